@@ -1,0 +1,5 @@
+/** Every bench scenario, by name. */
+import type { Scenario } from '../lib.js';
+import { scanScenario } from './scan.js';
+
+export const SCENARIOS: Scenario[] = [scanScenario];

@@ -1,0 +1,248 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isolatedGitEnv } from '../memdir/canonical-key.js';
+import { agentTypeDirName, isAgentMemoryPath, listAgentMemories, type AgentMemory } from './agent-memory.js';
+
+const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'init.defaultBranch=main', ...args], { cwd, env: gitEnv, stdio: 'pipe' });
+}
+
+let tmp: string;
+let home: string;
+let repo: string;
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-agents-')));
+  // A Claude home that is not ~/.claude (CLAUDE_CONFIG_DIR), to show `<home>` is what counts.
+  home = path.join(tmp, 'claude-config');
+  repo = path.join(tmp, 'repo');
+  await fs.mkdir(repo);
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function agentFile(dir: string, name: string, text: string): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  const file = path.join(dir, name);
+  await fs.writeFile(file, text);
+  return file;
+}
+const userAgents = () => path.join(home, 'agents');
+const projectAgents = () => path.join(repo, '.claude', 'agents');
+const definition = (fields: string) => `---\n${fields}\ndescription: Reviews code\n---\nYou are a reviewer.\n`;
+const byType = (agents: AgentMemory[], type: string) => agents.find((a) => a.agentType === type)!;
+const enabledScopes = (agent: AgentMemory) => agent.scopes.filter((s) => s.enabled).map((s) => s.scope);
+
+describe('listAgentMemories (R-AGENT)', () => {
+  it('finds nothing in an empty or missing home', async () => {
+    expect(await listAgentMemories(path.join(tmp, 'missing'), null)).toEqual({ agents: [], warnings: [] });
+    expect(await listAgentMemories(home, repo)).toEqual({ agents: [], warnings: [] });
+  });
+
+  it('gives a user-level agent the user scope under the Claude home', async () => {
+    const file = await agentFile(userAgents(), 'reviewer.md', definition('name: reviewer\nmemory: user'));
+    const { agents, warnings } = await listAgentMemories(home, null);
+    expect(warnings).toEqual([]);
+    expect(agents).toEqual([
+      {
+        agentType: 'reviewer',
+        definedIn: [file],
+        scopes: [{ scope: 'user', memoryDir: path.join(home, 'agent-memory', 'reviewer'), exists: false, enabled: true }],
+      },
+    ]);
+    await fs.mkdir(path.join(home, 'agent-memory', 'reviewer'), { recursive: true });
+    expect((await listAgentMemories(home, null)).agents[0]!.scopes[0]!.exists).toBe(true);
+  });
+
+  it('lists all three scopes with a repository, enabling the one the agent names', async () => {
+    await agentFile(projectAgents(), 'planner.md', definition('name: planner\nmemory: project'));
+    await agentFile(projectAgents(), 'scratch.md', definition("name: scratch\nmemory: 'local'"));
+    await fs.mkdir(path.join(repo, '.claude', 'agent-memory', 'planner'), { recursive: true });
+    const { agents } = await listAgentMemories(home, repo);
+    const planner = byType(agents, 'planner');
+    expect(planner.scopes).toEqual([
+      { scope: 'user', memoryDir: path.join(home, 'agent-memory', 'planner'), exists: false, enabled: false },
+      { scope: 'project', memoryDir: path.join(repo, '.claude', 'agent-memory', 'planner'), exists: true, enabled: true },
+      { scope: 'local', memoryDir: path.join(repo, '.claude', 'agent-memory-local', 'planner'), exists: false, enabled: false },
+    ]);
+    expect(enabledScopes(byType(agents, 'scratch'))).toEqual(['local']);
+  });
+
+  it('lists an agent without memory with no scope enabled', async () => {
+    await agentFile(userAgents(), 'plain.md', definition('name: plain'));
+    const { agents, warnings } = await listAgentMemories(home, repo);
+    expect(warnings).toEqual([]);
+    expect(enabledScopes(byType(agents, 'plain'))).toEqual([]);
+  });
+
+  it('does not guess a scope for memory: true, and says so', async () => {
+    const file = await agentFile(userAgents(), 'vague.md', definition('name: vague\nmemory: true'));
+    const { agents, warnings } = await listAgentMemories(home, repo);
+    expect(enabledScopes(byType(agents, 'vague'))).toEqual([]);
+    expect(warnings).toEqual([
+      {
+        code: 'bad-memory-field',
+        file,
+        message: 'memory: true is not a scope, so agent "vague" has no memory; use user, project or local.',
+      },
+    ]);
+  });
+
+  it('lets a project definition override a user one of the same name', async () => {
+    const userFile = await agentFile(userAgents(), 'reviewer.md', definition('name: reviewer\nmemory: user'));
+    const projectFile = await agentFile(projectAgents(), 'review.md', definition('name: reviewer\nmemory: project'));
+    const { agents } = await listAgentMemories(home, repo);
+    expect(agents).toHaveLength(1);
+    expect(agents[0]!.definedIn).toEqual([userFile, projectFile]);
+    expect(enabledScopes(agents[0]!)).toEqual(['project']);
+  });
+
+  it('includes agent types that only have memory directories on disk', async () => {
+    await fs.mkdir(path.join(home, 'agent-memory', 'retired'), { recursive: true });
+    await fs.mkdir(path.join(repo, '.claude', 'agent-memory-local', 'ghost'), { recursive: true });
+    await fs.writeFile(path.join(home, 'agent-memory', 'stray-file.md'), 'x');
+    const { agents } = await listAgentMemories(home, repo);
+    expect(agents.map((a) => [a.agentType, a.definedIn, a.scopes.filter((s) => s.exists).map((s) => s.scope)])).toEqual([
+      ['ghost', [], ['local']],
+      ['retired', [], ['user']],
+    ]);
+  });
+
+  it('uses a directory name without ":" for plugin-namespaced agent types', async () => {
+    await agentFile(userAgents(), 'p.md', definition('name: "myplugin:helper"\nmemory: user'));
+    await fs.mkdir(path.join(home, 'agent-memory', 'myplugin-helper'), { recursive: true });
+    const { agents } = await listAgentMemories(home, null);
+    expect(agents.map((a) => a.agentType)).toEqual(['myplugin:helper']);
+    expect(agents[0]!.scopes[0]).toMatchObject({ memoryDir: path.join(home, 'agent-memory', 'myplugin-helper'), exists: true });
+    expect(agentTypeDirName('a:b:c')).toBe('a-b-c');
+  });
+
+  it('finds definitions in subfolders and tolerates CRLF and a BOM', async () => {
+    await agentFile(path.join(userAgents(), 'team', 'qa'), 'tester.md', '\uFEFF---\r\nname: tester\r\nmemory: user\r\n---\r\nbody\r\n');
+    const { agents, warnings } = await listAgentMemories(home, null);
+    expect(warnings).toEqual([]);
+    expect(enabledScopes(byType(agents, 'tester'))).toEqual(['user']);
+  });
+
+  it('reads name and memory even when a description is not valid YAML', async () => {
+    await agentFile(
+      userAgents(),
+      'loose.md',
+      '---\nname: loose\ndescription: Use this agent when: the user asks: "review"\nmemory: user\n---\n',
+    );
+    const { agents, warnings } = await listAgentMemories(home, null);
+    expect(warnings).toEqual([]);
+    expect(enabledScopes(byType(agents, 'loose'))).toEqual(['user']);
+  });
+
+  it('reports bad agent files instead of throwing', async () => {
+    const noFrontmatter = await agentFile(userAgents(), 'a-none.md', '# just markdown\n');
+    const noName = await agentFile(userAgents(), 'b-noname.md', definition('memory: user'));
+    const badYaml = await agentFile(userAgents(), 'c-yaml.md', '---\n: : :\n  - [\n---\n');
+    const escaping = await agentFile(userAgents(), 'd-escape.md', definition('name: ../../.ssh\nmemory: user'));
+    const empty = await agentFile(userAgents(), 'e-empty.md', '');
+    await fs.mkdir(path.join(userAgents(), 'f-dir.md'));
+    await agentFile(userAgents(), 'good.md', definition('name: good\nmemory: user'));
+    await agentFile(userAgents(), 'notes.txt', 'name: ignored');
+    const { agents, warnings } = await listAgentMemories(home, null);
+    expect(agents.map((a) => a.agentType)).toEqual(['good']);
+    expect(warnings.map((w) => [w.code, w.file])).toEqual([
+      ['bad-agent-file', noFrontmatter],
+      ['bad-agent-file', noName],
+      ['bad-agent-file', badYaml],
+      ['bad-agent-file', escaping],
+      ['bad-agent-file', empty],
+    ]);
+    expect(warnings[0]!.message).toBe('This agent definition is skipped: it has no YAML frontmatter (a block between --- lines at the top).');
+    expect(warnings[1]!.message).toMatch(/no `name`/);
+    expect(warnings[2]!.message).toMatch(/not valid YAML/);
+    expect(warnings[3]!.message).toMatch(/cannot be used as a directory name/);
+  });
+
+  describe('local agent memory and git', () => {
+    const localWarnings = async () =>
+      (await listAgentMemories(home, repo)).warnings.filter((w) => w.code === 'local-not-ignored');
+
+    it('warns when local memory is in use and not git-ignored', async () => {
+      git(repo, 'init', '-q');
+      await agentFile(projectAgents(), 'scratch.md', definition('name: scratch\nmemory: local'));
+      const warnings = await localWarnings();
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.message).toMatch(/not git-ignored/);
+      expect(warnings[0]!.file).toBe(path.join(repo, '.claude/agent-memory-local/'));
+    });
+
+    it('warns when the local memory directory exists and is not git-ignored', async () => {
+      git(repo, 'init', '-q');
+      await fs.mkdir(path.join(repo, '.claude', 'agent-memory-local', 'x'), { recursive: true });
+      expect(await localWarnings()).toHaveLength(1);
+    });
+
+    it.each(['.claude/agent-memory-local/', 'agent-memory-local', '.claude/', '/.claude/agent-memory-local/*'])(
+      'does not warn when .gitignore has %j',
+      async (pattern) => {
+        git(repo, 'init', '-q');
+        await fs.writeFile(path.join(repo, '.gitignore'), `${pattern}\n`);
+        await agentFile(projectAgents(), 'scratch.md', definition('name: scratch\nmemory: local'));
+        expect(await localWarnings()).toEqual([]);
+      },
+    );
+
+    it('warns when local memory is ignored but already committed', async () => {
+      git(repo, 'init', '-q');
+      const file = path.join(repo, '.claude', 'agent-memory-local', 'scratch', 'MEMORY.md');
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, '- [x](x.md)\n');
+      git(repo, 'add', '.claude');
+      await fs.writeFile(path.join(repo, '.gitignore'), '.claude/agent-memory-local/\n');
+      const warnings = await localWarnings();
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.message).toMatch(/1 file is already committed/);
+    });
+
+    it('does not warn outside git', async () => {
+      await agentFile(projectAgents(), 'scratch.md', definition('name: scratch\nmemory: local'));
+      expect(await localWarnings()).toEqual([]);
+    });
+
+    it('does not warn when nothing uses local memory', async () => {
+      git(repo, 'init', '-q');
+      await agentFile(projectAgents(), 'planner.md', definition('name: planner\nmemory: project'));
+      expect(await localWarnings()).toEqual([]);
+    });
+  });
+});
+
+describe('isAgentMemoryPath', () => {
+  it('is true inside each of the three roots, and for the roots themselves', () => {
+    expect(isAgentMemoryPath(path.join(home, 'agent-memory', 'reviewer', 'MEMORY.md'), home, repo)).toBe(true);
+    expect(isAgentMemoryPath(path.join(home, 'agent-memory'), home, repo)).toBe(true);
+    expect(isAgentMemoryPath(path.join(repo, '.claude', 'agent-memory', 'p', 'x.md'), home, repo)).toBe(true);
+    expect(isAgentMemoryPath(path.join(repo, '.claude', 'agent-memory-local', 'p', 'x.md'), home, repo)).toBe(true);
+  });
+
+  it('is false for the main memory and look-alike names', () => {
+    expect(isAgentMemoryPath(path.join(home, 'projects', '-repo', 'memory', 'MEMORY.md'), home, repo)).toBe(false);
+    expect(isAgentMemoryPath(path.join(home, 'agent-memory-old', 'x.md'), home, repo)).toBe(false);
+    expect(isAgentMemoryPath(path.join(repo, '.claude', 'agent-memoryX', 'x.md'), home, repo)).toBe(false);
+    expect(isAgentMemoryPath(path.join(repo, '.claude', 'settings.json'), home, repo)).toBe(false);
+  });
+
+  it('resolves .. segments before deciding', () => {
+    expect(isAgentMemoryPath(path.join(home, 'agent-memory', '..', 'projects', 'x.md'), home, repo)).toBe(false);
+    expect(isAgentMemoryPath(path.join(home, 'projects', '..', 'agent-memory', 'a', 'x.md'), home, repo)).toBe(true);
+  });
+
+  it('knows no project roots without a repository', () => {
+    expect(isAgentMemoryPath(path.join(repo, '.claude', 'agent-memory', 'p', 'x.md'), home, null)).toBe(false);
+    expect(isAgentMemoryPath(path.join(home, 'agent-memory', 'p', 'x.md'), home, null)).toBe(true);
+  });
+
+  it('uses the Claude home, not ~/.claude', () => {
+    expect(isAgentMemoryPath(path.join(os.homedir(), '.claude', 'agent-memory', 'x.md'), home, null)).toBe(false);
+  });
+});

@@ -1,0 +1,300 @@
+/**
+ * R-AGENT: sub-agent memory. Sub-agents are markdown files with YAML frontmatter in
+ * `<home>/agents/` (user level) and `<repoRoot>/.claude/agents/` (project level); one whose
+ * `memory:` names a scope gets its own memory directory, kept apart from the main memory:
+ *   user    → `<home>/agent-memory/<agentType>/`                  (every project)
+ *   project → `<repoRoot>/.claude/agent-memory/<agentType>/`       (committed, shared by git)
+ *   local   → `<repoRoot>/.claude/agent-memory-local/<agentType>/` (never committed)
+ * `<home>` is the Claude home (R-HOME), not `~`.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import YAML from 'yaml';
+import { runGit } from '../memdir/canonical-key.js';
+
+/** The three places an agent type's memory can live. */
+export type AgentMemoryScopeName = 'user' | 'project' | 'local';
+
+/** One scope of one agent type's memory. */
+export interface AgentMemoryScope {
+  scope: AgentMemoryScopeName;
+  memoryDir: string;
+  /** Whether `memoryDir` exists as a directory. */
+  exists: boolean;
+  /** Whether the agent's `memory:` field names this scope (Claude Code reads and writes it). */
+  enabled: boolean;
+}
+
+/** An agent type with memory: defined in a file, or only found as memory on disk. */
+export interface AgentMemory {
+  agentType: string;
+  /** The definition files, user level first; [] when only memory directories were found. */
+  definedIn: string[];
+  scopes: AgentMemoryScope[];
+}
+
+/** Something worth telling the user about agent memory; never thrown. */
+export interface AgentMemoryWarning {
+  code: 'local-not-ignored' | 'bad-agent-file' | 'bad-memory-field';
+  file?: string;
+  message: string;
+}
+
+const SCOPES: readonly AgentMemoryScopeName[] = ['user', 'project', 'local'];
+/** Agent definitions are short prompts; anything larger is not read. */
+const AGENT_FILE_MAX_BYTES = 512 * 1024;
+/** Definitions may be grouped in subfolders; this bounds the walk. */
+const AGENT_DIR_MAX_DEPTH = 4;
+
+/** The root directory holding every agent type's memory of one scope. */
+export function agentMemoryRoot(scope: AgentMemoryScopeName, home: string, repoRoot: string | null): string | null {
+  if (scope === 'user') return path.join(home, 'agent-memory');
+  if (!repoRoot) return null;
+  return path.join(repoRoot, '.claude', scope === 'project' ? 'agent-memory' : 'agent-memory-local');
+}
+
+/**
+ * The directory name of an agent type: `:` (plugin-namespaced types, `plugin:agent`) becomes
+ * `-`, as Claude Code does.
+ */
+export function agentTypeDirName(agentType: string): string {
+  return agentType.replace(/:/g, '-');
+}
+
+/**
+ * Whether `file` is inside one of the three agent-memory roots (or is one). Paths are resolved
+ * (not realpath'd) and compared by segment, so `agent-memory-local` is not mistaken for a child
+ * of `agent-memory`. Used to keep agent memory apart from the main memory.
+ */
+export function isAgentMemoryPath(file: string, home: string, repoRoot: string | null): boolean {
+  const target = comparable(path.resolve(file));
+  return SCOPES.some((scope) => {
+    const root = agentMemoryRoot(scope, home, repoRoot);
+    if (!root) return false;
+    const relative = path.relative(comparable(path.resolve(root)), target);
+    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  });
+}
+
+function comparable(p: string): string {
+  const nfc = p.normalize('NFC');
+  // Windows and default macOS file systems ignore case; a case-only difference is the same file.
+  return process.platform === 'win32' || process.platform === 'darwin' ? nfc.toLowerCase() : nfc;
+}
+
+interface AgentDefinition {
+  agentType: string;
+  file: string;
+  level: 'user' | 'project';
+  memory: AgentMemoryScopeName | null;
+}
+
+const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
+
+/**
+ * Read `name` and `memory` from agent frontmatter. YAML first; when it fails (agent
+ * descriptions often hold `key: value` text YAML rejects, which Claude Code tolerates), top-level
+ * `key: value` lines are read instead.
+ */
+function readFrontmatter(text: string): { data: Record<string, unknown> } | { error: string } {
+  const match = FRONTMATTER.exec(text);
+  if (!match) return { error: 'it has no YAML frontmatter (a block between --- lines at the top)' };
+  const source = match[1] ?? '';
+  try {
+    const data: unknown = YAML.parse(source, { maxAliasCount: 100 });
+    if (data && typeof data === 'object' && !Array.isArray(data)) return { data: data as Record<string, unknown> };
+    if (data === null || data === undefined) return { data: {} };
+    return { error: 'its frontmatter is not a set of key: value fields' };
+  } catch (error) {
+    const data: Record<string, unknown> = {};
+    for (const line of source.split(/\r?\n/)) {
+      const field = /^(name|memory):[ \t]*(.*?)[ \t]*$/.exec(line);
+      if (field) data[field[1]!] = field[2]!.replace(/^(['"])(.*)\1$/, '$2');
+    }
+    if (typeof data.name === 'string' && data.name !== '') return { data };
+    const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    return { error: `its frontmatter is not valid YAML (${detail})` };
+  }
+}
+
+async function listAgentFiles(dir: string, depth = 0): Promise<string[]> {
+  let entries;
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const files: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isFile() && entry.name.endsWith('.md')) files.push(full);
+    else if (entry.isDirectory() && depth < AGENT_DIR_MAX_DEPTH) files.push(...(await listAgentFiles(full, depth + 1)));
+  }
+  return files.sort();
+}
+
+async function readDefinition(
+  file: string,
+  level: AgentDefinition['level'],
+  warnings: AgentMemoryWarning[],
+): Promise<AgentDefinition | null> {
+  const bad = (message: string): null => {
+    warnings.push({ code: 'bad-agent-file', file, message: `This agent definition is skipped: ${message}.` });
+    return null;
+  };
+  let text: string;
+  try {
+    const stat = await fs.stat(file);
+    if (stat.size > AGENT_FILE_MAX_BYTES) return bad(`it is larger than ${AGENT_FILE_MAX_BYTES / 1024} KB`);
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    return bad(`it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  const parsed = readFrontmatter(text);
+  if ('error' in parsed) return bad(parsed.error);
+  const name = parsed.data.name;
+  if (typeof name !== 'string' || name.trim() === '') return bad('its frontmatter has no `name`');
+  const agentType = name.trim();
+  // The name becomes a directory name: nothing may lead out of the agent-memory root.
+  if (/[/\\\0]/.test(agentType) || agentType === '.' || agentType === '..') {
+    return bad(`its name "${agentType}" cannot be used as a directory name`);
+  }
+  let memory: AgentMemoryScopeName | null = null;
+  const raw = parsed.data.memory;
+  if (raw !== undefined && raw !== null) {
+    const value = typeof raw === 'string' ? raw.trim() : raw;
+    if (value === 'user' || value === 'project' || value === 'local') {
+      memory = value;
+    } else {
+      // Claude Code accepts only the three scope names; anything else (even `true`) means no
+      // memory, so Memdir says so instead of guessing a scope.
+      warnings.push({
+        code: 'bad-memory-field',
+        file,
+        message: `memory: ${JSON.stringify(raw)} is not a scope, so agent "${agentType}" has no memory; use user, project or local.`,
+      });
+    }
+  }
+  return { agentType, file, level, memory };
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  const stat = await fs.stat(p).catch(() => null);
+  return stat?.isDirectory() ?? false;
+}
+
+async function listDirNames(dir: string): Promise<string[]> {
+  try {
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Warn when `<repoRoot>/.claude/agent-memory-local/` would be committed: not git-ignored, or
+ * ignored but with files already tracked (ignore rules do not apply to those). Checked only
+ * when it matters (the directory exists or an agent uses local memory); outside git, or when
+ * git cannot answer, there is nothing to warn about.
+ */
+async function localIgnoredWarning(repoRoot: string): Promise<AgentMemoryWarning | null> {
+  const rel = '.claude/agent-memory-local/';
+  const file = path.join(repoRoot, rel);
+  // The directory itself (dir-only patterns) and a file inside it (patterns like `dir/*`).
+  const ignored = await runGit(['check-ignore', rel, `${rel}MEMORY.md`], repoRoot);
+  if (ignored.code === 1) {
+    return {
+      code: 'local-not-ignored',
+      file,
+      message:
+        'Local agent memory (.claude/agent-memory-local/) is not git-ignored, so it may be committed and shared. Add ".claude/agent-memory-local/" to .gitignore.',
+    };
+  }
+  if (ignored.code !== 0) return null;
+  const tracked = await runGit(['ls-files', '-z', '--', rel], repoRoot);
+  const count = tracked.code === 0 ? tracked.stdout.split('\0').filter(Boolean).length : 0;
+  if (count === 0) return null;
+  return {
+    code: 'local-not-ignored',
+    file,
+    message: `Local agent memory (.claude/agent-memory-local/) is git-ignored, but ${count} file${count === 1 ? ' is' : 's are'} already committed; remove ${count === 1 ? 'it' : 'them'} from git with "git rm --cached -r .claude/agent-memory-local".`,
+  };
+}
+
+/**
+ * Every agent type of this home and repository with its three memory scopes: those defined in
+ * agent files (user level `<home>/agents/**.md`, project level `<repoRoot>/.claude/agents/**.md`;
+ * listed even without `memory:`, with no scope enabled) and those that only have memory
+ * directories on disk (`definedIn: []`). A project definition overrides a user
+ * one of the same name (as in Claude Code), so its `memory:` decides which scope is enabled.
+ * Without a repository only the user scope is listed. Bad agent files and a local memory
+ * directory that git would commit are reported as warnings, never thrown.
+ */
+export async function listAgentMemories(
+  home: string,
+  repoRoot: string | null,
+): Promise<{ agents: AgentMemory[]; warnings: AgentMemoryWarning[] }> {
+  const warnings: AgentMemoryWarning[] = [];
+  const userFiles = await listAgentFiles(path.join(home, 'agents'));
+  const projectFiles = repoRoot ? await listAgentFiles(path.join(repoRoot, '.claude', 'agents')) : [];
+  // Each file reports into its own list so warnings keep file order despite parallel reads.
+  const sources = [
+    ...userFiles.map((file) => ({ file, level: 'user' as const })),
+    ...projectFiles.map((file) => ({ file, level: 'project' as const })),
+  ];
+  const read = await Promise.all(
+    sources.map(async ({ file, level }) => {
+      const own: AgentMemoryWarning[] = [];
+      return { def: await readDefinition(file, level, own), own };
+    }),
+  );
+  for (const { own } of read) warnings.push(...own);
+  const definitions = read.map(({ def }) => def).filter((d): d is AgentDefinition => d !== null);
+
+  const byType = new Map<string, { definedIn: string[]; memory: AgentMemoryScopeName | null; level: string | null }>();
+  for (const def of definitions) {
+    const entry = byType.get(def.agentType) ?? { definedIn: [], memory: null, level: null };
+    entry.definedIn.push(def.file);
+    // Project level wins over user level; within a level the first file (sorted) wins.
+    if (entry.level === null || (entry.level === 'user' && def.level === 'project')) {
+      entry.memory = def.memory;
+      entry.level = def.level;
+    }
+    byType.set(def.agentType, entry);
+  }
+
+  const scopes = SCOPES.filter((scope) => agentMemoryRoot(scope, home, repoRoot) !== null);
+  const definedDirNames = new Set([...byType.keys()].map(agentTypeDirName));
+  for (const scope of scopes) {
+    for (const name of await listDirNames(agentMemoryRoot(scope, home, repoRoot)!)) {
+      if (!definedDirNames.has(name) && !byType.has(name)) byType.set(name, { definedIn: [], memory: null, level: null });
+    }
+  }
+
+  const agents: AgentMemory[] = await Promise.all(
+    [...byType.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(async ([agentType, entry]) => ({
+        agentType,
+        definedIn: entry.definedIn,
+        scopes: await Promise.all(
+          scopes.map(async (scope) => {
+            const memoryDir = path.join(agentMemoryRoot(scope, home, repoRoot)!, agentTypeDirName(agentType));
+            return { scope, memoryDir, exists: await isDirectory(memoryDir), enabled: entry.memory === scope };
+          }),
+        ),
+      })),
+  );
+
+  if (repoRoot) {
+    const localRoot = agentMemoryRoot('local', home, repoRoot)!;
+    const usesLocal = agents.some((a) => a.scopes.some((s) => s.scope === 'local' && s.enabled));
+    if (usesLocal || (await isDirectory(localRoot))) {
+      const warning = await localIgnoredWarning(repoRoot);
+      if (warning) warnings.push(warning);
+    }
+  }
+  return { agents, warnings };
+}

@@ -1,0 +1,169 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalKey, DirectoryError, isolatedGitEnv } from './canonical-key.js';
+
+// Test git never reads the machine's global or system config.
+const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync(
+    'git',
+    ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args],
+    { cwd, env: gitEnv, stdio: 'pipe', encoding: 'utf8' },
+  );
+}
+async function repoWithCommit(dir: string): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  git(dir, 'init', '-q');
+  git(dir, 'commit', '-q', '--allow-empty', '-m', 'init');
+  return dir;
+}
+
+let tmp: string;
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-key-')));
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+describe('canonicalKey (R-KEY)', () => {
+  it('is the directory itself outside git', async () => {
+    const dir = path.join(tmp, 'plain', 'deeper');
+    await fs.mkdir(dir, { recursive: true });
+    expect(await canonicalKey(dir)).toBe(dir);
+  });
+
+  it('is the repository root from the root and from any subdirectory', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const sub = path.join(repo, 'src', 'lib');
+    await fs.mkdir(sub, { recursive: true });
+    expect(await canonicalKey(repo)).toBe(repo);
+    expect(await canonicalKey(sub)).toBe(repo);
+  });
+
+  it('gives a linked worktree (and its subdirectories) the main worktree root', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const worktree = path.join(tmp, 'elsewhere', 'feature');
+    git(repo, 'worktree', 'add', '-q', worktree);
+    await fs.mkdir(path.join(worktree, 'pkg'));
+    expect(await canonicalKey(worktree)).toBe(repo);
+    expect(await canonicalKey(path.join(worktree, 'pkg'))).toBe(repo);
+  });
+
+  it('resolves symlinks: a linked path to a repository subdirectory keys to the real root', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    await fs.mkdir(path.join(repo, 'sub'));
+    await fs.symlink(path.join(repo, 'sub'), path.join(tmp, 'link-to-sub'));
+    await fs.symlink(repo, path.join(tmp, 'link-to-repo'));
+    expect(await canonicalKey(path.join(tmp, 'link-to-sub'))).toBe(repo);
+    expect(await canonicalKey(path.join(tmp, 'link-to-repo'))).toBe(repo);
+  });
+
+  it('resolves symlinks outside git too', async () => {
+    const real = path.join(tmp, 'real');
+    await fs.mkdir(real);
+    await fs.symlink(real, path.join(tmp, 'alias'));
+    expect(await canonicalKey(path.join(tmp, 'alias'))).toBe(real);
+  });
+
+  it('accepts relative paths', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    expect(await canonicalKey(path.relative(process.cwd(), repo))).toBe(repo);
+  });
+
+  it('NFC-normalises the key (the file system keeps the decomposed bytes)', async () => {
+    const nfdRepo = path.join(tmp, 'cafe\u0301');
+    await repoWithCommit(nfdRepo);
+    const sub = path.join(nfdRepo, 'sub');
+    await fs.mkdir(sub);
+    const key = await canonicalKey(sub);
+    expect(key).toBe(path.join(tmp, 'caf\u00e9'));
+    expect(key).toBe(key.normalize('NFC'));
+
+    const nfdPlain = path.join(tmp, 'plain-\u0041\u030a');
+    await fs.mkdir(nfdPlain);
+    expect(await canonicalKey(nfdPlain)).toBe(path.join(tmp, 'plain-\u00c5'));
+  });
+
+  it('keys a submodule to its own root', async () => {
+    const source = await repoWithCommit(path.join(tmp, 'lib-src'));
+    const outer = await repoWithCommit(path.join(tmp, 'outer'));
+    git(outer, 'submodule', 'add', '-q', source, 'vendor/lib');
+    const submodule = path.join(outer, 'vendor', 'lib');
+    expect(await canonicalKey(submodule)).toBe(submodule);
+    expect(await canonicalKey(path.join(outer, 'vendor'))).toBe(outer);
+    expect(source).not.toBe(submodule);
+  });
+
+  it('keys a repository with a separate git dir to its work tree', async () => {
+    const work = path.join(tmp, 'work');
+    await fs.mkdir(work);
+    git(work, 'init', '-q', '--separate-git-dir', path.join(tmp, 'store.git'));
+    expect(await canonicalKey(work)).toBe(work);
+  });
+
+  it('keys the inside of a .git directory to the repository root', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    expect(await canonicalKey(path.join(repo, '.git', 'refs'))).toBe(repo);
+  });
+
+  it('keys a bare repository to itself and its linked worktrees to the bare repository', async () => {
+    const seed = await repoWithCommit(path.join(tmp, 'seed'));
+    const bare = path.join(tmp, 'project.git');
+    git(tmp, 'clone', '-q', '--bare', seed, bare);
+    expect(await canonicalKey(bare)).toBe(bare);
+    const wt = path.join(tmp, 'wt-main');
+    git(bare, 'worktree', 'add', '-q', wt, 'main');
+    expect(await canonicalKey(wt)).toBe(bare);
+  });
+
+  it('is not redirected by GIT_DIR or GIT_WORK_TREE inherited from the environment', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const decoy = await repoWithCommit(path.join(tmp, 'decoy'));
+    const plain = path.join(tmp, 'plain');
+    await fs.mkdir(plain);
+    const saved = { GIT_DIR: process.env.GIT_DIR, GIT_WORK_TREE: process.env.GIT_WORK_TREE };
+    process.env.GIT_DIR = path.join(decoy, '.git');
+    process.env.GIT_WORK_TREE = decoy;
+    try {
+      expect(await canonicalKey(repo)).toBe(repo);
+      expect(await canonicalKey(plain)).toBe(plain);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
+  it('throws a DirectoryError with a clear message for a missing directory', async () => {
+    const missing = path.join(tmp, 'no-such-dir');
+    const error = await canonicalKey(missing).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DirectoryError);
+    expect((error as DirectoryError).reason).toBe('missing');
+    expect((error as DirectoryError).message).toBe(`Cannot use "${missing}" as a project directory: it does not exist.`);
+  });
+
+  it('throws a DirectoryError for a file and for a dangling symlink', async () => {
+    const file = path.join(tmp, 'file.txt');
+    await fs.writeFile(file, 'x');
+    await expect(canonicalKey(file)).rejects.toMatchObject({ reason: 'not-a-directory' });
+    await expect(canonicalKey(path.join(file, 'below'))).rejects.toMatchObject({ reason: 'not-a-directory' });
+    await fs.symlink(path.join(tmp, 'gone'), path.join(tmp, 'dangling'));
+    await expect(canonicalKey(path.join(tmp, 'dangling'))).rejects.toMatchObject({ reason: 'missing' });
+  });
+});
+
+describe('isolatedGitEnv', () => {
+  it('drops every GIT_* variable and keeps the rest', () => {
+    const env = isolatedGitEnv({ PATH: '/bin', GIT_DIR: '/x', GIT_INDEX_FILE: '/i', git_work_tree: '/w', HOME: '/h' });
+    expect(env.PATH).toBe('/bin');
+    expect(env.HOME).toBe('/h');
+    expect(env.GIT_DIR).toBeUndefined();
+    expect(env.GIT_INDEX_FILE).toBeUndefined();
+    expect(env.git_work_tree).toBeUndefined();
+  });
+});

@@ -1,0 +1,135 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
+import { HomeScanCache, scanHome } from './scan-home.js';
+import { type FixtureHome, buildFixtureHome, canChangePermissions } from './test-support/fixture-home.js';
+
+let root: string;
+let fixture: FixtureHome;
+let scan: HomeScan;
+const project = (dir: string): ProjectScan => scan.projects.find((p) => p.dir === dir)!;
+const problemsOf = (p: { problems: { code: string; file: string | null; line: number | null }[] }, code: string) =>
+  p.problems.filter((x) => x.code === code).map((x) => [x.file, x.line]);
+
+beforeAll(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-scan-'));
+  fixture = await buildFixtureHome(root);
+  scan = await scanHome(fixture.home, { env: {} });
+});
+afterAll(async () => {
+  if (canChangePermissions) await fs.chmod(path.join(fixture.home, 'projects', '-work-shop', 'memory', 'locked.md'), 0o644).catch(() => undefined);
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('scanHome on a fixture home with every bad case', () => {
+  it('finds every project directory and only those', () => {
+    expect(scan.exists).toBe(true);
+    expect(scan.projects.map((p) => p.dir).sort()).toEqual(['-work-big', '-work-noindex', '-work-nomem', '-work-shop', sanitizeDirName(fixture.zhPath)].sort());
+  });
+
+  it('recovers real paths from transcripts, and null where there are none', () => {
+    expect(project('-work-shop').path).toBe(fixture.shopPath);
+    expect(project(sanitizeDirName(fixture.zhPath)).path).toBe(fixture.zhPath);
+    expect(project('-work-big').path).toBeNull();
+  });
+
+  it('reads good memories in every layout: flat, nested, BOM + CRLF, Chinese', () => {
+    const shop = project('-work-shop');
+    const byFile = Object.fromEntries(shop.memories.map((m) => [m.file, m]));
+    expect(byFile['user_role.md']).toMatchObject({ name: 'User role', type: 'user', scope: 'private', layout: 'flat' });
+    expect(byFile['project_ci.md']).toMatchObject({ name: 'CI', type: 'project', layout: 'nested' });
+    expect(byFile['feedback_sql.md']).toMatchObject({ name: 'No ORM', description: 'Write SQL by hand, never an ORM', type: 'feedback' });
+    const zh = project(sanitizeDirName(fixture.zhPath));
+    expect(zh.memories.map((m) => [m.name, m.type])).toEqual([
+      ['代码审查偏好', 'feedback'],
+      ['用户角色', 'user'],
+    ]);
+    expect(zh.problems).toEqual([]);
+    expect(zh.index).toMatchObject({ exists: true, lines: 2, loaded: ['user_role.md', 'feedback_review.md'], cut: [] });
+  });
+
+  it('reports each index problem with its line', () => {
+    const shop = project('-work-shop');
+    expect(problemsOf(shop, 'dangling-link')).toEqual([['MEMORY.md', 5]]);
+    expect(problemsOf(shop, 'duplicate-pointer')).toEqual([['MEMORY.md', 6]]);
+    expect(problemsOf(shop, 'malformed-line')).toEqual([['MEMORY.md', 7]]);
+    expect(problemsOf(shop, 'unsafe-link')).toContainEqual(['MEMORY.md', 9]);
+    expect(problemsOf(shop, 'orphan').map(([f]) => f)).toEqual(expect.arrayContaining(['reference_dash.md', 'no_frontmatter.md', 'invalid_type.md', 'empty.md']));
+    expect(shop.problems.find((p) => p.code === 'dangling-link')).toMatchObject({ fix: 'drop-pointer', target: 'feedback_gone.md' });
+  });
+
+  it('reports bad frontmatter and types in words', () => {
+    const shop = project('-work-shop');
+    expect(problemsOf(shop, 'bad-frontmatter').map(([f]) => f)).toEqual(expect.arrayContaining(['bad_yaml.md', 'no_frontmatter.md', 'empty.md']));
+    expect(problemsOf(shop, 'invalid-type')).toEqual([['invalid_type.md', null]]);
+    expect(shop.problems.find((p) => p.file === 'bad_yaml.md')!.message).toMatch(/not valid YAML/);
+    expect(shop.problems.find((p) => p.code === 'invalid-type' && p.file === 'invalid_type.md')!.message).toMatch(/"opinion"/);
+  });
+
+  it('never crashes on unreadable files and says why', () => {
+    const shop = project('-work-shop');
+    const why = (file: string) => shop.problems.find((p) => p.file === file && (p.code === 'unreadable' || p.code === 'unsafe-link'));
+    expect(why('latin1.md')).toMatchObject({ code: 'unreadable' });
+    expect(why('latin1.md')!.message).toMatch(/not valid UTF-8/);
+    expect(why('binary.md')!.message).toMatch(/binary/);
+    expect(why('huge.md')!.message).toMatch(/52\.4 MB, too large/);
+    expect(why('folder.md')!.message).toMatch(/directory/);
+    expect(why('loop_a.md')!.message).toMatch(/loops/);
+    expect(why('escape_link.md')).toMatchObject({ code: 'unsafe-link' });
+    if (canChangePermissions) expect(why('locked.md')!.message).toMatch(/permission/);
+    // None of them shows up as a memory; dotfiles and non-markdown files are ignored.
+    const files = shop.memories.map((m) => m.file);
+    for (const f of ['latin1.md', 'binary.md', 'huge.md', 'folder.md', 'loop_a.md', 'escape_link.md', '.consolidate-lock', 'notes.txt']) expect(files).not.toContain(f);
+  });
+
+  it('scans the team directory with its own index', () => {
+    const team = project('-work-shop').team!;
+    expect(team.memories.map((m) => [m.file, m.scope])).toEqual([
+      ['project_api.md', 'team'],
+      ['reference_oncall.md', 'team'],
+    ]);
+    expect(problemsOf(team, 'orphan')).toEqual([['reference_oncall.md', null]]);
+    expect(project(sanitizeDirName(fixture.zhPath)).team).toBeNull();
+  });
+
+  it('shows exactly which entries fall past the 200-line cut', () => {
+    const big = project('-work-big');
+    expect(big.index.lines).toBe(230);
+    expect(big.index.loaded).toHaveLength(200);
+    expect(big.index.cut).toEqual(Array.from({ length: 30 }, (_, i) => `project_m${200 + i}.md`));
+    expect(problemsOf(big, 'over-limit')).toEqual([['MEMORY.md', 201]]);
+    expect(big.problems.find((p) => p.code === 'over-limit')!.message).toMatch(/30 memories are silently forgotten/);
+  });
+
+  it('handles a missing index and a missing memory directory', () => {
+    const noindex = project('-work-noindex');
+    expect(noindex.index.exists).toBe(false);
+    expect(noindex.problems.find((p) => p.code === 'orphan')!.message).toMatch(/no MEMORY.md yet/);
+    const nomem = project('-work-nomem');
+    expect(nomem).toMatchObject({ exists: false, memories: [], problems: [], path: '/work/nomem', transcripts: 1 });
+  });
+
+  it('scans a missing home as empty, without error', async () => {
+    expect(await scanHome(path.join(root, 'nowhere'))).toEqual({ home: path.join(root, 'nowhere'), exists: false, projects: [] });
+  });
+
+  it('a rescan with a cache sees changes and only re-reads what changed', async () => {
+    const cache = new HomeScanCache();
+    const first = await scanHome(fixture.home, { cache, env: {} });
+    const unchanged = path.join(fixture.home, 'projects', '-work-shop', 'memory', 'user_role.md');
+    const cachedBefore = cache.topics.get(unchanged);
+    const file = path.join(fixture.home, 'projects', '-work-noindex', 'memory', 'feedback_tabs.md');
+    await fs.writeFile(file, '---\nname: Spaces\ndescription: Indent with spaces\ntype: feedback\n---\n');
+    const second = await scanHome(fixture.home, { cache, env: {} });
+    const name = (s: HomeScan) => s.projects.find((p) => p.dir === '-work-noindex')!.memories[0]!.name;
+    expect(name(first)).toBe('Tabs');
+    expect(name(second)).toBe('Spaces');
+    // Unchanged files come back as the very same parsed objects: no re-read, no re-parse.
+    expect(cachedBefore).toBeDefined();
+    expect(cache.topics.get(unchanged)).toBe(cachedBefore);
+    expect(cache.topics.get(file)!.parsed!.meta.name).toBe('Spaces');
+  });
+});

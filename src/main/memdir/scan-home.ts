@@ -1,0 +1,63 @@
+/**
+ * Scan the agent home (R-HOME, R-LAYOUT): every project under `projects/`, its memory dir (moved
+ * by `autoMemoryDirectory` where the user's or local settings say so), its team dir, its real
+ * path from transcripts. A missing home scans as empty; nothing here throws on a bad file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
+import { listProjectDirs, projectRealPath } from './projects.js';
+import { ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
+import { type SettingsCache, readEffectiveSettings } from './settings.js';
+import { projectsRoot } from './home.js';
+
+export interface ScanHomeOptions {
+  cache?: HomeScanCache;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Per-home memo: file facts plus each project's real path once found. */
+export class HomeScanCache extends ScanCache {
+  readonly realPaths = new Map<string, { transcripts: number; path: string | null }>();
+  readonly settings: SettingsCache = new Map();
+}
+
+function countTranscripts(projectDir: string): number {
+  try {
+    return fs.readdirSync(projectDir).filter((n) => n.endsWith('.jsonl')).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** Scan one project directory under `projects/`. */
+export async function scanProject(home: string, dir: string, options: ScanHomeOptions = {}): Promise<ProjectScan> {
+  const projectDir = path.join(projectsRoot(home), dir);
+  const cache = options.cache;
+  const transcripts = countTranscripts(projectDir);
+  let realPath: string | null;
+  const known = cache?.realPaths.get(projectDir);
+  if (known && (known.path !== null || known.transcripts === transcripts)) realPath = known.path;
+  else {
+    realPath = transcripts > 0 ? await projectRealPath(projectDir) : null;
+    cache?.realPaths.set(projectDir, { transcripts, path: realPath });
+  }
+  const settings = await readEffectiveSettings(home, realPath, options.env, cache?.settings);
+  const memoryDir = settings.autoMemoryDirectory ?? path.join(projectDir, 'memory');
+  const own = scanMemoryDir(memoryDir, { scope: 'private', ...(cache ? { cache } : {}) });
+  const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', ...(cache ? { cache } : {}) });
+  return { ...own, dir, path: realPath, team: team.exists ? team : null, transcripts };
+}
+
+/** Scan every project in the home. */
+export async function scanHome(home: string, options: ScanHomeOptions = {}): Promise<HomeScan> {
+  if (!fs.existsSync(home)) return { home, exists: false, projects: [] };
+  const dirs = await listProjectDirs(home);
+  const projects: ProjectScan[] = [];
+  for (const dir of dirs) {
+    projects.push(await scanProject(home, dir, options));
+    // Reads inside a project are synchronous (see read-file.ts); let other work run between.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { home, exists: true, projects };
+}

@@ -1,0 +1,35 @@
+/**
+ * Child process for the cross-process lock test. `loop`: prints "ready", waits for a line on stdin
+ * (so both workers start together), then takes the memory lock `count` times, appending
+ * `start <pid>` … `end <pid>` to a shared log inside it. `hold`: takes the lock once, prints
+ * "locked" and waits to be killed.
+ */
+import fs from 'node:fs';
+import { once } from 'node:events';
+import { withMemoryLock } from '../safe-fs.js';
+
+const [mode, memoryDir = '', dataDir = '', logPath = '', count = '0'] = process.argv.slice(2);
+
+if (mode === 'hold') {
+  await withMemoryLock(memoryDir, () => {
+    process.stdout.write('locked\n');
+    // A pending promise alone does not keep Node alive; the timer does, until SIGKILL.
+    setInterval(() => undefined, 1000);
+    return new Promise<never>(() => undefined);
+  }, { dataDir });
+} else {
+  process.stdout.write('ready\n');
+  await once(process.stdin, 'data');
+  process.stdin.pause();
+  for (let i = 0; i < Number(count); i++) {
+    await withMemoryLock(
+      memoryDir,
+      async () => {
+        fs.appendFileSync(logPath, `start ${process.pid}\n`);
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
+        fs.appendFileSync(logPath, `end ${process.pid}\n`);
+      },
+      { dataDir, timeoutMs: 30_000 },
+    );
+  }
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { parseTopicFile, serializeTopicFile } from './topic-file.js';
+
+describe('parseTopicFile (R-TOPIC)', () => {
+  it('reads flat frontmatter', () => {
+    const t = parseTopicFile('---\nname: No ORM\ndescription: Write SQL by hand\ntype: feedback\noriginSessionId: s1\n---\n\nWe never use an ORM.\n', 'feedback_sql.md');
+    expect(t.meta).toMatchObject({ name: 'No ORM', description: 'Write SQL by hand', type: 'feedback', originSessionId: 's1', layout: 'flat' });
+    expect(t.issues).toEqual([]);
+    expect(t.body).toBe('\nWe never use an ORM.\n');
+  });
+
+  it('reads the nested metadata: variant', () => {
+    const t = parseTopicFile('---\nname: CI\ndescription: CI has no Python 3.8\nmetadata:\n  type: project\n  originSessionId: abc\n  modified: 2026-03-01\n---\nbody', 'project_ci.md');
+    expect(t.meta).toMatchObject({ type: 'project', originSessionId: 'abc', modified: '2026-03-01', layout: 'nested' });
+    expect(t.issues).toEqual([]);
+  });
+
+  it('tolerates a BOM and CRLF line endings', () => {
+    const t = parseTopicFile('\uFEFF---\r\nname: 用户角色\r\ndescription: 高级后端工程师\r\ntype: user\r\n---\r\n正文\r\n', 'user_role.md');
+    expect(t.meta).toMatchObject({ name: '用户角色', description: '高级后端工程师', type: 'user' });
+    expect(t.issues).toEqual([]);
+  });
+
+  it('explains what is wrong instead of throwing', () => {
+    const cases: [string, string, RegExp][] = [
+      ['just text', 'bad-frontmatter', /no frontmatter/],
+      ['', 'bad-frontmatter', /no frontmatter/],
+      ['---\nname: "unclosed\n---\n', 'bad-frontmatter', /not valid YAML/],
+      ['---\nname: x\n', 'bad-frontmatter', /never closes/],
+      ['---\n- a\n- b\n---\n', 'bad-frontmatter', /not a list of key: value/],
+      ['---\nname: x\ndescription: y\ntype: opinion\n---\n', 'invalid-type', /"opinion", which is not one of/],
+      ['---\nname: x\ndescription: y\n---\n', 'invalid-type', /has no type/],
+      ['---\nname: x\ntype: user\n---\n', 'bad-frontmatter', /has no description/],
+    ];
+    for (const [text, code, message] of cases) {
+      const t = parseTopicFile(text, 'm.md');
+      expect(t.issues.map((i) => i.code), text).toContain(code);
+      expect(t.issues.map((i) => i.message).join(' '), text).toMatch(message);
+    }
+  });
+
+  it('takes the type from a file-name prefix when there is no frontmatter', () => {
+    expect(parseTopicFile('plain notes', 'feedback_testing.md').meta.type).toBe('feedback');
+  });
+});
+
+describe('serializeTopicFile', () => {
+  it('writes a new file with flat frontmatter', () => {
+    const text = serializeTopicFile({ name: 'No ORM', description: 'Write SQL: by hand', type: 'feedback' }, 'Body\n');
+    expect(text).toBe('---\nname: No ORM\ndescription: "Write SQL: by hand"\ntype: feedback\n---\nBody\n');
+    expect(parseTopicFile(text, 'f.md').meta).toMatchObject({ name: 'No ORM', description: 'Write SQL: by hand', type: 'feedback' });
+  });
+
+  it('keeps unknown keys, their order, comments, the nested layout, BOM and CRLF on round trip', () => {
+    const before = '\uFEFF---\r\n# kept comment\r\nname: Old\r\ncustom: [1, 2]\r\ndescription: old desc\r\nmetadata:\r\n  type: project\r\n  owner: alice\r\n---\r\nold body\r\n';
+    const after = serializeTopicFile({ name: 'New', description: 'new desc', type: 'reference' }, 'new body\n', before);
+    expect(after).toBe('\uFEFF---\r\n# kept comment\r\nname: New\r\ncustom: [ 1, 2 ]\r\ndescription: new desc\r\nmetadata:\r\n  type: reference\r\n  owner: alice\r\n---\r\nnew body\r\n');
+    const parsed = parseTopicFile(after, 'x.md');
+    expect(parsed.meta).toMatchObject({ name: 'New', type: 'reference', layout: 'nested' });
+    expect(parsed.data).toMatchObject({ custom: [1, 2], metadata: { owner: 'alice' } });
+  });
+
+  it('replaces unreadable frontmatter with a clean one rather than failing', () => {
+    const after = serializeTopicFile({ name: 'A', description: 'b', type: 'user' }, 'x', '---\nname: [broken\n---\nold');
+    expect(parseTopicFile(after, 'a.md').issues).toEqual([]);
+  });
+});

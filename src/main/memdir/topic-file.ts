@@ -1,0 +1,104 @@
+/**
+ * Topic files (SPEC R-TOPIC): YAML frontmatter + markdown body. Reading is split by gray-matter
+ * (BOM and CRLF tolerated) and checked by the shared zod-backed rules; writing edits the
+ * existing frontmatter in place through the `yaml` Document API, so unknown keys, their order
+ * and comments survive a round trip.
+ */
+import matter from 'gray-matter';
+import YAML from 'yaml';
+import { type FrontmatterIssue, type MemoryMeta, readMemoryMeta } from '../../shared/frontmatter.js';
+import type { MemoryType } from '../../shared/memory-types.js';
+import { parseFrontmatterYaml } from './frontmatter-yaml.js';
+
+export interface ParsedTopic {
+  meta: MemoryMeta;
+  issues: FrontmatterIssue[];
+  /** The frontmatter as parsed (null when absent or unparsable). */
+  data: Record<string, unknown> | null;
+  body: string;
+}
+
+// gray-matter caches results by input when called without options; passing options (even
+// empty) turns that off, which matters when scanning thousands of files.
+const MATTER_OPTIONS = { engines: { yaml: (source: string) => parseFrontmatterYaml(source) as object } };
+
+/** `---` fence, the YAML inside, and the closing fence; groups: BOM, line ending, YAML. */
+const FRONTMATTER = /^(\uFEFF)?---[ \t]*(\r?\n)(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
+
+function yamlErrorLine(error: unknown): string {
+  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+  return message.replace(/\s+/g, ' ').trim();
+}
+
+/** Parse a topic file's text. Never throws: problems come back as issues. */
+export function parseTopicFile(text: string, file: string): ParsedTopic {
+  let data: unknown = null;
+  let body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const hasFence = /^(?:\uFEFF)?---[ \t]*\r?\n/.test(text);
+  if (hasFence) {
+    if (!FRONTMATTER.test(text)) return bad(file, `${file} opens a frontmatter block with --- but never closes it.`, body);
+    try {
+      const parsed = matter(text, MATTER_OPTIONS);
+      data = parsed.data;
+      body = parsed.content;
+    } catch (error) {
+      return bad(file, `${file} has frontmatter that is not valid YAML (${yamlErrorLine(error)}).`, body);
+    }
+    if (data !== null && (typeof data !== 'object' || Array.isArray(data))) {
+      return bad(file, `${file} has frontmatter that is not a list of key: value pairs.`, body);
+    }
+  }
+  const { meta, issues } = readMemoryMeta(hasFence ? data : null, file);
+  return { meta, issues, data: hasFence ? (data as Record<string, unknown>) : null, body };
+}
+
+function bad(file: string, message: string, body: string): ParsedTopic {
+  const { meta } = readMemoryMeta(null, file);
+  return { meta, issues: [{ code: 'bad-frontmatter', message }], data: null, body };
+}
+
+/** The fields Memdir edits; everything else in the frontmatter is left as it was. */
+export interface TopicFields {
+  name: string;
+  description: string;
+  type: MemoryType;
+  originSessionId?: string | null;
+  modified?: string | null;
+}
+
+/**
+ * Produce the text of a topic file with these fields and body. When `previous` is given, its
+ * frontmatter is edited in place (nested `metadata:` layout kept, unknown keys and comments
+ * kept, line endings kept); otherwise a flat frontmatter is written.
+ */
+export function serializeTopicFile(fields: TopicFields, body: string, previous?: string): string {
+  const match = previous !== undefined ? FRONTMATTER.exec(previous) : null;
+  const eol = match?.[2] ?? (previous?.includes('\r\n') ? '\r\n' : '\n');
+  let doc: YAML.Document;
+  if (match) {
+    doc = YAML.parseDocument((match[3] ?? '').replace(/\r\n/g, '\n'), { uniqueKeys: false });
+    if (doc.errors.length > 0 || !YAML.isMap(doc.contents)) doc = new YAML.Document({});
+  } else {
+    doc = new YAML.Document({});
+  }
+  const nested = YAML.isMap(doc.get('metadata')) && doc.has('metadata') && !doc.has('type');
+  const setField = (key: string, value: string | null | undefined, inMetadata: boolean): void => {
+    if (value === undefined) return;
+    const path = inMetadata && nested ? ['metadata', key] : [key];
+    if (value === null) {
+      if (doc.hasIn(path)) doc.deleteIn(path);
+      return;
+    }
+    doc.setIn(path, value);
+  };
+  setField('name', fields.name.trim(), false);
+  setField('description', fields.description.replace(/[\r\n]+/g, ' ').trim(), false);
+  setField('type', fields.type, true);
+  setField('originSessionId', fields.originSessionId, true);
+  setField('modified', fields.modified, true);
+  const yamlText = doc.toString({ lineWidth: 0 }).replace(/\n$/, '');
+  const normalizedBody = body.replace(/\r\n/g, '\n');
+  const text = `---\n${yamlText}\n---\n${normalizedBody}`;
+  const withEol = eol === '\r\n' ? text.replace(/\n/g, '\r\n') : text;
+  return (match?.[1] ?? '') + withEol;
+}

@@ -1,0 +1,90 @@
+/**
+ * Topic-file frontmatter (SPEC R-TOPIC): `name`, `description`, `type`, optional
+ * `originSessionId` and timestamps — flat, or nested under `metadata:` as found in the wild.
+ * Parsing the YAML happens in main; this file checks and normalises the parsed object.
+ */
+import { z } from 'zod';
+import { MEMORY_TYPES, type MemoryType, isMemoryType, typeFromFileName } from './memory-types.js';
+
+const optionalText = z.union([z.string(), z.number(), z.date()]).transform((v) => (v instanceof Date ? v.toISOString() : String(v))).optional();
+
+/** The known keys of a topic file's frontmatter; unknown keys pass through untouched. */
+export const frontmatterSchema = z
+  .object({
+    name: z.string().trim().min(1, 'name is empty'),
+    description: z.string(),
+    type: z.enum(MEMORY_TYPES, { error: () => `type must be one of ${MEMORY_TYPES.join(', ')}` }),
+    originSessionId: optionalText,
+    created: optionalText,
+    modified: optionalText,
+  })
+  .loose();
+export type Frontmatter = z.infer<typeof frontmatterSchema>;
+
+/** A memory's facts as the rest of Memdir sees them, whatever the frontmatter layout. */
+export interface MemoryMeta {
+  name: string;
+  description: string;
+  type: MemoryType | null;
+  originSessionId: string | null;
+  created: string | null;
+  modified: string | null;
+  /** Which layout the file used. */
+  layout: 'flat' | 'nested' | 'none';
+}
+
+export interface FrontmatterIssue {
+  code: 'bad-frontmatter' | 'invalid-type';
+  message: string;
+}
+
+function text(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (value instanceof Date) return value.toISOString();
+  return null;
+}
+
+/**
+ * Normalise parsed frontmatter (flat or nested `metadata:`) into MemoryMeta, listing what is
+ * wrong in plain words. Never throws: a bad file still shows up, with its problems.
+ */
+export function readMemoryMeta(data: unknown, file: string): { meta: MemoryMeta; issues: FrontmatterIssue[] } {
+  const issues: FrontmatterIssue[] = [];
+  const fallbackName = (file.split('/').pop() ?? file).replace(/\.md$/i, '');
+  if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
+    issues.push({ code: 'bad-frontmatter', message: `${file} has no frontmatter: add a --- block with name, description and type so recall can find it.` });
+    return {
+      meta: { name: fallbackName, description: '', type: typeFromFileName(file), originSessionId: null, created: null, modified: null, layout: 'none' },
+      issues,
+    };
+  }
+  const record = data as Record<string, unknown>;
+  const nested = record.metadata && typeof record.metadata === 'object' && !Array.isArray(record.metadata) ? (record.metadata as Record<string, unknown>) : null;
+  const pick = (key: string): unknown => record[key] ?? nested?.[key];
+  const name = text(pick('name'))?.trim() || '';
+  const description = text(pick('description'))?.trim() ?? '';
+  const rawType = pick('type');
+  const type = isMemoryType(rawType) ? rawType : null;
+
+  if (!name) issues.push({ code: 'bad-frontmatter', message: `${file} has no name in its frontmatter.` });
+  if (!description) issues.push({ code: 'bad-frontmatter', message: `${file} has no description: recall chooses memories by their description, so this one is hard to find.` });
+  else if (/[\r\n]/.test(description)) issues.push({ code: 'bad-frontmatter', message: `${file} has a description over several lines; recall expects one line.` });
+  if (rawType === undefined || rawType === null || rawType === '') {
+    issues.push({ code: 'invalid-type', message: `${file} has no type: set it to one of ${MEMORY_TYPES.join(', ')}.` });
+  } else if (!type) {
+    issues.push({ code: 'invalid-type', message: `${file} has type "${String(rawType)}", which is not one of ${MEMORY_TYPES.join(', ')}.` });
+  }
+  return {
+    meta: {
+      name: name || fallbackName,
+      description,
+      type: type ?? null,
+      originSessionId: text(pick('originSessionId')),
+      created: text(pick('created') ?? pick('createdAt')),
+      modified: text(pick('modified') ?? pick('updated') ?? pick('modifiedAt')),
+      layout: nested && (nested.type !== undefined || nested.name !== undefined) && record.type === undefined ? 'nested' : 'flat',
+    },
+    issues,
+  };
+}

@@ -1,0 +1,157 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  addIndexEntry,
+  computeIndexLoad,
+  formatIndexEntry,
+  indexEntries,
+  parseIndex,
+  removeIndexEntries,
+  retargetIndexEntries,
+  serializeIndex,
+  splitLoadedEntries,
+} from './index-format.js';
+import { utf8Length } from './utf8.js';
+
+describe('parseIndex', () => {
+  it('reads pointers in their common forms and keeps other lines verbatim', () => {
+    const text = [
+      '# Memory index',
+      '',
+      '- [User role](user_role.md) — senior backend engineer',
+      '* [No ORM](./feedback_sql.md) - write SQL by hand',
+      '+ [CI](project_ci.md): no Python 3.8',
+      '- [Bare](reference_bare.md)',
+      '- [Spaced](<reference with space.md>) — angle brackets',
+      '- [Docs](https://example.com/docs) — external link, not a memory',
+      'Some prose the user wrote.',
+    ].join('\n');
+    const index = parseIndex(text);
+    expect(indexEntries(index).map((e) => [e.line, e.file, e.title, e.hook])).toEqual([
+      [3, 'user_role.md', 'User role', 'senior backend engineer'],
+      [4, 'feedback_sql.md', 'No ORM', 'write SQL by hand'],
+      [5, 'project_ci.md', 'CI', 'no Python 3.8'],
+      [6, 'reference_bare.md', 'Bare', ''],
+      [7, 'reference with space.md', 'Spaced', 'angle brackets'],
+    ]);
+    expect(index.lines.filter((l) => l.kind === 'other')).toHaveLength(4);
+    expect(serializeIndex(index)).toBe(text);
+  });
+
+  it('flags lines that try to be pointers but are not', () => {
+    const index = parseIndex('- [Broken](feedback_x.md\n- feedback_y.md — no link\n- [Title] (spaced.md)\n');
+    expect(index.lines.map((l) => l.kind)).toEqual(['malformed', 'malformed', 'malformed']);
+  });
+
+  it('tolerates BOM and CRLF and writes them back', () => {
+    const text = '\uFEFF- [A](a.md) — one\r\n- [B](b.md) — two\r\n';
+    const index = parseIndex(text);
+    expect(indexEntries(index).map((e) => e.file)).toEqual(['a.md', 'b.md']);
+    expect(serializeIndex(index)).toBe(text);
+    const added = serializeIndex(addIndexEntry(index, { title: 'C', file: 'c.md', hook: 'three' }));
+    expect(added).toBe('\uFEFF- [A](a.md) — one\r\n- [B](b.md) — two\r\n- [C](c.md) — three\r\n');
+  });
+
+  it('reads Chinese titles and hooks', () => {
+    const index = parseIndex('- [用户角色](user_role.md) — 高级后端工程师，偏好函数式编程\n');
+    expect(indexEntries(index)[0]).toMatchObject({ title: '用户角色', file: 'user_role.md', hook: '高级后端工程师，偏好函数式编程' });
+  });
+
+  it('edits touch only the lines they concern', () => {
+    const text = '# Index\n- [A](a.md) — one\n\nnote\n- [B](b.md) — two\n';
+    let index = parseIndex(text);
+    index = retargetIndexEntries(index, 'a.md', 'a2.md');
+    index = removeIndexEntries(index, 'b.md');
+    index = addIndexEntry(index, { title: 'C [x]', file: 'c.md', hook: 'multi\nline' });
+    expect(serializeIndex(index)).toBe('# Index\n- [A](a2.md) — one\n\nnote\n- [C [x\\]](c.md) — multi line\n');
+    expect(indexEntries(parseIndex(serializeIndex(index))).map((e) => e.title)).toEqual(['A', 'C [x]']);
+  });
+
+  it('property: any text survives parse → serialise byte for byte', () => {
+    const line = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.tuple(fc.string({ maxLength: 20 }), fc.stringMatching(/^[a-z_]{1,12}\.md$/), fc.string({ maxLength: 30 })).map(([t, f, h]) => `- [${t.replace(/[\]\\\n\r]/g, '')}](${f}) — ${h.replace(/[\n\r]/g, '')}`),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), fc.constantFrom('\n', '\r\n'), fc.boolean(), fc.boolean(), (lines, eol, bom, final) => {
+        const body = lines.map((l) => l.replace(/[\r\n]/g, ' ')).join(eol) + (final && lines.length ? eol : '');
+        const text = (bom ? '\uFEFF' : '') + body;
+        expect(serializeIndex(parseIndex(text))).toBe(text);
+      }),
+    );
+  });
+
+  it('property: a formatted entry parses back to the same title, file and hook', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== '' && !/[\r\n]/.test(s)),
+        fc.stringMatching(/^[a-zA-Z0-9_ -]{1,20}\.md$/),
+        fc.string({ maxLength: 40 }).filter((s) => !/[\r\n]/.test(s)),
+        (title, file, hook) => {
+          const entries = indexEntries(parseIndex(formatIndexEntry({ title, file, hook })));
+          expect(entries).toHaveLength(1);
+          expect(entries[0]).toMatchObject({ title, file: file, hook: hook.trim() });
+        },
+      ),
+    );
+  });
+});
+
+describe('computeIndexLoad (R-INDEX)', () => {
+  const pointers = (n: number, width = 20) => Array.from({ length: n }, (_, i) => `- [M${i}](m${i}.md) — ${'x'.repeat(width)}`);
+
+  it('loads everything within 200 lines and 25,000 bytes', () => {
+    const text = `${pointers(200).join('\n')}\n`;
+    const load = computeIndexLoad(text);
+    expect(load).toMatchObject({ lines: 200, firstCutLine: null, loadedLines: 200, overLines: false, overBytes: false });
+  });
+
+  it('cuts at line 201', () => {
+    const text = `${pointers(230).join('\n')}\n`;
+    const index = parseIndex(text);
+    const load = computeIndexLoad(text);
+    expect(load).toMatchObject({ lines: 230, firstCutLine: 201, loadedLines: 200, overLines: true });
+    const { loaded, cut } = splitLoadedEntries(index, load);
+    expect(loaded).toHaveLength(200);
+    expect(cut.map((e) => e.file)[0]).toBe('m200.md');
+  });
+
+  it('cuts at the last newline inside 25,000 bytes of UTF-8, counting Chinese as 3 bytes', () => {
+    // 100 lines of ~300 bytes each: bytes run out well before lines do.
+    const lines = Array.from({ length: 100 }, (_, i) => `- [记忆${i}](m${i}.md) — ${'记'.repeat(95)}`);
+    const text = lines.join('\n');
+    const load = computeIndexLoad(text);
+    let bytes = 0;
+    let fit = 0;
+    for (const l of lines) {
+      const next = bytes + utf8Length(l) + (fit > 0 ? 1 : 0);
+      if (next > 25_000) break;
+      bytes = next;
+      fit++;
+    }
+    expect(load.overBytes).toBe(true);
+    expect(load.loadedLines).toBe(fit);
+    expect(load.firstCutLine).toBe(fit + 1);
+    expect(load.loadedBytes).toBeLessThanOrEqual(25_000);
+  });
+
+  it('counts lines after trimming leading and trailing blank lines, as Claude Code does', () => {
+    const text = `\n\n\n${pointers(201).join('\n')}\n\n\n`;
+    const load = computeIndexLoad(text);
+    expect(load.lines).toBe(201);
+    expect(load.firstCutLine).toBe(3 + 201);
+    const { cut } = splitLoadedEntries(parseIndex(text), load);
+    expect(cut.map((e) => e.file)).toEqual(['m200.md']);
+  });
+
+  it('a single line over the byte limit does not reach the agent whole', () => {
+    const load = computeIndexLoad(`- [Huge](huge.md) — ${'y'.repeat(30_000)}`);
+    expect(load.firstCutLine).toBe(1);
+    expect(load.loadedBytes).toBe(25_000);
+  });
+
+  it('empty and blank files load nothing and cut nothing', () => {
+    expect(computeIndexLoad('')).toMatchObject({ lines: 0, firstCutLine: null });
+    expect(computeIndexLoad('\n \n')).toMatchObject({ lines: 0, firstCutLine: null });
+  });
+});

@@ -1,0 +1,22 @@
+/**
+ * Numbers that must match Claude Code's own behaviour (SPEC R-INDEX, R-SANITIZE, R-SESSION,
+ * R-DREAM-*, R-RECALL-SELECT). One place for each, so no feature carries its own copy.
+ */
+
+/** R-INDEX: only this many lines of MEMORY.md reach the agent. */
+export const INDEX_MAX_LINES = 200;
+/** R-INDEX: only this many bytes (UTF-8) of MEMORY.md reach the agent, cut at a newline. */
+export const INDEX_MAX_BYTES = 25_000;
+/** R-SANITIZE: longer sanitised names are cut to this length and given a hash suffix. */
+export const SANITIZED_MAX_LENGTH = 200;
+/** R-RECALL-SELECT: at most this many topic files are loaded per query. */
+export const RECALL_MAX_SELECTED = 5;
+/** The file name of the index inside a memory directory. */
+export const INDEX_FILE = 'MEMORY.md';
+/** The team memory lives in this subdirectory of a memory directory (R-LAYOUT). */
+export const TEAM_DIR = 'team';
+/**
+ * A topic file larger than this is not parsed (it is reported `unreadable`): memories are
+ * short notes, and a huge file is almost certainly something else dropped in by mistake.
+ */
+export const TOPIC_MAX_BYTES = 1_000_000;

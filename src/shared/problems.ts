@@ -1,0 +1,47 @@
+/**
+ * Health problems (SPEC R-HEALTH): one vocabulary for the scanner, the CLI and the app.
+ */
+export const PROBLEM_CODES = [
+  'dangling-link',
+  'orphan',
+  'duplicate-pointer',
+  'malformed-line',
+  'bad-frontmatter',
+  'invalid-type',
+  'over-limit',
+  'unreadable',
+  'unsafe-link',
+  'not-worth-saving',
+] as const;
+export type ProblemCode = (typeof PROBLEM_CODES)[number];
+
+/** What a one-click fix does; only fixes that cannot lose anything are offered. */
+export type FixKind = 'add-to-index' | 'drop-pointer' | 'dedupe-pointer';
+
+export interface Problem {
+  code: ProblemCode;
+  /** Path relative to the memory directory, or null for the directory itself. */
+  file: string | null;
+  /** 1-based line in `file`, where it applies. */
+  line: number | null;
+  /** A sentence a person understands: what is wrong and what it means for them. */
+  message: string;
+  /** `error`: something is lost or broken; `warning`: worth fixing; `hint`: advice (R-NOTSAVE). */
+  severity: 'error' | 'warning' | 'hint';
+  fix: FixKind | null;
+  /** For problems of an index line: the file the pointer names (what a fix acts on). */
+  target?: string;
+}
+
+export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
+  'dangling-link': 'error',
+  orphan: 'warning',
+  'duplicate-pointer': 'warning',
+  'malformed-line': 'warning',
+  'bad-frontmatter': 'warning',
+  'invalid-type': 'warning',
+  'over-limit': 'error',
+  unreadable: 'error',
+  'unsafe-link': 'error',
+  'not-worth-saving': 'hint',
+};
