@@ -63,9 +63,13 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': 'off' },
   },
   {
+    // The preload only calls the bridge that src/main/shell/electron defines.
     files: ['src/preload/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [electronOnly.paths[0]], patterns: [{ group: ours(['shared', 'preload']) }] }],
+      'no-restricted-imports': [
+        'error',
+        { paths: electronOnly.paths, patterns: [{ regex: '^\\.\\./(?!main/shell/electron/preload-bridge\\.js$)', message: 'The preload imports only the bridge in src/main/shell/electron.' }] },
+      ],
     },
   },
 );

@@ -1,6 +1,8 @@
 /**
  * Health problems (SPEC R-HEALTH): one vocabulary for the scanner, the CLI and the app.
  */
+import { z } from 'zod';
+
 export const PROBLEM_CODES = [
   'dangling-link',
   'orphan',
@@ -16,22 +18,24 @@ export const PROBLEM_CODES = [
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
 /** What a one-click fix does; only fixes that cannot lose anything are offered. */
-export type FixKind = 'add-to-index' | 'drop-pointer' | 'dedupe-pointer';
+export const FIX_KINDS = ['add-to-index', 'drop-pointer', 'dedupe-pointer'] as const;
+export type FixKind = (typeof FIX_KINDS)[number];
 
-export interface Problem {
-  code: ProblemCode;
+export const problemSchema = z.object({
+  code: z.enum(PROBLEM_CODES),
   /** Path relative to the memory directory, or null for the directory itself. */
-  file: string | null;
+  file: z.string().nullable(),
   /** 1-based line in `file`, where it applies. */
-  line: number | null;
+  line: z.number().nullable(),
   /** A sentence a person understands: what is wrong and what it means for them. */
-  message: string;
+  message: z.string(),
   /** `error`: something is lost or broken; `warning`: worth fixing; `hint`: advice (R-NOTSAVE). */
-  severity: 'error' | 'warning' | 'hint';
-  fix: FixKind | null;
+  severity: z.enum(['error', 'warning', 'hint']),
+  fix: z.enum(FIX_KINDS).nullable(),
   /** For problems of an index line: the file the pointer names (what a fix acts on). */
-  target?: string;
-}
+  target: z.string().optional(),
+});
+export type Problem = z.infer<typeof problemSchema>;
 
 export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
   'dangling-link': 'error',

@@ -46,7 +46,7 @@ export async function scanProject(home: string, dir: string, options: ScanHomeOp
   const memoryDir = settings.autoMemoryDirectory ?? path.join(projectDir, 'memory');
   const own = scanMemoryDir(memoryDir, { scope: 'private', ...(cache ? { cache } : {}) });
   const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', ...(cache ? { cache } : {}) });
-  return { ...own, dir, path: realPath, team: team.exists ? team : null, transcripts };
+  return { ...own, dir, path: realPath, team: team.exists ? team : null, transcripts, settings };
 }
 
 /** Scan every project in the home. */

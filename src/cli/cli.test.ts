@@ -1,0 +1,127 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './main.js';
+import { COMMANDS } from './registry.js';
+import { buildFixtureHome, canChangePermissions, type FixtureHome } from '../main/memdir/test-support/fixture-home.js';
+
+let root: string;
+let fixture: FixtureHome;
+let env: NodeJS.ProcessEnv;
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { out: (t) => (out += t), err: (t) => (err += t), env, cwd: root });
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cli-'));
+  fixture = await buildFixtureHome(root);
+  env = { MEMDIR_DATA_DIR: path.join(root, 'data'), CLAUDE_CONFIG_DIR: fixture.home };
+});
+afterAll(async () => {
+  if (canChangePermissions) await fs.chmod(path.join(fixture.home, 'projects', '-work-shop', 'memory', 'locked.md'), 0o644).catch(() => undefined);
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('memdir CLI', () => {
+  it('lists every command in --help, and each command documents itself', async () => {
+    const { code, out } = await run('--help');
+    expect(code).toBe(0);
+    for (const c of COMMANDS) expect(out).toContain(c.name.join(' '));
+    for (const c of COMMANDS) {
+      const help = await run(...c.name, '--help');
+      expect(help.code, c.name.join(' ')).toBe(0);
+      expect(help.out).toContain(`Usage: memdir ${c.name.join(' ')}`);
+    }
+  });
+
+  it('where: canonical key, sanitised name and memory dir as JSON', async () => {
+    const repo = path.join(root, 'some project');
+    await fs.mkdir(path.join(repo, 'sub'), { recursive: true });
+    const { code, out } = await run('where', path.join(repo, 'sub'), '--json');
+    expect(code).toBe(0);
+    const real = await fs.realpath(path.join(repo, 'sub'));
+    expect(JSON.parse(out)).toMatchObject({ key: real, dir: real.replace(/[^a-zA-Z0-9]/g, '-'), memoryDir: path.join(fixture.home, 'projects', real.replace(/[^a-zA-Z0-9]/g, '-'), 'memory') });
+  });
+
+  it('scan --json follows the documented shape', async () => {
+    const { code, out } = await run('scan', '--json');
+    expect(code).toBe(0);
+    const scan = JSON.parse(out);
+    expect(scan.home).toBe(fixture.home);
+    const shop = scan.projects.find((p: { dir: string }) => p.dir === '-work-shop');
+    expect(Object.keys(shop)).toEqual(expect.arrayContaining(['dir', 'path', 'memoryDir', 'index', 'memories', 'team', 'problems']));
+    expect(Object.keys(shop.index)).toEqual(expect.arrayContaining(['exists', 'lines', 'bytes', 'loaded', 'cut']));
+    expect(Object.keys(shop.memories[0])).toEqual(expect.arrayContaining(['file', 'name', 'description', 'type']));
+    expect(Object.keys(shop.problems[0])).toEqual(expect.arrayContaining(['code', 'file', 'line', 'message']));
+    expect(shop.team.memories).toHaveLength(2);
+  });
+
+  it('a missing home scans as empty, exit 0', async () => {
+    const { code, out } = await run('scan', '--json', '--home', path.join(root, 'nope'));
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({ home: path.join(root, 'nope'), exists: false, projects: [] });
+  });
+
+  it('lint exits 1 with problems, --fix repairs what is safe and records it in history', async () => {
+    const before = await run('lint', '--project', '-work-noindex', '--json');
+    expect(before.code).toBe(1);
+    expect(JSON.parse(before.out).projects[0].problems.map((p: { code: string }) => p.code)).toEqual(['orphan']);
+    const fixed = await run('lint', '--project', '-work-noindex', '--fix', '--json');
+    expect(fixed.code).toBe(0);
+    expect(JSON.parse(fixed.out).projects[0].fixed).toEqual([{ kind: 'add-to-index', file: 'feedback_tabs.md', line: null, scope: 'private' }]);
+    const history = await run('history', '-work-noindex', '--json');
+    expect(JSON.parse(history.out).entries[0]).toMatchObject({ source: 'fix' });
+    const clean = await run('lint', '--project', '-work-noindex');
+    expect(clean.code).toBe(0);
+    expect(clean.out).toMatch(/No problems/);
+  });
+
+  it('show prints the index with what is cut, or one file', async () => {
+    const index = await run('show', '-work-big');
+    expect(index.code).toBe(0);
+    expect(index.out).toMatch(/200 pointers reach the agent, 30 are cut/);
+    expect(index.out).toContain('CUT     project_m229.md');
+    const file = await run('show', '-work-shop', 'user_role.md', '--json');
+    expect(JSON.parse(file.out)).toMatchObject({ file: 'user_role.md', name: 'User role', type: 'user' });
+    const escape = await run('show', '-work-shop', '../../../etc/passwd');
+    expect(escape.code).toBe(2);
+    expect(escape.err).toMatch(/outside the memory directory/);
+  });
+
+  it('history and restore bring back a deleted memory', async () => {
+    const memoryDir = path.join(fixture.home, 'projects', sanitized(fixture.zhPath), 'memory');
+    await run('history', sanitized(fixture.zhPath));
+    const original = await fs.readFile(path.join(memoryDir, 'user_role.md'), 'utf8');
+    await fs.rm(path.join(memoryDir, 'user_role.md'));
+    const { out } = await run('history', sanitized(fixture.zhPath), '--json');
+    const entries = JSON.parse(out).entries as { rev: string; source: string; files: { path: string; status: string }[] }[];
+    expect(entries[0]).toMatchObject({ source: 'external', files: [{ path: 'user_role.md', status: 'deleted' }] });
+    const restored = await run('restore', sanitized(fixture.zhPath), entries[1]!.rev, 'user_role.md');
+    expect(restored.code).toBe(0);
+    expect(await fs.readFile(path.join(memoryDir, 'user_role.md'), 'utf8')).toBe(original);
+  });
+
+  it('usage and I/O errors exit 2 with one line', async () => {
+    for (const argv of [['frobnicate'], ['where'], ['scan', '--bogus'], ['show', 'no-such-project-dir'], ['restore', '-work-shop', '--not-a-rev']]) {
+      const { code, err } = await run(...argv);
+      expect(code, argv.join(' ')).toBe(2);
+      expect(err.trim().split('\n'), argv.join(' ')).toHaveLength(1);
+    }
+  });
+
+  it('the installed entry point runs as a real process', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'memdir.ts'), 'scan', '--json'], { env: { ...process.env, ...env } });
+    expect(JSON.parse(stdout).projects.length).toBe(5);
+  });
+});
+
+function sanitized(p: string): string {
+  return p.replace(/[^a-zA-Z0-9]/g, '-');
+}

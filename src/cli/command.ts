@@ -1,0 +1,49 @@
+/**
+ * The shape of a `memdir` sub-command. Each lives in commands/<name>.ts and is listed in
+ * registry.ts; `--help` text is generated from these declarations, so it cannot drift.
+ */
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdin?: NodeJS.ReadableStream;
+}
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** A string option that may be given several times. */
+  multiple?: boolean;
+  description: string;
+  /** Shown in usage, e.g. H for --home H. */
+  valueName?: string;
+}
+
+export interface CommandSpec {
+  /** Words after `memdir`, e.g. ['dream', 'status']. */
+  name: string[];
+  summary: string;
+  /** Positional arguments as shown in usage, e.g. ['<project>', '[file]']. */
+  args: string[];
+  options: Record<string, OptionSpec>;
+  /** Extra lines for `--help`: JSON shape, exit codes, examples. */
+  details?: string;
+  run: (ctx: { positionals: string[]; values: Record<string, string | boolean | string[] | undefined>; io: CliIo }) => Promise<number>;
+}
+
+/** A mistake in how the command was called: exit code 2 with a one-line message. */
+export class UsageError extends Error {}
+
+/** An I/O or data problem that stops the command: exit code 2 with a one-line message. */
+export class CliFailure extends Error {}
+
+export const EXIT_OK = 0;
+export const EXIT_PROBLEMS = 1;
+export const EXIT_ERROR = 2;
+
+export const homeOption: OptionSpec = { type: 'string', valueName: 'H', description: 'Claude Code home (default: $CLAUDE_CONFIG_DIR, else ~/.claude)' };
+export const jsonOption: OptionSpec = { type: 'boolean', description: 'print JSON instead of text' };
+
+export function printJson(io: CliIo, value: unknown): void {
+  io.out(`${JSON.stringify(value, null, 2)}\n`);
+}

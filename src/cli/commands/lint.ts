@@ -1,0 +1,72 @@
+import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
+import { formatProblem, plural } from '../format.js';
+import { homeFrom } from './scan.js';
+import { locateProject } from '../../main/memdir/projects.js';
+import { type HomeScanCache, scanHome, scanProject } from '../../main/memdir/scan-home.js';
+import { applyFixes, fixRequestOf } from '../../main/memdir/memory-service.js';
+import type { ProjectScan } from '../../shared/scan-types.js';
+import type { Problem } from '../../shared/problems.js';
+import type { Scope } from '../../shared/memory-types.js';
+
+async function lintProjects(home: string, project: string | undefined, env: NodeJS.ProcessEnv, cache?: HomeScanCache): Promise<ProjectScan[]> {
+  if (!project) return (await scanHome(home, { env, ...(cache ? { cache } : {}) })).projects;
+  const loc = await locateProject(home, project, env);
+  return [await scanProject(home, loc.dir, { env })];
+}
+
+const counted = (p: Problem) => p.severity !== 'hint';
+
+export const lintCommand: CommandSpec = {
+  name: ['lint'],
+  summary: 'Check memory health: dangling and duplicate pointers, orphans, bad frontmatter, index over its limit, unreadable files.',
+  args: [],
+  options: {
+    home: homeOption,
+    project: { type: 'string', valueName: 'P', description: 'only this project (a path inside it, or its directory name under projects/)' },
+    fix: { type: 'boolean', description: 'apply the safe fixes (orphans into the index, dangling and repeated pointers out), recorded in history' },
+    json: jsonOption,
+  },
+  details: `JSON: {"projects": [{"dir", "path", "memoryDir", "problems": [{"code", "file", "line", "message", "severity", "fix", "scope"}],
+  "fixed": [{"kind", "file", "line", "scope"}]}]}
+Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/O error.`,
+  async run({ values, io }) {
+    const home = homeFrom(values, io);
+    const project = typeof values.project === 'string' ? values.project : undefined;
+    let projects = await lintProjects(home, project, io.env);
+    const fixed = new Map<string, { kind: string; file: string; line: number | null; scope: Scope }[]>();
+    if (values.fix) {
+      for (const p of projects) {
+        const done: { kind: string; file: string; line: number | null; scope: Scope }[] = [];
+        for (const [scope, problems] of [['private', p.problems], ['team', p.team?.problems ?? []]] as const) {
+          const fixes = problems.map(fixRequestOf).filter((f) => f !== null);
+          if (fixes.length === 0) continue;
+          const { applied } = await applyFixes({ memoryDir: p.memoryDir, scope }, fixes);
+          done.push(...applied.map((f) => ({ kind: f.kind, file: f.file, line: f.line ?? null, scope })));
+        }
+        fixed.set(p.dir, done);
+      }
+      projects = await lintProjects(home, project, io.env);
+    }
+    const report = projects.map((p) => ({
+      dir: p.dir,
+      path: p.path,
+      memoryDir: p.memoryDir,
+      problems: [...p.problems.map((x) => ({ ...x, scope: 'private' as const })), ...(p.team?.problems ?? []).map((x) => ({ ...x, scope: 'team' as const }))],
+      fixed: fixed.get(p.dir) ?? [],
+    }));
+    const remaining = report.reduce((n, p) => n + p.problems.filter(counted).length, 0);
+    if (values.json) printJson(io, { projects: report });
+    else {
+      for (const p of report) {
+        if (p.problems.length === 0 && p.fixed.length === 0) continue;
+        io.out(`${p.path ?? p.dir}\n`);
+        for (const f of p.fixed) io.out(`  fixed ${f.kind} ${f.scope === 'team' ? 'team/' : ''}${f.file}${f.line ? `:${f.line}` : ''}\n`);
+        for (const x of p.problems) io.out(`${formatProblem({ ...x, file: x.file && x.scope === 'team' ? `team/${x.file}` : x.file })}\n`);
+        io.out('\n');
+      }
+      const fixable = report.reduce((n, p) => n + p.problems.filter((x) => x.fix).length, 0);
+      io.out(remaining === 0 ? `No problems in ${plural(report.length, 'project')}.\n` : `${plural(remaining, 'problem')} in ${plural(report.length, 'project')}.${fixable && !values.fix ? ` ${fixable} can be fixed safely with --fix.` : ''}\n`);
+    }
+    return remaining > 0 ? 1 : 0;
+  },
+};

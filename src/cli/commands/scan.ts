@@ -1,0 +1,55 @@
+import path from 'node:path';
+import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
+import { ago, plural, table } from '../format.js';
+import { resolveHome } from '../../main/memdir/home.js';
+import { scanHome } from '../../main/memdir/scan-home.js';
+import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from '../../shared/limits.js';
+
+export function homeFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): string {
+  return typeof values.home === 'string' ? path.resolve(io.cwd, values.home) : resolveHome(io.env);
+}
+
+export const scanCommand: CommandSpec = {
+  name: ['scan'],
+  summary: 'List every project with memories in the Claude Code home, with index load and health.',
+  args: [],
+  options: { home: homeOption, json: jsonOption },
+  details: `JSON: {"home", "exists", "projects": [{"dir", "path" (real path or null), "memoryDir",
+  "index": {"exists", "lines", "bytes", "loaded": [file…], "cut": [file…], "loadedLines", "loadedBytes", "firstCutLine"},
+  "memories": [{"file", "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
+  "team": {same index/memories/problems} or null,
+  "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts"}]}
+A missing home is not an error: it scans as empty.`,
+  async run({ values, io }) {
+    const home = homeFrom(values, io);
+    const scan = await scanHome(home, { env: io.env });
+    if (values.json) {
+      printJson(io, scan);
+      return 0;
+    }
+    if (!scan.exists) {
+      io.out(`No Claude Code home at ${home} yet: nothing to scan.\n`);
+      return 0;
+    }
+    if (scan.projects.length === 0) {
+      io.out(`No projects in ${home}.\n`);
+      return 0;
+    }
+    const rows = [['PROJECT', 'MEMORIES', 'TEAM', 'INDEX', 'CUT', 'PROBLEMS', 'CHANGED']];
+    for (const p of scan.projects) {
+      const problems = p.problems.filter((x) => x.severity !== 'hint').length + (p.team?.problems.filter((x) => x.severity !== 'hint').length ?? 0);
+      rows.push([
+        p.path ?? p.dir,
+        String(p.memories.length),
+        p.team ? String(p.team.memories.length) : '—',
+        p.index.exists ? `${p.index.lines}/${INDEX_MAX_LINES} lines, ${p.index.bytes}/${INDEX_MAX_BYTES} B` : 'no MEMORY.md',
+        String(p.index.cut.length),
+        String(problems),
+        ago(p.lastChangeMs),
+      ]);
+    }
+    io.out(table(rows));
+    io.out(`\n${plural(scan.projects.length, 'project')} in ${home}. \`memdir lint\` explains the problems.\n`);
+    return 0;
+  },
+};

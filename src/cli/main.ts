@@ -1,0 +1,138 @@
+/**
+ * `memdir` command-line entry: parses arguments, dispatches to a command, turns every failure
+ * into a one-line message and an exit code (0 fine, 1 problems found, 2 usage or I/O error).
+ */
+import { type CliIo, type CommandSpec, CliFailure, EXIT_ERROR, UsageError } from './command.js';
+import { COMMANDS } from './registry.js';
+import { VERSION } from '../main/app/version.js';
+
+function usageLine(spec: CommandSpec): string {
+  const opts = Object.entries(spec.options)
+    .map(([name, o]) => (o.type === 'boolean' ? `[--${name}]` : `[--${name} ${o.valueName ?? name.toUpperCase()}]`))
+    .join(' ');
+  return ['memdir', ...spec.name, ...spec.args, opts].filter(Boolean).join(' ');
+}
+
+export function commandHelp(spec: CommandSpec): string {
+  const lines = [`Usage: ${usageLine(spec)}`, '', spec.summary];
+  const opts = Object.entries(spec.options);
+  if (opts.length > 0) {
+    lines.push('', 'Options:');
+    for (const [name, o] of opts) {
+      const flag = o.type === 'boolean' ? `--${name}` : `--${name} ${o.valueName ?? name.toUpperCase()}`;
+      lines.push(`  ${flag.padEnd(24)} ${o.description}`);
+    }
+  }
+  if (spec.details) lines.push('', spec.details.trimEnd());
+  return `${lines.join('\n')}\n`;
+}
+
+export function globalHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.join(' ').length)) + 2;
+  const lines = [
+    'memdir — long-term memory for AI coding agents, on Claude Code\'s own files.',
+    '',
+    'Usage: memdir <command> [options]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
+    '',
+    'Run `memdir <command> --help` for a command\'s options and JSON output.',
+    'Exit codes: 0 fine, 1 problems found, 2 usage or I/O error.',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Parse a command's arguments. Not node:util's parseArgs, because project directory names
+ * start with a dash (`-Users-me-app`): here only `--name`, `--name=value` and `-h` are options,
+ * any other word is a positional, and a string option takes the next word whatever it is.
+ */
+export function parseCommandArgs(argv: string[], spec: CommandSpec): { positionals: string[]; values: Record<string, string | boolean | string[] | undefined> } {
+  const positionals: string[] = [];
+  const values: Record<string, string | boolean | string[] | undefined> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!token.startsWith('--') || token === '--') {
+      positionals.push(token);
+      continue;
+    }
+    const eq = token.indexOf('=');
+    const name = token.slice(2, eq === -1 ? undefined : eq);
+    const option = spec.options[name];
+    if (!option) throw new UsageError(`unknown option --${name}`);
+    if (option.type === 'boolean') {
+      if (eq !== -1) throw new UsageError(`--${name} takes no value`);
+      values[name] = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = token.slice(eq + 1);
+    else value = argv[++i];
+    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    if (option.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
+    else values[name] = value;
+  }
+  return { positionals, values };
+}
+
+/** Find the longest command name that prefixes argv. */
+function findCommand(argv: string[]): { spec: CommandSpec; rest: string[] } | null {
+  let best: { spec: CommandSpec; rest: string[] } | null = null;
+  for (const spec of COMMANDS) {
+    if (spec.name.every((word, i) => argv[i] === word) && (!best || spec.name.length > best.spec.name.length)) {
+      best = { spec, rest: argv.slice(spec.name.length) };
+    }
+  }
+  return best;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    io.out(globalHelp());
+    return argv.length === 0 ? EXIT_ERROR : 0;
+  }
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    io.out(`${VERSION}\n`);
+    return 0;
+  }
+  const found = findCommand(argv);
+  if (!found) {
+    io.err(`memdir: unknown command "${argv[0]}". Run \`memdir --help\` for the list.\n`);
+    return EXIT_ERROR;
+  }
+  const { spec, rest } = found;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(commandHelp(spec));
+    return 0;
+  }
+  try {
+    const parsed = parseCommandArgs(rest, spec);
+    const required = spec.args.filter((a) => a.startsWith('<')).length;
+    const optional = spec.args.length - required;
+    const variadic = spec.args.some((a) => a.includes('...'));
+    if (parsed.positionals.length < required || (!variadic && parsed.positionals.length > required + optional)) {
+      throw new UsageError(`expected ${spec.args.join(' ') || 'no arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}`);
+    }
+    return await spec.run({ positionals: parsed.positionals, values: parsed.values, io });
+  } catch (error) {
+    const name = `memdir ${spec.name.join(' ')}`;
+    if (error instanceof UsageError) {
+      io.err(`${name}: ${(error as Error).message}. Run \`${name} --help\`.\n`);
+      return EXIT_ERROR;
+    }
+    if (error instanceof CliFailure) {
+      io.err(`${name}: ${error.message}\n`);
+      return EXIT_ERROR;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.err(`${name}: ${message.split('\n')[0]}\n`);
+    if (io.env.MEMDIR_DEBUG) io.err(`${(error as Error).stack ?? ''}\n`);
+    return EXIT_ERROR;
+  }
+}
+

@@ -1,0 +1,9 @@
+/** Every `memdir` sub-command, in the order `memdir --help` lists them. */
+import type { CommandSpec } from './command.js';
+import { historyCommand, restoreCommand } from './commands/history.js';
+import { lintCommand } from './commands/lint.js';
+import { scanCommand } from './commands/scan.js';
+import { showCommand } from './commands/show.js';
+import { whereCommand } from './commands/where.js';
+
+export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand];

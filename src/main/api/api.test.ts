@@ -1,0 +1,82 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppContext } from '../app/app-context.js';
+import { buildFixtureHome, canChangePermissions, type FixtureHome } from '../memdir/test-support/fixture-home.js';
+import { createAppDispatcher } from './index.js';
+import type { Dispatcher } from './dispatch.js';
+import type { AppEvent } from '../../shared/contract/events.js';
+
+let root: string;
+let fixture: FixtureHome;
+let ctx: AppContext;
+let api: Dispatcher;
+
+beforeAll(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-api-'));
+  fixture = await buildFixtureHome(root);
+  ctx = await AppContext.create({ homeFlag: fixture.home, dataDir: path.join(root, 'data'), env: {} });
+  api = createAppDispatcher(ctx);
+});
+afterAll(async () => {
+  await ctx.close();
+  if (canChangePermissions) await fs.chmod(path.join(fixture.home, 'projects', '-work-shop', 'memory', 'locked.md'), 0o644).catch(() => undefined);
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('the app API', () => {
+  it('rejects unknown calls and bad payloads with a typed error, never a crash', async () => {
+    expect(await api.call('nope', {})).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    expect(await api.call('projects.get', { dir: 42 })).toMatchObject({ ok: false, error: { code: 'invalid-input', issues: [expect.stringContaining('dir')] } });
+    expect(await api.call('memories.create', { dir: '-work-shop', fields: { name: '', description: 'x', type: 'opinion' }, body: '' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    expect(await api.call('projects.get', { dir: '../../etc' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    expect(await api.call('projects.get', { dir: '-no-such' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+  });
+
+  it('lists projects for the dashboard with counts, load and problems', async () => {
+    const result = await api.call('projects.list', {});
+    expect(result.ok).toBe(true);
+    const projects = (result as { result: { projects: { dir: string; private: { total: number }; problems: { error: number }; index: { cut: string[] } }[] } }).result.projects;
+    const big = projects.find((p) => p.dir === '-work-big')!;
+    expect(big.private.total).toBe(230);
+    expect(big.index.cut).toHaveLength(30);
+    expect(projects.find((p) => p.dir === '-work-shop')!.problems.error).toBeGreaterThan(0);
+  });
+
+  it('refuses names with ../ or a slash, and a user memory for the team, in words', async () => {
+    const fields = { name: 'x', description: 'y', type: 'feedback' };
+    for (const file of ['../escape.md', 'a/b.md']) {
+      const r = await api.call('memories.create', { dir: '-work-noindex', scope: 'private', fields, body: '', file });
+      expect(r).toMatchObject({ ok: false, error: { code: 'invalid-name' } });
+    }
+    const team = await api.call('memories.create', { dir: '-work-shop', scope: 'team', fields: { ...fields, type: 'user' }, body: '' });
+    expect(team).toMatchObject({ ok: false, error: { code: 'scope-refused', message: expect.stringContaining('always stays private') } });
+  });
+
+  it('a file that vanished between list and open gets a clear not-found', async () => {
+    const r = await api.call('memories.read', { dir: '-work-shop', scope: 'private', file: 'never-existed.md' });
+    expect(r).toMatchObject({ ok: false, error: { code: 'not-found', message: expect.stringContaining('no longer exists') } });
+  });
+
+  it('an edit on disk while open is a conflict carrying both versions', async () => {
+    const opened = (await api.call('memories.read', { dir: '-work-shop', scope: 'private', file: 'user_role.md' })) as { ok: true; result: { text: string } };
+    const file = path.join(fixture.home, 'projects', '-work-shop', 'memory', 'user_role.md');
+    await fs.appendFile(file, 'Added by Claude Code.\n');
+    const r = await api.call('memories.update', { dir: '-work-shop', scope: 'private', file: 'user_role.md', fields: { name: 'User role', description: 'mine', type: 'user' }, body: 'mine', baseText: opened.result.text });
+    expect(r).toMatchObject({ ok: false, error: { code: 'conflict', current: expect.stringContaining('Added by Claude Code.') } });
+    expect(await fs.readFile(file, 'utf8')).toContain('Added by Claude Code.');
+  });
+
+  it('announces its own writes to subscribers, and history shows them', async () => {
+    const events: AppEvent[] = [];
+    const sub = api.subscribe('events.stream', {}, (e) => events.push(e));
+    expect(sub.ok).toBe(true);
+    const created = await api.call('memories.create', { dir: '-work-noindex', scope: 'private', fields: { name: 'Spaces', description: 'Indent with spaces', type: 'feedback' }, body: '' });
+    expect(created).toMatchObject({ ok: true, result: { file: 'feedback_spaces.md' } });
+    expect(events).toContainEqual({ type: 'projects-changed', dirs: ['-work-noindex'], external: false });
+    const history = (await api.call('history.list', { dir: '-work-noindex' })) as { ok: true; result: { entries: { source: string; summary: string }[] } };
+    expect(history.result.entries[0]).toMatchObject({ source: 'manual', summary: 'Create feedback_spaces.md' });
+    if (sub.ok) sub.unsubscribe();
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * The one entry point every transport calls: look the call up in the contract, validate its
+ * input (a bad payload becomes an `invalid-input` error, never a crash), run its handler,
+ * validate the output, and turn any failure into an RpcError a person can read.
+ */
+import { ZodError, type z } from 'zod';
+import { CONTRACT, type CallName, type Contract, type SubscriptionName } from '../../shared/contract/index.js';
+import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
+import type { AppEvent } from '../../shared/contract/events.js';
+import type { AppContext } from '../app/app-context.js';
+import { MemoryError } from '../memdir/memory-error.js';
+import { UnsafePathError } from '../memdir/safe-fs.js';
+import { HistoryError } from '../history/history.js';
+
+export type Handler<D extends QueryDef> = (input: z.output<D['input']>, ctx: AppContext) => Promise<z.input<D['output']>>;
+export type Handlers = { [K in CallName]: Contract[K] extends QueryDef ? Handler<Contract[K]> : never };
+export type Subscriber<D extends SubscriptionDef> = (input: z.output<D['input']>, ctx: AppContext, emit: (event: z.input<D['event']>) => void) => () => void;
+export type Subscribers = { [K in SubscriptionName]: Contract[K] extends SubscriptionDef ? Subscriber<Contract[K]> : never };
+
+export type CallResult = { ok: true; result: unknown } | { ok: false; error: RpcErrorShape };
+
+function issuesOf(error: ZodError): string[] {
+  return error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
+}
+
+/** Map anything thrown by a service to the error shape the renderer understands. */
+export function toRpcError(error: unknown): RpcErrorShape {
+  if (error instanceof RpcError) return error.toJSON();
+  if (error instanceof MemoryError) {
+    const code = error.code === 'unsafe-path' ? 'unsafe-path' : error.code === 'invalid-input' ? 'invalid-input' : error.code;
+    return { code, message: error.message, ...(error.current !== undefined ? { current: error.current } : {}) };
+  }
+  if (error instanceof UnsafePathError) return { code: 'unsafe-path', message: error.message };
+  if (error instanceof HistoryError) {
+    const reason = (error as HistoryError & { reason?: string }).reason;
+    return { code: reason === 'not-found' ? 'not-found' : reason === 'bad-argument' ? 'invalid-input' : 'internal', message: error.message };
+  }
+  if (error instanceof ZodError) return { code: 'invalid-input', message: 'The request is not valid.', issues: issuesOf(error) };
+  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+  return { code: 'internal', message: `Something went wrong: ${message}` };
+}
+
+export interface Dispatcher {
+  call(name: unknown, input: unknown): Promise<CallResult>;
+  subscribe(name: unknown, input: unknown, emit: (event: AppEvent) => void): { ok: true; unsubscribe: () => void } | { ok: false; error: RpcErrorShape };
+}
+
+export function createDispatcher(ctx: AppContext, handlers: Handlers, subscribers: Subscribers): Dispatcher {
+  const defs = CONTRACT as Record<string, QueryDef | SubscriptionDef>;
+  return {
+    async call(name, input) {
+      const def = typeof name === 'string' && Object.hasOwn(defs, name) ? defs[name] : undefined;
+      if (!def || def.kind === 'subscription') return { ok: false, error: { code: 'invalid-input', message: `There is no call named "${String(name)}".` } };
+      const parsed = def.input.safeParse(input ?? {});
+      if (!parsed.success) return { ok: false, error: { code: 'invalid-input', message: `The request for ${name} is not valid.`, issues: issuesOf(parsed.error) } };
+      try {
+        const handler = (handlers as Record<string, Handler<QueryDef>>)[name as string]!;
+        const result = await handler(parsed.data, ctx);
+        const checked = def.output.safeParse(result);
+        if (!checked.success) {
+          // A handler returning the wrong shape is our bug: say so rather than send it on.
+          return { ok: false, error: { code: 'internal', message: `Memdir produced an invalid answer for ${name}.`, issues: issuesOf(checked.error) } };
+        }
+        return { ok: true, result: checked.data };
+      } catch (error) {
+        const shape = toRpcError(error);
+        if (shape.code === 'internal' && ctx.env.MEMDIR_DEBUG) console.error(error);
+        return { ok: false, error: shape };
+      }
+    },
+    subscribe(name, input, emit) {
+      const def = typeof name === 'string' && Object.hasOwn(defs, name) ? defs[name] : undefined;
+      if (!def || def.kind !== 'subscription') return { ok: false, error: { code: 'invalid-input', message: `There is no subscription named "${String(name)}".` } };
+      const parsed = def.input.safeParse(input ?? {});
+      if (!parsed.success) return { ok: false, error: { code: 'invalid-input', message: `The subscription ${name} is not valid.`, issues: issuesOf(parsed.error) } };
+      const subscriber = (subscribers as Record<string, Subscriber<SubscriptionDef>>)[name as string]!;
+      return { ok: true, unsubscribe: subscriber(parsed.data, ctx, emit as (event: unknown) => void) };
+    },
+  };
+}

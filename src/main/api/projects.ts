@@ -1,0 +1,44 @@
+/** Projects: the dashboard list and one project in full. Thin: the scan does the work. */
+import { MEMORY_TYPES } from '../../shared/memory-types.js';
+import type { MemoryDirScan, ProjectScan } from '../../shared/scan-types.js';
+import type { ProjectSummary } from '../../shared/contract/projects.js';
+import type { Handlers } from './dispatch.js';
+
+function countByType(scan: MemoryDirScan): ProjectSummary['private'] {
+  const byType = Object.fromEntries([...MEMORY_TYPES, 'untyped'].map((t) => [t, 0])) as ProjectSummary['private']['byType'];
+  for (const m of scan.memories) byType[m.type ?? 'untyped']++;
+  return { total: scan.memories.length, byType };
+}
+
+/** The dashboard row of a project. */
+export function summarize(p: ProjectScan): ProjectSummary {
+  const all = [...p.problems, ...(p.team?.problems ?? [])];
+  const lastChange = Math.max(p.lastChangeMs ?? 0, p.team?.lastChangeMs ?? 0);
+  return {
+    dir: p.dir,
+    path: p.path,
+    memoryDir: p.memoryDir,
+    exists: p.exists,
+    private: countByType(p),
+    team: p.team ? countByType(p.team) : null,
+    index: p.index,
+    problems: {
+      error: all.filter((x) => x.severity === 'error').length,
+      warning: all.filter((x) => x.severity === 'warning').length,
+      hint: all.filter((x) => x.severity === 'hint').length,
+    },
+    lastChangeMs: lastChange > 0 ? lastChange : null,
+    transcripts: p.transcripts,
+    settings: p.settings,
+  };
+}
+
+export const projectHandlers: Pick<Handlers, 'projects.list' | 'projects.get'> = {
+  async 'projects.list'(_input, ctx) {
+    const scan = await ctx.scanHome();
+    return { home: scan.home, exists: scan.exists, projects: scan.projects.map(summarize) };
+  },
+  async 'projects.get'({ dir }, ctx) {
+    return ctx.project(dir);
+  },
+};

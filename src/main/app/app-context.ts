@@ -1,0 +1,130 @@
+/**
+ * Everything the app's services share while it runs: which home it looks at, Memdir's data dir,
+ * the scan cache, the event bus and the file watcher. Both shells (Electron and the headless
+ * host) create one and hand it to the same API handlers.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { resolveDataDir } from '../data-dir.js';
+import { resolveHome } from '../memdir/home.js';
+import { HomeScanCache, scanHome, scanProject } from '../memdir/scan-home.js';
+import type { Scope } from '../../shared/memory-types.js';
+import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
+import { RpcError } from '../../shared/contract/define.js';
+import { EventBus } from './event-bus.js';
+import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.js';
+import { MemoryWatcher } from './memory-watcher.js';
+import type { Where } from '../memdir/memory-service.js';
+
+export interface AppContextOptions {
+  /** `--home` given on the command line: wins over everything else. */
+  homeFlag?: string;
+  dataDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Watch the home for changes made by other programs (off in unit tests). */
+  watch?: boolean;
+}
+
+export class AppContext {
+  readonly dataDir: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly events = new EventBus();
+  private cache = new HomeScanCache();
+  private choice: HomeChoice = { home: null, demoHome: null };
+  private watcher: MemoryWatcher | null = null;
+  private homeValue = '';
+  private homeSourceValue: 'default' | 'env' | 'flag' | 'settings' | 'demo' = 'default';
+
+  private constructor(private readonly options: AppContextOptions) {
+    this.env = options.env ?? process.env;
+    this.dataDir = options.dataDir ?? resolveDataDir(this.env);
+  }
+
+  static async create(options: AppContextOptions = {}): Promise<AppContext> {
+    const ctx = new AppContext(options);
+    ctx.choice = await readHomeChoice(ctx.dataDir);
+    ctx.applyHome();
+    if (options.watch) ctx.startWatching();
+    return ctx;
+  }
+
+  get home(): string {
+    return this.homeValue;
+  }
+  get homeSource(): AppContext['homeSourceValue'] {
+    return this.homeSourceValue;
+  }
+  get demoHome(): string | null {
+    return this.choice.demoHome;
+  }
+
+  private applyHome(): void {
+    if (this.options.homeFlag) {
+      this.homeValue = path.resolve(this.options.homeFlag);
+      this.homeSourceValue = 'flag';
+    } else if (this.choice.home) {
+      this.homeValue = this.choice.home;
+      this.homeSourceValue = this.choice.home === this.choice.demoHome ? 'demo' : 'settings';
+    } else {
+      this.homeValue = resolveHome(this.env);
+      this.homeSourceValue = this.env.CLAUDE_CONFIG_DIR ? 'env' : 'default';
+    }
+  }
+
+  /** Switch homes (Settings, the demo workspace). A `--home` flag is dropped once the user chooses. */
+  async setHome(home: string | null, demoHome?: string): Promise<void> {
+    this.choice = { home, demoHome: demoHome ?? this.choice.demoHome };
+    await writeHomeChoice(this.dataDir, this.choice);
+    delete this.options.homeFlag;
+    this.applyHome();
+    this.cache = new HomeScanCache();
+    if (this.watcher) {
+      await this.watcher.close();
+      this.startWatching();
+    }
+    this.events.publish({ type: 'home-changed', home: this.homeValue });
+  }
+
+  homeExists(): boolean {
+    return fs.existsSync(this.homeValue);
+  }
+
+  scanHome(): Promise<HomeScan> {
+    return scanHome(this.homeValue, { cache: this.cache, env: this.env });
+  }
+
+  /** One project by its directory name; a clear not-found error for a name that is not there. */
+  async project(dir: string): Promise<ProjectScan> {
+    if (dir.includes('/') || dir.includes('\\') || dir === '.' || dir === '..' || dir.includes('\0')) {
+      throw new RpcError({ code: 'invalid-input', message: `"${dir}" is not a project directory name.` });
+    }
+    if (!fs.existsSync(path.join(this.homeValue, 'projects', dir))) {
+      throw new RpcError({ code: 'not-found', message: `There is no project "${dir}" in ${this.homeValue}.` });
+    }
+    return scanProject(this.homeValue, dir, { cache: this.cache, env: this.env });
+  }
+
+  /** Where a write in this project and scope goes. */
+  async where(dir: string, scope: Scope): Promise<Where & { project: ProjectScan }> {
+    const project = await this.project(dir);
+    return { memoryDir: project.memoryDir, scope, dataDir: this.dataDir, project };
+  }
+
+  /** After Memdir itself changed files: forget cached facts and tell the renderer. */
+  changed(dir: string, memoryDir: string): void {
+    this.cache.forget(memoryDir);
+    this.watcher?.noteOwnWrite(memoryDir);
+    this.events.publish({ type: 'projects-changed', dirs: [dir], external: false });
+  }
+
+  private startWatching(): void {
+    this.watcher = new MemoryWatcher(this.homeValue, this.dataDir, (dirs) => {
+      this.events.publish({ type: 'projects-changed', dirs, external: true });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.watcher?.close();
+    this.watcher = null;
+  }
+}

@@ -1,0 +1,375 @@
+/**
+ * Shadow git history of a memory dir (issue 2, "history"). Every change made through Memdir, and
+ * every change found on disk since the last look, is a commit in a repository kept in Memdir's
+ * data dir, with its source. Diff any two points, read a file at a point, restore a file or a
+ * whole snapshot; a memory deleted in Memdir is always recoverable.
+ *
+ * `transact` is the single path every Memdir write goes through:
+ *   lock → record outside changes (`external`) → write via safe-fs → record (given source).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import fs from 'node:fs/promises';
+import { resolveDataDir } from '../data-dir.js';
+import {
+  cleanupTempFiles,
+  memoryDirKey,
+  realpathLoose,
+  removeFileConfined,
+  splitRelativePath,
+  UnsafePathError,
+  withMemoryLock,
+  writeFileAtomic,
+} from '../memdir/safe-fs.js';
+import { git, HistoryError } from './git.js';
+import type { ShadowRepo } from './git.js';
+import { formatMessage, LOG_FORMAT, parseLog } from './log-format.js';
+import type { HistoryEntry, LoggedEntry } from './log-format.js';
+import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
+
+export { HistoryError } from './git.js';
+export type { HistoryEntry, HistoryFileChange } from './log-format.js';
+
+/** Who made a change, recorded as the `Memdir-Source:` trailer of its commit. */
+export const CHANGE_SOURCES = ['manual', 'external', 'extract', 'dream', 'restore', 'fix', 'sync', 'import', 'demo'] as const;
+/** Who made a change: the user in the app/CLI, another program, or one of Memdir's jobs. */
+export type ChangeSource = (typeof CHANGE_SOURCES)[number];
+
+/** Options every history call takes: where Memdir's data dir is (tests point it at a tmp dir). */
+export interface HistoryOptions {
+  dataDir?: string;
+}
+
+/** What a recorded change is called. */
+export interface ChangeDescription extends HistoryOptions {
+  source: ChangeSource | string;
+  /** One line shown in the history list. */
+  summary: string;
+  /** Optional detail kept in the commit message. */
+  body?: string;
+}
+
+const EXTERNAL: ChangeDescription = { source: 'external', summary: 'Changes made outside Memdir' };
+
+function checkSource(source: string): string {
+  if (!/^[a-z][a-z0-9-]{0,39}$/.test(source)) {
+    throw new HistoryError('bad-argument', `"${source}" is not a valid change source (lower-case letters, digits and dashes)`);
+  }
+  return source;
+}
+
+/** A caller's file argument as a confined, normalised relative path, or a HistoryError. */
+function checkFile(file: string): string {
+  try {
+    return splitRelativePath(file, 'the memory directory', 'use').join('/');
+  } catch (err) {
+    if (err instanceof UnsafePathError) throw new HistoryError('bad-path', err.message, { cause: err });
+    throw err;
+  }
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  return fs.stat(p).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+}
+
+async function headRev(repo: ShadowRepo): Promise<string | null> {
+  const out = await git(repo, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { okCodes: [1, 128] });
+  return out.code === 0 ? out.stdout.toString('utf8').trim() : null;
+}
+
+/**
+ * Accepts commit ids and simple names (`HEAD`, `HEAD~2`, `main`) and returns the full commit id.
+ * Anything git could read as an option, a range or a path (`-x`, `a..b`, `rev:file`) is refused
+ * before git sees it, and git's own complaint never reaches the user.
+ */
+async function resolveRev(repo: ShadowRepo, rev: string, memoryDir: string): Promise<string> {
+  const shown = typeof rev === 'string' ? JSON.stringify(rev.slice(0, 80)) : String(rev);
+  if (typeof rev !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_./~^-]{0,199}$/.test(rev) || rev.includes('..')) {
+    throw new HistoryError('bad-revision', `${shown} is not a point in history; expected a commit id such as 3f2a9c1`);
+  }
+  const out = await git(repo, ['rev-parse', '-q', '--verify', `${rev}^{commit}`], { okCodes: [1, 128] });
+  if (out.code !== 0) {
+    throw new HistoryError('bad-revision', `${shown} is not a point in the history of ${memoryDir}`);
+  }
+  return out.stdout.toString('utf8').trim();
+}
+
+/** `git log` parsed; the repo must have at least one commit (check with `headRev`). */
+async function readLog(repo: ShadowRepo, args: string[], file?: string): Promise<LoggedEntry[]> {
+  const out = await git(repo, ['log', '--topo-order', '-z', '--name-status', '-M', '--no-color', LOG_FORMAT, ...args, '--', ...(file ? [file] : [])]);
+  return parseLog(out.stdout.toString('utf8'));
+}
+
+function toEntry({ parents: _parents, ...entry }: LoggedEntry): HistoryEntry {
+  return entry;
+}
+
+/**
+ * Commits the memory dir as it is now, if anything changed since the last entry (else returns
+ * null). Takes the memory lock (reentrant). Cheap when nothing changed: one `git status`, which
+ * compares file stats against the index and reads only files whose stat changed.
+ */
+export async function recordSnapshot(memoryDir: string, opts: ChangeDescription): Promise<HistoryEntry | null> {
+  const source = checkSource(opts.source);
+  const dataDir = opts.dataDir ?? resolveDataDir();
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      if (!(await isDirectory(await realpathLoose(memoryDir)))) return null;
+      const repo = await ensureShadowRepo(memoryDir, dataDir);
+      const locked = { workTree: true, clearStaleLocks: true };
+      const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], locked);
+      if (status.stdout.length === 0) return null;
+      // --ignore-errors: an unreadable file (EACCES) is skipped rather than blocking the record;
+      // the health scan reports it as `unreadable`. Then whether anything is left to commit
+      // must be asked again.
+      const added = await git(repo, ['add', '-A', '--ignore-errors'], { ...locked, okCodes: [1] });
+      if (added.code !== 0) {
+        const staged = await git(repo, ['diff', '--cached', '--quiet', '--no-ext-diff'], { okCodes: [1] });
+        if (staged.code === 0) return null;
+      }
+      const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
+        ...locked,
+        okCodes: [1],
+        input: formatMessage(opts.summary, source, opts.body),
+        env: await monotonicDate(repo),
+      });
+      // Exit 1 is git's "nothing to commit" (status saw a change that staging cancelled out).
+      if (commit.code === 1) return null;
+      const [entry] = await readLog(repo, ['-1', 'HEAD']);
+      if (!entry) return null;
+      lastCommitTime.set(repo.gitDir, Math.floor(Date.parse(entry.time) / 1000));
+      return toEntry(entry);
+    },
+    { dataDir },
+  );
+}
+
+/** Per shadow repo, the newest commit time seen by this process (seconds). */
+const lastCommitTime = new Map<string, number>();
+
+/**
+ * Entries are ordered by commit order, never by clock; still, a clock that went backwards
+ * (NTP, a laptop's dead battery) should not make a newer entry look older, so a commit is not
+ * dated before the last one. Only the first commit in a process asks git; the rest use the
+ * time this process last committed ("monotonic-ish" across processes, exact within one).
+ */
+async function monotonicDate(repo: ShadowRepo): Promise<Record<string, string>> {
+  let last = lastCommitTime.get(repo.gitDir);
+  if (last === undefined) {
+    const out = await git(repo, ['log', '-1', '--format=%ct', '--all']);
+    last = Number.parseInt(out.stdout.toString('utf8').trim(), 10) || 0;
+  }
+  if (last <= Math.floor(Date.now() / 1000)) return {};
+  const date = `@${last} +0000`;
+  return { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+}
+
+/** Records what changed on disk since the last entry as `external` ("Changes made outside Memdir"). */
+export async function recordExternalChanges(memoryDir: string, opts: HistoryOptions = {}): Promise<HistoryEntry | null> {
+  return recordSnapshot(memoryDir, { ...EXTERNAL, ...opts });
+}
+
+const transactions = new AsyncLocalStorage<ReadonlyMap<string, { active: boolean }>>();
+
+/**
+ * The single path every Memdir write goes through: takes the memory lock, removes temp files
+ * left by a killed writer, records outside changes as `external`, runs `fn` (which writes with
+ * safe-fs), then records the result with the given source.
+ *
+ * If `fn` throws, whatever it had already written (each write is atomic) is recorded with the
+ * given source and the summary suffixed " (incomplete)" — attributing it to `external` would be
+ * a lie — and the error is rethrown. A `transact` nested in `fn` for the same dir just runs its
+ * function: its writes belong to the outer entry, and it returns `entry: null`.
+ */
+export async function transact<T>(
+  memoryDir: string,
+  opts: ChangeDescription,
+  fn: () => Promise<T>,
+): Promise<{ result: T; entry: HistoryEntry | null }> {
+  checkSource(opts.source);
+  const dataDir = opts.dataDir ?? resolveDataDir();
+  const key = `${dataDir}\0${await memoryDirKey(memoryDir)}`;
+  const outer = transactions.getStore();
+  if (outer?.get(key)?.active) return { result: await fn(), entry: null };
+
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      await cleanupTempFiles(await realpathLoose(memoryDir));
+      await recordSnapshot(memoryDir, { ...EXTERNAL, dataDir });
+      const state = { active: true };
+      let result: T;
+      try {
+        result = await transactions.run(new Map([...(outer ?? []), [key, state]]), fn);
+      } catch (err) {
+        state.active = false;
+        // The original error matters more than a failure to record; the next transact picks
+        // anything left unrecorded up as `external`.
+        await recordSnapshot(memoryDir, { ...opts, dataDir, summary: `${opts.summary} (incomplete)` }).catch(() => undefined);
+        throw err;
+      }
+      state.active = false;
+      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir });
+      return { result, entry };
+    },
+    { dataDir },
+  );
+}
+
+/** History of a memory dir (or of one file in it, following renames), newest first. Empty before the first entry. */
+export async function listHistory(
+  memoryDir: string,
+  opts: HistoryOptions & { file?: string; limit?: number } = {},
+): Promise<HistoryEntry[]> {
+  const file = opts.file === undefined ? undefined : checkFile(opts.file);
+  if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 1)) {
+    throw new HistoryError('bad-argument', `The history limit must be a positive whole number, not ${opts.limit}`);
+  }
+  const repo = await openShadowRepo(memoryDir, opts.dataDir);
+  if (!repo || !(await headRev(repo))) return [];
+  const args = [...(opts.limit ? [`-n${opts.limit}`] : []), ...(file ? ['--follow'] : [])];
+  return (await readLog(repo, args, file)).map(toEntry);
+}
+
+async function requireRepo(memoryDir: string, dataDir: string | undefined): Promise<ShadowRepo> {
+  const repo = await openShadowRepo(memoryDir, dataDir);
+  if (!repo) throw new HistoryError('not-found', `There is no history for ${memoryDir} yet`);
+  return repo;
+}
+
+/**
+ * Unified diff (git's text) from `from` to `to`, optionally for one file. `from` null means the
+ * parent of `to` (or nothing, for the first entry).
+ */
+export async function diffRevisions(
+  memoryDir: string,
+  from: string | null,
+  to: string,
+  opts: HistoryOptions & { file?: string } = {},
+): Promise<string> {
+  const file = opts.file === undefined ? undefined : checkFile(opts.file);
+  const repo = await requireRepo(memoryDir, opts.dataDir);
+  const toRev = await resolveRev(repo, to, memoryDir);
+  const fromRev = from === null ? null : await resolveRev(repo, from, memoryDir);
+  const common = ['-M', '--no-color', '--no-ext-diff', '--no-textconv'];
+  const args =
+    fromRev === null
+      ? ['diff-tree', '-p', '-r', '--root', '--no-commit-id', ...common, toRev]
+      : ['diff', ...common, fromRev, toRev];
+  const out = await git(repo, [...args, '--', ...(file ? [file] : [])]);
+  return out.stdout.toString('utf8');
+}
+
+interface TreeEntry {
+  mode: string;
+  type: string;
+  oid: string;
+  path: string;
+}
+
+async function listTree(repo: ShadowRepo, rev: string, file?: string): Promise<TreeEntry[]> {
+  const out = await git(repo, ['ls-tree', '-z', ...(file ? [] : ['-r']), rev, '--', ...(file ? [file] : [])]);
+  return out.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter(Boolean)
+    .map((line) => {
+      const tab = line.indexOf('\t');
+      const [mode = '', type = '', oid = ''] = line.slice(0, tab).split(' ');
+      return { mode, type, oid, path: line.slice(tab + 1) };
+    });
+}
+
+/** A regular file's blob; links (120000) and sub-repositories are never content. */
+function isRegularBlob(entry: TreeEntry | undefined): entry is TreeEntry {
+  return entry !== undefined && entry.type === 'blob' && entry.mode !== '120000';
+}
+
+async function readBlob(repo: ShadowRepo, oid: string): Promise<Buffer> {
+  return (await git(repo, ['cat-file', 'blob', oid])).stdout;
+}
+
+/** The content of `file` at `rev`, or null if it did not exist there (or was not a regular file). */
+export async function readAtRevision(memoryDir: string, rev: string, file: string, opts: HistoryOptions = {}): Promise<string | null> {
+  const rel = checkFile(file);
+  const repo = await requireRepo(memoryDir, opts.dataDir);
+  const hash = await resolveRev(repo, rev, memoryDir);
+  const entry = (await listTree(repo, hash, rel)).find((e) => e.path === rel);
+  return isRegularBlob(entry) ? (await readBlob(repo, entry.oid)).toString('utf8') : null;
+}
+
+/**
+ * Restores one file, or the whole memory dir, to how it was at `rev`, as a new `restore` entry
+ * (so the restore itself can be undone). A whole-snapshot restore removes files that did not
+ * exist at `rev` and writes those that did. Writes go through safe-fs: atomic, confined, never
+ * through a link; links recorded in history are never re-created. Returns null if nothing changed.
+ */
+export async function restoreFromHistory(
+  memoryDir: string,
+  rev: string,
+  opts: HistoryOptions & { file?: string } = {},
+): Promise<HistoryEntry | null> {
+  const file = opts.file === undefined ? undefined : checkFile(opts.file);
+  const repo = await requireRepo(memoryDir, opts.dataDir);
+  const hash = await resolveRev(repo, rev, memoryDir);
+  const when = (await git(repo, ['show', '-s', '--format=%cI', hash])).stdout.toString('utf8').trim();
+  const point = `${hash.slice(0, 7)} (${when})`;
+  const summary = file ? `Restored ${file} as of ${point}` : `Restored all memories as of ${point}`;
+  const { entry } = await transact(memoryDir, { source: 'restore', summary, dataDir: opts.dataDir }, async () => {
+    if (file) await restoreFile(repo, hash, file, memoryDir, point);
+    else await restoreSnapshot(repo, hash, memoryDir);
+  });
+  return entry;
+}
+
+async function restoreFile(repo: ShadowRepo, hash: string, file: string, memoryDir: string, point: string): Promise<void> {
+  const entry = (await listTree(repo, hash, file)).find((e) => e.path === file);
+  if (!entry) throw new HistoryError('not-found', `${file} did not exist at ${point}; there is nothing to restore`);
+  if (!isRegularBlob(entry)) throw new HistoryError('bad-path', `${file} was not a regular file at ${point}; Memdir only restores files`);
+  await writeFileAtomic(memoryDir, file, await readBlob(repo, entry.oid));
+}
+
+async function restoreSnapshot(repo: ShadowRepo, hash: string, memoryDir: string): Promise<void> {
+  const target = new Map((await listTree(repo, hash)).map((e) => [e.path, e]));
+  // transact has just recorded the disk, so HEAD is what is there now.
+  const current = new Map((await listTree(repo, 'HEAD')).map((e) => [e.path, e]));
+  for (const [p, entry] of current) {
+    if (!target.has(p) && isRegularBlob(entry)) await removeFileConfined(memoryDir, p);
+  }
+  for (const [p, entry] of target) {
+    if (!isRegularBlob(entry) || current.get(p)?.oid === entry.oid) continue;
+    await writeFileAtomic(memoryDir, p, await readBlob(repo, entry.oid));
+  }
+}
+
+/** A file deleted from the memory dir that history can bring back. */
+export interface DeletedFile {
+  path: string;
+  /** The last entry where the file existed: restore it from here. */
+  rev: string;
+  /** The entry that deleted it. */
+  deletedIn: string;
+  /** When it was deleted. */
+  time: string;
+}
+
+/** Files deleted (most recent deletion first) that do not exist again now, with where to restore them from. */
+export async function deletedFiles(memoryDir: string, opts: HistoryOptions = {}): Promise<DeletedFile[]> {
+  const repo = await openShadowRepo(memoryDir, opts.dataDir);
+  if (!repo || !(await headRev(repo))) return [];
+  const present = new Set((await listTree(repo, 'HEAD')).map((e) => e.path));
+  const seen = new Set<string>();
+  const deleted: DeletedFile[] = [];
+  for (const entry of await readLog(repo, ['--diff-filter=D'])) {
+    for (const change of entry.files) {
+      if (change.status !== 'deleted' || seen.has(change.path) || present.has(change.path)) continue;
+      seen.add(change.path);
+      const parent = entry.parents[0];
+      if (parent) deleted.push({ path: change.path, rev: parent, deletedIn: entry.rev, time: entry.time });
+    }
+  }
+  return deleted;
+}

@@ -1,0 +1,92 @@
+/**
+ * How history entries are written into commit messages and read back from `git log`.
+ * A commit message is `<summary>\n\n[<body>\n\n]Memdir-Source: <source>`.
+ */
+
+/** One change to one file in a history entry. */
+export interface HistoryFileChange {
+  path: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  /** The old path of a renamed file. */
+  from?: string;
+}
+
+/** One point in the history of a memory dir: a commit of the shadow repository. */
+export interface HistoryEntry {
+  /** Full commit id; pass it back to diff, read and restore. */
+  rev: string;
+  /** Commit time, ISO 8601 with offset. */
+  time: string;
+  /** Who made the change: a ChangeSource, or what an older/newer Memdir wrote. */
+  source: string;
+  /** One line a person reads in the history list. */
+  summary: string;
+  files: HistoryFileChange[];
+}
+
+/** A HistoryEntry with its parent ids, for callers that walk the history. */
+export interface LoggedEntry extends HistoryEntry {
+  parents: string[];
+}
+
+const TRAILER = 'Memdir-Source';
+
+/** `git log` arguments producing what `parseLog` reads (use with `-z --name-status`). */
+export const LOG_FORMAT = '--format=%x1e%H%x1f%cI%x1f%P%x1f%B%x1f';
+
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
+/** A one-line subject: control characters and newlines become spaces, at most 200 characters. */
+export function cleanSummary(summary: string): string {
+  const line = summary.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
+  return line === '' ? 'Update memories' : line.slice(0, 200);
+}
+
+/** Builds a commit message. A body line that looks like our trailer is dropped so it cannot spoof the source. */
+export function formatMessage(summary: string, source: string, body?: string): string {
+  const cleanBody = (body ?? '')
+    .replace(CONTROL, '')
+    .split('\n')
+    .filter((line) => !line.startsWith(`${TRAILER}:`))
+    .join('\n')
+    .trim();
+  return `${cleanSummary(summary)}\n\n${cleanBody ? `${cleanBody}\n\n` : ''}${TRAILER}: ${source}\n`;
+}
+
+function parseStatus(tokens: string[]): HistoryFileChange[] {
+  const files: HistoryFileChange[] = [];
+  for (let i = 0; i < tokens.length; ) {
+    const code = tokens[i++] ?? '';
+    if (code.startsWith('R') || code.startsWith('C')) {
+      const from = tokens[i++] ?? '';
+      const to = tokens[i++] ?? '';
+      files.push(code.startsWith('R') ? { path: to, status: 'renamed', from } : { path: to, status: 'added' });
+    } else {
+      const p = tokens[i++] ?? '';
+      files.push({ path: p, status: code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified' });
+    }
+  }
+  return files;
+}
+
+/** Parses `git log -z --name-status LOG_FORMAT` output, newest first. */
+export function parseLog(out: string): LoggedEntry[] {
+  return out
+    .split('\x1e')
+    .slice(1)
+    .map((record) => {
+      const [rev = '', time = '', parents = '', body = '', rest = ''] = record.split('\x1f');
+      // After the format come NUL, newline, then NUL-separated status/path tokens.
+      const tokens = rest.replace(/^\0/, '').replace(/^\n/, '').split('\0');
+      if (tokens.at(-1) === '') tokens.pop();
+      const trailer = [...body.matchAll(new RegExp(`^${TRAILER}:\\s*(.+)$`, 'gm'))].at(-1)?.[1]?.trim();
+      return {
+        rev,
+        time,
+        parents: parents.split(' ').filter(Boolean),
+        source: trailer ?? 'unknown',
+        summary: body.split('\n')[0]?.trim() ?? '',
+        files: parseStatus(tokens),
+      };
+    });
+}

@@ -1,0 +1,17 @@
+/**
+ * A memory operation that cannot go ahead, for a reason a person can act on. Services throw
+ * it; the CLI prints its message, the API turns it into a typed error for the app.
+ */
+export type MemoryErrorCode = 'exists' | 'not-found' | 'conflict' | 'invalid-name' | 'scope-refused' | 'invalid-input' | 'unsafe-path' | 'busy';
+
+export class MemoryError extends Error {
+  constructor(
+    readonly code: MemoryErrorCode,
+    message: string,
+    /** For `conflict`: what is on disk now, so the editor can show both versions. */
+    readonly current?: string,
+  ) {
+    super(message);
+    this.name = 'MemoryError';
+  }
+}

@@ -1,0 +1,143 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listHistory, restoreFromHistory } from '../history/history.js';
+import { indexEntries, parseIndex } from '../../shared/index-format.js';
+import { MemoryError } from './memory-error.js';
+import { applyFixes, createMemory, deleteMemory, fixRequestOf, renameMemory, saveIndexText, suggestFileName, updateMemory, type Where } from './memory-service.js';
+import { scanMemoryDir } from './scan-dir.js';
+
+let root: string;
+let where: Where;
+let team: Where;
+const read = (rel: string) => fs.readFile(path.join(where.memoryDir, rel), 'utf8');
+const entries = async (rel = 'MEMORY.md') => indexEntries(parseIndex(await read(rel))).map((e) => [e.file, e.title, e.hook]);
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-service-'));
+  const memoryDir = path.join(root, 'memory');
+  await fs.mkdir(memoryDir);
+  where = { memoryDir, scope: 'private', dataDir: path.join(root, 'data') };
+  team = { ...where, scope: 'team' };
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+const fields = { name: 'No ORM', description: 'We write SQL by hand', type: 'feedback' as const };
+
+describe('createMemory', () => {
+  it('writes the topic file and its pointer, and records it in history as manual', async () => {
+    const { file, entry } = await createMemory(where, { fields, body: 'Because of the outage.\n' });
+    expect(file).toBe('feedback_no_orm.md');
+    expect(await read(file)).toBe('---\nname: No ORM\ndescription: We write SQL by hand\ntype: feedback\n---\nBecause of the outage.\n');
+    expect(await entries()).toEqual([['feedback_no_orm.md', 'No ORM', 'We write SQL by hand']]);
+    expect(entry).toMatchObject({ source: 'manual', summary: 'Create feedback_no_orm.md' });
+    const scan = scanMemoryDir(where.memoryDir, { scope: 'private' });
+    expect(scan.problems).toEqual([]);
+  });
+
+  it('creates team memories in memory/team with their own index, but never a "user" one', async () => {
+    await createMemory(team, { fields: { name: 'CI', description: 'No Python 3.8 in CI', type: 'project' }, body: '' });
+    expect(await entries('team/MEMORY.md')).toEqual([['project_ci.md', 'CI', 'No Python 3.8 in CI']]);
+    await expect(createMemory(team, { fields: { name: 'Me', description: 'x', type: 'user' }, body: '' })).rejects.toMatchObject({ code: 'scope-refused' });
+  });
+
+  it('refuses names that leave the directory, hide, or clash, and never overwrites', async () => {
+    for (const file of ['../x.md', 'a/b.md', 'a\\b.md', '.hidden.md', 'MEMORY.md', 'notes.txt', 'x\0.md']) {
+      await expect(createMemory(where, { fields, body: '', file }), file).rejects.toBeInstanceOf(MemoryError);
+    }
+    await createMemory(where, { fields, body: 'first', file: 'same.md' });
+    await expect(createMemory(where, { fields, body: 'second', file: 'same.md' })).rejects.toMatchObject({ code: 'exists' });
+    expect(await read('same.md')).toContain('first');
+  });
+
+  it('derives readable file names, even from Chinese names', () => {
+    expect(suggestFileName('project', 'Café deploy — v2!')).toBe('project_cafe_deploy_v2.md');
+    expect(suggestFileName('user', '用户角色')).toMatch(/^user_[a-z0-9]+\.md$/);
+  });
+});
+
+describe('updateMemory', () => {
+  it('edits in place, keeps unknown frontmatter, and keeps the index line in step', async () => {
+    await fs.writeFile(path.join(where.memoryDir, 'f.md'), '---\nname: Old\ndescription: old hook\ntype: feedback\nowner: alice\n---\nold\n');
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '# Index\n- [Old](f.md) — old hook\n');
+    await updateMemory(where, { file: 'f.md', fields: { name: 'New', description: 'new hook', type: 'feedback' }, body: 'new\n' });
+    expect(await read('f.md')).toBe('---\nname: New\ndescription: new hook\ntype: feedback\nowner: alice\n---\nnew\n');
+    expect(await read('MEMORY.md')).toBe('# Index\n- [New](f.md) — new hook\n');
+  });
+
+  it('keeps a hand-written index hook that differs from the description', async () => {
+    await fs.writeFile(path.join(where.memoryDir, 'f.md'), '---\nname: A\ndescription: d\ntype: feedback\n---\n');
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [A](f.md) — my own hook\n');
+    await updateMemory(where, { file: 'f.md', fields: { name: 'A', description: 'changed', type: 'feedback' }, body: '' });
+    expect(await read('MEMORY.md')).toBe('- [A](f.md) — my own hook\n');
+  });
+
+  it('refuses to save over a file changed on disk since the editor opened it, and hands back both', async () => {
+    await createMemory(where, { fields, body: 'v1\n', file: 'f.md' });
+    const base = await read('f.md');
+    await fs.writeFile(path.join(where.memoryDir, 'f.md'), `${base}added by Claude Code\n`);
+    const error = await updateMemory(where, { file: 'f.md', fields, body: 'mine\n', baseText: base }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'conflict' });
+    expect((error as MemoryError).current).toContain('added by Claude Code');
+    expect(await read('f.md')).toContain('added by Claude Code');
+  });
+
+  it('says clearly when the file vanished', async () => {
+    await expect(updateMemory(where, { file: 'gone.md', fields, body: '' })).rejects.toMatchObject({ code: 'not-found' });
+  });
+});
+
+describe('renameMemory and deleteMemory', () => {
+  it('renames and retargets every pointer; refuses to overwrite', async () => {
+    await createMemory(where, { fields, body: '', file: 'a.md' });
+    await createMemory(where, { fields: { ...fields, name: 'B' }, body: '', file: 'b.md' });
+    await renameMemory(where, 'a.md', 'c.md');
+    expect((await entries()).map(([f]) => f)).toEqual(['c.md', 'b.md']);
+    await expect(renameMemory(where, 'c.md', 'b.md')).rejects.toThrow();
+    expect(await read('b.md')).toContain('name: B');
+  });
+
+  it('deletes the file and its pointer, and history brings it back', async () => {
+    await createMemory(where, { fields, body: 'precious\n', file: 'p.md' });
+    const { entry } = await deleteMemory(where, 'p.md');
+    await expect(read('p.md')).rejects.toThrow();
+    expect(await entries()).toEqual([]);
+    await restoreFromHistory(where.memoryDir, `${entry!.rev}~1`, { dataDir: where.dataDir! });
+    expect(await read('p.md')).toContain('precious');
+    expect((await entries()).map(([f]) => f)).toEqual(['p.md']);
+    const sources = (await listHistory(where.memoryDir, { dataDir: where.dataDir! })).map((e) => e.source);
+    expect(sources.slice(0, 3)).toEqual(['restore', 'manual', 'manual']);
+  });
+});
+
+describe('applyFixes', () => {
+  it('adds orphans, drops dangling and repeated pointers, and ignores fixes that no longer apply', async () => {
+    await fs.writeFile(path.join(where.memoryDir, 'orphan.md'), '---\nname: Orphan\ndescription: lost memory\ntype: reference\n---\n');
+    await fs.writeFile(path.join(where.memoryDir, 'kept.md'), '---\nname: Kept\ndescription: k\ntype: user\n---\n');
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [Kept](kept.md) — k\n- [Gone](gone.md) — g\n- [Kept again](kept.md) — dup\n');
+    const scan = scanMemoryDir(where.memoryDir, { scope: 'private' });
+    const fixes = scan.problems.map(fixRequestOf).filter((f) => f !== null);
+    expect(fixes.map((f) => f.kind).sort()).toEqual(['add-to-index', 'dedupe-pointer', 'drop-pointer']);
+    const { applied, entry } = await applyFixes(where, fixes);
+    expect(applied).toHaveLength(3);
+    expect(entry).toMatchObject({ source: 'fix' });
+    expect(await entries()).toEqual([
+      ['kept.md', 'Kept', 'k'],
+      ['orphan.md', 'Orphan', 'lost memory'],
+    ]);
+    expect(scanMemoryDir(where.memoryDir, { scope: 'private' }).problems).toEqual([]);
+    // The same fixes again: nothing left to do, nothing damaged.
+    expect((await applyFixes(where, fixes)).applied).toEqual([]);
+  });
+});
+
+describe('saveIndexText', () => {
+  it('writes MEMORY.md, refusing when it changed since it was read', async () => {
+    await saveIndexText(where, '- [A](a.md) — a\n');
+    await expect(saveIndexText(where, 'mine', 'stale base')).rejects.toMatchObject({ code: 'conflict' });
+    expect(await read('MEMORY.md')).toBe('- [A](a.md) — a\n');
+  });
+});

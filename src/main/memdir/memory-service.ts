@@ -1,0 +1,257 @@
+/**
+ * Create, update, rename and delete memories, and apply safe health fixes — keeping the index
+ * consistent. Every change goes through `transact` (lock, outside changes recorded first,
+ * history entry after) and safe-fs (atomic, confined, no symlinks): one path for every writer.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import {
+  addIndexEntry,
+  indexEntries,
+  parseIndex,
+  removeIndexEntries,
+  retargetIndexEntries,
+  serializeIndex,
+  updateIndexEntry,
+  type ParsedIndex,
+} from '../../shared/index-format.js';
+import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
+import type { FixKind, Problem } from '../../shared/problems.js';
+import { type ChangeSource, type HistoryEntry, transact } from '../history/history.js';
+import { MemoryError } from './memory-error.js';
+import { decode, factsOf } from './read-file.js';
+import { removeFileConfined, renameConfined, resolveInside, writeFileAtomic } from './safe-fs.js';
+import { type TopicFields, parseTopicFile, serializeTopicFile } from './topic-file.js';
+
+export interface Where {
+  /** The project's memory directory (history and locks are per memory directory). */
+  memoryDir: string;
+  scope: Scope;
+  dataDir?: string;
+}
+
+export interface WriteResult {
+  file: string;
+  entry: HistoryEntry | null;
+}
+
+/** Path relative to the memory directory of a file in the given scope. */
+function inScope(scope: Scope, file: string): string {
+  return scope === 'team' ? `${TEAM_DIR}/${file}` : file;
+}
+
+/** Check a topic file name: one path segment ending in .md, not the index, not hidden. */
+export function checkFileName(file: string): string {
+  const name = file.normalize('NFC').trim();
+  if (name === '' || name.includes('/') || name.includes('\\') || name.includes('\0')) {
+    throw new MemoryError('invalid-name', `"${file}" is not a valid memory file name: use a plain name like feedback_testing.md, without folders or slashes.`);
+  }
+  if (name.startsWith('.')) throw new MemoryError('invalid-name', `"${file}" starts with a dot; such files are hidden and never read as memories.`);
+  if (!/\.md$/i.test(name)) throw new MemoryError('invalid-name', `"${file}" must end in .md.`);
+  if (name.toUpperCase() === INDEX_FILE.toUpperCase()) throw new MemoryError('invalid-name', `${INDEX_FILE} is the index, not a memory.`);
+  if (/[\u0000-\u001f\u007f<>:"|?*]/.test(name)) throw new MemoryError('invalid-name', `"${file}" holds characters that are not allowed in file names on every system.`);
+  if (Buffer.byteLength(name) > 200) throw new MemoryError('invalid-name', `"${file}" is too long for a file name.`);
+  return name;
+}
+
+/** A file name for a new memory from its type and name: `feedback_no_orm.md`. */
+export function suggestFileName(type: string, name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 60)
+    .replace(/_+$/, '');
+  return `${type}_${slug || Date.now().toString(36)}.md`;
+}
+
+async function readText(root: string, rel: string): Promise<string | null> {
+  const abs = await resolveInside(root, rel);
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(abs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const outcome = decode(bytes, factsOf({ size: bytes.length, mtimeMs: 0, ctimeMs: 0, ino: 0 }));
+  if (!outcome.ok) throw new MemoryError('invalid-input', `${rel} cannot be edited: ${outcome.reason}.`);
+  return outcome.text;
+}
+
+async function readIndex(where: Where): Promise<{ parsed: ParsedIndex; text: string | null }> {
+  const text = await readText(where.memoryDir, inScope(where.scope, INDEX_FILE));
+  return { parsed: parseIndex(text ?? ''), text };
+}
+
+async function writeIndex(where: Where, parsed: ParsedIndex, before: string | null): Promise<void> {
+  const text = serializeIndex(parsed);
+  if (text !== before) await writeFileAtomic(where.memoryDir, inScope(where.scope, INDEX_FILE), text);
+}
+
+function tx<T>(where: Where, source: ChangeSource, summary: string, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
+  return transact(where.memoryDir, { source, summary, ...(where.dataDir ? { dataDir: where.dataDir } : {}) }, fn);
+}
+
+export interface CreateInput {
+  fields: TopicFields;
+  body: string;
+  /** File name; derived from type and name when absent. */
+  file?: string;
+  /** The index line's hook; the description when absent. */
+  hook?: string;
+  source?: ChangeSource;
+}
+
+/** Create a topic file and its index pointer. */
+export async function createMemory(where: Where, input: CreateInput): Promise<WriteResult> {
+  const refusal = scopeRefusal(input.fields.type, where.scope);
+  if (refusal) throw new MemoryError('scope-refused', refusal);
+  if (!input.fields.name.trim()) throw new MemoryError('invalid-input', 'A memory needs a name.');
+  const file = checkFileName(input.file ?? suggestFileName(input.fields.type, input.fields.name));
+  const rel = inScope(where.scope, file);
+  const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
+    if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
+    await writeFileAtomic(where.memoryDir, rel, serializeTopicFile(input.fields, input.body));
+    const index = await readIndex(where);
+    const already = indexEntries(index.parsed).some((e) => e.file === file);
+    if (!already) await writeIndex(where, addIndexEntry(index.parsed, { title: input.fields.name, file, hook: input.hook ?? input.fields.description }), index.text);
+    return file;
+  });
+  return { file: result, entry };
+}
+
+export interface UpdateInput {
+  file: string;
+  fields: TopicFields;
+  body: string;
+  /** The text the editor started from; when the file changed since, nothing is written. */
+  baseText?: string;
+  hook?: string;
+  source?: ChangeSource;
+}
+
+/** Rewrite a topic file (frontmatter edited in place) and keep its index line in step. */
+export async function updateMemory(where: Where, input: UpdateInput): Promise<WriteResult> {
+  const refusal = scopeRefusal(input.fields.type, where.scope);
+  if (refusal) throw new MemoryError('scope-refused', refusal);
+  const file = checkFileName(input.file);
+  const rel = inScope(where.scope, file);
+  const { entry } = await tx(where, input.source ?? 'manual', `Edit ${rel}`, async () => {
+    const current = await readText(where.memoryDir, rel);
+    if (current === null) throw new MemoryError('not-found', `${rel} no longer exists; it may have been deleted or renamed outside Memdir.`);
+    if (input.baseText !== undefined && current !== input.baseText) {
+      throw new MemoryError('conflict', `${rel} was changed on disk while you were editing it; compare both versions before saving.`, current);
+    }
+    const previous = parseTopicFile(current, file);
+    await writeFileAtomic(where.memoryDir, rel, serializeTopicFile(input.fields, input.body, current));
+    const index = await readIndex(where);
+    const pointer = indexEntries(index.parsed).find((e) => e.file === file);
+    if (pointer) {
+      const title = pointer.title === previous.meta.name ? input.fields.name : pointer.title;
+      const hook = input.hook ?? (pointer.hook === previous.meta.description ? input.fields.description : pointer.hook);
+      if (title !== pointer.title || hook !== pointer.hook) await writeIndex(where, updateIndexEntry(index.parsed, file, { title, hook }), index.text);
+    }
+  });
+  return { file, entry };
+}
+
+/** Rename a topic file and retarget its index pointers. */
+export async function renameMemory(where: Where, from: string, to: string): Promise<WriteResult> {
+  const source = checkFileName(from);
+  const target = checkFileName(to);
+  const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
+    await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));
+    const index = await readIndex(where);
+    await writeIndex(where, retargetIndexEntries(index.parsed, source, target), index.text);
+  });
+  return { file: target, entry };
+}
+
+/** Delete a topic file and its pointers. The content stays in history, restorable any time. */
+export async function deleteMemory(where: Where, file: string): Promise<WriteResult> {
+  const name = checkFileName(file);
+  const rel = inScope(where.scope, name);
+  const { entry } = await tx(where, 'manual', `Delete ${rel}`, async () => {
+    if ((await readText(where.memoryDir, rel)) === null) throw new MemoryError('not-found', `${rel} does not exist.`);
+    await removeFileConfined(where.memoryDir, rel);
+    const index = await readIndex(where);
+    await writeIndex(where, removeIndexEntries(index.parsed, name), index.text);
+  });
+  return { file: name, entry };
+}
+
+/** Replace the whole index text (the app's MEMORY.md editor). */
+export async function saveIndexText(where: Where, text: string, baseText?: string): Promise<WriteResult> {
+  const rel = inScope(where.scope, INDEX_FILE);
+  const { entry } = await tx(where, 'manual', `Edit ${rel}`, async () => {
+    const current = await readText(where.memoryDir, rel);
+    if (baseText !== undefined && (current ?? '') !== baseText) {
+      throw new MemoryError('conflict', `${rel} was changed on disk while you were editing it; compare both versions before saving.`, current ?? '');
+    }
+    await writeFileAtomic(where.memoryDir, rel, text);
+  });
+  return { file: INDEX_FILE, entry };
+}
+
+export interface FixRequest {
+  kind: FixKind;
+  /** For add-to-index: the orphan topic file; for drop/dedupe: the pointer's target file. */
+  file: string;
+  /** For drop/dedupe: the index line to remove. */
+  line?: number | null;
+}
+
+/** The fix request for a problem that has a safe fix, or null. */
+export function fixRequestOf(problem: Problem): FixRequest | null {
+  if (!problem.fix) return null;
+  // Orphan fixes act on the orphan; pointer fixes on the pointer's target, at its line.
+  if (problem.fix === 'add-to-index') return problem.file ? { kind: problem.fix, file: problem.file } : null;
+  return problem.target && problem.line ? { kind: problem.fix, file: problem.target, line: problem.line } : null;
+}
+
+/**
+ * Apply safe fixes (R-HEALTH): add orphans to the index, drop dangling pointers, drop repeated
+ * pointers. Each fix is re-checked against the files as they are now, so a stale request
+ * (the problem already gone) does nothing rather than damage.
+ */
+export async function applyFixes(where: Where, fixes: FixRequest[], source: ChangeSource = 'fix'): Promise<{ applied: FixRequest[]; entry: HistoryEntry | null }> {
+  const dir = where.scope === 'team' ? path.join(where.memoryDir, TEAM_DIR) : where.memoryDir;
+  const { result, entry } = await tx(where, source, `Fix ${fixes.length} index ${fixes.length === 1 ? 'problem' : 'problems'}`, async () => {
+    const index = await readIndex(where);
+    let parsed = index.parsed;
+    const applied: FixRequest[] = [];
+    const dropLines = new Set<number>();
+    for (const fix of fixes) {
+      const entries = indexEntries(parsed);
+      if (fix.kind === 'add-to-index') {
+        const name = checkFileName(fix.file);
+        if (entries.some((e) => e.file === name)) continue;
+        const text = await readText(where.memoryDir, inScope(where.scope, name));
+        if (text === null) continue;
+        const topic = parseTopicFile(text, name);
+        parsed = addIndexEntry(parsed, { title: topic.meta.name, file: name, hook: topic.meta.description });
+        applied.push(fix);
+      } else if (fix.line) {
+        const pointer = entries.find((e) => e.line === fix.line && e.file === fix.file);
+        if (!pointer) continue;
+        if (fix.kind === 'drop-pointer') {
+          const exists = await fs.lstat(path.join(dir, pointer.file)).then(() => true, () => false);
+          if (exists) continue;
+        } else if (!entries.some((e) => e.file === fix.file && e.line < pointer.line)) continue;
+        dropLines.add(pointer.line);
+        applied.push(fix);
+      }
+    }
+    for (const line of [...dropLines].sort((a, b) => b - a)) {
+      const target = indexEntries(parsed).find((e) => e.line === line);
+      if (target) parsed = removeIndexEntries(parsed, target.file, new Set([line]));
+    }
+    await writeIndex(where, parsed, index.text);
+    return applied;
+  });
+  return { applied: result, entry };
+}

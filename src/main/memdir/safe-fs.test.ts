@@ -1,0 +1,323 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  cleanupTempFiles,
+  MemoryFileError,
+  MemoryLockError,
+  removeFileConfined,
+  renameConfined,
+  resolveInside,
+  UnsafePathError,
+  withMemoryLock,
+  writeFileAtomic,
+} from './safe-fs.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const projectRoot = path.resolve(here, '../../..');
+const lockWorker = path.join(here, 'test-support', 'lock-worker.ts');
+const isRoot = process.getuid?.() === 0;
+
+let tmp: string;
+let root: string;
+let outside: string;
+let dataDir: string;
+
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-safe-fs-')));
+  root = path.join(tmp, 'memory');
+  outside = path.join(tmp, 'outside');
+  dataDir = path.join(tmp, 'data');
+  await fs.mkdir(root);
+  await fs.mkdir(outside);
+});
+
+afterEach(async () => {
+  await fs.chmod(root, 0o755).catch(() => undefined);
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function listAll(dir: string): Promise<string[]> {
+  return (await fs.readdir(dir, { recursive: true })).map(String).sort();
+}
+
+async function refusal(promise: Promise<unknown>): Promise<UnsafePathError> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(UnsafePathError);
+  return err as UnsafePathError;
+}
+
+describe('confinement', () => {
+  it.each([
+    ['../x.md', 'outside'],
+    ['team/../../x.md', 'outside'],
+    ['/etc/passwd', 'outside'],
+    ['C:/x.md', 'outside'],
+    ['a\0b.md', 'invalid'],
+    ['team\\x.md', 'invalid'],
+    ['', 'invalid'],
+    ['team/..', 'invalid'],
+  ])('refuses %j (%s) and writes nothing', async (rel, reason) => {
+    const err = await refusal(writeFileAtomic(root, rel, 'x'));
+    expect(err.reason).toBe(reason);
+    expect(err.message).toMatch(/^Refused to write /);
+    expect(await listAll(root)).toEqual([]);
+    expect(await listAll(outside)).toEqual([]);
+  });
+
+  it('names the path and the memory dir when a path leaves it', async () => {
+    const err = await refusal(writeFileAtomic(root, '../outside/x.md', 'x'));
+    expect(err.message).toBe(`Refused to write ../outside/x.md: it resolves outside the memory directory ${root}`);
+  });
+
+  it('refuses a folder symlink that leads outside, leaving the outside untouched', async () => {
+    await fs.symlink(outside, path.join(root, 'team'));
+    const err = await refusal(writeFileAtomic(root, 'team/x.md', 'x'));
+    expect(err.reason).toBe('symlink');
+    expect(err.message).toContain('team is a symbolic link');
+    expect(await listAll(outside)).toEqual([]);
+  });
+
+  it('refuses a file symlink even when it points inside', async () => {
+    await fs.writeFile(path.join(root, 'real.md'), 'real');
+    await fs.symlink('real.md', path.join(root, 'alias.md'));
+    expect((await refusal(writeFileAtomic(root, 'alias.md', 'changed'))).reason).toBe('symlink');
+    expect((await refusal(removeFileConfined(root, 'alias.md'))).reason).toBe('symlink');
+    expect(await fs.readFile(path.join(root, 'real.md'), 'utf8')).toBe('real');
+    expect((await fs.lstat(path.join(root, 'alias.md'))).isSymbolicLink()).toBe(true);
+  });
+
+  it('accepts a memory dir that is itself a symlink and resolves under its real path', async () => {
+    const linked = path.join(tmp, 'linked-memory');
+    await fs.symlink(root, linked);
+    await writeFileAtomic(linked, 'team/x.md', 'hello');
+    expect(await fs.readFile(path.join(root, 'team', 'x.md'), 'utf8')).toBe('hello');
+    expect(await resolveInside(linked, 'team/x.md')).toBe(path.join(root, 'team', 'x.md'));
+  });
+
+  it('never resolves a path outside the memory dir, whatever the input', async () => {
+    const piece = fc.constantFrom('a', 'b.md', '..', '.', '', '/', '\\', '\0', 'team');
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 6 }), async (pieces) => {
+        const rel = pieces.join('/');
+        const resolved = await resolveInside(root, rel).catch((err: unknown) => {
+          if (err instanceof UnsafePathError || err instanceof MemoryFileError) return null;
+          throw err;
+        });
+        if (resolved !== null) expect(resolved.startsWith(root + path.sep)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('writeFileAtomic', () => {
+  it('creates missing folders and leaves no temp file behind', async () => {
+    await writeFileAtomic(root, 'team/notes/x.md', '# 你好\n');
+    expect(await fs.readFile(path.join(root, 'team/notes/x.md'), 'utf8')).toBe('# 你好\n');
+    expect(await listAll(root)).toEqual(['team', 'team/notes', 'team/notes/x.md']);
+  });
+
+  it('refuses to replace a folder named like a memory', async () => {
+    await fs.mkdir(path.join(root, 'x.md'));
+    const err = await writeFileAtomic(root, 'x.md', 'x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MemoryFileError);
+    expect((err as MemoryFileError).reason).toBe('not-a-file');
+    expect((err as Error).message).toBe('Cannot write x.md: it exists and is a folder; Memdir only replaces regular files');
+    expect((await fs.stat(path.join(root, 'x.md'))).isDirectory()).toBe(true);
+  });
+
+  it('keeps the mode of a file it replaces, and applies a given mode to a new one', async () => {
+    const file = path.join(root, 'private.md');
+    await fs.writeFile(file, 'old');
+    await fs.chmod(file, 0o600);
+    await writeFileAtomic(root, 'private.md', 'new');
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    expect(await fs.readFile(file, 'utf8')).toBe('new');
+
+    await writeFileAtomic(root, 'shared.md', 'x', { mode: 0o640 });
+    expect((await fs.stat(path.join(root, 'shared.md'))).mode & 0o777).toBe(0o640);
+  });
+
+  it('writes bytes as given', async () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, 0x61, 0x0d, 0x0a]);
+    await writeFileAtomic(root, 'bom.md', bytes);
+    expect(new Uint8Array(await fs.readFile(path.join(root, 'bom.md')))).toEqual(bytes);
+  });
+
+  it.skipIf(isRoot)('explains a read-only folder instead of failing obscurely (skipped as root: root ignores permission bits)', async () => {
+    await fs.chmod(root, 0o555);
+    const err = await writeFileAtomic(root, 'x.md', 'x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MemoryFileError);
+    expect((err as MemoryFileError).reason).toBe('permission');
+    expect((err as Error).message).toBe(`Cannot write x.md: permission denied in ${root}`);
+  });
+});
+
+describe('removeFileConfined and renameConfined', () => {
+  it('removes a file, and says so when it is already gone', async () => {
+    await writeFileAtomic(root, 'x.md', 'x');
+    await removeFileConfined(root, 'x.md');
+    expect(await listAll(root)).toEqual([]);
+    const err = await removeFileConfined(root, 'x.md').catch((e: unknown) => e);
+    expect((err as MemoryFileError).reason).toBe('missing');
+    expect((err as Error).message).toBe('Cannot delete x.md: it does not exist');
+  });
+
+  it('renames into a new folder and never overwrites', async () => {
+    await writeFileAtomic(root, 'a.md', 'A');
+    await writeFileAtomic(root, 'b.md', 'B');
+    const err = await renameConfined(root, 'a.md', 'b.md').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MemoryFileError);
+    expect((err as MemoryFileError).reason).toBe('exists');
+    expect((err as Error).message).toBe('Cannot rename a.md to b.md: b.md already exists');
+    expect(await fs.readFile(path.join(root, 'b.md'), 'utf8')).toBe('B');
+
+    await renameConfined(root, 'a.md', 'team/a.md');
+    expect(await listAll(root)).toEqual(['b.md', 'team', 'team/a.md']);
+    expect(await fs.readFile(path.join(root, 'team/a.md'), 'utf8')).toBe('A');
+  });
+
+  it('refuses to rename out of the memory dir', async () => {
+    await writeFileAtomic(root, 'a.md', 'A');
+    expect((await refusal(renameConfined(root, 'a.md', '../outside/a.md'))).reason).toBe('outside');
+    expect(await listAll(outside)).toEqual([]);
+  });
+});
+
+describe('cleanupTempFiles', () => {
+  it('removes temp files a killed writer left, and nothing else', async () => {
+    await fs.mkdir(path.join(root, 'team'));
+    await fs.writeFile(path.join(root, '.memdir-tmp-abc'), 'partial');
+    await fs.writeFile(path.join(root, 'team', '.memdir-tmp-def'), 'partial');
+    await fs.writeFile(path.join(root, '.consolidate-lock'), '');
+    await fs.writeFile(path.join(root, 'x.md'), 'x');
+    expect((await cleanupTempFiles(root)).sort()).toEqual(['.memdir-tmp-abc', 'team/.memdir-tmp-def']);
+    expect(await listAll(root)).toEqual(['.consolidate-lock', 'team', 'x.md']);
+  });
+});
+
+function startWorker(args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', lockWorker, ...args], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'inherit'] });
+}
+
+async function waitForLine(child: ChildProcess, line: string): Promise<void> {
+  let seen = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(line)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${line}`)));
+  });
+}
+
+describe('withMemoryLock', () => {
+  it('never lets two processes into the critical section at once', async () => {
+    const log = path.join(tmp, 'log.txt');
+    const workers = [startWorker(['loop', root, dataDir, log, '40']), startWorker(['loop', root, dataDir, log, '40'])];
+    await Promise.all(workers.map((w) => waitForLine(w, 'ready')));
+    for (const w of workers) w.stdin?.end('go\n');
+    const codes = await Promise.all(workers.map(async (w) => (await once(w, 'exit'))[0]));
+    expect(codes).toEqual([0, 0]);
+    const lines = (await fs.readFile(log, 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(160);
+    for (let i = 0; i < lines.length; i += 2) {
+      const [start, pid] = (lines[i] ?? '').split(' ');
+      expect(start).toBe('start');
+      expect(lines[i + 1]).toBe(`end ${pid}`);
+    }
+    // They really contended: the lock changed hands between the processes more than once.
+    const owners = lines.filter((_, i) => i % 2 === 0).map((l) => l.split(' ')[1]);
+    expect(owners.filter((pid, i) => i > 0 && pid !== owners[i - 1]).length).toBeGreaterThan(2);
+  }, 60_000);
+
+  it('waits for a live holder, then gives a clear message', async () => {
+    const holder = startWorker(['hold', root, dataDir]);
+    try {
+      await waitForLine(holder, 'locked');
+      const err = await withMemoryLock(root, async () => 'never', { dataDir, timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MemoryLockError);
+      expect((err as Error).message).toBe(`Another Memdir process is writing to ${root}; try again in a moment`);
+    } finally {
+      holder.kill('SIGKILL');
+      await once(holder, 'exit');
+    }
+  }, 30_000);
+
+  it('takes over at once from a holder that was killed', async () => {
+    const holder = startWorker(['hold', root, dataDir]);
+    await waitForLine(holder, 'locked');
+    holder.kill('SIGKILL');
+    await once(holder, 'exit');
+    const started = Date.now();
+    expect(await withMemoryLock(root, async () => 'mine', { dataDir, timeoutMs: 2_000 })).toBe('mine');
+    expect(Date.now() - started).toBeLessThan(1_500);
+  }, 30_000);
+
+  it('is reentrant in one async chain and serialises unrelated callers', async () => {
+    const events: string[] = [];
+    const section = (name: string) =>
+      withMemoryLock(
+        root,
+        async () => {
+          events.push(`${name} in`);
+          const inner = await withMemoryLock(root, async () => `${name} nested`, { dataDir, timeoutMs: 500 });
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          events.push(`${name} out`);
+          return inner;
+        },
+        { dataDir },
+      );
+    expect(await Promise.all([section('a'), section('b'), section('c')])).toEqual(['a nested', 'b nested', 'c nested']);
+    expect(events).toEqual(['a in', 'a out', 'b in', 'b out', 'c in', 'c out']);
+  });
+
+  it('times out a waiter in the same process without blocking those after it', async () => {
+    let release!: () => void;
+    const held = withMemoryLock(root, () => new Promise<void>((resolve) => (release = resolve)), { dataDir });
+    const late = withMemoryLock(root, async () => 'late', { dataDir, timeoutMs: 50 }).catch((e: unknown) => e);
+    const patient = withMemoryLock(root, async () => 'patient', { dataDir, timeoutMs: 5_000 });
+    const err = await late;
+    expect(err).toBeInstanceOf(MemoryLockError);
+    expect((err as MemoryLockError).reason).toBe('busy');
+    release();
+    await held;
+    expect(await patient).toBe('patient');
+  });
+
+  it('fails the work, instead of crashing the process, when the lock is taken away while held', async () => {
+    const locks = path.join(dataDir, 'locks');
+    const result = withMemoryLock(
+      root,
+      async () => {
+        // What another process breaking our lock looks like from here: the lock folder is gone.
+        for (const name of await fs.readdir(locks)) await fs.rm(path.join(locks, name), { recursive: true });
+        // proper-lockfile notices on its next refresh (half the 10 s stale time).
+        await new Promise((resolve) => setTimeout(resolve, 5_600));
+        return 'done';
+      },
+      { dataDir },
+    );
+    const err = await result.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MemoryLockError);
+    expect((err as MemoryLockError).reason).toBe('compromised');
+    expect((err as Error).message).toBe(`Lost the lock on ${root} while writing (another process took it over); check the result and try again`);
+    expect(await withMemoryLock(root, async () => 'after', { dataDir, timeoutMs: 500 })).toBe('after');
+  }, 20_000);
+
+  it('releases the lock when the work fails', async () => {
+    await expect(withMemoryLock(root, async () => Promise.reject(new Error('boom')), { dataDir })).rejects.toThrow('boom');
+    expect(await withMemoryLock(root, async () => 'again', { dataDir, timeoutMs: 200 })).toBe('again');
+    expect(await fs.readdir(path.join(dataDir, 'locks'))).toEqual([]);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The Electron shell: the only code that imports `electron`. Thin by design — windows, menu,
+ * tray, notifications and the IPC wiring; everything else is the same services the headless
+ * host and the CLI use.
+ *
+ * Security: contextIsolation and sandbox on, nodeIntegration off, the renderer loaded from a
+ * privileged custom scheme (`app://memdir/`) with a strict CSP, navigation and new windows
+ * blocked, permissions denied, and every IPC call checked to come from our own main frame.
+ */
+import { app, BrowserWindow, ipcMain, Menu, Notification, net, protocol, shell, Tray, nativeImage, type IpcMainInvokeEvent } from 'electron';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { AppContext } from '../../app/app-context.js';
+import { createAppDispatcher } from '../../api/index.js';
+import { CONTENT_SECURITY_POLICY } from '../host/host-server.js';
+import { CALL_CHANNEL, EVENT_CHANNEL, SUBSCRIBE_CHANNEL } from './ipc-channels.js';
+import { loadWindowState, saveWindowState } from './window-state.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const RENDERER_DIR = path.resolve(here, '../../../renderer');
+const PRELOAD = path.resolve(here, '../../../preload/preload.cjs');
+const ORIGIN = 'app://memdir';
+
+protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  void main();
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ args: process.argv.slice(app.isPackaged ? 1 : 2), options: { home: { type: 'string' } }, strict: false });
+  await app.whenReady();
+  const ctx = await AppContext.create({ ...(typeof values.home === 'string' ? { homeFlag: values.home } : {}), watch: true });
+  const dispatcher = createAppDispatcher(ctx);
+
+  protocol.handle('app', (request) => {
+    const url = new URL(request.url);
+    const rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+    const file = path.resolve(RENDERER_DIR, `.${rel}`);
+    if (!file.startsWith(RENDERER_DIR + path.sep) || !fs.existsSync(file)) return new Response('Not found', { status: 404 });
+    return net.fetch(pathToFileURL(file).toString()).then((res) => {
+      if (!file.endsWith('.html')) return res;
+      const headers = new Headers(res.headers);
+      headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+      return new Response(res.body, { status: res.status, headers });
+    });
+  });
+
+  const state = loadWindowState(ctx.dataDir);
+  const win = new BrowserWindow({
+    ...state.bounds,
+    minWidth: 900,
+    minHeight: 600,
+    title: 'Memdir',
+    show: false,
+    webPreferences: { preload: PRELOAD, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, allowRunningInsecureContent: false, experimentalFeatures: false, navigateOnDragDrop: false, spellcheck: false },
+  });
+  if (state.maximized) win.maximize();
+  win.once('ready-to-show', () => win.show());
+  win.on('close', () => saveWindowState(ctx.dataDir, win.getNormalBounds(), win.isMaximized()));
+
+  // Only our own main frame may call main.
+  const fromUs = (event: IpcMainInvokeEvent): boolean => event.sender === win.webContents && event.senderFrame !== null && event.senderFrame === win.webContents.mainFrame && new URL(event.senderFrame.url).origin === ORIGIN;
+  ipcMain.handle(CALL_CHANNEL, async (event, name: unknown, input: unknown) => {
+    if (!fromUs(event)) return { ok: false, error: { code: 'unauthorized', message: 'Calls are only accepted from the Memdir window.' } };
+    return dispatcher.call(name, input);
+  });
+  let unsubscribe: (() => void) | null = null;
+  ipcMain.handle(SUBSCRIBE_CHANNEL, (event, name: unknown, input: unknown) => {
+    if (!fromUs(event)) return { ok: false };
+    unsubscribe?.();
+    const sub = dispatcher.subscribe(name, input, (e) => {
+      if (!win.isDestroyed()) win.webContents.send(EVENT_CHANNEL, e);
+      if (e.type === 'alert' && Notification.isSupported()) new Notification({ title: e.alert.title, body: e.alert.message }).show();
+    });
+    unsubscribe = sub.ok ? sub.unsubscribe : null;
+    return { ok: sub.ok };
+  });
+
+  const contents = win.webContents;
+  contents.on('will-navigate', (event, url) => {
+    if (new URL(url).origin !== ORIGIN) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    // Links to the web open in the user's browser, never inside the app.
+    if (url.startsWith('https://')) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+  contents.session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+
+  const dreamNow = async () => {
+    const route = new URL(contents.getURL()).hash.match(/^#\/p\/([^/]+)/);
+    if (!route) {
+      new Notification({ title: 'Memdir', body: 'Open a project first, then choose Dream now.' }).show();
+      return;
+    }
+    const result = await dispatcher.call('dream.now', { dir: decodeURIComponent(route[1]!) });
+    const body = result.ok ? ((result.result as { reason: string | null }).reason ?? 'Dream started.') : result.error.message;
+    new Notification({ title: 'Dream now', body }).show();
+  };
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate([
+      ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
+      { role: 'fileMenu' },
+      { role: 'editMenu' },
+      { label: 'Memory', submenu: [{ label: 'Dream now', accelerator: 'CmdOrCtrl+Shift+D', click: () => void dreamNow() }] },
+      { role: 'viewMenu' },
+      { role: 'windowMenu' },
+    ]),
+  );
+  const icon = path.resolve(here, '../../../../assets/tray.png');
+  const tray = new Tray(fs.existsSync(icon) ? nativeImage.createFromPath(icon) : nativeImage.createEmpty());
+  tray.setToolTip('Memdir');
+  tray.setContextMenu(
+    Menu.buildFromTemplate([
+      { label: 'Show Memdir', click: () => (win.show(), win.focus()) },
+      { label: 'Dream now', click: () => void dreamNow() },
+      { type: 'separator' },
+      { label: 'Quit', role: 'quit' },
+    ]),
+  );
+
+  app.on('second-instance', () => {
+    if (win.isMinimized()) win.restore();
+    win.focus();
+  });
+  app.on('window-all-closed', () => app.quit());
+  app.on('before-quit', () => void ctx.close());
+  await win.loadURL(`${ORIGIN}/index.html`);
+}

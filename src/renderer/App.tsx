@@ -1,0 +1,138 @@
+/** The shell of the UI: navigation, live events, theme, keyboard, palette, toasts. */
+import { useEffect } from 'react';
+import { CommandPalette, usePalette } from './components/CommandPalette.js';
+import { Toasts } from './components/Toasts.js';
+import { useApp } from './stores/app.js';
+import { useEditor } from './stores/editor.js';
+import { useHistory } from './stores/history.js';
+import { useNav } from './stores/nav.js';
+import { projectName, useProjects } from './stores/projects.js';
+import { useProject } from './stores/project.js';
+import { subscribe } from './transport/transport.js';
+import { AgentsView } from './views/AgentsView.js';
+import { Dashboard } from './views/Dashboard.js';
+import { ProjectView } from './views/ProjectView.js';
+import { SettingsView } from './views/SettingsView.js';
+
+function useLiveEvents(): void {
+  useEffect(() => {
+    return subscribe('events.stream', {}, (event) => {
+      if (event.type === 'home-changed') {
+        void useApp.getState().load();
+        void useProjects.getState().load();
+        useNav.getState().go({ view: 'dashboard' });
+        return;
+      }
+      if (event.type === 'projects-changed') {
+        void useProjects.getState().load();
+        const open = useProject.getState().dir;
+        if (open && event.dirs.includes(open)) {
+          void useProject.getState().refresh();
+          if (event.external) void useEditor.getState().noteChangedOnDisk();
+          if (useHistory.getState().dir === open && useNav.getState().route.view === 'project') void useHistory.getState().load(open);
+        }
+      }
+    });
+  }, []);
+}
+
+function useTheme(): void {
+  const theme = useApp((s) => s.theme);
+  useEffect(() => {
+    const media = window.matchMedia('(prefers-color-scheme: dark)');
+    const apply = () => document.documentElement.setAttribute('data-theme', theme === 'system' ? (media.matches ? 'dark' : 'light') : theme);
+    apply();
+    media.addEventListener('change', apply);
+    return () => media.removeEventListener('change', apply);
+  }, [theme]);
+}
+
+function useKeyboard(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const mod = e.metaKey || e.ctrlKey;
+      if (mod && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        usePalette.getState().toggle();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    const onHash = () => useNav.getState().sync();
+    window.addEventListener('hashchange', onHash);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('hashchange', onHash);
+    };
+  }, []);
+}
+
+function Sidebar() {
+  const route = useNav((s) => s.route);
+  const go = useNav((s) => s.go);
+  const projects = useProjects((s) => s.projects);
+  const info = useApp((s) => s.info);
+  const openDir = route.view === 'project' ? route.dir : null;
+  const current = openDir ? projects.find((p) => p.dir === openDir) : null;
+  return (
+    <nav className="sidebar" aria-label="Main">
+      <div className="brand">Memdir</div>
+      <button className={route.view === 'dashboard' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'dashboard' })}>
+        Projects
+      </button>
+      {openDir && (
+        <div className="nav-project">
+          <div className="nav-project-name" title={current ? projectName(current) : openDir}>
+            {current ? projectName(current).split('/').pop() : openDir}
+          </div>
+          {(['memories', 'index', 'health', 'history'] as const).map((tab) => (
+            <button key={tab} className={route.view === 'project' && route.tab === tab ? 'nav-item sub active' : 'nav-item sub'} onClick={() => go({ view: 'project', dir: openDir, tab })}>
+              {tab === 'index' ? 'MEMORY.md' : tab[0]!.toUpperCase() + tab.slice(1)}
+            </button>
+          ))}
+        </div>
+      )}
+      <button className={route.view === 'agents' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'agents', ...(openDir ? { dir: openDir } : {}) })}>
+        Agent memory
+      </button>
+      <button className={route.view === 'settings' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'settings' })}>
+        Settings
+      </button>
+      <div className="sidebar-foot">
+        <button className="link" onClick={() => usePalette.getState().toggle()} title="Command palette">
+          ⌘K / Ctrl+K
+        </button>
+        {info && <div className="muted small" title={info.home}>{info.homeSource === 'demo' ? 'Demo workspace' : info.home}</div>}
+      </div>
+    </nav>
+  );
+}
+
+export function App() {
+  useTheme();
+  useKeyboard();
+  useLiveEvents();
+  const route = useNav((s) => s.route);
+  const error = useApp((s) => s.error);
+  useEffect(() => {
+    void useApp.getState().load();
+    void useProjects.getState().load();
+  }, []);
+  return (
+    <div className="layout">
+      <Sidebar />
+      <main className="content">
+        {error && (
+          <div className="banner error" role="alert">
+            {error}
+          </div>
+        )}
+        {route.view === 'dashboard' && <Dashboard />}
+        {route.view === 'project' && <ProjectView route={route} />}
+        {route.view === 'agents' && <AgentsView {...(route.dir ? { dir: route.dir } : {})} />}
+        {route.view === 'settings' && <SettingsView />}
+      </main>
+      <CommandPalette />
+      <Toasts />
+    </div>
+  );
+}

@@ -1,0 +1,123 @@
+/** Ctrl/Cmd+K: jump to any project or memory, or run a command, by typing. */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { create } from 'zustand';
+import { useApp } from '../stores/app.js';
+import { useNav } from '../stores/nav.js';
+import { projectName, useProjects } from '../stores/projects.js';
+import { useProject } from '../stores/project.js';
+import { useToasts } from '../stores/toasts.js';
+import { call } from '../transport/transport.js';
+import { messageOf } from '../stores/errors.js';
+
+interface PaletteState {
+  open: boolean;
+  toggle: () => void;
+  close: () => void;
+}
+export const usePalette = create<PaletteState>()((set, get) => ({ open: false, toggle: () => set({ open: !get().open }), close: () => set({ open: false }) }));
+
+export interface PaletteItem {
+  id: string;
+  label: string;
+  hint: string;
+  run: () => void;
+}
+
+/** Items whose label contains every typed word, best (earliest match) first. */
+export function matchItems(items: PaletteItem[], text: string, limit = 30): PaletteItem[] {
+  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return items.slice(0, limit);
+  return items
+    .map((item) => ({ item, hay: `${item.label} ${item.hint}`.toLowerCase() }))
+    .filter(({ hay }) => words.every((w) => hay.includes(w)))
+    .sort((a, b) => a.hay.indexOf(words[0]!) - b.hay.indexOf(words[0]!))
+    .slice(0, limit)
+    .map(({ item }) => item);
+}
+
+export function CommandPalette() {
+  const open = usePalette((s) => s.open);
+  const close = usePalette((s) => s.close);
+  const go = useNav((s) => s.go);
+  const route = useNav((s) => s.route);
+  const projects = useProjects((s) => s.projects);
+  const rows = useProject((s) => s.rows);
+  const dir = route.view === 'project' ? route.dir : null;
+  const [text, setText] = useState('');
+  const [active, setActive] = useState(0);
+  const input = useRef<HTMLInputElement>(null);
+
+  const items = useMemo<PaletteItem[]>(() => {
+    const list: PaletteItem[] = [
+      { id: 'go-dashboard', label: 'Go to projects', hint: 'dashboard', run: () => go({ view: 'dashboard' }) },
+      { id: 'go-settings', label: 'Open settings', hint: 'theme, home', run: () => go({ view: 'settings' }) },
+      { id: 'go-agents', label: 'Agent memory', hint: 'sub-agents', run: () => go({ view: 'agents', ...(dir ? { dir } : {}) }) },
+      { id: 'demo', label: 'Open demo workspace', hint: 'try Memdir', run: () => void useApp.getState().openDemo() },
+    ];
+    if (dir) {
+      list.push(
+        { id: 'new', label: 'New memory', hint: 'create', run: () => go({ view: 'project', dir, tab: 'memories', scope: 'private', file: '__new__' }) },
+        { id: 'index', label: 'Show MEMORY.md', hint: 'index, cut', run: () => go({ view: 'project', dir, tab: 'index' }) },
+        { id: 'health', label: 'Show health problems', hint: 'fix', run: () => go({ view: 'project', dir, tab: 'health' }) },
+        { id: 'history', label: 'Show history', hint: 'restore, diff', run: () => go({ view: 'project', dir, tab: 'history' }) },
+        {
+          id: 'dream',
+          label: 'Dream now',
+          hint: 'consolidate this project',
+          run: () =>
+            void call('dream.now', { dir }).then(
+              (r) => useToasts.getState().show(r.started ? 'info' : 'error', r.started ? 'Dream started.' : (r.reason ?? 'Dream not started.')),
+              (e: unknown) => useToasts.getState().show('error', messageOf(e)),
+            ),
+        },
+        ...rows.map((m) => ({ id: `m-${m.scope}-${m.file}`, label: m.name, hint: `${m.type ?? ''} ${m.scope} ${m.file}`, run: () => go({ view: 'project', dir, tab: 'memories', scope: m.scope, file: m.file }) })),
+      );
+    }
+    list.push(...projects.map((p) => ({ id: `p-${p.dir}`, label: projectName(p), hint: 'project', run: () => go({ view: 'project', dir: p.dir, tab: 'memories' }) })));
+    return list;
+  }, [go, dir, rows, projects]);
+  const shown = useMemo(() => matchItems(items, text), [items, text]);
+
+  useEffect(() => {
+    if (open) {
+      setText('');
+      setActive(0);
+      setTimeout(() => input.current?.focus(), 0);
+    }
+  }, [open]);
+  if (!open) return null;
+  const choose = (item: PaletteItem | undefined) => {
+    if (!item) return;
+    close();
+    item.run();
+  };
+  return (
+    <div className="palette-backdrop" onClick={close}>
+      <div className="palette" role="dialog" aria-label="Command palette" onClick={(e) => e.stopPropagation()}>
+        <input
+          ref={input}
+          aria-label="Type a command, project or memory"
+          placeholder="Type a command, project or memory…"
+          value={text}
+          onChange={(e) => (setText(e.target.value), setActive(0))}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') close();
+            else if (e.key === 'Enter') choose(shown[active]);
+            else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+              e.preventDefault();
+              setActive(e.key === 'ArrowDown' ? Math.min(active + 1, shown.length - 1) : Math.max(active - 1, 0));
+            }
+          }}
+        />
+        <ul role="listbox">
+          {shown.map((item, i) => (
+            <li key={item.id} role="option" aria-selected={i === active} className={i === active ? 'active' : ''} onMouseEnter={() => setActive(i)} onClick={() => choose(item)}>
+              <span>{item.label}</span>
+              <span className="muted small">{item.hint}</span>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </div>
+  );
+}

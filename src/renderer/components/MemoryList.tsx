@@ -1,0 +1,50 @@
+/** The memory list: virtualised, so ten thousand rows scroll as smoothly as ten. */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useRef } from 'react';
+import type { MemoryRow } from '../stores/project.js';
+
+const ROW_HEIGHT = 56;
+
+export function MemoryList({ rows, selected, onOpen }: { rows: MemoryRow[]; selected: string | null; onOpen: (row: MemoryRow) => void }) {
+  const parent = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => parent.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
+  return (
+    <div ref={parent} className="memory-list" role="listbox" aria-label="Memories" tabIndex={0} data-testid="memory-list">
+      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const row = rows[item.index]!;
+          const key = `${row.scope}/${row.file}`;
+          return (
+            <div
+              key={key}
+              role="option"
+              aria-selected={selected === key}
+              className={`memory-row${selected === key ? ' selected' : ''}`}
+              style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+              onClick={() => onOpen(row)}
+              data-file={row.file}
+            >
+              <div className="memory-row-top">
+                <span className={`chip type-${row.type ?? 'none'}`}>{row.type ?? 'no type'}</span>
+                {row.scope === 'team' && <span className="chip team">team</span>}
+                <span className="memory-name">{row.name}</span>
+                {row.indexState === 'cut' && (
+                  <span className="badge error" title="Its pointer is past the MEMORY.md cut: the agent never sees it">
+                    cut
+                  </span>
+                )}
+                {row.indexState === 'unlisted' && (
+                  <span className="badge warning" title="Not listed in MEMORY.md">
+                    unlisted
+                  </span>
+                )}
+                {row.problems > 0 && <span className="badge warning">{row.problems === 1 ? '1 problem' : `${row.problems} problems`}</span>}
+              </div>
+              <div className="memory-desc muted">{row.description || <em>no description</em>}</div>
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * Where the user is, as a hash route (so reloads and the back button work in both shells).
+ * Parsing and printing are pure and tested; the store keeps location.hash in step.
+ */
+import { create } from 'zustand';
+import type { Scope } from '../../shared/memory-types.js';
+
+export type Route =
+  | { view: 'dashboard' }
+  | { view: 'project'; dir: string; tab: 'memories' | 'index' | 'history' | 'health'; scope?: Scope; file?: string }
+  | { view: 'agents'; dir?: string }
+  | { view: 'settings' };
+
+const enc = encodeURIComponent;
+
+export function routeToHash(route: Route): string {
+  switch (route.view) {
+    case 'dashboard':
+      return '#/';
+    case 'settings':
+      return '#/settings';
+    case 'agents':
+      return route.dir ? `#/agents/${enc(route.dir)}` : '#/agents';
+    case 'project': {
+      const base = `#/p/${enc(route.dir)}/${route.tab}`;
+      return route.file ? `${base}/${route.scope ?? 'private'}/${enc(route.file)}` : base;
+    }
+  }
+}
+
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  if (parts[0] === 'settings') return { view: 'settings' };
+  if (parts[0] === 'agents') return parts[1] ? { view: 'agents', dir: parts[1] } : { view: 'agents' };
+  if (parts[0] === 'p' && parts[1]) {
+    const tab = parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' ? parts[2] : 'memories';
+    const scope: Scope = parts[3] === 'team' ? 'team' : 'private';
+    return parts[4] ? { view: 'project', dir: parts[1], tab, scope, file: parts[4] } : { view: 'project', dir: parts[1], tab };
+  }
+  return { view: 'dashboard' };
+}
+
+interface NavState {
+  route: Route;
+  go: (route: Route) => void;
+  sync: () => void;
+}
+
+export const useNav = create<NavState>()((set) => ({
+  route: typeof location === 'undefined' ? { view: 'dashboard' } : parseRoute(location.hash),
+  go(route) {
+    const hash = routeToHash(route);
+    if (typeof location !== 'undefined' && location.hash !== hash) location.hash = hash;
+    set({ route });
+  },
+  sync() {
+    set({ route: parseRoute(location.hash) });
+  },
+}));

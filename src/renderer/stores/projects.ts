@@ -1,0 +1,95 @@
+/** The dashboard: every project, sorted, filtered and searched. */
+import { create } from 'zustand';
+import type { ProjectSummary } from '../../shared/contract/projects.js';
+import type { MemoryType } from '../../shared/memory-types.js';
+import { call } from '../transport/transport.js';
+import { messageOf } from './errors.js';
+
+export type ProjectSort = 'name' | 'memories' | 'problems' | 'changed' | 'load';
+export interface ProjectFilter {
+  text: string;
+  type: MemoryType | 'all';
+  onlyProblems: boolean;
+  onlyTeam: boolean;
+}
+
+export function projectName(p: Pick<ProjectSummary, 'path' | 'dir'>): string {
+  return p.path ?? p.dir;
+}
+
+/** Share of the index limit used (0..1+), the larger of lines and bytes. */
+export function indexLoad(p: Pick<ProjectSummary, 'index'>): number {
+  return Math.max(p.index.lines / 200, p.index.bytes / 25_000);
+}
+
+export function visibleProjects(projects: ProjectSummary[], filter: ProjectFilter, sort: ProjectSort, descending: boolean): ProjectSummary[] {
+  const text = filter.text.trim().toLowerCase();
+  const rows = projects.filter((p) => {
+    if (text && !projectName(p).toLowerCase().includes(text) && !p.dir.toLowerCase().includes(text)) return false;
+    if (filter.onlyProblems && p.problems.error + p.problems.warning === 0) return false;
+    if (filter.onlyTeam && !p.team) return false;
+    if (filter.type !== 'all' && p.private.byType[filter.type] + (p.team?.byType[filter.type] ?? 0) === 0) return false;
+    return true;
+  });
+  const key = (p: ProjectSummary): number | string => {
+    switch (sort) {
+      case 'name':
+        return projectName(p).toLowerCase();
+      case 'memories':
+        return p.private.total + (p.team?.total ?? 0);
+      case 'problems':
+        return p.problems.error * 1000 + p.problems.warning;
+      case 'changed':
+        return p.lastChangeMs ?? 0;
+      case 'load':
+        return indexLoad(p);
+    }
+  };
+  rows.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    const order = ka < kb ? -1 : ka > kb ? 1 : projectName(a).localeCompare(projectName(b));
+    return descending ? -order : order;
+  });
+  return rows;
+}
+
+interface ProjectsState {
+  projects: ProjectSummary[];
+  home: string | null;
+  homeExists: boolean;
+  loaded: boolean;
+  error: string | null;
+  filter: ProjectFilter;
+  sort: ProjectSort;
+  descending: boolean;
+  load: () => Promise<void>;
+  setFilter: (patch: Partial<ProjectFilter>) => void;
+  setSort: (sort: ProjectSort) => void;
+}
+
+export const useProjects = create<ProjectsState>()((set, get) => ({
+  projects: [],
+  home: null,
+  homeExists: false,
+  loaded: false,
+  error: null,
+  filter: { text: '', type: 'all', onlyProblems: false, onlyTeam: false },
+  sort: 'changed',
+  descending: true,
+  async load() {
+    try {
+      const list = await call('projects.list', {});
+      set({ projects: list.projects, home: list.home, homeExists: list.exists, loaded: true, error: null });
+    } catch (error) {
+      set({ error: messageOf(error), loaded: true });
+    }
+  },
+  setFilter(patch) {
+    set({ filter: { ...get().filter, ...patch } });
+  },
+  setSort(sort) {
+    const { sort: current, descending } = get();
+    set(sort === current ? { descending: !descending } : { sort, descending: sort !== 'name' });
+  },
+}));

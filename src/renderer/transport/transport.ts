@@ -1,0 +1,52 @@
+/**
+ * The renderer's only way to main: `call` and `subscribe`, typed from the shared contract.
+ * Which transport carries them (Electron IPC through the preload bridge, or the headless
+ * host's HTTP) is decided once at start-up; stores never know which.
+ */
+import type { CallName, Contract, SubscriptionName } from '../../shared/contract/index.js';
+import { RpcError, type EventOf, type InputOf, type OutputOf, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
+
+export type WireResult = { ok: true; result: unknown } | { ok: false; error: RpcErrorShape };
+
+export interface Transport {
+  readonly kind: 'electron' | 'host';
+  call(name: string, input: unknown): Promise<WireResult>;
+  subscribe(name: string, input: unknown, onEvent: (event: unknown) => void): () => void;
+}
+
+/** What the preload exposes on `window.memdirBridge` inside Electron. */
+export interface Bridge {
+  call(name: string, input: unknown): Promise<WireResult>;
+  subscribe(name: string, input: unknown, onEvent: (event: unknown) => void): () => void;
+}
+
+let current: Transport | null = null;
+
+export function setTransport(transport: Transport): void {
+  current = transport;
+}
+
+export function transportKind(): Transport['kind'] | null {
+  return current?.kind ?? null;
+}
+
+function transport(): Transport {
+  if (!current) throw new Error('No transport: the app was started without a connection to Memdir.');
+  return current;
+}
+
+/** Call main; resolves with the output or rejects with an RpcError carrying a readable message. */
+export async function call<N extends CallName>(name: N, input: Contract[N] extends QueryDef ? InputOf<Contract[N]> : never): Promise<Contract[N] extends QueryDef ? OutputOf<Contract[N]> : never> {
+  let result: WireResult;
+  try {
+    result = await transport().call(name, input);
+  } catch (error) {
+    throw new RpcError({ code: 'unavailable', message: `Memdir did not answer (${error instanceof Error ? error.message : String(error)}). Is it still running?` });
+  }
+  if (!result.ok) throw new RpcError(result.error);
+  return result.result as never;
+}
+
+export function subscribe<N extends SubscriptionName>(name: N, input: Contract[N] extends SubscriptionDef ? InputOf<Contract[N]> : never, onEvent: (event: Contract[N] extends SubscriptionDef ? EventOf<Contract[N]> : never) => void): () => void {
+  return transport().subscribe(name, input, onEvent as (event: unknown) => void);
+}

@@ -1,0 +1,85 @@
+/** Sub-agent memory (R-AGENT): each agent type's user, project and local memory, kept apart. */
+import { useEffect, useState } from 'react';
+import type { z } from 'zod';
+import type { agentsContract } from '../../shared/contract/agents.js';
+import { LoadMeter } from '../components/LoadMeter.js';
+import { messageOf } from '../stores/errors.js';
+import { call } from '../transport/transport.js';
+
+type AgentsResult = z.output<(typeof agentsContract)['agents.list']['output']>;
+
+const SCOPE_HELP = {
+  user: 'All projects (~/.claude/agent-memory)',
+  project: 'This repository, committed and shared through git',
+  local: 'This repository, never committed',
+} as const;
+
+export function AgentsView({ dir }: { dir?: string }) {
+  const [result, setResult] = useState<AgentsResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    call('agents.list', dir ? { dir } : {})
+      .then((r) => live && setResult(r))
+      .catch((e: unknown) => live && setError(messageOf(e)));
+    return () => {
+      live = false;
+    };
+  }, [dir]);
+  if (error) return <div className="banner error">{error}</div>;
+  if (!result) return <p className="muted">Looking for agents…</p>;
+  return (
+    <section>
+      <header className="view-head">
+        <h1>Agent memory</h1>
+        <span className="muted">{result.repoRoot ? `for ${result.repoRoot}` : 'user level (open a project to see its agents)'}</span>
+      </header>
+      {result.warnings.map((w, i) => (
+        <div key={i} className="banner warning">
+          {w.message}
+        </div>
+      ))}
+      {result.agents.length === 0 ? (
+        <p className="muted">No sub-agent has memory here. Agents get memory with a `memory:` field in .claude/agents/&lt;name&gt;.md.</p>
+      ) : (
+        <table className="grid" aria-label="Agent memory">
+          <thead>
+            <tr>
+              <th>Agent</th>
+              {(['user', 'project', 'local'] as const).map((s) => (
+                <th key={s} title={SCOPE_HELP[s]}>
+                  {s}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {result.agents.map((a) => (
+              <tr key={a.agentType}>
+                <td>
+                  <strong>{a.agentType}</strong>
+                  <div className="muted small">{a.definedIn.length ? a.definedIn.join(', ') : 'no definition file found'}</div>
+                </td>
+                {(['user', 'project', 'local'] as const).map((s) => {
+                  const scope = a.scopes.find((x) => x.scope === s);
+                  return (
+                    <td key={s} title={scope?.memoryDir}>
+                      {!scope ? '—' : scope.scan ? (
+                        <>
+                          {scope.scan.memories.length} memories <LoadMeter index={scope.scan.index} compact />
+                          {scope.scan.problems.filter((p) => p.severity !== 'hint').length > 0 && <span className="badge warning">{scope.scan.problems.length} problems</span>}
+                        </>
+                      ) : (
+                        <span className="muted">{scope.enabled ? 'enabled, empty' : '—'}</span>
+                      )}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

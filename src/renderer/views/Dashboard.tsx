@@ -1,0 +1,137 @@
+/** Every project at a glance; a newcomer without a home gets the demo workspace in one click. */
+import { useMemo } from 'react';
+import { MEMORY_TYPES } from '../../shared/memory-types.js';
+import type { ProjectSummary } from '../../shared/contract/projects.js';
+import { LoadMeter } from '../components/LoadMeter.js';
+import { ago } from '../components/format.js';
+import { useApp } from '../stores/app.js';
+import { useNav } from '../stores/nav.js';
+import { type ProjectSort, projectName, useProjects, visibleProjects } from '../stores/projects.js';
+
+function EmptyState({ home, exists }: { home: string | null; exists: boolean }) {
+  const openDemo = useApp((s) => s.openDemo);
+  const busy = useApp((s) => s.busy);
+  return (
+    <section className="empty">
+      <h1>{exists ? 'No memories yet' : 'No Claude Code home found'}</h1>
+      <p>
+        {exists
+          ? `Claude Code has not saved any memories in ${home} yet. They appear here as soon as it does.`
+          : `Memdir looks for Claude Code's memory in ${home ?? '~/.claude'}, and there is nothing there yet.`}
+      </p>
+      <p>See what Memdir does with a ready-made workspace: projects with English and Chinese memories, transcripts, and a few problems to fix.</p>
+      <button className="primary" onClick={() => void openDemo()} disabled={busy}>
+        {busy ? 'Creating…' : 'Open demo workspace'}
+      </button>
+      <p className="muted small">The demo lives in Memdir&apos;s own data folder; your real home is not touched. Switch back in Settings.</p>
+    </section>
+  );
+}
+
+const SORTS: [ProjectSort, string][] = [
+  ['name', 'Project'],
+  ['memories', 'Memories'],
+  ['load', 'Index'],
+  ['problems', 'Problems'],
+  ['changed', 'Changed'],
+];
+
+function TypeChips({ p }: { p: ProjectSummary }) {
+  return (
+    <span className="chips">
+      {MEMORY_TYPES.map((t) => {
+        const n = p.private.byType[t] + (p.team?.byType[t] ?? 0);
+        return n > 0 ? (
+          <span key={t} className={`chip type-${t}`} title={`${n} ${t}`}>
+            {t} {n}
+          </span>
+        ) : null;
+      })}
+    </span>
+  );
+}
+
+export function Dashboard() {
+  const { projects, loaded, home, homeExists, filter, sort, descending, error } = useProjects();
+  const setFilter = useProjects((s) => s.setFilter);
+  const setSort = useProjects((s) => s.setSort);
+  const go = useNav((s) => s.go);
+  const rows = useMemo(() => visibleProjects(projects, filter, sort, descending), [projects, filter, sort, descending]);
+
+  if (!loaded) return <p className="muted">Loading projects…</p>;
+  if (error) return <div className="banner error">{error}</div>;
+  if (projects.length === 0) return <EmptyState home={home} exists={homeExists} />;
+  return (
+    <section>
+      <header className="view-head">
+        <h1>Projects</h1>
+        <span className="muted">
+          {projects.length} in {home}
+        </span>
+      </header>
+      <div className="toolbar">
+        <input type="search" aria-label="Search projects" placeholder="Search projects" value={filter.text} onChange={(e) => setFilter({ text: e.target.value })} data-search />
+        <select aria-label="Filter by memory type" value={filter.type} onChange={(e) => setFilter({ type: e.target.value as typeof filter.type })}>
+          <option value="all">All types</option>
+          {MEMORY_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+        <label>
+          <input type="checkbox" checked={filter.onlyProblems} onChange={(e) => setFilter({ onlyProblems: e.target.checked })} /> With problems
+        </label>
+        <label>
+          <input type="checkbox" checked={filter.onlyTeam} onChange={(e) => setFilter({ onlyTeam: e.target.checked })} /> With team memory
+        </label>
+      </div>
+      <table className="grid" aria-label="Projects">
+        <thead>
+          <tr>
+            {SORTS.map(([key, label]) => (
+              <th key={key} aria-sort={sort === key ? (descending ? 'descending' : 'ascending') : 'none'}>
+                <button className="link" onClick={() => setSort(key)}>
+                  {label}
+                  {sort === key ? (descending ? ' ↓' : ' ↑') : ''}
+                </button>
+              </th>
+            ))}
+            <th>Team</th>
+            <th>Dream</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((p) => (
+            <tr key={p.dir} className="clickable" onClick={() => go({ view: 'project', dir: p.dir, tab: 'memories' })}>
+              <td>
+                <button className="link strong" onClick={(e) => (e.stopPropagation(), go({ view: 'project', dir: p.dir, tab: 'memories' }))}>
+                  {projectName(p)}
+                </button>
+                {!p.settings.autoMemoryEnabled && <span className="badge" title={`Auto memory is off (${p.settings.autoMemoryEnabledSource})`}>auto memory off</span>}
+              </td>
+              <td>
+                <span className="num">{p.private.total + (p.team?.total ?? 0)}</span> <TypeChips p={p} />
+                <div className="muted small">
+                  {p.private.total} private{p.team ? `, ${p.team.total} team` : ''}
+                </div>
+              </td>
+              <td>
+                <LoadMeter index={p.index} compact />
+              </td>
+              <td>
+                {p.problems.error > 0 && <span className="badge error">{p.problems.error} errors</span>}
+                {p.problems.warning > 0 && <span className="badge warning">{p.problems.warning} warnings</span>}
+                {p.problems.error + p.problems.warning === 0 && <span className="muted">none</span>}
+              </td>
+              <td className="muted">{ago(p.lastChangeMs)}</td>
+              <td className="muted">{p.team ? 'local only' : '—'}</td>
+              <td className="muted">—</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {rows.length === 0 && <p className="muted">No project matches these filters.</p>}
+    </section>
+  );
+}

@@ -1,0 +1,31 @@
+/** Sub-agent memory (R-AGENT): three scopes per agent type. */
+import { z } from 'zod';
+import { memoryDirScanSchema } from '../scan-types.js';
+import { query } from './define.js';
+import { projectRef } from './common.js';
+
+export const agentMemorySchema = z.object({
+  agentType: z.string(),
+  definedIn: z.array(z.string()),
+  scopes: z.array(
+    z.object({
+      scope: z.enum(['user', 'project', 'local']),
+      memoryDir: z.string(),
+      exists: z.boolean(),
+      enabled: z.boolean(),
+      scan: memoryDirScanSchema.nullable(),
+    }),
+  ),
+});
+
+export const agentsContract = {
+  'agents.list': query(
+    'Agent types with memory, for a project (its repository\'s .claude/agents) or the user level only.',
+    projectRef.partial(),
+    z.object({
+      repoRoot: z.string().nullable(),
+      agents: z.array(agentMemorySchema),
+      warnings: z.array(z.object({ code: z.string(), file: z.string().optional(), message: z.string() })),
+    }),
+  ),
+};

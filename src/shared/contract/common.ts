@@ -1,0 +1,29 @@
+/** Schemas shared by several parts of the contract. */
+import { z } from 'zod';
+import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
+
+/** A project, by its sanitised directory name under `projects/`. */
+export const projectRef = z.object({ dir: z.string().min(1).max(400) });
+
+/** A memory directory of a project: the private one or its team directory. */
+export const dirRef = projectRef.extend({ scope: z.enum(SCOPES).default('private') });
+
+/** A topic file in a memory directory: one file name, no folders. */
+export const fileName = z.string().min(1).max(255);
+
+export const topicFields = z.object({
+  name: z.string().trim().min(1, 'A memory needs a name.').max(200),
+  description: z.string().max(1000),
+  type: z.enum(MEMORY_TYPES),
+});
+
+export const historyEntrySchema = z.object({
+  rev: z.string(),
+  time: z.string(),
+  source: z.string(),
+  summary: z.string(),
+  files: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted', 'renamed']), from: z.string().optional() })),
+});
+export type HistoryEntryShape = z.infer<typeof historyEntrySchema>;
+
+export const writeResult = z.object({ file: z.string(), rev: z.string().nullable() });

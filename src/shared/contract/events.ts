@@ -1,0 +1,49 @@
+/** What main tells the renderer without being asked: file changes, job progress, alerts. */
+import { z } from 'zod';
+import { mutation, subscription } from './define.js';
+import { projectRef } from './common.js';
+
+export const jobSchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  dir: z.string().nullable(),
+  title: z.string(),
+  state: z.enum(['queued', 'running', 'done', 'failed', 'cancelled']),
+  phase: z.string().nullable(),
+  step: z.string().nullable(),
+  /** 0..1 when known. */
+  progress: z.number().nullable(),
+  message: z.string().nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+});
+export type Job = z.infer<typeof jobSchema>;
+
+export const alertSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['secret', 'sync', 'security', 'error']),
+  title: z.string(),
+  message: z.string(),
+  dir: z.string().nullable(),
+  time: z.string(),
+});
+export type Alert = z.infer<typeof alertSchema>;
+
+export const appEventSchema = z.discriminatedUnion('type', [
+  /** Memory files changed on disk (by Memdir or another program) in these projects. */
+  z.object({ type: z.literal('projects-changed'), dirs: z.array(z.string()), external: z.boolean() }),
+  /** The home was switched (Settings, demo workspace). */
+  z.object({ type: z.literal('home-changed'), home: z.string() }),
+  z.object({ type: z.literal('job'), job: jobSchema }),
+  z.object({ type: z.literal('alert'), alert: alertSchema }),
+]);
+export type AppEvent = z.infer<typeof appEventSchema>;
+
+export const eventsContract = {
+  'events.stream': subscription('Every app event, as it happens.', z.object({}), appEventSchema),
+  'dream.now': mutation(
+    'Dream now: consolidate this project\'s memory at once (skips the time and session gates, never the lock).',
+    projectRef,
+    z.object({ started: z.boolean(), jobId: z.string().nullable(), reason: z.string().nullable() }),
+  ),
+};

@@ -1,0 +1,24 @@
+/**
+ * The whole contract between the renderer and main, merged from one file per domain. Adding
+ * a call means adding it here (and its handler in src/main/api/): nothing else.
+ */
+import type { Def, QueryDef, SubscriptionDef } from './define.js';
+import { agentsContract } from './agents.js';
+import { appContract } from './app.js';
+import { eventsContract } from './events.js';
+import { memoriesContract } from './memories.js';
+import { projectsContract } from './projects.js';
+
+export const CONTRACT = {
+  ...appContract,
+  ...projectsContract,
+  ...memoriesContract,
+  ...agentsContract,
+  ...eventsContract,
+} satisfies Record<string, Def>;
+
+export type Contract = typeof CONTRACT;
+export type CallName = { [K in keyof Contract]: Contract[K] extends QueryDef ? K : never }[keyof Contract];
+export type SubscriptionName = { [K in keyof Contract]: Contract[K] extends SubscriptionDef ? K : never }[keyof Contract];
+
+export * from './define.js';

@@ -1,0 +1,58 @@
+/** Reading and changing memories, the index, health fixes and history. */
+import { z } from 'zod';
+import { MEMORY_TYPES } from '../memory-types.js';
+import { FIX_KINDS, problemSchema } from '../problems.js';
+import { mutation, query } from './define.js';
+import { dirRef, fileName, historyEntrySchema, projectRef, topicFields, writeResult } from './common.js';
+
+export const memoryDocSchema = z.object({
+  file: z.string(),
+  /** The whole file as it is on disk (the editor's base for conflict detection). */
+  text: z.string(),
+  name: z.string(),
+  description: z.string(),
+  type: z.enum(MEMORY_TYPES).nullable(),
+  body: z.string(),
+  layout: z.enum(['flat', 'nested', 'none']),
+  /** Frontmatter keys Memdir does not edit, shown read-only and kept on save. */
+  otherKeys: z.array(z.string()),
+  problems: z.array(problemSchema),
+  mtimeMs: z.number(),
+});
+export type MemoryDoc = z.infer<typeof memoryDocSchema>;
+
+export const memoriesContract = {
+  'memories.read': query('One memory file, parsed, with its problems.', dirRef.extend({ file: fileName }), memoryDocSchema),
+  'memories.create': mutation(
+    'Create a memory and its index pointer. A "user" memory is never created in the team scope.',
+    dirRef.extend({ fields: topicFields, body: z.string().max(200_000), file: fileName.optional(), hook: z.string().max(500).optional() }),
+    writeResult,
+  ),
+  'memories.update': mutation(
+    'Save a memory. With baseText, nothing is written if the file changed on disk since: a conflict error carries what is there now.',
+    dirRef.extend({ file: fileName, fields: topicFields, body: z.string().max(200_000), baseText: z.string().optional(), hook: z.string().max(500).optional() }),
+    writeResult,
+  ),
+  'memories.rename': mutation('Rename a memory file; its index pointers follow.', dirRef.extend({ from: fileName, to: fileName }), writeResult),
+  'memories.delete': mutation('Delete a memory and its pointers. It stays in history and can be restored.', dirRef.extend({ file: fileName }), writeResult),
+  'index.read': query('MEMORY.md as text (empty when there is none).', dirRef, z.object({ text: z.string(), exists: z.boolean() })),
+  'index.save': mutation('Save MEMORY.md. With baseText, refused with a conflict if it changed on disk since.', dirRef.extend({ text: z.string().max(5_000_000), baseText: z.string().optional() }), writeResult),
+  'health.fix': mutation(
+    'Apply safe fixes: add orphans to the index, drop dangling pointers, drop repeated pointers.',
+    dirRef.extend({ fixes: z.array(z.object({ kind: z.enum(FIX_KINDS), file: z.string(), line: z.number().int().positive().nullable().optional() })).min(1).max(1000) }),
+    z.object({ applied: z.number(), rev: z.string().nullable() }),
+  ),
+  'history.list': query(
+    'Recorded changes of a project\'s memory, newest first (outside changes are recorded first).',
+    projectRef.extend({ file: z.string().optional(), limit: z.number().int().positive().max(1000).optional() }),
+    z.object({ entries: z.array(historyEntrySchema) }),
+  ),
+  'history.diff': query('Unified diff between two revisions (from null = the parent of `to`).', projectRef.extend({ from: z.string().nullable(), to: z.string(), file: z.string().optional() }), z.object({ diff: z.string() })),
+  'history.read': query('A file as it was at a revision.', projectRef.extend({ rev: z.string(), file: z.string() }), z.object({ text: z.string().nullable() })),
+  'history.restore': mutation('Restore one file or the whole memory directory as it was at a revision.', projectRef.extend({ rev: z.string(), file: z.string().optional() }), z.object({ entry: historyEntrySchema.nullable() })),
+  'history.deleted': query(
+    'Memories deleted since history began, with the revision to restore them from.',
+    projectRef,
+    z.object({ files: z.array(z.object({ path: z.string(), rev: z.string(), deletedIn: z.string(), time: z.string() })) }),
+  ),
+};

@@ -1,0 +1,35 @@
+/** Projects and their memories as the dashboard and the browser see them. */
+import { z } from 'zod';
+import { MEMORY_TYPES } from '../memory-types.js';
+import { indexSummarySchema, memoryDirScanSchema, projectScanSchema, projectSettingsSchema } from '../scan-types.js';
+import { query } from './define.js';
+import { projectRef } from './common.js';
+
+const countsByType = z.object(Object.fromEntries([...MEMORY_TYPES, 'untyped'].map((t) => [t, z.number()])) as Record<(typeof MEMORY_TYPES)[number] | 'untyped', z.ZodNumber>);
+
+/** One dashboard row: enough to sort, filter and judge a project without its memory list. */
+export const projectSummarySchema = z.object({
+  dir: z.string(),
+  path: z.string().nullable(),
+  memoryDir: z.string(),
+  exists: z.boolean(),
+  private: z.object({ total: z.number(), byType: countsByType }),
+  team: z.object({ total: z.number(), byType: countsByType }).nullable(),
+  index: indexSummarySchema,
+  problems: z.object({ error: z.number(), warning: z.number(), hint: z.number() }),
+  lastChangeMs: z.number().nullable(),
+  transcripts: z.number(),
+  settings: projectSettingsSchema,
+});
+export type ProjectSummary = z.infer<typeof projectSummarySchema>;
+
+export const projectsContract = {
+  'projects.list': query(
+    'Every project in the home with counts, index load and health — the dashboard.',
+    z.object({}),
+    z.object({ home: z.string(), exists: z.boolean(), projects: z.array(projectSummarySchema) }),
+  ),
+  'projects.get': query('One project in full: its memories, index, problems and team memory.', projectRef, projectScanSchema),
+};
+
+export { memoryDirScanSchema };

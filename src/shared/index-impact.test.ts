@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { indexImpact } from './index-impact.js';
+
+const lines = (n: number) => Array.from({ length: n }, (_, i) => `- [M${i}](m${i}.md) — hook ${i}`).join('\n') + '\n';
+
+describe('indexImpact', () => {
+  it('says nothing is lost when the index has room', () => {
+    expect(indexImpact(lines(10), { kind: 'add', title: 'New', file: 'new.md', hook: 'h' })).toMatchObject({ newlyCut: [], changedIsCut: false, after: { lines: 11, cut: 0 } });
+  });
+
+  it('warns that a new pointer at line 201 would never reach the agent', () => {
+    expect(indexImpact(lines(200), { kind: 'add', title: 'New', file: 'new.md', hook: 'h' })).toMatchObject({ newlyCut: [], changedIsCut: true, after: { lines: 201, cut: 1 } });
+  });
+
+  it('names the existing pointers a longer hook pushes past the byte limit', () => {
+    const text = Array.from({ length: 90 }, (_, i) => `- [M${i}](m${i}.md) — ${'x'.repeat(230)}`).join('\n') + '\n';
+    const impact = indexImpact(text, { kind: 'update', file: 'm0.md', title: 'M0', hook: 'y'.repeat(3000) });
+    expect(indexImpact(text, { kind: 'update', file: 'm0.md', title: 'M0', hook: 'short' }).newlyCut).toEqual([]);
+    expect(impact.newlyCut.length).toBeGreaterThan(0);
+    expect(impact.newlyCut).toContain('m89.md');
+    expect(impact.changedIsCut).toBe(false);
+  });
+});
