@@ -2,7 +2,7 @@
 import { Diff, Hunk, parseDiff } from 'react-diff-view';
 import 'react-diff-view/style/index.css';
 
-export function DiffView({ diff, onRestoreFile }: { diff: string; onRestoreFile?: (file: string) => void }) {
+export function DiffView({ diff, onRestoreFile }: { diff: string; onRestoreFile?: (file: string, deletedHere: boolean) => void }) {
   if (!diff.trim()) return <p className="muted">No changes in this entry.</p>;
   let files: ReturnType<typeof parseDiff>;
   try {
@@ -19,8 +19,8 @@ export function DiffView({ diff, onRestoreFile }: { diff: string; onRestoreFile?
             <header>
               <span className={`badge ${file.type === 'delete' ? 'error' : file.type === 'add' ? 'ok' : ''}`}>{file.type}</span> <code>{name}</code>
               {onRestoreFile && (
-                <button className="small" onClick={() => onRestoreFile(name)}>
-                  Restore this file as it was after this change
+                <button className="small" onClick={() => onRestoreFile(name, file.type === 'delete')}>
+                  {file.type === 'delete' ? 'Restore the deleted file' : 'Restore this version'}
                 </button>
               )}
             </header>

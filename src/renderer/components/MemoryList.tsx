@@ -2,6 +2,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import type { MemoryRow } from '../stores/project.js';
+import { count } from './format.js';
 
 const ROW_HEIGHT = 56;
 
@@ -38,7 +39,7 @@ export function MemoryList({ rows, selected, onOpen }: { rows: MemoryRow[]; sele
                     unlisted
                   </span>
                 )}
-                {row.problems > 0 && <span className="badge warning">{row.problems === 1 ? '1 problem' : `${row.problems} problems`}</span>}
+                {row.problems > 0 && <span className="badge warning">{count(row.problems, 'problem')}</span>}
               </div>
               <div className="memory-desc muted">{row.description || <em>no description</em>}</div>
             </div>

@@ -3,7 +3,7 @@ import { useMemo } from 'react';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { LoadMeter } from '../components/LoadMeter.js';
-import { ago } from '../components/format.js';
+import { ago, count } from '../components/format.js';
 import { useApp } from '../stores/app.js';
 import { useNav } from '../stores/nav.js';
 import { type ProjectSort, projectName, useProjects, visibleProjects } from '../stores/projects.js';
@@ -120,8 +120,8 @@ export function Dashboard() {
                 <LoadMeter index={p.index} compact />
               </td>
               <td>
-                {p.problems.error > 0 && <span className="badge error">{p.problems.error} errors</span>}
-                {p.problems.warning > 0 && <span className="badge warning">{p.problems.warning} warnings</span>}
+                {p.problems.error > 0 && <span className="badge error">{count(p.problems.error, 'error')}</span>}
+                {p.problems.warning > 0 && <span className="badge warning">{count(p.problems.warning, 'warning')}</span>}
                 {p.problems.error + p.problems.warning === 0 && <span className="muted">none</span>}
               </td>
               <td className="muted">{ago(p.lastChangeMs)}</td>

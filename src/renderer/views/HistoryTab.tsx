@@ -55,7 +55,7 @@ export function HistoryTab({ dir }: { dir: string }) {
                 Restore whole snapshot
               </button>
             </div>
-            <DiffView diff={diff} onRestoreFile={(file) => void restore(current.rev, file)} />
+            <DiffView diff={diff} onRestoreFile={(file, deletedHere) => void restore(deletedHere ? `${current.rev}~1` : current.rev, file)} />
           </>
         )}
       </div>

@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     minHeight: 600,
     title: 'Memdir',
     show: false,
-    webPreferences: { preload: PRELOAD, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, allowRunningInsecureContent: false, experimentalFeatures: false, navigateOnDragDrop: false, spellcheck: false },
+    webPreferences: { preload: PRELOAD, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, allowRunningInsecureContent: false, experimentalFeatures: false, navigateOnDragDrop: false, spellcheck: false, disableBlinkFeatures: 'Auxclick' },
   });
   if (state.maximized) win.maximize();
   win.once('ready-to-show', () => win.show());
