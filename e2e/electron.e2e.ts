@@ -21,8 +21,8 @@ describe('Electron app', () => {
     try {
       const page = await app.firstWindow();
       await page.getByRole('heading', { name: 'No Claude Code home found' }).waitFor();
-      expect(await page.evaluate(() => typeof (window as { require?: unknown }).require)).toBe('undefined');
-      expect(await page.evaluate(() => typeof (window as { memdirBridge?: unknown }).memdirBridge)).toBe('object');
+      expect(await page.evaluate(() => typeof (globalThis as { require?: unknown }).require)).toBe('undefined');
+      expect(await page.evaluate(() => typeof (globalThis as { memdirBridge?: unknown }).memdirBridge)).toBe('object');
     } finally {
       await app.close();
       await fs.rm(root, { recursive: true, force: true });
