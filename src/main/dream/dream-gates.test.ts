@@ -1,0 +1,286 @@
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONSOLIDATION_LOCK_FILE } from './consolidation-lock.js';
+import { type DreamGate, type DreamGateReport, type DreamTarget, checkDreamGates, passDreamGates } from './dream-gates.js';
+import { SessionScanCache } from './session-scan.js';
+import { killAndWait, startIdleProcess, startLockWorker } from './test-support/child.js';
+import { createCountingFs } from './test-support/counting-fs.js';
+
+const HOUR = 60 * 60 * 1000;
+const MIN = 60 * 1000;
+
+let tmp: string;
+let target: DreamTarget;
+let dataDir: string;
+let lockFile: string;
+const children: ChildProcess[] = [];
+
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-dream-gates-')));
+  const projectDir = path.join(tmp, 'projects', '-work-app');
+  target = { projectDir, memoryDir: path.join(projectDir, 'memory') };
+  dataDir = path.join(tmp, 'data');
+  await fs.mkdir(target.memoryDir, { recursive: true });
+  lockFile = path.join(target.memoryDir, CONSOLIDATION_LOCK_FILE);
+});
+
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((c) => killAndWait(c)));
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+function wholeSeconds(ms: number): number {
+  return Math.floor(ms / 1000) * 1000;
+}
+
+async function setLock(content: string, mtimeMs: number): Promise<void> {
+  await fs.writeFile(lockFile, content);
+  await fs.utimes(lockFile, mtimeMs / 1000, mtimeMs / 1000);
+}
+
+/** Writes `n` transcripts whose mtime is `ageMs` old. */
+async function addSessions(n: number, ageMs: number, prefix = 's'): Promise<void> {
+  const t = (Date.now() - ageMs) / 1000;
+  for (let i = 0; i < n; i++) {
+    const file = path.join(target.projectDir, `${prefix}${i}.jsonl`);
+    await fs.writeFile(file, '{"type":"user"}\n');
+    await fs.utimes(file, t, t);
+  }
+}
+
+const gate = (report: DreamGateReport, name: DreamGate['name']): DreamGate => report.gates.find((g) => g.name === name)!;
+
+describe('passDreamGates', () => {
+  it('a closed time gate costs exactly one stat and reports the rest as not checked', async () => {
+    const last = wholeSeconds(Date.now() - 3 * HOUR);
+    await setLock('', last);
+    await addSessions(10, MIN);
+    const counting = createCountingFs();
+    const { report, lock } = await passDreamGates(target, { fs: counting.fs, dataDir });
+    expect(counting.calls).toEqual([{ method: 'stat', path: lockFile }]);
+    expect(lock).toBeNull();
+    expect(report.eligible).toBe(false);
+    expect(report.gates.map((g) => [g.name, g.checked, g.passed])).toEqual([
+      ['time', true, false],
+      ['sessions', false, false],
+      ['lock', false, false],
+    ]);
+    expect(gate(report, 'time')).toMatchObject({ value: 3, threshold: 24 });
+    expect(report.lastConsolidatedAt).toBe(new Date(last).toISOString());
+    expect(report.nextEligibleAt).toBe(new Date(last + 24 * HOUR).toISOString());
+  });
+
+  it('time open, too few sessions: counts them (readdir + stats) and stops before the lock', async () => {
+    const last = wholeSeconds(Date.now() - 30 * HOUR);
+    await setLock('', last);
+    await addSessions(3, MIN, 'new');
+    await addSessions(4, 40 * HOUR, 'old');
+    const counting = createCountingFs();
+    const { report, lock } = await passDreamGates(target, { fs: counting.fs, dataDir, sessionCache: new SessionScanCache() });
+    expect(lock).toBeNull();
+    expect(gate(report, 'time')).toMatchObject({ checked: true, passed: true });
+    expect(gate(report, 'sessions')).toMatchObject({ checked: true, passed: false, value: 3, threshold: 5 });
+    expect(gate(report, 'lock')).toMatchObject({ checked: false, passed: false });
+    expect(counting.counts).toEqual({ stat: 1 + 7, readdir: 1 });
+    expect(await fs.readFile(lockFile, 'utf8')).toBe('');
+  });
+
+  it('all gates open: takes the lock, and the report says so', async () => {
+    await setLock('', wholeSeconds(Date.now() - 30 * HOUR));
+    await addSessions(5, MIN);
+    const { report, lock } = await passDreamGates(target, { dataDir, sessionCache: new SessionScanCache() });
+    expect(report.eligible).toBe(true);
+    expect(lock).not.toBeNull();
+    expect(gate(report, 'lock')).toMatchObject({ checked: true, passed: true, value: 'acquired' });
+    expect(await fs.readFile(lockFile, 'utf8')).toBe(String(process.pid));
+    await lock!.rollback();
+  });
+
+  it('never consolidated: the time gate passes and every transcript counts', async () => {
+    await addSessions(6, 400 * HOUR);
+    const { report, lock } = await passDreamGates(target, { dataDir, sessionCache: new SessionScanCache() });
+    expect(report.lastConsolidatedAt).toBeNull();
+    expect(gate(report, 'time')).toMatchObject({ passed: true, value: null, detail: 'Never consolidated.' });
+    expect(gate(report, 'sessions')).toMatchObject({ passed: true, value: 6 });
+    expect(report.eligible).toBe(true);
+    await lock!.rollback();
+    await expect(fs.stat(lockFile)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('the lock gate fails against a Claude Code holder, naming it', async () => {
+    const claude = await startIdleProcess();
+    children.push(claude);
+    // Claude Code's time gate opened for it a moment ago, so the lock is fresh; ours uses 0 h.
+    await setLock(String(claude.pid), wholeSeconds(Date.now() - 2 * MIN));
+    await addSessions(5, MIN);
+    const { report, lock } = await passDreamGates(target, { dataDir, minHours: 0, sessionCache: new SessionScanCache() });
+    expect(lock).toBeNull();
+    expect(report.eligible).toBe(false);
+    expect(gate(report, 'lock')).toMatchObject({ checked: true, passed: false, value: 'held' });
+    expect(gate(report, 'lock').detail).toContain(`PID ${claude.pid}`);
+  });
+
+  it('force ("Dream now") skips time and sessions but never the lock', async () => {
+    const last = wholeSeconds(Date.now() - 1 * HOUR);
+    await setLock('', last);
+    const { report, lock } = await passDreamGates(target, { dataDir, force: true });
+    expect(report.forced).toBe(true);
+    expect(report.gates.map((g) => [g.name, g.checked, g.passed])).toEqual([
+      ['time', false, true],
+      ['sessions', false, true],
+      ['lock', true, true],
+    ]);
+    expect(report.lastConsolidatedAt).toBe(new Date(last).toISOString());
+    expect(report.eligible).toBe(true);
+
+    const again = await passDreamGates(target, { dataDir, force: true });
+    expect(again.lock).toBeNull();
+    expect(gate(again.report, 'lock')).toMatchObject({ passed: false, value: 'held' });
+    await lock!.rollback();
+    expect((await fs.stat(lockFile)).mtimeMs).toBe(last);
+  });
+
+  it('scheduled dreams respect autoDreamEnabled: false and auto memory off without touching the disk; force still runs', async () => {
+    await addSessions(9, MIN);
+    const counting = createCountingFs();
+    const off = await passDreamGates({ ...target, settings: { autoDreamEnabled: false, autoMemoryEnabled: true } }, { fs: counting.fs, dataDir });
+    expect(counting.total()).toBe(0);
+    expect(off.lock).toBeNull();
+    expect(off.report.disabled?.reason).toBe('auto-dream-off');
+    expect(off.report.gates.every((g) => !g.checked)).toBe(true);
+    expect(off.report.gates[0]!.detail).toContain('Dream now still works');
+
+    const noMemory = await passDreamGates({ ...target, settings: { autoDreamEnabled: true, autoMemoryEnabled: false } }, { fs: counting.fs, dataDir });
+    expect(noMemory.report.disabled?.reason).toBe('auto-memory-off');
+
+    const forced = await passDreamGates({ ...target, settings: { autoDreamEnabled: false, autoMemoryEnabled: false } }, { dataDir, force: true });
+    expect(forced.report.disabled).toBeNull();
+    expect(forced.report.eligible).toBe(true);
+    await forced.lock!.rollback();
+  });
+
+  it('a lock time far in the future counts as now for the time gate and is reported', async () => {
+    const future = wholeSeconds(Date.now() + 10 * 24 * HOUR);
+    await setLock('', future);
+    const counting = createCountingFs();
+    const { report } = await passDreamGates(target, { fs: counting.fs, dataDir });
+    expect(counting.total()).toBe(1);
+    expect(gate(report, 'time')).toMatchObject({ passed: false, value: 0 });
+    expect(gate(report, 'time').detail).toContain('clock skew');
+    expect(report.lastConsolidatedAt).toBe(new Date(future).toISOString());
+    // It opens 24 h from now, not 10 days from now.
+    expect(Date.parse(report.nextEligibleAt!) - Date.now()).toBeLessThan(24 * HOUR + MIN);
+  });
+
+  it('rolls back a crashed Memdir dream before the lock gate decides', async () => {
+    const last = wholeSeconds(Date.now() - 50 * HOUR);
+    await setLock('', last);
+    const holder = startLockWorker('hold', target.memoryDir, dataDir);
+    children.push(holder.child);
+    await holder.nextLine();
+    await killAndWait(holder.child, 'SIGKILL');
+    const { report, lock } = await passDreamGates(target, { dataDir, force: true });
+    expect(report.recovered).toMatchObject({ pid: holder.child.pid, restoredMtimeMs: last });
+    expect(report.lastConsolidatedAt).toBe(new Date(last).toISOString());
+    await lock!.rollback();
+    expect((await fs.stat(lockFile)).mtimeMs).toBe(last);
+  });
+});
+
+describe('session gate', () => {
+  it('is throttled: a second check within 10 minutes reuses the count; after the clock moves on it rescans', async () => {
+    await setLock('', wholeSeconds(Date.now() - 30 * HOUR));
+    await addSessions(2, MIN);
+    const cache = new SessionScanCache();
+    let clock = Date.now();
+    const now = () => clock;
+    const counting = createCountingFs();
+
+    const first = await passDreamGates(target, { fs: counting.fs, now, dataDir, sessionCache: cache });
+    expect(gate(first.report, 'sessions')).toMatchObject({ value: 2, passed: false });
+    expect(counting.counts.readdir).toBe(1);
+    expect(cache.lastCheckedAt(target.projectDir)).toBe(clock);
+
+    await addSessions(4, MIN, 'later');
+    clock += 9 * MIN;
+    counting.reset();
+    const second = await passDreamGates(target, { fs: counting.fs, now, dataDir, sessionCache: cache });
+    expect(counting.counts).toEqual({ stat: 1 });
+    expect(gate(second.report, 'sessions')).toMatchObject({ value: 2, passed: false, checkedAt: new Date(clock - 9 * MIN).toISOString() });
+    expect(gate(second.report, 'sessions').detail).toContain('recounted at most every 10 min');
+
+    clock += 2 * MIN;
+    counting.reset();
+    const third = await passDreamGates(target, { fs: counting.fs, now, dataDir, sessionCache: cache });
+    expect(counting.calls.filter((c) => c.method === 'readdir' && c.path === target.projectDir)).toHaveLength(1);
+    expect(gate(third.report, 'sessions')).toMatchObject({ value: 6, passed: true });
+    expect(cache.lastCheckedAt(target.projectDir)).toBe(clock);
+    await third.lock!.rollback();
+  });
+
+  it('rescans early when lastConsolidatedAt changed (a dream just ran)', async () => {
+    await setLock('', wholeSeconds(Date.now() - 30 * HOUR));
+    await addSessions(3, 2 * HOUR);
+    const cache = new SessionScanCache();
+    const first = await checkDreamGates(target, { dataDir, sessionCache: cache });
+    expect(gate(first, 'sessions').value).toBe(3);
+    // Another lastConsolidatedAt (Claude Code dreamt meanwhile): the old count means nothing.
+    await setLock('', wholeSeconds(Date.now() - 25 * HOUR));
+    const counting = createCountingFs();
+    const second = await checkDreamGates(target, { fs: counting.fs, dataDir, sessionCache: cache });
+    expect(counting.calls.filter((c) => c.method === 'readdir' && c.path === target.projectDir)).toHaveLength(1);
+    expect(gate(second, 'sessions').value).toBe(3);
+  });
+
+  it('counts top-level transcripts only: not sub-agent transcripts, folders, or other files', async () => {
+    await addSessions(2, MIN);
+    const sub = path.join(target.projectDir, 's0', 'subagents');
+    await fs.mkdir(sub, { recursive: true });
+    await fs.writeFile(path.join(sub, 'agent-1.jsonl'), '{}\n');
+    await fs.writeFile(path.join(sub, 'agent-2.jsonl'), '{}\n');
+    await fs.mkdir(path.join(target.projectDir, 'weird.jsonl'));
+    await fs.writeFile(path.join(target.projectDir, 'notes.txt'), 'x');
+    const report = await checkDreamGates(target, { dataDir, minSessions: 1, sessionCache: new SessionScanCache() });
+    expect(gate(report, 'sessions')).toMatchObject({ value: 2, passed: true });
+  });
+
+  it('a project without transcripts has zero sessions (not an error)', async () => {
+    await fs.rm(target.projectDir, { recursive: true });
+    const report = await checkDreamGates(target, { dataDir, sessionCache: new SessionScanCache() });
+    expect(gate(report, 'sessions')).toMatchObject({ checked: true, passed: false, value: 0 });
+    expect(report.lock?.state).toBe('absent');
+  });
+});
+
+describe('checkDreamGates (status)', () => {
+  it('looks at the lock without taking it', async () => {
+    await setLock('', wholeSeconds(Date.now() - 30 * HOUR));
+    await addSessions(5, MIN);
+    const report = await checkDreamGates(target, { dataDir, sessionCache: new SessionScanCache() });
+    expect(report.eligible).toBe(true);
+    expect(gate(report, 'lock')).toMatchObject({ checked: true, passed: true, value: 'free' });
+    expect(await fs.readFile(lockFile, 'utf8')).toBe('');
+    expect(report.lock?.state).toBe('free');
+  });
+
+  it('shows who holds the lock even when the time gate is what failed', async () => {
+    const claude = await startIdleProcess();
+    children.push(claude);
+    await setLock(String(claude.pid), wholeSeconds(Date.now() - 5 * MIN));
+    const report = await checkDreamGates(target, { dataDir });
+    expect(gate(report, 'time').passed).toBe(false);
+    expect(gate(report, 'lock').checked).toBe(false);
+    expect(report.lock).toMatchObject({ state: 'held', holderPid: claude.pid, holderAlive: true });
+  });
+
+  it('with scheduled dreams off, still shows the gates and says why a dream will not run', async () => {
+    await addSessions(5, MIN);
+    const report = await checkDreamGates({ ...target, settings: { autoDreamEnabled: false, autoMemoryEnabled: true } }, { dataDir, sessionCache: new SessionScanCache() });
+    expect(report.disabled?.reason).toBe('auto-dream-off');
+    expect(report.gates.every((g) => g.checked && g.passed)).toBe(true);
+    expect(report.eligible).toBe(false);
+  });
+});

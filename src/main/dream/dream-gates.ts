@@ -1,0 +1,285 @@
+/**
+ * R-DREAM-GATE: a dream is expensive, so it runs only when ≥ 24 h have passed since the last
+ * consolidation, ≥ 5 sessions touched the project since then, and nobody else is consolidating.
+ * Cheapest first, stopping at the first gate that fails:
+ *   1. time — one `stat` of `.consolidate-lock` (its mtime is `lastConsolidatedAt`);
+ *   2. sessions — transcripts newer than that (readdir + stat), throttled to once per 10 min;
+ *   3. lock — take the consolidation lock (or, in status mode, only look at it).
+ *
+ * Two entries: {@link passDreamGates} for whoever wants to dream (the scheduler, "Dream now"),
+ * which ends holding the lock when the dream may run; {@link checkDreamGates} for
+ * `memdir dream status` and the app's status view, which never takes the lock.
+ *
+ * `force` is "Dream now": it skips the time and session gates, never the lock. The settings
+ * `autoDreamEnabled: false` and auto memory off stop scheduled dreams (reported as the reason),
+ * not a dream the user asks for: forcing is allowed with them off.
+ */
+import path from 'node:path';
+import type { EffectiveSettings } from '../memdir/settings.js';
+import {
+  CLOCK_SKEW_TOLERANCE_MS,
+  CONSOLIDATION_LOCK_FILE,
+  type DreamLock,
+  type DreamLockOptions,
+  type DreamLockRecovery,
+  type DreamLockStatus,
+  acquireDreamLock,
+  inspectDreamLock,
+} from './consolidation-lock.js';
+import { errCode, nodeDreamFs } from './dream-fs.js';
+import { SESSION_SCAN_INTERVAL_MS, type SessionCount, type SessionScanCache, countSessionsSince, defaultSessionScanCache } from './session-scan.js';
+
+/** Default time gate: hours since the last consolidation. */
+export const DEFAULT_MIN_HOURS = 24;
+/** Default session gate: sessions touched since the last consolidation. */
+export const DEFAULT_MIN_SESSIONS = 5;
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/** The project a dream would consolidate. A `ProjectLocation` (projects.ts) fits as is. */
+export interface DreamTarget {
+  /** The memory directory (holds `.consolidate-lock`). */
+  memoryDir: string;
+  /** `<home>/projects/<dir>`: its `*.jsonl` files are the sessions. */
+  projectDir: string;
+  /** The effective settings; when given, their off switches stop scheduled dreams. */
+  settings?: Pick<EffectiveSettings, 'autoDreamEnabled' | 'autoMemoryEnabled'>;
+}
+
+/** One gate's verdict. */
+export interface DreamGate {
+  name: 'time' | 'sessions' | 'lock';
+  /**
+   * Whether the gate was evaluated. False ("not checked") for the gates after the first that
+   * failed, for all gates when scheduled dreams are off, and for the gates `force` skips.
+   */
+  checked: boolean;
+  /** Whether it lets the dream through: a gate skipped by `force` passes, one not reached does not. */
+  passed: boolean;
+  /** time: hours since `lastConsolidatedAt` (null: never); sessions: the count; lock: its state. */
+  value: number | string | null;
+  /** time: minimum hours; sessions: minimum sessions; lock: null. */
+  threshold: number | null;
+  /** One sentence for a person. */
+  detail: string;
+  /** When the value was measured (ISO). For sessions it may be a throttled, earlier count. */
+  checkedAt?: string;
+}
+
+/** What the gates said, for the scheduler, the status view and `memdir dream status --json`. */
+export interface DreamGateReport {
+  /** Whether a dream may run now (in `passDreamGates`: and the lock is held). */
+  eligible: boolean;
+  /** Whether the time and session gates were skipped ("Dream now"). */
+  forced: boolean;
+  /** Why scheduled dreams are off for this project, or null. A forced dream ignores it. */
+  disabled: { reason: 'auto-memory-off' | 'auto-dream-off'; detail: string } | null;
+  /** Always time, sessions, lock, in that order. */
+  gates: DreamGate[];
+  /** The lock's mtime as found (ISO), null when never consolidated or not read. */
+  lastConsolidatedAt: string | null;
+  /** When the time gate opens, when that is what stands in the way (ISO). */
+  nextEligibleAt?: string;
+  /** Status mode: the lock as found, whatever gate failed (the UI shows a running dream). */
+  lock?: DreamLockStatus;
+  /** A crashed Memdir dream whose lock was rolled back before the lock gate decided. */
+  recovered?: DreamLockRecovery;
+  /** When the gates were checked (ISO). */
+  checkedAt: string;
+}
+
+/** Thresholds, throttle and injectables. */
+export interface DreamGateOptions extends DreamLockOptions {
+  /** "Dream now": skip the time and session gates (never the lock) and ignore the off switches. */
+  force?: boolean;
+  /** Hours required since the last consolidation; default {@link DEFAULT_MIN_HOURS}. */
+  minHours?: number;
+  /** Sessions required since the last consolidation; default {@link DEFAULT_MIN_SESSIONS}. */
+  minSessions?: number;
+  /** The session throttle; default the process-wide one. */
+  sessionCache?: SessionScanCache;
+  /** How long a session count is reused; default 10 min. 0 always rescans (benchmarks). */
+  sessionScanIntervalMs?: number;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function threshold(value: number | undefined, fallback: number, name: string): number {
+  const v = value ?? fallback;
+  if (!Number.isFinite(v) || v < 0) throw new RangeError(`${name} must be a number ≥ 0, got ${String(value)}`);
+  return v;
+}
+
+function disabledBy(settings: DreamTarget['settings']): DreamGateReport['disabled'] {
+  if (!settings) return null;
+  // Claude Code checks auto memory before auto dream; the first that is off is the reason.
+  if (!settings.autoMemoryEnabled) {
+    return { reason: 'auto-memory-off', detail: 'Auto memory is off for this project, so it is never dreamt on a schedule; Dream now still works.' };
+  }
+  if (!settings.autoDreamEnabled) {
+    return { reason: 'auto-dream-off', detail: 'autoDreamEnabled is false for this project, so it is never dreamt on a schedule; Dream now still works.' };
+  }
+  return null;
+}
+
+function notChecked(name: DreamGate['name'], thresholdValue: number | null, why: string): DreamGate {
+  return { name, checked: false, passed: false, value: null, threshold: thresholdValue, detail: `Not checked: ${why}` };
+}
+
+function roundHours(ms: number): number {
+  return Math.round((ms / HOUR_MS) * 100) / 100;
+}
+
+interface Evaluation {
+  report: DreamGateReport;
+  lock: DreamLock | null;
+}
+
+async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'status' | 'acquire'): Promise<Evaluation> {
+  const fs = opts.fs ?? nodeDreamFs;
+  const now = opts.now ?? Date.now;
+  const nowMs = now();
+  const minHours = threshold(opts.minHours, DEFAULT_MIN_HOURS, 'minHours');
+  const minSessions = threshold(opts.minSessions, DEFAULT_MIN_SESSIONS, 'minSessions');
+  const forced = opts.force === true;
+  const disabled = forced ? null : disabledBy(target.settings);
+  const report: DreamGateReport = { eligible: false, forced, disabled, gates: [], lastConsolidatedAt: null, checkedAt: iso(nowMs) };
+  const finish = (lock: DreamLock | null = null): Evaluation => {
+    report.eligible = disabled === null && report.gates.length === 3 && report.gates.every((g) => g.passed) && (mode === 'status' || lock !== null);
+    return { report, lock };
+  };
+  const stopAfter = (why: string): Evaluation => {
+    const names = ['time', 'sessions', 'lock'] as const;
+    const thresholds = [minHours, minSessions, null];
+    for (let i = report.gates.length; i < 3; i++) report.gates.push(notChecked(names[i]!, thresholds[i]!, why));
+    return finish();
+  };
+
+  // The scheduler asks often: with dreams off it learns so without touching the disk.
+  if (disabled && mode === 'acquire') return stopAfter(disabled.detail);
+
+  // Gate 1, time: exactly one stat.
+  let sinceMs: number | null = null;
+  if (forced) {
+    report.gates.push({ name: 'time', checked: false, passed: true, value: null, threshold: minHours, detail: 'Skipped: Dream now ignores the time since the last consolidation.' });
+  } else {
+    let mtimeMs: number | null = null;
+    try {
+      mtimeMs = (await fs.stat(path.join(target.memoryDir, CONSOLIDATION_LOCK_FILE))).mtimeMs;
+    } catch (err) {
+      const code = errCode(err);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? String(err));
+        report.gates.push({ name: 'time', checked: true, passed: false, value: null, threshold: minHours, detail: `Cannot read the consolidation lock in ${target.memoryDir} (${why}).`, checkedAt: iso(nowMs) });
+        return stopAfter('the time gate failed.');
+      }
+    }
+    if (mtimeMs === null) {
+      report.gates.push({ name: 'time', checked: true, passed: true, value: null, threshold: minHours, detail: 'Never consolidated.', checkedAt: iso(nowMs) });
+    } else {
+      report.lastConsolidatedAt = iso(mtimeMs);
+      const skewed = mtimeMs - nowMs > CLOCK_SKEW_TOLERANCE_MS;
+      // A future time counts as now (clock skew): it can neither pass the gate nor block forever,
+      // since the first dream (Dream now) writes a sane time.
+      sinceMs = skewed ? nowMs : mtimeMs;
+      const ageMs = Math.max(0, nowMs - sinceMs);
+      const passed = ageMs >= minHours * HOUR_MS;
+      const skew = skewed ? ` The lock's time ${iso(mtimeMs)} is in the future (clock skew); it counts as now.` : '';
+      report.gates.push({
+        name: 'time',
+        checked: true,
+        passed,
+        value: roundHours(ageMs),
+        threshold: minHours,
+        detail: `Last consolidated ${roundHours(ageMs)} h ago (${iso(mtimeMs)}); ${passed ? 'at least' : 'needs'} ${minHours} h.${skew}`,
+        checkedAt: iso(nowMs),
+      });
+      if (!passed) {
+        report.nextEligibleAt = iso(sinceMs + minHours * HOUR_MS);
+        return stopAfter('the time gate is closed.');
+      }
+    }
+  }
+
+  // Gate 2, sessions: readdir + stat, throttled.
+  if (forced) {
+    report.gates.push({ name: 'sessions', checked: false, passed: true, value: null, threshold: minSessions, detail: 'Skipped: Dream now ignores how many sessions touched the project.' });
+  } else {
+    const interval = opts.sessionScanIntervalMs ?? SESSION_SCAN_INTERVAL_MS;
+    let counted: { result: SessionCount; cached: boolean };
+    if (interval <= 0) {
+      counted = { result: await countSessionsSince(target.projectDir, sinceMs, { fs, now: () => nowMs }), cached: false };
+    } else {
+      counted = await (opts.sessionCache ?? defaultSessionScanCache).count(target.projectDir, sinceMs, { fs, now: () => nowMs, intervalMs: interval });
+    }
+    const { result, cached } = counted;
+    const passed = result.problem === null && result.count >= minSessions;
+    const since = sinceMs === null ? 'ever' : `since ${iso(sinceMs)}`;
+    const when = cached ? ` (counted at ${iso(result.countedAtMs)}; recounted at most every ${Math.round(interval / 60_000)} min)` : '';
+    report.gates.push({
+      name: 'sessions',
+      checked: true,
+      passed,
+      value: result.count,
+      threshold: minSessions,
+      detail: result.problem ?? `${result.count} of ${result.transcripts} sessions touched ${since}${when}; ${passed ? 'at least' : 'needs'} ${minSessions}.`,
+      checkedAt: iso(result.countedAtMs),
+    });
+    if (!passed) return stopAfter('the session gate is closed.');
+  }
+
+  // Gate 3, lock.
+  if (mode === 'status') {
+    let status: DreamLockStatus;
+    try {
+      status = await inspectDreamLock(target.memoryDir, opts);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      report.gates.push({ name: 'lock', checked: true, passed: false, value: 'unreadable', threshold: null, detail: `Cannot read the consolidation lock: ${why}`, checkedAt: iso(nowMs) });
+      return finish();
+    }
+    report.lock = status;
+    if (forced && status.mtimeMs !== null) report.lastConsolidatedAt = iso(status.mtimeMs);
+    report.gates.push({ name: 'lock', checked: true, passed: status.state !== 'held', value: status.state, threshold: null, detail: status.detail, checkedAt: iso(nowMs) });
+    return finish();
+  }
+  const taken = await acquireDreamLock(target.memoryDir, opts);
+  if (taken.recovered) report.recovered = taken.recovered;
+  if (!taken.ok) {
+    if (forced && taken.problem.status?.mtimeMs != null) report.lastConsolidatedAt = iso(taken.problem.status.mtimeMs);
+    report.gates.push({ name: 'lock', checked: true, passed: false, value: taken.problem.reason, threshold: null, detail: taken.problem.message, checkedAt: iso(now()) });
+    return finish();
+  }
+  const { lock } = taken;
+  if (forced || taken.recovered) report.lastConsolidatedAt = lock.priorMtimeMs === null ? null : iso(lock.priorMtimeMs);
+  report.gates.push({ name: 'lock', checked: true, passed: true, value: 'acquired', threshold: null, detail: `Taken at ${iso(lock.acquiredAtMs)} by this process (PID ${process.pid}).`, checkedAt: iso(lock.acquiredAtMs) });
+  return finish(lock);
+}
+
+/**
+ * Checks the gates in order and, when time and sessions pass (or `force`), takes the
+ * consolidation lock. `lock` is non-null exactly when `report.eligible`: the caller then owns
+ * it and must end it (`runWithDreamLock` does: release on success, roll back otherwise).
+ * With the target's settings turning scheduled dreams off (and no `force`), nothing is read.
+ */
+export async function passDreamGates(target: DreamTarget, opts: DreamGateOptions = {}): Promise<{ report: DreamGateReport; lock: DreamLock | null }> {
+  return evaluate(target, opts, 'acquire');
+}
+
+/**
+ * The gates as `memdir dream status` shows them: evaluated in order like
+ * {@link passDreamGates}, but the lock gate only looks (free, held by whom since when, stale,
+ * a crashed dream to roll back) and never takes or repairs it. Also reports the lock as found
+ * in `lock` even when an earlier gate failed, and evaluates the gates even when scheduled
+ * dreams are off (`disabled` says so, and `eligible` is false).
+ */
+export async function checkDreamGates(target: DreamTarget, opts: DreamGateOptions = {}): Promise<DreamGateReport> {
+  const { report } = await evaluate(target, opts, 'status');
+  if (!report.lock) {
+    const status = await inspectDreamLock(target.memoryDir, opts).catch(() => null);
+    if (status) report.lock = status;
+  }
+  return report;
+}
