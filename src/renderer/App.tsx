@@ -1,10 +1,12 @@
 /** The shell of the UI: navigation, live events, theme, keyboard, palette, toasts. */
 import { useEffect } from 'react';
 import { CommandPalette, usePalette } from './components/CommandPalette.js';
+import { JobsBar } from './components/JobsBar.js';
 import { Toasts } from './components/Toasts.js';
 import { useApp } from './stores/app.js';
 import { useEditor } from './stores/editor.js';
 import { useHistory } from './stores/history.js';
+import { useJobs } from './stores/jobs.js';
 import { useNav } from './stores/nav.js';
 import { projectName, useProjects } from './stores/projects.js';
 import { useProject } from './stores/project.js';
@@ -21,6 +23,10 @@ function useLiveEvents(): void {
         void useApp.getState().load();
         void useProjects.getState().load();
         useNav.getState().go({ view: 'dashboard' });
+        return;
+      }
+      if (event.type === 'job') {
+        useJobs.getState().apply(event.job);
         return;
       }
       if (event.type === 'projects-changed') {
@@ -116,6 +122,7 @@ export function App() {
   useEffect(() => {
     void useApp.getState().load();
     void useProjects.getState().load();
+    void useJobs.getState().load();
   }, []);
   return (
     <div className="layout">
@@ -132,6 +139,7 @@ export function App() {
         {route.view === 'settings' && <SettingsView />}
       </main>
       <CommandPalette />
+      <JobsBar />
       <Toasts />
     </div>
   );

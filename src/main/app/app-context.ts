@@ -12,6 +12,7 @@ import type { Scope } from '../../shared/memory-types.js';
 import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { RpcError } from '../../shared/contract/define.js';
 import { EventBus } from './event-bus.js';
+import { JobRunner } from '../jobs/job-runner.js';
 import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.js';
 import { MemoryWatcher } from './memory-watcher.js';
 import type { Where } from '../memdir/memory-service.js';
@@ -29,6 +30,7 @@ export class AppContext {
   readonly dataDir: string;
   readonly env: NodeJS.ProcessEnv;
   readonly events = new EventBus();
+  readonly jobs = new JobRunner(this.events);
   private cache = new HomeScanCache();
   private choice: HomeChoice = { home: null, demoHome: null };
   private watcher: MemoryWatcher | null = null;
@@ -124,6 +126,7 @@ export class AppContext {
   }
 
   async close(): Promise<void> {
+    await this.jobs.close();
     await this.watcher?.close();
     this.watcher = null;
   }
