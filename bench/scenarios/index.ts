@@ -1,6 +1,8 @@
 /** Every bench scenario, by name. */
 import type { Scenario } from '../lib.js';
 import { dreamGatesScenario } from './dream-gates.js';
+import { recallScenario } from './recall.js';
+import { rendererScenario } from './renderer.js';
 import { scanScenario } from './scan.js';
 
-export const SCENARIOS: Scenario[] = [scanScenario, dreamGatesScenario];
+export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, dreamGatesScenario];

@@ -2,8 +2,9 @@
 import type { CommandSpec } from './command.js';
 import { historyCommand, restoreCommand } from './commands/history.js';
 import { lintCommand } from './commands/lint.js';
+import { recallCommand } from './commands/recall.js';
 import { scanCommand } from './commands/scan.js';
 import { showCommand } from './commands/show.js';
 import { whereCommand } from './commands/where.js';
 
-export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand];
+export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, recallCommand];

@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../memdir/safe-fs.js';
+import { writeDataFile } from '../memdir/safe-fs.js';
 
 const schema = z.object({ home: z.string().nullable().catch(null), demoHome: z.string().nullable().catch(null) });
 export type HomeChoice = z.infer<typeof schema>;
@@ -19,6 +19,5 @@ export async function readHomeChoice(dataDir: string): Promise<HomeChoice> {
 }
 
 export async function writeHomeChoice(dataDir: string, choice: HomeChoice): Promise<void> {
-  await fs.mkdir(dataDir, { recursive: true });
-  await writeFileAtomic(dataDir, FILE, `${JSON.stringify(choice, null, 2)}\n`);
+  await writeDataFile(path.join(dataDir, FILE), `${JSON.stringify(choice, null, 2)}\n`);
 }

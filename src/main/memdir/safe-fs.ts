@@ -644,3 +644,15 @@ async function sweepLeftovers(lockDir: string, lockName: string): Promise<void> 
     }
   }
 }
+
+/**
+ * Write one of Memdir's own files (settings, credentials, state in the data dir) atomically:
+ * its folder is created (private, 0700, when the file is), then the same temp-fsync-rename as
+ * every other write. `mode` applies from the file's creation, so a secret is never readable by
+ * others, not even for an instant.
+ */
+export async function writeDataFile(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+  const dir = path.dirname(file);
+  await fs.mkdir(dir, { recursive: true, mode: opts.mode !== undefined && (opts.mode & 0o077) === 0 ? 0o700 : 0o755 });
+  await writeFileAtomic(dir, path.basename(file), data, opts);
+}

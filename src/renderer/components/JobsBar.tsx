@@ -1,8 +1,12 @@
 /** Running background jobs with their phase, progress and a cancel button. */
+import { useMemo } from 'react';
 import { useJobs } from '../stores/jobs.js';
 
 export function JobsBar() {
-  const jobs = useJobs((s) => s.jobs.filter((j) => j.state === 'running' || j.state === 'queued'));
+  // Select the stored array (a stable reference) and derive from it: a selector returning a new
+  // array on every call would make zustand re-render forever.
+  const all = useJobs((s) => s.jobs);
+  const jobs = useMemo(() => all.filter((j) => j.state === 'running' || j.state === 'queued'), [all]);
   const cancel = useJobs((s) => s.cancel);
   if (jobs.length === 0) return null;
   return (

@@ -1,6 +1,6 @@
 /** The memory list: virtualised, so ten thousand rows scroll as smoothly as ten. */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import type { MemoryRow } from '../stores/project.js';
 import { count } from './format.js';
 
@@ -9,6 +9,11 @@ const ROW_HEIGHT = 56;
 export function MemoryList({ rows, selected, onOpen }: { rows: MemoryRow[]; selected: string | null; onOpen: (row: MemoryRow) => void }) {
   const parent = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => parent.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
+  const hasRows = rows.length > 0;
+  useEffect(() => {
+    // Marks the first frame painted with rows (after layout), for devtools and the bench.
+    if (hasRows) requestAnimationFrame(() => performance.mark('memdir:memory-list-painted'));
+  }, [hasRows]);
   return (
     <div ref={parent} className="memory-list" role="listbox" aria-label="Memories" tabIndex={0} data-testid="memory-list">
       <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>

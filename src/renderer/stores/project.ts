@@ -76,6 +76,8 @@ export const useProject = create<ProjectState>()((set, get) => ({
     if (!dir) return;
     try {
       const scan = await call('projects.get', { dir });
+      // User Timing marks: visible in devtools, and read by `npm run bench renderer`.
+      performance.mark('memdir:project-loaded');
       if (get().dir === dir) set({ scan, rows: memoryRows(scan), error: null });
     } catch (error) {
       if (get().dir === dir) set({ error: messageOf(error) });

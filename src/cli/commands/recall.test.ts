@@ -1,0 +1,114 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CliIo, CliFailure, UsageError } from '../command.js';
+import { type FakeAnthropic, jsonReply, startFakeAnthropic } from '../../main/llm/test-support/fake-anthropic.js';
+import { writeMemoryFixture } from '../../main/recall/test-support/memory-fixture.js';
+import { recallCommand } from './recall.js';
+
+let root: string;
+let home: string;
+let dataDir: string;
+let fake: FakeAnthropic;
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cli-recall-'));
+  home = path.join(root, 'claude-home');
+  dataDir = path.join(root, 'data');
+  await writeMemoryFixture(path.join(home, 'projects', '-work-shop', 'memory'));
+  // Short budgets: a failing model must not slow the suite.
+  await fs.mkdir(dataDir, { recursive: true });
+  await fs.writeFile(path.join(dataDir, 'settings.json'), JSON.stringify({ model: { maxRetries: 0 }, recall: { timeoutMs: 1_000 } }));
+  fake = await startFakeAnthropic();
+});
+afterEach(async () => {
+  await fake.close();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+function io(env: NodeJS.ProcessEnv): CliIo & { stdout: () => string; stderr: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    out: (t) => {
+      out += t;
+    },
+    err: (t) => {
+      err += t;
+    },
+    env,
+    cwd: root,
+    stdout: () => out,
+    stderr: () => err,
+  };
+}
+
+const online = () => ({ PATH: path.join(root, 'no-bin'), MEMDIR_DATA_DIR: dataDir, ANTHROPIC_API_KEY: 'sk-ant-cli-test-key-0123456789', ANTHROPIC_BASE_URL: fake.url, HOME: root });
+const offline = () => ({ PATH: path.join(root, 'no-bin'), MEMDIR_DATA_DIR: dataDir, HOME: root });
+
+async function run(values: Record<string, string | boolean>, env: NodeJS.ProcessEnv) {
+  const cli = io(env);
+  const code = await recallCommand.run({ positionals: [], values: { home, ...values }, io: cli });
+  return { code, out: cli.stdout(), err: cli.stderr() };
+}
+
+describe('memdir recall', () => {
+  it('--json: the model selects through ANTHROPIC_BASE_URL (the contract fields)', async () => {
+    fake.enqueue(jsonReply({ selected: [{ file: 'feedback_no_orm.md', reason: 'ORM rule' }] }, { usage: { input_tokens: 321, output_tokens: 9 } }));
+    const { code, out } = await run({ project: '-work-shop', query: 'can I use an ORM?', json: true }, online());
+    expect(code).toBe(0);
+    const json = JSON.parse(out);
+    expect(json).toMatchObject({ method: 'model', selected: [{ file: 'feedback_no_orm.md', reason: 'ORM rule' }], tokens: { inputTokens: 321, outputTokens: 9 } });
+    expect(typeof json.latencyMs).toBe('number');
+    expect(Number.isInteger(json.latencyMs)).toBe(true);
+    expect(json.fallbackReason).toBeUndefined();
+    expect(json.project.dir).toBe('-work-shop');
+    expect(fake.messageRequests()).toHaveLength(1);
+  });
+
+  it('--json: falls back to the local ranker with the reason when the model fails', async () => {
+    fake.enqueue({ kind: 'error', status: 529 });
+    const { code, out } = await run({ project: '-work-shop', query: 'can I use an ORM?', json: true }, online());
+    expect(code).toBe(0);
+    const json = JSON.parse(out);
+    expect(json.method).toBe('local');
+    expect(json.fallbackReason).toMatch(/overloaded/);
+    expect(json.selected[0]).toMatchObject({ file: 'feedback_no_orm.md' });
+    expect(json.selected[0].score).toBeGreaterThan(0);
+  });
+
+  it('--offline and no key both use the local ranker without a request', async () => {
+    const forced = JSON.parse((await run({ project: '-work-shop', query: '双十一前能发版吗', offline: true, json: true }, online())).out);
+    expect(forced.method).toBe('local');
+    expect(forced.selected[0].file).toBe('project_release_freeze.md');
+    const none = JSON.parse((await run({ project: '-work-shop', query: 'python in CI', json: true }, offline())).out);
+    expect(none.method).toBe('local');
+    expect(none.fallbackReason).toBeUndefined();
+    expect(fake.messageRequests()).toHaveLength(0);
+  });
+
+  it('prints a short table with method and fallback reason', async () => {
+    fake.enqueue({ kind: 'message', text: 'The ORM one, I believe.' });
+    const { code, out } = await run({ project: '-work-shop', query: 'can I use an ORM?' }, online());
+    expect(code).toBe(0);
+    expect(out).toMatch(/method: local ranker/);
+    expect(out).toMatch(/fallback: The model answered in prose/);
+    expect(out).toMatch(/1\s+feedback_no_orm\.md\s+\d/);
+    expect(out).toMatch(/always loaded: MEMORY\.md, 9 pointer/);
+  });
+
+  it('usage and I/O errors: missing or empty --query, unknown project (exit 2 via runCli)', async () => {
+    await expect(run({ project: '-work-shop' }, offline())).rejects.toBeInstanceOf(UsageError);
+    await expect(run({ project: '-work-shop', query: '  ' }, offline())).rejects.toBeInstanceOf(UsageError);
+    await expect(run({ query: 'x' }, offline())).rejects.toBeInstanceOf(UsageError);
+    await expect(run({ project: '-no-such-project', query: 'x' }, offline())).rejects.toBeInstanceOf(CliFailure);
+  });
+
+  it('accepts a project path relative to the caller, for a project with no memory yet', async () => {
+    await fs.mkdir(path.join(root, 'repo'));
+    const json = JSON.parse((await run({ project: 'repo', query: 'anything', json: true }, offline())).out);
+    expect(json).toMatchObject({ method: 'local', selected: [] });
+    expect(json.notes.join(' ')).toMatch(/no topic files/);
+  });
+});

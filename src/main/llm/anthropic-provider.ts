@@ -1,0 +1,179 @@
+/**
+ * The Anthropic Messages API through `@anthropic-ai/sdk` (SPEC §9). The key and base URL are
+ * always passed explicitly, so the SDK never falls back to a profile or credential chain of its
+ * own; every call has a wall-clock budget (retries included), honours the caller's
+ * AbortSignal, retries rate limits and server errors a bounded number of times (the SDK's
+ * `maxRetries`, which honours `retry-after`), and is appended to the usage log.
+ */
+import Anthropic, { APIConnectionTimeoutError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk';
+import { estimateCostUsd, PRICE_TABLE_NOTE } from './pricing.js';
+import { redact } from './redact.js';
+import { type AnswerBlock, type CompleteRequest, type CompleteResult, LlmError, type ModelProvider, type ModelTask, type ProviderStatus, type TokenUsage, ZERO_USAGE } from './types.js';
+import type { UsageLog } from './usage-log.js';
+
+/** The public API, used when neither settings nor `ANTHROPIC_BASE_URL` name another. */
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/** What the Anthropic provider needs; resolveProvider() fills it from settings and env. */
+export interface AnthropicProviderOptions {
+  apiKey: string;
+  /** Where the key came from, for the status line ("ANTHROPIC_API_KEY", "the credential store"). */
+  keySource?: string;
+  baseURL?: string | null;
+  /** Model id per task. */
+  models: Record<ModelTask, string>;
+  /** Default wall-clock budget of one call, retries included. */
+  timeoutMs: number;
+  maxRetries: number;
+  usageLog?: UsageLog;
+}
+
+/** The error `type` the API puts in its JSON body, when the body had one. */
+function apiErrorType(error: APIError): string | undefined {
+  const body = error.error as { error?: { type?: unknown } } | undefined;
+  return typeof body?.error?.type === 'string' ? body.error.type : undefined;
+}
+
+function toBlocks(content: readonly ({ type: string } & Record<string, unknown>)[]): AnswerBlock[] {
+  return content.map((block): AnswerBlock => {
+    if (block.type === 'text') return { type: 'text', text: String(block.text ?? '') };
+    if (block.type === 'tool_use') {
+      return { type: 'tool_use', id: String(block.id), name: String(block.name), input: block.input };
+    }
+    return { type: 'unknown', originalType: block.type };
+  });
+}
+
+function toUsage(usage: { input_tokens?: number | null; output_tokens?: number | null; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null } | undefined): TokenUsage {
+  return {
+    inputTokens: usage?.input_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
+    cacheCreationTokens: usage?.cache_creation_input_tokens ?? 0,
+  };
+}
+
+/** A model provider on the Anthropic Messages API (or a compatible gateway). */
+export class AnthropicProvider implements ModelProvider {
+  readonly kind = 'anthropic' as const;
+  readonly baseURL: string;
+  private readonly client: Anthropic;
+  private lastFailure: LlmError | null = null;
+
+  constructor(private readonly options: AnthropicProviderOptions) {
+    this.baseURL = (options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, '');
+    this.client = new Anthropic({
+      apiKey: options.apiKey,
+      baseURL: this.baseURL,
+      maxRetries: options.maxRetries,
+      timeout: options.timeoutMs,
+      // The SDK logs to the console by default; Memdir keeps its own usage log instead.
+      logLevel: 'off',
+    });
+  }
+
+  modelFor(task: ModelTask): string {
+    return this.options.models[task];
+  }
+
+  redact(text: string): string {
+    return redact(text, [this.options.apiKey]);
+  }
+
+  async status(): Promise<ProviderStatus> {
+    const endpoint = this.baseURL;
+    // Only failures that will not go away by themselves put the provider in error.
+    if (this.lastFailure && ['auth', 'network', 'bad-request'].includes(this.lastFailure.kind)) {
+      return { state: 'error', provider: this.kind, reason: this.lastFailure.message, endpoint };
+    }
+    return { state: 'online', provider: this.kind, reason: `Anthropic API at ${endpoint}, key from ${this.options.keySource ?? 'settings'}.`, endpoint };
+  }
+
+  async complete(request: CompleteRequest): Promise<CompleteResult> {
+    const model = request.model ?? this.modelFor(request.task);
+    const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
+    const started = performance.now();
+    // The SDK's timeout is per attempt; this deadline bounds the whole call, retries included.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
+    const params = {
+      model,
+      max_tokens: request.maxTokens,
+      messages: request.messages,
+      ...(request.system !== undefined ? { system: request.system } : {}),
+      ...(request.tools ? { tools: request.tools } : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    };
+    try {
+      if (request.signal?.aborted) throw new APIUserAbortError();
+      const message = request.stream
+        ? await this.client.messages.stream(params, { signal, timeout: timeoutMs }).finalMessage()
+        : await this.client.messages.create(params, { signal, timeout: timeoutMs });
+      const latencyMs = performance.now() - started;
+      const usage = toUsage(message.usage);
+      const content = toBlocks(message.content as unknown as ({ type: string } & Record<string, unknown>)[]);
+      const costUsd = estimateCostUsd(message.model || model, usage);
+      const result: CompleteResult = {
+        text: content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(''),
+        content,
+        stopReason: message.stop_reason ?? null,
+        usage,
+        costUsd,
+        costNote: costUsd === null ? `no price known for ${message.model || model}` : PRICE_TABLE_NOTE,
+        model: message.model || model,
+        provider: this.kind,
+        latencyMs,
+      };
+      this.lastFailure = null;
+      await this.options.usageLog?.append({ task: request.task, provider: this.kind, model: result.model, usage, costUsd, latencyMs, outcome: 'ok' });
+      return result;
+    } catch (error) {
+      const failure = this.classify(error, { timedOut: deadline.signal.aborted && !request.signal?.aborted, aborted: request.signal?.aborted ?? false, timeoutMs });
+      this.lastFailure = failure;
+      await this.options.usageLog?.append({
+        task: request.task,
+        provider: this.kind,
+        model,
+        usage: ZERO_USAGE,
+        costUsd: null,
+        latencyMs: performance.now() - started,
+        outcome: failure.kind,
+        ...(failure.details.status !== undefined ? { status: failure.details.status } : {}),
+      });
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Turn whatever the SDK threw into an LlmError with a sentence a person understands. */
+  private classify(error: unknown, context: { timedOut: boolean; aborted: boolean; timeoutMs: number }): LlmError {
+    const retries = this.options.maxRetries;
+    const after = retries > 0 ? ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '';
+    if (context.aborted) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
+    if (context.timedOut || error instanceof APIConnectionTimeoutError) {
+      return new LlmError('timeout', `The model did not answer within ${(context.timeoutMs / 1000).toFixed(1)} s.`, { cause: error });
+    }
+    if (error instanceof APIUserAbortError) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
+    if (error instanceof APIError && typeof error.status === 'number') {
+      const status = error.status;
+      const type = apiErrorType(error);
+      const detail = this.redact(((error.error as { error?: { message?: unknown } } | undefined)?.error?.message as string | undefined) ?? '').slice(0, 200);
+      const said = detail ? `: ${detail}` : '';
+      if (status === 401 || status === 403) return new LlmError('auth', `The API refused the key (HTTP ${status})${said}. Check the key in Settings or ANTHROPIC_API_KEY.`, { status, cause: error });
+      if (status === 429) return new LlmError('rate-limited', `The API is rate-limiting requests (HTTP 429)${after}.`, { status, cause: error });
+      if (status === 529 || type === 'overloaded_error') return new LlmError('overloaded', `The API is overloaded (HTTP ${status})${after}.`, { status, cause: error });
+      if (status >= 500) return new LlmError('server', `The API failed with HTTP ${status}${after}${said}.`, { status, cause: error });
+      return new LlmError('bad-request', `The API rejected the request (HTTP ${status})${said}.`, { status, cause: error });
+    }
+    if (error instanceof APIError) {
+      const cause = (error as { cause?: unknown }).cause;
+      return new LlmError('network', `The API at ${this.baseURL} could not be reached${cause instanceof Error ? ` (${this.redact(cause.message)})` : ''}.`, { cause: error });
+    }
+    if (error instanceof SyntaxError || error instanceof AnthropicError) {
+      return new LlmError('bad-response', `The API sent an answer that could not be read (${this.redact((error as Error).message).slice(0, 160)}).`, { cause: error });
+    }
+    return new LlmError('bad-response', `The model call failed: ${this.redact(error instanceof Error ? error.message : String(error)).slice(0, 160)}.`, { cause: error });
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * Recall for a project, as the CLI and the app call it: locate the project's memory dir, scan
+ * its frontmatter (and its team dir's), keep a local ranker per memory dir in step with the
+ * files, pick the model provider from Memdir's settings, and run findRelevantMemories.
+ *
+ * The app keeps one RecallService for its lifetime: each call rescans through a ScanCache (one
+ * stat per file when nothing changed) and `sync`s the ranker, which re-indexes only memories
+ * that were added, changed or removed. A file watcher may call `refresh(memoryDir)` on change
+ * to do that work before the next query.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { IndexSummary, MemoryDirScan } from '../../shared/scan-types.js';
+import { resolveDataDir } from '../data-dir.js';
+import { resolveProvider } from '../llm/resolve-provider.js';
+import type { ModelProvider } from '../llm/types.js';
+import { locateProject, type ProjectLocation } from '../memdir/projects.js';
+import { readMemoryText } from '../memdir/read-file.js';
+import { ScanCache, scanMemoryDir, teamDirOf } from '../memdir/scan-dir.js';
+import { parseTopicFile } from '../memdir/topic-file.js';
+import { type AppSettings, loadAppSettings } from '../settings/app-settings.js';
+import { writeDataFile } from '../memdir/safe-fs.js';
+import { type CredentialStore, FileCredentialStore } from '../settings/credentials.js';
+import { type RecallCandidate, compareRecallMethods, findRelevantMemories } from './find-relevant-memories.js';
+import { LocalRanker, type RankExplanation, type RankableMemory } from './local-ranker.js';
+
+/** How a RecallService finds the home, the data dir, keys and the model. */
+export interface RecallServiceOptions {
+  /** The Claude Code home (R-HOME). */
+  home: string;
+  env?: NodeJS.ProcessEnv;
+  /** Memdir's data dir; default resolveDataDir(env). */
+  dataDir?: string;
+  /** Where a stored API key lives; default the file store in the data dir (the shell passes its encrypted one). */
+  credentials?: CredentialStore;
+  /** Use this provider instead of resolving one from settings (tests, a shared app provider). */
+  provider?: ModelProvider;
+}
+
+/** One recall: which project, which query. */
+export interface RecallRequest {
+  /** A project directory (path) or a directory name under `projects/` (as `--project`). */
+  project: string;
+  query: string;
+  /** Skip the model. */
+  offline?: boolean;
+  signal?: AbortSignal;
+}
+
+import type { ProjectRecallResult } from '../../shared/recall-types.js';
+
+export type { ProjectRecallResult };
+
+/** A memory dir's memories as the selector sees them: private ones, then `team/…`. */
+export function recallCandidates(own: MemoryDirScan, team: MemoryDirScan | null): RecallCandidate[] {
+  const out: RecallCandidate[] = own.memories.map((m) => ({ file: m.file, name: m.name, description: m.description, type: m.type, scope: m.scope, mtimeMs: m.mtimeMs }));
+  if (team) for (const m of team.memories) out.push({ file: `team/${m.file}`, name: m.name, description: m.description, type: m.type, scope: m.scope, mtimeMs: m.mtimeMs });
+  return out;
+}
+
+interface DirState {
+  ranker: LocalRanker;
+  candidates: RecallCandidate[];
+  index: IndexSummary;
+  teamIndex: IndexSummary | null;
+}
+
+/** Recall over the projects of one Claude Code home. */
+export class RecallService {
+  readonly home: string;
+  readonly dataDir: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly credentials: CredentialStore;
+  private readonly cache = new ScanCache();
+  private readonly dirs = new Map<string, DirState>();
+
+  constructor(private readonly options: RecallServiceOptions) {
+    this.home = options.home;
+    this.env = options.env ?? process.env;
+    this.dataDir = options.dataDir ?? resolveDataDir(this.env);
+    this.credentials = options.credentials ?? new FileCredentialStore(this.dataDir);
+  }
+
+  /** The provider recall would use now (the playground shows its status). */
+  async provider(settings?: AppSettings, offline = false): Promise<ModelProvider> {
+    if (this.options.provider && !offline) return this.options.provider;
+    const s = settings ?? (await loadAppSettings(this.dataDir)).settings;
+    return resolveProvider(s, this.env, { dataDir: this.dataDir, credentials: this.credentials, offline });
+  }
+
+  /**
+   * Rescan one memory dir (and its team dir) and bring its ranker up to date; only changed
+   * memories are re-indexed. Call on a watcher event, or let the next query do it.
+   */
+  async refresh(memoryDir: string, searchBodies = false): Promise<DirState> {
+    const own = scanMemoryDir(memoryDir, { scope: 'private', cache: this.cache });
+    const teamScan = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', cache: this.cache });
+    const team = teamScan.exists ? teamScan : null;
+    const candidates = recallCandidates(own, team);
+    let state = this.dirs.get(memoryDir);
+    if (!state || state.ranker.searchBodies !== searchBodies) {
+      state = { ranker: new LocalRanker({ searchBodies }), candidates, index: own.index, teamIndex: team?.index ?? null };
+      this.dirs.set(memoryDir, state);
+    }
+    const rankable: RankableMemory[] = searchBodies ? await Promise.all(candidates.map((c) => withBody(memoryDir, c))) : candidates;
+    state.ranker.sync(rankable);
+    state.candidates = candidates;
+    state.index = own.index;
+    state.teamIndex = team?.index ?? null;
+    return state;
+  }
+
+  /** Forget a memory dir (the project view closed). */
+  forget(memoryDir: string): void {
+    this.dirs.delete(memoryDir);
+    this.cache.forget(memoryDir);
+  }
+
+  private async prepare(request: RecallRequest): Promise<{ location: ProjectLocation; state: DirState; settings: AppSettings; provider: ModelProvider }> {
+    const location = await locateProject(this.home, request.project, this.env);
+    const { settings } = await loadAppSettings(this.dataDir);
+    const state = await this.refresh(location.memoryDir, settings.recall.searchBodies);
+    const provider = await this.provider(settings, request.offline ?? false);
+    return { location, state, settings, provider };
+  }
+
+  private common(state: DirState, settings: AppSettings, provider: ModelProvider, request: RecallRequest) {
+    return {
+      query: request.query,
+      memories: state.candidates,
+      provider,
+      ranker: state.ranker,
+      index: state.index,
+      teamIndex: state.teamIndex,
+      timeoutMs: settings.recall.timeoutMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+    };
+  }
+
+  /** Select memories for a query in a project (R-RECALL-SELECT). Throws ProjectNotFoundError for an unknown project. */
+  async recall(request: RecallRequest): Promise<ProjectRecallResult> {
+    const { location, state, settings, provider } = await this.prepare(request);
+    const result = await findRelevantMemories(this.common(state, settings, provider, request));
+    return { ...result, project: { key: location.key, dir: location.dir, memoryDir: location.memoryDir } };
+  }
+
+  /** The playground: model and local side by side. */
+  async compare(request: RecallRequest): Promise<{ model: ProjectRecallResult; local: ProjectRecallResult }> {
+    const { location, state, settings, provider } = await this.prepare(request);
+    const both = await compareRecallMethods(this.common(state, settings, provider, request));
+    const project = { key: location.key, dir: location.dir, memoryDir: location.memoryDir };
+    return { model: { ...both.model, project }, local: { ...both.local, project } };
+  }
+
+  /** "Why not this one?" — how the local ranker scored `file` for `query`. */
+  async explain(request: { project: string; query: string; file: string }): Promise<RankExplanation> {
+    const location = await locateProject(this.home, request.project, this.env);
+    const { settings } = await loadAppSettings(this.dataDir);
+    const state = await this.refresh(location.memoryDir, settings.recall.searchBodies);
+    return state.ranker.explain(request.query, request.file);
+  }
+}
+
+async function withBody(memoryDir: string, memory: RecallCandidate): Promise<RankableMemory> {
+  const abs = path.join(memoryDir, memory.file);
+  const isSymlink = (await fs.lstat(abs).catch(() => null))?.isSymbolicLink() ?? false;
+  const outcome = readMemoryText(path.dirname(abs), abs, isSymlink);
+  return outcome.ok ? { ...memory, body: parseTopicFile(outcome.text, memory.file).body } : memory;
+}
+
+/** Recent playground queries, kept in `<dataDir>/recall-recent.json` (newest first, at most 20). */
+export class RecentQueries {
+  static readonly MAX = 20;
+  readonly file: string;
+  constructor(dataDir: string) {
+    this.file = path.join(dataDir, 'recall-recent.json');
+  }
+  async list(): Promise<{ project: string; query: string; at: string }[]> {
+    try {
+      const value: unknown = JSON.parse(await fs.readFile(this.file, 'utf8'));
+      return Array.isArray(value) ? (value.filter((v) => v && typeof v.query === 'string' && typeof v.project === 'string') as { project: string; query: string; at: string }[]) : [];
+    } catch {
+      return [];
+    }
+  }
+  async add(project: string, query: string): Promise<void> {
+    const q = query.trim();
+    if (!q) return;
+    const next = [{ project, query: q.slice(0, 2_000), at: new Date().toISOString() }, ...(await this.list()).filter((e) => !(e.project === project && e.query === q))].slice(0, RecentQueries.MAX);
+    await writeDataFile(this.file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  }
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { stemEnglish, tokenize } from './tokenize.js';
+
+describe('tokenize', () => {
+  it('splits Chinese into words with Intl.Segmenter and drops function words', () => {
+    const terms = tokenize('部署前先跑集成测试');
+    expect(terms).toEqual(expect.arrayContaining(['部署', '集成', '测试']));
+    expect(tokenize('日志里可以打印用户的邮箱吗')).not.toContain('的');
+  });
+
+  it('splits Japanese and mixed text', () => {
+    expect(tokenize('デプロイの前にテストを実行する')).toEqual(expect.arrayContaining(['デプロイ', 'テスト', '実行']));
+    expect(tokenize('CI 上 flaky test 的历史')).toEqual(expect.arrayContaining(['ci', 'flaky', 'test', '历史']));
+  });
+
+  it('adds CJK character pairs when asked, without doubling segmenter words', () => {
+    const terms = tokenize('数据库迁移', { cjkBigrams: true });
+    expect(terms).toEqual(expect.arrayContaining(['数据', '据库', '迁移']));
+    expect(terms.filter((t) => t === '数据')).toHaveLength(1);
+  });
+
+  it('folds case, full-width forms, plurals and -ing/-ed', () => {
+    expect(tokenize('Ｄatabases')).toEqual(['databas']);
+    expect(tokenize('deploys deploying deployed')).toEqual(['deploy', 'deploy', 'deploy']);
+    expect(['policies', 'boxes', 'caching', 'cache', 'stopped', 'running', 'status', 'analysis'].map(stemEnglish)).toEqual([
+      'policy',
+      'box',
+      'cach',
+      'cach',
+      'stop',
+      'run',
+      'status',
+      'analysis',
+    ]);
+  });
+
+  it('never throws on odd input', () => {
+    expect(tokenize('')).toEqual([]);
+    expect(tokenize('🙂 --- !!!')).toEqual([]);
+    expect(tokenize('x'.repeat(10_000))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Tokeniser of the local ranker: users write Chinese, Japanese and English, often mixed
+ * (SPEC §3). Text is NFKC-normalised (full-width letters and digits become ASCII) and
+ * case-folded; CJK runs are split into words by `Intl.Segmenter` (ICU's dictionary; Node 20
+ * segments Chinese into words), other runs into letters-and-digits words, which are lightly
+ * stemmed (plurals and -ing/-ed) so "deploys", "deploying" and "deployed" meet "deploy".
+ *
+ * CJK bigrams (optional): the segmenter is not perfect (数据库 → 数据|库, 函数式编程 →
+ * 函数|式|编|程), so a CJK run can also yield its overlapping character pairs. On the labelled set
+ * they did not raise recall and lowered MRR, so the ranker ships with them off (see
+ * bench/scenarios/recall.ts); the option stays for re-measuring.
+ */
+
+/** Switches of the tokeniser (the ranker measures each on the labelled set). */
+export interface TokenizeOptions {
+  /** English plural and -ing/-ed folding. */
+  stem?: boolean;
+  /** Also emit overlapping character pairs of CJK runs. */
+  cjkBigrams?: boolean;
+  /** Drop function words ("the", "how", "的", "吗"). */
+  stopwords?: boolean;
+}
+
+/** What the ranker ships with (bench `recall` has the measurements). */
+export const DEFAULT_TOKENIZE: Required<TokenizeOptions> = { stem: true, cjkBigrams: false, stopwords: true };
+
+const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
+
+// Han, kana, the prolonged sound mark and CJK punctuation-free runs.
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々]+/u;
+const RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー々]+|[\p{L}\p{N}]+/gu;
+
+/** Function words that match everything and mean nothing for recall. */
+export const STOPWORDS = new Set([
+  // English
+  'a', 'an', 'the', 'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'for', 'with', 'by', 'from', 'as', 'is', 'are', 'was',
+  'were', 'be', 'been', 'being', 'it', 'its', 'this', 'that', 'these', 'those', 'do', 'does', 'did', 'done', 'have', 'has', 'had',
+  'i', 'me', 'my', 'we', 'our', 'us', 'you', 'your', 'he', 'she', 'they', 'them', 'their', 'what', 'which', 'who', 'whom',
+  'how', 'when', 'where', 'why', 'should', 'would', 'could', 'can', 'will', 'shall', 'may', 'might', 'must', 'about', 'into',
+  'any', 'some', 'there', 'here', 'again', 'so', 'if', 'then', 'than', 'not', 'no', 'yes', 'all', 'also', 'just', 'only',
+  'anything', 'something', 'thing', 'things', 'way', 'know', 'remind', 'tell', 'please', 'get', 'got', 'use', 'using', 'used',
+  's', 't', 'don', 'doesn',
+  // Chinese
+  '的', '了', '是', '在', '和', '与', '或', '吗', '呢', '吧', '啊', '么', '什么', '怎么', '怎样', '如何', '哪', '哪里', '哪儿',
+  '哪个', '为什么', '我', '我们', '你', '你们', '他', '她', '它', '他们', '这', '那', '这个', '那个', '一个', '有', '没有', '要',
+  '会', '能', '可以', '应该', '还是', '就', '都', '也', '还', '又', '把', '被', '给', '对', '从', '到', '上', '下', '里', '中',
+  '时候', '之前', '之后', '以及', '关于', '一下', '记得', '告诉', '请', '用', '吗？',
+  // Japanese particles
+  'の', 'に', 'は', 'を', 'が', 'で', 'と', 'も', 'へ', 'や', 'か', 'です', 'ます', 'する', 'した',
+]);
+
+const VOWEL = /[aeiouy]/;
+
+/** Light English stemming: plurals and the commonest verb endings; short words untouched. */
+export function stemEnglish(word: string): string {
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  let w = word;
+  if (w.endsWith("'s") || w.endsWith('’s')) w = w.slice(0, -2);
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (/(ss|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is|os)$/.test(w)) w = w.slice(0, -1);
+  if (w.length > 5 && w.endsWith('ing') && VOWEL.test(w.slice(0, -3))) {
+    w = w.slice(0, -3);
+    if (/([bdgmnprt])\1$/.test(w)) w = w.slice(0, -1);
+  } else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed') && VOWEL.test(w.slice(0, -2))) {
+    w = w.endsWith('ied') ? `${w.slice(0, -3)}y` : w.slice(0, -2);
+    if (/([bdgmnprt])\1$/.test(w)) w = w.slice(0, -1);
+  }
+  // A final e is dropped everywhere, so "cache"/"caching" and "release"/"released" meet.
+  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+/** Whether a token is CJK (so it is not stemmed and may get bigrams). */
+export function isCjk(token: string): boolean {
+  return CJK_RUN.test(token);
+}
+
+/** Split text into index/query terms. Deterministic; never throws. */
+export function tokenize(text: string, options: TokenizeOptions = DEFAULT_TOKENIZE): string[] {
+  const stem = options.stem ?? true;
+  const bigrams = options.cjkBigrams ?? false;
+  const stop = options.stopwords ?? true;
+  const out: string[] = [];
+  const normalised = text.normalize('NFKC').toLowerCase();
+  for (const match of normalised.matchAll(RUN)) {
+    const run = match[0];
+    if (isCjk(run)) {
+      const words = new Set<string>();
+      for (const part of segmenter.segment(run)) {
+        if (!part.isWordLike) continue;
+        if (stop && STOPWORDS.has(part.segment)) continue;
+        out.push(part.segment);
+        words.add(part.segment);
+      }
+      if (bigrams && run.length > 2) {
+        // A pair the segmenter already produced as a word is not counted twice.
+        for (let i = 0; i + 1 < run.length; i++) {
+          const pair = run.slice(i, i + 2);
+          if (!words.has(pair) && !(stop && STOPWORDS.has(pair))) out.push(pair);
+        }
+      }
+      continue;
+    }
+    if (stop && STOPWORDS.has(run)) continue;
+    out.push(stem ? stemEnglish(run) : run);
+  }
+  return out;
+}
