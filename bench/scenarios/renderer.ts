@@ -12,6 +12,16 @@ import { launchBrowser, HAS_BROWSER, MISSING_BROWSER } from '../../e2e/support/b
 import { startHost } from '../../e2e/support/host.js';
 import { type Scenario, median } from '../lib.js';
 
+// The functions given to page.evaluate run in the browser. The Node-side type-check has no DOM
+// (on purpose: src/shared must not see it), so these declarations type just this file.
+declare const window: { __longTasks: number[] };
+declare const document: {
+  querySelector(selector: string): { scrollHeight: number; scrollTop: number } | null;
+  createElement(tag: string): { innerHTML: string; offsetHeight: number; remove(): void };
+  body: { appendChild(node: unknown): void };
+};
+declare function requestAnimationFrame(callback: () => void): number;
+
 const MEMORIES = 10_000;
 const ROUNDS = 5;
 
@@ -48,11 +58,10 @@ export const rendererScenario: Scenario = {
       for (let round = 0; round < ROUNDS; round++) {
         const page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
         await page.addInitScript(() => {
-          const w = window as unknown as { __longTasks: number[] };
-          w.__longTasks = [];
+          window.__longTasks = [];
           new PerformanceObserver((list) => {
-            for (const e of list.getEntries()) w.__longTasks.push(e.duration);
-          }).observe({ type: 'longtask', buffered: true });
+            for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+          }).observe({ type: 'longtask' as never, buffered: true });
         });
         const url = new URL(host.url);
         url.hash = '#/p/-bench-big/memories';
@@ -63,7 +72,7 @@ export const rendererScenario: Scenario = {
           await page.evaluate(() => performance.getEntriesByName('memdir:memory-list-painted')[0]!.startTime - performance.getEntriesByName('memdir:project-loaded')[0]!.startTime),
         );
         // Scroll the whole list in steps, as a wheel would, then read the long tasks seen.
-        await page.evaluate(() => ((window as unknown as { __longTasks: number[] }).__longTasks = []));
+        await page.evaluate(() => (window.__longTasks = []));
         await page.evaluate(async () => {
           const list = document.querySelector('[data-testid="memory-list"]')!;
           for (let y = 0; y < list.scrollHeight; y += 1200) {
@@ -72,7 +81,7 @@ export const rendererScenario: Scenario = {
           }
         });
         await page.waitForTimeout(200);
-        const tasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
+        const tasks = await page.evaluate(() => window.__longTasks);
         longest.push(tasks.length ? Math.max(...tasks) : 0);
         plain.push(
           await page.evaluate((n) => {

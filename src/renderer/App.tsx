@@ -8,6 +8,7 @@ import { useEditor } from './stores/editor.js';
 import { useHistory } from './stores/history.js';
 import { useJobs } from './stores/jobs.js';
 import { useNav } from './stores/nav.js';
+import { themeOf, useSettings } from './stores/settings.js';
 import { projectName, useProjects } from './stores/projects.js';
 import { useProject } from './stores/project.js';
 import { subscribe } from './transport/transport.js';
@@ -43,7 +44,7 @@ function useLiveEvents(): void {
 }
 
 function useTheme(): void {
-  const theme = useApp((s) => s.theme);
+  const theme = useSettings((s) => themeOf(s.view));
   useEffect(() => {
     const media = window.matchMedia('(prefers-color-scheme: dark)');
     const apply = () => document.documentElement.setAttribute('data-theme', theme === 'system' ? (media.matches ? 'dark' : 'light') : theme);
@@ -72,6 +73,8 @@ function useKeyboard(): void {
   }, []);
 }
 
+const TAB_LABELS = { memories: 'Memories', index: 'MEMORY.md', health: 'Health', history: 'History', recall: 'Recall playground' } as const;
+
 function Sidebar() {
   const route = useNav((s) => s.route);
   const go = useNav((s) => s.go);
@@ -90,9 +93,9 @@ function Sidebar() {
           <div className="nav-project-name" title={current ? projectName(current) : openDir}>
             {current ? projectName(current).split('/').pop() : openDir}
           </div>
-          {(['memories', 'index', 'health', 'history'] as const).map((tab) => (
+          {(['memories', 'index', 'health', 'history', 'recall'] as const).map((tab) => (
             <button key={tab} className={route.view === 'project' && route.tab === tab ? 'nav-item sub active' : 'nav-item sub'} onClick={() => go({ view: 'project', dir: openDir, tab })}>
-              {tab === 'index' ? 'MEMORY.md' : tab[0]!.toUpperCase() + tab.slice(1)}
+              {TAB_LABELS[tab]}
             </button>
           ))}
         </div>
@@ -123,6 +126,7 @@ export function App() {
     void useApp.getState().load();
     void useProjects.getState().load();
     void useJobs.getState().load();
+    void useSettings.getState().load();
   }, []);
   return (
     <div className="layout">

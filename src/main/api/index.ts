@@ -6,8 +6,9 @@ import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js'
 import { eventHandlers, subscribers } from './events.js';
 import { memoryHandlers } from './memories.js';
 import { projectHandlers } from './projects.js';
+import { recallHandlers } from './recall.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

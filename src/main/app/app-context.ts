@@ -13,11 +13,15 @@ import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { RpcError } from '../../shared/contract/define.js';
 import { EventBus } from './event-bus.js';
 import { JobRunner } from '../jobs/job-runner.js';
+import { RecallService } from '../recall/recall-service.js';
+import { type CredentialCipher, FileCredentialStore } from '../settings/credentials.js';
 import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.js';
 import { MemoryWatcher } from './memory-watcher.js';
 import type { Where } from '../memdir/memory-service.js';
 
 export interface AppContextOptions {
+  /** Encrypts stored credentials (the Electron shell passes safeStorage); none = stored unencrypted, 0600. */
+  cipher?: CredentialCipher;
   /** `--home` given on the command line: wins over everything else. */
   homeFlag?: string;
   dataDir?: string;
@@ -31,6 +35,8 @@ export class AppContext {
   readonly env: NodeJS.ProcessEnv;
   readonly events = new EventBus();
   readonly jobs = new JobRunner(this.events);
+  readonly credentials: FileCredentialStore;
+  private recallService: RecallService | null = null;
   private cache = new HomeScanCache();
   private choice: HomeChoice = { home: null, demoHome: null };
   private watcher: MemoryWatcher | null = null;
@@ -40,6 +46,15 @@ export class AppContext {
   private constructor(private readonly options: AppContextOptions) {
     this.env = options.env ?? process.env;
     this.dataDir = options.dataDir ?? resolveDataDir(this.env);
+    this.credentials = new FileCredentialStore(this.dataDir, options.cipher);
+  }
+
+  /** Recall over the current home (one ranker per memory dir, kept up to date incrementally). */
+  get recall(): RecallService {
+    if (!this.recallService || this.recallService.home !== this.homeValue) {
+      this.recallService = new RecallService({ home: this.homeValue, env: this.env, dataDir: this.dataDir, credentials: this.credentials });
+    }
+    return this.recallService;
   }
 
   static async create(options: AppContextOptions = {}): Promise<AppContext> {

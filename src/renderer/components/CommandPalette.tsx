@@ -60,6 +60,7 @@ export function CommandPalette() {
         { id: 'index', label: 'Show MEMORY.md', hint: 'index, cut', run: () => go({ view: 'project', dir, tab: 'index' }) },
         { id: 'health', label: 'Show health problems', hint: 'fix', run: () => go({ view: 'project', dir, tab: 'health' }) },
         { id: 'history', label: 'Show history', hint: 'restore, diff', run: () => go({ view: 'project', dir, tab: 'history' }) },
+        { id: 'recall', label: 'Recall playground', hint: 'which memories a query loads', run: () => go({ view: 'project', dir, tab: 'recall' }) },
         {
           id: 'dream',
           label: 'Dream now',

@@ -10,14 +10,14 @@ import remarkGfm from 'remark-gfm';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS, type Scope } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
 import { draftProblem, isDirty, useEditor } from '../stores/editor.js';
-import { useApp } from '../stores/app.js';
+import { themeOf, useSettings } from '../stores/settings.js';
 
 const extensions = [markdown(), EditorView.lineWrapping];
 
 export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSaved: (file: string, scope: Scope) => void }) {
   const { target, doc, draft, loading, saving, error, conflict, pendingImpact } = useEditor();
   const { edit, setType, save, remove, rename, reload } = useEditor.getState();
-  const theme = useApp((s) => s.theme);
+  const theme = useSettings((s) => themeOf(s.view));
   const [preview, setPreview] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);

@@ -5,29 +5,19 @@ import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useProjects } from './projects.js';
 
-export type Theme = 'light' | 'dark' | 'system';
-const THEME_KEY = 'memdir.theme';
 
 interface AppState {
   info: AppInfo | null;
   error: string | null;
-  theme: Theme;
   busy: boolean;
   load: () => Promise<void>;
   openDemo: () => Promise<void>;
   setHome: (home: string | null) => Promise<void>;
-  setTheme: (theme: Theme) => void;
-}
-
-function storedTheme(): Theme {
-  const value = typeof localStorage === 'undefined' ? null : localStorage.getItem(THEME_KEY);
-  return value === 'light' || value === 'dark' ? value : 'system';
 }
 
 export const useApp = create<AppState>()((set) => ({
   info: null,
   error: null,
-  theme: storedTheme(),
   busy: false,
   async load() {
     try {
@@ -58,9 +48,5 @@ export const useApp = create<AppState>()((set) => ({
     } finally {
       set({ busy: false });
     }
-  },
-  setTheme(theme) {
-    localStorage.setItem(THEME_KEY, theme);
-    set({ theme });
   },
 }));

@@ -7,7 +7,7 @@ import type { Scope } from '../../shared/memory-types.js';
 
 export type Route =
   | { view: 'dashboard' }
-  | { view: 'project'; dir: string; tab: 'memories' | 'index' | 'history' | 'health'; scope?: Scope; file?: string }
+  | { view: 'project'; dir: string; tab: 'memories' | 'index' | 'history' | 'health' | 'recall'; scope?: Scope; file?: string }
   | { view: 'agents'; dir?: string }
   | { view: 'settings' };
 
@@ -39,7 +39,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'settings') return { view: 'settings' };
   if (parts[0] === 'agents') return parts[1] ? { view: 'agents', dir: parts[1] } : { view: 'agents' };
   if (parts[0] === 'p' && parts[1]) {
-    const tab = parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' ? parts[2] : 'memories';
+    const tab = parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' || parts[2] === 'recall' ? parts[2] : 'memories';
     const scope: Scope = parts[3] === 'team' ? 'team' : 'private';
     return parts[4] ? { view: 'project', dir: parts[1], tab, scope, file: parts[4] } : { view: 'project', dir: parts[1], tab };
   }

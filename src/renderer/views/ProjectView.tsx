@@ -7,6 +7,7 @@ import { HealthTab } from './HealthTab.js';
 import { HistoryTab } from './HistoryTab.js';
 import { IndexTab } from './IndexTab.js';
 import { MemoriesTab } from './MemoriesTab.js';
+import { RecallTab } from './RecallTab.js';
 
 export function ProjectView({ route }: { route: Extract<Route, { view: 'project' }> }) {
   const open = useProject((s) => s.open);
@@ -32,6 +33,7 @@ export function ProjectView({ route }: { route: Extract<Route, { view: 'project'
       {scan && route.tab === 'index' && <IndexTab dir={route.dir} scan={scan} />}
       {scan && route.tab === 'health' && <HealthTab scan={scan} />}
       {route.tab === 'history' && <HistoryTab dir={route.dir} />}
+      {scan && route.tab === 'recall' && <RecallTab dir={route.dir} scan={scan} />}
     </section>
   );
 }

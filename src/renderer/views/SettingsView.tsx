@@ -1,13 +1,90 @@
-/** Where Memdir looks, how it looks, and the slots for model and team settings. */
-import { useState } from 'react';
-import { type Theme, useApp } from '../stores/app.js';
+/** Where Memdir looks, how it looks, and how it reaches a model. */
+import { useEffect, useState } from 'react';
+import { MODEL_TASKS, PROVIDER_CHOICES, THEMES } from '../../shared/app-settings.js';
+import { useApp } from '../stores/app.js';
 import { messageOf } from '../stores/errors.js';
+import { useSettings } from '../stores/settings.js';
+
+const PROVIDER_LABELS: Record<(typeof PROVIDER_CHOICES)[number], string> = {
+  auto: 'Automatic (API key, else Claude Code CLI, else offline)',
+  anthropic: 'Anthropic API',
+  'claude-cli': 'Claude Code CLI (claude -p)',
+  offline: 'Offline (local ranker and rules only)',
+};
+
+function ModelSettings() {
+  const { view, status, error } = useSettings();
+  const { update, setApiKey } = useSettings.getState();
+  const [key, setKey] = useState('');
+  const [baseURL, setBaseURL] = useState<string | null>(null);
+  if (!view) return <p className="muted">Loading…</p>;
+  const model = view.settings.model;
+  return (
+    <fieldset>
+      <legend>Model</legend>
+      {status && (
+        <p>
+          <span className={`badge ${status.state === 'online' ? 'ok' : status.state === 'error' ? 'error' : ''}`}>{status.state}</span> {status.reason}
+        </p>
+      )}
+      <label className="stack">
+        Provider
+        <select value={model.provider} onChange={(e) => void update({ model: { provider: e.target.value } })}>
+          {PROVIDER_CHOICES.map((p) => (
+            <option key={p} value={p}>
+              {PROVIDER_LABELS[p]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div className="inline-form">
+        <label className="stack">
+          Anthropic API key {view.apiKey.fromEnv && <span className="muted small">(ANTHROPIC_API_KEY is set and wins)</span>}
+          <input type="password" autoComplete="off" placeholder={view.apiKey.stored ? '•••••••• saved' : 'sk-ant-…'} value={key} onChange={(e) => setKey(e.target.value)} />
+        </label>
+        <button disabled={key.trim().length < 10} onClick={() => void setApiKey(key.trim()).then((ok) => ok && setKey(''))}>
+          Save key
+        </button>
+        {view.apiKey.stored && <button onClick={() => void setApiKey(null)}>Remove key</button>}
+      </div>
+      <p className="muted small">{view.apiKey.encrypted ? 'Keys are encrypted with your system keychain.' : 'Keys are stored unencrypted in Memdir\'s data folder (file mode 0600): the headless host has no system keychain.'}</p>
+      <div className="inline-form">
+        <label className="stack">
+          Base URL (gateway)
+          <input placeholder="https://api.anthropic.com" value={baseURL ?? model.baseURL ?? ''} onChange={(e) => setBaseURL(e.target.value)} />
+        </label>
+        <button disabled={baseURL === null} onClick={() => void update({ model: { baseURL: baseURL?.trim() ? baseURL.trim() : null } }).then((ok) => ok && setBaseURL(null))}>
+          Save
+        </button>
+      </div>
+      <div className="form-grid">
+        {MODEL_TASKS.map((task) => (
+          <label key={task}>
+            Model for {task}
+            <input defaultValue={model.models[task]} onBlur={(e) => e.target.value !== model.models[task] && void update({ model: { models: { [task]: e.target.value } } })} />
+          </label>
+        ))}
+      </div>
+      {error && <div className="banner error">{error}</div>}
+      {view.problems.map((p) => (
+        <div key={p} className="banner warning">
+          {p}
+        </div>
+      ))}
+    </fieldset>
+  );
+}
 
 export function SettingsView() {
-  const { info, theme, busy } = useApp();
-  const { setTheme, setHome, openDemo } = useApp.getState();
+  const { info, busy } = useApp();
+  const { setHome, openDemo } = useApp.getState();
+  const theme = useSettings((s) => s.view?.settings.theme ?? 'system');
+  const update = useSettings((s) => s.update);
   const [home, setHomeDraft] = useState('');
   const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void useSettings.getState().load();
+  }, []);
   return (
     <section className="settings">
       <header className="view-head">
@@ -32,20 +109,17 @@ export function SettingsView() {
           </button>
         </div>
         {error && <div className="banner error">{error}</div>}
-        <p className="muted small">Memdir&apos;s own data (history, locks, demo): {info?.dataDir}</p>
+        <p className="muted small">Memdir&apos;s own data (history, locks, settings, demo): {info?.dataDir}</p>
       </fieldset>
       <fieldset>
         <legend>Theme</legend>
-        {(['system', 'light', 'dark'] as Theme[]).map((t) => (
+        {THEMES.map((t) => (
           <label key={t} className="radio">
-            <input type="radio" name="theme" checked={theme === t} onChange={() => setTheme(t)} /> {t}
+            <input type="radio" name="theme" checked={theme === t} onChange={() => void update({ theme: t })} /> {t}
           </label>
         ))}
       </fieldset>
-      <fieldset disabled>
-        <legend>Model</legend>
-        <p className="muted">Recall, extraction and dreams can use a model (Anthropic API or the Claude Code CLI). Until one is set up, Memdir works offline with its local ranker and rules.</p>
-      </fieldset>
+      <ModelSettings />
       <fieldset disabled>
         <legend>Team</legend>
         <p className="muted">Share a project&apos;s team memory through a Memdir sync server. Not connected.</p>

@@ -8,6 +8,7 @@ import { appContract } from './app.js';
 import { eventsContract } from './events.js';
 import { memoriesContract } from './memories.js';
 import { projectsContract } from './projects.js';
+import { recallContract } from './recall.js';
 
 export const CONTRACT = {
   ...appContract,
@@ -15,6 +16,7 @@ export const CONTRACT = {
   ...memoriesContract,
   ...agentsContract,
   ...eventsContract,
+  ...recallContract,
 } satisfies Record<string, Def>;
 
 export type Contract = typeof CONTRACT;

@@ -1,0 +1,75 @@
+/**
+ * The recall playground in real Chromium against the real host, whose model provider talks to
+ * the fake Anthropic server over HTTP (the only stand-in allowed: the model endpoint).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, startFakeAnthropic } from '../src/main/llm/test-support/fake-anthropic.js';
+import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { type Host, artifact, startHost } from './support/host.js';
+
+requireBrowser();
+
+describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+  let root: string;
+  let fake: FakeAnthropic;
+  let host: Host;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-recall-'));
+    fake = await startFakeAnthropic();
+    fake.setHandler((request) => {
+      const prompt = JSON.stringify(request.body?.messages ?? '');
+      // The model answers from the manifest it was sent: pick the SQL memory when it is listed.
+      const files = prompt.includes('feedback_sql.md') ? [{ file: 'feedback_sql.md', reason: 'The user is about to write database code: they want hand-written SQL.' }, { file: 'not_there.md', reason: 'invented' }] : [];
+      return { kind: 'message', text: JSON.stringify({ selected: files }), usage: { input_tokens: 900, output_tokens: 40 } };
+    });
+    host = await startHost(['--home', path.join(root, 'none'), '--port', '0', '--data-dir', path.join(root, 'data')], { ANTHROPIC_API_KEY: 'sk-ant-api03-e2e-not-a-real-key', ANTHROPIC_BASE_URL: fake.url });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.stop();
+    await fake?.close();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('shows the model and the local ranker side by side, and explains a memory that was not picked', async () => {
+    await page.goto(host.url);
+    await page.getByRole('button', { name: 'Open demo workspace' }).first().click();
+    await page.getByRole('button', { name: '/demo/checkout-service' }).click();
+    await page.getByRole('button', { name: 'Recall playground' }).click();
+    await page.getByText('model online').waitFor();
+    await page.getByLabel('Query', { exact: true }).fill('add a query to fetch orders from the database');
+    await page.getByRole('button', { name: 'Recall', exact: true }).click();
+    const model = page.getByRole('region', { name: 'Model side query' });
+    await model.getByText('feedback_sql.md').waitFor();
+    await model.getByText('they want hand-written SQL').waitFor();
+    await model.getByText(/not_there\.md \(/).first().waitFor();
+    expect(await model.textContent()).toMatch(/900 in \/ 40 out tokens/);
+    const local = page.getByRole('region', { name: 'Local ranker' });
+    await local.getByText('feedback_sql.md').waitFor();
+    await page.getByLabel('A memory that was not picked').selectOption('reference_grafana.md');
+    await page.getByLabel('Explanation').waitFor();
+    await page.screenshot({ path: artifact('06-recall-playground.png') });
+    // The side request carried frontmatter only, never a body.
+    const sent = JSON.stringify(fake.messageRequests().map((r) => r.body));
+    expect(sent).toContain('feedback_sql.md');
+    expect(sent).not.toContain('sqlc-generated helpers');
+  });
+
+  it('falls back to the local ranker, with the reason, when the model fails', async () => {
+    fake.setHandler(() => ({ kind: 'error', status: 500, retryAfterMs: 1 }));
+    await page.getByLabel('Query', { exact: true }).fill('which grafana dashboard shows checkout latency');
+    await page.getByRole('button', { name: 'Recall', exact: true }).click();
+    const model = page.getByRole('region', { name: 'Model side query' });
+    await model.getByText(/Fell back to the local ranker/).waitFor();
+    await model.getByText('reference_grafana.md').waitFor();
+  });
+});
