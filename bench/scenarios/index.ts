@@ -4,5 +4,6 @@ import { dreamGatesScenario } from './dream-gates.js';
 import { recallScenario } from './recall.js';
 import { rendererScenario } from './renderer.js';
 import { scanScenario } from './scan.js';
+import { transcriptsScenario } from './transcripts.js';
 
-export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, dreamGatesScenario];
+export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario];
