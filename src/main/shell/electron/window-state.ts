@@ -22,8 +22,11 @@ export function loadWindowState(dataDir: string): WindowState {
 
 export function saveWindowState(dataDir: string, bounds: { width: number; height: number; x: number; y: number }, maximized: boolean): void {
   try {
+    // Synchronous (the window is closing) but still atomic: temp file, then rename.
     fs.mkdirSync(dataDir, { recursive: true });
-    fs.writeFileSync(path.join(dataDir, 'window.json'), JSON.stringify({ bounds, maximized }));
+    const temp = path.join(dataDir, `.window.json.${process.pid}.tmp`);
+    fs.writeFileSync(temp, JSON.stringify({ bounds, maximized }));
+    fs.renameSync(temp, path.join(dataDir, 'window.json'));
   } catch {
     // Losing the window position is not worth an error dialog.
   }
