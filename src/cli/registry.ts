@@ -4,7 +4,9 @@ import { historyCommand, restoreCommand } from './commands/history.js';
 import { lintCommand } from './commands/lint.js';
 import { recallCommand } from './commands/recall.js';
 import { scanCommand } from './commands/scan.js';
+import { secretsScanCommand } from './commands/secrets.js';
+import { serverAdminCommand, serverCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverListCommand, serverRevokeTokenCommand } from './commands/server.js';
 import { showCommand } from './commands/show.js';
 import { whereCommand } from './commands/where.js';
 
-export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, recallCommand];
+export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, recallCommand, secretsScanCommand, serverCommand, serverAdminCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverRevokeTokenCommand, serverListCommand];

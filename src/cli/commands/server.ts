@@ -1,0 +1,231 @@
+import path from 'node:path';
+import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson } from '../command.js';
+import { table } from '../format.js';
+import { resolveDataDir } from '../../main/data-dir.js';
+import { createTeam, issueToken, listMembers, revokeToken } from '../../server/admin.js';
+import type { ServerLimits } from '../../server/limits.js';
+import { jsonLog } from '../../server/log.js';
+import { isPostgresUrl, openStore } from '../../server/open-store.js';
+import { redactConnectionString } from '../../server/postgres-store.js';
+import { startServer } from '../../server/server.js';
+import { type TeamStore, StoreError } from '../../server/store.js';
+
+const dbOption: OptionSpec = {
+  type: 'string',
+  valueName: 'DB',
+  description: 'SQLite file or postgres://… URL (default: $MEMDIR_SERVER_DB, else team-sync.sqlite in Memdir\'s data dir)',
+};
+
+/** The store `--db` names: flag, then $MEMDIR_SERVER_DB (keeps a password out of `ps`), then the default file. */
+export function resolveServerDb(values: Record<string, unknown>, io: Pick<CliIo, 'env' | 'cwd'>): string {
+  if (typeof values.db === 'string' && values.db !== '') return isPostgresUrl(values.db) ? values.db : path.resolve(io.cwd, values.db);
+  if (io.env.MEMDIR_SERVER_DB) return isPostgresUrl(io.env.MEMDIR_SERVER_DB) ? io.env.MEMDIR_SERVER_DB : path.resolve(io.cwd, io.env.MEMDIR_SERVER_DB);
+  return path.join(resolveDataDir(io.env), 'server', 'team-sync.sqlite');
+}
+
+async function withStore<T>(values: Record<string, unknown>, io: CliIo, fn: (store: TeamStore) => Promise<T>): Promise<T> {
+  const db = resolveServerDb(values, io);
+  let store: TeamStore;
+  try {
+    store = await openStore(db);
+  } catch (error) {
+    throw new CliFailure(`cannot open the team store ${redactConnectionString(db)}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  try {
+    return await fn(store);
+  } catch (error) {
+    if (error instanceof StoreError) throw new CliFailure(error.message);
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+function positiveInt(values: Record<string, unknown>, name: string): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, not "${String(raw)}"`);
+  return n;
+}
+
+export interface RunServerOptions {
+  db: string;
+  host: string;
+  port: number;
+  limits?: Partial<ServerLimits>;
+  trustProxy?: boolean;
+}
+
+/**
+ * Run the sync server until `signal` aborts, then shut down gracefully. Request logs go to
+ * stdout as JSON lines; the human "listening on" line goes to stderr.
+ */
+export async function runServer(options: RunServerOptions, io: CliIo, signal: AbortSignal): Promise<number> {
+  let store: TeamStore;
+  try {
+    store = await openStore(options.db);
+  } catch (error) {
+    throw new CliFailure(`cannot open the team store ${redactConnectionString(options.db)}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  let server;
+  try {
+    server = await startServer({
+      store,
+      host: options.host,
+      port: options.port,
+      log: jsonLog((line) => io.out(line)),
+      trustProxy: options.trustProxy ?? false,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
+  } catch (error) {
+    await store.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliFailure(code === 'EADDRINUSE' ? `port ${options.port} on ${options.host} is already in use (try --port 0 for a free one)` : (error as Error).message);
+  }
+  io.err(`Memdir team sync server listening on ${server.url} (${store.kind}: ${store.location}). Ctrl-C stops it.\n`);
+  if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+  io.err('Stopping: finishing requests in flight…\n');
+  await server.close();
+  return 0;
+}
+
+export const serverCommand: CommandSpec = {
+  name: ['server'],
+  summary: 'Run the team memory sync server (SQLite by default, PostgreSQL for several servers).',
+  args: [],
+  options: {
+    db: dbOption,
+    port: { type: 'string', valueName: 'N', description: 'port to listen on (default 8787; 0 picks a free one)' },
+    host: { type: 'string', valueName: 'HOST', description: 'address to listen on (default 127.0.0.1; put TLS in front before exposing it)' },
+    'max-body': { type: 'string', valueName: 'BYTES', description: 'largest push body (default 8388608)' },
+    'max-keys': { type: 'string', valueName: 'N', description: 'keys per push (default 500)' },
+    'max-entry': { type: 'string', valueName: 'BYTES', description: 'largest memory file (default 1000000)' },
+    'max-entries': { type: 'string', valueName: 'N', description: 'memory files per team (default 20000)' },
+    rate: { type: 'string', valueName: 'N', description: 'requests per second per token, with bursts of 6×N (default 10)' },
+    'trust-proxy': { type: 'boolean', description: 'behind your own load balancer: limit failed logins per X-Forwarded-For client' },
+  },
+  details: `API (Authorization: Bearer <token> on /v1):
+  GET /healthz                          200 {"ok", "store"}
+  GET /v1/me                            200 {"team", "member", "tokenId"}
+  GET /v1/teams/<team>/entries[?since=<etag>]   200 {"team", "version", "etag", "full", "entries": {"<key>": {"content", "sha256", "updatedAt", "updatedBy"}}} | 304
+  GET /v1/teams/<team>/checksums        200 {"team", "version", "etag", "checksums": {"<key>": "<sha256>"}} | 304
+  PUT /v1/teams/<team>/entries          body {"entries": {"<key>": "<content>"}}, If-Match: <etag> required
+                                        200 {"version", "etag", "changed", "unchanged"} | 412 {"error": "stale", "etag"} | 428
+Logs: one JSON line per request on stdout (never tokens or content). Stops gracefully on Ctrl-C / SIGTERM.
+With PostgreSQL, any number of servers can share one database behind a load balancer.
+Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it does not show in the process list.`,
+  async run({ values, io }) {
+    const port = positiveInt(values, 'port') ?? 8787;
+    if (port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);
+    const rate = positiveInt(values, 'rate');
+    const limits: Partial<ServerLimits> = {};
+    const maxBody = positiveInt(values, 'max-body');
+    const maxKeys = positiveInt(values, 'max-keys');
+    const maxEntry = positiveInt(values, 'max-entry');
+    const maxEntries = positiveInt(values, 'max-entries');
+    if (maxBody !== undefined) limits.maxBodyBytes = maxBody;
+    if (maxKeys !== undefined) limits.maxKeysPerRequest = maxKeys;
+    if (maxEntry !== undefined) limits.maxEntryBytes = maxEntry;
+    if (maxEntries !== undefined) limits.maxEntriesPerTeam = maxEntries;
+    if (rate !== undefined) limits.rateLimit = { burst: Math.max(1, rate * 6), perSecond: Math.max(1, rate) };
+    const controller = new AbortController();
+    const stop = (): void => controller.abort();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    try {
+      const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
+      return await runServer({ db: resolveServerDb(values, io), host, port, limits, trustProxy: values['trust-proxy'] === true }, io, controller.signal);
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
+  },
+};
+
+export const serverAdminCommand: CommandSpec = {
+  name: ['server', 'admin'],
+  summary: 'Administer teams and tokens of the sync server: create-team, issue-token, revoke-token, list.',
+  args: [],
+  options: {},
+  details: `memdir server admin create-team <team> [--db DB]
+memdir server admin issue-token <team> [--member NAME] [--db DB] [--json]
+memdir server admin revoke-token <id> [--db DB]
+memdir server admin list [team] [--db DB] [--json]
+They work on the store directly, also while the server runs.`,
+  async run({ io }) {
+    io.err('memdir server admin: name a subcommand (create-team, issue-token, revoke-token, list). Run `memdir server admin --help`.\n');
+    return 2;
+  },
+};
+
+export const serverCreateTeamCommand: CommandSpec = {
+  name: ['server', 'admin', 'create-team'],
+  summary: 'Create a team on the sync server.',
+  args: ['<team>'],
+  options: { db: dbOption, json: jsonOption },
+  details: 'Team names: lower-case letters, digits and dashes, at most 63 (they appear in URLs).\nJSON: {"name", "version", "epoch", "createdAt", "entries"}',
+  async run({ positionals, values, io }) {
+    const team = await withStore(values, io, (store) => createTeam(store, positionals[0]!));
+    if (values.json) printJson(io, team);
+    else io.out(`Created team ${team.name}. Next: memdir server admin issue-token ${team.name} --member <name>\n`);
+    return 0;
+  },
+};
+
+export const serverIssueTokenCommand: CommandSpec = {
+  name: ['server', 'admin', 'issue-token'],
+  summary: 'Issue a token for a member of a team. It is printed once and never stored (only its hash is).',
+  args: ['<team>'],
+  options: { db: dbOption, member: { type: 'string', valueName: 'NAME', description: 'who the token is for (shown in entries as updatedBy; default "member")' }, json: jsonOption },
+  details: 'JSON: {"token", "id", "team", "member", "createdAt"}',
+  async run({ positionals, values, io }) {
+    const { token, info } = await withStore(values, io, (store) => issueToken(store, positionals[0]!, typeof values.member === 'string' ? values.member : undefined));
+    if (values.json) {
+      printJson(io, { token, id: info.id, team: info.team, member: info.member, createdAt: info.createdAt });
+      return 0;
+    }
+    io.out(`Token for ${info.member} in team ${info.team} (id ${info.id}):\n\n  ${token}\n\n`);
+    io.out(`It is shown only now. Hand it over privately; revoke it with: memdir server admin revoke-token ${info.id}\n`);
+    return 0;
+  },
+};
+
+export const serverRevokeTokenCommand: CommandSpec = {
+  name: ['server', 'admin', 'revoke-token'],
+  summary: 'Revoke a token by its id (from `memdir server admin list`); it is refused from its next request on.',
+  args: ['<id>'],
+  options: { db: dbOption, json: jsonOption },
+  details: 'JSON: {"id", "team", "member", "createdAt", "revokedAt"}',
+  async run({ positionals, values, io }) {
+    const info = await withStore(values, io, (store) => revokeToken(store, positionals[0]!));
+    if (values.json) printJson(io, info);
+    else io.out(`Revoked token ${info.id} of ${info.member} (team ${info.team}) at ${info.revokedAt}.\n`);
+    return 0;
+  },
+};
+
+export const serverListCommand: CommandSpec = {
+  name: ['server', 'admin', 'list'],
+  summary: 'List teams with their members\' tokens (ids only, never secrets).',
+  args: ['[team]'],
+  options: { db: dbOption, json: jsonOption },
+  details: 'JSON: {"teams": [{"name", "version", "epoch", "createdAt", "entries", "tokens": [{"id", "team", "member", "createdAt", "revokedAt"}]}]}',
+  async run({ positionals, values, io }) {
+    const teams = await withStore(values, io, (store) => listMembers(store, positionals[0]));
+    if (values.json) {
+      printJson(io, { teams });
+      return 0;
+    }
+    if (teams.length === 0) {
+      io.out('No teams yet. Create one: memdir server admin create-team <team>\n');
+      return 0;
+    }
+    for (const team of teams) {
+      io.out(`${team.name}: ${team.entries} entries, version ${team.version}, created ${team.createdAt}\n`);
+      if (team.tokens.length === 0) io.out('  no tokens\n');
+      else io.out(table([['  TOKEN ID', 'MEMBER', 'CREATED', 'REVOKED'], ...team.tokens.map((t) => [`  ${t.id}`, t.member, t.createdAt, t.revokedAt ?? '—'])]));
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,276 @@
+/**
+ * Memdir's own secret rules, for what @secretlint/secretlint-rule-preset-recommend 12.0.0
+ * lacks (LIBRARIES.md): Google API keys, every Anthropic key kind, JWTs, Stripe, Twilio,
+ * Mailgun, PyPI, DigitalOcean, the GitLab token kinds beyond `glpat-`, Memdir's own sync
+ * tokens, credentials in any URL, and generic high-entropy assignments — and for two preset
+ * rules that miss real keys: OpenAI keys ending in a dash, SendGrid keys with more than one
+ * dash, SEC1 EC private keys. Formats follow the
+ * public gitleaks rules and the providers' documentation. JavaScript has no `(?i)` groups: a
+ * case-insensitive rule uses the `i` flag on the whole pattern.
+ *
+ * Each rule returns where the secret itself is (not the whole line or URL), so a redaction
+ * replaces just the secret and leaves `postgres://app:[REDACTED]@db/x` readable.
+ */
+import { charClasses, entropy, looksLikePlaceholder, looksLikeReference, looksMasked } from './heuristics.js';
+
+export interface RuleMatch {
+  start: number;
+  end: number;
+}
+
+export interface SecretRule {
+  /** Stable id, reported as `memdir/<id>`. */
+  id: string;
+  /** What was found, for people. */
+  title: string;
+  /** `warning` for heuristics (a guess), `error` for a provider's exact format. */
+  severity: 'error' | 'warning';
+  /** Specific rules win over generic ones when two report the same text. */
+  priority: number;
+  /** A cheap test every text with a match passes; most memories fail it and skip `find`. */
+  hint: RegExp;
+  find: (text: string) => RuleMatch[];
+}
+
+/** Every match of `pattern` whose secret (group 1 if present, else the match) passes `accept`. */
+function matches(pattern: RegExp, accept: (secret: string, match: RegExpExecArray) => boolean = () => true): (text: string) => RuleMatch[] {
+  return (text) => {
+    const found: RuleMatch[] = [];
+    for (const m of text.matchAll(pattern)) {
+      const secret = m[1] ?? m[0];
+      const start = m.index + (m[1] !== undefined ? m[0].indexOf(m[1]) : 0);
+      if (accept(secret, m as RegExpExecArray)) found.push({ start, end: start + secret.length });
+    }
+    return found;
+  };
+}
+
+/** A random-looking body: not a placeholder, enough distinct characters. */
+function randomish(minEntropy: number): (secret: string) => boolean {
+  return (secret) => !looksLikePlaceholder(secret) && entropy(secret) >= minEntropy;
+}
+
+function base64urlJson(segment: string): unknown {
+  try {
+    const json = Buffer.from(segment, 'base64url').toString('utf8');
+    return JSON.parse(json);
+  } catch {
+    return null;
+  }
+}
+
+// Names under which a value is a credential, compared with letters and digits only, lower case.
+const SECRET_NAME = /(password|passwd|passphrase|pwd|secret|apikey|accesskey|accountkey|privatekey|authtoken|accesstoken|refreshtoken|token|credential|signingkey|encryptionkey|masterkey|sessionkey|webhookkey)/;
+const PASSWORD_NAME = /(password|passwd|passphrase|pwd)/;
+// …unless the name says it holds something about the credential rather than the credential.
+const NOT_A_SECRET_NAME =
+  /(name|names|id|ids|file|path|dir|url|uri|endpoint|type|length|len|count|size|policy|expiry|expires|expiration|ttl|env|var|header|field|param|prefix|suffix|version|ref|hint|format|limit|limits|regex|pattern|enabled|required|timeout|usage|tokens|tokenizer|budget|max|min|cost|price|rotation|manager|store|location|arn|source|provider|mode|method|kind|hash|salt|reset|strength|rules|length)$/;
+
+// key [quote] [**] op [quote] value — bounded repetitions keep it linear on long lines.
+const ASSIGNMENT = /(?<![A-Za-z0-9_])(["'`]?)([A-Za-z_][A-Za-z0-9_.-]{0,60})\1[*_`]{0,2}[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}(["'`]?)([^\s"'`,;<>(){}[\]]{6,300})\3/g;
+
+function genericAssignments(text: string): RuleMatch[] {
+  const found: RuleMatch[] = [];
+  for (const m of text.matchAll(ASSIGNMENT)) {
+    const name = m[2]!.toLowerCase().replace(/[^a-z0-9]/g, '');
+    if (!SECRET_NAME.test(name) || NOT_A_SECRET_NAME.test(name)) continue;
+    let value = m[4]!;
+    // Unquoted values in prose end at the sentence: "password: hunter2." → hunter2
+    if (m[3] === '') value = value.replace(/[.,;:!?]+$/, '');
+    if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;
+    const bits = entropy(value);
+    const classes = charClasses(value);
+    const isPassword = PASSWORD_NAME.test(name);
+    const credible = isPassword
+      ? value.length >= 6 && bits >= 2.0 && (classes >= 2 || (value.length >= 12 && bits >= 3.0))
+      : (value.length >= 16 && bits >= 3.0 && classes >= 2) || (value.length >= 20 && bits >= 3.5);
+    if (!credible) continue;
+    const start = m.index + m[0].lastIndexOf(m[4]!);
+    found.push({ start, end: start + value.length });
+  }
+  return found;
+}
+
+// "the admin password is: X", "password was X" — prose rather than an assignment.
+const PASSWORD_PROSE = /\b(?:password|passwd|passphrase)[ \t]+(?:is|was)[ \t]*:?[ \t]*(["'`]?)([^\s"'`<>(){}[\]]{6,100})\1/gi;
+
+function passwordProse(text: string): RuleMatch[] {
+  const found: RuleMatch[] = [];
+  for (const m of text.matchAll(PASSWORD_PROSE)) {
+    const value = m[1] === '' ? m[2]!.replace(/[.,;:!?]+$/, '') : m[2]!;
+    if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;
+    if (value.length < 6 || entropy(value) < 2.0 || charClasses(value) < 2) continue;
+    const start = m.index + m[0].lastIndexOf(m[2]!);
+    found.push({ start, end: start + value.length });
+  }
+  return found;
+}
+
+// A PEM private key block with a real body. The preset only accepts bodies starting "MI"
+// (PKCS#1/#8) or the OpenSSH magic, which misses SEC1 EC keys ("MHc…") and encrypted keys.
+const PEM_KEY = /-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----\r?\n((?:[A-Za-z0-9+/=:, -]{0,200}\r?\n){0,4}?)([A-Za-z0-9+/=\r\n]{64,20000}?)\r?\n?-----END \1PRIVATE KEY(?: BLOCK)?-----/g;
+
+function pemKeys(text: string): RuleMatch[] {
+  const found: RuleMatch[] = [];
+  for (const m of text.matchAll(PEM_KEY)) {
+    const body = m[3]!.replace(/\s/g, '');
+    if (body.length < 64 || looksMasked(body) || entropy(body) < 4.5) continue;
+    found.push({ start: m.index, end: m.index + m[0].length });
+  }
+  return found;
+}
+
+// scheme://user:password@host — any scheme (postgres, mysql, mongodb+srv, redis, amqp, smtp, https…).
+const URL_CREDENTIALS = /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:@/?#'"<>]{0,100}):([^\s@/?#'"<>]{1,200})@[^\s/?#'"<>:]{1,253}/gi;
+const DEFAULT_PASSWORDS = new Set(['password', 'pass', 'secret', 'postgres', 'root', 'admin', 'guest', 'test', 'example', 'changeme', 'redis', 'mysql', 'user']);
+
+function urlCredentials(text: string): RuleMatch[] {
+  const found: RuleMatch[] = [];
+  for (const m of text.matchAll(URL_CREDENTIALS)) {
+    const user = m[1]!;
+    const password = m[2]!;
+    if (password.length < 4 || DEFAULT_PASSWORDS.has(password.toLowerCase()) || password === user) continue;
+    if (looksLikePlaceholder(password) || /^[:$%{<[]/.test(password)) continue;
+    const start = m.index + m[0].indexOf(`:${password}@`, m[0].indexOf('://') + 3) + 1;
+    found.push({ start, end: start + password.length });
+  }
+  return found;
+}
+
+/** Memdir's rules, most specific first. */
+export const SECRET_RULES: SecretRule[] = [
+  {
+    id: 'anthropic-key',
+    title: 'Anthropic key (API, admin or OAuth)',
+    severity: 'error',
+    priority: 2,
+    // api03 (API), admin01 (Admin API), oat01/ort01 (OAuth access/refresh), and kinds to come.
+    hint: /sk-ant-/,
+    find: matches(/(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{32,300}(?![A-Za-z0-9_-])/g, (key) => randomish(3.5)(key.replace(/^sk-ant-[a-z]+\d+-/, ''))),
+  },
+  {
+    id: 'google-api-key',
+    title: 'Google API key',
+    severity: 'error',
+    priority: 2,
+    hint: /AIza/,
+    find: matches(/(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, randomish(3.5)),
+  },
+  {
+    id: 'jwt',
+    title: 'JSON Web Token',
+    severity: 'error',
+    priority: 2,
+    hint: /eyJ/,
+    find: matches(/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,20000}\.[A-Za-z0-9_-]{0,2000}(?![A-Za-z0-9_-])/g, (token) => {
+      const header = base64urlJson(token.slice(0, token.indexOf('.')));
+      return typeof header === 'object' && header !== null && 'alg' in header;
+    }),
+  },
+  {
+    id: 'stripe-key',
+    title: 'Stripe secret or restricted key',
+    severity: 'error',
+    priority: 2,
+    hint: /[sr]k_(?:live|test|prod)_/,
+    find: matches(/(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9_])/g, (key) => randomish(3.0)(key.slice(key.indexOf('_', 3) + 1))),
+  },
+  {
+    id: 'twilio-api-key',
+    title: 'Twilio API key',
+    severity: 'error',
+    priority: 2,
+    hint: /SK[0-9a-fA-F]/,
+    find: matches(/(?<![A-Za-z0-9])SK[0-9a-fA-F]{32}(?![A-Za-z0-9])/g, (key) => randomish(3.0)(key.slice(2))),
+  },
+  {
+    id: 'mailgun-key',
+    title: 'Mailgun API key',
+    severity: 'error',
+    priority: 2,
+    hint: /key-/,
+    find: matches(/(?<![A-Za-z0-9_-])key-[0-9a-zA-Z]{32}(?![A-Za-z0-9_-])/g, (key) => charClasses(key.slice(4)) >= 2 && randomish(3.0)(key.slice(4))),
+  },
+  {
+    id: 'pypi-token',
+    title: 'PyPI upload token',
+    severity: 'error',
+    priority: 2,
+    hint: /pypi-/,
+    find: matches(/(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1000}(?![A-Za-z0-9_-])/g),
+  },
+  {
+    id: 'digitalocean-token',
+    title: 'DigitalOcean token',
+    severity: 'error',
+    priority: 2,
+    hint: /do[opr]_v1_/,
+    find: matches(/(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])/g, (key) => randomish(3.0)(key.slice(7))),
+  },
+  {
+    id: 'gitlab-token',
+    title: 'GitLab token',
+    severity: 'error',
+    priority: 2,
+    hint: /gl[a-z]+-|GR1348941/,
+    find: matches(/(?<![A-Za-z0-9_-])(?:(?:gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-[A-Za-z0-9_-]{20,200}|GR1348941[A-Za-z0-9_-]{20,200})(?![A-Za-z0-9_-])/g, randomish(3.0)),
+  },
+  {
+    id: 'openai-key',
+    title: 'OpenAI API key',
+    severity: 'error',
+    priority: 2,
+    // The preset ends its pattern with \b, so a key whose last character is "-" slips through.
+    hint: /T3BlbkFJ/,
+    find: matches(/(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g, (key) => !looksMasked(key)),
+  },
+  {
+    id: 'sendgrid-key',
+    title: 'SendGrid API key',
+    severity: 'error',
+    priority: 2,
+    // The preset's pattern allows a single dash, but both base64url parts may hold several.
+    hint: /SG\./,
+    find: matches(/(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, (key) => randomish(3.5)(key.slice(3))),
+  },
+  {
+    id: 'private-key',
+    title: 'Private key',
+    severity: 'error',
+    priority: 2,
+    hint: /PRIVATE KEY/,
+    find: pemKeys,
+  },
+  {
+    id: 'memdir-token',
+    title: 'Memdir team sync token',
+    severity: 'error',
+    priority: 2,
+    hint: /mdt_/,
+    find: matches(/(?<![A-Za-z0-9_-])mdt_[0-9a-f]{16}_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
+  },
+  {
+    id: 'url-credentials',
+    title: 'Password in a URL or connection string',
+    severity: 'error',
+    priority: 1,
+    hint: /:\/\/[^\s]*@/,
+    find: urlCredentials,
+  },
+  {
+    id: 'bearer-token',
+    title: 'Bearer token',
+    severity: 'warning',
+    priority: 0,
+    hint: /Bearer/,
+    find: matches(/\bBearer[ \t]+([A-Za-z0-9._~+/-]{20,2000}=*)(?![A-Za-z0-9._~+/=-])/g, (token) => !looksLikePlaceholder(token) && entropy(token) >= 3.5 && charClasses(token) >= 2),
+  },
+  {
+    id: 'generic-assignment',
+    title: 'Credential assigned in text (password = …, api_key: …)',
+    severity: 'warning',
+    priority: 0,
+    hint: /pass|pwd|secret|token|key|credential/i,
+    find: (text) => [...genericAssignments(text), ...passwordProse(text)],
+  },
+];

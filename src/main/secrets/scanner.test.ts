@@ -1,0 +1,218 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildLabelledSet } from '../../../bench/data/secrets-labelled.js';
+import { type Finding, redactFinding, scanDir, scanFile, scanText } from './scanner.js';
+
+// Bodies are built at run time so no key-shaped literal sits in the repository.
+const r = (alphabet: string, n: number, seed = 7): string => Array.from({ length: n }, (_, i) => alphabet[(i * 7 + seed * 13 + ((i * i) % 11)) % alphabet.length]).join('');
+const ALNUM = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ';
+const B64URL = `${ALNUM}-_`;
+const HEX = '0123456789abcdef';
+const b64url = (s: string) => Buffer.from(s).toString('base64url');
+
+const SECRETS: [string, string, string][] = [
+  ['Anthropic API key (api03)', `key: sk-ant-api03-${r(B64URL, 93)}AA`, 'anthropic/ANTHROPIC_API_KEY'],
+  ['Anthropic admin key (admin01)', `sk-ant-admin01-${r(B64URL, 93, 2)}AA`, 'memdir/anthropic-key'],
+  ['Anthropic OAuth access token (oat01)', `sk-ant-oat01-${r(B64URL, 93, 3)}AA`, 'memdir/anthropic-key'],
+  ['Anthropic OAuth refresh token (ort01)', `sk-ant-ort01-${r(B64URL, 93, 4)}AA`, 'memdir/anthropic-key'],
+  ['Google API key', `maps: AIza${r(B64URL, 35)}`, 'memdir/google-api-key'],
+  ['JWT', `cookie ${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url('{"sub":"42","name":"Mei"}')}.${r(B64URL, 43)}`, 'memdir/jwt'],
+  ['Stripe live key', `sk_live_${r(ALNUM, 24)}`, 'memdir/stripe-key'],
+  ['Stripe restricted key', `rk_live_${r(ALNUM, 24, 5)}`, 'memdir/stripe-key'],
+  ['Twilio API key', `SK${r(HEX, 32)}`, 'memdir/twilio-api-key'],
+  ['Mailgun key', `key-${r(HEX, 32)}`, 'memdir/mailgun-key'],
+  ['PyPI token', `pypi-AgEIcHlwaS5vcmc${r(B64URL, 70)}`, 'memdir/pypi-token'],
+  ['DigitalOcean token', `dop_v1_${r(HEX, 64)}`, 'memdir/digitalocean-token'],
+  ['GitLab runner token', `glrt-${r(B64URL, 20)}`, 'memdir/gitlab-token'],
+  ['Memdir sync token', `mdt_${r(HEX, 16)}_${r(B64URL, 43)}`, 'memdir/memdir-token'],
+  ['SendGrid key with several dashes', `SG.${r(B64URL, 20)}-x.${r(B64URL, 39)}-y-z`, 'memdir/sendgrid-key'],
+  ['OpenAI key ending in a dash', `sk-proj-${r(B64URL, 74)}T3BlbkFJ${r(B64URL, 73)}-`, 'memdir/openai-key'],
+  ['GitHub PAT', `ghp_${r(ALNUM, 36)}`, 'github/GITHUB_TOKEN'],
+  ['AWS access key id', `AKIA${r('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16)}`, 'aws/AWSAccessKeyID'],
+  ['Redis URL password', `redis://:${r(ALNUM, 24)}@cache.internal:6379/0`, 'memdir/url-credentials'],
+  ['AMQP URL password', `amqps://orders:${r(ALNUM, 16)}@mq.internal:5671/prod`, 'memdir/url-credentials'],
+  ['PostgreSQL URL password', `postgres://app:${r(ALNUM, 14)}@db.internal:5432/app`, 'database-connection-string/PostgreSQLConnection'],
+  ['generic password assignment', 'db_password: Tr0ub4dor&3', 'memdir/generic-assignment'],
+  ['generic api_key assignment', `api_key = "${r(ALNUM, 32)}"`, 'memdir/generic-assignment'],
+  ['password in prose', 'the staging admin password is: Tr0ub4dor&3', 'memdir/generic-assignment'],
+  ['bearer token', `curl -H "Authorization: Bearer ${r(ALNUM, 40)}"`, 'memdir/bearer-token'],
+  ['SEC1 EC private key', `-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI${r(`${ALNUM}+/`, 64 * 3)}\n-----END EC PRIVATE KEY-----`, 'memdir/private-key'],
+];
+
+const CLEAN: [string, string][] = [
+  ['placeholder Anthropic key', 'Anthropic keys look like sk-ant-xxxx.'],
+  ['template variable', 'export ANTHROPIC_API_KEY=${ANTHROPIC_API_KEY}'],
+  ['angle placeholder', 'api_key: <YOUR_API_KEY>'],
+  ['masked GitHub token', `ghp_${'x'.repeat(36)}`],
+  ['templated Mongo URL', 'mongodb://<user>:<password>@cluster0.mongodb.net/db'],
+  ['vault mention', 'DB credentials: `vault kv get secret/db/prod`'],
+  ['env var name', 'token: GITHUB_TOKEN'],
+  ['commit SHA', `Fixed in ${r(HEX, 40)}`],
+  ['UUID', 'session 9b2e4c1a-7f3d-4e2b-9a1c-5d6e7f8a9b0c'],
+  ['config key that is not a credential', 'max_tokens: 4096'],
+  ['code reading a secret', 'const token = req.headers.authorization;'],
+  ['TypeScript type', 'password: string;'],
+  ['bcrypt hash under a hash key', 'passwordHash: $2b$12$abcdefghijklmnopqrstuv'],
+  ['URL without password', 'postgres://app@db.internal:5432/app'],
+  ['AWS documentation example', 'AKIAIOSFODNN7EXAMPLE'],
+];
+
+describe('scanText', () => {
+  it.each(SECRETS)('finds a %s', async (_name, text, rule) => {
+    const findings = await scanText(text, { file: 'notes.md' });
+    expect(findings.map((f) => f.rule)).toEqual([rule]);
+  });
+
+  it.each(CLEAN)('leaves alone a %s', async (_name, text) => {
+    expect(await scanText(text)).toEqual([]);
+  });
+
+  it('reports where the secret is (1-based line and column), masked, fingerprinted, never in clear', async () => {
+    const key = `sk-ant-oat01-${r(B64URL, 93, 9)}AA`;
+    const text = `---\nname: x\n---\n\nOAuth for CI: ${key}\n`;
+    const [finding] = await scanText(text, { file: 'team/ci.md' });
+    expect(finding).toMatchObject({ file: 'team/ci.md', line: 5, column: 15, rule: 'memdir/anthropic-key', severity: 'error' });
+    expect(text.slice(...finding!.range)).toBe(key);
+    expect(finding!.match).toBe(`${key.slice(0, 4)}${'*'.repeat(12)}`);
+    expect(finding!.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(JSON.stringify(finding)).not.toContain(key.slice(8, 40));
+  });
+
+  it('points at the secret itself where the preset reports the whole line or URL', async () => {
+    const secret = r(`${ALNUM}+/`, 40);
+    const text = `aws_secret_access_key = "${secret}"\npostgres://app:${r(ALNUM, 14)}@db.internal/app`;
+    const findings = await scanText(text);
+    expect(findings.map((f) => text.slice(...f.range))).toEqual([secret, r(ALNUM, 14)]);
+  });
+
+  it('reports one finding per secret when several rules see it', async () => {
+    const text = `ANTHROPIC_API_KEY=sk-ant-api03-${r(B64URL, 93)}AA\nauthorization: Bearer ${b64url('{"alg":"HS256"}')}.${b64url('{"sub":"1"}')}.${r(B64URL, 43)}`;
+    expect((await scanText(text)).map((f) => f.rule)).toEqual(['anthropic/ANTHROPIC_API_KEY', 'memdir/jwt']);
+  });
+
+  it('honours secretlint-disable comments (a deliberate, visible opt-out in the file)', async () => {
+    expect(await scanText(`<!-- secretlint-disable-next-line -->\nsk_live_${r(ALNUM, 24)}\n`)).toEqual([]);
+    expect(await scanText(`sk_live_${r(ALNUM, 24)} <!-- secretlint-disable-line -->\n`)).toEqual([]);
+  });
+
+  it('never throws, whatever the input (binary, lone surrogates, NUL)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 400 }), async (text) => {
+        const findings = await scanText(text);
+        expect(Array.isArray(findings)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+    expect(await scanText(undefined as unknown as string)).toMatchObject([{ rule: 'memdir/scanner-error', severity: 'error' }]);
+  });
+
+  it('leaves nothing behind in a long-lived process (secretlint\'s profiler is off)', async () => {
+    for (let i = 0; i < 50; i++) await scanText(`password: Tr0ub4dor&3 ${i}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(performance.getEntriesByType('mark').filter((m) => m.name.includes('@core>'))).toEqual([]);
+  });
+
+  it('stays fast on adversarial input (no catastrophic backtracking)', async () => {
+    const hostile = [
+      `AccountKey=/${'ab/'.repeat(20_000)}==`,
+      `password=${'a'.repeat(200_000)}`,
+      `-----BEGIN PRIVATE KEY-----\n${'QUJD'.repeat(50_000)}`,
+      `postgres://${'a:'.repeat(50_000)}`,
+      `eyJ${'a'.repeat(100_000)}.eyJ${'b'.repeat(100_000)}`,
+      `sk-proj-${'A'.repeat(100_000)}`,
+      `Bearer ${'x'.repeat(200_000)}=`,
+      'x = '.repeat(50_000),
+      `${'"a": "b", '.repeat(20_000)}`,
+    ];
+    for (const text of hostile) {
+      const start = performance.now();
+      await scanText(text);
+      // Generous for a loaded CI machine; backtracking blow-ups take minutes, not seconds.
+      expect(performance.now() - start, text.slice(0, 30)).toBeLessThan(3000);
+    }
+  });
+
+  it('meets its targets on the labelled set: recall ≥ 0.95, false positives ≤ 0.05', async () => {
+    const set = buildLabelledSet();
+    let found = 0;
+    let falsePositives = 0;
+    for (const sample of set) {
+      const hit = (await scanText(sample.text)).length > 0;
+      if (sample.label === 'secret' && hit) found++;
+      if (sample.label === 'clean' && hit) falsePositives++;
+    }
+    const secrets = set.filter((s) => s.label === 'secret').length;
+    const clean = set.length - secrets;
+    expect(secrets).toBeGreaterThanOrEqual(60);
+    expect(clean).toBeGreaterThanOrEqual(60);
+    expect(new Set(set.filter((s) => s.label === 'secret').map((s) => s.provider)).size).toBeGreaterThanOrEqual(15);
+    expect(found / secrets).toBeGreaterThanOrEqual(0.95);
+    expect(falsePositives / clean).toBeLessThanOrEqual(0.05);
+  });
+});
+
+describe('redactFinding', () => {
+  it('replaces just the secret with a placeholder that does not trip the scanner again', async () => {
+    const password = r(ALNUM, 14);
+    const text = `DB: postgres://app:${password}@db.internal/app\ntoken=${r(HEX, 40)}\n`;
+    let current = text;
+    for (const finding of await scanText(text)) {
+      const fresh = (await scanText(current)).find((f) => f.fingerprint === finding.fingerprint)!;
+      const result = redactFinding(current, fresh);
+      expect(result.ok).toBe(true);
+      if (result.ok) current = result.text;
+    }
+    expect(current).toBe('DB: postgres://app:[REDACTED]@db.internal/app\ntoken=[REDACTED]\n');
+    expect(await scanText(current)).toEqual([]);
+  });
+
+  it('refuses when the text changed since the scan, rather than cut the wrong characters', async () => {
+    const text = `key: sk_live_${r(ALNUM, 24)}`;
+    const [finding] = await scanText(text);
+    const edited = `# moved down\n${text}`;
+    expect(redactFinding(edited, finding!)).toEqual({ ok: false, reason: expect.stringContaining('changed since it was scanned') });
+    const noSecret: Finding = { ...finding!, fingerprint: '' };
+    expect(redactFinding(text, noSecret).ok).toBe(false);
+  });
+});
+
+describe('scanFile and scanDir', () => {
+  let tmp: string;
+  beforeEach(async () => {
+    tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-secrets-')));
+  });
+  afterEach(async () => {
+    await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  it('scans every *.md below a folder, skips dot-folders, lists symlinks as skipped without following them', async () => {
+    await fs.mkdir(path.join(tmp, 'team', 'infra'), { recursive: true });
+    await fs.mkdir(path.join(tmp, '.git'));
+    await fs.mkdir(path.join(tmp, 'outside'));
+    await fs.writeFile(path.join(tmp, 'MEMORY.md'), '- [CI](team/infra/ci.md) — how CI logs in\n');
+    await fs.writeFile(path.join(tmp, 'team', 'infra', 'ci.md'), `CI uses ghp_${r(ALNUM, 36)}\n`);
+    await fs.writeFile(path.join(tmp, 'team', 'notes.txt'), `sk_live_${r(ALNUM, 24)}`);
+    await fs.writeFile(path.join(tmp, '.git', 'leak.md'), `sk_live_${r(ALNUM, 24)}`);
+    await fs.writeFile(path.join(tmp, 'outside', 'id_rsa.md'), `sk_live_${r(ALNUM, 24)}`);
+    await fs.symlink(path.join(tmp, 'outside', 'id_rsa.md'), path.join(tmp, 'team', 'ssh.md'));
+    const report = await scanDir(path.join(tmp, 'team'));
+    expect(report.files).toBe(1);
+    expect(report.findings.map((f) => [path.relative(tmp, f.file), f.line, f.rule])).toEqual([['team/infra/ci.md', 1, 'github/GITHUB_TOKEN']]);
+    expect(report.skipped).toEqual([{ file: path.join(tmp, 'team', 'ssh.md'), reason: expect.stringContaining('symbolic link') }]);
+    const whole = await scanDir(tmp);
+    expect(whole.findings.map((f) => path.relative(tmp, f.file))).toEqual(['outside/id_rsa.md', 'team/infra/ci.md']);
+  });
+
+  it('scans binary and non-UTF-8 files as best decoded instead of skipping them', async () => {
+    const key = `sk_live_${r(ALNUM, 24)}`;
+    await fs.writeFile(path.join(tmp, 'bin.md'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0xff, 0xfe]), Buffer.from(` ${key} `), Buffer.from([0, 0xc3])]));
+    const report = await scanFile(path.join(tmp, 'bin.md'));
+    expect(report.findings.map((f) => f.rule)).toEqual(['memdir/stripe-key']);
+    expect((await scanFile(path.join(tmp, 'missing.md'))).skipped[0]!.reason).toContain('ENOENT');
+    await fs.writeFile(path.join(tmp, 'big.md'), 'x'.repeat(2000));
+    expect((await scanFile(path.join(tmp, 'big.md'), { maxFileBytes: 1000 })).skipped[0]!.reason).toContain('more than the 1000');
+  });
+});

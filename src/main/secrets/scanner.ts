@@ -1,0 +1,296 @@
+/**
+ * The secret scanner (R-SYNC-SECURITY): run before every team upload — a file with a finding
+ * is not uploaded — and on demand over any memory dir (`memdir secrets scan`), and by
+ * extraction and dream before they write. @secretlint/core with the recommended preset
+ * (AWS with key-id scanning on, GitHub, GitLab, Slack, npm, OpenAI, Anthropic api03, private
+ * keys, database URLs, SendGrid, Shopify, …) plus Memdir's rules in rules.ts for the gaps.
+ *
+ * A finding never carries the secret: `match` is masked, `fingerprint` is a truncated
+ * sha256 (for "allow" decisions that survive edits), `range` locates it for `redactFinding`.
+ * The scanner fails closed: it never throws, and if scanning itself breaks, the text gets a
+ * `memdir/scanner-error` finding so it is not uploaded unchecked.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { lintSource } from '@secretlint/core';
+import { secretLintProfiler } from '@secretlint/profiler';
+import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
+import { looksLikePlaceholder, looksMasked, maskSecret } from './heuristics.js';
+import { SECRET_RULES } from './rules.js';
+
+export interface Finding {
+  /** The file as the caller named it (`scanText` takes it from `options.file`). */
+  file: string;
+  /** 1-based line and column (UTF-16 units) of the secret's first character. */
+  line: number;
+  column: number;
+  /** `<source>/<kind>`: `memdir/anthropic-key`, `aws/AWSAccessKeyID`, `github/GITHUB_TOKEN`… */
+  rule: string;
+  /** What was found, for people. */
+  title: string;
+  /** The secret with all but a few leading characters masked. */
+  match: string;
+  /** `error`: a provider's exact format; `warning`: a heuristic (generic assignment, bearer). */
+  severity: 'error' | 'warning';
+  /** UTF-16 offsets of the secret in the scanned text: [start, end). */
+  range: [number, number];
+  /** First 16 hex of sha256(secret): recognises the same secret later without storing it. */
+  fingerprint: string;
+}
+
+export interface ScanReport {
+  findings: Finding[];
+  /** Files not scanned and why (a symlink, unreadable, too large): never silently left out. */
+  skipped: { file: string; reason: string }[];
+  /** Files scanned. */
+  files: number;
+}
+
+export interface ScanOptions {
+  /** Files larger than this are skipped (and listed) rather than scanned (default 4 MB). */
+  maxFileBytes?: number;
+}
+
+// @secretlint/core marks every rule run on a process-wide profiler whose PerformanceObserver
+// keeps every entry forever and searches them linearly on each new mark. In a long-lived
+// process (the app scans before every upload) memory grows without bound and each scan gets
+// slower — measured: 2,000 scans in, 60 ms a scan; 4,000 in, 140 ms. Profiling is a
+// debugging aid of the secretlint CLI, so it is switched off here. (@secretlint/profiler is
+// the exact 12.0.0 that @secretlint/core pins; scanner.test.ts checks no mark is left.)
+secretLintProfiler.mark = () => undefined;
+
+const MEMDIR_RULE_ID = '@memdir/secretlint-rule-memdir';
+const DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024;
+const BY_ID = new Map(SECRET_RULES.map((r) => [r.id, r]));
+
+/** Titles for the preset's findings; its own messages embed the raw secret, so they are never shown. */
+const PRESET_TITLES: Record<string, string> = {
+  aws: 'AWS credential',
+  gcp: 'Google Cloud service account key',
+  npm: 'npm token',
+  slack: 'Slack token or webhook',
+  basicauth: 'Password in a URL',
+  openai: 'OpenAI API key',
+  anthropic: 'Anthropic API key',
+  groq: 'Groq API key',
+  huggingface: 'Hugging Face token',
+  linear: 'Linear API key',
+  notion: 'Notion token',
+  privatekey: 'Private key',
+  sendgrid: 'SendGrid API key',
+  shopify: 'Shopify token',
+  github: 'GitHub token',
+  gitlab: 'GitLab token',
+  grafana: 'Grafana token',
+  '1password': '1Password service account token',
+  'database-connection-string': 'Password in a database connection string',
+  'hashicorp-vault': 'HashiCorp Vault token',
+  vercel: 'Vercel token',
+  databricks: 'Databricks token',
+  docker: 'Docker Hub token',
+  figma: 'Figma token',
+};
+
+interface RuleContext {
+  createTranslator: (messages: unknown) => (id: string) => unknown;
+  report: (descriptor: { message: unknown; range: readonly [number, number] }) => void;
+}
+
+/** Memdir's rules as one secretlint rule, so `secretlint-disable` comments apply to them too. */
+const memdirRule = {
+  messages: Object.fromEntries(SECRET_RULES.map((r) => [r.id, { en: () => r.title }])),
+  meta: {
+    id: MEMDIR_RULE_ID,
+    recommended: true,
+    type: 'scanner',
+    supportedContentTypes: ['text'],
+    docs: { url: 'https://github.com/memdir/memdir/blob/main/src/main/secrets/rules.ts' },
+  },
+  create(context: RuleContext) {
+    const t = context.createTranslator(memdirRule.messages);
+    return {
+      file(source: { content: string }) {
+        for (const rule of SECRET_RULES) {
+          if (!rule.hint.test(source.content)) continue;
+          for (const m of rule.find(source.content)) context.report({ message: t(rule.id), range: [m.start, m.end] });
+        }
+      },
+    };
+  },
+};
+
+const CONFIG = {
+  rules: [
+    {
+      id: '@secretlint/secretlint-rule-preset-recommend',
+      rule: recommendedPreset,
+      // Access key ids are off by default upstream; a key id next to its secret is the usual leak.
+      // Account ids are not secrets.
+      rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true }, allowMessageIds: ['AWSAccountID'] }],
+    },
+    { id: MEMDIR_RULE_ID, rule: memdirRule },
+  ],
+};
+
+function fingerprintOf(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex').slice(0, 16);
+}
+
+function position(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+function firstString(data: unknown): string | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const value = Object.values(data).find((v) => typeof v === 'string' && v.length > 0);
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * Where a preset finding's secret really is. Some preset ranges start at the assignment rather
+ * than the value (AWS secret keys), and URL rules report the whole URL: narrow to the password.
+ */
+function locate(text: string, range: readonly [number, number], data: unknown): { range: [number, number]; inUrl: boolean } {
+  let [start, end] = range;
+  const value = firstString(data);
+  if (value) {
+    const at = text.indexOf(value, start);
+    if (at !== -1 && at <= end + 200) [start, end] = [at, at + value.length];
+  }
+  const slice = text.slice(start, end);
+  const url = /^(?:jdbc:)?[a-z][a-z0-9+.-]*:\/\/[^:/\s@]*:([^@/\s]+)@/i.exec(slice);
+  if (url) {
+    start += url[0].lastIndexOf(`:${url[1]}@`) + 1;
+    end = start + url[1]!.length;
+  }
+  return { range: [start, end], inUrl: url !== null };
+}
+
+interface Candidate extends Finding {
+  priority: number;
+}
+
+/** Keep one finding per stretch of text: the most specific rule, then the longest match. */
+function dedupe(found: Candidate[]): Finding[] {
+  const sorted = [...found].sort((a, b) => b.priority - a.priority || b.range[1] - b.range[0] - (a.range[1] - a.range[0]) || a.range[0] - b.range[0]);
+  const kept: Candidate[] = [];
+  for (const f of sorted) {
+    if (!kept.some((k) => f.range[0] < k.range[1] && k.range[0] < f.range[1])) kept.push(f);
+  }
+  return kept.sort((a, b) => a.range[0] - b.range[0]).map(({ priority: _priority, ...f }) => f);
+}
+
+function failClosed(file: string, why: string): Finding[] {
+  return [{ file, line: 1, column: 1, rule: 'memdir/scanner-error', title: `The secret scan failed (${why}); treat the file as unsafe`, match: '', severity: 'error', range: [0, 0], fingerprint: '' }];
+}
+
+/** Scan one text. Never throws; resolves to the findings in text order. */
+export async function scanText(text: string, options: { file?: string } = {}): Promise<Finding[]> {
+  const file = options.file ?? '<text>';
+  if (typeof text !== 'string') return failClosed(file, 'not text');
+  try {
+    const result = await lintSource({
+      source: { content: text, filePath: file, contentType: 'text' },
+      options: { config: CONFIG as never, noPhysicFilePath: true, maskSecrets: false },
+    });
+    const found: Candidate[] = [];
+    for (const message of result.messages) {
+      if (message.type !== 'message') continue;
+      const ours = message.ruleId === MEMDIR_RULE_ID;
+      const rule = ours ? BY_ID.get(message.messageId) : undefined;
+      const source = ours ? 'memdir' : message.ruleId.replace('@secretlint/secretlint-rule-', '');
+      const located = ours ? { range: [message.range[0], message.range[1]] as [number, number], inUrl: false } : locate(text, message.range, message.data);
+      const range = located.range;
+      const secret = text.slice(range[0], range[1]);
+      // The preset's formats match `ghp_xxxx…` and `<password>` as well as real keys, and its
+      // URL rules take `someuser:somepassword@` for a credential.
+      if (!ours && secret.length <= 500 && (looksMasked(secret) || (located.inUrl && looksLikePlaceholder(secret)))) continue;
+      found.push({
+        file,
+        ...position(text, range[0]),
+        rule: `${source}/${message.messageId}`,
+        title: rule?.title ?? PRESET_TITLES[source] ?? `${source} secret`,
+        match: maskSecret(secret),
+        severity: rule?.severity ?? 'error',
+        range,
+        fingerprint: fingerprintOf(secret),
+        priority: rule?.priority ?? 2,
+      });
+    }
+    return dedupe(found);
+  } catch (error) {
+    return failClosed(file, error instanceof Error ? error.message.slice(0, 200) : 'unknown error');
+  }
+}
+
+/** Read a file for scanning: bytes that are not UTF-8 are replaced, never a reason to skip. */
+async function readForScan(file: string, maxBytes: number): Promise<{ text: string } | { reason: string }> {
+  try {
+    const stat = await fs.lstat(file);
+    if (stat.isSymbolicLink()) return { reason: 'it is a symbolic link, which the scanner does not follow' };
+    if (!stat.isFile()) return { reason: 'it is not a regular file' };
+    if (stat.size > maxBytes) return { reason: `it is ${stat.size} bytes, more than the ${maxBytes} the scanner reads` };
+    return { text: new TextDecoder('utf-8', { fatal: false }).decode(await fs.readFile(file)) };
+  } catch (error) {
+    return { reason: `it could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+  }
+}
+
+/** Scan one file (any content: binary and invalid UTF-8 are scanned as best decoded). */
+export async function scanFile(file: string, options: ScanOptions = {}): Promise<ScanReport> {
+  const read = await readForScan(file, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  if ('reason' in read) return { findings: [], skipped: [{ file, reason: read.reason }], files: 0 };
+  return { findings: await scanText(read.text, { file }), skipped: [], files: 1 };
+}
+
+/**
+ * Scan every `*.md` under `dir`, recursively. Symbolic links are listed as skipped, never
+ * followed (a link to ~/.ssh is not Memdir's to read); dot-directories (.git) are not entered.
+ */
+export async function scanDir(dir: string, options: ScanOptions = {}): Promise<ScanReport> {
+  const report: ScanReport = { findings: [], skipped: [], files: 0 };
+  const walk = async (current: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await fs.readdir(current, { withFileTypes: true });
+    } catch (error) {
+      report.skipped.push({ file: current, reason: `the folder could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) {
+        if (!entry.name.startsWith('.')) await walk(full);
+      } else if (entry.name.endsWith('.md')) {
+        const one = await scanFile(full, options);
+        report.findings.push(...one.findings);
+        report.skipped.push(...one.skipped);
+        report.files += one.files;
+      }
+    }
+  };
+  await walk(dir);
+  return report;
+}
+
+/**
+ * Replace the secret of `finding` in `text` with `placeholder` (the Alerts view's "redact").
+ * Refuses when the text changed since the scan (the secret is no longer at its range): scan
+ * again and redact the fresh finding, rather than cut the wrong characters.
+ */
+export function redactFinding(text: string, finding: Finding, placeholder = '[REDACTED]'): { ok: true; text: string } | { ok: false; reason: string } {
+  const [start, end] = finding.range;
+  if (finding.fingerprint === '' || start < 0 || end > text.length || start >= end) return { ok: false, reason: 'This finding has no secret to redact.' };
+  if (fingerprintOf(text.slice(start, end)) !== finding.fingerprint) {
+    return { ok: false, reason: `${finding.file} changed since it was scanned; scan it again, then redact.` };
+  }
+  return { ok: true, text: text.slice(0, start) + placeholder + text.slice(end) };
+}

@@ -1,0 +1,58 @@
+/**
+ * Team administration (`memdir server admin …`): create teams, issue tokens (shown once, never
+ * stored), list members and tokens without secrets, revoke tokens. Runs against the store
+ * directly, so it works while the server is running (SQLite waits for the writer, PostgreSQL
+ * is shared) and a revoked token is refused on its very next request.
+ */
+import { randomBytes } from 'node:crypto';
+import { type TeamInfo, type TeamStore, type TokenInfo, StoreError } from './store.js';
+import { generateToken, parseToken } from './tokens.js';
+
+/** Team names are URL path segments: lower-case letters, digits and inner dashes, ≤ 63. */
+export const TEAM_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Whether `name` is a valid team name (the HTTP layer answers 404 for anything else). */
+export function isTeamName(name: string): boolean {
+  return TEAM_NAME.test(name);
+}
+
+function checkMember(member: string): string {
+  const trimmed = member.trim();
+  if (trimmed === '' || trimmed.length > 64 || /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(trimmed)) {
+    throw new StoreError('invalid', `A member name is 1 to 64 printable characters, not ${JSON.stringify(member.slice(0, 80))}.`);
+  }
+  return trimmed;
+}
+
+/** Create a team with a fresh epoch. */
+export async function createTeam(store: TeamStore, name: string, now = new Date()): Promise<TeamInfo> {
+  if (!isTeamName(name)) {
+    throw new StoreError('invalid', `"${name.slice(0, 80)}" is not a valid team name: use lower-case letters, digits and dashes (at most 63), e.g. "platform-team".`);
+  }
+  return store.createTeam(name, randomBytes(4).toString('hex'), now.toISOString());
+}
+
+/** Issue a token for a member of `team`. The returned `token` is the only copy there will ever be. */
+export async function issueToken(store: TeamStore, team: string, member = 'member', now = new Date()): Promise<{ token: string; info: TokenInfo }> {
+  const name = checkMember(member);
+  if (!(await store.getTeam(team))) throw new StoreError('not-found', `There is no team "${team}". Create it first: memdir server admin create-team ${team}`);
+  const { token, id, hash } = generateToken();
+  const info = await store.addToken({ id, team, member: name, hash, createdAt: now.toISOString() });
+  return { token, info };
+}
+
+/** Revoke a token by its id (or the whole token, if that is what the admin has at hand). */
+export async function revokeToken(store: TeamStore, idOrToken: string, now = new Date()): Promise<TokenInfo> {
+  const id = parseToken(idOrToken)?.id ?? idOrToken.replace(/^mdt_/, '');
+  const info = /^[0-9a-f]{16}$/.test(id) ? await store.revokeToken(id, now.toISOString()) : null;
+  if (!info) throw new StoreError('not-found', `There is no token "${idOrToken.slice(0, 40)}". \`memdir server admin list\` shows token ids.`);
+  return info;
+}
+
+/** Teams (one, or all) with their members' tokens, secrets never included. */
+export async function listMembers(store: TeamStore, team?: string): Promise<(TeamInfo & { tokens: TokenInfo[] })[]> {
+  const teams = team === undefined ? await store.listTeams() : [await store.getTeam(team)].filter((t): t is TeamInfo => t !== null);
+  if (team !== undefined && teams.length === 0) throw new StoreError('not-found', `There is no team "${team}".`);
+  const tokens = await store.listTokens(team);
+  return teams.map((t) => ({ ...t, tokens: tokens.filter((k) => k.team === t.name) }));
+}

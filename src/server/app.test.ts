@@ -1,0 +1,326 @@
+import { expect, it } from 'vitest';
+import { createApp } from './app.js';
+import { createTeam, issueToken, revokeToken } from './admin.js';
+import type { ServerLimits } from './limits.js';
+import type { LogRecord } from './log.js';
+import { checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from './protocol.js';
+import { type StoreHarness, describeStores } from './test-support/stores.js';
+
+async function setup(h: StoreHarness, limits: Partial<ServerLimits> = {}) {
+  const store = await h.fresh();
+  await createTeam(store, 'platform');
+  await createTeam(store, 'other');
+  const ann = await issueToken(store, 'platform', 'ann');
+  const olga = await issueToken(store, 'other', 'olga');
+  const logs: LogRecord[] = [];
+  const app = createApp({ store, limits, log: (r) => logs.push(r) });
+  const request = (method: string, path: string, options: { token?: string | null; headers?: Record<string, string>; body?: RequestInit['body'] } = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const token = options.token === undefined ? ann.token : options.token;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    return app.request(path, { method, headers, ...(options.body !== undefined ? { body: options.body, duplex: 'half' } : {}) } as RequestInit);
+  };
+  const etagOf = async (): Promise<string> => (await request('GET', '/v1/teams/platform/checksums')).headers.get('etag')!;
+  const push = async (entries: Record<string, unknown>, ifMatch?: string | null, token?: string) => {
+    const match = ifMatch === undefined ? await etagOf() : ifMatch;
+    return request('PUT', '/v1/teams/platform/entries', {
+      ...(token ? { token } : {}),
+      headers: { 'content-type': 'application/json', ...(match !== null ? { 'if-match': match } : {}) },
+      body: JSON.stringify({ entries }),
+    });
+  };
+  const entries = async () => entriesResponseSchema.parse(await (await request('GET', '/v1/teams/platform/entries')).json());
+  return { store, app, ann, olga, logs, request, push, etagOf, entries };
+}
+
+async function errorOf(response: Response) {
+  return errorResponseSchema.parse(await response.json());
+}
+
+describeStores('sync API (app.request)', (h) => {
+  it('answers /healthz without a token', async () => {
+    const { request } = await setup(h);
+    const response = await request('GET', '/healthz', { token: null });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, store: h.kind });
+  });
+
+  it('refuses requests without a token, with a malformed one, with a wrong secret, or revoked', async () => {
+    const { request, ann, store } = await setup(h);
+    const missing = await request('GET', '/v1/teams/platform/entries', { token: null });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toContain('Bearer');
+    const missingBody = await missing.text();
+    expect(JSON.parse(missingBody).error).toBe('unauthorized');
+    const malformed = await request('GET', '/v1/teams/platform/entries', { token: 'hunter2' });
+    const wrongSecret = await request('GET', '/v1/teams/platform/entries', { token: `${ann.token.slice(0, -4)}AAAA` });
+    const basic = await request('GET', '/v1/teams/platform/entries', { token: null, headers: { authorization: `Basic ${btoa('a:b')}` } });
+    for (const r of [malformed, wrongSecret, basic]) {
+      expect(r.status).toBe(401);
+      expect(await r.text()).toBe(missingBody);
+    }
+    await revokeToken(store, ann.info.id);
+    const revoked = await request('GET', '/v1/teams/platform/entries');
+    expect(revoked.status).toBe(401);
+    expect((await errorOf(revoked)).error).toBe('token-revoked');
+  });
+
+  it("answers a request for another team's data exactly as for a team that does not exist", async () => {
+    const { request, olga, push } = await setup(h);
+    await push({ 'secret-plan.md': 'platform only' });
+    const answers = [];
+    for (const path of ['/v1/teams/platform/entries', '/v1/teams/nonexistent/entries', '/v1/teams/Not%20A%20Team/entries', '/v1/teams/platform/checksums', '/v1/teams/nonexistent/checksums']) {
+      const r = await request('GET', path, { token: olga.token });
+      answers.push({ status: r.status, headers: [...r.headers.entries()].sort(), body: await r.text() });
+    }
+    const put = async (team: string) => {
+      const r = await request('PUT', `/v1/teams/${team}/entries`, { token: olga.token, headers: { 'content-type': 'application/json', 'if-match': '"00000000-0"' }, body: '{"entries":{}}' });
+      return { status: r.status, headers: [...r.headers.entries()].sort(), body: await r.text() };
+    };
+    answers.push(await put('platform'), await put('nonexistent'));
+    const del = await request('DELETE', '/v1/teams/platform/entries', { token: olga.token });
+    answers.push({ status: del.status, headers: [...del.headers.entries()].sort(), body: await del.text() });
+    for (const a of answers) expect(a).toEqual(answers[1]);
+    expect(answers[0]!.status).toBe(404);
+    expect(answers[0]!.body).not.toContain('platform only');
+  });
+
+  it('serves entries and checksums with a strong ETag; If-None-Match gives 304 with no body', async () => {
+    const { request, push } = await setup(h);
+    const empty = await request('GET', '/v1/teams/platform/entries');
+    const emptyBody = entriesResponseSchema.parse(await empty.json());
+    expect(emptyBody).toMatchObject({ team: 'platform', version: 0, full: true, entries: {} });
+    expect(empty.headers.get('etag')).toMatch(/^"[0-9a-f]{8}-0"$/);
+    expect(emptyBody.etag).toBe(empty.headers.get('etag'));
+    expect((await push({ 'MEMORY.md': '- [API](project_api.md) — hook\n', 'project_api.md': 'body' })).status).toBe(200);
+    const full = await request('GET', '/v1/teams/platform/entries');
+    const etag = full.headers.get('etag')!;
+    const body = entriesResponseSchema.parse(await full.json());
+    expect(body.version).toBe(1);
+    expect(Object.keys(body.entries)).toEqual(['MEMORY.md', 'project_api.md']);
+    expect(body.entries['project_api.md']).toMatchObject({ content: 'body', updatedBy: 'ann' });
+    expect(full.headers.get('cache-control')).toBe('private, no-cache');
+    for (const header of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
+      const cached = await request('GET', '/v1/teams/platform/entries', { headers: { 'if-none-match': header } });
+      expect(cached.status).toBe(304);
+      expect(cached.headers.get('etag')).toBe(etag);
+      expect(cached.headers.get('content-type')).toBeNull();
+      expect((await cached.arrayBuffer()).byteLength).toBe(0);
+    }
+    expect((await request('GET', '/v1/teams/platform/entries', { headers: { 'if-none-match': emptyBody.etag } })).status).toBe(200);
+    const sums = await request('GET', '/v1/teams/platform/checksums');
+    expect(sums.headers.get('etag')).toBe(etag);
+    const sumsBody = checksumsResponseSchema.parse(await sums.json());
+    expect(sumsBody.checksums).toEqual({ 'MEMORY.md': body.entries['MEMORY.md']!.sha256, 'project_api.md': body.entries['project_api.md']!.sha256 });
+    expect((await request('GET', '/v1/teams/platform/checksums', { headers: { 'if-none-match': etag } })).status).toBe(304);
+  });
+
+  it('pulls only what changed since an ETag of the same epoch', async () => {
+    const { request, push, etagOf } = await setup(h);
+    await push({ 'a.md': 'A', 'b.md': 'B' });
+    const v1 = await etagOf();
+    await push({ 'b.md': 'B2' });
+    const delta = entriesResponseSchema.parse(await (await request('GET', `/v1/teams/platform/entries?since=${encodeURIComponent(v1)}`)).json());
+    expect(delta).toMatchObject({ full: false, version: 2 });
+    expect(Object.keys(delta.entries)).toEqual(['b.md']);
+    const foreign = entriesResponseSchema.parse(await (await request('GET', '/v1/teams/platform/entries?since=%2200000000-1%22')).json());
+    expect(foreign.full).toBe(true);
+    expect(Object.keys(foreign.entries)).toEqual(['a.md', 'b.md']);
+  });
+
+  it('requires If-Match on PUT (428) and refuses a stale one with the current ETag (412)', async () => {
+    const { push, etagOf, entries } = await setup(h);
+    const missing = await push({ 'a.md': 'x' }, null);
+    expect(missing.status).toBe(428);
+    expect((await errorOf(missing)).error).toBe('precondition-required');
+    expect((await push({ 'a.md': 'x' }, '*')).status).toBe(428);
+    const v0 = await etagOf();
+    expect((await push({ 'a.md': 'first' }, v0)).status).toBe(200);
+    const v1 = await etagOf();
+    for (const stale of [v0, `W/${v1}`, '"garbage"', '"00000000-1"']) {
+      const r = await push({ 'a.md': 'late' }, stale);
+      expect(r.status).toBe(412);
+      expect(r.headers.get('etag')).toBe(v1);
+      expect(await errorOf(r)).toMatchObject({ error: 'stale', etag: v1, version: 1 });
+    }
+    expect((await entries()).entries['a.md']!.content).toBe('first');
+  });
+
+  it('upserts a delta: absent keys kept, unchanged keys reported, version advances only on change', async () => {
+    const { push, entries } = await setup(h);
+    await push({ 'MEMORY.md': 'index', 'a.md': 'A' });
+    const r = await push({ 'a.md': 'A', 'b.md': 'B' });
+    expect(r.status).toBe(200);
+    const body = putResponseSchema.parse(await r.json());
+    expect(body).toMatchObject({ version: 2, changed: ['b.md'], unchanged: ['a.md'] });
+    expect(r.headers.get('etag')).toBe(body.etag);
+    const noop = putResponseSchema.parse(await (await push({ 'b.md': 'B' })).json());
+    expect(noop.version).toBe(2);
+    expect(Object.fromEntries(Object.entries((await entries()).entries).map(([k, v]) => [k, v.content]))).toEqual({ 'MEMORY.md': 'index', 'a.md': 'A', 'b.md': 'B' });
+  });
+
+  it('refuses a push with any hostile key, listing every reason, and writes nothing', async () => {
+    const { push, entries } = await setup(h);
+    await push({ 'ok.md': 'before' });
+    const hostile = ['../escape.md', '%2e%2e%2fx.md', '．．／x.md', 'a\\b.md', '/etc/x.md', 'C:x.md', 'CON.md', 'x\0.md', '.git/config.md', '__proto__', 'a'.repeat(300)];
+    const r = await push({ 'ok.md': 'after', 'new.md': 'new', ...Object.fromEntries(hostile.map((k) => [k, 'pwned'])) });
+    expect(r.status).toBe(400);
+    const error = await errorOf(r);
+    expect(error.error).toBe('invalid-key');
+    expect(error.keys!.map((k) => k.code).sort()).toEqual(
+      ['absent', 'backslash', 'drive-letter', 'dot-segment', 'encoded-traversal', 'hidden', 'not-markdown', 'null-byte', 'reserved-name', 'too-long', 'unicode-lookalike', 'absolute']
+        .filter((c) => c !== 'absent')
+        .sort(),
+    );
+    const after = await entries();
+    expect(after.version).toBe(1);
+    expect(Object.keys(after.entries)).toEqual(['ok.md']);
+    expect(after.entries['ok.md']!.content).toBe('before');
+  });
+
+  it('refuses bodies that are not UTF-8, not JSON or not the delta shape, and content that is not text', async () => {
+    const { request, push, etagOf } = await setup(h);
+    const raw = async (body: RequestInit['body'], type = 'application/json') =>
+      request('PUT', '/v1/teams/platform/entries', { headers: { 'content-type': type, 'if-match': await etagOf() }, body });
+    expect((await errorOf(await raw(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])))).error).toBe('invalid-utf8');
+    expect((await errorOf(await raw('{"entries":'))).error).toBe('invalid-json');
+    expect((await errorOf(await raw('[]'))).error).toBe('invalid-body');
+    expect((await errorOf(await raw('{"entries":{},"delete":["a.md"]}'))).error).toBe('invalid-body');
+    expect((await errorOf(await raw('{"entries":{"a.md":42}}'))).error).toBe('invalid-body');
+    expect((await errorOf(await raw('{"entries":{"a.md":"\\ud800"}}'))).error).toBe('invalid-content');
+    expect((await errorOf(await push({ 'a.md': 'bin\0ary' }))).error).toBe('invalid-content');
+    const form = await raw('entries=1', 'application/x-www-form-urlencoded');
+    expect(form.status).toBe(415);
+    const gz = await request('PUT', '/v1/teams/platform/entries', { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'if-match': await etagOf() }, body: '{}' });
+    expect(gz.status).toBe(415);
+  });
+
+  it('refuses keys differing only in case (one file on macOS and Windows)', async () => {
+    const { push } = await setup(h);
+    await push({ 'MEMORY.md': 'x' });
+    const r = await push({ 'memory.md': 'y' });
+    expect(r.status).toBe(409);
+    expect(await errorOf(r)).toMatchObject({ error: 'case-conflict', key: 'memory.md' });
+  });
+
+  it('enforces limits: keys per request, entry size, team size, body size', async () => {
+    const { push, request, etagOf } = await setup(h, { maxKeysPerRequest: 3, maxEntryBytes: 100, maxBodyBytes: 2000, maxEntriesPerTeam: 4 });
+    expect(await errorOf(await push({ 'a.md': '', 'b.md': '', 'c.md': '', 'd.md': '' }))).toMatchObject({ error: 'too-many-keys', limit: 3 });
+    const big = await push({ 'a.md': 'é'.repeat(51) });
+    expect(big.status).toBe(413);
+    expect(await errorOf(big)).toMatchObject({ error: 'entry-too-large', key: 'a.md', limit: 100 });
+    expect((await push({ 'a.md': '1', 'b.md': '2', 'c.md': '3' })).status).toBe(200);
+    expect(await errorOf(await push({ 'd.md': '4', 'e.md': '5' }))).toMatchObject({ error: 'team-full', limit: 4 });
+    const declared = await request('PUT', '/v1/teams/platform/entries', {
+      headers: { 'content-type': 'application/json', 'if-match': await etagOf(), 'content-length': String(1024 ** 3) },
+      body: '{"entries":{}}',
+    });
+    expect(declared.status).toBe(413);
+    expect(declared.headers.get('connection')).toBe('close');
+    expect((await errorOf(declared)).error).toBe('body-too-large');
+  });
+
+  it('caps the bytes a team holds (a full pull is built in memory)', async () => {
+    const { push } = await setup(h, { maxTeamBytes: 10 });
+    expect((await push({ 'a.md': '12345' })).status).toBe(200);
+    const over = await push({ 'b.md': '123456' });
+    expect(over.status).toBe(413);
+    expect(await errorOf(over)).toMatchObject({ error: 'team-full', limit: 10, message: expect.stringContaining('bytes of content') });
+  });
+
+  it('answers HEAD like GET, without the body', async () => {
+    const { request, push, etagOf } = await setup(h);
+    await push({ 'a.md': 'A' });
+    const head = await request('HEAD', '/v1/teams/platform/entries');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(await etagOf());
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it('stops reading a body as soon as it passes the limit, without buffering the rest', async () => {
+    const { request, etagOf } = await setup(h, { maxBodyBytes: 64 * 1024 });
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 16 * 1024;
+        controller.enqueue(new Uint8Array(16 * 1024).fill(0x20));
+      },
+    });
+    const r = await request('PUT', '/v1/teams/platform/entries', { headers: { 'content-type': 'application/json', 'if-match': await etagOf() }, body: endless });
+    expect(r.status).toBe(413);
+    expect(pulled).toBeLessThanOrEqual(64 * 1024 + 3 * 16 * 1024);
+  });
+
+  it('rate-limits per token with 429 and Retry-After; other tokens are unaffected', async () => {
+    const { request, olga } = await setup(h, { rateLimit: { burst: 3, perSecond: 0.01 } });
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request('GET', '/v1/teams/platform/checksums')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const limited = await request('GET', '/v1/teams/platform/checksums');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await errorOf(limited)).error).toBe('rate-limited');
+    expect((await request('GET', '/v1/teams/other/checksums', { token: olga.token })).status).toBe(200);
+  });
+
+  it('slows down repeated failed logins from one address', async () => {
+    const { request, ann } = await setup(h, { authFailureLimit: { burst: 2, perSecond: 0.01 } });
+    const bad = `${ann.token.slice(0, -4)}AAAA`;
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request('GET', '/v1/teams/platform/entries', { token: bad })).status);
+    expect(statuses).toEqual([401, 401, 429, 429]);
+  });
+
+  it('behind a trusted proxy, limits failed logins per X-Forwarded-For client, not per proxy', async () => {
+    const store = await h.fresh();
+    await createTeam(store, 'platform');
+    const ann = await issueToken(store, 'platform', 'ann');
+    const app = createApp({ store, trustProxy: true, limits: { authFailureLimit: { burst: 1, perSecond: 0.01 } } });
+    const call = (token: string, client: string) => app.request('/v1/teams/platform/entries', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `${client}, 10.0.0.1` } });
+    const bad = `${ann.token.slice(0, -4)}AAAA`;
+    expect((await call(bad, '203.0.113.7')).status).toBe(401);
+    expect((await call(bad, '203.0.113.7')).status).toBe(429);
+    expect((await call(ann.token, '198.51.100.2')).status).toBe(200);
+  });
+
+  it('has no delete: DELETE answers 405 with Allow for the own team', async () => {
+    const { request } = await setup(h);
+    const r = await request('DELETE', '/v1/teams/platform/entries');
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('GET, HEAD, PUT');
+  });
+
+  it('answers a broken store with 503 on /healthz and a generic 500 elsewhere, logged as an error', async () => {
+    const { request, store, logs, ann } = await setup(h);
+    await store.close();
+    expect((await request('GET', '/healthz', { token: null })).status).toBe(503);
+    const broken = await request('GET', '/v1/teams/platform/entries');
+    expect([500, 503]).toContain(broken.status);
+    const body = await errorOf(broken);
+    expect(body.message).not.toMatch(/sqlite|pool|postgres/i);
+    expect(logs.some((l) => l.level === 'error')).toBe(true);
+    expect(JSON.stringify(logs)).not.toContain(ann.token.slice(22));
+  });
+
+  it('tells a client who it is', async () => {
+    const { request, ann } = await setup(h);
+    expect(await (await request('GET', '/v1/me')).json()).toEqual({ team: 'platform', member: 'ann', tokenId: ann.info.id });
+  });
+
+  it('logs one line per request with the route template, never tokens or content', async () => {
+    const { push, request, logs, ann, olga } = await setup(h);
+    await push({ 'a.md': 'TOP-SECRET-CONTENT' });
+    await request('GET', '/v1/teams/platform/entries');
+    await request('GET', '/v1/teams/platform/entries', { token: olga.token });
+    await request('GET', '/v1/teams/platform/entries', { token: 'mdt_0123456789abcdef_' + 'x'.repeat(43) });
+    const text = JSON.stringify(logs);
+    expect(text).not.toContain(ann.token);
+    expect(text).not.toContain(ann.token.slice(22));
+    expect(text).not.toContain(olga.token.slice(22));
+    expect(text).not.toContain('x'.repeat(43));
+    expect(text).not.toContain('TOP-SECRET-CONTENT');
+    const put = logs.find((l) => l.method === 'PUT')!;
+    expect(put).toMatchObject({ msg: 'request', route: '/v1/teams/:team/entries', team: 'platform', member: 'ann', status: 200 });
+    expect(typeof put.ms).toBe('number');
+    expect(logs.filter((l) => l.msg === 'request').map((l) => l.status)).toEqual([200, 200, 200, 404, 401]);
+  });
+});

@@ -1,0 +1,94 @@
+// The `memdir server …` commands (src/cli/commands/server.ts), run as the CLI runs them.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CliIo, CommandSpec } from '../cli/command.js';
+import {
+  resolveServerDb,
+  runServer,
+  serverCommand,
+  serverCreateTeamCommand,
+  serverIssueTokenCommand,
+  serverListCommand,
+  serverRevokeTokenCommand,
+} from '../cli/commands/server.js';
+import { describeStores } from './test-support/stores.js';
+
+function capture(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: () => string; stderr: () => string } {
+  let out = '';
+  let err = '';
+  return { out: (t) => (out += t), err: (t) => (err += t), env, cwd: '/work', stdout: () => out, stderr: () => err };
+}
+
+async function run(spec: CommandSpec, positionals: string[], values: Record<string, string | boolean | undefined>, io = capture()) {
+  const code = await spec.run({ positionals, values, io });
+  return { code, out: io.stdout(), err: io.stderr() };
+}
+
+describe('memdir server: where the store is', () => {
+  it('takes --db, then $MEMDIR_SERVER_DB, then a file in Memdir\'s data dir', () => {
+    const io = { cwd: '/work', env: { MEMDIR_DATA_DIR: '/data' } };
+    expect(resolveServerDb({}, io)).toBe(path.join('/data', 'server', 'team-sync.sqlite'));
+    expect(resolveServerDb({}, { ...io, env: { ...io.env, MEMDIR_SERVER_DB: 'rel/x.sqlite' } })).toBe('/work/rel/x.sqlite');
+    expect(resolveServerDb({ db: 'postgres://u:p@h/db' }, io)).toBe('postgres://u:p@h/db');
+    expect(resolveServerDb({ db: './s.sqlite' }, io)).toBe('/work/s.sqlite');
+  });
+
+  it('refuses a bad port before opening anything', async () => {
+    await expect(serverCommand.run({ positionals: [], values: { port: 'eighty' }, io: capture() })).rejects.toThrow(/--port must be a whole number/);
+    await expect(serverCommand.run({ positionals: [], values: { port: '70000' }, io: capture() })).rejects.toThrow(/at most 65535/);
+  });
+
+  it('names an unreachable PostgreSQL store without printing its password', async () => {
+    const error = await serverListCommand.run({ positionals: [], values: { db: 'postgres://admin:hunter2@127.0.0.1:1/memdir' }, io: capture() }).catch((e: Error) => e);
+    expect(String(error)).toContain('cannot open the team store postgres://admin:***@127.0.0.1:1/memdir');
+    expect(String(error)).not.toContain('hunter2');
+  });
+});
+
+describeStores('memdir server admin', (h) => {
+  it('creates a team, issues a token once, lists without secrets, revokes', async () => {
+    const db = await h.freshDb();
+    expect((await run(serverCreateTeamCommand, ['platform'], { db })).out).toContain('Created team platform');
+    const issued = await run(serverIssueTokenCommand, ['platform'], { db, member: 'ann', json: true });
+    const { token, id, member } = JSON.parse(issued.out) as { token: string; id: string; member: string };
+    expect(token).toMatch(/^mdt_[0-9a-f]{16}_/);
+    expect(member).toBe('ann');
+    const text = await run(serverIssueTokenCommand, ['platform'], { db, member: 'bob' });
+    expect(text.out).toMatch(/Token for bob in team platform \(id [0-9a-f]{16}\):\n\n {2}mdt_/);
+    expect(text.out).toContain('shown only now');
+    const listed = await run(serverListCommand, [], { db, json: true });
+    expect(listed.out).not.toContain(token.slice(22));
+    const teams = JSON.parse(listed.out).teams as { name: string; tokens: { id: string; member: string; revokedAt: string | null }[] }[];
+    expect(teams.map((t) => [t.name, t.tokens.map((k) => k.member)])).toEqual([['platform', ['ann', 'bob']]]);
+    expect((await run(serverRevokeTokenCommand, [id], { db })).out).toMatch(new RegExp(`Revoked token ${id} of ann`));
+    const after = await run(serverListCommand, ['platform'], { db });
+    expect(after.out).toMatch(new RegExp(`${id}\\s+ann\\s+\\S+\\s+20\\d\\d-`));
+    expect(after.out).not.toContain(token.slice(22));
+  });
+
+  it('explains mistakes with exit 2 (CliFailure) rather than a stack trace', async () => {
+    const db = await h.freshDb();
+    await run(serverCreateTeamCommand, ['platform'], { db });
+    await expect(run(serverCreateTeamCommand, ['platform'], { db })).rejects.toThrow('The team "platform" already exists.');
+    await expect(run(serverCreateTeamCommand, ['Platform Team'], { db })).rejects.toThrow(/not a valid team name/);
+    await expect(run(serverIssueTokenCommand, ['nope'], { db })).rejects.toThrow(/There is no team "nope"/);
+    await expect(run(serverRevokeTokenCommand, ['0123456789abcdef'], { db })).rejects.toThrow(/There is no token/);
+    await expect(run(serverListCommand, ['nope'], { db })).rejects.toThrow(/There is no team "nope"/);
+  });
+
+  it('runs the server until stopped, printing its URL and JSON request logs', async () => {
+    const db = await h.freshDb();
+    await run(serverCreateTeamCommand, ['platform'], { db });
+    const io = capture();
+    const controller = new AbortController();
+    const running = runServer({ db, host: '127.0.0.1', port: 0 }, io, controller.signal);
+    await expect.poll(() => io.stderr(), { timeout: 10_000 }).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    const url = /listening on (http:\/\/\S+) /.exec(io.stderr())![1]!;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    controller.abort();
+    expect(await running).toBe(0);
+    const records = io.stdout().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records.map((r) => r.msg)).toEqual(['listening', 'request', 'stopped']);
+    expect(records[1]).toMatchObject({ method: 'GET', route: '/healthz', status: 200 });
+  });
+});

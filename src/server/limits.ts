@@ -1,0 +1,43 @@
+/**
+ * What one request and one team may hold. Every figure is configurable (`createApp({ limits })`,
+ * `memdir server --max-body …`); the defaults fit memories, which are short notes.
+ */
+import { PATH_KEY_LIMITS } from '../shared/path-key.js';
+import { TOPIC_MAX_BYTES } from '../shared/limits.js';
+
+export interface ServerLimits {
+  /** A PUT body larger than this is refused before it is read (Content-Length) or while it is. */
+  maxBodyBytes: number;
+  /** Keys in one PUT; clients split larger pushes. */
+  maxKeysPerRequest: number;
+  /** UTF-8 bytes of one key; never more than the shared path-key rule allows. */
+  maxKeyBytes: number;
+  /** UTF-8 bytes of one entry's content: the size above which Memdir does not parse a topic file. */
+  maxEntryBytes: number;
+  /** Entries one team may hold, so one token cannot fill the disk with keys. */
+  maxEntriesPerTeam: number;
+  /** Content bytes one team may hold: a full pull is one JSON document built in memory. */
+  maxTeamBytes: number;
+  /** Token bucket per token: `burst` requests at once, refilled at `perSecond`. */
+  rateLimit: { burst: number; perSecond: number };
+  /** Failed authentications per client address before 429 (same bucket shape). */
+  authFailureLimit: { burst: number; perSecond: number };
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxBodyBytes: 8 * 1024 * 1024,
+  maxKeysPerRequest: 500,
+  maxKeyBytes: PATH_KEY_LIMITS.maxBytes,
+  maxEntryBytes: TOPIC_MAX_BYTES,
+  maxEntriesPerTeam: 20_000,
+  maxTeamBytes: 256 * 1024 * 1024,
+  rateLimit: { burst: 60, perSecond: 10 },
+  authFailureLimit: { burst: 20, perSecond: 1 },
+};
+
+/** Defaults overlaid with `overrides`; the key limit is capped by the shared rule. */
+export function resolveLimits(overrides: Partial<ServerLimits> = {}): ServerLimits {
+  const limits = { ...DEFAULT_LIMITS, ...overrides };
+  limits.maxKeyBytes = Math.min(limits.maxKeyBytes, PATH_KEY_LIMITS.maxBytes);
+  return limits;
+}

@@ -1,0 +1,322 @@
+/**
+ * The PostgreSQL store, for teams that outgrow one machine: any number of stateless servers
+ * share one database. Lost updates are impossible because a write advances the team version
+ * with `UPDATE … SET version = version + 1 WHERE id = $1 AND version = $2` inside the same
+ * transaction as its upserts, and does so first: the team row lock serialises writers of one
+ * team (no deadlock between upserts of overlapping keys), and a writer that waited re-checks
+ * the WHERE against the committed row (READ COMMITTED re-evaluation), finds the version moved,
+ * updates nothing and rolls back — the client gets 412 and re-bases.
+ * Reads use a REPEATABLE READ snapshot so the version and the rows in a response agree.
+ */
+import pg from 'pg';
+import {
+  type Entry,
+  type PutOutcome,
+  type PutRequest,
+  type StoredToken,
+  type TeamInfo,
+  type TeamState,
+  type TeamStore,
+  type TokenInfo,
+  StoreError,
+} from './store.js';
+
+/** Each step runs once, in order, recorded in memdir_schema; re-running is a no-op. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE memdir_teams (
+     id BIGSERIAL PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE,
+     epoch TEXT NOT NULL,
+     version BIGINT NOT NULL DEFAULT 0,
+     created_at TIMESTAMPTZ NOT NULL
+   );
+   CREATE TABLE memdir_tokens (
+     id TEXT PRIMARY KEY,
+     team_id BIGINT NOT NULL REFERENCES memdir_teams(id),
+     member TEXT NOT NULL,
+     hash TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL,
+     revoked_at TIMESTAMPTZ
+   );
+   CREATE INDEX memdir_tokens_team ON memdir_tokens(team_id);
+   CREATE TABLE memdir_entries (
+     team_id BIGINT NOT NULL REFERENCES memdir_teams(id),
+     key TEXT NOT NULL,
+     key_fold TEXT NOT NULL,
+     content TEXT NOT NULL,
+     sha256 TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     updated_at TIMESTAMPTZ NOT NULL,
+     updated_by TEXT NOT NULL,
+     version BIGINT NOT NULL,
+     PRIMARY KEY (team_id, key),
+     UNIQUE (team_id, key_fold)
+   );
+   CREATE INDEX memdir_entries_version ON memdir_entries(team_id, version);`,
+];
+
+// Any constant shared by every Memdir server: serialises concurrent migrations at start-up.
+const MIGRATION_LOCK = 0x6d656d64;
+
+interface TeamRow {
+  id: string;
+  name: string;
+  epoch: string;
+  version: string;
+  created_at: Date;
+}
+interface TokenRow {
+  id: string;
+  team: string;
+  member: string;
+  hash: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+function iso(date: Date | null): string | null {
+  return date ? date.toISOString() : null;
+}
+
+function stateOf(row: TeamRow): TeamState {
+  return { name: row.name, version: Number(row.version), epoch: row.epoch };
+}
+
+function tokenInfo(row: TokenRow): TokenInfo {
+  return { id: row.id, team: row.team, member: row.member, createdAt: iso(row.created_at)!, revokedAt: iso(row.revoked_at) };
+}
+
+/** A connection string with its password replaced, for messages and logs. */
+export function redactConnectionString(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/i, '$1:***@');
+}
+
+/** Connect, migrate (idempotent, safe when several servers start at once) and return a store. */
+export async function openPostgresStore(connectionString: string, options: { poolSize?: number } = {}): Promise<PostgresStore> {
+  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, statement_timeout: 15_000, connectionTimeoutMillis: 10_000 });
+  // An idle client losing its connection emits on the pool; unhandled, that would kill the server.
+  pool.on('error', () => undefined);
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return new PostgresStore(pool, redactConnectionString(connectionString));
+}
+
+/** Thrown inside a transaction to roll it back and still answer with `value`. */
+class Rollback<T> {
+  constructor(readonly value: T) {}
+}
+
+async function inTransaction<T>(pool: pg.Pool, begin: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query(begin);
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    if (error instanceof Rollback) return error.value as T;
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  await inTransaction(pool, 'BEGIN', async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS memdir_schema (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    const { rows } = await client.query<{ v: number }>('SELECT COALESCE(MAX(version), 0)::int AS v FROM memdir_schema');
+    for (let v = rows[0]!.v + 1; v <= MIGRATIONS.length; v++) {
+      await client.query(MIGRATIONS[v - 1]!);
+      await client.query('INSERT INTO memdir_schema (version) VALUES ($1)', [v]);
+    }
+  });
+}
+
+const TEAM_COLUMNS = 'id, name, epoch, version, created_at';
+const TOKEN_SELECT = 'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id';
+
+export class PostgresStore implements TeamStore {
+  readonly kind = 'postgres' as const;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly location: string,
+  ) {}
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  async createTeam(name: string, epoch: string, at: string): Promise<TeamInfo> {
+    try {
+      await this.pool.query('INSERT INTO memdir_teams (name, epoch, version, created_at) VALUES ($1, $2, 0, $3)', [name, epoch, at]);
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw new StoreError('exists', `The team "${name}" already exists.`);
+      throw error;
+    }
+    return { name, version: 0, epoch, createdAt: at, entries: 0 };
+  }
+
+  async getTeam(name: string): Promise<TeamInfo | null> {
+    return (await this.listTeams(name))[0] ?? null;
+  }
+
+  async listTeams(name?: string): Promise<TeamInfo[]> {
+    const { rows } = await this.pool.query<TeamRow & { entries: number }>(
+      `SELECT t.id, t.name, t.epoch, t.version, t.created_at, (SELECT COUNT(*)::int FROM memdir_entries e WHERE e.team_id = t.id) AS entries
+       FROM memdir_teams t WHERE $1::text IS NULL OR t.name = $1 ORDER BY t.name COLLATE "C"`,
+      [name ?? null],
+    );
+    return rows.map((r) => ({ name: r.name, version: Number(r.version), epoch: r.epoch, createdAt: iso(r.created_at)!, entries: r.entries }));
+  }
+
+  async addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo> {
+    const { rowCount } = await this.pool.query(
+      'INSERT INTO memdir_tokens (id, team_id, member, hash, created_at) SELECT $1, id, $3, $4, $5 FROM memdir_teams WHERE name = $2',
+      [token.id, token.team, token.member, token.hash, token.createdAt],
+    );
+    if (rowCount !== 1) throw new StoreError('not-found', `There is no team "${token.team}".`);
+    return { id: token.id, team: token.team, member: token.member, createdAt: token.createdAt, revokedAt: null };
+  }
+
+  async findToken(id: string): Promise<StoredToken | null> {
+    const { rows } = await this.pool.query<TokenRow>(`${TOKEN_SELECT} WHERE k.id = $1`, [id]);
+    const row = rows[0];
+    return row ? { ...tokenInfo(row), hash: row.hash } : null;
+  }
+
+  async listTokens(team?: string): Promise<TokenInfo[]> {
+    const { rows } = await this.pool.query<TokenRow>(`${TOKEN_SELECT} WHERE $1::text IS NULL OR t.name = $1 ORDER BY t.name COLLATE "C", k.created_at, k.id`, [team ?? null]);
+    return rows.map(tokenInfo);
+  }
+
+  async revokeToken(id: string, at: string): Promise<TokenInfo | null> {
+    await this.pool.query('UPDATE memdir_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1', [id, at]);
+    const row = await this.findToken(id);
+    if (!row) return null;
+    const { hash: _hash, ...info } = row;
+    return info;
+  }
+
+  async teamState(team: string): Promise<TeamState | null> {
+    const { rows } = await this.pool.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM memdir_teams WHERE name = $1`, [team]);
+    return rows[0] ? stateOf(rows[0]) : null;
+  }
+
+  async readEntries(team: string, since = -1): Promise<{ state: TeamState; entries: Entry[] } | null> {
+    return inTransaction(this.pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+      const { rows } = await client.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM memdir_teams WHERE name = $1`, [team]);
+      const row = rows[0];
+      if (!row) return null;
+      const result = await client.query<{ key: string; content: string; sha256: string; updated_at: Date; updated_by: string; version: string }>(
+        'SELECT key, content, sha256, updated_at, updated_by, version FROM memdir_entries WHERE team_id = $1 AND version > $2',
+        [row.id, since],
+      );
+      const entries = result.rows.map((e) => ({
+        key: e.key,
+        content: e.content,
+        sha256: e.sha256,
+        updatedAt: iso(e.updated_at)!,
+        updatedBy: e.updated_by,
+        version: Number(e.version),
+      }));
+      return { state: stateOf(row), entries };
+    });
+  }
+
+  async readChecksums(team: string): Promise<{ state: TeamState; checksums: [string, string][] } | null> {
+    return inTransaction(this.pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+      const { rows } = await client.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM memdir_teams WHERE name = $1`, [team]);
+      const row = rows[0];
+      if (!row) return null;
+      const result = await client.query<{ key: string; sha256: string }>('SELECT key, sha256 FROM memdir_entries WHERE team_id = $1', [row.id]);
+      return { state: stateOf(row), checksums: result.rows.map((e) => [e.key, e.sha256] as [string, string]) };
+    });
+  }
+
+  async putEntries(team: string, request: PutRequest): Promise<PutOutcome> {
+    return inTransaction(this.pool, 'BEGIN', async (client): Promise<PutOutcome> => {
+      const { rows } = await client.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM memdir_teams WHERE name = $1`, [team]);
+      const row = rows[0];
+      if (!row) return { ok: false, reason: 'no-team' };
+      const state = stateOf(row);
+      if (state.version !== request.baseVersion) return { ok: false, reason: 'stale', state };
+      const folds = new Map<string, string>();
+      for (const entry of request.entries) {
+        const twin = folds.get(entry.fold);
+        if (twin !== undefined && twin !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: twin };
+        folds.set(entry.fold, entry.key);
+      }
+      // What is stored under these keys now; read before the lock, which is fine: if anything
+      // changed since, the version moved too and the conditional update below refuses.
+      const stored = await client.query<{ key: string; key_fold: string; sha256: string; bytes: number }>(
+        'SELECT key, key_fold, sha256, bytes FROM memdir_entries WHERE team_id = $1 AND key_fold = ANY($2::text[])',
+        [row.id, [...folds.keys()]],
+      );
+      const byFold = new Map(stored.rows.map((r) => [r.key_fold, r]));
+      const changed: PutRequest['entries'] = [];
+      const unchanged: string[] = [];
+      let added = 0;
+      let growth = 0;
+      for (const entry of request.entries) {
+        const current = byFold.get(entry.fold);
+        if (current && current.key !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: current.key };
+        if (!current) added++;
+        if (current?.sha256 === entry.sha256) unchanged.push(entry.key);
+        else {
+          changed.push(entry);
+          growth += entry.bytes - (current?.bytes ?? 0);
+        }
+      }
+      if (changed.length === 0) return { ok: true, state, changed: [], unchanged };
+      // R-SYNC: first writer wins. Takes the team row lock; a concurrent writer blocks here and
+      // then sees the new version, so exactly one of two writers based on one version succeeds.
+      const bumped = await client.query('UPDATE memdir_teams SET version = version + 1 WHERE id = $1 AND version = $2', [row.id, request.baseVersion]);
+      if (bumped.rowCount !== 1) {
+        // A new statement sees the winner's commit: answer with the version to re-base on.
+        const now = await client.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM memdir_teams WHERE id = $1`, [row.id]);
+        throw new Rollback<PutOutcome>({ ok: false, reason: 'stale', state: now.rows[0] ? stateOf(now.rows[0]) : state });
+      }
+      if (added > 0 || growth > 0) {
+        // Counted under the team row lock, so concurrent writers cannot both squeeze in.
+        const size = await client.query<{ n: number; bytes: string }>('SELECT COUNT(*)::int AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = $1', [row.id]);
+        const { n, bytes } = size.rows[0]!;
+        if (n + added > request.maxEntriesPerTeam) {
+          throw new Rollback<PutOutcome>({ ok: false, reason: 'team-full', state, limit: request.maxEntriesPerTeam, unit: 'entries' });
+        }
+        if (Number(bytes) + growth > request.maxTeamBytes) {
+          throw new Rollback<PutOutcome>({ ok: false, reason: 'team-full', state, limit: request.maxTeamBytes, unit: 'bytes' });
+        }
+      }
+      const version = request.baseVersion + 1;
+      await client.query(
+        `INSERT INTO memdir_entries (team_id, key, key_fold, content, sha256, bytes, updated_at, updated_by, version)
+         SELECT $1, k, f, c, s, b, $7, $8, $9 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int[]) AS t(k, f, c, s, b)
+         ON CONFLICT (team_id, key) DO UPDATE SET content = EXCLUDED.content, sha256 = EXCLUDED.sha256, bytes = EXCLUDED.bytes,
+           updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by, version = EXCLUDED.version`,
+        [
+          row.id,
+          changed.map((e) => e.key),
+          changed.map((e) => e.fold),
+          changed.map((e) => e.content),
+          changed.map((e) => e.sha256),
+          changed.map((e) => e.bytes),
+          request.at,
+          request.member,
+          version,
+        ],
+      );
+      return { ok: true, state: { ...state, version }, changed: changed.map((e) => e.key), unchanged };
+    });
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The team sync wire contract (R-SYNC), declared once for the server and the client in
+ * src/main/team. Pure (zod only, no node:*), so it can move to src/shared as is.
+ *
+ *   GET  /healthz                              → 200 {ok, store} | 503
+ *   GET  /v1/me                                → 200 {team, member, tokenId}
+ *   GET  /v1/teams/:team/entries[?since=ETAG]  → 200 EntriesResponse + ETag | 304 (no body)
+ *   GET  /v1/teams/:team/checksums             → 200 ChecksumsResponse + ETag | 304 (no body)
+ *   PUT  /v1/teams/:team/entries               → 200 PutResponse + ETag   (If-Match required)
+ *
+ * ETags are strong, `"<epoch>-<version>"`: the team version (advanced by every write that
+ * changed something) and a random epoch fixed when the team was created, so an ETag from a
+ * restored or re-created database never matches by accident. Entries and checksums share it:
+ * take it from either and send it back in If-Match.
+ */
+import { z } from 'zod';
+
+/** Every error answer: a stable code for programs and a sentence for people. */
+export const ERROR_CODES = [
+  'unauthorized',
+  'token-revoked',
+  'not-found',
+  'method-not-allowed',
+  'precondition-required',
+  'stale',
+  'unsupported-media-type',
+  'body-too-large',
+  'too-many-keys',
+  'entry-too-large',
+  'team-full',
+  'invalid-utf8',
+  'invalid-json',
+  'invalid-body',
+  'invalid-key',
+  'invalid-content',
+  'case-conflict',
+  'rate-limited',
+  'unavailable',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const entrySchema = z.object({ content: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), updatedAt: z.string(), updatedBy: z.string() });
+
+/** GET /v1/teams/:team/entries. `full: false` when `since` named this epoch: only newer entries. */
+export const entriesResponseSchema = z.object({
+  team: z.string(),
+  version: z.number().int().nonnegative(),
+  etag: z.string(),
+  full: z.boolean(),
+  entries: z.record(z.string(), entrySchema),
+});
+export type EntriesResponse = z.infer<typeof entriesResponseSchema>;
+
+/** GET /v1/teams/:team/checksums: hex sha256 of each entry's UTF-8 bytes. */
+export const checksumsResponseSchema = z.object({
+  team: z.string(),
+  version: z.number().int().nonnegative(),
+  etag: z.string(),
+  checksums: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)),
+});
+export type ChecksumsResponse = z.infer<typeof checksumsResponseSchema>;
+
+/** PUT /v1/teams/:team/entries body: the delta, key → full new content. Absent keys are kept. */
+export interface PutEntriesBody {
+  entries: Record<string, string>;
+}
+
+/** PUT answer: which keys changed (the version advanced) and which already held that content. */
+export const putResponseSchema = z.object({
+  version: z.number().int().nonnegative(),
+  etag: z.string(),
+  changed: z.array(z.string()),
+  unchanged: z.array(z.string()),
+});
+export type PutResponse = z.infer<typeof putResponseSchema>;
+
+/** Any 4xx/5xx JSON body. 412 adds the current etag and version; 400 invalid-key lists keys. */
+export const errorResponseSchema = z.object({
+  error: z.enum(ERROR_CODES),
+  message: z.string(),
+  etag: z.string().optional(),
+  version: z.number().optional(),
+  limit: z.number().optional(),
+  key: z.string().optional(),
+  keys: z.array(z.object({ key: z.string(), code: z.string(), reason: z.string() })).optional(),
+});
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+
+/** The strong ETag of a team state. */
+export function formatEtag(state: { epoch: string; version: number }): string {
+  return `"${state.epoch}-${state.version}"`;
+}
+
+/** Parse one ETag (quoted or bare, never weak) back into its parts; null when it is not ours. */
+export function parseEtag(tag: string): { epoch: string; version: number } | null {
+  const match = /^"?([0-9a-f]{8})-(\d{1,15})"?$/.exec(tag.trim());
+  return match ? { epoch: match[1]!, version: Number(match[2]) } : null;
+}
+
+/** The entity tags of an If-Match / If-None-Match header (`*` comes back as ['*']). */
+export function parseEtagList(header: string): { tag: string; weak: boolean }[] {
+  const tags: { tag: string; weak: boolean }[] = [];
+  for (const match of header.matchAll(/(W\/)?("[^"]*"|\*)/g)) tags.push({ tag: match[2]!, weak: match[1] !== undefined });
+  return tags;
+}

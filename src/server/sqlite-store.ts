@@ -1,0 +1,281 @@
+/**
+ * The embedded store: one SQLite file (better-sqlite3), the default for a team server on one
+ * machine. WAL so readers never wait for the writer; `synchronous = FULL` because a client
+ * that got 200 for a push trusts the server to keep it (a lost commit would later be pulled
+ * over the client's file as "server wins"); writes in `BEGIN IMMEDIATE` transactions so two
+ * processes on one file serialise instead of failing half-way.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  type Entry,
+  type PutOutcome,
+  type PutRequest,
+  type StoredToken,
+  type TeamInfo,
+  type TeamState,
+  type TeamStore,
+  type TokenInfo,
+  StoreError,
+} from './store.js';
+
+/** Each step runs once, in order, recorded in memdir_schema; re-running is a no-op. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE memdir_teams (
+     id INTEGER PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE,
+     epoch TEXT NOT NULL,
+     version INTEGER NOT NULL DEFAULT 0,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE memdir_tokens (
+     id TEXT PRIMARY KEY,
+     team_id INTEGER NOT NULL REFERENCES memdir_teams(id),
+     member TEXT NOT NULL,
+     hash TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     revoked_at TEXT
+   );
+   CREATE INDEX memdir_tokens_team ON memdir_tokens(team_id);
+   CREATE TABLE memdir_entries (
+     team_id INTEGER NOT NULL REFERENCES memdir_teams(id),
+     key TEXT NOT NULL,
+     key_fold TEXT NOT NULL,
+     content TEXT NOT NULL,
+     sha256 TEXT NOT NULL,
+     bytes INTEGER NOT NULL,
+     updated_at TEXT NOT NULL,
+     updated_by TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     PRIMARY KEY (team_id, key),
+     UNIQUE (team_id, key_fold)
+   );
+   CREATE INDEX memdir_entries_version ON memdir_entries(team_id, version);`,
+];
+
+interface TeamRow {
+  id: number;
+  name: string;
+  epoch: string;
+  version: number;
+  created_at: string;
+}
+interface TokenRow {
+  id: string;
+  team: string;
+  member: string;
+  hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+interface EntryRow {
+  key: string;
+  content: string;
+  sha256: string;
+  updated_at: string;
+  updated_by: string;
+  version: number;
+}
+
+function tokenInfo(row: TokenRow): TokenInfo {
+  return { id: row.id, team: row.team, member: row.member, createdAt: row.created_at, revokedAt: row.revoked_at };
+}
+
+function stateOf(row: TeamRow): TeamState {
+  return { name: row.name, version: row.version, epoch: row.epoch };
+}
+
+/** Open (creating if needed) and migrate a SQLite store at `file`. */
+export function openSqliteStore(file: string): SqliteStore {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    // Another process (a second server, the admin CLI) may hold the write lock for a moment.
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return new SqliteStore(db, file);
+}
+
+function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS memdir_schema (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const apply = db.transaction(() => {
+    const row = db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM memdir_schema').get() as { v: number };
+    for (let v = row.v + 1; v <= MIGRATIONS.length; v++) {
+      db.exec(MIGRATIONS[v - 1]!);
+      db.prepare('INSERT INTO memdir_schema (version, applied_at) VALUES (?, ?)').run(v, new Date().toISOString());
+    }
+  });
+  apply.immediate();
+}
+
+export class SqliteStore implements TeamStore {
+  readonly kind = 'sqlite' as const;
+  readonly location: string;
+  private readonly q;
+
+  constructor(
+    private readonly db: Database.Database,
+    file: string,
+  ) {
+    this.location = file;
+    this.q = {
+      team: db.prepare<[string], TeamRow>('SELECT id, name, epoch, version, created_at FROM memdir_teams WHERE name = ?'),
+      teams: db.prepare<[], TeamRow & { entries: number }>(
+        `SELECT t.id, t.name, t.epoch, t.version, t.created_at, (SELECT COUNT(*) FROM memdir_entries e WHERE e.team_id = t.id) AS entries
+         FROM memdir_teams t ORDER BY t.name`,
+      ),
+      countEntries: db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM memdir_entries WHERE team_id = ?'),
+      size: db.prepare<[number], { n: number; bytes: number }>('SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = ?'),
+      insertTeam: db.prepare('INSERT INTO memdir_teams (name, epoch, version, created_at) VALUES (?, ?, 0, ?)'),
+      insertToken: db.prepare('INSERT INTO memdir_tokens (id, team_id, member, hash, created_at) VALUES (?, ?, ?, ?, ?)'),
+      token: db.prepare<[string], TokenRow>(
+        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id WHERE k.id = ?',
+      ),
+      tokens: db.prepare<[], TokenRow>(
+        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id ORDER BY t.name, k.created_at, k.id',
+      ),
+      revoke: db.prepare('UPDATE memdir_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?'),
+      entries: db.prepare<[number, number], EntryRow>('SELECT key, content, sha256, updated_at, updated_by, version FROM memdir_entries WHERE team_id = ? AND version > ?'),
+      checksums: db.prepare<[number], { key: string; sha256: string }>('SELECT key, sha256 FROM memdir_entries WHERE team_id = ?'),
+      byFold: db.prepare<[number, string], { key: string; sha256: string; bytes: number }>('SELECT key, sha256, bytes FROM memdir_entries WHERE team_id = ? AND key_fold = ?'),
+      bump: db.prepare('UPDATE memdir_teams SET version = version + 1 WHERE id = ? AND version = ?'),
+      upsert: db.prepare(
+        `INSERT INTO memdir_entries (team_id, key, key_fold, content, sha256, bytes, updated_at, updated_by, version)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (team_id, key) DO UPDATE SET content = excluded.content, sha256 = excluded.sha256, bytes = excluded.bytes,
+           updated_at = excluded.updated_at, updated_by = excluded.updated_by, version = excluded.version`,
+      ),
+    };
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  async createTeam(name: string, epoch: string, at: string): Promise<TeamInfo> {
+    try {
+      this.q.insertTeam.run(name, epoch, at);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new StoreError('exists', `The team "${name}" already exists.`);
+      throw error;
+    }
+    return { name, version: 0, epoch, createdAt: at, entries: 0 };
+  }
+
+  async getTeam(name: string): Promise<TeamInfo | null> {
+    const row = this.q.team.get(name);
+    if (!row) return null;
+    return { name: row.name, version: row.version, epoch: row.epoch, createdAt: row.created_at, entries: this.q.countEntries.get(row.id)!.n };
+  }
+
+  async listTeams(): Promise<TeamInfo[]> {
+    return this.q.teams.all().map((r) => ({ name: r.name, version: r.version, epoch: r.epoch, createdAt: r.created_at, entries: r.entries }));
+  }
+
+  async addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo> {
+    const team = this.q.team.get(token.team);
+    if (!team) throw new StoreError('not-found', `There is no team "${token.team}".`);
+    this.q.insertToken.run(token.id, team.id, token.member, token.hash, token.createdAt);
+    return { id: token.id, team: token.team, member: token.member, createdAt: token.createdAt, revokedAt: null };
+  }
+
+  async findToken(id: string): Promise<StoredToken | null> {
+    const row = this.q.token.get(id);
+    return row ? { ...tokenInfo(row), hash: row.hash } : null;
+  }
+
+  async listTokens(team?: string): Promise<TokenInfo[]> {
+    return this.q.tokens
+      .all()
+      .filter((r) => team === undefined || r.team === team)
+      .map(tokenInfo);
+  }
+
+  async revokeToken(id: string, at: string): Promise<TokenInfo | null> {
+    this.q.revoke.run(at, id);
+    const row = this.q.token.get(id);
+    return row ? tokenInfo(row) : null;
+  }
+
+  async teamState(team: string): Promise<TeamState | null> {
+    const row = this.q.team.get(team);
+    return row ? stateOf(row) : null;
+  }
+
+  async readEntries(team: string, since = -1): Promise<{ state: TeamState; entries: Entry[] } | null> {
+    // One read transaction: in WAL mode it is one snapshot, so version and rows agree.
+    return this.db.transaction(() => {
+      const row = this.q.team.get(team);
+      if (!row) return null;
+      const entries = this.q.entries.all(row.id, since).map((e) => ({
+        key: e.key,
+        content: e.content,
+        sha256: e.sha256,
+        updatedAt: e.updated_at,
+        updatedBy: e.updated_by,
+        version: e.version,
+      }));
+      return { state: stateOf(row), entries };
+    })();
+  }
+
+  async readChecksums(team: string): Promise<{ state: TeamState; checksums: [string, string][] } | null> {
+    return this.db.transaction(() => {
+      const row = this.q.team.get(team);
+      if (!row) return null;
+      return { state: stateOf(row), checksums: this.q.checksums.all(row.id).map((e) => [e.key, e.sha256] as [string, string]) };
+    })();
+  }
+
+  async putEntries(team: string, request: PutRequest): Promise<PutOutcome> {
+    const run = this.db.transaction((): PutOutcome => {
+      const row = this.q.team.get(team);
+      if (!row) return { ok: false, reason: 'no-team' };
+      const state = stateOf(row);
+      if (row.version !== request.baseVersion) return { ok: false, reason: 'stale', state };
+      const folds = new Map<string, string>();
+      const changed: PutRequest['entries'] = [];
+      const unchanged: string[] = [];
+      let added = 0;
+      let growth = 0;
+      for (const entry of request.entries) {
+        const twin = folds.get(entry.fold);
+        if (twin !== undefined && twin !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: twin };
+        folds.set(entry.fold, entry.key);
+        const stored = this.q.byFold.get(row.id, entry.fold);
+        if (stored && stored.key !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: stored.key };
+        if (!stored) added++;
+        if (stored?.sha256 === entry.sha256) unchanged.push(entry.key);
+        else {
+          changed.push(entry);
+          growth += entry.bytes - (stored?.bytes ?? 0);
+        }
+      }
+      if (changed.length === 0) return { ok: true, state, changed: [], unchanged };
+      if (added > 0 || growth > 0) {
+        const size = this.q.size.get(row.id)!;
+        if (size.n + added > request.maxEntriesPerTeam) return { ok: false, reason: 'team-full', state, limit: request.maxEntriesPerTeam, unit: 'entries' };
+        if (size.bytes + growth > request.maxTeamBytes) return { ok: false, reason: 'team-full', state, limit: request.maxTeamBytes, unit: 'bytes' };
+      }
+      // The same conditional update as the PostgreSQL store; under BEGIN IMMEDIATE it cannot
+      // miss, but it keeps the two stores' contract identical.
+      if (this.q.bump.run(row.id, request.baseVersion).changes !== 1) return { ok: false, reason: 'stale', state };
+      const version = request.baseVersion + 1;
+      for (const e of changed) this.q.upsert.run(row.id, e.key, e.fold, e.content, e.sha256, e.bytes, request.at, request.member, version);
+      return { ok: true, state: { ...state, version }, changed: changed.map((e) => e.key), unchanged };
+    });
+    return run.immediate();
+  }
+}

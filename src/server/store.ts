@@ -1,0 +1,124 @@
+/**
+ * Where the sync server keeps teams, tokens and entries (R-TEAM, R-SYNC). Two implementations
+ * behind this one interface: SQLite (embedded default, one machine) and PostgreSQL (several
+ * stateless servers behind a load balancer). Both advance a team's version with a conditional
+ * update inside the transaction that writes the entries, so two writers based on the same
+ * version never both succeed: the second gets `stale` and the client re-bases (HTTP 412).
+ *
+ * Every method is async so both back-ends fit; inputs are already validated by the caller
+ * (keys by `sanitizePathKey`, content by the HTTP layer), the store only keeps them.
+ */
+
+/** A team as the admin sees it. */
+export interface TeamInfo {
+  name: string;
+  /** Advanced by one on every write that changed something; 0 for a new team. */
+  version: number;
+  /** Random, fixed at creation: part of the ETag, so a re-created team never matches old ETags. */
+  epoch: string;
+  createdAt: string;
+  entries: number;
+}
+
+/** The part of a team a conditional request is judged against. */
+export interface TeamState {
+  name: string;
+  version: number;
+  epoch: string;
+}
+
+/** A member's token without its secret (the secret is never stored, only its hash). */
+export interface TokenInfo {
+  id: string;
+  team: string;
+  member: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** What authentication needs: the stored hash to compare against. */
+export interface StoredToken extends TokenInfo {
+  hash: string;
+}
+
+/** One team memory file on the server. */
+export interface Entry {
+  key: string;
+  content: string;
+  /** Hex sha256 of the UTF-8 bytes of `content`. */
+  sha256: string;
+  updatedAt: string;
+  /** The member name of the token that wrote it. */
+  updatedBy: string;
+  /** The team version this entry was last written at (for `?since=` pulls). */
+  version: number;
+}
+
+/** An entry to upsert: key already sanitised, sha256 already computed. */
+export interface EntryWrite {
+  key: string;
+  /** `foldPathKey(key)`: two keys with one fold would be one file on macOS/Windows. */
+  fold: string;
+  content: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface PutRequest {
+  /** The version the client based its change on (from its If-Match). */
+  baseVersion: number;
+  entries: EntryWrite[];
+  member: string;
+  at: string;
+  /** Refuse a write that would leave the team with more entries than this… */
+  maxEntriesPerTeam: number;
+  /** …or more content bytes than this (a full pull is built in memory). */
+  maxTeamBytes: number;
+}
+
+export type PutOutcome =
+  | { ok: true; state: TeamState; changed: string[]; unchanged: string[] }
+  | { ok: false; reason: 'stale'; state: TeamState }
+  | { ok: false; reason: 'team-full'; state: TeamState; limit: number; unit: 'entries' | 'bytes' }
+  /** A key differs only in case from a stored key (`existing`) or another key in the request. */
+  | { ok: false; reason: 'case-conflict'; state: TeamState; key: string; existing: string }
+  | { ok: false; reason: 'no-team' };
+
+/** A store refusal the admin can act on (duplicate team, unknown token…). */
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: 'exists' | 'not-found' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface TeamStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Where it is, for messages, with any password removed. */
+  readonly location: string;
+  /** Cheap liveness check for /healthz; throws when the database is unreachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  createTeam(name: string, epoch: string, at: string): Promise<TeamInfo>;
+  getTeam(name: string): Promise<TeamInfo | null>;
+  listTeams(): Promise<TeamInfo[]>;
+  addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo>;
+  findToken(id: string): Promise<StoredToken | null>;
+  listTokens(team?: string): Promise<TokenInfo[]>;
+  /** Marks a token revoked (idempotent: an already revoked token keeps its first date). */
+  revokeToken(id: string, at: string): Promise<TokenInfo | null>;
+
+  teamState(team: string): Promise<TeamState | null>;
+  /**
+   * All entries, or only those written after version `since` — read in one snapshot with the
+   * version they belong to, so a response never pairs new content with an old ETag or back.
+   */
+  readEntries(team: string, since?: number): Promise<{ state: TeamState; entries: Entry[] } | null>;
+  readChecksums(team: string): Promise<{ state: TeamState; checksums: [key: string, sha256: string][] } | null>;
+  /** Upsert: keys not in the request are kept; unchanged content does not advance the version. */
+  putEntries(team: string, request: PutRequest): Promise<PutOutcome>;
+}

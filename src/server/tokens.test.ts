@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { formatEtag, parseEtag, parseEtagList } from './protocol.js';
+import { generateToken, hashToken, parseToken, tokenMatches } from './tokens.js';
+
+describe('member tokens', () => {
+  it('are high-entropy, carry a public id, and are stored only as sha256', () => {
+    const a = generateToken();
+    const b = generateToken();
+    expect(a.token).toMatch(/^mdt_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    expect(a.token).not.toBe(b.token);
+    expect(parseToken(a.token)).toEqual({ id: a.id });
+    expect(a.hash).toBe(hashToken(a.token));
+    expect(a.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('match only their own hash', () => {
+    const a = generateToken();
+    expect(tokenMatches(a.token, a.hash)).toBe(true);
+    expect(tokenMatches(`${a.token.slice(0, -1)}${a.token.endsWith('A') ? 'B' : 'A'}`, a.hash)).toBe(false);
+    expect(tokenMatches(a.token, 'not-hex')).toBe(false);
+  });
+
+  it('refuses junk before any lookup', () => {
+    for (const junk of ['', 'mdt_', 'Bearer x', `mdt_${'g'.repeat(16)}_${'a'.repeat(43)}`, `mdt_${'0'.repeat(16)}_${'a'.repeat(44)}`]) expect(parseToken(junk)).toBeNull();
+  });
+});
+
+describe('ETags', () => {
+  it('round-trip and are strong, quoted, epoch-version', () => {
+    expect(formatEtag({ epoch: '0a1b2c3d', version: 42 })).toBe('"0a1b2c3d-42"');
+    expect(parseEtag('"0a1b2c3d-42"')).toEqual({ epoch: '0a1b2c3d', version: 42 });
+    expect(parseEtag('0a1b2c3d-42')).toEqual({ epoch: '0a1b2c3d', version: 42 });
+    expect(parseEtag('"xyz"')).toBeNull();
+  });
+
+  it('parses header lists with weak tags and *', () => {
+    expect(parseEtagList('W/"a", "b" ,*')).toEqual([
+      { tag: '"a"', weak: true },
+      { tag: '"b"', weak: false },
+      { tag: '*', weak: false },
+    ]);
+  });
+});
