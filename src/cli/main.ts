@@ -3,7 +3,6 @@
  * into a one-line message and an exit code (0 fine, 1 problems found, 2 usage or I/O error).
  */
 import { type CliIo, type CommandSpec, CliFailure, EXIT_ERROR, UsageError } from './command.js';
-import { COMMANDS } from './registry.js';
 import { VERSION } from '../main/app/version.js';
 
 function usageLine(spec: CommandSpec): string {
@@ -27,15 +26,15 @@ export function commandHelp(spec: CommandSpec): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function globalHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.join(' ').length)) + 2;
+export function globalHelp(commands: CommandSpec[]): string {
+  const width = Math.max(...commands.map((c) => c.name.join(' ').length)) + 2;
   const lines = [
     'memdir — long-term memory for AI coding agents, on Claude Code\'s own files.',
     '',
     'Usage: memdir <command> [options]',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
     '',
     'Run `memdir <command> --help` for a command\'s options and JSON output.',
     'Exit codes: 0 fine, 1 problems found, 2 usage or I/O error.',
@@ -81,9 +80,9 @@ export function parseCommandArgs(argv: string[], spec: CommandSpec): { positiona
 }
 
 /** Find the longest command name that prefixes argv. */
-function findCommand(argv: string[]): { spec: CommandSpec; rest: string[] } | null {
+function findCommand(argv: string[], commands: CommandSpec[]): { spec: CommandSpec; rest: string[] } | null {
   let best: { spec: CommandSpec; rest: string[] } | null = null;
-  for (const spec of COMMANDS) {
+  for (const spec of commands) {
     if (spec.name.every((word, i) => argv[i] === word) && (!best || spec.name.length > best.spec.name.length)) {
       best = { spec, rest: argv.slice(spec.name.length) };
     }
@@ -91,16 +90,21 @@ function findCommand(argv: string[]): { spec: CommandSpec; rest: string[] } | nu
   return best;
 }
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+/**
+ * Run one `memdir` invocation. `commands` defaults to every command (loaded on demand, so a
+ * caller that needs one command — the hook, run by Claude Code on every turn — loads only it).
+ */
+export async function runCli(argv: string[], io: CliIo, commands?: CommandSpec[]): Promise<number> {
+  commands ??= (await import('./registry.js')).COMMANDS;
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    io.out(globalHelp());
+    io.out(globalHelp(commands));
     return argv.length === 0 ? EXIT_ERROR : 0;
   }
   if (argv[0] === '--version' || argv[0] === '-v') {
     io.out(`${VERSION}\n`);
     return 0;
   }
-  const found = findCommand(argv);
+  const found = findCommand(argv, commands);
   if (!found) {
     io.err(`memdir: unknown command "${argv[0]}". Run \`memdir --help\` for the list.\n`);
     return EXIT_ERROR;

@@ -4,7 +4,9 @@ import { CommandPalette, usePalette } from './components/CommandPalette.js';
 import { JobsBar } from './components/JobsBar.js';
 import { Toasts } from './components/Toasts.js';
 import { useApp } from './stores/app.js';
+import { useDream } from './stores/dream.js';
 import { useEditor } from './stores/editor.js';
+import { totalPending, useExtract } from './stores/extract.js';
 import { useHistory } from './stores/history.js';
 import { useJobs } from './stores/jobs.js';
 import { useNav } from './stores/nav.js';
@@ -14,7 +16,9 @@ import { useProject } from './stores/project.js';
 import { subscribe } from './transport/transport.js';
 import { AgentsView } from './views/AgentsView.js';
 import { Dashboard } from './views/Dashboard.js';
+import { LiveSessionsView } from './views/LiveSessionsView.js';
 import { ProjectView } from './views/ProjectView.js';
+import { ReviewView } from './views/ReviewView.js';
 import { SettingsView } from './views/SettingsView.js';
 
 function useLiveEvents(): void {
@@ -28,6 +32,8 @@ function useLiveEvents(): void {
       }
       if (event.type === 'job') {
         useJobs.getState().apply(event.job);
+        useExtract.getState().onJob(event.job);
+        useDream.getState().onJob(event.job);
         return;
       }
       if (event.type === 'projects-changed') {
@@ -73,13 +79,14 @@ function useKeyboard(): void {
   }, []);
 }
 
-const TAB_LABELS = { memories: 'Memories', index: 'MEMORY.md', health: 'Health', history: 'History', recall: 'Recall playground' } as const;
+const TAB_LABELS = { memories: 'Memories', index: 'MEMORY.md', health: 'Health', history: 'History', recall: 'Recall playground', dream: 'Dream' } as const;
 
 function Sidebar() {
   const route = useNav((s) => s.route);
   const go = useNav((s) => s.go);
   const projects = useProjects((s) => s.projects);
   const info = useApp((s) => s.info);
+  const pending = useExtract((s) => totalPending(s.pending));
   const openDir = route.view === 'project' ? route.dir : null;
   const current = openDir ? projects.find((p) => p.dir === openDir) : null;
   return (
@@ -93,7 +100,7 @@ function Sidebar() {
           <div className="nav-project-name" title={current ? projectName(current) : openDir}>
             {current ? projectName(current).split('/').pop() : openDir}
           </div>
-          {(['memories', 'index', 'health', 'history', 'recall'] as const).map((tab) => (
+          {(['memories', 'index', 'health', 'history', 'recall', 'dream'] as const).map((tab) => (
             <button key={tab} className={route.view === 'project' && route.tab === tab ? 'nav-item sub active' : 'nav-item sub'} onClick={() => go({ view: 'project', dir: openDir, tab })}>
               {TAB_LABELS[tab]}
             </button>
@@ -102,6 +109,12 @@ function Sidebar() {
       )}
       <button className={route.view === 'agents' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'agents', ...(openDir ? { dir: openDir } : {}) })}>
         Agent memory
+      </button>
+      <button className={route.view === 'review' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'review', ...(openDir ? { dir: openDir } : {}) })}>
+        Review queue {pending > 0 && <span className="badge warning" aria-label={`${pending} waiting`}>{pending}</span>}
+      </button>
+      <button className={route.view === 'sessions' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'sessions' })}>
+        Live sessions
       </button>
       <button className={route.view === 'settings' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'settings' })}>
         Settings
@@ -127,6 +140,7 @@ export function App() {
     void useProjects.getState().load();
     void useJobs.getState().load();
     void useSettings.getState().load();
+    void useExtract.getState().load();
   }, []);
   return (
     <div className="layout">
@@ -141,6 +155,8 @@ export function App() {
         {route.view === 'project' && <ProjectView route={route} />}
         {route.view === 'agents' && <AgentsView {...(route.dir ? { dir: route.dir } : {})} />}
         {route.view === 'settings' && <SettingsView />}
+        {route.view === 'review' && <ReviewView {...(route.dir ? { dir: route.dir } : {})} />}
+        {route.view === 'sessions' && <LiveSessionsView />}
       </main>
       <CommandPalette />
       <JobsBar />

@@ -89,12 +89,68 @@ export const recallSettingsSchema = z
   .loose()
   .prefault({});
 
+/** What extraction does with what it finds (SPEC §4): write it, or queue it for the user. */
+export const EXTRACTION_MODES = ['apply', 'review'] as const;
+export type ExtractionMode = (typeof EXTRACTION_MODES)[number];
+
+/** Extraction after each turn (R-EXTRACT); Claude Code's own settings can still turn it off (R-SETTINGS). */
+export const extractionSettingsSchema = z
+  .object({
+    /** Memdir's automatic extraction on or off (a manual `memdir extract` still runs). */
+    enabled: z.boolean().default(true),
+    /** `review` (default): proposals wait in the review queue; `apply`: written at once. */
+    mode: z.enum(EXTRACTION_MODES).default('review'),
+    /** Without hooks: a transcript quiet this long after a final answer has finished its turn. */
+    quietSeconds: z.number().int().min(1).max(600).default(5),
+    /**
+     * Without hooks, when the last answer carries no stop reason (Claude Code often writes
+     * `null` while streaming): the turn counts as finished after this much quiet.
+     */
+    idleCloseSeconds: z.number().int().min(5).max(3_600).default(60),
+  })
+  .loose()
+  .prefault({});
+
+/** Session Memory (R-SESSION): one note per live session in Memdir's data dir. */
+export const sessionSettingsSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** A session quiet this long is over: its note is removed. */
+    idleMinutes: z.number().int().min(5).max(10_080).default(240),
+  })
+  .loose()
+  .prefault({});
+
+/** Dream (SPEC §5): the gates' thresholds, the removal limit, and the model loop's bounds. */
+export const dreamSettingsSchema = z
+  .object({
+    /** R-DREAM-GATE time gate: hours since the last consolidation. */
+    minHours: z.number().min(0).max(24 * 365).default(24),
+    /** R-DREAM-GATE session gate: sessions touched since the last consolidation. */
+    minSessions: z.number().int().min(0).max(100_000).default(5),
+    /** The share of memories a dream may remove without the user's confirmation (0..1). */
+    maxDeleteShare: z.number().min(0).max(1).default(0.25),
+    /** Model loop: at most this many model calls per dream. */
+    maxTurns: z.number().int().min(1).max(100).default(12),
+    /** Model loop: at most this many tool calls per dream. */
+    maxToolCalls: z.number().int().min(1).max(1_000).default(60),
+    /** Model loop: total tokens (in + out) one dream may spend; it stops and keeps what it has. */
+    maxTokens: z.number().int().min(1_000).max(5_000_000).default(200_000),
+    /** How often the app's scheduler checks the gates of every project (they are cheap). */
+    checkEveryMinutes: z.number().int().min(1).max(1_440).default(5),
+  })
+  .loose()
+  .prefault({});
+
 /** Every Memdir setting. Add sections here (see the file comment). */
 export const appSettingsSchema = z
   .object({
     theme: z.enum(THEMES).default('system'),
     model: modelSettingsSchema,
     recall: recallSettingsSchema,
+    dream: dreamSettingsSchema,
+    extraction: extractionSettingsSchema,
+    session: sessionSettingsSchema,
   })
   .loose();
 

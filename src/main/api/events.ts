@@ -1,16 +1,12 @@
-/** Events to the renderer, and the "Dream now" entry (answered by the dream service once it exists). */
+/** Events to the renderer and background jobs ("Dream now" is in dream.ts). */
 import type { Handlers, Subscribers } from './dispatch.js';
 
-export const eventHandlers: Pick<Handlers, 'dream.now' | 'jobs.list' | 'jobs.cancel'> = {
+export const eventHandlers: Pick<Handlers, 'jobs.list' | 'jobs.cancel'> = {
   async 'jobs.list'(_input, ctx) {
     return { jobs: ctx.jobs.list() };
   },
   async 'jobs.cancel'({ id }, ctx) {
     return { cancelled: ctx.jobs.cancel(id) };
-  },
-  async 'dream.now'({ dir }, ctx) {
-    await ctx.project(dir);
-    return { started: false, jobId: null, reason: 'Dreaming is not available in this build yet.' };
   },
 };
 

@@ -3,12 +3,16 @@ import type { AppContext } from '../app/app-context.js';
 import { agentHandlers } from './agents.js';
 import { appHandlers } from './app.js';
 import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js';
+import { dreamHandlers } from './dream.js';
 import { eventHandlers, subscribers } from './events.js';
+import { extractHandlers } from './extract.js';
+import { hookHandlers } from './hooks.js';
 import { memoryHandlers } from './memories.js';
 import { projectHandlers } from './projects.js';
 import { recallHandlers } from './recall.js';
+import { sessionHandlers } from './session.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...dreamHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

@@ -13,6 +13,8 @@ import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { RpcError } from '../../shared/contract/define.js';
 import { EventBus } from './event-bus.js';
 import { JobRunner } from '../jobs/job-runner.js';
+import { DreamService } from '../dream/dream-service.js';
+import { AutoMemory } from '../hooks/auto-memory.js';
 import { RecallService } from '../recall/recall-service.js';
 import { type CredentialCipher, FileCredentialStore } from '../settings/credentials.js';
 import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.js';
@@ -35,6 +37,10 @@ export class AppContext {
   readonly env: NodeJS.ProcessEnv;
   readonly events = new EventBus();
   readonly jobs = new JobRunner(this.events);
+  /** Dreams: status, Dream now, history, revert; the scheduler runs only with `watch: true`. */
+  readonly dreams: DreamService = new DreamService(this);
+  /** Extraction, Session Memory and Claude Code hooks (issue 5); started only with `watch: true`. */
+  readonly autoMemory: AutoMemory = new AutoMemory(this);
   readonly credentials: FileCredentialStore;
   private recallService: RecallService | null = null;
   private cache = new HomeScanCache();
@@ -62,6 +68,8 @@ export class AppContext {
     ctx.choice = await readHomeChoice(ctx.dataDir);
     ctx.applyHome();
     if (options.watch) ctx.startWatching();
+    if (options.watch) ctx.dreams.startScheduler();
+    if (options.watch) await ctx.autoMemory.start();
     return ctx;
   }
 
@@ -127,6 +135,11 @@ export class AppContext {
     return { memoryDir: project.memoryDir, scope, dataDir: this.dataDir, project };
   }
 
+  /** A Claude Code session of a project ended (SessionEnd hook): let the dream scheduler look. */
+  sessionEnded(projectDir: string): void {
+    this.dreams.noteSessionEnded(projectDir);
+  }
+
   /** After Memdir itself changed files: forget cached facts and tell the renderer. */
   changed(dir: string, memoryDir: string): void {
     this.cache.forget(memoryDir);
@@ -141,6 +154,8 @@ export class AppContext {
   }
 
   async close(): Promise<void> {
+    await this.autoMemory.close();
+    await this.dreams.close();
     await this.jobs.close();
     await this.watcher?.close();
     this.watcher = null;

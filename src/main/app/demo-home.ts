@@ -55,6 +55,9 @@ const CHECKOUT: DemoMemory[] = [
   { file: 'feedback_tests.md', name: 'Integration tests hit a real database', description: 'Do not mock the database in integration tests', type: 'feedback', body: 'Mocks hid a migration bug last quarter. Use the docker-compose Postgres.' },
   { file: 'project_freeze.md', name: 'Release freeze', description: 'Mobile release freeze starts 2026-03-05; no schema changes after it', type: 'project', body: 'Freeze agreed with the mobile team. Schema changes need sign-off until the 2026-03-20 release.' },
   { file: 'reference_grafana.md', name: 'Checkout dashboard', description: 'Grafana board for checkout latency and error rates', type: 'reference', body: 'https://grafana.example.com/d/checkout — p99 latency panel is the one on-call watches.' },
+  // Dream-worthy (issue 6): a duplicate written in another session, and relative dates.
+  { file: 'feedback_no_db_mocks.md', name: 'Integration tests hit a real database', description: 'Do not mock the database in integration tests', type: 'feedback', body: 'Mocks hid a migration bug last quarter. Use the docker-compose Postgres.' },
+  { file: 'project_payment_incident.md', name: 'Payment retries incident', description: 'Payment retries doubled charges yesterday; the fix ships next Friday', type: 'project', body: 'Payment retries doubled some charges yesterday. The idempotency-key fix ships next Friday; until then retries are off.' },
 ];
 const CHECKOUT_TEAM: DemoMemory[] = [
   { file: 'project_api_migration.md', name: 'API v2 cutover', description: 'v2 API cutover on 2026-04-01; v1 clients get 410 after that', type: 'project', body: 'Owners: payments team. Rollback plan in the runbook.' },
@@ -65,6 +68,7 @@ const MOBILE: DemoMemory[] = [
   { file: 'feedback_review.md', name: '代码审查偏好', description: '不要自动提交，先让用户看 diff', type: 'feedback', body: '用户希望每次提交前先审查改动。\n\n**Why:** 之前自动提交带进了调试代码。' },
   { file: 'project_release.md', name: '发布节奏', description: '每两周周四发布一次，发布前一天冻结', type: 'project', body: '下一次发布是 2026-03-12（周四）。' },
   { file: 'reference_design.md', name: '设计稿位置', description: 'Figma 设计稿和切图都在移动端团队空间', type: 'reference', body: 'Figma 团队空间“Mobile 2026”。' },
+  { file: 'project_login_crash.md', name: '登录崩溃', description: '昨天发现登录崩溃，下周五发热修复', type: 'project', body: '昨天发现安卓登录页崩溃，下周五发热修复版本。' },
 ];
 
 /** Create the demo home under `dir` (idempotent: an existing demo is left as it is). */
@@ -84,6 +88,7 @@ export async function createDemoHome(dir: string, dataDir: string): Promise<stri
         [
           ['The checkout tests are flaky again, can you look?', 'The flakiness comes from a shared fixture; I isolated it per test.'],
           ['Remember: we never mock the database in integration tests.', 'Noted — integration tests keep using the real Postgres container.'],
+          ['Heads up: payment retries doubled some charges yesterday, and the idempotency-key fix ships next Friday.', 'Understood — I will keep retries off until the fix ships.'],
         ],
         [['Add p99 latency to the checkout dashboard README', 'Added the Grafana link and the panel name.']],
       ],
@@ -93,7 +98,12 @@ export async function createDemoHome(dir: string, dataDir: string): Promise<stri
       memories: MOBILE,
       // A repeated pointer (duplicate-pointer).
       index: [...MOBILE.map(pointer), pointer(MOBILE[1]!)],
-      sessions: [[['以后发布前一天都要冻结代码，记住这个。', '好的，我记下了：发布前一天冻结。']]],
+      sessions: [
+        [
+          ['以后发布前一天都要冻结代码，记住这个。', '好的，我记下了：发布前一天冻结。'],
+          ['昨天发现安卓登录页崩溃，下周五发热修复版本。', '收到，我会在热修复发布前留意登录相关的改动。'],
+        ],
+      ],
     },
     {
       cwd: '/demo/data-pipeline',

@@ -104,6 +104,11 @@ export class SessionScanCache {
     return this.#counts.get(path.resolve(projectDir))?.countedAtMs ?? null;
   }
 
+  /** Forgets one project's count: a session just ended there (the SessionEnd hook), so it is stale. */
+  forget(projectDir: string): void {
+    this.#counts.delete(path.resolve(projectDir));
+  }
+
   /** Forgets every count (the next check of each project rescans). */
   clear(): void {
     this.#counts.clear();

@@ -2,12 +2,11 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { create } from 'zustand';
 import { useApp } from '../stores/app.js';
+import { useDream } from '../stores/dream.js';
+import { useExtract } from '../stores/extract.js';
 import { useNav } from '../stores/nav.js';
 import { projectName, useProjects } from '../stores/projects.js';
 import { useProject } from '../stores/project.js';
-import { useToasts } from '../stores/toasts.js';
-import { call } from '../transport/transport.js';
-import { messageOf } from '../stores/errors.js';
 
 interface PaletteState {
   open: boolean;
@@ -53,6 +52,9 @@ export function CommandPalette() {
       { id: 'go-settings', label: 'Open settings', hint: 'theme, home', run: () => go({ view: 'settings' }) },
       { id: 'go-agents', label: 'Agent memory', hint: 'sub-agents', run: () => go({ view: 'agents', ...(dir ? { dir } : {}) }) },
       { id: 'demo', label: 'Open demo workspace', hint: 'try Memdir', run: () => void useApp.getState().openDemo() },
+      { id: 'review', label: 'Review queue', hint: 'proposed memories, suggestions', run: () => go({ view: 'review', ...(dir ? { dir } : {}) }) },
+      { id: 'sessions', label: 'Live sessions', hint: 'session memory notes', run: () => go({ view: 'sessions' }) },
+      { id: 'hooks', label: 'Connect to Claude Code', hint: 'hooks, settings', run: () => go({ view: 'settings' }) },
     ];
     if (dir) {
       list.push(
@@ -61,16 +63,18 @@ export function CommandPalette() {
         { id: 'health', label: 'Show health problems', hint: 'fix', run: () => go({ view: 'project', dir, tab: 'health' }) },
         { id: 'history', label: 'Show history', hint: 'restore, diff', run: () => go({ view: 'project', dir, tab: 'history' }) },
         { id: 'recall', label: 'Recall playground', hint: 'which memories a query loads', run: () => go({ view: 'project', dir, tab: 'recall' }) },
+        { id: 'extract', label: 'Extract memories now', hint: "from this project's transcripts", run: () => void useExtract.getState().extractNow(dir) },
         {
           id: 'dream',
           label: 'Dream now',
           hint: 'consolidate this project',
-          run: () =>
-            void call('dream.now', { dir }).then(
-              (r) => useToasts.getState().show(r.started ? 'info' : 'error', r.started ? 'Dream started.' : (r.reason ?? 'Dream not started.')),
-              (e: unknown) => useToasts.getState().show('error', messageOf(e)),
-            ),
+          // Shows the Dream tab, where the progress and the result appear.
+          run: () => {
+            go({ view: 'project', dir, tab: 'dream' });
+            void useDream.getState().now(dir);
+          },
         },
+        { id: 'dream-tab', label: 'Dream status and history', hint: 'gates, past dreams, diffs, revert', run: () => go({ view: 'project', dir, tab: 'dream' }) },
         ...rows.map((m) => ({ id: `m-${m.scope}-${m.file}`, label: m.name, hint: `${m.type ?? ''} ${m.scope} ${m.file}`, run: () => go({ view: 'project', dir, tab: 'memories', scope: m.scope, file: m.file }) })),
       );
     }

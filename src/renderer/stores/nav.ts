@@ -7,9 +7,11 @@ import type { Scope } from '../../shared/memory-types.js';
 
 export type Route =
   | { view: 'dashboard' }
-  | { view: 'project'; dir: string; tab: 'memories' | 'index' | 'history' | 'health' | 'recall'; scope?: Scope; file?: string }
+  | { view: 'project'; dir: string; tab: 'memories' | 'index' | 'history' | 'health' | 'recall' | 'dream'; scope?: Scope; file?: string }
   | { view: 'agents'; dir?: string }
-  | { view: 'settings' };
+  | { view: 'settings' }
+  | { view: 'review'; dir?: string }
+  | { view: 'sessions' };
 
 const enc = encodeURIComponent;
 
@@ -21,6 +23,10 @@ export function routeToHash(route: Route): string {
       return '#/settings';
     case 'agents':
       return route.dir ? `#/agents/${enc(route.dir)}` : '#/agents';
+    case 'review':
+      return route.dir ? `#/review/${enc(route.dir)}` : '#/review';
+    case 'sessions':
+      return '#/sessions';
     case 'project': {
       const base = `#/p/${enc(route.dir)}/${route.tab}`;
       return route.file ? `${base}/${route.scope ?? 'private'}/${enc(route.file)}` : base;
@@ -38,8 +44,10 @@ export function parseRoute(hash: string): Route {
   });
   if (parts[0] === 'settings') return { view: 'settings' };
   if (parts[0] === 'agents') return parts[1] ? { view: 'agents', dir: parts[1] } : { view: 'agents' };
+  if (parts[0] === 'review') return parts[1] ? { view: 'review', dir: parts[1] } : { view: 'review' };
+  if (parts[0] === 'sessions') return { view: 'sessions' };
   if (parts[0] === 'p' && parts[1]) {
-    const tab = parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' || parts[2] === 'recall' ? parts[2] : 'memories';
+    const tab = parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' || parts[2] === 'recall' || parts[2] === 'dream' ? parts[2] : 'memories';
     const scope: Scope = parts[3] === 'team' ? 'team' : 'private';
     return parts[4] ? { view: 'project', dir: parts[1], tab, scope, file: parts[4] } : { view: 'project', dir: parts[1], tab };
   }

@@ -2,6 +2,7 @@
 import { useMemo } from 'react';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
+import { DreamCell } from '../components/DreamCell.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { ago, count } from '../components/format.js';
 import { useApp } from '../stores/app.js';
@@ -126,7 +127,9 @@ export function Dashboard() {
               </td>
               <td className="muted">{ago(p.lastChangeMs)}</td>
               <td className="muted">{p.team ? 'local only' : '—'}</td>
-              <td className="muted">—</td>
+              <td>
+                <DreamCell dir={p.dir} />
+              </td>
             </tr>
           ))}
         </tbody>

@@ -1,6 +1,7 @@
 /** Where Memdir looks, how it looks, and how it reaches a model. */
 import { useEffect, useState } from 'react';
 import { MODEL_TASKS, PROVIDER_CHOICES, THEMES } from '../../shared/app-settings.js';
+import { ExtractionSettings } from '../components/ExtractionSettings.js';
 import { useApp } from '../stores/app.js';
 import { messageOf } from '../stores/errors.js';
 import { useSettings } from '../stores/settings.js';
@@ -120,6 +121,7 @@ export function SettingsView() {
         ))}
       </fieldset>
       <ModelSettings />
+      <ExtractionSettings />
       <fieldset disabled>
         <legend>Team</legend>
         <p className="muted">Share a project&apos;s team memory through a Memdir sync server. Not connected.</p>

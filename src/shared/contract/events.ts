@@ -1,7 +1,6 @@
 /** What main tells the renderer without being asked: file changes, job progress, alerts. */
 import { z } from 'zod';
 import { mutation, query, subscription } from './define.js';
-import { projectRef } from './common.js';
 
 export const jobSchema = z.object({
   id: z.string(),
@@ -43,9 +42,4 @@ export const eventsContract = {
   'events.stream': subscription('Every app event, as it happens.', z.object({}), appEventSchema),
   'jobs.list': query('Background jobs, running and recently finished, newest first.', z.object({}), z.object({ jobs: z.array(jobSchema) })),
   'jobs.cancel': mutation('Cancel a running job; what it had staged is dropped.', z.object({ id: z.string() }), z.object({ cancelled: z.boolean() })),
-  'dream.now': mutation(
-    'Dream now: consolidate this project\'s memory at once (skips the time and session gates, never the lock).',
-    projectRef,
-    z.object({ started: z.boolean(), jobId: z.string().nullable(), reason: z.string().nullable() }),
-  ),
 };

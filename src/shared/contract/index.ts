@@ -5,10 +5,14 @@
 import type { Def, QueryDef, SubscriptionDef } from './define.js';
 import { agentsContract } from './agents.js';
 import { appContract } from './app.js';
+import { dreamContract } from './dream.js';
 import { eventsContract } from './events.js';
+import { extractContract } from './extract.js';
+import { hooksContract } from './hooks.js';
 import { memoriesContract } from './memories.js';
 import { projectsContract } from './projects.js';
 import { recallContract } from './recall.js';
+import { sessionContract } from './session.js';
 
 export const CONTRACT = {
   ...appContract,
@@ -17,6 +21,10 @@ export const CONTRACT = {
   ...agentsContract,
   ...eventsContract,
   ...recallContract,
+  ...extractContract,
+  ...sessionContract,
+  ...hooksContract,
+  ...dreamContract,
 } satisfies Record<string, Def>;
 
 export type Contract = typeof CONTRACT;

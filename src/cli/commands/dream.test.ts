@@ -1,0 +1,96 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type DreamFixture, createDreamFixture, topic } from '../../main/dream/test-support/dream-fixture.js';
+import { runCli } from '../main.js';
+
+let fx: DreamFixture;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  fx = await createDreamFixture('memdir-cli-dream-');
+  const dup = topic({ name: 'No ORM', description: 'We write SQL by hand', type: 'feedback' }, 'The ORM was removed after the outage.');
+  await fx.write('feedback_sql.md', dup);
+  await fx.write('feedback_sql_2.md', dup);
+  await fx.write('project_x.md', topic({ name: 'X', description: 'Launch', type: 'project' }, '昨天决定下周五上线。'), '2026-03-06T12:00:00Z');
+  await fx.write('user_me.md', topic({ name: 'Me', description: 'Backend', type: 'user' }, 'Go.'));
+  await fx.write('reference_y.md', topic({ name: 'Y', description: 'Board', type: 'reference' }, 'https://grafana.example/y'));
+  await fs.mkdir(fx.dataDir, { recursive: true });
+  env = { MEMDIR_DATA_DIR: fx.dataDir, CLAUDE_CONFIG_DIR: fx.home, PATH: path.join(fx.root, 'no-claude-here') };
+});
+afterEach(async () => {
+  await fx.cleanup();
+});
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string; json: () => Record<string, unknown> }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { out: (t) => (out += t), err: (t) => (err += t), env, cwd: fx.root });
+  return { code, out, err, json: () => JSON.parse(out) as Record<string, unknown> };
+}
+
+describe('memdir dream', () => {
+  it('status: each gate with its value, cheapest first; exit 1 while not eligible', async () => {
+    const r = await cli('dream', 'status', '--project', fx.dir, '--json');
+    expect(r.code).toBe(1);
+    expect(r.json()).toMatchObject({
+      eligible: false,
+      gates: [
+        { name: 'time', checked: true, passed: true, value: null, threshold: 24 },
+        { name: 'sessions', checked: true, passed: false, value: 0, threshold: 5 },
+        { name: 'lock', checked: false, passed: false, value: null, threshold: null },
+      ],
+      lastConsolidatedAt: null,
+    });
+    for (let i = 0; i < 5; i++) await fx.transcript(`s-${i}`, [{ at: '2026-11-30T10:00:00Z', text: 'hi' }]);
+    const open = await cli('dream', 'status', '--project', fx.dir);
+    expect(open.code).toBe(0);
+    expect(open.out).toContain('It may dream now.');
+  });
+
+  it('dreams (offline rules), prints the id and changes as JSON, and reverts by id alone', async () => {
+    const closed = await cli('dream', '--project', fx.dir, '--offline', '--json');
+    expect(closed.code).toBe(1);
+    expect(closed.json()).toMatchObject({ id: null, status: 'not-started', reason: expect.stringMatching(/needs 5/) });
+
+    const dry = await cli('dream', '--project', fx.dir, '--offline', '--force', '--dry-run', '--json');
+    expect(dry.code).toBe(0);
+    expect(dry.json()).toMatchObject({ id: null, status: 'dry-run' });
+    expect(await fx.read('feedback_sql_2.md')).not.toBeNull();
+
+    const r = await cli('dream', '--project', fx.dir, '--offline', '--force', '--json');
+    expect(r.code).toBe(0);
+    const out = r.json() as { id: string; status: string; changed: { file: string; action: string }[]; report: string; method: string; rev: string };
+    expect(out).toMatchObject({ status: 'completed', method: 'rules', rev: expect.any(String) });
+    expect(out.id).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4}$/);
+    expect(out.changed.map((c) => `${c.action} ${c.file}`)).toEqual(['create MEMORY.md', 'update feedback_sql.md', 'delete feedback_sql_2.md', 'update project_x.md']);
+    expect(out.report).toContain('"昨天" → 2026-03-05');
+    expect(await fx.read('project_x.md')).toContain('2026-03-05决定2026-03-13上线。');
+
+    const status = await cli('dream', 'status', '--project', fx.dir, '--json');
+    expect(status.json()).toMatchObject({ eligible: false, lastConsolidatedAt: expect.any(String) });
+    expect((status.json().gates as { name: string; checked: boolean; passed: boolean }[]).map((g) => [g.name, g.checked, g.passed])).toEqual([
+      ['time', true, false],
+      ['sessions', false, false],
+      ['lock', false, false],
+    ]);
+
+    const list = await cli('dream', 'list', '--project', fx.dir);
+    expect(list.out).toContain(out.id);
+
+    const revert = await cli('dream', 'revert', out.id, '--json');
+    expect(revert.code).toBe(0);
+    expect((revert.json() as { restored: string[] }).restored.sort()).toEqual(['MEMORY.md', 'feedback_sql.md', 'feedback_sql_2.md', 'project_x.md']);
+    expect(await fx.read('MEMORY.md')).toBeNull();
+    expect(await fx.read('feedback_sql_2.md')).not.toBeNull();
+  });
+
+  it('fails in words with exit 2 on usage and unknown ids', async () => {
+    expect((await cli('dream')).code).toBe(2);
+    const unknown = await cli('dream', 'revert', '20200101-000000-abcd');
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/There is no dream 20200101-000000-abcd/);
+    const nowhere = await cli('dream', 'status', '--project', '/no/such/dir');
+    expect(nowhere.code).toBe(2);
+  });
+});

@@ -1,0 +1,254 @@
+/**
+ * `memdir dream …`: consolidate a project's memory from the command line (SPEC §5, issue 6).
+ * The same engine as the app's "Dream now" and scheduler — gates, shared lock, four phases, one
+ * history entry, a record in Memdir's data dir — without jobs: progress goes to stderr.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { table } from '../format.js';
+import { homeFrom } from './scan.js';
+import { resolveDataDir } from '../../main/data-dir.js';
+import { confirmDream } from '../../main/dream/confirm-dream.js';
+import { DreamError } from '../../main/dream/dream-error.js';
+import { checkDreamGates } from '../../main/dream/dream-gates.js';
+import { listDreamRecords } from '../../main/dream/dream-records.js';
+import { recoverInterruptedDreams } from '../../main/dream/recover-dreams.js';
+import { revertDream } from '../../main/dream/revert-dream.js';
+import { runDream } from '../../main/dream/run-dream.js';
+import { SessionScanCache } from '../../main/dream/session-scan.js';
+import { resolveProvider } from '../../main/llm/resolve-provider.js';
+import { projectsRoot } from '../../main/memdir/home.js';
+import { type ProjectLocation, ProjectNotFoundError, locateProject } from '../../main/memdir/projects.js';
+import { loadAppSettings } from '../../main/settings/app-settings.js';
+import type { DreamRecord } from '../../shared/contract/dream.js';
+
+const projectOption = { type: 'string' as const, valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };
+
+/** `--project` as a dir name under `projects/` when one exists by that name, else a path from the caller's cwd. */
+async function project(values: Record<string, unknown>, io: CliIo): Promise<{ home: string; loc: ProjectLocation }> {
+  if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
+  const home = homeFrom(values, io);
+  const target = values.project;
+  const asDir = !/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target));
+  try {
+    return { home, loc: await locateProject(home, asDir || target.startsWith('~') ? target : path.resolve(io.cwd, target), io.env) };
+  } catch (error) {
+    if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
+    throw error;
+  }
+}
+
+function dreamFailure(error: unknown): never {
+  if (error instanceof DreamError) throw new CliFailure(error.message);
+  throw error;
+}
+
+/** `memdir dream status`. */
+export const dreamStatusCommand: CommandSpec = {
+  name: ['dream', 'status'],
+  summary: 'Show the dream gates of a project (time, sessions, lock) with their values, and whether it may dream now.',
+  args: [],
+  options: { project: projectOption, home: homeOption, json: jsonOption },
+  details: `JSON: {"eligible": bool, "gates": [{"name": "time"|"sessions"|"lock", "checked", "passed", "value", "threshold", "detail"}],
+  "lastConsolidatedAt" (ISO or null), "nextEligibleAt"?, "disabled": {"reason", "detail"} or null,
+  "lock": {"state": "absent"|"free"|"held"|"stale", "detail"}, "thresholds": {"minHours", "minSessions", "maxDeleteShare"}}
+Gates are checked cheapest first and stop at the first that fails ("checked": false after it). The lock
+is only looked at, never taken. autoDreamEnabled: false or auto memory off make "eligible" false
+(a scheduled dream never runs) but \`memdir dream --force\` still works.
+Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 usage or I/O error.`,
+  async run({ values, io }) {
+    const { loc } = await project(values, io);
+    const dataDir = resolveDataDir(io.env);
+    const settings = (await loadAppSettings(dataDir)).settings.dream;
+    // A command line is one look: count the sessions now (the 10-minute reuse is for the app).
+    const report = await checkDreamGates({ memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings }, { minHours: settings.minHours, minSessions: settings.minSessions, dataDir, sessionCache: new SessionScanCache() });
+    const out = {
+      eligible: report.eligible,
+      gates: report.gates.map((g) => ({ name: g.name, checked: g.checked, passed: g.passed, value: g.value, threshold: g.threshold, detail: g.detail })),
+      lastConsolidatedAt: report.lastConsolidatedAt,
+      ...(report.nextEligibleAt ? { nextEligibleAt: report.nextEligibleAt } : {}),
+      disabled: report.disabled,
+      lock: report.lock ? { state: report.lock.state, detail: report.lock.detail } : null,
+      thresholds: { minHours: settings.minHours, minSessions: settings.minSessions, maxDeleteShare: settings.maxDeleteShare },
+    };
+    if (values.json) printJson(io, out);
+    else {
+      io.out(`Dream status of ${loc.key}\n`);
+      const rows = [['GATE', 'CHECKED', 'PASSED', 'VALUE', 'THRESHOLD']];
+      for (const g of out.gates) rows.push([g.name, g.checked ? 'yes' : 'no', g.passed ? 'yes' : 'no', g.value === null ? '—' : String(g.value), g.threshold === null ? '—' : String(g.threshold)]);
+      io.out(table(rows));
+      for (const g of out.gates) io.out(`  ${g.name}: ${g.detail}\n`);
+      if (out.disabled) io.out(`${out.disabled.detail}\n`);
+      io.out(`last consolidated: ${out.lastConsolidatedAt ?? 'never'}\n`);
+      if (out.nextEligibleAt) io.out(`next eligible: ${out.nextEligibleAt} (time gate)\n`);
+      io.out(out.eligible ? 'It may dream now.\n' : 'Not eligible now.\n');
+    }
+    return report.eligible ? 0 : 1;
+  },
+};
+
+function changedOf(record: DreamRecord): { file: string; action: string; status: string; kind: string; reason: string }[] {
+  return record.changes.map((c) => ({ file: c.file, action: c.action, status: c.status, kind: c.kind, reason: c.status === 'skipped' ? (c.skippedReason ?? c.reason) : c.reason }));
+}
+
+/** `memdir dream`. */
+export const dreamCommand: CommandSpec = {
+  name: ['dream'],
+  summary: 'Consolidate a project\'s memory now: Orient, Gather, Consolidate, Prune, applied as one history entry.',
+  args: [],
+  options: {
+    project: projectOption,
+    home: homeOption,
+    force: { type: 'boolean', description: 'skip the time and session gates (never the lock), like "Dream now"' },
+    offline: { type: 'boolean', description: 'do not ask a model: use the deterministic offline rules' },
+    'dry-run': { type: 'boolean', description: 'show what would change; write nothing, take no lock' },
+    'allow-deletes': { type: 'boolean', description: 'confirm removing more memories than the limit (settings dream.maxDeleteShare, default 25%)' },
+    json: jsonOption,
+  },
+  details: `JSON: {"id", "status": "completed"|"no-changes"|"needs-confirmation"|"dry-run"|"cancelled"|"failed",
+  "changed": [{"file", "action": "create"|"update"|"delete", "status": "applied"|"planned"|"skipped", "kind", "reason"}],
+  "report" (text), "method": "model"|"rules", "fallbackReason", "rev" (history entry), "flags": [{"kind", "files", "message"}],
+  "tokens": {"input", "output"}, "durationMs"}
+or, when the dream did not start: {"id": null, "status": "not-started", "reason", "gates": [...]}.
+With a model (ANTHROPIC_API_KEY, Memdir's settings, or the Claude Code CLI) Consolidate is a bounded
+tool-using loop; without one, or if it fails, deterministic rules: duplicates merged, relative dates
+made absolute, stale facts and contradictions flagged. Undo with \`memdir dream revert <id>\`.
+Exit codes: 0 done (completed, nothing to change, dry run), 1 not started (gates closed, lock held),
+held back for confirmation, or cancelled, 2 usage or I/O error, or the dream failed.`,
+  async run({ values, io }) {
+    const { loc } = await project(values, io);
+    const dataDir = resolveDataDir(io.env);
+    const { settings } = await loadAppSettings(dataDir);
+    await recoverInterruptedDreams({ dataDir });
+    const provider = await resolveProvider(settings, io.env, { dataDir, offline: values.offline === true });
+    let lastPhase = '';
+    // Ctrl+C cancels the dream (the lock is rolled back): keep the process up to report it.
+    const onSigint = () => undefined;
+    process.on('SIGINT', onSigint);
+    let result;
+    try {
+      result = await runDream({
+        memoryDir: loc.memoryDir,
+        projectDir: loc.projectDir,
+        dir: loc.dir,
+        dataDir,
+        trigger: 'cli',
+        settings: settings.dream,
+        provider,
+        targetSettings: loc.settings,
+        force: values.force === true,
+        allowDeletes: values['allow-deletes'] === true,
+        dryRun: values['dry-run'] === true,
+        sessionCache: new SessionScanCache(),
+        onProgress: (p) => {
+          if (values.json || p.phase === lastPhase) return;
+          lastPhase = p.phase;
+          io.err(`${p.phase}…\n`);
+        },
+      });
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+    const { record } = result;
+    if (!record) {
+      if (values.json) printJson(io, { id: null, status: 'not-started', reason: result.reason, gates: result.gates.gates, lastConsolidatedAt: result.gates.lastConsolidatedAt });
+      else io.out(`Not started: ${result.reason ?? 'the gates are closed'}\n`);
+      return 1;
+    }
+    if (values.json) {
+      printJson(io, {
+        id: record.status === 'dry-run' ? null : record.id,
+        status: record.status,
+        changed: changedOf(record),
+        report: record.report,
+        method: record.method,
+        fallbackReason: record.fallbackReason,
+        rev: record.rev,
+        flags: record.flags,
+        tokens: record.tokens,
+        durationMs: record.durationMs,
+        ...(record.error ? { error: record.error } : {}),
+      });
+    } else {
+      io.out(`${record.report}\n`);
+      if (record.rev) io.out(`\nUndo with: memdir dream revert ${record.id}\n`);
+      if (record.status === 'needs-confirmation') io.out(`\nApply it anyway with: memdir dream confirm ${record.id}\n`);
+    }
+    if (record.status === 'failed' || record.status === 'interrupted') return 2;
+    return record.status === 'completed' || record.status === 'no-changes' || record.status === 'dry-run' ? 0 : 1;
+  },
+};
+
+/** `memdir dream revert <id>`. */
+export const dreamRevertCommand: CommandSpec = {
+  name: ['dream', 'revert'],
+  summary: 'Undo a dream: the files it changed go back to their pre-dream content (as a new history entry).',
+  args: ['<id>'],
+  options: { 'overwrite-changed': { type: 'boolean', description: 'also put back files changed since the dream (their later content stays in history)' }, json: jsonOption },
+  details: `<id> is the id \`memdir dream\` printed (also in \`memdir dream list\`); ids are unique in Memdir's data
+directory and each names its memory directory, so no --project is needed.
+JSON: {"id", "restored": [file…], "warnings": [{"file", "message"}], "rev" (the revert's history entry) }
+Files changed since the dream are left as they are and listed in "warnings" unless --overwrite-changed.
+Exit codes: 0 reverted, 1 reverted in part or not at all (files changed since were left alone), 2 usage or I/O error (unknown id).`,
+  async run({ positionals, values, io }) {
+    const id = positionals[0]!;
+    const dataDir = resolveDataDir(io.env);
+    await recoverInterruptedDreams({ dataDir });
+    const { revert } = await revertDream(id, { dataDir, overwriteChanged: values['overwrite-changed'] === true }).catch(dreamFailure);
+    if (values.json) printJson(io, { id, restored: revert.restored, warnings: revert.warnings, rev: revert.rev });
+    else {
+      io.out(revert.restored.length > 0 ? `Reverted dream ${id}: ${revert.restored.join(', ')} put back.\n` : `Nothing reverted for dream ${id}.\n`);
+      for (const w of revert.warnings) io.out(`warning: ${w.message}\n`);
+    }
+    return revert.warnings.length > 0 && !values['overwrite-changed'] ? 1 : 0;
+  },
+};
+
+/** `memdir dream confirm <id>`. */
+export const dreamConfirmCommand: CommandSpec = {
+  name: ['dream', 'confirm'],
+  summary: 'Apply a dream that was held back because it removes more memories than the limit allows.',
+  args: ['<id>'],
+  options: { json: jsonOption },
+  details: `Applies exactly the changes the held-back dream showed; files changed since are left alone.
+JSON: the same as \`memdir dream --json\`. Exit codes: 0 applied, 2 usage or I/O error (unknown id, not held back, lock held).`,
+  async run({ positionals, io, values }) {
+    const dataDir = resolveDataDir(io.env);
+    await recoverInterruptedDreams({ dataDir });
+    const record = await confirmDream(positionals[0]!, { dataDir }).catch(dreamFailure);
+    if (values.json) printJson(io, { id: record.id, status: record.status, changed: changedOf(record), report: record.report, rev: record.rev });
+    else io.out(`${record.report}\n`);
+    return record.status === 'completed' || record.status === 'no-changes' ? 0 : 2;
+  },
+};
+
+/** `memdir dream list`. */
+export const dreamListCommand: CommandSpec = {
+  name: ['dream', 'list'],
+  summary: 'List the dreams of a project, newest first: when, trigger, outcome, files changed.',
+  args: [],
+  options: { project: projectOption, home: homeOption, limit: { type: 'string', valueName: 'N', description: 'at most N dreams (default 20)' }, json: jsonOption },
+  details: `JSON: {"memoryDir", "dreams": [<record>: {"id", "trigger", "status", "method", "startedAt", "durationMs", "tokens",
+  "changes": [...], "flags": [...], "rev", "revert", "report", …}]}. Exit codes: 0, or 2 on a usage or I/O error.`,
+  async run({ values, io }) {
+    const { loc } = await project(values, io);
+    const limit = values.limit === undefined ? 20 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit <= 0) throw new CliFailure(`--limit must be a positive whole number, not "${String(values.limit)}"`);
+    const dreams = await listDreamRecords(resolveDataDir(io.env), { memoryDir: loc.memoryDir, limit });
+    if (values.json) {
+      printJson(io, { memoryDir: loc.memoryDir, dreams });
+      return 0;
+    }
+    if (dreams.length === 0) {
+      io.out('No dreams yet.\n');
+      return 0;
+    }
+    const rows = [['ID', 'WHEN', 'TRIGGER', 'STATUS', 'METHOD', 'FILES', 'TOKENS']];
+    for (const d of dreams) {
+      rows.push([d.id, d.startedAt.replace('T', ' ').slice(0, 16), d.trigger, d.revert ? `${d.status}, reverted` : d.status, d.method ?? '—', String(d.changes.filter((c) => c.status === 'applied').length), String(d.tokens.input + d.tokens.output)]);
+    }
+    io.out(table(rows));
+    return 0;
+  },
+};

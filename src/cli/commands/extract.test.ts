@@ -1,0 +1,102 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../main.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../../main/llm/test-support/fake-anthropic.js';
+import { type ExtractFixture, createExtractFixture, operationsReply } from '../../main/extract/test-support/extract-fixture.js';
+import { updateAppSettings } from '../../main/settings/app-settings.js';
+
+let fx: ExtractFixture;
+let fake: FakeAnthropic;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(async () => {
+  fx = await createExtractFixture('memdir-cli-extract-');
+  fake = await startFakeAnthropic({ fallback: operationsReply() });
+  env = { MEMDIR_DATA_DIR: fx.dataDir, CLAUDE_CONFIG_DIR: fx.home, ANTHROPIC_API_KEY: 'sk-ant-api03-test-key-not-real', ANTHROPIC_BASE_URL: fake.url };
+  await updateAppSettings(fx.dataDir, { model: { maxRetries: 0 } });
+});
+afterEach(async () => {
+  await fake.close();
+  await fx.cleanup();
+});
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { out: (t) => (out += t), err: (t) => (err += t), env, cwd: fx.root });
+  return { code, out, err };
+}
+
+const memory = { action: 'create', file: 'feedback_real_db.md', type: 'feedback', name: 'Real database', description: 'Integration tests use a real database', body: 'Mocks hid a bug.\n' };
+
+describe('memdir extract', () => {
+  it('prints the turns with their outcome as JSON (review mode by default), by path or directory name', async () => {
+    const t = fx.builder();
+    t.prompt('Never mock the database.').assistant('ok', { stopReason: 'end_turn' });
+    t.prompt('save it').assistant([{ type: 'tool_use', id: 'w', name: 'Write', input: { file_path: path.join(fx.memoryDir, 'x.md'), content: '' } }]).toolResult('w', 'ok').assistant('saved', { stopReason: 'end_turn' });
+    await fs.writeFile(fx.transcript(), t.take());
+    fake.enqueue(operationsReply(memory));
+    const { code, out } = await run('extract', '--project', fx.cwd, '--json');
+    expect(code).toBe(0);
+    const json = JSON.parse(out) as { turns: Record<string, unknown>[]; mode: string };
+    expect(json.mode).toBe('review');
+    expect(json.turns).toEqual([
+      expect.objectContaining({ sessionId: 'session-1', lastUuid: expect.any(String), skipped: false, operations: [expect.objectContaining({ file: 'feedback_real_db.md', disposition: 'queued', proposalId: expect.any(String) })] }),
+      expect.objectContaining({ skipped: true, reason: 'memory-written-by-agent' }),
+    ]);
+    expect(json.turns[1]).not.toHaveProperty('operations');
+    const again = await run('extract', '--project', fx.dir, '--json');
+    expect(JSON.parse(again.out).turns).toEqual([]);
+  });
+
+  it('--dry-run writes nothing; --offline lists "remember this" statements; text output reads well', async () => {
+    await fs.writeFile(fx.transcript(), fx.builder().prompt('Remember that the staging DB resets on Mondays.').assistant('ok', { stopReason: 'end_turn' }).take());
+    fake.setHandler(() => operationsReply(memory));
+    const dry = JSON.parse((await run('extract', '--project', fx.dir, '--dry-run', '--json')).out);
+    expect(dry.turns[0].operations[0].disposition).toBe('dry-run');
+    const offline = JSON.parse((await run('extract', '--project', fx.dir, '--offline', '--json')).out);
+    expect(offline.turns[0]).toMatchObject({ method: 'offline', operations: [expect.objectContaining({ disposition: 'queued', type: 'feedback' })] });
+    expect(fake.messageRequests()).toHaveLength(1);
+    await fs.appendFile(fx.transcript(), fx.builder().prompt('next').assistant('ok', { stopReason: 'end_turn' }).take());
+    const text = await run('extract', '--project', fx.dir);
+    expect(text.out).toMatch(/SESSION\s+TURNS\s+OUTCOME/);
+    expect(text.out).toContain('queued');
+  });
+
+  it('fails with exit 2 and one line for an unknown project or a missing --project', async () => {
+    expect(await run('extract', '--project', '-nope')).toMatchObject({ code: 2, err: expect.stringContaining('neither a directory nor a project') });
+    expect((await run('extract')).code).toBe(2);
+  });
+});
+
+describe('memdir session status', () => {
+  it('lists recent sessions with their counters', async () => {
+    const t = fx.builder();
+    t.prompt('work').assistant([{ type: 'tool_use', id: 'a', name: 'Bash', input: { command: 'ls' } }], { usage: { cache_read_input_tokens: 8_000 } }).toolResult('a', 'ok').assistant('done', { stopReason: 'end_turn', usage: { cache_read_input_tokens: 8_000 } });
+    await fs.writeFile(fx.transcript(), t.take());
+    const { code, out } = await run('session', 'status', '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(out).sessions).toEqual([expect.objectContaining({ sessionId: 'session-1', project: fx.dir, tokensSinceUpdate: 8104, toolCallsSinceUpdate: 1, due: false })]);
+    expect((await run('session', 'status')).out).toContain('8,104 / >5,000');
+    await expect(fs.readdir(path.join(fx.dataDir, 'session-memory'))).rejects.toThrow();
+  });
+});
+
+describe('memdir hooks', () => {
+  it('shows the diff without --yes, writes with it, and disconnects cleanly', async () => {
+    await fs.writeFile(path.join(fx.home, 'settings.json'), '{\n  "model": "opus"\n}\n');
+    const preview = await run('hooks', 'connect');
+    expect(preview.out).toContain('+  "hooks": {');
+    expect(preview.out).toContain('run again with --yes');
+    expect(JSON.parse((await run('hooks', 'status', '--json')).out)).toMatchObject({ connected: 'none' });
+    const applied = JSON.parse((await run('hooks', 'connect', '--yes', '--json')).out);
+    expect(applied).toMatchObject({ changed: true, applied: true, backup: expect.stringContaining('memdir-backup') });
+    expect(JSON.parse((await run('hooks', 'status', '--json')).out)).toMatchObject({ connected: 'all' });
+    expect((await run('hooks', 'connect', '--yes')).out).toContain('Already connected');
+    await run('hooks', 'disconnect', '--yes');
+    expect(await fs.readFile(path.join(fx.home, 'settings.json'), 'utf8')).toBe('{\n  "model": "opus"\n}\n');
+    await fs.writeFile(path.join(fx.home, 'settings.json'), '{ nope');
+    expect(await run('hooks', 'connect', '--yes')).toMatchObject({ code: 2, err: expect.stringContaining('not valid JSON') });
+  });
+});

@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { plural, table } from '../format.js';
+import { homeFrom } from './scan.js';
+import type { TurnOutcome } from '../../shared/contract/extract.js';
+
+/** A directory name under `projects/` when one exists by that name, else a path from the caller's cwd. */
+function projectTarget(target: string, projectsRoot: string, cwd: string): string {
+  if (!/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot, target))) return target;
+  return target.startsWith('~') ? target : path.resolve(cwd, target);
+}
+
+/** One span of turns as `--json` prints it. */
+function turnJson(outcome: TurnOutcome) {
+  return {
+    sessionId: outcome.sessionId,
+    firstUuid: outcome.firstUuid,
+    lastUuid: outcome.lastUuid,
+    turns: outcome.turns,
+    skipped: outcome.skipped,
+    ...(outcome.reason ? { reason: outcome.reason } : {}),
+    message: outcome.message,
+    method: outcome.method,
+    ...(outcome.skipped
+      ? {}
+      : {
+          operations: outcome.operations.map((o) => ({
+            action: o.operation.action,
+            file: o.operation.file,
+            scope: o.operation.scope,
+            type: o.operation.type,
+            name: o.operation.name,
+            description: o.operation.description,
+            disposition: o.disposition,
+            reason: o.reason,
+            warnings: o.warnings,
+            proposalId: o.proposalId,
+          })),
+        }),
+    ...(outcome.model ? { model: outcome.model } : {}),
+  };
+}
+
+/** `memdir extract`: extractMemories over a project's transcripts, since the last extraction. */
+export const extractCommand: CommandSpec = {
+  name: ['extract'],
+  summary: "Extract memories from a project's transcripts: the turns since the last extraction, written or queued for review.",
+  args: [],
+  options: {
+    project: { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' },
+    home: homeOption,
+    'dry-run': { type: 'boolean', description: 'decide and report, write nothing, remember nothing (the turns stay new)' },
+    offline: { type: 'boolean', description: 'no model: only "remember this" statements, as suggestions' },
+    json: jsonOption,
+  },
+  details: `JSON: {"project", "memoryDir", "mode": "apply"|"review", "dryRun",
+  "turns": [{"sessionId", "firstUuid", "lastUuid", "turns" (how many the entry covers), "skipped": bool,
+             "reason"? ("memory-written-by-agent"|"auto-memory-off"|"no-prompt"|"model-failed"|…), "message",
+             "method": "model"|"offline"|null,
+             "operations"?: [{"action", "file", "scope", "type", "name", "description",
+                              "disposition": "applied"|"queued"|"refused"|"dry-run", "reason", "warnings", "proposalId"}],
+             "model"?: {"provider", "model", "tokens", "costUsd", "latencyMs"}}],
+  "transcripts": [{"path", "readOutcome", "reset", "pending", "resumed", "busy"}]}
+Each entry covers the turns from firstUuid to lastUuid of one session (usually one turn; a
+backlog is sent to the model a few turns at a time). The mode is Memdir's setting (Settings →
+Extraction): "review" queues proposals for the app's review queue, "apply" writes them (history
+source "extract"). The first run on a project reads its whole history: try --dry-run first.
+A turn in which the agent itself wrote into the memory directory is skipped (R-EXCLUSIVE);
+nothing is written when Claude Code's autoMemoryEnabled is false (R-SETTINGS).
+Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
+  async run({ values, io }) {
+    if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
+    // Loaded here, not at the top: `memdir hook` shares this process image and must start fast.
+    const { resolveDataDir } = await import('../../main/data-dir.js');
+    const { projectsRoot } = await import('../../main/memdir/home.js');
+    const { ProjectNotFoundError, locateProject } = await import('../../main/memdir/projects.js');
+    const { loadAppSettings } = await import('../../main/settings/app-settings.js');
+    const { resolveProvider } = await import('../../main/llm/resolve-provider.js');
+    const { listProjectTranscripts } = await import('../../main/transcripts/list-transcripts.js');
+    const { ExtractBusyError, extractTranscript } = await import('../../main/extract/extract-memories.js');
+
+    const home = homeFrom(values, io);
+    const dataDir = resolveDataDir(io.env);
+    let location;
+    try {
+      location = await locateProject(home, projectTarget(values.project, projectsRoot(home), io.cwd), io.env);
+    } catch (error) {
+      if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
+      throw error;
+    }
+    if (!location.existing) throw new CliFailure(`Claude Code has no transcripts for ${location.key} yet (no ${location.projectDir}).`);
+    const { settings } = await loadAppSettings(dataDir);
+    const provider = await resolveProvider(settings, io.env, { dataDir, offline: values.offline === true });
+    const dryRun = values['dry-run'] === true;
+    const transcripts = (await listProjectTranscripts(location.projectDir)).filter((t) => t.kind === 'session').sort((a, b) => a.mtimeMs - b.mtimeMs);
+    const turns: ReturnType<typeof turnJson>[] = [];
+    const files: { path: string; readOutcome: string; reset: string | null; pending: boolean; resumed: boolean; busy: boolean }[] = [];
+    for (const transcript of transcripts) {
+      try {
+        const result = await extractTranscript({ home, dataDir, env: io.env, transcriptPath: transcript.path, provider, mode: settings.extraction.mode, trigger: 'cli', firstSeen: 'all', dryRun, timeoutMs: settings.model.timeoutMs });
+        turns.push(...result.outcomes.map(turnJson));
+        files.push({ path: transcript.path, readOutcome: result.readOutcome, reset: result.reset, pending: result.pending, resumed: result.resumed, busy: false });
+      } catch (error) {
+        if (!(error instanceof ExtractBusyError)) throw error;
+        files.push({ path: transcript.path, readOutcome: 'ok', reset: null, pending: true, resumed: false, busy: true });
+      }
+    }
+    if (values.json) {
+      printJson(io, { project: location.dir, memoryDir: location.memoryDir, mode: settings.extraction.mode, dryRun, turns, transcripts: files });
+      return 0;
+    }
+    io.out(`Extraction in ${location.key} (${dryRun ? 'dry run, ' : ''}mode ${settings.extraction.mode}, ${provider.kind === 'offline' ? 'offline' : `model ${provider.modelFor('extract')}`})\n`);
+    if (turns.length === 0) io.out('\nNo new turns since the last extraction.\n');
+    else {
+      const rows = [['SESSION', 'TURNS', 'OUTCOME', 'DETAIL']];
+      for (const t of turns) {
+        const ops = t.operations ?? [];
+        const outcome = t.skipped ? `skipped: ${t.reason}` : ops.length === 0 ? 'nothing' : ops.map((o) => o.disposition).join(', ');
+        const detail = t.skipped ? (t.message ?? '') : ops.length ? ops.map((o) => `${o.file}${o.reason ? ` (${o.reason})` : ''}`).join('; ') : (t.message ?? '');
+        rows.push([(t.sessionId ?? '?').slice(0, 8), String(t.turns), outcome, detail.length > 120 ? `${detail.slice(0, 119)}…` : detail]);
+      }
+      io.out(`\n${table(rows)}`);
+    }
+    const queued = turns.flatMap((t) => t.operations ?? []).filter((o) => o.disposition === 'queued').length;
+    if (queued > 0) io.out(`\n${plural(queued, 'proposal')} queued: review ${queued === 1 ? 'it' : 'them'} in the app (Review queue).\n`);
+    for (const f of files) {
+      if (f.busy) io.out(`note: ${path.basename(f.path)} is being extracted by another Memdir process; its turns are left to it.\n`);
+      if (f.pending) io.out(`note: ${path.basename(f.path)} has turns left for a retry (the model failed in a way worth retrying).\n`);
+      if (f.reset) io.out(`note: ${f.reset}\n`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,78 @@
+import path from 'node:path';
+import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
+import type { HooksAction } from '../../shared/contract/hooks.js';
+import { homeFrom } from './scan.js';
+
+const dataDirOption = { type: 'string' as const, valueName: 'D', description: "Memdir's data folder the hooks hand events to (default: $MEMDIR_DATA_DIR, else the platform's)" };
+
+async function dataDirFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
+  const { resolveDataDir } = await import('../../main/data-dir.js');
+  return typeof values['data-dir'] === 'string' ? path.resolve(io.cwd, values['data-dir']) : resolveDataDir(io.env);
+}
+
+function changeCommand(action: HooksAction): CommandSpec {
+  return {
+    name: ['hooks', action],
+    summary: action === 'connect' ? "Add Memdir's Stop, PreCompact and SessionEnd hooks to Claude Code's settings.json (shows the diff; --yes writes it)." : "Remove Memdir's hooks from Claude Code's settings.json (shows the diff; --yes writes it).",
+    args: [],
+    options: { home: homeOption, 'data-dir': dataDirOption, yes: { type: 'boolean', description: 'write the change (without it, only the diff is shown)' }, json: jsonOption },
+    details: `JSON: {"action", "settingsFile", "changed", "diff", "formattingNormalized", "applied": bool, "backup": path|null}
+The file is merged, never replaced: other hooks and keys stay; running it twice changes nothing;
+disconnect removes exactly Memdir's entries. The previous file is kept as settings.json.memdir-backup.
+The hook command is "<node> <memdir.js> hook <Event> --data-dir <D>" with absolute paths, so it works
+whatever PATH Claude Code's shell has. Exit codes: 0 done, 2 settings.json unreadable or not JSON.`,
+    async run({ values, io }) {
+      const { applyHooksChange, planHooksChange } = await import('../../main/hooks/claude-settings-hooks.js');
+      const home = homeFrom(values, io);
+      const options = { dataDir: await dataDirFrom(values, io) };
+      const plan = await planHooksChange(home, action, options);
+      if (plan.problems.length > 0) throw new CliFailure(plan.problems.join(' '));
+      let applied = false;
+      let backup: string | null = null;
+      if (values.yes && plan.changed) {
+        const result = await applyHooksChange(home, action, plan.baseHash, options);
+        applied = result.changed;
+        backup = result.backup;
+      }
+      if (values.json) {
+        printJson(io, { action, settingsFile: plan.settingsFile, changed: plan.changed, diff: plan.diff, formattingNormalized: plan.formattingNormalized, applied, backup });
+        return 0;
+      }
+      if (!plan.changed) {
+        io.out(action === 'connect' ? `Already connected: ${plan.settingsFile} has Memdir's hooks.\n` : `Not connected: ${plan.settingsFile} has no Memdir hooks.\n`);
+        return 0;
+      }
+      io.out(plan.diff);
+      if (plan.formattingNormalized) io.out('note: the file\'s whitespace will be rewritten (its content and key order are kept).\n');
+      io.out(applied ? `\nWritten ${plan.settingsFile}${backup ? ` (previous version: ${backup})` : ''}.\n` : '\nNothing written: run again with --yes to apply this change.\n');
+      return 0;
+    },
+  };
+}
+
+/** `memdir hooks connect` / `disconnect`. */
+export const hooksConnectCommand = changeCommand('connect');
+export const hooksDisconnectCommand = changeCommand('disconnect');
+
+/** `memdir hooks status`. */
+export const hooksStatusCommand: CommandSpec = {
+  name: ['hooks', 'status'],
+  summary: "Whether Memdir's hooks are in Claude Code's settings.json, and whether the app receives them.",
+  args: [],
+  options: { home: homeOption, 'data-dir': dataDirOption, json: jsonOption },
+  details: `JSON: {"settingsFile", "exists", "connected": "all"|"partial"|"none",
+  "events": [{"event", "command", "current"}], "command", "listening", "spooled", "problems": [..]}`,
+  async run({ values, io }) {
+    const { readHooksStatus } = await import('../../main/hooks/claude-settings-hooks.js');
+    const status = await readHooksStatus(homeFrom(values, io), { dataDir: await dataDirFrom(values, io) });
+    if (values.json) {
+      printJson(io, status);
+      return 0;
+    }
+    io.out(`${status.settingsFile}: ${status.connected === 'all' ? 'connected' : status.connected === 'none' ? 'not connected' : 'partly connected'}\n`);
+    for (const e of status.events) io.out(`  ${e.event.padEnd(11)} ${e.command ? (e.current ? 'yes' : 'yes (another install or an older command)') : 'no'}\n`);
+    io.out(`app ${status.listening ? 'is running and receives hook events' : 'is not running: hook events are spooled'}${status.spooled ? ` (${status.spooled} waiting)` : ''}\n`);
+    for (const p of status.problems) io.out(`problem: ${p}\n`);
+    return 0;
+  },
+};

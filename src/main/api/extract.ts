@@ -1,0 +1,36 @@
+/** The review queue, the extraction log and "Extract now" (issue 5). */
+import { RpcError } from '../../shared/contract/define.js';
+import { JobBusyError } from '../jobs/job-runner.js';
+import { ExtractionStore } from '../extract/extraction-store.js';
+import { acceptProposal, rejectProposal } from '../extract/review-queue.js';
+import type { Handlers } from './dispatch.js';
+
+export const extractHandlers: Pick<Handlers, 'extract.queue' | 'extract.accept' | 'extract.reject' | 'extract.log' | 'extract.run'> = {
+  async 'extract.queue'({ dir, status }, ctx) {
+    const store = new ExtractionStore(ctx.dataDir);
+    const proposals = await store.listProposals({ ...(dir ? { project: dir } : {}), status });
+    const pending: Record<string, number> = {};
+    for (const p of status === 'pending' && !dir ? proposals : await store.listProposals({ status: 'pending' })) pending[p.project] = (pending[p.project] ?? 0) + 1;
+    return { proposals, pending };
+  },
+  async 'extract.accept'({ id, edit }, ctx) {
+    const proposal = await acceptProposal(ctx.dataDir, id, edit);
+    ctx.changed(proposal.project, proposal.memoryDir);
+    return { proposal };
+  },
+  async 'extract.reject'({ id, reason }, ctx) {
+    return { proposal: await rejectProposal(ctx.dataDir, id, reason) };
+  },
+  async 'extract.log'({ dir, limit }, ctx) {
+    return { entries: await new ExtractionStore(ctx.dataDir).readLog({ ...(dir ? { project: dir } : {}), limit }) };
+  },
+  async 'extract.run'({ dir }, ctx) {
+    await ctx.project(dir);
+    try {
+      return await ctx.autoMemory.extraction.runProject(dir);
+    } catch (error) {
+      if (error instanceof JobBusyError) throw new RpcError({ code: 'busy', message: error.message });
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,318 @@
+/**
+ * Dreams in the app: status of the gates per project, "Dream now" and confirmed dreams as
+ * background jobs (progress as job events, cancel through the job), the dream history with
+ * diffs and revert, and the scheduler. The API handlers (src/main/api/dream.ts) are thin
+ * wrappers around this; the CLI calls run-dream.ts and friends directly (no jobs, no scheduler).
+ */
+import path from 'node:path';
+import type { DreamOverviewRow, DreamRecord, DreamStatusView } from '../../shared/contract/dream.js';
+import type { Job } from '../../shared/contract/events.js';
+import { diffRevisions } from '../history/history.js';
+import { JobBusyError, type JobRunner } from '../jobs/job-runner.js';
+import { resolveProvider } from '../llm/resolve-provider.js';
+import type { ModelProvider } from '../llm/types.js';
+import { projectsRoot } from '../memdir/home.js';
+import { type ProjectLocation, ProjectNotFoundError, listProjectDirs, locateProject } from '../memdir/projects.js';
+import { loadAppSettings } from '../settings/app-settings.js';
+import type { CredentialStore } from '../settings/credentials.js';
+import { confirmDream } from './confirm-dream.js';
+import { inspectDreamLock } from './consolidation-lock.js';
+import { DreamError } from './dream-error.js';
+import { checkDreamGates } from './dream-gates.js';
+import { listDreamRecords, readDreamRecord } from './dream-records.js';
+import { type ScheduledProject, DreamScheduler } from './dream-scheduler.js';
+import { recoverInterruptedDreams } from './recover-dreams.js';
+import { revertDream } from './revert-dream.js';
+import { type DreamProgress, type DreamSettings, runDream } from './run-dream.js';
+import { SessionScanCache } from './session-scan.js';
+
+/** What the service needs from the app (AppContext provides it; read lazily, the home can change). */
+export interface DreamHost {
+  readonly home: string;
+  readonly dataDir: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly credentials?: CredentialStore;
+  readonly jobs: JobRunner;
+  /** Memdir changed files of a project: forget caches, tell the renderer. */
+  changed?(dir: string, memoryDir: string): void;
+}
+
+/** The answer to "Dream now" and "confirm". */
+export interface DreamStart {
+  started: boolean;
+  jobId: string | null;
+  reason: string | null;
+}
+
+/** How long the list of projects (and where their memory is) is reused by the scheduler and the dashboard. */
+const PROJECTS_TTL_MS = 5 * 60_000;
+
+function progressMessage(p: DreamProgress): string {
+  return `${p.files} file${p.files === 1 ? '' : 's'} · ${p.tokens.toLocaleString('en')} tokens`;
+}
+
+function shortGate(report: Awaited<ReturnType<typeof checkDreamGates>>): string | null {
+  if (report.disabled) return report.disabled.reason === 'auto-memory-off' ? 'auto memory off' : 'autoDream off';
+  const failed = report.gates.find((g) => g.checked && !g.passed);
+  if (!failed) return null;
+  if (failed.name === 'time') return `${failed.value ?? '?'} h of ${failed.threshold} h`;
+  if (failed.name === 'sessions') return `${failed.value ?? 0} of ${failed.threshold} sessions`;
+  return `lock ${String(failed.value)}`;
+}
+
+/** See the file comment. */
+export class DreamService {
+  /** The session gate's throttle for this app (the scheduler and the status view share it). */
+  readonly sessionCache = new SessionScanCache();
+  #scheduler: DreamScheduler | null = null;
+  #projects: { home: string; at: number; list: ScheduledProject[] } | null = null;
+  /** Running dream jobs by memory dir. */
+  readonly #running = new Map<string, string>();
+
+  constructor(private readonly host: DreamHost) {}
+
+  async settings(): Promise<DreamSettings> {
+    return (await loadAppSettings(this.host.dataDir)).settings.dream;
+  }
+
+  /** The model a dream would use now (offline when none: the rules run). */
+  async provider(): Promise<ModelProvider> {
+    const { settings } = await loadAppSettings(this.host.dataDir);
+    return resolveProvider(settings, this.host.env, { dataDir: this.host.dataDir, ...(this.host.credentials ? { credentials: this.host.credentials } : {}) });
+  }
+
+  /** A project of the current home by its directory name; `not-found` when it is not there. */
+  async locate(dir: string): Promise<ProjectLocation> {
+    if (!dir || /[/\\\0]/.test(dir) || dir === '.' || dir === '..') throw new DreamError('invalid-input', `"${dir}" is not a project directory name.`);
+    try {
+      const loc = await locateProject(this.host.home, dir, this.host.env);
+      if (!loc.existing) throw new DreamError('not-found', `There is no project "${dir}" in ${this.host.home}.`);
+      return loc;
+    } catch (error) {
+      if (error instanceof ProjectNotFoundError) throw new DreamError('not-found', error.message);
+      throw error;
+    }
+  }
+
+  /** The projects of the current home, with where their memory is (cached a few minutes). */
+  async projects(): Promise<ScheduledProject[]> {
+    const home = this.host.home;
+    if (this.#projects && this.#projects.home === home && Date.now() - this.#projects.at < PROJECTS_TTL_MS) return this.#projects.list;
+    const list: ScheduledProject[] = [];
+    for (const dir of await listProjectDirs(home)) {
+      const loc = await locateProject(home, dir, this.host.env).catch(() => null);
+      if (loc) list.push({ dir, memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings });
+    }
+    this.#projects = { home, at: Date.now(), list };
+    return list;
+  }
+
+  /** The running dream job of a memory dir, if any. */
+  runningJob(memoryDir: string): Job | null {
+    const id = this.#running.get(path.resolve(memoryDir));
+    const job = id ? this.host.jobs.get(id) : undefined;
+    return job && (job.state === 'running' || job.state === 'queued') ? job : null;
+  }
+
+  /** The Dream tab of a project. */
+  async status(dir: string): Promise<DreamStatusView> {
+    const loc = await this.locate(dir);
+    const settings = await this.settings();
+    const gates = await checkDreamGates(
+      { memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings },
+      { minHours: settings.minHours, minSessions: settings.minSessions, dataDir: this.host.dataDir, sessionCache: this.sessionCache },
+    );
+    const lock = gates.lock ?? (await inspectDreamLock(loc.memoryDir, { dataDir: this.host.dataDir }).catch(() => null));
+    const provider = await this.provider();
+    const providerStatus = await provider.status();
+    const [lastDream] = await listDreamRecords(this.host.dataDir, { memoryDir: loc.memoryDir, limit: 1 });
+    return {
+      dir: loc.dir,
+      memoryDir: loc.memoryDir,
+      gates: { eligible: gates.eligible, forced: gates.forced, disabled: gates.disabled, gates: gates.gates, lastConsolidatedAt: gates.lastConsolidatedAt, ...(gates.nextEligibleAt ? { nextEligibleAt: gates.nextEligibleAt } : {}), checkedAt: gates.checkedAt },
+      thresholds: { minHours: settings.minHours, minSessions: settings.minSessions, maxDeleteShare: settings.maxDeleteShare },
+      lock: lock ? { state: lock.state, detail: lock.detail } : null,
+      running: this.runningJob(loc.memoryDir),
+      method: provider.kind === 'offline' ? { kind: 'rules', detail: `the offline rules (${(providerStatus.reason ?? 'no model is set up').replace(/\.$/, '')}).` } : { kind: 'model', detail: `${provider.modelFor('dream')} via ${provider.kind === 'anthropic' ? 'the Anthropic API' : 'the Claude Code CLI'}, with the offline rules if it fails.` },
+      scheduled: this.#scheduler !== null,
+      lastDream: lastDream ?? null,
+    };
+  }
+
+  /** The dashboard's Dream column. */
+  async overview(): Promise<DreamOverviewRow[]> {
+    const settings = await this.settings();
+    const records = await listDreamRecords(this.host.dataDir, { limit: 500 });
+    const latest = new Map<string, DreamRecord>();
+    for (const r of records) if (!latest.has(path.resolve(r.memoryDir))) latest.set(path.resolve(r.memoryDir), r);
+    const rows: DreamOverviewRow[] = [];
+    for (const p of await this.projects()) {
+      const report = await checkDreamGates(p, { minHours: settings.minHours, minSessions: settings.minSessions, dataDir: this.host.dataDir, sessionCache: this.sessionCache }).catch(() => null);
+      const last = latest.get(path.resolve(p.memoryDir)) ?? null;
+      rows.push({
+        dir: p.dir,
+        eligible: report?.eligible ?? false,
+        running: this.runningJob(p.memoryDir) !== null,
+        disabled: report?.disabled?.detail ?? null,
+        lastConsolidatedAt: report?.lastConsolidatedAt ?? null,
+        lastDreamAt: last?.startedAt ?? null,
+        lastDreamStatus: last?.status ?? null,
+        nextEligibleAt: report?.nextEligibleAt ?? null,
+        waitingFor: report ? shortGate(report) : 'unreadable',
+      });
+    }
+    return rows;
+  }
+
+  /**
+   * Starts a dream of project `dir` as a background job. "Dream now" (`force`) skips the time and
+   * session gates, never the lock: a held lock answers `started: false` with who holds it.
+   */
+  async start(dir: string, opts: { trigger: 'manual' | 'scheduled'; force: boolean; allowDeletes?: boolean }): Promise<DreamStart> {
+    const loc = await this.locate(dir);
+    return this.startFor({ dir: loc.dir, memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings }, opts);
+  }
+
+  private async startFor(project: ScheduledProject, opts: { trigger: 'manual' | 'scheduled'; force: boolean; allowDeletes?: boolean }): Promise<DreamStart> {
+    const lock = await inspectDreamLock(project.memoryDir, { dataDir: this.host.dataDir }).catch(() => null);
+    if (lock?.state === 'held' && !lock.heldByThisProcess) return { started: false, jobId: null, reason: `Not started: ${lock.detail}` };
+    const [settings, provider] = await Promise.all([this.settings(), this.provider()]);
+    const name = project.dir;
+    let started;
+    try {
+      started = this.host.jobs.start({ kind: 'dream', title: `Dream: ${name}`, dir: project.dir, key: `dream:${path.resolve(project.memoryDir)}` }, async (job) => {
+        job.progress({ phase: 'orient', step: 'checking the gates', progress: 0 });
+        let announced = false;
+        const result = await runDream({
+          memoryDir: project.memoryDir,
+          projectDir: project.projectDir,
+          dir: project.dir,
+          dataDir: this.host.dataDir,
+          trigger: opts.trigger,
+          settings,
+          provider,
+          ...(project.settings ? { targetSettings: project.settings } : {}),
+          force: opts.force,
+          ...(opts.allowDeletes ? { allowDeletes: true } : {}),
+          signal: job.signal,
+          sessionCache: this.sessionCache,
+          onProgress: (p) => {
+            // Announced before the writes too, so the file watcher takes them for Memdir's own.
+            if (p.phase === 'apply' && !announced) {
+              announced = true;
+              this.host.changed?.(project.dir, project.memoryDir);
+            }
+            job.progress({ phase: p.phase, step: p.step, progress: p.progress, message: progressMessage(p) });
+          },
+        });
+        return this.finishJob(project, result.record, result.reason, job);
+      });
+    } catch (error) {
+      if (error instanceof JobBusyError) return { started: false, jobId: error.running.id, reason: 'A dream of this project is already running.' };
+      throw error;
+    }
+    this.#running.set(path.resolve(project.memoryDir), started.job.id);
+    return { started: true, jobId: started.job.id, reason: null };
+  }
+
+  private finishJob(project: ScheduledProject, record: DreamRecord | null, reason: string | null, job: { progress(u: { message?: string | null }): void }): DreamRecord | null {
+    if (!record) throw new Error(reason ?? 'The dream did not start.');
+    if (record.rev) this.host.changed?.(project.dir, project.memoryDir);
+    if (record.status === 'failed' || record.status === 'interrupted') throw new Error(record.error ?? 'The dream failed; nothing was changed.');
+    const applied = record.changes.filter((c) => c.status === 'applied').length;
+    const message: Record<DreamRecord['status'], string> = {
+      running: '',
+      completed: `Done: ${applied} file(s) changed${record.changes.some((c) => c.status === 'skipped') ? ', some left alone' : ''}.`,
+      'no-changes': 'Done: nothing to change.',
+      'needs-confirmation': `Held back: it would remove ${record.deletions.count} of ${record.deletions.total} memories (the limit is ${record.deletions.limit}). Review and confirm it in the Dream tab.`,
+      'dry-run': '',
+      cancelled: 'Cancelled: nothing was changed.',
+      failed: '',
+      interrupted: '',
+    };
+    job.progress({ message: message[record.status] });
+    return record;
+  }
+
+  /** Applies a held-back dream the user confirmed, as a job. */
+  async confirm(id: string): Promise<DreamStart> {
+    const record = await readDreamRecord(this.host.dataDir, id);
+    if (!record) throw new DreamError('not-found', `There is no dream ${id}.`);
+    if (record.status !== 'needs-confirmation') throw new DreamError('conflict', `Dream ${id} is ${record.status}, not waiting for confirmation.`);
+    try {
+      const started = this.host.jobs.start({ kind: 'dream', title: `Dream: ${record.dir ?? path.basename(path.dirname(record.memoryDir))} (confirmed)`, dir: record.dir, key: `dream:${path.resolve(record.memoryDir)}` }, async (job) => {
+        job.progress({ phase: 'apply', step: 'applying the confirmed changes', progress: 0.9 });
+        const done = await confirmDream(id, { dataDir: this.host.dataDir, signal: job.signal });
+        if (done.rev && record.dir) this.host.changed?.(record.dir, record.memoryDir);
+        if (done.status === 'failed') throw new Error(done.error ?? 'The dream failed.');
+        job.progress({ message: `Done: ${done.changes.filter((c) => c.status === 'applied').length} file(s) changed.` });
+        return done;
+      });
+      this.#running.set(path.resolve(record.memoryDir), started.job.id);
+      return { started: true, jobId: started.job.id, reason: null };
+    } catch (error) {
+      if (error instanceof JobBusyError) return { started: false, jobId: error.running.id, reason: 'A dream of this project is already running.' };
+      throw error;
+    }
+  }
+
+  /** Dreams of a project, newest first. */
+  async list(dir: string, limit = 100): Promise<DreamRecord[]> {
+    const loc = await this.locate(dir);
+    return listDreamRecords(this.host.dataDir, { memoryDir: loc.memoryDir, limit });
+  }
+
+  private async record(id: string): Promise<DreamRecord> {
+    const record = await readDreamRecord(this.host.dataDir, id);
+    if (!record) throw new DreamError('not-found', `There is no dream ${id}.`);
+    return record;
+  }
+
+  /** The changes of a dream as a unified diff (all files, or one). */
+  async diff(id: string, file?: string): Promise<string> {
+    const record = await this.record(id);
+    if (!record.rev) return '';
+    return diffRevisions(record.memoryDir, null, record.rev, { dataDir: this.host.dataDir, ...(file ? { file } : {}) });
+  }
+
+  /** Reverts a dream (see revert-dream.ts). */
+  async revert(id: string, overwriteChanged = false): Promise<Awaited<ReturnType<typeof revertDream>>> {
+    const result = await revertDream(id, { dataDir: this.host.dataDir, overwriteChanged });
+    if (result.revert.rev && result.record.dir) this.host.changed?.(result.record.dir, result.record.memoryDir);
+    return result;
+  }
+
+  /** Starts the scheduler (the app, with `watch: true`). */
+  startScheduler(): void {
+    if (this.#scheduler) return;
+    this.#scheduler = new DreamScheduler({
+      projects: () => this.projects(),
+      settings: () => this.settings(),
+      dream: async (project) => {
+        await this.startFor(project, { trigger: 'scheduled', force: false });
+      },
+      isRunning: (memoryDir) => this.runningJob(memoryDir) !== null,
+      awaitingConfirmation: async (memoryDir) => (await listDreamRecords(this.host.dataDir, { memoryDir, limit: 1 }))[0]?.status === 'needs-confirmation',
+      recover: () => recoverInterruptedDreams({ dataDir: this.host.dataDir }),
+      dataDir: this.host.dataDir,
+      sessionCache: this.sessionCache,
+    });
+    this.#scheduler.start();
+  }
+
+  /**
+   * A Claude Code session of a project ended (the SessionEnd hook): its sessions are recounted
+   * and its gates checked at once. `projectDir` is `<home>/projects/<dir>` or the dir name.
+   */
+  noteSessionEnded(projectDir: string): void {
+    const full = /[/\\]/.test(projectDir) ? projectDir : path.join(projectsRoot(this.host.home), projectDir);
+    this.sessionCache.forget(full);
+    this.#scheduler?.noteSessionEnded(full);
+  }
+
+  /** Stops the scheduler (running dream jobs are cancelled by the job runner's close). */
+  async close(): Promise<void> {
+    await this.#scheduler?.stop();
+    this.#scheduler = null;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Writing extraction's operations (R-EXTRACT): through memory-service — and so through
+ * `transact` (lock, outside changes recorded first, one history entry with source `extract`)
+ * and safe-fs (atomic, confined, no symlinks). All operations of one span share one history
+ * entry: the service calls nest inside one outer transaction.
+ *
+ * Idempotent, because a run interrupted after writing is finished from its journal after a
+ * restart: a `create` whose file already holds exactly what it would write is done (its index
+ * pointer is added if the crash fell between the two writes); an `update` whose file already
+ * reads as its result is done. Anything else that changed meanwhile is refused with a reason,
+ * never overwritten.
+ */
+import fs from 'node:fs/promises';
+import type { ExtractOperation } from '../../shared/contract/extract.js';
+import { TEAM_DIR } from '../../shared/limits.js';
+import { transact } from '../history/history.js';
+import { MemoryError } from '../memdir/memory-error.js';
+import { applyFixes, createMemory, updateMemory } from '../memdir/memory-service.js';
+import { UnsafePathError, resolveInside } from '../memdir/safe-fs.js';
+import { type TopicFields, serializeTopicFile } from '../memdir/topic-file.js';
+
+/** What became of one operation. */
+export interface AppliedOperation {
+  operation: ExtractOperation;
+  ok: boolean;
+  /** Why it was not written. */
+  reason: string | null;
+}
+
+/** The result of applying a span's operations. */
+export interface ApplyResult {
+  results: AppliedOperation[];
+  /** The history revision that records them, or null when nothing changed. */
+  rev: string | null;
+}
+
+async function readIfExists(memoryDir: string, rel: string): Promise<string | null> {
+  const abs = await resolveInside(memoryDir, rel);
+  try {
+    return await fs.readFile(abs, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function fieldsOf(op: ExtractOperation, sessionId: string | null): TopicFields {
+  return { name: op.name, description: op.description, type: op.type, ...(op.action === 'create' && sessionId ? { originSessionId: sessionId } : {}) };
+}
+
+/** Whether a `create` is already on disk exactly as it would be written (a crash after writing it). */
+export async function isAlreadyCreated(memoryDir: string, op: ExtractOperation, sessionId: string | null): Promise<boolean> {
+  if (op.action !== 'create') return false;
+  const current = await readIfExists(memoryDir, op.scope === 'team' ? `${TEAM_DIR}/${op.file}` : op.file).catch(() => null);
+  return current !== null && current === serializeTopicFile(fieldsOf(op, sessionId), op.body);
+}
+
+/**
+ * Apply `operations` to `memoryDir` in one history entry (source `extract`). Each is written or
+ * refused on its own; an I/O failure (lock busy, disk full) rejects and leaves the rest for a
+ * retry — which the idempotence above makes safe.
+ */
+export async function applyOperations(memoryDir: string, operations: readonly ExtractOperation[], options: { dataDir: string; sessionId: string | null; summary: string }): Promise<ApplyResult> {
+  if (operations.length === 0) return { results: [], rev: null };
+  const { result, entry } = await transact(memoryDir, { source: 'extract', summary: options.summary, dataDir: options.dataDir }, async () => {
+    const results: AppliedOperation[] = [];
+    for (const op of operations) {
+      const where = { memoryDir, scope: op.scope, dataDir: options.dataDir };
+      const rel = op.scope === 'team' ? `${TEAM_DIR}/${op.file}` : op.file;
+      const fields = fieldsOf(op, options.sessionId);
+      try {
+        const current = await readIfExists(memoryDir, rel);
+        if (op.action === 'create') {
+          if (current !== null) {
+            if (current !== serializeTopicFile(fields, op.body)) {
+              results.push({ operation: op, ok: false, reason: `${rel} was created by someone else meanwhile; not overwritten.` });
+              continue;
+            }
+            // Written before a crash: make sure the pointer made it too.
+            await applyFixes(where, [{ kind: 'add-to-index', file: op.file }], 'extract');
+          } else {
+            await createMemory(where, { fields, body: op.body, file: op.file, ...(op.hook ? { hook: op.hook } : {}), source: 'extract' });
+          }
+        } else {
+          if (current === null) {
+            results.push({ operation: op, ok: false, reason: `${rel} no longer exists; not recreated.` });
+            continue;
+          }
+          if (serializeTopicFile(fields, op.body, current) !== current) {
+            await updateMemory(where, { file: op.file, fields, body: op.body, ...(op.hook ? { hook: op.hook } : {}), source: 'extract' });
+          }
+        }
+        results.push({ operation: op, ok: true, reason: null });
+      } catch (error) {
+        // A refused path or name is this operation's problem; I/O trouble fails the whole run (retried).
+        if (!(error instanceof MemoryError) && !(error instanceof UnsafePathError)) throw error;
+        results.push({ operation: op, ok: false, reason: error.message });
+      }
+    }
+    return results;
+  });
+  return { results: result, rev: entry?.rev ?? null };
+}

@@ -1,0 +1,171 @@
+/**
+ * Extraction in the running app (R-EXTRACT: "a background job the user never waits on"): each
+ * finished turn — reported by a Claude Code hook, or by the transcript watcher — starts a job
+ * that runs extractMemories on that transcript. Runs on one transcript never overlap: a turn
+ * end arriving during a run is folded into one follow-up run (with the strongest "close the
+ * trailing turn" request of those that arrived), so bursts of events cost one extra run at most.
+ */
+import type { ExtractionMode } from '../../shared/app-settings.js';
+import type { JobRunner } from '../jobs/job-runner.js';
+import { resolveProvider } from '../llm/resolve-provider.js';
+import type { ModelProvider } from '../llm/types.js';
+import { listProjectDirs } from '../memdir/projects.js';
+import { projectsRoot } from '../memdir/home.js';
+import { loadAppSettings } from '../settings/app-settings.js';
+import type { CredentialStore } from '../settings/credentials.js';
+import { listProjectTranscripts } from '../transcripts/list-transcripts.js';
+import type { TrailingTurnPolicy } from '../transcripts/turns.js';
+import path from 'node:path';
+import { ExtractBusyError, type ExtractTranscriptResult, extractTranscript, isInternalProject, projectOfTranscript } from './extract-memories.js';
+
+/** What asked for a run, and how to treat a last turn without a final stop reason. */
+export interface ExtractRequest {
+  trigger: 'hook' | 'watcher' | 'app' | 'spool';
+  closeTrailingTurn: TrailingTurnPolicy;
+  /**
+   * For a session extraction has never read: how many of its last turns are new (the number of
+   * turn ends spooled while the app was closed). Default 1: the turn that just ended.
+   */
+  newTurns?: number;
+}
+
+export interface ExtractionServiceDeps {
+  home: () => string;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  jobs: JobRunner;
+  credentials?: CredentialStore;
+  /** Memory files were written in this project (refresh caches, tell the renderer). */
+  onWrote?: (project: string, memoryDir: string) => void;
+  /** Use this model instead of the one Memdir's settings give (tests). */
+  provider?: () => Promise<ModelProvider>;
+}
+
+const STRENGTH: Record<TrailingTurnPolicy, number> = { never: 0, 'if-answered': 1, always: 2 };
+
+interface Running {
+  again: ExtractRequest | null;
+  done: Promise<void>;
+}
+
+/** Extraction jobs of the running app (see the module comment). */
+export class ExtractionService {
+  private readonly running = new Map<string, Running>();
+  private closed = false;
+
+  constructor(private readonly deps: ExtractionServiceDeps) {}
+
+  private async settings(): Promise<{ mode: ExtractionMode; enabled: boolean; provider: ModelProvider; timeoutMs: number }> {
+    const { settings } = await loadAppSettings(this.deps.dataDir);
+    const provider = this.deps.provider ? await this.deps.provider() : await resolveProvider(settings, this.deps.env, { dataDir: this.deps.dataDir, ...(this.deps.credentials ? { credentials: this.deps.credentials } : {}) });
+    return { mode: settings.extraction.mode, enabled: settings.extraction.enabled, provider, timeoutMs: settings.model.timeoutMs };
+  }
+
+  /**
+   * A turn ended in this transcript: extract from it in the background. False (and nothing
+   * started) for a file that is not a session transcript of the current home, or Memdir's own.
+   */
+  trigger(transcriptPath: string, request: ExtractRequest): boolean {
+    if (this.closed) return false;
+    const file = path.resolve(transcriptPath);
+    let project: string;
+    try {
+      project = projectOfTranscript(this.deps.home(), file);
+    } catch {
+      return false;
+    }
+    if (isInternalProject(project, this.deps.dataDir)) return false;
+    const running = this.running.get(file);
+    if (running) {
+      const again = running.again;
+      const stronger = !again || STRENGTH[request.closeTrailingTurn] > STRENGTH[again.closeTrailingTurn] ? request : again;
+      running.again = { ...stronger, newTurns: Math.max(request.newTurns ?? 1, again?.newTurns ?? 1) };
+      return true;
+    }
+    const entry: Running = { again: null, done: Promise.resolve() };
+    this.running.set(file, entry);
+    entry.done = (async () => {
+      let next: ExtractRequest | null = request;
+      while (next && !this.closed) {
+        entry.again = null;
+        await this.runJob(file, project, next, next.newTurns ?? 1).catch(() => undefined);
+        next = entry.again;
+      }
+      this.running.delete(file);
+    })();
+    return true;
+  }
+
+  private async runJob(file: string, project: string, request: ExtractRequest, firstSeen: number): Promise<ExtractTranscriptResult | null> {
+    const { job, result } = this.deps.jobs.start({ kind: 'extract', title: `Extract memories (${path.basename(file, '.jsonl').slice(0, 8)})`, dir: project }, async (ctx) => {
+      const { mode, enabled, provider, timeoutMs } = await this.settings();
+      try {
+        return await extractTranscript({
+          home: this.deps.home(),
+          dataDir: this.deps.dataDir,
+          env: this.deps.env,
+          transcriptPath: file,
+          provider,
+          mode,
+          enabled,
+          trigger: request.trigger,
+          closeTrailingTurn: request.closeTrailingTurn,
+          firstSeen,
+          signal: ctx.signal,
+          timeoutMs,
+          onProgress: (message) => ctx.progress({ step: message }),
+        });
+      } catch (error) {
+        // Someone else (the CLI, another run) is on it: their run covers these turns.
+        if (error instanceof ExtractBusyError) {
+          ctx.progress({ message: error.message });
+          return null;
+        }
+        throw error;
+      }
+    });
+    void job;
+    const outcome = await result;
+    if (outcome?.wrote) this.deps.onWrote?.(outcome.project, outcome.memoryDir);
+    return outcome;
+  }
+
+  /** "Extract now": every session transcript of a project, one after another, as one job. */
+  async runProject(dir: string): Promise<{ started: boolean; jobId: string | null; reason: string | null }> {
+    const home = this.deps.home();
+    if (!(await listProjectDirs(home)).includes(dir)) return { started: false, jobId: null, reason: `There is no project "${dir}".` };
+    if (isInternalProject(dir, this.deps.dataDir)) return { started: false, jobId: null, reason: 'This is the folder Memdir uses for its own model calls.' };
+    const transcripts = (await listProjectTranscripts(path.join(projectsRoot(home), dir))).filter((t) => t.kind === 'session');
+    if (transcripts.length === 0) return { started: false, jobId: null, reason: 'This project has no session transcripts yet.' };
+    const { job } = this.deps.jobs.start({ kind: 'extract', title: `Extract now: ${dir}`, dir, key: `extract-project:${dir}` }, async (ctx) => {
+      const { mode, enabled, provider, timeoutMs } = await this.settings();
+      let wrote = false;
+      let memoryDir: string | null = null;
+      for (const [i, transcript] of transcripts.entries()) {
+        if (ctx.signal.aborted) break;
+        ctx.progress({ progress: i / transcripts.length, step: `Session ${i + 1} of ${transcripts.length}` });
+        // Wait for a run the hooks started on the same transcript, then take what is left.
+        await this.running.get(path.resolve(transcript.path))?.done;
+        try {
+          const result = await extractTranscript({ home, dataDir: this.deps.dataDir, env: this.deps.env, transcriptPath: transcript.path, provider, mode, enabled, trigger: 'app', firstSeen: 'all', signal: ctx.signal, timeoutMs });
+          wrote ||= result.wrote;
+          memoryDir = result.memoryDir;
+        } catch (error) {
+          if (!(error instanceof ExtractBusyError)) throw error;
+        }
+      }
+      if (wrote && memoryDir) this.deps.onWrote?.(dir, memoryDir);
+    });
+    return { started: true, jobId: job.id, reason: null };
+  }
+
+  /** Wait until no run is in progress (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running.values()].map((r) => r.done));
+  }
+
+  /** Stop starting runs; running ones are cancelled with the job runner. */
+  close(): void {
+    this.closed = true;
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Extraction's own state in Memdir's data dir (`<dataDir>/extract/`):
+ *   - `log.jsonl` — the extraction log: every span of turns (applied, queued, skipped and why)
+ *     and every decision on a proposal (accepted, edited, rejected). Append-only, each line
+ *     fsynced; rotated to `log.1.jsonl` past 5 MB.
+ *   - `proposals/<id>.json` — the review queue, one file per proposal, replaced atomically.
+ *   - `journal/<hash>.json` — per transcript, the decisions of a run not yet fully carried out
+ *     (see extract-memories.ts): what makes a restart finish the work instead of redoing it.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { type ExtractOperation, type ExtractionLogEntry, type Proposal, extractOperationSchema, extractionLogEntrySchema, proposalSchema } from '../../shared/contract/extract.js';
+import { writeDataFile } from '../memdir/safe-fs.js';
+import type { TranscriptCursor } from '../transcripts/cursor-store.js';
+
+const LOG_FILE = 'log.jsonl';
+const LOG_ROTATE_BYTES = 5 * 1024 * 1024;
+/** Decided proposals are dropped from the queue after this long (the log keeps them). */
+const DECIDED_KEEP_MS = 30 * 24 * 3600 * 1000;
+const ID = /^[a-z]+-[a-z0-9]+-[a-f0-9]+$/;
+
+/** A fresh id: a prefix, the time in base 36 (so ids sort by age) and a random part. */
+export function newId(prefix: 'ext' | 'prop' | 'dec'): string {
+  return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+}
+
+const cursorSchema = z.custom<TranscriptCursor>((value) => typeof value === 'object' && value !== null && typeof (value as { offset?: unknown }).offset === 'number');
+
+/** The operations of one span to apply, under the log entry that will record them. */
+export const journalApplySchema = z.object({ entryId: z.string(), sessionId: z.string().nullable(), operations: z.array(extractOperationSchema) });
+
+/** A run's decisions, written before any of them is carried out. */
+export const journalSchema = z.object({
+  version: z.literal(1),
+  transcriptPath: z.string(),
+  project: z.string(),
+  memoryDir: z.string(),
+  createdAt: z.string(),
+  /** What `commitCursor` needs: the cursor the read started from and the one to save. */
+  previous: cursorSchema.nullable(),
+  cursor: cursorSchema.nullable(),
+  /** Log entries as planned; dispositions of `applied` operations are final once applied. */
+  entries: z.array(extractionLogEntrySchema),
+  proposals: z.array(proposalSchema),
+  apply: z.array(journalApplySchema),
+});
+export type ExtractJournal = z.infer<typeof journalSchema>;
+
+/** The operations of one span to apply. */
+export interface JournalApply {
+  entryId: string;
+  sessionId: string | null;
+  operations: ExtractOperation[];
+}
+
+/** Extraction's files in the data dir (see the module comment). */
+export class ExtractionStore {
+  readonly dir: string;
+  private appending: Promise<void> = Promise.resolve();
+
+  constructor(dataDir: string) {
+    this.dir = path.join(dataDir, 'extract');
+  }
+
+  private get logFile(): string {
+    return path.join(this.dir, LOG_FILE);
+  }
+
+  /** Append entries to the log, durably (fsync), in call order within this process. */
+  appendLog(entries: readonly ExtractionLogEntry[]): Promise<void> {
+    if (entries.length === 0) return this.appending;
+    const text = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
+    const run = this.appending.then(async () => {
+      await fs.mkdir(this.dir, { recursive: true });
+      const size = (await fs.stat(this.logFile).catch(() => null))?.size ?? 0;
+      if (size > LOG_ROTATE_BYTES) await fs.rename(this.logFile, path.join(this.dir, 'log.1.jsonl')).catch(() => undefined);
+      const handle = await fs.open(this.logFile, 'a', 0o600);
+      try {
+        // One write of whole lines: appends from two processes never interleave within a line.
+        await handle.write(text);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    });
+    this.appending = run.catch(() => undefined);
+    return run;
+  }
+
+  private async readLogFile(file: string): Promise<ExtractionLogEntry[]> {
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch {
+      return [];
+    }
+    const entries: ExtractionLogEntry[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        const parsed = extractionLogEntrySchema.safeParse(JSON.parse(line));
+        if (parsed.success) entries.push(parsed.data);
+      } catch {
+        // A torn last line (a crash mid-append) or a hand edit: skipped, the rest stands.
+      }
+    }
+    return entries;
+  }
+
+  /** Log entries, newest first (one project, or all). */
+  async readLog(options: { project?: string; limit?: number } = {}): Promise<ExtractionLogEntry[]> {
+    const all = [...(await this.readLogFile(path.join(this.dir, 'log.1.jsonl'))), ...(await this.readLogFile(this.logFile))];
+    const filtered = options.project ? all.filter((e) => e.project === options.project) : all;
+    return filtered.reverse().slice(0, options.limit ?? 200);
+  }
+
+  /** Ids already in the log (to append a resumed run's entries only once). */
+  async loggedIds(): Promise<Set<string>> {
+    return new Set((await this.readLogFile(this.logFile)).map((e) => e.id));
+  }
+
+  private proposalFile(id: string): string {
+    if (!ID.test(id)) throw new Error(`"${id}" is not a proposal id`);
+    return path.join(this.dir, 'proposals', `${id}.json`);
+  }
+
+  async saveProposal(proposal: Proposal): Promise<void> {
+    await writeDataFile(this.proposalFile(proposal.id), `${JSON.stringify(proposal, null, 2)}\n`, { mode: 0o600 });
+  }
+
+  /** A proposal by id, or null (unknown id, damaged file). */
+  async getProposal(id: string): Promise<Proposal | null> {
+    if (!ID.test(id)) return null;
+    try {
+      const parsed = proposalSchema.safeParse(JSON.parse(await fs.readFile(this.proposalFile(id), 'utf8')));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Proposals, newest first; decided ones older than 30 days are removed on the way. */
+  async listProposals(options: { project?: string; status?: 'pending' | 'all' } = {}): Promise<Proposal[]> {
+    const folder = path.join(this.dir, 'proposals');
+    let names: string[];
+    try {
+      names = (await fs.readdir(folder)).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    } catch {
+      return [];
+    }
+    const out: Proposal[] = [];
+    const now = Date.now();
+    for (const name of names) {
+      const proposal = await this.getProposal(name.slice(0, -'.json'.length));
+      if (!proposal) continue;
+      if (proposal.status !== 'pending' && proposal.decidedAt && now - Date.parse(proposal.decidedAt) > DECIDED_KEEP_MS) {
+        await fs.rm(path.join(folder, name), { force: true });
+        continue;
+      }
+      if (options.project && proposal.project !== options.project) continue;
+      if ((options.status ?? 'pending') === 'pending' && proposal.status !== 'pending') continue;
+      out.push(proposal);
+    }
+    return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  }
+
+  private journalFile(transcriptPath: string): string {
+    const hash = createHash('sha256').update(path.resolve(transcriptPath)).digest('hex').slice(0, 32);
+    return path.join(this.dir, 'journal', `${hash}.json`);
+  }
+
+  /** The unfinished run of a transcript, or null. A damaged journal is reported as `unreadable`. */
+  async loadJournal(transcriptPath: string): Promise<ExtractJournal | null | 'unreadable'> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.journalFile(transcriptPath), 'utf8');
+    } catch {
+      return null;
+    }
+    try {
+      const parsed = journalSchema.safeParse(JSON.parse(text));
+      return parsed.success && parsed.data.transcriptPath === path.resolve(transcriptPath) ? parsed.data : 'unreadable';
+    } catch {
+      return 'unreadable';
+    }
+  }
+
+  async saveJournal(journal: ExtractJournal): Promise<void> {
+    await writeDataFile(this.journalFile(journal.transcriptPath), `${JSON.stringify(journal)}\n`, { mode: 0o600 });
+  }
+
+  async removeJournal(transcriptPath: string): Promise<void> {
+    await fs.rm(this.journalFile(transcriptPath), { force: true });
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Turn ends without hooks (issue 5, part 2): watches the session transcripts of a home
+ * (`projects/<dir>/<session>.jsonl`, not sub-agents, not memory) and reports
+ *   - `activity`, at most once per `activityMs` while a transcript grows (Session Memory
+ *     counts then: a long agentic turn must update its note mid-way);
+ *   - `quiet`, when a transcript has not changed for `quietMs` — turns that ended with a final
+ *     stop reason, or that a next prompt closed, are complete by then;
+ *   - `idle`, after `idleCloseMs` without change — Claude Code often writes `stop_reason: null`
+ *     on every line while streaming, so a last answer with no stop reason is only taken as the
+ *     end of its turn after a longer silence (and only if it answered every tool call).
+ * The app's own MemoryWatcher stays on memory files; this one only sees transcripts.
+ */
+import path from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+
+export type QuietStage = 'quiet' | 'idle';
+
+export interface TurnEndWatcherOptions {
+  home: string;
+  quietMs: number;
+  idleCloseMs: number;
+  activityMs: number;
+  onActivity: (transcriptPath: string) => void;
+  onQuiet: (transcriptPath: string, stage: QuietStage) => void;
+  /** Transcripts never reported (Memdir's own sessions). */
+  ignore?: (transcriptPath: string) => boolean;
+}
+
+interface Timers {
+  activity: NodeJS.Timeout | null;
+  quiet: NodeJS.Timeout | null;
+  idle: NodeJS.Timeout | null;
+}
+
+/** Watches a home's session transcripts (see the module comment). */
+export class TurnEndWatcher {
+  private readonly watcher: FSWatcher;
+  private readonly timers = new Map<string, Timers>();
+  private closed = false;
+
+  constructor(private readonly options: TurnEndWatcherOptions) {
+    const projects = path.join(options.home, 'projects');
+    this.watcher = watch(projects, {
+      ignoreInitial: true,
+      // projects/<dir>/<session>.jsonl and nothing deeper.
+      depth: 1,
+      ignored: (file) => {
+        const rel = path.relative(projects, file);
+        if (rel === '') return false;
+        const parts = rel.split(path.sep);
+        if (parts.some((p) => p.startsWith('.')) || parts.length > 2) return true;
+        return parts.length === 2 && !parts[1]!.endsWith('.jsonl');
+      },
+    });
+    this.watcher.on('add', (file) => this.note(file));
+    this.watcher.on('change', (file) => this.note(file));
+    this.watcher.on('unlink', (file) => this.forget(file));
+    // Too many watches or no permission: the hooks (when connected) still report turn ends.
+    this.watcher.on('error', () => undefined);
+  }
+
+  /** Resolves once the initial scan is done (tests wait for it before writing). */
+  ready(): Promise<void> {
+    return new Promise((resolve) => this.watcher.once('ready', () => resolve()));
+  }
+
+  private note(file: string): void {
+    if (this.closed || !file.endsWith('.jsonl') || this.options.ignore?.(file)) return;
+    const timers = this.timers.get(file) ?? { activity: null, quiet: null, idle: null };
+    this.timers.set(file, timers);
+    timers.activity ??= setTimeout(() => {
+      timers.activity = null;
+      this.options.onActivity(file);
+    }, this.options.activityMs);
+    if (timers.quiet) clearTimeout(timers.quiet);
+    timers.quiet = setTimeout(() => {
+      timers.quiet = null;
+      this.options.onQuiet(file, 'quiet');
+    }, this.options.quietMs);
+    if (timers.idle) clearTimeout(timers.idle);
+    timers.idle = setTimeout(() => {
+      timers.idle = null;
+      this.timers.delete(file);
+      this.options.onQuiet(file, 'idle');
+    }, this.options.idleCloseMs);
+  }
+
+  private forget(file: string): void {
+    const timers = this.timers.get(file);
+    if (!timers) return;
+    for (const timer of [timers.activity, timers.quiet, timers.idle]) if (timer) clearTimeout(timer);
+    this.timers.delete(file);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const file of [...this.timers.keys()]) this.forget(file);
+    await this.watcher.close();
+  }
+}

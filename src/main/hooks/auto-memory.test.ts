@@ -1,0 +1,121 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppContext } from '../app/app-context.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
+import { updateAppSettings } from '../settings/app-settings.js';
+import { ExtractionStore } from '../extract/extraction-store.js';
+import { type ExtractFixture, createExtractFixture, fakeProvider, operationsReply } from '../extract/test-support/extract-fixture.js';
+import { AutoMemory } from './auto-memory.js';
+import { spoolDir } from './hook-spool.js';
+import { runHook } from './run-hook.js';
+
+let fx: ExtractFixture;
+let fake: FakeAnthropic;
+let ctx: AppContext;
+let auto: AutoMemory;
+
+beforeEach(async () => {
+  fx = await createExtractFixture('memdir-auto-');
+  fake = await startFakeAnthropic();
+  fake.setHandler((request) => {
+    const prompt = JSON.stringify(request.body?.messages ?? '');
+    return prompt.includes('integration tests')
+      ? operationsReply({ action: 'create', file: 'feedback_real_db.md', type: 'feedback', name: 'Real database', description: 'Integration tests use a real database', body: 'Mocks hid a migration bug.\n' })
+      : operationsReply();
+  });
+  await updateAppSettings(fx.dataDir, { extraction: { mode: 'review', quietSeconds: 1, idleCloseSeconds: 5 } });
+  ctx = await AppContext.create({ homeFlag: fx.home, dataDir: fx.dataDir, env: {} });
+  const provider = await fakeProvider(fake, fx.dataDir);
+  auto = new AutoMemory(ctx, { provider: async () => provider });
+});
+afterEach(async () => {
+  await auto.close();
+  await ctx.close();
+  await fake.close();
+  await fx.cleanup();
+});
+
+async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const pending = () => new ExtractionStore(fx.dataDir).listProposals();
+const hook = (event: string, over: Record<string, unknown> = {}) =>
+  runHook({ event, stdin: Readable.from([Buffer.from(JSON.stringify({ session_id: 'session-1', transcript_path: fx.transcript(), cwd: fx.cwd, hook_event_name: event, ...over }))]), env: {}, dataDir: fx.dataDir });
+
+async function writeTurn(prompt: string, tools = 0): Promise<void> {
+  const t = fx.builder();
+  t.prompt(prompt);
+  for (let i = 0; i < tools; i++) t.assistant([{ type: 'tool_use', id: `${prompt}-${i}`, name: 'Bash', input: { command: 'ls' } }], { usage: { cache_read_input_tokens: 9_000 } }).toolResult(`${prompt}-${i}`, 'ok');
+  // No stop reason, as Claude Code often writes while streaming: only the Stop hook ends the turn.
+  t.assistant(`Noted: ${prompt}`, { usage: { cache_read_input_tokens: 9_000 } });
+  await fs.appendFile(fx.transcript(), t.take());
+}
+
+describe('AutoMemory in the running app', () => {
+  it('processes hook events spooled while the app was closed, at start: every turn that ended meanwhile', async () => {
+    await writeTurn('an old turn, before the hooks');
+    await fs.appendFile(fx.transcript(), fx.builder().prompt('next').take());
+    for (const prompt of ['first', 'we never mock the database in integration tests']) {
+      await writeTurn(prompt);
+      expect((await hook('Stop')).outcome).toBe('spooled');
+    }
+    await auto.start();
+    const [proposal] = await waitFor(async () => ((await pending()).length > 0 ? pending() : null));
+    expect(proposal).toMatchObject({ kind: 'proposal', operation: { file: 'feedback_real_db.md' }, project: fx.dir });
+    expect(await fs.readdir(spoolDir(fx.dataDir))).toEqual([]);
+    const log = await new ExtractionStore(fx.dataDir).readLog();
+    expect(log.every((e) => e.kind === 'turns' && e.trigger === 'spool')).toBe(true);
+    // The two spooled turn ends went to the model; what came before them did not.
+    const sent = JSON.stringify(fake.messageRequests().map((r) => r.body?.messages));
+    expect(sent).toContain('first');
+    expect(sent).not.toContain('an old turn');
+  });
+
+  it('takes Stop over the socket: the turn is extracted and Session Memory counts it', async () => {
+    await auto.start();
+    await writeTurn('we never mock the database in integration tests', 3);
+    expect((await hook('Stop')).outcome).toBe('delivered');
+    await waitFor(async () => (await pending()).length === 1);
+    const session = await waitFor(async () => (await auto.sessions.list())[0]);
+    expect(session).toMatchObject({ sessionId: 'session-1', updates: 1, method: 'offline' });
+    await waitFor(async () => ctx.jobs.list().some((j) => j.kind === 'extract' && j.state === 'done'));
+
+    // PreCompact forces a note update; SessionEnd removes the note.
+    expect((await hook('PreCompact', { trigger: 'auto' })).outcome).toBe('delivered');
+    await waitFor(async () => (await auto.sessions.list())[0]?.updates === 2);
+    expect((await hook('SessionEnd', { reason: 'logout' })).outcome).toBe('delivered');
+    await waitFor(async () => (await auto.sessions.list()).length === 0);
+    await expect(fs.stat(path.join(fx.dataDir, 'session-memory', 'session-memory-session-1.md'))).rejects.toThrow();
+  });
+
+  it('without hooks, the watcher ends a turn after the transcript goes quiet', async () => {
+    await auto.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const t = fx.builder();
+    t.prompt('we never mock the database in integration tests').assistant('Understood.', { stopReason: 'end_turn' });
+    await fs.writeFile(fx.transcript(), t.take());
+    const [proposal] = await waitFor(async () => ((await pending()).length > 0 ? pending() : null));
+    expect(proposal).toMatchObject({ operation: { file: 'feedback_real_db.md' } });
+    expect((await new ExtractionStore(fx.dataDir).readLog())[0]).toMatchObject({ trigger: 'watcher' });
+  });
+
+  it('never acts on Memdir\'s own model sessions', async () => {
+    await auto.start();
+    const own = path.join(fx.home, 'projects', path.join(fx.dataDir, 'claude-cli').replace(/[^A-Za-z0-9]/g, '-'), 'x.jsonl');
+    await fs.mkdir(path.dirname(own), { recursive: true });
+    await fs.writeFile(own, fx.builder('x').prompt('integration tests').assistant('ok', { stopReason: 'end_turn' }).take());
+    auto.handle({ event: 'Stop', sessionId: 'x', transcriptPath: own, cwd: null, trigger: null, reason: null, stopHookActive: null, receivedAt: new Date().toISOString() }, 'hook');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(fake.messageRequests()).toHaveLength(0);
+    expect(await pending()).toEqual([]);
+  });
+});

@@ -1,0 +1,226 @@
+/**
+ * Memory written without anyone remembering to write it, while the app runs: Claude Code's hook
+ * events (over the local channel, or from the spool at start) and the transcript watcher drive
+ * extraction (R-EXTRACT) and Session Memory (R-SESSION).
+ *
+ *   Stop        → extract the finished turn; count Session Memory (update the note when due)
+ *   PreCompact  → update the Session Memory note now (it must survive the compaction)
+ *   SessionEnd  → extract what is left (the trailing turn is closed); drop the session's note
+ *   watcher     → activity: Session Memory counts; quiet: extract complete turns; idle (only
+ *                 without hooks): close a last turn that never got a stop reason
+ *
+ * Started only by the app (`AppContext` with `watch: true`), never by the CLI or unit tests, and
+ * stopped in `AppContext.close()`.
+ */
+import path from 'node:path';
+import type { EventBus } from '../app/event-bus.js';
+import type { JobRunner } from '../jobs/job-runner.js';
+import { resolveProvider } from '../llm/resolve-provider.js';
+import type { ModelProvider } from '../llm/types.js';
+import { loadAppSettings } from '../settings/app-settings.js';
+import type { CredentialStore } from '../settings/credentials.js';
+import { isInternalProject } from '../extract/extract-memories.js';
+import { ExtractionService } from '../extract/extraction-service.js';
+import { TurnEndWatcher } from '../extract/turn-end-watcher.js';
+import { SessionMemory } from '../session/session-memory.js';
+import { readHooksStatus } from './claude-settings-hooks.js';
+import { HookServer } from './hook-channel.js';
+import type { HookEvent } from './hook-payload.js';
+import { drainSpool } from './hook-spool.js';
+import { logHookProblem } from './run-hook.js';
+
+/** What the app gives: AppContext satisfies this. */
+export interface AutoMemoryHost {
+  readonly home: string;
+  readonly dataDir: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly events: EventBus;
+  readonly jobs: JobRunner;
+  readonly credentials: CredentialStore;
+  /** Memdir wrote into a project's memory: forget cached facts, tell the renderer. */
+  changed(dir: string, memoryDir: string): void;
+  /** A session of this project (the transcript's folder) ended: the dream gates may open. */
+  sessionEnded?(projectDir: string): void;
+}
+
+/** How often idle sessions are looked for. */
+const SWEEP_MS = 10 * 60_000;
+/** Session Memory counts at most this often while a transcript grows. */
+const ACTIVITY_MS = 5_000;
+
+/** Extraction, Session Memory and the hook channel of the running app (see the module comment). */
+export class AutoMemory {
+  private extractionValue: ExtractionService | null = null;
+  private sessionsValue: { home: string; memory: SessionMemory } | null = null;
+  private server: HookServer | null = null;
+  private watcher: TurnEndWatcher | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private hooksConnected = false;
+  private started = false;
+  /** Why the hook channel is not listening, when it is not. */
+  channelProblem: string | null = null;
+
+  /** The host is only read when first used: AppContext creates this among its own fields. */
+  constructor(
+    private readonly host: AutoMemoryHost,
+    private readonly options: { provider?: () => Promise<ModelProvider> } = {},
+  ) {}
+
+  /** Extraction jobs of the app. */
+  get extraction(): ExtractionService {
+    const host = this.host;
+    this.extractionValue ??= new ExtractionService({
+      home: () => host.home,
+      dataDir: host.dataDir,
+      env: host.env,
+      jobs: host.jobs,
+      credentials: host.credentials,
+      onWrote: (project, memoryDir) => host.changed(project, memoryDir),
+      ...(this.options.provider ? { provider: this.options.provider } : {}),
+    });
+    return this.extractionValue;
+  }
+
+  /** Session Memory of the current home. */
+  get sessions(): SessionMemory {
+    if (this.sessionsValue?.home !== this.host.home) {
+      this.sessionsValue = { home: this.host.home, memory: new SessionMemory({ home: this.host.home, dataDir: this.host.dataDir, provider: () => this.provider() }) };
+    }
+    return this.sessionsValue.memory;
+  }
+
+  /** The model for Session Memory notes, as Memdir's settings choose it now. */
+  private async provider(): Promise<ModelProvider> {
+    if (this.options.provider) return this.options.provider();
+    const { settings } = await loadAppSettings(this.host.dataDir);
+    return resolveProvider(settings, this.host.env, { dataDir: this.host.dataDir, credentials: this.host.credentials });
+  }
+
+  /** Listen for hooks, process the spool, watch transcripts, sweep idle sessions. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    try {
+      const { server, problem } = await HookServer.start(this.host.dataDir, (event) => this.handle(event, 'hook'));
+      this.server = server;
+      this.channelProblem = problem;
+    } catch (error) {
+      this.channelProblem = `The hook channel could not start (${(error as Error).message}); hook events are spooled and read at the next start.`;
+    }
+    await this.refreshHooksConnected();
+    await this.drainSpool();
+    try {
+      await this.startWatcher();
+    } catch (error) {
+      // The app still runs: hook events (when connected) and "Extract now" do the work.
+      await logHookProblem(this.host.dataDir, 'app', `the transcript watcher could not start: ${(error as Error).message}`);
+    }
+    await this.sweep();
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
+    this.sweeper.unref();
+    this.unsubscribe = this.host.events.subscribe((event) => {
+      if (event.type === 'home-changed') void this.restartWatcher();
+    });
+  }
+
+  /** Handle the events spooled while the app was closed. */
+  async drainSpool(): Promise<void> {
+    try {
+      const { bad } = await drainSpool(this.host.dataDir, async (events, stops) => {
+        for (const event of events) this.handle(event, 'spool', stops[event.transcriptPath] ?? 1);
+      });
+      for (const b of bad) await logHookProblem(this.host.dataDir, 'spool', `${b.file}: ${b.reason}; removed`);
+    } catch (error) {
+      await logHookProblem(this.host.dataDir, 'spool', `the spool could not be read: ${(error as Error).message}`);
+    }
+  }
+
+  /** Whether the hooks are in the current home's settings (the watcher leans on them then). */
+  async refreshHooksConnected(): Promise<void> {
+    const status = await readHooksStatus(this.host.home, { dataDir: this.host.dataDir }).catch(() => null);
+    this.hooksConnected = status?.events.some((e) => e.event === 'Stop' && e.command !== null) ?? false;
+  }
+
+  private isOwn(transcriptPath: string): boolean {
+    const dir = path.basename(path.dirname(transcriptPath));
+    return isInternalProject(dir, this.host.dataDir);
+  }
+
+  /**
+   * One hook event (see the module comment). Never throws; work happens in the background.
+   * `newTurns`: for a session never extracted from, how many of its last turns are new.
+   */
+  handle(event: HookEvent, via: 'hook' | 'spool', newTurns = 1): void {
+    const transcript = path.resolve(event.transcriptPath);
+    if (this.isOwn(transcript)) return;
+    void this.settingsThen(async ({ sessionEnabled }) => {
+      if (event.event === 'Stop') {
+        this.extraction.trigger(transcript, { trigger: via, closeTrailingTurn: 'if-answered', newTurns });
+        if (sessionEnabled) await this.sessions.observe(transcript);
+      } else if (event.event === 'PreCompact') {
+        if (sessionEnabled) await this.sessions.observe(transcript, { force: true });
+      } else {
+        this.extraction.trigger(transcript, { trigger: via, closeTrailingTurn: 'always', newTurns });
+        await this.sessions.end(event.sessionId);
+        this.host.sessionEnded?.(path.dirname(transcript));
+      }
+    });
+  }
+
+  private async settingsThen(fn: (s: { sessionEnabled: boolean; idleMinutes: number }) => Promise<void>): Promise<void> {
+    try {
+      const { settings } = await loadAppSettings(this.host.dataDir);
+      await fn({ sessionEnabled: settings.session.enabled, idleMinutes: settings.session.idleMinutes });
+    } catch (error) {
+      await logHookProblem(this.host.dataDir, 'app', (error as Error).message);
+    }
+  }
+
+  private async startWatcher(): Promise<void> {
+    const { settings } = await loadAppSettings(this.host.dataDir);
+    this.watcher = new TurnEndWatcher({
+      home: this.host.home,
+      quietMs: settings.extraction.quietSeconds * 1000,
+      idleCloseMs: settings.extraction.idleCloseSeconds * 1000,
+      activityMs: ACTIVITY_MS,
+      ignore: (file) => this.isOwn(file),
+      onActivity: (file) => void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file)))),
+      onQuiet: (file, stage) => {
+        if (stage === 'quiet') this.extraction.trigger(file, { trigger: 'watcher', closeTrailingTurn: 'never' });
+        // With hooks connected, Stop says when a turn ends; without them, a long silence does.
+        else if (!this.hooksConnected) this.extraction.trigger(file, { trigger: 'watcher', closeTrailingTurn: 'if-answered' });
+        void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file))));
+      },
+    });
+  }
+
+  private async restartWatcher(): Promise<void> {
+    await this.watcher?.close();
+    this.watcher = null;
+    if (this.started) {
+      await this.refreshHooksConnected();
+      await this.startWatcher();
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    await this.settingsThen(async ({ idleMinutes }) => void (await this.sessions.sweepIdle(idleMinutes)));
+  }
+
+  /** Whether hook events reach this app now. */
+  get listening(): boolean {
+    return this.server !== null;
+  }
+
+  async close(): Promise<void> {
+    this.started = false;
+    this.extractionValue?.close();
+    this.unsubscribe?.();
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.watcher?.close();
+    this.watcher = null;
+    await this.server?.close();
+    this.server = null;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * What Claude Code gives a hook on stdin (SPEC §11): one JSON object with at least
+ * `session_id`, `transcript_path`, `cwd` and `hook_event_name`; `PreCompact` adds `trigger`,
+ * `Stop` adds `stop_hook_active`, `SessionEnd` adds `reason`. Only the fields Memdir uses are
+ * kept: a hook payload is a trigger ("look at this transcript now"), never data that is stored.
+ */
+import { z } from 'zod';
+import { MEMDIR_HOOK_EVENTS, type MemdirHookEvent } from '../../shared/contract/hooks.js';
+
+export { MEMDIR_HOOK_EVENTS, type MemdirHookEvent };
+
+/** Largest hook payload read (Claude Code's are a few hundred bytes). */
+export const MAX_HOOK_PAYLOAD_BYTES = 256 * 1024;
+
+const text = (max: number) => z.string().max(max);
+
+/** A hook event as Memdir passes it from the hook process to the app. */
+export const hookEventSchema = z.object({
+  event: z.enum(MEMDIR_HOOK_EVENTS),
+  sessionId: text(200).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'not a session id'),
+  transcriptPath: text(4096).min(1),
+  cwd: text(4096).nullable(),
+  /** PreCompact: `manual` or `auto`. */
+  trigger: text(40).nullable(),
+  /** SessionEnd: why it ended (`clear`, `logout`, `prompt_input_exit`, `other`…). */
+  reason: text(200).nullable(),
+  /** Stop: the agent is already continuing because of a Stop hook. */
+  stopHookActive: z.boolean().nullable(),
+  /** When the hook ran (ISO). */
+  receivedAt: z.string().max(40),
+});
+export type HookEvent = z.infer<typeof hookEventSchema>;
+
+const rawPayloadSchema = z.looseObject({
+  session_id: z.string(),
+  transcript_path: z.string(),
+  cwd: z.string().nullish(),
+  hook_event_name: z.string().nullish(),
+  trigger: z.string().nullish(),
+  reason: z.string().nullish(),
+  stop_hook_active: z.boolean().nullish(),
+});
+
+/** Whether `name` is one of the events Memdir handles. */
+export function isMemdirHookEvent(name: string): name is MemdirHookEvent {
+  return (MEMDIR_HOOK_EVENTS as readonly string[]).includes(name);
+}
+
+/**
+ * Turn the hook's stdin into a {@link HookEvent}. `event` is the one named on the command line
+ * (`memdir hook Stop`); the payload's `hook_event_name`, when present, must agree with it.
+ * Returns a readable problem instead of throwing.
+ */
+export function parseHookPayload(event: string, stdin: string, now = new Date()): { ok: true; event: HookEvent } | { ok: false; problem: string } {
+  if (!isMemdirHookEvent(event)) return { ok: false, problem: `"${event}" is not a hook event Memdir handles (${MEMDIR_HOOK_EVENTS.join(', ')})` };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(stdin);
+  } catch {
+    return { ok: false, problem: stdin.trim() === '' ? 'the hook received nothing on stdin' : 'the hook input is not JSON' };
+  }
+  const parsed = rawPayloadSchema.safeParse(raw);
+  if (!parsed.success) return { ok: false, problem: 'the hook input lacks session_id or transcript_path' };
+  const p = parsed.data;
+  if (p.hook_event_name && p.hook_event_name !== event) {
+    return { ok: false, problem: `the hook was installed for ${event} but Claude Code sent ${p.hook_event_name}` };
+  }
+  const candidate = {
+    event,
+    sessionId: p.session_id,
+    transcriptPath: p.transcript_path,
+    cwd: p.cwd ?? null,
+    trigger: p.trigger ?? null,
+    reason: p.reason ?? null,
+    stopHookActive: p.stop_hook_active ?? null,
+    receivedAt: now.toISOString(),
+  };
+  const checked = hookEventSchema.safeParse(candidate);
+  if (!checked.success) return { ok: false, problem: `the hook input is not usable (${checked.error.issues[0]?.path.join('.') ?? 'shape'}: ${checked.error.issues[0]?.message ?? 'invalid'})` };
+  return { ok: true, event: checked.data };
+}

@@ -1,0 +1,82 @@
+/**
+ * The Session Memory note (R-SESSION): structured markdown with four sections — current task,
+ * files changed, errors met, where the workflow stands. Written by a model from the previous
+ * note and what happened since, or offline straight from the transcript's own tool calls and
+ * errors (clearly labelled as such).
+ */
+import type { SessionFacts, SessionState } from './session-state.js';
+
+/** The sections every note has, in order. */
+export const NOTE_SECTIONS = ['Current task', 'Files changed', 'Errors met', 'Where the workflow stands'] as const;
+
+function cap(text: string, max: number): string {
+  const flat = text.trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** A path relative to the project when it is inside it. */
+function shortPath(file: string, projectPath: string | null): string {
+  if (projectPath && file.startsWith(`${projectPath}/`)) return file.slice(projectPath.length + 1);
+  return file;
+}
+
+function header(state: SessionState, at: string, how: string): string {
+  return `# Session memory\n\n_Session ${state.sessionId}${state.projectPath ? ` · ${state.projectPath}` : ''} · updated ${at} · ${how}_\n`;
+}
+
+/** The note written without a model, from the facts gathered from the transcript. */
+export function renderOfflineNote(state: SessionState, facts: SessionFacts, at: string, reason: string | null): string {
+  const files = facts.filesChanged.slice(-30).map((f) => `- ${shortPath(f, state.projectPath)}`);
+  const errors = facts.errors.slice(-10).map((e) => `- ${e.tool}: ${cap(e.text, 200)}`);
+  const recentTools = facts.recent.filter((r) => r.startsWith('tool ')).slice(-5).map((r) => `- ${r.slice(5)}`);
+  const stands = [facts.lastAnswer ? cap(facts.lastAnswer, 800) : 'No answer yet.', ...(recentTools.length > 0 ? ['', 'Latest tool calls:', ...recentTools] : [])];
+  return [
+    header(state, at, `offline (from the transcript's own tool calls and errors${reason ? `; ${reason}` : ''})`),
+    '## Current task',
+    facts.task ? cap(facts.task, 800) : 'Not stated yet.',
+    '',
+    '## Files changed',
+    ...(files.length > 0 ? files : ['None yet.']),
+    '',
+    '## Errors met',
+    ...(errors.length > 0 ? errors : ['None.']),
+    '',
+    '## Where the workflow stands',
+    ...stands,
+    '',
+  ].join('\n');
+}
+
+/** What the model is asked to do. */
+export const SESSION_SYSTEM_PROMPT = `You keep the Session Memory note of one Claude Code session: a short structured markdown note that lets the agent pick the work up again after its context is compacted. Rewrite the whole note from the previous note and what happened since. Keep it under 400 words. Use exactly these four sections, in this order, as level-2 headings:
+## Current task
+## Files changed
+## Errors met
+## Where the workflow stands
+Facts only, from the material given; no speculation, no secrets. Answer with the note's markdown only.`;
+
+/** The request for an updated note. */
+export function buildSessionPrompt(previousNote: string | null, state: SessionState, facts: SessionFacts): string {
+  return [
+    `<previous_note>\n${previousNote?.trim() || '(none yet)'}\n</previous_note>`,
+    `<latest_prompt>\n${facts.task ? cap(facts.task, 4000) : '(none)'}\n</latest_prompt>`,
+    `<files_changed>\n${facts.filesChanged.slice(-50).map((f) => shortPath(f, state.projectPath)).join('\n') || '(none)'}\n</files_changed>`,
+    `<errors>\n${facts.errors.slice(-15).map((e) => `${e.tool}: ${cap(e.text, 300)}`).join('\n') || '(none)'}\n</errors>`,
+    `<since_last_update>\n${facts.recent.slice(-40).join('\n') || '(nothing)'}\n</since_last_update>`,
+    `<latest_answer>\n${facts.lastAnswer ? cap(facts.lastAnswer, 3000) : '(none)'}\n</latest_answer>`,
+  ].join('\n\n');
+}
+
+/** Why a model's note cannot be used, or null when it has the four sections. */
+export function noteProblem(text: string): string | null {
+  const body = text.trim();
+  if (!body) return 'The model returned an empty note.';
+  const missing = NOTE_SECTIONS.filter((section) => !new RegExp(`^##\\s+${section}\\s*$`, 'im').test(body));
+  return missing.length > 0 ? `The model's note lacks ${missing.map((m) => `"${m}"`).join(', ')}.` : null;
+}
+
+/** The model's note under Memdir's header line. */
+export function renderModelNote(state: SessionState, text: string, at: string, model: string): string {
+  const body = text.trim().replace(/^```(?:markdown|md)?\s*\n([\s\S]*?)\n```$/, '$1').replace(/^#\s+Session memory\s*\n/i, '').trim();
+  return `${header(state, at, `by ${model}`)}\n${body}\n`;
+}

@@ -1,0 +1,113 @@
+/**
+ * Live sessions (R-SESSION): each session's Session Memory note, its counters since the last
+ * update and how far it is from the next one (more than 5,000 tokens of context growth AND at
+ * least 3 tool calls). Refreshed every few seconds while open.
+ */
+import { useEffect } from 'react';
+import Markdown from 'react-markdown';
+import remarkGfm from 'remark-gfm';
+import { SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
+import { progressToNext, useSessions } from '../stores/sessions.js';
+
+const REFRESH_MS = 5_000;
+
+function Progress({ label, value, text }: { label: string; value: number; text: string }) {
+  return (
+    <span className={`meter ${value >= 1 ? 'near' : ''}`}>
+      <span className="meter-bar" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(value * 100)}>
+        <span className="meter-fill" style={{ width: `${Math.round(value * 100)}%` }} />
+      </span>
+      <span className="meter-text">{text}</span>
+    </span>
+  );
+}
+
+function nextUpdate(s: SessionStatus): string {
+  if (s.due) return 'due at the next look';
+  const needs: string[] = [];
+  if (s.tokensToNext > 0) needs.push(`${s.tokensToNext.toLocaleString('en-US')} more tokens`);
+  if (s.toolCallsToNext > 0) needs.push(`${s.toolCallsToNext} more tool call${s.toolCallsToNext === 1 ? '' : 's'}`);
+  return needs.join(' and ');
+}
+
+export function LiveSessionsView() {
+  const { sessions, loaded, error, selected } = useSessions();
+  const { load, select, updateNow } = useSessions.getState();
+  useEffect(() => {
+    void load();
+    const timer = setInterval(() => void load(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [load]);
+  const current = sessions.find((s) => s.sessionId === selected) ?? null;
+  return (
+    <section className="sessions">
+      <header className="view-head">
+        <h1>Live sessions</h1>
+      </header>
+      <p className="muted small">
+        Each live Claude Code session keeps a Session Memory note (current task, files changed, errors met, where the workflow stands). It is updated when the context grew by more than{' '}
+        {SESSION_MIN_TOKENS.toLocaleString('en-US')} tokens and {SESSION_MIN_TOOL_CALLS} tool calls happened since the last update, and before a compaction; it is removed when the session ends.
+      </p>
+      {error && <div className="banner error">{error}</div>}
+      {loaded && sessions.length === 0 && <p className="muted">No live session. Sessions appear here while Claude Code works (connect the hooks in Settings, or keep Memdir open).</p>}
+      {sessions.length > 0 && (
+        <table className="grid" aria-label="Sessions">
+          <thead>
+            <tr>
+              <th>Session</th>
+              <th>Project</th>
+              <th>Context</th>
+              <th>Tokens since update</th>
+              <th>Tool calls since</th>
+              <th>Next update</th>
+              <th>Updates</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.map((s) => {
+              const progress = progressToNext(s);
+              return (
+                <tr key={s.sessionId} className={`clickable${s.sessionId === selected ? ' selected' : ''}`} onClick={() => select(s.sessionId)}>
+                  <td>
+                    <code>{s.sessionId.slice(0, 8)}</code>
+                  </td>
+                  <td className="small">{s.projectPath ?? s.project}</td>
+                  <td className="num">{s.contextTokens.toLocaleString('en-US')}</td>
+                  <td>
+                    <Progress label="Tokens toward the next update" value={progress.tokens} text={`${s.tokensSinceUpdate.toLocaleString('en-US')} / >${SESSION_MIN_TOKENS.toLocaleString('en-US')}`} />
+                  </td>
+                  <td>
+                    <Progress label="Tool calls toward the next update" value={progress.tools} text={`${s.toolCallsSinceUpdate} / ${SESSION_MIN_TOOL_CALLS}`} />
+                  </td>
+                  <td className="small">{nextUpdate(s)}</td>
+                  <td className="small">
+                    {s.updates}
+                    {s.lastUpdateAt ? ` · ${new Date(s.lastUpdateAt).toLocaleTimeString()}` : ''}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {current && (
+        <section className="session-note" aria-label="Session Memory note">
+          <div className="toolbar">
+            <h2>Note of {current.sessionId.slice(0, 8)}</h2>
+            <button onClick={() => void updateNow(current.sessionId)}>Update now</button>
+            {current.method && <span className="chip">{current.method === 'model' ? 'written by a model' : 'offline, from the transcript'}</span>}
+          </div>
+          {current.fallbackReason && <p className="banner warning">The model was not used: {current.fallbackReason}</p>}
+          {current.note ? (
+            <div className="markdown">
+              <Markdown remarkPlugins={[remarkGfm]}>{current.note}</Markdown>
+            </div>
+          ) : (
+            <p className="muted">No note yet: {nextUpdate(current)}.</p>
+          )}
+          {current.noteFile && <p className="muted small">{current.noteFile}</p>}
+        </section>
+      )}
+    </section>
+  );
+}
