@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
@@ -110,6 +112,27 @@ describe('scanHome on a fixture home with every bad case', () => {
     expect(noindex.problems.find((p) => p.code === 'orphan')!.message).toMatch(/no MEMORY.md yet/);
     const nomem = project('-work-nomem');
     expect(nomem).toMatchObject({ exists: false, memories: [], problems: [], path: '/work/nomem', transcripts: 1 });
+  });
+
+  it('reports a file it has no permission to read, in words (as an unprivileged user)', async () => {
+    // Root ignores permission bits; as root, the scan runs in a child process as `nobody`.
+    const asRoot = process.getuid?.() === 0;
+    if (!asRoot && !canChangePermissions) return;
+    const dir = path.join(root, 'perm', 'memory');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, 'open.md'), '---\nname: Open\ndescription: readable\ntype: user\n---\n');
+    await fs.writeFile(path.join(dir, 'closed.md'), '---\nname: Closed\ndescription: secret\ntype: user\n---\n');
+    await fs.chmod(path.join(dir, 'closed.md'), 0o000);
+    for (const d of [root, path.join(root, 'perm'), dir]) await fs.chmod(d, 0o755);
+    const worker = path.join(import.meta.dirname, 'test-support', 'scan-worker.ts');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', worker, dir], {
+      cwd: path.resolve(import.meta.dirname, '../../..'),
+      ...(asRoot ? { uid: 65534, gid: 65534, env: { ...process.env, HOME: '/tmp' } } : {}),
+    });
+    const scan = JSON.parse(stdout) as { memories: { file: string }[]; problems: { code: string; file: string; message: string }[] };
+    expect(scan.memories.map((m) => m.file)).toEqual(['open.md']);
+    expect(scan.problems.find((p) => p.file === 'closed.md')).toMatchObject({ code: 'unreadable', message: expect.stringMatching(/no permission/) });
+    await fs.chmod(path.join(dir, 'closed.md'), 0o644);
   });
 
   it('scans a missing home as empty, without error', async () => {
