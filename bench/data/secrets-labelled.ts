@@ -23,6 +23,7 @@
  *   Hugging Face, Linear, Databricks, DigitalOcean, Vault, Docker: gitleaks config/gitleaks.toml
  *   PEM        RFC 7468; JWT RFC 7519; connection strings: each database's URI docs.
  */
+import { prng } from '../lib.js';
 
 export interface LabelledSample {
   id: string;
@@ -32,17 +33,6 @@ export interface LabelledSample {
   text: string;
 }
 
-/** mulberry32: small, seeded, good enough for test data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readTurns } from '../../src/main/transcripts/turns.js';
-import { type Scenario, compare } from '../lib.js';
+import { type Scenario, compare, prng } from '../lib.js';
 
 const TARGET_BYTES = 1024 * 1024 * 1024;
 const CHUNK_BYTES = 1024 * 1024;
@@ -25,17 +25,6 @@ const MB = 1024 * 1024;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
 
-/** Deterministic PRNG (mulberry32): the same file every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A pool of source lines, already JSON-escaped, to cut tool payloads from. Cutting at line
