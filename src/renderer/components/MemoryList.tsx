@@ -1,10 +1,45 @@
 /** The memory list: virtualised, so ten thousand rows scroll as smoothly as ten. */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import type { MemoryRow } from '../stores/project.js';
 import { count } from './format.js';
 
 const ROW_HEIGHT = 56;
+
+/**
+ * One row. Memoised: while scrolling, rows that stay in view keep their props (a row's offset
+ * never changes), so each frame renders only the rows that just came into view.
+ */
+const MemoryRowView = memo(function MemoryRowView({ row, start, selected, onOpen }: { row: MemoryRow; start: number; selected: boolean; onOpen: (row: MemoryRow) => void }) {
+  return (
+    <div
+      role="option"
+      aria-selected={selected}
+      className={`memory-row${selected ? ' selected' : ''}`}
+      style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${start}px)` }}
+      onClick={() => onOpen(row)}
+      data-file={row.file}
+    >
+      <div className="memory-row-top">
+        <span className={`chip type-${row.type ?? 'none'}`}>{row.type ?? 'no type'}</span>
+        {row.scope === 'team' && <span className="chip team">team</span>}
+        <span className="memory-name">{row.name}</span>
+        {row.indexState === 'cut' && (
+          <span className="badge error" title="Its pointer is past the MEMORY.md cut: the agent never sees it">
+            cut
+          </span>
+        )}
+        {row.indexState === 'unlisted' && (
+          <span className="badge warning" title="Not listed in MEMORY.md">
+            unlisted
+          </span>
+        )}
+        {row.problems > 0 && <span className="badge warning">{count(row.problems, 'problem')}</span>}
+      </div>
+      <div className="memory-desc muted">{row.description || <em>no description</em>}</div>
+    </div>
+  );
+});
 
 export function MemoryList({ rows, selected, onOpen }: { rows: MemoryRow[]; selected: string | null; onOpen: (row: MemoryRow) => void }) {
   const parent = useRef<HTMLDivElement>(null);
@@ -20,35 +55,7 @@ export function MemoryList({ rows, selected, onOpen }: { rows: MemoryRow[]; sele
         {virtualizer.getVirtualItems().map((item) => {
           const row = rows[item.index]!;
           const key = `${row.scope}/${row.file}`;
-          return (
-            <div
-              key={key}
-              role="option"
-              aria-selected={selected === key}
-              className={`memory-row${selected === key ? ' selected' : ''}`}
-              style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
-              onClick={() => onOpen(row)}
-              data-file={row.file}
-            >
-              <div className="memory-row-top">
-                <span className={`chip type-${row.type ?? 'none'}`}>{row.type ?? 'no type'}</span>
-                {row.scope === 'team' && <span className="chip team">team</span>}
-                <span className="memory-name">{row.name}</span>
-                {row.indexState === 'cut' && (
-                  <span className="badge error" title="Its pointer is past the MEMORY.md cut: the agent never sees it">
-                    cut
-                  </span>
-                )}
-                {row.indexState === 'unlisted' && (
-                  <span className="badge warning" title="Not listed in MEMORY.md">
-                    unlisted
-                  </span>
-                )}
-                {row.problems > 0 && <span className="badge warning">{count(row.problems, 'problem')}</span>}
-              </div>
-              <div className="memory-desc muted">{row.description || <em>no description</em>}</div>
-            </div>
-          );
+          return <MemoryRowView key={key} row={row} start={item.start} selected={selected === key} onOpen={onOpen} />;
         })}
       </div>
     </div>

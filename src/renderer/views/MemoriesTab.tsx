@@ -1,12 +1,12 @@
 /** Browse and filter memories on the left; edit the open one on the right. */
-import { useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { MemoryEditor } from '../components/MemoryEditor.js';
 import { MemoryList } from '../components/MemoryList.js';
 import { useEditor } from '../stores/editor.js';
 import { type Route, useNav } from '../stores/nav.js';
-import { filterMemories, useProject } from '../stores/project.js';
+import { type MemoryRow, filterMemories, useProject } from '../stores/project.js';
 
 export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'project' }>; scan: ProjectScan }) {
   const rows = useProject((s) => s.rows);
@@ -17,6 +17,7 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
   const target = useEditor((s) => s.target);
   const search = useRef<HTMLInputElement>(null);
   const visible = useMemo(() => filterMemories(rows, filter), [rows, filter]);
+  const openRow = useCallback((row: MemoryRow) => go({ view: 'project', dir: route.dir, tab: 'memories', scope: row.scope, file: row.file }), [go, route.dir]);
 
   useEffect(() => {
     if (route.file === '__new__') void openEditor({ dir: route.dir, scope: route.scope ?? 'private', file: null });
@@ -65,7 +66,7 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
           {visible.length} of {rows.length} memories
           {scan.index.cut.length > 0 && ` · ${scan.index.cut.length} past the index cut`}
         </div>
-        <MemoryList rows={visible} selected={selected} onOpen={(row) => go({ view: 'project', dir: route.dir, tab: 'memories', scope: row.scope, file: row.file })} />
+        <MemoryList rows={visible} selected={selected} onOpen={openRow} />
       </div>
       <div className="pane editor-pane">
         {target ? (
