@@ -5,6 +5,7 @@ import { recallScenario } from './recall.js';
 import { rendererScenario } from './renderer.js';
 import { scanScenario } from './scan.js';
 import { secretsScenario } from './secrets.js';
+import { syncScenario } from './sync.js';
 import { transcriptsScenario } from './transcripts.js';
 
-export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario];
+export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario];

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { CommandPalette, usePalette } from './components/CommandPalette.js';
 import { JobsBar } from './components/JobsBar.js';
 import { Toasts } from './components/Toasts.js';
+import { useAlerts } from './stores/alerts.js';
 import { useApp } from './stores/app.js';
 import { useDream } from './stores/dream.js';
 import { useEditor } from './stores/editor.js';
@@ -13,8 +14,10 @@ import { useNav } from './stores/nav.js';
 import { themeOf, useSettings } from './stores/settings.js';
 import { projectName, useProjects } from './stores/projects.js';
 import { useProject } from './stores/project.js';
+import { useTeam } from './stores/team.js';
 import { subscribe } from './transport/transport.js';
 import { AgentsView } from './views/AgentsView.js';
+import { AlertsView } from './views/AlertsView.js';
 import { Dashboard } from './views/Dashboard.js';
 import { LiveSessionsView } from './views/LiveSessionsView.js';
 import { ProjectView } from './views/ProjectView.js';
@@ -34,6 +37,15 @@ function useLiveEvents(): void {
         useJobs.getState().apply(event.job);
         useExtract.getState().onJob(event.job);
         useDream.getState().onJob(event.job);
+        return;
+      }
+      if (event.type === 'alert' || event.type === 'alerts-changed') {
+        if (event.type === 'alerts-changed') useAlerts.getState().onChanged(event.open);
+        else void useAlerts.getState().load();
+        return;
+      }
+      if (event.type === 'team-changed') {
+        useTeam.getState().onTeamChanged(event.dir);
         return;
       }
       if (event.type === 'projects-changed') {
@@ -79,7 +91,7 @@ function useKeyboard(): void {
   }, []);
 }
 
-const TAB_LABELS = { memories: 'Memories', index: 'MEMORY.md', health: 'Health', history: 'History', recall: 'Recall playground', dream: 'Dream' } as const;
+const TAB_LABELS = { memories: 'Memories', index: 'MEMORY.md', health: 'Health', history: 'History', recall: 'Recall playground', dream: 'Dream', team: 'Team sync' } as const;
 
 function Sidebar() {
   const route = useNav((s) => s.route);
@@ -87,6 +99,7 @@ function Sidebar() {
   const projects = useProjects((s) => s.projects);
   const info = useApp((s) => s.info);
   const pending = useExtract((s) => totalPending(s.pending));
+  const alerts = useAlerts((s) => s.open);
   const openDir = route.view === 'project' ? route.dir : null;
   const current = openDir ? projects.find((p) => p.dir === openDir) : null;
   return (
@@ -100,7 +113,7 @@ function Sidebar() {
           <div className="nav-project-name" title={current ? projectName(current) : openDir}>
             {current ? projectName(current).split('/').pop() : openDir}
           </div>
-          {(['memories', 'index', 'health', 'history', 'recall', 'dream'] as const).map((tab) => (
+          {(['memories', 'index', 'health', 'history', 'recall', 'dream', 'team'] as const).map((tab) => (
             <button key={tab} className={route.view === 'project' && route.tab === tab ? 'nav-item sub active' : 'nav-item sub'} onClick={() => go({ view: 'project', dir: openDir, tab })}>
               {TAB_LABELS[tab]}
             </button>
@@ -115,6 +128,9 @@ function Sidebar() {
       </button>
       <button className={route.view === 'sessions' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'sessions' })}>
         Live sessions
+      </button>
+      <button className={route.view === 'alerts' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'alerts' })}>
+        Alerts {alerts > 0 && <span className="badge error" aria-label={`${alerts} open`}>{alerts}</span>}
       </button>
       <button className={route.view === 'settings' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'settings' })}>
         Settings
@@ -141,6 +157,7 @@ export function App() {
     void useJobs.getState().load();
     void useSettings.getState().load();
     void useExtract.getState().load();
+    void useAlerts.getState().load();
   }, []);
   return (
     <div className="layout">
@@ -157,6 +174,7 @@ export function App() {
         {route.view === 'settings' && <SettingsView />}
         {route.view === 'review' && <ReviewView {...(route.dir ? { dir: route.dir } : {})} />}
         {route.view === 'sessions' && <LiveSessionsView />}
+        {route.view === 'alerts' && <AlertsView />}
       </main>
       <CommandPalette />
       <JobsBar />

@@ -1,6 +1,7 @@
 /** Every handler of the contract, one file per domain; the transports call `createDispatcher`. */
 import type { AppContext } from '../app/app-context.js';
 import { agentHandlers } from './agents.js';
+import { alertHandlers } from './alerts.js';
 import { appHandlers } from './app.js';
 import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js';
 import { dreamHandlers } from './dream.js';
@@ -11,8 +12,9 @@ import { memoryHandlers } from './memories.js';
 import { projectHandlers } from './projects.js';
 import { recallHandlers } from './recall.js';
 import { sessionHandlers } from './session.js';
+import { teamHandlers } from './team.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...dreamHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

@@ -19,6 +19,7 @@ import { RecallService } from '../recall/recall-service.js';
 import { type CredentialCipher, FileCredentialStore } from '../settings/credentials.js';
 import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.js';
 import { MemoryWatcher } from './memory-watcher.js';
+import { TeamService } from '../team/team-service.js';
 import type { Where } from '../memdir/memory-service.js';
 
 export interface AppContextOptions {
@@ -42,6 +43,8 @@ export class AppContext {
   /** Extraction, Session Memory and Claude Code hooks (issue 5); started only with `watch: true`. */
   readonly autoMemory: AutoMemory = new AutoMemory(this);
   readonly credentials: FileCredentialStore;
+  /** Team sync and alerts (issue 7); the debounced and periodic syncs run only with `watch: true`. */
+  readonly team: TeamService;
   private recallService: RecallService | null = null;
   private cache = new HomeScanCache();
   private choice: HomeChoice = { home: null, demoHome: null };
@@ -53,6 +56,7 @@ export class AppContext {
     this.env = options.env ?? process.env;
     this.dataDir = options.dataDir ?? resolveDataDir(this.env);
     this.credentials = new FileCredentialStore(this.dataDir, options.cipher);
+    this.team = new TeamService(this);
   }
 
   /** Recall over the current home (one ranker per memory dir, kept up to date incrementally). */
@@ -70,6 +74,7 @@ export class AppContext {
     if (options.watch) ctx.startWatching();
     if (options.watch) ctx.dreams.startScheduler();
     if (options.watch) await ctx.autoMemory.start();
+    if (options.watch) await ctx.team.start();
     return ctx;
   }
 
@@ -154,6 +159,7 @@ export class AppContext {
   }
 
   async close(): Promise<void> {
+    await this.team.close();
     await this.autoMemory.close();
     await this.dreams.close();
     await this.jobs.close();

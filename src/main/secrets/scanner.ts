@@ -16,28 +16,11 @@ import path from 'node:path';
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
+import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { looksLikePlaceholder, looksMasked, maskSecret } from './heuristics.js';
 import { SECRET_RULES } from './rules.js';
 
-export interface Finding {
-  /** The file as the caller named it (`scanText` takes it from `options.file`). */
-  file: string;
-  /** 1-based line and column (UTF-16 units) of the secret's first character. */
-  line: number;
-  column: number;
-  /** `<source>/<kind>`: `memdir/anthropic-key`, `aws/AWSAccessKeyID`, `github/GITHUB_TOKEN`… */
-  rule: string;
-  /** What was found, for people. */
-  title: string;
-  /** The secret with all but a few leading characters masked. */
-  match: string;
-  /** `error`: a provider's exact format; `warning`: a heuristic (generic assignment, bearer). */
-  severity: 'error' | 'warning';
-  /** UTF-16 offsets of the secret in the scanned text: [start, end). */
-  range: [number, number];
-  /** First 16 hex of sha256(secret): recognises the same secret later without storing it. */
-  fingerprint: string;
-}
+export type { Finding } from '../../shared/secret-types.js';
 
 export interface ScanReport {
   findings: Finding[];
@@ -188,7 +171,7 @@ function dedupe(found: Candidate[]): Finding[] {
 }
 
 function failClosed(file: string, why: string): Finding[] {
-  return [{ file, line: 1, column: 1, rule: 'memdir/scanner-error', title: `The secret scan failed (${why}); treat the file as unsafe`, match: '', severity: 'error', range: [0, 0], fingerprint: '' }];
+  return [{ file, line: 1, column: 1, rule: SCANNER_ERROR_RULE, title: `The secret scan failed (${why}); treat the file as unsafe`, match: '', severity: 'error', range: [0, 0], fingerprint: '' }];
 }
 
 /** Scan one text. Never throws; resolves to the findings in text order. */

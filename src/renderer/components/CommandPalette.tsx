@@ -7,6 +7,7 @@ import { useExtract } from '../stores/extract.js';
 import { useNav } from '../stores/nav.js';
 import { projectName, useProjects } from '../stores/projects.js';
 import { useProject } from '../stores/project.js';
+import { useTeam } from '../stores/team.js';
 
 interface PaletteState {
   open: boolean;
@@ -55,6 +56,7 @@ export function CommandPalette() {
       { id: 'review', label: 'Review queue', hint: 'proposed memories, suggestions', run: () => go({ view: 'review', ...(dir ? { dir } : {}) }) },
       { id: 'sessions', label: 'Live sessions', hint: 'session memory notes', run: () => go({ view: 'sessions' }) },
       { id: 'hooks', label: 'Connect to Claude Code', hint: 'hooks, settings', run: () => go({ view: 'settings' }) },
+      { id: 'alerts', label: 'Alerts', hint: 'secrets, sync and security alerts', run: () => go({ view: 'alerts' }) },
     ];
     if (dir) {
       list.push(
@@ -72,6 +74,16 @@ export function CommandPalette() {
           run: () => {
             go({ view: 'project', dir, tab: 'dream' });
             void useDream.getState().now(dir);
+          },
+        },
+        { id: 'team', label: 'Team sync', hint: 'share memory/team, conflicts, what is waiting', run: () => go({ view: 'project', dir, tab: 'team' }) },
+        {
+          id: 'team-sync',
+          label: 'Sync team memory now',
+          hint: 'pull, then push',
+          run: () => {
+            go({ view: 'project', dir, tab: 'team' });
+            void useTeam.getState().open(dir).then(() => useTeam.getState().syncNow(dir));
           },
         },
         { id: 'dream-tab', label: 'Dream status and history', hint: 'gates, past dreams, diffs, revert', run: () => go({ view: 'project', dir, tab: 'dream' }) },

@@ -7,11 +7,12 @@ import type { Scope } from '../../shared/memory-types.js';
 
 export type Route =
   | { view: 'dashboard' }
-  | { view: 'project'; dir: string; tab: 'memories' | 'index' | 'history' | 'health' | 'recall' | 'dream'; scope?: Scope; file?: string }
+  | { view: 'project'; dir: string; tab: 'memories' | 'index' | 'history' | 'health' | 'recall' | 'dream' | 'team'; scope?: Scope; file?: string }
   | { view: 'agents'; dir?: string }
   | { view: 'settings' }
   | { view: 'review'; dir?: string }
-  | { view: 'sessions' };
+  | { view: 'sessions' }
+  | { view: 'alerts' };
 
 const enc = encodeURIComponent;
 
@@ -27,6 +28,8 @@ export function routeToHash(route: Route): string {
       return route.dir ? `#/review/${enc(route.dir)}` : '#/review';
     case 'sessions':
       return '#/sessions';
+    case 'alerts':
+      return '#/alerts';
     case 'project': {
       const base = `#/p/${enc(route.dir)}/${route.tab}`;
       return route.file ? `${base}/${route.scope ?? 'private'}/${enc(route.file)}` : base;
@@ -46,8 +49,9 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'agents') return parts[1] ? { view: 'agents', dir: parts[1] } : { view: 'agents' };
   if (parts[0] === 'review') return parts[1] ? { view: 'review', dir: parts[1] } : { view: 'review' };
   if (parts[0] === 'sessions') return { view: 'sessions' };
+  if (parts[0] === 'alerts') return { view: 'alerts' };
   if (parts[0] === 'p' && parts[1]) {
-    const tab = parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' || parts[2] === 'recall' || parts[2] === 'dream' ? parts[2] : 'memories';
+    const tab = parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' || parts[2] === 'recall' || parts[2] === 'dream' || parts[2] === 'team' ? parts[2] : 'memories';
     const scope: Scope = parts[3] === 'team' ? 'team' : 'private';
     return parts[4] ? { view: 'project', dir: parts[1], tab, scope, file: parts[4] } : { view: 'project', dir: parts[1], tab };
   }

@@ -4,6 +4,7 @@ import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { DreamCell } from '../components/DreamCell.js';
 import { LoadMeter } from '../components/LoadMeter.js';
+import { TeamCell } from '../components/TeamCell.js';
 import { ago, count } from '../components/format.js';
 import { useApp } from '../stores/app.js';
 import { useNav } from '../stores/nav.js';
@@ -126,7 +127,9 @@ export function Dashboard() {
                 {p.problems.error + p.problems.warning === 0 && <span className="muted">none</span>}
               </td>
               <td className="muted">{ago(p.lastChangeMs)}</td>
-              <td className="muted">{p.team ? 'local only' : '—'}</td>
+              <td>
+                <TeamCell dir={p.dir} hasTeamDir={p.team !== null} />
+              </td>
               <td>
                 <DreamCell dir={p.dir} />
               </td>

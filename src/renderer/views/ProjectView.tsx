@@ -9,6 +9,7 @@ import { HistoryTab } from './HistoryTab.js';
 import { IndexTab } from './IndexTab.js';
 import { MemoriesTab } from './MemoriesTab.js';
 import { RecallTab } from './RecallTab.js';
+import { TeamSyncTab } from './TeamSyncTab.js';
 
 export function ProjectView({ route }: { route: Extract<Route, { view: 'project' }> }) {
   const open = useProject((s) => s.open);
@@ -36,6 +37,7 @@ export function ProjectView({ route }: { route: Extract<Route, { view: 'project'
       {route.tab === 'history' && <HistoryTab dir={route.dir} />}
       {scan && route.tab === 'recall' && <RecallTab dir={route.dir} scan={scan} />}
       {route.tab === 'dream' && <DreamTab dir={route.dir} />}
+      {route.tab === 'team' && <TeamSyncTab dir={route.dir} />}
     </section>
   );
 }

@@ -4,7 +4,9 @@ import { MODEL_TASKS, PROVIDER_CHOICES, THEMES } from '../../shared/app-settings
 import { ExtractionSettings } from '../components/ExtractionSettings.js';
 import { useApp } from '../stores/app.js';
 import { messageOf } from '../stores/errors.js';
+import { useNav } from '../stores/nav.js';
 import { useSettings } from '../stores/settings.js';
+import { teamCell, useTeam } from '../stores/team.js';
 
 const PROVIDER_LABELS: Record<(typeof PROVIDER_CHOICES)[number], string> = {
   auto: 'Automatic (API key, else Claude Code CLI, else offline)',
@@ -12,6 +14,48 @@ const PROVIDER_LABELS: Record<(typeof PROVIDER_CHOICES)[number], string> = {
   'claude-cli': 'Claude Code CLI (claude -p)',
   offline: 'Offline (local ranker and rules only)',
 };
+
+/** Which projects share their team memory, and where; each links to its Team sync tab. */
+function TeamSettings() {
+  const overview = useTeam((s) => s.overview);
+  useEffect(() => {
+    void useTeam.getState().loadOverview(true);
+  }, []);
+  const rows = Object.values(overview);
+  return (
+    <fieldset>
+      <legend>Team</legend>
+      <p className="muted">
+        Share a project&apos;s <code>memory/team/</code> through a Memdir sync server: open the project&apos;s <strong>Team sync</strong> tab to connect it. Files holding a secret are never
+        uploaded; deletions are never pushed; a pull never loses an unpushed edit (it is kept as a conflict).
+      </p>
+      {rows.length === 0 ? (
+        <p className="muted small">No project is connected.</p>
+      ) : (
+        <table className="grid" aria-label="Connected projects">
+          <tbody>
+            {rows.map((r) => {
+              const cell = teamCell(r, true);
+              return (
+                <tr key={r.dir}>
+                  <td>
+                    <button className="link" onClick={() => useNav.getState().go({ view: 'project', dir: r.dir, tab: 'team' })}>
+                      {r.dir}
+                    </button>
+                  </td>
+                  <td className="small">
+                    {r.team} at {r.server}
+                  </td>
+                  <td>{cell.text}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </fieldset>
+  );
+}
 
 function ModelSettings() {
   const { view, status, error } = useSettings();
@@ -122,10 +166,7 @@ export function SettingsView() {
       </fieldset>
       <ModelSettings />
       <ExtractionSettings />
-      <fieldset disabled>
-        <legend>Team</legend>
-        <p className="muted">Share a project&apos;s team memory through a Memdir sync server. Not connected.</p>
-      </fieldset>
+      <TeamSettings />
       <p className="muted small">Memdir {info?.version}</p>
     </section>
   );

@@ -35,6 +35,10 @@ export const appEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('home-changed'), home: z.string() }),
   z.object({ type: z.literal('job'), job: jobSchema }),
   z.object({ type: z.literal('alert'), alert: alertSchema }),
+  /** A project's team sync state changed (a sync ran, a conflict came or went). */
+  z.object({ type: z.literal('team-changed'), dir: z.string() }),
+  /** The alert list changed (raised, resolved, dismissed); `open` is the badge count. */
+  z.object({ type: z.literal('alerts-changed'), open: z.number() }),
 ]);
 export type AppEvent = z.infer<typeof appEventSchema>;
 

@@ -4,6 +4,7 @@
  */
 import type { Def, QueryDef, SubscriptionDef } from './define.js';
 import { agentsContract } from './agents.js';
+import { alertsContract } from './alerts.js';
 import { appContract } from './app.js';
 import { dreamContract } from './dream.js';
 import { eventsContract } from './events.js';
@@ -13,6 +14,7 @@ import { memoriesContract } from './memories.js';
 import { projectsContract } from './projects.js';
 import { recallContract } from './recall.js';
 import { sessionContract } from './session.js';
+import { teamContract } from './team.js';
 
 export const CONTRACT = {
   ...appContract,
@@ -25,6 +27,8 @@ export const CONTRACT = {
   ...sessionContract,
   ...hooksContract,
   ...dreamContract,
+  ...teamContract,
+  ...alertsContract,
 } satisfies Record<string, Def>;
 
 export type Contract = typeof CONTRACT;

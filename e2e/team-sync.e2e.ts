@@ -1,0 +1,182 @@
+/**
+ * Two machines share a team memory (issue 7): a sync server started with the built
+ * `memdir server`, two app instances (two headless hosts, two homes, two data dirs) in real
+ * Chromium. Both connect from the Team sync tab; an edit made on both sides becomes a
+ * conflict on the second, which is resolved in the merge editor and reaches the first; a
+ * secret written into the team folder is held back, shown in Alerts, and redacted there.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { type Host, artifact, startHost } from './support/host.js';
+
+requireBrowser();
+
+const MEMDIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../out/cli/memdir.js');
+const run = promisify(execFile);
+const topic = (name: string, body: string) => `---\nname: ${name}\ndescription: ${name}, shared with the team\ntype: project\n---\n\n${body}\n`;
+// A fake Slack bot token, the shape the scanner knows.
+const SLACK_TOKEN = ['xoxb', '2048675309', '4096123456', 'Q7vR2mX9kL4pT7wNc3bY6hJ1'].join('-');
+
+async function startSyncServer(db: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [MEMDIR, 'server', '--db', db, '--port', '0', '--rate', '1000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`memdir server did not start: ${err}`)), 20_000);
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (d: string) => {
+      err += d;
+      const match = /listening on (http:\/\/\S+)/.exec(err);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, child });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`memdir server exited with ${code}: ${err}`)));
+  });
+}
+
+describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+  let root: string;
+  let server: { url: string; child: ChildProcess };
+  let tokens: string[];
+  let browser: Browser;
+  const hosts: Host[] = [];
+  const pages: Page[] = [];
+  const errors: string[] = [];
+  const teamDir = (m: 'a' | 'b') => path.join(root, m, 'home', 'projects', '-work-app', 'memory', 'team');
+
+  /** What the server holds now, read with a member's token. */
+  async function onServer(key: string): Promise<string | undefined> {
+    const r = await fetch(`${server.url}/v1/teams/platform/entries`, { headers: { authorization: `Bearer ${tokens[0]}` } });
+    return ((await r.json()) as { entries: Record<string, { content: string }> }).entries[key]?.content;
+  }
+
+  beforeAll(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-team-')));
+    const db = path.join(root, 'server', 'team-sync.sqlite');
+    // Step 1 of the README's guide: a server, a team, a token per member.
+    await run(process.execPath, [MEMDIR, 'server', 'admin', 'create-team', 'platform', '--db', db]);
+    tokens = [];
+    for (const member of ['ann', 'bob']) {
+      const { stdout } = await run(process.execPath, [MEMDIR, 'server', 'admin', 'issue-token', 'platform', '--member', member, '--db', db, '--json']);
+      tokens.push((JSON.parse(stdout) as { token: string }).token);
+    }
+    server = await startSyncServer(db);
+
+    for (const m of ['a', 'b'] as const) {
+      const memory = path.join(root, m, 'home', 'projects', '-work-app', 'memory');
+      await fs.mkdir(path.join(memory, 'team'), { recursive: true });
+      await fs.writeFile(path.join(memory, 'MEMORY.md'), '');
+    }
+    await fs.writeFile(path.join(teamDir('a'), 'MEMORY.md'), '- [Deploys](project_deploys.md) — when we ship\n');
+    await fs.writeFile(path.join(teamDir('a'), 'project_deploys.md'), topic('Deploys', 'No deploys on Fridays.'));
+
+    browser = await launchBrowser();
+    for (const m of ['a', 'b'] as const) {
+      const host = await startHost(['--home', path.join(root, m, 'home'), '--port', '0', '--data-dir', path.join(root, m, 'data')]);
+      hosts.push(host);
+      const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+      page.on('pageerror', (e) => errors.push(`${m}: ${e.message}`));
+      pages.push(page);
+    }
+  });
+  afterAll(async () => {
+    await browser?.close();
+    for (const host of hosts) await host.stop();
+    if (server?.child.exitCode === null) {
+      const exited = new Promise((r) => server.child.once('exit', r));
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  async function connect(page: Page, host: Host, token: string): Promise<void> {
+    await page.goto(host.url);
+    await page.getByRole('button', { name: '-work-app' }).first().click();
+    await page.getByRole('button', { name: 'Team sync', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Connect to a sync server' });
+    await form.getByLabel('Server URL', { exact: true }).fill(server.url);
+    await form.getByLabel('Team', { exact: true }).fill('platform');
+    await form.getByLabel('Token', { exact: true }).fill(token);
+    await form.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('region', { name: 'Sync state' }).waitFor({ timeout: 20_000 });
+  }
+
+  it('connects both machines from the Team sync tab: the first pushes its team memory, the second pulls it', async () => {
+    const [a, b] = pages as [Page, Page];
+    await connect(a, hosts[0]!, tokens[0]!);
+    await expect.poll(() => a.locator('[data-state]').first().getAttribute('data-state'), { timeout: 20_000 }).toBe('synced');
+    expect(await a.getByRole('region', { name: 'Sync state' }).textContent()).toContain('you are ann');
+    expect(await onServer('project_deploys.md')).toContain('No deploys on Fridays.');
+
+    await connect(b, hosts[1]!, tokens[1]!);
+    await expect.poll(() => b.locator('[data-state]').first().getAttribute('data-state'), { timeout: 20_000 }).toBe('synced');
+    expect(await fs.readFile(path.join(teamDir('b'), 'project_deploys.md'), 'utf8')).toContain('No deploys on Fridays.');
+    // The dashboard's Team column shows it.
+    await b.getByRole('button', { name: 'Projects', exact: true }).click();
+    await expect.poll(() => b.locator('.team-cell').first().textContent()).toMatch(/^synced/);
+  });
+
+  it('an edit on both machines becomes a conflict on the second; the merge editor resolves it and it reaches the first', async () => {
+    const [a, b] = pages as [Page, Page];
+    // ann edits and her app pushes it by itself (watcher → debounced sync).
+    await fs.writeFile(path.join(teamDir('a'), 'project_deploys.md'), topic('Deploys', 'No deploys on Fridays.\nNone on public holidays either.'));
+    await expect.poll(() => onServer('project_deploys.md'), { timeout: 20_000 }).toContain('public holidays');
+    // bob, who has not pulled that yet, edits the same file.
+    await fs.writeFile(path.join(teamDir('b'), 'project_deploys.md'), topic('Deploys', 'No deploys on Fridays.\nRollbacks need two reviewers.'));
+    await b.getByRole('button', { name: '-work-app' }).first().click();
+    await b.getByRole('button', { name: 'Team sync', exact: true }).click();
+    const conflicts = b.getByRole('table', { name: 'Conflicts to resolve' });
+    await conflicts.locator('tr[data-key="project_deploys.md"]').waitFor({ timeout: 20_000 });
+    // Server wins on disk; bob's edit is kept, not lost.
+    expect(await fs.readFile(path.join(teamDir('b'), 'project_deploys.md'), 'utf8')).toContain('public holidays');
+    await conflicts.getByRole('button', { name: 'Resolve…' }).click();
+    const merge = b.getByRole('region', { name: 'Resolve team/project_deploys.md' });
+    await merge.getByRole('region', { name: "The team's version (on disk now)" }).getByText('None on public holidays either.').waitFor();
+    await merge.getByRole('region', { name: 'Your version (kept)' }).getByText('Rollbacks need two reviewers.').waitFor();
+    // The proposed result holds both sides' lines.
+    const result = merge.getByLabel('Merged result');
+    await expect.poll(() => result.textContent()).toContain('Rollbacks need two reviewers.');
+    expect(await result.textContent()).toContain('None on public holidays either.');
+    await b.screenshot({ path: artifact('10-team-sync-conflict.png'), fullPage: true });
+    await merge.getByRole('button', { name: 'Save merge' }).click();
+    await b.getByText('Saved and pushed project_deploys.md.').waitFor({ timeout: 20_000 });
+    await expect.poll(() => b.getByRole('table', { name: 'Conflicts to resolve' }).count()).toBe(0);
+    const merged = await onServer('project_deploys.md');
+    expect(merged).toContain('None on public holidays either.');
+    expect(merged).toContain('Rollbacks need two reviewers.');
+
+    // ann syncs and has the merge.
+    await a.getByRole('button', { name: 'Sync now' }).click();
+    await expect.poll(() => fs.readFile(path.join(teamDir('a'), 'project_deploys.md'), 'utf8'), { timeout: 20_000 }).toBe(merged);
+    await b.screenshot({ path: artifact('11-team-sync-resolved.png'), fullPage: true });
+  });
+
+  it('holds back a file with a secret, shows it in Alerts with a badge, and redacts it there', async () => {
+    const b = pages[1]!;
+    await fs.writeFile(path.join(teamDir('b'), 'reference_slack.md'), `---\nname: Slack bot\ndescription: Where the deploy bot posts\ntype: reference\n---\n\nThe bot posts to #deploys with ${SLACK_TOKEN}.\n`);
+    const badge = b.getByRole('navigation', { name: 'Main' }).getByLabel('1 open');
+    await badge.waitFor({ timeout: 20_000 });
+    expect(await onServer('reference_slack.md')).toBeUndefined();
+    await b.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Alerts/ }).click();
+    const findings = b.getByRole('table', { name: 'Findings in team/reference_slack.md' });
+    await findings.waitFor();
+    expect(await findings.textContent()).toMatch(/Slack/);
+    expect(await findings.textContent()).not.toContain(SLACK_TOKEN);
+    await b.screenshot({ path: artifact('12-alerts.png'), fullPage: true });
+    await findings.getByRole('button', { name: 'Redact' }).click();
+    await b.getByText(/^Redacted: team\/reference_slack\.md can be shared now/).waitFor();
+    expect(await fs.readFile(path.join(teamDir('b'), 'reference_slack.md'), 'utf8')).toContain('with [REDACTED].');
+    await expect.poll(() => onServer('reference_slack.md'), { timeout: 20_000 }).toContain('[REDACTED]');
+    await expect.poll(() => badge.count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+});

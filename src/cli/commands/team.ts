@@ -1,0 +1,282 @@
+/**
+ * `memdir team connect|status|sync|disconnect`: share a project's `memory/team/` through a
+ * Memdir sync server from the command line — the same TeamSync the app runs, once.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import type { SyncReport } from '../../shared/contract/team.js';
+import { resolveDataDir } from '../../main/data-dir.js';
+import { projectsRoot } from '../../main/memdir/home.js';
+import { type ProjectLocation, ProjectNotFoundError, locateProject } from '../../main/memdir/projects.js';
+import { CREDENTIALS_FILE, FileCredentialStore } from '../../main/settings/credentials.js';
+import { AlertCenter } from '../../main/team/alert-center.js';
+import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from '../../main/team/connections.js';
+import { TeamClient, TeamClientError } from '../../main/team/team-client.js';
+import { TeamSync } from '../../main/team/team-sync.js';
+import { homeFrom } from './scan.js';
+
+const projectOption: OptionSpec = { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };
+
+/** A directory name under projects/ when one exists by that name, else a path from the caller's directory. */
+function projectTarget(target: string, home: string, cwd: string): string {
+  if (!/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target))) return target;
+  return target.startsWith('~') ? target : path.resolve(cwd, target);
+}
+
+async function locate(values: Record<string, unknown>, io: CliIo): Promise<ProjectLocation> {
+  if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
+  const home = homeFrom(values, io);
+  try {
+    return await locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
+  } catch (error) {
+    if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
+    throw error;
+  }
+}
+
+function dataDirOf(io: CliIo): string {
+  return resolveDataDir(io.env);
+}
+
+/** Whether the credential file was written encrypted by the desktop app (the CLI cannot read or rewrite it). */
+function credentialsEncrypted(dataDir: string): boolean {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(dataDir, CREDENTIALS_FILE), 'utf8')) as { encrypted?: unknown }).encrypted === true;
+  } catch {
+    return false;
+  }
+}
+
+async function readStdin(stream: NodeJS.ReadableStream | undefined): Promise<string> {
+  if (!stream) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) {
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    if (chunks.reduce((n, c) => n + c.length, 0) > 10_000) break;
+  }
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+function connectionView(c: TeamConnection): Record<string, unknown> {
+  return { server: c.server, team: c.team, member: c.member, tokenId: c.tokenId, connectedAt: c.connectedAt, pullIntervalSec: c.pullIntervalSec };
+}
+
+/** The connection's client; `localOnly` (status) needs no token, because it never calls the server. */
+async function openSync(connection: TeamConnection, io: CliIo, dataDir: string, localOnly = false): Promise<TeamSync> {
+  const credentials = new FileCredentialStore(dataDir);
+  const token = localOnly ? '' : await readToken(connection, credentials, io.env);
+  if (token === null) {
+    const why = credentialsEncrypted(dataDir) ? 'it was stored encrypted by the desktop app, which only the app can read' : 'none is stored';
+    throw new CliFailure(`no team token for this project (${why}); set MEMDIR_TEAM_TOKEN for this run, or connect again.`);
+  }
+  return TeamSync.open({ connection, token, dataDir, dir: connection.dir, alerts: new AlertCenter(dataDir) });
+}
+
+function describeReport(io: CliIo, report: SyncReport, connection: TeamConnection): void {
+  const where = `${connection.team} at ${connection.server}`;
+  if (report.pull.status === 304) io.out(`Pull: nothing new from ${where} (version ${report.version ?? '?'}).\n`);
+  else if (report.pull.status === 200) io.out(`Pull: ${report.pull.written.length} file(s) written from ${where}${report.pull.written.length ? `: ${report.pull.written.join(', ')}` : ''} (version ${report.version ?? '?'}).\n`);
+  for (const key of report.pull.conflicts) io.out(`Conflict: team/${key} changed on the server and here; the server's version is on disk, yours is kept (resolve it in the app's Team sync view).\n`);
+  for (const r of report.pull.refused) io.out(`Refused from the server: ${r.reason}\n`);
+  io.out(report.push.uploaded.length ? `Push: ${report.push.uploaded.length} file(s): ${report.push.uploaded.join(', ')}.\n` : 'Push: nothing to upload.\n');
+  if (report.push.stale) io.out(`(${report.push.stale} push(es) were based on an older version and were retried.)\n`);
+  for (const w of report.waiting.filter((x) => x.reason !== 'pending')) io.out(`Not uploaded: team/${w.key} — ${w.detail}\n`);
+  if (report.error) io.err(`memdir team sync: ${report.error.message}\n`);
+}
+
+export const teamCommand: CommandSpec = {
+  name: ['team'],
+  summary: "Share a project's memory/team/ through a sync server: connect, status, sync, disconnect.",
+  args: [],
+  options: {},
+  details: `memdir team connect --project P --server URL --team TEAM --token-stdin [--json]
+memdir team status --project P [--json]
+memdir team sync --project P [--json]
+memdir team disconnect --project P [--json]
+Run \`memdir team <subcommand> --help\` for each one's options and JSON output.`,
+  async run({ io }) {
+    io.err('memdir team: name a subcommand (connect, status, sync, disconnect). Run `memdir team --help`.\n');
+    return EXIT_ERROR;
+  },
+};
+
+export const teamConnectCommand: CommandSpec = {
+  name: ['team', 'connect'],
+  summary: "Connect a project's team memory (memory/team/) to a Memdir sync server, then sync once.",
+  args: [],
+  options: {
+    project: projectOption,
+    server: { type: 'string', valueName: 'URL', description: 'the sync server, e.g. https://memdir.example.com (required)' },
+    team: { type: 'string', valueName: 'TEAM', description: 'the team name on that server (required)' },
+    'token-stdin': { type: 'boolean', description: 'read the token from standard input (preferred)' },
+    token: { type: 'string', valueName: 'TOKEN', description: 'the token itself (visible in your shell history and process list: prefer --token-stdin or MEMDIR_TEAM_TOKEN)' },
+    'allow-http': { type: 'boolean', description: 'allow plain http to a host other than this machine (the token travels unencrypted)' },
+    interval: { type: 'string', valueName: 'SEC', description: 'how often the app pulls (default 60)' },
+    home: homeOption,
+    json: jsonOption,
+  },
+  details: `The token comes from --token-stdin, else $MEMDIR_TEAM_TOKEN, else --token. It is checked against the
+server (it must belong to --team), never printed, and kept in Memdir's credential store
+(<data dir>/credentials.json, mode 0600; encrypted with the OS keychain when the desktop app
+stores it). The connection (server, team, member) is kept in <data dir>/team/connections.json.
+JSON: {"project": {"dir", "memoryDir"}, "connection": {"server", "team", "member", "tokenId",
+  "connectedAt", "pullIntervalSec"}, "sync": <the report of \`memdir team sync --json\`>}
+Exit codes: 0 connected (even if the first sync found conflicts), 2 refused (bad URL, wrong team,
+unknown token, server unreachable).`,
+  async run({ values, io }) {
+    const loc = await locate(values, io);
+    if (typeof values.server !== 'string') throw new UsageError('--server is required');
+    if (typeof values.team !== 'string') throw new UsageError('--team is required');
+    let token = '';
+    if (values['token-stdin']) token = await readStdin(io.stdin);
+    else if (io.env.MEMDIR_TEAM_TOKEN) token = io.env.MEMDIR_TEAM_TOKEN.trim();
+    else if (typeof values.token === 'string') {
+      token = values.token.trim();
+      io.err('memdir team connect: note: a token given with --token is visible in your shell history; prefer --token-stdin.\n');
+    }
+    if (!token) throw new UsageError('no token: pipe it into --token-stdin, or set MEMDIR_TEAM_TOKEN');
+    const interval = values.interval === undefined ? undefined : Number(values.interval);
+    if (interval !== undefined && (!Number.isInteger(interval) || interval < 5 || interval > 86_400)) throw new UsageError('--interval must be a whole number of seconds from 5 to 86400');
+    const dataDir = dataDirOf(io);
+    if (credentialsEncrypted(dataDir)) {
+      throw new CliFailure("Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Team sync view instead.");
+    }
+    let server: string;
+    let team: string;
+    try {
+      server = checkServerUrl(values.server, values['allow-http'] === true);
+      team = checkTeamName(values.team);
+    } catch (error) {
+      if (error instanceof TeamConfigError) throw new CliFailure(error.message);
+      throw error;
+    }
+    const tokenId = tokenIdOf(token);
+    if (!tokenId) throw new CliFailure('that is not a Memdir team token (they look like mdt_…, from `memdir server admin issue-token`)');
+    const client = new TeamClient({ server, team, token, timeoutMs: 15_000 });
+    let member: string;
+    try {
+      const me = await client.me();
+      if (me.team !== team) throw new CliFailure(`this token belongs to team "${me.team}", not "${team}"`);
+      member = me.member;
+      await client.checksums();
+    } catch (error) {
+      if (error instanceof TeamClientError) throw new CliFailure(error.message);
+      throw error;
+    }
+    const store = new ConnectionStore(dataDir);
+    const previous = await store.forMemoryDir(loc.memoryDir);
+    const connection = await store.save({
+      memoryDir: loc.memoryDir,
+      dir: loc.dir,
+      server,
+      team,
+      member,
+      tokenId,
+      connectedAt: new Date().toISOString(),
+      pullIntervalSec: interval ?? previous?.pullIntervalSec ?? 60,
+    });
+    await new FileCredentialStore(dataDir).set(tokenCredentialName(connection.id), token);
+    await fsp.mkdir(path.join(loc.memoryDir, 'team'), { recursive: true });
+    const sync = await TeamSync.open({ connection, token, dataDir, dir: loc.dir, alerts: new AlertCenter(dataDir) });
+    const report = await sync.sync();
+    if (values.json) {
+      printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, connection: connectionView(connection), sync: report });
+      return EXIT_OK;
+    }
+    io.out(`Connected ${loc.memoryDir}/team to team ${team} at ${server} as ${member} (token ${tokenId}).\n`);
+    describeReport(io, report, connection);
+    return EXIT_OK;
+  },
+};
+
+async function requireConnection(values: Record<string, unknown>, io: CliIo): Promise<{ loc: ProjectLocation; connection: TeamConnection; dataDir: string }> {
+  const loc = await locate(values, io);
+  const dataDir = dataDirOf(io);
+  const connection = await new ConnectionStore(dataDir).forMemoryDir(loc.memoryDir);
+  if (!connection) throw new CliFailure(`${loc.dir} is not connected to a sync server; run \`memdir team connect --project ${String(values.project)} --server URL --team TEAM --token-stdin\` first.`);
+  return { loc, connection, dataDir };
+}
+
+export const teamStatusCommand: CommandSpec = {
+  name: ['team', 'status'],
+  summary: "A project's team sync: connection, last pull and push, what waits to be uploaded and why, conflicts.",
+  args: [],
+  options: { project: projectOption, home: homeOption, json: jsonOption },
+  details: `Looks only at this machine (no request to the server); \`memdir team sync\` talks to it.
+JSON: {"project": {"dir", "memoryDir"}, "connected": bool, "connection": {…} | null, "lastPullAt",
+  "lastPushAt", "version", "files", "waiting": [{"key", "reason", "detail"}],
+  "conflicts": [{"id", "key", "createdAt", "localSha", "serverSha", "serverUpdatedBy", "localRev", …}]}
+"reason" is one of pending, secret, invalid-key, too-large, not-utf8, binary, symlink, not-a-file,
+too-deep, server-moved, refused. Exit codes: 0 in step, 1 conflicts or files held back, 2 error.`,
+  async run({ values, io }) {
+    const loc = await locate(values, io);
+    const dataDir = dataDirOf(io);
+    const connection = await new ConnectionStore(dataDir).forMemoryDir(loc.memoryDir);
+    if (!connection) {
+      if (values.json) printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, connected: false, connection: null });
+      else io.out(`${loc.dir}: not connected to a sync server (team memory stays on this machine).\n`);
+      return EXIT_OK;
+    }
+    const sync = await openSync(connection, io, dataDir, true);
+    const inspected = await sync.inspect();
+    const blocked = inspected.waiting.filter((w) => w.reason !== 'pending');
+    if (values.json) {
+      printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, connected: true, connection: connectionView(connection), ...inspected });
+    } else {
+      io.out(`${loc.dir}: connected to team ${connection.team} at ${connection.server} as ${connection.member}.\n`);
+      io.out(`Last pull: ${inspected.lastPullAt ?? 'never'}; last push: ${inspected.lastPushAt ?? 'never'}; server version ${inspected.version ?? '?'}; ${inspected.files} team file(s) here.\n`);
+      for (const w of inspected.waiting) io.out(`${w.reason === 'pending' ? 'Waiting' : 'Held back'}: team/${w.key} — ${w.detail}\n`);
+      for (const c of inspected.conflicts) io.out(`Conflict ${c.id}: team/${c.key} (server version by ${c.serverUpdatedBy ?? '?'}; yours is kept).\n`);
+      if (inspected.waiting.length === 0 && inspected.conflicts.length === 0) io.out('Everything here is on the server.\n');
+    }
+    return inspected.conflicts.length > 0 || blocked.length > 0 ? EXIT_PROBLEMS : EXIT_OK;
+  },
+};
+
+export const teamSyncCommand: CommandSpec = {
+  name: ['team', 'sync'],
+  summary: 'Sync a project once: pull (the server wins per key; unpushed local edits kept as conflicts), then push what changed.',
+  args: [],
+  options: { project: projectOption, home: homeOption, json: jsonOption },
+  details: `Deletions are never pushed: a file deleted here comes back. Files holding a secret are not
+uploaded (see the Alerts view, or \`memdir secrets scan\`). A push based on an old version (412)
+is retried a few times with backoff, then left for the next sync.
+JSON: {"project": {"dir", "memoryDir"}, "pull": {"status": 200|304|null, "full", "written": [key],
+  "conflicts": [key], "refused": [{"key", "reason"}]}, "push": {"uploaded": [key], "attempts", "stale",
+  "requests"}, "waiting": [{"key", "reason", "detail"}], "bytesHashed", "filesHashed", "version",
+  "etag", "error": {"code", "message", "at"} | null, "durationMs"}
+Exit codes: 0 synced, 1 synced but conflicts came or files were held back, 2 the sync failed.`,
+  async run({ values, io }) {
+    const { loc, connection, dataDir } = await requireConnection(values, io);
+    const sync = await openSync(connection, io, dataDir);
+    const report = await sync.sync();
+    const open = (await sync.inspect()).conflicts.length;
+    if (values.json) printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, ...report });
+    else describeReport(io, report, connection);
+    if (report.error) return EXIT_ERROR;
+    return open > 0 || report.waiting.some((w) => w.reason !== 'pending') ? EXIT_PROBLEMS : EXIT_OK;
+  },
+};
+
+export const teamDisconnectCommand: CommandSpec = {
+  name: ['team', 'disconnect'],
+  summary: 'Stop syncing a project: its team files, history and conflicts stay; the stored token is deleted.',
+  args: [],
+  options: { project: projectOption, home: homeOption, json: jsonOption },
+  details: 'JSON: {"disconnected": bool}',
+  async run({ values, io }) {
+    const loc = await locate(values, io);
+    const dataDir = dataDirOf(io);
+    const store = new ConnectionStore(dataDir);
+    const connection = await store.forMemoryDir(loc.memoryDir);
+    if (connection) {
+      await store.remove(connection.id);
+      if (!credentialsEncrypted(dataDir)) await new FileCredentialStore(dataDir).delete(tokenCredentialName(connection.id));
+    }
+    if (values.json) printJson(io, { disconnected: connection !== null });
+    else io.out(connection ? `Disconnected ${loc.dir} from ${connection.team} at ${connection.server}.\n` : `${loc.dir} was not connected.\n`);
+    return EXIT_OK;
+  },
+};

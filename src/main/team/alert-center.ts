@@ -1,0 +1,276 @@
+/**
+ * Alerts (issue 7 part 5): what Memdir must tell the user about team sync — a secret that
+ * blocks an upload, a link refused in the team folder, hostile keys or wrong checksums from a
+ * server, a push that kept failing — kept in `<dataDir>/alerts/alerts.json` so they survive a
+ * restart and reach the app from the CLI too.
+ *
+ * Life cycle: `raise` opens an alert for a *topic* (e.g. the secrets of one file); raising the
+ * same topic again updates it in place, and only a new cause (a different finding, a different
+ * message) announces it again — as the `alert` app event, which the desktop shell shows as a
+ * native notification. `resolve` closes it when the cause is gone (redacted, allowed, clean
+ * again, the next sync worked); `dismiss` is the user's "I know": a dismissed alert stays quiet
+ * until its cause changes.
+ *
+ * Allowed findings (`allow`) are kept in `<dataDir>/alerts/allowed.json` with who and why; an
+ * allowed fingerprint no longer blocks an upload of that exact match in that memory dir.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { type AlertRecord, type AllowedSecret, alertRecordSchema, allowedSecretSchema } from '../../shared/contract/alerts.js';
+import type { AppEvent } from '../../shared/contract/events.js';
+import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { writeDataFile } from '../memdir/safe-fs.js';
+
+/** Kept beside each alert: what it is about, and what exactly it said. */
+const storedSchema = alertRecordSchema.extend({ topic: z.string(), signature: z.string() });
+type StoredAlert = z.infer<typeof storedSchema>;
+const alertsFileSchema = z.object({ version: z.literal(1), alerts: z.array(storedSchema) });
+const allowedFileSchema = z.object({ version: z.literal(1), allowed: z.array(allowedSecretSchema) });
+
+/** Closed alerts kept for the record. */
+const KEEP_CLOSED = 200;
+
+export interface RaiseInput {
+  /** What the alert is about; one alert per topic (`secret:<memoryDir>:team/x.md`). */
+  topic: string;
+  kind: AlertRecord['kind'];
+  title: string;
+  message: string;
+  dir?: string | null;
+  memoryDir?: string | null;
+  file?: string | null;
+  findings?: Finding[];
+}
+
+/** An alert Memdir cannot act on as asked, in words. */
+export class AlertError extends Error {
+  override readonly name = 'AlertError';
+  constructor(
+    readonly code: 'not-found' | 'invalid-input' | 'conflict',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function signatureOf(input: RaiseInput): string {
+  if (input.findings && input.findings.length > 0) return input.findings.map((f) => `${f.rule}:${f.fingerprint}`).sort().join(',');
+  return `${input.title}\n${input.message}`;
+}
+
+function publicRecord({ topic: _topic, signature: _signature, ...record }: StoredAlert): AlertRecord {
+  return record;
+}
+
+/** See the file comment. */
+export class AlertCenter {
+  private alerts: StoredAlert[] | null = null;
+  private allowed: AllowedSecret[] | null = null;
+  private stamp: string | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  readonly file: string;
+  readonly allowedFile: string;
+
+  constructor(
+    readonly dataDir: string,
+    private readonly publish: (event: AppEvent) => void = () => undefined,
+  ) {
+    this.file = path.join(dataDir, 'alerts', 'alerts.json');
+    this.allowedFile = path.join(dataDir, 'alerts', 'allowed.json');
+  }
+
+  private async fileStamp(file: string): Promise<string> {
+    const st = await fs.stat(file).catch(() => null);
+    return st ? `${st.mtimeMs}:${st.size}:${st.ino}` : 'none';
+  }
+
+  /** Load (again, when another process changed the files). */
+  private async ensure(): Promise<{ alerts: StoredAlert[]; allowed: AllowedSecret[] }> {
+    const stamp = `${await this.fileStamp(this.file)}|${await this.fileStamp(this.allowedFile)}`;
+    if (this.alerts && this.allowed && stamp === this.stamp) return { alerts: this.alerts, allowed: this.allowed };
+    const read = async <T>(file: string, schema: z.ZodType<T>): Promise<T | null> => {
+      try {
+        const parsed = schema.safeParse(JSON.parse(await fs.readFile(file, 'utf8')));
+        return parsed.success ? parsed.data : null;
+      } catch {
+        return null;
+      }
+    };
+    this.alerts = (await read(this.file, alertsFileSchema))?.alerts ?? [];
+    this.allowed = (await read(this.allowedFile, allowedFileSchema))?.allowed ?? [];
+    this.stamp = stamp;
+    return { alerts: this.alerts, allowed: this.allowed };
+  }
+
+  private async saveAlerts(): Promise<void> {
+    const alerts = this.alerts ?? [];
+    const closed = alerts.filter((a) => a.status !== 'open');
+    if (closed.length > KEEP_CLOSED) {
+      const drop = new Set(closed.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : 1)).slice(0, closed.length - KEEP_CLOSED).map((a) => a.id));
+      this.alerts = alerts.filter((a) => !drop.has(a.id));
+    }
+    await writeDataFile(this.file, `${JSON.stringify({ version: 1, alerts: this.alerts }, null, 1)}\n`, { mode: 0o600 });
+    this.stamp = `${await this.fileStamp(this.file)}|${await this.fileStamp(this.allowedFile)}`;
+  }
+
+  /** Run a change on the freshest copy, one at a time. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private announce(alert: StoredAlert): void {
+    this.publish({ type: 'alert', alert: { id: alert.id, kind: alert.kind, title: alert.title, message: alert.message, dir: alert.dir, time: alert.updatedAt } });
+  }
+
+  private changed(): void {
+    this.publish({ type: 'alerts-changed', open: (this.alerts ?? []).filter((a) => a.status === 'open').length });
+  }
+
+  /** Open (or update) the alert of `input.topic`; see the file comment for when it is announced. */
+  raise(input: RaiseInput, now = new Date()): Promise<AlertRecord> {
+    return this.exclusive(async () => {
+      const { alerts } = await this.ensure();
+      const signature = signatureOf(input);
+      const at = now.toISOString();
+      const existing = alerts.find((a) => a.topic === input.topic && a.status !== 'resolved');
+      const fields = {
+        kind: input.kind,
+        title: input.title,
+        message: input.message,
+        dir: input.dir ?? null,
+        memoryDir: input.memoryDir ?? null,
+        file: input.file ?? null,
+        findings: input.findings ?? [],
+      };
+      if (existing) {
+        const same = existing.signature === signature;
+        // Dismissed and unchanged: the user already knows.
+        if (same && existing.status === 'dismissed') return publicRecord(existing);
+        Object.assign(existing, fields, { signature, updatedAt: at, count: existing.count + 1, status: 'open', resolution: null });
+        await this.saveAlerts();
+        if (!same) this.announce(existing);
+        this.changed();
+        return publicRecord(existing);
+      }
+      const alert: StoredAlert = { id: randomUUID(), topic: input.topic, signature, ...fields, status: 'open', resolution: null, createdAt: at, updatedAt: at, count: 1 };
+      alerts.push(alert);
+      await this.saveAlerts();
+      this.announce(alert);
+      this.changed();
+      return publicRecord(alert);
+    });
+  }
+
+  /** Close the open (or dismissed) alert of a topic, if any: its cause is gone. */
+  resolve(topic: string, resolution: string, now = new Date()): Promise<AlertRecord | null> {
+    return this.exclusive(async () => {
+      const { alerts } = await this.ensure();
+      const alert = alerts.find((a) => a.topic === topic && a.status !== 'resolved');
+      if (!alert) return null;
+      Object.assign(alert, { status: 'resolved', resolution, updatedAt: now.toISOString() });
+      await this.saveAlerts();
+      this.changed();
+      return publicRecord(alert);
+    });
+  }
+
+  /** Close every open alert whose topic starts with `prefix` and is not in `keep`. */
+  async resolveOthers(prefix: string, keep: ReadonlySet<string>, resolution: string): Promise<void> {
+    const { alerts } = await this.ensure();
+    const stale = alerts.filter((a) => a.topic.startsWith(prefix) && a.status !== 'resolved' && !keep.has(a.topic)).map((a) => a.topic);
+    for (const topic of stale) await this.resolve(topic, resolution);
+  }
+
+  /** Whether a topic has an alert that is not resolved (open or dismissed). */
+  async isRaised(topic: string): Promise<boolean> {
+    const { alerts } = await this.ensure();
+    return alerts.some((a) => a.topic === topic && a.status !== 'resolved');
+  }
+
+  dismiss(id: string, now = new Date()): Promise<AlertRecord> {
+    return this.exclusive(async () => {
+      const { alerts } = await this.ensure();
+      const alert = alerts.find((a) => a.id === id);
+      if (!alert) throw new AlertError('not-found', 'There is no such alert (it may have been cleared).');
+      if (alert.status === 'open') {
+        Object.assign(alert, { status: 'dismissed', resolution: 'dismissed', updatedAt: now.toISOString() });
+        await this.saveAlerts();
+        this.changed();
+      }
+      return publicRecord(alert);
+    });
+  }
+
+  /** One alert by id, with its topic. */
+  async get(id: string): Promise<(AlertRecord & { topic: string }) | null> {
+    const { alerts } = await this.ensure();
+    const alert = alerts.find((a) => a.id === id);
+    return alert ? { ...publicRecord(alert), topic: alert.topic } : null;
+  }
+
+  /** Open alerts first, then newest first. */
+  async list(): Promise<{ alerts: AlertRecord[]; open: number; allowed: AllowedSecret[] }> {
+    const { alerts, allowed } = await this.ensure();
+    const rank = (a: StoredAlert): number => (a.status === 'open' ? 0 : 1);
+    const sorted = [...alerts].sort((a, b) => rank(a) - rank(b) || (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+    return { alerts: sorted.map(publicRecord), open: alerts.filter((a) => a.status === 'open').length, allowed: [...allowed].reverse() };
+  }
+
+  /** Whether a finding was allowed in this memory dir (by its exact match's fingerprint). */
+  async isAllowed(memoryDir: string, finding: Finding): Promise<boolean> {
+    if (finding.rule === SCANNER_ERROR_RULE || finding.fingerprint === '') return false;
+    const { allowed } = await this.ensure();
+    return allowed.some((a) => a.memoryDir === memoryDir && a.fingerprint === finding.fingerprint);
+  }
+
+  /** Record that a finding of an alert is allowed (who and why); the alert loses that finding. */
+  allow(id: string, fingerprint: string, who: string, why: string, now = new Date()): Promise<{ alert: AlertRecord; allowed: AllowedSecret }> {
+    return this.exclusive(async () => {
+      const { alerts, allowed } = await this.ensure();
+      const alert = alerts.find((a) => a.id === id);
+      if (!alert) throw new AlertError('not-found', 'There is no such alert (it may have been cleared).');
+      const finding = alert.findings.find((f) => f.fingerprint === fingerprint);
+      if (!finding) throw new AlertError('not-found', 'That finding is no longer part of this alert; scan again.');
+      if (finding.rule === SCANNER_ERROR_RULE || !alert.memoryDir) throw new AlertError('invalid-input', 'This finding cannot be allowed: the scan itself failed, so nothing is known about the file.');
+      const record: AllowedSecret = { memoryDir: alert.memoryDir, fingerprint, rule: finding.rule, file: finding.file, match: finding.match, who, why: why.trim(), at: now.toISOString() };
+      allowed.push(record);
+      await writeDataFile(this.allowedFile, `${JSON.stringify({ version: 1, allowed }, null, 1)}\n`, { mode: 0o600 });
+      this.dropFinding(alert, fingerprint, `allowed by ${who}`, now);
+      await this.saveAlerts();
+      this.changed();
+      return { alert: publicRecord(alert), allowed: record };
+    });
+  }
+
+  /** Remove one finding from an alert (redacted); resolved when none is left. */
+  removeFinding(id: string, fingerprint: string, resolution: string, now = new Date()): Promise<AlertRecord> {
+    return this.exclusive(async () => {
+      const { alerts } = await this.ensure();
+      const alert = alerts.find((a) => a.id === id);
+      if (!alert) throw new AlertError('not-found', 'There is no such alert (it may have been cleared).');
+      this.dropFinding(alert, fingerprint, resolution, now);
+      await this.saveAlerts();
+      this.changed();
+      return publicRecord(alert);
+    });
+  }
+
+  private dropFinding(alert: StoredAlert, fingerprint: string, resolution: string, now: Date): void {
+    alert.findings = alert.findings.filter((f) => f.fingerprint !== fingerprint);
+    alert.signature = alert.findings.map((f) => `${f.rule}:${f.fingerprint}`).sort().join(',');
+    alert.updatedAt = now.toISOString();
+    if (alert.findings.length === 0) Object.assign(alert, { status: 'resolved', resolution });
+    else alert.message = secretAlertMessage(alert.file ?? '', alert.findings);
+  }
+}
+
+/** The message of a secret alert: what blocks which upload. */
+export function secretAlertMessage(file: string, findings: readonly Finding[]): string {
+  const list = findings.slice(0, 5).map((f) => `${f.title} on line ${f.line} (${f.match})`).join('; ');
+  const more = findings.length > 5 ? `; and ${findings.length - 5} more` : '';
+  return `${file} was not uploaded to the team: ${list}${more}. Redact it, or allow it if it is safe to share.`;
+}

@@ -1,0 +1,164 @@
+/**
+ * R-SYNC-SECURITY against a server that lies (test-support/malicious-server.ts): whatever it
+ * sends, nothing is written outside the team folder, an alert is raised, and the client's
+ * work stays bounded (bytes read, requests made, time taken).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type MaliciousServer, type Behaviour, startMaliciousServer } from './test-support/malicious-server.js';
+import { makeClient } from './test-support/team-fixture.js';
+
+const TOKEN = `mdt_${'0'.repeat(16)}_${'A'.repeat(43)}`;
+let root: string;
+let servers: MaliciousServer[] = [];
+let n = 0;
+
+beforeAll(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-team-malicious-')));
+});
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+afterAll(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** Every file under `dir` (path → size:mtime), for "nothing changed outside" checks. */
+async function snapshot(dir: string, skip: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (current: string): Promise<void> => {
+    for (const entry of await fs.readdir(current, { withFileTypes: true }).catch(() => [])) {
+      const full = path.join(current, entry.name);
+      if (skip.some((s) => full === s || full.startsWith(s + path.sep))) continue;
+      const st = await fs.lstat(full);
+      out.set(full, `${st.size}:${st.mtimeMs}`);
+      if (entry.isDirectory()) await walk(full);
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+async function victim(behaviour: Behaviour, options: Parameters<typeof makeClient>[4] = {}) {
+  const server = await startMaliciousServer(behaviour);
+  servers.push(server);
+  const client = await makeClient(root, `victim${++n}`, { url: server.url, team: 'platform' }, TOKEN, options);
+  // Canaries next to the team folder and around the machine's "home".
+  await fs.writeFile(path.join(client.memoryDir, 'MEMORY.md'), '- [Mine](mine.md) — private\n');
+  await fs.mkdir(path.join(client.root, 'home', '.ssh'), { recursive: true });
+  await fs.writeFile(path.join(client.root, 'home', '.ssh', 'id_ed25519'), 'PRIVATE\n');
+  const before = await snapshot(root, [client.teamDir, client.dataDir]);
+  const outsideUnchanged = async (): Promise<void> => {
+    expect(await snapshot(root, [client.teamDir, client.dataDir])).toEqual(before);
+  };
+  return { server, client, outsideUnchanged };
+}
+
+describe('a malicious sync server', () => {
+  it('sends hostile keys: each is refused with its reason, only the honest key is written, an alert is raised', async () => {
+    const hostile = [
+      '../../outside.md',
+      '../MEMORY.md',
+      '/etc/passwd.md',
+      '%2e%2e%2fescape.md',
+      '%252e%252e%252fescape.md',
+      '..%2fescape.md',
+      '\uFF0E\uFF0E\uFF0Fescape.md',
+      'a\\..\\..\\escape.md',
+      'C:escape.md',
+      'team/../../escape.md',
+      '.git/config.md',
+      'CON.md',
+      'nul\u0000.md',
+      'deep/er/than/allowed.md',
+      `${'x'.repeat(300)}.md`,
+      'bidi\u202Egnp.md',
+      'notes.md/inner.md',
+      '..',
+    ];
+    const entries: Record<string, { content: string }> = { 'ok.md': { content: 'honest\n' } };
+    for (const key of hostile) entries[key] = { content: 'owned\n' };
+    const { client, outsideUnchanged } = await victim({ kind: 'entries', entries });
+    const report = await client.sync.sync();
+    expect(report.pull.written).toEqual(['ok.md']);
+    expect(report.pull.refused.map((r) => r.key).sort()).toEqual(hostile.map((k) => k.slice(0, 120)).sort());
+    for (const r of report.pull.refused) expect(r.reason).toMatch(/^Refused/);
+    expect(await client.files()).toEqual({ 'ok.md': 'honest\n' });
+    await outsideUnchanged();
+    const { alerts } = await client.alerts.list();
+    expect(alerts).toContainEqual(expect.objectContaining({ kind: 'security', status: 'open', title: 'The sync server sent entries Memdir refused', message: expect.stringContaining(`${hostile.length} entries were not written`) }));
+  });
+
+  it('sends checksums that do not match the content: nothing written, alerted, never taken as the base', async () => {
+    const { client, outsideUnchanged } = await victim({ kind: 'entries', entries: { 'a.md': { content: 'tampered\n', sha256: 'a'.repeat(64) }, 'b.md': { content: 'fine\n' } } });
+    await client.write('a.md', 'my local a\n');
+    const report = await client.sync.sync();
+    expect(report.pull.refused).toEqual([expect.objectContaining({ key: 'a.md', reason: expect.stringContaining('checksum does not match') })]);
+    expect(await client.read('a.md')).toBe('my local a\n');
+    expect(await client.read('b.md')).toBe('fine\n');
+    // The server claims a version of a.md this client never saw: a.md is not pushed over it.
+    expect(report.push.uploaded).toEqual([]);
+    expect(report.waiting).toEqual([expect.objectContaining({ key: 'a.md', reason: 'server-moved' })]);
+    await outsideUnchanged();
+    expect((await client.alerts.list()).alerts.some((a) => a.kind === 'security' && a.message.includes('checksum'))).toBe(true);
+  });
+
+  it('sends a 1 GB body: the client stops at its ceiling, writes nothing and says why', async () => {
+    const { server, client, outsideUnchanged } = await victim({ kind: 'huge-body' }, { maxResponseBytes: 2 * 1024 * 1024 });
+    const started = performance.now();
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'too-large', message: expect.stringContaining('more than 2 MB') });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    // Bounded: the server got to send the ceiling plus what socket buffers hold, not a gigabyte.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.counts.bytesSent).toBeLessThan(64 * 1024 * 1024);
+    expect(await client.files()).toEqual({});
+    await outsideUnchanged();
+    expect((await client.alerts.list()).alerts.some((a) => a.status === 'open' && a.message.includes('more than 2 MB'))).toBe(true);
+  });
+
+  it('announces a 1 GB Content-Length: refused before reading a byte of it', async () => {
+    const { client } = await victim({ kind: 'huge-body', declareLength: true });
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'too-large', message: expect.stringContaining('announced a 1024 MB answer') });
+    expect(client.requests.at(-1)).toMatchObject({ bytesIn: 0 });
+  });
+
+  it('answers every push with 412: bounded retries with backoff, then the user is told; the local file stays', async () => {
+    const { server, client, outsideUnchanged } = await victim({ kind: 'endless-412' }, { retry: { attempts: 5, baseMs: 10, maxMs: 100 } });
+    await client.write('mine.md', 'keep me\n');
+    const started = performance.now();
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'stale', message: expect.stringContaining('kept changing') });
+    expect(server.counts.puts).toBe(5);
+    expect(report.push.stale).toBe(5);
+    expect(server.counts.requests).toBeLessThan(20);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await client.read('mine.md')).toBe('keep me\n');
+    await outsideUnchanged();
+    expect((await client.alerts.list()).alerts).toContainEqual(expect.objectContaining({ kind: 'sync', status: 'open', message: expect.stringContaining('412') }));
+    // The next sync tries again (still bounded) rather than giving up forever.
+    await client.sync.sync();
+    expect(server.counts.puts).toBe(10);
+  });
+
+  it('redirects elsewhere: not followed, so the token never travels to the other host', async () => {
+    const elsewhere = await startMaliciousServer({ kind: 'garbage' });
+    servers.push(elsewhere);
+    const { client } = await victim({ kind: 'redirect', to: elsewhere.url });
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'redirect', message: expect.stringContaining('does not follow redirects') });
+    expect(elsewhere.counts.requests).toBe(0);
+  });
+
+  it('sends junk instead of JSON: a clear error, nothing written', async () => {
+    const { client, outsideUnchanged } = await victim({ kind: 'garbage' });
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'bad-response', message: expect.stringContaining('not valid UTF-8 JSON') });
+    expect(await client.files()).toEqual({});
+    await outsideUnchanged();
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * Move a memory between private (`memory/`) and team (`memory/team/`) — R-TYPES: a `user`
+ * memory never goes to the team; the others may, `project` and `reference` being the ones
+ * the team usually wants. The file moves byte for byte, its pointer moves from one index to
+ * the other (title and hook kept), all in one `transact`: one history entry, undoable.
+ */
+import fs from 'node:fs/promises';
+import { addIndexEntry, indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
+import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
+import { transact } from '../history/history.js';
+import { MemoryError } from '../memdir/memory-error.js';
+import { checkFileName } from '../memdir/memory-service.js';
+import { removeFileConfined, resolveInside, writeFileAtomic } from '../memdir/safe-fs.js';
+import { parseTopicFile } from '../memdir/topic-file.js';
+import { checkTeamDir, resolveTeamKey } from './team-paths.js';
+
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function inScope(scope: Scope, file: string): string {
+  return scope === 'team' ? `${TEAM_DIR}/${file}` : file;
+}
+
+async function readOrNull(memoryDir: string, rel: string): Promise<string | null> {
+  const abs = await resolveInside(memoryDir, rel);
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(abs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  try {
+    return strict.decode(bytes);
+  } catch {
+    throw new MemoryError('invalid-input', `${rel} is not UTF-8 text; Memdir does not move it.`);
+  }
+}
+
+export interface MoveResult {
+  file: string;
+  scope: Scope;
+  rev: string | null;
+}
+
+/** Move `file` into scope `to` (see the file comment). */
+export async function moveMemoryScope(opts: { memoryDir: string; dataDir?: string; file: string; to: Scope }): Promise<MoveResult> {
+  const name = checkFileName(opts.file);
+  const from: Scope = opts.to === 'team' ? 'private' : 'team';
+  const fromRel = inScope(from, name);
+  const toRel = inScope(opts.to, name);
+  const summary = `Move ${name} to ${opts.to === 'team' ? 'the team memory' : 'the private memory'}`;
+  const { entry } = await transact(opts.memoryDir, { source: 'manual', summary, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, async () => {
+    // The team side is held to the team's rule: a valid key, no link on the way, inside team/.
+    const team = await checkTeamDir(opts.memoryDir);
+    await resolveTeamKey(team, name);
+    const text = await readOrNull(opts.memoryDir, fromRel);
+    if (text === null) throw new MemoryError('not-found', `${fromRel} does not exist.`);
+    const parsed = parseTopicFile(text, name);
+    const refusal = scopeRefusal(parsed.meta.type, opts.to);
+    if (refusal) throw new MemoryError('scope-refused', refusal);
+    if ((await readOrNull(opts.memoryDir, toRel)) !== null) throw new MemoryError('exists', `${toRel} already exists; rename one of them first.`);
+    await writeFileAtomic(opts.memoryDir, toRel, text);
+    await removeFileConfined(opts.memoryDir, fromRel);
+
+    const fromIndexRel = inScope(from, INDEX_FILE);
+    const toIndexRel = inScope(opts.to, INDEX_FILE);
+    const fromIndexText = await readOrNull(opts.memoryDir, fromIndexRel);
+    const fromIndex = parseIndex(fromIndexText ?? '');
+    const pointer = indexEntries(fromIndex).find((e) => e.file === name);
+    if (fromIndexText !== null && pointer) await writeFileAtomic(opts.memoryDir, fromIndexRel, serializeIndex(removeIndexEntries(fromIndex, name)));
+    const toIndexText = await readOrNull(opts.memoryDir, toIndexRel);
+    const toIndex = parseIndex(toIndexText ?? '');
+    if (!indexEntries(toIndex).some((e) => e.file === name)) {
+      const added = addIndexEntry(toIndex, { title: pointer?.title ?? parsed.meta.name, file: name, hook: pointer?.hook ?? parsed.meta.description });
+      await writeFileAtomic(opts.memoryDir, toIndexRel, serializeIndex(added));
+    }
+  });
+  return { file: name, scope: opts.to, rev: entry?.rev ?? null };
+}

@@ -1,0 +1,114 @@
+/**
+ * What one connection remembers between syncs, in `<dataDir>/team/<id>/state.json`:
+ *   - `etag`: the server version whose content this client has processed (pulls send it as
+ *     If-None-Match and `?since=`; pushes as If-Match);
+ *   - `server`: the server's sha256 per key at `etag` (exact: it is updated only from answers
+ *     that describe that version), so a push needs no extra request to know its delta;
+ *   - `base`: per key, the content hash both sides last agreed on. A local file whose hash
+ *     differs from its base was edited here and not pushed yet; a server hash that differs from
+ *     the base was changed by someone else. Both at once is a conflict;
+ *   - the conflicts list (the local bytes of each are files beside it, `conflicts/<id>.local`).
+ * Written atomically, and only when something in it changed.
+ */
+import fsSync from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
+import { writeDataFile } from '../memdir/safe-fs.js';
+
+const sha = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const syncStateSchema = z.object({
+  version: z.literal(1),
+  etag: z.string().nullable(),
+  server: z.record(z.string(), sha),
+  base: z.record(z.string(), sha),
+  lastPullAt: z.string().nullable(),
+  lastPushAt: z.string().nullable(),
+  conflicts: z.array(teamConflictSchema),
+});
+export type SyncState = z.infer<typeof syncStateSchema>;
+
+/** Resolved conflicts kept for the record. */
+const KEEP_RESOLVED = 50;
+
+export function emptyState(): SyncState {
+  return { version: 1, etag: null, server: {}, base: {}, lastPullAt: null, lastPushAt: null, conflicts: [] };
+}
+
+/** The state file of a connection folder, loaded and saved as a whole. */
+export class StateFile {
+  readonly file: string;
+  private savedText: string | null = null;
+  private loadedStamp: string | null = null;
+
+  constructor(readonly dir: string) {
+    this.file = path.join(dir, 'state.json');
+  }
+
+  /** The state on disk (empty when there is none; a damaged file is kept aside, never trusted). */
+  async load(): Promise<SyncState> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyState();
+      throw error;
+    }
+    const parsed = (() => {
+      try {
+        return syncStateSchema.safeParse(JSON.parse(text));
+      } catch {
+        return null;
+      }
+    })();
+    if (!parsed?.success) {
+      // Starting over is safe: with no base every differing file becomes a conflict, never a loss.
+      await fs.rename(this.file, `${this.file}.damaged-${Date.now()}`).catch(() => undefined);
+      return emptyState();
+    }
+    this.savedText = text;
+    this.loadedStamp = this.stamp();
+    return parsed.data;
+  }
+
+  /** Whether the file changed on disk since this process last loaded or saved it (another process synced). */
+  changedOnDisk(): boolean {
+    return this.stamp() !== this.loadedStamp;
+  }
+
+  /** One stat, synchronous: it is on every sync's path and costs less than a thread-pool round trip. */
+  private stamp(): string | null {
+    const st = fsSync.statSync(this.file, { throwIfNoEntry: false });
+    return st ? `${st.mtimeMs}:${st.size}:${st.ino}` : null;
+  }
+
+  /** Write the state when it differs from what is on disk. */
+  async save(state: SyncState): Promise<void> {
+    const resolved = state.conflicts.filter((c) => c.status === 'resolved');
+    if (resolved.length > KEEP_RESOLVED) {
+      const drop = new Set(resolved.slice(0, resolved.length - KEEP_RESOLVED).map((c) => c.id));
+      state.conflicts = state.conflicts.filter((c) => !drop.has(c.id));
+      for (const id of drop) await fs.rm(this.conflictFile(id), { force: true });
+    }
+    const text = `${JSON.stringify(state)}\n`;
+    if (text === this.savedText) return;
+    await writeDataFile(this.file, text, { mode: 0o600 });
+    this.savedText = text;
+    this.loadedStamp = this.stamp();
+  }
+
+  /** Where the local bytes of a conflict are kept. */
+  conflictFile(id: string): string {
+    return path.join(this.dir, 'conflicts', `${id.replace(/[^A-Za-z0-9-]/g, '')}.local`);
+  }
+
+  async writeConflictBytes(id: string, bytes: Uint8Array): Promise<void> {
+    await writeDataFile(this.conflictFile(id), bytes, { mode: 0o600 });
+  }
+
+  async readConflictBytes(conflict: TeamConflict): Promise<Buffer | null> {
+    return fs.readFile(this.conflictFile(conflict.id)).catch(() => null);
+  }
+}

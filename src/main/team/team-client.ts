@@ -1,0 +1,287 @@
+/**
+ * The client side of the team sync wire contract (src/server/protocol.ts): conditional GETs of
+ * entries and checksums, and conditional PUTs of a delta. Everything from the server is
+ * treated as hostile until checked: redirects are refused (the token must never follow one),
+ * every answer is read with a byte ceiling (a 1 GB body is cut off at the ceiling, never held),
+ * every request has a timeout, and every body is validated against the protocol's schemas.
+ * Failures are typed values a person can read (`TeamClientError`), never raw fetch errors.
+ */
+import { type ChecksumsResponse, type EntriesResponse, type ErrorResponse, type PutResponse, checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from '../../server/protocol.js';
+import { z } from 'zod';
+
+/** Why a request failed, for code; the message is for people. */
+export type TeamClientErrorCode =
+  | 'network'
+  | 'timeout'
+  | 'cancelled'
+  | 'unauthorized'
+  | 'revoked'
+  | 'not-found'
+  | 'rate-limited'
+  | 'unavailable'
+  | 'too-large'
+  | 'bad-response'
+  | 'redirect'
+  | 'server';
+
+export class TeamClientError extends Error {
+  override readonly name = 'TeamClientError';
+  constructor(
+    readonly code: TeamClientErrorCode,
+    message: string,
+    readonly status: number | null = null,
+    /** From Retry-After on 429/503. */
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** One request as the client saw it (tests and the bench count them; never holds the token). */
+export interface RequestRecord {
+  method: string;
+  path: string;
+  status: number;
+  /** Response body bytes read. */
+  bytesIn: number;
+  /** Request body bytes sent. */
+  bytesOut: number;
+  /** For PUT: how many keys the delta carried. */
+  keys?: number;
+}
+
+export interface TeamClientOptions {
+  /** Base URL of the sync server (`https://sync.example.com`, may carry a path prefix). */
+  server: string;
+  team: string;
+  token: string;
+  fetch?: typeof fetch;
+  /** Per request (default 30 s). */
+  timeoutMs?: number;
+  /** Largest response body read (default 256 MiB: the server's default team size). */
+  maxResponseBytes?: number;
+  signal?: AbortSignal;
+  onRequest?: (record: RequestRecord) => void;
+}
+
+/** A conditional GET: 304 carries nothing but the ETag. */
+export type Conditional<T> = { status: 304; etag: string } | { status: 200; etag: string; body: T };
+
+/** The answer to a PUT: applied, or one of the refusals the sync engine handles. */
+export type PutOutcome = { ok: true; body: PutResponse } | { ok: false; status: number; error: ErrorResponse };
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+const ERROR_BODY_LIMIT = 64 * 1024;
+const meSchema = z.object({ team: z.string(), member: z.string(), tokenId: z.string() });
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The server URL without a trailing slash. */
+export function normalizeServerUrl(server: string): string {
+  return server.replace(/\/+$/, '');
+}
+
+function mb(bytes: number): string {
+  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+}
+
+export class TeamClient {
+  private readonly base: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+
+  constructor(private readonly options: TeamClientOptions) {
+    this.base = normalizeServerUrl(options.server);
+    this.fetchImpl = options.fetch ?? fetch;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  }
+
+  private teamPath(what: 'entries' | 'checksums'): string {
+    return `/v1/teams/${encodeURIComponent(this.options.team)}/${what}`;
+  }
+
+  /**
+   * One request: headers with the token, a timeout, no redirects, the body read with a
+   * ceiling. Resolves with status, headers and body bytes; rejects only with TeamClientError.
+   */
+  private async request(method: string, pathAndQuery: string, init: { headers?: Record<string, string>; body?: string; limit?: number; keys?: number } = {}): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new TeamClientError('timeout', `The sync server did not answer within ${Math.round(this.timeoutMs / 1000)} s.`)), this.timeoutMs);
+    const outer = this.options.signal;
+    const onOuterAbort = (): void => controller.abort(new TeamClientError('cancelled', 'The sync was cancelled.'));
+    if (outer?.aborted) onOuterAbort();
+    outer?.addEventListener('abort', onOuterAbort, { once: true });
+    const body = init.body;
+    const bytesOut = body === undefined ? 0 : Buffer.byteLength(body);
+    const limit = init.limit ?? this.maxResponseBytes;
+    try {
+      let response: Response;
+      try {
+        response = await this.fetchImpl(`${this.base}${pathAndQuery}`, {
+          method,
+          headers: { authorization: `Bearer ${this.options.token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...init.headers },
+          ...(body !== undefined ? { body } : {}),
+          // A redirect would carry the token to wherever the server points: never follow one.
+          redirect: 'manual',
+          signal: controller.signal,
+        });
+      } catch (error) {
+        throw this.networkError(error, controller.signal);
+      }
+      if (response.status >= 300 && response.status < 400 && response.status !== 304) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new TeamClientError('redirect', `The sync server answered with a redirect (${response.status}${response.headers.get('location') ? ` to ${response.headers.get('location')!.slice(0, 200)}` : ''}); Memdir does not follow redirects with your token. Use the final server URL.`, response.status);
+      }
+      const declared = Number(response.headers.get('content-length') ?? NaN);
+      if (Number.isFinite(declared) && declared > limit) {
+        await response.body?.cancel().catch(() => undefined);
+        this.record(method, pathAndQuery, response.status, 0, bytesOut, init.keys);
+        throw new TeamClientError('too-large', `The sync server announced a ${mb(declared)} answer, more than the ${mb(limit)} Memdir reads; nothing was written.`, response.status);
+      }
+      const bytes = await this.readLimited(response, limit, controller, method, pathAndQuery, bytesOut, init.keys);
+      this.record(method, pathAndQuery, response.status, bytes.byteLength, bytesOut, init.keys);
+      return { status: response.status, headers: response.headers, bytes };
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  private record(method: string, pathAndQuery: string, status: number, bytesIn: number, bytesOut: number, keys?: number): void {
+    this.options.onRequest?.({ method, path: pathAndQuery, status, bytesIn, bytesOut, ...(keys !== undefined ? { keys } : {}) });
+  }
+
+  private async readLimited(response: Response, limit: number, controller: AbortController, method: string, pathAndQuery: string, bytesOut: number, keys?: number): Promise<Uint8Array> {
+    if (!response.body) return new Uint8Array(0);
+    const reader = response.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let received = 0;
+    try {
+      for (;;) {
+        let next: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          throw this.networkError(error, controller.signal);
+        }
+        if (next.done) break;
+        received += next.value.byteLength;
+        if (received > limit) {
+          // Stop reading and drop the connection: the rest is never pulled into memory.
+          controller.abort(new TeamClientError('too-large', 'too large'));
+          await reader.cancel().catch(() => undefined);
+          this.record(method, pathAndQuery, response.status, received, bytesOut, keys);
+          throw new TeamClientError('too-large', `The sync server sent more than ${mb(limit)}, the most Memdir reads in one answer; it stopped reading and wrote nothing.`, response.status);
+        }
+        chunks.push(next.value);
+      }
+    } finally {
+      reader.releaseLock();
+    }
+    const bytes = new Uint8Array(received);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return bytes;
+  }
+
+  private networkError(error: unknown, signal: AbortSignal): TeamClientError {
+    if (error instanceof TeamClientError) return error;
+    if (signal.aborted && signal.reason instanceof TeamClientError) return signal.reason;
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    return new TeamClientError('network', `Cannot reach the sync server at ${this.base} (${detail}).`);
+  }
+
+  private parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>, what: string): T {
+    let value: unknown;
+    try {
+      value = JSON.parse(decoder.decode(bytes));
+    } catch {
+      throw new TeamClientError('bad-response', `The sync server's ${what} is not valid UTF-8 JSON; nothing was written.`);
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new TeamClientError('bad-response', `The sync server's ${what} does not follow the protocol (${issue ? `${issue.path.join('.').slice(0, 120)}: ${issue.message}` : 'wrong shape'}); nothing was written.`);
+    }
+    return parsed.data;
+  }
+
+  private errorBody(bytes: Uint8Array): ErrorResponse | null {
+    try {
+      const parsed = errorResponseSchema.safeParse(JSON.parse(decoder.decode(bytes)));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A failed answer as a TeamClientError with the sentence that fits. */
+  private failure(status: number, headers: Headers, bytes: Uint8Array): TeamClientError {
+    const error = this.errorBody(bytes);
+    const retry = Number(headers.get('retry-after') ?? NaN);
+    const retryAfter = Number.isFinite(retry) && retry >= 0 ? Math.min(retry, 3600) : null;
+    const said = error ? ` (${error.message.slice(0, 300)})` : '';
+    if (status === 401 && error?.error === 'token-revoked') return new TeamClientError('revoked', 'The sync server says this token was revoked; ask your team admin for a new one and connect again.', status);
+    if (status === 401) return new TeamClientError('unauthorized', `The sync server refused the token${said}. Check it, or ask your team admin for a new one.`, status);
+    if (status === 404) {
+      return new TeamClientError('not-found', `The sync server has no team "${this.options.team}" for this token: the team name is wrong, or the token belongs to another team.`, status);
+    }
+    if (status === 429) return new TeamClientError('rate-limited', `The sync server is rate-limiting this token; the next try waits ${retryAfter ?? 5} s.`, status, retryAfter ?? 5);
+    if (status === 503) return new TeamClientError('unavailable', `The sync server is unavailable for a moment${said}.`, status, retryAfter);
+    return new TeamClientError('server', `The sync server answered ${status}${said}.`, status);
+  }
+
+  private etagOf(headers: Headers, body?: { etag: string }): string {
+    const etag = headers.get('etag') ?? body?.etag;
+    if (!etag) throw new TeamClientError('bad-response', 'The sync server sent no ETag; it does not look like a Memdir sync server.');
+    return etag;
+  }
+
+  /** Who the token belongs to (GET /v1/me): connect checks the team with it. */
+  async me(): Promise<z.infer<typeof meSchema>> {
+    const r = await this.request('GET', '/v1/me', { limit: ERROR_BODY_LIMIT });
+    if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
+    return this.parseJson(r.bytes, meSchema, 'answer to /v1/me');
+  }
+
+  /** GET entries: all, or those newer than `since`; 304 when `ifNoneMatch` is current. */
+  async entries(opts: { ifNoneMatch?: string | null; since?: string | null } = {}): Promise<Conditional<EntriesResponse>> {
+    const query = opts.since ? `?since=${encodeURIComponent(opts.since)}` : '';
+    const r = await this.request('GET', `${this.teamPath('entries')}${query}`, { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {} });
+    if (r.status === 304) return { status: 304, etag: r.headers.get('etag') ?? opts.ifNoneMatch ?? '' };
+    if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
+    const body = this.parseJson(r.bytes, entriesResponseSchema, 'list of entries');
+    return { status: 200, etag: this.etagOf(r.headers, body), body };
+  }
+
+  /** GET checksums (sha256 per key) with the current ETag. */
+  async checksums(opts: { ifNoneMatch?: string | null } = {}): Promise<Conditional<ChecksumsResponse>> {
+    const r = await this.request('GET', this.teamPath('checksums'), { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {} });
+    if (r.status === 304) return { status: 304, etag: r.headers.get('etag') ?? opts.ifNoneMatch ?? '' };
+    if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
+    const body = this.parseJson(r.bytes, checksumsResponseSchema, 'list of checksums');
+    return { status: 200, etag: this.etagOf(r.headers, body), body };
+  }
+
+  /**
+   * PUT a delta based on `ifMatch`. Refusals the engine can act on (412 stale, 400 invalid-key,
+   * 409 case-conflict, 413 limits, 428) come back as values; anything else throws.
+   */
+  async put(ifMatch: string, entries: Record<string, string>): Promise<PutOutcome> {
+    const keys = Object.keys(entries).length;
+    const r = await this.request('PUT', this.teamPath('entries'), { headers: { 'if-match': ifMatch }, body: JSON.stringify({ entries }), limit: ERROR_BODY_LIMIT, keys });
+    if (r.status === 200) return { ok: true, body: this.parseJson(r.bytes, putResponseSchema, 'answer to the push') };
+    if ([400, 409, 412, 413, 428].includes(r.status)) {
+      const error = this.errorBody(r.bytes);
+      if (!error) throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
+      if (r.status === 412 && !error.etag) error.etag = r.headers.get('etag') ?? undefined;
+      return { ok: false, status: r.status, error };
+    }
+    throw this.failure(r.status, r.headers, r.bytes);
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * R-SYNC-SECURITY on the client: every path in the team directory is checked before it is read
+ * or written. A key from either side passes `sanitizePathKey`; then the path is walked
+ * component by component with `lstat` (a symbolic link anywhere on the way is refused, never
+ * followed), and `realpathDeepestExisting` — the real path of the deepest ancestor that exists,
+ * resolved layer by layer, plus the part that does not exist yet — must lie inside the real team
+ * directory, which itself must be `<real memory dir>/team` (a `team` that is a link to `~/.ssh`
+ * is refused as a whole).
+ *
+ * safe-fs (which performs the writes) confines again on its own; this module is the team's
+ * stricter rule (keys, one folder deep, links alerted) and what the local scan is built on.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { sanitizePathKey } from '../../shared/path-key.js';
+import { TEAM_DIR } from '../../shared/limits.js';
+import type { FileFacts } from '../memdir/read-file.js';
+
+/** A team path that Memdir refuses to read or write, with a sentence a person understands. */
+export class TeamPathError extends Error {
+  override readonly name = 'TeamPathError';
+  constructor(
+    readonly reason: 'invalid-key' | 'symlink' | 'outside' | 'not-a-file' | 'not-a-folder',
+    /** The key (or folder) as given. */
+    readonly key: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function code(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | null)?.code;
+}
+
+/**
+ * The real path of `p`, found by resolving the deepest existing ancestor and appending the
+ * components that do not exist yet. Walks up one layer at a time on ENOENT / ENOTDIR, so it
+ * answers for paths about to be created.
+ */
+export async function realpathDeepestExisting(p: string): Promise<string> {
+  let current = path.resolve(p);
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      return path.join(await fsp.realpath(current), ...missing.reverse());
+    } catch (error) {
+      const parent = path.dirname(current);
+      if ((code(error) !== 'ENOENT' && code(error) !== 'ENOTDIR') || parent === current) throw error;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** `realpathDeepestExisting`, synchronously. */
+export function realpathDeepestExistingSync(p: string): string {
+  let current = path.resolve(p);
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(current), ...missing.reverse());
+    } catch (error) {
+      const parent = path.dirname(current);
+      if ((code(error) !== 'ENOENT' && code(error) !== 'ENOTDIR') || parent === current) throw error;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+function isInside(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** The team directory of a memory dir, checked: where it really is, and whether it exists. */
+export interface TeamDir {
+  memoryDir: string;
+  teamDir: string;
+  /** `<realpath(memoryDir)>/team`: every team path must resolve under it. */
+  teamReal: string;
+  exists: boolean;
+}
+
+/**
+ * Check the team directory itself: it may be missing (created on the first pull), but when it
+ * exists it must be a real folder at `<memory dir>/team`, not a link to somewhere else.
+ */
+export async function checkTeamDir(memoryDir: string): Promise<TeamDir> {
+  // Synchronous calls inside: a handful of syscalls on every sync, cheaper than thread-pool round trips.
+  const teamDir = path.join(memoryDir, TEAM_DIR);
+  const memoryReal = realpathDeepestExistingSync(memoryDir);
+  const teamReal = path.join(memoryReal, TEAM_DIR);
+  const st = fs.lstatSync(teamDir, { throwIfNoEntry: false });
+  if (st?.isSymbolicLink()) {
+    let target = '?';
+    try {
+      target = fs.readlinkSync(teamDir);
+    } catch {
+      // Gone meanwhile.
+    }
+    throw new TeamPathError('symlink', TEAM_DIR, `${teamDir} is a symbolic link (to ${target}); Memdir never syncs through a link, so team sync is stopped for this project. Replace it with a real folder.`);
+  }
+  if (st && !st.isDirectory()) throw new TeamPathError('not-a-folder', TEAM_DIR, `${teamDir} is not a folder, so there is no team memory to sync.`);
+  if (st && realpathDeepestExistingSync(teamDir) !== teamReal) {
+    throw new TeamPathError('outside', TEAM_DIR, `${teamDir} does not resolve inside the memory directory; team sync is stopped for this project.`);
+  }
+  return { memoryDir, teamDir, teamReal, exists: st !== undefined };
+}
+
+/**
+ * The absolute path of team key `key`, after the full check (see the file comment). Call it
+ * before every read and every write of a team file; it does not create anything.
+ */
+export async function resolveTeamKey(team: TeamDir, key: string): Promise<string> {
+  const check = checkKey(key);
+  if (!check.ok) throw new TeamPathError('invalid-key', key, check.reason);
+  const parts = key.split('/');
+  let current = team.teamDir;
+  for (let i = 0; i < parts.length; i++) {
+    current = path.join(current, parts[i]!);
+    const st = await fsp.lstat(current).catch((error: unknown) => {
+      if (code(error) === 'ENOENT') return null;
+      throw error;
+    });
+    if (!st) break;
+    const shown = `team/${parts.slice(0, i + 1).join('/')}`;
+    if (st.isSymbolicLink()) {
+      const target = await fsp.readlink(current).catch(() => '?');
+      throw new TeamPathError('symlink', key, `${shown} is a symbolic link (to ${target}); Memdir never reads or writes through links in the team folder.`);
+    }
+    if (i < parts.length - 1 && !st.isDirectory()) throw new TeamPathError('not-a-folder', key, `${shown} is a file where team/${key} needs a folder.`);
+    if (i === parts.length - 1 && !st.isFile()) throw new TeamPathError('not-a-file', key, `team/${key} exists and is not a regular file.`);
+  }
+  const real = await realpathDeepestExisting(current);
+  if (!isInside(team.teamReal, real)) {
+    throw new TeamPathError('outside', key, `team/${key} resolves to ${real}, outside the team folder ${team.teamReal}; refused.`);
+  }
+  return current;
+}
+
+// sanitizePathKey is pure: remember the names already accepted, so listing thousands of files
+// costs one Set lookup per name rather than a Unicode normalisation and a dozen patterns.
+const acceptedKeys = new Set<string>();
+
+/** `sanitizePathKey`, remembering the accepted keys (refusals are rare and not remembered). */
+export function checkKey(key: string): ReturnType<typeof sanitizePathKey> {
+  if (acceptedKeys.has(key)) return { ok: true, key };
+  const check = sanitizePathKey(key);
+  if (check.ok) {
+    if (acceptedKeys.size > 200_000) acceptedKeys.clear();
+    acceptedKeys.add(key);
+  }
+  return check;
+}
+
+/** A file found in the team directory, with its stat facts (one object per file: the no-op sync makes thousands). */
+export interface LocalTeamFile extends FileFacts {
+  key: string;
+  abs: string;
+}
+
+/** Something in the team directory that is not synced, and why (shown as "waiting"). */
+export interface LocalProblem {
+  key: string;
+  reason: 'symlink' | 'invalid-key' | 'not-a-file' | 'too-deep';
+  detail: string;
+  /** For links: where it points (read with readlink, never followed). */
+  target?: string;
+}
+
+/** What the team directory holds now: one readdir per folder and one lstat per file. */
+export interface LocalListing {
+  /** Files to look at (all of them, unless `skip` said some are known to be in step). */
+  files: Map<string, LocalTeamFile>;
+  /** Keys `skip` recognised as unchanged and in step: counted, not listed. */
+  inStep: Set<string>;
+  problems: LocalProblem[];
+}
+
+/**
+ * List the team directory's `*.md` files, at most one folder deep, without reading any. Links
+ * are reported (with their target) and never followed; names that are not valid keys are
+ * reported with the reason. Synchronous on purpose: thousands of `lstat`s are cheaper without a
+ * promise each, and the no-op sync is exactly this listing. `skip` lets the sync leave out
+ * (count only) files it already knows to be unchanged and in step, so they cost no allocation.
+ */
+export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFacts) => boolean): LocalListing {
+  const files = new Map<string, LocalTeamFile>();
+  const inStep = new Set<string>();
+  const problems: LocalProblem[] = [];
+  if (!team.exists) return { files, inStep, problems };
+  const walk = (dir: string, prefix: string, depth: number): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      if (depth > 0 && (code(error) === 'ENOENT' || code(error) === 'ENOTDIR')) return;
+      throw error;
+    }
+    // Names from readdir hold no separator: plain concatenation is the join.
+    const base = dir + path.sep;
+    // Two passes. First the system calls alone, in a tight loop, their results packed into
+    // numbers; then the checks. Interleaving map look-ups with thousands of lstats measurably
+    // slows the lstats down (caches), and this loop is the whole cost of a no-op sync.
+    const statted: string[] = [];
+    const facts = new Float64Array(entries.length * 4);
+    const others: fs.Dirent[] = [];
+    for (const entry of entries) {
+      const name = entry.name;
+      // Dot names are Memdir's temp files, .DS_Store, editors' swap files: never memory.
+      if (name.startsWith('.')) continue;
+      if (!entry.isFile()) {
+        others.push(entry);
+        continue;
+      }
+      const st = fs.lstatSync(base + name, { throwIfNoEntry: false });
+      if (!st || !st.isFile()) continue;
+      const at = statted.length * 4;
+      facts[at] = st.size;
+      facts[at + 1] = st.mtimeMs;
+      facts[at + 2] = st.ctimeMs;
+      facts[at + 3] = st.ino;
+      statted.push(name);
+    }
+    for (let i = 0; i < statted.length; i++) {
+      const name = statted[i]!;
+      if (!name.endsWith('.md') && !/\.md$/i.test(name)) continue;
+      const key = prefix + name;
+      const check = checkKey(key);
+      if (!check.ok) {
+        problems.push({ key, reason: 'invalid-key', detail: check.reason });
+        continue;
+      }
+      const file: LocalTeamFile = { key, abs: base + name, size: facts[i * 4]!, mtimeMs: facts[i * 4 + 1]!, ctimeMs: facts[i * 4 + 2]!, ino: facts[i * 4 + 3]! };
+      if (skip?.(key, file)) inStep.add(key);
+      else files.set(key, file);
+    }
+    for (const entry of others) {
+      const name = entry.name;
+      const key = prefix + name;
+      const abs = base + name;
+      if (entry.isSymbolicLink()) {
+        let target = '?';
+        try {
+          target = fs.readlinkSync(abs);
+        } catch {
+          // Vanished meanwhile: still worth reporting as what it was.
+        }
+        problems.push({ key, reason: 'symlink', detail: `team/${key} is a symbolic link (to ${target}); it is never followed or synced.`, target });
+      } else if (entry.isDirectory()) {
+        if (depth === 0) walk(abs, `${key}/`, 1);
+        else problems.push({ key, reason: 'too-deep', detail: `team/${key} is a folder two levels deep; team memory keys are at most one folder deep (folder/file.md).` });
+      } else if (/\.md$/i.test(name)) {
+        problems.push({ key, reason: 'not-a-file', detail: `team/${key} is not a regular file.` });
+      }
+    }
+  };
+  walk(team.teamDir, '', 0);
+  return { files, inStep, problems };
+}

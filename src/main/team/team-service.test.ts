@@ -1,0 +1,200 @@
+/**
+ * Team sync and alerts through the app's API (the same calls the renderer makes), against a
+ * real server on loopback: connect (with every refusal a person can meet), sync, conflicts,
+ * move between private and team, secret alerts with redact and allow, the debounced push
+ * driven by the memory watcher.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppEvent } from '../../shared/contract/events.js';
+import { createTeam, issueToken } from '../../server/admin.js';
+import { openSqliteStore } from '../../server/sqlite-store.js';
+import type { TeamStore } from '../../server/store.js';
+import { createAppDispatcher } from '../api/index.js';
+import type { Dispatcher } from '../api/dispatch.js';
+import { AppContext } from '../app/app-context.js';
+import { listHistory } from '../history/history.js';
+import { serverEntries, startTestServer, type TestServer } from './test-support/team-fixture.js';
+
+const GITHUB_TOKEN = ['ghp_', 'R8mQ2vX9', 'kL4pT7wN', 'c3bY6hJ1', 'fD5sG0aZ', 'e2Uq'].join('');
+const OTHER_GITHUB_TOKEN = ['ghp_', 'Zt4Kw8Lm', 'Qp2Vn6Xr', 'Hb9Cj3Fs', 'Ya7Ud1Ge', 'o5Ti'].join('');
+const topic = (name: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${name} in one line\ntype: ${type}\n---\n\n${body}\n`;
+
+let root: string;
+let store: TeamStore;
+let server: TestServer;
+
+beforeAll(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-team-service-')));
+  store = await openSqliteStore(path.join(root, 'team.sqlite'));
+  server = await startTestServer(store, 3);
+});
+afterAll(async () => {
+  await server.server.close();
+  await store.close();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** A machine: a Claude Code home with one project, and the app running on it. */
+async function machine(name: string, watch = false): Promise<{ ctx: AppContext; api: Dispatcher; memoryDir: string; events: AppEvent[] }> {
+  const home = path.join(root, name, 'home');
+  const memoryDir = path.join(home, 'projects', '-work-app', 'memory');
+  await fs.mkdir(path.join(memoryDir, 'team'), { recursive: true });
+  await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Me](user_me.md) — who I am\n- [Deploys](project_deploys.md) — deploy rules\n');
+  await fs.writeFile(path.join(memoryDir, 'user_me.md'), topic('Me', 'user', 'Backend engineer.'));
+  await fs.writeFile(path.join(memoryDir, 'project_deploys.md'), topic('Deploys', 'project', 'No deploys on Fridays.'));
+  const ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, name, 'data'), env: {}, watch });
+  const events: AppEvent[] = [];
+  ctx.events.subscribe((e) => events.push(e));
+  return { ctx, api: createAppDispatcher(ctx), memoryDir, events };
+}
+
+async function ok<T>(api: Dispatcher, name: string, input: unknown): Promise<T> {
+  const r = await api.call(name, input);
+  if (!r.ok) throw new Error(`${name}: ${r.error.code}: ${r.error.message}`);
+  return r.result as T;
+}
+
+describe('team sync in the app', () => {
+  let a: Awaited<ReturnType<typeof machine>>;
+  let b: Awaited<ReturnType<typeof machine>>;
+  beforeAll(async () => {
+    a = await machine('a');
+    b = await machine('b');
+  });
+  afterAll(async () => {
+    await a.ctx.close();
+    await b.ctx.close();
+  });
+
+  it('refuses a bad connection in words: not a token, another team, plain http to another host, no server', async () => {
+    await createTeam(store, 'other');
+    const otherToken = (await issueToken(store, 'other', 'x')).token;
+    const base = { dir: '-work-app', server: server.url, team: server.team };
+    expect(await a.api.call('team.connect', { ...base, token: 'hunter2' })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringContaining('not a Memdir team token') } });
+    expect(await a.api.call('team.connect', { ...base, token: otherToken })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: 'This token belongs to team "other", not "platform". Use a token issued for platform, or connect to other.' } });
+    expect(await a.api.call('team.connect', { ...base, server: 'http://sync.example.com', token: server.tokens[0] })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringContaining('unencrypted') } });
+    expect(await a.api.call('team.connect', { ...base, server: 'http://127.0.0.1:1', token: server.tokens[0] })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('Cannot reach the sync server') } });
+    expect(await a.api.call('team.connect', { ...base, team: 'Not A Team', token: server.tokens[0] })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    expect((await ok<{ connection: unknown; state: string }>(a.api, 'team.status', { dir: '-work-app' })).state).toBe('not-connected');
+  });
+
+  it('connects: the token goes to the credential store only, never into the connection file or the status', async () => {
+    const status = await ok<{ connection: { member: string; tokenStored: boolean; tokenId: string }; state: string }>(a.api, 'team.connect', { dir: '-work-app', server: server.url, team: server.team, token: server.tokens[0] });
+    expect(status.connection).toMatchObject({ member: 'member-0', tokenStored: true });
+    expect(status.state).toBe('synced');
+    expect(JSON.stringify(status)).not.toContain(server.tokens[0]!.slice(21));
+    const connections = await fs.readFile(path.join(a.ctx.dataDir, 'team', 'connections.json'), 'utf8');
+    expect(connections).not.toContain(server.tokens[0]!.slice(21));
+    expect(await a.ctx.credentials.list()).toEqual([expect.stringMatching(/^team-token-[0-9a-f]{16}$/)]);
+    await ok(b.api, 'team.connect', { dir: '-work-app', server: server.url, team: server.team, token: server.tokens[1] });
+  });
+
+  it('moves a memory to the team (its index line too, one history entry) — never a user memory', async () => {
+    expect(await a.api.call('team.move', { dir: '-work-app', file: 'user_me.md', to: 'team' })).toMatchObject({ ok: false, error: { code: 'scope-refused', message: expect.stringContaining('always stays private') } });
+    const moved = await ok<{ file: string; scope: string; rev: string }>(a.api, 'team.move', { dir: '-work-app', file: 'project_deploys.md', to: 'team' });
+    expect(moved).toMatchObject({ file: 'project_deploys.md', scope: 'team' });
+    expect(await fs.readFile(path.join(a.memoryDir, 'MEMORY.md'), 'utf8')).toBe('- [Me](user_me.md) — who I am\n');
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', 'MEMORY.md'), 'utf8')).toBe('- [Deploys](project_deploys.md) — deploy rules\n');
+    const [entry] = await listHistory(a.memoryDir, { dataDir: a.ctx.dataDir, limit: 1 });
+    expect(entry).toMatchObject({ source: 'manual', summary: 'Move project_deploys.md to the team memory' });
+    const report = await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' });
+    expect(report.push.uploaded.sort()).toEqual(['MEMORY.md', 'project_deploys.md']);
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    expect(await fs.readFile(path.join(b.memoryDir, 'team', 'project_deploys.md'), 'utf8')).toContain('No deploys on Fridays.');
+  });
+
+  it('shows a conflict with both sides and resolves it with a merge', async () => {
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_deploys.md'), topic('Deploys', 'project', 'No deploys on Fridays.\nAlso not on holidays.'));
+    await fs.writeFile(path.join(b.memoryDir, 'team', 'project_deploys.md'), topic('Deploys', 'project', 'No deploys on Fridays.\nRollbacks need two reviewers.'));
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    const status = await ok<{ state: string; conflicts: { id: string; key: string }[] }>(b.api, 'team.status', { dir: '-work-app' });
+    expect(status.state).toBe('conflicts');
+    const [conflict] = status.conflicts;
+    const detail = await ok<{ mine: string; theirs: string; theirsSha: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
+    expect(detail.mine).toContain('Rollbacks need two reviewers.');
+    expect(detail.theirs).toContain('Also not on holidays.');
+    const merged = topic('Deploys', 'project', 'No deploys on Fridays.\nAlso not on holidays.\nRollbacks need two reviewers.');
+    const result = await ok<{ conflict: { status: string }; report: { push: { uploaded: string[] } } }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'merge', text: merged, theirsSha: detail.theirsSha });
+    expect(result.conflict.status).toBe('resolved');
+    expect(result.report.push.uploaded).toEqual(['project_deploys.md']);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', 'project_deploys.md'), 'utf8')).toBe(merged);
+    expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('synced');
+  });
+
+  it('raises a secret alert (event included), then redacts it in place with a history entry, and the file goes up', async () => {
+    a.events.length = 0;
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'reference_ci.md'), topic('CI', 'reference', `The CI bot token is ${GITHUB_TOKEN} for now.`));
+    const report = await ok<{ waiting: { key: string; reason: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
+    expect(report.waiting).toEqual([expect.objectContaining({ key: 'reference_ci.md', reason: 'secret' })]);
+    expect(a.events).toContainEqual({ type: 'alert', alert: expect.objectContaining({ kind: 'secret', dir: '-work-app', title: 'A secret kept team/reference_ci.md from being shared' }) });
+    expect(a.events).toContainEqual({ type: 'alerts-changed', open: 1 });
+    const list = await ok<{ alerts: { id: string; kind: string; findings: { fingerprint: string; match: string; line: number; rule: string }[] }[]; open: number }>(a.api, 'alerts.list', {});
+    expect(list.open).toBe(1);
+    const alert = list.alerts[0]!;
+    expect(alert.findings).toEqual([expect.objectContaining({ line: 7, rule: expect.stringContaining('github'), match: expect.stringMatching(/^ghp_\*+$/) })]);
+    expect(JSON.stringify(list)).not.toContain(GITHUB_TOKEN);
+
+    const redacted = await ok<{ alert: { status: string; resolution: string }; rev: string }>(a.api, 'alerts.redact', { id: alert.id, fingerprint: alert.findings[0]!.fingerprint });
+    expect(redacted.alert).toMatchObject({ status: 'resolved', resolution: 'redacted' });
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', 'reference_ci.md'), 'utf8')).toContain('The CI bot token is [REDACTED] for now.');
+    const [entry] = await listHistory(a.memoryDir, { dataDir: a.ctx.dataDir, limit: 1 });
+    expect(entry).toMatchObject({ source: 'manual', summary: 'Redact a secret in team/reference_ci.md', rev: redacted.rev });
+    const after = await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' });
+    expect(after.push.uploaded).toEqual(['reference_ci.md']);
+    expect((await serverEntries(server.url, server.team, server.tokens[0]!))['reference_ci.md']).not.toContain(GITHUB_TOKEN);
+  });
+
+  it('allows a finding with who and why; that exact match no longer blocks, a new one still does', async () => {
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'reference_demo.md'), topic('Demo', 'reference', `Revoked demo token from the docs: ${GITHUB_TOKEN}`));
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    const { alerts } = await ok<{ alerts: { id: string; status: string; file: string; findings: { fingerprint: string }[] }[] }>(a.api, 'alerts.list', {});
+    const alert = alerts.find((x) => x.status === 'open' && x.file === 'team/reference_demo.md')!;
+    expect(await a.api.call('alerts.allow', { id: alert.id, fingerprint: alert.findings[0]!.fingerprint, why: '' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    const allowed = await ok<{ alert: { status: string }; allowed: { who: string; why: string } }>(a.api, 'alerts.allow', { id: alert.id, fingerprint: alert.findings[0]!.fingerprint, why: 'revoked token quoted from the public docs' });
+    expect(allowed.alert.status).toBe('resolved');
+    expect(allowed.allowed).toMatchObject({ who: expect.stringContaining('(member-0)'), why: 'revoked token quoted from the public docs' });
+    expect((await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toEqual(['reference_demo.md']);
+    const list = await ok<{ allowed: { file: string }[] }>(a.api, 'alerts.list', {});
+    expect(list.allowed[0]).toMatchObject({ file: 'team/reference_demo.md' });
+    // Another token in the same file is another match: it blocks again.
+    await fs.appendFile(path.join(a.memoryDir, 'team', 'reference_demo.md'), `And a live one: ${OTHER_GITHUB_TOKEN}\n`);
+    const blocked = await ok<{ push: { uploaded: string[] }; waiting: { key: string; reason: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
+    expect(blocked.push.uploaded).toEqual([]);
+    expect(blocked.waiting).toEqual([expect.objectContaining({ key: 'reference_demo.md', reason: 'secret' })]);
+  });
+
+  it('lists connected projects for the dashboard, and disconnects (files stay, token deleted)', async () => {
+    const { projects } = await ok<{ projects: { dir: string; state: string; connected: boolean }[] }>(a.api, 'team.overview', {});
+    // The demo file with a live token is still held back: the project is not fully shared.
+    expect(projects).toEqual([expect.objectContaining({ dir: '-work-app', connected: true, state: 'pending', waiting: 1, conflicts: 0 })]);
+    expect(await ok(b.api, 'team.disconnect', { dir: '-work-app' })).toEqual({ disconnected: true });
+    expect(await b.ctx.credentials.list()).toEqual([]);
+    expect(await fs.readFile(path.join(b.memoryDir, 'team', 'project_deploys.md'), 'utf8')).toContain('Rollbacks');
+    expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('not-connected');
+  });
+});
+
+describe('team sync in the running app', () => {
+  it('an edit in the team folder is pushed by itself, shortly after (watcher → debounced sync)', async () => {
+    const c = await machine('c', true);
+    try {
+      await ok(c.api, 'team.connect', { dir: '-work-app', server: server.url, team: server.team, token: server.tokens[2] });
+      await fs.writeFile(path.join(c.memoryDir, 'team', 'project_watch.md'), topic('Watch', 'project', 'Pushed without asking.'));
+      const deadline = Date.now() + 15_000;
+      let pushed: string | undefined;
+      while (Date.now() < deadline && !pushed) {
+        await new Promise((r) => setTimeout(r, 200));
+        pushed = (await serverEntries(server.url, server.team, server.tokens[0]!))['project_watch.md'];
+      }
+      expect(pushed).toContain('Pushed without asking.');
+      expect(c.events).toContainEqual({ type: 'team-changed', dir: '-work-app' });
+    } finally {
+      await c.ctx.close();
+    }
+  });
+});

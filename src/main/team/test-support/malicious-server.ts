@@ -1,0 +1,115 @@
+/**
+ * A sync server that lies, on loopback (R-SYNC-SECURITY's test double): it speaks enough of
+ * the protocol to be believed, then sends hostile keys, checksums that do not match, a body
+ * that never ends, a 412 for every push, a redirect that would carry the token away, or junk.
+ * It counts what it did so tests can assert the client's work stayed bounded.
+ */
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type Behaviour =
+  | { kind: 'entries'; entries: Record<string, { content: string; sha256?: string }> }
+  | { kind: 'huge-body'; declareLength?: boolean }
+  | { kind: 'endless-412' }
+  | { kind: 'redirect'; to: string }
+  | { kind: 'garbage' };
+
+export interface MaliciousServer {
+  url: string;
+  counts: { requests: number; puts: number; bytesSent: number; authorization: string[] };
+  close(): Promise<void>;
+}
+
+const EPOCH = 'deadbeef';
+const GB = 1024 * 1024 * 1024;
+
+function sha(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Start the lying server with one behaviour. */
+export async function startMaliciousServer(behaviour: Behaviour): Promise<MaliciousServer> {
+  const counts = { requests: 0, puts: 0, bytesSent: 0, authorization: [] as string[] };
+  let version = 1;
+  const sockets = new Set<Socket>();
+  const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+    const text = JSON.stringify(body);
+    counts.bytesSent += Buffer.byteLength(text);
+    res.writeHead(status, { 'content-type': 'application/json', etag: `"${EPOCH}-${version}"`, ...headers });
+    res.end(text);
+  };
+  const server = http.createServer((req, res) => {
+    counts.requests++;
+    counts.authorization.push(req.headers.authorization ?? '');
+    req.resume();
+    const url = new URL(req.url ?? '/', 'http://x');
+    const isEntries = url.pathname.endsWith('/entries');
+    const isChecksums = url.pathname.endsWith('/checksums');
+    if (url.pathname === '/v1/me') return send(res, 200, { team: 'platform', member: 'victim', tokenId: '0'.repeat(16) });
+    switch (behaviour.kind) {
+      case 'entries': {
+        if (req.method === 'PUT') {
+          counts.puts++;
+          return send(res, 200, { version: ++version, etag: `"${EPOCH}-${version}"`, changed: [], unchanged: [] });
+        }
+        const entries = Object.fromEntries(
+          Object.entries(behaviour.entries).map(([key, e]) => [key, { content: e.content, sha256: e.sha256 ?? sha(e.content), updatedAt: '2026-01-01T00:00:00Z', updatedBy: 'mallory' }]),
+        );
+        if (isChecksums) return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, checksums: Object.fromEntries(Object.entries(entries).map(([k, e]) => [k, e.sha256])) });
+        return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, full: true, entries });
+      }
+      case 'huge-body': {
+        // A JSON document that never closes: 1 GB of one string, unless the client hangs up first.
+        res.writeHead(200, { 'content-type': 'application/json', etag: `"${EPOCH}-1"`, ...(behaviour.declareLength ? { 'content-length': String(GB) } : {}) });
+        const prefix = '{"team":"platform","version":1,"etag":"\\"deadbeef-1\\"","full":true,"entries":{"a.md":{"content":"';
+        res.write(prefix);
+        counts.bytesSent += prefix.length;
+        const chunk = Buffer.alloc(64 * 1024, 0x61);
+        const pump = (): void => {
+          while (counts.bytesSent < GB && !res.destroyed) {
+            counts.bytesSent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        res.on('close', () => undefined);
+        pump();
+        return;
+      }
+      case 'endless-412': {
+        if (req.method === 'PUT') {
+          counts.puts++;
+          version++;
+          return send(res, 412, { error: 'stale', message: 'Someone else pushed first.', etag: `"${EPOCH}-${version}"`, version });
+        }
+        // Every look shows one more change by someone else, so the client always has a reason to retry.
+        const content = `moved ${version}\n`;
+        if (isChecksums) return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, checksums: { 'other.md': sha(content) } });
+        if (isEntries) return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, full: !url.searchParams.get('since'), entries: { 'other.md': { content, sha256: sha(content), updatedAt: '2026-01-01T00:00:00Z', updatedBy: 'mallory' } } });
+        return send(res, 404, { error: 'not-found', message: 'Not found.' });
+      }
+      case 'redirect':
+        res.writeHead(307, { location: `${behaviour.to}${req.url ?? '/'}` });
+        return res.end();
+      case 'garbage':
+        res.writeHead(200, { 'content-type': 'application/json', etag: `"${EPOCH}-1"` });
+        counts.bytesSent += 20;
+        return res.end('{"entries": [1, 2, 3');
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    counts,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * Alerts (issue 7 part 5): secrets that kept a memory from being shared — file, line, rule and
+ * the masked match, never the secret — with open (jump to the memory), redact (the secret is
+ * replaced by a placeholder, recorded in history) and allow (recorded with who and why); and
+ * sync and security alerts. Closed alerts and allowed findings stay listed for the record.
+ */
+import { useEffect, useState } from 'react';
+import type { AlertRecord } from '../../shared/contract/alerts.js';
+import type { Finding } from '../../shared/secret-types.js';
+import { when } from '../components/format.js';
+import { alertTarget, splitAlerts, useAlerts } from '../stores/alerts.js';
+import { useNav } from '../stores/nav.js';
+
+function AllowForm({ alert, finding, onDone }: { alert: AlertRecord; finding: Finding; onDone: () => void }) {
+  const [why, setWhy] = useState('');
+  const busy = useAlerts((s) => s.busy);
+  return (
+    <form
+      className="inline-form"
+      aria-label={`Allow ${finding.match}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void useAlerts
+          .getState()
+          .allow(alert.id, finding.fingerprint, why.trim())
+          .then((ok) => ok && onDone());
+      }}
+    >
+      <input aria-label="Why it is safe to share" placeholder="Why is it safe to share? (recorded)" value={why} onChange={(e) => setWhy(e.target.value)} autoFocus />
+      <button type="submit" disabled={busy || why.trim().length < 3}>
+        Allow
+      </button>
+      <button type="button" onClick={onDone}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
+function Findings({ alert }: { alert: AlertRecord }) {
+  const busy = useAlerts((s) => s.busy);
+  const [allowing, setAllowing] = useState<string | null>(null);
+  const target = alertTarget(alert);
+  return (
+    <table className="grid" aria-label={`Findings in ${alert.file ?? 'the file'}`}>
+      <thead>
+        <tr>
+          <th>Line</th>
+          <th>Rule</th>
+          <th>Match</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {alert.findings.map((f) => (
+          <tr key={f.fingerprint || `${f.line}:${f.column}`}>
+            <td className="num">{f.line}</td>
+            <td>
+              {f.title} <span className="muted small">{f.rule}</span>
+            </td>
+            <td>
+              <code>{f.match}</code>
+            </td>
+            <td>
+              {allowing === f.fingerprint ? (
+                <AllowForm alert={alert} finding={f} onDone={() => setAllowing(null)} />
+              ) : (
+                <span className="actions">
+                  {target && <button onClick={() => useNav.getState().go(target)}>Open</button>}
+                  {alert.status === 'open' && f.fingerprint && (
+                    <>
+                      <button onClick={() => void useAlerts.getState().redact(alert.id, f.fingerprint)} disabled={busy} title="Replace the secret with [REDACTED] in the file (recorded in history)">
+                        Redact
+                      </button>
+                      <button onClick={() => setAllowing(f.fingerprint)} disabled={busy} title="Not a secret, or meant to be shared: say why">
+                        Allow…
+                      </button>
+                    </>
+                  )}
+                </span>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function AlertCard({ alert }: { alert: AlertRecord }) {
+  const target = alertTarget(alert);
+  return (
+    <article className={`alert-card ${alert.status}`} aria-label={alert.title} data-kind={alert.kind}>
+      <header className="toolbar">
+        <span className={`badge ${alert.kind === 'secret' || alert.kind === 'security' ? 'error' : 'warning'}`}>{alert.kind}</span>
+        <strong>{alert.title}</strong>
+        <span className="spacer" />
+        <span className="muted small">
+          {when(alert.updatedAt)}
+          {alert.count > 1 ? ` · ${alert.count}×` : ''}
+          {alert.dir ? ` · ${alert.dir}` : ''}
+        </span>
+        {alert.status === 'open' && <button onClick={() => void useAlerts.getState().dismiss(alert.id)}>Dismiss</button>}
+      </header>
+      <p>{alert.message}</p>
+      {alert.findings.length > 0 && <Findings alert={alert} />}
+      {alert.findings.length === 0 && target && alert.status === 'open' && (
+        <button className="link" onClick={() => useNav.getState().go(target)}>
+          Open {alert.file}
+        </button>
+      )}
+      {alert.status !== 'open' && <p className="muted small">{alert.status === 'dismissed' ? 'Dismissed.' : `Resolved: ${alert.resolution ?? ''}.`}</p>}
+    </article>
+  );
+}
+
+export function AlertsView() {
+  const { alerts, allowed, loaded, error } = useAlerts();
+  const [showClosed, setShowClosed] = useState(false);
+  useEffect(() => {
+    void useAlerts.getState().load();
+  }, []);
+  const { open, closed } = splitAlerts(alerts);
+  return (
+    <section className="alerts" aria-label="Alerts">
+      <header className="view-head">
+        <h1>Alerts</h1>
+        <span className="muted">{open.length ? `${open.length} open` : 'nothing open'}</span>
+      </header>
+      {error && <div className="banner error">{error}</div>}
+      {loaded && open.length === 0 && <p className="ok-note">No open alerts. Secrets found before an upload, refused links and sync problems show up here.</p>}
+      <div className="alert-list" role="list" aria-label="Open alerts">
+        {open.map((a) => (
+          <div role="listitem" key={a.id}>
+            <AlertCard alert={a} />
+          </div>
+        ))}
+      </div>
+      {closed.length > 0 && (
+        <section aria-label="Closed alerts">
+          <h2>
+            <button className="link" onClick={() => setShowClosed(!showClosed)} aria-expanded={showClosed}>
+              {showClosed ? '▾' : '▸'} {closed.length} resolved or dismissed
+            </button>
+          </h2>
+          {showClosed && closed.map((a) => <AlertCard key={a.id} alert={a} />)}
+        </section>
+      )}
+      {allowed.length > 0 && (
+        <section aria-label="Allowed findings">
+          <h2>Allowed</h2>
+          <table className="grid" aria-label="Allowed findings">
+            <tbody>
+              {allowed.map((a) => (
+                <tr key={`${a.memoryDir}:${a.fingerprint}`}>
+                  <td>
+                    <code>{a.match}</code> <span className="muted small">{a.rule}</span>
+                  </td>
+                  <td className="small">{a.file}</td>
+                  <td className="small">
+                    by {a.who}, {when(a.at)}: “{a.why}”
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </section>
+  );
+}

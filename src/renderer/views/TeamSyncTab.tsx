@@ -1,0 +1,246 @@
+/**
+ * A project's Team sync (SPEC §6, issue 7): connect `memory/team/` to a sync server; the sync
+ * state with the last pull and push, what waits to be uploaded and why, and errors; the
+ * conflicts a pull kept (resolved in the side-by-side merge editor); and moving memories
+ * between private and team (R-TYPES: a `user` memory never goes to the team).
+ */
+import { useEffect, useState } from 'react';
+import type { TeamStatus } from '../../shared/contract/team.js';
+import { MergeEditor } from '../components/MergeEditor.js';
+import { when } from '../components/format.js';
+import { stateHeadline, useTeam, waitingLabel } from '../stores/team.js';
+import { useNav } from '../stores/nav.js';
+
+function ConnectForm() {
+  const busy = useTeam((s) => s.busy);
+  const error = useTeam((s) => s.error);
+  const [server, setServer] = useState('');
+  const [team, setTeam] = useState('');
+  const [token, setToken] = useState('');
+  const [allowHttp, setAllowHttp] = useState(false);
+  return (
+    <form
+      className="connect-form"
+      aria-label="Connect to a sync server"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void useTeam
+          .getState()
+          .connect({ server: server.trim(), team: team.trim(), token: token.trim(), ...(allowHttp ? { allowHttp } : {}) })
+          .then((ok) => ok && setToken(''));
+      }}
+    >
+      <p>
+        Share this project&apos;s <code>memory/team/</code> with your team through a Memdir sync server. Your team admin runs <code>memdir server</code> and gives you a
+        token (<code>memdir server admin issue-token</code>).
+      </p>
+      <label>
+        Server URL
+        <input aria-label="Server URL" placeholder="https://memdir.example.com" value={server} onChange={(e) => setServer(e.target.value)} required />
+      </label>
+      <label>
+        Team
+        <input aria-label="Team" placeholder="platform-team" value={team} onChange={(e) => setTeam(e.target.value)} required />
+      </label>
+      <label>
+        Token
+        <input aria-label="Token" type="password" autoComplete="off" placeholder="mdt_…" value={token} onChange={(e) => setToken(e.target.value)} required />
+      </label>
+      <label className="radio">
+        <input type="checkbox" checked={allowHttp} onChange={(e) => setAllowHttp(e.target.checked)} /> Allow plain http to another machine (the token travels unencrypted)
+      </label>
+      {error && (
+        <div className="banner error" role="alert">
+          {error}
+        </div>
+      )}
+      <div className="actions">
+        <button className="primary" type="submit" disabled={busy || !server.trim() || !team.trim() || !token.trim()}>
+          {busy ? 'Connecting…' : 'Connect'}
+        </button>
+      </div>
+      <p className="muted small">The token is checked with the server, then kept in Memdir&apos;s credential store (encrypted by your OS keychain in the desktop app), never in settings.</p>
+    </form>
+  );
+}
+
+function StatusPanel({ status }: { status: TeamStatus }) {
+  const busy = useTeam((s) => s.busy);
+  const c = status.connection!;
+  return (
+    <section aria-label="Sync state">
+      <div className="toolbar">
+        <span className={`badge ${status.state === 'synced' ? 'ok' : status.state === 'error' ? 'error' : status.state === 'not-connected' || status.state === 'never-synced' ? '' : 'warning'}`} data-state={status.state}>
+          {status.state}
+        </span>
+        <strong>{stateHeadline(status)}</strong>
+        <span className="spacer" />
+        <button className="primary" onClick={() => void useTeam.getState().syncNow()} disabled={busy || status.syncing}>
+          {status.syncing ? 'Syncing…' : 'Sync now'}
+        </button>
+        <button onClick={() => void useTeam.getState().disconnect()} disabled={busy} title="Stop syncing; files, history and conflicts stay; the stored token is deleted">
+          Disconnect
+        </button>
+      </div>
+      <dl className="facts">
+        <dt>Server</dt>
+        <dd>
+          {c.server} · team <strong>{c.team}</strong> · you are <strong>{c.member}</strong> (token {c.tokenId}
+          {c.tokenStored ? (c.tokenEncrypted ? ', encrypted at rest' : ', stored unencrypted, mode 0600') : ', not stored here'})
+        </dd>
+        <dt>Last pull</dt>
+        <dd>{status.lastPullAt ? when(status.lastPullAt) : 'never'}</dd>
+        <dt>Last push</dt>
+        <dd>{status.lastPushAt ? when(status.lastPushAt) : 'never'}</dd>
+        <dt>Last check</dt>
+        <dd>
+          {status.lastCheckAt ? when(status.lastCheckAt) : '—'}
+          {status.nextSyncAt ? ` · next by ${when(status.nextSyncAt)}` : ''} · every {c.pullIntervalSec} s, and a moment after every change here
+        </dd>
+        <dt>Team files</dt>
+        <dd>
+          {status.files} here{status.version !== null ? ` · server version ${status.version}` : ''}
+        </dd>
+      </dl>
+      {status.error && (
+        <div className="banner error" role="alert">
+          {status.error.message}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Conflicts({ status }: { status: TeamStatus }) {
+  const detail = useTeam((s) => s.detail);
+  if (status.conflicts.length === 0 && !detail) return null;
+  return (
+    <section aria-label="Conflicts">
+      <h2>Conflicts</h2>
+      <p className="muted small">
+        A pull brought the team&apos;s newer version of these files while you had unpushed edits. The team&apos;s version is on disk; yours is kept here and in history until you choose.
+      </p>
+      <table className="grid" aria-label="Conflicts to resolve">
+        <tbody>
+          {status.conflicts.map((c) => (
+            <tr key={c.id} data-key={c.key}>
+              <td>
+                <code>team/{c.key}</code>
+              </td>
+              <td className="small">
+                {c.serverUpdatedBy ? `changed by ${c.serverUpdatedBy}` : 'changed on the server'} · kept {when(c.createdAt)}
+              </td>
+              <td>
+                <button onClick={() => void useTeam.getState().openConflict(c.id)}>Resolve…</button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {detail && <MergeEditor key={detail.conflict.id} detail={detail} />}
+    </section>
+  );
+}
+
+function Waiting({ status }: { status: TeamStatus }) {
+  if (status.waiting.length === 0) return <p className="ok-note">Everything here is on the server.</p>;
+  return (
+    <section aria-label="Waiting">
+      <h2>Not on the server yet</h2>
+      <table className="grid" aria-label="Waiting files">
+        <tbody>
+          {status.waiting.map((w) => (
+            <tr key={w.key} data-reason={w.reason}>
+              <td>
+                <code>team/{w.key}</code>
+              </td>
+              <td>
+                <span className={`badge ${w.reason === 'pending' ? '' : w.reason === 'secret' || w.reason === 'symlink' ? 'error' : 'warning'}`}>{waitingLabel(w.reason)}</span>
+              </td>
+              <td className="small">{w.detail}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {status.waiting.some((w) => w.reason === 'secret') && (
+        <p className="small">
+          Files holding a secret are never uploaded. Redact or allow the finding in{' '}
+          <button className="link" onClick={() => useNav.getState().go({ view: 'alerts' })}>
+            Alerts
+          </button>
+          .
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Move({ status }: { status: TeamStatus }) {
+  const busy = useTeam((s) => s.busy);
+  const [open, setOpen] = useState(false);
+  const suggested = status.movable.filter((m) => m.suggested).length;
+  return (
+    <section aria-label="Private and team">
+      <h2>
+        <button className="link" onClick={() => setOpen(!open)} aria-expanded={open}>
+          {open ? '▾' : '▸'} Move memories between private and team
+        </button>
+        {suggested > 0 && <span className="badge">{suggested} suggested</span>}
+      </h2>
+      {open && (
+        <table className="grid" aria-label="Movable memories">
+          <tbody>
+            {status.movable.map((m) => (
+              <tr key={`${m.scope}:${m.file}`}>
+                <td>
+                  <code>{m.scope === 'team' ? `team/${m.file}` : m.file}</code> <span className="muted small">{m.name}</span>
+                </td>
+                <td>{m.type && <span className={`chip type-${m.type}`}>{m.type}</span>}</td>
+                <td className="small">{m.suggested ? (m.scope === 'private' ? 'usually shared with the team' : 'usually private') : ''}</td>
+                <td>
+                  <button onClick={() => void useTeam.getState().move(m.file, m.scope === 'team' ? 'private' : 'team')} disabled={busy || m.refusal !== null} title={m.refusal ?? undefined}>
+                    {m.scope === 'team' ? 'Move to private' : 'Move to team'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function TeamSyncTab({ dir }: { dir: string }) {
+  const status = useTeam((s) => (s.dir === dir ? s.status : null));
+  const error = useTeam((s) => s.error);
+  useEffect(() => {
+    void useTeam.getState().open(dir);
+  }, [dir]);
+  if (!status) return error ? <div className="banner error">{error}</div> : <p className="muted">Loading…</p>;
+  return (
+    <section className="team-sync" aria-label="Team sync">
+      <header className="view-head">
+        <h2>Team sync</h2>
+        <span className="muted small" title="Team memory directory">
+          {status.teamDir}
+        </span>
+      </header>
+      {status.connection ? (
+        <>
+          <StatusPanel status={status} />
+          <Conflicts status={status} />
+          <Waiting status={status} />
+          {status.resolved.length > 0 && (
+            <p className="muted small">
+              Resolved lately: {status.resolved.map((c) => `team/${c.key} (${c.resolution === 'server' ? "took the team's" : c.resolution === 'mine' ? 'took mine' : 'merged'})`).join(', ')}.
+            </p>
+          )}
+        </>
+      ) : (
+        <ConnectForm />
+      )}
+      <Move status={status} />
+    </section>
+  );
+}

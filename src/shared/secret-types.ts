@@ -1,0 +1,31 @@
+/**
+ * What the secret scanner (src/main/secrets) reports, as a schema the app contract can carry:
+ * the Alerts view lists findings, and "redact" / "allow" send one back. A finding never holds
+ * the secret itself — `match` is masked and `fingerprint` is a truncated hash of it.
+ */
+import { z } from 'zod';
+
+/** One credential found in a text or file. */
+export const findingSchema = z.object({
+  /** The file as the caller named it (`team/notes.md` in alerts, an absolute path from `scanDir`). */
+  file: z.string(),
+  /** 1-based line and column (UTF-16 units) of the secret's first character. */
+  line: z.number().int(),
+  column: z.number().int(),
+  /** `<source>/<kind>`: `memdir/anthropic-key`, `aws/AWSAccessKeyID`, `github/GITHUB_TOKEN`… */
+  rule: z.string(),
+  /** What was found, for people. */
+  title: z.string(),
+  /** The secret with all but a few leading characters masked. */
+  match: z.string(),
+  /** `error`: a provider's exact format; `warning`: a heuristic (generic assignment, bearer). */
+  severity: z.enum(['error', 'warning']),
+  /** UTF-16 offsets of the secret in the scanned text: [start, end). */
+  range: z.tuple([z.number().int(), z.number().int()]),
+  /** First 16 hex of sha256(secret): recognises the same secret later without storing it. Empty for a failed scan. */
+  fingerprint: z.string(),
+});
+export type Finding = z.infer<typeof findingSchema>;
+
+/** The rule of the finding the scanner reports when scanning itself failed: never allowed. */
+export const SCANNER_ERROR_RULE = 'memdir/scanner-error';
