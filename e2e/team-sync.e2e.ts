@@ -5,7 +5,7 @@
  * conflict on the second, which is resolved in the merge editor and reaches the first; a
  * secret written into the team folder is held back, shown in Alerts, and redacted there.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ServerProcess, startServerProcess } from '../src/server/test-support/server-process.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { type Host, artifact, startHost } from './support/host.js';
 
@@ -24,27 +25,9 @@ const topic = (name: string, body: string) => `---\nname: ${name}\ndescription: 
 // A fake Slack bot token, the shape the scanner knows.
 const SLACK_TOKEN = ['xoxb', '2048675309', '4096123456', 'Q7vR2mX9kL4pT7wNc3bY6hJ1'].join('-');
 
-async function startSyncServer(db: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [MEMDIR, 'server', '--db', db, '--port', '0', '--rate', '1000'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`memdir server did not start: ${err}`)), 20_000);
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (d: string) => {
-      err += d;
-      const match = /listening on (http:\/\/\S+)/.exec(err);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1]!, child });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`memdir server exited with ${code}: ${err}`)));
-  });
-}
-
 describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
   let root: string;
-  let server: { url: string; child: ChildProcess };
+  let server: ServerProcess;
   let tokens: string[];
   let browser: Browser;
   const hosts: Host[] = [];
@@ -68,7 +51,7 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
       const { stdout } = await run(process.execPath, [MEMDIR, 'server', 'admin', 'issue-token', 'platform', '--member', member, '--db', db, '--json']);
       tokens.push((JSON.parse(stdout) as { token: string }).token);
     }
-    server = await startSyncServer(db);
+    server = await startServerProcess([MEMDIR], db, { rate: 1000, timeoutMs: 20_000 });
 
     for (const m of ['a', 'b'] as const) {
       const memory = path.join(root, m, 'home', 'projects', '-work-app', 'memory');
@@ -90,11 +73,7 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
   afterAll(async () => {
     await browser?.close();
     for (const host of hosts) await host.stop();
-    if (server?.child.exitCode === null) {
-      const exited = new Promise((r) => server.child.once('exit', r));
-      server.child.kill('SIGTERM');
-      await exited;
-    }
+    await server?.stop();
     await fs.rm(root, { recursive: true, force: true });
   });
 

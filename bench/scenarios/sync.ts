@@ -10,7 +10,6 @@
  * The files are dated a minute back, as files in a real team folder are: one written in the
  * last two seconds is hashed once more by design (racily clean, see hash-cache.ts).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -21,6 +20,7 @@ import { openSqliteStore } from '../../src/server/sqlite-store.js';
 import { ConnectionStore } from '../../src/main/team/connections.js';
 import type { RequestRecord } from '../../src/main/team/team-client.js';
 import { TeamSync } from '../../src/main/team/team-sync.js';
+import { startServerProcess } from '../../src/server/test-support/server-process.js';
 import { type Scenario, compare } from '../lib.js';
 
 const FILES = 5_000;
@@ -29,28 +29,6 @@ const ROUNDS = 15;
 
 function memory(i: number): string {
   return `---\nname: Decision ${i}\ndescription: What the team decided about topic ${i}\ntype: project\n---\n\nWe chose option ${i % 7} for topic ${i} after the review on 2026-0${(i % 9) + 1}-1${i % 10}.\nOwner: team-${i % 13}. See the design doc for the alternatives that were rejected.\n`;
-}
-
-/**
- * `memdir server` in its own process, as it runs for real (on another machine, usually): its
- * work answering is not the client's, so it must not be timed as if it were.
- */
-async function startServerProcess(db: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MEMDIR, 'server', '--db', db, '--port', '0', '--rate', '100000'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`memdir server did not start: ${err}`)), 30_000);
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (d: string) => {
-      err += d;
-      const match = /listening on (http:\/\/\S+)/.exec(err);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1]!, child });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`memdir server exited with ${code}: ${err}`)));
-  });
 }
 
 /** The baseline: list the folder and lstat every file, nothing else (the same calls the listing makes). */
@@ -75,7 +53,7 @@ export const syncScenario: Scenario = {
     await createTeam(store, 'bench');
     const { token } = await issueToken(store, 'bench', 'bench');
     await store.close();
-    const server = await startServerProcess(db);
+    const server = await startServerProcess(['--import', 'tsx', MEMDIR], db, { rate: 100_000 });
     try {
       const memoryDir = path.join(root, 'home', 'projects', '-work-bench', 'memory');
       const teamDir = path.join(memoryDir, 'team');
@@ -139,9 +117,7 @@ export const syncScenario: Scenario = {
         },
       };
     } finally {
-      const exited = new Promise((r) => server.child.once('exit', r));
-      server.child.kill('SIGTERM');
-      await exited;
+      await server.stop();
       await fsp.rm(root, { recursive: true, force: true });
     }
   },

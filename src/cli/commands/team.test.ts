@@ -113,4 +113,22 @@ describe('memdir team', () => {
     expect(Object.keys(await serverEntries(server.url, server.team, server.tokens[0]!)).sort()).toEqual(['project_api.md', 'reference_grafana.md']);
     expect(await fs.readdir(path.join(home, 'projects', '-work-app', 'memory', 'team'))).toContain('project_api.md');
   });
+
+  it('connect to another team afterwards starts the sync state over: a file unchanged since the old team is kept as a conflict', async () => {
+    await createTeam(store, 'design');
+    const token = (await issueToken(store, 'design', 'dana')).token;
+    const checksums = await fetch(`${server.url}/v1/teams/design/checksums`, { headers: { authorization: `Bearer ${token}` } });
+    await fetch(`${server.url}/v1/teams/design/entries`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'if-match': checksums.headers.get('etag')! },
+      body: JSON.stringify({ entries: { 'project_api.md': 'The design team: v3 on 2026-06-01.\n' } }),
+    });
+    const r = await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', 'design', '--token-stdin', '--json'], { stdin: token });
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out) as { sync: { pull: { written: string[]; conflicts: string[] }; error: null } };
+    expect(json.sync.pull.conflicts).toEqual(['project_api.md']);
+    expect(await fs.readFile(path.join(home, 'projects', '-work-app', 'memory', 'team', 'project_api.md'), 'utf8')).toBe('The design team: v3 on 2026-06-01.\n');
+    const status = JSON.parse((await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { key: string }[] };
+    expect(status.conflicts).toEqual([expect.objectContaining({ key: 'project_api.md' })]);
+  });
 });

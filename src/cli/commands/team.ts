@@ -121,6 +121,8 @@ export const teamConnectCommand: CommandSpec = {
 server (it must belong to --team), never printed, and kept in Memdir's credential store
 (<data dir>/credentials.json, mode 0600; encrypted with the OS keychain when the desktop app
 stores it). The connection (server, team, member) is kept in <data dir>/team/connections.json.
+Connecting to another server or team starts the sync state over: a team file that differs from the
+new team's version is kept as a conflict, never overwritten silently.
 JSON: {"project": {"dir", "memoryDir"}, "connection": {"server", "team", "member", "tokenId",
   "connectedAt", "pullIntervalSec"}, "sync": <the report of \`memdir team sync --json\`>}
 Exit codes: 0 connected (even if the first sync found conflicts), 2 refused (bad URL, wrong team,

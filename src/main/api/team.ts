@@ -1,5 +1,6 @@
 /** Team sync: status, connect, sync now, conflicts, move. Thin: TeamService does the work. */
 import { RpcError, type RpcErrorCode } from '../../shared/contract/define.js';
+import { MemoryLockError } from '../memdir/safe-fs.js';
 import { AlertError } from '../team/alert-center.js';
 import { TeamConfigError } from '../team/connections.js';
 import { TeamClientError } from '../team/team-client.js';
@@ -28,6 +29,8 @@ export async function typedTeam<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof TeamConfigError) throw new RpcError({ code: 'invalid-input', message: error.message });
     if (error instanceof TeamPathError) throw new RpcError({ code: 'unsafe-path', message: error.message });
     if (error instanceof AlertError) throw new RpcError({ code: error.code, message: error.message });
+    // The team files are shared with other Memdir processes (the CLI): one may hold them a moment.
+    if (error instanceof MemoryLockError) throw new RpcError({ code: 'busy', message: error.message });
     if (error instanceof TeamClientError || error instanceof TeamSyncError) throw new RpcError({ code: CLIENT_CODES[error.code] ?? 'unavailable', message: error.message });
     throw error;
   }

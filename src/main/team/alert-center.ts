@@ -13,6 +13,9 @@
  *
  * Allowed findings (`allow`) are kept in `<dataDir>/alerts/allowed.json` with who and why; an
  * allowed fingerprint no longer blocks an upload of that exact match in that memory dir.
+ *
+ * The app and the CLI both change these files: every change holds Memdir's lock on the alerts
+ * folder (across processes), works on a fresh copy and replaces the files atomically.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -21,7 +24,7 @@ import { z } from 'zod';
 import { type AlertRecord, type AllowedSecret, alertRecordSchema, allowedSecretSchema } from '../../shared/contract/alerts.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { withMemoryLock, writeDataFile } from '../memdir/safe-fs.js';
 
 /** Kept beside each alert: what it is about, and what exactly it said. */
 const storedSchema = alertRecordSchema.extend({ topic: z.string(), signature: z.string() });
@@ -69,7 +72,6 @@ export class AlertCenter {
   private alerts: StoredAlert[] | null = null;
   private allowed: AllowedSecret[] | null = null;
   private stamp: string | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
   readonly file: string;
   readonly allowedFile: string;
 
@@ -115,11 +117,9 @@ export class AlertCenter {
     this.stamp = `${await this.fileStamp(this.file)}|${await this.fileStamp(this.allowedFile)}`;
   }
 
-  /** Run a change on the freshest copy, one at a time. */
+  /** Run a change on the freshest copy, one at a time across processes (see the file comment). */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return withMemoryLock(path.dirname(this.file), fn, { dataDir: this.dataDir });
   }
 
   private announce(alert: StoredAlert): void {

@@ -6,13 +6,17 @@
  *
  * A connection is keyed by the memory directory's real path (`memoryDirKey`), so a project
  * named by its path or by its directory name under `projects/` is the same connection.
+ *
+ * The app and the CLI both change the file: every read-modify-write holds Memdir's lock on it
+ * (across processes) and replaces it atomically, so neither loses the other's connection.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { isTeamName } from '../../server/admin.js';
-import { memoryDirKey, realpathLoose, writeDataFile } from '../memdir/safe-fs.js';
+import { memoryDirKey, realpathLoose, withMemoryLock, writeDataFile } from '../memdir/safe-fs.js';
 import type { CredentialStore } from '../settings/credentials.js';
+import { StateFile, lockSyncState } from './sync-state.js';
 import { normalizeServerUrl } from './team-client.js';
 
 /** How often the app pulls when nothing else prompts it (seconds). */
@@ -92,9 +96,47 @@ export function tokenIdOf(token: string): string | null {
   return /^mdt_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/.exec(token.trim())?.[1] ?? null;
 }
 
+/** Which server and team a connection's sync state describes (`target.json` beside `state.json`). */
+const targetSchema = z.object({ server: z.string(), team: z.string() });
+type SyncTarget = z.infer<typeof targetSchema>;
+
+/** Run `fn` holding the sync lock of a connection's state folder, so no sync in any process is midway. */
+async function withSyncLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const release = await lockSyncState(dir);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+/**
+ * R-SYNC: a connection's sync state (ETag, the server's checksums, the hashes both sides last
+ * agreed on) describes one server and team. Connected to another, it would read "unchanged
+ * since we agreed" for files the new team never saw, and a pull would overwrite them without
+ * a conflict. So when the server or team changes, the state starts over (its conflicts stay):
+ * every file that differs from the new team's version becomes a conflict, never a loss. The
+ * target is recorded beside the state, so a disconnect followed by a connect elsewhere counts too.
+ */
+async function adoptSyncState(dataDir: string, id: string, target: SyncTarget, previous: TeamConnection | undefined): Promise<void> {
+  const dir = connectionDir(dataDir, id);
+  const file = path.join(dir, 'target.json');
+  const recorded = targetSchema.safeParse(await fs.readFile(file, 'utf8').then((text) => JSON.parse(text) as unknown).catch(() => null));
+  const before = recorded.success ? recorded.data : previous;
+  if (before && before.server === target.server && before.team === target.team) return;
+  if (before) {
+    await withSyncLock(dir, async () => {
+      const stateFile = new StateFile(dir);
+      const state = await stateFile.load();
+      await stateFile.save({ ...state, etag: null, server: {}, base: {} });
+    });
+  }
+  await writeDataFile(file, `${JSON.stringify({ server: target.server, team: target.team })}\n`, { mode: 0o600 });
+}
+
 /** Connections in the data dir (see the file comment). */
 export class ConnectionStore {
-  private queue: Promise<unknown> = Promise.resolve();
   readonly file: string;
 
   constructor(readonly dataDir: string) {
@@ -122,27 +164,33 @@ export class ConnectionStore {
     return (await this.list().catch(() => [])).find((c) => c.id === id) ?? null;
   }
 
-  private mutate(change: (list: TeamConnection[]) => TeamConnection[]): Promise<void> {
-    const run = this.queue.then(async () => {
-      const list = await this.list().catch(() => []);
-      await writeDataFile(this.file, `${JSON.stringify({ version: 1, connections: change(list) }, null, 2)}\n`, { mode: 0o600 });
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
+  /** Read, change and write the file under Memdir's cross-process lock on it. */
+  private mutate(change: (list: TeamConnection[]) => Promise<TeamConnection[]>): Promise<void> {
+    return withMemoryLock(
+      this.file,
+      async () => {
+        const list = await this.list().catch(() => []);
+        await writeDataFile(this.file, `${JSON.stringify({ version: 1, connections: await change(list) }, null, 2)}\n`, { mode: 0o600 });
+      },
+      { dataDir: this.dataDir },
+    );
   }
 
-  /** Add or replace the connection of `connection.memoryDir`. */
+  /** Add or replace the connection of `connection.memoryDir` (another server or team: see `adoptSyncState`). */
   async save(connection: Omit<TeamConnection, 'id' | 'memoryDir'> & { memoryDir: string }): Promise<TeamConnection> {
     const memoryDir = await realpathLoose(connection.memoryDir);
     const full = connectionSchema.parse({ ...connection, memoryDir, id: await memoryDirKey(memoryDir) });
-    await this.mutate((list) => [...list.filter((c) => c.id !== full.id), full]);
+    await this.mutate(async (list) => {
+      await adoptSyncState(this.dataDir, full.id, full, list.find((c) => c.id === full.id));
+      return [...list.filter((c) => c.id !== full.id), full];
+    });
     return full;
   }
 
   /** Remove a connection; true when there was one. */
   async remove(id: string): Promise<boolean> {
     let found = false;
-    await this.mutate((list) => {
+    await this.mutate(async (list) => {
       found = list.some((c) => c.id === id);
       return list.filter((c) => c.id !== id);
     });

@@ -3,10 +3,16 @@
  * with nothing changed reads and hashes nothing: one `lstat` per file decides. Kept in Memdir's
  * data dir (`team/<id>/hash-cache.json`), written only when something changed.
  *
- * "Racily clean" files (git's term) are not trusted: a file whose mtime is within RACY_MS of
- * the moment it was hashed could be written again within the same timestamp tick with the same
- * size, and the cache would never notice. Such an entry is hashed once more on the next look,
- * when the tick has long passed; after that it is trusted.
+ * "Racily clean" files (git's term) are not trusted at once: a file whose mtime is not at least
+ * RACY_MS before the moment it was hashed could be written again within the same timestamp tick
+ * with the same size, and the cache would never notice. Such an entry is hashed again at the
+ * next look, and trusted once a hash of the same facts is taken RACY_MS or more after they were
+ * first seen: any write in their tick happened before that hash. This does not rely on the
+ * mtime at all, so a file dated in the future (another machine's clock) is hashed twice, not
+ * at every sync.
+ *
+ * A file Memdir wrote itself is trusted at once: its content is known exactly, not read back
+ * (`remember`, with the facts of a stat taken after the rename).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -17,13 +23,25 @@ import { writeDataFile } from '../memdir/safe-fs.js';
 /** Widest timestamp granularity among common file systems (FAT: 2 s; HFS+: 1 s). */
 export const RACY_MS = 2_000;
 
-const entrySchema = z.object({ m: z.number(), c: z.number(), s: z.number(), i: z.number(), h: z.string().regex(/^[0-9a-f]{64}$/), t: z.number() });
+/** Stat facts (m, c, s, i), hash h, when these facts were first hashed t, trusted k (absent in older caches: judged by t). */
+const entrySchema = z.object({ m: z.number(), c: z.number(), s: z.number(), i: z.number(), h: z.string().regex(/^[0-9a-f]{64}$/), t: z.number(), k: z.boolean().optional() });
 const fileSchema = z.object({ version: z.literal(1), entries: z.record(z.string(), entrySchema) });
 type Entry = z.infer<typeof entrySchema>;
 
 /** Hex sha256 of bytes or a string's UTF-8 bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
+}
+
+/** Whether two stats describe the same state of a file (null: no file). */
+export function sameFacts(a: FileFacts | null, b: FileFacts | null): boolean {
+  if (!a || !b) return a === b;
+  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
+}
+
+/** `sameFacts` for a cache entry (on every file of every sync: no object built). */
+function entryMatches(e: Entry, facts: FileFacts): boolean {
+  return e.m === facts.mtimeMs && e.c === facts.ctimeMs && e.s === facts.size && e.i === facts.ino;
 }
 
 /** See the file comment. */
@@ -53,29 +71,38 @@ export class HashCache {
     return cache;
   }
 
-  /** The remembered hash of `key` when its facts are unchanged and it is not racily clean. */
+  /** The remembered hash of `key` when its facts are unchanged and it is trusted (not racily clean). */
   lookup(key: string, facts: FileFacts): string | null {
     const e = this.entries.get(key);
-    if (!e || e.m !== facts.mtimeMs || e.c !== facts.ctimeMs || e.s !== facts.size || e.i !== facts.ino) return null;
-    if (facts.mtimeMs >= e.t - RACY_MS) return null;
-    return e.h;
+    if (!e || !entryMatches(e, facts)) return null;
+    return (e.k ?? e.m < e.t - RACY_MS) ? e.h : null;
   }
 
   /** Hash `bytes` (read for `key` at `facts`), count them, and remember the result. */
   hash(key: string, facts: FileFacts, bytes: Uint8Array, now = Date.now()): string {
-    this.bytesHashed += bytes.byteLength;
-    this.filesHashed += 1;
     const h = sha256Hex(bytes);
-    this.remember(key, facts, h, now);
+    this.hashed(key, facts, h, bytes.byteLength, now);
     return h;
   }
 
-  /** Remember a hash computed elsewhere (the content Memdir itself just wrote). */
-  remember(key: string, facts: FileFacts, h: string, now = Date.now()): void {
+  /** Count and remember `h`, the hash of `bytes` bytes of `key` read from disk at `facts` (the racy-clean rule, see the file comment). */
+  hashed(key: string, facts: FileFacts, h: string, bytes: number, now = Date.now()): void {
+    this.bytesHashed += bytes;
+    this.filesHashed += 1;
     const previous = this.entries.get(key);
-    const next: Entry = { m: facts.mtimeMs, c: facts.ctimeMs, s: facts.size, i: facts.ino, h, t: now };
-    if (previous && previous.m === next.m && previous.c === next.c && previous.s === next.s && previous.i === next.i && previous.h === next.h && previous.t === next.t) return;
-    this.entries.set(key, next);
+    const firstSeen = previous && entryMatches(previous, facts) && previous.h === h ? previous.t : now;
+    this.set(key, facts, h, firstSeen, facts.mtimeMs < now - RACY_MS || now - firstSeen >= RACY_MS);
+  }
+
+  /** Remember the content Memdir itself just wrote: `facts` from a stat after the rename, `h` of the exact bytes. Trusted at once. */
+  remember(key: string, facts: FileFacts, h: string): void {
+    this.set(key, facts, h, Date.now(), true);
+  }
+
+  private set(key: string, facts: FileFacts, h: string, t: number, k: boolean): void {
+    const previous = this.entries.get(key);
+    if (previous && entryMatches(previous, facts) && previous.h === h && previous.t === t && previous.k === k) return;
+    this.entries.set(key, { m: facts.mtimeMs, c: facts.ctimeMs, s: facts.size, i: facts.ino, h, t, k });
     this.dirty = true;
   }
 

@@ -145,6 +145,49 @@ describe('a malicious sync server', () => {
     expect(server.counts.puts).toBe(10);
   });
 
+  it('answers every push with 428: bounded retries with backoff, then the user is told; the local file stays', async () => {
+    const { server, client } = await victim({ kind: 'refuse-push', status: 428, body: { error: 'precondition-required', message: 'Send If-Match.' } }, { retry: { attempts: 5, baseMs: 20, maxMs: 100 } });
+    await client.write('mine.md', 'keep me\n');
+    const started = performance.now();
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'server', message: expect.stringContaining('428') });
+    expect(server.counts.puts).toBe(5);
+    // Four waits of at least 10, 20, 40 and 50 ms (half of each doubled, capped step).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(115);
+    expect(await client.read('mine.md')).toBe('keep me\n');
+    expect((await client.alerts.list()).alerts).toContainEqual(expect.objectContaining({ kind: 'sync', status: 'open', message: expect.stringContaining('428') }));
+  });
+
+  it('refuses keys the push did not carry (400): the push stops at once and says so', async () => {
+    const { server, client } = await victim({ kind: 'refuse-push', status: 400, body: { error: 'invalid-key', message: '1 key(s) refused.', keys: [{ key: 'not-sent.md', code: 'invalid', reason: 'made up' }] } });
+    await client.write('mine.md', 'keep me\n');
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'server', message: expect.stringContaining('"not-sent.md"') });
+    expect(server.counts.puts).toBe(1);
+    expect(await client.read('mine.md')).toBe('keep me\n');
+  });
+
+  it('never answers: abort() ends the sync at once with "cancelled" instead of waiting out the timeout, nothing written', async () => {
+    const { client, outsideUnchanged } = await victim({ kind: 'hang' });
+    await client.write('mine.md', 'keep me\n');
+    const started = performance.now();
+    const running = client.sync.sync();
+    await new Promise((r) => setTimeout(r, 200));
+    client.sync.abort();
+    const report = await running;
+    expect(report.error).toMatchObject({ code: 'cancelled' });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(await fs.readdir(client.teamDir)).toEqual(['mine.md']);
+    await outsideUnchanged();
+    // Cancelling is not an alert, and the next sync is not cancelled in advance.
+    expect((await client.alerts.list()).alerts).toEqual([]);
+    const next = client.sync.sync();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(client.sync.running).toBe(true);
+    client.sync.abort();
+    expect((await next).error).toMatchObject({ code: 'cancelled' });
+  });
+
   it('redirects elsewhere: not followed, so the token never travels to the other host', async () => {
     const elsewhere = await startMaliciousServer({ kind: 'garbage' });
     servers.push(elsewhere);

@@ -3,16 +3,23 @@
  * memory never goes to the team; the others may, `project` and `reference` being the ones
  * the team usually wants. The file moves byte for byte, its pointer moves from one index to
  * the other (title and hook kept), all in one `transact`: one history entry, undoable.
+ *
+ * A team memory the server already has cannot go back to private (R-SYNC: deletions never
+ * propagate): the next full pull would bring it back, and teammates would keep a file whose
+ * index line is gone. One that was never pushed moves freely.
  */
 import fs from 'node:fs/promises';
 import { addIndexEntry, indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
+import { resolveDataDir } from '../data-dir.js';
 import { transact } from '../history/history.js';
 import { MemoryError } from '../memdir/memory-error.js';
 import { checkFileName } from '../memdir/memory-service.js';
-import { removeFileConfined, resolveInside, writeFileAtomic } from '../memdir/safe-fs.js';
+import { memoryDirKey, removeFileConfined, resolveInside, writeFileAtomic } from '../memdir/safe-fs.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
+import { connectionDir } from './connections.js';
+import { StateFile } from './sync-state.js';
 import { checkTeamDir, resolveTeamKey } from './team-paths.js';
 
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -37,6 +44,18 @@ async function readOrNull(memoryDir: string, rel: string): Promise<string | null
   }
 }
 
+/**
+ * Why a team memory cannot move to private, per key: those the sync server is known to hold
+ * (the last sync's checksums, or the versions both sides agreed on) stay shared; null for the rest.
+ */
+export async function privateMoveRefusals(memoryDir: string, dataDir: string = resolveDataDir()): Promise<(key: string) => string | null> {
+  const state = await new StateFile(connectionDir(dataDir, await memoryDirKey(memoryDir))).load();
+  return (key) =>
+    Object.hasOwn(state.server, key) || Object.hasOwn(state.base, key)
+      ? `${key} is already shared with the team, so it stays shared: deletions never propagate, and the next sync would bring it back. To keep a private version, copy its content into a new private memory; to withdraw it from the team, empty it in the team memory.`
+      : null;
+}
+
 export interface MoveResult {
   file: string;
   scope: Scope;
@@ -59,6 +78,8 @@ export async function moveMemoryScope(opts: { memoryDir: string; dataDir?: strin
     const parsed = parseTopicFile(text, name);
     const refusal = scopeRefusal(parsed.meta.type, opts.to);
     if (refusal) throw new MemoryError('scope-refused', refusal);
+    const shared = opts.to === 'private' ? (await privateMoveRefusals(opts.memoryDir, opts.dataDir))(name) : null;
+    if (shared) throw new MemoryError('scope-refused', shared);
     if ((await readOrNull(opts.memoryDir, toRel)) !== null) throw new MemoryError('exists', `${toRel} already exists; rename one of them first.`);
     await writeFileAtomic(opts.memoryDir, toRel, text);
     await removeFileConfined(opts.memoryDir, fromRel);

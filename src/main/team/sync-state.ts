@@ -7,15 +7,19 @@
  *   - `base`: per key, the content hash both sides last agreed on. A local file whose hash
  *     differs from its base was edited here and not pushed yet; a server hash that differs from
  *     the base was changed by someone else. Both at once is a conflict;
+ *   - `refused`: per key, the server hash of an entry whose content this client refused (not
+ *     text, too large, checksum wrong): the key is not written, and not fetched again until the
+ *     server's hash changes;
  *   - the conflicts list (the local bytes of each are files beside it, `conflicts/<id>.local`).
  * Written atomically, and only when something in it changed.
  */
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { MemoryLockError, writeDataFile } from '../memdir/safe-fs.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -24,6 +28,7 @@ export const syncStateSchema = z.object({
   etag: z.string().nullable(),
   server: z.record(z.string(), sha),
   base: z.record(z.string(), sha),
+  refused: z.record(z.string(), sha).default({}),
   lastPullAt: z.string().nullable(),
   lastPushAt: z.string().nullable(),
   conflicts: z.array(teamConflictSchema),
@@ -34,7 +39,7 @@ export type SyncState = z.infer<typeof syncStateSchema>;
 const KEEP_RESOLVED = 50;
 
 export function emptyState(): SyncState {
-  return { version: 1, etag: null, server: {}, base: {}, lastPullAt: null, lastPushAt: null, conflicts: [] };
+  return { version: 1, etag: null, server: {}, base: {}, refused: {}, lastPullAt: null, lastPushAt: null, conflicts: [] };
 }
 
 /** The state file of a connection folder, loaded and saved as a whole. */
@@ -110,5 +115,41 @@ export class StateFile {
 
   async readConflictBytes(conflict: TeamConflict): Promise<Buffer | null> {
     return fs.readFile(this.conflictFile(conflict.id)).catch(() => null);
+  }
+}
+
+/**
+ * Take the cross-process lock of a connection's state folder (`sync.lock`): a sync holds it
+ * from start to end, and so does anything else that rewrites the state (a reconnect that
+ * starts it over). Waits a few seconds for another process, then fails with `busy`.
+ * Returns the release (safe to call once the lock was lost or taken over).
+ */
+export async function lockSyncState(dir: string): Promise<() => void> {
+  const options = {
+    lockfilePath: path.join(dir, 'sync.lock'),
+    realpath: false,
+    stale: 30_000,
+    update: 10_000,
+    // Losing the lock (a stalled machine) must not crash the app from a timer.
+    onCompromised: () => undefined,
+  };
+  try {
+    // The usual case (nobody else syncing) without a round trip through the thread pool.
+    const release = lockfile.lockSync(dir, options);
+    return () => {
+      try {
+        release();
+      } catch {
+        // Already released or taken over: nothing left to undo.
+      }
+    };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+  }
+  try {
+    const release = await lockfile.lock(dir, { ...options, retries: { retries: 40, factor: 1.3, minTimeout: 25, maxTimeout: 500 } });
+    return () => void release().catch(() => undefined);
+  } catch (error) {
+    throw new MemoryLockError('busy', 'Another Memdir process is syncing this project right now; try again in a moment.', { cause: error });
   }
 }

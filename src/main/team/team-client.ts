@@ -60,6 +60,7 @@ export interface TeamClientOptions {
   timeoutMs?: number;
   /** Largest response body read (default 256 MiB: the server's default team size). */
   maxResponseBytes?: number;
+  /** Cancels every request of this client (each call may also bring its own signal). */
   signal?: AbortSignal;
   onRequest?: (record: RequestRecord) => void;
 }
@@ -103,12 +104,14 @@ export class TeamClient {
 
   /**
    * One request: headers with the token, a timeout, no redirects, the body read with a
-   * ceiling. Resolves with status, headers and body bytes; rejects only with TeamClientError.
+   * ceiling, cancelled at once when `signal` aborts (error `cancelled`). Resolves with status,
+   * headers and body bytes; rejects only with TeamClientError.
    */
-  private async request(method: string, pathAndQuery: string, init: { headers?: Record<string, string>; body?: string; limit?: number; keys?: number } = {}): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
+  private async request(method: string, pathAndQuery: string, init: { headers?: Record<string, string>; body?: string; limit?: number; keys?: number; signal?: AbortSignal } = {}): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new TeamClientError('timeout', `The sync server did not answer within ${Math.round(this.timeoutMs / 1000)} s.`)), this.timeoutMs);
-    const outer = this.options.signal;
+    const signals = [this.options.signal, init.signal].filter((s): s is AbortSignal => s !== undefined);
+    const outer = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     const onOuterAbort = (): void => controller.abort(new TeamClientError('cancelled', 'The sync was cancelled.'));
     if (outer?.aborted) onOuterAbort();
     outer?.addEventListener('abort', onOuterAbort, { once: true });
@@ -243,16 +246,16 @@ export class TeamClient {
   }
 
   /** Who the token belongs to (GET /v1/me): connect checks the team with it. */
-  async me(): Promise<z.infer<typeof meSchema>> {
-    const r = await this.request('GET', '/v1/me', { limit: ERROR_BODY_LIMIT });
+  async me(opts: { signal?: AbortSignal } = {}): Promise<z.infer<typeof meSchema>> {
+    const r = await this.request('GET', '/v1/me', { limit: ERROR_BODY_LIMIT, signal: opts.signal });
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
     return this.parseJson(r.bytes, meSchema, 'answer to /v1/me');
   }
 
   /** GET entries: all, or those newer than `since`; 304 when `ifNoneMatch` is current. */
-  async entries(opts: { ifNoneMatch?: string | null; since?: string | null } = {}): Promise<Conditional<EntriesResponse>> {
+  async entries(opts: { ifNoneMatch?: string | null; since?: string | null; signal?: AbortSignal } = {}): Promise<Conditional<EntriesResponse>> {
     const query = opts.since ? `?since=${encodeURIComponent(opts.since)}` : '';
-    const r = await this.request('GET', `${this.teamPath('entries')}${query}`, { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {} });
+    const r = await this.request('GET', `${this.teamPath('entries')}${query}`, { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}, signal: opts.signal });
     if (r.status === 304) return { status: 304, etag: r.headers.get('etag') ?? opts.ifNoneMatch ?? '' };
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, entriesResponseSchema, 'list of entries');
@@ -260,8 +263,8 @@ export class TeamClient {
   }
 
   /** GET checksums (sha256 per key) with the current ETag. */
-  async checksums(opts: { ifNoneMatch?: string | null } = {}): Promise<Conditional<ChecksumsResponse>> {
-    const r = await this.request('GET', this.teamPath('checksums'), { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {} });
+  async checksums(opts: { ifNoneMatch?: string | null; signal?: AbortSignal } = {}): Promise<Conditional<ChecksumsResponse>> {
+    const r = await this.request('GET', this.teamPath('checksums'), { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}, signal: opts.signal });
     if (r.status === 304) return { status: 304, etag: r.headers.get('etag') ?? opts.ifNoneMatch ?? '' };
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, checksumsResponseSchema, 'list of checksums');
@@ -272,9 +275,9 @@ export class TeamClient {
    * PUT a delta based on `ifMatch`. Refusals the engine can act on (412 stale, 400 invalid-key,
    * 409 case-conflict, 413 limits, 428) come back as values; anything else throws.
    */
-  async put(ifMatch: string, entries: Record<string, string>): Promise<PutOutcome> {
+  async put(ifMatch: string, entries: Record<string, string>, opts: { signal?: AbortSignal } = {}): Promise<PutOutcome> {
     const keys = Object.keys(entries).length;
-    const r = await this.request('PUT', this.teamPath('entries'), { headers: { 'if-match': ifMatch }, body: JSON.stringify({ entries }), limit: ERROR_BODY_LIMIT, keys });
+    const r = await this.request('PUT', this.teamPath('entries'), { headers: { 'if-match': ifMatch }, body: JSON.stringify({ entries }), limit: ERROR_BODY_LIMIT, keys, signal: opts.signal });
     if (r.status === 200) return { ok: true, body: this.parseJson(r.bytes, putResponseSchema, 'answer to the push') };
     if ([400, 409, 412, 413, 428].includes(r.status)) {
       const error = this.errorBody(r.bytes);

@@ -2,7 +2,7 @@
  * Team sync and alerts through the app's API (the same calls the renderer makes), against a
  * real server on loopback: connect (with every refusal a person can meet), sync, conflicts,
  * move between private and team, secret alerts with redact and allow, the debounced push
- * driven by the memory watcher.
+ * driven by the memory watcher, one engine per project, reconnecting to another team.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -16,6 +16,7 @@ import { createAppDispatcher } from '../api/index.js';
 import type { Dispatcher } from '../api/dispatch.js';
 import { AppContext } from '../app/app-context.js';
 import { listHistory } from '../history/history.js';
+import { TeamService } from './team-service.js';
 import { serverEntries, startTestServer, type TestServer } from './test-support/team-fixture.js';
 
 const GITHUB_TOKEN = ['ghp_', 'R8mQ2vX9', 'kL4pT7wN', 'c3bY6hJ1', 'fD5sG0aZ', 'e2Uq'].join('');
@@ -49,6 +50,47 @@ async function machine(name: string, watch = false): Promise<{ ctx: AppContext; 
   const events: AppEvent[] = [];
   ctx.events.subscribe((e) => events.push(e));
   return { ctx, api: createAppDispatcher(ctx), memoryDir, events };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `work`, or a failure naming what did not finish within `ms`. */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([work, sleep(ms).then(() => Promise.reject(new Error(`${what} did not finish within ${ms} ms`)))]);
+}
+
+/**
+ * The real fetch with a gate in front of the entries requests (pulls and pushes): while held,
+ * they wait there until released or until their own abort signal fires, so a test can look
+ * at a sync that is in the middle of talking to the server.
+ */
+function gatedFetch() {
+  let holding = false;
+  let open: () => void = () => undefined;
+  let opened = Promise.resolve();
+  let arrive: () => void = () => undefined;
+  let arrival = Promise.resolve();
+  const aborted = (signal: AbortSignal | null | undefined) => new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+  return {
+    /** Hold the entries requests from now on; resolves when the first one waits at the gate. */
+    hold(): Promise<void> {
+      holding = true;
+      opened = new Promise<void>((resolve) => (open = resolve));
+      arrival = new Promise<void>((resolve) => (arrive = resolve));
+      return arrival;
+    },
+    release(): void {
+      holding = false;
+      open();
+    },
+    fetch: (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      if (holding && String(input instanceof Request ? input.url : input).includes('/entries')) {
+        arrive();
+        await Promise.race([opened, aborted(init?.signal)]);
+      }
+      return fetch(input, init);
+    }) as typeof fetch,
+  };
 }
 
 async function ok<T>(api: Dispatcher, name: string, input: unknown): Promise<T> {
@@ -104,6 +146,21 @@ describe('team sync in the app', () => {
     expect(report.push.uploaded.sort()).toEqual(['MEMORY.md', 'project_deploys.md']);
     await ok(b.api, 'team.sync', { dir: '-work-app' });
     expect(await fs.readFile(path.join(b.memoryDir, 'team', 'project_deploys.md'), 'utf8')).toContain('No deploys on Fridays.');
+  });
+
+  it('refuses to move a shared memory back to private (deletions never propagate: it would come back); one never pushed moves', async () => {
+    const refused = await a.api.call('team.move', { dir: '-work-app', file: 'project_deploys.md', to: 'private' });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'scope-refused', message: expect.stringContaining('already shared with the team') } });
+    expect(refused).toMatchObject({ ok: false, error: { message: expect.stringContaining('copy') } });
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', 'project_deploys.md'), 'utf8')).toContain('No deploys on Fridays.');
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', 'MEMORY.md'), 'utf8')).toBe('- [Deploys](project_deploys.md) — deploy rules\n');
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_draft.md'), topic('Draft', 'project', 'Not shared yet.'));
+    // The Team sync view offers the move only where it can work, and says why not elsewhere.
+    const { movable } = await ok<{ movable: { file: string; scope: string; refusal: string | null }[] }>(a.api, 'team.status', { dir: '-work-app' });
+    expect(movable.find((m) => m.scope === 'team' && m.file === 'project_deploys.md')?.refusal).toContain('already shared with the team');
+    expect(movable.find((m) => m.scope === 'team' && m.file === 'project_draft.md')?.refusal).toBeNull();
+    expect(await ok(a.api, 'team.move', { dir: '-work-app', file: 'project_draft.md', to: 'private' })).toMatchObject({ file: 'project_draft.md', scope: 'private' });
+    expect(await fs.readFile(path.join(a.memoryDir, 'project_draft.md'), 'utf8')).toContain('Not shared yet.');
   });
 
   it('shows a conflict with both sides and resolves it with a merge', async () => {
@@ -195,6 +252,116 @@ describe('team sync in the running app', () => {
       expect(c.events).toContainEqual({ type: 'team-changed', dir: '-work-app' });
     } finally {
       await c.ctx.close();
+    }
+  });
+
+  it("Memdir's own pull writes and private memory edits set off no sync; a team edit still does", async () => {
+    const f = await machine('f', true);
+    // A service of its own with a short debounce, on the app's events and watcher.
+    await f.ctx.team.close();
+    const service = new TeamService(f.ctx, { debounceMs: 100, tickMs: 600_000 });
+    await service.start();
+    try {
+      await service.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[2]! });
+      expect(f.events).toContainEqual({ type: 'projects-changed', dirs: ['-work-app'], external: false });
+      const syncs = () => f.events.filter((e) => e.type === 'team-changed').length;
+      const afterConnect = syncs();
+      await sleep(1_500);
+      expect(syncs()).toBe(afterConnect);
+      await fs.writeFile(path.join(f.memoryDir, 'project_private.md'), topic('Private', 'project', 'Only mine.'));
+      await sleep(1_500);
+      expect(syncs()).toBe(afterConnect);
+      await fs.writeFile(path.join(f.memoryDir, 'team', 'project_from_f.md'), topic('From f', 'project', 'Shared by itself.'));
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && syncs() === afterConnect) await sleep(100);
+      expect((await serverEntries(server.url, server.team, server.tokens[0]!))['project_from_f.md']).toContain('Shared by itself.');
+    } finally {
+      await service.close();
+      await f.ctx.close();
+    }
+  }, 30_000);
+});
+
+describe('one sync engine per project', () => {
+  it('calls that arrive together share one engine: while it syncs, the status says so', async () => {
+    const e = await machine('e');
+    await ok(e.api, 'team.connect', { dir: '-work-app', server: server.url, team: server.team, token: server.tokens[0] });
+    try {
+      // Which call finishes opening its engine last is up to timing: the app starts several times.
+      for (let start = 0; start < 5; start++) {
+        const gate = gatedFetch();
+        const service = new TeamService(e.ctx, { fetch: gate.fetch });
+        try {
+          const held = gate.hold();
+          // The app starting: the first tick's sync, the dashboard and the Team sync view at once.
+          const syncing = service.syncNow('-work-app');
+          const others = [service.status('-work-app'), service.overview(), service.status('-work-app')];
+          await held;
+          expect(await within(service.status('-work-app'), 5_000, 'the status')).toMatchObject({ state: 'syncing', syncing: true });
+          gate.release();
+          expect((await syncing).error).toBeNull();
+          await Promise.all(others);
+          expect((await service.status('-work-app')).lastCheckAt).not.toBeNull();
+        } finally {
+          gate.release();
+          await service.close();
+        }
+      }
+    } finally {
+      await e.ctx.close();
+    }
+  }, 60_000);
+
+  it('a reconnect cancels the sync of the engine it replaces, and quitting cancels one at once (no waiting out the server)', async () => {
+    const e = await machine('e2');
+    const gate = gatedFetch();
+    const service = new TeamService(e.ctx, { fetch: gate.fetch });
+    try {
+      await service.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
+      let held = gate.hold();
+      const old = service.syncNow('-work-app');
+      await held;
+      const reconnected = service.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[1]! });
+      expect((await within(old, 5_000, 'the old sync')).error).toMatchObject({ code: 'cancelled' });
+      gate.release();
+      expect(await within(reconnected, 10_000, 'the reconnect')).toMatchObject({ connection: { member: 'member-1' }, state: 'synced' });
+
+      held = gate.hold();
+      const last = service.syncNow('-work-app');
+      await held;
+      await within(service.close(), 5_000, 'closing');
+      expect((await last).error).toMatchObject({ code: 'cancelled' });
+    } finally {
+      gate.release();
+      await service.close();
+      await e.ctx.close();
+    }
+  }, 30_000);
+});
+
+describe('reconnecting to another team', () => {
+  it('starts the sync state over: a file unchanged since the old team is kept as a conflict, not silently replaced', async () => {
+    await createTeam(store, 'design');
+    const g = await machine('g');
+    const h = await machine('h');
+    try {
+      await ok(g.api, 'team.connect', { dir: '-work-app', server: server.url, team: 'design', token: (await issueToken(store, 'design', 'gil')).token });
+      await fs.writeFile(path.join(g.memoryDir, 'team', 'project_style.md'), topic('Style', 'project', 'Design team: tabs.'));
+      await ok(g.api, 'team.sync', { dir: '-work-app' });
+
+      await ok(h.api, 'team.connect', { dir: '-work-app', server: server.url, team: server.team, token: server.tokens[1] });
+      await fs.writeFile(path.join(h.memoryDir, 'team', 'project_style.md'), topic('Style', 'project', 'Platform team: spaces.'));
+      expect((await ok<{ push: { uploaded: string[] } }>(h.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toContain('project_style.md');
+
+      const status = await ok<{ connection: { team: string }; conflicts: { id: string; key: string }[] }>(h.api, 'team.connect', { dir: '-work-app', server: server.url, team: 'design', token: (await issueToken(store, 'design', 'hal')).token });
+      expect(status.connection.team).toBe('design');
+      expect(status.conflicts).toEqual([expect.objectContaining({ key: 'project_style.md' })]);
+      expect(await fs.readFile(path.join(h.memoryDir, 'team', 'project_style.md'), 'utf8')).toContain('Design team: tabs.');
+      const detail = await ok<{ mine: string }>(h.api, 'team.conflict', { dir: '-work-app', id: status.conflicts[0]!.id });
+      expect(detail.mine).toContain('Platform team: spaces.');
+    } finally {
+      await g.ctx.close();
+      await h.ctx.close();
     }
   });
 });

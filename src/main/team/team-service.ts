@@ -1,13 +1,15 @@
 /**
  * Team sync in the running app: one `TeamSync` per connected project, driven by
  *   - the memory watcher (its `projects-changed` events: one source of truth for "a file
- *     changed") → a debounced sync, so an edit reaches the team within seconds;
+ *     changed") → a debounced sync, so an edit reaches the team within seconds — when the
+ *     team folder really differs from how the last sync left it (see `teamChanged`);
  *   - a timer → a periodic pull (every connection's `pullIntervalSec`), backing off after
  *     failures (and honouring Retry-After);
  * plus the Team sync view's calls (status, connect, sync now, conflicts, move) and the Alerts
  * view's (redact, allow). Started only with `watch: true` (AppContext), like dreams; the calls
  * work without it (unit tests), and the CLI uses TeamSync directly.
  */
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AlertRecord, AllowedSecret } from '../../shared/contract/alerts.js';
@@ -23,9 +25,9 @@ import { redactFinding, scanText } from '../secrets/scanner.js';
 import type { CredentialStore } from '../settings/credentials.js';
 import { AlertCenter, AlertError } from './alert-center.js';
 import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from './connections.js';
-import { moveMemoryScope } from './move-scope.js';
+import { moveMemoryScope, privateMoveRefusals } from './move-scope.js';
 import { TeamClient } from './team-client.js';
-import { checkTeamDir, resolveTeamKey } from './team-paths.js';
+import { checkTeamDir, listTeamFiles, resolveTeamKey } from './team-paths.js';
 import { type RetryPolicy, TeamSync, TeamSyncError, currentUser } from './team-sync.js';
 
 /** What the app gives (AppContext satisfies it). */
@@ -54,13 +56,57 @@ interface Running {
   sync: TeamSync;
   nextAt: number;
   failures: number;
+  /** Replaced or closed: it starts nothing more. */
+  retired: boolean;
+  /** This engine's calls still going (a replaced engine is waited for). */
+  work: Set<Promise<unknown>>;
+  /** The team folder as this engine's last sync left it (null before the first): see `teamChanged`. */
+  seen: Map<string, string> | null;
+}
+
+/**
+ * A project's engine, put in the map before anything is awaited, so calls that arrive together
+ * (the first tick, a debounced sync, the Team sync view, the dashboard) share one `TeamSync`.
+ */
+interface Engine {
+  connection: TeamConnection;
+  ready: Promise<Running | null>;
+  retired: boolean;
+}
+
+/** Same server, team and token: the same engine goes on. */
+function sameTarget(a: TeamConnection, b: TeamConnection): boolean {
+  return a.server === b.server && a.team === b.team && a.tokenId === b.tokenId;
+}
+
+/** A file's stat facts as one string: any write changes it. */
+function factsText(st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): string {
+  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+}
+
+/** The team folder now, key → stat facts (links and other problems included), or null when it cannot be listed. */
+async function teamFolderFacts(memoryDir: string): Promise<Map<string, string> | null> {
+  try {
+    const listing = listTeamFiles(await checkTeamDir(memoryDir));
+    const facts = new Map([...listing.files.values()].map((f) => [f.key, factsText(f)]));
+    for (const p of listing.problems) facts.set(p.key, `${p.reason}:${p.target ?? ''}`);
+    return facts;
+  } catch {
+    return null;
+  }
+}
+
+function sameFolder(a: Map<string, string>, b: Map<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [key, facts] of a) if (b.get(key) !== facts) return false;
+  return true;
 }
 
 /** See the file comment. */
 export class TeamService {
   readonly alerts: AlertCenter;
   readonly connections: ConnectionStore;
-  private readonly engines = new Map<string, Running>();
+  private readonly engines = new Map<string, Engine>();
   private readonly debounces = new Map<string, NodeJS.Timeout>();
   private ticker: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -78,15 +124,39 @@ export class TeamService {
   // ------------------------------------------------------------------------------------------
   // Engines
 
-  private async engine(connection: TeamConnection): Promise<Running | null> {
-    const existing = this.engines.get(connection.id);
-    if (existing && existing.connection.server === connection.server && existing.connection.team === connection.team && existing.connection.tokenId === connection.tokenId) {
-      existing.connection = connection;
-      return existing;
+  /** The engine of a connection (null: no token here, or the connection was replaced or closed). */
+  private engine(connection: TeamConnection): Promise<Running | null> {
+    const current = this.engines.get(connection.id);
+    if (current) {
+      // A connection read before a reconnect or disconnect is stale: it never replaces a newer engine.
+      const stale = connection.connectedAt <= current.connection.connectedAt;
+      if (stale || (!current.retired && sameTarget(current.connection, connection))) {
+        if (!stale) current.connection = connection;
+        const latest = current.connection;
+        return current.ready.then((running) => {
+          if (!running || running.retired) return null;
+          running.connection = latest;
+          return running;
+        });
+      }
     }
+    const entry: Engine = { connection, ready: this.open(connection, current), retired: false };
+    this.engines.set(connection.id, entry);
+    // One that could not open (no token yet, unreadable state) is tried again at the next call.
+    const forget = (): void => {
+      if (this.engines.get(connection.id) === entry) this.engines.delete(connection.id);
+    };
+    entry.ready.then((running) => running ?? forget(), forget);
+    return entry.ready;
+  }
+
+  private async open(connection: TeamConnection, previous: Engine | undefined): Promise<Running | null> {
+    // The engine replaced stops first: two engines of one project would contend for its state.
+    if (previous) await this.retire(previous);
     const token = await readToken(connection, this.host.credentials, {});
-    if (!token) return null;
+    if (!token || this.closed) return null;
     const dir = connection.dir;
+    let running: Running | null = null;
     const sync = await TeamSync.open({
       connection,
       token,
@@ -95,13 +165,41 @@ export class TeamService {
       alerts: this.alerts,
       ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
       ...(this.options.retry ? { retry: this.options.retry } : {}),
-      onWrite: (_phase, keys) => {
+      onWrite: (phase, keys) => {
         if (dir && keys.length > 0) this.host.changed(dir, connection.memoryDir);
+        // Memdir's own writes are part of how the sync left the folder, not a change to sync.
+        if (phase === 'after' && running?.seen) {
+          for (const key of keys) {
+            const st = fsSync.lstatSync(path.join(connection.memoryDir, TEAM_DIR, key), { throwIfNoEntry: false });
+            if (st) running.seen.set(key, factsText(st));
+          }
+        }
       },
     });
-    const running: Running = { connection, sync, nextAt: Date.now(), failures: 0 };
-    this.engines.set(connection.id, running);
+    running = { connection, sync, nextAt: Date.now(), failures: 0, retired: false, work: new Set(), seen: null };
     return running;
+  }
+
+  /** Stop an engine for good: cancel what it is doing (its requests too) and wait until it has stopped. */
+  private async retire(entry: Engine): Promise<void> {
+    entry.retired = true;
+    const running = await entry.ready.catch(() => null);
+    if (!running) return;
+    running.retired = true;
+    running.sync.abort();
+    await Promise.allSettled([...running.work]);
+  }
+
+  /** Retire a connection's engine, if any; it stays in the map so stale calls for that connection get nothing. */
+  private async stop(id: string): Promise<void> {
+    clearTimeout(this.debounces.get(id));
+    const entry = this.engines.get(id);
+    if (entry) await this.retire(entry);
+  }
+
+  /** A connect or disconnect failed after `stop`: the connection still on file gets an engine at its next use. */
+  private reopenLater(connection: TeamConnection | null): void {
+    if (connection && this.engines.get(connection.id)?.retired) this.engines.delete(connection.id);
   }
 
   private async connectionOf(dir: string): Promise<{ project: ProjectScan; connection: TeamConnection | null }> {
@@ -118,14 +216,22 @@ export class TeamService {
     return { project, running };
   }
 
-  private track<T>(work: Promise<T>): Promise<T> {
+  private track<T>(running: Running, work: Promise<T>): Promise<T> {
     this.inFlight.add(work);
-    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    running.work.add(work);
+    void work
+      .finally(() => {
+        this.inFlight.delete(work);
+        running.work.delete(work);
+      })
+      .catch(() => undefined);
     return work;
   }
 
   private async runSync(running: Running): Promise<SyncReport> {
-    const report = await this.track(running.sync.sync());
+    // Taken before the sync lists the folder: an edit made while it runs still counts as a change.
+    running.seen = await teamFolderFacts(running.connection.memoryDir);
+    const report = await this.track(running, running.sync.sync());
     const interval = running.connection.pullIntervalSec * 1000;
     if (report.error) {
       running.failures++;
@@ -145,28 +251,48 @@ export class TeamService {
   /** Start the debounced and periodic syncs (the app, with `watch: true`). */
   async start(): Promise<void> {
     if (this.ticker || this.closed) return;
+    // `projects-changed` says which projects changed, not where, and the watcher reports the
+    // echo of Memdir's own writes too: whether the team folder changed is checked when the
+    // debounce runs out.
     this.unsubscribe = this.host.events.subscribe((event) => {
-      if (event.type === 'projects-changed') for (const dir of event.dirs) void this.schedule(dir);
+      if (event.type === 'projects-changed') for (const dir of event.dirs) void this.schedule(dir, { ifTeamChanged: true });
     });
     this.ticker = setInterval(() => void this.tick(), this.options.tickMs ?? 5_000);
     this.ticker.unref?.();
     void this.tick();
   }
 
-  private async schedule(dir: string): Promise<void> {
+  /**
+   * Whether the team folder differs from how the engine's last sync left it (its own pull
+   * writes included): a private memory edited, or the echo of Memdir's own writes, is no
+   * reason to sync. Waits for the engine's current work, which may be the write echoed.
+   */
+  private async teamChanged(running: Running): Promise<boolean> {
+    await Promise.allSettled([...running.work]);
+    if (!running.seen) return true;
+    const now = await teamFolderFacts(running.connection.memoryDir);
+    return now === null || !sameFolder(now, running.seen);
+  }
+
+  /** Sync a project after the debounce (`ifTeamChanged`: only when its team folder changed). */
+  private async schedule(dir: string, opts: { ifTeamChanged?: boolean } = {}): Promise<void> {
     const connections = await this.connections.list().catch(() => []);
-    const connection = connections.find((c) => c.dir === dir);
-    if (!connection || this.closed) return;
-    clearTimeout(this.debounces.get(connection.id));
+    const id = connections.find((c) => c.dir === dir)?.id;
+    if (!id || this.closed) return;
+    clearTimeout(this.debounces.get(id));
     const timer = setTimeout(() => {
-      this.debounces.delete(connection.id);
+      this.debounces.delete(id);
       void (async () => {
-        const running = await this.engine(connection).catch(() => null);
-        if (running && !this.closed) await this.runSync(running).catch(() => undefined);
+        // Read again: the project may have been reconnected or disconnected meanwhile.
+        const connection = (await this.connections.list().catch(() => [])).find((c) => c.id === id);
+        const running = connection ? await this.engine(connection).catch(() => null) : null;
+        if (!running || this.closed) return;
+        if (opts.ifTeamChanged && !(await this.teamChanged(running))) return;
+        if (!running.retired && !this.closed) await this.runSync(running).catch(() => undefined);
       })();
     }, this.options.debounceMs ?? 1_500);
     timer.unref?.();
-    this.debounces.set(connection.id, timer);
+    this.debounces.set(id, timer);
   }
 
   private ticking = false;
@@ -177,7 +303,7 @@ export class TeamService {
     try {
       for (const connection of await this.connections.list().catch(() => [])) {
         const running = await this.engine(connection).catch(() => null);
-        if (!running || running.sync.running || Date.now() < running.nextAt || this.closed) continue;
+        if (!running || running.retired || running.sync.running || Date.now() < running.nextAt || this.closed) continue;
         await this.runSync(running).catch(() => undefined);
       }
     } finally {
@@ -185,11 +311,13 @@ export class TeamService {
     }
   }
 
+  /** Stop: syncs in flight are cancelled (their requests too), not waited out. */
   async close(): Promise<void> {
     this.closed = true;
     this.unsubscribe?.();
     if (this.ticker) clearInterval(this.ticker);
     for (const timer of this.debounces.values()) clearTimeout(timer);
+    await Promise.allSettled([...this.engines.values()].map((entry) => this.retire(entry)));
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -213,9 +341,13 @@ export class TeamService {
     const running = connection ? await this.engine(connection) : null;
     const inspected = running ? await running.sync.inspect() : null;
     const names = connection ? await this.host.credentials.list().catch(() => []) : [];
+    const stayShared = await privateMoveRefusals(project.memoryDir, this.host.dataDir).catch(() => () => null);
     const movable: TeamStatus['movable'] = [
       ...project.memories.map((m) => ({ file: m.file, name: m.name, type: m.type, scope: 'private' as Scope, suggested: m.type !== null && defaultScope(m.type) === 'team', refusal: scopeRefusal(m.type, 'team') })),
-      ...(project.team?.memories ?? []).map((m) => ({ file: m.file, name: m.name, type: m.type, scope: 'team' as Scope, suggested: m.type !== null && defaultScope(m.type) === 'private', refusal: null })),
+      ...(project.team?.memories ?? []).map((m) => {
+        const refusal = stayShared(m.file);
+        return { file: m.file, name: m.name, type: m.type, scope: 'team' as Scope, suggested: refusal === null && m.type !== null && defaultScope(m.type) === 'private', refusal };
+      }),
     ];
     const noToken = connection && !running;
     return {
@@ -289,18 +421,26 @@ export class TeamService {
     if (me.team !== team) throw new TeamConfigError(`This token belongs to team "${me.team}", not "${team}". Use a token issued for ${team}, or connect to ${me.team}.`);
     await client.checksums();
     const previous = await this.connections.forMemoryDir(project.memoryDir);
-    if (previous) this.engines.delete(previous.id);
-    const connection = await this.connections.save({
-      memoryDir: project.memoryDir,
-      dir,
-      server,
-      team,
-      member: me.member,
-      tokenId,
-      connectedAt: new Date().toISOString(),
-      pullIntervalSec: input.pullIntervalSec ?? previous?.pullIntervalSec ?? 60,
-    });
-    await this.host.credentials.set(tokenCredentialName(connection.id), token);
+    // The old engine stops before the connection changes: its last writes to the sync state
+    // must not land after `save` has started that state over for another server or team.
+    if (previous) await this.stop(previous.id);
+    let connection: TeamConnection;
+    try {
+      connection = await this.connections.save({
+        memoryDir: project.memoryDir,
+        dir,
+        server,
+        team,
+        member: me.member,
+        tokenId,
+        connectedAt: new Date().toISOString(),
+        pullIntervalSec: input.pullIntervalSec ?? previous?.pullIntervalSec ?? 60,
+      });
+      await this.host.credentials.set(tokenCredentialName(connection.id), token);
+    } catch (error) {
+      this.reopenLater(previous);
+      throw error;
+    }
     const running = await this.engine(connection);
     if (running) await this.runSync(running);
     return this.status(dir);
@@ -310,9 +450,11 @@ export class TeamService {
   async disconnect(dir: string): Promise<boolean> {
     const { connection } = await this.connectionOf(dir);
     if (!connection) return false;
-    this.engines.delete(connection.id);
-    clearTimeout(this.debounces.get(connection.id));
-    await this.connections.remove(connection.id);
+    await this.stop(connection.id);
+    await this.connections.remove(connection.id).catch((error: unknown) => {
+      this.reopenLater(connection);
+      throw error;
+    });
     await this.host.credentials.delete(tokenCredentialName(connection.id)).catch(() => undefined);
     this.host.events.publish({ type: 'team-changed', dir });
     return true;
@@ -330,7 +472,7 @@ export class TeamService {
 
   async resolve(dir: string, id: string, take: 'server' | 'mine' | 'merge', opts: { text?: string; theirsSha?: string | null }): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
     const { running } = await this.requireEngine(dir);
-    const result = await this.track(running.sync.resolve(id, take, opts));
+    const result = await this.track(running, running.sync.resolve(id, take, opts));
     this.host.events.publish({ type: 'team-changed', dir });
     return result;
   }

@@ -17,22 +17,28 @@
  * must be UTF-8 text without null bytes within the entry limit, and passes the secret scanner:
  * a finding that is not allowed keeps the file back and raises an alert. Upserts go in
  * batches with If-Match; a 412 refetches the checksums, pulls what moved, recomputes the delta
- * and retries with jittered exponential backoff, a bounded number of times, then tells the user.
+ * and retries with jittered exponential backoff, a bounded number of times, then tells the user
+ * (only answers that got nowhere count: a first push of 10,000 files is not "stale").
  * A sync with nothing changed costs one conditional GET (304), one `readdir` and one `lstat`
  * per file: hashes come from the stat-keyed hash cache, so it reads and hashes nothing.
+ *
+ * A pull decides and writes key by key, and checks the file is still the one it decided on
+ * (inode, mtime, ctime, size) right before writing it: a file saved meanwhile is decided again,
+ * so an editor's save during a pull becomes a conflict, never a silent overwrite.
  *
  * Every read and write in the team dir goes through `resolveTeamKey` (sanitised key, no link
  * on the way, `realpathDeepestExisting` inside the team dir); writes go through `transact`
  * (lock, outside changes recorded first, history entry `sync`) and safe-fs (atomic, confined).
  * Anything a server sends is refused key by key when wrong (hostile key, checksum that does not
- * match the content, oversized entry, text that is not text) and alerted, never written.
+ * match the content, oversized entry, text that is not text) and alerted, never written; an
+ * entry refused for its content is remembered with its hash (sync-state.ts `refused`), so it is
+ * not fetched again by every later sync.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import type { SyncError, SyncReport, TeamConflict, WaitingItem } from '../../shared/contract/team.js';
 import { TOPIC_MAX_BYTES } from '../../shared/limits.js';
 import { foldPathKey } from '../../shared/path-key.js';
@@ -41,18 +47,18 @@ import { utf8Length } from '../../shared/utf8.js';
 import { parseEtag } from '../../server/protocol.js';
 import { listHistory, transact } from '../history/history.js';
 import { type FileFacts, factsOf } from '../memdir/read-file.js';
-import { writeFileAtomic } from '../memdir/safe-fs.js';
+import { MemoryLockError, writeFileAtomic } from '../memdir/safe-fs.js';
 import { scanText } from '../secrets/scanner.js';
 import { type AlertCenter, secretAlertMessage } from './alert-center.js';
 import { type TeamConnection, connectionDir } from './connections.js';
-import { HashCache, sha256Hex } from './hash-cache.js';
+import { HashCache, sameFacts, sha256Hex } from './hash-cache.js';
 import { type Conditional, type RequestRecord, TeamClient, TeamClientError } from './team-client.js';
 import type { EntriesResponse } from '../../server/protocol.js';
 import { type LocalListing, type TeamDir, TeamPathError, checkKey, checkTeamDir, listTeamFiles, resolveTeamKey } from './team-paths.js';
-import { type SyncState, StateFile } from './sync-state.js';
+import { type SyncState, StateFile, lockSyncState } from './sync-state.js';
 
 export interface RetryPolicy {
-  /** 412 answers tolerated in one sync before giving up until the next (default 6). */
+  /** Push answers that got nowhere (412, 428) tolerated in one sync before giving up until the next (default 6). */
   attempts: number;
   /** First backoff; doubled each time, jittered (default 100 ms). */
   baseMs: number;
@@ -78,6 +84,8 @@ export interface TeamSyncOptions {
   onRequest?: (record: RequestRecord) => void;
   /** Called before and after a pull writes files (the app: "Memdir's own write", then refresh). */
   onWrite?: (phase: 'before' | 'after', keys: string[]) => void;
+  /** Called when a pull has decided to overwrite `key`, just before it checks the file again and writes it (tests save the file there, as an editor would). */
+  beforeWriteKey?: (key: string) => void | Promise<void>;
   now?: () => Date;
 }
 
@@ -154,6 +162,8 @@ export class TeamSync {
   /** `state.server` and `state.base` as maps while in memory (thousands of look-ups per sync). */
   private server = new Map<string, string>();
   private base = new Map<string, string>();
+  /** `state.refused`: entries refused for their content, by the server hash refused. */
+  private refused = new Map<string, string>();
   private cache!: HashCache;
   private dirty = false;
   private readonly client: TeamClient;
@@ -203,6 +213,8 @@ export class TeamSync {
   }
 
   private currentRequests = 0;
+  /** One per sync started and not finished: `abort` cancels them. */
+  private readonly controllers = new Set<AbortController>();
 
   /** Open the client of a connection: its state and hash cache from the data dir. */
   static async open(options: TeamSyncOptions): Promise<TeamSync> {
@@ -215,6 +227,7 @@ export class TeamSync {
     this.state = await this.stateFile.load();
     this.server = new Map(Object.entries(this.state.server));
     this.base = new Map(Object.entries(this.state.base));
+    this.refused = new Map(Object.entries(this.state.refused));
     this.cache = await HashCache.load(path.join(this.stateFile.dir, 'hash-cache.json'));
     this.dirty = false;
   }
@@ -231,32 +244,11 @@ export class TeamSync {
 
   /** Take the cross-process lock of this connection's state folder (waiting for another process, bounded). */
   private async lock(): Promise<() => void> {
-    const options = {
-      lockfilePath: path.join(this.stateFile.dir, 'sync.lock'),
-      realpath: false,
-      stale: 30_000,
-      update: 10_000,
-      // Losing the lock (a stalled machine) must not crash the app from a timer.
-      onCompromised: () => undefined,
-    };
     try {
-      // The usual case (nobody else syncing) without a round trip through the thread pool.
-      const release = lockfile.lockSync(this.stateFile.dir, options);
-      return () => {
-        try {
-          release();
-        } catch {
-          // Already released or taken over: nothing left to undo.
-        }
-      };
+      return await lockSyncState(this.stateFile.dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    }
-    try {
-      const release = await lockfile.lock(this.stateFile.dir, { ...options, retries: { retries: 40, factor: 1.3, minTimeout: 25, maxTimeout: 500 } });
-      return () => void release().catch(() => undefined);
-    } catch {
-      throw new TeamSyncError('busy', 'Another Memdir process is syncing this project right now; try again in a moment.');
+      if (error instanceof MemoryLockError) throw new TeamSyncError('busy', error.message);
+      throw error;
     }
   }
 
@@ -324,12 +316,13 @@ export class TeamSync {
   /** The known hash of a file at these facts: this sync's own, else the cache's. */
   private knownHash(key: string, facts: FileFacts): string | null {
     const mine = this.cycleHashes.get(key);
-    if (mine && mine.facts.mtimeMs === facts.mtimeMs && mine.facts.ctimeMs === facts.ctimeMs && mine.facts.size === facts.size && mine.facts.ino === facts.ino) return mine.sha;
+    if (mine && sameFacts(mine.facts, facts)) return mine.sha;
     return this.cache.lookup(key, facts);
   }
 
   private hashBytes(key: string, facts: FileFacts, bytes: Uint8Array): string {
-    const sha = this.cache.hash(key, facts, bytes, this.now().getTime());
+    // The cache compares file times with the machine's clock, never with the `now` option.
+    const sha = this.cache.hash(key, facts, bytes);
     this.cycleHashes.set(key, { facts, sha });
     this.dirty = true;
     return sha;
@@ -404,9 +397,7 @@ export class TeamSync {
       }
       const sha = hash.digest('hex');
       const facts = factsOf(st);
-      this.cache.bytesHashed += total;
-      this.cache.filesHashed += 1;
-      this.cache.remember(key, facts, sha, this.now().getTime());
+      this.cache.hashed(key, facts, sha, total);
       this.cycleHashes.set(key, { facts, sha });
       this.dirty = true;
       return { sha, facts };
@@ -419,32 +410,57 @@ export class TeamSync {
     // Checked here and again by safe-fs: a link planted between listing and writing is refused.
     await resolveTeamKey(team, key);
     await writeFileAtomic(this.memoryDir, `team/${key}`, content);
+    // The bytes are known exactly: their hash is trusted against the stat after the rename.
     const st = await fs.lstat(path.join(team.teamDir, key));
-    this.cache.remember(key, factsOf(st), sha, this.now().getTime());
+    this.cache.remember(key, factsOf(st), sha);
     this.cycleHashes.set(key, { facts: factsOf(st), sha });
+  }
+
+  /** The stat facts of a team file now (null when it does not exist). */
+  private async factsNow(team: TeamDir, key: string): Promise<FileFacts | null> {
+    const st = await fs.lstat(await resolveTeamKey(team, key)).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    });
+    return st ? factsOf(st) : null;
   }
 
   // ------------------------------------------------------------------------------------------
   // Pull
 
-  private setServer(key: string, sha: string | undefined): void {
-    if (this.server.get(key) === sha) return;
-    if (sha === undefined) this.server.delete(key);
-    else this.server.set(key, sha);
+  private setIn(map: Map<string, string>, key: string, sha: string | undefined): void {
+    if (map.get(key) === sha) return;
+    if (sha === undefined) map.delete(key);
+    else map.set(key, sha);
     this.dirty = true;
   }
 
+  private setServer(key: string, sha: string | undefined): void {
+    this.setIn(this.server, key, sha);
+  }
+
   private setBase(key: string, sha: string | undefined): void {
-    if (this.base.get(key) === sha) return;
-    if (sha === undefined) this.base.delete(key);
-    else this.base.set(key, sha);
-    this.dirty = true;
+    this.setIn(this.base, key, sha);
   }
 
   private setEtag(etag: string): void {
     if (this.state.etag === etag) return;
     this.state.etag = etag;
     this.dirty = true;
+  }
+
+  /** Why a pulled entry's content must not be written, or null when it may. */
+  private contentProblem(key: string, entry: PulledEntry): { reason: string; security: boolean } | null {
+    if (typeof entry.content !== 'string' || entry.content.includes('\0') || LONE_SURROGATE.test(entry.content)) {
+      return { reason: `Refused ${key}: its content is not text (null byte or broken Unicode).`, security: false };
+    }
+    if (utf8Length(entry.content) > this.maxEntryBytes) {
+      return { reason: `Refused ${key}: ${utf8Length(entry.content)} bytes, more than the ${this.maxEntryBytes} a team memory may hold.`, security: false };
+    }
+    if (sha256Hex(entry.content) !== entry.sha256) {
+      return { reason: `Refused ${key}: the server's checksum does not match the content it sent (corrupted, or not an honest server).`, security: true };
+    }
+    return null;
   }
 
   /** What the pull should do with one key, given the local hash now. */
@@ -462,7 +478,7 @@ export class TeamSync {
    */
   private async pull(cycle: Cycle, mode: 'conditional' | 'full' | 'delta', sent?: Promise<Conditional<EntriesResponse>>): Promise<boolean> {
     const etag = this.state.etag;
-    const answer = await (sent ?? this.client.entries({ ifNoneMatch: mode === 'conditional' ? etag : null, since: mode === 'full' ? null : etag }));
+    const answer = await (sent ?? this.client.entries({ ifNoneMatch: mode === 'conditional' ? etag : null, since: mode === 'full' ? null : etag, signal: cycle.signal }));
     const at = this.now().toISOString();
     this.lastCheckAt = at;
     if (answer.status === 304) {
@@ -489,19 +505,13 @@ export class TeamSync {
         continue;
       }
       folds.add(fold);
-      if (typeof entry.content !== 'string' || entry.content.includes('\0') || LONE_SURROGATE.test(entry.content)) {
-        refused.push({ key, reason: `Refused ${key}: its content is not text (null byte or broken Unicode).`, security: false });
+      const problem = this.contentProblem(key, entry);
+      if (problem) {
+        refused.push({ key, ...problem });
+        // The server holds a version this client did not take: a local file is not pushed over
+        // it (server ≠ base), and it is not fetched again until the server's hash changes.
         this.setServer(key, entry.sha256);
-        continue;
-      }
-      if (utf8Length(entry.content) > this.maxEntryBytes) {
-        refused.push({ key, reason: `Refused ${key}: ${utf8Length(entry.content)} bytes, more than the ${this.maxEntryBytes} a team memory may hold.`, security: false });
-        this.setServer(key, entry.sha256);
-        continue;
-      }
-      if (sha256Hex(entry.content) !== entry.sha256) {
-        refused.push({ key, reason: `Refused ${key}: the server's checksum does not match the content it sent (corrupted, or not an honest server).`, security: true });
-        this.setServer(key, entry.sha256);
+        this.setIn(this.refused, key, entry.sha256);
         continue;
       }
       accepted.set(key, entry);
@@ -510,10 +520,12 @@ export class TeamSync {
     if (body.full) {
       // The server's whole state: keys it no longer has (a re-created database) are forgotten,
       // so the local files are pushed again rather than waiting for a pull that never comes.
-      for (const key of [...this.server.keys()]) if (!Object.hasOwn(body.entries, key)) this.setServer(key, undefined);
-      for (const key of [...this.base.keys()]) if (!Object.hasOwn(body.entries, key)) this.setBase(key, undefined);
+      for (const map of [this.server, this.base, this.refused]) for (const key of [...map.keys()]) if (!Object.hasOwn(body.entries, key)) this.setIn(map, key, undefined);
     }
-    for (const [key, entry] of accepted) this.setServer(key, entry.sha256);
+    for (const [key, entry] of accepted) {
+      this.setServer(key, entry.sha256);
+      this.setIn(this.refused, key, undefined);
+    }
 
     // Decide each key, writing nothing yet.
     const plan: string[] = [];
@@ -556,52 +568,19 @@ export class TeamSync {
     return wrote;
   }
 
-  /** Write the planned keys (and keep conflicts first), as one history entry. */
+  /** Write the planned keys, as one history entry (conflicts kept before their key is overwritten). */
   private async apply(cycle: Cycle, plan: string[], accepted: Map<string, PulledEntry>): Promise<boolean> {
     const summary = `Pull from team ${this.connection.team}: ${plan.length} file${plan.length === 1 ? '' : 's'}`;
     this.options.onWrite?.('before', plan);
     const written: string[] = [];
     try {
       await transact(this.memoryDir, { source: 'sync', summary, body: `Server: ${this.connection.server}\nKeys: ${plan.join(', ')}`, dataDir: this.options.dataDir }, async () => {
-        // Decide again inside the lock, on fresh hashes: the file may have changed meanwhile.
-        const actions = new Map<string, 'write' | 'conflict'>();
-        const conflicts: { key: string; local: LocalInfo }[] = [];
+        // The snapshot transact just took holds every local version: conflicts point at it.
+        let rev: Promise<string | null> | undefined;
+        const snapshotRev = (): Promise<string | null> => (rev ??= listHistory(this.memoryDir, { dataDir: this.options.dataDir, limit: 1 }).then(([head]) => head?.rev ?? null, () => null));
         for (const key of plan) {
-          const entry = accepted.get(key)!;
-          let local: LocalInfo | null;
-          try {
-            local = await this.localInfo(cycle.team, key);
-          } catch (error) {
-            if (!(error instanceof TeamPathError)) throw error;
-            cycle.report.pull.refused.push({ key, reason: error.message });
-            continue;
-          }
-          const action = this.decide(key, local?.sha ?? null, entry.sha256);
-          if (action === 'same') this.setBase(key, entry.sha256);
-          if (action !== 'write' && action !== 'conflict') continue;
-          actions.set(key, action);
-          if (action === 'conflict') conflicts.push({ key, local: local! });
-        }
-        if (conflicts.length > 0) {
-          // The snapshot transact just took holds every local version: point the conflicts at it.
-          const [head] = await listHistory(this.memoryDir, { dataDir: this.options.dataDir, limit: 1 }).catch(() => []);
-          for (const { key, local } of conflicts) await this.keepConflict(cycle, key, local, accepted.get(key)!, head?.rev ?? null);
-          // The conflicts are on record before anything is overwritten.
-          await this.persist();
-        }
-        for (const [key] of actions) {
-          const entry = accepted.get(key)!;
-          try {
-            await this.write(cycle.team, key, entry.content, entry.sha256);
-          } catch (error) {
-            this.failedWrites.set(key, entry.sha256);
-            cycle.report.pull.refused.push({ key, reason: `Could not write team/${key}: ${(error as Error).message}` });
-            await this.raise(this.topic('write', `team/${key}`), { kind: error instanceof TeamPathError ? 'security' : 'sync', title: `team/${key} could not be updated`, message: (error as Error).message, file: `team/${key}` });
-            continue;
-          }
-          this.failedWrites.delete(key);
-          this.setBase(key, entry.sha256);
-          written.push(key);
+          if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
+          if (await this.applyKey(cycle, key, accepted.get(key)!, snapshotRev)) written.push(key);
         }
       });
     } finally {
@@ -612,10 +591,54 @@ export class TeamSync {
     return written.length > 0;
   }
 
+  /**
+   * Decide one key on its hash now and write it — unless the file changed between the decision
+   * and the write (an editor saved it): then it is decided again, so a save is kept as a
+   * conflict, never overwritten unseen. Whether it was written.
+   */
+  private async applyKey(cycle: Cycle, key: string, entry: PulledEntry, snapshotRev: () => Promise<string | null>): Promise<boolean> {
+    for (let look = 0; look < 3; look++) {
+      let local: LocalInfo | null;
+      try {
+        local = await this.localInfo(cycle.team, key);
+      } catch (error) {
+        if (!(error instanceof TeamPathError)) throw error;
+        cycle.report.pull.refused.push({ key, reason: error.message });
+        return false;
+      }
+      const action = this.decide(key, local?.sha ?? null, entry.sha256);
+      if (action === 'same') this.setBase(key, entry.sha256);
+      if (action === 'same' || action === 'keep-local') return false;
+      if (action === 'conflict') {
+        await this.keepConflict(cycle, key, local!, entry, await snapshotRev());
+        // The conflict is on record before anything is overwritten.
+        await this.persist();
+      }
+      await this.options.beforeWriteKey?.(key);
+      if (!sameFacts(await this.factsNow(cycle.team, key), local?.facts ?? null)) continue;
+      try {
+        await this.write(cycle.team, key, entry.content, entry.sha256);
+      } catch (error) {
+        this.failedWrites.set(key, entry.sha256);
+        cycle.report.pull.refused.push({ key, reason: `Could not write team/${key}: ${(error as Error).message}` });
+        await this.raise(this.topic('write', `team/${key}`), { kind: error instanceof TeamPathError ? 'security' : 'sync', title: `team/${key} could not be updated`, message: (error as Error).message, file: `team/${key}` });
+        return false;
+      }
+      this.failedWrites.delete(key);
+      this.setBase(key, entry.sha256);
+      return true;
+    }
+    // Saved again at every look: left alone (the local file is never overwritten while in use).
+    this.failedWrites.set(key, entry.sha256);
+    cycle.report.pull.refused.push({ key, reason: `team/${key} kept changing while the pull tried to update it; it was left as it is.` });
+    return false;
+  }
+
   private async keepConflict(cycle: Cycle, key: string, local: LocalInfo, entry: PulledEntry, rev: string | null): Promise<void> {
-    const read = local.bytes ? { data: local.bytes } : await this.readConfined(cycle.team, key);
-    const bytes = read?.data ?? Buffer.alloc(0);
-    const id = `${this.now().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${sha256Hex(`${key}\0${local.sha}\0${entry.sha256}`).slice(0, 8)}`;
+    const bytes = local.bytes ?? (await this.readConfined(cycle.team, key))?.data ?? Buffer.alloc(0);
+    // Read now when the hash came from the cache: the record describes exactly the bytes it keeps.
+    const localSha = local.bytes ? local.sha : sha256Hex(bytes);
+    const id = `${this.now().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${sha256Hex(`${key}\0${localSha}\0${entry.sha256}`).slice(0, 8)}`;
     if (this.state.conflicts.some((c) => c.id === id)) return;
     await this.stateFile.writeConflictBytes(id, bytes);
     let isText = true;
@@ -628,7 +651,7 @@ export class TeamSync {
       id,
       key,
       createdAt: this.now().toISOString(),
-      localSha: local.sha,
+      localSha,
       localBytes: bytes.byteLength,
       localIsText: isText,
       serverSha: entry.sha256,
@@ -787,7 +810,7 @@ export class TeamSync {
 
   /** After a 412: refetch the checksums; pull what moved (conflicts, if any); the caller recomputes. */
   private async refetch(cycle: Cycle): Promise<void> {
-    const answer = await this.client.checksums();
+    const answer = await this.client.checksums({ signal: cycle.signal });
     if (answer.status === 304) return;
     const { checksums } = answer.body;
     const old = this.state.etag ? parseEtag(this.state.etag) : null;
@@ -804,10 +827,19 @@ export class TeamSync {
     }
   }
 
+  /**
+   * Push the delta in batches until it is empty. Rounds that upload or refuse keys make
+   * progress and are not counted; rounds that get nowhere (412, 428) are, with backoff, up to
+   * `retry.attempts`; an answer that makes no sense stops the push.
+   */
   private async push(cycle: Cycle): Promise<void> {
-    const ceiling = this.retry.attempts + 20;
+    let failures = 0;
+    const retryAfterBackoff = async (giveUp: TeamSyncError): Promise<void> => {
+      if (++failures >= this.retry.attempts) throw giveUp;
+      await sleep(this.backoff(failures), cycle.signal);
+    };
     let delta: Map<string, { content: string; sha: string; bytes: number }> | null = null;
-    for (let round = 0; round < ceiling; round++) {
+    for (;;) {
       if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
       // The delta is computed once, and again only after something moved (a 412, a refusal).
       delta ??= await this.computeDelta(cycle, { dry: false });
@@ -815,6 +847,7 @@ export class TeamSync {
       if (!this.state.etag) {
         // Never pulled (or the state was reset): the push needs the version it is based on.
         await this.pull(cycle, 'full');
+        if (!this.state.etag) throw new TeamSyncError('server', 'The sync server answered a full pull without a version to push against.');
         delta = null;
         continue;
       }
@@ -829,7 +862,7 @@ export class TeamSync {
         bytes += size;
       }
       cycle.report.push.attempts++;
-      const outcome = await this.client.put(this.state.etag, batch);
+      const outcome = await this.client.put(this.state.etag, batch, { signal: cycle.signal });
       if (outcome.ok) {
         for (const [key, sha] of shas) {
           this.setServer(key, sha);
@@ -848,14 +881,12 @@ export class TeamSync {
       const { error } = outcome;
       if (outcome.status === 412) {
         cycle.report.push.stale++;
-        if (cycle.report.push.stale >= this.retry.attempts) {
-          throw new TeamSyncError('stale', `The team memory kept changing while pushing (${cycle.report.push.stale} tries answered "412 stale"); your changes are kept and pushed at the next sync.`);
-        }
-        await sleep(this.backoff(cycle.report.push.stale), cycle.signal);
+        await retryAfterBackoff(new TeamSyncError('stale', `The team memory kept changing while pushing (${cycle.report.push.stale} tries answered "412 stale"); your changes are kept and pushed at the next sync.`));
         await this.refetch(cycle);
         continue;
       }
       if (outcome.status === 428) {
+        await retryAfterBackoff(new TeamSyncError('server', 'The sync server kept answering the push with "428 precondition required" although it carried If-Match; your changes are kept and pushed at the next sync.'));
         await this.pull(cycle, 'full');
         continue;
       }
@@ -864,6 +895,10 @@ export class TeamSync {
         if (sha) cycle.refusedByServer.set(key, { sha, reason });
       };
       if (outcome.status === 400 && error.keys && error.keys.length > 0) {
+        const unknown = error.keys.filter((k) => !shas.has(k.key));
+        if (unknown.length > 0) {
+          throw new TeamSyncError('server', `The sync server refused keys this push did not carry (${unknown.slice(0, 3).map((k) => JSON.stringify(k.key.slice(0, 80))).join(', ')}); the push stopped. Your changes are kept.`);
+        }
         for (const k of error.keys) refuse(k.key, `The server refused the key: ${k.reason}`);
         continue;
       }
@@ -872,13 +907,13 @@ export class TeamSync {
         continue;
       }
       if (outcome.status === 413 && (error.error === 'too-many-keys' || error.error === 'body-too-large') && shas.size > 1) {
+        // Always smaller than the batch just refused, so this ends (at one key, refused for good).
         if (error.error === 'too-many-keys') this.batchKeys = Math.max(1, Math.min(Math.floor(shas.size / 2), error.limit ?? shas.size));
-        else this.batchBytes = Math.max(1024, Math.min(Math.floor(bytes / 2), error.limit ?? bytes));
+        else this.batchBytes = Math.max(1, Math.min(Math.floor(bytes / 2), error.limit ?? bytes));
         continue;
       }
       throw new TeamSyncError(error.error === 'team-full' ? 'team-full' : 'server', `The server refused the push: ${error.message}`);
     }
-    throw new TeamSyncError('stale', 'The push did not settle within its bounded number of rounds; your changes are kept and pushed at the next sync.');
   }
 
   // ------------------------------------------------------------------------------------------
@@ -888,6 +923,7 @@ export class TeamSync {
     if (this.dirty) {
       this.state.server = Object.fromEntries(this.server);
       this.state.base = Object.fromEntries(this.base);
+      this.state.refused = Object.fromEntries(this.refused);
       await this.stateFile.save(this.state);
       this.dirty = false;
     }
@@ -904,13 +940,26 @@ export class TeamSync {
 
   /**
    * One sync: pull (unless `push` only), then push (unless `pull` only). Never throws for
-   * what a server or the disk does: the report's `error` says what stopped it.
+   * what a server or the disk does: the report's `error` says what stopped it. `signal` (or
+   * `abort()`) cancels it.
    */
   sync(opts: { pull?: boolean; push?: boolean; signal?: AbortSignal } = {}): Promise<SyncReport> {
-    return this.exclusive(() => this.syncLocked(opts));
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, controller.signal]) : controller.signal;
+    return this.exclusive(() => this.syncLocked({ ...opts, signal })).finally(() => this.controllers.delete(controller));
   }
 
-  private async syncLocked(opts: { pull?: boolean; push?: boolean; signal?: AbortSignal }): Promise<SyncReport> {
+  /**
+   * Cancel the sync in flight and those waiting for it: their requests are aborted at once (no
+   * waiting out a timeout) and each resolves with the error `cancelled`. Writes are atomic, so
+   * no file is left half-written; what was pulled but not written comes with the next sync.
+   */
+  abort(): void {
+    for (const controller of this.controllers) controller.abort();
+  }
+
+  private async syncLocked(opts: { pull?: boolean; push?: boolean; signal: AbortSignal }): Promise<SyncReport> {
     const started = performance.now();
     this.running = true;
     this.cache.resetCounters();
@@ -918,6 +967,7 @@ export class TeamSync {
     this.currentRequests = 0;
     const report = emptyReport();
     try {
+      if (opts.signal.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
       await this.loadTopics();
       let team: TeamDir;
       try {
@@ -930,17 +980,18 @@ export class TeamSync {
       // The conditional GET goes out first and travels while the folder is listed (disk and
       // network overlap); whether a full pull is needed is only known from the listing.
       const etag = this.state.etag;
-      const conditional = opts.pull !== false && etag ? this.client.entries({ ifNoneMatch: etag, since: etag }) : null;
+      const conditional = opts.pull !== false && etag ? this.client.entries({ ifNoneMatch: etag, since: etag, signal: opts.signal }) : null;
       conditional?.catch(() => undefined);
       if (conditional) for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
       const cycle: Cycle = { report, team, listing: this.list(team), relist: false, signal: opts.signal, refusedByServer: new Map() };
       if (opts.pull !== false) {
         // A file deleted here comes back (R-SYNC: deletions do not propagate): only a full answer has it.
         const problems = new Set(cycle.listing.problems.map((p) => p.key));
-        // (Every key in the map passed sanitizePathKey when its entry was accepted.)
+        // (Every key in the map passed sanitizePathKey when its entry was accepted.) A key whose
+        // content was refused or whose write failed is not missing: fetching it again changes nothing.
         let missing = false;
         for (const [key, sha] of this.server) {
-          if (!cycle.listing.inStep.has(key) && !cycle.listing.files.has(key) && !problems.has(key) && this.failedWrites.get(key) !== sha) {
+          if (!cycle.listing.inStep.has(key) && !cycle.listing.files.has(key) && !problems.has(key) && this.failedWrites.get(key) !== sha && this.refused.get(key) !== sha) {
             missing = true;
             break;
           }
@@ -951,7 +1002,7 @@ export class TeamSync {
       if (opts.push !== false) await this.push(cycle);
       else await this.computeDelta(cycle, { dry: true });
       this.lastFiles = cycle.listing.files.size + cycle.listing.inStep.size;
-      if (!report.pull.refused.length) await this.resolveTopic(this.topic('pull'), 'the next pull was clean');
+      if (!report.pull.refused.length && this.refused.size === 0) await this.resolveTopic(this.topic('pull'), 'the next pull was clean');
       await this.resolveTopic(this.topic('sync'), 'the next sync worked');
       this.lastError = null;
     } catch (error) {
@@ -1068,7 +1119,7 @@ export class TeamSync {
           await resolveTeamKey(team, conflict.key);
           await writeFileAtomic(this.memoryDir, `team/${conflict.key}`, bytes);
           const st = await fs.lstat(path.join(team.teamDir, conflict.key));
-          this.cache.remember(conflict.key, factsOf(st), sha, this.now().getTime());
+          this.cache.remember(conflict.key, factsOf(st), sha);
         });
         this.options.onWrite?.('after', [conflict.key]);
         rev = entry?.rev ?? null;

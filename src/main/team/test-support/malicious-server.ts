@@ -1,7 +1,8 @@
 /**
  * A sync server that lies, on loopback (R-SYNC-SECURITY's test double): it speaks enough of
  * the protocol to be believed, then sends hostile keys, checksums that do not match, a body
- * that never ends, a 412 for every push, a redirect that would carry the token away, or junk.
+ * that never ends, a 412 (or any other refusal) for every push, a redirect that would carry the
+ * token away, junk, or no answer at all.
  * It counts what it did so tests can assert the client's work stayed bounded.
  */
 import { createHash } from 'node:crypto';
@@ -12,6 +13,10 @@ export type Behaviour =
   | { kind: 'entries'; entries: Record<string, { content: string; sha256?: string }> }
   | { kind: 'huge-body'; declareLength?: boolean }
   | { kind: 'endless-412' }
+  /** An empty team whose every push is answered with `status` and `body`. */
+  | { kind: 'refuse-push'; status: number; body: unknown }
+  /** Reads each request and never answers it. */
+  | { kind: 'hang' }
   | { kind: 'redirect'; to: string }
   | { kind: 'garbage' };
 
@@ -89,6 +94,16 @@ export async function startMaliciousServer(behaviour: Behaviour): Promise<Malici
         if (isEntries) return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, full: !url.searchParams.get('since'), entries: { 'other.md': { content, sha256: sha(content), updatedAt: '2026-01-01T00:00:00Z', updatedBy: 'mallory' } } });
         return send(res, 404, { error: 'not-found', message: 'Not found.' });
       }
+      case 'refuse-push': {
+        if (req.method === 'PUT') {
+          counts.puts++;
+          return send(res, behaviour.status, behaviour.body);
+        }
+        if (isChecksums) return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, checksums: {} });
+        return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, full: true, entries: {} });
+      }
+      case 'hang':
+        return;
       case 'redirect':
         res.writeHead(307, { location: `${behaviour.to}${req.url ?? '/'}` });
         return res.end();
