@@ -4,12 +4,17 @@ import { HashCache, RACY_MS, sha256Hex } from './hash-cache.js';
 const NOW = 1_700_000_000_000;
 
 describe('the hash cache and racily clean files', () => {
-  it('trusts what Memdir wrote itself at once, whatever its mtime', () => {
+  it('looks once more at a file Memdir just wrote (an editor may have saved it in the same tick), then trusts it', () => {
     const cache = HashCache.inMemory();
-    const facts = { size: 3, mtimeMs: Date.now(), ctimeMs: Date.now(), ino: 9 };
-    cache.remember('written.md', facts, sha256Hex('abc'));
-    expect(cache.lookup('written.md', facts)).toBe(sha256Hex('abc'));
-    expect(cache.bytesHashed).toBe(0);
+    const facts = { size: 3, mtimeMs: NOW, ctimeMs: NOW, ino: 9 };
+    cache.remember('written.md', facts, sha256Hex('abc'), NOW);
+    // Same size, same tick: an editor's "xyz" would have these very facts; the cache must not answer for it.
+    expect(cache.lookup('written.md', facts)).toBeNull();
+    expect(cache.hash('written.md', facts, Buffer.from('xyz'), NOW + RACY_MS + 10)).toBe(sha256Hex('xyz'));
+    // Written long after its mtime was set (a pull keeping the file's old date): trusted at once.
+    const old = { size: 3, mtimeMs: NOW - 60_000, ctimeMs: NOW, ino: 10 };
+    cache.remember('old.md', old, sha256Hex('abc'), NOW);
+    expect(cache.lookup('old.md', old)).toBe(sha256Hex('abc'));
   });
 
   it('hashes a file dated in the future twice, not at every look', () => {

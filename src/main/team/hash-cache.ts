@@ -11,8 +11,11 @@
  * mtime at all, so a file dated in the future (another machine's clock) is hashed twice, not
  * at every sync.
  *
- * A file Memdir wrote itself is trusted at once: its content is known exactly, not read back
- * (`remember`, with the facts of a stat taken after the rename).
+ * A file Memdir wrote itself (`remember`, with the facts of a stat taken after the rename) follows
+ * the same rule: an editor may save it again between the rename and that stat, or within the
+ * same tick with the same size, and that save must not pass for the pulled content (it would
+ * never be pushed, and the next pull would overwrite it without a conflict). So a fresh write is
+ * hashed once more at the next look, then trusted.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -94,9 +97,9 @@ export class HashCache {
     this.set(key, facts, h, firstSeen, facts.mtimeMs < now - RACY_MS || now - firstSeen >= RACY_MS);
   }
 
-  /** Remember the content Memdir itself just wrote: `facts` from a stat after the rename, `h` of the exact bytes. Trusted at once. */
-  remember(key: string, facts: FileFacts, h: string): void {
-    this.set(key, facts, h, Date.now(), true);
+  /** Remember the content Memdir itself just wrote: `facts` from a stat after the rename, `h` of the exact bytes (racily clean like any other: see the file comment). */
+  remember(key: string, facts: FileFacts, h: string, now = Date.now()): void {
+    this.set(key, facts, h, now, facts.mtimeMs < now - RACY_MS);
   }
 
   private set(key: string, facts: FileFacts, h: string, t: number, k: boolean): void {

@@ -441,6 +441,8 @@ export class TeamService {
       this.reopenLater(previous);
       throw error;
     }
+    // The retired engine makes way even if the clock stepped back (its `connectedAt` may be later).
+    this.reopenLater(connection);
     const running = await this.engine(connection);
     if (running) await this.runSync(running);
     return this.status(dir);
