@@ -155,4 +155,16 @@ describe('scanHome on a fixture home with every bad case', () => {
     expect(cache.topics.get(unchanged)).toBe(cachedBefore);
     expect(cache.topics.get(file)!.parsed!.meta.name).toBe('Spaces');
   });
+
+  it('a rescan with a cache counts a transcript added or removed since', async () => {
+    const cache = new HomeScanCache();
+    const projectDir = path.join(fixture.home, 'projects', '-work-noindex');
+    const count = (s: HomeScan) => s.projects.find((p) => p.dir === '-work-noindex')!.transcripts;
+    const before = count(await scanHome(fixture.home, { cache, env: {} }));
+    const added = path.join(projectDir, 'added-session.jsonl');
+    await fs.writeFile(added, '');
+    expect(count(await scanHome(fixture.home, { cache, env: {} }))).toBe(before + 1);
+    await fs.rm(added);
+    expect(count(await scanHome(fixture.home, { cache, env: {} }))).toBe(before);
+  });
 });

@@ -16,15 +16,26 @@ export interface ScanHomeOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Per-home memo: file facts plus each project's real path once found. */
+/** Per-home memo: file facts plus each project's real path once found and its transcript count. */
 export class HomeScanCache extends ScanCache {
   readonly realPaths = new Map<string, { transcripts: number; path: string | null }>();
   readonly settings: SettingsCache = new Map();
+  /** Transcript count per project dir, valid while the dir's own stat facts are unchanged. */
+  readonly transcriptCounts = new Map<string, { mtimeMs: number; ctimeMs: number; ino: number; count: number }>();
 }
 
-function countTranscripts(projectDir: string): number {
+/**
+ * How many transcripts a project has. A file added, removed or renamed changes its directory's
+ * mtime, so an unchanged directory keeps its count: one `stat` instead of a listing.
+ */
+function countTranscripts(projectDir: string, cache: HomeScanCache | undefined): number {
   try {
-    return fs.readdirSync(projectDir).filter((n) => n.endsWith('.jsonl')).length;
+    const st = cache ? fs.statSync(projectDir, { throwIfNoEntry: false }) : undefined;
+    const known = st ? cache?.transcriptCounts.get(projectDir) : undefined;
+    if (st && known && known.mtimeMs === st.mtimeMs && known.ctimeMs === st.ctimeMs && known.ino === st.ino) return known.count;
+    const count = fs.readdirSync(projectDir).filter((n) => n.endsWith('.jsonl')).length;
+    if (st) cache?.transcriptCounts.set(projectDir, { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, count });
+    return count;
   } catch {
     return 0;
   }
@@ -34,7 +45,7 @@ function countTranscripts(projectDir: string): number {
 export async function scanProject(home: string, dir: string, options: ScanHomeOptions = {}): Promise<ProjectScan> {
   const projectDir = path.join(projectsRoot(home), dir);
   const cache = options.cache;
-  const transcripts = countTranscripts(projectDir);
+  const transcripts = countTranscripts(projectDir, cache);
   let realPath: string | null;
   const known = cache?.realPaths.get(projectDir);
   if (known && (known.path !== null || known.transcripts === transcripts)) realPath = known.path;
