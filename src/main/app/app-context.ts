@@ -119,8 +119,11 @@ export class AppContext {
     return fs.existsSync(this.homeValue);
   }
 
-  scanHome(): Promise<HomeScan> {
-    return scanHome(this.homeValue, { cache: this.cache, env: this.env });
+  async scanHome(): Promise<HomeScan> {
+    const scan = await scanHome(this.homeValue, { cache: this.cache, env: this.env });
+    // A memory dir moved by settings is watched where the scan found it.
+    this.watcher?.track(scan.projects);
+    return scan;
   }
 
   /** One project by its directory name; a clear not-found error for a name that is not there. */
@@ -156,6 +159,8 @@ export class AppContext {
     this.watcher = new MemoryWatcher(this.homeValue, this.dataDir, (dirs) => {
       this.events.publish({ type: 'projects-changed', dirs, external: true });
     });
+    // Find memory dirs moved by settings now, not at the renderer's first list.
+    this.scanHome().catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,71 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryWatcher } from './memory-watcher.js';
+
+let root: string;
+let watcher: MemoryWatcher | null = null;
+
+beforeEach(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-watch-')));
+});
+afterEach(async () => {
+  await watcher?.close();
+  watcher = null;
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** Resolves with the next batch of changed projects (or [] after `ms`). */
+function nextChange(changes: string[][], ms = 5_000): Promise<string[]> {
+  const start = changes.length;
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const poll = setInterval(() => {
+      if (changes.length > start || Date.now() - started > ms) {
+        clearInterval(poll);
+        resolve(changes[start] ?? []);
+      }
+    }, 20);
+  });
+}
+
+const ready = () => new Promise((resolve) => setTimeout(resolve, 400));
+
+describe('MemoryWatcher', () => {
+  it('reports a memory written by another program, and one in a memory dir moved by settings once a scan said where', async () => {
+    const home = path.join(root, 'home');
+    const own = path.join(home, 'projects', '-work-app', 'memory');
+    const moved = path.join(root, 'elsewhere', 'memory');
+    await fs.mkdir(path.join(own, 'team'), { recursive: true });
+    await fs.mkdir(path.join(home, 'projects', '-work-moved'), { recursive: true });
+    await fs.mkdir(path.join(moved, 'team'), { recursive: true });
+    const changes: string[][] = [];
+    watcher = new MemoryWatcher(home, path.join(root, 'data'), (dirs) => changes.push(dirs));
+    watcher.track([
+      { dir: '-work-app', memoryDir: own },
+      { dir: '-work-moved', memoryDir: moved },
+    ]);
+    await ready();
+
+    let next = nextChange(changes);
+    await fs.writeFile(path.join(own, 'user_role.md'), '---\nname: Role\ndescription: d\ntype: user\n---\n');
+    expect(await next).toEqual(['-work-app']);
+
+    next = nextChange(changes);
+    await fs.writeFile(path.join(moved, 'team', 'project_api.md'), '---\nname: API\ndescription: d\ntype: project\n---\n');
+    expect(await next).toEqual(['-work-moved']);
+
+    // Not memories: a dotfile (the consolidation lock) and a non-Markdown file say nothing.
+    next = nextChange(changes, 800);
+    await fs.writeFile(path.join(moved, '.consolidate-lock'), '123');
+    await fs.writeFile(path.join(moved, 'notes.txt'), 'x');
+    expect(await next).toEqual([]);
+
+    // Moved back (settings changed): the old place is no longer watched.
+    watcher.track([{ dir: '-work-moved', memoryDir: path.join(home, 'projects', '-work-moved', 'memory') }]);
+    next = nextChange(changes, 800);
+    await fs.writeFile(path.join(moved, 'project_late.md'), '---\nname: Late\ndescription: d\ntype: project\n---\n');
+    expect(await next).toEqual([]);
+  });
+});
