@@ -106,8 +106,12 @@ export async function checkCursor(file: string, cursor: TranscriptCursor, maxLin
   return { status: 'valid', identityChanged };
 }
 
-/** Turn-reading options plus whose cursor to use and how many turns at most. */
-export interface ReadNewTurnsOptions extends Omit<TurnReadOptions, 'from' | 'includeOpenTurn'> {
+/**
+ * Turn-reading options plus whose cursor to use and how many turns at most. No `final`: a
+ * cursor always ends just after a newline (`checkCursor` insists on it), so a half-written
+ * last line is held for the next read, never consumed.
+ */
+export interface ReadNewTurnsOptions extends Omit<TurnReadOptions, 'from' | 'includeOpenTurn' | 'final'> {
   cursorStore: CursorStore;
   /** Whose cursor: `extract`, `session-memory`, `dream`… */
   consumer: string;
