@@ -185,7 +185,8 @@ export interface LocalListing {
  * are reported (with their target) and never followed; names that are not valid keys are
  * reported with the reason. Synchronous on purpose: thousands of `lstat`s are cheaper without a
  * promise each, and the no-op sync is exactly this listing. `skip` lets the sync leave out
- * (count only) files it already knows to be unchanged and in step, so they cost no allocation.
+ * (count only) files it already knows to be unchanged and in step, so they cost no allocation;
+ * the facts it is given are reused for the next file, so it must not keep them.
  */
 export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFacts) => boolean): LocalListing {
   const files = new Map<string, LocalTeamFile>();
@@ -225,6 +226,9 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
       facts[at + 3] = st.ino;
       statted.push(name);
     }
+    // One facts object for every `skip` question (it must not keep it): a file in step, the
+    // usual case, then costs no allocation at all.
+    const probe: FileFacts = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 };
     for (let i = 0; i < statted.length; i++) {
       const name = statted[i]!;
       if (!name.endsWith('.md') && !/\.md$/i.test(name)) continue;
@@ -234,9 +238,12 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
         problems.push({ key, reason: 'invalid-key', detail: check.reason });
         continue;
       }
-      const file: LocalTeamFile = { key, abs: base + name, size: facts[i * 4]!, mtimeMs: facts[i * 4 + 1]!, ctimeMs: facts[i * 4 + 2]!, ino: facts[i * 4 + 3]! };
-      if (skip?.(key, file)) inStep.add(key);
-      else files.set(key, file);
+      probe.size = facts[i * 4]!;
+      probe.mtimeMs = facts[i * 4 + 1]!;
+      probe.ctimeMs = facts[i * 4 + 2]!;
+      probe.ino = facts[i * 4 + 3]!;
+      if (skip?.(key, probe)) inStep.add(key);
+      else files.set(key, { key, abs: base + name, size: probe.size, mtimeMs: probe.mtimeMs, ctimeMs: probe.ctimeMs, ino: probe.ino });
     }
     for (const entry of others) {
       const name = entry.name;

@@ -968,6 +968,11 @@ export class TeamSync {
     const report = emptyReport();
     try {
       if (opts.signal.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
+      // The conditional GET goes out first and travels while the folder is checked and listed
+      // (disk and network overlap); whether a full pull is needed is only known from the listing.
+      const etag = this.state.etag;
+      const conditional = opts.pull !== false && etag ? this.client.entries({ ifNoneMatch: etag, since: etag, signal: opts.signal }) : null;
+      conditional?.catch(() => undefined);
       await this.loadTopics();
       let team: TeamDir;
       try {
@@ -977,11 +982,7 @@ export class TeamSync {
         throw error;
       }
       await this.resolveTopic(this.topic('teamdir'), 'the team folder is a real folder again');
-      // The conditional GET goes out first and travels while the folder is listed (disk and
-      // network overlap); whether a full pull is needed is only known from the listing.
-      const etag = this.state.etag;
-      const conditional = opts.pull !== false && etag ? this.client.entries({ ifNoneMatch: etag, since: etag, signal: opts.signal }) : null;
-      conditional?.catch(() => undefined);
+      // Let the request reach the socket before the (synchronous) listing holds the thread.
       if (conditional) for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
       const cycle: Cycle = { report, team, listing: this.list(team), relist: false, signal: opts.signal, refusedByServer: new Map() };
       if (opts.pull !== false) {
