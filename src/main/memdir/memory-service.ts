@@ -37,7 +37,8 @@ export interface WriteResult {
 }
 
 /** Path relative to the memory directory of a file in the given scope. */
-function inScope(scope: Scope, file: string): string {
+/** A file's path relative to the memory dir: team files live in `team/`. */
+export function inScope(scope: Scope, file: string): string {
   return scope === 'team' ? `${TEAM_DIR}/${file}` : file;
 }
 
@@ -68,7 +69,8 @@ export function suggestFileName(type: string, name: string): string {
   return `${type}_${slug || Date.now().toString(36)}.md`;
 }
 
-async function readText(root: string, rel: string): Promise<string | null> {
+/** A memory file's text, confined to `root` (links refused); null when it does not exist; a clear error when it is not text. */
+export async function readText(root: string, rel: string): Promise<string | null> {
   const abs = await resolveInside(root, rel);
   let bytes: Buffer;
   try {

@@ -8,41 +8,18 @@
  * propagate): the next full pull would bring it back, and teammates would keep a file whose
  * index line is gone. One that was never pushed moves freely.
  */
-import fs from 'node:fs/promises';
 import { addIndexEntry, indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
-import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { INDEX_FILE } from '../../shared/limits.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { resolveDataDir } from '../data-dir.js';
 import { transact } from '../history/history.js';
 import { MemoryError } from '../memdir/memory-error.js';
-import { checkFileName } from '../memdir/memory-service.js';
-import { memoryDirKey, removeFileConfined, resolveInside, writeFileAtomic } from '../memdir/safe-fs.js';
+import { checkFileName, inScope, readText } from '../memdir/memory-service.js';
+import { memoryDirKey, removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
 import { connectionDir } from './connections.js';
 import { StateFile } from './sync-state.js';
 import { checkTeamDir, resolveTeamKey } from './team-paths.js';
-
-const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-function inScope(scope: Scope, file: string): string {
-  return scope === 'team' ? `${TEAM_DIR}/${file}` : file;
-}
-
-async function readOrNull(memoryDir: string, rel: string): Promise<string | null> {
-  const abs = await resolveInside(memoryDir, rel);
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(abs);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  try {
-    return strict.decode(bytes);
-  } catch {
-    throw new MemoryError('invalid-input', `${rel} is not UTF-8 text; Memdir does not move it.`);
-  }
-}
 
 /**
  * Why a team memory cannot move to private, per key: those the sync server is known to hold
@@ -73,24 +50,24 @@ export async function moveMemoryScope(opts: { memoryDir: string; dataDir?: strin
     // The team side is held to the team's rule: a valid key, no link on the way, inside team/.
     const team = await checkTeamDir(opts.memoryDir);
     await resolveTeamKey(team, name);
-    const text = await readOrNull(opts.memoryDir, fromRel);
+    const text = await readText(opts.memoryDir, fromRel);
     if (text === null) throw new MemoryError('not-found', `${fromRel} does not exist.`);
     const parsed = parseTopicFile(text, name);
     const refusal = scopeRefusal(parsed.meta.type, opts.to);
     if (refusal) throw new MemoryError('scope-refused', refusal);
     const shared = opts.to === 'private' ? (await privateMoveRefusals(opts.memoryDir, opts.dataDir))(name) : null;
     if (shared) throw new MemoryError('scope-refused', shared);
-    if ((await readOrNull(opts.memoryDir, toRel)) !== null) throw new MemoryError('exists', `${toRel} already exists; rename one of them first.`);
+    if ((await readText(opts.memoryDir, toRel)) !== null) throw new MemoryError('exists', `${toRel} already exists; rename one of them first.`);
     await writeFileAtomic(opts.memoryDir, toRel, text);
     await removeFileConfined(opts.memoryDir, fromRel);
 
     const fromIndexRel = inScope(from, INDEX_FILE);
     const toIndexRel = inScope(opts.to, INDEX_FILE);
-    const fromIndexText = await readOrNull(opts.memoryDir, fromIndexRel);
+    const fromIndexText = await readText(opts.memoryDir, fromIndexRel);
     const fromIndex = parseIndex(fromIndexText ?? '');
     const pointer = indexEntries(fromIndex).find((e) => e.file === name);
     if (fromIndexText !== null && pointer) await writeFileAtomic(opts.memoryDir, fromIndexRel, serializeIndex(removeIndexEntries(fromIndex, name)));
-    const toIndexText = await readOrNull(opts.memoryDir, toIndexRel);
+    const toIndexText = await readText(opts.memoryDir, toIndexRel);
     const toIndex = parseIndex(toIndexText ?? '');
     if (!indexEntries(toIndex).some((e) => e.file === name)) {
       const added = addIndexEntry(toIndex, { title: pointer?.title ?? parsed.meta.name, file: name, hook: pointer?.hook ?? parsed.meta.description });
