@@ -19,6 +19,8 @@ import {
   type TeamStore,
   type TokenInfo,
   StoreError,
+  planPut,
+  teamFull,
 } from './store.js';
 
 /** Each step runs once, in order, recorded in memdir_schema; re-running is a no-op. */
@@ -251,33 +253,16 @@ export class PostgresStore implements TeamStore {
       if (!row) return { ok: false, reason: 'no-team' };
       const state = stateOf(row);
       if (state.version !== request.baseVersion) return { ok: false, reason: 'stale', state };
-      const folds = new Map<string, string>();
-      for (const entry of request.entries) {
-        const twin = folds.get(entry.fold);
-        if (twin !== undefined && twin !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: twin };
-        folds.set(entry.fold, entry.key);
-      }
       // What is stored under these keys now; read before the lock, which is fine: if anything
       // changed since, the version moved too and the conditional update below refuses.
       const stored = await client.query<{ key: string; key_fold: string; sha256: string; bytes: number }>(
         'SELECT key, key_fold, sha256, bytes FROM memdir_entries WHERE team_id = $1 AND key_fold = ANY($2::text[])',
-        [row.id, [...folds.keys()]],
+        [row.id, [...new Set(request.entries.map((e) => e.fold))]],
       );
       const byFold = new Map(stored.rows.map((r) => [r.key_fold, r]));
-      const changed: PutRequest['entries'] = [];
-      const unchanged: string[] = [];
-      let added = 0;
-      let growth = 0;
-      for (const entry of request.entries) {
-        const current = byFold.get(entry.fold);
-        if (current && current.key !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: current.key };
-        if (!current) added++;
-        if (current?.sha256 === entry.sha256) unchanged.push(entry.key);
-        else {
-          changed.push(entry);
-          growth += entry.bytes - (current?.bytes ?? 0);
-        }
-      }
+      const plan = planPut(state, request.entries, (fold) => byFold.get(fold));
+      if (!plan.ok) return plan;
+      const { changed, unchanged } = plan;
       if (changed.length === 0) return { ok: true, state, changed: [], unchanged };
       // R-SYNC: first writer wins. Takes the team row lock; a concurrent writer blocks here and
       // then sees the new version, so exactly one of two writers based on one version succeeds.
@@ -287,16 +272,11 @@ export class PostgresStore implements TeamStore {
         const now = await client.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM memdir_teams WHERE id = $1`, [row.id]);
         throw new Rollback<PutOutcome>({ ok: false, reason: 'stale', state: now.rows[0] ? stateOf(now.rows[0]) : state });
       }
-      if (added > 0 || growth > 0) {
+      if (plan.added > 0 || plan.growth > 0) {
         // Counted under the team row lock, so concurrent writers cannot both squeeze in.
         const size = await client.query<{ n: number; bytes: string }>('SELECT COUNT(*)::int AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = $1', [row.id]);
-        const { n, bytes } = size.rows[0]!;
-        if (n + added > request.maxEntriesPerTeam) {
-          throw new Rollback<PutOutcome>({ ok: false, reason: 'team-full', state, limit: request.maxEntriesPerTeam, unit: 'entries' });
-        }
-        if (Number(bytes) + growth > request.maxTeamBytes) {
-          throw new Rollback<PutOutcome>({ ok: false, reason: 'team-full', state, limit: request.maxTeamBytes, unit: 'bytes' });
-        }
+        const full = teamFull(state, request, { n: size.rows[0]!.n, bytes: Number(size.rows[0]!.bytes) }, plan);
+        if (full) throw new Rollback<PutOutcome>(full);
       }
       const version = request.baseVersion + 1;
       await client.query(

@@ -18,6 +18,8 @@ import {
   type TeamStore,
   type TokenInfo,
   StoreError,
+  planPut,
+  teamFull,
 } from './store.js';
 
 /** Each step runs once, in order, recorded in memdir_schema; re-running is a no-op. */
@@ -245,29 +247,13 @@ export class SqliteStore implements TeamStore {
       if (!row) return { ok: false, reason: 'no-team' };
       const state = stateOf(row);
       if (row.version !== request.baseVersion) return { ok: false, reason: 'stale', state };
-      const folds = new Map<string, string>();
-      const changed: PutRequest['entries'] = [];
-      const unchanged: string[] = [];
-      let added = 0;
-      let growth = 0;
-      for (const entry of request.entries) {
-        const twin = folds.get(entry.fold);
-        if (twin !== undefined && twin !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: twin };
-        folds.set(entry.fold, entry.key);
-        const stored = this.q.byFold.get(row.id, entry.fold);
-        if (stored && stored.key !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: stored.key };
-        if (!stored) added++;
-        if (stored?.sha256 === entry.sha256) unchanged.push(entry.key);
-        else {
-          changed.push(entry);
-          growth += entry.bytes - (stored?.bytes ?? 0);
-        }
-      }
+      const plan = planPut(state, request.entries, (fold) => this.q.byFold.get(row.id, fold));
+      if (!plan.ok) return plan;
+      const { changed, unchanged } = plan;
       if (changed.length === 0) return { ok: true, state, changed: [], unchanged };
-      if (added > 0 || growth > 0) {
-        const size = this.q.size.get(row.id)!;
-        if (size.n + added > request.maxEntriesPerTeam) return { ok: false, reason: 'team-full', state, limit: request.maxEntriesPerTeam, unit: 'entries' };
-        if (size.bytes + growth > request.maxTeamBytes) return { ok: false, reason: 'team-full', state, limit: request.maxTeamBytes, unit: 'bytes' };
+      if (plan.added > 0 || plan.growth > 0) {
+        const full = teamFull(state, request, this.q.size.get(row.id)!, plan);
+        if (full) return full;
       }
       // The same conditional update as the PostgreSQL store; under BEGIN IMMEDIATE it cannot
       // miss, but it keeps the two stores' contract identical.

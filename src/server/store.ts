@@ -84,6 +84,47 @@ export type PutOutcome =
   | { ok: false; reason: 'case-conflict'; state: TeamState; key: string; existing: string }
   | { ok: false; reason: 'no-team' };
 
+/** What a push would change, judged against what is stored (the same rule in every store). */
+export type PutPlan =
+  | { ok: true; changed: EntryWrite[]; unchanged: string[]; added: number; growth: number }
+  | Extract<PutOutcome, { reason: 'case-conflict' }>;
+
+/**
+ * Sort a push's entries into changed and unchanged, with how many keys it adds and how many
+ * bytes it grows the team by; refuse two keys that differ only in letter case, within the push
+ * or against a stored key. `stored(fold)` is what the store holds under that folded key.
+ */
+export function planPut(state: TeamState, entries: readonly EntryWrite[], stored: (fold: string) => { key: string; sha256: string; bytes: number } | undefined): PutPlan {
+  const folds = new Map<string, string>();
+  for (const entry of entries) {
+    const twin = folds.get(entry.fold);
+    if (twin !== undefined && twin !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: twin };
+    folds.set(entry.fold, entry.key);
+  }
+  const changed: EntryWrite[] = [];
+  const unchanged: string[] = [];
+  let added = 0;
+  let growth = 0;
+  for (const entry of entries) {
+    const current = stored(entry.fold);
+    if (current && current.key !== entry.key) return { ok: false, reason: 'case-conflict', state, key: entry.key, existing: current.key };
+    if (!current) added++;
+    if (current?.sha256 === entry.sha256) unchanged.push(entry.key);
+    else {
+      changed.push(entry);
+      growth += entry.bytes - (current?.bytes ?? 0);
+    }
+  }
+  return { ok: true, changed, unchanged, added, growth };
+}
+
+/** The refusal when a push would take the team past its limits (`size`: what it holds now), else null. */
+export function teamFull(state: TeamState, request: PutRequest, size: { n: number; bytes: number }, plan: { added: number; growth: number }): PutOutcome | null {
+  if (size.n + plan.added > request.maxEntriesPerTeam) return { ok: false, reason: 'team-full', state, limit: request.maxEntriesPerTeam, unit: 'entries' };
+  if (size.bytes + plan.growth > request.maxTeamBytes) return { ok: false, reason: 'team-full', state, limit: request.maxTeamBytes, unit: 'bytes' };
+  return null;
+}
+
 /** A store refusal the admin can act on (duplicate team, unknown token…). */
 export class StoreError extends Error {
   override readonly name = 'StoreError';
