@@ -173,18 +173,26 @@ export function createApp(options: AppOptions): Hono<Env> {
     return team !== undefined && team === c.get('auth').team ? team : null;
   };
 
-  app.get('/v1/me', (c) => {
-    const auth = c.get('auth');
-    return c.json({ team: auth.team, member: auth.member, tokenId: auth.tokenId }, 200, { 'Cache-Control': 'no-store' });
-  });
-
-  app.get(ROUTE_ENTRIES, async (c) => {
+  /** A conditional read of the caller's team: its name and state, or the answer instead (404, or 304 while the client's ETag is current). */
+  const readable = async (c: Context<Env>): Promise<{ team: string; current: TeamState } | Response> => {
     const team = ownTeam(c);
     if (!team) return notFound(c);
     const current = await store.teamState(team);
     if (!current) return notFound(c);
     const inm = c.req.header('if-none-match');
     if (inm && noneMatch(inm, formatEtag(current))) return c.body(null, 304, conditionalHeaders(formatEtag(current)));
+    return { team, current };
+  };
+
+  app.get('/v1/me', (c) => {
+    const auth = c.get('auth');
+    return c.json({ team: auth.team, member: auth.member, tokenId: auth.tokenId }, 200, { 'Cache-Control': 'no-store' });
+  });
+
+  app.get(ROUTE_ENTRIES, async (c) => {
+    const read = await readable(c);
+    if (read instanceof Response) return read;
+    const { team, current } = read;
     const since = c.req.query('since');
     const base = since === undefined ? null : parseEtag(since);
     const delta = base !== null && base.epoch === current.epoch && base.version <= current.version;
@@ -200,12 +208,9 @@ export function createApp(options: AppOptions): Hono<Env> {
   });
 
   app.get(ROUTE_CHECKSUMS, async (c) => {
-    const team = ownTeam(c);
-    if (!team) return notFound(c);
-    const current = await store.teamState(team);
-    if (!current) return notFound(c);
-    const inm = c.req.header('if-none-match');
-    if (inm && noneMatch(inm, formatEtag(current))) return c.body(null, 304, conditionalHeaders(formatEtag(current)));
+    const read = await readable(c);
+    if (read instanceof Response) return read;
+    const { team } = read;
     const data = await store.readChecksums(team);
     if (!data) return notFound(c);
     const etag = formatEtag(data.state);
