@@ -1,9 +1,10 @@
 /**
  * Read a request body with a ceiling, counting while reading: a client that declares a small
  * Content-Length (or none, chunked) and keeps sending is cut off as soon as the count passes
- * the limit, so the server never holds more than `limit` bytes of one body.
+ * the limit, so the server never holds more than `limit` bytes of one body. The team client
+ * reads the server's answers the same way.
  */
-export type BodyOutcome = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too-large'; received: number } | { ok: false; reason: 'aborted' };
+export type BodyOutcome = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too-large'; received: number } | { ok: false; reason: 'aborted'; error: unknown };
 
 export async function readBodyLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<BodyOutcome> {
   if (!body) return { ok: true, bytes: new Uint8Array(0) };
@@ -22,8 +23,8 @@ export async function readBodyLimited(body: ReadableStream<Uint8Array> | null, l
       }
       chunks.push(value);
     }
-  } catch {
-    return { ok: false, reason: 'aborted' };
+  } catch (error) {
+    return { ok: false, reason: 'aborted', error };
   } finally {
     reader.releaseLock();
   }

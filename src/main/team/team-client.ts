@@ -6,6 +6,7 @@
  * every request has a timeout, and every body is validated against the protocol's schemas.
  * Failures are typed values a person can read (`TeamClientError`), never raw fetch errors.
  */
+import { readBodyLimited } from '../../server/read-body.js';
 import { type ChecksumsResponse, type EntriesResponse, type ErrorResponse, type PutResponse, checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from '../../server/protocol.js';
 import { z } from 'zod';
 
@@ -156,39 +157,13 @@ export class TeamClient {
   }
 
   private async readLimited(response: Response, limit: number, controller: AbortController, method: string, pathAndQuery: string, bytesOut: number, keys?: number): Promise<Uint8Array> {
-    if (!response.body) return new Uint8Array(0);
-    const reader = response.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let received = 0;
-    try {
-      for (;;) {
-        let next: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          next = await reader.read();
-        } catch (error) {
-          throw this.networkError(error, controller.signal);
-        }
-        if (next.done) break;
-        received += next.value.byteLength;
-        if (received > limit) {
-          // Stop reading and drop the connection: the rest is never pulled into memory.
-          controller.abort(new TeamClientError('too-large', 'too large'));
-          await reader.cancel().catch(() => undefined);
-          this.record(method, pathAndQuery, response.status, received, bytesOut, keys);
-          throw new TeamClientError('too-large', `The sync server sent more than ${mb(limit)}, the most Memdir reads in one answer; it stopped reading and wrote nothing.`, response.status);
-        }
-        chunks.push(next.value);
-      }
-    } finally {
-      reader.releaseLock();
-    }
-    const bytes = new Uint8Array(received);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return bytes;
+    const outcome = await readBodyLimited(response.body, limit);
+    if (outcome.ok) return outcome.bytes;
+    if (outcome.reason === 'aborted') throw this.networkError(outcome.error, controller.signal);
+    // It stopped reading; drop the connection too: the rest is never pulled into memory.
+    controller.abort(new TeamClientError('too-large', 'too large'));
+    this.record(method, pathAndQuery, response.status, outcome.received, bytesOut, keys);
+    throw new TeamClientError('too-large', `The sync server sent more than ${mb(limit)}, the most Memdir reads in one answer; it stopped reading and wrote nothing.`, response.status);
   }
 
   private networkError(error: unknown, signal: AbortSignal): TeamClientError {
