@@ -17,7 +17,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { type ChangeDescription, type HistoryEntry, listHistory, recordSnapshot, transact } from '../history/history.js';
-import { memoryDirKey, realpathLoose, removeFileConfined, writeDataFile, writeFileAtomic } from '../memdir/safe-fs.js';
+import { memoryDirKey, realpathDeepestExisting, removeFileConfined, writeDataFile, writeFileAtomic } from '../memdir/safe-fs.js';
 import { isProcessAlive } from './consolidation-lock.js';
 import { type IndexContext, describePrune, indexRelOf, pruneScope } from './dream-index.js';
 import type { StagedChange } from './dream-plan.js';
@@ -85,7 +85,7 @@ export async function applyDream(input: ApplyInput): Promise<ApplyResult> {
   const { memoryDir, dataDir } = input;
   const result: ApplyResult = { entry: null, applied: [], skipped: [], indexNotes: [] };
   const journalPath = await journalFile(dataDir, memoryDir);
-  const journal: Journal = { version: 1, id: input.id, host: os.hostname(), pid: process.pid, memoryDir: await realpathLoose(memoryDir), writes: [] };
+  const journal: Journal = { version: 1, id: input.id, host: os.hostname(), pid: process.pid, memoryDir: await realpathDeepestExisting(memoryDir), writes: [] };
   const saveJournal = () => writeDataFile(journalPath, JSON.stringify(journal), { mode: 0o600 });
 
   // The body is filled in once the writes are done: `transact` records after `fn`, reading

@@ -33,7 +33,7 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { LlmError, type ModelProvider } from '../llm/types.js';
 import { projectsRoot } from '../memdir/home.js';
 import { locateProject, type ProjectLocation } from '../memdir/projects.js';
-import { MemoryLockError, withMemoryLock } from '../memdir/safe-fs.js';
+import { MemoryLockError, realpathDeepestExistingSync, withMemoryLock } from '../memdir/safe-fs.js';
 import { scanMemoryDir, teamDirOf } from '../memdir/scan-dir.js';
 import { CursorStore, type TranscriptCursor } from '../transcripts/cursor-store.js';
 import { memoryWritesInTurn } from '../transcripts/memory-writes.js';
@@ -143,19 +143,12 @@ class ScratchCursorStore extends CursorStore {
   }
 }
 
-/** realpath of the deepest existing ancestor plus the rest: how R-EXCLUSIVE compares paths. */
-function realpathLooseSync(p: string): string {
-  const missing: string[] = [];
-  let current = p;
-  for (;;) {
-    try {
-      return path.join(fs.realpathSync(current), ...missing.reverse());
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return p;
-      missing.push(path.basename(current));
-      current = parent;
-    }
+/** How R-EXCLUSIVE compares paths: resolved through links; a path it cannot resolve is compared as written. */
+function realpathForCompare(p: string): string {
+  try {
+    return realpathDeepestExistingSync(p);
+  } catch {
+    return p;
   }
 }
 
@@ -195,7 +188,7 @@ function spansOf(turns: readonly Turn[], memoryDir: string): Span[] {
   let current: Span | null = null;
   let chars = 0;
   for (const turn of turns) {
-    const writes = memoryWritesInTurn(turn, memoryDir, { realpath: realpathLooseSync });
+    const writes = memoryWritesInTurn(turn, memoryDir, { realpath: realpathForCompare });
     if (writes.length > 0) {
       spans.push({ turns: [turn], memoryWrites: [...new Set(writes.map((w) => w.resolvedPath))] });
       current = null;

@@ -13,7 +13,7 @@ import { resolveDataDir } from '../data-dir.js';
 import {
   cleanupTempFiles,
   memoryDirKey,
-  realpathLoose,
+  realpathDeepestExisting,
   removeFileConfined,
   splitRelativePath,
   UnsafePathError,
@@ -117,7 +117,7 @@ export async function recordSnapshot(memoryDir: string, opts: ChangeDescription)
   return withMemoryLock(
     memoryDir,
     async () => {
-      if (!(await isDirectory(await realpathLoose(memoryDir)))) return null;
+      if (!(await isDirectory(await realpathDeepestExisting(memoryDir)))) return null;
       const repo = await ensureShadowRepo(memoryDir, dataDir);
       const locked = { workTree: true, clearStaleLocks: true };
       const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], locked);
@@ -198,7 +198,7 @@ export async function transact<T>(
   return withMemoryLock(
     memoryDir,
     async () => {
-      await cleanupTempFiles(await realpathLoose(memoryDir));
+      await cleanupTempFiles(await realpathDeepestExisting(memoryDir));
       await recordSnapshot(memoryDir, { ...EXTERNAL, dataDir });
       const state = { active: true };
       let result: T;

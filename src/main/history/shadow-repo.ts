@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { resolveDataDir } from '../data-dir.js';
-import { memoryDirKey, realpathLoose } from '../memdir/safe-fs.js';
+import { memoryDirKey, realpathDeepestExisting } from '../memdir/safe-fs.js';
 import { git } from './git.js';
 import type { ShadowRepo } from './git.js';
 
@@ -27,7 +27,7 @@ const ready = new Set<string>();
 
 async function locate(memoryDir: string, dataDir: string | undefined): Promise<ShadowRepo & { dir: string }> {
   const dir = path.join(dataDir ?? resolveDataDir(), 'history', await memoryDirKey(memoryDir));
-  return { dir, gitDir: path.join(dir, 'repo.git'), workTree: await realpathLoose(memoryDir) };
+  return { dir, gitDir: path.join(dir, 'repo.git'), workTree: await realpathDeepestExisting(memoryDir) };
 }
 
 async function exists(p: string): Promise<boolean> {

@@ -366,20 +366,39 @@ export async function cleanupTempFiles(root: string): Promise<string[]> {
  * the key does not change when it is created. Names the lock file and the history repository.
  */
 export async function memoryDirKey(memoryDir: string): Promise<string> {
-  return createHash('sha256').update(await realpathLoose(memoryDir)).digest('hex').slice(0, 16);
+  return createHash('sha256').update(await realpathDeepestExisting(memoryDir)).digest('hex').slice(0, 16);
 }
 
-/** realpath of `p`, or of its nearest existing ancestor joined with the missing rest. */
-export async function realpathLoose(p: string): Promise<string> {
-  const abs = path.resolve(p);
+/**
+ * realpath of `p`, or of its deepest existing ancestor joined with the missing rest (a path not
+ * created yet still resolves through the links above it). Missing components (ENOENT, or a
+ * file where a folder would be: ENOTDIR) are carried over; any other error is thrown.
+ */
+export async function realpathDeepestExisting(p: string): Promise<string> {
+  let current = path.resolve(p);
   const missing: string[] = [];
-  let current = abs;
   for (;;) {
     try {
       return path.join(await fs.realpath(current), ...missing.reverse());
     } catch (err) {
       const parent = path.dirname(current);
-      if (errCode(err) !== 'ENOENT' || parent === current) throw err;
+      if ((errCode(err) !== 'ENOENT' && errCode(err) !== 'ENOTDIR') || parent === current) throw err;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/** `realpathDeepestExisting`, synchronously. */
+export function realpathDeepestExistingSync(p: string): string {
+  let current = path.resolve(p);
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fsCallbacks.realpathSync(current), ...missing.reverse());
+    } catch (err) {
+      const parent = path.dirname(current);
+      if ((errCode(err) !== 'ENOENT' && errCode(err) !== 'ENOTDIR') || parent === current) throw err;
       missing.push(path.basename(current));
       current = parent;
     }

@@ -14,7 +14,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { isTeamName } from '../../server/admin.js';
-import { memoryDirKey, realpathLoose, withMemoryLock, writeDataFile } from '../memdir/safe-fs.js';
+import { memoryDirKey, realpathDeepestExisting, withMemoryLock, writeDataFile } from '../memdir/safe-fs.js';
 import type { CredentialStore } from '../settings/credentials.js';
 import { StateFile, lockSyncState } from './sync-state.js';
 import { normalizeServerUrl } from './team-client.js';
@@ -178,7 +178,7 @@ export class ConnectionStore {
 
   /** Add or replace the connection of `connection.memoryDir` (another server or team: see `adoptSyncState`). */
   async save(connection: Omit<TeamConnection, 'id' | 'memoryDir'> & { memoryDir: string }): Promise<TeamConnection> {
-    const memoryDir = await realpathLoose(connection.memoryDir);
+    const memoryDir = await realpathDeepestExisting(connection.memoryDir);
     const full = connectionSchema.parse({ ...connection, memoryDir, id: await memoryDirKey(memoryDir) });
     await this.mutate(async (list) => {
       await adoptSyncState(this.dataDir, full.id, full, list.find((c) => c.id === full.id));

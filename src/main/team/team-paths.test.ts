@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashCache, RACY_MS } from './hash-cache.js';
-import { type TeamPathError, checkTeamDir, listTeamFiles, realpathDeepestExisting, resolveTeamKey } from './team-paths.js';
+import { realpathDeepestExisting } from '../memdir/safe-fs.js';
+import { type TeamPathError, checkTeamDir, listTeamFiles, resolveTeamKey } from './team-paths.js';
 
 let root: string;
 beforeAll(async () => {

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { TEAM_DIR } from '../../shared/limits.js';
 import type { FileFacts } from '../memdir/read-file.js';
+import { realpathDeepestExisting, realpathDeepestExistingSync } from '../memdir/safe-fs.js';
 
 /** A team path that Memdir refuses to read or write, with a sentence a person understands. */
 export class TeamPathError extends Error {
@@ -32,42 +33,6 @@ export class TeamPathError extends Error {
 
 function code(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | null)?.code;
-}
-
-/**
- * The real path of `p`, found by resolving the deepest existing ancestor and appending the
- * components that do not exist yet. Walks up one layer at a time on ENOENT / ENOTDIR, so it
- * answers for paths about to be created.
- */
-export async function realpathDeepestExisting(p: string): Promise<string> {
-  let current = path.resolve(p);
-  const missing: string[] = [];
-  for (;;) {
-    try {
-      return path.join(await fsp.realpath(current), ...missing.reverse());
-    } catch (error) {
-      const parent = path.dirname(current);
-      if ((code(error) !== 'ENOENT' && code(error) !== 'ENOTDIR') || parent === current) throw error;
-      missing.push(path.basename(current));
-      current = parent;
-    }
-  }
-}
-
-/** `realpathDeepestExisting`, synchronously. */
-export function realpathDeepestExistingSync(p: string): string {
-  let current = path.resolve(p);
-  const missing: string[] = [];
-  for (;;) {
-    try {
-      return path.join(fs.realpathSync(current), ...missing.reverse());
-    } catch (error) {
-      const parent = path.dirname(current);
-      if ((code(error) !== 'ENOENT' && code(error) !== 'ENOTDIR') || parent === current) throw error;
-      missing.push(path.basename(current));
-      current = parent;
-    }
-  }
 }
 
 function isInside(root: string, candidate: string): boolean {
