@@ -104,6 +104,8 @@ export class AnthropicProvider implements ModelProvider {
       ...(request.system !== undefined ? { system: request.system } : {}),
       ...(request.tools ? { tools: request.tools } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.outputConfig ? { output_config: request.outputConfig } : {}),
+      ...(request.thinking ? { thinking: request.thinking } : {}),
     };
     try {
       if (request.signal?.aborted) throw new APIUserAbortError();

@@ -166,6 +166,9 @@ export class ClaudeCliProvider implements ModelProvider {
     const started = performance.now();
     try {
       if (request.tools && request.tools.length > 0) throw new LlmError('unsupported', 'The Claude Code CLI provider cannot offer tools to the model; use an API key for this feature.');
+      if (typeof request.system === 'object' || request.outputConfig || request.thinking) {
+        throw new LlmError('unsupported', 'The Claude Code CLI provider cannot send a request exactly as given (cached system blocks, an output schema, thinking settings); use an API key for this feature.');
+      }
       if (request.signal?.aborted) throw new LlmError('aborted', 'The model request was cancelled.');
       const found = await this.detect();
       if (!found.available) throw new LlmError('unavailable', found.reason ?? 'The Claude Code CLI is not available.');

@@ -16,7 +16,8 @@ export type { ModelTask };
 export interface CompleteRequest {
   /** The feature asking: picks the model from settings and labels the usage log. */
   task: ModelTask;
-  system?: string;
+  /** A string, or text blocks (with `cache_control`) when a request must be sent exactly so. */
+  system?: string | Anthropic.TextBlockParam[];
   messages: Anthropic.MessageParam[];
   maxTokens: number;
   tools?: Anthropic.Tool[];
@@ -29,6 +30,9 @@ export interface CompleteRequest {
   /** Stream the answer over SSE (Anthropic only); the result is the same, assembled. */
   stream?: boolean;
   temperature?: number;
+  /** Structured output (`output_config.format`), as Claude Code's recall selector sends it. */
+  outputConfig?: Anthropic.OutputConfig;
+  thinking?: Anthropic.ThinkingConfigParam;
 }
 
 import type { ProviderKind, ProviderStatus, TokenUsage } from '../../shared/recall-types.js';
