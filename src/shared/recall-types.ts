@@ -87,3 +87,87 @@ export const providerStatusSchema = z.object({
   endpoint: z.string().optional(),
 });
 export type ProviderStatus = z.infer<typeof providerStatusSchema>;
+
+const textBlockSchema = z.object({ type: z.literal('text'), text: z.string(), cache_control: z.object({ type: z.literal('ephemeral') }).optional() });
+
+/** Claude Code's recall side request, exactly as sent (or as it would be sent). */
+export const selectorRequestSchema = z.object({
+  model: z.string(),
+  max_tokens: z.number(),
+  system: z.array(textBlockSchema),
+  messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.array(textBlockSchema) })),
+  output_config: z.object({ format: z.object({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }) }),
+  thinking: z.object({ type: z.literal('disabled') }).optional(),
+});
+export type SelectorRequestView = z.infer<typeof selectorRequestSchema>;
+
+/**
+ * What happened to a Claude Code recall:
+ *   `selected` — the request went out and Claude Code would load the files in `selected`;
+ *   `nothing`  — nothing to load (the model chose none, only unknown or already surfaced files,
+ *                or there was no memory to offer);
+ *   `failed`   — the request failed or the answer was unusable: Claude Code then loads nothing;
+ *   `skipped`  — Claude Code would not ask at all (a one-word prompt, the session's recall
+ *                budget spent, auto memory off);
+ *   `not-sent` — Claude Code would ask, but Memdir has no way to send the exact request (no API
+ *                key: the CLI provider cannot send it; offline).
+ */
+export const CLAUDE_CODE_RECALL_OUTCOMES = ['selected', 'nothing', 'failed', 'skipped', 'not-sent'] as const;
+
+/** The playground's (and `memdir recall --claude-code`'s) Claude Code mode. */
+export const claudeCodeRecallResultSchema = z.object({
+  mode: z.literal('claude-code'),
+  /** The Claude Code release whose selector is replicated. */
+  claudeCodeVersion: z.string(),
+  outcome: z.enum(CLAUDE_CODE_RECALL_OUTCOMES),
+  /** Why nothing was selected, skipped or not sent, in words. */
+  reason: z.string().optional(),
+  /** The files Claude Code would load (at most 5), in the model's order. */
+  selected: z.array(z.object({ file: z.string() })),
+  /** Names the model gave that Claude Code would not load, and why. */
+  dropped: z.array(z.object({ file: z.string(), reason: z.string() })),
+  /** The request body (null when Claude Code would not ask). */
+  request: selectorRequestSchema.nullable(),
+  /** The model's answer text, as it came. */
+  answer: z.string().nullable(),
+  manifest: z.object({
+    /** Topic files Claude Code considers (before the cap). */
+    candidates: z.number(),
+    /** Those in the manifest (the newest 200 when the session's manifest was built). */
+    offered: z.number(),
+    chars: z.number(),
+    /** When this session's manifest was built: Claude Code keeps it for the whole session. */
+    builtAt: z.string().nullable(),
+  }),
+  /** R-RECALL-SELECT's 200-newest cap, shown like the index cut: what can never be recalled today. */
+  neverRecalled: z.object({
+    count: z.number(),
+    /** Newest first, with their mtime (ISO). */
+    files: z.array(z.object({ file: z.string(), mtime: z.string() })),
+    /** The mtime a memory needs to be among the 200 newest today (null when everything fits). */
+    cutoff: z.string().nullable(),
+    remedies: z.array(z.string()),
+  }),
+  session: z.object({
+    id: z.string(),
+    /** Earlier queries in this session (the selector sees them and their answers). */
+    turns: z.number(),
+    /** Files already loaded in this session, never loaded again. */
+    surfaced: z.array(z.string()),
+    surfacedChars: z.number(),
+    /** The transcript the session was seeded from, if any. */
+    transcript: z.string().nullable(),
+  }),
+  /** Whether Claude Code runs its selector at all for this user. */
+  claudeCodeSwitch: z.object({ state: z.enum(['on', 'off', 'unknown']), reason: z.string() }),
+  notes: z.array(z.string()),
+  latencyMs: z.number(),
+  tokens: tokenUsageSchema.optional(),
+  costUsd: z.number().nullable().optional(),
+  costNote: z.string().optional(),
+  /** The model asked (or that would be asked). */
+  model: z.string(),
+  provider: z.enum([...PROVIDER_KINDS, 'none']),
+  project: z.object({ key: z.string(), dir: z.string(), memoryDir: z.string() }),
+});
+export type ClaudeCodeRecallResult = z.infer<typeof claudeCodeRecallResultSchema>;

@@ -23,6 +23,9 @@ import { writeDataFile } from '../memdir/safe-fs.js';
 import { type CredentialStore, FileCredentialStore } from '../settings/credentials.js';
 import { type RecallCandidate, compareRecallMethods, findRelevantMemories } from './find-relevant-memories.js';
 import { LocalRanker, type RankExplanation, type RankableMemory } from './local-ranker.js';
+import { type ClaudeCodeSession, newClaudeCodeSession, recallLikeClaudeCode } from './claude-code/recall-like-claude-code.js';
+import { readClaudeCodeRecallSwitch } from './claude-code/recall-switch.js';
+import { findTranscript, surfacedInTranscript } from './claude-code/surfaced.js';
 
 /** How a RecallService finds the home, the data dir, keys and the model. */
 export interface RecallServiceOptions {
@@ -47,9 +50,34 @@ export interface RecallRequest {
   signal?: AbortSignal;
 }
 
-import type { ProjectRecallResult } from '../../shared/recall-types.js';
+import type { ClaudeCodeRecallResult, ProjectRecallResult } from '../../shared/recall-types.js';
 
-export type { ProjectRecallResult };
+export type { ClaudeCodeRecallResult, ProjectRecallResult };
+
+/** A recall the way Claude Code does it, in a session of Claude Code's. */
+export interface ClaudeCodeRecallRequest {
+  /** A project directory (path) or a directory name under `projects/`. */
+  project: string;
+  query: string;
+  /** Continue this playground session (its id from an earlier result); absent or unknown: a new one. */
+  session?: string | null;
+  /** Start the new session as this Claude Code session would be resumed: a session id or a transcript path. */
+  transcript?: string;
+  /** Build and show the request, but send nothing. */
+  offline?: boolean;
+  signal?: AbortSignal;
+}
+
+/** A transcript named for a Claude Code recall that cannot be found. */
+export class TranscriptNotFoundError extends Error {
+  override readonly name = 'TranscriptNotFoundError';
+  constructor(readonly session: string) {
+    super(`No transcript of session ${session} was found under projects/: give a session id from this home or a path to a .jsonl file.`);
+  }
+}
+
+/** Playground sessions kept at once; the oldest is forgotten first. */
+const MAX_SESSIONS = 20;
 
 /** A memory dir's memories as the selector sees them: private ones, then `team/…`. */
 export function recallCandidates(own: MemoryDirScan, team: MemoryDirScan | null): RecallCandidate[] {
@@ -73,6 +101,7 @@ export class RecallService {
   private readonly credentials: CredentialStore;
   private readonly cache = new ScanCache();
   private readonly dirs = new Map<string, DirState>();
+  private readonly sessions = new Map<string, ClaudeCodeSession>();
 
   constructor(private readonly options: RecallServiceOptions) {
     this.home = options.home;
@@ -150,6 +179,41 @@ export class RecallService {
     const both = await compareRecallMethods(this.common(state, settings, provider, request));
     const project = { key: location.key, dir: location.dir, memoryDir: location.memoryDir };
     return { model: { ...both.model, project }, local: { ...both.local, project } };
+  }
+
+  /**
+   * Recall exactly as Claude Code would (R-RECALL-SELECT, claude-code/): its scan and request,
+   * in a session that remembers earlier queries and loaded files like a Claude Code session.
+   */
+  async claudeCode(request: ClaudeCodeRecallRequest): Promise<ClaudeCodeRecallResult> {
+    const location = await locateProject(this.home, request.project, this.env);
+    const { settings } = await loadAppSettings(this.dataDir);
+    let session = request.session ? this.sessions.get(request.session) : undefined;
+    if (session && session.memoryDir !== location.memoryDir) session = undefined;
+    if (!session) {
+      let seed;
+      if (request.transcript) {
+        const transcript = await findTranscript(this.home, request.transcript);
+        if (!transcript) throw new TranscriptNotFoundError(request.transcript);
+        seed = { transcript, surfaced: await surfacedInTranscript(transcript, location.memoryDir) };
+      }
+      session = newClaudeCodeSession(location.memoryDir, seed);
+      this.sessions.set(session.id, session);
+      for (const id of this.sessions.keys()) if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(id);
+    }
+    const provider = await this.provider(settings, request.offline ?? false);
+    const autoMemoryEnabled = location.settings.autoMemoryEnabled;
+    const result = await recallLikeClaudeCode({
+      session,
+      query: request.query,
+      provider,
+      model: provider.modelFor('recall'),
+      autoMemoryEnabled,
+      recallSwitch: await readClaudeCodeRecallSwitch(this.home, this.env, autoMemoryEnabled),
+      timeoutMs: settings.recall.timeoutMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    return { ...result, project: { key: location.key, dir: location.dir, memoryDir: location.memoryDir } };
   }
 
   /** "Why not this one?" — how the local ranker scored `file` for `query`. */

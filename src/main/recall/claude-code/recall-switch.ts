@@ -1,0 +1,51 @@
+/**
+ * Whether Claude Code recalls topic files at all. In 2.1.332 its selector runs only when auto
+ * memory is on and either its server-side feature flag `tengu_moth_copse` is on (Anthropic's
+ * servers set it; Claude Code caches the value in `.claude.json` under
+ * `cachedGrowthBookFeatures`, older files `cachedFeatureFlags`) or `CLAUDE_MEMORY_STORES` is set.
+ * Otherwise only MEMORY.md reaches the agent, whatever a selector would choose. The cached flag
+ * is the best Memdir can know; Claude Code may hold a fresher value from its servers.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/** What Memdir can tell about Claude Code's own recall switch. */
+export interface ClaudeCodeRecallSwitch {
+  state: 'on' | 'off' | 'unknown';
+  /** In words, with where it came from. */
+  reason: string;
+}
+
+const FLAG = 'tengu_moth_copse';
+
+/**
+ * Where Claude Code keeps its global config for a home: `.config.json` in the home when present,
+ * else `.claude.json` — beside the default `~/.claude`, or inside a home set by CLAUDE_CONFIG_DIR.
+ */
+export function claudeConfigFiles(home: string, env: NodeJS.ProcessEnv): string[] {
+  const beside = path.basename(home) === '.claude' && !env.CLAUDE_CONFIG_DIR?.trim();
+  return [path.join(home, '.config.json'), beside ? path.join(path.dirname(home), '.claude.json') : path.join(home, '.claude.json')];
+}
+
+/** Read Claude Code's recall switch for a home. Never throws. */
+export async function readClaudeCodeRecallSwitch(home: string, env: NodeJS.ProcessEnv, autoMemoryEnabled: boolean): Promise<ClaudeCodeRecallSwitch> {
+  if (!autoMemoryEnabled) return { state: 'off', reason: 'Auto memory is off for this project, so Claude Code recalls no memory at all.' };
+  if (env.CLAUDE_MEMORY_STORES?.trim()) return { state: 'on', reason: "CLAUDE_MEMORY_STORES is set, which turns Claude Code's recall on." };
+  for (const file of claudeConfigFiles(home, env)) {
+    let config: unknown;
+    try {
+      config = JSON.parse(await fs.readFile(file, 'utf8'));
+    } catch {
+      continue;
+    }
+    const record = (config ?? {}) as Record<string, unknown>;
+    const flags = (record.cachedGrowthBookFeatures ?? record.cachedFeatureFlags) as Record<string, unknown> | undefined;
+    const value = flags && typeof flags === 'object' ? flags[FLAG] : undefined;
+    if (value === true) return { state: 'on', reason: `Claude Code's server flag for recall is on (cached in ${file}).` };
+    return {
+      state: 'off',
+      reason: `Claude Code's server flag for recall is ${value === undefined ? 'not cached' : 'off'} in ${file}: Claude Code 2.1.332 then loads MEMORY.md only and asks no selector. This shows what it would load once the flag is on.`,
+    };
+  }
+  return { state: 'unknown', reason: 'No Claude Code config (.claude.json) was found, so whether its recall is switched on is unknown.' };
+}
