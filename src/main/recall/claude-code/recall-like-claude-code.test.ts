@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../llm/test-support/fake-anthropic.js';
 import { RecallService } from '../recall-service.js';
 import { SCENARIO_LOADED, SCENARIO_QUERIES, writeRecallScenario } from '../test-support/claude-code-recall-scenario.js';
-import { CAPTURE_FIXTURE } from '../test-support/capture-claude-code-recall.js';
+import { CAPTURE_FIXTURE, withoutClaudeCodeOwnParts } from '../test-support/capture-claude-code-recall.js';
 
 interface Fixture {
   claudeCode: string;
@@ -20,13 +20,6 @@ interface Fixture {
 }
 
 const fixture = JSON.parse(await fs.readFile(CAPTURE_FIXTURE, 'utf8')) as Fixture;
-
-/** A captured body without what only Claude Code sends (see the fixture's `dynamic`). */
-export function withoutClaudeCodeOwnParts(body: Record<string, unknown>): Record<string, unknown> {
-  const { metadata: _metadata, ...rest } = body;
-  const system = rest.system as { text: string }[];
-  return { ...rest, system: system.filter((block) => !block.text.startsWith('x-anthropic-billing-header:')) };
-}
 
 let root: string;
 let home: string;
@@ -86,5 +79,62 @@ describe('Claude Code mode: the exact request of Claude Code 2.1.332', () => {
     expect(manifest).not.toContain('project_old_decision.md');
     expect(manifest).not.toContain('MEMORY.md');
     expect(manifest).not.toMatch(/deeper\.md|draft\.md|sessions\/s\.md|notes\.txt/);
+  });
+});
+
+describe('Claude Code mode: when Claude Code loads nothing', () => {
+  it('asks nothing for a one-word prompt, as Claude Code asks nothing', async () => {
+    const result = await (await serviceWith('claude-sonnet-4-6')).claudeCode({ project: '-work-shop', query: '  migrations  ' });
+    expect(result).toMatchObject({ outcome: 'skipped', selected: [], request: null });
+    expect(result.reason).toMatch(/two words or more/);
+    expect(fake.messageRequests()).toHaveLength(0);
+  });
+
+  it('loads nothing when the request fails, and shows the request it sent', async () => {
+    fake.setHandler(() => ({ kind: 'error', status: 500 }));
+    const result = await (await serviceWith('claude-sonnet-4-6')).claudeCode({ project: '-work-shop', query: 'fix the migration' });
+    expect(result).toMatchObject({ outcome: 'failed', selected: [], session: { turns: 0, surfaced: [] } });
+    expect(result.reason).toMatch(/HTTP 500.*loads no memory/);
+    expect(result.request?.messages.at(-1)?.content[0]?.text).toBe('Select memories relevant to:\nfix the migration');
+  });
+
+  it('shows the request without sending it when no model can be asked (offline)', async () => {
+    const service = await serviceWith('claude-sonnet-4-6', { ANTHROPIC_API_KEY: '' });
+    const result = await service.claudeCode({ project: '-work-shop', query: 'fix the migration' });
+    expect(result).toMatchObject({ outcome: 'not-sent', provider: 'offline' });
+    expect(result.request?.max_tokens).toBe(512);
+    expect(fake.messageRequests()).toHaveLength(0);
+  });
+
+  it('continues a real session from its transcript: what it already loaded is never loaded again, and a spent budget stops recall', async () => {
+    const transcript = path.join(home, 'projects', '-work-shop-sub', '5f1c2b8e-0000-4000-8000-000000000001.jsonl');
+    await fs.mkdir(path.dirname(transcript), { recursive: true });
+    const attachment = (file: string, content: string) => JSON.stringify({ type: 'attachment', attachment: { type: 'relevant_memories', memories: [{ path: path.join(memoryDir, file), content, mtimeMs: 0, header: '' }] } });
+    await fs.writeFile(transcript, `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi there' } })}\n${attachment('feedback_sql.md', 'x'.repeat(100))}\nnot json\n`);
+    fake.setHandler(() => ({ kind: 'message', text: '{"selected_memories":["feedback_sql.md","untyped.md"]}' }));
+    const service = await serviceWith('claude-sonnet-4-6');
+    const result = await service.claudeCode({ project: '-work-shop', query: 'write the orders report SQL', transcript: '5f1c2b8e-0000-4000-8000-000000000001' });
+    expect(result.selected).toEqual([{ file: 'untyped.md' }]);
+    expect(result.dropped).toEqual([{ file: 'feedback_sql.md', reason: 'already loaded earlier in this session' }]);
+    expect(result.session).toMatchObject({ transcript, turns: 1 });
+    expect(result.session.surfaced.sort()).toEqual(['feedback_sql.md', 'untyped.md']);
+
+    await fs.appendFile(transcript, `${attachment('nodesc.md', 'y'.repeat(61_440))}\n`);
+    const spent = await service.claudeCode({ project: '-work-shop', query: 'write the orders report SQL', transcript });
+    expect(spent.outcome).toBe('skipped');
+    expect(spent.reason).toMatch(/stops recalling at 61,440/);
+    await expect(service.claudeCode({ project: '-work-shop', query: 'two words', transcript: 'no-such-session' })).rejects.toThrow(/No transcript of session no-such-session/);
+  });
+
+  it("says whether Claude Code's own recall is switched on, from its cached server flag", async () => {
+    fake.setHandler(() => ({ kind: 'message', text: '{"selected_memories":[]}' }));
+    const service = await serviceWith('claude-sonnet-4-6');
+    expect((await service.claudeCode({ project: '-work-shop', query: 'two words' })).claudeCodeSwitch.state).toBe('unknown');
+    await fs.writeFile(path.join(home, '.claude.json'), JSON.stringify({ cachedGrowthBookFeatures: { tengu_moth_copse: false } }));
+    const off = (await service.claudeCode({ project: '-work-shop', query: 'two words' })).claudeCodeSwitch;
+    expect(off.state).toBe('off');
+    expect(off.reason).toMatch(/loads MEMORY\.md only/);
+    await fs.writeFile(path.join(home, '.claude.json'), JSON.stringify({ cachedGrowthBookFeatures: { tengu_moth_copse: true } }));
+    expect((await service.claudeCode({ project: '-work-shop', query: 'two words' })).claudeCodeSwitch.state).toBe('on');
   });
 });

@@ -23,6 +23,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
 import { isMemoryType, type MemoryType } from '../../../shared/memory-types.js';
+import { parseSimpleFrontmatter } from '../../memdir/frontmatter-yaml.js';
 import { mapLimit } from '../../memdir/scan-dir.js';
 
 /** A topic file as Claude Code's recall sees it. */
@@ -187,6 +188,9 @@ function quoteRiskyValues(source: string): string {
 }
 
 function parseYaml(source: string): unknown {
+  // Plain `key: text` lines need no YAML library (the same values, property-tested in memdir/).
+  const simple = parseSimpleFrontmatter(source);
+  if (simple !== undefined) return simple;
   // Duplicate keys: the last one wins, as in Claude Code's parser.
   try {
     return YAML.parse(source, { uniqueKeys: false });

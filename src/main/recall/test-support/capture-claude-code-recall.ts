@@ -152,6 +152,13 @@ export async function captureClaudeCodeRecall(options: { binary: string; root: s
   }
 }
 
+/** A captured body without what only Claude Code sends (the fixture's `dynamic` list names them). */
+export function withoutClaudeCodeOwnParts(body: Record<string, unknown>): Record<string, unknown> {
+  const { metadata: _metadata, ...rest } = body;
+  const system = rest.system as { text: string }[];
+  return { ...rest, system: system.filter((block) => !block.text.startsWith('x-anthropic-billing-header:')) };
+}
+
 /** The committed capture: where it lives and what it holds. */
 export const CAPTURE_FIXTURE = path.join('test', 'fixtures', 'claude-code', `recall-${PINNED_CLAUDE_CODE}.json`);
 
