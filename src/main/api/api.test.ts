@@ -79,4 +79,12 @@ describe('the app API', () => {
     expect(history.result.entries[0]).toMatchObject({ source: 'manual', summary: 'Create feedback_spaces.md' });
     if (sub.ok) sub.unsubscribe();
   });
+
+  it("recalls the way Claude Code does: the request it would send, the memories past its 200-newest cap, one session across calls", async () => {
+    const first = (await api.call('recall.claudeCode', { dir: '-work-big', query: 'which memory matters here', session: null })) as { ok: true; result: { outcome: string; request: { messages: unknown[] } | null; neverRecalled: { count: number }; manifest: { candidates: number; offered: number }; session: { id: string } } };
+    expect(first).toMatchObject({ ok: true, result: { outcome: 'not-sent', manifest: { candidates: 230, offered: 200 }, neverRecalled: { count: 30 } } });
+    expect(first.result.request?.messages).toHaveLength(2);
+    const again = (await api.call('recall.claudeCode', { dir: '-work-big', query: 'and another question', session: first.result.session.id })) as typeof first;
+    expect(again.result.session.id).toBe(first.result.session.id);
+  });
 });

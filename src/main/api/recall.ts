@@ -18,7 +18,7 @@ async function projectDir(ctx: AppContext, dir: string): Promise<string> {
   return (await ctx.project(dir)).dir;
 }
 
-export const recallHandlers: Pick<Handlers, 'recall.run' | 'recall.compare' | 'recall.explain' | 'recall.recent' | 'model.status' | 'settings.get' | 'settings.update' | 'settings.setApiKey'> = {
+export const recallHandlers: Pick<Handlers, 'recall.run' | 'recall.compare' | 'recall.claudeCode' | 'recall.explain' | 'recall.recent' | 'model.status' | 'settings.get' | 'settings.update' | 'settings.setApiKey'> = {
   async 'recall.run'({ dir, query, offline }, ctx) {
     const project = await projectDir(ctx, dir);
     const result = await ctx.recall.recall({ project, query, ...(offline ? { offline } : {}) });
@@ -28,6 +28,12 @@ export const recallHandlers: Pick<Handlers, 'recall.run' | 'recall.compare' | 'r
   async 'recall.compare'({ dir, query }, ctx) {
     const project = await projectDir(ctx, dir);
     const result = await ctx.recall.compare({ project, query });
+    await new RecentQueries(ctx.dataDir).add(project, query);
+    return result;
+  },
+  async 'recall.claudeCode'({ dir, query, session, offline }, ctx) {
+    const project = await projectDir(ctx, dir);
+    const result = await ctx.recall.claudeCode({ project, query, session: session ?? null, ...(offline ? { offline } : {}) });
     await new RecentQueries(ctx.dataDir).add(project, query);
     return result;
   },

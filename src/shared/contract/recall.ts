@@ -1,7 +1,7 @@
 /** Recall and the model connection: the playground and the Settings' model section. */
 import { z } from 'zod';
 import { appSettingsSchema } from '../app-settings.js';
-import { projectRecallResultSchema, providerStatusSchema, rankExplanationSchema } from '../recall-types.js';
+import { claudeCodeRecallResultSchema, projectRecallResultSchema, providerStatusSchema, rankExplanationSchema } from '../recall-types.js';
 import { mutation, query } from './define.js';
 import { projectRef } from './common.js';
 
@@ -25,6 +25,11 @@ export type SettingsView = z.infer<typeof settingsViewSchema>;
 export const recallContract = {
   'recall.run': mutation('Select the memories a query would load (model side query, else the local ranker).', recallInput.extend({ offline: z.boolean().optional() }), projectRecallResultSchema),
   'recall.compare': mutation('The playground: model and local ranker side by side for one query.', recallInput, z.object({ model: projectRecallResultSchema, local: projectRecallResultSchema })),
+  'recall.claudeCode': mutation(
+    "Recall exactly as Claude Code would (its scan, cap, request and answer rules), in a playground session that remembers earlier queries and loaded files like a Claude Code session; `session: null` starts a new one.",
+    recallInput.extend({ session: z.string().max(100).nullable().optional(), offline: z.boolean().optional() }),
+    claudeCodeRecallResultSchema,
+  ),
   'recall.explain': query('"Why not this one?": how the local ranker saw one memory for a query.', recallInput.extend({ file: z.string() }), rankExplanationSchema),
   'recall.recent': query('Recent playground queries, newest first.', z.object({}), z.object({ queries: z.array(z.object({ project: z.string(), query: z.string(), at: z.string() })) })),
   'model.status': query('The model connection: online, offline (a mode, not an error) or error, with the reason.', z.object({}), providerStatusSchema),
