@@ -111,4 +111,52 @@ describe('memdir recall', () => {
     expect(json).toMatchObject({ method: 'local', selected: [] });
     expect(json.notes.join(' ')).toMatch(/no topic files/);
   });
+
+  describe('--claude-code', () => {
+    it('--json: loads what Claude Code would load, from its exact request, in subfolders too', async () => {
+      await fs.mkdir(path.join(home, 'projects', '-work-shop', 'memory', 'retros'), { recursive: true });
+      await fs.writeFile(path.join(home, 'projects', '-work-shop', 'memory', 'retros', 'q3.md'), '---\nname: Q3\ndescription: The Q3 retro on the orders outage\ntype: project\n---\n');
+      fake.enqueue({ kind: 'message', text: '{"selected_memories":["retros/q3.md","invented.md"]}', usage: { input_tokens: 700, output_tokens: 12 } });
+      const { code, out } = await run({ project: '-work-shop', query: 'what went wrong with the orders outage', 'claude-code': true, json: true }, online());
+      expect(code).toBe(0);
+      const json = JSON.parse(out);
+      expect(json).toMatchObject({ mode: 'claude-code', claudeCodeVersion: '2.1.332', outcome: 'selected', selected: [{ file: 'retros/q3.md' }], dropped: [{ file: 'invented.md', reason: 'not in the manifest' }], tokens: { inputTokens: 700 } });
+      expect(json.manifest).toMatchObject({ candidates: 10, offered: 10 });
+      expect(json.neverRecalled).toMatchObject({ count: 0, files: [], cutoff: null });
+      const body = fake.messageRequests()[0]!.body!;
+      expect(body.output_config).toEqual({ format: { type: 'json_schema', schema: expect.objectContaining({ required: ['selected_memories'] }) } });
+      expect(JSON.stringify(body)).not.toContain('BODY-SECRET');
+      expect(Number.isInteger(json.latencyMs)).toBe(true);
+    });
+
+    it('prints what would load, what was dropped and what can never be recalled; a one-word prompt loads nothing', async () => {
+      fake.enqueue({ kind: 'message', text: '{"selected_memories":["feedback_no_orm.md","nope.md"]}' });
+      const { out } = await run({ project: '-work-shop', query: 'can I use an ORM?', 'claude-code': true }, online());
+      expect(out).toMatch(/as Claude Code 2\.1\.332 would/);
+      expect(out).toMatch(/outcome: selected/);
+      expect(out).toMatch(/1\s+feedback_no_orm\.md/);
+      expect(out).toMatch(/not loaded: nope\.md \(not in the manifest\)/);
+      expect(out).toMatch(/manifest: 9 of 9 topic file\(s\) offered/);
+      const single = await run({ project: '-work-shop', query: 'ORM', 'claude-code': true }, online());
+      expect(single.out).toMatch(/outcome: skipped/);
+      expect(single.out).toMatch(/two words or more/);
+      expect(fake.messageRequests()).toHaveLength(1);
+    });
+
+    it('--offline shows the request without sending it; --session continues a session from its transcript', async () => {
+      const offlineRun = JSON.parse((await run({ project: '-work-shop', query: 'two words', 'claude-code': true, offline: true, json: true }, online())).out);
+      expect(offlineRun).toMatchObject({ outcome: 'not-sent', request: { max_tokens: 512, thinking: { type: 'disabled' } } });
+      expect(fake.messageRequests()).toHaveLength(0);
+      const transcript = path.join(root, 'session.jsonl');
+      await fs.writeFile(transcript, `${JSON.stringify({ type: 'attachment', attachment: { type: 'relevant_memories', memories: [{ path: path.join(home, 'projects', '-work-shop', 'memory', 'feedback_no_orm.md'), content: 'x' }] } })}\n`);
+      fake.enqueue({ kind: 'message', text: '{"selected_memories":["feedback_no_orm.md"]}' });
+      const continued = JSON.parse((await run({ project: '-work-shop', query: 'can I use an ORM?', 'claude-code': true, session: 'session.jsonl', json: true }, online())).out);
+      expect(continued).toMatchObject({ outcome: 'nothing', selected: [], dropped: [{ file: 'feedback_no_orm.md', reason: 'already loaded earlier in this session' }], session: { transcript, surfaced: ['feedback_no_orm.md'] } });
+    });
+
+    it('usage and I/O errors: --session without --claude-code, an unknown session', async () => {
+      await expect(run({ project: '-work-shop', query: 'two words', session: 'abc' }, offline())).rejects.toBeInstanceOf(UsageError);
+      await expect(run({ project: '-work-shop', query: 'two words', 'claude-code': true, session: 'no-such-session' }, offline())).rejects.toThrow(CliFailure);
+    });
+  });
 });

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { table } from '../format.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { projectsRoot } from '../../main/memdir/home.js';
 import { ProjectNotFoundError } from '../../main/memdir/projects.js';
-import { type ProjectRecallResult, RecallService } from '../../main/recall/recall-service.js';
+import { type ClaudeCodeRecallResult, type ProjectRecallResult, RecallService, TranscriptNotFoundError } from '../../main/recall/recall-service.js';
 import { homeFrom } from './scan.js';
 
 /**
@@ -17,7 +17,7 @@ function projectTarget(target: string, home: string, cwd: string): string {
   return target.startsWith('~') ? target : path.resolve(cwd, target);
 }
 
-function describeModelCall(result: ProjectRecallResult): string {
+function describeModelCall(result: Pick<ProjectRecallResult, 'model' | 'tokens' | 'costUsd'>): string {
   const parts: string[] = [];
   if (result.model) parts.push(result.model);
   if (result.tokens) parts.push(`${result.tokens.inputTokens.toLocaleString('en')} in / ${result.tokens.outputTokens.toLocaleString('en')} out tokens`);
@@ -28,13 +28,15 @@ function describeModelCall(result: ProjectRecallResult): string {
 /** `memdir recall`: which memories a query would load, chosen by the model or the local ranker. */
 export const recallCommand: CommandSpec = {
   name: ['recall'],
-  summary: 'Show which memories (at most 5) a query would load: chosen by a model side query, or by the local ranker.',
+  summary: "Show which memories (at most 5) a query would load: exactly as Claude Code would (--claude-code), or Memdir's explained way (a model side query, or the local ranker).",
   args: [],
   options: {
     project: { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' },
     query: { type: 'string', valueName: 'TEXT', description: 'what the agent is about to work on (required)' },
     home: homeOption,
-    offline: { type: 'boolean', description: 'do not ask a model: use the local ranker' },
+    'claude-code': { type: 'boolean', description: "recall exactly as Claude Code would: its scan, 200-newest cap, request and answer rules (no local ranker)" },
+    session: { type: 'string', valueName: 'ID|FILE', description: 'with --claude-code: continue this Claude Code session (its id, or its transcript .jsonl): what it already loaded is not loaded again' },
+    offline: { type: 'boolean', description: 'do not ask a model: the local ranker chooses (with --claude-code: show the request, send nothing)' },
     json: jsonOption,
   },
   details: `JSON: {"method": "model"|"local", "selected": [{"file", "reason"?, "score"?}], "fallbackReason"?,
@@ -46,16 +48,44 @@ export const recallCommand: CommandSpec = {
 The model is the Anthropic API when a key is set (ANTHROPIC_API_KEY or Memdir's settings;
 ANTHROPIC_BASE_URL is honoured), else the Claude Code CLI when installed, else none. When the
 model is unreachable or answers badly, the local ranker chooses and "fallbackReason" says why.
-Exit codes: 0 done (whichever method chose), 2 usage or I/O error (unknown project, no --query).`,
+With --claude-code, JSON: {"mode": "claude-code", "claudeCodeVersion", "outcome": "selected"|"nothing"|"failed"|"skipped"|"not-sent",
+  "reason"?, "selected": [{"file"}], "dropped": [{"file", "reason"}], "request": {model, max_tokens, system, messages,
+  output_config, thinking?} or null, "answer", "manifest": {"candidates", "offered", "chars", "builtAt"},
+  "neverRecalled": {"count", "files": [{"file", "mtime"}], "cutoff", "remedies": [..]},
+  "session": {"id", "turns", "surfaced": [file…], "surfacedChars", "transcript"},
+  "claudeCodeSwitch": {"state": "on"|"off"|"unknown", "reason"}, "notes", "latencyMs", "tokens"?, "costUsd"?,
+  "model", "provider", "project"}
+It needs the Anthropic API (a key): the Claude Code CLI provider cannot send Claude Code's exact request.
+Exit codes: 0 done (whichever method chose, or whatever Claude Code would load), 2 usage or I/O error
+(unknown project or session, no --query).`,
   async run({ values, io }) {
     if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
     if (typeof values.query !== 'string') throw new UsageError('--query is required');
     if (values.query.trim() === '') throw new UsageError('--query is empty: give the words to look for');
+    if (values.session !== undefined && values['claude-code'] !== true) throw new UsageError('--session goes with --claude-code');
+    if (typeof values.session === 'string' && values.session.trim() === '') throw new UsageError('--session is empty: give a session id or a transcript file');
     const home = homeFrom(values, io);
     const service = new RecallService({ home, env: io.env, dataDir: resolveDataDir(io.env) });
+    const project = projectTarget(values.project, home, io.cwd);
+    if (values['claude-code'] === true) {
+      let cc: ClaudeCodeRecallResult;
+      try {
+        // A transcript file is relative to the caller's directory; a bare session id is looked up in the home.
+        const given = typeof values.session === 'string' ? values.session : undefined;
+        const transcript = given && /[\\/]|\.jsonl$/.test(given) ? path.resolve(io.cwd, given) : given;
+        cc = await service.claudeCode({ project, query: values.query, offline: values.offline === true, ...(transcript ? { transcript } : {}) });
+      } catch (error) {
+        if (error instanceof ProjectNotFoundError || error instanceof TranscriptNotFoundError) throw new CliFailure(error.message);
+        throw error;
+      }
+      cc = { ...cc, latencyMs: Math.round(cc.latencyMs) };
+      if (values.json) printJson(io, cc);
+      else printClaudeCode(io, cc);
+      return 0;
+    }
     let result: ProjectRecallResult;
     try {
-      result = await service.recall({ project: projectTarget(values.project, home, io.cwd), query: values.query, offline: values.offline === true });
+      result = await service.recall({ project, query: values.query, offline: values.offline === true });
     } catch (error) {
       if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
       throw error;
@@ -82,3 +112,28 @@ Exit codes: 0 done (whichever method chose), 2 usage or I/O error (unknown proje
     return 0;
   },
 };
+
+const shown = (files: readonly string[], max = 5): string => `${files.slice(0, max).join(', ')}${files.length > max ? `, … (${files.length - max} more)` : ''}`;
+
+/** The human form of a Claude Code recall: what it would load, why, and what it can never reach. */
+function printClaudeCode(io: CliIo, result: ClaudeCodeRecallResult): void {
+  io.out(`Recall in ${result.project.key}, as Claude Code ${result.claudeCodeVersion} would\n`);
+  io.out(`Claude Code's recall: ${result.claudeCodeSwitch.state} (${result.claudeCodeSwitch.reason})\n`);
+  const call = describeModelCall(result);
+  io.out(`outcome: ${result.outcome}${result.request && result.outcome !== 'not-sent' ? ` (${[call, `${(result.latencyMs / 1000).toFixed(2)} s`].filter(Boolean).join(', ')})` : ''}\n`);
+  if (result.reason) io.out(`${result.reason}\n`);
+  if (result.selected.length > 0) {
+    const rows = [['#', 'FILE']];
+    result.selected.forEach((s, i) => rows.push([String(i + 1), s.file]));
+    io.out(`\n${table(rows)}`);
+  } else io.out('\nNo memory loaded.\n');
+  for (const d of result.dropped) io.out(`not loaded: ${d.file} (${d.reason})\n`);
+  if (result.session.surfaced.length > 0) io.out(`already loaded in this session: ${shown(result.session.surfaced)}\n`);
+  io.out(`manifest: ${result.manifest.offered} of ${result.manifest.candidates} topic file(s) offered, newest first\n`);
+  const never = result.neverRecalled;
+  if (never.count > 0) {
+    io.out(`never recalled today: ${never.count} memor${never.count === 1 ? 'y' : 'ies'} older than ${never.cutoff} (past the ${result.manifest.offered} newest): ${shown(never.files.map((f) => f.file))}\n`);
+    for (const remedy of never.remedies) io.out(`  - ${remedy}\n`);
+  }
+  for (const note of result.notes) io.out(`note: ${note}\n`);
+}
