@@ -24,6 +24,8 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-recall-'));
     fake = await startFakeAnthropic();
     fake.setHandler((request) => {
+      // Claude Code's selector (the playground's Claude Code mode) answers in its own schema.
+      if (JSON.stringify(request.body?.system ?? '').includes('You are selecting memories')) return { kind: 'message', text: '{"selected_memories":["feedback_sql.md","nope.md"]}', usage: { input_tokens: 1200, output_tokens: 15 } };
       const prompt = JSON.stringify(request.body?.messages ?? '');
       // The model answers from the manifest it was sent: pick the SQL memory when it is listed.
       const files = prompt.includes('feedback_sql.md') ? [{ file: 'feedback_sql.md', reason: 'The user is about to write database code: they want hand-written SQL.' }, { file: 'not_there.md', reason: 'invented' }] : [];
@@ -40,12 +42,52 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  it('shows the model and the local ranker side by side, and explains a memory that was not picked', async () => {
+  it("Claude Code mode: what Claude Code would load, its request, a session that remembers what it loaded", async () => {
     await page.goto(host.url);
     await page.getByRole('button', { name: 'Open demo workspace' }).first().click();
     await page.getByRole('button', { name: '/demo/checkout-service' }).click();
     await page.getByRole('button', { name: 'Recall playground' }).click();
     await page.getByText('model online').waitFor();
+    expect(await page.getByRole('button', { name: 'Claude Code', exact: true }).getAttribute('aria-pressed')).toBe('true');
+    await page.getByLabel('Query', { exact: true }).fill('add a query to fetch orders from the database');
+    await page.getByRole('button', { name: 'Recall', exact: true }).click();
+    const cc = page.getByRole('region', { name: 'Claude Code would load' });
+    await cc.getByText('feedback_sql.md', { exact: true }).waitFor();
+    await cc.getByText(/nope\.md/).waitFor();
+    expect(await cc.textContent()).toMatch(/not in the manifest/);
+    await page.getByText(/The request Claude Code sends/).click();
+    const request = page.locator('.recall-request');
+    await request.getByText(/^Available memories:/).waitFor();
+    expect(await request.textContent()).toContain('Select memories relevant to:\nadd a query to fetch orders from the database');
+    await page.screenshot({ path: artifact('06b-recall-claude-code.png'), fullPage: true });
+    const selector = fake.messageRequests().filter((r) => JSON.stringify(r.body?.system).includes('You are selecting memories'));
+    expect(selector).toHaveLength(1);
+    expect(selector[0]!.body?.output_config).toBeTruthy();
+    expect(JSON.stringify(selector[0]!.body)).not.toContain('sqlc-generated helpers');
+
+    // The same session: the file already loaded is not loaded again, and the selector sees the first query.
+    await page.getByLabel('Query', { exact: true }).fill('now write the orders report query');
+    await page.getByRole('button', { name: 'Recall', exact: true }).click();
+    await cc.getByText('loads nothing').waitFor();
+    expect(await cc.textContent()).toMatch(/already loaded earlier in this session/);
+    await page.getByLabel('Session').getByText(/2 queries so far/).waitFor();
+    await page.getByRole('button', { name: 'New session' }).click();
+    expect(await page.getByLabel('Session').count()).toBe(0);
+  });
+
+  it('Claude Code mode: the memories past the 200 newest can never be recalled today', async () => {
+    await page.evaluate("location.hash = '#/p/-demo-data-pipeline/recall'");
+    await page.getByLabel('Query', { exact: true }).fill('which feed arrives hourly');
+    await page.getByRole('button', { name: 'Recall', exact: true }).click();
+    const never = page.getByRole('region', { name: 'Never recalled today' });
+    await never.getByText(/To make room/).waitFor();
+    expect(await never.locator('.badge').textContent()).toBe('15');
+    await page.screenshot({ path: artifact('06c-recall-never-recalled.png'), fullPage: true });
+  });
+
+  it('Memdir explained: the model and the local ranker side by side, and explains a memory that was not picked', async () => {
+    await page.evaluate("location.hash = '#/p/-demo-checkout-service/recall'");
+    await page.getByRole('button', { name: 'Memdir explained' }).click();
     await page.getByLabel('Query', { exact: true }).fill('add a query to fetch orders from the database');
     await page.getByRole('button', { name: 'Recall', exact: true }).click();
     const model = page.getByRole('region', { name: 'Model side query' });
@@ -64,7 +106,7 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     expect(sent).not.toContain('sqlc-generated helpers');
   });
 
-  it('falls back to the local ranker, with the reason, when the model fails', async () => {
+  it('Memdir explained: falls back to the local ranker, with the reason, when the model fails', async () => {
     fake.setHandler(() => ({ kind: 'error', status: 500, retryAfterMs: 1 }));
     await page.getByLabel('Query', { exact: true }).fill('which grafana dashboard shows checkout latency');
     await page.getByRole('button', { name: 'Recall', exact: true }).click();

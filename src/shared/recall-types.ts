@@ -150,7 +150,7 @@ export const claudeCodeRecallResultSchema = z.object({
   }),
   session: z.object({
     id: z.string(),
-    /** Earlier queries in this session (the selector sees them and their answers). */
+    /** Queries answered in this session so far (the next query's selector sees them and their answers). */
     turns: z.number(),
     /** Files already loaded in this session, never loaded again. */
     surfaced: z.array(z.string()),

@@ -1,12 +1,17 @@
 /**
- * The recall playground: which memories a query would load, chosen by the model side query and
- * by the local ranker, side by side with reasons, scores, latency, tokens and cost; "why not this
- * one?" for any memory; the index that is always loaded, with its cut part.
+ * The recall playground, in two clearly named modes:
+ *   - Claude Code: exactly Claude Code's request, and what it would load (or why nothing), in a
+ *     session like Claude Code's; the memories past its 200-newest cap that can never be recalled
+ *     today, with remedies; whether Claude Code's own recall is switched on; the request itself.
+ *   - Memdir explained: the model side query (with reasons) and the local ranker side by side,
+ *     with scores, latency, tokens and cost; "why not this one?" for any memory.
+ * Both show the index that is always loaded, with its cut part.
  */
 import { useEffect } from 'react';
-import type { ProjectRecallResult } from '../../shared/recall-types.js';
+import type { ClaudeCodeRecallResult, ProjectRecallResult } from '../../shared/recall-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
-import { useRecall } from '../stores/recall.js';
+import { useNav } from '../stores/nav.js';
+import { type RecallMode, useRecall } from '../stores/recall.js';
 
 function Result({ title, result }: { title: string; result: ProjectRecallResult }) {
   return (
@@ -46,45 +51,144 @@ function Result({ title, result }: { title: string; result: ProjectRecallResult 
   );
 }
 
-export function RecallTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
-  const { query, running, error, model, local, status, recent, explained } = useRecall();
-  const { setQuery, open, run, explain } = useRecall.getState();
-  useEffect(() => {
-    void open(dir);
-  }, [dir, open]);
+const OUTCOME_LABELS: Record<ClaudeCodeRecallResult['outcome'], string> = {
+  selected: 'loads',
+  nothing: 'loads nothing',
+  failed: 'failed: loads nothing',
+  skipped: 'does not ask',
+  'not-sent': 'not sent',
+};
+
+/** The memory browser opened on a file of the manifest (`team/…` is a team memory). */
+function memoryRoute(dir: string, file: string) {
+  const team = /^team[\\/]/.test(file);
+  return { view: 'project' as const, dir, tab: 'memories' as const, scope: team ? ('team' as const) : ('private' as const), file: team ? file.slice(5) : file };
+}
+
+/** How many never-recallable memories are listed before "and N more". */
+const NEVER_SHOWN = 12;
+
+function ClaudeCodeResult({ dir, result }: { dir: string; result: ClaudeCodeRecallResult }) {
+  const go = useNav((s) => s.go);
+  const never = result.neverRecalled;
+  return (
+    <>
+      {result.claudeCodeSwitch.state !== 'on' && (
+        <p className={`banner ${result.claudeCodeSwitch.state === 'off' ? 'warning' : ''}`} role="note" aria-label="Claude Code's recall switch">
+          Claude Code's own recall is {result.claudeCodeSwitch.state}: {result.claudeCodeSwitch.reason}
+        </p>
+      )}
+      <section className="recall-result" aria-label="Claude Code would load">
+        <h3>
+          Claude Code {result.claudeCodeVersion} <span className="chip">{OUTCOME_LABELS[result.outcome]}</span>
+        </h3>
+        <p className="muted small">
+          {Math.round(result.latencyMs)} ms · {result.model}
+          {result.tokens ? ` · ${result.tokens.inputTokens.toLocaleString('en-US')} in / ${result.tokens.outputTokens.toLocaleString('en-US')} out tokens` : ''}
+          {typeof result.costUsd === 'number' ? ` · ~$${result.costUsd.toFixed(4)}` : ''}
+          {` · ${result.manifest.offered} of ${result.manifest.candidates} topic files offered`}
+        </p>
+        {result.reason && (
+          <p className={result.outcome === 'failed' || result.outcome === 'not-sent' ? 'banner warning' : 'muted'} role="note">
+            {result.reason}
+          </p>
+        )}
+        {result.selected.length > 0 && (
+          <ol className="selected">
+            {result.selected.map((s, i) => (
+              <li key={`${s.file}-${i}`}>
+                <code>{s.file}</code>
+              </li>
+            ))}
+          </ol>
+        )}
+        {result.dropped.length > 0 && (
+          <p className="muted small">
+            Not loaded:{' '}
+            {result.dropped.map((d, i) => (
+              <span key={`${d.file}-${i}`}>
+                {i > 0 && ', '}
+                <code>{d.file}</code> ({d.reason})
+              </span>
+            ))}
+          </p>
+        )}
+        {result.notes.map((n) => (
+          <p key={n} className="muted small">
+            {n}
+          </p>
+        ))}
+      </section>
+      <p className="muted small" aria-label="Session">
+        Session: {result.session.turns === 0 ? 'no query answered yet' : `${result.session.turns} ${result.session.turns === 1 ? 'query' : 'queries'} so far (the next query's selector sees them and its answers)`}
+        {result.session.surfaced.length > 0 ? ` · already loaded, never again this session: ${result.session.surfaced.join(', ')}` : ''}{' '}
+        <button className="link" onClick={() => useRecall.getState().newSession()}>
+          New session
+        </button>
+      </p>
+      {never.count > 0 && (
+        <section className="recall-result" aria-label="Never recalled today">
+          <h3>
+            Never recalled today <span className="badge warning">{never.count}</span>
+          </h3>
+          <p className="small">
+            Claude Code offers its selector only the {result.manifest.offered} newest topic files. {never.count === 1 ? 'This memory is' : `These ${never.count} memories are`} older than{' '}
+            {never.cutoff ? new Date(never.cutoff).toLocaleString() : 'the cut'}, so no query can load {never.count === 1 ? 'it' : 'them'}:
+          </p>
+          <ul className="small">
+            {never.files.slice(0, NEVER_SHOWN).map((f) => (
+              <li key={f.file}>
+                <button className="link" onClick={() => go(memoryRoute(dir, f.file))}>
+                  {f.file}
+                </button>{' '}
+                <span className="muted">{new Date(f.mtime).toLocaleDateString()}</span>
+              </li>
+            ))}
+          </ul>
+          {never.count > NEVER_SHOWN && <p className="muted small">…and {never.count - NEVER_SHOWN} more.</p>}
+          <p className="small">To make room:</p>
+          <ul className="small">
+            {never.remedies.map((r) => (
+              <li key={r}>{r}</li>
+            ))}
+          </ul>
+          <button onClick={() => go({ view: 'project', dir, tab: 'dream' })}>Open Dream</button>
+        </section>
+      )}
+      {result.request && (
+        <details className="recall-request">
+          <summary>The request Claude Code {result.outcome === 'not-sent' ? 'would send' : 'sends'}</summary>
+          <p className="muted small">
+            model {result.request.model} · max_tokens {result.request.max_tokens}
+            {result.request.thinking ? ` · thinking ${result.request.thinking.type}` : ''} · answer schema {'{"selected_memories": string[]}'}
+          </p>
+          <h4>System</h4>
+          <pre>{result.request.system.map((b) => b.text).join('\n')}</pre>
+          {result.request.messages.map((m, i) => (
+            <div key={i}>
+              <h4>{m.role}</h4>
+              <pre>{m.content.map((b) => b.text).join('\n')}</pre>
+            </div>
+          ))}
+          {result.answer !== null && (
+            <>
+              <h4>Answer</h4>
+              <pre>{result.answer}</pre>
+            </>
+          )}
+        </details>
+      )}
+    </>
+  );
+}
+
+function MemdirExplained({ scan }: { scan: ProjectScan }) {
+  const { model, local, explained } = useRecall();
+  const { explain } = useRecall.getState();
   const allFiles = [...scan.memories.map((m) => m.file), ...(scan.team?.memories.map((m) => `team/${m.file}`) ?? [])];
   const picked = new Set([...(model?.selected ?? []), ...(local?.selected ?? [])].map((s) => s.file));
   return (
-    <div className="recall">
-      <form
-        className="toolbar"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run();
-        }}
-      >
-        <input className="grow" aria-label="Query" placeholder="What is the agent about to work on? e.g. write a migration for the orders table" value={query} onChange={(e) => setQuery(e.target.value)} maxLength={20000} />
-        <button className="primary" type="submit" disabled={running}>
-          {running ? 'Recalling…' : 'Recall'}
-        </button>
-        {status && (
-          <span className={`badge ${status.state === 'online' ? 'ok' : status.state === 'error' ? 'error' : ''}`} title={status.reason}>
-            model {status.state}
-          </span>
-        )}
-      </form>
-      {status && status.state !== 'online' && <p className="muted small">{status.reason}</p>}
-      {error && <div className="banner error">{error}</div>}
-      {recent.length > 0 && (
-        <p className="muted small">
-          Recent:{' '}
-          {recent.slice(0, 6).map((r) => (
-            <button key={`${r.project}-${r.query}`} className="link chip" onClick={() => setQuery(r.query)}>
-              {r.query.length > 40 ? `${r.query.slice(0, 40)}…` : r.query}
-            </button>
-          ))}
-        </p>
-      )}
+    <>
       {model && local && (
         <div className="recall-grid">
           <Result title="Model side query" result={model} />
@@ -114,12 +218,69 @@ export function RecallTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           )}
         </section>
       )}
-      {model?.alwaysLoaded && (
+    </>
+  );
+}
+
+const MODES: { mode: RecallMode; label: string; help: string }[] = [
+  { mode: 'claude-code', label: 'Claude Code', help: "Exactly Claude Code's request and rules: what it would load." },
+  { mode: 'memdir', label: 'Memdir explained', help: "Memdir's own prompt with reasons, beside its local ranker." },
+];
+
+export function RecallTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
+  const { query, running, error, status, recent, mode, claudeCode, model, local } = useRecall();
+  const { setQuery, setMode, open, run } = useRecall.getState();
+  useEffect(() => {
+    void open(dir);
+  }, [dir, open]);
+  const ran = mode === 'claude-code' ? claudeCode !== null : model !== null && local !== null;
+  return (
+    <div className="recall">
+      <div className="toolbar" role="group" aria-label="Recall mode">
+        {MODES.map((m) => (
+          <button key={m.mode} type="button" className={mode === m.mode ? 'active' : ''} aria-pressed={mode === m.mode} title={m.help} onClick={() => setMode(m.mode)}>
+            {m.label}
+          </button>
+        ))}
+        <span className="muted small">{MODES.find((m) => m.mode === mode)!.help}</span>
+      </div>
+      <form
+        className="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run();
+        }}
+      >
+        <input className="grow" aria-label="Query" placeholder="What is the agent about to work on? e.g. write a migration for the orders table" value={query} onChange={(e) => setQuery(e.target.value)} maxLength={20000} />
+        <button className="primary" type="submit" disabled={running}>
+          {running ? 'Recalling…' : 'Recall'}
+        </button>
+        {status && (
+          <span className={`badge ${status.state === 'online' ? 'ok' : status.state === 'error' ? 'error' : ''}`} title={status.reason}>
+            model {status.state}
+          </span>
+        )}
+      </form>
+      {status && status.state !== 'online' && <p className="muted small">{status.reason}</p>}
+      {error && <div className="banner error">{error}</div>}
+      {recent.length > 0 && (
+        <p className="muted small">
+          Recent:{' '}
+          {recent.slice(0, 6).map((r) => (
+            <button key={`${r.project}-${r.query}`} className="link chip" onClick={() => setQuery(r.query)}>
+              {r.query.length > 40 ? `${r.query.slice(0, 40)}…` : r.query}
+            </button>
+          ))}
+        </p>
+      )}
+      {mode === 'claude-code' && claudeCode && <ClaudeCodeResult dir={dir} result={claudeCode} />}
+      {mode === 'memdir' && <MemdirExplained scan={scan} />}
+      {ran && scan.index.exists && (
         <section>
           <h3>Always loaded: MEMORY.md</h3>
           <p className="muted small">
-            {model.alwaysLoaded.loaded.length} pointers reach the agent at every session start
-            {model.alwaysLoaded.cut.length > 0 ? `; ${model.alwaysLoaded.cut.length} are cut and never seen: ${model.alwaysLoaded.cut.slice(0, 8).join(', ')}${model.alwaysLoaded.cut.length > 8 ? '…' : ''}` : '.'}
+            {scan.index.loaded.length} pointers reach the agent at every session start
+            {scan.index.cut.length > 0 ? `; ${scan.index.cut.length} are cut and never seen: ${scan.index.cut.slice(0, 8).join(', ')}${scan.index.cut.length > 8 ? '…' : ''}` : '.'}
           </p>
         </section>
       )}

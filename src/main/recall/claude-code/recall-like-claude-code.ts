@@ -54,7 +54,7 @@ export interface RecallLikeClaudeCodeOptions {
 
 /** Ways out of the 200-newest cap that Memdir offers today. */
 export const CAP_REMEDIES = [
-  'Merge or retire old memories: a dream consolidates overlapping ones (Dream tab, `memdir dream`), and a memory you delete stays recoverable in its history.',
+  'Merge or retire old memories: a dream consolidates overlapping ones (the Dream tab, or memdir dream), and a memory you delete stays recoverable in its history.',
   'Keep what still matters current: saving a memory (even unchanged in meaning) gives it a new modification time, which brings it back among the 200 newest.',
   'Move lasting rules into MEMORY.md or CLAUDE.md, which are loaded at every session start whatever the cap.',
 ];
