@@ -4,7 +4,9 @@
  * servers set it; Claude Code caches the value in `.claude.json` under
  * `cachedGrowthBookFeatures`, older files `cachedFeatureFlags`) or `CLAUDE_MEMORY_STORES` is set.
  * Otherwise only MEMORY.md reaches the agent, whatever a selector would choose. The cached flag
- * is the best Memdir can know; Claude Code may hold a fresher value from its servers.
+ * is the best Memdir can know; Claude Code may hold a fresher value from its servers, and with
+ * telemetry turned off it does not read the cache at all (unless
+ * CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set), so its recall is off then.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -41,7 +43,12 @@ export async function readClaudeCodeRecallSwitch(home: string, env: NodeJS.Proce
     const record = (config ?? {}) as Record<string, unknown>;
     const flags = (record.cachedGrowthBookFeatures ?? record.cachedFeatureFlags) as Record<string, unknown> | undefined;
     const value = flags && typeof flags === 'object' ? flags[FLAG] : undefined;
-    if (value === true) return { state: 'on', reason: `Claude Code's server flag for recall is on (cached in ${file}).` };
+    if (value === true) {
+      return {
+        state: 'on',
+        reason: `Claude Code's server flag for recall is on (cached in ${file}); a Claude Code run with DISABLE_TELEMETRY or CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC set does not read it, and recalls nothing then.`,
+      };
+    }
     return {
       state: 'off',
       reason: `Claude Code's server flag for recall is ${value === undefined ? 'not cached' : 'off'} in ${file}: Claude Code 2.1.332 then loads MEMORY.md only and asks no selector. This shows what it would load once the flag is on.`,
