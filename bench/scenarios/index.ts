@@ -1,4 +1,7 @@
-/** Every bench scenario, by name. */
+/**
+ * Every bench scenario, by name. To add one: write `scenarios/<name>.ts` exporting a
+ * {@link Scenario} whose ratios carry their targets, and add it here — one line.
+ */
 import type { Scenario } from '../lib.js';
 import { dreamGatesScenario } from './dream-gates.js';
 import { recallScenario } from './recall.js';
@@ -8,4 +11,12 @@ import { secretsScenario } from './secrets.js';
 import { syncScenario } from './sync.js';
 import { transcriptsScenario } from './transcripts.js';
 
-export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario];
+export const SCENARIOS: Scenario[] = [
+  scanScenario,
+  rendererScenario,
+  recallScenario,
+  transcriptsScenario,
+  dreamGatesScenario,
+  secretsScenario,
+  syncScenario,
+];
