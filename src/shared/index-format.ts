@@ -41,7 +41,8 @@ export interface ParsedIndex {
 }
 
 // `- [Title](target) — hook`, with *, + or - bullets and —, –, -, : as hook separators.
-const POINTER = /^\s*[-*+]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^)<>\s]+))\s*\)\s*(?:(?:—|–|-{1,2}|:)\s*(.*?))?\s*$/;
+// The hook is `(?:.*\S)?` rather than a lazy `.*?` before `\s*$`: the same text, in linear time.
+const POINTER = /^\s*[-*+]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^)<>\s]+))\s*\)\s*(?:(?:—|–|-{1,2}|:)\s*((?:.*\S)?))?\s*$/;
 const LOOKS_LIKE_POINTER = /^\s*[-*+]\s+.*(\[[^\]]*\]\(|\.md\b)/i;
 const EXTERNAL = /^[a-z][a-z0-9+.-]*:/i;
 
@@ -50,8 +51,12 @@ export function isFileTarget(target: string): boolean {
   return !EXTERNAL.test(target) && !target.startsWith('#');
 }
 
+const PLAIN_TARGET = /^[^%\\/#]+$/;
+
 /** Normalise a link target to a path relative to the index: `./a.md` → `a.md`, `%20` decoded. */
 export function normalizeTarget(target: string): string {
+  // Most targets are a plain file name: nothing to decode, split or drop.
+  if (PLAIN_TARGET.test(target) && target !== '.') return target;
   let value = target.split('#')[0]!.replace(/\\/g, '/');
   try {
     value = decodeURIComponent(value);
