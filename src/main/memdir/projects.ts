@@ -3,6 +3,7 @@
  * from its transcripts (R-SANITIZE: the directory name cannot be reversed), and locating the
  * project and memory directory of any path or directory name.
  */
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { dirNameMatchesKey, sanitizeDirName } from '../../shared/sanitize.js';
@@ -41,11 +42,15 @@ export function memoryDirOf(home: string, dir: string): string {
   return path.join(projectsRoot(home), dir, 'memory');
 }
 
-/** The `cwd` of the first line that has one, reading at most `maxBytes` of `file`. */
-async function firstCwd(file: string, maxBytes: number): Promise<string | null> {
-  let handle: fs.FileHandle;
+/**
+ * The `cwd` of the first line that has one, reading at most `maxBytes` of `file`. Synchronous:
+ * the cwd is on one of the first lines, and a thread-pool round trip per call costs more than
+ * the read (a scan does this once per project).
+ */
+function firstCwd(file: string, maxBytes: number): string | null {
+  let fd: number;
   try {
-    handle = await fs.open(file, 'r');
+    fd = fsSync.openSync(file, 'r');
   } catch {
     return null;
   }
@@ -55,7 +60,7 @@ async function firstCwd(file: string, maxBytes: number): Promise<string | null> 
     let total = 0;
     let eof = false;
     while (total < maxBytes) {
-      const { bytesRead } = await handle.read(chunk, 0, Math.min(CHUNK_BYTES, maxBytes - total), null);
+      const bytesRead = fsSync.readSync(fd, chunk, 0, Math.min(CHUNK_BYTES, maxBytes - total), null);
       if (bytesRead === 0) {
         eof = true;
         break;
@@ -77,7 +82,7 @@ async function firstCwd(file: string, maxBytes: number): Promise<string | null> 
   } catch {
     return null;
   } finally {
-    await handle.close().catch(() => undefined);
+    fsSync.closeSync(fd);
   }
 }
 
@@ -132,27 +137,31 @@ export function projectPathFromCwd(dirName: string, cwd: string): string | null 
  * `cwd`, never past {@link CWD_SCAN_MAX_BYTES}; malformed and half-written lines are skipped.
  * When the cwd is a subdirectory of the project the matching parent is returned; when no
  * parent matches the project's name (e.g. the session ran in a linked worktree) the cwd is
- * returned as found. Null when no transcript has a cwd.
+ * returned as found. Null when no transcript has a cwd. `entries`, when the caller has just
+ * listed `projectDir`, saves listing it again.
  */
-export async function projectRealPath(projectDir: string): Promise<string | null> {
+export async function projectRealPath(projectDir: string, entries?: readonly fsSync.Dirent[]): Promise<string | null> {
   let names: string[];
   try {
-    const entries = await fs.readdir(projectDir, { withFileTypes: true });
-    names = entries.filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => e.name);
+    names = (entries ?? fsSync.readdirSync(projectDir, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => e.name);
   } catch {
     return null;
   }
-  const dated = await Promise.all(
-    names.map(async (name) => {
-      const file = path.join(projectDir, name);
-      const stat = await fs.stat(file).catch(() => null);
-      return { file, mtimeMs: stat?.mtimeMs ?? 0 };
-    }),
-  );
+  // Synchronous like firstCwd: one stat per transcript, no thread-pool round trips.
+  const dated = names.map((name) => {
+    const file = path.join(projectDir, name);
+    let mtimeMs = 0;
+    try {
+      mtimeMs = fsSync.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    } catch {
+      // Unreadable: tried last.
+    }
+    return { file, mtimeMs };
+  });
   dated.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
   const dirName = path.basename(projectDir);
   for (const { file } of dated.slice(0, CWD_SCAN_MAX_FILES)) {
-    const cwd = await firstCwd(file, CWD_SCAN_MAX_BYTES);
+    const cwd = firstCwd(file, CWD_SCAN_MAX_BYTES);
     if (cwd) return projectPathFromCwd(dirName, cwd) ?? cwd;
   }
   return null;

@@ -26,18 +26,21 @@ export class HomeScanCache extends ScanCache {
 
 /**
  * How many transcripts a project has. A file added, removed or renamed changes its directory's
- * mtime, so an unchanged directory keeps its count: one `stat` instead of a listing.
+ * mtime, so an unchanged directory keeps its count: one `stat` instead of a listing. The listing,
+ * when one was made, comes back too (finding the project's path needs it).
  */
-function countTranscripts(projectDir: string, cache: HomeScanCache | undefined): number {
+function countTranscripts(projectDir: string, cache: HomeScanCache | undefined): { count: number; entries?: fs.Dirent[] } {
   try {
     const st = cache ? fs.statSync(projectDir, { throwIfNoEntry: false }) : undefined;
     const known = st ? cache?.transcriptCounts.get(projectDir) : undefined;
-    if (st && known && known.mtimeMs === st.mtimeMs && known.ctimeMs === st.ctimeMs && known.ino === st.ino) return known.count;
-    const count = fs.readdirSync(projectDir).filter((n) => n.endsWith('.jsonl')).length;
+    if (st && known && known.mtimeMs === st.mtimeMs && known.ctimeMs === st.ctimeMs && known.ino === st.ino) return { count: known.count };
+    const entries = fs.readdirSync(projectDir, { withFileTypes: true });
+    let count = 0;
+    for (const entry of entries) if (entry.name.endsWith('.jsonl')) count++;
     if (st) cache?.transcriptCounts.set(projectDir, { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, count });
-    return count;
+    return { count, entries };
   } catch {
-    return 0;
+    return { count: 0 };
   }
 }
 
@@ -45,12 +48,12 @@ function countTranscripts(projectDir: string, cache: HomeScanCache | undefined):
 export async function scanProject(home: string, dir: string, options: ScanHomeOptions = {}): Promise<ProjectScan> {
   const projectDir = path.join(projectsRoot(home), dir);
   const cache = options.cache;
-  const transcripts = countTranscripts(projectDir, cache);
+  const { count: transcripts, entries } = countTranscripts(projectDir, cache);
   let realPath: string | null;
   const known = cache?.realPaths.get(projectDir);
   if (known && (known.path !== null || known.transcripts === transcripts)) realPath = known.path;
   else {
-    realPath = transcripts > 0 ? await projectRealPath(projectDir) : null;
+    realPath = transcripts > 0 ? await projectRealPath(projectDir, entries) : null;
     cache?.realPaths.set(projectDir, { transcripts, path: realPath });
   }
   const settings = await readEffectiveSettings(home, realPath, options.env, cache?.settings);
