@@ -11,15 +11,15 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
-import { type FileFacts, type ReadOutcome, factsOf, readMemoryText } from './read-file.js';
-import { type ParsedTopic, parseTopicFile } from './topic-file.js';
+import { type FileFacts, type ReadOutcome, factsOf, readMemoryBytes, readMemoryText } from './read-file.js';
+import { type TopicSummary, summarizeTopicBytes } from './topic-summary.js';
 
 type Failure = Exclude<ReadOutcome, { ok: true }>;
 interface CachedTopic {
   facts: FileFacts;
   isSymlink: boolean;
   outcome: Failure | null;
-  parsed: ParsedTopic | null;
+  summary: TopicSummary | null;
   bytes: number;
 }
 interface CachedIndex {
@@ -78,43 +78,37 @@ function statFacts(abs: string, isSymlink: boolean): FileFacts | null {
 }
 
 /** A link's own facts identify it; a link's content is judged from its target each time. */
-function read<T extends { facts: FileFacts }>(
-  map: Map<string, T> | undefined,
-  abs: string,
-  isSymlink: boolean,
-  build: (outcome: ReadOutcome) => T,
-  maxBytes?: number,
-): T {
-  const cached = map?.get(abs);
-  if (cached && !isSymlink) {
+function cached<T extends { facts: FileFacts }>(map: Map<string, T> | undefined, abs: string, isSymlink: boolean, build: () => T): T {
+  const known = map?.get(abs);
+  if (known && !isSymlink) {
     const facts = statFacts(abs, false);
-    if (facts && sameFacts(facts, cached.facts)) return cached;
+    if (facts && sameFacts(facts, known.facts)) return known;
   }
-  const record = build(readMemoryText(path.dirname(abs), abs, isSymlink, maxBytes));
+  const record = build();
   if (map && record.facts.ino !== -1 && !isSymlink) map.set(abs, record);
   return record;
 }
 
 function loadTopic(abs: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
-  return read(cache?.topics, abs, isSymlink, (outcome) =>
-    outcome.ok
-      ? { facts: outcome.facts, isSymlink, outcome: null, parsed: parseTopicFile(outcome.text, file), bytes: outcome.facts.size }
-      : { facts: outcome.facts ?? UNKNOWN, isSymlink, outcome, parsed: null, bytes: outcome.facts?.size ?? 0 },
-  );
+  return cached(cache?.topics, abs, isSymlink, () => {
+    const outcome = readMemoryBytes(path.dirname(abs), abs, isSymlink, (bytes, facts): TopicSummary | Failure => {
+      const summary = summarizeTopicBytes(bytes, file);
+      return 'problem' in summary ? { ok: false, code: 'unreadable', reason: summary.problem, facts } : summary;
+    });
+    return outcome.ok
+      ? { facts: outcome.facts, isSymlink, outcome: null, summary: outcome.value, bytes: outcome.facts.size }
+      : { facts: outcome.facts ?? UNKNOWN, isSymlink, outcome, summary: null, bytes: outcome.facts?.size ?? 0 };
+  });
 }
 
 function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined): CachedIndex {
-  // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
-  return read(
-    cache?.indexes,
-    abs,
-    isSymlink,
-    (outcome) =>
-      outcome.ok
-        ? { facts: outcome.facts, outcome: null, parsed: parseIndex(outcome.text), load: computeIndexLoad(outcome.text) }
-        : { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null },
-    20_000_000,
-  );
+  return cached(cache?.indexes, abs, isSymlink, () => {
+    // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
+    const outcome = readMemoryText(path.dirname(abs), abs, isSymlink, 20_000_000);
+    return outcome.ok
+      ? { facts: outcome.facts, outcome: null, parsed: parseIndex(outcome.text), load: computeIndexLoad(outcome.text) }
+      : { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null };
+  });
 }
 
 export interface ScanDirOptions {
@@ -181,7 +175,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   const topicFacts: TopicFacts[] = topics.map((t, i) => {
     const file = topicEntries[i]!.file;
     if (t.outcome) return { file, unreadable: { code: t.outcome.code, reason: t.outcome.reason } };
-    return { file, issues: t.parsed!.issues, body: t.parsed!.body };
+    return { file, issues: t.summary!.issues, hints: t.summary!.hints };
   });
   const problems = assessHealth({
     index: {
@@ -199,17 +193,9 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   let lastChangeMs: number | null = index && index.facts.mtimeMs > 0 ? index.facts.mtimeMs : null;
   topics.forEach((t, i) => {
     if (t.facts.mtimeMs > (lastChangeMs ?? 0)) lastChangeMs = t.facts.mtimeMs;
-    if (!t.parsed) return;
-    memories.push({
-      file: topicEntries[i]!.file,
-      name: t.parsed.meta.name,
-      description: t.parsed.meta.description,
-      type: t.parsed.meta.type,
-      scope,
-      bytes: t.bytes,
-      mtimeMs: t.facts.mtimeMs,
-      layout: t.parsed.meta.layout,
-    });
+    if (!t.summary) return;
+    const { meta } = t.summary;
+    memories.push({ file: topicEntries[i]!.file, name: meta.name, description: meta.description, type: meta.type, scope, bytes: t.bytes, mtimeMs: t.facts.mtimeMs, layout: meta.layout });
   });
 
   let indexSummary = EMPTY_INDEX;

@@ -59,7 +59,8 @@ export function readFrontmatterBlock(span: FrontmatterSpan, yaml: string, file: 
   if (span.fence === 'unclosed') return bad(file, `${file} opens a frontmatter block with --- but never closes it.`);
   let data: unknown;
   // A block of nothing but comments is empty frontmatter, not YAML to parse (as gray-matter had it).
-  if (yaml.replace(/^\s*#[^\n]+/gm, '').trim() === '') data = {};
+  const first = yaml.search(/\S/);
+  if (first === -1 || (yaml.charCodeAt(first) === 0x23 && !/\S/.test(yaml.replace(/^\s*#[^\n]+/gm, '')))) data = {};
   else {
     try {
       data = parseFrontmatterYaml(yaml);
