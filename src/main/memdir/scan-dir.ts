@@ -6,53 +6,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { computeIndexLoad, indexEntries, parseIndex, splitLoadedEntries, type IndexLoad, type ParsedIndex } from '../../shared/index-format.js';
+import { computeIndexLoad, indexEntries, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
-import { type FileFacts, type ReadOutcome, factsOf, readMemoryBytes, readMemoryText } from './read-file.js';
+import { type FileFacts, factsOf, readMemoryBytes, readMemoryText } from './read-file.js';
+import { type CachedDir, type CachedIndex, type CachedTopic, type Failure, type ScanCache, UNKNOWN, sameFacts } from './scan-cache.js';
 import { type TopicSummary, summarizeTopicBytes } from './topic-summary.js';
 
-type Failure = Exclude<ReadOutcome, { ok: true }>;
-interface CachedTopic {
-  facts: FileFacts;
-  isSymlink: boolean;
-  outcome: Failure | null;
-  summary: TopicSummary | null;
-  bytes: number;
-}
-interface CachedIndex {
-  facts: FileFacts;
-  outcome: Failure | null;
-  parsed: ParsedIndex | null;
-  load: IndexLoad | null;
-}
-interface CachedDir {
-  /** The records the result was built from; any change of identity means rebuild. */
-  parts: (CachedTopic | CachedIndex | string)[];
-  result: MemoryDirScan;
-}
-
-const UNKNOWN: FileFacts = { size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1 };
-
-/** Remembers what each file held at which stat facts, across scans of any number of dirs. */
-export class ScanCache {
-  readonly topics = new Map<string, CachedTopic>();
-  readonly indexes = new Map<string, CachedIndex>();
-  readonly dirs = new Map<string, CachedDir>();
-  /** Drop everything under a directory (after a write Memdir made, say). */
-  forget(dir: string): void {
-    const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
-    for (const map of [this.topics, this.indexes, this.dirs] as Map<string, unknown>[]) {
-      for (const key of map.keys()) if (key === dir || key.startsWith(prefix)) map.delete(key);
-    }
-  }
-}
-
-function sameFacts(a: FileFacts, b: FileFacts): boolean {
-  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
-}
+export { ScanCache } from './scan-cache.js';
 
 /** Run `fn` over items with at most `limit` in flight, keeping order. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
