@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
 import { ago, plural, table } from '../format.js';
+import { resolveDataDir } from '../../main/data-dir.js';
 import { resolveHome } from '../../main/memdir/home.js';
+import { openScanCache } from '../../main/memdir/scan-cache-file.js';
 import { scanHome } from '../../main/memdir/scan-home.js';
 import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from '../../shared/limits.js';
 
@@ -19,10 +21,13 @@ export const scanCommand: CommandSpec = {
   "memories": [{"file", "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
   "team": {same index/memories/problems} or null,
   "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts"}]}
-A missing home is not an error: it scans as empty.`,
+A missing home is not an error: it scans as empty. What each file held is kept in Memdir's data dir
+(scan-cache/), so the next scan reads only what changed.`,
   async run({ values, io }) {
     const home = homeFrom(values, io);
-    const scan = await scanHome(home, { env: io.env });
+    const { cache, save } = openScanCache(resolveDataDir(io.env), home);
+    const scan = await scanHome(home, { env: io.env, cache });
+    if (scan.exists) await save();
     if (values.json) {
       printJson(io, scan);
       return 0;

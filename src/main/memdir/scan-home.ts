@@ -37,7 +37,10 @@ function countTranscripts(projectDir: string, cache: HomeScanCache | undefined):
     const entries = fs.readdirSync(projectDir, { withFileTypes: true });
     let count = 0;
     for (const entry of entries) if (entry.name.endsWith('.jsonl')) count++;
-    if (st) cache?.transcriptCounts.set(projectDir, { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, count });
+    if (st && cache) {
+      cache.transcriptCounts.set(projectDir, { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, count });
+      cache.revision++;
+    }
     return { count, entries };
   } catch {
     return { count: 0 };
@@ -54,7 +57,10 @@ export async function scanProject(home: string, dir: string, options: ScanHomeOp
   if (known && (known.path !== null || known.transcripts === transcripts)) realPath = known.path;
   else {
     realPath = transcripts > 0 ? await projectRealPath(projectDir, entries) : null;
-    cache?.realPaths.set(projectDir, { transcripts, path: realPath });
+    if (cache) {
+      cache.realPaths.set(projectDir, { transcripts, path: realPath });
+      cache.revision++;
+    }
   }
   const settings = await readEffectiveSettings(home, realPath, options.env, cache?.settings);
   const memoryDir = settings.autoMemoryDirectory ?? path.join(projectDir, 'memory');

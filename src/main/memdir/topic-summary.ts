@@ -11,7 +11,8 @@ import { textProblem } from './read-file.js';
 import { locateFrontmatter, readFrontmatterBlock } from './topic-file.js';
 
 export interface TopicSummary {
-  meta: MemoryMeta;
+  /** The facts the scan shows (the rest of the frontmatter is read when a memory is opened). */
+  meta: Pick<MemoryMeta, 'name' | 'description' | 'type' | 'layout'>;
   issues: FrontmatterIssue[];
   hints: DerivableHint[];
 }
