@@ -58,10 +58,15 @@ export interface Comparison {
   rounds: number;
 }
 
+/** Collect garbage left by earlier work (`npm run bench` runs with --expose-gc), so no round pays for another's. */
+export function settle(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 /**
  * Alternate baseline and subject `rounds` times (after one warm-up each) and return the
- * median of each, so drift in machine load hits both alike. `prepare` runs untimed before each
- * subject round (to give it a fresh cache, say).
+ * median of each, so drift in machine load hits both alike. Garbage is collected before each
+ * timed call. `prepare` runs untimed before each subject round (to give it a fresh cache, say).
  */
 export async function compare(rounds: number, baseline: () => unknown, subject: () => unknown, prepare?: () => unknown): Promise<Comparison> {
   await baseline();
@@ -71,8 +76,10 @@ export async function compare(rounds: number, baseline: () => unknown, subject: 
   const s: number[] = [];
   const per: number[] = [];
   for (let i = 0; i < rounds; i++) {
+    settle();
     const bt = await time(baseline);
     await prepare?.();
+    settle();
     const st = await time(subject);
     b.push(bt);
     s.push(st);
