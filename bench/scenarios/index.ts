@@ -6,13 +6,17 @@ import type { Scenario } from '../lib.js';
 import { dreamGatesScenario } from './dream-gates.js';
 import { recallScenario } from './recall.js';
 import { rendererScenario } from './renderer.js';
+import { scaleScenario } from './scale.js';
 import { scanScenario } from './scan.js';
 import { secretsScenario } from './secrets.js';
+import { startScenario } from './start.js';
 import { syncScenario } from './sync.js';
 import { transcriptsScenario } from './transcripts.js';
 
 export const SCENARIOS: Scenario[] = [
   scanScenario,
+  scaleScenario,
+  startScenario,
   rendererScenario,
   recallScenario,
   transcriptsScenario,
