@@ -49,6 +49,8 @@ export interface GeneratedMemory {
   /** The name and hook as written into MEMORY.md (plain text). */
   title: string;
   hook: string;
+  /** The description as written, quotes undone (plain text; empty without frontmatter). */
+  description: string;
   type: string | null;
 }
 
@@ -167,7 +169,7 @@ export function generateMemory(corpus: Corpus, seed: number, i: number): Generat
   if (roll < 0.1 && corpus.withoutHeader.length > 0) {
     const source = pick(corpus.withoutHeader);
     const title = (/^#\s+(.+)$/m.exec(source.text)?.[1] ?? source.stem).trim();
-    return { file: `${slug(source.stem)}_${i}.md`, text: source.text, title, hook: 'notes kept without frontmatter', type: null };
+    return { file: `${slug(source.stem)}_${i}.md`, text: source.text, title, hook: 'notes kept without frontmatter', description: '', type: null };
   }
   const layoutFrom = pick(corpus.withHeader);
   const nameFrom = pick(corpus.withHeader);
@@ -189,7 +191,16 @@ export function generateMemory(corpus: Corpus, seed: number, i: number): Generat
   if (random() < 0.01) text = `\uFEFF${text}`;
   const title = shownValue(nameLine);
   const hook = shownValue(descriptionLine);
-  return { file: `${type}_${slug(nameFrom.stem)}_${i}.md`, text, title, hook: hook.length > 150 ? `${hook.slice(0, 147)}…` : hook, type };
+  return { file: `${type}_${slug(nameFrom.stem)}_${i}.md`, text, title, hook: hook.length > 150 ? `${hook.slice(0, 147)}…` : hook, description: hook, type };
+}
+
+/** `count` memories of a stream as the recall ranker sees them (name, description, type). */
+export function rankableMemories(count: number, seed = 3): { file: string; name: string; description: string; type: 'user' | 'feedback' | 'project' | 'reference' | null }[] {
+  const corpus = loadCorpus();
+  return Array.from({ length: count }, (_, i) => {
+    const m = generateMemory(corpus, seed, i);
+    return { file: m.file, name: m.title, description: m.description, type: m.type as 'user' | 'feedback' | 'project' | 'reference' | null };
+  });
 }
 
 /** `MEMORY.md` for these memories: a heading and some real prose lines, then one pointer each. */
