@@ -7,11 +7,11 @@
  *   local   → `<repoRoot>/.claude/agent-memory-local/<agentType>/` (never committed)
  * `<home>` is the Claude home (R-HOME), not `~`.
  */
-import { parseFrontmatterYaml } from '../memdir/frontmatter-yaml.js';
-import { locateFrontmatter } from '../memdir/topic-file.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from '../memdir/canonical-key.js';
+import { parseFrontmatterYaml } from '../memdir/frontmatter-yaml.js';
+import { locateFrontmatter } from '../memdir/topic-file.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';
