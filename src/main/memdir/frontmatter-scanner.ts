@@ -10,7 +10,7 @@
  * retry (`description: use case: foo` is invalid YAML; Claude Code quotes such values and parses
  * again). A header whose YAML certainly fails is answered from the retried lines.
  */
-import { RETRY_LINE, YAML_SPECIAL_CHARS } from './frontmatter-retry.js';
+import { RETRY_LINE, YAML_SPECIAL_CHARS, retryKeepsValue } from './frontmatter-retry.js';
 
 /** What one value means: a scalar (null for an empty value), a sure YAML error, or "not sure". */
 type Meaning = { value: string | null } | 'error' | 'decline';
@@ -158,7 +158,7 @@ function retriedValue(line: string, asYaml: Meaning): Meaning {
   const match = RETRY_LINE.exec(line);
   if (!match) return asYaml;
   const raw = match[2]!;
-  if ((raw.startsWith('"') && raw.endsWith('"')) || (raw.startsWith("'") && raw.endsWith("'"))) return asYaml;
+  if (retryKeepsValue(raw)) return asYaml;
   // Quoted with `\` and `"` escaped, which double-quoted YAML reads back as the raw text.
   return YAML_SPECIAL_CHARS.test(raw) ? { value: raw } : asYaml;
 }
