@@ -105,6 +105,7 @@ describe('the scan cache on disk', () => {
     const bad: [string, string][] = [
       ['truncated', JSON.stringify(good).slice(0, 500)],
       ['not JSON', 'garbage\u0000'],
+      ['not written by Memdir (raw UTF-8)', JSON.stringify({ ...good, note: '部署' })],
       ['another version', JSON.stringify({ ...good, version: SCAN_CACHE_VERSION + 1 })],
       ['another format', JSON.stringify({ ...good, format: 'something-else' })],
       ['another home', JSON.stringify({ ...good, home: path.join(root, 'elsewhere') })],

@@ -9,6 +9,7 @@
  * used only while every stat matches — the scanner checks each file as it always does. Written
  * atomically (temp file, fsync, rename), private to the user (0600).
  */
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -96,14 +97,15 @@ export type LoadOutcome = { loaded: true; dirs: number } | { loaded: false; reas
 export function loadScanCache(cache: HomeScanCache, file: string, home: string): LoadOutcome {
   let raw: string;
   try {
-    // Written as ASCII (see saveScanCache): read without decoding UTF-8.
-    raw = fs.readFileSync(file, 'latin1');
+    // Written as ASCII (see saveScanCache): checked as such, then read without decoding UTF-8.
+    const bytes = fs.readFileSync(file);
+    if (!isAscii(bytes)) return { loaded: false, reason: 'the cache file is corrupt' };
+    raw = bytes.toString('latin1');
   } catch (error) {
     return { loaded: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no cache file yet' : `the cache file cannot be read (${String(error)})` };
   }
   let data: unknown;
   try {
-    if (NOT_ASCII.test(raw)) throw new Error('not written by Memdir');
     data = JSON.parse(raw);
   } catch {
     return { loaded: false, reason: 'the cache file is corrupt' };
@@ -178,8 +180,6 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
   }
   return { format: FORMAT, version: SCAN_CACHE_VERSION, home: path.resolve(home), dirs, projects };
 }
-
-const NOT_ASCII = /[^\x00-\x7f]/;
 
 /**
  * Write the cache to `file` atomically (0600, in a private folder). Everything past ASCII is
