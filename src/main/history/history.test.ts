@@ -147,6 +147,45 @@ describe('recording', () => {
     expect(author.toString().trim()).toBe('Memdir <memdir@localhost>');
   });
 
+  it('ignores the userʼs global git config, editor and pager, and runs no hook', async () => {
+    // A global config that would hide every memory, sign commits with a missing key and run a
+    // hook after each commit; an editor and a pager that must never start.
+    const home = path.join(tmp, 'home');
+    const marker = path.join(tmp, 'hook-ran');
+    const hooks = path.join(tmp, 'hooks');
+    await fs.mkdir(hooks, { recursive: true });
+    await fs.writeFile(path.join(hooks, 'post-commit'), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+    await fs.writeFile(path.join(tmp, 'ignore-all'), '*\n');
+    await fs.mkdir(path.join(home, '.config', 'git'), { recursive: true });
+    const gitconfig = `[core]\n\texcludesFile = ${path.join(tmp, 'ignore-all')}\n\thooksPath = ${hooks}\n[commit]\n\tgpgSign = true\n[user]\n\tsigningKey = missing\n`;
+    await fs.writeFile(path.join(home, '.gitconfig'), gitconfig);
+    await fs.writeFile(path.join(home, '.config', 'git', 'config'), gitconfig);
+    const saved = { ...process.env };
+    Object.assign(process.env, { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), EDITOR: 'false', VISUAL: 'false', PAGER: 'false', GIT_PAGER: 'false' });
+    try {
+      await write('a.md', 'a');
+      const entry = await recordSnapshot(mem, { source: 'manual', summary: 's', dataDir });
+      expect(entry?.files).toEqual([{ path: 'a.md', status: 'added' }]);
+      expect(await diffRevisions(mem, null, entry!.rev, { dataDir })).toContain('+a');
+    } finally {
+      process.env = saved;
+    }
+    await expect(fs.access(marker)).rejects.toThrow();
+  });
+
+  it('says git is missing, in words, when it cannot be found', async () => {
+    const saved = { ...process.env };
+    process.env.PATH = path.join(tmp, 'no-git-here');
+    try {
+      await write('a.md', 'a');
+      const err = await historyError(recordSnapshot(mem, { source: 'manual', summary: 's', dataDir }));
+      expect(err.reason).toBe('git-missing');
+      expect(err.message).toBe('Memdir keeps history with git, and git was not found; install git and try again');
+    } finally {
+      process.env = saved;
+    }
+  });
+
   it('recovers from lock files left by a killed git', async () => {
     await write('a.md', 'a');
     await recordSnapshot(mem, { source: 'manual', summary: 'first', dataDir });

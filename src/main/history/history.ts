@@ -20,7 +20,7 @@ import {
   withMemoryLock,
   writeFileAtomic,
 } from '../memdir/safe-fs.js';
-import { git, HistoryError } from './git.js';
+import { git, gitBlob, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseLog } from './log-format.js';
 import type { HistoryEntry, LoggedEntry } from './log-format.js';
@@ -76,7 +76,7 @@ async function isDirectory(p: string): Promise<boolean> {
 
 async function headRev(repo: ShadowRepo): Promise<string | null> {
   const out = await git(repo, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { okCodes: [1, 128] });
-  return out.code === 0 ? out.stdout.toString('utf8').trim() : null;
+  return out.code === 0 ? out.stdout.trim() : null;
 }
 
 /**
@@ -93,13 +93,13 @@ async function resolveRev(repo: ShadowRepo, rev: string, memoryDir: string): Pro
   if (out.code !== 0) {
     throw new HistoryError('bad-revision', `${shown} is not a point in the history of ${memoryDir}`);
   }
-  return out.stdout.toString('utf8').trim();
+  return out.stdout.trim();
 }
 
 /** `git log` parsed; the repo must have at least one commit (check with `headRev`). */
 async function readLog(repo: ShadowRepo, args: string[], file?: string): Promise<LoggedEntry[]> {
   const out = await git(repo, ['log', '--topo-order', '-z', '--name-status', '-M', '--no-color', LOG_FORMAT, ...args, '--', ...(file ? [file] : [])]);
-  return parseLog(out.stdout.toString('utf8'));
+  return parseLog(out.stdout);
 }
 
 function toEntry({ parents: _parents, ...entry }: LoggedEntry): HistoryEntry {
@@ -160,7 +160,7 @@ async function monotonicDate(repo: ShadowRepo): Promise<Record<string, string>> 
   let last = lastCommitTime.get(repo.gitDir);
   if (last === undefined) {
     const out = await git(repo, ['log', '-1', '--format=%ct', '--all']);
-    last = Number.parseInt(out.stdout.toString('utf8').trim(), 10) || 0;
+    last = Number.parseInt(out.stdout.trim(), 10) || 0;
   }
   if (last <= Math.floor(Date.now() / 1000)) return {};
   const date = `@${last} +0000`;
@@ -260,7 +260,7 @@ export async function diffRevisions(
       ? ['diff-tree', '-p', '-r', '--root', '--no-commit-id', ...common, toRev]
       : ['diff', ...common, fromRev, toRev];
   const out = await git(repo, [...args, '--', ...(file ? [file] : [])]);
-  return out.stdout.toString('utf8');
+  return out.stdout;
 }
 
 interface TreeEntry {
@@ -273,7 +273,6 @@ interface TreeEntry {
 async function listTree(repo: ShadowRepo, rev: string, file?: string): Promise<TreeEntry[]> {
   const out = await git(repo, ['ls-tree', '-z', ...(file ? [] : ['-r']), rev, '--', ...(file ? [file] : [])]);
   return out.stdout
-    .toString('utf8')
     .split('\0')
     .filter(Boolean)
     .map((line) => {
@@ -289,7 +288,7 @@ function isRegularBlob(entry: TreeEntry | undefined): entry is TreeEntry {
 }
 
 async function readBlob(repo: ShadowRepo, oid: string): Promise<Buffer> {
-  return (await git(repo, ['cat-file', 'blob', oid])).stdout;
+  return gitBlob(repo, oid);
 }
 
 /** The content of `file` at `rev`, or null if it did not exist there (or was not a regular file). */
@@ -315,7 +314,7 @@ export async function restoreFromHistory(
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
   const repo = await requireRepo(memoryDir, opts.dataDir);
   const hash = await resolveRev(repo, rev, memoryDir);
-  const when = (await git(repo, ['show', '-s', '--format=%cI', hash])).stdout.toString('utf8').trim();
+  const when = (await git(repo, ['show', '-s', '--format=%cI', hash])).stdout.trim();
   const point = `${hash.slice(0, 7)} (${when})`;
   const summary = file ? `Restored ${file} as of ${point}` : `Restored all memories as of ${point}`;
   const { entry } = await transact(memoryDir, { source: 'restore', summary, dataDir: opts.dataDir }, async () => {
