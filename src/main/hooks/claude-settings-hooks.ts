@@ -17,37 +17,23 @@
  *     plain `JSON.stringify` layout is reported as `formattingNormalized` in the plan;
  *   - a file that is not valid JSON, or whose `hooks` has an unexpected shape, is never written.
  *
- * The command is `"<node>" "<…/out/cli/memdir.js>" hook <Event> --data-dir "<dataDir>"`:
- * absolute paths, because Claude Code runs hooks through a shell whose PATH may not hold
- * `memdir` (or `node`); inside Electron, `ELECTRON_RUN_AS_NODE=1` makes the app's own binary
- * run the CLI. `--data-dir` ties the hook to the app that connected it.
+ * The command itself is built in hook-command.ts.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { type HooksAction, type HooksPlan, type HooksStatus, MEMDIR_HOOK_EVENTS, type MemdirHookEvent } from '../../shared/contract/hooks.js';
 import { writeFileAtomic } from '../memdir/safe-fs.js';
 import { isAppListening } from './hook-channel.js';
+import { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
 import { countSpooled } from './hook-spool.js';
+
+export { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
 
 /** Seconds Claude Code gives the hook: it hands off and exits in well under one. */
 export const HOOK_TIMEOUT_SECONDS = 10;
-
-/** How the hook command is built. */
-export interface HookCommandOptions {
-  /** Memdir's data dir: where the hook finds the app (or spools). */
-  dataDir: string;
-  /** The program that runs the CLI; default this process's (`process.execPath`). */
-  execPath?: string;
-  /** The CLI entry; default `out/cli/memdir.js` beside this build. */
-  cliEntry?: string;
-  /** The program is Electron, which runs scripts only with `ELECTRON_RUN_AS_NODE=1`. */
-  electron?: boolean;
-  platform?: NodeJS.Platform;
-}
 
 /** A settings.json that cannot be changed safely. */
 export class HooksSettingsError extends Error {
@@ -58,26 +44,6 @@ export class HooksSettingsError extends Error {
   ) {
     super(message);
   }
-}
-
-/** `out/cli/memdir.js` of this build (this file is `out/main/hooks/…`). */
-export function defaultCliEntry(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../cli/memdir.js');
-}
-
-function quote(arg: string, platform: NodeJS.Platform): string {
-  if (platform === 'win32') return `"${arg.replace(/"/g, '""')}"`;
-  if (/^[A-Za-z0-9_/.:@%+=,-]+$/.test(arg)) return arg;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The command Claude Code runs for `event`. */
-export function hookCommand(event: MemdirHookEvent | '<event>', options: HookCommandOptions): string {
-  const platform = options.platform ?? process.platform;
-  const exec = options.execPath ?? process.execPath;
-  const electron = options.electron ?? Boolean(process.versions.electron);
-  const parts = [quote(exec, platform), quote(options.cliEntry ?? defaultCliEntry(), platform), 'hook', event, '--data-dir', quote(path.resolve(options.dataDir), platform)];
-  return `${electron && platform !== 'win32' ? 'ELECTRON_RUN_AS_NODE=1 ' : ''}${parts.join(' ')}`;
 }
 
 const MEMDIR_COMMAND = /memdir(?:\.js)?['"]?\s+hook\s+(Stop|PreCompact|SessionEnd)(?=\s|$)/;
