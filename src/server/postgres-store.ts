@@ -9,6 +9,7 @@
  * Reads use a REPEATABLE READ snapshot so the version and the rows in a response agree.
  */
 import pg from 'pg';
+import { redactConnectionString } from './db-url.js';
 import {
   type Entry,
   type PutOutcome,
@@ -86,11 +87,6 @@ function stateOf(row: TeamRow): TeamState {
 
 function tokenInfo(row: TokenRow): TokenInfo {
   return { id: row.id, team: row.team, member: row.member, createdAt: iso(row.created_at)!, revokedAt: iso(row.revoked_at) };
-}
-
-/** A connection string with its password replaced, for messages and logs. */
-export function redactConnectionString(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/i, '$1:***@');
 }
 
 /** Connect, migrate (idempotent, safe when several servers start at once) and return a store. */

@@ -5,10 +5,19 @@ import { resolveDataDir } from '../../main/data-dir.js';
 import { createTeam, issueToken, listMembers, revokeToken } from '../../server/admin.js';
 import type { ServerLimits } from '../../server/limits.js';
 import { jsonLog } from '../../server/log.js';
-import { isPostgresUrl, openStore } from '../../server/open-store.js';
-import { redactConnectionString } from '../../server/postgres-store.js';
-import { startServer } from '../../server/server.js';
+import { isPostgresUrl, redactConnectionString } from '../../server/db-url.js';
+import { openStore } from '../../server/open-store.js';
 import { type TeamStore, StoreError } from '../../server/store.js';
+
+/**
+ * What a server command says where the server's own packages (SQLite, PostgreSQL, Hono) are not
+ * installed: the desktop app ships without them (see electron-builder.config.ts).
+ */
+export const SERVER_NOT_INSTALLED = 'the team sync server is not part of the desktop app: run it from a Memdir checkout (npm install, then npm run server)';
+
+function isMissingPackage(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_MODULE_NOT_FOUND';
+}
 
 const dbOption: OptionSpec = {
   type: 'string',
@@ -29,6 +38,7 @@ async function withStore<T>(values: Record<string, unknown>, io: CliIo, fn: (sto
   try {
     store = await openStore(db);
   } catch (error) {
+    if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
     throw new CliFailure(`cannot open the team store ${redactConnectionString(db)}: ${(error as Error).message.split('\n')[0]}`);
   }
   try {
@@ -66,10 +76,13 @@ export async function runServer(options: RunServerOptions, io: CliIo, signal: Ab
   try {
     store = await openStore(options.db);
   } catch (error) {
+    if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
     throw new CliFailure(`cannot open the team store ${redactConnectionString(options.db)}: ${(error as Error).message.split('\n')[0]}`);
   }
   let server;
   try {
+    // Loaded here, not at the top: the HTTP framework is one of the server's own packages.
+    const { startServer } = await import('../../server/server.js');
     server = await startServer({
       store,
       host: options.host,
@@ -80,6 +93,7 @@ export async function runServer(options: RunServerOptions, io: CliIo, signal: Ab
     });
   } catch (error) {
     await store.close();
+    if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliFailure(code === 'EADDRINUSE' ? `port ${options.port} on ${options.host} is already in use (try --port 0 for a free one)` : (error as Error).message);
   }
