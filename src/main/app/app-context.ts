@@ -21,6 +21,7 @@ import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.
 import { MemoryWatcher } from './memory-watcher.js';
 import { TeamService } from '../team/team-service.js';
 import type { Where } from '../memdir/memory-service.js';
+import type { DesktopShell } from '../desktop/desktop-shell.js';
 
 export interface AppContextOptions {
   /** Encrypts stored credentials (the Electron shell passes safeStorage); none = stored unencrypted, 0600. */
@@ -31,6 +32,8 @@ export interface AppContextOptions {
   env?: NodeJS.ProcessEnv;
   /** Watch the home for changes made by other programs (off in unit tests). */
   watch?: boolean;
+  /** What only the desktop app can do (the Electron shell passes it; the headless host has none). */
+  desktop?: DesktopShell;
 }
 
 export class AppContext {
@@ -43,6 +46,8 @@ export class AppContext {
   /** Extraction, Session Memory and Claude Code hooks (issue 5); started only with `watch: true`. */
   readonly autoMemory: AutoMemory = new AutoMemory(this);
   readonly credentials: FileCredentialStore;
+  /** The desktop app's own abilities (reveal a file, login item, theme); null in the headless host. */
+  readonly desktop: DesktopShell | null;
   /** Team sync and alerts (issue 7); the debounced and periodic syncs run only with `watch: true`. */
   readonly team: TeamService;
   private recallService: RecallService | null = null;
@@ -56,6 +61,7 @@ export class AppContext {
     this.env = options.env ?? process.env;
     this.dataDir = options.dataDir ?? resolveDataDir(this.env);
     this.credentials = new FileCredentialStore(this.dataDir, options.cipher);
+    this.desktop = options.desktop ?? null;
     this.team = new TeamService(this);
   }
 

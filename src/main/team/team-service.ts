@@ -241,7 +241,7 @@ export class TeamService {
       running.failures = 0;
       running.nextAt = Date.now() + interval;
     }
-    if (running.connection.dir) this.host.events.publish({ type: 'team-changed', dir: running.connection.dir });
+    if (running.connection.dir) this.host.events.publish({ type: 'team-changed', dir: running.connection.dir, newConflicts: report.pull.conflicts });
     return report;
   }
 

@@ -6,6 +6,7 @@ import type { Def, QueryDef, SubscriptionDef } from './define.js';
 import { agentsContract } from './agents.js';
 import { alertsContract } from './alerts.js';
 import { appContract } from './app.js';
+import { desktopContract } from './desktop.js';
 import { dreamContract } from './dream.js';
 import { eventsContract } from './events.js';
 import { extractContract } from './extract.js';
@@ -29,6 +30,7 @@ export const CONTRACT = {
   ...dreamContract,
   ...teamContract,
   ...alertsContract,
+  ...desktopContract,
 } satisfies Record<string, Def>;
 
 export type Contract = typeof CONTRACT;
