@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { MODEL_TASKS, PROVIDER_CHOICES, THEMES } from '../../shared/app-settings.js';
 import { ExtractionSettings } from '../components/ExtractionSettings.js';
 import { useApp } from '../stores/app.js';
+import { useDesktop } from '../stores/desktop.js';
 import { messageOf } from '../stores/errors.js';
 import { useNav } from '../stores/nav.js';
 import { useSettings } from '../stores/settings.js';
@@ -120,6 +121,40 @@ function ModelSettings() {
   );
 }
 
+/** The desktop app only: what runs in the background, start at login, the memdir command. */
+function DesktopSettings() {
+  const { status, busy, error } = useDesktop();
+  useEffect(() => {
+    void useDesktop.getState().load();
+  }, []);
+  if (!status?.available) return null;
+  const { setOpenAtLogin, installCommand } = useDesktop.getState();
+  return (
+    <fieldset>
+      <legend>Desktop app</legend>
+      <p>
+        Extraction, automatic dreams and team sync run only while Memdir runs.{' '}
+        {status.background.length > 0
+          ? `Now on: ${status.background.join('; ')} — so closing the window keeps Memdir in the tray (Quit from the tray menu).`
+          : 'None is on now, so closing the window quits Memdir.'}
+      </p>
+      {status.openAtLogin !== null && (
+        <label className="radio">
+          <input type="checkbox" checked={status.openAtLogin} disabled={busy} onChange={(e) => void setOpenAtLogin(e.target.checked)} /> Start at login
+        </label>
+      )}
+      <div className="inline-form">
+        <button disabled={busy || !status.command.installable || status.command.installed} onClick={() => void installCommand()}>
+          {status.command.installed ? 'The memdir command is installed' : 'Install the memdir command'}
+        </button>
+        {status.command.path && <code className="small">{status.command.path}</code>}
+      </div>
+      {status.command.note && <p className="muted small">{status.command.note}</p>}
+      {error && <div className="banner error">{error}</div>}
+    </fieldset>
+  );
+}
+
 export function SettingsView() {
   const { info, busy } = useApp();
   const { setHome, openDemo } = useApp.getState();
@@ -164,6 +199,7 @@ export function SettingsView() {
           </label>
         ))}
       </fieldset>
+      <DesktopSettings />
       <ModelSettings />
       <ExtractionSettings />
       <TeamSettings />
