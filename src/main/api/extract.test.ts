@@ -89,7 +89,8 @@ describe('hooks calls', () => {
     expect(await ok('hooks.status', {})).toMatchObject({ connected: 'none', exists: true, listening: false });
     const plan = await ok<{ diff: string; baseHash: string; changed: boolean }>('hooks.plan', { action: 'connect' });
     expect(plan.changed).toBe(true);
-    expect(plan.diff).toContain('hook Stop --data-dir');
+    expect(plan.diff).toContain('# memdir hook Stop');
+    expect(plan.diff).toContain('hook SessionStart --data-dir');
     expect(await api.call('hooks.apply', { action: 'connect', baseHash: 'stale' })).toMatchObject({ ok: false, error: { code: 'conflict' } });
     const applied = await ok<{ status: { connected: string }; backup: string }>('hooks.apply', { action: 'connect', baseHash: plan.baseHash });
     expect(applied).toMatchObject({ status: { connected: 'all' }, backup: expect.stringContaining('memdir-backup') });

@@ -1,6 +1,7 @@
 /** "Connect to Claude Code": the hooks in the home's settings.json (SPEC §11). */
 import { RpcError } from '../../shared/contract/define.js';
-import { HooksSettingsError, applyHooksChange, planHooksChange, readHooksStatus } from '../hooks/claude-settings-hooks.js';
+import { applyHooksChange, planHooksChange, readHooksStatus } from '../hooks/claude-settings-hooks.js';
+import { SettingsFileError } from '../settings/claude-settings-file.js';
 import type { AppContext } from '../app/app-context.js';
 import type { Handlers } from './dispatch.js';
 
@@ -24,7 +25,7 @@ export const hookHandlers: Pick<Handlers, 'hooks.status' | 'hooks.plan' | 'hooks
       await ctx.autoMemory.refreshHooksConnected();
       return { status: await status(ctx), backup: result.backup };
     } catch (error) {
-      if (error instanceof HooksSettingsError) throw new RpcError({ code: error.code === 'conflict' ? 'conflict' : 'invalid-input', message: error.message });
+      if (error instanceof SettingsFileError) throw new RpcError({ code: error.code === 'conflict' ? 'conflict' : 'invalid-input', message: error.message });
       throw error;
     }
   },
