@@ -155,4 +155,17 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
     expect(await fs.readFile(settingsFile, 'utf8')).toBe('{\n  "model": "opus"\n}\n');
     expect(errors).toEqual([]);
   });
+
+  it('the "Dream on a schedule" switch writes autoDreamEnabled to settings.json, and only that', async () => {
+    const settingsFile = path.join(home, 'settings.json');
+    const before = await fs.readFile(settingsFile, 'utf8');
+    const toggle = page.getByRole('checkbox', { name: 'Dream on a schedule' });
+    const wasOn = await toggle.isChecked();
+    await toggle.click();
+    await page.getByText(`"autoDreamEnabled": ${!wasOn}`, { exact: false }).first().waitFor();
+    expect(await fs.readFile(settingsFile, 'utf8')).toBe(before.replace('"model": "opus"\n', `"model": "opus",\n  "autoDreamEnabled": ${!wasOn}\n`));
+    expect(await toggle.isChecked()).toBe(!wasOn);
+    await page.screenshot({ path: artifact('10-auto-dream-switch.png') });
+    expect(errors).toEqual([]);
+  });
 });

@@ -101,3 +101,16 @@ describe('hooks calls', () => {
     expect(await ok('hooks.plan', { action: 'connect' })).toMatchObject({ changed: false, problems: [expect.stringContaining('not valid JSON')] });
   });
 });
+
+describe('Claude Code settings calls', () => {
+  it('the autoDreamEnabled switch writes one value and reads it back; a broken file is refused in words', async () => {
+    const file = path.join(fx.home, 'settings.json');
+    await fs.writeFile(file, '{\n  "model": "opus"\n}\n');
+    expect(await ok('claudeSettings.autoDream', {})).toMatchObject({ settingsFile: file, value: null, problems: [] });
+    expect(await ok('claudeSettings.setAutoDream', { enabled: false })).toMatchObject({ value: false, inForce: false, changed: true, backup: `${file}.memdir-backup` });
+    expect(await fs.readFile(file, 'utf8')).toBe('{\n  "model": "opus",\n  "autoDreamEnabled": false\n}\n');
+    await fs.writeFile(file, '{ broken');
+    expect(await api.call('claudeSettings.setAutoDream', { enabled: true })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringContaining('not valid JSON') } });
+    expect(await api.call('claudeSettings.setAutoDream', { enabled: 'yes' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+  });
+});

@@ -3,6 +3,7 @@ import type { AppContext } from '../app/app-context.js';
 import { agentHandlers } from './agents.js';
 import { alertHandlers } from './alerts.js';
 import { appHandlers } from './app.js';
+import { claudeSettingsHandlers } from './claude-settings.js';
 import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js';
 import { dreamHandlers } from './dream.js';
 import { eventHandlers, subscribers } from './events.js';
@@ -14,7 +15,7 @@ import { recallHandlers } from './recall.js';
 import { sessionHandlers } from './session.js';
 import { teamHandlers } from './team.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);
