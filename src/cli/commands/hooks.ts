@@ -75,7 +75,7 @@ export const hooksStatusCommand: CommandSpec = {
       return 0;
     }
     io.out(`${status.settingsFile}: ${status.connected === 'all' ? 'connected' : status.connected === 'none' ? 'not connected' : 'partly connected'}\n`);
-    for (const e of status.events) io.out(`  ${e.event.padEnd(11)} ${e.command ? (e.current ? 'yes' : 'yes (another install or an older command)') : 'no'}\n`);
+    for (const e of status.events) io.out(`  ${e.event.padEnd(12)} ${e.command ? (e.current ? 'yes' : 'yes (another install or an older command)') : 'no'}\n`);
     io.out(`app ${status.listening ? 'is running and receives hook events' : 'is not running: hook events are spooled'}${status.spooled ? ` (${status.spooled} waiting)` : ''}\n`);
     for (const p of status.problems) io.out(`problem: ${p}\n`);
     return 0;

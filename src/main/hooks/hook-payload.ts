@@ -8,9 +8,6 @@
 import { z } from 'zod';
 import { SPOOLED_HOOK_EVENTS, type SpooledHookEvent } from '../../shared/contract/hooks.js';
 
-/** Largest hook payload read (Claude Code's are a few hundred bytes). */
-export const MAX_HOOK_PAYLOAD_BYTES = 256 * 1024;
-
 const text = (max: number) => z.string().max(max);
 
 /** A hook event as Memdir passes it from the hook process to the app. */

@@ -1,6 +1,6 @@
 /**
  * Issue 13, item 5: when a `claude -p` run exits, Claude Code sends SIGTERM to the process
- * group of each async hook 15–25 ms after starting it (observed with 2.1.332: its hooks run as
+ * group of each async hook 12–25 ms after starting it (observed with 2.1.332: its hooks run as
  * `/bin/sh -c <command>` in their own process group). The hook command `hooks connect` writes
  * must have the event safe on disk by then. This runs that exact command the way Claude Code
  * does, payload on stdin, SIGTERM to its group 25 ms after the start, many times: no event may

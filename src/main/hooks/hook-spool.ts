@@ -4,12 +4,12 @@
  * takes the events from it.
  *
  * Why spool first (SPEC §11, issue 13 item 5): when a `claude -p` run exits, Claude Code sends
- * SIGTERM to the process group of each async hook about 15–25 ms after starting it, and kills
- * what is left a second or so later. Node needs ~50 ms just to start (and resets SIGTERM to its
- * default on start, so a shell's `trap` does not protect it), so no Node program can have the
- * event safe in time. The hook command Memdir installs is therefore a few lines of POSIX shell
- * ({@link spoolHookCommand}) that ignore SIGTERM and copy Claude Code's JSON from stdin into
- * this folder — about 5 ms — and nothing else. `memdir hook <event>` (Windows, where Claude Code
+ * SIGTERM to the process group of each async hook 12–25 ms after starting it, and kills what
+ * is left a second or so later. Node needs tens of milliseconds just to start (and resets
+ * SIGTERM to its default as it starts, so a shell's `trap` does not protect it), so no Node
+ * program can have the event safe in time. The hook command Memdir installs is therefore a few
+ * lines of POSIX shell ({@link spoolHookCommand}) that ignore SIGTERM and copy Claude Code's
+ * JSON from stdin into this folder, and nothing else (`npm run bench hook`). `memdir hook <event>` (Windows, where Claude Code
  * may run hooks without a POSIX shell, and older installs) writes the same entry.
  *
  * An entry is `<epoch seconds>-<pid>[-<random>]-<Event>.hook` holding Claude Code's payload as it came;
@@ -65,7 +65,7 @@ function shellQuote(text: string): string {
 export function spoolHookCommand(event: SpooledHookEvent, dataDir: string): string {
   return [
     `trap '' TERM HUP`,
-    `[ "$MEMDIR_INTERNAL" = 1 ] || { umask 077; d=${shellQuote(spoolDir(dataDir))}; mkdir -p "$d" && cat > "$d/.$$.tmp" && mv -f "$d/.$$.tmp" "$d/$(date +%s)-$$-${event}.hook"; }`,
+    `[ "$MEMDIR_INTERNAL" = 1 ] || { umask 077; d=${shellQuote(spoolDir(dataDir))}; { [ -d "$d" ] || mkdir -p "$d"; } && cat > "$d/.$$.tmp" && mv -f "$d/.$$.tmp" "$d/$(date +%s)-$$-${event}.hook"; }`,
     `exit 0 # memdir hook ${event}`,
   ].join('; ');
 }
