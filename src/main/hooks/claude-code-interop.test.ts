@@ -12,6 +12,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizeDirName } from '../../shared/sanitize.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
 import { type ClaudeRunOptions, REAL_CLAUDE_CODE, runClaudeCode } from '../llm/test-support/real-claude-code.js';
 import { SessionStore } from '../session/session-state.js';
@@ -82,7 +83,7 @@ describe.skipIf(skip !== null)(`Memdir's hooks in the real Claude Code${skip ? `
     expect(after.rawBody).toContain('what next?');
     expect(after.rawBody).toContain('marker 7f3a9c');
     // The note before the compaction was summarised away (the fake summary is "ok"): this one is the compact hook's.
-    const transcript = await fs.readFile(path.join(run.configDir, 'projects', run.cwd.replace(/[^A-Za-z0-9]/g, '-'), `${id}.jsonl`), 'utf8');
+    const transcript = await fs.readFile(path.join(run.configDir, 'projects', sanitizeDirName(run.cwd), `${id}.jsonl`), 'utf8');
     expect(transcript).toMatch(/"hookName":"SessionStart:compact"[^\n]*marker 7f3a9c/);
   }, 180_000);
 });
