@@ -149,16 +149,20 @@ export class AutoMemory {
       return this.draining;
     }
     this.draining = (async () => {
+      let current = via;
       do {
         this.drainAgain = false;
+        const trigger = current;
         try {
           const { bad } = await drainSpool(this.host.dataDir, async (events, stops) => {
-            for (const event of events) this.handle(event, via, stops[event.transcriptPath] ?? 1);
+            for (const event of events) this.handle(event, trigger, stops[event.transcriptPath] ?? 1);
           });
           for (const b of bad) await logHookProblem(this.host.dataDir, 'spool', `${b.file}: ${b.reason}; removed`);
         } catch (error) {
           await logHookProblem(this.host.dataDir, 'spool', `the spool could not be read: ${(error as Error).message}`);
         }
+        // What arrived during a drain arrived while the app ran.
+        current = 'hook';
       } while (this.drainAgain && this.started);
     })();
     try {

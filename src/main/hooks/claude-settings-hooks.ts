@@ -37,8 +37,6 @@ import { type JsoncDocument, JsoncSyntaxError } from '../settings/jsonc-edit.js'
 import { isAppListening } from './hook-channel.js';
 import { countSpooled, spoolHookCommand } from './hook-spool.js';
 
-export { userSettingsFile };
-
 /** Seconds Claude Code gives the hook: it hands off and exits in well under one. */
 export const HOOK_TIMEOUT_SECONDS = 10;
 

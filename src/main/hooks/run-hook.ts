@@ -104,8 +104,10 @@ export async function logHookProblem(dataDir: string, event: string, message: st
 /** What precedes the note in Claude Code's context, so the agent knows what it is reading. */
 const NOTE_INTRO = "Session Memory — Memdir's running note of this session (current task, files changed, errors met, where the workflow stands), kept outside the context so it survives compaction:";
 
-/** SessionStart: the session's note as Claude Code's `additionalContext`, or nothing. */
-// Memdir's own sessions never get a note (Session Memory skips them), so none is handed back.
+/**
+ * SessionStart: the session's note as Claude Code's `additionalContext`, or nothing. Memdir's
+ * own sessions never get a note (Session Memory skips them), so none is handed back to them.
+ */
 async function answerSessionStart(dataDir: string, stdin: string): Promise<HookRunResult> {
   const parsed = parseSessionStartPayload(stdin);
   if (!parsed.ok) return { outcome: 'failed', message: parsed.problem };
