@@ -120,7 +120,7 @@ function contextOf(state: Pick<SessionState, 'contextTokens' | 'charsAfterUsage'
 }
 
 /** Largest `summary.md` shown whole. */
-const MAX_SUMMARY_CHARS = 256 * 1024;
+const MAX_SUMMARY_BYTES = 256 * 1024;
 
 /** The `summary.md` an older Claude Code wrote for this session, when there is one. */
 async function readClaudeCodeSummary(transcriptPath: string, sessionId: string): Promise<ClaudeCodeSummary | null> {
@@ -130,7 +130,7 @@ async function readClaudeCodeSummary(transcriptPath: string, sessionId: string):
     if (!stat.isFile()) return null;
     const handle = await fs.open(file, 'r');
     try {
-      const buffer = Buffer.alloc(Math.min(stat.size, MAX_SUMMARY_CHARS));
+      const buffer = Buffer.alloc(Math.min(stat.size, MAX_SUMMARY_BYTES));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
       return { file, text: buffer.subarray(0, bytesRead).toString('utf8'), modifiedAt: stat.mtime.toISOString(), truncated: stat.size > bytesRead };
     } finally {
