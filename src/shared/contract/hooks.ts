@@ -37,7 +37,7 @@ export const hooksStatusSchema = z.object({
       current: z.boolean(),
     }),
   ),
-  /** The command connecting would add (with `<event>` in place of the event name). */
+  /** The `memdir hook` command connecting installs for SessionStart (and on Windows for every event), with `<event>` in place of the event name. */
   command: z.string(),
   /** A running app takes the spooled events as they arrive. */
   listening: z.boolean(),
