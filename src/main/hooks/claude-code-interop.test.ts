@@ -56,9 +56,14 @@ describe.skipIf(skip !== null)(`Memdir's hooks in the real Claude Code${skip ? `
   it('the final Stop and the SessionEnd of every claude -p run reach the spool', async () => {
     const sessions: string[] = [];
     for (let i = 0; i < 3; i++) sessions.push(await prompt(`hello ${i}`));
+    // Claude Code may exit before its async SessionEnd hook has finished (the hook goes on,
+    // unsignalled): wait for the spool rather than race it.
     const events: HookEvent[] = [];
-    const drained = await drainSpool(dataDir, async (e) => void events.push(...e));
-    expect(drained.bad).toEqual([]);
+    const seen = () => sessions.every((id) => ['Stop', 'SessionEnd'].every((name) => events.some((e) => e.sessionId === id && e.event === name)));
+    for (const deadline = Date.now() + 15_000; !seen() && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      const drained = await drainSpool(dataDir, async (e) => void events.push(...e));
+      expect(drained.bad).toEqual([]);
+    }
     for (const id of sessions) expect(events.filter((e) => e.sessionId === id).map((e) => e.event).sort(), id).toEqual(['SessionEnd', 'Stop']);
   }, 120_000);
 
