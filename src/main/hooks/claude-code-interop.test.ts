@@ -21,7 +21,7 @@ import type { HookEvent } from './hook-payload.js';
 import { drainSpool } from './hook-spool.js';
 
 const CLI_ENTRY = path.resolve(import.meta.dirname, '../../../out/cli/memdir.js');
-const skip = 'reason' in REAL_CLAUDE_CODE ? REAL_CLAUDE_CODE.reason : existsSync(CLI_ENTRY) ? null : `${CLI_ENTRY} is missing (npm run build)`;
+const skip = !REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.reason : existsSync(CLI_ENTRY) ? null : `${CLI_ENTRY} is missing (npm run build)`;
 
 describe.skipIf(skip !== null)(`Memdir's hooks in the real Claude Code${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let root: string;

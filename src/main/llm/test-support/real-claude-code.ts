@@ -1,44 +1,14 @@
 /**
- * The real Claude Code, for interop tests: found, checked to be the pinned version, and run
- * offline against the fake Messages API (fake-anthropic.ts) with a throwaway home. Tests that
- * need it skip with {@link REAL_CLAUDE_CODE}'s reason when it is not installed.
- *
- * Where it is looked for: `$MEMDIR_CLAUDE_CODE_BIN`; the platform package in this repository's
- * `node_modules` (`@anthropic-ai/claude-code-<platform>-<arch>/claude`, what
- * `npm install @anthropic-ai/claude-code@<pinned>` brings); `claude` on PATH.
+ * Run the real Claude Code offline, for interop tests: against the fake Messages API
+ * (fake-anthropic.ts), with a throwaway home, only the variables it needs. Where the pinned
+ * binary is, or why the tests are skipped, is {@link findClaudeCodeBinary}'s one rule
+ * (`$CLAUDE_CODE_BIN`, else the platform package in this repository's node_modules).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { type ClaudeCodeBinary, findClaudeCodeBinary } from '../../recall/test-support/capture-claude-code-recall.js';
 
-/** The version the interop tests pin: their expectations were observed with it. */
-export const PINNED_CLAUDE_CODE = '2.1.332';
-
-function versionOf(binary: string): string | null {
-  try {
-    return /^(\d+\.\d+\.\d+)/.exec(execFileSync(binary, ['--version'], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DISABLE_AUTOUPDATER: '1', HOME: '/nonexistent' } }).trim())?.[1] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function locate(): { binary: string } | { reason: string } {
-  const repo = path.resolve(import.meta.dirname, '../../../..');
-  const candidates = [
-    process.env.MEMDIR_CLAUDE_CODE_BIN,
-    path.join(repo, 'node_modules', '@anthropic-ai', `claude-code-${process.platform}-${process.arch}`, process.platform === 'win32' ? 'claude.exe' : 'claude'),
-    ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'claude')),
-  ].filter((c): c is string => Boolean(c) && existsSync(c!));
-  for (const binary of candidates) {
-    const version = versionOf(binary);
-    if (version === PINNED_CLAUDE_CODE) return { binary };
-    if (binary === process.env.MEMDIR_CLAUDE_CODE_BIN) return { reason: `MEMDIR_CLAUDE_CODE_BIN is Claude Code ${version ?? '(unknown version)'}, the interop tests pin ${PINNED_CLAUDE_CODE}` };
-  }
-  return { reason: `Claude Code ${PINNED_CLAUDE_CODE} is not installed (set MEMDIR_CLAUDE_CODE_BIN, or npm install @anthropic-ai/claude-code@${PINNED_CLAUDE_CODE})` };
-}
-
-/** The pinned Claude Code binary, or why the interop tests are skipped. */
-export const REAL_CLAUDE_CODE = locate();
+/** The pinned Claude Code, or why the interop tests are skipped. */
+export const REAL_CLAUDE_CODE: ClaudeCodeBinary = await findClaudeCodeBinary();
 
 /** A finished run. */
 export interface ClaudeRun {
@@ -64,7 +34,7 @@ export interface ClaudeRunOptions {
 
 /** Run the real Claude Code offline with `args` (only the variables it needs, nothing of ours). */
 export function runClaudeCode(args: string[], options: ClaudeRunOptions): Promise<ClaudeRun> {
-  if (!('binary' in REAL_CLAUDE_CODE)) throw new Error(REAL_CLAUDE_CODE.reason);
+  if (!REAL_CLAUDE_CODE.found) throw new Error(REAL_CLAUDE_CODE.reason);
   const env: NodeJS.ProcessEnv = {
     PATH: '/usr/local/bin:/usr/bin:/bin',
     HOME: options.scratch,
@@ -79,7 +49,7 @@ export function runClaudeCode(args: string[], options: ClaudeRunOptions): Promis
     ...options.env,
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(REAL_CLAUDE_CODE.binary, args, { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(REAL_CLAUDE_CODE.path, args, { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
