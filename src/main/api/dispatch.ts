@@ -11,6 +11,7 @@ import type { AppContext } from '../app/app-context.js';
 import { MemoryError } from '../memdir/memory-error.js';
 import { UnsafePathError } from '../memdir/safe-fs.js';
 import { HistoryError } from '../history/history.js';
+import { SettingsFileError } from '../settings/claude-settings-file.js';
 
 export type Handler<D extends QueryDef> = (input: z.output<D['input']>, ctx: AppContext) => Promise<z.input<D['output']>>;
 export type Handlers = { [K in CallName]: Contract[K] extends QueryDef ? Handler<Contract[K]> : never };
@@ -31,6 +32,7 @@ export function toRpcError(error: unknown): RpcErrorShape {
     return { code, message: error.message, ...(error.current !== undefined ? { current: error.current } : {}) };
   }
   if (error instanceof UnsafePathError) return { code: 'unsafe-path', message: error.message };
+  if (error instanceof SettingsFileError) return { code: error.code === 'conflict' ? 'conflict' : 'invalid-input', message: error.message };
   if (error instanceof HistoryError) {
     const reason = (error as HistoryError & { reason?: string }).reason;
     return { code: reason === 'not-found' ? 'not-found' : reason === 'bad-argument' ? 'invalid-input' : 'internal', message: error.message };

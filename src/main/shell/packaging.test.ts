@@ -148,15 +148,21 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
     expect(connect.stderr).toBe('');
     expect(JSON.parse(connect.stdout)).toMatchObject({ applied: true });
     const settings = JSON.parse(await fs.readFile(path.join(home, 'settings.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    const command = settings.hooks.Stop![0]!.hooks[0]!.command;
-    expect(command).toBe(`${script} hook Stop --data-dir ${dataDir}`);
+    // SessionStart runs the app's own memdir script (Claude Code reads its answer); Stop is the
+    // shell first stage that spools the event (Windows, and older installs, run the script).
+    const sessionStart = settings.hooks.SessionStart![0]!.hooks[0]!.command;
+    expect(sessionStart).toBe(`${script} hook SessionStart --data-dir ${dataDir}`);
+    const stop = settings.hooks.Stop![0]!.hooks[0]!.command;
 
-    // Claude Code runs it through a shell, with the event on stdin; the app is closed: spooled.
-    const payload = JSON.stringify({ session_id: 'a1b2c3d4-0000-4000-8000-000000000001', transcript_path: path.join(home, 'projects', 'p', 's.jsonl'), cwd: root, hook_event_name: 'Stop', stop_hook_active: false });
-    const hook = await run('/bin/sh', ['-c', command], { env: { PATH: '/usr/bin:/bin', HOME: root }, input: payload });
-    expect(hook).toMatchObject({ code: 0, stderr: '' });
+    // Claude Code runs them through a shell, with the event on stdin; the app is closed: spooled.
+    const payload = (event: string) =>
+      JSON.stringify({ session_id: 'a1b2c3d4-0000-4000-8000-000000000001', transcript_path: path.join(home, 'projects', 'p', 's.jsonl'), cwd: root, hook_event_name: event, stop_hook_active: false, source: 'resume' });
+    const shellEnv = { PATH: '/usr/bin:/bin', HOME: root };
+    expect(await run('/bin/sh', ['-c', stop], { env: shellEnv, input: payload('Stop') })).toMatchObject({ code: 0, stderr: '' });
+    expect(await run('/bin/sh', ['-c', `${script} hook Stop --data-dir ${dataDir}`], { env: shellEnv, input: payload('Stop') })).toMatchObject({ code: 0, stderr: '' });
+    expect(await run('/bin/sh', ['-c', sessionStart], { env: shellEnv, input: payload('SessionStart') })).toMatchObject({ code: 0, stderr: '' });
     const spooled = await fs.readdir(path.join(dataDir, 'hook-spool'));
-    expect(spooled.filter((n) => n.endsWith('.json'))).toHaveLength(1);
+    expect(spooled.filter((n) => !n.startsWith('.'))).toHaveLength(2);
     expect(existsSync(path.join(dataDir, 'hook-errors.log'))).toBe(false);
 
     // Installed as a command elsewhere on PATH (a link to the script), it still finds the app.

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { MODEL_TASKS, PROVIDER_CHOICES, THEMES } from '../../shared/app-settings.js';
 import { ExtractionSettings } from '../components/ExtractionSettings.js';
 import { useApp } from '../stores/app.js';
+import { useClaudeSettings } from '../stores/claude-settings.js';
 import { useDesktop } from '../stores/desktop.js';
 import { messageOf } from '../stores/errors.js';
 import { useNav } from '../stores/nav.js';
@@ -54,6 +55,39 @@ function TeamSettings() {
           </tbody>
         </table>
       )}
+    </fieldset>
+  );
+}
+
+/** The autoDreamEnabled switch: written to Claude Code's settings.json, read back from it. */
+function DreamSettings() {
+  const { autoDream, busy, error } = useClaudeSettings();
+  const { load, setAutoDream } = useClaudeSettings.getState();
+  useEffect(() => {
+    void load();
+  }, [load]);
+  return (
+    <fieldset>
+      <legend>Dreaming</legend>
+      {autoDream && (
+        <>
+          <label className="radio">
+            <input type="checkbox" disabled={busy || autoDream.problems.length > 0} checked={autoDream.inForce} onChange={(e) => void setAutoDream(e.target.checked)} /> Dream on a schedule
+            (<code>autoDreamEnabled</code>)
+          </label>
+          <p className="muted small">
+            Written to <code>{autoDream.settingsFile}</code>, where Claude Code reads it too — only that value changes.{' '}
+            {autoDream.value === null ? 'Your settings do not set it now: the default is in force.' : `Your settings set it to ${autoDream.value}.`} A project&apos;s own{' '}
+            <code>.claude/settings.json</code> or <code>settings.local.json</code> can still decide otherwise: each project&apos;s Dream tab shows what is in force. &quot;Dream now&quot; always works.
+          </p>
+          {[...autoDream.problems, ...autoDream.warnings].map((p) => (
+            <div key={p} className="banner warning">
+              {p}
+            </div>
+          ))}
+        </>
+      )}
+      {error && <div className="banner error">{error}</div>}
     </fieldset>
   );
 }
@@ -202,6 +236,7 @@ export function SettingsView() {
       <DesktopSettings />
       <ModelSettings />
       <ExtractionSettings />
+      <DreamSettings />
       <TeamSettings />
       <p className="muted small">Memdir {info?.version}</p>
     </section>
