@@ -1,0 +1,266 @@
+/**
+ * Push (R-SYNC): every local file whose hash differs from the server's checksum, *and* whose
+ * server version is the base (a key the server changed since is never overwritten blindly: it
+ * waits for the pull, which turns it into a conflict). Each file is read through the confined
+ * path, must be UTF-8 text without null bytes within the entry limit, and passes the secret
+ * scanner: a finding that is not allowed keeps the file back and raises an alert. Upserts go
+ * in batches with If-Match; a 412 refetches the checksums, pulls what moved, recomputes the
+ * delta and retries with jittered exponential backoff, a bounded number of times, then tells
+ * the user (only answers that got nowhere count: a first push of 10,000 files is not "stale").
+ */
+import type { WaitingItem } from '../../../shared/contract/team.js';
+import type { Finding } from '../../../shared/secret-types.js';
+import { parseEtag } from '../../../server/protocol.js';
+import type { FileFacts } from '../../memdir/read-file.js';
+import { scanText } from '../../secrets/scanner.js';
+import { secretAlertMessage } from '../alert-center.js';
+import { TeamPathError, checkTeamDir } from '../team-paths.js';
+import { type Cycle, type LocalInfo, type SyncEngine, TeamSyncError, sleep } from './engine.js';
+import { pull } from './pull.js';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function waiting(cycle: Cycle, item: WaitingItem): void {
+  cycle.report.waiting.push(item);
+}
+
+/** The delta to push now: key → content, for every local file that differs and may be pushed. */
+export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boolean }): Promise<Map<string, { content: string; sha: string; bytes: number }>> {
+  if (cycle.relist) {
+    cycle.team = await checkTeamDir(e.memoryDir);
+    cycle.listing = e.list(cycle.team);
+    cycle.relist = false;
+  }
+  cycle.report.waiting = [];
+  const delta = new Map<string, { content: string; sha: string; bytes: number }>();
+  const secretTopics = new Set<string>();
+  const linkTopics = new Set<string>();
+  for (const problem of cycle.listing.problems) {
+    waiting(cycle, { key: problem.key, reason: problem.reason, detail: problem.detail });
+    if (problem.reason === 'symlink' && !opts.dry) {
+      const topic = e.topic('link', `team/${problem.key}`);
+      linkTopics.add(topic);
+      await e.raise(topic, {
+        kind: 'security',
+        title: 'A link in the team folder was refused',
+        message: `team/${problem.key} is a symbolic link (to ${problem.target ?? '?'}). Memdir never follows links in the team folder: nothing was read or written through it, and it is not synced. Remove it or replace it with a real file.`,
+        file: `team/${problem.key}`,
+      });
+    }
+  }
+
+  const { server: serverMap, base: baseMap } = e;
+  for (const [key, file] of cycle.listing.files) {
+    let sha = e.knownHash(key, file);
+    // The common case, kept cheap: unchanged since it was last hashed, and in step with the server.
+    if (sha !== null && sha === serverMap.get(key) && sha === baseMap.get(key)) continue;
+    let bytes: Buffer | null = null;
+    if (sha === null && file.size > e.maxEntryBytes) {
+      waiting(cycle, { key, reason: 'too-large', detail: `team/${key} is ${file.size} bytes; a team memory may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
+      continue;
+    }
+    if (sha === null) {
+      let info: LocalInfo | null;
+      try {
+        info = await e.localInfo(cycle.team, key);
+      } catch (error) {
+        if (!(error instanceof TeamPathError)) throw error;
+        waiting(cycle, { key, reason: error.reason === 'symlink' ? 'symlink' : 'not-a-file', detail: error.message });
+        continue;
+      }
+      if (!info) continue;
+      sha = info.sha;
+      bytes = info.bytes;
+    }
+    const server = e.server.get(key);
+    const base = e.base.get(key);
+    if (sha === server) {
+      e.setBase(key, sha);
+      continue;
+    }
+    if (server !== undefined && server !== base) {
+      waiting(cycle, { key, reason: 'server-moved', detail: `team/${key} changed on the server since this copy; the next pull brings it in (your version is kept as a conflict if it differs).` });
+      continue;
+    }
+    const refusal = cycle.refusedByServer.get(key);
+    if (refusal && refusal.sha === sha) {
+      waiting(cycle, { key, reason: 'refused', detail: refusal.reason });
+      continue;
+    }
+    if (file.size > e.maxEntryBytes) {
+      waiting(cycle, { key, reason: 'too-large', detail: `team/${key} is ${file.size} bytes; a team memory may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
+      continue;
+    }
+    if (!bytes) {
+      let read: { data: Buffer; facts: FileFacts } | null;
+      try {
+        read = await e.readConfined(cycle.team, key);
+      } catch (error) {
+        if (!(error instanceof TeamPathError)) throw error;
+        waiting(cycle, { key, reason: 'not-a-file', detail: error.message });
+        continue;
+      }
+      if (!read) continue;
+      bytes = read.data;
+      // The hash must be of exactly the bytes that go up.
+      sha = e.hashBytes(key, read.facts, read.data);
+      if (sha === server) continue;
+    }
+    let content: string;
+    try {
+      content = strictUtf8.decode(bytes);
+    } catch {
+      waiting(cycle, { key, reason: 'not-utf8', detail: `team/${key} is not UTF-8 text, so it is not uploaded. Save it as UTF-8.` });
+      continue;
+    }
+    if (content.includes('\0')) {
+      waiting(cycle, { key, reason: 'binary', detail: `team/${key} contains null bytes (a binary file); team memory is text.` });
+      continue;
+    }
+    const findings = await blockingFindings(e, key, sha, content);
+    const topic = e.topic('secret', `team/${key}`);
+    if (findings.length > 0) {
+      secretTopics.add(topic);
+      waiting(cycle, { key, reason: 'secret', detail: secretAlertMessage(`team/${key}`, findings) });
+      if (!opts.dry) await e.raise(topic, { kind: 'secret', title: `A secret kept team/${key} from being shared`, message: secretAlertMessage(`team/${key}`, findings), file: `team/${key}`, findings });
+      continue;
+    }
+    waiting(cycle, { key, reason: 'pending', detail: `team/${key} changed here and waits to be pushed.` });
+    delta.set(key, { content, sha, bytes: bytes.byteLength });
+  }
+  if (!opts.dry && e.raised.size > 0) {
+    for (const topic of [...e.raised]) {
+      if (topic.startsWith(e.topic('secret', '')) && !secretTopics.has(topic)) await e.resolveTopic(topic, 'the file no longer holds a blocking secret');
+      if (topic.startsWith(e.topic('link', '')) && !linkTopics.has(topic)) await e.resolveTopic(topic, 'the link is gone');
+    }
+  }
+  return delta;
+}
+
+/** The findings in a file that keep it back: every one not allowed in this memory dir. */
+async function blockingFindings(e: SyncEngine, key: string, sha: string, content: string): Promise<Finding[]> {
+  let findings = e.scans.get(sha);
+  if (!findings) {
+    findings = await scanText(content, { file: `team/${key}` });
+    if (e.scans.size > 2_000) e.scans.clear();
+    e.scans.set(sha, findings);
+  }
+  const blocking: Finding[] = [];
+  for (const f of findings) {
+    if (!(await e.options.alerts?.isAllowed(e.memoryDir, f))) blocking.push({ ...f, file: `team/${key}` });
+  }
+  return blocking;
+}
+
+function backoff(e: SyncEngine, attempt: number): number {
+  const ceiling = Math.min(e.retry.maxMs, e.retry.baseMs * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** After a 412: refetch the checksums; pull what moved (conflicts, if any); the caller recomputes. */
+async function refetch(e: SyncEngine, cycle: Cycle): Promise<void> {
+  const answer = await e.client.checksums({ signal: cycle.signal });
+  if (answer.status === 304) return;
+  const { checksums } = answer.body;
+  const old = e.state.etag ? parseEtag(e.state.etag) : null;
+  const now = parseEtag(answer.etag);
+  const moved = Object.keys(checksums).filter((k) => e.server.get(k) !== checksums[k]);
+  const gone = [...e.server.keys()].filter((k) => !Object.hasOwn(checksums, k));
+  if (old && now && old.epoch !== now.epoch) {
+    await pull(e, cycle, 'full');
+  } else if (moved.length === 0 && gone.length === 0) {
+    // Only the version moved (a no-op write): our map is exact at the new ETag.
+    e.setEtag(answer.etag);
+  } else {
+    await pull(e, cycle, 'delta');
+  }
+}
+
+/**
+ * Push the delta in batches until it is empty. Rounds that upload or refuse keys make
+ * progress and are not counted; rounds that get nowhere (412, 428) are, with backoff, up to
+ * `retry.attempts`; an answer that makes no sense stops the push.
+ */
+export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
+  let failures = 0;
+  const retryAfterBackoff = async (giveUp: TeamSyncError): Promise<void> => {
+    if (++failures >= e.retry.attempts) throw giveUp;
+    await sleep(backoff(e, failures), cycle.signal);
+  };
+  let delta: Map<string, { content: string; sha: string; bytes: number }> | null = null;
+  for (;;) {
+    if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
+    // The delta is computed once, and again only after something moved (a 412, a refusal).
+    delta ??= await computeDelta(e, cycle, { dry: false });
+    if (delta.size === 0) return;
+    if (!e.state.etag) {
+      // Never pulled (or the state was reset): the push needs the version it is based on.
+      await pull(e, cycle, 'full');
+      if (!e.state.etag) throw new TeamSyncError('server', 'The sync server answered a full pull without a version to push against.');
+      delta = null;
+      continue;
+    }
+    const batch: Record<string, string> = {};
+    const shas = new Map<string, string>();
+    let bytes = 2;
+    for (const [key, item] of delta) {
+      const size = item.bytes + key.length + 16;
+      if (shas.size > 0 && (shas.size >= e.batchKeys || bytes + size > e.batchBytes)) break;
+      batch[key] = item.content;
+      shas.set(key, item.sha);
+      bytes += size;
+    }
+    cycle.report.push.attempts++;
+    const outcome = await e.client.put(e.state.etag, batch, { signal: cycle.signal });
+    if (outcome.ok) {
+      for (const [key, sha] of shas) {
+        e.setServer(key, sha);
+        e.setBase(key, sha);
+        delta.delete(key);
+      }
+      e.setEtag(outcome.body.etag);
+      cycle.report.version = outcome.body.version;
+      cycle.report.push.uploaded.push(...shas.keys());
+      cycle.report.waiting = cycle.report.waiting.filter((w) => !(w.reason === 'pending' && shas.has(w.key)));
+      e.state.lastPushAt = e.now().toISOString();
+      e.dirty = true;
+      continue;
+    }
+    delta = null;
+    const { error } = outcome;
+    if (outcome.status === 412) {
+      cycle.report.push.stale++;
+      await retryAfterBackoff(new TeamSyncError('stale', `The team memory kept changing while pushing (${cycle.report.push.stale} tries answered "412 stale"); your changes are kept and pushed at the next sync.`));
+      await refetch(e, cycle);
+      continue;
+    }
+    if (outcome.status === 428) {
+      await retryAfterBackoff(new TeamSyncError('server', 'The sync server kept answering the push with "428 precondition required" although it carried If-Match; your changes are kept and pushed at the next sync.'));
+      await pull(e, cycle, 'full');
+      continue;
+    }
+    const refuse = (key: string, reason: string): void => {
+      const sha = shas.get(key);
+      if (sha) cycle.refusedByServer.set(key, { sha, reason });
+    };
+    if (outcome.status === 400 && error.keys && error.keys.length > 0) {
+      const unknown = error.keys.filter((k) => !shas.has(k.key));
+      if (unknown.length > 0) {
+        throw new TeamSyncError('server', `The sync server refused keys this push did not carry (${unknown.slice(0, 3).map((k) => JSON.stringify(k.key.slice(0, 80))).join(', ')}); the push stopped. Your changes are kept.`);
+      }
+      for (const k of error.keys) refuse(k.key, `The server refused the key: ${k.reason}`);
+      continue;
+    }
+    if ((outcome.status === 409 || outcome.status === 400 || (outcome.status === 413 && error.error === 'entry-too-large')) && error.key && shas.has(error.key)) {
+      refuse(error.key, `The server refused team/${error.key}: ${error.message}`);
+      continue;
+    }
+    if (outcome.status === 413 && (error.error === 'too-many-keys' || error.error === 'body-too-large') && shas.size > 1) {
+      // Always smaller than the batch just refused, so this ends (at one key, refused for good).
+      if (error.error === 'too-many-keys') e.batchKeys = Math.max(1, Math.min(Math.floor(shas.size / 2), error.limit ?? shas.size));
+      else e.batchBytes = Math.max(1, Math.min(Math.floor(bytes / 2), error.limit ?? bytes));
+      continue;
+    }
+    throw new TeamSyncError(error.error === 'team-full' ? 'team-full' : 'server', `The server refused the push: ${error.message}`);
+  }
+}
