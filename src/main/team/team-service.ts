@@ -503,8 +503,10 @@ export class TeamService {
     const summary = `Redact a secret in ${rel}`;
     let redacted = false;
     const { entry } = await transact(memoryDir, { source: 'manual', summary, dataDir: this.host.dataDir }, async () => {
-      const abs = inTeam ? await resolveTeamKey(await checkTeamDir(memoryDir), rel.slice(TEAM_DIR.length + 1)) : await resolveInside(memoryDir, rel);
-      const text = await fs.readFile(abs, 'utf8').catch(() => null);
+      // A team file is read through its checked handle (no link, no hard link, verified after the open).
+      const text = inTeam
+        ? await (await resolveTeamKey(await checkTeamDir(memoryDir), rel.slice(TEAM_DIR.length + 1))).read().then((r) => r?.data.toString('utf8') ?? null, () => null)
+        : await fs.readFile(await resolveInside(memoryDir, rel), 'utf8').catch(() => null);
       if (text === null) throw new AlertError('not-found', `${rel} no longer exists.`);
       // Scan again: the range in the alert may be stale; the fingerprint says which secret.
       const fresh = (await scanText(text, { file: rel })).find((f) => f.fingerprint === fingerprint);

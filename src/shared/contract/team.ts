@@ -46,7 +46,7 @@ export const teamConflictSchema = z.object({
 export type TeamConflict = z.infer<typeof teamConflictSchema>;
 
 /** Why a local team file is not on the server (yet). */
-export const WAITING_REASONS = ['pending', 'secret', 'invalid-key', 'too-large', 'not-utf8', 'binary', 'symlink', 'not-a-file', 'too-deep', 'server-moved', 'refused'] as const;
+export const WAITING_REASONS = ['pending', 'secret', 'invalid-key', 'too-large', 'not-utf8', 'binary', 'symlink', 'hardlink', 'not-a-file', 'too-deep', 'server-moved', 'refused'] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
 
 export const waitingItemSchema = z.object({ key: z.string(), reason: z.enum(WAITING_REASONS), detail: z.string() });

@@ -6,22 +6,19 @@
  * and pushed based on the server version this client has seen, so a newer one on the server
  * makes it a conflict again, never a loss.
  */
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { TeamConflict } from '../../../shared/contract/team.js';
 import { transact } from '../../history/history.js';
-import { factsOf } from '../../memdir/read-file.js';
-import { writeFileAtomic } from '../../memdir/safe-fs.js';
 import { sha256Hex } from '../hash-cache.js';
-import { checkTeamDir, resolveTeamKey } from '../team-paths.js';
+import { type TeamFile, checkTeamDir, resolveTeamKey } from '../team-paths.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenientUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** Keep the local version of `key` as a conflict before the pull writes the server's (`rev`: the snapshot holding it). */
-export async function keepConflict(e: SyncEngine, cycle: Cycle, key: string, local: LocalInfo, entry: PulledEntry, rev: string | null): Promise<void> {
-  const bytes = local.bytes ?? (await e.readConfined(cycle.team, key))?.data ?? Buffer.alloc(0);
+export async function keepConflict(e: SyncEngine, cycle: Cycle, file: TeamFile, local: LocalInfo, entry: PulledEntry, rev: string | null): Promise<void> {
+  const key = file.key;
+  const bytes = local.bytes ?? (await file.read())?.data ?? Buffer.alloc(0);
   // Read now when the hash came from the cache: the record describes exactly the bytes it keeps.
   const localSha = local.bytes ? local.sha : sha256Hex(bytes);
   const id = `${e.now().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${sha256Hex(`${key}\0${localSha}\0${entry.sha256}`).slice(0, 8)}`;
@@ -59,8 +56,7 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<{ confl
   const conflict = e.state.conflicts.find((c) => c.id === id);
   if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
   const mine = await e.stateFile.readConflictBytes(conflict);
-  const team = await checkTeamDir(e.memoryDir);
-  const current = await e.readConfined(team, conflict.key);
+  const current = await (await resolveTeamKey(await checkTeamDir(e.memoryDir), conflict.key)).read();
   return {
     conflict,
     mine: mine ? lenientUtf8.decode(mine) : '',
@@ -85,8 +81,8 @@ export async function resolveConflict(e: SyncEngine, id: string, take: 'server' 
       if (opts.text === undefined) throw new TeamSyncError('invalid-input', 'A merge needs the merged text.');
       bytes = Buffer.from(opts.text, 'utf8');
     }
-    const team = await checkTeamDir(e.memoryDir);
-    const current = await e.readConfined(team, conflict.key);
+    const file = await resolveTeamKey(await checkTeamDir(e.memoryDir), conflict.key);
+    const current = await file.read();
     const currentSha = current ? sha256Hex(current.data) : null;
     if (opts.theirsSha !== undefined && opts.theirsSha !== currentSha) {
       throw new TeamSyncError('conflict', `team/${conflict.key} changed since the conflict was opened; look at it again before choosing.`);
@@ -94,12 +90,7 @@ export async function resolveConflict(e: SyncEngine, id: string, take: 'server' 
     const sha = sha256Hex(bytes);
     const summary = `Resolve the conflict on team/${conflict.key}: ${take === 'mine' ? 'took my version' : 'merged both versions'}`;
     e.options.onWrite?.('before', [conflict.key]);
-    const { entry } = await transact(e.memoryDir, { source: 'sync', summary, dataDir: e.options.dataDir }, async () => {
-      await resolveTeamKey(team, conflict.key);
-      await writeFileAtomic(e.memoryDir, `team/${conflict.key}`, bytes);
-      const st = await fs.lstat(path.join(team.teamDir, conflict.key));
-      e.cache.remember(conflict.key, factsOf(st), sha);
-    });
+    const { entry } = await transact(e.memoryDir, { source: 'sync', summary, dataDir: e.options.dataDir }, () => e.write(file, bytes, sha));
     e.options.onWrite?.('after', [conflict.key]);
     rev = entry?.rev ?? null;
     // The server's version is seen and chosen against: what is on disk is an edit on top of it.

@@ -5,19 +5,16 @@
  * folder imports it.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
-import { constants as fsConstants } from 'node:fs';
 import path from 'node:path';
 import type { SyncReport } from '../../../shared/contract/team.js';
 import { TOPIC_MAX_BYTES } from '../../../shared/limits.js';
 import type { Finding } from '../../../shared/secret-types.js';
-import { type FileFacts, factsOf } from '../../memdir/read-file.js';
-import { writeFileAtomic } from '../../memdir/safe-fs.js';
+import type { FileFacts } from '../../memdir/read-file.js';
 import type { AlertCenter } from '../alert-center.js';
 import { type TeamConnection, connectionDir } from '../connections.js';
 import { HashCache, sameFacts } from '../hash-cache.js';
 import { type RequestRecord, TeamClient } from '../team-client.js';
-import { type LocalListing, type TeamDir, TeamPathError, listTeamFiles, resolveTeamKey } from '../team-paths.js';
+import { type LocalListing, type TeamDir, type TeamFile, listTeamFiles } from '../team-paths.js';
 import { type SyncState, StateFile } from '../sync-state.js';
 
 export interface RetryPolicy {
@@ -274,63 +271,30 @@ export class SyncEngine {
   }
 
   /**
-   * The hash of a team file now, or null when it does not exist. Confined first (throws
-   * TeamPathError for a link, a folder in the way, a path leaving the team dir). Reads only
-   * when the stat facts are new; small files' bytes are kept for the push.
+   * The hash of a team file now, or null when it does not exist. Reads only when the stat
+   * facts are new; small files' bytes are kept for the push. Throws TeamPathError for a link,
+   * a swap, a hard link, a folder in the way.
    */
-  async localInfo(team: TeamDir, key: string): Promise<LocalInfo | null> {
-    const abs = await resolveTeamKey(team, key);
-    const st = await fs.lstat(abs).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    });
-    if (!st) return null;
-    const facts = factsOf(st);
-    const cached = this.knownHash(key, facts);
+  async localInfo(file: TeamFile): Promise<LocalInfo | null> {
+    const facts = await file.facts();
+    if (!facts) return null;
+    const cached = this.knownHash(file.key, facts);
     if (cached) return { sha: cached, facts, bytes: null };
     if (facts.size > this.maxEntryBytes) {
-      const hashed = await this.hashLarge(team, key);
+      const hashed = await this.hashLarge(file);
       return hashed ? { sha: hashed.sha, facts: hashed.facts, bytes: null } : null;
     }
-    const bytes = await this.readConfined(team, key);
+    const bytes = await file.read();
     if (!bytes) return null;
-    return { sha: this.hashBytes(key, bytes.facts, bytes.data), facts: bytes.facts, bytes: bytes.data.byteLength <= this.maxEntryBytes ? bytes.data : null };
-  }
-
-  /** Read a team file without following a link (O_NOFOLLOW), after the full path check. */
-  async readConfined(team: TeamDir, key: string): Promise<{ data: Buffer; facts: FileFacts } | null> {
-    const abs = await resolveTeamKey(team, key);
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return null;
-      if (code === 'ELOOP') throw new TeamPathError('symlink', key, `team/${key} became a symbolic link; it is never followed.`);
-      throw error;
-    }
-    try {
-      const st = await handle.stat();
-      if (!st.isFile()) throw new TeamPathError('not-a-file', key, `team/${key} is not a regular file.`);
-      return { data: await handle.readFile(), facts: factsOf(st) };
-    } finally {
-      await handle.close();
-    }
+    return { sha: this.hashBytes(file.key, bytes.facts, bytes.data), facts: bytes.facts, bytes: bytes.data.byteLength <= this.maxEntryBytes ? bytes.data : null };
   }
 
   /** Hash a file too large to push without holding it in memory (conflict detection still needs its hash). */
-  async hashLarge(team: TeamDir, key: string): Promise<{ sha: string; facts: FileFacts } | null> {
-    const abs = await resolveTeamKey(team, key);
-    let handle: fs.FileHandle;
+  async hashLarge(file: TeamFile): Promise<{ sha: string; facts: FileFacts } | null> {
+    const opened = await file.open();
+    if (!opened) return null;
+    const { handle, facts } = opened;
     try {
-      handle = await fs.open(abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
-    try {
-      const st = await handle.stat();
-      if (!st.isFile()) throw new TeamPathError('not-a-file', key, `team/${key} is not a regular file.`);
       const hash = createHash('sha256');
       const buffer = Buffer.alloc(1024 * 1024);
       let total = 0;
@@ -341,9 +305,8 @@ export class SyncEngine {
         total += bytesRead;
       }
       const sha = hash.digest('hex');
-      const facts = factsOf(st);
-      this.cache.hashed(key, facts, sha, total);
-      this.cycleHashes.set(key, { facts, sha });
+      this.cache.hashed(file.key, facts, sha, total);
+      this.cycleHashes.set(file.key, { facts, sha });
       this.dirty = true;
       return { sha, facts };
     } finally {
@@ -351,22 +314,11 @@ export class SyncEngine {
     }
   }
 
-  async write(team: TeamDir, key: string, content: string, sha: string): Promise<void> {
-    // Checked here and again by safe-fs: a link planted between listing and writing is refused.
-    await resolveTeamKey(team, key);
-    await writeFileAtomic(this.memoryDir, `team/${key}`, content);
+  /** Write `content` (whose hash is `sha`) to a team file; the cache learns it. */
+  async write(file: TeamFile, content: string | Uint8Array, sha: string): Promise<void> {
+    const facts = await file.write(content);
     // The bytes are known exactly: their hash is trusted against the stat after the rename.
-    const st = await fs.lstat(path.join(team.teamDir, key));
-    this.cache.remember(key, factsOf(st), sha);
-    this.cycleHashes.set(key, { facts: factsOf(st), sha });
-  }
-
-  /** The stat facts of a team file now (null when it does not exist). */
-  async factsNow(team: TeamDir, key: string): Promise<FileFacts | null> {
-    const st = await fs.lstat(await resolveTeamKey(team, key)).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    });
-    return st ? factsOf(st) : null;
+    this.cache.remember(file.key, facts, sha);
+    this.cycleHashes.set(file.key, { facts, sha });
   }
 }

@@ -21,7 +21,7 @@ import { utf8Length } from '../../../shared/utf8.js';
 import { listHistory, transact } from '../../history/history.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional } from '../team-client.js';
-import { TeamPathError, checkKey } from '../team-paths.js';
+import { type TeamFile, TeamPathError, checkKey, resolveTeamKey } from '../team-paths.js';
 import { keepConflict } from './conflicts.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
 
@@ -105,22 +105,24 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     e.setIn(e.refused, key, undefined);
   }
 
-  // Decide each key, writing nothing yet.
-  const plan: string[] = [];
+  // Decide each key, writing nothing yet. Each key is resolved here once; the write uses the same handle.
+  const plan = new Map<string, TeamFile>();
   for (const [key, entry] of accepted) {
+    let file: TeamFile;
     let local: LocalInfo | null;
     try {
-      local = await e.localInfo(cycle.team, key);
+      file = await resolveTeamKey(cycle.team, key);
+      local = await e.localInfo(file);
     } catch (error) {
       if (!(error instanceof TeamPathError)) throw error;
-      refused.push({ key, reason: error.message, security: error.reason === 'symlink' || error.reason === 'outside' });
+      refused.push({ key, reason: error.message, security: error.reason === 'symlink' || error.reason === 'outside' || error.reason === 'hardlink' });
       continue;
     }
     const action = decide(e, key, local?.sha ?? null, entry.sha256);
     if (action === 'same') e.setBase(key, entry.sha256);
     else if (action === 'write' || action === 'conflict') {
       if (e.failedWrites.get(key) === entry.sha256) continue;
-      plan.push(key);
+      plan.set(key, file);
     }
   }
 
@@ -136,7 +138,7 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
   }
 
   let wrote = false;
-  if (plan.length > 0) wrote = await apply(e, cycle, plan, accepted);
+  if (plan.size > 0) wrote = await apply(e, cycle, plan, accepted);
   e.setEtag(answer.etag);
   cycle.report.version = body.version;
   if (e.state.lastPullAt !== at) {
@@ -147,18 +149,19 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
 }
 
 /** Write the planned keys, as one history entry (conflicts kept before their key is overwritten). */
-async function apply(e: SyncEngine, cycle: Cycle, plan: string[], accepted: Map<string, PulledEntry>): Promise<boolean> {
-  const summary = `Pull from team ${e.connection.team}: ${plan.length} file${plan.length === 1 ? '' : 's'}`;
-  e.options.onWrite?.('before', plan);
+async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, accepted: Map<string, PulledEntry>): Promise<boolean> {
+  const keys = [...plan.keys()];
+  const summary = `Pull from team ${e.connection.team}: ${keys.length} file${keys.length === 1 ? '' : 's'}`;
+  e.options.onWrite?.('before', keys);
   const written: string[] = [];
   try {
-    await transact(e.memoryDir, { source: 'sync', summary, body: `Server: ${e.connection.server}\nKeys: ${plan.join(', ')}`, dataDir: e.options.dataDir }, async () => {
+    await transact(e.memoryDir, { source: 'sync', summary, body: `Server: ${e.connection.server}\nKeys: ${keys.join(', ')}`, dataDir: e.options.dataDir }, async () => {
       // The snapshot transact just took holds every local version: conflicts point at it.
       let rev: Promise<string | null> | undefined;
       const snapshotRev = (): Promise<string | null> => (rev ??= listHistory(e.memoryDir, { dataDir: e.options.dataDir, limit: 1 }).then(([head]) => head?.rev ?? null, () => null));
-      for (const key of plan) {
+      for (const [key, file] of plan) {
         if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
-        if (await applyKey(e, cycle, key, accepted.get(key)!, snapshotRev)) written.push(key);
+        if (await applyKey(e, cycle, file, accepted.get(key)!, snapshotRev)) written.push(key);
       }
     });
   } finally {
@@ -174,11 +177,12 @@ async function apply(e: SyncEngine, cycle: Cycle, plan: string[], accepted: Map<
  * and the write (an editor saved it): then it is decided again, so a save is kept as a
  * conflict, never overwritten unseen. Whether it was written.
  */
-async function applyKey(e: SyncEngine, cycle: Cycle, key: string, entry: PulledEntry, snapshotRev: () => Promise<string | null>): Promise<boolean> {
+async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: PulledEntry, snapshotRev: () => Promise<string | null>): Promise<boolean> {
+  const key = file.key;
   for (let look = 0; look < 3; look++) {
     let local: LocalInfo | null;
     try {
-      local = await e.localInfo(cycle.team, key);
+      local = await e.localInfo(file);
     } catch (error) {
       if (!(error instanceof TeamPathError)) throw error;
       cycle.report.pull.refused.push({ key, reason: error.message });
@@ -188,14 +192,14 @@ async function applyKey(e: SyncEngine, cycle: Cycle, key: string, entry: PulledE
     if (action === 'same') e.setBase(key, entry.sha256);
     if (action === 'same' || action === 'keep-local') return false;
     if (action === 'conflict') {
-      await keepConflict(e, cycle, key, local!, entry, await snapshotRev());
+      await keepConflict(e, cycle, file, local!, entry, await snapshotRev());
       // The conflict is on record before anything is overwritten.
       await e.persist();
     }
     await e.options.beforeWriteKey?.(key);
-    if (!sameFacts(await e.factsNow(cycle.team, key), local?.facts ?? null)) continue;
+    if (!sameFacts(await file.facts(), local?.facts ?? null)) continue;
     try {
-      await e.write(cycle.team, key, entry.content, entry.sha256);
+      await e.write(file, entry.content, entry.sha256);
     } catch (error) {
       e.failedWrites.set(key, entry.sha256);
       cycle.report.pull.refused.push({ key, reason: `Could not write team/${key}: ${(error as Error).message}` });

@@ -14,11 +14,16 @@ import { parseEtag } from '../../../server/protocol.js';
 import type { FileFacts } from '../../memdir/read-file.js';
 import { scanText } from '../../secrets/scanner.js';
 import { secretAlertMessage } from '../alert-center.js';
-import { TeamPathError, checkTeamDir } from '../team-paths.js';
+import { type TeamFile, TeamPathError, checkTeamDir, resolveTeamKey } from '../team-paths.js';
 import { type Cycle, type LocalInfo, type SyncEngine, TeamSyncError, sleep } from './engine.js';
 import { pull } from './pull.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** How a refused read shows in the waiting list. */
+function waitingReason(error: TeamPathError): WaitingItem['reason'] {
+  return error.reason === 'symlink' || error.reason === 'outside' ? 'symlink' : error.reason === 'hardlink' ? 'hardlink' : 'not-a-file';
+}
 
 function waiting(cycle: Cycle, item: WaitingItem): void {
   cycle.report.waiting.push(item);
@@ -37,13 +42,16 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
   const linkTopics = new Set<string>();
   for (const problem of cycle.listing.problems) {
     waiting(cycle, { key: problem.key, reason: problem.reason, detail: problem.detail });
-    if (problem.reason === 'symlink' && !opts.dry) {
+    if ((problem.reason === 'symlink' || problem.reason === 'hardlink') && !opts.dry) {
       const topic = e.topic('link', `team/${problem.key}`);
       linkTopics.add(topic);
       await e.raise(topic, {
         kind: 'security',
-        title: 'A link in the team folder was refused',
-        message: `team/${problem.key} is a symbolic link (to ${problem.target ?? '?'}). Memdir never follows links in the team folder: nothing was read or written through it, and it is not synced. Remove it or replace it with a real file.`,
+        title: problem.reason === 'symlink' ? 'A link in the team folder was refused' : 'A hard link in the team folder was refused',
+        message:
+          problem.reason === 'symlink'
+            ? `team/${problem.key} is a symbolic link (to ${problem.target ?? '?'}). Memdir never follows links in the team folder: nothing was read or written through it, and it is not synced. Remove it or replace it with a real file.`
+            : `${problem.detail} Nothing was read from it.`,
         file: `team/${problem.key}`,
       });
     }
@@ -59,13 +67,22 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       waiting(cycle, { key, reason: 'too-large', detail: `team/${key} is ${file.size} bytes; a team memory may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
       continue;
     }
+    // Resolved once: every read of this key below goes through the same handle.
+    let handle: TeamFile;
+    try {
+      handle = await resolveTeamKey(cycle.team, key);
+    } catch (error) {
+      if (!(error instanceof TeamPathError)) throw error;
+      waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+      continue;
+    }
     if (sha === null) {
       let info: LocalInfo | null;
       try {
-        info = await e.localInfo(cycle.team, key);
+        info = await e.localInfo(handle);
       } catch (error) {
         if (!(error instanceof TeamPathError)) throw error;
-        waiting(cycle, { key, reason: error.reason === 'symlink' ? 'symlink' : 'not-a-file', detail: error.message });
+        waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
         continue;
       }
       if (!info) continue;
@@ -94,10 +111,10 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     if (!bytes) {
       let read: { data: Buffer; facts: FileFacts } | null;
       try {
-        read = await e.readConfined(cycle.team, key);
+        read = await handle.read();
       } catch (error) {
         if (!(error instanceof TeamPathError)) throw error;
-        waiting(cycle, { key, reason: 'not-a-file', detail: error.message });
+        waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
         continue;
       }
       if (!read) continue;
