@@ -210,7 +210,7 @@ export const teamStatusCommand: CommandSpec = {
 JSON: {"project": {"dir", "memoryDir"}, "connected": bool, "connection": {…} | null, "lastPullAt",
   "lastPushAt", "version", "files", "waiting": [{"key", "reason", "detail"}],
   "conflicts": [{"id", "key", "createdAt", "localSha", "serverSha", "serverUpdatedBy", "localRev", …}]}
-"reason" is one of pending, secret, invalid-key, too-large, not-utf8, binary, symlink, not-a-file,
+"reason" is one of pending, secret, invalid-key, too-large, not-utf8, binary, symlink, hardlink, not-a-file,
 too-deep, server-moved, refused. Exit codes: 0 in step, 1 conflicts or files held back, 2 error.`,
   async run({ values, io }) {
     const loc = await locate(values, io);
