@@ -87,6 +87,14 @@ export const errorResponseSchema = z.object({
 });
 export type ErrorResponse = z.infer<typeof errorResponseSchema>;
 
+/** The form of every ETag this protocol sends: strong, quoted, `"<8 hex>-<version>"` (nothing else: no CR/LF, no list). */
+export const ETAG_PATTERN = /^"[0-9a-f]{8}-\d{1,15}"$/;
+
+/** Whether `tag` is an ETag in the protocol's form (see ETAG_PATTERN). */
+export function isProtocolEtag(tag: unknown): tag is string {
+  return typeof tag === 'string' && ETAG_PATTERN.test(tag);
+}
+
 /** The strong ETag of a team state. */
 export function formatEtag(state: { epoch: string; version: number }): string {
   return `"${state.epoch}-${state.version}"`;

@@ -19,13 +19,15 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
+import { isProtocolEtag } from '../../server/protocol.js';
 import { MemoryLockError, writeDataFile } from '../memdir/safe-fs.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
 export const syncStateSchema = z.object({
   version: z.literal(1),
-  etag: z.string().nullable(),
+  // An ETag not in the protocol's form (stored by an older Memdir) is dropped: the next pull is a full one.
+  etag: z.string().nullable().transform((etag) => (isProtocolEtag(etag) ? etag : null)),
   server: z.record(z.string(), sha),
   base: z.record(z.string(), sha),
   refused: z.record(z.string(), sha).default({}),

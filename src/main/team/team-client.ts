@@ -7,7 +7,7 @@
  * Failures are typed values a person can read (`TeamClientError`), never raw fetch errors.
  */
 import { readBodyLimited } from '../../server/read-body.js';
-import { type ChecksumsResponse, type EntriesResponse, type ErrorResponse, type PutResponse, checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from '../../server/protocol.js';
+import { type ChecksumsResponse, type EntriesResponse, type ErrorResponse, type PutResponse, checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, isProtocolEtag, putResponseSchema } from '../../server/protocol.js';
 import { z } from 'zod';
 
 /** Why a request failed, for code; the message is for people. */
@@ -214,9 +214,19 @@ export class TeamClient {
     return new TeamClientError('server', `The sync server answered ${status}${said}.`, status);
   }
 
-  private etagOf(headers: Headers, body?: { etag: string }): string {
+  /**
+   * The ETag an answer carries (header first, else body), checked: it is stored and sent back
+   * in If-None-Match and If-Match, so one with CR/LF or in any other form would be replayed
+   * into every later request (issue 15, poisoned ETag). Refused, never stored.
+   */
+  private etagOf(headers: Headers, body: { etag: string } | undefined, what: string, after = 'nothing was written'): string {
     const etag = headers.get('etag') ?? body?.etag;
     if (!etag) throw new TeamClientError('bad-response', 'The sync server sent no ETag; it does not look like a Memdir sync server.');
+    for (const tag of [etag, body?.etag]) {
+      if (typeof tag === 'string' && !isProtocolEtag(tag)) {
+        throw new TeamClientError('bad-response', `The sync server sent an invalid ETag with its ${what} (${JSON.stringify((tag as string).slice(0, 60))}); Memdir did not store it and ${after}.`);
+      }
+    }
     return etag;
   }
 
@@ -231,19 +241,19 @@ export class TeamClient {
   async entries(opts: { ifNoneMatch?: string | null; since?: string | null; signal?: AbortSignal } = {}): Promise<Conditional<EntriesResponse>> {
     const query = opts.since ? `?since=${encodeURIComponent(opts.since)}` : '';
     const r = await this.request('GET', `${this.teamPath('entries')}${query}`, { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}, signal: opts.signal });
-    if (r.status === 304) return { status: 304, etag: r.headers.get('etag') ?? opts.ifNoneMatch ?? '' };
+    if (r.status === 304) return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, entriesResponseSchema, 'list of entries');
-    return { status: 200, etag: this.etagOf(r.headers, body), body };
+    return { status: 200, etag: this.etagOf(r.headers, body, 'list of entries'), body };
   }
 
   /** GET checksums (sha256 per key) with the current ETag. */
   async checksums(opts: { ifNoneMatch?: string | null; signal?: AbortSignal } = {}): Promise<Conditional<ChecksumsResponse>> {
     const r = await this.request('GET', this.teamPath('checksums'), { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}, signal: opts.signal });
-    if (r.status === 304) return { status: 304, etag: r.headers.get('etag') ?? opts.ifNoneMatch ?? '' };
+    if (r.status === 304) return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, checksumsResponseSchema, 'list of checksums');
-    return { status: 200, etag: this.etagOf(r.headers, body), body };
+    return { status: 200, etag: this.etagOf(r.headers, body, 'list of checksums'), body };
   }
 
   /**
@@ -253,11 +263,17 @@ export class TeamClient {
   async put(ifMatch: string, entries: Record<string, string>, opts: { signal?: AbortSignal } = {}): Promise<PutOutcome> {
     const keys = Object.keys(entries).length;
     const r = await this.request('PUT', this.teamPath('entries'), { headers: { 'if-match': ifMatch }, body: JSON.stringify({ entries }), limit: ERROR_BODY_LIMIT, keys, signal: opts.signal });
-    if (r.status === 200) return { ok: true, body: this.parseJson(r.bytes, putResponseSchema, 'answer to the push') };
+    if (r.status === 200) {
+      const body = this.parseJson(r.bytes, putResponseSchema, 'answer to the push');
+      // Only the body's ETag is kept from a push answer.
+      this.etagOf(new Headers(), body, 'answer to the push', 'the push may have been saved: the next sync confirms it');
+      return { ok: true, body };
+    }
     if ([400, 409, 412, 413, 428].includes(r.status)) {
       const error = this.errorBody(r.bytes);
       if (!error) throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
       if (r.status === 412 && !error.etag) error.etag = r.headers.get('etag') ?? undefined;
+      if (error.etag !== undefined && !isProtocolEtag(error.etag)) delete error.etag;
       return { ok: false, status: r.status, error };
     }
     throw this.failure(r.status, r.headers, r.bytes);

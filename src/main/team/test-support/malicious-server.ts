@@ -10,7 +10,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export type Behaviour =
-  | { kind: 'entries'; entries: Record<string, { content: string; sha256?: string }> }
+  /** `putEtag`: the ETag its push answers carry in their body; `etag`: the one its entries answers carry (header and body). */
+  | { kind: 'entries'; entries: Record<string, { content: string; sha256?: string }>; putEtag?: string; etag?: string }
   | { kind: 'huge-body'; declareLength?: boolean }
   | { kind: 'endless-412' }
   /** An empty team whose every push is answered with `status` and `body`. */
@@ -56,13 +57,14 @@ export async function startMaliciousServer(behaviour: Behaviour): Promise<Malici
       case 'entries': {
         if (req.method === 'PUT') {
           counts.puts++;
-          return send(res, 200, { version: ++version, etag: `"${EPOCH}-${version}"`, changed: [], unchanged: [] });
+          return send(res, 200, { version: ++version, etag: behaviour.putEtag ?? `"${EPOCH}-${version}"`, changed: [], unchanged: [] });
         }
+        const etag = behaviour.etag ?? `"${EPOCH}-${version}"`;
         const entries = Object.fromEntries(
           Object.entries(behaviour.entries).map(([key, e]) => [key, { content: e.content, sha256: e.sha256 ?? sha(e.content), updatedAt: '2026-01-01T00:00:00Z', updatedBy: 'mallory' }]),
         );
-        if (isChecksums) return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, checksums: Object.fromEntries(Object.entries(entries).map(([k, e]) => [k, e.sha256])) });
-        return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, full: true, entries });
+        if (isChecksums) return send(res, 200, { team: 'platform', version, etag, checksums: Object.fromEntries(Object.entries(entries).map(([k, e]) => [k, e.sha256])) }, { etag });
+        return send(res, 200, { team: 'platform', version, etag, full: true, entries }, { etag });
       }
       case 'huge-body': {
         // A JSON document that never closes: 1 GB of one string, unless the client hangs up first.
