@@ -131,6 +131,28 @@ describe('a malicious sync server', () => {
     await outsideUnchanged();
   });
 
+  it('sends more entries than a team may hold: the pull is refused whole, nothing written or stored, alerted', async () => {
+    const entries: Record<string, { content: string }> = {};
+    for (let i = 0; i <= 20_000; i++) entries[`n${i}.md`] = { content: `${i}\n` };
+    const { client, outsideUnchanged } = await victim({ kind: 'entries', entries });
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'too-large', message: expect.stringContaining('20,001 entries') });
+    expect(report.pull.written).toEqual([]);
+    expect(await client.files()).toEqual({});
+    expect(report.etag).toBeNull();
+    await outsideUnchanged();
+    expect((await client.alerts.list()).alerts).toContainEqual(expect.objectContaining({ status: 'open', message: expect.stringContaining('more than the 20,000') }));
+  });
+
+  it('a smaller bound chosen for a client holds the same way', async () => {
+    const entries: Record<string, { content: string }> = {};
+    for (let i = 0; i < 60; i++) entries[`n${i}.md`] = { content: `${i}\n` };
+    const { client } = await victim({ kind: 'entries', entries }, { maxPullEntries: 50 });
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'too-large', message: expect.stringContaining('60 entries') });
+    expect(await client.files()).toEqual({});
+  });
+
   it('sends a 1 GB body: the client stops at its ceiling, writes nothing and says why', async () => {
     const { server, client, outsideUnchanged } = await victim({ kind: 'huge-body' }, { maxResponseBytes: 2 * 1024 * 1024 });
     const started = performance.now();

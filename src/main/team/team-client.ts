@@ -9,6 +9,7 @@
 import { readBodyLimited } from '../../server/read-body.js';
 import { type ChecksumsResponse, type EntriesResponse, type ErrorResponse, type PutResponse, checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, isProtocolEtag, putResponseSchema } from '../../server/protocol.js';
 import { z } from 'zod';
+import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 
 /** Why a request failed, for code; the message is for people. */
 export type TeamClientErrorCode =
@@ -61,6 +62,8 @@ export interface TeamClientOptions {
   timeoutMs?: number;
   /** Largest response body read (default 256 MiB: the server's default team size). */
   maxResponseBytes?: number;
+  /** Most entries one pull answer may carry (default TEAM_MAX_ENTRIES); more is refused whole, before any is looked at. */
+  maxEntries?: number;
   /** Cancels every request of this client (each call may also bring its own signal). */
   signal?: AbortSignal;
   onRequest?: (record: RequestRecord) => void;
@@ -174,13 +177,14 @@ export class TeamClient {
     return new TeamClientError('network', `Cannot reach the sync server at ${this.base} (${detail}).`);
   }
 
-  private parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>, what: string): T {
+  private parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>, what: string, precheck?: (value: unknown) => void): T {
     let value: unknown;
     try {
       value = JSON.parse(decoder.decode(bytes));
     } catch {
       throw new TeamClientError('bad-response', `The sync server's ${what} is not valid UTF-8 JSON; nothing was written.`);
     }
+    precheck?.(value);
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -230,6 +234,18 @@ export class TeamClient {
     return etag;
   }
 
+  /** A pull answer with more entries than a team may hold is refused whole (nothing of it is looked at, written or stored). */
+  private checkEntryCount(value: unknown): void {
+    const entries = (value as { entries?: unknown } | null)?.entries;
+    if (typeof entries !== 'object' || entries === null) return;
+    const limit = this.options.maxEntries ?? TEAM_MAX_ENTRIES;
+    let count = 0;
+    for (const key in entries) if (Object.hasOwn(entries, key)) count++;
+    if (count > limit) {
+      throw new TeamClientError('too-large', `The sync server sent ${count.toLocaleString('en')} entries, more than the ${limit.toLocaleString('en')} a team may hold; Memdir took none of them and wrote nothing.`);
+    }
+  }
+
   /** Who the token belongs to (GET /v1/me): connect checks the team with it. */
   async me(opts: { signal?: AbortSignal } = {}): Promise<z.infer<typeof meSchema>> {
     const r = await this.request('GET', '/v1/me', { limit: ERROR_BODY_LIMIT, signal: opts.signal });
@@ -243,7 +259,7 @@ export class TeamClient {
     const r = await this.request('GET', `${this.teamPath('entries')}${query}`, { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}, signal: opts.signal });
     if (r.status === 304) return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
-    const body = this.parseJson(r.bytes, entriesResponseSchema, 'list of entries');
+    const body = this.parseJson(r.bytes, entriesResponseSchema, 'list of entries', (value) => this.checkEntryCount(value));
     return { status: 200, etag: this.etagOf(r.headers, body, 'list of entries'), body };
   }
 

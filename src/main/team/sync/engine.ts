@@ -36,6 +36,8 @@ export interface TeamSyncOptions {
   timeoutMs?: number;
   /** Largest server answer read (default 256 MiB). */
   maxResponseBytes?: number;
+  /** Most entries one pull answer may carry (default 20,000, what a team may hold on the server by default). */
+  maxPullEntries?: number;
   /** Largest team file pushed or accepted from a pull (default 1 MB, the server's default). */
   maxEntryBytes?: number;
   retry?: Partial<RetryPolicy>;
@@ -150,6 +152,7 @@ export class SyncEngine {
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+      ...(options.maxPullEntries ? { maxEntries: options.maxPullEntries } : {}),
       onRequest: (r) => {
         this.currentRequests++;
         options.onRequest?.(r);
