@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { mergeLines } from './merge.js';
+
+describe('three-way line merge of team files', () => {
+  const base = '# Deploys\n\n## Staging\nFreeze on Fridays.\n\n## Production\nTwo approvals.\n';
+
+  it('merges changes to different lines, keeping the final newline', () => {
+    const mine = base.replace('Freeze on Fridays.', 'Freeze on Fridays after 15:00.');
+    const theirs = base.replace('Two approvals.', 'Two approvals, one from SRE.');
+    const merged = mergeLines(base, mine, theirs);
+    expect(merged).toMatchObject({ clean: true, conflicts: 0 });
+    expect(merged.text).toBe('# Deploys\n\n## Staging\nFreeze on Fridays after 15:00.\n\n## Production\nTwo approvals, one from SRE.\n');
+  });
+
+  it('the same change on both sides is no conflict', () => {
+    const both = base.replace('Two approvals.', 'Three approvals.');
+    expect(mergeLines(base, both, both)).toMatchObject({ clean: true, text: both });
+  });
+
+  it('overlapping changes are a conflict: markers in the proposal, both sides kept by "both"', () => {
+    const mine = base.replace('Two approvals.', 'Two approvals from the owners.');
+    const theirs = base.replace('Two approvals.', 'One approval is enough.');
+    const merged = mergeLines(base, mine, theirs, { mine: 'mine', theirs: 'server (ann)' });
+    expect(merged.clean).toBe(false);
+    expect(merged.conflicts).toBe(1);
+    expect(merged.text).toContain('<<<<<<< mine\nTwo approvals from the owners.\n=======\nOne approval is enough.\n>>>>>>> server (ann)');
+    expect(merged.both).toBe(base.replace('Two approvals.', 'Two approvals from the owners.\nOne approval is enough.'));
+  });
+});
