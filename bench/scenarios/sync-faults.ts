@@ -18,6 +18,7 @@ import type { Scenario, ScenarioResult } from '../lib.js';
 const CLIENTS = 10;
 /** Three or four edits per client and round: 64 rounds make about 200 edits per client. */
 const ROUNDS = 64;
+const RATE = 0.25;
 
 export const syncFaultsScenario: Scenario = {
   name: 'sync-faults',
@@ -32,7 +33,7 @@ export const syncFaultsScenario: Scenario = {
       for (const kind of cluster ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
         const store = await openStore(kind === 'sqlite' ? path.join(root, 'faults.sqlite') : await cluster!.createDatabase());
         const server = await startTestServer(store, CLIENTS);
-        const proxy = await startFaultProxy(server.url, { rate: 0.25, seed: 15 });
+        const proxy = await startFaultProxy(server.url, { rate: RATE, seed: 15 });
         const started = performance.now();
         try {
           const ledger = await runTeamLoad({
@@ -44,6 +45,9 @@ export const syncFaultsScenario: Scenario = {
             clients: CLIENTS,
             rounds: ROUNDS,
             clientOptions: { retry: { attempts: 6, baseMs: 5, maxMs: 60 }, timeoutMs: 10_000 },
+            onRound: () => {
+              proxy.rate = RATE;
+            },
             onSettle: () => {
               proxy.rate = 0;
             },

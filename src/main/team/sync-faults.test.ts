@@ -16,6 +16,7 @@ import { startTestServer } from './test-support/team-fixture.js';
 
 const CLIENTS = 10;
 const ROUNDS = 6;
+const RATE = 0.3;
 
 let root: string;
 beforeAll(async () => {
@@ -29,7 +30,7 @@ describeStores('team sync through a faulty network', (h) => {
   it(`${CLIENTS} clients × ${ROUNDS} rounds through drops, errors, delays, duplicates and replays: no edit lost`, { timeout: 240_000 }, async () => {
     const store = await h.fresh();
     const server = await startTestServer(store, CLIENTS);
-    const proxy = await startFaultProxy(server.url, { rate: 0.3, seed: h.kind === 'sqlite' ? 11 : 12 });
+    const proxy = await startFaultProxy(server.url, { rate: RATE, seed: h.kind === 'sqlite' ? 11 : 12 });
     try {
       const ledger = await runTeamLoad({
         root: path.join(root, h.kind),
@@ -40,6 +41,9 @@ describeStores('team sync through a faulty network', (h) => {
         clients: CLIENTS,
         rounds: ROUNDS,
         clientOptions: { retry: { attempts: 6, baseMs: 5, maxMs: 60 }, timeoutMs: 5_000 },
+        onRound: () => {
+          proxy.rate = RATE;
+        },
         onSettle: () => {
           proxy.rate = 0;
         },
@@ -52,6 +56,9 @@ describeStores('team sync through a faulty network', (h) => {
       for (const fault of ['cut-before', 'cut-after', 'error', 'delay', 'duplicate', 'replay'] as const) expect(proxy.counts[fault]).toBeGreaterThan(0);
       expect(Object.keys(ledger.errors).length).toBeGreaterThan(0);
       expect(ledger.errors.internal ?? 0).toBe(0);
+      // Per-key commits and line merges hold through it: conflicts only where edits overlap, no stale exits.
+      expect(ledger.conflictsWithoutOverlap).toBe(0);
+      expect(ledger.staleExits).toBe(0);
     } finally {
       await proxy.close();
       await server.server.close();

@@ -13,6 +13,7 @@
  *   - `lostPush`: a push sent whose answer never came (protocol 2: its id and, per key, the hash
  *     pushed), written before the push leaves; the next sync asks the server for that push's
  *     result (same id) and recognises its own write instead of taking it for someone else's;
+ *   - `seen`: the newest team version any answer showed (never go backwards on a replayed one);
  *   - the conflicts list (the local bytes of each are files beside it, `conflicts/<id>.local`).
  * Beside it, `bases/<sha256>`: the content of each base version, so a pull can merge lines
  * three ways (a cache: a missing one only means a conflict instead of a merge).
@@ -40,6 +41,8 @@ export const syncStateSchema = z.object({
   lastPushAt: z.string().nullable(),
   conflicts: z.array(teamConflictSchema),
   lostPush: z.object({ pushId: z.string(), entries: z.record(z.string(), sha) }).nullable().default(null),
+  /** The newest team ETag this client has seen in any answer (its own commits too): an answer older than it is a stale duplicate. */
+  seen: z.string().nullable().default(null).transform((etag) => (isProtocolEtag(etag) ? etag : null)),
 });
 export type SyncState = z.infer<typeof syncStateSchema>;
 
@@ -47,7 +50,7 @@ export type SyncState = z.infer<typeof syncStateSchema>;
 const KEEP_RESOLVED = 50;
 
 export function emptyState(): SyncState {
-  return { version: 1, etag: null, server: {}, base: {}, refused: {}, lastPullAt: null, lastPushAt: null, conflicts: [], lostPush: null };
+  return { version: 1, etag: null, server: {}, base: {}, refused: {}, lastPullAt: null, lastPushAt: null, conflicts: [], lostPush: null, seen: null };
 }
 
 /** The state file of a connection folder, loaded and saved as a whole. */

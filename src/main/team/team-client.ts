@@ -7,7 +7,19 @@
  * Failures are typed values a person can read (`TeamClientError`), never raw fetch errors.
  */
 import { readBodyLimited } from '../../server/read-body.js';
-import { type ChecksumsResponse, type EntriesResponse, type ErrorResponse, type PutResponse, checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, isProtocolEtag, putResponseSchema } from '../../server/protocol.js';
+import {
+  type ChecksumsResponse,
+  type CommitResponse,
+  type EntriesResponse,
+  type ErrorResponse,
+  type PutResponse,
+  checksumsResponseSchema,
+  commitResponseSchema,
+  entriesResponseSchema,
+  errorResponseSchema,
+  isProtocolEtag,
+  putResponseSchema,
+} from '../../server/protocol.js';
 import { z } from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 
@@ -34,6 +46,8 @@ export class TeamClientError extends Error {
     readonly status: number | null = null,
     /** From Retry-After on 429/503. */
     readonly retryAfterSeconds: number | null = null,
+    /** A network failure after the request reached the server's socket: it may have been handled. */
+    readonly sent = false,
   ) {
     super(message);
   }
@@ -76,8 +90,10 @@ export type Conditional<T> = { status: 304; etag: string } | { status: 200; etag
 export type PutOutcome = { ok: true; body: PutResponse } | { ok: false; status: number; error: ErrorResponse };
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+/** Network errors that come after the request reached the server (it may have acted on it). */
+const SENT = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 const ERROR_BODY_LIMIT = 64 * 1024;
-const meSchema = z.object({ team: z.string(), member: z.string(), tokenId: z.string() });
+const meSchema = z.object({ team: z.string(), member: z.string(), tokenId: z.string(), protocols: z.array(z.number()).optional() });
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The server URL without a trailing slash. */
@@ -102,8 +118,8 @@ export class TeamClient {
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
-  private teamPath(what: 'entries' | 'checksums'): string {
-    return `/v1/teams/${encodeURIComponent(this.options.team)}/${what}`;
+  private teamPath(what: 'entries' | 'checksums', version = 1): string {
+    return `/v${version}/teams/${encodeURIComponent(this.options.team)}/${what}`;
   }
 
   /**
@@ -171,9 +187,17 @@ export class TeamClient {
 
   private networkError(error: unknown, signal: AbortSignal): TeamClientError {
     if (error instanceof TeamClientError) return error;
-    if (signal.aborted && signal.reason instanceof TeamClientError) return signal.reason;
+    if (signal.aborted && signal.reason instanceof TeamClientError) {
+      const reason = signal.reason;
+      // A timeout after connecting: the request may have been handled.
+      return reason.code === 'timeout' ? new TeamClientError('timeout', reason.message, null, null, true) : reason;
+    }
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    const code = cause?.code ?? (error as { code?: string }).code;
+    const detail = code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    // These come after the server was reached (a socket closed mid-request, an answer cut off):
+    // it may have acted on the request. Anything else never got there.
+    if ((code && SENT.has(code)) || detail === 'terminated') return new TeamClientError('network', `The connection to the sync server at ${this.base} was lost (${detail}).`, null, null, true);
     return new TeamClientError('network', `Cannot reach the sync server at ${this.base} (${detail}).`);
   }
 
@@ -270,6 +294,31 @@ export class TeamClient {
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, checksumsResponseSchema, 'list of checksums');
     return { status: 200, etag: this.etagOf(r.headers, body, 'list of checksums'), body };
+  }
+
+  /**
+   * Protocol 2: commit `entries` (per key the content and the hash of the server version it is
+   * based on) under the client-chosen `pushId`. Refusals the engine acts on (400, 409, 413) come
+   * back as values, and so does 404 (`unsupported`: a server that only speaks protocol 1 — or a
+   * team this token cannot see, which the caller tells apart with `me`). A connection lost after
+   * the request was sent rejects with `network` or `timeout` and `sent: true`: the push may have
+   * been saved.
+   */
+  async commit(pushId: string, entries: Record<string, { content: string; base: string | null }>, opts: { signal?: AbortSignal } = {}): Promise<{ ok: true; body: CommitResponse } | { ok: false; status: number; error: ErrorResponse }> {
+    const keys = Object.keys(entries).length;
+    const r = await this.request('PUT', this.teamPath('entries', 2), { body: JSON.stringify({ pushId, entries }), limit: ERROR_BODY_LIMIT + 256 * keys, keys, signal: opts.signal });
+    if (r.status === 200) {
+      const body = this.parseJson(r.bytes, commitResponseSchema, 'answer to the push');
+      this.etagOf(new Headers(), body, 'answer to the push', 'the push may have been saved: the next sync confirms it');
+      if (body.pushId !== pushId) throw new TeamClientError('bad-response', 'The sync server answered the push with the result of another push; the next sync asks again.');
+      return { ok: true, body };
+    }
+    if ([400, 404, 405, 409, 413].includes(r.status)) {
+      const error = this.errorBody(r.bytes);
+      if (!error) throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
+      return { ok: false, status: r.status, error };
+    }
+    throw this.failure(r.status, r.headers, r.bytes);
   }
 
   /**

@@ -23,7 +23,7 @@ import { lockSyncState } from './sync-state.js';
 import { conflictDetail, resolveConflict } from './sync/conflicts.js';
 import { type Cycle, SyncEngine, type TeamSyncOptions, TeamSyncError, emptyReport } from './sync/engine.js';
 import { pull } from './sync/pull.js';
-import { computeDelta, push } from './sync/push.js';
+import { computeDelta, confirmLostPush, push } from './sync/push.js';
 
 export { TeamSyncError } from './sync/engine.js';
 export type { RetryPolicy, TeamSyncOptions } from './sync/engine.js';
@@ -152,6 +152,8 @@ export class TeamSync {
       // Let the request reach the socket before the (synchronous) listing holds the thread.
       if (conditional) for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
       const cycle: Cycle = { report, team, listing: e.list(team), relist: false, signal: opts.signal, refusedByServer: new Map() };
+      // A push whose answer was lost is settled first: its keys are this client's own writes.
+      await confirmLostPush(e, cycle);
       if (opts.pull !== false) {
         // A file deleted here comes back (R-SYNC: deletions do not propagate): only a full answer has it.
         const problems = new Set(cycle.listing.problems.map((p) => p.key));

@@ -75,8 +75,23 @@ export const teamConnectionViewSchema = z.object({
 /** What one sync did (also `memdir team sync --json`). */
 export const syncReportSchema = z.object({
   /** 304: nothing new (no body); 200: entries came; null: no pull in this sync. */
-  pull: z.object({ status: z.union([z.literal(200), z.literal(304)]).nullable(), full: z.boolean(), written: z.array(z.string()), conflicts: z.array(z.string()), refused: z.array(z.object({ key: z.string(), reason: z.string() })) }),
-  push: z.object({ uploaded: z.array(z.string()), attempts: z.number(), stale: z.number(), requests: z.number() }),
+  pull: z.object({
+    status: z.union([z.literal(200), z.literal(304)]).nullable(),
+    full: z.boolean(),
+    written: z.array(z.string()),
+    /** Keys where the server's and the local changes touched different lines: merged, written, pushed. */
+    merged: z.array(z.string()),
+    conflicts: z.array(z.string()),
+    refused: z.array(z.object({ key: z.string(), reason: z.string() })),
+  }),
+  push: z.object({
+    uploaded: z.array(z.string()),
+    /** Keys of a push whose answer was lost, which the server confirmed it had saved. */
+    confirmed: z.array(z.string()),
+    attempts: z.number(),
+    stale: z.number(),
+    requests: z.number(),
+  }),
   waiting: z.array(waitingItemSchema),
   /** Local file bytes read to hash them (0 when nothing changed). */
   bytesHashed: z.number(),

@@ -9,13 +9,14 @@ import path from 'node:path';
 import type { SyncReport } from '../../../shared/contract/team.js';
 import { TOPIC_MAX_BYTES } from '../../../shared/limits.js';
 import type { Finding } from '../../../shared/secret-types.js';
+import { parseEtag } from '../../../server/protocol.js';
 import type { FileFacts } from '../../memdir/read-file.js';
 import type { AlertCenter } from '../alert-center.js';
 import { type TeamConnection, connectionDir } from '../connections.js';
 import { HashCache, sameFacts } from '../hash-cache.js';
 import { type RequestRecord, TeamClient } from '../team-client.js';
 import { type LocalListing, type TeamDir, type TeamFile, listTeamFiles } from '../team-paths.js';
-import { type SyncState, StateFile } from '../sync-state.js';
+import { BaseStore, type SyncState, StateFile } from '../sync-state.js';
 
 export interface RetryPolicy {
   /** Push answers that got nowhere (412, 428) tolerated in one sync before giving up until the next (default 6). */
@@ -49,6 +50,8 @@ export interface TeamSyncOptions {
   /** Called when a pull has decided to overwrite `key`, just before it checks the file again and writes it (tests save the file there, as an editor would). */
   beforeWriteKey?: (key: string) => void | Promise<void>;
   now?: () => Date;
+  /** Speak only this protocol (1: the team-wide If-Match of older clients; default: 2, falling back to 1 for a server that only speaks 1). */
+  protocol?: 1 | 2;
 }
 
 /** A sync that could not go on, with a sentence for the user. */
@@ -66,8 +69,8 @@ const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 100, maxMs: 3_000 };
 
 export function emptyReport(): SyncReport {
   return {
-    pull: { status: null, full: false, written: [], conflicts: [], refused: [] },
-    push: { uploaded: [], attempts: 0, stale: 0, requests: 0 },
+    pull: { status: null, full: false, written: [], merged: [], conflicts: [], refused: [] },
+    push: { uploaded: [], confirmed: [], attempts: 0, stale: 0, requests: 0 },
     waiting: [],
     bytesHashed: 0,
     filesHashed: 0,
@@ -109,6 +112,8 @@ export interface Cycle {
   signal?: AbortSignal | undefined;
   /** Keys the server refused in this sync, with the content hash it refused. */
   refusedByServer: Map<string, { sha: string; reason: string }>;
+  /** The server moved past this client's ETag during the push (others' commits): pull before the sync ends. */
+  behind?: boolean;
 }
 
 export type AlertInput = { kind: 'secret' | 'sync' | 'security' | 'error'; title: string; message: string; file?: string | null; findings?: Finding[] };
@@ -141,6 +146,10 @@ export class SyncEngine {
   topicsLoaded = false;
   lastCheckAt: string | null = null;
   currentRequests = 0;
+  /** The protocol in use: 2 unless the options say 1 or the server turned out to speak only 1. */
+  protocol: 1 | 2;
+  /** The content of base versions, for three-way merges. */
+  readonly bases: BaseStore;
 
   constructor(readonly options: TeamSyncOptions) {
     this.connection = options.connection;
@@ -162,6 +171,8 @@ export class SyncEngine {
     this.maxEntryBytes = options.maxEntryBytes ?? TOPIC_MAX_BYTES;
     this.batchKeys = options.batch?.maxKeys ?? 400;
     this.batchBytes = options.batch?.maxBytes ?? 6 * 1024 * 1024;
+    this.protocol = options.protocol ?? 2;
+    this.bases = new BaseStore(this.stateFile.dir);
   }
 
   async reload(): Promise<void> {
@@ -229,7 +240,29 @@ export class SyncEngine {
     this.setIn(this.base, key, sha);
   }
 
+  /** Remember the newest team version seen (see sync-state.ts `seen`). */
+  sawEtag(etag: string): void {
+    const now = parseEtag(etag);
+    const seen = this.state.seen ? parseEtag(this.state.seen) : null;
+    if (!now || (seen && seen.epoch === now.epoch && seen.version >= now.version)) return;
+    this.state.seen = etag;
+    this.dirty = true;
+  }
+
+  /** Whether an answer at `etag` is older than a version this client has already seen (a replayed or reordered duplicate). */
+  isStale(etag: string): { told: number; known: number } | null {
+    const told = parseEtag(etag);
+    if (!told) return null;
+    let known = -1;
+    for (const tag of [this.state.etag, this.state.seen]) {
+      const t = tag ? parseEtag(tag) : null;
+      if (t && t.epoch === told.epoch) known = Math.max(known, t.version);
+    }
+    return told.version < known ? { told: told.version, known } : null;
+  }
+
   setEtag(etag: string): void {
+    this.sawEtag(etag);
     if (this.state.etag === etag) return;
     this.state.etag = etag;
     this.dirty = true;

@@ -25,5 +25,14 @@ describe('three-way line merge of team files', () => {
     expect(merged.conflicts).toBe(1);
     expect(merged.text).toContain('<<<<<<< mine\nTwo approvals from the owners.\n=======\nOne approval is enough.\n>>>>>>> server (ann)');
     expect(merged.both).toBe(base.replace('Two approvals.', 'Two approvals from the owners.\nOne approval is enough.'));
+    expect(merged.serverWins).toBe(theirs);
+  });
+
+  it('where one place overlaps, the other changes still merge', () => {
+    const mine = base.replace('Freeze on Fridays.', 'Freeze on Fridays and holidays.').replace('Two approvals.', 'Two approvals from the owners.');
+    const theirs = base.replace('Two approvals.', 'One approval is enough.');
+    const merged = mergeLines(base, mine, theirs);
+    expect(merged.clean).toBe(false);
+    expect(merged.serverWins).toBe(theirs.replace('Freeze on Fridays.', 'Freeze on Fridays and holidays.'));
   });
 });

@@ -14,6 +14,8 @@ export interface LineMerge {
   text: string;
   /** The merge with each overlapping change resolved by keeping both sides (mine, then the server's), no markers. */
   both: string;
+  /** The merge with each overlapping change resolved as the server has it (what a pull writes while it keeps the local version as a conflict). */
+  serverWins: string;
   /** How many places overlap. */
   conflicts: number;
 }
@@ -28,17 +30,20 @@ export function mergeLines(base: string, mine: string, theirs: string, labels: {
   const regions = diff3Merge(lines(mine), lines(base), lines(theirs), { excludeFalseConflicts: true });
   const text: string[] = [];
   const both: string[] = [];
+  const serverWins: string[] = [];
   let conflicts = 0;
   for (const region of regions) {
     if (region.ok) {
       text.push(...region.ok);
       both.push(...region.ok);
+      serverWins.push(...region.ok);
       continue;
     }
     const c = region.conflict!;
     conflicts++;
     text.push(`<<<<<<< ${labels.mine ?? 'mine'}`, ...c.a, '=======', ...c.b, `>>>>>>> ${labels.theirs ?? 'server'}`);
     both.push(...c.a, ...c.b);
+    serverWins.push(...c.b);
   }
-  return { clean: conflicts === 0, text: text.join('\n'), both: both.join('\n'), conflicts };
+  return { clean: conflicts === 0, text: text.join('\n'), both: both.join('\n'), serverWins: serverWins.join('\n'), conflicts };
 }

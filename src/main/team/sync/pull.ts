@@ -5,8 +5,11 @@
  *   L = S                → in step;
  *   S = B, L ≠ B         → only the local file changed: it waits for the push;
  *   L missing or L = B   → write S (a locally deleted file comes back: deletions never propagate);
- *   otherwise            → a local edit that was never pushed would be lost: its bytes are kept
- *                          as a conflict (conflicts.ts), then S is written. Nothing is lost.
+ *   otherwise            → both changed since B: merged line by line (merge.ts) when both are
+ *                          text and B's content is known — the merge is written (history: a
+ *                          merge with both parents) and pushed; where the changes overlap, the
+ *                          local bytes are kept as a conflict (conflicts.ts), then S is written.
+ *                          Nothing is lost.
  * A pull decides and writes key by key, and checks the file is still the one it decided on
  * (inode, mtime, ctime, size) right before writing it: a file saved meanwhile is decided again,
  * so an editor's save during a pull becomes a conflict, never a silent overwrite.
@@ -23,6 +26,7 @@ import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, resolveTeamKey } from '../team-paths.js';
 import { keepConflict } from './conflicts.js';
+import { type LineMerge, mergeLines } from './merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -63,8 +67,14 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     cycle.report.pull.status ??= 304;
     return false;
   }
-  cycle.report.pull.status = 200;
   const body = answer.body;
+  // Never backwards: an answer older than the version this client already has (a replayed or
+  // reordered duplicate) would take back what it knows; it is ignored and asked again next time.
+  const stale = e.isStale(answer.etag);
+  if (stale) {
+    throw new TeamSyncError('network', `The sync server's answer was older than a version this client has already seen (version ${stale.told} < ${stale.known}: a replayed or reordered answer); it was ignored, and the next sync asks again.`);
+  }
+  cycle.report.pull.status = 200;
   cycle.report.pull.full ||= body.full;
 
   // Check every entry before anything is written.
@@ -119,8 +129,10 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
       continue;
     }
     const action = decide(e, key, local?.sha ?? null, entry.sha256);
-    if (action === 'same') e.setBase(key, entry.sha256);
-    else if (action === 'write' || action === 'conflict') {
+    if (action === 'same') {
+      e.setBase(key, entry.sha256);
+      e.bases.save(entry.sha256, entry.content);
+    } else if (action === 'write' || action === 'conflict') {
       if (e.failedWrites.get(key) === entry.sha256) continue;
       plan.set(key, file);
     }
@@ -154,14 +166,17 @@ async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, a
   const summary = `Pull from team ${e.connection.team}: ${keys.length} file${keys.length === 1 ? '' : 's'}`;
   e.options.onWrite?.('before', keys);
   const written: string[] = [];
+  const merges: Merge[] = [];
+  // A merge makes this entry a merge commit: its second parent holds the server's versions of the merged files.
+  const theirs = () => merges.map((m) => ({ path: m.rel, content: m.theirs, from: `Versions on team ${e.connection.team}` }));
   try {
-    await transact(e.memoryDir, { source: 'sync', summary, body: `Server: ${e.connection.server}\nKeys: ${keys.join(', ')}`, dataDir: e.options.dataDir }, async () => {
+    await transact(e.memoryDir, { source: 'sync', summary, body: `Server: ${e.connection.server}\nKeys: ${keys.join(', ')}`, dataDir: e.options.dataDir, theirs }, async () => {
       // The snapshot transact just took holds every local version: conflicts point at it.
       let rev: Promise<string | null> | undefined;
       const snapshotRev = (): Promise<string | null> => (rev ??= listHistory(e.memoryDir, { dataDir: e.options.dataDir, limit: 1 }).then(([head]) => head?.rev ?? null, () => null));
       for (const [key, file] of plan) {
         if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
-        if (await applyKey(e, cycle, file, accepted.get(key)!, snapshotRev)) written.push(key);
+        if (await applyKey(e, cycle, file, accepted.get(key)!, snapshotRev, merges)) written.push(key);
       }
     });
   } finally {
@@ -177,7 +192,7 @@ async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, a
  * and the write (an editor saved it): then it is decided again, so a save is kept as a
  * conflict, never overwritten unseen. Whether it was written.
  */
-async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: PulledEntry, snapshotRev: () => Promise<string | null>): Promise<boolean> {
+async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: PulledEntry, snapshotRev: () => Promise<string | null>, merges: Merge[]): Promise<boolean> {
   const key = file.key;
   for (let look = 0; look < 3; look++) {
     let local: LocalInfo | null;
@@ -191,15 +206,29 @@ async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: Pull
     const action = decide(e, key, local?.sha ?? null, entry.sha256);
     if (action === 'same') e.setBase(key, entry.sha256);
     if (action === 'same' || action === 'keep-local') return false;
+    let content = entry.content;
+    let sha = entry.sha256;
+    let merged = false;
     if (action === 'conflict') {
-      await keepConflict(e, cycle, file, local!, entry, await snapshotRev());
-      // The conflict is on record before anything is overwritten.
-      await e.persist();
+      const merge = await mergeWithServer(e, file, local!, entry);
+      if (!merge?.clean) {
+        await keepConflict(e, cycle, file, local!, entry, await snapshotRev());
+        // The conflict is on record before anything is overwritten.
+        await e.persist();
+      }
+      // Clean: the merge. Overlapping somewhere: the server's version with the local changes
+      // that overlap nothing (only the overlap waits in the conflict). Pushed by this sync.
+      const text = merge ? (merge.clean ? merge.text : merge.serverWins) : null;
+      if (text !== null && text !== entry.content) {
+        content = text;
+        sha = sha256Hex(text);
+        merged = true;
+      }
     }
     await e.options.beforeWriteKey?.(key);
     if (!sameFacts(await file.facts(), local?.facts ?? null)) continue;
     try {
-      await e.write(file, entry.content, entry.sha256);
+      await e.write(file, content, sha);
     } catch (error) {
       e.failedWrites.set(key, entry.sha256);
       cycle.report.pull.refused.push({ key, reason: `Could not write team/${key}: ${(error as Error).message}` });
@@ -207,11 +236,43 @@ async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: Pull
       return false;
     }
     e.failedWrites.delete(key);
+    // The server's version is what both now agree on; a merge is a local edit on top of it (pushed next).
     e.setBase(key, entry.sha256);
+    e.bases.save(entry.sha256, entry.content);
+    if (merged) {
+      cycle.report.pull.merged.push(key);
+      merges.push({ rel: file.rel, theirs: entry.content });
+    }
     return true;
   }
   // Saved again at every look: left alone (the local file is never overwritten while in use).
   e.failedWrites.set(key, entry.sha256);
   cycle.report.pull.refused.push({ key, reason: `team/${key} kept changing while the pull tried to update it; it was left as it is.` });
   return false;
+}
+
+/** A key merged by this pull: its path in the memory dir and the server's version merged in. */
+interface Merge {
+  rel: string;
+  theirs: string;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The three-way merge of the local version and the server's on their base, or null when it
+ * cannot be made: a side is not text, or the base's content is not known here (then the local
+ * version is kept as a conflict, as before merges existed).
+ */
+async function mergeWithServer(e: SyncEngine, file: TeamFile, local: LocalInfo, entry: PulledEntry): Promise<LineMerge | null> {
+  const baseSha = e.base.get(file.key);
+  if (!baseSha) return null;
+  const base = await e.bases.read(baseSha);
+  const bytes = local.bytes ?? (await file.read())?.data ?? null;
+  if (!base || !bytes || sha256Hex(bytes) !== local.sha || sha256Hex(base) !== baseSha) return null;
+  try {
+    return mergeLines(strictUtf8.decode(base), strictUtf8.decode(bytes), entry.content);
+  } catch {
+    return null;
+  }
 }

@@ -8,12 +8,14 @@
  * delta and retries with jittered exponential backoff, a bounded number of times, then tells
  * the user (only answers that got nowhere count: a first push of 10,000 files is not "stale").
  */
+import { randomBytes } from 'node:crypto';
 import type { WaitingItem } from '../../../shared/contract/team.js';
 import type { Finding } from '../../../shared/secret-types.js';
-import { parseEtag } from '../../../server/protocol.js';
+import { type ErrorResponse, parseEtag } from '../../../server/protocol.js';
 import type { FileFacts } from '../../memdir/read-file.js';
 import { scanText } from '../../secrets/scanner.js';
 import { secretAlertMessage } from '../alert-center.js';
+import { TeamClientError } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkTeamDir, resolveTeamKey } from '../team-paths.js';
 import { type Cycle, type LocalInfo, type SyncEngine, TeamSyncError, sleep } from './engine.js';
 import { pull } from './pull.js';
@@ -25,19 +27,27 @@ function waitingReason(error: TeamPathError): WaitingItem['reason'] {
   return error.reason === 'symlink' || error.reason === 'outside' ? 'symlink' : error.reason === 'hardlink' ? 'hardlink' : 'not-a-file';
 }
 
+/** One file to push: its content, its hash, its size in bytes. */
+interface DeltaItem {
+  content: string;
+  sha: string;
+  bytes: number;
+}
+type Delta = Map<string, DeltaItem>;
+
 function waiting(cycle: Cycle, item: WaitingItem): void {
   cycle.report.waiting.push(item);
 }
 
 /** The delta to push now: key → content, for every local file that differs and may be pushed. */
-export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boolean }): Promise<Map<string, { content: string; sha: string; bytes: number }>> {
+export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boolean }): Promise<Delta> {
   if (cycle.relist) {
     cycle.team = await checkTeamDir(e.memoryDir);
     cycle.listing = e.list(cycle.team);
     cycle.relist = false;
   }
   cycle.report.waiting = [];
-  const delta = new Map<string, { content: string; sha: string; bytes: number }>();
+  const delta: Delta = new Map();
   const secretTopics = new Set<string>();
   const linkTopics = new Set<string>();
   for (const problem of cycle.listing.problems) {
@@ -193,18 +203,193 @@ async function refetch(e: SyncEngine, cycle: Cycle): Promise<void> {
   }
 }
 
+/** One batch of the delta: what fits in one request. */
+function nextBatch(e: SyncEngine, delta: Delta): { batch: Map<string, DeltaItem>; bytes: number } {
+  const batch = new Map<string, DeltaItem>();
+  let bytes = 2;
+  for (const [key, item] of delta) {
+    const size = item.bytes + key.length + 96;
+    if (batch.size > 0 && (batch.size >= e.batchKeys || bytes + size > e.batchBytes)) break;
+    batch.set(key, item);
+    bytes += size;
+  }
+  return { batch, bytes };
+}
+
 /**
- * Push the delta in batches until it is empty. Rounds that upload or refuse keys make
- * progress and are not counted; rounds that get nowhere (412, 428) are, with backoff, up to
+ * A refusal of a whole push that the engine can act on: keys the server refused (kept back
+ * with the reason), a batch too large (halved). Throws for anything else.
+ */
+function handleRefusal(e: SyncEngine, cycle: Cycle, outcome: { status: number; error: ErrorResponse }, batch: Map<string, DeltaItem>, bytes: number): void {
+  const { error } = outcome;
+  const refuse = (key: string, reason: string): void => {
+    const item = batch.get(key);
+    if (item) cycle.refusedByServer.set(key, { sha: item.sha, reason });
+  };
+  if (outcome.status === 400 && error.keys && error.keys.length > 0) {
+    const unknown = error.keys.filter((k) => !batch.has(k.key));
+    if (unknown.length > 0) {
+      throw new TeamSyncError('server', `The sync server refused keys this push did not carry (${unknown.slice(0, 3).map((k) => JSON.stringify(k.key.slice(0, 80))).join(', ')}); the push stopped. Your changes are kept.`);
+    }
+    for (const k of error.keys) refuse(k.key, `The server refused the key: ${k.reason}`);
+    return;
+  }
+  if ((outcome.status === 409 || outcome.status === 400 || (outcome.status === 413 && error.error === 'entry-too-large')) && error.key && batch.has(error.key)) {
+    refuse(error.key, `The server refused team/${error.key}: ${error.message}`);
+    return;
+  }
+  if (outcome.status === 413 && (error.error === 'too-many-keys' || error.error === 'body-too-large') && batch.size > 1) {
+    // Always smaller than the batch just refused, so this ends (at one key, refused for good).
+    if (error.error === 'too-many-keys') e.batchKeys = Math.max(1, Math.min(Math.floor(batch.size / 2), error.limit ?? batch.size));
+    else e.batchBytes = Math.max(1, Math.min(Math.floor(bytes / 2), error.limit ?? bytes));
+    return;
+  }
+  throw new TeamSyncError(error.error === 'team-full' ? 'team-full' : 'server', `The server refused the push: ${error.message}`);
+}
+
+/** A push that left but whose answer did not come back: say so, never "cannot reach" or "nothing to upload". */
+function lostAnswer(error: unknown): unknown {
+  if (error instanceof TeamClientError && (error.code === 'network' || error.code === 'timeout') && error.sent) {
+    const what = error.code === 'timeout' ? error.message.replace(/ did not answer /, ' did not answer the push ').replace(/\.$/, '') : error.message.replace(/ was lost \(/, ' was lost after the push was sent (').replace(/\.$/, '');
+    return new TeamSyncError(error.code, `${what}; the server may have saved it: the next sync confirms it. Your changes are kept.`);
+  }
+  return error;
+}
+
+/** Record a committed key: on the server and agreed, its content kept as the base for later merges. */
+function agreed(e: SyncEngine, key: string, sha: string): void {
+  e.setServer(key, sha);
+  e.setBase(key, sha);
+}
+
+/**
+ * Before the pull: ask the server for the result of a push whose answer was lost (protocol 2,
+ * the same push id, no entries). Keys it had saved are this client's own writes — recognised
+ * as such, so the pull never turns them into a conflict with oneself.
+ */
+export async function confirmLostPush(e: SyncEngine, cycle: Cycle): Promise<void> {
+  const lost = e.state.lostPush;
+  if (!lost) return;
+  if (e.protocol === 2) {
+    const outcome = await e.client.commit(lost.pushId, {}, { signal: cycle.signal });
+    if (outcome.ok && outcome.body.replayed) {
+      for (const key of [...outcome.body.committed, ...outcome.body.unchanged]) {
+        const sha = lost.entries[key];
+        if (!sha) continue;
+        agreed(e, key, sha);
+        cycle.report.push.confirmed.push(key);
+      }
+      for (const [key, conflict] of Object.entries(outcome.body.conflicts)) e.setServer(key, conflict.sha256);
+      cycle.behind = true;
+    }
+  }
+  e.state.lostPush = null;
+  e.dirty = true;
+}
+
+/** Whether the server speaks only protocol 1 (asked after a 404 on the protocol 2 route). */
+async function speaksOnlyProtocol1(e: SyncEngine, cycle: Cycle): Promise<boolean> {
+  const me = await e.client.me({ signal: cycle.signal });
+  if (me.team !== e.connection.team) throw new TeamSyncError('not-found', `The sync server has no team "${e.connection.team}" for this token: the token belongs to team "${me.team}".`);
+  return !(me.protocols ?? [1]).includes(2);
+}
+
+/**
+ * Protocol 2: push the delta in batches, each key with the base it was edited from; the server
+ * commits what still matches and answers the rest as per-key conflicts, which a pull then
+ * merges (or keeps as conflicts) and the next round pushes. Unrelated keys never hold each
+ * other back, so there is no "stale" to give up on. False when the server speaks only protocol 1.
+ */
+async function pushCommits(e: SyncEngine, cycle: Cycle): Promise<boolean> {
+  let pulls = 0;
+  let delta: Delta | null = null;
+  for (;;) {
+    if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
+    delta ??= await computeDelta(e, cycle, { dry: false });
+    if (delta.size === 0) {
+      // Others committed meanwhile (or a key conflicted): catch up before the sync ends, and
+      // push what the pull merged. Bounded: what is left waits for the next sync.
+      if (cycle.behind && pulls < e.retry.attempts) {
+        pulls++;
+        cycle.behind = false;
+        await pull(e, cycle, e.state.etag ? 'delta' : 'full');
+        delta = null;
+        continue;
+      }
+      return true;
+    }
+    const { batch, bytes } = nextBatch(e, delta);
+    const entries: Record<string, { content: string; base: string | null }> = {};
+    for (const [key, item] of batch) {
+      entries[key] = { content: item.content, base: e.base.get(key) ?? null };
+      // Kept before it leaves: a push saved but unanswered is then merged and recognised like any other.
+      e.bases.save(item.sha, item.content);
+    }
+    const pushId = randomBytes(16).toString('base64url');
+    // On disk before the request leaves: a process killed while waiting for the answer still knows what it sent.
+    e.state.lostPush = { pushId, entries: Object.fromEntries([...batch].map(([key, item]) => [key, item.sha])) };
+    e.dirty = true;
+    await e.persist();
+    cycle.report.push.attempts++;
+    let outcome: Awaited<ReturnType<typeof e.client.commit>>;
+    try {
+      outcome = await e.client.commit(pushId, entries, { signal: cycle.signal });
+    } catch (error) {
+      throw lostAnswer(error);
+    }
+    e.state.lostPush = null;
+    e.dirty = true;
+    if (!outcome.ok) {
+      if ((outcome.status === 404 || outcome.status === 405) && (await speaksOnlyProtocol1(e, cycle))) {
+        e.protocol = 1;
+        return false;
+      }
+      handleRefusal(e, cycle, outcome, batch, bytes);
+      delta = null;
+      continue;
+    }
+    const body = outcome.body;
+    const done: string[] = [];
+    for (const key of [...body.committed, ...body.unchanged]) {
+      const item = batch.get(key);
+      if (!item) continue;
+      agreed(e, key, item.sha);
+      done.push(key);
+    }
+    for (const [key, conflict] of Object.entries(body.conflicts)) {
+      // Someone else's version is on the server: the pull brings it in and merges (or keeps a conflict).
+      e.setServer(key, conflict.sha256);
+      cycle.behind = true;
+    }
+    for (const key of batch.keys()) delta.delete(key);
+    cycle.report.push.uploaded.push(...done);
+    cycle.report.waiting = cycle.report.waiting.filter((w) => !(w.reason === 'pending' && done.includes(w.key)));
+    // This client knows the whole team state at the new version only if nothing else was committed in between.
+    const mine = e.state.etag ? parseEtag(e.state.etag) : null;
+    const now = parseEtag(body.etag);
+    if (mine && now && mine.epoch === now.epoch && mine.version === body.previousVersion) e.setEtag(body.etag);
+    else if (!mine || !now || mine.epoch !== now.epoch || mine.version < body.version) cycle.behind = true;
+    e.sawEtag(body.etag);
+    cycle.report.version = body.version;
+    if (done.length > 0) e.state.lastPushAt = e.now().toISOString();
+    e.dirty = true;
+  }
+}
+
+/**
+ * Push the delta: protocol 2 unless the server speaks only 1. Protocol 1 pushes in batches
+ * with If-Match until the delta is empty. Rounds that upload or refuse keys make progress and
+ * are not counted; rounds that get nowhere (412, 428) are, with backoff, up to
  * `retry.attempts`; an answer that makes no sense stops the push.
  */
 export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
+  if (e.protocol === 2 && (await pushCommits(e, cycle))) return;
   let failures = 0;
   const retryAfterBackoff = async (giveUp: TeamSyncError): Promise<void> => {
     if (++failures >= e.retry.attempts) throw giveUp;
     await sleep(backoff(e, failures), cycle.signal);
   };
-  let delta: Map<string, { content: string; sha: string; bytes: number }> | null = null;
+  let delta: Delta | null = null;
   for (;;) {
     if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
     // The delta is computed once, and again only after something moved (a 412, a refusal).
@@ -217,34 +402,31 @@ export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
       delta = null;
       continue;
     }
+    const { batch: items, bytes } = nextBatch(e, delta);
     const batch: Record<string, string> = {};
-    const shas = new Map<string, string>();
-    let bytes = 2;
-    for (const [key, item] of delta) {
-      const size = item.bytes + key.length + 16;
-      if (shas.size > 0 && (shas.size >= e.batchKeys || bytes + size > e.batchBytes)) break;
-      batch[key] = item.content;
-      shas.set(key, item.sha);
-      bytes += size;
-    }
+    for (const [key, item] of items) batch[key] = item.content;
     cycle.report.push.attempts++;
-    const outcome = await e.client.put(e.state.etag, batch, { signal: cycle.signal });
+    let outcome: Awaited<ReturnType<typeof e.client.put>>;
+    try {
+      outcome = await e.client.put(e.state.etag, batch, { signal: cycle.signal });
+    } catch (error) {
+      throw lostAnswer(error);
+    }
     if (outcome.ok) {
-      for (const [key, sha] of shas) {
-        e.setServer(key, sha);
-        e.setBase(key, sha);
+      for (const [key, item] of items) {
+        agreed(e, key, item.sha);
+        e.bases.save(item.sha, item.content);
         delta.delete(key);
       }
       e.setEtag(outcome.body.etag);
       cycle.report.version = outcome.body.version;
-      cycle.report.push.uploaded.push(...shas.keys());
-      cycle.report.waiting = cycle.report.waiting.filter((w) => !(w.reason === 'pending' && shas.has(w.key)));
+      cycle.report.push.uploaded.push(...items.keys());
+      cycle.report.waiting = cycle.report.waiting.filter((w) => !(w.reason === 'pending' && items.has(w.key)));
       e.state.lastPushAt = e.now().toISOString();
       e.dirty = true;
       continue;
     }
     delta = null;
-    const { error } = outcome;
     if (outcome.status === 412) {
       cycle.report.push.stale++;
       await retryAfterBackoff(new TeamSyncError('stale', `The team memory kept changing while pushing (${cycle.report.push.stale} tries answered "412 stale"); your changes are kept and pushed at the next sync.`));
@@ -256,28 +438,6 @@ export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
       await pull(e, cycle, 'full');
       continue;
     }
-    const refuse = (key: string, reason: string): void => {
-      const sha = shas.get(key);
-      if (sha) cycle.refusedByServer.set(key, { sha, reason });
-    };
-    if (outcome.status === 400 && error.keys && error.keys.length > 0) {
-      const unknown = error.keys.filter((k) => !shas.has(k.key));
-      if (unknown.length > 0) {
-        throw new TeamSyncError('server', `The sync server refused keys this push did not carry (${unknown.slice(0, 3).map((k) => JSON.stringify(k.key.slice(0, 80))).join(', ')}); the push stopped. Your changes are kept.`);
-      }
-      for (const k of error.keys) refuse(k.key, `The server refused the key: ${k.reason}`);
-      continue;
-    }
-    if ((outcome.status === 409 || outcome.status === 400 || (outcome.status === 413 && error.error === 'entry-too-large')) && error.key && shas.has(error.key)) {
-      refuse(error.key, `The server refused team/${error.key}: ${error.message}`);
-      continue;
-    }
-    if (outcome.status === 413 && (error.error === 'too-many-keys' || error.error === 'body-too-large') && shas.size > 1) {
-      // Always smaller than the batch just refused, so this ends (at one key, refused for good).
-      if (error.error === 'too-many-keys') e.batchKeys = Math.max(1, Math.min(Math.floor(shas.size / 2), error.limit ?? shas.size));
-      else e.batchBytes = Math.max(1, Math.min(Math.floor(bytes / 2), error.limit ?? bytes));
-      continue;
-    }
-    throw new TeamSyncError(error.error === 'team-full' ? 'team-full' : 'server', `The server refused the push: ${error.message}`);
+    handleRefusal(e, cycle, outcome, items, bytes);
   }
 }

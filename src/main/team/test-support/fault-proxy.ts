@@ -100,7 +100,8 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
       void (async () => {
         counts.requests++;
         const body = Buffer.concat(chunks);
-        const key = `${req.method} ${req.url} ${req.headers.authorization ?? ''}`;
+        // Any earlier answer of the same route to the same member may be replayed (a stale duplicate).
+        const key = `${req.method} ${(req.url ?? '').split('?')[0]} ${req.headers.authorization ?? ''}`;
         const fault: Fault | null = random() < proxy.rate ? FAULTS[Math.floor(random() * FAULTS.length)]! : null;
         try {
           if (fault === 'cut-before') {

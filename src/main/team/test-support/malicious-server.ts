@@ -48,13 +48,26 @@ export async function startMaliciousServer(behaviour: Behaviour): Promise<Malici
   const server = http.createServer((req, res) => {
     counts.requests++;
     counts.authorization.push(req.headers.authorization ?? '');
-    req.resume();
     const url = new URL(req.url ?? '/', 'http://x');
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => answer(req, res, url, Buffer.concat(chunks).toString('utf8')));
+  });
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse, url: URL, text: string): void => {
     const isEntries = url.pathname.endsWith('/entries');
     const isChecksums = url.pathname.endsWith('/checksums');
     if (url.pathname === '/v1/me') return send(res, 200, { team: 'platform', member: 'victim', tokenId: '0'.repeat(16) });
+    // Only the 'entries' server speaks protocol 2; the others are old servers (the client falls back to protocol 1).
+    if (url.pathname.startsWith('/v2/') && behaviour.kind !== 'entries') return send(res, 404, { error: 'not-found', message: 'Not found.' });
     switch (behaviour.kind) {
       case 'entries': {
+        if (req.method === 'PUT' && url.pathname.startsWith('/v2/')) {
+          // Protocol 2: every key "committed".
+          counts.puts++;
+          const body = JSON.parse(text) as { pushId: string; entries: Record<string, unknown> };
+          version++;
+          return send(res, 200, { pushId: body.pushId, version, previousVersion: version - 1, etag: behaviour.putEtag ?? `"${EPOCH}-${version}"`, committed: Object.keys(body.entries), unchanged: [], conflicts: {}, replayed: false });
+        }
         if (req.method === 'PUT') {
           counts.puts++;
           return send(res, 200, { version: ++version, etag: behaviour.putEtag ?? `"${EPOCH}-${version}"`, changed: [], unchanged: [] });
@@ -108,13 +121,13 @@ export async function startMaliciousServer(behaviour: Behaviour): Promise<Malici
         return;
       case 'redirect':
         res.writeHead(307, { location: `${behaviour.to}${req.url ?? '/'}` });
-        return res.end();
+        return void res.end();
       case 'garbage':
         res.writeHead(200, { 'content-type': 'application/json', etag: `"${EPOCH}-1"` });
         counts.bytesSent += 20;
-        return res.end('{"entries": [1, 2, 3');
+        return void res.end('{"entries": [1, 2, 3');
     }
-  });
+  };
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

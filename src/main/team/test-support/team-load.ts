@@ -39,9 +39,9 @@ export interface LoadSpec {
   logShare?: number;
   seed?: number;
   clientOptions?: Partial<TeamSyncOptions>;
-  /** Between rounds (a test turns faults on and off here). */
+  /** Before each round (a test turns faults on here). */
   onRound?: (round: number) => void | Promise<void>;
-  /** Before the run is settled (a test turns faults off here: settling needs a server that answers). */
+  /** Before the team is set up and before the run is settled (a test turns faults off here: both need a server that answers). */
   onSettle?: () => void | Promise<void>;
 }
 
@@ -115,6 +115,15 @@ export async function runTeamLoad(spec: LoadSpec): Promise<LoadLedger> {
     if (report.error) errors[report.error.code] = (errors[report.error.code] ?? 0) + 1;
     if (report.error?.code === 'stale') staleExits++;
   };
+
+  // The shared files exist before the team starts (a file everyone edits is one the team already has).
+  await clients[0]!.write('shared.md', skeleton('shared', everyone, false));
+  for (let g = 0; g < groups; g++) await clients[0]!.write(`group-${g}.md`, skeleton(`group ${g}`, members(g), true));
+  await spec.onSettle?.();
+  for (const client of clients) {
+    const report = await client.sync.sync();
+    if (report.error) throw new Error(`the team could not be set up: ${report.error.message}`);
+  }
 
   for (let round = 0; round < spec.rounds; round++) {
     await spec.onRound?.(round);
