@@ -14,7 +14,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AlertRecord, AllowedSecret } from '../../shared/contract/alerts.js';
 import type { AppEvent } from '../../shared/contract/events.js';
-import type { ConflictDetail, SyncReport, SyncStateName, TeamOverviewRow, TeamStatus } from '../../shared/contract/team.js';
+import type { ConflictDetail, ConflictResolution, SyncReport, SyncStateName, TeamOverviewRow, TeamStatus } from '../../shared/contract/team.js';
 import { TEAM_DIR } from '../../shared/limits.js';
 import { type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
@@ -472,7 +472,7 @@ export class TeamService {
     return running.sync.conflictDetail(id);
   }
 
-  async resolve(dir: string, id: string, take: 'server' | 'mine' | 'merge', opts: { text?: string; theirsSha?: string | null }): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
+  async resolve(dir: string, id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null }): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
     const { running } = await this.requireEngine(dir);
     const result = await this.track(running, running.sync.resolve(id, take, opts));
     this.host.events.publish({ type: 'team-changed', dir });

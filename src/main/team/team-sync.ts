@@ -14,7 +14,7 @@
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import type { SyncError, SyncReport, TeamConflict, WaitingItem } from '../../shared/contract/team.js';
+import type { ConflictDetail, ConflictResolution, SyncError, SyncReport, TeamConflict, WaitingItem } from '../../shared/contract/team.js';
 import { parseEtag } from '../../server/protocol.js';
 import { MemoryLockError } from '../memdir/safe-fs.js';
 import { TeamClientError } from './team-client.js';
@@ -239,17 +239,17 @@ export class TeamSync {
     });
   }
 
-  /** Both sides of a conflict. */
-  async conflictDetail(id: string): Promise<{ conflict: TeamConflict; mine: string; theirs: string; theirsSha: string | null }> {
+  /** Both sides of a conflict, the base and the three-way proposal. */
+  async conflictDetail(id: string): Promise<ConflictDetail> {
     return this.exclusive(() => conflictDetail(this.e, id));
   }
 
   /**
-   * Resolve a conflict. `server`: keep what the pull wrote. `mine` / `merge`: write that text
+   * Resolve a conflict. `server`: keep what the pull wrote. `mine` / `both` / `merge`: write that text
    * over the server's version (history entry `sync`) and push it — based on the server version
    * this client has seen, so a newer one on the server makes it a conflict again, never a loss.
    */
-  async resolve(id: string, take: 'server' | 'mine' | 'merge', opts: { text?: string; theirsSha?: string | null } = {}): Promise<{ conflict: TeamConflict; rev: string | null; report: SyncReport | null }> {
+  async resolve(id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null } = {}): Promise<{ conflict: TeamConflict; rev: string | null; report: SyncReport | null }> {
     const done = await this.exclusive(() => resolveConflict(this.e, id, take, opts));
     const report = take === 'server' ? null : await this.sync();
     return { ...done, report };

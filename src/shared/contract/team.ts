@@ -13,8 +13,8 @@ import { projectRef } from './common.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
-/** How a conflict was resolved. */
-export const CONFLICT_RESOLUTIONS = ['server', 'mine', 'merge'] as const;
+/** How a conflict was resolved: the team's version, mine, a merged text, or both sides kept where they overlap. */
+export const CONFLICT_RESOLUTIONS = ['server', 'mine', 'merge', 'both'] as const;
 export type ConflictResolution = (typeof CONFLICT_RESOLUTIONS)[number];
 
 /**
@@ -152,6 +152,12 @@ export const conflictDetailSchema = z.object({
   theirs: z.string(),
   /** sha256 of `theirs`: sent back with "take mine" or a merge, so an edit since is never overwritten. */
   theirsSha: sha.nullable(),
+  /** The version both sides last agreed on (null: not known on this machine). */
+  base: z.string().nullable(),
+  /** The three-way merge of mine and theirs on the base, overlapping places between conflict markers (null without a base). */
+  proposal: z.string().nullable(),
+  /** Places where mine and theirs overlap (0: the proposal is a clean merge; null without a base). */
+  overlaps: z.number().int().nonnegative().nullable(),
 });
 export type ConflictDetail = z.infer<typeof conflictDetailSchema>;
 
@@ -167,7 +173,7 @@ export const teamContract = {
   'team.sync': mutation('Sync now: pull (server wins per key; unpushed local edits kept as conflicts), then push the delta.', projectRef, syncReportSchema),
   'team.conflict': query('Both versions of a conflict, for the side-by-side merge.', projectRef.extend({ id: z.string().min(1).max(100) }), conflictDetailSchema),
   'team.resolve': mutation(
-    "Resolve a conflict: keep the server's version, take mine (written and pushed), or a merged text (written and pushed). With theirsSha, nothing is written when the file changed since.",
+    "Resolve a conflict: keep the server's version, take mine (written and pushed), keep both sides where they overlap, or a merged text (written and pushed). With theirsSha, nothing is written when the file changed since.",
     projectRef.extend({ id: z.string().min(1).max(100), take: z.enum(CONFLICT_RESOLUTIONS), text: z.string().max(1_000_000).optional(), theirsSha: sha.nullable().optional() }),
     z.object({ conflict: teamConflictSchema, rev: z.string().nullable(), report: syncReportSchema.nullable() }),
   ),

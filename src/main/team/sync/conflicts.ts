@@ -6,10 +6,11 @@
  * and pushed based on the server version this client has seen, so a newer one on the server
  * makes it a conflict again, never a loss.
  */
-import type { TeamConflict } from '../../../shared/contract/team.js';
+import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
 import { transact } from '../../history/history.js';
 import { sha256Hex } from '../hash-cache.js';
 import { type TeamFile, checkTeamDir, resolveTeamKey } from '../team-paths.js';
+import { mergeLines } from './merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -51,22 +52,23 @@ export async function keepConflict(e: SyncEngine, cycle: Cycle, file: TeamFile, 
   cycle.report.pull.conflicts.push(key);
 }
 
-/** Both sides of a conflict (call under the sync's lock). */
-export async function conflictDetail(e: SyncEngine, id: string): Promise<{ conflict: TeamConflict; mine: string; theirs: string; theirsSha: string | null }> {
+/** Both sides of a conflict, the base and the three-way proposal (call under the sync's lock). */
+export async function conflictDetail(e: SyncEngine, id: string): Promise<ConflictDetail> {
   const conflict = e.state.conflicts.find((c) => c.id === id);
   if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
-  const mine = await e.stateFile.readConflictBytes(conflict);
+  const kept = await e.stateFile.readConflictBytes(conflict);
   const current = await (await resolveTeamKey(await checkTeamDir(e.memoryDir), conflict.key)).read();
-  return {
-    conflict,
-    mine: mine ? lenientUtf8.decode(mine) : '',
-    theirs: current ? lenientUtf8.decode(current.data) : '',
-    theirsSha: current ? sha256Hex(current.data) : null,
-  };
+  const baseBytes = conflict.baseSha ? await e.bases.read(conflict.baseSha) : null;
+  const mine = kept ? lenientUtf8.decode(kept) : '';
+  const theirs = current ? lenientUtf8.decode(current.data) : '';
+  const base = baseBytes ? lenientUtf8.decode(baseBytes) : null;
+  // The same merge the pull made, on what is on disk now: what the app's editor and `team resolve --keep merged` start from.
+  const merge = base === null ? null : mergeLines(base, mine, theirs, { mine: 'mine (kept here)', theirs: `team (${conflict.serverUpdatedBy ?? 'server'})` });
+  return { conflict, mine, theirs, theirsSha: current ? sha256Hex(current.data) : null, base, proposal: merge?.text ?? null, overlaps: merge?.conflicts ?? null };
 }
 
 /** Resolve a conflict (call under the sync's lock; the caller syncs afterwards unless `server`). */
-export async function resolveConflict(e: SyncEngine, id: string, take: 'server' | 'mine' | 'merge', opts: { text?: string; theirsSha?: string | null }): Promise<{ conflict: TeamConflict; rev: string | null }> {
+export async function resolveConflict(e: SyncEngine, id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null }): Promise<{ conflict: TeamConflict; rev: string | null }> {
   const conflict = e.state.conflicts.find((c) => c.id === id);
   if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
   if (conflict.status === 'resolved') throw new TeamSyncError('conflict', `This conflict was already resolved (${conflict.resolution}).`);
@@ -77,6 +79,10 @@ export async function resolveConflict(e: SyncEngine, id: string, take: 'server' 
       const kept = await e.stateFile.readConflictBytes(conflict);
       if (!kept) throw new TeamSyncError('not-found', 'The kept local version is missing from Memdir\'s data folder; restore it from history instead.');
       bytes = kept;
+    } else if (take === 'both') {
+      // Every line of both sides: merged where they do not overlap, mine then theirs where they do.
+      const detail = await conflictDetail(e, id);
+      bytes = Buffer.from(mergeLines(detail.base ?? '', detail.mine, detail.theirs).both, 'utf8');
     } else {
       if (opts.text === undefined) throw new TeamSyncError('invalid-input', 'A merge needs the merged text.');
       bytes = Buffer.from(opts.text, 'utf8');
@@ -88,7 +94,7 @@ export async function resolveConflict(e: SyncEngine, id: string, take: 'server' 
       throw new TeamSyncError('conflict', `team/${conflict.key} changed since the conflict was opened; look at it again before choosing.`);
     }
     const sha = sha256Hex(bytes);
-    const summary = `Resolve the conflict on team/${conflict.key}: ${take === 'mine' ? 'took my version' : 'merged both versions'}`;
+    const summary = `Resolve the conflict on team/${conflict.key}: ${take === 'mine' ? 'took my version' : take === 'both' ? 'kept both versions' : 'merged both versions'}`;
     e.options.onWrite?.('before', [conflict.key]);
     const { entry } = await transact(e.memoryDir, { source: 'sync', summary, dataDir: e.options.dataDir }, () => e.write(file, bytes, sha));
     e.options.onWrite?.('after', [conflict.key]);
