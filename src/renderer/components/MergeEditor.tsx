@@ -1,7 +1,7 @@
 /**
  * Resolve one sync conflict: the team's version (on disk now) and mine (kept when the pull
  * overwrote it) side by side, lines only one side has marked, and an editable result that
- * starts as the sync's own three-way merge (overlapping places between conflict markers), or
+ * starts as the sync's own three-way merge (where the versions overlap, both sides' lines), or
  * both versions' lines in order when the base is not known. Take the team's, take mine, or
  * save the merge.
  */
@@ -37,8 +37,8 @@ export function MergeEditor({ detail }: { detail: ConflictDetail }) {
   const busy = useTeam((s) => s.busy);
   const theme = useSettings((s) => themeOf(s.view));
   const lines = useMemo(() => sideBySide(detail.theirs, detail.mine), [detail.theirs, detail.mine]);
-  // The three-way merge the sync made (overlaps between markers) when the base is known; else both versions' lines in order.
-  const [result, setResult] = useState(() => detail.proposal ?? unionMerge(detail.theirs, detail.mine));
+  // The sync's own three-way merge when the base is known (overlaps keep both sides, no markers to save by mistake); else both versions' lines in order.
+  const [result, setResult] = useState(() => detail.both ?? unionMerge(detail.theirs, detail.mine));
   const { conflict } = detail;
   return (
     <section className="merge" aria-label={`Resolve team/${conflict.key}`}>

@@ -156,6 +156,8 @@ export const conflictDetailSchema = z.object({
   base: z.string().nullable(),
   /** The three-way merge of mine and theirs on the base, overlapping places between conflict markers (null without a base). */
   proposal: z.string().nullable(),
+  /** The same merge with every overlap resolved by keeping both sides, mine first (no markers): where the app's merge editor starts. */
+  both: z.string().nullable(),
   /** Places where mine and theirs overlap (0: the proposal is a clean merge; null without a base). */
   overlaps: z.number().int().nonnegative().nullable(),
 });

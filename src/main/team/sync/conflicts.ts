@@ -64,7 +64,7 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
   const base = baseBytes ? lenientUtf8.decode(baseBytes) : null;
   // The same merge the pull made, on what is on disk now: what the app's editor and `team resolve --keep merged` start from.
   const merge = base === null ? null : mergeLines(base, mine, theirs, { mine: 'mine (kept here)', theirs: `team (${conflict.serverUpdatedBy ?? 'server'})` });
-  return { conflict, mine, theirs, theirsSha: current ? sha256Hex(current.data) : null, base, proposal: merge?.text ?? null, overlaps: merge?.conflicts ?? null };
+  return { conflict, mine, theirs, theirsSha: current ? sha256Hex(current.data) : null, base, proposal: merge?.text ?? null, both: merge?.both ?? null, overlaps: merge?.conflicts ?? null };
 }
 
 /** Resolve a conflict (call under the sync's lock; the caller syncs afterwards unless `server`). */
