@@ -248,6 +248,25 @@ describe('team sync between two machines', () => {
     expect(await a.read(keyOf('two'))).toBe('2\n');
   });
 
+  it('an older client (protocol 1) and a new one share a team: each sees the other\'s files; the new one merges over the old one\'s edit', async () => {
+    n++;
+    const old = await makeClient(root, `old${n}`, server, server.tokens[0]!, { protocol: 1 });
+    const fresh = await makeClient(root, `new${n}`, server, server.tokens[1]!);
+    const key = keyOf('mixed');
+    await old.write(key, 'title\n\nold section\n\nnew section\n');
+    expect((await old.sync.sync()).push.uploaded).toEqual([key]);
+    expect((await fresh.sync.sync()).pull.written).toContain(key);
+    await old.write(key, 'title\n\nold section, edited by the old client\n\nnew section\n');
+    await fresh.write(key, 'title\n\nold section\n\nnew section, edited by the new client\n');
+    expect((await old.sync.sync()).error).toBeNull();
+    const merged = await fresh.sync.sync();
+    expect(merged).toMatchObject({ error: null, pull: { merged: [key], conflicts: [] }, push: { uploaded: [key] } });
+    const both = 'title\n\nold section, edited by the old client\n\nnew section, edited by the new client\n';
+    expect((await serverEntries(server.url, server.team, server.tokens[0]!))[key]).toBe(both);
+    expect((await old.sync.sync()).error).toBeNull();
+    expect(await old.read(key)).toBe(both);
+  });
+
   it('a token for another team gets a clear error and writes nothing', async () => {
     await createTeam(store, `other-${n}`);
     const other = (await issueToken(store, `other-${n}`, 'mallory')).token;
