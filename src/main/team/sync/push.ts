@@ -133,27 +133,18 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       sha = e.hashBytes(key, read.facts, read.data);
       if (sha === server) continue;
     }
-    let content: string;
-    try {
-      content = strictUtf8.decode(bytes);
-    } catch {
-      waiting(cycle, { key, reason: 'not-utf8', detail: `team/${key} is not UTF-8 text, so it is not uploaded. Save it as UTF-8.` });
-      continue;
-    }
-    if (content.includes('\0')) {
-      waiting(cycle, { key, reason: 'binary', detail: `team/${key} contains null bytes (a binary file); team memory is text.` });
-      continue;
-    }
-    const findings = await blockingFindings(e, key, sha, content);
-    const topic = e.topic('secret', `team/${key}`);
-    if (findings.length > 0) {
-      secretTopics.add(topic);
-      waiting(cycle, { key, reason: 'secret', detail: secretAlertMessage(`team/${key}`, findings) });
-      if (!opts.dry) await e.raise(topic, { kind: 'secret', title: `A secret kept team/${key} from being shared`, message: secretAlertMessage(`team/${key}`, findings), file: `team/${key}`, findings });
+    const vetted = await vetForUpload(e, key, sha, bytes);
+    if ('reason' in vetted) {
+      waiting(cycle, { key, reason: vetted.reason, detail: vetted.detail });
+      if (vetted.reason === 'secret') {
+        const topic = e.topic('secret', `team/${key}`);
+        secretTopics.add(topic);
+        if (!opts.dry) await e.raise(topic, { kind: 'secret', title: `A secret kept team/${key} from being shared`, message: vetted.detail, file: `team/${key}`, findings: vetted.findings });
+      }
       continue;
     }
     waiting(cycle, { key, reason: 'pending', detail: `team/${key} changed here and waits to be pushed.` });
-    delta.set(key, { content, sha, bytes: bytes.byteLength });
+    delta.set(key, { content: vetted.content, sha, bytes: bytes.byteLength });
   }
   if (!opts.dry && e.raised.size > 0) {
     for (const topic of [...e.raised]) {
@@ -162,6 +153,24 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     }
   }
   return delta;
+}
+
+/**
+ * The one place a team file is vetted before it may leave the machine (R-SYNC-SECURITY): UTF-8
+ * text, no null bytes, and no secret the user has not allowed. Its text to upload, or why it
+ * stays here (a secret's findings come along for the alert).
+ */
+async function vetForUpload(e: SyncEngine, key: string, sha: string, bytes: Uint8Array): Promise<{ content: string } | (WaitingItem & { findings?: Finding[] })> {
+  let content: string;
+  try {
+    content = strictUtf8.decode(bytes);
+  } catch {
+    return { key, reason: 'not-utf8', detail: `team/${key} is not UTF-8 text, so it is not uploaded. Save it as UTF-8.` };
+  }
+  if (content.includes('\0')) return { key, reason: 'binary', detail: `team/${key} contains null bytes (a binary file); team memory is text.` };
+  const findings = await blockingFindings(e, key, sha, content);
+  if (findings.length > 0) return { key, reason: 'secret', detail: secretAlertMessage(`team/${key}`, findings), findings };
+  return { content };
 }
 
 /** The findings in a file that keep it back: every one not allowed in this memory dir. */
