@@ -172,6 +172,7 @@ export class TeamSync {
       if (opts.push !== false) await push(e, cycle);
       else await computeDelta(e, cycle, { dry: true });
       this.lastFiles = cycle.listing.files.size + cycle.listing.inStep.size;
+      if (report.pull.written.length > 0 || report.push.uploaded.length > 0) await e.pruneBases();
       if (!report.pull.refused.length && e.refused.size === 0) await e.resolveTopic(e.topic('pull'), 'the next pull was clean');
       await e.resolveTopic(e.topic('sync'), 'the next sync worked');
       this.lastError = null;

@@ -268,6 +268,17 @@ export class SyncEngine {
     this.dirty = true;
   }
 
+  private lastPrune = 0;
+
+  /** Drop base contents no key names any more (after syncs that moved something; at most every 10 minutes). */
+  async pruneBases(): Promise<void> {
+    if (Date.now() - this.lastPrune < 10 * 60_000) return;
+    this.lastPrune = Date.now();
+    const keep = new Set([...this.base.values(), ...Object.values(this.state.lostPush?.entries ?? {})]);
+    for (const c of this.state.conflicts) if (c.status === 'open' && c.baseSha) keep.add(c.baseSha);
+    await this.bases.prune(keep);
+  }
+
   async persist(): Promise<void> {
     if (this.dirty) {
       this.state.server = Object.fromEntries(this.server);

@@ -1,4 +1,8 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BaseStore } from '../sync-state.js';
 import { mergeLines } from './merge.js';
 
 describe('three-way line merge of team files', () => {
@@ -34,5 +38,24 @@ describe('three-way line merge of team files', () => {
     const merged = mergeLines(base, mine, theirs);
     expect(merged.clean).toBe(false);
     expect(merged.serverWins).toBe(theirs.replace('Freeze on Fridays.', 'Freeze on Fridays and holidays.'));
+  });
+});
+
+describe('base versions kept for merges', () => {
+  it('are pruned to the ones the state still names', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-bases-'));
+    try {
+      const bases = new BaseStore(dir);
+      const a = 'a'.repeat(64);
+      const b = 'b'.repeat(64);
+      bases.save(a, 'first\n');
+      bases.save(b, 'second\n');
+      await bases.prune(new Set([b]));
+      expect(await bases.read(a)).toBeNull();
+      expect((await bases.read(b))?.toString()).toBe('second\n');
+      expect(await bases.read('../../etc/passwd')).toBeNull();
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });
