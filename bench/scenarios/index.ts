@@ -7,6 +7,8 @@ import { rendererScenario } from './renderer.js';
 import { scanScenario } from './scan.js';
 import { secretsScenario } from './secrets.js';
 import { syncScenario } from './sync.js';
+import { syncFaultsScenario } from './sync-faults.js';
+import { teamLoadScenario } from './team-load.js';
 import { transcriptsScenario } from './transcripts.js';
 
-export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario, hookScenario];
+export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario, syncFaultsScenario, teamLoadScenario, hookScenario];

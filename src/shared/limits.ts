@@ -20,3 +20,9 @@ export const TEAM_DIR = 'team';
  * short notes, and a huge file is almost certainly something else dropped in by mistake.
  */
 export const TOPIC_MAX_BYTES = 1_000_000;
+
+/**
+ * Entries one team may hold (the sync server's default `--max-entries`), and so the most one
+ * pull answer is taken with: a server sending more is refused whole (issue 15, unbounded pull).
+ */
+export const TEAM_MAX_ENTRIES = 20_000;

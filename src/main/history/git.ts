@@ -57,8 +57,8 @@ const NULL_DEVICE = process.platform === 'win32' ? 'NUL' : '/dev/null';
 /** The only variables of the user's environment git sees: where programs and temp files are. */
 const INHERITED = new Set(['PATH', 'HOME', 'USERPROFILE', 'SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'TMPDIR', 'TEMP', 'TMP']);
 
-/** Variables git reads that Memdir sets itself; simple-git refuses every other GIT_* one. */
-const OWN_GIT_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_LITERAL_PATHSPECS', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'GIT_TERMINAL_PROMPT', 'GIT_AUTHOR_DATE', 'GIT_COMMITTER_DATE'];
+/** Variables git reads that Memdir sets itself (GIT_INDEX_FILE: a throwaway index for a merge's side commit); simple-git refuses every other GIT_* one. */
+const OWN_GIT_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_LITERAL_PATHSPECS', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'GIT_TERMINAL_PROMPT', 'GIT_AUTHOR_DATE', 'GIT_COMMITTER_DATE'];
 
 function gitEnv(repo: ShadowRepo, workTree: boolean, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};

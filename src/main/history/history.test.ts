@@ -326,3 +326,20 @@ describe('restoring', () => {
     expect(await fs.readFile(outside, 'utf8')).toBe('not a memory');
   });
 });
+
+describe('merge entries (team sync)', () => {
+  it('records a merge with both parents: mine first, the other version second; one restore undoes it', async () => {
+    await write('team/a.md', 'base\nmine\n');
+    await edit('Start', async () => undefined);
+    const { entry } = await transact(mem, { source: 'sync', summary: 'Pull: merged team/a.md', dataDir, theirs: () => [{ path: 'team/a.md', content: 'base\ntheirs\n', from: 'Server version' }] }, () =>
+      writeFileAtomic(mem, 'team/a.md', 'base\nmine\ntheirs\n'),
+    );
+    expect(await readAtRevision(mem, `${entry!.rev}^1`, 'team/a.md', { dataDir })).toBe('base\nmine\n');
+    expect(await readAtRevision(mem, `${entry!.rev}^2`, 'team/a.md', { dataDir })).toBe('base\ntheirs\n');
+    expect(await readAtRevision(mem, entry!.rev, 'team/a.md', { dataDir })).toBe('base\nmine\ntheirs\n');
+    expect((await listHistory(mem, { dataDir, limit: 1 }))[0]).toMatchObject({ rev: entry!.rev, source: 'sync', summary: 'Pull: merged team/a.md' });
+    // The side commit is not a step of the timeline's first-parent line.
+    await restoreFromHistory(mem, `${entry!.rev}^1`, { file: 'team/a.md', dataDir });
+    expect(await read('team/a.md')).toBe('base\nmine\n');
+  });
+});

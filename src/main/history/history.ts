@@ -46,6 +46,12 @@ export interface ChangeDescription extends HistoryOptions {
   summary: string;
   /** Optional detail kept in the commit message. */
   body?: string;
+  /**
+   * For `transact`: files merged from another version (team sync's three-way merges). Asked
+   * after the change: when it names files, the entry is a merge commit whose second parent is
+   * the state before the change with these files at that other version (both parents kept).
+   */
+  theirs?: () => { path: string; content: string; from: string }[];
 }
 
 const EXTERNAL: ChangeDescription = { source: 'external', summary: 'Changes made outside Memdir' };
@@ -111,7 +117,7 @@ function toEntry({ parents: _parents, ...entry }: LoggedEntry): HistoryEntry {
  * null). Takes the memory lock (reentrant). Cheap when nothing changed: one `git status`, which
  * compares file stats against the index and reads only files whose stat changed.
  */
-export async function recordSnapshot(memoryDir: string, opts: ChangeDescription): Promise<HistoryEntry | null> {
+export async function recordSnapshot(memoryDir: string, opts: ChangeDescription & { secondParent?: string | null }): Promise<HistoryEntry | null> {
   const source = checkSource(opts.source);
   const dataDir = opts.dataDir ?? resolveDataDir();
   return withMemoryLock(
@@ -130,14 +136,21 @@ export async function recordSnapshot(memoryDir: string, opts: ChangeDescription)
         const staged = await git(repo, ['diff', '--cached', '--quiet', '--no-ext-diff'], { okCodes: [1] });
         if (staged.code === 0) return null;
       }
-      const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
-        ...locked,
-        okCodes: [1],
-        input: formatMessage(opts.summary, source, opts.body),
-        env: await monotonicDate(repo),
-      });
-      // Exit 1 is git's "nothing to commit" (status saw a change that staging cancelled out).
-      if (commit.code === 1) return null;
+      if (opts.secondParent) {
+        // A merge: the staged tree with both parents (git commit cannot take a second parent without a merge in progress).
+        const tree = (await git(repo, ['write-tree'], locked)).stdout.trim();
+        const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-p', opts.secondParent, '-F', '-'], { input: formatMessage(opts.summary, source, opts.body), env: await monotonicDate(repo) });
+        await git(repo, ['update-ref', 'HEAD', made.stdout.trim()], locked);
+      } else {
+        const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
+          ...locked,
+          okCodes: [1],
+          input: formatMessage(opts.summary, source, opts.body),
+          env: await monotonicDate(repo),
+        });
+        // Exit 1 is git's "nothing to commit" (status saw a change that staging cancelled out).
+        if (commit.code === 1) return null;
+      }
       const [entry] = await readLog(repo, ['-1', 'HEAD']);
       if (!entry) return null;
       lastCommitTime.set(repo.gitDir, Math.floor(Date.parse(entry.time) / 1000));
@@ -212,11 +225,37 @@ export async function transact<T>(
         throw err;
       }
       state.active = false;
-      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir });
+      const side = opts.theirs?.() ?? [];
+      const secondParent = side.length > 0 ? await commitSide(memoryDir, dataDir, side) : null;
+      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir, secondParent });
       return { result, entry };
     },
     { dataDir },
   );
+}
+
+/**
+ * A commit beside HEAD: HEAD's tree with `files` at another version (the server's, for a team
+ * merge), never checked out. It becomes the second parent of the merge entry, so history shows
+ * what was merged from where. Built in a throwaway index; HEAD and the real index are untouched.
+ */
+async function commitSide(memoryDir: string, dataDir: string, files: { path: string; content: string; from: string }[]): Promise<string | null> {
+  const repo = await openShadowRepo(memoryDir, dataDir);
+  if (!repo || !(await headRev(repo))) return null;
+  const env = { GIT_INDEX_FILE: `${repo.gitDir}/index.memdir-side-${process.pid}-${Date.now()}` };
+  try {
+    await git(repo, ['read-tree', 'HEAD'], { env });
+    for (const file of files) {
+      const oid = (await git(repo, ['hash-object', '-w', '--stdin'], { input: file.content })).stdout.trim();
+      await git(repo, ['update-index', '--add', '--cacheinfo', `100644,${oid},${checkFile(file.path)}`], { env });
+    }
+    const tree = (await git(repo, ['write-tree'], { env })).stdout.trim();
+    const summary = `${files[0]!.from}: ${files.map((f) => f.path).join(', ')}`;
+    const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-F', '-'], { input: formatMessage(summary, 'sync'), env: { ...env, ...(await monotonicDate(repo)) } });
+    return made.stdout.trim();
+  } finally {
+    await fs.rm(env.GIT_INDEX_FILE, { force: true });
+  }
 }
 
 /** History of a memory dir (or of one file in it, following renames), newest first. Empty before the first entry. */
