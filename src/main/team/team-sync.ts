@@ -172,7 +172,7 @@ export class TeamSync {
   private batchKeys: number;
   private batchBytes: number;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Findings per content hash: a file kept back is not scanned again until it changes. */
+  /** Findings per key and content hash: a file kept back is not scanned again until it changes. */
   private readonly scans = new Map<string, Finding[]>();
   /** Hashes computed during the current sync: trusted for its duration even when racily clean. */
   private readonly cycleHashes = new Map<string, { facts: FileFacts; sha: string }>();
@@ -790,11 +790,11 @@ export class TeamSync {
 
   /** The findings in a file that keep it back: every one not allowed in this memory dir. */
   private async blockingFindings(key: string, sha: string, content: string): Promise<Finding[]> {
-    let findings = this.scans.get(sha);
+    let findings = this.scans.get(`${key}\0${sha}`);
     if (!findings) {
-      findings = await scanText(content, { file: `team/${key}` });
+      findings = await scanText(content, { file: `team/${key}`, name: key });
       if (this.scans.size > 2_000) this.scans.clear();
-      this.scans.set(sha, findings);
+      this.scans.set(`${key}\0${sha}`, findings);
     }
     const blocking: Finding[] = [];
     for (const f of findings) {
