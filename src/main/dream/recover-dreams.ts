@@ -2,9 +2,12 @@
  * After a crash (kill -9, power loss) a dream leaves three things behind, and this sweep undoes
  * all of them: files half-applied (the apply journal → pre-dream content), the consolidation
  * lock still naming the dead process (the rollback record → previous `lastConsolidatedAt`), and
- * its record still saying `running` (→ `interrupted`). The scheduler runs it at start and on
- * every tick; the CLI before each dream command.
+ * its record still saying `running` (→ `interrupted`). It runs when the app starts (and on
+ * every scheduler tick), before every dream status answer (the app's Dream tab and
+ * `memdir dream status`), and before every dream command: a dream killed between two apply
+ * steps never leaves a status that says nothing is wrong (issue 15).
  */
+import type { DreamRecord } from '../../shared/contract/dream.js';
 import type { DreamLockRecovery } from './consolidation-lock.js';
 import { isProcessAlive, recoverCrashedDreams } from './consolidation-lock.js';
 import { type ApplyRecovery, recoverInterruptedApply } from './apply-dream.js';
@@ -34,4 +37,22 @@ export async function recoverInterruptedDreams(opts: { dataDir: string }): Promi
     records.push(record.id);
   }
   return { applies, locks, records };
+}
+
+/** What a status says about a project's last dream when it was interrupted and recovered. */
+export interface InterruptedNotice {
+  id: string;
+  /** When the interrupted dream started. */
+  at: string;
+  detail: string;
+}
+
+/** The notice for a project's latest dream record, when that dream was interrupted (and so recovered). */
+export function interruptedNotice(latest: DreamRecord | null | undefined): InterruptedNotice | null {
+  if (!latest || latest.status !== 'interrupted') return null;
+  return {
+    id: latest.id,
+    at: latest.startedAt,
+    detail: `Recovered from an interrupted dream at ${latest.startedAt} (PID ${latest.pid}, dream ${latest.id}). ${latest.error ?? 'It stopped before it finished; nothing it began was kept.'}`,
+  };
 }
