@@ -103,7 +103,7 @@ export const serverCommand: CommandSpec = {
     'max-entry': { type: 'string', valueName: 'BYTES', description: 'largest memory file (default 1000000)' },
     'max-entries': { type: 'string', valueName: 'N', description: 'memory files per team (default 20000)' },
     rate: { type: 'string', valueName: 'N', description: 'requests per second per token, with bursts of 6×N (default 10)' },
-    'trust-proxy': { type: 'boolean', description: 'behind your own load balancer: limit failed logins per X-Forwarded-For client' },
+    'trust-proxy': { type: 'boolean', description: 'behind your own load balancer: limit failed logins per client, taken from the last X-Forwarded-For entry (the one your proxy appended)' },
   },
   details: `API (Authorization: Bearer <token> on /v1):
   GET /healthz                          200 {"ok", "store"}
@@ -112,6 +112,9 @@ export const serverCommand: CommandSpec = {
   GET /v1/teams/<team>/checksums        200 {"team", "version", "etag", "checksums": {"<key>": "<sha256>"}} | 304
   PUT /v1/teams/<team>/entries          body {"entries": {"<key>": "<content>"}}, If-Match: <etag> required
                                         200 {"version", "etag", "changed", "unchanged"} | 412 {"error": "stale", "etag"} | 428
+Failed logins are counted per client address: past the limit, failing requests from it get 429 with
+Retry-After; a valid token is always served (limited per token). With --trust-proxy the address is the
+last X-Forwarded-For entry — the one the proxy in front appended; what a client writes there is ignored.
 Logs: one JSON line per request on stdout (never tokens or content). Stops gracefully on Ctrl-C / SIGTERM.
 With PostgreSQL, any number of servers can share one database behind a load balancer.
 Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it does not show in the process list.`,
