@@ -1,0 +1,34 @@
+/**
+ * Text from outside — a server's answer, a team or file name, an error message, a memory's
+ * content — shown to a person must show exactly what it holds and nothing more (issue 15,
+ * finding 7). A terminal obeys escape sequences (ESC `[` … moves the cursor, rewrites the
+ * title, hides text; a lone C1 CSI U+009B does the same on some terminals), and a right-to-left
+ * override turns `evil‮gnp.md` into what reads as `evildm.png`. So every control character
+ * (C0 but line feed and tab, DEL, C1), every format character (bidi overrides and isolates,
+ * zero-width characters) and the line and paragraph separators are written as `\uXXXX`: visible,
+ * never obeyed. The escape is also a valid JSON escape, so JSON text stays JSON.
+ */
+
+// Cc: C0, DEL and C1; Cf: format characters (bidi controls, zero-width, BOM…); Zl, Zp: U+2028/9.
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const INVISIBLE_BUT_LINES = /(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+function escapeUnit(ch: string): string {
+  let out = '';
+  for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
+}
+
+/**
+ * `text` with every control and format character written as `\uXXXX`. Line feeds and tabs are
+ * kept (text output is made of lines) unless `lines` is false, for one-line fields.
+ */
+export function visibleText(text: string, options: { lines?: boolean } = {}): string {
+  return text.replace(options.lines === false ? INVISIBLE : INVISIBLE_BUT_LINES, escapeUnit);
+}
+
+/** A name from outside, quoted for a sentence: cut to `max` characters, nothing invisible. */
+export function quoteName(name: string, max = 80): string {
+  const cut = name.length > max ? `${name.slice(0, max)}…` : name;
+  return `"${visibleText(cut, { lines: false }).replace(/"/g, '\\"')}"`;
+}
