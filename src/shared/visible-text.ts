@@ -11,7 +11,9 @@
 
 // Cc: C0, DEL and C1; Cf: format characters (bidi controls, zero-width, BOM…); Zl, Zp: U+2028/9.
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-const INVISIBLE_BUT_LINES = /(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+// In running text, line feeds and tabs are layout, and the zero-width (non-)joiners are part of
+// writing (emoji sequences 👩‍💻, Persian and Indic scripts): kept.
+const INVISIBLE_IN_TEXT = /(?![\n\t\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 function escapeUnit(ch: string): string {
   let out = '';
@@ -20,11 +22,12 @@ function escapeUnit(ch: string): string {
 }
 
 /**
- * `text` with every control and format character written as `\uXXXX`. Line feeds and tabs are
- * kept (text output is made of lines) unless `lines` is false, for one-line fields.
+ * `text` with every control and format character written as `\uXXXX`. Line feeds, tabs and the
+ * zero-width joiners are kept (text output is made of lines; emoji and scripts need the
+ * joiners) unless `lines` is false: a one-line field, such as a name, where every one shows.
  */
 export function visibleText(text: string, options: { lines?: boolean } = {}): string {
-  return text.replace(options.lines === false ? INVISIBLE : INVISIBLE_BUT_LINES, escapeUnit);
+  return text.replace(options.lines === false ? INVISIBLE : INVISIBLE_IN_TEXT, escapeUnit);
 }
 
 /** A name from outside, quoted for a sentence: cut to `max` characters, nothing invisible. */
