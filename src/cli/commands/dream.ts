@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
 import { resolveDataDir } from '../../main/data-dir.js';
@@ -242,8 +242,7 @@ export const dreamListCommand: CommandSpec = {
   "changes": [...], "flags": [...], "rev", "revert", "report", …}]}. Exit codes: 0, or 2 on a usage or I/O error.`,
   async run({ values, io }) {
     const { loc } = await project(values, io);
-    const limit = values.limit === undefined ? 20 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit <= 0) throw new CliFailure(`--limit must be a positive whole number, not "${String(values.limit)}"`);
+    const limit = wholeNumberOption(values, 'limit', { min: 1, max: 100_000 }, 20)!;
     const dreams = await listDreamRecords(resolveDataDir(io.env), { memoryDir: loc.memoryDir, limit });
     if (values.json) {
       printJson(io, { memoryDir: loc.memoryDir, dreams });

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson } from '../command.js';
+import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { createTeam, issueToken, listMembers, revokeToken } from '../../server/admin.js';
-import type { ServerLimits } from '../../server/limits.js';
+import { DEFAULT_LIMITS, type ServerLimits } from '../../server/limits.js';
 import { jsonLog } from '../../server/log.js';
 import { isPostgresUrl, openStore } from '../../server/open-store.js';
 import { redactConnectionString } from '../../server/postgres-store.js';
@@ -39,14 +39,6 @@ async function withStore<T>(values: Record<string, unknown>, io: CliIo, fn: (sto
   } finally {
     await store.close();
   }
-}
-
-function positiveInt(values: Record<string, unknown>, name: string): number | undefined {
-  const raw = values[name];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, not "${String(raw)}"`);
-  return n;
 }
 
 export interface RunServerOptions {
@@ -119,19 +111,23 @@ Logs: one JSON line per request on stdout (never tokens or content). Stops grace
 With PostgreSQL, any number of servers can share one database behind a load balancer.
 Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it does not show in the process list.`,
   async run({ values, io }) {
-    const port = positiveInt(values, 'port') ?? 8787;
-    if (port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);
-    const rate = positiveInt(values, 'rate');
+    const port = wholeNumberOption(values, 'port', { min: 0, max: 65_535 }, 8787)!;
+    const rate = wholeNumberOption(values, 'rate', { min: 1, max: 100_000, unit: 'requests per second' });
     const limits: Partial<ServerLimits> = {};
-    const maxBody = positiveInt(values, 'max-body');
-    const maxKeys = positiveInt(values, 'max-keys');
-    const maxEntry = positiveInt(values, 'max-entry');
-    const maxEntries = positiveInt(values, 'max-entries');
+    // A push carries at least one whole memory: a body limit below a small one makes every push fail.
+    const maxBody = wholeNumberOption(values, 'max-body', { min: 4 * 1024, max: 1024 ** 3, unit: 'bytes' });
+    const maxKeys = wholeNumberOption(values, 'max-keys', { min: 1, max: 100_000 });
+    const maxEntry = wholeNumberOption(values, 'max-entry', { min: 1024, max: 64 * 1024 ** 2, unit: 'bytes' });
+    const maxEntries = wholeNumberOption(values, 'max-entries', { min: 1, max: 10_000_000 });
+    if (maxEntry !== undefined && maxEntry > (maxBody ?? DEFAULT_LIMITS.maxBodyBytes)) {
+      throw new UsageError(`--max-entry (${maxEntry} bytes) must not be larger than --max-body (${maxBody ?? DEFAULT_LIMITS.maxBodyBytes} bytes): a memory that size could never be pushed`);
+    }
     if (maxBody !== undefined) limits.maxBodyBytes = maxBody;
     if (maxKeys !== undefined) limits.maxKeysPerRequest = maxKeys;
-    if (maxEntry !== undefined) limits.maxEntryBytes = maxEntry;
+    // A smaller body limit alone brings the entry limit down with it.
+    if (maxEntry !== undefined || (maxBody !== undefined && maxBody < DEFAULT_LIMITS.maxEntryBytes)) limits.maxEntryBytes = maxEntry ?? maxBody;
     if (maxEntries !== undefined) limits.maxEntriesPerTeam = maxEntries;
-    if (rate !== undefined) limits.rateLimit = { burst: Math.max(1, rate * 6), perSecond: Math.max(1, rate) };
+    if (rate !== undefined) limits.rateLimit = { burst: rate * 6, perSecond: rate };
     const controller = new AbortController();
     const stop = (): void => controller.abort();
     process.once('SIGINT', stop);
