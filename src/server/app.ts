@@ -17,6 +17,7 @@ import { Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { foldPathKey, sanitizePathKey } from '../shared/path-key.js';
 import { utf8Length } from '../shared/utf8.js';
+import { quoteName } from '../shared/visible-text.js';
 import { isTeamName } from './admin.js';
 import { type ServerLimits, resolveLimits } from './limits.js';
 import { type Log, silentLog } from './log.js';
@@ -303,13 +304,13 @@ export function createApp(options: AppOptions): Hono<Env> {
 
     const writes: EntryWrite[] = [];
     for (const [key, content] of pairs) {
-      if (typeof content !== 'string') return fail(c, 400, 'invalid-body', `The content of ${key} is not a string.`, { key });
+      if (typeof content !== 'string') return fail(c, 400, 'invalid-body', `The content of ${quoteName(key)} is not a string.`, { key });
       const bytes = utf8Length(content);
       if (bytes > limits.maxEntryBytes) {
-        return fail(c, 413, 'entry-too-large', `${key} is ${bytes} bytes; an entry may hold at most ${limits.maxEntryBytes}.`, { key, limit: limits.maxEntryBytes });
+        return fail(c, 413, 'entry-too-large', `${quoteName(key)} is ${bytes} bytes; an entry may hold at most ${limits.maxEntryBytes}.`, { key, limit: limits.maxEntryBytes });
       }
-      if (LONE_SURROGATE.test(content)) return fail(c, 400, 'invalid-content', `${key} is not valid Unicode text (lone surrogate).`, { key });
-      if (content.includes('\0')) return fail(c, 400, 'invalid-content', `${key} contains a null byte: team memory is text, not binary.`, { key });
+      if (LONE_SURROGATE.test(content)) return fail(c, 400, 'invalid-content', `${quoteName(key)} is not valid Unicode text (lone surrogate).`, { key });
+      if (content.includes('\0')) return fail(c, 400, 'invalid-content', `${quoteName(key)} contains a null byte: team memory is text, not binary.`, { key });
       writes.push({ key, fold: foldPathKey(key), content, sha256: sha256(content), bytes });
     }
 

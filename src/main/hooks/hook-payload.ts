@@ -5,6 +5,7 @@
  * kept: a hook payload is a trigger ("look at this transcript now"), never data that is stored.
  */
 import { z } from 'zod';
+import { firstIssueSentence } from '../../shared/issue-sentence.js';
 import { MEMDIR_HOOK_EVENTS, type MemdirHookEvent } from '../../shared/contract/hooks.js';
 
 export { MEMDIR_HOOK_EVENTS, type MemdirHookEvent };
@@ -76,6 +77,6 @@ export function parseHookPayload(event: string, stdin: string, now = new Date())
     receivedAt: now.toISOString(),
   };
   const checked = hookEventSchema.safeParse(candidate);
-  if (!checked.success) return { ok: false, problem: `the hook input is not usable (${checked.error.issues[0]?.path.join('.') ?? 'shape'}: ${checked.error.issues[0]?.message ?? 'invalid'})` };
+  if (!checked.success) return { ok: false, problem: `the hook input is not usable: ${firstIssueSentence(checked.error.issues)}` };
   return { ok: true, event: checked.data };
 }

@@ -9,6 +9,7 @@
 import { readBodyLimited } from '../../server/read-body.js';
 import { type ChecksumsResponse, type EntriesResponse, type ErrorResponse, type PutResponse, checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from '../../server/protocol.js';
 import { z } from 'zod';
+import { firstIssueSentence } from '../../shared/issue-sentence.js';
 
 /** Why a request failed, for code; the message is for people. */
 export type TeamClientErrorCode =
@@ -182,10 +183,7 @@ export class TeamClient {
       throw new TeamClientError('bad-response', `The sync server's ${what} is not valid UTF-8 JSON; nothing was written.`);
     }
     const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new TeamClientError('bad-response', `The sync server's ${what} does not follow the protocol (${issue ? `${issue.path.join('.').slice(0, 120)}: ${issue.message}` : 'wrong shape'}); nothing was written.`);
-    }
+    if (!parsed.success) throw new TeamClientError('bad-response', `The sync server's ${what} does not follow the protocol (${firstIssueSentence(parsed.error.issues)}); nothing was written.`);
     return parsed.data;
   }
 
