@@ -1,6 +1,7 @@
 /** Every bench scenario, by name. */
 import type { Scenario } from '../lib.js';
 import { dreamGatesScenario } from './dream-gates.js';
+import { fuzzScenario } from './fuzz.js';
 import { recallScenario } from './recall.js';
 import { rendererScenario } from './renderer.js';
 import { scanScenario } from './scan.js';
@@ -8,4 +9,4 @@ import { secretsScenario } from './secrets.js';
 import { syncScenario } from './sync.js';
 import { transcriptsScenario } from './transcripts.js';
 
-export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario];
+export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario, fuzzScenario];
