@@ -2,6 +2,7 @@
 import type { Scenario } from '../lib.js';
 import { dreamGatesScenario } from './dream-gates.js';
 import { fuzzScenario } from './fuzz.js';
+import { killScenario } from './kill.js';
 import { recallScenario } from './recall.js';
 import { rendererScenario } from './renderer.js';
 import { scanScenario } from './scan.js';
@@ -9,4 +10,4 @@ import { secretsScenario } from './secrets.js';
 import { syncScenario } from './sync.js';
 import { transcriptsScenario } from './transcripts.js';
 
-export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario, fuzzScenario];
+export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario, fuzzScenario, killScenario];
