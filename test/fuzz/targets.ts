@@ -19,6 +19,7 @@ import fc from 'fast-check';
 import { parseHookPayload } from '../../src/main/hooks/hook-payload.js';
 import { readEffectiveSettings } from '../../src/main/memdir/settings.js';
 import { parseTopicFile } from '../../src/main/memdir/topic-file.js';
+import { headOf, readHeadFrontmatter } from '../../src/main/recall/claude-code/scan-memories.js';
 import { parseAppSettings } from '../../src/main/settings/app-settings.js';
 import { TeamClient, TeamClientError } from '../../src/main/team/team-client.js';
 import { parseTranscriptLine } from '../../src/main/transcripts/records.js';
@@ -254,6 +255,9 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
     setup: pure((text: string) => {
       const topic = parseTopicFile(text, 'x.md');
       if (typeof topic.meta.name !== 'string' || typeof topic.meta.description !== 'string' || typeof topic.body !== 'string') throw new Error('a parsed topic file lacks its name, description or body');
+      // The same head as Claude Code's recall scan reads it (the playground's Claude Code mode).
+      const head = readHeadFrontmatter(headOf(text));
+      if (head.description !== null && typeof head.description !== 'string') throw new Error("Claude Code's reading of the head gave a description that is not text");
       return verdict(topic.issues.map((i) => i.message));
     }),
   },
