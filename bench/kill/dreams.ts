@@ -70,13 +70,17 @@ export async function killDreams(kills: number, random: () => number): Promise<K
         if (lock.state === 'held') note(tally, 'untruthful', `the lock still reads as held: ${lock.detail}`);
         if (record?.status === 'interrupted' && !status.recovered) note(tally, 'untruthful', 'an interrupted dream was recovered but the status does not say so');
         if (record?.status !== 'interrupted' && status.recovered) note(tally, 'untruthful', 'the status reports a recovery that did not happen');
+        if (completed && record.rev && Math.abs(mtime - prior) <= 1) note(tally, 'untruthful', `dream ${record.id} completed but the lock's time still says it never consolidated`);
         if (completed && record.rev) {
           // Exactly the completed dream's files: each as recorded in its history entry.
           for (const [rel, text] of Object.entries(files)) {
             if ((await readAtRevision(fx.memoryDir, record.rev, rel, { dataDir: fx.dataDir }).catch(() => null)) !== text) note(tally, 'losses', `${rel} is not as the completed dream ${record.id} left it`);
           }
         } else if (!completed) {
-          if (JSON.stringify(files) !== JSON.stringify(before)) note(tally, 'losses', `files changed by a dream that did not complete (${record?.status ?? 'no record'})`);
+          if (JSON.stringify(files) !== JSON.stringify(before)) {
+            const changed = [...new Set([...Object.keys(files), ...Object.keys(before)])].filter((f) => files[f] !== before[f]);
+            note(tally, 'losses', `${changed.join(', ')} changed by a dream that did not complete (${record?.status ?? 'no record'}: ${record?.error ?? ''})`);
+          }
           if (Math.abs(mtime - prior) > 1) note(tally, 'untruthful', `the lock's time (lastConsolidatedAt) was not rolled back after ${record?.status ?? 'a dream with no record'}`);
         }
         await fsckHistory(fx.dataDir, true).catch((error: Error) => note(tally, 'history', error.message.split('\n')[0]!));

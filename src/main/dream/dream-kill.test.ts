@@ -138,3 +138,33 @@ describe('after a dream killed between apply steps, the next start and every sta
     }
   });
 });
+
+describe('kill -9 after a dream applied, before its record said so (found by the kill bench)', () => {
+  it('the next start records it as completed, keeps its changes and its consolidation time, and reports no recovery', async () => {
+    const before = await fx.files();
+    expect(await startWorker('committed')).toBe('paused committed');
+    const pid = child!.pid!;
+    const applied = await fx.files();
+    expect(applied).not.toEqual(before);
+    await killAndWait(child!, 'SIGKILL');
+    child = null;
+
+    const ctx = await AppContext.create({ homeFlag: fx.home, dataDir: fx.dataDir, env: {} });
+    try {
+      const status = await ctx.dreams.status(fx.dir);
+      const [record] = await listDreamRecords(fx.dataDir);
+      // What is on disk is the dream, and the record, history and lock all say so.
+      expect(await fx.files()).toEqual(applied);
+      expect(record).toMatchObject({ status: 'completed', pid, rev: expect.any(String) });
+      expect(record!.changes.some((c) => c.status === 'applied')).toBe(true);
+      const history = await listHistory(fx.memoryDir, { dataDir: fx.dataDir });
+      expect(history[0]).toMatchObject({ rev: record!.rev, summary: `dream ${record!.id}` });
+      expect(await lockMtime()).toBeGreaterThan(prior);
+      expect(status.recovered).toBeNull();
+      expect(status.lastDream?.status).toBe('completed');
+      expect((await inspectDreamLock(fx.memoryDir, { dataDir: fx.dataDir })).state).toBe('free');
+    } finally {
+      await ctx.close();
+    }
+  });
+});
