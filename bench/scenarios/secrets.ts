@@ -26,7 +26,7 @@ export const secretsScenario: Scenario = {
     const missed: string[] = [];
     const flagged: string[] = [];
     for (const sample of set) {
-      const hit = (await scanText(sample.text, { file: sample.id })).length > 0;
+      const hit = (await scanText(sample.text, { file: sample.id, ...(sample.name ? { name: sample.name } : {}) })).length > 0;
       if (sample.label === 'secret' && !hit) missed.push(`${sample.id} (${sample.provider})`);
       if (sample.label === 'clean' && hit) flagged.push(`${sample.id} (${sample.provider})`);
     }
@@ -36,7 +36,9 @@ export const secretsScenario: Scenario = {
     const falsePositiveRate = flagged.length / clean.length;
 
     // One file in fifty carries a credential, like a team memory with a few leaks.
-    const files = Array.from({ length: FILES }, (_, i) => memoryFile(i, i % 50 === 0 ? secrets[i % secrets.length]!.text : null));
+    // (Credentials in the text: the ones in a name are about the name, not the body.)
+    const inText = secrets.filter((s) => !s.name);
+    const files = Array.from({ length: FILES }, (_, i) => memoryFile(i, i % 50 === 0 ? inText[i % inText.length]!.text : null));
     const bytes = files.reduce((n, f) => n + Buffer.byteLength(f), 0);
     log(`${FILES} files, ${(bytes / FILES).toFixed(0)} bytes each on average, ${set.length} labelled samples`);
     const perFile: number[] = [];

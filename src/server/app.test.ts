@@ -271,16 +271,32 @@ describeStores('sync API (app.request)', (h) => {
     expect(statuses).toEqual([401, 401, 429, 429]);
   });
 
-  it('behind a trusted proxy, limits failed logins per X-Forwarded-For client, not per proxy', async () => {
+  it('failed logins from one address never lock out a valid token from that address', async () => {
+    const { request, ann } = await setup(h, { authFailureLimit: { burst: 2, perSecond: 0.01 } });
+    const bad = `${ann.token.slice(0, -4)}AAAA`;
+    for (let i = 0; i < 5; i++) await request('GET', '/v1/teams/platform/entries', { token: bad });
+    expect((await request('GET', '/v1/teams/platform/entries', { token: bad })).status).toBe(429);
+    // Same address (a colleague behind the same NAT, or the same machine): the valid token works.
+    expect((await request('GET', '/v1/teams/platform/entries')).status).toBe(200);
+    expect((await request('GET', '/v1/teams/platform/entries', { token: bad })).status).toBe(429);
+  });
+
+  it('behind a trusted proxy, limits failed logins per client as the proxy saw it; a client cannot dodge the limit by writing its own X-Forwarded-For', async () => {
     const store = await h.fresh();
     await createTeam(store, 'platform');
     const ann = await issueToken(store, 'platform', 'ann');
-    const app = createApp({ store, trustProxy: true, limits: { authFailureLimit: { burst: 1, perSecond: 0.01 } } });
-    const call = (token: string, client: string) => app.request('/v1/teams/platform/entries', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `${client}, 10.0.0.1` } });
+    const app = createApp({ store, trustProxy: true, limits: { authFailureLimit: { burst: 2, perSecond: 0.01 } } });
+    // The proxy appends the address it saw; whatever came before is the client's to write.
+    const call = (token: string, claimed: string | null, seen: string) =>
+      app.request('/v1/teams/platform/entries', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': claimed ? `${claimed}, ${seen}` : seen } });
     const bad = `${ann.token.slice(0, -4)}AAAA`;
-    expect((await call(bad, '203.0.113.7')).status).toBe(401);
-    expect((await call(bad, '203.0.113.7')).status).toBe(429);
-    expect((await call(ann.token, '198.51.100.2')).status).toBe(200);
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call(bad, `198.51.100.${i + 10}`, '203.0.113.7')).status);
+    expect(statuses).toEqual([401, 401, 429, 429, 429]);
+    expect((await call(ann.token, null, '203.0.113.7')).status).toBe(200);
+    expect((await call(bad, null, '192.0.2.44')).status).toBe(401);
+    // A header that is not an address is no address: the connection's is used.
+    expect((await call(bad, null, 'not-an-ip')).status).toBe(401);
   });
 
   it('has no delete: DELETE answers 405 with Allow for the own team', async () => {

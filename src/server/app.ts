@@ -11,11 +11,13 @@
  *     is based on), so a stale client can never overwrite a newer push (412).
  */
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { foldPathKey, sanitizePathKey } from '../shared/path-key.js';
 import { utf8Length } from '../shared/utf8.js';
+import { quoteName } from '../shared/visible-text.js';
 import { isTeamName } from './admin.js';
 import { type ServerLimits, resolveLimits } from './limits.js';
 import { type Log, silentLog } from './log.js';
@@ -32,8 +34,10 @@ export interface AppOptions {
   now?: () => Date;
   /**
    * Behind a load balancer every connection comes from the balancer: take the client address
-   * for the failed-login limit from the first X-Forwarded-For entry instead. Only set this when
-   * a proxy you control overwrites that header, or clients could pick their own address.
+   * for the failed-login limit from X-Forwarded-For instead — its LAST entry, the one the proxy
+   * in front of this server appended (nginx `$proxy_add_x_forwarded_for`, HAProxy `option
+   * forwardfor`). Everything before it is whatever the client wrote, so it is never used: a
+   * client cannot pick its own address. Set this only with exactly one proxy you run in front.
    */
   trustProxy?: boolean;
 }
@@ -138,10 +142,18 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
   });
 
+  /** The client's address for the failed-login limit (see AppOptions.trustProxy). */
+  const clientAddress = (c: Context<Env>): string => {
+    const socket = c.env?.incoming?.socket?.remoteAddress ?? 'local';
+    if (!options.trustProxy) return socket;
+    // Node joins repeated X-Forwarded-For headers with ", ": the last entry is still the proxy's.
+    const appended = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() ?? '';
+    return isIP(appended) ? appended : socket;
+  };
+
   // Authentication for everything under /v1 and /v2.
   const authenticate = async (c: Context<Env>, next: () => Promise<void>): Promise<Response | void> => {
-    const forwarded = options.trustProxy ? c.req.header('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
-    const address = forwarded || (c.env?.incoming?.socket?.remoteAddress ?? 'local');
+    const address = clientAddress(c);
     const header = c.req.header('authorization') ?? '';
     const bearer = /^Bearer +(\S{1,200})$/i.exec(header)?.[1];
     const unauthorized = (): Response =>
@@ -151,12 +163,15 @@ export function createApp(options: AppOptions): Hono<Env> {
     if (!bearer) return unauthorized();
     const parsed = parseToken(bearer);
     if (!parsed) return unauthorized();
-    // Lookups cost the store a query: a client that keeps failing is slowed down first.
-    const blocked = authFailures.blocked(address);
-    if (!blocked.ok) return fail(c, 429, 'rate-limited', 'Too many failed authentications; wait and retry.', {}, { 'Retry-After': String(blocked.retryAfterSeconds) });
+    // Every well-formed token is checked (one lookup by primary key), whatever its address did
+    // before: failed logins from an address must never lock out a valid token from it — a
+    // colleague behind the same NAT, or the same machine (issue 15). Failures are counted per
+    // address; past the limit a failing request gets 429 with Retry-After instead of 401, so
+    // a client guessing tokens is told to back off and learns nothing more.
     const stored = await store.findToken(parsed.id);
     if (!stored || !tokenMatches(bearer, stored.hash)) {
-      authFailures.take(address);
+      const counted = authFailures.take(address);
+      if (!counted.ok) return fail(c, 429, 'rate-limited', 'Too many failed authentications; wait and retry.', {}, { 'Retry-After': String(counted.retryAfterSeconds) });
       return unauthorized();
     }
     if (stored.revokedAt) return fail(c, 401, 'token-revoked', 'This token was revoked; ask your team admin for a new one.', {}, { 'WWW-Authenticate': 'Bearer realm="memdir", error="invalid_token"' });
@@ -215,13 +230,13 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
     const writes: EntryWrite[] = [];
     for (const [key, content] of pairs) {
-      if (typeof content !== 'string') return fail(c, 400, 'invalid-body', `The content of ${key} is not a string.`, { key });
+      if (typeof content !== 'string') return fail(c, 400, 'invalid-body', `The content of ${quoteName(key)} is not a string.`, { key });
       const bytes = utf8Length(content);
       if (bytes > limits.maxEntryBytes) {
-        return fail(c, 413, 'entry-too-large', `${key} is ${bytes} bytes; an entry may hold at most ${limits.maxEntryBytes}.`, { key, limit: limits.maxEntryBytes });
+        return fail(c, 413, 'entry-too-large', `${quoteName(key)} is ${bytes} bytes; an entry may hold at most ${limits.maxEntryBytes}.`, { key, limit: limits.maxEntryBytes });
       }
-      if (LONE_SURROGATE.test(content)) return fail(c, 400, 'invalid-content', `${key} is not valid Unicode text (lone surrogate).`, { key });
-      if (content.includes('\0')) return fail(c, 400, 'invalid-content', `${key} contains a null byte: team memory is text, not binary.`, { key });
+      if (LONE_SURROGATE.test(content)) return fail(c, 400, 'invalid-content', `${quoteName(key)} is not valid Unicode text (lone surrogate).`, { key });
+      if (content.includes('\0')) return fail(c, 400, 'invalid-content', `${quoteName(key)} contains a null byte: team memory is text, not binary.`, { key });
       writes.push({ key, fold: foldPathKey(key), content, sha256: sha256(content), bytes });
     }
     return writes;
@@ -235,7 +250,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       case 'team-full':
         return fail(c, 413, 'team-full', `The team memory may hold at most ${outcome.limit} ${outcome.unit === 'bytes' ? 'bytes of content' : 'entries'}.`, { limit: outcome.limit });
       case 'case-conflict':
-        return fail(c, 409, 'case-conflict', `${outcome.key} differs from ${outcome.existing} only in letter case; they would be one file on macOS and Windows.`, { key: outcome.key });
+        return fail(c, 409, 'case-conflict', `${quoteName(outcome.key)} differs from ${quoteName(outcome.existing)} only in letter case; they would be one file on macOS and Windows.`, { key: outcome.key });
     }
   };
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   addIndexEntry,
   computeIndexLoad,
+  encodeTarget,
   formatIndexEntry,
   indexEntries,
   parseIndex,
@@ -94,6 +95,29 @@ describe('parseIndex', () => {
         },
       ),
     );
+  });
+});
+
+describe('encodeTarget: one encoding rule, used both ways (issue 15)', () => {
+  it('property: the pointer Memdir writes for any file name reads back as that file name', () => {
+    // Any single path segment a file system could hold (not empty, ".", ".." or with "/").
+    const segment = fc.string({ unit: 'grapheme-composite', minLength: 1, maxLength: 40 }).filter((s) => !s.includes('/') && s !== '.' && s !== '..' && !s.includes('\0'));
+    fc.assert(
+      fc.property(segment, fc.option(segment, { nil: undefined }), (name, folder) => {
+        const file = folder ? `${folder}/${name}` : name;
+        const entries = indexEntries(parseIndex(formatIndexEntry({ title: 'T', file, hook: 'h' })));
+        expect(entries.map((e) => e.file)).toEqual([file]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('writes names with %, #, ?, :, spaces and parentheses so they survive', () => {
+    expect(encodeTarget('a%41b.md')).toBe('a%2541b.md');
+    expect(encodeTarget('x#y.md')).toBe('x%23y.md');
+    expect(encodeTarget('c:why?.md')).toBe('c%3Awhy%3F.md');
+    expect(encodeTarget('notes (old).md')).toBe('<notes (old).md>');
+    expect(encodeTarget('feedback_sql.md')).toBe('feedback_sql.md');
   });
 });
 

@@ -50,7 +50,7 @@ export function isFileTarget(target: string): boolean {
   return !EXTERNAL.test(target) && !target.startsWith('#');
 }
 
-/** Normalise a link target to a path relative to the index: `./a.md` → `a.md`, `%20` decoded. */
+/** Normalise a link target to a path relative to the index: `./a.md` → `a.md`, `%20` decoded (the inverse of `encodeTarget`). */
 export function normalizeTarget(target: string): string {
   let value = target.split('#')[0]!.replace(/\\/g, '/');
   try {
@@ -108,9 +108,25 @@ function escapeTitle(title: string): string {
   return title.replace(/[\\\]]/g, '\\$&').replace(/[\r\n]+/g, ' ');
 }
 
+// What a link target cannot hold as it is: `%` (decoded on reading), `#` (an anchor), `?` (a
+// query), `\` (read as `/`), `:` (`c:x.md` reads as a URL scheme), `<` `>`, controls, line breaks.
+const TARGET_ESCAPE = /[%#?\\:<>\u0000-\u001f\u007f]/g;
+
+/**
+ * The link target for a topic file: the one encoding rule that `normalizeTarget` undoes, so a
+ * pointer Memdir writes always reads back as the file it names — whatever the file is called
+ * (a name with `%41` or `#` written by another program would otherwise read as another file,
+ * and `lint --fix` would add its pointer again on every run). Spaces and parentheses are kept
+ * readable inside `<…>`.
+ */
+export function encodeTarget(file: string): string {
+  const escaped = file.replace(TARGET_ESCAPE, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return /[\s()]/.test(escaped) ? `<${escaped}>` : escaped;
+}
+
 /** The canonical pointer line for a topic file. */
 export function formatIndexEntry(entry: { title: string; file: string; hook?: string }): string {
-  const target = /[\s()<>]/.test(entry.file) ? `<${entry.file}>` : entry.file;
+  const target = encodeTarget(entry.file);
   const hook = (entry.hook ?? '').replace(/[\r\n]+/g, ' ').trim();
   return `- [${escapeTitle(entry.title)}](${target})${hook ? ` — ${hook}` : ''}`;
 }

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
 import { resolveDataDir } from '../../main/data-dir.js';
@@ -13,7 +13,7 @@ import { confirmDream } from '../../main/dream/confirm-dream.js';
 import { DreamError } from '../../main/dream/dream-error.js';
 import { checkDreamGates } from '../../main/dream/dream-gates.js';
 import { listDreamRecords } from '../../main/dream/dream-records.js';
-import { recoverInterruptedDreams } from '../../main/dream/recover-dreams.js';
+import { interruptedNotice, recoverInterruptedDreams } from '../../main/dream/recover-dreams.js';
 import { revertDream } from '../../main/dream/revert-dream.js';
 import { runDream } from '../../main/dream/run-dream.js';
 import { SessionScanCache } from '../../main/dream/session-scan.js';
@@ -52,7 +52,11 @@ export const dreamStatusCommand: CommandSpec = {
   options: { project: projectOption, home: homeOption, json: jsonOption },
   details: `JSON: {"eligible": bool, "gates": [{"name": "time"|"sessions"|"lock", "checked", "passed", "value", "threshold", "detail"}],
   "lastConsolidatedAt" (ISO or null), "nextEligibleAt"?, "disabled": {"reason", "detail"} or null,
-  "lock": {"state": "absent"|"free"|"held"|"stale", "detail"}, "thresholds": {"minHours", "minSessions", "maxDeleteShare"}}
+  "lock": {"state": "absent"|"free"|"held"|"stale", "detail"}, "thresholds": {"minHours", "minSessions", "maxDeleteShare"},
+  "recovered": {"id", "at", "detail"} or null}
+A dream killed before it finished is undone first (files it began to write put back, the lock rolled
+back); while it is the project's last dream, "recovered" says so: "Recovered from an interrupted
+dream at <when it started> …".
 Gates are checked cheapest first and stop at the first that fails ("checked": false after it). The lock
 is only looked at, never taken. autoDreamEnabled: false or auto memory off make "eligible" false
 (a scheduled dream never runs) but \`memdir dream --force\` still works.
@@ -60,6 +64,9 @@ Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 u
   async run({ values, io }) {
     const { loc } = await project(values, io);
     const dataDir = resolveDataDir(io.env);
+    // A dream killed mid-apply is undone before anything is reported about it (issue 15).
+    await recoverInterruptedDreams({ dataDir });
+    const recovered = interruptedNotice((await listDreamRecords(dataDir, { memoryDir: loc.memoryDir, limit: 1 }))[0]);
     const settings = (await loadAppSettings(dataDir)).settings.dream;
     // A command line is one look: count the sessions now (the 10-minute reuse is for the app).
     const report = await checkDreamGates({ memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings }, { minHours: settings.minHours, minSessions: settings.minSessions, dataDir, sessionCache: new SessionScanCache() });
@@ -71,10 +78,12 @@ Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 u
       disabled: report.disabled,
       lock: report.lock ? { state: report.lock.state, detail: report.lock.detail } : null,
       thresholds: { minHours: settings.minHours, minSessions: settings.minSessions, maxDeleteShare: settings.maxDeleteShare },
+      recovered,
     };
     if (values.json) printJson(io, out);
     else {
       io.out(`Dream status of ${loc.key}\n`);
+      if (recovered) io.out(`${recovered.detail}\n`);
       const rows = [['GATE', 'CHECKED', 'PASSED', 'VALUE', 'THRESHOLD']];
       for (const g of out.gates) rows.push([g.name, g.checked ? 'yes' : 'no', g.passed ? 'yes' : 'no', g.value === null ? '—' : String(g.value), g.threshold === null ? '—' : String(g.threshold)]);
       io.out(table(rows));
@@ -233,8 +242,7 @@ export const dreamListCommand: CommandSpec = {
   "changes": [...], "flags": [...], "rev", "revert", "report", …}]}. Exit codes: 0, or 2 on a usage or I/O error.`,
   async run({ values, io }) {
     const { loc } = await project(values, io);
-    const limit = values.limit === undefined ? 20 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit <= 0) throw new CliFailure(`--limit must be a positive whole number, not "${String(values.limit)}"`);
+    const limit = wholeNumberOption(values, 'limit', { min: 1, max: 100_000 }, 20)!;
     const dreams = await listDreamRecords(resolveDataDir(io.env), { memoryDir: loc.memoryDir, limit });
     if (values.json) {
       printJson(io, { memoryDir: loc.memoryDir, dreams });

@@ -1,4 +1,4 @@
-import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
 import { locateProject } from '../../main/memdir/projects.js';
@@ -21,8 +21,7 @@ JSON: {"memoryDir", "entries": [{"rev", "time", "source", "summary", "files": [{
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
-    const limit = values.limit === undefined ? 50 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit <= 0) throw new CliFailure(`--limit must be a positive whole number, not "${String(values.limit)}"`);
+    const limit = wholeNumberOption(values, 'limit', { min: 1, max: 100_000 }, 50)!;
     // Catch up with changes made outside Memdir before showing the timeline.
     const dataDir = resolveDataDir(io.env);
     if (loc.existing) await recordSnapshot(loc.memoryDir, { source: 'external', summary: 'Changes made outside Memdir', dataDir });

@@ -126,7 +126,8 @@ describe('memdir team', () => {
       body: JSON.stringify({ entries: { 'project_api.md': 'The design team: v3 on 2026-06-01.\n' } }),
     });
     const r = await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', 'design', '--token-stdin', '--json'], { stdin: token });
-    expect(r.code).toBe(0);
+    // Connected, with a conflict to resolve: exit 1.
+    expect(r.code).toBe(1);
     const json = JSON.parse(r.out) as { sync: { pull: { written: string[]; conflicts: string[] }; error: null } };
     expect(json.sync.pull.conflicts).toEqual(['project_api.md']);
     expect(await fs.readFile(path.join(home, 'projects', '-work-app', 'memory', 'team', 'project_api.md'), 'utf8')).toBe('The design team: v3 on 2026-06-01.\n');

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import type { SyncReport } from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { projectsRoot } from '../../main/memdir/home.js';
@@ -95,6 +95,17 @@ function describeReport(io: CliIo, report: SyncReport, connection: TeamConnectio
   if (report.error) io.err(`${command}: ${report.error.message}\n`);
 }
 
+/**
+ * The exit code of a sync (issue 15, finding 10): 2 it failed; 1 it ran but something is not
+ * where it should be — a conflict open, a local file held back, an entry from the server refused;
+ * 0 everything here is on the server and the other way round.
+ */
+function syncExitCode(report: SyncReport, openConflicts: number): number {
+  if (report.error) return EXIT_ERROR;
+  if (openConflicts > 0 || report.pull.refused.length > 0 || report.waiting.some((w) => w.reason !== 'pending')) return EXIT_PROBLEMS;
+  return EXIT_OK;
+}
+
 export const teamCommand: CommandSpec = {
   name: ['team'],
   summary: "Share a project's memory/team/ through a sync server: connect, status, sync, conflicts, resolve, disconnect.",
@@ -136,8 +147,10 @@ Connecting to another server or team starts the sync state over: a team file tha
 new team's version is kept as a conflict, never overwritten silently.
 JSON: {"project": {"dir", "memoryDir"}, "connection": {"server", "team", "member", "tokenId",
   "connectedAt", "pullIntervalSec"}, "sync": <the report of \`memdir team sync --json\`>}
-Exit codes: 0 connected (even if the first sync found conflicts), 2 refused (bad URL, wrong team,
-unknown token, server unreachable).`,
+Exit codes (the first sync's, once connected): 0 connected and in step; 1 connected, but the first sync
+kept conflicts, held files back or refused entries from the server; 2 refused (bad URL, wrong team,
+unknown token, server unreachable) or connected but the first sync failed (the connection is kept:
+run \`memdir team sync\` again).`,
   async run({ values, io }) {
     const loc = await locate(values, io);
     if (typeof values.server !== 'string') throw new UsageError('--server is required');
@@ -150,8 +163,7 @@ unknown token, server unreachable).`,
       io.err('memdir team connect: note: a token given with --token is visible in your shell history; prefer --token-stdin.\n');
     }
     if (!token) throw new UsageError('no token: pipe it into --token-stdin, or set MEMDIR_TEAM_TOKEN');
-    const interval = values.interval === undefined ? undefined : Number(values.interval);
-    if (interval !== undefined && (!Number.isInteger(interval) || interval < 5 || interval > 86_400)) throw new UsageError('--interval must be a whole number of seconds from 5 to 86400');
+    const interval = wholeNumberOption(values, 'interval', { min: 5, max: 86_400, unit: 'seconds' });
     const dataDir = dataDirOf(io);
     if (credentialsEncrypted(dataDir)) {
       throw new CliFailure("Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Team sync view instead.");
@@ -194,13 +206,15 @@ unknown token, server unreachable).`,
     await fsp.mkdir(path.join(loc.memoryDir, 'team'), { recursive: true });
     const sync = await TeamSync.open({ connection, token, dataDir, dir: loc.dir, alerts: new AlertCenter(dataDir) });
     const report = await sync.sync();
+    const code = syncExitCode(report, (await sync.inspect()).conflicts.length);
     if (values.json) {
       printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, connection: connectionView(connection), sync: report });
-      return EXIT_OK;
+      return code;
     }
     io.out(`Connected ${loc.memoryDir}/team to team ${team} at ${server} as ${member} (token ${tokenId}).\n`);
     describeReport(io, report, connection);
-    return EXIT_OK;
+    if (report.error) io.err('memdir team connect: the connection is kept; run `memdir team sync` to try again.\n');
+    return code;
   },
 };
 
@@ -260,16 +274,16 @@ JSON: {"project": {"dir", "memoryDir"}, "pull": {"status": 200|304|null, "full",
   "conflicts": [key], "refused": [{"key", "reason"}]}, "push": {"uploaded": [key], "confirmed": [key], "attempts", "stale",
   "requests"}, "waiting": [{"key", "reason", "detail"}], "bytesHashed", "filesHashed", "version",
   "etag", "error": {"code", "message", "at"} | null, "durationMs"}
-Exit codes: 0 synced, 1 synced but conflicts came or files were held back, 2 the sync failed.`,
+Exit codes: 0 synced, 1 synced but conflicts are open, files were held back or entries from the server
+were refused, 2 the sync failed.`,
   async run({ values, io }) {
     const { loc, connection, dataDir } = await requireConnection(values, io);
     const sync = await openSync(connection, io, dataDir);
     const report = await sync.sync();
-    const open = (await sync.inspect()).conflicts.length;
+    const code = syncExitCode(report, (await sync.inspect()).conflicts.length);
     if (values.json) printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, ...report });
     else describeReport(io, report, connection);
-    if (report.error) return EXIT_ERROR;
-    return open > 0 || report.waiting.some((w) => w.reason !== 'pending') ? EXIT_PROBLEMS : EXIT_OK;
+    return code;
   },
 };
 

@@ -101,7 +101,7 @@ function readFrontmatter(text: string): { data: Record<string, unknown> } | { er
   if (!match) return { error: 'it has no YAML frontmatter (a block between --- lines at the top)' };
   const source = match[1] ?? '';
   try {
-    const data: unknown = YAML.parse(source, { maxAliasCount: 100 });
+    const data: unknown = YAML.parse(source, { maxAliasCount: 100, logLevel: 'error' });
     if (data && typeof data === 'object' && !Array.isArray(data)) return { data: data as Record<string, unknown> };
     if (data === null || data === undefined) return { data: {} };
     return { error: 'its frontmatter is not a set of key: value fields' };

@@ -3,6 +3,7 @@
  * input (a bad payload becomes an `invalid-input` error, never a crash), run its handler,
  * validate the output, and turn any failure into an RpcError a person can read.
  */
+import { issueSentence } from '../../shared/issue-sentence.js';
 import { ZodError, type z } from 'zod';
 import { CONTRACT, type CallName, type Contract, type SubscriptionName } from '../../shared/contract/index.js';
 import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
@@ -21,7 +22,7 @@ export type Subscribers = { [K in SubscriptionName]: Contract[K] extends Subscri
 export type CallResult = { ok: true; result: unknown } | { ok: false; error: RpcErrorShape };
 
 function issuesOf(error: ZodError): string[] {
-  return error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
+  return error.issues.map((i) => issueSentence(i));
 }
 
 /** Map anything thrown by a service to the error shape the renderer understands. */

@@ -77,6 +77,8 @@ export class AppContext {
     const ctx = new AppContext(options);
     ctx.choice = await readHomeChoice(ctx.dataDir);
     ctx.applyHome();
+    // A dream killed while it applied (kill -9, power loss) is undone before anything is shown.
+    await ctx.dreams.recover();
     if (options.watch) ctx.startWatching();
     if (options.watch) ctx.dreams.startScheduler();
     if (options.watch) await ctx.autoMemory.start();

@@ -21,7 +21,7 @@ import { DreamError } from './dream-error.js';
 import { checkDreamGates } from './dream-gates.js';
 import { listDreamRecords, readDreamRecord } from './dream-records.js';
 import { type ScheduledProject, DreamScheduler } from './dream-scheduler.js';
-import { recoverInterruptedDreams } from './recover-dreams.js';
+import { type DreamRecovery, interruptedNotice, recoverInterruptedDreams } from './recover-dreams.js';
 import { revertDream } from './revert-dream.js';
 import { type DreamProgress, type DreamSettings, runDream } from './run-dream.js';
 import { SessionScanCache } from './session-scan.js';
@@ -68,6 +68,7 @@ export class DreamService {
   #projects: { home: string; at: number; list: ScheduledProject[] } | null = null;
   /** Running dream jobs by memory dir. */
   readonly #running = new Map<string, string>();
+  #recovering: Promise<DreamRecovery> | null = null;
 
   constructor(private readonly host: DreamHost) {}
 
@@ -114,9 +115,21 @@ export class DreamService {
     return job && (job.state === 'running' || job.state === 'queued') ? job : null;
   }
 
+  /**
+   * Undo what crashed dreams left (recover-dreams.ts). Runs at start, on every scheduler tick and
+   * before every status answer; calls that arrive while one runs share it.
+   */
+  recover(): Promise<DreamRecovery> {
+    this.#recovering ??= recoverInterruptedDreams({ dataDir: this.host.dataDir }).finally(() => {
+      this.#recovering = null;
+    });
+    return this.#recovering;
+  }
+
   /** The Dream tab of a project. */
   async status(dir: string): Promise<DreamStatusView> {
     const loc = await this.locate(dir);
+    await this.recover();
     const settings = await this.settings();
     const gates = await checkDreamGates(
       { memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings },
@@ -136,6 +149,7 @@ export class DreamService {
       method: provider.kind === 'offline' ? { kind: 'rules', detail: `the offline rules (${(providerStatus.reason ?? 'no model is set up').replace(/\.$/, '')}).` } : { kind: 'model', detail: `${provider.modelFor('dream')} via ${provider.kind === 'anthropic' ? 'the Anthropic API' : 'the Claude Code CLI'}, with the offline rules if it fails.` },
       scheduled: this.#scheduler !== null,
       lastDream: lastDream ?? null,
+      recovered: interruptedNotice(lastDream),
     };
   }
 
@@ -293,7 +307,7 @@ export class DreamService {
       },
       isRunning: (memoryDir) => this.runningJob(memoryDir) !== null,
       awaitingConfirmation: async (memoryDir) => (await listDreamRecords(this.host.dataDir, { memoryDir, limit: 1 }))[0]?.status === 'needs-confirmation',
-      recover: () => recoverInterruptedDreams({ dataDir: this.host.dataDir }),
+      recover: () => this.recover(),
       dataDir: this.host.dataDir,
       sessionCache: this.sessionCache,
     });

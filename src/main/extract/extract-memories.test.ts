@@ -143,6 +143,16 @@ describe('R-SETTINGS', () => {
 });
 
 describe('what the model proposes is validated before anything is written', () => {
+  it('refuses new file names with %xx, #, ?, control or bidi characters, or a Windows device name, with a sentence (issue 15)', async () => {
+    const names = ['feedback_a%2Fb.md', 'feedback_a#b.md', 'feedback_why?.md', 'feedback_\u001b[31mred.md', 'feedback_\u202Egnp.md', 'CON.md', 'aux.md', 'feedback_x.md.'];
+    fake.enqueue(operationsReply(...names.map((file) => ({ ...testingMemory, file }))));
+    await writeTurns('a turn with odd names');
+    const ops = (await run()).outcomes[0]!.operations;
+    expect(ops.map((o) => o.disposition)).toEqual(names.map(() => 'refused'));
+    for (const op of ops) expect(op.reason).toMatch(/cannot be a memory file name: /);
+    expect((await fs.readdir(fx.memoryDir)).filter((f) => f.endsWith('.md') && f !== 'MEMORY.md' && !f.startsWith('feedback_sql'))).toEqual([]);
+  });
+
   it('refuses paths outside the memory dir, a user memory for the team, secrets and bad types, and applies the rest', async () => {
     await fs.mkdir(path.join(fx.memoryDir, 'team'));
     await fs.writeFile(path.join(fx.memoryDir, 'team', 'MEMORY.md'), '');

@@ -151,20 +151,43 @@ async function runOnce(repo: ShadowRepo, args: string[], opts: GitOptions): Prom
 }
 
 /**
+ * How long a `*.lock` may still belong to a running git. A Memdir killed with SIGKILL leaves the
+ * git it was waiting for running (children are not killed with their parent): that orphan
+ * finishes its write in a moment, and taking its lock from under it would let two gits write
+ * one index. Only a lock left unchanged this long is stale.
+ */
+const LIVE_LOCK_MS = 3_000;
+
+/** Remove `lock` once no git can be writing it any more: gone by itself, or unchanged for LIVE_LOCK_MS. */
+async function clearStaleLock(lock: string): Promise<void> {
+  for (;;) {
+    const stat = await fs.stat(lock).catch(() => null);
+    if (!stat) return;
+    const age = Date.now() - stat.mtimeMs;
+    if (age >= LIVE_LOCK_MS) {
+      await fs.rm(lock, { force: true });
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, LIVE_LOCK_MS - age)));
+  }
+}
+
+/**
  * Runs git on the shadow repo. A non-zero exit not in `okCodes` becomes a HistoryError naming
  * the first line git printed. With `clearStaleLocks`, a "File exists" on a `*.lock` inside the
- * repo is removed and the command retried once (a SIGKILLed commit leaves `index.lock` or
- * `HEAD.lock` behind; holding the memory lock, nothing else can own it).
+ * repo is cleared and the command retried (a SIGKILLed commit leaves `index.lock` or
+ * `HEAD.lock` behind; holding the memory lock, no live Memdir can own it — a git still running
+ * for a killed one is waited for, see clearStaleLock).
  */
 export async function git(repo: ShadowRepo, args: string[], opts: GitOptions = {}): Promise<GitResult> {
   let result = await runOnce(repo, args, opts);
-  if (result.code !== 0 && opts.clearStaleLocks) {
+  // A commit killed half-way may leave several locks (index, HEAD, the branch): one at a time.
+  for (let retry = 0; retry < 4 && result.code !== 0 && opts.clearStaleLocks; retry++) {
     const stale = /Unable to create '([^']+\.lock)': File exists/.exec(result.stderr)?.[1];
     const resolved = stale ? path.resolve(path.dirname(repo.gitDir), stale) : undefined;
-    if (resolved && resolved.startsWith(repo.gitDir + path.sep)) {
-      await fs.rm(resolved, { force: true });
-      result = await runOnce(repo, args, opts);
-    }
+    if (!resolved || !resolved.startsWith(repo.gitDir + path.sep)) break;
+    await clearStaleLock(resolved);
+    result = await runOnce(repo, args, opts);
   }
   if (result.code !== 0 && !(opts.okCodes ?? []).includes(result.code)) {
     const said = result.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/^(fatal|error): /, '') ?? `exit code ${result.code}`;

@@ -197,6 +197,20 @@ describe('recording', () => {
     await expect(fs.access(path.join(gitDir, 'index.lock'))).rejects.toThrow();
     expect((await listHistory(mem, { dataDir })).map((e) => e.summary)).toEqual(['second', 'first']);
   });
+
+  it('leaves a lock that a live git still holds (one a killed Memdir left running) until that git is done', async () => {
+    await write('a.md', 'a');
+    await recordSnapshot(mem, { source: 'manual', summary: 'first', dataDir });
+    const gitDir = shadowGitDir();
+    // The orphan is writing the index: its index.lock is fresh, and it renames it into place in a moment.
+    await fs.copyFile(path.join(gitDir, 'index'), path.join(gitDir, 'index.lock'));
+    const orphan = new Promise<void>((resolve, reject) => setTimeout(() => fs.rename(path.join(gitDir, 'index.lock'), path.join(gitDir, 'index')).then(resolve, reject), 400));
+    await write('a.md', 'b');
+    expect(await recordSnapshot(mem, { source: 'manual', summary: 'second', dataDir })).toMatchObject({ summary: 'second' });
+    // Its lock was never taken from under it.
+    await expect(orphan).resolves.toBeUndefined();
+    expect(await readAtRevision(mem, 'HEAD', 'a.md', { dataDir })).toBe('b');
+  });
 });
 
 describe('reading history', () => {

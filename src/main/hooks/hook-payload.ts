@@ -6,6 +6,7 @@
  * payload is a trigger ("look at this transcript now"), never data that is stored.
  */
 import { z } from 'zod';
+import { firstIssueSentence } from '../../shared/issue-sentence.js';
 import { SPOOLED_HOOK_EVENTS, type SpooledHookEvent } from '../../shared/contract/hooks.js';
 
 const text = (max: number) => z.string().max(max);
@@ -87,6 +88,6 @@ export function parseHookPayload(event: string, stdin: string, now = new Date())
     receivedAt: now.toISOString(),
   };
   const checked = hookEventSchema.safeParse(candidate);
-  if (!checked.success) return { ok: false, problem: `the hook input is not usable (${checked.error.issues[0]?.path.join('.') ?? 'shape'}: ${checked.error.issues[0]?.message ?? 'invalid'})` };
+  if (!checked.success) return { ok: false, problem: `the hook input is not usable: ${firstIssueSentence(checked.error.issues)}` };
   return { ok: true, event: checked.data };
 }

@@ -102,14 +102,18 @@ export function quoteProblematicValues(source: string): string {
     .join('\n');
 }
 
+// `uniqueKeys: false` reads duplicate keys (last wins) as js-yaml based tools do. `logLevel: 'error'`:
+// the library's warnings (an unknown directive or tag) go through process.emitWarning to stderr
+// with the file's own text — raw, past every filter — so they are off; errors still throw.
+const YAML_OPTIONS = { uniqueKeys: false, prettyErrors: true, logLevel: 'error' } as const;
+
 /** The slow path: YAML, then YAML after the quoting retry; throws the first error if both fail. */
 export function parseWithRetry(source: string): unknown {
-  // `uniqueKeys: false` reads duplicate keys (last wins) as js-yaml based tools do.
   try {
-    return YAML.parse(source, { uniqueKeys: false, prettyErrors: true });
+    return YAML.parse(source, YAML_OPTIONS);
   } catch (error) {
     try {
-      return YAML.parse(quoteProblematicValues(source), { uniqueKeys: false });
+      return YAML.parse(quoteProblematicValues(source), YAML_OPTIONS);
     } catch {
       throw error;
     }

@@ -559,6 +559,28 @@ export async function withMemoryLock<T>(
   }
 }
 
+/**
+ * Take Memdir's cross-process lock `<lockDir>/<key>.lock` for something other than a memory dir
+ * (a team connection's sync state): the same folder lock with its owner record as
+ * `withMemoryLock`, so a holder that was killed (kill -9, a crash) is broken at once instead of
+ * blocking everyone until its lock goes stale. Waits with backoff for a live holder up to
+ * `timeoutMs`, then fails with MemoryLockError `busy` and the `busy` sentence. Not reentrant.
+ * Resolves to the release (safe to call after the lock was taken over).
+ */
+export async function acquireOwnedLock(lockDir: string, key: string, opts: { timeoutMs: number; busy: string }): Promise<() => Promise<void>> {
+  const hold: Hold = { active: true, compromised: null };
+  try {
+    const release = await acquireFileLock(lockDir, key, Date.now() + opts.timeoutMs, lockDir, hold);
+    return async () => {
+      hold.active = false;
+      if (!hold.compromised) await release().catch(() => undefined);
+    };
+  } catch (error) {
+    if (error instanceof MemoryLockError && error.reason === 'busy') throw new MemoryLockError('busy', opts.busy, { cause: error });
+    throw error;
+  }
+}
+
 async function joinQueue(queueKey: string, deadline: number, memoryDir: string): Promise<() => void> {
   const previous = queues.get(queueKey) ?? Promise.resolve();
   let leave!: () => void;

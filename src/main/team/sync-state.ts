@@ -22,11 +22,10 @@
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
 import { isProtocolEtag } from '../../server/protocol.js';
-import { MemoryLockError, writeDataFile } from '../memdir/safe-fs.js';
+import { acquireOwnedLock, writeDataFile } from '../memdir/safe-fs.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -180,31 +179,8 @@ export class BaseStore {
  * Returns the release (safe to call once the lock was lost or taken over).
  */
 export async function lockSyncState(dir: string): Promise<() => void> {
-  const options = {
-    lockfilePath: path.join(dir, 'sync.lock'),
-    realpath: false,
-    stale: 30_000,
-    update: 10_000,
-    // Losing the lock (a stalled machine) must not crash the app from a timer.
-    onCompromised: () => undefined,
-  };
-  try {
-    // The usual case (nobody else syncing) without a round trip through the thread pool.
-    const release = lockfile.lockSync(dir, options);
-    return () => {
-      try {
-        release();
-      } catch {
-        // Already released or taken over: nothing left to undo.
-      }
-    };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-  }
-  try {
-    const release = await lockfile.lock(dir, { ...options, retries: { retries: 40, factor: 1.3, minTimeout: 25, maxTimeout: 500 } });
-    return () => void release().catch(() => undefined);
-  } catch (error) {
-    throw new MemoryLockError('busy', 'Another Memdir process is syncing this project right now; try again in a moment.', { cause: error });
-  }
+  // Memdir's owned folder lock: a sync killed mid-way (kill -9) is taken over at once on the
+  // next start, not reported as "another process is syncing" until its lock goes stale.
+  const release = await acquireOwnedLock(dir, 'sync', { timeoutMs: 15_000, busy: 'Another Memdir process is syncing this project right now; try again in a moment.' });
+  return () => void release();
 }

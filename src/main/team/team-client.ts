@@ -22,6 +22,7 @@ import {
 } from '../../server/protocol.js';
 import { z } from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
+import { firstIssueSentence } from '../../shared/issue-sentence.js';
 
 /** Why a request failed, for code; the message is for people. */
 export type TeamClientErrorCode =
@@ -210,10 +211,7 @@ export class TeamClient {
     }
     precheck?.(value);
     const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new TeamClientError('bad-response', `The sync server's ${what} does not follow the protocol (${issue ? `${issue.path.join('.').slice(0, 120)}: ${issue.message}` : 'wrong shape'}); nothing was written.`);
-    }
+    if (!parsed.success) throw new TeamClientError('bad-response', `The sync server's ${what} does not follow the protocol (${firstIssueSentence(parsed.error.issues)}); nothing was written.`);
     return parsed.data;
   }
 

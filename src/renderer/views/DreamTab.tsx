@@ -26,6 +26,11 @@ function Gates({ status }: { status: DreamStatusView }) {
     <section aria-label="Dream gates">
       <h2>Gates</h2>
       {gates.disabled && <p className="banner warning">{gates.disabled.detail}</p>}
+      {status.recovered && (
+        <p className="banner warning" role="status">
+          {status.recovered.detail}
+        </p>
+      )}
       <table className="grid gates" aria-label="Gates">
         <thead>
           <tr>

@@ -140,6 +140,8 @@ export const dreamStatusSchema = z.object({
   /** Whether the scheduler dreams this project by itself (the app runs it; the CLI never does). */
   scheduled: z.boolean(),
   lastDream: dreamRecordSchema.nullable(),
+  /** When the last dream was interrupted (killed, crashed) and undone: when it started and what recovery did. */
+  recovered: z.object({ id: z.string(), at: z.string(), detail: z.string() }).nullable(),
 });
 export type DreamStatusView = z.infer<typeof dreamStatusSchema>;
 

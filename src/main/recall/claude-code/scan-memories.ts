@@ -176,7 +176,7 @@ function quoteRiskyValues(source: string): string {
       if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))) return line;
       if (value.startsWith('[') && value.endsWith(']')) {
         try {
-          if (Array.isArray(YAML.parse(value))) return line;
+          if (Array.isArray(YAML.parse(value, { logLevel: 'error' }))) return line;
         } catch {
           // Not a list after all: quote it like any other value.
         }
@@ -191,14 +191,15 @@ function parseYaml(source: string): unknown {
   // Plain `key: text` lines need no YAML library (the same values, property-tested in memdir/).
   const simple = parseSimpleFrontmatter(source);
   if (simple !== undefined) return simple;
-  // Duplicate keys: the last one wins, as in Claude Code's parser.
+  // Duplicate keys: the last one wins, as in Claude Code's parser. `logLevel: 'error'`: the
+  // library's warnings would print the file's own text to stderr, raw (frontmatter-yaml.ts).
   try {
-    return YAML.parse(source, { uniqueKeys: false });
+    return YAML.parse(source, { uniqueKeys: false, logLevel: 'error' });
   } catch {
     try {
       return YAML.parse(
         quoteRiskyValues(source).replace(/^\t+/gm, (tabs) => '  '.repeat(tabs.length)),
-        { uniqueKeys: false },
+        { uniqueKeys: false, logLevel: 'error' },
       );
     } catch {
       return {};

@@ -135,7 +135,7 @@ export class SyncEngine {
   readonly maxEntryBytes: number;
   batchKeys: number;
   batchBytes: number;
-  /** Findings per content hash: a file kept back is not scanned again until it changes. */
+  /** Findings per key and content hash: a file kept back is not scanned again until it changes. */
   readonly scans = new Map<string, Finding[]>();
   /** Hashes computed during the current sync: trusted for its duration even when racily clean. */
   readonly cycleHashes = new Map<string, { facts: FileFacts; sha: string }>();

@@ -175,11 +175,12 @@ async function vetForUpload(e: SyncEngine, key: string, sha: string, bytes: Uint
 
 /** The findings in a file that keep it back: every one not allowed in this memory dir. */
 async function blockingFindings(e: SyncEngine, key: string, sha: string, content: string): Promise<Finding[]> {
-  let findings = e.scans.get(sha);
+  // The key is part of what is scanned (a token in a file or folder name): cached per key and hash.
+  let findings = e.scans.get(`${key}\0${sha}`);
   if (!findings) {
-    findings = await scanText(content, { file: `team/${key}` });
+    findings = await scanText(content, { file: `team/${key}`, name: key });
     if (e.scans.size > 2_000) e.scans.clear();
-    e.scans.set(sha, findings);
+    e.scans.set(`${key}\0${sha}`, findings);
   }
   const blocking: Finding[] = [];
   for (const f of findings) {
