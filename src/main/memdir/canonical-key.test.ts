@@ -3,7 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalKey, DirectoryError, isolatedGitEnv } from './canonical-key.js';
+import { canonicalKey, DirectoryError } from './canonical-key.js';
+import { isolatedGitEnv } from './run-git.js';
 
 // Test git never reads the machine's global or system config.
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
@@ -154,16 +155,5 @@ describe('canonicalKey (R-KEY)', () => {
     await expect(canonicalKey(path.join(file, 'below'))).rejects.toMatchObject({ reason: 'not-a-directory' });
     await fs.symlink(path.join(tmp, 'gone'), path.join(tmp, 'dangling'));
     await expect(canonicalKey(path.join(tmp, 'dangling'))).rejects.toMatchObject({ reason: 'missing' });
-  });
-});
-
-describe('isolatedGitEnv', () => {
-  it('drops every GIT_* variable and keeps the rest', () => {
-    const env = isolatedGitEnv({ PATH: '/bin', GIT_DIR: '/x', GIT_INDEX_FILE: '/i', git_work_tree: '/w', HOME: '/h' });
-    expect(env.PATH).toBe('/bin');
-    expect(env.HOME).toBe('/h');
-    expect(env.GIT_DIR).toBeUndefined();
-    expect(env.GIT_INDEX_FILE).toBeUndefined();
-    expect(env.git_work_tree).toBeUndefined();
   });
 });

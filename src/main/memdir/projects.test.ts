@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
-import { isolatedGitEnv } from './canonical-key.js';
+import { isolatedGitEnv } from './run-git.js';
 import {
   CWD_SCAN_MAX_BYTES,
   listProjectDirs,
