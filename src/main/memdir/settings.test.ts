@@ -323,9 +323,20 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
     expect((await readEffectiveSettings(home, repo, env)).autoMemoryEnabled).toBe(true);
     await write(localFile(), { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: 1 } });
     expect((await readEffectiveSettings(home, repo, env)).autoMemoryEnabled).toBe(false);
-    // --bare is decided before the settings are read: an env block cannot set it.
-    await write(localFile(), { env: { CLAUDE_CODE_SIMPLE: '1' } });
+    // --bare and safe mode come from your own settings, never from a repository's files.
+    await write(localFile(), { env: { CLAUDE_CODE_SIMPLE: '1', CLAUDE_CODE_SAFE_MODE: '1' } });
     expect((await readEffectiveSettings(home, repo, env)).autoMemoryEnabled).toBe(true);
+    await write(userFile(), { env: { CLAUDE_CODE_SIMPLE: '1' } });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: `CLAUDE_CODE_SIMPLE in the env block of ${userFile()}` });
+  });
+
+  it("takes the variables that move the memory from your own settings' env blocks, not a repository's", async () => {
+    const target = path.join(tmp, 'elsewhere');
+    await write(projectFile(), { env: { CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: target, CLAUDE_CODE_REMOTE_MEMORY_DIR: target } });
+    await write(localFile(), { env: { CLAUDE_CODE_REMOTE_MEMORY_DIR: target } });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryDirectory: null, memoryBase: null });
+    await write(userFile(), { env: { CLAUDE_CODE_REMOTE_MEMORY_DIR: target } });
+    expect((await readEffectiveSettings(home, repo, env)).memoryBase).toBe(target);
   });
 
   it('CLAUDE_COWORK_MEMORY_PATH_OVERRIDE moves the memory when it is an absolute path, from the shell or an env block', async () => {

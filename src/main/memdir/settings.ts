@@ -12,8 +12,9 @@
  *   `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`; then `autoMemoryEnabled` from managed over local over
  *   project over user settings; default on;
  * - the `env` blocks of settings files set those variables too (managed over local over project
- *   over user over the shell), except `CLAUDE_CODE_SIMPLE` and `CLAUDE_CODE_REMOTE`, which only
- *   the shell sets;
+ *   over user over the shell): `CLAUDE_CODE_DISABLE_AUTO_MEMORY` from any file; safe mode,
+ *   `--bare` and the two that move the memory only from managed and user settings;
+ *   `CLAUDE_CODE_REMOTE` only from the shell;
  * - the memory directory: `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` (an absolute path), else
  *   `autoMemoryDirectory` from managed, local or user settings (the first that sets it decides,
  *   even when its value is then refused), else `<base>/projects/<key>/memory` where the base is
@@ -82,8 +83,19 @@ const FALSY = new Set(['0', 'false', 'no', 'off']);
 const truthy = (v: string | undefined): boolean => v !== undefined && TRUTHY.has(v.trim().toLowerCase());
 const falsy = (v: string | undefined): boolean => v !== undefined && FALSY.has(v.trim().toLowerCase());
 
-/** Variables the memory checks read that settings `env` blocks can set. */
-const BLOCK_VARS = [DISABLE_AUTO_MEMORY_ENV, 'CLAUDE_CODE_SAFE_MODE', 'CLAUDE_CODE_REMOTE_MEMORY_DIR', 'CLAUDE_COWORK_MEMORY_PATH_OVERRIDE'] as const;
+/**
+ * Variables the memory checks read, and which settings files' `env` blocks can set them (as
+ * observed with the real client): the switch from any file; the ones read at start-up or that
+ * move the memory only from managed and user settings, never from a repository's files.
+ * `CLAUDE_CODE_REMOTE` comes from the shell alone.
+ */
+const BLOCK_VARS: Record<string, readonly SettingsSource[]> = {
+  [DISABLE_AUTO_MEMORY_ENV]: ['managed', 'user', 'project', 'local'],
+  CLAUDE_CODE_SAFE_MODE: ['managed', 'user'],
+  CLAUDE_CODE_SIMPLE: ['managed', 'user'],
+  CLAUDE_CODE_REMOTE_MEMORY_DIR: ['managed', 'user'],
+  CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: ['managed', 'user'],
+};
 
 /**
  * Validate an `autoMemoryDirectory` value as Claude Code does: `~/` expanded (unless `tilde` is
@@ -141,12 +153,13 @@ function filesFor(home: string, launch: LaunchContext | null, env: NodeJS.Proces
 /** The environment a session sees: the shell's, with the settings `env` blocks over it. */
 function effectiveEnv(files: SettingsFile[], env: NodeJS.ProcessEnv): Map<string, { value: string; from: string }> {
   const out = new Map<string, { value: string; from: string }>();
-  for (const name of BLOCK_VARS) if (env[name] !== undefined) out.set(name, { value: env[name]!, from: name });
+  for (const name of [...Object.keys(BLOCK_VARS), 'CLAUDE_CODE_REMOTE']) if (env[name] !== undefined) out.set(name, { value: env[name]!, from: name });
   // Lowest precedence first, so higher files overwrite.
   for (const f of [...files].reverse()) {
     const block = f.values?.env;
     if (!block || typeof block !== 'object' || Array.isArray(block)) continue;
-    for (const name of BLOCK_VARS) {
+    for (const [name, sources] of Object.entries(BLOCK_VARS)) {
+      if (!sources.includes(f.source)) continue;
       const value = (block as Record<string, unknown>)[name];
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out.set(name, { value: String(value), from: `${name} in the env block of ${f.file}` });
     }
@@ -190,11 +203,12 @@ export async function readEffectiveSettings(
   const fromFiles = booleanSetting('autoMemoryEnabled');
   const safe = vars.get('CLAUDE_CODE_SAFE_MODE');
   const disable = vars.get(DISABLE_AUTO_MEMORY_ENV);
-  const remoteOff = truthy(env.CLAUDE_CODE_REMOTE) && !vars.get('CLAUDE_CODE_REMOTE_MEMORY_DIR')?.value && !vars.get('CLAUDE_COWORK_MEMORY_PATH_OVERRIDE')?.value;
+  const simple = vars.get('CLAUDE_CODE_SIMPLE');
+  const remoteOff = truthy(vars.get('CLAUDE_CODE_REMOTE')?.value) && !vars.get('CLAUDE_CODE_REMOTE_MEMORY_DIR')?.value && !vars.get('CLAUDE_COWORK_MEMORY_PATH_OVERRIDE')?.value;
   const byEnv: { on: boolean; from: string } | null = truthy(safe?.value)
     ? { on: false, from: safe!.from }
-    : truthy(env.CLAUDE_CODE_SIMPLE)
-      ? { on: false, from: 'CLAUDE_CODE_SIMPLE' }
+    : truthy(simple?.value)
+      ? { on: false, from: simple!.from }
       : truthy(disable?.value)
         ? { on: false, from: disable!.from }
         : falsy(disable?.value)
