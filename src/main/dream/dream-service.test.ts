@@ -12,6 +12,7 @@ import { JobRunner } from '../jobs/job-runner.js';
 import { CONSOLIDATION_LOCK_FILE } from './consolidation-lock.js';
 import { listDreamRecords } from './dream-records.js';
 import { DreamService } from './dream-service.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
 import { killAndWait, startIdleProcess } from './test-support/child.js';
 import { type DreamFixture, createDreamFixture, topic } from './test-support/dream-fixture.js';
 
@@ -174,6 +175,31 @@ describe('the dream scheduler', () => {
     await sessions(1, 4);
     service.noteSessionEnded(fx.dir);
     await expect.poll(() => dreamJobs().map((j) => j.state), { timeout: 20_000 }).toEqual(['done']);
+  });
+
+  it('counts the sessions of a subdirectory for the repository they read, and checks it when one of them ends (the SessionEnd hook)', async () => {
+    const repo = path.join(fx.root, 'app');
+    const sub = path.join(repo, 'web');
+    await fs.mkdir(path.join(repo, '.git'), { recursive: true });
+    await fs.mkdir(sub, { recursive: true });
+    const memoryDir = path.join(fx.home, 'projects', sanitizeDirName(repo), 'memory');
+    await fs.mkdir(memoryDir, { recursive: true });
+    await fs.writeFile(path.join(memoryDir, 'feedback_db.md'), DUP);
+    await fs.writeFile(path.join(memoryDir, 'feedback_db_copy.md'), DUP);
+    const subFolder = path.join(fx.home, 'projects', sanitizeDirName(sub));
+    await fs.mkdir(subFolder, { recursive: true });
+    const subSession = async (i: number) => fs.writeFile(path.join(subFolder, `${sessionUuid(100 + i)}.jsonl`), `${JSON.stringify({ type: 'user', sessionId: sessionUuid(100 + i), cwd: sub, message: { role: 'user', content: 'hi' } })}\n`);
+    for (let i = 0; i < 4; i++) await subSession(i);
+    await turnOnScheduledDreams();
+    service.startScheduler();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(dreamJobs().filter((j) => j.dir === sanitizeDirName(repo))).toEqual([]);
+    expect((await service.status(sanitizeDirName(repo))).gates.gates.find((g) => g.name === 'sessions')?.value).toBe(4);
+    await subSession(4);
+    service.noteSessionEnded(subFolder);
+    await expect.poll(() => dreamJobs().filter((j) => j.dir === sanitizeDirName(repo)).map((j) => j.state), { timeout: 20_000 }).toEqual(['done']);
+    // Never a project of its own.
+    expect((await service.projects()).map((p) => p.dir)).not.toContain(sanitizeDirName(sub));
   });
 
   it('never dreams on a schedule unless autoDreamEnabled is turned on (R-DREAM-GATE: default off), and says so', async () => {
