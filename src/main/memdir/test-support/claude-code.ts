@@ -5,38 +5,22 @@
  * request (the system prompt names the memory directory it uses, or has no memory section when
  * auto memory is off) and from the folders it wrote under `projects/`.
  *
- * The binary is found through `MEMDIR_CLAUDE_CODE_BIN`, else the platform package
- * `@anthropic-ai/claude-code-<platform>-<arch>` when it is installed; tests skip with
- * {@link claudeCodeSkipReason} when neither is there.
+ * The binary is the pinned release `findClaudeCodeBinary` finds (`CLAUDE_CODE_BIN`, else the
+ * platform package in node_modules); tests skip with {@link claudeCodeSkipReason} otherwise.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { startFakeAnthropic } from '../../llm/test-support/fake-anthropic.js';
+import { findClaudeCodeBinary } from '../../recall/test-support/capture-claude-code-recall.js';
 
-/** The Claude Code version the observations in the tests were made with. */
-export const PINNED_CLAUDE_CODE_VERSION = '2.1.332';
+const found = await findClaudeCodeBinary();
 
-function locate(): string | null {
-  const fromEnv = process.env.MEMDIR_CLAUDE_CODE_BIN;
-  if (fromEnv) return fs.existsSync(fromEnv) ? fromEnv : null;
-  try {
-    const require = createRequire(import.meta.url);
-    const bin = require.resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/claude${process.platform === 'win32' ? '.exe' : ''}`);
-    return fs.existsSync(bin) ? bin : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The binary, or null. */
-export const claudeCodeBin: string | null = locate();
+/** The pinned binary (found the one way the interop tests find it), or null. */
+export const claudeCodeBin: string | null = found.found ? found.path : null;
 
 /** Why the real-client tests are skipped, or null when they run. */
-export const claudeCodeSkipReason: string | null = claudeCodeBin
-  ? null
-  : `the real Claude Code is not installed (set MEMDIR_CLAUDE_CODE_BIN or install @anthropic-ai/claude-code@${PINNED_CLAUDE_CODE_VERSION})`;
+export const claudeCodeSkipReason: string | null = found.found ? null : found.reason;
 
 /** What one `claude -p` run did. */
 export interface ClaudeCodeRun {
