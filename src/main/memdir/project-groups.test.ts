@@ -56,7 +56,7 @@ describe('groupProjects (R-LAYOUT: transcript folders under the key of their cwd
     const groups = await groupProjects(home);
     expect(groups.map((g) => g.dir)).toEqual([sanitizeDirName(repo)]);
     expect(groups[0]).toMatchObject({ key: repo, folderExists: true, readInstead: null });
-    expect(groups[0]!.launchFolders).toEqual([{ folder: sanitizeDirName(path.join(repo, 'sub')), folderPath: folderOf(path.join(repo, 'sub')), cwd: path.join(repo, 'sub'), transcripts: 1 }]);
+    expect(groups[0]!.launchFolders).toMatchObject([{ folder: sanitizeDirName(path.join(repo, 'sub')), folderPath: folderOf(path.join(repo, 'sub')), cwd: path.join(repo, 'sub'), transcripts: 1, explanation: { key: repo, via: 'repository' } }]);
   });
 
   it('groups a linked worktree session under the main repository, even before its memory folder exists', async () => {

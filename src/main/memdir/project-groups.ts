@@ -25,6 +25,8 @@ export interface LaunchFolder {
   cwd: string | null;
   /** Session transcripts (`*.jsonl`) directly in it. */
   transcripts: number;
+  /** How its launch directory keys (R-KEY), computed once per grouping; null without a usable cwd. */
+  explanation: KeyExplanation | null;
 }
 
 /** One project: a memory folder and the transcript folders of the sessions that read it. */
@@ -119,7 +121,7 @@ export async function groupProjects(home: string, cache?: GroupCache): Promise<P
     if (facts.hasMemory) memoryFolders.push(folder);
     if (facts.cwd === null) {
       // Transcripts that name no launch directory stay with their own folder.
-      if (facts.transcripts > 0) group(folder).launchFolders.push({ folder, folderPath, cwd: null, transcripts: facts.transcripts });
+      if (facts.transcripts > 0) group(folder).launchFolders.push({ folder, folderPath, cwd: null, transcripts: facts.transcripts, explanation: null });
       continue;
     }
     const explanation = await keyOfLaunchDir(facts.cwd);
@@ -127,7 +129,7 @@ export async function groupProjects(home: string, cache?: GroupCache): Promise<P
     const dir = dirNameForKey(key, names);
     keyed.set(folder, dir);
     const g = group(dir);
-    g.launchFolders.push({ folder, folderPath, cwd: facts.cwd, transcripts: facts.transcripts });
+    g.launchFolders.push({ folder, folderPath, cwd: facts.cwd, transcripts: facts.transcripts, explanation });
     // The key a project shows is the one its own launch directory gives, else any session's.
     if (g.key === null || folder === dir) {
       g.key = key;

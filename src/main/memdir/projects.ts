@@ -181,10 +181,9 @@ export interface LocateOptions {
   settingsCache?: SettingsCache;
 }
 
-/** Settings are read for a launch directory: the key's launch context when it still exists. */
-async function launchContextOf(cwd: string | null | undefined): Promise<{ launch: LaunchContext | null; explanation: KeyExplanation | null }> {
-  if (!cwd || !path.isAbsolute(cwd)) return { launch: null, explanation: null };
-  const explanation = await explainCanonicalKey(cwd, { missingOk: true }).catch(() => null);
+/** Settings are read for a launch directory: the one its folder was keyed from. */
+export function launchContextOf(folder: LaunchFolder | null | undefined): { launch: LaunchContext | null; explanation: KeyExplanation | null } {
+  const explanation = folder?.explanation ?? null;
   if (!explanation) return { launch: null, explanation: null };
   return { launch: { launchDir: explanation.dir, canonicalRoot: explanation.key }, explanation };
 }
@@ -248,7 +247,7 @@ export async function locateProject(home: string, target: string, env: NodeJS.Pr
 
 /** Locate a project found by {@link groupProjects}: settings of its main launch directory. */
 export async function locateGroup(home: string, group: ProjectGroup, env: NodeJS.ProcessEnv = process.env, options: LocateOptions = {}): Promise<ProjectLocation> {
-  const { launch, explanation } = await launchContextOf(primaryLaunchFolder(group)?.cwd);
+  const { launch, explanation } = launchContextOf(primaryLaunchFolder(group));
   return located(home, { key: group.key ?? group.dir, keySource: group.key ? 'transcripts' : 'dir-name', explanation: explanation ?? group.explanation, dir: group.dir, group }, launch, env, options);
 }
 
@@ -263,6 +262,6 @@ export async function locateTranscriptProject(home: string, folder: string, env:
   const group = groups.find((g) => g.launchFolders.some((l) => l.folder === folder)) ?? groups.find((g) => g.dir === folder);
   if (!group) throw new ProjectNotFoundError(folder, home);
   const own = group.launchFolders.find((l) => l.folder === folder);
-  const { launch, explanation } = await launchContextOf(own?.cwd);
+  const { launch, explanation } = launchContextOf(own);
   return located(home, { key: group.key ?? folder, keySource: group.key ? 'transcripts' : 'dir-name', explanation: explanation ?? group.explanation, dir: group.dir, group }, launch, env, options);
 }

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import type { HomeScan, LaunchDirScan, ProjectScan } from '../../shared/scan-types.js';
-import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects, keyOfLaunchDir } from './project-groups.js';
-import { type LocateOptions, locateGroup } from './projects.js';
+import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects } from './project-groups.js';
+import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
 import { ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
 import { type SettingsCache, readEffectiveSettings } from './settings.js';
 
@@ -27,8 +27,7 @@ export class HomeScanCache extends ScanCache {
 async function launchDirsOf(home: string, group: ProjectGroup, options: ScanHomeOptions): Promise<LaunchDirScan[]> {
   const out: LaunchDirScan[] = [];
   for (const l of group.launchFolders) {
-    const explanation = l.cwd ? await keyOfLaunchDir(l.cwd) : null;
-    const launch = explanation ? { launchDir: explanation.dir, canonicalRoot: explanation.key } : null;
+    const { launch } = launchContextOf(l);
     const s = await readEffectiveSettings(home, launch, options.env, { ...(options.cache ? { cache: options.cache.settings } : {}), ...(options.managedDir ? { managedDir: options.managedDir } : {}) });
     out.push({ cwd: l.cwd, folder: l.folder, transcripts: l.transcripts, autoMemoryEnabled: s.autoMemoryEnabled, autoMemoryEnabledSource: s.autoMemoryEnabledSource, autoMemoryEnabledFrom: s.autoMemoryEnabledFrom });
   }
