@@ -391,7 +391,7 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
           await fs.writeFile(path.join(home, 'settings.json'), user);
           await fs.writeFile(path.join(project, '.claude', 'settings.json'), shared);
           await fs.writeFile(path.join(project, '.claude', 'settings.local.json'), local);
-          const effective = await readEffectiveSettings(home, project, { HOME: home });
+          const effective = await readEffectiveSettings(home, { launchDir: project, canonicalRoot: project }, { HOME: home });
           if (typeof effective.autoMemoryEnabled !== 'boolean') throw new Error('autoMemoryEnabled is not a boolean after reading the settings');
           let app: unknown;
           try {

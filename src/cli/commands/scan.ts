@@ -18,7 +18,11 @@ export const scanCommand: CommandSpec = {
   "index": {"exists", "lines", "bytes", "loaded": [file…], "cut": [file…], "loadedLines", "loadedBytes", "firstCutLine"},
   "memories": [{"file", "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
   "team": {same index/memories/problems} or null,
-  "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts"}]}
+  "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts",
+  "launchDirs": [{"cwd", "folder", "transcripts", "autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom"}],
+  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …}}]}
+One project per memory folder: transcript folders of sessions launched in a subdirectory or a linked
+worktree are listed under the project whose memory they read ("launchDirs"), never as projects.
 A missing home is not an error: it scans as empty.`,
   async run({ values, io }) {
     const home = homeFrom(values, io);

@@ -10,7 +10,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
-import { runGit } from '../memdir/canonical-key.js';
+import { runGit } from '../memdir/run-git.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';

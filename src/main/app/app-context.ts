@@ -139,10 +139,12 @@ export class AppContext {
     if (dir.includes('/') || dir.includes('\\') || dir === '.' || dir === '..' || dir.includes('\0')) {
       throw new RpcError({ code: 'invalid-input', message: `"${dir}" is not a project directory name.` });
     }
-    if (!fs.existsSync(path.join(this.homeValue, 'projects', dir))) {
+    const scan = await scanProject(this.homeValue, dir, { cache: this.cache, env: this.env });
+    // A project is a folder under projects/, or a memory folder its sessions read but Claude Code has not created yet (R-LAYOUT).
+    if (!scan.exists && scan.launchDirs.length === 0 && !fs.existsSync(path.join(this.homeValue, 'projects', dir))) {
       throw new RpcError({ code: 'not-found', message: `There is no project "${dir}" in ${this.homeValue}.` });
     }
-    return scanProject(this.homeValue, dir, { cache: this.cache, env: this.env });
+    return scan;
   }
 
   /** Where a write in this project and scope goes. */

@@ -11,13 +11,14 @@ import { diffRevisions } from '../history/history.js';
 import { JobBusyError, type JobRunner } from '../jobs/job-runner.js';
 import { resolveProvider } from '../llm/resolve-provider.js';
 import type { ModelProvider } from '../llm/types.js';
-import { projectsRoot } from '../memdir/home.js';
-import { type ProjectLocation, ProjectNotFoundError, listProjectDirs, locateProject } from '../memdir/projects.js';
+import { groupProjects } from '../memdir/project-groups.js';
+import { type ProjectLocation, ProjectNotFoundError, locateGroup, locateProject, locateTranscriptProject } from '../memdir/projects.js';
 import { loadAppSettings } from '../settings/app-settings.js';
 import type { CredentialStore } from '../settings/credentials.js';
 import { confirmDream } from './confirm-dream.js';
 import { inspectDreamLock } from './consolidation-lock.js';
 import { DreamError } from './dream-error.js';
+import { claudeCodeDreamStatus } from './claude-code-dream.js';
 import { checkDreamGates } from './dream-gates.js';
 import { listDreamRecords, readDreamRecord } from './dream-records.js';
 import { type ScheduledProject, DreamScheduler } from './dream-scheduler.js';
@@ -60,6 +61,11 @@ function shortGate(report: Awaited<ReturnType<typeof checkDreamGates>>): string 
   return `lock ${String(failed.value)}`;
 }
 
+/** What the scheduler and a dream need of a located project. */
+function scheduledOf(loc: ProjectLocation): ScheduledProject {
+  return { dir: loc.dir, memoryDir: loc.memoryDir, projectDir: loc.projectDir, transcriptDirs: loc.transcriptDirs, settings: loc.settings };
+}
+
 /** See the file comment. */
 export class DreamService {
   /** The session gate's throttle for this app (the scheduler and the status view share it). */
@@ -87,7 +93,7 @@ export class DreamService {
     if (!dir || /[/\\\0]/.test(dir) || dir === '.' || dir === '..') throw new DreamError('invalid-input', `"${dir}" is not a project directory name.`);
     try {
       const loc = await locateProject(this.host.home, dir, this.host.env);
-      if (!loc.existing) throw new DreamError('not-found', `There is no project "${dir}" in ${this.host.home}.`);
+      if (!loc.existing || loc.keySource === 'path') throw new DreamError('not-found', `There is no project "${dir}" in ${this.host.home}.`);
       return loc;
     } catch (error) {
       if (error instanceof ProjectNotFoundError) throw new DreamError('not-found', error.message);
@@ -100,9 +106,10 @@ export class DreamService {
     const home = this.host.home;
     if (this.#projects && this.#projects.home === home && Date.now() - this.#projects.at < PROJECTS_TTL_MS) return this.#projects.list;
     const list: ScheduledProject[] = [];
-    for (const dir of await listProjectDirs(home)) {
-      const loc = await locateProject(home, dir, this.host.env).catch(() => null);
-      if (loc) list.push({ dir, memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings });
+    // One per memory (R-LAYOUT): transcript folders of subdirectories and worktrees are part of theirs.
+    for (const group of await groupProjects(home)) {
+      const loc = await locateGroup(home, group, this.host.env).catch(() => null);
+      if (loc) list.push(scheduledOf(loc));
     }
     this.#projects = { home, at: Date.now(), list };
     return list;
@@ -132,7 +139,7 @@ export class DreamService {
     await this.recover();
     const settings = await this.settings();
     const gates = await checkDreamGates(
-      { memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings },
+      scheduledOf(loc),
       { minHours: settings.minHours, minSessions: settings.minSessions, dataDir: this.host.dataDir, sessionCache: this.sessionCache },
     );
     const lock = gates.lock ?? (await inspectDreamLock(loc.memoryDir, { dataDir: this.host.dataDir }).catch(() => null));
@@ -148,6 +155,7 @@ export class DreamService {
       running: this.runningJob(loc.memoryDir),
       method: provider.kind === 'offline' ? { kind: 'rules', detail: `the offline rules (${(providerStatus.reason ?? 'no model is set up').replace(/\.$/, '')}).` } : { kind: 'model', detail: `${provider.modelFor('dream')} via ${provider.kind === 'anthropic' ? 'the Anthropic API' : 'the Claude Code CLI'}, with the offline rules if it fails.` },
       scheduled: this.#scheduler !== null,
+      claudeCode: await claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
       lastDream: lastDream ?? null,
       recovered: interruptedNotice(lastDream),
     };
@@ -184,7 +192,7 @@ export class DreamService {
    */
   async start(dir: string, opts: { trigger: 'manual' | 'scheduled'; force: boolean; allowDeletes?: boolean }): Promise<DreamStart> {
     const loc = await this.locate(dir);
-    return this.startFor({ dir: loc.dir, memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings }, opts);
+    return this.startFor(scheduledOf(loc), opts);
   }
 
   private async startFor(project: ScheduledProject, opts: { trigger: 'manual' | 'scheduled'; force: boolean; allowDeletes?: boolean }): Promise<DreamStart> {
@@ -200,6 +208,7 @@ export class DreamService {
         const result = await runDream({
           memoryDir: project.memoryDir,
           projectDir: project.projectDir,
+          ...(project.transcriptDirs ? { transcriptDirs: project.transcriptDirs } : {}),
           dir: project.dir,
           dataDir: this.host.dataDir,
           trigger: opts.trigger,
@@ -315,13 +324,21 @@ export class DreamService {
   }
 
   /**
-   * A Claude Code session of a project ended (the SessionEnd hook): its sessions are recounted
-   * and its gates checked at once. `projectDir` is `<home>/projects/<dir>` or the dir name.
+   * A Claude Code session ended (the SessionEnd hook): the sessions of the project whose memory it
+   * read are recounted and its gates checked at once. `folder` is the transcript's folder
+   * (`<home>/projects/<launch dir>`) or its name: a session launched in a subdirectory or worktree
+   * counts for the repository's project (R-LAYOUT).
    */
-  noteSessionEnded(projectDir: string): void {
-    const full = /[/\\]/.test(projectDir) ? projectDir : path.join(projectsRoot(this.host.home), projectDir);
-    this.sessionCache.forget(full);
-    this.#scheduler?.noteSessionEnded(full);
+  noteSessionEnded(folder: string): void {
+    const name = path.basename(folder);
+    this.sessionCache.forget(path.isAbsolute(folder) ? folder : name);
+    void locateTranscriptProject(this.host.home, name, this.host.env).then(
+      (loc) => {
+        for (const dir of loc.transcriptDirs) this.sessionCache.forget(dir);
+        this.#scheduler?.noteSessionEnded(loc.projectDir);
+      },
+      () => this.#scheduler?.noteSessionEnded(folder),
+    );
   }
 
   /** Stops the scheduler (running dream jobs are cancelled by the job runner's close). */

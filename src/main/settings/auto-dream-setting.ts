@@ -25,7 +25,7 @@ export interface AutoDreamSetting {
 export async function readAutoDreamSetting(home: string, env: NodeJS.ProcessEnv, cache?: SettingsCache): Promise<AutoDreamSetting> {
   const read = await readSettingsFile(userSettingsFile(home));
   const raw = read.doc?.value(['autoDreamEnabled']);
-  const effective = await readEffectiveSettings(home, null, env, cache);
+  const effective = await readEffectiveSettings(home, null, env, { cache });
   return { settingsFile: read.file, value: typeof raw === 'boolean' ? raw : null, inForce: effective.autoDreamEnabled, problems: read.problems, warnings: read.warnings };
 }
 

@@ -18,6 +18,28 @@ export function projectName(p: Pick<ProjectSummary, 'path' | 'dir'>): string {
 }
 
 /** Share of the index limit used (0..1+), the larger of lines and bytes. */
+/** Where a project's sessions come from and what is off, in a few words each, for the dashboard (R-LAYOUT, R-SETTINGS). */
+export function projectNotes(p: Pick<ProjectSummary, 'path' | 'dir' | 'launchDirs' | 'readInstead' | 'settings'>): { text: string; title: string; tone: 'muted' | 'warning' }[] {
+  const notes: { text: string; title: string; tone: 'muted' | 'warning' }[] = [];
+  const s = p.settings;
+  if (!s.autoMemoryEnabled) notes.push({ text: 'auto memory off', title: `Auto memory is off: ${s.autoMemoryEnabledFrom ?? s.autoMemoryEnabledSource}`, tone: 'warning' });
+  const offIn = p.launchDirs.filter((l) => !l.autoMemoryEnabled && l.cwd !== s.launchDir);
+  if (s.autoMemoryEnabled && offIn.length > 0) {
+    notes.push({ text: `off in ${offIn.length === 1 ? '1 launch directory' : `${offIn.length} launch directories`}`, title: offIn.map((l) => `${l.cwd ?? l.folder}: ${l.autoMemoryEnabledFrom ?? l.autoMemoryEnabledSource}`).join('\n'), tone: 'warning' });
+  }
+  const elsewhere = p.launchDirs.filter((l) => l.cwd !== p.path);
+  if (elsewhere.length > 0) {
+    const sessions = elsewhere.reduce((n, l) => n + l.transcripts, 0);
+    notes.push({
+      text: `${sessions} session${sessions === 1 ? '' : 's'} from ${elsewhere.length === 1 ? 'another launch directory' : `${elsewhere.length} other launch directories`}`,
+      title: elsewhere.map((l) => `${l.cwd ?? '(unknown)'} → projects/${l.folder} (${l.transcripts})`).join('\n'),
+      tone: 'muted',
+    });
+  }
+  if (p.readInstead) notes.push({ text: 'not read by Claude Code', title: `Sessions launched here read projects/${p.readInstead}/memory instead; this memory is never loaded.`, tone: 'warning' });
+  return notes;
+}
+
 export function indexLoad(p: Pick<ProjectSummary, 'index'>): number {
   return Math.max(p.index.lines / 200, p.index.bytes / 25_000);
 }
