@@ -4,6 +4,8 @@ import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { RpcError } from '../../shared/contract/define.js';
 import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, applyFixes, checkFileName } from '../memdir/memory-service.js';
+import { agentIndexView } from '../memdir/agent-index.js';
+import { projectsRoot } from '../memdir/home.js';
 import { readMemoryText } from '../memdir/read-file.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
 import { deletedFiles, diffRevisions, listHistory, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/history.js';
@@ -19,6 +21,7 @@ export const memoryHandlers: Pick<
   | 'memories.rename'
   | 'memories.delete'
   | 'index.read'
+  | 'index.loaded'
   | 'index.save'
   | 'health.fix'
   | 'history.list'
@@ -91,6 +94,10 @@ export const memoryHandlers: Pick<
     const outcome = readMemoryText(root, abs, fs.lstatSync(abs).isSymbolicLink(), 20_000_000);
     if (!outcome.ok) throw new RpcError({ code: 'unsafe-path', message: `${INDEX_FILE} cannot be opened: ${outcome.reason}.` });
     return { text: outcome.text, exists: true };
+  },
+  async 'index.loaded'({ dir }, ctx) {
+    const { project } = await ctx.where(dir, 'private');
+    return agentIndexView({ projectDir: path.join(projectsRoot(ctx.home), dir), memoryDir: project.memoryDir });
   },
   async 'index.save'({ dir, scope, text, baseText }, ctx) {
     const where = await ctx.where(dir, scope);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { listProjectDirs, projectRealPath } from './projects.js';
-import { ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
+import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
 import { type SettingsCache, readEffectiveSettings } from './settings.js';
 import { projectsRoot } from './home.js';
 
@@ -56,7 +56,8 @@ export async function scanProject(home: string, dir: string, options: ScanHomeOp
   const settings = await readEffectiveSettings(home, realPath, options.env, cache?.settings);
   const memoryDir = settings.autoMemoryDirectory ?? path.join(projectDir, 'memory');
   const own = scanMemoryDir(memoryDir, { scope: 'private', ...(cache ? { cache } : {}) });
-  const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', ...(cache ? { cache } : {}) });
+  const linkedFromParent = teamFilesLinkedFrom(memoryDir, cache);
+  const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', linkedFromParent, ...(cache ? { cache } : {}) });
   return { ...own, dir, path: realPath, team: team.exists ? team : null, transcripts, settings };
 }
 
