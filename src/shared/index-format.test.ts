@@ -4,6 +4,7 @@ import {
   addIndexEntry,
   formatIndexEntry,
   indexEntries,
+  indexLinks,
   parseIndex,
   removeIndexEntries,
   retargetIndexEntries,
@@ -38,6 +39,31 @@ describe('parseIndex', () => {
   it('flags lines that try to be pointers but are not', () => {
     const index = parseIndex('- [Broken](feedback_x.md\n- feedback_y.md — no link\n- [Title] (spaced.md)\n');
     expect(index.lines.map((l) => l.kind)).toEqual(['malformed', 'malformed', 'malformed']);
+  });
+
+  it('reads links the way the agent follows them: anywhere on a line, never in backticks', () => {
+    const index = parseIndex(
+      [
+        '- See [Deploy](project_deploy.md). Read before a release.',
+        '- Owner profile: [owner-profile.md](owner-profile.md)',
+        '- Rules live in `.claude/rules/patterns.md` and `editor/PLAN.md`.',
+        '- Scrapped — the slope does not come from the jump (see [origin](trap_origin.md)).',
+        '- [A](a.md) — see also [B](b.md)',
+        '| [Table](table.md) | cell |',
+        '- [[wikilink-style]] — a note',
+        '- ![diagram](diagram.md)',
+      ].join('\n'),
+    );
+    expect(indexLinks(index).map((l) => [l.line, l.file, l.primary])).toEqual([
+      [1, 'project_deploy.md', true],
+      [2, 'owner-profile.md', true],
+      [4, 'trap_origin.md', false],
+      [5, 'a.md', true],
+      [5, 'b.md', false],
+      [6, 'table.md', true],
+    ]);
+    // None of them tries to be the canonical pointer and fails.
+    expect(index.lines.filter((l) => l.kind === 'malformed')).toEqual([]);
   });
 
   it('tolerates BOM and CRLF and writes them back', () => {

@@ -76,9 +76,17 @@ export interface IndexLink {
   /** The target, normalised as {@link normalizeTarget} does (relative to the index). */
   file: string;
   title: string;
-  /** Whether it is the first such link of its line: the file that line points at. */
+  /**
+   * Whether the line points at this file: the link opens the line (`- [T](f.md) …`), maybe after
+   * a short lead-in (`- See [T](f.md).`, `- Owner profile: [x](x.md)`, a table cell). A link
+   * later in a sentence (`… (see [T](f.md))`) is a cross-reference, not a pointer of its own.
+   */
   primary: boolean;
 }
+
+// What may come before a line's own link: a bullet or table pipe, then nothing, "See"/"See also"/
+// "Read", or a short label ending with a colon.
+const LEAD_IN = /^\s*(?:[-*+]\s+|\d{1,9}[.)]\s+|\|\s*)?(?:\*\*|__)?(?:(?:see(?:\s+also)?|read|→|->)\s*|[^.;!?()[\]]{1,40}:\s*)?$/i;
 
 function withoutCodeSpans(raw: string): string {
   // Keep offsets: code spans become spaces, so a `path.md` in backticks is never a link.
@@ -93,7 +101,7 @@ function linksOf(raw: string, line: number): IndexLink[] {
     if (!isFileTarget(target)) continue;
     const file = normalizeTarget(target);
     if (!/\.md$/i.test(file)) continue;
-    links.push({ line, file, title: m[2]!.replace(/\\(.)/g, '$1'), primary: links.length === 0 });
+    links.push({ line, file, title: m[2]!.replace(/\\(.)/g, '$1'), primary: links.length === 0 && LEAD_IN.test(raw.slice(0, m.index)) });
   }
   return links;
 }
@@ -210,17 +218,19 @@ export function indexEntries(index: ParsedIndex): IndexEntry[] {
 }
 
 /**
- * Entries split by whether they reach the agent (R-INDEX). Pointers Claude Code strips before
- * the cut (inside the frontmatter or a comment block) are in neither list: the agent never
- * sees them, and they were never meant to be seen.
+ * The files the index's lines point at (canonical pointers and `- See [T](f.md)` lines alike),
+ * split by whether their line reaches the agent (R-INDEX). Pointers Claude Code strips before
+ * the cut (inside the frontmatter or a comment block) are in neither list: the agent never sees
+ * them, and they were never meant to be seen.
  */
-export function splitLoadedEntries(index: ParsedIndex, load: IndexLoad): { loaded: IndexEntry[]; cut: IndexEntry[] } {
-  const loaded: IndexEntry[] = [];
-  const cut: IndexEntry[] = [];
-  for (const entry of indexEntries(index)) {
-    const fate = lineFate(load, entry.line);
-    if (fate === 'loaded') loaded.push(entry);
-    else if (fate === 'cut') cut.push(entry);
+export function splitLoadedEntries(index: ParsedIndex, load: IndexLoad): { loaded: IndexLink[]; cut: IndexLink[] } {
+  const loaded: IndexLink[] = [];
+  const cut: IndexLink[] = [];
+  for (const link of indexLinks(index)) {
+    if (!link.primary) continue;
+    const fate = lineFate(load, link.line);
+    if (fate === 'loaded') loaded.push(link);
+    else if (fate === 'cut') cut.push(link);
   }
   return { loaded, cut };
 }

@@ -84,7 +84,7 @@ export function assessHealth(input: HealthInput): Problem[] {
           'over-limit',
           INDEX_FILE,
           index.load.firstCutLine,
-          `${INDEX_FILE} is ${index.load.reason}: from line ${index.load.firstCutLine} on it never reaches the agent, so ${cut} ${cut === 1 ? 'memory is' : 'memories are'} forgotten at every session start. Shorten hooks, merge entries or move detail into topic files.`,
+          `${INDEX_FILE} is ${index.load.reason}: from line ${index.load.firstCutLine} on it never reaches the agent, so ${cut} ${cut === 1 ? 'pointer is' : 'pointers are'} never seen at session start. Shorten hooks, merge entries or move detail into topic files.`,
         ),
       );
     }

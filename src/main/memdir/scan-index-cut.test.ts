@@ -36,6 +36,6 @@ describe('the index cut in a scan (R-INDEX)', () => {
   it('the over-limit problem says what Claude Code tells the agent', () => {
     const over = scanWithIndex('over-units').problems.find((p) => p.code === 'over-limit')!;
     expect(over.message).toContain('29.3KB (limit: 24.4KB)');
-    expect(over.message).toContain('26 memories');
+    expect(over.message).toContain('26 pointers are never seen');
   });
 });
