@@ -33,3 +33,33 @@ describe('subfolders of a memory directory (R-RECALL-SELECT: every *.md, any MEM
     expect(scan.problems.filter((p) => p.code !== 'not-worth-saving').map((p) => `${p.code} ${p.file}`).sort()).toEqual(['orphan retros/2026-02.md', 'orphan retros/deep/notes.md']);
   });
 });
+
+describe('opening and editing a subfolder memory through the app API', () => {
+  it('reads, saves and deletes retros/x.md; refuses a path out of the directory or into team/', async () => {
+    const { AppContext } = await import('../app/app-context.js');
+    const { createAppDispatcher } = await import('../api/index.js');
+    const home = path.join(root, 'home');
+    const memoryDir = path.join(home, 'projects', '-work-app', 'memory');
+    fs.mkdirSync(path.join(memoryDir, 'retros'), { recursive: true });
+    fs.writeFileSync(path.join(memoryDir, 'retros', 'r1.md'), topic('Retro'));
+    fs.mkdirSync(path.join(root, 'outside'));
+    fs.writeFileSync(path.join(root, 'outside', 'secret.md'), topic('Secret'));
+    fs.symlinkSync(path.join(root, 'outside'), path.join(memoryDir, 'linked'));
+    const ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data'), env: {} });
+    try {
+      const api = createAppDispatcher(ctx);
+      const read = await api.call('memories.read', { dir: '-work-app', file: 'retros/r1.md' });
+      expect(read).toMatchObject({ ok: true, result: { file: 'retros/r1.md', name: 'Retro' } });
+      const fields = { name: 'Retro', description: 'what went well', type: 'project' };
+      expect(await api.call('memories.update', { dir: '-work-app', file: 'retros/r1.md', fields, body: 'Edited.\n' })).toMatchObject({ ok: true });
+      expect(fs.readFileSync(path.join(memoryDir, 'retros', 'r1.md'), 'utf8')).toContain('description: what went well');
+      expect(await api.call('memories.read', { dir: '-work-app', file: 'linked/secret.md' })).toMatchObject({ ok: false, error: { code: 'unsafe-path' } });
+      expect(await api.call('memories.read', { dir: '-work-app', file: '../outside/secret.md' })).toMatchObject({ ok: false });
+      expect(await api.call('memories.read', { dir: '-work-app', file: 'team/x.md' })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/team memory/) } });
+      expect(await api.call('memories.delete', { dir: '-work-app', file: 'retros/r1.md' })).toMatchObject({ ok: true });
+      expect(fs.existsSync(path.join(memoryDir, 'retros', 'r1.md'))).toBe(false);
+    } finally {
+      await ctx.close();
+    }
+  });
+});

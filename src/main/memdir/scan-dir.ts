@@ -82,6 +82,7 @@ function statFacts(abs: string, isSymlink: boolean): FileFacts | null {
 /** A link's own facts identify it; a link's content is judged from its target each time. */
 function read<T extends { facts: FileFacts }>(
   map: Map<string, T> | undefined,
+  root: string,
   abs: string,
   isSymlink: boolean,
   build: (outcome: ReadOutcome) => T,
@@ -92,13 +93,14 @@ function read<T extends { facts: FileFacts }>(
     const facts = statFacts(abs, false);
     if (facts && sameFacts(facts, cached.facts)) return cached;
   }
-  const record = build(readMemoryText(path.dirname(abs), abs, isSymlink, maxBytes));
+  const record = build(readMemoryText(root, abs, isSymlink, maxBytes));
   if (map && record.facts.ino !== -1 && !isSymlink) map.set(abs, record);
   return record;
 }
 
-function loadTopic(abs: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
-  return read(cache?.topics, abs, isSymlink, (outcome) =>
+function loadTopic(root: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
+  // A link in a subfolder may point anywhere inside the memory directory: the directory is the bound.
+  return read(cache?.topics, root, path.join(root, file), isSymlink, (outcome) =>
     outcome.ok
       ? { facts: outcome.facts, isSymlink, outcome: null, parsed: parseTopicFile(outcome.text, file), bytes: outcome.facts.size }
       : { facts: outcome.facts ?? UNKNOWN, isSymlink, outcome, parsed: null, bytes: outcome.facts?.size ?? 0 },
@@ -109,6 +111,7 @@ function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined
   // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
   return read(
     cache?.indexes,
+    path.dirname(abs),
     abs,
     isSymlink,
     (outcome) =>
@@ -146,7 +149,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   const { topics: topicEntries, strays, index: indexEntry } = listing;
 
   const index = indexEntry ? loadIndex(path.join(memoryDir, INDEX_FILE), indexEntry.isSymlink, cache) : null;
-  const topics = topicEntries.map((t) => loadTopic(path.join(memoryDir, t.file), t.file, t.isSymlink, cache));
+  const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
 
   // Links at paths that are not topic files here (a team file from the main index, say): exist or dangle?
   const topicNames = new Set(topicEntries.map((t) => t.file));
