@@ -55,6 +55,8 @@ export function isFileTarget(target: string): boolean {
 
 /** Normalise a link target to a path relative to the index: `./a.md` → `a.md`, `%20` decoded. */
 export function normalizeTarget(target: string): string {
+  // Nearly every target is already plain (`feedback_sql.md`, `retros/x.md`): nothing to undo.
+  if (!/[%\\#]|(?:^|\/)\.{1,2}(?:\/|$)|\/\/|^\/|\/$/.test(target)) return target;
   let value = target.split('#')[0]!.replace(/\\/g, '/');
   try {
     value = decodeURIComponent(value);
@@ -113,14 +115,23 @@ function linksOf(raw: string, line: number): IndexLink[] {
  * link of a line for repeated pointers.
  */
 export function indexLinks(index: ParsedIndex): IndexLink[] {
-  return index.lines.flatMap((l) => {
+  // Scan, health and the team scan all ask for the same parse's links: work them out once.
+  const known = linksMemo.get(index);
+  if (known) return known;
+  const links = index.lines.flatMap((l) => {
+    // A canonical pointer with no other link on its line (the common case) needs no second look.
+    if (l.kind === 'entry' && l.raw.indexOf('](') === l.raw.lastIndexOf('](')) return [{ line: l.line, file: l.file, title: l.title, primary: true }];
     const links = linksOf(l.raw, l.line);
     if (l.kind !== 'entry') return links;
     // A canonical pointer points at its own target (whatever its extension); links in its hook are cross-references.
     const rest = links.filter((k, i) => !(i === 0 && k.file === l.file)).map((k) => ({ ...k, primary: false }));
     return [{ line: l.line, file: l.file, title: l.title, primary: true }, ...rest];
   });
+  linksMemo.set(index, links);
+  return links;
 }
+
+const linksMemo = new WeakMap<ParsedIndex, IndexLink[]>();
 
 function classify(raw: string, line: number): IndexLine {
   const match = POINTER.exec(raw);

@@ -61,17 +61,18 @@ export interface IndexLoad {
   loadedBytes: number;
   /** The first file line (1-based) that does not fully reach the agent; null when all of it does. */
   firstCutLine: number | null;
-  /** File lines that reach the agent whole. */
-  loadedFileLines: ReadonlySet<number>;
-  /** File lines Claude Code strips before the cut (frontmatter, block comments, blank edges). */
-  hiddenFileLines: ReadonlySet<number>;
+  /**
+   * For each line of the stripped, trimmed text, the file line it came from (ascending): lines
+   * `0 … loadedLines - 1` reach the agent; file lines absent here are stripped. See {@link lineFate}.
+   */
+  origin: readonly number[];
   /** Why it was cut, in Claude Code's words (`210 lines (limit: 200)`), or null. */
   reason: string | null;
   /** The warning paragraph Claude Code appends (without `> WARNING: `), or null. */
   warning: string | null;
   wording: WarningWording;
-  /** The text exactly as Claude Code injects it (empty: nothing is injected). */
-  text: string;
+  /** The text exactly as Claude Code injects it (empty: nothing is injected). Worked out on first use. */
+  readonly text: string;
 }
 
 /** Claude Code's `formatFileSize`: bytes below 1 KB, else KB/MB/GB with one decimal, `.0` dropped. */
@@ -120,17 +121,32 @@ export function loadIndexAsClaudeCode(raw: string, options: { version?: string |
   const lead = stripped.text.length - stripped.text.trimStart().length;
   const trimmed: MappedText = sliceMapped(stripped, lead, lead + stripped.text.trim().length);
   const n = trimmed.text;
-  const hiddenFileLines = new Set<number>();
-  const shown = new Set(trimmed.origin);
-  for (let line = 1; line <= file.origin.length; line++) if (!shown.has(line) || n === '') hiddenFileLines.add(line);
-
   const lines = n === '' ? 0 : countLines(n);
   const chars = n.length;
   const overLines = lines > INDEX_MAX_LINES;
   const overChars = chars > INDEX_MAX_CHARS;
-  const base = { lines, chars, bytes: utf8Length(n), overLines, overChars, hiddenFileLines, wording };
+  const origin = n === '' ? [] : trimmed.origin;
+  const base = { lines, chars, bytes: utf8Length(n), overLines, overChars, origin, wording };
+  // The scrub is the costly part and only `show --loaded` and the index view need the text.
+  const lazyText = (source: string) => {
+    let text: string | null = null;
+    return () => (text ??= scrub(source).trim());
+  };
   if (!overLines && !overChars) {
-    return { ...base, truncated: false, loadedLines: lines, loadedChars: chars, loadedBytes: base.bytes, firstCutLine: null, loadedFileLines: lines ? shown : new Set(), reason: null, warning: null, text: scrub(n).trim() };
+    const text = lazyText(n);
+    return {
+      ...base,
+      truncated: false,
+      loadedLines: lines,
+      loadedChars: chars,
+      loadedBytes: base.bytes,
+      firstCutLine: null,
+      reason: null,
+      warning: null,
+      get text() {
+        return text();
+      },
+    };
   }
 
   let kept = overLines ? n.split('\n').slice(0, INDEX_MAX_LINES).join('\n') : n;
@@ -155,6 +171,7 @@ export function loadIndexAsClaudeCode(raw: string, options: { version?: string |
       : `${lines - keptLines} of ${lines} lines were cut off, starting at line ${keptLines + 1}${nextLine ? ` ("${shortenLine(nextLine, 80)}")` : ''}`;
   const keep = 'Keep index entries to one line under ~200 chars; move detail into topic files.';
   const warning = wording === 'detailed' ? `${INDEX_FILE} is ${reason}. Only part of it was loaded: ${detail}. ${keep}` : `${INDEX_FILE} is ${reason}. Only part of it was loaded. ${keep}`;
+  const text = lazyText(`${kept}\n\n> WARNING: ${warning}`);
   return {
     ...base,
     truncated: true,
@@ -162,15 +179,28 @@ export function loadIndexAsClaudeCode(raw: string, options: { version?: string |
     loadedChars: kept.length,
     loadedBytes: utf8Length(kept),
     firstCutLine: trimmed.origin[keptLines]!,
-    loadedFileLines: new Set(trimmed.origin.slice(0, keptLines)),
     reason,
     warning,
-    text: scrub(`${kept}\n\n> WARNING: ${warning}`).trim(),
+    get text() {
+      return text();
+    },
   };
 }
 
 /** What happens to a line of the file: it reaches the agent, is past the cut, or is stripped first. */
 export function lineFate(load: IndexLoad, line: number): 'loaded' | 'cut' | 'hidden' {
-  if (load.loadedFileLines.has(line)) return 'loaded';
-  return load.hiddenFileLines.has(line) ? 'hidden' : 'cut';
+  // `origin` ascends: the first output line that came from `line`, by binary search.
+  const { origin } = load;
+  let lo = 0;
+  let hi = origin.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (origin[mid]! < line) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo === origin.length || origin[lo] !== line) return 'hidden';
+  // A file line split in two (a lone CR) is loaded only when all of it is.
+  let last = lo;
+  while (last + 1 < origin.length && origin[last + 1] === line) last++;
+  return last < load.loadedLines ? 'loaded' : 'cut';
 }

@@ -13,7 +13,7 @@ const root = sharedMemoryFixtures();
 function health(id: string): { problems: string[]; raw: Problem[] } {
   const memoryDir = path.join(root!, id, 'memory');
   const own = scanMemoryDir(memoryDir, { scope: 'private' });
-  const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', linkedFromParent: teamFilesLinkedFrom(memoryDir) });
+  const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', linkedFromParent: () => teamFilesLinkedFrom(memoryDir) });
   const raw = [...own.problems, ...(team.exists ? team.problems.map((p) => ({ ...p, file: `team/${p.file}` })) : [])];
   return { raw, problems: raw.map((p) => `${p.code} ${p.file}${p.line ? `:${p.line}` : ''}${p.target && p.code !== 'over-limit' ? ` → ${p.target}` : ''}`) };
 }

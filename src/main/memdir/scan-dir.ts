@@ -125,8 +125,11 @@ function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined
 export interface ScanDirOptions {
   scope: Scope;
   cache?: ScanCache;
-  /** Files of this directory linked from the parent's index (team files linked from `MEMORY.md`): not orphans. */
-  linkedFromParent?: ReadonlySet<string>;
+  /**
+   * Files of this directory linked from the parent's index (team files linked from `MEMORY.md`):
+   * not orphans. Asked only when the directory exists.
+   */
+  linkedFromParent?: () => ReadonlySet<string>;
 }
 
 const EMPTY_INDEX: IndexSummary = { exists: false, lines: 0, bytes: 0, chars: 0, loaded: [], cut: [], loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null };
@@ -147,6 +150,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     return { memoryDir, exists: true, index: EMPTY_INDEX, memories: [], problems: [problem('unreadable', null, null, `The memory directory ${memoryDir} cannot be read: ${reason}.`)], lastChangeMs: null };
   }
   const { topics: topicEntries, strays, index: indexEntry } = listing;
+  const linkedFromParent = options.linkedFromParent?.();
 
   const index = indexEntry ? loadIndex(path.join(memoryDir, INDEX_FILE), indexEntry.isSymlink, cache) : null;
   const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
@@ -168,7 +172,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     ...topics,
     ...strays.map((s) => `stray:${s.file}`),
     ...[...otherExisting].map((f) => `other:${f}`),
-    ...[...(options.linkedFromParent ?? [])].map((f) => `parent:${f}`),
+    ...[...(linkedFromParent ?? [])].map((f) => `parent:${f}`),
   ];
   const previous = cache?.dirs.get(memoryDir);
   if (previous && previous.parts.length === parts.length && previous.parts.every((p, i) => p === parts[i])) return previous.result;
@@ -188,7 +192,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     topics: topicFacts,
     otherExisting,
     strays,
-    ...(options.linkedFromParent ? { linkedFromParent: options.linkedFromParent } : {}),
+    ...(linkedFromParent ? { linkedFromParent } : {}),
   });
 
   const memories: MemorySummary[] = [];

@@ -56,8 +56,7 @@ export async function scanProject(home: string, dir: string, options: ScanHomeOp
   const settings = await readEffectiveSettings(home, realPath, options.env, cache?.settings);
   const memoryDir = settings.autoMemoryDirectory ?? path.join(projectDir, 'memory');
   const own = scanMemoryDir(memoryDir, { scope: 'private', ...(cache ? { cache } : {}) });
-  const linkedFromParent = teamFilesLinkedFrom(memoryDir, cache);
-  const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', linkedFromParent, ...(cache ? { cache } : {}) });
+  const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', linkedFromParent: () => teamFilesLinkedFrom(memoryDir, cache), ...(cache ? { cache } : {}) });
   return { ...own, dir, path: realPath, team: team.exists ? team : null, transcripts, settings };
 }
 
