@@ -5,8 +5,8 @@
 
 /** R-INDEX: only this many lines of MEMORY.md reach the agent. */
 export const INDEX_MAX_LINES = 200;
-/** R-INDEX: only this many bytes (UTF-8) of MEMORY.md reach the agent, cut at a newline. */
-export const INDEX_MAX_BYTES = 25_000;
+/** R-INDEX: only this many UTF-16 code units (JavaScript `length`, not UTF-8 bytes) of MEMORY.md reach the agent, cut at a newline. */
+export const INDEX_MAX_CHARS = 25_000;
 /** R-SANITIZE: longer sanitised names are cut to this length and given a hash suffix. */
 export const SANITIZED_MAX_LENGTH = 200;
 /** R-RECALL-SELECT: at most this many topic files are loaded per query. */

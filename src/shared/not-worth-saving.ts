@@ -21,14 +21,20 @@ export function detectDerivable(body: string): DerivableHint[] {
 
   let inFence = false;
   let codeLines = 0;
+  let codeChars = 0;
   for (const line of lines) {
     if (FENCE.test(line)) {
       inFence = !inFence;
       continue;
     }
-    if (inFence && line.trim() !== '') codeLines++;
+    if (inFence && line.trim() !== '') {
+      codeLines++;
+      codeChars += line.trim().length;
+    }
   }
-  if (codeLines >= 5 && codeLines >= content.length * 0.4) {
+  // "Mostly" by amount of text, not by line count: a prose paragraph is one long line.
+  const contentChars = content.reduce((n, l) => n + l.trim().length, 0);
+  if (codeLines >= 5 && codeChars >= contentChars * 0.4) {
     hints.push({ kind: 'code', message: `Mostly a code snippet (${codeLines} lines): code patterns can be read from the code itself. Keep only what was surprising about it.` });
   }
 

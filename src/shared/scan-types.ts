@@ -9,16 +9,22 @@ import { problemSchema } from './problems.js';
 
 export const indexSummarySchema = z.object({
   exists: z.boolean(),
-  /** Lines and UTF-8 bytes as Claude Code counts them (trimmed). */
+  /** Lines as Claude Code counts them: after stripping frontmatter and block comments, trimmed. */
   lines: z.number(),
+  /** The same text in UTF-8 bytes (what a file manager shows; the limit does not count these). */
   bytes: z.number(),
+  /** The same text in UTF-16 code units: what Claude Code's 25,000 limit counts (R-INDEX). */
+  chars: z.number(),
   /** Files whose pointers reach the agent, and those past the cut (R-INDEX). */
   loaded: z.array(z.string()),
   cut: z.array(z.string()),
   loadedLines: z.number(),
   loadedBytes: z.number(),
-  /** First 1-based line past the cut, or null when everything reaches the agent. */
+  loadedChars: z.number(),
+  /** First 1-based line of the file past the cut, or null when everything reaches the agent. */
   firstCutLine: z.number().nullable(),
+  /** Why Claude Code cuts it, in its words (`230 lines (limit: 200)`), or null. */
+  reason: z.string().nullable(),
 });
 export type IndexSummary = z.infer<typeof indexSummarySchema>;
 

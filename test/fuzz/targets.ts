@@ -29,7 +29,8 @@ import { createApp } from '../../src/server/app.js';
 import { createTeam, issueToken } from '../../src/server/admin.js';
 import { errorResponseSchema } from '../../src/server/protocol.js';
 import { openSqliteStore } from '../../src/server/sqlite-store.js';
-import { computeIndexLoad, parseIndex, serializeIndex } from '../../src/shared/index-format.js';
+import { parseIndex, serializeIndex } from '../../src/shared/index-format.js';
+import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
 
 /** What a parser said about one input. */
 export type Verdict = { accepted: true } | { accepted: false; message: string };
@@ -268,8 +269,9 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
     setup: pure((text: string) => {
       const parsed = parseIndex(text);
       if (serializeIndex(parsed) !== text) throw new Error('MEMORY.md did not survive parse → serialise byte for byte');
-      const load = computeIndexLoad(text);
-      if (load.loadedLines > load.lines || load.loadedBytes > load.bytes) throw new Error('the index load is larger than the index');
+      const load = loadIndexAsClaudeCode(text);
+      if (load.loadedLines > load.lines || load.loadedChars > load.chars) throw new Error('the index load is larger than the index');
+      if (load.truncated !== (load.warning !== null)) throw new Error('a cut index must carry the warning, and only a cut one');
       return verdict(parsed.lines.flatMap((l) => (l.kind === 'malformed' ? [`Line ${l.line} ${l.reason}.`] : [])));
     }),
   },

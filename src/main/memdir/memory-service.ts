@@ -21,6 +21,7 @@ import { quoteName } from '../../shared/visible-text.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import type { FixKind, Problem } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/history.js';
+import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, resolveInside, writeFileAtomic } from './safe-fs.js';
@@ -70,9 +71,37 @@ export function checkFileName(file: string): string {
  * `checkFileName`: they can still be read, edited, renamed away and deleted.
  */
 export function checkNewFileName(file: string): string {
+  return checkFileName(checkNameEnters(file));
+}
+
+/** {@link checkMemoryPath} for a path about to be created (a rename): every part, as typed, obeys the rule of {@link checkNewFileName}. */
+export function checkNewMemoryPath(file: string): string {
+  return checkMemoryPath(checkNameEnters(file));
+}
+
+function checkNameEnters(file: string): string {
   const check = sanitizePathKey(file);
   if (!check.ok) throw new MemoryError('invalid-name', `${quoteName(file)} cannot be a memory file name: ${check.why}.`);
-  return checkFileName(file);
+  return file;
+}
+
+/**
+ * The path of an existing memory relative to its memory directory: a plain name, or folders and
+ * a name (`retros/2026-01.md`) — every `*.md` under the directory is a memory (R-RECALL-SELECT).
+ * Each folder is a plain name (no `.`/`..`, no dot-folders, no `team/`: team memory is its own
+ * scope); the last part passes {@link checkFileName}. Writes are still confined to the directory.
+ */
+export function checkMemoryPath(file: string): string {
+  const parts = file.normalize('NFC').trim().split('/');
+  const name = parts.pop()!;
+  for (const folder of parts) {
+    if (folder === '' || folder.startsWith('.') || folder.includes('\\') || /[\u0000-\u001f\u007f<>:"|?*]/.test(folder)) {
+      throw new MemoryError('invalid-name', `${quoteName(file)} is not a valid memory path: folders must be plain names, like retros/2026-01.md.`);
+    }
+  }
+  if (parts[0] === TEAM_DIR) throw new MemoryError('invalid-name', `${quoteName(file)} is in the team folder: open it as a team memory.`);
+  if (parts.length > MAX_MEMORY_DEPTH) throw new MemoryError('invalid-name', `${quoteName(file)} is more than ${MAX_MEMORY_DEPTH} folders deep.`);
+  return [...parts, checkFileName(name)].join('/');
 }
 
 /** A file name for a new memory from its type and name: `feedback_no_orm.md`. */
@@ -159,7 +188,7 @@ export interface UpdateInput {
 export async function updateMemory(where: Where, input: UpdateInput): Promise<WriteResult> {
   const refusal = scopeRefusal(input.fields.type, where.scope);
   if (refusal) throw new MemoryError('scope-refused', refusal);
-  const file = checkFileName(input.file);
+  const file = checkMemoryPath(input.file);
   const rel = inScope(where.scope, file);
   const { entry } = await tx(where, input.source ?? 'manual', `Edit ${rel}`, async () => {
     const current = await readText(where.memoryDir, rel);
@@ -182,8 +211,8 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
 
 /** Rename a topic file and retarget its index pointers. */
 export async function renameMemory(where: Where, from: string, to: string): Promise<WriteResult> {
-  const source = checkFileName(from);
-  const target = checkNewFileName(to);
+  const source = checkMemoryPath(from);
+  const target = checkNewMemoryPath(to);
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));
     const index = await readIndex(where);
@@ -194,7 +223,7 @@ export async function renameMemory(where: Where, from: string, to: string): Prom
 
 /** Delete a topic file and its pointers. The content stays in history, restorable any time. */
 export async function deleteMemory(where: Where, file: string): Promise<WriteResult> {
-  const name = checkFileName(file);
+  const name = checkMemoryPath(file);
   const rel = inScope(where.scope, name);
   const { entry } = await tx(where, 'manual', `Delete ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) === null) throw new MemoryError('not-found', `${rel} does not exist.`);
@@ -249,7 +278,7 @@ export async function applyFixes(where: Where, fixes: FixRequest[], source: Chan
     for (const fix of fixes) {
       const entries = indexEntries(parsed);
       if (fix.kind === 'add-to-index') {
-        const name = checkFileName(fix.file);
+        const name = checkMemoryPath(fix.file);
         if (entries.some((e) => e.file === name)) continue;
         const text = await readText(where.memoryDir, inScope(where.scope, name));
         if (text === null) continue;

@@ -6,11 +6,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { computeIndexLoad, indexEntries, parseIndex, splitLoadedEntries, type IndexLoad, type ParsedIndex } from '../../shared/index-format.js';
+import { indexLinks, parseIndex, splitLoadedEntries, type ParsedIndex } from '../../shared/index-format.js';
+import { type IndexLoad, lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
+import { listMemoryFiles } from './list-memory-files.js';
 import { type FileFacts, type ReadOutcome, factsOf, readMemoryText } from './read-file.js';
 import { type ParsedTopic, parseTopicFile } from './topic-file.js';
 
@@ -80,6 +82,7 @@ function statFacts(abs: string, isSymlink: boolean): FileFacts | null {
 /** A link's own facts identify it; a link's content is judged from its target each time. */
 function read<T extends { facts: FileFacts }>(
   map: Map<string, T> | undefined,
+  root: string,
   abs: string,
   isSymlink: boolean,
   build: (outcome: ReadOutcome) => T,
@@ -90,13 +93,14 @@ function read<T extends { facts: FileFacts }>(
     const facts = statFacts(abs, false);
     if (facts && sameFacts(facts, cached.facts)) return cached;
   }
-  const record = build(readMemoryText(path.dirname(abs), abs, isSymlink, maxBytes));
+  const record = build(readMemoryText(root, abs, isSymlink, maxBytes));
   if (map && record.facts.ino !== -1 && !isSymlink) map.set(abs, record);
   return record;
 }
 
-function loadTopic(abs: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
-  return read(cache?.topics, abs, isSymlink, (outcome) =>
+function loadTopic(root: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
+  // A link in a subfolder may point anywhere inside the memory directory: the directory is the bound.
+  return read(cache?.topics, root, path.join(root, file), isSymlink, (outcome) =>
     outcome.ok
       ? { facts: outcome.facts, isSymlink, outcome: null, parsed: parseTopicFile(outcome.text, file), bytes: outcome.facts.size }
       : { facts: outcome.facts ?? UNKNOWN, isSymlink, outcome, parsed: null, bytes: outcome.facts?.size ?? 0 },
@@ -107,11 +111,12 @@ function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined
   // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
   return read(
     cache?.indexes,
+    path.dirname(abs),
     abs,
     isSymlink,
     (outcome) =>
       outcome.ok
-        ? { facts: outcome.facts, outcome: null, parsed: parseIndex(outcome.text), load: computeIndexLoad(outcome.text) }
+        ? { facts: outcome.facts, outcome: null, parsed: parseIndex(outcome.text), load: loadIndexAsClaudeCode(outcome.text) }
         : { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null },
     20_000_000,
   );
@@ -120,16 +125,21 @@ function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined
 export interface ScanDirOptions {
   scope: Scope;
   cache?: ScanCache;
+  /**
+   * Files of this directory linked from the parent's index (team files linked from `MEMORY.md`):
+   * not orphans. Asked only when the directory exists.
+   */
+  linkedFromParent?: () => ReadonlySet<string>;
 }
 
-const EMPTY_INDEX: IndexSummary = { exists: false, lines: 0, bytes: 0, loaded: [], cut: [], loadedLines: 0, loadedBytes: 0, firstCutLine: null };
+const EMPTY_INDEX: IndexSummary = { exists: false, lines: 0, bytes: 0, chars: 0, loaded: [], cut: [], loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null };
 
 /** Everything about one memory directory (private or team); a missing directory is empty. */
 export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): MemoryDirScan {
   const { cache, scope } = options;
-  let dirents: fs.Dirent[];
+  let listing: ReturnType<typeof listMemoryFiles>;
   try {
-    dirents = fs.readdirSync(memoryDir, { withFileTypes: true });
+    listing = listMemoryFiles(memoryDir, { excludeTeam: scope === 'private' });
   } catch (error) {
     cache?.dirs.delete(memoryDir);
     const code = (error as NodeJS.ErrnoException).code;
@@ -139,42 +149,31 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     const reason = code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list it' : `it could not be listed (${code ?? String(error)})`;
     return { memoryDir, exists: true, index: EMPTY_INDEX, memories: [], problems: [problem('unreadable', null, null, `The memory directory ${memoryDir} cannot be read: ${reason}.`)], lastChangeMs: null };
   }
-
-  const topicEntries: { file: string; isSymlink: boolean }[] = [];
-  const strays: { file: string; reason: string }[] = [];
-  let indexEntry: { isSymlink: boolean } | null = null;
-  for (const d of dirents) {
-    const name = d.name;
-    // Dotfiles (.consolidate-lock, temp files) are not memories.
-    if (name.startsWith('.')) continue;
-    if (name === INDEX_FILE) {
-      if (d.isDirectory()) strays.push({ file: name, reason: 'it is a directory, not a file' });
-      else indexEntry = { isSymlink: d.isSymbolicLink() };
-      continue;
-    }
-    if (!/\.md$/i.test(name)) continue;
-    if (d.isDirectory()) strays.push({ file: name, reason: 'it is a directory, not a file' });
-    else if (d.isFile() || d.isSymbolicLink()) topicEntries.push({ file: name, isSymlink: d.isSymbolicLink() });
-    else strays.push({ file: name, reason: 'it is not a regular file' });
-  }
-  topicEntries.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const { topics: topicEntries, strays, index: indexEntry } = listing;
+  const linkedFromParent = options.linkedFromParent?.();
 
   const index = indexEntry ? loadIndex(path.join(memoryDir, INDEX_FILE), indexEntry.isSymlink, cache) : null;
-  const topics = topicEntries.map((t) => loadTopic(path.join(memoryDir, t.file), t.file, t.isSymlink, cache));
+  const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
 
-  // Pointers at paths that are not top-level topic files (a subfolder, say): exist or dangle?
+  // Links at paths that are not topic files here (a team file from the main index, say): exist or dangle?
   const topicNames = new Set(topicEntries.map((t) => t.file));
   const otherExisting = new Set<string>();
   if (index?.parsed) {
-    for (const entry of indexEntries(index.parsed)) {
-      if (topicNames.has(entry.file) || entry.file.startsWith('..') || entry.file === '') continue;
-      if (fs.existsSync(path.join(memoryDir, entry.file))) otherExisting.add(entry.file);
+    for (const link of indexLinks(index.parsed)) {
+      if (topicNames.has(link.file) || link.file.startsWith('..') || link.file === '') continue;
+      if (fs.existsSync(path.join(memoryDir, link.file))) otherExisting.add(link.file);
     }
   }
 
   // Nothing changed since the last scan: hand back the same result. (Links are re-read every
   // time, so a directory holding one never matches.)
-  const parts: CachedDir['parts'] = [index ?? '-', ...topics, ...strays.map((s) => `stray:${s.file}`), ...[...otherExisting].map((f) => `other:${f}`)];
+  const parts: CachedDir['parts'] = [
+    index ?? '-',
+    ...topics,
+    ...strays.map((s) => `stray:${s.file}`),
+    ...[...otherExisting].map((f) => `other:${f}`),
+    ...[...(linkedFromParent ?? [])].map((f) => `parent:${f}`),
+  ];
   const previous = cache?.dirs.get(memoryDir);
   if (previous && previous.parts.length === parts.length && previous.parts.every((p, i) => p === parts[i])) return previous.result;
 
@@ -193,6 +192,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     topics: topicFacts,
     otherExisting,
     strays,
+    ...(linkedFromParent ? { linkedFromParent } : {}),
   });
 
   const memories: MemorySummary[] = [];
@@ -220,16 +220,36 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       exists: true,
       lines: load?.lines ?? 0,
       bytes: load?.bytes ?? 0,
+      chars: load?.chars ?? 0,
       loaded: split.loaded.map((e) => e.file),
       cut: split.cut.map((e) => e.file),
       loadedLines: load?.loadedLines ?? 0,
       loadedBytes: load?.loadedBytes ?? 0,
+      loadedChars: load?.loadedChars ?? 0,
       firstCutLine: load?.firstCutLine ?? null,
+      reason: load?.reason ?? null,
     };
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };
   cache?.dirs.set(memoryDir, { parts, result });
   return result;
+}
+
+/**
+ * Team files the private index links (`- [T](team/x.md)`), relative to the team directory: the
+ * agent reaches them from the main index, so the team scan must not call them orphans.
+ */
+export function teamFilesLinkedFrom(memoryDir: string, cache?: ScanCache): Set<string> {
+  const abs = path.join(memoryDir, INDEX_FILE);
+  const isSymlink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
+  if (isSymlink === undefined) return new Set();
+  const index = loadIndex(abs, isSymlink, cache);
+  const linked = new Set<string>();
+  if (!index.parsed) return linked;
+  for (const link of indexLinks(index.parsed)) {
+    if (link.file.startsWith(`${TEAM_DIR}/`) && (!index.load || lineFate(index.load, link.line) !== 'hidden')) linked.add(link.file.slice(TEAM_DIR.length + 1));
+  }
+  return linked;
 }
 
 /** The team directory of a memory directory (R-LAYOUT). */

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type { HomeScan, LaunchDirScan, ProjectScan } from '../../shared/scan-types.js';
 import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects } from './project-groups.js';
 import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
-import { ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
+import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
 import { type SettingsCache, readEffectiveSettings } from './settings.js';
 
 export interface ScanHomeOptions {
@@ -39,7 +39,7 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOpt
   const loc = await locateGroup(home, group, options.env, locateOptions);
   const cache = options.cache;
   const own = scanMemoryDir(loc.memoryDir, { scope: 'private', ...(cache ? { cache } : {}) });
-  const team = scanMemoryDir(teamDirOf(loc.memoryDir), { scope: 'team', ...(cache ? { cache } : {}) });
+  const team = scanMemoryDir(teamDirOf(loc.memoryDir), { scope: 'team', linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache), ...(cache ? { cache } : {}) });
   return {
     ...own,
     dir: group.dir,

@@ -1,4 +1,5 @@
 /** The dashboard: every project, sorted, filtered and searched. */
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import { create } from 'zustand';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import type { MemoryType } from '../../shared/memory-types.js';
@@ -17,7 +18,6 @@ export function projectName(p: Pick<ProjectSummary, 'path' | 'dir'>): string {
   return p.path ?? p.dir;
 }
 
-/** Share of the index limit used (0..1+), the larger of lines and bytes. */
 /** Where a project's sessions come from and what is off, in a few words each, for the dashboard (R-LAYOUT, R-SETTINGS). */
 export function projectNotes(p: Pick<ProjectSummary, 'path' | 'dir' | 'launchDirs' | 'readInstead' | 'settings'>): { text: string; title: string; tone: 'muted' | 'warning' }[] {
   const notes: { text: string; title: string; tone: 'muted' | 'warning' }[] = [];
@@ -40,8 +40,9 @@ export function projectNotes(p: Pick<ProjectSummary, 'path' | 'dir' | 'launchDir
   return notes;
 }
 
+/** Share of the index limit used (0..1+), the larger of lines and characters (R-INDEX). */
 export function indexLoad(p: Pick<ProjectSummary, 'index'>): number {
-  return Math.max(p.index.lines / 200, p.index.bytes / 25_000);
+  return Math.max(p.index.lines / INDEX_MAX_LINES, p.index.chars / INDEX_MAX_CHARS);
 }
 
 export function visibleProjects(projects: ProjectSummary[], filter: ProjectFilter, sort: ProjectSort, descending: boolean): ProjectSummary[] {

@@ -31,7 +31,7 @@ const summary = (dir: string, over: Partial<ProjectSummary> = {}): ProjectSummar
   exists: true,
   private: { total: 1, byType: { user: 0, feedback: 1, project: 0, reference: 0, untyped: 0 } },
   team: null,
-  index: { exists: true, lines: 1, bytes: 10, loaded: [], cut: [], loadedLines: 1, loadedBytes: 10, firstCutLine: null },
+  index: { exists: true, lines: 1, bytes: 10, chars: 10, loaded: [], cut: [], loadedLines: 1, loadedBytes: 10, loadedChars: 10, firstCutLine: null, reason: null },
   problems: { error: 0, warning: 0, hint: 0 },
   lastChangeMs: 1,
   transcripts: 0,
@@ -89,7 +89,7 @@ describe('dashboard', () => {
   const rows = [
     summary('alpha', { lastChangeMs: 10 }),
     summary('beta', { problems: { error: 2, warning: 0, hint: 0 }, lastChangeMs: 5 }),
-    summary('gamma', { index: { exists: true, lines: 230, bytes: 9000, loaded: [], cut: ['x.md'], loadedLines: 200, loadedBytes: 8000, firstCutLine: 201 } }),
+    summary('gamma', { index: { exists: true, lines: 230, bytes: 9000, chars: 9000, loaded: [], cut: ['x.md'], loadedLines: 200, loadedBytes: 8000, loadedChars: 8000, firstCutLine: 201, reason: '230 lines (limit: 200)' } }),
   ];
   const all = { text: '', type: 'all' as const, onlyProblems: false, onlyTeam: false };
   it('sorts, filters and searches', () => {
@@ -105,7 +105,7 @@ describe('memory browser', () => {
   const dir = (files: [string, string][], loaded: string[], cut: string[], scope: 'private' | 'team') => ({
     memoryDir: '/m',
     exists: true,
-    index: { exists: true, lines: 0, bytes: 0, loaded, cut, loadedLines: 0, loadedBytes: 0, firstCutLine: null },
+    index: { exists: true, lines: 0, bytes: 0, chars: 0, loaded, cut, loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null },
     memories: files.map(([file, name]) => ({ file, name, description: `${name} desc`, type: 'project' as const, scope, bytes: 1, mtimeMs: 1, layout: 'flat' as const })),
     problems: [],
     lastChangeMs: 1,
