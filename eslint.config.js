@@ -1,7 +1,7 @@
 // Layering is enforced here, not hoped for (STYLE.md "The house"):
 //   shared   imports nothing of ours, no node:*, no electron, no DOM (DOM is kept out by tsconfig.json)
 //   renderer imports only shared
-//   only src/main/shell/electron imports electron (preload may expose the tRPC link, nothing else)
+//   only src/main/shell/electron imports electron (the preload only calls its bridge)
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
@@ -13,10 +13,7 @@ const ours = (except) =>
     .filter((layer) => !except.includes(layer))
     .flatMap((layer) => [`**/${layer}/**`, `**/${layer}`]);
 const electronOnly = {
-  paths: [
-    { name: 'electron', message: 'Only src/main/shell/electron may import electron.' },
-    { name: 'trpc-electron/main', message: 'Only src/main/shell/electron and src/preload may use the IPC link.' },
-  ],
+  paths: [{ name: 'electron', message: 'Only src/main/shell/electron may import electron.' }],
 };
 
 export default tseslint.config(

@@ -7,9 +7,11 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['src/main/shell/packaging.test.ts'],
           environment: 'node',
           testTimeout: 30_000,
           hookTimeout: 30_000,
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -20,6 +22,19 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // A real electron-builder package: the heaviest test, run alone after the others so its
+        // CPU use does not make timing-sensitive tests flaky.
+        test: {
+          name: 'packaging',
+          include: ['src/main/shell/packaging.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 420_000,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

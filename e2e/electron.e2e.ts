@@ -1,16 +1,18 @@
 /**
  * The desktop app itself, launched with Playwright's Electron driver where Electron's binary
- * exists (a user's machine). Here, offline, the binary cannot be downloaded: the test is
- * skipped with the reason.
+ * exists (a user's machine after a first `npm start`). Where it was never downloaded (offline)
+ * the test is skipped with the reason.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { _electron as electron } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { findElectron } from '../src/main/shell/launch.js';
+import { findElectronPackage, locateElectron } from '../src/main/shell/electron-binary.js';
 
-const found = findElectron();
+const pkg = findElectronPackage();
+const located = pkg ? locateElectron(pkg, process.env) : null;
+const found = located?.state === 'present' ? { ok: true as const, path: located.path } : { ok: false as const, reason: located?.state === 'missing' ? `${located.reason} (npm start downloads it)` : 'the electron package is not installed' };
 const MAIN = path.resolve(import.meta.dirname, '../out/main/shell/electron/main.js');
 
 describe('Electron app', () => {

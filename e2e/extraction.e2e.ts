@@ -140,19 +140,32 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByRole('button', { name: 'Connect to Claude Code…' }).click();
     const plan = page.getByLabel('Planned change to settings.json');
-    await plan.getByText('hook Stop --data-dir', { exact: false }).first().waitFor();
+    await plan.getByText('hook SessionStart --data-dir', { exact: false }).first().waitFor();
     expect(await fs.readFile(settingsFile, 'utf8')).toBe('{\n  "model": "opus"\n}\n');
     await page.screenshot({ path: artifact('08-connect-hooks.png') });
     await plan.getByRole('button', { name: 'Write settings.json' }).click();
     await page.getByText('Connected to Claude Code.', { exact: false }).waitFor();
     const connected = JSON.parse(await fs.readFile(settingsFile, 'utf8')) as { model: string; hooks: Record<string, unknown[]> };
     expect(connected.model).toBe('opus');
-    expect(Object.keys(connected.hooks)).toEqual(['Stop', 'PreCompact', 'SessionEnd']);
+    expect(Object.keys(connected.hooks)).toEqual(['Stop', 'PreCompact', 'SessionEnd', 'SessionStart']);
 
     await page.getByRole('button', { name: 'Disconnect…' }).click();
     await page.getByLabel('Planned change to settings.json').getByRole('button', { name: 'Write settings.json' }).click();
     await page.getByText('Disconnected from Claude Code.', { exact: false }).waitFor();
     expect(await fs.readFile(settingsFile, 'utf8')).toBe('{\n  "model": "opus"\n}\n');
+    expect(errors).toEqual([]);
+  });
+
+  it('the "Dream on a schedule" switch writes autoDreamEnabled to settings.json, and only that', async () => {
+    const settingsFile = path.join(home, 'settings.json');
+    const before = await fs.readFile(settingsFile, 'utf8');
+    const toggle = page.getByRole('checkbox', { name: 'Dream on a schedule' });
+    const wasOn = await toggle.isChecked();
+    await toggle.click();
+    await page.getByText(`"autoDreamEnabled": ${!wasOn}`, { exact: false }).first().waitFor();
+    expect(await fs.readFile(settingsFile, 'utf8')).toBe(before.replace('"model": "opus"\n', `"model": "opus",\n  "autoDreamEnabled": ${!wasOn}\n`));
+    expect(await toggle.isChecked()).toBe(!wasOn);
+    await page.screenshot({ path: artifact('10-auto-dream-switch.png') });
     expect(errors).toEqual([]);
   });
 });

@@ -57,7 +57,8 @@ describe.skipIf(!HAS_BROWSER)(`newcomer's path${HAS_BROWSER ? '' : ` (skipped: $
     const file = await fs.readFile(path.join(checkout(), 'feedback_sql.md'), 'utf8');
     expect(file).toContain('description: Hand-written SQL only; the ORM was removed after the outage');
     await page.getByRole('button', { name: 'MEMORY.md' }).click();
-    await page.getByText('- [No ORM](feedback_sql.md) — Hand-written SQL only; the ORM was removed after the outage').waitFor();
+    // The line in MEMORY.md (the same text also shows in "What the agent sees").
+    await page.getByRole('list', { name: 'MEMORY.md lines' }).getByText('- [No ORM](feedback_sql.md) — Hand-written SQL only; the ORM was removed after the outage').waitFor();
     await page.screenshot({ path: artifact('03-index.png') });
   });
 

@@ -31,6 +31,8 @@ export interface LabelledSample {
   label: 'secret' | 'clean';
   provider: string;
   text: string;
+  /** The file's path in its memory folder, when the sample is about the name (a token in a file or folder name). */
+  name?: string;
 }
 
 
@@ -56,8 +58,8 @@ export function buildLabelledSet(seed = 20260305): LabelledSample[] {
       `Note from the incident on 2026-03-05: we pasted ${token} into the runbook.`,
     ]);
   const samples: LabelledSample[] = [];
-  const secret = (provider: string, text: string) => samples.push({ id: `secret-${samples.length}`, label: 'secret', provider, text });
-  const clean = (provider: string, text: string) => samples.push({ id: `clean-${samples.length}`, label: 'clean', provider, text });
+  const secret = (provider: string, text: string, name?: string) => samples.push({ id: `secret-${samples.length}`, label: 'secret', provider, text, ...(name ? { name } : {}) });
+  const clean = (provider: string, text: string, name?: string) => samples.push({ id: `clean-${samples.length}`, label: 'clean', provider, text, ...(name ? { name } : {}) });
 
   // ---- credentials -------------------------------------------------------------------------
   secret('aws', say(`AKIA${rand(UPPER + DIGITS, 16)}`));
@@ -132,6 +134,43 @@ export function buildLabelledSet(seed = 20260305): LabelledSample[] {
   secret('generic', `- **Password**: ${pw()}`);
   secret('generic', `curl -H "Authorization: Bearer ${rand(ALNUM, 40)}" https://api.vendor.io/v2/jobs`);
   secret('generic', `AZURE_STORAGE: DefaultEndpointsProtocol=https;AccountName=prodlogs;AccountKey=${rand(B64, 86)}==`);
+
+  // ---- the same credentials written the ways notes really hold them (issue 15) -------------
+  // A private key with or without its END line, whatever the key type, however its lines are
+  // prefixed; tokens URL-encoded inside another URL, in comments without spaces, split by an
+  // invisible character; and tokens in a file or folder name.
+  const indent = (text: string, prefix: string) => text.split('\n').map((l) => `${prefix}${l}`).join('\n');
+  const cut = (block: string) => block.slice(0, block.lastIndexOf('\n-----END'));
+  secret('private-key', `Signing key for the webhooks:\n\n${indent(pem('EC ', 'MHcCAQEEI'), '    ')}`);
+  secret('private-key', `- the JWT signer:\n  ${indent(pem('EC ', 'MHcCAQEEI'), '  ').trimStart()}`);
+  secret('private-key', `Service config: ${JSON.stringify({ signing_key: pem('EC ', 'MHcCAQEEI'), kid: 'k1' })}`);
+  secret('private-key', `"private_key": ${JSON.stringify(pem('RSA ', 'MIIEpAIBAAKCAQEA'))}`);
+  secret('private-key', `From the runbook:\n\n${indent(pem('RSA ', 'MIIEpAIBAAKCAQEA'), '> ')}`);
+  secret('private-key', indent(pem('', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'), '> '));
+  secret('private-key', indent(pem('OPENSSH ', 'b3BlbnNzaC1rZXktdjEAAAAA'), '> '));
+  secret('private-key', indent(pem('EC ', 'MHcCAQEEI'), '>> '));
+  secret('private-key', `Pasted before the END line:\n${cut(pem('RSA ', 'MIIEpAIBAAKCAQEA'))}`);
+  secret('private-key', cut(pem('', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC')));
+  secret('private-key', `${cut(pem('OPENSSH ', 'b3BlbnNzaC1rZXktdjEAAAAA'))}\n(the rest is in 1Password)`);
+  secret('private-key', indent(cut(pem('EC ', 'MHcCAQEEI')), '> '));
+  secret('private-key', `-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,${rand(HEX, 32).toUpperCase()}\n\n${rand(B64, 64 * 8).match(/.{1,64}/g)!.join('\n')}\n-----END RSA PRIVATE KEY-----`);
+  secret('github', `Login link: https://app.internal/login?next=https%3A%2F%2Fapi.github.com%2F%3Faccess_token%3Dghp_${rand(ALNUM, 36)}`);
+  secret('stripe', `Checkout test: https://r.internal/go?u=${encodeURIComponent(encodeURIComponent(`https://pay.internal/?key=sk_live_${rand(ALNUM, 24)}`))}`);
+  secret('slack', `Alerts relay: https://relay.internal/r?u=${encodeURIComponent(`https://hooks.slack.com/services/T${rand(UPPER + DIGITS, 8)}/B${rand(UPPER + DIGITS, 10)}/${rand(ALNUM, 24)}`)}`);
+  secret('anthropic', `Notes for CI\n<!--sk-ant-api03-${rand(B64URL, 93)}AA-->`);
+  secret('github', `<!--ghp_${rand(ALNUM, 36)}-->`);
+  const aws = `AKIA${rand(UPPER + DIGITS, 16)}`;
+  secret('aws', `key id ${aws.slice(0, 8)}\u200b${aws.slice(8)} (copied from the console)`);
+  const stripe = `sk_live_${rand(ALNUM, 24)}`;
+  secret('stripe', `billing: ${stripe.slice(0, 12)}\u00ad${stripe.slice(12)}`);
+  secret('postgres', `{"url": "postgres:\\/\\/app:${rand(ALNUM, 16)}@db.internal:5432\\/app"}`);
+  secret('github', 'The token for the release bot is in this file name.', `reference_ghp_${rand(ALNUM, 36)}.md`);
+  secret('stripe', 'Billing notes.', `notes_sk_live_${rand(ALNUM, 24)}_billing.md`);
+  secret('aws', 'A folder named after the key id.', `AKIA${rand(UPPER + DIGITS, 16)}/credentials.md`);
+  secret('slack', 'Bot setup.', `reference_xoxb-${rand(DIGITS, 12)}-${rand(DIGITS, 13)}-${rand(ALNUM, 24)}.md`);
+  secret('gitlab', 'CI runner.', `project_glpat-${rand(B64URL, 20)}.md`);
+  secret('npm', 'Publishing.', `npm_${rand(ALNUM, 36)}.md`);
+  secret('anthropic', 'Keys.', `infra/sk-ant-api03-${rand(B64URL, 93)}AA.md`);
 
   // ---- look-alikes that are not secrets ----------------------------------------------------
   const sha = () => rand(HEX, 40);
@@ -212,5 +251,27 @@ export function buildLabelledSet(seed = 20260305): LabelledSample[] {
   clean('ids', `Sentry DSN project id 4504${rand(DIGITS, 12)}`);
   clean('css', 'Brand colours: #ff00aa, #1a2b3c, rgb(12, 34, 56).');
   clean('network', 'Bastion at 10.0.4.12:2222; VPN subnet 172.16.0.0/12.');
+  // Look-alikes of the forms above.
+  const block = (label: string, magic: string) => `-----BEGIN ${label}-----\n${(magic + rand(B64, 64 * 6)).match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----`;
+  clean('public-key', `Verify webhooks with:\n${block('PUBLIC KEY', 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA')}`);
+  clean('public-key', indent(block('RSA PUBLIC KEY', 'MIIBCgKCAQEA'), '> '));
+  clean('public-key', `deploy key (public half): ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${rand(B64, 43)} ci@acme`);
+  clean('certificate', `The internal CA:\n${indent(block('CERTIFICATE', 'MIIDdzCCAl+gAwIBAgIE'), '    ')}`);
+  clean('certificate', `"ca": ${JSON.stringify(block('CERTIFICATE', 'MIIDdzCCAl+gAwIBAgIE'))}`);
+  clean('placeholder', '-----BEGIN PRIVATE KEY-----\n<paste the key from 1Password here>\n-----END PRIVATE KEY-----');
+  clean('placeholder', 'The bastion key is the -----BEGIN OPENSSH PRIVATE KEY----- block in Vault at secret/ssh/bastion; never paste it here.');
+  clean('placeholder', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU...\n-----END OPENSSH PRIVATE KEY-----');
+  clean('url', `Guide: https://l.internal/r?u=${encodeURIComponent(`https://docs.example.com/guide?utm_source=slack&id=${uuid()}`)}`);
+  clean('url', 'Search: https://grafana.internal/explore?left=%7B%22queries%22%3A%5B%7B%22expr%22%3A%22rate(http_requests_total%5B5m%5D)%22%7D%5D%7D');
+  clean('html', '<!--TODO: link the dashboard once it exists-->\n<!-- owner: platform team -->');
+  clean('json', '{"note": "Deploys run at 10:00.\\nAsk Mei first.\\tThanks!", "path": "C:\\\\new\\\\tools"}');
+  clean('unicode', 'Mei\u200d owns deploys; 👩\u200d💻 on call this week; soft\u00adhyphen in a long word.');
+  clean('names', 'A decision from that session.', `project_session_${uuid()}.md`);
+  clean('names', 'Why we reverted.', `project_revert_${sha()}.md`);
+  clean('names', 'Pinned image.', `reference_image_sha256_${rand(HEX, 64)}.md`);
+  clean('names', 'Release notes.', 'project_2026-03-05_release_freeze.md');
+  clean('names', 'No ORM.', 'feedback_no_orm_in_integration_tests.md');
+  clean('names', 'Dashboards.', 'infra/reference_grafana_api_latency_dashboards.md');
+  clean('names', 'Internationalization keys.', 'reference_checkout.payment.cardDeclinedDescription.md');
   return samples;
 }

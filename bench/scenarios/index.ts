@@ -4,6 +4,9 @@
  */
 import type { Scenario } from '../lib.js';
 import { dreamGatesScenario } from './dream-gates.js';
+import { fuzzScenario } from './fuzz.js';
+import { killScenario } from './kill.js';
+import { hookScenario } from './hook.js';
 import { recallScenario } from './recall.js';
 import { rendererScenario } from './renderer.js';
 import { scaleScenario } from './scale.js';
@@ -11,6 +14,8 @@ import { scanScenario } from './scan.js';
 import { secretsScenario } from './secrets.js';
 import { startScenario } from './start.js';
 import { syncScenario } from './sync.js';
+import { syncFaultsScenario } from './sync-faults.js';
+import { teamLoadScenario } from './team-load.js';
 import { transcriptsScenario } from './transcripts.js';
 
 export const SCENARIOS: Scenario[] = [
@@ -23,4 +28,9 @@ export const SCENARIOS: Scenario[] = [
   dreamGatesScenario,
   secretsScenario,
   syncScenario,
+  syncFaultsScenario,
+  teamLoadScenario,
+  hookScenario,
+  fuzzScenario,
+  killScenario,
 ];

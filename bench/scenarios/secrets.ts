@@ -27,7 +27,7 @@ export const secretsScenario: Scenario = {
     const missed: string[] = [];
     const flagged: string[] = [];
     for (const sample of set) {
-      const hit = (await scanText(sample.text, { file: sample.id })).length > 0;
+      const hit = (await scanText(sample.text, { file: sample.id, ...(sample.name ? { name: sample.name } : {}) })).length > 0;
       if (sample.label === 'secret' && !hit) missed.push(`${sample.id} (${sample.provider})`);
       if (sample.label === 'clean' && hit) flagged.push(`${sample.id} (${sample.provider})`);
     }
@@ -37,10 +37,12 @@ export const secretsScenario: Scenario = {
     const falsePositiveRate = flagged.length / clean.length;
 
     // Realistic memories (bench/corpus.ts); one in fifty carries a credential, like a team memory with a few leaks.
+    // (Credentials in the text: the ones in a name are about the name, not the body.)
+    const inText = secrets.filter((s) => !s.name);
     const corpus = loadCorpus();
     const files = Array.from({ length: FILES }, (_, i) => {
       const text = generateMemory(corpus, 13, i).text;
-      return i % 50 === 0 ? `${text}\n${secrets[i % secrets.length]!.text}\n` : text;
+      return i % 50 === 0 ? `${text}\n${inText[i % inText.length]!.text}\n` : text;
     });
     const bytes = files.reduce((n, f) => n + Buffer.byteLength(f), 0);
     log(`${FILES} files, ${(bytes / FILES).toFixed(0)} bytes each on average, ${set.length} labelled samples`);

@@ -50,6 +50,23 @@ describe('memdir CLI', () => {
     expect(JSON.parse(out)).toMatchObject({ key: real, dir: real.replace(/[^a-zA-Z0-9]/g, '-'), memoryDir: path.join(fixture.home, 'projects', real.replace(/[^a-zA-Z0-9]/g, '-'), 'memory') });
   });
 
+  it('where explains the key it chose: which .git, and why a worktree link was not followed', async () => {
+    const repo = await fs.realpath(await fs.mkdtemp(path.join(root, 'where-repo-')));
+    await fs.mkdir(path.join(repo, '.git'));
+    await fs.mkdir(path.join(repo, 'pkg'));
+    const inRepo = JSON.parse((await run('where', path.join(repo, 'pkg'), '--json')).out);
+    expect(inRepo).toMatchObject({ key: repo, via: 'repository', gitEntry: { path: path.join(repo, '.git'), kind: 'directory' }, worktree: null, launchDir: path.join(repo, 'pkg') });
+    expect(inRepo.transcriptFolder).toBe(path.join(repo, 'pkg').replace(/[^a-zA-Z0-9]/g, '-'));
+    // A worktree whose main repository is gone keeps its own memory, and says why.
+    const wt = path.join(repo, 'pkg');
+    await fs.writeFile(path.join(wt, '.git'), `gitdir: ${path.join(root, 'moved-away', '.git', 'worktrees', 'pkg')}\n`);
+    const moved = await run('where', wt, '--json');
+    expect(JSON.parse(moved.out)).toMatchObject({ key: wt, via: 'own-root', worktree: { valid: false } });
+    const text = await run('where', wt);
+    expect(text.out).toContain('was the main repository moved or deleted?');
+    expect(text.out).toContain(`transcripts  ${path.join(fixture.home, 'projects', wt.replace(/[^a-zA-Z0-9]/g, '-'))}`);
+  });
+
   it('scan --json follows the documented shape', async () => {
     const { code, out } = await run('scan', '--json');
     expect(code).toBe(0);

@@ -4,6 +4,7 @@
  */
 import { type CliIo, type CommandSpec, CliFailure, EXIT_ERROR, UsageError } from './command.js';
 import { VERSION } from '../main/app/version.js';
+import { visibleText } from '../shared/visible-text.js';
 
 function usageLine(spec: CommandSpec): string {
   const opts = Object.entries(spec.options)
@@ -91,10 +92,21 @@ function findCommand(argv: string[], commands: CommandSpec[]): { spec: CommandSp
 }
 
 /**
+ * The one place every CLI output goes through (issue 15, finding 7): server answers, team and
+ * file names, error messages and memory contents come from outside, and a terminal obeys the
+ * escape sequences they may hold. Control and format characters are written as `\uXXXX`
+ * (visible-text.ts) — in JSON output too, where that is the same string once parsed.
+ */
+function terminalSafe(io: CliIo): CliIo {
+  return { ...io, out: (text) => io.out(visibleText(text)), err: (text) => io.err(visibleText(text)) };
+}
+
+/**
  * Run one `memdir` invocation. `commands` defaults to every command (loaded on demand, so a
  * caller that needs one command — the hook, run by Claude Code on every turn — loads only it).
  */
-export async function runCli(argv: string[], io: CliIo, commands?: CommandSpec[]): Promise<number> {
+export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[]): Promise<number> {
+  const io = terminalSafe(raw);
   commands ??= (await import('./registry.js')).COMMANDS;
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     io.out(globalHelp(commands));

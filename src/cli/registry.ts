@@ -12,7 +12,7 @@ import { sessionStatusCommand } from './commands/session.js';
 import { secretsScanCommand } from './commands/secrets.js';
 import { serverAdminCommand, serverCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverListCommand, serverRevokeTokenCommand } from './commands/server.js';
 import { showCommand } from './commands/show.js';
-import { teamCommand, teamConnectCommand, teamDisconnectCommand, teamStatusCommand, teamSyncCommand } from './commands/team.js';
+import { teamCommand, teamConflictsCommand, teamConnectCommand, teamDisconnectCommand, teamResolveCommand, teamStatusCommand, teamSyncCommand } from './commands/team.js';
 import { whereCommand } from './commands/where.js';
 
-export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, recallCommand, extractCommand, sessionStatusCommand, hookCommand, hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand, dreamCommand, dreamStatusCommand, dreamListCommand, dreamRevertCommand, dreamConfirmCommand, secretsScanCommand, serverCommand, serverAdminCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverRevokeTokenCommand, serverListCommand, teamCommand, teamConnectCommand, teamStatusCommand, teamSyncCommand, teamDisconnectCommand];
+export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, recallCommand, extractCommand, sessionStatusCommand, hookCommand, hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand, dreamCommand, dreamStatusCommand, dreamListCommand, dreamRevertCommand, dreamConfirmCommand, secretsScanCommand, serverCommand, serverAdminCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverRevokeTokenCommand, serverListCommand, teamCommand, teamConnectCommand, teamStatusCommand, teamSyncCommand, teamConflictsCommand, teamResolveCommand, teamDisconnectCommand];

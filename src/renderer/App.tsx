@@ -5,12 +5,14 @@ import { JobsBar } from './components/JobsBar.js';
 import { Toasts } from './components/Toasts.js';
 import { useAlerts } from './stores/alerts.js';
 import { useApp } from './stores/app.js';
+import { useDesktop } from './stores/desktop.js';
 import { useDream } from './stores/dream.js';
 import { useEditor } from './stores/editor.js';
 import { totalPending, useExtract } from './stores/extract.js';
 import { useHistory } from './stores/history.js';
 import { useJobs } from './stores/jobs.js';
-import { useNav } from './stores/nav.js';
+import { parseRoute, useNav } from './stores/nav.js';
+import { useToasts } from './stores/toasts.js';
 import { themeOf, useSettings } from './stores/settings.js';
 import { projectName, useProjects } from './stores/projects.js';
 import { useProject } from './stores/project.js';
@@ -46,6 +48,12 @@ function useLiveEvents(): void {
       }
       if (event.type === 'team-changed') {
         useTeam.getState().onTeamChanged(event.dir);
+        return;
+      }
+      if (event.type === 'navigate') {
+        // A notification clicked or a memdir:// link opened in the desktop app.
+        useNav.getState().go(parseRoute(event.hash));
+        if (event.message) useToasts.getState().show('error', event.message);
         return;
       }
       if (event.type === 'projects-changed') {
@@ -158,6 +166,7 @@ export function App() {
     void useSettings.getState().load();
     void useExtract.getState().load();
     void useAlerts.getState().load();
+    void useDesktop.getState().load();
   }, []);
   return (
     <div className="layout">

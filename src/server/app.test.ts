@@ -1,9 +1,10 @@
-import { expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { createApp } from './app.js';
 import { createTeam, issueToken, revokeToken } from './admin.js';
 import type { ServerLimits } from './limits.js';
 import type { LogRecord } from './log.js';
-import { checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from './protocol.js';
+import { checksumsResponseSchema, commitResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from './protocol.js';
 import { type StoreHarness, describeStores } from './test-support/stores.js';
 
 async function setup(h: StoreHarness, limits: Partial<ServerLimits> = {}) {
@@ -270,16 +271,32 @@ describeStores('sync API (app.request)', (h) => {
     expect(statuses).toEqual([401, 401, 429, 429]);
   });
 
-  it('behind a trusted proxy, limits failed logins per X-Forwarded-For client, not per proxy', async () => {
+  it('failed logins from one address never lock out a valid token from that address', async () => {
+    const { request, ann } = await setup(h, { authFailureLimit: { burst: 2, perSecond: 0.01 } });
+    const bad = `${ann.token.slice(0, -4)}AAAA`;
+    for (let i = 0; i < 5; i++) await request('GET', '/v1/teams/platform/entries', { token: bad });
+    expect((await request('GET', '/v1/teams/platform/entries', { token: bad })).status).toBe(429);
+    // Same address (a colleague behind the same NAT, or the same machine): the valid token works.
+    expect((await request('GET', '/v1/teams/platform/entries')).status).toBe(200);
+    expect((await request('GET', '/v1/teams/platform/entries', { token: bad })).status).toBe(429);
+  });
+
+  it('behind a trusted proxy, limits failed logins per client as the proxy saw it; a client cannot dodge the limit by writing its own X-Forwarded-For', async () => {
     const store = await h.fresh();
     await createTeam(store, 'platform');
     const ann = await issueToken(store, 'platform', 'ann');
-    const app = createApp({ store, trustProxy: true, limits: { authFailureLimit: { burst: 1, perSecond: 0.01 } } });
-    const call = (token: string, client: string) => app.request('/v1/teams/platform/entries', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': `${client}, 10.0.0.1` } });
+    const app = createApp({ store, trustProxy: true, limits: { authFailureLimit: { burst: 2, perSecond: 0.01 } } });
+    // The proxy appends the address it saw; whatever came before is the client's to write.
+    const call = (token: string, claimed: string | null, seen: string) =>
+      app.request('/v1/teams/platform/entries', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': claimed ? `${claimed}, ${seen}` : seen } });
     const bad = `${ann.token.slice(0, -4)}AAAA`;
-    expect((await call(bad, '203.0.113.7')).status).toBe(401);
-    expect((await call(bad, '203.0.113.7')).status).toBe(429);
-    expect((await call(ann.token, '198.51.100.2')).status).toBe(200);
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call(bad, `198.51.100.${i + 10}`, '203.0.113.7')).status);
+    expect(statuses).toEqual([401, 401, 429, 429, 429]);
+    expect((await call(ann.token, null, '203.0.113.7')).status).toBe(200);
+    expect((await call(bad, null, '192.0.2.44')).status).toBe(401);
+    // A header that is not an address is no address: the connection's is used.
+    expect((await call(bad, null, 'not-an-ip')).status).toBe(401);
   });
 
   it('has no delete: DELETE answers 405 with Allow for the own team', async () => {
@@ -303,7 +320,7 @@ describeStores('sync API (app.request)', (h) => {
 
   it('tells a client who it is', async () => {
     const { request, ann } = await setup(h);
-    expect(await (await request('GET', '/v1/me')).json()).toEqual({ team: 'platform', member: 'ann', tokenId: ann.info.id });
+    expect(await (await request('GET', '/v1/me')).json()).toEqual({ team: 'platform', member: 'ann', tokenId: ann.info.id, protocols: [1, 2] });
   });
 
   it('logs one line per request with the route template, never tokens or content', async () => {
@@ -322,5 +339,60 @@ describeStores('sync API (app.request)', (h) => {
     expect(put).toMatchObject({ msg: 'request', route: '/v1/teams/:team/entries', team: 'platform', member: 'ann', status: 200 });
     expect(typeof put.ms).toBe('number');
     expect(logs.filter((l) => l.msg === 'request').map((l) => l.status)).toEqual([200, 200, 200, 404, 401]);
+  });
+
+  describe('protocol 2: per-key commits and push ids', () => {
+    const sha = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+    const commit = (request: Awaited<ReturnType<typeof setup>>['request'], pushId: string, entries: Record<string, { content: string; base: string | null }>, token?: string) =>
+      request('PUT', '/v2/teams/platform/entries', { ...(token ? { token } : {}), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pushId, entries }) });
+
+    it('commits pushes of unrelated keys based on the same version — no team-wide 412', async () => {
+      const { request, entries } = await setup(h);
+      const first = await commit(request, 'push-aaaaaaaaaaaaaaaa', { 'a.md': { content: 'a\n', base: null } });
+      const second = await commit(request, 'push-bbbbbbbbbbbbbbbb', { 'b.md': { content: 'b\n', base: null } });
+      expect(first.status).toBe(200);
+      expect(second.status).toBe(200);
+      const body = commitResponseSchema.parse(await second.json());
+      expect(body).toMatchObject({ committed: ['b.md'], conflicts: {}, version: 2, previousVersion: 1, replayed: false });
+      expect(second.headers.get('etag')).toBe(body.etag);
+      expect(Object.keys((await entries()).entries).sort()).toEqual(['a.md', 'b.md']);
+    });
+
+    it('answers a key whose base moved as a conflict with the server\'s version, and commits the rest in one version', async () => {
+      const { request, entries } = await setup(h);
+      await commit(request, 'push-1111111111111111', { 'a.md': { content: 'v1\n', base: null } });
+      await commit(request, 'push-2222222222222222', { 'a.md': { content: 'v2 by ann\n', base: sha('v1\n') } });
+      const stale = await commit(request, 'push-3333333333333333', { 'a.md': { content: 'v2 by bob\n', base: sha('v1\n') }, 'c.md': { content: 'c\n', base: null } });
+      const body = commitResponseSchema.parse(await stale.json());
+      expect(body.committed).toEqual(['c.md']);
+      expect(body.conflicts).toEqual({ 'a.md': expect.objectContaining({ sha256: sha('v2 by ann\n'), updatedBy: 'ann' }) });
+      expect(body.version).toBe(3);
+      const now = (await entries()).entries;
+      expect(now['a.md']!.content).toBe('v2 by ann\n');
+      expect(now['c.md']!.content).toBe('c\n');
+      // Pushing exactly what the server holds is "unchanged", whatever its base.
+      const same = commitResponseSchema.parse(await (await commit(request, 'push-4444444444444444', { 'a.md': { content: 'v2 by ann\n', base: null } })).json());
+      expect(same).toMatchObject({ unchanged: ['a.md'], committed: [], conflicts: {}, version: 3, previousVersion: 3 });
+    });
+
+    it('answers a repeated push id with the original result and changes nothing', async () => {
+      const { request, entries } = await setup(h);
+      const original = commitResponseSchema.parse(await (await commit(request, 'push-repeat-000000001', { 'a.md': { content: 'once\n', base: null } })).json());
+      // Someone else moves the key meanwhile; the repeat must not be judged again.
+      await commit(request, 'push-other-0000000001', { 'a.md': { content: 'twice\n', base: sha('once\n') } });
+      const again = commitResponseSchema.parse(await (await commit(request, 'push-repeat-000000001', { 'a.md': { content: 'once\n', base: null } })).json());
+      expect(again).toEqual({ ...original, replayed: true });
+      expect((await entries()).entries['a.md']!.content).toBe('twice\n');
+      expect((await entries()).version).toBe(2);
+    });
+
+    it('checks bodies, keys and the token as protocol 1 does', async () => {
+      const { request, olga } = await setup(h);
+      expect((await commit(request, 'short', { 'a.md': { content: 'x', base: null } })).status).toBe(400);
+      expect((await commit(request, 'push-keys-0000000001', { '../x.md': { content: 'x', base: null } })).status).toBe(400);
+      expect((await commit(request, 'push-nul-00000000001', { 'a.md': { content: 'a\0b', base: null } })).status).toBe(400);
+      expect((await request('PUT', '/v2/teams/platform/entries', { token: null, headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+      expect((await commit(request, 'push-olga-0000000001', { 'a.md': { content: 'x', base: null } }, olga.token)).status).toBe(404);
+    });
   });
 });

@@ -11,18 +11,20 @@
  *     is based on), so a stale client can never overwrite a newer push (412).
  */
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { foldPathKey, sanitizePathKey } from '../shared/path-key.js';
 import { utf8Length } from '../shared/utf8.js';
+import { quoteName } from '../shared/visible-text.js';
 import { isTeamName } from './admin.js';
 import { type ServerLimits, resolveLimits } from './limits.js';
 import { type Log, silentLog } from './log.js';
-import { type ErrorCode, type ErrorResponse, formatEtag, parseEtag, parseEtagList } from './protocol.js';
+import { type CommitResponse, type ErrorCode, type ErrorResponse, PROTOCOLS, commitRequestSchema, formatEtag, parseEtag, parseEtagList } from './protocol.js';
 import { RateLimiter } from './rate-limit.js';
 import { readBodyLimited } from './read-body.js';
-import type { EntryWrite, TeamState, TeamStore } from './store.js';
+import type { EntryWrite, PutOutcome, TeamState, TeamStore } from './store.js';
 import { parseToken, tokenMatches } from './tokens.js';
 
 export interface AppOptions {
@@ -32,8 +34,10 @@ export interface AppOptions {
   now?: () => Date;
   /**
    * Behind a load balancer every connection comes from the balancer: take the client address
-   * for the failed-login limit from the first X-Forwarded-For entry instead. Only set this when
-   * a proxy you control overwrites that header, or clients could pick their own address.
+   * for the failed-login limit from X-Forwarded-For instead — its LAST entry, the one the proxy
+   * in front of this server appended (nginx `$proxy_add_x_forwarded_for`, HAProxy `option
+   * forwardfor`). Everything before it is whatever the client wrote, so it is never used: a
+   * client cannot pick its own address. Set this only with exactly one proxy you run in front.
    */
   trustProxy?: boolean;
 }
@@ -51,6 +55,7 @@ type Env = {
 
 const ROUTE_ENTRIES = '/v1/teams/:team/entries';
 const ROUTE_CHECKSUMS = '/v1/teams/:team/checksums';
+const ROUTE_ENTRIES_V2 = '/v2/teams/:team/entries';
 const NOT_FOUND: ErrorResponse = { error: 'not-found', message: 'Not found.' };
 // Errors that mean "the database is away for a moment", not "the server is broken".
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', 'SQLITE_BUSY']);
@@ -137,10 +142,18 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
   });
 
-  // Authentication for everything under /v1.
-  app.use('/v1/*', async (c, next) => {
-    const forwarded = options.trustProxy ? c.req.header('x-forwarded-for')?.split(',')[0]?.trim() : undefined;
-    const address = forwarded || (c.env?.incoming?.socket?.remoteAddress ?? 'local');
+  /** The client's address for the failed-login limit (see AppOptions.trustProxy). */
+  const clientAddress = (c: Context<Env>): string => {
+    const socket = c.env?.incoming?.socket?.remoteAddress ?? 'local';
+    if (!options.trustProxy) return socket;
+    // Node joins repeated X-Forwarded-For headers with ", ": the last entry is still the proxy's.
+    const appended = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim() ?? '';
+    return isIP(appended) ? appended : socket;
+  };
+
+  // Authentication for everything under /v1 and /v2.
+  const authenticate = async (c: Context<Env>, next: () => Promise<void>): Promise<Response | void> => {
+    const address = clientAddress(c);
     const header = c.req.header('authorization') ?? '';
     const bearer = /^Bearer +(\S{1,200})$/i.exec(header)?.[1];
     const unauthorized = (): Response =>
@@ -150,12 +163,15 @@ export function createApp(options: AppOptions): Hono<Env> {
     if (!bearer) return unauthorized();
     const parsed = parseToken(bearer);
     if (!parsed) return unauthorized();
-    // Lookups cost the store a query: a client that keeps failing is slowed down first.
-    const blocked = authFailures.blocked(address);
-    if (!blocked.ok) return fail(c, 429, 'rate-limited', 'Too many failed authentications; wait and retry.', {}, { 'Retry-After': String(blocked.retryAfterSeconds) });
+    // Every well-formed token is checked (one lookup by primary key), whatever its address did
+    // before: failed logins from an address must never lock out a valid token from it — a
+    // colleague behind the same NAT, or the same machine (issue 15). Failures are counted per
+    // address; past the limit a failing request gets 429 with Retry-After instead of 401, so
+    // a client guessing tokens is told to back off and learns nothing more.
     const stored = await store.findToken(parsed.id);
     if (!stored || !tokenMatches(bearer, stored.hash)) {
-      authFailures.take(address);
+      const counted = authFailures.take(address);
+      if (!counted.ok) return fail(c, 429, 'rate-limited', 'Too many failed authentications; wait and retry.', {}, { 'Retry-After': String(counted.retryAfterSeconds) });
       return unauthorized();
     }
     if (stored.revokedAt) return fail(c, 401, 'token-revoked', 'This token was revoked; ask your team admin for a new one.', {}, { 'WWW-Authenticate': 'Bearer realm="memdir", error="invalid_token"' });
@@ -165,7 +181,78 @@ export function createApp(options: AppOptions): Hono<Env> {
       return fail(c, 429, 'rate-limited', `Too many requests; retry in ${allowed.retryAfterSeconds} s.`, {}, { 'Retry-After': String(allowed.retryAfterSeconds) });
     }
     return next();
-  });
+  };
+  app.use('/v1/*', authenticate);
+  app.use('/v2/*', authenticate);
+
+  /** A push body, read with its limits and parsed as JSON, or the refusal to answer with. */
+  const readJsonBody = async (c: Context<Env>): Promise<unknown> => {
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) return fail(c, 415, 'unsupported-media-type', 'Send the delta as Content-Type: application/json.');
+    const encoding = c.req.header('content-encoding');
+    if (encoding && encoding.toLowerCase() !== 'identity') return fail(c, 415, 'unsupported-media-type', 'Compressed request bodies are not accepted.');
+    const tooLarge = (): Response =>
+      fail(c, 413, 'body-too-large', `The request body is larger than ${limits.maxBodyBytes} bytes; push in smaller batches.`, { limit: limits.maxBodyBytes }, { Connection: 'close' });
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && (!/^\d{1,16}$/.test(declared) || Number(declared) > limits.maxBodyBytes)) return tooLarge();
+    const body = await readBodyLimited(c.req.raw.body, limits.maxBodyBytes);
+    if (!body.ok) {
+      if (body.reason === 'too-large') return tooLarge();
+      return fail(c, 400, 'invalid-body', 'The request body was cut off.');
+    }
+    c.set('bytesIn', body.bytes.byteLength);
+    let text: string;
+    try {
+      text = decoder.decode(body.bytes);
+    } catch {
+      return fail(c, 400, 'invalid-utf8', 'The request body is not valid UTF-8.');
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return fail(c, 400, 'invalid-json', 'The request body is not valid JSON.');
+    }
+  };
+
+  /** Every key and content of a push checked (one bad key fails the whole push), or the refusal. */
+  const checkWrites = (c: Context<Env>, pairs: [string, unknown][]): EntryWrite[] | Response => {
+    if (pairs.length > limits.maxKeysPerRequest) {
+      return fail(c, 413, 'too-many-keys', `A push may carry at most ${limits.maxKeysPerRequest} keys; split it.`, { limit: limits.maxKeysPerRequest });
+    }
+    const badKeys: { key: string; code: string; reason: string }[] = [];
+    for (const [key] of pairs) {
+      const check = sanitizePathKey(key);
+      if (!check.ok) badKeys.push({ key: key.slice(0, 300), code: check.code, reason: check.reason });
+      else if (utf8Length(key) > limits.maxKeyBytes) badKeys.push({ key, code: 'too-long', reason: `The key is longer than this server's ${limits.maxKeyBytes} bytes.` });
+    }
+    if (badKeys.length > 0) {
+      return fail(c, 400, 'invalid-key', `${badKeys.length} key(s) refused; nothing was written.`, { keys: badKeys.slice(0, 50) });
+    }
+    const writes: EntryWrite[] = [];
+    for (const [key, content] of pairs) {
+      if (typeof content !== 'string') return fail(c, 400, 'invalid-body', `The content of ${quoteName(key)} is not a string.`, { key });
+      const bytes = utf8Length(content);
+      if (bytes > limits.maxEntryBytes) {
+        return fail(c, 413, 'entry-too-large', `${quoteName(key)} is ${bytes} bytes; an entry may hold at most ${limits.maxEntryBytes}.`, { key, limit: limits.maxEntryBytes });
+      }
+      if (LONE_SURROGATE.test(content)) return fail(c, 400, 'invalid-content', `${quoteName(key)} is not valid Unicode text (lone surrogate).`, { key });
+      if (content.includes('\0')) return fail(c, 400, 'invalid-content', `${quoteName(key)} contains a null byte: team memory is text, not binary.`, { key });
+      writes.push({ key, fold: foldPathKey(key), content, sha256: sha256(content), bytes });
+    }
+    return writes;
+  };
+
+  /** The answer to a store refusal shared by both protocols. */
+  const refusal = (c: Context<Env>, outcome: Extract<PutOutcome, { reason: 'team-full' | 'case-conflict' | 'no-team' }>): Response => {
+    switch (outcome.reason) {
+      case 'no-team':
+        return notFound(c);
+      case 'team-full':
+        return fail(c, 413, 'team-full', `The team memory may hold at most ${outcome.limit} ${outcome.unit === 'bytes' ? 'bytes of content' : 'entries'}.`, { limit: outcome.limit });
+      case 'case-conflict':
+        return fail(c, 409, 'case-conflict', `${quoteName(outcome.key)} differs from ${quoteName(outcome.existing)} only in letter case; they would be one file on macOS and Windows.`, { key: outcome.key });
+    }
+  };
 
   // The only team a token may see. Anything else is indistinguishable from a team that does not exist.
   const ownTeam = (c: Context<Env>): string | null => {
@@ -186,7 +273,7 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.get('/v1/me', (c) => {
     const auth = c.get('auth');
-    return c.json({ team: auth.team, member: auth.member, tokenId: auth.tokenId }, 200, { 'Cache-Control': 'no-store' });
+    return c.json({ team: auth.team, member: auth.member, tokenId: auth.tokenId, protocols: PROTOCOLS }, 200, { 'Cache-Control': 'no-store' });
   });
 
   app.get(ROUTE_ENTRIES, async (c) => {
@@ -239,65 +326,16 @@ export function createApp(options: AppOptions): Hono<Env> {
     // Answer a stale push before reading its body: nothing it says could be applied anyway.
     if (!base) return stale(current, 'The team memory changed since your copy: fetch the checksums, recompute your delta and push again with the new ETag.');
 
-    const type = c.req.header('content-type') ?? '';
-    if (!/^application\/json\s*(;|$)/i.test(type)) return fail(c, 415, 'unsupported-media-type', 'Send the delta as Content-Type: application/json.');
-    const encoding = c.req.header('content-encoding');
-    if (encoding && encoding.toLowerCase() !== 'identity') return fail(c, 415, 'unsupported-media-type', 'Compressed request bodies are not accepted.');
-    const tooLarge = (): Response =>
-      fail(c, 413, 'body-too-large', `The request body is larger than ${limits.maxBodyBytes} bytes; push in smaller batches.`, { limit: limits.maxBodyBytes }, { Connection: 'close' });
-    const declared = c.req.header('content-length');
-    if (declared !== undefined && (!/^\d{1,16}$/.test(declared) || Number(declared) > limits.maxBodyBytes)) return tooLarge();
-    const body = await readBodyLimited(c.req.raw.body, limits.maxBodyBytes);
-    if (!body.ok) {
-      if (body.reason === 'too-large') return tooLarge();
-      return fail(c, 400, 'invalid-body', 'The request body was cut off.');
-    }
-    c.set('bytesIn', body.bytes.byteLength);
-
-    let text: string;
-    try {
-      text = decoder.decode(body.bytes);
-    } catch {
-      return fail(c, 400, 'invalid-utf8', 'The request body is not valid UTF-8.');
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return fail(c, 400, 'invalid-json', 'The request body is not valid JSON.');
-    }
+    const parsed = await readJsonBody(c);
+    if (parsed instanceof Response) return parsed;
     const shapeError = 'The body must be {"entries": {"<key>.md": "<content>", …}} with string contents.';
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail(c, 400, 'invalid-body', shapeError);
     const fields = Object.keys(parsed);
     const raw = (parsed as { entries?: unknown }).entries;
     if (fields.length !== 1 || fields[0] !== 'entries' || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(c, 400, 'invalid-body', shapeError);
     // Own properties only (JSON.parse makes "__proto__" an ordinary own key, never a prototype).
-    const pairs = Object.entries(raw);
-    if (pairs.length > limits.maxKeysPerRequest) {
-      return fail(c, 413, 'too-many-keys', `A push may carry at most ${limits.maxKeysPerRequest} keys; split it.`, { limit: limits.maxKeysPerRequest });
-    }
-
-    const badKeys: { key: string; code: string; reason: string }[] = [];
-    for (const [key] of pairs) {
-      const check = sanitizePathKey(key);
-      if (!check.ok) badKeys.push({ key: key.slice(0, 300), code: check.code, reason: check.reason });
-      else if (utf8Length(key) > limits.maxKeyBytes) badKeys.push({ key, code: 'too-long', reason: `The key is longer than this server's ${limits.maxKeyBytes} bytes.` });
-    }
-    if (badKeys.length > 0) {
-      return fail(c, 400, 'invalid-key', `${badKeys.length} key(s) refused; nothing was written.`, { keys: badKeys.slice(0, 50) });
-    }
-
-    const writes: EntryWrite[] = [];
-    for (const [key, content] of pairs) {
-      if (typeof content !== 'string') return fail(c, 400, 'invalid-body', `The content of ${key} is not a string.`, { key });
-      const bytes = utf8Length(content);
-      if (bytes > limits.maxEntryBytes) {
-        return fail(c, 413, 'entry-too-large', `${key} is ${bytes} bytes; an entry may hold at most ${limits.maxEntryBytes}.`, { key, limit: limits.maxEntryBytes });
-      }
-      if (LONE_SURROGATE.test(content)) return fail(c, 400, 'invalid-content', `${key} is not valid Unicode text (lone surrogate).`, { key });
-      if (content.includes('\0')) return fail(c, 400, 'invalid-content', `${key} contains a null byte: team memory is text, not binary.`, { key });
-      writes.push({ key, fold: foldPathKey(key), content, sha256: sha256(content), bytes });
-    }
+    const writes = checkWrites(c, Object.entries(raw));
+    if (writes instanceof Response) return writes;
 
     const outcome = await store.putEntries(team, {
       baseVersion: base.version,
@@ -308,26 +346,56 @@ export function createApp(options: AppOptions): Hono<Env> {
       maxTeamBytes: limits.maxTeamBytes,
     });
     if (!outcome.ok) {
-      switch (outcome.reason) {
-        case 'no-team':
-          return notFound(c);
-        case 'stale':
-          return stale(outcome.state, 'Another push landed first: fetch the checksums, recompute your delta and push again with the new ETag.');
-        case 'team-full':
-          return fail(c, 413, 'team-full', `The team memory may hold at most ${outcome.limit} ${outcome.unit === 'bytes' ? 'bytes of content' : 'entries'}.`, { limit: outcome.limit });
-        case 'case-conflict':
-          return fail(c, 409, 'case-conflict', `${outcome.key} differs from ${outcome.existing} only in letter case; they would be one file on macOS and Windows.`, {
-            key: outcome.key,
-          });
-      }
+      if (outcome.reason === 'stale') return stale(outcome.state, 'Another push landed first: fetch the checksums, recompute your delta and push again with the new ETag.');
+      return refusal(c, outcome);
     }
     const etag = formatEtag(outcome.state);
     return c.json({ version: outcome.state.version, etag, changed: outcome.changed, unchanged: outcome.unchanged }, 200, { ETag: etag, 'Cache-Control': 'no-store' });
   });
 
+  // Protocol 2: per-key bases, a client-chosen push id (see protocol.ts).
+  app.put(ROUTE_ENTRIES_V2, async (c) => {
+    const team = ownTeam(c);
+    if (!team) return notFound(c);
+    const auth = c.get('auth');
+    const parsed = await readJsonBody(c);
+    if (parsed instanceof Response) return parsed;
+    const shape = commitRequestSchema.safeParse(parsed);
+    if (!shape.success) {
+      return fail(c, 400, 'invalid-body', 'The body must be {"pushId": "<16–64 letters, digits, - or _>", "entries": {"<key>.md": {"content": "<text>", "base": "<sha256>" | null}, …}}.');
+    }
+    const writes = checkWrites(c, Object.entries(shape.data.entries).map(([key, e]) => [key, e.content]));
+    if (writes instanceof Response) return writes;
+    const outcome = await store.commitEntries(team, {
+      pushId: shape.data.pushId,
+      entries: writes.map((w) => ({ ...w, base: shape.data.entries[w.key]!.base })),
+      member: auth.member,
+      at: now().toISOString(),
+      maxEntriesPerTeam: limits.maxEntriesPerTeam,
+      maxTeamBytes: limits.maxTeamBytes,
+    });
+    if (!outcome.ok) return refusal(c, outcome);
+    const { result } = outcome;
+    const etag = formatEtag({ epoch: result.epoch, version: result.version });
+    const body: CommitResponse = {
+      pushId: result.pushId,
+      version: result.version,
+      previousVersion: result.previousVersion,
+      etag,
+      committed: result.committed,
+      unchanged: result.unchanged,
+      conflicts: result.conflicts,
+      replayed: outcome.replayed,
+    };
+    return c.json(body, 200, { ETag: etag, 'Cache-Control': 'no-store' });
+  });
+
   const methodNotAllowed = (allow: string) => (c: Context<Env>) => fail(c, 405, 'method-not-allowed', `Allowed: ${allow}. There is no delete: retire a team memory by consolidating it.`, {}, { Allow: allow });
   app.on(['POST', 'DELETE', 'PATCH'], ROUTE_ENTRIES, (c) => {
     return ownTeam(c) ? methodNotAllowed('GET, HEAD, PUT')(c) : notFound(c);
+  });
+  app.on(['GET', 'POST', 'DELETE', 'PATCH'], ROUTE_ENTRIES_V2, (c) => {
+    return ownTeam(c) ? methodNotAllowed('PUT')(c) : notFound(c);
   });
   app.on(['POST', 'PUT', 'DELETE', 'PATCH'], ROUTE_CHECKSUMS, (c) => {
     return ownTeam(c) ? methodNotAllowed('GET, HEAD')(c) : notFound(c);

@@ -35,7 +35,25 @@ describe('memdir server: where the store is', () => {
 
   it('refuses a bad port before opening anything', async () => {
     await expect(serverCommand.run({ positionals: [], values: { port: 'eighty' }, io: capture() })).rejects.toThrow(/--port must be a whole number/);
-    await expect(serverCommand.run({ positionals: [], values: { port: '70000' }, io: capture() })).rejects.toThrow(/at most 65535/);
+    await expect(serverCommand.run({ positionals: [], values: { port: '70000' }, io: capture() })).rejects.toThrow(/from 0 to 65,535, not "70000"/);
+  });
+
+  it('refuses nonsense limits with a sentence, before opening anything (issue 15)', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ 'max-body': '0' }, /^--max-body must be a whole number from 4,096 to 1,073,741,824 bytes, not "0"$/],
+      [{ 'max-body': '1e6' }, /--max-body must be a whole number/],
+      [{ 'max-body': '-5' }, /--max-body must be a whole number/],
+      [{ 'max-body': '99999999999999999999' }, /--max-body must be a whole number/],
+      [{ 'max-body': '' }, /--max-body must be a whole number/],
+      [{ 'max-keys': '0' }, /--max-keys must be a whole number from 1/],
+      [{ 'max-entry': '2.5' }, /--max-entry must be a whole number/],
+      [{ 'max-entries': '0x10' }, /--max-entries must be a whole number/],
+      [{ rate: '0' }, /--rate must be a whole number from 1 to 100,000 requests per second/],
+      [{ 'max-body': '65536', 'max-entry': '100000' }, /--max-entry \(100000 bytes\) must not be larger than --max-body \(65536 bytes\)/],
+    ];
+    for (const [values, message] of cases) {
+      await expect(serverCommand.run({ positionals: [], values: { ...values, db: '/nonexistent/dir/x.sqlite' }, io: capture() }), JSON.stringify(values)).rejects.toThrow(message);
+    }
   });
 
   it('names an unreachable PostgreSQL store without printing its password', async () => {

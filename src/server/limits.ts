@@ -3,7 +3,7 @@
  * `memdir server --max-body …`); the defaults fit memories, which are short notes.
  */
 import { PATH_KEY_LIMITS } from '../shared/path-key.js';
-import { TOPIC_MAX_BYTES } from '../shared/limits.js';
+import { TEAM_MAX_ENTRIES, TOPIC_MAX_BYTES } from '../shared/limits.js';
 
 export interface ServerLimits {
   /** A PUT body larger than this is refused before it is read (Content-Length) or while it is. */
@@ -29,7 +29,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxKeysPerRequest: 500,
   maxKeyBytes: PATH_KEY_LIMITS.maxBytes,
   maxEntryBytes: TOPIC_MAX_BYTES,
-  maxEntriesPerTeam: 20_000,
+  maxEntriesPerTeam: TEAM_MAX_ENTRIES,
   maxTeamBytes: 256 * 1024 * 1024,
   rateLimit: { burst: 60, perSecond: 10 },
   authFailureLimit: { burst: 20, perSecond: 1 },

@@ -9,8 +9,13 @@
  * Reads use a REPEATABLE READ snapshot so the version and the rows in a response agree.
  */
 import pg from 'pg';
+import { redactConnectionString } from './db-url.js';
 import {
+  type CommitOutcome,
+  type CommitRequest,
+  type CommitResult,
   type Entry,
+  PUSH_ID_RETENTION_MS,
   type PutOutcome,
   type PutRequest,
   type StoredToken,
@@ -19,6 +24,7 @@ import {
   type TeamStore,
   type TokenInfo,
   StoreError,
+  planCommit,
   planPut,
   teamFull,
 } from './store.js';
@@ -55,6 +61,16 @@ const MIGRATIONS: string[] = [
      UNIQUE (team_id, key_fold)
    );
    CREATE INDEX memdir_entries_version ON memdir_entries(team_id, version);`,
+  // Protocol 2: the result of each push, by the id its client chose (issue 19, idempotent pushes).
+  `CREATE TABLE memdir_pushes (
+     team_id BIGINT NOT NULL REFERENCES memdir_teams(id),
+     member TEXT NOT NULL,
+     push_id TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL,
+     result TEXT NOT NULL,
+     PRIMARY KEY (team_id, member, push_id)
+   );
+   CREATE INDEX memdir_pushes_age ON memdir_pushes(team_id, created_at);`,
 ];
 
 // Any constant shared by every Memdir server: serialises concurrent migrations at start-up.
@@ -86,11 +102,6 @@ function stateOf(row: TeamRow): TeamState {
 
 function tokenInfo(row: TokenRow): TokenInfo {
   return { id: row.id, team: row.team, member: row.member, createdAt: iso(row.created_at)!, revokedAt: iso(row.revoked_at) };
-}
-
-/** A connection string with its password replaced, for messages and logs. */
-export function redactConnectionString(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/i, '$1:***@');
 }
 
 /** Connect, migrate (idempotent, safe when several servers start at once) and return a store. */
@@ -297,6 +308,48 @@ export class PostgresStore implements TeamStore {
         ],
       );
       return { ok: true, state: { ...state, version }, changed: changed.map((e) => e.key), unchanged };
+    });
+  }
+
+  async commitEntries(team: string, request: CommitRequest): Promise<CommitOutcome> {
+    return inTransaction(this.pool, 'BEGIN', async (client): Promise<CommitOutcome> => {
+      // The team row lock serialises the commits of one team (across every server on this
+      // database); reads after it see every commit before it (READ COMMITTED, new statements).
+      const { rows } = await client.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM memdir_teams WHERE name = $1 FOR UPDATE`, [team]);
+      const row = rows[0];
+      if (!row) return { ok: false, reason: 'no-team' };
+      const seen = await client.query<{ result: string }>('SELECT result FROM memdir_pushes WHERE team_id = $1 AND member = $2 AND push_id = $3', [row.id, request.member, request.pushId]);
+      if (seen.rows[0]) return { ok: true, result: JSON.parse(seen.rows[0].result) as CommitResult, replayed: true };
+      const state = stateOf(row);
+      const stored = await client.query<{ key: string; key_fold: string; sha256: string; bytes: number; updated_at: Date; updated_by: string }>(
+        'SELECT key, key_fold, sha256, bytes, updated_at, updated_by FROM memdir_entries WHERE team_id = $1 AND key_fold = ANY($2::text[])',
+        [row.id, [...new Set(request.entries.map((e) => e.fold))]],
+      );
+      const byFold = new Map(stored.rows.map((r) => [r.key_fold, { key: r.key, sha256: r.sha256, bytes: r.bytes, updatedAt: iso(r.updated_at)!, updatedBy: r.updated_by }]));
+      const plan = planCommit(state, request.entries, (fold) => byFold.get(fold));
+      if (!plan.ok) return plan;
+      if (plan.added > 0 || plan.growth > 0) {
+        const size = await client.query<{ n: number; bytes: string }>('SELECT COUNT(*)::int AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = $1', [row.id]);
+        const full = teamFull(state, request, { n: size.rows[0]!.n, bytes: Number(size.rows[0]!.bytes) }, plan);
+        if (full) return full;
+      }
+      let version = state.version;
+      if (plan.changed.length > 0) {
+        version = state.version + 1;
+        await client.query('UPDATE memdir_teams SET version = $2 WHERE id = $1', [row.id, version]);
+        const changed = plan.changed;
+        await client.query(
+          `INSERT INTO memdir_entries (team_id, key, key_fold, content, sha256, bytes, updated_at, updated_by, version)
+           SELECT $1, k, f, c, s, b, $7, $8, $9 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int[]) AS t(k, f, c, s, b)
+           ON CONFLICT (team_id, key) DO UPDATE SET content = EXCLUDED.content, sha256 = EXCLUDED.sha256, bytes = EXCLUDED.bytes,
+             updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by, version = EXCLUDED.version`,
+          [row.id, changed.map((e) => e.key), changed.map((e) => e.fold), changed.map((e) => e.content), changed.map((e) => e.sha256), changed.map((e) => e.bytes), request.at, request.member, version],
+        );
+      }
+      const result: CommitResult = { pushId: request.pushId, epoch: row.epoch, version, previousVersion: state.version, committed: plan.changed.map((e) => e.key), unchanged: plan.unchanged, conflicts: plan.conflicts };
+      await client.query('INSERT INTO memdir_pushes (team_id, member, push_id, created_at, result) VALUES ($1, $2, $3, $4, $5)', [row.id, request.member, request.pushId, request.at, JSON.stringify(result)]);
+      await client.query('DELETE FROM memdir_pushes WHERE team_id = $1 AND created_at < $2', [row.id, new Date(Date.parse(request.at) - PUSH_ID_RETENTION_MS).toISOString()]);
+      return { ok: true, result, replayed: false };
     });
   }
 }

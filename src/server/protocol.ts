@@ -7,6 +7,15 @@
  *   GET  /v1/teams/:team/entries[?since=ETAG]  → 200 EntriesResponse + ETag | 304 (no body)
  *   GET  /v1/teams/:team/checksums             → 200 ChecksumsResponse + ETag | 304 (no body)
  *   PUT  /v1/teams/:team/entries               → 200 PutResponse + ETag   (If-Match required)
+ *   PUT  /v2/teams/:team/entries               → 200 CommitResponse + ETag (per-key bases, push id)
+ *
+ * Protocol 2 (issue 19) commits per key: each entry names the hash of the server version it
+ * was based on; the server commits, in one transaction, every key whose base still matches and
+ * answers the rest as per-key conflicts with the server's hash — unrelated keys never refuse
+ * each other. Each push carries a client-chosen id; the server remembers recent ids per member
+ * and answers a repeated one with the original result, so a push whose answer was lost can be
+ * sent again safely. Protocol 1 (the team-wide If-Match) stays for older clients; `/v1/me`
+ * lists the protocols a server speaks.
  *
  * ETags are strong, `"<epoch>-<version>"`: the team version (advanced by every write that
  * changed something) and a random epoch fixed when the team was created, so an ETag from a
@@ -75,6 +84,39 @@ export const putResponseSchema = z.object({
 });
 export type PutResponse = z.infer<typeof putResponseSchema>;
 
+/** The protocols this server speaks (GET /v1/me `protocols`). */
+export const PROTOCOLS = [1, 2] as const;
+
+/** A push id: chosen by the client, unique per member (a random 128-bit value in hex or base64url). */
+export const PUSH_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** PUT /v2/teams/:team/entries body: per key the new content and the hash of the server version it is based on (null: a new key). */
+export const commitRequestSchema = z.strictObject({
+  pushId: z.string().regex(PUSH_ID_PATTERN),
+  entries: z.record(z.string(), z.strictObject({ content: z.string(), base: z.string().regex(/^[0-9a-f]{64}$/).nullable() })),
+});
+export type CommitRequestBody = z.infer<typeof commitRequestSchema>;
+
+/** The server's version of a key a push could not commit (its base no longer matched). */
+export const commitConflictSchema = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), updatedAt: z.string(), updatedBy: z.string() });
+
+/**
+ * PUT /v2 answer (also the answer to a repeated push id: the original one, `replayed: true`).
+ * `previousVersion` is the team version just before this commit: a client whose ETag named it
+ * knows the whole team state at `etag`; any other client pulls to catch up.
+ */
+export const commitResponseSchema = z.object({
+  pushId: z.string(),
+  version: z.number().int().nonnegative(),
+  previousVersion: z.number().int().nonnegative(),
+  etag: z.string(),
+  committed: z.array(z.string()),
+  unchanged: z.array(z.string()),
+  conflicts: z.record(z.string(), commitConflictSchema),
+  replayed: z.boolean(),
+});
+export type CommitResponse = z.infer<typeof commitResponseSchema>;
+
 /** Any 4xx/5xx JSON body. 412 adds the current etag and version; 400 invalid-key lists keys. */
 export const errorResponseSchema = z.object({
   error: z.enum(ERROR_CODES),
@@ -86,6 +128,14 @@ export const errorResponseSchema = z.object({
   keys: z.array(z.object({ key: z.string(), code: z.string(), reason: z.string() })).optional(),
 });
 export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+
+/** The form of every ETag this protocol sends: strong, quoted, `"<8 hex>-<version>"` (nothing else: no CR/LF, no list). */
+export const ETAG_PATTERN = /^"[0-9a-f]{8}-\d{1,15}"$/;
+
+/** Whether `tag` is an ETag in the protocol's form (see ETAG_PATTERN). */
+export function isProtocolEtag(tag: unknown): tag is string {
+  return typeof tag === 'string' && ETAG_PATTERN.test(tag);
+}
 
 /** The strong ETag of a team state. */
 export function formatEtag(state: { epoch: string; version: number }): string {

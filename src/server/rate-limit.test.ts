@@ -21,14 +21,6 @@ describe('RateLimiter (token bucket)', () => {
     expect(limiter.take('b').ok).toBe(true);
   });
 
-  it('peeks without spending', () => {
-    const limiter = new RateLimiter({ burst: 1, perSecond: 1 }, () => 0);
-    expect(limiter.blocked('a').ok).toBe(true);
-    expect(limiter.blocked('a').ok).toBe(true);
-    limiter.take('a');
-    expect(limiter.blocked('a').ok).toBe(false);
-  });
-
   it('stays bounded under many distinct keys (idle full buckets are pruned)', () => {
     let now = 0;
     const limiter = new RateLimiter({ burst: 2, perSecond: 100 }, () => now);

@@ -40,13 +40,6 @@ export class RateLimiter {
     return { ok: true };
   }
 
-  /** Whether `key` is out of tokens right now, without spending one. */
-  blocked(key: string): { ok: true } | { ok: false; retryAfterSeconds: number } {
-    if (!this.buckets.has(key)) return { ok: true };
-    const bucket = this.refill(key);
-    return bucket.tokens < 1 ? { ok: false, retryAfterSeconds: this.wait(bucket) } : { ok: true };
-  }
-
   private wait(bucket: { tokens: number }): number {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.config.perSecond));
   }

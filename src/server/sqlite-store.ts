@@ -9,8 +9,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {
+  type CommitOutcome,
+  type CommitRequest,
+  type CommitResult,
   type Entry,
+  PUSH_ID_RETENTION_MS,
   type PutOutcome,
+  type StoredVersion,
   type PutRequest,
   type StoredToken,
   type TeamInfo,
@@ -18,6 +23,7 @@ import {
   type TeamStore,
   type TokenInfo,
   StoreError,
+  planCommit,
   planPut,
   teamFull,
 } from './store.js';
@@ -54,6 +60,16 @@ const MIGRATIONS: string[] = [
      UNIQUE (team_id, key_fold)
    );
    CREATE INDEX memdir_entries_version ON memdir_entries(team_id, version);`,
+  // Protocol 2: the result of each push, by the id its client chose (issue 19, idempotent pushes).
+  `CREATE TABLE memdir_pushes (
+     team_id INTEGER NOT NULL REFERENCES memdir_teams(id),
+     member TEXT NOT NULL,
+     push_id TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     result TEXT NOT NULL,
+     PRIMARY KEY (team_id, member, push_id)
+   );
+   CREATE INDEX memdir_pushes_age ON memdir_pushes(team_id, created_at);`,
 ];
 
 interface TeamRow {
@@ -149,6 +165,12 @@ export class SqliteStore implements TeamStore {
       checksums: db.prepare<[number], { key: string; sha256: string }>('SELECT key, sha256 FROM memdir_entries WHERE team_id = ?'),
       byFold: db.prepare<[number, string], { key: string; sha256: string; bytes: number }>('SELECT key, sha256, bytes FROM memdir_entries WHERE team_id = ? AND key_fold = ?'),
       bump: db.prepare('UPDATE memdir_teams SET version = version + 1 WHERE id = ? AND version = ?'),
+      versionByFold: db.prepare<[number, string], StoredVersion>(
+        'SELECT key, sha256, bytes, updated_at AS updatedAt, updated_by AS updatedBy FROM memdir_entries WHERE team_id = ? AND key_fold = ?',
+      ),
+      push: db.prepare<[number, string, string], { result: string }>('SELECT result FROM memdir_pushes WHERE team_id = ? AND member = ? AND push_id = ?'),
+      recordPush: db.prepare('INSERT INTO memdir_pushes (team_id, member, push_id, created_at, result) VALUES (?, ?, ?, ?, ?)'),
+      prunePushes: db.prepare('DELETE FROM memdir_pushes WHERE team_id = ? AND created_at < ?'),
       upsert: db.prepare(
         `INSERT INTO memdir_entries (team_id, key, key_fold, content, sha256, bytes, updated_at, updated_by, version)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -261,6 +283,33 @@ export class SqliteStore implements TeamStore {
       const version = request.baseVersion + 1;
       for (const e of changed) this.q.upsert.run(row.id, e.key, e.fold, e.content, e.sha256, e.bytes, request.at, request.member, version);
       return { ok: true, state: { ...state, version }, changed: changed.map((e) => e.key), unchanged };
+    });
+    return run.immediate();
+  }
+
+  async commitEntries(team: string, request: CommitRequest): Promise<CommitOutcome> {
+    const run = this.db.transaction((): CommitOutcome => {
+      const row = this.q.team.get(team);
+      if (!row) return { ok: false, reason: 'no-team' };
+      const seen = this.q.push.get(row.id, request.member, request.pushId);
+      if (seen) return { ok: true, result: JSON.parse(seen.result) as CommitResult, replayed: true };
+      const state = stateOf(row);
+      const plan = planCommit(state, request.entries, (fold) => this.q.versionByFold.get(row.id, fold));
+      if (!plan.ok) return plan;
+      if (plan.added > 0 || plan.growth > 0) {
+        const full = teamFull(state, request, this.q.size.get(row.id)!, plan);
+        if (full) return full;
+      }
+      let version = row.version;
+      if (plan.changed.length > 0) {
+        this.q.bump.run(row.id, row.version);
+        version = row.version + 1;
+        for (const e of plan.changed) this.q.upsert.run(row.id, e.key, e.fold, e.content, e.sha256, e.bytes, request.at, request.member, version);
+      }
+      const result: CommitResult = { pushId: request.pushId, epoch: row.epoch, version, previousVersion: row.version, committed: plan.changed.map((e) => e.key), unchanged: plan.unchanged, conflicts: plan.conflicts };
+      this.q.recordPush.run(row.id, request.member, request.pushId, request.at, JSON.stringify(result));
+      this.q.prunePushes.run(row.id, new Date(Date.parse(request.at) - PUSH_ID_RETENTION_MS).toISOString());
+      return { ok: true, result, replayed: false };
     });
     return run.immediate();
   }

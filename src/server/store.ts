@@ -119,10 +119,84 @@ export function planPut(state: TeamState, entries: readonly EntryWrite[], stored
 }
 
 /** The refusal when a push would take the team past its limits (`size`: what it holds now), else null. */
-export function teamFull(state: TeamState, request: PutRequest, size: { n: number; bytes: number }, plan: { added: number; growth: number }): PutOutcome | null {
+export function teamFull(state: TeamState, request: Pick<PutRequest, 'maxEntriesPerTeam' | 'maxTeamBytes'>, size: { n: number; bytes: number }, plan: { added: number; growth: number }): Extract<PutOutcome, { reason: 'team-full' }> | null {
   if (size.n + plan.added > request.maxEntriesPerTeam) return { ok: false, reason: 'team-full', state, limit: request.maxEntriesPerTeam, unit: 'entries' };
   if (size.bytes + plan.growth > request.maxTeamBytes) return { ok: false, reason: 'team-full', state, limit: request.maxTeamBytes, unit: 'bytes' };
   return null;
+}
+
+/** An entry to commit (protocol 2): the hash of the server version it is based on (null: a new key). */
+export interface CommitWrite extends EntryWrite {
+  base: string | null;
+}
+
+export interface CommitRequest {
+  /** Chosen by the client; a repeated one is answered with the original result. */
+  pushId: string;
+  entries: CommitWrite[];
+  member: string;
+  at: string;
+  maxEntriesPerTeam: number;
+  maxTeamBytes: number;
+}
+
+/** What a commit did, kept per push id (the epoch is the team's, for the ETag). */
+export interface CommitResult {
+  pushId: string;
+  epoch: string;
+  version: number;
+  /** The team version just before this commit (equal to `version` when nothing changed). */
+  previousVersion: number;
+  committed: string[];
+  unchanged: string[];
+  /** Keys whose base no longer matched, with the server's version. */
+  conflicts: Record<string, { sha256: string; updatedAt: string; updatedBy: string }>;
+}
+
+export type CommitOutcome =
+  | { ok: true; result: CommitResult; replayed: boolean }
+  | Extract<PutOutcome, { reason: 'team-full' | 'case-conflict' | 'no-team' }>;
+
+/** A stored entry as a commit needs it. */
+export interface StoredVersion {
+  key: string;
+  sha256: string;
+  bytes: number;
+  updatedAt: string;
+  updatedBy: string;
+}
+
+/** How long a push id is remembered (a client that lost an answer sends it again within minutes, at worst at its next start). */
+export const PUSH_ID_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Protocol 2's rule, the same in every store: a key commits when the server still holds the
+ * version it was based on (or holds nothing); it is unchanged when the server already holds
+ * exactly this content; otherwise it is a conflict answered with the server's version.
+ * Case conflicts (two keys one file on macOS/Windows) refuse the whole push, as in protocol 1.
+ */
+export function planCommit(
+  state: TeamState,
+  entries: readonly CommitWrite[],
+  stored: (fold: string) => StoredVersion | undefined,
+): { ok: true; changed: CommitWrite[]; unchanged: string[]; conflicts: CommitResult['conflicts']; added: number; growth: number } | Extract<PutOutcome, { reason: 'case-conflict' }> {
+  const sorted = planPut(state, entries, stored);
+  if (!sorted.ok) return sorted;
+  const changed: CommitWrite[] = [];
+  const conflicts: CommitResult['conflicts'] = {};
+  let added = 0;
+  let growth = 0;
+  for (const entry of sorted.changed as CommitWrite[]) {
+    const current = stored(entry.fold);
+    if (current && current.sha256 !== entry.base) {
+      conflicts[entry.key] = { sha256: current.sha256, updatedAt: current.updatedAt, updatedBy: current.updatedBy };
+      continue;
+    }
+    if (!current) added++;
+    growth += entry.bytes - (current?.bytes ?? 0);
+    changed.push(entry);
+  }
+  return { ok: true, changed, unchanged: sorted.unchanged, conflicts, added, growth };
 }
 
 /** A store refusal the admin can act on (duplicate team, unknown token…). */
@@ -162,4 +236,10 @@ export interface TeamStore {
   readChecksums(team: string): Promise<{ state: TeamState; checksums: [key: string, sha256: string][] } | null>;
   /** Upsert: keys not in the request are kept; unchanged content does not advance the version. */
   putEntries(team: string, request: PutRequest): Promise<PutOutcome>;
+  /**
+   * Protocol 2: commit every key whose base matches (`planCommit`) in one transaction that also
+   * records the result under the push id; a push id already recorded for this member gets its
+   * recorded result back (`replayed`) and changes nothing.
+   */
+  commitEntries(team: string, request: CommitRequest): Promise<CommitOutcome>;
 }

@@ -11,6 +11,7 @@
  * by a newer Memdir survives a round trip through an older one.
  */
 import { z } from 'zod';
+import { issueSentence } from './issue-sentence.js';
 
 /** The app theme. */
 export const THEMES = ['light', 'dark', 'system'] as const;
@@ -205,10 +206,9 @@ export function parseAppSettings(raw: unknown): { settings: AppSettings; problem
     if (result.success) return { settings: result.data, problems };
     let dropped = false;
     for (const issue of result.error.issues) {
-      const where = issue.path.map(String).join('.');
       if (dropAt(value, issue.path)) {
         dropped = true;
-        problems.push(`Setting "${where}" is invalid (${issue.message}); using the default.`);
+        problems.push(`Setting ${issueSentence(issue)}; using the default.`);
       }
     }
     if (!dropped) break;

@@ -4,6 +4,7 @@
  * Parsing the YAML happens in main; this file checks and normalises the parsed object.
  */
 import { z } from 'zod';
+import { quoteName } from './visible-text.js';
 import { MEMORY_TYPES, type MemoryType, isMemoryType, typeFromFileName } from './memory-types.js';
 
 const optionalText = z.union([z.string(), z.number(), z.date()]).transform((v) => (v instanceof Date ? v.toISOString() : String(v))).optional();
@@ -73,7 +74,8 @@ export function readMemoryMeta(data: unknown, file: string): { meta: MemoryMeta;
   if (rawType === undefined || rawType === null || rawType === '') {
     issues.push({ code: 'invalid-type', message: `${file} has no type: set it to one of ${MEMORY_TYPES.join(', ')}.` });
   } else if (!type) {
-    issues.push({ code: 'invalid-type', message: `${file} has type "${String(rawType)}", which is not one of ${MEMORY_TYPES.join(', ')}.` });
+    const shown = typeof rawType === 'object' ? (Array.isArray(rawType) ? 'a list' : 'a nested block') : quoteName(String(rawType), 60);
+    issues.push({ code: 'invalid-type', message: `${file} has type ${shown}, which is not one of ${MEMORY_TYPES.join(', ')}.` });
   }
   return {
     meta: {

@@ -2,16 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addIndexEntry,
-  computeIndexLoad,
+  encodeTarget,
   formatIndexEntry,
   indexEntries,
+  indexLinks,
   parseIndex,
   removeIndexEntries,
   retargetIndexEntries,
   serializeIndex,
-  splitLoadedEntries,
 } from './index-format.js';
-import { utf8Length } from './utf8.js';
 
 describe('parseIndex', () => {
   it('reads pointers in their common forms and keeps other lines verbatim', () => {
@@ -41,6 +40,31 @@ describe('parseIndex', () => {
   it('flags lines that try to be pointers but are not', () => {
     const index = parseIndex('- [Broken](feedback_x.md\n- feedback_y.md — no link\n- [Title] (spaced.md)\n');
     expect(index.lines.map((l) => l.kind)).toEqual(['malformed', 'malformed', 'malformed']);
+  });
+
+  it('reads links the way the agent follows them: anywhere on a line, never in backticks', () => {
+    const index = parseIndex(
+      [
+        '- See [Deploy](project_deploy.md). Read before a release.',
+        '- Owner profile: [owner-profile.md](owner-profile.md)',
+        '- Rules live in `.claude/rules/patterns.md` and `editor/PLAN.md`.',
+        '- Scrapped — the slope does not come from the jump (see [origin](trap_origin.md)).',
+        '- [A](a.md) — see also [B](b.md)',
+        '| [Table](table.md) | cell |',
+        '- [[wikilink-style]] — a note',
+        '- ![diagram](diagram.md)',
+      ].join('\n'),
+    );
+    expect(indexLinks(index).map((l) => [l.line, l.file, l.primary])).toEqual([
+      [1, 'project_deploy.md', true],
+      [2, 'owner-profile.md', true],
+      [4, 'trap_origin.md', false],
+      [5, 'a.md', true],
+      [5, 'b.md', false],
+      [6, 'table.md', true],
+    ]);
+    // None of them tries to be the canonical pointer and fails.
+    expect(index.lines.filter((l) => l.kind === 'malformed')).toEqual([]);
   });
 
   it('tolerates BOM and CRLF and writes them back', () => {
@@ -97,61 +121,25 @@ describe('parseIndex', () => {
   });
 });
 
-describe('computeIndexLoad (R-INDEX)', () => {
-  const pointers = (n: number, width = 20) => Array.from({ length: n }, (_, i) => `- [M${i}](m${i}.md) — ${'x'.repeat(width)}`);
-
-  it('loads everything within 200 lines and 25,000 bytes', () => {
-    const text = `${pointers(200).join('\n')}\n`;
-    const load = computeIndexLoad(text);
-    expect(load).toMatchObject({ lines: 200, firstCutLine: null, loadedLines: 200, overLines: false, overBytes: false });
+describe('encodeTarget: one encoding rule, used both ways (issue 15)', () => {
+  it('property: the pointer Memdir writes for any file name reads back as that file name', () => {
+    // Any single path segment a file system could hold (not empty, ".", ".." or with "/").
+    const segment = fc.string({ unit: 'grapheme-composite', minLength: 1, maxLength: 40 }).filter((s) => !s.includes('/') && s !== '.' && s !== '..' && !s.includes('\0'));
+    fc.assert(
+      fc.property(segment, fc.option(segment, { nil: undefined }), (name, folder) => {
+        const file = folder ? `${folder}/${name}` : name;
+        const entries = indexEntries(parseIndex(formatIndexEntry({ title: 'T', file, hook: 'h' })));
+        expect(entries.map((e) => e.file)).toEqual([file]);
+      }),
+      { numRuns: 500 },
+    );
   });
 
-  it('cuts at line 201', () => {
-    const text = `${pointers(230).join('\n')}\n`;
-    const index = parseIndex(text);
-    const load = computeIndexLoad(text);
-    expect(load).toMatchObject({ lines: 230, firstCutLine: 201, loadedLines: 200, overLines: true });
-    const { loaded, cut } = splitLoadedEntries(index, load);
-    expect(loaded).toHaveLength(200);
-    expect(cut.map((e) => e.file)[0]).toBe('m200.md');
-  });
-
-  it('cuts at the last newline inside 25,000 bytes of UTF-8, counting Chinese as 3 bytes', () => {
-    // 100 lines of ~300 bytes each: bytes run out well before lines do.
-    const lines = Array.from({ length: 100 }, (_, i) => `- [记忆${i}](m${i}.md) — ${'记'.repeat(95)}`);
-    const text = lines.join('\n');
-    const load = computeIndexLoad(text);
-    let bytes = 0;
-    let fit = 0;
-    for (const l of lines) {
-      const next = bytes + utf8Length(l) + (fit > 0 ? 1 : 0);
-      if (next > 25_000) break;
-      bytes = next;
-      fit++;
-    }
-    expect(load.overBytes).toBe(true);
-    expect(load.loadedLines).toBe(fit);
-    expect(load.firstCutLine).toBe(fit + 1);
-    expect(load.loadedBytes).toBeLessThanOrEqual(25_000);
-  });
-
-  it('counts lines after trimming leading and trailing blank lines, as Claude Code does', () => {
-    const text = `\n\n\n${pointers(201).join('\n')}\n\n\n`;
-    const load = computeIndexLoad(text);
-    expect(load.lines).toBe(201);
-    expect(load.firstCutLine).toBe(3 + 201);
-    const { cut } = splitLoadedEntries(parseIndex(text), load);
-    expect(cut.map((e) => e.file)).toEqual(['m200.md']);
-  });
-
-  it('a single line over the byte limit does not reach the agent whole', () => {
-    const load = computeIndexLoad(`- [Huge](huge.md) — ${'y'.repeat(30_000)}`);
-    expect(load.firstCutLine).toBe(1);
-    expect(load.loadedBytes).toBe(25_000);
-  });
-
-  it('empty and blank files load nothing and cut nothing', () => {
-    expect(computeIndexLoad('')).toMatchObject({ lines: 0, firstCutLine: null });
-    expect(computeIndexLoad('\n \n')).toMatchObject({ lines: 0, firstCutLine: null });
+  it('writes names with %, #, ?, :, spaces and parentheses so they survive', () => {
+    expect(encodeTarget('a%41b.md')).toBe('a%2541b.md');
+    expect(encodeTarget('x#y.md')).toBe('x%23y.md');
+    expect(encodeTarget('c:why?.md')).toBe('c%3Awhy%3F.md');
+    expect(encodeTarget('notes (old).md')).toBe('<notes (old).md>');
+    expect(encodeTarget('feedback_sql.md')).toBe('feedback_sql.md');
   });
 });

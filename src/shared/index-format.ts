@@ -3,8 +3,7 @@
  * Parsing keeps every line — unknown ones verbatim and in order — so a round trip through
  * Memdir never rewrites what it does not understand.
  */
-import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from './limits.js';
-import { utf8Length } from './utf8.js';
+import { type IndexLoad, lineFate } from './index-load.js';
 
 /** A pointer to a topic file. `file` is the link target as written (relative to the index). */
 export interface IndexEntry {
@@ -43,20 +42,22 @@ export interface ParsedIndex {
 // `- [Title](target) — hook`, with *, + or - bullets and —, –, -, : as hook separators.
 // The hook is `(?:.*\S)?` rather than a lazy `.*?` before `\s*$`: the same text, in linear time.
 const POINTER = /^\s*[-*+]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^)<>\s]+))\s*\)\s*(?:(?:—|–|-{1,2}|:)\s*((?:.*\S)?))?\s*$/;
-const LOOKS_LIKE_POINTER = /^\s*[-*+]\s+.*(\[[^\]]*\]\(|\.md\b)/i;
+// A bullet that starts the way the canonical pointer does — with a `[Title](` link (not a
+// `[[wikilink]]`) or a bare `file.md` — and so is trying to be one.
+const TRIES_POINTER = /^\s*[-*+]\s+(?:\[(?!\[)|[^\s`[\]()]+\.md(?:\s|$))/i;
 const EXTERNAL = /^[a-z][a-z0-9+.-]*:/i;
+// An inline Markdown link (not an image): `[text](target)` or `[text](<target>)`, optional title.
+const LINK = /(!?)\[((?:[^[\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^()<>\s]+))(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
 
 /** Whether a link target names a topic file inside the memory dir (not a URL or an anchor). */
 export function isFileTarget(target: string): boolean {
   return !EXTERNAL.test(target) && !target.startsWith('#');
 }
 
-const PLAIN_TARGET = /^[^%\\/#]+$/;
-
-/** Normalise a link target to a path relative to the index: `./a.md` → `a.md`, `%20` decoded. */
+/** Normalise a link target to a path relative to the index: `./a.md` → `a.md`, `%20` decoded (the inverse of `encodeTarget`). */
 export function normalizeTarget(target: string): string {
-  // Most targets are a plain file name: nothing to decode, split or drop.
-  if (PLAIN_TARGET.test(target) && target !== '.') return target;
+  // Nearly every target is already plain (`feedback_sql.md`, `retros/x.md`): nothing to undo.
+  if (!/[%\\#]|(?:^|\/)\.{1,2}(?:\/|$)|\/\/|^\/|\/$/.test(target)) return target;
   let value = target.split('#')[0]!.replace(/\\/g, '/');
   try {
     value = decodeURIComponent(value);
@@ -72,6 +73,67 @@ export function normalizeTarget(target: string): string {
   return parts.join('/');
 }
 
+/** A Markdown link to a `.md` file on a line of the index: what the agent follows (R-HEALTH). */
+export interface IndexLink {
+  line: number;
+  /** The target, normalised as {@link normalizeTarget} does (relative to the index). */
+  file: string;
+  title: string;
+  /**
+   * Whether the line points at this file: the link opens the line (`- [T](f.md) …`), maybe after
+   * a short lead-in (`- See [T](f.md).`, `- Owner profile: [x](x.md)`, a table cell). A link
+   * later in a sentence (`… (see [T](f.md))`) is a cross-reference, not a pointer of its own.
+   */
+  primary: boolean;
+}
+
+// What may come before a line's own link: a bullet or table pipe, then nothing, "See"/"See also"/
+// "Read", or a short label ending with a colon.
+const LEAD_IN = /^\s*(?:[-*+]\s+|\d{1,9}[.)]\s+|\|\s*)?(?:\*\*|__)?(?:(?:see(?:\s+also)?|read|→|->)\s*|[^.;!?()[\]]{1,40}:\s*)?$/i;
+
+function withoutCodeSpans(raw: string): string {
+  // Keep offsets: code spans become spaces, so a `path.md` in backticks is never a link.
+  return raw.replace(/(`+)[\s\S]*?\1/g, (span) => ' '.repeat(span.length));
+}
+
+function linksOf(raw: string, line: number): IndexLink[] {
+  const links: IndexLink[] = [];
+  for (const m of withoutCodeSpans(raw).matchAll(LINK)) {
+    if (m[1] === '!') continue;
+    const target = m[3] ?? m[4]!;
+    if (!isFileTarget(target)) continue;
+    const file = normalizeTarget(target);
+    if (!/\.md$/i.test(file)) continue;
+    links.push({ line, file, title: m[2]!.replace(/\\(.)/g, '$1'), primary: links.length === 0 && LEAD_IN.test(raw.slice(0, m.index)) });
+  }
+  return links;
+}
+
+/**
+ * Every link to a `.md` file in the index, line by line, wherever it sits on its line: a
+ * canonical pointer, `- See [T](f.md). …`, `- Owner profile: [x](x.md)`, a table cell. The
+ * agent follows any of them, so each counts for orphans and dangling links, and the first
+ * link of a line for repeated pointers.
+ */
+export function indexLinks(index: ParsedIndex): IndexLink[] {
+  // Scan, health and the team scan all ask for the same parse's links: work them out once.
+  const known = linksMemo.get(index);
+  if (known) return known;
+  const links = index.lines.flatMap((l) => {
+    // A canonical pointer with no other link on its line (the common case) needs no second look.
+    if (l.kind === 'entry' && l.raw.indexOf('](') === l.raw.lastIndexOf('](')) return [{ line: l.line, file: l.file, title: l.title, primary: true }];
+    const links = linksOf(l.raw, l.line);
+    if (l.kind !== 'entry') return links;
+    // A canonical pointer points at its own target (whatever its extension); links in its hook are cross-references.
+    const rest = links.filter((k, i) => !(i === 0 && k.file === l.file)).map((k) => ({ ...k, primary: false }));
+    return [{ line: l.line, file: l.file, title: l.title, primary: true }, ...rest];
+  });
+  linksMemo.set(index, links);
+  return links;
+}
+
+const linksMemo = new WeakMap<ParsedIndex, IndexLink[]>();
+
 function classify(raw: string, line: number): IndexLine {
   const match = POINTER.exec(raw);
   if (match) {
@@ -79,7 +141,9 @@ function classify(raw: string, line: number): IndexLine {
     if (!isFileTarget(target)) return { kind: 'other', line, raw };
     return { kind: 'entry', line, title: match[1]!.replace(/\\(.)/g, '$1'), file: normalizeTarget(target), hook: match[4] ?? '', raw };
   }
-  if (LOOKS_LIKE_POINTER.test(raw)) {
+  // A line that links a memory anywhere (`- See [T](f.md).`) is read by the agent as a pointer:
+  // not malformed, whatever its shape. Prose naming files in backticks is prose.
+  if (TRIES_POINTER.test(raw) && linksOf(raw, line).length === 0) {
     const reason = /\[[^\]]*\]\([^)]*$/.test(raw)
       ? 'the link is not closed with ")"'
       : /\]\(/.test(raw)
@@ -113,9 +177,25 @@ function escapeTitle(title: string): string {
   return title.replace(/[\\\]]/g, '\\$&').replace(/[\r\n]+/g, ' ');
 }
 
+// What a link target cannot hold as it is: `%` (decoded on reading), `#` (an anchor), `?` (a
+// query), `\` (read as `/`), `:` (`c:x.md` reads as a URL scheme), `<` `>`, controls, line breaks.
+const TARGET_ESCAPE = /[%#?\\:<>\u0000-\u001f\u007f]/g;
+
+/**
+ * The link target for a topic file: the one encoding rule that `normalizeTarget` undoes, so a
+ * pointer Memdir writes always reads back as the file it names — whatever the file is called
+ * (a name with `%41` or `#` written by another program would otherwise read as another file,
+ * and `lint --fix` would add its pointer again on every run). Spaces and parentheses are kept
+ * readable inside `<…>`.
+ */
+export function encodeTarget(file: string): string {
+  const escaped = file.replace(TARGET_ESCAPE, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return /[\s()]/.test(escaped) ? `<${escaped}>` : escaped;
+}
+
 /** The canonical pointer line for a topic file. */
 export function formatIndexEntry(entry: { title: string; file: string; hook?: string }): string {
-  const target = /[\s()<>]/.test(entry.file) ? `<${entry.file}>` : entry.file;
+  const target = encodeTarget(entry.file);
   const hook = (entry.hook ?? '').replace(/[\r\n]+/g, ' ').trim();
   return `- [${escapeTitle(entry.title)}](${target})${hook ? ` — ${hook}` : ''}`;
 }
@@ -165,103 +245,20 @@ export function indexEntries(index: ParsedIndex): IndexEntry[] {
   return index.lines.filter((l): l is IndexEntry => l.kind === 'entry');
 }
 
-/** What of MEMORY.md reaches the agent (R-INDEX), replicating Claude Code's truncation. */
-export interface IndexLoad {
-  /** Lines counted the way Claude Code counts them (after trimming leading/trailing blank space). */
-  lines: number;
-  /** UTF-8 bytes of the trimmed content. */
-  bytes: number;
-  /** The first 1-based file line that does not fully reach the agent; null when all of it does. */
-  firstCutLine: number | null;
-  /** Lines and bytes that do reach the agent. */
-  loadedLines: number;
-  loadedBytes: number;
-  overLines: boolean;
-  overBytes: boolean;
-}
-
 /**
- * Replicates Claude Code's `truncateEntrypointContent`: trim, keep the first 200 lines, then if
- * that is over 25,000 bytes, cut at the last newline inside the limit. Bytes are UTF-8 bytes.
+ * The files the index's lines point at (canonical pointers and `- See [T](f.md)` lines alike),
+ * split by whether their line reaches the agent (R-INDEX). Pointers Claude Code strips before
+ * the cut (inside the frontmatter or a comment block) are in neither list: the agent never sees
+ * them, and they were never meant to be seen.
  */
-export function computeIndexLoad(text: string): IndexLoad {
-  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const start = body.length - body.trimStart().length;
-  const trimmed = body.trim();
-  const leadingLines = countNewlines(body, 0, start);
-  const bytes = utf8Length(trimmed);
-  if (trimmed === '') {
-    return { lines: 0, bytes: 0, firstCutLine: null, loadedLines: 0, loadedBytes: 0, overLines: false, overBytes: false };
-  }
-  const lineStarts = [0];
-  for (let i = trimmed.indexOf('\n'); i !== -1; i = trimmed.indexOf('\n', i + 1)) lineStarts.push(i + 1);
-  const lines = lineStarts.length;
-  const overLines = lines > INDEX_MAX_LINES;
-  const overBytes = bytes > INDEX_MAX_BYTES;
-  let keptLines = Math.min(lines, INDEX_MAX_LINES);
-  // End (exclusive, in UTF-16 units) of the kept text before the byte cut.
-  let keptEnd = keptLines < lines ? lineStarts[keptLines]! - 1 : trimmed.length;
-  let keptBytes = utf8Length(trimmed, 0, keptEnd);
-  let partial = false;
-  if (keptBytes > INDEX_MAX_BYTES) {
-    // Last line break whose offset is within the byte limit.
-    let cutLine = 0;
-    for (let l = 1; l < keptLines; l++) {
-      const newlineAt = lineStarts[l]! - 1;
-      if (utf8Length(trimmed, 0, newlineAt) <= INDEX_MAX_BYTES) cutLine = l;
-      else break;
-    }
-    if (cutLine > 0) {
-      keptLines = cutLine;
-      keptEnd = lineStarts[cutLine]! - 1;
-    } else {
-      // No newline inside the limit: Claude Code cuts mid-line; that line does not fully arrive.
-      keptLines = 0;
-      partial = true;
-      keptEnd = byteOffsetToIndex(trimmed, INDEX_MAX_BYTES);
-    }
-    keptBytes = utf8Length(trimmed, 0, keptEnd);
-  }
-  const cut = keptLines < lines || partial;
-  return {
-    lines,
-    bytes,
-    firstCutLine: cut ? leadingLines + keptLines + 1 : null,
-    loadedLines: keptLines,
-    loadedBytes: keptBytes,
-    overLines,
-    overBytes,
-  };
-}
-
-function countNewlines(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) if (text.charCodeAt(i) === 10) n++;
-  return n;
-}
-
-function byteOffsetToIndex(text: string, maxBytes: number): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const size = utf8Length(text, i, Math.min(text.length, i + 2) === i + 2 && isHighSurrogate(text.charCodeAt(i)) ? i + 2 : i + 1);
-    if (bytes + size > maxBytes) return i;
-    bytes += size;
-    if (size === 4) i++;
-  }
-  return text.length;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-/** Entries split by whether they reach the agent. */
-export function splitLoadedEntries(index: ParsedIndex, load: IndexLoad): { loaded: IndexEntry[]; cut: IndexEntry[] } {
-  const loaded: IndexEntry[] = [];
-  const cut: IndexEntry[] = [];
-  for (const entry of indexEntries(index)) {
-    if (load.firstCutLine !== null && entry.line >= load.firstCutLine) cut.push(entry);
-    else loaded.push(entry);
+export function splitLoadedEntries(index: ParsedIndex, load: IndexLoad): { loaded: IndexLink[]; cut: IndexLink[] } {
+  const loaded: IndexLink[] = [];
+  const cut: IndexLink[] = [];
+  for (const link of indexLinks(index)) {
+    if (!link.primary) continue;
+    const fate = lineFate(load, link.line);
+    if (fate === 'loaded') loaded.push(link);
+    else if (fate === 'cut') cut.push(link);
   }
   return { loaded, cut };
 }

@@ -20,4 +20,15 @@ describe('indexImpact', () => {
     expect(impact.newlyCut).toContain('m89.md');
     expect(impact.changedIsCut).toBe(false);
   });
+
+  it('counts as Claude Code counts: a pointer added to 120 Chinese lines (35 KB of UTF-8, 13,000 characters) is not cut', () => {
+    const zh = Array.from({ length: 120 }, (_, i) => `- [记忆${i}](m${i}.md) — ${'部署测试前端后端接口文档团队会议决定'.repeat(5)}`).join('\n') + '\n';
+    expect(new TextEncoder().encode(zh).length).toBeGreaterThan(25_000);
+    expect(indexImpact(zh, { kind: 'add', title: '新的', file: 'new.md', hook: '新的记忆' })).toMatchObject({ newlyCut: [], changedIsCut: false, after: { lines: 121, cut: 0 } });
+  });
+
+  it('does not count frontmatter and a comment block against the 200 lines', () => {
+    const text = `---\nname: index\n---\n<!--\nkept by hand\n-->\n${lines(199)}`;
+    expect(indexImpact(text, { kind: 'add', title: 'New', file: 'new.md', hook: 'h' })).toMatchObject({ changedIsCut: false, after: { lines: 200, cut: 0 } });
+  });
 });

@@ -5,8 +5,8 @@
 
 /** R-INDEX: only this many lines of MEMORY.md reach the agent. */
 export const INDEX_MAX_LINES = 200;
-/** R-INDEX: only this many bytes (UTF-8) of MEMORY.md reach the agent, cut at a newline. */
-export const INDEX_MAX_BYTES = 25_000;
+/** R-INDEX: only this many UTF-16 code units (JavaScript `length`, not UTF-8 bytes) of MEMORY.md reach the agent, cut at a newline. */
+export const INDEX_MAX_CHARS = 25_000;
 /** R-SANITIZE: longer sanitised names are cut to this length and given a hash suffix. */
 export const SANITIZED_MAX_LENGTH = 200;
 /** R-RECALL-SELECT: at most this many topic files are loaded per query. */
@@ -20,3 +20,9 @@ export const TEAM_DIR = 'team';
  * short notes, and a huge file is almost certainly something else dropped in by mistake.
  */
 export const TOPIC_MAX_BYTES = 1_000_000;
+
+/**
+ * Entries one team may hold (the sync server's default `--max-entries`), and so the most one
+ * pull answer is taken with: a server sending more is refused whole (issue 15, unbounded pull).
+ */
+export const TEAM_MAX_ENTRIES = 20_000;

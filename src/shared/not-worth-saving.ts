@@ -16,36 +16,58 @@ export const GIT_LINE = /^\s*(?:[-*+]\s*)?(?:commit\s+[0-9a-f]{40}\b|[0-9a-f]{7,
 /** A code fence opening or closing. */
 export const FENCE = /^\s*(```|~~~)/;
 
+/** Fewer code lines than this never make a memory "mostly a code snippet". */
+export const MIN_CODE_LINES = 5;
+
 /** What the hints are decided from: non-blank lines, and how many of them are code, paths, git. */
 export interface DerivableCounts {
   content: number;
   codeLines: number;
   pathLines: number;
   gitLines: number;
+  /**
+   * Characters (trimmed, UTF-16 units) of the code lines and of all non-blank lines: "mostly code"
+   * is judged by amount of text. Counted only from {@link MIN_CODE_LINES} code lines on (below
+   * that they decide nothing, and a scan would have to decode every body to count them); 0 below.
+   */
+  codeChars: number;
+  contentChars: number;
 }
 
 /** Count a body's lines the way the hints need them (lines split on `\n` or `\r\n`). */
 export function countDerivable(body: string): DerivableCounts {
-  const counts: DerivableCounts = { content: 0, codeLines: 0, pathLines: 0, gitLines: 0 };
+  const counts: DerivableCounts = { content: 0, codeLines: 0, pathLines: 0, gitLines: 0, codeChars: 0, contentChars: 0 };
   let inFence = false;
   for (const line of body.split(/\r?\n/)) {
-    const blank = line.trim() === '';
-    if (!blank) counts.content++;
+    const chars = line.trim().length;
+    const blank = chars === 0;
+    if (!blank) {
+      counts.content++;
+      counts.contentChars += chars;
+    }
     if (FENCE.test(line)) inFence = !inFence;
-    else if (inFence && !blank) counts.codeLines++;
+    else if (inFence && !blank) {
+      counts.codeLines++;
+      counts.codeChars += chars;
+    }
     if (blank) continue;
     if (PATH_LINE.test(line)) counts.pathLines++;
     if (GIT_LINE.test(line)) counts.gitLines++;
+  }
+  if (counts.codeLines < MIN_CODE_LINES) {
+    counts.codeChars = 0;
+    counts.contentChars = 0;
   }
   return counts;
 }
 
 /** The hints these counts call for. */
 export function derivableHints(counts: DerivableCounts): DerivableHint[] {
-  const { content, codeLines, pathLines, gitLines } = counts;
+  const { content, codeLines, pathLines, gitLines, codeChars, contentChars } = counts;
   if (content === 0) return [];
   const hints: DerivableHint[] = [];
-  if (codeLines >= 5 && codeLines >= content * 0.4) {
+  // "Mostly" by amount of text, not by line count: a prose paragraph is one long line.
+  if (codeLines >= MIN_CODE_LINES && codeChars >= contentChars * 0.4) {
     hints.push({ kind: 'code', message: `Mostly a code snippet (${codeLines} lines): code patterns can be read from the code itself. Keep only what was surprising about it.` });
   }
   if (pathLines >= 3 && pathLines >= content * 0.5) {

@@ -52,6 +52,7 @@ const HOSTILE: [string, string, PathKeyProblem][] = [
   ['8.3 short-name alias', 'PROJEC~1.md', 'forbidden-char'],
   ['pipe', 'a|b.md', 'forbidden-char'],
   ['angle bracket', '<x>.md', 'forbidden-char'],
+  ['anchor in a link', 'a#b.md', 'forbidden-char'],
   ['parent segment', '../x.md', 'dot-segment'],
   ['parent segment in the middle', 'sub/../x.md', 'dot-segment'],
   ['dot segment', './x.md', 'dot-segment'],

@@ -11,7 +11,7 @@
  *     segments deep;
  *   - holds a null byte, a control or format character (bidi overrides, zero-width joiners),
  *     a lone surrogate, a backslash, or one of `< > : " | ? * ~` (Windows-reserved, NTFS
- *     streams, 8.3 short-name aliases like `PROJEC~1.MD`);
+ *     streams, 8.3 short-name aliases like `PROJEC~1.MD`), or `#` (a link's anchor);
  *   - holds a percent escape (`%2e`, `%252e`, `%c0%ae`, `%u002e`): keys travel as JSON
  *     strings and are never URL-encoded, so an escape is a bug or an attack — it is decoded
  *     repeatedly only to say which;
@@ -31,8 +31,12 @@
  * Windows: `foldPathKey` gives the identity to compare when holding several keys.
  *
  * Errors are values: callers check whole lists of keys from a peer and report every reason.
+ *
+ * The same rule decides every new memory file name, private ones included (memory-service's
+ * `checkNewFileName`): a name that may be written at all may also be shared, as it is.
  */
 import { utf8Length } from './utf8.js';
+import { quoteName } from './visible-text.js';
 
 /** Limits on a key, in UTF-8 bytes and segments. */
 export const PATH_KEY_LIMITS = {
@@ -70,8 +74,11 @@ export type PathKeyProblem =
   | 'folder-named-md'
   | 'not-markdown';
 
-/** The outcome of `sanitizePathKey`: the key unchanged, or why it was refused. */
-export type PathKeyCheck = { ok: true; key: string } | { ok: false; code: PathKeyProblem; reason: string };
+/**
+ * The outcome of `sanitizePathKey`: the key unchanged, or why it was refused — `reason` as a
+ * whole sentence about the key, `why` the same without naming it (for callers that do).
+ */
+export type PathKeyCheck = { ok: true; key: string } | { ok: false; code: PathKeyProblem; reason: string; why: string };
 
 // C0/C1 controls, format characters (bidi overrides, zero-width), line/paragraph separators.
 const CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
@@ -87,13 +94,12 @@ const FORBIDDEN = /[<>:"|?*~]/;
 const RESERVED = /^(?:CON|PRN|AUX|NUL|CLOCK\$|CONIN\$|CONOUT\$|COM[0-9¹²³]|LPT[0-9¹²³])$/i;
 
 function refuse(code: PathKeyProblem, key: string, why: string): PathKeyCheck {
-  return { ok: false, code, reason: `Refused team memory key ${show(key)}: ${why}` };
+  return { ok: false, code, reason: `Refused team memory key ${show(key)}: ${why}`, why };
 }
 
-/** A key quoted for a message, cut so a hostile 10 MB key cannot flood a log or a dialog. */
+/** A key quoted for a message: cut so a hostile 10 MB key cannot flood a log or a dialog, nothing invisible. */
 function show(key: string): string {
-  const cut = key.length > 80 ? `${key.slice(0, 80)}…` : key;
-  return JSON.stringify(cut);
+  return quoteName(key);
 }
 
 /**
@@ -192,6 +198,7 @@ export function sanitizePathKey(key: string): PathKeyCheck {
   if (key.includes('\\')) return refuse('backslash', key, 'it contains a backslash; use forward slashes');
   if (key.startsWith('/')) return refuse('absolute', key, 'it is an absolute path; keys are relative to the team folder');
   if (/^[A-Za-z]:/.test(key)) return refuse('drive-letter', key, 'it starts with a drive letter');
+  if (key.includes('#')) return refuse('forbidden-char', key, 'it contains "#", which a link in MEMORY.md reads as the start of an anchor, so its pointer would name another file');
   const forbidden = FORBIDDEN.exec(key);
   if (forbidden) return refuse('forbidden-char', key, `it contains "${forbidden[0]}", which is not allowed in file names on every system`);
   const segments = key.split('/');

@@ -9,16 +9,22 @@ import { problemSchema } from './problems.js';
 
 export const indexSummarySchema = z.object({
   exists: z.boolean(),
-  /** Lines and UTF-8 bytes as Claude Code counts them (trimmed). */
+  /** Lines as Claude Code counts them: after stripping frontmatter and block comments, trimmed. */
   lines: z.number(),
+  /** The same text in UTF-8 bytes (what a file manager shows; the limit does not count these). */
   bytes: z.number(),
+  /** The same text in UTF-16 code units: what Claude Code's 25,000 limit counts (R-INDEX). */
+  chars: z.number(),
   /** Files whose pointers reach the agent, and those past the cut (R-INDEX). */
   loaded: z.array(z.string()),
   cut: z.array(z.string()),
   loadedLines: z.number(),
   loadedBytes: z.number(),
-  /** First 1-based line past the cut, or null when everything reaches the agent. */
+  loadedChars: z.number(),
+  /** First 1-based line of the file past the cut, or null when everything reaches the agent. */
   firstCutLine: z.number().nullable(),
+  /** Why Claude Code cuts it, in its words (`230 lines (limit: 200)`), or null. */
+  reason: z.string().nullable(),
 });
 export type IndexSummary = z.infer<typeof indexSummarySchema>;
 
@@ -49,23 +55,54 @@ export type MemoryDirScan = z.infer<typeof memoryDirScanSchema>;
 /** R-SETTINGS: which Claude Code settings are in force for a project, and where they come from. */
 export const projectSettingsSchema = z.object({
   autoMemoryEnabled: z.boolean(),
-  autoMemoryEnabledSource: z.enum(['default', 'env', 'user', 'local', 'project']),
+  autoMemoryEnabledSource: z.enum(['default', 'env', 'managed', 'user', 'local', 'project']),
+  /** The settings file or environment variable that decided it; null for the default. */
+  autoMemoryEnabledFrom: z.string().nullable(),
   autoMemoryDirectory: z.string().nullable(),
-  autoMemoryDirectorySource: z.enum(['default', 'user', 'local']),
+  autoMemoryDirectorySource: z.enum(['default', 'env', 'managed', 'user', 'local']),
+  autoMemoryDirectoryFrom: z.string().nullable(),
+  /** `CLAUDE_CODE_REMOTE_MEMORY_DIR`: where `projects/<key>/memory` is instead of the home. */
+  memoryBase: z.string().nullable(),
+  /** Memdir's own scheduled dreams (R-DREAM-GATE); default off. */
   autoDreamEnabled: z.boolean(),
+  autoDreamEnabledSource: z.enum(['default', 'managed', 'user', 'local', 'project']),
+  autoDreamEnabledFrom: z.string().nullable(),
+  /** The launch directory project and local settings were read for; null when none is known. */
+  launchDir: z.string().nullable(),
+  /** Every settings file consulted, highest precedence first. */
+  files: z.array(z.object({ source: z.enum(['managed', 'user', 'project', 'local']), file: z.string(), exists: z.boolean() })),
   ignored: z.array(z.object({ file: z.string(), key: z.string(), reason: z.string() })),
   problems: z.array(z.object({ file: z.string(), message: z.string() })),
 });
 export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
 
+/** A transcript folder of a project: the directory its sessions were launched in (R-LAYOUT). */
+export const launchDirSchema = z.object({
+  /** The `cwd` its transcripts record (null when none does). */
+  cwd: z.string().nullable(),
+  /** Its folder name under `projects/`: `sanitize(cwd)`, not the memory folder's. */
+  folder: z.string(),
+  transcripts: z.number(),
+  /** Whether a session launched there writes memory, and which setting decides (R-SETTINGS). */
+  autoMemoryEnabled: z.boolean(),
+  autoMemoryEnabledSource: projectSettingsSchema.shape.autoMemoryEnabledSource,
+  autoMemoryEnabledFrom: z.string().nullable(),
+});
+export type LaunchDirScan = z.infer<typeof launchDirSchema>;
+
 export const projectScanSchema = memoryDirScanSchema.extend({
-  /** Sanitised directory name under `projects/`. */
+  /** Sanitised name of the memory folder under `projects/`. */
   dir: z.string(),
-  /** The project's real path, recovered from the `cwd` of its transcripts; null when none. */
+  /** The project's canonical key (R-KEY), from the launch directories of its transcripts; null when none. */
   path: z.string().nullable(),
   /** The team memory (`memory/team/`), or null when the project has none. */
   team: memoryDirScanSchema.nullable(),
+  /** Session transcripts of every launch directory of the project. */
   transcripts: z.number(),
+  /** The transcript folders whose sessions read this memory, most sessions first. */
+  launchDirs: z.array(launchDirSchema),
+  /** For a folder whose own sessions read another memory folder (Claude Code never reads this one): that folder. */
+  readInstead: z.string().nullable(),
   settings: projectSettingsSchema,
 });
 export type ProjectScan = z.infer<typeof projectScanSchema>;

@@ -9,7 +9,10 @@ import { z } from 'zod';
 export const findingSchema = z.object({
   /** The file as the caller named it (`team/notes.md` in alerts, an absolute path from `scanDir`). */
   file: z.string(),
-  /** 1-based line and column (UTF-16 units) of the secret's first character. */
+  /**
+   * 1-based line and column (UTF-16 units) of the secret's first character. A secret in the
+   * file's name has line 0, and its column is in the path relative to the memory folder.
+   */
   line: z.number().int(),
   column: z.number().int(),
   /** `<source>/<kind>`: `memdir/anthropic-key`, `aws/AWSAccessKeyID`, `github/GITHUB_TOKEN`… */
@@ -20,10 +23,12 @@ export const findingSchema = z.object({
   match: z.string(),
   /** `error`: a provider's exact format; `warning`: a heuristic (generic assignment, bearer). */
   severity: z.enum(['error', 'warning']),
-  /** UTF-16 offsets of the secret in the scanned text: [start, end). */
+  /** UTF-16 offsets of the secret in the scanned text (for a name: in the relative path): [start, end). */
   range: z.tuple([z.number().int(), z.number().int()]),
   /** First 16 hex of sha256(secret): recognises the same secret later without storing it. Empty for a failed scan. */
   fingerprint: z.string(),
+  /** In the file's text, or in its name (a file or folder name holding a token). Absent in alerts saved before names were scanned: the text. */
+  where: z.enum(['content', 'name']).optional(),
 });
 export type Finding = z.infer<typeof findingSchema>;
 

@@ -41,17 +41,22 @@ describe('memdir dream', () => {
         { name: 'lock', checked: false, passed: false, value: null, threshold: null },
       ],
       lastConsolidatedAt: null,
+      disabled: { reason: 'auto-dream-off' },
+      claudeCode: { wouldDream: false, rule: '2.1.332', flag: null, setting: null },
     });
-    for (let i = 0; i < 5; i++) await fx.transcript(`s-${i}`, [{ at: '2026-11-30T10:00:00Z', text: 'hi' }]);
+    // Memdir's scheduler dreams only where the user turned it on (R-DREAM-GATE).
+    await fs.writeFile(path.join(fx.home, 'settings.json'), JSON.stringify({ autoDreamEnabled: true }));
+    for (let i = 0; i < 5; i++) await fx.transcript(`0b6f1c1e-8a0e-4d2b-9b7e-${String(i).padStart(12, '0')}`, [{ at: '2026-11-30T10:00:00Z', text: 'hi' }]);
     const open = await cli('dream', 'status', '--project', fx.dir);
     expect(open.code).toBe(0);
-    expect(open.out).toContain('It may dream now.');
+    expect(open.out).toContain('Memdir may dream it now.');
+    expect(open.out).toContain('Claude Code itself: does not dream it.');
   });
 
   it('dreams (offline rules), prints the id and changes as JSON, and reverts by id alone', async () => {
     const closed = await cli('dream', '--project', fx.dir, '--offline', '--json');
     expect(closed.code).toBe(1);
-    expect(closed.json()).toMatchObject({ id: null, status: 'not-started', reason: expect.stringMatching(/needs 5/) });
+    expect(closed.json()).toMatchObject({ id: null, status: 'not-started', reason: expect.stringMatching(/autoDreamEnabled is not set/) });
 
     const dry = await cli('dream', '--project', fx.dir, '--offline', '--force', '--dry-run', '--json');
     expect(dry.code).toBe(0);

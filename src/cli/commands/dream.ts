@@ -5,15 +5,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { confirmDream } from '../../main/dream/confirm-dream.js';
 import { DreamError } from '../../main/dream/dream-error.js';
+import { claudeCodeDreamStatus } from '../../main/dream/claude-code-dream.js';
 import { checkDreamGates } from '../../main/dream/dream-gates.js';
 import { listDreamRecords } from '../../main/dream/dream-records.js';
-import { recoverInterruptedDreams } from '../../main/dream/recover-dreams.js';
+import { interruptedNotice, recoverInterruptedDreams } from '../../main/dream/recover-dreams.js';
 import { revertDream } from '../../main/dream/revert-dream.js';
 import { runDream } from '../../main/dream/run-dream.js';
 import { SessionScanCache } from '../../main/dream/session-scan.js';
@@ -51,18 +52,34 @@ export const dreamStatusCommand: CommandSpec = {
   args: [],
   options: { project: projectOption, home: homeOption, json: jsonOption },
   details: `JSON: {"eligible": bool, "gates": [{"name": "time"|"sessions"|"lock", "checked", "passed", "value", "threshold", "detail"}],
-  "lastConsolidatedAt" (ISO or null), "nextEligibleAt"?, "disabled": {"reason", "detail"} or null,
-  "lock": {"state": "absent"|"free"|"held"|"stale", "detail"}, "thresholds": {"minHours", "minSessions", "maxDeleteShare"}}
+  "lastConsolidatedAt" (ISO or null), "nextEligibleAt"?, "disabled": {"reason": "auto-memory-off"|"auto-dream-off", "detail"} or null,
+  "lock": {"state": "absent"|"free"|"held"|"stale", "detail"}, "thresholds": {"minHours", "minSessions", "maxDeleteShare"},
+  "recovered": {"id", "at", "detail"} or null,
+  "claudeCode": {"wouldDream": bool, "reason", "version", "rule": "2.1.88"|"2.1.332",
+                 "flag": {"enabled", "available", "minHours", "minSessions"} or null, "flagFile", "setting", "settingFrom"}}
+"eligible" and "disabled" are about Memdir's own scheduler, which dreams only where autoDreamEnabled is
+true (default off) and auto memory is on; \`memdir dream --force\` always works. Sessions are counted as
+Claude Code counts them: UUID-named transcripts in the folders of every directory the project's sessions
+were launched in. "claudeCode" says separately whether Claude Code would dream the project by itself
+(its cached server flag and the setting, by the rule of the version in the newest transcript).
+A dream killed before it finished is undone first (files it began to write put back, the lock rolled
+back); while it is the project's last dream, "recovered" says so: "Recovered from an interrupted
+dream at <when it started> …".
 Gates are checked cheapest first and stop at the first that fails ("checked": false after it). The lock
-is only looked at, never taken. autoDreamEnabled: false or auto memory off make "eligible" false
-(a scheduled dream never runs) but \`memdir dream --force\` still works.
+is only looked at, never taken.
 Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 usage or I/O error.`,
   async run({ values, io }) {
-    const { loc } = await project(values, io);
+    const { home, loc } = await project(values, io);
     const dataDir = resolveDataDir(io.env);
+    // A dream killed mid-apply is undone before anything is reported about it (issue 15).
+    await recoverInterruptedDreams({ dataDir });
+    const recovered = interruptedNotice((await listDreamRecords(dataDir, { memoryDir: loc.memoryDir, limit: 1 }))[0]);
     const settings = (await loadAppSettings(dataDir)).settings.dream;
     // A command line is one look: count the sessions now (the 10-minute reuse is for the app).
-    const report = await checkDreamGates({ memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings }, { minHours: settings.minHours, minSessions: settings.minSessions, dataDir, sessionCache: new SessionScanCache() });
+    const report = await checkDreamGates(
+      { memoryDir: loc.memoryDir, projectDir: loc.projectDir, transcriptDirs: loc.transcriptDirs, settings: loc.settings },
+      { minHours: settings.minHours, minSessions: settings.minSessions, dataDir, sessionCache: new SessionScanCache() },
+    );
     const out = {
       eligible: report.eligible,
       gates: report.gates.map((g) => ({ name: g.name, checked: g.checked, passed: g.passed, value: g.value, threshold: g.threshold, detail: g.detail })),
@@ -71,10 +88,13 @@ Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 u
       disabled: report.disabled,
       lock: report.lock ? { state: report.lock.state, detail: report.lock.detail } : null,
       thresholds: { minHours: settings.minHours, minSessions: settings.minSessions, maxDeleteShare: settings.maxDeleteShare },
+      recovered,
+      claudeCode: await claudeCodeDreamStatus({ home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
     };
     if (values.json) printJson(io, out);
     else {
       io.out(`Dream status of ${loc.key}\n`);
+      if (recovered) io.out(`${recovered.detail}\n`);
       const rows = [['GATE', 'CHECKED', 'PASSED', 'VALUE', 'THRESHOLD']];
       for (const g of out.gates) rows.push([g.name, g.checked ? 'yes' : 'no', g.passed ? 'yes' : 'no', g.value === null ? '—' : String(g.value), g.threshold === null ? '—' : String(g.threshold)]);
       io.out(table(rows));
@@ -82,7 +102,8 @@ Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 u
       if (out.disabled) io.out(`${out.disabled.detail}\n`);
       io.out(`last consolidated: ${out.lastConsolidatedAt ?? 'never'}\n`);
       if (out.nextEligibleAt) io.out(`next eligible: ${out.nextEligibleAt} (time gate)\n`);
-      io.out(out.eligible ? 'It may dream now.\n' : 'Not eligible now.\n');
+      io.out(out.eligible ? 'Memdir may dream it now.\n' : out.disabled ? 'Memdir does not dream it on a schedule.\n' : 'Memdir may not dream it yet.\n');
+      io.out(`Claude Code itself: ${out.claudeCode.wouldDream ? 'dreams it when its gates open' : 'does not dream it'}. ${out.claudeCode.reason}\n`);
     }
     return report.eligible ? 0 : 1;
   },
@@ -131,6 +152,7 @@ held back for confirmation, or cancelled, 2 usage or I/O error, or the dream fai
       result = await runDream({
         memoryDir: loc.memoryDir,
         projectDir: loc.projectDir,
+        transcriptDirs: loc.transcriptDirs,
         dir: loc.dir,
         dataDir,
         trigger: 'cli',
@@ -233,8 +255,7 @@ export const dreamListCommand: CommandSpec = {
   "changes": [...], "flags": [...], "rev", "revert", "report", …}]}. Exit codes: 0, or 2 on a usage or I/O error.`,
   async run({ values, io }) {
     const { loc } = await project(values, io);
-    const limit = values.limit === undefined ? 20 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit <= 0) throw new CliFailure(`--limit must be a positive whole number, not "${String(values.limit)}"`);
+    const limit = wholeNumberOption(values, 'limit', { min: 1, max: 100_000 }, 20)!;
     const dreams = await listDreamRecords(resolveDataDir(io.env), { memoryDir: loc.memoryDir, limit });
     if (values.json) {
       printJson(io, { memoryDir: loc.memoryDir, dreams });

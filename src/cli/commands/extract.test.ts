@@ -77,8 +77,9 @@ describe('memdir session status', () => {
     await fs.writeFile(fx.transcript(), t.take());
     const { code, out } = await run('session', 'status', '--json');
     expect(code).toBe(0);
-    expect(JSON.parse(out).sessions).toEqual([expect.objectContaining({ sessionId: 'session-1', project: fx.dir, tokensSinceUpdate: 8104, toolCallsSinceUpdate: 1, due: false })]);
-    expect((await run('session', 'status')).out).toContain('8,104 / >5,000');
+    // 8,104 tokens of input and cache plus 20 of output: below the 10,000 a first note needs.
+    expect(JSON.parse(out).sessions).toEqual([expect.objectContaining({ sessionId: 'session-1', project: fx.dir, contextTokens: 8124, started: false, toolCallsSinceUpdate: 1, lastResponseUsedTools: false, due: false, tokensToNext: 1876 })]);
+    expect((await run('session', 'status')).out).toContain('8,124 / 10,000 to start');
     await expect(fs.readdir(path.join(fx.dataDir, 'session-memory'))).rejects.toThrow();
   });
 });

@@ -77,7 +77,7 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
     const { ProjectNotFoundError, locateProject } = await import('../../main/memdir/projects.js');
     const { loadAppSettings } = await import('../../main/settings/app-settings.js');
     const { resolveProvider } = await import('../../main/llm/resolve-provider.js');
-    const { listProjectTranscripts } = await import('../../main/transcripts/list-transcripts.js');
+    const { listTranscriptsIn } = await import('../../main/transcripts/list-transcripts.js');
     const { ExtractBusyError, extractTranscript } = await import('../../main/extract/extract-memories.js');
 
     const home = homeFrom(values, io);
@@ -89,11 +89,11 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
       if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
       throw error;
     }
-    if (!location.existing) throw new CliFailure(`Claude Code has no transcripts for ${location.key} yet (no ${location.projectDir}).`);
+    if (location.transcriptDirs.length === 0) throw new CliFailure(`Claude Code has no transcripts for ${location.key} yet (no session launched there or in a directory that reads its memory).`);
     const { settings } = await loadAppSettings(dataDir);
     const provider = await resolveProvider(settings, io.env, { dataDir, offline: values.offline === true });
     const dryRun = values['dry-run'] === true;
-    const transcripts = (await listProjectTranscripts(location.projectDir)).filter((t) => t.kind === 'session').sort((a, b) => a.mtimeMs - b.mtimeMs);
+    const transcripts = (await listTranscriptsIn(location.transcriptDirs)).filter((t) => t.kind === 'session').sort((a, b) => a.mtimeMs - b.mtimeMs);
     const turns: ReturnType<typeof turnJson>[] = [];
     const files: { path: string; readOutcome: string; reset: string | null; pending: boolean; resumed: boolean; busy: boolean }[] = [];
     for (const transcript of transcripts) {

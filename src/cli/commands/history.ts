@@ -1,8 +1,9 @@
-import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
 import { locateProject } from '../../main/memdir/projects.js';
 import { listHistory, recordSnapshot, restoreFromHistory } from '../../main/history/history.js';
+import { resolveDataDir } from '../../main/data-dir.js';
 
 export const historyCommand: CommandSpec = {
   name: ['history'],
@@ -20,11 +21,11 @@ JSON: {"memoryDir", "entries": [{"rev", "time", "source", "summary", "files": [{
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
-    const limit = values.limit === undefined ? 50 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit <= 0) throw new CliFailure(`--limit must be a positive whole number, not "${String(values.limit)}"`);
+    const limit = wholeNumberOption(values, 'limit', { min: 1, max: 100_000 }, 50)!;
     // Catch up with changes made outside Memdir before showing the timeline.
-    if (loc.existing) await recordSnapshot(loc.memoryDir, { source: 'external', summary: 'Changes made outside Memdir' });
-    const entries = await listHistory(loc.memoryDir, { limit, ...(typeof values.file === 'string' ? { file: values.file } : {}) });
+    const dataDir = resolveDataDir(io.env);
+    if (loc.existing) await recordSnapshot(loc.memoryDir, { source: 'external', summary: 'Changes made outside Memdir', dataDir });
+    const entries = await listHistory(loc.memoryDir, { limit, dataDir, ...(typeof values.file === 'string' ? { file: values.file } : {}) });
     if (values.json) {
       printJson(io, { memoryDir: loc.memoryDir, entries });
       return 0;
@@ -49,7 +50,7 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null 
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
     const [, rev, file] = positionals as [string, string, string | undefined];
-    const entry = await restoreFromHistory(loc.memoryDir, rev, file ? { file } : {});
+    const entry = await restoreFromHistory(loc.memoryDir, rev, { dataDir: resolveDataDir(io.env), ...(file ? { file } : {}) });
     if (values.json) printJson(io, { restored: entry });
     else io.out(entry ? `Restored ${file ?? 'the memory directory'} to ${rev} (${entry.files.length} file(s) changed).\n` : 'Nothing to restore: it is already that way.\n');
     return 0;

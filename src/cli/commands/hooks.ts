@@ -13,14 +13,19 @@ async function dataDirFrom(values: Record<string, unknown>, io: { cwd: string; e
 function changeCommand(action: HooksAction): CommandSpec {
   return {
     name: ['hooks', action],
-    summary: action === 'connect' ? "Add Memdir's Stop, PreCompact and SessionEnd hooks to Claude Code's settings.json (shows the diff; --yes writes it)." : "Remove Memdir's hooks from Claude Code's settings.json (shows the diff; --yes writes it).",
+    summary: action === 'connect' ? "Add Memdir's Stop, PreCompact, SessionEnd and SessionStart hooks to Claude Code's settings.json (shows the diff; --yes writes it)." : "Remove Memdir's hooks from Claude Code's settings.json (shows the diff; --yes writes it).",
     args: [],
     options: { home: homeOption, 'data-dir': dataDirOption, yes: { type: 'boolean', description: 'write the change (without it, only the diff is shown)' }, json: jsonOption },
-    details: `JSON: {"action", "settingsFile", "changed", "diff", "formattingNormalized", "applied": bool, "backup": path|null}
-The file is merged, never replaced: other hooks and keys stay; running it twice changes nothing;
-disconnect removes exactly Memdir's entries. The previous file is kept as settings.json.memdir-backup.
-The hook command is "<node> <memdir.js> hook <Event> --data-dir <D>" with absolute paths, so it works
-whatever PATH Claude Code's shell has. Exit codes: 0 done, 2 settings.json unreadable or not JSON.`,
+    details: `JSON: {"action", "settingsFile", "changed", "diff", "warnings": [..], "applied": bool, "backup": path|null}
+The file is edited in place, never rewritten: only Memdir's entries are added or removed, every
+other byte (comments, inline lists, indentation, line endings) stays; running it twice changes
+nothing; connect then disconnect gives back the same bytes. The previous file is kept as
+settings.json.memdir-backup. Stop, PreCompact and SessionEnd run a short shell command that spools
+the event to <D>/hook-spool/ (on Windows: "<node> <memdir.js> hook <Event> --data-dir <D>");
+SessionStart (compact|resume) runs "<node> <memdir.js> hook SessionStart --data-dir <D>", with
+absolute paths, so they work whatever PATH Claude Code's shell has. A warning says when Claude Code
+would ignore the file (comments or trailing commas). Exit codes: 0 done, 2 settings.json unreadable
+or not JSON.`,
     async run({ values, io }) {
       const { applyHooksChange, planHooksChange } = await import('../../main/hooks/claude-settings-hooks.js');
       const home = homeFrom(values, io);
@@ -35,15 +40,15 @@ whatever PATH Claude Code's shell has. Exit codes: 0 done, 2 settings.json unrea
         backup = result.backup;
       }
       if (values.json) {
-        printJson(io, { action, settingsFile: plan.settingsFile, changed: plan.changed, diff: plan.diff, formattingNormalized: plan.formattingNormalized, applied, backup });
+        printJson(io, { action, settingsFile: plan.settingsFile, changed: plan.changed, diff: plan.diff, warnings: plan.warnings, applied, backup });
         return 0;
       }
+      for (const warning of plan.warnings) io.out(`warning: ${warning}\n`);
       if (!plan.changed) {
         io.out(action === 'connect' ? `Already connected: ${plan.settingsFile} has Memdir's hooks.\n` : `Not connected: ${plan.settingsFile} has no Memdir hooks.\n`);
         return 0;
       }
       io.out(plan.diff);
-      if (plan.formattingNormalized) io.out('note: the file\'s whitespace will be rewritten (its content and key order are kept).\n');
       io.out(applied ? `\nWritten ${plan.settingsFile}${backup ? ` (previous version: ${backup})` : ''}.\n` : '\nNothing written: run again with --yes to apply this change.\n');
       return 0;
     },
@@ -70,7 +75,7 @@ export const hooksStatusCommand: CommandSpec = {
       return 0;
     }
     io.out(`${status.settingsFile}: ${status.connected === 'all' ? 'connected' : status.connected === 'none' ? 'not connected' : 'partly connected'}\n`);
-    for (const e of status.events) io.out(`  ${e.event.padEnd(11)} ${e.command ? (e.current ? 'yes' : 'yes (another install or an older command)') : 'no'}\n`);
+    for (const e of status.events) io.out(`  ${e.event.padEnd(12)} ${e.command ? (e.current ? 'yes' : 'yes (another install or an older command)') : 'no'}\n`);
     io.out(`app ${status.listening ? 'is running and receives hook events' : 'is not running: hook events are spooled'}${status.spooled ? ` (${status.spooled} waiting)` : ''}\n`);
     for (const p of status.problems) io.out(`problem: ${p}\n`);
     return 0;

@@ -48,7 +48,7 @@ Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/
         for (const [scope, problems] of [['private', p.problems], ['team', p.team?.problems ?? []]] as const) {
           const fixes = problems.map(fixRequestOf).filter((f) => f !== null);
           if (fixes.length === 0) continue;
-          const { applied } = await applyFixes({ memoryDir: p.memoryDir, scope }, fixes);
+          const { applied } = await applyFixes({ memoryDir: p.memoryDir, scope, dataDir: resolveDataDir(io.env) }, fixes);
           done.push(...applied.map((f) => ({ kind: f.kind, file: f.file, line: f.line ?? null, scope })));
         }
         fixed.set(p.dir, done);

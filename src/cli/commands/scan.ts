@@ -5,7 +5,7 @@ import { resolveDataDir } from '../../main/data-dir.js';
 import { resolveHome } from '../../main/memdir/home.js';
 import { openScanCache } from '../../main/memdir/scan-cache-file.js';
 import { scanHome } from '../../main/memdir/scan-home.js';
-import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from '../../shared/limits.js';
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 
 export function homeFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): string {
   return typeof values.home === 'string' ? path.resolve(io.cwd, values.home) : resolveHome(io.env);
@@ -17,10 +17,17 @@ export const scanCommand: CommandSpec = {
   args: [],
   options: { home: homeOption, json: jsonOption },
   details: `JSON: {"home", "exists", "projects": [{"dir", "path" (real path or null), "memoryDir",
-  "index": {"exists", "lines", "bytes", "loaded": [file…], "cut": [file…], "loadedLines", "loadedBytes", "firstCutLine"},
-  "memories": [{"file", "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
+  "index": {"exists", "lines", "bytes", "chars", "loaded": [file…], "cut": [file…], "loadedLines", "loadedBytes",
+            "loadedChars", "firstCutLine", "reason"},
+  (lines and chars as Claude Code counts them — after stripping frontmatter and block comments;
+   chars are UTF-16 code units, what its 25,000 limit counts; bytes are UTF-8, for reference)
+  "memories": [{"file" (relative: "retros/x.md" for a subfolder), "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
   "team": {same index/memories/problems} or null,
-  "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts"}]}
+  "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts",
+  "launchDirs": [{"cwd", "folder", "transcripts", "autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom"}],
+  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …}}]}
+One project per memory folder: transcript folders of sessions launched in a subdirectory or a linked
+worktree are listed under the project whose memory they read ("launchDirs"), never as projects.
 A missing home is not an error: it scans as empty. What each file held is kept in Memdir's data dir
 (scan-cache/), so the next scan reads only what changed.`,
   async run({ values, io }) {
@@ -47,7 +54,7 @@ A missing home is not an error: it scans as empty. What each file held is kept i
         p.path ?? p.dir,
         String(p.memories.length),
         p.team ? String(p.team.memories.length) : '—',
-        p.index.exists ? `${p.index.lines}/${INDEX_MAX_LINES} lines, ${p.index.bytes}/${INDEX_MAX_BYTES} B` : 'no MEMORY.md',
+        p.index.exists ? `${p.index.lines}/${INDEX_MAX_LINES} lines, ${p.index.chars}/${INDEX_MAX_CHARS} chars` : 'no MEMORY.md',
         String(p.index.cut.length),
         String(problems),
         ago(p.lastChangeMs),

@@ -16,38 +16,52 @@ export const secretsScanCommand: CommandSpec = {
   args: ['<path>'],
   options: { json: jsonOption },
   details: `The same scan runs before every team upload: a file with a finding is not uploaded.
-Matches are masked (a few leading characters, then *); the secret itself is never printed.
+Every view a reader could decode is scanned: the text as written; with quote markers (> ) and
+indentation stripped per line; JSON strings unescaped; URL-decoded (also nested); invisible
+characters removed; comment markers removed — and every file's path below <path>, so a token in
+a file or folder name is found too.
+The secret itself is never printed: matches are masked (a few leading characters, then *), and a
+file whose name holds a secret is shown with that part of its path masked the same way.
 Symbolic links are not followed; folders starting with a dot (.git) are not entered.
-A finding can be silenced in the file itself with <!-- secretlint-disable-line -->.
-JSON: {"findings": [{"file", "line", "column", "rule", "title", "match", "severity", "fingerprint"}],
-  "skipped": [{"file", "reason"}], "files"}
+A finding in a file's text can be silenced in the file with <!-- secretlint-disable-line -->.
+JSON: {"findings": [{"file", "where": "content"|"name", "line", "column", "rule", "title", "match",
+  "severity", "fingerprint"}], "skipped": [{"file", "reason"}], "files"}
+  "where" says whether the secret is in the file's text (at "line" and "column") or in its name
+  (line and column null).
 Exit codes: 0 nothing found, 1 findings, 2 the path could not be scanned.`,
   async run({ positionals, values, io }) {
     const target = path.resolve(io.cwd, positionals[0]!);
     const stat = await fs.stat(target).catch(() => null);
     if (!stat) throw new CliFailure(`${positionals[0]} does not exist`);
     const report: ScanReport = stat.isDirectory() ? await scanDir(target) : await scanFile(target);
-    if (!stat.isDirectory() && report.files === 0) throw new CliFailure(`cannot scan ${positionals[0]}: ${report.skipped[0]?.reason ?? 'unknown reason'}`);
-    const findings = report.findings.map((f) => ({
-      file: shown(f.file, io.cwd),
-      line: f.line,
-      column: f.column,
-      rule: f.rule,
-      title: f.title,
-      match: f.match,
-      severity: f.severity,
-      fingerprint: f.fingerprint,
-    }));
+    if (!stat.isDirectory() && report.files === 0) throw new CliFailure(`cannot scan ${shown(report.skipped[0]?.file ?? target, io.cwd)}: ${report.skipped[0]?.reason ?? 'unknown reason'}`);
+    const findings = report.findings.map((f) => {
+      const inName = f.where === 'name';
+      return {
+        file: shown(f.file, io.cwd),
+        where: inName ? ('name' as const) : ('content' as const),
+        line: inName ? null : f.line,
+        column: inName ? null : f.column,
+        rule: f.rule,
+        title: f.title,
+        match: f.match,
+        severity: f.severity,
+        fingerprint: f.fingerprint,
+      };
+    });
     const skipped = report.skipped.map((s) => ({ file: shown(s.file, io.cwd), reason: s.reason }));
     if (values.json) {
       printJson(io, { findings, skipped, files: report.files });
     } else {
-      for (const f of findings) io.out(`${f.file}:${f.line}:${f.column}  ${f.severity === 'error' ? 'error' : 'warn '}  ${f.title}  ${f.match}  (${f.rule})\n`);
+      for (const f of findings) {
+        const where = f.where === 'name' ? `${f.file} (in its name)` : `${f.file}:${f.line}:${f.column}`;
+        io.out(`${where}  ${f.severity === 'error' ? 'error' : 'warn '}  ${f.title}  ${f.match}  (${f.rule})\n`);
+      }
       for (const s of skipped) io.out(`${s.file}  skipped: ${s.reason}\n`);
       io.out(
         findings.length === 0
           ? `No secrets found in ${plural(report.files, 'file')}.\n`
-          : `\n${plural(findings.length, 'finding')} in ${plural(new Set(findings.map((f) => f.file)).size, 'file')} of ${report.files} scanned. Remove or redact them before sharing.\n`,
+          : `\n${plural(findings.length, 'finding')} in ${plural(new Set(findings.map((f) => f.file)).size, 'file')} of ${report.files} scanned. Remove or redact them (rename a file whose name holds one) before sharing.\n`,
       );
     }
     return findings.length > 0 ? EXIT_PROBLEMS : EXIT_OK;

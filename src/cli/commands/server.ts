@@ -1,14 +1,23 @@
 import path from 'node:path';
-import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson } from '../command.js';
+import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { createTeam, issueToken, listMembers, revokeToken } from '../../server/admin.js';
-import type { ServerLimits } from '../../server/limits.js';
+import { DEFAULT_LIMITS, type ServerLimits } from '../../server/limits.js';
 import { jsonLog } from '../../server/log.js';
-import { isPostgresUrl, openStore } from '../../server/open-store.js';
-import { redactConnectionString } from '../../server/postgres-store.js';
-import { startServer } from '../../server/server.js';
+import { isPostgresUrl, redactConnectionString } from '../../server/db-url.js';
+import { openStore } from '../../server/open-store.js';
 import { type TeamStore, StoreError } from '../../server/store.js';
+
+/**
+ * What a server command says where the server's own packages (SQLite, PostgreSQL, Hono) are not
+ * installed: the desktop app ships without them (see electron-builder.config.ts).
+ */
+export const SERVER_NOT_INSTALLED = 'the team sync server is not part of the desktop app: run it from a Memdir checkout (npm install, then npm run server)';
+
+function isMissingPackage(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_MODULE_NOT_FOUND';
+}
 
 const dbOption: OptionSpec = {
   type: 'string',
@@ -29,6 +38,7 @@ async function withStore<T>(values: Record<string, unknown>, io: CliIo, fn: (sto
   try {
     store = await openStore(db);
   } catch (error) {
+    if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
     throw new CliFailure(`cannot open the team store ${redactConnectionString(db)}: ${(error as Error).message.split('\n')[0]}`);
   }
   try {
@@ -39,14 +49,6 @@ async function withStore<T>(values: Record<string, unknown>, io: CliIo, fn: (sto
   } finally {
     await store.close();
   }
-}
-
-function positiveInt(values: Record<string, unknown>, name: string): number | undefined {
-  const raw = values[name];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, not "${String(raw)}"`);
-  return n;
 }
 
 export interface RunServerOptions {
@@ -66,10 +68,13 @@ export async function runServer(options: RunServerOptions, io: CliIo, signal: Ab
   try {
     store = await openStore(options.db);
   } catch (error) {
+    if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
     throw new CliFailure(`cannot open the team store ${redactConnectionString(options.db)}: ${(error as Error).message.split('\n')[0]}`);
   }
   let server;
   try {
+    // Loaded here, not at the top: the HTTP framework is one of the server's own packages.
+    const { startServer } = await import('../../server/server.js');
     server = await startServer({
       store,
       host: options.host,
@@ -80,6 +85,7 @@ export async function runServer(options: RunServerOptions, io: CliIo, signal: Ab
     });
   } catch (error) {
     await store.close();
+    if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliFailure(code === 'EADDRINUSE' ? `port ${options.port} on ${options.host} is already in use (try --port 0 for a free one)` : (error as Error).message);
   }
@@ -103,7 +109,7 @@ export const serverCommand: CommandSpec = {
     'max-entry': { type: 'string', valueName: 'BYTES', description: 'largest memory file (default 1000000)' },
     'max-entries': { type: 'string', valueName: 'N', description: 'memory files per team (default 20000)' },
     rate: { type: 'string', valueName: 'N', description: 'requests per second per token, with bursts of 6×N (default 10)' },
-    'trust-proxy': { type: 'boolean', description: 'behind your own load balancer: limit failed logins per X-Forwarded-For client' },
+    'trust-proxy': { type: 'boolean', description: 'behind your own load balancer: limit failed logins per client, taken from the last X-Forwarded-For entry (the one your proxy appended)' },
   },
   details: `API (Authorization: Bearer <token> on /v1):
   GET /healthz                          200 {"ok", "store"}
@@ -112,23 +118,30 @@ export const serverCommand: CommandSpec = {
   GET /v1/teams/<team>/checksums        200 {"team", "version", "etag", "checksums": {"<key>": "<sha256>"}} | 304
   PUT /v1/teams/<team>/entries          body {"entries": {"<key>": "<content>"}}, If-Match: <etag> required
                                         200 {"version", "etag", "changed", "unchanged"} | 412 {"error": "stale", "etag"} | 428
+Failed logins are counted per client address: past the limit, failing requests from it get 429 with
+Retry-After; a valid token is always served (limited per token). With --trust-proxy the address is the
+last X-Forwarded-For entry — the one the proxy in front appended; what a client writes there is ignored.
 Logs: one JSON line per request on stdout (never tokens or content). Stops gracefully on Ctrl-C / SIGTERM.
 With PostgreSQL, any number of servers can share one database behind a load balancer.
 Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it does not show in the process list.`,
   async run({ values, io }) {
-    const port = positiveInt(values, 'port') ?? 8787;
-    if (port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`);
-    const rate = positiveInt(values, 'rate');
+    const port = wholeNumberOption(values, 'port', { min: 0, max: 65_535 }, 8787)!;
+    const rate = wholeNumberOption(values, 'rate', { min: 1, max: 100_000, unit: 'requests per second' });
     const limits: Partial<ServerLimits> = {};
-    const maxBody = positiveInt(values, 'max-body');
-    const maxKeys = positiveInt(values, 'max-keys');
-    const maxEntry = positiveInt(values, 'max-entry');
-    const maxEntries = positiveInt(values, 'max-entries');
+    // A push carries at least one whole memory: a body limit below a small one makes every push fail.
+    const maxBody = wholeNumberOption(values, 'max-body', { min: 4 * 1024, max: 1024 ** 3, unit: 'bytes' });
+    const maxKeys = wholeNumberOption(values, 'max-keys', { min: 1, max: 100_000 });
+    const maxEntry = wholeNumberOption(values, 'max-entry', { min: 1024, max: 64 * 1024 ** 2, unit: 'bytes' });
+    const maxEntries = wholeNumberOption(values, 'max-entries', { min: 1, max: 10_000_000 });
+    if (maxEntry !== undefined && maxEntry > (maxBody ?? DEFAULT_LIMITS.maxBodyBytes)) {
+      throw new UsageError(`--max-entry (${maxEntry} bytes) must not be larger than --max-body (${maxBody ?? DEFAULT_LIMITS.maxBodyBytes} bytes): a memory that size could never be pushed`);
+    }
     if (maxBody !== undefined) limits.maxBodyBytes = maxBody;
     if (maxKeys !== undefined) limits.maxKeysPerRequest = maxKeys;
-    if (maxEntry !== undefined) limits.maxEntryBytes = maxEntry;
+    // A smaller body limit alone brings the entry limit down with it.
+    if (maxEntry !== undefined || (maxBody !== undefined && maxBody < DEFAULT_LIMITS.maxEntryBytes)) limits.maxEntryBytes = maxEntry ?? maxBody;
     if (maxEntries !== undefined) limits.maxEntriesPerTeam = maxEntries;
-    if (rate !== undefined) limits.rateLimit = { burst: Math.max(1, rate * 6), perSecond: Math.max(1, rate) };
+    if (rate !== undefined) limits.rateLimit = { burst: rate * 6, perSecond: rate };
     const controller = new AbortController();
     const stop = (): void => controller.abort();
     process.once('SIGINT', stop);

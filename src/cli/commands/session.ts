@@ -8,13 +8,19 @@ export const sessionStatusCommand: CommandSpec = {
   summary: 'Live sessions with their Session Memory counters: context growth and tool calls since the last note update.',
   args: [],
   options: { home: homeOption, json: jsonOption },
-  details: `JSON: {"sessions": [{"sessionId", "project", "projectPath", "transcriptPath",
-  "tokensSinceUpdate", "toolCallsSinceUpdate", "due": bool, "tokensToNext", "toolCallsToNext",
-  "contextTokens", "lastActivityAt", "lastUpdateAt", "updates", "method", "note", "noteFile"}]}
-A note is updated when the context grew by more than 5,000 tokens AND at least 3 tool calls
-happened since its last update ("due"). Live sessions: those the app follows, and session
-transcripts changed within Settings → Session Memory's idle time (default 4 hours).
-Only reports: nothing is written (the running app updates the notes).`,
+  details: `JSON: {"sessions": [{"sessionId", "project", "projectPath", "transcriptPath", "contextTokens",
+  "started": bool, "tokensSinceUpdate", "toolCallsSinceUpdate", "lastResponseUsedTools": bool,
+  "due": bool, "tokensToNext", "toolCallsToNext", "lastActivityAt", "endedAt", "lastUpdateAt",
+  "updates", "method", "fallbackReason", "note", "noteFile",
+  "claudeCodeSummary": {"file", "text", "modifiedAt", "truncated"}|null}]}
+The context is counted as Claude Code counts it: input + cache + output tokens of the latest
+response, plus characters / 4 of what came after it. The first note is written once it reaches
+10,000 tokens ("started"); then a note is "due" when the context grew by at least 5,000 tokens
+since the last update AND either 3 tool calls happened since or the latest response made none.
+claudeCodeSummary is the summary.md an older Claude Code wrote for the session, where it exists.
+Live sessions: those the app follows (an ended one until it has been idle for Settings → Session
+Memory's idle time, default 4 hours, so that a resume gets its note back), and session transcripts
+changed within that time. Only reports: nothing is written (the running app updates the notes).`,
   async run({ values, io }) {
     const { resolveDataDir } = await import('../../main/data-dir.js');
     const { loadAppSettings } = await import('../../main/settings/app-settings.js');
@@ -30,13 +36,13 @@ Only reports: nothing is written (the running app updates the notes).`,
       io.out('No live sessions.\n');
       return 0;
     }
-    const rows = [['SESSION', 'PROJECT', 'TOKENS SINCE', 'TOOLS SINCE', 'DUE', 'UPDATED', 'ACTIVE']];
+    const rows = [['SESSION', 'PROJECT', 'TOKENS', 'TOOLS SINCE', 'DUE', 'UPDATED', 'ACTIVE']];
     for (const s of sessions) {
       rows.push([
-        s.sessionId.slice(0, 8),
+        `${s.sessionId.slice(0, 8)}${s.endedAt ? ' (ended)' : ''}`,
         s.projectPath ?? s.project,
-        `${s.tokensSinceUpdate.toLocaleString('en')} / >5,000`,
-        `${s.toolCallsSinceUpdate} / 3`,
+        s.started ? `${s.tokensSinceUpdate.toLocaleString('en')} / 5,000 since` : `${s.contextTokens.toLocaleString('en')} / 10,000 to start`,
+        s.lastResponseUsedTools ? `${s.toolCallsSinceUpdate} / 3` : `${s.toolCallsSinceUpdate} (answered)`,
         s.due ? 'yes' : 'no',
         s.lastUpdateAt ? ago(Date.parse(s.lastUpdateAt)) : 'never',
         s.lastActivityAt ? ago(Date.parse(s.lastActivityAt)) : '—',

@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { formatProblem } from '../format.js';
 import { homeFrom } from './scan.js';
+import { agentIndexView } from '../../main/memdir/agent-index.js';
 import { locateProject } from '../../main/memdir/projects.js';
 import { scanProject } from '../../main/memdir/scan-home.js';
 import { readMemoryText } from '../../main/memdir/read-file.js';
@@ -13,15 +14,32 @@ export const showCommand: CommandSpec = {
   name: ['show'],
   summary: 'Show a project\'s index (what reaches the agent and what is cut) or one memory file.',
   args: ['<project>', '[file]'],
-  options: { home: homeOption, json: jsonOption },
+  options: {
+    home: homeOption,
+    json: jsonOption,
+    loaded: { type: 'boolean', description: 'print MEMORY.md exactly as Claude Code will load it at the next session start' },
+  },
   details: `<project> is a path inside the project or its directory name under projects/.
 [file] is relative to the memory directory (team files as team/name.md).
 JSON without [file]: the project's scan (see \`memdir scan --help\`).
-JSON with [file]: {"file", "text", "name", "description", "type", "body", "problems": [...]}`,
+JSON with [file]: {"file", "text", "name", "description", "type", "body", "problems": [...]}
+--loaded: the index text the agent gets (frontmatter and block comments stripped, trimmed, cut at
+200 lines / 25,000 UTF-16 code units, Claude Code's warning paragraph appended when cut, control
+characters removed), then a newline; nothing when Claude Code would load no index.
+--loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "lastInjected"}: reason in
+Claude Code's words or null; claudeCodeVersion from the newest transcript (it words the warning)
+or null; lastInjected = the index text that transcript recorded as injected, or null.`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
     const file = positionals[1];
+    if (values.loaded) {
+      if (file) throw new UsageError('--loaded shows the index; it takes no [file]');
+      const view = await agentIndexView(loc);
+      if (values.json) printJson(io, view);
+      else if (view.text) io.out(`${view.text}\n`);
+      return 0;
+    }
     if (!file) {
       const scan = await scanProject(home, loc.dir, { env: io.env });
       if (values.json) {
@@ -31,7 +49,8 @@ JSON with [file]: {"file", "text", "name", "description", "type", "body", "probl
       io.out(`${scan.path ?? scan.dir}\nmemory dir: ${scan.memoryDir}\n\n`);
       if (!scan.index.exists) io.out(`No ${INDEX_FILE}: the agent starts with no memory index.\n`);
       else {
-        io.out(`${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.bytes} bytes; ${scan.index.loaded.length} pointers reach the agent, ${scan.index.cut.length} are cut.\n`);
+        io.out(`${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.chars} characters; ${scan.index.loaded.length} pointers reach the agent, ${scan.index.cut.length} are cut.\n`);
+        if (scan.index.reason) io.out(`Claude Code cuts it: ${INDEX_FILE} is ${scan.index.reason}. \`memdir show --loaded\` prints what the agent gets.\n`);
         for (const f of scan.index.loaded) io.out(`  loaded  ${f}\n`);
         for (const f of scan.index.cut) io.out(`  CUT     ${f}\n`);
       }

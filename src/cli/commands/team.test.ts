@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,10 +48,11 @@ async function memdir(args: string[], opts: { stdin?: string; env?: NodeJS.Proce
 
 describe('memdir team', () => {
   it('`memdir team` alone names its subcommands; --help lists them', async () => {
-    expect(await memdir(['team'])).toMatchObject({ code: 2, err: expect.stringContaining('name a subcommand (connect, status, sync, disconnect)') });
+    expect(await memdir(['team'])).toMatchObject({ code: 2, err: expect.stringContaining('name a subcommand (connect, status, sync, conflicts, resolve, disconnect)') });
     const help = await memdir(['team', '--help']);
     expect(help.code).toBe(0);
-    for (const sub of ['connect', 'status', 'sync', 'disconnect']) expect(help.out).toContain(`memdir team ${sub} --project P`);
+    for (const sub of ['connect', 'status', 'sync', 'conflicts', 'disconnect']) expect(help.out).toContain(`memdir team ${sub} --project P`);
+    expect(help.out).toContain('memdir team resolve <id> --project P --keep mine|server|both|merged');
   });
 
   it('connect refuses a token of another team, an http URL to another host, and a missing token — in one line each', async () => {
@@ -124,11 +126,71 @@ describe('memdir team', () => {
       body: JSON.stringify({ entries: { 'project_api.md': 'The design team: v3 on 2026-06-01.\n' } }),
     });
     const r = await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', 'design', '--token-stdin', '--json'], { stdin: token });
-    expect(r.code).toBe(0);
+    // Connected, with a conflict to resolve: exit 1.
+    expect(r.code).toBe(1);
     const json = JSON.parse(r.out) as { sync: { pull: { written: string[]; conflicts: string[] }; error: null } };
     expect(json.sync.pull.conflicts).toEqual(['project_api.md']);
     expect(await fs.readFile(path.join(home, 'projects', '-work-app', 'memory', 'team', 'project_api.md'), 'utf8')).toBe('The design team: v3 on 2026-06-01.\n');
     const status = JSON.parse((await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { key: string }[] };
     expect(status.conflicts).toEqual([expect.objectContaining({ key: 'project_api.md' })]);
+  });
+
+  it('conflicts lists it; resolve --keep both writes both, one history entry, undone by the one command it prints', async () => {
+    const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
+    const listed = await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json']);
+    expect(listed.code).toBe(1);
+    const [conflict] = (JSON.parse(listed.out) as { conflicts: { id: string; key: string; mine: string; theirs: string; base: string | null; proposal: string | null; overlaps: number | null }[] }).conflicts;
+    expect(conflict).toMatchObject({ key: 'project_api.md', theirs: 'The design team: v3 on 2026-06-01.\n', base: null, proposal: null, overlaps: null });
+    expect(conflict!.mine).toContain('v2 on 2026-04-01.');
+    expect((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home])).out).toContain(`Conflict ${conflict!.id}: team/project_api.md`);
+
+    // Without a base there is no merge to take: it says what to do instead.
+    const noMerge = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged']);
+    expect(noMerge).toMatchObject({ code: 2, err: expect.stringContaining('--file F') });
+    expect(await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'theirs'])).toMatchObject({ code: 2, err: expect.stringContaining('mine, server, both or merged') });
+
+    const resolved = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'both', '--json']);
+    expect(resolved.code).toBe(0);
+    const json = JSON.parse(resolved.out) as { conflict: { status: string; resolution: string }; rev: string; undo: string; sync: { push: { uploaded: string[] }; error: null } };
+    expect(json.conflict).toMatchObject({ status: 'resolved', resolution: 'both' });
+    expect(json.sync).toMatchObject({ error: null, push: { uploaded: ['project_api.md'] } });
+    const both = await fs.readFile(path.join(team, 'project_api.md'), 'utf8');
+    expect(both).toContain('v2 on 2026-04-01.');
+    expect(both).toContain('The design team: v3 on 2026-06-01.');
+    const history = JSON.parse((await memdir(['history', '-work-app', '--home', home, '--json', '--limit', '1'])).out) as { entries: { rev: string; summary: string }[] };
+    expect(history.entries[0]).toMatchObject({ rev: json.rev, summary: 'Resolve the conflict on team/project_api.md: kept both versions' });
+    expect(json.undo).toBe(`memdir restore -work-app ${json.rev.slice(0, 12)}~1 team/project_api.md`);
+    const undone = await memdir([...json.undo.split(' ').slice(1), '--home', home]);
+    expect(undone.code).toBe(0);
+    expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).toBe('The design team: v3 on 2026-06-01.\n');
+    expect(await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home])).toMatchObject({ code: 0, out: expect.stringContaining('no open team sync conflict') });
+  });
+
+  it('an overlapping edit: conflicts shows the three-way proposal; resolve --keep merged --file writes and pushes the edited merge', async () => {
+    const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
+    // In step with the team first, then two edits of the same line: one here, one by another member.
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+    await fs.writeFile(path.join(team, 'project_api.md'), 'Cutover: Monday.\nOwner: ann.\n');
+    expect((await memdir(['team', 'sync', '--project', '-work-app', '--home', home])).code).toBe(0);
+    const other = (await issueToken(store, 'design', 'dolores')).token;
+    const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+    const pushed = await fetch(`${server.url}/v2/teams/design/entries`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ pushId: 'cli-test-push-0000001', entries: { 'project_api.md': { content: 'Cutover: Tuesday.\nOwner: ann.\n', base: sha('Cutover: Monday.\nOwner: ann.\n') } } }),
+    });
+    expect(pushed.status).toBe(200);
+    await fs.writeFile(path.join(team, 'project_api.md'), 'Cutover: Wednesday.\nOwner: ann.\n');
+    const synced = await memdir(['team', 'sync', '--project', '-work-app', '--home', home]);
+    expect(synced.code).toBe(1);
+    expect(synced.out).toContain("Conflict: team/project_api.md — your changes and the team's overlap");
+
+    const [conflict] = (JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { id: string; proposal: string; overlaps: number }[] }).conflicts;
+    expect(conflict!.overlaps).toBe(1);
+    expect(conflict!.proposal).toBe('<<<<<<< mine (kept here)\nCutover: Wednesday.\n=======\nCutover: Tuesday.\n>>>>>>> team (dolores)\nOwner: ann.\n');
+    await fs.writeFile(path.join(root, 'merged.md'), 'Cutover: Wednesday (moved from Tuesday).\nOwner: ann.\n');
+    const resolved = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged', '--file', 'merged.md']);
+    expect(resolved).toMatchObject({ code: 0, out: expect.stringContaining('Resolved team/project_api.md: the merge is written.') });
+    expect((await serverEntries(server.url, 'design', other))['project_api.md']).toBe('Cutover: Wednesday (moved from Tuesday).\nOwner: ann.\n');
   });
 });

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import type { SyncReport } from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { projectsRoot } from '../../main/memdir/home.js';
@@ -14,7 +14,7 @@ import { CREDENTIALS_FILE, FileCredentialStore } from '../../main/settings/crede
 import { AlertCenter } from '../../main/team/alert-center.js';
 import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from '../../main/team/connections.js';
 import { TeamClient, TeamClientError } from '../../main/team/team-client.js';
-import { TeamSync } from '../../main/team/team-sync.js';
+import { TeamSync, TeamSyncError } from '../../main/team/team-sync.js';
 import { homeFrom } from './scan.js';
 
 const projectOption: OptionSpec = { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };
@@ -74,30 +74,52 @@ async function openSync(connection: TeamConnection, io: CliIo, dataDir: string, 
   return TeamSync.open({ connection, token, dataDir, dir: connection.dir, alerts: new AlertCenter(dataDir) });
 }
 
-function describeReport(io: CliIo, report: SyncReport, connection: TeamConnection): void {
+/** What a sync did, in sentences that say what happened (issue 19: a failed push never reads "nothing to upload"). */
+function describeReport(io: CliIo, report: SyncReport, connection: TeamConnection, command = 'memdir team sync'): void {
   const where = `${connection.team} at ${connection.server}`;
+  for (const key of report.push.confirmed) io.out(`Confirmed: team/${key} was saved by the server before the connection was lost last time.\n`);
   if (report.pull.status === 304) io.out(`Pull: nothing new from ${where} (version ${report.version ?? '?'}).\n`);
   else if (report.pull.status === 200) io.out(`Pull: ${report.pull.written.length} file(s) written from ${where}${report.pull.written.length ? `: ${report.pull.written.join(', ')}` : ''} (version ${report.version ?? '?'}).\n`);
-  for (const key of report.pull.conflicts) io.out(`Conflict: team/${key} changed on the server and here; the server's version is on disk, yours is kept (resolve it in the app's Team sync view).\n`);
+  for (const key of report.pull.merged.filter((k) => !report.pull.conflicts.includes(k))) io.out(`Merged: team/${key} — your changes and the team's touched different lines; the merge is written and pushed.\n`);
+  for (const key of report.pull.conflicts) {
+    io.out(`Conflict: team/${key} — your changes and the team's overlap; the team's version is on disk${report.pull.merged.includes(key) ? ' with your other changes merged' : ''}, yours is kept. See \`memdir team conflicts --project ${connection.dir ?? '<project>'}\`.\n`);
+  }
   for (const r of report.pull.refused) io.out(`Refused from the server: ${r.reason}\n`);
-  io.out(report.push.uploaded.length ? `Push: ${report.push.uploaded.length} file(s): ${report.push.uploaded.join(', ')}.\n` : 'Push: nothing to upload.\n');
+  const pending = report.waiting.filter((w) => w.reason === 'pending');
+  if (report.push.uploaded.length) io.out(`Push: ${report.push.uploaded.length} file(s): ${report.push.uploaded.join(', ')}.\n`);
+  else if (report.error) io.out(`Push: not done (the error below); your changes are kept${pending.length ? ` (${pending.length} file(s) wait)` : ''} and go up at the next sync.\n`);
+  else if (pending.length) io.out(`Push: ${pending.length} file(s) still wait: ${pending.map((w) => w.key).join(', ')}.\n`);
+  else io.out('Push: nothing to upload.\n');
   if (report.push.stale) io.out(`(${report.push.stale} push(es) were based on an older version and were retried.)\n`);
   for (const w of report.waiting.filter((x) => x.reason !== 'pending')) io.out(`Not uploaded: team/${w.key} — ${w.detail}\n`);
-  if (report.error) io.err(`memdir team sync: ${report.error.message}\n`);
+  if (report.error) io.err(`${command}: ${report.error.message}\n`);
+}
+
+/**
+ * The exit code of a sync (issue 15, finding 10): 2 it failed; 1 it ran but something is not
+ * where it should be — a conflict open, a local file held back, an entry from the server refused;
+ * 0 everything here is on the server and the other way round.
+ */
+function syncExitCode(report: SyncReport, openConflicts: number): number {
+  if (report.error) return EXIT_ERROR;
+  if (openConflicts > 0 || report.pull.refused.length > 0 || report.waiting.some((w) => w.reason !== 'pending')) return EXIT_PROBLEMS;
+  return EXIT_OK;
 }
 
 export const teamCommand: CommandSpec = {
   name: ['team'],
-  summary: "Share a project's memory/team/ through a sync server: connect, status, sync, disconnect.",
+  summary: "Share a project's memory/team/ through a sync server: connect, status, sync, conflicts, resolve, disconnect.",
   args: [],
   options: {},
   details: `memdir team connect --project P --server URL --team TEAM --token-stdin [--json]
 memdir team status --project P [--json]
 memdir team sync --project P [--json]
+memdir team conflicts --project P [--json]
+memdir team resolve <id> --project P --keep mine|server|both|merged [--file F] [--json]
 memdir team disconnect --project P [--json]
 Run \`memdir team <subcommand> --help\` for each one's options and JSON output.`,
   async run({ io }) {
-    io.err('memdir team: name a subcommand (connect, status, sync, disconnect). Run `memdir team --help`.\n');
+    io.err('memdir team: name a subcommand (connect, status, sync, conflicts, resolve, disconnect). Run `memdir team --help`.\n');
     return EXIT_ERROR;
   },
 };
@@ -125,8 +147,10 @@ Connecting to another server or team starts the sync state over: a team file tha
 new team's version is kept as a conflict, never overwritten silently.
 JSON: {"project": {"dir", "memoryDir"}, "connection": {"server", "team", "member", "tokenId",
   "connectedAt", "pullIntervalSec"}, "sync": <the report of \`memdir team sync --json\`>}
-Exit codes: 0 connected (even if the first sync found conflicts), 2 refused (bad URL, wrong team,
-unknown token, server unreachable).`,
+Exit codes (the first sync's, once connected): 0 connected and in step; 1 connected, but the first sync
+kept conflicts, held files back or refused entries from the server; 2 refused (bad URL, wrong team,
+unknown token, server unreachable) or connected but the first sync failed (the connection is kept:
+run \`memdir team sync\` again).`,
   async run({ values, io }) {
     const loc = await locate(values, io);
     if (typeof values.server !== 'string') throw new UsageError('--server is required');
@@ -139,8 +163,7 @@ unknown token, server unreachable).`,
       io.err('memdir team connect: note: a token given with --token is visible in your shell history; prefer --token-stdin.\n');
     }
     if (!token) throw new UsageError('no token: pipe it into --token-stdin, or set MEMDIR_TEAM_TOKEN');
-    const interval = values.interval === undefined ? undefined : Number(values.interval);
-    if (interval !== undefined && (!Number.isInteger(interval) || interval < 5 || interval > 86_400)) throw new UsageError('--interval must be a whole number of seconds from 5 to 86400');
+    const interval = wholeNumberOption(values, 'interval', { min: 5, max: 86_400, unit: 'seconds' });
     const dataDir = dataDirOf(io);
     if (credentialsEncrypted(dataDir)) {
       throw new CliFailure("Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Team sync view instead.");
@@ -183,13 +206,15 @@ unknown token, server unreachable).`,
     await fsp.mkdir(path.join(loc.memoryDir, 'team'), { recursive: true });
     const sync = await TeamSync.open({ connection, token, dataDir, dir: loc.dir, alerts: new AlertCenter(dataDir) });
     const report = await sync.sync();
+    const code = syncExitCode(report, (await sync.inspect()).conflicts.length);
     if (values.json) {
       printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, connection: connectionView(connection), sync: report });
-      return EXIT_OK;
+      return code;
     }
     io.out(`Connected ${loc.memoryDir}/team to team ${team} at ${server} as ${member} (token ${tokenId}).\n`);
     describeReport(io, report, connection);
-    return EXIT_OK;
+    if (report.error) io.err('memdir team connect: the connection is kept; run `memdir team sync` to try again.\n');
+    return code;
   },
 };
 
@@ -210,7 +235,7 @@ export const teamStatusCommand: CommandSpec = {
 JSON: {"project": {"dir", "memoryDir"}, "connected": bool, "connection": {…} | null, "lastPullAt",
   "lastPushAt", "version", "files", "waiting": [{"key", "reason", "detail"}],
   "conflicts": [{"id", "key", "createdAt", "localSha", "serverSha", "serverUpdatedBy", "localRev", …}]}
-"reason" is one of pending, secret, invalid-key, too-large, not-utf8, binary, symlink, not-a-file,
+"reason" is one of pending, secret, invalid-key, too-large, not-utf8, binary, symlink, hardlink, not-a-file,
 too-deep, server-moved, refused. Exit codes: 0 in step, 1 conflicts or files held back, 2 error.`,
   async run({ values, io }) {
     const loc = await locate(values, io);
@@ -245,20 +270,129 @@ export const teamSyncCommand: CommandSpec = {
   details: `Deletions are never pushed: a file deleted here comes back. Files holding a secret are not
 uploaded (see the Alerts view, or \`memdir secrets scan\`). A push based on an old version (412)
 is retried a few times with backoff, then left for the next sync.
-JSON: {"project": {"dir", "memoryDir"}, "pull": {"status": 200|304|null, "full", "written": [key],
-  "conflicts": [key], "refused": [{"key", "reason"}]}, "push": {"uploaded": [key], "attempts", "stale",
+JSON: {"project": {"dir", "memoryDir"}, "pull": {"status": 200|304|null, "full", "written": [key], "merged": [key],
+  "conflicts": [key], "refused": [{"key", "reason"}]}, "push": {"uploaded": [key], "confirmed": [key], "attempts", "stale",
   "requests"}, "waiting": [{"key", "reason", "detail"}], "bytesHashed", "filesHashed", "version",
   "etag", "error": {"code", "message", "at"} | null, "durationMs"}
-Exit codes: 0 synced, 1 synced but conflicts came or files were held back, 2 the sync failed.`,
+Exit codes: 0 synced, 1 synced but conflicts are open, files were held back or entries from the server
+were refused, 2 the sync failed.`,
   async run({ values, io }) {
     const { loc, connection, dataDir } = await requireConnection(values, io);
     const sync = await openSync(connection, io, dataDir);
     const report = await sync.sync();
-    const open = (await sync.inspect()).conflicts.length;
+    const code = syncExitCode(report, (await sync.inspect()).conflicts.length);
     if (values.json) printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, ...report });
     else describeReport(io, report, connection);
-    if (report.error) return EXIT_ERROR;
-    return open > 0 || report.waiting.some((w) => w.reason !== 'pending') ? EXIT_PROBLEMS : EXIT_OK;
+    return code;
+  },
+};
+
+export const teamConflictsCommand: CommandSpec = {
+  name: ['team', 'conflicts'],
+  summary: "A project's open team sync conflicts: both versions, their base and the three-way merge proposal.",
+  args: [],
+  options: { project: projectOption, home: homeOption, json: jsonOption },
+  details: `A conflict is kept when your changes and the team's overlap in lines (changes to different lines are
+merged by the sync). The team's version is on disk; yours is kept in Memdir's data folder and in history.
+Looks only at this machine (no request to the server).
+JSON: {"project": {"dir", "memoryDir"}, "conflicts": [{"id", "key", "createdAt", "serverUpdatedBy", "serverUpdatedAt",
+  "localRev", "mine", "theirs", "base": text|null, "proposal": text|null (overlaps between <<<<<<< ======= >>>>>>>),
+  "overlaps": n|null}]}
+Exit codes: 0 no conflict, 1 conflicts to resolve, 2 error.`,
+  async run({ values, io }) {
+    const { loc, connection, dataDir } = await requireConnection(values, io);
+    const sync = await openSync(connection, io, dataDir, true);
+    const { conflicts } = await sync.inspect();
+    const details = [];
+    for (const c of conflicts) details.push(await sync.conflictDetail(c.id));
+    if (values.json) {
+      printJson(io, {
+        project: { dir: loc.dir, memoryDir: loc.memoryDir },
+        conflicts: details.map((d) => ({ ...d.conflict, mine: d.mine, theirs: d.theirs, base: d.base, proposal: d.proposal, overlaps: d.overlaps })),
+      });
+    } else if (details.length === 0) {
+      io.out(`${loc.dir}: no open team sync conflict.\n`);
+    } else {
+      for (const { conflict: c, overlaps } of details) {
+        const how = overlaps === null ? 'their common base is not known here' : `${overlaps} overlapping place(s)`;
+        io.out(`Conflict ${c.id}: team/${c.key} — changed by ${c.serverUpdatedBy ?? '?'} on the server${c.serverUpdatedAt ? ` (${c.serverUpdatedAt})` : ''} and here; ${how}. Yours is kept since ${c.createdAt}.\n`);
+      }
+      io.out(`Resolve each with: memdir team resolve <id> --project ${String(values.project)} --keep mine|server|both|merged [--file F]\n`);
+    }
+    return details.length > 0 ? EXIT_PROBLEMS : EXIT_OK;
+  },
+};
+
+const KEEP = ['mine', 'server', 'both', 'merged'] as const;
+
+export const teamResolveCommand: CommandSpec = {
+  name: ['team', 'resolve'],
+  summary: 'Resolve a team sync conflict: keep mine, the server\'s, both, or a merged text — one history entry, one undo.',
+  args: ['<id>'],
+  options: {
+    project: projectOption,
+    keep: { type: 'string', valueName: 'mine|server|both|merged', description: 'which version to keep (required)' },
+    file: { type: 'string', valueName: 'F', description: 'with --keep merged: the merged text (else the sync\'s own three-way merge, when nothing overlaps)' },
+    home: homeOption,
+    json: jsonOption,
+  },
+  details: `--keep mine     your version is written over the team's and pushed;
+--keep server   the team's version (on disk now) stays; nothing is written;
+--keep both     every line of both: merged where they differ apart, yours then theirs where they overlap; pushed;
+--keep merged   the text of --file F (start from \`memdir team conflicts --json\`'s "proposal"), or the three-way
+                merge when nothing overlaps; pushed.
+A write is one history entry (source "sync"); undo it with the \`memdir restore\` command printed (and in the JSON).
+Nothing is written when the file changed since the conflict was shown.
+JSON: {"project": {"dir", "memoryDir"}, "conflict": {…, "status": "resolved", "resolution"}, "rev": id|null,
+  "undo": "memdir restore …"|null, "sync": <the report of \`memdir team sync --json\`>|null}
+Exit codes: 0 resolved (and pushed), 1 resolved but the push did not go through (it goes at the next sync), 2 refused.`,
+  async run({ positionals, values, io }) {
+    const keep = values.keep;
+    if (typeof keep !== 'string' || !(KEEP as readonly string[]).includes(keep)) throw new UsageError('--keep is required: mine, server, both or merged');
+    if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
+    const id = positionals[0]!;
+    const { loc, connection, dataDir } = await requireConnection(values, io);
+    const sync = await openSync(connection, io, dataDir, keep === 'server');
+    let detail;
+    try {
+      detail = await sync.conflictDetail(id);
+    } catch (error) {
+      if (error instanceof TeamSyncError) throw new CliFailure(error.message);
+      throw error;
+    }
+    let text: string | undefined;
+    if (keep === 'merged') {
+      if (typeof values.file === 'string') {
+        text = await fsp.readFile(path.resolve(io.cwd, values.file), 'utf8').catch(() => {
+          throw new CliFailure(`cannot read ${String(values.file)}`);
+        });
+      } else if (detail.proposal !== null && detail.overlaps === 0) {
+        text = detail.proposal;
+      } else {
+        throw new CliFailure(
+          detail.overlaps === null
+            ? `the common base of team/${detail.conflict.key} is not known here, so there is no merge to take; write one and pass it with --file F`
+            : `your version and the team's overlap in ${detail.overlaps} place(s); edit the merge (the "proposal" of \`memdir team conflicts --json\`) and pass it with --file F`,
+        );
+      }
+    }
+    let result;
+    try {
+      result = await sync.resolve(id, keep === 'merged' ? 'merge' : (keep as 'mine' | 'server' | 'both'), { ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
+    } catch (error) {
+      if (error instanceof TeamSyncError) throw new CliFailure(error.message);
+      throw error;
+    }
+    const key = result.conflict.key;
+    const undo = result.rev ? `memdir restore ${loc.dir} ${result.rev.slice(0, 12)}~1 team/${key}` : null;
+    if (values.json) {
+      printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, conflict: result.conflict, rev: result.rev, undo, sync: result.report });
+    } else {
+      const what = { mine: 'your version is written', server: "the team's version stays (nothing written)", both: 'both versions are kept', merged: 'the merge is written' }[keep as (typeof KEEP)[number]];
+      io.out(`Resolved team/${key}: ${what}.${result.rev ? ` History entry ${result.rev.slice(0, 10)}; undo with: ${undo}` : ''}\n`);
+      if (result.report) describeReport(io, result.report, connection, 'memdir team resolve');
+    }
+    return result.report?.error ? EXIT_PROBLEMS : EXIT_OK;
   },
 };
 

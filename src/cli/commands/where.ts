@@ -1,34 +1,66 @@
 import path from 'node:path';
-import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
 import { resolveHome } from '../../main/memdir/home.js';
-import { locateProject } from '../../main/memdir/projects.js';
+import { ProjectNotFoundError, locateProject } from '../../main/memdir/projects.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
 
 export const whereCommand: CommandSpec = {
   name: ['where'],
-  summary: 'Show where Claude Code keeps the memory of the project containing a directory.',
+  summary: 'Show where Claude Code keeps the memory of the project containing a directory, and why.',
   args: ['<dir>'],
   options: { home: homeOption, json: jsonOption },
-  details: `JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs path>",
-       "exists": bool, "autoMemoryEnabled": bool, "autoMemoryEnabledSource": "default"|"env"|"user"|"local"|"project",
-       "autoMemoryDirectorySource": "default"|"user"|"local"}`,
+  details: `<dir> is taken as the directory Claude Code is launched in. The key is found the way Claude Code finds
+it, from files only (git is never run): the first .git at or above <dir>; a .git file is followed to the
+main repository only when it is a valid linked worktree (its commondir and back-link agree).
+JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs path>", "exists": bool,
+       "via": "no-git"|"repository"|"worktree"|"bare-worktree"|"own-root",
+       "gitEntry": {"path", "kind": "directory"|"file"} or null,
+       "worktree": {"gitdir", "commondir", "valid", "problem"} or null, "explanation": "<sentences>",
+       "launchDir": "<dir, resolved>", "transcriptFolder": "<sanitised launch dir>",
+       "autoMemoryEnabled": bool, "autoMemoryEnabledSource": "default"|"env"|"managed"|"user"|"local"|"project",
+       "autoMemoryEnabledFrom": "<file or variable>" or null,
+       "autoMemoryDirectorySource": "default"|"env"|"managed"|"user"|"local", "autoMemoryDirectoryFrom",
+       "settingsFiles": [{"source", "file", "exists"}], "ignored": [{"file", "key", "reason"}]}`,
   async run({ positionals, values, io }) {
     const home = typeof values.home === 'string' ? path.resolve(io.cwd, values.home) : resolveHome(io.env);
-    const loc = await locateProject(home, path.resolve(io.cwd, positionals[0]!), io.env);
+    let loc;
+    try {
+      loc = await locateProject(home, path.resolve(io.cwd, positionals[0]!), io.env);
+    } catch (error) {
+      if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
+      throw error;
+    }
+    const e = loc.explanation!;
+    const launchDir = loc.settings.launchDir ?? e.dir;
     const result = {
       key: loc.key,
       dir: loc.dir,
       memoryDir: loc.memoryDir,
       exists: loc.existing,
+      via: e.via,
+      gitEntry: e.gitEntry,
+      worktree: e.worktree,
+      explanation: e.detail,
+      launchDir,
+      transcriptFolder: sanitizeDirName(launchDir),
       autoMemoryEnabled: loc.settings.autoMemoryEnabled,
       autoMemoryEnabledSource: loc.settings.autoMemoryEnabledSource,
+      autoMemoryEnabledFrom: loc.settings.autoMemoryEnabledFrom,
       autoMemoryDirectorySource: loc.settings.autoMemoryDirectorySource,
+      autoMemoryDirectoryFrom: loc.settings.autoMemoryDirectoryFrom,
+      settingsFiles: loc.settings.files,
+      ignored: loc.settings.ignored,
     };
     if (values.json) printJson(io, result);
     else {
       io.out(`project key  ${result.key}\n`);
+      io.out(`             ${result.explanation}\n`);
       io.out(`directory    ${result.dir}\n`);
       io.out(`memory       ${result.memoryDir}${result.exists ? '' : '  (no memory yet)'}\n`);
-      io.out(`auto memory  ${result.autoMemoryEnabled ? 'on' : 'off'} (${result.autoMemoryEnabledSource})\n`);
+      if (result.autoMemoryDirectoryFrom) io.out(`             moved by ${result.autoMemoryDirectoryFrom}\n`);
+      io.out(`transcripts  ${path.join(home, 'projects', result.transcriptFolder)}  (sessions launched in ${launchDir})\n`);
+      io.out(`auto memory  ${result.autoMemoryEnabled ? 'on' : 'off'} (${result.autoMemoryEnabledFrom ?? result.autoMemoryEnabledSource})\n`);
+      for (const i of result.ignored) io.out(`ignored      ${i.key} in ${i.file}: ${i.reason}\n`);
     }
     return 0;
   },

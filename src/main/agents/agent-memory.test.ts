@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isolatedGitEnv } from '../memdir/canonical-key.js';
+import { isolatedGitEnv } from '../memdir/run-git.js';
 import { agentTypeDirName, isAgentMemoryPath, listAgentMemories, type AgentMemory } from './agent-memory.js';
 
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };

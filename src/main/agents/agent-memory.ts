@@ -9,8 +9,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { runGit } from '../memdir/canonical-key.js';
 import { parseFrontmatterYaml } from '../memdir/frontmatter-yaml.js';
+import { runGit } from '../memdir/run-git.js';
 import { locateFrontmatter } from '../memdir/topic-file.js';
 
 /** The three places an agent type's memory can live. */

@@ -3,6 +3,7 @@
  * input (a bad payload becomes an `invalid-input` error, never a crash), run its handler,
  * validate the output, and turn any failure into an RpcError a person can read.
  */
+import { issueSentence } from '../../shared/issue-sentence.js';
 import { ZodError, type z } from 'zod';
 import { CONTRACT, type CallName, type Contract, type SubscriptionName } from '../../shared/contract/index.js';
 import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
@@ -11,6 +12,7 @@ import type { AppContext } from '../app/app-context.js';
 import { MemoryError } from '../memdir/memory-error.js';
 import { UnsafePathError } from '../memdir/safe-fs.js';
 import { HistoryError } from '../history/history.js';
+import { SettingsFileError } from '../settings/claude-settings-file.js';
 
 export type Handler<D extends QueryDef> = (input: z.output<D['input']>, ctx: AppContext) => Promise<z.input<D['output']>>;
 export type Handlers = { [K in CallName]: Contract[K] extends QueryDef ? Handler<Contract[K]> : never };
@@ -20,7 +22,7 @@ export type Subscribers = { [K in SubscriptionName]: Contract[K] extends Subscri
 export type CallResult = { ok: true; result: unknown } | { ok: false; error: RpcErrorShape };
 
 function issuesOf(error: ZodError): string[] {
-  return error.issues.map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
+  return error.issues.map((i) => issueSentence(i));
 }
 
 /** Map anything thrown by a service to the error shape the renderer understands. */
@@ -31,6 +33,7 @@ export function toRpcError(error: unknown): RpcErrorShape {
     return { code, message: error.message, ...(error.current !== undefined ? { current: error.current } : {}) };
   }
   if (error instanceof UnsafePathError) return { code: 'unsafe-path', message: error.message };
+  if (error instanceof SettingsFileError) return { code: error.code === 'conflict' ? 'conflict' : 'invalid-input', message: error.message };
   if (error instanceof HistoryError) {
     const reason = (error as HistoryError & { reason?: string }).reason;
     return { code: reason === 'not-found' ? 'not-found' : reason === 'bad-argument' ? 'invalid-input' : 'internal', message: error.message };

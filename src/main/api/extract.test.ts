@@ -89,7 +89,8 @@ describe('hooks calls', () => {
     expect(await ok('hooks.status', {})).toMatchObject({ connected: 'none', exists: true, listening: false });
     const plan = await ok<{ diff: string; baseHash: string; changed: boolean }>('hooks.plan', { action: 'connect' });
     expect(plan.changed).toBe(true);
-    expect(plan.diff).toContain('hook Stop --data-dir');
+    expect(plan.diff).toContain('# memdir hook Stop');
+    expect(plan.diff).toContain('hook SessionStart --data-dir');
     expect(await api.call('hooks.apply', { action: 'connect', baseHash: 'stale' })).toMatchObject({ ok: false, error: { code: 'conflict' } });
     const applied = await ok<{ status: { connected: string }; backup: string }>('hooks.apply', { action: 'connect', baseHash: plan.baseHash });
     expect(applied).toMatchObject({ status: { connected: 'all' }, backup: expect.stringContaining('memdir-backup') });
@@ -98,5 +99,18 @@ describe('hooks calls', () => {
     expect(await fs.readFile(path.join(fx.home, 'settings.json'), 'utf8')).toBe('{\n  "model": "opus"\n}\n');
     await fs.writeFile(path.join(fx.home, 'settings.json'), '{ broken');
     expect(await ok('hooks.plan', { action: 'connect' })).toMatchObject({ changed: false, problems: [expect.stringContaining('not valid JSON')] });
+  });
+});
+
+describe('Claude Code settings calls', () => {
+  it('the autoDreamEnabled switch writes one value and reads it back; a broken file is refused in words', async () => {
+    const file = path.join(fx.home, 'settings.json');
+    await fs.writeFile(file, '{\n  "model": "opus"\n}\n');
+    expect(await ok('claudeSettings.autoDream', {})).toMatchObject({ settingsFile: file, value: null, problems: [] });
+    expect(await ok('claudeSettings.setAutoDream', { enabled: false })).toMatchObject({ value: false, inForce: false, changed: true, backup: `${file}.memdir-backup` });
+    expect(await fs.readFile(file, 'utf8')).toBe('{\n  "model": "opus",\n  "autoDreamEnabled": false\n}\n');
+    await fs.writeFile(file, '{ broken');
+    expect(await api.call('claudeSettings.setAutoDream', { enabled: true })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringContaining('not valid JSON') } });
+    expect(await api.call('claudeSettings.setAutoDream', { enabled: 'yes' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
   });
 });

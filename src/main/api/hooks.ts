@@ -1,6 +1,5 @@
 /** "Connect to Claude Code": the hooks in the home's settings.json (SPEC §11). */
-import { RpcError } from '../../shared/contract/define.js';
-import { HooksSettingsError, applyHooksChange, planHooksChange, readHooksStatus } from '../hooks/claude-settings-hooks.js';
+import { applyHooksChange, planHooksChange, readHooksStatus } from '../hooks/claude-settings-hooks.js';
 import type { AppContext } from '../app/app-context.js';
 import type { Handlers } from './dispatch.js';
 
@@ -19,13 +18,8 @@ export const hookHandlers: Pick<Handlers, 'hooks.status' | 'hooks.plan' | 'hooks
     return plan;
   },
   async 'hooks.apply'({ action, baseHash }, ctx) {
-    try {
-      const result = await applyHooksChange(ctx.home, action, baseHash, { dataDir: ctx.dataDir });
-      await ctx.autoMemory.refreshHooksConnected();
-      return { status: await status(ctx), backup: result.backup };
-    } catch (error) {
-      if (error instanceof HooksSettingsError) throw new RpcError({ code: error.code === 'conflict' ? 'conflict' : 'invalid-input', message: error.message });
-      throw error;
-    }
+    const result = await applyHooksChange(ctx.home, action, baseHash, { dataDir: ctx.dataDir });
+    await ctx.autoMemory.refreshHooksConnected();
+    return { status: await status(ctx), backup: result.backup };
   },
 };

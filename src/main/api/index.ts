@@ -3,6 +3,8 @@ import type { AppContext } from '../app/app-context.js';
 import { agentHandlers } from './agents.js';
 import { alertHandlers } from './alerts.js';
 import { appHandlers } from './app.js';
+import { claudeSettingsHandlers } from './claude-settings.js';
+import { desktopHandlers } from './desktop.js';
 import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js';
 import { dreamHandlers } from './dream.js';
 import { eventHandlers, subscribers } from './events.js';
@@ -14,7 +16,7 @@ import { recallHandlers } from './recall.js';
 import { sessionHandlers } from './session.js';
 import { teamHandlers } from './team.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

@@ -3,8 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { RpcError } from '../../shared/contract/define.js';
-import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, applyFixes, checkFileName } from '../memdir/memory-service.js';
+import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, applyFixes, checkMemoryPath } from '../memdir/memory-service.js';
+import { agentIndexView } from '../memdir/agent-index.js';
+import { projectsRoot } from '../memdir/home.js';
 import { readMemoryText } from '../memdir/read-file.js';
+import { resolveInside } from '../memdir/safe-fs.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
 import { deletedFiles, diffRevisions, listHistory, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/history.js';
 import type { Handlers } from './dispatch.js';
@@ -19,6 +22,7 @@ export const memoryHandlers: Pick<
   | 'memories.rename'
   | 'memories.delete'
   | 'index.read'
+  | 'index.loaded'
   | 'index.save'
   | 'health.fix'
   | 'history.list'
@@ -28,10 +32,11 @@ export const memoryHandlers: Pick<
   | 'history.deleted'
 > = {
   async 'memories.read'({ dir, scope, file }, ctx) {
-    const name = checkFileName(file);
+    const name = checkMemoryPath(file);
     const { project } = await ctx.where(dir, scope);
     const root = scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir;
-    const abs = path.join(root, name);
+    // A subfolder memory: every folder on the way resolved and checked (a linked folder never leads a read outside).
+    const abs = name.includes('/') ? path.join(await resolveInside(root, path.posix.dirname(name)), path.posix.basename(name)) : path.join(root, name);
     const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
     const outcome = readMemoryText(root, abs, isLink);
     if (!outcome.ok) {
@@ -91,6 +96,11 @@ export const memoryHandlers: Pick<
     const outcome = readMemoryText(root, abs, fs.lstatSync(abs).isSymbolicLink(), 20_000_000);
     if (!outcome.ok) throw new RpcError({ code: 'unsafe-path', message: `${INDEX_FILE} cannot be opened: ${outcome.reason}.` });
     return { text: outcome.text, exists: true };
+  },
+  async 'index.loaded'({ dir }, ctx) {
+    const { project } = await ctx.where(dir, 'private');
+    const folders = project.launchDirs.length > 0 ? project.launchDirs.map((l) => l.folder) : [dir];
+    return agentIndexView({ transcriptDirs: folders.map((f) => path.join(projectsRoot(ctx.home), f)), memoryDir: project.memoryDir });
   },
   async 'index.save'({ dir, scope, text, baseText }, ctx) {
     const where = await ctx.where(dir, scope);

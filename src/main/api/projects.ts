@@ -29,6 +29,8 @@ export function summarize(p: ProjectScan): ProjectSummary {
     },
     lastChangeMs: lastChange > 0 ? lastChange : null,
     transcripts: p.transcripts,
+    launchDirs: p.launchDirs,
+    readInstead: p.readInstead,
     settings: p.settings,
   };
 }

@@ -52,6 +52,8 @@ export const recallHandlers: Pick<Handlers, 'recall.run' | 'recall.compare' | 'r
   async 'settings.update'({ patch }, ctx) {
     const result = await updateAppSettings(ctx.dataDir, patch);
     if (!result.ok) throw new RpcError({ code: 'invalid-input', message: 'Those settings were not saved.', issues: result.problems });
+    // The desktop app's native parts (menus, dialogs, the page's color scheme) follow the theme.
+    ctx.desktop?.applyTheme(result.settings.theme);
     return settingsView(ctx);
   },
   async 'settings.setApiKey'({ key }, ctx) {

@@ -22,6 +22,7 @@ import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.
 import { MemoryWatcher } from './memory-watcher.js';
 import { TeamService } from '../team/team-service.js';
 import type { Where } from '../memdir/memory-service.js';
+import type { DesktopShell } from '../desktop/desktop-shell.js';
 
 export interface AppContextOptions {
   /** Encrypts stored credentials (the Electron shell passes safeStorage); none = stored unencrypted, 0600. */
@@ -32,6 +33,8 @@ export interface AppContextOptions {
   env?: NodeJS.ProcessEnv;
   /** Watch the home for changes made by other programs (off in unit tests). */
   watch?: boolean;
+  /** What only the desktop app can do (the Electron shell passes it; the headless host has none). */
+  desktop?: DesktopShell;
 }
 
 export class AppContext {
@@ -44,6 +47,8 @@ export class AppContext {
   /** Extraction, Session Memory and Claude Code hooks (issue 5); started only with `watch: true`. */
   readonly autoMemory: AutoMemory = new AutoMemory(this);
   readonly credentials: FileCredentialStore;
+  /** The desktop app's own abilities (reveal a file, login item, theme); null in the headless host. */
+  readonly desktop: DesktopShell | null;
   /** Team sync and alerts (issue 7); the debounced and periodic syncs run only with `watch: true`. */
   readonly team: TeamService;
   private recallService: RecallService | null = null;
@@ -58,6 +63,7 @@ export class AppContext {
     this.env = options.env ?? process.env;
     this.dataDir = options.dataDir ?? resolveDataDir(this.env);
     this.credentials = new FileCredentialStore(this.dataDir, options.cipher);
+    this.desktop = options.desktop ?? null;
     this.team = new TeamService(this);
   }
 
@@ -74,6 +80,8 @@ export class AppContext {
     ctx.choice = await readHomeChoice(ctx.dataDir);
     ctx.applyHome();
     ctx.openCache();
+    // A dream killed while it applied (kill -9, power loss) is undone before anything is shown.
+    await ctx.dreams.recover();
     if (options.watch) ctx.startWatching();
     if (options.watch) ctx.dreams.startScheduler();
     if (options.watch) await ctx.autoMemory.start();
@@ -161,10 +169,11 @@ export class AppContext {
     if (dir.includes('/') || dir.includes('\\') || dir === '.' || dir === '..' || dir.includes('\0')) {
       throw new RpcError({ code: 'invalid-input', message: `"${dir}" is not a project directory name.` });
     }
-    if (!fs.existsSync(path.join(this.homeValue, 'projects', dir))) {
+    const scan = await scanProject(this.homeValue, dir, { cache: this.cache, env: this.env });
+    // A project is a folder under projects/, or a memory folder its sessions read but Claude Code has not created yet (R-LAYOUT).
+    if (!scan.exists && scan.launchDirs.length === 0 && !fs.existsSync(path.join(this.homeValue, 'projects', dir))) {
       throw new RpcError({ code: 'not-found', message: `There is no project "${dir}" in ${this.homeValue}.` });
     }
-    const scan = await scanProject(this.homeValue, dir, { cache: this.cache, env: this.env });
     this.scheduleCacheSave();
     return scan;
   }

@@ -144,7 +144,8 @@ export async function createDemoHome(dir: string, dataDir: string): Promise<stri
       await writeFileAtomic(memoryDir, 'team/MEMORY.md', `${p.team.map(pointer).join('\n')}\n`);
     }
     for (const [s, turns] of p.sessions.entries()) {
-      const id = `demo-${i}-${s}-0000-0000-000000000000`;
+      // A session UUID, as Claude Code names transcripts (only those count as sessions, R-DREAM-GATE).
+      const id = `de300000-0000-4000-8000-${(i * 1000 + s).toString(16).padStart(12, '0')}`;
       await writeFileAtomic(projectDir, `${id}.jsonl`, transcript(id, p.cwd, turns, new Date(now.getTime() - (s + 1) * day)));
     }
     await recordSnapshot(memoryDir, { source: 'demo', summary: 'Demo workspace created', dataDir });

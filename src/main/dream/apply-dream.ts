@@ -37,6 +37,12 @@ export interface ApplyInput {
   indexesBefore: ReadonlyMap<string, string | null>;
   /** Test hook: called after the first file is written (kill -9 tests pause here). */
   afterFirstWrite?: () => Promise<void>;
+  /**
+   * Called with what was applied once the writes are done, just before the history entry is
+   * recorded: the caller keeps its record of the dream in step, so that a kill right after the
+   * entry leaves a record that says what was applied (recover-dreams.ts).
+   */
+  beforeCommit?: (result: ApplyResult) => Promise<void>;
 }
 
 /** What apply did. */
@@ -144,6 +150,7 @@ export async function applyDream(input: ApplyInput): Promise<ApplyResult> {
       }
     }
     description.body = input.describe(result);
+    await input.beforeCommit?.(result);
   });
   result.entry = entry;
   await fs.rm(journalPath, { force: true });

@@ -7,6 +7,7 @@ import { type ApplyResult, applyDream } from './apply-dream.js';
 import type { DreamLock } from './consolidation-lock.js';
 import type { IndexContext } from './dream-index.js';
 import type { StagedChange } from './dream-plan.js';
+import { saveDreamRecord } from './dream-records.js';
 import { formatReport, toChange } from './dream-report.js';
 import { DreamLockLostError } from './with-dream-lock.js';
 
@@ -14,6 +15,8 @@ import { DreamLockLostError } from './with-dream-lock.js';
 export interface DreamApplyHooks {
   /** Called after the first file is written (the kill -9 test pauses here). */
   afterFirstWrite?: () => Promise<void>;
+  /** Called once the dream's history entry is recorded, before its record says so (kill -9 tests). */
+  afterCommit?: () => Promise<void>;
 }
 
 /** What {@link applyPlanUnderLock} needs. */
@@ -53,6 +56,10 @@ export async function applyPlanUnderLock(input: ApplyPlanInput): Promise<DreamRe
     indexesBefore: input.indexesBefore,
     ...(input.hooks?.afterFirstWrite ? { afterFirstWrite: input.hooks.afterFirstWrite } : {}),
     describe: (r) => recordOf({ ...input.record, status: 'completed' }, r).report,
+    // Still `running`, but with what it applied: if the process dies once the history entry is
+    // recorded, recovery finds that entry and completes this record (recover-dreams.ts).
+    beforeCommit: (r) => saveDreamRecord(input.dataDir, { ...recordOf(input.record, r), status: 'running' }),
   });
+  await input.hooks?.afterCommit?.();
   return recordOf(input.record, result);
 }

@@ -689,6 +689,29 @@ export async function recoverDreamLock(memoryDir: string, opts: DreamLockOptions
 }
 
 /**
+ * A Memdir dream that died holding the lock had in fact completed (its history entry is
+ * recorded): its lock must end as a release would leave it — mtime = when it took the lock, the
+ * new `lastConsolidatedAt` — not rolled back. Rewrites the rollback record of that dead holder
+ * (`pid`) so the recovery restores that time. False when there is no such record.
+ */
+export async function adoptCompletedDreamLock(memoryDir: string, pid: number, opts: DreamLockOptions = {}): Promise<boolean> {
+  const fs = opts.fs ?? nodeDreamFs;
+  try {
+    const loc = await locate(memoryDir, fs, opts.dataDir);
+    return await guarded(loc, fs, async () => {
+      const recordFile = path.join(loc.recordsDir, `${loc.key}.json`);
+      const record = await readRecord(recordFile, fs);
+      if (!record || record.pid !== pid || record.host !== os.hostname() || isProcessAlive(pid)) return false;
+      await writeAtomic(recordFile, `${JSON.stringify({ ...record, priorMtimeMs: record.acquiredAtMs } satisfies RollbackRecord)}\n`, fs, { durable: true });
+      return true;
+    });
+  } catch (err) {
+    if (err instanceof LockFault) return false;
+    throw err;
+  }
+}
+
+/**
  * Startup sweep for the scheduler: rolls back every memory dir whose Memdir dream died holding
  * the lock, so their time gate reads the real `lastConsolidatedAt` again. Records of memory
  * dirs that are gone are dropped. Cheap: one readdir of `<dataDir>/dream-locks`.

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,14 +42,19 @@ async function setLock(content: string, mtimeMs: number): Promise<void> {
   await fs.utimes(lockFile, mtimeMs / 1000, mtimeMs / 1000);
 }
 
-/** Writes `n` transcripts whose mtime is `ageMs` old. */
-async function addSessions(n: number, ageMs: number, prefix = 's'): Promise<void> {
+/** Writes `n` session transcripts (UUID-named, as Claude Code names them) whose mtime is `ageMs` old; returns their ids. */
+async function addSessions(n: number, ageMs: number, dir = target.projectDir): Promise<string[]> {
   const t = (Date.now() - ageMs) / 1000;
+  const ids: string[] = [];
+  await fs.mkdir(dir, { recursive: true });
   for (let i = 0; i < n; i++) {
-    const file = path.join(target.projectDir, `${prefix}${i}.jsonl`);
+    const id = randomUUID();
+    const file = path.join(dir, `${id}.jsonl`);
     await fs.writeFile(file, '{"type":"user"}\n');
     await fs.utimes(file, t, t);
+    ids.push(id);
   }
+  return ids;
 }
 
 const gate = (report: DreamGateReport, name: DreamGate['name']): DreamGate => report.gates.find((g) => g.name === name)!;
@@ -76,8 +82,8 @@ describe('passDreamGates', () => {
   it('time open, too few sessions: counts them (readdir + stats) and stops before the lock', async () => {
     const last = wholeSeconds(Date.now() - 30 * HOUR);
     await setLock('', last);
-    await addSessions(3, MIN, 'new');
-    await addSessions(4, 40 * HOUR, 'old');
+    await addSessions(3, MIN);
+    await addSessions(4, 40 * HOUR);
     const counting = createCountingFs();
     const { report, lock } = await passDreamGates(target, { fs: counting.fs, dataDir, sessionCache: new SessionScanCache() });
     expect(lock).toBeNull();
@@ -204,7 +210,7 @@ describe('session gate', () => {
     expect(counting.counts.readdir).toBe(1);
     expect(cache.lastCheckedAt(target.projectDir)).toBe(clock);
 
-    await addSessions(4, MIN, 'later');
+    await addSessions(4, MIN);
     clock += 9 * MIN;
     counting.reset();
     const second = await passDreamGates(target, { fs: counting.fs, now, dataDir, sessionCache: cache });
@@ -245,6 +251,17 @@ describe('session gate', () => {
     await fs.writeFile(path.join(target.projectDir, 'notes.txt'), 'x');
     const report = await checkDreamGates(target, { dataDir, minSessions: 1, sessionCache: new SessionScanCache() });
     expect(gate(report, 'sessions')).toMatchObject({ value: 2, passed: true });
+  });
+
+  it('counts as Claude Code counts: UUID-named transcripts only, in every launch folder of the project, the current session excluded', async () => {
+    const [current] = await addSessions(2, MIN);
+    for (const name of ['session-1.jsonl', 'notes.jsonl', 'A6F1C1E0-8A0E-4D2B-9B7E-2F4A5C6D7E8.jsonl']) await fs.writeFile(path.join(target.projectDir, name), '{}\n');
+    const subFolder = path.join(tmp, 'projects', '-work-app-packages-api');
+    await addSessions(3, MIN, subFolder);
+    const withSub = { ...target, transcriptDirs: [target.projectDir, subFolder] };
+    expect(gate(await checkDreamGates(target, { dataDir, sessionCache: new SessionScanCache() }), 'sessions').value).toBe(2);
+    expect(gate(await checkDreamGates(withSub, { dataDir, sessionCache: new SessionScanCache() }), 'sessions')).toMatchObject({ value: 5, passed: true });
+    expect(gate(await checkDreamGates(withSub, { dataDir, sessionCache: new SessionScanCache(), excludeSessionIds: [current!] }), 'sessions').value).toBe(4);
   });
 
   it('a project without transcripts has zero sessions (not an error)', async () => {

@@ -3,7 +3,8 @@
  * consolidation, ≥ 5 sessions touched the project since then, and nobody else is consolidating.
  * Cheapest first, stopping at the first gate that fails:
  *   1. time — one `stat` of `.consolidate-lock` (its mtime is `lastConsolidatedAt`);
- *   2. sessions — transcripts newer than that (readdir + stat), throttled to once per 10 min;
+ *   2. sessions — session transcripts (UUID-named, in every launch folder of the project) newer
+ *      than that (readdir + stat), throttled to once per 10 min;
  *   3. lock — take the consolidation lock (or, in status mode, only look at it).
  *
  * Two entries: {@link passDreamGates} for whoever wants to dream (the scheduler, "Dream now"),
@@ -40,10 +41,15 @@ const HOUR_MS = 60 * 60 * 1000;
 export interface DreamTarget {
   /** The memory directory (holds `.consolidate-lock`). */
   memoryDir: string;
-  /** `<home>/projects/<dir>`: its `*.jsonl` files are the sessions. */
+  /** `<home>/projects/<dir>`: the memory folder's parent. */
   projectDir: string;
+  /**
+   * The transcript folders of the project's launch directories (R-LAYOUT), where its sessions
+   * are; default `[projectDir]`.
+   */
+  transcriptDirs?: readonly string[];
   /** The effective settings; when given, their off switches stop scheduled dreams. */
-  settings?: Pick<EffectiveSettings, 'autoDreamEnabled' | 'autoMemoryEnabled'>;
+  settings?: Pick<EffectiveSettings, 'autoDreamEnabled' | 'autoMemoryEnabled'> & Partial<Pick<EffectiveSettings, 'autoDreamEnabledFrom' | 'autoMemoryEnabledFrom'>>;
 }
 
 /** One gate's verdict. */
@@ -100,6 +106,8 @@ export interface DreamGateOptions extends DreamLockOptions {
   sessionCache?: SessionScanCache;
   /** How long a session count is reused; default 10 min. 0 always rescans (benchmarks). */
   sessionScanIntervalMs?: number;
+  /** Sessions not to count (the caller's own, as Claude Code excludes its current session). */
+  excludeSessionIds?: readonly string[];
 }
 
 function iso(ms: number): string {
@@ -116,10 +124,15 @@ function disabledBy(settings: DreamTarget['settings']): DreamGateReport['disable
   if (!settings) return null;
   // Claude Code checks auto memory before auto dream; the first that is off is the reason.
   if (!settings.autoMemoryEnabled) {
-    return { reason: 'auto-memory-off', detail: 'Auto memory is off for this project, so it is never dreamt on a schedule; Dream now still works.' };
+    const from = settings.autoMemoryEnabledFrom ? ` (${settings.autoMemoryEnabledFrom})` : '';
+    return { reason: 'auto-memory-off', detail: `Auto memory is off for this project${from}, so it is never dreamt on a schedule; Dream now still works.` };
   }
   if (!settings.autoDreamEnabled) {
-    return { reason: 'auto-dream-off', detail: 'autoDreamEnabled is false for this project, so it is never dreamt on a schedule; Dream now still works.' };
+    // R-DREAM-GATE: Memdir's scheduler follows autoDreamEnabled, off unless the user turns it on.
+    const detail = settings.autoDreamEnabledFrom
+      ? `autoDreamEnabled is false in ${settings.autoDreamEnabledFrom}, so Memdir never dreams this project on a schedule; Dream now still works.`
+      : 'autoDreamEnabled is not set, and Memdir dreams on a schedule only when you turn it on (autoDreamEnabled: true in your settings); Dream now still works.';
+    return { reason: 'auto-dream-off', detail };
   }
   return null;
 }
@@ -210,11 +223,13 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
     report.gates.push({ name: 'sessions', checked: false, passed: true, value: null, threshold: minSessions, detail: 'Skipped: Dream now ignores how many sessions touched the project.' });
   } else {
     const interval = opts.sessionScanIntervalMs ?? SESSION_SCAN_INTERVAL_MS;
+    const dirs = target.transcriptDirs && target.transcriptDirs.length > 0 ? target.transcriptDirs : [target.projectDir];
+    const countOpts = { fs, now: () => nowMs, ...(opts.excludeSessionIds ? { excludeSessionIds: opts.excludeSessionIds } : {}) };
     let counted: { result: SessionCount; cached: boolean };
     if (interval <= 0) {
-      counted = { result: await countSessionsSince(target.projectDir, sinceMs, { fs, now: () => nowMs }), cached: false };
+      counted = { result: await countSessionsSince(dirs, sinceMs, countOpts), cached: false };
     } else {
-      counted = await (opts.sessionCache ?? defaultSessionScanCache).count(target.projectDir, sinceMs, { fs, now: () => nowMs, intervalMs: interval });
+      counted = await (opts.sessionCache ?? defaultSessionScanCache).count(dirs, sinceMs, { ...countOpts, intervalMs: interval });
     }
     const { result, cached } = counted;
     const passed = result.problem === null && result.count >= minSessions;

@@ -76,6 +76,6 @@ export function describePrune(rel: string, r: PruneIndexResult): string {
   if (r.reordered) parts.push('ordered so user and feedback memories load first and stale ones last');
   if (r.shortenedHooks) parts.push(`shortened ${r.shortenedHooks} long hook(s)`);
   if (r.leftOut.length) parts.push(`left ${r.leftOut.length} pointer(s) out to stay inside the limit with room to spare (${list(r.leftOut)}; their files remain and recall still finds them)`);
-  const size = `now ${r.lines} lines, ${r.bytes.toLocaleString('en')} bytes of 200 / 25,000`;
+  const size = `now ${r.lines} lines, ${r.chars.toLocaleString('en')} characters of 200 / 25,000`;
   return `${rel}: ${parts.length ? parts.join('; ') : 'tidied'} — ${size}.`;
 }

@@ -3,6 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../cli/main.js';
+import { AppContext } from '../app/app-context.js';
 import { listHistory, recordSnapshot } from '../history/history.js';
 import { CONSOLIDATION_LOCK_FILE, inspectDreamLock } from './consolidation-lock.js';
 import { listDreamRecords } from './dream-records.js';
@@ -93,4 +95,76 @@ describe('kill -9 of a dreaming process', () => {
       expect(next.record?.status).toBe('completed');
     });
   }
+});
+
+describe('after a dream killed between apply steps, the next start and every status answer are truthful (issue 15, finding 4)', () => {
+  async function killMidApply(): Promise<{ before: Record<string, string>; pid: number }> {
+    const before = await fx.files();
+    expect(await startWorker('apply-write')).toBe('paused apply-write');
+    const pid = child!.pid!;
+    expect(await fx.files()).not.toEqual(before);
+    await killAndWait(child!, 'SIGKILL');
+    child = null;
+    return { before, pid };
+  }
+
+  it('`memdir dream status` recovers first and says "recovered from an interrupted dream at …"', async () => {
+    const { before, pid } = await killMidApply();
+    let out = '';
+    const code = await runCli(['dream', 'status', '--project', fx.dir, '--home', fx.home, '--json'], { out: (t) => (out += t), err: () => undefined, env: { MEMDIR_DATA_DIR: fx.dataDir }, cwd: fx.root });
+    expect(code).toBe(1);
+    const status = JSON.parse(out) as { recovered: { id: string; at: string; detail: string } | null; lastConsolidatedAt: string | null };
+    expect(await fx.files()).toEqual(before);
+    expect(await lockMtime()).toBe(prior);
+    expect(status.lastConsolidatedAt).toBe(new Date(prior).toISOString());
+    const [record] = await listDreamRecords(fx.dataDir);
+    expect(status.recovered).toEqual({ id: record!.id, at: record!.startedAt, detail: expect.stringMatching(/^Recovered from an interrupted dream at .+ \(PID \d+, dream /) });
+    expect(status.recovered!.detail).toContain(`PID ${pid}`);
+    let text = '';
+    await runCli(['dream', 'status', '--project', fx.dir, '--home', fx.home], { out: (t) => (text += t), err: () => undefined, env: { MEMDIR_DATA_DIR: fx.dataDir }, cwd: fx.root });
+    expect(text).toContain(`Recovered from an interrupted dream at ${record!.startedAt}`);
+  });
+
+  it('the app recovers when it starts, and its Dream tab says so', async () => {
+    const { before } = await killMidApply();
+    const ctx = await AppContext.create({ homeFlag: fx.home, dataDir: fx.dataDir, env: {} });
+    try {
+      expect(await fx.files()).toEqual(before);
+      expect(await lockMtime()).toBe(prior);
+      const status = await ctx.dreams.status(fx.dir);
+      expect(status.recovered?.detail).toMatch(/^Recovered from an interrupted dream at /);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
+
+describe('kill -9 after a dream applied, before its record said so (found by the kill bench)', () => {
+  it('the next start records it as completed, keeps its changes and its consolidation time, and reports no recovery', async () => {
+    const before = await fx.files();
+    expect(await startWorker('committed')).toBe('paused committed');
+    const pid = child!.pid!;
+    const applied = await fx.files();
+    expect(applied).not.toEqual(before);
+    await killAndWait(child!, 'SIGKILL');
+    child = null;
+
+    const ctx = await AppContext.create({ homeFlag: fx.home, dataDir: fx.dataDir, env: {} });
+    try {
+      const status = await ctx.dreams.status(fx.dir);
+      const [record] = await listDreamRecords(fx.dataDir);
+      // What is on disk is the dream, and the record, history and lock all say so.
+      expect(await fx.files()).toEqual(applied);
+      expect(record).toMatchObject({ status: 'completed', pid, rev: expect.any(String) });
+      expect(record!.changes.some((c) => c.status === 'applied')).toBe(true);
+      const history = await listHistory(fx.memoryDir, { dataDir: fx.dataDir });
+      expect(history[0]).toMatchObject({ rev: record!.rev, summary: `dream ${record!.id}` });
+      expect(await lockMtime()).toBeGreaterThan(prior);
+      expect(status.recovered).toBeNull();
+      expect(status.lastDream?.status).toBe('completed');
+      expect((await inspectDreamLock(fx.memoryDir, { dataDir: fx.dataDir })).state).toBe('free');
+    } finally {
+      await ctx.close();
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { JobRunner } from '../jobs/job-runner.js';
 import { CONSOLIDATION_LOCK_FILE } from './consolidation-lock.js';
 import { listDreamRecords } from './dream-records.js';
 import { DreamService } from './dream-service.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
 import { killAndWait, startIdleProcess } from './test-support/child.js';
 import { type DreamFixture, createDreamFixture, topic } from './test-support/dream-fixture.js';
 
@@ -36,8 +37,11 @@ afterEach(async () => {
   await fx.cleanup();
 });
 
+/** A session id as Claude Code writes them (only UUID-named transcripts are sessions, R-DREAM-GATE). */
+const sessionUuid = (i: number): string => `0b6f1c1e-8a0e-4d2b-9b7e-${String(i).padStart(12, '0')}`;
+
 async function sessions(n: number, from = 0): Promise<void> {
-  for (let i = from; i < from + n; i++) await fx.transcript(`s-${i}`, [{ at: '2026-11-30T10:00:00Z', text: `session ${i}` }]);
+  for (let i = from; i < from + n; i++) await fx.transcript(sessionUuid(i), [{ at: '2026-11-30T10:00:00Z', text: `session ${i}` }]);
 }
 
 function ok<T>(r: Awaited<ReturnType<Dispatcher['call']>>): T {
@@ -102,7 +106,7 @@ describe('dreams in the app (through the API)', () => {
     expect(await api.call('dream.status', { dir: '-no-such-project' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
 
     const overview = ok<{ projects: { dir: string; lastDreamStatus: string; waitingFor: string }[] }>(await api.call('dream.overview', {}));
-    expect(overview.projects).toEqual([expect.objectContaining({ dir: fx.dir, lastDreamStatus: 'completed', waitingFor: expect.stringMatching(/ h of 24 h$/) })]);
+    expect(overview.projects).toEqual([expect.objectContaining({ dir: fx.dir, lastDreamStatus: 'completed', waitingFor: 'autoDream off' })]);
   });
 
   it('Dream now never skips the lock: a live holder gets a reason, not a job', async () => {
@@ -146,7 +150,10 @@ describe('the dream scheduler', () => {
 
   const dreamJobs = (): Job[] => jobs.list().filter((j) => j.kind === 'dream');
 
+  const turnOnScheduledDreams = () => fs.writeFile(path.join(fx.home, 'settings.json'), JSON.stringify({ autoDreamEnabled: true }));
+
   it('dreams a project whose gates are open at start, in the background, once', async () => {
+    await turnOnScheduledDreams();
     await sessions(5);
     service.startScheduler();
     await expect.poll(() => dreamJobs().map((j) => j.state), { timeout: 20_000 }).toEqual(['done']);
@@ -160,6 +167,7 @@ describe('the dream scheduler', () => {
   });
 
   it('checks again when a session ends, not waiting for the 10-minute session recount', async () => {
+    await turnOnScheduledDreams();
     await sessions(4);
     service.startScheduler();
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -167,6 +175,41 @@ describe('the dream scheduler', () => {
     await sessions(1, 4);
     service.noteSessionEnded(fx.dir);
     await expect.poll(() => dreamJobs().map((j) => j.state), { timeout: 20_000 }).toEqual(['done']);
+  });
+
+  it('counts the sessions of a subdirectory for the repository they read, and checks it when one of them ends (the SessionEnd hook)', async () => {
+    const repo = path.join(fx.root, 'app');
+    const sub = path.join(repo, 'web');
+    await fs.mkdir(path.join(repo, '.git'), { recursive: true });
+    await fs.mkdir(sub, { recursive: true });
+    const memoryDir = path.join(fx.home, 'projects', sanitizeDirName(repo), 'memory');
+    await fs.mkdir(memoryDir, { recursive: true });
+    await fs.writeFile(path.join(memoryDir, 'feedback_db.md'), DUP);
+    await fs.writeFile(path.join(memoryDir, 'feedback_db_copy.md'), DUP);
+    const subFolder = path.join(fx.home, 'projects', sanitizeDirName(sub));
+    await fs.mkdir(subFolder, { recursive: true });
+    const subSession = async (i: number) => fs.writeFile(path.join(subFolder, `${sessionUuid(100 + i)}.jsonl`), `${JSON.stringify({ type: 'user', sessionId: sessionUuid(100 + i), cwd: sub, message: { role: 'user', content: 'hi' } })}\n`);
+    for (let i = 0; i < 4; i++) await subSession(i);
+    await turnOnScheduledDreams();
+    service.startScheduler();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(dreamJobs().filter((j) => j.dir === sanitizeDirName(repo))).toEqual([]);
+    expect((await service.status(sanitizeDirName(repo))).gates.gates.find((g) => g.name === 'sessions')?.value).toBe(4);
+    await subSession(4);
+    service.noteSessionEnded(subFolder);
+    await expect.poll(() => dreamJobs().filter((j) => j.dir === sanitizeDirName(repo)).map((j) => j.state), { timeout: 20_000 }).toEqual(['done']);
+    // Never a project of its own.
+    expect((await service.projects()).map((p) => p.dir)).not.toContain(sanitizeDirName(sub));
+  });
+
+  it('never dreams on a schedule unless autoDreamEnabled is turned on (R-DREAM-GATE: default off), and says so', async () => {
+    await sessions(6);
+    service.startScheduler();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(dreamJobs()).toEqual([]);
+    const status = await service.status(fx.dir);
+    expect(status.gates.disabled).toMatchObject({ reason: 'auto-dream-off', detail: expect.stringContaining('autoDreamEnabled is not set') });
+    expect(status.claudeCode).toMatchObject({ wouldDream: false, rule: '2.1.332', flag: null });
   });
 
   it('respects autoDreamEnabled: false (and never dreams without being started)', async () => {

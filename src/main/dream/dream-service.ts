@@ -11,17 +11,18 @@ import { diffRevisions } from '../history/history.js';
 import { JobBusyError, type JobRunner } from '../jobs/job-runner.js';
 import { resolveProvider } from '../llm/resolve-provider.js';
 import type { ModelProvider } from '../llm/types.js';
-import { projectsRoot } from '../memdir/home.js';
-import { type ProjectLocation, ProjectNotFoundError, listProjectDirs, locateProject } from '../memdir/projects.js';
+import { groupProjects } from '../memdir/project-groups.js';
+import { type ProjectLocation, ProjectNotFoundError, locateGroup, locateProject, locateTranscriptProject } from '../memdir/projects.js';
 import { loadAppSettings } from '../settings/app-settings.js';
 import type { CredentialStore } from '../settings/credentials.js';
 import { confirmDream } from './confirm-dream.js';
 import { inspectDreamLock } from './consolidation-lock.js';
 import { DreamError } from './dream-error.js';
+import { claudeCodeDreamStatus } from './claude-code-dream.js';
 import { checkDreamGates } from './dream-gates.js';
 import { listDreamRecords, readDreamRecord } from './dream-records.js';
 import { type ScheduledProject, DreamScheduler } from './dream-scheduler.js';
-import { recoverInterruptedDreams } from './recover-dreams.js';
+import { type DreamRecovery, interruptedNotice, recoverInterruptedDreams } from './recover-dreams.js';
 import { revertDream } from './revert-dream.js';
 import { type DreamProgress, type DreamSettings, runDream } from './run-dream.js';
 import { SessionScanCache } from './session-scan.js';
@@ -60,6 +61,11 @@ function shortGate(report: Awaited<ReturnType<typeof checkDreamGates>>): string 
   return `lock ${String(failed.value)}`;
 }
 
+/** What the scheduler and a dream need of a located project. */
+function scheduledOf(loc: ProjectLocation): ScheduledProject {
+  return { dir: loc.dir, memoryDir: loc.memoryDir, projectDir: loc.projectDir, transcriptDirs: loc.transcriptDirs, settings: loc.settings };
+}
+
 /** See the file comment. */
 export class DreamService {
   /** The session gate's throttle for this app (the scheduler and the status view share it). */
@@ -68,6 +74,7 @@ export class DreamService {
   #projects: { home: string; at: number; list: ScheduledProject[] } | null = null;
   /** Running dream jobs by memory dir. */
   readonly #running = new Map<string, string>();
+  #recovering: Promise<DreamRecovery> | null = null;
 
   constructor(private readonly host: DreamHost) {}
 
@@ -86,7 +93,7 @@ export class DreamService {
     if (!dir || /[/\\\0]/.test(dir) || dir === '.' || dir === '..') throw new DreamError('invalid-input', `"${dir}" is not a project directory name.`);
     try {
       const loc = await locateProject(this.host.home, dir, this.host.env);
-      if (!loc.existing) throw new DreamError('not-found', `There is no project "${dir}" in ${this.host.home}.`);
+      if (!loc.existing || loc.keySource === 'path') throw new DreamError('not-found', `There is no project "${dir}" in ${this.host.home}.`);
       return loc;
     } catch (error) {
       if (error instanceof ProjectNotFoundError) throw new DreamError('not-found', error.message);
@@ -99,9 +106,10 @@ export class DreamService {
     const home = this.host.home;
     if (this.#projects && this.#projects.home === home && Date.now() - this.#projects.at < PROJECTS_TTL_MS) return this.#projects.list;
     const list: ScheduledProject[] = [];
-    for (const dir of await listProjectDirs(home)) {
-      const loc = await locateProject(home, dir, this.host.env).catch(() => null);
-      if (loc) list.push({ dir, memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings });
+    // One per memory (R-LAYOUT): transcript folders of subdirectories and worktrees are part of theirs.
+    for (const group of await groupProjects(home)) {
+      const loc = await locateGroup(home, group, this.host.env).catch(() => null);
+      if (loc) list.push(scheduledOf(loc));
     }
     this.#projects = { home, at: Date.now(), list };
     return list;
@@ -114,12 +122,24 @@ export class DreamService {
     return job && (job.state === 'running' || job.state === 'queued') ? job : null;
   }
 
+  /**
+   * Undo what crashed dreams left (recover-dreams.ts). Runs at start, on every scheduler tick and
+   * before every status answer; calls that arrive while one runs share it.
+   */
+  recover(): Promise<DreamRecovery> {
+    this.#recovering ??= recoverInterruptedDreams({ dataDir: this.host.dataDir }).finally(() => {
+      this.#recovering = null;
+    });
+    return this.#recovering;
+  }
+
   /** The Dream tab of a project. */
   async status(dir: string): Promise<DreamStatusView> {
     const loc = await this.locate(dir);
+    await this.recover();
     const settings = await this.settings();
     const gates = await checkDreamGates(
-      { memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings },
+      scheduledOf(loc),
       { minHours: settings.minHours, minSessions: settings.minSessions, dataDir: this.host.dataDir, sessionCache: this.sessionCache },
     );
     const lock = gates.lock ?? (await inspectDreamLock(loc.memoryDir, { dataDir: this.host.dataDir }).catch(() => null));
@@ -135,7 +155,9 @@ export class DreamService {
       running: this.runningJob(loc.memoryDir),
       method: provider.kind === 'offline' ? { kind: 'rules', detail: `the offline rules (${(providerStatus.reason ?? 'no model is set up').replace(/\.$/, '')}).` } : { kind: 'model', detail: `${provider.modelFor('dream')} via ${provider.kind === 'anthropic' ? 'the Anthropic API' : 'the Claude Code CLI'}, with the offline rules if it fails.` },
       scheduled: this.#scheduler !== null,
+      claudeCode: await claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
       lastDream: lastDream ?? null,
+      recovered: interruptedNotice(lastDream),
     };
   }
 
@@ -170,7 +192,7 @@ export class DreamService {
    */
   async start(dir: string, opts: { trigger: 'manual' | 'scheduled'; force: boolean; allowDeletes?: boolean }): Promise<DreamStart> {
     const loc = await this.locate(dir);
-    return this.startFor({ dir: loc.dir, memoryDir: loc.memoryDir, projectDir: loc.projectDir, settings: loc.settings }, opts);
+    return this.startFor(scheduledOf(loc), opts);
   }
 
   private async startFor(project: ScheduledProject, opts: { trigger: 'manual' | 'scheduled'; force: boolean; allowDeletes?: boolean }): Promise<DreamStart> {
@@ -186,6 +208,7 @@ export class DreamService {
         const result = await runDream({
           memoryDir: project.memoryDir,
           projectDir: project.projectDir,
+          ...(project.transcriptDirs ? { transcriptDirs: project.transcriptDirs } : {}),
           dir: project.dir,
           dataDir: this.host.dataDir,
           trigger: opts.trigger,
@@ -293,7 +316,7 @@ export class DreamService {
       },
       isRunning: (memoryDir) => this.runningJob(memoryDir) !== null,
       awaitingConfirmation: async (memoryDir) => (await listDreamRecords(this.host.dataDir, { memoryDir, limit: 1 }))[0]?.status === 'needs-confirmation',
-      recover: () => recoverInterruptedDreams({ dataDir: this.host.dataDir }),
+      recover: () => this.recover(),
       dataDir: this.host.dataDir,
       sessionCache: this.sessionCache,
     });
@@ -301,13 +324,21 @@ export class DreamService {
   }
 
   /**
-   * A Claude Code session of a project ended (the SessionEnd hook): its sessions are recounted
-   * and its gates checked at once. `projectDir` is `<home>/projects/<dir>` or the dir name.
+   * A Claude Code session ended (the SessionEnd hook): the sessions of the project whose memory it
+   * read are recounted and its gates checked at once. `folder` is the transcript's folder
+   * (`<home>/projects/<launch dir>`) or its name: a session launched in a subdirectory or worktree
+   * counts for the repository's project (R-LAYOUT).
    */
-  noteSessionEnded(projectDir: string): void {
-    const full = /[/\\]/.test(projectDir) ? projectDir : path.join(projectsRoot(this.host.home), projectDir);
-    this.sessionCache.forget(full);
-    this.#scheduler?.noteSessionEnded(full);
+  noteSessionEnded(folder: string): void {
+    const name = path.basename(folder);
+    this.sessionCache.forget(path.isAbsolute(folder) ? folder : name);
+    void locateTranscriptProject(this.host.home, name, this.host.env).then(
+      (loc) => {
+        for (const dir of loc.transcriptDirs) this.sessionCache.forget(dir);
+        this.#scheduler?.noteSessionEnded(loc.projectDir);
+      },
+      () => this.#scheduler?.noteSessionEnded(folder),
+    );
   }
 
   /** Stops the scheduler (running dream jobs are cancelled by the job runner's close). */

@@ -9,7 +9,7 @@
  * says it gives its timestamp, the anchor for turning the date absolute.
  */
 import path from 'node:path';
-import { listProjectTranscripts } from '../transcripts/list-transcripts.js';
+import { listTranscriptsIn } from '../transcripts/list-transcripts.js';
 import { grepTranscript } from '../transcripts/signal-grep.js';
 
 /** Kinds of signal Gather looks for. */
@@ -139,14 +139,15 @@ function excerpt(text: string, at: number): string {
 }
 
 /**
- * Gather: one grep pass over each transcript of `projectDir` written since `sinceMs` (and over
- * the transcripts anchors name), for signal and for the anchors' sentences.
+ * Gather: one grep pass over each transcript of the project's transcript folders (its launch
+ * directories', R-LAYOUT) written since `sinceMs` (and over the transcripts anchors name), for
+ * signal and for the anchors' sentences.
  */
-export async function gatherSignals(projectDir: string, opts: GatherOptions): Promise<GatherResult> {
+export async function gatherSignals(transcriptDirs: string | readonly string[], opts: GatherOptions): Promise<GatherResult> {
   const maxSignals = opts.maxSignals ?? 200;
   const maxPer = opts.maxPerTranscript ?? 40;
   const anchors = opts.anchors ?? [];
-  const all = await listProjectTranscripts(projectDir);
+  const all = await listTranscriptsIn(typeof transcriptDirs === 'string' ? [transcriptDirs] : transcriptDirs);
   const since = opts.sinceMs;
   const fresh = all.filter((t) => since === null || t.mtimeMs > since);
   const wantedSessions = new Set(anchors.map((a) => a.sessionId).filter((s): s is string => s !== null));

@@ -19,7 +19,7 @@ import { TYPE_DESCRIPTIONS } from '../../shared/memory-types.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
 import type { AnswerBlock, ModelProvider } from '../llm/types.js';
 import { grepTranscript } from '../transcripts/signal-grep.js';
-import { listProjectTranscripts } from '../transcripts/list-transcripts.js';
+import { listTranscriptsIn } from '../transcripts/list-transcripts.js';
 import type { DreamPlan } from './dream-plan.js';
 import type { GatherResult } from './gather.js';
 import { type KnownSecrets, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets } from './proposal-check.js';
@@ -56,6 +56,8 @@ export interface ModelLoopOptions {
   plan: DreamPlan;
   gathered: GatherResult;
   projectDir: string;
+  /** The project's transcript folders (R-LAYOUT); default `[projectDir]`. */
+  transcriptDirs?: readonly string[];
   /** `lastConsolidatedAt` before this dream (ms), null: never. */
   sinceMs: number | null;
   limits: ModelLoopLimits;
@@ -186,7 +188,7 @@ async function grepTool(input: Record<string, unknown>, opts: ModelLoopOptions):
   const re = compilePattern(input.pattern, input.ignore_case);
   if (typeof re === 'string') throw new ToolError(re);
   const limit = Math.max(1, Math.min(50, typeof input.limit === 'number' ? Math.floor(input.limit) : 20));
-  const files = input.all_transcripts === true ? (await listProjectTranscripts(opts.projectDir)).map((t) => t.path) : opts.gathered.transcripts.map((t) => t.path);
+  const files = input.all_transcripts === true ? (await listTranscriptsIn(opts.transcriptDirs ?? [opts.projectDir])).filter((t) => t.kind === 'session').map((t) => t.path) : opts.gathered.transcripts.map((t) => t.path);
   const out: string[] = [];
   for (const file of files) {
     for await (const match of grepTranscript(file, [re], { signal: opts.signal, final: true })) {

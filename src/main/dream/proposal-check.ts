@@ -13,7 +13,8 @@
  */
 import { TEAM_DIR } from '../../shared/limits.js';
 import { scopeRefusal } from '../../shared/memory-types.js';
-import { checkFileName } from '../memdir/memory-service.js';
+import { checkFileName, checkNewFileName } from '../memdir/memory-service.js';
+import { visibleText } from '../../shared/visible-text.js';
 import { MemoryError } from '../memdir/memory-error.js';
 import { UnsafePathError, splitRelativePath } from '../memdir/safe-fs.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
@@ -39,11 +40,13 @@ export function checkProposedPath(file: unknown, snapshot: MemorySnapshot): Prop
     throw error;
   }
   const scope = parts.length === 2 && parts[0] === TEAM_DIR ? 'team' : parts.length === 1 ? 'private' : null;
-  if (!scope) return { ok: false, reason: `Refused ${given}: a dream writes only topic files at the top of the memory directory or in ${TEAM_DIR}/, not in other folders.` };
+  if (!scope) return { ok: false, reason: `Refused ${visibleText(given, { lines: false })}: a dream writes only topic files at the top of the memory directory or in ${TEAM_DIR}/, not in other folders.` };
   try {
-    checkFileName(parts.at(-1)!);
+    // A file the dream would create is held to the rule for names entering the memory dir (issue 15).
+    if (snapshot.files.has(parts.join('/'))) checkFileName(parts.at(-1)!);
+    else checkNewFileName(parts.at(-1)!);
   } catch (error) {
-    if (error instanceof MemoryError) return { ok: false, reason: `Refused ${given}: ${error.message}${/MEMORY\.md/i.test(given) ? ' Prune rebuilds the index after Consolidate; do not edit it.' : ''}` };
+    if (error instanceof MemoryError) return { ok: false, reason: `Refused ${visibleText(given, { lines: false })}: ${error.message}${/MEMORY\.md/i.test(given) ? ' Prune rebuilds the index after Consolidate; do not edit it.' : ''}` };
     throw error;
   }
   const rel = parts.join('/');

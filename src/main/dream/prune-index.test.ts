@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { computeIndexLoad, indexEntries, parseIndex } from '../../shared/index-format.js';
-import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from '../../shared/limits.js';
+import { indexEntries, parseIndex } from '../../shared/index-format.js';
+import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import { INDEX_TARGET, type IndexTopic, pruneIndex } from './prune-index.js';
 
 const t = (file: string, type: IndexTopic['type'], extra: Partial<IndexTopic> = {}): IndexTopic => ({ file, title: file.replace('.md', ''), hook: `hook of ${file}`, type, stale: false, ...extra });
@@ -40,16 +41,16 @@ describe('pruneIndex', () => {
     expect(r.refreshedHooks).toEqual(['project_old.md']);
   });
 
-  it('brings an index over its limit inside 200 lines and 25,000 bytes with room to spare', () => {
+  it('brings an index over its limit inside 200 lines and 25,000 characters with room to spare', () => {
     const topics = Array.from({ length: 300 }, (_, i) => t(`project_${String(i).padStart(3, '0')}.md`, i < 10 ? 'feedback' : 'project', { hook: `${'a long hook that says a lot about this memory '.repeat(4)}${i}` }));
     const text = `${topics.map((x) => `- [${x.title}](${x.file}) — ${x.hook}`).join('\n')}\n`;
-    const before = computeIndexLoad(text);
+    const before = loadIndexAsClaudeCode(text);
     expect(before.lines).toBeGreaterThan(INDEX_MAX_LINES);
-    expect(before.bytes).toBeGreaterThan(INDEX_MAX_BYTES);
+    expect(before.chars).toBeGreaterThan(INDEX_MAX_CHARS);
     const r = pruneIndex({ text, topics });
-    const after = computeIndexLoad(r.text!);
+    const after = loadIndexAsClaudeCode(r.text!);
     expect(after.lines).toBeLessThanOrEqual(INDEX_TARGET.lines);
-    expect(after.bytes).toBeLessThanOrEqual(INDEX_TARGET.bytes);
+    expect(after.chars).toBeLessThanOrEqual(INDEX_TARGET.chars);
     expect(after.firstCutLine).toBeNull();
     expect(r.shortenedHooks).toBeGreaterThan(0);
     // The ten feedback memories matter most: all still loaded; the last project ones left out.
@@ -62,5 +63,22 @@ describe('pruneIndex', () => {
   it('creates no index when there is none and no memory; creates one for orphans', () => {
     expect(pruneIndex({ text: null, topics: [] }).text).toBeNull();
     expect(pruneIndex({ text: null, topics: [t('user_a.md', 'user')] }).text).toBe('- [user_a](user_a.md) — hook of user_a.md\n');
+  });
+
+  it('counts Chinese the way Claude Code does: 120 pointer lines (35 KB of UTF-8) are left as they are', () => {
+    const topics = Array.from({ length: 120 }, (_, i) => t(`project_${String(i).padStart(3, '0')}.md`, 'project', { hook: `${'部署测试前端后端接口文档团队会议决定'.repeat(7)}${i}` }));
+    const text = `${topics.map((x) => `- [${x.title}](${x.file}) — ${x.hook}`).join('\n')}\n`;
+    expect(new TextEncoder().encode(text).length).toBeGreaterThan(INDEX_TARGET.chars);
+    const r = pruneIndex({ text, topics });
+    expect(r.shortenedHooks).toBe(0);
+    expect(r.leftOut).toEqual([]);
+    expect(r.text).toBe(text);
+  });
+
+  it('does not add again a memory the index links another way', () => {
+    const text = '- See [Deploy notes](project_deploy.md). Read before a release.\n';
+    const r = pruneIndex({ text, topics: [t('project_deploy.md', 'project')] });
+    expect(r.added).toEqual([]);
+    expect(r.text).toBe(text);
   });
 });

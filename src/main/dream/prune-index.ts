@@ -6,7 +6,8 @@
  *
  * Order: within each run of consecutive pointers (headings and prose stay where they are),
  * `user`, then `feedback`, `project`, `reference`, memories flagged stale last; otherwise the
- * author's order. Budget: at most {@link INDEX_TARGET} (80 % of 200 lines and 25,000 bytes). Over
+ * author's order. Budget: at most {@link INDEX_TARGET} (80 % of 200 lines and of 25,000 UTF-16
+ * code units, counted after Claude Code's stripping). Over
  * it, long hooks are shortened first, then the lowest-priority pointers leave the index. Their
  * files stay: recall still finds them by their frontmatter (R-RECALL-SELECT scans every topic
  * file), and the report names them.
@@ -14,16 +15,17 @@
 import {
   type IndexLine,
   type ParsedIndex,
-  computeIndexLoad,
   formatIndexEntry,
+  indexLinks,
   parseIndex,
   serializeIndex,
 } from '../../shared/index-format.js';
-import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from '../../shared/limits.js';
+import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { MemoryType } from '../../shared/memory-types.js';
 
 /** What Prune aims for: the limits less a fifth, room for what is appended before the next dream. */
-export const INDEX_TARGET = { lines: Math.floor(INDEX_MAX_LINES * 0.8), bytes: Math.floor(INDEX_MAX_BYTES * 0.8) };
+export const INDEX_TARGET = { lines: Math.floor(INDEX_MAX_LINES * 0.8), chars: Math.floor(INDEX_MAX_CHARS * 0.8) };
 
 /** A topic file as Prune sees it (names relative to the index's own directory). */
 export interface IndexTopic {
@@ -48,7 +50,7 @@ export interface PruneIndexInput {
   descriptions?: ReadonlyMap<string, { from: string; to: string }>;
   /** Whether a pointer target that is not a topic file here exists anyway (a subfolder file). */
   existsOther?: (file: string) => boolean;
-  target?: { lines: number; bytes: number };
+  target?: { lines: number; chars: number };
 }
 
 /** What Prune did, for the report. */
@@ -64,8 +66,9 @@ export interface PruneIndexResult {
   /** Pointers left out to stay inside the budget (their files remain, found by recall). */
   leftOut: string[];
   reordered: boolean;
+  /** The new index as Claude Code counts it (R-INDEX): lines and UTF-16 code units. */
   lines: number;
-  bytes: number;
+  chars: number;
 }
 
 const TYPE_RANK: Record<MemoryType, number> = { user: 0, feedback: 1, project: 2, reference: 3 };
@@ -102,7 +105,7 @@ export function pruneIndex(input: PruneIndexInput): PruneIndexResult {
   const target = input.target ?? INDEX_TARGET;
   const base = parseIndex(input.text ?? '');
   const topics = new Map(input.topics.map((t) => [t.file, t]));
-  const result: PruneIndexResult = { text: input.text, dropped: [], added: [], deduped: [], retargeted: [], refreshedHooks: [], shortenedHooks: 0, leftOut: [], reordered: false, lines: 0, bytes: 0 };
+  const result: PruneIndexResult = { text: input.text, dropped: [], added: [], deduped: [], retargeted: [], refreshedHooks: [], shortenedHooks: 0, leftOut: [], reordered: false, lines: 0, chars: 0 };
   const seen = new Set<string>();
   const rows: Row[] = [];
   let pos = 0;
@@ -145,7 +148,10 @@ export function pruneIndex(input: PruneIndexInput): PruneIndexResult {
     if (last?.kind === 'block') last.pointers.push(pointer);
     else rows.push({ kind: 'block', pointers: [pointer] });
   }
-  const orphans = input.topics.filter((t) => !seen.has(t.file)).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  // A memory the index already links some other way (`- See [T](f.md).`) is not missing from it.
+  const entryLines = new Set(base.lines.filter((l) => l.kind === 'entry').map((l) => l.line));
+  const linkedElsewhere = new Set(indexLinks(base).filter((l) => !(l.primary && entryLines.has(l.line))).map((l) => l.file));
+  const orphans = input.topics.filter((t) => !seen.has(t.file) && !linkedElsewhere.has(t.file)).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   if (orphans.length > 0) {
     const fresh = orphans.map((t, i) => ({ file: t.file, title: t.title, hook: t.hook, raw: formatIndexEntry({ title: t.title, file: t.file, hook: t.hook }), pos: pos + 1 + i }));
     result.added.push(...orphans.map((t) => t.file));
@@ -170,14 +176,14 @@ export function pruneIndex(input: PruneIndexInput): PruneIndexResult {
   }
 
   const fits = (text: string) => {
-    const load = computeIndexLoad(text);
-    return load.lines <= target.lines && load.bytes <= target.bytes;
+    const load = loadIndexAsClaudeCode(text);
+    return load.lines <= target.lines && load.chars <= target.chars;
   };
   let hookMax: number | null = null;
   let text = render(rows, base, null);
-  // Shorter hooks save bytes, never lines: shortened only when the bytes are what is over.
+  // Shorter hooks save characters, never lines: shortened only when the size is what is over.
   for (const max of [100, 60]) {
-    if (computeIndexLoad(text).bytes <= target.bytes) break;
+    if (loadIndexAsClaudeCode(text).chars <= target.chars) break;
     hookMax = max;
     text = render(rows, base, hookMax);
   }
@@ -187,9 +193,9 @@ export function pruneIndex(input: PruneIndexInput): PruneIndexResult {
   const byPriority = [...all].sort((a, b) => rank(b) - rank(a) || b.pos - a.pos);
   while (!fits(text) && byPriority.length > 0) {
     // Drop roughly the excess at once, then re-measure: one render per round, not per pointer.
-    const load = computeIndexLoad(text);
-    const perLine = load.bytes / Math.max(1, load.lines);
-    const excess = Math.max(load.lines - target.lines, Math.ceil((load.bytes - target.bytes) / Math.max(1, perLine)), 1);
+    const load = loadIndexAsClaudeCode(text);
+    const perLine = load.chars / Math.max(1, load.lines);
+    const excess = Math.max(load.lines - target.lines, Math.ceil((load.chars - target.chars) / Math.max(1, perLine)), 1);
     const victims = new Set(byPriority.splice(0, excess));
     for (const row of rows) if (row.kind === 'block') row.pointers = row.pointers.filter((p) => !victims.has(p));
     result.leftOut.push(...[...victims].map((p) => p.file));
@@ -200,8 +206,8 @@ export function pruneIndex(input: PruneIndexInput): PruneIndexResult {
     return result;
   }
   result.text = text;
-  const load = computeIndexLoad(text);
+  const load = loadIndexAsClaudeCode(text);
   result.lines = load.lines;
-  result.bytes = load.bytes;
+  result.chars = load.chars;
   return result;
 }

@@ -57,8 +57,10 @@ export interface DreamTestHooks extends DreamApplyHooks {
 /** What {@link runDream} needs. */
 export interface DreamRunOptions {
   memoryDir: string;
-  /** `<home>/projects/<dir>`: its transcripts are what Gather searches. */
+  /** `<home>/projects/<dir>`: the memory folder's parent. */
   projectDir: string;
+  /** The transcript folders of the project's launch directories (R-LAYOUT): what Gather searches; default `[projectDir]`. */
+  transcriptDirs?: readonly string[];
   /** The project's directory name, for the record. */
   dir?: string | null;
   dataDir: string;
@@ -180,7 +182,7 @@ async function runPhases(opts: DreamRunOptions, sinceMs: number | null, signal: 
   const orientFiles = files;
 
   await enter('gather', 'searching transcripts');
-  const gathered = await gatherSignals(opts.projectDir, {
+  const gathered = await gatherSignals(opts.transcriptDirs ?? [opts.projectDir], {
     sinceMs,
     anchors: anchorQueriesOf(readableTopics(snapshot)),
     signal,
@@ -209,6 +211,7 @@ async function runPhases(opts: DreamRunOptions, sinceMs: number | null, signal: 
         plan,
         gathered,
         projectDir: opts.projectDir,
+        ...(opts.transcriptDirs ? { transcriptDirs: opts.transcriptDirs } : {}),
         sinceMs,
         limits: { maxTurns: opts.settings.maxTurns, maxToolCalls: opts.settings.maxToolCalls, maxTokens: opts.settings.maxTokens },
         known,
@@ -296,7 +299,7 @@ function describeGates(gates: DreamGateReport): string {
 export async function runDream(opts: DreamRunOptions): Promise<DreamRunResult> {
   const now = opts.now ?? Date.now;
   const gateOpts = { force: opts.force === true, minHours: opts.settings.minHours, minSessions: opts.settings.minSessions, dataDir: opts.dataDir, ...(opts.sessionCache ? { sessionCache: opts.sessionCache } : {}), ...(opts.now ? { now: opts.now } : {}) };
-  const target: DreamTarget = { memoryDir: opts.memoryDir, projectDir: opts.projectDir, ...(opts.targetSettings ? { settings: opts.targetSettings } : {}) };
+  const target: DreamTarget = { memoryDir: opts.memoryDir, projectDir: opts.projectDir, ...(opts.transcriptDirs ? { transcriptDirs: opts.transcriptDirs } : {}), ...(opts.targetSettings ? { settings: opts.targetSettings } : {}) };
 
   if (opts.dryRun) {
     const gates = await checkDreamGates(target, gateOpts);

@@ -1,8 +1,11 @@
 /**
  * R-DREAM-GATE gate 2: how many sessions touched the project since `lastConsolidatedAt`.
  *
- * A session is a transcript `<projectDir>/<sessionId>.jsonl`; it was touched when its mtime is
- * newer than the last consolidation. Sub-agent transcripts (`<sessionId>/subagents/*.jsonl`)
+ * Counted as Claude Code counts (R-DREAM-GATE): a session is a transcript `<folder>/<uuid>.jsonl`
+ * named by a session UUID (other `*.jsonl` files are not sessions), in the transcript folders of
+ * the project's launch directories (R-LAYOUT: a session started in a subdirectory or worktree
+ * lives in that directory's folder), the current session excluded when the caller is inside
+ * one; it was touched when its mtime is newer than the last consolidation. Sub-agent transcripts (`<sessionId>/subagents/*.jsonl`)
  * are parts of their parent session, not sessions: they are not counted and their folders are
  * not walked. Their work reaches the parent transcript (a sub-agent's result is appended to it),
  * so the parent's mtime already says the session was active.
@@ -15,6 +18,9 @@ import { type DreamFs, errCode, nodeDreamFs } from './dream-fs.js';
 
 /** A project's sessions are recounted at most this often. */
 export const SESSION_SCAN_INTERVAL_MS = 10 * 60 * 1000;
+
+/** A session transcript's name: a session UUID, as Claude Code names them. */
+export const SESSION_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
 
 /** Stats in flight at once: enough to keep libuv's threads busy, few enough to stay polite. */
 const STAT_CONCURRENCY = 32;
@@ -33,33 +39,42 @@ export interface SessionCount {
   problem: string | null;
 }
 
+/** Options of a session count. */
+export interface SessionCountOptions {
+  fs?: DreamFs;
+  now?: () => number;
+  /** Sessions not to count: the one the caller runs in, as Claude Code excludes its own. */
+  excludeSessionIds?: readonly string[];
+}
+
 /**
- * Counts the transcripts directly in `projectDir` whose mtime is newer than `sinceMs` (null:
- * all). Never cached. A missing project folder has no sessions yet; transcripts that vanish
- * mid-scan are skipped; folders named `*.jsonl` are not transcripts.
+ * Counts the session transcripts directly in the folders `dirs` (a project's launch folders)
+ * whose mtime is newer than `sinceMs` (null: all). Never cached. A missing folder has no
+ * sessions yet; transcripts that vanish mid-scan are skipped; folders named `*.jsonl` and files
+ * not named by a session UUID are not sessions.
  */
-export async function countSessionsSince(
-  projectDir: string,
-  sinceMs: number | null,
-  opts: { fs?: DreamFs; now?: () => number } = {},
-): Promise<SessionCount> {
+export async function countSessionsSince(dirs: string | readonly string[], sinceMs: number | null, opts: SessionCountOptions = {}): Promise<SessionCount> {
   const fs = opts.fs ?? nodeDreamFs;
   const countedAtMs = (opts.now ?? Date.now)();
-  let names: string[];
-  try {
-    names = await fs.readdir(projectDir);
-  } catch (err) {
-    const code = errCode(err);
-    const problem =
-      code === 'ENOENT' ? null : code === 'EACCES' || code === 'EPERM' ? `Cannot read ${projectDir}: permission denied.` : `Cannot read ${projectDir}: ${code ?? String(err)}.`;
-    return { count: 0, transcripts: 0, sinceMs, countedAtMs, problem };
+  const excluded = new Set((opts.excludeSessionIds ?? []).map((id) => `${id.toLowerCase()}.jsonl`));
+  const transcripts: string[] = [];
+  for (const dir of new Set(typeof dirs === 'string' ? [dirs] : dirs)) {
+    let names: string[];
+    try {
+      names = await fs.readdir(dir);
+    } catch (err) {
+      const code = errCode(err);
+      if (code === 'ENOENT') continue;
+      const problem = code === 'EACCES' || code === 'EPERM' ? `Cannot read ${dir}: permission denied.` : `Cannot read ${dir}: ${code ?? String(err)}.`;
+      return { count: 0, transcripts: 0, sinceMs, countedAtMs, problem };
+    }
+    for (const name of names) if (SESSION_FILE.test(name) && !excluded.has(name.toLowerCase())) transcripts.push(path.join(dir, name));
   }
-  const transcripts = names.filter((name) => name.endsWith('.jsonl') && !name.startsWith('.'));
   let count = 0;
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < transcripts.length) {
-      const file = path.join(projectDir, transcripts[next++]!);
+      const file = transcripts[next++]!;
       try {
         const stat = await fs.stat(file);
         if (stat.isFile() && (sinceMs === null || stat.mtimeMs > sinceMs)) count++;
@@ -80,13 +95,9 @@ export async function countSessionsSince(
 export class SessionScanCache {
   readonly #counts = new Map<string, SessionCount>();
 
-  /** The count for `projectDir` against `sinceMs`, scanning only when the cached one is too old. */
-  async count(
-    projectDir: string,
-    sinceMs: number | null,
-    opts: { fs?: DreamFs; now?: () => number; intervalMs?: number } = {},
-  ): Promise<{ result: SessionCount; cached: boolean }> {
-    const key = path.resolve(projectDir);
+  /** The count for a project's launch folders against `sinceMs`, scanning only when the cached one is too old. */
+  async count(dirs: string | readonly string[], sinceMs: number | null, opts: SessionCountOptions & { intervalMs?: number } = {}): Promise<{ result: SessionCount; cached: boolean }> {
+    const key = keyOf(dirs);
     const nowMs = (opts.now ?? Date.now)();
     const interval = opts.intervalMs ?? SESSION_SCAN_INTERVAL_MS;
     const previous = this.#counts.get(key);
@@ -94,25 +105,30 @@ export class SessionScanCache {
     if (previous && previous.sinceMs === sinceMs && nowMs >= previous.countedAtMs && nowMs - previous.countedAtMs < interval) {
       return { result: previous, cached: true };
     }
-    const result = await countSessionsSince(projectDir, sinceMs, { fs: opts.fs, now: () => nowMs });
+    const result = await countSessionsSince(dirs, sinceMs, { ...opts, now: () => nowMs });
     this.#counts.set(key, result);
     return { result, cached: false };
   }
 
-  /** When `projectDir`'s sessions were last counted (ms), or null if never in this process. */
-  lastCheckedAt(projectDir: string): number | null {
-    return this.#counts.get(path.resolve(projectDir))?.countedAtMs ?? null;
+  /** When these folders' sessions were last counted (ms), or null if never in this process. */
+  lastCheckedAt(dirs: string | readonly string[]): number | null {
+    return this.#counts.get(keyOf(dirs))?.countedAtMs ?? null;
   }
 
-  /** Forgets one project's count: a session just ended there (the SessionEnd hook), so it is stale. */
-  forget(projectDir: string): void {
-    this.#counts.delete(path.resolve(projectDir));
+  /** Forgets every count that covers `dir`: a session just ended there (the SessionEnd hook), so they are stale. */
+  forget(dir: string): void {
+    const folder = path.resolve(dir);
+    for (const key of [...this.#counts.keys()]) if (key.split('\0').includes(folder)) this.#counts.delete(key);
   }
 
   /** Forgets every count (the next check of each project rescans). */
   clear(): void {
     this.#counts.clear();
   }
+}
+
+function keyOf(dirs: string | readonly string[]): string {
+  return [...new Set((typeof dirs === 'string' ? [dirs] : dirs).map((d) => path.resolve(d)))].sort().join('\0');
 }
 
 /** The process-wide throttle the scheduler and the app share. */

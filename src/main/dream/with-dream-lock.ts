@@ -70,7 +70,7 @@ function onSignal(sig: NodeJS.Signals): void {
   uninstallHandlers();
   // Listening replaced Node's default (exit), so restore it by re-raising — unless the app has
   // handlers of its own, which then decide whether and when to exit. signal-exit's listeners
-  // (proper-lockfile and write-file-atomic load it) are not the app's: each re-raises only when
+  // (proper-lockfile loads it) are not the app's: each re-raises only when
   // it is alone, so one registered before ours stood back for us, and without this the process
   // would never exit. Both of its major versions publish how many listeners are theirs.
   if (process.listenerCount(sig) <= signalExitListeners()) {

@@ -6,6 +6,8 @@ import { listHistory } from '../history/history.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
 import type { ModelProvider } from '../llm/types.js';
 import { CursorStore } from '../transcripts/cursor-store.js';
+import { TranscriptBuilder } from '../transcripts/test-support/transcript-builder.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
 import { type CrashPoint, type ExtractTranscriptOptions, ExtractBusyError, ExtractInputError, SimulatedCrash, extractTranscript } from './extract-memories.js';
 import { ExtractionStore } from './extraction-store.js';
 import { acceptProposal, rejectProposal } from './review-queue.js';
@@ -125,11 +127,26 @@ describe('R-EXCLUSIVE: the agent wrote into the memory directory itself', () => 
 });
 
 describe('R-SETTINGS', () => {
+  it('writes a session launched in a subdirectory into the repository memory Claude Code reads, never into the subdirectory folder (R-LAYOUT)', async () => {
+    await fs.mkdir(path.join(fx.cwd, '.git'));
+    const sub = path.join(fx.cwd, 'packages', 'api');
+    await fs.mkdir(sub, { recursive: true });
+    const subFolder = path.join(fx.home, 'projects', sanitizeDirName(sub));
+    await fs.mkdir(subFolder, { recursive: true });
+    const transcriptPath = path.join(subFolder, 'session-sub.jsonl');
+    await fs.writeFile(transcriptPath, new TranscriptBuilder({ sessionId: 'session-sub', cwd: sub, uuidPrefix: 'sub' }).prompt('Stop mocking the database').assistant('Done', { stopReason: 'end_turn' }).take());
+    fake.enqueue(operationsReply(testingMemory));
+    const result = await run({ transcriptPath });
+    expect(result.memoryDir).toBe(fx.memoryDir);
+    expect(await exists('feedback_real_db.md')).toBe(true);
+    expect(await fs.stat(path.join(subFolder, 'memory')).then(() => true, () => false)).toBe(false);
+  });
+
   it('writes nothing and calls no model when autoMemoryEnabled is false, and records why', async () => {
     await fs.writeFile(path.join(fx.home, 'settings.json'), '{"autoMemoryEnabled": false}');
     await writeTurns('remember: always use pnpm');
     const result = await run();
-    expect(result.outcomes).toEqual([expect.objectContaining({ skipped: true, reason: 'auto-memory-off', message: expect.stringContaining('user settings') })]);
+    expect(result.outcomes).toEqual([expect.objectContaining({ skipped: true, reason: 'auto-memory-off', message: expect.stringContaining(path.join(fx.home, 'settings.json')) })]);
     expect(fake.messageRequests()).toHaveLength(0);
   });
 
@@ -143,6 +160,16 @@ describe('R-SETTINGS', () => {
 });
 
 describe('what the model proposes is validated before anything is written', () => {
+  it('refuses new file names with %xx, #, ?, control or bidi characters, or a Windows device name, with a sentence (issue 15)', async () => {
+    const names = ['feedback_a%2Fb.md', 'feedback_a#b.md', 'feedback_why?.md', 'feedback_\u001b[31mred.md', 'feedback_\u202Egnp.md', 'CON.md', 'aux.md', 'feedback_x.md.'];
+    fake.enqueue(operationsReply(...names.map((file) => ({ ...testingMemory, file }))));
+    await writeTurns('a turn with odd names');
+    const ops = (await run()).outcomes[0]!.operations;
+    expect(ops.map((o) => o.disposition)).toEqual(names.map(() => 'refused'));
+    for (const op of ops) expect(op.reason).toMatch(/cannot be a memory file name: /);
+    expect((await fs.readdir(fx.memoryDir)).filter((f) => f.endsWith('.md') && f !== 'MEMORY.md' && !f.startsWith('feedback_sql'))).toEqual([]);
+  });
+
   it('refuses paths outside the memory dir, a user memory for the team, secrets and bad types, and applies the rest', async () => {
     await fs.mkdir(path.join(fx.memoryDir, 'team'));
     await fs.writeFile(path.join(fx.memoryDir, 'team', 'MEMORY.md'), '');

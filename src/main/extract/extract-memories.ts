@@ -32,7 +32,7 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { LlmError, type ModelProvider } from '../llm/types.js';
 import { projectsRoot } from '../memdir/home.js';
-import { locateProject, type ProjectLocation } from '../memdir/projects.js';
+import { locateTranscriptProject, type ProjectLocation } from '../memdir/projects.js';
 import { MemoryLockError, realpathDeepestExistingSync, withMemoryLock } from '../memdir/safe-fs.js';
 import { scanMemoryDir, teamDirOf } from '../memdir/scan-dir.js';
 import { CursorStore, type TranscriptCursor } from '../transcripts/cursor-store.js';
@@ -427,9 +427,9 @@ class ExtractionRun {
       return { entries, proposals, apply, stopAt: null };
     }
     if (!location.settings.autoMemoryEnabled) {
-      const source = location.settings.autoMemoryEnabledSource;
-      const why = source === 'env' ? 'CLAUDE_CODE_DISABLE_AUTO_MEMORY is set' : `autoMemoryEnabled is false in the ${source} settings`;
-      record(skipped(turns, 'auto-memory-off', `Automatic memory is off for this project (${why}).`));
+      const { autoMemoryEnabledSource: source, autoMemoryEnabledFrom: from } = location.settings;
+      const why = source === 'env' ? `${from ?? 'an environment variable'} turns it off` : `autoMemoryEnabled is false in ${from ?? `the ${source} settings`}`;
+      record(skipped(turns, 'auto-memory-off', `Automatic memory is off where this session was launched (${why}).`));
       return { entries, proposals, apply, stopAt: null };
     }
     if (read.reset && read.reset.reason !== 'cursor-unreadable') {
@@ -522,7 +522,8 @@ export async function extractTranscript(options: ExtractTranscriptOptions): Prom
 }
 
 async function extractLocked(options: ExtractTranscriptOptions, transcriptPath: string, project: string): Promise<ExtractTranscriptResult> {
-  const location = await locateProject(options.home, project, options.env ?? process.env);
+  // R-LAYOUT: the memory the session reads (its canonical key's), with its launch directory's settings.
+  const location = await locateTranscriptProject(options.home, project, options.env ?? process.env);
   const run = new ExtractionRun({ ...options, transcriptPath }, project, location);
   const result: ExtractTranscriptResult = { transcriptPath, project, memoryDir: location.memoryDir, outcomes: run.outcomes, wrote: false, queued: 0, pending: false, resumed: false, readOutcome: 'ok', reset: null, message: null };
 

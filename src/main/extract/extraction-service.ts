@@ -9,11 +9,10 @@ import type { ExtractionMode } from '../../shared/app-settings.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import { resolveProvider } from '../llm/resolve-provider.js';
 import type { ModelProvider } from '../llm/types.js';
-import { listProjectDirs } from '../memdir/projects.js';
-import { projectsRoot } from '../memdir/home.js';
+import { ProjectNotFoundError, locateProject } from '../memdir/projects.js';
 import { loadAppSettings } from '../settings/app-settings.js';
 import type { CredentialStore } from '../settings/credentials.js';
-import { listProjectTranscripts } from '../transcripts/list-transcripts.js';
+import { listTranscriptsIn } from '../transcripts/list-transcripts.js';
 import type { TrailingTurnPolicy } from '../transcripts/turns.js';
 import path from 'node:path';
 import { ExtractBusyError, type ExtractTranscriptResult, extractTranscript, isInternalProject, projectOfTranscript } from './extract-memories.js';
@@ -133,9 +132,18 @@ export class ExtractionService {
   /** "Extract now": every session transcript of a project, one after another, as one job. */
   async runProject(dir: string): Promise<{ started: boolean; jobId: string | null; reason: string | null }> {
     const home = this.deps.home();
-    if (!(await listProjectDirs(home)).includes(dir)) return { started: false, jobId: null, reason: `There is no project "${dir}".` };
     if (isInternalProject(dir, this.deps.dataDir)) return { started: false, jobId: null, reason: 'This is the folder Memdir uses for its own model calls.' };
-    const transcripts = (await listProjectTranscripts(path.join(projectsRoot(home), dir))).filter((t) => t.kind === 'session');
+    if (!dir || /[/\\\0]/.test(dir) || dir === '.' || dir === '..') return { started: false, jobId: null, reason: `There is no project "${dir}".` };
+    let location;
+    try {
+      location = await locateProject(home, dir, this.deps.env);
+    } catch (error) {
+      if (error instanceof ProjectNotFoundError) return { started: false, jobId: null, reason: `There is no project "${dir}".` };
+      throw error;
+    }
+    if (location.keySource === 'path') return { started: false, jobId: null, reason: `There is no project "${dir}".` };
+    // R-LAYOUT: the sessions of every launch directory whose memory this is.
+    const transcripts = (await listTranscriptsIn(location.transcriptDirs)).filter((t) => t.kind === 'session' && !isInternalProject(path.basename(path.dirname(t.path)), this.deps.dataDir));
     if (transcripts.length === 0) return { started: false, jobId: null, reason: 'This project has no session transcripts yet.' };
     const { job } = this.deps.jobs.start({ kind: 'extract', title: `Extract now: ${dir}`, dir, key: `extract-project:${dir}` }, async (ctx) => {
       const { mode, enabled, provider, timeoutMs } = await this.settings();

@@ -19,7 +19,7 @@ import { indexImpact } from '../../shared/index-impact.js';
 import { type MemoryType, type Scope, defaultScope, isMemoryType, scopeRefusal, typeFromFileName } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
 import { MemoryError } from '../memdir/memory-error.js';
-import { checkFileName, suggestFileName } from '../memdir/memory-service.js';
+import { checkFileName, checkNewFileName, suggestFileName } from '../memdir/memory-service.js';
 import { findSecrets } from './secret-guard.js';
 
 /** The memory directory as the validator needs to know it. */
@@ -107,7 +107,8 @@ export async function validateOperation(raw: unknown, target: ValidationTarget):
     return refuse(`"${op.file}" is outside the memory directory: extraction writes only plain file names inside it.`);
   }
   try {
-    op.file = checkFileName(op.file);
+    // A new file's name is held to the rule for names entering the memory dir (issue 15).
+    op.file = op.action === 'create' ? checkNewFileName(op.file) : checkFileName(op.file);
   } catch (error) {
     if (error instanceof MemoryError) return refuse(error.message);
     throw error;

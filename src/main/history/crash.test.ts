@@ -3,25 +3,21 @@
  * `transact` + `writeFileAtomic`) is SIGKILLed at 100 random moments. After every kill, every
  * file holds exactly its previous or its intended new content, and the shadow history is intact.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { watch } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseIndex } from '../../shared/index-format.js';
-import { TEMP_FILE_PREFIX } from '../memdir/safe-fs.js';
 import { listHistory, readAtRevision, recordSnapshot, transact } from './history.js';
+import { checkAfterKill, fsckHistory, processGroupGone } from './test-support/crash-check.js';
 
 const KILLS = 100;
 const here = path.dirname(fileURLToPath(import.meta.url));
-const run = promisify(execFile);
 
 let tmp: string;
 let writer: string;
@@ -47,23 +43,6 @@ afterAll(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-const sha = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
-
-/** Per file: the hash of its last completed write, and hashes of writes begun after it. */
-function expectedContents(log: string): Map<string, { done: string | null; pending: Set<string> }> {
-  const files = new Map<string, { done: string | null; pending: Set<string> }>();
-  // The last line may be torn by the kill; only whole lines count.
-  for (const line of log.split('\n').slice(0, -1)) {
-    const [kind, file = '', hash = ''] = line.split(' ');
-    const state = files.get(file) ?? { done: null, pending: new Set<string>() };
-    files.set(file, state);
-    if (kind === 'intend') state.pending.add(hash);
-    else state.done = hash;
-    if (kind === 'done') state.pending.clear();
-  }
-  return files;
-}
-
 interface Writer {
   child: ChildProcess;
   exit: Promise<[number | null, NodeJS.Signals | null]>;
@@ -71,7 +50,8 @@ interface Writer {
 }
 
 async function startWriter(mem: string, dataDir: string, logPath: string): Promise<Writer> {
-  const child = spawn(process.execPath, [writer, mem, dataDir, logPath], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Its own process group, so the test can wait for the git it leaves running when killed.
+  const child = spawn(process.execPath, [writer, mem, dataDir, logPath], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const exit = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   let out = '';
   let err = '';
@@ -91,28 +71,12 @@ async function startWriter(mem: string, dataDir: string, logPath: string): Promi
 }
 
 async function checkFiles(mem: string, log: string): Promise<{ torn: string[]; temps: number }> {
-  const expected = expectedContents(log);
-  const torn: string[] = [];
-  let temps = 0;
-  for (const name of await fs.readdir(mem)) {
-    if (name.startsWith('.')) {
-      expect(name.startsWith(TEMP_FILE_PREFIX), `unexpected dotfile ${name}`).toBe(true);
-      temps++;
-      continue;
-    }
-    const data = await fs.readFile(path.join(mem, name));
-    const state = expected.get(name);
-    const hash = sha(data);
-    if (!state || (hash !== state.done && !state.pending.has(hash))) torn.push(name);
-    if (name === 'MEMORY.md') {
-      expect(parseIndex(data.toString('utf8')).lines.every((l) => l.kind === 'entry')).toBe(true);
-    }
-  }
-  for (const [name, state] of expected) {
-    // A file whose write completed must still be there.
-    if (state.done !== null) await expect(fs.access(path.join(mem, name)), `${name} vanished`).resolves.toBeUndefined();
-  }
-  return { torn, temps };
+  const check = await checkAfterKill(mem, log);
+  expect(check.strays, 'unexpected dotfiles').toEqual([]);
+  expect(check.badIndex, 'MEMORY.md holds a line that is not a pointer').toBe(false);
+  // A file whose write completed must still be there.
+  expect(check.vanished, 'files that vanished').toEqual([]);
+  return { torn: check.torn, temps: check.temps };
 }
 
 /**
@@ -130,17 +94,6 @@ async function waitForKillMoment(logPath: string): Promise<void> {
     watcher.close();
   }
   await sleep(Math.random() * 3);
-}
-
-/** `git fsck` on the shadow repo; before the first commit (killed during creation) there may be none yet. */
-async function fsck(dataDir: string, mustExist: boolean): Promise<void> {
-  const [key = ''] = await fs.readdir(path.join(dataDir, 'history')).catch(() => []);
-  const gitDir = path.join(dataDir, 'history', key, 'repo.git');
-  if (!mustExist && !(await fs.access(path.join(gitDir, 'HEAD')).then(() => true, () => false))) return;
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_')));
-  await run('git', [`--git-dir=${gitDir}`, 'fsck', '--strict', '--no-dangling', '--no-progress'], {
-    env: { ...env, GIT_CONFIG_NOSYSTEM: '1' },
-  });
 }
 
 it(`crash test: ${KILLS} SIGKILLs of a writer never leave a torn memory or broken history`, async () => {
@@ -161,6 +114,8 @@ it(`crash test: ${KILLS} SIGKILLs of a writer never leave a torn memory or broke
     writerProcess.child.kill('SIGKILL');
     const [, signal] = await writerProcess.exit;
     expect(signal, `the writer died on its own: ${writerProcess.stderr()}`).toBe('SIGKILL');
+    // The git command it was waiting for finishes on its own (it is not killed with it).
+    expect(await processGroupGone(writerProcess.child.pid!)).toBe(true);
     // The next writer loads while we check; it touches nothing before it is told to go.
     next = startWriter(mem, dataDir, logPath);
 
@@ -172,7 +127,7 @@ it(`crash test: ${KILLS} SIGKILLs of a writer never leave a torn memory or broke
     logLength = log.lastIndexOf('\n') + 1;
     tempFilesSeen += temps;
 
-    await fsck(dataDir, kill > 0);
+    await fsckHistory(dataDir, kill > 0);
     await listHistory(mem, { dataDir, limit: 3 });
     // A new writer takes over the dead one's lock at once, records what it left, and removes
     // its temp files.

@@ -1,12 +1,15 @@
 /**
- * Runs the system `git` against one shadow history repository, insulated from the user's git set-up:
- * no shell, no inherited GIT_* variables (GIT_DIR, GIT_INDEX_FILE… could redirect it), no system
- * or global config (a global `core.excludesFile` could silently stop memories being recorded, a
- * global identity or signing key must never be needed), no hooks.
+ * Runs the system `git`, through `simple-git`, against one shadow history repository, insulated
+ * from the user's git set-up: no shell, no inherited GIT_* variables (GIT_DIR, GIT_INDEX_FILE…
+ * could redirect it) nor any other variable git reads (EDITOR, PAGER…): the child gets a short
+ * allow-list of the environment; no system or global config (a global `core.excludesFile` could
+ * silently stop memories being recorded, a global identity or signing key must never be needed);
+ * no hooks. simple-git's own guard (`strict`) refuses any config key or git variable not named
+ * below, so this list is the whole of what reaches git.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { type SimpleGit, simpleGit } from 'simple-git';
 
 /** A history operation that could not be done, with a sentence a person understands. */
 export class HistoryError extends Error {
@@ -30,7 +33,7 @@ export interface ShadowRepo {
 
 export interface GitResult {
   code: number;
-  stdout: Buffer;
+  stdout: string;
   stderr: string;
 }
 
@@ -45,17 +48,29 @@ export interface GitOptions {
   workTree?: boolean;
   /** We hold the memory lock: a leftover `*.lock` in the repo is from a killed process. */
   clearStaleLocks?: boolean;
+  /** `init --template=`: no template at all (simple-git guards every --template). */
+  emptyTemplate?: boolean;
 }
 
 const NULL_DEVICE = process.platform === 'win32' ? 'NUL' : '/dev/null';
 
-function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
+/** The only variables of the user's environment git sees: where programs and temp files are. */
+const INHERITED = new Set(['PATH', 'HOME', 'USERPROFILE', 'SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'TMPDIR', 'TEMP', 'TMP']);
+
+/** Variables git reads that Memdir sets itself (GIT_INDEX_FILE: a throwaway index for a merge's side commit); simple-git refuses every other GIT_* one. */
+const OWN_GIT_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_LITERAL_PATHSPECS', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'GIT_TERMINAL_PROMPT', 'GIT_AUTHOR_DATE', 'GIT_COMMITTER_DATE'];
+
+function gitEnv(repo: ShadowRepo, workTree: boolean, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.toUpperCase().startsWith('GIT_')) env[key] = value;
+    if (value !== undefined && INHERITED.has(key.toUpperCase())) env[key] = value;
   }
   return {
     ...env,
+    GIT_DIR: repo.gitDir,
+    ...(workTree ? { GIT_WORK_TREE: repo.workTree } : {}),
+    // Paths given to a command are names, never patterns.
+    GIT_LITERAL_PATHSPECS: '1',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: NULL_DEVICE,
     GIT_TERMINAL_PROMPT: '0',
@@ -65,77 +80,136 @@ function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-function gitArgs(repo: ShadowRepo, args: string[], workTree: boolean): string[] {
+/** `-c` settings of every command. */
+function configFor(repo: ShadowRepo): string[] {
   return [
-    `--git-dir=${repo.gitDir}`,
-    ...(workTree ? [`--work-tree=${repo.workTree}`] : []),
-    '--literal-pathspecs',
-    '-c', 'user.name=Memdir',
-    '-c', 'user.email=memdir@localhost',
-    '-c', 'commit.gpgsign=false',
-    '-c', 'tag.gpgsign=false',
-    '-c', 'core.autocrlf=false',
-    '-c', 'core.safecrlf=false',
-    '-c', 'core.quotepath=false',
-    '-c', 'core.precomposeunicode=true',
-    '-c', 'core.fsmonitor=false',
+    'user.name=Memdir',
+    'user.email=memdir@localhost',
+    'commit.gpgsign=false',
+    'tag.gpgsign=false',
+    'core.autocrlf=false',
+    'core.safecrlf=false',
+    'core.quotepath=false',
+    'core.precomposeunicode=true',
+    'core.fsmonitor=false',
     // A folder that never exists: no hook can run, on every platform.
-    '-c', `core.hooksPath=${path.join(repo.gitDir, 'memdir-no-hooks')}`,
+    `core.hooksPath=${path.join(repo.gitDir, 'memdir-no-hooks')}`,
     // Objects and refs reach the disk before a commit returns, so a power cut cannot leave
     // an empty object file behind (SIGKILL alone cannot, git writes objects via rename).
-    '-c', 'core.fsync=committed',
+    'core.fsync=committed',
     // Auto-gc in the foreground, under our lock, rather than a detached process whose lock
     // files we would later take for stale ones.
-    '-c', 'gc.autoDetach=false',
-    '-c', 'log.showSignature=false',
-    ...args,
+    'gc.autoDetach=false',
+    'log.showSignature=false',
   ];
 }
 
-function runOnce(repo: ShadowRepo, args: string[], opts: GitOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      'git',
-      gitArgs(repo, args, opts.workTree ?? false),
-      { cwd: path.dirname(repo.gitDir), env: gitEnv(opts.env), encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, windowsHide: true },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-        if (err && code === null) {
-          if (err.code === 'ENOENT') {
-            reject(new HistoryError('git-missing', 'Memdir keeps history with git, and git was not found; install git and try again', { cause: err }));
-          } else {
-            reject(new HistoryError('git-failed', `History is unavailable: could not run git (${err.message})`, { cause: err }));
-          }
-          return;
-        }
-        resolve({ code: code ?? 0, stdout, stderr: stderr.toString('utf8') });
-      },
-    );
-    // git may exit without reading stdin; the resulting EPIPE is not our error to report.
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(opts.input ?? '');
-  });
+/** Every key set above or by a command (`init.defaultBranch`, `core.logAllRefUpdates`). */
+const ALLOWED_CONFIG = ['user.name', 'user.email', 'commit.gpgsign', 'tag.gpgsign', 'core.autocrlf', 'core.safecrlf', 'core.quotepath', 'core.precomposeunicode', 'core.fsmonitor', 'core.hooksPath', 'core.fsync', 'gc.autoDetach', 'log.showSignature', 'init.defaultBranch', 'core.logAllRefUpdates'];
+
+interface Outcome {
+  code: number;
+  stderr: string;
+}
+
+/** A simple-git instance for one command, reporting its exit code and stderr into `outcome`. */
+function client(repo: ShadowRepo, opts: GitOptions, outcome: Outcome): SimpleGit {
+  return simpleGit({
+    baseDir: path.dirname(repo.gitDir),
+    config: configFor(repo),
+    strict: true,
+    allowConfig: ALLOWED_CONFIG,
+    allowEnvironment: OWN_GIT_VARIABLES,
+    ...(opts.emptyTemplate ? { unsafe: { allowUnsafeTemplateDir: true } } : {}),
+    ...(opts.input !== undefined ? { input: () => opts.input } : {}),
+    errors(error, result) {
+      outcome.code = result.exitCode;
+      outcome.stderr = Buffer.concat(result.stdErr).toString('utf8');
+      // Only a git that could not run (exit code < 0: not found, not executable) is an error
+      // here; what a finished git's exit code means is judged by `git()`.
+      return result.exitCode >= 0 ? undefined : error;
+    },
+  }).env(gitEnv(repo, opts.workTree ?? false, opts.env));
+}
+
+function toHistoryError(error: unknown): HistoryError {
+  const err = error as NodeJS.ErrnoException;
+  if (err?.code === 'ENOENT' || /ENOENT/.test(String(err?.message))) {
+    return new HistoryError('git-missing', 'Memdir keeps history with git, and git was not found; install git and try again', { cause: error });
+  }
+  return new HistoryError('git-failed', `History is unavailable: could not run git (${(err?.message ?? String(error)).split('\n')[0]})`, { cause: error });
+}
+
+async function runOnce(repo: ShadowRepo, args: string[], opts: GitOptions): Promise<GitResult> {
+  const outcome: Outcome = { code: 0, stderr: '' };
+  try {
+    const stdout = await client(repo, opts, outcome).raw(args);
+    return { code: outcome.code, stdout, stderr: outcome.stderr };
+  } catch (error) {
+    throw toHistoryError(error);
+  }
+}
+
+/**
+ * How long a `*.lock` may still belong to a running git. A Memdir killed with SIGKILL leaves the
+ * git it was waiting for running (children are not killed with their parent): that orphan
+ * finishes its write in a moment, and taking its lock from under it would let two gits write
+ * one index. Only a lock left unchanged this long is stale.
+ */
+const LIVE_LOCK_MS = 3_000;
+
+/** Remove `lock` once no git can be writing it any more: gone by itself, or unchanged for LIVE_LOCK_MS. */
+async function clearStaleLock(lock: string): Promise<void> {
+  for (;;) {
+    const stat = await fs.stat(lock).catch(() => null);
+    if (!stat) return;
+    const age = Date.now() - stat.mtimeMs;
+    if (age >= LIVE_LOCK_MS) {
+      await fs.rm(lock, { force: true });
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50, LIVE_LOCK_MS - age)));
+  }
 }
 
 /**
  * Runs git on the shadow repo. A non-zero exit not in `okCodes` becomes a HistoryError naming
  * the first line git printed. With `clearStaleLocks`, a "File exists" on a `*.lock` inside the
- * repo is removed and the command retried once (a SIGKILLed commit leaves `index.lock` or
- * `HEAD.lock` behind; holding the memory lock, nothing else can own it).
+ * repo is cleared and the command retried (a SIGKILLed commit leaves `index.lock` or
+ * `HEAD.lock` behind; holding the memory lock, no live Memdir can own it — a git still running
+ * for a killed one is waited for, see clearStaleLock).
  */
 export async function git(repo: ShadowRepo, args: string[], opts: GitOptions = {}): Promise<GitResult> {
   let result = await runOnce(repo, args, opts);
-  if (result.code !== 0 && opts.clearStaleLocks) {
+  // A commit killed half-way may leave several locks (index, HEAD, the branch): one at a time.
+  for (let retry = 0; retry < 4 && result.code !== 0 && opts.clearStaleLocks; retry++) {
     const stale = /Unable to create '([^']+\.lock)': File exists/.exec(result.stderr)?.[1];
     const resolved = stale ? path.resolve(path.dirname(repo.gitDir), stale) : undefined;
-    if (resolved && resolved.startsWith(repo.gitDir + path.sep)) {
-      await fs.rm(resolved, { force: true });
-      result = await runOnce(repo, args, opts);
-    }
+    if (!resolved || !resolved.startsWith(repo.gitDir + path.sep)) break;
+    await clearStaleLock(resolved);
+    result = await runOnce(repo, args, opts);
   }
   if (result.code !== 0 && !(opts.okCodes ?? []).includes(result.code)) {
     const said = result.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/^(fatal|error): /, '') ?? `exit code ${result.code}`;
     throw new HistoryError('git-failed', `Memdir's history is unavailable: git ${args[0] ?? ''} failed (${said.trim()})`);
   }
   return result;
+}
+
+/** Create the bare repository: no template (no sample hooks, no description file). */
+export async function gitInitBare(repo: ShadowRepo): Promise<void> {
+  await git(repo, ['-c', 'init.defaultBranch=main', 'init', '-q', '--bare', '--template='], { emptyTemplate: true });
+}
+
+/** A blob's bytes, unchanged (a memory restored from history is written back byte for byte). */
+export async function gitBlob(repo: ShadowRepo, oid: string): Promise<Buffer> {
+  const outcome: Outcome = { code: 0, stderr: '' };
+  let bytes: Buffer;
+  try {
+    bytes = await client(repo, {}, outcome).binaryCatFile(['blob', oid]);
+  } catch (error) {
+    throw toHistoryError(error);
+  }
+  if (outcome.code !== 0) throw new HistoryError('git-failed', `Memdir's history is unavailable: git cat-file failed (${outcome.stderr.trim() || `exit code ${outcome.code}`})`);
+  return bytes;
 }

@@ -147,6 +147,45 @@ describe('recording', () => {
     expect(author.toString().trim()).toBe('Memdir <memdir@localhost>');
   });
 
+  it('ignores the userʼs global git config, editor and pager, and runs no hook', async () => {
+    // A global config that would hide every memory, sign commits with a missing key and run a
+    // hook after each commit; an editor and a pager that must never start.
+    const home = path.join(tmp, 'home');
+    const marker = path.join(tmp, 'hook-ran');
+    const hooks = path.join(tmp, 'hooks');
+    await fs.mkdir(hooks, { recursive: true });
+    await fs.writeFile(path.join(hooks, 'post-commit'), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+    await fs.writeFile(path.join(tmp, 'ignore-all'), '*\n');
+    await fs.mkdir(path.join(home, '.config', 'git'), { recursive: true });
+    const gitconfig = `[core]\n\texcludesFile = ${path.join(tmp, 'ignore-all')}\n\thooksPath = ${hooks}\n[commit]\n\tgpgSign = true\n[user]\n\tsigningKey = missing\n`;
+    await fs.writeFile(path.join(home, '.gitconfig'), gitconfig);
+    await fs.writeFile(path.join(home, '.config', 'git', 'config'), gitconfig);
+    const saved = { ...process.env };
+    Object.assign(process.env, { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), EDITOR: 'false', VISUAL: 'false', PAGER: 'false', GIT_PAGER: 'false' });
+    try {
+      await write('a.md', 'a');
+      const entry = await recordSnapshot(mem, { source: 'manual', summary: 's', dataDir });
+      expect(entry?.files).toEqual([{ path: 'a.md', status: 'added' }]);
+      expect(await diffRevisions(mem, null, entry!.rev, { dataDir })).toContain('+a');
+    } finally {
+      process.env = saved;
+    }
+    await expect(fs.access(marker)).rejects.toThrow();
+  });
+
+  it('says git is missing, in words, when it cannot be found', async () => {
+    const saved = { ...process.env };
+    process.env.PATH = path.join(tmp, 'no-git-here');
+    try {
+      await write('a.md', 'a');
+      const err = await historyError(recordSnapshot(mem, { source: 'manual', summary: 's', dataDir }));
+      expect(err.reason).toBe('git-missing');
+      expect(err.message).toBe('Memdir keeps history with git, and git was not found; install git and try again');
+    } finally {
+      process.env = saved;
+    }
+  });
+
   it('recovers from lock files left by a killed git', async () => {
     await write('a.md', 'a');
     await recordSnapshot(mem, { source: 'manual', summary: 'first', dataDir });
@@ -157,6 +196,20 @@ describe('recording', () => {
     expect(await recordSnapshot(mem, { source: 'manual', summary: 'second', dataDir })).toMatchObject({ summary: 'second' });
     await expect(fs.access(path.join(gitDir, 'index.lock'))).rejects.toThrow();
     expect((await listHistory(mem, { dataDir })).map((e) => e.summary)).toEqual(['second', 'first']);
+  });
+
+  it('leaves a lock that a live git still holds (one a killed Memdir left running) until that git is done', async () => {
+    await write('a.md', 'a');
+    await recordSnapshot(mem, { source: 'manual', summary: 'first', dataDir });
+    const gitDir = shadowGitDir();
+    // The orphan is writing the index: its index.lock is fresh, and it renames it into place in a moment.
+    await fs.copyFile(path.join(gitDir, 'index'), path.join(gitDir, 'index.lock'));
+    const orphan = new Promise<void>((resolve, reject) => setTimeout(() => fs.rename(path.join(gitDir, 'index.lock'), path.join(gitDir, 'index')).then(resolve, reject), 400));
+    await write('a.md', 'b');
+    expect(await recordSnapshot(mem, { source: 'manual', summary: 'second', dataDir })).toMatchObject({ summary: 'second' });
+    // Its lock was never taken from under it.
+    await expect(orphan).resolves.toBeUndefined();
+    expect(await readAtRevision(mem, 'HEAD', 'a.md', { dataDir })).toBe('b');
   });
 });
 
@@ -285,5 +338,22 @@ describe('restoring', () => {
     const err = await restoreFromHistory(mem, v1, { dataDir, file: 'a.md' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnsafePathError);
     expect(await fs.readFile(outside, 'utf8')).toBe('not a memory');
+  });
+});
+
+describe('merge entries (team sync)', () => {
+  it('records a merge with both parents: mine first, the other version second; one restore undoes it', async () => {
+    await write('team/a.md', 'base\nmine\n');
+    await edit('Start', async () => undefined);
+    const { entry } = await transact(mem, { source: 'sync', summary: 'Pull: merged team/a.md', dataDir, theirs: () => [{ path: 'team/a.md', content: 'base\ntheirs\n', from: 'Server version' }] }, () =>
+      writeFileAtomic(mem, 'team/a.md', 'base\nmine\ntheirs\n'),
+    );
+    expect(await readAtRevision(mem, `${entry!.rev}^1`, 'team/a.md', { dataDir })).toBe('base\nmine\n');
+    expect(await readAtRevision(mem, `${entry!.rev}^2`, 'team/a.md', { dataDir })).toBe('base\ntheirs\n');
+    expect(await readAtRevision(mem, entry!.rev, 'team/a.md', { dataDir })).toBe('base\nmine\ntheirs\n');
+    expect((await listHistory(mem, { dataDir, limit: 1 }))[0]).toMatchObject({ rev: entry!.rev, source: 'sync', summary: 'Pull: merged team/a.md' });
+    // The side commit is not a step of the timeline's first-parent line.
+    await restoreFromHistory(mem, `${entry!.rev}^1`, { file: 'team/a.md', dataDir });
+    expect(await read('team/a.md')).toBe('base\nmine\n');
   });
 });

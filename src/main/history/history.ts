@@ -20,7 +20,7 @@ import {
   withMemoryLock,
   writeFileAtomic,
 } from '../memdir/safe-fs.js';
-import { git, HistoryError } from './git.js';
+import { git, gitBlob, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseLog } from './log-format.js';
 import type { HistoryEntry, LoggedEntry } from './log-format.js';
@@ -46,6 +46,12 @@ export interface ChangeDescription extends HistoryOptions {
   summary: string;
   /** Optional detail kept in the commit message. */
   body?: string;
+  /**
+   * For `transact`: files merged from another version (team sync's three-way merges). Asked
+   * after the change: when it names files, the entry is a merge commit whose second parent is
+   * the state before the change with these files at that other version (both parents kept).
+   */
+  theirs?: () => { path: string; content: string; from: string }[];
 }
 
 const EXTERNAL: ChangeDescription = { source: 'external', summary: 'Changes made outside Memdir' };
@@ -76,7 +82,7 @@ async function isDirectory(p: string): Promise<boolean> {
 
 async function headRev(repo: ShadowRepo): Promise<string | null> {
   const out = await git(repo, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { okCodes: [1, 128] });
-  return out.code === 0 ? out.stdout.toString('utf8').trim() : null;
+  return out.code === 0 ? out.stdout.trim() : null;
 }
 
 /**
@@ -93,13 +99,13 @@ async function resolveRev(repo: ShadowRepo, rev: string, memoryDir: string): Pro
   if (out.code !== 0) {
     throw new HistoryError('bad-revision', `${shown} is not a point in the history of ${memoryDir}`);
   }
-  return out.stdout.toString('utf8').trim();
+  return out.stdout.trim();
 }
 
 /** `git log` parsed; the repo must have at least one commit (check with `headRev`). */
 async function readLog(repo: ShadowRepo, args: string[], file?: string): Promise<LoggedEntry[]> {
   const out = await git(repo, ['log', '--topo-order', '-z', '--name-status', '-M', '--no-color', LOG_FORMAT, ...args, '--', ...(file ? [file] : [])]);
-  return parseLog(out.stdout.toString('utf8'));
+  return parseLog(out.stdout);
 }
 
 function toEntry({ parents: _parents, ...entry }: LoggedEntry): HistoryEntry {
@@ -111,7 +117,7 @@ function toEntry({ parents: _parents, ...entry }: LoggedEntry): HistoryEntry {
  * null). Takes the memory lock (reentrant). Cheap when nothing changed: one `git status`, which
  * compares file stats against the index and reads only files whose stat changed.
  */
-export async function recordSnapshot(memoryDir: string, opts: ChangeDescription): Promise<HistoryEntry | null> {
+export async function recordSnapshot(memoryDir: string, opts: ChangeDescription & { secondParent?: string | null }): Promise<HistoryEntry | null> {
   const source = checkSource(opts.source);
   const dataDir = opts.dataDir ?? resolveDataDir();
   return withMemoryLock(
@@ -130,14 +136,21 @@ export async function recordSnapshot(memoryDir: string, opts: ChangeDescription)
         const staged = await git(repo, ['diff', '--cached', '--quiet', '--no-ext-diff'], { okCodes: [1] });
         if (staged.code === 0) return null;
       }
-      const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
-        ...locked,
-        okCodes: [1],
-        input: formatMessage(opts.summary, source, opts.body),
-        env: await monotonicDate(repo),
-      });
-      // Exit 1 is git's "nothing to commit" (status saw a change that staging cancelled out).
-      if (commit.code === 1) return null;
+      if (opts.secondParent) {
+        // A merge: the staged tree with both parents (git commit cannot take a second parent without a merge in progress).
+        const tree = (await git(repo, ['write-tree'], locked)).stdout.trim();
+        const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-p', opts.secondParent, '-F', '-'], { input: formatMessage(opts.summary, source, opts.body), env: await monotonicDate(repo) });
+        await git(repo, ['update-ref', 'HEAD', made.stdout.trim()], locked);
+      } else {
+        const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
+          ...locked,
+          okCodes: [1],
+          input: formatMessage(opts.summary, source, opts.body),
+          env: await monotonicDate(repo),
+        });
+        // Exit 1 is git's "nothing to commit" (status saw a change that staging cancelled out).
+        if (commit.code === 1) return null;
+      }
       const [entry] = await readLog(repo, ['-1', 'HEAD']);
       if (!entry) return null;
       lastCommitTime.set(repo.gitDir, Math.floor(Date.parse(entry.time) / 1000));
@@ -160,7 +173,7 @@ async function monotonicDate(repo: ShadowRepo): Promise<Record<string, string>> 
   let last = lastCommitTime.get(repo.gitDir);
   if (last === undefined) {
     const out = await git(repo, ['log', '-1', '--format=%ct', '--all']);
-    last = Number.parseInt(out.stdout.toString('utf8').trim(), 10) || 0;
+    last = Number.parseInt(out.stdout.trim(), 10) || 0;
   }
   if (last <= Math.floor(Date.now() / 1000)) return {};
   const date = `@${last} +0000`;
@@ -212,11 +225,37 @@ export async function transact<T>(
         throw err;
       }
       state.active = false;
-      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir });
+      const side = opts.theirs?.() ?? [];
+      const secondParent = side.length > 0 ? await commitSide(memoryDir, dataDir, side) : null;
+      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir, secondParent });
       return { result, entry };
     },
     { dataDir },
   );
+}
+
+/**
+ * A commit beside HEAD: HEAD's tree with `files` at another version (the server's, for a team
+ * merge), never checked out. It becomes the second parent of the merge entry, so history shows
+ * what was merged from where. Built in a throwaway index; HEAD and the real index are untouched.
+ */
+async function commitSide(memoryDir: string, dataDir: string, files: { path: string; content: string; from: string }[]): Promise<string | null> {
+  const repo = await openShadowRepo(memoryDir, dataDir);
+  if (!repo || !(await headRev(repo))) return null;
+  const env = { GIT_INDEX_FILE: `${repo.gitDir}/index.memdir-side-${process.pid}-${Date.now()}` };
+  try {
+    await git(repo, ['read-tree', 'HEAD'], { env });
+    for (const file of files) {
+      const oid = (await git(repo, ['hash-object', '-w', '--stdin'], { input: file.content })).stdout.trim();
+      await git(repo, ['update-index', '--add', '--cacheinfo', `100644,${oid},${checkFile(file.path)}`], { env });
+    }
+    const tree = (await git(repo, ['write-tree'], { env })).stdout.trim();
+    const summary = `${files[0]!.from}: ${files.map((f) => f.path).join(', ')}`;
+    const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-F', '-'], { input: formatMessage(summary, 'sync'), env: { ...env, ...(await monotonicDate(repo)) } });
+    return made.stdout.trim();
+  } finally {
+    await fs.rm(env.GIT_INDEX_FILE, { force: true });
+  }
 }
 
 /** History of a memory dir (or of one file in it, following renames), newest first. Empty before the first entry. */
@@ -260,7 +299,7 @@ export async function diffRevisions(
       ? ['diff-tree', '-p', '-r', '--root', '--no-commit-id', ...common, toRev]
       : ['diff', ...common, fromRev, toRev];
   const out = await git(repo, [...args, '--', ...(file ? [file] : [])]);
-  return out.stdout.toString('utf8');
+  return out.stdout;
 }
 
 interface TreeEntry {
@@ -273,7 +312,6 @@ interface TreeEntry {
 async function listTree(repo: ShadowRepo, rev: string, file?: string): Promise<TreeEntry[]> {
   const out = await git(repo, ['ls-tree', '-z', ...(file ? [] : ['-r']), rev, '--', ...(file ? [file] : [])]);
   return out.stdout
-    .toString('utf8')
     .split('\0')
     .filter(Boolean)
     .map((line) => {
@@ -289,7 +327,7 @@ function isRegularBlob(entry: TreeEntry | undefined): entry is TreeEntry {
 }
 
 async function readBlob(repo: ShadowRepo, oid: string): Promise<Buffer> {
-  return (await git(repo, ['cat-file', 'blob', oid])).stdout;
+  return gitBlob(repo, oid);
 }
 
 /** The content of `file` at `rev`, or null if it did not exist there (or was not a regular file). */
@@ -315,7 +353,7 @@ export async function restoreFromHistory(
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
   const repo = await requireRepo(memoryDir, opts.dataDir);
   const hash = await resolveRev(repo, rev, memoryDir);
-  const when = (await git(repo, ['show', '-s', '--format=%cI', hash])).stdout.toString('utf8').trim();
+  const when = (await git(repo, ['show', '-s', '--format=%cI', hash])).stdout.trim();
   const point = `${hash.slice(0, 7)} (${when})`;
   const summary = file ? `Restored ${file} as of ${point}` : `Restored all memories as of ${point}`;
   const { entry } = await transact(memoryDir, { source: 'restore', summary, dataDir: opts.dataDir }, async () => {

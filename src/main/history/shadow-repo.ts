@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { resolveDataDir } from '../data-dir.js';
 import { memoryDirKey, realpathDeepestExisting } from '../memdir/safe-fs.js';
-import { git } from './git.js';
+import { git, gitInitBare } from './git.js';
 import type { ShadowRepo } from './git.js';
 
 /**
@@ -57,8 +57,8 @@ export async function ensureShadowRepo(memoryDir: string, dataDir?: string): Pro
       if (name.startsWith('repo.git.tmp-')) await fs.rm(path.join(repo.dir, name), { recursive: true, force: true });
     }
     const temp: ShadowRepo = { gitDir: `${repo.gitDir}.tmp-${randomBytes(6).toString('hex')}`, workTree: repo.workTree };
-    // No template: no sample hooks, no description file; we write info/exclude ourselves.
-    await git(temp, ['-c', 'init.defaultBranch=main', 'init', '-q', '--bare', '--template=']);
+    // We write info/exclude ourselves.
+    await gitInitBare(temp);
     await git(temp, ['config', 'core.logAllRefUpdates', 'true']);
     await fs.mkdir(path.join(temp.gitDir, 'info'), { recursive: true });
     await fs.writeFile(path.join(temp.gitDir, 'info', 'exclude'), EXCLUDE);

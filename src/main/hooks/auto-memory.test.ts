@@ -54,9 +54,9 @@ const hook = (event: string, over: Record<string, unknown> = {}) =>
 async function writeTurn(prompt: string, tools = 0): Promise<void> {
   const t = fx.builder();
   t.prompt(prompt);
-  for (let i = 0; i < tools; i++) t.assistant([{ type: 'tool_use', id: `${prompt}-${i}`, name: 'Bash', input: { command: 'ls' } }], { usage: { cache_read_input_tokens: 9_000 } }).toolResult(`${prompt}-${i}`, 'ok');
+  for (let i = 0; i < tools; i++) t.assistant([{ type: 'tool_use', id: `${prompt}-${i}`, name: 'Bash', input: { command: 'ls' } }], { usage: { cache_read_input_tokens: 12_000 } }).toolResult(`${prompt}-${i}`, 'ok');
   // No stop reason, as Claude Code often writes while streaming: only the Stop hook ends the turn.
-  t.assistant(`Noted: ${prompt}`, { usage: { cache_read_input_tokens: 9_000 } });
+  t.assistant(`Noted: ${prompt}`, { usage: { cache_read_input_tokens: 12_000 } });
   await fs.appendFile(fx.transcript(), t.take());
 }
 
@@ -74,27 +74,42 @@ describe('AutoMemory in the running app', () => {
     expect(await fs.readdir(spoolDir(fx.dataDir))).toEqual([]);
     const log = await new ExtractionStore(fx.dataDir).readLog();
     expect(log.every((e) => e.kind === 'turns' && e.trigger === 'spool')).toBe(true);
-    // The two spooled turn ends went to the model; what came before them did not.
-    const sent = JSON.stringify(fake.messageRequests().map((r) => r.body?.messages));
+    // The two spooled turn ends went to the model for extraction; what came before them did not.
+    const extraction = fake.messageRequests().filter((r) => !JSON.stringify(r.body?.system).includes('Session Memory note'));
+    const sent = JSON.stringify(extraction.map((r) => r.body?.messages));
     expect(sent).toContain('first');
     expect(sent).not.toContain('an old turn');
   });
 
-  it('takes Stop over the socket: the turn is extracted and Session Memory counts it', async () => {
+  it('takes Stop from the spool as it arrives: the turn is extracted and Session Memory counts it', async () => {
     await auto.start();
     await writeTurn('we never mock the database in integration tests', 3);
-    expect((await hook('Stop')).outcome).toBe('delivered');
+    expect((await hook('Stop')).outcome).toBe('spooled');
     await waitFor(async () => (await pending()).length === 1);
     const session = await waitFor(async () => (await auto.sessions.list())[0]);
     expect(session).toMatchObject({ sessionId: 'session-1', updates: 1, method: 'offline' });
     await waitFor(async () => ctx.jobs.list().some((j) => j.kind === 'extract' && j.state === 'done'));
+    expect((await new ExtractionStore(fx.dataDir).readLog())[0]).toMatchObject({ trigger: 'hook' });
+    expect(await fs.readdir(spoolDir(fx.dataDir))).toEqual([]);
 
-    // PreCompact forces a note update; SessionEnd removes the note.
-    expect((await hook('PreCompact', { trigger: 'auto' })).outcome).toBe('delivered');
+    // PreCompact forces a note update; SessionEnd marks the session ended and keeps the note for a resume.
+    expect((await hook('PreCompact', { trigger: 'auto' })).outcome).toBe('spooled');
     await waitFor(async () => (await auto.sessions.list())[0]?.updates === 2);
-    expect((await hook('SessionEnd', { reason: 'logout' })).outcome).toBe('delivered');
-    await waitFor(async () => (await auto.sessions.list()).length === 0);
-    await expect(fs.stat(path.join(fx.dataDir, 'session-memory', 'session-memory-session-1.md'))).rejects.toThrow();
+    expect((await hook('SessionEnd', { reason: 'logout' })).outcome).toBe('spooled');
+    await waitFor(async () => (await auto.sessions.list())[0]?.endedAt);
+    await fs.stat(path.join(fx.dataDir, 'session-memory', 'session-memory-session-1.md'));
+  });
+
+  it('leaves the spool to another app already running on the same data dir', async () => {
+    const other = new AutoMemory(ctx);
+    await other.start();
+    try {
+      await auto.start();
+      expect(auto.channelProblem).toContain('Another Memdir');
+      expect(auto.listening).toBe(false);
+    } finally {
+      await other.close();
+    }
   });
 
   it('without hooks, the watcher ends a turn after the transcript goes quiet', async () => {

@@ -1,11 +1,12 @@
 /**
  * Memory written without anyone remembering to write it, while the app runs: Claude Code's hook
- * events (over the local channel, or from the spool at start) and the transcript watcher drive
- * extraction (R-EXTRACT) and Session Memory (R-SESSION).
+ * events (taken from the spool as they arrive, and at start for those spooled while the app was
+ * closed) and the transcript watcher drive extraction (R-EXTRACT) and Session Memory (R-SESSION).
  *
  *   Stop        → extract the finished turn; count Session Memory (update the note when due)
  *   PreCompact  → update the Session Memory note now (it must survive the compaction)
- *   SessionEnd  → extract what is left (the trailing turn is closed); drop the session's note
+ *   SessionEnd  → extract what is left (the trailing turn is closed); the session stops counting
+ *                 (its note stays for a `--resume` until the idle sweep removes it)
  *   watcher     → activity: Session Memory counts; quiet: extract complete turns; idle (only
  *                 without hooks): close a last turn that never got a stop reason
  *
@@ -26,7 +27,7 @@ import { SessionMemory } from '../session/session-memory.js';
 import { readHooksStatus } from './claude-settings-hooks.js';
 import { HookServer } from './hook-channel.js';
 import type { HookEvent } from './hook-payload.js';
-import { drainSpool } from './hook-spool.js';
+import { drainSpool, watchSpool } from './hook-spool.js';
 import { logHookProblem } from './run-hook.js';
 
 /** What the app gives: AppContext satisfies this. */
@@ -58,6 +59,10 @@ export class AutoMemory {
   private unsubscribe: (() => void) | null = null;
   private hooksConnected = false;
   private started = false;
+  private stopSpoolWatch: (() => void) | null = null;
+  /** The drain running now, and whether another was asked for meanwhile. */
+  private draining: Promise<void> | null = null;
+  private drainAgain = false;
   /** Why the hook channel is not listening, when it is not. */
   channelProblem: string | null = null;
 
@@ -97,19 +102,28 @@ export class AutoMemory {
     return resolveProvider(settings, this.host.env, { dataDir: this.host.dataDir, credentials: this.host.credentials });
   }
 
-  /** Listen for hooks, process the spool, watch transcripts, sweep idle sessions. */
+  /** Take the hook spool (unless another app on this data dir does), watch transcripts, sweep idle sessions. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    let otherApp = false;
     try {
-      const { server, problem } = await HookServer.start(this.host.dataDir, (event) => this.handle(event, 'hook'));
-      this.server = server;
-      this.channelProblem = problem;
+      const started = await HookServer.start(this.host.dataDir);
+      this.server = started.server;
+      this.channelProblem = started.problem;
+      otherApp = started.otherApp;
     } catch (error) {
-      this.channelProblem = `The hook channel could not start (${(error as Error).message}); hook events are spooled and read at the next start.`;
+      this.channelProblem = `This app cannot be seen by \`memdir hooks status\` (${(error as Error).message}); hook events still arrive through the spool.`;
     }
     await this.refreshHooksConnected();
-    await this.drainSpool();
+    if (!otherApp) {
+      await this.drainSpool('spool');
+      try {
+        this.stopSpoolWatch = await watchSpool(this.host.dataDir, () => void this.drainSpool('hook'));
+      } catch (error) {
+        await logHookProblem(this.host.dataDir, 'app', `the hook spool cannot be watched (${(error as Error).message}); its events are read at the next start`);
+      }
+    }
     try {
       await this.startWatcher();
     } catch (error) {
@@ -124,15 +138,37 @@ export class AutoMemory {
     });
   }
 
-  /** Handle the events spooled while the app was closed. */
-  async drainSpool(): Promise<void> {
+  /**
+   * Handle the spooled hook events: `spool` for those waiting since before the app started,
+   * `hook` for those arriving while it runs. Drains run one at a time; one asked for meanwhile
+   * runs after.
+   */
+  async drainSpool(via: 'hook' | 'spool'): Promise<void> {
+    if (this.draining) {
+      this.drainAgain = true;
+      return this.draining;
+    }
+    this.draining = (async () => {
+      let current = via;
+      do {
+        this.drainAgain = false;
+        const trigger = current;
+        try {
+          const { bad } = await drainSpool(this.host.dataDir, async (events, stops) => {
+            for (const event of events) this.handle(event, trigger, stops[event.transcriptPath] ?? 1);
+          });
+          for (const b of bad) await logHookProblem(this.host.dataDir, 'spool', `${b.file}: ${b.reason}; removed`);
+        } catch (error) {
+          await logHookProblem(this.host.dataDir, 'spool', `the spool could not be read: ${(error as Error).message}`);
+        }
+        // What arrived during a drain arrived while the app ran.
+        current = 'hook';
+      } while (this.drainAgain && this.started);
+    })();
     try {
-      const { bad } = await drainSpool(this.host.dataDir, async (events, stops) => {
-        for (const event of events) this.handle(event, 'spool', stops[event.transcriptPath] ?? 1);
-      });
-      for (const b of bad) await logHookProblem(this.host.dataDir, 'spool', `${b.file}: ${b.reason}; removed`);
-    } catch (error) {
-      await logHookProblem(this.host.dataDir, 'spool', `the spool could not be read: ${(error as Error).message}`);
+      await this.draining;
+    } finally {
+      this.draining = null;
     }
   }
 
@@ -215,6 +251,9 @@ export class AutoMemory {
 
   async close(): Promise<void> {
     this.started = false;
+    this.stopSpoolWatch?.();
+    this.stopSpoolWatch = null;
+    await this.draining;
     this.extractionValue?.close();
     this.unsubscribe?.();
     if (this.sweeper) clearInterval(this.sweeper);

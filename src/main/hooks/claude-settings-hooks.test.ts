@@ -1,8 +1,10 @@
 import fs from 'node:fs/promises';
+import { diffChars } from 'diff';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type HookCommandOptions, HooksSettingsError, applyHooksChange, hookCommand, memdirHookEventOf, planHooksChange, readHooksStatus } from './claude-settings-hooks.js';
+import { SettingsFileError } from '../settings/claude-settings-file.js';
+import { type HookCommandOptions, applyHooksChange, hookCommand, installedHookCommand, memdirHookEventOf, planHooksChange, readHooksStatus } from './claude-settings-hooks.js';
 
 let root: string;
 let home: string;
@@ -82,13 +84,48 @@ describe('the hook command', () => {
   });
 });
 
+/** Hand-formatted settings files, as people keep them. */
+const HAND_FORMATTED: Record<string, string> = {
+  'inline arrays': '{\n  "permissions": {"allow": ["Bash(npm test)", "Read"], "deny": []},\n  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]\n  }\n}\n',
+  'an empty hooks object': '{\n  "model": "opus",\n  "hooks": {}\n}\n',
+  'empty event lists': '{\n  "hooks": {\n    "Stop": [],\n    "PreCompact": [],\n    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]\n  }\n}\n',
+  'tabs and CRLF': '{\r\n\t"model": "opus",\r\n\t"env": {\r\n\t\t"FOO": "1"\r\n\t}\r\n}\r\n',
+  'one line': '{"model":"opus","hooks":{"PreToolUse":[]}}',
+  'comments and trailing commas': '{\n  // mine\n  "model": "opus", /* big */\n  "hooks": {\n    "Stop": [\n      {"hooks": [{"type": "command", "command": "say done"}]}, // ping me\n    ],\n  },\n}\n',
+  'four-space indent, no final newline': '{\n    "model": "opus",\n    "statusLine": {\n        "type": "command",\n        "command": "~/bin/status"\n    }\n}',
+};
+
+describe('hand-formatted settings.json (issue 13, item 7)', () => {
+  for (const [shape, text] of Object.entries(HAND_FORMATTED)) {
+    it(`connect then disconnect leaves it byte-identical: ${shape}`, async () => {
+      await fs.writeFile(settingsFile(), text);
+      await connect();
+      const connected = await read();
+      // Only additions: no byte of the original is removed or changed.
+      expect(diffChars(text, connected).filter((part) => part.removed), connected).toEqual([]);
+      expect(await readHooksStatus(home, options)).toMatchObject({ connected: 'all' });
+      await disconnect();
+      expect(await read()).toBe(text);
+    });
+  }
+
+  it('keeps what the user changed meanwhile, and still takes out exactly its own entries', async () => {
+    await fs.writeFile(settingsFile(), HAND_FORMATTED['an empty hooks object']!);
+    await connect();
+    await fs.writeFile(settingsFile(), (await read()).replace('"model": "opus"', '"model": "sonnet"'));
+    await disconnect();
+    expect(await read()).toBe('{\n  "model": "sonnet",\n  "hooks": {}\n}\n');
+  });
+});
+
 describe('connect and disconnect', () => {
   it('merges with existing hooks and keys, shows a diff first, and writes a backup', async () => {
     await fs.writeFile(settingsFile(), EXISTING);
     const plan = await planHooksChange(home, 'connect', options);
-    expect(plan).toMatchObject({ changed: true, formattingNormalized: false, problems: [] });
+    expect(plan).toMatchObject({ changed: true, problems: [], warnings: [] });
     expect(plan.diff).toMatch(/^diff --git a\/settings\.json b\/settings\.json\n--- a\/settings\.json\n\+\+\+ b\/settings\.json\n@@/);
     expect(plan.diff).toContain('+            "command": "/usr/bin/node');
+    expect(plan.diff).toContain('# memdir hook Stop');
     // Nothing is written by planning.
     expect(await read()).toBe(EXISTING);
 
@@ -101,11 +138,28 @@ describe('connect and disconnect', () => {
     expect(after.autoMemoryEnabled).toBe(true);
     expect(Object.keys(after)).toEqual(['model', 'permissions', 'hooks', 'autoMemoryEnabled']);
     expect(after.hooks!.PreToolUse).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', command: './check.sh' }] }]);
-    expect(after.hooks!.Stop!.map((g) => g.hooks.map((h) => h.command))).toEqual([['notify-send done'], [hookCommand('Stop', options)]]);
+    expect(after.hooks!.Stop!.map((g) => g.hooks.map((h) => h.command))).toEqual([['notify-send done'], [installedHookCommand('Stop', options)]]);
     expect(after.hooks!.Stop![1]!.hooks[0]).toMatchObject({ timeout: 10, async: true });
-    expect(after.hooks!.PreCompact).toEqual([{ matcher: '', hooks: [expect.objectContaining({ command: hookCommand('PreCompact', options) })] }]);
-    expect(after.hooks!.SessionEnd![0]!.hooks[0]!.command).toBe(hookCommand('SessionEnd', options));
+    expect(after.hooks!.PreCompact).toEqual([{ matcher: '', hooks: [expect.objectContaining({ command: installedHookCommand('PreCompact', options) })] }]);
+    expect(after.hooks!.SessionEnd![0]!.hooks[0]!.command).toBe(installedHookCommand('SessionEnd', options));
+    // SessionStart is waited for (its answer is the note), after a compaction or a resume only.
+    expect(after.hooks!.SessionStart).toEqual([{ matcher: 'compact|resume', hooks: [{ type: 'command', command: hookCommand('SessionStart', options), timeout: 10 }] }]);
     expect(await readHooksStatus(home, options)).toMatchObject({ connected: 'all', problems: [] });
+  });
+
+  it('spools with a shell command on Linux and macOS, and with memdir hook on Windows', () => {
+    expect(installedHookCommand('Stop', options)).toMatch(/^trap '' TERM HUP; .*hook-spool.*; exit 0 # memdir hook Stop$/);
+    expect(installedHookCommand('SessionStart', options)).toBe(hookCommand('SessionStart', options));
+    expect(installedHookCommand('Stop', { ...options, platform: 'win32', execPath: 'C:\\node.exe' })).toBe(hookCommand('Stop', { ...options, platform: 'win32', execPath: 'C:\\node.exe' }));
+    for (const event of ['Stop', 'PreCompact', 'SessionEnd', 'SessionStart'] as const) expect(memdirHookEventOf(installedHookCommand(event, options))).toBe(event);
+  });
+
+  it('warns that Claude Code ignores a settings.json with comments, and still edits it byte for byte', async () => {
+    await fs.writeFile(settingsFile(), '{\n  // personal\n  "model": "opus"\n}\n');
+    const plan = await planHooksChange(home, 'connect', options);
+    expect(plan.warnings).toEqual([expect.stringContaining('ignores this whole file')]);
+    expect(plan.changed).toBe(true);
+    expect((await readHooksStatus(home, options)).problems).toEqual([expect.stringContaining('ignores this whole file')]);
   });
 
   it('is idempotent, and disconnecting restores the file exactly', async () => {
@@ -124,9 +178,9 @@ describe('connect and disconnect', () => {
 
   it('creates settings.json when there is none, and removes only what it added', async () => {
     await connect();
-    expect(Object.keys((await json()).hooks!)).toEqual(['Stop', 'PreCompact', 'SessionEnd']);
+    expect(Object.keys((await json()).hooks!)).toEqual(['Stop', 'PreCompact', 'SessionEnd', 'SessionStart']);
     await disconnect();
-    expect(await json()).toEqual({});
+    expect(await read()).toBe('{}\n');
   });
 
   it('updates a stale command from a moved install in place, and drops duplicates', async () => {
@@ -136,20 +190,19 @@ describe('connect and disconnect', () => {
     await connect();
     const stop = (await json()).hooks!.Stop!;
     expect(stop).toHaveLength(1);
-    expect(stop[0]!.hooks.map((h) => h.command)).toEqual([hookCommand('Stop', options), 'say hi']);
+    expect(stop[0]!.hooks.map((h) => h.command)).toEqual([installedHookCommand('Stop', options), 'say hi']);
     expect(stop[0]!.hooks[0]).toMatchObject({ timeout: 10, async: true });
+    expect(await readHooksStatus(home, options)).toMatchObject({ connected: 'all', problems: [] });
   });
 
-  it('keeps the indentation and line endings it finds', async () => {
+  it('writes with the indentation and line endings it finds', async () => {
     const tabbed = '{\r\n\t"model": "opus"\r\n}\r\n';
     await fs.writeFile(settingsFile(), tabbed);
     await connect();
-    const text = await read();
-    expect(text).toMatch(/^\{\r\n\t"model": "opus",\r\n\t"hooks": \{\r\n\t\t"Stop"/);
+    expect(await read()).toMatch(/^\{\r\n\t"model": "opus",\r\n\t"hooks": \{\r\n\t\t"Stop": \[\r\n\t\t\t\{\r\n/);
+    expect(await read()).not.toMatch(/[^\r]\n/);
     await disconnect();
     expect(await read()).toBe(tabbed);
-    await fs.writeFile(settingsFile(), '{"model":"opus"}');
-    expect(await planHooksChange(home, 'connect', options)).toMatchObject({ formattingNormalized: true });
   });
 
   it('never writes a file it cannot read, or hooks of an unexpected shape', async () => {
@@ -157,7 +210,7 @@ describe('connect and disconnect', () => {
       await fs.writeFile(settingsFile(), text);
       const plan = await planHooksChange(home, 'connect', options);
       expect(plan.problems, text).toHaveLength(1);
-      await expect(applyHooksChange(home, 'connect', plan.baseHash, options)).rejects.toBeInstanceOf(HooksSettingsError);
+      await expect(applyHooksChange(home, 'connect', plan.baseHash, options)).rejects.toBeInstanceOf(SettingsFileError);
       expect(await read()).toBe(text);
     }
   });

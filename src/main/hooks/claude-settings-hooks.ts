@@ -1,86 +1,46 @@
 /**
- * "Connect to Claude Code" (SPEC §11): add `Stop`, `PreCompact` and `SessionEnd` hooks running
- * `memdir hook <event>` to `<home>/settings.json`, and take them out again.
+ * "Connect to Claude Code" (SPEC §11): add Memdir's hooks to `<home>/settings.json`, and take
+ * them out again —
+ *   Stop, PreCompact, SessionEnd  (async) spool the event for the app: on Linux and macOS a few
+ *                                 lines of shell that beat the SIGTERM of an exiting `claude -p`
+ *                                 (hook-spool.ts), on Windows `memdir hook <event>`;
+ *   SessionStart                  (matcher `compact|resume`, not async: Claude Code reads its
+ *                                 answer) `memdir hook SessionStart` hands back the session's
+ *                                 Session Memory note (R-SESSION).
  *
- * The file belongs to the user and to Claude Code, so:
- *   - it is merged, never replaced: other hooks, other keys and their order stay as they are;
- *     only entries whose command is Memdir's (`…memdir… hook <Event>`) are added, updated or
- *     removed — a stale one from a moved install is updated in place, duplicates dropped;
- *   - connecting twice changes nothing; disconnecting removes exactly what connecting added
- *     (and the containers it created, once empty);
- *   - a change is planned first — the diff is shown — and applied only if the file is still the
- *     one the plan was made from (`baseHash`);
- *   - the write is atomic, after a copy of the previous file is kept beside it
- *     (`settings.json.memdir-backup`); a symlinked settings.json (dotfiles) is written through
- *     to its target, never replaced by a plain file;
- *   - formatting: the indentation and line ending found are reused; a file that was not in
- *     plain `JSON.stringify` layout is reported as `formattingNormalized` in the plan;
- *   - a file that is not valid JSON, or whose `hooks` has an unexpected shape, is never written.
+ * The file belongs to the user and to Claude Code; it is changed through the one settings-file
+ * writer (settings/claude-settings-file.ts: minimal text edits, a diff first, a base-hash check,
+ * an atomic write with a backup). Here are the rules of what changes:
+ *   - only entries whose command is Memdir's (`…memdir… hook <Event>`) are added, updated in
+ *     place (a stale one from a moved install) or removed; duplicates are dropped;
+ *   - connecting twice changes nothing; disconnecting removes exactly what connecting added, and
+ *     the containers (`hooks`, an event's list) it emptied — except those that were there and
+ *     empty before connecting, which Memdir notes at connect time (`<dataDir>/hooks-connect.json`)
+ *     so that connect then disconnect leaves the file byte-identical;
+ *   - a file that does not parse, or whose `hooks` has an unexpected shape, is never written.
  *
- * The command is `"<node>" "<…/out/cli/memdir.js>" hook <Event> --data-dir "<dataDir>"`:
- * absolute paths, because Claude Code runs hooks through a shell whose PATH may not hold
- * `memdir` (or `node`); inside Electron, `ELECTRON_RUN_AS_NODE=1` makes the app's own binary
- * run the CLI. `--data-dir` ties the hook to the app that connected it.
+ * The `memdir hook` command itself is built in hook-command.ts (a checkout, Electron, or an
+ * installed app's `memdir` script); `--data-dir` (and the spool folder in the shell command)
+ * ties the hooks to the app that connected them.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { type HooksAction, type HooksPlan, type HooksStatus, MEMDIR_HOOK_EVENTS, type MemdirHookEvent } from '../../shared/contract/hooks.js';
-import { writeFileAtomic } from '../memdir/safe-fs.js';
+import { z } from 'zod';
+import { type HooksAction, type HooksPlan, type HooksStatus, MEMDIR_HOOK_EVENTS, type MemdirHookEvent, SESSION_START_MATCHER } from '../../shared/contract/hooks.js';
+import { writeDataFile } from '../memdir/safe-fs.js';
+import { type SettingsEdit, type SettingsEditResult, applySettingsEdit, planSettingsEdit, readSettingsFile, userSettingsFile } from '../settings/claude-settings-file.js';
+import { type JsoncDocument, JsoncSyntaxError } from '../settings/jsonc-edit.js';
 import { isAppListening } from './hook-channel.js';
-import { countSpooled } from './hook-spool.js';
+import { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
+import { countSpooled, spoolHookCommand } from './hook-spool.js';
+
+export { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
 
 /** Seconds Claude Code gives the hook: it hands off and exits in well under one. */
 export const HOOK_TIMEOUT_SECONDS = 10;
 
-/** How the hook command is built. */
-export interface HookCommandOptions {
-  /** Memdir's data dir: where the hook finds the app (or spools). */
-  dataDir: string;
-  /** The program that runs the CLI; default this process's (`process.execPath`). */
-  execPath?: string;
-  /** The CLI entry; default `out/cli/memdir.js` beside this build. */
-  cliEntry?: string;
-  /** The program is Electron, which runs scripts only with `ELECTRON_RUN_AS_NODE=1`. */
-  electron?: boolean;
-  platform?: NodeJS.Platform;
-}
-
-/** A settings.json that cannot be changed safely. */
-export class HooksSettingsError extends Error {
-  override readonly name = 'HooksSettingsError';
-  constructor(
-    readonly code: 'invalid' | 'conflict',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** `out/cli/memdir.js` of this build (this file is `out/main/hooks/…`). */
-export function defaultCliEntry(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../cli/memdir.js');
-}
-
-function quote(arg: string, platform: NodeJS.Platform): string {
-  if (platform === 'win32') return `"${arg.replace(/"/g, '""')}"`;
-  if (/^[A-Za-z0-9_/.:@%+=,-]+$/.test(arg)) return arg;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The command Claude Code runs for `event`. */
-export function hookCommand(event: MemdirHookEvent | '<event>', options: HookCommandOptions): string {
-  const platform = options.platform ?? process.platform;
-  const exec = options.execPath ?? process.execPath;
-  const electron = options.electron ?? Boolean(process.versions.electron);
-  const parts = [quote(exec, platform), quote(options.cliEntry ?? defaultCliEntry(), platform), 'hook', event, '--data-dir', quote(path.resolve(options.dataDir), platform)];
-  return `${electron && platform !== 'win32' ? 'ELECTRON_RUN_AS_NODE=1 ' : ''}${parts.join(' ')}`;
-}
-
-const MEMDIR_COMMAND = /memdir(?:\.js)?['"]?\s+hook\s+(Stop|PreCompact|SessionEnd)(?=\s|$)/;
+const MEMDIR_COMMAND = new RegExp(`memdir(?:\\.js)?['"]?\\s+hook\\s+(${MEMDIR_HOOK_EVENTS.join('|')})(?=\\s|$)`);
 
 /** The event of a Memdir hook command, or null for anyone else's command. */
 export function memdirHookEventOf(command: unknown): MemdirHookEvent | null {
@@ -88,54 +48,34 @@ export function memdirHookEventOf(command: unknown): MemdirHookEvent | null {
   return (MEMDIR_COMMAND.exec(command)?.[1] as MemdirHookEvent | undefined) ?? null;
 }
 
+/** The command `hooks connect` installs for `event` (see the module comment). */
+export function installedHookCommand(event: MemdirHookEvent, options: HookCommandOptions): string {
+  if (event === 'SessionStart' || (options.platform ?? process.platform) === 'win32') return hookCommand(event, options);
+  return spoolHookCommand(event, options.dataDir);
+}
+
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** `<home>/settings.json`. */
-export function userSettingsFile(home: string): string {
-  return path.join(home, 'settings.json');
+/** The hook entry Memdir wants for `event`. */
+function desiredEntry(event: MemdirHookEvent, options: HookCommandOptions): Json {
+  const entry: Json = { type: 'command', command: installedHookCommand(event, options), timeout: HOOK_TIMEOUT_SECONDS };
+  // SessionStart must be waited for: its answer is what Claude Code adds to the conversation.
+  if (event !== 'SessionStart') entry.async = true;
+  return entry;
 }
 
-interface SettingsText {
-  file: string;
-  /** The file's text, or null when there is none. */
-  text: string | null;
-  /** The parsed object (an empty one for a missing file). */
-  value: Json | null;
-  problems: string[];
-}
-
-async function readSettings(home: string): Promise<SettingsText> {
-  const file = userSettingsFile(home);
-  let text: string;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { file, text: null, value: {}, problems: [] };
-    return { file, text: null, value: null, problems: [`${file} cannot be read (${code ?? String(error)}).`] };
-  }
-  if (text.trim() === '') return { file, text, value: {}, problems: [] };
-  let value: unknown;
-  try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    return { file, text, value: null, problems: [`${file} is not valid JSON (${(error as Error).message}); fix it first — Memdir never rewrites a file it cannot read.`] };
-  }
-  if (!isObject(value)) return { file, text, value: null, problems: [`${file} does not hold a JSON object; Memdir leaves it alone.`] };
-  return { file, text, value, problems: shapeProblems(file, value) };
-}
-
-function shapeProblems(file: string, settings: Json): string[] {
-  const hooks = settings.hooks;
-  if (hooks === undefined) return [];
-  if (!isObject(hooks)) return [`"hooks" in ${file} is not an object; Memdir leaves it alone.`];
-  return MEMDIR_HOOK_EVENTS.filter((event) => hooks[event] !== undefined && !Array.isArray(hooks[event])).map((event) => `"hooks.${event}" in ${file} is not a list; Memdir leaves it alone.`);
+/** A new matcher group holding Memdir's entry. */
+function newGroup(event: MemdirHookEvent, options: HookCommandOptions): Json {
+  const hooks = [desiredEntry(event, options)];
+  if (event === 'SessionStart') return { matcher: SESSION_START_MATCHER, hooks };
+  return event === 'PreCompact' ? { matcher: '', hooks } : { hooks };
 }
 
 /** Memdir's hook entries of one event: `[groupIndex, hookIndex]`, in file order. */
-function memdirEntries(groups: unknown[], event: MemdirHookEvent): [number, number][] {
+function memdirEntries(groups: unknown, event: MemdirHookEvent): [number, number][] {
   const found: [number, number][] = [];
+  if (!Array.isArray(groups)) return found;
   groups.forEach((group, g) => {
     if (!isObject(group) || !Array.isArray(group.hooks)) return;
     group.hooks.forEach((hook, h) => {
@@ -145,70 +85,103 @@ function memdirEntries(groups: unknown[], event: MemdirHookEvent): [number, numb
   return found;
 }
 
-/** The settings with Memdir's hooks in (a deep copy; the input is not touched). */
-export function withMemdirHooks(settings: Json, commandFor: (event: MemdirHookEvent) => string): Json {
-  const next = structuredClone(settings);
-  const hooks = isObject(next.hooks) ? next.hooks : {};
-  for (const event of MEMDIR_HOOK_EVENTS) {
-    const groups: unknown[] = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-    const entry = { type: 'command', command: commandFor(event), timeout: HOOK_TIMEOUT_SECONDS, async: true };
-    const found = memdirEntries(groups, event);
-    if (found.length === 0) {
-      groups.push(event === 'PreCompact' ? { matcher: '', hooks: [entry] } : { hooks: [entry] });
-    } else {
-      const [[g, h], ...extra] = found as [[number, number], ...[number, number][]];
-      const list = (groups[g] as Json).hooks as unknown[];
-      list[h] = { ...(list[h] as Json), ...entry };
-      // Repeats (two installs, a hand-made copy) would run the hook twice: keep the first.
-      for (const [eg, eh] of extra.reverse()) ((groups[eg] as Json).hooks as unknown[]).splice(eh, 1);
-      for (let i = groups.length - 1; i >= 0; i--) {
-        const group = groups[i];
-        if (isObject(group) && Array.isArray(group.hooks) && group.hooks.length === 0 && extra.some(([eg]) => eg === i)) groups.splice(i, 1);
+/** Why Memdir must not touch the `hooks` of these settings, or null. */
+function shapeProblem(settings: unknown): string | null {
+  const hooks = isObject(settings) ? settings.hooks : undefined;
+  if (hooks === undefined) return null;
+  if (!isObject(hooks)) return '"hooks" is not an object';
+  const bad = MEMDIR_HOOK_EVENTS.find((event) => hooks[event] !== undefined && !Array.isArray(hooks[event]));
+  return bad ? `"hooks.${bad}" is not a list` : null;
+}
+
+/** Remove Memdir's entries at `found` (in file order) from `event`, and the groups that leaves empty. */
+function removeEntries(doc: JsoncDocument, event: MemdirHookEvent, found: [number, number][]): void {
+  for (const [g, h] of [...found].reverse()) {
+    doc.remove(['hooks', event, g, 'hooks', h]);
+    const left = doc.value(['hooks', event, g, 'hooks']);
+    if (Array.isArray(left) && left.length === 0) doc.remove(['hooks', event, g]);
+  }
+}
+
+/** Containers that were there and empty before connecting: `hooks`, `hooks.<Event>`. */
+function emptyContainers(doc: JsoncDocument): string[] {
+  const hooks = doc.value(['hooks']);
+  if (!isObject(hooks)) return [];
+  const empty = Object.keys(hooks).length === 0 ? ['hooks'] : [];
+  for (const event of MEMDIR_HOOK_EVENTS) if (Array.isArray(hooks[event]) && hooks[event].length === 0) empty.push(`hooks.${event}`);
+  return empty;
+}
+
+function connectEdit(options: HookCommandOptions): SettingsEdit {
+  return (doc) => {
+    const problem = shapeProblem(doc.value());
+    if (problem) throw new JsoncSyntaxError(problem);
+    if (doc.value(['hooks']) === undefined) {
+      doc.set([], 'hooks', Object.fromEntries(MEMDIR_HOOK_EVENTS.map((event) => [event, [newGroup(event, options)]])));
+      return;
+    }
+    for (const event of MEMDIR_HOOK_EVENTS) {
+      const groups = doc.value(['hooks', event]);
+      if (groups === undefined) {
+        doc.set(['hooks'], event, [newGroup(event, options)]);
+        continue;
       }
+      const [first, ...extra] = memdirEntries(groups, event);
+      if (!first) {
+        doc.append(['hooks', event], newGroup(event, options));
+        continue;
+      }
+      // Repeats (two installs, a hand-made copy) would run the hook twice: keep the first.
+      removeEntries(doc, event, extra);
+      const at = ['hooks', event, first[0], 'hooks', first[1]];
+      const current = doc.value(at) as Json;
+      for (const [key, value] of Object.entries(desiredEntry(event, options))) if (current[key] !== value) doc.set(at, key, value);
+      if (event === 'SessionStart' && current.async !== undefined) doc.remove([...at, 'async']);
     }
-    hooks[event] = groups;
-  }
-  next.hooks = hooks;
-  return next;
+  };
 }
 
-/** The settings without Memdir's hooks; containers they leave empty go too. */
-export function withoutMemdirHooks(settings: Json): Json {
-  const next = structuredClone(settings);
-  if (!isObject(next.hooks)) return next;
-  const hooks = next.hooks;
-  for (const event of MEMDIR_HOOK_EVENTS) {
-    if (!Array.isArray(hooks[event])) continue;
-    const groups = hooks[event] as unknown[];
-    const found = memdirEntries(groups, event);
-    if (found.length === 0) continue;
-    const touched = new Set(found.map(([g]) => g));
-    for (const [g, h] of [...found].reverse()) ((groups[g] as Json).hooks as unknown[]).splice(h, 1);
-    for (let i = groups.length - 1; i >= 0; i--) {
-      const group = groups[i] as Json;
-      if (touched.has(i) && Array.isArray(group.hooks) && group.hooks.length === 0) groups.splice(i, 1);
+function disconnectEdit(keepEmpty: ReadonlySet<string>): SettingsEdit {
+  return (doc) => {
+    const problem = shapeProblem(doc.value());
+    if (problem) throw new JsoncSyntaxError(problem);
+    let removed = false;
+    for (const event of MEMDIR_HOOK_EVENTS) {
+      const found = memdirEntries(doc.value(['hooks', event]), event);
+      if (found.length === 0) continue;
+      removed = true;
+      removeEntries(doc, event, found);
+      const left = doc.value(['hooks', event]);
+      if (Array.isArray(left) && left.length === 0 && !keepEmpty.has(`hooks.${event}`)) doc.remove(['hooks', event]);
     }
-    if (groups.length === 0) delete hooks[event];
+    const hooks = doc.value(['hooks']);
+    if (removed && isObject(hooks) && Object.keys(hooks).length === 0 && !keepEmpty.has('hooks')) doc.remove(['hooks']);
+  };
+}
+
+/** `<dataDir>/hooks-connect.json`: per settings file, the empty containers connect found there. */
+const CONNECT_RECORD = 'hooks-connect.json';
+const recordSchema = z.object({ version: z.literal(1), keepEmpty: z.record(z.string(), z.array(z.string())) });
+type ConnectRecord = z.infer<typeof recordSchema>;
+
+async function readConnectRecord(dataDir: string): Promise<ConnectRecord> {
+  try {
+    const parsed = recordSchema.safeParse(JSON.parse(await fs.readFile(path.join(dataDir, CONNECT_RECORD), 'utf8')));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // None yet, or damaged: then disconnect removes every container it empties.
   }
-  if (Object.keys(hooks).length === 0) delete next.hooks;
-  return next;
+  return { version: 1, keepEmpty: {} };
 }
 
-/** Indentation and line ending of a JSON text, to write it back the same way. */
-function layoutOf(text: string | null): { indent: string; eol: string; finalNewline: boolean } {
-  if (text === null || text.trim() === '') return { indent: '  ', eol: '\n', finalNewline: true };
-  const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
-  const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  return { indent, eol, finalNewline: /\n$/.test(text) };
+async function writeConnectRecord(dataDir: string, record: ConnectRecord): Promise<void> {
+  await writeDataFile(path.join(dataDir, CONNECT_RECORD), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }
 
-function serialize(value: Json, layout: ReturnType<typeof layoutOf>): string {
-  const text = JSON.stringify(value, null, layout.indent);
-  return `${layout.eol === '\r\n' ? text.replace(/\n/g, '\r\n') : text}${layout.finalNewline ? layout.eol : ''}`;
-}
-
-function hashOf(text: string | null): string {
-  return createHash('sha256').update(text ?? '\0missing').digest('hex').slice(0, 16);
+async function editFor(home: string, action: HooksAction, options: HookCommandOptions): Promise<SettingsEdit> {
+  if (action === 'connect') return connectEdit(options);
+  const record = await readConnectRecord(options.dataDir);
+  return disconnectEdit(new Set(record.keepEmpty[userSettingsFile(home)] ?? []));
 }
 
 /** A plan plus the texts it goes between. */
@@ -219,67 +192,49 @@ export interface HooksPlanDetail extends HooksPlan {
 
 /** What `action` would do to `<home>/settings.json`. Writes nothing. */
 export async function planHooksChange(home: string, action: HooksAction, options: HookCommandOptions): Promise<HooksPlanDetail> {
-  const current = await readSettings(home);
-  const base = { action, settingsFile: current.file, baseHash: hashOf(current.text), before: current.text };
-  if (current.value === null || current.problems.length > 0) {
-    return { ...base, changed: false, diff: '', formattingNormalized: false, problems: current.problems, after: null };
-  }
-  const next = action === 'connect' ? withMemdirHooks(current.value, (event) => hookCommand(event, options)) : withoutMemdirHooks(current.value);
-  const layout = layoutOf(current.text);
-  const same = JSON.stringify(next) === JSON.stringify(current.value);
-  const after = same ? current.text : serialize(next, layout);
-  const formattingNormalized = !same && current.text !== null && current.text.trim() !== '' && serialize(current.value, layout) !== current.text.replace(/^\uFEFF/, '');
-  const diff = same ? '' : createTwoFilesPatch(current.text === null ? '/dev/null' : 'a/settings.json', 'b/settings.json', current.text ?? '', after ?? '', '', '', { context: 3, headerOptions: FILE_HEADERS_ONLY });
-  return { ...base, changed: !same, diff: diff ? `diff --git a/settings.json b/settings.json\n${current.text === null ? 'new file mode 100644\n' : ''}${diff}` : '', formattingNormalized, problems: [], after };
-}
-
-/** What applying wrote. */
-export interface HooksApplyResult {
-  file: string;
-  changed: boolean;
-  /** The copy of the previous file, or null when there was none (or nothing changed). */
-  backup: string | null;
+  const plan = await planSettingsEdit(userSettingsFile(home), await editFor(home, action, options));
+  return { action, settingsFile: plan.file, changed: plan.changed, diff: plan.diff, baseHash: plan.baseHash, problems: plan.problems, warnings: plan.warnings, before: plan.before, after: plan.after };
 }
 
 /**
  * Apply `action` if `<home>/settings.json` is still the file `baseHash` was computed from.
- * @throws {HooksSettingsError} `invalid` for a file Memdir must not touch, `conflict` when the
+ * @throws {SettingsFileError} `invalid` for a file Memdir must not touch, `conflict` when the
  * file changed since the plan.
  */
-export async function applyHooksChange(home: string, action: HooksAction, baseHash: string, options: HookCommandOptions): Promise<HooksApplyResult> {
-  const plan = await planHooksChange(home, action, options);
-  if (plan.problems.length > 0) throw new HooksSettingsError('invalid', plan.problems.join(' '));
-  if (plan.baseHash !== baseHash) throw new HooksSettingsError('conflict', `${plan.settingsFile} changed since the change was shown; look at it again before applying.`);
-  if (!plan.changed || plan.after === null) return { file: plan.settingsFile, changed: false, backup: null };
-  let target = plan.settingsFile;
-  let mode = 0o600;
-  let backup: string | null = null;
-  if (plan.before !== null) {
-    // A symlinked settings.json (a dotfiles repository) is written through, not replaced.
-    target = await fs.realpath(plan.settingsFile);
-    mode = (await fs.stat(target)).mode & 0o777;
-    backup = `${plan.settingsFile}.memdir-backup`;
-    await writeFileAtomic(path.dirname(backup), path.basename(backup), plan.before, { mode: 0o600 });
+export async function applyHooksChange(home: string, action: HooksAction, baseHash: string, options: HookCommandOptions): Promise<SettingsEditResult> {
+  const file = userSettingsFile(home);
+  const record = await readConnectRecord(options.dataDir);
+  if (action === 'connect') {
+    // Noted before the write: a note without the write only keeps an empty container later.
+    const read = await readSettingsFile(file);
+    const empty = read.doc ? emptyContainers(read.doc) : [];
+    if (empty.length > 0) await writeConnectRecord(options.dataDir, { ...record, keepEmpty: { ...record.keepEmpty, [file]: [...new Set([...(record.keepEmpty[file] ?? []), ...empty])] } });
   }
-  await writeFileAtomic(path.dirname(target), path.basename(target), plan.after, { mode });
-  return { file: plan.settingsFile, changed: true, backup };
+  const result = await applySettingsEdit(file, baseHash, await editFor(home, action, options));
+  if (action === 'disconnect' && result.changed && record.keepEmpty[file]) {
+    const { [file]: _done, ...rest } = record.keepEmpty;
+    await writeConnectRecord(options.dataDir, { ...record, keepEmpty: rest });
+  }
+  return result;
 }
 
 /** Whether Memdir's hooks are in `<home>/settings.json`, and whether the app receives them. */
 export async function readHooksStatus(home: string, options: HookCommandOptions): Promise<HooksStatus> {
-  const current = await readSettings(home);
-  const problems = [...current.problems];
-  const hooks = current.value && isObject(current.value.hooks) ? current.value.hooks : {};
+  const current = await readSettingsFile(userSettingsFile(home));
+  const settings = current.doc?.value();
+  const problem = shapeProblem(settings);
+  const problems = [...current.problems, ...current.warnings, ...(problem ? [`${current.file}: ${problem}; Memdir leaves it alone.`] : [])];
+  const hooks = isObject(settings) && isObject(settings.hooks) ? settings.hooks : {};
   const events = MEMDIR_HOOK_EVENTS.map((event) => {
-    const groups = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+    const groups = hooks[event];
     const first = memdirEntries(groups, event)[0];
-    const command = first ? ((((groups[first[0]] as Json).hooks as unknown[])[first[1]] as Json).command as string) : null;
-    return { event, command, current: command === hookCommand(event, options) };
+    const command = first ? ((((groups as Json[])[first[0]]!.hooks as Json[])[first[1]]!.command as string) ?? null) : null;
+    return { event, command, current: command === installedHookCommand(event, options) };
   });
   const count = events.filter((e) => e.command !== null).length;
   const entry = options.cliEntry ?? defaultCliEntry();
   if (!existsSync(entry)) problems.push(`Memdir's command-line entry ${entry} does not exist (build Memdir first): the hook command would fail.`);
-  if (count > 0 && events.some((e) => e.command !== null && !e.current)) problems.push('Some hooks run another Memdir install or an older command: connect again to update them.');
+  if (count > 0 && events.some((e) => !e.current)) problems.push('Some hooks are missing, or run another Memdir install or an older command: connect again to update them.');
   return {
     settingsFile: current.file,
     exists: current.text !== null,

@@ -1,22 +1,20 @@
 /**
- * The local channel from `memdir hook <event>` (run by Claude Code) to the running app.
+ * The app's presence for its data dir: a local socket (a named pipe on Windows) that answers
+ * pings from `memdir hooks status` and keeps a second app on the same data dir from draining
+ * the hook spool at the same time. Hook events themselves never travel over it: they are
+ * spooled first (see hook-spool.ts) and the app that holds this socket takes them from there.
  *
- * Transport: a unix domain socket (a named pipe on Windows). Its path is derived from the data
- * dir, so both sides find it without configuration: `<dataDir>/hooks.sock`, or — when that path
- * is too long for a socket address (about 104 bytes) — `<tmpdir>/memdir-<uid>/<hash>.sock` in a
- * folder only the user may enter.
+ * Transport: the socket's path is derived from the data dir, so both sides find it without
+ * configuration: `<dataDir>/hooks.sock`, or — when that path is too long for a socket address
+ * (about 104 bytes) — `<tmpdir>/memdir-<uid>/<hash>.sock` in a folder only the user may enter.
  *
  * Access: besides the file permissions (the socket is made 0600; a folder we create is 0700),
  * every message carries a per-run token the app writes to `<dataDir>/hooks-endpoint.json`
- * (mode 0600). Only a process that can read Memdir's data dir — the user's own — can talk to
- * the app; on Windows, where a pipe has no folder around it, the token is the guard.
+ * (mode 0600); on Windows, where a pipe has no folder around it, the token is the guard.
  *
  * Protocol: one line of JSON each way, then the connection closes.
- *   hook → app  {"v":1,"token":"…","event":{…HookEvent}}   or {"v":1,"token":"…","ping":true}
- *   app → hook  {"ok":true}  or  {"ok":false,"error":"…"}
- * The app answers once the event is queued, not processed: events are triggers ("look at this
- * transcript"), and the transcript plus each consumer's cursor stay the truth, so an event lost
- * in a crash only delays work the next event or the watcher picks up.
+ *   client → app  {"v":1,"token":"…","ping":true}
+ *   app → client  {"ok":true}  or  {"ok":false,"error":"…"}
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -25,7 +23,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeDataFile } from '../memdir/safe-fs.js';
-import { type HookEvent, MAX_HOOK_PAYLOAD_BYTES, hookEventSchema } from './hook-payload.js';
 
 /** The endpoint file in the data dir. */
 export const ENDPOINT_FILE = 'hooks-endpoint.json';
@@ -35,7 +32,9 @@ const MAX_SOCKET_PATH_BYTES = 100;
 const endpointSchema = z.object({ version: z.literal(1), socket: z.string(), token: z.string().min(32), pid: z.number().int(), startedAt: z.string() });
 type Endpoint = z.infer<typeof endpointSchema>;
 
-const messageSchema = z.object({ v: z.literal(1), token: z.string(), event: hookEventSchema.optional(), ping: z.boolean().optional() });
+const messageSchema = z.object({ v: z.literal(1), token: z.string(), ping: z.literal(true) });
+/** Largest message read: a ping is a hundred bytes. */
+const MAX_MESSAGE_BYTES = 4096;
 
 /** Where the app listens for hook events of this data dir. */
 export function hookSocketPath(dataDir: string, platform: NodeJS.Platform = process.platform): string {
@@ -109,21 +108,6 @@ function exchange(socket: string, line: string, timeoutMs: number): Promise<stri
   });
 }
 
-/** How a hand-off went. */
-export type Delivery = { delivered: true } | { delivered: false; reason: string };
-
-/** Hand a hook event to the running app. Never throws. */
-export async function deliverHookEvent(dataDir: string, event: HookEvent, options: { timeoutMs?: number } = {}): Promise<Delivery> {
-  const endpoint = await readEndpoint(dataDir);
-  if (!endpoint) return { delivered: false, reason: 'the app is not running (no hook endpoint)' };
-  try {
-    const answer = JSON.parse(await exchange(endpoint.socket, `${JSON.stringify({ v: 1, token: endpoint.token, event })}\n`, options.timeoutMs ?? 1500)) as { ok?: unknown; error?: unknown };
-    return answer.ok === true ? { delivered: true } : { delivered: false, reason: `the app refused the event: ${String(answer.error ?? 'no reason')}` };
-  } catch (error) {
-    return { delivered: false, reason: `the app could not be reached (${(error as Error).message})` };
-  }
-}
-
 /** Whether an app is listening for this data dir's hook events (a ping with the token). */
 export async function isAppListening(dataDir: string, timeoutMs = 800): Promise<boolean> {
   const endpoint = await readEndpoint(dataDir);
@@ -146,23 +130,23 @@ export class HookServer {
   ) {}
 
   /**
-   * Listen for hook events. When another live Memdir already listens for this data dir, no
-   * server is started (`server: null`) and `problem` says so: its hooks go to that app.
+   * Listen. When another live Memdir already listens for this data dir, no server is started
+   * (`server: null`) and `problem` says so: that app takes the hook events.
    */
-  static async start(dataDir: string, onEvent: (event: HookEvent) => void): Promise<{ server: HookServer | null; problem: string | null }> {
+  static async start(dataDir: string): Promise<{ server: HookServer | null; problem: string | null; otherApp: boolean }> {
     const socket = hookSocketPath(dataDir);
     if (await isAppListening(dataDir)) {
-      return { server: null, problem: 'Another Memdir using the same data folder already receives the hook events.' };
+      return { server: null, problem: 'Another Memdir using the same data folder already receives the hook events.', otherApp: true };
     }
     await prepareSocketFolder(socket, dataDir);
     if (process.platform !== 'win32') {
       const existing = await fs.lstat(socket).catch(() => null);
-      if (existing && !existing.isSocket()) return { server: null, problem: `${socket} exists and is not a socket; hook events will be spooled instead.` };
+      if (existing && !existing.isSocket()) return { server: null, problem: `${socket} exists and is not a socket; remove it so that \`memdir hooks status\` can see this app.`, otherApp: false };
       // A socket file nobody answers on is what a crashed app leaves behind.
       if (existing) await fs.rm(socket, { force: true });
     }
     const token = randomBytes(32).toString('hex');
-    const server = net.createServer((conn) => handleConnection(conn, token, onEvent));
+    const server = net.createServer((conn) => handleConnection(conn, token));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(socket, () => {
@@ -175,7 +159,7 @@ export class HookServer {
     const endpointFile = path.join(dataDir, ENDPOINT_FILE);
     const endpoint: Endpoint = { version: 1, socket, token, pid: process.pid, startedAt: new Date().toISOString() };
     await writeDataFile(endpointFile, `${JSON.stringify(endpoint, null, 2)}\n`, { mode: 0o600 });
-    return { server: new HookServer(server, socket, endpointFile, token), problem: null };
+    return { server: new HookServer(server, socket, endpointFile, token), problem: null, otherApp: false };
   }
 
   async close(): Promise<void> {
@@ -187,7 +171,7 @@ export class HookServer {
   }
 }
 
-function handleConnection(conn: net.Socket, token: string, onEvent: (event: HookEvent) => void): void {
+function handleConnection(conn: net.Socket, token: string): void {
   let buffer = '';
   let done = false;
   const answer = (value: { ok: boolean; error?: string }) => {
@@ -201,10 +185,7 @@ function handleConnection(conn: net.Socket, token: string, onEvent: (event: Hook
   conn.on('data', (chunk: string) => {
     if (done) return;
     buffer += chunk;
-    if (Buffer.byteLength(buffer) > MAX_HOOK_PAYLOAD_BYTES * 2) {
-      answer({ ok: false, error: 'message too large' });
-      return;
-    }
+    if (Buffer.byteLength(buffer) > MAX_MESSAGE_BYTES) return answer({ ok: false, error: 'message too large' });
     const end = buffer.indexOf('\n');
     if (end < 0) return;
     let raw: unknown;
@@ -216,16 +197,6 @@ function handleConnection(conn: net.Socket, token: string, onEvent: (event: Hook
     // The token first: a client without it learns nothing about what a valid message looks like.
     const given = (raw as { token?: unknown } | null)?.token;
     if (typeof given !== 'string' || !sameToken(given, token)) return answer({ ok: false, error: 'wrong token' });
-    const parsed = messageSchema.safeParse(raw);
-    if (!parsed.success) return answer({ ok: false, error: 'not a hook message' });
-    const message = parsed.data;
-    if (message.ping) return answer({ ok: true });
-    if (!message.event) return answer({ ok: false, error: 'no event' });
-    try {
-      onEvent(message.event);
-    } catch (error) {
-      return answer({ ok: false, error: (error as Error).message });
-    }
-    answer({ ok: true });
+    answer(messageSchema.safeParse(raw).success ? { ok: true } : { ok: false, error: 'not a ping' });
   });
 }

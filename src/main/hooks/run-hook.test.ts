@@ -6,9 +6,10 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.js';
-import { ENDPOINT_FILE, HookServer, deliverHookEvent, hookSocketPath, isAppListening } from './hook-channel.js';
+import { SessionStore } from '../session/session-state.js';
+import { ENDPOINT_FILE, HookServer, hookSocketPath, isAppListening } from './hook-channel.js';
 import type { HookEvent } from './hook-payload.js';
-import { coalesceHookEvents, drainSpool, spoolDir } from './hook-spool.js';
+import { coalesceHookEvents, drainSpool, spoolDir, spoolHookCommand, watchSpool } from './hook-spool.js';
 import { HOOK_LOG_FILE, runHook } from './run-hook.js';
 
 let root: string;
@@ -27,23 +28,30 @@ afterEach(async () => {
 
 const payload = (over: Record<string, unknown> = {}) => JSON.stringify({ session_id: 'abc-123', transcript_path: path.join(root, 'home/projects/-x/abc-123.jsonl'), cwd: path.join(root, 'repo'), hook_event_name: 'Stop', stop_hook_active: false, ...over });
 const stdin = (text: string) => Readable.from([Buffer.from(text)]);
-const spooled = async () => (await fs.readdir(spoolDir(dataDir)).catch(() => [])).filter((n) => n.endsWith('.json'));
+const spooled = async () => (await fs.readdir(spoolDir(dataDir)).catch(() => [])).filter((n) => !n.startsWith('.'));
 const hookLog = () => fs.readFile(path.join(dataDir, HOOK_LOG_FILE), 'utf8').catch(() => '');
 
-async function listen(): Promise<HookEvent[]> {
-  const received: HookEvent[] = [];
-  const { server, problem } = await HookServer.start(dataDir, (event) => received.push(event));
+async function listen(): Promise<void> {
+  const { server, problem } = await HookServer.start(dataDir);
   expect(problem).toBeNull();
   servers.push(server!);
-  return received;
+}
+
+/** Run the shell command `hooks connect` installs for `event`, payload on stdin. */
+function runShellHook(event: 'Stop' | 'PreCompact' | 'SessionEnd', text: string, env: NodeJS.ProcessEnv = {}): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('/bin/sh', ['-c', spoolHookCommand(event, dataDir)], { env: { ...process.env, MEMDIR_INTERNAL: '', ...env } }, (error) => (error && typeof error.code !== 'number' ? reject(error) : resolve(error ? (error.code as number) : 0)));
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(text);
+  });
 }
 
 describe('memdir hook with the app closed', () => {
   it('spools the event (private files), and the next start reads it', async () => {
     const result = await runHook({ event: 'Stop', stdin: stdin(payload()), env: {}, dataDir });
-    expect(result).toMatchObject({ outcome: 'spooled', message: expect.stringContaining('not running') });
+    expect(result).toMatchObject({ outcome: 'spooled', message: expect.stringContaining('spooled for the app') });
     const files = await spooled();
-    expect(files).toHaveLength(1);
+    expect(files).toEqual([expect.stringMatching(/^\d+-\d+-[0-9a-f]+-Stop\.hook$/)]);
     if (process.platform !== 'win32') {
       expect((await fs.stat(path.join(spoolDir(dataDir), files[0]!))).mode & 0o777).toBe(0o600);
       expect((await fs.stat(spoolDir(dataDir))).mode & 0o777).toBe(0o700);
@@ -53,6 +61,26 @@ describe('memdir hook with the app closed', () => {
     expect(drained).toMatchObject({ read: 1, bad: [] });
     expect(seen).toEqual([expect.objectContaining({ event: 'Stop', sessionId: 'abc-123', stopHookActive: false })]);
     expect(await spooled()).toEqual([]);
+  });
+
+  it.skipIf(process.platform === 'win32')('the shell command writes the same entry, privately, exits 0 whatever happens, and skips Memdir\'s own sessions', async () => {
+    expect(await runShellHook('PreCompact', payload({ hook_event_name: 'PreCompact', trigger: 'manual' }))).toBe(0);
+    const files = await spooled();
+    expect(files).toEqual([expect.stringMatching(/^\d+-\d+-PreCompact\.hook$/)]);
+    expect((await fs.stat(path.join(spoolDir(dataDir), files[0]!))).mode & 0o777).toBe(0o600);
+    expect((await fs.stat(spoolDir(dataDir))).mode & 0o777).toBe(0o700);
+    expect(await runShellHook('Stop', payload(), { MEMDIR_INTERNAL: '1' })).toBe(0);
+    expect(await spooled()).toHaveLength(1);
+    // Garbage is spooled as it came (nothing is checked before it is safe) and refused when drained.
+    expect(await runShellHook('Stop', 'not json {')).toBe(0);
+    const seen: HookEvent[] = [];
+    const drained = await drainSpool(dataDir, async (events) => void seen.push(...events));
+    expect(seen).toEqual([expect.objectContaining({ event: 'PreCompact', trigger: 'manual' })]);
+    expect(drained.bad).toEqual([{ file: expect.stringMatching(/-Stop\.hook$/), reason: 'the hook input is not JSON' }]);
+    // A data dir it cannot create: still exit 0, so Claude Code carries on.
+    await fs.writeFile(path.join(root, 'file'), '');
+    dataDir = path.join(root, 'file', 'data');
+    expect(await runShellHook('Stop', payload())).toBe(0);
   });
 
   it('coalesces many Stops of one transcript, keeps order, and removes damaged spool files', async () => {
@@ -75,62 +103,89 @@ describe('memdir hook with the app closed', () => {
   });
 });
 
-describe('memdir hook with the app running', () => {
-  it('hands the event over the socket (0600), and spools nothing', async () => {
-    const received = await listen();
-    const result = await runHook({ event: 'PreCompact', stdin: stdin(payload({ hook_event_name: 'PreCompact', trigger: 'auto' })), env: {}, dataDir });
-    expect(result.outcome).toBe('delivered');
-    expect(received).toEqual([expect.objectContaining({ event: 'PreCompact', trigger: 'auto' })]);
-    expect(await spooled()).toEqual([]);
+describe('the running app', () => {
+  it('answers pings with the token (socket 0600), refuses others, and is the only one taking the spool', async () => {
+    await listen();
+    expect(await isAppListening(dataDir)).toBe(true);
     if (process.platform !== 'win32') {
       expect((await fs.stat(hookSocketPath(dataDir))).mode & 0o777).toBe(0o600);
       expect((await fs.stat(path.join(dataDir, ENDPOINT_FILE))).mode & 0o777).toBe(0o600);
     }
-    expect(await isAppListening(dataDir)).toBe(true);
-  });
-
-  it('refuses a message without the token, and does not start a second listener', async () => {
-    const received = await listen();
     const answer = await new Promise<string>((resolve, reject) => {
       const conn = net.createConnection(hookSocketPath(dataDir));
       let text = '';
       conn.setEncoding('utf8');
-      conn.on('connect', () => conn.write(`${JSON.stringify({ v: 1, token: 'guess', event: JSON.parse(payload()) })}\n`));
+      conn.on('connect', () => conn.write(`${JSON.stringify({ v: 1, token: 'guess', ping: true })}\n`));
       conn.on('data', (d: string) => (text += d));
       conn.on('end', () => resolve(text));
       conn.on('error', reject);
     });
     expect(JSON.parse(answer)).toEqual({ ok: false, error: 'wrong token' });
-    expect(received).toEqual([]);
-    expect(await HookServer.start(dataDir, () => undefined)).toMatchObject({ server: null, problem: expect.stringContaining('Another Memdir') });
+    expect(await HookServer.start(dataDir)).toMatchObject({ server: null, otherApp: true, problem: expect.stringContaining('Another Memdir') });
   });
 
-  it('spools when the endpoint is stale (the app crashed) and a new app takes the socket over', async () => {
+  it('takes over from a crashed app (a stale endpoint and socket)', async () => {
     await listen();
     const endpoint = await fs.readFile(path.join(dataDir, ENDPOINT_FILE), 'utf8');
     await servers.pop()!.close();
     await fs.writeFile(path.join(dataDir, ENDPOINT_FILE), endpoint);
-    expect((await runHook({ event: 'Stop', stdin: stdin(payload()), env: {}, dataDir, deliverTimeoutMs: 500 })).outcome).toBe('spooled');
-    const received = await listen();
-    const event = (await drainSpoolEvents())[0]!;
-    expect(await deliverHookEvent(dataDir, event)).toEqual({ delivered: true });
-    expect(received).toHaveLength(1);
+    expect(await isAppListening(dataDir)).toBe(false);
+    await listen();
+    expect(await isAppListening(dataDir)).toBe(true);
   });
 
   it('finds a socket outside a data dir too long for a socket address', async () => {
     dataDir = path.join(root, 'x'.repeat(120), 'data');
     expect(hookSocketPath(dataDir).startsWith(dataDir)).toBe(process.platform === 'win32');
-    const received = await listen();
-    expect((await runHook({ event: 'Stop', stdin: stdin(payload()), env: {}, dataDir })).outcome).toBe('delivered');
-    expect(received).toHaveLength(1);
+    await listen();
+    expect(await isAppListening(dataDir)).toBe(true);
+  });
+
+  it('notices a new spool entry within moments', async () => {
+    let changes = 0;
+    const stop = await watchSpool(dataDir, () => changes++, { pollMs: 60_000 });
+    try {
+      await runHook({ event: 'Stop', stdin: stdin(payload()), env: {}, dataDir });
+      const deadline = Date.now() + 5000;
+      while (changes === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(changes).toBeGreaterThan(0);
+    } finally {
+      stop();
+    }
   });
 });
 
-async function drainSpoolEvents(): Promise<HookEvent[]> {
-  const seen: HookEvent[] = [];
-  await drainSpool(dataDir, async (events) => void seen.push(...events));
-  return seen;
-}
+describe('SessionStart hands the session note back to Claude Code (R-SESSION)', () => {
+  const start = (source: string, sessionId = 'abc-123') => runHook({ event: 'SessionStart', stdin: stdin(payload({ hook_event_name: 'SessionStart', session_id: sessionId, source })), env: {}, dataDir });
+
+  it('after a compaction or a resume, as additionalContext in the JSON Claude Code reads', async () => {
+    await new SessionStore(dataDir).writeNote('abc-123', '# Session memory\n\n## Current task\nFix the flaky checkout test.\n');
+    for (const source of ['compact', 'resume']) {
+      const result = await start(source);
+      expect(result.outcome).toBe('answered');
+      const answer = JSON.parse(result.stdout!) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+      expect(answer.hookSpecificOutput.hookEventName).toBe('SessionStart');
+      expect(answer.hookSpecificOutput.additionalContext).toMatch(/^Session Memory — Memdir's running note of this session[^\n]*\n\n# Session memory\n\n## Current task\nFix the flaky checkout test\.\n$/);
+    }
+  });
+
+  it('nothing for a new session, another session, or no note; a bad payload is logged', async () => {
+    await new SessionStore(dataDir).writeNote('abc-123', 'note');
+    expect((await start('startup')).stdout).toBeUndefined();
+    expect(await start('clear')).toMatchObject({ outcome: 'ignored' });
+    expect(await start('compact', 'other-session')).toMatchObject({ outcome: 'ignored', message: expect.stringContaining('no Session Memory note') });
+    expect(await runHook({ event: 'SessionStart', stdin: stdin('{'), env: {}, dataDir })).toMatchObject({ outcome: 'failed' });
+    expect(await hookLog()).toContain('SessionStart: the hook input is not JSON');
+  });
+
+  it('prints the answer on stdout through the CLI', async () => {
+    await new SessionStore(dataDir).writeNote('abc-123', 'the note');
+    let out = '';
+    const code = await runCli(['hook', 'SessionStart', '--data-dir', dataDir], { out: (t) => (out += t), err: () => undefined, env: {}, cwd: root, stdin: stdin(payload({ hook_event_name: 'SessionStart', source: 'compact' })) });
+    expect(code).toBe(0);
+    expect(JSON.parse(out).hookSpecificOutput.additionalContext).toContain('the note');
+  });
+});
 
 describe('memdir hook never fails Claude Code', () => {
   it('ignores Memdir\'s own sessions (MEMDIR_INTERNAL=1, or its claude-cli folder)', async () => {
@@ -152,6 +207,7 @@ describe('memdir hook never fails Claude Code', () => {
     expect(await runHook({ event: 'Stop', stdin: never, env: {}, dataDir, stdinTimeoutMs: 100 })).toMatchObject({ outcome: 'failed', message: expect.stringContaining('no hook input') });
     const log = await hookLog();
     expect(log.trim().split('\n')).toHaveLength(6);
+    expect(log).toContain('"UserPromptSubmit" is not a hook event Memdir spools');
     expect(log).toContain('not JSON');
     expect(await spooled()).toEqual([]);
   });

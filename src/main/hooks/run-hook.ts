@@ -1,18 +1,24 @@
 /**
- * `memdir hook <event>`: what Claude Code runs on Stop, PreCompact and SessionEnd (SPEC §11).
- * It must return fast and never break Claude Code: read the JSON on stdin (bounded in size and
- * time), hand it to the running app over the local channel, or spool it to disk when the app is
- * closed — and whatever happens, report instead of throwing (the command exits 0; trouble goes
- * to `<dataDir>/hook-errors.log`).
+ * `memdir hook <event>`: the Node side of Memdir's Claude Code hooks (SPEC §11). It must
+ * return fast and never break Claude Code: read the JSON on stdin (bounded in size and time),
+ * and — whatever happens — report instead of throwing (the command exits 0; trouble goes to
+ * `<dataDir>/hook-errors.log`).
+ *
+ *   Stop, PreCompact, SessionEnd → write the event to the spool (hook-spool.ts), nothing else.
+ *     On Linux and macOS Claude Code runs the shell command that spools instead (it beats the
+ *     SIGTERM of an exiting `claude -p`, which Node cannot); this is the Windows path, and what
+ *     older installs' commands still run.
+ *   SessionStart (sources `compact`, `resume`) → print the session's Session Memory note as
+ *     `additionalContext`, the form Claude Code puts into the conversation (R-SESSION).
  *
  * Sessions Memdir started itself (its Claude Code CLI model calls run with `MEMDIR_INTERNAL=1`
  * in `<dataDir>/claude-cli`) are ignored, so Memdir never extracts from its own prompts.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { deliverHookEvent } from './hook-channel.js';
-import { MAX_HOOK_PAYLOAD_BYTES, parseHookPayload } from './hook-payload.js';
-import { spoolHookEvent } from './hook-spool.js';
+import { SessionStore } from '../session/session-state.js';
+import { parseHookPayload, parseSessionStartPayload } from './hook-payload.js';
+import { MAX_SPOOLED_BYTES, spoolHookPayload } from './hook-spool.js';
 
 /** The hook error log in the data dir, and when it is rotated. */
 export const HOOK_LOG_FILE = 'hook-errors.log';
@@ -39,18 +45,18 @@ export interface RunHookOptions {
   dataDir: string;
   /** How long to wait for stdin to end (default 2 s). */
   stdinTimeoutMs?: number;
-  /** How long to wait for the app's answer (default 1.5 s). */
-  deliverTimeoutMs?: number;
 }
 
 /** What the hook did. */
 export interface HookRunResult {
-  outcome: 'delivered' | 'spooled' | 'ignored' | 'failed';
+  outcome: 'spooled' | 'answered' | 'ignored' | 'failed';
   message: string;
+  /** What Claude Code must read on stdout (SessionStart's JSON), when there is something. */
+  stdout?: string;
 }
 
 /** Read stdin up to a size and a time limit; what arrived by then is the input. */
-export function readBoundedStdin(stdin: NodeJS.ReadableStream | undefined, timeoutMs: number, maxBytes = MAX_HOOK_PAYLOAD_BYTES): Promise<{ text: string; problem: string | null }> {
+export function readBoundedStdin(stdin: NodeJS.ReadableStream | undefined, timeoutMs: number, maxBytes = MAX_SPOOLED_BYTES): Promise<{ text: string; problem: string | null }> {
   if (!stdin || (stdin as NodeJS.ReadStream).isTTY) return Promise.resolve({ text: '', problem: null });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -95,6 +101,28 @@ export async function logHookProblem(dataDir: string, event: string, message: st
   }
 }
 
+/** What precedes the note in Claude Code's context, so the agent knows what it is reading. */
+const NOTE_INTRO = "Session Memory — Memdir's running note of this session (current task, files changed, errors met, where the workflow stands), kept outside the context so it survives compaction:";
+
+/**
+ * SessionStart: the session's note as Claude Code's `additionalContext`, or nothing. Memdir's
+ * own sessions never get a note (Session Memory skips them), so none is handed back to them.
+ */
+async function answerSessionStart(dataDir: string, stdin: string): Promise<HookRunResult> {
+  const parsed = parseSessionStartPayload(stdin);
+  if (!parsed.ok) return { outcome: 'failed', message: parsed.problem };
+  if (parsed.source !== 'compact' && parsed.source !== 'resume') return { outcome: 'ignored', message: `a session start of source ${parsed.source ?? 'unknown'}: a new session gets no note` };
+  let note: string | null;
+  try {
+    note = await new SessionStore(dataDir).readNote(parsed.sessionId);
+  } catch {
+    return { outcome: 'failed', message: `"${parsed.sessionId}" is not a session id` };
+  }
+  if (!note?.trim()) return { outcome: 'ignored', message: `no Session Memory note for session ${parsed.sessionId}` };
+  const additionalContext = `${NOTE_INTRO}\n\n${note.trim()}\n`;
+  return { outcome: 'answered', message: `handed back the note of session ${parsed.sessionId} (${parsed.source})`, stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } })}\n` };
+}
+
 /** Run the hook. Never throws, never waits long. */
 export async function runHook(options: RunHookOptions): Promise<HookRunResult> {
   const { event, env, dataDir } = options;
@@ -103,17 +131,20 @@ export async function runHook(options: RunHookOptions): Promise<HookRunResult> {
     return { outcome, message };
   };
   try {
-    if (env.MEMDIR_INTERNAL === '1') return result('ignored', "a session Memdir started itself (MEMDIR_INTERNAL=1)");
+    if (env.MEMDIR_INTERNAL === '1') return result('ignored', 'a session Memdir started itself (MEMDIR_INTERNAL=1)');
     const input = await readBoundedStdin(options.stdin, options.stdinTimeoutMs ?? 2000);
     if (input.problem && input.text === '') return result('failed', input.problem);
+    if (event === 'SessionStart') {
+      const answer = await answerSessionStart(dataDir, input.text);
+      if (answer.outcome === 'failed') await logHookProblem(dataDir, event, answer.message);
+      return answer;
+    }
     const parsed = parseHookPayload(event, input.text);
     if (!parsed.ok) return result('failed', parsed.problem);
     if (isInternalSession(env, parsed.event.cwd, dataDir)) return result('ignored', 'a session in the folder Memdir uses for its own model calls');
-    const delivery = await deliverHookEvent(dataDir, parsed.event, { timeoutMs: options.deliverTimeoutMs ?? 1500 });
-    if (delivery.delivered) return result('delivered', 'handed to the running app');
-    const spooled = await spoolHookEvent(dataDir, parsed.event);
+    const spooled = await spoolHookPayload(dataDir, parsed.event.event, input.text);
     if ('dropped' in spooled) return result('failed', `not spooled: ${spooled.dropped}`);
-    return result('spooled', `${delivery.reason}; spooled for the next start (${path.basename(spooled.file)})`);
+    return result('spooled', `spooled for the app (${path.basename(spooled.file)})`);
   } catch (error) {
     return result('failed', error instanceof Error ? error.message : String(error));
   }

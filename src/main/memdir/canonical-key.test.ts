@@ -3,7 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalKey, DirectoryError, isolatedGitEnv } from './canonical-key.js';
+import { canonicalKey, DirectoryError, explainCanonicalKey } from './canonical-key.js';
+import { isolatedGitEnv } from './run-git.js';
 
 // Test git never reads the machine's global or system config.
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
@@ -155,15 +156,117 @@ describe('canonicalKey (R-KEY)', () => {
     await fs.symlink(path.join(tmp, 'gone'), path.join(tmp, 'dangling'));
     await expect(canonicalKey(path.join(tmp, 'dangling'))).rejects.toMatchObject({ reason: 'missing' });
   });
-});
 
-describe('isolatedGitEnv', () => {
-  it('drops every GIT_* variable and keeps the rest', () => {
-    const env = isolatedGitEnv({ PATH: '/bin', GIT_DIR: '/x', GIT_INDEX_FILE: '/i', git_work_tree: '/w', HOME: '/h' });
-    expect(env.PATH).toBe('/bin');
-    expect(env.HOME).toBe('/h');
-    expect(env.GIT_DIR).toBeUndefined();
-    expect(env.GIT_INDEX_FILE).toBeUndefined();
-    expect(env.git_work_tree).toBeUndefined();
+  it('finds the project without git: no git on PATH, a subdirectory and a linked worktree still share the repository key', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const sub = path.join(repo, 'src');
+    await fs.mkdir(sub);
+    const worktree = path.join(tmp, 'wt');
+    git(repo, 'worktree', 'add', '-q', worktree);
+    const emptyBin = path.join(tmp, 'empty-bin');
+    await fs.mkdir(emptyBin);
+    const saved = process.env.PATH;
+    process.env.PATH = emptyBin;
+    try {
+      expect(await canonicalKey(sub)).toBe(repo);
+      expect(await canonicalKey(worktree)).toBe(repo);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it('keys a worktree whose main repository moved to its own root, and says why', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const worktree = path.join(tmp, 'wt');
+    git(repo, 'worktree', 'add', '-q', worktree);
+    await fs.rename(repo, path.join(tmp, 'repo-moved'));
+    const explained = await explainCanonicalKey(worktree);
+    expect(explained.key).toBe(worktree);
+    expect(explained.via).toBe('own-root');
+    expect(explained.worktree).toMatchObject({ valid: false, gitdir: path.join(repo, '.git', 'worktrees', 'wt') });
+    expect(explained.detail).toContain('was the main repository moved or deleted?');
+  });
+
+  it('keys a repository git calls "dubious ownership" to its root (the key is read from files)', async () => {
+    if (process.getuid?.() !== 0) return; // Only root can hand a repository to another owner here.
+    const repo = path.join(tmp, 'theirs');
+    await fs.mkdir(path.join(repo, 'sub'), { recursive: true });
+    git(repo, 'init', '-q');
+    execFileSync('chown', ['-R', 'nobody', repo]);
+    expect(await canonicalKey(path.join(repo, 'sub'))).toBe(repo);
+  });
+
+  it('keys a worktree with a broken back-link to its own root', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const worktree = path.join(tmp, 'wt');
+    git(repo, 'worktree', 'add', '-q', worktree);
+    await fs.writeFile(path.join(repo, '.git', 'worktrees', 'wt', 'gitdir'), '/nowhere/.git\n');
+    const explained = await explainCanonicalKey(worktree);
+    expect(explained.key).toBe(worktree);
+    expect(explained.worktree?.problem).toContain('names /nowhere/.git, not this worktree');
+  });
+
+  it('keys a worktree whose entry is not under <commondir>/worktrees, or whose commondir is a symlink, to its own root', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const worktree = path.join(tmp, 'wt');
+    git(repo, 'worktree', 'add', '-q', worktree);
+    const entry = path.join(repo, '.git', 'worktrees', 'wt');
+    await fs.writeFile(path.join(entry, 'commondir'), `${path.join(tmp, 'elsewhere')}\n`);
+    expect((await explainCanonicalKey(worktree)).worktree?.problem).toContain('is not an entry of');
+    await fs.rm(path.join(entry, 'commondir'));
+    await fs.writeFile(path.join(tmp, 'commondir-target'), '../..\n');
+    await fs.symlink(path.join(tmp, 'commondir-target'), path.join(entry, 'commondir'));
+    expect(await canonicalKey(worktree)).toBe(worktree);
+  });
+
+  it('explains which .git it found: a repository, a valid worktree, nothing', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const worktree = path.join(tmp, 'wt');
+    git(repo, 'worktree', 'add', '-q', worktree);
+    const plain = path.join(tmp, 'plain');
+    await fs.mkdir(plain);
+    expect(await explainCanonicalKey(path.join(repo))).toMatchObject({ via: 'repository', root: repo, gitEntry: { path: path.join(repo, '.git'), kind: 'directory' }, worktree: null });
+    expect(await explainCanonicalKey(worktree)).toMatchObject({
+      key: repo,
+      via: 'worktree',
+      root: worktree,
+      gitEntry: { kind: 'file' },
+      worktree: { valid: true, problem: null, gitdir: path.join(repo, '.git', 'worktrees', 'wt'), commondir: path.join(repo, '.git') },
+    });
+    expect(await explainCanonicalKey(plain)).toMatchObject({ key: plain, via: 'no-git', gitEntry: null });
+  });
+
+  it('keeps the main repository path as the worktree entry names it (Claude Code does not resolve it)', async () => {
+    await fs.mkdir(path.join(tmp, 'real'));
+    await fs.symlink(path.join(tmp, 'real'), path.join(tmp, 'alias'));
+    const repo = await repoWithCommit(path.join(tmp, 'real', 'repo'));
+    const worktree = path.join(tmp, 'wt');
+    git(repo, 'worktree', 'add', '-q', worktree);
+    await fs.writeFile(path.join(worktree, '.git'), `gitdir: ${path.join(tmp, 'alias', 'repo', '.git', 'worktrees', 'wt')}\n`);
+    expect(await canonicalKey(worktree)).toBe(path.join(tmp, 'alias', 'repo'));
+  });
+
+  it('counts a .git that is a link to a directory, and ignores a .git that is neither file nor directory', async () => {
+    const store = path.join(tmp, 'store');
+    await fs.mkdir(store);
+    const linked = path.join(tmp, 'linked', 'sub');
+    await fs.mkdir(linked, { recursive: true });
+    await fs.symlink(store, path.join(tmp, 'linked', '.git'));
+    expect(await canonicalKey(linked)).toBe(path.join(tmp, 'linked'));
+    const dangling = path.join(tmp, 'dangling-git', 'sub');
+    await fs.mkdir(dangling, { recursive: true });
+    await fs.symlink(path.join(tmp, 'gone'), path.join(tmp, 'dangling-git', '.git'));
+    expect(await canonicalKey(dangling)).toBe(dangling);
+  });
+
+  it('keys a launch directory that no longer exists from its nearest parent when asked to', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const gone = path.join(repo, 'deleted', 'deeper');
+    await expect(explainCanonicalKey(gone)).rejects.toMatchObject({ reason: 'missing' });
+    expect(await explainCanonicalKey(gone, { missingOk: true })).toMatchObject({ key: repo, exists: false, via: 'repository' });
+    const outside = path.join(tmp, 'plain', 'deleted');
+    await fs.mkdir(path.join(tmp, 'plain'));
+    expect(await explainCanonicalKey(outside, { missingOk: true })).toMatchObject({ key: outside, exists: false, via: 'no-git' });
   });
 });
+

@@ -1,10 +1,24 @@
 /**
- * R-KEY: the canonical key of a directory — the root of the git repository it belongs to (the
- * main worktree for a linked worktree), or the directory itself outside git; realpath'd and
- * NFC-normalised. Every subdirectory and worktree of one repository shares one memory.
+ * R-KEY: the canonical key of a directory, found the way Claude Code finds it — from files only,
+ * never by running git (Claude Code 2.1.332's `findGitRoot` + `resolveCanonicalRoot`, checked
+ * against the real client in subdirectories, worktrees, moved repositories, submodules, bare
+ * repositories and without git on PATH):
+ *
+ * 1. the directory, symlinks resolved and NFC-normalised;
+ * 2. walk up to the first ancestor holding `.git` (a directory or a file, or a link to one),
+ *    the filesystem root included; none → the key is the directory itself;
+ * 3. `.git` is a directory → the key is that ancestor (the repository root);
+ * 4. `.git` is a file `gitdir: <path>` → a linked worktree only if `<gitdir>/commondir` names
+ *    a directory `C` with `dirname(gitdir) == C/worktrees` and the back-link
+ *    `realpath(<gitdir>/gitdir) == realpath(<root>)/.git`; then the key is `dirname(C)`, or
+ *    `C` itself for a bare repository. Any failure (a submodule, a `--separate-git-dir`
+ *    checkout, a moved main repository, a broken back-link, a missing file) → the worktree's
+ *    own root.
+ *
+ * Every subdirectory and valid worktree of one repository shares one memory. The explanation
+ * says which `.git` was found and why a worktree link was or was not followed (`memdir where`).
  */
-import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 
 /** Why a directory could not be keyed. */
@@ -28,62 +42,237 @@ export class DirectoryError extends Error {
   }
 }
 
-/**
- * A copy of `env` without any `GIT_*` variable, so a `GIT_DIR`, `GIT_WORK_TREE`,
- * `GIT_INDEX_FILE`, `GIT_CEILING_DIRECTORIES` or `GIT_CONFIG_*` inherited from the user's
- * shell (or from a git hook that launched us) cannot point our look-ups at another repository.
- * Discovery may cross file-system boundaries, as Claude Code's own walk-up does.
- */
-export function isolatedGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const clean: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (!name.toUpperCase().startsWith('GIT_')) clean[name] = value;
+/** Claude Code reads `commondir`, `gitdir` and `.git` files of at most this many bytes. */
+const LINK_FILE_MAX_BYTES = 64 * 1024;
+
+/** The `.git` entry the walk-up found. */
+export interface GitEntry {
+  /** `<root>/.git`. */
+  path: string;
+  kind: 'directory' | 'file';
+}
+
+/** A `.git` file's link to a worktree entry of another repository, and whether it holds. */
+export interface WorktreeLink {
+  /** The resolved `gitdir:` of the `.git` file, or null when the file has none. */
+  gitdir: string | null;
+  /** The common git directory `<gitdir>/commondir` names, or null when it could not be read. */
+  commondir: string | null;
+  /** True when every check passed and the key is the main (or bare) repository. */
+  valid: boolean;
+  /** Why the link was not followed (a sentence fragment), null when valid. */
+  problem: string | null;
+}
+
+/** How the key of a directory was chosen. */
+export interface KeyExplanation {
+  /** The directory asked about, symlinks resolved, NFC. */
+  dir: string;
+  /** False when the directory no longer exists (a launch directory deleted since): then the walk starts at its nearest existing parent. */
+  exists: boolean;
+  /** The canonical key (R-KEY). */
+  key: string;
+  /**
+   * `no-git`: no `.git` above; `repository`: a `.git` directory; `worktree`: a valid linked
+   * worktree of a repository; `bare-worktree`: a valid linked worktree of a bare repository;
+   * `own-root`: a `.git` file that is not a valid worktree link (submodule, separate git dir,
+   * moved main repository, broken back-link), so the worktree's own root.
+   */
+  via: 'no-git' | 'repository' | 'worktree' | 'bare-worktree' | 'own-root';
+  /** The directory holding the `.git` found, or null. */
+  root: string | null;
+  gitEntry: GitEntry | null;
+  /** Set when `.git` is a file. */
+  worktree: WorktreeLink | null;
+  /** One or two sentences for a person (`memdir where`). */
+  detail: string;
+}
+
+type Stat = fs.Stats | null;
+
+function lstatOrNull(p: string): Stat {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
   }
-  clean.GIT_DISCOVERY_ACROSS_FILESYSTEM = '1';
-  clean.GIT_TERMINAL_PROMPT = '0';
-  return clean;
 }
 
-/** What one `git` run returned; `code` is null when git could not be started at all. */
-export interface GitResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+function statOrNull(p: string): Stat {
+  try {
+    return fs.statSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** A `.git` entry counts when it is a directory or a file, or a link to one (as Claude Code's walk-up counts it). */
+function gitEntryKind(p: string): GitEntry['kind'] | null {
+  const own = lstatOrNull(p);
+  if (!own) return null;
+  const target = own.isSymbolicLink() ? statOrNull(p) : own;
+  if (!target) return null;
+  if (target.isDirectory()) return 'directory';
+  if (target.isFile()) return 'file';
+  return null;
+}
+
+/** Network (UNC) paths are never followed, as in Claude Code. */
+function isNetworkPath(p: string): boolean {
+  return p.startsWith('\\\\') || p.startsWith('//');
 }
 
 /**
- * Run the system `git` without a shell, in `cwd`, with an isolated environment and a timeout.
- * Never throws: a missing git binary gives `code: null`.
+ * A small link file inside a git directory (`commondir`, `gitdir`): a regular file, not a
+ * symlink, of at most 64 KiB, trimmed. Null when it is anything else or cannot be read.
  */
-export function runGit(args: string[], cwd: string, timeoutMs = 10_000): Promise<GitResult> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      args,
-      { cwd, env: isolatedGitEnv(), timeout: timeoutMs, maxBuffer: 1024 * 1024, windowsHide: true },
-      (error, stdout, stderr) => {
-        if (!error) {
-          resolve({ code: 0, stdout, stderr });
-          return;
-        }
-        const raw = (error as { code?: unknown }).code;
-        resolve({ code: typeof raw === 'number' ? raw : null, stdout: stdout ?? '', stderr: stderr ?? '' });
-      },
-    );
-  });
+function readLinkFile(p: string): string | null {
+  const st = lstatOrNull(p);
+  if (!st || !st.isFile() || st.size > LINK_FILE_MAX_BYTES) return null;
+  try {
+    return fs.readFileSync(p, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+function realpathOrNull(p: string): string | null {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** The first directory at or above `start` holding a `.git` entry. */
+function findGitRoot(start: string): { root: string; kind: GitEntry['kind'] } | null {
+  for (let current = start; ; ) {
+    const kind = gitEntryKind(path.join(current, '.git'));
+    if (kind) return { root: current, kind };
+    const parent = path.dirname(current);
+    if (parent === current) return null;
+    current = parent;
+  }
+}
+
+/** Follow a `.git` file the way Claude Code's `resolveCanonicalRoot` does (see the module comment). */
+function followWorktreeLink(root: string): { key: string; bare: boolean; link: WorktreeLink } {
+  const fail = (link: Omit<WorktreeLink, 'valid'>): { key: string; bare: boolean; link: WorktreeLink } => ({ key: root, bare: false, link: { ...link, valid: false } });
+  const dotGit = path.join(root, '.git');
+  let text: string;
+  try {
+    const st = fs.statSync(dotGit);
+    if (st.size > LINK_FILE_MAX_BYTES) return fail({ gitdir: null, commondir: null, problem: `${dotGit} is larger than a .git link file can be` });
+    text = fs.readFileSync(dotGit, 'utf8').trim();
+  } catch (error) {
+    return fail({ gitdir: null, commondir: null, problem: `${dotGit} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+  }
+  if (!text.startsWith('gitdir:')) return fail({ gitdir: null, commondir: null, problem: `${dotGit} does not start with "gitdir:"` });
+  const named = text.slice('gitdir:'.length).trim();
+  if (isNetworkPath(named)) return fail({ gitdir: null, commondir: null, problem: `it names a network path (${named}), which is never followed` });
+  const gitdir = path.resolve(root, named);
+  if (!statOrNull(gitdir)?.isDirectory()) {
+    return fail({ gitdir, commondir: null, problem: `${gitdir} does not exist (was the main repository moved or deleted?)` });
+  }
+  const commonRaw = readLinkFile(path.join(gitdir, 'commondir'));
+  if (commonRaw === null) {
+    return fail({ gitdir, commondir: null, problem: `${gitdir} has no commondir file, so it is a submodule or a separate git directory, not a linked worktree` });
+  }
+  if (isNetworkPath(commonRaw)) return fail({ gitdir, commondir: null, problem: `its commondir names a network path (${commonRaw}), which is never followed` });
+  const commondir = path.resolve(gitdir, commonRaw);
+  if (path.dirname(gitdir) !== path.join(commondir, 'worktrees')) {
+    return fail({ gitdir, commondir, problem: `${gitdir} is not an entry of ${path.join(commondir, 'worktrees')}` });
+  }
+  const back = readLinkFile(path.join(gitdir, 'gitdir'));
+  if (back === null) return fail({ gitdir, commondir, problem: `the back-link ${path.join(gitdir, 'gitdir')} is missing or unreadable` });
+  if (isNetworkPath(back)) return fail({ gitdir, commondir, problem: `the back-link names a network path (${back}), which is never followed` });
+  // A backslash in a POSIX path is a file name character git never writes there: refused, as Claude Code does.
+  if (path.sep === '/' && [root, gitdir, back, commondir].some((p) => p.includes('\\'))) {
+    return fail({ gitdir, commondir, problem: 'a path in the link holds a backslash' });
+  }
+  const backReal = realpathOrNull(path.resolve(gitdir, back));
+  const ownReal = realpathOrNull(root);
+  if (backReal === null || ownReal === null || backReal !== path.join(ownReal, '.git')) {
+    return fail({ gitdir, commondir, problem: `its back-link ${path.join(gitdir, 'gitdir')} names ${back}, not this worktree's .git` });
+  }
+  if (path.basename(commondir) !== '.git') {
+    // A bare repository (or a submodule's git dir): its worktrees share the common dir itself,
+    // unless that dir holds a .git of its own.
+    if (gitEntryKind(path.join(commondir, '.git'))) return fail({ gitdir, commondir, problem: `${commondir} holds a .git of its own` });
+    return { key: commondir, bare: true, link: { gitdir, commondir, valid: true, problem: null } };
+  }
+  return { key: path.dirname(commondir), bare: false, link: { gitdir, commondir, valid: true, problem: null } };
+}
+
+/** The nearest existing ancestor of a missing path, realpath'd. */
+function nearestExisting(p: string): string | null {
+  for (let current = path.dirname(p); ; ) {
+    const real = realpathOrNull(current);
+    if (real && statOrNull(real)?.isDirectory()) return real;
+    const parent = path.dirname(current);
+    if (parent === current) return null;
+    current = parent;
+  }
+}
+
+function explainFrom(dir: string, start: string, exists: boolean): KeyExplanation {
+  const found = findGitRoot(start);
+  const nfc = (p: string): string => p.normalize('NFC');
+  const gone = exists ? '' : ` (${dir} no longer exists; looked from ${start})`;
+  if (!found) {
+    return { dir: nfc(dir), exists, key: nfc(dir), via: 'no-git', root: null, gitEntry: null, worktree: null, detail: `No .git in ${dir} or above it${gone}: outside git, the directory itself is the key.` };
+  }
+  const gitEntry: GitEntry = { path: path.join(found.root, '.git'), kind: found.kind };
+  const base = { dir: nfc(dir), exists, root: nfc(found.root), gitEntry };
+  if (found.kind === 'directory') {
+    return { ...base, key: nfc(found.root), via: 'repository', worktree: null, detail: `Found the repository ${gitEntry.path}${gone}: the key is its root.` };
+  }
+  const { key, bare, link } = followWorktreeLink(found.root);
+  if (!link.valid) {
+    return { ...base, key: nfc(found.root), via: 'own-root', worktree: link, detail: `Found ${gitEntry.path}, a file linking elsewhere, but ${link.problem}${gone}: Claude Code then keys this checkout to its own root.` };
+  }
+  const what = bare ? `the bare repository ${link.commondir}` : `the repository ${key}`;
+  return { ...base, key: nfc(key), via: bare ? 'bare-worktree' : 'worktree', worktree: link, detail: `Found ${gitEntry.path}, a linked worktree of ${what} (its entry ${link.gitdir} links back to it)${gone}: the key is ${bare ? 'the bare repository' : 'the main repository'}, shared by all its worktrees.` };
+}
+
+/**
+ * How the canonical key (R-KEY) of `dir` is chosen, from files only (see the module comment).
+ * With `missingOk`, a directory that no longer exists (the launch directory of an old session)
+ * is keyed from its nearest existing parent, as if the missing part held no `.git`.
+ * @throws {DirectoryError} when `dir` does not exist (unless `missingOk`), is not a directory or cannot be read.
+ */
+export async function explainCanonicalKey(dir: string, options: { missingOk?: boolean } = {}): Promise<KeyExplanation> {
+  try {
+    const real = await realDirectory(dir);
+    return explainFrom(real, real, true);
+  } catch (error) {
+    if (!options.missingOk || !(error instanceof DirectoryError) || error.reason !== 'missing') throw error;
+    const absolute = path.resolve(dir);
+    const start = nearestExisting(absolute);
+    if (start === null) throw error;
+    return explainFrom(absolute, start, false);
+  }
+}
+
+/**
+ * The canonical key (R-KEY) of `dir`: see the module comment. Realpath'd input, NFC result.
+ * @throws {DirectoryError} when `dir` does not exist, is not a directory or cannot be read.
+ */
+export async function canonicalKey(dir: string): Promise<string> {
+  return (await explainCanonicalKey(dir)).key;
 }
 
 async function realDirectory(dir: string): Promise<string> {
   const absolute = path.resolve(dir);
   let real: string;
   try {
-    real = await fs.realpath(absolute);
+    real = await fs.promises.realpath(absolute);
   } catch (error) {
     throw directoryError(absolute, error);
   }
   let stat;
   try {
-    stat = await fs.stat(real);
+    stat = await fs.promises.stat(real);
   } catch (error) {
     throw directoryError(absolute, error);
   }
@@ -98,46 +287,3 @@ function directoryError(dir: string, error: unknown): DirectoryError {
   return new DirectoryError(dir, 'unreadable', code ?? String(error));
 }
 
-/**
- * The canonical key (R-KEY) of `dir`, with one `git rev-parse` spawn:
- * - a directory inside a work tree → the repository root; inside a linked worktree → the main
- *   worktree's root (the parent of the common `.git` dir);
- * - a submodule, or a repository whose git dir lives elsewhere (`--separate-git-dir`) → its own
- *   work-tree root (its git dir is not a `.git` beside a work tree, so its parent means nothing);
- * - a linked worktree of a bare repository (or of a submodule) → the common git dir itself,
- *   the one stable place all its worktrees share;
- * - inside a `.git` directory → the repository root; inside a bare repository, outside git,
- *   git not installed, or a repository git refuses to read (e.g. "dubious ownership") → the
- *   directory itself.
- * These match the key Claude Code computes, which finds `.git` by walking up and follows a
- * worktree's `commondir` link. The result is realpath'd and NFC-normalised.
- * @throws {DirectoryError} when `dir` does not exist, is not a directory or cannot be read.
- */
-export async function canonicalKey(dir: string): Promise<string> {
-  const real = await realDirectory(dir);
-  const result = await runGit(
-    ['rev-parse', '--path-format=absolute', '--git-common-dir', '--git-dir', '--show-toplevel'],
-    real,
-  );
-  // rev-parse prints what it can before failing on --show-toplevel (bare repo, inside .git),
-  // so the first two lines are usable even with a non-zero exit.
-  const lines = result.stdout.split('\n').filter((line) => line.length > 0);
-  const [commonDirRaw, gitDirRaw, toplevelRaw] = lines;
-  let key = real;
-  // Every line must be an absolute path; anything else (a git too old for --path-format echoes
-  // the flag back) is treated as "not a repository" rather than guessed at.
-  if (commonDirRaw && gitDirRaw && lines.every((line) => path.isAbsolute(line))) {
-    const commonDir = path.resolve(real, commonDirRaw);
-    const gitDir = path.resolve(real, gitDirRaw);
-    const besideWorkTree = path.basename(commonDir) === '.git';
-    if (!toplevelRaw || result.code !== 0) {
-      if (besideWorkTree) key = path.dirname(commonDir);
-    } else if (gitDir === commonDir) {
-      key = path.resolve(real, toplevelRaw);
-    } else {
-      key = besideWorkTree ? path.dirname(commonDir) : commonDir;
-    }
-  }
-  if (key !== real) key = await fs.realpath(key).catch(() => key);
-  return key.normalize('NFC');
-}

@@ -3,10 +3,11 @@
  * decoding the whole body: decoding UTF-8 costs more than reading the file, and a scan must stay
  * near the cost of reading. The bytes are walked as latin1 (one char per byte, ASCII where the
  * text is ASCII); only a line that might be a path or a git line is decoded and tested with the
- * shared regexes. Exact for valid UTF-8 — the caller checks validity first — and property-tested
- * against `countDerivable` on the decoded text.
+ * shared regexes; a body with enough code lines to be "mostly code" is decoded after all (that
+ * rule weighs characters). Exact for valid UTF-8 — the caller checks validity first — and
+ * property-tested against `countDerivable` on the decoded text.
  */
-import { type DerivableCounts, GIT_LINE, PATH_LINE } from '../../shared/not-worth-saving.js';
+import { type DerivableCounts, GIT_LINE, MIN_CODE_LINES, PATH_LINE, countDerivable } from '../../shared/not-worth-saving.js';
 
 const TAB = 0x09;
 const LF = 0x0a;
@@ -151,5 +152,8 @@ export function countDerivableBytes(s: string, bytes: Buffer, from: number, end:
     if (slash !== -1 && slash < pos) slash = s.indexOf('/', pos);
     if (backslash !== -1 && backslash < pos) backslash = s.indexOf('\\', pos);
   }
-  return { content, codeLines, pathLines, gitLines };
+  // Enough code to judge "mostly code" by amount of text: that needs the characters, so this
+  // (rare) body is decoded and counted as text.
+  if (codeLines >= MIN_CODE_LINES) return countDerivable(bytes.toString('utf8', from, end));
+  return { content, codeLines, pathLines, gitLines, codeChars: 0, contentChars: 0 };
 }

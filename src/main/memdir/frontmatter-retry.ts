@@ -19,7 +19,7 @@ export function retryKeepsValue(value: string): boolean {
   if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))) return true;
   if (value.startsWith('[') && value.endsWith(']')) {
     try {
-      return Array.isArray(YAML.parse(value));
+      return Array.isArray(YAML.parse(value, { logLevel: 'error' }));
     } catch {
       // Not a list after all: quoted like any other value.
     }

@@ -18,6 +18,11 @@ export function parseFrontmatterYaml(raw: string): unknown {
   return parseWithRetry(source);
 }
 
+// `uniqueKeys: false` reads duplicate keys (last wins) as js-yaml based tools do. `logLevel: 'error'`:
+// the library's warnings (an unknown directive or tag) go through process.emitWarning to stderr
+// with the file's own text — raw, past every filter — so they are off; errors still throw.
+const YAML_OPTIONS = { uniqueKeys: false, prettyErrors: true, logLevel: 'error' } as const;
+
 /** The slow path: YAML, then YAML after the quoting retry; throws the first error if both fail. */
 export function parseWithRetry(source: string): unknown {
   return parseYamlWithRetry(source).value;
@@ -25,12 +30,11 @@ export function parseWithRetry(source: string): unknown {
 
 /** {@link parseWithRetry}, saying whether the quoting retry was needed. */
 export function parseYamlWithRetry(source: string): { value: unknown; retried: boolean } {
-  // `uniqueKeys: false` reads duplicate keys (last wins) as js-yaml based tools do.
   try {
-    return { value: YAML.parse(source, { uniqueKeys: false, prettyErrors: true }), retried: false };
+    return { value: YAML.parse(source, YAML_OPTIONS), retried: false };
   } catch (error) {
     try {
-      return { value: YAML.parse(quoteProblematicValues(source), { uniqueKeys: false }), retried: true };
+      return { value: YAML.parse(quoteProblematicValues(source), YAML_OPTIONS), retried: true };
     } catch {
       throw error;
     }

@@ -3,8 +3,9 @@
  * file, line and a sentence a person understands, plus the fix when one is safe.
  * Pure: the scanner gathers the facts, this decides what is wrong.
  */
-import { type IndexLoad, type ParsedIndex, indexEntries } from '../../shared/index-format.js';
-import { INDEX_FILE, INDEX_MAX_BYTES, INDEX_MAX_LINES } from '../../shared/limits.js';
+import { type ParsedIndex, indexLinks, splitLoadedEntries } from '../../shared/index-format.js';
+import { type IndexLoad, lineFate } from '../../shared/index-load.js';
+import { INDEX_FILE } from '../../shared/limits.js';
 import type { DerivableHint } from '../../shared/not-worth-saving.js';
 import { type Problem, type ProblemCode, type FixKind, SEVERITY_OF } from '../../shared/problems.js';
 import type { FrontmatterIssue } from '../../shared/frontmatter.js';
@@ -25,6 +26,8 @@ export interface HealthInput {
   otherExisting: ReadonlySet<string>;
   /** Entries in the directory that are not readable as topic files at all (e.g. a directory named x.md). */
   strays: { file: string; reason: string }[];
+  /** Topic files linked from the parent directory's index (team files from the main `MEMORY.md`). */
+  linkedFromParent?: ReadonlySet<string>;
 }
 
 export function problem(code: ProblemCode, file: string | null, line: number | null, message: string, fix: FixKind | null = null, target?: string): Problem {
@@ -40,37 +43,49 @@ export function assessHealth(input: HealthInput): Problem[] {
     problems.push(problem(index.unreadable.code, INDEX_FILE, null, `${INDEX_FILE} cannot be used: ${index.unreadable.reason}. The agent starts without its memory index.`));
   }
 
-  const pointed = new Map<string, number>();
+  // R-HEALTH on index lines read as the agent reads them: any link to a `.md` file counts, wherever
+  // it sits on its line; lines Claude Code strips first (frontmatter, comment blocks) do not.
+  const linked = new Set<string>(input.linkedFromParent ?? []);
   if (index.parsed) {
+    const visible = (line: number) => !index.load || lineFate(index.load, line) !== 'hidden';
+    const entryLines = new Set(index.parsed.lines.filter((l) => l.kind === 'entry').map((l) => l.line));
     for (const line of index.parsed.lines) {
-      if (line.kind === 'malformed') {
+      if (line.kind === 'malformed' && visible(line.line)) {
         problems.push(problem('malformed-line', INDEX_FILE, line.line, `Line ${line.line} of ${INDEX_FILE} looks like a pointer but ${line.reason}, so it points at nothing: "${clip(line.raw)}".`));
       }
     }
-    for (const entry of indexEntries(index.parsed)) {
-      if (entry.file.startsWith('..')) {
-        problems.push(problem('unsafe-link', INDEX_FILE, entry.line, `Line ${entry.line} of ${INDEX_FILE} points outside the memory directory (${entry.file}); Memdir never follows such links.`, null, entry.file));
+    const pointedAt = new Map<string, number>();
+    const reported = new Set<string>();
+    for (const link of indexLinks(index.parsed)) {
+      if (!visible(link.line)) continue;
+      const canonical = link.primary && entryLines.has(link.line);
+      if (link.file === '..' || link.file.startsWith('../')) {
+        if (!reported.has(link.file)) problems.push(problem('unsafe-link', INDEX_FILE, link.line, `Line ${link.line} of ${INDEX_FILE} points outside the memory directory (${link.file}); Memdir never follows such links.`, null, link.file));
+        reported.add(link.file);
         continue;
       }
-      const seen = pointed.get(entry.file);
-      if (seen !== undefined) {
-        problems.push(problem('duplicate-pointer', INDEX_FILE, entry.line, `Line ${entry.line} of ${INDEX_FILE} points at ${entry.file} again (first on line ${seen}); the repeat only uses up index space.`, 'dedupe-pointer', entry.file));
-        continue;
+      linked.add(link.file);
+      if (link.primary) {
+        const seen = pointedAt.get(link.file);
+        if (seen !== undefined) {
+          problems.push(problem('duplicate-pointer', INDEX_FILE, link.line, `Line ${link.line} of ${INDEX_FILE} points at ${link.file} again (first on line ${seen}); the repeat only uses up index space.`, canonical ? 'dedupe-pointer' : null, link.file));
+          continue;
+        }
+        pointedAt.set(link.file, link.line);
       }
-      pointed.set(entry.file, entry.line);
-      if (!topicFiles.has(entry.file) && !input.otherExisting.has(entry.file)) {
-        problems.push(problem('dangling-link', INDEX_FILE, entry.line, `Line ${entry.line} of ${INDEX_FILE} points at ${entry.file}, which does not exist; the agent is told about a memory it cannot read.`, 'drop-pointer', entry.file));
+      if (!reported.has(link.file) && !topicFiles.has(link.file) && !input.otherExisting.has(link.file)) {
+        reported.add(link.file);
+        problems.push(problem('dangling-link', INDEX_FILE, link.line, `Line ${link.line} of ${INDEX_FILE} points at ${link.file}, which does not exist; the agent is told about a memory it cannot read.`, canonical ? 'drop-pointer' : null, link.file));
       }
     }
-    if (index.load && index.load.firstCutLine !== null) {
-      const cut = indexEntries(index.parsed).filter((e) => e.line >= index.load!.firstCutLine!).length;
-      const which = index.load.overLines ? `${index.load.lines} lines (limit ${INDEX_MAX_LINES})` : `${index.load.bytes.toLocaleString('en-US')} bytes (limit ${INDEX_MAX_BYTES.toLocaleString('en-US')})`;
+    if (index.load?.truncated && index.load.firstCutLine !== null) {
+      const cut = splitLoadedEntries(index.parsed, index.load).cut.length;
       problems.push(
         problem(
           'over-limit',
           INDEX_FILE,
           index.load.firstCutLine,
-          `${INDEX_FILE} is ${which}: from line ${index.load.firstCutLine} on it never reaches the agent, so ${cut} ${cut === 1 ? 'memory is' : 'memories are'} silently forgotten. Shorten hooks, merge entries or move detail into topic files.`,
+          `${INDEX_FILE} is ${index.load.reason}: from line ${index.load.firstCutLine} on it never reaches the agent, so ${cut} ${cut === 1 ? 'pointer is' : 'pointers are'} never seen at session start. Shorten hooks, merge entries or move detail into topic files.`,
         ),
       );
     }
@@ -83,7 +98,7 @@ export function assessHealth(input: HealthInput): Problem[] {
     }
     for (const issue of topic.issues ?? []) problems.push(problem(issue.code, topic.file, issue.code === 'bad-frontmatter' ? 1 : null, issue.message));
     if (index.parsed !== null || index.exists === false) {
-      if (!pointed.has(topic.file)) {
+      if (!linked.has(topic.file)) {
         problems.push(
           problem('orphan', topic.file, null, `${topic.file} is not listed in ${INDEX_FILE}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${INDEX_FILE} yet)`}.`, 'add-to-index'),
         );

@@ -53,6 +53,18 @@ describe('createMemory', () => {
     expect(await read('same.md')).toContain('first');
   });
 
+  it('refuses, with a sentence, names that do not survive a markdown link, a terminal or Windows (issue 15)', async () => {
+    const hostile = ['a%41b.md', '50%25.md', 'a#b.md', 'why?.md', 'bell\u0007.md', 'evil\u202Egnp.md', 'CON.md', 'aux.md', 'nul.md', 'com1.md', 'lpt9.md', 'notes.md.', 'notes.md ', ' notes.md'];
+    await createMemory(where, { fields, body: '', file: 'ok.md' });
+    for (const file of hostile) {
+      const error = await createMemory(where, { fields, body: '', file }).catch((e: unknown) => e);
+      expect(error, JSON.stringify(file)).toMatchObject({ code: 'invalid-name', message: expect.stringContaining('cannot be a memory file name') });
+      expect(error).not.toHaveProperty('issues');
+      await expect(renameMemory(where, 'ok.md', file), JSON.stringify(file)).rejects.toMatchObject({ code: 'invalid-name' });
+    }
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'ok.md']);
+  });
+
   it('derives readable file names, even from Chinese names', () => {
     expect(suggestFileName('project', 'Café deploy — v2!')).toBe('project_cafe_deploy_v2.md');
     expect(suggestFileName('user', '用户角色')).toMatch(/^user_[a-z0-9]+\.md$/);
@@ -131,6 +143,20 @@ describe('applyFixes', () => {
     expect(scanMemoryDir(where.memoryDir, { scope: 'private' }).problems).toEqual([]);
     // The same fixes again: nothing left to do, nothing damaged.
     expect((await applyFixes(where, fixes)).applied).toEqual([]);
+  });
+});
+
+describe('lint --fix on files Claude Code or an editor named with %, # or spaces', () => {
+  it('adds one pointer per file, whose text decodes back to the file name, and never a second one', async () => {
+    const names = ['a%41b.md', 'x#y.md', 'notes (old).md', '50%.md', 'q?.md'];
+    for (const name of names) await fs.writeFile(path.join(where.memoryDir, name), `---\nname: ${name}\ndescription: d\ntype: reference\n---\n`);
+    for (let run = 0; run < 3; run++) {
+      const fixes = scanMemoryDir(where.memoryDir, { scope: 'private' }).problems.map(fixRequestOf).filter((f) => f !== null);
+      const { applied } = await applyFixes(where, fixes);
+      expect(applied.length, `run ${run}`).toBe(run === 0 ? names.length : 0);
+    }
+    expect((await entries()).map(([f]) => f).sort()).toEqual([...names].sort());
+    expect(scanMemoryDir(where.memoryDir, { scope: 'private' }).problems.filter((p) => p.code === 'orphan' || p.code === 'dangling-link' || p.code === 'duplicate-pointer')).toEqual([]);
   });
 });
 

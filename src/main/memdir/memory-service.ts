@@ -16,9 +16,12 @@ import {
   type ParsedIndex,
 } from '../../shared/index-format.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { sanitizePathKey } from '../../shared/path-key.js';
+import { quoteName } from '../../shared/visible-text.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import type { FixKind, Problem } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/history.js';
+import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, resolveInside, writeFileAtomic } from './safe-fs.js';
@@ -42,18 +45,63 @@ export function inScope(scope: Scope, file: string): string {
   return scope === 'team' ? `${TEAM_DIR}/${file}` : file;
 }
 
-/** Check a topic file name: one path segment ending in .md, not the index, not hidden. */
+/**
+ * Check the name of a topic file: one path segment ending in .md, not the index, not hidden.
+ * Enough for a file that exists (whatever another program called it, it can be read, edited,
+ * renamed and deleted); a new name must also pass `checkNewFileName`.
+ */
 export function checkFileName(file: string): string {
-  const name = file.normalize('NFC').trim();
+  const name = file.normalize('NFC');
   if (name === '' || name.includes('/') || name.includes('\\') || name.includes('\0')) {
-    throw new MemoryError('invalid-name', `"${file}" is not a valid memory file name: use a plain name like feedback_testing.md, without folders or slashes.`);
+    throw new MemoryError('invalid-name', `${quoteName(file)} is not a valid memory file name: use a plain name like feedback_testing.md, without folders or slashes.`);
   }
-  if (name.startsWith('.')) throw new MemoryError('invalid-name', `"${file}" starts with a dot; such files are hidden and never read as memories.`);
-  if (!/\.md$/i.test(name)) throw new MemoryError('invalid-name', `"${file}" must end in .md.`);
+  if (name.startsWith('.')) throw new MemoryError('invalid-name', `${quoteName(file)} starts with a dot; such files are hidden and never read as memories.`);
+  if (!/\.md$/i.test(name)) throw new MemoryError('invalid-name', `${quoteName(file)} must end in .md.`);
   if (name.toUpperCase() === INDEX_FILE.toUpperCase()) throw new MemoryError('invalid-name', `${INDEX_FILE} is the index, not a memory.`);
-  if (/[\u0000-\u001f\u007f<>:"|?*]/.test(name)) throw new MemoryError('invalid-name', `"${file}" holds characters that are not allowed in file names on every system.`);
-  if (Buffer.byteLength(name) > 200) throw new MemoryError('invalid-name', `"${file}" is too long for a file name.`);
+  if (Buffer.byteLength(name) > 200) throw new MemoryError('invalid-name', `${quoteName(file)} is too long for a file name.`);
   return name;
+}
+
+/**
+ * Check the name of a memory file about to be created (by the app, the CLI, extraction, a dream,
+ * a move between scopes): `checkFileName`, and the team key rule of `sanitizePathKey` for one
+ * segment — no `%xx`, `#`, `?`, control or bidi characters, Windows device names (`CON.md`,
+ * `aux.md`), trailing dots or spaces — so it reads the same in a terminal, in a MEMORY.md link,
+ * on Windows, and on the team server. Names of files that already exist are only held to
+ * `checkFileName`: they can still be read, edited, renamed away and deleted.
+ */
+export function checkNewFileName(file: string): string {
+  return checkFileName(checkNameEnters(file));
+}
+
+/** {@link checkMemoryPath} for a path about to be created (a rename): every part, as typed, obeys the rule of {@link checkNewFileName}. */
+export function checkNewMemoryPath(file: string): string {
+  return checkMemoryPath(checkNameEnters(file));
+}
+
+function checkNameEnters(file: string): string {
+  const check = sanitizePathKey(file);
+  if (!check.ok) throw new MemoryError('invalid-name', `${quoteName(file)} cannot be a memory file name: ${check.why}.`);
+  return file;
+}
+
+/**
+ * The path of an existing memory relative to its memory directory: a plain name, or folders and
+ * a name (`retros/2026-01.md`) — every `*.md` under the directory is a memory (R-RECALL-SELECT).
+ * Each folder is a plain name (no `.`/`..`, no dot-folders, no `team/`: team memory is its own
+ * scope); the last part passes {@link checkFileName}. Writes are still confined to the directory.
+ */
+export function checkMemoryPath(file: string): string {
+  const parts = file.normalize('NFC').trim().split('/');
+  const name = parts.pop()!;
+  for (const folder of parts) {
+    if (folder === '' || folder.startsWith('.') || folder.includes('\\') || /[\u0000-\u001f\u007f<>:"|?*]/.test(folder)) {
+      throw new MemoryError('invalid-name', `${quoteName(file)} is not a valid memory path: folders must be plain names, like retros/2026-01.md.`);
+    }
+  }
+  if (parts[0] === TEAM_DIR) throw new MemoryError('invalid-name', `${quoteName(file)} is in the team folder: open it as a team memory.`);
+  if (parts.length > MAX_MEMORY_DEPTH) throw new MemoryError('invalid-name', `${quoteName(file)} is more than ${MAX_MEMORY_DEPTH} folders deep.`);
+  return [...parts, checkFileName(name)].join('/');
 }
 
 /** A file name for a new memory from its type and name: `feedback_no_orm.md`. */
@@ -113,7 +161,7 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const refusal = scopeRefusal(input.fields.type, where.scope);
   if (refusal) throw new MemoryError('scope-refused', refusal);
   if (!input.fields.name.trim()) throw new MemoryError('invalid-input', 'A memory needs a name.');
-  const file = checkFileName(input.file ?? suggestFileName(input.fields.type, input.fields.name));
+  const file = checkNewFileName(input.file ?? suggestFileName(input.fields.type, input.fields.name));
   const rel = inScope(where.scope, file);
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
@@ -140,7 +188,7 @@ export interface UpdateInput {
 export async function updateMemory(where: Where, input: UpdateInput): Promise<WriteResult> {
   const refusal = scopeRefusal(input.fields.type, where.scope);
   if (refusal) throw new MemoryError('scope-refused', refusal);
-  const file = checkFileName(input.file);
+  const file = checkMemoryPath(input.file);
   const rel = inScope(where.scope, file);
   const { entry } = await tx(where, input.source ?? 'manual', `Edit ${rel}`, async () => {
     const current = await readText(where.memoryDir, rel);
@@ -163,8 +211,8 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
 
 /** Rename a topic file and retarget its index pointers. */
 export async function renameMemory(where: Where, from: string, to: string): Promise<WriteResult> {
-  const source = checkFileName(from);
-  const target = checkFileName(to);
+  const source = checkMemoryPath(from);
+  const target = checkNewMemoryPath(to);
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));
     const index = await readIndex(where);
@@ -175,7 +223,7 @@ export async function renameMemory(where: Where, from: string, to: string): Prom
 
 /** Delete a topic file and its pointers. The content stays in history, restorable any time. */
 export async function deleteMemory(where: Where, file: string): Promise<WriteResult> {
-  const name = checkFileName(file);
+  const name = checkMemoryPath(file);
   const rel = inScope(where.scope, name);
   const { entry } = await tx(where, 'manual', `Delete ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) === null) throw new MemoryError('not-found', `${rel} does not exist.`);
@@ -230,7 +278,7 @@ export async function applyFixes(where: Where, fixes: FixRequest[], source: Chan
     for (const fix of fixes) {
       const entries = indexEntries(parsed);
       if (fix.kind === 'add-to-index') {
-        const name = checkFileName(fix.file);
+        const name = checkMemoryPath(fix.file);
         if (entries.some((e) => e.file === name)) continue;
         const text = await readText(where.memoryDir, inScope(where.scope, name));
         if (text === null) continue;

@@ -4,16 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
-import { isolatedGitEnv } from './canonical-key.js';
-import {
-  CWD_SCAN_MAX_BYTES,
-  listProjectDirs,
-  locateProject,
-  memoryDirOf,
-  projectPathFromCwd,
-  ProjectNotFoundError,
-  projectRealPath,
-} from './projects.js';
+import { isolatedGitEnv } from './run-git.js';
+import { CWD_SCAN_MAX_BYTES, listProjectDirs, locateProject, ProjectNotFoundError, readLaunchDir } from './projects.js';
+
+const memoryDirOf = (home: string, dir: string): string => path.join(home, 'projects', dir, 'memory');
 
 // The claude-code-log samples (MIT, vendored with their licence). Read-only: tests copy them
 // into a tmp project.
@@ -79,29 +73,29 @@ describe('listProjectDirs', () => {
   });
 });
 
-describe('projectRealPath', () => {
+describe('readLaunchDir', () => {
   it('is null for a missing directory and for one without transcripts', async () => {
-    expect(await projectRealPath(path.join(tmp, 'missing'))).toBeNull();
+    expect(await readLaunchDir(path.join(tmp, 'missing'))).toBeNull();
     const dir = path.join(home, 'projects', '-x');
     await fs.mkdir(path.join(dir, 'memory'), { recursive: true });
     await fs.writeFile(path.join(dir, 'memory', 'MEMORY.md'), '# x\n');
     await fs.writeFile(path.join(dir, 'notes.json'), line({ cwd: '/x' }));
     await fs.mkdir(path.join(dir, 'dir.jsonl'));
-    expect(await projectRealPath(dir)).toBeNull();
+    expect(await readLaunchDir(dir)).toBeNull();
   });
 
   it('reads the cwd of the claude-code-log fixtures', async () => {
     const dir = path.join(home, 'projects', '-tmp');
     await fs.mkdir(dir, { recursive: true });
     for (const name of FIXTURE_FILES) await fs.copyFile(path.join(FIXTURES, name), path.join(dir, name));
-    expect(await projectRealPath(dir)).toBe('/tmp');
+    expect(await readLaunchDir(dir)).toBe('/tmp');
   });
 
-  it('returns the cwd as found when its name does not match the project directory', async () => {
+  it('returns the cwd as found, whatever the folder is called', async () => {
     const dir = path.join(home, 'projects', '-somewhere-else');
     await fs.mkdir(dir, { recursive: true });
     await fs.copyFile(path.join(FIXTURES, 'session_b.jsonl'), path.join(dir, 'session_b.jsonl'));
-    expect(await projectRealPath(dir)).toBe('/tmp');
+    expect(await readLaunchDir(dir)).toBe('/tmp');
   });
 
   it('skips garbage and lines without a cwd before the first one', async () => {
@@ -119,37 +113,37 @@ describe('projectRealPath', () => {
         line({ type: 'user', cwd: '/home/me/app', message: { role: 'user', content: 'hi' } }),
       ].join(''),
     );
-    expect(await projectRealPath(dir)).toBe('/home/me/app');
+    expect(await readLaunchDir(dir)).toBe('/home/me/app');
   });
 
   it('tolerates a half-written last line', async () => {
     const dir = path.join(home, 'projects', '-home-me-app');
     await transcript(dir, 'a.jsonl', line({ type: 'user', cwd: '/home/me/app' }) + '{"type":"assistant","cwd":"/home/me/ap');
-    expect(await projectRealPath(dir)).toBe('/home/me/app');
+    expect(await readLaunchDir(dir)).toBe('/home/me/app');
 
     const only = path.join(home, 'projects', '-only-half');
     await transcript(only, 'b.jsonl', '{"type":"user","cwd":"/only/ha');
-    expect(await projectRealPath(only)).toBeNull();
+    expect(await readLaunchDir(only)).toBeNull();
   });
 
   it('reads a complete last line without a trailing newline', async () => {
     const dir = path.join(home, 'projects', '-p');
     await transcript(dir, 'a.jsonl', JSON.stringify({ type: 'user', cwd: '/p' }));
-    expect(await projectRealPath(dir)).toBe('/p');
+    expect(await readLaunchDir(dir)).toBe('/p');
   });
 
   it('looks at the newest transcript first', async () => {
     const dir = path.join(home, 'projects', '-x');
     await transcript(dir, 'old.jsonl', line({ cwd: '/old' }), new Date('2024-01-01'));
     await transcript(dir, 'new.jsonl', line({ cwd: '/new' }), new Date('2025-01-01'));
-    expect(await projectRealPath(dir)).toBe('/new');
+    expect(await readLaunchDir(dir)).toBe('/new');
   });
 
   it('falls back to an older transcript when the newest has no cwd', async () => {
     const dir = path.join(home, 'projects', '-x');
     await transcript(dir, 'old.jsonl', line({ cwd: '/old' }), new Date('2024-01-01'));
     await transcript(dir, 'new.jsonl', line({ type: 'summary' }) + 'garbage\n', new Date('2025-01-01'));
-    expect(await projectRealPath(dir)).toBe('/old');
+    expect(await readLaunchDir(dir)).toBe('/old');
   });
 
   it('never reads past the byte cap of a file', async () => {
@@ -157,54 +151,12 @@ describe('projectRealPath', () => {
     const filler = line({ type: 'summary', summary: 'x'.repeat(1000) });
     const count = Math.ceil((CWD_SCAN_MAX_BYTES * 2) / filler.length);
     await transcript(dir, 'huge.jsonl', filler.repeat(count) + line({ cwd: '/big' }), new Date('2025-01-01'));
-    expect(await projectRealPath(dir)).toBeNull();
+    expect(await readLaunchDir(dir)).toBeNull();
     // One huge line with no newline is cut off too.
     await fs.writeFile(path.join(dir, 'huge.jsonl'), `{"cwd":"/big","pad":"${'y'.repeat(CWD_SCAN_MAX_BYTES)}"}\n`);
-    expect(await projectRealPath(dir)).toBeNull();
+    expect(await readLaunchDir(dir)).toBeNull();
     await transcript(dir, 'older.jsonl', line({ cwd: '/big' }), new Date('2024-01-01'));
-    expect(await projectRealPath(dir)).toBe('/big');
-  });
-
-  it('walks up from a subdirectory cwd to the project root', async () => {
-    const dir = path.join(home, 'projects', sanitizeDirName('/home/me/my_app'));
-    await transcript(dir, 's.jsonl', line({ cwd: '/home/me/my_app/src/lib' }));
-    expect(await projectRealPath(dir)).toBe('/home/me/my_app');
-  });
-
-  it('matches a long key exactly from a subdirectory cwd', async () => {
-    const key = `/home/me/${'deep/'.repeat(50)}project`;
-    const computed = sanitizeDirName(key);
-    expect(computed.length).toBeGreaterThan(200);
-    const dir = path.join(home, 'projects', computed);
-    await transcript(dir, 's.jsonl', line({ cwd: `${key}/sub` }));
-    expect(await projectRealPath(dir)).toBe(key);
-  });
-
-  it('matches a long key whose hash suffix came from another runtime on its prefix', async () => {
-    const key = `/home/me/${'deep/'.repeat(50)}project`;
-    const dir = path.join(home, 'projects', `${sanitizeDirName(key).slice(0, 200)}-otherhash`);
-    await transcript(dir, 's.jsonl', line({ cwd: key }));
-    expect(await projectRealPath(dir)).toBe(key);
-    // A subdirectory shares the prefix: without the hash the nearest directory is all we know.
-    await transcript(dir, 's.jsonl', line({ cwd: `${key}/sub` }));
-    expect(await projectRealPath(dir)).toBe(`${key}/sub`);
-  });
-
-  it('matches a decomposed (NFD) cwd against the NFC key name', async () => {
-    const nfdRoot = '/home/me/cafe\u0301';
-    const dir = path.join(home, 'projects', sanitizeDirName(nfdRoot.normalize('NFC')));
-    await transcript(dir, 's.jsonl', line({ cwd: `${nfdRoot}/sub` }));
-    expect(await projectRealPath(dir)).toBe(nfdRoot);
-  });
-});
-
-describe('projectPathFromCwd', () => {
-  it('handles Windows-style paths', () => {
-    expect(projectPathFromCwd(sanitizeDirName('C:\\Users\\me\\app'), 'C:\\Users\\me\\app\\src')).toBe('C:\\Users\\me\\app');
-  });
-
-  it('is null when no parent matches', () => {
-    expect(projectPathFromCwd('-elsewhere', '/home/me/app')).toBeNull();
+    expect(await readLaunchDir(dir)).toBe('/big');
   });
 });
 

@@ -1,16 +1,15 @@
 /**
- * Project discovery under `<home>/projects/` (R-LAYOUT), the real path of a project recovered
- * from its transcripts (R-SANITIZE: the directory name cannot be reversed), and locating the
- * project and memory directory of any path or directory name.
+ * Project discovery under `<home>/projects/` (R-LAYOUT), the launch directory of a transcript
+ * folder recovered from its transcripts (R-SANITIZE: the directory name cannot be reversed), and
+ * locating the project and memory directory of any path, directory name or transcript.
  */
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { dirNameMatchesKey, sanitizeDirName } from '../../shared/sanitize.js';
-import { SANITIZED_MAX_LENGTH } from '../../shared/limits.js';
-import { canonicalKey, DirectoryError } from './canonical-key.js';
+import { DirectoryError, type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
 import { expandTilde, projectsRoot } from './home.js';
-import { readEffectiveSettings, type EffectiveSettings } from './settings.js';
+import { type LaunchFolder, type ProjectGroup, dirNameForKey, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
+import { type EffectiveSettings, type LaunchContext, type SettingsCache, memoryDirFor, readEffectiveSettings } from './settings.js';
 
 /** At most this many bytes are read from one transcript while looking for a `cwd`. */
 export const CWD_SCAN_MAX_BYTES = 1024 * 1024;
@@ -37,17 +36,13 @@ export async function listProjectDirs(home: string): Promise<string[]> {
   }
 }
 
-/** `<home>/projects/<dir>/memory`: where a project's memory lives unless settings move it. */
-export function memoryDirOf(home: string, dir: string): string {
-  return path.join(projectsRoot(home), dir, 'memory');
-}
-
 /**
- * The `cwd` of the first line that has one, reading at most `maxBytes` of `file`. Synchronous:
- * the cwd is on one of the first lines, and a thread-pool round trip per call costs more than
- * the read (a scan does this once per project).
+ * The first non-empty string value of `field` on a line of a transcript (`cwd`, `version`),
+ * reading at most `maxBytes` of `file`; garbage and half-written lines are skipped (SPEC §8).
+ * The reads are synchronous: the field is on one of the first lines, and a thread-pool round
+ * trip per read costs more than the read (a scan does this for every transcript folder).
  */
-function firstCwd(file: string, maxBytes: number): string | null {
+export async function firstTranscriptField(file: string, field: string, maxBytes: number = CWD_SCAN_MAX_BYTES): Promise<string | null> {
   let fd: number;
   try {
     fd = fsSync.openSync(file, 'r');
@@ -69,8 +64,8 @@ function firstCwd(file: string, maxBytes: number): string | null {
       let data = pending.length > 0 ? Buffer.concat([pending, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
       let start = 0;
       for (let nl = data.indexOf(NEWLINE, start); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
-        const cwd = cwdOfLine(data.subarray(start, nl));
-        if (cwd) return cwd;
+        const value = fieldOfLine(data.subarray(start, nl), field);
+        if (value) return value;
         start = nl + 1;
       }
       data = data.subarray(start);
@@ -78,7 +73,7 @@ function firstCwd(file: string, maxBytes: number): string | null {
       pending = Buffer.from(data);
     }
     // The last line may be complete without a newline, or half-written (then it fails to parse).
-    return eof && pending.length > 0 ? cwdOfLine(pending) : null;
+    return eof && pending.length > 0 ? fieldOfLine(pending, field) : null;
   } catch {
     return null;
   } finally {
@@ -86,14 +81,14 @@ function firstCwd(file: string, maxBytes: number): string | null {
   }
 }
 
-function cwdOfLine(line: Buffer): string | null {
-  // Lines that cannot hold a cwd (summaries, snapshots, garbage) are skipped without parsing.
-  if (line.indexOf('"cwd"') === -1) return null;
+function fieldOfLine(line: Buffer, field: string): string | null {
+  // Lines that cannot hold the field (summaries, snapshots, garbage) are skipped without parsing.
+  if (line.indexOf(`"${field}"`) === -1) return null;
   try {
     const value: unknown = JSON.parse(line.toString('utf8'));
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      const cwd = (value as { cwd?: unknown }).cwd;
-      if (typeof cwd === 'string' && cwd.length > 0) return cwd;
+      const found = (value as Record<string, unknown>)[field];
+      if (typeof found === 'string' && found.length > 0) return found;
     }
   } catch {
     // Garbage or a half-written line: skipped, as SPEC §8 requires.
@@ -101,55 +96,24 @@ function cwdOfLine(line: Buffer): string | null {
   return null;
 }
 
-function pathFlavour(p: string): typeof path.posix {
-  return /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\') ? path.win32 : path.posix;
-}
-
 /**
- * The directory among `cwd` and its parents whose sanitised name is `dirName`: a session may
- * run in a subdirectory of the project. Tried as written and NFC-normalised (the key is NFC,
- * the cwd is what the OS reported). An exact name wins; failing that, a long name written by
- * another runtime matches on its 200-character prefix (R-SANITIZE) — ambiguous, since a long
- * path and its subdirectories share that prefix, so the directory nearest the cwd is taken
- * (sessions usually start at the project root). Null when none matches.
- */
-export function projectPathFromCwd(dirName: string, cwd: string): string | null {
-  const flavour = pathFlavour(cwd);
-  const candidates: string[] = [];
-  for (let current = cwd; ; ) {
-    candidates.push(current);
-    const parent = flavour.dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  const forms = (p: string): string[] => [p, p.normalize('NFC')];
-  return (
-    candidates.find((c) => forms(c).some((form) => sanitizeDirName(form) === dirName)) ??
-    candidates.find((c) => forms(c).some((form) => dirNameMatchesKey(dirName, form))) ??
-    null
-  );
-}
-
-/**
- * The real path of a project, recovered from the `cwd` of its transcripts (`*.jsonl` directly
- * in `projectDir`; SPEC §8). Cheap: the newest transcripts first (at most
+ * The launch directory of a transcript folder: the `cwd` its transcripts record (`*.jsonl`
+ * directly in `folder`; SPEC §8), as written. Cheap: the newest transcripts first (at most
  * {@link CWD_SCAN_MAX_FILES}), each read line by line only until the first line with a string
  * `cwd`, never past {@link CWD_SCAN_MAX_BYTES}; malformed and half-written lines are skipped.
- * When the cwd is a subdirectory of the project the matching parent is returned; when no
- * parent matches the project's name (e.g. the session ran in a linked worktree) the cwd is
- * returned as found. Null when no transcript has a cwd. `entries`, when the caller has just
- * listed `projectDir`, saves listing it again.
+ * Null when no transcript has a cwd. `entries`, when the caller has just listed `folder`, saves
+ * listing it again.
  */
-export async function projectRealPath(projectDir: string, entries?: readonly fsSync.Dirent[]): Promise<string | null> {
+export async function readLaunchDir(folder: string, entries?: readonly fsSync.Dirent[]): Promise<string | null> {
   let names: string[];
   try {
-    names = (entries ?? fsSync.readdirSync(projectDir, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => e.name);
+    names = (entries ?? fsSync.readdirSync(folder, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => e.name);
   } catch {
     return null;
   }
-  // Synchronous like firstCwd: one stat per transcript, no thread-pool round trips.
+  // Synchronous like firstTranscriptField: one stat per transcript, no thread-pool round trips.
   const dated = names.map((name) => {
-    const file = path.join(projectDir, name);
+    const file = path.join(folder, name);
     let mtimeMs = 0;
     try {
       mtimeMs = fsSync.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
@@ -159,10 +123,9 @@ export async function projectRealPath(projectDir: string, entries?: readonly fsS
     return { file, mtimeMs };
   });
   dated.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
-  const dirName = path.basename(projectDir);
   for (const { file } of dated.slice(0, CWD_SCAN_MAX_FILES)) {
-    const cwd = firstCwd(file, CWD_SCAN_MAX_BYTES);
-    if (cwd) return projectPathFromCwd(dirName, cwd) ?? cwd;
+    const cwd = await firstTranscriptField(file, 'cwd');
+    if (cwd) return cwd;
   }
   return null;
 }
@@ -170,21 +133,30 @@ export async function projectRealPath(projectDir: string, entries?: readonly fsS
 /** Where a project's memory is, and which settings decided it. */
 export interface ProjectLocation {
   /**
-   * The canonical key (R-KEY) when known: computed from a path, or recovered from transcripts
-   * for a directory name. For a directory name with no transcripts the real path is unknown and
-   * this is the directory name itself (`keySource: 'dir-name'`).
+   * The canonical key (R-KEY) when known: computed from a path, or from the launch directory of
+   * the project's transcripts. For a directory name with no transcripts the real path is unknown
+   * and this is the directory name itself (`keySource: 'dir-name'`).
    */
   key: string;
   keySource: 'path' | 'transcripts' | 'dir-name';
-  /** The sanitised directory name under `projects/` (R-SANITIZE). */
+  /** How the key was chosen (which `.git`, whether a worktree link holds); null when unknown. */
+  explanation: KeyExplanation | null;
+  /** The sanitised directory name of the memory folder under `projects/` (R-SANITIZE). */
   dir: string;
   /** `<home>/projects/<dir>`. */
   projectDir: string;
-  /** Where the memory is: `<projectDir>/memory`, or the `autoMemoryDirectory` setting. */
+  /** Where the memory is: `<projectDir>/memory`, or where a setting moves it. */
   memoryDir: string;
+  /** The settings of the launch directory that speaks for the project (see `settings.launchDir`). */
   settings: EffectiveSettings;
-  /** Whether `projectDir` exists (Claude Code has run there). */
+  /** Whether Claude Code has been here: `projectDir` exists or sessions read this memory. */
   existing: boolean;
+  /** Transcript folders whose sessions read this memory (R-LAYOUT), most sessions first. */
+  launchFolders: LaunchFolder[];
+  /** Their paths: where this project's sessions are. */
+  transcriptDirs: string[];
+  /** For a folder whose own sessions read another memory folder: that folder's name. */
+  readInstead: string | null;
 }
 
 /** A target that is neither a directory nor a project known under `projects/`. */
@@ -202,87 +174,101 @@ export class ProjectNotFoundError extends Error {
   }
 }
 
-/** A real directory under `projects/`; a symlink there is not a project (as in listProjectDirs). */
-async function isProjectDirectory(p: string): Promise<boolean> {
-  const stat = await fs.lstat(p).catch(() => null);
-  return stat?.isDirectory() ?? false;
-}
-
 function looksLikeDirName(target: string): boolean {
   return target.length > 0 && !/[/\\]/.test(target) && !target.startsWith('.') && target !== '~';
 }
 
-/** The existing project directory name for `key`, or its computed name when there is none. */
-async function dirNameForKey(home: string, key: string): Promise<{ dir: string; existing: boolean }> {
-  const wanted = sanitizeDirName(key);
-  if (await isProjectDirectory(path.join(projectsRoot(home), wanted))) return { dir: wanted, existing: true };
-  // Long names carry a hash suffix that depends on the runtime that wrote them (R-SANITIZE).
-  if (wanted.length > SANITIZED_MAX_LENGTH) {
-    const match = (await listProjectDirs(home)).find((name) => dirNameMatchesKey(name, key));
-    if (match) return { dir: match, existing: true };
-  }
-  return { dir: wanted, existing: false };
+/** Options of {@link locateProject}. */
+export interface LocateOptions {
+  /** The home's projects, when the caller already grouped them (a scan). */
+  groups?: ProjectGroup[];
+  /** Where managed settings are (tests); default the platform's. */
+  managedDir?: string;
+  /** Parsed settings files, reused across the projects of a scan. */
+  settingsCache?: SettingsCache;
+}
+
+/** Settings are read for a launch directory: the one its folder was keyed from. */
+export function launchContextOf(folder: LaunchFolder | null | undefined): { launch: LaunchContext | null; explanation: KeyExplanation | null } {
+  const explanation = folder?.explanation ?? null;
+  if (!explanation) return { launch: null, explanation: null };
+  return { launch: { launchDir: explanation.dir, canonicalRoot: explanation.key }, explanation };
+}
+
+async function located(
+  home: string,
+  base: { key: string; keySource: ProjectLocation['keySource']; explanation: KeyExplanation | null; dir: string; group: ProjectGroup | null },
+  launch: LaunchContext | null,
+  env: NodeJS.ProcessEnv,
+  options: LocateOptions,
+): Promise<ProjectLocation> {
+  const settings = await readEffectiveSettings(home, launch, env, { ...(options.managedDir ? { managedDir: options.managedDir } : {}), ...(options.settingsCache ? { cache: options.settingsCache } : {}) });
+  const launchFolders = base.group?.launchFolders ?? [];
+  return {
+    key: base.key,
+    keySource: base.keySource,
+    explanation: base.explanation,
+    dir: base.dir,
+    projectDir: path.join(projectsRoot(home), base.dir),
+    memoryDir: memoryDirFor(home, base.dir, settings),
+    settings,
+    existing: (base.group?.folderExists ?? false) || launchFolders.length > 0,
+    launchFolders,
+    transcriptDirs: launchFolders.map((l) => l.folderPath),
+    readInstead: base.group?.readInstead ?? null,
+  };
 }
 
 /**
  * Locate a project and its memory directory. `target` is either
- * - an existing project directory name under `<home>/projects/` (no path separator, not a
- *   dot-name): its real path comes from its transcripts and decides the project settings; or
+ * - a directory name under `<home>/projects/` (no path separator, not a dot-name): a memory
+ *   folder, or a transcript folder — then the project whose memory its sessions read (R-LAYOUT);
+ *   the key comes from the launch directory of its transcripts, and the settings are those of
+ *   its main launch directory (the key itself when sessions ran there, else the busiest); or
  * - a filesystem path (absolute, relative to the current directory, or `~/…`) of an existing
- *   directory: its canonical key is computed (R-KEY) and sanitised (R-SANITIZE); for long keys an
- *   existing directory with the same 200-character prefix is preferred to the computed name.
- * The memory directory is `<projectDir>/memory` unless `autoMemoryDirectory` moves it.
+ *   directory: its canonical key is computed (R-KEY) and sanitised (R-SANITIZE), and the settings
+ *   are those of a session launched in that directory. For long keys an existing folder with the
+ *   same 200-character prefix is preferred to the computed name.
  * @throws {ProjectNotFoundError} when `target` is neither, with a message a person understands.
  */
-export async function locateProject(
-  home: string,
-  target: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<ProjectLocation> {
-  const root = projectsRoot(home);
-  let key: string;
-  let keySource: ProjectLocation['keySource'];
-  let dir: string;
-  let existing: boolean;
-  let settingsRoot: string | null;
-
-  if (looksLikeDirName(target) && (await isProjectDirectory(path.join(root, target)))) {
-    dir = target;
-    existing = true;
-    const realPath = await projectRealPath(path.join(root, target));
-    key = realPath ?? target;
-    keySource = realPath ? 'transcripts' : 'dir-name';
-    if (realPath && projectPathFromCwd(target, realPath) === null) {
-      // The session ran somewhere whose name is not this project's (a linked worktree, say):
-      // its canonical key, when the directory still exists, is the project's root.
-      const canonical = await canonicalKey(realPath).catch(() => null);
-      if (canonical && dirNameMatchesKey(target, canonical)) key = canonical;
-    }
-    settingsRoot = realPath ? key : null;
-  } else {
-    try {
-      key = await canonicalKey(expandTilde(target, env));
-    } catch (error) {
-      if (error instanceof DirectoryError) {
-        if (error.reason === 'missing') throw new ProjectNotFoundError(target, home);
-        throw new ProjectNotFoundError(target, home, error.message);
-      }
-      throw error;
-    }
-    keySource = 'path';
-    ({ dir, existing } = await dirNameForKey(home, key));
-    settingsRoot = key;
+export async function locateProject(home: string, target: string, env: NodeJS.ProcessEnv = process.env, options: LocateOptions = {}): Promise<ProjectLocation> {
+  const groups = options.groups ?? (await groupProjects(home));
+  if (looksLikeDirName(target)) {
+    const group = groupOfFolder(groups, target);
+    if (group) return locateGroup(home, group, env, options);
   }
+  let explanation: KeyExplanation;
+  try {
+    explanation = await explainCanonicalKey(expandTilde(target, env));
+  } catch (error) {
+    if (error instanceof DirectoryError) {
+      if (error.reason === 'missing') throw new ProjectNotFoundError(target, home);
+      throw new ProjectNotFoundError(target, home, error.message);
+    }
+    throw error;
+  }
+  const dir = dirNameForKey(explanation.key, await listProjectDirs(home));
+  const group = groups.find((g) => g.dir === dir) ?? null;
+  return located(home, { key: explanation.key, keySource: 'path', explanation, dir, group }, { launchDir: explanation.dir, canonicalRoot: explanation.key }, env, options);
+}
 
-  const settings = await readEffectiveSettings(home, settingsRoot, env);
-  const projectDir = path.join(root, dir);
-  return {
-    key,
-    keySource,
-    dir,
-    projectDir,
-    memoryDir: settings.autoMemoryDirectory ?? memoryDirOf(home, dir),
-    settings,
-    existing,
-  };
+/** Locate a project found by {@link groupProjects}: settings of its main launch directory. */
+export async function locateGroup(home: string, group: ProjectGroup, env: NodeJS.ProcessEnv = process.env, options: LocateOptions = {}): Promise<ProjectLocation> {
+  const { launch, explanation } = launchContextOf(primaryLaunchFolder(group));
+  return located(home, { key: group.key ?? group.dir, keySource: group.key ? 'transcripts' : 'dir-name', explanation: explanation ?? group.explanation, dir: group.dir, group }, launch, env, options);
+}
+
+/**
+ * The project a session transcript belongs to: the memory its sessions read (R-LAYOUT), with the
+ * settings of the session's own launch directory (R-SETTINGS). `folder` is the transcript's
+ * folder name under `projects/`.
+ * @throws {ProjectNotFoundError} when there is no such folder.
+ */
+export async function locateTranscriptProject(home: string, folder: string, env: NodeJS.ProcessEnv = process.env, options: LocateOptions = {}): Promise<ProjectLocation> {
+  const groups = options.groups ?? (await groupProjects(home));
+  const group = groups.find((g) => g.launchFolders.some((l) => l.folder === folder)) ?? groups.find((g) => g.dir === folder);
+  if (!group) throw new ProjectNotFoundError(folder, home);
+  const own = group.launchFolders.find((l) => l.folder === folder);
+  const { launch, explanation } = launchContextOf(own);
+  return located(home, { key: group.key ?? folder, keySource: group.key ? 'transcripts' : 'dir-name', explanation: explanation ?? group.explanation, dir: group.dir, group }, launch, env, options);
 }

@@ -10,10 +10,13 @@
  *     interleaving writes to one memory dir.
  * History (src/main/history) wraps these in `transact`, which is what services call.
  *
- * Not covered: a process that swaps a folder for a symlink between our check and our write.
- * Node has no openat/O_NOFOLLOW per path component; the threat here is links *left* in a memory
- * dir (by sync, by hand), which are refused, not a racing local attacker who could write the
- * files directly anyway.
+ * A folder swapped for a symlink between the check and the use (issue 15, check-then-use):
+ * Node has no openat, so every open is verified after the fact — the path is walked again with
+ * `lstat` (no link on the way) and the file found at its end must be the very inode the open
+ * returned. A write opens its temp file empty, verifies where it landed before a byte goes in,
+ * and verifies the renamed file again; a read verifies before a byte is read
+ * (`openConfinedForRead`). The worst a winning race can leave outside is an empty temp file,
+ * and only when the attacker also swaps the folder back in time.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
@@ -32,7 +35,7 @@ export const TEMP_FILE_PREFIX = '.memdir-tmp-';
 export class UnsafePathError extends Error {
   override readonly name = 'UnsafePathError';
   constructor(
-    readonly reason: 'outside' | 'symlink' | 'invalid',
+    readonly reason: 'outside' | 'symlink' | 'invalid' | 'hardlink',
     /** The relative path as the caller gave it. */
     readonly path: string,
     message: string,
@@ -113,15 +116,13 @@ async function lstatOrNull(p: string): Promise<Stats | null> {
   }
 }
 
-async function confine(root: string, rel: string, verb = 'write'): Promise<Confined> {
-  const rootReal = await fs.realpath(root);
-  const parts = splitRelativePath(rel, `the memory directory ${rootReal}`, verb);
+/** Walk `parts` under `rootReal` with lstat: no link on the way, folders before the last. The last one's lstat, or null when a part is missing. */
+async function walkNoLinks(rootReal: string, parts: string[], rel: string, verb: string): Promise<Stats | null> {
   let current = rootReal;
-  let target: Stats | null = null;
   for (let i = 0; i < parts.length; i++) {
     current = path.join(current, parts[i] as string);
     const st = await lstatOrNull(current);
-    if (!st) break;
+    if (!st) return null;
     const shown = parts.slice(0, i + 1).join('/');
     if (st.isSymbolicLink()) {
       throw new UnsafePathError(
@@ -133,9 +134,70 @@ async function confine(root: string, rel: string, verb = 'write'): Promise<Confi
     if (i < parts.length - 1 && !st.isDirectory()) {
       throw new MemoryFileError('not-a-file', rel, `Cannot ${verb} ${rel}: ${shown} is a file, not a folder`);
     }
-    if (i === parts.length - 1) target = st;
+    if (i === parts.length - 1) return st;
   }
+  return null;
+}
+
+async function confine(root: string, rel: string, verb = 'write'): Promise<Confined> {
+  const rootReal = await fs.realpath(root);
+  const parts = splitRelativePath(rel, `the memory directory ${rootReal}`, verb);
+  const target = await walkNoLinks(rootReal, parts, rel, verb);
   return { rootReal, parts, abs: path.join(rootReal, ...parts), target };
+}
+
+/**
+ * After an open: whether the path `parts` under `rootReal` still leads, without a link, to
+ * the inode `opened` (a folder on the way swapped for a link between the check and the open
+ * makes the open land elsewhere). Throws UnsafePathError when it does not.
+ */
+async function verifyOpened(rootReal: string, parts: string[], opened: Stats, rel: string, verb: string): Promise<void> {
+  let now: Stats | null;
+  try {
+    now = await walkNoLinks(rootReal, parts, rel, verb);
+  } catch (err) {
+    if (err instanceof UnsafePathError || err instanceof MemoryFileError) now = null;
+    else throw err;
+  }
+  if (!now || now.ino !== opened.ino || now.dev !== opened.dev) {
+    throw new UnsafePathError(
+      'symlink',
+      rel,
+      `Refused to ${verb} ${rel}: a folder on its way was replaced (by a link or a move) while it was being opened; nothing was ${verb === 'read' ? 'read' : 'written'} through it`,
+    );
+  }
+}
+
+/**
+ * Open the regular file `rel` under `root` for reading, confined like a write: no link on the
+ * way (O_NOFOLLOW for the last part), and verified after the open to be the file at that path
+ * (see the file comment). `refuseHardlinks`: a file with more than one name is refused — one of
+ * its names may be outside the memory directory (a link to ~/.ssh/id_ed25519 made with `ln`).
+ * Null when the file does not exist; the caller closes the handle.
+ */
+export async function openConfinedForRead(root: string, rel: string, opts: { refuseHardlinks?: boolean } = {}): Promise<{ handle: fs.FileHandle; stat: Stats } | null> {
+  const c = await confine(root, rel, 'read');
+  if (!c.target) return null;
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(c.abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    if (errCode(err) === 'ENOENT') return null;
+    if (errCode(err) === 'ELOOP') throw new UnsafePathError('symlink', rel, `Refused to read ${rel}: it became a symbolic link, and Memdir never follows links inside the memory directory`);
+    throw explain(err, 'read', rel, path.dirname(c.abs));
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new MemoryFileError('not-a-file', rel, `Cannot read ${rel}: it is not a regular file`);
+    await verifyOpened(c.rootReal, c.parts, stat, rel, 'read');
+    if (opts.refuseHardlinks && stat.nlink > 1) {
+      throw new UnsafePathError('hardlink', rel, `Refused to read ${rel}: it is a hard link (one file with ${stat.nlink} names, which may be outside the memory directory); Memdir never reads a hard-linked file here. Replace it with a copy.`);
+    }
+    return { handle, stat };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
 }
 
 /**
@@ -248,10 +310,22 @@ export async function writeFileAtomic(
     assertRegularFile(c, rel);
     await ensureParentDirs(c, rel);
     const mode = opts.mode ?? (c.target ? c.target.mode & 0o7777 : undefined);
-    temp = path.join(where, `${TEMP_FILE_PREFIX}${randomBytes(8).toString('hex')}`);
+    const tempName = `${TEMP_FILE_PREFIX}${randomBytes(8).toString('hex')}`;
+    temp = path.join(where, tempName);
     const flags = fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY | (fsConstants.O_NOFOLLOW ?? 0);
     const handle = await fs.open(temp, flags, mode ?? 0o666);
+    let created: Stats;
     try {
+      created = await handle.stat();
+      // Where the (still empty) temp file really is, before a byte goes in.
+      try {
+        await verifyOpened(c.rootReal, [...c.parts.slice(0, -1), tempName], created, rel, 'write');
+      } catch (err) {
+        // Remove it only where it is exactly the file just made (wherever the link sent it).
+        const there = await fs.stat(temp).catch(() => null);
+        if (there?.ino !== created.ino || there.dev !== created.dev) temp = undefined;
+        throw err;
+      }
       await handle.writeFile(data);
       // open() applies the umask; a replaced file must keep exactly its old mode.
       if (mode !== undefined) await handle.chmod(mode);
@@ -261,6 +335,7 @@ export async function writeFileAtomic(
     }
     await fs.rename(temp, c.abs);
     temp = undefined;
+    await verifyOpened(c.rootReal, c.parts, created, rel, 'write');
     await fsyncDir(where);
   } catch (err) {
     if (temp) await fs.unlink(temp).catch(() => undefined);
@@ -481,6 +556,28 @@ export async function withMemoryLock<T>(
     }
   } finally {
     leaveQueue();
+  }
+}
+
+/**
+ * Take Memdir's cross-process lock `<lockDir>/<key>.lock` for something other than a memory dir
+ * (a team connection's sync state): the same folder lock with its owner record as
+ * `withMemoryLock`, so a holder that was killed (kill -9, a crash) is broken at once instead of
+ * blocking everyone until its lock goes stale. Waits with backoff for a live holder up to
+ * `timeoutMs`, then fails with MemoryLockError `busy` and the `busy` sentence. Not reentrant.
+ * Resolves to the release (safe to call after the lock was taken over).
+ */
+export async function acquireOwnedLock(lockDir: string, key: string, opts: { timeoutMs: number; busy: string }): Promise<() => Promise<void>> {
+  const hold: Hold = { active: true, compromised: null };
+  try {
+    const release = await acquireFileLock(lockDir, key, Date.now() + opts.timeoutMs, lockDir, hold);
+    return async () => {
+      hold.active = false;
+      if (!hold.compromised) await release().catch(() => undefined);
+    };
+  } catch (error) {
+    if (error instanceof MemoryLockError && error.reason === 'busy') throw new MemoryLockError('busy', opts.busy, { cause: error });
+    throw error;
   }
 }
 

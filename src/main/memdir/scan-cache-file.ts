@@ -1,8 +1,8 @@
 /**
  * The scan cache kept on disk, in Memdir's data dir, so that a fresh process (the CLI, the app
  * starting) answers a scan of an unchanged home after stats only: per file its stat facts (size,
- * mtime, ctime, inode) and what the scan kept of it, per memory directory its scan, per project
- * its transcript count and real path.
+ * mtime, ctime, inode) and what the scan kept of it, per memory directory its scan, per transcript
+ * folder its session count, launch directory and whether it holds a memory folder.
  *
  * Nothing in it is trusted: the file must parse, carry this format and version and name this
  * home, and match its schema; otherwise it is ignored and the next save rebuilds it. An entry is
@@ -16,21 +16,24 @@ import path from 'node:path';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { memoryDirScanSchema } from '../../shared/scan-types.js';
 import type { FileFacts } from './read-file.js';
-import { type CachedIndex, type CachedTopic, type StoredDir, type StoredFacts, UNKNOWN } from './scan-cache.js';
+import { type CachedIndex, type CachedTopic, type StoredDir, type StoredFacts, UNKNOWN, childPath } from './scan-cache.js';
 import { HomeScanCache } from './scan-home.js';
 import { writeDataFile } from './safe-fs.js';
 
 /** Bump when the meaning or shape of the file changes: an older or newer file is then ignored. */
-export const SCAN_CACHE_VERSION = 1;
+export const SCAN_CACHE_VERSION = 2;
 const FORMAT = 'memdir-scan-cache';
 
-interface StoredProject {
-  dir: string;
-  /** The project folder's mtimeMs, ctimeMs, ino when `transcripts` was counted. */
-  folder: [number, number, number] | null;
+/** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */
+interface StoredFolder {
+  /** Its path. */
+  folder: string;
+  /** Its mtimeMs, ctimeMs, ino. */
+  facts: [number, number, number];
   transcripts: number;
-  /** The real path found from the transcripts, when looked for. */
-  realPath: { transcripts: number; path: string | null } | null;
+  /** The launch directory its transcripts record. */
+  cwd: string | null;
+  hasMemory: boolean;
 }
 
 interface CacheFile {
@@ -38,7 +41,7 @@ interface CacheFile {
   version: typeof SCAN_CACHE_VERSION;
   home: string;
   dirs: (StoredDir & { dir: string })[];
-  projects: StoredProject[];
+  folders: StoredFolder[];
 }
 
 /** Where the scan cache of `home` lives in Memdir's data dir (one file per home). */
@@ -58,19 +61,21 @@ const isFacts = (v: unknown, n = 4): boolean => Array.isArray(v) && v.length ===
 const isFailure = (v: unknown): boolean => v === null || (isObject(v) && (v.code === 'unreadable' || v.code === 'unsafe-link') && isString(v.reason));
 const isList = (v: unknown, kinds: readonly string[], key: 'code' | 'kind'): boolean =>
   Array.isArray(v) && v.every((x) => isObject(x) && kinds.includes(x[key] as string) && isString(x.message));
-const isPlainName = (v: unknown): v is string => isString(v) && v !== '' && v !== '.' && v !== '..' && !v.includes('/') && !v.includes('\\');
+// A path relative to the memory directory, as listings give it: `x.md`, `retros/x.md`, never `..`.
+const isRelativePath = (v: unknown): v is string => isString(v) && !v.includes('\\') && v.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
 
 function isTopic(v: unknown): boolean {
-  return Array.isArray(v) && v.length === 5 && isPlainName(v[0]) && isFacts(v[1]) && isList(v[2], ['bad-frontmatter', 'invalid-type'], 'code') && isList(v[3], ['file-paths', 'code', 'git-log'], 'kind') && isFailure(v[4]);
+  return Array.isArray(v) && v.length === 5 && isRelativePath(v[0]) && isFacts(v[1]) && isList(v[2], ['bad-frontmatter', 'invalid-type'], 'code') && isList(v[3], ['file-paths', 'code', 'git-log'], 'kind') && isFailure(v[4]);
 }
 
 /** A directory entry with its scan checked by the contract's schema, or null. */
 function checkedDir(v: unknown): (StoredDir & { dir: string }) | null {
   if (!isObject(v) || !isString(v.dir) || !path.isAbsolute(v.dir)) return null;
   const index = v.index;
-  if (index !== null && !(isObject(index) && isFacts(index.facts) && (index.targets === null || (Array.isArray(index.targets) && index.targets.every(isString))) && isFailure(index.failure))) return null;
+  const strings = (l: unknown): boolean => Array.isArray(l) && l.every(isString);
+  if (index !== null && !(isObject(index) && isFacts(index.facts) && (index.targets === null || strings(index.targets)) && strings(index.teamLinks) && isFailure(index.failure))) return null;
   if (!Array.isArray(v.topics) || !v.topics.every(isTopic)) return null;
-  if (!Array.isArray(v.tail) || !v.tail.every((t) => isString(t) && /^(?:stray|other):/.test(t))) return null;
+  if (!Array.isArray(v.tail) || !v.tail.every((t) => isString(t) && /^(?:stray|other|parent):/.test(t))) return null;
   const result = memoryDirScanSchema.safeParse(v.result);
   if (!result.success || result.data.memoryDir !== v.dir) return null;
   // Every readable topic must be in the scan: its facts are taken from there when restored.
@@ -79,12 +84,10 @@ function checkedDir(v: unknown): (StoredDir & { dir: string }) | null {
   return { dir: v.dir, index: index as StoredDir['index'], topics: v.topics as StoredDir['topics'], tail: v.tail as string[], result: result.data };
 }
 
-function checkedProject(v: unknown): StoredProject | null {
-  if (!isObject(v) || !isString(v.dir) || !isNumber(v.transcripts)) return null;
-  if (v.folder !== null && !isFacts(v.folder, 3)) return null;
-  const real = v.realPath;
-  if (real !== null && !(isObject(real) && isNumber(real.transcripts) && (real.path === null || isString(real.path)))) return null;
-  return v as unknown as StoredProject;
+function checkedFolder(v: unknown): StoredFolder | null {
+  if (!isObject(v) || !isString(v.folder) || !path.isAbsolute(v.folder) || !isFacts(v.facts, 3) || !isNumber(v.transcripts)) return null;
+  if ((v.cwd !== null && !isString(v.cwd)) || typeof v.hasMemory !== 'boolean') return null;
+  return v as unknown as StoredFolder;
 }
 
 export type LoadOutcome = { loaded: true; dirs: number } | { loaded: false; reason: string };
@@ -112,18 +115,17 @@ export function loadScanCache(cache: HomeScanCache, file: string, home: string):
   }
   if (!isObject(data) || data.format !== FORMAT || data.version !== SCAN_CACHE_VERSION) return { loaded: false, reason: `not a version ${SCAN_CACHE_VERSION} scan cache` };
   if (!isString(data.home) || path.resolve(data.home) !== path.resolve(home)) return { loaded: false, reason: 'the cache file belongs to another home' };
-  if (!Array.isArray(data.dirs) || !Array.isArray(data.projects)) return { loaded: false, reason: 'the cache file is corrupt' };
+  if (!Array.isArray(data.dirs) || !Array.isArray(data.folders)) return { loaded: false, reason: 'the cache file is corrupt' };
   const dirs = data.dirs.map(checkedDir);
-  const projects = data.projects.map(checkedProject);
+  const folders = data.folders.map(checkedFolder);
   // One bad entry and none is trusted: something else wrote this file.
-  if (dirs.includes(null) || projects.includes(null)) return { loaded: false, reason: 'the cache file is corrupt' };
+  if (dirs.includes(null) || folders.includes(null)) return { loaded: false, reason: 'the cache file is corrupt' };
   for (const entry of dirs as (StoredDir & { dir: string })[]) {
     const { dir, ...stored } = entry;
     cache.stored.set(dir, stored);
   }
-  for (const p of projects as StoredProject[]) {
-    if (p.folder) cache.transcriptCounts.set(p.dir, { mtimeMs: p.folder[0], ctimeMs: p.folder[1], ino: p.folder[2], count: p.transcripts });
-    if (p.realPath) cache.realPaths.set(p.dir, p.realPath);
+  for (const f of folders as StoredFolder[]) {
+    cache.groups.set(f.folder, { mtimeMs: f.facts[0], ctimeMs: f.facts[1], ino: f.facts[2], transcripts: f.transcripts, cwd: f.cwd, hasMemory: f.hasMemory });
   }
   return { loaded: true, dirs: dirs.length };
 }
@@ -151,8 +153,8 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
     let index: CacheFile['dirs'][number]['index'] = null;
     if (first !== '-') {
       const record = first as CachedIndex;
-      if (typeof first === 'string' || cache.indexes.get(path.join(dir, INDEX_FILE)) !== record || record.facts.ino === UNKNOWN.ino || racy(record.facts)) continue;
-      index = { facts: fromFacts(record.facts), targets: record.targets, failure: record.outcome ? { code: record.outcome.code, reason: record.outcome.reason } : null };
+      if (typeof first === 'string' || cache.indexes.get(childPath(dir, INDEX_FILE)) !== record || record.facts.ino === UNKNOWN.ino || racy(record.facts)) continue;
+      index = { facts: fromFacts(record.facts), targets: record.targets, teamLinks: record.teamLinks, failure: record.outcome ? { code: record.outcome.code, reason: record.outcome.reason } : null };
     }
     const topics: CacheFile['dirs'][number]['topics'] = [];
     const tail: string[] = [];
@@ -163,7 +165,7 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
         continue;
       }
       const t = part as CachedTopic;
-      if (cache.topics.get(path.join(dir, t.file)) !== t || racy(t.facts)) {
+      if (cache.topics.get(childPath(dir, t.file)) !== t || racy(t.facts)) {
         usable = false;
         break;
       }
@@ -173,12 +175,13 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
   }
   // Directories still exactly as the last file had them.
   for (const [dir, stored] of cache.stored) dirs.push({ dir, ...stored });
-  const projects: CacheFile['projects'] = [];
-  for (const dir of new Set([...cache.transcriptCounts.keys(), ...cache.realPaths.keys()])) {
-    const counted = cache.transcriptCounts.get(dir);
-    projects.push({ dir, folder: counted ? [counted.mtimeMs, counted.ctimeMs, counted.ino] : null, transcripts: counted?.count ?? 0, realPath: cache.realPaths.get(dir) ?? null });
+  const folders: CacheFile['folders'] = [];
+  for (const [folder, f] of cache.groups) {
+    // A folder changed moments ago may change again without its facts moving: read it next time.
+    if (Math.max(f.mtimeMs, f.ctimeMs) > settledBefore) continue;
+    folders.push({ folder, facts: [f.mtimeMs, f.ctimeMs, f.ino], transcripts: f.transcripts, cwd: f.cwd, hasMemory: f.hasMemory });
   }
-  return { format: FORMAT, version: SCAN_CACHE_VERSION, home: path.resolve(home), dirs, projects };
+  return { format: FORMAT, version: SCAN_CACHE_VERSION, home: path.resolve(home), dirs, folders };
 }
 
 /**

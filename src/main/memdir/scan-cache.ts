@@ -5,7 +5,8 @@
  * disk between processes.
  */
 import path from 'node:path';
-import type { IndexLoad, ParsedIndex } from '../../shared/index-format.js';
+import type { ParsedIndex } from '../../shared/index-format.js';
+import type { IndexLoad } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { MemoryDirScan } from '../../shared/scan-types.js';
 import type { FileFacts, ReadOutcome } from './read-file.js';
@@ -16,7 +17,7 @@ export type Failure = Exclude<ReadOutcome, { ok: true }>;
 
 /** A topic file as last read: its stat facts and what the scan keeps of it. */
 export interface CachedTopic {
-  /** Its name in the memory directory. */
+  /** Its path relative to the memory directory (`x.md`, `retros/x.md`). */
   file: string;
   facts: FileFacts;
   isSymlink: boolean;
@@ -30,8 +31,10 @@ export interface CachedIndex {
   outcome: Failure | null;
   parsed: ParsedIndex | null;
   load: IndexLoad | null;
-  /** The files its pointers name, in order (null when it could not be read). */
+  /** The files its links name, each once, in order (null when it could not be read). */
   targets: string[] | null;
+  /** Team files (relative to `team/`) it links from lines the agent sees. */
+  teamLinks: string[];
   /**
    * Loaded from the cache file: facts and targets only. Enough to recognise an unchanged
    * directory; read again before a directory's scan is rebuilt.
@@ -54,10 +57,10 @@ type StoredFailure = { code: 'unreadable' | 'unsafe-link'; reason: string };
  * it is unchanged, and to rebuild its records when it is not (see scan-cache-file.ts).
  */
 export interface StoredDir {
-  index: { facts: StoredFacts; targets: string[] | null; failure: StoredFailure | null } | null;
-  /** name, facts, frontmatter issues, R-NOTSAVE hints, why it could not be read — sorted by name. */
+  index: { facts: StoredFacts; targets: string[] | null; teamLinks: string[]; failure: StoredFailure | null } | null;
+  /** path, facts, frontmatter issues, R-NOTSAVE hints, why it could not be read — sorted by path. */
   topics: [string, StoredFacts, TopicSummary['issues'], TopicSummary['hints'], StoredFailure | null][];
-  /** The other parts the scan was built from (`stray:x.md`, `other:sub/x.md`). */
+  /** The other parts the scan was built from (`stray:x.md`, `other:team/x.md`, `parent:x.md`). */
   tail: string[];
   result: MemoryDirScan;
 }
@@ -89,6 +92,15 @@ export function sameFacts(a: FileFacts, b: FileFacts): boolean {
   return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
 }
 
+/**
+ * `dir/file` for a path relative to a memory directory (`x.md`, `retros/x.md`): what `path.join`
+ * gives for a normalised directory, without its cost. Every record of the cache is keyed by it.
+ */
+export function childPath(dir: string, file: string): string {
+  if (path.sep !== '/' && file.includes('/')) return path.join(dir, file);
+  return dir.endsWith(path.sep) ? dir + file : dir + path.sep + file;
+}
+
 const toFacts = ([size, mtimeMs, ctimeMs, ino]: StoredFacts): FileFacts => ({ size, mtimeMs, ctimeMs, ino });
 
 /**
@@ -112,10 +124,10 @@ export function restoreStoredDir(cache: ScanCache, memoryDir: string, stored: St
   if (stored.index) {
     const f = toFacts(stored.index.facts);
     index = stored.index.failure
-      ? { facts: f, outcome: { ok: false, ...stored.index.failure, facts: f }, parsed: null, load: null, targets: null }
-      : { facts: f, outcome: null, parsed: null, load: null, targets: stored.index.targets ?? [], stub: true };
-    cache.indexes.set(path.join(memoryDir, INDEX_FILE), index);
+      ? { facts: f, outcome: { ok: false, ...stored.index.failure, facts: f }, parsed: null, load: null, targets: null, teamLinks: [] }
+      : { facts: f, outcome: null, parsed: null, load: null, targets: stored.index.targets ?? [], teamLinks: stored.index.teamLinks, stub: true };
+    cache.indexes.set(childPath(memoryDir, INDEX_FILE), index);
   }
-  for (const t of topics) cache.topics.set(path.join(memoryDir, t.file), t);
+  for (const t of topics) cache.topics.set(childPath(memoryDir, t.file), t);
   cache.dirs.set(memoryDir, { parts: [index ?? '-', ...topics, ...stored.tail], result: stored.result });
 }

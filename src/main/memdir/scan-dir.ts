@@ -1,18 +1,20 @@
 /**
- * Scan one memory directory: its index, its topic files, their health. Bad files never crash a
- * scan (R-HEALTH). A cache keyed by each file's stat facts makes a rescan with nothing changed
- * cost a directory listing and one stat per file: no re-reads, no re-parsing, and the previous
- * result handed back as is.
+ * Scan one memory directory: its index, its topic files (subfolders included), their health.
+ * Bad files never crash a scan (R-HEALTH). A cache keyed by each file's stat facts makes a
+ * rescan with nothing changed cost the directory listings and one stat per file: no re-reads,
+ * no re-parsing, and the previous result handed back as is.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { computeIndexLoad, indexEntries, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
+import { indexLinks, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
+import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
+import { type MemoryFileListing, listMemoryFiles } from './list-memory-files.js';
 import { type FileFacts, factsOf, readMemoryBytes, readMemoryText } from './read-file.js';
-import { type CachedDir, type CachedIndex, type CachedTopic, type Failure, type ScanCache, type StoredDir, UNKNOWN, restoreStoredDir, sameFacts } from './scan-cache.js';
+import { type CachedDir, type CachedIndex, type CachedTopic, type Failure, type ScanCache, type StoredDir, UNKNOWN, childPath, restoreStoredDir, sameFacts } from './scan-cache.js';
 import { type TopicSummary, summarizeTopicBytes } from './topic-summary.js';
 
 export { ScanCache } from './scan-cache.js';
@@ -55,9 +57,11 @@ function cached<T extends { facts: FileFacts }>(cache: ScanCache | undefined, ma
   return record;
 }
 
-function loadTopic(abs: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
+function loadTopic(memoryDir: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
+  const abs = childPath(memoryDir, file);
   return cached(cache, cache?.topics, abs, isSymlink, () => {
-    const outcome = readMemoryBytes(path.dirname(abs), abs, isSymlink, (bytes, facts): TopicSummary | Failure => {
+    // A link in a subfolder may point anywhere inside the memory directory: the directory is the bound.
+    const outcome = readMemoryBytes(memoryDir, abs, isSymlink, (bytes, facts): TopicSummary | Failure => {
       const summary = summarizeTopicBytes(bytes, file);
       return 'problem' in summary ? { ok: false, code: 'unreadable', reason: summary.problem, facts } : summary;
     });
@@ -70,9 +74,17 @@ function loadTopic(abs: string, file: string, isSymlink: boolean, cache: ScanCac
 function readIndex(abs: string, isSymlink: boolean): CachedIndex {
   // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
   const outcome = readMemoryText(path.dirname(abs), abs, isSymlink, 20_000_000);
-  if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null };
+  if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null, teamLinks: [] };
   const parsed = parseIndex(outcome.text);
-  return { facts: outcome.facts, outcome: null, parsed, load: computeIndexLoad(outcome.text), targets: indexEntries(parsed).map((e) => e.file) };
+  const load = loadIndexAsClaudeCode(outcome.text);
+  const targets = new Set<string>();
+  const teamLinks = new Set<string>();
+  for (const link of indexLinks(parsed)) {
+    targets.add(link.file);
+    // A team file linked from a line the agent sees (R-INDEX: stripped lines are not seen).
+    if (link.file.startsWith(`${TEAM_DIR}/`) && lineFate(load, link.line) !== 'hidden') teamLinks.add(link.file.slice(TEAM_DIR.length + 1));
+  }
+  return { facts: outcome.facts, outcome: null, parsed, load, targets: [...targets], teamLinks: [...teamLinks] };
 }
 
 function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined): CachedIndex {
@@ -82,48 +94,17 @@ function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined
 export interface ScanDirOptions {
   scope: Scope;
   cache?: ScanCache;
+  /**
+   * Files of this directory linked from the parent's index (team files linked from `MEMORY.md`):
+   * not orphans. Asked only when the directory exists.
+   */
+  linkedFromParent?: () => ReadonlySet<string>;
 }
 
-const EMPTY_INDEX: IndexSummary = { exists: false, lines: 0, bytes: 0, loaded: [], cut: [], loadedLines: 0, loadedBytes: 0, firstCutLine: null };
+const EMPTY_INDEX: IndexSummary = { exists: false, lines: 0, bytes: 0, chars: 0, loaded: [], cut: [], loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null };
 
-/** `dir/name` for a plain name in a normalised directory: what `path.join` gives, without its cost. */
-function childPath(dir: string, name: string): string {
-  return dir.endsWith(path.sep) ? dir + name : dir + path.sep + name;
-}
-
-interface Listing {
-  /** Topic files, sorted by name. */
-  topicEntries: { file: string; isSymlink: boolean }[];
-  /** Entries that look like memories but cannot be read as files. */
-  strays: { file: string; reason: string }[];
-  indexEntry: { isSymlink: boolean } | null;
-}
-
-/** Sort a memory directory's entries into the index, topic files and strays. */
-function classifyListing(dirents: readonly fs.Dirent[]): Listing {
-  const topicEntries: Listing['topicEntries'] = [];
-  const strays: Listing['strays'] = [];
-  let indexEntry: Listing['indexEntry'] = null;
-  for (const d of dirents) {
-    const name = d.name;
-    // Dotfiles (.consolidate-lock, temp files) are not memories.
-    if (name.startsWith('.')) continue;
-    if (name === INDEX_FILE) {
-      if (d.isDirectory()) strays.push({ file: name, reason: 'it is a directory, not a file' });
-      else indexEntry = { isSymlink: d.isSymbolicLink() };
-      continue;
-    }
-    if (!/\.md$/i.test(name)) continue;
-    if (d.isDirectory()) strays.push({ file: name, reason: 'it is a directory, not a file' });
-    else if (d.isFile() || d.isSymbolicLink()) topicEntries.push({ file: name, isSymlink: d.isSymbolicLink() });
-    else strays.push({ file: name, reason: 'it is not a regular file' });
-  }
-  topicEntries.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return { topicEntries, strays, indexEntry };
-}
-
-/** Pointers at paths that are not top-level topic files (a subfolder, say): which of them exist. */
-function existingOtherTargets(memoryDir: string, targets: readonly string[] | null, topicEntries: Listing['topicEntries']): Set<string> {
+/** Links at paths that are not topic files here (a team file from the main index, say): which of them exist. */
+function existingOtherTargets(memoryDir: string, targets: readonly string[] | null, topicEntries: MemoryFileListing['topics']): Set<string> {
   const existing = new Set<string>();
   if (!targets || targets.length === 0) return existing;
   const topicNames = new Set(topicEntries.map((t) => t.file));
@@ -134,6 +115,11 @@ function existingOtherTargets(memoryDir: string, targets: readonly string[] | nu
   return existing;
 }
 
+/** The parts of a directory's scan that are not file records, in the order they are compared. */
+function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<string>, linkedFromParent: ReadonlySet<string> | undefined): string[] {
+  return [...strays.map((s) => `stray:${s.file}`), ...[...otherExisting].map((f) => `other:${f}`), ...[...(linkedFromParent ?? [])].map((f) => `parent:${f}`)];
+}
+
 function sameStoredFacts(abs: string, facts: readonly [number, number, number, number]): boolean {
   const now = statFacts(abs, false);
   return now !== null && now.size === facts[0] && now.mtimeMs === facts[1] && now.ctimeMs === facts[2] && now.ino === facts[3];
@@ -141,9 +127,11 @@ function sameStoredFacts(abs: string, facts: readonly [number, number, number, n
 
 /**
  * Whether a directory known from the cache file is still exactly as written down: the same
- * entries, every one with the same stat facts, the same other targets. Stats only.
+ * entries (subfolders included), every one with the same stat facts, the same other targets and
+ * the same files linked from the parent's index. Stats only.
  */
-function storedStillHolds(memoryDir: string, stored: StoredDir, topicEntries: Listing['topicEntries'], strays: Listing['strays'], indexEntry: Listing['indexEntry']): boolean {
+function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryFileListing, linkedFromParent: ReadonlySet<string> | undefined): boolean {
+  const { topics: topicEntries, strays, index: indexEntry } = listing;
   if ((stored.index === null) !== (indexEntry === null) || indexEntry?.isSymlink) return false;
   if (stored.topics.length !== topicEntries.length) return false;
   if (stored.index && !sameStoredFacts(childPath(memoryDir, INDEX_FILE), stored.index.facts)) return false;
@@ -152,16 +140,16 @@ function storedStillHolds(memoryDir: string, stored: StoredDir, topicEntries: Li
     const [file, facts] = stored.topics[i]!;
     if (entry.file !== file || entry.isSymlink || !sameStoredFacts(childPath(memoryDir, file), facts)) return false;
   }
-  const tail = [...strays.map((s) => `stray:${s.file}`), ...[...existingOtherTargets(memoryDir, stored.index?.targets ?? null, topicEntries)].map((f) => `other:${f}`)];
+  const tail = tailOf(strays, existingOtherTargets(memoryDir, stored.index?.targets ?? null, topicEntries), linkedFromParent);
   return tail.length === stored.tail.length && tail.every((t, i) => t === stored.tail[i]);
 }
 
 /** Everything about one memory directory (private or team); a missing directory is empty. */
 export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): MemoryDirScan {
   const { cache, scope } = options;
-  let dirents: fs.Dirent[];
+  let listing: MemoryFileListing;
   try {
-    dirents = fs.readdirSync(memoryDir, { withFileTypes: true });
+    listing = listMemoryFiles(memoryDir, { excludeTeam: scope === 'private' });
   } catch (error) {
     if (cache?.dirs.delete(memoryDir)) cache.revision++;
     const code = (error as NodeJS.ErrnoException).code;
@@ -171,23 +159,23 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     const reason = code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list it' : `it could not be listed (${code ?? String(error)})`;
     return { memoryDir, exists: true, index: EMPTY_INDEX, memories: [], problems: [problem('unreadable', null, null, `The memory directory ${memoryDir} cannot be read: ${reason}.`)], lastChangeMs: null };
   }
-
-  const { topicEntries, strays, indexEntry } = classifyListing(dirents);
+  const { topics: topicEntries, strays, index: indexEntry } = listing;
+  const linkedFromParent = options.linkedFromParent?.();
 
   // Known only from the cache file (a fresh process): answered from it while every stat matches.
   const stored = cache?.stored.get(memoryDir);
   if (stored) {
-    if (storedStillHolds(memoryDir, stored, topicEntries, strays, indexEntry)) return stored.result;
+    if (storedStillHolds(memoryDir, stored, listing, linkedFromParent)) return stored.result;
     restoreStoredDir(cache!, memoryDir, stored);
   }
 
   let index = indexEntry ? loadIndex(childPath(memoryDir, INDEX_FILE), indexEntry.isSymlink, cache) : null;
-  const topics = topicEntries.map((t) => loadTopic(childPath(memoryDir, t.file), t.file, t.isSymlink, cache));
+  const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
   const otherExisting = existingOtherTargets(memoryDir, index?.targets ?? null, topicEntries);
 
   // Nothing changed since the last scan: hand back the same result. (Links are re-read every
   // time, so a directory holding one never matches.)
-  const parts: CachedDir['parts'] = [index ?? '-', ...topics, ...strays.map((s) => `stray:${s.file}`), ...[...otherExisting].map((f) => `other:${f}`)];
+  const parts: CachedDir['parts'] = [index ?? '-', ...topics, ...tailOf(strays, otherExisting, linkedFromParent)];
   const previous = cache?.dirs.get(memoryDir);
   if (previous && previous.parts.length === parts.length && previous.parts.every((p, i) => p === parts[i])) return previous.result;
   // Something changed: an index known only from the cache file is read now.
@@ -212,6 +200,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     topics: topicFacts,
     otherExisting,
     strays,
+    ...(linkedFromParent ? { linkedFromParent } : {}),
   });
 
   const memories: MemorySummary[] = [];
@@ -231,11 +220,14 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       exists: true,
       lines: load?.lines ?? 0,
       bytes: load?.bytes ?? 0,
+      chars: load?.chars ?? 0,
       loaded: split.loaded.map((e) => e.file),
       cut: split.cut.map((e) => e.file),
       loadedLines: load?.loadedLines ?? 0,
       loadedBytes: load?.loadedBytes ?? 0,
+      loadedChars: load?.loadedChars ?? 0,
       firstCutLine: load?.firstCutLine ?? null,
+      reason: load?.reason ?? null,
     };
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };
@@ -244,6 +236,20 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     cache.revision++;
   }
   return result;
+}
+
+/**
+ * Team files the private index links (`- [T](team/x.md)`), relative to the team directory: the
+ * agent reaches them from the main index, so the team scan must not call them orphans. From the
+ * cache file's record of the index while its stat facts hold, else from the index itself.
+ */
+export function teamFilesLinkedFrom(memoryDir: string, cache?: ScanCache): Set<string> {
+  const abs = childPath(memoryDir, INDEX_FILE);
+  const isSymlink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
+  if (isSymlink === undefined) return new Set();
+  const stored = isSymlink ? undefined : cache?.stored.get(memoryDir)?.index;
+  if (stored && !stored.failure && sameStoredFacts(abs, stored.facts)) return new Set(stored.teamLinks);
+  return new Set(loadIndex(abs, isSymlink, cache).teamLinks);
 }
 
 /** The team directory of a memory directory (R-LAYOUT). */

@@ -1,81 +1,94 @@
 /**
- * Scan the agent home (R-HOME, R-LAYOUT): every project under `projects/`, its memory dir (moved
- * by `autoMemoryDirectory` where the user's or local settings say so), its team dir, its real
- * path from transcripts. A missing home scans as empty; nothing here throws on a bad file.
+ * Scan the agent home (R-HOME, R-LAYOUT): every project under `projects/` — a memory folder
+ * with the transcript folders of the sessions that read it (project-groups.ts) —, its memory dir
+ * (moved where the settings say so), its team dir, its key and launch directories, and the
+ * settings in force. A missing home scans as empty; nothing here throws on a bad file.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
-import { listProjectDirs, projectRealPath } from './projects.js';
-import { ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
+import type { HomeScan, LaunchDirScan, ProjectScan } from '../../shared/scan-types.js';
+import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects } from './project-groups.js';
+import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
+import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
 import { type SettingsCache, readEffectiveSettings } from './settings.js';
-import { projectsRoot } from './home.js';
 
 export interface ScanHomeOptions {
   cache?: HomeScanCache;
   env?: NodeJS.ProcessEnv;
+  /** Where managed settings are (tests); default the platform's. */
+  managedDir?: string;
 }
 
-/** Per-home memo: file facts plus each project's real path once found and its transcript count. */
-export class HomeScanCache extends ScanCache {
-  readonly realPaths = new Map<string, { transcripts: number; path: string | null }>();
-  readonly settings: SettingsCache = new Map();
-  /** Transcript count per project dir, valid while the dir's own stat facts are unchanged. */
-  readonly transcriptCounts = new Map<string, { mtimeMs: number; ctimeMs: number; ino: number; count: number }>();
+/** A map that counts every change in the cache's revision, so a saver knows there is something new. */
+class RevisedMap<K, V> extends Map<K, V> {
+  constructor(private readonly changed: () => void) {
+    super();
+  }
+  override set(key: K, value: V): this {
+    this.changed();
+    return super.set(key, value);
+  }
+  override delete(key: K): boolean {
+    const deleted = super.delete(key);
+    if (deleted) this.changed();
+    return deleted;
+  }
 }
 
 /**
- * How many transcripts a project has. A file added, removed or renamed changes its directory's
- * mtime, so an unchanged directory keeps its count: one `stat` instead of a listing. The listing,
- * when one was made, comes back too (finding the project's path needs it).
+ * Per-home memo: file facts, transcript folders (their launch directory and count) and settings
+ * files. The first two are kept on disk between processes (scan-cache-file.ts).
  */
-function countTranscripts(projectDir: string, cache: HomeScanCache | undefined): { count: number; entries?: fs.Dirent[] } {
-  try {
-    const st = cache ? fs.statSync(projectDir, { throwIfNoEntry: false }) : undefined;
-    const known = st ? cache?.transcriptCounts.get(projectDir) : undefined;
-    if (st && known && known.mtimeMs === st.mtimeMs && known.ctimeMs === st.ctimeMs && known.ino === st.ino) return { count: known.count };
-    const entries = fs.readdirSync(projectDir, { withFileTypes: true });
-    let count = 0;
-    for (const entry of entries) if (entry.name.endsWith('.jsonl')) count++;
-    if (st && cache) {
-      cache.transcriptCounts.set(projectDir, { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, count });
-      cache.revision++;
-    }
-    return { count, entries };
-  } catch {
-    return { count: 0 };
-  }
+export class HomeScanCache extends ScanCache {
+  readonly groups: GroupCache = new RevisedMap(() => this.revision++);
+  readonly settings: SettingsCache = new Map();
 }
 
-/** Scan one project directory under `projects/`. */
-export async function scanProject(home: string, dir: string, options: ScanHomeOptions = {}): Promise<ProjectScan> {
-  const projectDir = path.join(projectsRoot(home), dir);
-  const cache = options.cache;
-  const { count: transcripts, entries } = countTranscripts(projectDir, cache);
-  let realPath: string | null;
-  const known = cache?.realPaths.get(projectDir);
-  if (known && (known.path !== null || known.transcripts === transcripts)) realPath = known.path;
-  else {
-    realPath = transcripts > 0 ? await projectRealPath(projectDir, entries) : null;
-    if (cache) {
-      cache.realPaths.set(projectDir, { transcripts, path: realPath });
-      cache.revision++;
-    }
+async function launchDirsOf(home: string, group: ProjectGroup, options: ScanHomeOptions): Promise<LaunchDirScan[]> {
+  const out: LaunchDirScan[] = [];
+  for (const l of group.launchFolders) {
+    const { launch } = launchContextOf(l);
+    const s = await readEffectiveSettings(home, launch, options.env, { ...(options.cache ? { cache: options.cache.settings } : {}), ...(options.managedDir ? { managedDir: options.managedDir } : {}) });
+    out.push({ cwd: l.cwd, folder: l.folder, transcripts: l.transcripts, autoMemoryEnabled: s.autoMemoryEnabled, autoMemoryEnabledSource: s.autoMemoryEnabledSource, autoMemoryEnabledFrom: s.autoMemoryEnabledFrom });
   }
-  const settings = await readEffectiveSettings(home, realPath, options.env, cache?.settings);
-  const memoryDir = settings.autoMemoryDirectory ?? path.join(projectDir, 'memory');
-  const own = scanMemoryDir(memoryDir, { scope: 'private', ...(cache ? { cache } : {}) });
-  const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team', ...(cache ? { cache } : {}) });
-  return { ...own, dir, path: realPath, team: team.exists ? team : null, transcripts, settings };
+  return out;
+}
+
+async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOptions): Promise<ProjectScan> {
+  const locateOptions: LocateOptions = { ...(options.cache ? { settingsCache: options.cache.settings } : {}), ...(options.managedDir ? { managedDir: options.managedDir } : {}) };
+  const loc = await locateGroup(home, group, options.env, locateOptions);
+  const cache = options.cache;
+  const own = scanMemoryDir(loc.memoryDir, { scope: 'private', ...(cache ? { cache } : {}) });
+  const team = scanMemoryDir(teamDirOf(loc.memoryDir), { scope: 'team', linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache), ...(cache ? { cache } : {}) });
+  return {
+    ...own,
+    dir: group.dir,
+    path: group.key,
+    team: team.exists ? team : null,
+    transcripts: group.launchFolders.reduce((n, l) => n + l.transcripts, 0),
+    launchDirs: await launchDirsOf(home, group, options),
+    readInstead: group.readInstead,
+    settings: loc.settings,
+  };
+}
+
+/**
+ * Scan one project by a folder name under `projects/`: its memory folder's, or a transcript
+ * folder's (then the project whose memory its sessions read). A name that is neither scans as
+ * an empty project of that name.
+ */
+export async function scanProject(home: string, dir: string, options: ScanHomeOptions = {}): Promise<ProjectScan> {
+  const groups = await groupProjects(home, options.cache?.groups);
+  const group = groupOfFolder(groups, dir) ?? { dir, key: null, explanation: null, launchFolders: [], folderExists: false, readInstead: null };
+  return scanGroup(home, group, options);
 }
 
 /** Scan every project in the home. */
 export async function scanHome(home: string, options: ScanHomeOptions = {}): Promise<HomeScan> {
   if (!fs.existsSync(home)) return { home, exists: false, projects: [] };
-  const dirs = await listProjectDirs(home);
+  const groups = await groupProjects(home, options.cache?.groups);
   const projects: ProjectScan[] = [];
-  for (const dir of dirs) {
-    projects.push(await scanProject(home, dir, options));
+  for (const group of groups) {
+    projects.push(await scanGroup(home, group, options));
     // Reads inside a project are synchronous (see read-file.ts); let other work run between.
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -1,14 +1,20 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readEffectiveSettings, validateMemoryDirectory } from './settings.js';
+import { type LaunchContext, type ReadSettingsOptions, readEffectiveSettings as read, validateMemoryDirectory } from './settings.js';
 
 let tmp: string;
 let home: string;
 let repo: string;
 let userHome: string;
 let env: NodeJS.ProcessEnv;
+let managedDir: string;
+
+/** Settings of a session launched at the repository root (no managed settings unless a test writes them). */
+const readEffectiveSettings = (h: string, launchDir: string | null, e: NodeJS.ProcessEnv, options: ReadSettingsOptions = {}) =>
+  read(h, launchDir === null ? null : ({ launchDir, canonicalRoot: launchDir } satisfies LaunchContext), e, { managedDir, ...options });
 
 beforeEach(async () => {
   tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-settings-')));
@@ -18,6 +24,7 @@ beforeEach(async () => {
   await fs.mkdir(home, { recursive: true });
   await fs.mkdir(path.join(repo, '.claude'), { recursive: true });
   env = { HOME: userHome };
+  managedDir = path.join(tmp, 'managed');
 });
 afterEach(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
@@ -31,13 +38,25 @@ async function write(file: string, value: unknown): Promise<void> {
 }
 
 describe('readEffectiveSettings (R-SETTINGS)', () => {
-  it('defaults to memory on, the default directory and dreams on', async () => {
+  it("defaults to memory on, the default directory and Memdir's scheduled dreams off", async () => {
     expect(await readEffectiveSettings(home, repo, env)).toEqual({
       autoMemoryEnabled: true,
       autoMemoryEnabledSource: 'default',
+      autoMemoryEnabledFrom: null,
       autoMemoryDirectory: null,
       autoMemoryDirectorySource: 'default',
-      autoDreamEnabled: true,
+      autoMemoryDirectoryFrom: null,
+      memoryBase: null,
+      autoDreamEnabled: false,
+      autoDreamEnabledSource: 'default',
+      autoDreamEnabledFrom: null,
+      launchDir: repo,
+      files: [
+        { source: 'managed', file: path.join(managedDir, 'managed-settings.json'), exists: false },
+        { source: 'local', file: localFile(), exists: false },
+        { source: 'project', file: projectFile(), exists: false },
+        { source: 'user', file: userFile(), exists: false },
+      ],
       ignored: [],
       problems: [],
     });
@@ -66,7 +85,7 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
     await write(projectFile(), { autoMemoryEnabled: false });
     await write(localFile(), { autoMemoryEnabled: true });
     const s = await readEffectiveSettings(home, repo, env);
-    expect([s.autoMemoryEnabled, s.autoMemoryEnabledSource]).toEqual([true, 'local']);
+    expect([s.autoMemoryEnabled, s.autoMemoryEnabledSource, s.autoMemoryEnabledFrom]).toEqual([true, 'local', localFile()]);
     expect(s.ignored.map((i) => [i.file, i.key])).toEqual([
       [projectFile(), 'autoMemoryEnabled'],
       [userFile(), 'autoMemoryEnabled'],
@@ -84,12 +103,8 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
   it.each(['1', 'true', 'TRUE', ' yes ', 'on'])('CLAUDE_CODE_DISABLE_AUTO_MEMORY=%j turns memory off over every file', async (value) => {
     await write(localFile(), { autoMemoryEnabled: true });
     const s = await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_DISABLE_AUTO_MEMORY: value });
-    expect([s.autoMemoryEnabled, s.autoMemoryEnabledSource]).toEqual([false, 'env']);
-    expect(s.ignored).toContainEqual({
-      file: localFile(),
-      key: 'autoMemoryEnabled',
-      reason: 'overridden by the environment variable CLAUDE_CODE_DISABLE_AUTO_MEMORY',
-    });
+    expect([s.autoMemoryEnabled, s.autoMemoryEnabledSource, s.autoMemoryEnabledFrom]).toEqual([false, 'env', 'CLAUDE_CODE_DISABLE_AUTO_MEMORY']);
+    expect(s.ignored).toContainEqual({ file: localFile(), key: 'autoMemoryEnabled', reason: 'overridden by CLAUDE_CODE_DISABLE_AUTO_MEMORY' });
   });
 
   it('CLAUDE_CODE_DISABLE_AUTO_MEMORY=0 forces memory on, as in Claude Code', async () => {
@@ -112,12 +127,13 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
     expect(s.ignored).toEqual([{ file: localFile(), key: 'autoMemoryEnabled', reason: 'it must be true or false' }]);
   });
 
-  it('reads autoDreamEnabled with the same precedence, default on', async () => {
+  it('reads autoDreamEnabled with the same precedence, default off', async () => {
     await write(userFile(), { autoDreamEnabled: true });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoDreamEnabled: true, autoDreamEnabledSource: 'user', autoDreamEnabledFrom: userFile() });
     await write(projectFile(), { autoDreamEnabled: false });
     expect((await readEffectiveSettings(home, repo, env)).autoDreamEnabled).toBe(false);
     await write(localFile(), { autoDreamEnabled: true });
-    expect((await readEffectiveSettings(home, repo, env)).autoDreamEnabled).toBe(true);
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoDreamEnabled: true, autoDreamEnabledSource: 'local' });
   });
 
   describe('autoMemoryDirectory', () => {
@@ -139,7 +155,7 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
       await write(localFile(), { autoMemoryDirectory: path.join(tmp, 'from-local') });
       const s = await readEffectiveSettings(home, repo, env);
       expect([s.autoMemoryDirectory, s.autoMemoryDirectorySource]).toEqual([path.join(tmp, 'from-local'), 'local']);
-      expect(s.ignored).toEqual([{ file: userFile(), key: 'autoMemoryDirectory', reason: 'overridden by the local settings' }]);
+      expect(s.ignored).toEqual([{ file: userFile(), key: 'autoMemoryDirectory', reason: `overridden by ${localFile()}` }]);
     });
 
     it('never takes it from the shared project settings, and says so', async () => {
@@ -150,7 +166,7 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
         {
           file: projectFile(),
           key: 'autoMemoryDirectory',
-          reason: 'only your own or local settings may move the memory directory, not the shared project settings',
+          reason: 'only managed, your own or local settings may move the memory directory, not the shared project settings',
         },
       ]);
     });
@@ -233,6 +249,142 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
       const s = await readEffectiveSettings(home, repo, env);
       expect(s.autoMemoryEnabled).toBe(true);
       expect(s.problems[0]!.message).toMatch(/permission denied/);
+    });
+  });
+});
+
+describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTINGS)', () => {
+  const managedFile = () => path.join(managedDir, 'managed-settings.json');
+  const dropIn = (name: string) => path.join(managedDir, 'managed-settings.d', name);
+  beforeEach(async () => {
+    await fs.mkdir(path.join(managedDir, 'managed-settings.d'), { recursive: true });
+  });
+
+  it('managed settings win over local and user settings, either way', async () => {
+    await write(managedFile(), { autoMemoryEnabled: false });
+    await write(localFile(), { autoMemoryEnabled: true });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledSource: 'managed', autoMemoryEnabledFrom: managedFile() });
+    await write(managedFile(), { autoMemoryEnabled: true });
+    await write(localFile(), { autoMemoryEnabled: false });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryEnabled: true, autoMemoryEnabledSource: 'managed' });
+  });
+
+  it('merges managed-settings.d drop-ins over the base file in name order', async () => {
+    await write(managedFile(), { autoMemoryEnabled: true });
+    await write(dropIn('10-memory.json'), { autoMemoryEnabled: false });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: dropIn('10-memory.json') });
+    await write(dropIn('20-memory.json'), { autoMemoryEnabled: true });
+    await write(dropIn('.hidden.json'), { autoMemoryEnabled: false });
+    await write(dropIn('notes.txt'), '{"autoMemoryEnabled": false}');
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryEnabled: true, autoMemoryEnabledFrom: dropIn('20-memory.json') });
+  });
+
+  it('takes the memory directory from managed settings first', async () => {
+    await write(dropIn('10.json'), { autoMemoryDirectory: path.join(tmp, 'policy') });
+    await write(localFile(), { autoMemoryDirectory: path.join(tmp, 'local') });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryDirectory: path.join(tmp, 'policy'), autoMemoryDirectorySource: 'managed' });
+  });
+
+  it('says that a broken managed file stops Claude Code', async () => {
+    await write(managedFile(), 'not json');
+    const s = await readEffectiveSettings(home, repo, env);
+    expect(s.problems).toHaveLength(1);
+    expect(s.problems[0]!.message).toMatch(/Claude Code refuses to start while it is broken/);
+  });
+
+  it('CLAUDE_CODE_DISABLE_AUTO_MEMORY=0 forces memory on even over managed settings', async () => {
+    await write(managedFile(), { autoMemoryEnabled: false });
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' })).toMatchObject({ autoMemoryEnabled: true, autoMemoryEnabledSource: 'env' });
+  });
+
+  it('safe mode and --bare (CLAUDE_CODE_SIMPLE) turn memory off even when it is forced on', async () => {
+    const forced = { ...env, CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' };
+    expect(await readEffectiveSettings(home, repo, { ...forced, CLAUDE_CODE_SAFE_MODE: '1' })).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: 'CLAUDE_CODE_SAFE_MODE' });
+    expect(await readEffectiveSettings(home, repo, { ...forced, CLAUDE_CODE_SIMPLE: 'true' })).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: 'CLAUDE_CODE_SIMPLE' });
+    for (const off of ['0', 'false', '']) {
+      expect((await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_SIMPLE: off, CLAUDE_CODE_SAFE_MODE: off })).autoMemoryEnabled).toBe(true);
+    }
+  });
+
+  it('a remote session has no memory unless it is given a memory directory', async () => {
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_REMOTE: '1' })).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: 'CLAUDE_CODE_REMOTE' });
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_REMOTE: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' })).toMatchObject({ autoMemoryEnabled: true });
+    const remoteDir = path.join(tmp, 'remote-memory');
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_REMOTE: '1', CLAUDE_CODE_REMOTE_MEMORY_DIR: remoteDir })).toMatchObject({ autoMemoryEnabled: true, memoryBase: remoteDir });
+  });
+
+  it('applies the env blocks of settings files over the shell, managed over local over project over user', async () => {
+    await write(userFile(), { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' } });
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' })).toMatchObject({
+      autoMemoryEnabled: false,
+      autoMemoryEnabledFrom: `CLAUDE_CODE_DISABLE_AUTO_MEMORY in the env block of ${userFile()}`,
+    });
+    await write(projectFile(), { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' } });
+    expect((await readEffectiveSettings(home, repo, env)).autoMemoryEnabled).toBe(true);
+    await write(localFile(), { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: 1 } });
+    expect((await readEffectiveSettings(home, repo, env)).autoMemoryEnabled).toBe(false);
+    // --bare and safe mode come from your own settings, never from a repository's files.
+    await write(localFile(), { env: { CLAUDE_CODE_SIMPLE: '1', CLAUDE_CODE_SAFE_MODE: '1' } });
+    expect((await readEffectiveSettings(home, repo, env)).autoMemoryEnabled).toBe(true);
+    await write(userFile(), { env: { CLAUDE_CODE_SIMPLE: '1' } });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: `CLAUDE_CODE_SIMPLE in the env block of ${userFile()}` });
+  });
+
+  it("takes the variables that move the memory from your own settings' env blocks, not a repository's", async () => {
+    const target = path.join(tmp, 'elsewhere');
+    await write(projectFile(), { env: { CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: target, CLAUDE_CODE_REMOTE_MEMORY_DIR: target } });
+    await write(localFile(), { env: { CLAUDE_CODE_REMOTE_MEMORY_DIR: target } });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryDirectory: null, memoryBase: null });
+    await write(userFile(), { env: { CLAUDE_CODE_REMOTE_MEMORY_DIR: target } });
+    expect((await readEffectiveSettings(home, repo, env)).memoryBase).toBe(target);
+  });
+
+  it('CLAUDE_COWORK_MEMORY_PATH_OVERRIDE moves the memory when it is an absolute path, from the shell or an env block', async () => {
+    const target = path.join(tmp, 'cowork');
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: target })).toMatchObject({ autoMemoryDirectory: target, autoMemoryDirectorySource: 'env' });
+    const tilde = await readEffectiveSettings(home, repo, { ...env, CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: '~/cw' });
+    expect(tilde.autoMemoryDirectory).toBeNull();
+    expect(tilde.ignored[0]).toMatchObject({ key: 'CLAUDE_COWORK_MEMORY_PATH_OVERRIDE' });
+    await write(userFile(), { env: { CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: target } });
+    expect((await readEffectiveSettings(home, repo, env)).autoMemoryDirectory).toBe(target);
+  });
+
+  describe('local settings of a session launched in a subdirectory', () => {
+    const sub = () => path.join(repo, 'sub');
+    const subLocal = () => path.join(sub(), '.claude', 'settings.local.json');
+    const launchInSub = (e = env) => read(home, { launchDir: sub(), canonicalRoot: repo }, e, { managedDir });
+    beforeEach(async () => {
+      await fs.mkdir(path.join(repo, '.git'), { recursive: true });
+      await fs.mkdir(path.join(sub(), '.claude'), { recursive: true });
+    });
+
+    it("reads the launch directory's own local settings", async () => {
+      await write(subLocal(), { autoMemoryEnabled: false });
+      expect(await launchInSub()).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledSource: 'local', autoMemoryEnabledFrom: subLocal(), launchDir: sub() });
+    });
+
+    it("reads the repository root's local settings too, over the launch directory's", async () => {
+      await write(localFile(), { autoMemoryEnabled: false });
+      await write(subLocal(), { autoMemoryEnabled: true });
+      const s = await launchInSub();
+      expect(s).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: localFile() });
+      expect(s.files.filter((f) => f.source === 'local').map((f) => f.file)).toEqual([localFile(), subLocal()]);
+    });
+
+    it("reads project settings only from the launch directory, never from the repository root", async () => {
+      await write(projectFile(), { autoMemoryEnabled: false });
+      expect(await launchInSub()).toMatchObject({ autoMemoryEnabled: true, autoMemoryEnabledSource: 'default' });
+    });
+
+    it.skipIf(process.getuid?.() !== 0)("keeps to the launch directory when the repository root is someone else's (needs root to chown)", async () => {
+      await write(localFile(), { autoMemoryEnabled: false });
+      execFileSync('chown', ['nobody', repo, path.join(repo, '.git')]);
+      expect((await launchInSub()).autoMemoryEnabled).toBe(true);
+    });
+
+    it('keeps to the launch directory when the repository root is the home directory', async () => {
+      await write(localFile(), { autoMemoryEnabled: false });
+      expect((await launchInSub({ ...env, HOME: repo })).autoMemoryEnabled).toBe(true);
     });
   });
 });

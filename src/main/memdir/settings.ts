@@ -1,38 +1,78 @@
 /**
- * R-SETTINGS: the Claude Code settings that decide whether memory is written automatically and
- * where it lives, read the way Claude Code reads them, with the source of each value kept so
- * the app can show which setting is in force.
+ * R-SETTINGS: the Claude Code settings that decide whether memory is written automatically,
+ * where it lives and whether it is consolidated on a schedule — read the way Claude Code 2.1.332
+ * reads them for a session launched in a given directory (files: settings-files.ts), with the
+ * source of each value kept so the app can show which setting is in force and where it came from.
  *
- * Files: user `<home>/settings.json`; project (shared, committed) `<root>/.claude/settings.json`;
- * local (personal, not committed) `<root>/.claude/settings.local.json`. Managed policy settings
- * and `--settings` flags exist only inside a running Claude Code and are not read here.
+ * Observed with the real client (claude-code-interop tests):
+ * - memory off when `CLAUDE_CODE_SAFE_MODE` is set; off when `CLAUDE_CODE_SIMPLE` is set in the
+ *   shell (`--bare`); then `CLAUDE_CODE_DISABLE_AUTO_MEMORY` — truthy off, falsy (`0`, `false`,
+ *   `no`, `off`) on, over every file, managed settings included; then off when
+ *   `CLAUDE_CODE_REMOTE` is set in the shell without `CLAUDE_CODE_REMOTE_MEMORY_DIR` or
+ *   `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`; then `autoMemoryEnabled` from managed over local over
+ *   project over user settings; default on;
+ * - the `env` blocks of settings files set those variables too (managed over local over project
+ *   over user over the shell): `CLAUDE_CODE_DISABLE_AUTO_MEMORY` from any file; safe mode,
+ *   `--bare` and the two that move the memory only from managed and user settings;
+ *   `CLAUDE_CODE_REMOTE` only from the shell;
+ * - the memory directory: `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` (an absolute path), else
+ *   `autoMemoryDirectory` from managed, local or user settings (the first that sets it decides,
+ *   even when its value is then refused), else `<base>/projects/<key>/memory` where the base is
+ *   `CLAUDE_CODE_REMOTE_MEMORY_DIR` or the home.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { expandTilde } from './home.js';
+import {
+  type SettingsCache,
+  type SettingsFile,
+  type SettingsProblem,
+  type SettingsSource,
+  localSettingsRoots,
+  managedSettingsDir,
+  readManagedSettings,
+  readSettingsFile,
+} from './settings-files.js';
+
+export type { SettingsCache } from './settings-files.js';
 
 /** The settings that matter to memory, each with where it came from. */
 export interface EffectiveSettings {
   /** False when automatic memory writing is off. */
   autoMemoryEnabled: boolean;
-  autoMemoryEnabledSource: 'default' | 'env' | 'user' | 'local' | 'project';
+  autoMemoryEnabledSource: 'default' | 'env' | 'managed' | 'user' | 'local' | 'project';
+  /** The file or environment variable that decided it; null for the default. */
+  autoMemoryEnabledFrom: string | null;
   /** The validated absolute memory directory that replaces the default, or null. */
   autoMemoryDirectory: string | null;
-  autoMemoryDirectorySource: 'default' | 'user' | 'local';
-  /** Background consolidation ("dream"); on unless a settings file turns it off. */
+  autoMemoryDirectorySource: 'default' | 'env' | 'managed' | 'user' | 'local';
+  autoMemoryDirectoryFrom: string | null;
+  /** `CLAUDE_CODE_REMOTE_MEMORY_DIR`: where `projects/<key>/memory` lives instead of the home, or null. */
+  memoryBase: string | null;
+  /** Memdir's own scheduled dreams (R-DREAM-GATE): the `autoDreamEnabled` setting, default off. */
   autoDreamEnabled: boolean;
+  autoDreamEnabledSource: 'default' | 'managed' | 'user' | 'local' | 'project';
+  autoDreamEnabledFrom: string | null;
+  /** The launch directory project and local settings were read for; null: user and managed settings only. */
+  launchDir: string | null;
+  /** Every settings file consulted, highest precedence first, and whether it exists. */
+  files: { source: SettingsSource; file: string; exists: boolean }[];
   /** Settings found but not applied, with the reason, to show the user. */
   ignored: { file: string; key: string; reason: string }[];
   /** Settings files that exist but could not be used. Never thrown. */
-  problems: { file: string; message: string }[];
+  problems: SettingsProblem[];
 }
 
-type Source = 'user' | 'project' | 'local';
+/** Where to read the project and local settings: a session's launch directory and its R-KEY key. */
+export interface LaunchContext {
+  launchDir: string;
+  canonicalRoot: string;
+}
 
-interface SettingsFile {
-  source: Source;
-  file: string;
-  values: Record<string, unknown> | null;
+/** Options of {@link readEffectiveSettings}. */
+export interface ReadSettingsOptions {
+  cache?: SettingsCache;
+  /** Where the managed settings are; default the platform's ({@link managedSettingsDir}). */
+  managedDir?: string;
 }
 
 /** The environment variable that turns automatic memory off (or, set falsy, forces it on). */
@@ -40,199 +80,182 @@ export const DISABLE_AUTO_MEMORY_ENV = 'CLAUDE_CODE_DISABLE_AUTO_MEMORY';
 
 const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
 const FALSY = new Set(['0', 'false', 'no', 'off']);
-
-/** Where each settings file of a home and project lives. */
-export function settingsFiles(home: string, projectRoot: string | null): { source: Source; file: string }[] {
-  const files: { source: Source; file: string }[] = [{ source: 'user', file: path.join(home, 'settings.json') }];
-  if (projectRoot) {
-    files.push({ source: 'project', file: path.join(projectRoot, '.claude', 'settings.json') });
-    files.push({ source: 'local', file: path.join(projectRoot, '.claude', 'settings.local.json') });
-  }
-  return files;
-}
+const truthy = (v: string | undefined): boolean => v !== undefined && TRUTHY.has(v.trim().toLowerCase());
+const falsy = (v: string | undefined): boolean => v !== undefined && FALSY.has(v.trim().toLowerCase());
 
 /**
- * Parsed settings files by path, valid while the file's stat facts are unchanged, so that a
- * scan of hundreds of projects reads the user's settings once and re-stats them after.
+ * Variables the memory checks read, and which settings files' `env` blocks can set them (as
+ * observed with the real client): the switch from any file; the ones read at start-up or that
+ * move the memory only from managed and user settings, never from a repository's files.
+ * `CLAUDE_CODE_REMOTE` comes from the shell alone.
  */
-export type SettingsCache = Map<string, { key: string; file: SettingsFile; problems: EffectiveSettings['problems'] }>;
-
-function readSettingsFile(source: Source, file: string, problems: EffectiveSettings['problems'], cache?: SettingsCache): SettingsFile {
-  let key = 'missing';
-  try {
-    const stat = fs.statSync(file, { throwIfNoEntry: false });
-    if (stat) key = `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
-  } catch {
-    key = 'unstatable';
-  }
-  const cached = cache?.get(file);
-  if (cached && cached.key === key && cached.file.source === source) {
-    problems.push(...cached.problems);
-    return cached.file;
-  }
-  const own: EffectiveSettings['problems'] = [];
-  const result = key === 'missing' ? { source, file, values: null } : parseSettingsFile(source, file, own);
-  cache?.set(file, { key, file: result, problems: own });
-  problems.push(...own);
-  return result;
-}
-
-function parseSettingsFile(source: Source, file: string, problems: EffectiveSettings['problems']): SettingsFile {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A missing file (or a missing parent) is the normal case: nothing is configured there.
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-      const why =
-        code === 'EACCES' || code === 'EPERM'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'it is a directory'
-            : (code ?? String(error));
-      problems.push({ file, message: `Cannot read these settings (${why}); they are not applied.` });
-    }
-    return { source, file, values: null };
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.trim() === '') return { source, file, values: null };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    problems.push({ file, message: `These settings are not valid JSON (${detail}); none of them is applied.` });
-    return { source, file, values: null };
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    problems.push({ file, message: 'These settings are not a JSON object; none of them is applied.' });
-    return { source, file, values: null };
-  }
-  return { source, file, values: parsed as Record<string, unknown> };
-}
+const BLOCK_VARS: Record<string, readonly SettingsSource[]> = {
+  [DISABLE_AUTO_MEMORY_ENV]: ['managed', 'user', 'project', 'local'],
+  CLAUDE_CODE_SAFE_MODE: ['managed', 'user'],
+  CLAUDE_CODE_SIMPLE: ['managed', 'user'],
+  CLAUDE_CODE_REMOTE_MEMORY_DIR: ['managed', 'user'],
+  CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: ['managed', 'user'],
+};
 
 /**
- * Validate an `autoMemoryDirectory` value as Claude Code does: `~/` expanded; the result must
- * be absolute, not a root or near-root (`/`, `/a`, `C:`), not a UNC path, not contain a null
- * byte, and `~`, `~/` or `~/..` (the home itself or above) are refused. A relative path is
- * refused too — Claude Code ignores it, so honouring it here would show memory in a place
- * Claude Code never writes. Returns the normalised path (NFC, no trailing separator) or the
- * reason it was refused.
+ * Validate an `autoMemoryDirectory` value as Claude Code does: `~/` expanded (unless `tilde` is
+ * false, as for `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`); the result must be absolute, not a root
+ * or near-root (`/`, `/a`, `C:`), not a UNC path, not contain a null byte, and `~`, `~/` or `~/..`
+ * (the home itself or above) are refused. A relative path is refused too — Claude Code ignores
+ * it, so honouring it here would show memory in a place Claude Code never writes. Returns the
+ * normalised path (NFC, no trailing separator) or the reason it was refused.
  */
 export function validateMemoryDirectory(
   raw: string,
   env: NodeJS.ProcessEnv = process.env,
+  options: { tilde?: boolean } = {},
 ): { ok: true; dir: string } | { ok: false; reason: string } {
   if (raw === '') return { ok: false, reason: 'it is empty' };
   if (raw.includes('\0')) return { ok: false, reason: 'it contains a null byte' };
   let candidate = raw;
-  if (candidate.startsWith('~/') || candidate.startsWith('~\\')) {
-    const rest = path.normalize(candidate.slice(2) || '.');
-    if (rest === '.' || rest === '..') {
-      return { ok: false, reason: 'it names your home directory or a directory above it' };
+  if (options.tilde !== false) {
+    if (candidate.startsWith('~/') || candidate.startsWith('~\\')) {
+      const rest = path.normalize(candidate.slice(2) || '.');
+      if (rest === '.' || rest === '..') return { ok: false, reason: 'it names your home directory or a directory above it' };
+      candidate = expandTilde(candidate, env);
+    } else if (candidate === '~') {
+      return { ok: false, reason: 'it names your home directory itself' };
     }
-    candidate = expandTilde(candidate, env);
-  } else if (candidate === '~') {
-    return { ok: false, reason: 'it names your home directory itself' };
   }
-  if (candidate.startsWith('\\\\') || candidate.startsWith('//')) {
-    return { ok: false, reason: 'network (UNC) paths are not accepted' };
-  }
+  if (candidate.startsWith('\\\\') || candidate.startsWith('//')) return { ok: false, reason: 'network (UNC) paths are not accepted' };
   if (!path.isAbsolute(path.normalize(candidate))) {
-    return { ok: false, reason: 'it is not an absolute path (Claude Code accepts only absolute paths or ~/…)' };
+    return { ok: false, reason: `it is not an absolute path (Claude Code accepts only absolute paths${options.tilde !== false ? ' or ~/…' : ''})` };
   }
   const normalized = path.normalize(candidate).replace(/[/\\]+$/, '');
-  if (normalized.length < 3 || /^[A-Za-z]:$/.test(normalized)) {
-    return { ok: false, reason: 'it is a root directory or too close to one' };
-  }
+  if (normalized.length < 3 || /^[A-Za-z]:$/.test(normalized)) return { ok: false, reason: 'it is a root directory or too close to one' };
   return { ok: true, dir: normalized.normalize('NFC') };
 }
 
+interface Found<T> {
+  value: T;
+  file: SettingsFile;
+}
+
+/** The files of a session, highest precedence first (managed drop-ins last-first: the last one wins). */
+function filesFor(home: string, launch: LaunchContext | null, env: NodeJS.ProcessEnv, options: ReadSettingsOptions, problems: SettingsProblem[]): SettingsFile[] {
+  const managed = readManagedSettings(options.managedDir ?? managedSettingsDir(), problems, options.cache).reverse();
+  const files = [...managed];
+  if (launch) {
+    const local = localSettingsRoots(launch.launchDir, launch.canonicalRoot, env);
+    files.push(readSettingsFile('local', path.join(local.root, '.claude', 'settings.local.json'), problems, options.cache));
+    if (local.beneath) files.push(readSettingsFile('local', path.join(local.beneath, '.claude', 'settings.local.json'), problems, options.cache));
+    files.push(readSettingsFile('project', path.join(launch.launchDir, '.claude', 'settings.json'), problems, options.cache));
+  }
+  files.push(readSettingsFile('user', path.join(home, 'settings.json'), problems, options.cache));
+  return files;
+}
+
+/** The environment a session sees: the shell's, with the settings `env` blocks over it. */
+function effectiveEnv(files: SettingsFile[], env: NodeJS.ProcessEnv): Map<string, { value: string; from: string }> {
+  const out = new Map<string, { value: string; from: string }>();
+  for (const name of [...Object.keys(BLOCK_VARS), 'CLAUDE_CODE_REMOTE']) if (env[name] !== undefined) out.set(name, { value: env[name]!, from: name });
+  // Lowest precedence first, so higher files overwrite.
+  for (const f of [...files].reverse()) {
+    const block = f.values?.env;
+    if (!block || typeof block !== 'object' || Array.isArray(block)) continue;
+    for (const [name, sources] of Object.entries(BLOCK_VARS)) {
+      if (!sources.includes(f.source)) continue;
+      const value = (block as Record<string, unknown>)[name];
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out.set(name, { value: String(value), from: `${name} in the env block of ${f.file}` });
+    }
+  }
+  return out;
+}
+
 /**
- * The effective memory settings for a project (or for no project: `projectRoot` null reads
- * the user settings only). `projectRoot` is the directory whose `.claude/` holds the project
- * settings — the canonical key of the project.
- *
- * Precedence, as in Claude Code:
- * - `autoMemoryEnabled`: env `CLAUDE_CODE_DISABLE_AUTO_MEMORY` (1/true/yes/on → off;
- *   0/false/no/off → on) over local over project over user settings, default on. The project
- *   file may set it: it only switches memory, it cannot move it.
- * - `autoMemoryDirectory`: local over user only. The shared project settings are never
- *   trusted with it (a cloned repository must not redirect writes to, say, `~/.ssh`); one
- *   found there is listed in `ignored`. As in Claude Code, the first file that sets it wins even
- *   when its value is then refused (the user's value behind it is not used).
- * - `autoDreamEnabled`: local over project over user, default on.
- * Never throws: unreadable or malformed files are listed in `problems` and skipped.
+ * The effective memory settings of a session launched in `launch.launchDir` (null: the user and
+ * managed settings only, for a project whose launch directory is unknown). See the module
+ * comment for the rules. Never throws: unreadable or malformed files are listed in `problems`.
  */
 export async function readEffectiveSettings(
   home: string,
-  projectRoot: string | null,
+  launch: LaunchContext | null,
   env: NodeJS.ProcessEnv = process.env,
-  cache?: SettingsCache,
+  options: ReadSettingsOptions = {},
 ): Promise<EffectiveSettings> {
-  const problems: EffectiveSettings['problems'] = [];
+  const problems: SettingsProblem[] = [];
   const ignored: EffectiveSettings['ignored'] = [];
   // Settings files are tiny; read synchronously (cached by stat when a cache is given).
-  const files = settingsFiles(home, projectRoot).map(({ source, file }) => readSettingsFile(source, file, problems, cache));
-  const bySource = (source: Source): SettingsFile | undefined => files.find((f) => f.source === source);
-  const mergeOrder = (['local', 'project', 'user'] as const)
-    .map(bySource)
-    .filter((f): f is SettingsFile => f !== undefined && f.values !== null);
+  const files = filesFor(home, launch, env, options, problems);
+  const usable = files.filter((f) => f.values !== null);
+  const vars = effectiveEnv(files, env);
 
-  const booleanSetting = (key: string): { value: boolean; source: Source } | null => {
-    let found: { value: boolean; source: Source } | null = null;
-    for (const f of mergeOrder) {
+  const booleanSetting = (key: string): Found<boolean> | null => {
+    let found: Found<boolean> | null = null;
+    for (const f of usable) {
       if (!Object.hasOwn(f.values!, key)) continue;
       const value = f.values![key];
-      if (typeof value !== 'boolean') {
-        ignored.push({ file: f.file, key, reason: 'it must be true or false' });
-        continue;
-      }
-      if (found) {
-        ignored.push({ file: f.file, key, reason: `overridden by the ${found.source} settings` });
-        continue;
-      }
-      found = { value, source: f.source };
+      if (typeof value !== 'boolean') ignored.push({ file: f.file, key, reason: 'it must be true or false' });
+      else if (found) ignored.push({ file: f.file, key, reason: `overridden by ${found.file.file}` });
+      else found = { value, file: f };
     }
     return found;
   };
 
   let autoMemoryEnabled = true;
   let autoMemoryEnabledSource: EffectiveSettings['autoMemoryEnabledSource'] = 'default';
+  let autoMemoryEnabledFrom: string | null = null;
   const fromFiles = booleanSetting('autoMemoryEnabled');
-  const envValue = env[DISABLE_AUTO_MEMORY_ENV]?.trim().toLowerCase();
-  if (envValue !== undefined && (TRUTHY.has(envValue) || FALSY.has(envValue))) {
-    autoMemoryEnabled = FALSY.has(envValue);
+  const safe = vars.get('CLAUDE_CODE_SAFE_MODE');
+  const disable = vars.get(DISABLE_AUTO_MEMORY_ENV);
+  const simple = vars.get('CLAUDE_CODE_SIMPLE');
+  const remoteOff = truthy(vars.get('CLAUDE_CODE_REMOTE')?.value) && !vars.get('CLAUDE_CODE_REMOTE_MEMORY_DIR')?.value && !vars.get('CLAUDE_COWORK_MEMORY_PATH_OVERRIDE')?.value;
+  const byEnv: { on: boolean; from: string } | null = truthy(safe?.value)
+    ? { on: false, from: safe!.from }
+    : truthy(simple?.value)
+      ? { on: false, from: simple!.from }
+      : truthy(disable?.value)
+        ? { on: false, from: disable!.from }
+        : falsy(disable?.value)
+          ? { on: true, from: disable!.from }
+          : remoteOff
+            ? { on: false, from: 'CLAUDE_CODE_REMOTE' }
+            : null;
+  if (byEnv) {
+    autoMemoryEnabled = byEnv.on;
     autoMemoryEnabledSource = 'env';
-    if (fromFiles) {
-      const file = bySource(fromFiles.source)!.file;
-      ignored.push({ file, key: 'autoMemoryEnabled', reason: `overridden by the environment variable ${DISABLE_AUTO_MEMORY_ENV}` });
-    }
+    autoMemoryEnabledFrom = byEnv.from;
+    if (fromFiles) ignored.push({ file: fromFiles.file.file, key: 'autoMemoryEnabled', reason: `overridden by ${byEnv.from}` });
   } else if (fromFiles) {
     autoMemoryEnabled = fromFiles.value;
-    autoMemoryEnabledSource = fromFiles.source;
+    autoMemoryEnabledSource = fromFiles.file.source;
+    autoMemoryEnabledFrom = fromFiles.file.file;
   }
 
   const dream = booleanSetting('autoDreamEnabled');
 
   let autoMemoryDirectory: string | null = null;
   let autoMemoryDirectorySource: EffectiveSettings['autoMemoryDirectorySource'] = 'default';
-  const project = bySource('project');
-  if (project?.values && Object.hasOwn(project.values, 'autoMemoryDirectory')) {
-    ignored.push({
-      file: project.file,
-      key: 'autoMemoryDirectory',
-      reason: 'only your own or local settings may move the memory directory, not the shared project settings',
-    });
-  }
+  let autoMemoryDirectoryFrom: string | null = null;
   let decided = false;
-  for (const f of (['local', 'user'] as const).map(bySource)) {
-    if (!f?.values || !Object.hasOwn(f.values, 'autoMemoryDirectory')) continue;
-    const value = f.values.autoMemoryDirectory;
+  const cowork = vars.get('CLAUDE_COWORK_MEMORY_PATH_OVERRIDE');
+  if (cowork?.value) {
+    const checked = validateMemoryDirectory(cowork.value, env, { tilde: false });
+    if (checked.ok) {
+      autoMemoryDirectory = checked.dir;
+      autoMemoryDirectorySource = 'env';
+      autoMemoryDirectoryFrom = cowork.from;
+      decided = true;
+    } else {
+      ignored.push({ file: cowork.from, key: 'CLAUDE_COWORK_MEMORY_PATH_OVERRIDE', reason: `${checked.reason}; Claude Code ignores it` });
+    }
+  }
+  for (const f of usable) {
+    if (!Object.hasOwn(f.values!, 'autoMemoryDirectory')) continue;
+    const value = f.values!.autoMemoryDirectory;
     if (value === null || value === undefined) continue;
+    if (f.source === 'project') {
+      // R-SETTINGS: a cloned repository's shared settings never move the user's memory.
+      ignored.push({ file: f.file, key: 'autoMemoryDirectory', reason: 'only managed, your own or local settings may move the memory directory, not the shared project settings' });
+      continue;
+    }
     if (decided) {
-      ignored.push({ file: f.file, key: 'autoMemoryDirectory', reason: 'overridden by the local settings' });
+      ignored.push({ file: f.file, key: 'autoMemoryDirectory', reason: `overridden by ${autoMemoryDirectoryFrom ?? 'a setting before it'}` });
       continue;
     }
     if (typeof value !== 'string') {
@@ -243,19 +266,44 @@ export async function readEffectiveSettings(
     const checked = validateMemoryDirectory(value, env);
     if (!checked.ok) {
       ignored.push({ file: f.file, key: 'autoMemoryDirectory', reason: `${checked.reason}; the default directory is used` });
+      autoMemoryDirectoryFrom = f.file;
       continue;
     }
     autoMemoryDirectory = checked.dir;
-    autoMemoryDirectorySource = f.source === 'local' ? 'local' : 'user';
+    autoMemoryDirectorySource = f.source === 'managed' ? 'managed' : f.source === 'local' ? 'local' : 'user';
+    autoMemoryDirectoryFrom = f.file;
+  }
+  if (autoMemoryDirectory === null) {
+    autoMemoryDirectorySource = 'default';
+    autoMemoryDirectoryFrom = null;
+  }
+
+  let memoryBase: string | null = null;
+  const remoteDir = vars.get('CLAUDE_CODE_REMOTE_MEMORY_DIR');
+  if (remoteDir?.value) {
+    if (path.isAbsolute(remoteDir.value)) memoryBase = path.normalize(remoteDir.value).replace(/[/\\]+$/, '').normalize('NFC');
+    else ignored.push({ file: remoteDir.from, key: 'CLAUDE_CODE_REMOTE_MEMORY_DIR', reason: 'it is not an absolute path, so where it points depends on where Claude Code runs' });
   }
 
   return {
     autoMemoryEnabled,
     autoMemoryEnabledSource,
+    autoMemoryEnabledFrom,
     autoMemoryDirectory,
     autoMemoryDirectorySource,
-    autoDreamEnabled: dream ? dream.value : true,
+    autoMemoryDirectoryFrom,
+    memoryBase,
+    autoDreamEnabled: dream ? dream.value : false,
+    autoDreamEnabledSource: dream ? dream.file.source : 'default',
+    autoDreamEnabledFrom: dream ? dream.file.file : null,
+    launchDir: launch?.launchDir ?? null,
+    files: files.map((f) => ({ source: f.source, file: f.file, exists: f.exists })),
     ignored,
     problems,
   };
+}
+
+/** Where a project's memory is: the setting that moves it, else `<base>/projects/<dir>/memory` (R-LAYOUT). */
+export function memoryDirFor(home: string, dir: string, settings: Pick<EffectiveSettings, 'autoMemoryDirectory' | 'memoryBase'>): string {
+  return settings.autoMemoryDirectory ?? path.join(settings.memoryBase ?? home, 'projects', dir, 'memory');
 }

@@ -108,7 +108,7 @@ export function serializeTopicFile(fields: TopicFields, body: string, previous?:
   const eol = match?.[2] ?? (previous?.includes('\r\n') ? '\r\n' : '\n');
   let doc: YAML.Document;
   if (match) {
-    doc = YAML.parseDocument((match[3] ?? '').replace(/\r\n/g, '\n'), { uniqueKeys: false });
+    doc = YAML.parseDocument((match[3] ?? '').replace(/\r\n/g, '\n'), { uniqueKeys: false, logLevel: 'error' });
     if (doc.errors.length > 0 || !YAML.isMap(doc.contents)) doc = new YAML.Document({});
   } else {
     doc = new YAML.Document({});

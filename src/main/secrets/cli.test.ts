@@ -1,11 +1,16 @@
 // `memdir secrets scan` (src/cli/commands/secrets.ts), run as the CLI runs it.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../cli/command.js';
 import { secretsScanCommand } from '../../cli/commands/secrets.js';
 
+// The test runs the CLI from the temp folder, where `--import tsx` would not resolve.
+const TSX = pathToFileURL(path.resolve(import.meta.dirname, '../../../node_modules/tsx/dist/loader.mjs')).href;
 const KEY = `sk_live_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7'}`;
 let tmp: string;
 
@@ -32,7 +37,7 @@ describe('memdir secrets scan', () => {
     expect(code).toBe(1);
     const report = JSON.parse(out);
     expect(report.findings).toEqual([
-      expect.objectContaining({ file: 'memory/team/billing.md', line: 5, rule: 'memdir/stripe-key', match: 'sk_l************', severity: 'error' }),
+      expect.objectContaining({ file: 'memory/team/billing.md', where: 'content', line: 5, rule: 'memdir/stripe-key', match: 'sk_l************', severity: 'error' }),
     ]);
     expect(report.files).toBe(2);
     expect(out).not.toContain(KEY);
@@ -54,5 +59,43 @@ describe('memdir secrets scan', () => {
 
   it('fails (exit 2 via CliFailure) on a path that does not exist', async () => {
     await expect(scan('nope', true)).rejects.toThrow('nope does not exist');
+  });
+
+  it('says what each finding is and where — in a file\'s text (line) or in a file or folder name — and never prints a secret, in JSON or text', async () => {
+    const ghp = `ghp_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4V'.slice(0, 36)}`;
+    const akia = `AKIA${'QX7RZ2LM4NP8TV3W'}`;
+    const ec = `-----BEGIN EC PRIVATE KEY-----\n${'MHcCAQEEIBq3Zr8Tn2Vx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4VeHo9rUu1Ii5Oo7Pp+Aa3Ss6Dd8Ff0Gg2Hh4Jj6Kk8Ll0Zz1Xx3Cc5Vv7Bb9Nn2Mm4'.repeat(2)}`;
+    const memory = path.join(tmp, 'memory');
+    await fs.writeFile(path.join(memory, `reference_${ghp}.md`), 'The release bot token is in this name.\n');
+    await fs.mkdir(path.join(memory, akia));
+    await fs.writeFile(path.join(memory, akia, 'notes.md'), `Quoted from the runbook:\n\n${ec.split('\n').map((l) => `> ${l}`).join('\n')}\n`);
+    const secrets = [KEY, ghp, akia, ec.split('\n')[1]!.slice(0, 40)];
+    const memdir = async (...args: string[]) => {
+      try {
+        const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', TSX, path.resolve(import.meta.dirname, '../../cli/memdir.ts'), 'secrets', 'scan', ...args], { cwd: tmp });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+    const json = await memdir('memory', '--json');
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as { findings: { file: string; where: string; line: number | null; rule: string; match: string }[] };
+    const byRule = report.findings.map((f) => ({ where: f.where, line: f.line, rule: f.rule, file: f.file }));
+    expect(byRule).toEqual(
+      expect.arrayContaining([
+        { where: 'content', line: 5, rule: 'memdir/stripe-key', file: 'memory/team/billing.md' },
+        { where: 'name', line: null, rule: 'github/GITHUB_TOKEN', file: expect.stringMatching(/^memory\/reference_ghp_\*+\.md$/) },
+        { where: 'name', line: null, rule: 'aws/AWSAccessKeyID', file: expect.stringMatching(/^memory\/AKIA\*+\/notes\.md$/) },
+        { where: 'content', line: 3, rule: 'memdir/private-key', file: expect.stringMatching(/^memory\/AKIA\*+\/notes\.md$/) },
+      ]),
+    );
+    const text = await memdir('memory');
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/^memory\/reference_ghp_\*+\.md \(in its name\) {2}error {2}GitHub token/m);
+    const single = await memdir(path.join('memory', `reference_${ghp}.md`), '--json');
+    expect(single.code).toBe(1);
+    for (const run of [json, text, single]) for (const secret of secrets) expect(run.stdout + run.stderr).not.toContain(secret);
   });
 });

@@ -106,16 +106,47 @@ function passwordProse(text: string): RuleMatch[] {
   return found;
 }
 
-// A PEM private key block with a real body. The preset only accepts bodies starting "MI"
-// (PKCS#1/#8) or the OpenSSH magic, which misses SEC1 EC keys ("MHc…") and encrypted keys.
-const PEM_KEY = /-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----\r?\n((?:[A-Za-z0-9+/=:, -]{0,200}\r?\n){0,4}?)([A-Za-z0-9+/=\r\n]{64,20000}?)\r?\n?-----END \1PRIVATE KEY(?: BLOCK)?-----/g;
+// A PEM private key: a `BEGIN … PRIVATE KEY` header followed by a key body is a finding with or
+// without its END line (notes keep keys cut short), whatever the key type (the preset only
+// accepts bodies starting "MI" or the OpenSSH magic, which misses SEC1 EC keys "MHc…" and
+// encrypted keys), however the lines are prefixed: indentation, `> ` quote markers, or a JSON
+// string's `\n`. Walked by hand rather than matched: the body's lines may carry any prefix.
+const PEM_HEADER = /-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----/g;
+const PEM_END = /^-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/;
+// RFC 1421 headers of an encrypted key, before the body.
+const PEM_FIELD = /^[A-Za-z-]{1,30}: [^\n\\]{0,200}/;
+const BASE64 = /[A-Za-z0-9+/=]/;
+const MAX_PEM_BODY = 20_000;
 
 function pemKeys(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
-  for (const m of text.matchAll(PEM_KEY)) {
-    const body = m[3]!.replace(/\s/g, '');
+  for (const m of text.matchAll(PEM_HEADER)) {
+    let i = m.index + m[0].length;
+    let body = '';
+    let end = i;
+    let lineStart = true;
+    while (i < text.length && body.length < MAX_PEM_BODY) {
+      const ch = text[i]!;
+      if (ch === '\n' || ch === '\r' || (ch === '\\' && (text[i + 1] === 'n' || text[i + 1] === 'r'))) {
+        i += ch === '\\' ? 2 : 1;
+        lineStart = true;
+      } else if (ch === ' ' || ch === '\t' || (lineStart && ch === '>')) {
+        i++;
+      } else if (text.startsWith('-----END', i)) {
+        const close = PEM_END.exec(text.slice(i, i + 80));
+        if (close) end = i + close[0].length;
+        break;
+      } else if (lineStart && body === '' && PEM_FIELD.test(text.slice(i, i + 240))) {
+        i += PEM_FIELD.exec(text.slice(i, i + 240))![0].length;
+      } else if (BASE64.test(ch)) {
+        body += ch;
+        i++;
+        end = i;
+        lineStart = false;
+      } else break;
+    }
     if (body.length < 64 || looksMasked(body) || entropy(body) < 4.5) continue;
-    found.push({ start: m.index, end: m.index + m[0].length });
+    found.push({ start: m.index, end });
   }
   return found;
 }

@@ -140,7 +140,7 @@ describe('scanText', () => {
     let found = 0;
     let falsePositives = 0;
     for (const sample of set) {
-      const hit = (await scanText(sample.text)).length > 0;
+      const hit = (await scanText(sample.text, sample.name ? { name: sample.name } : {})).length > 0;
       if (sample.label === 'secret' && hit) found++;
       if (sample.label === 'clean' && hit) falsePositives++;
     }
@@ -151,6 +151,43 @@ describe('scanText', () => {
     expect(new Set(set.filter((s) => s.label === 'secret').map((s) => s.provider)).size).toBeGreaterThanOrEqual(15);
     expect(found / secrets).toBeGreaterThanOrEqual(0.95);
     expect(falsePositives / clean).toBeLessThanOrEqual(0.05);
+  });
+});
+
+describe('every view a reader could decode (issue 15)', () => {
+  const pem = (label: string, magic: string) => `-----BEGIN ${label}PRIVATE KEY-----\n${(magic + r(`${ALNUM}+/`, 64 * 4, 3)).match(/.{1,64}/g)!.join('\n')}\n-----END ${label}PRIVATE KEY-----`;
+  const ghp = `ghp_${r(ALNUM, 36, 4)}`;
+  const FORMS: [string, string][] = [
+    ['an EC key, indented', pem('EC ', 'MHcCAQEEI').split('\n').map((l) => `    ${l}`).join('\n')],
+    ['an EC key in a JSON string', JSON.stringify({ key: pem('EC ', 'MHcCAQEEI') })],
+    ['a key quoted with "> " on every line', pem('RSA ', 'MIIEpAIBAAKCAQEA').split('\n').map((l) => `> ${l}`).join('\n')],
+    ['a key cut before its END line', pem('', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC').replace(/\n-----END.*$/, '')],
+    ['a token URL-encoded inside another URL', `https://app/login?next=https%3A%2F%2Fapi%2F%3Ftoken%3D${ghp}`],
+    ['a token encoded twice', `https://r/?u=${encodeURIComponent(encodeURIComponent(`https://x/?t=${ghp}`))}`],
+    ['a token in an HTML comment without spaces', `<!--${ghp}-->`],
+    ['a token split by an invisible character', `${ghp.slice(0, 9)}\u200b${ghp.slice(9)}`],
+  ];
+
+  it.each(FORMS)('finds %s, located in the text as written', async (_name, text) => {
+    const findings = await scanText(`Notes\n${text}\n`, { file: 'x.md' });
+    expect(findings).toHaveLength(1);
+    const [f] = findings;
+    expect(f!.where).toBe('content');
+    expect(f!.line).toBe(2);
+    // Redacting removes the secret in the form it was written.
+    const redacted = redactFinding(`Notes\n${text}\n`, f!);
+    expect(redacted.ok).toBe(true);
+    if (redacted.ok) expect(await scanText(redacted.text)).toEqual([]);
+  });
+
+  it('finds a token in a file or folder name, wherever separators wrap it; redact says to rename', async () => {
+    for (const name of [`reference_${ghp}.md`, `${ghp}/notes.md`, `notes_${ghp}_old.md`, `a-${ghp}-b/c.md`]) {
+      const findings = await scanText('Nothing secret in here.', { file: `team/${name}`, name });
+      expect(findings, name).toEqual([expect.objectContaining({ where: 'name', line: 0, rule: 'github/GITHUB_TOKEN', file: `team/${name}` })]);
+      expect(name.slice(...findings[0]!.range)).toBe(ghp);
+      expect(redactFinding('Nothing secret in here.', findings[0]!)).toEqual({ ok: false, reason: expect.stringContaining('rename the file') });
+    }
+    expect(await scanText('x', { name: `project_session_9b2e4c1a-7f3d-4e2b-9a1c-5d6e7f8a9b0c.md` })).toEqual([]);
   });
 });
 

@@ -19,6 +19,7 @@ import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { looksLikePlaceholder, looksMasked, maskSecret } from './heuristics.js';
 import { SECRET_RULES } from './rules.js';
+import { decodedView, nameView, originalRange } from './views.js';
 
 export type { Finding } from '../../shared/secret-types.js';
 
@@ -160,7 +161,7 @@ interface Candidate extends Finding {
   priority: number;
 }
 
-/** Keep one finding per stretch of text: the most specific rule, then the longest match. */
+/** Keep one finding per stretch of text: the most specific rule, then the longest match (then the first seen: the text as written). */
 function dedupe(found: Candidate[]): Finding[] {
   const sorted = [...found].sort((a, b) => b.priority - a.priority || b.range[1] - b.range[0] - (a.range[1] - a.range[0]) || a.range[0] - b.range[0]);
   const kept: Candidate[] = [];
@@ -171,43 +172,118 @@ function dedupe(found: Candidate[]): Finding[] {
 }
 
 function failClosed(file: string, why: string): Finding[] {
-  return [{ file, line: 1, column: 1, rule: SCANNER_ERROR_RULE, title: `The secret scan failed (${why}); treat the file as unsafe`, match: '', severity: 'error', range: [0, 0], fingerprint: '' }];
+  return [{ file, line: 1, column: 1, rule: SCANNER_ERROR_RULE, title: `The secret scan failed (${why}); treat the file as unsafe`, match: '', severity: 'error', range: [0, 0], fingerprint: '', where: 'content' }];
 }
 
-/** Scan one text. Never throws; resolves to the findings in text order. */
-export async function scanText(text: string, options: { file?: string } = {}): Promise<Finding[]> {
+/** A rule's hit in the text it ran on: where, which rule, and the secret as seen there. */
+interface Hit {
+  range: [number, number];
+  rule: string;
+  title: string;
+  severity: Finding['severity'];
+  priority: number;
+  secret: string;
+}
+
+/** Run every rule (the preset's and Memdir's) over one text. */
+async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
+  const result = await lintSource({
+    source: { content: text, filePath, contentType: 'text' },
+    options: { config: CONFIG as never, noPhysicFilePath: true, maskSecrets: false },
+  });
+  const hits: Hit[] = [];
+  for (const message of result.messages) {
+    if (message.type !== 'message') continue;
+    const ours = message.ruleId === MEMDIR_RULE_ID;
+    const rule = ours ? BY_ID.get(message.messageId) : undefined;
+    const source = ours ? 'memdir' : message.ruleId.replace('@secretlint/secretlint-rule-', '');
+    const located = ours ? { range: [message.range[0], message.range[1]] as [number, number], inUrl: false } : locate(text, message.range, message.data);
+    const secret = text.slice(located.range[0], located.range[1]);
+    // The preset's formats match `ghp_xxxx…` and `<password>` as well as real keys, and its
+    // URL rules take `someuser:somepassword@` for a credential.
+    if (!ours && secret.length <= 500 && (looksMasked(secret) || (located.inUrl && looksLikePlaceholder(secret)))) continue;
+    hits.push({
+      range: located.range,
+      rule: `${source}/${message.messageId}`,
+      title: rule?.title ?? PRESET_TITLES[source] ?? `${source} secret`,
+      severity: rule?.severity ?? 'error',
+      priority: rule?.priority ?? 2,
+      secret,
+    });
+  }
+  return hits;
+}
+
+/** Hits in `original` and in what a reader would decode of it (views.ts), in `original`'s offsets. */
+async function hitsInEveryView(original: string, filePath: string): Promise<Hit[]> {
+  const hits = await hitsIn(original, filePath);
+  const decoded = decodedView(original);
+  if (decoded) {
+    for (const hit of await hitsIn(decoded.text, filePath)) hits.push({ ...hit, range: originalRange(decoded, ...hit.range) });
+  }
+  return hits;
+}
+
+function candidate(file: string, hit: Hit, original: string, where: Finding['where']): Candidate {
+  const at = where === 'name' ? { line: 0, column: hit.range[0] + 1 } : position(original, hit.range[0]);
+  return {
+    file,
+    ...at,
+    rule: hit.rule,
+    title: hit.title,
+    match: maskSecret(hit.secret),
+    severity: hit.severity,
+    range: hit.range,
+    // Of the secret as it stands in the original, so `redactFinding` can check it is still there.
+    fingerprint: fingerprintOf(original.slice(...hit.range)),
+    where,
+    priority: hit.priority,
+  };
+}
+
+// Names are scanned again on every sync of a changed file: remember the verdicts (bounded).
+const nameVerdicts = new Map<string, Finding[]>();
+const MAX_NAME_VERDICTS = 5_000;
+
+/** Findings in a file's relative path: a token in a file or folder name (`reference_ghp_….md`). */
+async function scanName(rel: string, file: string): Promise<Finding[]> {
+  const known = nameVerdicts.get(rel);
+  if (known) return known.map((f) => ({ ...f, file }));
+  let findings: Finding[];
+  try {
+    const view = nameView(rel);
+    const hits: Hit[] = [];
+    for (const hit of await hitsInEveryView(view.text, '<name>')) hits.push({ ...hit, range: originalRange(view, ...hit.range) });
+    findings = dedupe(hits.map((hit) => candidate(file, hit, rel, 'name')));
+  } catch (error) {
+    return failClosed(file, error instanceof Error ? error.message.slice(0, 200) : 'unknown error').map((f) => ({ ...f, line: 0, where: 'name' as const }));
+  }
+  if (nameVerdicts.size >= MAX_NAME_VERDICTS) nameVerdicts.clear();
+  nameVerdicts.set(rel, findings);
+  return findings;
+}
+
+export interface ScanTextOptions {
+  /** How findings name the file (`team/notes.md`); `<text>` by default. */
+  file?: string;
+  /**
+   * The file's path relative to its memory folder (`infra/reference_x.md`): every component
+   * is scanned too, since a file's name travels with it (a team key is its name).
+   */
+  name?: string;
+}
+
+/**
+ * Scan one text — as written and as a reader could decode it — and, when given, the file's
+ * name. Never throws; resolves to the findings in the content in text order, then those in
+ * the name.
+ */
+export async function scanText(text: string, options: ScanTextOptions = {}): Promise<Finding[]> {
   const file = options.file ?? '<text>';
   if (typeof text !== 'string') return failClosed(file, 'not text');
   try {
-    const result = await lintSource({
-      source: { content: text, filePath: file, contentType: 'text' },
-      options: { config: CONFIG as never, noPhysicFilePath: true, maskSecrets: false },
-    });
-    const found: Candidate[] = [];
-    for (const message of result.messages) {
-      if (message.type !== 'message') continue;
-      const ours = message.ruleId === MEMDIR_RULE_ID;
-      const rule = ours ? BY_ID.get(message.messageId) : undefined;
-      const source = ours ? 'memdir' : message.ruleId.replace('@secretlint/secretlint-rule-', '');
-      const located = ours ? { range: [message.range[0], message.range[1]] as [number, number], inUrl: false } : locate(text, message.range, message.data);
-      const range = located.range;
-      const secret = text.slice(range[0], range[1]);
-      // The preset's formats match `ghp_xxxx…` and `<password>` as well as real keys, and its
-      // URL rules take `someuser:somepassword@` for a credential.
-      if (!ours && secret.length <= 500 && (looksMasked(secret) || (located.inUrl && looksLikePlaceholder(secret)))) continue;
-      found.push({
-        file,
-        ...position(text, range[0]),
-        rule: `${source}/${message.messageId}`,
-        title: rule?.title ?? PRESET_TITLES[source] ?? `${source} secret`,
-        match: maskSecret(secret),
-        severity: rule?.severity ?? 'error',
-        range,
-        fingerprint: fingerprintOf(secret),
-        priority: rule?.priority ?? 2,
-      });
-    }
-    return dedupe(found);
+    const content = dedupe((await hitsInEveryView(text, file)).map((hit) => candidate(file, hit, text, 'content')));
+    return options.name === undefined ? content : [...content, ...(await scanName(options.name, file))];
   } catch (error) {
     return failClosed(file, error instanceof Error ? error.message.slice(0, 200) : 'unknown error');
   }
@@ -226,16 +302,39 @@ async function readForScan(file: string, maxBytes: number): Promise<{ text: stri
   }
 }
 
-/** Scan one file (any content: binary and invalid UTF-8 are scanned as best decoded). */
-export async function scanFile(file: string, options: ScanOptions = {}): Promise<ScanReport> {
-  const read = await readForScan(file, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
-  if ('reason' in read) return { findings: [], skipped: [{ file, reason: read.reason }], files: 0 };
-  return { findings: await scanText(read.text, { file }), skipped: [], files: 1 };
+/**
+ * `full` as it may be printed: every stretch of its name (the last `rel.length` characters)
+ * that holds a secret replaced by the masked form, so reporting where a secret is never
+ * prints it.
+ */
+function maskedPath(full: string, rel: string, inName: readonly Finding[]): string {
+  let masked = rel;
+  for (const f of [...inName].sort((a, b) => b.range[0] - a.range[0])) masked = masked.slice(0, f.range[0]) + f.match + masked.slice(f.range[1]);
+  return full.slice(0, full.length - rel.length) + masked;
+}
+
+/** Scan a file's name (`rel`, relative to where the scan started) and, when it can be read, its content. */
+async function scanPath(full: string, rel: string, options: ScanOptions): Promise<ScanReport> {
+  const inName = await scanName(rel, full);
+  const file = maskedPath(full, rel, inName);
+  const named = inName.map((f) => ({ ...f, file }));
+  const read = await readForScan(full, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  if ('reason' in read) return { findings: named, skipped: [{ file, reason: read.reason }], files: 0 };
+  return { findings: [...(await scanText(read.text, { file })), ...named], skipped: [], files: 1 };
 }
 
 /**
- * Scan every `*.md` under `dir`, recursively. Symbolic links are listed as skipped, never
- * followed (a link to ~/.ssh is not Memdir's to read); dot-directories (.git) are not entered.
+ * Scan one file (any content: binary and invalid UTF-8 are scanned as best decoded) and its
+ * name. A file whose name holds a secret is reported with that part of its path masked.
+ */
+export async function scanFile(file: string, options: ScanOptions = {}): Promise<ScanReport> {
+  return scanPath(file, path.basename(file), options);
+}
+
+/**
+ * Scan every `*.md` under `dir`, recursively, and every file's path below `dir` (a token in a
+ * file or folder name). Symbolic links are listed as skipped, never followed (a link to
+ * ~/.ssh is not Memdir's to read); dot-directories (.git) are not entered.
  */
 export async function scanDir(dir: string, options: ScanOptions = {}): Promise<ScanReport> {
   const report: ScanReport = { findings: [], skipped: [], files: 0 };
@@ -244,7 +343,9 @@ export async function scanDir(dir: string, options: ScanOptions = {}): Promise<S
     try {
       entries = await fs.readdir(current, { withFileTypes: true });
     } catch (error) {
-      report.skipped.push({ file: current, reason: `the folder could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+      const rel = path.relative(dir, current);
+      const shown = rel ? maskedPath(current, rel, await scanName(rel, current)) : current;
+      report.skipped.push({ file: shown, reason: `the folder could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : 1));
@@ -253,7 +354,7 @@ export async function scanDir(dir: string, options: ScanOptions = {}): Promise<S
       if (entry.isDirectory()) {
         if (!entry.name.startsWith('.')) await walk(full);
       } else if (entry.name.endsWith('.md')) {
-        const one = await scanFile(full, options);
+        const one = await scanPath(full, path.relative(dir, full), options);
         report.findings.push(...one.findings);
         report.skipped.push(...one.skipped);
         report.files += one.files;
@@ -270,6 +371,7 @@ export async function scanDir(dir: string, options: ScanOptions = {}): Promise<S
  * again and redact the fresh finding, rather than cut the wrong characters.
  */
 export function redactFinding(text: string, finding: Finding, placeholder = '[REDACTED]'): { ok: true; text: string } | { ok: false; reason: string } {
+  if (finding.where === 'name') return { ok: false, reason: `The secret is in the name of ${finding.file}, not in its text: rename the file.` };
   const [start, end] = finding.range;
   if (finding.fingerprint === '' || start < 0 || end > text.length || start >= end) return { ok: false, reason: 'This finding has no secret to redact.' };
   if (fingerprintOf(text.slice(start, end)) !== finding.fingerprint) {

@@ -1,12 +1,18 @@
 /**
- * Session Memory (R-SESSION): for each live session, how much the context grew since the note
- * was last written (input + cache read + cache creation tokens of the latest response, against
- * the same figure at the last update) and how many tool calls happened since; when the context
- * grew by more than 5,000 tokens AND there were at least 3 tool calls, the note
- * (`session-memory-<sessionId>.md` in Memdir's data dir) is rewritten — by a model, or offline
- * from the transcript's own tool calls and errors. A PreCompact hook forces an update (the
- * note must survive the compaction); the end of the session (SessionEnd, or a long idle)
- * removes it. Notes are per session id: never carried into another session.
+ * Session Memory (R-SESSION), Memdir's own — Claude Code 2.1.332 has none (2.1.88 had one behind
+ * a flag, with these rules): for each session, a structured note (current task, files changed,
+ * errors met, where the workflow stands) kept in Memdir's data dir, written by a model, or
+ * offline from the transcript's own tool calls and errors.
+ *
+ * When *(fact, Claude Code 2.1.88's thresholds)*: no note until the context reaches 10,000
+ * tokens; then an update whenever the context grew by at least 5,000 tokens since the last one
+ * AND either at least 3 tool calls happened since or the latest response made no tool call.
+ * The context is counted as Claude Code counts it: input + cache creation + cache read + output
+ * tokens of the latest response, plus characters / 4 of the messages after it. A PreCompact hook
+ * forces an update (the note must survive the compaction); a `SessionStart` hook hands the
+ * note back to Claude Code after the compaction or a `--resume` (run-hook.ts). SessionEnd marks
+ * the session ended; its note stays for a resume until the idle sweep removes it. Notes are
+ * per session id: never carried into another session.
  *
  * Counting is incremental: complete turns are read once (the position is kept in the session's
  * state) and the turn still in progress is counted provisionally on each look, so a long
@@ -14,7 +20,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
+import { type ClaudeCodeSummary, SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
 import { LlmError, type ModelProvider } from '../llm/types.js';
 import { CursorStore, type CursorLoad, type TranscriptCursor } from '../transcripts/cursor-store.js';
 import { listHomeTranscripts } from '../transcripts/list-transcripts.js';
@@ -99,6 +105,42 @@ function absorb(state: SessionState, facts: SessionFacts, turn: Turn): void {
   }
 }
 
+/** Fold a turn's token facts in: the latest usage, what came after it, the last response's tools. */
+function countTokens(state: Pick<SessionState, 'contextTokens' | 'charsAfterUsage' | 'lastResponseToolCalls'>, turn: Turn): void {
+  if (turn.usage) {
+    state.contextTokens = turn.usage.contextTokens + turn.usage.outputTokens;
+    state.charsAfterUsage = turn.charsAfterUsage;
+  } else state.charsAfterUsage += turn.charsAfterUsage;
+  if (turn.assistantMessages > 0) state.lastResponseToolCalls = turn.lastResponseToolCalls;
+}
+
+/** R-SESSION: the context as Claude Code counts it (see the module comment). */
+function contextOf(state: Pick<SessionState, 'contextTokens' | 'charsAfterUsage'>): number {
+  return state.contextTokens + Math.round(state.charsAfterUsage / 4);
+}
+
+/** Largest `summary.md` shown whole. */
+const MAX_SUMMARY_BYTES = 256 * 1024;
+
+/** The `summary.md` an older Claude Code wrote for this session, when there is one. */
+async function readClaudeCodeSummary(transcriptPath: string, sessionId: string): Promise<ClaudeCodeSummary | null> {
+  const file = path.join(path.dirname(transcriptPath), sessionId, 'session-memory', 'summary.md');
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) return null;
+    const handle = await fs.open(file, 'r');
+    try {
+      const buffer = Buffer.alloc(Math.min(stat.size, MAX_SUMMARY_BYTES));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      return { file, text: buffer.subarray(0, bytesRead).toString('utf8'), modifiedAt: stat.mtime.toISOString(), truncated: stat.size > bytesRead };
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
 /** Session Memory over one home (see the module comment). */
 export class SessionMemory {
   readonly store: SessionStore;
@@ -162,7 +204,7 @@ export class SessionMemory {
       }
       for (const turn of read.turns) {
         state.toolCalls += turn.toolCalls.length;
-        if (turn.usage) state.contextTokens = turn.usage.contextTokens;
+        countTokens(state, turn);
         absorb(state, state.facts, turn);
       }
       if (read.cursor) {
@@ -176,8 +218,11 @@ export class SessionMemory {
     // The turn in progress counts now, but is read again (complete) next time.
     const facts: SessionFacts = structuredClone(state.facts);
     const provisional = structuredClone(state);
-    if (open) absorb(provisional, facts, open);
-    const contextTokens = open?.usage?.contextTokens ?? state.contextTokens;
+    if (open) {
+      absorb(provisional, facts, open);
+      countTokens(provisional, open);
+    }
+    const contextTokens = contextOf(provisional);
     const toolCalls = state.toolCalls + (open?.toolCalls.length ?? 0);
     if (state.lastUpdate && contextTokens < state.lastUpdate.contextTokens) {
       // A compaction shrank the context: growth is measured from the new, smaller size.
@@ -185,8 +230,12 @@ export class SessionMemory {
     }
     state.projectPath = provisional.projectPath;
     state.lastActivityAt = provisional.lastActivityAt;
+    // Written to after Claude Code said it ended: the session was resumed (`claude --resume`).
+    if (state.endedAt && state.lastActivityAt && Date.parse(state.lastActivityAt) > Date.parse(state.endedAt)) state.endedAt = null;
+    if (contextTokens >= SESSION_INIT_TOKENS) state.started = true;
 
-    let counters = this.counters(state, contextTokens, toolCalls);
+    const lastResponseToolCalls = provisional.lastResponseToolCalls;
+    let counters = this.counters(state, contextTokens, toolCalls, lastResponseToolCalls);
     if (write && (counters.due || options.force)) {
       const at = this.now().toISOString();
       const { text, method, fallbackReason } = await this.writeNoteText(state, facts, at, options.signal);
@@ -194,22 +243,27 @@ export class SessionMemory {
       state.lastUpdate = { at, contextTokens, toolCalls, method, fallbackReason };
       state.updates++;
       state.facts.recent = [];
-      counters = this.counters(state, contextTokens, toolCalls);
+      counters = this.counters(state, contextTokens, toolCalls, lastResponseToolCalls);
     }
     if (write) await this.store.save(state);
     return this.status(state, contextTokens, counters);
   }
 
-  private counters(state: SessionState, contextTokens: number, toolCalls: number) {
+  /** R-SESSION's thresholds (see the module comment) and how far each is. */
+  private counters(state: SessionState, contextTokens: number, toolCalls: number, lastResponseToolCalls: number) {
     const base = state.lastUpdate ?? { contextTokens: 0, toolCalls: 0 };
+    const started = state.started || state.lastUpdate !== null;
     const tokensSinceUpdate = Math.max(0, contextTokens - base.contextTokens);
     const toolCallsSinceUpdate = Math.max(0, toolCalls - base.toolCalls);
+    const toolsMet = toolCallsSinceUpdate >= SESSION_MIN_TOOL_CALLS || lastResponseToolCalls === 0;
     return {
+      started,
       tokensSinceUpdate,
       toolCallsSinceUpdate,
-      due: tokensSinceUpdate > SESSION_MIN_TOKENS && toolCallsSinceUpdate >= SESSION_MIN_TOOL_CALLS,
-      tokensToNext: Math.max(0, SESSION_MIN_TOKENS + 1 - tokensSinceUpdate),
-      toolCallsToNext: Math.max(0, SESSION_MIN_TOOL_CALLS - toolCallsSinceUpdate),
+      lastResponseUsedTools: lastResponseToolCalls > 0,
+      due: started && tokensSinceUpdate >= SESSION_MIN_TOKENS && toolsMet,
+      tokensToNext: Math.max(0, SESSION_MIN_TOKENS - tokensSinceUpdate, started ? 0 : SESSION_INIT_TOKENS - contextTokens),
+      toolCallsToNext: toolsMet ? 0 : SESSION_MIN_TOOL_CALLS - toolCallsSinceUpdate,
     };
   }
 
@@ -223,12 +277,14 @@ export class SessionMemory {
       contextTokens,
       ...counters,
       lastActivityAt: state.lastActivityAt,
+      endedAt: state.endedAt,
       lastUpdateAt: state.lastUpdate?.at ?? null,
       updates: state.updates,
       method: state.lastUpdate?.method ?? null,
       fallbackReason: state.lastUpdate?.fallbackReason ?? null,
       note,
       noteFile: note === null ? null : this.store.noteFile(state.sessionId),
+      claudeCodeSummary: await readClaudeCodeSummary(state.transcriptPath, state.sessionId),
     };
   }
 
@@ -257,8 +313,20 @@ export class SessionMemory {
     return { text: renderOfflineNote(state, facts, at, reason), method: 'offline', fallbackReason: reason };
   }
 
-  /** The session is over (SessionEnd): its note and state go. */
+  /**
+   * Claude Code says the session ended (SessionEnd): it is marked so, and its note kept for a
+   * `claude --resume` (which goes on in the same session) until the idle sweep removes it.
+   */
   async end(sessionId: string): Promise<void> {
+    if (!SESSION_ID.test(sessionId)) return;
+    await this.serial(sessionId, async () => {
+      const state = await this.store.load(sessionId);
+      if (state && !state.endedAt) await this.store.save({ ...state, endedAt: this.now().toISOString() });
+    });
+  }
+
+  /** Forget a session now: its note and its state. */
+  async remove(sessionId: string): Promise<void> {
     if (!SESSION_ID.test(sessionId)) return;
     await this.serial(sessionId, () => this.store.remove(sessionId));
   }
@@ -271,7 +339,7 @@ export class SessionMemory {
       const state = await this.store.load(id);
       const stat = state ? await fs.stat(state.transcriptPath).catch(() => null) : null;
       if (!state || !stat || stat.mtimeMs < limit) {
-        await this.end(id);
+        await this.remove(id);
         removed.push(id);
       }
     }

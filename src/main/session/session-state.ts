@@ -2,7 +2,8 @@
  * What Session Memory keeps per live session (R-SESSION), in Memdir's data dir:
  * `<dataDir>/session-memory/<sessionId>.json` (counters, facts gathered from the transcript,
  * the reading position) and `session-memory-<sessionId>.md` (the note itself). Both are
- * removed when the session ends: a note is never carried into another session.
+ * removed once the session has been idle long enough (a session that ended keeps its note until
+ * then, for `claude --resume`): a note is never carried into another session.
  *
  * The reading position lives in the state file itself rather than in the shared cursor store,
  * so counters and position are saved in one atomic write and can never disagree after a crash.
@@ -44,9 +45,17 @@ export const sessionStateSchema = z.object({
   cursor: cursorSchema.nullable(),
   /** Tool calls of the complete turns read so far. */
   toolCalls: z.number().int().nonnegative(),
-  /** Context of the latest complete turn's last response. */
+  /** Input + cache + output tokens of the latest response with usage among the complete turns. */
   contextTokens: z.number().int().nonnegative(),
+  /** Characters of the messages after that response (counted as chars / 4 tokens). */
+  charsAfterUsage: z.number().int().nonnegative().default(0),
+  /** Tool calls of the latest assistant response among the complete turns. */
+  lastResponseToolCalls: z.number().int().nonnegative().default(0),
+  /** The context reached 10,000 tokens once: notes are written from then on (R-SESSION). */
+  started: z.boolean().default(false),
   lastActivityAt: z.string().nullable(),
+  /** When Claude Code said the session ended (SessionEnd); cleared if it goes on (a resume). */
+  endedAt: z.string().nullable().default(null),
   facts: sessionFactsSchema,
   /** The counters when the note was last written (null: never). */
   lastUpdate: z
@@ -73,7 +82,11 @@ export function newSessionState(sessionId: string, transcriptPath: string, proje
     cursor: null,
     toolCalls: 0,
     contextTokens: 0,
+    charsAfterUsage: 0,
+    lastResponseToolCalls: 0,
+    started: false,
     lastActivityAt: null,
+    endedAt: null,
     facts: { task: null, filesChanged: [], errors: [], lastAnswer: null, recent: [] },
     lastUpdate: null,
     updates: 0,

@@ -2,6 +2,7 @@
  * Memdir's own settings on disk: `<dataDir>/settings.json`, read and written atomically. The
  * schema and its rules live in src/shared/app-settings.ts.
  */
+import { issueSentence } from '../../shared/issue-sentence.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type AppSettings, type AppSettingsPatch, appSettingsSchema, defaultAppSettings, isRecord, parseAppSettings } from '../../shared/app-settings.js';
@@ -74,7 +75,7 @@ export async function updateAppSettings(
   const merged = mergeDeep(settings as Record<string, unknown>, patch as Record<string, unknown>);
   const result = appSettingsSchema.safeParse(merged);
   if (!result.success) {
-    return { ok: false, problems: result.error.issues.map((i) => `Setting "${i.path.map(String).join('.')}" is invalid: ${i.message}.`) };
+    return { ok: false, problems: result.error.issues.map((i) => `Setting ${issueSentence(i)}.`) };
   }
   await saveAppSettings(dataDir, result.data);
   return { ok: true, settings: result.data };

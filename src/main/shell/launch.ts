@@ -1,48 +1,137 @@
 /**
- * `npm start`: the desktop app where Electron's binary is present; otherwise one line saying why,
- * then the headless host in a browser-ready form. Nothing here downloads anything.
+ * `npm start`: the desktop app. Where Electron's binary is missing it is fetched first, by
+ * Electron's own installer (see electron-binary.ts), with its progress on one line; if that fails,
+ * one line says why — the installer's own error — and the headless host starts instead, in a
+ * browser-ready form. `MEMDIR_HEADLESS=1` always starts the host.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type ElectronPackage, findElectronPackage, installElectron, locateElectron } from './electron-binary.js';
 import { serve } from './host/serve.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+/** The checkout (or installed package) root: the same relative path from src/ and out/. */
+const APP_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Path of the Electron binary if it is installed, or the reason it is not usable. */
-export function findElectron(): { ok: true; path: string } | { ok: false; reason: string } {
-  let pkg: string;
-  try {
-    pkg = createRequire(import.meta.url).resolve('electron/package.json');
-  } catch {
-    return { ok: false, reason: 'the electron package is not installed' };
+interface Manifest {
+  main: string;
+  engines: { node: string };
+}
+
+function readManifest(): Manifest {
+  return JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'package.json'), 'utf8')) as Manifest;
+}
+
+/**
+ * Whether `actual` (a Node version) satisfies `required` (package.json's `engines.node`, of the
+ * form `>=X.Y[.Z]`): null when it does, else the sentence to print. package.json is the one place
+ * the supported Node is written; the launcher and README follow it.
+ */
+export function nodeVersionProblem(required: string, actual: string): string | null {
+  const want = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(required.trim());
+  const have = /^v?(\d+)\.(\d+)\.(\d+)/.exec(actual);
+  if (!want || !have) return null;
+  const a = [1, 2, 3].map((i) => Number(have[i]));
+  const w = [1, 2, 3].map((i) => Number(want[i] ?? 0));
+  for (let i = 0; i < 3; i++) {
+    if (a[i]! > w[i]!) return null;
+    if (a[i]! < w[i]!) return `Memdir needs Node ${required.replace('>=', '≥ ').replace(/\s+/, ' ')}; this is Node ${actual.replace(/^v/, '')}. Install a newer Node and run npm start again.`;
   }
-  const dir = path.dirname(pkg);
-  const pathTxt = path.join(dir, 'path.txt');
-  if (!fs.existsSync(pathTxt)) return { ok: false, reason: 'Electron\'s binary has not been downloaded (offline install)' };
-  const binary = path.join(dir, 'dist', fs.readFileSync(pathTxt, 'utf8').trim());
-  return fs.existsSync(binary) ? { ok: true, path: binary } : { ok: false, reason: `Electron's binary is missing at ${binary}` };
+  return null;
+}
+
+/** A running headless host. */
+export interface RunningHost {
+  url: string;
+  close: () => Promise<void>;
+}
+
+export interface LauncherOptions {
+  /** Arguments after `npm start --` (`--home H`): given to the app, or to the host. */
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** Where text goes (the terminal). */
+  write: (text: string) => void;
+  /** A terminal that can redraw a line: progress is shown in place. */
+  tty: boolean;
+  /** The `electron` package; default the one this checkout resolves (null: not installed). */
+  electronPackage?: ElectronPackage | null;
+  /** No byte for this long and Electron's download is abandoned (default 30 s). */
+  stallMs?: number;
+  /** Starts the headless host; default `serve` (host/serve.ts). */
+  startHost?: (args: string[]) => Promise<RunningHost>;
+}
+
+/** What `npm start` turned into. */
+export type LaunchOutcome = { kind: 'electron'; binary: string; child: ChildProcess } | { kind: 'host'; reason: string; host: RunningHost };
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+/** The desktop app, or the host with the reason it is not the app. */
+export async function runLauncher(options: LauncherOptions): Promise<LaunchOutcome> {
+  const { env, write } = options;
+  const startHost = options.startHost ?? ((args: string[]) => serve(args));
+  const host = async (reason: string): Promise<LaunchOutcome> => {
+    write(`Starting the headless host instead of the desktop app: ${reason}.\n`);
+    return { kind: 'host', reason, host: await startHost(options.args) };
+  };
+  if (env.MEMDIR_HEADLESS) return host('MEMDIR_HEADLESS is set');
+  const pkg = options.electronPackage === undefined ? findElectronPackage() : options.electronPackage;
+  if (!pkg) return host('the electron package is not installed (run npm install)');
+
+  let found = locateElectron(pkg, env);
+  if (found.state === 'missing' && found.source === 'package') {
+    const title = `Downloading Electron ${pkg.version} (first start only)`;
+    write(options.tty ? `${title}…` : `${title}…\n`);
+    const result = await installElectron({
+      pkg,
+      env,
+      ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
+      onProgress: (bytes) => options.tty && write(`\r\x1b[K${title}: ${megabytes(bytes)}`),
+    });
+    if (options.tty) write('\r\x1b[K');
+    if (!result.ok) return host(`Electron ${pkg.version} could not be installed: ${result.error}`);
+    write(`Electron ${pkg.version} installed (${megabytes(result.bytes)}).\n`);
+    found = locateElectron(pkg, env);
+  }
+  if (found.state === 'missing') return host(found.reason);
+
+  // The user's shell may carry ELECTRON_RUN_AS_NODE (from an editor's terminal): it would make
+  // the app run as plain Node.
+  const { ELECTRON_RUN_AS_NODE: _asNode, ...childEnv } = env;
+  const main = path.join(APP_ROOT, readManifest().main);
+  const child = spawn(found.path, [main, ...options.args], { stdio: 'inherit', env: childEnv });
+  return { kind: 'electron', binary: found.path, child };
 }
 
 const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  const args = process.argv.slice(2);
-  const electron = findElectron();
-  if (electron.ok && !process.env.MEMDIR_HEADLESS) {
-    const child = spawn(electron.path, [path.resolve(here, 'electron/main.js'), ...args], { stdio: 'inherit' });
-    child.on('exit', (code) => process.exit(code ?? 0));
-  } else {
-    process.stdout.write(`Starting the headless host instead of the desktop app: ${electron.ok ? 'MEMDIR_HEADLESS is set' : electron.reason}.\n`);
-    try {
-      const running = await serve(args);
-      const stop = () => void running.close().then(() => process.exit(0));
+  const problem = nodeVersionProblem(readManifest().engines.node, process.version);
+  if (problem) {
+    process.stderr.write(`${problem}\n`);
+    process.exit(2);
+  }
+  try {
+    const outcome = await runLauncher({ args: process.argv.slice(2), env: process.env, write: (text) => process.stdout.write(text), tty: process.stdout.isTTY === true });
+    if (outcome.kind === 'electron') {
+      const { child } = outcome;
+      // Like Electron's own cli.js: the app ends with the launcher, and the launcher with the app.
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.killed || child.kill(signal));
+      child.on('error', (error) => {
+        process.stderr.write(`memdir: could not start Electron (${error.message}).\n`);
+        process.exit(2);
+      });
+      child.on('close', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+    } else {
+      const stop = () => void outcome.host.close().then(() => process.exit(0));
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
-    } catch (error) {
-      process.stderr.write(`memdir: ${(error as Error).message}\n`);
-      process.exit(2);
     }
+  } catch (error) {
+    process.stderr.write(`memdir: ${(error as Error).message}\n`);
+    process.exit(2);
   }
 }

@@ -270,7 +270,7 @@ export class AlertCenter {
 
 /** The message of a secret alert: what blocks which upload. */
 export function secretAlertMessage(file: string, findings: readonly Finding[]): string {
-  const list = findings.slice(0, 5).map((f) => `${f.title} on line ${f.line} (${f.match})`).join('; ');
+  const list = findings.slice(0, 5).map((f) => `${f.title} ${f.where === 'name' ? 'in its name' : `on line ${f.line}`} (${f.match})`).join('; ');
   const more = findings.length > 5 ? `; and ${findings.length - 5} more` : '';
   return `${file} was not uploaded to the team: ${list}${more}. Redact it, or allow it if it is safe to share.`;
 }

@@ -106,6 +106,53 @@ describe('a malicious sync server', () => {
     expect((await client.alerts.list()).alerts.some((a) => a.kind === 'security' && a.message.includes('checksum'))).toBe(true);
   });
 
+  it('answers a push with an ETag holding CR/LF: never stored, the sync says so and alerts, later syncs still reach the server', async () => {
+    const { server, client } = await victim({ kind: 'entries', entries: {}, putEtag: '"deadbeef-2"\r\nX-Injected: 1' });
+    await client.write('mine.md', 'keep me\n');
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'bad-response', message: expect.stringContaining('invalid ETag') });
+    expect(report.error!.message).not.toMatch(/[\r\n]/);
+    const state = await fs.readFile(path.join(client.dataDir, 'team', client.sync.connection.id, 'state.json'), 'utf8');
+    expect(state).not.toContain('X-Injected');
+    expect((await client.alerts.list()).alerts).toContainEqual(expect.objectContaining({ kind: 'sync', status: 'open', message: expect.stringContaining('invalid ETag') }));
+    // The state was not poisoned: the next sync reaches the server again (and is told the same).
+    const requests = server.counts.requests;
+    const again = await client.sync.sync();
+    expect(server.counts.requests).toBeGreaterThan(requests);
+    expect(again.error?.code).toBe('bad-response');
+    expect(await client.read('mine.md')).toBe('keep me\n');
+  });
+
+  it('sends an ETag that is not in the protocol\'s form: refused before anything is written', async () => {
+    const { client, outsideUnchanged } = await victim({ kind: 'entries', entries: { 'a.md': { content: 'a\n' } }, etag: '"a", W/"b"' });
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'bad-response', message: expect.stringContaining('invalid ETag') });
+    expect(await client.files()).toEqual({});
+    await outsideUnchanged();
+  });
+
+  it('sends more entries than a team may hold: the pull is refused whole, nothing written or stored, alerted', async () => {
+    const entries: Record<string, { content: string }> = {};
+    for (let i = 0; i <= 20_000; i++) entries[`n${i}.md`] = { content: `${i}\n` };
+    const { client, outsideUnchanged } = await victim({ kind: 'entries', entries });
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'too-large', message: expect.stringContaining('20,001 entries') });
+    expect(report.pull.written).toEqual([]);
+    expect(await client.files()).toEqual({});
+    expect(report.etag).toBeNull();
+    await outsideUnchanged();
+    expect((await client.alerts.list()).alerts).toContainEqual(expect.objectContaining({ status: 'open', message: expect.stringContaining('more than the 20,000') }));
+  });
+
+  it('a smaller bound chosen for a client holds the same way', async () => {
+    const entries: Record<string, { content: string }> = {};
+    for (let i = 0; i < 60; i++) entries[`n${i}.md`] = { content: `${i}\n` };
+    const { client } = await victim({ kind: 'entries', entries }, { maxPullEntries: 50 });
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'too-large', message: expect.stringContaining('60 entries') });
+    expect(await client.files()).toEqual({});
+  });
+
   it('sends a 1 GB body: the client stops at its ceiling, writes nothing and says why', async () => {
     const { server, client, outsideUnchanged } = await victim({ kind: 'huge-body' }, { maxResponseBytes: 2 * 1024 * 1024 });
     const started = performance.now();

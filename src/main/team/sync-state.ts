@@ -10,28 +10,38 @@
  *   - `refused`: per key, the server hash of an entry whose content this client refused (not
  *     text, too large, checksum wrong): the key is not written, and not fetched again until the
  *     server's hash changes;
+ *   - `lostPush`: a push sent whose answer never came (protocol 2: its id and, per key, the hash
+ *     pushed), written before the push leaves; the next sync asks the server for that push's
+ *     result (same id) and recognises its own write instead of taking it for someone else's;
+ *   - `seen`: the newest team version any answer showed (never go backwards on a replayed one);
  *   - the conflicts list (the local bytes of each are files beside it, `conflicts/<id>.local`).
+ * Beside it, `bases/<sha256>`: the content of each base version, so a pull can merge lines
+ * three ways (a cache: a missing one only means a conflict instead of a merge).
  * Written atomically, and only when something in it changed.
  */
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
-import { MemoryLockError, writeDataFile } from '../memdir/safe-fs.js';
+import { isProtocolEtag } from '../../server/protocol.js';
+import { acquireOwnedLock, writeDataFile } from '../memdir/safe-fs.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
 export const syncStateSchema = z.object({
   version: z.literal(1),
-  etag: z.string().nullable(),
+  // An ETag not in the protocol's form (stored by an older Memdir) is dropped: the next pull is a full one.
+  etag: z.string().nullable().transform((etag) => (isProtocolEtag(etag) ? etag : null)),
   server: z.record(z.string(), sha),
   base: z.record(z.string(), sha),
   refused: z.record(z.string(), sha).default({}),
   lastPullAt: z.string().nullable(),
   lastPushAt: z.string().nullable(),
   conflicts: z.array(teamConflictSchema),
+  lostPush: z.object({ pushId: z.string(), entries: z.record(z.string(), sha) }).nullable().default(null),
+  /** The newest team ETag this client has seen in any answer (its own commits too): an answer older than it is a stale duplicate. */
+  seen: z.string().nullable().default(null).transform((etag) => (isProtocolEtag(etag) ? etag : null)),
 });
 export type SyncState = z.infer<typeof syncStateSchema>;
 
@@ -39,7 +49,7 @@ export type SyncState = z.infer<typeof syncStateSchema>;
 const KEEP_RESOLVED = 50;
 
 export function emptyState(): SyncState {
-  return { version: 1, etag: null, server: {}, base: {}, refused: {}, lastPullAt: null, lastPushAt: null, conflicts: [] };
+  return { version: 1, etag: null, server: {}, base: {}, refused: {}, lastPullAt: null, lastPushAt: null, conflicts: [], lostPush: null, seen: null };
 }
 
 /** The state file of a connection folder, loaded and saved as a whole. */
@@ -119,37 +129,58 @@ export class StateFile {
 }
 
 /**
+ * The content of base versions by their sha256 (`<connection dir>/bases/<sha>`), written once,
+ * atomically (temp + rename) but without fsync: it is a cache for three-way merges, and one lost
+ * in a crash only turns a merge into a conflict. Pruned to the bases the state still names.
+ */
+export class BaseStore {
+  readonly dir: string;
+  private known = new Set<string>();
+
+  constructor(stateDir: string) {
+    this.dir = path.join(stateDir, 'bases');
+  }
+
+  /** Keep `content` as the base whose hash is `sha` (the caller computed it from these bytes). */
+  save(sha: string, content: string | Uint8Array): void {
+    if (this.known.has(sha)) return;
+    const file = path.join(this.dir, sha);
+    if (!fsSync.existsSync(file)) {
+      fsSync.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+      fsSync.writeFileSync(temp, content, { mode: 0o600 });
+      fsSync.renameSync(temp, file);
+    }
+    this.known.add(sha);
+  }
+
+  /** The base text of `sha`, or null when it was never kept. */
+  async read(sha: string): Promise<Buffer | null> {
+    if (!/^[0-9a-f]{64}$/.test(sha)) return null;
+    return fs.readFile(path.join(this.dir, sha)).catch(() => null);
+  }
+
+  /** Remove every base not in `keep`. */
+  async prune(keep: ReadonlySet<string>): Promise<void> {
+    const names = await fs.readdir(this.dir).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!keep.has(name)) {
+        this.known.delete(name);
+        await fs.rm(path.join(this.dir, name), { force: true });
+      }
+    }
+  }
+}
+
+/**
  * Take the cross-process lock of a connection's state folder (`sync.lock`): a sync holds it
  * from start to end, and so does anything else that rewrites the state (a reconnect that
  * starts it over). Waits a few seconds for another process, then fails with `busy`.
  * Returns the release (safe to call once the lock was lost or taken over).
  */
 export async function lockSyncState(dir: string): Promise<() => void> {
-  const options = {
-    lockfilePath: path.join(dir, 'sync.lock'),
-    realpath: false,
-    stale: 30_000,
-    update: 10_000,
-    // Losing the lock (a stalled machine) must not crash the app from a timer.
-    onCompromised: () => undefined,
-  };
-  try {
-    // The usual case (nobody else syncing) without a round trip through the thread pool.
-    const release = lockfile.lockSync(dir, options);
-    return () => {
-      try {
-        release();
-      } catch {
-        // Already released or taken over: nothing left to undo.
-      }
-    };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-  }
-  try {
-    const release = await lockfile.lock(dir, { ...options, retries: { retries: 40, factor: 1.3, minTimeout: 25, maxTimeout: 500 } });
-    return () => void release().catch(() => undefined);
-  } catch (error) {
-    throw new MemoryLockError('busy', 'Another Memdir process is syncing this project right now; try again in a moment.', { cause: error });
-  }
+  // Memdir's owned folder lock: a sync killed mid-way (kill -9) is taken over at once on the
+  // next start, not reported as "another process is syncing" until its lock goes stale.
+  const release = await acquireOwnedLock(dir, 'sync', { timeoutMs: 15_000, busy: 'Another Memdir process is syncing this project right now; try again in a moment.' });
+  return () => void release();
 }

@@ -7,8 +7,22 @@
  * Failures are typed values a person can read (`TeamClientError`), never raw fetch errors.
  */
 import { readBodyLimited } from '../../server/read-body.js';
-import { type ChecksumsResponse, type EntriesResponse, type ErrorResponse, type PutResponse, checksumsResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from '../../server/protocol.js';
+import {
+  type ChecksumsResponse,
+  type CommitResponse,
+  type EntriesResponse,
+  type ErrorResponse,
+  type PutResponse,
+  checksumsResponseSchema,
+  commitResponseSchema,
+  entriesResponseSchema,
+  errorResponseSchema,
+  isProtocolEtag,
+  putResponseSchema,
+} from '../../server/protocol.js';
 import { z } from 'zod';
+import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
+import { firstIssueSentence } from '../../shared/issue-sentence.js';
 
 /** Why a request failed, for code; the message is for people. */
 export type TeamClientErrorCode =
@@ -33,6 +47,8 @@ export class TeamClientError extends Error {
     readonly status: number | null = null,
     /** From Retry-After on 429/503. */
     readonly retryAfterSeconds: number | null = null,
+    /** A network failure after the request reached the server's socket: it may have been handled. */
+    readonly sent = false,
   ) {
     super(message);
   }
@@ -61,6 +77,8 @@ export interface TeamClientOptions {
   timeoutMs?: number;
   /** Largest response body read (default 256 MiB: the server's default team size). */
   maxResponseBytes?: number;
+  /** Most entries one pull answer may carry (default TEAM_MAX_ENTRIES); more is refused whole, before any is looked at. */
+  maxEntries?: number;
   /** Cancels every request of this client (each call may also bring its own signal). */
   signal?: AbortSignal;
   onRequest?: (record: RequestRecord) => void;
@@ -73,8 +91,10 @@ export type Conditional<T> = { status: 304; etag: string } | { status: 200; etag
 export type PutOutcome = { ok: true; body: PutResponse } | { ok: false; status: number; error: ErrorResponse };
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+/** Network errors that come after the request reached the server (it may have acted on it). */
+const SENT = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 const ERROR_BODY_LIMIT = 64 * 1024;
-const meSchema = z.object({ team: z.string(), member: z.string(), tokenId: z.string() });
+const meSchema = z.object({ team: z.string(), member: z.string(), tokenId: z.string(), protocols: z.array(z.number()).optional() });
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The server URL without a trailing slash. */
@@ -99,8 +119,8 @@ export class TeamClient {
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
-  private teamPath(what: 'entries' | 'checksums'): string {
-    return `/v1/teams/${encodeURIComponent(this.options.team)}/${what}`;
+  private teamPath(what: 'entries' | 'checksums', version = 1): string {
+    return `/v${version}/teams/${encodeURIComponent(this.options.team)}/${what}`;
   }
 
   /**
@@ -168,24 +188,30 @@ export class TeamClient {
 
   private networkError(error: unknown, signal: AbortSignal): TeamClientError {
     if (error instanceof TeamClientError) return error;
-    if (signal.aborted && signal.reason instanceof TeamClientError) return signal.reason;
+    if (signal.aborted && signal.reason instanceof TeamClientError) {
+      const reason = signal.reason;
+      // A timeout after connecting: the request may have been handled.
+      return reason.code === 'timeout' ? new TeamClientError('timeout', reason.message, null, null, true) : reason;
+    }
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    const code = cause?.code ?? (error as { code?: string }).code;
+    const detail = code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    // These come after the server was reached (a socket closed mid-request, an answer cut off):
+    // it may have acted on the request. Anything else never got there.
+    if ((code && SENT.has(code)) || detail === 'terminated') return new TeamClientError('network', `The connection to the sync server at ${this.base} was lost (${detail}).`, null, null, true);
     return new TeamClientError('network', `Cannot reach the sync server at ${this.base} (${detail}).`);
   }
 
-  private parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>, what: string): T {
+  private parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>, what: string, precheck?: (value: unknown) => void): T {
     let value: unknown;
     try {
       value = JSON.parse(decoder.decode(bytes));
     } catch {
       throw new TeamClientError('bad-response', `The sync server's ${what} is not valid UTF-8 JSON; nothing was written.`);
     }
+    precheck?.(value);
     const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new TeamClientError('bad-response', `The sync server's ${what} does not follow the protocol (${issue ? `${issue.path.join('.').slice(0, 120)}: ${issue.message}` : 'wrong shape'}); nothing was written.`);
-    }
+    if (!parsed.success) throw new TeamClientError('bad-response', `The sync server's ${what} does not follow the protocol (${firstIssueSentence(parsed.error.issues)}); nothing was written.`);
     return parsed.data;
   }
 
@@ -214,10 +240,32 @@ export class TeamClient {
     return new TeamClientError('server', `The sync server answered ${status}${said}.`, status);
   }
 
-  private etagOf(headers: Headers, body?: { etag: string }): string {
+  /**
+   * The ETag an answer carries (header first, else body), checked: it is stored and sent back
+   * in If-None-Match and If-Match, so one with CR/LF or in any other form would be replayed
+   * into every later request (issue 15, poisoned ETag). Refused, never stored.
+   */
+  private etagOf(headers: Headers, body: { etag: string } | undefined, what: string, after = 'nothing was written'): string {
     const etag = headers.get('etag') ?? body?.etag;
     if (!etag) throw new TeamClientError('bad-response', 'The sync server sent no ETag; it does not look like a Memdir sync server.');
+    for (const tag of [etag, body?.etag]) {
+      if (typeof tag === 'string' && !isProtocolEtag(tag)) {
+        throw new TeamClientError('bad-response', `The sync server sent an invalid ETag with its ${what} (${JSON.stringify((tag as string).slice(0, 60))}); Memdir did not store it and ${after}.`);
+      }
+    }
     return etag;
+  }
+
+  /** A pull answer with more entries than a team may hold is refused whole (nothing of it is looked at, written or stored). */
+  private checkEntryCount(value: unknown): void {
+    const entries = (value as { entries?: unknown } | null)?.entries;
+    if (typeof entries !== 'object' || entries === null) return;
+    const limit = this.options.maxEntries ?? TEAM_MAX_ENTRIES;
+    let count = 0;
+    for (const key in entries) if (Object.hasOwn(entries, key)) count++;
+    if (count > limit) {
+      throw new TeamClientError('too-large', `The sync server sent ${count.toLocaleString('en')} entries, more than the ${limit.toLocaleString('en')} a team may hold; Memdir took none of them and wrote nothing.`);
+    }
   }
 
   /** Who the token belongs to (GET /v1/me): connect checks the team with it. */
@@ -231,19 +279,44 @@ export class TeamClient {
   async entries(opts: { ifNoneMatch?: string | null; since?: string | null; signal?: AbortSignal } = {}): Promise<Conditional<EntriesResponse>> {
     const query = opts.since ? `?since=${encodeURIComponent(opts.since)}` : '';
     const r = await this.request('GET', `${this.teamPath('entries')}${query}`, { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}, signal: opts.signal });
-    if (r.status === 304) return { status: 304, etag: r.headers.get('etag') ?? opts.ifNoneMatch ?? '' };
+    if (r.status === 304) return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
-    const body = this.parseJson(r.bytes, entriesResponseSchema, 'list of entries');
-    return { status: 200, etag: this.etagOf(r.headers, body), body };
+    const body = this.parseJson(r.bytes, entriesResponseSchema, 'list of entries', (value) => this.checkEntryCount(value));
+    return { status: 200, etag: this.etagOf(r.headers, body, 'list of entries'), body };
   }
 
   /** GET checksums (sha256 per key) with the current ETag. */
   async checksums(opts: { ifNoneMatch?: string | null; signal?: AbortSignal } = {}): Promise<Conditional<ChecksumsResponse>> {
     const r = await this.request('GET', this.teamPath('checksums'), { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}, signal: opts.signal });
-    if (r.status === 304) return { status: 304, etag: r.headers.get('etag') ?? opts.ifNoneMatch ?? '' };
+    if (r.status === 304) return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, checksumsResponseSchema, 'list of checksums');
-    return { status: 200, etag: this.etagOf(r.headers, body), body };
+    return { status: 200, etag: this.etagOf(r.headers, body, 'list of checksums'), body };
+  }
+
+  /**
+   * Protocol 2: commit `entries` (per key the content and the hash of the server version it is
+   * based on) under the client-chosen `pushId`. Refusals the engine acts on (400, 409, 413) come
+   * back as values, and so does 404 (`unsupported`: a server that only speaks protocol 1 — or a
+   * team this token cannot see, which the caller tells apart with `me`). A connection lost after
+   * the request was sent rejects with `network` or `timeout` and `sent: true`: the push may have
+   * been saved.
+   */
+  async commit(pushId: string, entries: Record<string, { content: string; base: string | null }>, opts: { signal?: AbortSignal } = {}): Promise<{ ok: true; body: CommitResponse } | { ok: false; status: number; error: ErrorResponse }> {
+    const keys = Object.keys(entries).length;
+    const r = await this.request('PUT', this.teamPath('entries', 2), { body: JSON.stringify({ pushId, entries }), limit: ERROR_BODY_LIMIT + 256 * keys, keys, signal: opts.signal });
+    if (r.status === 200) {
+      const body = this.parseJson(r.bytes, commitResponseSchema, 'answer to the push');
+      this.etagOf(new Headers(), body, 'answer to the push', 'the push may have been saved: the next sync confirms it');
+      if (body.pushId !== pushId) throw new TeamClientError('bad-response', 'The sync server answered the push with the result of another push; the next sync asks again.');
+      return { ok: true, body };
+    }
+    if ([400, 404, 405, 409, 413].includes(r.status)) {
+      const error = this.errorBody(r.bytes);
+      if (!error) throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
+      return { ok: false, status: r.status, error };
+    }
+    throw this.failure(r.status, r.headers, r.bytes);
   }
 
   /**
@@ -253,11 +326,17 @@ export class TeamClient {
   async put(ifMatch: string, entries: Record<string, string>, opts: { signal?: AbortSignal } = {}): Promise<PutOutcome> {
     const keys = Object.keys(entries).length;
     const r = await this.request('PUT', this.teamPath('entries'), { headers: { 'if-match': ifMatch }, body: JSON.stringify({ entries }), limit: ERROR_BODY_LIMIT, keys, signal: opts.signal });
-    if (r.status === 200) return { ok: true, body: this.parseJson(r.bytes, putResponseSchema, 'answer to the push') };
+    if (r.status === 200) {
+      const body = this.parseJson(r.bytes, putResponseSchema, 'answer to the push');
+      // Only the body's ETag is kept from a push answer.
+      this.etagOf(new Headers(), body, 'answer to the push', 'the push may have been saved: the next sync confirms it');
+      return { ok: true, body };
+    }
     if ([400, 409, 412, 413, 428].includes(r.status)) {
       const error = this.errorBody(r.bytes);
       if (!error) throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
       if (r.status === 412 && !error.etag) error.etag = r.headers.get('etag') ?? undefined;
+      if (error.etag !== undefined && !isProtocolEtag(error.etag)) delete error.etag;
       return { ok: false, status: r.status, error };
     }
     throw this.failure(r.status, r.headers, r.bytes);

@@ -53,7 +53,7 @@ describe('team paths', () => {
     await fs.symlink(path.join(root, 'p2'), path.join(root, 'p2-alias'));
     const team = await checkTeamDir(path.join(root, 'p2-alias', 'memory'));
     expect(team.teamReal).toBe(path.join(root, 'p2', 'memory', 'team'));
-    expect(await resolveTeamKey(team, 'a.md')).toBe(path.join(root, 'p2-alias', 'memory', 'team', 'a.md'));
+    expect((await resolveTeamKey(team, 'a.md')).abs).toBe(path.join(root, 'p2-alias', 'memory', 'team', 'a.md'));
     await fs.mkdir(path.join(root, 'p3', 'memory'), { recursive: true });
     await fs.symlink(path.join(root, 'p2', 'memory', 'team'), path.join(root, 'p3', 'memory', 'team'));
     await expect(checkTeamDir(path.join(root, 'p3', 'memory'))).rejects.toThrow(/symbolic link/);

@@ -7,22 +7,26 @@
  * directory, which itself must be `<real memory dir>/team` (a `team` that is a link to `~/.ssh`
  * is refused as a whole).
  *
- * safe-fs (which performs the writes) confines again on its own; this module is the team's
- * stricter rule (keys, one folder deep, links alerted) and what the local scan is built on.
+ * A key is resolved once into a `TeamFile`, and every later step on it — stat, read, hash,
+ * write — goes through that handle, which reads and writes with safe-fs's confined calls:
+ * verified after the open, so a folder swapped for a link between the check and the use is
+ * refused (issue 15, check-then-use), and a hard-linked file (`nlink > 1`: one of its names may
+ * be ~/.ssh/id_ed25519) is never read. This module is the team's stricter rule (keys, one
+ * folder deep, links and hard links alerted) and what the local scan is built on.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { TEAM_DIR } from '../../shared/limits.js';
-import type { FileFacts } from '../memdir/read-file.js';
-import { realpathDeepestExisting, realpathDeepestExistingSync } from '../memdir/safe-fs.js';
+import { type FileFacts, factsOf } from '../memdir/read-file.js';
+import { MemoryFileError, UnsafePathError, openConfinedForRead, realpathDeepestExisting, realpathDeepestExistingSync, writeFileAtomic } from '../memdir/safe-fs.js';
 
 /** A team path that Memdir refuses to read or write, with a sentence a person understands. */
 export class TeamPathError extends Error {
   override readonly name = 'TeamPathError';
   constructor(
-    readonly reason: 'invalid-key' | 'symlink' | 'outside' | 'not-a-file' | 'not-a-folder',
+    readonly reason: 'invalid-key' | 'symlink' | 'outside' | 'not-a-file' | 'not-a-folder' | 'hardlink',
     /** The key (or folder) as given. */
     readonly key: string,
     message: string,
@@ -75,11 +79,79 @@ export async function checkTeamDir(memoryDir: string): Promise<TeamDir> {
   return { memoryDir, teamDir, teamReal, exists: st !== undefined };
 }
 
+/** A safe-fs refusal on a team file as the team's own error (links and hard links are security alerts). */
+function asTeamError(error: unknown, key: string): unknown {
+  if (error instanceof UnsafePathError) return new TeamPathError(error.reason === 'hardlink' ? 'hardlink' : error.reason === 'invalid' ? 'invalid-key' : error.reason, key, error.message);
+  if (error instanceof MemoryFileError && error.reason === 'not-a-file') return new TeamPathError('not-a-file', key, error.message);
+  return error;
+}
+
 /**
- * The absolute path of team key `key`, after the full check (see the file comment). Call it
- * before every read and every write of a team file; it does not create anything.
+ * One team file, resolved and checked once (`resolveTeamKey`); every later step goes through it
+ * (see the file comment). A stat is only a hint (it decides whether to read); what is read or
+ * written is verified at the moment it is.
  */
-export async function resolveTeamKey(team: TeamDir, key: string): Promise<string> {
+export class TeamFile {
+  constructor(
+    readonly team: TeamDir,
+    readonly key: string,
+    /** The absolute path, for messages and stat hints. */
+    readonly abs: string,
+  ) {}
+
+  /** The path relative to the memory directory. */
+  get rel(): string {
+    return `${TEAM_DIR}/${this.key}`;
+  }
+
+  /** The stat facts now (null: no such file). */
+  async facts(): Promise<FileFacts | null> {
+    const st = await fsp.lstat(this.abs).catch((error: unknown) => {
+      if (code(error) === 'ENOENT') return null;
+      throw error;
+    });
+    return st ? factsOf(st) : null;
+  }
+
+  /** Open for reading, verified (null: no such file); the caller closes the handle. Throws TeamPathError for a link, a swap, a hard link, not a file. */
+  async open(): Promise<{ handle: fsp.FileHandle; facts: FileFacts } | null> {
+    try {
+      const opened = await openConfinedForRead(this.team.memoryDir, this.rel, { refuseHardlinks: true });
+      return opened ? { handle: opened.handle, facts: factsOf(opened.stat) } : null;
+    } catch (error) {
+      throw asTeamError(error, this.key);
+    }
+  }
+
+  /** The whole file (null: no such file). */
+  async read(): Promise<{ data: Buffer; facts: FileFacts } | null> {
+    const opened = await this.open();
+    if (!opened) return null;
+    try {
+      return { data: await opened.handle.readFile(), facts: opened.facts };
+    } finally {
+      await opened.handle.close();
+    }
+  }
+
+  /** Write atomically (safe-fs: confined, verified); the facts of what was written. */
+  async write(content: string | Uint8Array): Promise<FileFacts> {
+    try {
+      await writeFileAtomic(this.team.memoryDir, this.rel, content);
+    } catch (error) {
+      throw asTeamError(error, this.key);
+    }
+    const facts = await this.facts();
+    if (!facts) throw new TeamPathError('outside', this.key, `team/${this.key} vanished right after it was written.`);
+    return facts;
+  }
+}
+
+/**
+ * Team key `key`, after the full check (see the file comment), as the handle every later step
+ * on it uses. It does not create anything.
+ */
+export async function resolveTeamKey(team: TeamDir, key: string): Promise<TeamFile> {
   const check = checkKey(key);
   if (!check.ok) throw new TeamPathError('invalid-key', key, check.reason);
   const parts = key.split('/');
@@ -103,7 +175,7 @@ export async function resolveTeamKey(team: TeamDir, key: string): Promise<string
   if (!isInside(team.teamReal, real)) {
     throw new TeamPathError('outside', key, `team/${key} resolves to ${real}, outside the team folder ${team.teamReal}; refused.`);
   }
-  return current;
+  return new TeamFile(team, key, current);
 }
 
 // sanitizePathKey is pure: remember the names already accepted, so listing thousands of files
@@ -130,7 +202,7 @@ export interface LocalTeamFile extends FileFacts {
 /** Something in the team directory that is not synced, and why (shown as "waiting"). */
 export interface LocalProblem {
   key: string;
-  reason: 'symlink' | 'invalid-key' | 'not-a-file' | 'too-deep';
+  reason: 'symlink' | 'invalid-key' | 'not-a-file' | 'too-deep' | 'hardlink';
   detail: string;
   /** For links: where it points (read with readlink, never followed). */
   target?: string;
@@ -172,6 +244,7 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
     // numbers; then the checks. Interleaving map look-ups with thousands of lstats measurably
     // slows the lstats down (caches), and this loop is the whole cost of a no-op sync.
     const statted: string[] = [];
+    const hardlinked: string[] = [];
     const facts = new Float64Array(entries.length * 4);
     const others: fs.Dirent[] = [];
     for (const entry of entries) {
@@ -184,6 +257,10 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
       }
       const st = fs.lstatSync(base + name, { throwIfNoEntry: false });
       if (!st || !st.isFile()) continue;
+      if (st.nlink > 1) {
+        hardlinked.push(name);
+        continue;
+      }
       const at = statted.length * 4;
       facts[at] = st.size;
       facts[at + 1] = st.mtimeMs;
@@ -209,6 +286,11 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
       probe.ino = facts[i * 4 + 3]!;
       if (skip?.(key, probe)) inStep.add(key);
       else files.set(key, { key, abs: base + name, size: probe.size, mtimeMs: probe.mtimeMs, ctimeMs: probe.ctimeMs, ino: probe.ino });
+    }
+    for (const name of hardlinked) {
+      if (!/\.md$/i.test(name)) continue;
+      const key = prefix + name;
+      problems.push({ key, reason: 'hardlink', detail: `team/${key} is a hard link (one file with several names, which may be outside the team folder, such as ~/.ssh/id_ed25519); Memdir never reads or uploads it. Replace it with a copy.` });
     }
     for (const entry of others) {
       const name = entry.name;

@@ -14,7 +14,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AlertRecord, AllowedSecret } from '../../shared/contract/alerts.js';
 import type { AppEvent } from '../../shared/contract/events.js';
-import type { ConflictDetail, SyncReport, SyncStateName, TeamOverviewRow, TeamStatus } from '../../shared/contract/team.js';
+import type { ConflictDetail, ConflictResolution, SyncReport, SyncStateName, TeamOverviewRow, TeamStatus } from '../../shared/contract/team.js';
 import { TEAM_DIR } from '../../shared/limits.js';
 import { type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
@@ -241,7 +241,7 @@ export class TeamService {
       running.failures = 0;
       running.nextAt = Date.now() + interval;
     }
-    if (running.connection.dir) this.host.events.publish({ type: 'team-changed', dir: running.connection.dir });
+    if (running.connection.dir) this.host.events.publish({ type: 'team-changed', dir: running.connection.dir, newConflicts: report.pull.conflicts });
     return report;
   }
 
@@ -472,7 +472,7 @@ export class TeamService {
     return running.sync.conflictDetail(id);
   }
 
-  async resolve(dir: string, id: string, take: 'server' | 'mine' | 'merge', opts: { text?: string; theirsSha?: string | null }): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
+  async resolve(dir: string, id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null }): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
     const { running } = await this.requireEngine(dir);
     const result = await this.track(running, running.sync.resolve(id, take, opts));
     this.host.events.publish({ type: 'team-changed', dir });
@@ -503,8 +503,10 @@ export class TeamService {
     const summary = `Redact a secret in ${rel}`;
     let redacted = false;
     const { entry } = await transact(memoryDir, { source: 'manual', summary, dataDir: this.host.dataDir }, async () => {
-      const abs = inTeam ? await resolveTeamKey(await checkTeamDir(memoryDir), rel.slice(TEAM_DIR.length + 1)) : await resolveInside(memoryDir, rel);
-      const text = await fs.readFile(abs, 'utf8').catch(() => null);
+      // A team file is read through its checked handle (no link, no hard link, verified after the open).
+      const text = inTeam
+        ? await (await resolveTeamKey(await checkTeamDir(memoryDir), rel.slice(TEAM_DIR.length + 1))).read().then((r) => r?.data.toString('utf8') ?? null, () => null)
+        : await fs.readFile(await resolveInside(memoryDir, rel), 'utf8').catch(() => null);
       if (text === null) throw new AlertError('not-found', `${rel} no longer exists.`);
       // Scan again: the range in the alert may be stale; the fingerprint says which secret.
       const fresh = (await scanText(text, { file: rel })).find((f) => f.fingerprint === fingerprint);

@@ -227,8 +227,10 @@ describe('team sync between two machines', () => {
     expect(reasons).toMatchObject({ [keyOf('latin1')]: 'not-utf8', 'CON.md': 'invalid-key', 'draft?.md': 'invalid-key', 'shout.MD': 'invalid-key', [keyOf('binary')]: 'binary', [keyOf('big')]: 'too-large' });
   });
 
-  it('recovers from a replayed stale ETag: 412, refetch, recompute, push', async () => {
-    const [a, b] = await pair();
+  it('an older client (protocol 1) recovers from a replayed stale ETag: 412, refetch, recompute, push', async () => {
+    n++;
+    const a = await makeClient(root, `a${n}`, server, server.tokens[0]!, { protocol: 1 });
+    const b = await makeClient(root, `b${n}`, server, server.tokens[1]!, { protocol: 1 });
     await a.write(keyOf('one'), '1\n');
     await a.sync.sync();
     const stale = (await a.sync.sync()).etag!;
@@ -244,6 +246,25 @@ describe('team sync between two machines', () => {
     expect(report.push.uploaded).toEqual([keyOf('three')]);
     expect(report.error).toBeNull();
     expect(await a.read(keyOf('two'))).toBe('2\n');
+  });
+
+  it('an older client (protocol 1) and a new one share a team: each sees the other\'s files; the new one merges over the old one\'s edit', async () => {
+    n++;
+    const old = await makeClient(root, `old${n}`, server, server.tokens[0]!, { protocol: 1 });
+    const fresh = await makeClient(root, `new${n}`, server, server.tokens[1]!);
+    const key = keyOf('mixed');
+    await old.write(key, 'title\n\nold section\n\nnew section\n');
+    expect((await old.sync.sync()).push.uploaded).toEqual([key]);
+    expect((await fresh.sync.sync()).pull.written).toContain(key);
+    await old.write(key, 'title\n\nold section, edited by the old client\n\nnew section\n');
+    await fresh.write(key, 'title\n\nold section\n\nnew section, edited by the new client\n');
+    expect((await old.sync.sync()).error).toBeNull();
+    const merged = await fresh.sync.sync();
+    expect(merged).toMatchObject({ error: null, pull: { merged: [key], conflicts: [] }, push: { uploaded: [key] } });
+    const both = 'title\n\nold section, edited by the old client\n\nnew section, edited by the new client\n';
+    expect((await serverEntries(server.url, server.team, server.tokens[0]!))[key]).toBe(both);
+    expect((await old.sync.sync()).error).toBeNull();
+    expect(await old.read(key)).toBe(both);
   });
 
   it('a token for another team gets a clear error and writes nothing', async () => {
@@ -453,7 +474,10 @@ describe('team sync against unreliable servers', () => {
     await a.write(keyOf('important'), 'do not lose me\n');
     proxy.mode.cut = 'before';
     const first = await a.sync.sync();
-    expect(first.error).toMatchObject({ code: 'network', message: expect.stringContaining('Cannot reach the sync server') });
+    // The request left: the client cannot know the server did not save it, and says so.
+    expect(first.error).toMatchObject({ code: 'network', message: expect.stringContaining('was lost after the push was sent') });
+    expect(first.error!.message).toContain('may have saved it');
+    expect(first.error!.message).not.toContain('Cannot reach');
     expect(await a.read(keyOf('important'))).toBe('do not lose me\n');
     expect((await a.sync.inspect()).waiting).toEqual([expect.objectContaining({ key: keyOf('important'), reason: 'pending' })]);
     proxy.mode.cut = 'none';

@@ -11,6 +11,7 @@ import fs from 'node:fs/promises';
 import { writeDataFile } from '../memdir/safe-fs.js';
 import path from 'node:path';
 import { z } from 'zod';
+import { firstIssueSentence } from '../../shared/issue-sentence.js';
 
 /** A position in one transcript for one consumer. */
 export interface TranscriptCursor {
@@ -96,7 +97,7 @@ export class CursorStore {
       return { status: 'unreadable', file, reason: 'not JSON' };
     }
     const parsed = CursorSchema.safeParse(value);
-    if (!parsed.success) return { status: 'unreadable', file, reason: parsed.error.issues[0]?.message ?? 'unexpected shape' };
+    if (!parsed.success) return { status: 'unreadable', file, reason: firstIssueSentence(parsed.error.issues) };
     const cursor = parsed.data;
     // A hash collision or a copied file must not hand one transcript's cursor to another.
     if (cursor.consumer !== consumer || cursor.transcriptPath !== path.resolve(transcriptPath)) {

@@ -90,6 +90,15 @@ export async function listProjectTranscripts(projectDir: string, options: ListTr
   return [...sessions, ...subagents].sort(newestFirst);
 }
 
+/**
+ * Transcripts of several folders — a project's launch folders (R-LAYOUT: sessions started in a
+ * subdirectory or worktree live in the folder of that directory) —, newest first.
+ */
+export async function listTranscriptsIn(dirs: readonly string[], options: ListTranscriptsOptions = {}): Promise<TranscriptFile[]> {
+  const all = (await Promise.all([...new Set(dirs)].map((dir) => listProjectTranscripts(dir, options)))).flat();
+  return all.sort(newestFirst);
+}
+
 /** Transcripts of every project of a home, newest first. */
 export async function listHomeTranscripts(home: string, options: ListTranscriptsOptions = {}): Promise<HomeTranscriptFile[]> {
   const all: HomeTranscriptFile[] = [];

@@ -9,6 +9,7 @@
  * the line it came from.
  */
 import { z } from 'zod';
+import { firstIssueSentence } from '../../shared/issue-sentence.js';
 
 /** A field that is `undefined` when missing, null or of the wrong type: never fatal. */
 const lenient = <T extends z.ZodType>(schema: T) => schema.nullish().catch(undefined);
@@ -204,10 +205,7 @@ export type ParsedLine =
   | { kind: 'unknown'; type: string };
 
 function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'unexpected shape';
-  const where = issue.path.length > 0 ? issue.path.join('.') : 'line';
-  return `${where}: ${issue.message}`;
+  return firstIssueSentence(error.issues);
 }
 
 /** Parse and validate one line's text. Never throws. */

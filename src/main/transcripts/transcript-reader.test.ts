@@ -54,13 +54,13 @@ describe('the shared fixtures (claude-code-log, MIT)', () => {
     const { turns, stream } = await allTurns(path.join(fixtures, 'edge_cases.jsonl'));
     expect(stream.stats).toMatchObject({ lines: 19, records: 12, malformed: { count: 0 }, invalid: { count: 7 } });
     expect(stream.stats.invalid.samples.map((s) => [s.type, s.detail])).toEqual([
-      ['user', 'message.content: Invalid input'],
-      ['user', 'message: Invalid input: expected object, received string'],
+      ['user', '"message.content" is in none of the accepted forms'],
+      ['user', '"message" should be an object, not text'],
       [null, 'not a JSON object'],
       [null, 'no "type" field'],
       [null, 'not a JSON object'],
       [null, 'not a JSON object'],
-      ['user', 'message.content: Invalid input'],
+      ['user', '"message.content" is in none of the accepted forms'],
     ]);
     expect(summary(turns)).toEqual([
       { start: 'prompt', complete: true, endReason: 'end_turn', tools: [], assistantMessages: 1, mergedLines: 0 },

@@ -121,6 +121,13 @@ export interface Turn {
   endReason: TurnEnd | null;
   /** The latest real response's usage (synthetic error messages carry zeros and are ignored). */
   usage: TokenUsage | null;
+  /**
+   * Characters of the turn's messages after the response that gave `usage` (all of them when
+   * none did): Claude Code counts them as chars / 4 tokens on top of the usage (R-SESSION).
+   */
+  charsAfterUsage: number;
+  /** Tool calls in the turn's last assistant response (0: it answered without tools). */
+  lastResponseToolCalls: number;
   model: string | null;
   cwd: string | null;
   gitBranch: string | null;
@@ -278,6 +285,8 @@ interface Draft {
   toolsById: Map<string, ToolCall>;
   /** The last user/assistant line was an assistant line (for `closeTrailingTurn: 'if-answered'`). */
   lastWasAssistant: boolean;
+  /** The message id (or uuid) of the last assistant response. */
+  lastResponseKey: string | null;
 }
 
 /** How the assembler sorts lines into turns. */
@@ -403,6 +412,8 @@ export class TurnAssembler {
     this.extend(draft, event.end, record.timestamp ?? null);
     this.anchor(draft, record.uuid, event.offset);
     draft.lastWasAssistant = false;
+    const content = record.message.content;
+    draft.turn.charsAfterUsage += typeof content === 'string' ? content.length : content.reduce((n, block) => n + (block.type === 'tool_result' ? toolResultText(block).length : block.type === 'text' ? block.text.length : 0), 0);
     if (kind === 'tool-result' && typeof record.message.content !== 'string') this.attachResults(draft, record, record.message.content);
     return kind === 'interrupt' ? this.complete('interrupted') : done;
   }
@@ -422,7 +433,13 @@ export class TurnAssembler {
       draft.turn.assistantMessages++;
     }
     const blocks: ContentBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    if (draft.lastResponseKey !== key) {
+      draft.lastResponseKey = key;
+      draft.turn.lastResponseToolCalls = 0;
+    }
     for (const block of blocks) {
+      if (block.type === 'tool_use') draft.turn.lastResponseToolCalls++;
+      draft.turn.charsAfterUsage += block.type === 'text' ? block.text.length : block.type === 'tool_use' ? JSON.stringify(block.input ?? {}).length : 0;
       if (block.type === 'text') {
         draft.assistant.add(block.text);
         if (draft.finalKey !== key) {
@@ -450,7 +467,10 @@ export class TurnAssembler {
     }
     if (message.model) draft.turn.model = message.model;
     // Claude Code's own error messages (model `<synthetic>`) report zero tokens: not the context.
-    if (message.usage && message.model !== '<synthetic>' && !record.isApiErrorMessage) draft.turn.usage = toTokenUsage(message.usage);
+    if (message.usage && message.model !== '<synthetic>' && !record.isApiErrorMessage) {
+      draft.turn.usage = toTokenUsage(message.usage);
+      draft.turn.charsAfterUsage = 0;
+    }
     return message.stop_reason && FINAL_STOP_REASONS.has(message.stop_reason) ? this.complete('end_turn') : null;
   }
 
@@ -484,6 +504,8 @@ export class TurnAssembler {
       complete: false,
       endReason: null,
       usage: null,
+      charsAfterUsage: 0,
+      lastResponseToolCalls: 0,
       model: null,
       cwd: null,
       gitBranch: null,
@@ -510,6 +532,7 @@ export class TurnAssembler {
       messageKeys: new Set(),
       toolsById: new Map(),
       lastWasAssistant: false,
+      lastResponseKey: null,
     };
     return this.draft;
   }

@@ -18,8 +18,9 @@ function HooksSection() {
     <fieldset>
       <legend>Claude Code hooks</legend>
       <p className="muted small">
-        Connected, Claude Code tells Memdir when a turn ends (Stop), before it compacts (PreCompact) and when a session ends (SessionEnd). Without hooks, Memdir watches the transcripts instead,
-        which is slower to notice the end of a turn.
+        Connected, Claude Code tells Memdir when a turn ends (Stop), before it compacts (PreCompact) and when a session ends (SessionEnd), and after a compaction or a resume it gets the
+        session&apos;s Session Memory note back (SessionStart). Without hooks, Memdir watches the transcripts instead, which is slower to notice the end of a turn, and the note never
+        reaches Claude Code.
       </p>
       {status && (
         <p>
@@ -58,6 +59,11 @@ function HooksSection() {
               {p}
             </div>
           ))}
+          {plan.warnings.map((w) => (
+            <div key={w} className="banner warning">
+              {w}
+            </div>
+          ))}
           {plan.problems.length === 0 && !plan.changed && <p>Nothing to change: {plan.action === 'connect' ? 'the hooks are already there.' : 'there are no Memdir hooks.'}</p>}
           {plan.changed && (
             <>
@@ -65,7 +71,7 @@ function HooksSection() {
                 This change will be written to <code>{plan.settingsFile}</code> (the previous version is kept beside it as <code>settings.json.memdir-backup</code>):
               </p>
               <DiffView diff={plan.diff} />
-              {plan.formattingNormalized && <p className="muted small">The file&apos;s whitespace will be rewritten; its content and key order are kept.</p>}
+              <p className="muted small">Only these lines change: every other byte of the file stays as it is.</p>
             </>
           )}
           <div className="inline-form">

@@ -9,6 +9,7 @@ import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS, type Scope } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
+import { useDesktop } from '../stores/desktop.js';
 import { draftProblem, isDirty, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
 
@@ -18,6 +19,7 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
   const { target, doc, draft, loading, saving, error, conflict, pendingImpact } = useEditor();
   const { edit, setType, save, remove, rename, reload } = useEditor.getState();
   const theme = useSettings((s) => themeOf(s.view));
+  const desktop = useDesktop((s) => s.status?.available ?? false);
   const [preview, setPreview] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -58,6 +60,16 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
         <h2>{isNew ? 'New memory' : target.file}</h2>
         {!isNew && doc && <span className="muted small">{doc.layout === 'nested' ? 'nested metadata layout (kept)' : ''}</span>}
         <span className="spacer" />
+        {desktop && !isNew && target.file && (
+          <>
+            <button type="button" onClick={() => void useDesktop.getState().reveal(target.dir, target.scope, target.file!)}>
+              Reveal in file manager
+            </button>
+            <button type="button" onClick={() => void useDesktop.getState().open(target.dir, target.scope, target.file!)}>
+              Open in editor
+            </button>
+          </>
+        )}
         <button type="button" onClick={onClosed} disabled={saving}>
           Close
         </button>

@@ -1,7 +1,9 @@
 /**
  * Resolve one sync conflict: the team's version (on disk now) and mine (kept when the pull
  * overwrote it) side by side, lines only one side has marked, and an editable result that
- * starts as both versions' lines in order. Take the team's, take mine, or save the merge.
+ * starts as the sync's own three-way merge (where the versions overlap, both sides' lines), or
+ * both versions' lines in order when the base is not known. Take the team's, take mine, or
+ * save the merge.
  */
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
@@ -35,7 +37,8 @@ export function MergeEditor({ detail }: { detail: ConflictDetail }) {
   const busy = useTeam((s) => s.busy);
   const theme = useSettings((s) => themeOf(s.view));
   const lines = useMemo(() => sideBySide(detail.theirs, detail.mine), [detail.theirs, detail.mine]);
-  const [result, setResult] = useState(() => unionMerge(detail.theirs, detail.mine));
+  // The sync's own three-way merge when the base is known (overlaps keep both sides, no markers to save by mistake); else both versions' lines in order.
+  const [result, setResult] = useState(() => detail.both ?? unionMerge(detail.theirs, detail.mine));
   const { conflict } = detail;
   return (
     <section className="merge" aria-label={`Resolve team/${conflict.key}`}>

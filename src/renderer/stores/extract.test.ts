@@ -51,12 +51,16 @@ describe('review queue state', () => {
 
 describe('live sessions state', () => {
   const session = (over: Partial<SessionStatus>): SessionStatus => ({
-    sessionId: 's1', project: 'p', projectPath: null, transcriptPath: '/t', contextTokens: 0, tokensSinceUpdate: 0, toolCallsSinceUpdate: 0, due: false, tokensToNext: 5001, toolCallsToNext: 3,
-    lastActivityAt: null, lastUpdateAt: null, updates: 0, method: null, fallbackReason: null, note: null, noteFile: null, ...over,
+    sessionId: 's1', project: 'p', projectPath: null, transcriptPath: '/t', contextTokens: 0, started: true, tokensSinceUpdate: 0, toolCallsSinceUpdate: 0, lastResponseUsedTools: true, due: false,
+    tokensToNext: 5000, toolCallsToNext: 3, lastActivityAt: null, endedAt: null, lastUpdateAt: null, updates: 0, method: null, fallbackReason: null, note: null, noteFile: null, claudeCodeSummary: null, ...over,
   });
-  it('measures the distance to the next update per threshold', () => {
-    expect(progressToNext(session({ tokensSinceUpdate: 2_500, toolCallsSinceUpdate: 1 }))).toEqual({ tokens: 2_500 / 5_001, tools: 1 / 3 });
+  it('measures the distance to the next update per threshold (R-SESSION)', () => {
+    expect(progressToNext(session({ tokensSinceUpdate: 2_500, toolCallsSinceUpdate: 1 }))).toEqual({ tokens: 0.5, tools: 1 / 3 });
     expect(progressToNext(session({ tokensSinceUpdate: 90_000, toolCallsSinceUpdate: 9 }))).toEqual({ tokens: 1, tools: 1 });
+    // Before the first note: toward 10,000 tokens of context.
+    expect(progressToNext(session({ started: false, contextTokens: 2_500, tokensSinceUpdate: 2_500 }))).toEqual({ tokens: 0.25, tools: 0 });
+    // The last answer made no tool call: the tool-call threshold is met.
+    expect(progressToNext(session({ lastResponseUsedTools: false, toolCallsSinceUpdate: 0 }))).toEqual({ tokens: 0, tools: 1 });
   });
   it('replaces an updated session in place', () => {
     const list = [session({ sessionId: 'a' }), session({ sessionId: 'b' })];

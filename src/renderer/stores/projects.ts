@@ -1,4 +1,5 @@
 /** The dashboard: every project, sorted, filtered and searched. */
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import { create } from 'zustand';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import type { MemoryType } from '../../shared/memory-types.js';
@@ -17,9 +18,31 @@ export function projectName(p: Pick<ProjectSummary, 'path' | 'dir'>): string {
   return p.path ?? p.dir;
 }
 
-/** Share of the index limit used (0..1+), the larger of lines and bytes. */
+/** Where a project's sessions come from and what is off, in a few words each, for the dashboard (R-LAYOUT, R-SETTINGS). */
+export function projectNotes(p: Pick<ProjectSummary, 'path' | 'dir' | 'launchDirs' | 'readInstead' | 'settings'>): { text: string; title: string; tone: 'muted' | 'warning' }[] {
+  const notes: { text: string; title: string; tone: 'muted' | 'warning' }[] = [];
+  const s = p.settings;
+  if (!s.autoMemoryEnabled) notes.push({ text: 'auto memory off', title: `Auto memory is off: ${s.autoMemoryEnabledFrom ?? s.autoMemoryEnabledSource}`, tone: 'warning' });
+  const offIn = p.launchDirs.filter((l) => !l.autoMemoryEnabled && l.cwd !== s.launchDir);
+  if (s.autoMemoryEnabled && offIn.length > 0) {
+    notes.push({ text: `off in ${offIn.length === 1 ? '1 launch directory' : `${offIn.length} launch directories`}`, title: offIn.map((l) => `${l.cwd ?? l.folder}: ${l.autoMemoryEnabledFrom ?? l.autoMemoryEnabledSource}`).join('\n'), tone: 'warning' });
+  }
+  const elsewhere = p.launchDirs.filter((l) => l.cwd !== p.path);
+  if (elsewhere.length > 0) {
+    const sessions = elsewhere.reduce((n, l) => n + l.transcripts, 0);
+    notes.push({
+      text: `${sessions} session${sessions === 1 ? '' : 's'} from ${elsewhere.length === 1 ? 'another launch directory' : `${elsewhere.length} other launch directories`}`,
+      title: elsewhere.map((l) => `${l.cwd ?? '(unknown)'} → projects/${l.folder} (${l.transcripts})`).join('\n'),
+      tone: 'muted',
+    });
+  }
+  if (p.readInstead) notes.push({ text: 'not read by Claude Code', title: `Sessions launched here read projects/${p.readInstead}/memory instead; this memory is never loaded.`, tone: 'warning' });
+  return notes;
+}
+
+/** Share of the index limit used (0..1+), the larger of lines and characters (R-INDEX). */
 export function indexLoad(p: Pick<ProjectSummary, 'index'>): number {
-  return Math.max(p.index.lines / 200, p.index.bytes / 25_000);
+  return Math.max(p.index.lines / INDEX_MAX_LINES, p.index.chars / INDEX_MAX_CHARS);
 }
 
 export function visibleProjects(projects: ProjectSummary[], filter: ProjectFilter, sort: ProjectSort, descending: boolean): ProjectSummary[] {

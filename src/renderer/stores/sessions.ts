@@ -1,14 +1,18 @@
 /** Live sessions and their Session Memory notes (R-SESSION), refreshed while the view is open. */
 import { create } from 'zustand';
-import { SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
+import { SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 
-/** How far a session is from its next note update, 0..1 per threshold (1 = met). */
-export function progressToNext(session: Pick<SessionStatus, 'tokensSinceUpdate' | 'toolCallsSinceUpdate'>): { tokens: number; tools: number } {
+/**
+ * How far a session is from its next note update, 0..1 per threshold (1 = met): tokens toward
+ * the first 10,000 of context before the first note, then toward 5,000 of growth; tool calls
+ * toward 3, or met when the last response made none (R-SESSION).
+ */
+export function progressToNext(session: Pick<SessionStatus, 'started' | 'contextTokens' | 'tokensSinceUpdate' | 'toolCallsSinceUpdate' | 'lastResponseUsedTools'>): { tokens: number; tools: number } {
   return {
-    tokens: Math.min(1, session.tokensSinceUpdate / (SESSION_MIN_TOKENS + 1)),
-    tools: Math.min(1, session.toolCallsSinceUpdate / SESSION_MIN_TOOL_CALLS),
+    tokens: session.started ? Math.min(1, session.tokensSinceUpdate / SESSION_MIN_TOKENS) : Math.min(1, session.contextTokens / SESSION_INIT_TOKENS),
+    tools: session.lastResponseUsedTools ? Math.min(1, session.toolCallsSinceUpdate / SESSION_MIN_TOOL_CALLS) : 1,
   };
 }
 

@@ -6,7 +6,7 @@ import { matchItems } from '../components/CommandPalette.js';
 import { draftProblem, emptyDraft, isDirty, withType } from './editor.js';
 import { parseRoute, routeToHash, type Route } from './nav.js';
 import { filterMemories, memoryRows } from './project.js';
-import { visibleProjects } from './projects.js';
+import { projectNotes, visibleProjects } from './projects.js';
 
 describe('routes', () => {
   it('print and parse back, including names with slashes, spaces and Chinese', () => {
@@ -31,19 +31,65 @@ const summary = (dir: string, over: Partial<ProjectSummary> = {}): ProjectSummar
   exists: true,
   private: { total: 1, byType: { user: 0, feedback: 1, project: 0, reference: 0, untyped: 0 } },
   team: null,
-  index: { exists: true, lines: 1, bytes: 10, loaded: [], cut: [], loadedLines: 1, loadedBytes: 10, firstCutLine: null },
+  index: { exists: true, lines: 1, bytes: 10, chars: 10, loaded: [], cut: [], loadedLines: 1, loadedBytes: 10, loadedChars: 10, firstCutLine: null, reason: null },
   problems: { error: 0, warning: 0, hint: 0 },
   lastChangeMs: 1,
   transcripts: 0,
-  settings: { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryDirectory: null, autoMemoryDirectorySource: 'default', autoDreamEnabled: true, ignored: [], problems: [] },
+  launchDirs: [],
+  readInstead: null,
+  settings: {
+    autoMemoryEnabled: true,
+    autoMemoryEnabledSource: 'default',
+    autoMemoryEnabledFrom: null,
+    autoMemoryDirectory: null,
+    autoMemoryDirectorySource: 'default',
+    autoMemoryDirectoryFrom: null,
+    memoryBase: null,
+    autoDreamEnabled: false,
+    autoDreamEnabledSource: 'default',
+    autoDreamEnabledFrom: null,
+    launchDir: null,
+    files: [],
+    ignored: [],
+    problems: [],
+  },
   ...over,
+});
+
+describe('dashboard notes (R-LAYOUT, R-SETTINGS)', () => {
+  const launch = (cwd: string, folder: string, transcripts: number, on = true): ProjectSummary['launchDirs'][number] => ({
+    cwd,
+    folder,
+    transcripts,
+    autoMemoryEnabled: on,
+    autoMemoryEnabledSource: on ? 'default' : 'local',
+    autoMemoryEnabledFrom: on ? null : `${cwd}/.claude/settings.local.json`,
+  });
+
+  it('says where sessions come from and which launch directory has memory off, with the file that decides', () => {
+    const p = summary('repo', { path: '/w/repo', launchDirs: [launch('/w/repo', '-w-repo', 3), launch('/w/repo/sub', '-w-repo-sub', 2, false)] });
+    p.settings.launchDir = '/w/repo';
+    const notes = projectNotes(p);
+    expect(notes.map((n) => n.text)).toEqual(['off in 1 launch directory', '2 sessions from another launch directory']);
+    expect(notes[0]!.title).toBe('/w/repo/sub: /w/repo/sub/.claude/settings.local.json');
+    expect(notes[1]!.title).toBe('/w/repo/sub → projects/-w-repo-sub (2)');
+  });
+
+  it('shows memory off for the whole project with its source, and a memory Claude Code never reads', () => {
+    const p = summary('sub', { readInstead: '-w-repo' });
+    p.settings = { ...p.settings, autoMemoryEnabled: false, autoMemoryEnabledSource: 'env', autoMemoryEnabledFrom: 'CLAUDE_CODE_DISABLE_AUTO_MEMORY' };
+    expect(projectNotes(p).map((n) => [n.text, n.title])).toEqual([
+      ['auto memory off', 'Auto memory is off: CLAUDE_CODE_DISABLE_AUTO_MEMORY'],
+      ['not read by Claude Code', 'Sessions launched here read projects/-w-repo/memory instead; this memory is never loaded.'],
+    ]);
+  });
 });
 
 describe('dashboard', () => {
   const rows = [
     summary('alpha', { lastChangeMs: 10 }),
     summary('beta', { problems: { error: 2, warning: 0, hint: 0 }, lastChangeMs: 5 }),
-    summary('gamma', { index: { exists: true, lines: 230, bytes: 9000, loaded: [], cut: ['x.md'], loadedLines: 200, loadedBytes: 8000, firstCutLine: 201 } }),
+    summary('gamma', { index: { exists: true, lines: 230, bytes: 9000, chars: 9000, loaded: [], cut: ['x.md'], loadedLines: 200, loadedBytes: 8000, loadedChars: 8000, firstCutLine: 201, reason: '230 lines (limit: 200)' } }),
   ];
   const all = { text: '', type: 'all' as const, onlyProblems: false, onlyTeam: false };
   it('sorts, filters and searches', () => {
@@ -59,7 +105,7 @@ describe('memory browser', () => {
   const dir = (files: [string, string][], loaded: string[], cut: string[], scope: 'private' | 'team') => ({
     memoryDir: '/m',
     exists: true,
-    index: { exists: true, lines: 0, bytes: 0, loaded, cut, loadedLines: 0, loadedBytes: 0, firstCutLine: null },
+    index: { exists: true, lines: 0, bytes: 0, chars: 0, loaded, cut, loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null },
     memories: files.map(([file, name]) => ({ file, name, description: `${name} desc`, type: 'project' as const, scope, bytes: 1, mtimeMs: 1, layout: 'flat' as const })),
     problems: [],
     lastChangeMs: 1,

@@ -7,7 +7,7 @@ import { reportMessage, sideBySide, teamCell, unionMerge } from './team.js';
 const row = (over: Partial<TeamOverviewRow>): TeamOverviewRow => ({ dir: '-w', connected: true, server: 'https://s', team: 'platform', state: 'synced', waiting: 0, conflicts: 0, lastSyncAt: null, error: null, ...over });
 
 function report(over: Partial<SyncReport> = {}): SyncReport {
-  return { pull: { status: 304, full: false, written: [], conflicts: [], refused: [] }, push: { uploaded: [], attempts: 0, stale: 0, requests: 1 }, waiting: [], bytesHashed: 0, filesHashed: 0, version: 3, etag: '"a-3"', error: null, durationMs: 5, ...over };
+  return { pull: { status: 304, full: false, written: [], merged: [], conflicts: [], refused: [] }, push: { uploaded: [], confirmed: [], attempts: 0, stale: 0, requests: 1 }, waiting: [], bytesHashed: 0, filesHashed: 0, version: 3, etag: '"a-3"', error: null, durationMs: 5, ...over };
 }
 
 describe('team sync in the renderer', () => {
@@ -28,7 +28,7 @@ describe('team sync in the renderer', () => {
 
   it('sums up a sync in one line, and flags conflicts and held-back files', () => {
     expect(reportMessage(report())).toEqual({ kind: 'info', text: 'Synced: nothing new either way.' });
-    expect(reportMessage(report({ pull: { status: 200, full: false, written: ['a.md', 'b.md'], conflicts: ['b.md'], refused: [] }, push: { uploaded: ['c.md'], attempts: 1, stale: 0, requests: 2 } }))).toEqual({
+    expect(reportMessage(report({ pull: { status: 200, full: false, written: ['a.md', 'b.md'], merged: [], conflicts: ['b.md'], refused: [] }, push: { uploaded: ['c.md'], confirmed: [], attempts: 1, stale: 0, requests: 2 } }))).toEqual({
       kind: 'error',
       text: 'Synced: 2 files pulled, 1 conflict kept for you, 1 pushed.',
     });

@@ -42,6 +42,7 @@ const WAITING_LABELS: Record<WaitingReason, string> = {
   'not-utf8': 'not UTF-8',
   binary: 'binary',
   symlink: 'link refused',
+  hardlink: 'hard link refused',
   'not-a-file': 'not a file',
   'too-deep': 'too deep',
   'server-moved': 'changed on the server',

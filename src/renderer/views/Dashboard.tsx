@@ -8,7 +8,7 @@ import { TeamCell } from '../components/TeamCell.js';
 import { ago, count } from '../components/format.js';
 import { useApp } from '../stores/app.js';
 import { useNav } from '../stores/nav.js';
-import { type ProjectSort, projectName, useProjects, visibleProjects } from '../stores/projects.js';
+import { type ProjectSort, projectName, projectNotes, useProjects, visibleProjects } from '../stores/projects.js';
 
 function EmptyState({ home, exists }: { home: string | null; exists: boolean }) {
   const openDemo = useApp((s) => s.openDemo);
@@ -115,7 +115,17 @@ export function Dashboard() {
                 <button className="link strong" onClick={(e) => (e.stopPropagation(), go({ view: 'project', dir: p.dir, tab: 'memories' }))}>
                   {projectName(p)}
                 </button>
-                {!p.settings.autoMemoryEnabled && <span className="badge" title={`Auto memory is off (${p.settings.autoMemoryEnabledSource})`}>auto memory off</span>}
+                {projectNotes(p).map((n) =>
+                  n.tone === 'warning' ? (
+                    <span key={n.text} className="badge warning" title={n.title}>
+                      {n.text}
+                    </span>
+                  ) : (
+                    <div key={n.text} className="muted small" title={n.title}>
+                      {n.text}
+                    </div>
+                  ),
+                )}
               </td>
               <td>
                 <span className="num">{p.private.total + (p.team?.total ?? 0)}</span> <TypeChips p={p} />

@@ -26,6 +26,11 @@ function Gates({ status }: { status: DreamStatusView }) {
     <section aria-label="Dream gates">
       <h2>Gates</h2>
       {gates.disabled && <p className="banner warning">{gates.disabled.detail}</p>}
+      {status.recovered && (
+        <p className="banner warning" role="status">
+          {status.recovered.detail}
+        </p>
+      )}
       <table className="grid gates" aria-label="Gates">
         <thead>
           <tr>
@@ -55,8 +60,11 @@ function Gates({ status }: { status: DreamStatusView }) {
         {status.lock ? ` · lock: ${status.lock.detail}` : ''}
       </p>
       <p className="muted small">
-        {status.scheduled ? 'Memdir dreams this project by itself when every gate is open. ' : 'Scheduled dreams run while the app is open. '}
+        {status.scheduled && !gates.disabled ? 'Memdir dreams this project by itself when every gate is open. ' : gates.disabled ? '' : 'Scheduled dreams run while the app is open. '}
         It consolidates with {status.method.detail} A dream may remove at most {Math.round(status.thresholds.maxDeleteShare * 100)}% of the memories without asking you.
+      </p>
+      <p className="small" data-testid="claude-code-dream" title={status.claudeCode.flagFile ?? undefined}>
+        <strong>Claude Code itself {status.claudeCode.wouldDream ? 'dreams this project' : 'does not dream this project'}.</strong> {status.claudeCode.reason}
       </p>
     </section>
   );

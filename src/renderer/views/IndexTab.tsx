@@ -1,14 +1,18 @@
 /**
- * MEMORY.md as the agent sees it: the loaded part and the cut part visibly apart, with the load
- * meter; editing shows, before saving, which pointers the new text would push past the cut.
+ * MEMORY.md as the agent sees it: the loaded part, the cut part and what Claude Code strips
+ * first visibly apart, with the load meter; "What the agent sees" — the exact text of the next
+ * session start, and a warning when the last session was given something else (R-INDEX);
+ * editing shows, before saving, which pointers the new text would push past the cut.
  */
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
 import { useEffect, useMemo, useState } from 'react';
 import { RpcError } from '../../shared/contract/define.js';
-import { computeIndexLoad, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
+import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
+import { parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
 import { indexImpact } from '../../shared/index-impact.js';
-import { INDEX_MAX_BYTES, INDEX_MAX_LINES } from '../../shared/limits.js';
+import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { LoadMeter } from '../components/LoadMeter.js';
@@ -24,6 +28,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [text, setText] = useState<string | null>(null);
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [agent, setAgent] = useState<AgentIndexViewShape | null>(null);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
   const reload = useProject((s) => s.refresh);
 
@@ -33,6 +38,11 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
     call('index.read', { dir, scope })
       .then((r) => live && setText(r.text))
       .catch((e: unknown) => live && setError(messageOf(e)));
+    if (scope === 'private') {
+      call('index.loaded', { dir })
+        .then((r) => live && setAgent(r))
+        .catch((e: unknown) => live && setError(messageOf(e)));
+    } else setAgent(null);
     return () => {
       live = false;
     };
@@ -40,7 +50,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
 
   const shown = draft ?? text ?? '';
   const view = useMemo(() => {
-    const load = computeIndexLoad(shown);
+    const load = loadIndexAsClaudeCode(shown);
     const parsed = parseIndex(shown);
     const { cut } = splitLoadedEntries(parsed, load);
     return { load, lines: parsed.lines, cutCount: cut.length };
@@ -75,13 +85,14 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
       {draft === null ? (
         <>
           <p className="muted small">
-            Claude Code loads only the first {INDEX_MAX_LINES} lines or {INDEX_MAX_BYTES.toLocaleString('en-US')} bytes of this file at the start of every session, and cuts the rest silently.
+            At the start of every session Claude Code strips this file&apos;s frontmatter and comment blocks, then loads only the first {INDEX_MAX_LINES} lines or {INDEX_MAX_CHARS.toLocaleString('en-US')}{' '}
+            characters (UTF-16 code units, so Chinese text counts one per character) of what is left. Past the cut it tells the agent, never you.
           </p>
           <ol className="index-lines" aria-label="MEMORY.md lines">
             {view.lines.map((l) => {
-              const isCut = view.load.firstCutLine !== null && l.line >= view.load.firstCutLine;
+              const fate = lineFate(view.load, l.line);
               return (
-                <li key={l.line} className={`${isCut ? 'cut' : 'loaded'} ${l.kind}`} value={l.line}>
+                <li key={l.line} className={`${fate} ${l.kind}`} value={l.line} title={fate === 'hidden' ? 'Stripped by Claude Code before loading' : undefined}>
                   {view.load.firstCutLine === l.line && (
                     <div className="cut-line" role="separator">
                       ✂ The agent never sees anything below this line ({view.cutCount} pointers cut)
@@ -93,12 +104,13 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             })}
           </ol>
           <button onClick={() => setDraft(text ?? '')}>Edit MEMORY.md</button>
+          {agent && <AgentSees view={agent} />}
         </>
       ) : (
         <>
           <CodeMirror value={draft} height="420px" extensions={INDEX_EXTENSIONS} onChange={setDraft} aria-label="MEMORY.md text" />
           <p className={impact && (impact.newlyCut.length > 0 || impact.after.cut > 0) ? 'banner warning' : 'muted small'}>
-            After saving: {view.load.lines} lines, {view.load.bytes.toLocaleString('en-US')} bytes
+            After saving: {view.load.lines} lines, {view.load.chars.toLocaleString('en-US')} characters
             {impact && impact.after.cut > 0 ? `, ${impact.after.cut} pointers past the cut` : ', everything reaches the agent'}
             {impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>
@@ -111,5 +123,32 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         </>
       )}
     </div>
+  );
+}
+
+/** "What the agent sees": the next session's index text, and whether the last session got the same. */
+function AgentSees({ view }: { view: AgentIndexViewShape }) {
+  const differs = view.lastInjected !== null && view.lastInjected !== view.text;
+  const version = view.claudeCodeVersion ? `Claude Code ${view.claudeCodeVersion}` : 'Claude Code (version unknown: no transcript yet)';
+  return (
+    <section className="agent-sees" aria-label="What the agent sees">
+      <h3>What the agent sees</h3>
+      <p className="muted small">
+        The index exactly as {version} will load it at the next session start{view.truncated ? `, cut: MEMORY.md is ${view.reason}` : ''}.
+      </p>
+      {differs && (
+        <div className="banner warning" role="status">
+          The last session was given a different index than the one Claude Code will load next: MEMORY.md changed since, or Claude Code read it differently than Memdir predicts.
+        </div>
+      )}
+      {view.lastInjected === null && <p className="muted small">No transcript records what the last session was given.</p>}
+      <pre className="agent-text" aria-label="Index text the agent gets">{view.text || '(nothing: Claude Code loads no index)'}</pre>
+      {differs && (
+        <details>
+          <summary>What the last session was given</summary>
+          <pre className="agent-text" aria-label="Index text the last session got">{view.lastInjected}</pre>
+        </details>
+      )}
+    </section>
   );
 }

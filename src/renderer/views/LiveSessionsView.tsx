@@ -1,12 +1,13 @@
 /**
  * Live sessions (R-SESSION): each session's Session Memory note, its counters since the last
- * update and how far it is from the next one (more than 5,000 tokens of context growth AND at
- * least 3 tool calls). Refreshed every few seconds while open.
+ * update and how far it is from the next one (the first note at 10,000 tokens of context; then
+ * 5,000 tokens of growth and 3 tool calls, or a last response without tool calls), and the
+ * `summary.md` an older Claude Code wrote, where there is one. Refreshed every few seconds.
  */
 import { useEffect } from 'react';
 import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
-import { SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
+import { SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
 import { progressToNext, useSessions } from '../stores/sessions.js';
 
 const REFRESH_MS = 5_000;
@@ -25,8 +26,8 @@ function Progress({ label, value, text }: { label: string; value: number; text: 
 function nextUpdate(s: SessionStatus): string {
   if (s.due) return 'due at the next look';
   const needs: string[] = [];
-  if (s.tokensToNext > 0) needs.push(`${s.tokensToNext.toLocaleString('en-US')} more tokens`);
-  if (s.toolCallsToNext > 0) needs.push(`${s.toolCallsToNext} more tool call${s.toolCallsToNext === 1 ? '' : 's'}`);
+  if (s.tokensToNext > 0) needs.push(`${s.tokensToNext.toLocaleString('en-US')} more tokens${s.started ? '' : ' of context'}`);
+  if (s.toolCallsToNext > 0) needs.push(`${s.toolCallsToNext} more tool call${s.toolCallsToNext === 1 ? '' : 's'} (or an answer without tools)`);
   return needs.join(' and ');
 }
 
@@ -45,8 +46,10 @@ export function LiveSessionsView() {
         <h1>Live sessions</h1>
       </header>
       <p className="muted small">
-        Each live Claude Code session keeps a Session Memory note (current task, files changed, errors met, where the workflow stands). It is updated when the context grew by more than{' '}
-        {SESSION_MIN_TOKENS.toLocaleString('en-US')} tokens and {SESSION_MIN_TOOL_CALLS} tool calls happened since the last update, and before a compaction; it is removed when the session ends.
+        Each Claude Code session keeps a Session Memory note (current task, files changed, errors met, where the workflow stands), started once the context reaches{' '}
+        {SESSION_INIT_TOKENS.toLocaleString('en-US')} tokens, then updated when it grew by {SESSION_MIN_TOKENS.toLocaleString('en-US')} tokens and {SESSION_MIN_TOOL_CALLS} tool calls happened since (or the last
+        answer needed none), and before a compaction. With the hooks connected, Claude Code gets the note back after a compaction or a <code>--resume</code>. It is removed once the session
+        has been idle for the time set in Settings.
       </p>
       {error && <div className="banner error">{error}</div>}
       {loaded && sessions.length === 0 && <p className="muted">No live session. Sessions appear here while Claude Code works (connect the hooks in Settings, or keep Memdir open).</p>}
@@ -70,14 +73,19 @@ export function LiveSessionsView() {
                 <tr key={s.sessionId} className={`clickable${s.sessionId === selected ? ' selected' : ''}`} onClick={() => select(s.sessionId)}>
                   <td>
                     <code>{s.sessionId.slice(0, 8)}</code>
+                    {s.endedAt && <span className="chip">ended</span>}
                   </td>
                   <td className="small">{s.projectPath ?? s.project}</td>
                   <td className="num">{s.contextTokens.toLocaleString('en-US')}</td>
                   <td>
-                    <Progress label="Tokens toward the next update" value={progress.tokens} text={`${s.tokensSinceUpdate.toLocaleString('en-US')} / >${SESSION_MIN_TOKENS.toLocaleString('en-US')}`} />
+                    <Progress
+                      label="Tokens toward the next update"
+                      value={progress.tokens}
+                      text={s.started ? `${s.tokensSinceUpdate.toLocaleString('en-US')} / ${SESSION_MIN_TOKENS.toLocaleString('en-US')}` : `${s.contextTokens.toLocaleString('en-US')} / ${SESSION_INIT_TOKENS.toLocaleString('en-US')} to start`}
+                    />
                   </td>
                   <td>
-                    <Progress label="Tool calls toward the next update" value={progress.tools} text={`${s.toolCallsSinceUpdate} / ${SESSION_MIN_TOOL_CALLS}`} />
+                    <Progress label="Tool calls toward the next update" value={progress.tools} text={s.lastResponseUsedTools ? `${s.toolCallsSinceUpdate} / ${SESSION_MIN_TOOL_CALLS}` : `${s.toolCallsSinceUpdate} · answered without tools`} />
                   </td>
                   <td className="small">{nextUpdate(s)}</td>
                   <td className="small">
@@ -106,6 +114,19 @@ export function LiveSessionsView() {
             <p className="muted">No note yet: {nextUpdate(current)}.</p>
           )}
           {current.noteFile && <p className="muted small">{current.noteFile}</p>}
+          {current.endedAt && <p className="muted small">Claude Code ended this session at {new Date(current.endedAt).toLocaleString()}; the note is kept in case it is resumed.</p>}
+          {current.claudeCodeSummary && (
+            <section aria-label="Claude Code's own session summary">
+              <h3>Claude Code&apos;s own summary</h3>
+              <p className="muted small">
+                Written by an older Claude Code (its Session Memory, behind a flag) on {new Date(current.claudeCodeSummary.modifiedAt).toLocaleString()}: <code>{current.claudeCodeSummary.file}</code>
+                {current.claudeCodeSummary.truncated ? ' (only its beginning is shown)' : ''}
+              </p>
+              <div className="markdown">
+                <Markdown remarkPlugins={[remarkGfm]}>{current.claudeCodeSummary.text}</Markdown>
+              </div>
+            </section>
+          )}
         </section>
       )}
     </section>

@@ -3,6 +3,8 @@ import { useEffect, useState } from 'react';
 import { MODEL_TASKS, PROVIDER_CHOICES, THEMES } from '../../shared/app-settings.js';
 import { ExtractionSettings } from '../components/ExtractionSettings.js';
 import { useApp } from '../stores/app.js';
+import { useClaudeSettings } from '../stores/claude-settings.js';
+import { useDesktop } from '../stores/desktop.js';
 import { messageOf } from '../stores/errors.js';
 import { useNav } from '../stores/nav.js';
 import { useSettings } from '../stores/settings.js';
@@ -53,6 +55,39 @@ function TeamSettings() {
           </tbody>
         </table>
       )}
+    </fieldset>
+  );
+}
+
+/** The autoDreamEnabled switch: written to Claude Code's settings.json, read back from it. */
+function DreamSettings() {
+  const { autoDream, busy, error } = useClaudeSettings();
+  const { load, setAutoDream } = useClaudeSettings.getState();
+  useEffect(() => {
+    void load();
+  }, [load]);
+  return (
+    <fieldset>
+      <legend>Dreaming</legend>
+      {autoDream && (
+        <>
+          <label className="radio">
+            <input type="checkbox" disabled={busy || autoDream.problems.length > 0} checked={autoDream.inForce} onChange={(e) => void setAutoDream(e.target.checked)} /> Dream on a schedule
+            (<code>autoDreamEnabled</code>)
+          </label>
+          <p className="muted small">
+            Written to <code>{autoDream.settingsFile}</code>, where Claude Code reads it too — only that value changes.{' '}
+            {autoDream.value === null ? 'Your settings do not set it now: the default is in force.' : `Your settings set it to ${autoDream.value}.`} A project&apos;s own{' '}
+            <code>.claude/settings.json</code> or <code>settings.local.json</code> can still decide otherwise: each project&apos;s Dream tab shows what is in force. &quot;Dream now&quot; always works.
+          </p>
+          {[...autoDream.problems, ...autoDream.warnings].map((p) => (
+            <div key={p} className="banner warning">
+              {p}
+            </div>
+          ))}
+        </>
+      )}
+      {error && <div className="banner error">{error}</div>}
     </fieldset>
   );
 }
@@ -120,6 +155,40 @@ function ModelSettings() {
   );
 }
 
+/** The desktop app only: what runs in the background, start at login, the memdir command. */
+function DesktopSettings() {
+  const { status, busy, error } = useDesktop();
+  useEffect(() => {
+    void useDesktop.getState().load();
+  }, []);
+  if (!status?.available) return null;
+  const { setOpenAtLogin, installCommand } = useDesktop.getState();
+  return (
+    <fieldset>
+      <legend>Desktop app</legend>
+      <p>
+        Extraction, automatic dreams and team sync run only while Memdir runs.{' '}
+        {status.background.length > 0
+          ? `Now on: ${status.background.join('; ')} — so closing the window keeps Memdir in the tray (Quit from the tray menu).`
+          : 'None is on now, so closing the window quits Memdir.'}
+      </p>
+      {status.openAtLogin !== null && (
+        <label className="radio">
+          <input type="checkbox" checked={status.openAtLogin} disabled={busy} onChange={(e) => void setOpenAtLogin(e.target.checked)} /> Start at login
+        </label>
+      )}
+      <div className="inline-form">
+        <button disabled={busy || !status.command.installable || status.command.installed} onClick={() => void installCommand()}>
+          {status.command.installed ? 'The memdir command is installed' : 'Install the memdir command'}
+        </button>
+        {status.command.path && <code className="small">{status.command.path}</code>}
+      </div>
+      {status.command.note && <p className="muted small">{status.command.note}</p>}
+      {error && <div className="banner error">{error}</div>}
+    </fieldset>
+  );
+}
+
 export function SettingsView() {
   const { info, busy } = useApp();
   const { setHome, openDemo } = useApp.getState();
@@ -164,8 +233,10 @@ export function SettingsView() {
           </label>
         ))}
       </fieldset>
+      <DesktopSettings />
       <ModelSettings />
       <ExtractionSettings />
+      <DreamSettings />
       <TeamSettings />
       <p className="muted small">Memdir {info?.version}</p>
     </section>

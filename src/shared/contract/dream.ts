@@ -125,6 +125,21 @@ export type DreamRecord = z.infer<typeof dreamRecordSchema>;
 /** Thresholds in force (Memdir's settings, `dream` section). */
 export const dreamThresholdsSchema = z.object({ minHours: z.number(), minSessions: z.number(), maxDeleteShare: z.number() });
 
+/** R-DREAM-GATE: whether Claude Code itself would consolidate the project (its cached flag, per version). */
+export const claudeCodeDreamSchema = z.object({
+  wouldDream: z.boolean(),
+  reason: z.string(),
+  /** The version the rule was chosen for (the newest transcript's), or null. */
+  version: z.string().nullable(),
+  rule: z.enum(['2.1.88', '2.1.332']),
+  flag: z.object({ enabled: z.boolean(), available: z.boolean(), minHours: z.number().nullable(), minSessions: z.number().nullable() }).nullable(),
+  flagFile: z.string().nullable(),
+  /** `autoDreamEnabled` as Claude Code sees it (null: not set) and the file that set it. */
+  setting: z.boolean().nullable(),
+  settingFrom: z.string().nullable(),
+});
+export type ClaudeCodeDreamStatus = z.infer<typeof claudeCodeDreamSchema>;
+
 /** The Dream tab of a project. */
 export const dreamStatusSchema = z.object({
   dir: z.string(),
@@ -139,7 +154,11 @@ export const dreamStatusSchema = z.object({
   method: z.object({ kind: z.enum(['model', 'rules']), detail: z.string() }),
   /** Whether the scheduler dreams this project by itself (the app runs it; the CLI never does). */
   scheduled: z.boolean(),
+  /** Whether Claude Code would dream it by itself, apart from Memdir. */
+  claudeCode: claudeCodeDreamSchema,
   lastDream: dreamRecordSchema.nullable(),
+  /** When the last dream was interrupted (killed, crashed) and undone: when it started and what recovery did. */
+  recovered: z.object({ id: z.string(), at: z.string(), detail: z.string() }).nullable(),
 });
 export type DreamStatusView = z.infer<typeof dreamStatusSchema>;
 

@@ -35,10 +35,18 @@ export const appEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('home-changed'), home: z.string() }),
   z.object({ type: z.literal('job'), job: jobSchema }),
   z.object({ type: z.literal('alert'), alert: alertSchema }),
-  /** A project's team sync state changed (a sync ran, a conflict came or went). */
-  z.object({ type: z.literal('team-changed'), dir: z.string() }),
+  /**
+   * A project's team sync state changed (a sync ran, a conflict came or went); `newConflicts`:
+   * team keys a pull has just kept as conflicts (an unpushed local edit the server overwrote).
+   */
+  z.object({ type: z.literal('team-changed'), dir: z.string(), newConflicts: z.array(z.string()).optional() }),
   /** The alert list changed (raised, resolved, dismissed); `open` is the badge count. */
   z.object({ type: z.literal('alerts-changed'), open: z.number() }),
+  /**
+   * Main sends the window to a place (`#/p/<dir>/team`): a notification clicked, a `memdir://`
+   * link opened; `message` is shown there (a link to a project that does not exist).
+   */
+  z.object({ type: z.literal('navigate'), hash: z.string(), message: z.string().nullable() }),
 ]);
 export type AppEvent = z.infer<typeof appEventSchema>;
 

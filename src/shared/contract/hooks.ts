@@ -1,15 +1,23 @@
 /**
- * Claude Code hooks (SPEC §11): "Connect to Claude Code" adds `Stop`, `PreCompact` and
- * `SessionEnd` hooks running `memdir hook <event>` to the home's `settings.json`. The change is
- * planned first (a diff the user reads), then applied only if the file is still what the plan
- * was made from.
+ * Claude Code hooks (SPEC §11): "Connect to Claude Code" adds Memdir's hooks to the home's
+ * `settings.json` — `Stop`, `PreCompact` and `SessionEnd` spool the event for the app,
+ * `SessionStart` (sources `compact` and `resume`) hands the session's Session Memory note back
+ * to Claude Code. The change is planned first (a diff the user reads), then applied only if the
+ * file is still what the plan was made from.
  */
 import { z } from 'zod';
 import { mutation, query } from './define.js';
 
-/** The hook events Memdir uses (SPEC §11). */
-export const MEMDIR_HOOK_EVENTS = ['Stop', 'PreCompact', 'SessionEnd'] as const;
+/** The hook events Memdir installs (SPEC §11). */
+export const MEMDIR_HOOK_EVENTS = ['Stop', 'PreCompact', 'SessionEnd', 'SessionStart'] as const;
 export type MemdirHookEvent = (typeof MEMDIR_HOOK_EVENTS)[number];
+
+/** The events that are spooled for the app (SessionStart answers Claude Code directly instead). */
+export const SPOOLED_HOOK_EVENTS = ['Stop', 'PreCompact', 'SessionEnd'] as const;
+export type SpooledHookEvent = (typeof SPOOLED_HOOK_EVENTS)[number];
+
+/** The `SessionStart` sources after which Memdir hands the note back (R-SESSION). */
+export const SESSION_START_MATCHER = 'compact|resume';
 
 export const hooksActionSchema = z.enum(['connect', 'disconnect']);
 export type HooksAction = z.infer<typeof hooksActionSchema>;
@@ -18,7 +26,7 @@ export type HooksAction = z.infer<typeof hooksActionSchema>;
 export const hooksStatusSchema = z.object({
   settingsFile: z.string(),
   exists: z.boolean(),
-  /** `all` three events, `partial`, or `none`. */
+  /** `all` the events, `partial`, or `none`. */
   connected: z.enum(['all', 'partial', 'none']),
   events: z.array(
     z.object({
@@ -29,9 +37,9 @@ export const hooksStatusSchema = z.object({
       current: z.boolean(),
     }),
   ),
-  /** The command connecting would add (with `<event>` in place of the event name). */
+  /** The `memdir hook` command connecting installs for SessionStart (and on Windows for every event), with `<event>` in place of the event name. */
   command: z.string(),
-  /** The app is listening for hook events on its local socket. */
+  /** A running app takes the spooled events as they arrive. */
   listening: z.boolean(),
   /** Hook events spooled on disk, waiting for the app. */
   spooled: z.number(),
@@ -48,10 +56,10 @@ export const hooksPlanSchema = z.object({
   diff: z.string(),
   /** Identifies the file the plan was made from: applying refuses if it changed since. */
   baseHash: z.string(),
-  /** The file's whitespace will be rewritten (its content and key order are kept). */
-  formattingNormalized: z.boolean(),
   /** Why the plan cannot be applied (an unreadable settings.json), in words. */
   problems: z.array(z.string()),
+  /** What the user should know before applying (Claude Code ignores a file with comments, …). */
+  warnings: z.array(z.string()),
 });
 export type HooksPlan = z.infer<typeof hooksPlanSchema>;
 

@@ -6,6 +6,8 @@ import type { Def, QueryDef, SubscriptionDef } from './define.js';
 import { agentsContract } from './agents.js';
 import { alertsContract } from './alerts.js';
 import { appContract } from './app.js';
+import { claudeSettingsContract } from './claude-settings.js';
+import { desktopContract } from './desktop.js';
 import { dreamContract } from './dream.js';
 import { eventsContract } from './events.js';
 import { extractContract } from './extract.js';
@@ -26,9 +28,11 @@ export const CONTRACT = {
   ...extractContract,
   ...sessionContract,
   ...hooksContract,
+  ...claudeSettingsContract,
   ...dreamContract,
   ...teamContract,
   ...alertsContract,
+  ...desktopContract,
 } satisfies Record<string, Def>;
 
 export type Contract = typeof CONTRACT;

@@ -21,6 +21,20 @@ export const memoryDocSchema = z.object({
 });
 export type MemoryDoc = z.infer<typeof memoryDocSchema>;
 
+/** What the agent sees of MEMORY.md (`memdir show --loaded --json`, R-INDEX). */
+export const agentIndexViewSchema = z.object({
+  /** The index exactly as Claude Code will load it next (empty: it loads none). */
+  text: z.string(),
+  truncated: z.boolean(),
+  /** Why it is cut, in Claude Code's words, or null. */
+  reason: z.string().nullable(),
+  /** The Claude Code version in the newest transcript (it words the warning), or null. */
+  claudeCodeVersion: z.string().nullable(),
+  /** What the newest transcript recorded as injected, or null. */
+  lastInjected: z.string().nullable(),
+});
+export type AgentIndexViewShape = z.infer<typeof agentIndexViewSchema>;
+
 export const memoriesContract = {
   'memories.read': query('One memory file, parsed, with its problems.', dirRef.extend({ file: fileName }), memoryDocSchema),
   'memories.create': mutation(
@@ -36,6 +50,7 @@ export const memoriesContract = {
   'memories.rename': mutation('Rename a memory file; its index pointers follow.', dirRef.extend({ from: fileName, to: fileName }), writeResult),
   'memories.delete': mutation('Delete a memory and its pointers. It stays in history and can be restored.', dirRef.extend({ file: fileName }), writeResult),
   'index.read': query('MEMORY.md as text (empty when there is none).', dirRef, z.object({ text: z.string(), exists: z.boolean() })),
+  'index.loaded': query('MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded.', projectRef, agentIndexViewSchema),
   'index.save': mutation('Save MEMORY.md. With baseText, refused with a conflict if it changed on disk since.', dirRef.extend({ text: z.string().max(5_000_000), baseText: z.string().optional() }), writeResult),
   'health.fix': mutation(
     'Apply safe fixes: add orphans to the index, drop dangling pointers, drop repeated pointers.',

@@ -1,7 +1,7 @@
 /** Projects and their memories as the dashboard and the browser see them. */
 import { z } from 'zod';
 import { MEMORY_TYPES } from '../memory-types.js';
-import { indexSummarySchema, memoryDirScanSchema, projectScanSchema, projectSettingsSchema } from '../scan-types.js';
+import { indexSummarySchema, launchDirSchema, memoryDirScanSchema, projectScanSchema, projectSettingsSchema } from '../scan-types.js';
 import { query } from './define.js';
 import { projectRef } from './common.js';
 
@@ -19,6 +19,10 @@ export const projectSummarySchema = z.object({
   problems: z.object({ error: z.number(), warning: z.number(), hint: z.number() }),
   lastChangeMs: z.number().nullable(),
   transcripts: z.number(),
+  /** Where the project's sessions were launched (R-LAYOUT) and whether each writes memory. */
+  launchDirs: z.array(launchDirSchema),
+  /** Set when Claude Code never reads this memory: the folder its sessions read instead. */
+  readInstead: z.string().nullable(),
   settings: projectSettingsSchema,
 });
 export type ProjectSummary = z.infer<typeof projectSummarySchema>;

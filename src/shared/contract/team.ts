@@ -13,8 +13,8 @@ import { projectRef } from './common.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
-/** How a conflict was resolved. */
-export const CONFLICT_RESOLUTIONS = ['server', 'mine', 'merge'] as const;
+/** How a conflict was resolved: the team's version, mine, a merged text, or both sides kept where they overlap. */
+export const CONFLICT_RESOLUTIONS = ['server', 'mine', 'merge', 'both'] as const;
 export type ConflictResolution = (typeof CONFLICT_RESOLUTIONS)[number];
 
 /**
@@ -46,7 +46,7 @@ export const teamConflictSchema = z.object({
 export type TeamConflict = z.infer<typeof teamConflictSchema>;
 
 /** Why a local team file is not on the server (yet). */
-export const WAITING_REASONS = ['pending', 'secret', 'invalid-key', 'too-large', 'not-utf8', 'binary', 'symlink', 'not-a-file', 'too-deep', 'server-moved', 'refused'] as const;
+export const WAITING_REASONS = ['pending', 'secret', 'invalid-key', 'too-large', 'not-utf8', 'binary', 'symlink', 'hardlink', 'not-a-file', 'too-deep', 'server-moved', 'refused'] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
 
 export const waitingItemSchema = z.object({ key: z.string(), reason: z.enum(WAITING_REASONS), detail: z.string() });
@@ -75,8 +75,23 @@ export const teamConnectionViewSchema = z.object({
 /** What one sync did (also `memdir team sync --json`). */
 export const syncReportSchema = z.object({
   /** 304: nothing new (no body); 200: entries came; null: no pull in this sync. */
-  pull: z.object({ status: z.union([z.literal(200), z.literal(304)]).nullable(), full: z.boolean(), written: z.array(z.string()), conflicts: z.array(z.string()), refused: z.array(z.object({ key: z.string(), reason: z.string() })) }),
-  push: z.object({ uploaded: z.array(z.string()), attempts: z.number(), stale: z.number(), requests: z.number() }),
+  pull: z.object({
+    status: z.union([z.literal(200), z.literal(304)]).nullable(),
+    full: z.boolean(),
+    written: z.array(z.string()),
+    /** Keys where the server's and the local changes touched different lines: merged, written, pushed. */
+    merged: z.array(z.string()),
+    conflicts: z.array(z.string()),
+    refused: z.array(z.object({ key: z.string(), reason: z.string() })),
+  }),
+  push: z.object({
+    uploaded: z.array(z.string()),
+    /** Keys of a push whose answer was lost, which the server confirmed it had saved. */
+    confirmed: z.array(z.string()),
+    attempts: z.number(),
+    stale: z.number(),
+    requests: z.number(),
+  }),
   waiting: z.array(waitingItemSchema),
   /** Local file bytes read to hash them (0 when nothing changed). */
   bytesHashed: z.number(),
@@ -137,6 +152,14 @@ export const conflictDetailSchema = z.object({
   theirs: z.string(),
   /** sha256 of `theirs`: sent back with "take mine" or a merge, so an edit since is never overwritten. */
   theirsSha: sha.nullable(),
+  /** The version both sides last agreed on (null: not known on this machine). */
+  base: z.string().nullable(),
+  /** The three-way merge of mine and theirs on the base, overlapping places between conflict markers (null without a base). */
+  proposal: z.string().nullable(),
+  /** The same merge with every overlap resolved by keeping both sides, mine first (no markers): where the app's merge editor starts. */
+  both: z.string().nullable(),
+  /** Places where mine and theirs overlap (0: the proposal is a clean merge; null without a base). */
+  overlaps: z.number().int().nonnegative().nullable(),
 });
 export type ConflictDetail = z.infer<typeof conflictDetailSchema>;
 
@@ -152,7 +175,7 @@ export const teamContract = {
   'team.sync': mutation('Sync now: pull (server wins per key; unpushed local edits kept as conflicts), then push the delta.', projectRef, syncReportSchema),
   'team.conflict': query('Both versions of a conflict, for the side-by-side merge.', projectRef.extend({ id: z.string().min(1).max(100) }), conflictDetailSchema),
   'team.resolve': mutation(
-    "Resolve a conflict: keep the server's version, take mine (written and pushed), or a merged text (written and pushed). With theirsSha, nothing is written when the file changed since.",
+    "Resolve a conflict: keep the server's version, take mine (written and pushed), keep both sides where they overlap, or a merged text (written and pushed). With theirsSha, nothing is written when the file changed since.",
     projectRef.extend({ id: z.string().min(1).max(100), take: z.enum(CONFLICT_RESOLUTIONS), text: z.string().max(1_000_000).optional(), theirsSha: sha.nullable().optional() }),
     z.object({ conflict: teamConflictSchema, rev: z.string().nullable(), report: syncReportSchema.nullable() }),
   ),

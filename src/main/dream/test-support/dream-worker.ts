@@ -3,7 +3,7 @@
  * of a crafted dir and pauses where told — at the start of a phase, or right after apply wrote
  * its first file — printing "paused <where>" and waiting to be killed. Otherwise prints
  * "done <status>" at the end.
- *   dream-worker.ts <memoryDir> <projectDir> <dataDir> <orient|gather|consolidate|prune|apply|apply-write|none>
+ *   dream-worker.ts <memoryDir> <projectDir> <dataDir> <orient|gather|consolidate|prune|apply|apply-write|committed|none>
  */
 import { defaultAppSettings } from '../../settings/app-settings.js';
 import { runDream } from '../run-dream.js';
@@ -25,6 +25,6 @@ const { record, reason } = await runDream({
   settings: { ...defaultAppSettings().dream, maxDeleteShare: 1 },
   provider: null,
   force: true,
-  hooks: { atPhase: (phase) => pause(phase), afterFirstWrite: () => pause('apply-write') },
+  hooks: { atPhase: (phase) => pause(phase), afterFirstWrite: () => pause('apply-write'), afterCommit: () => pause('committed') },
 });
 process.stdout.write(`done ${record?.status ?? `not-started ${reason}`}\n`);

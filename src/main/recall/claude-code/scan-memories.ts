@@ -169,11 +169,13 @@ function parseYaml(source: string): unknown {
   const simple = scanFrontmatter(source);
   if (simple !== undefined) return simple;
   // Duplicate keys: the last one wins, as in Claude Code's parser; then its quoting retry.
+  // `logLevel: 'error'`: the library's warnings would print the file's own text to stderr, raw
+  // (frontmatter-yaml.ts).
   try {
-    return YAML.parse(source, { uniqueKeys: false });
+    return YAML.parse(source, { uniqueKeys: false, logLevel: 'error' });
   } catch {
     try {
-      return YAML.parse(quoteProblematicValues(source), { uniqueKeys: false });
+      return YAML.parse(quoteProblematicValues(source), { uniqueKeys: false, logLevel: 'error' });
     } catch {
       return {};
     }

@@ -7,7 +7,7 @@
  * privileged custom scheme (`app://memdir/`) with a strict CSP, navigation and new windows
  * blocked, permissions denied, and every IPC call checked to come from our own main frame.
  */
-import { app, BrowserWindow, ipcMain, Menu, Notification, net, protocol, shell, Tray, nativeImage, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, ipcMain, Menu, Notification, nativeTheme, net, protocol, shell, Tray, nativeImage, type IpcMainInvokeEvent } from 'electron';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,6 +15,12 @@ import { parseArgs } from 'node:util';
 import { AppContext } from '../../app/app-context.js';
 import { createAppDispatcher } from '../../api/index.js';
 import { CONTENT_SECURITY_POLICY } from '../host/host-server.js';
+import { backgroundWork } from '../../desktop/background-work.js';
+import { DEEP_LINK_SCHEME, type DeepLinkTarget, deepLinkIn, deepLinkTarget } from '../../desktop/deep-link.js';
+import type { DesktopShell } from '../../desktop/desktop-shell.js';
+import { autostartFile, autostartProgram, readAutostart, writeAutostart } from '../../desktop/linux-autostart.js';
+import { notificationFor } from '../../desktop/notifications.js';
+import { loadAppSettings } from '../../settings/app-settings.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, SUBSCRIBE_CHANNEL } from './ipc-channels.js';
 import { loadWindowState, saveWindowState } from './window-state.js';
 
@@ -25,7 +31,33 @@ const ORIGIN = 'app://memdir';
 
 protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
+/** What only the desktop app can do, for the services (src/main/desktop/desktop-shell.ts). */
+const desktop: DesktopShell = {
+  revealFile: (file) => shell.showItemInFolder(file),
+  openFile: (file) => shell.openPath(file),
+  // Electron's login-item API works on macOS and Windows; Linux uses the autostart entry.
+  openAtLogin: async () => (process.platform === 'linux' ? readAutostart(autostartFile(process.env)) : app.getLoginItemSettings().openAtLogin),
+  setOpenAtLogin: async (on) => {
+    if (process.platform === 'linux') await writeAutostart(autostartFile(process.env), on, autostartProgram(process.env));
+    else app.setLoginItemSettings({ openAtLogin: on });
+  },
+  applyTheme: (theme) => {
+    nativeTheme.themeSource = theme;
+  },
+};
+
+// A link opened before the window can show it (macOS sends it before 'ready').
+let pendingLink: string | null = deepLinkIn(process.argv);
+let openLink: (url: string) => void = (url) => {
+  pendingLink = url;
+};
+app.on('open-url', (event, url) => {
+  event.preventDefault();
+  openLink(url);
+});
+
 if (!app.requestSingleInstanceLock()) {
+  // A second start (npm start, a memdir:// link): the running instance gets our argv and comes forward.
   app.quit();
 } else {
   void main();
@@ -33,8 +65,10 @@ if (!app.requestSingleInstanceLock()) {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ args: process.argv.slice(app.isPackaged ? 1 : 2), options: { home: { type: 'string' } }, strict: false });
+  if (app.isPackaged) app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME);
   await app.whenReady();
-  const ctx = await AppContext.create({ ...(typeof values.home === 'string' ? { homeFlag: values.home } : {}), watch: true });
+  const ctx = await AppContext.create({ ...(typeof values.home === 'string' ? { homeFlag: values.home } : {}), watch: true, desktop });
+  desktop.applyTheme((await loadAppSettings(ctx.dataDir)).settings.theme);
   const dispatcher = createAppDispatcher(ctx);
 
   protocol.handle('app', (request) => {
@@ -61,7 +95,51 @@ async function main(): Promise<void> {
   });
   if (state.maximized) win.maximize();
   win.once('ready-to-show', () => win.show());
-  win.on('close', () => saveWindowState(ctx.dataDir, win.getNormalBounds(), win.isMaximized()));
+  const bringForward = () => {
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+  };
+
+  // Closing the window keeps Memdir in the tray while background work is on (extraction,
+  // dreams, team sync run only while it runs — Settings says so); with none, it quits.
+  let quitting = false;
+  app.on('before-quit', () => {
+    quitting = true;
+  });
+  win.on('close', (event) => {
+    saveWindowState(ctx.dataDir, win.getNormalBounds(), win.isMaximized());
+    if (quitting) return;
+    event.preventDefault();
+    void backgroundWork(ctx)
+      .catch(() => [])
+      .then((work) => (work.length > 0 ? win.hide() : app.quit()));
+  });
+
+  // The renderer's event stream: places to go wait until it listens.
+  let rendererListening = false;
+  let pendingTarget: DeepLinkTarget | null = null;
+  const navigate = (target: DeepLinkTarget) => {
+    bringForward();
+    if (rendererListening) ctx.events.publish({ type: 'navigate', ...target });
+    else pendingTarget = target;
+  };
+  openLink = (url) => void deepLinkTarget(url, (dir) => ctx.project(dir)).then(navigate);
+  if (pendingLink) openLink(pendingLink);
+  pendingLink = null;
+
+  // Notifications only for what needs the user (secret alerts, sync conflicts); a click opens
+  // the place to act. Kept referenced until closed, or a click could arrive at a collected one.
+  const shown = new Set<Notification>();
+  ctx.events.subscribe((event) => {
+    const note = notificationFor(event);
+    if (!note || !Notification.isSupported()) return;
+    const notification = new Notification({ title: note.title, body: note.body });
+    shown.add(notification);
+    notification.on('click', () => navigate({ hash: note.hash, message: null }));
+    notification.on('close', () => shown.delete(notification));
+    notification.show();
+  });
 
   // Only our own main frame may call main.
   const fromUs = (event: IpcMainInvokeEvent): boolean => event.sender === win.webContents && event.senderFrame !== null && event.senderFrame === win.webContents.mainFrame && new URL(event.senderFrame.url).origin === ORIGIN;
@@ -75,9 +153,13 @@ async function main(): Promise<void> {
     unsubscribe?.();
     const sub = dispatcher.subscribe(name, input, (e) => {
       if (!win.isDestroyed()) win.webContents.send(EVENT_CHANNEL, e);
-      if (e.type === 'alert' && Notification.isSupported()) new Notification({ title: e.alert.title, body: e.alert.message }).show();
     });
     unsubscribe = sub.ok ? sub.unsubscribe : null;
+    if (sub.ok && !rendererListening) {
+      rendererListening = true;
+      if (pendingTarget) ctx.events.publish({ type: 'navigate', ...pendingTarget });
+      pendingTarget = null;
+    }
     return { ok: sub.ok };
   });
 
@@ -118,17 +200,19 @@ async function main(): Promise<void> {
   tray.setToolTip('Memdir');
   tray.setContextMenu(
     Menu.buildFromTemplate([
-      { label: 'Show Memdir', click: () => (win.show(), win.focus()) },
+      { label: 'Show Memdir', click: bringForward },
       { label: 'Dream now', click: () => void dreamNow() },
       { type: 'separator' },
       { label: 'Quit', role: 'quit' },
     ]),
   );
 
-  app.on('second-instance', () => {
-    if (win.isMinimized()) win.restore();
-    win.focus();
+  app.on('second-instance', (_event, argv) => {
+    bringForward();
+    const link = deepLinkIn(argv);
+    if (link) openLink(link);
   });
+  app.on('activate', bringForward);
   app.on('window-all-closed', () => app.quit());
   app.on('before-quit', () => void ctx.close());
   await win.loadURL(`${ORIGIN}/index.html`);

@@ -10,7 +10,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 export type Behaviour =
-  | { kind: 'entries'; entries: Record<string, { content: string; sha256?: string }> }
+  /** `putEtag`: the ETag its push answers carry in their body; `etag`: the one its entries answers carry (header and body). */
+  | { kind: 'entries'; entries: Record<string, { content: string; sha256?: string }>; putEtag?: string; etag?: string }
   | { kind: 'huge-body'; declareLength?: boolean }
   | { kind: 'endless-412' }
   /** An empty team whose every push is answered with `status` and `body`. */
@@ -47,22 +48,36 @@ export async function startMaliciousServer(behaviour: Behaviour): Promise<Malici
   const server = http.createServer((req, res) => {
     counts.requests++;
     counts.authorization.push(req.headers.authorization ?? '');
-    req.resume();
     const url = new URL(req.url ?? '/', 'http://x');
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => answer(req, res, url, Buffer.concat(chunks).toString('utf8')));
+  });
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse, url: URL, text: string): void => {
     const isEntries = url.pathname.endsWith('/entries');
     const isChecksums = url.pathname.endsWith('/checksums');
     if (url.pathname === '/v1/me') return send(res, 200, { team: 'platform', member: 'victim', tokenId: '0'.repeat(16) });
+    // Only the 'entries' server speaks protocol 2; the others are old servers (the client falls back to protocol 1).
+    if (url.pathname.startsWith('/v2/') && behaviour.kind !== 'entries') return send(res, 404, { error: 'not-found', message: 'Not found.' });
     switch (behaviour.kind) {
       case 'entries': {
+        if (req.method === 'PUT' && url.pathname.startsWith('/v2/')) {
+          // Protocol 2: every key "committed".
+          counts.puts++;
+          const body = JSON.parse(text) as { pushId: string; entries: Record<string, unknown> };
+          version++;
+          return send(res, 200, { pushId: body.pushId, version, previousVersion: version - 1, etag: behaviour.putEtag ?? `"${EPOCH}-${version}"`, committed: Object.keys(body.entries), unchanged: [], conflicts: {}, replayed: false });
+        }
         if (req.method === 'PUT') {
           counts.puts++;
-          return send(res, 200, { version: ++version, etag: `"${EPOCH}-${version}"`, changed: [], unchanged: [] });
+          return send(res, 200, { version: ++version, etag: behaviour.putEtag ?? `"${EPOCH}-${version}"`, changed: [], unchanged: [] });
         }
+        const etag = behaviour.etag ?? `"${EPOCH}-${version}"`;
         const entries = Object.fromEntries(
           Object.entries(behaviour.entries).map(([key, e]) => [key, { content: e.content, sha256: e.sha256 ?? sha(e.content), updatedAt: '2026-01-01T00:00:00Z', updatedBy: 'mallory' }]),
         );
-        if (isChecksums) return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, checksums: Object.fromEntries(Object.entries(entries).map(([k, e]) => [k, e.sha256])) });
-        return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, full: true, entries });
+        if (isChecksums) return send(res, 200, { team: 'platform', version, etag, checksums: Object.fromEntries(Object.entries(entries).map(([k, e]) => [k, e.sha256])) }, { etag });
+        return send(res, 200, { team: 'platform', version, etag, full: true, entries }, { etag });
       }
       case 'huge-body': {
         // A JSON document that never closes: 1 GB of one string, unless the client hangs up first.
@@ -106,13 +121,13 @@ export async function startMaliciousServer(behaviour: Behaviour): Promise<Malici
         return;
       case 'redirect':
         res.writeHead(307, { location: `${behaviour.to}${req.url ?? '/'}` });
-        return res.end();
+        return void res.end();
       case 'garbage':
         res.writeHead(200, { 'content-type': 'application/json', etag: `"${EPOCH}-1"` });
         counts.bytesSent += 20;
-        return res.end('{"entries": [1, 2, 3');
+        return void res.end('{"entries": [1, 2, 3');
     }
-  });
+  };
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

@@ -1,0 +1,83 @@
+/**
+ * "What the agent sees" in the index view, in real Chromium against the real headless host: the
+ * text Claude Code will load at the next session start (cut, with its warning), and a warning
+ * when the newest transcript recorded a different injection (R-INDEX).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadIndexAsClaudeCode } from '../src/shared/index-load.js';
+import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { type Host, artifact, startHost } from './support/host.js';
+
+requireBrowser();
+
+const FIXTURES = path.resolve(__dirname, '../test/fixtures/claude-code-index');
+
+/** A project whose newest transcript recorded `injected` as the index Claude Code 2.1.332 loaded. */
+async function project(home: string, dir: string, cwd: string, index: string, injected: string) {
+  const folder = path.join(home, 'projects', dir);
+  await fs.mkdir(path.join(folder, 'memory'), { recursive: true });
+  await fs.writeFile(path.join(folder, 'memory', 'MEMORY.md'), index);
+  // The attachment line as Claude Code 2.1.332 wrote it, with this project's content.
+  const record = JSON.parse(await fs.readFile(path.join(FIXTURES, 'instructions-attachment.jsonl'), 'utf8'));
+  record.cwd = cwd;
+  record.attachment.files[0].content = injected;
+  await fs.writeFile(path.join(folder, '7c1d2e3f-0000-4000-8000-000000000001.jsonl'), `${JSON.stringify(record)}\n`);
+}
+
+describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+  let root: string;
+  let host: Host;
+  let browser: Browser;
+  let page: Page;
+  const index = async () => fs.readFile(path.join(FIXTURES, 'fm-comment-220.md'), 'utf8');
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-agent-'));
+    const home = path.join(root, 'home');
+    const text = await index();
+    // Stale: the last session got a 2-line index; the file has changed since.
+    await project(home, '-work-stale', '/work/stale', text, '- [Entry 1](entry_001.md) — hook number 1\n- [Entry 2](entry_002.md) — hook number 2');
+    // In step: the last session got exactly what Memdir predicts.
+    await project(home, '-work-fresh', '/work/fresh', text, loadIndexAsClaudeCode(text, { version: '2.1.332' }).text);
+    host = await startHost(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')]);
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.stop();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('shows the exact text of the next session start, and warns that the last session got another', async () => {
+    await page.goto(host.url);
+    await page.getByRole('button', { name: '/work/stale' }).click();
+    await page.getByRole('button', { name: 'MEMORY.md' }).click();
+    const sees = page.getByRole('region', { name: 'What the agent sees' });
+    await sees.waitFor();
+    const text = sees.getByLabel('Index text the agent gets');
+    await expect.poll(() => text.textContent()).toBe(loadIndexAsClaudeCode(await index(), { version: '2.1.332' }).text);
+    expect(await text.textContent()).toContain('> WARNING: MEMORY.md is 220 lines (limit: 200). Only part of it was loaded: 20 of 220 lines were cut off, starting at line 201');
+    await expect.poll(() => sees.getByRole('status').textContent()).toContain('The last session was given a different index');
+    await sees.getByText('What the last session was given').click();
+    await expect.poll(() => sees.getByLabel('Index text the last session got').textContent()).toContain('- [Entry 2](entry_002.md)');
+    // The frontmatter and the comment block are shown as stripped; entry 201 (file line 210) starts the cut.
+    await expect.poll(() => page.locator('.index-lines li.hidden').count()).toBe(9);
+    await expect.poll(() => page.locator('.index-lines li.cut').first().textContent()).toContain('entry_201.md');
+    await page.screenshot({ path: artifact('agent-index-stale.png'), fullPage: true });
+  });
+
+  it('says nothing when the last session got what Memdir predicts', async () => {
+    await page.getByRole('button', { name: 'Projects', exact: true }).click();
+    await page.getByRole('button', { name: '/work/fresh' }).click();
+    await page.getByRole('button', { name: 'MEMORY.md' }).click();
+    const sees = page.getByRole('region', { name: 'What the agent sees' });
+    await sees.waitFor();
+    await expect.poll(() => sees.getByLabel('Index text the agent gets').textContent()).toContain('Only part of it was loaded');
+    expect(await sees.getByRole('status').count()).toBe(0);
+  });
+});

@@ -1,0 +1,70 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../main.js';
+
+// `memdir show <project> --loaded [--json]`: the index as Claude Code will load it, beside what
+// the newest transcript recorded as injected. The attachment line is one Claude Code 2.1.332
+// wrote (test/fixtures/claude-code-index/instructions-attachment.jsonl).
+const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/claude-code-index');
+let root: string;
+let home: string;
+let memory: string;
+const env = () => ({ CLAUDE_CONFIG_DIR: home, MEMDIR_DATA_DIR: path.join(root, 'data') });
+
+async function run(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { out: (t) => (out += t), err: (t) => (err += t), env: env(), cwd: root });
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-loaded-'));
+  home = path.join(root, 'home');
+  memory = path.join(home, 'projects', '-work-app', 'memory');
+  await fs.mkdir(memory, { recursive: true });
+  await fs.mkdir(path.join(home, 'projects', '-work-old', 'memory'), { recursive: true });
+});
+afterAll(() => fs.rm(root, { recursive: true, force: true }));
+
+describe('memdir show --loaded', () => {
+  it('prints what the agent gets and what the newest transcript says it got', async () => {
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '---\nname: index\n---\n- [A](a.md) — first\n- [B](b.md) — second\n');
+    const attachment = await fs.readFile(path.join(FIXTURES, 'instructions-attachment.jsonl'), 'utf8');
+    await fs.writeFile(path.join(home, 'projects', '-work-app', '0b6f3f6e-1111-4222-8333-944455556666.jsonl'), `{"type":"user","version":"2.1.332","cwd":"/work/app","sessionId":"s","message":{"role":"user","content":"hi"}}\n${attachment}`);
+    const text = await run('show', '-work-app', '--loaded');
+    expect(text.code).toBe(0);
+    expect(text.out).toBe('- [A](a.md) — first\n- [B](b.md) — second\n');
+    const json = JSON.parse((await run('show', '-work-app', '--loaded', '--json')).out);
+    expect(json).toEqual({ text: '- [A](a.md) — first\n- [B](b.md) — second', truncated: false, reason: null, claudeCodeVersion: '2.1.332', lastInjected: '- [A](a.md) — first\n- [B](b.md) — second' });
+  });
+
+  it('words the warning for the version the user runs, and shows when the last injection differs', async () => {
+    const index = await fs.readFile(path.join(FIXTURES, 'lines-201.md'), 'utf8');
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), index);
+    const transcript = path.join(home, 'projects', '-work-app', '0b6f3f6e-1111-4222-8333-944455556666.jsonl');
+    const old = (await fs.readFile(transcript, 'utf8')).replaceAll('2.1.332', '2.1.88');
+    await fs.writeFile(transcript, old);
+    const json = JSON.parse((await run('show', '-work-app', '--loaded', '--json')).out);
+    expect(json).toMatchObject({ truncated: true, reason: '201 lines (limit: 200)', claudeCodeVersion: '2.1.88', lastInjected: '- [A](a.md) — first\n- [B](b.md) — second' });
+    expect(json.text.endsWith('\n\n> WARNING: MEMORY.md is 201 lines (limit: 200). Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.')).toBe(true);
+    expect(json.text).not.toBe(json.lastInjected);
+  });
+
+  it('without transcripts: the newest known wording, nothing injected yet; no index: nothing printed', async () => {
+    await fs.writeFile(path.join(home, 'projects', '-work-old', 'memory', 'MEMORY.md'), await fs.readFile(path.join(FIXTURES, 'lines-201.md'), 'utf8'));
+    const json = JSON.parse((await run('show', '-work-old', '--loaded', '--json')).out);
+    expect(json).toMatchObject({ claudeCodeVersion: null, lastInjected: null, truncated: true });
+    expect(json.text).toContain('Only part of it was loaded: 1 of 201 lines were cut off, starting at line 201 ("- [L201](l_201.md) — h")');
+    await fs.rm(path.join(home, 'projects', '-work-old', 'memory', 'MEMORY.md'));
+    expect(await run('show', '-work-old', '--loaded')).toMatchObject({ code: 0, out: '' });
+  });
+
+  it('refuses a file with --loaded', async () => {
+    const r = await run('show', '-work-app', 'a.md', '--loaded');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/takes no \[file\]/);
+  });
+});

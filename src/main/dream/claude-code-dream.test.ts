@@ -1,0 +1,67 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claudeCodeDreamStatus, globalConfigFiles } from './claude-code-dream.js';
+
+let tmp: string;
+let home: string;
+let folder: string;
+const unset = { autoMemoryEnabled: true, autoDreamEnabled: false, autoDreamEnabledSource: 'default' as const, autoDreamEnabledFrom: null };
+const set = (on: boolean) => ({ autoMemoryEnabled: true, autoDreamEnabled: on, autoDreamEnabledSource: 'user' as const, autoDreamEnabledFrom: path.join(home, 'settings.json') });
+
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cc-dream-')));
+  home = path.join(tmp, 'config');
+  folder = path.join(home, 'projects', '-work-app');
+  await fs.mkdir(folder, { recursive: true });
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function transcriptOf(version: string): Promise<void> {
+  await fs.writeFile(path.join(folder, '0b6f1c1e-8a0e-4d2b-9b7e-2f4a5c6d7e80.jsonl'), `${JSON.stringify({ type: 'user', cwd: '/work/app', version })}\n`);
+}
+async function flags(value: Record<string, unknown>): Promise<void> {
+  await fs.writeFile(path.join(home, '.claude.json'), JSON.stringify(value));
+}
+const status = (settings: Parameters<typeof claudeCodeDreamStatus>[0]['settings'] = unset) => claudeCodeDreamStatus({ home, settings, transcriptDirs: [folder] });
+
+describe("Claude Code's own dream (R-DREAM-GATE)", () => {
+  it('2.1.332: off without the server flag, whatever the setting says', async () => {
+    await transcriptOf('2.1.332');
+    expect(await status(set(true))).toMatchObject({ wouldDream: false, rule: '2.1.332', version: '2.1.332', flag: null, setting: true });
+    await flags({ cachedFeatureFlags: { tengu_onyx_plover: { enabled: false, available: false } } });
+    expect((await status(set(true))).wouldDream).toBe(false);
+  });
+
+  it("2.1.332: with the flag available the setting decides, else the flag's enabled; its thresholds are shown", async () => {
+    await transcriptOf('2.1.332');
+    await flags({ cachedFeatureFlags: { tengu_onyx_plover: { enabled: false, available: true, minHours: 12, minSessions: -1 } } });
+    expect(await status(set(true))).toMatchObject({ wouldDream: true, flag: { enabled: false, available: true, minHours: 12, minSessions: null }, flagFile: path.join(home, '.claude.json') });
+    expect((await status(unset)).wouldDream).toBe(false);
+    await flags({ cachedFeatureFlags: { tengu_onyx_plover: { enabled: true } } });
+    expect((await status(unset)).wouldDream).toBe(true);
+    expect((await status(set(false))).wouldDream).toBe(false);
+  });
+
+  it('2.1.88: the setting when present, else the flag cached under cachedGrowthBookFeatures', async () => {
+    await transcriptOf('2.1.88');
+    expect(await status(set(true))).toMatchObject({ wouldDream: true, rule: '2.1.88' });
+    expect((await status(unset)).wouldDream).toBe(false);
+    await flags({ cachedGrowthBookFeatures: { tengu_onyx_plover: { enabled: true } }, cachedFeatureFlags: { tengu_onyx_plover: { enabled: false } } });
+    expect((await status(unset)).wouldDream).toBe(true);
+  });
+
+  it('never with auto memory off; the newest rule without a transcript version', async () => {
+    await flags({ cachedFeatureFlags: { tengu_onyx_plover: { enabled: true } } });
+    expect(await status({ ...set(true), autoMemoryEnabled: false })).toMatchObject({ wouldDream: false, reason: expect.stringContaining('Auto memory is off') });
+    expect(await status(unset)).toMatchObject({ wouldDream: true, rule: '2.1.332', version: null });
+  });
+
+  it('reads ~/.claude.json beside the default ~/.claude home', () => {
+    expect(globalConfigFiles('/home/me/.claude')).toEqual(['/home/me/.claude/.claude.json', '/home/me/.claude.json']);
+    expect(globalConfigFiles('/tmp/config')).toEqual(['/tmp/config/.claude.json']);
+  });
+});

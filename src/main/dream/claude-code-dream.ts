@@ -1,0 +1,108 @@
+/**
+ * R-DREAM-GATE, the other half: whether Claude Code *itself* would consolidate a project on its
+ * own — apart from whether Memdir may (dream-gates.ts). Claude Code decides from its cached
+ * server flag `tengu_onyx_plover` (kept in `.claude.json` under the config dir, or `~/.claude.json`)
+ * and the `autoDreamEnabled` setting, by a rule that changed between versions:
+ *
+ * - 2.1.88 and before: the setting when present, else the flag's `enabled` (cached under
+ *   `cachedGrowthBookFeatures`), else off;
+ * - later (2.1.332 checked): off unless the flag (`cachedFeatureFlags`, or the older key) is
+ *   `enabled` or `available`; then the setting when present, else the flag's `enabled`.
+ *
+ * Either way auto memory must be on. The version is the one the project's newest transcript
+ * records; without one the newest known rule applies. The flag may also carry its own
+ * `minHours` / `minSessions` (positive numbers), which replace 24 h and 5 sessions.
+ */
+import fs from 'node:fs';
+import type { ClaudeCodeDreamStatus } from '../../shared/contract/dream.js';
+import path from 'node:path';
+import { firstTranscriptField } from '../memdir/projects.js';
+import type { EffectiveSettings } from '../memdir/settings.js';
+import { listTranscriptsIn } from '../transcripts/list-transcripts.js';
+
+/** The flag's name in Claude Code's feature cache. */
+export const AUTO_DREAM_FLAG = 'tengu_onyx_plover';
+
+export type { ClaudeCodeDreamStatus };
+
+/** `.claude.json` where Claude Code keeps its caches for this home: in the config dir, or beside the default `~/.claude`. */
+export function globalConfigFiles(home: string): string[] {
+  const files = [path.join(home, '.claude.json')];
+  if (path.basename(home) === '.claude') files.push(path.join(path.dirname(home), '.claude.json'));
+  return files;
+}
+
+function readJsonObject(file: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function flagIn(cache: unknown): ClaudeCodeDreamStatus['flag'] | undefined {
+  if (!cache || typeof cache !== 'object' || !(AUTO_DREAM_FLAG in cache)) return undefined;
+  const value = (cache as Record<string, unknown>)[AUTO_DREAM_FLAG];
+  if (!value || typeof value !== 'object') return null;
+  const v = value as Record<string, unknown>;
+  const positive = (n: unknown): number | null => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : null);
+  return { enabled: v.enabled === true, available: v.available === true, minHours: positive(v.minHours), minSessions: positive(v.minSessions) };
+}
+
+/** Whether version `a` is at most `b` (dotted numbers; anything else compares as newer). */
+function atMost(a: string, b: string): boolean {
+  const pa = a.split(/[.-]/).map(Number);
+  const pb = b.split(/[.-]/).map(Number);
+  for (let i = 0; i < 3; i++) {
+    const x = pa[i] ?? 0;
+    const y = pb[i] ?? 0;
+    if (!Number.isFinite(x)) return false;
+    if (x !== y) return x < y;
+  }
+  return true;
+}
+
+/** The `version` the newest session transcript of these folders records, or null. */
+export async function newestClaudeCodeVersion(transcriptDirs: readonly string[]): Promise<string | null> {
+  const sessions = (await listTranscriptsIn(transcriptDirs)).filter((t) => t.kind === 'session');
+  for (const t of sessions.slice(0, 5)) {
+    const version = await firstTranscriptField(t.path, 'version');
+    if (version) return version;
+  }
+  return null;
+}
+
+/** See the module comment. Never throws: a missing or broken `.claude.json` means no flag. */
+export async function claudeCodeDreamStatus(input: {
+  home: string;
+  settings: Pick<EffectiveSettings, 'autoMemoryEnabled' | 'autoDreamEnabled' | 'autoDreamEnabledSource' | 'autoDreamEnabledFrom'>;
+  transcriptDirs: readonly string[];
+}): Promise<ClaudeCodeDreamStatus> {
+  const version = await newestClaudeCodeVersion(input.transcriptDirs);
+  const rule: ClaudeCodeDreamStatus['rule'] = version !== null && atMost(version, '2.1.88') ? '2.1.88' : '2.1.332';
+  let flag: ClaudeCodeDreamStatus['flag'] = null;
+  let flagFile: string | null = null;
+  for (const file of globalConfigFiles(input.home)) {
+    const config = readJsonObject(file);
+    if (!config) continue;
+    const found = rule === '2.1.88' ? flagIn(config.cachedGrowthBookFeatures) : (flagIn(config.cachedFeatureFlags) ?? flagIn(config.cachedGrowthBookFeatures));
+    flagFile = file;
+    flag = found ?? null;
+    break;
+  }
+  const setting = input.settings.autoDreamEnabledSource === 'default' ? null : input.settings.autoDreamEnabled;
+  const settingFrom = setting === null ? null : input.settings.autoDreamEnabledFrom;
+  const base = { version, rule, flag, flagFile, setting, settingFrom };
+  const flagWords = flag ? `its cached flag ${AUTO_DREAM_FLAG} (${flag.enabled ? 'enabled' : 'not enabled'}${flag.available ? ', available' : ''})` : `no cached ${AUTO_DREAM_FLAG} flag${flagFile ? ` in ${flagFile}` : ''}`;
+  const settingWords = setting === null ? 'autoDreamEnabled is not set' : `autoDreamEnabled is ${setting} in ${settingFrom}`;
+  if (!input.settings.autoMemoryEnabled) return { ...base, wouldDream: false, reason: 'Auto memory is off, so Claude Code never consolidates it.' };
+  if (rule === '2.1.88') {
+    if (setting !== null) return { ...base, wouldDream: setting, reason: `Claude Code ${version} follows the setting: ${settingWords}.` };
+    return { ...base, wouldDream: flag?.enabled === true, reason: `Claude Code ${version}: ${settingWords}, so ${flagWords} decides.` };
+  }
+  const who = version ? `Claude Code ${version}` : 'Claude Code (the newest known rule, no transcript names a version)';
+  if (!flag || (!flag.enabled && !flag.available)) return { ...base, wouldDream: false, reason: `${who} dreams only where its server flag allows it: ${flagWords}, so never, whatever the setting.` };
+  if (setting !== null) return { ...base, wouldDream: setting, reason: `${who}: ${flagWords} allows it, and ${settingWords}.` };
+  return { ...base, wouldDream: flag.enabled, reason: `${who}: ${settingWords}, so ${flagWords} decides.` };
+}

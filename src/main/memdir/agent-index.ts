@@ -1,0 +1,84 @@
+/**
+ * What the agent sees of MEMORY.md (R-INDEX), for `memdir show --loaded` and the app's index
+ * view: Memdir's prediction of the text Claude Code will load at the next session start, beside
+ * the ground truth — the text the newest transcript recorded as injected (an `attachment` record
+ * of type `instructions` holding `{path, type: "AutoMem", content}`, observed with Claude Code
+ * 2.1.332), and the Claude Code version that transcript names (it words the cut warning).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { INDEX_FILE } from '../../shared/limits.js';
+import { readLines } from '../transcripts/line-reader.js';
+import { listTranscriptsIn } from '../transcripts/list-transcripts.js';
+import { readMemoryText } from './read-file.js';
+
+/** The contract of `memdir show <project> --loaded --json` (README). */
+export interface AgentIndexView {
+  /** The index text exactly as Claude Code will load it next (empty: it loads none). */
+  text: string;
+  truncated: boolean;
+  /** Why it is cut, in Claude Code's words, or null. */
+  reason: string | null;
+  /** The version in the newest transcript (it decides the warning's wording), or null. */
+  claudeCodeVersion: string | null;
+  /** The index text the newest transcript recorded as injected, or null when it recorded none. */
+  lastInjected: string | null;
+}
+
+/** What the newest transcript says: the last injected index text, and its Claude Code version. */
+export interface InjectedIndex {
+  version: string | null;
+  content: string | null;
+}
+
+const VERSION = /"version":"(\d+\.\d+\.\d+[^"]*)"/;
+
+/** Read one transcript for its Claude Code version and the last `AutoMem` instructions it injected. */
+export async function readInjectedIndex(transcript: string): Promise<InjectedIndex> {
+  let version: string | null = null;
+  let content: string | null = null;
+  for await (const event of readLines(transcript, { final: true })) {
+    if (event.kind !== 'line') continue;
+    const text = event.text;
+    const v = VERSION.exec(text);
+    if (v) version = v[1]!;
+    if (!text.includes('"AutoMem"') || !text.includes('"instructions"')) continue;
+    try {
+      const record = JSON.parse(text) as { type?: unknown; attachment?: { type?: unknown; files?: unknown } };
+      if (record.type !== 'attachment' || record.attachment?.type !== 'instructions' || !Array.isArray(record.attachment.files)) continue;
+      const file = (record.attachment.files as { type?: unknown; content?: unknown; path?: unknown }[]).find(
+        (f) => f?.type === 'AutoMem' && typeof f.content === 'string' && typeof f.path === 'string' && path.basename(f.path) === INDEX_FILE,
+      );
+      if (file) content = file.content as string;
+    } catch {
+      // A half-written or foreign line: skipped, as SPEC §8 requires.
+    }
+  }
+  return { version, content };
+}
+
+/**
+ * The newest transcript of a project, across the folders of every directory its sessions were
+ * launched in (R-LAYOUT: a session started in a subdirectory lives in that directory's folder), or null.
+ */
+async function newestTranscript(transcriptDirs: readonly string[]): Promise<string | null> {
+  const files = await listTranscriptsIn(transcriptDirs).catch(() => []);
+  return files[0]?.path ?? null;
+}
+
+/** What the agent sees of a memory directory's index, and what it was last given. */
+export async function agentIndexView(where: { transcriptDirs: readonly string[]; memoryDir: string }): Promise<AgentIndexView> {
+  const transcript = await newestTranscript(where.transcriptDirs);
+  const injected = transcript ? await readInjectedIndex(transcript) : { version: null, content: null };
+  const abs = path.join(where.memoryDir, INDEX_FILE);
+  const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
+  let raw = '';
+  if (isLink !== undefined) {
+    const outcome = readMemoryText(where.memoryDir, abs, isLink, 20_000_000);
+    // An index Claude Code cannot read either (a link out of the directory, not UTF-8) loads as nothing here.
+    if (outcome.ok) raw = outcome.text;
+  }
+  const load = loadIndexAsClaudeCode(raw, { version: injected.version });
+  return { text: load.text, truncated: load.truncated, reason: load.reason, claudeCodeVersion: injected.version, lastInjected: injected.content };
+}

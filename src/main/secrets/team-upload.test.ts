@@ -1,0 +1,125 @@
+// Issue 15, finding 1: credentials written the ways real notes hold them — and in file and folder
+// names — never reach a team server. A real `memdir server` in its own process on loopback, and
+// `memdir team connect|sync|status` as the CLI runs them.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../cli/command.js';
+import { runCli } from '../../cli/main.js';
+import { type ServerProcess, startServerProcess } from '../../server/test-support/server-process.js';
+import { AlertCenter } from '../team/alert-center.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const MEMDIR = ['--import', 'tsx', path.resolve(here, '../../cli/memdir.ts')];
+
+// Key-shaped strings are built at run time, so none sits in the repository.
+let seed = 11;
+const rand = (alphabet: string, n: number): string =>
+  Array.from({ length: n }, () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return alphabet[(seed >>> 8) % alphabet.length];
+  }).join('');
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const B64 = `${ALNUM}+/`;
+const pem = (label: string, magic: string, end = true): string =>
+  `-----BEGIN ${label}PRIVATE KEY-----\n${(magic + rand(B64, 64 * 5)).match(/.{1,64}/g)!.join('\n')}${end ? `\n-----END ${label}PRIVATE KEY-----` : ''}`;
+const ghp = `ghp_${rand(ALNUM, 36)}`;
+const ant = `sk-ant-api03-${rand(`${ALNUM}-_`, 93)}AA`;
+const slack = `https://hooks.slack.com/services/T${rand('ABCDEFGHJKLMNPQRSTUVWXYZ23456789', 8)}/B${rand('ABCDEFGHJKLMNPQRSTUVWXYZ23456789', 10)}/${rand(ALNUM, 24)}`;
+const akia = `AKIA${rand('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16)}`;
+const ec = pem('EC ', 'MHcCAQEEI');
+
+/** key → content of files that must stay home, and the secret each one holds. */
+const LEAKS: { key: string; content: string; secret: string }[] = [
+  { key: 'reference_ec_indented.md', content: `Signing key:\n\n${ec.split('\n').map((l) => `    ${l}`).join('\n')}\n`, secret: ec.split('\n')[1]! },
+  { key: 'reference_ec_json.md', content: `Service config: ${JSON.stringify({ signing_key: pem('EC ', 'MHcCAQEEI') })}\n`, secret: 'MHcCAQEEI' },
+  { key: 'reference_rsa_quoted.md', content: `From the runbook:\n\n${pem('RSA ', 'MIIEpAIBAAKCAQEA').split('\n').map((l) => `> ${l}`).join('\n')}\n`, secret: 'MIIEpAIBAAKCAQEA' },
+  { key: 'reference_pkcs8_cut.md', content: `Pasted before the END line:\n${pem('', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', false)}\n`, secret: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC' },
+  { key: 'reference_login_link.md', content: `Login link: https://app.internal/login?next=https%3A%2F%2Fapi.github.com%2F%3Faccess_token%3D${ghp}\n`, secret: ghp },
+  { key: 'reference_alerts.md', content: `Alerts hook: https://relay.internal/r?u=${encodeURIComponent(slack)}\n`, secret: slack.split('/').at(-1)! },
+  { key: 'reference_comment.md', content: `Notes\n<!--${ant}-->\n`, secret: ant },
+  { key: `reference_${ghp}.md`, content: 'The token for the release bot is in this file name.\n', secret: ghp },
+  { key: `${akia}/notes.md`, content: 'A folder named after a key id.\n', secret: akia },
+];
+
+let root: string;
+let home: string;
+let dataDir: string;
+let teamDir: string;
+let server: ServerProcess;
+let token: string;
+
+interface Report {
+  push: { uploaded: string[] };
+  waiting: { key: string; reason: string }[];
+  error: unknown;
+}
+
+async function memdir(args: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t), env: { MEMDIR_DATA_DIR: dataDir, HOME: root }, cwd: root, ...(stdin !== undefined ? { stdin: Readable.from([stdin]) } : {}) };
+  const code = await runCli(args, io);
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-secret-upload-')));
+  home = path.join(root, 'claude-home');
+  dataDir = path.join(root, 'data');
+  teamDir = path.join(home, 'projects', '-work-app', 'memory', 'team');
+  await fs.mkdir(teamDir, { recursive: true });
+  const db = path.join(root, 'team.sqlite');
+  const admin = { ...process.env, MEMDIR_DATA_DIR: dataDir };
+  const run = async (args: string[]) => {
+    let out = '';
+    const code = await runCli(args, { out: (t) => (out += t), err: () => undefined, env: admin, cwd: root });
+    if (code !== 0) throw new Error(`memdir ${args.join(' ')} failed`);
+    return out;
+  };
+  await run(['server', 'admin', 'create-team', 'platform', '--db', db]);
+  token = (JSON.parse(await run(['server', 'admin', 'issue-token', 'platform', '--member', 'mei', '--db', db, '--json'])) as { token: string }).token;
+  server = await startServerProcess(MEMDIR, db, { rate: 1000 });
+  await fs.writeFile(path.join(teamDir, 'project_api.md'), '---\nname: API\ndescription: v2 cutover\ntype: project\n---\n\nv2 on 2026-04-01.\n');
+  for (const leak of LEAKS) {
+    await fs.mkdir(path.dirname(path.join(teamDir, leak.key)), { recursive: true });
+    await fs.writeFile(path.join(teamDir, leak.key), leak.content);
+  }
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('a team sync to a real server', () => {
+  it('uploads none of the files whose content or name holds a credential, raises an alert for each, and says so in team status', async () => {
+    const connect = await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', 'platform', '--token-stdin', '--json'], token);
+    const first = (JSON.parse(connect.out) as { sync: Report }).sync;
+    const sync = await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json']);
+    const again = JSON.parse(sync.out) as Report;
+    for (const report of [first, again]) {
+      expect(report.error).toBeNull();
+      expect(new Set(report.waiting.filter((w) => w.reason === 'secret').map((w) => w.key))).toEqual(new Set(LEAKS.map((l) => l.key)));
+    }
+    expect(first.push.uploaded).toEqual(['project_api.md']);
+    expect(again.push.uploaded).toEqual([]);
+    expect(sync.code).toBe(1);
+
+    // What the server holds: the clean file from connect's first sync, and nothing else.
+    const res = await fetch(`${server.url}/v1/teams/platform/entries`, { headers: { authorization: `Bearer ${token}` } });
+    const held = await res.text();
+    expect(Object.keys((JSON.parse(held) as { entries: Record<string, unknown> }).entries)).toEqual(['project_api.md']);
+    for (const leak of LEAKS) expect(held).not.toContain(leak.secret);
+
+    const status = await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json']);
+    expect(status.code).toBe(1);
+    const waiting = (JSON.parse(status.out) as { waiting: { key: string; reason: string }[] }).waiting;
+    for (const leak of LEAKS) expect(waiting).toContainEqual(expect.objectContaining({ key: leak.key, reason: 'secret' }));
+
+    const alerts = (await new AlertCenter(dataDir).list()).alerts.filter((a) => a.kind === 'secret' && a.status === 'open');
+    expect(new Set(alerts.map((a) => a.file))).toEqual(new Set(LEAKS.map((l) => `team/${l.key}`)));
+  });
+});

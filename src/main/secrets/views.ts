@@ -1,0 +1,167 @@
+/**
+ * The views of a text a reader could decode (issue 15, finding 1). A credential hides from
+ * patterns written for the plain form when it is written the ways notes really hold it: inside
+ * a JSON string (`"-----BEGIN EC PRIVATE KEY-----\nMHc…"`), URL-encoded inside another URL
+ * (`…%3Fnext%3D…%3Dghp_…`, where the letter before the token defeats word boundaries), in an
+ * HTML comment with no space (`<!--sk-ant-…-->`), split by an invisible character, quoted with
+ * `> ` or indented on every line. The scanner runs its rules on the text as written and on
+ * `decodedView` of it, and on `nameView` of a file's path: a token in a file or folder name.
+ *
+ * Every view keeps, for each of its UTF-16 units, the offset in the original it came from, so a
+ * finding in a view is reported (and redacted) where it sits in the original.
+ */
+
+/** A text derived from another, with where each of its units came from. */
+export interface TextView {
+  text: string;
+  /** `origin[i]`: the original offset of unit `i`; `origin[text.length]`: the end of the original. */
+  origin: Int32Array;
+}
+
+/** A view equal to `text`. */
+function identity(text: string): TextView {
+  const origin = new Int32Array(text.length + 1);
+  for (let i = 0; i <= text.length; i++) origin[i] = i;
+  return { text, origin };
+}
+
+/**
+ * Apply `step` (which rewrites `view.text` and reports, per output unit, which input unit it
+ * came from) and compose the origins, so the result still points into the original.
+ */
+function compose(view: TextView, step: (text: string) => { text: string; from: number[] } | null): TextView {
+  const next = step(view.text);
+  if (!next) return view;
+  const origin = new Int32Array(next.text.length + 1);
+  for (let i = 0; i < next.text.length; i++) origin[i] = view.origin[next.from[i]!]!;
+  origin[next.text.length] = view.origin[view.text.length]!;
+  return { text: next.text, origin };
+}
+
+/** A rewrite driven by one regular expression: each match becomes `replace(match)`, mapped to the match's start. */
+function rewrite(pattern: RegExp, replace: (match: RegExpExecArray) => string | null): (text: string) => { text: string; from: number[] } | null {
+  return (text) => {
+    pattern.lastIndex = 0;
+    if (!pattern.test(text)) return null;
+    pattern.lastIndex = 0;
+    let out = '';
+    const from: number[] = [];
+    let at = 0;
+    let changed = false;
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const replacement = replace(m);
+      if (replacement === null) continue;
+      for (let i = at; i < m.index; i++) from.push(i);
+      out += text.slice(at, m.index);
+      for (let i = 0; i < replacement.length; i++) from.push(m.index);
+      out += replacement;
+      at = m.index + m[0].length;
+      changed = true;
+    }
+    if (!changed) return null;
+    for (let i = at; i < text.length; i++) from.push(i);
+    out += text.slice(at);
+    return { text: out, from };
+  };
+}
+
+// Zero-width and bidi formatting characters, soft hyphen, word joiner, BOM: invisible, so a
+// reader copying the token never sees them, but they break every pattern.
+const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]+/g;
+// HTML comment markers: `<!--sk-ant-…-->` puts dashes right against the token.
+const COMMENT_MARKER = /<!--|-->/g;
+// JSON string escapes (also what most languages' string literals use).
+const JSON_ESCAPE = /\\(?:u([0-9A-Fa-f]{4})|([nrtbf"\\/]))/g;
+const JSON_SIMPLE: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '"': '"', '\\': '\\', '/': '/' };
+// Percent escapes of ASCII characters: credentials are ASCII, and each escape maps to one unit.
+const PERCENT_ESCAPE = /%([0-7][0-9A-Fa-f])/g;
+// What a quoted or indented line starts with: indentation and `>` quote markers, nested or not.
+const LINE_PREFIX = /(^|\n)([ \t]*(?:>[ \t]?)+[ \t]*|[ \t]+)/g;
+// Multi-line formats, the only ones a per-line prefix can hide.
+const MULTI_LINE_HINT = /PRIVATE KEY|service_account/;
+
+// Whether any of the above could apply (a line prefix only matters to a multi-line format).
+const ANY_ENCODING = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|<!--|-->|\\[nrtbf"\\/u]|%[0-7][0-9A-Fa-f]|PRIVATE KEY|service_account/;
+
+const removeInvisible = rewrite(INVISIBLE, () => '');
+const blankCommentMarkers = rewrite(COMMENT_MARKER, (m) => ' '.repeat(m[0].length));
+const unescapeJson = rewrite(JSON_ESCAPE, (m) => (m[1] !== undefined ? String.fromCharCode(parseInt(m[1], 16)) : JSON_SIMPLE[m[2]!]!));
+const decodePercent = rewrite(PERCENT_ESCAPE, (m) => String.fromCharCode(parseInt(m[1]!, 16)));
+const stripLinePrefixes = rewrite(LINE_PREFIX, (m) => m[1]!);
+
+/** Decoding rounds: `%253D` is `%3D` once decoded, `=` twice; a JSON string inside a URL and back. */
+const MAX_ROUNDS = 3;
+
+/**
+ * The text as a reader would decode it: invisible characters removed, comment markers blanked,
+ * JSON escapes and percent escapes undone (repeatedly, for nested encodings), and — where a
+ * multi-line format (a PEM block, a service-account JSON) is present — quote markers and
+ * indentation stripped from every line. Null when that is the text as written (the common
+ * case: most memories hold none of these, and cost one scan).
+ */
+export function decodedView(text: string): TextView | null {
+  // Most memories hold none of these: one test, no allocation.
+  if (!ANY_ENCODING.test(text)) return null;
+  let view = identity(text);
+  view = compose(view, removeInvisible);
+  view = compose(view, blankCommentMarkers);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const before = view.text;
+    view = compose(compose(view, unescapeJson), decodePercent);
+    if (view.text === before) break;
+  }
+  if (MULTI_LINE_HINT.test(view.text)) view = compose(view, stripLinePrefixes);
+  return view.text === text ? null : view;
+}
+
+// Where a name may be cut into words: a token in a name sits between such separators.
+const NAME_SEPARATOR = /[-_. +]/g;
+/** The shortest stretch worth scanning: no credential format is shorter. */
+const MIN_NAME_TOKEN = 8;
+/** Separators of one path component beyond which only whole suffixes and prefixes are tried. */
+const MAX_CUTS = 16;
+
+/**
+ * A file's relative path as lines of text to scan: every path component, and every stretch of it
+ * between two separators (`reference_ghp_….md` → `ghp_…`, `ghp_…md`, …), so a token is seen
+ * with a word boundary on each side however the name wraps it. Each line maps back to where it
+ * sits in `rel`. Names are short (at most a few hundred characters): the stretches stay few.
+ */
+export function nameView(rel: string): TextView {
+  let text = '';
+  const origin: number[] = [];
+  const line = (start: number, end: number): void => {
+    if (end - start < MIN_NAME_TOKEN) return;
+    for (let i = start; i < end; i++) origin.push(i);
+    origin.push(end);
+    text += `${rel.slice(start, end)}\n`;
+  };
+  let offset = 0;
+  for (const component of rel.split('/')) {
+    const starts = [0];
+    const ends: number[] = [];
+    for (const m of component.matchAll(NAME_SEPARATOR)) {
+      ends.push(m.index);
+      starts.push(m.index + 1);
+    }
+    ends.push(component.length);
+    if (starts.length > MAX_CUTS) {
+      for (const s of starts) line(offset + s, offset + component.length);
+      for (const e of ends) line(offset, offset + e);
+    } else {
+      for (const s of starts) for (const e of ends) if (e > s) line(offset + s, offset + e);
+    }
+    offset += component.length + 1;
+  }
+  origin.push(rel.length);
+  return { text, origin: Int32Array.from(origin) };
+}
+
+/** The range in the original of `[start, end)` in `view`. */
+export function originalRange(view: TextView, start: number, end: number): [number, number] {
+  const from = view.origin[start]!;
+  // The end of the last unit: where the next unit came from, unless that lies before (a new line of a name view).
+  const next = view.origin[end]!;
+  const last = view.origin[Math.max(start, end - 1)]!;
+  return [from, next > last ? next : last + 1];
+}

@@ -1,0 +1,196 @@
+/**
+ * Electron's binary for `npm start`, found and fetched the way Electron itself does it (issue 12).
+ *
+ * Electron 45's npm package has no install script: the first `require('electron')` runs its
+ * `install.js` (through `spawnSync`), which downloads the zip with `@electron/get` — honouring
+ * `ELECTRON_MIRROR` / `npm_config_electron_mirror`, the cache (`electron_config_cache`), the
+ * checksum switches — and writes `path.txt` last. Memdir runs that same `install.js`, but as a
+ * child it can watch: a download that brings no byte for `stallMs` (30 s) is abandoned, a slow
+ * one that keeps moving is not (undici alone would wait 300 s for a silent server). It never
+ * requires `electron` itself: that would block on `spawnSync`, print a stack trace and replace
+ * the installer's real error by a generic one.
+ *
+ * Plain Node: nothing here imports `electron`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The installed `electron` npm package. */
+export interface ElectronPackage {
+  /** Its folder (`…/node_modules/electron`). */
+  dir: string;
+  version: string;
+}
+
+/** Where Electron's binary is, or why there is none. */
+export type ElectronLocation =
+  | { state: 'present'; path: string; source: 'package' | 'override' }
+  | { state: 'missing'; path: string | null; source: 'package' | 'override'; reason: string };
+
+/** What an install attempt came to. */
+export type InstallResult = { ok: true; path: string; bytes: number } | { ok: false; error: string };
+
+/** How long a download may bring no byte before it is abandoned. */
+export const DEFAULT_STALL_MS = 30_000;
+
+/** The `electron` package as this file resolves it, or null when it is not installed. */
+export function findElectronPackage(from: string = import.meta.url): ElectronPackage | null {
+  try {
+    const manifest = createRequire(from).resolve('electron/package.json');
+    const { version } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string };
+    return { dir: path.dirname(manifest), version };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Electron's own rule (its `index.js`): `ELECTRON_OVERRIDE_DIST_PATH` wins and is
+ * `<dir>/<path.txt or 'electron'>` (never downloaded into); otherwise `dist/<path.txt>`, and no
+ * `path.txt` means the binary was never installed — `path.txt` is written last, after the unzip.
+ */
+export function locateElectron(pkg: ElectronPackage, env: NodeJS.ProcessEnv): ElectronLocation {
+  let executable: string | null;
+  try {
+    executable = fs.readFileSync(path.join(pkg.dir, 'path.txt'), 'utf8');
+  } catch {
+    executable = null;
+  }
+  const override = env.ELECTRON_OVERRIDE_DIST_PATH;
+  if (override) {
+    const binary = path.join(override, executable || 'electron');
+    return fs.existsSync(binary)
+      ? { state: 'present', path: binary, source: 'override' }
+      : { state: 'missing', path: binary, source: 'override', reason: `ELECTRON_OVERRIDE_DIST_PATH points at ${override}, which holds no ${executable || 'electron'}` };
+  }
+  if (!executable) return { state: 'missing', path: null, source: 'package', reason: `Electron ${pkg.version}'s binary has not been downloaded yet` };
+  const binary = path.join(pkg.dir, 'dist', executable);
+  return fs.existsSync(binary) ? { state: 'present', path: binary, source: 'package' } : { state: 'missing', path: binary, source: 'package', reason: `Electron's binary is missing at ${binary}` };
+}
+
+/** Bytes in the regular files under `dir` (0 when it does not exist). */
+function bytesUnder(dir: string): number {
+  let total = 0;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' });
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    try {
+      const stat = fs.lstatSync(path.join(dir, name));
+      if (stat.isFile()) total += stat.size;
+    } catch {
+      // Moved or removed between the listing and the stat: the next poll sees it.
+    }
+  }
+  return total;
+}
+
+/**
+ * The installer's error as one line: `install.js` prints the error's stack — its message, then
+ * `    at …` frames. The message is kept as it was, the frames dropped, a bare `Error: ` trimmed.
+ */
+export function installerErrorLine(output: string): string | null {
+  const header = output.split(/\n\s+at /)[0] ?? '';
+  const line = header.replace(/\s+/g, ' ').trim().replace(/^Error: /, '');
+  return line === '' ? null : line;
+}
+
+export interface InstallOptions {
+  pkg: ElectronPackage;
+  /** The environment the installer sees (mirror, cache, proxies): the user's, unchanged. */
+  env: NodeJS.ProcessEnv;
+  /** No byte for this long and the download is abandoned (default 30 s). */
+  stallMs?: number;
+  /** Called whenever more bytes arrived (downloaded, then unzipped). */
+  onProgress?: (bytes: number) => void;
+}
+
+/**
+ * Loaded (`node --import`) before `install.js`. Node's `fetch` reports every network failure as
+ * "fetch failed", the reason (DNS, refused, reset, TLS) only in `cause`, which `install.js` does
+ * not print: this adds the cause to the message, so the one line the user sees says what really
+ * went wrong. Nothing else changes. A data: URL, so it needs no file beside the build.
+ */
+const FETCH_CAUSE_PRELOAD = `const original = globalThis.fetch;
+globalThis.fetch = async (...args) => {
+  try {
+    return await original(...args);
+  } catch (error) {
+    const cause = error && error.cause;
+    const detail = cause instanceof Error ? cause.message : typeof cause === 'string' ? cause : null;
+    if (error instanceof Error && detail && !error.message.includes(detail)) throw new TypeError(error.message + ' (' + detail + ')', { cause });
+    throw error;
+  }
+};`;
+const PRELOAD = `data:text/javascript,${encodeURIComponent(FETCH_CAUSE_PRELOAD)}`;
+
+function stop(child: ChildProcess): void {
+  child.kill('SIGTERM');
+  setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), 2_000).unref();
+}
+
+/**
+ * Run Electron's `install.js` (the very script its `index.js` runs on first use) as a child and
+ * watch it. Progress is measured on disk: the child's temp folder (where `@electron/get` streams
+ * the zip) and `dist/` (where it is unzipped). A failed or abandoned install leaves no half-filled
+ * `dist/` behind, so the next try starts clean (a zip that failed its checksum is never cached).
+ */
+export async function installElectron(options: InstallOptions): Promise<InstallResult> {
+  const { pkg, env } = options;
+  const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-electron-download-'));
+  const dist = path.join(pkg.dir, 'dist');
+  // @electron/get downloads into os.tmpdir(): point it at a folder of ours, to measure and clean it.
+  const child = spawn(process.execPath, ['--import', PRELOAD, path.join(pkg.dir, 'install.js')], {
+    env: { ...env, TMPDIR: temp, TMP: temp, TEMP: temp },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    if (output.length < 64 * 1024) output += chunk.toString('utf8');
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+
+  let bytes = 0;
+  let lastChange = Date.now();
+  let stalled = false;
+  const poll = setInterval(
+    () => {
+      const now = bytesUnder(temp) + bytesUnder(dist);
+      if (now !== bytes) {
+        bytes = now;
+        lastChange = Date.now();
+        options.onProgress?.(bytes);
+      } else if (Date.now() - lastChange >= stallMs && !stalled) {
+        stalled = true;
+        stop(child);
+      }
+    },
+    Math.max(50, Math.min(1_000, Math.floor(stallMs / 4))),
+  );
+  const code = await new Promise<number | null>((resolve) => {
+    child.on('error', (error) => {
+      output += `${error.message}\n`;
+      resolve(null);
+    });
+    child.on('close', (exitCode) => resolve(exitCode));
+  });
+  clearInterval(poll);
+  fs.rmSync(temp, { recursive: true, force: true });
+
+  const found = locateElectron(pkg, env);
+  if (!stalled && code === 0 && found.state === 'present') return { ok: true, path: found.path, bytes };
+  // Whatever was unzipped before the failure is of no use, and must not pass for an install.
+  if (found.state !== 'present') fs.rmSync(dist, { recursive: true, force: true });
+  if (stalled) return { ok: false, error: `the download stalled (no data for ${Math.round(stallMs / 1000)} s) and was abandoned` };
+  if (code === 0) return { ok: false, error: `the installer finished but left no binary (${found.state === 'missing' ? found.reason : found.path})` };
+  return { ok: false, error: installerErrorLine(output) ?? `the installer exited with code ${code ?? 'unknown'}` };
+}

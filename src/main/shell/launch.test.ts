@@ -1,0 +1,205 @@
+/**
+ * `npm start` as a new user meets it: a fresh install has Electron's package but not its binary.
+ * Real processes throughout — Electron's own install.js (on a copy of the package), a loopback
+ * mirror that records requests, a fake Electron (a script recording its argv), the real host.
+ */
+import fs from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serve } from './host/serve.js';
+import { type ElectronPackage } from './electron-binary.js';
+import { type LaunchOutcome, type LauncherOptions, nodeVersionProblem, runLauncher } from './launch.js';
+import { FAKE_ELECTRON_SCRIPT, type FakeMirror, type MirrorMode, copyElectronPackage, startFakeMirror } from './test-support/fake-electron-mirror.js';
+
+const REPO = path.resolve(import.meta.dirname, '../../..');
+const MANIFEST = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { main: string; engines: { node: string } };
+const APP_MAIN = path.join(REPO, MANIFEST.main);
+const unix = process.platform !== 'win32';
+
+let root: string;
+let pkg: ElectronPackage;
+let mirror: FakeMirror | null;
+let outcome: LaunchOutcome | null;
+let argvFile: string;
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-launch-'));
+  pkg = await copyElectronPackage(root);
+  argvFile = path.join(root, 'argv.txt');
+  mirror = null;
+  outcome = null;
+});
+
+afterEach(async () => {
+  if (outcome?.kind === 'host') await outcome.host.close();
+  if (outcome?.kind === 'electron' && outcome.child.exitCode === null) outcome.child.kill();
+  await mirror?.close();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** The environment of a user pointing Electron at `mirror` (the test's own cache, never theirs). */
+function envFor(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { MEMDIR_HEADLESS: _headless, ELECTRON_OVERRIDE_DIST_PATH: _override, ELECTRON_MIRROR: _mirror, ...inherited } = process.env;
+  return { ...inherited, electron_config_cache: path.join(root, 'electron-cache'), FAKE_ELECTRON_ARGV: argvFile, ...(mirror ? { ELECTRON_MIRROR: mirror.url } : {}), ...extra };
+}
+
+async function launch(env: NodeJS.ProcessEnv, extra: Partial<LauncherOptions> = {}): Promise<{ outcome: LaunchOutcome; text: string }> {
+  let text = '';
+  const args = ['--home', path.join(root, 'home'), '--data-dir', path.join(root, 'data'), '--port', '0'];
+  outcome = await runLauncher({ args, env, write: (t) => (text += t), tty: false, electronPackage: pkg, startHost: (a) => serve(a, () => undefined), ...extra });
+  return { outcome, text };
+}
+
+/** The argv the fake Electron was started with, once it has exited. */
+async function electronArgv(result: LaunchOutcome): Promise<string[]> {
+  if (result.kind !== 'electron') throw new Error(`expected Electron, got the host: ${result.reason}`);
+  await new Promise((resolve) => (result.child.exitCode === null ? result.child.once('close', resolve) : resolve(null)));
+  return readFileSync(argvFile, 'utf8').split('\n').filter(Boolean);
+}
+
+/** The host answers on its URL (the page with its token). */
+async function expectHostServing(result: LaunchOutcome): Promise<void> {
+  if (result.kind !== 'host') throw new Error('expected the headless host');
+  expect((await fetch(result.host.url)).status).toBe(200);
+}
+
+async function withMirror(mode: MirrorMode): Promise<FakeMirror> {
+  mirror = await startFakeMirror(mode, pkg.version);
+  return mirror;
+}
+
+const zipPath = () => `/v${pkg.version}/electron-v${pkg.version}-${process.platform}-${process.arch}.zip`;
+
+describe.runIf(unix)('npm start without Electronʼs binary', () => {
+  it('downloads it through the configured mirror with Electronʼs own installer, then starts it with the appʼs main', async () => {
+    const m = await withMirror('zip');
+    const { outcome: result, text } = await launch(envFor({ electron_use_remote_checksums: '1' }));
+    expect(await electronArgv(result)).toEqual([APP_MAIN, '--home', path.join(root, 'home'), '--data-dir', path.join(root, 'data'), '--port', '0']);
+    expect(m.requests).toEqual([zipPath(), `/v${pkg.version}/SHASUMS256.txt`]);
+    expect(text).toContain(`Downloading Electron ${pkg.version}`);
+    expect(text).toMatch(new RegExp(`Electron ${pkg.version.replace(/\./g, '\\.')} installed \\(`));
+    expect(readFileSync(path.join(pkg.dir, 'path.txt'), 'utf8')).toBe('electron');
+  });
+
+  it('reports a mirrorʼs 404 as the installer said it, in one line, and starts the host', async () => {
+    const m = await withMirror('not-found');
+    const { outcome: result, text } = await launch(envFor());
+    expect(m.requests).toEqual([zipPath()]);
+    const lines = text.trim().split('\n');
+    expect(lines.at(-1)).toBe(`Starting the headless host instead of the desktop app: Electron ${pkg.version} could not be installed: HTTPError: Response code 404 (Not Found) for ${m.url.slice(0, -1)}${zipPath()}.`);
+    expect(text).not.toMatch(/\n\s+at /);
+    await expectHostServing(result);
+    expect(existsSync(path.join(pkg.dir, 'dist'))).toBe(false);
+  });
+
+  it('names the network failure, not just "fetch failed"', async () => {
+    // A port nothing listens on: refused at once (what a DNS failure is to a real mirror).
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const { outcome: result, text } = await launch(envFor({ ELECTRON_MIRROR: `http://127.0.0.1:${port}/` }));
+    expect(text).toContain(`could not be installed: TypeError: fetch failed (connect ECONNREFUSED 127.0.0.1:${port}).`);
+    await expectHostServing(result);
+  });
+
+  it('abandons a download that brings no byte for the stall window, and starts the host', async () => {
+    const m = await withMirror('silent');
+    const started = Date.now();
+    const { outcome: result, text } = await launch(envFor(), { stallMs: 1_500 });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(m.requests).toEqual([zipPath()]);
+    expect(text).toContain('could not be installed: the download stalled (no data for 2 s) and was abandoned.');
+    await expectHostServing(result);
+  });
+
+  it('keeps a slow download that keeps moving, however long it takes past the stall window', async () => {
+    await withMirror('slow');
+    const started = Date.now();
+    const { outcome: result } = await launch(envFor({ electron_use_remote_checksums: '1' }), { stallMs: 1_000 });
+    // The mirror needs about 2 s for the whole zip.
+    expect(Date.now() - started).toBeGreaterThan(1_800);
+    expect((await electronArgv(result))[0]).toBe(APP_MAIN);
+  });
+
+  it('refuses a zip whose checksum is wrong, names it, leaves nothing behind', async () => {
+    await withMirror('wrong-checksum');
+    const { outcome: result, text } = await launch(envFor({ electron_use_remote_checksums: '1' }));
+    expect(text).toContain(`could not be installed: Generated checksum for "electron-v${pkg.version}-${process.platform}-${process.arch}.zip" did not match expected checksum.`);
+    await expectHostServing(result);
+    expect(existsSync(path.join(pkg.dir, 'dist'))).toBe(false);
+    expect(existsSync(path.join(pkg.dir, 'path.txt'))).toBe(false);
+  });
+
+  it('reports a truncated zip, and the next start with a good mirror installs normally', async () => {
+    const bad = await withMirror('truncated');
+    const first = await launch(envFor({ electron_use_remote_checksums: '1' }));
+    expect(first.text).toMatch(/could not be installed: failed to read archive .*electron-v[\d.]+-[a-z0-9]+-[a-z0-9]+\.zip.*: invalid Zip archive/);
+    await expectHostServing(first.outcome);
+    expect(existsSync(path.join(pkg.dir, 'dist'))).toBe(false);
+    if (first.outcome.kind === 'host') await first.outcome.host.close();
+    outcome = null;
+    await bad.close();
+
+    await withMirror('zip');
+    const second = await launch(envFor({ electron_use_remote_checksums: '1' }));
+    expect((await electronArgv(second.outcome))[0]).toBe(APP_MAIN);
+  });
+});
+
+describe.runIf(unix)('npm start with Electronʼs binary', () => {
+  async function installFake(dir: string): Promise<string> {
+    await fs.mkdir(dir, { recursive: true });
+    const binary = path.join(dir, 'electron');
+    await fs.writeFile(binary, FAKE_ELECTRON_SCRIPT, { mode: 0o755 });
+    return binary;
+  }
+
+  it('spawns it with the appʼs main and the arguments, downloading nothing', async () => {
+    const m = await withMirror('not-found');
+    await installFake(path.join(pkg.dir, 'dist'));
+    await fs.writeFile(path.join(pkg.dir, 'path.txt'), 'electron');
+    const { outcome: result, text } = await launch(envFor({ ELECTRON_RUN_AS_NODE: '1' }));
+    expect(await electronArgv(result)).toEqual([APP_MAIN, '--home', path.join(root, 'home'), '--data-dir', path.join(root, 'data'), '--port', '0']);
+    expect(m.requests).toEqual([]);
+    expect(text).toBe('');
+  });
+
+  it('uses ELECTRON_OVERRIDE_DIST_PATH by Electronʼs rule (<dir>/<path.txt or electron>), never downloading into it', async () => {
+    const m = await withMirror('zip');
+    const override = path.join(root, 'my-electron');
+    const binary = await installFake(override);
+    const { outcome: result } = await launch(envFor({ ELECTRON_OVERRIDE_DIST_PATH: override }));
+    expect(result.kind === 'electron' && result.binary).toBe(binary);
+    expect((await electronArgv(result))[0]).toBe(APP_MAIN);
+
+    outcome = null;
+    const empty = path.join(root, 'empty');
+    const { outcome: missing, text } = await launch(envFor({ ELECTRON_OVERRIDE_DIST_PATH: empty }));
+    expect(text).toContain(`ELECTRON_OVERRIDE_DIST_PATH points at ${empty}, which holds no electron`);
+    await expectHostServing(missing);
+    expect(m.requests).toEqual([]);
+  });
+
+  it('starts the host when MEMDIR_HEADLESS is set, even with the binary there', async () => {
+    await installFake(path.join(pkg.dir, 'dist'));
+    await fs.writeFile(path.join(pkg.dir, 'path.txt'), 'electron');
+    const { outcome: result, text } = await launch(envFor({ MEMDIR_HEADLESS: '1' }));
+    expect(text).toBe('Starting the headless host instead of the desktop app: MEMDIR_HEADLESS is set.\n');
+    await expectHostServing(result);
+    expect(existsSync(argvFile)).toBe(false);
+  });
+});
+
+describe('the Node version', () => {
+  it('is checked against package.jsonʼs engines, which this machineʼs Node satisfies', () => {
+    expect(nodeVersionProblem(MANIFEST.engines.node, process.version)).toBeNull();
+    expect(nodeVersionProblem('>=20.19', 'v20.18.3')).toBe('Memdir needs Node ≥ 20.19; this is Node 20.18.3. Install a newer Node and run npm start again.');
+    expect(nodeVersionProblem('>=20.19', 'v22.1.0')).toBeNull();
+    expect(nodeVersionProblem('>=20.19', 'v20.19.0')).toBeNull();
+  });
+});

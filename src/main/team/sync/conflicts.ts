@@ -1,0 +1,110 @@
+/**
+ * Conflicts (R-SYNC, "Memdir adds"): when a pull would overwrite a local edit that was never
+ * pushed, the local bytes are kept (in the data dir, and in the history entry the pull's
+ * snapshot made) before the server's version is written. The user looks at both sides and
+ * resolves: keep the server's, take mine, or a merged text — written (history entry `sync`)
+ * and pushed based on the server version this client has seen, so a newer one on the server
+ * makes it a conflict again, never a loss.
+ */
+import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
+import { transact } from '../../history/history.js';
+import { sha256Hex } from '../hash-cache.js';
+import { type TeamFile, checkTeamDir, resolveTeamKey } from '../team-paths.js';
+import { mergeLines } from './merge.js';
+import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const lenientUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+
+/** Keep the local version of `key` as a conflict before the pull writes the server's (`rev`: the snapshot holding it). */
+export async function keepConflict(e: SyncEngine, cycle: Cycle, file: TeamFile, local: LocalInfo, entry: PulledEntry, rev: string | null): Promise<void> {
+  const key = file.key;
+  const bytes = local.bytes ?? (await file.read())?.data ?? Buffer.alloc(0);
+  // Read now when the hash came from the cache: the record describes exactly the bytes it keeps.
+  const localSha = local.bytes ? local.sha : sha256Hex(bytes);
+  const id = `${e.now().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${sha256Hex(`${key}\0${localSha}\0${entry.sha256}`).slice(0, 8)}`;
+  if (e.state.conflicts.some((c) => c.id === id)) return;
+  await e.stateFile.writeConflictBytes(id, bytes);
+  let isText = true;
+  try {
+    strictUtf8.decode(bytes);
+  } catch {
+    isText = false;
+  }
+  const conflict: TeamConflict = {
+    id,
+    key,
+    createdAt: e.now().toISOString(),
+    localSha,
+    localBytes: bytes.byteLength,
+    localIsText: isText,
+    serverSha: entry.sha256,
+    baseSha: e.base.get(key) ?? null,
+    serverUpdatedBy: entry.updatedBy,
+    serverUpdatedAt: entry.updatedAt,
+    localRev: rev,
+    status: 'open',
+    resolution: null,
+    resolvedAt: null,
+  };
+  e.state.conflicts.push(conflict);
+  e.dirty = true;
+  cycle.report.pull.conflicts.push(key);
+}
+
+/** Both sides of a conflict, the base and the three-way proposal (call under the sync's lock). */
+export async function conflictDetail(e: SyncEngine, id: string): Promise<ConflictDetail> {
+  const conflict = e.state.conflicts.find((c) => c.id === id);
+  if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
+  const kept = await e.stateFile.readConflictBytes(conflict);
+  const current = await (await resolveTeamKey(await checkTeamDir(e.memoryDir), conflict.key)).read();
+  const baseBytes = conflict.baseSha ? await e.bases.read(conflict.baseSha) : null;
+  const mine = kept ? lenientUtf8.decode(kept) : '';
+  const theirs = current ? lenientUtf8.decode(current.data) : '';
+  const base = baseBytes ? lenientUtf8.decode(baseBytes) : null;
+  // The same merge the pull made, on what is on disk now: what the app's editor and `team resolve --keep merged` start from.
+  const merge = base === null ? null : mergeLines(base, mine, theirs, { mine: 'mine (kept here)', theirs: `team (${conflict.serverUpdatedBy ?? 'server'})` });
+  return { conflict, mine, theirs, theirsSha: current ? sha256Hex(current.data) : null, base, proposal: merge?.text ?? null, both: merge?.both ?? null, overlaps: merge?.conflicts ?? null };
+}
+
+/** Resolve a conflict (call under the sync's lock; the caller syncs afterwards unless `server`). */
+export async function resolveConflict(e: SyncEngine, id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null }): Promise<{ conflict: TeamConflict; rev: string | null }> {
+  const conflict = e.state.conflicts.find((c) => c.id === id);
+  if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
+  if (conflict.status === 'resolved') throw new TeamSyncError('conflict', `This conflict was already resolved (${conflict.resolution}).`);
+  let rev: string | null = null;
+  if (take !== 'server') {
+    let bytes: Buffer;
+    if (take === 'mine') {
+      const kept = await e.stateFile.readConflictBytes(conflict);
+      if (!kept) throw new TeamSyncError('not-found', 'The kept local version is missing from Memdir\'s data folder; restore it from history instead.');
+      bytes = kept;
+    } else if (take === 'both') {
+      // Every line of both sides: merged where they do not overlap, mine then theirs where they do.
+      const detail = await conflictDetail(e, id);
+      bytes = Buffer.from(mergeLines(detail.base ?? '', detail.mine, detail.theirs).both, 'utf8');
+    } else {
+      if (opts.text === undefined) throw new TeamSyncError('invalid-input', 'A merge needs the merged text.');
+      bytes = Buffer.from(opts.text, 'utf8');
+    }
+    const file = await resolveTeamKey(await checkTeamDir(e.memoryDir), conflict.key);
+    const current = await file.read();
+    const currentSha = current ? sha256Hex(current.data) : null;
+    if (opts.theirsSha !== undefined && opts.theirsSha !== currentSha) {
+      throw new TeamSyncError('conflict', `team/${conflict.key} changed since the conflict was opened; look at it again before choosing.`);
+    }
+    const sha = sha256Hex(bytes);
+    const summary = `Resolve the conflict on team/${conflict.key}: ${take === 'mine' ? 'took my version' : take === 'both' ? 'kept both versions' : 'merged both versions'}`;
+    e.options.onWrite?.('before', [conflict.key]);
+    const { entry } = await transact(e.memoryDir, { source: 'sync', summary, dataDir: e.options.dataDir }, () => e.write(file, bytes, sha));
+    e.options.onWrite?.('after', [conflict.key]);
+    rev = entry?.rev ?? null;
+    // The server's version is seen and chosen against: what is on disk is an edit on top of it.
+    const seen = e.server.get(conflict.key) ?? conflict.serverSha;
+    e.setBase(conflict.key, seen);
+  }
+  Object.assign(conflict, { status: 'resolved', resolution: take, resolvedAt: e.now().toISOString() });
+  e.dirty = true;
+  await e.persist();
+  return { conflict: { ...conflict }, rev };
+}

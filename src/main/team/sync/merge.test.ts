@@ -1,0 +1,61 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BaseStore } from '../sync-state.js';
+import { mergeLines } from './merge.js';
+
+describe('three-way line merge of team files', () => {
+  const base = '# Deploys\n\n## Staging\nFreeze on Fridays.\n\n## Production\nTwo approvals.\n';
+
+  it('merges changes to different lines, keeping the final newline', () => {
+    const mine = base.replace('Freeze on Fridays.', 'Freeze on Fridays after 15:00.');
+    const theirs = base.replace('Two approvals.', 'Two approvals, one from SRE.');
+    const merged = mergeLines(base, mine, theirs);
+    expect(merged).toMatchObject({ clean: true, conflicts: 0 });
+    expect(merged.text).toBe('# Deploys\n\n## Staging\nFreeze on Fridays after 15:00.\n\n## Production\nTwo approvals, one from SRE.\n');
+  });
+
+  it('the same change on both sides is no conflict', () => {
+    const both = base.replace('Two approvals.', 'Three approvals.');
+    expect(mergeLines(base, both, both)).toMatchObject({ clean: true, text: both });
+  });
+
+  it('overlapping changes are a conflict: markers in the proposal, both sides kept by "both"', () => {
+    const mine = base.replace('Two approvals.', 'Two approvals from the owners.');
+    const theirs = base.replace('Two approvals.', 'One approval is enough.');
+    const merged = mergeLines(base, mine, theirs, { mine: 'mine', theirs: 'server (ann)' });
+    expect(merged.clean).toBe(false);
+    expect(merged.conflicts).toBe(1);
+    expect(merged.text).toContain('<<<<<<< mine\nTwo approvals from the owners.\n=======\nOne approval is enough.\n>>>>>>> server (ann)');
+    expect(merged.both).toBe(base.replace('Two approvals.', 'Two approvals from the owners.\nOne approval is enough.'));
+    expect(merged.serverWins).toBe(theirs);
+  });
+
+  it('where one place overlaps, the other changes still merge', () => {
+    const mine = base.replace('Freeze on Fridays.', 'Freeze on Fridays and holidays.').replace('Two approvals.', 'Two approvals from the owners.');
+    const theirs = base.replace('Two approvals.', 'One approval is enough.');
+    const merged = mergeLines(base, mine, theirs);
+    expect(merged.clean).toBe(false);
+    expect(merged.serverWins).toBe(theirs.replace('Freeze on Fridays.', 'Freeze on Fridays and holidays.'));
+  });
+});
+
+describe('base versions kept for merges', () => {
+  it('are pruned to the ones the state still names', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-bases-'));
+    try {
+      const bases = new BaseStore(dir);
+      const a = 'a'.repeat(64);
+      const b = 'b'.repeat(64);
+      bases.save(a, 'first\n');
+      bases.save(b, 'second\n');
+      await bases.prune(new Set([b]));
+      expect(await bases.read(a)).toBeNull();
+      expect((await bases.read(b))?.toString()).toBe('second\n');
+      expect(await bases.read('../../etc/passwd')).toBeNull();
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * Pull (R-SYNC): `GET entries` with If-None-Match (304: nothing to do, no body) and `?since=`
+ * (only what changed). Server wins per key; for each key, with L the local hash, S the server's
+ * and B the base (what both last agreed on, sync-state.ts):
+ *   L = S                → in step;
+ *   S = B, L ≠ B         → only the local file changed: it waits for the push;
+ *   L missing or L = B   → write S (a locally deleted file comes back: deletions never propagate);
+ *   otherwise            → both changed since B: merged line by line (merge.ts) when both are
+ *                          text and B's content is known — the merge is written (history: a
+ *                          merge with both parents) and pushed; where the changes overlap, the
+ *                          local bytes are kept as a conflict (conflicts.ts), then S is written.
+ *                          Nothing is lost.
+ * A pull decides and writes key by key, and checks the file is still the one it decided on
+ * (inode, mtime, ctime, size) right before writing it: a file saved meanwhile is decided again,
+ * so an editor's save during a pull becomes a conflict, never a silent overwrite.
+ * Anything a server sends is refused key by key when wrong (hostile key, checksum that does not
+ * match the content, oversized entry, text that is not text) and alerted, never written; an
+ * entry refused for its content is remembered with its hash (sync-state.ts `refused`), so it is
+ * not fetched again by every later sync.
+ */
+import type { EntriesResponse } from '../../../server/protocol.js';
+import { foldPathKey } from '../../../shared/path-key.js';
+import { utf8Length } from '../../../shared/utf8.js';
+import { listHistory, transact } from '../../history/history.js';
+import { sameFacts, sha256Hex } from '../hash-cache.js';
+import type { Conditional } from '../team-client.js';
+import { type TeamFile, TeamPathError, checkKey, resolveTeamKey } from '../team-paths.js';
+import { keepConflict } from './conflicts.js';
+import { type LineMerge, mergeLines } from './merge.js';
+import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a pulled entry's content must not be written, or null when it may. */
+function contentProblem(e: SyncEngine, key: string, entry: PulledEntry): { reason: string; security: boolean } | null {
+  if (typeof entry.content !== 'string' || entry.content.includes('\0') || LONE_SURROGATE.test(entry.content)) {
+    return { reason: `Refused ${key}: its content is not text (null byte or broken Unicode).`, security: false };
+  }
+  if (utf8Length(entry.content) > e.maxEntryBytes) {
+    return { reason: `Refused ${key}: ${utf8Length(entry.content)} bytes, more than the ${e.maxEntryBytes} a team memory may hold.`, security: false };
+  }
+  if (sha256Hex(entry.content) !== entry.sha256) {
+    return { reason: `Refused ${key}: the server's checksum does not match the content it sent (corrupted, or not an honest server).`, security: true };
+  }
+  return null;
+}
+
+/** What the pull should do with one key, given the local hash now. */
+function decide(e: SyncEngine, key: string, local: string | null, server: string): 'same' | 'keep-local' | 'write' | 'conflict' {
+  const base = e.base.get(key);
+  if (local === server) return 'same';
+  if (local !== null && server === base) return 'keep-local';
+  if (local === null || local === base) return 'write';
+  return 'conflict';
+}
+
+/**
+ * Pull: `conditional` (If-None-Match + since), `full` (everything, to restore deleted files)
+ * or `delta` (since, after a 412: we know something moved). Returns whether files were written.
+ */
+export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'full' | 'delta', sent?: Promise<Conditional<EntriesResponse>>): Promise<boolean> {
+  const etag = e.state.etag;
+  const answer = await (sent ?? e.client.entries({ ifNoneMatch: mode === 'conditional' ? etag : null, since: mode === 'full' ? null : etag, signal: cycle.signal }));
+  const at = e.now().toISOString();
+  e.lastCheckAt = at;
+  if (answer.status === 304) {
+    cycle.report.pull.status ??= 304;
+    return false;
+  }
+  const body = answer.body;
+  // Never backwards: an answer older than the version this client already has (a replayed or
+  // reordered duplicate) would take back what it knows; it is ignored and asked again next time.
+  const stale = e.isStale(answer.etag);
+  if (stale) {
+    throw new TeamSyncError('network', `The sync server's answer was older than a version this client has already seen (version ${stale.told} < ${stale.known}: a replayed or reordered answer); it was ignored, and the next sync asks again.`);
+  }
+  cycle.report.pull.status = 200;
+  cycle.report.pull.full ||= body.full;
+
+  // Check every entry before anything is written.
+  const accepted = new Map<string, PulledEntry>();
+  const refused: { key: string; reason: string; security: boolean }[] = [];
+  const folds = new Set<string>();
+  for (const [key, entry] of Object.entries(body.entries)) {
+    const check = checkKey(key);
+    if (!check.ok) {
+      refused.push({ key: key.slice(0, 120), reason: check.reason, security: true });
+      continue;
+    }
+    const fold = foldPathKey(key);
+    if (folds.has(fold)) {
+      refused.push({ key, reason: `Refused ${key}: another key differs from it only in letter case.`, security: true });
+      continue;
+    }
+    folds.add(fold);
+    const problem = contentProblem(e, key, entry);
+    if (problem) {
+      refused.push({ key, ...problem });
+      // The server holds a version this client did not take: a local file is not pushed over
+      // it (server ≠ base), and it is not fetched again until the server's hash changes.
+      e.setServer(key, entry.sha256);
+      e.setIn(e.refused, key, entry.sha256);
+      continue;
+    }
+    accepted.set(key, entry);
+  }
+
+  if (body.full) {
+    // The server's whole state: keys it no longer has (a re-created database) are forgotten,
+    // so the local files are pushed again rather than waiting for a pull that never comes.
+    for (const map of [e.server, e.base, e.refused]) for (const key of [...map.keys()]) if (!Object.hasOwn(body.entries, key)) e.setIn(map, key, undefined);
+  }
+  for (const [key, entry] of accepted) {
+    e.setServer(key, entry.sha256);
+    e.setIn(e.refused, key, undefined);
+  }
+
+  // Decide each key, writing nothing yet. Each key is resolved here once; the write uses the same handle.
+  const plan = new Map<string, TeamFile>();
+  for (const [key, entry] of accepted) {
+    let file: TeamFile;
+    let local: LocalInfo | null;
+    try {
+      file = await resolveTeamKey(cycle.team, key);
+      local = await e.localInfo(file);
+    } catch (error) {
+      if (!(error instanceof TeamPathError)) throw error;
+      refused.push({ key, reason: error.message, security: error.reason === 'symlink' || error.reason === 'outside' || error.reason === 'hardlink' });
+      continue;
+    }
+    const action = decide(e, key, local?.sha ?? null, entry.sha256);
+    if (action === 'same') {
+      e.setBase(key, entry.sha256);
+      e.bases.save(entry.sha256, entry.content);
+    } else if (action === 'write' || action === 'conflict') {
+      if (e.failedWrites.get(key) === entry.sha256) continue;
+      plan.set(key, file);
+    }
+  }
+
+  if (refused.length > 0) {
+    cycle.report.pull.refused.push(...refused.map(({ key, reason }) => ({ key, reason })));
+    const security = refused.filter((r) => r.security);
+    const shown = refused.slice(0, 8).map((r) => r.reason).join(' ');
+    await e.raise(e.topic('pull'), {
+      kind: security.length > 0 ? 'security' : 'sync',
+      title: security.length > 0 ? 'The sync server sent entries Memdir refused' : 'Some team entries were not written',
+      message: `${refused.length} entr${refused.length === 1 ? 'y was' : 'ies were'} not written (nothing outside the team folder was touched). ${shown}${refused.length > 8 ? ' …' : ''}`,
+    });
+  }
+
+  let wrote = false;
+  if (plan.size > 0) wrote = await apply(e, cycle, plan, accepted);
+  e.setEtag(answer.etag);
+  cycle.report.version = body.version;
+  if (e.state.lastPullAt !== at) {
+    e.state.lastPullAt = at;
+    e.dirty = true;
+  }
+  return wrote;
+}
+
+/** Write the planned keys, as one history entry (conflicts kept before their key is overwritten). */
+async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, accepted: Map<string, PulledEntry>): Promise<boolean> {
+  const keys = [...plan.keys()];
+  const summary = `Pull from team ${e.connection.team}: ${keys.length} file${keys.length === 1 ? '' : 's'}`;
+  e.options.onWrite?.('before', keys);
+  const written: string[] = [];
+  const merges: Merge[] = [];
+  // A merge makes this entry a merge commit: its second parent holds the server's versions of the merged files.
+  const theirs = () => merges.map((m) => ({ path: m.rel, content: m.theirs, from: `Versions on team ${e.connection.team}` }));
+  try {
+    await transact(e.memoryDir, { source: 'sync', summary, body: `Server: ${e.connection.server}\nKeys: ${keys.join(', ')}`, dataDir: e.options.dataDir, theirs }, async () => {
+      // The snapshot transact just took holds every local version: conflicts point at it.
+      let rev: Promise<string | null> | undefined;
+      const snapshotRev = (): Promise<string | null> => (rev ??= listHistory(e.memoryDir, { dataDir: e.options.dataDir, limit: 1 }).then(([head]) => head?.rev ?? null, () => null));
+      for (const [key, file] of plan) {
+        if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
+        if (await applyKey(e, cycle, file, accepted.get(key)!, snapshotRev, merges)) written.push(key);
+      }
+    });
+  } finally {
+    cycle.report.pull.written.push(...written);
+    if (written.length > 0) cycle.relist = true;
+    e.options.onWrite?.('after', written);
+  }
+  return written.length > 0;
+}
+
+/**
+ * Decide one key on its hash now and write it — unless the file changed between the decision
+ * and the write (an editor saved it): then it is decided again, so a save is kept as a
+ * conflict, never overwritten unseen. Whether it was written.
+ */
+async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: PulledEntry, snapshotRev: () => Promise<string | null>, merges: Merge[]): Promise<boolean> {
+  const key = file.key;
+  for (let look = 0; look < 3; look++) {
+    let local: LocalInfo | null;
+    try {
+      local = await e.localInfo(file);
+    } catch (error) {
+      if (!(error instanceof TeamPathError)) throw error;
+      cycle.report.pull.refused.push({ key, reason: error.message });
+      return false;
+    }
+    const action = decide(e, key, local?.sha ?? null, entry.sha256);
+    if (action === 'same') e.setBase(key, entry.sha256);
+    if (action === 'same' || action === 'keep-local') return false;
+    let content = entry.content;
+    let sha = entry.sha256;
+    let merged = false;
+    if (action === 'conflict') {
+      const merge = await mergeWithServer(e, file, local!, entry);
+      if (!merge?.clean) {
+        await keepConflict(e, cycle, file, local!, entry, await snapshotRev());
+        // The conflict is on record before anything is overwritten.
+        await e.persist();
+      }
+      // Clean: the merge. Overlapping somewhere: the server's version with the local changes
+      // that overlap nothing (only the overlap waits in the conflict). Pushed by this sync.
+      const text = merge ? (merge.clean ? merge.text : merge.serverWins) : null;
+      if (text !== null && text !== entry.content) {
+        content = text;
+        sha = sha256Hex(text);
+        merged = true;
+      }
+    }
+    await e.options.beforeWriteKey?.(key);
+    if (!sameFacts(await file.facts(), local?.facts ?? null)) continue;
+    try {
+      await e.write(file, content, sha);
+    } catch (error) {
+      e.failedWrites.set(key, entry.sha256);
+      cycle.report.pull.refused.push({ key, reason: `Could not write team/${key}: ${(error as Error).message}` });
+      await e.raise(e.topic('write', `team/${key}`), { kind: error instanceof TeamPathError ? 'security' : 'sync', title: `team/${key} could not be updated`, message: (error as Error).message, file: `team/${key}` });
+      return false;
+    }
+    e.failedWrites.delete(key);
+    // The server's version is what both now agree on; a merge is a local edit on top of it (pushed next).
+    e.setBase(key, entry.sha256);
+    e.bases.save(entry.sha256, entry.content);
+    if (merged) {
+      cycle.report.pull.merged.push(key);
+      merges.push({ rel: file.rel, theirs: entry.content });
+    }
+    return true;
+  }
+  // Saved again at every look: left alone (the local file is never overwritten while in use).
+  e.failedWrites.set(key, entry.sha256);
+  cycle.report.pull.refused.push({ key, reason: `team/${key} kept changing while the pull tried to update it; it was left as it is.` });
+  return false;
+}
+
+/** A key merged by this pull: its path in the memory dir and the server's version merged in. */
+interface Merge {
+  rel: string;
+  theirs: string;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The three-way merge of the local version and the server's on their base, or null when it
+ * cannot be made: a side is not text, or the base's content is not known here (then the local
+ * version is kept as a conflict, as before merges existed).
+ */
+async function mergeWithServer(e: SyncEngine, file: TeamFile, local: LocalInfo, entry: PulledEntry): Promise<LineMerge | null> {
+  const baseSha = e.base.get(file.key);
+  if (!baseSha) return null;
+  const base = await e.bases.read(baseSha);
+  const bytes = local.bytes ?? (await file.read())?.data ?? null;
+  if (!base || !bytes || sha256Hex(bytes) !== local.sha || sha256Hex(base) !== baseSha) return null;
+  try {
+    return mergeLines(strictUtf8.decode(base), strictUtf8.decode(bytes), entry.content);
+  } catch {
+    return null;
+  }
+}

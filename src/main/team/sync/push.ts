@@ -1,0 +1,453 @@
+/**
+ * Push (R-SYNC): every local file whose hash differs from the server's checksum, *and* whose
+ * server version is the base (a key the server changed since is never overwritten blindly: it
+ * waits for the pull, which turns it into a conflict). Each file is read through the confined
+ * path, must be UTF-8 text without null bytes within the entry limit, and passes the secret
+ * scanner: a finding that is not allowed keeps the file back and raises an alert. Upserts go
+ * in batches with If-Match; a 412 refetches the checksums, pulls what moved, recomputes the
+ * delta and retries with jittered exponential backoff, a bounded number of times, then tells
+ * the user (only answers that got nowhere count: a first push of 10,000 files is not "stale").
+ */
+import { randomBytes } from 'node:crypto';
+import type { WaitingItem } from '../../../shared/contract/team.js';
+import type { Finding } from '../../../shared/secret-types.js';
+import { type ErrorResponse, parseEtag } from '../../../server/protocol.js';
+import type { FileFacts } from '../../memdir/read-file.js';
+import { scanText } from '../../secrets/scanner.js';
+import { secretAlertMessage } from '../alert-center.js';
+import { TeamClientError } from '../team-client.js';
+import { type TeamFile, TeamPathError, checkTeamDir, resolveTeamKey } from '../team-paths.js';
+import { type Cycle, type LocalInfo, type SyncEngine, TeamSyncError, sleep } from './engine.js';
+import { pull } from './pull.js';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** How a refused read shows in the waiting list. */
+function waitingReason(error: TeamPathError): WaitingItem['reason'] {
+  return error.reason === 'symlink' || error.reason === 'outside' ? 'symlink' : error.reason === 'hardlink' ? 'hardlink' : 'not-a-file';
+}
+
+/** One file to push: its content, its hash, its size in bytes. */
+interface DeltaItem {
+  content: string;
+  sha: string;
+  bytes: number;
+}
+type Delta = Map<string, DeltaItem>;
+
+function waiting(cycle: Cycle, item: WaitingItem): void {
+  cycle.report.waiting.push(item);
+}
+
+/** The delta to push now: key → content, for every local file that differs and may be pushed. */
+export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boolean }): Promise<Delta> {
+  if (cycle.relist) {
+    cycle.team = await checkTeamDir(e.memoryDir);
+    cycle.listing = e.list(cycle.team);
+    cycle.relist = false;
+  }
+  cycle.report.waiting = [];
+  const delta: Delta = new Map();
+  const secretTopics = new Set<string>();
+  const linkTopics = new Set<string>();
+  for (const problem of cycle.listing.problems) {
+    waiting(cycle, { key: problem.key, reason: problem.reason, detail: problem.detail });
+    if ((problem.reason === 'symlink' || problem.reason === 'hardlink') && !opts.dry) {
+      const topic = e.topic('link', `team/${problem.key}`);
+      linkTopics.add(topic);
+      await e.raise(topic, {
+        kind: 'security',
+        title: problem.reason === 'symlink' ? 'A link in the team folder was refused' : 'A hard link in the team folder was refused',
+        message:
+          problem.reason === 'symlink'
+            ? `team/${problem.key} is a symbolic link (to ${problem.target ?? '?'}). Memdir never follows links in the team folder: nothing was read or written through it, and it is not synced. Remove it or replace it with a real file.`
+            : `${problem.detail} Nothing was read from it.`,
+        file: `team/${problem.key}`,
+      });
+    }
+  }
+
+  const { server: serverMap, base: baseMap } = e;
+  for (const [key, file] of cycle.listing.files) {
+    let sha = e.knownHash(key, file);
+    // The common case, kept cheap: unchanged since it was last hashed, and in step with the server.
+    if (sha !== null && sha === serverMap.get(key) && sha === baseMap.get(key)) continue;
+    let bytes: Buffer | null = null;
+    if (sha === null && file.size > e.maxEntryBytes) {
+      waiting(cycle, { key, reason: 'too-large', detail: `team/${key} is ${file.size} bytes; a team memory may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
+      continue;
+    }
+    // Resolved once: every read of this key below goes through the same handle.
+    let handle: TeamFile;
+    try {
+      handle = await resolveTeamKey(cycle.team, key);
+    } catch (error) {
+      if (!(error instanceof TeamPathError)) throw error;
+      waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+      continue;
+    }
+    if (sha === null) {
+      let info: LocalInfo | null;
+      try {
+        info = await e.localInfo(handle);
+      } catch (error) {
+        if (!(error instanceof TeamPathError)) throw error;
+        waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+        continue;
+      }
+      if (!info) continue;
+      sha = info.sha;
+      bytes = info.bytes;
+    }
+    const server = e.server.get(key);
+    const base = e.base.get(key);
+    if (sha === server) {
+      e.setBase(key, sha);
+      continue;
+    }
+    if (server !== undefined && server !== base) {
+      waiting(cycle, { key, reason: 'server-moved', detail: `team/${key} changed on the server since this copy; the next pull brings it in (your version is kept as a conflict if it differs).` });
+      continue;
+    }
+    const refusal = cycle.refusedByServer.get(key);
+    if (refusal && refusal.sha === sha) {
+      waiting(cycle, { key, reason: 'refused', detail: refusal.reason });
+      continue;
+    }
+    if (file.size > e.maxEntryBytes) {
+      waiting(cycle, { key, reason: 'too-large', detail: `team/${key} is ${file.size} bytes; a team memory may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
+      continue;
+    }
+    if (!bytes) {
+      let read: { data: Buffer; facts: FileFacts } | null;
+      try {
+        read = await handle.read();
+      } catch (error) {
+        if (!(error instanceof TeamPathError)) throw error;
+        waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+        continue;
+      }
+      if (!read) continue;
+      bytes = read.data;
+      // The hash must be of exactly the bytes that go up.
+      sha = e.hashBytes(key, read.facts, read.data);
+      if (sha === server) continue;
+    }
+    const vetted = await vetForUpload(e, key, sha, bytes);
+    if ('reason' in vetted) {
+      waiting(cycle, { key, reason: vetted.reason, detail: vetted.detail });
+      if (vetted.reason === 'secret') {
+        const topic = e.topic('secret', `team/${key}`);
+        secretTopics.add(topic);
+        if (!opts.dry) await e.raise(topic, { kind: 'secret', title: `A secret kept team/${key} from being shared`, message: vetted.detail, file: `team/${key}`, findings: vetted.findings });
+      }
+      continue;
+    }
+    waiting(cycle, { key, reason: 'pending', detail: `team/${key} changed here and waits to be pushed.` });
+    delta.set(key, { content: vetted.content, sha, bytes: bytes.byteLength });
+  }
+  if (!opts.dry && e.raised.size > 0) {
+    for (const topic of [...e.raised]) {
+      if (topic.startsWith(e.topic('secret', '')) && !secretTopics.has(topic)) await e.resolveTopic(topic, 'the file no longer holds a blocking secret');
+      if (topic.startsWith(e.topic('link', '')) && !linkTopics.has(topic)) await e.resolveTopic(topic, 'the link is gone');
+    }
+  }
+  return delta;
+}
+
+/**
+ * The one place a team file is vetted before it may leave the machine (R-SYNC-SECURITY): UTF-8
+ * text, no null bytes, and no secret the user has not allowed. Its text to upload, or why it
+ * stays here (a secret's findings come along for the alert).
+ */
+async function vetForUpload(e: SyncEngine, key: string, sha: string, bytes: Uint8Array): Promise<{ content: string } | (WaitingItem & { findings?: Finding[] })> {
+  let content: string;
+  try {
+    content = strictUtf8.decode(bytes);
+  } catch {
+    return { key, reason: 'not-utf8', detail: `team/${key} is not UTF-8 text, so it is not uploaded. Save it as UTF-8.` };
+  }
+  if (content.includes('\0')) return { key, reason: 'binary', detail: `team/${key} contains null bytes (a binary file); team memory is text.` };
+  const findings = await blockingFindings(e, key, sha, content);
+  if (findings.length > 0) return { key, reason: 'secret', detail: secretAlertMessage(`team/${key}`, findings), findings };
+  return { content };
+}
+
+/** The findings in a file that keep it back: every one not allowed in this memory dir. */
+async function blockingFindings(e: SyncEngine, key: string, sha: string, content: string): Promise<Finding[]> {
+  // The key is part of what is scanned (a token in a file or folder name): cached per key and hash.
+  let findings = e.scans.get(`${key}\0${sha}`);
+  if (!findings) {
+    findings = await scanText(content, { file: `team/${key}`, name: key });
+    if (e.scans.size > 2_000) e.scans.clear();
+    e.scans.set(`${key}\0${sha}`, findings);
+  }
+  const blocking: Finding[] = [];
+  for (const f of findings) {
+    if (!(await e.options.alerts?.isAllowed(e.memoryDir, f))) blocking.push({ ...f, file: `team/${key}` });
+  }
+  return blocking;
+}
+
+function backoff(e: SyncEngine, attempt: number): number {
+  const ceiling = Math.min(e.retry.maxMs, e.retry.baseMs * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** After a 412: refetch the checksums; pull what moved (conflicts, if any); the caller recomputes. */
+async function refetch(e: SyncEngine, cycle: Cycle): Promise<void> {
+  const answer = await e.client.checksums({ signal: cycle.signal });
+  if (answer.status === 304) return;
+  const { checksums } = answer.body;
+  const old = e.state.etag ? parseEtag(e.state.etag) : null;
+  const now = parseEtag(answer.etag);
+  const moved = Object.keys(checksums).filter((k) => e.server.get(k) !== checksums[k]);
+  const gone = [...e.server.keys()].filter((k) => !Object.hasOwn(checksums, k));
+  if (old && now && old.epoch !== now.epoch) {
+    await pull(e, cycle, 'full');
+  } else if (moved.length === 0 && gone.length === 0) {
+    // Only the version moved (a no-op write): our map is exact at the new ETag.
+    e.setEtag(answer.etag);
+  } else {
+    await pull(e, cycle, 'delta');
+  }
+}
+
+/** One batch of the delta: what fits in one request. */
+function nextBatch(e: SyncEngine, delta: Delta): { batch: Map<string, DeltaItem>; bytes: number } {
+  const batch = new Map<string, DeltaItem>();
+  let bytes = 2;
+  for (const [key, item] of delta) {
+    const size = item.bytes + key.length + 96;
+    if (batch.size > 0 && (batch.size >= e.batchKeys || bytes + size > e.batchBytes)) break;
+    batch.set(key, item);
+    bytes += size;
+  }
+  return { batch, bytes };
+}
+
+/**
+ * A refusal of a whole push that the engine can act on: keys the server refused (kept back
+ * with the reason), a batch too large (halved). Throws for anything else.
+ */
+function handleRefusal(e: SyncEngine, cycle: Cycle, outcome: { status: number; error: ErrorResponse }, batch: Map<string, DeltaItem>, bytes: number): void {
+  const { error } = outcome;
+  const refuse = (key: string, reason: string): void => {
+    const item = batch.get(key);
+    if (item) cycle.refusedByServer.set(key, { sha: item.sha, reason });
+  };
+  if (outcome.status === 400 && error.keys && error.keys.length > 0) {
+    const unknown = error.keys.filter((k) => !batch.has(k.key));
+    if (unknown.length > 0) {
+      throw new TeamSyncError('server', `The sync server refused keys this push did not carry (${unknown.slice(0, 3).map((k) => JSON.stringify(k.key.slice(0, 80))).join(', ')}); the push stopped. Your changes are kept.`);
+    }
+    for (const k of error.keys) refuse(k.key, `The server refused the key: ${k.reason}`);
+    return;
+  }
+  if ((outcome.status === 409 || outcome.status === 400 || (outcome.status === 413 && error.error === 'entry-too-large')) && error.key && batch.has(error.key)) {
+    refuse(error.key, `The server refused team/${error.key}: ${error.message}`);
+    return;
+  }
+  if (outcome.status === 413 && (error.error === 'too-many-keys' || error.error === 'body-too-large') && batch.size > 1) {
+    // Always smaller than the batch just refused, so this ends (at one key, refused for good).
+    if (error.error === 'too-many-keys') e.batchKeys = Math.max(1, Math.min(Math.floor(batch.size / 2), error.limit ?? batch.size));
+    else e.batchBytes = Math.max(1, Math.min(Math.floor(bytes / 2), error.limit ?? bytes));
+    return;
+  }
+  throw new TeamSyncError(error.error === 'team-full' ? 'team-full' : 'server', `The server refused the push: ${error.message}`);
+}
+
+/** A push that left but whose answer did not come back: say so, never "cannot reach" or "nothing to upload". */
+function lostAnswer(error: unknown): unknown {
+  if (error instanceof TeamClientError && (error.code === 'network' || error.code === 'timeout') && error.sent) {
+    const what = error.code === 'timeout' ? error.message.replace(/ did not answer /, ' did not answer the push ').replace(/\.$/, '') : error.message.replace(/ was lost \(/, ' was lost after the push was sent (').replace(/\.$/, '');
+    return new TeamSyncError(error.code, `${what}; the server may have saved it: the next sync confirms it. Your changes are kept.`);
+  }
+  return error;
+}
+
+/** Record a committed key: on the server and agreed, its content kept as the base for later merges. */
+function agreed(e: SyncEngine, key: string, sha: string): void {
+  e.setServer(key, sha);
+  e.setBase(key, sha);
+}
+
+/**
+ * Before the pull: ask the server for the result of a push whose answer was lost (protocol 2,
+ * the same push id, no entries). Keys it had saved are this client's own writes — recognised
+ * as such, so the pull never turns them into a conflict with oneself.
+ */
+export async function confirmLostPush(e: SyncEngine, cycle: Cycle): Promise<void> {
+  const lost = e.state.lostPush;
+  if (!lost) return;
+  if (e.protocol === 2) {
+    const outcome = await e.client.commit(lost.pushId, {}, { signal: cycle.signal });
+    if (outcome.ok && outcome.body.replayed) {
+      for (const key of [...outcome.body.committed, ...outcome.body.unchanged]) {
+        const sha = lost.entries[key];
+        if (!sha) continue;
+        agreed(e, key, sha);
+        cycle.report.push.confirmed.push(key);
+      }
+      for (const [key, conflict] of Object.entries(outcome.body.conflicts)) e.setServer(key, conflict.sha256);
+      cycle.behind = true;
+    }
+  }
+  e.state.lostPush = null;
+  e.dirty = true;
+}
+
+/** Whether the server speaks only protocol 1 (asked after a 404 on the protocol 2 route). */
+async function speaksOnlyProtocol1(e: SyncEngine, cycle: Cycle): Promise<boolean> {
+  const me = await e.client.me({ signal: cycle.signal });
+  if (me.team !== e.connection.team) throw new TeamSyncError('not-found', `The sync server has no team "${e.connection.team}" for this token: the token belongs to team "${me.team}".`);
+  return !(me.protocols ?? [1]).includes(2);
+}
+
+/**
+ * Protocol 2: push the delta in batches, each key with the base it was edited from; the server
+ * commits what still matches and answers the rest as per-key conflicts, which a pull then
+ * merges (or keeps as conflicts) and the next round pushes. Unrelated keys never hold each
+ * other back, so there is no "stale" to give up on. False when the server speaks only protocol 1.
+ */
+async function pushCommits(e: SyncEngine, cycle: Cycle): Promise<boolean> {
+  let pulls = 0;
+  let delta: Delta | null = null;
+  for (;;) {
+    if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
+    delta ??= await computeDelta(e, cycle, { dry: false });
+    if (delta.size === 0) {
+      // Others committed meanwhile (or a key conflicted): catch up before the sync ends, and
+      // push what the pull merged. Bounded: what is left waits for the next sync.
+      if (cycle.behind && pulls < e.retry.attempts) {
+        pulls++;
+        cycle.behind = false;
+        await pull(e, cycle, e.state.etag ? 'delta' : 'full');
+        delta = null;
+        continue;
+      }
+      return true;
+    }
+    const { batch, bytes } = nextBatch(e, delta);
+    const entries: Record<string, { content: string; base: string | null }> = {};
+    for (const [key, item] of batch) {
+      entries[key] = { content: item.content, base: e.base.get(key) ?? null };
+      // Kept before it leaves: a push saved but unanswered is then merged and recognised like any other.
+      e.bases.save(item.sha, item.content);
+    }
+    const pushId = randomBytes(16).toString('base64url');
+    // On disk before the request leaves: a process killed while waiting for the answer still knows what it sent.
+    e.state.lostPush = { pushId, entries: Object.fromEntries([...batch].map(([key, item]) => [key, item.sha])) };
+    e.dirty = true;
+    await e.persist();
+    cycle.report.push.attempts++;
+    let outcome: Awaited<ReturnType<typeof e.client.commit>>;
+    try {
+      outcome = await e.client.commit(pushId, entries, { signal: cycle.signal });
+    } catch (error) {
+      throw lostAnswer(error);
+    }
+    e.state.lostPush = null;
+    e.dirty = true;
+    if (!outcome.ok) {
+      if ((outcome.status === 404 || outcome.status === 405) && (await speaksOnlyProtocol1(e, cycle))) {
+        e.protocol = 1;
+        return false;
+      }
+      handleRefusal(e, cycle, outcome, batch, bytes);
+      delta = null;
+      continue;
+    }
+    const body = outcome.body;
+    const done: string[] = [];
+    for (const key of [...body.committed, ...body.unchanged]) {
+      const item = batch.get(key);
+      if (!item) continue;
+      agreed(e, key, item.sha);
+      done.push(key);
+    }
+    for (const [key, conflict] of Object.entries(body.conflicts)) {
+      // Someone else's version is on the server: the pull brings it in and merges (or keeps a conflict).
+      e.setServer(key, conflict.sha256);
+      cycle.behind = true;
+    }
+    for (const key of batch.keys()) delta.delete(key);
+    cycle.report.push.uploaded.push(...done);
+    cycle.report.waiting = cycle.report.waiting.filter((w) => !(w.reason === 'pending' && done.includes(w.key)));
+    // This client knows the whole team state at the new version only if nothing else was committed in between.
+    const mine = e.state.etag ? parseEtag(e.state.etag) : null;
+    const now = parseEtag(body.etag);
+    if (mine && now && mine.epoch === now.epoch && mine.version === body.previousVersion) e.setEtag(body.etag);
+    else if (!mine || !now || mine.epoch !== now.epoch || mine.version < body.version) cycle.behind = true;
+    e.sawEtag(body.etag);
+    cycle.report.version = body.version;
+    if (done.length > 0) e.state.lastPushAt = e.now().toISOString();
+    e.dirty = true;
+  }
+}
+
+/**
+ * Push the delta: protocol 2 unless the server speaks only 1. Protocol 1 pushes in batches
+ * with If-Match until the delta is empty. Rounds that upload or refuse keys make progress and
+ * are not counted; rounds that get nowhere (412, 428) are, with backoff, up to
+ * `retry.attempts`; an answer that makes no sense stops the push.
+ */
+export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
+  if (e.protocol === 2 && (await pushCommits(e, cycle))) return;
+  let failures = 0;
+  const retryAfterBackoff = async (giveUp: TeamSyncError): Promise<void> => {
+    if (++failures >= e.retry.attempts) throw giveUp;
+    await sleep(backoff(e, failures), cycle.signal);
+  };
+  let delta: Delta | null = null;
+  for (;;) {
+    if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
+    // The delta is computed once, and again only after something moved (a 412, a refusal).
+    delta ??= await computeDelta(e, cycle, { dry: false });
+    if (delta.size === 0) return;
+    if (!e.state.etag) {
+      // Never pulled (or the state was reset): the push needs the version it is based on.
+      await pull(e, cycle, 'full');
+      if (!e.state.etag) throw new TeamSyncError('server', 'The sync server answered a full pull without a version to push against.');
+      delta = null;
+      continue;
+    }
+    const { batch: items, bytes } = nextBatch(e, delta);
+    const batch: Record<string, string> = {};
+    for (const [key, item] of items) batch[key] = item.content;
+    cycle.report.push.attempts++;
+    let outcome: Awaited<ReturnType<typeof e.client.put>>;
+    try {
+      outcome = await e.client.put(e.state.etag, batch, { signal: cycle.signal });
+    } catch (error) {
+      throw lostAnswer(error);
+    }
+    if (outcome.ok) {
+      for (const [key, item] of items) {
+        agreed(e, key, item.sha);
+        e.bases.save(item.sha, item.content);
+        delta.delete(key);
+      }
+      e.setEtag(outcome.body.etag);
+      cycle.report.version = outcome.body.version;
+      cycle.report.push.uploaded.push(...items.keys());
+      cycle.report.waiting = cycle.report.waiting.filter((w) => !(w.reason === 'pending' && items.has(w.key)));
+      e.state.lastPushAt = e.now().toISOString();
+      e.dirty = true;
+      continue;
+    }
+    delta = null;
+    if (outcome.status === 412) {
+      cycle.report.push.stale++;
+      await retryAfterBackoff(new TeamSyncError('stale', `The team memory kept changing while pushing (${cycle.report.push.stale} tries answered "412 stale"); your changes are kept and pushed at the next sync.`));
+      await refetch(e, cycle);
+      continue;
+    }
+    if (outcome.status === 428) {
+      await retryAfterBackoff(new TeamSyncError('server', 'The sync server kept answering the push with "428 precondition required" although it carried If-Match; your changes are kept and pushed at the next sync.'));
+      await pull(e, cycle, 'full');
+      continue;
+    }
+    handleRefusal(e, cycle, outcome, items, bytes);
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * `--db` as the user types it, read without loading either database driver (the CLI of the
+ * desktop app has neither).
+ */
+
+/** Whether `db` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(db);
+}
+
+/** A connection string with its password replaced, for messages and logs. */
+export function redactConnectionString(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/i, '$1:***@');
+}

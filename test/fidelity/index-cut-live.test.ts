@@ -1,0 +1,64 @@
+/**
+ * The real Claude Code loads indexes in a temporary home (`claude -p` against the loopback fake
+ * Messages API) and what its transcript records as injected must equal Memdir's prediction —
+ * the check behind test/fixtures/claude-code-index/observed.json. Runs where the pinned native
+ * binary is: `$CLAUDE_CODE_BIN`, or `@anthropic-ai/claude-code-linux-x64` in node_modules;
+ * skipped with the reason otherwise. `MEMDIR_RECORD_INDEX_FIXTURES=1` runs every fixture and
+ * rewrites observed.json from what the client did.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, startFakeAnthropic } from '../../src/main/llm/test-support/fake-anthropic.js';
+import { readInjectedIndex } from '../../src/main/memdir/agent-index.js';
+import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
+
+const PINNED = '2.1.332';
+const FIXTURES = path.resolve(__dirname, '../fixtures/claude-code-index');
+const candidates = [process.env.CLAUDE_CODE_BIN, path.resolve(__dirname, '../../node_modules/@anthropic-ai/claude-code-linux-x64/claude')].filter((p): p is string => !!p);
+const bin = candidates.find((p) => fs.existsSync(p)) ?? null;
+const version = bin ? /^(\S+)/.exec(spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout ?? '')?.[1] ?? null : null;
+const skip = !bin ? 'the Claude Code binary is not installed (set CLAUDE_CODE_BIN)' : version !== PINNED ? `Claude Code ${version} is not the pinned ${PINNED}` : null;
+const record = process.env.MEMDIR_RECORD_INDEX_FIXTURES === '1';
+const cases = record ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)) : ['cjk120', 'fm-comment-220', 'long-line', 'comments'];
+
+/** Run `claude -p` once with `index` as the project's MEMORY.md; what its transcript recorded. */
+async function injectedBy(fake: FakeAnthropic, index: string): Promise<{ version: string | null; content: string | null }> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-'));
+  try {
+    const [home, config, tmp, project] = ['home', 'config', 'tmp', 'project'].map((d) => path.join(root, d));
+    for (const d of [home!, config!, tmp!, project!]) fs.mkdirSync(d, { recursive: true });
+    const folder = path.join(config!, 'projects', fs.realpathSync(project!).replace(/[^A-Za-z0-9]/g, '-'));
+    fs.mkdirSync(path.join(folder, 'memory'), { recursive: true });
+    fs.writeFileSync(path.join(folder, 'memory', 'MEMORY.md'), index);
+    const env = { PATH: process.env.PATH ?? '', HOME: home!, CLAUDE_CONFIG_DIR: config!, TMPDIR: tmp!, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' };
+    const child = spawn(bin!, ['-p', 'hello'], { cwd: project!, env, stdio: 'ignore' });
+    await new Promise((resolve) => child.on('close', resolve));
+    const transcript = fs.readdirSync(folder).find((f) => f.endsWith('.jsonl'));
+    return transcript ? readInjectedIndex(path.join(folder, transcript)) : { version: null, content: null };
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+describe.skipIf(skip !== null)(`the real Claude Code injects what Memdir predicts${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let fake: FakeAnthropic;
+  const observed: Record<string, { version: string | null; injected: string | null }> = {};
+  beforeAll(async () => {
+    fake = await startFakeAnthropic({ fallback: { kind: 'message', text: 'ok' } });
+  });
+  afterAll(async () => {
+    await fake?.close();
+    if (record && Object.keys(observed).length === cases.length) fs.writeFileSync(path.join(FIXTURES, 'observed.json'), `${JSON.stringify(observed, null, 1)}\n`);
+  });
+
+  it.each(cases)('%s', async (name) => {
+    const index = fs.readFileSync(path.join(FIXTURES, `${name}.md`), 'utf8');
+    const got = await injectedBy(fake, index);
+    observed[name] = { version: got.version, injected: got.content };
+    expect(got.version).toBe(PINNED);
+    expect(got.content ?? '').toBe(loadIndexAsClaudeCode(index, { version: got.version }).text);
+  }, 60_000);
+});

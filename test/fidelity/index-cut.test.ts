@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseIndex, splitLoadedEntries } from '../../src/shared/index-format.js';
+import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from '../../src/main/memdir/test-support/shared-fixtures.js';
+import { formatIndexSize, lineFate, loadIndexAsClaudeCode, warningWordingFor } from '../../src/shared/index-load.js';
+
+// Indexes written into a temporary home and loaded by the real Claude Code 2.1.332 (`claude -p`
+// against a loopback fake API); observed.json holds what its transcript recorded as injected
+// (the `instructions` attachment, `type: "AutoMem"`). Byte for byte ground truth.
+const FIXTURES = path.resolve(__dirname, '../fixtures/claude-code-index');
+const observed = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'observed.json'), 'utf8')) as Record<string, { version: string; injected: string | null }>;
+const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, `${name}.md`), 'utf8');
+
+describe('loadIndexAsClaudeCode against what Claude Code 2.1.332 injected', () => {
+  it.each(Object.keys(observed))('%s', (name) => {
+    const { version, injected } = observed[name]!;
+    expect(loadIndexAsClaudeCode(fixture(name), { version }).text).toBe(injected ?? '');
+  });
+});
+
+describe('loadIndexAsClaudeCode (R-INDEX)', () => {
+  it('counts UTF-16 code units, not UTF-8 bytes: 120 Chinese pointer lines load whole', () => {
+    const text = fixture('cjk120');
+    const load = loadIndexAsClaudeCode(text);
+    expect(load.bytes).toBeGreaterThan(25_000);
+    expect(load.chars).toBeLessThan(25_000);
+    expect(load).toMatchObject({ lines: 120, truncated: false, firstCutLine: null, reason: null });
+    expect(splitLoadedEntries(parseIndex(text), load).cut).toEqual([]);
+  });
+
+  it('strips frontmatter and block comments before counting: entries 1–200 load, 201 on are cut', () => {
+    const text = fixture('fm-comment-220');
+    const load = loadIndexAsClaudeCode(text);
+    const { loaded, cut } = splitLoadedEntries(parseIndex(text), load);
+    expect(loaded.map((e) => e.file)).toEqual(Array.from({ length: 200 }, (_, i) => `entry_${String(i + 1).padStart(3, '0')}.md`));
+    expect(cut[0]!.file).toBe('entry_201.md');
+    expect(cut).toHaveLength(20);
+    // Frontmatter (5 lines) and the comment block (4 lines) come first: entry 201 is file line 210.
+    expect(load.firstCutLine).toBe(210);
+    expect(load.reason).toBe('220 lines (limit: 200)');
+    expect([1, 5, 6, 9].map((l) => lineFate(load, l))).toEqual(['hidden', 'hidden', 'hidden', 'hidden']);
+  });
+
+  it('a pointer inside a comment never reaches the agent and is not called cut either', () => {
+    const text = fixture('comments');
+    const { loaded, cut } = splitLoadedEntries(parseIndex(text), loadIndexAsClaudeCode(text));
+    expect(loaded.map((e) => e.file)).not.toContain('hidden.md');
+    expect(cut).toEqual([]);
+  });
+
+  it('keeps a newline exactly at offset 25,000 and cuts after it', () => {
+    const load = loadIndexAsClaudeCode(fixture('nl-at-25000'));
+    expect(load.loadedChars).toBe(25_000);
+    expect(load.warning).toContain('2 of 147 lines were cut off, starting at line 146 ("- [Last](last.md) — after the limit")');
+    expect(loadIndexAsClaudeCode(fixture('nl-at-25001')).loadedLines).toBe(144);
+  });
+
+  it('cuts a line longer than the limit mid-line and says so', () => {
+    const load = loadIndexAsClaudeCode(fixture('long-line'));
+    expect(load).toMatchObject({ firstCutLine: 1, loadedLines: 0, loadedChars: 25_000 });
+    expect(load.reason).toBe('29.3KB (limit: 24.4KB) — index entries are too long');
+    expect(load.warning).toContain('everything after the first 25000 characters of line 1 was cut off');
+  });
+
+  it('200 lines load whole, 201 lose the last', () => {
+    expect(loadIndexAsClaudeCode(fixture('lines-200')).truncated).toBe(false);
+    expect(loadIndexAsClaudeCode(fixture('lines-201'))).toMatchObject({ truncated: true, firstCutLine: 201, loadedLines: 200 });
+  });
+
+  it('counts the \\r of CRLF line ends, as Claude Code does', () => {
+    const text = fixture('crlf-units');
+    expect(loadIndexAsClaudeCode(text).chars).toBe(text.trim().length);
+    expect(loadIndexAsClaudeCode(text.replace(/\r\n/g, '\n')).chars).toBe(text.trim().length - 164);
+  });
+
+  it('words the warning the way the user\'s Claude Code version does', () => {
+    const text = fixture('lines-201');
+    expect(loadIndexAsClaudeCode(text, { version: '2.1.88' }).text.endsWith('\n\n> WARNING: MEMORY.md is 201 lines (limit: 200). Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.')).toBe(true);
+    expect(loadIndexAsClaudeCode(text, { version: '2.1.332' }).warning).toContain('Only part of it was loaded: 1 of 201 lines were cut off');
+    expect(warningWordingFor(null)).toBe('detailed');
+    expect(warningWordingFor('garbage')).toBe('detailed');
+    expect(warningWordingFor('2.2.0')).toBe('detailed');
+    expect(warningWordingFor('2.1.331')).toBe('plain');
+    expect(warningWordingFor('1.0.128')).toBe('plain');
+  });
+
+  it('an index that is only frontmatter injects nothing', () => {
+    expect(loadIndexAsClaudeCode(fixture('fm-only'))).toMatchObject({ text: '', lines: 0, truncated: false });
+    expect(loadIndexAsClaudeCode('')).toMatchObject({ text: '', lines: 0 });
+  });
+
+  it('formats sizes like Claude Code', () => {
+    expect(formatIndexSize(25_000)).toBe('24.4KB');
+    expect(formatIndexSize(26_931)).toBe('26.3KB');
+    expect(formatIndexSize(1024 * 30)).toBe('30KB');
+    expect(formatIndexSize(900)).toBe('900 bytes');
+    expect(formatIndexSize(3 * 1024 * 1024)).toBe('3MB');
+  });
+});
+
+// Real indexes from shared/fixtures/memories (third-party, read in place), loaded by Claude Code 2.1.332.
+const shared = sharedMemoryFixtures();
+const observedShared = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'observed-shared.json'), 'utf8')) as Record<string, { version: string; injected: string | null }>;
+describe.skipIf(!shared)(`real indexes as Claude Code 2.1.332 injected them${shared ? '' : ` (skipped: ${NO_SHARED_FIXTURES})`}`, () => {
+  it.each(Object.keys(observedShared))('%s', (id) => {
+    const raw = fs.readFileSync(path.join(shared!, id, 'memory', 'MEMORY.md'), 'utf8');
+    expect(loadIndexAsClaudeCode(raw, { version: observedShared[id]!.version }).text).toBe(observedShared[id]!.injected ?? '');
+  });
+});
