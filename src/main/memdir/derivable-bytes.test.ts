@@ -36,6 +36,17 @@ describe('R-NOTSAVE counts from bytes', () => {
     expect(derivableHints(fromBytes(git)).map((h) => h.kind)).toEqual(['git-log']);
   });
 
+  it('weighs "mostly code" by characters, as the text path does: long prose around a short snippet is not', () => {
+    const prose = `${'部署前先跑集成测试，因为预发布环境的数据库迁移曾经在周五晚上失败过两次。'.repeat(3)}\n`;
+    const snippet = '```sh\nnpm ci\nnpm test\nnpm run e2e\nnpm run build\nnpm run deploy\n```\n';
+    for (const body of [prose + snippet + prose, snippet, `${snippet}\r\n${prose}`.replace(/\n/g, '\r\n')]) {
+      expect(fromBytes(body), body).toEqual(countDerivable(body));
+      expect(derivableHints(fromBytes(body))).toEqual(detectDerivable(body));
+    }
+    expect(derivableHints(fromBytes(prose + snippet + prose))).toEqual([]);
+    expect(derivableHints(fromBytes(snippet)).map((h) => h.kind)).toEqual(['code']);
+  });
+
   it('property: on generated bodies the counts equal those of the decoded text', () => {
     const ws = fc.constantFrom('', ' ', '  ', '\t', '\u3000', '\u00a0', '\u2003', '\ufeff', '\u2028', '\u0085', '\v');
     const word = fc.constantFrom('deploy', 'Fix', 'the', 'cache', '部署', 'テスト', '🚀', 'é', 'a1b2c3d', 'deadbeef', 'abcdef0', '0123456789abcdef0123456789abcdef01234567', 'commit', 'Author:', 'Date:', 'Mon', 'Jan', '<a@b.c>', '—', '-', ':', '(', '12', '.', '`');

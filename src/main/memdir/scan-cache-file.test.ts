@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizeDirName } from '../../shared/sanitize.js';
 import type { HomeScan } from '../../shared/scan-types.js';
 import { openScanCache, scanCacheFile, SCAN_CACHE_VERSION } from './scan-cache-file.js';
 import { HomeScanCache, scanHome } from './scan-home.js';
@@ -23,24 +24,24 @@ afterAll(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-const cold = () => scanHome(fixture.home, { cache: new HomeScanCache(), env: {} });
+const cold = (home = fixture.home) => scanHome(home, { cache: new HomeScanCache(), env: {} });
 
 /**
  * A process that has never scanned: the cache comes from the data dir only. `reused`: the memory
  * directories whose scan came back from the file untouched — nothing in them read or parsed.
  */
-async function freshProcess(): Promise<{ scan: HomeScan; cache: HomeScanCache; loaded: boolean; save: () => Promise<boolean>; restored: string[]; reused: string[] }> {
-  const opened = openScanCache(dataDir, fixture.home, { now: later });
+async function freshProcess(home = fixture.home): Promise<{ scan: HomeScan; cache: HomeScanCache; loaded: boolean; save: () => Promise<boolean>; restored: string[]; reused: string[] }> {
+  const opened = openScanCache(dataDir, home, { now: later });
   const restored = [...opened.cache.stored.keys()];
-  const scan = await scanHome(fixture.home, { cache: opened.cache, env: {} });
+  const scan = await scanHome(home, { cache: opened.cache, env: {} });
   // A directory still held as the file wrote it was answered from it; a changed one was rebuilt.
-  const reused = restored.filter((dir) => opened.cache.stored.has(dir)).map((dir) => path.relative(fixture.home, dir));
-  return { scan, cache: opened.cache, loaded: opened.loaded.loaded, save: opened.save, restored: restored.map((d) => path.relative(fixture.home, d)), reused };
+  const reused = restored.filter((dir) => opened.cache.stored.has(dir)).map((dir) => path.relative(home, dir));
+  return { scan, cache: opened.cache, loaded: opened.loaded.loaded, save: opened.save, restored: restored.map((d) => path.relative(home, d)), reused };
 }
 
-async function saveWarmCache(): Promise<void> {
-  const opened = openScanCache(dataDir, fixture.home, { now: later });
-  await scanHome(fixture.home, { cache: opened.cache, env: {} });
+async function saveWarmCache(home = fixture.home): Promise<void> {
+  const opened = openScanCache(dataDir, home, { now: later });
+  await scanHome(home, { cache: opened.cache, env: {} });
   await opened.save();
 }
 
@@ -134,5 +135,106 @@ describe('the scan cache on disk', () => {
     const saved = JSON.parse(await fs.readFile(scanCacheFile(dataDir, fixture.home), 'utf8')) as { dirs: { dir: string }[] };
     expect(saved.dirs.map((d) => d.dir)).not.toContain(memoryDir);
     expect(saved.dirs.map((d) => d.dir)).toContain(path.join(fixture.home, 'projects', '-work-big', 'memory'));
+  });
+});
+
+describe('the scan cache on disk, with subfolder memories, team files linked from the main index and grouped sessions', () => {
+  // A repository whose sessions ran at its root and in a subdirectory (two transcript folders,
+  // one project: R-LAYOUT), with memories in subfolders and a team file reached from MEMORY.md.
+  let home: string;
+  let repo: string;
+  let memoryDir: string;
+  const folderOf = (cwd: string) => path.join(home, 'projects', sanitizeDirName(cwd));
+  const session = async (cwd: string, id: string) => {
+    await fs.mkdir(folderOf(cwd), { recursive: true });
+    await fs.writeFile(path.join(folderOf(cwd), `${id}.jsonl`), `${JSON.stringify({ type: 'user', uuid: 'u1', sessionId: id, cwd, message: { role: 'user', content: 'hi' } })}\n`);
+  };
+  const memo = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\ntype: project\n---\n\n${name}.\n`;
+  const INDEX = '- [Q1 retro](retros/2026-q1.md) — what went well\n- [Shared CI](team/project_ci.md) — the team\'s CI note\n';
+  const project = (scan: HomeScan) => scan.projects.find((p) => p.dir === sanitizeDirName(repo))!;
+
+  beforeAll(async () => {
+    const base = await fs.realpath(root);
+    repo = path.join(base, 'repo');
+    home = path.join(base, 'grouped-home');
+    await fs.mkdir(path.join(repo, '.git'), { recursive: true });
+    await fs.mkdir(path.join(repo, 'sub'), { recursive: true });
+    await fs.mkdir(path.join(repo, 'other'), { recursive: true });
+    await session(repo, '0b6f1c1e-8a0e-4d2b-9b7e-2f4a5c6d7e80');
+    await session(path.join(repo, 'sub'), 'a6f1c1e0-8a0e-4d2b-9b7e-2f4a5c6d7e81');
+    memoryDir = path.join(folderOf(repo), 'memory');
+    const files: Record<string, string> = {
+      'MEMORY.md': INDEX,
+      'retros/2026-q1.md': memo('Q1 retro', 'What went well: the cutover'),
+      'retros/deep/old.md': memo('Old retro', 'Not in the index'),
+      'team/MEMORY.md': '- [API](project_api.md) — v2 cutover\n',
+      'team/project_api.md': memo('API', 'v2 API cutover'),
+      'team/project_ci.md': memo('CI', 'CI has no Python 3.8'),
+    };
+    for (const [file, text] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(memoryDir, file)), { recursive: true });
+      await fs.writeFile(path.join(memoryDir, file), text);
+    }
+  });
+
+  it('answers a fresh process from the file alone, as a cold scan would', async () => {
+    await saveWarmCache(home);
+    const opened = openScanCache(dataDir, home, { now: later });
+    // The launch folders come back from the file too: which project each belongs to, its sessions.
+    expect(opened.cache.groups.has(folderOf(path.join(repo, 'sub')))).toBe(true);
+    const { scan, reused, cache } = await freshProcess(home);
+    expect(scan).toEqual(await cold(home));
+    const p = project(scan);
+    expect(p.launchDirs.map((l) => l.cwd).sort()).toEqual([repo, path.join(repo, 'sub')].sort());
+    expect(p.memories.map((m) => m.file)).toEqual(['retros/2026-q1.md', 'retros/deep/old.md']);
+    expect(p.problems).toContainEqual(expect.objectContaining({ code: 'orphan', file: 'retros/deep/old.md' }));
+    // Linked from MEMORY.md, so not an orphan of the team folder.
+    expect(p.team!.problems.filter((x) => x.code === 'orphan')).toEqual([]);
+    expect(reused.sort()).toEqual([path.relative(home, memoryDir), path.relative(home, path.join(memoryDir, 'team'))].sort());
+    expect(cache.topics.has(path.join(memoryDir, 'retros', '2026-q1.md'))).toBe(false);
+  });
+
+  it('sees a subfolder memory that changed, and a new one', async () => {
+    await saveWarmCache(home);
+    const file = path.join(memoryDir, 'retros', '2026-q1.md');
+    await fs.writeFile(file, memo('Q1 retro', 'What went well: the cutover, and the on-call rota'));
+    await fs.writeFile(path.join(memoryDir, 'retros', 'deep', 'new.md'), memo('New', 'Written after the cache'));
+    try {
+      const { scan, reused } = await freshProcess(home);
+      expect(scan).toEqual(await cold(home));
+      const p = project(scan);
+      expect(p.memories.find((m) => m.file === 'retros/2026-q1.md')?.description).toBe('What went well: the cutover, and the on-call rota');
+      expect(p.problems).toContainEqual(expect.objectContaining({ code: 'orphan', file: 'retros/deep/new.md' }));
+      expect(reused).toEqual([path.relative(home, path.join(memoryDir, 'team'))]);
+    } finally {
+      await fs.writeFile(file, memo('Q1 retro', 'What went well: the cutover'));
+      await fs.rm(path.join(memoryDir, 'retros', 'deep', 'new.md'));
+    }
+  });
+
+  it('sees a team file no longer linked from the main index, though nothing in the team folder changed', async () => {
+    await saveWarmCache(home);
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Q1 retro](retros/2026-q1.md) — what went well\n');
+    try {
+      const { scan, reused } = await freshProcess(home);
+      expect(scan).toEqual(await cold(home));
+      expect(project(scan).team!.problems).toContainEqual(expect.objectContaining({ code: 'orphan', file: 'project_ci.md' }));
+      expect(reused).toEqual([]);
+    } finally {
+      await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), INDEX);
+    }
+  });
+
+  it('sees a session launched in another subdirectory since', async () => {
+    await saveWarmCache(home);
+    await session(path.join(repo, 'other'), 'c6f1c1e0-8a0e-4d2b-9b7e-2f4a5c6d7e82');
+    try {
+      const { scan } = await freshProcess(home);
+      expect(scan).toEqual(await cold(home));
+      expect(project(scan).launchDirs.map((l) => l.cwd)).toContain(path.join(repo, 'other'));
+      expect(scan.projects.map((x) => x.dir)).not.toContain(sanitizeDirName(path.join(repo, 'other')));
+    } finally {
+      await fs.rm(folderOf(path.join(repo, 'other')), { recursive: true });
+    }
   });
 });
