@@ -116,4 +116,41 @@ describe('MemoryWatcher', () => {
     await fs.mkdir(path.join(empty, 'projects', '-work-first', 'memory'), { recursive: true });
     expect(await next).toEqual(['-work-first']);
   });
+
+  it('sees memories in subfolders (retros/x.md), in folders there at its start and in ones made since', async () => {
+    const home = path.join(root, 'home');
+    const memory = path.join(home, 'projects', '-work-app', 'memory');
+    await fs.mkdir(path.join(memory, 'retros', '2026'), { recursive: true });
+    await fs.mkdir(path.join(memory, 'team', 'runbooks'), { recursive: true });
+    const changes: string[][] = [];
+    watcher = new MemoryWatcher(home, path.join(root, 'data'), (dirs) => changes.push(dirs));
+    await ready();
+
+    let next = nextChange(changes);
+    await fs.writeFile(path.join(memory, 'retros', '2026', 'q1.md'), '---\nname: Q1\ndescription: d\ntype: project\n---\n');
+    expect(await next).toEqual(['-work-app']);
+
+    next = nextChange(changes);
+    await fs.writeFile(path.join(memory, 'team', 'runbooks', 'deploy.md'), 'x');
+    expect(await next).toEqual(['-work-app']);
+
+    // A folder made after the start, then a memory in it.
+    next = nextChange(changes);
+    await fs.mkdir(path.join(memory, 'people'));
+    expect(await next).toEqual(['-work-app']);
+    await ready();
+    next = nextChange(changes);
+    await fs.writeFile(path.join(memory, 'people', 'mei.md'), 'x');
+    expect(await next).toEqual(['-work-app']);
+
+    // Not memories, in a subfolder either.
+    next = nextChange(changes, 800);
+    await fs.writeFile(path.join(memory, 'retros', 'notes.txt'), 'x');
+    expect(await next).toEqual([]);
+
+    // A folder removed takes its memories with it.
+    next = nextChange(changes);
+    await fs.rm(path.join(memory, 'retros'), { recursive: true });
+    expect(await next).toEqual(['-work-app']);
+  });
 });

@@ -6,7 +6,8 @@
  * once a scan has told where that is (`track`).
  *
  * Directories are watched, never files: `projects/`, each `projects/<dir>/` (for its `memory`
- * folder to appear), each memory dir and its `team/`. A directory watch reports every entry
+ * folder to appear), each memory dir, its `team/` and their subfolders (memories such as
+ * `retros/x.md`, as deep as a scan looks). A directory watch reports every entry
  * created, removed, renamed or written inside it, so a home of 10,000 memories costs a few
  * hundred watches set up in milliseconds — a watch per file took seconds at start and runs into
  * the system's limit on watches.
@@ -14,14 +15,31 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { recordSnapshot } from '../history/history.js';
+import { MAX_MEMORY_DEPTH } from '../memdir/list-memory-files.js';
 import { TEAM_DIR } from '../../shared/limits.js';
 
 const DEBOUNCE_MS = 120;
 /** Memdir's own writes are announced directly; the watcher ignores their echo for this long. */
 const OWN_WRITE_MS = 1500;
 
+/** Whether `p` is a directory (not a link to one); false when it cannot be looked at. */
+function isPlainDirectory(p: string): boolean {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
 /** What a watched directory is, and for which project. */
-type Role = { kind: 'home' } | { kind: 'projects' } | { kind: 'project'; dir: string } | { kind: 'memory'; dir: string; moved: boolean } | { kind: 'team'; dir: string };
+type Role =
+  | { kind: 'home' }
+  | { kind: 'projects' }
+  | { kind: 'project'; dir: string }
+  | { kind: 'memory'; dir: string; moved: boolean }
+  | { kind: 'team'; dir: string }
+  /** A subfolder of a memory dir or its team dir, `depth` folders below it. */
+  | { kind: 'folder'; dir: string; depth: number };
 
 export class MemoryWatcher {
   private readonly watches = new Map<string, { watcher: fs.FSWatcher; role: Role }>();
@@ -96,7 +114,40 @@ export class MemoryWatcher {
 
   private watchMemory(memoryDir: string, dir: string, moved: boolean): void {
     if (!this.watchDir(memoryDir, { kind: 'memory', dir, moved })) return;
-    this.watchDir(path.join(memoryDir, TEAM_DIR), { kind: 'team', dir });
+    for (const name of this.subdirs(memoryDir)) {
+      if (name === TEAM_DIR) this.watchTeam(path.join(memoryDir, TEAM_DIR), dir);
+      else this.watchFolder(path.join(memoryDir, name), dir, 1);
+    }
+  }
+
+  private watchTeam(teamDir: string, dir: string): void {
+    if (!this.watchDir(teamDir, { kind: 'team', dir })) return;
+    for (const name of this.subdirs(teamDir)) this.watchFolder(path.join(teamDir, name), dir, 1);
+  }
+
+  /** A subfolder and the ones below it, as deep as a scan lists memories (list-memory-files.ts). */
+  private watchFolder(folder: string, dir: string, depth: number): void {
+    if (depth > MAX_MEMORY_DEPTH || !this.watchDir(folder, { kind: 'folder', dir, depth })) return;
+    for (const name of this.subdirs(folder)) this.watchFolder(path.join(folder, name), dir, depth + 1);
+  }
+
+  /**
+   * An entry of a memory dir, team dir or subfolder that is not a Markdown file: a subfolder made
+   * (watched from now on) or removed (its memories went with it). Anything else says nothing.
+   */
+  private folderEvent(where: string, name: string, dir: string, depth: number): void {
+    const folder = path.join(where, name);
+    if (this.watches.has(folder)) {
+      if (!fs.existsSync(folder)) {
+        this.unwatchTree(folder);
+        this.note(dir);
+      }
+      return;
+    }
+    // A link to a folder is not entered, as a scan does not enter it.
+    if (!isPlainDirectory(folder)) return;
+    this.watchFolder(folder, dir, depth);
+    this.note(dir);
   }
 
   private isMovedProject(dir: string): boolean {
@@ -140,21 +191,31 @@ export class MemoryWatcher {
       case 'memory': {
         if (name === TEAM_DIR) {
           const teamDir = path.join(where, TEAM_DIR);
-          if (fs.existsSync(teamDir)) this.watchDir(teamDir, { kind: 'team', dir: role.dir });
-          else this.unwatch(teamDir);
+          if (fs.existsSync(teamDir)) this.watchTeam(teamDir, role.dir);
+          else this.unwatchTree(teamDir);
           this.note(role.dir);
           return;
         }
-        if (name !== null && (name.startsWith('.') || !name.endsWith('.md'))) return;
-        this.note(role.dir);
+        this.entryEvent(where, name, role.dir, 1);
         return;
       }
-      case 'team': {
-        if (name !== null && (name.startsWith('.') || !name.endsWith('.md'))) return;
-        this.note(role.dir);
+      case 'team':
+        this.entryEvent(where, name, role.dir, 1);
         return;
-      }
+      case 'folder':
+        this.entryEvent(where, name, role.dir, role.depth + 1);
+        return;
     }
+  }
+
+  /** `name` changed inside a memory dir, team dir or subfolder (`depth`: a subfolder's depth there). */
+  private entryEvent(where: string, name: string | null, dir: string, depth: number): void {
+    if (name !== null && name.startsWith('.')) return;
+    if (name !== null && !name.endsWith('.md')) {
+      this.folderEvent(where, name, dir, depth);
+      return;
+    }
+    this.note(dir);
   }
 
   /**
