@@ -39,26 +39,34 @@ export function countDerivable(body: string): DerivableCounts {
   const counts: DerivableCounts = { content: 0, codeLines: 0, pathLines: 0, gitLines: 0, codeChars: 0, contentChars: 0 };
   let inFence = false;
   for (const line of body.split(/\r?\n/)) {
-    const chars = line.trim().length;
-    const blank = chars === 0;
-    if (!blank) {
-      counts.content++;
-      counts.contentChars += chars;
-    }
+    const blank = line.trim() === '';
+    if (!blank) counts.content++;
     if (FENCE.test(line)) inFence = !inFence;
-    else if (inFence && !blank) {
-      counts.codeLines++;
-      counts.codeChars += chars;
-    }
+    else if (inFence && !blank) counts.codeLines++;
     if (blank) continue;
     if (PATH_LINE.test(line)) counts.pathLines++;
     if (GIT_LINE.test(line)) counts.gitLines++;
   }
-  if (counts.codeLines < MIN_CODE_LINES) {
-    counts.codeChars = 0;
-    counts.contentChars = 0;
-  }
+  if (counts.codeLines >= MIN_CODE_LINES) Object.assign(counts, derivableChars(body));
   return counts;
+}
+
+/**
+ * The characters "mostly code" is weighed by: trimmed UTF-16 units of the lines inside code
+ * fences, and of every non-blank line. (A CR before a line's LF is trimmed with the line.)
+ */
+export function derivableChars(body: string): Pick<DerivableCounts, 'codeChars' | 'contentChars'> {
+  let codeChars = 0;
+  let contentChars = 0;
+  let inFence = false;
+  for (const line of body.split('\n')) {
+    const chars = line.trim().length;
+    if (chars === 0) continue;
+    contentChars += chars;
+    if (FENCE.test(line)) inFence = !inFence;
+    else if (inFence) codeChars += chars;
+  }
+  return { codeChars, contentChars };
 }
 
 /** The hints these counts call for. */

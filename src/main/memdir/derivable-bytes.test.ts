@@ -69,6 +69,23 @@ describe('R-NOTSAVE counts from bytes', () => {
     );
   });
 
+  it('property: on bodies with a code block, the characters are weighed as the decoded text weighs them', () => {
+    const ws = fc.constantFrom('', ' ', '\t', '\u3000', '\u00a0', '\u2003', '\ufeff', '\u2028', '\u0085', '\v', '\r');
+    const piece = fc.constantFrom('const a = 1;', 'npm test', '部署', 'テスト', '🚀', '𠀀', 'é', '—', 'x', '', '```', '~~~');
+    const line = fc.tuple(ws, fc.array(piece, { maxLength: 4 }), ws).map(([a, p, b]) => a + p.join(' ') + b);
+    const lines = (min: number, max: number) => fc.array(line, { minLength: min, maxLength: max });
+    const eol = fc.constantFrom('\n', '\r\n');
+    const body = fc
+      .tuple(lines(0, 4), fc.constantFrom('```', '~~~', ' ```ts', '\u3000~~~'), lines(5, 12), fc.constantFrom('```', '~~~', ''), lines(0, 4), eol)
+      .map(([before, open, code, close, after, e]) => [...before, open, ...code, close, ...after].join(e));
+    fc.assert(
+      fc.property(body, (text) => {
+        expect(fromBytes(text), JSON.stringify(text)).toEqual(countDerivable(text));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
   it.skipIf(realFixturesRoot() === null)(`counts every real memory the same way (skipped when ${NO_FIXTURES})`, () => {
     const files = realTopicFiles(realFixturesRoot()!);
     for (const file of files) {

@@ -3,11 +3,11 @@
  * decoding the whole body: decoding UTF-8 costs more than reading the file, and a scan must stay
  * near the cost of reading. The bytes are walked as latin1 (one char per byte, ASCII where the
  * text is ASCII); only a line that might be a path or a git line is decoded and tested with the
- * shared regexes; a body with enough code lines to be "mostly code" is decoded after all (that
- * rule weighs characters). Exact for valid UTF-8 — the caller checks validity first — and
+ * shared regexes; a body with enough code lines to be "mostly code" is walked a second time to
+ * weigh its characters (that rule weighs text). Exact for valid UTF-8 — the caller checks validity first — and
  * property-tested against `countDerivable` on the decoded text.
  */
-import { type DerivableCounts, GIT_LINE, MIN_CODE_LINES, PATH_LINE, countDerivable } from '../../shared/not-worth-saving.js';
+import { type DerivableCounts, GIT_LINE, MIN_CODE_LINES, PATH_LINE } from '../../shared/not-worth-saving.js';
 
 const TAB = 0x09;
 const LF = 0x0a;
@@ -152,8 +152,59 @@ export function countDerivableBytes(s: string, bytes: Buffer, from: number, end:
     if (slash !== -1 && slash < pos) slash = s.indexOf('/', pos);
     if (backslash !== -1 && backslash < pos) backslash = s.indexOf('\\', pos);
   }
-  // Enough code to judge "mostly code" by amount of text: that needs the characters, so this
-  // (rare) body is decoded and counted as text.
-  if (codeLines >= MIN_CODE_LINES) return countDerivable(bytes.toString('utf8', from, end));
-  return { content, codeLines, pathLines, gitLines, codeChars: 0, contentChars: 0 };
+  // Enough code to judge "mostly code" by amount of text: a second walk weighs the characters.
+  const chars = codeLines >= MIN_CODE_LINES ? derivableCharsOfBytes(s, from, end) : { codeChars: 0, contentChars: 0 };
+  return { content, codeLines, pathLines, gitLines, codeChars: chars.codeChars, contentChars: chars.contentChars };
+}
+
+/** How many bytes of JavaScript whitespace end right before `i`, not reaching back past `from`. */
+function whitespaceBefore(s: string, i: number, from: number): number {
+  const c = s.charCodeAt(i - 1);
+  if (c === SPACE || c === TAB || c === VT || c === FF || c === CR) return 1;
+  // Only the last byte of a multi-byte character (0x80–0xBF) can end a wider space.
+  if (c < 0x80 || c > 0xbf) return 0;
+  if (i - 2 >= from && whitespaceAt(s, i - 2) === 2) return 2;
+  if (i - 3 >= from && whitespaceAt(s, i - 3) === 3) return 3;
+  return 0;
+}
+
+/** UTF-16 units of the UTF-8 bytes `[from, end)` of `s`: one per character, two past U+FFFF. */
+function utf16Units(s: string, from: number, end: number): number {
+  let units = end - from;
+  for (let i = from; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0xc0) units--;
+    else if (c >= 0xf0) units++;
+  }
+  return units;
+}
+
+/**
+ * `derivableChars` of the UTF-8 text `[from, end)` of `s` (latin1, as above), without decoding:
+ * lines split on LF, each trimmed of JavaScript whitespace, its characters counted in UTF-16 units.
+ */
+function derivableCharsOfBytes(s: string, from: number, end: number): { codeChars: number; contentChars: number } {
+  let codeChars = 0;
+  let contentChars = 0;
+  let inFence = false;
+  let pos = from;
+  for (;;) {
+    let nl = s.indexOf('\n', pos);
+    const last = nl === -1 || nl >= end;
+    if (last) nl = end;
+    const p = skipWhitespace(s, pos, nl);
+    if (p < nl) {
+      let q = nl;
+      for (let w = whitespaceBefore(s, q, p); w > 0; w = whitespaceBefore(s, q, p)) q -= w;
+      const units = utf16Units(s, p, q);
+      contentChars += units;
+      const c = s.charCodeAt(p);
+      if ((c === 0x60 || c === 0x7e) && q - p >= 3 && (s.startsWith('```', p) || s.startsWith('~~~', p))) inFence = !inFence;
+      else if (inFence) codeChars += units;
+    }
+    if (last) break;
+    pos = nl + 1;
+  }
+  return { codeChars, contentChars };
 }
