@@ -254,20 +254,20 @@ function explainFrom(dir: string, start: string, exists: boolean): KeyExplanatio
  * @throws {DirectoryError} when `dir` does not exist (unless `missingOk`), is not a directory or cannot be read.
  */
 export async function explainCanonicalKey(dir: string, options: { missingOk?: boolean } = {}): Promise<KeyExplanation> {
-  const fromMissing = (error: DirectoryError): KeyExplanation => {
+  const fromMissing = (error: () => DirectoryError): KeyExplanation => {
     const absolute = path.resolve(dir);
     const start = nearestExisting(absolute);
-    if (start === null) throw error;
+    if (start === null) throw error();
     return explainFrom(absolute, start, false);
   };
   // A launch directory deleted since (common in an old home) is known missing without an exception.
-  if (options.missingOk && isMissing(path.resolve(dir))) return fromMissing(new DirectoryError(path.resolve(dir), 'missing'));
+  if (options.missingOk && isMissing(path.resolve(dir))) return fromMissing(() => new DirectoryError(path.resolve(dir), 'missing'));
   try {
     const real = realDirectory(dir);
     return explainFrom(real, real, true);
   } catch (error) {
     if (!options.missingOk || !(error instanceof DirectoryError) || error.reason !== 'missing') throw error;
-    return fromMissing(error);
+    return fromMissing(() => error);
   }
 }
 
