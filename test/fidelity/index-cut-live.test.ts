@@ -6,21 +6,17 @@
  * skipped with the reason otherwise. `MEMDIR_RECORD_INDEX_FIXTURES=1` runs every fixture and
  * rewrites observed.json from what the client did.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../src/main/llm/test-support/fake-anthropic.js';
+import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE, runClaudeCode } from '../../src/main/llm/test-support/real-claude-code.js';
 import { readInjectedIndex } from '../../src/main/memdir/agent-index.js';
 import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
 
-const PINNED = '2.1.332';
 const FIXTURES = path.resolve(__dirname, '../fixtures/claude-code-index');
-const candidates = [process.env.CLAUDE_CODE_BIN, path.resolve(__dirname, '../../node_modules/@anthropic-ai/claude-code-linux-x64/claude')].filter((p): p is string => !!p);
-const bin = candidates.find((p) => fs.existsSync(p)) ?? null;
-const version = bin ? /^(\S+)/.exec(spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout ?? '')?.[1] ?? null : null;
-const skip = !bin ? 'the Claude Code binary is not installed (set CLAUDE_CODE_BIN)' : version !== PINNED ? `Claude Code ${version} is not the pinned ${PINNED}` : null;
+const skip = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;
 const record = process.env.MEMDIR_RECORD_INDEX_FIXTURES === '1';
 const cases = record ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)) : ['cjk120', 'fm-comment-220', 'long-line', 'comments'];
 
@@ -28,14 +24,12 @@ const cases = record ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.md'))
 async function injectedBy(fake: FakeAnthropic, index: string): Promise<{ version: string | null; content: string | null }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-'));
   try {
-    const [home, config, tmp, project] = ['home', 'config', 'tmp', 'project'].map((d) => path.join(root, d));
-    for (const d of [home!, config!, tmp!, project!]) fs.mkdirSync(d, { recursive: true });
+    const [scratch, config, project] = ['scratch', 'config', 'project'].map((d) => path.join(root, d));
+    for (const d of [scratch!, config!, project!]) fs.mkdirSync(d, { recursive: true });
     const folder = path.join(config!, 'projects', fs.realpathSync(project!).replace(/[^A-Za-z0-9]/g, '-'));
     fs.mkdirSync(path.join(folder, 'memory'), { recursive: true });
     fs.writeFileSync(path.join(folder, 'memory', 'MEMORY.md'), index);
-    const env = { PATH: process.env.PATH ?? '', HOME: home!, CLAUDE_CONFIG_DIR: config!, TMPDIR: tmp!, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' };
-    const child = spawn(bin!, ['-p', 'hello'], { cwd: project!, env, stdio: 'ignore' });
-    await new Promise((resolve) => child.on('close', resolve));
+    await runClaudeCode(['-p', 'hello'], { cwd: project!, configDir: config!, scratch: scratch!, baseUrl: fake.url });
     const transcript = fs.readdirSync(folder).find((f) => f.endsWith('.jsonl'));
     return transcript ? readInjectedIndex(path.join(folder, transcript)) : { version: null, content: null };
   } finally {
@@ -58,7 +52,7 @@ describe.skipIf(skip !== null)(`the real Claude Code injects what Memdir predict
     const index = fs.readFileSync(path.join(FIXTURES, `${name}.md`), 'utf8');
     const got = await injectedBy(fake, index);
     observed[name] = { version: got.version, injected: got.content };
-    expect(got.version).toBe(PINNED);
+    expect(got.version).toBe(PINNED_CLAUDE_CODE);
     expect(got.content ?? '').toBe(loadIndexAsClaudeCode(index, { version: got.version }).text);
   }, 60_000);
 });

@@ -1,8 +1,9 @@
 /**
  * Memdir's hooks against the real Claude Code (issue 13, items 4 and 5), offline: its requests go
  * to the fake Messages API, its home is a temp folder, `hooks connect` wrote its settings.json.
- *   - every `claude -p` run's final Stop (and its SessionEnd) reaches the spool, although
- *     Claude Code SIGTERMs async hooks as it exits;
+ *   - every `claude -p` run's final Stop (and its SessionEnd) reaches the spool before the run
+ *     exits — even when the hook is slow to start (a loaded machine): Claude Code SIGTERMs async
+ *     hooks as it exits, so Memdir's spooling hooks are synchronous (it waits for them);
  *   - after a `--resume` and after a `/compact`, the next request to the model carries the
  *     session's Session Memory note, handed back by the SessionStart hook.
  * Skipped, with the reason, when the pinned Claude Code is not installed or Memdir is not built.
@@ -65,6 +66,27 @@ describe.skipIf(skip !== null)(`Memdir's hooks in the real Claude Code${skip ? `
       expect(drained.bad).toEqual([]);
     }
     for (const id of sessions) expect(events.filter((e) => e.sessionId === id).map((e) => e.event).sort(), id).toEqual(['SessionEnd', 'Stop']);
+  }, 120_000);
+
+  it('waits for the spooling hooks: a hook a second slow to start still delivers the final Stop and SessionEnd before the run exits', async () => {
+    // A loaded machine can take longer than Claude Code's ~15 ms grace to start a shell; a
+    // second is far beyond it. The same hooks, each made to start a second late.
+    const configDir = path.join(root, 'slow-home');
+    const slowData = path.join(root, 'slow-data');
+    await fs.mkdir(configDir, { recursive: true });
+    const options = { dataDir: slowData, cliEntry: CLI_ENTRY, execPath: process.execPath, electron: false };
+    await applyHooksChange(configDir, 'connect', (await planHooksChange(configDir, 'connect', options)).baseHash, options);
+    const file = path.join(configDir, 'settings.json');
+    const settings = JSON.parse(await fs.readFile(file, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    for (const event of ['Stop', 'SessionEnd']) for (const entry of settings.hooks[event]![0]!.hooks) entry.command = `sleep 1; ${entry.command}`;
+    await fs.writeFile(file, JSON.stringify(settings, null, 2));
+    const result = await runClaudeCode(['-p', 'hello slow', '--output-format', 'json'], { ...run, configDir });
+    expect(result.code, result.stderr).toBe(0);
+    const id = (JSON.parse(result.stdout) as { session_id: string }).session_id;
+    // Right after the run: nothing is still on its way.
+    const events: HookEvent[] = [];
+    expect((await drainSpool(slowData, async (e) => void events.push(...e))).bad).toEqual([]);
+    expect(events.filter((e) => e.sessionId === id).map((e) => e.event).sort()).toEqual(['SessionEnd', 'Stop']);
   }, 120_000);
 
   it('after --resume and after /compact, the next request carries the Session Memory note', async () => {

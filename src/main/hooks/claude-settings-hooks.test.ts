@@ -26,9 +26,9 @@ afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-async function connect(): Promise<void> {
-  const plan = await planHooksChange(home, 'connect', options);
-  await applyHooksChange(home, 'connect', plan.baseHash, options);
+async function connect(with_: HookCommandOptions = options): Promise<void> {
+  const plan = await planHooksChange(home, 'connect', with_);
+  await applyHooksChange(home, 'connect', plan.baseHash, with_);
 }
 async function disconnect(): Promise<void> {
   const plan = await planHooksChange(home, 'disconnect', options);
@@ -139,7 +139,8 @@ describe('connect and disconnect', () => {
     expect(Object.keys(after)).toEqual(['model', 'permissions', 'hooks', 'autoMemoryEnabled']);
     expect(after.hooks!.PreToolUse).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', command: './check.sh' }] }]);
     expect(after.hooks!.Stop!.map((g) => g.hooks.map((h) => h.command))).toEqual([['notify-send done'], [installedHookCommand('Stop', options)]]);
-    expect(after.hooks!.Stop![1]!.hooks[0]).toMatchObject({ timeout: 10, async: true });
+    // Synchronous: Claude Code waits the few milliseconds the shell needs (an exiting claude -p SIGTERMs async hooks).
+    expect(after.hooks!.Stop![1]!.hooks[0]).toEqual({ type: 'command', command: installedHookCommand('Stop', options), timeout: 10 });
     expect(after.hooks!.PreCompact).toEqual([{ matcher: '', hooks: [expect.objectContaining({ command: installedHookCommand('PreCompact', options) })] }]);
     expect(after.hooks!.SessionEnd![0]!.hooks[0]!.command).toBe(installedHookCommand('SessionEnd', options));
     // SessionStart is waited for (its answer is the note), after a compaction or a resume only.
@@ -191,8 +192,21 @@ describe('connect and disconnect', () => {
     const stop = (await json()).hooks!.Stop!;
     expect(stop).toHaveLength(1);
     expect(stop[0]!.hooks.map((h) => h.command)).toEqual([installedHookCommand('Stop', options), 'say hi']);
-    expect(stop[0]!.hooks[0]).toMatchObject({ timeout: 10, async: true });
+    expect(stop[0]!.hooks[0]).toEqual({ type: 'command', command: installedHookCommand('Stop', options), timeout: 10 });
     expect(await readHooksStatus(home, options)).toMatchObject({ connected: 'all', problems: [] });
+  });
+
+  it('makes an async spooling hook of an older install synchronous, and calls it out of date until then', async () => {
+    const stale = { type: 'command', command: installedHookCommand('Stop', options), timeout: 10, async: true };
+    await fs.writeFile(settingsFile(), JSON.stringify({ hooks: { Stop: [{ hooks: [stale] }] } }, null, 2));
+    expect((await readHooksStatus(home, options)).events.find((e) => e.event === 'Stop')).toMatchObject({ current: false });
+    await connect();
+    expect((await json()).hooks!.Stop![0]!.hooks[0]).toEqual({ type: 'command', command: installedHookCommand('Stop', options), timeout: 10 });
+    expect(await readHooksStatus(home, options)).toMatchObject({ connected: 'all', problems: [] });
+    // On Windows the hook is memdir hook under Node: slow to start, so it stays async.
+    const win = { ...options, platform: 'win32' as const, execPath: 'C:\\node.exe' };
+    await connect(win);
+    expect((await json()).hooks!.Stop![0]!.hooks[0]).toMatchObject({ command: installedHookCommand('Stop', win), async: true });
   });
 
   it('writes with the indentation and line endings it finds', async () => {

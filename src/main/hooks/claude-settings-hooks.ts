@@ -1,9 +1,10 @@
 /**
  * "Connect to Claude Code" (SPEC §11): add Memdir's hooks to `<home>/settings.json`, and take
  * them out again —
- *   Stop, PreCompact, SessionEnd  (async) spool the event for the app: on Linux and macOS a few
- *                                 lines of shell that beat the SIGTERM of an exiting `claude -p`
- *                                 (hook-spool.ts), on Windows `memdir hook <event>`;
+ *   Stop, PreCompact, SessionEnd  spool the event for the app: on Linux and macOS a few lines of
+ *                                 shell that Claude Code waits for (synchronous: they take a few
+ *                                 milliseconds, and an exiting `claude -p` SIGTERMs async hooks;
+ *                                 hook-spool.ts), on Windows `memdir hook <event>` (async);
  *   SessionStart                  (matcher `compact|resume`, not async: Claude Code reads its
  *                                 answer) `memdir hook SessionStart` hands back the session's
  *                                 Session Memory note (R-SESSION).
@@ -27,7 +28,7 @@ import fs from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { type HooksAction, type HooksPlan, type HooksStatus, MEMDIR_HOOK_EVENTS, type MemdirHookEvent, SESSION_START_MATCHER } from '../../shared/contract/hooks.js';
+import { type HooksAction, type HooksPlan, type HooksStatus, MEMDIR_HOOK_EVENTS, type MemdirHookEvent, SESSION_START_MATCHER, type SpooledHookEvent } from '../../shared/contract/hooks.js';
 import { writeDataFile } from '../memdir/safe-fs.js';
 import { type SettingsEdit, type SettingsEditResult, applySettingsEdit, planSettingsEdit, readSettingsFile, userSettingsFile } from '../settings/claude-settings-file.js';
 import { type JsoncDocument, JsoncSyntaxError } from '../settings/jsonc-edit.js';
@@ -50,8 +51,12 @@ export function memdirHookEventOf(command: unknown): MemdirHookEvent | null {
 
 /** The command `hooks connect` installs for `event` (see the module comment). */
 export function installedHookCommand(event: MemdirHookEvent, options: HookCommandOptions): string {
-  if (event === 'SessionStart' || (options.platform ?? process.platform) === 'win32') return hookCommand(event, options);
-  return spoolHookCommand(event, options.dataDir);
+  return spoolsInShell(event, options) ? spoolHookCommand(event, options.dataDir) : hookCommand(event, options);
+}
+
+/** Whether the event's hook is the shell first stage (Linux and macOS) rather than `memdir hook`. */
+function spoolsInShell(event: MemdirHookEvent, options: HookCommandOptions): event is SpooledHookEvent {
+  return event !== 'SessionStart' && (options.platform ?? process.platform) !== 'win32';
 }
 
 type Json = Record<string, unknown>;
@@ -60,8 +65,13 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 /** The hook entry Memdir wants for `event`. */
 function desiredEntry(event: MemdirHookEvent, options: HookCommandOptions): Json {
   const entry: Json = { type: 'command', command: installedHookCommand(event, options), timeout: HOOK_TIMEOUT_SECONDS };
-  // SessionStart must be waited for: its answer is what Claude Code adds to the conversation.
-  if (event !== 'SessionStart') entry.async = true;
+  // Claude Code waits for a synchronous hook; an async one it SIGTERMs ~12–25 ms after starting
+  // it when a `claude -p` run exits (observed with 2.1.332) — a shell on a loaded machine can
+  // take longer than that to set its trap, and the run's last Stop was lost that way. The shell
+  // first stage spools in a few milliseconds, so it runs synchronously: nothing races the exit.
+  // `memdir hook` under Node (Windows) needs hundreds of milliseconds and stays async.
+  // SessionStart must be waited for anyway: its answer is what Claude Code adds.
+  if (event !== 'SessionStart' && !spoolsInShell(event, options)) entry.async = true;
   return entry;
 }
 
@@ -135,8 +145,9 @@ function connectEdit(options: HookCommandOptions): SettingsEdit {
       removeEntries(doc, event, extra);
       const at = ['hooks', event, first[0], 'hooks', first[1]];
       const current = doc.value(at) as Json;
-      for (const [key, value] of Object.entries(desiredEntry(event, options))) if (current[key] !== value) doc.set(at, key, value);
-      if (event === 'SessionStart' && current.async !== undefined) doc.remove([...at, 'async']);
+      const desired = desiredEntry(event, options);
+      for (const [key, value] of Object.entries(desired)) if (current[key] !== value) doc.set(at, key, value);
+      if (desired.async === undefined && current.async !== undefined) doc.remove([...at, 'async']);
     }
   };
 }
@@ -228,8 +239,12 @@ export async function readHooksStatus(home: string, options: HookCommandOptions)
   const events = MEMDIR_HOOK_EVENTS.map((event) => {
     const groups = hooks[event];
     const first = memdirEntries(groups, event)[0];
-    const command = first ? ((((groups as Json[])[first[0]]!.hooks as Json[])[first[1]]!.command as string) ?? null) : null;
-    return { event, command, current: command === installedHookCommand(event, options) };
+    const entry = first ? ((groups as Json[])[first[0]]!.hooks as Json[])[first[1]]! : null;
+    const command = (entry?.command as string | undefined) ?? null;
+    // Current: the command this install writes, run the way it must be (an async spooling hook
+    // from an older install can lose a run's last event).
+    const desired = desiredEntry(event, options);
+    return { event, command, current: command === desired.command && Boolean(entry?.async) === Boolean(desired.async) };
   });
   const count = events.filter((e) => e.command !== null).length;
   const entry = options.cliEntry ?? defaultCliEntry();

@@ -13,7 +13,7 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { locateProject } from './projects.js';
 import { scanHome } from './scan-home.js';
 import { isolatedGitEnv } from './run-git.js';
-import { claudeCodeSkipReason, runClaudeCode } from './test-support/claude-code.js';
+import { claudeCodeSkipReason, observeClaudeCode } from './test-support/claude-code.js';
 
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 function git(cwd: string, ...args: string[]): void {
@@ -26,7 +26,7 @@ let runs = 0;
 /** Run Claude Code in `cwd` with a fresh config dir; check Memdir agrees on memory and transcript folder. */
 async function agree(cwd: string, env: Record<string, string> = {}): Promise<{ memoryDir: string | null; transcriptFolder: string | null; expectedMemoryDir: string }> {
   const configDir = path.join(tmp, `config-${++runs}`);
-  const run = await runClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`), env });
+  const run = await observeClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`), env });
   expect(run.exitCode, run.output).toBe(0);
   const memdir = await locateProject(configDir, cwd, {});
   return { memoryDir: run.memoryDir, transcriptFolder: run.transcriptFolder, expectedMemoryDir: memdir.memoryDir };
@@ -140,7 +140,7 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code agrees with
     const configDir = path.join(tmp, `config-${++runs}`);
     await fs.mkdir(configDir, { recursive: true });
     if (options.user) await fs.writeFile(path.join(configDir, 'settings.json'), JSON.stringify(options.user));
-    const run = await runClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`), ...(options.env ? { env: options.env } : {}) });
+    const run = await observeClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`), ...(options.env ? { env: options.env } : {}) });
     expect(run.exitCode, run.output).toBe(0);
     const loc = await locateProject(configDir, cwd, { ...options.env, HOME: path.join(tmp, `scratch-${runs}`, 'home') });
     return { claude: run.memoryDir, memdir: loc.settings.autoMemoryEnabled ? loc.memoryDir : null };
@@ -209,7 +209,7 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code agrees with
     git(repo, 'worktree', 'add', '-q', worktree);
     const configDir = path.join(tmp, `config-${++runs}`);
     for (const cwd of [repo, sub, worktree]) {
-      const run = await runClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`) });
+      const run = await observeClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`) });
       expect(run.exitCode, run.output).toBe(0);
     }
     const scan = await scanHome(configDir, { env: {} });

@@ -1,11 +1,69 @@
 /**
- * Run the real Claude Code offline, for interop tests: against the fake Messages API
- * (fake-anthropic.ts), with a throwaway home, only the variables it needs. Where the pinned
- * binary is, or why the tests are skipped, is {@link findClaudeCodeBinary}'s one rule
- * (`$CLAUDE_CODE_BIN`, else the platform package in this repository's node_modules).
+ * The real Claude Code, for interop tests — the one place that finds the pinned binary and
+ * says how it runs offline: against the fake Messages API (fake-anthropic.ts), with a throwaway
+ * home, config dir and tmp dir, telemetry and updates off. Where the binary is, or why the tests
+ * are skipped, is {@link findClaudeCodeBinary}'s one rule (`$CLAUDE_CODE_BIN`, else the platform
+ * package in this repository's node_modules). `.ci/run` installs the pinned release and sets
+ * `CLAUDE_CODE_BIN`, so the interop tests run in CI.
  */
 import { spawn } from 'node:child_process';
-import { type ClaudeCodeBinary, findClaudeCodeBinary } from '../../recall/test-support/capture-claude-code-recall.js';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/** The Claude Code release the interop tests and the committed captures come from. */
+export const PINNED_CLAUDE_CODE = '2.1.332';
+
+/** Where the real client is, or why it is not there. */
+export type ClaudeCodeBinary = { found: true; path: string; version: string } | { found: false; reason: string };
+
+async function versionOf(binary: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const child = spawn(binary, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'], env: { PATH: process.env.PATH, DISABLE_AUTOUPDATER: '1' } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', () => resolve(null));
+    child.on('exit', (code) => resolve(code === 0 ? (out.trim().split(/\s+/)[0] ?? null) : null));
+  });
+}
+
+/** The pinned Claude Code: `CLAUDE_CODE_BIN`, else the platform package in this repository's node_modules. */
+export async function findClaudeCodeBinary(env: NodeJS.ProcessEnv = process.env): Promise<ClaudeCodeBinary> {
+  const candidates = [env.CLAUDE_CODE_BIN, path.resolve('node_modules', '@anthropic-ai', `claude-code-${process.platform}-${process.arch}`, 'claude')].filter((c): c is string => Boolean(c));
+  for (const candidate of candidates) {
+    if (!(await fs.stat(candidate).catch(() => null))?.isFile()) continue;
+    const version = await versionOf(candidate);
+    if (version === PINNED_CLAUDE_CODE) return { found: true, path: candidate, version };
+    return { found: false, reason: `Claude Code at ${candidate} is ${version ?? 'not runnable'}, not the pinned ${PINNED_CLAUDE_CODE}` };
+  }
+  return { found: false, reason: `Claude Code ${PINNED_CLAUDE_CODE} is not installed (set CLAUDE_CODE_BIN or install @anthropic-ai/claude-code-${process.platform}-${process.arch})` };
+}
+
+/** Where one offline run keeps its state. */
+export interface OfflineClaudeDirs {
+  /** `CLAUDE_CONFIG_DIR` (the Claude Code home). */
+  configDir: string;
+  /** HOME and TMPDIR: Claude Code never sees the real ones. */
+  scratch: string;
+  /** The fake Messages API's base URL. */
+  baseUrl: string;
+}
+
+/** The variables every offline run needs (nothing of the caller's environment but what `extra` adds). */
+export function offlineClaudeEnv(dirs: OfflineClaudeDirs, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: dirs.scratch,
+    TMPDIR: dirs.scratch,
+    CLAUDE_CONFIG_DIR: dirs.configDir,
+    ANTHROPIC_BASE_URL: dirs.baseUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-api03-fake-key-for-interop-tests',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    ...extra,
+  };
+}
 
 /** The pinned Claude Code, or why the interop tests are skipped. */
 export const REAL_CLAUDE_CODE: ClaudeCodeBinary = await findClaudeCodeBinary();
@@ -18,15 +76,9 @@ export interface ClaudeRun {
 }
 
 /** How to run it. */
-export interface ClaudeRunOptions {
+export interface ClaudeRunOptions extends OfflineClaudeDirs {
   /** The launch directory. */
   cwd: string;
-  /** `CLAUDE_CONFIG_DIR` (the Claude Code home); also HOME's `.claude` is never used. */
-  configDir: string;
-  /** A throwaway HOME and TMPDIR. */
-  scratch: string;
-  /** The fake Messages API's base URL. */
-  baseUrl: string;
   stdin?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
@@ -35,19 +87,7 @@ export interface ClaudeRunOptions {
 /** Run the real Claude Code offline with `args` (only the variables it needs, nothing of ours). */
 export function runClaudeCode(args: string[], options: ClaudeRunOptions): Promise<ClaudeRun> {
   if (!REAL_CLAUDE_CODE.found) throw new Error(REAL_CLAUDE_CODE.reason);
-  const env: NodeJS.ProcessEnv = {
-    PATH: '/usr/local/bin:/usr/bin:/bin',
-    HOME: options.scratch,
-    TMPDIR: options.scratch,
-    CLAUDE_CONFIG_DIR: options.configDir,
-    ANTHROPIC_BASE_URL: options.baseUrl,
-    ANTHROPIC_API_KEY: 'sk-ant-api03-fake-key-for-interop-tests',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    ...options.env,
-  };
+  const env = offlineClaudeEnv(options, options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(REAL_CLAUDE_CODE.path, args, { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

@@ -8,19 +8,13 @@
  * The binary is the pinned release `findClaudeCodeBinary` finds (`CLAUDE_CODE_BIN`, else the
  * platform package in node_modules); tests skip with {@link claudeCodeSkipReason} otherwise.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startFakeAnthropic } from '../../llm/test-support/fake-anthropic.js';
-import { findClaudeCodeBinary } from '../../recall/test-support/capture-claude-code-recall.js';
-
-const found = await findClaudeCodeBinary();
-
-/** The pinned binary (found the one way the interop tests find it), or null. */
-export const claudeCodeBin: string | null = found.found ? found.path : null;
+import { REAL_CLAUDE_CODE, runClaudeCode } from '../../llm/test-support/real-claude-code.js';
 
 /** Why the real-client tests are skipped, or null when they run. */
-export const claudeCodeSkipReason: string | null = found.found ? null : found.reason;
+export const claudeCodeSkipReason: string | null = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;
 
 /** What one `claude -p` run did. */
 export interface ClaudeCodeRun {
@@ -47,33 +41,14 @@ export interface ClaudeCodeRunOptions {
 }
 
 /** Run `claude -p hello` once (see the module comment). */
-export async function runClaudeCode(options: ClaudeCodeRunOptions): Promise<ClaudeCodeRun> {
-  if (!claudeCodeBin) throw new Error(claudeCodeSkipReason!);
+export async function observeClaudeCode(options: ClaudeCodeRunOptions): Promise<ClaudeCodeRun> {
   const fake = await startFakeAnthropic({ fallback: { kind: 'message', text: 'ok' } });
-  const home = path.join(options.scratch, 'home');
-  const tmp = path.join(options.scratch, 'tmp');
-  for (const dir of [home, tmp, options.configDir]) fs.mkdirSync(dir, { recursive: true });
+  const scratch = path.join(options.scratch, 'home');
+  for (const dir of [scratch, options.configDir]) fs.mkdirSync(dir, { recursive: true });
   try {
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: home,
-      TMPDIR: tmp,
-      CLAUDE_CONFIG_DIR: options.configDir,
-      ANTHROPIC_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-api03-memdir-test-not-a-key',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      ...options.env,
-    };
-    const child = spawn(claudeCodeBin, ['-p', 'hello'], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-    const exitCode = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    clearTimeout(timer);
+    const run = await runClaudeCode(['-p', 'hello'], { cwd: options.cwd, configDir: options.configDir, scratch, baseUrl: fake.url, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env }, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+    const exitCode = run.code;
+    const output = run.stdout + run.stderr;
     let memoryDir: string | null = null;
     for (const request of fake.messageRequests()) {
       const system = JSON.stringify(request.body?.system ?? '');

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic } from '../../llm/test-support/fake-anthropic.js';
 import { RecallService } from '../recall-service.js';
 import { SCENARIO_QUERIES } from '../test-support/claude-code-recall-scenario.js';
-import { CAPTURE_FIXTURE, captureClaudeCodeRecall, findClaudeCodeBinary, withoutClaudeCodeOwnParts } from '../test-support/capture-claude-code-recall.js';
+import { findClaudeCodeBinary } from '../../llm/test-support/real-claude-code.js';
+import { CAPTURE_FIXTURE, captureClaudeCodeRecall, withoutClaudeCodeOwnParts } from '../test-support/capture-claude-code-recall.js';
 
 const binary = await findClaudeCodeBinary();
 

@@ -20,39 +20,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sanitizeDirName } from '../../../shared/sanitize.js';
 import { type FakeRequest, startFakeAnthropic } from '../../llm/test-support/fake-anthropic.js';
+import { PINNED_CLAUDE_CODE, findClaudeCodeBinary, offlineClaudeEnv } from '../../llm/test-support/real-claude-code.js';
 import { recalledInLine } from '../claude-code/surfaced.js';
 import { SCENARIO_QUERIES, writeRecallScenario } from './claude-code-recall-scenario.js';
-
-/** The Claude Code release the committed capture comes from. */
-export const PINNED_CLAUDE_CODE = '2.1.332';
-
-/** Where the real client is, or why it is not there. */
-export type ClaudeCodeBinary = { found: true; path: string; version: string } | { found: false; reason: string };
-
-async function versionOf(binary: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    const child = spawn(binary, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'], env: { PATH: process.env.PATH, DISABLE_AUTOUPDATER: '1' } });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', () => resolve(null));
-    child.on('exit', (code) => resolve(code === 0 ? (out.trim().split(/\s+/)[0] ?? null) : null));
-  });
-}
-
-/**
- * The pinned Claude Code: `CLAUDE_CODE_BIN`, else the platform package in this repository's
- * node_modules (where the CI installs it).
- */
-export async function findClaudeCodeBinary(env: NodeJS.ProcessEnv = process.env): Promise<ClaudeCodeBinary> {
-  const candidates = [env.CLAUDE_CODE_BIN, path.resolve('node_modules', '@anthropic-ai', `claude-code-${process.platform}-${process.arch}`, 'claude')].filter((c): c is string => Boolean(c));
-  for (const candidate of candidates) {
-    if (!(await fs.stat(candidate).catch(() => null))?.isFile()) continue;
-    const version = await versionOf(candidate);
-    if (version === PINNED_CLAUDE_CODE) return { found: true, path: candidate, version };
-    return { found: false, reason: `Claude Code at ${candidate} is ${version ?? 'not runnable'}, not the pinned ${PINNED_CLAUDE_CODE}` };
-  }
-  return { found: false, reason: `Claude Code ${PINNED_CLAUDE_CODE} is not installed (set CLAUDE_CODE_BIN or install @anthropic-ai/claude-code-${process.platform}-${process.arch})` };
-}
 
 /** What one session of the real client did. */
 export interface CapturedRecall {
@@ -96,20 +66,10 @@ export async function captureClaudeCodeRecall(options: { binary: string; root: s
     return { kind: 'message', text: 'Done.' };
   });
   try {
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: home,
-      CLAUDE_CONFIG_DIR: config,
-      TMPDIR: tmp,
-      ANTHROPIC_BASE_URL: fake.url,
-      ANTHROPIC_API_KEY: 'sk-ant-api03-capture-not-a-real-key',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1',
-      ...(options.model ? { ANTHROPIC_DEFAULT_SONNET_MODEL: options.model } : {}),
-    };
+    const env = offlineClaudeEnv(
+      { configDir: config, scratch: tmp, baseUrl: fake.url },
+      { PATH: process.env.PATH, HOME: home, CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1', ...(options.model ? { ANTHROPIC_DEFAULT_SONNET_MODEL: options.model } : {}) },
+    );
     const child = spawn(options.binary, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], { cwd: project, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const send = (query: string) => child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: query } })}\n`);
     let next = 1;
