@@ -212,6 +212,22 @@ describe('the scan cache on disk, with subfolder memories, team files linked fro
     }
   });
 
+  it('sees a subfolder memory removed, though the rest of its folder is unchanged', async () => {
+    await saveWarmCache(home);
+    const file = path.join(memoryDir, 'retros', 'deep', 'old.md');
+    await fs.rm(file);
+    try {
+      const { scan, reused } = await freshProcess(home);
+      expect(scan).toEqual(await cold(home));
+      const p = project(scan);
+      expect(p.memories.map((m) => m.file)).toEqual(['retros/2026-q1.md']);
+      expect(p.problems.filter((x) => x.file === 'retros/deep/old.md')).toEqual([]);
+      expect(reused).toEqual([path.relative(home, path.join(memoryDir, 'team'))]);
+    } finally {
+      await fs.writeFile(file, memo('Old retro', 'Not in the index'));
+    }
+  });
+
   it('sees a team file no longer linked from the main index, though nothing in the team folder changed', async () => {
     await saveWarmCache(home);
     await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Q1 retro](retros/2026-q1.md) — what went well\n');
