@@ -1,0 +1,151 @@
+/**
+ * The identity of each project (issue 18; the pure core and the shape are in
+ * src/shared/project-identity.ts): its repository's normalised remotes and root commits, read
+ * from the repository's files (git-repo-files.ts) where the project is now; what Memdir read
+ * there before, once the repository is gone (`<dataDir>/identity/projects.json`); else the
+ * paths its sessions ran in. Personal sync keys spaces by `identityKey` of this identity.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { type ProjectIdentity, projectIdentitySchema } from '../../shared/project-identity.js';
+import { type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
+import { findRootCommits, gitDirsOf, readRepoConfig, resolveHead } from './git-repo-files.js';
+import { projectsRoot } from './home.js';
+import type { ProjectGroup } from './project-groups.js';
+import { writeDataFile } from './safe-fs.js';
+
+/** What a repository says about itself now. */
+export interface RepositoryFacts {
+  remotes: string[];
+  rootCommits: string[];
+  gitDir: string;
+  note: string | null;
+}
+
+/** Root walks already made, by common dir and HEAD: a history does not change under a commit. */
+export type IdentityCache = Map<string, { roots: string[]; problem: string | null }>;
+
+/** The repository facts of a key explanation, or null outside git. */
+export function readRepositoryFacts(explanation: KeyExplanation, cache?: IdentityCache): RepositoryFacts | null {
+  const dirs = gitDirsOf(explanation);
+  if (!dirs) return null;
+  const config = readRepoConfig(dirs);
+  const notes: string[] = [];
+  if (config.remotes.length === 0) notes.push('no remote');
+  let roots: string[] = [];
+  if (config.reftable) notes.push('its refs are in a reftable, which Memdir does not read: root commit unknown');
+  else if (config.shallow) notes.push('a shallow clone: its first commit is not here');
+  else {
+    const head = resolveHead(dirs, config.hashBytes);
+    if (head === null) notes.push('no commit yet');
+    else {
+      const memoKey = `${dirs.commonDir}\0${head}`;
+      const walk = cache?.get(memoKey) ?? findRootCommits(dirs, head, config.hashBytes);
+      cache?.set(memoKey, walk);
+      roots = walk.roots;
+      if (walk.problem) notes.push(walk.problem);
+    }
+  }
+  return { remotes: config.remotes, rootCommits: roots, gitDir: dirs.gitDir, note: notes.length > 0 ? `${capitalize(notes.join('; '))}.` : null };
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** The repository facts of any directory (a candidate location, a path the user gives); null outside git or when it is missing. */
+export async function readPathFacts(dir: string, cache?: IdentityCache): Promise<{ explanation: KeyExplanation; facts: RepositoryFacts | null } | null> {
+  const explanation = await explainCanonicalKey(dir).catch(() => null);
+  if (!explanation) return null;
+  return { explanation, facts: readRepositoryFacts(explanation, cache) };
+}
+
+/** The identity of a path now (a candidate): from its repository, or its path alone. */
+export function identityOfPath(explanation: KeyExplanation, facts: RepositoryFacts | null, now: Date = new Date()): ProjectIdentity {
+  const paths = [...new Set([explanation.key, explanation.dir])];
+  if (!facts) return { source: 'paths', remotes: [], rootCommits: [], paths, gitDir: null, readAt: null, note: 'Not in a git repository.' };
+  return { source: 'repository', remotes: facts.remotes, rootCommits: facts.rootCommits, paths, gitDir: facts.gitDir, readAt: now.toISOString(), note: facts.note };
+}
+
+/** The recorded paths of a project: its key, then the launch directories of its sessions (busiest first). */
+export function recordedPaths(group: ProjectGroup): string[] {
+  const paths: string[] = [];
+  if (group.key) paths.push(group.key);
+  for (const l of group.launchFolders) if (l.cwd && path.isAbsolute(l.cwd)) paths.push(l.cwd);
+  return [...new Set(paths)];
+}
+
+/** Identities Memdir read earlier, by project folder (`<home>/projects/<dir>`): what is left when a repository moved away. */
+export class RememberedIdentities {
+  private data: Record<string, ProjectIdentity> = {};
+  private dirty = false;
+  private constructor(private readonly file: string | null) {}
+
+  /** `<dataDir>/identity/projects.json`, or an in-memory store without a data dir. */
+  static async open(dataDir: string | undefined): Promise<RememberedIdentities> {
+    const store = new RememberedIdentities(dataDir ? path.join(dataDir, 'identity', 'projects.json') : null);
+    if (store.file) {
+      try {
+        const raw = JSON.parse(await fs.promises.readFile(store.file, 'utf8')) as { projects?: Record<string, unknown> };
+        for (const [key, value] of Object.entries(raw.projects ?? {})) {
+          const parsed = projectIdentitySchema.safeParse(value);
+          if (parsed.success) store.data[key] = parsed.data;
+        }
+      } catch {
+        // Missing or unreadable: nothing remembered yet (it is only ever a help).
+      }
+    }
+    return store;
+  }
+
+  get(projectDir: string): ProjectIdentity | null {
+    return this.data[projectDir] ?? null;
+  }
+
+  remember(projectDir: string, identity: ProjectIdentity): void {
+    const before = this.data[projectDir];
+    const same = before && JSON.stringify({ ...before, readAt: null }) === JSON.stringify({ ...identity, readAt: null });
+    if (same) return;
+    this.data[projectDir] = identity;
+    this.dirty = true;
+  }
+
+  async save(): Promise<void> {
+    if (!this.dirty || !this.file) return;
+    this.dirty = false;
+    await writeDataFile(this.file, `${JSON.stringify({ version: 1, projects: this.data }, null, 2)}\n`).catch(() => {
+      // Remembering is a help, never a reason for a scan to fail.
+      this.dirty = true;
+    });
+  }
+}
+
+/** Options of {@link identifyProject}. */
+export interface IdentifyOptions {
+  cache?: IdentityCache;
+  remembered?: RememberedIdentities;
+  now?: Date;
+}
+
+/**
+ * The identity of one project: its repository now when its key directory still exists;
+ * else what was remembered (with the paths known since); else its recorded paths.
+ */
+export function identifyProject(home: string, group: ProjectGroup, options: IdentifyOptions = {}): ProjectIdentity {
+  const projectDir = path.join(projectsRoot(home), group.dir);
+  const remembered = options.remembered?.get(projectDir) ?? null;
+  const paths = [...new Set([...recordedPaths(group), ...(remembered?.paths ?? [])])];
+  const explanation = group.explanation;
+  if (explanation && explanation.exists && group.key && fs.existsSync(group.key)) {
+    const facts = readRepositoryFacts(explanation, options.cache);
+    if (facts) {
+      const identity: ProjectIdentity = { source: 'repository', remotes: facts.remotes, rootCommits: facts.rootCommits, paths, gitDir: facts.gitDir, readAt: (options.now ?? new Date()).toISOString(), note: facts.note };
+      options.remembered?.remember(projectDir, identity);
+      return identity;
+    }
+  }
+  if (remembered && remembered.source !== 'paths') return { ...remembered, source: 'remembered', paths };
+  const identity: ProjectIdentity = { source: 'paths', remotes: [], rootCommits: [], paths, gitDir: null, readAt: null, note: paths.length === 0 ? 'No session names a path for this project.' : null };
+  if (paths.length > 0) options.remembered?.remember(projectDir, identity);
+  return identity;
+}
