@@ -75,12 +75,13 @@ export function planArea(area: string, source: FileMap, target: FileMap, options
   }
   const base = targetIndex ?? '';
   const already = new Set(indexLinks(parseIndex(base)).map((l) => l.file));
-  const brought = new Set([...plan.add, ...plan.same]);
+  // A conflict keeps the target's file there, so a line pointing at it is never dangling.
+  const present = new Set([...plan.add, ...plan.same, ...plan.conflict]);
   let text = base;
   let full = false;
   for (const { file, raw } of pointerLines(sourceIndex)) {
-    // A conflict keeps the target's file, so its line too; a line for a file that did not come over would dangle.
-    if (already.has(file) || !brought.has(file)) continue;
+    // A line for a file that is not there would dangle.
+    if (already.has(file) || !present.has(file)) continue;
     const next = append(text, raw.trim());
     if (full || loadIndexAsClaudeCode(next, { version: options.version ?? null }).truncated) {
       full = true;
