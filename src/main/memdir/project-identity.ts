@@ -128,15 +128,22 @@ export interface IdentifyOptions {
 }
 
 /**
- * The identity of one project: its repository now when its key directory still exists;
- * else what was remembered (with the paths known since); else its recorded paths.
+ * The identity of one project: its repository now when its key directory still exists (or,
+ * for a memory folder no session names yet — one a relink just filled — the path Memdir
+ * remembered for it); else what was remembered (with the paths known since); else its
+ * recorded paths.
  */
-export function identifyProject(home: string, group: ProjectGroup, options: IdentifyOptions = {}): ProjectIdentity {
+export async function identifyProject(home: string, group: ProjectGroup, options: IdentifyOptions = {}): Promise<ProjectIdentity> {
   const projectDir = path.join(projectsRoot(home), group.dir);
   const remembered = options.remembered?.get(projectDir) ?? null;
   const paths = [...new Set([...recordedPaths(group), ...(remembered?.paths ?? [])])];
-  const explanation = group.explanation;
-  if (explanation && explanation.exists && group.key && fs.existsSync(group.key)) {
+  let explanation: KeyExplanation | null = group.explanation && group.explanation.exists && group.key && fs.existsSync(group.key) ? group.explanation : null;
+  if (!explanation && group.key === null) {
+    const known = remembered?.paths.find((p) => path.isAbsolute(p) && fs.existsSync(p));
+    const found = known ? await explainCanonicalKey(known).catch(() => null) : null;
+    if (found && found.key === known) explanation = found;
+  }
+  if (explanation) {
     const facts = readRepositoryFacts(explanation, options.cache);
     if (facts) {
       const identity: ProjectIdentity = { source: 'repository', remotes: facts.remotes, rootCommits: facts.rootCommits, paths, gitDir: facts.gitDir, readAt: (options.now ?? new Date()).toISOString(), note: facts.note };
@@ -148,4 +155,14 @@ export function identifyProject(home: string, group: ProjectGroup, options: Iden
   const identity: ProjectIdentity = { source: 'paths', remotes: [], rootCommits: [], paths, gitDir: null, readAt: null, note: paths.length === 0 ? 'No session names a path for this project.' : null };
   if (paths.length > 0) options.remembered?.remember(projectDir, identity);
   return identity;
+}
+
+/** Remember that the memory folder `dir` belongs to the project at `projectPath` (a relink or an import just filled it, before any session ran there). */
+export async function rememberProjectPath(home: string, dir: string, projectPath: string, dataDir: string): Promise<void> {
+  const store = await RememberedIdentities.open(dataDir);
+  const projectDir = path.join(projectsRoot(home), dir);
+  const before = store.get(projectDir);
+  if (before?.paths.includes(projectPath)) return;
+  store.remember(projectDir, { ...(before ?? { source: 'paths', remotes: [], rootCommits: [], gitDir: null, readAt: null, note: null }), paths: [projectPath, ...(before?.paths ?? [])] });
+  await store.save();
 }

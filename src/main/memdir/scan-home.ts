@@ -55,7 +55,7 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOpt
     launchDirs: await launchDirsOf(home, group, options),
     readInstead: group.readInstead,
     settings: loc.settings,
-    identity: identifyProject(home, group, { remembered: options.remembered, ...(cache ? { cache: cache.identities } : {}) }),
+    identity: await identifyProject(home, group, { remembered: options.remembered, ...(cache ? { cache: cache.identities } : {}) }),
   };
 }
 

@@ -18,7 +18,7 @@ import { VERSION } from '../app/version.js';
 import { keepBundledHistory, bundleHistory } from '../history/bundle.js';
 import { recordExternalChanges } from '../history/history.js';
 import { MemoryError } from '../memdir/memory-error.js';
-import { identityOfPath, readPathFacts } from '../memdir/project-identity.js';
+import { identityOfPath, readPathFacts, rememberProjectPath } from '../memdir/project-identity.js';
 import { locateProject } from '../memdir/projects.js';
 import { writeFileAtomic } from '../memdir/safe-fs.js';
 import { scanProject } from '../memdir/scan-home.js';
@@ -184,6 +184,7 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
 export async function importArchive(ctx: RelinkContext, file: string, target: string, options: { force?: boolean } = {}): Promise<MergeRecord> {
   const { plan, areas, bundle } = await planImport(ctx, file, target);
   if (plan.blockers.length > 0 && !options.force) throw new MemoryError('conflict', `${plan.blockers.join(' ')} Nothing was written; if you are sure, import again with --force.`);
+  if (plan.target.path && fs.existsSync(plan.target.path)) await rememberProjectPath(ctx.home, plan.target.dir, plan.target.path, ctx.dataDir);
   const record = await applyMerge(areas, { dataDir: ctx.dataDir, kind: 'import', plan, summaryTo: `Imported from ${path.basename(file)}`, summaryFrom: '' });
   if (bundle) await keepBundledHistory(plan.target.memoryDir, bundle, record.id, { dataDir: ctx.dataDir });
   return record;

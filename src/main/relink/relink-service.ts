@@ -17,7 +17,7 @@ import type { ProjectScan } from '../../shared/scan-types.js';
 import { readSnapshot } from '../history/history.js';
 import { recordedMemoryDirs } from '../history/shadow-repo.js';
 import { MemoryError } from '../memdir/memory-error.js';
-import { identityOfPath, readPathFacts } from '../memdir/project-identity.js';
+import { identityOfPath, readPathFacts, rememberProjectPath } from '../memdir/project-identity.js';
 import { type ProjectLocation, locateProject } from '../memdir/projects.js';
 import { scanHome, scanProject } from '../memdir/scan-home.js';
 import { type MergeArea, applyMerge, planAreas, planFiles, readArea } from './merge-apply.js';
@@ -175,6 +175,8 @@ function refuseBlocked(plan: MergePlan, force: boolean): void {
 export async function relink(ctx: RelinkContext, dir: string, newPath: string, options: { force?: boolean } = {}): Promise<MergeRecord> {
   const { plan, areas } = await planRelink(ctx, dir, newPath);
   refuseBlocked(plan, options.force ?? false);
+  // No session ran there yet: the folder's project is known from here on.
+  if (plan.target.path) await rememberProjectPath(ctx.home, plan.target.dir, plan.target.path, ctx.dataDir);
   return applyMerge(areas, { dataDir: ctx.dataDir, kind: 'relink', plan, summaryTo: `Relinked from projects/${dir} (the project moved to ${plan.target.path})`, summaryFrom: `Moved to projects/${plan.target.dir} (the project is now at ${plan.target.path})` });
 }
 
@@ -189,9 +191,11 @@ export async function planMerge(ctx: RelinkContext, from: string, into: string):
   const live = source.identity.paths.filter((p) => fs.existsSync(p));
   if (live.length > 0) warnings.push(`Sessions started in ${live.join(', ')} will find an empty memory after the merge: Claude Code reads memory by path.`);
   const skipped: string[] = [];
-  const areas = [...memoryAreas(source.memoryDir, target.memoryDir, true, skipped), ...(source.path && target.path && fs.existsSync(target.path) ? await agentAreas(source.path, target.path, ctx.dataDir, warnings) : [])];
+  const sourcePath = source.path ?? source.identity.paths[0] ?? null;
+  const targetPath = target.path ?? target.identity.paths[0] ?? null;
+  const areas = [...memoryAreas(source.memoryDir, target.memoryDir, true, skipped), ...(sourcePath && targetPath && fs.existsSync(targetPath) ? await agentAreas(sourcePath, targetPath, ctx.dataDir, warnings) : [])];
   if (skipped.length > 0) warnings.push(`Left where they are (not memories Memdir moves): ${skipped.join(', ')}.`);
-  const plan = planOf('merge', { label: `projects/${from}`, dir: from, memoryDir: source.memoryDir, identity: source.identity }, { path: target.path, dir: into, memoryDir: target.memoryDir, identity: target.identity }, areas, warnings, blockers);
+  const plan = planOf('merge', { label: `projects/${from}`, dir: from, memoryDir: source.memoryDir, identity: source.identity }, { path: targetPath, dir: into, memoryDir: target.memoryDir, identity: target.identity }, areas, warnings, blockers);
   return { plan, areas };
 }
 
