@@ -17,6 +17,7 @@ import type { ProjectScan } from '../../shared/scan-types.js';
 import { readSnapshot } from '../history/history.js';
 import { recordedMemoryDirs } from '../history/shadow-repo.js';
 import { MemoryError } from '../memdir/memory-error.js';
+import { ConnectionStore } from '../team/connections.js';
 import { identityOfPath, readPathFacts, rememberProjectPath } from '../memdir/project-identity.js';
 import { type ProjectLocation, locateProject } from '../memdir/projects.js';
 import { scanHome, scanProject } from '../memdir/scan-home.js';
@@ -97,6 +98,16 @@ async function agentAreas(oldRoot: string | null, newRoot: string, dataDir: stri
   return areas;
 }
 
+/** A team folder that syncs: moving its files away would have the next pull bring them back into the old folder. */
+async function teamSyncWarning(dataDir: string, from: string, to: string, fromDir: string, areas: readonly MergeArea[]): Promise<string | null> {
+  if (!areas.some((a) => a.area === 'team')) return null;
+  const connection = await new ConnectionStore(dataDir).forMemoryDir(from).catch(() => null);
+  if (!connection) return null;
+  const target = await new ConnectionStore(dataDir).forMemoryDir(to).catch(() => null);
+  if (target && target.server === connection.server && target.team === connection.team) return null;
+  return `The team memory of ${fromDir} syncs with ${connection.server} (team ${connection.team}): connect the new place to that team (its Team sync tab, or \`memdir team connect\`) and disconnect ${fromDir}, or the next pull brings the team files back into the old folder.`;
+}
+
 async function targetIdentity(loc: ProjectLocation): Promise<ProjectIdentity | null> {
   const read = await readPathFacts(loc.key).catch(() => null);
   return read ? identityOfPath(read.explanation, read.facts) : null;
@@ -156,6 +167,8 @@ export async function planRelink(ctx: RelinkContext, dir: string, newPath: strin
   const areas = [...memoryAreas(source.memoryDir, target.memoryDir, true, skipped), ...(await agentAreas(source.path, target.key, ctx.dataDir, warnings))];
   if (skipped.length > 0) warnings.push(`Left where they are (not memories Memdir moves): ${skipped.join(', ')}.`);
   if (areas.length === 0) warnings.push(`${dir} holds nothing to move.`);
+  const syncing = await teamSyncWarning(ctx.dataDir, source.memoryDir, target.memoryDir, dir, areas);
+  if (syncing) warnings.push(syncing);
   const plan = planOf('relink', { label: `projects/${dir}`, dir, memoryDir: source.memoryDir, identity: source.identity }, { path: target.key, dir: target.dir, memoryDir: target.memoryDir, identity: tid }, areas, warnings, blockers);
   return { plan, areas };
 }
@@ -195,6 +208,8 @@ export async function planMerge(ctx: RelinkContext, from: string, into: string):
   const targetPath = target.path ?? target.identity.paths[0] ?? null;
   const areas = [...memoryAreas(source.memoryDir, target.memoryDir, true, skipped), ...(sourcePath && targetPath && fs.existsSync(targetPath) ? await agentAreas(sourcePath, targetPath, ctx.dataDir, warnings) : [])];
   if (skipped.length > 0) warnings.push(`Left where they are (not memories Memdir moves): ${skipped.join(', ')}.`);
+  const syncing = await teamSyncWarning(ctx.dataDir, source.memoryDir, target.memoryDir, from, areas);
+  if (syncing) warnings.push(syncing);
   const plan = planOf('merge', { label: `projects/${from}`, dir: from, memoryDir: source.memoryDir, identity: source.identity }, { path: targetPath, dir: into, memoryDir: target.memoryDir, identity: target.identity }, areas, warnings, blockers);
   return { plan, areas };
 }

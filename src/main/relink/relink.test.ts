@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { listHistory } from '../history/history.js';
 import { scanHome } from '../memdir/scan-home.js';
+import { ConnectionStore } from '../team/connections.js';
 import { cloneGroups, conflictSides, findOrphans, keepApart, mergeProjects, planRelink, readKeptApart, relink, resolveMergeConflict, undoMerge } from './index.js';
 import { addMemories, addSession, git, makeRepo, topic } from './test-support/moved-project.js';
 
@@ -156,6 +157,13 @@ describe('relink (issue 18, item 3)', () => {
     // The resolution came after: one undo now would throw that work away, so it refuses and writes nothing.
     await expect(undoMerge(dataDir, record.id)).rejects.toThrow(/changed since.*project_deploys\.md/);
     expect(await fs.readFile(path.join(newMemory, 'project_deploys.md'), 'utf8')).toBe(both);
+  });
+
+  it('warns when the team memory it moves syncs with a server (the next pull would bring it back)', async () => {
+    const { oldPath, newPath, oldMemory } = await movedProject();
+    await new ConnectionStore(dataDir).save({ memoryDir: oldMemory, dir: sanitizeDirName(oldPath), server: 'https://memdir.example.com', team: 'acme', member: 'alice', tokenId: 'mdt_0000000000000000', connectedAt: '2026-12-01T00:00:00Z', pullIntervalSec: 60 });
+    const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    expect(plan.warnings.join(' ')).toMatch(/syncs with https:\/\/memdir\.example\.com \(team acme\): connect the new place/);
   });
 
   it('stops at the cut: index lines that would not be loaded are left out of the index and named', async () => {
