@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
-import { listHistory } from '../history/history.js';
+import { listHistory, recordExternalChanges } from '../history/history.js';
 import { scanHome } from '../memdir/scan-home.js';
 import { ConnectionStore } from '../team/connections.js';
 import { cloneGroups, conflictSides, findOrphans, keepApart, mergeProjects, planRelink, readKeptApart, relink, resolveMergeConflict, undoMerge } from './index.js';
@@ -164,6 +164,30 @@ describe('relink (issue 18, item 3)', () => {
     await new ConnectionStore(dataDir).save({ memoryDir: oldMemory, dir: sanitizeDirName(oldPath), server: 'https://memdir.example.com', team: 'acme', member: 'alice', tokenId: 'mdt_0000000000000000', connectedAt: '2026-12-01T00:00:00Z', pullIntervalSec: 60 });
     const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
     expect(plan.warnings.join(' ')).toMatch(/syncs with https:\/\/memdir\.example\.com \(team acme\): connect the new place/);
+  });
+
+  it('brings back the local agent memory of a repository that was deleted and cloned afresh, from what history recorded of it', async () => {
+    const oldPath = path.join(tmp, 'src', 'shop');
+    await makeRepo(oldPath);
+    await addSession(home, oldPath);
+    await addMemories(home, oldPath, { 'a.md': topic('A', 'user', 'a') });
+    const agentDir = path.join(oldPath, '.claude', 'agent-memory-local', 'reviewer');
+    await fs.mkdir(agentDir, { recursive: true });
+    await fs.writeFile(path.join(agentDir, 'MEMORY.md'), '- [Style](style.md) — terse\n');
+    await fs.writeFile(path.join(agentDir, 'style.md'), 'terse reviews\n');
+    await recordExternalChanges(agentDir, { dataDir });
+    await scanHome(home, { dataDir });
+    // Deleted (local agent memory is never committed), then cloned again elsewhere.
+    const fresh = path.join(tmp, 'fresh', 'shop');
+    await fs.mkdir(path.dirname(fresh), { recursive: true });
+    git(tmp, 'clone', '-q', oldPath, fresh);
+    git(fresh, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    await fs.rm(oldPath, { recursive: true });
+    const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), fresh);
+    expect(record.plan.files).toContainEqual({ area: 'agent:local:reviewer', file: 'style.md', action: 'add' });
+    expect(await readTree(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'))).toEqual({ 'MEMORY.md': '- [Style](style.md) — terse\n', 'style.md': 'terse reviews\n' });
+    const [entry] = await listHistory(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'), { dataDir });
+    expect(entry).toMatchObject({ source: 'relink' });
   });
 
   it('stops at the cut: index lines that would not be loaded are left out of the index and named', async () => {
