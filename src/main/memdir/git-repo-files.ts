@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { normalizeRemoteUrl } from '../../shared/project-identity.js';
 import { type KeyExplanation } from './canonical-key.js';
+import { CommitGraph } from './commit-graph.js';
 import { GitObjectReader, commitParents } from './git-objects.js';
 
 /** At most this many commits are walked to find the roots of a history. */
@@ -193,26 +194,55 @@ export interface RootWalk {
   problem: string | null;
 }
 
-/** Walk the history from `head` to its root commits (every parent, at most {@link MAX_COMMITS_WALKED} commits). */
+/**
+ * Walk the history from `head` to its root commits, every parent followed: through the
+ * commit-graph where git wrote one (commit-graph.ts; its commits cost no object reads), else —
+ * and for commits newer than the graph — through the objects, at most `maxCommits` of those.
+ */
 export function findRootCommits(dirs: GitDirs, head: string, hashBytes: number, maxCommits = MAX_COMMITS_WALKED): RootWalk {
-  const reader = new GitObjectReader(path.join(dirs.commonDir, 'objects'), hashBytes);
+  const objectsDir = path.join(dirs.commonDir, 'objects');
+  const graph = CommitGraph.open(objectsDir, hashBytes);
+  const reader = new GitObjectReader(objectsDir, hashBytes);
   try {
     const roots = new Set<string>();
-    const seen = new Set<string>([head]);
-    const queue = [head];
-    while (queue.length > 0) {
+    const seen = new Set<string>();
+    const inGraph = graph ? new Uint8Array(graph.size) : null;
+    const queue: string[] = [];
+    const positions: number[] = [];
+    const visit = (oid: string) => {
+      const pos = graph ? graph.position(oid) : -1;
+      if (pos >= 0) {
+        if (!inGraph![pos]) {
+          inGraph![pos] = 1;
+          positions.push(pos);
+        }
+      } else if (!seen.has(oid)) {
+        seen.add(oid);
+        queue.push(oid);
+      }
+    };
+    visit(head);
+    while (queue.length > 0 || positions.length > 0) {
       if (seen.size > maxCommits) return { roots: [], problem: `its history is longer than ${maxCommits.toLocaleString('en')} commits, too long to walk to the first commit` };
+      const pos = positions.pop();
+      if (pos !== undefined) {
+        const parents = graph!.parents(pos);
+        if (parents === null || parents.some((p) => p >= graph!.size)) return { roots: [], problem: 'its commit-graph file is damaged' };
+        if (parents.length === 0) roots.add(graph!.oid(pos));
+        for (const p of parents) {
+          if (!inGraph![p]) {
+            inGraph![p] = 1;
+            positions.push(p);
+          }
+        }
+        continue;
+      }
       const oid = queue.pop()!;
       const object = reader.read(oid);
       if (!object || object.type !== 'commit') return { roots: [], problem: `commit ${oid.slice(0, 12)} could not be read from its files` };
       const parents = commitParents(object.data);
       if (parents.length === 0) roots.add(oid);
-      for (const p of parents) {
-        if (!seen.has(p)) {
-          seen.add(p);
-          queue.push(p);
-        }
-      }
+      for (const p of parents) visit(p);
     }
     return { roots: [...roots].sort(), problem: null };
   } finally {

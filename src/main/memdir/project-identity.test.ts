@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { explainCanonicalKey } from './canonical-key.js';
+import { GitObjectReader } from './git-objects.js';
 import { findRootCommits, gitDirsOf, parseGitConfig, readRepoConfig, resolveHead } from './git-repo-files.js';
 import { readRepositoryFacts } from './project-identity.js';
 import { scanHome } from './scan-home.js';
@@ -69,6 +70,48 @@ describe('repository facts from files only', () => {
     await expect(fs.access(path.join(dir, '.git/refs/heads/main'))).rejects.toThrow();
     const expected = git(dir, 'rev-list', '--max-parents=0', 'HEAD').split('\n').sort();
     expect(expected).toHaveLength(2);
+    expect((await facts(dir))?.rootCommits).toEqual(expected);
+  });
+
+  it('walks through the commit-graph (a single file, or split layers) and the commits newer than it', async () => {
+    const dir = await repo('graphed', 5);
+    git(dir, 'checkout', '-q', '--orphan', 'side');
+    await fs.writeFile(path.join(dir, 's.txt'), 'side\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'side root');
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'merge', '-q', '--allow-unrelated-histories', '-m', 'merge side', 'side');
+    // An octopus merge: extra parents live in the graph's EDGE chunk.
+    for (const b of ['o1', 'o2']) {
+      git(dir, 'checkout', '-q', '-b', b, 'main~1');
+      git(dir, 'commit', '-q', '--allow-empty', '-m', b);
+    }
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'merge', '-q', '-m', 'octopus', 'o1', 'o2');
+    git(dir, 'commit-graph', 'write', '--reachable');
+    const expected = git(dir, 'rev-list', '--max-parents=0', 'HEAD').split('\n').sort();
+    const reads = vi.spyOn(GitObjectReader.prototype, 'read');
+    expect((await facts(dir))?.rootCommits).toEqual(expected);
+    // Every commit was in the graph: not one object read.
+    expect(reads).not.toHaveBeenCalled();
+    await fs.writeFile(path.join(dir, 'f.txt'), 'after the graph\n');
+    git(dir, 'commit', '-q', '-am', 'newer than the graph');
+    git(dir, 'commit-graph', 'write', '--reachable', '--split');
+    await fs.writeFile(path.join(dir, 'f.txt'), 'after the split\n');
+    git(dir, 'commit', '-q', '-am', 'newer still');
+    await expect(fs.access(path.join(dir, '.git/objects/info/commit-graphs/commit-graph-chain'))).resolves.toBeUndefined();
+    reads.mockClear();
+    expect((await facts(dir))?.rootCommits).toEqual(expected);
+    // Only the one commit newer than the split layers was read as an object.
+    expect(reads).toHaveBeenCalledTimes(1);
+    reads.mockRestore();
+    // A damaged graph is not trusted: the objects are read instead.
+    await fs.rm(path.join(dir, '.git/objects/info/commit-graphs'), { recursive: true });
+    git(dir, 'commit-graph', 'write', '--reachable');
+    const graph = path.join(dir, '.git/objects/info/commit-graph');
+    const bytes = await fs.readFile(graph);
+    await fs.chmod(graph, 0o644);
+    await fs.writeFile(graph, bytes.subarray(0, 40));
     expect((await facts(dir))?.rootCommits).toEqual(expected);
   });
 
@@ -147,6 +190,11 @@ describe('identity in a scan', () => {
     await fs.writeFile(path.join(folder, '0b0e3f5c-1111-4111-8111-111111111111.jsonl'), `${JSON.stringify({ type: 'user', cwd: project, sessionId: 's', message: { role: 'user', content: 'hi' } })}\n`);
     const first = (await scanHome(home, { dataDir })).projects[0]!;
     expect(first.identity).toMatchObject({ source: 'repository', remotes: ['github.com/acme/shop'], rootCommits: [root], paths: [project] });
+    // The walk to the root is kept by HEAD: the next scan (another process) does not walk again.
+    const reads = vi.spyOn(GitObjectReader.prototype, 'read');
+    expect((await scanHome(home, { dataDir })).projects[0]!.identity.rootCommits).toEqual([root]);
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
     await fs.rename(project, path.join(tmp, 'moved'));
     const after = (await scanHome(home, { dataDir })).projects[0]!;
     expect(after.identity).toMatchObject({ source: 'remembered', remotes: ['github.com/acme/shop'], rootCommits: [root], paths: [project] });

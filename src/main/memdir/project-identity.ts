@@ -25,8 +25,8 @@ export interface RepositoryFacts {
 /** Root walks already made, by common dir and HEAD: a history does not change under a commit. */
 export type IdentityCache = Map<string, { roots: string[]; problem: string | null }>;
 
-/** The repository facts of a key explanation, or null outside git. */
-export function readRepositoryFacts(explanation: KeyExplanation, cache?: IdentityCache): RepositoryFacts | null {
+/** The repository facts of a key explanation, or null outside git. `cache` (in memory) and `remembered` (on disk) keep root walks by HEAD. */
+export function readRepositoryFacts(explanation: KeyExplanation, cache?: IdentityCache, remembered?: RememberedIdentities): RepositoryFacts | null {
   const dirs = gitDirsOf(explanation);
   if (!dirs) return null;
   const config = readRepoConfig(dirs);
@@ -40,8 +40,9 @@ export function readRepositoryFacts(explanation: KeyExplanation, cache?: Identit
     if (head === null) notes.push('no commit yet');
     else {
       const memoKey = `${dirs.commonDir}\0${head}`;
-      const walk = cache?.get(memoKey) ?? findRootCommits(dirs, head, config.hashBytes);
+      const walk = cache?.get(memoKey) ?? remembered?.rootsAt(memoKey) ?? findRootCommits(dirs, head, config.hashBytes);
       cache?.set(memoKey, walk);
+      remembered?.rememberRoots(memoKey, walk);
       roots = walk.roots;
       if (walk.problem) notes.push(walk.problem);
     }
@@ -78,6 +79,8 @@ export function recordedPaths(group: ProjectGroup): string[] {
 /** Identities Memdir read earlier, by project folder (`<home>/projects/<dir>`): what is left when a repository moved away. */
 export class RememberedIdentities {
   private data: Record<string, ProjectIdentity> = {};
+  /** Root walks by common dir and HEAD (a walk of a long history without a commit-graph takes seconds: once is enough). */
+  private roots: Record<string, { roots: string[]; problem: string | null }> = {};
   private dirty = false;
   private constructor(private readonly file: string | null) {}
 
@@ -86,10 +89,14 @@ export class RememberedIdentities {
     const store = new RememberedIdentities(dataDir ? path.join(dataDir, 'identity', 'projects.json') : null);
     if (store.file) {
       try {
-        const raw = JSON.parse(await fs.promises.readFile(store.file, 'utf8')) as { projects?: Record<string, unknown> };
+        const raw = JSON.parse(await fs.promises.readFile(store.file, 'utf8')) as { projects?: Record<string, unknown>; roots?: Record<string, unknown> };
         for (const [key, value] of Object.entries(raw.projects ?? {})) {
           const parsed = projectIdentitySchema.safeParse(value);
           if (parsed.success) store.data[key] = parsed.data;
+        }
+        for (const [key, value] of Object.entries(raw.roots ?? {})) {
+          const walk = value as { roots?: unknown; problem?: unknown };
+          if (Array.isArray(walk.roots) && walk.roots.every((r) => typeof r === 'string') && (walk.problem === null || typeof walk.problem === 'string')) store.roots[key] = { roots: walk.roots as string[], problem: walk.problem };
         }
       } catch {
         // Missing or unreadable: nothing remembered yet (it is only ever a help).
@@ -100,6 +107,19 @@ export class RememberedIdentities {
 
   get(projectDir: string): ProjectIdentity | null {
     return this.data[projectDir] ?? null;
+  }
+
+  rootsAt(key: string): { roots: string[]; problem: string | null } | undefined {
+    return this.roots[key];
+  }
+
+  rememberRoots(key: string, walk: { roots: string[]; problem: string | null }): void {
+    if (this.roots[key]) return;
+    const keys = Object.keys(this.roots);
+    // Bounded: the oldest walks go first (a HEAD long moved on is not asked about again).
+    for (const old of keys.slice(0, Math.max(0, keys.length - 499))) delete this.roots[old];
+    this.roots[key] = walk;
+    this.dirty = true;
   }
 
   remember(projectDir: string, identity: ProjectIdentity): void {
@@ -113,7 +133,7 @@ export class RememberedIdentities {
   async save(): Promise<void> {
     if (!this.dirty || !this.file) return;
     this.dirty = false;
-    await writeDataFile(this.file, `${JSON.stringify({ version: 1, projects: this.data }, null, 2)}\n`).catch(() => {
+    await writeDataFile(this.file, `${JSON.stringify({ version: 1, projects: this.data, roots: this.roots }, null, 2)}\n`).catch(() => {
       // Remembering is a help, never a reason for a scan to fail.
       this.dirty = true;
     });
@@ -144,7 +164,7 @@ export async function identifyProject(home: string, group: ProjectGroup, options
     if (found && found.key === known) explanation = found;
   }
   if (explanation) {
-    const facts = readRepositoryFacts(explanation, options.cache);
+    const facts = readRepositoryFacts(explanation, options.cache, options.remembered);
     if (facts) {
       const identity: ProjectIdentity = { source: 'repository', remotes: facts.remotes, rootCommits: facts.rootCommits, paths, gitDir: facts.gitDir, readAt: (options.now ?? new Date()).toISOString(), note: facts.note };
       options.remembered?.remember(projectDir, identity);
