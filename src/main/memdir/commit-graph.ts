@@ -115,6 +115,8 @@ export class CommitGraph {
   }
 
   private locate(pos: number): { layer: Layer; i: number } {
+    // Nearly every graph is one file.
+    if (this.layers.length === 1 && pos < this.size) return { layer: this.layers[0]!, i: pos };
     for (const layer of this.layers) if (pos < layer.base + layer.count) return { layer, i: pos - layer.base };
     throw new RangeError(`commit-graph position ${pos} is out of range`);
   }

@@ -15,11 +15,17 @@ const MAX_OBJECT_BYTES = 8 * 1024 * 1024;
 const MAX_DELTA_DEPTH = 64;
 const MAX_PACKS = 256;
 const MAX_ALTERNATES = 4;
+/** A pack index up to this size is read whole (about 2.4 million objects). */
+const MAX_IDX_IN_MEMORY = 64 * 1024 * 1024;
+/** The first read of a packed object: its header and, for most commits, all of it. */
+const FIRST_READ_BYTES = 4096;
 
 type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 const PACK_TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
 
 interface Pack {
+  /** The whole index when it is small enough to hold (look-ups then cost no system call), else null: read at offsets. */
+  idx: Buffer | null;
   idxFd: number;
   packFd: number;
   packSize: number;
@@ -51,6 +57,7 @@ function readAt(fd: number, position: number, length: number): Buffer {
 /** Reads objects from one repository's object store; `close` releases its files. */
 export class GitObjectReader {
   private readonly hashBytes: number;
+  private readonly oidPattern: RegExp;
   private packs: Pack[] | null = null;
   private readonly dirs: string[];
   private readonly opened: number[] = [];
@@ -58,20 +65,22 @@ export class GitObjectReader {
   /** `objectsDir`: `<git dir>/objects`; `hashBytes`: 20 (SHA-1) or 32 (SHA-256). */
   constructor(objectsDir: string, hashBytes = 20) {
     this.hashBytes = hashBytes;
+    this.oidPattern = new RegExp(`^[0-9a-f]{${hashBytes * 2}}$`);
     this.dirs = [objectsDir, ...readAlternates(objectsDir)];
   }
 
   /** The object `oid` (hex), or null when it is not in the store or cannot be read. */
   read(oid: string): GitObject | null {
-    if (!new RegExp(`^[0-9a-f]{${this.hashBytes * 2}}$`).test(oid)) return null;
-    for (const dir of this.dirs) {
-      const loose = readLoose(path.join(dir, oid.slice(0, 2), oid.slice(2)));
-      if (loose) return loose;
-    }
+    if (!this.oidPattern.test(oid)) return null;
+    // Packs first: most of a history is packed, and a look-up in memory costs less than a failed stat.
     const name = Buffer.from(oid, 'hex');
     for (const pack of this.listPacks()) {
       const offset = this.findInPack(pack, name);
       if (offset !== null) return this.readPacked(pack, offset, 0);
+    }
+    for (const dir of this.dirs) {
+      const loose = readLoose(path.join(dir, oid.slice(0, 2), oid.slice(2)));
+      if (loose) return loose;
     }
     return null;
   }
@@ -122,7 +131,9 @@ export class GitObjectReader {
       const count = fanout[255]!;
       const namesAt = 8 + 1024;
       const offsetsAt = namesAt + count * this.hashBytes + count * 4;
-      const pack: Pack = { idxFd, packFd, packSize: fs.fstatSync(packFd).size, count, fanout, namesAt, offsetsAt, largeAt: offsetsAt + count * 4 };
+      const idxSize = fs.fstatSync(idxFd).size;
+      const idx = idxSize <= MAX_IDX_IN_MEMORY ? readAt(idxFd, 0, idxSize) : null;
+      const pack: Pack = { idx, idxFd, packFd, packSize: fs.fstatSync(packFd).size, count, fanout, namesAt, offsetsAt, largeAt: offsetsAt + count * 4 };
       this.opened.push(idxFd, packFd);
       return pack;
     } catch {
@@ -139,8 +150,8 @@ export class GitObjectReader {
     let hi = pack.fanout[first]!;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const probe = readAt(pack.idxFd, pack.namesAt + mid * this.hashBytes, this.hashBytes);
-      const order = Buffer.compare(probe, name);
+      const at = pack.namesAt + mid * this.hashBytes;
+      const order = pack.idx ? pack.idx.compare(name, 0, this.hashBytes, at, at + this.hashBytes) : Buffer.compare(readAt(pack.idxFd, at, this.hashBytes), name);
       if (order === 0) return this.offsetOf(pack, mid);
       if (order < 0) lo = mid + 1;
       else hi = mid;
@@ -149,60 +160,62 @@ export class GitObjectReader {
   }
 
   private offsetOf(pack: Pack, index: number): number {
-    const small = readAt(pack.idxFd, pack.offsetsAt + index * 4, 4).readUInt32BE(0);
+    const read = (at: number, n: number) => (pack.idx ? pack.idx.subarray(at, at + n) : readAt(pack.idxFd, at, n));
+    const small = read(pack.offsetsAt + index * 4, 4).readUInt32BE(0);
     if ((small & 0x80000000) === 0) return small;
-    const large = readAt(pack.idxFd, pack.largeAt + (small & 0x7fffffff) * 8, 8);
-    return Number(large.readBigUInt64BE(0));
+    return Number(read(pack.largeAt + (small & 0x7fffffff) * 8, 8).readBigUInt64BE(0));
   }
 
   private readPacked(pack: Pack, offset: number, depth: number): GitObject | null {
     if (depth > MAX_DELTA_DEPTH || offset < 12 || offset >= pack.packSize) return null;
-    const head = readAt(pack.packFd, offset, 32 + this.hashBytes);
+    // One read holds the header and, for a commit, usually the whole compressed object.
+    let chunk = readAt(pack.packFd, offset, Math.min(FIRST_READ_BYTES, pack.packSize - offset));
     let i = 0;
-    let byte = head[i++]!;
+    let byte = chunk[i++]!;
     const typeCode = (byte >> 4) & 7;
     let size = byte & 15;
     for (let shift = 4; byte & 0x80; shift += 7) {
-      if (i >= head.length || shift > 35) return null;
-      byte = head[i++]!;
+      if (i >= chunk.length || shift > 35) return null;
+      byte = chunk[i++]!;
       size += (byte & 0x7f) * 2 ** shift;
     }
     if (size > MAX_OBJECT_BYTES) return null;
-    if (typeCode === 6 || typeCode === 7) {
-      let base: GitObject | null;
-      if (typeCode === 6) {
-        // OFS_DELTA: a big-endian base-128 distance back, each continuation adding one.
-        byte = head[i++]!;
-        let back = byte & 0x7f;
-        while (byte & 0x80) {
-          if (i >= head.length) return null;
-          byte = head[i++]!;
-          back = (back + 1) * 128 + (byte & 0x7f);
-        }
-        base = this.readPacked(pack, offset - back, depth + 1);
-      } else {
-        const baseOid = head.subarray(i, i + this.hashBytes).toString('hex');
-        i += this.hashBytes;
-        base = depth + 1 > MAX_DELTA_DEPTH ? null : this.read(baseOid);
+    let base: GitObject | null = null;
+    if (typeCode === 6) {
+      // OFS_DELTA: a big-endian base-128 distance back, each continuation adding one.
+      byte = chunk[i++]!;
+      let back = byte & 0x7f;
+      while (byte & 0x80) {
+        if (i >= chunk.length) return null;
+        byte = chunk[i++]!;
+        back = (back + 1) * 128 + (byte & 0x7f);
       }
+      base = this.readPacked(pack, offset - back, depth + 1);
       if (!base) return null;
-      const delta = inflateAt(pack.packFd, offset + i, size, pack.packSize);
-      const data = delta && applyDelta(base.data, delta);
-      return data ? { type: base.type, data } : null;
+    } else if (typeCode === 7) {
+      const baseOid = chunk.subarray(i, i + this.hashBytes).toString('hex');
+      i += this.hashBytes;
+      base = depth + 1 > MAX_DELTA_DEPTH ? null : this.read(baseOid);
+      if (!base) return null;
+    }
+    // Deflate adds at most a few bytes per 16 KiB block, plus the zlib header and checksum.
+    const room = size + Math.ceil(size / 1000) + 64;
+    if (i + room > chunk.length && offset + chunk.length < pack.packSize) chunk = readAt(pack.packFd, offset, Math.min(pack.packSize - offset, i + room));
+    const data = inflate(chunk.subarray(i), size);
+    if (!data) return null;
+    if (base) {
+      const applied = applyDelta(base.data, data);
+      return applied ? { type: base.type, data: applied } : null;
     }
     const type = PACK_TYPES[typeCode];
-    if (!type) return null;
-    const data = inflateAt(pack.packFd, offset + i, size, pack.packSize);
-    return data ? { type, data } : null;
+    return type ? { type, data } : null;
   }
 }
 
-/** Inflate the zlib stream at `offset` whose output is `size` bytes; data after the stream is ignored. */
-function inflateAt(fd: number, offset: number, size: number, fileSize: number): Buffer | null {
-  // Deflate adds at most a few bytes per 16 KiB block, plus the zlib header and checksum.
-  const room = Math.min(fileSize - offset, size + Math.ceil(size / 1000) + 64);
+/** Inflate a zlib stream whose output is `size` bytes; data after the stream is ignored. */
+function inflate(compressed: Buffer, size: number): Buffer | null {
   try {
-    const out = zlib.inflateSync(readAt(fd, offset, room), { maxOutputLength: Math.max(size, 1) });
+    const out = zlib.inflateSync(compressed, { maxOutputLength: Math.max(size, 1) });
     return out.length === size ? out : null;
   } catch {
     return null;
@@ -212,8 +225,8 @@ function inflateAt(fd: number, offset: number, size: number, fileSize: number): 
 function readLoose(file: string): GitObject | null {
   let compressed: Buffer;
   try {
-    const st = fs.statSync(file);
-    if (!st.isFile() || st.size > MAX_OBJECT_BYTES) return null;
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size > MAX_OBJECT_BYTES) return null;
     compressed = fs.readFileSync(file);
   } catch {
     return null;

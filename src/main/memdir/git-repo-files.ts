@@ -227,9 +227,10 @@ export function findRootCommits(dirs: GitDirs, head: string, hashBytes: number, 
       const pos = positions.pop();
       if (pos !== undefined) {
         const parents = graph!.parents(pos);
-        if (parents === null || parents.some((p) => p >= graph!.size)) return { roots: [], problem: 'its commit-graph file is damaged' };
+        if (parents === null) return { roots: [], problem: 'its commit-graph file is damaged' };
         if (parents.length === 0) roots.add(graph!.oid(pos));
         for (const p of parents) {
+          if (p >= graph!.size) return { roots: [], problem: 'its commit-graph file is damaged' };
           if (!inGraph![p]) {
             inGraph![p] = 1;
             positions.push(p);
