@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { HistoryError, git } from './git.js';
+import { HistoryError, git, gitInitBare } from './git.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 import { withMemoryLock } from '../memdir/safe-fs.js';
 
@@ -31,6 +31,22 @@ export async function bundleHistory(memoryDir: string, opts: { dataDir?: string 
     await git(repo, ['bundle', 'create', '-q', file, 'HEAD']);
     return fs.readFile(file);
   });
+}
+
+/** Whether `bundle` is a complete git bundle (checked in a throwaway repository: nothing of the user's is touched). */
+export async function isReadableBundle(bundle: Buffer): Promise<boolean> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-bundle-check-'));
+  try {
+    const repo = { gitDir: path.join(dir, 'repo.git'), workTree: dir };
+    await gitInitBare(repo);
+    const file = path.join(dir, 'history.bundle');
+    await fs.writeFile(file, bundle);
+    return (await git(repo, ['bundle', 'verify', '-q', file], { okCodes: [1, 128] })).code === 0;
+  } catch {
+    return false;
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -91,6 +92,14 @@ describe('export and import (issue 18, item 6)', () => {
     const entries = readTar(bytes);
     const damaged = entries.map((e) => (e.name.endsWith('a.md') ? { ...e, data: Buffer.from('tampered') } : e));
     cases.push(['damaged.tar', writeTar(damaged), /a\.md is damaged/]);
+    // A history that is not a bundle, with a manifest that says it is what it is: the SHA-256 matches, git refuses it.
+    const manifestEntry = entries.find((e) => e.name.endsWith('manifest.json'))!;
+    const manifest = JSON.parse(manifestEntry.data.toString('utf8'));
+    const junk = Buffer.from('# v2 git bundle\nnot really\n');
+    manifest.history = { ...manifest.history, sha256: createHash('sha256').update(junk).digest('hex'), bytes: junk.length };
+    const fakeHistory = entries.map((e) => (e === manifestEntry ? { ...e, data: Buffer.from(JSON.stringify(manifest)) } : e.name.endsWith('.bundle') ? { ...e, data: junk } : e));
+    cases.push(['bad-bundle.tar', writeTar(fakeHistory), /history is not a readable git bundle/]);
+    cases.push(['swapped-bundle.tar', writeTar(entries.map((e) => (e.name.endsWith('.bundle') ? { ...e, data: junk } : e))), /history\/memory\.bundle is damaged/]);
     const truncated = Buffer.from(bytes.subarray(0, 1024));
     cases.push(['truncated.tar', truncated, /truncated|cut short|end-of-archive/]);
     const flipped = Buffer.from(bytes);

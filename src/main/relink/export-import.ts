@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { compareIdentities, identitiesDisagree, projectIdentitySchema } from '../../shared/project-identity.js';
 import { VERSION } from '../app/version.js';
-import { keepBundledHistory, bundleHistory } from '../history/bundle.js';
+import { bundleHistory, isReadableBundle, keepBundledHistory } from '../history/bundle.js';
 import { recordExternalChanges } from '../history/history.js';
 import { MemoryError } from '../memdir/memory-error.js';
 import { identityOfPath, readPathFacts, rememberProjectPath } from '../memdir/project-identity.js';
@@ -38,7 +38,7 @@ const manifestSchema = z.object({
   memdirVersion: z.string(),
   project: z.object({ dir: z.string(), path: z.string().nullable(), identity: projectIdentitySchema.nullable() }),
   files: z.array(z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().min(0) })),
-  history: z.string().nullable(),
+  history: z.object({ path: z.literal('history/memory.bundle'), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().min(0) }).nullable(),
 });
 type Manifest = z.infer<typeof manifestSchema>;
 
@@ -80,7 +80,7 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
     memdirVersion: VERSION,
     project: { dir: loc.dir, path: scan.path, identity: scan.identity },
     files: entries.map((e) => ({ path: e.name.slice(ROOT.length + 1), sha256: sha256(e.data), bytes: e.data.length })),
-    history: bundle ? 'history/memory.bundle' : null,
+    history: bundle ? { path: 'history/memory.bundle', sha256: sha256(bundle), bytes: bundle.length } : null,
   };
   const all: TarEntry[] = [{ name: `${ROOT}/manifest.json`, data: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) }, ...entries, ...(bundle ? [{ name: `${ROOT}/history/memory.bundle`, data: bundle }] : [])];
   const archive = writeTar(all);
@@ -125,10 +125,11 @@ function readArchive(file: string): { manifest: Manifest; files: Map<string, Buf
     if (sha256(data!) !== f.sha256) refuse(`${f.path} is damaged (its SHA-256 differs from the manifest's)`);
     files.set(f.path, data!);
   }
-  const known = new Set([`${ROOT}/manifest.json`, ...manifest.files.map((f) => `${ROOT}/${f.path}`), ...(manifest.history ? [`${ROOT}/${manifest.history}`] : [])]);
+  const known = new Set([`${ROOT}/manifest.json`, ...manifest.files.map((f) => `${ROOT}/${f.path}`), ...(manifest.history ? [`${ROOT}/${manifest.history.path}`] : [])]);
   const extra = entries.find((e) => !known.has(e.name));
   if (extra) refuse(`it holds ${extra.name}, which its manifest does not list`);
-  const bundle = manifest.history ? (byName.get(`${ROOT}/${manifest.history}`) ?? refuse(`its history ${manifest.history} is missing`)) : null;
+  const bundle = manifest.history ? (byName.get(`${ROOT}/${manifest.history.path}`) ?? refuse(`its history ${manifest.history.path} is missing`)) : null;
+  if (bundle && sha256(bundle) !== manifest.history!.sha256) refuse(`its history ${manifest.history!.path} is damaged (its SHA-256 differs from the manifest's)`);
   return { manifest, files, bundle };
 }
 
@@ -184,6 +185,8 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
 export async function importArchive(ctx: RelinkContext, file: string, target: string, options: { force?: boolean } = {}): Promise<MergeRecord> {
   const { plan, areas, bundle } = await planImport(ctx, file, target);
   if (plan.blockers.length > 0 && !options.force) throw new MemoryError('conflict', `${plan.blockers.join(' ')} Nothing was written; if you are sure, import again with --force.`);
+  // Checked before anything is written: an archive whose history cannot be read is refused whole.
+  if (bundle && !(await isReadableBundle(bundle))) throw new MemoryError('invalid-input', `${file} cannot be imported: its history is not a readable git bundle. Nothing was written.`);
   if (plan.target.path && fs.existsSync(plan.target.path)) await rememberProjectPath(ctx.home, plan.target.dir, plan.target.path, ctx.dataDir);
   const record = await applyMerge(areas, { dataDir: ctx.dataDir, kind: 'import', plan, summaryTo: `Imported from ${path.basename(file)}`, summaryFrom: '' });
   if (bundle) await keepBundledHistory(plan.target.memoryDir, bundle, record.id, { dataDir: ctx.dataDir });
