@@ -41,10 +41,11 @@ export function anyPathExists(paths: readonly string[]): boolean {
  * Existing directories whose sanitised path (R-SANITIZE) is `name`: how a memory folder whose
  * transcripts are gone (Claude Code deletes old ones) is found to be in use. A walk from `/`
  * that only enters folders whose name fits the rest of `name`, bounded. POSIX paths only; names
- * cut and hashed (over 200 characters) cannot be walked back.
+ * cut and hashed (over 200 characters) cannot be walked back: null, as when the walk ran out of
+ * reads before it could tell.
  */
-export function pathsForDirName(name: string, maxReads = 500): string[] {
-  if (process.platform === 'win32' || !name.startsWith('-') || name.length > SANITIZED_MAX_LENGTH) return [];
+export function pathsForDirName(name: string, maxReads = 500): string[] | null {
+  if (process.platform === 'win32' || !name.startsWith('-') || name.length > SANITIZED_MAX_LENGTH) return null;
   const found: string[] = [];
   const stack: { dir: string; rest: string }[] = [{ dir: '/', rest: name.slice(1) }];
   let reads = 0;
@@ -66,7 +67,7 @@ export function pathsForDirName(name: string, maxReads = 500): string[] {
       } else if (rest.startsWith(`${part}-`)) stack.push({ dir: full, rest: rest.slice(part.length + 1) });
     }
   }
-  return found;
+  return found.length === 0 && stack.length > 0 ? null : found;
 }
 
 /** Folders under `root` (itself included) that may be a project: those holding `.git`, and `root` itself. Bounded. */
@@ -128,8 +129,8 @@ export function isOrphan(project: ProjectScan): boolean {
   const memories = project.memories.length + (project.team?.memories.length ?? 0);
   if (memories === 0 && !project.index.exists) return false;
   if (project.identity.paths.length > 0) return !anyPathExists(project.identity.paths);
-  // No path recorded anywhere: an orphan unless an existing folder still has its name.
-  return pathsForDirName(project.dir).length === 0;
+  // No path recorded anywhere: an orphan only when it is certain no existing folder has its name.
+  return pathsForDirName(project.dir)?.length === 0;
 }
 
 /** Every orphan in the home, with candidate new locations (see the module comment). */
