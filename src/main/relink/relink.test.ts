@@ -227,7 +227,7 @@ describe('relink (issue 18, item 3)', () => {
   });
 
   it('refuses when two orphans claim the same new path, until forced', async () => {
-    const { oldPath, newPath } = await movedProject();
+    const { oldPath, newPath, oldMemory } = await movedProject();
     // An older copy of the same repository, also gone.
     const older = path.join(tmp, 'old-copy', 'shop');
     await fs.mkdir(path.dirname(older), { recursive: true });
@@ -241,6 +241,14 @@ describe('relink (issue 18, item 3)', () => {
     expect(plan.blockers.join(' ')).toMatch(new RegExp(`Another orphan also claims .*${sanitizeDirName(older)}`));
     const report = await findOrphans(home, { dataDir, lookIn: [newPath] });
     expect(report.orphans.find((o) => o.dir === sanitizeDirName(oldPath))!.candidates[0]!.claimedBy).toEqual([sanitizeDirName(older)]);
+    // Refused in a sentence, nothing written on either side; forced, it goes.
+    const newMemory = path.join(home, 'projects', sanitizeDirName(newPath), 'memory');
+    const before = await readTree(oldMemory);
+    await expect(relink({ home, dataDir }, sanitizeDirName(oldPath), newPath)).rejects.toThrow(/Another orphan also claims .*Nothing was written/);
+    await expect(fs.access(newMemory)).rejects.toThrow();
+    expect(await readTree(oldMemory)).toEqual(before);
+    await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath, { force: true });
+    expect(Object.keys(await readTree(newMemory))).toEqual(Object.keys(before));
   });
 });
 
