@@ -29,6 +29,13 @@ const MEMORIES = {
   'team/project_ci.md': topic('CI', 'project', 'CI dropped Python 3.8.'),
 };
 
+/** Every file under `dir` (dotfiles aside) with its text: what "restored" is checked against. */
+async function contents(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const f of await files(dir)) out[f] = await fs.readFile(path.join(dir, f), 'utf8');
+  return out;
+}
+
 async function files(dir: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (abs: string, rel: string) => {
@@ -118,7 +125,7 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
 
     await result.getByRole('button', { name: 'Undo relink' }).click();
     await expect.poll(() => result.textContent(), SLOW).toContain('Undone');
-    expect(await files(memoryOf(oldPath))).toEqual(['MEMORY.md', 'feedback_sql.md', 'team/MEMORY.md', 'team/project_ci.md']);
+    expect(await contents(memoryOf(oldPath))).toEqual(MEMORIES);
     expect(await files(memoryOf(newPath))).toEqual([]);
     await page.getByRole('region', { name: 'Orphaned memory' }).waitFor();
   });
@@ -133,11 +140,15 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     git(clonePath, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
     await addSession(home, clonePath, '0b0e3f5c-3333-4333-8333-333333333333');
     await addMemories(home, clonePath, { 'MEMORY.md': '- [Laptop](user_laptop.md) — the laptop clone\n', 'user_laptop.md': topic('Laptop', 'user', 'Works on the laptop.'), 'feedback_sql.md': MEMORIES['feedback_sql.md'] });
+    // The clone's own local agent memory (never committed): it moves with the merge.
+    const agentOf = (p: string) => path.join(p, '.claude', 'agent-memory-local', 'reviewer');
+    await fs.mkdir(agentOf(clonePath), { recursive: true });
+    await fs.writeFile(path.join(agentOf(clonePath), 'laptop.md'), '- reviews on the laptop\n');
     await page.reload();
     const group = page.getByRole('region', { name: 'One project in several places' });
     await group.waitFor();
     expect(await group.textContent()).toContain('2 memory folders of the same repository (same remote, same root commit)');
-    const before = { clone: await files(memoryOf(clonePath)), moved: await files(memoryOf(newPath)) };
+    const before = { clone: await contents(memoryOf(clonePath)), moved: await contents(memoryOf(newPath)), cloneAgent: await contents(agentOf(clonePath)), movedAgent: await contents(agentOf(newPath)) };
     const merge = group.getByRole('button', { name: /^Merge / });
     const label = (await merge.textContent()) ?? '';
     await merge.click();
@@ -149,15 +160,19 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     await expect.poll(() => result.textContent(), SLOW).toContain('Merged:');
     const [from, into] = label.startsWith(`Merge ${clonePath}`) ? [clonePath, newPath] : [newPath, clonePath];
     expect(await files(memoryOf(from))).toEqual([]);
-    expect(await files(memoryOf(into))).toEqual([...new Set([...before.clone, ...before.moved])].sort());
+    expect(await files(memoryOf(into))).toEqual([...new Set([...Object.keys(before.clone), ...Object.keys(before.moved)])].sort());
+    expect(await files(agentOf(from))).toEqual([]);
+    expect(await files(agentOf(into))).toEqual(['MEMORY.md', 'laptop.md']);
     expect(await fs.readFile(path.join(memoryOf(into), 'MEMORY.md'), 'utf8')).toMatch(/No ORM[\s\S]*Laptop|Laptop[\s\S]*No ORM/);
     await expect.poll(() => page.getByRole('region', { name: 'One project in several places' }).count(), SLOW).toBe(0);
     await page.screenshot({ path: artifact('relink-merged.png'), fullPage: true });
 
     await result.getByRole('button', { name: 'Undo merge' }).click();
     await expect.poll(() => result.textContent(), SLOW).toContain('Undone');
-    expect(await files(memoryOf(clonePath))).toEqual(before.clone);
-    expect(await files(memoryOf(newPath))).toEqual(before.moved);
+    expect(await contents(memoryOf(clonePath))).toEqual(before.clone);
+    expect(await contents(memoryOf(newPath))).toEqual(before.moved);
+    expect(await contents(agentOf(clonePath))).toEqual(before.cloneAgent);
+    expect(await contents(agentOf(newPath))).toEqual(before.movedAgent);
     await page.getByRole('region', { name: 'One project in several places' }).waitFor();
   });
 });

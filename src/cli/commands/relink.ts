@@ -109,8 +109,8 @@ export const relinkCommand: CommandSpec = {
   options: { home: homeOption, yes: yesOption, force: forceOption, json: jsonOption },
   details: `Without --yes, shows what would happen. Where the target already has memories they are merged:
 identical files once, a file with the same name and other content kept as a conflict (the target's
-stays), index lines added while MEMORY.md stays under Claude Code's cut (the rest are named).
-One history entry in each directory; \`memdir merge undo <id>\` undoes all of it. Transcripts and
+stays), index lines added while MEMORY.md stays under Claude Code's cut (the rest are named, and
+the moved MEMORY.md is kept as a conflict when a line of it has no place). One history entry in each directory; \`memdir merge undo <id>\` undoes all of it. Transcripts and
 settings are never rewritten.
 ${PLAN_JSON}`,
   async run({ positionals, values, io }) {

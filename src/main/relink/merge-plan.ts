@@ -5,7 +5,9 @@
  * name and other content is a conflict — the target's stays, the source's is kept for the user.
  * Index lines (MEMORY.md) pointing at files brought over are appended to the target's index
  * while it stays under the cut, as Claude Code loads it (`loadIndexAsClaudeCode`, R-INDEX); what
- * would fall past the cut is left out and named.
+ * would fall past the cut is left out and named. The source's index never just disappears: where
+ * the combined index does not hold every line of it (prose, a line past the cut), it is kept as a
+ * conflict for the user, like any file that differs.
  */
 import { indexLinks, parseIndex } from '../../shared/index-format.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
@@ -26,11 +28,6 @@ export interface AreaPlan {
   indexAdded: string[];
   /** Files brought over whose index line would fall past the cut: left out of the index. */
   notInIndex: string[];
-}
-
-function hasMemories(files: FileMap): boolean {
-  for (const name of files.keys()) if (name !== INDEX_FILE) return true;
-  return false;
 }
 
 /** The raw index lines of `source` that point at a file (first link of the line), in order, with that file. */
@@ -66,14 +63,14 @@ export function planArea(area: string, source: FileMap, target: FileMap, options
   const sourceIndex = source.get(INDEX_FILE)?.toString('utf8') ?? null;
   if (sourceIndex === null) return plan;
   const targetIndex = target.get(INDEX_FILE)?.toString('utf8') ?? null;
-  if (targetIndex === null && !hasMemories(target)) {
-    // Nothing there yet: the source's index comes over as it is, headings and all.
+  if (targetIndex === null) {
+    // No index there: the source's comes over as it is, headings, prose and all (nothing to combine with).
     plan.index = sourceIndex;
     plan.indexAdded = pointerLines(sourceIndex).map((p) => p.file);
     plan.add.unshift(INDEX_FILE);
     return plan;
   }
-  const base = targetIndex ?? '';
+  const base = targetIndex;
   const already = new Set(indexLinks(parseIndex(base)).map((l) => l.file));
   // A conflict keeps the target's file there, so a line pointing at it is never dangling.
   const present = new Set([...plan.add, ...plan.same, ...plan.conflict]);
@@ -92,9 +89,28 @@ export function planArea(area: string, source: FileMap, target: FileMap, options
     already.add(file);
     plan.indexAdded.push(file);
   }
-  if (text !== base) {
-    plan.index = text;
-    if (targetIndex === null) plan.add.unshift(INDEX_FILE);
-  }
+  if (text !== base) plan.index = text;
+  // The source's index leaves with its files: a line of it the combined index does not hold (prose,
+  // a line past the cut) would be lost, so then the whole source index is kept as a conflict.
+  if (leftBehind(sourceIndex, text, new Set(indexLinks(parseIndex(base)).map((l) => l.file))).length > 0) plan.conflict.push(INDEX_FILE);
   return plan;
+}
+
+/**
+ * The lines of `sourceIndex` that `combined` does not hold: neither the same line, nor (for a
+ * pointer) a line of the target's own for the same file (`targetLinked`). Blank lines and
+ * headings are layout, not memory.
+ */
+function leftBehind(sourceIndex: string, combined: string, targetLinked: ReadonlySet<string>): string[] {
+  const held = new Set(parseIndex(combined).lines.map((l) => l.raw.trim()));
+  const parsed = parseIndex(sourceIndex);
+  const pointerOf = new Map(indexLinks(parsed).filter((l) => l.primary).map((l) => [l.line, l.file]));
+  return parsed.lines
+    .filter((l) => {
+      const raw = l.raw.trim();
+      if (raw === '' || /^#{1,6}(\s|$)/.test(raw) || held.has(raw)) return false;
+      const file = pointerOf.get(l.line);
+      return !(file !== undefined && targetLinked.has(file));
+    })
+    .map((l) => l.raw);
 }

@@ -116,7 +116,7 @@ async function targetIdentity(loc: ProjectLocation): Promise<ProjectIdentity | n
 function planOf(kind: MergePlan['kind'], source: MergePlan['source'], target: MergePlan['target'], areas: MergeArea[], warnings: string[], blockers: string[]): MergePlan {
   const plans = planAreas(areas);
   const evidence = source.identity && target.identity ? compareIdentities(source.identity, target.identity) : [];
-  for (const p of plans) if (p.notInIndex.length > 0) warnings.push(`${p.notInIndex.length} index line(s) of the ${p.area} memory would fall past the cut of ${target.dir}'s MEMORY.md (200 lines or 25,000 characters, as Claude Code loads it) and are left out of the index: ${p.notInIndex.join(', ')}. The files come over all the same; make room in the index to list them.`);
+  for (const p of plans) if (p.notInIndex.length > 0) warnings.push(`${p.notInIndex.length} index line(s) of the ${p.area} memory would fall past the cut of ${target.dir}'s MEMORY.md (200 lines or 25,000 characters, as Claude Code loads it) and are left out of the index: ${p.notInIndex.join(', ')}. The files come over all the same, and the moved MEMORY.md is kept as a conflict, so none of its lines is lost; make room in the index to list them.`);
   const conflicts = plans.reduce((n, p) => n + p.conflict.length, 0);
   if (conflicts > 0) warnings.push(`${conflicts} file(s) exist on both sides with different contents: the version in ${target.dir} stays and the other is kept for you to resolve (\`memdir merge conflicts\`, or the app's merge editor).`);
   return {

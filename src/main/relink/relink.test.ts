@@ -196,7 +196,8 @@ describe('relink (issue 18, item 3)', () => {
     await addMemories(home, newPath, { 'MEMORY.md': `${full}\n`, 'm0.md': topic('M0', 'user', 'x') });
     const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
     expect(plan.areas.find((a) => a.area === 'private')).toMatchObject({ indexAdded: ['feedback_sql.md'], notInIndex: ['project_deploys.md'] });
-    expect(plan.warnings.join(' ')).toMatch(/fall past the cut.*project_deploys\.md/);
+    expect(plan.warnings.join(' ')).toMatch(/fall past the cut.*project_deploys\.md.*moved MEMORY\.md is kept as a conflict/);
+    expect(plan.files).toContainEqual({ area: 'private', file: 'MEMORY.md', action: 'conflict' });
   });
 
   it('refuses, writing nothing, a repository without a remote whose history was rewritten; a target that is itself an orphan; a path that does not exist', async () => {
