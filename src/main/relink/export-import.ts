@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
-import { compareIdentities, identitiesDisagree, projectIdentitySchema } from '../../shared/project-identity.js';
+import { identitiesDisagree, projectIdentitySchema } from '../../shared/project-identity.js';
 import { VERSION } from '../app/version.js';
 import { bundleHistory, isReadableBundle, keepBundledHistory } from '../history/bundle.js';
 import { recordExternalChanges } from '../history/history.js';
@@ -22,9 +22,9 @@ import { identityOfPath, readPathFacts, rememberProjectPath } from '../memdir/pr
 import { locateProject } from '../memdir/projects.js';
 import { writeFileAtomic } from '../memdir/safe-fs.js';
 import { scanProject } from '../memdir/scan-home.js';
-import { type MergeArea, applyMerge, planAreas, planFiles, readArea } from './merge-apply.js';
+import { type MergeArea, applyMerge, readArea } from './merge-apply.js';
 import type { FileMap } from './merge-plan.js';
-import type { RelinkContext } from './relink-service.js';
+import { type RelinkContext, planOf } from './relink-service.js';
 import { TarError, type TarEntry, readTar, writeTar } from './tar.js';
 
 const ROOT = 'memdir-export';
@@ -166,18 +166,8 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
   const tid = read ? identityOfPath(read.explanation, read.facts) : null;
   const sid = manifest.project.identity;
   if (sid && tid && identitiesDisagree(sid, tid)) blockers.push(`The archive was exported from ${manifest.project.path ?? manifest.project.dir}, which does not look like ${loc.key} (no remote or root commit in common).`);
-  const plans = planAreas(areas);
-  for (const p of plans) if (p.notInIndex.length > 0) warnings.push(`${p.notInIndex.length} index line(s) of the ${p.area} memory would fall past the cut of MEMORY.md and are left out of the index: ${p.notInIndex.join(', ')}.`);
-  const plan: MergePlan = {
-    kind: 'import',
-    source: { label: `${path.basename(file)} (exported ${manifest.exportedAt} from ${manifest.project.path ?? manifest.project.dir})`, dir: null, memoryDir: null, identity: sid },
-    target: { path: loc.key, dir: loc.dir, memoryDir: loc.memoryDir, identity: tid },
-    files: planFiles(plans),
-    areas: areas.map((a, i) => ({ area: a.area, from: null, to: a.toRoot, indexAdded: plans[i]!.indexAdded, notInIndex: plans[i]!.notInIndex })),
-    evidence: sid && tid ? compareIdentities(sid, tid) : [],
-    warnings,
-    blockers,
-  };
+  const source = { label: `${path.basename(file)} (exported ${manifest.exportedAt} from ${manifest.project.path ?? manifest.project.dir})`, dir: null, memoryDir: null, identity: sid };
+  const plan = planOf('import', source, { path: loc.key, dir: loc.dir, memoryDir: loc.memoryDir, identity: tid }, areas, warnings, blockers);
   return { plan, areas, bundle };
 }
 

@@ -113,7 +113,8 @@ async function targetIdentity(loc: ProjectLocation): Promise<ProjectIdentity | n
   return read ? identityOfPath(read.explanation, read.facts) : null;
 }
 
-function planOf(kind: MergePlan['kind'], source: MergePlan['source'], target: MergePlan['target'], areas: MergeArea[], warnings: string[], blockers: string[]): MergePlan {
+/** A plan from its areas: files, index, the warnings every merge gives (cut, conflicts) and evidence. Relink, merge and import alike. */
+export function planOf(kind: MergePlan['kind'], source: MergePlan['source'], target: MergePlan['target'], areas: MergeArea[], warnings: string[], blockers: string[]): MergePlan {
   const plans = planAreas(areas);
   const evidence = source.identity && target.identity ? compareIdentities(source.identity, target.identity) : [];
   for (const p of plans) if (p.notInIndex.length > 0) warnings.push(`${p.notInIndex.length} index line(s) of the ${p.area} memory would fall past the cut of ${target.dir}'s MEMORY.md (200 lines or 25,000 characters, as Claude Code loads it) and are left out of the index: ${p.notInIndex.join(', ')}. The files come over all the same, and the moved MEMORY.md is kept as a conflict, so none of its lines is lost; make room in the index to list them.`);
