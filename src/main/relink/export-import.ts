@@ -25,7 +25,7 @@ import { scanProject } from '../memdir/scan-home.js';
 import { type MergeArea, applyMerge, readArea } from './merge-apply.js';
 import type { FileMap } from './merge-plan.js';
 import { type RelinkContext, planOf } from './relink-service.js';
-import { TarError, type TarEntry, readTar, writeTar } from './tar.js';
+import { TAR_LIMITS, TarError, type TarEntry, readTar, writeTar } from './tar.js';
 
 const ROOT = 'memdir-export';
 const FORMAT = 'memdir-export';
@@ -94,11 +94,15 @@ function readArchive(file: string): { manifest: Manifest; files: Map<string, Buf
     throw new MemoryError('invalid-input', `${file} cannot be imported: ${why}. Nothing was written.`);
   };
   let bytes: Buffer;
+  let size: number;
   try {
-    bytes = fs.readFileSync(file);
+    size = fs.statSync(file).size;
+    // Bounded before it is read: an archive comes from outside.
+    bytes = size > TAR_LIMITS.bytes ? Buffer.alloc(0) : fs.readFileSync(file);
   } catch (error) {
     return refuse(`it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
+  if (size > TAR_LIMITS.bytes) return refuse(`it is larger than ${TAR_LIMITS.bytes / 1024 / 1024} MB`);
   let entries: TarEntry[];
   try {
     entries = readTar(bytes);
