@@ -63,6 +63,9 @@ describe('memdir orphans / relink / merge', () => {
     expect(conflicts.out).toContain('an ORM after all');
     expect(conflicts.out).toContain('by hand');
     expect((await memdir('merge', 'resolve', record.id, '0', '--keep', 'sideways')).err).toContain('--keep must be here, moved, both or merged');
+    const missing = await memdir('merge', 'resolve', record.id, '0', '--keep', 'merged', '--file', 'no-such.md');
+    expect(missing).toMatchObject({ code: 2, err: expect.stringContaining(`cannot read ${path.join(root, 'no-such.md')}: give the merged text as a file that exists`) });
+    expect(missing.err).not.toContain('ENOENT');
     // Keeping the version here writes nothing: the undo can still put everything back.
     expect((await memdir('merge', 'resolve', record.id, '0', '--keep', 'here')).code).toBe(0);
     const undone = await memdir('merge', 'undo', record.id);

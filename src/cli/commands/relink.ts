@@ -182,7 +182,14 @@ export const mergeResolveCommand: CommandSpec = {
     const keep = values.keep;
     if (keep !== 'here' && keep !== 'moved' && keep !== 'both' && keep !== 'merged') throw new UsageError('--keep must be here, moved, both or merged');
     const n = wholeNumberOption({ n: positionals[1] }, 'n', { min: 0, max: 100_000 })!;
-    const text = typeof values.file === 'string' ? fs.readFileSync(path.resolve(io.cwd, values.file), 'utf8') : undefined;
+    if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
+    let text: string | undefined;
+    if (typeof values.file === 'string') {
+      const file = path.resolve(io.cwd, values.file);
+      text = await fs.promises.readFile(file, 'utf8').catch(() => {
+        throw new UsageError(`cannot read ${file}: give the merged text as a file that exists`);
+      });
+    }
     const record = await resolveMergeConflict(resolveDataDir(io.env), positionals[0]!, n, keep, text);
     if (values.json) printJson(io, record);
     else io.out(`Resolved #${n} (${keep}). ${plural(record.conflicts.filter((c) => c.status === 'open').length, 'conflict')} left.\n`);
