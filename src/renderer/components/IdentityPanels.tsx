@@ -29,7 +29,7 @@ function Preview({ plan }: { plan: MergePlan }) {
       <table className="grid" aria-label="What will happen">
         <tbody>
           {plan.files.map((f) => (
-            <tr key={`${f.area}:${f.file}`}>
+            <tr key={`${f.area}:${f.file}:${f.action}`}>
               <td>{f.area}</td>
               <td>{f.file}</td>
               <td className={f.action === 'conflict' ? 'warning' : undefined}>{ACTION_WORDS[f.action]}</td>
