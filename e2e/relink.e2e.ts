@@ -175,4 +175,28 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     expect(await contents(agentOf(newPath))).toEqual(before.movedAgent);
     await page.getByRole('region', { name: 'One project in several places' }).waitFor();
   });
+
+  it('keeps a file both clones have with other content as a conflict, resolved in the merge editor', async () => {
+    await fs.writeFile(path.join(memoryOf(clonePath), 'feedback_sql.md'), topic('No ORM', 'feedback', 'Raw SQL, but the laptop uses a query builder.'));
+    await page.reload();
+    const group = page.getByRole('region', { name: 'One project in several places' });
+    const merge = group.getByRole('button', { name: /^Merge / });
+    const into = ((await merge.textContent()) ?? '').startsWith(`Merge ${clonePath}`) ? newPath : clonePath;
+    await merge.click();
+    const preview = page.getByRole('region', { name: 'Merge preview' });
+    await expect.poll(() => preview.textContent(), SLOW).toContain('feedback_sql.mdconflict: kept for you');
+    await preview.getByRole('button', { name: 'Merge', exact: true }).click();
+    const result = page.getByRole('region', { name: 'Merge result' });
+    await result.getByRole('button', { name: 'Resolve feedback_sql.md' }).click();
+    const editor = page.getByRole('region', { name: 'Resolve feedback_sql.md' });
+    await editor.waitFor();
+    // The result starts as every line of both versions: saving it keeps both bodies, the frontmatter once.
+    await editor.getByRole('button', { name: 'Save merge' }).click();
+    await expect.poll(() => result.textContent(), SLOW).toContain('feedback_sql.md: resolved (merged)');
+    const kept = await fs.readFile(path.join(memoryOf(into), 'feedback_sql.md'), 'utf8');
+    expect(kept).toContain('Write SQL by hand.');
+    expect(kept).toContain('the laptop uses a query builder');
+    expect(kept.match(/^name: No ORM$/gm)).toHaveLength(1);
+    await page.screenshot({ path: artifact('relink-conflict-resolved.png'), fullPage: true });
+  });
 });
