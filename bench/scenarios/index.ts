@@ -4,6 +4,7 @@ import { dreamGatesScenario } from './dream-gates.js';
 import { fuzzScenario } from './fuzz.js';
 import { killScenario } from './kill.js';
 import { hookScenario } from './hook.js';
+import { identityScenario } from './identity.js';
 import { recallScenario } from './recall.js';
 import { rendererScenario } from './renderer.js';
 import { scanScenario } from './scan.js';
@@ -13,4 +14,4 @@ import { syncFaultsScenario } from './sync-faults.js';
 import { teamLoadScenario } from './team-load.js';
 import { transcriptsScenario } from './transcripts.js';
 
-export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario, syncFaultsScenario, teamLoadScenario, hookScenario, fuzzScenario, killScenario];
+export const SCENARIOS: Scenario[] = [scanScenario, rendererScenario, recallScenario, transcriptsScenario, dreamGatesScenario, secretsScenario, syncScenario, syncFaultsScenario, teamLoadScenario, hookScenario, fuzzScenario, killScenario, identityScenario];

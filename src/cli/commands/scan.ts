@@ -3,6 +3,7 @@ import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.
 import { ago, plural, table } from '../format.js';
 import { resolveHome } from '../../main/memdir/home.js';
 import { scanHome } from '../../main/memdir/scan-home.js';
+import { resolveDataDir } from '../../main/data-dir.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 
 export function homeFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): string {
@@ -23,13 +24,17 @@ export const scanCommand: CommandSpec = {
   "team": {same index/memories/problems} or null,
   "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts",
   "launchDirs": [{"cwd", "folder", "transcripts", "autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom"}],
-  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …}}]}
+  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …},
+  "identity": {"source": "repository"|"remembered"|"paths", "remotes": [normalised URL…], "rootCommits": [oid…],
+               "paths": [last known path…], "gitDir", "readAt", "note"}}]}
 One project per memory folder: transcript folders of sessions launched in a subdirectory or a linked
 worktree are listed under the project whose memory they read ("launchDirs"), never as projects.
+"identity" is what survives a move: the repository's remotes and root commits, read from its files (no git,
+no network) and remembered in Memdir's data dir, so a project whose folder moved away is still known.
 A missing home is not an error: it scans as empty.`,
   async run({ values, io }) {
     const home = homeFrom(values, io);
-    const scan = await scanHome(home, { env: io.env });
+    const scan = await scanHome(home, { env: io.env, dataDir: resolveDataDir(io.env) });
     if (values.json) {
       printJson(io, scan);
       return 0;
