@@ -7,6 +7,7 @@ import { dreamGatesScenario } from './dream-gates.js';
 import { fuzzScenario } from './fuzz.js';
 import { killScenario } from './kill.js';
 import { hookScenario } from './hook.js';
+import { identityScenario } from './identity.js';
 import { recallScenario } from './recall.js';
 import { rendererScenario } from './renderer.js';
 import { scaleScenario } from './scale.js';
@@ -33,4 +34,5 @@ export const SCENARIOS: Scenario[] = [
   hookScenario,
   fuzzScenario,
   killScenario,
+  identityScenario,
 ];

@@ -7,6 +7,7 @@ import { hookCommand } from './commands/hook.js';
 import { hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand } from './commands/hooks.js';
 import { lintCommand } from './commands/lint.js';
 import { recallCommand } from './commands/recall.js';
+import { RELINK_COMMANDS } from './commands/relink.js';
 import { scanCommand } from './commands/scan.js';
 import { sessionStatusCommand } from './commands/session.js';
 import { secretsScanCommand } from './commands/secrets.js';
@@ -15,4 +16,4 @@ import { showCommand } from './commands/show.js';
 import { teamCommand, teamConflictsCommand, teamConnectCommand, teamDisconnectCommand, teamResolveCommand, teamStatusCommand, teamSyncCommand } from './commands/team.js';
 import { whereCommand } from './commands/where.js';
 
-export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, recallCommand, extractCommand, sessionStatusCommand, hookCommand, hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand, dreamCommand, dreamStatusCommand, dreamListCommand, dreamRevertCommand, dreamConfirmCommand, secretsScanCommand, serverCommand, serverAdminCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverRevokeTokenCommand, serverListCommand, teamCommand, teamConnectCommand, teamStatusCommand, teamSyncCommand, teamConflictsCommand, teamResolveCommand, teamDisconnectCommand];
+export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, ...RELINK_COMMANDS, recallCommand, extractCommand, sessionStatusCommand, hookCommand, hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand, dreamCommand, dreamStatusCommand, dreamListCommand, dreamRevertCommand, dreamConfirmCommand, secretsScanCommand, serverCommand, serverAdminCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverRevokeTokenCommand, serverListCommand, teamCommand, teamConnectCommand, teamStatusCommand, teamSyncCommand, teamConflictsCommand, teamResolveCommand, teamDisconnectCommand];

@@ -143,6 +143,17 @@ export const dreamSettingsSchema = z
   .loose()
   .prefault({});
 
+/**
+ * Where the user keeps their projects (issue 18): folders looked into, shallowly, for the new
+ * place of a project whose memory was orphaned by a move or a rename.
+ */
+export const workspaceSettingsSchema = z
+  .object({
+    folders: z.array(z.string().trim().min(1, 'a workspace folder cannot be empty').max(4096)).max(50).default([]),
+  })
+  .loose()
+  .prefault({});
+
 /** Every Memdir setting. Add sections here (see the file comment). */
 export const appSettingsSchema = z
   .object({
@@ -152,6 +163,7 @@ export const appSettingsSchema = z
     dream: dreamSettingsSchema,
     extraction: extractionSettingsSchema,
     session: sessionSettingsSchema,
+    workspaces: workspaceSettingsSchema,
   })
   .loose();
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { MEMORY_TYPES, SCOPES } from './memory-types.js';
 import { problemSchema } from './problems.js';
+import { projectIdentitySchema } from './project-identity.js';
 
 export const indexSummarySchema = z.object({
   exists: z.boolean(),
@@ -104,6 +105,8 @@ export const projectScanSchema = memoryDirScanSchema.extend({
   /** For a folder whose own sessions read another memory folder (Claude Code never reads this one): that folder. */
   readInstead: z.string().nullable(),
   settings: projectSettingsSchema,
+  /** What the project is beyond its path: its repository's remotes and root commits, else its last known paths (issue 18). */
+  identity: projectIdentitySchema,
 });
 export type ProjectScan = z.infer<typeof projectScanSchema>;
 

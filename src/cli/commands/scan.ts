@@ -25,15 +25,20 @@ export const scanCommand: CommandSpec = {
   "team": {same index/memories/problems} or null,
   "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts",
   "launchDirs": [{"cwd", "folder", "transcripts", "autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom"}],
-  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …}}]}
+  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …},
+  "identity": {"source": "repository"|"remembered"|"paths", "remotes": [normalised URL…], "rootCommits": [oid…],
+               "paths": [last known path…], "gitDir", "readAt", "note"}}]}
 One project per memory folder: transcript folders of sessions launched in a subdirectory or a linked
 worktree are listed under the project whose memory they read ("launchDirs"), never as projects.
+"identity" is what survives a move: the repository's remotes and root commits, read from its files (no git,
+no network) and remembered in Memdir's data dir, so a project whose folder moved away is still known.
 A missing home is not an error: it scans as empty. What each file held is kept in Memdir's data dir
 (scan-cache/), so the next scan reads only what changed.`,
   async run({ values, io }) {
     const home = homeFrom(values, io);
-    const { cache, save } = openScanCache(resolveDataDir(io.env), home);
-    const scan = await scanHome(home, { env: io.env, cache });
+    const dataDir = resolveDataDir(io.env);
+    const { cache, save } = openScanCache(dataDir, home);
+    const scan = await scanHome(home, { env: io.env, cache, dataDir });
     if (scan.exists) await save();
     if (values.json) {
       printJson(io, scan);

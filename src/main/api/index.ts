@@ -10,13 +10,14 @@ import { dreamHandlers } from './dream.js';
 import { eventHandlers, subscribers } from './events.js';
 import { extractHandlers } from './extract.js';
 import { hookHandlers } from './hooks.js';
+import { identityHandlers } from './identity.js';
 import { memoryHandlers } from './memories.js';
 import { projectHandlers } from './projects.js';
 import { recallHandlers } from './recall.js';
 import { sessionHandlers } from './session.js';
 import { teamHandlers } from './team.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

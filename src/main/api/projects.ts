@@ -32,6 +32,7 @@ export function summarize(p: ProjectScan): ProjectSummary {
     launchDirs: p.launchDirs,
     readInstead: p.readInstead,
     settings: p.settings,
+    identity: p.identity,
   };
 }
 

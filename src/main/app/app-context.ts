@@ -157,7 +157,7 @@ export class AppContext {
   }
 
   async scanHome(): Promise<HomeScan> {
-    const scan = await scanHome(this.homeValue, { cache: this.cache, env: this.env });
+    const scan = await scanHome(this.homeValue, { cache: this.cache, env: this.env, dataDir: this.dataDir });
     if (scan.exists) this.scheduleCacheSave();
     // A memory dir moved by settings is watched where the scan found it.
     this.watcher?.track(scan.projects);
@@ -169,7 +169,7 @@ export class AppContext {
     if (dir.includes('/') || dir.includes('\\') || dir === '.' || dir === '..' || dir.includes('\0')) {
       throw new RpcError({ code: 'invalid-input', message: `"${dir}" is not a project directory name.` });
     }
-    const scan = await scanProject(this.homeValue, dir, { cache: this.cache, env: this.env });
+    const scan = await scanProject(this.homeValue, dir, { cache: this.cache, env: this.env, dataDir: this.dataDir });
     // A project is a folder under projects/, or a memory folder its sessions read but Claude Code has not created yet (R-LAYOUT).
     if (!scan.exists && scan.launchDirs.length === 0 && !fs.existsSync(path.join(this.homeValue, 'projects', dir))) {
       throw new RpcError({ code: 'not-found', message: `There is no project "${dir}" in ${this.homeValue}.` });

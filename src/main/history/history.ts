@@ -30,7 +30,7 @@ export { HistoryError } from './git.js';
 export type { HistoryEntry, HistoryFileChange } from './log-format.js';
 
 /** Who made a change, recorded as the `Memdir-Source:` trailer of its commit. */
-export const CHANGE_SOURCES = ['manual', 'external', 'extract', 'dream', 'restore', 'fix', 'sync', 'import', 'demo'] as const;
+export const CHANGE_SOURCES = ['manual', 'external', 'extract', 'dream', 'restore', 'fix', 'sync', 'import', 'relink', 'demo'] as const;
 /** Who made a change: the user in the app/CLI, another program, or one of Memdir's jobs. */
 export type ChangeSource = (typeof CHANGE_SOURCES)[number];
 
@@ -381,6 +381,20 @@ async function restoreSnapshot(repo: ShadowRepo, hash: string, memoryDir: string
     if (!isRegularBlob(entry) || current.get(p)?.oid === entry.oid) continue;
     await writeFileAtomic(memoryDir, p, await readBlob(repo, entry.oid));
   }
+}
+
+/**
+ * Every regular file of the memory dir as history last recorded it (at `rev`, default the
+ * newest entry), by path. Works when the memory dir itself is gone: how the memory of a
+ * repository deleted or moved away is still found (issue 18). Empty when nothing was recorded.
+ */
+export async function readSnapshot(memoryDir: string, opts: HistoryOptions & { rev?: string } = {}): Promise<Map<string, Buffer>> {
+  const repo = await openShadowRepo(memoryDir, opts.dataDir);
+  const files = new Map<string, Buffer>();
+  if (!repo || !(await headRev(repo))) return files;
+  const hash = await resolveRev(repo, opts.rev ?? 'HEAD', memoryDir);
+  for (const entry of await listTree(repo, hash)) if (isRegularBlob(entry)) files.set(entry.path, await readBlob(repo, entry.oid));
+  return files;
 }
 
 /** A file deleted from the memory dir that history can bring back. */

@@ -72,3 +72,24 @@ export async function ensureShadowRepo(memoryDir: string, dataDir?: string): Pro
   ready.add(repo.gitDir);
   return repo;
 }
+
+/** Every memory dir Memdir keeps a history of (from the `meta.json` beside each shadow repo), existing or not. */
+export async function recordedMemoryDirs(dataDir?: string): Promise<string[]> {
+  const root = path.join(dataDir ?? resolveDataDir(), 'history');
+  let names: string[];
+  try {
+    names = await fs.readdir(root);
+  } catch {
+    return [];
+  }
+  const dirs: string[] = [];
+  for (const name of names) {
+    try {
+      const meta = JSON.parse(await fs.readFile(path.join(root, name, 'meta.json'), 'utf8')) as Partial<ShadowRepoMeta>;
+      if (typeof meta.memoryDir === 'string') dirs.push(meta.memoryDir);
+    } catch {
+      // A repo being created, or not one of ours.
+    }
+  }
+  return dirs.sort();
+}

@@ -10,12 +10,17 @@ import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects, prima
 import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
 import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
 import { type EffectiveSettings, type SettingsCache, readEffectiveSettings } from './settings.js';
+import { type IdentityCache, RememberedIdentities, identifyProject } from './project-identity.js';
 
 export interface ScanHomeOptions {
   cache?: HomeScanCache;
   env?: NodeJS.ProcessEnv;
   /** Where managed settings are (tests); default the platform's. */
   managedDir?: string;
+  /** Memdir's data dir: identities read there before are used for projects whose repository is gone, and new ones are remembered. */
+  dataDir?: string;
+  /** An already open store of remembered identities (the caller saves it). */
+  remembered?: RememberedIdentities;
 }
 
 /** A map that counts every change in the cache's revision, so a saver knows there is something new. */
@@ -41,6 +46,7 @@ class RevisedMap<K, V> extends Map<K, V> {
 export class HomeScanCache extends ScanCache {
   readonly groups: GroupCache = new RevisedMap(() => this.revision++);
   readonly settings: SettingsCache = new Map();
+  readonly identities: IdentityCache = new Map();
 }
 
 async function launchDirsOf(home: string, group: ProjectGroup, primary: EffectiveSettings, options: ScanHomeOptions): Promise<LaunchDirScan[]> {
@@ -57,7 +63,7 @@ async function launchDirsOf(home: string, group: ProjectGroup, primary: Effectiv
   return out;
 }
 
-async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOptions): Promise<ProjectScan> {
+async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOptions & { remembered: RememberedIdentities }): Promise<ProjectScan> {
   const locateOptions: LocateOptions = { ...(options.cache ? { settingsCache: options.cache.settings } : {}), ...(options.managedDir ? { managedDir: options.managedDir } : {}) };
   const loc = await locateGroup(home, group, options.env, locateOptions);
   const cache = options.cache;
@@ -72,7 +78,16 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOpt
     launchDirs: await launchDirsOf(home, group, loc.settings, options),
     readInstead: group.readInstead,
     settings: loc.settings,
+    identity: await identifyProject(home, group, { remembered: options.remembered, ...(cache ? { cache: cache.identities } : {}) }),
   };
+}
+
+async function withRemembered<T>(options: ScanHomeOptions, fn: (remembered: RememberedIdentities) => Promise<T>): Promise<T> {
+  if (options.remembered) return fn(options.remembered);
+  const remembered = await RememberedIdentities.open(options.dataDir);
+  const result = await fn(remembered);
+  await remembered.save();
+  return result;
 }
 
 /**
@@ -83,18 +98,21 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOpt
 export async function scanProject(home: string, dir: string, options: ScanHomeOptions = {}): Promise<ProjectScan> {
   const groups = await groupProjects(home, options.cache?.groups);
   const group = groupOfFolder(groups, dir) ?? { dir, key: null, explanation: null, launchFolders: [], folderExists: false, readInstead: null };
-  return scanGroup(home, group, options);
+  return withRemembered(options, (remembered) => scanGroup(home, group, { ...options, remembered }));
 }
 
 /** Scan every project in the home. */
 export async function scanHome(home: string, options: ScanHomeOptions = {}): Promise<HomeScan> {
   if (!fs.existsSync(home)) return { home, exists: false, projects: [] };
   const groups = await groupProjects(home, options.cache?.groups);
-  const projects: ProjectScan[] = [];
-  for (const group of groups) {
-    projects.push(await scanGroup(home, group, options));
-    // Reads inside a project are synchronous (see read-file.ts); let other work run between.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  const projects = await withRemembered(options, async (remembered) => {
+    const out: ProjectScan[] = [];
+    for (const group of groups) {
+      out.push(await scanGroup(home, group, { ...options, remembered }));
+      // Reads inside a project are synchronous (see read-file.ts); let other work run between.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return out;
+  });
   return { home, exists: true, projects };
 }

@@ -14,8 +14,9 @@ export interface ProjectFilter {
   onlyTeam: boolean;
 }
 
-export function projectName(p: Pick<ProjectSummary, 'path' | 'dir'>): string {
-  return p.path ?? p.dir;
+/** The project's path, else the path Memdir knows for it (a folder a relink filled before any session ran there), else its folder name. */
+export function projectName(p: Pick<ProjectSummary, 'path' | 'dir'> & { identity?: Pick<ProjectSummary['identity'], 'paths'> }): string {
+  return p.path ?? p.identity?.paths[0] ?? p.dir;
 }
 
 /** Where a project's sessions come from and what is off, in a few words each, for the dashboard (R-LAYOUT, R-SETTINGS). */

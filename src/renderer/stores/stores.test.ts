@@ -53,6 +53,7 @@ const summary = (dir: string, over: Partial<ProjectSummary> = {}): ProjectSummar
     ignored: [],
     problems: [],
   },
+  identity: { source: 'paths', remotes: [], rootCommits: [], paths: [`/w/${dir}`], gitDir: null, readAt: null, note: null },
   ...over,
 });
 

@@ -3,10 +3,12 @@ import { useEffect, useMemo } from 'react';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { DreamCell } from '../components/DreamCell.js';
+import { IdentityPanels } from '../components/IdentityPanels.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { TeamCell } from '../components/TeamCell.js';
 import { ago, count } from '../components/format.js';
 import { useApp } from '../stores/app.js';
+import { identityLine } from '../stores/identity.js';
 import { useNav } from '../stores/nav.js';
 import { type ProjectSort, projectName, projectNotes, useProjects, visibleProjects } from '../stores/projects.js';
 
@@ -76,6 +78,7 @@ export function Dashboard() {
           {projects.length} in {home}
         </span>
       </header>
+      <IdentityPanels />
       <div className="toolbar">
         <input type="search" aria-label="Search projects" placeholder="Search projects" value={filter.text} onChange={(e) => setFilter({ text: e.target.value })} data-search />
         <select aria-label="Filter by memory type" value={filter.type} onChange={(e) => setFilter({ type: e.target.value as typeof filter.type })}>
@@ -115,6 +118,11 @@ export function Dashboard() {
                 <button className="link strong" onClick={(e) => (e.stopPropagation(), go({ view: 'project', dir: p.dir, tab: 'memories' }))}>
                   {projectName(p)}
                 </button>
+                {identityLine(p.identity) && (
+                  <div className="muted small identity" title={`Identity (${p.identity.source}): ${[...p.identity.remotes, ...p.identity.rootCommits].join(', ')}${p.identity.note ? `\n${p.identity.note}` : ''}`}>
+                    {identityLine(p.identity)}
+                  </div>
+                )}
                 {projectNotes(p).map((n) =>
                   n.tone === 'warning' ? (
                     <span key={n.text} className="badge warning" title={n.title}>

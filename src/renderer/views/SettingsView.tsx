@@ -17,6 +17,29 @@ const PROVIDER_LABELS: Record<(typeof PROVIDER_CHOICES)[number], string> = {
   offline: 'Offline (local ranker and rules only)',
 };
 
+/** Folders holding the user's projects: where a moved project's new place is looked for (issue 18). */
+function WorkspaceSettings() {
+  const saved = useSettings((s) => s.view?.settings.workspaces.folders ?? []);
+  const update = useSettings((s) => s.update);
+  const [draft, setDraft] = useState<string | null>(null);
+  const text = draft ?? saved.join('\n');
+  return (
+    <fieldset>
+      <legend>Workspaces</legend>
+      <p className="muted">
+        Folders where you keep your projects, one per line. When a project is moved or renamed, its memory is left behind; Memdir looks for the project here (two levels deep) and matches it
+        by its repository&apos;s remote and first commit.
+      </p>
+      <textarea aria-label="Workspace folders" rows={3} value={text} placeholder="/home/me/src" onChange={(e) => setDraft(e.target.value)} />
+      <div className="inline-form">
+        <button disabled={draft === null} onClick={() => void update({ workspaces: { folders: text.split('\n').map((l) => l.trim()).filter(Boolean) } }).then((ok) => ok && setDraft(null))}>
+          Save workspaces
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
 /** Which projects share their team memory, and where; each links to its Team sync tab. */
 function TeamSettings() {
   const overview = useTeam((s) => s.overview);
@@ -238,6 +261,7 @@ export function SettingsView() {
       <ExtractionSettings />
       <DreamSettings />
       <TeamSettings />
+      <WorkspaceSettings />
       <p className="muted small">Memdir {info?.version}</p>
     </section>
   );

@@ -12,6 +12,7 @@ import { dreamContract } from './dream.js';
 import { eventsContract } from './events.js';
 import { extractContract } from './extract.js';
 import { hooksContract } from './hooks.js';
+import { identityContract } from './identity.js';
 import { memoriesContract } from './memories.js';
 import { projectsContract } from './projects.js';
 import { recallContract } from './recall.js';
@@ -33,6 +34,7 @@ export const CONTRACT = {
   ...teamContract,
   ...alertsContract,
   ...desktopContract,
+  ...identityContract,
 } satisfies Record<string, Def>;
 
 export type Contract = typeof CONTRACT;

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { MEMORY_TYPES } from '../memory-types.js';
 import { indexSummarySchema, launchDirSchema, memoryDirScanSchema, projectScanSchema, projectSettingsSchema } from '../scan-types.js';
+import { projectIdentitySchema } from '../project-identity.js';
 import { query } from './define.js';
 import { projectRef } from './common.js';
 
@@ -24,6 +25,8 @@ export const projectSummarySchema = z.object({
   /** Set when Claude Code never reads this memory: the folder its sessions read instead. */
   readInstead: z.string().nullable(),
   settings: projectSettingsSchema,
+  /** Remotes and root commits, else last known paths (issue 18). */
+  identity: projectIdentitySchema,
 });
 export type ProjectSummary = z.infer<typeof projectSummarySchema>;
 

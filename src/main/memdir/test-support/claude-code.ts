@@ -26,6 +26,8 @@ export interface ClaudeCodeRun {
   transcriptFolder: string | null;
   exitCode: number | null;
   output: string;
+  /** Every request it sent to the Messages API, as JSON text (what the model was given: the memory index included). */
+  requests: string;
 }
 
 /** Options of one run; `configDir` is created when missing. */
@@ -60,7 +62,8 @@ export async function observeClaudeCode(options: ClaudeCodeRunOptions): Promise<
       const entries = fs.readdirSync(path.join(projects, name));
       return { name, transcripts: entries.filter((e) => e.endsWith('.jsonl')), memory: entries.includes('memory') };
     });
-    return { memoryDir, folders, transcriptFolder: folders.find((f) => f.transcripts.length > 0)?.name ?? null, exitCode, output };
+    const requests = JSON.stringify(fake.messageRequests().map((r) => r.body));
+    return { memoryDir, folders, transcriptFolder: folders.find((f) => f.transcripts.length > 0)?.name ?? null, exitCode, output, requests };
   } finally {
     await fake.close();
   }

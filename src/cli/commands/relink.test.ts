@@ -1,0 +1,108 @@
+// Issue 18: `memdir orphans`, `relink`, `merge undo|conflicts|resolve`, `export`, `import` — their
+// words, JSON and exit codes, on a real home with a real git repository moved on disk.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sanitizeDirName } from '../../shared/sanitize.js';
+import { addMemories, addSession, makeRepo, topic } from '../../main/relink/test-support/moved-project.js';
+import type { CliIo } from '../command.js';
+import { runCli } from '../main.js';
+
+let root: string;
+let home: string;
+
+beforeEach(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cli-relink-')));
+  home = path.join(root, 'home');
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+async function memdir(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t), env: { MEMDIR_DATA_DIR: path.join(root, 'data'), HOME: root }, cwd: root };
+  // The merge record commands work on the data dir alone: no --home.
+  const code = await runCli(args[0] === 'merge' && ['list', 'conflicts', 'resolve', 'undo'].includes(args[1]!) ? args : [...args, '--home', home], io);
+  return { code, out, err };
+}
+
+describe('memdir orphans / relink / merge', () => {
+  it('lists the orphan with its candidate, previews, relinks with --yes, keeps a conflict to resolve, and undoes', async () => {
+    const oldPath = path.join(root, 'src', 'shop');
+    await makeRepo(oldPath);
+    await addSession(home, oldPath);
+    await addMemories(home, oldPath, { 'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n', 'feedback_sql.md': topic('SQL', 'feedback', 'by hand') });
+    expect((await memdir('orphans')).code).toBe(0);
+    const newPath = path.join(root, 'work', 'shop');
+    await fs.mkdir(path.dirname(newPath));
+    await fs.rename(oldPath, newPath);
+    const newMemory = await addMemories(home, newPath, { 'feedback_sql.md': topic('SQL', 'feedback', 'an ORM after all') });
+
+    const listed = await memdir('orphans', '--look-in', path.join(root, 'work'));
+    expect(listed.code).toBe(1);
+    expect(listed.out).toContain(`→ ${newPath}  (same remote, same root commit, same name; found in given; already holds 1 memory)`);
+    expect(listed.out).toContain(`memdir relink ${sanitizeDirName(oldPath)} ${newPath}`);
+    const json = JSON.parse((await memdir('orphans', '--look-in', path.join(root, 'work'), '--json')).out);
+    expect(json.orphans[0].candidates[0]).toMatchObject({ path: newPath, evidence: ['same-remote', 'same-root-commit', 'same-name'] });
+
+    const preview = await memdir('relink', sanitizeDirName(oldPath), newPath);
+    expect(preview.code).toBe(0);
+    expect(preview.out).toMatch(/feedback_sql\.md\s+conflict \(kept for you\)/);
+    expect(preview.out).toContain('Nothing was written yet');
+    const done = await memdir('relink', sanitizeDirName(oldPath), newPath, '--yes', '--json');
+    expect(done.code).toBe(1);
+    const record = JSON.parse(done.out).record;
+    expect(record.conflicts).toHaveLength(1);
+    expect(await fs.readFile(path.join(newMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](feedback_sql.md) — by hand\n');
+
+    const conflicts = await memdir('merge', 'conflicts', record.id);
+    expect(conflicts.code).toBe(1);
+    expect(conflicts.out).toContain('an ORM after all');
+    expect(conflicts.out).toContain('by hand');
+    expect((await memdir('merge', 'resolve', record.id, '0', '--keep', 'sideways')).err).toContain('--keep must be here, moved, both or merged');
+    const missing = await memdir('merge', 'resolve', record.id, '0', '--keep', 'merged', '--file', 'no-such.md');
+    expect(missing).toMatchObject({ code: 2, err: expect.stringContaining(`cannot read ${path.join(root, 'no-such.md')}: give the merged text as a file that exists`) });
+    expect(missing.err).not.toContain('ENOENT');
+    // Keeping the version here writes nothing: the undo can still put everything back.
+    expect((await memdir('merge', 'resolve', record.id, '0', '--keep', 'here')).code).toBe(0);
+    const undone = await memdir('merge', 'undo', record.id);
+    expect(undone.code).toBe(0);
+    expect((await fs.readdir(newMemory)).sort()).toEqual(['feedback_sql.md']);
+    expect((await memdir('merge', 'list')).out).toMatch(new RegExp(`${record.id}\\s+relink.*undone`));
+    const again = await memdir('merge', 'undo', record.id);
+    expect(again).toMatchObject({ code: 2, err: expect.stringContaining('already undone') });
+  });
+
+  it('says in a sentence why a relink is refused: not an orphan, an unknown folder name, a missing path', async () => {
+    const live = path.join(root, 'live');
+    await makeRepo(live);
+    await addSession(home, live);
+    await addMemories(home, live, { 'a.md': topic('A', 'user', 'a') });
+    const notOrphan = await memdir('relink', sanitizeDirName(live), root, '--yes');
+    expect(notOrphan).toMatchObject({ code: 2, err: expect.stringContaining('is not an orphan: its project is still at') });
+    expect((await memdir('relink', '-no-such', root)).err).toContain('There is no project "-no-such"');
+    await fs.rm(live, { recursive: true });
+    expect((await memdir('relink', sanitizeDirName(live), path.join(root, 'nowhere'))).err).toMatch(/nowhere" is neither a directory nor a project/);
+  });
+
+  it('exports and imports', async () => {
+    const project = path.join(root, 'p');
+    await makeRepo(project);
+    await addSession(home, project);
+    await addMemories(home, project, { 'a.md': topic('A', 'user', 'a') });
+    const file = path.join(root, 'p.tar');
+    const exported = await memdir('export', project, file);
+    expect(exported.out).toContain(`Exported 1 file of ${project} with its history to ${file}.`);
+    const target = path.join(root, 'q');
+    await fs.mkdir(target);
+    expect((await memdir('import', file, target)).out).toMatch(/a\.md\s+added/);
+    const imported = await memdir('import', file, target, '--yes');
+    expect(imported.code).toBe(0);
+    expect(await fs.readFile(path.join(home, 'projects', sanitizeDirName(target), 'memory', 'a.md'), 'utf8')).toContain('name: A');
+    await fs.writeFile(path.join(root, 'junk.tar'), 'junk');
+    expect(await memdir('import', path.join(root, 'junk.tar'), target, '--yes')).toMatchObject({ code: 2, err: expect.stringContaining('cannot be imported: it is not a tar archive') });
+  });
+});

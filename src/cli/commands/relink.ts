@@ -1,0 +1,247 @@
+/**
+ * Memory that follows the project (issue 18): `memdir orphans`, `memdir relink`, `memdir merge`
+ * (and its list, conflicts, resolve, undo), `memdir export`, `memdir import`. The same services
+ * as the app (src/main/relink).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
+import { describeEvidence } from '../../shared/project-identity.js';
+import { resolveDataDir } from '../../main/data-dir.js';
+import { conflictSides, exportProject, findOrphans, importArchive, listMergeRecords, mergeProjects, planImport, planMerge, planRelink, readMergeRecord, relink, resolveMergeConflict, undoMerge } from '../../main/relink/index.js';
+import type { RelinkContext } from '../../main/relink/index.js';
+import { loadAppSettings } from '../../main/settings/app-settings.js';
+import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import { ago, plural, table } from '../format.js';
+import { homeFrom } from './scan.js';
+
+async function contextOf(values: Record<string, unknown>, io: CliIo): Promise<RelinkContext> {
+  const dataDir = resolveDataDir(io.env);
+  const { settings } = await loadAppSettings(dataDir);
+  return { home: homeFrom(values, io), dataDir, env: io.env, workspaces: settings.workspaces.folders };
+}
+
+const yesOption = { type: 'boolean' as const, description: 'do it (without it, only show what would be done)' };
+const forceOption = { type: 'boolean' as const, description: 'go ahead although the identities disagree or another orphan claims the place' };
+
+function printPlan(io: CliIo, plan: MergePlan): void {
+  io.out(`${plan.kind === 'import' ? 'Import' : plan.kind === 'relink' ? 'Relink' : 'Merge'} ${plan.source.label} → ${plan.target.path ?? plan.target.dir}\n`);
+  io.out(`  into ${plan.target.memoryDir}\n  evidence: ${describeEvidence(plan.evidence)}\n`);
+  const rows = [['AREA', 'FILE', 'ACTION'], ...plan.files.map((f) => [f.area, f.file, f.action === 'same' ? 'identical (kept once)' : f.action === 'conflict' ? 'conflict (kept for you)' : f.action === 'index' ? 'index lines added' : 'added'])];
+  if (plan.files.length > 0) io.out(`\n${table(rows)}`);
+  for (const w of plan.warnings) io.out(`\nNote: ${w}\n`);
+  for (const b of plan.blockers) io.out(`\nStopped: ${b}\n`);
+}
+
+function printDone(io: CliIo, record: MergeRecord): void {
+  const open = record.conflicts.filter((c) => c.status === 'open');
+  io.out(`Done: ${plural(record.plan.files.filter((f) => f.action === 'add').length, 'file')} added, ${plural(open.length, 'conflict')} kept (merge ${record.id}).\n`);
+  for (const t of record.touched) io.out(`  history entry ${t.rev.slice(0, 10)} in ${t.memoryDir}\n`);
+  if (open.length > 0) io.out(`Resolve with \`memdir merge conflicts ${record.id}\` and \`memdir merge resolve ${record.id} <n> --keep here|moved|both|merged\`.\n`);
+  io.out(`Undo all of it: memdir merge undo ${record.id}\n`);
+}
+
+/** Preview, or apply with --yes: one shape for relink, merge and import. */
+async function previewOrApply(io: CliIo, values: Record<string, unknown>, plan: () => Promise<{ plan: MergePlan }>, apply: () => Promise<MergeRecord>): Promise<number> {
+  if (!values.yes) {
+    const { plan: p } = await plan();
+    if (values.json) printJson(io, { applied: false, plan: p });
+    else {
+      printPlan(io, p);
+      io.out(p.blockers.length > 0 ? '\nNothing was written. Add --force --yes if you are sure.\n' : '\nNothing was written yet: run again with --yes to do it.\n');
+    }
+    return p.blockers.length > 0 ? 1 : 0;
+  }
+  const record = await apply();
+  if (values.json) printJson(io, { applied: true, record });
+  else printDone(io, record);
+  return record.conflicts.some((c) => c.status === 'open') ? 1 : 0;
+}
+
+const PLAN_JSON = `JSON: {"applied": false, "plan": {"kind", "source": {"label", "dir", "memoryDir", "identity"}, "target": {"path", "dir", "memoryDir", "identity"},
+  "files": [{"area": "private"|"team"|"agent:<scope>:<type>", "file", "action": "add"|"same"|"conflict"|"index"}],
+  "areas": [{"area", "from", "to", "indexAdded", "notInIndex"}], "evidence", "warnings", "blockers"}}
+  or, with --yes, {"applied": true, "record": {"id", "kind", "createdAt", "plan", "touched": [{"memoryDir", "rev", "files"}],
+  "conflicts": [{"n", "area", "file", "memoryDir", "status", "resolution", "resolvedAt"}], "undone"}}.
+Exit 0 done (or could be done), 1 stopped by a blocker (preview) or conflicts kept, 2 refused.`;
+
+export const orphansCommand: CommandSpec = {
+  name: ['orphans'],
+  summary: 'List memory directories whose project paths no longer exist, with where the project may have gone and why.',
+  args: [],
+  options: { home: homeOption, 'look-in': { type: 'string', multiple: true, valueName: 'DIR', description: 'also look for the project in DIR (and two levels below it); may be repeated' }, json: jsonOption },
+  details: `A project renamed, moved or cloned afresh leaves its memory behind: Claude Code keys memory by path.
+Candidates come from the folders other sessions ran in, the workspaces in Settings and --look-in,
+matched by identity: same remote, same root commit, same name (read from the repositories' files).
+JSON: {"orphans": [{"dir", "memoryDir", "paths", "identity", "memories": {"private", "team", "files"}, "lastActivityMs",
+  "candidates": [{"path", "evidence": ["same-remote"|"same-root-commit"|"same-name"], "origin": "transcripts"|"workspace"|"given",
+                  "dir", "memoryDir", "memories", "claimedBy"}]}], "searched": {"workspaces", "given", "folders"}}
+Exit 0 no orphans, 1 orphans found.`,
+  async run({ values, io }) {
+    const ctx = await contextOf(values, io);
+    const lookIn = ((values['look-in'] as string[] | undefined) ?? []).map((d) => path.resolve(io.cwd, d));
+    for (const d of lookIn) if (!fs.existsSync(d)) throw new UsageError(`--look-in ${d}: no such folder`);
+    const report = await findOrphans(ctx.home, { dataDir: ctx.dataDir, env: io.env, workspaces: ctx.workspaces ?? [], lookIn });
+    if (values.json) {
+      printJson(io, report);
+      return report.orphans.length > 0 ? 1 : 0;
+    }
+    if (report.orphans.length === 0) {
+      io.out('No orphaned memory: every project with memories is where its sessions last ran.\n');
+      return 0;
+    }
+    for (const o of report.orphans) {
+      io.out(`${o.dir}\n  was at ${o.paths.join(', ') || '(unknown: no transcript names it)'} · ${plural(o.memories.private, 'memory', 'memories')}${o.memories.team ? `, ${o.memories.team} team` : ''} · last active ${ago(o.lastActivityMs)}\n`);
+      if (o.candidates.length === 0) io.out('  no candidate found: give a folder to look in (--look-in DIR), or add your projects folder as a workspace in Settings\n');
+      for (const c of o.candidates) {
+        io.out(`  → ${c.path}  (${describeEvidence(c.evidence)}; found in ${c.origin}${c.memories ? `; already holds ${plural(c.memories, 'memory', 'memories')}` : ''}${c.claimedBy.length ? `; also claimed by ${c.claimedBy.join(', ')}` : ''})\n`);
+        io.out(`      memdir relink ${o.dir} ${c.path}\n`);
+      }
+    }
+    return 1;
+  },
+};
+
+export const relinkCommand: CommandSpec = {
+  name: ['relink'],
+  summary: 'Move an orphan\'s memories (private, team, agent) to the memory Claude Code now uses for the project\'s new path.',
+  args: ['<orphan-dir>', '<new-project-path>'],
+  options: { home: homeOption, yes: yesOption, force: forceOption, json: jsonOption },
+  details: `Without --yes, shows what would happen. Where the target already has memories they are merged:
+identical files once, a file with the same name and other content kept as a conflict (the target's
+stays), index lines added while MEMORY.md stays under Claude Code's cut (the rest are named, and
+the moved MEMORY.md is kept as a conflict when a line of it has no place). One history entry in each directory; \`memdir merge undo <id>\` undoes all of it. Transcripts and
+settings are never rewritten.
+${PLAN_JSON}`,
+  async run({ positionals, values, io }) {
+    const ctx = await contextOf(values, io);
+    const [dir, to] = positionals as [string, string];
+    const target = path.resolve(io.cwd, to);
+    return previewOrApply(io, values, () => planRelink(ctx, dir, target), () => relink(ctx, dir, target, { force: Boolean(values.force) }));
+  },
+};
+
+export const mergeCommand: CommandSpec = {
+  name: ['merge'],
+  summary: 'Merge one project\'s memory into another\'s with the same identity (two clones, a moved copy).',
+  args: ['<from-dir>', '<into-dir>'],
+  options: { home: homeOption, yes: yesOption, force: forceOption, json: jsonOption },
+  details: `The same merge as relink; <from-dir> is emptied (its memories move). Without --yes, shows what would happen.
+${PLAN_JSON}`,
+  async run({ positionals, values, io }) {
+    const ctx = await contextOf(values, io);
+    const [from, into] = positionals as [string, string];
+    return previewOrApply(io, values, () => planMerge(ctx, from, into), () => mergeProjects(ctx, from, into, { force: Boolean(values.force) }));
+  },
+};
+
+export const mergeListCommand: CommandSpec = {
+  name: ['merge', 'list'],
+  summary: 'List the relinks, merges and imports done, newest first.',
+  args: [],
+  options: { json: jsonOption },
+  details: 'JSON: {"merges": [<record>]} (see `memdir relink --help`).',
+  async run({ values, io }) {
+    const merges = await listMergeRecords(resolveDataDir(io.env));
+    if (values.json) printJson(io, { merges });
+    else if (merges.length === 0) io.out('No merges yet.\n');
+    else io.out(table([['ID', 'KIND', 'FROM', 'INTO', 'CONFLICTS', 'STATE'], ...merges.map((m) => [m.id, m.kind, m.plan.source.label, m.plan.target.dir, String(m.conflicts.filter((c) => c.status === 'open').length), m.undone ? 'undone' : 'done'])]));
+    return 0;
+  },
+};
+
+export const mergeConflictsCommand: CommandSpec = {
+  name: ['merge', 'conflicts'],
+  summary: 'Show the conflicts a merge kept: the version in place and the one that came over.',
+  args: ['<id>'],
+  options: { json: jsonOption },
+  details: 'JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", …}, "here", "moved", "source"}]}. Exit 0 none open, 1 open conflicts.',
+  async run({ positionals, values, io }) {
+    const dataDir = resolveDataDir(io.env);
+    const record = await readMergeRecord(dataDir, positionals[0]!);
+    if (!record) throw new UsageError(`there is no merge ${positionals[0]} (see \`memdir merge list\`)`);
+    const conflicts = [];
+    for (const c of record.conflicts) {
+      const sides = await conflictSides(dataDir, record.id, c.n);
+      conflicts.push({ conflict: c, here: sides.here, moved: sides.moved, source: record.plan.source.label });
+    }
+    if (values.json) printJson(io, { id: record.id, conflicts });
+    else if (conflicts.length === 0) io.out(`Merge ${record.id} kept no conflict.\n`);
+    else for (const c of conflicts) io.out(`#${c.conflict.n} ${c.conflict.file} (${c.conflict.status}${c.conflict.resolution ? `: ${c.conflict.resolution}` : ''})\n--- in place\n${c.here}\n--- from ${c.source}\n${c.moved}\n`);
+    return conflicts.some((c) => c.conflict.status === 'open') ? 1 : 0;
+  },
+};
+
+export const mergeResolveCommand: CommandSpec = {
+  name: ['merge', 'resolve'],
+  summary: 'Resolve a conflict a merge kept: keep the file in place, take the moved one, keep both, or a merged text.',
+  args: ['<id>', '<n>'],
+  options: { keep: { type: 'string', valueName: 'here|moved|both|merged', description: 'which version to keep' }, file: { type: 'string', valueName: 'F', description: 'with --keep merged: the merged text' }, json: jsonOption },
+  details: 'One history entry (undo it with `memdir restore`). JSON: the merge record.',
+  async run({ positionals, values, io }) {
+    const keep = values.keep;
+    if (keep !== 'here' && keep !== 'moved' && keep !== 'both' && keep !== 'merged') throw new UsageError('--keep must be here, moved, both or merged');
+    const n = wholeNumberOption({ n: positionals[1] }, 'n', { min: 0, max: 100_000 })!;
+    if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
+    let text: string | undefined;
+    if (typeof values.file === 'string') {
+      const file = path.resolve(io.cwd, values.file);
+      text = await fs.promises.readFile(file, 'utf8').catch(() => {
+        throw new UsageError(`cannot read ${file}: give the merged text as a file that exists`);
+      });
+    }
+    const record = await resolveMergeConflict(resolveDataDir(io.env), positionals[0]!, n, keep, text);
+    if (values.json) printJson(io, record);
+    else io.out(`Resolved #${n} (${keep}). ${plural(record.conflicts.filter((c) => c.status === 'open').length, 'conflict')} left.\n`);
+    return 0;
+  },
+};
+
+export const mergeUndoCommand: CommandSpec = {
+  name: ['merge', 'undo'],
+  summary: 'Undo a relink, merge or import: every directory it changed is put back (one history entry each).',
+  args: ['<id>'],
+  options: { json: jsonOption },
+  details: 'Refused, with nothing written, when a file it changed was changed since. JSON: the merge record ("undone": {"at", "revs"}).',
+  async run({ positionals, values, io }) {
+    const record = await undoMerge(resolveDataDir(io.env), positionals[0]!);
+    if (values.json) printJson(io, record);
+    else io.out(`Undone: ${record.touched.map((t) => t.memoryDir).join(', ')} put back as before merge ${record.id}.\n`);
+    return 0;
+  },
+};
+
+export const exportCommand: CommandSpec = {
+  name: ['export'],
+  summary: 'Write a project\'s memory (private, team, agent) with its history into one archive (a tar).',
+  args: ['<project>', '<file>'],
+  options: { home: homeOption, json: jsonOption },
+  details: `The archive opens with \`tar xf\`: memdir-export/manifest.json (the project, its identity, each file and
+its SHA-256), memory/ (MEMORY.md, topic files, team/), agents/<scope>/<type>/ (the repository's agent
+memory) and history/memory.bundle (the history as a git bundle). An existing file is never replaced.
+JSON: {"file", "project": {"dir", "path"}, "files", "bytes", "history"}`,
+  async run({ positionals, values, io }) {
+    const ctx = await contextOf(values, io);
+    const result = await exportProject(ctx, positionals[0]!, path.resolve(io.cwd, positionals[1]!));
+    if (values.json) printJson(io, result);
+    else io.out(`Exported ${plural(result.files, 'file')} of ${result.project.path ?? result.project.dir}${result.history ? ' with its history' : ''} to ${result.file}.\n`);
+    return 0;
+  },
+};
+
+export const importCommand: CommandSpec = {
+  name: ['import'],
+  summary: 'Bring an exported archive into a project, through the relink merge.',
+  args: ['<file>', '<project>'],
+  options: { home: homeOption, yes: yesOption, force: forceOption, json: jsonOption },
+  details: `Without --yes, shows what would happen. A damaged or foreign archive is refused, nothing written.
+The exported history is kept in the project's history as refs/memdir/imports/<id>.
+${PLAN_JSON}`,
+  async run({ positionals, values, io }) {
+    const ctx = await contextOf(values, io);
+    const file = path.resolve(io.cwd, positionals[0]!);
+    return previewOrApply(io, values, () => planImport(ctx, file, positionals[1]!), () => importArchive(ctx, file, positionals[1]!, { force: Boolean(values.force) }));
+  },
+};
+
+export const RELINK_COMMANDS = [orphansCommand, relinkCommand, mergeCommand, mergeListCommand, mergeConflictsCommand, mergeResolveCommand, mergeUndoCommand, exportCommand, importCommand];

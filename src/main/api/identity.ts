@@ -1,0 +1,58 @@
+/** Memory that follows the project (issue 18): orphans, relink, clone groups, merges and their undo. Thin: src/main/relink does the work. */
+import { cloneGroups, conflictSides, findOrphans, keepApart, listMergeRecords, mergeProjects, planMerge, planRelink, readKeptApart, relink, resolveMergeConflict, undoMerge } from '../relink/index.js';
+import type { RelinkContext } from '../relink/index.js';
+import type { MergeRecord } from '../../shared/contract/identity.js';
+import { loadAppSettings } from '../settings/app-settings.js';
+import type { AppContext } from '../app/app-context.js';
+import type { Handlers } from './dispatch.js';
+
+async function relinkContext(ctx: AppContext): Promise<RelinkContext> {
+  const { settings } = await loadAppSettings(ctx.dataDir);
+  return { home: ctx.home, dataDir: ctx.dataDir, env: ctx.env, workspaces: settings.workspaces.folders };
+}
+
+/** Every directory a merge changed is news for the dashboard and any open project. */
+function announce(ctx: AppContext, record: MergeRecord): MergeRecord {
+  for (const t of record.touched) ctx.changed(record.plan.target.dir, t.memoryDir);
+  if (record.plan.source.dir && record.plan.source.memoryDir) ctx.changed(record.plan.source.dir, record.plan.source.memoryDir);
+  return record;
+}
+
+export const identityHandlers: Pick<Handlers, 'identity.orphans' | 'identity.planRelink' | 'identity.relink' | 'identity.cloneGroups' | 'identity.planMerge' | 'identity.merge' | 'identity.keepApart' | 'identity.merges' | 'identity.undo' | 'identity.conflict' | 'identity.resolve'> = {
+  async 'identity.orphans'({ lookIn }, ctx) {
+    const rc = await relinkContext(ctx);
+    return findOrphans(rc.home, { dataDir: rc.dataDir, env: ctx.env, workspaces: rc.workspaces ?? [], lookIn });
+  },
+  async 'identity.planRelink'({ dir, path }, ctx) {
+    return (await planRelink(await relinkContext(ctx), dir, path)).plan;
+  },
+  async 'identity.relink'({ dir, path, force }, ctx) {
+    return announce(ctx, await relink(await relinkContext(ctx), dir, path, { force }));
+  },
+  async 'identity.cloneGroups'(_input, ctx) {
+    const scan = await ctx.scanHome();
+    return { groups: cloneGroups(scan.projects, await readKeptApart(ctx.dataDir)) };
+  },
+  async 'identity.planMerge'({ from, into }, ctx) {
+    return (await planMerge(await relinkContext(ctx), from, into)).plan;
+  },
+  async 'identity.merge'({ from, into, force }, ctx) {
+    return announce(ctx, await mergeProjects(await relinkContext(ctx), from, into, { force }));
+  },
+  async 'identity.keepApart'({ dirs }, ctx) {
+    return { kept: await keepApart(ctx.dataDir, dirs) };
+  },
+  async 'identity.merges'(_input, ctx) {
+    return { merges: await listMergeRecords(ctx.dataDir) };
+  },
+  async 'identity.undo'({ id }, ctx) {
+    return announce(ctx, await undoMerge(ctx.dataDir, id));
+  },
+  async 'identity.conflict'({ id, n }, ctx) {
+    const { record, here, moved } = await conflictSides(ctx.dataDir, id, n);
+    return { conflict: record.conflicts.find((c) => c.n === n)!, here, moved, source: record.plan.source.label };
+  },
+  async 'identity.resolve'({ id, n, keep, text }, ctx) {
+    return announce(ctx, await resolveMergeConflict(ctx.dataDir, id, n, keep, text));
+  },
+};

@@ -1,0 +1,188 @@
+/**
+ * The identity of each project (issue 18; the pure core and the shape are in
+ * src/shared/project-identity.ts): its repository's normalised remotes and root commits, read
+ * from the repository's files (git-repo-files.ts) where the project is now; what Memdir read
+ * there before, once the repository is gone (`<dataDir>/identity/projects.json`); else the
+ * paths its sessions ran in. Personal sync keys spaces by `identityKey` of this identity.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { type ProjectIdentity, projectIdentitySchema } from '../../shared/project-identity.js';
+import { type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
+import { findRootCommits, gitDirsOf, readRepoConfig, resolveHead } from './git-repo-files.js';
+import { projectsRoot } from './home.js';
+import type { ProjectGroup } from './project-groups.js';
+import { writeDataFile } from './safe-fs.js';
+
+/** What a repository says about itself now. */
+export interface RepositoryFacts {
+  remotes: string[];
+  rootCommits: string[];
+  gitDir: string;
+  note: string | null;
+}
+
+/** Root walks already made, by common dir and HEAD: a history does not change under a commit. */
+export type IdentityCache = Map<string, { roots: string[]; problem: string | null }>;
+
+/** The repository facts of a key explanation, or null outside git. `cache` (in memory) and `remembered` (on disk) keep root walks by HEAD. */
+export function readRepositoryFacts(explanation: KeyExplanation, cache?: IdentityCache, remembered?: RememberedIdentities): RepositoryFacts | null {
+  const dirs = gitDirsOf(explanation);
+  if (!dirs) return null;
+  const config = readRepoConfig(dirs);
+  const notes: string[] = [];
+  if (config.remotes.length === 0) notes.push('no remote');
+  let roots: string[] = [];
+  if (config.reftable) notes.push('its refs are in a reftable, which Memdir does not read: root commit unknown');
+  else if (config.shallow) notes.push('a shallow clone: its first commit is not here');
+  else {
+    const head = resolveHead(dirs, config.hashBytes);
+    if (head === null) notes.push('no commit yet');
+    else {
+      const memoKey = `${dirs.commonDir}\0${head}`;
+      const walk = cache?.get(memoKey) ?? remembered?.rootsAt(memoKey) ?? findRootCommits(dirs, head, config.hashBytes);
+      cache?.set(memoKey, walk);
+      remembered?.rememberRoots(memoKey, walk);
+      roots = walk.roots;
+      if (walk.problem) notes.push(walk.problem);
+    }
+  }
+  return { remotes: config.remotes, rootCommits: roots, gitDir: dirs.gitDir, note: notes.length > 0 ? `${capitalize(notes.join('; '))}.` : null };
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** The repository facts of any directory (a candidate location, a path the user gives); null outside git or when it is missing. */
+export async function readPathFacts(dir: string, cache?: IdentityCache): Promise<{ explanation: KeyExplanation; facts: RepositoryFacts | null } | null> {
+  const explanation = await explainCanonicalKey(dir).catch(() => null);
+  if (!explanation) return null;
+  return { explanation, facts: readRepositoryFacts(explanation, cache) };
+}
+
+/** The identity of a path now (a candidate): from its repository, or its path alone. */
+export function identityOfPath(explanation: KeyExplanation, facts: RepositoryFacts | null, now: Date = new Date()): ProjectIdentity {
+  const paths = [...new Set([explanation.key, explanation.dir])];
+  if (!facts) return { source: 'paths', remotes: [], rootCommits: [], paths, gitDir: null, readAt: null, note: 'Not in a git repository.' };
+  return { source: 'repository', remotes: facts.remotes, rootCommits: facts.rootCommits, paths, gitDir: facts.gitDir, readAt: now.toISOString(), note: facts.note };
+}
+
+/** The recorded paths of a project: its key, then the launch directories of its sessions (busiest first). */
+export function recordedPaths(group: ProjectGroup): string[] {
+  const paths: string[] = [];
+  if (group.key) paths.push(group.key);
+  for (const l of group.launchFolders) if (l.cwd && path.isAbsolute(l.cwd)) paths.push(l.cwd);
+  return [...new Set(paths)];
+}
+
+/** Identities Memdir read earlier, by project folder (`<home>/projects/<dir>`): what is left when a repository moved away. */
+export class RememberedIdentities {
+  private data: Record<string, ProjectIdentity> = {};
+  /** Root walks by common dir and HEAD (a walk of a long history without a commit-graph takes seconds: once is enough). */
+  private roots: Record<string, { roots: string[]; problem: string | null }> = {};
+  private dirty = false;
+  private constructor(private readonly file: string | null) {}
+
+  /** `<dataDir>/identity/projects.json`, or an in-memory store without a data dir. */
+  static async open(dataDir: string | undefined): Promise<RememberedIdentities> {
+    const store = new RememberedIdentities(dataDir ? path.join(dataDir, 'identity', 'projects.json') : null);
+    if (store.file) {
+      try {
+        const raw = JSON.parse(await fs.promises.readFile(store.file, 'utf8')) as { projects?: Record<string, unknown>; roots?: Record<string, unknown> };
+        for (const [key, value] of Object.entries(raw.projects ?? {})) {
+          const parsed = projectIdentitySchema.safeParse(value);
+          if (parsed.success) store.data[key] = parsed.data;
+        }
+        for (const [key, value] of Object.entries(raw.roots ?? {})) {
+          const walk = value as { roots?: unknown; problem?: unknown };
+          if (Array.isArray(walk.roots) && walk.roots.every((r) => typeof r === 'string') && (walk.problem === null || typeof walk.problem === 'string')) store.roots[key] = { roots: walk.roots as string[], problem: walk.problem };
+        }
+      } catch {
+        // Missing or unreadable: nothing remembered yet (it is only ever a help).
+      }
+    }
+    return store;
+  }
+
+  get(projectDir: string): ProjectIdentity | null {
+    return this.data[projectDir] ?? null;
+  }
+
+  rootsAt(key: string): { roots: string[]; problem: string | null } | undefined {
+    return this.roots[key];
+  }
+
+  rememberRoots(key: string, walk: { roots: string[]; problem: string | null }): void {
+    if (this.roots[key]) return;
+    const keys = Object.keys(this.roots);
+    // Bounded: the oldest walks go first (a HEAD long moved on is not asked about again).
+    for (const old of keys.slice(0, Math.max(0, keys.length - 499))) delete this.roots[old];
+    this.roots[key] = walk;
+    this.dirty = true;
+  }
+
+  remember(projectDir: string, identity: ProjectIdentity): void {
+    const before = this.data[projectDir];
+    const same = before && JSON.stringify({ ...before, readAt: null }) === JSON.stringify({ ...identity, readAt: null });
+    if (same) return;
+    this.data[projectDir] = identity;
+    this.dirty = true;
+  }
+
+  async save(): Promise<void> {
+    if (!this.dirty || !this.file) return;
+    this.dirty = false;
+    await writeDataFile(this.file, `${JSON.stringify({ version: 1, projects: this.data, roots: this.roots }, null, 2)}\n`).catch(() => {
+      // Remembering is a help, never a reason for a scan to fail.
+      this.dirty = true;
+    });
+  }
+}
+
+/** Options of {@link identifyProject}. */
+export interface IdentifyOptions {
+  cache?: IdentityCache;
+  remembered?: RememberedIdentities;
+  now?: Date;
+}
+
+/**
+ * The identity of one project: its repository now when its key directory still exists (or,
+ * for a memory folder no session names yet — one a relink just filled — the path Memdir
+ * remembered for it); else what was remembered (with the paths known since); else its
+ * recorded paths.
+ */
+export async function identifyProject(home: string, group: ProjectGroup, options: IdentifyOptions = {}): Promise<ProjectIdentity> {
+  const projectDir = path.join(projectsRoot(home), group.dir);
+  const remembered = options.remembered?.get(projectDir) ?? null;
+  const paths = [...new Set([...recordedPaths(group), ...(remembered?.paths ?? [])])];
+  let explanation: KeyExplanation | null = group.explanation && group.explanation.exists && group.key && fs.existsSync(group.key) ? group.explanation : null;
+  if (!explanation && group.key === null) {
+    const known = remembered?.paths.find((p) => path.isAbsolute(p) && fs.existsSync(p));
+    const found = known ? await explainCanonicalKey(known).catch(() => null) : null;
+    if (found && found.key === known) explanation = found;
+  }
+  if (explanation) {
+    const facts = readRepositoryFacts(explanation, options.cache, options.remembered);
+    if (facts) {
+      const identity: ProjectIdentity = { source: 'repository', remotes: facts.remotes, rootCommits: facts.rootCommits, paths, gitDir: facts.gitDir, readAt: (options.now ?? new Date()).toISOString(), note: facts.note };
+      options.remembered?.remember(projectDir, identity);
+      return identity;
+    }
+  }
+  if (remembered && remembered.source !== 'paths') return { ...remembered, source: 'remembered', paths };
+  const identity: ProjectIdentity = { source: 'paths', remotes: [], rootCommits: [], paths, gitDir: null, readAt: null, note: paths.length === 0 ? 'No session names a path for this project.' : null };
+  if (paths.length > 0) options.remembered?.remember(projectDir, identity);
+  return identity;
+}
+
+/** Remember that the memory folder `dir` belongs to the project at `projectPath` (a relink or an import just filled it, before any session ran there). */
+export async function rememberProjectPath(home: string, dir: string, projectPath: string, dataDir: string): Promise<void> {
+  const store = await RememberedIdentities.open(dataDir);
+  const projectDir = path.join(projectsRoot(home), dir);
+  const before = store.get(projectDir);
+  if (before?.paths.includes(projectPath)) return;
+  store.remember(projectDir, { ...(before ?? { source: 'paths', remotes: [], rootCommits: [], gitDir: null, readAt: null, note: null }), paths: [projectPath, ...(before?.paths ?? [])] });
+  await store.save();
+}

@@ -1,0 +1,121 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sanitizeDirName } from '../../shared/sanitize.js';
+import { listHistory } from '../history/history.js';
+import { openShadowRepo } from '../history/shadow-repo.js';
+import { exportProject, importArchive, planImport, undoMerge } from './index.js';
+import { readTar, writeTar } from './tar.js';
+import { addMemories, addSession, git, makeRepo, topic } from './test-support/moved-project.js';
+
+let tmp: string;
+let home: string;
+let dataDir: string;
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-export-')));
+  home = path.join(tmp, 'home');
+  dataDir = path.join(tmp, 'data');
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function project(name: string, files: Record<string, string>): Promise<{ dir: string; memoryDir: string }> {
+  const dir = path.join(tmp, name);
+  await makeRepo(dir);
+  await addSession(home, dir);
+  return { dir, memoryDir: await addMemories(home, dir, files) };
+}
+
+describe('export and import (issue 18, item 6)', () => {
+  it('writes one tar a person can read with tar, holding a manifest, the memories, agent memory and the history bundle', async () => {
+    const { dir } = await project('shop', { 'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n', 'feedback_sql.md': topic('SQL', 'feedback', 'by hand'), 'team/MEMORY.md': '- [CI](ci.md) — ci\n', 'team/ci.md': topic('CI', 'project', 'ci'), 'retros/项目.md': topic('回顾', 'project', '中文') });
+    await fs.mkdir(path.join(dir, '.claude', 'agent-memory-local', 'reviewer'), { recursive: true });
+    await fs.writeFile(path.join(dir, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'), 'terse\n');
+    const file = path.join(tmp, 'shop.memdir.tar');
+    const result = await exportProject({ home, dataDir }, dir, file);
+    expect(result).toMatchObject({ files: 6, history: true });
+    const listed = execFileSync('tar', ['tf', file], { encoding: 'utf8' }).split('\n').filter((l) => l && !l.endsWith('/')).sort();
+    expect(listed).toEqual(['memdir-export/agents/local/reviewer/notes.md', 'memdir-export/history/memory.bundle', 'memdir-export/manifest.json', 'memdir-export/memory/MEMORY.md', 'memdir-export/memory/feedback_sql.md', 'memdir-export/memory/retros/项目.md', 'memdir-export/memory/team/MEMORY.md', 'memdir-export/memory/team/ci.md'].sort());
+    const out = path.join(tmp, 'x');
+    await fs.mkdir(out);
+    execFileSync('tar', ['xf', file, '-C', out]);
+    const manifest = JSON.parse(await fs.readFile(path.join(out, 'memdir-export/manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ format: 'memdir-export', version: 1, project: { path: dir, identity: { remotes: ['github.com/acme/shop'] } } });
+    expect(git(out, 'bundle', 'list-heads', path.join(out, 'memdir-export/history/memory.bundle'))).toMatch(/HEAD/);
+    await expect(exportProject({ home, dataDir }, dir, file)).rejects.toThrow(/already exists/);
+  });
+
+  it('imports into another project through the merge, keeps the exported history, and undoes in one step', async () => {
+    const { dir } = await project('shop', { 'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n- [New](new.md) — new\n', 'feedback_sql.md': topic('SQL', 'feedback', 'by hand'), 'new.md': topic('New', 'user', 'new') });
+    const file = path.join(tmp, 'shop.tar');
+    await exportProject({ home, dataDir }, dir, file);
+    // Another machine: the same repository cloned elsewhere, with its own memory.
+    const other = path.join(tmp, 'laptop', 'shop');
+    await fs.mkdir(path.dirname(other), { recursive: true });
+    git(tmp, 'clone', '-q', dir, other);
+    git(other, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    const otherMemory = await addMemories(home, other, { 'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n', 'feedback_sql.md': topic('SQL', 'feedback', 'by hand') });
+    const { plan } = await planImport({ home, dataDir }, file, other);
+    expect(plan.evidence).toEqual(['same-remote', 'same-root-commit', 'same-name']);
+    expect(plan.files.map((f) => `${f.file}:${f.action}`).sort()).toEqual(['MEMORY.md:index', 'feedback_sql.md:same', 'new.md:add']);
+    const record = await importArchive({ home, dataDir }, file, other);
+    expect(await fs.readFile(path.join(otherMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](feedback_sql.md) — by hand\n- [New](new.md) — new\n');
+    const [entry] = await listHistory(otherMemory, { dataDir });
+    expect(entry).toMatchObject({ source: 'import', summary: 'Imported from shop.tar' });
+    // The history the memories had before is kept beside the new one.
+    const repo = (await openShadowRepo(otherMemory, dataDir))!;
+    expect(git(tmp, '--git-dir', repo.gitDir, 'log', '--format=%s', `refs/memdir/imports/${record.id}`)).toMatch(/Changes made outside Memdir/);
+    await undoMerge(dataDir, record.id);
+    expect((await fs.readdir(otherMemory)).sort()).toEqual(['MEMORY.md', 'feedback_sql.md']);
+    expect(await fs.readFile(path.join(otherMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](feedback_sql.md) — by hand\n');
+    expect(sanitizeDirName(other)).toBe(record.plan.target.dir);
+  });
+
+  it('refuses a corrupt or foreign archive in a sentence and writes nothing', async () => {
+    const target = path.join(tmp, 'target');
+    await fs.mkdir(target);
+    const ctx = { home, dataDir };
+    const cases: [string, Buffer, RegExp][] = [
+      ['notes.txt', Buffer.from('hello'), /not a tar archive/],
+      ['foreign.tar', writeTar([{ name: 'photos/cat.jpg', data: Buffer.from('jpg') }]), /not a Memdir export/],
+      ['other-format.tar', writeTar([{ name: 'memdir-export/manifest.json', data: Buffer.from('{"format":"something-else","version":3}') }]), /not one Memdir writes/],
+      ['traversal.tar', writeTar([{ name: 'memdir-export/../../etc/x', data: Buffer.from('x') }]), /outside the archive/],
+    ];
+    const good = path.join(tmp, 'good.tar');
+    const { dir } = await project('shop', { 'a.md': topic('A', 'user', 'a') });
+    await exportProject(ctx, dir, good);
+    const bytes = await fs.readFile(good);
+    const entries = readTar(bytes);
+    const damaged = entries.map((e) => (e.name.endsWith('a.md') ? { ...e, data: Buffer.from('tampered') } : e));
+    cases.push(['damaged.tar', writeTar(damaged), /a\.md is damaged/]);
+    // A history that is not a bundle, with a manifest that says it is what it is: the SHA-256 matches, git refuses it.
+    const manifestEntry = entries.find((e) => e.name.endsWith('manifest.json'))!;
+    const manifest = JSON.parse(manifestEntry.data.toString('utf8'));
+    const junk = Buffer.from('# v2 git bundle\nnot really\n');
+    manifest.history = { ...manifest.history, sha256: createHash('sha256').update(junk).digest('hex'), bytes: junk.length };
+    const fakeHistory = entries.map((e) => (e === manifestEntry ? { ...e, data: Buffer.from(JSON.stringify(manifest)) } : e.name.endsWith('.bundle') ? { ...e, data: junk } : e));
+    cases.push(['bad-bundle.tar', writeTar(fakeHistory), /history is not a readable git bundle/]);
+    cases.push(['swapped-bundle.tar', writeTar(entries.map((e) => (e.name.endsWith('.bundle') ? { ...e, data: junk } : e))), /history\/memory\.bundle is damaged/]);
+    const truncated = Buffer.from(bytes.subarray(0, 1024));
+    cases.push(['truncated.tar', truncated, /truncated|cut short|end-of-archive/]);
+    const flipped = Buffer.from(bytes);
+    flipped[10] = flipped[10]! ^ 0xff;
+    cases.push(['flipped.tar', flipped, /damaged \(bad checksum\)/]);
+    // Refused by its size before it is read (a sparse file: no disk used; past 2 GB, reading it whole would fail with an internal code).
+    const huge = path.join(tmp, 'huge.tar');
+    await fs.writeFile(huge, '');
+    await fs.truncate(huge, 3 * 1024 * 1024 * 1024);
+    await expect(importArchive(ctx, huge, target)).rejects.toThrow(/huge\.tar cannot be imported: it is larger than 512 MB\. Nothing was written\.$/);
+    for (const [name, data, why] of cases) {
+      const file = path.join(tmp, name);
+      await fs.writeFile(file, data);
+      await expect(importArchive(ctx, file, target), name).rejects.toThrow(why);
+      await expect(importArchive(ctx, file, target), name).rejects.toThrow(/Nothing was written\.$/);
+    }
+    await expect(fs.access(path.join(home, 'projects', sanitizeDirName(target)))).rejects.toThrow();
+  });
+});

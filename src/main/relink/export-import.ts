@@ -1,0 +1,188 @@
+/**
+ * Export and import (issue 18, item 6). `memdir export <project> <file>` writes one tar a person
+ * can open: `memdir-export/manifest.json` (what it is, the project and its identity, every file
+ * with its SHA-256), `memory/` (the memory directory: index, topic files, `team/`),
+ * `agents/<scope>/<type>/` (the agent memory kept in the repository) and
+ * `history/memory.bundle` (the shadow history as a git bundle). `memdir import <file> <project>`
+ * reads it strictly — a corrupt or foreign archive is refused in a sentence, nothing written —
+ * and brings it in through the merge of a relink (identical once, conflicts kept, the index
+ * under the cut), its history kept beside the target's.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
+import { identitiesDisagree, projectIdentitySchema } from '../../shared/project-identity.js';
+import { VERSION } from '../app/version.js';
+import { bundleHistory, isReadableBundle, keepBundledHistory } from '../history/bundle.js';
+import { recordExternalChanges } from '../history/history.js';
+import { MemoryError } from '../memdir/memory-error.js';
+import { identityOfPath, readPathFacts, rememberProjectPath } from '../memdir/project-identity.js';
+import { locateProject } from '../memdir/projects.js';
+import { writeFileAtomic } from '../memdir/safe-fs.js';
+import { scanProject } from '../memdir/scan-home.js';
+import { type MergeArea, applyMerge, readArea } from './merge-apply.js';
+import type { FileMap } from './merge-plan.js';
+import { type RelinkContext, planOf } from './relink-service.js';
+import { TAR_LIMITS, TarError, type TarEntry, readTar, writeTar } from './tar.js';
+
+const ROOT = 'memdir-export';
+const FORMAT = 'memdir-export';
+const AGENT_FOLDERS = { project: 'agent-memory', local: 'agent-memory-local' } as const;
+
+const manifestSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(1),
+  exportedAt: z.string(),
+  memdirVersion: z.string(),
+  project: z.object({ dir: z.string(), path: z.string().nullable(), identity: projectIdentitySchema.nullable() }),
+  files: z.array(z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().min(0) })),
+  history: z.object({ path: z.literal('history/memory.bundle'), sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().min(0) }).nullable(),
+});
+type Manifest = z.infer<typeof manifestSchema>;
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** What an export wrote. */
+export interface ExportResult {
+  file: string;
+  project: { dir: string; path: string | null };
+  files: number;
+  bytes: number;
+  history: boolean;
+}
+
+/** Export `target`'s memory (private, team, agent) with its history into a new file `file`. */
+export async function exportProject(ctx: RelinkContext, target: string, file: string): Promise<ExportResult> {
+  const loc = await locateProject(ctx.home, target, ctx.env ?? process.env).catch((error: Error) => {
+    throw new MemoryError('not-found', error.message);
+  });
+  const out = path.resolve(file);
+  if (fs.existsSync(out)) throw new MemoryError('exists', `${out} already exists; give the export a new file name (nothing was written).`);
+  const scan = await scanProject(ctx.home, loc.dir, { dataDir: ctx.dataDir, ...(ctx.env ? { env: ctx.env } : {}) });
+  const entries: TarEntry[] = [];
+  for (const [rel, data] of readArea(loc.memoryDir, { excludeTeam: false }).files) entries.push({ name: `${ROOT}/memory/${rel}`, data });
+  if (loc.key && fs.existsSync(loc.key)) {
+    for (const scope of ['project', 'local'] as const) {
+      const root = path.join(loc.key, '.claude', AGENT_FOLDERS[scope]);
+      for (const [rel, data] of readArea(root, { excludeTeam: false }).files) entries.push({ name: `${ROOT}/agents/${scope}/${rel}`, data });
+    }
+  }
+  if (entries.length === 0) throw new MemoryError('not-found', `${loc.dir} has no memories to export (looked in ${loc.memoryDir}).`);
+  // The history is brought up to date first, so the bundle holds what is exported.
+  await recordExternalChanges(loc.memoryDir, { dataDir: ctx.dataDir });
+  const bundle = await bundleHistory(loc.memoryDir, { dataDir: ctx.dataDir });
+  const manifest: Manifest = {
+    format: FORMAT,
+    version: 1,
+    exportedAt: new Date().toISOString(),
+    memdirVersion: VERSION,
+    project: { dir: loc.dir, path: scan.path, identity: scan.identity },
+    files: entries.map((e) => ({ path: e.name.slice(ROOT.length + 1), sha256: sha256(e.data), bytes: e.data.length })),
+    history: bundle ? { path: 'history/memory.bundle', sha256: sha256(bundle), bytes: bundle.length } : null,
+  };
+  const all: TarEntry[] = [{ name: `${ROOT}/manifest.json`, data: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) }, ...entries, ...(bundle ? [{ name: `${ROOT}/history/memory.bundle`, data: bundle }] : [])];
+  const archive = writeTar(all);
+  await writeFileAtomic(path.dirname(out), path.basename(out), archive);
+  return { file: out, project: { dir: loc.dir, path: scan.path }, files: entries.length, bytes: archive.length, history: bundle !== null };
+}
+
+/** An archive read and checked: its manifest, files by path (under `memdir-export/`), the history bundle. */
+function readArchive(file: string): { manifest: Manifest; files: Map<string, Buffer>; bundle: Buffer | null } {
+  const refuse = (why: string): never => {
+    throw new MemoryError('invalid-input', `${file} cannot be imported: ${why}. Nothing was written.`);
+  };
+  let bytes: Buffer;
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+    // Bounded before it is read: an archive comes from outside.
+    bytes = size > TAR_LIMITS.bytes ? Buffer.alloc(0) : fs.readFileSync(file);
+  } catch (error) {
+    return refuse(`it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (size > TAR_LIMITS.bytes) return refuse(`it is larger than ${TAR_LIMITS.bytes / 1024 / 1024} MB`);
+  let entries: TarEntry[];
+  try {
+    entries = readTar(bytes);
+  } catch (error) {
+    return refuse(error instanceof TarError ? error.message : String(error));
+  }
+  const byName = new Map(entries.map((e) => [e.name, e.data]));
+  const rawManifest = byName.get(`${ROOT}/manifest.json`);
+  if (!rawManifest) return refuse(`it is not a Memdir export (it has no ${ROOT}/manifest.json)`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawManifest.toString('utf8'));
+  } catch {
+    return refuse('its manifest is not JSON');
+  }
+  const checked = manifestSchema.safeParse(parsed);
+  if (!checked.success) return refuse(`its manifest is not one Memdir writes (format ${JSON.stringify((parsed as { format?: unknown })?.format ?? null)}, version ${JSON.stringify((parsed as { version?: unknown })?.version ?? null)})`);
+  const manifest = checked.data;
+  const files = new Map<string, Buffer>();
+  for (const f of manifest.files) {
+    if (!/^(memory|agents\/(project|local)\/[^/]+)\//.test(f.path)) refuse(`its manifest lists ${JSON.stringify(f.path)}, which is neither a memory nor an agent memory`);
+    const data = byName.get(`${ROOT}/${f.path}`);
+    if (!data) refuse(`${f.path} is listed in its manifest but missing`);
+    if (sha256(data!) !== f.sha256) refuse(`${f.path} is damaged (its SHA-256 differs from the manifest's)`);
+    files.set(f.path, data!);
+  }
+  const known = new Set([`${ROOT}/manifest.json`, ...manifest.files.map((f) => `${ROOT}/${f.path}`), ...(manifest.history ? [`${ROOT}/${manifest.history.path}`] : [])]);
+  const extra = entries.find((e) => !known.has(e.name));
+  if (extra) refuse(`it holds ${extra.name}, which its manifest does not list`);
+  const bundle = manifest.history ? (byName.get(`${ROOT}/${manifest.history.path}`) ?? refuse(`its history ${manifest.history.path} is missing`)) : null;
+  if (bundle && sha256(bundle) !== manifest.history!.sha256) refuse(`its history ${manifest.history!.path} is damaged (its SHA-256 differs from the manifest's)`);
+  return { manifest, files, bundle };
+}
+
+function subMap(files: Map<string, Buffer>, prefix: string, exclude?: string): FileMap {
+  const out: FileMap = new Map();
+  for (const [p, data] of files) if (p.startsWith(prefix) && !(exclude && p.startsWith(exclude))) out.set(p.slice(prefix.length), data);
+  return out;
+}
+
+/** What importing `file` into `target` would do. */
+export async function planImport(ctx: RelinkContext, file: string, target: string): Promise<{ plan: MergePlan; areas: MergeArea[]; bundle: Buffer | null }> {
+  const { manifest, files, bundle } = readArchive(path.resolve(file));
+  const loc = await locateProject(ctx.home, target, ctx.env ?? process.env).catch((error: Error) => {
+    throw new MemoryError('not-found', error.message);
+  });
+  const warnings: string[] = [];
+  const blockers: string[] = [];
+  const areas: MergeArea[] = [];
+  const add = (area: string, source: FileMap, toRoot: string, prefix: string) => {
+    if (source.size > 0) areas.push({ area, fromRoot: null, prefix, toRoot, source, target: readArea(path.join(toRoot, prefix), { excludeTeam: area === 'private' }).files, removeSource: false });
+  };
+  add('private', subMap(files, 'memory/', 'memory/team/'), loc.memoryDir, '');
+  add('team', subMap(files, 'memory/team/'), loc.memoryDir, 'team/');
+  const agentTypes = new Set([...files.keys()].filter((p) => p.startsWith('agents/')).map((p) => p.split('/').slice(1, 3).join('/')));
+  for (const scopeType of agentTypes) {
+    const [scope, type] = scopeType.split('/') as ['project' | 'local', string];
+    if (!fs.existsSync(loc.key)) {
+      warnings.push(`The ${scope} agent memory of ${type} is not imported: ${loc.key} is not a folder on this machine.`);
+      continue;
+    }
+    add(`agent:${scope}:${type}`, subMap(files, `agents/${scopeType}/`), path.join(loc.key, '.claude', AGENT_FOLDERS[scope], type), '');
+  }
+  const read = fs.existsSync(loc.key) ? await readPathFacts(loc.key).catch(() => null) : null;
+  const tid = read ? identityOfPath(read.explanation, read.facts) : null;
+  const sid = manifest.project.identity;
+  if (sid && tid && identitiesDisagree(sid, tid)) blockers.push(`The archive was exported from ${manifest.project.path ?? manifest.project.dir}, which does not look like ${loc.key} (no remote or root commit in common).`);
+  const source = { label: `${path.basename(file)} (exported ${manifest.exportedAt} from ${manifest.project.path ?? manifest.project.dir})`, dir: null, memoryDir: null, identity: sid };
+  const plan = planOf('import', source, { path: loc.key, dir: loc.dir, memoryDir: loc.memoryDir, identity: tid }, areas, warnings, blockers);
+  return { plan, areas, bundle };
+}
+
+/** Import `file` into `target` (see the module comment). */
+export async function importArchive(ctx: RelinkContext, file: string, target: string, options: { force?: boolean } = {}): Promise<MergeRecord> {
+  const { plan, areas, bundle } = await planImport(ctx, file, target);
+  if (plan.blockers.length > 0 && !options.force) throw new MemoryError('conflict', `${plan.blockers.join(' ')} Nothing was written; if you are sure, import again with --force.`);
+  // Checked before anything is written: an archive whose history cannot be read is refused whole.
+  if (bundle && !(await isReadableBundle(bundle))) throw new MemoryError('invalid-input', `${file} cannot be imported: its history is not a readable git bundle. Nothing was written.`);
+  if (plan.target.path && fs.existsSync(plan.target.path)) await rememberProjectPath(ctx.home, plan.target.dir, plan.target.path, ctx.dataDir);
+  const record = await applyMerge(areas, { dataDir: ctx.dataDir, kind: 'import', plan, summaryTo: `Imported from ${path.basename(file)}`, summaryFrom: '' });
+  if (bundle) await keepBundledHistory(plan.target.memoryDir, bundle, record.id, { dataDir: ctx.dataDir });
+  return record;
+}

@@ -1,0 +1,11 @@
+/**
+ * Memory that follows the project (issue 18): orphans and where their project went, relink and
+ * merge with one undo, clone groups, export and import. The front door: the CLI and the API
+ * import from here.
+ */
+export { findOrphans, isOrphan, shallowProjects, pathsForDirName, type FindOrphansOptions } from './orphans.js';
+export { planRelink, relink, planMerge, mergeProjects, type RelinkContext } from './relink-service.js';
+export { cloneGroups, keepApart, readKeptApart } from './clone-groups.js';
+export { undoMerge, conflictSides, resolveMergeConflict } from './undo-merge.js';
+export { listMergeRecords, readMergeRecord } from './merge-records.js';
+export { exportProject, importArchive, planImport, type ExportResult } from './export-import.js';

@@ -1,0 +1,78 @@
+/**
+ * Merges done (relinks, clone merges, imports): one record per merge in
+ * `<dataDir>/merges/<id>.json` naming every directory it changed and the history entry it made
+ * there (what one undo puts back), and beside it `<id>/conflict-<n>` holding the bytes of each
+ * file kept as a conflict until the user resolves it.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { type MergeRecord, mergeRecordSchema } from '../../shared/contract/identity.js';
+import { writeDataFile } from '../memdir/safe-fs.js';
+
+const ID = /^\d{8}-\d{6}-[0-9a-f]{4}$/;
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `<dataDir>/merges`. */
+export function mergesDir(dataDir: string): string {
+  return path.join(dataDir, 'merges');
+}
+
+/** A new id, `YYYYMMDD-HHMMSS-xxxx` (UTC): sortable by time, unique in the data dir. */
+export async function newMergeId(dataDir: string, nowMs = Date.now()): Promise<string> {
+  const d = new Date(nowMs);
+  const stamp = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
+  for (;;) {
+    const id = `${stamp}-${randomBytes(2).toString('hex')}`;
+    const taken = await fs.access(path.join(mergesDir(dataDir), `${id}.json`)).then(
+      () => true,
+      () => false,
+    );
+    if (!taken) return id;
+  }
+}
+
+export async function saveMergeRecord(dataDir: string, record: MergeRecord): Promise<void> {
+  await writeDataFile(path.join(mergesDir(dataDir), `${record.id}.json`), `${JSON.stringify(mergeRecordSchema.parse(record), null, 2)}\n`);
+}
+
+/** One record, or null when there is none by that id (or it is unreadable). */
+export async function readMergeRecord(dataDir: string, id: string): Promise<MergeRecord | null> {
+  if (!ID.test(id)) return null;
+  try {
+    const parsed = mergeRecordSchema.safeParse(JSON.parse(await fs.readFile(path.join(mergesDir(dataDir), `${id}.json`), 'utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every record, newest first; unreadable ones are skipped. */
+export async function listMergeRecords(dataDir: string): Promise<MergeRecord[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(mergesDir(dataDir));
+  } catch {
+    return [];
+  }
+  const ids = names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((id) => ID.test(id)).sort().reverse();
+  const out: MergeRecord[] = [];
+  for (const id of ids) {
+    const record = await readMergeRecord(dataDir, id);
+    if (record) out.push(record);
+  }
+  return out;
+}
+
+function conflictFile(dataDir: string, id: string, n: number): string {
+  return path.join(mergesDir(dataDir), id, `conflict-${n}`);
+}
+
+/** Keep the bytes of conflict `n` of merge `id` (written before anything is removed from the source). */
+export async function keepConflictBytes(dataDir: string, id: string, n: number, bytes: Buffer): Promise<void> {
+  await writeDataFile(conflictFile(dataDir, id, n), bytes);
+}
+
+export async function readConflictBytes(dataDir: string, id: string, n: number): Promise<Buffer | null> {
+  return fs.readFile(conflictFile(dataDir, id, n)).catch(() => null);
+}

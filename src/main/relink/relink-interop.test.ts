@@ -1,0 +1,44 @@
+// Issue 18 against the real Claude Code 2.1.332 (when installed): a project moved on disk starts
+// with an empty memory, and after `relink` the session at the new path loads the relinked one.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sanitizeDirName } from '../../shared/sanitize.js';
+import { scanHome } from '../memdir/scan-home.js';
+import { claudeCodeSkipReason, observeClaudeCode } from '../memdir/test-support/claude-code.js';
+import { relink } from './index.js';
+import { addMemories, addSession, makeRepo, topic } from './test-support/moved-project.js';
+
+let tmp: string;
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-relink-cc-')));
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code reads the relinked memory (${claudeCodeSkipReason ?? 'installed'})`, () => {
+  it('loads nothing at the new path before the relink, and the relinked index after it', async () => {
+    const home = path.join(tmp, 'config');
+    const dataDir = path.join(tmp, 'data');
+    const oldPath = path.join(tmp, 'src', 'shop');
+    await makeRepo(oldPath);
+    await addSession(home, oldPath);
+    await addMemories(home, oldPath, { 'MEMORY.md': '- [No ORM](feedback_sql.md) — relinked-marker write SQL by hand\n', 'feedback_sql.md': topic('No ORM', 'feedback', 'Write SQL by hand.') });
+    await scanHome(home, { dataDir });
+    const newPath = path.join(tmp, 'work', 'shop');
+    await fs.mkdir(path.dirname(newPath), { recursive: true });
+    await fs.rename(oldPath, newPath);
+
+    const before = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-1') });
+    expect(before.memoryDir).toBe(path.join(home, 'projects', sanitizeDirName(newPath), 'memory'));
+    expect(before.requests).not.toContain('relinked-marker');
+
+    const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    expect(record.plan.target.memoryDir).toBe(before.memoryDir);
+    const after = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-2') });
+    expect(after.memoryDir).toBe(before.memoryDir);
+    expect(after.requests).toContain('relinked-marker write SQL by hand');
+  }, 120_000);
+});

@@ -1,0 +1,287 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sanitizeDirName } from '../../shared/sanitize.js';
+import { listHistory, recordExternalChanges } from '../history/history.js';
+import { scanHome } from '../memdir/scan-home.js';
+import { ConnectionStore } from '../team/connections.js';
+import { cloneGroups, conflictSides, findOrphans, keepApart, mergeProjects, planRelink, readKeptApart, relink, resolveMergeConflict, undoMerge } from './index.js';
+import { addMemories, addSession, git, makeRepo, topic } from './test-support/moved-project.js';
+
+let tmp: string;
+let home: string;
+let dataDir: string;
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-relink-')));
+  home = path.join(tmp, 'home');
+  dataDir = path.join(tmp, 'data');
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const INDEX = '# Memory\n- [No ORM](feedback_sql.md) — write SQL by hand\n- [Deploys](project_deploys.md) — no Friday deploys\n';
+const MEMORIES = {
+  'MEMORY.md': INDEX,
+  'feedback_sql.md': topic('No ORM', 'feedback', 'Write SQL by hand.'),
+  'project_deploys.md': topic('Deploys', 'project', 'No deploys on Fridays.'),
+  'team/MEMORY.md': '- [CI](project_ci.md) — CI has no Python 3.8\n',
+  'team/project_ci.md': topic('CI', 'project', 'CI dropped Python 3.8.'),
+};
+
+async function readTree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (abs: string, rel: string) => {
+    for (const e of await fs.readdir(abs, { withFileTypes: true }).catch(() => [])) {
+      if (e.name.startsWith('.')) continue;
+      if (e.isDirectory()) await walk(path.join(abs, e.name), `${rel}${e.name}/`);
+      else out[`${rel}${e.name}`] = await fs.readFile(path.join(abs, e.name), 'utf8');
+    }
+  };
+  await walk(dir, '');
+  return out;
+}
+
+/** A project with memories that Memdir has seen, then moved on disk. */
+async function movedProject(): Promise<{ oldPath: string; newPath: string; oldMemory: string }> {
+  const oldPath = path.join(tmp, 'src', 'shop');
+  await makeRepo(oldPath);
+  await addSession(home, oldPath);
+  const oldMemory = await addMemories(home, oldPath, MEMORIES);
+  await fs.mkdir(path.join(oldPath, '.claude', 'agent-memory-local', 'reviewer'), { recursive: true });
+  await fs.writeFile(path.join(oldPath, '.claude', 'agent-memory-local', 'reviewer', 'MEMORY.md'), '- [Style](style.md) — terse reviews\n');
+  // Memdir sees the project where it is (and remembers its identity).
+  await scanHome(home, { dataDir });
+  const newPath = path.join(tmp, 'work', 'shop-renamed');
+  await fs.mkdir(path.dirname(newPath), { recursive: true });
+  await fs.rename(oldPath, newPath);
+  return { oldPath, newPath, oldMemory };
+}
+
+describe('orphans (issue 18, item 2)', () => {
+  it('finds a moved project\'s memory orphaned, with its new place found in a folder the user gives and the evidence', async () => {
+    const { oldPath, newPath } = await movedProject();
+    const report = await findOrphans(home, { dataDir, lookIn: [path.join(tmp, 'work')] });
+    expect(report.orphans).toHaveLength(1);
+    const orphan = report.orphans[0]!;
+    expect(orphan).toMatchObject({ dir: sanitizeDirName(oldPath), paths: [oldPath], memories: { private: 2, team: 1 } });
+    expect(orphan.memories.files).toEqual(['feedback_sql.md', 'project_deploys.md', 'team/project_ci.md']);
+    expect(orphan.lastActivityMs).toBeGreaterThan(0);
+    expect(orphan.candidates).toEqual([expect.objectContaining({ path: newPath, evidence: ['same-remote', 'same-root-commit'], origin: 'given', dir: sanitizeDirName(newPath), memories: 0, claimedBy: [] })]);
+  });
+
+  it('finds the new place in the transcripts of sessions run there, and in a Settings workspace', async () => {
+    const { newPath } = await movedProject();
+    await addSession(home, newPath, '0b0e3f5c-2222-4222-8222-222222222222');
+    const fromSessions = await findOrphans(home, { dataDir });
+    expect(fromSessions.orphans[0]!.candidates.map((c) => [c.path, c.origin])).toEqual([[newPath, 'transcripts']]);
+    await fs.rm(path.join(home, 'projects', sanitizeDirName(newPath)), { recursive: true });
+    const fromWorkspace = await findOrphans(home, { dataDir, workspaces: [tmp] });
+    expect(fromWorkspace.orphans[0]!.candidates.map((c) => [c.path, c.origin])).toEqual([[newPath, 'workspace']]);
+    expect(fromWorkspace.searched.folders).toBeGreaterThan(1);
+  });
+
+  it('does not take a project that still exists, or a memory folder whose path is still there without transcripts, for an orphan', async () => {
+    const live = path.join(tmp, 'live');
+    await makeRepo(live);
+    await addSession(home, live);
+    await addMemories(home, live, { 'a.md': topic('A', 'user', 'a') });
+    const noTranscripts = path.join(tmp, 'quiet_project');
+    await fs.mkdir(noTranscripts);
+    await addMemories(home, noTranscripts, { 'b.md': topic('B', 'user', 'b') });
+    expect((await findOrphans(home, { dataDir })).orphans).toEqual([]);
+    await fs.rm(noTranscripts, { recursive: true });
+    expect((await findOrphans(home, { dataDir })).orphans.map((o) => o.dir)).toEqual([sanitizeDirName(noTranscripts)]);
+  });
+});
+
+describe('relink (issue 18, item 3)', () => {
+  it('moves every memory to the directory Claude Code now reads, with one history entry in each, and one undo puts all back', async () => {
+    const { oldPath, newPath, oldMemory } = await movedProject();
+    const newMemory = path.join(home, 'projects', sanitizeDirName(newPath), 'memory');
+    const transcript = path.join(home, 'projects', sanitizeDirName(oldPath), '0b0e3f5c-1111-4111-8111-111111111111.jsonl');
+    const transcriptBefore = await fs.readFile(transcript, 'utf8');
+    const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    expect(plan.blockers).toEqual([]);
+    expect(plan.evidence).toEqual(['same-remote', 'same-root-commit']);
+    expect(plan.files.filter((f) => f.action === 'add').map((f) => `${f.area}:${f.file}`)).toEqual(['private:MEMORY.md', 'private:feedback_sql.md', 'private:project_deploys.md', 'team:MEMORY.md', 'team:project_ci.md']);
+    // The preview wrote nothing.
+    await expect(fs.access(newMemory)).rejects.toThrow();
+
+    const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    expect(await readTree(newMemory)).toEqual(MEMORIES);
+    expect(await readTree(oldMemory)).toEqual({});
+    // Claude Code's own data is not rewritten.
+    expect(await fs.readFile(transcript, 'utf8')).toBe(transcriptBefore);
+    const [toEntry] = await listHistory(newMemory, { dataDir });
+    const [fromEntry] = await listHistory(oldMemory, { dataDir });
+    expect(toEntry).toMatchObject({ source: 'relink', summary: expect.stringContaining(`Relinked from projects/${sanitizeDirName(oldPath)}`) });
+    expect(fromEntry).toMatchObject({ source: 'relink', summary: expect.stringContaining('Moved to') });
+    expect(fromEntry!.files.every((f) => f.status === 'deleted')).toBe(true);
+    expect(record.touched.map((t) => t.memoryDir)).toEqual([newMemory, oldMemory]);
+    // The orphan is no longer listed: it holds nothing.
+    expect((await findOrphans(home, { dataDir })).orphans).toEqual([]);
+
+    await undoMerge(dataDir, record.id);
+    expect(await readTree(oldMemory)).toEqual(MEMORIES);
+    expect(await readTree(newMemory)).toEqual({});
+    await expect(undoMerge(dataDir, record.id)).rejects.toThrow(/already undone/);
+  });
+
+  it('merges into a directory that has memories: identical files once, a different file kept as a conflict, index lines under the cut', async () => {
+    const { oldPath, newPath } = await movedProject();
+    const newMemory = await addMemories(home, newPath, {
+      'MEMORY.md': '- [No ORM](feedback_sql.md) — write SQL by hand\n- [Deploys](project_deploys.md) — changed here\n',
+      'feedback_sql.md': MEMORIES['feedback_sql.md'],
+      'project_deploys.md': topic('Deploys', 'project', 'Deploys on Fridays are fine now.'),
+    });
+    await fs.writeFile(path.join(home, 'projects', sanitizeDirName(oldPath), 'memory', 'user_role.md'), topic('Role', 'user', 'Backend engineer.'));
+    await fs.appendFile(path.join(home, 'projects', sanitizeDirName(oldPath), 'memory', 'MEMORY.md'), '- [Role](user_role.md) — backend engineer\n');
+    const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    const after = await readTree(newMemory);
+    expect(after['project_deploys.md']).toContain('fine now');
+    expect(after['user_role.md']).toContain('Backend engineer');
+    expect(after['MEMORY.md']).toBe('- [No ORM](feedback_sql.md) — write SQL by hand\n- [Deploys](project_deploys.md) — changed here\n- [Role](user_role.md) — backend engineer\n');
+    expect(record.plan.files).toContainEqual({ area: 'private', file: 'feedback_sql.md', action: 'same' });
+    expect(record.conflicts).toEqual([expect.objectContaining({ n: 0, file: 'project_deploys.md', status: 'open' })]);
+    const sides = await conflictSides(dataDir, record.id, 0);
+    expect(sides.moved).toContain('No deploys on Fridays');
+    expect(sides.here).toContain('fine now');
+    const resolved = await resolveMergeConflict(dataDir, record.id, 0, 'both');
+    expect(resolved.conflicts[0]).toMatchObject({ status: 'resolved', resolution: 'both' });
+    const both = await fs.readFile(path.join(newMemory, 'project_deploys.md'), 'utf8');
+    expect(both).toContain('No deploys on Fridays.');
+    expect(both).toContain('fine now');
+    expect(both.match(/^name: Deploys$/gm)).toHaveLength(1);
+    // The resolution came after: one undo now would throw that work away, so it refuses and writes nothing.
+    await expect(undoMerge(dataDir, record.id)).rejects.toThrow(/changed since.*project_deploys\.md/);
+    expect(await fs.readFile(path.join(newMemory, 'project_deploys.md'), 'utf8')).toBe(both);
+  });
+
+  it('warns when the team memory it moves syncs with a server (the next pull would bring it back)', async () => {
+    const { oldPath, newPath, oldMemory } = await movedProject();
+    await new ConnectionStore(dataDir).save({ memoryDir: oldMemory, dir: sanitizeDirName(oldPath), server: 'https://memdir.example.com', team: 'acme', member: 'alice', tokenId: 'mdt_0000000000000000', connectedAt: '2026-12-01T00:00:00Z', pullIntervalSec: 60 });
+    const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    expect(plan.warnings.join(' ')).toMatch(/syncs with https:\/\/memdir\.example\.com \(team acme\): connect the new place/);
+  });
+
+  it('brings back the local agent memory of a repository that was deleted and cloned afresh, from what history recorded of it', async () => {
+    const oldPath = path.join(tmp, 'src', 'shop');
+    await makeRepo(oldPath);
+    await addSession(home, oldPath);
+    await addMemories(home, oldPath, { 'a.md': topic('A', 'user', 'a') });
+    const agentDir = path.join(oldPath, '.claude', 'agent-memory-local', 'reviewer');
+    await fs.mkdir(agentDir, { recursive: true });
+    await fs.writeFile(path.join(agentDir, 'MEMORY.md'), '- [Style](style.md) — terse\n');
+    await fs.writeFile(path.join(agentDir, 'style.md'), 'terse reviews\n');
+    await recordExternalChanges(agentDir, { dataDir });
+    await scanHome(home, { dataDir });
+    // Deleted (local agent memory is never committed), then cloned again elsewhere.
+    const fresh = path.join(tmp, 'fresh', 'shop');
+    await fs.mkdir(path.dirname(fresh), { recursive: true });
+    git(tmp, 'clone', '-q', oldPath, fresh);
+    git(fresh, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    await fs.rm(oldPath, { recursive: true });
+    const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), fresh);
+    expect(record.plan.files).toContainEqual({ area: 'agent:local:reviewer', file: 'style.md', action: 'add' });
+    expect(await readTree(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'))).toEqual({ 'MEMORY.md': '- [Style](style.md) — terse\n', 'style.md': 'terse reviews\n' });
+    const [entry] = await listHistory(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'), { dataDir });
+    expect(entry).toMatchObject({ source: 'relink' });
+  });
+
+  it('stops at the cut: index lines that would not be loaded are left out of the index and named', async () => {
+    const { oldPath, newPath } = await movedProject();
+    const full = Array.from({ length: 199 }, (_, i) => `- [M${i}](m${i}.md) — memory ${i}`).join('\n');
+    await addMemories(home, newPath, { 'MEMORY.md': `${full}\n`, 'm0.md': topic('M0', 'user', 'x') });
+    const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    expect(plan.areas.find((a) => a.area === 'private')).toMatchObject({ indexAdded: ['feedback_sql.md'], notInIndex: ['project_deploys.md'] });
+    expect(plan.warnings.join(' ')).toMatch(/fall past the cut.*project_deploys\.md.*moved MEMORY\.md is kept as a conflict/);
+    expect(plan.files).toContainEqual({ area: 'private', file: 'MEMORY.md', action: 'conflict' });
+  });
+
+  it('refuses, writing nothing, a repository without a remote whose history was rewritten; a target that is itself an orphan; a path that does not exist', async () => {
+    const oldPath = path.join(tmp, 'src', 'tool');
+    await makeRepo(oldPath, null, 'first history');
+    await addSession(home, oldPath);
+    const oldMemory = await addMemories(home, oldPath, { 'MEMORY.md': '- [A](a.md) — a\n', 'a.md': topic('A', 'user', 'a') });
+    await scanHome(home, { dataDir });
+    await fs.rm(oldPath, { recursive: true });
+    const rewritten = path.join(tmp, 'work', 'tool');
+    await makeRepo(rewritten, null, 'rewritten history');
+    const dir = sanitizeDirName(oldPath);
+    const { plan } = await planRelink({ home, dataDir }, dir, rewritten);
+    expect(plan.evidence).toEqual(['same-name']);
+    expect(plan.blockers.join(' ')).toMatch(/does not look like the project.*no remote.*first commit .* is not the recorded .*rewritten/);
+    await expect(relink({ home, dataDir }, dir, rewritten)).rejects.toThrow(/Nothing was written/);
+    await expect(fs.access(path.join(home, 'projects', sanitizeDirName(rewritten)))).rejects.toThrow();
+    expect(Object.keys(await readTree(oldMemory))).toEqual(['MEMORY.md', 'a.md']);
+    // With force, the user's word wins.
+    await relink({ home, dataDir }, dir, rewritten, { force: true });
+    expect(Object.keys(await readTree(path.join(home, 'projects', sanitizeDirName(rewritten), 'memory')))).toEqual(['MEMORY.md', 'a.md']);
+
+    const other = path.join(tmp, 'gone-too');
+    await addSession(home, other);
+    await addMemories(home, other, { 'b.md': topic('B', 'user', 'b') });
+    await expect(planRelink({ home, dataDir }, sanitizeDirName(other), dir)).rejects.toThrow(/is itself an orphan/);
+    await expect(planRelink({ home, dataDir }, sanitizeDirName(other), path.join(tmp, 'nowhere'))).rejects.toThrow(/neither a directory nor a project/);
+  });
+
+  it('refuses when two orphans claim the same new path, until forced', async () => {
+    const { oldPath, newPath, oldMemory } = await movedProject();
+    // An older copy of the same repository, also gone.
+    const older = path.join(tmp, 'old-copy', 'shop');
+    await fs.mkdir(path.dirname(older), { recursive: true });
+    git(tmp, 'clone', '-q', newPath, older);
+    git(older, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    await addSession(home, older);
+    await addMemories(home, older, { 'c.md': topic('C', 'user', 'c') });
+    await scanHome(home, { dataDir });
+    await fs.rm(older, { recursive: true });
+    const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    expect(plan.blockers.join(' ')).toMatch(new RegExp(`Another orphan also claims .*${sanitizeDirName(older)}`));
+    const report = await findOrphans(home, { dataDir, lookIn: [newPath] });
+    expect(report.orphans.find((o) => o.dir === sanitizeDirName(oldPath))!.candidates[0]!.claimedBy).toEqual([sanitizeDirName(older)]);
+    // Refused in a sentence, nothing written on either side; forced, it goes.
+    const newMemory = path.join(home, 'projects', sanitizeDirName(newPath), 'memory');
+    const before = await readTree(oldMemory);
+    await expect(relink({ home, dataDir }, sanitizeDirName(oldPath), newPath)).rejects.toThrow(/Another orphan also claims .*Nothing was written/);
+    await expect(fs.access(newMemory)).rejects.toThrow();
+    expect(await readTree(oldMemory)).toEqual(before);
+    await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath, { force: true });
+    expect(Object.keys(await readTree(newMemory))).toEqual(Object.keys(before));
+  });
+});
+
+describe('clones (issue 18, item 4)', () => {
+  it('groups two live clones with the same identity, merges one into the other with its local agent memory, and remembers keeping apart', async () => {
+    const a = path.join(tmp, 'a', 'shop');
+    await makeRepo(a);
+    const b = path.join(tmp, 'b', 'shop');
+    await fs.mkdir(path.dirname(b), { recursive: true });
+    git(tmp, 'clone', '-q', a, b);
+    git(b, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    for (const p of [a, b]) await addSession(home, p);
+    await addMemories(home, a, { 'MEMORY.md': '- [A](a.md) — a\n', 'a.md': topic('A', 'user', 'a') });
+    const bMemory = await addMemories(home, b, { 'MEMORY.md': '- [B](b.md) — b\n', 'b.md': topic('B', 'user', 'b') });
+    await fs.mkdir(path.join(a, '.claude', 'agent-memory-local', 'reviewer'), { recursive: true });
+    await fs.writeFile(path.join(a, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'), 'terse\n');
+    const projects = (await scanHome(home, { dataDir })).projects;
+    const groups = cloneGroups(projects, []);
+    expect(groups).toHaveLength(1);
+    expect(groups[0]!.projects.map((p) => p.dir).sort()).toEqual([sanitizeDirName(a), sanitizeDirName(b)].sort());
+    expect(groups[0]!.evidence).toEqual(['same-remote', 'same-root-commit']);
+
+    await keepApart(dataDir, [sanitizeDirName(a), sanitizeDirName(b)]);
+    expect(cloneGroups(projects, await readKeptApart(dataDir))).toEqual([]);
+
+    const record = await mergeProjects({ home, dataDir }, sanitizeDirName(a), sanitizeDirName(b));
+    expect(await readTree(bMemory)).toEqual({ 'MEMORY.md': '- [B](b.md) — b\n- [A](a.md) — a\n', 'a.md': topic('A', 'user', 'a'), 'b.md': topic('B', 'user', 'b') });
+    expect(await fs.readFile(path.join(b, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'), 'utf8')).toBe('terse\n');
+    await expect(fs.access(path.join(a, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'))).rejects.toThrow();
+    expect(record.plan.warnings.join(' ')).toMatch(/Sessions started in .* will find an empty memory/);
+    await undoMerge(dataDir, record.id);
+    expect(await fs.readFile(path.join(a, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'), 'utf8')).toBe('terse\n');
+    expect(Object.keys(await readTree(bMemory)).sort()).toEqual(['MEMORY.md', 'b.md']);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * A Claude Code home with a real git project and its memories (private, team), for relink
+ * tests: the project can then be moved on disk, cloned, or re-created with another history.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { sanitizeDirName } from '../../../shared/sanitize.js';
+import { isolatedGitEnv } from '../../memdir/run-git.js';
+
+const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+
+/** Run the real git in `cwd`, isolated from the machine's configuration. */
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], { cwd, env: gitEnv, stdio: 'pipe', encoding: 'utf8' }).trim();
+}
+
+export const topic = (name: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${name} in one line\ntype: ${type}\n---\n\n${body}\n`;
+
+/** A repository at `dir` with one commit and, unless `remote` is null, an origin. */
+export async function makeRepo(dir: string, remote: string | null = 'git@github.com:acme/shop.git', message = 'init'): Promise<void> {
+  await fs.mkdir(dir, { recursive: true });
+  git(dir, 'init', '-q');
+  await fs.writeFile(path.join(dir, 'README.md'), `# ${path.basename(dir)}\n`);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', message);
+  if (remote) git(dir, 'remote', 'add', 'origin', remote);
+}
+
+/** A session of Claude Code run in `cwd`: a transcript in the folder of its launch directory. */
+export async function addSession(home: string, cwd: string, sessionId = '0b0e3f5c-1111-4111-8111-111111111111'): Promise<void> {
+  const folder = path.join(home, 'projects', sanitizeDirName(cwd));
+  await fs.mkdir(folder, { recursive: true });
+  await fs.writeFile(path.join(folder, `${sessionId}.jsonl`), `${JSON.stringify({ type: 'user', uuid: 'u1', cwd, sessionId, timestamp: '2026-11-01T10:00:00Z', message: { role: 'user', content: 'hello' } })}\n`);
+}
+
+/** Memories for the project keyed `key`: files relative to its memory dir (`team/x.md` for team ones). */
+export async function addMemories(home: string, key: string, files: Record<string, string>): Promise<string> {
+  const memoryDir = path.join(home, 'projects', sanitizeDirName(key), 'memory');
+  for (const [rel, text] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(memoryDir, rel)), { recursive: true });
+    await fs.writeFile(path.join(memoryDir, rel), text);
+  }
+  return memoryDir;
+}

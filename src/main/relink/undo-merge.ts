@@ -1,0 +1,106 @@
+/**
+ * One undo for a whole merge (issue 18: "one undo"): every directory the merge changed gets
+ * back, in one history entry of its own (`restore`), each file it wrote or removed as it was
+ * just before — the parent of the merge's entry there. A file changed since the merge stops the
+ * undo before anything is written (it would silently throw away that later work); the sentence
+ * names it. Resolving a conflict the merge kept writes one history entry too, undone by
+ * `memdir restore`.
+ */
+import type { MergeRecord } from '../../shared/contract/identity.js';
+import { HistoryError, readAtRevision, transact } from '../history/history.js';
+import { MemoryError } from '../memdir/memory-error.js';
+import { removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
+import { unionMerge } from '../../shared/line-union.js';
+import { readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
+import fs from 'node:fs';
+import path from 'node:path';
+
+function readNow(root: string, rel: string): string | null {
+  try {
+    return fs.lstatSync(path.join(root, rel)).isFile() ? fs.readFileSync(path.join(root, rel), 'utf8') : null;
+  } catch {
+    return null;
+  }
+}
+
+async function before(memoryDir: string, rev: string, file: string, dataDir: string): Promise<string | null> {
+  try {
+    return await readAtRevision(memoryDir, `${rev}~1`, file, { dataDir });
+  } catch (error) {
+    // The merge's entry is the first of this history: nothing was there before it.
+    if (error instanceof HistoryError) return null;
+    throw error;
+  }
+}
+
+async function requireRecord(dataDir: string, id: string): Promise<MergeRecord> {
+  const record = await readMergeRecord(dataDir, id);
+  if (!record) throw new MemoryError('not-found', `There is no merge ${id} in ${dataDir}; \`memdir merge list\` shows the merges done.`);
+  return record;
+}
+
+/** Undo merge `id` (see the module comment); returns the updated record. */
+export async function undoMerge(dataDir: string, id: string): Promise<MergeRecord> {
+  const record = await requireRecord(dataDir, id);
+  if (record.undone) throw new MemoryError('conflict', `Merge ${id} was already undone on ${record.undone.at}.`);
+  const plans: { memoryDir: string; files: { file: string; text: string | null }[] }[] = [];
+  const changed: string[] = [];
+  for (const t of record.touched) {
+    const files: { file: string; text: string | null }[] = [];
+    for (const file of t.files) {
+      const after = await readAtRevision(t.memoryDir, t.rev, file, { dataDir });
+      if (readNow(t.memoryDir, file) !== after) changed.push(path.join(t.memoryDir, file));
+      files.push({ file, text: await before(t.memoryDir, t.rev, file, dataDir) });
+    }
+    plans.push({ memoryDir: t.memoryDir, files });
+  }
+  // A conflict resolved by writing brought part of the other side in since: undoing around it would leave a mix.
+  for (const c of record.conflicts) if (c.status === 'resolved' && c.resolution !== 'here') changed.push(path.join(c.memoryDir, c.file));
+  if (changed.length > 0) {
+    throw new MemoryError('conflict', `Cannot undo merge ${id}: ${changed.length === 1 ? 'this file was' : 'these files were'} changed since — ${changed.join(', ')}. Nothing was undone; put ${changed.length === 1 ? 'it' : 'them'} back with \`memdir restore\` first, or restore the directories from history.`);
+  }
+  const revs: string[] = [];
+  for (const p of plans) {
+    const { entry } = await transact(p.memoryDir, { source: 'restore', summary: `Undo ${record.kind} ${id}`, body: `Put back ${p.files.map((f) => f.file).join(', ')} as they were before merge ${id}.`, dataDir }, async () => {
+      for (const f of p.files) {
+        if (f.text === null) {
+          if (readNow(p.memoryDir, f.file) !== null) await removeFileConfined(p.memoryDir, f.file);
+        } else await writeFileAtomic(p.memoryDir, f.file, f.text);
+      }
+    });
+    if (entry) revs.push(entry.rev);
+  }
+  const updated: MergeRecord = { ...record, undone: { at: new Date().toISOString(), revs } };
+  await saveMergeRecord(dataDir, updated);
+  return updated;
+}
+
+/** Both versions of conflict `n`: the one in place and the one the merge kept. */
+export async function conflictSides(dataDir: string, id: string, n: number): Promise<{ record: MergeRecord; here: string; moved: string }> {
+  const record = await requireRecord(dataDir, id);
+  const conflict = record.conflicts.find((c) => c.n === n);
+  if (!conflict) throw new MemoryError('not-found', `Merge ${id} kept no conflict number ${n}.`);
+  const kept = await readConflictBytes(dataDir, id, n);
+  if (!kept) throw new MemoryError('not-found', `The kept version of ${conflict.file} is missing from Memdir's data folder.`);
+  return { record, here: readNow(conflict.memoryDir, conflict.file) ?? '', moved: kept.toString('utf8') };
+}
+
+/**
+ * Resolve conflict `n` of merge `id`: `here` keeps the file as it is (nothing written), `moved`
+ * writes the version the merge kept, `both` every line of both (the one here first where they
+ * differ), `merged` the given text. One history entry in that directory.
+ */
+export async function resolveMergeConflict(dataDir: string, id: string, n: number, keep: 'here' | 'moved' | 'both' | 'merged', text?: string): Promise<MergeRecord> {
+  const { record, here, moved } = await conflictSides(dataDir, id, n);
+  const conflict = record.conflicts.find((c) => c.n === n)!;
+  if (conflict.status === 'resolved') throw new MemoryError('conflict', `${conflict.file} of merge ${id} was already resolved (${conflict.resolution}).`);
+  if (keep === 'merged' && text === undefined) throw new MemoryError('invalid-input', 'Keeping a merged version needs the merged text (--file F).');
+  const content = keep === 'moved' ? moved : keep === 'both' ? unionMerge(here, moved) : keep === 'merged' ? text! : null;
+  if (content !== null && content !== here) {
+    const what = keep === 'moved' ? 'took the moved version' : keep === 'both' ? 'kept both versions' : 'saved a merge of both';
+    await transact(conflict.memoryDir, { source: 'manual', summary: `Resolve ${conflict.file} of merge ${id}: ${what}`, dataDir }, () => writeFileAtomic(conflict.memoryDir, conflict.file, content));
+  }
+  const updated: MergeRecord = { ...record, conflicts: record.conflicts.map((c) => (c.n === n ? { ...c, status: 'resolved' as const, resolution: keep, resolvedAt: new Date().toISOString() } : c)) };
+  await saveMergeRecord(dataDir, updated);
+  return updated;
+}

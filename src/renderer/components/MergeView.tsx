@@ -1,0 +1,83 @@
+/**
+ * Two versions of one memory side by side, the lines only one side has marked, and an editable
+ * result: the merge editor every conflict uses — a team sync's (MergeEditor) and a relink's or
+ * clone merge's (IdentityPanels). The caller names the sides and gives the actions.
+ */
+import { markdown } from '@codemirror/lang-markdown';
+import CodeMirror, { EditorView } from '@uiw/react-codemirror';
+import { type ReactNode, useMemo, useState } from 'react';
+import { type SideLine, sideBySide, unionMerge } from '../../shared/line-union.js';
+import { themeOf, useSettings } from '../stores/settings.js';
+
+const extensions = [markdown(), EditorView.lineWrapping];
+
+function Pane({ title, lines, side }: { title: string; lines: SideLine[]; side: 'theirs' | 'mine' }) {
+  return (
+    <section className="merge-pane" aria-label={title}>
+      <h3>{title}</h3>
+      <pre>
+        {lines
+          .filter((l) => l.side === 'both' || l.side === side)
+          .map((l, i) => (
+            <div key={i} className={l.side === 'both' ? 'merge-line' : `merge-line only-${side}`}>
+              {l.text || ' '}
+            </div>
+          ))}
+      </pre>
+    </section>
+  );
+}
+
+/** One button under the result: it gets the result as edited. */
+export interface MergeAction {
+  label: string;
+  title?: string;
+  primary?: boolean;
+  run: (result: string) => void;
+}
+
+export function MergeView(props: {
+  label: string;
+  heading: ReactNode;
+  subtitle: ReactNode;
+  theirs: { title: string; text: string };
+  mine: { title: string; text: string };
+  /** The first proposal (a three-way merge); else every line of both, common lines once. */
+  initial?: string | null;
+  note: string;
+  busy: boolean;
+  actions: MergeAction[];
+  onClose: () => void;
+  banner?: ReactNode;
+}) {
+  const theme = useSettings((s) => themeOf(s.view));
+  const lines = useMemo(() => sideBySide(props.theirs.text, props.mine.text), [props.theirs.text, props.mine.text]);
+  const [result, setResult] = useState(() => props.initial ?? unionMerge(props.theirs.text, props.mine.text));
+  return (
+    <section className="merge" aria-label={props.label}>
+      <div className="toolbar">
+        <strong>{props.heading}</strong>
+        <span className="muted small">{props.subtitle}</span>
+        <span className="spacer" />
+        <button onClick={props.onClose}>Close</button>
+      </div>
+      {props.banner}
+      <div className="merge-sides">
+        <Pane title={props.theirs.title} lines={lines} side="theirs" />
+        <Pane title={props.mine.title} lines={lines} side="mine" />
+      </div>
+      <h3>Result</h3>
+      <p className="muted small">{props.note}</p>
+      <div className="merge-result" aria-label="Merged result">
+        <CodeMirror value={result} onChange={setResult} extensions={extensions} theme={theme === 'dark' ? 'dark' : 'light'} basicSetup={{ lineNumbers: true, foldGutter: false }} />
+      </div>
+      <div className="actions">
+        {props.actions.map((a) => (
+          <button key={a.label} className={a.primary ? 'primary' : undefined} title={a.title} onClick={() => a.run(result)} disabled={props.busy}>
+            {a.label}
+          </button>
+        ))}
+      </div>
+    </section>
+  );
+}
