@@ -20,7 +20,7 @@ import { parseTopicFile, serializeTopicFile } from '../memdir/topic-file.js';
 import type { DreamPlan } from './dream-plan.js';
 import type { AnchorHit, AnchorQuery, GatheredSignal } from './gather.js';
 import { type SnapshotFile, readableTopics } from './memory-snapshot.js';
-import { NEAR_DUPLICATE, disagreement, featuresOf, jaccard, normalizeForExact, sameSet, sentencesOf } from './memory-similarity.js';
+import { NEAR_DUPLICATE, disagreement, featuresOf, jaccard, normalizeForExact, sameSet, sentencesOf } from '../curation/memory-similarity.js';
 import { absolutizeDates, findAbsoluteDays, findRelativeDates, isoDay, sentenceAround } from './relative-dates.js';
 
 /** `---` fence, YAML, closing fence (as topic-file.ts reads it). */

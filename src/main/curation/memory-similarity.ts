@@ -5,7 +5,7 @@
  * and "release 2026-03-19", are different facts however alike their words are.
  */
 import { tokenize } from '../recall/tokenize.js';
-import { findAbsoluteDays } from './relative-dates.js';
+import { findAbsoluteDays } from '../dream/relative-dates.js';
 
 /** English and Chinese negations and prohibitions: the polarity of a statement. */
 const NEGATION = /\b(?:never|don't|dont|do not|doesn't|does not|didn't|did not|isn't|is not|aren't|are not|won't|will not|no longer|not|avoid|stop|without|no)\b|不要|不用|别|禁止|不能|不可以|避免|没有|不再|不应|勿|无需|不许|不准/i;
