@@ -20,7 +20,7 @@ import { parseTopicFile, serializeTopicFile } from '../memdir/topic-file.js';
 import type { DreamPlan } from './dream-plan.js';
 import type { AnchorHit, AnchorQuery, GatheredSignal } from './gather.js';
 import { type SnapshotFile, readableTopics } from './memory-snapshot.js';
-import { NEAR_DUPLICATE, disagreement, featuresOf, jaccard, normalizeForExact, sameSet, sentencesOf } from '../curation/memory-similarity.js';
+import { type MemoryFingerprint, compareMemories, disagreement, featuresOf, fingerprintOf, jaccard, sentencesOf } from '../curation/memory-similarity.js';
 import { composeMerge, splitTopicText } from '../curation/merge-memories.js';
 import { absolutizeDates, findAbsoluteDays, findRelativeDates, isoDay, sentenceAround } from './relative-dates.js';
 
@@ -133,8 +133,7 @@ interface Candidate {
   text: string;
   session: string | null;
   indexPos: number;
-  exact: string;
-  features: ReturnType<typeof featuresOf>;
+  fingerprint: MemoryFingerprint;
 }
 
 /** Exact and near-duplicate memories of the private scope merged into one. */
@@ -159,8 +158,7 @@ function mergeDuplicates(plan: DreamPlan, opts: RulesOptions, result: RulesResul
       text,
       session: topic.meta.originSessionId,
       indexPos: order.get(rel) ?? Number.MAX_SAFE_INTEGER,
-      exact: normalizeForExact(body),
-      features: featuresOf(`${topic.meta.name}\n${topic.meta.description}\n${body}`),
+      fingerprint: fingerprintOf({ name: topic.meta.name, description: topic.meta.description, body, type: topic.meta.type }),
     });
   }
   // Union-find over duplicate pairs.
@@ -172,10 +170,10 @@ function mergeDuplicates(plan: DreamPlan, opts: RulesOptions, result: RulesResul
       const a = candidates[i]!;
       const b = candidates[j]!;
       if (a.type !== b.type) continue;
-      const exact = a.exact.length >= 10 && a.exact === b.exact;
-      const near = !exact && a.features.negated === b.features.negated && sameSet(a.features.numbers, b.features.numbers) && jaccard(a.features.words, b.features.words) >= NEAR_DUPLICATE;
-      if (!exact && !near) continue;
-      how.set(`${i}|${j}`, exact ? 'exact' : 'near');
+      // The app's one duplicate rule; a dream merges by itself only what it calls exact or near.
+      const { kind } = compareMemories(a.fingerprint, b.fingerprint);
+      if (kind !== 'exact' && kind !== 'near') continue;
+      how.set(`${i}|${j}`, kind);
       parent[find(j)] = find(i);
     }
   }
