@@ -124,7 +124,10 @@ export function applyRoom(text: string, actions: readonly RoomAction[]): RoomRes
       }
     }
   }
-  const next = serializeIndex({ ...index, lines: out.map((l, i) => ({ ...l, line: i + 1 })) });
+  // A merged-away memory is gone: its other pointers (repeats no one chose) go with it.
+  const gone = new Set(merges.map((m) => m.other));
+  const kept = out.filter((l) => !(l.kind === 'entry' && gone.has(l.file)));
+  const next = serializeIndex({ ...index, lines: kept.map((l, i) => ({ ...l, line: i + 1 })) });
   return { text: next, merges, details, created, problems };
 }
 
