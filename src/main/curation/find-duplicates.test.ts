@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deletedFiles, listHistory, readAtRevision } from '../history/history.js';
 import { indexEntries, parseIndex } from '../../shared/index-format.js';
+import type { MemoryType } from '../../shared/memory-types.js';
 import { scanMemoryDir } from '../memdir/scan-dir.js';
 import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from '../memdir/test-support/shared-fixtures.js';
 import { type DuplicateMemory, findDuplicatePairs, findSimilar, readDuplicateMemories } from './find-duplicates.js';
@@ -12,7 +13,7 @@ import { mergeMemories } from './merge-memories.js';
 
 const FIXTURES = sharedMemoryFixtures();
 
-const memory = (file: string, name: string, description: string, body = '', type = 'feedback'): DuplicateMemory => ({ file, name, description, body, type, text: body, mtimeMs: 0 });
+const memory = (file: string, name: string, description: string, body = '', type: MemoryType = 'feedback'): DuplicateMemory => ({ file, name, description, body, type, text: body, mtimeMs: 0 });
 const kindOf = (a: DuplicateMemory, b: DuplicateMemory) => compareMemories(fingerprintOf(a), fingerprintOf(b)).kind;
 
 describe('the duplicate rule', () => {

@@ -4,6 +4,7 @@
  * dates are kept apart from words, because "Source 3" and "Source 4", or "release 2026-03-12"
  * and "release 2026-03-19", are different facts however alike their words are.
  */
+import type { MemoryType } from '../../shared/memory-types.js';
 import { tokenize } from '../recall/tokenize.js';
 import { findAbsoluteDays } from '../dream/relative-dates.js';
 
@@ -87,12 +88,12 @@ export interface SimilarityInput {
   name: string;
   description: string;
   body: string;
-  type: string | null;
+  type: MemoryType | null;
 }
 
 /** A memory reduced to what the pair rule compares (work it out once per memory). */
 export interface MemoryFingerprint {
-  type: string | null;
+  type: MemoryType | null;
   /** The body normalised for the exact test. */
   exact: string;
   /** Words, numbers and polarity of the whole memory: dream's near-duplicate test. */

@@ -16,6 +16,8 @@ import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { LoadMeter } from '../components/LoadMeter.js';
+import { MakeRoom } from '../components/MakeRoom.js';
+import { useCuration } from '../stores/curation.js';
 import { messageOf } from '../stores/errors.js';
 import { useProject } from '../stores/project.js';
 import { useToasts } from '../stores/toasts.js';
@@ -29,8 +31,18 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [agent, setAgent] = useState<AgentIndexViewShape | null>(null);
+  const [makingRoom, setMakingRoom] = useState(false);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
   const reload = useProject((s) => s.refresh);
+  // Health's "Make room…" opens it here, for the index it was asked for.
+  const asked = useCuration((s) => s.makeRoomFor);
+  useEffect(() => {
+    if (asked === null) return;
+    setScope(asked);
+    setDraft(null);
+    setMakingRoom(true);
+    useCuration.getState().askMakeRoom(null);
+  }, [asked]);
 
   useEffect(() => {
     let live = true;
@@ -80,9 +92,23 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           </select>
         )}
         {summary && <LoadMeter index={summary} />}
+        {summary?.exists && draft === null && !makingRoom && (
+          <button className={summary.firstCutLine !== null ? 'primary' : ''} onClick={() => setMakingRoom(true)} title="Shorten, merge, move or drop entries, with the loaded part shown as you choose">
+            Make room…
+          </button>
+        )}
       </div>
       {error && <div className="banner error">{error}</div>}
-      {draft === null ? (
+      {makingRoom && text !== null ? (
+        <MakeRoom
+          scope={scope}
+          text={text}
+          onClose={() => {
+            setMakingRoom(false);
+            void reload();
+          }}
+        />
+      ) : draft === null ? (
         <>
           <p className="muted small">
             At the start of every session Claude Code strips this file&apos;s frontmatter and comment blocks, then loads only the first {INDEX_MAX_LINES} lines or {INDEX_MAX_CHARS.toLocaleString('en-US')}{' '}
@@ -109,9 +135,12 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
       ) : (
         <>
           <CodeMirror value={draft} height="420px" extensions={INDEX_EXTENSIONS} onChange={setDraft} aria-label="MEMORY.md text" />
-          <p className={impact && (impact.newlyCut.length > 0 || impact.after.cut > 0) ? 'banner warning' : 'muted small'}>
-            After saving: {view.load.lines} lines, {view.load.chars.toLocaleString('en-US')} characters
-            {impact && impact.after.cut > 0 ? `, ${impact.after.cut} pointers past the cut` : ', everything reaches the agent'}
+          <p className={view.load.truncated || (impact && impact.newlyCut.length > 0) ? 'banner warning' : 'muted small'} aria-label="After saving">
+            After saving: {view.load.lines} of {INDEX_MAX_LINES} lines, {view.load.chars.toLocaleString('en-US')} of {INDEX_MAX_CHARS.toLocaleString('en-US')} characters
+            {/* Past the cut is past the cut, pointers or prose: the agent never sees those lines (R-INDEX). */}
+            {view.load.truncated
+              ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `, ${view.cutCount} ${view.cutCount === 1 ? 'pointer' : 'pointers'}` : ''})`
+              : ', everything reaches the agent'}
             {impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>
           <div className="actions">
