@@ -31,7 +31,9 @@ function toActions(choices: ReadonlyMap<number, Choice>, moves: readonly RoomAct
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-export function MakeRoom({ scope, text, onClose }: { scope: Scope; text: string; onClose: () => void }) {
+export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text: string; onClose: () => void }) {
+  // Choices name lines of the text they were made on: it stays put while MEMORY.md changes on disk.
+  const [text, setText] = useState(current);
   const [choices, setChoices] = useState<Map<number, Choice>>(new Map());
   const [moves, setMoves] = useState<RoomAction[]>([]);
   const [picked, setPicked] = useState<Set<number>>(new Set());
@@ -137,6 +139,21 @@ export function MakeRoom({ scope, text, onClose }: { scope: Scope; text: string;
           Clear choices
         </button>
       </div>
+      {current !== text && (
+        <div className="banner warning" role="status">
+          MEMORY.md changed on disk since you started (Claude Code may have added a pointer). Your choices are for the text you started from; applying them now would be refused.{' '}
+          <button
+            onClick={() => {
+              setText(current);
+              setChoices(new Map());
+              setMoves([]);
+              setPicked(new Set());
+            }}
+          >
+            Start over on the new text
+          </button>
+        </div>
+      )}
       {preview.problems.length > 0 && (
         <ul className="banner error">
           {preview.problems.map((p) => (

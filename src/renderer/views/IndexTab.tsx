@@ -44,9 +44,13 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
     useCuration.getState().askMakeRoom(null);
   }, [asked]);
 
+  // Another project or index: leave the editor. A rescan alone keeps a draft (its save is checked against the text it started from).
+  useEffect(() => {
+    setDraft(null);
+  }, [dir, scope]);
+
   useEffect(() => {
     let live = true;
-    setDraft(null);
     call('index.read', { dir, scope })
       .then((r) => live && setText(r.text))
       .catch((e: unknown) => live && setError(messageOf(e)));
