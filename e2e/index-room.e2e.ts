@@ -94,16 +94,17 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     const pruned = loadIndexAsClaudeCode(await indexOf('-demo-data-pipeline'));
     expect(pruned.lines).toBeLessThanOrEqual(160);
     await open('-demo-data-pipeline', 'health');
-    const effect = page.getByLabel('Effect of the fixes');
-    await effect.getByText(/MEMORY\.md goes from \d+ to 200 lines .*everything reaches the agent/).waitFor();
-    await page.getByText(/15 orphans are held back/).waitFor();
-    await page.screenshot({ path: artifact('room-02-health-held-back.png') });
-    await page.getByRole('listitem').filter({ hasText: 'project_source_214.md' }).getByText('Fixing it adds a pointer that reaches the agent.').waitFor();
-    await page.getByRole('button', { name: /^Fix \d+ safely$/ }).click();
-    await page.getByText(/^Fixed \d+ problems\. MEMORY\.md: 200 of 200 lines, [\d,]+ of 25,000 characters; all of it reaches the agent\.$/).waitFor();
+    // One click on the safe fixes must not push the index back past the cut.
+    await page.getByRole('button', { name: /^Fix (all )?\d+ safely$/ }).click();
+    await page.getByText(/^Fixed \d+ problems\./).waitFor();
     const fixed = loadIndexAsClaudeCode(await indexOf('-demo-data-pipeline'));
     expect(fixed).toMatchObject({ lines: 200, truncated: false });
+    // Whether Health had worked out the held-back orphans before the click or the service found them, the notice says so.
+    await page.getByText(/^Fixed 40 problems\.( 15 orphans were held back: their pointers would fall below the cut\.)? MEMORY\.md: 200 of 200 lines, [\d,]+ of 25,000 characters; all of it reaches the agent\./).waitFor();
     await expect.poll(() => page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'over-limit' }).count()).toBe(0);
+    await page.getByText(/15 orphans are held back/).waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'project_source_214.md' }).getByText('Its pointer would land below the cut: Claude Code would never load it.').waitFor();
+    await page.screenshot({ path: artifact('room-02-health-held-back.png') });
     // The rest is a choice: make room first, or add them below the cut knowingly.
     await page.getByRole('button', { name: 'Make room for 15…' }).waitFor();
     await page.getByRole('button', { name: 'Add 15 below the cut anyway' }).click();
@@ -117,14 +118,15 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     await fs.mkdir(memoryOf('-demo-docs-site'), { recursive: true });
     await fs.writeFile(path.join(memoryOf('-demo-docs-site'), 'MEMORY.md'), `${notes}\n`);
     await open('-demo-docs-site', 'index');
+    await page.getByRole('button', { name: 'Edit MEMORY.md' }).click();
+    const after = page.getByText(/^After saving:/);
+    await expect.poll(() => after.textContent()).toMatch(/230/);
+    expect(await after.textContent()).not.toContain('everything reaches the agent');
+    expect(await after.textContent()).toContain('from line 201 on nothing reaches the agent (30 lines)');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    // The meter says it too: red, with where the cut falls.
     await page.getByText(/Cut from line 201: 230 lines \(limit: 200\)/).waitFor();
     expect(await page.getByRole('meter', { name: 'Lines' }).getAttribute('aria-valuenow')).toBe('230');
-    await page.getByRole('button', { name: 'Edit MEMORY.md' }).click();
-    const after = page.getByLabel('After saving');
-    await after.waitFor();
-    expect(await after.textContent()).toContain('from line 201 on nothing reaches the agent (30 lines)');
-    expect(await after.textContent()).not.toContain('everything reaches the agent');
-    await page.getByRole('button', { name: 'Cancel' }).click();
   });
 
   it('finds a duplicate, shows both side by side, and merges them keeping both; the editor warns before a third is written', async () => {
