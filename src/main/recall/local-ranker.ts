@@ -130,7 +130,8 @@ const SEP = '\u0001';
 export class LocalRanker {
   readonly features: RankerFeatures;
   readonly searchBodies: boolean;
-  private readonly tokenizeOptions: TokenizeOptions;
+  /** How this ranker tokenises (explanations locate matched words with the same options). */
+  readonly tokenizeOptions: TokenizeOptions;
   private readonly index: MiniSearch<Doc>;
   /** What each indexed memory looked like, to skip unchanged ones in `sync`. */
   private readonly signatures = new Map<string, string>();

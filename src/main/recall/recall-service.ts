@@ -47,6 +47,8 @@ export interface RecallRequest {
   query: string;
   /** Skip the model. */
   offline?: boolean;
+  /** Files already recalled in this session (never chosen again). */
+  exclude?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -162,6 +164,7 @@ export class RecallService {
       index: state.index,
       teamIndex: state.teamIndex,
       timeoutMs: settings.recall.timeoutMs,
+      ...(request.exclude ? { exclude: request.exclude } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     };
   }

@@ -76,34 +76,77 @@ export function isCjk(token: string): boolean {
   return CJK_RUN.test(token);
 }
 
-/** Split text into index/query terms. Deterministic; never throws. */
-export function tokenize(text: string, options: TokenizeOptions = DEFAULT_TOKENIZE): string[] {
+/** A term and where it was written: `start`/`end` index the original text (UTF-16), so it can be highlighted in the user's own words. */
+export interface TermSpan {
+  term: string;
+  start: number;
+  end: number;
+}
+
+/** The one tokenising loop over normalised text; `emit` gets each term with its offsets in that text. */
+function scanTerms(normalised: string, options: TokenizeOptions, emit: (term: string, start: number, end: number) => void): void {
   const stem = options.stem ?? true;
   const bigrams = options.cjkBigrams ?? false;
   const stop = options.stopwords ?? true;
-  const out: string[] = [];
-  const normalised = text.normalize('NFKC').toLowerCase();
   for (const match of normalised.matchAll(RUN)) {
     const run = match[0];
+    const at = match.index;
     if (isCjk(run)) {
       const words = new Set<string>();
       for (const part of segmenter.segment(run)) {
         if (!part.isWordLike) continue;
         if (stop && STOPWORDS.has(part.segment)) continue;
-        out.push(part.segment);
+        emit(part.segment, at + part.index, at + part.index + part.segment.length);
         words.add(part.segment);
       }
       if (bigrams && run.length > 2) {
         // A pair the segmenter already produced as a word is not counted twice.
         for (let i = 0; i + 1 < run.length; i++) {
           const pair = run.slice(i, i + 2);
-          if (!words.has(pair) && !(stop && STOPWORDS.has(pair))) out.push(pair);
+          if (!words.has(pair) && !(stop && STOPWORDS.has(pair))) emit(pair, at + i, at + i + 2);
         }
       }
       continue;
     }
     if (stop && STOPWORDS.has(run)) continue;
-    out.push(stem ? stemEnglish(run) : run);
+    emit(stem ? stemEnglish(run) : run, at, at + run.length);
   }
+}
+
+/** Split text into index/query terms. Deterministic; never throws. */
+export function tokenize(text: string, options: TokenizeOptions = DEFAULT_TOKENIZE): string[] {
+  const out: string[] = [];
+  scanTerms(text.normalize('NFKC').toLowerCase(), options, (term) => out.push(term));
   return out;
+}
+
+/**
+ * The terms of `text` with where each was written in it (see {@link TermSpan}): the same terms as
+ * {@link tokenize}. Normalising can change a text's length (a ligature, a composed accent); then
+ * each code point is normalised on its own to keep the offsets, and a term spanning a composed
+ * character may differ — it is just not highlighted.
+ */
+export function tokenSpans(text: string, options: TokenizeOptions = DEFAULT_TOKENIZE): TermSpan[] {
+  const whole = text.normalize('NFKC').toLowerCase();
+  let normalised = whole;
+  let origin: number[] | null = null;
+  if (whole.length !== text.length) {
+    const parts: string[] = [];
+    origin = [];
+    let i = 0;
+    for (const cp of text) {
+      const n = cp.normalize('NFKC').toLowerCase();
+      parts.push(n);
+      for (let k = 0; k < n.length; k++) origin.push(i);
+      i += cp.length;
+    }
+    origin.push(text.length);
+    normalised = parts.join('');
+  }
+  const spans: TermSpan[] = [];
+  scanTerms(normalised, options, (term, start, end) => {
+    if (!origin) spans.push({ term, start, end });
+    else spans.push({ term, start: origin[start]!, end: end >= origin.length ? text.length : origin[end]! });
+  });
+  return spans;
 }
