@@ -50,3 +50,15 @@ describe('tokenSpans', () => {
     expect(tokenSpans(text).map((s) => `${s.term}=${text.slice(s.start, s.end)}`)).toEqual(expect.arrayContaining(['deploy=Deploys', 'happen=happen', 'tuesday=Tuesdays', '部署=部署', '测试=测试']));
   });
 });
+
+describe('CJK n-grams and English morphology of the ranker', () => {
+  it('adds lone Han characters when asked, so a paraphrase meets the memory on a shared character', () => {
+    expect(tokenize('幫我推到 GitHub', { cjkUnigrams: true })).toEqual(expect.arrayContaining(['推']));
+    expect(tokenize('不自動推', { cjkUnigrams: true })).toEqual(expect.arrayContaining(['推']));
+    expect(tokenize('デプロイ', { cjkUnigrams: true })).toEqual(['デプロイ']);
+  });
+
+  it('folds -ly and -ness onto the word they come from', () => {
+    expect(['locally', 'quickly', 'easily', 'slowness', 'happiness', 'apply', 'only'].map(stemEnglish)).toEqual(['local', 'quick', 'easy', 'slow', 'happy', 'apply', 'only']);
+  });
+});
