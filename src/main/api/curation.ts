@@ -6,6 +6,8 @@ import type { IndexImpactShape } from '../../shared/contract/curation.js';
 import { findDuplicatePairs, findSimilar, readDuplicateMemories } from '../curation/find-duplicates.js';
 import { makeRoom } from '../curation/make-room.js';
 import { mergeMemories } from '../curation/merge-memories.js';
+import { projectTimeline } from '../curation/timeline.js';
+import { recordSnapshot } from '../history/history.js';
 import { applyFixes, previewFixes } from '../memdir/memory-service.js';
 import type { Handlers } from './dispatch.js';
 
@@ -14,7 +16,7 @@ function impactView({ text: _text, ...impact }: IndexImpact): IndexImpactShape {
   return impact;
 }
 
-export const curationHandlers: Pick<Handlers, 'health.preview' | 'health.fix' | 'index.makeRoom' | 'duplicates.list' | 'duplicates.merge' | 'memories.similar'> = {
+export const curationHandlers: Pick<Handlers, 'health.preview' | 'health.fix' | 'index.makeRoom' | 'duplicates.list' | 'duplicates.merge' | 'projects.timeline' | 'memories.similar'> = {
   async 'health.preview'({ dir, scope, fixes }, ctx) {
     const where = await ctx.where(dir, scope);
     const { plan, each } = await previewFixes(where, fixes);
@@ -51,6 +53,12 @@ export const curationHandlers: Pick<Handlers, 'health.preview' | 'health.fix' | 
     const result = await mergeMemories(where, { keeper, others, ...(expect ? { expect } : {}) });
     ctx.changed(dir, where.memoryDir);
     return { rev: result.entry?.rev ?? null, keeper: result.keeper, merged: result.merged, impact: impactView(result.impact) };
+  },
+  async 'projects.timeline'({ dir, limit }, ctx) {
+    const { project } = await ctx.where(dir, 'private');
+    if (project.exists) await recordSnapshot(project.memoryDir, { source: 'external', summary: 'Changes made outside Memdir', dataDir: ctx.dataDir });
+    const points = await projectTimeline(project.memoryDir, { memories: project.memories.length, teamMemories: project.team?.memories.length ?? 0 }, { dataDir: ctx.dataDir, ...(limit ? { limit } : {}) });
+    return { points };
   },
   async 'memories.similar'({ dir, scope, file, name, description, body }, ctx) {
     const { project } = await ctx.where(dir, scope);

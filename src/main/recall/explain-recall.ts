@@ -91,7 +91,8 @@ export function explainRecall(input: {
         const own = [...(expansionsOf.get(q.term) ?? [q.term])].filter((t) => matchedTerms.has(t));
         const inField = (spans: TermSpan[], text: string) => joined(spans.filter((s) => own.includes(s.term))).map((s) => text.slice(s.start, s.end));
         const memoryWords = [...new Set([...inField(nameSpans, c.name), ...inField(descriptionSpans, c.description)])];
-        return { query: q.words.join(' / ') || q.term, memory: memoryWords.length > 0 ? memoryWords : ['(its file name)'], synonym: !own.includes(q.term) };
+        const elsewhere = hit?.fields.includes('body') ? '(the start of its text)' : '(its file name)';
+        return { query: q.words.join(' / ') || q.term, memory: memoryWords.length > 0 ? memoryWords : [elsewhere], synonym: !own.includes(q.term) };
       });
     const matchedText = matched.map((m) => `“${m.query}”${m.synonym ? ' (as a synonym)' : ''}`).join(', ');
     let fate: RecallExplanation['candidates'][number]['fate'];
@@ -138,7 +139,7 @@ export function explainRecall(input: {
       reason:
         terms.length + expanded.length === 0
           ? 'The query has no searchable words.'
-          : `${unmatched.length === 1 ? 'It shares' : 'They share'} no word of the query (nor a synonym) in name, description or file name: below the local ranker's threshold of one shared word.`,
+          : `${unmatched.length === 1 ? 'It shares' : 'They share'} no word of the query (nor a synonym) in name, description, file name or the start of the text: below the local ranker's threshold of one shared word.`,
     },
   };
 }

@@ -101,6 +101,25 @@ export const curationContract = {
     projectRef.extend({ keeper: fileName, others: z.array(fileName).min(1).max(20), expect: z.record(z.string(), z.string()).optional() }),
     z.object({ rev: z.string().nullable(), keeper: z.string(), merged: z.array(z.string()), impact: indexImpactSchema }),
   ),
+  'projects.timeline': query(
+    "A project's timeline from its history, oldest first: after each change, how many memories there were and MEMORY.md's size as Claude Code counts it, with the change's source (dreams and syncs marked).",
+    projectRef.extend({ limit: z.number().int().min(1).max(2000).optional() }),
+    z.object({
+      points: z.array(
+        z.object({
+          rev: z.string(),
+          time: z.string(),
+          source: z.string(),
+          summary: z.string(),
+          memories: z.number(),
+          teamMemories: z.number(),
+          indexLines: z.number().nullable(),
+          indexChars: z.number().nullable(),
+          indexCut: z.boolean(),
+        }),
+      ),
+    }),
+  ),
   'memories.similar': query(
     'The memories a draft (new, or an edit of `file`) would repeat, most alike first.',
     dirRef.extend({ file: fileName.nullable(), name: z.string().max(1000), description: z.string().max(5000), body: z.string().max(2_000_000) }),
