@@ -105,6 +105,16 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     await page.getByText(/15 orphans are held back/).waitFor();
     await page.getByRole('listitem').filter({ hasText: 'project_source_214.md' }).getByText('Its pointer would land below the cut: Claude Code would never load it.').waitFor();
     await page.screenshot({ path: artifact('room-02-health-held-back.png') });
+    // The pictures: tokens and cost per dream, and the project's timeline with the dream marked; a click opens it.
+    await open('-demo-data-pipeline', 'dream');
+    await page.getByRole('region', { name: 'Tokens and cost per dream' }).locator('canvas').first().waitFor();
+    await open('-demo-data-pipeline', 'history');
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline.locator('canvas').first().waitFor();
+    await timeline.getByRole('list', { name: 'Dreams and syncs' }).getByRole('button', { name: /◆ Dream/ }).click();
+    await page.locator('strong').filter({ hasText: /^dream \d{8}-/ }).waitFor();
+    await page.screenshot({ path: artifact('room-05-timeline.png') });
+    await open('-demo-data-pipeline', 'health');
     // The rest is a choice: make room first, or add them below the cut knowingly.
     await page.getByRole('button', { name: 'Make room for 15…' }).waitFor();
     await page.getByRole('button', { name: 'Add 15 below the cut anyway' }).click();
