@@ -101,7 +101,7 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     expect(fixed).toMatchObject({ lines: 200, truncated: false });
     // Whether Health had worked out the held-back orphans before the click or the service found them, the notice says so.
     await page.getByText(/^Fixed 40 problems\.( 15 orphans were held back: their pointers would fall below the cut\.)? MEMORY\.md: 200 of 200 lines, [\d,]+ of 25,000 characters; all of it reaches the agent\./).waitFor();
-    await expect.poll(() => page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'over-limit' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'over-limit' }).count(), { timeout: 10_000 }).toBe(0);
     await page.getByText(/15 orphans are held back/).waitFor();
     await page.getByRole('listitem').filter({ hasText: 'project_source_214.md' }).getByText('Its pointer would land below the cut: Claude Code would never load it.').waitFor();
     await page.screenshot({ path: artifact('room-02-health-held-back.png') });
@@ -130,13 +130,17 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     await open('-demo-docs-site', 'index');
     await page.getByRole('button', { name: 'Edit MEMORY.md' }).click();
     const after = page.getByText(/^After saving:/);
-    await expect.poll(() => after.textContent()).toMatch(/230/);
+    await expect.poll(() => after.textContent(), { timeout: 10_000 }).toMatch(/230/);
     expect(await after.textContent()).not.toContain('everything reaches the agent');
     expect(await after.textContent()).toContain('from line 201 on nothing reaches the agent (30 lines)');
+    // Untouched, the editor follows the file when another program rewrites it.
+    const more = Array.from({ length: 240 }, (_, i) => `Note ${i + 1}: keep the nightly export under an hour.`).join('\n');
+    await fs.writeFile(path.join(memoryOf('-demo-docs-site'), 'MEMORY.md'), `${more}\n`);
+    await expect.poll(() => after.textContent(), { timeout: 10_000 }).toContain('(40 lines)');
     await page.getByRole('button', { name: 'Cancel' }).click();
     // The meter says it too: red, with where the cut falls.
-    await page.getByText(/Cut from line 201: 230 lines \(limit: 200\)/).waitFor();
-    expect(await page.getByRole('meter', { name: 'Lines' }).getAttribute('aria-valuenow')).toBe('230');
+    await page.getByText(/Cut from line 201: 240 lines \(limit: 200\)/).waitFor();
+    expect(await page.getByRole('meter', { name: 'Lines' }).getAttribute('aria-valuenow')).toBe('240');
   });
 
   it('finds a duplicate, shows both side by side, and merges them keeping both; the editor warns before a third is written', async () => {
@@ -146,6 +150,9 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     await pair.getByRole('button', { name: 'Compare' }).click();
     await pair.getByRole('region', { name: 'Left: feedback_tests.md' }).waitFor();
     await pair.getByRole('region', { name: 'Right: feedback_no_db_mocks.md' }).waitFor();
+    // Earlier notices would cover the picture the README shows: close them first.
+    const toasts = page.getByRole('button', { name: 'Dismiss' });
+    while ((await toasts.count()) > 0) await toasts.first().click();
     await page.screenshot({ path: artifact('room-03-duplicates.png') });
     await pair.getByRole('button', { name: 'Keep feedback_tests.md, merge feedback_no_db_mocks.md into it' }).click();
     await page.getByText('Merged feedback_no_db_mocks.md into feedback_tests.md. It stays in history.').waitFor();

@@ -28,7 +28,9 @@ const INDEX_EXTENSIONS = [markdown(), EditorView.lineWrapping];
 export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [scope, setScope] = useState<Scope>('private');
   const [text, setText] = useState<string | null>(null);
-  const [draft, setDraft] = useState<string | null>(null);
+  // The editor's text and the file text it started from: saving checks the file still holds `base`.
+  const [edit, setEdit] = useState<{ base: string; draft: string } | null>(null);
+  const draft = edit?.draft ?? null;
   const [error, setError] = useState<string | null>(null);
   const [agent, setAgent] = useState<AgentIndexViewShape | null>(null);
   const [makingRoom, setMakingRoom] = useState(false);
@@ -39,15 +41,22 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   useEffect(() => {
     if (asked === null) return;
     setScope(asked);
-    setDraft(null);
+    setEdit(null);
     setMakingRoom(true);
     useCuration.getState().askMakeRoom(null);
   }, [asked]);
 
-  // Another project or index: leave the editor. A rescan alone keeps a draft (its save is checked against the text it started from).
+  // Another project or index: leave the editor, and edit nothing until this index is read.
   useEffect(() => {
-    setDraft(null);
+    setEdit(null);
+    setText(null);
   }, [dir, scope]);
+
+  // The file changed (a rescan read it again): an untouched draft follows it; an edited one keeps
+  // the text it started from, so its save is refused rather than overwriting the other writer.
+  useEffect(() => {
+    if (text !== null) setEdit((e) => (e !== null && e.draft === e.base && e.base !== text ? { base: text, draft: text } : e));
+  }, [text]);
 
   useEffect(() => {
     let live = true;
@@ -74,12 +83,12 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
   const save = async () => {
-    if (draft === null || text === null) return;
+    if (edit === null) return;
     try {
-      await call('index.save', { dir, scope, text: draft, baseText: text });
+      await call('index.save', { dir, scope, text: edit.draft, baseText: edit.base });
       useToasts.getState().show('info', 'Saved MEMORY.md.');
-      setText(draft);
-      setDraft(null);
+      setText(edit.draft);
+      setEdit(null);
       await reload();
     } catch (e) {
       setError(e instanceof RpcError && e.code === 'conflict' ? `${e.message} Your text is still in the editor; reload to see theirs.` : messageOf(e));
@@ -133,12 +142,14 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
               );
             })}
           </ol>
-          <button onClick={() => setDraft(text ?? '')}>Edit MEMORY.md</button>
+          <button disabled={text === null} onClick={() => text !== null && setEdit({ base: text, draft: text })}>
+            Edit MEMORY.md
+          </button>
           {agent && <AgentSees view={agent} />}
         </>
       ) : (
         <>
-          <CodeMirror value={draft} height="420px" extensions={INDEX_EXTENSIONS} onChange={setDraft} aria-label="MEMORY.md text" />
+          <CodeMirror value={draft} height="420px" extensions={INDEX_EXTENSIONS} onChange={(v) => setEdit((e) => e && { ...e, draft: v })} aria-label="MEMORY.md text" />
           <p className={view.load.truncated || (impact && impact.newlyCut.length > 0) ? 'banner warning' : 'muted small'} aria-label="After saving">
             After saving: {view.load.lines} of {INDEX_MAX_LINES} lines, {view.load.chars.toLocaleString('en-US')} of {INDEX_MAX_CHARS.toLocaleString('en-US')} characters
             {/* Past the cut is past the cut, pointers or prose: the agent never sees those lines (R-INDEX). */}
@@ -151,7 +162,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             <button className="primary" onClick={() => void save()}>
               Save MEMORY.md
             </button>
-            <button onClick={() => setDraft(null)}>Cancel</button>
+            <button onClick={() => setEdit(null)}>Cancel</button>
           </div>
         </>
       )}
