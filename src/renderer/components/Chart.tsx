@@ -7,9 +7,13 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './charts.css';
 
-/** A time axis for one point (or points within a minute) spread over a day, so it is not drawn over years. */
+/**
+ * A time axis with a little room either side: one point is not drawn over years, and changes made
+ * seconds apart (a fresh project) are spread across the chart rather than stacked in one column.
+ */
 export function spread(_u: uPlot, min: number, max: number): [number, number] {
-  return max - min < 60 ? [min - 43_200, max + 43_200] : [min, max];
+  const pad = Math.max(5, (max - min) * 0.04);
+  return [min - pad, max + pad];
 }
 
 /** The app's colours, read from its CSS variables (the theme in force). */
