@@ -6,6 +6,7 @@
  */
 import { addIndexEntry, parseIndex, serializeIndex, splitLoadedEntries, updateIndexEntry } from './index-format.js';
 import { loadIndexAsClaudeCode } from './index-load.js';
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from './limits.js';
 
 export type IndexChange = { kind: 'add'; title: string; file: string; hook: string } | { kind: 'update'; file: string; title: string; hook: string } | { kind: 'replace'; text: string };
 
@@ -82,6 +83,12 @@ export function indexImpact(text: string, change: IndexChange): IndexImpact {
     after: strip(after),
     text: afterText,
   };
+}
+
+/** "215 of 200 lines, 21,599 of 25,000 characters": an index's size against both limits, as every notice says it. */
+export function sizeAgainstLimits(f: Pick<IndexFigures, 'lines' | 'chars'>): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `${n(f.lines)} of ${n(INDEX_MAX_LINES)} lines, ${n(f.chars)} of ${n(INDEX_MAX_CHARS)} characters`;
 }
 
 /** One sentence on an impact, for a button's title or a line above it. */

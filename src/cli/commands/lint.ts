@@ -5,6 +5,7 @@ import { locateProject } from '../../main/memdir/projects.js';
 import { type HomeScanCache, scanHome, scanProject } from '../../main/memdir/scan-home.js';
 import { applyFixes, fixRequestOf } from '../../main/memdir/memory-service.js';
 import { resolveDataDir } from '../../main/data-dir.js';
+import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';
 import type { Scope } from '../../shared/memory-types.js';
@@ -49,7 +50,7 @@ Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/
           if (fixes.length === 0) continue;
           const { applied, heldBack, impact } = await applyFixes({ memoryDir: p.memoryDir, scope, dataDir: resolveDataDir(io.env) }, fixes, { pastCut: values['past-cut'] === true });
           done.push(...applied.map((f) => ({ kind: f.kind, file: f.file, line: f.line ?? null, scope })));
-          const where = impact.after.truncated ? `MEMORY.md already reaches past the cut at line ${impact.after.firstCutLine}` : `MEMORY.md is ${impact.after.lines} of 200 lines, ${impact.after.chars.toLocaleString('en-US')} of 25,000 characters`;
+          const where = impact.after.truncated ? `MEMORY.md already reaches past the cut at line ${impact.after.firstCutLine}` : `MEMORY.md is ${sizeAgainstLimits(impact.after)}`;
           back.push(...heldBack.map((f) => ({ kind: f.kind, file: f.file, scope, reason: `its pointer would fall below the cut: ${where}` })));
         }
         fixed.set(p.dir, done);

@@ -7,6 +7,7 @@
 import { useMemo, useState } from 'react';
 import { type IndexEntry, parseIndex } from '../../shared/index-format.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import { LONG_HOOK, type RoomAction, previewRoom, roomNeeded, shortenHook } from '../../shared/index-room.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import { MEMORY_TYPES, type MemoryType, type Scope } from '../../shared/memory-types.js';
@@ -106,7 +107,7 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
         </span>
         <span>→</span>
         <span>
-          After: {after.lines} of {INDEX_MAX_LINES} lines, {fmt(after.chars)} of {fmt(INDEX_MAX_CHARS)} characters
+          After: {sizeAgainstLimits(after)}
         </span>
         {after.truncated ? (
           <span className="over">

@@ -6,6 +6,7 @@
 import { create } from 'zustand';
 import type { Contract } from '../../shared/contract/index.js';
 import type { DuplicateMemoryShape, FixRequestShape, IndexImpactShape } from '../../shared/contract/curation.js';
+import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { RoomAction } from '../../shared/index-room.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { Problem } from '../../shared/problems.js';
@@ -40,7 +41,7 @@ export function sameFix(a: FixRequestShape, b: FixRequestShape): boolean {
 export function impactSentence(impact: IndexImpactShape): string {
   const { after } = impact;
   const fits = after.truncated ? `from line ${after.firstCutLine} on it is still cut (${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'})` : 'all of it reaches the agent';
-  return `MEMORY.md: ${after.lines} of 200 lines, ${after.chars.toLocaleString('en-US')} of 25,000 characters; ${fits}.`;
+  return `MEMORY.md: ${sizeAgainstLimits(after)}; ${fits}.`;
 }
 
 interface CurationState {

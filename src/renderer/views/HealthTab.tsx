@@ -6,6 +6,7 @@
  * side with a merge.
  */
 import { useEffect } from 'react';
+import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { Problem } from '../../shared/problems.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
@@ -34,7 +35,7 @@ function FixAllEffect({ previews }: { previews: Partial<Record<Scope, FixPreview
     if (!p) return [];
     const { before, after } = p.impact;
     const name = scope === 'team' ? 'team/MEMORY.md' : 'MEMORY.md';
-    const change = before.lines === after.lines && before.chars === after.chars ? `${name} stays at ${after.lines} lines` : `${name} goes from ${before.lines} to ${after.lines} lines (${after.chars.toLocaleString('en-US')} of 25,000 characters)`;
+    const change = before.lines === after.lines && before.chars === after.chars ? `${name} stays at ${after.lines} lines` : `${name} goes from ${before.lines} lines to ${sizeAgainstLimits(after)}`;
     const loaded = after.truncated ? `; from line ${after.firstCutLine} on it is cut, ${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'} never seen` : '; everything reaches the agent';
     const newly = p.impact.newlyCut.length > 0 ? `; ${p.impact.newlyCut.length} pointers would fall below the cut` : '';
     return [`${change}${loaded}${newly}.`];

@@ -10,7 +10,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { RpcError } from '../../shared/contract/define.js';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import { parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
-import { indexImpact } from '../../shared/index-impact.js';
+import { indexImpact, sizeAgainstLimits } from '../../shared/index-impact.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
@@ -151,7 +151,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         <>
           <CodeMirror value={draft} height="420px" extensions={INDEX_EXTENSIONS} onChange={(v) => setEdit((e) => e && { ...e, draft: v })} aria-label="MEMORY.md text" />
           <p className={view.load.truncated || (impact && impact.newlyCut.length > 0) ? 'banner warning' : 'muted small'} aria-label="After saving">
-            After saving: {view.load.lines} of {INDEX_MAX_LINES} lines, {view.load.chars.toLocaleString('en-US')} of {INDEX_MAX_CHARS.toLocaleString('en-US')} characters
+            After saving: {sizeAgainstLimits(view.load)}
             {/* Past the cut is past the cut, pointers or prose: the agent never sees those lines (R-INDEX). */}
             {view.load.truncated
               ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `, ${view.cutCount} ${view.cutCount === 1 ? 'pointer' : 'pointers'}` : ''})`
