@@ -27,6 +27,11 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
   const open = async (dir: string, tab: string) => {
     await page.evaluate(`location.hash = '#/p/${dir}/${tab}'`);
   };
+  // Notices would cover the pictures the README shows: close them before a screenshot.
+  const closeNotices = async () => {
+    const notices = page.getByRole('button', { name: 'Dismiss' });
+    while ((await notices.count()) > 0) await notices.first().click();
+  };
 
   beforeAll(async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-room-'));
@@ -113,6 +118,7 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     await timeline.locator('canvas').first().waitFor();
     await timeline.getByRole('list', { name: 'Dreams and syncs' }).getByRole('button', { name: /◆ Dream/ }).click();
     await page.locator('strong').filter({ hasText: /^dream \d{8}-/ }).waitFor();
+    await closeNotices();
     await page.screenshot({ path: artifact('room-05-timeline.png') });
     await open('-demo-data-pipeline', 'health');
     // The rest is a choice: make room first, or add them below the cut knowingly.
@@ -150,9 +156,7 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     await pair.getByRole('button', { name: 'Compare' }).click();
     await pair.getByRole('region', { name: 'Left: feedback_tests.md' }).waitFor();
     await pair.getByRole('region', { name: 'Right: feedback_no_db_mocks.md' }).waitFor();
-    // Earlier notices would cover the picture the README shows: close them first.
-    const toasts = page.getByRole('button', { name: 'Dismiss' });
-    while ((await toasts.count()) > 0) await toasts.first().click();
+    await closeNotices();
     await page.screenshot({ path: artifact('room-03-duplicates.png') });
     await pair.getByRole('button', { name: 'Keep feedback_tests.md, merge feedback_no_db_mocks.md into it' }).click();
     await page.getByText('Merged feedback_no_db_mocks.md into feedback_tests.md. It stays in history.').waitFor();

@@ -120,6 +120,7 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     const tests = why.locator('li[data-file="feedback_tests.md"]');
     expect(await tests.getAttribute('data-fate')).toBe('not-chosen');
     expect(await tests.textContent()).toMatch(/The model did not choose it\. The local ranker ranks it \d+(st|nd|rd|th), matching “databases”/);
+    await why.screenshot({ path: artifact('06e-recall-why-model.png') });
     await page.getByRole('group', { name: 'Explain which choice' }).getByRole('button', { name: 'the local ranker' }).click();
     const local = page.getByRole('region', { name: 'Why: local ranker' });
     // The query said "databases"; the memory says "database": highlighted as written, never as the stem "databas".
