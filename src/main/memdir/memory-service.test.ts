@@ -167,6 +167,8 @@ describe('applyFixes at the cut (R-INDEX)', () => {
     expect(scan.index.cut).toEqual([]);
     expect(scan.problems.filter((p) => p.code === 'over-limit')).toEqual([]);
     expect(scan.problems.filter((p) => p.code === 'orphan')).toHaveLength(7);
+    // History says what was fixed, not what was asked.
+    expect((await listHistory(where.memoryDir, { dataDir: where.dataDir! }))[0]!.summary).toBe('Fix 5 index problems');
   });
 
   it('adds them below the cut when asked to, and says which pointers it leaves past the cut', async () => {

@@ -398,10 +398,15 @@ export async function previewFixes(where: Where, fixes: readonly FixRequest[]): 
  * they are now, so a stale request (the problem already gone) does nothing rather than damage.
  */
 export async function applyFixes(where: Where, fixes: FixRequest[], options: FixOptions = {}): Promise<{ applied: FixRequest[]; heldBack: FixRequest[]; impact: IndexImpact; entry: HistoryEntry | null }> {
-  const { result, entry } = await tx(where, options.source ?? 'fix', `Fix ${fixes.length} index ${fixes.length === 1 ? 'problem' : 'problems'}`, async () => {
+  const summary = (n: number) => `Fix ${n} index ${n === 1 ? 'problem' : 'problems'}`;
+  // The history entry names the fixes made, not the ones asked: orphans held back at the cut are
+  // not fixed. transact records its description after the change, so the count is set in it.
+  const description = { source: options.source ?? 'fix', summary: summary(fixes.length), ...(where.dataDir ? { dataDir: where.dataDir } : {}) };
+  const { result, entry } = await transact(where.memoryDir, description, async () => {
     const index = await readIndex(where);
     const plan = planFixes(index.text ?? '', fixes, await gatherFixFacts(where, fixes), options.pastCut ?? false);
     if (plan.applied.length > 0) await writeIndex(where, parseIndex(plan.text), index.text);
+    description.summary = summary(plan.applied.length);
     return plan;
   });
   return { applied: result.applied, heldBack: result.heldBack, impact: result.impact, entry };
