@@ -72,4 +72,15 @@ describe('makeRoom', () => {
     expect(await read('MEMORY.md')).toBe(now);
     expect(await read('source_0.md')).not.toContain('Merged');
   });
+
+  it('writes no file when a merge is refused after other choices were checked', async () => {
+    await fs.writeFile(path.join(memoryDir, 'source_5.md'), '---\nname: Source 5\ndescription: feed 5\ntype: notes\n---\n\nFeed 5 arrives hourly.\n');
+    const baseText = await read('MEMORY.md');
+    const before = await read('source_9.md');
+    await expect(makeRoom(where(), { baseText, actions: [{ kind: 'move-hook', line: 11, hook: 'feed 9' }, { kind: 'merge', line: 7, into: 2 }] })).rejects.toMatchObject({
+      message: 'source_5.md has no valid type (user, feedback, project or reference); fix its frontmatter before merging.',
+    });
+    expect(await read('source_9.md')).toBe(before);
+    expect(await read('MEMORY.md')).toBe(baseText);
+  });
 });

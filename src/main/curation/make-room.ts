@@ -64,6 +64,12 @@ export async function makeRoom(where: Where, input: { baseText: string; actions:
     const byKeeper = new Map<string, string[]>();
     for (const m of room.merges) byKeeper.set(m.keeper, [...(byKeeper.get(m.keeper) ?? []), m.other]);
     for (const file of [...byKeeper.keys(), ...[...byKeeper.values()].flat(), ...room.details.map((d) => d.file)]) await load(file);
+    const mergeSource = (f: string) => {
+      const source = mergeSourceOf(inScope(where.scope, f), texts.get(checkMemoryPath(f))!);
+      if (!source) throw new MemoryError('invalid-input', `${inScope(where.scope, f)} has no valid type (user, feedback, project or reference); fix its frontmatter before merging.`);
+      return source;
+    };
+    for (const [keeper, others] of byKeeper) for (const f of [keeper, ...others]) mergeSource(f);
 
     for (const c of created) {
       await writeFileAtomic(where.memoryDir, inScope(where.scope, c.file), serializeTopicFile({ name: c.name.trim(), description: c.description.trim(), type: c.type }, `\n${c.body.trim()}\n`));
@@ -77,11 +83,7 @@ export async function makeRoom(where: Where, input: { baseText: string; actions:
       notes.push(`Moved the long hook of ${d.file} into the memory itself.`);
     }
     for (const [keeper, others] of byKeeper) {
-      const sources = [keeper, ...others].map((f) => {
-        const source = mergeSourceOf(inScope(where.scope, f), texts.get(checkMemoryPath(f))!);
-        if (!source) throw new MemoryError('invalid-input', `${inScope(where.scope, f)} has no valid type (user, feedback, project or reference); fix its frontmatter before merging.`);
-        return source;
-      });
+      const sources = [keeper, ...others].map(mergeSource);
       const merged = composeMerge(sources[0]!, sources.slice(1), { now: input.now ?? new Date(), by: 'user' });
       await writeFileAtomic(where.memoryDir, inScope(where.scope, keeper), merged.text);
       for (const other of others) await removeFileConfined(where.memoryDir, inScope(where.scope, other));
