@@ -41,7 +41,7 @@ export interface IndexImpact {
 }
 
 /** The figures of an index text (see {@link IndexFigures}). */
-export function indexFigures(text: string): IndexFigures & { loadedFiles: string[]; cutFiles: string[] } {
+function indexFigures(text: string): IndexFigures & { loadedFiles: string[]; cutFiles: string[] } {
   const load = loadIndexAsClaudeCode(text);
   const split = splitLoadedEntries(parseIndex(text), load);
   return {
@@ -89,16 +89,4 @@ export function indexImpact(text: string, change: IndexChange): IndexImpact {
 export function sizeAgainstLimits(f: Pick<IndexFigures, 'lines' | 'chars'>): string {
   const n = (x: number) => x.toLocaleString('en-US');
   return `${n(f.lines)} of ${n(INDEX_MAX_LINES)} lines, ${n(f.chars)} of ${n(INDEX_MAX_CHARS)} characters`;
-}
-
-/** One sentence on an impact, for a button's title or a line above it. */
-export function describeImpact(impact: IndexImpact): string {
-  const { before, after } = impact;
-  const size = (f: IndexFigures) => `${f.lines} lines, ${f.chars.toLocaleString('en-US')} characters`;
-  const parts = [`MEMORY.md goes from ${size(before)} to ${size(after)}`];
-  if (impact.newlyCut.length > 0) parts.push(`${impact.newlyCut.length} ${impact.newlyCut.length === 1 ? 'pointer that reaches the agent now would fall' : 'pointers that reach the agent now would fall'} below the cut (${impact.newlyCut.slice(0, 5).join(', ')}${impact.newlyCut.length > 5 ? ', …' : ''})`);
-  if (impact.newlyLoaded.length > 0) parts.push(`${impact.newlyLoaded.length} ${impact.newlyLoaded.length === 1 ? 'pointer below the cut comes' : 'pointers below the cut come'} back into the loaded part`);
-  if (after.truncated) parts.push(`from line ${after.firstCutLine} on it still never reaches the agent (${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'} there)`);
-  else parts.push('everything reaches the agent');
-  return `${parts.join('; ')}.`;
 }

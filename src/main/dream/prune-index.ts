@@ -85,7 +85,6 @@ interface Pointer {
 
 type Row = { kind: 'line'; line: IndexLine } | { kind: 'block'; pointers: Pointer[] };
 
-
 function render(rows: Row[], base: ParsedIndex, hookMax: number | null): string {
   const lines: IndexLine[] = [];
   for (const row of rows) {
