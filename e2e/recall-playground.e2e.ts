@@ -90,12 +90,12 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     await page.getByRole('button', { name: 'Memdir explained' }).click();
     await page.getByLabel('Query', { exact: true }).fill('add a query to fetch orders from the database');
     await page.getByRole('button', { name: 'Recall', exact: true }).click();
-    const model = page.getByRole('region', { name: 'Model side query' });
+    const model = page.getByRole('region', { name: 'Model side query', exact: true });
     await model.getByText('feedback_sql.md').waitFor();
     await model.getByText('they want hand-written SQL').waitFor();
     await model.getByText(/not_there\.md \(/).first().waitFor();
     expect(await model.textContent()).toMatch(/900 in \/ 40 out tokens/);
-    const local = page.getByRole('region', { name: 'Local ranker' });
+    const local = page.getByRole('region', { name: 'Local ranker', exact: true });
     await local.getByText('feedback_sql.md').waitFor();
     await page.getByLabel('A memory that was not picked').selectOption('reference_grafana.md');
     await page.getByLabel('Explanation').waitFor();
@@ -106,11 +106,45 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     expect(sent).not.toContain('sqlc-generated helpers');
   });
 
+  it('Memdir explained says why each memory was or was not chosen, in the words they are written in', async () => {
+    // The query before recalled feedback_sql.md in this session: start a new one.
+    await page.getByLabel('Memdir session').getByRole('button', { name: 'New session' }).click();
+    await page.getByLabel('Query', { exact: true }).fill('fetching orders from databases');
+    await page.getByRole('button', { name: 'Recall', exact: true }).click();
+    const why = page.getByRole('region', { name: 'Why: model side query' });
+    await expect.poll(() => why.getByLabel('Query words').textContent()).toContain('“databases”');
+    const sql = why.locator('li[data-file="feedback_sql.md"]');
+    expect(await sql.getAttribute('data-fate')).toBe('chosen');
+    expect(await sql.textContent()).toContain('The model chose it: The user is about to write database code: they want hand-written SQL.');
+    // Passed over by the model, with the local ranker's view of it.
+    const tests = why.locator('li[data-file="feedback_tests.md"]');
+    expect(await tests.getAttribute('data-fate')).toBe('not-chosen');
+    expect(await tests.textContent()).toMatch(/The model did not choose it\. The local ranker ranks it \d+(st|nd|rd|th), matching “databases”/);
+    await why.screenshot({ path: artifact('06e-recall-why-model.png') });
+    await page.getByRole('group', { name: 'Explain which choice' }).getByRole('button', { name: 'the local ranker' }).click();
+    const local = page.getByRole('region', { name: 'Why: local ranker' });
+    // The query said "databases"; the memory says "database": highlighted as written, never as the stem "databas".
+    const marks = await local.locator('li[data-file="feedback_tests.md"] mark').allTextContents();
+    expect(marks).toContain('database');
+    expect(marks).not.toContain('databas');
+    expect(await local.getByLabel('Query words').textContent()).toContain('“databases”');
+    await local.getByText(/memories share no word with the query/).waitFor();
+    await page.screenshot({ path: artifact('06d-recall-explained.png'), fullPage: true });
+    // The session remembers: what was recalled is not chosen again, and says so.
+    await page.getByLabel('Query', { exact: true }).fill('orders database query');
+    await page.getByRole('button', { name: 'Recall', exact: true }).click();
+    await page.getByLabel('Memdir session').getByText(/already recalled, never chosen again: .*feedback_sql\.md/).waitFor();
+    await page.getByRole('group', { name: 'Explain which choice' }).getByRole('button', { name: 'the model' }).click();
+    const again = page.getByRole('region', { name: 'Why: model side query' }).locator('li[data-file="feedback_sql.md"]');
+    await expect.poll(() => again.getAttribute('data-fate')).toBe('already-loaded');
+    await page.getByLabel('Memdir session').getByRole('button', { name: 'New session' }).click();
+  });
+
   it('Memdir explained: falls back to the local ranker, with the reason, when the model fails', async () => {
     fake.setHandler(() => ({ kind: 'error', status: 500, retryAfterMs: 1 }));
     await page.getByLabel('Query', { exact: true }).fill('which grafana dashboard shows checkout latency');
     await page.getByRole('button', { name: 'Recall', exact: true }).click();
-    const model = page.getByRole('region', { name: 'Model side query' });
+    const model = page.getByRole('region', { name: 'Model side query', exact: true });
     await model.getByText(/Fell back to the local ranker/).waitFor();
     await model.getByText('reference_grafana.md').waitFor();
   });

@@ -116,6 +116,30 @@ describe('memdir CLI', () => {
     expect(clean.out).toMatch(/No problems/);
   });
 
+  it('lint --fix stops adding orphans at the cut and says what remains; --past-cut adds them anyway', async () => {
+    const home = path.join(root, 'full-home');
+    const memory = path.join(home, 'projects', '-work-full', 'memory');
+    await fs.mkdir(memory, { recursive: true });
+    const topic = (i: number) => `---\nname: Feed ${i}\ndescription: feed ${i} arrives hourly\ntype: project\n---\n`;
+    for (let i = 0; i < 202; i++) await fs.writeFile(path.join(memory, `feed_${i}.md`), topic(i));
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), `${Array.from({ length: 199 }, (_, i) => `- [Feed ${i}](feed_${i}.md) — feed ${i} arrives hourly`).join('\n')}\n`);
+    const fixed = await run('lint', '--home', home, '--project', '-work-full', '--fix', '--json');
+    const report = JSON.parse(fixed.out).projects[0];
+    expect(report.fixed.map((f: { file: string }) => f.file)).toEqual(['feed_199.md']);
+    expect(report.heldBack).toEqual([
+      { kind: 'add-to-index', file: 'feed_200.md', scope: 'private', reason: 'its pointer would fall below the cut: MEMORY.md is 200 of 200 lines, 10,069 of 25,000 characters' },
+      { kind: 'add-to-index', file: 'feed_201.md', scope: 'private', reason: 'its pointer would fall below the cut: MEMORY.md is 200 of 200 lines, 10,069 of 25,000 characters' },
+    ]);
+    expect(fixed.code).toBe(1);
+    expect((await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).trim().split('\n')).toHaveLength(200);
+    const text = await run('lint', '--home', home, '--project', '-work-full', '--fix');
+    expect(text.out).toContain('held back 2 orphans (feed_200.md, feed_201.md): its pointer would fall below the cut');
+    expect(text.out).toContain('--past-cut');
+    const past = await run('lint', '--home', home, '--project', '-work-full', '--fix', '--past-cut', '--json');
+    expect(JSON.parse(past.out).projects[0].fixed).toHaveLength(2);
+    expect(JSON.parse(past.out).projects[0].problems.map((p: { code: string }) => p.code)).toEqual(['over-limit']);
+  });
+
   it('show prints the index with what is cut, or one file', async () => {
     const index = await run('show', '-work-big');
     expect(index.code).toBe(0);

@@ -1,36 +1,92 @@
 /**
  * R-INDEX: warn *before* a write pushes entries past the cut. Given the index text and the
- * change about to be made, which pointers would stop reaching the agent?
+ * change about to be made, which pointers would stop reaching the agent — and which would start
+ * to? Every writer of MEMORY.md that asks first (the editor, the index editor, Health's fixes,
+ * Make room, a merge) reads its answer from here; the cut itself is `loadIndexAsClaudeCode`.
  */
 import { addIndexEntry, parseIndex, serializeIndex, splitLoadedEntries, updateIndexEntry } from './index-format.js';
 import { loadIndexAsClaudeCode } from './index-load.js';
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from './limits.js';
 
 export type IndexChange = { kind: 'add'; title: string; file: string; hook: string } | { kind: 'update'; file: string; title: string; hook: string } | { kind: 'replace'; text: string };
+
+/** The index as Claude Code counts it, in the figures a person reads (R-INDEX). */
+export interface IndexFigures {
+  lines: number;
+  /** UTF-16 code units: what the 25,000 limit counts. */
+  chars: number;
+  /** Whether anything is past the cut (lines of prose count, not only pointers). */
+  truncated: boolean;
+  /** Lines that reach the agent whole. */
+  loadedLines: number;
+  /** The first file line the agent does not get whole, or null. */
+  firstCutLine: number | null;
+  /** Pointers that reach the agent, and pointers past the cut. */
+  loaded: number;
+  cut: number;
+}
 
 export interface IndexImpact {
   /** Files whose pointers reach the agent now but would not after the change. */
   newlyCut: string[];
+  /** Files whose pointers are past the cut now and would reach the agent after the change. */
+  newlyLoaded: string[];
   /** Whether the changed/added pointer itself would be past the cut. */
   changedIsCut: boolean;
-  /** The index after the change, counted as Claude Code counts it (R-INDEX). */
-  after: { lines: number; chars: number; cut: number };
+  before: IndexFigures;
+  /** The index after the change, counted as Claude Code counts it. */
+  after: IndexFigures;
+  /** The text after the change. */
+  text: string;
 }
 
+/** The figures of an index text (see {@link IndexFigures}). */
+function indexFigures(text: string): IndexFigures & { loadedFiles: string[]; cutFiles: string[] } {
+  const load = loadIndexAsClaudeCode(text);
+  const split = splitLoadedEntries(parseIndex(text), load);
+  return {
+    lines: load.lines,
+    chars: load.chars,
+    truncated: load.truncated,
+    loadedLines: load.loadedLines,
+    firstCutLine: load.firstCutLine,
+    loaded: split.loaded.length,
+    cut: split.cut.length,
+    loadedFiles: split.loaded.map((l) => l.file),
+    cutFiles: split.cut.map((l) => l.file),
+  };
+}
+
+function strip({ loadedFiles: _l, cutFiles: _c, ...figures }: ReturnType<typeof indexFigures>): IndexFigures {
+  return figures;
+}
+
+/** What `change` does to what the agent loads. */
 export function indexImpact(text: string, change: IndexChange): IndexImpact {
-  const before = parseIndex(text);
-  const beforeSplit = splitLoadedEntries(before, loadIndexAsClaudeCode(text));
   let afterText: string;
   if (change.kind === 'replace') afterText = change.text;
-  else if (change.kind === 'add') afterText = serializeIndex(addIndexEntry(before, change));
-  else afterText = serializeIndex(updateIndexEntry(before, change.file, change));
-  const afterLoad = loadIndexAsClaudeCode(afterText);
-  const afterSplit = splitLoadedEntries(parseIndex(afterText), afterLoad);
-  const cutAfter = new Set(afterSplit.cut.map((e) => e.file));
-  const wasLoaded = new Set(beforeSplit.loaded.map((e) => e.file));
+  else {
+    const before = parseIndex(text);
+    afterText = serializeIndex(change.kind === 'add' ? addIndexEntry(before, change) : updateIndexEntry(before, change.file, change));
+  }
+  const before = indexFigures(text);
+  const after = indexFigures(afterText);
+  const cutAfter = new Set(after.cutFiles);
+  const loadedAfter = new Set(after.loadedFiles);
+  const wasLoaded = new Set(before.loadedFiles);
   const changedFile = change.kind === 'replace' ? null : change.file;
   return {
-    newlyCut: [...cutAfter].filter((f) => wasLoaded.has(f) && f !== changedFile),
+    newlyCut: [...cutAfter].filter((f) => wasLoaded.has(f) && !loadedAfter.has(f) && f !== changedFile),
+    newlyLoaded: [...new Set(before.cutFiles)].filter((f) => loadedAfter.has(f) && !wasLoaded.has(f)),
     changedIsCut: changedFile !== null && cutAfter.has(changedFile),
-    after: { lines: afterLoad.lines, chars: afterLoad.chars, cut: afterSplit.cut.length },
+    before: strip(before),
+    after: strip(after),
+    text: afterText,
   };
+}
+
+/** "215 of 200 lines, 21,599 of 25,000 characters": an index's size against both limits, as every notice says it. */
+export function sizeAgainstLimits(f: Pick<IndexFigures, 'lines' | 'chars'>): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `${n(f.lines)} of ${n(INDEX_MAX_LINES)} lines, ${n(f.chars)} of ${n(INDEX_MAX_CHARS)} characters`;
 }

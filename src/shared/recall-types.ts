@@ -30,6 +30,35 @@ const indexPartSchema = z.object({
 export const alwaysLoadedSchema = indexPartSchema.extend({ team: indexPartSchema.optional() });
 export type AlwaysLoaded = z.infer<typeof alwaysLoadedSchema>;
 
+/**
+ * Why each memory was or was not chosen, with the query's words it matched located in its name and
+ * description as written (the playground highlights them).
+ */
+export const recallExplanationSchema = z.object({
+  /** Each searchable word of the query: its term, the words the user wrote for it, the synonyms it was also searched as. */
+  queryWords: z.array(z.object({ term: z.string(), words: z.array(z.string()), synonyms: z.array(z.string()) })),
+  /** Chosen memories first, then the ones that matched something, best first. */
+  candidates: z.array(
+    z.object({
+      file: z.string(),
+      name: z.string(),
+      description: z.string(),
+      /** `chosen`; `outranked` (local: matched, but 5 scored higher); `not-chosen` (the model passed it over); `not-offered` (not in a cut manifest); `already-loaded` (earlier in the session). */
+      fate: z.enum(['chosen', 'outranked', 'not-chosen', 'not-offered', 'already-loaded']),
+      reason: z.string(),
+      rank: z.number().nullable(),
+      score: z.number().nullable(),
+      /** Query words it matched (as the user wrote them) and the memory's words they met. */
+      matched: z.array(z.object({ query: z.string(), memory: z.array(z.string()), synonym: z.boolean() })),
+      /** Where those words are in its name and description (UTF-16 offsets). */
+      highlights: z.array(z.object({ field: z.enum(['name', 'description']), start: z.number(), end: z.number() })),
+    }),
+  ),
+  /** Memories that share no word with the query. */
+  unmatched: z.object({ count: z.number(), files: z.array(z.string()), reason: z.string() }),
+});
+export type RecallExplanation = z.infer<typeof recallExplanationSchema>;
+
 /** What a recall decided, with everything the CLI and the playground show. */
 export const recallResultSchema = z.object({
   method: z.enum(['model', 'local']),
@@ -53,6 +82,8 @@ export const recallResultSchema = z.object({
   notes: z.array(z.string()),
   manifest: z.object({ memories: z.number(), sent: z.number(), chars: z.number(), prefiltered: z.boolean() }),
   query: z.object({ chars: z.number(), usedChars: z.number(), truncated: z.boolean() }),
+  /** Why each memory was (not) chosen. */
+  explanation: recallExplanationSchema.optional(),
 });
 export type RecallResult = z.infer<typeof recallResultSchema>;
 

@@ -6,6 +6,7 @@ import { resolveDataDir } from '../../main/data-dir.js';
 import { openScanCache } from '../../main/memdir/scan-cache-file.js';
 import { scanHome, scanProject } from '../../main/memdir/scan-home.js';
 import { applyFixes, fixRequestOf } from '../../main/memdir/memory-service.js';
+import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';
 import type { Scope } from '../../shared/memory-types.js';
@@ -31,27 +32,36 @@ export const lintCommand: CommandSpec = {
   options: {
     home: homeOption,
     project: { type: 'string', valueName: 'P', description: 'only this project (a path inside it, or its directory name under projects/)' },
-    fix: { type: 'boolean', description: 'apply the safe fixes (orphans into the index, dangling and repeated pointers out), recorded in history' },
+    fix: { type: 'boolean', description: 'apply the safe fixes (dangling and repeated pointers out, then orphans into the index while their pointers reach the agent), recorded in history' },
+    'past-cut': { type: 'boolean', description: 'with --fix, also add orphans whose pointers would fall below the cut (Claude Code never loads them)' },
     json: jsonOption,
   },
-  details: `JSON: {"projects": [{"dir", "path", "memoryDir", "problems": [{"code", "file", "line", "message", "severity", "fix", "scope"}],
-  "fixed": [{"kind", "file", "line", "scope"}]}]}
+  details: `--fix stops adding orphans at the cut (R-INDEX): an orphan whose pointer would fall past the first 200 lines or
+25,000 characters Claude Code loads is held back, and so are the ones after it; make room first (shorten hooks, merge,
+drop pointers: the app's MEMORY.md tab, Make room) or add them anyway with --past-cut.
+JSON: {"projects": [{"dir", "path", "memoryDir", "problems": [{"code", "file", "line", "message", "severity", "fix", "scope"}],
+  "fixed": [{"kind", "file", "line", "scope"}], "heldBack": [{"kind", "file", "scope", "reason"}]}]}
 Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/O error.`,
   async run({ values, io }) {
     const home = homeFrom(values, io);
     const project = typeof values.project === 'string' ? values.project : undefined;
     let projects = await lintProjects(home, project, io.env);
     const fixed = new Map<string, { kind: string; file: string; line: number | null; scope: Scope }[]>();
+    const held = new Map<string, { kind: string; file: string; scope: Scope; reason: string }[]>();
     if (values.fix) {
       for (const p of projects) {
         const done: { kind: string; file: string; line: number | null; scope: Scope }[] = [];
+        const back: { kind: string; file: string; scope: Scope; reason: string }[] = [];
         for (const [scope, problems] of [['private', p.problems], ['team', p.team?.problems ?? []]] as const) {
           const fixes = problems.map(fixRequestOf).filter((f) => f !== null);
           if (fixes.length === 0) continue;
-          const { applied } = await applyFixes({ memoryDir: p.memoryDir, scope, dataDir: resolveDataDir(io.env) }, fixes);
+          const { applied, heldBack, impact } = await applyFixes({ memoryDir: p.memoryDir, scope, dataDir: resolveDataDir(io.env) }, fixes, { pastCut: values['past-cut'] === true });
           done.push(...applied.map((f) => ({ kind: f.kind, file: f.file, line: f.line ?? null, scope })));
+          const where = impact.after.truncated ? `MEMORY.md already reaches past the cut at line ${impact.after.firstCutLine}` : `MEMORY.md is ${sizeAgainstLimits(impact.after)}`;
+          back.push(...heldBack.map((f) => ({ kind: f.kind, file: f.file, scope, reason: `its pointer would fall below the cut: ${where}` })));
         }
         fixed.set(p.dir, done);
+        held.set(p.dir, back);
       }
       projects = await lintProjects(home, project, io.env);
     }
@@ -61,6 +71,7 @@ Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/
       memoryDir: p.memoryDir,
       problems: [...p.problems.map((x) => ({ ...x, scope: 'private' as const })), ...(p.team?.problems ?? []).map((x) => ({ ...x, scope: 'team' as const }))],
       fixed: fixed.get(p.dir) ?? [],
+      ...(values.fix ? { heldBack: held.get(p.dir) ?? [] } : {}),
     }));
     const remaining = report.reduce((n, p) => n + p.problems.filter(counted).length, 0);
     if (values.json) printJson(io, { projects: report });
@@ -69,6 +80,11 @@ Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/
         if (p.problems.length === 0 && p.fixed.length === 0) continue;
         io.out(`${p.path ?? p.dir}\n`);
         for (const f of p.fixed) io.out(`  fixed ${f.kind} ${f.scope === 'team' ? 'team/' : ''}${f.file}${f.line ? `:${f.line}` : ''}\n`);
+        const back = p.heldBack ?? [];
+        if (back.length > 0) {
+          io.out(`  held back ${plural(back.length, 'orphan')} (${back.slice(0, 5).map((f) => `${f.scope === 'team' ? 'team/' : ''}${f.file}`).join(', ')}${back.length > 5 ? ', …' : ''}): ${back[0]!.reason}.\n`);
+          io.out('  Make room first (shorten hooks, merge, drop pointers: the app\'s MEMORY.md tab), or add them below the cut with --past-cut.\n');
+        }
         for (const x of p.problems) io.out(`${formatProblem({ ...x, file: x.file && x.scope === 'team' ? `team/${x.file}` : x.file })}\n`);
         io.out('\n');
       }

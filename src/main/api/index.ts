@@ -4,6 +4,7 @@ import { agentHandlers } from './agents.js';
 import { alertHandlers } from './alerts.js';
 import { appHandlers } from './app.js';
 import { claudeSettingsHandlers } from './claude-settings.js';
+import { curationHandlers } from './curation.js';
 import { desktopHandlers } from './desktop.js';
 import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js';
 import { dreamHandlers } from './dream.js';
@@ -17,7 +18,7 @@ import { recallHandlers } from './recall.js';
 import { sessionHandlers } from './session.js';
 import { teamHandlers } from './team.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...curationHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { RpcError } from '../../shared/contract/define.js';
-import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, applyFixes, checkMemoryPath } from '../memdir/memory-service.js';
+import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, checkMemoryPath } from '../memdir/memory-service.js';
 import { agentIndexView } from '../memdir/agent-index.js';
 import { projectsRoot } from '../memdir/home.js';
 import { readMemoryText } from '../memdir/read-file.js';
@@ -24,7 +24,6 @@ export const memoryHandlers: Pick<
   | 'index.read'
   | 'index.loaded'
   | 'index.save'
-  | 'health.fix'
   | 'history.list'
   | 'history.diff'
   | 'history.read'
@@ -107,12 +106,6 @@ export const memoryHandlers: Pick<
     const { entry } = await saveIndexText(where, text, baseText);
     ctx.changed(dir, where.memoryDir);
     return { file: INDEX_FILE, rev: entry?.rev ?? null };
-  },
-  async 'health.fix'({ dir, scope, fixes }, ctx) {
-    const where = await ctx.where(dir, scope);
-    const { applied, entry } = await applyFixes(where, fixes.map((f) => ({ kind: f.kind, file: f.file, line: f.line ?? null })));
-    ctx.changed(dir, where.memoryDir);
-    return { applied: applied.length, rev: entry?.rev ?? null };
   },
   async 'history.list'({ dir, file, limit }, ctx) {
     const { project } = await ctx.where(dir, 'private');

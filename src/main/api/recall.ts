@@ -25,9 +25,9 @@ export const recallHandlers: Pick<Handlers, 'recall.run' | 'recall.compare' | 'r
     await new RecentQueries(ctx.dataDir).add(project, query);
     return result;
   },
-  async 'recall.compare'({ dir, query }, ctx) {
+  async 'recall.compare'({ dir, query, exclude }, ctx) {
     const project = await projectDir(ctx, dir);
-    const result = await ctx.recall.compare({ project, query });
+    const result = await ctx.recall.compare({ project, query, ...(exclude ? { exclude } : {}) });
     await new RecentQueries(ctx.dataDir).add(project, query);
     return result;
   },

@@ -20,17 +20,9 @@ import { parseTopicFile, serializeTopicFile } from '../memdir/topic-file.js';
 import type { DreamPlan } from './dream-plan.js';
 import type { AnchorHit, AnchorQuery, GatheredSignal } from './gather.js';
 import { type SnapshotFile, readableTopics } from './memory-snapshot.js';
-import { NEAR_DUPLICATE, disagreement, featuresOf, jaccard, normalizeForExact, sameSet, sentencesOf } from './memory-similarity.js';
+import { type MemoryFingerprint, compareMemories, disagreement, featuresOf, fingerprintOf, jaccard, sentencesOf } from '../curation/memory-similarity.js';
+import { composeMerge, splitTopicText } from '../curation/merge-memories.js';
 import { absolutizeDates, findAbsoluteDays, findRelativeDates, isoDay, sentenceAround } from './relative-dates.js';
-
-/** `---` fence, YAML, closing fence (as topic-file.ts reads it). */
-const FRONTMATTER = /^(\uFEFF)?---[ \t]*(\r?\n)(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
-
-/** A topic file's text split into frontmatter (verbatim) and body. */
-export function splitTopicText(text: string): { head: string; body: string } {
-  const m = FRONTMATTER.exec(text);
-  return m ? { head: m[0], body: text.slice(m[0].length) } : { head: '', body: text };
-}
 
 /** Key of an anchor query: which file, which field, where in it. */
 function anchorKey(rel: string, field: 'description' | 'body', index: number): string {
@@ -97,13 +89,6 @@ export interface RulesResult {
   dates: { file: string; from: string; to: string; anchor: string }[];
 }
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
-
-function mostlyCjk(text: string): boolean {
-  const letters = text.replace(/[\s\d\p{P}\p{S}]/gu, '');
-  return letters.length > 0 && (text.match(CJK)?.length ?? 0) / letters.length > 0.4;
-}
-
 /** Relative dates → absolute, in the description and body of every readable topic. */
 function fixDates(plan: DreamPlan, opts: RulesOptions, result: RulesResult): void {
   for (const f of readableTopics(plan.snapshot)) {
@@ -142,22 +127,13 @@ function fixDates(plan: DreamPlan, opts: RulesOptions, result: RulesResult): voi
 interface Candidate {
   rel: string;
   name: string;
-  type: MemoryType | null;
+  type: MemoryType;
   description: string;
   body: string;
   text: string;
   session: string | null;
   indexPos: number;
-  exact: string;
-  features: ReturnType<typeof featuresOf>;
-}
-
-function paragraphs(body: string): string[] {
-  return body
-    .replace(/\r\n/g, '\n')
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter(Boolean);
+  fingerprint: MemoryFingerprint;
 }
 
 /** Exact and near-duplicate memories of the private scope merged into one. */
@@ -182,8 +158,7 @@ function mergeDuplicates(plan: DreamPlan, opts: RulesOptions, result: RulesResul
       text,
       session: topic.meta.originSessionId,
       indexPos: order.get(rel) ?? Number.MAX_SAFE_INTEGER,
-      exact: normalizeForExact(body),
-      features: featuresOf(`${topic.meta.name}\n${topic.meta.description}\n${body}`),
+      fingerprint: fingerprintOf({ name: topic.meta.name, description: topic.meta.description, body, type: topic.meta.type }),
     });
   }
   // Union-find over duplicate pairs.
@@ -195,10 +170,10 @@ function mergeDuplicates(plan: DreamPlan, opts: RulesOptions, result: RulesResul
       const a = candidates[i]!;
       const b = candidates[j]!;
       if (a.type !== b.type) continue;
-      const exact = a.exact.length >= 10 && a.exact === b.exact;
-      const near = !exact && a.features.negated === b.features.negated && sameSet(a.features.numbers, b.features.numbers) && jaccard(a.features.words, b.features.words) >= NEAR_DUPLICATE;
-      if (!exact && !near) continue;
-      how.set(`${i}|${j}`, exact ? 'exact' : 'near');
+      // The app's one duplicate rule; a dream merges by itself only what it calls exact or near.
+      const { kind } = compareMemories(a.fingerprint, b.fingerprint);
+      if (kind !== 'exact' && kind !== 'near') continue;
+      how.set(`${i}|${j}`, kind);
       parent[find(j)] = find(i);
     }
   }
@@ -211,25 +186,10 @@ function mergeDuplicates(plan: DreamPlan, opts: RulesOptions, result: RulesResul
     const others = sorted.slice(1);
     const kinds = new Set(members.flatMap((i) => members.filter((j) => j > i).map((j) => how.get(`${i}|${j}`)).filter(Boolean)));
     const kind = kinds.has('near') ? 'near-duplicate' : 'exact duplicate';
-    const keptParagraphs = paragraphs(keeper.body);
-    const added: string[] = [];
-    for (const other of others) {
-      for (const p of paragraphs(other.body)) {
-        const fp = featuresOf(p);
-        const known = [...keptParagraphs, ...added].some((k) => normalizeForExact(k) === normalizeForExact(p) || (sameSet(featuresOf(k).numbers, fp.numbers) && jaccard(featuresOf(k).words, fp.words) >= 0.8));
-        if (!known) added.push(p);
-      }
-    }
-    const day = isoDay(opts.now);
-    const zh = mostlyCjk(keeper.text);
-    const sourceLine = (c: Candidate) => `- \`${c.rel}\` — ${c.description || c.name}${c.session ? ` (${zh ? '会话' : 'session'} ${c.session})` : ''}`;
-    const sources = [zh ? `_${day} 的整理（dream）合并自：_` : `_Merged by a dream on ${day} from:_`, ...[keeper, ...others].map(sourceLine)].join('\n');
-    const body = `${keeper.body.replace(/\s+$/, '')}\n\n${added.length > 0 ? `${added.join('\n\n')}\n\n` : ''}${sources}\n`;
-    const description = keeper.description || others.find((o) => o.description)?.description || '';
-    const text = serializeTopicFile({ name: keeper.name, description, type: keeper.type! }, body.startsWith('\n') ? body : `\n${body.replace(/^\n+/, '')}`, keeper.text);
+    const { text, added } = composeMerge(keeper, others, { now: opts.now, by: 'dream' });
     const group = `merge:${keeper.rel}`;
     const names = others.map((o) => o.rel).join(', ');
-    plan.write(keeper.rel, text, { kind: 'merge', group, reason: `Merged ${names} into it (${kind}${added.length > 0 ? `; ${added.length} paragraph(s) they added kept` : ''}), listing both sources.` });
+    plan.write(keeper.rel, text, { kind: 'merge', group, reason: `Merged ${names} into it (${kind}${added > 0 ? `; ${added} paragraph(s) they added kept` : ''}), listing both sources.` });
     for (const other of others) {
       plan.remove(other.rel, { kind: 'merge', group, reason: `${kind === 'exact duplicate' ? 'Exact' : 'Near'} duplicate of ${keeper.rel}, merged into it (its content and source are kept there).` });
       result.retarget.set(other.rel, keeper.rel);

@@ -21,6 +21,7 @@ import {
   serializeIndex,
 } from '../../shared/index-format.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { shortenHook } from '../../shared/index-room.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { MemoryType } from '../../shared/memory-types.js';
 
@@ -84,18 +85,11 @@ interface Pointer {
 
 type Row = { kind: 'line'; line: IndexLine } | { kind: 'block'; pointers: Pointer[] };
 
-function shorten(hook: string, max: number): string {
-  if (hook.length <= max) return hook;
-  const cut = hook.slice(0, max - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.—–-]+$/, '')}…`;
-}
-
 function render(rows: Row[], base: ParsedIndex, hookMax: number | null): string {
   const lines: IndexLine[] = [];
   for (const row of rows) {
     if (row.kind === 'line') lines.push(row.line);
-    else for (const p of row.pointers) lines.push({ kind: 'other', line: 0, raw: hookMax !== null && p.hook.length > hookMax ? formatIndexEntry({ title: p.title, file: p.file, hook: shorten(p.hook, hookMax) }) : p.raw });
+    else for (const p of row.pointers) lines.push({ kind: 'other', line: 0, raw: hookMax !== null && p.hook.length > hookMax ? formatIndexEntry({ title: p.title, file: p.file, hook: shortenHook(p.hook, hookMax) }) : p.raw });
   }
   return serializeIndex({ ...base, lines, finalNewline: lines.length > 0 ? true : base.finalNewline });
 }

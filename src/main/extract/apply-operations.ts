@@ -77,7 +77,8 @@ export async function applyOperations(memoryDir: string, operations: readonly Ex
               continue;
             }
             // Written before a crash: make sure the pointer made it too.
-            await applyFixes(where, [{ kind: 'add-to-index', file: op.file }], 'extract');
+            // As createMemory does (and Claude Code): the pointer is appended wherever it lands.
+            await applyFixes(where, [{ kind: 'add-to-index', file: op.file }], { source: 'extract', pastCut: true });
           } else {
             await createMemory(where, { fields, body: op.body, file: op.file, ...(op.hook ? { hook: op.hook } : {}), source: 'extract' });
           }

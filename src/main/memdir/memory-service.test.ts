@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listHistory, restoreFromHistory } from '../history/history.js';
 import { indexEntries, parseIndex } from '../../shared/index-format.js';
 import { MemoryError } from './memory-error.js';
-import { applyFixes, createMemory, deleteMemory, fixRequestOf, renameMemory, saveIndexText, suggestFileName, updateMemory, type Where } from './memory-service.js';
+import { applyFixes, previewFixes, createMemory, deleteMemory, fixRequestOf, renameMemory, saveIndexText, suggestFileName, updateMemory, type Where } from './memory-service.js';
 import { scanMemoryDir } from './scan-dir.js';
 
 let root: string;
@@ -143,6 +143,65 @@ describe('applyFixes', () => {
     expect(scanMemoryDir(where.memoryDir, { scope: 'private' }).problems).toEqual([]);
     // The same fixes again: nothing left to do, nothing damaged.
     expect((await applyFixes(where, fixes)).applied).toEqual([]);
+  });
+});
+
+describe('applyFixes at the cut (R-INDEX)', () => {
+  // What a dream's Prune leaves: 195 pointers (under the cut, with room for a few) and the
+  // memories it left out to stay inside its limit, now orphans.
+  const setUp = async (listed: number, orphans: number) => {
+    const pointer = (i: number) => `- [Source ${i}](source_${i}.md) — feed ${i}: schedule and owner`;
+    for (let i = 0; i < listed + orphans; i++) await fs.writeFile(path.join(where.memoryDir, `source_${i}.md`), `---\nname: Source ${i}\ndescription: feed ${i}: schedule and owner\ntype: project\n---\n`);
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), `${Array.from({ length: listed }, (_, i) => pointer(i)).join('\n')}\n`);
+    return scanMemoryDir(where.memoryDir, { scope: 'private' }).problems.map(fixRequestOf).filter((f) => f !== null);
+  };
+
+  it('adds orphans only while their pointers reach the agent, and holds back the rest', async () => {
+    const fixes = await setUp(195, 12);
+    expect(fixes).toHaveLength(12);
+    const { applied, heldBack, impact } = await applyFixes(where, fixes);
+    expect(applied).toHaveLength(5);
+    expect(heldBack).toHaveLength(7);
+    expect(impact.after).toMatchObject({ lines: 200, truncated: false, cut: 0 });
+    const scan = scanMemoryDir(where.memoryDir, { scope: 'private' });
+    expect(scan.index.cut).toEqual([]);
+    expect(scan.problems.filter((p) => p.code === 'over-limit')).toEqual([]);
+    expect(scan.problems.filter((p) => p.code === 'orphan')).toHaveLength(7);
+    // History says what was fixed, not what was asked.
+    expect((await listHistory(where.memoryDir, { dataDir: where.dataDir! }))[0]!.summary).toBe('Fix 5 index problems');
+  });
+
+  it('adds them below the cut when asked to, and says which pointers it leaves past the cut', async () => {
+    const fixes = await setUp(195, 12);
+    const { applied, heldBack, impact } = await applyFixes(where, fixes, { pastCut: true });
+    expect(applied).toHaveLength(12);
+    expect(heldBack).toEqual([]);
+    expect(impact.after).toMatchObject({ lines: 207, truncated: true, cut: 7, firstCutLine: 201 });
+  });
+
+  it('drops dangling pointers first, so the room they free takes orphans', async () => {
+    const fixes = await setUp(200, 3);
+    const text = await read('MEMORY.md');
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), text.replace('source_0.md', 'gone_0.md').replace('source_1.md', 'gone_1.md'));
+    const all = scanMemoryDir(where.memoryDir, { scope: 'private' }).problems.map(fixRequestOf).filter((f) => f !== null);
+    expect(all.length).toBe(fixes.length + 4);
+    const { applied, heldBack } = await applyFixes(where, all);
+    expect(applied.filter((f) => f.kind === 'drop-pointer')).toHaveLength(2);
+    // 198 pointers left: two of the five orphans (source_0, source_1 and the three new ones) fit.
+    expect(applied.filter((f) => f.kind === 'add-to-index')).toHaveLength(2);
+    expect(heldBack).toHaveLength(3);
+    expect(scanMemoryDir(where.memoryDir, { scope: 'private' }).index.cut).toEqual([]);
+  });
+
+  it('previews without writing: the plan together and each fix alone', async () => {
+    const fixes = await setUp(199, 3);
+    const before = await read('MEMORY.md');
+    const { plan, each } = await previewFixes(where, fixes);
+    expect(await read('MEMORY.md')).toBe(before);
+    expect(plan.applied).toHaveLength(1);
+    expect(plan.heldBack).toHaveLength(2);
+    expect(each.map((e) => e.alone)).toEqual(['loaded', 'loaded', 'loaded']);
+    expect((await listHistory(where.memoryDir, { dataDir: where.dataDir! })).length).toBe(0);
   });
 });
 

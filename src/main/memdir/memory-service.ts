@@ -15,6 +15,8 @@ import {
   updateIndexEntry,
   type ParsedIndex,
 } from '../../shared/index-format.js';
+import { type IndexImpact, indexImpact } from '../../shared/index-impact.js';
+import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { quoteName } from '../../shared/visible-text.js';
@@ -263,45 +265,149 @@ export function fixRequestOf(problem: Problem): FixRequest | null {
   return problem.target && problem.line ? { kind: problem.fix, file: problem.target, line: problem.line } : null;
 }
 
+/** How {@link applyFixes} runs. */
+export interface FixOptions {
+  source?: ChangeSource;
+  /**
+   * Add orphans even where their pointer would land below the cut (R-INDEX). Off by default:
+   * adding stops at the first pointer that would not reach the agent, and the rest are held back
+   * for the user to choose (make room first, or add them below the cut anyway).
+   */
+  pastCut?: boolean;
+}
+
+/** What a set of fixes does to MEMORY.md, worked out before anything is written. */
+export interface FixPlan {
+  /** The index text after the fixes. */
+  text: string;
+  applied: FixRequest[];
+  /** Orphans not added because their pointer would fall below the cut. */
+  heldBack: FixRequest[];
+  /** Requests that no longer apply (the problem is gone). */
+  stale: FixRequest[];
+  impact: IndexImpact;
+}
+
+/** What the files say, gathered before planning (the plan itself is pure). */
+interface FixFacts {
+  /** Title and hook of each orphan to add; null when it is gone or unreadable. */
+  topics: ReadonlyMap<string, { title: string; hook: string } | null>;
+  /** Pointer targets that exist on disk (a dangling pointer's file may have come back). */
+  existing: ReadonlySet<string>;
+}
+
 /**
- * Apply safe fixes (R-HEALTH): add orphans to the index, drop dangling pointers, drop repeated
- * pointers. Each fix is re-checked against the files as they are now, so a stale request
- * (the problem already gone) does nothing rather than damage.
+ * The fixes applied to an index text (R-HEALTH), pointers out first — they make room — then
+ * orphans in, in the order asked, each checked against the cut: without `pastCut`, the first
+ * orphan whose pointer would not reach the agent stops the adding, and it and the rest are held
+ * back (a dream that left pointers out to fit is not undone by a click, and nothing pushes the
+ * index past its limit unasked).
  */
-export async function applyFixes(where: Where, fixes: FixRequest[], source: ChangeSource = 'fix'): Promise<{ applied: FixRequest[]; entry: HistoryEntry | null }> {
+export function planFixes(indexText: string, fixes: readonly FixRequest[], facts: FixFacts, pastCut = false): FixPlan {
+  let parsed = parseIndex(indexText);
+  const applied: FixRequest[] = [];
+  const heldBack: FixRequest[] = [];
+  const stale: FixRequest[] = [];
+  const dropLines = new Set<number>();
+  const entries = indexEntries(parsed);
+  for (const fix of fixes) {
+    if (fix.kind === 'add-to-index' || !fix.line) continue;
+    const pointer = entries.find((e) => e.line === fix.line && e.file === fix.file);
+    // A dangling pointer whose file came back, or a repeat whose first pointer is gone, is left alone.
+    const noLongerApplies =
+      !pointer || dropLines.has(pointer.line) || (fix.kind === 'drop-pointer' ? facts.existing.has(pointer.file) : !entries.some((e) => e.file === fix.file && e.line < pointer.line));
+    if (noLongerApplies) {
+      stale.push(fix);
+      continue;
+    }
+    dropLines.add(pointer!.line);
+    applied.push(fix);
+  }
+  for (const line of [...dropLines].sort((a, b) => b - a)) {
+    const target = indexEntries(parsed).find((e) => e.line === line);
+    if (target) parsed = removeIndexEntries(parsed, target.file, new Set([line]));
+  }
+  let stopped = false;
+  for (const fix of fixes) {
+    if (fix.kind !== 'add-to-index') continue;
+    const topic = facts.topics.get(fix.file) ?? null;
+    if (!topic || indexEntries(parsed).some((e) => e.file === fix.file)) {
+      stale.push(fix);
+      continue;
+    }
+    if (stopped) {
+      heldBack.push(fix);
+      continue;
+    }
+    const next = addIndexEntry(parsed, { title: topic.title, file: fix.file, hook: topic.hook });
+    const added = indexEntries(next).findLast((e) => e.file === fix.file)!;
+    if (!pastCut && lineFate(loadIndexAsClaudeCode(serializeIndex(next)), added.line) !== 'loaded') {
+      stopped = true;
+      heldBack.push(fix);
+      continue;
+    }
+    parsed = next;
+    applied.push(fix);
+  }
+  const text = applied.length > 0 ? serializeIndex(parsed) : indexText;
+  return { text, applied, heldBack, stale, impact: indexImpact(indexText, { kind: 'replace', text }) };
+}
+
+async function gatherFixFacts(where: Where, fixes: readonly FixRequest[]): Promise<FixFacts> {
   const dir = where.scope === 'team' ? path.join(where.memoryDir, TEAM_DIR) : where.memoryDir;
-  const { result, entry } = await tx(where, source, `Fix ${fixes.length} index ${fixes.length === 1 ? 'problem' : 'problems'}`, async () => {
-    const index = await readIndex(where);
-    let parsed = index.parsed;
-    const applied: FixRequest[] = [];
-    const dropLines = new Set<number>();
-    for (const fix of fixes) {
-      const entries = indexEntries(parsed);
-      if (fix.kind === 'add-to-index') {
-        const name = checkMemoryPath(fix.file);
-        if (entries.some((e) => e.file === name)) continue;
-        const text = await readText(where.memoryDir, inScope(where.scope, name));
-        if (text === null) continue;
-        const topic = parseTopicFile(text, name);
-        parsed = addIndexEntry(parsed, { title: topic.meta.name, file: name, hook: topic.meta.description });
-        applied.push(fix);
-      } else if (fix.line) {
-        const pointer = entries.find((e) => e.line === fix.line && e.file === fix.file);
-        if (!pointer) continue;
-        if (fix.kind === 'drop-pointer') {
-          const exists = await fs.lstat(path.join(dir, pointer.file)).then(() => true, () => false);
-          if (exists) continue;
-        } else if (!entries.some((e) => e.file === fix.file && e.line < pointer.line)) continue;
-        dropLines.add(pointer.line);
-        applied.push(fix);
-      }
-    }
-    for (const line of [...dropLines].sort((a, b) => b - a)) {
-      const target = indexEntries(parsed).find((e) => e.line === line);
-      if (target) parsed = removeIndexEntries(parsed, target.file, new Set([line]));
-    }
-    await writeIndex(where, parsed, index.text);
-    return applied;
+  const topics = new Map<string, { title: string; hook: string } | null>();
+  const existing = new Set<string>();
+  for (const fix of fixes) {
+    if (fix.kind === 'add-to-index') {
+      const name = checkMemoryPath(fix.file);
+      const text = await readText(where.memoryDir, inScope(where.scope, name)).catch(() => null);
+      const topic = text === null ? null : parseTopicFile(text, name);
+      topics.set(fix.file, topic ? { title: topic.meta.name, hook: topic.meta.description } : null);
+    } else if (await fs.lstat(path.join(dir, fix.file)).then(() => true, () => false)) existing.add(fix.file);
+  }
+  return { topics, existing };
+}
+
+/** What fixing one problem alone would do to the loaded part. */
+export interface FixEffect {
+  fix: FixRequest;
+  /** `loaded`: its pointer would reach the agent; `below-cut`: it would not (held back); `frees`: a pointer out; `stale`: nothing to do. */
+  alone: 'loaded' | 'below-cut' | 'frees' | 'stale';
+}
+
+/**
+ * R-INDEX, before a fix is applied: what the fixes would do together (the plan, nothing written)
+ * and what each would do alone — so Health shows the effect on the loaded part on every button.
+ */
+export async function previewFixes(where: Where, fixes: readonly FixRequest[]): Promise<{ plan: FixPlan; each: FixEffect[] }> {
+  const index = await readIndex(where);
+  const facts = await gatherFixFacts(where, fixes);
+  const text = index.text ?? '';
+  const plan = planFixes(text, fixes, facts);
+  const each = fixes.map((fix): FixEffect => {
+    const alone = planFixes(text, [fix], facts);
+    const verdict = alone.applied.length > 0 ? (fix.kind === 'add-to-index' ? 'loaded' : 'frees') : alone.heldBack.length > 0 ? 'below-cut' : 'stale';
+    return { fix, alone: verdict };
   });
-  return { applied: result, entry };
+  return { plan, each };
+}
+
+/**
+ * Apply safe fixes (R-HEALTH): add orphans to the index (stopping at the cut unless `pastCut`),
+ * drop dangling pointers, drop repeated pointers. Each fix is re-checked against the files as
+ * they are now, so a stale request (the problem already gone) does nothing rather than damage.
+ */
+export async function applyFixes(where: Where, fixes: FixRequest[], options: FixOptions = {}): Promise<{ applied: FixRequest[]; heldBack: FixRequest[]; impact: IndexImpact; entry: HistoryEntry | null }> {
+  const summary = (n: number) => `Fix ${n} index ${n === 1 ? 'problem' : 'problems'}`;
+  // The history entry names the fixes made, not the ones asked: orphans held back at the cut are
+  // not fixed. transact records its description after the change, so the count is set in it.
+  const description = { source: options.source ?? 'fix', summary: summary(fixes.length), ...(where.dataDir ? { dataDir: where.dataDir } : {}) };
+  const { result, entry } = await transact(where.memoryDir, description, async () => {
+    const index = await readIndex(where);
+    const plan = planFixes(index.text ?? '', fixes, await gatherFixFacts(where, fixes), options.pastCut ?? false);
+    if (plan.applied.length > 0) await writeIndex(where, parseIndex(plan.text), index.text);
+    description.summary = summary(plan.applied.length);
+    return plan;
+  });
+  return { applied: result.applied, heldBack: result.heldBack, impact: result.impact, entry };
 }

@@ -19,6 +19,7 @@ import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import type { IndexSummary } from '../../shared/scan-types.js';
 import { LlmError, type ModelProvider } from '../llm/types.js';
 import type { AlwaysLoaded, RecallResult, RecallSelection } from '../../shared/recall-types.js';
+import { explainRecall } from './explain-recall.js';
 import { LocalRanker } from './local-ranker.js';
 
 /** A memory as the selector sees it: frontmatter only. */
@@ -47,6 +48,8 @@ export interface FindRelevantOptions {
   teamIndex?: IndexSummary | null;
   /** `local` skips the model (the playground's right-hand column). */
   method?: 'auto' | 'local';
+  /** Files already recalled in this session: never chosen again (as Claude Code removes surfaced files). */
+  exclude?: readonly string[];
   signal?: AbortSignal;
   timeoutMs?: number;
   model?: string;
@@ -167,8 +170,23 @@ function alwaysLoadedOf(index: IndexSummary | null | undefined, team: IndexSumma
 
 const thousands = (n: number) => n.toLocaleString('en');
 
-/** Choose the memories for a query: the model when one is reachable, else the local ranker. */
+/** Choose the memories for a query: the model when one is reachable, else the local ranker — and say why each was or was not chosen. */
 export async function findRelevantMemories(options: FindRelevantOptions): Promise<RecallResult> {
+  const excluded = new Set(options.exclude ?? []);
+  const chose = await choose({ ...options, memories: excluded.size > 0 ? options.memories.filter((m) => !excluded.has(m.file)) : options.memories }, excluded);
+  if (!chose.ranker || !chose.query) return chose.result;
+  return { ...chose.result, explanation: explainRecall({ query: chose.query, candidates: options.memories, ranker: chose.ranker, result: chose.result, offered: chose.offered, excluded }) };
+}
+
+interface Choice {
+  result: RecallResult;
+  /** The query as used, the ranker that scored it, and the files the model saw (null: all). */
+  query: string;
+  ranker: LocalRanker | null;
+  offered: ReadonlySet<string> | null;
+}
+
+async function choose(options: FindRelevantOptions, excluded: ReadonlySet<string>): Promise<Choice> {
   const started = performance.now();
   const notes: string[] = [];
   const maxQuery = options.maxQueryChars ?? MAX_QUERY_CHARS;
@@ -182,9 +200,11 @@ export async function findRelevantMemories(options: FindRelevantOptions): Promis
     query: { chars: trimmed.length, usedChars: query.length, truncated },
     dropped: [] as { file: string; reason: string }[],
   };
-  const finishLocal = (extra: Partial<RecallResult>, ranker: LocalRanker | null): RecallResult => {
-    const hits = ranker && query ? ranker.search(query) : [];
-    return {
+  let offered: ReadonlySet<string> | null = null;
+  const done = (result: RecallResult, ranker: LocalRanker | null): Choice => ({ result, query, ranker, offered });
+  const finishLocal = (extra: Partial<RecallResult>, ranker: LocalRanker | null): Choice => {
+    const hits = ranker && query ? ranker.search(query, { limit: RECALL_MAX_SELECTED + excluded.size }).filter((h) => !excluded.has(h.file)).slice(0, RECALL_MAX_SELECTED) : [];
+    return done({
       method: 'local',
       selected: hits.map((h) => ({ file: h.file, score: Math.round(h.score * 1000) / 1000 })),
       latencyMs: performance.now() - started,
@@ -193,7 +213,7 @@ export async function findRelevantMemories(options: FindRelevantOptions): Promis
       manifest: { memories: memories.length, sent: 0, chars: 0, prefiltered: false },
       ...base,
       ...extra,
-    };
+    }, ranker);
   };
 
   if (query === '') {
@@ -254,6 +274,7 @@ export async function findRelevantMemories(options: FindRelevantOptions): Promis
     for (const { i } of recent) if (!take(i)) break;
     sent = picked.map((i) => memories[i]!);
     sentLines = picked.map((i) => lines[i]!);
+    offered = new Set(sent.map((m) => m.file));
     notes.push(
       `The manifest of ${thousands(memories.length)} memories (${thousands(total)} characters) is too long for one request; the model saw ${thousands(sent.length)}: the ${thousands(fromRanker)} best local matches and ${thousands(sent.length - fromRanker)} most recently changed.`,
     );
@@ -276,17 +297,20 @@ export async function findRelevantMemories(options: FindRelevantOptions): Promis
     try {
       const { selected, dropped } = parseSelection(answer.text, memories, { stopReason: answer.stopReason });
       if (dropped.length > 0) notes.push(`Refused ${dropped.length === 1 ? 'one file' : `${dropped.length} files`} the model named: ${dropped.map((d) => `${d.file} (${d.reason})`).join(', ')}.`);
-      return {
-        method: 'model',
-        selected,
-        latencyMs: performance.now() - started,
-        ...spent,
-        provider: provider.kind,
-        notes,
-        manifest,
-        ...base,
-        dropped,
-      };
+      return done(
+        {
+          method: 'model',
+          selected,
+          latencyMs: performance.now() - started,
+          ...spent,
+          provider: provider.kind,
+          notes,
+          manifest,
+          ...base,
+          dropped,
+        },
+        ranker,
+      );
     } catch (error) {
       if (!(error instanceof SelectionError)) throw error;
       // The model was paid for: keep its tokens and cost on the result even though we fall back.

@@ -47,6 +47,8 @@ export interface RecallRequest {
   query: string;
   /** Skip the model. */
   offline?: boolean;
+  /** Files already recalled in this session (never chosen again). */
+  exclude?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -91,6 +93,8 @@ interface DirState {
   candidates: RecallCandidate[];
   index: IndexSummary;
   teamIndex: IndexSummary | null;
+  /** Bodies read so far, by file, kept while the file's mtime stays (the ranker indexes their lead). */
+  bodies: Map<string, { mtimeMs: number; body: string | undefined }>;
 }
 
 /** Recall over the projects of one Claude Code home. */
@@ -128,10 +132,24 @@ export class RecallService {
     const candidates = recallCandidates(own, team);
     let state = this.dirs.get(memoryDir);
     if (!state || state.ranker.searchBodies !== searchBodies) {
-      state = { ranker: new LocalRanker({ searchBodies }), candidates, index: own.index, teamIndex: team?.index ?? null };
+      state = { ranker: new LocalRanker({ searchBodies }), candidates, index: own.index, teamIndex: team?.index ?? null, bodies: new Map() };
       this.dirs.set(memoryDir, state);
     }
-    const rankable: RankableMemory[] = searchBodies ? await Promise.all(candidates.map((c) => withBody(memoryDir, c))) : candidates;
+    // Bodies are read once per change of a file: a query on an unchanged directory reads none.
+    const bodies = state.bodies;
+    const rankable: RankableMemory[] = await Promise.all(
+      candidates.map(async (c) => {
+        const known = bodies.get(c.file);
+        if (known && known.mtimeMs === c.mtimeMs) return { ...c, body: known.body };
+        const body = (await withBody(memoryDir, c)).body;
+        bodies.set(c.file, { mtimeMs: c.mtimeMs ?? 0, body });
+        return { ...c, body };
+      }),
+    );
+    if (bodies.size > candidates.length) {
+      const present = new Set(candidates.map((c) => c.file));
+      for (const file of bodies.keys()) if (!present.has(file)) bodies.delete(file);
+    }
     state.ranker.sync(rankable);
     state.candidates = candidates;
     state.index = own.index;
@@ -162,6 +180,7 @@ export class RecallService {
       index: state.index,
       teamIndex: state.teamIndex,
       timeoutMs: settings.recall.timeoutMs,
+      ...(request.exclude ? { exclude: request.exclude } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     };
   }

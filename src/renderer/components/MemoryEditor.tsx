@@ -10,6 +10,7 @@ import remarkGfm from 'remark-gfm';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS, type Scope } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
 import { useDesktop } from '../stores/desktop.js';
+import { RepeatWarning } from './RepeatWarning.js';
 import { draftProblem, isDirty, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
 
@@ -179,6 +180,7 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
           ))}
         </ul>
       )}
+      <RepeatWarning dir={target.dir} scope={draft.scope} file={target.file} name={draft.name} description={draft.description} body={draft.body} />
       {doc && doc.problems.length > 0 && (
         <ul className="problems">
           {doc.problems.map((p, i) => (

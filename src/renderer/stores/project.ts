@@ -5,7 +5,6 @@ import type { MemorySummary, ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
-import { useToasts } from './toasts.js';
 
 export interface MemoryFilter {
   text: string;
@@ -58,7 +57,6 @@ interface ProjectState {
   open: (dir: string) => Promise<void>;
   refresh: () => Promise<void>;
   setFilter: (patch: Partial<MemoryFilter>) => void;
-  fix: (problems: (Problem & { scope: Scope })[]) => Promise<void>;
 }
 
 export const useProject = create<ProjectState>()((set, get) => ({
@@ -85,22 +83,5 @@ export const useProject = create<ProjectState>()((set, get) => ({
   },
   setFilter(patch) {
     set({ filter: { ...get().filter, ...patch } });
-  },
-  async fix(problems) {
-    const dir = get().dir;
-    if (!dir) return;
-    for (const scope of ['private', 'team'] as const) {
-      const fixes = problems
-        .filter((p) => p.scope === scope && p.fix)
-        .map((p) => (p.fix === 'add-to-index' ? { kind: p.fix, file: p.file ?? '' } : { kind: p.fix!, file: p.target ?? '', line: p.line }));
-      if (fixes.length === 0) continue;
-      try {
-        const { applied } = await call('health.fix', { dir, scope, fixes });
-        useToasts.getState().show('info', applied === 1 ? 'Fixed 1 problem.' : `Fixed ${applied} problems.`);
-      } catch (error) {
-        useToasts.getState().show('error', messageOf(error));
-      }
-    }
-    await get().refresh();
   },
 }));

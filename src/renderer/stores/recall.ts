@@ -22,6 +22,8 @@ interface RecallState {
   claudeCode: ClaudeCodeRecallResult | null;
   /** The Claude Code session the next query continues (null: a new one). */
   session: string | null;
+  /** Memdir explained's session: files recalled by earlier queries, never chosen again until New session. */
+  recalled: string[];
   status: ProviderStatus | null;
   recent: { project: string; query: string; at: string }[];
   explained: RankExplanation | null;
@@ -35,8 +37,8 @@ interface RecallState {
 }
 
 /** What a new project (or a new session) starts from: no results, no session. */
-function resetFor(dir: string): Pick<RecallState, 'dir' | 'model' | 'local' | 'claudeCode' | 'session' | 'explained' | 'error'> {
-  return { dir, model: null, local: null, claudeCode: null, session: null, explained: null, error: null };
+function resetFor(dir: string): Pick<RecallState, 'dir' | 'model' | 'local' | 'claudeCode' | 'session' | 'recalled' | 'explained' | 'error'> {
+  return { dir, model: null, local: null, claudeCode: null, session: null, recalled: [], explained: null, error: null };
 }
 
 export const useRecall = create<RecallState>()((set, get) => ({
@@ -49,6 +51,7 @@ export const useRecall = create<RecallState>()((set, get) => ({
   local: null,
   claudeCode: null,
   session: null,
+  recalled: [],
   status: null,
   recent: [],
   explained: null,
@@ -59,7 +62,7 @@ export const useRecall = create<RecallState>()((set, get) => ({
     set({ mode, error: null });
   },
   newSession() {
-    set({ session: null, claudeCode: null });
+    set({ session: null, claudeCode: null, recalled: [], model: null, local: null });
   },
   async open(dir) {
     if (get().dir !== dir) set(resetFor(dir));
@@ -84,8 +87,10 @@ export const useRecall = create<RecallState>()((set, get) => ({
         // A reply for a project the user has left is dropped.
         if (get().dir === dir) set({ claudeCode: result, session: result.session.id });
       } else {
-        const both = await call('recall.compare', { dir, query });
-        if (get().dir === dir) set({ model: both.model, local: both.local });
+        const { recalled } = get();
+        const both = await call('recall.compare', { dir, query, ...(recalled.length > 0 ? { exclude: recalled } : {}) });
+        // What the model column chose (the ranker's, when it fell back) counts as loaded for the rest of the session.
+        if (get().dir === dir) set({ model: both.model, local: both.local, recalled: [...new Set([...recalled, ...both.model.selected.map((s) => s.file)])] });
       }
       const recent = await call('recall.recent', {});
       set({ recent: recent.queries });

@@ -7,6 +7,7 @@
 import { useEffect } from 'react';
 import type { DreamRecord, DreamStatusView } from '../../shared/contract/dream.js';
 import { DiffView } from '../components/DiffView.js';
+import { DreamChart } from '../components/DreamChart.js';
 import { DreamProgress } from '../components/DreamProgress.js';
 import { when } from '../components/format.js';
 import { dreamFacts, duration, until, useDream } from '../stores/dream.js';
@@ -198,6 +199,7 @@ export function DreamTab({ dir }: { dir: string }) {
       {job && (running || job.state !== 'done') && <DreamProgress job={job} onCancel={() => void cancel()} />}
       {status && <Gates status={status} />}
       <h2>History</h2>
+      <DreamChart dreams={dreams} />
       {dreams.length === 0 ? (
         <p className="muted">No dream yet. Dream now, or let the gates open: Memdir dreams by itself while the app runs.</p>
       ) : (

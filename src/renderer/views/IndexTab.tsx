@@ -10,12 +10,14 @@ import { useEffect, useMemo, useState } from 'react';
 import { RpcError } from '../../shared/contract/define.js';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import { parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
-import { indexImpact } from '../../shared/index-impact.js';
+import { indexImpact, sizeAgainstLimits } from '../../shared/index-impact.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { LoadMeter } from '../components/LoadMeter.js';
+import { MakeRoom } from '../components/MakeRoom.js';
+import { useCuration } from '../stores/curation.js';
 import { messageOf } from '../stores/errors.js';
 import { useProject } from '../stores/project.js';
 import { useToasts } from '../stores/toasts.js';
@@ -26,15 +28,38 @@ const INDEX_EXTENSIONS = [markdown(), EditorView.lineWrapping];
 export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [scope, setScope] = useState<Scope>('private');
   const [text, setText] = useState<string | null>(null);
-  const [draft, setDraft] = useState<string | null>(null);
+  // The editor's text and the file text it started from: saving checks the file still holds `base`.
+  const [edit, setEdit] = useState<{ base: string; draft: string } | null>(null);
+  const draft = edit?.draft ?? null;
   const [error, setError] = useState<string | null>(null);
   const [agent, setAgent] = useState<AgentIndexViewShape | null>(null);
+  const [makingRoom, setMakingRoom] = useState(false);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
   const reload = useProject((s) => s.refresh);
+  // Health's "Make room…" opens it here, for the index it was asked for.
+  const asked = useCuration((s) => s.makeRoomFor);
+  useEffect(() => {
+    if (asked === null) return;
+    setScope(asked);
+    setEdit(null);
+    setMakingRoom(true);
+    useCuration.getState().askMakeRoom(null);
+  }, [asked]);
+
+  // Another project or index: leave the editor, and edit nothing until this index is read.
+  useEffect(() => {
+    setEdit(null);
+    setText(null);
+  }, [dir, scope]);
+
+  // The file changed (a rescan read it again): an untouched draft follows it; an edited one keeps
+  // the text it started from, so its save is refused rather than overwriting the other writer.
+  useEffect(() => {
+    if (text !== null) setEdit((e) => (e !== null && e.draft === e.base && e.base !== text ? { base: text, draft: text } : e));
+  }, [text]);
 
   useEffect(() => {
     let live = true;
-    setDraft(null);
     call('index.read', { dir, scope })
       .then((r) => live && setText(r.text))
       .catch((e: unknown) => live && setError(messageOf(e)));
@@ -58,12 +83,12 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
   const save = async () => {
-    if (draft === null || text === null) return;
+    if (edit === null) return;
     try {
-      await call('index.save', { dir, scope, text: draft, baseText: text });
+      await call('index.save', { dir, scope, text: edit.draft, baseText: edit.base });
       useToasts.getState().show('info', 'Saved MEMORY.md.');
-      setText(draft);
-      setDraft(null);
+      setText(edit.draft);
+      setEdit(null);
       await reload();
     } catch (e) {
       setError(e instanceof RpcError && e.code === 'conflict' ? `${e.message} Your text is still in the editor; reload to see theirs.` : messageOf(e));
@@ -80,9 +105,23 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           </select>
         )}
         {summary && <LoadMeter index={summary} />}
+        {summary?.exists && draft === null && !makingRoom && (
+          <button className={summary.firstCutLine !== null ? 'primary' : ''} onClick={() => setMakingRoom(true)} title="Shorten, merge, move or drop entries, with the loaded part shown as you choose">
+            Make room…
+          </button>
+        )}
       </div>
       {error && <div className="banner error">{error}</div>}
-      {draft === null ? (
+      {makingRoom && text !== null ? (
+        <MakeRoom
+          scope={scope}
+          text={text}
+          onClose={() => {
+            setMakingRoom(false);
+            void reload();
+          }}
+        />
+      ) : draft === null ? (
         <>
           <p className="muted small">
             At the start of every session Claude Code strips this file&apos;s frontmatter and comment blocks, then loads only the first {INDEX_MAX_LINES} lines or {INDEX_MAX_CHARS.toLocaleString('en-US')}{' '}
@@ -103,22 +142,27 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
               );
             })}
           </ol>
-          <button onClick={() => setDraft(text ?? '')}>Edit MEMORY.md</button>
+          <button disabled={text === null} onClick={() => text !== null && setEdit({ base: text, draft: text })}>
+            Edit MEMORY.md
+          </button>
           {agent && <AgentSees view={agent} />}
         </>
       ) : (
         <>
-          <CodeMirror value={draft} height="420px" extensions={INDEX_EXTENSIONS} onChange={setDraft} aria-label="MEMORY.md text" />
-          <p className={impact && (impact.newlyCut.length > 0 || impact.after.cut > 0) ? 'banner warning' : 'muted small'}>
-            After saving: {view.load.lines} lines, {view.load.chars.toLocaleString('en-US')} characters
-            {impact && impact.after.cut > 0 ? `, ${impact.after.cut} pointers past the cut` : ', everything reaches the agent'}
+          <CodeMirror value={draft} height="420px" extensions={INDEX_EXTENSIONS} onChange={(v) => setEdit((e) => e && { ...e, draft: v })} aria-label="MEMORY.md text" />
+          <p className={view.load.truncated || (impact && impact.newlyCut.length > 0) ? 'banner warning' : 'muted small'} aria-label="After saving">
+            After saving: {sizeAgainstLimits(view.load)}
+            {/* Past the cut is past the cut, pointers or prose: the agent never sees those lines (R-INDEX). */}
+            {view.load.truncated
+              ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `, ${view.cutCount} ${view.cutCount === 1 ? 'pointer' : 'pointers'}` : ''})`
+              : ', everything reaches the agent'}
             {impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>
           <div className="actions">
             <button className="primary" onClick={() => void save()}>
               Save MEMORY.md
             </button>
-            <button onClick={() => setDraft(null)}>Cancel</button>
+            <button onClick={() => setEdit(null)}>Cancel</button>
           </div>
         </>
       )}

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import type { Route } from '../stores/nav.js';
 import { projectName, useProjects } from '../stores/projects.js';
 import { useProject } from '../stores/project.js';
+import { ProjectTimeline } from '../components/ProjectTimeline.js';
 import { DreamTab } from './DreamTab.js';
 import { HealthTab } from './HealthTab.js';
 import { HistoryTab } from './HistoryTab.js';
@@ -34,6 +35,7 @@ export function ProjectView({ route }: { route: Extract<Route, { view: 'project'
       {scan && route.tab === 'memories' && <MemoriesTab route={route} scan={scan} />}
       {scan && route.tab === 'index' && <IndexTab dir={route.dir} scan={scan} />}
       {scan && route.tab === 'health' && <HealthTab scan={scan} />}
+      {route.tab === 'history' && <ProjectTimeline dir={route.dir} version={scan} />}
       {route.tab === 'history' && <HistoryTab dir={route.dir} />}
       {scan && route.tab === 'recall' && <RecallTab dir={route.dir} scan={scan} />}
       {route.tab === 'dream' && <DreamTab dir={route.dir} />}

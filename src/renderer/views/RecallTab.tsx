@@ -7,9 +7,10 @@
  *     with scores, latency, tokens and cost; "why not this one?" for any memory.
  * Both show the index that is always loaded, with its cut part.
  */
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import type { ClaudeCodeRecallResult, ProjectRecallResult } from '../../shared/recall-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
+import { RecallExplanationView } from '../components/RecallExplanation.js';
 import { useNav } from '../stores/nav.js';
 import { type RecallMode, useRecall } from '../stores/recall.js';
 
@@ -183,8 +184,10 @@ function ClaudeCodeResult({ dir, result }: { dir: string; result: ClaudeCodeReca
 }
 
 function MemdirExplained({ scan }: { scan: ProjectScan }) {
-  const { model, local, explained } = useRecall();
+  const { model, local, explained, recalled } = useRecall();
   const { explain } = useRecall.getState();
+  const [why, setWhy] = useState<'model' | 'local'>('model');
+  const shown = why === 'model' ? model : local;
   const allFiles = [...scan.memories.map((m) => m.file), ...(scan.team?.memories.map((m) => `team/${m.file}`) ?? [])];
   const picked = new Set([...(model?.selected ?? []), ...(local?.selected ?? [])].map((s) => s.file));
   return (
@@ -194,6 +197,28 @@ function MemdirExplained({ scan }: { scan: ProjectScan }) {
           <Result title="Model side query" result={model} />
           <Result title="Local ranker" result={local} />
         </div>
+      )}
+      {model && (
+        <p className="muted small" aria-label="Memdir session">
+          Session: {recalled.length === 0 ? 'nothing recalled yet' : `already recalled, never chosen again: ${recalled.join(', ')}`}{' '}
+          <button className="link" onClick={() => useRecall.getState().newSession()}>
+            New session
+          </button>
+        </p>
+      )}
+      {shown?.explanation && (
+        <>
+          <div className="toolbar" role="group" aria-label="Explain which choice">
+            <span className="small">Why each memory was or was not chosen by</span>
+            <button type="button" className={why === 'model' ? 'active' : ''} aria-pressed={why === 'model'} onClick={() => setWhy('model')}>
+              {model?.method === 'model' ? 'the model' : 'the model column (local fallback)'}
+            </button>
+            <button type="button" className={why === 'local' ? 'active' : ''} aria-pressed={why === 'local'} onClick={() => setWhy('local')}>
+              the local ranker
+            </button>
+          </div>
+          <RecallExplanationView explanation={shown.explanation} title={why === 'model' ? 'Why: model side query' : 'Why: local ranker'} />
+        </>
       )}
       {model && (
         <section className="why-not">

@@ -7,6 +7,7 @@ import { agentsContract } from './agents.js';
 import { alertsContract } from './alerts.js';
 import { appContract } from './app.js';
 import { claudeSettingsContract } from './claude-settings.js';
+import { curationContract } from './curation.js';
 import { desktopContract } from './desktop.js';
 import { dreamContract } from './dream.js';
 import { eventsContract } from './events.js';
@@ -23,6 +24,7 @@ export const CONTRACT = {
   ...appContract,
   ...projectsContract,
   ...memoriesContract,
+  ...curationContract,
   ...agentsContract,
   ...eventsContract,
   ...recallContract,

@@ -1,7 +1,7 @@
 /** Reading and changing memories, the index, health fixes and history. */
 import { z } from 'zod';
 import { MEMORY_TYPES } from '../memory-types.js';
-import { FIX_KINDS, problemSchema } from '../problems.js';
+import { problemSchema } from '../problems.js';
 import { mutation, query } from './define.js';
 import { dirRef, fileName, historyEntrySchema, projectRef, topicFields, writeResult } from './common.js';
 
@@ -52,11 +52,6 @@ export const memoriesContract = {
   'index.read': query('MEMORY.md as text (empty when there is none).', dirRef, z.object({ text: z.string(), exists: z.boolean() })),
   'index.loaded': query('MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded.', projectRef, agentIndexViewSchema),
   'index.save': mutation('Save MEMORY.md. With baseText, refused with a conflict if it changed on disk since.', dirRef.extend({ text: z.string().max(5_000_000), baseText: z.string().optional() }), writeResult),
-  'health.fix': mutation(
-    'Apply safe fixes: add orphans to the index, drop dangling pointers, drop repeated pointers.',
-    dirRef.extend({ fixes: z.array(z.object({ kind: z.enum(FIX_KINDS), file: z.string(), line: z.number().int().positive().nullable().optional() })).min(1).max(1000) }),
-    z.object({ applied: z.number(), rev: z.string().nullable() }),
-  ),
   'history.list': query(
     'Recorded changes of a project\'s memory, newest first (outside changes are recorded first).',
     projectRef.extend({ file: z.string().optional(), limit: z.number().int().positive().max(1000).optional() }),

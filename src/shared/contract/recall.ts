@@ -24,7 +24,11 @@ export type SettingsView = z.infer<typeof settingsViewSchema>;
 
 export const recallContract = {
   'recall.run': mutation('Select the memories a query would load (model side query, else the local ranker).', recallInput.extend({ offline: z.boolean().optional() }), projectRecallResultSchema),
-  'recall.compare': mutation('The playground: model and local ranker side by side for one query.', recallInput, z.object({ model: projectRecallResultSchema, local: projectRecallResultSchema })),
+  'recall.compare': mutation(
+    'The playground: model and local ranker side by side for one query, each explaining every memory it did not choose. exclude: files already recalled earlier in the playground session, never chosen again.',
+    recallInput.extend({ exclude: z.array(z.string().max(1000)).max(1000).optional() }),
+    z.object({ model: projectRecallResultSchema, local: projectRecallResultSchema }),
+  ),
   'recall.claudeCode': mutation(
     "Recall exactly as Claude Code would (its scan, cap, request and answer rules), in a playground session that remembers earlier queries and loaded files like a Claude Code session; `session: null` starts a new one.",
     recallInput.extend({ session: z.string().max(100).nullable().optional(), offline: z.boolean().optional() }),

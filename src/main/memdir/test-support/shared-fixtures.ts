@@ -5,12 +5,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** `…/shared/fixtures/memories`, or null. */
 export function sharedMemoryFixtures(): string | null {
   const fromEnv = process.env.MEMDIR_SHARED_FIXTURES;
   if (fromEnv) return fs.existsSync(path.join(fromEnv, 'memories')) ? path.join(fromEnv, 'memories') : null;
-  for (let dir = path.resolve(__dirname, '../../../..'); ; dir = path.dirname(dir)) {
+  for (let dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..'); ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, 'shared', 'fixtures', 'memories');
     if (fs.existsSync(candidate)) return candidate;
     if (path.dirname(dir) === dir) return null;

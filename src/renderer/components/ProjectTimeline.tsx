@@ -1,0 +1,101 @@
+/**
+ * A project's timeline, from its history (issue 14, item 9): memories and MEMORY.md's size after
+ * each change, the 200-line limit drawn, each dream and sync marked; a click on the chart (or on a
+ * marked change below it) opens that change in the history.
+ */
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type uPlot from 'uplot';
+import type { Contract } from '../../shared/contract/index.js';
+import { INDEX_MAX_LINES } from '../../shared/limits.js';
+import type { z } from 'zod';
+import { useHistory } from '../stores/history.js';
+import { call } from '../transport/transport.js';
+import { Chart, type ChartTheme, spread } from './Chart.js';
+
+type Point = z.output<Contract['projects.timeline']['output']>['points'][number];
+
+const MARKED = new Set(['dream', 'sync']);
+
+export function ProjectTimeline({ dir, version }: { dir: string; version: unknown }) {
+  const [points, setPoints] = useState<Point[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    call('projects.timeline', { dir })
+      .then((r) => live && setPoints(r.points))
+      .catch((e: unknown) => live && setError(e instanceof Error ? e.message : String(e)));
+    return () => {
+      live = false;
+    };
+  }, [dir, version]);
+
+  const open = useCallback((rev: string) => void useHistory.getState().select(rev), []);
+  const data = useMemo<uPlot.AlignedData | null>(() => {
+    if (!points || points.length === 0) return null;
+    const xs = points.map((p) => Date.parse(p.time) / 1000);
+    // Two changes in one second still get their own place on the axis.
+    for (let i = 1; i < xs.length; i++) if (xs[i]! <= xs[i - 1]!) xs[i] = xs[i - 1]! + 1;
+    return [
+      xs,
+      points.map((p) => p.memories + p.teamMemories),
+      points.map((p) => p.indexLines),
+      // The limit is drawn once the index is past half of it: below, it only flattens the lines.
+      points.map(() => (points.some((p) => (p.indexLines ?? 0) >= INDEX_MAX_LINES / 2) ? INDEX_MAX_LINES : null)),
+      points.map((p) => (p.source === 'dream' ? p.memories + p.teamMemories : null)),
+      points.map((p) => (p.source === 'sync' ? p.memories + p.teamMemories : null)),
+    ];
+  }, [points]);
+  const options = useCallback(
+    (theme: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => ({
+      scales: { x: { time: true, range: spread } },
+      legend: { show: true },
+      cursor: { points: { size: 6 } },
+      axes: [{}, { label: 'memories · index lines', size: 56 }],
+      series: [
+        {},
+        { label: 'Memories', stroke: theme.accent, width: 2 },
+        { label: 'MEMORY.md lines', stroke: theme.ok, width: 2 },
+        { label: 'Line limit (200)', stroke: theme.error, width: 1, dash: [6, 4], points: { show: false } },
+        { label: 'Dream', stroke: theme.warning, width: 0, points: { show: true, size: 10, fill: theme.warning } },
+        { label: 'Sync', stroke: theme.muted, width: 0, points: { show: true, size: 8, fill: theme.muted } },
+      ],
+      hooks: {
+        ready: [
+          (u) =>
+            u.over.addEventListener('click', () => {
+              const i = u.cursor.idx;
+              if (i !== null && i !== undefined && points?.[i]) open(points[i]!.rev);
+            }),
+        ],
+      },
+    }),
+    [points, open],
+  );
+  if (error) return <p className="muted small">The timeline could not be drawn: {error}</p>;
+  if (!points) return null;
+  const marked = points.filter((p) => MARKED.has(p.source)).slice(-12);
+  return (
+    <section className="chart" aria-label="Timeline">
+      <h3>Timeline</h3>
+      {data === null ? (
+        <p className="muted small">No change recorded yet.</p>
+      ) : (
+        <>
+          <Chart label={`Memories and MEMORY.md lines over ${points.length} changes`} data={data} options={options} />
+          <p className="muted small">Click the chart to open the change under the cursor.</p>
+          {marked.length > 0 && (
+            <ul className="chart-events" aria-label="Dreams and syncs">
+              {marked.map((p) => (
+                <li key={p.rev}>
+                  <button className="link" onClick={() => open(p.rev)} title={p.summary}>
+                    {p.source === 'dream' ? '◆ Dream' : '● Sync'} {new Date(p.time).toLocaleString()}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * The editor's "this repeats a memory" warning: while a memory is written, the memories of its
+ * scope that say the same thing (the app's one duplicate rule, asked of main), so the same fact
+ * is not saved twice. Asked again half a second after the typing stops.
+ */
+import { useEffect, useState } from 'react';
+import type { Scope } from '../../shared/memory-types.js';
+import { useNav } from '../stores/nav.js';
+import { call } from '../transport/transport.js';
+import './curation.css';
+
+interface Match {
+  file: string;
+  name: string;
+  description: string;
+  kind: 'exact' | 'near' | 'similar';
+}
+
+const WAIT_MS = 500;
+
+export function RepeatWarning({ dir, scope, file, name, description, body }: { dir: string; scope: Scope; file: string | null; name: string; description: string; body: string }) {
+  const [matches, setMatches] = useState<Match[]>([]);
+  const go = useNav((s) => s.go);
+  useEffect(() => {
+    if (!name.trim() && !description.trim() && !body.trim()) {
+      setMatches([]);
+      return;
+    }
+    let live = true;
+    const timer = setTimeout(() => {
+      call('memories.similar', { dir, scope, file, name, description, body })
+        .then((r) => live && setMatches(r.matches))
+        // A failed check is no reason to interrupt writing: the warning just stays away.
+        .catch(() => live && setMatches([]));
+    }, WAIT_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [dir, scope, file, name, description, body]);
+  if (matches.length === 0) return null;
+  const first = matches[0]!;
+  return (
+    <div className="banner warning repeat-warning" role="status" aria-label="Repeats a memory">
+      {file === null ? 'This new memory' : 'This memory'} repeats{' '}
+      <button type="button" className="link" onClick={() => go({ view: 'project', dir, tab: 'memories', scope, file: first.file })}>
+        {first.name} ({first.file})
+      </button>
+      : “{first.description}”{first.kind === 'exact' ? ' — the same text' : ''}. Edit that one instead, or merge them afterwards in Health.
+      {matches.length > 1 && <span className="muted small"> Also alike: {matches.slice(1).map((m) => m.file).join(', ')}.</span>}
+    </div>
+  );
+}

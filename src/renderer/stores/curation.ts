@@ -1,0 +1,150 @@
+/**
+ * Curation of the open project (R-HEALTH, R-INDEX): Health's fixes with their effect on the
+ * loaded part worked out before they are applied, near-duplicate memories and their merge, and
+ * Make room. Each write is one history entry; its notice offers Undo.
+ */
+import { create } from 'zustand';
+import type { Contract } from '../../shared/contract/index.js';
+import type { DuplicateMemoryShape, FixRequestShape, IndexImpactShape } from '../../shared/contract/curation.js';
+import { sizeAgainstLimits } from '../../shared/index-impact.js';
+import type { RoomAction } from '../../shared/index-room.js';
+import type { Scope } from '../../shared/memory-types.js';
+import type { Problem } from '../../shared/problems.js';
+import type { z } from 'zod';
+import { call } from '../transport/transport.js';
+import { messageOf } from './errors.js';
+import { useProject } from './project.js';
+import { useToasts } from './toasts.js';
+
+export type FixPreview = z.output<Contract['health.preview']['output']>;
+
+export interface DuplicatePairView {
+  kind: 'exact' | 'near' | 'similar';
+  score: number;
+  a: DuplicateMemoryShape;
+  b: DuplicateMemoryShape;
+}
+
+/** A health problem's fix as the service takes it. */
+export function fixOf(p: Problem): FixRequestShape | null {
+  if (!p.fix) return null;
+  if (p.fix === 'add-to-index') return p.file ? { kind: p.fix, file: p.file } : null;
+  return p.target && p.line ? { kind: p.fix, file: p.target, line: p.line } : null;
+}
+
+/** The same fix (a problem and a preview's entry name it alike). */
+export function sameFix(a: FixRequestShape, b: FixRequestShape): boolean {
+  return a.kind === b.kind && a.file === b.file && (a.line ?? null) === (b.line ?? null);
+}
+
+/** One sentence on what a write did to the loaded part, for its notice. */
+export function impactSentence(impact: IndexImpactShape): string {
+  const { after } = impact;
+  const fits = after.truncated ? `from line ${after.firstCutLine} on it is still cut (${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'})` : 'all of it reaches the agent';
+  return `MEMORY.md: ${sizeAgainstLimits(after)}; ${fits}.`;
+}
+
+interface CurationState {
+  dir: string | null;
+  /** Per scope: what fixing every fixable problem would do, and each fix alone. */
+  previews: Partial<Record<Scope, FixPreview>>;
+  pairs: DuplicatePairView[] | null;
+  busy: boolean;
+  error: string | null;
+  /** Make room asked for from elsewhere (Health), for the index view to open. */
+  makeRoomFor: Scope | null;
+  load: (dir: string, problems: readonly (Problem & { scope: Scope })[]) => Promise<void>;
+  fix: (problems: readonly (Problem & { scope: Scope })[], options?: { pastCut?: boolean }) => Promise<void>;
+  merge: (keeper: DuplicateMemoryShape, others: readonly DuplicateMemoryShape[]) => Promise<void>;
+  makeRoom: (scope: Scope, baseText: string, actions: readonly RoomAction[]) => Promise<boolean>;
+  askMakeRoom: (scope: Scope | null) => void;
+  undo: (rev: string, what: string) => Promise<void>;
+}
+
+export const useCuration = create<CurationState>()((set, get) => ({
+  dir: null,
+  previews: {},
+  pairs: null,
+  busy: false,
+  error: null,
+  makeRoomFor: null,
+  async load(dir, problems) {
+    if (get().dir !== dir) set({ dir, previews: {}, pairs: null, error: null });
+    try {
+      const previews: Partial<Record<Scope, FixPreview>> = {};
+      for (const scope of ['private', 'team'] as const) {
+        const fixes = problems.filter((p) => p.scope === scope).map(fixOf).filter((f) => f !== null);
+        if (fixes.length > 0) previews[scope] = await call('health.preview', { dir, scope, fixes });
+      }
+      const { pairs } = await call('duplicates.list', { dir });
+      if (get().dir === dir) set({ previews, pairs, error: null });
+    } catch (error) {
+      if (get().dir === dir) set({ error: messageOf(error) });
+    }
+  },
+  async fix(problems, options = {}) {
+    const dir = get().dir;
+    if (!dir) return;
+    set({ busy: true });
+    for (const scope of ['private', 'team'] as const) {
+      const fixes = problems.filter((p) => p.scope === scope).map(fixOf).filter((f) => f !== null);
+      if (fixes.length === 0) continue;
+      try {
+        const { applied, heldBack, impact, rev } = await call('health.fix', { dir, scope, fixes, ...(options.pastCut ? { pastCut: true } : {}) });
+        const held = heldBack.length > 0 ? ` ${heldBack.length === 1 ? '1 orphan was' : `${heldBack.length} orphans were`} held back: ${heldBack.length === 1 ? 'its pointer' : 'their pointers'} would fall below the cut.` : '';
+        const text = `${applied === 1 ? 'Fixed 1 problem.' : `Fixed ${applied} problems.`}${held} ${impactSentence(impact)}`;
+        useToasts.getState().show('info', text, rev ? { label: 'Undo', run: () => void get().undo(rev, 'the fixes') } : undefined);
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
+      }
+    }
+    set({ busy: false });
+    await useProject.getState().refresh();
+  },
+  async merge(keeper, others) {
+    const dir = get().dir;
+    if (!dir) return;
+    set({ busy: true });
+    try {
+      const expect = Object.fromEntries([keeper, ...others].map((m) => [m.file, m.text]));
+      const { rev, merged } = await call('duplicates.merge', { dir, keeper: keeper.file, others: others.map((o) => o.file), expect });
+      useToasts.getState().show('info', `Merged ${merged.join(', ')} into ${keeper.file}. ${merged.length === 1 ? 'It stays' : 'They stay'} in history.`, rev ? { label: 'Undo', run: () => void get().undo(rev, 'the merge') } : undefined);
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    } finally {
+      set({ busy: false });
+    }
+    await useProject.getState().refresh();
+  },
+  async makeRoom(scope, baseText, actions) {
+    const dir = get().dir ?? useProject.getState().dir;
+    if (!dir) return false;
+    set({ busy: true });
+    try {
+      const { rev, impact, notes } = await call('index.makeRoom', { dir, scope, baseText, actions: [...actions] });
+      useToasts.getState().show('info', `Made room: ${impactSentence(impact)}${notes.length > 0 ? ` ${notes.length === 1 ? notes[0] : `${notes.length} memories changed too.`}` : ''}`, rev ? { label: 'Undo', run: () => void get().undo(rev, 'Make room') } : undefined);
+      return true;
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+      return false;
+    } finally {
+      set({ busy: false });
+      await useProject.getState().refresh();
+    }
+  },
+  askMakeRoom(scope) {
+    set({ makeRoomFor: scope });
+  },
+  async undo(rev, what) {
+    const dir = get().dir ?? useProject.getState().dir;
+    if (!dir) return;
+    try {
+      // The entry's parent is the state just before it: every file it touched goes back in one entry.
+      await call('history.restore', { dir, rev: `${rev}~1` });
+      useToasts.getState().show('info', `Undid ${what}.`);
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    }
+    await useProject.getState().refresh();
+  },
+}));
