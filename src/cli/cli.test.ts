@@ -125,6 +125,11 @@ describe('memdir CLI', () => {
     expect(await fs.readFile(path.join(memoryDir, 'user_role.md'), 'utf8')).toBe(original);
   });
 
+  it('says the limits it shares with the app in sentences: the recall query', async () => {
+    const r = await run('recall', '--project', '-work-shop', '--query', 'q'.repeat(20_001), '--offline');
+    expect(r).toEqual({ code: 2, out: '', err: 'memdir recall: The query is 20,001 characters; a recall query can be at most 20,000 characters.\n' });
+  });
+
   it('usage and I/O errors exit 2 with one line', async () => {
     for (const argv of [['frobnicate'], ['where'], ['scan', '--bogus'], ['show', 'no-such-project-dir'], ['restore', '-work-shop', '--not-a-rev']]) {
       const { code, err } = await run(...argv);

@@ -28,7 +28,7 @@ afterAll(async () => {
 describe('the app API', () => {
   it('rejects unknown calls and bad payloads with a typed error, never a crash', async () => {
     expect(await api.call('nope', {})).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
-    expect(await api.call('projects.get', { dir: 42 })).toMatchObject({ ok: false, error: { code: 'invalid-input', issues: [expect.stringContaining('dir')] } });
+    expect(await api.call('projects.get', { dir: 42 })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: 'The project folder name is not the right kind of value (it should be text).' } });
     expect(await api.call('memories.create', { dir: '-work-shop', fields: { name: '', description: 'x', type: 'opinion' }, body: '' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
     expect(await api.call('projects.get', { dir: '../../etc' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
     expect(await api.call('projects.get', { dir: '-no-such' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
@@ -52,6 +52,16 @@ describe('the app API', () => {
     }
     const team = await api.call('memories.create', { dir: '-work-shop', scope: 'team', fields: { ...fields, type: 'user' }, body: '' });
     expect(team).toMatchObject({ ok: false, error: { code: 'scope-refused', message: expect.stringContaining('always stays private') } });
+  });
+
+  it('says a memory past the size limit in a sentence, whether the request or the written file is too big', async () => {
+    const fields = { name: 'Huge', description: 'A pasted log', type: 'project' };
+    const pasted = await api.call('memories.create', { dir: '-work-noindex', scope: 'private', fields, body: 'x'.repeat(2 * 1024 * 1024) });
+    expect(pasted).toEqual({ ok: false, error: { code: 'invalid-input', message: 'This memory is 2.1 MB; a memory can be at most 1 MB.', issues: ['This memory is 2.1 MB; a memory can be at most 1 MB.'] } });
+    // 400,000 Chinese characters pass the request's length check but are 1.2 MB as written.
+    const chinese = await api.call('memories.create', { dir: '-work-noindex', scope: 'private', fields, body: '记'.repeat(400_000) });
+    expect(chinese).toEqual({ ok: false, error: { code: 'invalid-input', message: 'This memory is 1.2 MB; a memory can be at most 1 MB.' } });
+    expect(await fs.readdir(path.join(fixture.home, 'projects', '-work-noindex', 'memory'))).not.toContain('project_huge.md');
   });
 
   it('a file that vanished between list and open gets a clear not-found', async () => {

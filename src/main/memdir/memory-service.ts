@@ -19,6 +19,7 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { quoteName } from '../../shared/visible-text.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
+import { memoryTextTooLarge } from '../../shared/size-text.js';
 import type { FixKind, Problem } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/history.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
@@ -142,6 +143,13 @@ async function writeIndex(where: Where, parsed: ParsedIndex, before: string | nu
   if (text !== before) await writeFileAtomic(where.memoryDir, inScope(where.scope, INDEX_FILE), text);
 }
 
+/** A memory's text, refused in words when it is larger than any scan would read (TOPIC_MAX_BYTES). */
+function checkedSize(text: string): string {
+  const tooLarge = memoryTextTooLarge(text);
+  if (tooLarge) throw new MemoryError('invalid-input', tooLarge);
+  return text;
+}
+
 function tx<T>(where: Where, source: ChangeSource, summary: string, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
   return transact(where.memoryDir, { source, summary, ...(where.dataDir ? { dataDir: where.dataDir } : {}) }, fn);
 }
@@ -165,7 +173,7 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const rel = inScope(where.scope, file);
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
-    await writeFileAtomic(where.memoryDir, rel, serializeTopicFile(input.fields, input.body));
+    await writeFileAtomic(where.memoryDir, rel, checkedSize(serializeTopicFile(input.fields, input.body)));
     const index = await readIndex(where);
     const already = indexEntries(index.parsed).some((e) => e.file === file);
     if (!already) await writeIndex(where, addIndexEntry(index.parsed, { title: input.fields.name, file, hook: input.hook ?? input.fields.description }), index.text);
@@ -197,7 +205,7 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
       throw new MemoryError('conflict', `${rel} was changed on disk while you were editing it; compare both versions before saving.`, current);
     }
     const previous = parseTopicFile(current, file);
-    await writeFileAtomic(where.memoryDir, rel, serializeTopicFile(input.fields, input.body, current));
+    await writeFileAtomic(where.memoryDir, rel, checkedSize(serializeTopicFile(input.fields, input.body, current)));
     const index = await readIndex(where);
     const pointer = indexEntries(index.parsed).find((e) => e.file === file);
     if (pointer) {

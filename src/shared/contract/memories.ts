@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MEMORY_TYPES } from '../memory-types.js';
 import { FIX_KINDS, problemSchema } from '../problems.js';
 import { mutation, query } from './define.js';
-import { dirRef, fileName, historyEntrySchema, projectRef, topicFields, writeResult } from './common.js';
+import { dirRef, fileName, historyEntrySchema, memoryBody, projectRef, topicFields, writeResult } from './common.js';
 
 export const memoryDocSchema = z.object({
   file: z.string(),
@@ -39,12 +39,12 @@ export const memoriesContract = {
   'memories.read': query('One memory file, parsed, with its problems.', dirRef.extend({ file: fileName }), memoryDocSchema),
   'memories.create': mutation(
     'Create a memory and its index pointer. A "user" memory is never created in the team scope.',
-    dirRef.extend({ fields: topicFields, body: z.string().max(200_000), file: fileName.optional(), hook: z.string().max(500).optional() }),
+    dirRef.extend({ fields: topicFields, body: memoryBody, file: fileName.optional(), hook: z.string().max(500).optional() }),
     writeResult,
   ),
   'memories.update': mutation(
     'Save a memory. With baseText, nothing is written if the file changed on disk since: a conflict error carries what is there now.',
-    dirRef.extend({ file: fileName, fields: topicFields, body: z.string().max(200_000), baseText: z.string().optional(), hook: z.string().max(500).optional() }),
+    dirRef.extend({ file: fileName, fields: topicFields, body: memoryBody, baseText: z.string().optional(), hook: z.string().max(500).optional() }),
     writeResult,
   ),
   'memories.rename': mutation('Rename a memory file; its index pointers follow.', dirRef.extend({ from: fileName, to: fileName }), writeResult),
