@@ -9,7 +9,8 @@ import { projectsRoot } from '../memdir/home.js';
 import { readMemoryText } from '../memdir/read-file.js';
 import { resolveInside } from '../memdir/safe-fs.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
-import { deletedFiles, diffRevisions, listHistory, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/history.js';
+import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/history.js';
+import { restoreMemoryFile, undoChange } from '../memdir/undo-change.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
@@ -29,6 +30,8 @@ export const memoryHandlers: Pick<
   | 'history.diff'
   | 'history.read'
   | 'history.restore'
+  | 'history.plan'
+  | 'history.undo'
   | 'history.deleted'
 > = {
   async 'memories.read'({ dir, scope, file }, ctx) {
@@ -129,9 +132,19 @@ export const memoryHandlers: Pick<
   },
   async 'history.restore'({ dir, rev, file }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    const entry = await restoreFromHistory(project.memoryDir, rev, { dataDir: ctx.dataDir, ...(file ? { file } : {}) });
+    const done = file ? await restoreMemoryFile({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, file }) : { entry: await restoreFromHistory(project.memoryDir, rev, { dataDir: ctx.dataDir }), notes: [] };
     ctx.changed(dir, project.memoryDir);
-    return { entry };
+    return done;
+  },
+  async 'history.plan'({ dir, rev, file }, ctx) {
+    const { project } = await ctx.where(dir, 'private');
+    return { changes: await planRestore(project.memoryDir, rev, { dataDir: ctx.dataDir, ...(file ? { file } : {}) }) };
+  },
+  async 'history.undo'({ dir, rev, overwriteChanged }, ctx) {
+    const { project } = await ctx.where(dir, 'private');
+    const done = await undoChange({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, ...(overwriteChanged ? { overwriteChanged } : {}) });
+    ctx.changed(dir, project.memoryDir);
+    return done;
   },
   async 'history.deleted'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');

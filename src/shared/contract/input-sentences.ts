@@ -54,6 +54,7 @@ export const FIELD_WORDS: Record<string, FieldWords> = {
   baseText: { the: 'the version you started from', a: 'a version' },
   items: { the: 'the selection', a: 'a selection' },
   memoryDir: { the: 'the memory folder', a: 'a memory folder' },
+  rev: { the: 'the revision', a: 'a revision' },
   type: { the: 'the type', a: "a memory's type" },
   scope: { the: 'the scope', a: 'a scope' },
   'team.move:to': { the: 'the scope', a: 'a scope' },

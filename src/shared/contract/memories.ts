@@ -5,6 +5,9 @@ import { FIX_KINDS, problemSchema } from '../problems.js';
 import { mutation, query } from './define.js';
 import { dirRef, fileName, historyEntrySchema, memoryBody, projectRef, topicFields, writeResult } from './common.js';
 
+/** A point in history: a commit id (or a name like HEAD~1), as history entries give it. */
+const revision = z.string().min(1).max(200);
+
 export const memoryDocSchema = z.object({
   file: z.string(),
   /** The whole file as it is on disk (the editor's base for conflict detection). */
@@ -64,7 +67,21 @@ export const memoriesContract = {
   ),
   'history.diff': query('Unified diff between two revisions (from null = the parent of `to`).', projectRef.extend({ from: z.string().nullable(), to: z.string(), file: z.string().optional() }), z.object({ diff: z.string() })),
   'history.read': query('A file as it was at a revision.', projectRef.extend({ rev: z.string(), file: z.string() }), z.object({ text: z.string().nullable() })),
-  'history.restore': mutation('Restore one file or the whole memory directory as it was at a revision.', projectRef.extend({ rev: z.string(), file: z.string().optional() }), z.object({ entry: historyEntrySchema.nullable() })),
+  'history.restore': mutation(
+    'Restore one file or the whole memory directory as it was at a revision. A memory restored alone gets its index pointer back too (at its old place when it still reaches the agent there); notes say where.',
+    projectRef.extend({ rev: revision, file: z.string().max(400).optional() }),
+    z.object({ entry: historyEntrySchema.nullable(), notes: z.array(z.string()) }),
+  ),
+  'history.plan': query(
+    'What restoring a revision (one file, or the whole snapshot) would change now, file by file — shown before the restore is confirmed. Nothing is written.',
+    projectRef.extend({ rev: revision, file: z.string().max(400).optional() }),
+    z.object({ changes: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) })) }),
+  ),
+  'history.undo': mutation(
+    'Undo one history entry as a new entry: its files and its index lines go back. Later index edits are kept; a file changed since stops the undo (a conflict) unless overwriteChanged.',
+    projectRef.extend({ rev: revision, overwriteChanged: z.boolean().optional() }),
+    z.object({ entry: historyEntrySchema.nullable(), notes: z.array(z.string()) }),
+  ),
   'history.deleted': query(
     'Memories deleted since history began, with the revision to restore them from.',
     projectRef,
