@@ -6,6 +6,7 @@ import { appHandlers } from './app.js';
 import { claudeSettingsHandlers } from './claude-settings.js';
 import { desktopHandlers } from './desktop.js';
 import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js';
+import { draftHandlers } from './drafts.js';
 import { dreamHandlers } from './dream.js';
 import { eventHandlers, subscribers } from './events.js';
 import { extractHandlers } from './extract.js';
@@ -17,7 +18,7 @@ import { recallHandlers } from './recall.js';
 import { sessionHandlers } from './session.js';
 import { teamHandlers } from './team.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...draftHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

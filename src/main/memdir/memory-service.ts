@@ -26,7 +26,7 @@ import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, resolveInside, writeFileAtomic } from './safe-fs.js';
-import { type TopicFields, parseTopicFile, serializeTopicFile } from './topic-file.js';
+import { type TopicFields, frontmatterProblem, parseTopicFile, replaceFrontmatter, serializeTopicFile } from './topic-file.js';
 
 export interface Where {
   /** The project's memory directory (history and locks are per memory directory). */
@@ -188,6 +188,8 @@ export interface UpdateInput {
   body: string;
   /** The text the editor started from; when the file changed since, nothing is written. */
   baseText?: string;
+  /** Repaired frontmatter (the YAML between the fences) to write in place of the file's own; the fields then go on top. */
+  frontmatter?: string;
   hook?: string;
   source?: ChangeSource;
 }
@@ -204,8 +206,14 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
     if (input.baseText !== undefined && current !== input.baseText) {
       throw new MemoryError('conflict', `${rel} was changed on disk while you were editing it; compare both versions before saving.`, current);
     }
+    let base = current;
+    if (input.frontmatter !== undefined) {
+      const problem = frontmatterProblem(input.frontmatter);
+      if (problem) throw new MemoryError('invalid-input', problem);
+      base = replaceFrontmatter(current, input.frontmatter);
+    }
     const previous = parseTopicFile(current, file);
-    await writeFileAtomic(where.memoryDir, rel, checkedSize(serializeTopicFile(input.fields, input.body, current)));
+    await writeFileAtomic(where.memoryDir, rel, checkedSize(serializeTopicFile(input.fields, input.body, base)));
     const index = await readIndex(where);
     const pointer = indexEntries(index.parsed).find((e) => e.file === file);
     if (pointer) {

@@ -8,6 +8,7 @@ import { alertsContract } from './alerts.js';
 import { appContract } from './app.js';
 import { claudeSettingsContract } from './claude-settings.js';
 import { desktopContract } from './desktop.js';
+import { draftsContract } from './drafts.js';
 import { dreamContract } from './dream.js';
 import { eventsContract } from './events.js';
 import { extractContract } from './extract.js';
@@ -23,6 +24,7 @@ export const CONTRACT = {
   ...appContract,
   ...projectsContract,
   ...memoriesContract,
+  ...draftsContract,
   ...agentsContract,
   ...eventsContract,
   ...recallContract,

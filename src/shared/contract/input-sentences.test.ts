@@ -86,13 +86,13 @@ describe('limits as sentences', () => {
   });
 
   it('says a 2 MB memory in megabytes, as written to disk', () => {
-    const [sentence] = inputSentences('memories.update', CONTRACT['memories.update'].input, { dir: 'x', file: 'a.md', fields: { name: 'a', description: 'b', type: 'user' }, body: 'x'.repeat(2 * 1024 * 1024) });
+    const [sentence] = inputSentences('memories.update', CONTRACT['memories.update'].input, { dir: 'x', file: 'a.md', memoryDir: '/m', baseText: '', fields: { name: 'a', description: 'b', type: 'user' }, body: 'x'.repeat(2 * 1024 * 1024) });
     expect(sentence).toBe('This memory is 2.1 MB; a memory can be at most 1 MB.');
   });
 
   it('keeps a schema\'s own wording, and names a missing field', () => {
-    expect(inputSentences('memories.create', CONTRACT['memories.create'].input, { dir: 'x', fields: { name: '  ', description: '', type: 'user' }, body: '' })).toEqual(['A memory needs a name.']);
+    expect(inputSentences('memories.create', CONTRACT['memories.create'].input, { dir: 'x', memoryDir: '/m', fields: { name: '  ', description: '', type: 'user' }, body: '' })).toEqual(['A memory needs a name.']);
     expect(inputSentences('projects.get', CONTRACT['projects.get'].input, {})).toEqual(['The project folder name is missing.']);
-    expect(inputSentences('memories.create', CONTRACT['memories.create'].input, { dir: 'x', fields: { name: 'a', description: '', type: 'todo' }, body: '' })).toEqual(['The type is "todo"; it must be one of "user", "feedback", "project", "reference".']);
+    expect(inputSentences('memories.create', CONTRACT['memories.create'].input, { dir: 'x', memoryDir: '/m', fields: { name: 'a', description: '', type: 'todo' }, body: '' })).toEqual(['The type is "todo"; it must be one of "user", "feedback", "project", "reference".']);
   });
 });

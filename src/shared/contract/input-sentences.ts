@@ -52,6 +52,8 @@ export const FIELD_WORDS: Record<string, FieldWords> = {
   theirsSha: { the: 'the server version', a: 'a server version' },
   line: { the: 'the line number', a: 'a line number' },
   baseText: { the: 'the version you started from', a: 'a version' },
+  frontmatter: { the: 'the frontmatter', a: "a memory's frontmatter" },
+  newFile: { the: 'the file name', a: 'a memory file name' },
   items: { the: 'the selection', a: 'a selection' },
   memoryDir: { the: 'the memory folder', a: 'a memory folder' },
   rev: { the: 'the revision', a: 'a revision' },
