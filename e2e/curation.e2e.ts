@@ -56,6 +56,10 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     const long = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of the runbook.`);
     await fs.writeFile(path.join(alpha, 'project_runbook.md'), topic('Runbook', 'Steps of the release', 'project', long.join('\n')));
     await fs.appendFile(path.join(alpha, 'MEMORY.md'), '- [Open tasks](todo_list.md) — What is left to do\n- [Wiki](reference_wiki.md) — Where the wiki lives\n- [Runbook](project_runbook.md) — Steps of the release\n');
+    // An index past its 200-line cut, for reordering.
+    await fs.mkdir(mem('-work-full'), { recursive: true });
+    await fs.writeFile(path.join(mem('-work-full'), 'MEMORY.md'), `# Full\n${Array.from({ length: 204 }, (_, i) => `- [Memory ${i}](m${i}.md) — hook ${i}`).join('\n')}\n`);
+    for (let i = 0; i < 204; i++) await fs.writeFile(path.join(mem('-work-full'), `m${i}.md`), topic(`Memory ${i}`, `hook ${i}`, 'project', `Fact ${i}.`));
     host = await startHost(['--home', home, '--port', '0', '--data-dir', dataDir]);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
@@ -318,6 +322,32 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await toast.getByRole('button', { name: 'Undo' }).click();
     await expect.poll(() => read('-work-alpha', 'MEMORY.md')).toBe(index);
     expect(await exists('-work-alpha', 'feedback_tests.md')).toBe(true);
+  });
+
+  it('reorders MEMORY.md by dragging, with the cut line where it falls while dragging; one Undo puts the order back', async () => {
+    const index = await read('-work-full', 'MEMORY.md');
+    await openProject('-work-full');
+    await page.getByRole('button', { name: 'MEMORY.md', exact: true }).click();
+    await page.getByRole('button', { name: 'Reorder entries' }).click();
+    const list = page.getByRole('list', { name: 'MEMORY.md lines in their new order' });
+    const line = (label: string) => list.getByRole('listitem', { name: new RegExp(`^${label}, line`) });
+    expect(await line('Memory 203').getAttribute('aria-label')).toBe('Memory 203, line 205, past the cut');
+    // Drag the last pointer up above the cut; while it is held there, the cut line moves under it.
+    await line('Memory 203').scrollIntoViewIfNeeded();
+    await line('Memory 203').hover();
+    await page.mouse.down();
+    await line('Memory 195').hover({ position: { x: 30, y: 3 } });
+    await line('Memory 195').hover({ position: { x: 40, y: 4 } });
+    await expect.poll(() => line('Memory 203').getAttribute('aria-label')).toBe('Memory 203, line 197');
+    expect(await list.getByRole('separator').count()).toBe(1);
+    expect(await line('Memory 197').getAttribute('aria-label')).toBe('Memory 197, line 200');
+    expect(await line('Memory 198').getAttribute('aria-label')).toBe('Memory 198, line 201, past the cut');
+    await page.screenshot({ path: artifact('curation-06-reorder-drag.png') });
+    await page.mouse.up();
+    await page.getByRole('button', { name: 'Save this order' }).click();
+    await expect.poll(async () => (await read('-work-full', 'MEMORY.md')).split('\n')[196]).toBe('- [Memory 203](m203.md) — hook 203');
+    await page.getByRole('status').filter({ hasText: 'Saved the new order of MEMORY.md.' }).getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(() => read('-work-full', 'MEMORY.md')).toBe(index);
     expect(errors).toEqual([]);
   });
 });

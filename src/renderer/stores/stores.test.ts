@@ -8,6 +8,8 @@ import { ago, count, when } from '../components/format.js';
 import { draftKey, sortDrafts } from './drafts.js';
 import { draftOf, draftProblem, emptyDraft, fromStored, isDirty, needsRepair, resume, sameTarget, toStored, withType } from './editor.js';
 import { toastLifetime } from './toasts.js';
+import { cutOf, lineLabel, moveLine } from './index-order.js';
+import { parseIndex, serializeIndex } from '../../shared/index-format.js';
 import { parseRoute, routeToHash, type Route } from './nav.js';
 import { type MemoryRow, filterMemories, memoryRows, rowKey, sortMemories, toggleSelection } from './project.js';
 import { projectNotes, visibleProjects } from './projects.js';
@@ -238,6 +240,20 @@ describe('memory list order and selection', () => {
     expect([...one]).toEqual(['private/a.md']);
     expect([...toggleSelection(one, shown, 'private/b.md', 'private/a.md', true)]).toEqual(['private/a.md', 'team/t.md', 'private/b.md']);
     expect([...toggleSelection(one, shown, 'private/a.md', 'private/a.md', false)]).toEqual([]);
+  });
+});
+
+describe('reordering MEMORY.md', () => {
+  it('moves one line and shows where the cut falls for the order shown', () => {
+    const lines = ['# Index', ...Array.from({ length: 201 }, (_, i) => `- [M${i}](m${i}.md) — hook ${i}`)];
+    const index = parseIndex(`${lines.join('\n')}\n`);
+    expect(cutOf(index)).toEqual({ firstCut: 200, cut: ['m199.md', 'm200.md'] });
+    const moved = moveLine(index, 201, 1);
+    expect(moved.lines.map((l) => l.line)).toEqual(lines.map((_, i) => i + 1));
+    expect(cutOf(moved).cut).toEqual(['m198.md', 'm199.md']);
+    expect(lineLabel(moved.lines[1]!)).toBe('M200');
+    expect(moveLine(index, 3, 3)).toBe(index);
+    expect(serializeIndex(moveLine(moved, 1, 201))).toBe(serializeIndex(index));
   });
 });
 

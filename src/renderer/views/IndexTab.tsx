@@ -15,7 +15,9 @@ import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
+import { IndexReorder } from '../components/IndexReorder.js';
 import { LoadMeter } from '../components/LoadMeter.js';
+import { useIndexOrder } from '../stores/index-order.js';
 import { messageOf } from '../stores/errors.js';
 import { useProject } from '../stores/project.js';
 import { useToasts } from '../stores/toasts.js';
@@ -29,6 +31,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [agent, setAgent] = useState<AgentIndexViewShape | null>(null);
+  const [reordering, setReordering] = useState(false);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
   const reload = useProject((s) => s.refresh);
 
@@ -82,7 +85,15 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         {summary && <LoadMeter index={summary} />}
       </div>
       {error && <div className="banner error">{error}</div>}
-      {draft === null ? (
+      {reordering ? (
+        <IndexReorder
+          scope={scope}
+          onDone={() => {
+            setReordering(false);
+            void reload();
+          }}
+        />
+      ) : draft === null ? (
         <>
           <p className="muted small">
             At the start of every session Claude Code strips this file&apos;s frontmatter and comment blocks, then loads only the first {INDEX_MAX_LINES} lines or {INDEX_MAX_CHARS.toLocaleString('en-US')}{' '}
@@ -103,7 +114,15 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
               );
             })}
           </ol>
-          <button onClick={() => setDraft(text ?? '')}>Edit MEMORY.md</button>
+          <button onClick={() => setDraft(text ?? '')}>Edit MEMORY.md</button>{' '}
+          <button
+            onClick={() => {
+              setReordering(true);
+              void useIndexOrder.getState().start(dir, scope);
+            }}
+          >
+            Reorder entries
+          </button>
           {agent && <AgentSees view={agent} />}
         </>
       ) : (
