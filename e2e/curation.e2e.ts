@@ -157,7 +157,7 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await toast.waitFor();
     expect(await read('-work-alpha', 'MEMORY.md')).not.toContain('reference_wiki.md');
     await toast.getByRole('button', { name: 'Undo' }).click();
-    await page.getByText('Its pointer is back at line 6 of MEMORY.md, where it was.').waitFor();
+    await page.getByText('The pointer to reference_wiki.md is back at line 6 of MEMORY.md, where it was.').waitFor();
     expect(await read('-work-alpha', 'MEMORY.md')).toBe(index);
     expect(await exists('-work-alpha', 'reference_wiki.md')).toBe(true);
     await page.locator('[data-file="reference_wiki.md"]').waitFor();
@@ -171,7 +171,7 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await page.getByText('Deleted reference_wiki.md').waitFor();
     await page.getByRole('button', { name: 'History', exact: true }).click();
     await page.getByRole('button', { name: 'Restore reference_wiki.md' }).click();
-    await page.getByText('Restored reference_wiki.md. Its pointer is back at line 6 of MEMORY.md, where it was.').waitFor();
+    await page.getByText('Restored reference_wiki.md. The pointer to reference_wiki.md is back at line 6 of MEMORY.md, where it was.').waitFor();
     expect(await read('-work-alpha', 'MEMORY.md')).toBe(index);
   });
 
@@ -297,12 +297,16 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     second.on('pageerror', (e) => errors.push(e.message));
     await second.goto(`${host.url}${new URL(page.url()).hash}`);
     await second.getByRole('form', { name: 'Edit notes.md' }).waitFor();
+    // Both tabs hold an unsaved edit of the same file; the first saves.
+    await second.getByRole('textbox', { name: /^Description/ }).fill('Second tab, typed meanwhile');
     await description().fill('First tab wins');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByText('Saved notes.md.').waitFor();
-    await second.getByRole('textbox', { name: /^Description/ }).fill('Second tab, typed meanwhile');
-    await second.getByRole('button', { name: 'Save', exact: true }).click().catch(() => undefined);
-    await second.getByRole('region', { name: 'Conflict' }).waitFor();
+    await expect.poll(() => read('-work-alpha', 'notes.md')).toContain('First tab wins');
+    // The second tab's save meets a conflict, with both versions shown; nothing is overwritten.
+    await second.getByRole('button', { name: 'Save', exact: true }).click();
+    const conflict = second.getByRole('region', { name: 'Conflict' });
+    await conflict.getByText('First tab wins').waitFor();
+    expect(await second.getByRole('textbox', { name: /^Description/ }).inputValue()).toBe('Second tab, typed meanwhile');
     expect(await read('-work-alpha', 'notes.md')).toContain('First tab wins');
     await second.close();
   });

@@ -135,7 +135,7 @@ describe('memdir CLI', () => {
     const entries = JSON.parse((await run('history', sanitized(fixture.zhPath), '--json')).out).entries as { rev: string }[];
     const restored = await run('restore', sanitized(fixture.zhPath), entries[1]!.rev, 'feedback_review.md');
     expect(restored).toMatchObject({ code: 0, err: '' });
-    expect(restored.out).toContain('Its pointer is back at line 2 of MEMORY.md, where it was.');
+    expect(restored.out).toContain('The pointer to feedback_review.md is back at line 2 of MEMORY.md, where it was.');
     expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(index);
     const rev = /memdir undo \S+ (\w+)/.exec(restored.out)![1]!;
     const undone = await run('undo', sanitized(fixture.zhPath), rev, '--json');

@@ -131,7 +131,8 @@ export function revertIndexChange(now: string, before: string, after: string, re
 /** A placement in words, for the toast and the CLI. */
 export function describePlacement(p: PointerPlacement, indexName: string): string {
   const where = `line ${p.line} of ${indexName}`;
-  if (!p.loaded) return `Its pointer is back at ${where}, past the cut: the agent will not see it until the index is shortened.`;
+  const it = `The pointer to ${p.file}`;
+  if (!p.loaded) return `${it} is back at ${where}, past the cut: the agent will not see it until the index is shortened.`;
   const pushed = p.pushedOut.length > 0 ? ` It pushes ${p.pushedOut.join(', ')} past the cut.` : '';
-  return p.placed === 'old-position' ? `Its pointer is back at ${where}, where it was.${pushed}` : `Its pointer is back at ${where}: at its old place it would have been cut.${pushed}`;
+  return p.placed === 'old-position' ? `${it} is back at ${where}, where it was.${pushed}` : `${it} is back at ${where}: at its old place it would have been cut.${pushed}`;
 }

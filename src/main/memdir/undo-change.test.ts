@@ -41,7 +41,7 @@ describe('undo of a delete', () => {
     expect(await read('b.md')).toBe(topic('b'));
     expect(await read('MEMORY.md')).toBe(indexBefore);
     expect(undone.entry).toMatchObject({ source: 'restore', summary: 'Undo: Delete b.md' });
-    expect(undone.notes).toEqual(['Its pointer is back at line 4 of MEMORY.md, where it was.']);
+    expect(undone.notes).toEqual(['The pointer to b.md is back at line 4 of MEMORY.md, where it was.']);
   });
 
   it('keeps what changed in the index since: the pointer goes back between its old neighbours', async () => {
@@ -62,7 +62,7 @@ describe('undo of a delete', () => {
     const lines = (await read('MEMORY.md')).trimEnd().split('\n');
     expect(lines.at(-1)).toBe(pointer('a.md'));
     expect(computeIndexLoad(await read('MEMORY.md')).firstCutLine).toBeLessThan(lines.length);
-    expect(undone.notes).toEqual([`Its pointer is back at line ${lines.length} of MEMORY.md, past the cut: the agent will not see it until the index is shortened.`]);
+    expect(undone.notes).toEqual([`The pointer to a.md is back at line ${lines.length} of MEMORY.md, past the cut: the agent will not see it until the index is shortened.`]);
   });
 
   it('works in the team memory, against team/MEMORY.md', async () => {
@@ -115,7 +115,7 @@ describe('restoring from history', () => {
     const restored = await restoreMemoryFile({ ...opts, rev: gone!.rev, file: gone!.path });
     expect(await read('b.md')).toBe(topic('b'));
     expect((await read('MEMORY.md')).split('\n').slice(2, 5)).toEqual([pointer('a.md'), pointer('b.md'), pointer('c.md')]);
-    expect(restored.notes).toEqual(['Its pointer is back at line 4 of MEMORY.md, where it was.']);
+    expect(restored.notes).toEqual(['The pointer to b.md is back at line 4 of MEMORY.md, where it was.']);
     expect(restored.entry?.files.map((f) => f.path).sort()).toEqual(['MEMORY.md', 'b.md']);
   });
 

@@ -2,7 +2,7 @@
  * Drag MEMORY.md's lines into a new order — or move the focused line with Alt+↑/↓ — with the cut
  * line drawn where Claude Code would cut for the order shown, while dragging too.
  */
-import { useMemo, useState } from 'react';
+import { Fragment, useMemo, useState } from 'react';
 import type { Scope } from '../../shared/memory-types.js';
 import { plural } from '../../shared/size-text.js';
 import { cutOf, lineLabel, moveLine, useIndexOrder } from '../stores/index-order.js';
@@ -41,8 +41,13 @@ export function IndexReorder({ scope, onDone }: { scope: Scope; onDone: () => vo
           const i = at(k);
           const isCut = cut.firstCut !== null && i >= cut.firstCut;
           return (
+            <Fragment key={`${k}-${line.raw}`}>
+              {cut.firstCut === i && (
+                <li className="cut-line" role="separator" style={{ order: i }}>
+                  ✂ The agent never sees anything below this line
+                </li>
+              )}
             <li
-              key={`${k}-${line.raw}`}
               style={{ order: i }}
               draggable
               tabIndex={0}
@@ -83,11 +88,6 @@ export function IndexReorder({ scope, onDone }: { scope: Scope; onDone: () => vo
                 requestAnimationFrame(() => (list?.children[to] as HTMLElement | undefined)?.focus());
               }}
             >
-              {cut.firstCut === i && (
-                <div className="cut-line" role="separator">
-                  ✂ The agent never sees anything below this line
-                </div>
-              )}
               <span aria-hidden="true">⠿</span>
               <code>{line.raw || ' '}</code>
               <span className="spacer" />
@@ -98,6 +98,7 @@ export function IndexReorder({ scope, onDone }: { scope: Scope; onDone: () => vo
                 ↓
               </button>
             </li>
+            </Fragment>
           );
         })}
       </ol>
