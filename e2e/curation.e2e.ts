@@ -13,6 +13,9 @@ import { type Host, artifact, startHost } from './support/host.js';
 
 requireBrowser();
 
+/** Waits for what the app writes to disk or shows: a history commit can take seconds on a busy machine. */
+const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 100 });
+
 const topic = (name: string, description: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
 
 describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
@@ -82,7 +85,7 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await page.getByText('Kept your unsaved edit to notes.md as a draft').waitFor();
     expect(await editor().count()).toBe(0);
     await openMemory('notes.md');
-    await expect.poll(() => description().inputValue()).toBe('What Beta keeps in mind');
+    await eventually(() => description().inputValue()).toBe('What Beta keeps in mind');
     await description().fill('Beta: saved from its own page');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved notes.md.').waitFor();
@@ -95,7 +98,7 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await page.getByText('Restored your unsaved draft from').waitFor();
     expect(await description().inputValue()).toBe('Alpha: edited, not saved');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(() => read('-work-alpha', 'notes.md')).toContain('description: "Alpha: edited, not saved"');
+    await eventually(() => read('-work-alpha', 'notes.md')).toContain('description: "Alpha: edited, not saved"');
     expect(await read('-work-beta', 'notes.md')).toContain('Beta: saved from its own page');
   });
 
@@ -105,10 +108,10 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await description().fill('A new memory begun in Alpha');
     await openProject('-work-beta');
     await page.getByRole('button', { name: 'New memory' }).click();
-    await expect.poll(() => page.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('');
+    await eventually(() => page.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('');
     await openProject('-work-alpha');
     await page.getByRole('button', { name: 'New memory (draft)' }).click();
-    await expect.poll(() => page.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Started in Alpha');
+    await eventually(() => page.getByRole('textbox', { name: 'Name', exact: true }).inputValue()).toBe('Started in Alpha');
     await page.getByRole('button', { name: 'Create memory' }).click();
     await page.getByText(/^Saved .*started_in_alpha\.md\./).waitFor();
     expect((await fs.readdir(mem('-work-alpha'))).some((f) => f.includes('started_in_alpha'))).toBe(true);
@@ -122,14 +125,14 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await page.getByRole('form', { name: 'Edit reference_wiki.md' }).waitFor();
     await page.getByText('Kept your unsaved edit to feedback_tests.md as a draft').waitFor();
     await page.locator('[data-file="feedback_tests.md"]').click();
-    await expect.poll(() => description().inputValue()).toBe('Tests: a draft while I look at the wiki');
+    await eventually(() => description().inputValue()).toBe('Tests: a draft while I look at the wiki');
     expect(await read('-work-alpha', 'feedback_tests.md')).toContain('description: How Alpha tests');
     await page.screenshot({ path: artifact('curation-01-draft-restored.png') });
   });
 
   it('Close closes the editor (the edit stays a draft), and focus goes back to the list', async () => {
     await page.getByRole('button', { name: 'Close' }).click();
-    await expect.poll(() => editor().count()).toBe(0);
+    await eventually(() => editor().count()).toBe(0);
     await page.getByText('Choose a memory to read or edit it').waitFor();
     expect(await page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe('Memories');
     await page.getByRole('button', { name: /^Drafts/ }).click();
@@ -143,9 +146,9 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await page.getByRole('button', { name: /^Drafts/ }).click();
     const draft = page.getByRole('list', { name: 'Drafts' }).locator('li', { hasText: 'feedback_tests.md' });
     await draft.getByRole('button', { name: /^Open the draft/ }).click();
-    await expect.poll(() => description().inputValue()).toBe('Tests: a draft while I look at the wiki');
+    await eventually(() => description().inputValue()).toBe('Tests: a draft while I look at the wiki');
     await page.getByRole('button', { name: 'Discard draft' }).click();
-    await expect.poll(() => description().inputValue()).toBe('How Alpha tests');
+    await eventually(() => description().inputValue()).toBe('How Alpha tests');
   });
 
   it('deletes a memory, and Undo brings back the file and its MEMORY.md pointer at its old line', async () => {
@@ -260,7 +263,7 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await page.screenshot({ path: artifact('curation-04-too-big.png') });
     expect(await read('-work-alpha', 'notes.md')).toBe(before);
     await page.getByRole('button', { name: 'Discard changes' }).click();
-    await expect.poll(() => page.getByRole('alert').filter({ hasText: '2.1 MB' }).count()).toBe(0);
+    await eventually(() => page.getByRole('alert').filter({ hasText: '2.1 MB' }).count()).toBe(0);
     expect(await page.getByText(/could not be kept/).count()).toBe(0);
   });
 
@@ -273,9 +276,9 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await conflict.getByText('Written by Claude Code meanwhile').waitFor();
     expect(await description().inputValue()).toBe('Mine, typed while Claude Code wrote');
     await conflict.getByRole('button', { name: 'Take theirs (set my edit aside)' }).click();
-    await expect.poll(() => description().inputValue()).toBe('Written by Claude Code meanwhile');
+    await eventually(() => description().inputValue()).toBe('Written by Claude Code meanwhile');
     await page.getByRole('status').filter({ hasText: 'Showing the version on disk' }).getByRole('button', { name: 'Undo' }).click();
-    await expect.poll(() => description().inputValue()).toBe('Mine, typed while Claude Code wrote');
+    await eventually(() => description().inputValue()).toBe('Mine, typed while Claude Code wrote');
     await page.getByRole('region', { name: 'Conflict' }).getByRole('button', { name: 'Keep mine (save over it)' }).click();
     await page.getByText('Saved notes.md.').waitFor();
     expect(await read('-work-alpha', 'notes.md')).toContain('Mine, typed while Claude Code wrote');
@@ -301,7 +304,7 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await second.getByRole('textbox', { name: /^Description/ }).fill('Second tab, typed meanwhile');
     await description().fill('First tab wins');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(() => read('-work-alpha', 'notes.md')).toContain('First tab wins');
+    await eventually(() => read('-work-alpha', 'notes.md')).toContain('First tab wins');
     // The second tab's save meets a conflict, with both versions shown; nothing is overwritten.
     await second.getByRole('button', { name: 'Save', exact: true }).click();
     const conflict = second.getByRole('region', { name: 'Conflict' });
@@ -324,7 +327,7 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await toast.waitFor();
     expect(await exists('-work-alpha', 'reference_wiki.md')).toBe(false);
     await toast.getByRole('button', { name: 'Undo' }).click();
-    await expect.poll(() => read('-work-alpha', 'MEMORY.md')).toBe(index);
+    await eventually(() => read('-work-alpha', 'MEMORY.md')).toBe(index);
     expect(await exists('-work-alpha', 'feedback_tests.md')).toBe(true);
   });
 
@@ -340,18 +343,24 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await line('Memory 203').scrollIntoViewIfNeeded();
     await line('Memory 203').hover();
     await page.mouse.down();
-    await line('Memory 195').hover({ position: { x: 30, y: 3 } });
-    await line('Memory 195').hover({ position: { x: 40, y: 4 } });
-    await expect.poll(() => line('Memory 203').getAttribute('aria-label')).toBe('Memory 203, line 197');
+    // To where Memory 195 is, and held still there (the line under the pointer changes as lines shift).
+    const target = (await line('Memory 195').boundingBox())!;
+    const source = (await line('Memory 203').boundingBox())!;
+    // (In the middle of the line: the notices sit at the bottom left.)
+    const x = target.x + target.width / 2;
+    await page.mouse.move(x, source.y + source.height / 2 - 4);
+    await page.mouse.move(x, target.y + target.height / 2);
+    await page.mouse.move(x + 4, target.y + target.height / 2);
+    await eventually(() => line('Memory 203').getAttribute('aria-label')).toBe('Memory 203, line 197');
     expect(await list.getByRole('separator').count()).toBe(1);
     expect(await line('Memory 197').getAttribute('aria-label')).toBe('Memory 197, line 200');
     expect(await line('Memory 198').getAttribute('aria-label')).toBe('Memory 198, line 201, past the cut');
     await page.screenshot({ path: artifact('curation-06-reorder-drag.png') });
     await page.mouse.up();
     await page.getByRole('button', { name: 'Save this order' }).click();
-    await expect.poll(async () => (await read('-work-full', 'MEMORY.md')).split('\n')[196]).toBe('- [Memory 203](m203.md) — hook 203');
+    await eventually(async () => (await read('-work-full', 'MEMORY.md')).split('\n')[196]).toBe('- [Memory 203](m203.md) — hook 203');
     await page.getByRole('status').filter({ hasText: 'Saved the new order of MEMORY.md.' }).getByRole('button', { name: 'Undo' }).click();
-    await expect.poll(() => read('-work-full', 'MEMORY.md')).toBe(index);
+    await eventually(() => read('-work-full', 'MEMORY.md')).toBe(index);
     expect(errors).toEqual([]);
   });
 });

@@ -2,9 +2,10 @@
  * Putting index pointers back (issue 14, "undo is whole"): a memory restored from history gets
  * its MEMORY.md pointer back at its old place when it still reaches the agent there, and undoing
  * a change reverses what that change did to the index without touching what changed since.
- * Whether a pointer reaches the agent is asked of the one cut rule (`computeIndexLoad`).
+ * Whether a pointer reaches the agent is asked of the one cut rule (`loadIndexAsClaudeCode`).
  */
-import { computeIndexLoad, indexEntries, parseIndex, removeIndexEntries, serializeIndex, splitLoadedEntries, type IndexEntry, type IndexLine, type ParsedIndex } from './index-format.js';
+import { indexEntries, parseIndex, removeIndexEntries, serializeIndex, splitLoadedEntries, type IndexEntry, type IndexLine, type ParsedIndex } from './index-format.js';
+import { loadIndexAsClaudeCode } from './index-load.js';
 
 /** Where a put-back pointer landed. */
 export interface PointerPlacement {
@@ -62,7 +63,7 @@ function oldPlace(current: ParsedIndex, old: ParsedIndex, entry: IndexEntry): nu
 }
 
 function loadedFiles(index: ParsedIndex): Set<string> {
-  return new Set(splitLoadedEntries(index, computeIndexLoad(serializeIndex(index))).loaded.map((e) => e.file));
+  return new Set(splitLoadedEntries(index, loadIndexAsClaudeCode(serializeIndex(index))).loaded.map((e) => e.file));
 }
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { computeIndexLoad } from '../../shared/index-format.js';
+import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { deletedFiles, listHistory, planRestore, recordExternalChanges, restoreFromHistory } from '../history/history.js';
 import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, type Where } from './memory-service.js';
 import { restoreMemoryFile, undoChange } from './undo-change.js';
@@ -61,7 +61,7 @@ describe('undo of a delete', () => {
     const undone = await undoChange({ ...opts, rev: entry!.rev });
     const lines = (await read('MEMORY.md')).trimEnd().split('\n');
     expect(lines.at(-1)).toBe(pointer('a.md'));
-    expect(computeIndexLoad(await read('MEMORY.md')).firstCutLine).toBeLessThan(lines.length);
+    expect(loadIndexAsClaudeCode(await read('MEMORY.md')).firstCutLine).toBeLessThan(lines.length);
     expect(undone.notes).toEqual([`The pointer to a.md is back at line ${lines.length} of MEMORY.md, past the cut: the agent will not see it until the index is shortened.`]);
   });
 

@@ -62,8 +62,8 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
     }
     for (const p of plan) {
       if (!isIndex(p.rel)) continue;
-      const dir = path.posix.dirname(p.rel);
-      const inDir = new Set([...removed].filter((r) => path.posix.dirname(r) === dir).map((r) => path.posix.basename(r)));
+      // The files this undo removes, as this index names them (`team/x.md` is `x.md` in team/MEMORY.md).
+      const inDir = new Set([...removed].map(indexOf).filter((r) => r.index === p.rel).map((r) => r.name));
       const { text, placements } = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', inDir);
       if (p.before === null && p.now === p.after) await removeFileConfined(opts.memoryDir, p.rel);
       else if (text !== (p.now ?? '')) await writeFileAtomic(opts.memoryDir, p.rel, text);

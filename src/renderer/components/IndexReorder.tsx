@@ -23,7 +23,7 @@ export function IndexReorder({ scope, onDone }: { scope: Scope; onDone: () => vo
   // While dragging, the cut is shown for the order the drop would make. The lines are not moved
   // in the page meanwhile (that would end the browser's drag): CSS `order` shows them moved.
   const shown = useMemo(() => (index && dragging !== null && over !== null ? moveLine(index, dragging, over) : index), [index, dragging, over]);
-  const cut = useMemo(() => (shown ? cutOf(shown) : { firstCut: null, cut: [] }), [shown]);
+  const cut = useMemo(() => (shown ? cutOf(shown) : { firstCut: null, cut: [], fate: [] }), [shown]);
   if (!index || !shown) return error ? <div className="banner error">{error}</div> : <p className="muted">Reading MEMORY.md…</p>;
   const at = (k: number) => (dragging !== null && over !== null ? shownPosition(k, dragging, over) : k);
   return (
@@ -39,7 +39,7 @@ export function IndexReorder({ scope, onDone }: { scope: Scope; onDone: () => vo
       <ol className="index-reorder" aria-label="MEMORY.md lines in their new order">
         {index.lines.map((line, k) => {
           const i = at(k);
-          const isCut = cut.firstCut !== null && i >= cut.firstCut;
+          const isCut = cut.fate[i] === 'cut';
           return (
             <Fragment key={`${k}-${line.raw}`}>
               {cut.firstCut === i && (

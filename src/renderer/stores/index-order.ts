@@ -5,7 +5,8 @@
  */
 import { create } from 'zustand';
 import { RpcError } from '../../shared/contract/define.js';
-import { type IndexLine, type ParsedIndex, computeIndexLoad, parseIndex, serializeIndex, splitLoadedEntries } from '../../shared/index-format.js';
+import { type IndexLine, type ParsedIndex, parseIndex, serializeIndex, splitLoadedEntries } from '../../shared/index-format.js';
+import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import type { Scope } from '../../shared/memory-types.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
@@ -21,10 +22,18 @@ export function moveLine(index: ParsedIndex, from: number, to: number): ParsedIn
   return { ...index, lines: lines.map((l, i) => ({ ...l, line: i + 1 })) };
 }
 
-/** Where the cut falls in this order (0-based index of the first line not fully loaded, or null) and which pointers it cuts. */
-export function cutOf(index: ParsedIndex): { firstCut: number | null; cut: string[] } {
-  const load = computeIndexLoad(serializeIndex(index));
-  return { firstCut: load.firstCutLine === null ? null : load.firstCutLine - 1, cut: splitLoadedEntries(index, load).cut.map((e) => e.file) };
+/**
+ * Where the cut falls in this order — the 0-based position of the first line that does not fully
+ * reach the agent, or null — which pointers it cuts, and each line's fate, by Claude Code's own
+ * rule (`loadIndexAsClaudeCode`: stripping, the line and UTF-16 limits).
+ */
+export function cutOf(index: ParsedIndex): { firstCut: number | null; cut: string[]; fate: ('loaded' | 'cut' | 'hidden')[] } {
+  const load = loadIndexAsClaudeCode(serializeIndex(index));
+  return {
+    firstCut: load.firstCutLine === null ? null : load.firstCutLine - 1,
+    cut: splitLoadedEntries(index, load).cut.map((e) => e.file),
+    fate: index.lines.map((_, i) => lineFate(load, i + 1)),
+  };
 }
 
 /** How a line is named to a person (screen readers, the move buttons). */

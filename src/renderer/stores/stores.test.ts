@@ -247,7 +247,8 @@ describe('reordering MEMORY.md', () => {
   it('moves one line and shows where the cut falls for the order shown', () => {
     const lines = ['# Index', ...Array.from({ length: 201 }, (_, i) => `- [M${i}](m${i}.md) — hook ${i}`)];
     const index = parseIndex(`${lines.join('\n')}\n`);
-    expect(cutOf(index)).toEqual({ firstCut: 200, cut: ['m199.md', 'm200.md'] });
+    expect(cutOf(index)).toMatchObject({ firstCut: 200, cut: ['m199.md', 'm200.md'] });
+    expect(cutOf(index).fate.slice(199)).toEqual(['loaded', 'cut', 'cut']);
     const moved = moveLine(index, 201, 1);
     expect(moved.lines.map((l) => l.line)).toEqual(lines.map((_, i) => i + 1));
     expect(cutOf(moved).cut).toEqual(['m198.md', 'm199.md']);
