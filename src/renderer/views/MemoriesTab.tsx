@@ -20,8 +20,10 @@ export function targetOf(route: Extract<Route, { view: 'project' }>): EditorTarg
   return route.file === '__new__' ? { dir: route.dir, scope: route.scope ?? 'private', file: null } : { dir: route.dir, scope: route.scope ?? 'private', file: route.file };
 }
 
-function BulkBar({ count }: { count: number }) {
-  const bulk = useProject((s) => s.bulk);
+function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
+  const run = useProject((s) => s.bulk);
+  // The bar goes when the selection does: focus goes back to the list.
+  const bulk = (action: Parameters<typeof run>[0]) => run(action).then(onDone);
   const clear = useProject((s) => s.clearSelection);
   const hasTeam = useProject((s) => s.scan?.team !== null);
   return (
@@ -144,7 +146,7 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
           </button>
         </div>
         {picked.size > 0 ? (
-          <BulkBar count={picked.size} />
+          <BulkBar count={picked.size} onDone={() => list.current?.focus()} />
         ) : (
           <div className="muted small list-count">
             {visible.length === rows.length ? plural(rows.length, 'memory', 'memories') : `${visible.length} of ${plural(rows.length, 'memory', 'memories')}`}
