@@ -5,7 +5,7 @@
 import { Fragment } from 'react';
 import { Decoration, Diff, Hunk, type HunkData, getCollapsedLinesCountBetween, parseDiff } from 'react-diff-view';
 import 'react-diff-view/style/index.css';
-import { count } from './format.js';
+import { plural } from '../../shared/size-text.js';
 
 /** For each hunk, how many unchanged lines the diff hides just before it. */
 export function hiddenBefore(hunks: HunkData[]): number[] {
@@ -41,7 +41,7 @@ export function DiffView({ diff, onRestoreFile }: { diff: string; onRestoreFile?
                   <Fragment key={h.content}>
                     {hidden[i]! > 0 && (
                       <Decoration className="diff-hidden">
-                        <span className="muted">… {count(hidden[i]!, 'unchanged line')}</span>
+                        <span className="muted">… {plural(hidden[i]!, 'unchanged line')}</span>
                       </Decoration>
                     )}
                     <Hunk hunk={h} />

@@ -6,7 +6,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, type RefObject, memo, useCallback, useEffect, useRef, useState } from 'react';
 import { type MemoryRow, rowKey } from '../stores/project.js';
-import { count } from './format.js';
+import { plural } from '../../shared/size-text.js';
 
 const ROW_HEIGHT = 56;
 
@@ -73,7 +73,7 @@ const MemoryRowView = memo(function MemoryRowView({ row, start, open, picked, ac
             unlisted
           </span>
         )}
-        {row.problems > 0 && <span className="badge warning">{count(row.problems, 'problem')}</span>}
+        {row.problems > 0 && <span className="badge warning">{plural(row.problems, 'problem')}</span>}
       </div>
       <div className="memory-desc muted">{row.description || <em>no description</em>}</div>
     </div>

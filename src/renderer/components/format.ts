@@ -1,18 +1,14 @@
-/** Small display helpers: relative and exact times, plurals. Pure, tested without a browser. */
-
-/** "1 problem", "3 problems". */
-export function count(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-}
+/** Small display helpers: relative and exact times (plurals are `plural`, shared with main and the CLI). Pure, tested without a browser. */
+import { plural } from '../../shared/size-text.js';
 
 /** How long ago, in words a person says: "just now", "1 minute ago", "3 hours ago", "yesterday", "5 days ago", then the date. */
 export function ago(ms: number | null, now = Date.now()): string {
   if (ms === null || !Number.isFinite(ms)) return '—';
   const s = Math.round((now - ms) / 1000);
-  if (s < -60) return `in ${count(Math.round(-s / 60), 'minute')}`;
+  if (s < -60) return `in ${plural(Math.round(-s / 60), 'minute')}`;
   if (s < 60) return 'just now';
-  if (s < 3600) return `${count(Math.round(s / 60), 'minute')} ago`;
-  if (s < 86_400) return `${count(Math.round(s / 3600), 'hour')} ago`;
+  if (s < 3600) return `${plural(Math.round(s / 60), 'minute')} ago`;
+  if (s < 86_400) return `${plural(Math.round(s / 3600), 'hour')} ago`;
   const days = Math.round(s / 86_400);
   if (days === 1) return 'yesterday';
   if (days < 30) return `${days} days ago`;

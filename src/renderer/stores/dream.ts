@@ -6,6 +6,7 @@
 import { create } from 'zustand';
 import { DREAM_PHASES, type DreamOverviewRow, type DreamPhase, type DreamRecord, type DreamRevert, type DreamStatusView } from '../../shared/contract/dream.js';
 import type { Job } from '../../shared/contract/events.js';
+import { plural } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
@@ -167,7 +168,7 @@ export const useDream = create<DreamState>()((set, get) => ({
       const { revert } = await call('dream.revert', { id, ...(overwriteChanged ? { overwriteChanged } : {}) });
       set({ revert });
       const n = revert.restored.length;
-      const text = n > 0 ? `Reverted: ${n} file${n === 1 ? '' : 's'} put back${revert.warnings.length ? `; ${revert.warnings.length} changed since, left alone` : ''}.` : 'Nothing was reverted: every file changed since the dream.';
+      const text = n > 0 ? `Reverted: ${plural(n, 'file')} put back${revert.warnings.length ? `; ${revert.warnings.length} changed since, left alone` : ''}.` : 'Nothing was reverted: every file changed since the dream.';
       const dir = get().dir;
       // The revert is one history entry: its Undo puts the dream's version back, files and index.
       if (dir && revert.rev && revert.warnings.length === 0) offerUndo(dir, revert.rev, text);

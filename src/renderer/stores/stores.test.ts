@@ -4,12 +4,13 @@ import type { ProjectSummary } from '../../shared/contract/projects.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { matchItems } from '../components/CommandPalette.js';
 import type { MemoryDoc } from '../../shared/contract/memories.js';
-import { ago, count, when } from '../components/format.js';
+import { ago, when } from '../components/format.js';
 import { draftKey, sortDrafts } from './drafts.js';
 import { draftOf, draftProblem, emptyDraft, fromStored, isDirty, needsRepair, resume, sameTarget, toStored, withType } from './editor.js';
 import { toastLifetime } from './toasts.js';
 import { cutOf, lineLabel, moveLine } from './index-order.js';
 import { parseIndex, serializeIndex } from '../../shared/index-format.js';
+import { plural } from '../../shared/size-text.js';
 import { parseRoute, routeToHash, type Route } from './nav.js';
 import { type MemoryRow, filterMemories, memoryRows, rowKey, sortMemories, toggleSelection } from './project.js';
 import { projectNotes, visibleProjects } from './projects.js';
@@ -269,8 +270,8 @@ describe('times and plurals', () => {
     expect(ago(now - 3 * 86_400_000, now)).toBe('3 days ago');
     expect(ago(now - 90 * 86_400_000, now)).not.toMatch(/T\d\d:|Z$/);
     expect(when('2026-12-03T12:00:00.000Z')).not.toContain('T12:00');
-    expect(count(1, 'file')).toBe('1 file');
-    expect(count(1200, 'file')).toBe('1,200 files');
+    expect(plural(1, 'file')).toBe('1 file');
+    expect(plural(1200, 'file')).toBe('1,200 files');
   });
   it('keeps a notice with an Undo long enough to reach it', () => {
     expect(toastLifetime({ kind: 'info', text: 'Saved a.md.' })).toBe(5000);

@@ -6,6 +6,7 @@
  */
 import { useEffect } from 'react';
 import type { DreamRecord, DreamStatusView } from '../../shared/contract/dream.js';
+import { plural } from '../../shared/size-text.js';
 import { DiffView } from '../components/DiffView.js';
 import { DreamProgress } from '../components/DreamProgress.js';
 import { when } from '../components/format.js';
@@ -118,7 +119,7 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
         </div>
       )}
       <p className="muted small">
-        <Time at={dream.startedAt} /> · {dream.trigger} · {duration(dream.durationMs)} · {dream.method === 'model' ? `model ${dream.model ?? ''}` : 'offline rules'} · {facts.tokens.toLocaleString('en')} tokens · {facts.files} file{facts.files === 1 ? '' : 's'} changed
+        <Time at={dream.startedAt} /> · {dream.trigger} · {duration(dream.durationMs)} · {dream.method === 'model' ? `model ${dream.model ?? ''}` : 'offline rules'} · {facts.tokens.toLocaleString('en')} tokens · {plural(facts.files, 'file')} changed
         {facts.skipped ? ` · ${facts.skipped} left alone` : ''}
       </p>
       {dream.fallbackReason && <p className="banner warning">The offline rules ran instead of the model: {dream.fallbackReason}</p>}
@@ -215,7 +216,7 @@ export function DreamTab({ dir }: { dir: string }) {
                       </span>
                       <span className="timeline-summary"><Time at={d.startedAt} /></span>
                       <span className="muted small">
-                        {duration(d.durationMs)} · {facts.tokens.toLocaleString('en')} tokens · {facts.files} file{facts.files === 1 ? '' : 's'}
+                        {duration(d.durationMs)} · {facts.tokens.toLocaleString('en')} tokens · {plural(facts.files, 'file')}
                       </span>
                     </button>
                   </li>

@@ -1,7 +1,7 @@
 /** Timeline of a project's memory: who changed what (Memdir, Claude Code, a dream…), diffs, restores. */
 import { useEffect, useRef } from 'react';
 import { DiffView } from '../components/DiffView.js';
-import { count } from '../components/format.js';
+import { plural } from '../../shared/size-text.js';
 import { Time } from '../components/Time.js';
 import { type PendingRestore, describePlan, useHistory } from '../stores/history.js';
 
@@ -30,7 +30,7 @@ function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
       <p className="muted small">Nothing is lost: the current state stays in history, and Undo puts it back in one click.</p>
       <div className="actions">
         <button ref={confirm} className="primary" onClick={() => void confirmSnapshot()} disabled={pending.changes.length === 0}>
-          Restore {count(pending.changes.length, 'file')}
+          Restore {plural(pending.changes.length, 'file')}
         </button>
         <button onClick={cancelSnapshot}>Cancel</button>
       </div>
@@ -71,7 +71,7 @@ export function HistoryTab({ dir }: { dir: string }) {
                 <span className={`chip source-${e.source}`}>{e.source}</span>
                 <span className="timeline-summary">{e.summary}</span>
                 <span className="muted small">
-                  <Time at={e.time} /> · {count(e.files.length, 'file')}
+                  <Time at={e.time} /> · {plural(e.files.length, 'file')}
                 </span>
               </button>
             </li>
