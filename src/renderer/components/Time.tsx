@@ -17,10 +17,11 @@ export function Time({ at, prefix = '' }: { at: string | number | null | undefin
   const ms = toMs(at);
   if (ms === null) return <span className="muted">never</span>;
   const exact = exactTime(ms);
+  const relative = ago(ms, Math.max(now, Date.now()));
   return (
-    <time dateTime={new Date(ms).toISOString()} title={exact} aria-label={`${prefix}${ago(ms, now)} (${exact})`}>
+    <time dateTime={new Date(ms).toISOString()} title={exact} aria-label={`${prefix}${relative} (${exact})`}>
       {prefix}
-      {ago(ms, Math.max(now, Date.now()))}
+      {relative}
     </time>
   );
 }
