@@ -22,14 +22,13 @@ export interface PendingRestore {
   changes: { path: string; status: 'added' | 'modified' | 'deleted' }[];
 }
 
-/** What a restore plan means, in words: "2 files brought back, 1 rewritten, 3 removed". */
+/** What a restore does to one file, in words (the plan's list and its summary). */
+export const PLAN_WORDS: Record<PendingRestore['changes'][number]['status'], string> = { added: 'brought back', modified: 'rewritten', deleted: 'removed' };
+
+/** What a restore plan means, in words: "2 files brought back, 1 file rewritten, 3 files removed". */
 export function describePlan(changes: PendingRestore['changes']): string {
-  const by = (s: string) => changes.filter((c) => c.status === s).length;
-  const parts = [
-    by('added') > 0 ? `${plural(by('added'), 'file')} brought back` : '',
-    by('modified') > 0 ? `${plural(by('modified'), 'file')} rewritten` : '',
-    by('deleted') > 0 ? `${plural(by('deleted'), 'file')} removed` : '',
-  ].filter(Boolean);
+  const statuses = ['added', 'modified', 'deleted'] as const;
+  const parts = statuses.map((status) => [status, changes.filter((c) => c.status === status).length] as const).filter(([, n]) => n > 0).map(([status, n]) => `${plural(n, 'file')} ${PLAN_WORDS[status]}`);
   return parts.length === 0 ? 'Nothing would change: the memory is already that way.' : `${parts.join(', ')}.`;
 }
 

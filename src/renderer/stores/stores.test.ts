@@ -7,6 +7,7 @@ import type { MemoryDoc } from '../../shared/contract/memories.js';
 import { ago, when } from '../components/format.js';
 import { draftKey, sortDrafts } from './drafts.js';
 import { draftOf, draftProblem, emptyDraft, fromStored, isDirty, needsRepair, resume, sameTarget, toStored, withType } from './editor.js';
+import { describePlan } from './history.js';
 import { toastLifetime } from './toasts.js';
 import { cutOf, lineLabel, moveLine } from './index-order.js';
 import { parseIndex, serializeIndex } from '../../shared/index-format.js';
@@ -256,6 +257,19 @@ describe('reordering MEMORY.md', () => {
     expect(lineLabel(moved.lines[1]!)).toBe('M200');
     expect(moveLine(index, 3, 3)).toBe(index);
     expect(serializeIndex(moveLine(moved, 1, 201))).toBe(serializeIndex(index));
+  });
+});
+
+describe('whole-snapshot restore', () => {
+  it('says what the restore would do to the files before it is confirmed', () => {
+    const plan = [
+      { path: 'a.md', status: 'added' as const },
+      { path: 'b.md', status: 'deleted' as const },
+      { path: 'c.md', status: 'deleted' as const },
+      { path: 'MEMORY.md', status: 'modified' as const },
+    ];
+    expect(describePlan(plan)).toBe('1 file brought back, 1 file rewritten, 2 files removed.');
+    expect(describePlan([])).toBe('Nothing would change: the memory is already that way.');
   });
 });
 

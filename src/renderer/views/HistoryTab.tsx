@@ -3,9 +3,7 @@ import { useEffect, useRef } from 'react';
 import { DiffView } from '../components/DiffView.js';
 import { plural } from '../../shared/size-text.js';
 import { Time } from '../components/Time.js';
-import { type PendingRestore, describePlan, useHistory } from '../stores/history.js';
-
-const WHAT: Record<PendingRestore['changes'][number]['status'], string> = { added: 'brought back', modified: 'rewritten', deleted: 'removed' };
+import { PLAN_WORDS, type PendingRestore, describePlan, useHistory } from '../stores/history.js';
 
 /** "Restore whole snapshot" asks first: the files that will change, and how; Undo afterwards is one click. */
 function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
@@ -22,7 +20,7 @@ function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
         <ul className="plan" aria-label="Files that will change">
           {pending.changes.map((c) => (
             <li key={c.path}>
-              <code>{c.path}</code> <span className={`badge ${c.status === 'deleted' ? 'error' : c.status === 'added' ? 'ok' : ''}`}>{WHAT[c.status]}</span>
+              <code>{c.path}</code> <span className={`badge ${c.status === 'deleted' ? 'error' : c.status === 'added' ? 'ok' : ''}`}>{PLAN_WORDS[c.status]}</span>
             </li>
           ))}
         </ul>
