@@ -11,7 +11,7 @@ import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS, type Scope } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
-import { plural } from '../../shared/size-text.js';
+import { memoryTextTooLarge, plural } from '../../shared/size-text.js';
 import { useDesktop } from '../stores/desktop.js';
 import { type Draft, draftProblem, isDirty, needsRepair, takeDiskVersion, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
@@ -77,7 +77,8 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   const cmTheme = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches) ? 'dark' : 'light';
   const missingField = (field: 'name' | 'description' | 'type') => (doc?.missingFields.includes(field) && !dirty ? `The file has no ${field}: ${field === 'type' ? 'pick one' : 'this is what a save writes'}.` : null);
   const typeNote = draft.type === null ? (doc?.rawType ? `"${doc.rawType}" is not a type: pick one of ${MEMORY_TYPES.join(', ')}.` : `No type: pick one of ${MEMORY_TYPES.join(', ')}.`) : null;
-  const sizeProblem = problem?.startsWith('This memory is') ? problem : null;
+  // Said on its own (with what to do), whatever else the draft still lacks.
+  const sizeProblem = memoryTextTooLarge(draft.body);
 
   return (
     <form className="editor" aria-label={isNew ? 'New memory' : `Edit ${target.file}`} onSubmit={(e) => (e.preventDefault(), void doSave())}>
@@ -269,7 +270,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         <button type="submit" className="primary" disabled={saving || (!dirty && !isNew && !repair) || problem !== null || missing} title={problem ?? 'Save (Ctrl+S)'}>
           {saving ? 'Saving…' : isNew ? 'Create memory' : repair && !dirty ? 'Save repaired file' : 'Save'}
         </button>
-        {problem && (dirty || repair) && !sizeProblem && <span className="muted small">{problem}</span>}
+        {problem && (dirty || repair) && problem !== sizeProblem && <span className="muted small">{problem}</span>}
         {dirty && !isNew && !restoredAt && (
           <button type="button" className="link" onClick={() => void discardDraft()}>
             Discard changes
