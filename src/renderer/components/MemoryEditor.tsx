@@ -13,7 +13,7 @@ import { MEMORY_TYPES, TYPE_DESCRIPTIONS, type Scope } from '../../shared/memory
 import { detectDerivable } from '../../shared/not-worth-saving.js';
 import { memoryTextTooLarge, plural } from '../../shared/size-text.js';
 import { useDesktop } from '../stores/desktop.js';
-import { type Draft, draftProblem, isDirty, needsRepair, takeDiskVersion, useEditor } from '../stores/editor.js';
+import { type Draft, draftProblem, isDirty, needsRepair, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
 import { Time } from './Time.js';
 
@@ -144,7 +144,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           <button type="button" className="primary" onClick={() => void doSave({ overwrite: true })} disabled={problem !== null}>
             Keep mine (save over it)
           </button>
-          <button type="button" onClick={() => void takeDiskVersion()}>
+          <button type="button" onClick={() => void discardDraft('Showing the version on disk; your draft was set aside.')}>
             Take theirs (set my edit aside)
           </button>
         </div>

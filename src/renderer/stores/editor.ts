@@ -149,8 +149,11 @@ interface EditorState {
   recreate: () => Promise<string | null>;
   remove: () => Promise<boolean>;
   rename: (to: string) => Promise<string | null>;
-  /** Throw the draft away and show the file as it is on disk (an Undo brings the draft back). */
-  discardDraft: () => Promise<void>;
+  /**
+   * Set the draft aside and show the file as it is on disk — "Discard", or "Take theirs" in a
+   * conflict (`notice` says which). The notice's Undo brings the draft back.
+   */
+  discardDraft: (notice?: string) => Promise<void>;
   /** The file changed on disk (watcher, another window): reload if untouched, else show both. */
   noteChangedOnDisk: () => Promise<void>;
 }
@@ -193,6 +196,11 @@ export const useEditor = create<EditorState>()((set, get) => {
       if (error instanceof RpcError && error.code === 'not-found') return null;
       throw error;
     }
+  };
+  /** Open `target` afresh, as if nothing were open (what was open is not kept as a draft). */
+  const reopen = (target: EditorTarget, memoryDir: string): Promise<void> => {
+    set({ ...initial });
+    return get().open(target, { memoryDir });
   };
   return {
     ...initial,
@@ -336,11 +344,10 @@ export const useEditor = create<EditorState>()((set, get) => {
         // An unsaved edit follows the file to its new name.
         const dirty = isDirty(doc, draft);
         await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
-        set({ target: null });
         const next = { dir: target.dir, scope: target.scope, file };
         if (dirty && draft && doc) useDrafts.getState().keep(toStored(next, memoryDir, { ...doc, file }, draft));
         await useDrafts.getState().flush();
-        await get().open(next, { memoryDir });
+        await reopen(next, memoryDir);
         offerUndo(target.dir, rev, `Renamed to ${file}.`);
         return file;
       } catch (error) {
@@ -348,19 +355,18 @@ export const useEditor = create<EditorState>()((set, get) => {
         return null;
       }
     },
-    async discardDraft() {
+    async discardDraft(notice = 'Draft discarded.') {
       const { target, doc, draft, memoryDir } = get();
       if (!target || !draft || !memoryDir) return;
       const kept = toStored(target, memoryDir, doc, draft);
       await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
-      const fresh = target.file === null ? null : await readDoc(target).catch(() => null);
-      if (target.file !== null && !fresh) set({ ...initial });
-      else set({ doc: fresh, draft: fresh ? draftOf(fresh, target.scope) : emptyDraft(), conflict: null, missing: false, restoredAt: null, error: null, pendingImpact: null });
-      useToasts.getState().show('info', 'Draft discarded.', {
+      await reopen(target, memoryDir);
+      useToasts.getState().show('info', notice, {
         label: 'Undo',
         run: () => {
+          // Reopened with the draft kept again: a change on disk since it began shows beside it.
           useDrafts.getState().keep(kept);
-          if (sameTarget(get().target, target)) set({ draft, restoredAt: new Date().toISOString() });
+          if (sameTarget(get().target, target)) void reopen(target, memoryDir);
         },
       });
     },
@@ -389,21 +395,3 @@ export const useEditor = create<EditorState>()((set, get) => {
     },
   };
 });
-
-/** Take what is on disk over the draft (the conflict's other choice); an Undo brings the draft back. */
-export async function takeDiskVersion(): Promise<void> {
-  const { target, draft, doc, memoryDir } = useEditor.getState();
-  if (!target || target.file === null || !draft || !memoryDir) return;
-  const kept = toStored(target, memoryDir, doc, draft);
-  await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
-  useEditor.setState({ target: null });
-  await useEditor.getState().open(target, { memoryDir });
-  useToasts.getState().show('info', 'Showing the version on disk; your draft was set aside.', {
-    label: 'Undo',
-    run: () => {
-      useDrafts.getState().keep(kept);
-      useEditor.setState({ target: null });
-      void useEditor.getState().open(target, { memoryDir });
-    },
-  });
-}
