@@ -47,57 +47,57 @@ export function IndexReorder({ scope, onDone }: { scope: Scope; onDone: () => vo
                   ✂ The agent never sees anything below this line
                 </li>
               )}
-            <li
-              style={{ order: i }}
-              draggable
-              tabIndex={0}
-              aria-label={`${lineLabel(line)}, line ${i + 1}${isCut ? ', past the cut' : ''}`}
-              className={`${isCut ? 'cut' : ''}${dragging === k ? ' dragging' : ''}`}
-              onDragStart={(e) => {
-                e.dataTransfer.effectAllowed = 'move';
-                e.dataTransfer.setData('text/plain', String(k));
-                setDragging(k);
-                setOver(k);
-              }}
-              onDragEnter={(e) => {
-                // Accepting the drop already on entering: the line under the pointer changes as lines shift.
-                e.preventDefault();
-                e.dataTransfer.dropEffect = 'move';
-              }}
-              onDragOver={(e) => {
-                e.preventDefault();
-                e.dataTransfer.dropEffect = 'move';
-                if (dragging !== null && over !== i) setOver(i);
-              }}
-              onDrop={(e) => {
-                e.preventDefault();
-                if (dragging !== null && over !== null) move(dragging, over);
-                setDragging(null);
-                setOver(null);
-              }}
-              onDragEnd={() => {
-                setDragging(null);
-                setOver(null);
-              }}
-              onKeyDown={(e) => {
-                if (!e.altKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return;
-                e.preventDefault();
-                const to = Math.max(0, Math.min(index.lines.length - 1, e.key === 'ArrowUp' ? k - 1 : k + 1));
-                const list = e.currentTarget.parentElement;
-                move(k, to);
-                requestAnimationFrame(() => (list?.children[to] as HTMLElement | undefined)?.focus());
-              }}
-            >
-              <span aria-hidden="true">⠿</span>
-              <code>{line.raw || ' '}</code>
-              <span className="spacer" />
-              <button type="button" className="small" aria-label={`Move ${lineLabel(line)} up`} disabled={k === 0} onClick={() => move(k, k - 1)}>
-                ↑
-              </button>
-              <button type="button" className="small" aria-label={`Move ${lineLabel(line)} down`} disabled={k === index.lines.length - 1} onClick={() => move(k, k + 1)}>
-                ↓
-              </button>
-            </li>
+              <li
+                style={{ order: i }}
+                draggable
+                tabIndex={0}
+                aria-label={`${lineLabel(line)}, line ${i + 1}${isCut ? ', past the cut' : ''}`}
+                className={`${isCut ? 'cut' : ''}${dragging === k ? ' dragging' : ''}`}
+                onDragStart={(e) => {
+                  e.dataTransfer.effectAllowed = 'move';
+                  e.dataTransfer.setData('text/plain', String(k));
+                  setDragging(k);
+                  setOver(k);
+                }}
+                onDragEnter={(e) => {
+                  // Accepting the drop already on entering: the line under the pointer changes as lines shift.
+                  e.preventDefault();
+                  e.dataTransfer.dropEffect = 'move';
+                }}
+                onDragOver={(e) => {
+                  e.preventDefault();
+                  e.dataTransfer.dropEffect = 'move';
+                  if (dragging !== null && over !== i) setOver(i);
+                }}
+                onDrop={(e) => {
+                  e.preventDefault();
+                  if (dragging !== null && over !== null) move(dragging, over);
+                  setDragging(null);
+                  setOver(null);
+                }}
+                onDragEnd={() => {
+                  setDragging(null);
+                  setOver(null);
+                }}
+                onKeyDown={(e) => {
+                  if (!e.altKey || (e.key !== 'ArrowUp' && e.key !== 'ArrowDown')) return;
+                  e.preventDefault();
+                  const to = Math.max(0, Math.min(index.lines.length - 1, e.key === 'ArrowUp' ? k - 1 : k + 1));
+                  const list = e.currentTarget.parentElement;
+                  move(k, to);
+                  requestAnimationFrame(() => (list?.children[to] as HTMLElement | undefined)?.focus());
+                }}
+              >
+                <span aria-hidden="true">⠿</span>
+                <code>{line.raw || ' '}</code>
+                <span className="spacer" />
+                <button type="button" className="small" aria-label={`Move ${lineLabel(line)} up`} disabled={k === 0} onClick={() => move(k, k - 1)}>
+                  ↑
+                </button>
+                <button type="button" className="small" aria-label={`Move ${lineLabel(line)} down`} disabled={k === index.lines.length - 1} onClick={() => move(k, k + 1)}>
+                  ↓
+                </button>
+              </li>
             </Fragment>
           );
         })}
