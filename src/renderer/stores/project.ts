@@ -163,8 +163,8 @@ export const useProject = create<ProjectState>()((set, get) => ({
     set({ selected: new Set(), anchor: null });
   },
   async bulk(action) {
-    const dir = get().dir;
-    const items = [...get().selected].map((k) => ({ scope: k.startsWith('team/') ? ('team' as const) : ('private' as const), file: k.slice(k.indexOf('/') + 1) }));
+    const { dir, selected, rows } = get();
+    const items = rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ scope: r.scope, file: r.file }));
     if (!dir || items.length === 0) return;
     try {
       const { rev, done, refused } = await call('memories.bulk', { dir, items, action });
