@@ -11,7 +11,7 @@ function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
   const confirm = useRef<HTMLButtonElement>(null);
   useEffect(() => confirm.current?.focus(), []);
   return (
-    <div className="dialog" role="dialog" aria-modal="true" aria-labelledby="restore-title" onKeyDown={(e) => e.key === 'Escape' && cancelSnapshot()}>
+    <div className="dialog" role="dialog" aria-labelledby="restore-title" onKeyDown={(e) => e.key === 'Escape' && cancelSnapshot()}>
       <h2 id="restore-title">Restore the whole snapshot?</h2>
       <p>
         Every memory goes back to how it was right after “{pending.summary}” (<Time at={pending.time} />). {describePlan(pending.changes)}
