@@ -136,7 +136,21 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await page.getByText('Choose a memory to read or edit it').waitFor();
     expect(await page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe('Memories');
     await page.getByRole('button', { name: /^Drafts/ }).click();
-    await page.getByRole('list', { name: 'Drafts' }).getByText('feedback_tests.md').waitFor();
+    const drafts = page.getByRole('list', { name: 'Drafts' });
+    await drafts.getByText('feedback_tests.md').waitFor();
+    // Discarded from the list, it goes; the notice's Undo brings it back, kept as before.
+    await drafts.getByRole('button', { name: 'Discard the draft of feedback_tests.md' }).click();
+    await eventually(() => drafts.getByText('feedback_tests.md').count()).toBe(0);
+    await page.getByRole('status').filter({ hasText: 'Discarded the draft of feedback_tests.md.' }).getByRole('button', { name: 'Undo' }).click();
+    await drafts.getByText('feedback_tests.md').waitFor();
+    // Kept on disk again at once (the next test restarts the app).
+    const stored = async () => {
+      const dir = path.join(dataDir, 'drafts');
+      const names = await fs.readdir(dir).catch(() => [] as string[]);
+      const texts = await Promise.all(names.map((n) => fs.readFile(path.join(dir, n), 'utf8')));
+      return texts.some((t) => t.includes('"file":"feedback_tests.md"') && t.includes('Tests: a draft while I look at the wiki'));
+    };
+    await eventually(stored).toBe(true);
   });
 
   it('keeps drafts across a restart of the app', async () => {

@@ -35,6 +35,8 @@ interface DraftsState {
   /** Write every draft still waiting for its debounce. */
   flush: () => Promise<void>;
   discard: (ref: DraftRef) => Promise<void>;
+  /** Discard a draft from the Drafts list, saying so with an Undo that keeps it again. */
+  throwAway: (draft: StoredDraft) => Promise<void>;
 }
 
 const pending = new Map<string, Pending>();
@@ -116,6 +118,19 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
       } catch (error) {
         useToasts.getState().show('error', messageOf(error));
       }
+    });
+  },
+  async throwAway(draft) {
+    await get().discard(draft);
+    const { savedAt: _at, ...kept } = draft;
+    const what = draft.file ?? 'a new memory';
+    useToasts.getState().show('info', `Discarded the draft of ${what}.`, {
+      label: 'Undo',
+      // Written at once: nothing is being typed, and a window closed right after must not lose it.
+      run: () => {
+        get().keep(kept);
+        void get().flush();
+      },
     });
   },
 }));

@@ -366,6 +366,7 @@ export const useEditor = create<EditorState>()((set, get) => {
         run: () => {
           // Reopened with the draft kept again: a change on disk since it began shows beside it.
           useDrafts.getState().keep(kept);
+          void useDrafts.getState().flush();
           if (sameTarget(get().target, target)) void reopen(target, memoryDir);
         },
       });

@@ -1,12 +1,10 @@
 /** Every unsaved draft, in every project: open it where it belongs, or throw it away (with Undo). */
 import { useEffect, useMemo } from 'react';
-import type { StoredDraft } from '../../shared/contract/drafts.js';
 import { plural } from '../../shared/size-text.js';
 import { Time } from '../components/Time.js';
 import { sortDrafts, useDrafts } from '../stores/drafts.js';
 import { useNav } from '../stores/nav.js';
 import { projectName, useProjects } from '../stores/projects.js';
-import { useToasts } from '../stores/toasts.js';
 
 export function DraftsView() {
   const drafts = useDrafts((s) => s.drafts);
@@ -17,11 +15,6 @@ export function DraftsView() {
   useEffect(() => {
     void useDrafts.getState().load();
   }, []);
-  const discard = async (d: StoredDraft) => {
-    await useDrafts.getState().discard(d);
-    const { savedAt: _at, ...kept } = d;
-    useToasts.getState().show('info', `Discarded the draft of ${d.file ?? 'a new memory'}.`, { label: 'Undo', run: () => useDrafts.getState().keep(kept) });
-  };
   const projectOf = (dir: string) => {
     const p = projects.find((x) => x.dir === dir);
     return p ? projectName(p) : dir;
@@ -47,7 +40,7 @@ export function DraftsView() {
             <button onClick={() => go({ view: 'project', dir: d.dir, tab: 'memories', scope: d.scope, file: d.file ?? '__new__' })} aria-label={`Open the draft of ${d.file ?? 'a new memory'} in ${projectOf(d.dir)}`}>
               Open
             </button>
-            <button className="danger" onClick={() => void discard(d)} aria-label={`Discard the draft of ${d.file ?? 'a new memory'}`}>
+            <button className="danger" onClick={() => void useDrafts.getState().throwAway(d)} aria-label={`Discard the draft of ${d.file ?? 'a new memory'}`}>
               Discard
             </button>
           </li>
