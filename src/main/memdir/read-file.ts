@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { TOPIC_MAX_BYTES } from '../../shared/limits.js';
+import { formatBytesAgainst } from '../../shared/size-text.js';
 
 export interface FileFacts {
   size: number;
@@ -26,10 +27,6 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function factsOf(stat: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): FileFacts {
   return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
-}
-
-function describeSize(bytes: number): string {
-  return bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(1)} MB` : `${Math.ceil(bytes / 1000)} KB`;
 }
 
 function errnoReason(error: unknown): string {
@@ -83,7 +80,8 @@ export function readMemoryText(root: string, absPath: string, isSymlink: boolean
     if (stat.isDirectory()) return { ok: false, code: 'unreadable', reason: errnoReason({ code: 'EISDIR' }), facts };
     if (!stat.isFile()) return { ok: false, code: 'unreadable', reason: 'it is not a regular file', facts };
     if (stat.size > maxBytes) {
-      return { ok: false, code: 'unreadable', reason: `it is ${describeSize(stat.size)}, too large for a memory (the limit is ${describeSize(maxBytes)})`, facts };
+      const [size, limit] = formatBytesAgainst(stat.size, maxBytes);
+      return { ok: false, code: 'unreadable', reason: `it is ${size}, too large for a memory (the limit is ${limit})`, facts };
     }
     const buffer = Buffer.allocUnsafe(stat.size);
     let filled = 0;

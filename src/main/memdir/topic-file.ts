@@ -15,6 +15,8 @@ export interface ParsedTopic {
   issues: FrontmatterIssue[];
   /** The frontmatter as parsed (null when absent or unparsable). */
   data: Record<string, unknown> | null;
+  /** The YAML between the fences as written (LF line ends), null when there is no closed block: what a person repairs. */
+  frontmatter: string | null;
   body: string;
 }
 
@@ -35,26 +37,53 @@ export function parseTopicFile(text: string, file: string): ParsedTopic {
   let data: unknown = null;
   let body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const hasFence = /^(?:\uFEFF)?---[ \t]*\r?\n/.test(text);
+  let frontmatter: string | null = null;
   if (hasFence) {
-    if (!FRONTMATTER.test(text)) return bad(file, `${file} opens a frontmatter block with --- but never closes it.`, body);
+    const fence = FRONTMATTER.exec(text);
+    if (!fence) return bad(file, `${file} opens a frontmatter block with --- but never closes it.`, body, null);
+    frontmatter = (fence[3] ?? '').replace(/\r\n/g, '\n');
+    // A block that cannot be read still ends where its fence closes: the body is what follows.
+    const after = text.slice(fence[0].length);
     try {
       const parsed = matter(text, MATTER_OPTIONS);
       data = parsed.data;
       body = parsed.content;
     } catch (error) {
-      return bad(file, `${file} has frontmatter that is not valid YAML (${yamlErrorLine(error)}).`, body);
+      return bad(file, `${file} has frontmatter that is not valid YAML (${yamlErrorLine(error)}).`, after, frontmatter);
     }
     if (data !== null && (typeof data !== 'object' || Array.isArray(data))) {
-      return bad(file, `${file} has frontmatter that is not a list of key: value pairs.`, body);
+      return bad(file, `${file} has frontmatter that is not a list of key: value pairs.`, after, frontmatter);
     }
   }
   const { meta, issues } = readMemoryMeta(hasFence ? data : null, file);
-  return { meta, issues, data: hasFence ? (data as Record<string, unknown>) : null, body };
+  return { meta, issues, data: hasFence ? (data as Record<string, unknown>) : null, frontmatter, body };
 }
 
-function bad(file: string, message: string, body: string): ParsedTopic {
+function bad(file: string, message: string, body: string, frontmatter: string | null): ParsedTopic {
   const { meta } = readMemoryMeta(null, file);
-  return { meta, issues: [{ code: 'bad-frontmatter', message }], data: null, body };
+  return { meta, issues: [{ code: 'bad-frontmatter', message }], data: null, frontmatter, body };
+}
+
+/**
+ * Why `yaml` cannot stand as a topic file's frontmatter (not YAML, or not `key: value` pairs),
+ * or null. Checked before a person's repaired frontmatter is written: Memdir edits frontmatter
+ * in place, and never rewrites a block it cannot read.
+ */
+export function frontmatterProblem(yaml: string): string | null {
+  const doc = YAML.parseDocument(yaml, { uniqueKeys: false });
+  if (doc.errors.length > 0) return `The frontmatter is still not valid YAML (${yamlErrorLine(doc.errors[0])}); fix it, or rebuild it from the fields.`;
+  if (doc.contents !== null && !YAML.isMap(doc.contents)) return 'The frontmatter must be a list of key: value lines.';
+  return null;
+}
+
+/** A file's text with its frontmatter block replaced by `yaml` (BOM and line endings kept). */
+export function replaceFrontmatter(text: string, yaml: string): string {
+  const fence = FRONTMATTER.exec(text);
+  const eol = fence?.[2] ?? (text.includes('\r\n') ? '\r\n' : '\n');
+  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const rest = fence ? text.slice(fence[0].length) : bom ? text.slice(1) : text;
+  const block = `---\n${yaml.replace(/\r\n/g, '\n').replace(/\n$/, '')}\n---\n`;
+  return bom + (eol === '\r\n' ? block.replace(/\n/g, '\r\n') : block) + rest;
 }
 
 /** The fields Memdir edits; everything else in the frontmatter is left as it was. */
