@@ -98,7 +98,7 @@ describe.skipIf(!HAS_BROWSER)(`dream${HAS_BROWSER ? '' : ` (skipped: ${MISSING_B
     await page.getByRole('button', { name: 'Dream', exact: true }).click();
     await page.getByRole('button', { name: 'Revert this dream' }).click();
     await page.getByText(/^Reverted: 5 files put back\.$/).waitFor();
-    await page.getByText(/^Reverted on /).waitFor();
+    await page.getByText(/^Reverted just now: /).waitFor();
     expect(await fs.readdir(checkout())).toContain('feedback_no_db_mocks.md');
     expect(await fs.readFile(path.join(checkout(), 'project_payment_incident.md'), 'utf8')).toContain('doubled some charges yesterday');
     await expect.poll(() => page.getByRole('list', { name: 'Dreams' }).getByRole('button').first().textContent()).toMatch(/reverted/);

@@ -165,6 +165,30 @@ describe('memdir CLI', () => {
     expect(await fs.readFile(path.join(memoryDir, 'user_role.md'), 'utf8')).toBe(original);
   });
 
+  it('restore brings a deleted memory back with its pointer where it was; undo takes the restore back', async () => {
+    const memoryDir = path.join(fixture.home, 'projects', sanitized(fixture.zhPath), 'memory');
+    const index = await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8');
+    await run('history', sanitized(fixture.zhPath));
+    // Deleted the way Claude Code deletes: the file and its line.
+    await fs.rm(path.join(memoryDir, 'feedback_review.md'));
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), index.split('\n').filter((l) => !l.includes('feedback_review.md')).join('\n'));
+    const entries = JSON.parse((await run('history', sanitized(fixture.zhPath), '--json')).out).entries as { rev: string }[];
+    const restored = await run('restore', sanitized(fixture.zhPath), entries[1]!.rev, 'feedback_review.md');
+    expect(restored).toMatchObject({ code: 0, err: '' });
+    expect(restored.out).toContain('The pointer to feedback_review.md is back at line 2 of MEMORY.md, where it was.');
+    expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(index);
+    const rev = /memdir undo \S+ (\w+)/.exec(restored.out)![1]!;
+    const undone = await run('undo', sanitized(fixture.zhPath), rev, '--json');
+    expect(JSON.parse(undone.out).undone).toMatchObject({ source: 'restore', summary: expect.stringMatching(/^Undo: Restored feedback_review\.md/) });
+    await expect(fs.access(path.join(memoryDir, 'feedback_review.md'))).rejects.toThrow();
+    expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).not.toContain('feedback_review.md');
+  });
+
+  it('says the limits it shares with the app in sentences: the recall query', async () => {
+    const r = await run('recall', '--project', '-work-shop', '--query', 'q'.repeat(20_001), '--offline');
+    expect(r).toEqual({ code: 2, out: '', err: 'memdir recall: The query is 20,001 characters; a recall query can be at most 20,000 characters.\n' });
+  });
+
   it('usage and I/O errors exit 2 with one line', async () => {
     for (const argv of [['frobnicate'], ['where'], ['scan', '--bogus'], ['show', 'no-such-project-dir'], ['restore', '-work-shop', '--not-a-rev']]) {
       const { code, err } = await run(...argv);

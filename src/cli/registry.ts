@@ -2,7 +2,7 @@
 import type { CommandSpec } from './command.js';
 import { dreamCommand, dreamConfirmCommand, dreamListCommand, dreamRevertCommand, dreamStatusCommand } from './commands/dream.js';
 import { extractCommand } from './commands/extract.js';
-import { historyCommand, restoreCommand } from './commands/history.js';
+import { historyCommand, restoreCommand, undoCommand } from './commands/history.js';
 import { hookCommand } from './commands/hook.js';
 import { hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand } from './commands/hooks.js';
 import { lintCommand } from './commands/lint.js';
@@ -16,4 +16,4 @@ import { showCommand } from './commands/show.js';
 import { teamCommand, teamConflictsCommand, teamConnectCommand, teamDisconnectCommand, teamResolveCommand, teamStatusCommand, teamSyncCommand } from './commands/team.js';
 import { whereCommand } from './commands/where.js';
 
-export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, ...RELINK_COMMANDS, recallCommand, extractCommand, sessionStatusCommand, hookCommand, hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand, dreamCommand, dreamStatusCommand, dreamListCommand, dreamRevertCommand, dreamConfirmCommand, secretsScanCommand, serverCommand, serverAdminCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverRevokeTokenCommand, serverListCommand, teamCommand, teamConnectCommand, teamStatusCommand, teamSyncCommand, teamConflictsCommand, teamResolveCommand, teamDisconnectCommand];
+export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, undoCommand, ...RELINK_COMMANDS, recallCommand, extractCommand, sessionStatusCommand, hookCommand, hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand, dreamCommand, dreamStatusCommand, dreamListCommand, dreamRevertCommand, dreamConfirmCommand, secretsScanCommand, serverCommand, serverAdminCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverRevokeTokenCommand, serverListCommand, teamCommand, teamConnectCommand, teamStatusCommand, teamSyncCommand, teamConflictsCommand, teamResolveCommand, teamDisconnectCommand];

@@ -7,6 +7,7 @@ import { useAlerts } from './stores/alerts.js';
 import { useApp } from './stores/app.js';
 import { useDesktop } from './stores/desktop.js';
 import { useDream } from './stores/dream.js';
+import { useDrafts } from './stores/drafts.js';
 import { useEditor } from './stores/editor.js';
 import { totalPending, useExtract } from './stores/extract.js';
 import { useHistory } from './stores/history.js';
@@ -21,6 +22,7 @@ import { subscribe } from './transport/transport.js';
 import { AgentsView } from './views/AgentsView.js';
 import { AlertsView } from './views/AlertsView.js';
 import { Dashboard } from './views/Dashboard.js';
+import { DraftsView } from './views/DraftsView.js';
 import { LiveSessionsView } from './views/LiveSessionsView.js';
 import { ProjectView } from './views/ProjectView.js';
 import { ReviewView } from './views/ReviewView.js';
@@ -61,7 +63,8 @@ function useLiveEvents(): void {
         const open = useProject.getState().dir;
         if (open && event.dirs.includes(open)) {
           void useProject.getState().refresh();
-          if (event.external) void useEditor.getState().noteChangedOnDisk();
+          // Another program, or another Memdir window: the open file may have changed or gone.
+          void useEditor.getState().noteChangedOnDisk();
           if (useHistory.getState().dir === open && useNav.getState().route.view === 'project') void useHistory.getState().load(open);
         }
       }
@@ -108,6 +111,7 @@ function Sidebar() {
   const info = useApp((s) => s.info);
   const pending = useExtract((s) => totalPending(s.pending));
   const alerts = useAlerts((s) => s.open);
+  const drafts = useDrafts((s) => Object.keys(s.drafts).length);
   const openDir = route.view === 'project' ? route.dir : null;
   const current = openDir ? projects.find((p) => p.dir === openDir) : null;
   return (
@@ -133,6 +137,9 @@ function Sidebar() {
       </button>
       <button className={route.view === 'review' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'review', ...(openDir ? { dir: openDir } : {}) })}>
         Review queue {pending > 0 && <span className="badge warning" aria-label={`${pending} waiting`}>{pending}</span>}
+      </button>
+      <button className={route.view === 'drafts' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'drafts' })}>
+        Drafts {drafts > 0 && <span className="badge" aria-label={`${drafts} unsaved`}>{drafts}</span>}
       </button>
       <button className={route.view === 'sessions' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'sessions' })}>
         Live sessions
@@ -167,6 +174,11 @@ export function App() {
     void useExtract.getState().load();
     void useAlerts.getState().load();
     void useDesktop.getState().load();
+    void useDrafts.getState().load();
+    // A draft typed a moment ago is written before the window goes.
+    const flush = () => void useDrafts.getState().flush();
+    window.addEventListener('pagehide', flush);
+    return () => window.removeEventListener('pagehide', flush);
   }, []);
   return (
     <div className="layout">
@@ -184,6 +196,7 @@ export function App() {
         {route.view === 'review' && <ReviewView {...(route.dir ? { dir: route.dir } : {})} />}
         {route.view === 'sessions' && <LiveSessionsView />}
         {route.view === 'alerts' && <AlertsView />}
+        {route.view === 'drafts' && <DraftsView />}
       </main>
       <CommandPalette />
       <JobsBar />

@@ -13,7 +13,8 @@ export type Route =
   | { view: 'settings' }
   | { view: 'review'; dir?: string }
   | { view: 'sessions' }
-  | { view: 'alerts' };
+  | { view: 'alerts' }
+  | { view: 'drafts' };
 
 const enc = encodeURIComponent;
 
@@ -32,6 +33,8 @@ export function routeToHash(route: Route): string {
       return '#/sessions';
     case 'alerts':
       return '#/alerts';
+    case 'drafts':
+      return '#/drafts';
     case 'project': {
       const base = `#/p/${enc(route.dir)}/${route.tab}`;
       return route.file ? `${base}/${route.scope ?? 'private'}/${enc(route.file)}` : base;
@@ -53,6 +56,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'review') return parts[1] ? { view: 'review', dir: parts[1] } : { view: 'review' };
   if (parts[0] === 'sessions') return { view: 'sessions' };
   if (parts[0] === 'alerts') return { view: 'alerts' };
+  if (parts[0] === 'drafts') return { view: 'drafts' };
   if (parts[0] === 'p' && parts[1]) {
     const tab = parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' || parts[2] === 'recall' || parts[2] === 'dream' || parts[2] === 'team' ? parts[2] : 'memories';
     const scope: Scope = parts[3] === 'team' ? 'team' : 'private';

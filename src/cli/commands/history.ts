@@ -1,5 +1,6 @@
 import { type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
-import { table } from '../format.js';
+import { plural, table } from '../format.js';
+import { restoreMemoryFile, undoChange } from '../../main/memdir/undo-change.js';
 import { homeFrom } from './scan.js';
 import { locateProject } from '../../main/memdir/projects.js';
 import { listHistory, recordSnapshot, restoreFromHistory } from '../../main/history/history.js';
@@ -44,15 +45,48 @@ export const restoreCommand: CommandSpec = {
   summary: 'Restore one memory file, or the whole memory directory, as it was at a revision from `memdir history`.',
   args: ['<project>', '<rev>', '[file]'],
   options: { home: homeOption, json: jsonOption },
-  details: `The restore is itself recorded in history (source "restore"), so it can be undone the same way.
-JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed}`,
+  details: `A memory file restored alone gets its MEMORY.md pointer back too, at its old place when it
+still reaches the agent there (else at the end); "notes" say where.
+The restore is itself recorded in history (source "restore"), so \`memdir undo <project> <its rev>\` undoes it.
+JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
     const [, rev, file] = positionals as [string, string, string | undefined];
-    const entry = await restoreFromHistory(loc.memoryDir, rev, { dataDir: resolveDataDir(io.env), ...(file ? { file } : {}) });
-    if (values.json) printJson(io, { restored: entry });
-    else io.out(entry ? `Restored ${file ?? 'the memory directory'} to ${rev} (${entry.files.length} file(s) changed).\n` : 'Nothing to restore: it is already that way.\n');
+    const dataDir = resolveDataDir(io.env);
+    const { entry, notes } = file ? await restoreMemoryFile({ memoryDir: loc.memoryDir, dataDir, rev, file }) : { entry: await restoreFromHistory(loc.memoryDir, rev, { dataDir }), notes: [] };
+    if (values.json) printJson(io, { restored: entry, notes });
+    else {
+      io.out(entry ? `Restored ${file ?? 'the memory directory'} to ${rev} (${plural(entry.files.length, 'file')} changed; undo with: memdir undo ${positionals[0]} ${entry.rev.slice(0, 10)}).\n` : 'Nothing to restore: it is already that way.\n');
+      for (const note of notes) io.out(`${note}\n`);
+    }
+    return 0;
+  },
+};
+
+export const undoCommand: CommandSpec = {
+  name: ['undo'],
+  summary: 'Undo one recorded change (a delete, a restore, a dream, a bulk change…): its files and its index lines go back, as a new entry.',
+  args: ['<project>', '<rev>'],
+  options: {
+    home: homeOption,
+    'overwrite-changed': { type: 'boolean', description: 'also put back files changed since (their later content stays in history)' },
+    json: jsonOption,
+  },
+  details: `<rev> is an entry from \`memdir history\`. Index lines changed since are kept: only the entry's own pointer
+changes are reversed, and a pointer it removed goes back at its old place when it still reaches the agent there.
+A memory file changed since stops the undo (exit 2, nothing written) unless --overwrite-changed.
+The undo is itself an entry (source "restore"): undo it to redo.
+JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
+  async run({ positionals, values, io }) {
+    const home = homeFrom(values, io);
+    const loc = await locateProject(home, positionals[0]!, io.env);
+    const { entry, notes } = await undoChange({ memoryDir: loc.memoryDir, dataDir: resolveDataDir(io.env), rev: positionals[1]!, overwriteChanged: values['overwrite-changed'] === true });
+    if (values.json) printJson(io, { undone: entry, notes });
+    else {
+      io.out(entry ? `${entry.summary} (${plural(entry.files.length, 'file')} changed).\n` : 'Nothing to undo: it is already that way.\n');
+      for (const note of notes) io.out(`${note}\n`);
+    }
     return 0;
   },
 };

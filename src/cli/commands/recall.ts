@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { checkContractLimits } from '../contract-limits.js';
 import { table } from '../format.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { projectsRoot } from '../../main/memdir/home.js';
@@ -64,6 +65,7 @@ Exit codes: 0 done (whichever method chose, or whatever Claude Code would load),
     if (values.query.trim() === '') throw new UsageError('--query is empty: give the words to look for');
     if (values.session !== undefined && values['claude-code'] !== true) throw new UsageError('--session goes with --claude-code');
     if (typeof values.session === 'string' && values.session.trim() === '') throw new UsageError('--session is empty: give a session id or a transcript file');
+    checkContractLimits('recall.run', { query: values.query });
     const home = homeFrom(values, io);
     const service = new RecallService({ home, env: io.env, dataDir: resolveDataDir(io.env) });
     const project = projectTarget(values.project, home, io.cwd);

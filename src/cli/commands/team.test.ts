@@ -68,6 +68,20 @@ describe('memdir team', () => {
     expect(r).toMatchObject({ code: 2, err: expect.stringContaining('no token') });
   });
 
+  it('connect says each limit it shares with the app in a sentence, before any network', async () => {
+    const base = ['team', 'connect', '--project', '-work-app', '--home', home];
+    const cases: [string[], string][] = [
+      [['--server', `https://x.example/${'p'.repeat(2000)}`, '--team', 't'], 'The server address is 2,018 characters; a server address can be at most 2,000 characters.'],
+      [['--server', server.url, '--team', 't'.repeat(101)], 'The team name is 101 characters; a team name can be at most 100 characters.'],
+    ];
+    for (const [args, sentence] of cases) {
+      const r = await memdir([...base, ...args, '--token-stdin'], { stdin: 'mdt_x\n' });
+      expect(r).toEqual({ code: 2, out: '', err: `memdir team connect: ${sentence}\n` });
+    }
+    const long = await memdir([...base, '--server', server.url, '--team', 't', '--token-stdin'], { stdin: `mdt_${'k'.repeat(497)}\n` });
+    expect(long.err).toBe('memdir team connect: The token is 501 characters; a token can be at most 500 characters.\n');
+  });
+
   it('connect --token-stdin --json: connects, syncs once, never prints or files the token outside the credential store', async () => {
     const r = await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', server.team, '--token-stdin', '--json'], { stdin: `${server.tokens[0]}\n` });
     expect(r.code).toBe(0);

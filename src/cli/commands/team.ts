@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import { checkContractLimits } from '../contract-limits.js';
 import type { SyncReport } from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { projectsRoot } from '../../main/memdir/home.js';
@@ -164,6 +165,7 @@ run \`memdir team sync\` again).`,
     }
     if (!token) throw new UsageError('no token: pipe it into --token-stdin, or set MEMDIR_TEAM_TOKEN');
     const interval = wholeNumberOption(values, 'interval', { min: 5, max: 86_400, unit: 'seconds' });
+    checkContractLimits('team.connect', { server: values.server, team: values.team, token, pullIntervalSec: interval });
     const dataDir = dataDirOf(io);
     if (credentialsEncrypted(dataDir)) {
       throw new CliFailure("Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Team sync view instead.");

@@ -7,6 +7,7 @@ import { issueSentence } from '../../shared/issue-sentence.js';
 import { ZodError, type z } from 'zod';
 import { CONTRACT, type CallName, type Contract, type SubscriptionName } from '../../shared/contract/index.js';
 import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
+import { inputSentences, sentenceOf } from '../../shared/contract/input-sentences.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import type { AppContext } from '../app/app-context.js';
 import { MemoryError } from '../memdir/memory-error.js';
@@ -38,9 +39,18 @@ export function toRpcError(error: unknown): RpcErrorShape {
     const reason = (error as HistoryError & { reason?: string }).reason;
     return { code: reason === 'not-found' ? 'not-found' : reason === 'bad-argument' ? 'invalid-input' : 'internal', message: error.message };
   }
-  if (error instanceof ZodError) return { code: 'invalid-input', message: 'The request is not valid.', issues: issuesOf(error) };
+  if (error instanceof ZodError) {
+    const sentences = [...new Set(error.issues.map((i) => sentenceOf('', i)))];
+    return { code: 'invalid-input', message: sentences.join(' '), issues: sentences };
+  }
   const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
   return { code: 'internal', message: `Something went wrong: ${message}` };
+}
+
+/** A refused input as the person reads it: one sentence per problem, no call name, no validator wording. */
+function refused(name: string, schema: QueryDef['input'], input: unknown): RpcErrorShape {
+  const sentences = inputSentences(name, schema, input);
+  return { code: 'invalid-input', message: sentences.join(' '), issues: sentences };
 }
 
 export interface Dispatcher {
@@ -55,7 +65,7 @@ export function createDispatcher(ctx: AppContext, handlers: Handlers, subscriber
       const def = typeof name === 'string' && Object.hasOwn(defs, name) ? defs[name] : undefined;
       if (!def || def.kind === 'subscription') return { ok: false, error: { code: 'invalid-input', message: `There is no call named "${String(name)}".` } };
       const parsed = def.input.safeParse(input ?? {});
-      if (!parsed.success) return { ok: false, error: { code: 'invalid-input', message: `The request for ${name} is not valid.`, issues: issuesOf(parsed.error) } };
+      if (!parsed.success) return { ok: false, error: refused(name as string, def.input, input ?? {}) };
       try {
         const handler = (handlers as Record<string, Handler<QueryDef>>)[name as string]!;
         const result = await handler(parsed.data, ctx);
@@ -75,7 +85,7 @@ export function createDispatcher(ctx: AppContext, handlers: Handlers, subscriber
       const def = typeof name === 'string' && Object.hasOwn(defs, name) ? defs[name] : undefined;
       if (!def || def.kind !== 'subscription') return { ok: false, error: { code: 'invalid-input', message: `There is no subscription named "${String(name)}".` } };
       const parsed = def.input.safeParse(input ?? {});
-      if (!parsed.success) return { ok: false, error: { code: 'invalid-input', message: `The subscription ${name} is not valid.`, issues: issuesOf(parsed.error) } };
+      if (!parsed.success) return { ok: false, error: refused(name as string, def.input, input ?? {}) };
       const subscriber = (subscribers as Record<string, Subscriber<SubscriptionDef>>)[name as string]!;
       return { ok: true, unsubscribe: subscriber(parsed.data, ctx, emit as (event: unknown) => void) };
     },

@@ -7,6 +7,7 @@ import { claudeSettingsHandlers } from './claude-settings.js';
 import { curationHandlers } from './curation.js';
 import { desktopHandlers } from './desktop.js';
 import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js';
+import { draftHandlers } from './drafts.js';
 import { dreamHandlers } from './dream.js';
 import { eventHandlers, subscribers } from './events.js';
 import { extractHandlers } from './extract.js';
@@ -18,7 +19,7 @@ import { recallHandlers } from './recall.js';
 import { sessionHandlers } from './session.js';
 import { teamHandlers } from './team.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...curationHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...curationHandlers, ...draftHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

@@ -9,10 +9,36 @@ import { projectsRoot } from '../memdir/home.js';
 import { readMemoryText } from '../memdir/read-file.js';
 import { resolveInside } from '../memdir/safe-fs.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
-import { deletedFiles, diffRevisions, listHistory, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/history.js';
+import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/history.js';
+import { restoreMemoryFile, undoChange } from '../memdir/undo-change.js';
+import { bulkChange } from '../memdir/bulk-change.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
+
+/** The known fields a file does not carry (flat or under `metadata:`); none are named while its YAML cannot be read. */
+function missingFields(data: Record<string, unknown> | null, unreadable: boolean): ('name' | 'description' | 'type')[] {
+  if (unreadable) return [];
+  const nested = data?.metadata && typeof data.metadata === 'object' ? (data.metadata as Record<string, unknown>) : {};
+  const has = (key: string) => {
+    const value = data?.[key] ?? nested[key];
+    return value !== undefined && value !== null && String(value).trim() !== '';
+  };
+  return (['name', 'description', 'type'] as const).filter((k) => !has(k));
+}
+
+/**
+ * Issue 14: an edit is bound to the file it was opened from. A save whose project now keeps its
+ * memory somewhere else (another home, moved by settings) would write a different file than the
+ * one the person edited: refused, nothing written; the editor keeps the edit as a draft.
+ */
+function checkOpenedFrom(openedFrom: string, memoryDir: string, dir: string, what: string): void {
+  if (path.resolve(openedFrom) === path.resolve(memoryDir)) return;
+  throw new RpcError({
+    code: 'conflict',
+    message: `${what} was opened from ${openedFrom}, but project ${dir} now keeps its memory in ${memoryDir}. Nothing was saved; your edit is kept as a draft.`,
+  });
+}
 
 export const memoryHandlers: Pick<
   Handlers,
@@ -21,6 +47,7 @@ export const memoryHandlers: Pick<
   | 'memories.update'
   | 'memories.rename'
   | 'memories.delete'
+  | 'memories.bulk'
   | 'index.read'
   | 'index.loaded'
   | 'index.save'
@@ -28,6 +55,8 @@ export const memoryHandlers: Pick<
   | 'history.diff'
   | 'history.read'
   | 'history.restore'
+  | 'history.plan'
+  | 'history.undo'
   | 'history.deleted'
 > = {
   async 'memories.read'({ dir, scope, file }, ctx) {
@@ -44,12 +73,18 @@ export const memoryHandlers: Pick<
     }
     const topic = parseTopicFile(outcome.text, name);
     const scan = scope === 'team' ? project.team : project;
+    const written = topic.data ? (topic.data.type ?? (topic.data.metadata as Record<string, unknown> | undefined)?.type) : undefined;
     return {
       file: name,
+      memoryDir: project.memoryDir,
       text: outcome.text,
       name: topic.meta.name,
       description: topic.meta.description,
       type: topic.meta.type,
+      rawType: topic.meta.type === null && written !== undefined && written !== null && written !== '' ? String(written) : null,
+      frontmatter: topic.frontmatter,
+      frontmatterError: topic.frontmatter !== null && topic.data === null ? (topic.issues[0]?.message ?? null) : null,
+      missingFields: missingFields(topic.data, topic.frontmatter !== null && topic.data === null),
       body: topic.body,
       layout: topic.meta.layout,
       otherKeys: Object.keys(topic.data ?? {}).filter((k) => !KNOWN_KEYS.has(k)),
@@ -59,17 +94,20 @@ export const memoryHandlers: Pick<
   },
   async 'memories.create'(input, ctx) {
     const where = await ctx.where(input.dir, input.scope);
+    checkOpenedFrom(input.memoryDir, where.memoryDir, input.dir, 'This new memory');
     const { file, entry } = await createMemory(where, { fields: input.fields, body: input.body, ...(input.file ? { file: input.file } : {}), ...(input.hook !== undefined ? { hook: input.hook } : {}) });
     ctx.changed(input.dir, where.memoryDir);
     return { file, rev: entry?.rev ?? null };
   },
   async 'memories.update'(input, ctx) {
     const where = await ctx.where(input.dir, input.scope);
+    checkOpenedFrom(input.memoryDir, where.memoryDir, input.dir, input.file);
     const { file, entry } = await updateMemory(where, {
       file: input.file,
       fields: input.fields,
       body: input.body,
-      ...(input.baseText !== undefined ? { baseText: input.baseText } : {}),
+      baseText: input.baseText,
+      ...(input.frontmatter !== undefined ? { frontmatter: input.frontmatter } : {}),
       ...(input.hook !== undefined ? { hook: input.hook } : {}),
     });
     ctx.changed(input.dir, where.memoryDir);
@@ -86,6 +124,13 @@ export const memoryHandlers: Pick<
     const { file, entry } = await deleteMemory(where, input.file);
     ctx.changed(input.dir, where.memoryDir);
     return { file, rev: entry?.rev ?? null };
+  },
+  async 'memories.bulk'({ dir, items, action }, ctx) {
+    const { project } = await ctx.where(dir, 'private');
+    const { entry, done, refused } = await bulkChange({ memoryDir: project.memoryDir, dataDir: ctx.dataDir }, items, action);
+    ctx.changed(dir, project.memoryDir);
+    if (action.kind === 'move' || items.some((i) => i.scope === 'team')) ctx.events.publish({ type: 'team-changed', dir });
+    return { rev: entry?.rev ?? null, done, refused };
   },
   async 'index.read'({ dir, scope }, ctx) {
     const { project } = await ctx.where(dir, scope);
@@ -122,9 +167,19 @@ export const memoryHandlers: Pick<
   },
   async 'history.restore'({ dir, rev, file }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    const entry = await restoreFromHistory(project.memoryDir, rev, { dataDir: ctx.dataDir, ...(file ? { file } : {}) });
+    const done = file ? await restoreMemoryFile({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, file }) : { entry: await restoreFromHistory(project.memoryDir, rev, { dataDir: ctx.dataDir }), notes: [] };
     ctx.changed(dir, project.memoryDir);
-    return { entry };
+    return done;
+  },
+  async 'history.plan'({ dir, rev, file }, ctx) {
+    const { project } = await ctx.where(dir, 'private');
+    return { changes: await planRestore(project.memoryDir, rev, { dataDir: ctx.dataDir, ...(file ? { file } : {}) }) };
+  },
+  async 'history.undo'({ dir, rev, overwriteChanged }, ctx) {
+    const { project } = await ctx.where(dir, 'private');
+    const done = await undoChange({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, ...(overwriteChanged ? { overwriteChanged } : {}) });
+    ctx.changed(dir, project.memoryDir);
+    return done;
   },
   async 'history.deleted'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');

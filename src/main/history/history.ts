@@ -348,7 +348,11 @@ export async function readAtRevision(memoryDir: string, rev: string, file: strin
 export async function restoreFromHistory(
   memoryDir: string,
   rev: string,
-  opts: HistoryOptions & { file?: string } = {},
+  opts: HistoryOptions & {
+    file?: string;
+    /** More work belonging to the same entry, run inside its transaction after the restore (a memory's index pointer). */
+    then?: () => Promise<void>;
+  } = {},
 ): Promise<HistoryEntry | null> {
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
   const repo = await requireRepo(memoryDir, opts.dataDir);
@@ -359,8 +363,48 @@ export async function restoreFromHistory(
   const { entry } = await transact(memoryDir, { source: 'restore', summary, dataDir: opts.dataDir }, async () => {
     if (file) await restoreFile(repo, hash, file, memoryDir, point);
     else await restoreSnapshot(repo, hash, memoryDir);
+    await opts.then?.();
   });
   return entry;
+}
+
+/** One entry of the history, with its parent (null for the first entry). */
+export async function readEntry(memoryDir: string, rev: string, opts: HistoryOptions = {}): Promise<HistoryEntry & { parent: string | null }> {
+  const repo = await requireRepo(memoryDir, opts.dataDir);
+  const hash = await resolveRev(repo, rev, memoryDir);
+  const [entry] = await readLog(repo, ['-1', hash]);
+  if (!entry) throw new HistoryError('bad-revision', `${rev} is not a point in the history of ${memoryDir}`);
+  return { ...toEntry(entry), parent: entry.parents[0] ?? null };
+}
+
+/** A file a restore would change, and how. */
+export interface PlannedChange {
+  path: string;
+  /** What the restore does to it: brings it back, rewrites it, or removes it. */
+  status: 'added' | 'modified' | 'deleted';
+}
+
+/**
+ * What `restoreFromHistory` would change now, without changing anything: the files whose
+ * content differs between the disk (outside changes recorded first) and `rev`. The app shows
+ * this list before a whole-snapshot restore is confirmed.
+ */
+export async function planRestore(memoryDir: string, rev: string, opts: HistoryOptions & { file?: string } = {}): Promise<PlannedChange[]> {
+  const file = opts.file === undefined ? undefined : checkFile(opts.file);
+  await recordExternalChanges(memoryDir, opts);
+  const repo = await requireRepo(memoryDir, opts.dataDir);
+  const hash = await resolveRev(repo, rev, memoryDir);
+  const target = new Map((await listTree(repo, hash, file)).filter(isRegularBlob).map((e) => [e.path, e.oid]));
+  const current = new Map((await listTree(repo, 'HEAD', file)).filter(isRegularBlob).map((e) => [e.path, e.oid]));
+  const changes: PlannedChange[] = [];
+  for (const [p, oid] of target) {
+    const now = current.get(p);
+    if (now === undefined) changes.push({ path: p, status: 'added' });
+    else if (now !== oid) changes.push({ path: p, status: 'modified' });
+  }
+  // A single-file restore never removes anything.
+  if (!file) for (const p of current.keys()) if (!target.has(p)) changes.push({ path: p, status: 'deleted' });
+  return changes.sort((a, b) => a.path.localeCompare(b.path));
 }
 
 async function restoreFile(repo: ShadowRepo, hash: string, file: string, memoryDir: string, point: string): Promise<void> {

@@ -51,7 +51,8 @@ describe('opening and editing a subfolder memory through the app API', () => {
       const read = await api.call('memories.read', { dir: '-work-app', file: 'retros/r1.md' });
       expect(read).toMatchObject({ ok: true, result: { file: 'retros/r1.md', name: 'Retro' } });
       const fields = { name: 'Retro', description: 'what went well', type: 'project' };
-      expect(await api.call('memories.update', { dir: '-work-app', file: 'retros/r1.md', fields, body: 'Edited.\n' })).toMatchObject({ ok: true });
+      const opened = (read as { result: { memoryDir: string; text: string } }).result;
+      expect(await api.call('memories.update', { dir: '-work-app', file: 'retros/r1.md', memoryDir: opened.memoryDir, baseText: opened.text, fields, body: 'Edited.\n' })).toMatchObject({ ok: true });
       expect(fs.readFileSync(path.join(memoryDir, 'retros', 'r1.md'), 'utf8')).toContain('description: what went well');
       expect(await api.call('memories.read', { dir: '-work-app', file: 'linked/secret.md' })).toMatchObject({ ok: false, error: { code: 'unsafe-path' } });
       expect(await api.call('memories.read', { dir: '-work-app', file: '../outside/secret.md' })).toMatchObject({ ok: false });

@@ -21,13 +21,14 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { quoteName } from '../../shared/visible-text.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
+import { memoryTextTooLarge } from '../../shared/size-text.js';
 import type { FixKind, Problem } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/history.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, resolveInside, writeFileAtomic } from './safe-fs.js';
-import { type TopicFields, parseTopicFile, serializeTopicFile } from './topic-file.js';
+import { type TopicFields, frontmatterProblem, parseTopicFile, replaceFrontmatter, serializeTopicFile } from './topic-file.js';
 
 export interface Where {
   /** The project's memory directory (history and locks are per memory directory). */
@@ -144,6 +145,13 @@ async function writeIndex(where: Where, parsed: ParsedIndex, before: string | nu
   if (text !== before) await writeFileAtomic(where.memoryDir, inScope(where.scope, INDEX_FILE), text);
 }
 
+/** A memory's text, refused in words when it is larger than any scan would read (TOPIC_MAX_BYTES). */
+function checkedSize(text: string): string {
+  const tooLarge = memoryTextTooLarge(text);
+  if (tooLarge) throw new MemoryError('invalid-input', tooLarge);
+  return text;
+}
+
 function tx<T>(where: Where, source: ChangeSource, summary: string, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
   return transact(where.memoryDir, { source, summary, ...(where.dataDir ? { dataDir: where.dataDir } : {}) }, fn);
 }
@@ -167,7 +175,7 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const rel = inScope(where.scope, file);
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
-    await writeFileAtomic(where.memoryDir, rel, serializeTopicFile(input.fields, input.body));
+    await writeFileAtomic(where.memoryDir, rel, checkedSize(serializeTopicFile(input.fields, input.body)));
     const index = await readIndex(where);
     const already = indexEntries(index.parsed).some((e) => e.file === file);
     if (!already) await writeIndex(where, addIndexEntry(index.parsed, { title: input.fields.name, file, hook: input.hook ?? input.fields.description }), index.text);
@@ -182,6 +190,8 @@ export interface UpdateInput {
   body: string;
   /** The text the editor started from; when the file changed since, nothing is written. */
   baseText?: string;
+  /** Repaired frontmatter (the YAML between the fences) to write in place of the file's own; the fields then go on top. */
+  frontmatter?: string;
   hook?: string;
   source?: ChangeSource;
 }
@@ -198,8 +208,14 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
     if (input.baseText !== undefined && current !== input.baseText) {
       throw new MemoryError('conflict', `${rel} was changed on disk while you were editing it; compare both versions before saving.`, current);
     }
+    let base = current;
+    if (input.frontmatter !== undefined) {
+      const problem = frontmatterProblem(input.frontmatter);
+      if (problem) throw new MemoryError('invalid-input', problem);
+      base = replaceFrontmatter(current, input.frontmatter);
+    }
     const previous = parseTopicFile(current, file);
-    await writeFileAtomic(where.memoryDir, rel, serializeTopicFile(input.fields, input.body, current));
+    await writeFileAtomic(where.memoryDir, rel, checkedSize(serializeTopicFile(input.fields, input.body, base)));
     const index = await readIndex(where);
     const pointer = indexEntries(index.parsed).find((e) => e.file === file);
     if (pointer) {

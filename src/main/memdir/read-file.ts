@@ -11,6 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TOPIC_MAX_BYTES } from '../../shared/limits.js';
+import { formatBytesAgainst } from '../../shared/size-text.js';
 
 export interface FileFacts {
   size: number;
@@ -28,10 +29,6 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function factsOf(stat: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): FileFacts {
   return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
-}
-
-function describeSize(bytes: number): string {
-  return bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(1)} MB` : `${Math.ceil(bytes / 1000)} KB`;
 }
 
 function errnoReason(error: unknown): string {
@@ -96,7 +93,8 @@ export function readMemoryBytes<T>(root: string, absPath: string, isSymlink: boo
     if (stat.isDirectory()) return { ok: false, code: 'unreadable', reason: errnoReason({ code: 'EISDIR' }), facts };
     if (!stat.isFile()) return { ok: false, code: 'unreadable', reason: 'it is not a regular file', facts };
     if (stat.size > maxBytes) {
-      return { ok: false, code: 'unreadable', reason: `it is ${describeSize(stat.size)}, too large for a memory (the limit is ${describeSize(maxBytes)})`, facts };
+      const [size, limit] = formatBytesAgainst(stat.size, maxBytes);
+      return { ok: false, code: 'unreadable', reason: `it is ${size}, too large for a memory (the limit is ${limit})`, facts };
     }
     const buffer = stat.size <= scratch.length ? scratch : Buffer.allocUnsafe(stat.size);
     let filled = 0;

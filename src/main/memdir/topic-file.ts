@@ -15,6 +15,8 @@ export interface ParsedTopic {
   issues: FrontmatterIssue[];
   /** The frontmatter as parsed (null when absent or unparsable). */
   data: Record<string, unknown> | null;
+  /** The YAML between the fences as written (LF line ends), null when there is no closed block: what a person repairs. */
+  frontmatter: string | null;
   body: string;
 }
 
@@ -54,7 +56,7 @@ export function locateFrontmatter(text: string, start: number): FrontmatterSpan 
 }
 
 /** What a frontmatter block says: its data (or why it cannot be read), and the memory's facts. */
-export function readFrontmatterBlock(span: FrontmatterSpan, yaml: string, file: string): { data: Record<string, unknown> | null; meta: MemoryMeta; issues: FrontmatterIssue[] } {
+export function readFrontmatterBlock(span: FrontmatterSpan, yaml: string, file: string): { data: Record<string, unknown> | null; meta: MemoryMeta; issues: FrontmatterIssue[]; unreadable?: true } {
   if (span.fence === 'none') return { data: null, ...readMemoryMeta(null, file) };
   if (span.fence === 'unclosed') return bad(file, `${file} opens a frontmatter block with --- but never closes it.`);
   let data: unknown;
@@ -77,16 +79,45 @@ function yamlErrorLine(error: unknown): string {
   return message.replace(/\s+/g, ' ').trim();
 }
 
-function bad(file: string, message: string): { data: null; meta: MemoryMeta; issues: FrontmatterIssue[] } {
-  return { data: null, meta: readMemoryMeta(null, file).meta, issues: [{ code: 'bad-frontmatter', message }] };
+function bad(file: string, message: string): { data: null; meta: MemoryMeta; issues: FrontmatterIssue[]; unreadable: true } {
+  return { data: null, meta: readMemoryMeta(null, file).meta, issues: [{ code: 'bad-frontmatter', message }], unreadable: true };
 }
 
 /** Parse a topic file's text. Never throws: problems come back as issues. */
 export function parseTopicFile(text: string, file: string): ParsedTopic {
   const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const span = locateFrontmatter(text, start);
-  const { data, meta, issues } = readFrontmatterBlock(span, text.slice(span.yamlStart, span.yamlEnd), file);
-  return { meta, issues, data, body: text.slice(span.bodyStart) };
+  const read = readFrontmatterBlock(span, text.slice(span.yamlStart, span.yamlEnd), file);
+  const { data, meta, issues } = read;
+  if (span.fence !== 'closed') return { meta, issues, data, frontmatter: null, body: text.slice(span.bodyStart) };
+  // What a person repairs: the YAML between the fences as written. A block that cannot be read
+  // still ends where its fence closes: the body is what follows.
+  const fence = FRONTMATTER.exec(text);
+  const frontmatter = (fence?.[3] ?? '').replace(/\r\n/g, '\n');
+  const body = 'unreadable' in read && fence ? text.slice(fence[0].length) : text.slice(span.bodyStart);
+  return { meta, issues, data, frontmatter, body };
+}
+
+/**
+ * Why `yaml` cannot stand as a topic file's frontmatter (not YAML, or not `key: value` pairs),
+ * or null. Checked before a person's repaired frontmatter is written: Memdir edits frontmatter
+ * in place, and never rewrites a block it cannot read.
+ */
+export function frontmatterProblem(yaml: string): string | null {
+  const doc = YAML.parseDocument(yaml, { uniqueKeys: false });
+  if (doc.errors.length > 0) return `The frontmatter is still not valid YAML (${yamlErrorLine(doc.errors[0])}); fix it, or rebuild it from the fields.`;
+  if (doc.contents !== null && !YAML.isMap(doc.contents)) return 'The frontmatter must be a list of key: value lines.';
+  return null;
+}
+
+/** A file's text with its frontmatter block replaced by `yaml` (BOM and line endings kept). */
+export function replaceFrontmatter(text: string, yaml: string): string {
+  const fence = FRONTMATTER.exec(text);
+  const eol = fence?.[2] ?? (text.includes('\r\n') ? '\r\n' : '\n');
+  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const rest = fence ? text.slice(fence[0].length) : bom ? text.slice(1) : text;
+  const block = `---\n${yaml.replace(/\r\n/g, '\n').replace(/\n$/, '')}\n---\n`;
+  return bom + (eol === '\r\n' ? block.replace(/\n/g, '\r\n') : block) + rest;
 }
 
 /** The fields Memdir edits; everything else in the frontmatter is left as it was. */

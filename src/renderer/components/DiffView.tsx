@@ -1,6 +1,16 @@
-/** A unified git diff, rendered file by file with react-diff-view. */
-import { Diff, Hunk, parseDiff } from 'react-diff-view';
+/**
+ * A unified git diff, rendered file by file with react-diff-view. Where the diff leaves lines
+ * out (before, and between, its hunks), it says how many: "… 12 unchanged lines".
+ */
+import { Fragment } from 'react';
+import { Decoration, Diff, Hunk, type HunkData, getCollapsedLinesCountBetween, parseDiff } from 'react-diff-view';
 import 'react-diff-view/style/index.css';
+import { plural } from '../../shared/size-text.js';
+
+/** For each hunk, how many unchanged lines the diff hides just before it. */
+export function hiddenBefore(hunks: HunkData[]): number[] {
+  return hunks.map((hunk, i) => getCollapsedLinesCountBetween(i === 0 ? null : hunks[i - 1]!, hunk));
+}
 
 export function DiffView({ diff, onRestoreFile }: { diff: string; onRestoreFile?: (file: string, deletedHere: boolean) => void }) {
   if (!diff.trim()) return <p className="muted">No changes in this entry.</p>;
@@ -14,6 +24,7 @@ export function DiffView({ diff, onRestoreFile }: { diff: string; onRestoreFile?
     <div className="diffs">
       {files.map((file) => {
         const name = file.type === 'delete' ? file.oldPath : file.newPath;
+        const hidden = hiddenBefore(file.hunks);
         return (
           <section key={`${file.oldPath}->${file.newPath}`} className="diff-file" aria-label={`Changes to ${name}`}>
             <header>
@@ -25,7 +36,18 @@ export function DiffView({ diff, onRestoreFile }: { diff: string; onRestoreFile?
               )}
             </header>
             <Diff viewType="unified" diffType={file.type} hunks={file.hunks}>
-              {(hunks) => hunks.map((h) => <Hunk key={h.content} hunk={h} />)}
+              {(hunks) =>
+                hunks.map((h, i) => (
+                  <Fragment key={h.content}>
+                    {hidden[i]! > 0 && (
+                      <Decoration className="diff-hidden">
+                        <span className="muted">… {plural(hidden[i]!, 'unchanged line')}</span>
+                      </Decoration>
+                    )}
+                    <Hunk hunk={h} />
+                  </Fragment>
+                ))
+              }
             </Diff>
           </section>
         );

@@ -1,6 +1,8 @@
 /**
  * Edit one memory: its frontmatter as a form, its body in CodeMirror with a preview, the R-NOTSAVE
- * hints as you type, and every way a save could lose something asked about first.
+ * hints as you type, and every way a save could lose something asked about first. A bad file is
+ * shown for repair: an invalid or missing type is marked and must be picked, missing fields are
+ * marked, frontmatter that cannot be read stays editable as YAML.
  */
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
@@ -9,16 +11,31 @@ import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS, type Scope } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
+import { memoryTextTooLarge, plural } from '../../shared/size-text.js';
 import { useDesktop } from '../stores/desktop.js';
 import { RepeatWarning } from './RepeatWarning.js';
-import { draftProblem, isDirty, useEditor } from '../stores/editor.js';
+import { type Draft, draftProblem, isDirty, needsRepair, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
+import { Time } from './Time.js';
 
 const extensions = [markdown(), EditorView.lineWrapping];
 
-export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSaved: (file: string, scope: Scope) => void }) {
-  const { target, doc, draft, loading, saving, error, conflict, pendingImpact } = useEditor();
-  const { edit, setType, save, remove, rename, reload } = useEditor.getState();
+/** YAML for the form's fields, to start a repair over (JSON strings are valid YAML scalars). */
+export function frontmatterFromFields(draft: Pick<Draft, 'name' | 'description' | 'type'>): string {
+  return [`name: ${JSON.stringify(draft.name)}`, `description: ${JSON.stringify(draft.description)}`, ...(draft.type ? [`type: ${draft.type}`] : [])].join('\n');
+}
+
+function FieldNote({ id, text }: { id: string; text: string | null }) {
+  return text ? (
+    <span id={id} className="field-problem" role="note">
+      {text}
+    </span>
+  ) : null;
+}
+
+export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () => void; onSaved: (file: string, scope: Scope) => void; onDeleted: () => void }) {
+  const { target, doc, draft, loading, saving, error, conflict, missing, restoredAt, pendingImpact } = useEditor();
+  const { edit, setType, save, remove, rename, recreate, discardDraft } = useEditor.getState();
   const theme = useSettings((s) => themeOf(s.view));
   const desktop = useDesktop((s) => s.status?.available ?? false);
   const [preview, setPreview] = useState(false);
@@ -43,17 +60,26 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
   if (!draft || !target) {
     return (
       <div>
-        {error && <div className="banner error">{error}</div>}
+        {error && (
+          <div className="banner error" role="alert">
+            {error}
+          </div>
+        )}
         <button onClick={onClosed}>Close</button>
       </div>
     );
   }
   const problem = draftProblem(draft);
+  const repair = needsRepair(doc);
   const doSave = async (options?: { acceptImpact?: boolean; overwrite?: boolean }) => {
     const file = await save(options);
     if (file) onSaved(file, useEditor.getState().target!.scope);
   };
   const cmTheme = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches) ? 'dark' : 'light';
+  const missingField = (field: 'name' | 'description' | 'type') => (doc?.missingFields.includes(field) && !dirty ? `The file has no ${field}: ${field === 'type' ? 'pick one' : 'this is what a save writes'}.` : null);
+  const typeNote = draft.type === null ? (doc?.rawType ? `"${doc.rawType}" is not a type: pick one of ${MEMORY_TYPES.join(', ')}.` : `No type: pick one of ${MEMORY_TYPES.join(', ')}.`) : null;
+  // Said on its own (with what to do), whatever else the draft still lacks.
+  const sizeProblem = memoryTextTooLarge(draft.body);
 
   return (
     <form className="editor" aria-label={isNew ? 'New memory' : `Edit ${target.file}`} onSubmit={(e) => (e.preventDefault(), void doSave())}>
@@ -71,43 +97,64 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
             </button>
           </>
         )}
-        <button type="button" onClick={onClosed} disabled={saving}>
+        <button type="button" onClick={onClosed} disabled={saving} title={dirty ? 'Close; your unsaved edit is kept as a draft' : 'Close'}>
           Close
         </button>
       </div>
+      {restoredAt && (
+        <div className="banner info" role="status">
+          Restored your unsaved draft from <Time at={restoredAt} />.{' '}
+          <button type="button" className="link" onClick={() => void discardDraft()}>
+            Discard draft
+          </button>
+        </div>
+      )}
       {error && (
         <div className="banner error" role="alert">
           {error}
         </div>
       )}
+      {missing && (
+        <div className="conflict" role="region" aria-label="Deleted on disk">
+          <p>
+            <strong>Deleted on disk.</strong> {target.file} is gone from the memory folder; your version below is kept as a draft.
+          </p>
+          <button type="button" className="primary" onClick={() => void recreate()} disabled={draft.type === null}>
+            Recreate {target.file} from this draft
+          </button>
+          <button type="button" onClick={() => void discardDraft().then(onClosed)}>
+            Let it go (discard the draft)
+          </button>
+        </div>
+      )}
       {conflict !== null && (
         <div className="conflict" role="region" aria-label="Conflict">
           <p>
-            <strong>Changed on disk.</strong> Another program changed this file while you were editing. Nothing has been overwritten: compare and choose.
+            <strong>Changed on disk.</strong> This file changed outside this editor while you had unsaved edits. Nothing has been overwritten: compare and choose.
           </p>
           <div className="conflict-sides">
             <div>
               <h3>Yours (not saved)</h3>
-              <pre>{draft.body}</pre>
+              <pre>{`name: ${draft.name}\ndescription: ${draft.description}\ntype: ${draft.type ?? '(none)'}\n\n${draft.body}`}</pre>
             </div>
             <div>
               <h3>On disk now</h3>
               <pre>{conflict}</pre>
             </div>
           </div>
-          <button type="button" className="primary" onClick={() => void doSave({ overwrite: true })}>
+          <button type="button" className="primary" onClick={() => void doSave({ overwrite: true })} disabled={problem !== null}>
             Keep mine (save over it)
           </button>
-          <button type="button" onClick={() => void reload()}>
-            Take theirs (discard my edit)
+          <button type="button" onClick={() => void discardDraft('Showing the version on disk; your draft was set aside.')}>
+            Take theirs (set my edit aside)
           </button>
         </div>
       )}
       {pendingImpact && (
         <div className="banner warning" role="alertdialog" aria-label="Index limit warning">
           <p>
-            {pendingImpact.changedIsCut && 'This memory\'s pointer would land past the MEMORY.md cut, so the agent would never see it. '}
-            {pendingImpact.newlyCut.length > 0 && `Saving would push ${pendingImpact.newlyCut.length} other pointer(s) past the cut: ${pendingImpact.newlyCut.slice(0, 5).join(', ')}${pendingImpact.newlyCut.length > 5 ? '…' : ''}. `}
+            {pendingImpact.changedIsCut && "This memory's pointer would land past the MEMORY.md cut, so the agent would never see it. "}
+            {pendingImpact.newlyCut.length > 0 && `Saving would push ${plural(pendingImpact.newlyCut.length, 'other pointer')} past the cut: ${pendingImpact.newlyCut.slice(0, 5).join(', ')}${pendingImpact.newlyCut.length > 5 ? '…' : ''}. `}
             Shorten the description or merge memories first, or save anyway.
           </p>
           <button type="button" onClick={() => void doSave({ acceptImpact: true })}>
@@ -121,25 +168,36 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
       <div className="form-grid">
         <label>
           Name
-          <input value={draft.name} onChange={(e) => edit({ name: e.target.value })} required maxLength={200} />
+          <input name="name" aria-label="Name" value={draft.name} onChange={(e) => edit({ name: e.target.value })} required maxLength={200} aria-invalid={missingField('name') !== null || undefined} aria-describedby="name-note" />
+          <FieldNote id="name-note" text={missingField('name')} />
         </label>
         <label>
           Type
-          <select value={draft.type} onChange={(e) => setType(e.target.value as typeof draft.type)} aria-describedby="type-help">
+          <select
+            name="type"
+            aria-label="Type"
+            value={draft.type ?? ''}
+            onChange={(e) => e.target.value && setType(e.target.value as (typeof MEMORY_TYPES)[number])}
+            aria-invalid={draft.type === null || undefined}
+            aria-describedby={draft.type === null ? 'type-note' : 'type-help'}
+          >
+            {draft.type === null && <option value="">{doc?.rawType ? `"${doc.rawType}" (not a type)` : '(no type)'} — pick one</option>}
             {MEMORY_TYPES.map((t) => (
               <option key={t} value={t}>
                 {t}
               </option>
             ))}
           </select>
+          <FieldNote id="type-note" text={typeNote} />
         </label>
         <label className="wide">
           Description <span className="muted small">(one line — recall chooses memories by it)</span>
-          <input value={draft.description} onChange={(e) => edit({ description: e.target.value })} maxLength={1000} />
+          <input name="description" aria-label="Description" value={draft.description} onChange={(e) => edit({ description: e.target.value })} maxLength={1000} aria-invalid={missingField('description') !== null || undefined} aria-describedby="description-note" />
+          <FieldNote id="description-note" text={missingField('description')} />
         </label>
         <label>
           Scope
-          <select value={draft.scope} onChange={(e) => edit({ scope: e.target.value as Scope })} disabled={!isNew}>
+          <select name="scope" value={draft.scope} onChange={(e) => edit({ scope: e.target.value as Scope })} disabled={!isNew}>
             <option value="private">private</option>
             <option value="team" disabled={draft.type === 'user'}>
               team{draft.type === 'user' ? ' (never for user memories)' : ''}
@@ -149,13 +207,27 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
         {isNew && (
           <label>
             File name <span className="muted small">(optional)</span>
-            <input value={draft.file} placeholder={`${draft.type}_….md`} onChange={(e) => edit({ file: e.target.value })} />
+            <input name="file" value={draft.file} placeholder={`${draft.type ?? 'type'}_….md`} onChange={(e) => edit({ file: e.target.value })} />
           </label>
         )}
         <p id="type-help" className="muted small wide">
-          {TYPE_DESCRIPTIONS[draft.type]}
+          {draft.type ? TYPE_DESCRIPTIONS[draft.type] : ''}
         </p>
       </div>
+      {draft.frontmatter !== null && (
+        <div className="frontmatter-repair" role="group" aria-label="Frontmatter">
+          <p className="field-problem" role="note">
+            {doc?.frontmatterError ?? 'The frontmatter cannot be read.'} Repair it here; the fields above are written on top of it when you save.
+          </p>
+          <label>
+            Frontmatter (YAML)
+            <textarea name="frontmatter" rows={Math.min(12, draft.frontmatter.split('\n').length + 1)} value={draft.frontmatter} onChange={(e) => edit({ frontmatter: e.target.value })} spellCheck={false} />
+          </label>
+          <button type="button" onClick={() => edit({ frontmatter: frontmatterFromFields(draft) })}>
+            Rebuild it from the fields
+          </button>
+        </div>
+      )}
       <div className="body-head">
         <span>Body</span>
         <span className="spacer" />
@@ -173,6 +245,11 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
       ) : (
         <CodeMirror value={draft.body} height="280px" extensions={extensions} theme={cmTheme} onChange={(value) => edit({ body: value })} aria-label="Memory body" basicSetup={{ lineNumbers: false, foldGutter: false }} />
       )}
+      {sizeProblem && (
+        <p className="banner error" role="alert">
+          {sizeProblem} Move the bulk of it into a file of the project and keep the memory to what is worth remembering.
+        </p>
+      )}
       {hints.length > 0 && (
         <ul className="hints" aria-label="What not to save">
           {hints.map((h) => (
@@ -182,7 +259,7 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
       )}
       <RepeatWarning dir={target.dir} scope={draft.scope} file={target.file} name={draft.name} description={draft.description} body={draft.body} />
       {doc && doc.problems.length > 0 && (
-        <ul className="problems">
+        <ul className="problems" aria-label="Problems in this file">
           {doc.problems.map((p, i) => (
             <li key={i} className={p.severity}>
               {p.message}
@@ -192,12 +269,17 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
       )}
       {doc && doc.otherKeys.length > 0 && <p className="muted small">Other frontmatter kept as is: {doc.otherKeys.join(', ')}</p>}
       <div className="actions">
-        <button type="submit" className="primary" disabled={saving || (!dirty && !isNew) || problem !== null} title={problem ?? 'Save (Ctrl+S)'}>
-          {saving ? 'Saving…' : isNew ? 'Create memory' : 'Save'}
+        <button type="submit" className="primary" disabled={saving || (!dirty && !isNew && !repair) || problem !== null || missing} title={problem ?? 'Save (Ctrl+S)'}>
+          {saving ? 'Saving…' : isNew ? 'Create memory' : repair && !dirty ? 'Save repaired file' : 'Save'}
         </button>
-        {problem && dirty && <span className="muted small">{problem}</span>}
+        {problem && (dirty || repair) && problem !== sizeProblem && <span className="muted small">{problem}</span>}
+        {dirty && !isNew && !restoredAt && (
+          <button type="button" className="link" onClick={() => void discardDraft()}>
+            Discard changes
+          </button>
+        )}
         <span className="spacer" />
-        {!isNew && renaming === null && (
+        {!isNew && renaming === null && !missing && (
           <button type="button" onClick={() => setRenaming(target.file ?? '')}>
             Rename
           </button>
@@ -223,18 +305,18 @@ export function MemoryEditor({ onClosed, onSaved }: { onClosed: () => void; onSa
             </button>
           </span>
         )}
-        {!isNew && !confirmDelete && (
+        {!isNew && !confirmDelete && !missing && (
           <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
             Delete
           </button>
         )}
         {confirmDelete && (
-          <span className="inline-form">
-            <span>Delete {target.file}? It stays in history.</span>
-            <button type="button" className="danger" onClick={() => void remove().then((ok) => ok && onClosed())}>
+          <span className="inline-form" role="group" aria-label="Confirm delete">
+            <span>Delete {target.file}? It stays in history, and Undo brings it back with its index line.</span>
+            <button type="button" className="danger" onClick={() => void remove().then((ok) => ok && onDeleted())}>
               Delete
             </button>
-            <button type="button" onClick={() => setConfirmDelete(false)}>
+            <button type="button" onClick={() => setConfirmDelete(false)} autoFocus>
               Keep
             </button>
           </span>

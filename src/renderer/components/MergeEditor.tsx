@@ -9,6 +9,7 @@ import type { ConflictDetail } from '../../shared/contract/team.js';
 import { useTeam } from '../stores/team.js';
 import { when } from './format.js';
 import { MergeView } from './MergeView.js';
+import { Time } from './Time.js';
 
 export function MergeEditor({ detail }: { detail: ConflictDetail }) {
   const { resolve, closeConflict } = useTeam.getState();
@@ -21,7 +22,7 @@ export function MergeEditor({ detail }: { detail: ConflictDetail }) {
       subtitle={
         <>
           changed on the server by {conflict.serverUpdatedBy ?? 'someone'}
-          {conflict.serverUpdatedAt ? ` (${when(conflict.serverUpdatedAt)})` : ''} while your edit was not pushed yet · kept {when(conflict.createdAt)}
+          {conflict.serverUpdatedAt ? ` (${when(conflict.serverUpdatedAt)})` : ''} while your edit was not pushed yet · kept <Time at={conflict.createdAt} />
           {conflict.localRev ? ` · in history at ${conflict.localRev.slice(0, 7)}` : ''}
         </>
       }

@@ -1,19 +1,34 @@
-/** Small display helpers. */
+/** Small display helpers: relative and exact times (plurals are `plural`, shared with main and the CLI). Pure, tested without a browser. */
+import { plural } from '../../shared/size-text.js';
+
+/** How long ago, in words a person says: "just now", "1 minute ago", "3 hours ago", "yesterday", "5 days ago", then the date. */
 export function ago(ms: number | null, now = Date.now()): string {
-  if (ms === null) return '—';
-  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (ms === null || !Number.isFinite(ms)) return '—';
+  const s = Math.round((now - ms) / 1000);
+  if (s < -60) return `in ${plural(Math.round(-s / 60), 'minute')}`;
   if (s < 60) return 'just now';
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} d ago`;
+  if (s < 3600) return `${plural(Math.round(s / 60), 'minute')} ago`;
+  if (s < 86_400) return `${plural(Math.round(s / 3600), 'hour')} ago`;
+  const days = Math.round(s / 86_400);
+  if (days === 1) return 'yesterday';
+  if (days < 30) return `${days} days ago`;
+  return new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
+/** The exact local time of a moment, for hovers: "Thu, Dec 3, 2026, 11:42:07". */
+export function exactTime(ms: number): string {
+  return new Date(ms).toLocaleString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+/** An ISO string (or epoch ms) as milliseconds; null when it is not a time. */
+export function toMs(value: string | number | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** A moment as the exact local time (never a raw ISO string; an unreadable value is shown as it came). */
 export function when(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
-}
-
-/** "1 problem", "3 problems". */
-export function count(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
+  const ms = toMs(iso);
+  return ms === null ? iso : exactTime(ms);
 }

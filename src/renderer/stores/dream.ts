@@ -6,9 +6,11 @@
 import { create } from 'zustand';
 import { DREAM_PHASES, type DreamOverviewRow, type DreamPhase, type DreamRecord, type DreamRevert, type DreamStatusView } from '../../shared/contract/dream.js';
 import type { Job } from '../../shared/contract/events.js';
+import { plural } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 /** One segment of the phase bar. */
 export interface PhaseStep {
@@ -166,7 +168,11 @@ export const useDream = create<DreamState>()((set, get) => ({
       const { revert } = await call('dream.revert', { id, ...(overwriteChanged ? { overwriteChanged } : {}) });
       set({ revert });
       const n = revert.restored.length;
-      useToasts.getState().show(revert.warnings.length > 0 ? 'error' : 'info', n > 0 ? `Reverted: ${n} file${n === 1 ? '' : 's'} put back${revert.warnings.length ? `; ${revert.warnings.length} changed since, left alone` : ''}.` : 'Nothing was reverted: every file changed since the dream.');
+      const text = n > 0 ? `Reverted: ${plural(n, 'file')} put back${revert.warnings.length ? `; ${revert.warnings.length} changed since, left alone` : ''}.` : 'Nothing was reverted: every file changed since the dream.';
+      const dir = get().dir;
+      // The revert is one history entry: its Undo puts the dream's version back, files and index.
+      if (dir && revert.rev && revert.warnings.length === 0) offerUndo(dir, revert.rev, text);
+      else useToasts.getState().show(revert.warnings.length > 0 ? 'error' : 'info', text);
       await get().refresh();
       set({ revert });
     } catch (error) {

@@ -1,42 +1,68 @@
 /**
  * The memory editor: one memory open (or a new one being written), its draft, and the rules
- * that keep a save from losing anything — a file changed on disk while open is a conflict
- * shown side by side, never overwritten; a save that would push pointers past the index cut
- * asks first.
+ * that keep an edit from being lost (issue 14). An edit is bound to its file — project, scope,
+ * file, the folder it was read from and the text it started from — and a save carries all of it
+ * to main, which refuses one that no longer matches. Moving to another memory or project keeps
+ * the edit as a draft (restored on return, listed under Drafts, kept across restarts). A file
+ * changed on disk meanwhile is shown beside the draft; one deleted on disk can be recreated from
+ * it; a save that would push pointers past the index cut asks first.
  */
 import { create } from 'zustand';
 import { RpcError } from '../../shared/contract/define.js';
+import type { StoredDraft } from '../../shared/contract/drafts.js';
 import type { MemoryDoc } from '../../shared/contract/memories.js';
 import { indexImpact, type IndexImpact } from '../../shared/index-impact.js';
-import { type MemoryType, type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
+import { MEMORY_TYPES, type MemoryType, type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
+import { memoryTextTooLarge } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
+import { draftKey, useDrafts } from './drafts.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 export interface Draft {
   name: string;
   description: string;
-  type: MemoryType;
+  /** null while no valid type is picked (a file whose type is invalid or missing). */
+  type: MemoryType | null;
   body: string;
   scope: Scope;
   /** For a new memory: the file name (empty = derived from type and name). */
   file: string;
+  /** The frontmatter YAML being repaired, when the file's own cannot be read; else null. */
+  frontmatter: string | null;
 }
 
-export type EditorTarget = { dir: string; scope: Scope; file: string } | { dir: string; scope: Scope; file: null };
+/** What is open: a file of a project's scope, or (file null) the project's new memory. */
+export interface EditorTarget {
+  dir: string;
+  scope: Scope;
+  file: string | null;
+}
+
+export function sameTarget(a: EditorTarget | null, b: EditorTarget | null): boolean {
+  if (!a || !b) return a === b;
+  return a.dir === b.dir && a.file === b.file && (a.file === null || a.scope === b.scope);
+}
 
 export function draftOf(doc: MemoryDoc, scope: Scope): Draft {
-  return { name: doc.name, description: doc.description, type: doc.type ?? 'project', body: doc.body, scope, file: doc.file };
+  return { name: doc.name, description: doc.description, type: doc.type, body: doc.body, scope, file: doc.file, frontmatter: doc.frontmatterError ? doc.frontmatter : null };
 }
 
 export function emptyDraft(scope?: Scope, type: MemoryType = 'feedback'): Draft {
-  return { name: '', description: '', type, body: '', scope: scope ?? defaultScope(type), file: '' };
+  return { name: '', description: '', type, body: '', scope: scope ?? defaultScope(type), file: '', frontmatter: null };
 }
 
 export function isDirty(doc: MemoryDoc | null, draft: Draft | null): boolean {
   if (!draft) return false;
   if (!doc) return draft.name !== '' || draft.description !== '' || draft.body !== '';
-  return draft.name !== doc.name || draft.description !== doc.description || draft.type !== (doc.type ?? 'project') || draft.body !== doc.body;
+  const base = draftOf(doc, draft.scope);
+  return draft.name !== base.name || draft.description !== base.description || draft.type !== base.type || draft.body !== base.body || draft.frontmatter !== base.frontmatter;
+}
+
+/** Whether the file itself needs repair (saving it as shown fixes it), even with nothing typed. */
+export function needsRepair(doc: MemoryDoc | null): boolean {
+  return doc !== null && (doc.type === null || doc.frontmatterError !== null || doc.missingFields.length > 0);
 }
 
 /** Changing the type of a new memory moves it to that type's default scope (R-TYPES). */
@@ -50,145 +76,323 @@ export function draftProblem(draft: Draft): string | null {
   if (!draft.name.trim()) return 'Give the memory a name.';
   if (!draft.description.trim()) return 'Add a one-line description: recall chooses memories by it.';
   if (/[\r\n]/.test(draft.description)) return 'The description must be one line.';
+  if (draft.type === null) return `Pick a type: ${MEMORY_TYPES.join(', ')}.`;
+  const size = memoryTextTooLarge(draft.body);
+  if (size) return size;
   return scopeRefusal(draft.type, draft.scope);
+}
+
+/** The draft as main keeps it. */
+export function toStored(target: EditorTarget, memoryDir: string, doc: MemoryDoc | null, draft: Draft): Omit<StoredDraft, 'savedAt'> {
+  return {
+    dir: target.dir,
+    scope: target.file === null ? draft.scope : target.scope,
+    file: target.file,
+    memoryDir,
+    baseText: doc?.text ?? null,
+    name: draft.name,
+    description: draft.description,
+    type: draft.type,
+    body: draft.body,
+    newFile: target.file === null ? draft.file : '',
+    frontmatter: draft.frontmatter,
+  };
+}
+
+export function fromStored(stored: StoredDraft, doc: MemoryDoc | null): Draft {
+  return { name: stored.name, description: stored.description, type: stored.type, body: stored.body, scope: stored.scope, file: stored.file ?? stored.newFile, frontmatter: stored.frontmatter ?? (doc?.frontmatterError ? doc.frontmatter : null) };
+}
+
+/** What opening a file shows, given what is on disk (null: gone) and the draft kept for it. */
+export interface Resumed {
+  draft: Draft | null;
+  /** What is on disk now, when the kept draft started from something else. */
+  conflict: string | null;
+  /** The file is gone but a draft of it is kept: offer to recreate it. */
+  missing: boolean;
+  /** When the kept draft was last stored (shown: "Restored your draft from …"). */
+  restoredAt: string | null;
+}
+
+export function resume(doc: MemoryDoc | null, stored: StoredDraft | null, scope: Scope): Resumed {
+  if (!stored) return { draft: doc ? draftOf(doc, scope) : null, conflict: null, missing: false, restoredAt: null };
+  const draft = fromStored(stored, doc);
+  if (!doc) return { draft, conflict: null, missing: stored.file !== null, restoredAt: stored.savedAt };
+  const changed = stored.baseText !== null && (stored.baseText !== doc.text || stored.memoryDir !== doc.memoryDir);
+  return { draft, conflict: changed ? doc.text : null, missing: false, restoredAt: stored.savedAt };
 }
 
 interface EditorState {
   target: EditorTarget | null;
   doc: MemoryDoc | null;
   draft: Draft | null;
+  /** The memory folder the file was read from (or, for a new memory, the project's). */
+  memoryDir: string | null;
   loading: boolean;
   saving: boolean;
   error: string | null;
   /** What is on disk now, when it differs from what the draft started from. */
   conflict: string | null;
+  /** The file was deleted on disk while its draft was open. */
+  missing: boolean;
+  restoredAt: string | null;
   /** Pointers a pending save would push past the cut: asking before saving. */
   pendingImpact: IndexImpact | null;
-  open: (target: EditorTarget) => Promise<void>;
-  close: () => void;
+  /** Open a file (or a project's new memory); what was open is kept as a draft if it was edited. */
+  open: (target: EditorTarget, opts: { memoryDir: string }) => Promise<void>;
+  /** Close the editor, keeping an unsaved edit as a draft. */
+  close: () => Promise<void>;
   edit: (patch: Partial<Draft>) => void;
   setType: (type: MemoryType) => void;
   save: (options?: { acceptImpact?: boolean; overwrite?: boolean }) => Promise<string | null>;
+  /** Recreate a file deleted on disk from the draft. */
+  recreate: () => Promise<string | null>;
   remove: () => Promise<boolean>;
   rename: (to: string) => Promise<string | null>;
-  reload: () => Promise<void>;
-  /** The file changed on disk (watcher): reload if untouched, else flag a conflict. */
+  /**
+   * Set the draft aside and show the file as it is on disk — "Discard", or "Take theirs" in a
+   * conflict (`notice` says which). The notice's Undo brings the draft back.
+   */
+  discardDraft: (notice?: string) => Promise<void>;
+  /** The file changed on disk (watcher, another window): reload if untouched, else show both. */
   noteChangedOnDisk: () => Promise<void>;
 }
 
-export const useEditor = create<EditorState>()((set, get) => ({
-  target: null,
-  doc: null,
-  draft: null,
-  loading: false,
-  saving: false,
-  error: null,
-  conflict: null,
-  pendingImpact: null,
-  async open(target) {
-    set({ target, doc: null, draft: null, error: null, conflict: null, pendingImpact: null, loading: target.file !== null });
-    if (target.file === null) {
-      set({ draft: emptyDraft(target.scope === 'team' ? 'team' : undefined, target.scope === 'team' ? 'project' : 'feedback') });
-      return;
-    }
+const initial = { target: null, doc: null, draft: null, memoryDir: null, loading: false, saving: false, error: null, conflict: null, missing: false, restoredAt: null, pendingImpact: null };
+
+export const useEditor = create<EditorState>()((set, get) => {
+  /** Keep (or forget) the open draft in the drafts store, as it is now. */
+  const persist = () => {
+    const { target, doc, draft, memoryDir, missing, conflict } = get();
+    if (!target || !draft || !memoryDir) return;
+    const ref = { dir: target.dir, scope: target.scope, file: target.file };
+    // A draft past the size limit cannot be kept (nor saved); the editor says so, and the last one kept stays.
+    if (memoryTextTooLarge(draft.body)) return;
+    if (isDirty(doc, draft) || missing || conflict !== null) useDrafts.getState().keep(toStored(target, memoryDir, doc, draft));
+    else if (useDrafts.getState().drafts[draftKey(ref)]) void useDrafts.getState().discard(ref);
+  };
+  /**
+   * Before moving on: the open draft goes to the drafts store (synchronously, so a second move
+   * made meanwhile finds nothing left to keep), and is written now; the person is told.
+   */
+  const leave = (): Promise<void> => {
+    const { target, doc, draft, saving } = get();
+    if (!target || !draft) return Promise.resolve();
+    persist();
+    // A save still on its way either lands (and drops the draft) or says itself that it failed.
+    const kept = isDirty(doc, draft) && !saving ? (target.file ?? 'the new memory') : null;
+    set({ ...initial });
+    return useDrafts
+      .getState()
+      .flush()
+      .then(() => {
+        if (kept) useToasts.getState().show('info', `Kept your unsaved edit to ${kept} as a draft: open it again, or find it under Drafts.`);
+      });
+  };
+  const readDoc = async (target: EditorTarget): Promise<MemoryDoc | null> => {
     try {
-      const doc = await call('memories.read', { dir: target.dir, scope: target.scope, file: target.file });
-      if (get().target === target) set({ doc, draft: draftOf(doc, target.scope), loading: false });
+      return await call('memories.read', { dir: target.dir, scope: target.scope, file: target.file! });
     } catch (error) {
-      if (get().target === target) set({ error: messageOf(error), loading: false });
+      if (error instanceof RpcError && error.code === 'not-found') return null;
+      throw error;
     }
-  },
-  close() {
-    set({ target: null, doc: null, draft: null, error: null, conflict: null, pendingImpact: null });
-  },
-  edit(patch) {
-    const draft = get().draft;
-    if (draft) set({ draft: { ...draft, ...patch } });
-  },
-  setType(type) {
-    const { draft, target } = get();
-    if (draft) set({ draft: withType(draft, type, target?.file === null) });
-  },
-  async save(options = {}) {
-    const { target, draft, doc } = get();
-    if (!target || !draft) return null;
-    const problem = draftProblem(draft);
-    if (problem) {
-      set({ error: problem });
-      return null;
-    }
-    set({ saving: true, error: null });
-    try {
-      const fields = { name: draft.name, description: draft.description, type: draft.type };
-      if (!options.acceptImpact) {
-        const index = await call('index.read', { dir: target.dir, scope: draft.scope });
-        const fileForIndex = target.file ?? (draft.file.trim() || '(new memory)');
-        const impact = indexImpact(index.text, target.file === null ? { kind: 'add', title: draft.name, file: fileForIndex, hook: draft.description } : { kind: 'update', file: target.file, title: draft.name, hook: draft.description });
-        if (impact.newlyCut.length > 0 || (impact.changedIsCut && target.file === null)) {
-          set({ pendingImpact: impact, saving: false });
+  };
+  /** Open `target` afresh, as if nothing were open (what was open is not kept as a draft). */
+  const reopen = (target: EditorTarget, memoryDir: string): Promise<void> => {
+    set({ ...initial });
+    return get().open(target, { memoryDir });
+  };
+  return {
+    ...initial,
+    async open(target, opts) {
+      if (sameTarget(get().target, target)) return;
+      const left = leave();
+      set({ ...initial, target, loading: true });
+      await left;
+      try {
+        const stored = await useDrafts.getState().find(target);
+        if (target.file === null) {
+          const draft = stored ? fromStored(stored, null) : emptyDraft(target.scope === 'team' ? 'team' : undefined, target.scope === 'team' ? 'project' : 'feedback');
+          if (sameTarget(get().target, target)) set({ draft, memoryDir: stored?.memoryDir ?? opts.memoryDir, loading: false, restoredAt: stored?.savedAt ?? null });
+          return;
+        }
+        const doc = await readDoc(target);
+        if (!sameTarget(get().target, target)) return;
+        if (!doc && !stored) {
+          set({ loading: false, error: `${target.file} no longer exists; it may have been deleted or renamed outside Memdir.` });
+          return;
+        }
+        const resumed = resume(doc, stored, target.scope);
+        set({
+          doc,
+          ...resumed,
+          memoryDir: doc?.memoryDir ?? stored?.memoryDir ?? opts.memoryDir,
+          loading: false,
+          error: resumed.conflict !== null ? `${target.file} changed on disk since your draft. Both versions are shown: keep yours, or take what is on disk.` : null,
+        });
+      } catch (error) {
+        if (sameTarget(get().target, target)) set({ error: messageOf(error), loading: false });
+      }
+    },
+    async close() {
+      await leave();
+    },
+    edit(patch) {
+      const draft = get().draft;
+      if (!draft) return;
+      set({ draft: { ...draft, ...patch } });
+      persist();
+    },
+    setType(type) {
+      const { draft, target } = get();
+      if (!draft) return;
+      set({ draft: withType(draft, type, target?.file === null) });
+      persist();
+    },
+    async save(options = {}) {
+      const { target, draft, doc, memoryDir, conflict } = get();
+      if (!target || !draft || !memoryDir) return null;
+      const problem = draftProblem(draft);
+      if (problem || draft.type === null) {
+        set({ error: problem });
+        return null;
+      }
+      set({ saving: true, error: null });
+      try {
+        const fields = { name: draft.name, description: draft.description, type: draft.type };
+        if (!options.acceptImpact) {
+          const index = await call('index.read', { dir: target.dir, scope: draft.scope });
+          const fileForIndex = target.file ?? (draft.file.trim() || '(new memory)');
+          const impact = indexImpact(index.text, target.file === null ? { kind: 'add', title: draft.name, file: fileForIndex, hook: draft.description } : { kind: 'update', file: target.file, title: draft.name, hook: draft.description });
+          if (impact.newlyCut.length > 0 || (impact.changedIsCut && target.file === null)) {
+            set({ pendingImpact: impact, saving: false });
+            return null;
+          }
+        }
+        let file: string;
+        if (target.file === null) {
+          ({ file } = await call('memories.create', { dir: target.dir, scope: draft.scope, memoryDir, fields, body: draft.body, ...(draft.file.trim() ? { file: draft.file.trim() } : {}) }));
+        } else {
+          if (!doc) throw new RpcError({ code: 'not-found', message: `${target.file} no longer exists; recreate it from your draft.` });
+          // Keeping mine over a change on disk: the save is based on what is there now.
+          const baseText = options.overwrite && conflict !== null ? conflict : doc.text;
+          ({ file } = await call('memories.update', {
+            dir: target.dir,
+            scope: target.scope,
+            file: target.file,
+            memoryDir: doc.memoryDir,
+            baseText,
+            fields,
+            body: draft.body,
+            ...(draft.frontmatter !== null ? { frontmatter: draft.frontmatter } : {}),
+          }));
+        }
+        const next: EditorTarget = { dir: target.dir, scope: draft.scope, file };
+        await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
+        const fresh = await call('memories.read', { dir: next.dir, scope: next.scope, file });
+        useToasts.getState().show('info', `Saved ${file}.`);
+        // The person may have moved on while it saved: then the saved file is not theirs to show.
+        if (!sameTarget(get().target, target)) return null;
+        set({ ...initial, target: next, doc: fresh, draft: draftOf(fresh, draft.scope), memoryDir: fresh.memoryDir });
+        return file;
+      } catch (error) {
+        if (!sameTarget(get().target, target)) {
+          useToasts.getState().show('error', `${target.file ?? 'The new memory'} was not saved: ${messageOf(error)} Your edit is kept as a draft.`);
           return null;
         }
+        if (error instanceof RpcError && error.code === 'conflict' && error.current !== undefined) set({ conflict: error.current, saving: false, error: error.message });
+        else set({ error: messageOf(error), saving: false });
+        persist();
+        return null;
       }
-      let file: string;
-      if (target.file === null) {
-        ({ file } = await call('memories.create', { dir: target.dir, scope: draft.scope, fields, body: draft.body, ...(draft.file.trim() ? { file: draft.file.trim() } : {}) }));
-      } else {
-        const baseText = options.overwrite ? (get().conflict ?? doc?.text) : doc?.text;
-        ({ file } = await call('memories.update', { dir: target.dir, scope: target.scope, file: target.file, fields, body: draft.body, ...(baseText !== undefined ? { baseText } : {}) }));
+    },
+    async recreate() {
+      const { target, draft, memoryDir } = get();
+      if (!target || target.file === null || !draft || !memoryDir || draft.type === null) return null;
+      try {
+        const { file, rev } = await call('memories.create', { dir: target.dir, scope: target.scope, memoryDir, file: target.file, fields: { name: draft.name, description: draft.description, type: draft.type }, body: draft.body });
+        await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
+        const fresh = await call('memories.read', { dir: target.dir, scope: target.scope, file });
+        if (sameTarget(get().target, target)) set({ ...initial, target, doc: fresh, draft: draftOf(fresh, target.scope), memoryDir: fresh.memoryDir });
+        offerUndo(target.dir, rev, `Recreated ${file} from your draft.`);
+        return file;
+      } catch (error) {
+        set({ error: messageOf(error) });
+        return null;
       }
-      const next: EditorTarget = { dir: target.dir, scope: draft.scope, file };
-      const fresh = await call('memories.read', next);
-      set({ target: next, doc: fresh, draft: draftOf(fresh, draft.scope), saving: false, conflict: null, pendingImpact: null });
-      useToasts.getState().show('info', `Saved ${file}.`);
-      return file;
-    } catch (error) {
-      if (error instanceof RpcError && error.code === 'conflict') set({ conflict: error.current ?? '', saving: false, error: error.message });
-      else set({ error: messageOf(error), saving: false });
-      return null;
-    }
-  },
-  async remove() {
-    const { target } = get();
-    if (!target || target.file === null) return false;
-    try {
-      const { rev } = await call('memories.delete', { dir: target.dir, scope: target.scope, file: target.file });
-      const deleted = target.file;
-      get().close();
-      const undo = rev ? { label: 'Undo', run: () => void call('history.restore', { dir: target.dir, rev: `${rev}~1`, file: target.scope === 'team' ? `team/${deleted}` : deleted }) } : undefined;
-      useToasts.getState().show('info', `Deleted ${deleted}. It stays in history.`, undo);
-      return true;
-    } catch (error) {
-      set({ error: messageOf(error) });
-      return false;
-    }
-  },
-  async rename(to) {
-    const { target } = get();
-    if (!target || target.file === null) return null;
-    try {
-      const { file } = await call('memories.rename', { dir: target.dir, scope: target.scope, from: target.file, to });
-      await get().open({ dir: target.dir, scope: target.scope, file });
-      useToasts.getState().show('info', `Renamed to ${file}.`);
-      return file;
-    } catch (error) {
-      set({ error: messageOf(error) });
-      return null;
-    }
-  },
-  async reload() {
-    const target = get().target;
-    if (target) await get().open(target);
-  },
-  async noteChangedOnDisk() {
-    const { target, doc, draft } = get();
-    if (!target || target.file === null || !doc || get().saving) return;
-    try {
-      const fresh = await call('memories.read', { dir: target.dir, scope: target.scope, file: target.file });
-      if (fresh.text === doc.text) return;
-      if (!isDirty(doc, draft)) set({ doc: fresh, draft: draftOf(fresh, target.scope) });
-      else set({ conflict: fresh.text, error: `${target.file} was changed on disk while you were editing it. Both versions are shown: keep yours, take theirs, or copy between them.` });
-    } catch (error) {
-      set({ error: messageOf(error) });
-    }
-  },
-}));
+    },
+    async remove() {
+      const { target } = get();
+      if (!target || target.file === null) return false;
+      try {
+        const { rev } = await call('memories.delete', { dir: target.dir, scope: target.scope, file: target.file });
+        const deleted = target.file;
+        await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: deleted });
+        set({ ...initial });
+        offerUndo(target.dir, rev, `Deleted ${deleted}. It stays in history.`);
+        return true;
+      } catch (error) {
+        set({ error: messageOf(error) });
+        return false;
+      }
+    },
+    async rename(to) {
+      const { target, doc, draft, memoryDir } = get();
+      if (!target || target.file === null || !memoryDir) return null;
+      try {
+        const { file, rev } = await call('memories.rename', { dir: target.dir, scope: target.scope, from: target.file, to });
+        // An unsaved edit follows the file to its new name.
+        const dirty = isDirty(doc, draft);
+        await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
+        const next = { dir: target.dir, scope: target.scope, file };
+        if (dirty && draft && doc) useDrafts.getState().keep(toStored(next, memoryDir, { ...doc, file }, draft));
+        await useDrafts.getState().flush();
+        await reopen(next, memoryDir);
+        offerUndo(target.dir, rev, `Renamed to ${file}.`);
+        return file;
+      } catch (error) {
+        set({ error: messageOf(error) });
+        return null;
+      }
+    },
+    async discardDraft(notice = 'Draft discarded.') {
+      const { target, doc, draft, memoryDir } = get();
+      if (!target || !draft || !memoryDir) return;
+      const kept = toStored(target, memoryDir, doc, draft);
+      await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
+      await reopen(target, memoryDir);
+      useToasts.getState().show('info', notice, {
+        label: 'Undo',
+        run: () => {
+          // Reopened with the draft kept again: a change on disk since it began shows beside it.
+          useDrafts.getState().keep(kept);
+          void useDrafts.getState().flush();
+          if (sameTarget(get().target, target)) void reopen(target, memoryDir);
+        },
+      });
+    },
+    async noteChangedOnDisk() {
+      const { target, doc, draft, saving } = get();
+      if (!target || target.file === null || saving) return;
+      try {
+        const fresh = await readDoc(target);
+        if (!sameTarget(get().target, target) || get().saving) return;
+        if (!fresh) {
+          if (get().missing) return;
+          // Deleted on disk while open: keep what was shown as a draft, offer to recreate it.
+          set({ missing: true, error: `${target.file} was deleted on disk while it was open. Your version is kept: recreate the file from it, or close.` });
+          persist();
+          return;
+        }
+        if (doc && fresh.text === doc.text && !get().missing) return;
+        if (!isDirty(doc, draft) && get().conflict === null) set({ doc: fresh, draft: draftOf(fresh, target.scope), missing: false, error: null });
+        else {
+          set({ conflict: fresh.text, missing: false, error: `${target.file} was changed on disk while you were editing it. Both versions are shown: keep yours, or take what is on disk.` });
+          persist();
+        }
+      } catch (error) {
+        set({ error: messageOf(error) });
+      }
+    },
+  };
+});

@@ -2,6 +2,7 @@
 import { RpcError } from '../../shared/contract/define.js';
 
 export function messageOf(error: unknown): string {
-  if (error instanceof RpcError) return error.issues?.length ? `${error.message} ${error.issues.join('; ')}` : error.message;
+  // An invalid input's message already says each problem in a sentence (the issues, joined).
+  if (error instanceof RpcError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,15 +1,35 @@
-/** A project's history: the timeline, a diff, restores, deleted memories. */
+/** A project's history: the timeline, a diff, restores (a whole snapshot asks first), deleted memories. */
 import { create } from 'zustand';
 import type { HistoryEntryShape } from '../../shared/contract/common.js';
+import { plural } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 interface Deleted {
   path: string;
   rev: string;
   deletedIn: string;
   time: string;
+}
+
+/** A whole-snapshot restore waiting for the person's yes: what it would change. */
+export interface PendingRestore {
+  rev: string;
+  summary: string;
+  time: string;
+  changes: { path: string; status: 'added' | 'modified' | 'deleted' }[];
+}
+
+/** What a restore does to one file, in words (the plan's list and its summary). */
+export const PLAN_WORDS: Record<PendingRestore['changes'][number]['status'], string> = { added: 'brought back', modified: 'rewritten', deleted: 'removed' };
+
+/** What a restore plan means, in words: "2 files brought back, 1 file rewritten, 3 files removed". */
+export function describePlan(changes: PendingRestore['changes']): string {
+  const statuses = ['added', 'modified', 'deleted'] as const;
+  const parts = statuses.map((status) => [status, changes.filter((c) => c.status === status).length] as const).filter(([, n]) => n > 0).map(([status, n]) => `${plural(n, 'file')} ${PLAN_WORDS[status]}`);
+  return parts.length === 0 ? 'Nothing would change: the memory is already that way.' : `${parts.join(', ')}.`;
 }
 
 interface HistoryState {
@@ -19,9 +39,15 @@ interface HistoryState {
   selected: string | null;
   diff: string;
   error: string | null;
+  pendingRestore: PendingRestore | null;
   load: (dir: string) => Promise<void>;
   select: (rev: string) => Promise<void>;
-  restore: (rev: string, file?: string) => Promise<void>;
+  /** Restore one file at once (it is one file, and Undo is one click away). */
+  restore: (rev: string, file: string) => Promise<void>;
+  /** Ask before a whole-snapshot restore: fetch what it would change. */
+  planSnapshot: (rev: string) => Promise<void>;
+  confirmSnapshot: () => Promise<void>;
+  cancelSnapshot: () => void;
 }
 
 export const useHistory = create<HistoryState>()((set, get) => ({
@@ -31,8 +57,9 @@ export const useHistory = create<HistoryState>()((set, get) => ({
   selected: null,
   diff: '',
   error: null,
+  pendingRestore: null,
   async load(dir) {
-    if (get().dir !== dir) set({ dir, entries: [], deleted: [], selected: null, diff: '' });
+    if (get().dir !== dir) set({ dir, entries: [], deleted: [], selected: null, diff: '', pendingRestore: null });
     try {
       const [{ entries }, { files }] = await Promise.all([call('history.list', { dir }), call('history.deleted', { dir })]);
       if (get().dir !== dir) return;
@@ -58,11 +85,40 @@ export const useHistory = create<HistoryState>()((set, get) => ({
     const dir = get().dir;
     if (!dir) return;
     try {
-      const { entry } = await call('history.restore', { dir, rev, ...(file ? { file } : {}) });
-      useToasts.getState().show('info', entry ? `Restored ${file ?? 'the snapshot'}.` : 'Nothing to restore: it is already that way.');
+      const { entry, notes } = await call('history.restore', { dir, rev, file });
+      if (entry) offerUndo(dir, entry.rev, [`Restored ${file}.`, ...notes].join(' '));
+      else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
       await get().load(dir);
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));
     }
+  },
+  async planSnapshot(rev) {
+    const dir = get().dir;
+    const entry = get().entries.find((e) => e.rev === rev);
+    if (!dir || !entry) return;
+    try {
+      const { changes } = await call('history.plan', { dir, rev });
+      set({ pendingRestore: { rev, summary: entry.summary, time: entry.time, changes } });
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    }
+  },
+  async confirmSnapshot() {
+    const dir = get().dir;
+    const pending = get().pendingRestore;
+    if (!dir || !pending) return;
+    set({ pendingRestore: null });
+    try {
+      const { entry } = await call('history.restore', { dir, rev: pending.rev });
+      if (entry) offerUndo(dir, entry.rev, `Restored the whole snapshot: ${plural(entry.files.length, 'file')} changed.`);
+      else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
+      await get().load(dir);
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    }
+  },
+  cancelSnapshot() {
+    set({ pendingRestore: null });
   },
 }));

@@ -1,10 +1,13 @@
-/** The open project: its memories (private and team), their filter, its health. */
+/** The open project: its memories (private and team), their filter, order and selection, its health. */
 import { create } from 'zustand';
+import { plural } from '../../shared/size-text.js';
 import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import type { MemorySummary, ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
+import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 export interface MemoryFilter {
   text: string;
@@ -44,6 +47,52 @@ export function filterMemories(rows: MemoryRow[], filter: MemoryFilter): MemoryR
   });
 }
 
+/** The orders a person can put the memory list in; every one is stable (ties by scope, then file). */
+export const MEMORY_SORTS = ['index', 'name', 'type', 'changed', 'size'] as const;
+export type MemorySort = (typeof MEMORY_SORTS)[number];
+export const SORT_LABELS: Record<MemorySort, string> = { index: 'Index order', name: 'Name', type: 'Type', changed: 'Last changed', size: 'Size' };
+
+const INDEX_STATE_ORDER = { loaded: 0, cut: 1, unlisted: 2 } as const;
+
+/** Sorted as asked, stable, never in place. `index` keeps the scan's (index) order, loaded before cut before unlisted. */
+export function sortMemories(rows: MemoryRow[], sort: MemorySort, descending = false): MemoryRow[] {
+  const position = new Map(rows.map((r, i) => [r, i]));
+  const tie = (a: MemoryRow, b: MemoryRow) => a.scope.localeCompare(b.scope) || a.file.localeCompare(b.file);
+  const by: Record<MemorySort, (a: MemoryRow, b: MemoryRow) => number> = {
+    index: (a, b) => INDEX_STATE_ORDER[a.indexState] - INDEX_STATE_ORDER[b.indexState] || position.get(a)! - position.get(b)!,
+    name: (a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }),
+    type: (a, b) => (a.type ?? '~').localeCompare(b.type ?? '~'),
+    // Newest first reads naturally; "descending" turns it around like the others.
+    changed: (a, b) => b.mtimeMs - a.mtimeMs,
+    size: (a, b) => b.bytes - a.bytes,
+  };
+  const sign = descending ? -1 : 1;
+  return [...rows].sort((a, b) => sign * by[sort](a, b) || tie(a, b));
+}
+
+/** A memory's key in the list and the selection: `private/a.md`, `team/b.md`. */
+export function rowKey(row: { scope: Scope; file: string }): string {
+  return `${row.scope}/${row.file}`;
+}
+
+/** The selection after a click: plain toggles one, shift extends from the anchor over the rows as shown. */
+export function toggleSelection(selected: ReadonlySet<string>, rows: MemoryRow[], key: string, anchor: string | null, range: boolean): Set<string> {
+  const next = new Set(selected);
+  if (range && anchor) {
+    const keys = rows.map(rowKey);
+    const [from, to] = [keys.indexOf(anchor), keys.indexOf(key)].sort((a, b) => a - b);
+    if (from !== -1 && to !== undefined && to !== -1) {
+      for (const k of keys.slice(from, to + 1)) next.add(k);
+      return next;
+    }
+  }
+  if (next.has(key)) next.delete(key);
+  else next.add(key);
+  return next;
+}
+
+export type BulkAction = { kind: 'delete' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
+
 export function problemsOf(scan: ProjectScan): (Problem & { scope: Scope })[] {
   return [...scan.problems.map((p) => ({ ...p, scope: 'private' as const })), ...(scan.team?.problems ?? []).map((p) => ({ ...p, scope: 'team' as const }))];
 }
@@ -54,9 +103,19 @@ interface ProjectState {
   rows: MemoryRow[];
   error: string | null;
   filter: MemoryFilter;
+  sort: MemorySort;
+  descending: boolean;
+  /** Memories picked for a bulk action (rowKey), and the last one clicked (for shift ranges). */
+  selected: ReadonlySet<string>;
+  anchor: string | null;
   open: (dir: string) => Promise<void>;
   refresh: () => Promise<void>;
   setFilter: (patch: Partial<MemoryFilter>) => void;
+  setSort: (sort: MemorySort, descending?: boolean) => void;
+  select: (key: string, rows: MemoryRow[], range?: boolean) => void;
+  clearSelection: () => void;
+  /** Apply one action to every selected memory: one history entry, one Undo. */
+  bulk: (action: BulkAction) => Promise<void>;
 }
 
 export const useProject = create<ProjectState>()((set, get) => ({
@@ -65,8 +124,12 @@ export const useProject = create<ProjectState>()((set, get) => ({
   rows: [],
   error: null,
   filter: { text: '', type: 'all', scope: 'all' },
+  sort: 'index',
+  descending: false,
+  selected: new Set(),
+  anchor: null,
   async open(dir) {
-    if (get().dir !== dir) set({ dir, scan: null, rows: [], error: null });
+    if (get().dir !== dir) set({ dir, scan: null, rows: [], error: null, selected: new Set(), anchor: null });
     await get().refresh();
   },
   async refresh() {
@@ -76,12 +139,41 @@ export const useProject = create<ProjectState>()((set, get) => ({
       const scan = await call('projects.get', { dir });
       // User Timing marks: visible in devtools, and read by `npm run bench renderer`.
       performance.mark('memdir:project-loaded');
-      if (get().dir === dir) set({ scan, rows: memoryRows(scan), error: null });
+      if (get().dir !== dir) return;
+      const rows = memoryRows(scan);
+      // A selected memory that is gone (deleted, moved) leaves the selection.
+      const present = new Set(rows.map(rowKey));
+      const selected = new Set([...get().selected].filter((k) => present.has(k)));
+      set({ scan, rows, error: null, selected });
     } catch (error) {
       if (get().dir === dir) set({ error: messageOf(error) });
     }
   },
   setFilter(patch) {
     set({ filter: { ...get().filter, ...patch } });
+  },
+  setSort(sort, descending = false) {
+    set({ sort, descending });
+  },
+  select(key, rows, range = false) {
+    set({ selected: toggleSelection(get().selected, rows, key, get().anchor, range), anchor: key });
+  },
+  clearSelection() {
+    set({ selected: new Set(), anchor: null });
+  },
+  async bulk(action) {
+    const { dir, selected, rows } = get();
+    const items = rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ scope: r.scope, file: r.file }));
+    if (!dir || items.length === 0) return;
+    try {
+      const { rev, done, refused } = await call('memories.bulk', { dir, items, action });
+      const what = action.kind === 'delete' ? 'Deleted' : action.kind === 'move' ? `Moved to ${action.to === 'team' ? 'the team memory' : 'the private memory'}:` : `Changed to ${action.type}:`;
+      const left = refused.length > 0 ? ` ${plural(refused.length, 'memory', 'memories')} left as ${refused.length === 1 ? 'it was' : 'they were'}: ${refused.map((r) => r.reason).join(' ')}` : '';
+      offerUndo(dir, rev, `${what} ${plural(done.length, 'memory', 'memories')}.${left}`);
+      set({ selected: new Set(refused.map(rowKey)), anchor: null });
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    }
+    await get().refresh();
   },
 }));

@@ -3,9 +3,17 @@ import { describe, expect, it } from 'vitest';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { matchItems } from '../components/CommandPalette.js';
-import { draftProblem, emptyDraft, isDirty, withType } from './editor.js';
+import type { MemoryDoc } from '../../shared/contract/memories.js';
+import { ago, when } from '../components/format.js';
+import { draftKey, sortDrafts } from './drafts.js';
+import { draftOf, draftProblem, emptyDraft, fromStored, isDirty, needsRepair, resume, sameTarget, toStored, withType } from './editor.js';
+import { describePlan } from './history.js';
+import { toastLifetime } from './toasts.js';
+import { cutOf, lineLabel, moveLine } from './index-order.js';
+import { parseIndex, serializeIndex } from '../../shared/index-format.js';
+import { plural } from '../../shared/size-text.js';
 import { parseRoute, routeToHash, type Route } from './nav.js';
-import { filterMemories, memoryRows } from './project.js';
+import { type MemoryRow, filterMemories, memoryRows, rowKey, sortMemories, toggleSelection } from './project.js';
 import { projectNotes, visibleProjects } from './projects.js';
 
 describe('routes', () => {
@@ -127,6 +135,25 @@ describe('memory browser', () => {
   });
 });
 
+const doc = (over: Partial<MemoryDoc> = {}): MemoryDoc => ({
+  file: 'a.md',
+  memoryDir: '/h/p/memory',
+  text: '---\nname: A\n---\nb',
+  name: 'A',
+  description: 'd',
+  type: 'user',
+  rawType: null,
+  frontmatter: 'name: A',
+  frontmatterError: null,
+  missingFields: [],
+  body: 'b',
+  layout: 'flat',
+  otherKeys: [],
+  problems: [],
+  mtimeMs: 0,
+  ...over,
+});
+
 describe('editor rules', () => {
   it('gives a new memory its type\'s default scope, and never puts a user memory in the team', () => {
     expect(withType(emptyDraft(), 'reference', true).scope).toBe('team');
@@ -137,11 +164,132 @@ describe('editor rules', () => {
     expect(draftProblem({ ...emptyDraft(), name: 'x', description: 'two\nlines' })).toMatch(/one line/);
     expect(draftProblem({ ...emptyDraft(), name: 'x', description: 'ok' })).toBeNull();
   });
-  it('knows when there is something unsaved', () => {
-    const doc = { file: 'a.md', text: '', name: 'A', description: 'd', type: 'user' as const, body: 'b', layout: 'flat' as const, otherKeys: [], problems: [], mtimeMs: 0 };
-    expect(isDirty(doc, { name: 'A', description: 'd', type: 'user', body: 'b', scope: 'private', file: 'a.md' })).toBe(false);
-    expect(isDirty(doc, { name: 'A', description: 'd', type: 'user', body: 'b!', scope: 'private', file: 'a.md' })).toBe(true);
+
+  it('never shows an invalid type as a valid one: it stays unpicked, and must be picked before saving', () => {
+    const invalid = doc({ type: null, rawType: 'todo' });
+    const draft = draftOf(invalid, 'private');
+    expect(draft.type).toBeNull();
+    expect(needsRepair(invalid)).toBe(true);
+    expect(isDirty(invalid, draft)).toBe(false);
+    expect(draftProblem(draft)).toBe('Pick a type: user, feedback, project, reference.');
+    expect(draftProblem(withType(draft, 'project', false))).toBeNull();
+  });
+
+  it('says a body past the size limit in a sentence before anything is sent', () => {
+    expect(draftProblem({ ...emptyDraft(), name: 'x', description: 'ok', body: 'x'.repeat(2 * 1024 * 1024) })).toBe('This memory is 2.1 MB; a memory can be at most 1 MB.');
+  });
+
+  it('knows when there is something unsaved, repaired frontmatter included', () => {
+    const d = doc();
+    expect(isDirty(d, draftOf(d, 'private'))).toBe(false);
+    expect(isDirty(d, { ...draftOf(d, 'private'), body: 'b!' })).toBe(true);
     expect(isDirty(null, emptyDraft())).toBe(false);
+    const broken = doc({ frontmatter: 'name: "x', frontmatterError: 'not valid YAML' });
+    expect(draftOf(broken, 'private').frontmatter).toBe('name: "x');
+    expect(isDirty(broken, { ...draftOf(broken, 'private'), frontmatter: 'name: "x"' })).toBe(true);
+  });
+
+  it('binds an edit to its file: same project, scope and file, or a project\'s one new memory', () => {
+    expect(sameTarget({ dir: 'A', scope: 'private', file: 'x.md' }, { dir: 'B', scope: 'private', file: 'x.md' })).toBe(false);
+    expect(sameTarget({ dir: 'A', scope: 'private', file: 'x.md' }, { dir: 'A', scope: 'team', file: 'x.md' })).toBe(false);
+    expect(sameTarget({ dir: 'A', scope: 'private', file: null }, { dir: 'A', scope: 'team', file: null })).toBe(true);
+    expect(sameTarget(null, null)).toBe(true);
+  });
+
+  it('resumes a kept draft: as it was, beside a changed file, or offering to recreate a deleted one', () => {
+    const d = doc();
+    const mine = { ...draftOf(d, 'private'), body: 'mine' };
+    const stored = { ...toStored({ dir: 'A', scope: 'private', file: 'a.md' }, d.memoryDir, d, mine), savedAt: '2026-12-01T10:00:00.000Z' };
+    expect(fromStored(stored, d)).toEqual(mine);
+    expect(resume(d, null, 'private')).toEqual({ draft: draftOf(d, 'private'), conflict: null, missing: false, restoredAt: null });
+    expect(resume(d, stored, 'private')).toEqual({ draft: mine, conflict: null, missing: false, restoredAt: stored.savedAt });
+    const changed = doc({ text: 'changed by Claude Code' });
+    expect(resume(changed, stored, 'private')).toMatchObject({ draft: mine, conflict: 'changed by Claude Code' });
+    expect(resume(null, stored, 'private')).toMatchObject({ draft: mine, missing: true });
+    // Another home: the same file name, read from another folder, is not the file the draft started from.
+    expect(resume(doc({ memoryDir: '/other/memory' }), stored, 'private').conflict).not.toBeNull();
+  });
+});
+
+describe('drafts', () => {
+  it('are keyed per file (one new memory per project) and listed newest first, stably', () => {
+    expect(draftKey({ dir: 'A', scope: 'private', file: 'x.md' })).not.toBe(draftKey({ dir: 'B', scope: 'private', file: 'x.md' }));
+    expect(draftKey({ dir: 'A', scope: 'private', file: null })).toBe(draftKey({ dir: 'A', scope: 'team', file: null }));
+    const base = toStored({ dir: 'A', scope: 'private', file: null }, '/m', null, emptyDraft());
+    const list = [
+      { ...base, file: 'b.md', savedAt: '2026-12-01T10:00:00.000Z' },
+      { ...base, file: 'a.md', savedAt: '2026-12-01T10:00:00.000Z' },
+      { ...base, file: 'c.md', savedAt: '2026-12-02T10:00:00.000Z' },
+    ];
+    expect(sortDrafts(list).map((d) => d.file)).toEqual(['c.md', 'a.md', 'b.md']);
+  });
+});
+
+describe('memory list order and selection', () => {
+  const row = (file: string, over: Partial<MemoryRow> = {}): MemoryRow => ({ file, name: file, description: '', type: 'project', scope: 'private', bytes: 10, mtimeMs: 1, layout: 'flat', indexState: 'loaded', problems: 0, ...over });
+  const rows = [row('c.md', { name: 'Gamma', indexState: 'unlisted', mtimeMs: 5 }), row('a.md', { name: 'alpha', mtimeMs: 5, bytes: 99 }), row('b.md', { name: 'Beta', indexState: 'cut', mtimeMs: 9 }), row('t.md', { name: 'alpha', scope: 'team', mtimeMs: 5 })];
+  it('sorts by each order stably, and reverses on request', () => {
+    expect(sortMemories(rows, 'index').map(rowKey)).toEqual(['private/a.md', 'team/t.md', 'private/b.md', 'private/c.md']);
+    expect(sortMemories(rows, 'name').map(rowKey)).toEqual(['private/a.md', 'team/t.md', 'private/b.md', 'private/c.md']);
+    expect(sortMemories(rows, 'changed').map(rowKey)).toEqual(['private/b.md', 'private/a.md', 'private/c.md', 'team/t.md']);
+    expect(sortMemories(rows, 'size')[0]!.file).toBe('a.md');
+    expect(sortMemories(rows, 'name', true).map(rowKey)).toEqual(['private/c.md', 'private/b.md', 'private/a.md', 'team/t.md']);
+    expect(rows.map(rowKey)).toEqual(['private/c.md', 'private/a.md', 'private/b.md', 'team/t.md']);
+  });
+  it('toggles one memory, or a shift range over the rows as shown', () => {
+    const shown = sortMemories(rows, 'name');
+    const one = toggleSelection(new Set(), shown, 'private/a.md', null, false);
+    expect([...one]).toEqual(['private/a.md']);
+    expect([...toggleSelection(one, shown, 'private/b.md', 'private/a.md', true)]).toEqual(['private/a.md', 'team/t.md', 'private/b.md']);
+    expect([...toggleSelection(one, shown, 'private/a.md', 'private/a.md', false)]).toEqual([]);
+  });
+});
+
+describe('reordering MEMORY.md', () => {
+  it('moves one line and shows where the cut falls for the order shown', () => {
+    const lines = ['# Index', ...Array.from({ length: 201 }, (_, i) => `- [M${i}](m${i}.md) — hook ${i}`)];
+    const index = parseIndex(`${lines.join('\n')}\n`);
+    expect(cutOf(index)).toMatchObject({ firstCut: 200, cut: ['m199.md', 'm200.md'] });
+    expect(cutOf(index).fate.slice(199)).toEqual(['loaded', 'cut', 'cut']);
+    const moved = moveLine(index, 201, 1);
+    expect(moved.lines.map((l) => l.line)).toEqual(lines.map((_, i) => i + 1));
+    expect(cutOf(moved).cut).toEqual(['m198.md', 'm199.md']);
+    expect(lineLabel(moved.lines[1]!)).toBe('M200');
+    expect(moveLine(index, 3, 3)).toBe(index);
+    expect(serializeIndex(moveLine(moved, 1, 201))).toBe(serializeIndex(index));
+  });
+});
+
+describe('whole-snapshot restore', () => {
+  it('says what the restore would do to the files before it is confirmed', () => {
+    const plan = [
+      { path: 'a.md', status: 'added' as const },
+      { path: 'b.md', status: 'deleted' as const },
+      { path: 'c.md', status: 'deleted' as const },
+      { path: 'MEMORY.md', status: 'modified' as const },
+    ];
+    expect(describePlan(plan)).toBe('1 file brought back, 1 file rewritten, 2 files removed.');
+    expect(describePlan([])).toBe('Nothing would change: the memory is already that way.');
+  });
+});
+
+describe('times and plurals', () => {
+  const now = Date.parse('2026-12-03T12:00:00Z');
+  it('says how long ago in words, never a raw timestamp', () => {
+    expect(ago(now - 10_000, now)).toBe('just now');
+    expect(ago(now - 60_000, now)).toBe('1 minute ago');
+    expect(ago(now - 5 * 60_000, now)).toBe('5 minutes ago');
+    expect(ago(now - 3600_000, now)).toBe('1 hour ago');
+    expect(ago(now - 86_400_000, now)).toBe('yesterday');
+    expect(ago(now - 3 * 86_400_000, now)).toBe('3 days ago');
+    expect(ago(now - 90 * 86_400_000, now)).not.toMatch(/T\d\d:|Z$/);
+    expect(when('2026-12-03T12:00:00.000Z')).not.toContain('T12:00');
+    expect(plural(1, 'file')).toBe('1 file');
+    expect(plural(1200, 'file')).toBe('1,200 files');
+  });
+  it('keeps a notice with an Undo long enough to reach it', () => {
+    expect(toastLifetime({ kind: 'info', text: 'Saved a.md.' })).toBe(5000);
+    expect(toastLifetime({ kind: 'info', text: 'Deleted a.md.', action: { label: 'Undo', run: () => undefined } })).toBeGreaterThanOrEqual(15_000);
   });
 });
 

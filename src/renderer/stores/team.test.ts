@@ -20,7 +20,7 @@ describe('team sync in the renderer', () => {
     const now = Date.parse('2026-03-01T12:00:00Z');
     expect(teamCell(undefined, true)).toMatchObject({ text: 'local only', tone: 'muted' });
     expect(teamCell(undefined, false)).toMatchObject({ text: '—' });
-    expect(teamCell(row({ lastSyncAt: '2026-03-01T11:58:00Z' }), true, now)).toEqual({ text: 'synced', tone: 'ok', detail: 'platform · 2 min ago' });
+    expect(teamCell(row({ lastSyncAt: '2026-03-01T11:58:00Z' }), true, now)).toEqual({ text: 'synced', tone: 'ok', detail: 'platform · 2 minutes ago' });
     expect(teamCell(row({ state: 'conflicts', conflicts: 2 }), true, now)).toMatchObject({ text: '2 conflicts', tone: 'warning' });
     expect(teamCell(row({ state: 'pending', waiting: 1 }), true, now)).toMatchObject({ text: '1 waiting', tone: 'warning' });
     expect(teamCell(row({ state: 'error', error: 'Cannot reach the sync server' }), true, now)).toEqual({ text: 'sync error', tone: 'error', detail: 'Cannot reach the sync server' });

@@ -11,6 +11,7 @@ import { ago } from '../components/format.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 /** What the dashboard's Team cell says. */
 export function teamCell(row: TeamOverviewRow | undefined, hasTeamDir: boolean, now = Date.now()): { text: string; tone: 'ok' | 'warning' | 'error' | 'muted'; detail: string | null } {
@@ -196,7 +197,10 @@ export const useTeam = create<TeamStoreState>()((set, get) => ({
       const result = await call('team.resolve', { dir, id: detail.conflict.id, take, ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
       set({ detail: null });
       const pushed = result.report?.push.uploaded.includes(detail.conflict.key);
-      useToasts.getState().show(result.report?.error ? 'error' : 'info', take === 'server' ? `Kept the team's version of ${detail.conflict.key}.` : result.report?.error ? `Saved, but the push failed: ${result.report.error.message}` : `Saved${pushed ? ' and pushed' : ''} ${detail.conflict.key}.`);
+      const said = take === 'server' ? `Kept the team's version of ${detail.conflict.key}.` : result.report?.error ? `Saved, but the push failed: ${result.report.error.message}` : `Saved${pushed ? ' and pushed' : ''} ${detail.conflict.key}.`;
+      // The resolution is one history entry; its Undo puts the file back as it was before.
+      if (result.report?.error) useToasts.getState().show('error', said);
+      else offerUndo(dir, result.rev, said);
       await get().refresh();
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));
@@ -210,8 +214,8 @@ export const useTeam = create<TeamStoreState>()((set, get) => ({
     if (!dir) return;
     set({ busy: true });
     try {
-      await call('team.move', { dir, file, to });
-      useToasts.getState().show('info', `Moved ${file} to the ${to === 'team' ? 'team' : 'private'} memory.`);
+      const { rev } = await call('team.move', { dir, file, to });
+      offerUndo(dir, rev, `Moved ${file} to the ${to === 'team' ? 'team' : 'private'} memory.`);
       await get().refresh();
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));

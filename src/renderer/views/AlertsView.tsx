@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'react';
 import type { AlertRecord } from '../../shared/contract/alerts.js';
 import type { Finding } from '../../shared/secret-types.js';
-import { when } from '../components/format.js';
+import { Time } from '../components/Time.js';
 import { alertTarget, splitAlerts, useAlerts } from '../stores/alerts.js';
 import { useNav } from '../stores/nav.js';
 
@@ -96,7 +96,7 @@ function AlertCard({ alert }: { alert: AlertRecord }) {
         <strong>{alert.title}</strong>
         <span className="spacer" />
         <span className="muted small">
-          {when(alert.updatedAt)}
+          <Time at={alert.updatedAt} />
           {alert.count > 1 ? ` · ${alert.count}×` : ''}
           {alert.dir ? ` · ${alert.dir}` : ''}
         </span>
@@ -158,7 +158,7 @@ export function AlertsView() {
                   </td>
                   <td className="small">{a.file}</td>
                   <td className="small">
-                    by {a.who}, {when(a.at)}: “{a.why}”
+                    by {a.who}, <Time at={a.at} />: “{a.why}”
                   </td>
                 </tr>
               ))}

@@ -2,11 +2,12 @@
 import { useEffect, useMemo } from 'react';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
+import { plural } from '../../shared/size-text.js';
 import { DreamCell } from '../components/DreamCell.js';
 import { IdentityPanels } from '../components/IdentityPanels.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { TeamCell } from '../components/TeamCell.js';
-import { ago, count } from '../components/format.js';
+import { ago } from '../components/format.js';
 import { useApp } from '../stores/app.js';
 import { identityLine } from '../stores/identity.js';
 import { useNav } from '../stores/nav.js';
@@ -145,8 +146,8 @@ export function Dashboard() {
                 <LoadMeter index={p.index} compact />
               </td>
               <td>
-                {p.problems.error > 0 && <span className="badge error">{count(p.problems.error, 'error')}</span>}
-                {p.problems.warning > 0 && <span className="badge warning">{count(p.problems.warning, 'warning')}</span>}
+                {p.problems.error > 0 && <span className="badge error">{plural(p.problems.error, 'error')}</span>}
+                {p.problems.warning > 0 && <span className="badge warning">{plural(p.problems.warning, 'warning')}</span>}
                 {p.problems.error + p.problems.warning === 0 && <span className="muted">none</span>}
               </td>
               <td className="muted">{ago(p.lastChangeMs)}</td>

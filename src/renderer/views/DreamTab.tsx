@@ -6,10 +6,12 @@
  */
 import { useEffect } from 'react';
 import type { DreamRecord, DreamStatusView } from '../../shared/contract/dream.js';
+import { plural } from '../../shared/size-text.js';
 import { DiffView } from '../components/DiffView.js';
 import { DreamChart } from '../components/DreamChart.js';
 import { DreamProgress } from '../components/DreamProgress.js';
 import { when } from '../components/format.js';
+import { Time } from '../components/Time.js';
 import { dreamFacts, duration, until, useDream } from '../stores/dream.js';
 
 const GATE_LABEL = { time: 'Time since the last dream', sessions: 'Sessions since then', lock: 'Consolidation lock' } as const;
@@ -56,7 +58,7 @@ function Gates({ status }: { status: DreamStatusView }) {
       </table>
       <p className="small">
         {gates.eligible ? <strong>Eligible now: </strong> : null}
-        Last dream: {gates.lastConsolidatedAt ? when(gates.lastConsolidatedAt) : 'never'}
+        Last dream: <Time at={gates.lastConsolidatedAt} />
         {next && next !== 'now' ? ` · next eligible ${next} (${when(gates.nextEligibleAt!)}), when enough sessions have run` : ''}
         {status.lock ? ` · lock: ${status.lock.detail}` : ''}
       </p>
@@ -103,7 +105,7 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
           .
         </p>
       )}
-      {reverted && <p className="banner">Reverted on {when(dream.revert!.at)}: {dream.revert!.restored.join(', ')} put back (recorded in history, restorable).</p>}
+      {reverted && <p className="banner">Reverted <Time at={dream.revert!.at} />: {dream.revert!.restored.join(', ')} put back (recorded in history, restorable).</p>}
       {open.length > 0 && (
         <div className="banner warning" role="alert">
           <p>Some files changed since this dream and were left as they are:</p>
@@ -118,7 +120,7 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
         </div>
       )}
       <p className="muted small">
-        {when(dream.startedAt)} · {dream.trigger} · {duration(dream.durationMs)} · {dream.method === 'model' ? `model ${dream.model ?? ''}` : 'offline rules'} · {facts.tokens.toLocaleString('en')} tokens · {facts.files} file{facts.files === 1 ? '' : 's'} changed
+        <Time at={dream.startedAt} /> · {dream.trigger} · {duration(dream.durationMs)} · {dream.method === 'model' ? `model ${dream.model ?? ''}` : 'offline rules'} · {facts.tokens.toLocaleString('en')} tokens · {plural(facts.files, 'file')} changed
         {facts.skipped ? ` · ${facts.skipped} left alone` : ''}
       </p>
       {dream.fallbackReason && <p className="banner warning">The offline rules ran instead of the model: {dream.fallbackReason}</p>}
@@ -214,9 +216,9 @@ export function DreamTab({ dir }: { dir: string }) {
                       <span>
                         <span className="chip source-dream">{d.trigger}</span> <span className="chip">{d.revert ? 'reverted' : d.status}</span>
                       </span>
-                      <span className="timeline-summary">{when(d.startedAt)}</span>
+                      <span className="timeline-summary"><Time at={d.startedAt} /></span>
                       <span className="muted small">
-                        {duration(d.durationMs)} · {facts.tokens.toLocaleString('en')} tokens · {facts.files} file{facts.files === 1 ? '' : 's'}
+                        {duration(d.durationMs)} · {facts.tokens.toLocaleString('en')} tokens · {plural(facts.files, 'file')}
                       </span>
                     </button>
                   </li>

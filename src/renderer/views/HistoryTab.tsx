@@ -1,12 +1,44 @@
 /** Timeline of a project's memory: who changed what (Memdir, Claude Code, a dream…), diffs, restores. */
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { DiffView } from '../components/DiffView.js';
-import { when } from '../components/format.js';
-import { useHistory } from '../stores/history.js';
+import { plural } from '../../shared/size-text.js';
+import { Time } from '../components/Time.js';
+import { PLAN_WORDS, type PendingRestore, describePlan, useHistory } from '../stores/history.js';
+
+/** "Restore whole snapshot" asks first: the files that will change, and how; Undo afterwards is one click. */
+function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
+  const { confirmSnapshot, cancelSnapshot } = useHistory.getState();
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => confirm.current?.focus(), []);
+  return (
+    <div className="dialog" role="dialog" aria-labelledby="restore-title" onKeyDown={(e) => e.key === 'Escape' && cancelSnapshot()}>
+      <h2 id="restore-title">Restore the whole snapshot?</h2>
+      <p>
+        Every memory goes back to how it was right after “{pending.summary}” (<Time at={pending.time} />). {describePlan(pending.changes)}
+      </p>
+      {pending.changes.length > 0 && (
+        <ul className="plan" aria-label="Files that will change">
+          {pending.changes.map((c) => (
+            <li key={c.path}>
+              <code>{c.path}</code> <span className={`badge ${c.status === 'deleted' ? 'error' : c.status === 'added' ? 'ok' : ''}`}>{PLAN_WORDS[c.status]}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="muted small">Nothing is lost: the current state stays in history, and Undo puts it back in one click.</p>
+      <div className="actions">
+        <button ref={confirm} className="primary" onClick={() => void confirmSnapshot()} disabled={pending.changes.length === 0}>
+          Restore {plural(pending.changes.length, 'file')}
+        </button>
+        <button onClick={cancelSnapshot}>Cancel</button>
+      </div>
+    </div>
+  );
+}
 
 export function HistoryTab({ dir }: { dir: string }) {
-  const { entries, deleted, selected, diff, error } = useHistory();
-  const { load, select, restore } = useHistory.getState();
+  const { entries, deleted, selected, diff, error, pendingRestore } = useHistory();
+  const { load, select, restore, planSnapshot } = useHistory.getState();
   useEffect(() => {
     void load(dir);
   }, [dir, load]);
@@ -21,8 +53,8 @@ export function HistoryTab({ dir }: { dir: string }) {
             <ul>
               {deleted.map((d) => (
                 <li key={`${d.path}-${d.deletedIn}`}>
-                  <code>{d.path}</code> <span className="muted small">{when(d.time)}</span>{' '}
-                  <button className="small" onClick={() => void restore(d.rev, d.path)}>
+                  <code>{d.path}</code> <span className="muted small">deleted <Time at={d.time} /></span>{' '}
+                  <button className="small" onClick={() => void restore(d.rev, d.path)} aria-label={`Restore ${d.path}`}>
                     Restore
                   </button>
                 </li>
@@ -37,27 +69,29 @@ export function HistoryTab({ dir }: { dir: string }) {
                 <span className={`chip source-${e.source}`}>{e.source}</span>
                 <span className="timeline-summary">{e.summary}</span>
                 <span className="muted small">
-                  {when(e.time)} · {e.files.length} file{e.files.length === 1 ? '' : 's'}
+                  <Time at={e.time} /> · {plural(e.files.length, 'file')}
                 </span>
               </button>
             </li>
           ))}
         </ol>
-        {entries.length === 0 && !error && <p className="muted">No history yet: it starts with the first change Memdir records.</p>}
+        {entries.length === 0 && !error && <p className="muted">No history yet: it starts with the first change Memdir records — edit, create or delete a memory, or let Claude Code write one.</p>}
       </div>
       <div className="pane">
+        {pendingRestore && <ConfirmSnapshot pending={pendingRestore} />}
         {current && (
           <>
             <div className="toolbar">
               <strong>{current.summary}</strong>
               <span className="spacer" />
-              <button onClick={() => void restore(current.rev)} title="Put every memory back as it was right after this change">
-                Restore whole snapshot
+              <button onClick={() => void planSnapshot(current.rev)} title="Put every memory back as it was right after this change (asks first)">
+                Restore whole snapshot…
               </button>
             </div>
             <DiffView diff={diff} onRestoreFile={(file, deletedHere) => void restore(deletedHere ? `${current.rev}~1` : current.rev, file)} />
           </>
         )}
+        {!current && entries.length > 0 && <p className="muted placeholder">Choose a change on the left to see what it did.</p>}
       </div>
     </div>
   );

@@ -15,9 +15,11 @@ import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
+import { IndexReorder } from '../components/IndexReorder.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { MakeRoom } from '../components/MakeRoom.js';
 import { useCuration } from '../stores/curation.js';
+import { useIndexOrder } from '../stores/index-order.js';
 import { messageOf } from '../stores/errors.js';
 import { useProject } from '../stores/project.js';
 import { useToasts } from '../stores/toasts.js';
@@ -34,6 +36,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [error, setError] = useState<string | null>(null);
   const [agent, setAgent] = useState<AgentIndexViewShape | null>(null);
   const [makingRoom, setMakingRoom] = useState(false);
+  const [reordering, setReordering] = useState(false);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
   const reload = useProject((s) => s.refresh);
   // Health's "Make room…" opens it here, for the index it was asked for.
@@ -105,7 +108,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           </select>
         )}
         {summary && <LoadMeter index={summary} />}
-        {summary?.exists && draft === null && !makingRoom && (
+        {summary?.exists && draft === null && !makingRoom && !reordering && (
           <button className={summary.firstCutLine !== null ? 'primary' : ''} onClick={() => setMakingRoom(true)} title="Shorten, merge, move or drop entries, with the loaded part shown as you choose">
             Make room…
           </button>
@@ -118,6 +121,14 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           text={text}
           onClose={() => {
             setMakingRoom(false);
+            void reload();
+          }}
+        />
+      ) : reordering ? (
+        <IndexReorder
+          scope={scope}
+          onDone={() => {
+            setReordering(false);
             void reload();
           }}
         />
@@ -144,6 +155,14 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           </ol>
           <button disabled={text === null} onClick={() => text !== null && setEdit({ base: text, draft: text })}>
             Edit MEMORY.md
+          </button>{' '}
+          <button
+            onClick={() => {
+              setReordering(true);
+              void useIndexOrder.getState().start(dir, scope);
+            }}
+          >
+            Reorder entries
           </button>
           {agent && <AgentSees view={agent} />}
         </>

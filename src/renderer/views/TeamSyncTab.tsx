@@ -8,6 +8,7 @@ import { useEffect, useState } from 'react';
 import type { TeamStatus } from '../../shared/contract/team.js';
 import { MergeEditor } from '../components/MergeEditor.js';
 import { when } from '../components/format.js';
+import { Time } from '../components/Time.js';
 import { stateHeadline, useTeam, waitingLabel } from '../stores/team.js';
 import { useNav } from '../stores/nav.js';
 
@@ -89,12 +90,12 @@ function StatusPanel({ status }: { status: TeamStatus }) {
           {c.tokenStored ? (c.tokenEncrypted ? ', encrypted at rest' : ', stored unencrypted, mode 0600') : ', not stored here'})
         </dd>
         <dt>Last pull</dt>
-        <dd>{status.lastPullAt ? when(status.lastPullAt) : 'never'}</dd>
+        <dd><Time at={status.lastPullAt} /></dd>
         <dt>Last push</dt>
-        <dd>{status.lastPushAt ? when(status.lastPushAt) : 'never'}</dd>
+        <dd><Time at={status.lastPushAt} /></dd>
         <dt>Last check</dt>
         <dd>
-          {status.lastCheckAt ? when(status.lastCheckAt) : '—'}
+          {status.lastCheckAt ? <Time at={status.lastCheckAt} /> : '—'}
           {status.nextSyncAt ? ` · next by ${when(status.nextSyncAt)}` : ''} · every {c.pullIntervalSec} s, and a moment after every change here
         </dd>
         <dt>Team files</dt>
@@ -128,7 +129,7 @@ function Conflicts({ status }: { status: TeamStatus }) {
                 <code>team/{c.key}</code>
               </td>
               <td className="small">
-                {c.serverUpdatedBy ? `changed by ${c.serverUpdatedBy}` : 'changed on the server'} · kept {when(c.createdAt)}
+                {c.serverUpdatedBy ? `changed by ${c.serverUpdatedBy}` : 'changed on the server'} · kept <Time at={c.createdAt} />
               </td>
               <td>
                 <button onClick={() => void useTeam.getState().openConflict(c.id)}>Resolve…</button>

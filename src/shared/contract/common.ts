@@ -1,5 +1,6 @@
 /** Schemas shared by several parts of the contract. */
 import { z } from 'zod';
+import { TOPIC_MAX_BYTES } from '../limits.js';
 import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 
 /** A project, by its sanitised directory name under `projects/`. */
@@ -10,6 +11,12 @@ export const dirRef = projectRef.extend({ scope: z.enum(SCOPES).default('private
 
 /** A topic file in a memory directory: one file name, no folders. */
 export const fileName = z.string().min(1).max(255);
+
+/**
+ * A memory's body. The real limit is the written file's size in bytes (TOPIC_MAX_BYTES, checked
+ * by the service on the whole file); a longer string in UTF-16 units is over it in any case.
+ */
+export const memoryBody = z.string().max(TOPIC_MAX_BYTES);
 
 export const topicFields = z.object({
   name: z.string().trim().min(1, 'A memory needs a name.').max(200),

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { tokenUsageSchema } from '../recall-types.js';
 import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 import { mutation, query } from './define.js';
-import { projectRef } from './common.js';
+import { memoryBody, projectRef } from './common.js';
 
 /** One change a model (or a "remember this" statement) proposes to the memory directory. */
 export const extractOperationSchema = z.object({
@@ -164,7 +164,7 @@ export const proposalEditSchema = z.object({
   type: z.enum(MEMORY_TYPES),
   name: z.string().trim().min(1, 'A memory needs a name.').max(200),
   description: z.string().max(1000),
-  body: z.string().max(200_000),
+  body: memoryBody,
 });
 export type ProposalEdit = z.infer<typeof proposalEditSchema>;
 

@@ -9,6 +9,7 @@ import { appContract } from './app.js';
 import { claudeSettingsContract } from './claude-settings.js';
 import { curationContract } from './curation.js';
 import { desktopContract } from './desktop.js';
+import { draftsContract } from './drafts.js';
 import { dreamContract } from './dream.js';
 import { eventsContract } from './events.js';
 import { extractContract } from './extract.js';
@@ -25,6 +26,7 @@ export const CONTRACT = {
   ...projectsContract,
   ...memoriesContract,
   ...curationContract,
+  ...draftsContract,
   ...agentsContract,
   ...eventsContract,
   ...recallContract,

@@ -1,17 +1,35 @@
 /** Reading and changing memories, the index, health fixes and history. */
 import { z } from 'zod';
-import { MEMORY_TYPES } from '../memory-types.js';
+import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 import { problemSchema } from '../problems.js';
 import { mutation, query } from './define.js';
-import { dirRef, fileName, historyEntrySchema, projectRef, topicFields, writeResult } from './common.js';
+import { dirRef, fileName, historyEntrySchema, memoryBody, projectRef, topicFields, writeResult } from './common.js';
+
+const bulkItem = z.object({ scope: z.enum(SCOPES), file: fileName });
+
+/** The memory directory an editor read its file from (MemoryDoc.memoryDir). */
+const openedFrom = z.string().min(1).max(4096);
+
+/** A point in history: a commit id (or a name like HEAD~1), as history entries give it. */
+const revision = z.string().min(1).max(200);
 
 export const memoryDocSchema = z.object({
   file: z.string(),
+  /** The memory directory it was read from: a save carries it back, and main refuses one that no longer matches. */
+  memoryDir: z.string(),
   /** The whole file as it is on disk (the editor's base for conflict detection). */
   text: z.string(),
   name: z.string(),
   description: z.string(),
   type: z.enum(MEMORY_TYPES).nullable(),
+  /** The type as written when it is not one of the four (`todo`), so the editor can say so; null otherwise. */
+  rawType: z.string().nullable(),
+  /** The YAML between the fences, as written (null without a closed block): editable when it cannot be read. */
+  frontmatter: z.string().nullable(),
+  /** Why the frontmatter cannot be read (not YAML, not key: value pairs), or null. */
+  frontmatterError: z.string().nullable(),
+  /** Fields the file does not have (the form shows a stand-in value, marked, that a save writes). */
+  missingFields: z.array(z.enum(['name', 'description', 'type'])),
   body: z.string(),
   layout: z.enum(['flat', 'nested', 'none']),
   /** Frontmatter keys Memdir does not edit, shown read-only and kept on save. */
@@ -38,17 +56,33 @@ export type AgentIndexViewShape = z.infer<typeof agentIndexViewSchema>;
 export const memoriesContract = {
   'memories.read': query('One memory file, parsed, with its problems.', dirRef.extend({ file: fileName }), memoryDocSchema),
   'memories.create': mutation(
-    'Create a memory and its index pointer. A "user" memory is never created in the team scope.',
-    dirRef.extend({ fields: topicFields, body: z.string().max(200_000), file: fileName.optional(), hook: z.string().max(500).optional() }),
+    'Create a memory and its index pointer. A "user" memory is never created in the team scope. memoryDir is where the draft was started: a project whose memory has moved since refuses it.',
+    dirRef.extend({ memoryDir: openedFrom, fields: topicFields, body: memoryBody, file: fileName.optional(), hook: z.string().max(500).optional() }),
     writeResult,
   ),
   'memories.update': mutation(
-    'Save a memory. With baseText, nothing is written if the file changed on disk since: a conflict error carries what is there now.',
-    dirRef.extend({ file: fileName, fields: topicFields, body: z.string().max(200_000), baseText: z.string().optional(), hook: z.string().max(500).optional() }),
+    'Save a memory, bound to the file it was opened from: project (dir), scope, file, the memory directory it was read from and the text it was based on. A project whose memory has moved since is refused; a file changed on disk since is a conflict carrying what is there now. frontmatter replaces a block that could not be read.',
+    dirRef.extend({
+      file: fileName,
+      memoryDir: openedFrom,
+      baseText: z.string(),
+      fields: topicFields,
+      body: memoryBody,
+      frontmatter: z.string().max(100_000).optional(),
+      hook: z.string().max(500).optional(),
+    }),
     writeResult,
   ),
   'memories.rename': mutation('Rename a memory file; its index pointers follow.', dirRef.extend({ from: fileName, to: fileName }), writeResult),
   'memories.delete': mutation('Delete a memory and its pointers. It stays in history and can be restored.', dirRef.extend({ file: fileName }), writeResult),
+  'memories.bulk': mutation(
+    'Change several memories at once — set their type, move them between private and team, or delete them — as one history entry (one undo). A memory that cannot change is left as it is and listed with the reason.',
+    projectRef.extend({
+      items: z.array(bulkItem).min(1).max(1000),
+      action: z.discriminatedUnion('kind', [z.object({ kind: z.literal('delete') }), z.object({ kind: z.literal('set-type'), type: z.enum(MEMORY_TYPES) }), z.object({ kind: z.literal('move'), to: z.enum(SCOPES) })]),
+    }),
+    z.object({ rev: z.string().nullable(), done: z.array(bulkItem), refused: z.array(bulkItem.extend({ reason: z.string() })) }),
+  ),
   'index.read': query('MEMORY.md as text (empty when there is none).', dirRef, z.object({ text: z.string(), exists: z.boolean() })),
   'index.loaded': query('MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded.', projectRef, agentIndexViewSchema),
   'index.save': mutation('Save MEMORY.md. With baseText, refused with a conflict if it changed on disk since.', dirRef.extend({ text: z.string().max(5_000_000), baseText: z.string().optional() }), writeResult),
@@ -59,7 +93,21 @@ export const memoriesContract = {
   ),
   'history.diff': query('Unified diff between two revisions (from null = the parent of `to`).', projectRef.extend({ from: z.string().nullable(), to: z.string(), file: z.string().optional() }), z.object({ diff: z.string() })),
   'history.read': query('A file as it was at a revision.', projectRef.extend({ rev: z.string(), file: z.string() }), z.object({ text: z.string().nullable() })),
-  'history.restore': mutation('Restore one file or the whole memory directory as it was at a revision.', projectRef.extend({ rev: z.string(), file: z.string().optional() }), z.object({ entry: historyEntrySchema.nullable() })),
+  'history.restore': mutation(
+    'Restore one file or the whole memory directory as it was at a revision. A memory restored alone gets its index pointer back too (at its old place when it still reaches the agent there); notes say where.',
+    projectRef.extend({ rev: revision, file: z.string().max(400).optional() }),
+    z.object({ entry: historyEntrySchema.nullable(), notes: z.array(z.string()) }),
+  ),
+  'history.plan': query(
+    'What restoring a revision (one file, or the whole snapshot) would change now, file by file — shown before the restore is confirmed. Nothing is written.',
+    projectRef.extend({ rev: revision, file: z.string().max(400).optional() }),
+    z.object({ changes: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) })) }),
+  ),
+  'history.undo': mutation(
+    'Undo one history entry as a new entry: its files and its index lines go back. Later index edits are kept; a file changed since stops the undo (a conflict) unless overwriteChanged.',
+    projectRef.extend({ rev: revision, overwriteChanged: z.boolean().optional() }),
+    z.object({ entry: historyEntrySchema.nullable(), notes: z.array(z.string()) }),
+  ),
   'history.deleted': query(
     'Memories deleted since history began, with the revision to restore them from.',
     projectRef,

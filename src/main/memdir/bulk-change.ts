@@ -1,0 +1,73 @@
+/**
+ * Bulk curation (issue 14): change the type of, move between private and team, or delete
+ * several memories at once — as ONE history entry, so one undo takes it all back. Each memory
+ * goes through the same service as a single change (the same checks, the same index upkeep);
+ * one that cannot (a `user` memory for the team, a file changed or gone) is left as it is and
+ * reported with its reason, and the rest still happen.
+ */
+import type { MemoryType, Scope } from '../../shared/memory-types.js';
+import { plural } from '../../shared/size-text.js';
+import { type HistoryEntry, transact } from '../history/history.js';
+import { moveMemoryScope } from '../team/move-scope.js';
+import { TeamPathError } from '../team/team-paths.js';
+import { MemoryError } from './memory-error.js';
+import { deleteMemory, inScope, readText, updateMemory } from './memory-service.js';
+import { UnsafePathError } from './safe-fs.js';
+import { parseTopicFile } from './topic-file.js';
+
+export type BulkAction = { kind: 'delete' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
+
+export interface BulkItem {
+  scope: Scope;
+  file: string;
+}
+
+export interface BulkResult {
+  entry: HistoryEntry | null;
+  done: BulkItem[];
+  refused: (BulkItem & { reason: string })[];
+}
+
+function summaryOf(action: BulkAction, n: number): string {
+  const memories = plural(n, 'memory', 'memories');
+  if (action.kind === 'delete') return `Delete ${memories}`;
+  if (action.kind === 'set-type') return `Change the type of ${memories} to ${action.type}`;
+  return `Move ${memories} to ${action.to === 'team' ? 'the team memory' : 'the private memory'}`;
+}
+
+async function applyOne(memoryDir: string, dataDir: string | undefined, item: BulkItem, action: BulkAction): Promise<void> {
+  const where = { memoryDir, scope: item.scope, ...(dataDir ? { dataDir } : {}) };
+  if (action.kind === 'delete') {
+    await deleteMemory(where, item.file);
+    return;
+  }
+  if (action.kind === 'move') {
+    if (action.to === item.scope) throw new MemoryError('invalid-input', `${inScope(item.scope, item.file)} is already in the ${item.scope} memory.`);
+    await moveMemoryScope({ memoryDir, ...(dataDir ? { dataDir } : {}), file: item.file, to: action.to });
+    return;
+  }
+  const text = await readText(memoryDir, inScope(item.scope, item.file));
+  if (text === null) throw new MemoryError('not-found', `${inScope(item.scope, item.file)} does not exist.`);
+  const topic = parseTopicFile(text, item.file);
+  if (topic.frontmatter !== null && topic.data === null) throw new MemoryError('invalid-input', `${item.file}: its frontmatter cannot be read; open it to repair it first.`);
+  if (topic.meta.type === action.type) return;
+  await updateMemory(where, { file: item.file, baseText: text, fields: { name: topic.meta.name, description: topic.meta.description, type: action.type }, body: topic.body });
+}
+
+/** Apply `action` to every item, as one history entry (see the file comment). */
+export async function bulkChange(opts: { memoryDir: string; dataDir?: string }, items: BulkItem[], action: BulkAction): Promise<BulkResult> {
+  const done: BulkItem[] = [];
+  const refused: BulkResult['refused'] = [];
+  const { entry } = await transact(opts.memoryDir, { source: 'manual', summary: summaryOf(action, items.length), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, async () => {
+    for (const item of items) {
+      try {
+        await applyOne(opts.memoryDir, opts.dataDir, item, action);
+        done.push(item);
+      } catch (error) {
+        if (!(error instanceof MemoryError || error instanceof UnsafePathError || error instanceof TeamPathError)) throw error;
+        refused.push({ ...item, reason: error.message });
+      }
+    }
+  });
+  return { entry, done, refused };
+}

@@ -1,0 +1,141 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { deletedFiles, listHistory, planRestore, recordExternalChanges, restoreFromHistory } from '../history/history.js';
+import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, type Where } from './memory-service.js';
+import { restoreMemoryFile, undoChange } from './undo-change.js';
+
+let root: string;
+let where: Where;
+let opts: { memoryDir: string; dataDir: string };
+const read = (rel: string) => fs.readFile(path.join(where.memoryDir, rel), 'utf8');
+const exists = (rel: string) => fs.access(path.join(where.memoryDir, rel)).then(() => true, () => false);
+const topic = (name: string, type = 'project') => `---\nname: ${name}\ndescription: about ${name}\ntype: ${type}\n---\n${name} body\n`;
+const pointer = (file: string) => `- [${file.replace('.md', '')}](${file}) — about ${file.replace('.md', '')}`;
+
+async function seed(files: string[], extraLines: string[] = []): Promise<void> {
+  for (const f of files) await fs.writeFile(path.join(where.memoryDir, f), topic(f.replace('.md', '')));
+  await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), `# Memory\n\n${[...files.map(pointer), ...extraLines].join('\n')}\n`);
+}
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-undo-'));
+  const memoryDir = path.join(root, 'memory');
+  await fs.mkdir(memoryDir);
+  where = { memoryDir, scope: 'private', dataDir: path.join(root, 'data') };
+  opts = { memoryDir, dataDir: where.dataDir! };
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('undo of a delete', () => {
+  it('brings back the file and its pointer at its old line, byte for byte when nothing changed since', async () => {
+    await seed(['a.md', 'b.md', 'c.md']);
+    const indexBefore = await read('MEMORY.md');
+    const { entry } = await deleteMemory(where, 'b.md');
+    expect(await read('MEMORY.md')).not.toContain('b.md');
+    const undone = await undoChange({ ...opts, rev: entry!.rev });
+    expect(await read('b.md')).toBe(topic('b'));
+    expect(await read('MEMORY.md')).toBe(indexBefore);
+    expect(undone.entry).toMatchObject({ source: 'restore', summary: 'Undo: Delete b.md' });
+    expect(undone.notes).toEqual(['The pointer to b.md is back at line 4 of MEMORY.md, where it was.']);
+  });
+
+  it('keeps what changed in the index since: the pointer goes back between its old neighbours', async () => {
+    await seed(['a.md', 'b.md', 'c.md']);
+    const { entry } = await deleteMemory(where, 'b.md');
+    await createMemory(where, { fields: { name: 'Later', description: 'written after the delete', type: 'project' }, body: '' });
+    await undoChange({ ...opts, rev: entry!.rev });
+    expect((await read('MEMORY.md')).split('\n')).toEqual(['# Memory', '', pointer('a.md'), pointer('b.md'), pointer('c.md'), '- [Later](project_later.md) — written after the delete', '']);
+  });
+
+  it('puts the pointer at the end and says so when its old place is now past the cut', async () => {
+    await seed(['b.md', 'a.md']);
+    const { entry } = await deleteMemory(where, 'a.md');
+    // 220 lines written above a's old place (after b) since: that place is now below the 200-line cut.
+    const filler = Array.from({ length: 220 }, (_, i) => `note ${i}`);
+    await saveIndexText(where, `# Memory\n\n${filler.join('\n')}\n${pointer('b.md')}\n`);
+    const undone = await undoChange({ ...opts, rev: entry!.rev });
+    const lines = (await read('MEMORY.md')).trimEnd().split('\n');
+    expect(lines.at(-1)).toBe(pointer('a.md'));
+    expect(loadIndexAsClaudeCode(await read('MEMORY.md')).firstCutLine).toBeLessThan(lines.length);
+    expect(undone.notes).toEqual([`The pointer to a.md is back at line ${lines.length} of MEMORY.md, past the cut: the agent will not see it until the index is shortened.`]);
+  });
+
+  it('works in the team memory, against team/MEMORY.md', async () => {
+    const team: Where = { ...where, scope: 'team' };
+    await createMemory(team, { fields: { name: 'CI', description: 'No Python 3.8', type: 'project' }, body: '' });
+    await createMemory(team, { fields: { name: 'API', description: 'v2 cutover', type: 'project' }, body: '' });
+    const teamIndex = await read('team/MEMORY.md');
+    const { entry } = await deleteMemory(team, 'project_ci.md');
+    await undoChange({ ...opts, rev: entry!.rev });
+    expect(await read('team/MEMORY.md')).toBe(teamIndex);
+    expect(await exists('team/project_ci.md')).toBe(true);
+  });
+});
+
+describe('undo of other changes', () => {
+  it('undoes a create (file and pointer gone, later pointers kept) and a rename (both names, the pointer retargeted back)', async () => {
+    await seed(['a.md']);
+    const created = await createMemory(where, { fields: { name: 'New', description: 'fresh', type: 'project' }, body: '' });
+    await createMemory(where, { fields: { name: 'Other', description: 'kept', type: 'project' }, body: '' });
+    await undoChange({ ...opts, rev: created.entry!.rev });
+    expect(await exists('project_new.md')).toBe(false);
+    expect(await read('MEMORY.md')).not.toContain('project_new.md');
+    expect(await read('MEMORY.md')).toContain('project_other.md');
+
+    const renamed = await renameMemory(where, 'a.md', 'z.md');
+    await undoChange({ ...opts, rev: renamed.entry!.rev });
+    expect(await exists('a.md')).toBe(true);
+    expect(await exists('z.md')).toBe(false);
+    expect(await read('MEMORY.md')).toContain(pointer('a.md'));
+  });
+
+  it('stops, changing nothing, when the file changed since; with overwriteChanged it puts the earlier version back', async () => {
+    await seed(['a.md']);
+    const edited = await updateMemory(where, { file: 'a.md', fields: { name: 'a', description: 'edited', type: 'project' }, body: 'v2\n' });
+    await fs.writeFile(path.join(where.memoryDir, 'a.md'), topic('claude code wrote this'));
+    await expect(undoChange({ ...opts, rev: edited.entry!.rev })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/^Nothing was undone: a\.md changed since "Edit a\.md"/) });
+    expect(await read('a.md')).toBe(topic('claude code wrote this'));
+    await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true });
+    expect(await read('a.md')).toBe(topic('a'));
+    // The overwritten version is one entry back in history.
+    expect((await listHistory(where.memoryDir, { dataDir: opts.dataDir }))[1]).toMatchObject({ source: 'external' });
+  });
+});
+
+describe('restoring from history', () => {
+  it('a deleted memory restored from the deleted list comes back with its pointer', async () => {
+    await seed(['a.md', 'b.md', 'c.md']);
+    await deleteMemory(where, 'b.md');
+    const [gone] = await deletedFiles(where.memoryDir, opts);
+    const restored = await restoreMemoryFile({ ...opts, rev: gone!.rev, file: gone!.path });
+    expect(await read('b.md')).toBe(topic('b'));
+    expect((await read('MEMORY.md')).split('\n').slice(2, 5)).toEqual([pointer('a.md'), pointer('b.md'), pointer('c.md')]);
+    expect(restored.notes).toEqual(['The pointer to b.md is back at line 4 of MEMORY.md, where it was.']);
+    expect(restored.entry?.files.map((f) => f.path).sort()).toEqual(['MEMORY.md', 'b.md']);
+  });
+
+  it('a whole snapshot: the plan lists what will change, and one undo puts everything back', async () => {
+    await seed(['a.md', 'b.md']);
+    const start = (await recordExternalChanges(where.memoryDir, opts))!.rev;
+    await deleteMemory(where, 'a.md');
+    await updateMemory(where, { file: 'b.md', fields: { name: 'b', description: 'changed', type: 'project' }, body: 'new\n' });
+    await createMemory(where, { fields: { name: 'C', description: 'later', type: 'project' }, body: '' });
+    const snapshotBefore = await Promise.all(['MEMORY.md', 'b.md', 'project_c.md'].map(read));
+    expect(await planRestore(where.memoryDir, start, opts)).toEqual([
+      { path: 'a.md', status: 'added' },
+      { path: 'b.md', status: 'modified' },
+      { path: 'MEMORY.md', status: 'modified' },
+      { path: 'project_c.md', status: 'deleted' },
+    ]);
+    const restore = await restoreFromHistory(where.memoryDir, start, opts);
+    expect(await exists('project_c.md')).toBe(false);
+    await undoChange({ ...opts, rev: restore!.rev });
+    expect(await Promise.all(['MEMORY.md', 'b.md', 'project_c.md'].map(read))).toEqual(snapshotBefore);
+    expect(await exists('a.md')).toBe(false);
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * Unsaved drafts, one per file, kept by main so they survive switching memory or project,
+ * closing the window and restarting the app (issue 14). The editor keeps its draft here as it
+ * is typed (a short debounce, flushed whenever the editor moves on); the Drafts view lists them.
+ */
+import { create } from 'zustand';
+import type { DraftRef, StoredDraft } from '../../shared/contract/drafts.js';
+import { call } from '../transport/transport.js';
+import { messageOf } from './errors.js';
+import { useToasts } from './toasts.js';
+
+/** One key per file (a new memory: one per project). */
+export function draftKey(ref: DraftRef): string {
+  return ref.file === null ? `${ref.dir}\0new` : `${ref.dir}\0${ref.scope}\0${ref.file}`;
+}
+
+/** Newest first, stable by key for equal times. */
+export function sortDrafts(drafts: StoredDraft[]): StoredDraft[] {
+  return [...drafts].sort((a, b) => b.savedAt.localeCompare(a.savedAt) || draftKey(a).localeCompare(draftKey(b)));
+}
+
+/** How long typing settles before a draft is written (it is written at once when the editor moves on). */
+const SETTLE_MS = 300;
+
+type Pending = { draft: Omit<StoredDraft, 'savedAt'>; timer: ReturnType<typeof setTimeout> };
+
+interface DraftsState {
+  drafts: Record<string, StoredDraft>;
+  loaded: boolean;
+  load: () => Promise<void>;
+  /** The stored draft of a file, once the list is loaded. */
+  find: (ref: DraftRef) => Promise<StoredDraft | null>;
+  /** Keep a draft (debounced write). */
+  keep: (draft: Omit<StoredDraft, 'savedAt'>) => void;
+  /** Write every draft still waiting for its debounce. */
+  flush: () => Promise<void>;
+  discard: (ref: DraftRef) => Promise<void>;
+  /** Discard a draft from the Drafts list, saying so with an Undo that keeps it again. */
+  throwAway: (draft: StoredDraft) => Promise<void>;
+}
+
+const pending = new Map<string, Pending>();
+/** Per file, the last write or discard sent: the next waits for it, so a late write never revives a discarded draft. */
+const inFlight = new Map<string, Promise<void>>();
+let loading: Promise<void> | null = null;
+
+function inOrder(key: string, work: () => Promise<void>): Promise<void> {
+  const next = (inFlight.get(key) ?? Promise.resolve()).then(work);
+  inFlight.set(key, next);
+  return next;
+}
+
+function write(draft: Omit<StoredDraft, 'savedAt'>): Promise<void> {
+  const key = draftKey(draft);
+  return inOrder(key, async () => {
+    try {
+      const { draft: stored } = await call('drafts.keep', draft);
+      // Discarded meanwhile (saved, thrown away): the stored copy goes too.
+      if (!useDrafts.getState().drafts[key]) await call('drafts.discard', { dir: draft.dir, scope: draft.scope, file: draft.file });
+      else useDrafts.setState((s) => ({ drafts: { ...s.drafts, [key]: stored } }));
+    } catch (error) {
+      useToasts.getState().show('error', `Your draft could not be kept: ${messageOf(error)} It is still in the editor.`);
+    }
+  });
+}
+
+export const useDrafts = create<DraftsState>()((set, get) => ({
+  drafts: {},
+  loaded: false,
+  load() {
+    loading = (async () => {
+      try {
+        const { drafts } = await call('drafts.list', {});
+        // Drafts typed since the list was asked for win over what it returned.
+        const current = get().drafts;
+        set({ drafts: { ...Object.fromEntries(drafts.map((d) => [draftKey(d), d])), ...current }, loaded: true });
+      } catch (error) {
+        set({ loaded: true });
+        useToasts.getState().show('error', `Drafts could not be read: ${messageOf(error)}`);
+      }
+    })();
+    return loading;
+  },
+  async find(ref) {
+    if (!get().loaded) await (loading ?? get().load());
+    return get().drafts[draftKey(ref)] ?? null;
+  },
+  keep(draft) {
+    const key = draftKey(draft);
+    const waiting = pending.get(key);
+    if (waiting) clearTimeout(waiting.timer);
+    // Shown at once (the list, the badge), written once typing settles.
+    set({ drafts: { ...get().drafts, [key]: { ...draft, savedAt: new Date().toISOString() } } });
+    pending.set(key, {
+      draft,
+      timer: setTimeout(() => {
+        pending.delete(key);
+        void write(draft);
+      }, SETTLE_MS),
+    });
+  },
+  async flush() {
+    const all = [...pending.values()];
+    pending.clear();
+    for (const p of all) clearTimeout(p.timer);
+    await Promise.all(all.map((p) => write(p.draft)));
+  },
+  async discard(ref) {
+    const key = draftKey(ref);
+    const waiting = pending.get(key);
+    if (waiting) clearTimeout(waiting.timer);
+    pending.delete(key);
+    const { [key]: _gone, ...rest } = get().drafts;
+    set({ drafts: rest });
+    await inOrder(key, async () => {
+      try {
+        await call('drafts.discard', { dir: ref.dir, scope: ref.scope, file: ref.file });
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
+      }
+    });
+  },
+  async throwAway(draft) {
+    await get().discard(draft);
+    const { savedAt: _at, ...kept } = draft;
+    const what = draft.file ?? 'a new memory';
+    useToasts.getState().show('info', `Discarded the draft of ${what}.`, {
+      label: 'Undo',
+      // Written at once: nothing is being typed, and a window closed right after must not lose it.
+      run: () => {
+        get().keep(kept);
+        void get().flush();
+      },
+    });
+  },
+}));

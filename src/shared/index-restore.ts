@@ -1,0 +1,139 @@
+/**
+ * Putting index pointers back (issue 14, "undo is whole"): a memory restored from history gets
+ * its MEMORY.md pointer back at its old place when it still reaches the agent there, and undoing
+ * a change reverses what that change did to the index without touching what changed since.
+ * Whether a pointer reaches the agent is asked of the one cut rule (`loadIndexAsClaudeCode`).
+ */
+import { indexEntries, parseIndex, removeIndexEntries, serializeIndex, splitLoadedEntries, type IndexEntry, type IndexLine, type ParsedIndex } from './index-format.js';
+import { loadIndexAsClaudeCode } from './index-load.js';
+
+/** Where a put-back pointer landed. */
+export interface PointerPlacement {
+  file: string;
+  /** 1-based line in the new index. */
+  line: number;
+  /** `old-position`: where it was; `end`: appended, because at its old place it would be cut. */
+  placed: 'old-position' | 'end';
+  /** Whether it reaches the agent (above the cut). */
+  loaded: boolean;
+  /** Pointers that reached the agent before and are pushed past the cut by this one. */
+  pushedOut: string[];
+}
+
+function withLines(index: ParsedIndex, lines: IndexLine[]): ParsedIndex {
+  return { ...index, lines: lines.map((l, i) => ({ ...l, line: i + 1 })), finalNewline: index.finalNewline || lines.length > 0 };
+}
+
+function insertAt(index: ParsedIndex, at: number, raw: string): ParsedIndex {
+  const line = parseIndex(raw).lines[0]!;
+  const lines = [...index.lines];
+  lines.splice(Math.max(0, Math.min(at, lines.length)), 0, line);
+  return withLines(index, lines);
+}
+
+function appendLine(index: ParsedIndex, raw: string): ParsedIndex {
+  const lines = [...index.lines];
+  // Trailing blank lines stay below the list, as Claude Code's own appends leave them.
+  let at = lines.length;
+  while (at > 0 && lines[at - 1]!.raw.trim() === '') at--;
+  return insertAt(index, at, raw);
+}
+
+/**
+ * The 0-based place in `current` that matches `entry`'s place in `old`: just after the nearest
+ * line above it that is still there (the same pointer, or the same text), else just before the
+ * nearest line below it that is, else its old line number.
+ */
+function oldPlace(current: ParsedIndex, old: ParsedIndex, entry: IndexEntry): number {
+  const find = (line: IndexLine): number => {
+    if (line.raw.trim() === '') return -1;
+    const byFile = line.kind === 'entry' ? current.lines.findIndex((l) => l.kind === 'entry' && l.file === line.file) : -1;
+    return byFile !== -1 ? byFile : current.lines.findIndex((l) => l.raw === line.raw);
+  };
+  const at = entry.line - 1;
+  for (let i = at - 1; i >= 0; i--) {
+    const found = find(old.lines[i]!);
+    if (found !== -1) return found + 1;
+  }
+  for (let i = at + 1; i < old.lines.length; i++) {
+    const found = find(old.lines[i]!);
+    if (found !== -1) return found;
+  }
+  return Math.min(at, current.lines.length);
+}
+
+function loadedFiles(index: ParsedIndex): Set<string> {
+  return new Set(splitLoadedEntries(index, loadIndexAsClaudeCode(serializeIndex(index))).loaded.map((e) => e.file));
+}
+
+/**
+ * Put `file`'s pointer from `old` back into `current`: at its old place when it reaches the
+ * agent there, else at the end. Null when `old` had no pointer to it or `current` has one.
+ */
+export function reinsertPointer(current: ParsedIndex, old: ParsedIndex, file: string): { index: ParsedIndex; placement: PointerPlacement } | null {
+  const entry = indexEntries(old).find((e) => e.file === file);
+  if (!entry || indexEntries(current).some((e) => e.file === file)) return null;
+  const before = loadedFiles(current);
+  let index = insertAt(current, oldPlace(current, old, entry), entry.raw);
+  let placed: PointerPlacement['placed'] = 'old-position';
+  let loaded = loadedFiles(index);
+  if (!loaded.has(file)) {
+    index = appendLine(current, entry.raw);
+    placed = 'end';
+    loaded = loadedFiles(index);
+  }
+  const line = indexEntries(index).find((e) => e.file === file)!.line;
+  return { index, placement: { file, line, placed, loaded: loaded.has(file), pushedOut: [...before].filter((f) => !loaded.has(f)) } };
+}
+
+/**
+ * Reverse, on the index as it is `now`, what one change did to it (`before` → `after`): the
+ * pointers it removed come back (see {@link reinsertPointer}), the pointers it added go (those
+ * still as it wrote them, or whose file the undo removes), the pointers it rewrote go back where
+ * nobody changed them since. Everything else in `now` — later edits, other pointers — stays.
+ */
+export function revertIndexChange(now: string, before: string, after: string, removedFiles: ReadonlySet<string> = new Set()): { text: string; placements: PointerPlacement[] } {
+  const b = parseIndex(before);
+  const a = parseIndex(after);
+  if (now === after) {
+    // Nothing changed the index since: it goes back byte for byte; say where the pointers are.
+    const loaded = loadedFiles(b);
+    const gone = new Set(indexEntries(a).map((e) => e.file));
+    const pushedOut = [...loadedFiles(a)].filter((f) => !loaded.has(f));
+    const placements = indexEntries(b)
+      .filter((e) => !gone.has(e.file))
+      .map((e): PointerPlacement => ({ file: e.file, line: e.line, placed: 'old-position', loaded: loaded.has(e.file), pushedOut }));
+    return { text: before, placements };
+  }
+  let index = parseIndex(now);
+  const beforeEntries = new Map(indexEntries(b).map((e) => [e.file, e]));
+  const afterEntries = new Map(indexEntries(a).map((e) => [e.file, e]));
+  for (const [file, added] of afterEntries) {
+    if (beforeEntries.has(file)) continue;
+    const lines = new Set(indexEntries(index).filter((e) => e.file === file && (e.raw === added.raw || removedFiles.has(file))).map((e) => e.line));
+    if (lines.size > 0) index = removeIndexEntries(index, file, lines);
+  }
+  for (const [file, was] of beforeEntries) {
+    const rewritten = afterEntries.get(file);
+    if (!rewritten || rewritten.raw === was.raw) continue;
+    index = withLines(index, index.lines.map((l) => (l.kind === 'entry' && l.file === file && l.raw === rewritten.raw ? parseIndex(was.raw).lines[0]! : l)));
+  }
+  const placements: PointerPlacement[] = [];
+  for (const file of beforeEntries.keys()) {
+    if (afterEntries.has(file)) continue;
+    const put = reinsertPointer(index, b, file);
+    if (!put) continue;
+    index = put.index;
+    placements.push(put.placement);
+  }
+  return { text: serializeIndex(index), placements };
+}
+
+/** A placement in words, for the toast and the CLI. */
+export function describePlacement(p: PointerPlacement, indexName: string): string {
+  const where = `line ${p.line} of ${indexName}`;
+  const it = `The pointer to ${p.file}`;
+  if (!p.loaded) return `${it} is back at ${where}, past the cut: the agent will not see it until the index is shortened.`;
+  const pushed = p.pushedOut.length > 0 ? ` It pushes ${p.pushedOut.join(', ')} past the cut.` : '';
+  return p.placed === 'old-position' ? `${it} is back at ${where}, where it was.${pushed}` : `${it} is back at ${where}: at its old place it would have been cut.${pushed}`;
+}
