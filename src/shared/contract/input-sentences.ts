@@ -20,7 +20,10 @@ export interface FieldWords {
 
 const MEMORY_BODY: FieldWords = { the: 'this memory', a: 'a memory', unit: 'bytes' };
 
-/** Words for each field that carries a limit, by its key; `call:path` entries override. */
+/**
+ * Words for each field that carries a limit, by its key; `call:path` entries override, and a
+ * `key[]` entry names one item of a list (the list itself keeps the plain key's words).
+ */
 export const FIELD_WORDS: Record<string, FieldWords> = {
   dir: { the: 'the project folder name', a: 'a project folder name' },
   file: { the: 'the file name', a: 'a memory file name' },
@@ -61,6 +64,22 @@ export const FIELD_WORDS: Record<string, FieldWords> = {
   scope: { the: 'the scope', a: 'a scope' },
   'team.move:to': { the: 'the scope', a: 'a scope' },
   'memories.bulk:action.to': { the: 'the scope', a: 'a scope' },
+  keeper: { the: 'the memory kept', a: 'the memory kept' },
+  others: { the: 'the memories merged into it', a: 'a merge' },
+  'duplicates.merge:others': { the: 'the list of memories merged into it', a: 'a merge' },
+  n: { the: 'the conflict number', a: 'a conflict number' },
+  keep: { the: 'the version to keep', a: 'a version to keep' },
+  dirs: { the: 'the list of projects', a: 'a group of projects' },
+  'identity.keepApart:dirs': { the: 'the list of projects kept apart', a: 'a group kept apart' },
+  into: { the: 'the project merged into', a: 'a project folder name' },
+  lookIn: { the: 'the list of folders to look in', a: 'a search for orphans' },
+  'lookIn[]': { the: 'the folder path', a: 'a folder path' },
+  path: { the: 'the project path', a: 'a project path' },
+  actions: { the: 'the list of changes', a: 'a Make room plan' },
+  exclude: { the: 'the list of memories left out', a: 'a comparison' },
+  'exclude[]': { the: 'the memory left out', a: 'a memory file name' },
+  'others[]': { the: 'the memory merged', a: 'a memory file name' },
+  'dirs[]': { the: 'the project folder name', a: 'a project folder name' },
 };
 
 /** The words for the field at `path` of `call`'s input, or null when there are none. */
@@ -68,7 +87,8 @@ export function wordsFor(call: string, path: readonly PropertyKey[]): FieldWords
   const keys = path.filter((k): k is string => typeof k === 'string');
   const last = keys[keys.length - 1];
   if (last === undefined) return null;
-  return FIELD_WORDS[`${call}:${keys.join('.')}`] ?? FIELD_WORDS[last] ?? null;
+  const item = typeof path[path.length - 1] === 'number' ? FIELD_WORDS[`${call}:${keys.join('.')}[]`] ?? FIELD_WORDS[`${last}[]`] : undefined;
+  return item ?? FIELD_WORDS[`${call}:${keys.join('.')}`] ?? FIELD_WORDS[last] ?? null;
 }
 
 function capital(text: string): string {
@@ -119,6 +139,7 @@ export function sentenceOf(call: string, issue: Issue): string {
       return `${The} ${array ? 'has' : 'is'} ${shown}; ${words.a} ${rule}.`;
     }
     case 'invalid_value':
+      if (issue.input === undefined) return `${The} is missing.`;
       return `${The} is ${JSON.stringify(issue.input)}; it must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`;
     case 'invalid_type':
       return issue.input === undefined ? `${The} is missing.` : `${The} is not the right kind of value (it should be ${issue.expected === 'string' ? 'text' : issue.expected}).`;
