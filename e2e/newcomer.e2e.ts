@@ -71,6 +71,19 @@ describe.skipIf(!HAS_BROWSER)(`newcomer's path${HAS_BROWSER ? '' : ` (skipped: $
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
+  it('follows a memory another program writes in a subfolder (retros/): added, changed and removed, without a reload', async () => {
+    const retros = path.join(checkout(), 'retros');
+    const row = page.locator('[data-file="retros/2026-q1.md"]');
+    await fs.mkdir(retros);
+    await fs.writeFile(path.join(retros, '2026-q1.md'), '---\nname: Q1 retro\ndescription: What went well in Q1\ntype: project\n---\n\nThe cutover.\n');
+    await row.waitFor({ timeout: 5_000 });
+    await fs.writeFile(path.join(retros, '2026-q1.md'), '---\nname: Q1 retro\ndescription: What went well in Q1, and the on-call rota\ntype: project\n---\n\nThe cutover.\n');
+    await row.getByText('What went well in Q1, and the on-call rota').waitFor({ timeout: 5_000 });
+    await fs.rm(path.join(retros, '2026-q1.md'));
+    await expect.poll(() => row.count(), { timeout: 5_000 }).toBe(0);
+    await fs.rm(retros, { recursive: true });
+  });
+
   it('deletes a memory and restores it from history', async () => {
     await page.locator('[data-file="reference_runbook.md"]').click();
     await page.getByRole('button', { name: 'Delete' }).click();

@@ -275,16 +275,3 @@ export function buildLabelledSet(seed = 20260305): LabelledSample[] {
   clean('names', 'Internationalization keys.', 'reference_checkout.payment.cardDeclinedDescription.md');
   return samples;
 }
-
-/** A memory-sized topic file (frontmatter + a few paragraphs), with a secret in some of them. */
-export function memoryFile(i: number, secretLine: string | null): string {
-  const body = [
-    `The payments service retries webhooks three times with exponential backoff (case ${i}).`,
-    'We decided on 2026-03-05 to keep SQL hand-written: the ORM hid N+1 queries twice.',
-    `Dashboards: https://grafana.internal/d/pay-${i}/latency — the p95 alert fires above 800 ms.`,
-    `Commit ${(i * 2654435761).toString(16).padStart(8, '0')}a1b2c3d4e5f60718293a4b5c6d7e8f9 moved the retry logic.`,
-    'Ask Mei before touching the ledger tables; migrations there need a maintenance window.',
-  ];
-  if (secretLine) body.splice(2, 0, secretLine);
-  return `---\nname: Payments note ${i}\ndescription: How payments retries and alerts work (${i})\ntype: project\n---\n\n${body.join('\n\n')}\n\n${'Background detail that a memory carries, a sentence or two more. '.repeat(12)}\n`;
-}

@@ -1,6 +1,6 @@
 /**
  * `renderer`: the app in headless Chromium against the real headless host, on a project of
- * 10,000 memories. Time to first render of the list (from the project's data arriving to the
+ * 10,000 realistic memories (bench/corpus.ts). Time to first render of the list (from the project's data arriving to the
  * first painted frame with rows; target ≤ 200 ms) and the longest main-thread task while
  * scrolling it end to end (target: none over 50 ms). For scale, the same browser's time to
  * append 10,000 plain rows to the DOM is measured in the same run.
@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { launchBrowser, HAS_BROWSER, MISSING_BROWSER } from '../../e2e/support/browser.js';
 import { startHost } from '../../e2e/support/host.js';
+import { generateMemory, indexFor, loadCorpus } from '../corpus.js';
 import { type Scenario, median } from '../lib.js';
 
 // The functions given to page.evaluate run in the browser. The Node-side type-check has no DOM
@@ -25,20 +26,15 @@ declare function requestAnimationFrame(callback: () => void): number;
 const MEMORIES = 10_000;
 const ROUNDS = 5;
 
+/** One project of 10,000 realistic memories (bench/corpus.ts), 150 of them in its index. */
 async function buildHome(root: string): Promise<string> {
   const home = path.join(root, 'home');
   const mem = path.join(home, 'projects', '-bench-big', 'memory');
   await fs.mkdir(mem, { recursive: true });
-  const types = ['user', 'feedback', 'project', 'reference'];
-  const index: string[] = [];
-  for (let i = 0; i < MEMORIES; i++) {
-    const type = types[i % 4]!;
-    const file = `${type}_m${i}.md`;
-    const name = i % 7 === 0 ? `记忆 ${i}：部署流程` : `Memory ${i}: deploy process notes`;
-    await fs.writeFile(path.join(mem, file), `---\nname: ${name}\ndescription: Fact ${i} about how this service is deployed and monitored\ntype: ${type}\n---\nBody ${i}\n`);
-    if (i < 150) index.push(`- [${name}](${file}) — fact ${i}`);
-  }
-  await fs.writeFile(path.join(mem, 'MEMORY.md'), `${index.join('\n')}\n`);
+  const corpus = loadCorpus();
+  const memories = Array.from({ length: MEMORIES }, (_, i) => generateMemory(corpus, 5, i));
+  for (const m of memories) await fs.writeFile(path.join(mem, m.file), m.text);
+  await fs.writeFile(path.join(mem, 'MEMORY.md'), indexFor(corpus, 5, memories.slice(0, 150)));
   return home;
 }
 

@@ -1,14 +1,15 @@
 /**
  * `secrets`: the secret scanner on a labelled set built from public rule documentation
  * (bench/data/secrets-labelled.ts) — recall (target ≥ 0.95) and false-positive rate (target
- * ≤ 0.05) — and its speed before an upload: 5,000 memory-sized files scanned one by one,
+ * ≤ 0.05) — and its speed before an upload: 5,000 realistic memories scanned one by one,
  * against the bare @secretlint/core recommended preset on the same files (what our extra
  * rules and post-processing cost, target ≤ 2), with absolute per-file times.
  */
 import { lintSource } from '@secretlint/core';
 import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
 import { scanText } from '../../src/main/secrets/scanner.js';
-import { buildLabelledSet, memoryFile } from '../data/secrets-labelled.js';
+import { generateMemory, loadCorpus } from '../corpus.js';
+import { buildLabelledSet } from '../data/secrets-labelled.js';
 import { type Scenario, compare, median, percentile } from '../lib.js';
 
 const FILES = 5_000;
@@ -35,10 +36,14 @@ export const secretsScenario: Scenario = {
     const recall = (secrets.length - missed.length) / secrets.length;
     const falsePositiveRate = flagged.length / clean.length;
 
-    // One file in fifty carries a credential, like a team memory with a few leaks.
+    // Realistic memories (bench/corpus.ts); one in fifty carries a credential, like a team memory with a few leaks.
     // (Credentials in the text: the ones in a name are about the name, not the body.)
     const inText = secrets.filter((s) => !s.name);
-    const files = Array.from({ length: FILES }, (_, i) => memoryFile(i, i % 50 === 0 ? inText[i % inText.length]!.text : null));
+    const corpus = loadCorpus();
+    const files = Array.from({ length: FILES }, (_, i) => {
+      const text = generateMemory(corpus, 13, i).text;
+      return i % 50 === 0 ? `${text}\n${inText[i % inText.length]!.text}\n` : text;
+    });
     const bytes = files.reduce((n, f) => n + Buffer.byteLength(f), 0);
     log(`${FILES} files, ${(bytes / FILES).toFixed(0)} bytes each on average, ${set.length} labelled samples`);
     const perFile: number[] = [];

@@ -1,6 +1,6 @@
 /**
  * `transcripts`: a 1 GB synthetic transcript read by the transcript reader with turn assembly,
- * against a bare loop in the same run that splits lines and `JSON.parse`s each (target ratio of
+ * against a bare synchronous loop in the same run that splits lines and `JSON.parse`s each (target ratio of
  * throughputs ≥ 0.5), and the reader's peak RSS measured in a child process so the baseline's
  * memory does not mix in (target ≤ 200 MB).
  *
@@ -169,18 +169,16 @@ function generate(file: string, targetBytes: number): Generated {
   return { bytes, lines, turns, toolCalls, ms: performance.now() - started };
 }
 
-/** The baseline: read with the same buffer size, split on `\n`, decode, `JSON.parse` each line. */
-async function bareParse(file: string): Promise<number> {
-  const handle = await fsp.open(file, 'r');
+/** The floor: read synchronously with the same buffer size, split on `\n`, decode, `JSON.parse` each line. */
+function bareParse(file: string): number {
+  const fd = fs.openSync(file, 'r');
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let carry: Buffer[] = [];
-  let position = 0;
   let parsed = 0;
   try {
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
+      const bytesRead = fs.readSync(fd, chunk, 0, CHUNK_BYTES, null);
       if (bytesRead === 0) break;
-      position += bytesRead;
       const data = chunk.subarray(0, bytesRead);
       let from = 0;
       for (let nl = data.indexOf(10, 0); nl !== -1; nl = data.indexOf(10, from)) {
@@ -193,7 +191,7 @@ async function bareParse(file: string): Promise<number> {
       if (from < data.length) carry.push(Buffer.from(data.subarray(from)));
     }
   } finally {
-    await handle.close();
+    fs.closeSync(fd);
   }
   return parsed;
 }

@@ -80,6 +80,22 @@ describe('memdir CLI', () => {
     expect(shop.team.memories).toHaveLength(2);
   });
 
+  it('scan keeps its cache in the data dir, and a later scan still sees every change', async () => {
+    const first = await run('scan', '--json');
+    const cacheDir = path.join(root, 'data', 'scan-cache');
+    expect((await fs.readdir(cacheDir)).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    expect(JSON.parse((await run('scan', '--json')).out)).toEqual(JSON.parse(first.out));
+    const file = path.join(fixture.home, 'projects', '-work-big', 'memory', 'project_m3.md');
+    const before = await fs.readFile(file);
+    await fs.writeFile(file, '---\nname: Renamed\ndescription: use case: changed after the cache was written\ntype: project\n---\n');
+    try {
+      const big = JSON.parse((await run('scan', '--json')).out).projects.find((p: { dir: string }) => p.dir === '-work-big');
+      expect(big.memories.find((m: { file: string }) => m.file === 'project_m3.md')).toMatchObject({ name: 'Renamed', description: 'use case: changed after the cache was written' });
+    } finally {
+      await fs.writeFile(file, before);
+    }
+  });
+
   it('a missing home scans as empty, exit 0', async () => {
     const { code, out } = await run('scan', '--json', '--home', path.join(root, 'nope'));
     expect(code).toBe(0);

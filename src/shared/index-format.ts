@@ -40,7 +40,8 @@ export interface ParsedIndex {
 }
 
 // `- [Title](target) — hook`, with *, + or - bullets and —, –, -, : as hook separators.
-const POINTER = /^\s*[-*+]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^)<>\s]+))\s*\)\s*(?:(?:—|–|-{1,2}|:)\s*(.*?))?\s*$/;
+// The hook is `(?:.*\S)?` rather than a lazy `.*?` before `\s*$`: the same text, in linear time.
+const POINTER = /^\s*[-*+]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^)<>\s]+))\s*\)\s*(?:(?:—|–|-{1,2}|:)\s*((?:.*\S)?))?\s*$/;
 // A bullet that starts the way the canonical pointer does — with a `[Title](` link (not a
 // `[[wikilink]]`) or a bare `file.md` — and so is trying to be one.
 const TRIES_POINTER = /^\s*[-*+]\s+(?:\[(?!\[)|[^\s`[\]()]+\.md(?:\s|$))/i;

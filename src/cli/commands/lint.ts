@@ -2,18 +2,25 @@ import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.
 import { formatProblem, plural } from '../format.js';
 import { homeFrom } from './scan.js';
 import { locateProject } from '../../main/memdir/projects.js';
-import { type HomeScanCache, scanHome, scanProject } from '../../main/memdir/scan-home.js';
-import { applyFixes, fixRequestOf } from '../../main/memdir/memory-service.js';
 import { resolveDataDir } from '../../main/data-dir.js';
+import { openScanCache } from '../../main/memdir/scan-cache-file.js';
+import { scanHome, scanProject } from '../../main/memdir/scan-home.js';
+import { applyFixes, fixRequestOf } from '../../main/memdir/memory-service.js';
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';
 import type { Scope } from '../../shared/memory-types.js';
 
-async function lintProjects(home: string, project: string | undefined, env: NodeJS.ProcessEnv, cache?: HomeScanCache): Promise<ProjectScan[]> {
-  if (!project) return (await scanHome(home, { env, ...(cache ? { cache } : {}) })).projects;
-  const loc = await locateProject(home, project, env);
-  return [await scanProject(home, loc.dir, { env })];
+async function lintProjects(home: string, project: string | undefined, env: NodeJS.ProcessEnv): Promise<ProjectScan[]> {
+  if (project) {
+    const loc = await locateProject(home, project, env);
+    return [await scanProject(home, loc.dir, { env })];
+  }
+  // The whole home: through the scan cache in Memdir's data dir, as `memdir scan` does.
+  const { cache, save } = openScanCache(resolveDataDir(env), home);
+  const scan = await scanHome(home, { env, cache });
+  if (scan.exists) await save();
+  return scan.projects;
 }
 
 const counted = (p: Problem) => p.severity !== 'hint';

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
 import { ago, plural, table } from '../format.js';
-import { resolveHome } from '../../main/memdir/home.js';
-import { scanHome } from '../../main/memdir/scan-home.js';
 import { resolveDataDir } from '../../main/data-dir.js';
+import { resolveHome } from '../../main/memdir/home.js';
+import { openScanCache } from '../../main/memdir/scan-cache-file.js';
+import { scanHome } from '../../main/memdir/scan-home.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 
 export function homeFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): string {
@@ -31,10 +32,14 @@ One project per memory folder: transcript folders of sessions launched in a subd
 worktree are listed under the project whose memory they read ("launchDirs"), never as projects.
 "identity" is what survives a move: the repository's remotes and root commits, read from its files (no git,
 no network) and remembered in Memdir's data dir, so a project whose folder moved away is still known.
-A missing home is not an error: it scans as empty.`,
+A missing home is not an error: it scans as empty. What each file held is kept in Memdir's data dir
+(scan-cache/), so the next scan reads only what changed.`,
   async run({ values, io }) {
     const home = homeFrom(values, io);
-    const scan = await scanHome(home, { env: io.env, dataDir: resolveDataDir(io.env) });
+    const dataDir = resolveDataDir(io.env);
+    const { cache, save } = openScanCache(dataDir, home);
+    const scan = await scanHome(home, { env: io.env, cache, dataDir });
+    if (scan.exists) await save();
     if (values.json) {
       printJson(io, scan);
       return 0;

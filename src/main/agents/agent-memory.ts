@@ -9,8 +9,9 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import YAML from 'yaml';
+import { parseFrontmatterYaml } from '../memdir/frontmatter-yaml.js';
 import { runGit } from '../memdir/run-git.js';
+import { locateFrontmatter } from '../memdir/topic-file.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';
@@ -89,19 +90,17 @@ interface AgentDefinition {
   memory: AgentMemoryScopeName | null;
 }
 
-const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
-
 /**
- * Read `name` and `memory` from agent frontmatter. YAML first; when it fails (agent
- * descriptions often hold `key: value` text YAML rejects, which Claude Code tolerates), top-level
- * `key: value` lines are read instead.
+ * Read `name` and `memory` from agent frontmatter, through the one frontmatter reader (YAML with
+ * Claude Code's quoting retry, as for memories). When even that fails, top-level `name:` and
+ * `memory:` lines are read instead, so one bad description does not lose the agent.
  */
 function readFrontmatter(text: string): { data: Record<string, unknown> } | { error: string } {
-  const match = FRONTMATTER.exec(text);
-  if (!match) return { error: 'it has no YAML frontmatter (a block between --- lines at the top)' };
-  const source = match[1] ?? '';
+  const span = locateFrontmatter(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
+  if (span.fence !== 'closed') return { error: 'it has no YAML frontmatter (a block between --- lines at the top)' };
+  const source = text.slice(span.yamlStart, span.yamlEnd);
   try {
-    const data: unknown = YAML.parse(source, { maxAliasCount: 100, logLevel: 'error' });
+    const data: unknown = parseFrontmatterYaml(source);
     if (data && typeof data === 'object' && !Array.isArray(data)) return { data: data as Record<string, unknown> };
     if (data === null || data === undefined) return { data: {} };
     return { error: 'its frontmatter is not a set of key: value fields' };

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { resolveDataDir } from '../data-dir.js';
 import { resolveHome } from '../memdir/home.js';
-import { HomeScanCache, scanHome, scanProject } from '../memdir/scan-home.js';
+import { type OpenedScanCache, openScanCache } from '../memdir/scan-cache-file.js';
+import { type HomeScanCache, scanHome, scanProject } from '../memdir/scan-home.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { RpcError } from '../../shared/contract/define.js';
@@ -51,7 +52,8 @@ export class AppContext {
   /** Team sync and alerts (issue 7); the debounced and periodic syncs run only with `watch: true`. */
   readonly team: TeamService;
   private recallService: RecallService | null = null;
-  private cache = new HomeScanCache();
+  private scanCache!: OpenedScanCache;
+  private cacheSave: NodeJS.Timeout | null = null;
   private choice: HomeChoice = { home: null, demoHome: null };
   private watcher: MemoryWatcher | null = null;
   private homeValue = '';
@@ -77,6 +79,7 @@ export class AppContext {
     const ctx = new AppContext(options);
     ctx.choice = await readHomeChoice(ctx.dataDir);
     ctx.applyHome();
+    ctx.openCache();
     // A dream killed while it applied (kill -9, power loss) is undone before anything is shown.
     await ctx.dreams.recover();
     if (options.watch) ctx.startWatching();
@@ -115,7 +118,8 @@ export class AppContext {
     await writeHomeChoice(this.dataDir, this.choice);
     delete this.options.homeFlag;
     this.applyHome();
-    this.cache = new HomeScanCache();
+    await this.flushCache();
+    this.openCache();
     if (this.watcher) {
       await this.watcher.close();
       this.startWatching();
@@ -127,8 +131,34 @@ export class AppContext {
     return fs.existsSync(this.homeValue);
   }
 
+  private get cache(): HomeScanCache {
+    return this.scanCache.cache;
+  }
+
+  /** The scan cache of the current home, as the last process left it in the data dir. */
+  private openCache(): void {
+    this.scanCache = openScanCache(this.dataDir, this.homeValue);
+  }
+
+  /** Write the scan cache a moment after scans settle (and at close), not after every one. */
+  private scheduleCacheSave(): void {
+    if (this.cacheSave) return;
+    this.cacheSave = setTimeout(() => {
+      this.cacheSave = null;
+      void this.scanCache.save();
+    }, 2_000);
+    this.cacheSave.unref();
+  }
+
+  private async flushCache(): Promise<void> {
+    if (this.cacheSave) clearTimeout(this.cacheSave);
+    this.cacheSave = null;
+    await this.scanCache.save();
+  }
+
   async scanHome(): Promise<HomeScan> {
     const scan = await scanHome(this.homeValue, { cache: this.cache, env: this.env, dataDir: this.dataDir });
+    if (scan.exists) this.scheduleCacheSave();
     // A memory dir moved by settings is watched where the scan found it.
     this.watcher?.track(scan.projects);
     return scan;
@@ -144,6 +174,7 @@ export class AppContext {
     if (!scan.exists && scan.launchDirs.length === 0 && !fs.existsSync(path.join(this.homeValue, 'projects', dir))) {
       throw new RpcError({ code: 'not-found', message: `There is no project "${dir}" in ${this.homeValue}.` });
     }
+    this.scheduleCacheSave();
     return scan;
   }
 
@@ -174,6 +205,7 @@ export class AppContext {
   }
 
   async close(): Promise<void> {
+    await this.flushCache();
     await this.team.close();
     await this.autoMemory.close();
     await this.dreams.close();

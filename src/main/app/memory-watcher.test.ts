@@ -13,7 +13,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await watcher?.close();
   watcher = null;
-  await fs.rm(root, { recursive: true, force: true });
+  // History snapshots of external changes are written in the background; let them land.
+  await fs.rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 /** Resolves with the next batch of changed projects (or [] after `ms`). */
@@ -67,5 +68,89 @@ describe('MemoryWatcher', () => {
     next = nextChange(changes, 800);
     await fs.writeFile(path.join(moved, 'project_late.md'), '---\nname: Late\ndescription: d\ntype: project\n---\n');
     expect(await next).toEqual([]);
+  });
+
+  it('sees projects, memory folders and team folders created after it started, and a home that had no projects yet', async () => {
+    const home = path.join(root, 'home');
+    await fs.mkdir(path.join(home, 'projects', '-work-old'), { recursive: true });
+    const changes: string[][] = [];
+    watcher = new MemoryWatcher(home, path.join(root, 'data'), (dirs) => changes.push(dirs));
+    await ready();
+
+    // A project that had only transcripts gets its first memory.
+    let next = nextChange(changes);
+    await fs.mkdir(path.join(home, 'projects', '-work-old', 'memory'));
+    await fs.writeFile(path.join(home, 'projects', '-work-old', 'memory', 'user_role.md'), 'x');
+    expect(await next).toEqual(['-work-old']);
+    await ready();
+    next = nextChange(changes);
+    await fs.writeFile(path.join(home, 'projects', '-work-old', 'memory', 'user_role.md'), 'changed in place');
+    expect(await next).toEqual(['-work-old']);
+
+    // Transcripts written beside the memory say nothing.
+    next = nextChange(changes, 800);
+    await fs.writeFile(path.join(home, 'projects', '-work-old', 'session.jsonl'), '{}\n');
+    expect(await next).toEqual([]);
+
+    // A new project, then its team folder.
+    next = nextChange(changes);
+    await fs.mkdir(path.join(home, 'projects', '-work-new', 'memory'), { recursive: true });
+    expect(await next).toEqual(['-work-new']);
+    await ready();
+    await fs.mkdir(path.join(home, 'projects', '-work-new', 'memory', 'team'));
+    await ready();
+    next = nextChange(changes);
+    await fs.writeFile(path.join(home, 'projects', '-work-new', 'memory', 'team', 'project_api.md'), 'x');
+    expect(await next).toEqual(['-work-new']);
+    await watcher.close();
+
+    // A home with no projects folder yet.
+    const empty = path.join(root, 'empty-home');
+    await fs.mkdir(empty);
+    const later: string[][] = [];
+    watcher = new MemoryWatcher(empty, path.join(root, 'data'), (dirs) => later.push(dirs));
+    await ready();
+    await fs.mkdir(path.join(empty, 'projects'));
+    await ready();
+    next = nextChange(later);
+    await fs.mkdir(path.join(empty, 'projects', '-work-first', 'memory'), { recursive: true });
+    expect(await next).toEqual(['-work-first']);
+  });
+
+  it('sees memories in subfolders (retros/x.md), in folders there at its start and in ones made since', async () => {
+    const home = path.join(root, 'home');
+    const memory = path.join(home, 'projects', '-work-app', 'memory');
+    await fs.mkdir(path.join(memory, 'retros', '2026'), { recursive: true });
+    await fs.mkdir(path.join(memory, 'team', 'runbooks'), { recursive: true });
+    const changes: string[][] = [];
+    watcher = new MemoryWatcher(home, path.join(root, 'data'), (dirs) => changes.push(dirs));
+    await ready();
+
+    let next = nextChange(changes);
+    await fs.writeFile(path.join(memory, 'retros', '2026', 'q1.md'), '---\nname: Q1\ndescription: d\ntype: project\n---\n');
+    expect(await next).toEqual(['-work-app']);
+
+    next = nextChange(changes);
+    await fs.writeFile(path.join(memory, 'team', 'runbooks', 'deploy.md'), 'x');
+    expect(await next).toEqual(['-work-app']);
+
+    // A folder made after the start, then a memory in it.
+    next = nextChange(changes);
+    await fs.mkdir(path.join(memory, 'people'));
+    expect(await next).toEqual(['-work-app']);
+    await ready();
+    next = nextChange(changes);
+    await fs.writeFile(path.join(memory, 'people', 'mei.md'), 'x');
+    expect(await next).toEqual(['-work-app']);
+
+    // Not memories, in a subfolder either.
+    next = nextChange(changes, 800);
+    await fs.writeFile(path.join(memory, 'retros', 'notes.txt'), 'x');
+    expect(await next).toEqual([]);
+
+    // A folder removed takes its memories with it.
+    next = nextChange(changes);
+    await fs.rm(path.join(memory, 'retros'), { recursive: true });
+    expect(await next).toEqual(['-work-app']);
   });
 });

@@ -4,53 +4,218 @@
  * well under a second. Changes found this way are recorded in history as `external`.
  * A memory dir moved elsewhere by `autoMemoryDirectory` (R-SETTINGS) is watched where it is,
  * once a scan has told where that is (`track`).
+ *
+ * Directories are watched, never files: `projects/`, each `projects/<dir>/` (for its `memory`
+ * folder to appear), each memory dir, its `team/` and their subfolders (memories such as
+ * `retros/x.md`, as deep as a scan looks). A directory watch reports every entry
+ * created, removed, renamed or written inside it, so a home of 10,000 memories costs a few
+ * hundred watches set up in milliseconds — a watch per file took seconds at start and runs into
+ * the system's limit on watches.
  */
+import fs from 'node:fs';
 import path from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
 import { recordSnapshot } from '../history/history.js';
+import { MAX_MEMORY_DEPTH } from '../memdir/list-memory-files.js';
+import { TEAM_DIR } from '../../shared/limits.js';
 
 const DEBOUNCE_MS = 120;
 /** Memdir's own writes are announced directly; the watcher ignores their echo for this long. */
 const OWN_WRITE_MS = 1500;
 
+/** Whether `p` is a directory (not a link to one); false when it cannot be looked at. */
+function isPlainDirectory(p: string): boolean {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
+
+/** What a watched directory is, and for which project. */
+type Role =
+  | { kind: 'home' }
+  | { kind: 'projects' }
+  | { kind: 'project'; dir: string }
+  | { kind: 'memory'; dir: string; moved: boolean }
+  | { kind: 'team'; dir: string }
+  /** A subfolder of a memory dir or its team dir, `depth` folders below it. */
+  | { kind: 'folder'; dir: string; depth: number };
+
 export class MemoryWatcher {
-  private readonly watcher: FSWatcher;
+  private readonly watches = new Map<string, { watcher: fs.FSWatcher; role: Role }>();
   private readonly pending = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private readonly ownWrites = new Map<string, number>();
   /** Memory dirs outside `projects/<dir>/memory` (moved by settings) → their project's dir name. */
   private readonly moved = new Map<string, string>();
+  private readonly projects: string;
+  private closed = false;
 
   constructor(
     private readonly home: string,
     private readonly dataDir: string,
     private readonly onChange: (dirs: string[]) => void,
   ) {
-    const projects = path.join(home, 'projects');
-    this.watcher = watch(projects, {
-      ignoreInitial: true,
-      // projects/<dir>/memory/<file> and projects/<dir>/memory/team/<file>
-      depth: 3,
-      ignored: (file, stats) => {
-        const movedTo = this.movedDirOf(file);
-        if (movedTo) {
-          // <memory dir>/<file> and <memory dir>/team/<file>
-          const parts = path.relative(movedTo, file).split(path.sep).filter(Boolean);
-          if (parts.some((p) => p.startsWith('.')) || parts.length > 2) return true;
-          return stats?.isFile() === true && !file.endsWith('.md');
+    this.projects = path.join(home, 'projects');
+    // A home without projects yet: wait for Claude Code to create the folder.
+    if (!this.watchProjects()) this.watchDir(home, { kind: 'home' });
+  }
+
+  private watchProjects(): boolean {
+    if (!this.watchDir(this.projects, { kind: 'projects' })) return false;
+    for (const dir of this.subdirs(this.projects)) this.watchProject(dir);
+    return true;
+  }
+
+  /** Names of the subdirectories of `dir` (none when it cannot be listed). */
+  private subdirs(dir: string): string[] {
+    try {
+      return fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+        .map((e) => e.name);
+    } catch {
+      return [];
+    }
+  }
+
+  /** Start watching a directory; false when it cannot be watched (missing, no permission, out of watches). */
+  private watchDir(dir: string, role: Role): boolean {
+    if (this.closed) return false;
+    if (this.watches.has(dir)) return true;
+    try {
+      const watcher = fs.watch(dir, { persistent: false }, (_event, name) => this.event(dir, role, name === null ? null : String(name)));
+      // A watch failing later (its directory removed, say) must not take the app down.
+      watcher.on('error', () => this.unwatch(dir));
+      this.watches.set(dir, { watcher, role });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private unwatch(dir: string): void {
+    const entry = this.watches.get(dir);
+    if (!entry) return;
+    entry.watcher.close();
+    this.watches.delete(dir);
+  }
+
+  /** Drop the watches of a directory and everything below it. */
+  private unwatchTree(dir: string): void {
+    for (const watched of [...this.watches.keys()]) if (watched === dir || watched.startsWith(dir + path.sep)) this.unwatch(watched);
+  }
+
+  private watchProject(dir: string): void {
+    const projectDir = path.join(this.projects, dir);
+    if (!this.watchDir(projectDir, { kind: 'project', dir })) return;
+    if (!this.isMovedProject(dir)) this.watchMemory(path.join(projectDir, 'memory'), dir, false);
+  }
+
+  private watchMemory(memoryDir: string, dir: string, moved: boolean): void {
+    if (!this.watchDir(memoryDir, { kind: 'memory', dir, moved })) return;
+    for (const name of this.subdirs(memoryDir)) {
+      if (name === TEAM_DIR) this.watchTeam(path.join(memoryDir, TEAM_DIR), dir);
+      else this.watchFolder(path.join(memoryDir, name), dir, 1);
+    }
+  }
+
+  private watchTeam(teamDir: string, dir: string): void {
+    if (!this.watchDir(teamDir, { kind: 'team', dir })) return;
+    for (const name of this.subdirs(teamDir)) this.watchFolder(path.join(teamDir, name), dir, 1);
+  }
+
+  /** A subfolder and the ones below it, as deep as a scan lists memories (list-memory-files.ts). */
+  private watchFolder(folder: string, dir: string, depth: number): void {
+    if (depth > MAX_MEMORY_DEPTH || !this.watchDir(folder, { kind: 'folder', dir, depth })) return;
+    for (const name of this.subdirs(folder)) this.watchFolder(path.join(folder, name), dir, depth + 1);
+  }
+
+  /**
+   * An entry of a memory dir, team dir or subfolder that is not a Markdown file: a subfolder made
+   * (watched from now on) or removed (its memories went with it). Anything else says nothing.
+   */
+  private folderEvent(where: string, name: string, dir: string, depth: number): void {
+    const folder = path.join(where, name);
+    if (this.watches.has(folder)) {
+      if (!fs.existsSync(folder)) {
+        this.unwatchTree(folder);
+        this.note(dir);
+      }
+      return;
+    }
+    // A link to a folder is not entered, as a scan does not enter it.
+    if (!isPlainDirectory(folder)) return;
+    this.watchFolder(folder, dir, depth);
+    this.note(dir);
+  }
+
+  private isMovedProject(dir: string): boolean {
+    for (const owner of this.moved.values()) if (owner === dir) return true;
+    return false;
+  }
+
+  /** Something happened to `name` inside the watched directory `where`. */
+  private event(where: string, role: Role, name: string | null): void {
+    if (this.closed) return;
+    switch (role.kind) {
+      case 'home': {
+        if (name === 'projects' && this.watchProjects()) {
+          this.unwatch(where);
+          for (const dir of this.subdirs(this.projects)) this.note(dir);
         }
-        const rel = path.relative(projects, file);
-        if (rel === '') return false;
-        const parts = rel.split(path.sep);
-        if (parts.some((p) => p.startsWith('.'))) return true;
-        if (parts.length >= 2 && parts[1] !== 'memory') return true;
-        if (stats?.isFile() && !file.endsWith('.md')) return true;
-        return false;
-      },
-    });
-    this.watcher.on('all', (_event, file) => this.note(file));
-    // A watcher failing (too many watches, permissions) must not take the app down.
-    this.watcher.on('error', () => undefined);
+        return;
+      }
+      case 'projects': {
+        if (!name || name.startsWith('.')) return;
+        const projectDir = path.join(where, name);
+        if (fs.existsSync(projectDir)) {
+          this.watchProject(name);
+          // Its memory may have been written before the watch was set.
+          if (fs.existsSync(path.join(projectDir, 'memory'))) this.note(name);
+        } else {
+          this.unwatchTree(projectDir);
+          this.note(name);
+        }
+        return;
+      }
+      case 'project': {
+        // Transcripts and session folders change here all the time; only `memory` matters.
+        if (name !== 'memory' || this.isMovedProject(role.dir)) return;
+        const memoryDir = path.join(where, 'memory');
+        if (fs.existsSync(memoryDir)) this.watchMemory(memoryDir, role.dir, false);
+        else this.unwatchTree(memoryDir);
+        this.note(role.dir);
+        return;
+      }
+      case 'memory': {
+        if (name === TEAM_DIR) {
+          const teamDir = path.join(where, TEAM_DIR);
+          if (fs.existsSync(teamDir)) this.watchTeam(teamDir, role.dir);
+          else this.unwatchTree(teamDir);
+          this.note(role.dir);
+          return;
+        }
+        this.entryEvent(where, name, role.dir, 1);
+        return;
+      }
+      case 'team':
+        this.entryEvent(where, name, role.dir, 1);
+        return;
+      case 'folder':
+        this.entryEvent(where, name, role.dir, role.depth + 1);
+        return;
+    }
+  }
+
+  /** `name` changed inside a memory dir, team dir or subfolder (`depth`: a subfolder's depth there). */
+  private entryEvent(where: string, name: string | null, dir: string, depth: number): void {
+    if (name !== null && name.startsWith('.')) return;
+    if (name !== null && !name.endsWith('.md')) {
+      this.folderEvent(where, name, dir, depth);
+      return;
+    }
+    this.note(dir);
   }
 
   /**
@@ -60,29 +225,22 @@ export class MemoryWatcher {
   track(projects: readonly { dir: string; memoryDir: string }[]): void {
     const now = new Map<string, string>();
     for (const p of projects) if (p.memoryDir !== this.defaultMemoryDir(p.dir)) now.set(p.memoryDir, p.dir);
-    for (const memoryDir of this.moved.keys()) {
-      if (!now.has(memoryDir)) {
-        this.moved.delete(memoryDir);
-        void this.watcher.unwatch(memoryDir);
-      }
+    for (const [memoryDir, dir] of [...this.moved]) {
+      if (now.get(memoryDir) === dir) continue;
+      this.moved.delete(memoryDir);
+      this.unwatchTree(memoryDir);
+      if (!this.isMovedProject(dir) && this.watches.has(path.join(this.projects, dir))) this.watchMemory(this.defaultMemoryDir(dir), dir, false);
     }
     for (const [memoryDir, dir] of now) {
       if (this.moved.get(memoryDir) === dir) continue;
       this.moved.set(memoryDir, dir);
-      this.watcher.add(memoryDir);
+      this.unwatchTree(this.defaultMemoryDir(dir));
+      this.watchMemory(memoryDir, dir, true);
     }
   }
 
   private defaultMemoryDir(dir: string): string {
-    return path.join(this.home, 'projects', dir, 'memory');
-  }
-
-  /** The moved memory dir holding `file` (or being it), if any. */
-  private movedDirOf(file: string): string | null {
-    for (const memoryDir of this.moved.keys()) {
-      if (file === memoryDir || file.startsWith(memoryDir + path.sep)) return memoryDir;
-    }
-    return null;
+    return path.join(this.projects, dir, 'memory');
   }
 
   private memoryDirOf(dir: string): string {
@@ -95,10 +253,7 @@ export class MemoryWatcher {
     this.ownWrites.set(memoryDir, Date.now());
   }
 
-  private note(file: string): void {
-    const movedTo = this.movedDirOf(file);
-    const dir = movedTo ? this.moved.get(movedTo) : path.relative(path.join(this.home, 'projects'), file).split(path.sep)[0];
-    if (!dir || dir.startsWith('..')) return;
+  private note(dir: string): void {
     this.pending.add(dir);
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.flush(), DEBOUNCE_MS);
@@ -123,7 +278,8 @@ export class MemoryWatcher {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.watcher.close();
+    for (const dir of [...this.watches.keys()]) this.unwatch(dir);
   }
 }

@@ -6,7 +6,6 @@
  */
 import fsCallbacks, { type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import { promisify } from 'node:util';
 
 /** The subset of `node:fs/promises` the dream gates and lock use. */
 export interface DreamFs {
@@ -22,13 +21,14 @@ export interface DreamFs {
 }
 
 /**
- * The real file system. `stat` and `readdir` go through the callback API, promisified: the
- * session gate is all stats, and over 10,000 transcripts a loop on `fs.promises.stat` took
- * about 1.3× as long as the same loop on the callback form (bench `dream-gates`).
+ * The real file system. `stat` and `readdir` are the synchronous calls behind a promise: a
+ * stat is a few microseconds, a thread-pool round trip many times that, and the gates are all
+ * stats (the session gate over 10,000 transcripts costs about what a bare `statSync` loop costs,
+ * bench `dream-gates`; it runs at most once per 10 minutes).
  */
 export const nodeDreamFs: DreamFs = {
-  stat: promisify(fsCallbacks.stat) as (p: string) => Promise<Stats>,
-  readdir: promisify(fsCallbacks.readdir) as (p: string) => Promise<string[]>,
+  stat: async (p) => fsCallbacks.statSync(p),
+  readdir: async (p) => fsCallbacks.readdirSync(p),
   readFile: (p, encoding) => fs.readFile(p, encoding),
   open: (p, flags, mode) => fs.open(p, flags, mode),
   rename: (from, to) => fs.rename(from, to),

@@ -154,11 +154,12 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
   const fs = opts.fs ?? nodeDreamFs;
   const now = opts.now ?? Date.now;
   const nowMs = now();
+  const nowIso = iso(nowMs);
   const minHours = threshold(opts.minHours, DEFAULT_MIN_HOURS, 'minHours');
   const minSessions = threshold(opts.minSessions, DEFAULT_MIN_SESSIONS, 'minSessions');
   const forced = opts.force === true;
   const disabled = forced ? null : disabledBy(target.settings);
-  const report: DreamGateReport = { eligible: false, forced, disabled, gates: [], lastConsolidatedAt: null, checkedAt: iso(nowMs) };
+  const report: DreamGateReport = { eligible: false, forced, disabled, gates: [], lastConsolidatedAt: null, checkedAt: nowIso };
   const finish = (lock: DreamLock | null = null): Evaluation => {
     report.eligible = disabled === null && report.gates.length === 3 && report.gates.every((g) => g.passed) && (mode === 'status' || lock !== null);
     return { report, lock };
@@ -185,29 +186,30 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       const code = errCode(err);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') {
         const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? String(err));
-        report.gates.push({ name: 'time', checked: true, passed: false, value: null, threshold: minHours, detail: `Cannot read the consolidation lock in ${target.memoryDir} (${why}).`, checkedAt: iso(nowMs) });
+        report.gates.push({ name: 'time', checked: true, passed: false, value: null, threshold: minHours, detail: `Cannot read the consolidation lock in ${target.memoryDir} (${why}).`, checkedAt: nowIso });
         return stopAfter('the time gate failed.');
       }
     }
     if (mtimeMs === null) {
-      report.gates.push({ name: 'time', checked: true, passed: true, value: null, threshold: minHours, detail: 'Never consolidated.', checkedAt: iso(nowMs) });
+      report.gates.push({ name: 'time', checked: true, passed: true, value: null, threshold: minHours, detail: 'Never consolidated.', checkedAt: nowIso });
     } else {
-      report.lastConsolidatedAt = iso(mtimeMs);
+      const mtimeIso = iso(mtimeMs);
+      report.lastConsolidatedAt = mtimeIso;
       const skewed = mtimeMs - nowMs > CLOCK_SKEW_TOLERANCE_MS;
       // A future time counts as now (clock skew): it can neither pass the gate nor block forever,
       // since the first dream (Dream now) writes a sane time.
       sinceMs = skewed ? nowMs : mtimeMs;
       const ageMs = Math.max(0, nowMs - sinceMs);
       const passed = ageMs >= minHours * HOUR_MS;
-      const skew = skewed ? ` The lock's time ${iso(mtimeMs)} is in the future (clock skew); it counts as now.` : '';
+      const skew = skewed ? ` The lock's time ${mtimeIso} is in the future (clock skew); it counts as now.` : '';
       report.gates.push({
         name: 'time',
         checked: true,
         passed,
         value: roundHours(ageMs),
         threshold: minHours,
-        detail: `Last consolidated ${roundHours(ageMs)} h ago (${iso(mtimeMs)}); ${passed ? 'at least' : 'needs'} ${minHours} h.${skew}`,
-        checkedAt: iso(nowMs),
+        detail: `Last consolidated ${roundHours(ageMs)} h ago (${mtimeIso}); ${passed ? 'at least' : 'needs'} ${minHours} h.${skew}`,
+        checkedAt: nowIso,
       });
       if (!passed) {
         report.nextEligibleAt = iso(sinceMs + minHours * HOUR_MS);
@@ -252,12 +254,12 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       status = await inspectDreamLock(target.memoryDir, opts);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      report.gates.push({ name: 'lock', checked: true, passed: false, value: 'unreadable', threshold: null, detail: `Cannot read the consolidation lock: ${why}`, checkedAt: iso(nowMs) });
+      report.gates.push({ name: 'lock', checked: true, passed: false, value: 'unreadable', threshold: null, detail: `Cannot read the consolidation lock: ${why}`, checkedAt: nowIso });
       return finish();
     }
     report.lock = status;
     if (forced && status.mtimeMs !== null) report.lastConsolidatedAt = iso(status.mtimeMs);
-    report.gates.push({ name: 'lock', checked: true, passed: status.state !== 'held', value: status.state, threshold: null, detail: status.detail, checkedAt: iso(nowMs) });
+    report.gates.push({ name: 'lock', checked: true, passed: status.state !== 'held', value: status.state, threshold: null, detail: status.detail, checkedAt: nowIso });
     return finish();
   }
   const taken = await acquireDreamLock(target.memoryDir, opts);

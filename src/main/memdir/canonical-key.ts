@@ -90,9 +90,11 @@ export interface KeyExplanation {
 
 type Stat = fs.Stats | null;
 
+// A missing path answers `undefined` rather than throwing: the walk up from a directory meets
+// many, and an exception costs many times the system call.
 function lstatOrNull(p: string): Stat {
   try {
-    return fs.lstatSync(p);
+    return fs.lstatSync(p, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }
@@ -100,7 +102,7 @@ function lstatOrNull(p: string): Stat {
 
 function statOrNull(p: string): Stat {
   try {
-    return fs.statSync(p);
+    return fs.statSync(p, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }
@@ -204,10 +206,20 @@ function followWorktreeLink(root: string): { key: string; bare: boolean; link: W
   return { key: path.dirname(commondir), bare: false, link: { gitdir, commondir, valid: true, problem: null } };
 }
 
+/** Whether nothing is at `p` (ENOENT); any other failure is left for the caller's own checks to say. */
+function isMissing(p: string): boolean {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** The nearest existing ancestor of a missing path, realpath'd. */
 function nearestExisting(p: string): string | null {
   for (let current = path.dirname(p); ; ) {
-    const real = realpathOrNull(current);
+    // (A path that is not a directory has no real path that is one: not asked.)
+    const real = statOrNull(current)?.isDirectory() ? realpathOrNull(current) : null;
     if (real && statOrNull(real)?.isDirectory()) return real;
     const parent = path.dirname(current);
     if (parent === current) return null;
@@ -242,15 +254,20 @@ function explainFrom(dir: string, start: string, exists: boolean): KeyExplanatio
  * @throws {DirectoryError} when `dir` does not exist (unless `missingOk`), is not a directory or cannot be read.
  */
 export async function explainCanonicalKey(dir: string, options: { missingOk?: boolean } = {}): Promise<KeyExplanation> {
+  const fromMissing = (error: () => DirectoryError): KeyExplanation => {
+    const absolute = path.resolve(dir);
+    const start = nearestExisting(absolute);
+    if (start === null) throw error();
+    return explainFrom(absolute, start, false);
+  };
+  // A launch directory deleted since (common in an old home) is known missing without an exception.
+  if (options.missingOk && isMissing(path.resolve(dir))) return fromMissing(() => new DirectoryError(path.resolve(dir), 'missing'));
   try {
-    const real = await realDirectory(dir);
+    const real = realDirectory(dir);
     return explainFrom(real, real, true);
   } catch (error) {
     if (!options.missingOk || !(error instanceof DirectoryError) || error.reason !== 'missing') throw error;
-    const absolute = path.resolve(dir);
-    const start = nearestExisting(absolute);
-    if (start === null) throw error;
-    return explainFrom(absolute, start, false);
+    return fromMissing(() => error);
   }
 }
 
@@ -262,17 +279,22 @@ export async function canonicalKey(dir: string): Promise<string> {
   return (await explainCanonicalKey(dir)).key;
 }
 
-async function realDirectory(dir: string): Promise<string> {
+/**
+ * `dir` with every link resolved, as the OS resolves it. Synchronous like the walk up from it:
+ * a scan keys every launch directory each time, and a thread-pool round trip per call costs more
+ * than the call.
+ */
+function realDirectory(dir: string): string {
   const absolute = path.resolve(dir);
   let real: string;
   try {
-    real = await fs.promises.realpath(absolute);
+    real = fs.realpathSync.native(absolute);
   } catch (error) {
     throw directoryError(absolute, error);
   }
   let stat;
   try {
-    stat = await fs.promises.stat(real);
+    stat = fs.statSync(real);
   } catch (error) {
     throw directoryError(absolute, error);
   }

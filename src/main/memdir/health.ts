@@ -6,7 +6,7 @@
 import { type ParsedIndex, indexLinks, splitLoadedEntries } from '../../shared/index-format.js';
 import { type IndexLoad, lineFate } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
-import { detectDerivable } from '../../shared/not-worth-saving.js';
+import type { DerivableHint } from '../../shared/not-worth-saving.js';
 import { type Problem, type ProblemCode, type FixKind, SEVERITY_OF } from '../../shared/problems.js';
 import type { FrontmatterIssue } from '../../shared/frontmatter.js';
 
@@ -15,7 +15,8 @@ export interface TopicFacts {
   /** Why the file could not be read, when it could not. */
   unreadable?: { code: 'unreadable' | 'unsafe-link'; reason: string };
   issues?: FrontmatterIssue[];
-  body?: string;
+  /** R-NOTSAVE hints found in its body. */
+  hints?: DerivableHint[];
 }
 
 export interface HealthInput {
@@ -103,7 +104,7 @@ export function assessHealth(input: HealthInput): Problem[] {
         );
       }
     }
-    for (const hint of detectDerivable(topic.body ?? '')) problems.push(problem('not-worth-saving', topic.file, null, `${topic.file}: ${hint.message}`));
+    for (const hint of topic.hints ?? []) problems.push(problem('not-worth-saving', topic.file, null, `${topic.file}: ${hint.message}`));
   }
 
   for (const stray of input.strays) problems.push(problem('unreadable', stray.file, null, `${stray.file} cannot be read: ${stray.reason}.`));

@@ -71,15 +71,20 @@ async function readFolder(folderPath: string, cache: GroupCache | undefined): Pr
   }
   const known = st ? cache?.get(folderPath) : undefined;
   if (st && known && known.mtimeMs === st.mtimeMs && known.ctimeMs === st.ctimeMs && known.ino === st.ino) return known;
-  let names: string[];
+  let entries: fs.Dirent[];
   try {
-    names = fs.readdirSync(folderPath);
+    entries = fs.readdirSync(folderPath, { withFileTypes: true });
   } catch {
-    names = [];
+    entries = [];
   }
-  const transcripts = names.filter((n) => n.endsWith('.jsonl')).length;
-  const cwd = transcripts > 0 ? await readLaunchDir(folderPath) : null;
-  const facts = { transcripts, cwd, hasMemory: names.includes('memory') };
+  let transcripts = 0;
+  let hasMemory = false;
+  for (const entry of entries) {
+    if (entry.name.endsWith('.jsonl')) transcripts++;
+    else if (entry.name === 'memory') hasMemory = true;
+  }
+  const cwd = transcripts > 0 ? await readLaunchDir(folderPath, entries) : null;
+  const facts = { transcripts, cwd, hasMemory };
   if (st) cache?.set(folderPath, { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, ...facts });
   return facts;
 }

@@ -3,6 +3,7 @@
  * folder recovered from its transcripts (R-SANITIZE: the directory name cannot be reversed), and
  * locating the project and memory directory of any path, directory name or transcript.
  */
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DirectoryError, type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
@@ -38,11 +39,13 @@ export async function listProjectDirs(home: string): Promise<string[]> {
 /**
  * The first non-empty string value of `field` on a line of a transcript (`cwd`, `version`),
  * reading at most `maxBytes` of `file`; garbage and half-written lines are skipped (SPEC §8).
+ * The reads are synchronous: the field is on one of the first lines, and a thread-pool round
+ * trip per read costs more than the read (a scan does this for every transcript folder).
  */
 export async function firstTranscriptField(file: string, field: string, maxBytes: number = CWD_SCAN_MAX_BYTES): Promise<string | null> {
-  let handle: fs.FileHandle;
+  let fd: number;
   try {
-    handle = await fs.open(file, 'r');
+    fd = fsSync.openSync(file, 'r');
   } catch {
     return null;
   }
@@ -52,7 +55,7 @@ export async function firstTranscriptField(file: string, field: string, maxBytes
     let total = 0;
     let eof = false;
     while (total < maxBytes) {
-      const { bytesRead } = await handle.read(chunk, 0, Math.min(CHUNK_BYTES, maxBytes - total), null);
+      const bytesRead = fsSync.readSync(fd, chunk, 0, Math.min(CHUNK_BYTES, maxBytes - total), null);
       if (bytesRead === 0) {
         eof = true;
         break;
@@ -74,7 +77,7 @@ export async function firstTranscriptField(file: string, field: string, maxBytes
   } catch {
     return null;
   } finally {
-    await handle.close().catch(() => undefined);
+    fsSync.closeSync(fd);
   }
 }
 
@@ -98,23 +101,27 @@ function fieldOfLine(line: Buffer, field: string): string | null {
  * directly in `folder`; SPEC §8), as written. Cheap: the newest transcripts first (at most
  * {@link CWD_SCAN_MAX_FILES}), each read line by line only until the first line with a string
  * `cwd`, never past {@link CWD_SCAN_MAX_BYTES}; malformed and half-written lines are skipped.
- * Null when no transcript has a cwd.
+ * Null when no transcript has a cwd. `entries`, when the caller has just listed `folder`, saves
+ * listing it again.
  */
-export async function readLaunchDir(folder: string): Promise<string | null> {
+export async function readLaunchDir(folder: string, entries?: readonly fsSync.Dirent[]): Promise<string | null> {
   let names: string[];
   try {
-    const entries = await fs.readdir(folder, { withFileTypes: true });
-    names = entries.filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => e.name);
+    names = (entries ?? fsSync.readdirSync(folder, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => e.name);
   } catch {
     return null;
   }
-  const dated = await Promise.all(
-    names.map(async (name) => {
-      const file = path.join(folder, name);
-      const stat = await fs.stat(file).catch(() => null);
-      return { file, mtimeMs: stat?.mtimeMs ?? 0 };
-    }),
-  );
+  // Synchronous like firstTranscriptField: one stat per transcript, no thread-pool round trips.
+  const dated = names.map((name) => {
+    const file = path.join(folder, name);
+    let mtimeMs = 0;
+    try {
+      mtimeMs = fsSync.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+    } catch {
+      // Unreadable: tried last.
+    }
+    return { file, mtimeMs };
+  });
   dated.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
   for (const { file } of dated.slice(0, CWD_SCAN_MAX_FILES)) {
     const cwd = await firstTranscriptField(file, 'cwd');

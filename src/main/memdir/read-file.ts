@@ -7,6 +7,7 @@
  * thousands of them a synchronous read costs a fraction of a thread-pool round trip each
  * (see `npm run bench scan`). Callers yield to the event loop between directories.
  */
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { TOPIC_MAX_BYTES } from '../../shared/limits.js';
@@ -23,7 +24,8 @@ export type ReadOutcome =
   | { ok: true; text: string; facts: FileFacts }
   | { ok: false; code: 'unreadable' | 'unsafe-link'; reason: string; facts: FileFacts | null };
 
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+// Validity is checked first (textProblem); decoding keeps a BOM, as the file has it.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function factsOf(stat: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): FileFacts {
   return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
@@ -62,48 +64,81 @@ export function linkStaysInside(root: string, linkPath: string): { inside: boole
   }
 }
 
+export type BytesOutcome<T> = { ok: true; value: T; facts: FileFacts } | Failure;
+type Failure = Exclude<ReadOutcome, { ok: true }>;
+
+// One buffer reused for every read: a scan reads thousands of files, and allocating a buffer for
+// each costs about as much as the read. Larger files get their own.
+const scratch = Buffer.allocUnsafe(256 * 1024);
+
 /**
- * Read a text file found in a memory dir. `isSymlink` comes from the directory listing so the
- * common case costs no extra system call. Returns the decoded text (BOM kept) or why not.
+ * Read a file found in a memory dir and hand its bytes to `use`, which must not keep them: they
+ * live in a buffer the next read reuses. `isSymlink` comes from the directory listing so the
+ * common case costs no extra system call. Returns what `use` returned, or why the file could
+ * not be read.
  */
-export function readMemoryText(root: string, absPath: string, isSymlink: boolean, maxBytes = TOPIC_MAX_BYTES): ReadOutcome {
+export function readMemoryBytes<T>(root: string, absPath: string, isSymlink: boolean, use: (bytes: Buffer, facts: FileFacts) => T | Failure, maxBytes = TOPIC_MAX_BYTES): BytesOutcome<T> {
   if (isSymlink) {
     const { inside, loop } = linkStaysInside(root, absPath);
     if (loop) return { ok: false, code: 'unreadable', reason: errnoReason({ code: 'ELOOP' }), facts: null };
     if (!inside) return { ok: false, code: 'unsafe-link', reason: 'it is a symbolic link that leads outside the memory directory, so Memdir does not follow it', facts: null };
   }
   let fd: number | undefined;
+  let bytes: Buffer;
+  let facts: FileFacts;
   try {
     fd = fs.openSync(absPath, 'r');
     const stat = fs.fstatSync(fd);
-    const facts = factsOf(stat);
+    facts = factsOf(stat);
     if (stat.isDirectory()) return { ok: false, code: 'unreadable', reason: errnoReason({ code: 'EISDIR' }), facts };
     if (!stat.isFile()) return { ok: false, code: 'unreadable', reason: 'it is not a regular file', facts };
     if (stat.size > maxBytes) {
       const [size, limit] = formatBytesAgainst(stat.size, maxBytes);
       return { ok: false, code: 'unreadable', reason: `it is ${size}, too large for a memory (the limit is ${limit})`, facts };
     }
-    const buffer = Buffer.allocUnsafe(stat.size);
+    const buffer = stat.size <= scratch.length ? scratch : Buffer.allocUnsafe(stat.size);
     let filled = 0;
     while (filled < stat.size) {
       const bytesRead = fs.readSync(fd, buffer, filled, stat.size - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    return decode(buffer.subarray(0, filled), facts);
+    bytes = buffer.subarray(0, filled);
   } catch (error) {
     return { ok: false, code: 'unreadable', reason: errnoReason(error), facts: null };
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+  const value = use(bytes, facts);
+  return isFailure(value) ? value : { ok: true, value, facts };
+}
+
+function isFailure(value: unknown): value is Failure {
+  return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false;
+}
+
+/**
+ * Read a text file found in a memory dir: the decoded text (BOM kept) or why not (binary,
+ * not UTF-8, too large, a directory, a link leaving the memory dir…).
+ */
+export function readMemoryText(root: string, absPath: string, isSymlink: boolean, maxBytes = TOPIC_MAX_BYTES): ReadOutcome {
+  const outcome = readMemoryBytes(root, absPath, isSymlink, (bytes, facts) => decode(bytes, facts), maxBytes);
+  return outcome.ok ? outcome.value : outcome;
+}
+
+/**
+ * Why these bytes are not a text file, or null: a NUL byte means binary; then strict UTF-8.
+ * `latin1` (the same bytes as a latin1 string), when the caller has it, makes the NUL search cheap.
+ */
+export function textProblem(bytes: Uint8Array, latin1?: string): string | null {
+  if (latin1 !== undefined ? latin1.includes('\0') : bytes.indexOf(0) !== -1) return 'it is a binary file, not text';
+  if (!isUtf8(bytes)) return 'it is not valid UTF-8 text (saved in another encoding?)';
+  return null;
 }
 
 /** Decode UTF-8 strictly; a NUL byte means binary. */
 export function decode(bytes: Uint8Array, facts: FileFacts): ReadOutcome {
-  if (bytes.indexOf(0) !== -1) return { ok: false, code: 'unreadable', reason: 'it is a binary file, not text', facts };
-  try {
-    return { ok: true, text: decoder.decode(bytes), facts };
-  } catch {
-    return { ok: false, code: 'unreadable', reason: 'it is not valid UTF-8 text (saved in another encoding?)', facts };
-  }
+  const problem = textProblem(bytes);
+  if (problem) return { ok: false, code: 'unreadable', reason: problem, facts };
+  return { ok: true, text: decoder.decode(bytes), facts };
 }

@@ -1,60 +1,23 @@
 /**
- * Scan one memory directory: its index, its topic files, their health. Bad files never crash a
- * scan (R-HEALTH). A cache keyed by each file's stat facts makes a rescan with nothing changed
- * cost a directory listing and one stat per file: no re-reads, no re-parsing, and the previous
- * result handed back as is.
+ * Scan one memory directory: its index, its topic files (subfolders included), their health.
+ * Bad files never crash a scan (R-HEALTH). A cache keyed by each file's stat facts makes a
+ * rescan with nothing changed cost the directory listings and one stat per file: no re-reads,
+ * no re-parsing, and the previous result handed back as is.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { indexLinks, parseIndex, splitLoadedEntries, type ParsedIndex } from '../../shared/index-format.js';
-import { type IndexLoad, lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { indexLinks, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
+import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
-import { listMemoryFiles } from './list-memory-files.js';
-import { type FileFacts, type ReadOutcome, factsOf, readMemoryText } from './read-file.js';
-import { type ParsedTopic, parseTopicFile } from './topic-file.js';
+import { type MemoryFileListing, listMemoryFiles } from './list-memory-files.js';
+import { type FileFacts, factsOf, readMemoryBytes, readMemoryText } from './read-file.js';
+import { type CachedDir, type CachedIndex, type CachedTopic, type Failure, type ScanCache, type StoredDir, UNKNOWN, childPath, restoreStoredDir, sameFacts } from './scan-cache.js';
+import { type TopicSummary, summarizeTopicBytes } from './topic-summary.js';
 
-type Failure = Exclude<ReadOutcome, { ok: true }>;
-interface CachedTopic {
-  facts: FileFacts;
-  isSymlink: boolean;
-  outcome: Failure | null;
-  parsed: ParsedTopic | null;
-  bytes: number;
-}
-interface CachedIndex {
-  facts: FileFacts;
-  outcome: Failure | null;
-  parsed: ParsedIndex | null;
-  load: IndexLoad | null;
-}
-interface CachedDir {
-  /** The records the result was built from; any change of identity means rebuild. */
-  parts: (CachedTopic | CachedIndex | string)[];
-  result: MemoryDirScan;
-}
-
-const UNKNOWN: FileFacts = { size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1 };
-
-/** Remembers what each file held at which stat facts, across scans of any number of dirs. */
-export class ScanCache {
-  readonly topics = new Map<string, CachedTopic>();
-  readonly indexes = new Map<string, CachedIndex>();
-  readonly dirs = new Map<string, CachedDir>();
-  /** Drop everything under a directory (after a write Memdir made, say). */
-  forget(dir: string): void {
-    const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
-    for (const map of [this.topics, this.indexes, this.dirs] as Map<string, unknown>[]) {
-      for (const key of map.keys()) if (key === dir || key.startsWith(prefix)) map.delete(key);
-    }
-  }
-}
-
-function sameFacts(a: FileFacts, b: FileFacts): boolean {
-  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
-}
+export { ScanCache } from './scan-cache.js';
 
 /** Run `fn` over items with at most `limit` in flight, keeping order. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
@@ -80,46 +43,52 @@ function statFacts(abs: string, isSymlink: boolean): FileFacts | null {
 }
 
 /** A link's own facts identify it; a link's content is judged from its target each time. */
-function read<T extends { facts: FileFacts }>(
-  map: Map<string, T> | undefined,
-  root: string,
-  abs: string,
-  isSymlink: boolean,
-  build: (outcome: ReadOutcome) => T,
-  maxBytes?: number,
-): T {
-  const cached = map?.get(abs);
-  if (cached && !isSymlink) {
+function cached<T extends { facts: FileFacts }>(cache: ScanCache | undefined, map: Map<string, T> | undefined, abs: string, isSymlink: boolean, build: () => T): T {
+  const known = map?.get(abs);
+  if (known && !isSymlink) {
     const facts = statFacts(abs, false);
-    if (facts && sameFacts(facts, cached.facts)) return cached;
+    if (facts && sameFacts(facts, known.facts)) return known;
   }
-  const record = build(readMemoryText(root, abs, isSymlink, maxBytes));
-  if (map && record.facts.ino !== -1 && !isSymlink) map.set(abs, record);
+  const record = build();
+  if (cache && map && record.facts.ino !== -1 && !isSymlink) {
+    map.set(abs, record);
+    cache.revision++;
+  }
   return record;
 }
 
-function loadTopic(root: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
-  // A link in a subfolder may point anywhere inside the memory directory: the directory is the bound.
-  return read(cache?.topics, root, path.join(root, file), isSymlink, (outcome) =>
-    outcome.ok
-      ? { facts: outcome.facts, isSymlink, outcome: null, parsed: parseTopicFile(outcome.text, file), bytes: outcome.facts.size }
-      : { facts: outcome.facts ?? UNKNOWN, isSymlink, outcome, parsed: null, bytes: outcome.facts?.size ?? 0 },
-  );
+function loadTopic(memoryDir: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
+  const abs = childPath(memoryDir, file);
+  return cached(cache, cache?.topics, abs, isSymlink, () => {
+    // A link in a subfolder may point anywhere inside the memory directory: the directory is the bound.
+    const outcome = readMemoryBytes(memoryDir, abs, isSymlink, (bytes, facts): TopicSummary | Failure => {
+      const summary = summarizeTopicBytes(bytes, file);
+      return 'problem' in summary ? { ok: false, code: 'unreadable', reason: summary.problem, facts } : summary;
+    });
+    return outcome.ok
+      ? { file, facts: outcome.facts, isSymlink, outcome: null, summary: outcome.value, bytes: outcome.facts.size }
+      : { file, facts: outcome.facts ?? UNKNOWN, isSymlink, outcome, summary: null, bytes: outcome.facts?.size ?? 0 };
+  });
+}
+
+function readIndex(abs: string, isSymlink: boolean): CachedIndex {
+  // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
+  const outcome = readMemoryText(path.dirname(abs), abs, isSymlink, 20_000_000);
+  if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null, teamLinks: [] };
+  const parsed = parseIndex(outcome.text);
+  const load = loadIndexAsClaudeCode(outcome.text);
+  const targets = new Set<string>();
+  const teamLinks = new Set<string>();
+  for (const link of indexLinks(parsed)) {
+    targets.add(link.file);
+    // A team file linked from a line the agent sees (R-INDEX: stripped lines are not seen).
+    if (link.file.startsWith(`${TEAM_DIR}/`) && lineFate(load, link.line) !== 'hidden') teamLinks.add(link.file.slice(TEAM_DIR.length + 1));
+  }
+  return { facts: outcome.facts, outcome: null, parsed, load, targets: [...targets], teamLinks: [...teamLinks] };
 }
 
 function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined): CachedIndex {
-  // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
-  return read(
-    cache?.indexes,
-    path.dirname(abs),
-    abs,
-    isSymlink,
-    (outcome) =>
-      outcome.ok
-        ? { facts: outcome.facts, outcome: null, parsed: parseIndex(outcome.text), load: loadIndexAsClaudeCode(outcome.text) }
-        : { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null },
-    20_000_000,
-  );
+  return cached(cache, cache?.indexes, abs, isSymlink, () => readIndex(abs, isSymlink));
 }
 
 export interface ScanDirOptions {
@@ -134,14 +103,55 @@ export interface ScanDirOptions {
 
 const EMPTY_INDEX: IndexSummary = { exists: false, lines: 0, bytes: 0, chars: 0, loaded: [], cut: [], loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null };
 
+/** Links at paths that are not topic files here (a team file from the main index, say): which of them exist. */
+function existingOtherTargets(memoryDir: string, targets: readonly string[] | null, topicEntries: MemoryFileListing['topics']): Set<string> {
+  const existing = new Set<string>();
+  if (!targets || targets.length === 0) return existing;
+  const topicNames = new Set(topicEntries.map((t) => t.file));
+  for (const target of targets) {
+    if (topicNames.has(target) || target.startsWith('..') || target === '') continue;
+    if (fs.existsSync(path.join(memoryDir, target))) existing.add(target);
+  }
+  return existing;
+}
+
+/** The parts of a directory's scan that are not file records, in the order they are compared. */
+function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<string>, linkedFromParent: ReadonlySet<string> | undefined): string[] {
+  return [...strays.map((s) => `stray:${s.file}`), ...[...otherExisting].map((f) => `other:${f}`), ...[...(linkedFromParent ?? [])].map((f) => `parent:${f}`)];
+}
+
+function sameStoredFacts(abs: string, facts: readonly [number, number, number, number]): boolean {
+  const now = statFacts(abs, false);
+  return now !== null && now.size === facts[0] && now.mtimeMs === facts[1] && now.ctimeMs === facts[2] && now.ino === facts[3];
+}
+
+/**
+ * Whether a directory known from the cache file is still exactly as written down: the same
+ * entries (subfolders included), every one with the same stat facts, the same other targets and
+ * the same files linked from the parent's index. Stats only.
+ */
+function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryFileListing, linkedFromParent: ReadonlySet<string> | undefined): boolean {
+  const { topics: topicEntries, strays, index: indexEntry } = listing;
+  if ((stored.index === null) !== (indexEntry === null) || indexEntry?.isSymlink) return false;
+  if (stored.topics.length !== topicEntries.length) return false;
+  if (stored.index && !sameStoredFacts(childPath(memoryDir, INDEX_FILE), stored.index.facts)) return false;
+  for (let i = 0; i < topicEntries.length; i++) {
+    const entry = topicEntries[i]!;
+    const [file, facts] = stored.topics[i]!;
+    if (entry.file !== file || entry.isSymlink || !sameStoredFacts(childPath(memoryDir, file), facts)) return false;
+  }
+  const tail = tailOf(strays, existingOtherTargets(memoryDir, stored.index?.targets ?? null, topicEntries), linkedFromParent);
+  return tail.length === stored.tail.length && tail.every((t, i) => t === stored.tail[i]);
+}
+
 /** Everything about one memory directory (private or team); a missing directory is empty. */
 export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): MemoryDirScan {
   const { cache, scope } = options;
-  let listing: ReturnType<typeof listMemoryFiles>;
+  let listing: MemoryFileListing;
   try {
     listing = listMemoryFiles(memoryDir, { excludeTeam: scope === 'private' });
   } catch (error) {
-    cache?.dirs.delete(memoryDir);
+    if (cache?.dirs.delete(memoryDir)) cache.revision++;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       return { memoryDir, exists: false, index: EMPTY_INDEX, memories: [], problems: [], lastChangeMs: null };
@@ -152,35 +162,33 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   const { topics: topicEntries, strays, index: indexEntry } = listing;
   const linkedFromParent = options.linkedFromParent?.();
 
-  const index = indexEntry ? loadIndex(path.join(memoryDir, INDEX_FILE), indexEntry.isSymlink, cache) : null;
-  const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
-
-  // Links at paths that are not topic files here (a team file from the main index, say): exist or dangle?
-  const topicNames = new Set(topicEntries.map((t) => t.file));
-  const otherExisting = new Set<string>();
-  if (index?.parsed) {
-    for (const link of indexLinks(index.parsed)) {
-      if (topicNames.has(link.file) || link.file.startsWith('..') || link.file === '') continue;
-      if (fs.existsSync(path.join(memoryDir, link.file))) otherExisting.add(link.file);
-    }
+  // Known only from the cache file (a fresh process): answered from it while every stat matches.
+  const stored = cache?.stored.get(memoryDir);
+  if (stored) {
+    if (storedStillHolds(memoryDir, stored, listing, linkedFromParent)) return stored.result;
+    restoreStoredDir(cache!, memoryDir, stored);
   }
+
+  let index = indexEntry ? loadIndex(childPath(memoryDir, INDEX_FILE), indexEntry.isSymlink, cache) : null;
+  const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
+  const otherExisting = existingOtherTargets(memoryDir, index?.targets ?? null, topicEntries);
 
   // Nothing changed since the last scan: hand back the same result. (Links are re-read every
   // time, so a directory holding one never matches.)
-  const parts: CachedDir['parts'] = [
-    index ?? '-',
-    ...topics,
-    ...strays.map((s) => `stray:${s.file}`),
-    ...[...otherExisting].map((f) => `other:${f}`),
-    ...[...(linkedFromParent ?? [])].map((f) => `parent:${f}`),
-  ];
+  const parts: CachedDir['parts'] = [index ?? '-', ...topics, ...tailOf(strays, otherExisting, linkedFromParent)];
   const previous = cache?.dirs.get(memoryDir);
   if (previous && previous.parts.length === parts.length && previous.parts.every((p, i) => p === parts[i])) return previous.result;
+  // Something changed: an index known only from the cache file is read now.
+  if (index?.stub) {
+    index = readIndex(childPath(memoryDir, INDEX_FILE), false);
+    if (cache && index.facts.ino !== -1) cache.indexes.set(childPath(memoryDir, INDEX_FILE), index);
+    parts[0] = index;
+  }
 
   const topicFacts: TopicFacts[] = topics.map((t, i) => {
     const file = topicEntries[i]!.file;
     if (t.outcome) return { file, unreadable: { code: t.outcome.code, reason: t.outcome.reason } };
-    return { file, issues: t.parsed!.issues, body: t.parsed!.body };
+    return { file, issues: t.summary!.issues, hints: t.summary!.hints };
   });
   const problems = assessHealth({
     index: {
@@ -199,17 +207,9 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   let lastChangeMs: number | null = index && index.facts.mtimeMs > 0 ? index.facts.mtimeMs : null;
   topics.forEach((t, i) => {
     if (t.facts.mtimeMs > (lastChangeMs ?? 0)) lastChangeMs = t.facts.mtimeMs;
-    if (!t.parsed) return;
-    memories.push({
-      file: topicEntries[i]!.file,
-      name: t.parsed.meta.name,
-      description: t.parsed.meta.description,
-      type: t.parsed.meta.type,
-      scope,
-      bytes: t.bytes,
-      mtimeMs: t.facts.mtimeMs,
-      layout: t.parsed.meta.layout,
-    });
+    if (!t.summary) return;
+    const { meta } = t.summary;
+    memories.push({ file: topicEntries[i]!.file, name: meta.name, description: meta.description, type: meta.type, scope, bytes: t.bytes, mtimeMs: t.facts.mtimeMs, layout: meta.layout });
   });
 
   let indexSummary = EMPTY_INDEX;
@@ -231,25 +231,25 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     };
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };
-  cache?.dirs.set(memoryDir, { parts, result });
+  if (cache) {
+    cache.dirs.set(memoryDir, { parts, result });
+    cache.revision++;
+  }
   return result;
 }
 
 /**
  * Team files the private index links (`- [T](team/x.md)`), relative to the team directory: the
- * agent reaches them from the main index, so the team scan must not call them orphans.
+ * agent reaches them from the main index, so the team scan must not call them orphans. From the
+ * cache file's record of the index while its stat facts hold, else from the index itself.
  */
 export function teamFilesLinkedFrom(memoryDir: string, cache?: ScanCache): Set<string> {
-  const abs = path.join(memoryDir, INDEX_FILE);
+  const abs = childPath(memoryDir, INDEX_FILE);
   const isSymlink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
   if (isSymlink === undefined) return new Set();
-  const index = loadIndex(abs, isSymlink, cache);
-  const linked = new Set<string>();
-  if (!index.parsed) return linked;
-  for (const link of indexLinks(index.parsed)) {
-    if (link.file.startsWith(`${TEAM_DIR}/`) && (!index.load || lineFate(index.load, link.line) !== 'hidden')) linked.add(link.file.slice(TEAM_DIR.length + 1));
-  }
-  return linked;
+  const stored = isSymlink ? undefined : cache?.stored.get(memoryDir)?.index;
+  if (stored && !stored.failure && sameStoredFacts(abs, stored.facts)) return new Set(stored.teamLinks);
+  return new Set(loadIndex(abs, isSymlink, cache).teamLinks);
 }
 
 /** The team directory of a memory directory (R-LAYOUT). */

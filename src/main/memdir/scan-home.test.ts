@@ -153,7 +153,7 @@ describe('scanHome on a fixture home with every bad case', () => {
     // Unchanged files come back as the very same parsed objects: no re-read, no re-parse.
     expect(cachedBefore).toBeDefined();
     expect(cache.topics.get(unchanged)).toBe(cachedBefore);
-    expect(cache.topics.get(file)!.parsed!.meta.name).toBe('Spaces');
+    expect(cache.topics.get(file)!.summary!.meta.name).toBe('Spaces');
   });
 
   it('a rescan with a cache counts a transcript added or removed since', async () => {

@@ -6,10 +6,10 @@
  */
 import fs from 'node:fs';
 import type { HomeScan, LaunchDirScan, ProjectScan } from '../../shared/scan-types.js';
-import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects } from './project-groups.js';
+import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
 import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
 import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
-import { type SettingsCache, readEffectiveSettings } from './settings.js';
+import { type EffectiveSettings, type SettingsCache, readEffectiveSettings } from './settings.js';
 import { type IdentityCache, RememberedIdentities, identifyProject } from './project-identity.js';
 
 export interface ScanHomeOptions {
@@ -23,18 +23,41 @@ export interface ScanHomeOptions {
   remembered?: RememberedIdentities;
 }
 
-/** Per-home memo: file facts, transcript folders (their launch directory and count) and settings files. */
+/** A map that counts every change in the cache's revision, so a saver knows there is something new. */
+class RevisedMap<K, V> extends Map<K, V> {
+  constructor(private readonly changed: () => void) {
+    super();
+  }
+  override set(key: K, value: V): this {
+    this.changed();
+    return super.set(key, value);
+  }
+  override delete(key: K): boolean {
+    const deleted = super.delete(key);
+    if (deleted) this.changed();
+    return deleted;
+  }
+}
+
+/**
+ * Per-home memo: file facts, transcript folders (their launch directory and count) and settings
+ * files. The first two are kept on disk between processes (scan-cache-file.ts).
+ */
 export class HomeScanCache extends ScanCache {
-  readonly groups: GroupCache = new Map();
+  readonly groups: GroupCache = new RevisedMap(() => this.revision++);
   readonly settings: SettingsCache = new Map();
   readonly identities: IdentityCache = new Map();
 }
 
-async function launchDirsOf(home: string, group: ProjectGroup, options: ScanHomeOptions): Promise<LaunchDirScan[]> {
+async function launchDirsOf(home: string, group: ProjectGroup, primary: EffectiveSettings, options: ScanHomeOptions): Promise<LaunchDirScan[]> {
   const out: LaunchDirScan[] = [];
+  const main = primaryLaunchFolder(group);
   for (const l of group.launchFolders) {
-    const { launch } = launchContextOf(l);
-    const s = await readEffectiveSettings(home, launch, options.env, { ...(options.cache ? { cache: options.cache.settings } : {}), ...(options.managedDir ? { managedDir: options.managedDir } : {}) });
+    // The project's own settings were read for its main launch directory: not read twice.
+    const s =
+      l === main
+        ? primary
+        : await readEffectiveSettings(home, launchContextOf(l).launch, options.env, { ...(options.cache ? { cache: options.cache.settings } : {}), ...(options.managedDir ? { managedDir: options.managedDir } : {}) });
     out.push({ cwd: l.cwd, folder: l.folder, transcripts: l.transcripts, autoMemoryEnabled: s.autoMemoryEnabled, autoMemoryEnabledSource: s.autoMemoryEnabledSource, autoMemoryEnabledFrom: s.autoMemoryEnabledFrom });
   }
   return out;
@@ -52,7 +75,7 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOpt
     path: group.key,
     team: team.exists ? team : null,
     transcripts: group.launchFolders.reduce((n, l) => n + l.transcripts, 0),
-    launchDirs: await launchDirsOf(home, group, options),
+    launchDirs: await launchDirsOf(home, group, loc.settings, options),
     readInstead: group.readInstead,
     settings: loc.settings,
     identity: await identifyProject(home, group, { remembered: options.remembered, ...(cache ? { cache: cache.identities } : {}) }),

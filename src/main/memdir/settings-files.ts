@@ -112,6 +112,8 @@ export function readManagedSettings(dir: string, problems: SettingsProblem[], ca
   const dropIns = path.join(dir, 'managed-settings.d');
   let names: string[] = [];
   try {
+    // Most machines have no drop-in folder: a stat says so without the exception a listing throws.
+    if (fs.statSync(dropIns, { throwIfNoEntry: false }) === undefined) return files;
     names = fs
       .readdirSync(dropIns, { withFileTypes: true })
       .filter((d) => (d.isFile() || d.isSymbolicLink()) && d.name.endsWith('.json') && !d.name.startsWith('.'))

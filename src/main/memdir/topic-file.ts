@@ -1,10 +1,10 @@
 /**
- * Topic files (SPEC R-TOPIC): YAML frontmatter + markdown body. Reading is split by gray-matter
- * (BOM and CRLF tolerated) and checked by the shared zod-backed rules; writing edits the
+ * Topic files (SPEC R-TOPIC): YAML frontmatter + markdown body. Reading splits the `---` block
+ * off the way gray-matter did (BOM and CRLF tolerated), parses it with the one frontmatter
+ * reader (frontmatter-yaml.ts) and checks it with the shared zod-backed rules; writing edits the
  * existing frontmatter in place through the `yaml` Document API, so unknown keys, their order
  * and comments survive a round trip.
  */
-import matter from 'gray-matter';
 import YAML from 'yaml';
 import { type FrontmatterIssue, type MemoryMeta, readMemoryMeta } from '../../shared/frontmatter.js';
 import type { MemoryType } from '../../shared/memory-types.js';
@@ -20,48 +20,82 @@ export interface ParsedTopic {
   body: string;
 }
 
-// gray-matter caches results by input when called without options; passing options (even
-// empty) turns that off, which matters when scanning thousands of files.
-const MATTER_OPTIONS = { engines: { yaml: (source: string) => parseFrontmatterYaml(source) as object } };
-
 /** `---` fence, the YAML inside, and the closing fence; groups: BOM, line ending, YAML. */
 const FRONTMATTER = /^(\uFEFF)?---[ \t]*(\r?\n)(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
+const OPEN_FENCE = /---[ \t]*\r?\n/y;
+const CLOSED_BLOCK = /---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/y;
+
+/**
+ * Where a topic file's frontmatter and body are, as offsets into `text` from `start` (just past
+ * a BOM). Only ASCII delimiters are looked at, so the same offsets hold for the file's bytes read
+ * as latin1: the scanner splits bytes and the editor splits text with this one function.
+ * - `none`: no opening fence; the body starts at `start`.
+ * - `unclosed`: an opening fence that never closes.
+ * - `closed`: the YAML is `[yamlStart, yamlEnd)` (the opening line's end included, as gray-matter
+ *   gives it), the body starts after the closing fence and one line ending.
+ */
+export interface FrontmatterSpan {
+  fence: 'none' | 'unclosed' | 'closed';
+  yamlStart: number;
+  yamlEnd: number;
+  bodyStart: number;
+}
+
+export function locateFrontmatter(text: string, start: number): FrontmatterSpan {
+  OPEN_FENCE.lastIndex = start;
+  if (!OPEN_FENCE.test(text)) return { fence: 'none', yamlStart: start, yamlEnd: start, bodyStart: start };
+  CLOSED_BLOCK.lastIndex = start;
+  if (!CLOSED_BLOCK.test(text)) return { fence: 'unclosed', yamlStart: start, yamlEnd: start, bodyStart: start };
+  // gray-matter's split: the YAML runs to the first "\n---", the body starts after it, minus one "\r" and one "\n".
+  const yamlStart = start + 3;
+  const yamlEnd = text.indexOf('\n---', yamlStart);
+  let bodyStart = yamlEnd + 4;
+  if (text.charCodeAt(bodyStart) === 0x0d) bodyStart++;
+  if (text.charCodeAt(bodyStart) === 0x0a) bodyStart++;
+  return { fence: 'closed', yamlStart, yamlEnd, bodyStart };
+}
+
+/** What a frontmatter block says: its data (or why it cannot be read), and the memory's facts. */
+export function readFrontmatterBlock(span: FrontmatterSpan, yaml: string, file: string): { data: Record<string, unknown> | null; meta: MemoryMeta; issues: FrontmatterIssue[]; unreadable?: true } {
+  if (span.fence === 'none') return { data: null, ...readMemoryMeta(null, file) };
+  if (span.fence === 'unclosed') return bad(file, `${file} opens a frontmatter block with --- but never closes it.`);
+  let data: unknown;
+  // A block of nothing but comments is empty frontmatter, not YAML to parse (as gray-matter had it).
+  const first = yaml.search(/\S/);
+  if (first === -1 || (yaml.charCodeAt(first) === 0x23 && !/\S/.test(yaml.replace(/^\s*#[^\n]+/gm, '')))) data = {};
+  else {
+    try {
+      data = parseFrontmatterYaml(yaml);
+    } catch (error) {
+      return bad(file, `${file} has frontmatter that is not valid YAML (${yamlErrorLine(error)}).`);
+    }
+  }
+  if (data !== null && (typeof data !== 'object' || Array.isArray(data))) return bad(file, `${file} has frontmatter that is not a list of key: value pairs.`);
+  return { data: data as Record<string, unknown> | null, ...readMemoryMeta(data, file) };
+}
 
 function yamlErrorLine(error: unknown): string {
   const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
   return message.replace(/\s+/g, ' ').trim();
 }
 
-/** Parse a topic file's text. Never throws: problems come back as issues. */
-export function parseTopicFile(text: string, file: string): ParsedTopic {
-  let data: unknown = null;
-  let body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const hasFence = /^(?:\uFEFF)?---[ \t]*\r?\n/.test(text);
-  let frontmatter: string | null = null;
-  if (hasFence) {
-    const fence = FRONTMATTER.exec(text);
-    if (!fence) return bad(file, `${file} opens a frontmatter block with --- but never closes it.`, body, null);
-    frontmatter = (fence[3] ?? '').replace(/\r\n/g, '\n');
-    // A block that cannot be read still ends where its fence closes: the body is what follows.
-    const after = text.slice(fence[0].length);
-    try {
-      const parsed = matter(text, MATTER_OPTIONS);
-      data = parsed.data;
-      body = parsed.content;
-    } catch (error) {
-      return bad(file, `${file} has frontmatter that is not valid YAML (${yamlErrorLine(error)}).`, after, frontmatter);
-    }
-    if (data !== null && (typeof data !== 'object' || Array.isArray(data))) {
-      return bad(file, `${file} has frontmatter that is not a list of key: value pairs.`, after, frontmatter);
-    }
-  }
-  const { meta, issues } = readMemoryMeta(hasFence ? data : null, file);
-  return { meta, issues, data: hasFence ? (data as Record<string, unknown>) : null, frontmatter, body };
+function bad(file: string, message: string): { data: null; meta: MemoryMeta; issues: FrontmatterIssue[]; unreadable: true } {
+  return { data: null, meta: readMemoryMeta(null, file).meta, issues: [{ code: 'bad-frontmatter', message }], unreadable: true };
 }
 
-function bad(file: string, message: string, body: string, frontmatter: string | null): ParsedTopic {
-  const { meta } = readMemoryMeta(null, file);
-  return { meta, issues: [{ code: 'bad-frontmatter', message }], data: null, frontmatter, body };
+/** Parse a topic file's text. Never throws: problems come back as issues. */
+export function parseTopicFile(text: string, file: string): ParsedTopic {
+  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const span = locateFrontmatter(text, start);
+  const read = readFrontmatterBlock(span, text.slice(span.yamlStart, span.yamlEnd), file);
+  const { data, meta, issues } = read;
+  if (span.fence !== 'closed') return { meta, issues, data, frontmatter: null, body: text.slice(span.bodyStart) };
+  // What a person repairs: the YAML between the fences as written. A block that cannot be read
+  // still ends where its fence closes: the body is what follows.
+  const fence = FRONTMATTER.exec(text);
+  const frontmatter = (fence?.[3] ?? '').replace(/\r\n/g, '\n');
+  const body = 'unreadable' in read && fence ? text.slice(fence[0].length) : text.slice(span.bodyStart);
+  return { meta, issues, data, frontmatter, body };
 }
 
 /**

@@ -107,7 +107,7 @@ async function withSyncLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } finally {
-    release();
+    await release();
   }
 }
 

@@ -176,11 +176,12 @@ export class BaseStore {
  * Take the cross-process lock of a connection's state folder (`sync.lock`): a sync holds it
  * from start to end, and so does anything else that rewrites the state (a reconnect that
  * starts it over). Waits a few seconds for another process, then fails with `busy`.
- * Returns the release (safe to call once the lock was lost or taken over).
+ * Returns the release (safe to call once the lock was lost or taken over): awaited, so that a
+ * sync is over only once its lock folder is gone (a caller removing the data dir, or exiting,
+ * right after never races it).
  */
-export async function lockSyncState(dir: string): Promise<() => void> {
+export async function lockSyncState(dir: string): Promise<() => Promise<void>> {
   // Memdir's owned folder lock: a sync killed mid-way (kill -9) is taken over at once on the
   // next start, not reported as "another process is syncing" until its lock goes stale.
-  const release = await acquireOwnedLock(dir, 'sync', { timeoutMs: 15_000, busy: 'Another Memdir process is syncing this project right now; try again in a moment.' });
-  return () => void release();
+  return acquireOwnedLock(dir, 'sync', { timeoutMs: 15_000, busy: 'Another Memdir process is syncing this project right now; try again in a moment.' });
 }

@@ -71,6 +71,19 @@ describe('team sync between two machines', () => {
     expect(b.requests).toEqual([expect.objectContaining({ method: 'GET', status: 304, bytesIn: 0 })]);
   });
 
+  it('is finished when a sync returns: its lock is gone from the data folder, which can be removed at once', async () => {
+    const [a] = await pair();
+    await a.write(keyOf('lock'), '# Lock\n');
+    const listing = (): string[] => (fsSync.readdirSync(a.dataDir, { recursive: true }) as string[]).sort();
+    for (let i = 0; i < 3; i++) {
+      expect((await a.sync.sync()).error).toBeNull();
+      const atReturn = listing();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(atReturn).toEqual(listing());
+      expect(atReturn.filter((f) => f.includes('.lock'))).toEqual([]);
+    }
+  });
+
   it('does not propagate a deletion: the server keeps the file, the next pull brings it back', async () => {
     const [a, b] = await pair();
     const key = keyOf('oncall');

@@ -68,7 +68,7 @@ export class TeamSync {
   }
 
   /** Take the cross-process lock of this connection's state folder (waiting for another process, bounded). */
-  private async lock(): Promise<() => void> {
+  private async lock(): Promise<() => Promise<void>> {
     try {
       return await lockSyncState(this.e.stateFile.dir);
     } catch (error) {
@@ -89,7 +89,7 @@ export class TeamSync {
         if (this.e.stateFile.changedOnDisk()) await this.e.reload();
         return await fn();
       } finally {
-        release();
+        await release();
       }
     });
     this.queue = run.catch(() => undefined);

@@ -23,7 +23,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
 import { isMemoryType, type MemoryType } from '../../../shared/memory-types.js';
-import { parseSimpleFrontmatter } from '../../memdir/frontmatter-yaml.js';
+import { quoteProblematicValues } from '../../memdir/frontmatter-retry.js';
+import { scanFrontmatter } from '../../memdir/frontmatter-scanner.js';
 import { mapLimit } from '../../memdir/scan-dir.js';
 
 /** A topic file as Claude Code's recall sees it. */
@@ -163,44 +164,18 @@ export function headOf(text: string): string {
   return lines.join('\n');
 }
 
-// Claude Code's quoting retry for frontmatter YAML (2.1.332).
-const RISKY_VALUE = /[{}[\]*&#!|>%@`]|: /;
-
-function quoteRiskyValues(source: string): string {
-  return source
-    .split('\n')
-    .map((line) => {
-      const match = /^([a-zA-Z_-]+):\s+(\S.*)$/.exec(line);
-      if (!match) return line;
-      const [, key, value] = match as unknown as [string, string, string];
-      if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))) return line;
-      if (value.startsWith('[') && value.endsWith(']')) {
-        try {
-          if (Array.isArray(YAML.parse(value, { logLevel: 'error' }))) return line;
-        } catch {
-          // Not a list after all: quote it like any other value.
-        }
-      }
-      if (!RISKY_VALUE.test(value)) return line;
-      return `${key}: "${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
-    })
-    .join('\n');
-}
-
 function parseYaml(source: string): unknown {
-  // Plain `key: text` lines need no YAML library (the same values, property-tested in memdir/).
-  const simple = parseSimpleFrontmatter(source);
+  // The shapes memories have are read by the exact scanner (property-tested against the YAML path).
+  const simple = scanFrontmatter(source);
   if (simple !== undefined) return simple;
-  // Duplicate keys: the last one wins, as in Claude Code's parser. `logLevel: 'error'`: the
-  // library's warnings would print the file's own text to stderr, raw (frontmatter-yaml.ts).
+  // Duplicate keys: the last one wins, as in Claude Code's parser; then its quoting retry.
+  // `logLevel: 'error'`: the library's warnings would print the file's own text to stderr, raw
+  // (frontmatter-yaml.ts).
   try {
     return YAML.parse(source, { uniqueKeys: false, logLevel: 'error' });
   } catch {
     try {
-      return YAML.parse(
-        quoteRiskyValues(source).replace(/^\t+/gm, (tabs) => '  '.repeat(tabs.length)),
-        { uniqueKeys: false, logLevel: 'error' },
-      );
+      return YAML.parse(quoteProblematicValues(source), { uniqueKeys: false, logLevel: 'error' });
     } catch {
       return {};
     }

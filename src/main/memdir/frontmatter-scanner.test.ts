@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { scanFrontmatter } from './frontmatter-scanner.js';
+import { parseYamlWithRetry } from './frontmatter-yaml.js';
+import { NO_FIXTURES, realFixturesRoot, realTopicFiles } from './test-support/real-fixtures.js';
+import { locateFrontmatter } from './topic-file.js';
+
+/**
+ * The scanner's answer must be exactly the YAML path's (YAML, then Claude Code's quoting retry);
+ * a decline is always allowed. Says which way the YAML path got its answer.
+ */
+function agrees(source: string): 'answered' | 'answered-after-retry' | 'declined' {
+  const fast = scanFrontmatter(source);
+  if (fast === undefined) return 'declined';
+  let expected: { value: unknown; retried: boolean };
+  try {
+    expected = parseYamlWithRetry(source);
+  } catch (error) {
+    throw new Error(`the scanner answered ${JSON.stringify(fast)} where the YAML path fails for ${JSON.stringify(source)}`, { cause: error });
+  }
+  expect(fast, JSON.stringify(source)).toStrictEqual(expected.value);
+  return expected.retried ? 'answered-after-retry' : 'answered';
+}
+
+describe('frontmatter scanner', () => {
+  it('reads the shapes real memories have: #, colons, quotes, URLs, emoji, Chinese and Japanese, nested metadata', () => {
+    const cases: [string, Record<string, unknown>][] = [
+      ['name: No ORM\ndescription: We write SQL by hand\ntype: feedback', { name: 'No ORM', description: 'We write SQL by hand', type: 'feedback' }],
+      ['name: x\nmetadata: \n  node_type: memory\n  type: project\n  originSessionId: 8c34-62ff', { name: 'x', metadata: { node_type: 'memory', type: 'project', originSessionId: '8c34-62ff' } }],
+      ['description: PRs #45-#61 added the AI assistant', { description: 'PRs' }], // ` #` opens a YAML comment
+      ['description: issue#45 fixed', { description: 'issue#45 fixed' }],
+      ['description: see PR #412 for the fix', { description: 'see PR' }],
+      ['description: runbook at https://wiki.example.com/ops?env=prod#rollback', { description: 'runbook at https://wiki.example.com/ops?env=prod#rollback' }],
+      ['description: "Don\'t claim \\"0 warnings\\" from an incremental build"', { description: 'Don\'t claim "0 warnings" from an incremental build' }],
+      ["description: 'it''s fine'", { description: "it's fine" }],
+      ['name: 用户角色\ndescription: 部署前先跑集成测试 🚀', { name: '用户角色', description: '部署前先跑集成测试 🚀' }],
+      ['name: アレンができるかどうか\ndescription: 価格・仕様・プランを確認する', { name: 'アレンができるかどうか', description: '価格・仕様・プランを確認する' }],
+      ['description: 6.12 Direction pivot — from adaptive LR', { description: '6.12 Direction pivot — from adaptive LR' }],
+      ['modified: 2026-03-05', { modified: '2026-03-05' }],
+      ['\nname: x\n\ndescription: y\n', { name: 'x', description: 'y' }],
+    ];
+    for (const [source, expected] of cases) {
+      expect(scanFrontmatter(source), source).toStrictEqual(expected);
+      expect(agrees(source)).not.toBe('declined');
+    }
+  });
+
+  it('reads "description: use case: foo" the way Claude Code does, through its quoting retry', () => {
+    const source = 'name: x\ndescription: use case: foo\ntype: user';
+    expect(scanFrontmatter(source)).toStrictEqual({ name: 'x', description: 'use case: foo', type: 'user' });
+    expect(agrees(source)).toBe('answered-after-retry');
+    // Once the retry applies it applies to every line: a comment is no longer a comment.
+    const both = 'name: Deploy #3\ndescription: rollback: always';
+    expect(scanFrontmatter(both)).toStrictEqual({ name: 'Deploy #3', description: 'rollback: always' });
+    expect(agrees(both)).toBe('answered-after-retry');
+    // A value starting with a backtick is a YAML error the retry repairs.
+    expect(scanFrontmatter('description: `npm test` first')).toStrictEqual({ description: '`npm test` first' });
+  });
+
+  it('declines what it cannot be sure of, and the YAML path decides', () => {
+    for (const source of ['a: 12', 'a: true', 'a: ~', 'a: [1, 2]', 'a: |\n  block', 'a: b\na: c', 'a: "x\n  y"', 'a: x\n  continued', 'a:\n  - x', 'a: *alias', 'a:\tb', 'a: b\r', '- a', 'a2: x: y', 'name: "plan:" prefix', '# c\na: b', '']) {
+      expect(scanFrontmatter(source), JSON.stringify(source)).toBeUndefined();
+    }
+  });
+
+  it('property: on generated headers it answers exactly what the YAML path answers, or declines', () => {
+    const word = fc.constantFrom('deploy', 'SQL', 'the', 'CI', 'x', 'Ünïcödé', '部署', 'テスト', '🚀', '✅', '6.12', '2026-03-05', '12', 'true', 'null', '~', 'yes', 'http://a.b/c?d=e#f', 'a-b', '_');
+    const common = fc.constantFrom(' ', ' ', ' ', ' #', '#', ': ', ':', '"', "'", '—', '\u3000', '\u00a0', '(', ')', '.', '/');
+    const rare = fc.constantFrom('  ', '\\', '`', '@', '%', ',', '[', ']', '{', '}', '!', '&', '*', '|', '>', '-', '?', '\t', '\\"', "''", '\r', '\u2028', '\ufeff', '\u0007');
+    const plain = fc
+      .array(fc.oneof({ weight: 12, arbitrary: word }, { weight: 6, arbitrary: common }, { weight: 1, arbitrary: rare }), { minLength: 0, maxLength: 8 })
+      .map((parts) => parts.join(''));
+    const value = fc.oneof(
+      { weight: 6, arbitrary: plain },
+      { weight: 2, arbitrary: plain.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`) },
+      { weight: 1, arbitrary: plain.map((v) => `"${v}"`) },
+      { weight: 1, arbitrary: plain.map((v) => `'${v.replace(/'/g, "''")}'`) },
+      { weight: 1, arbitrary: plain.map((v) => `'${v}'`) },
+      { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 })) },
+    );
+    const key = fc.oneof(
+      { weight: 12, arbitrary: fc.constantFrom('name', 'description', 'type', 'originSessionId', 'node_type', 'modified', 'metadata', 'a-b', 'x_1') },
+      { weight: 2, arbitrary: fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_-]{0,6}$/) },
+      { weight: 1, arbitrary: fc.constantFrom('__proto__', 'a b', '"q"', '-x', '1a', 'k ') },
+    );
+    const indent = fc.constantFrom('  ', '  ', '  ', ' ', '    ', '\t');
+    const line = fc.oneof(
+      { weight: 8, arbitrary: fc.tuple(key, fc.constantFrom(' ', ' ', ' ', ' ', '  ', '', '\t'), value).map(([k, sep, v]) => `${k}:${sep}${v}`) },
+      { weight: 2, arbitrary: fc.tuple(key, fc.constantFrom('', ' ', '  '), fc.array(fc.tuple(indent, key, value), { minLength: 1, maxLength: 4 })).map(([k, trail, inner]) => `${k}:${trail}\n${inner.map(([i, k2, v]) => `${i}${k2}: ${v}`).join('\n')}`) },
+      { weight: 1, arbitrary: fc.oneof(fc.tuple(indent, value).map(([i, v]) => `${i}${v}`), fc.constantFrom('', '  ', '# comment', '---', '...', '- item')) },
+    );
+    // Half the headers look like real ones (the keys memories use, realistic values), half are hostile.
+    const realistic = fc
+      .tuple(plain, plain, fc.constantFrom('user', 'feedback', 'project', 'reference'), fc.boolean(), plain)
+      .map(([name, description, type, nested, extra]) =>
+        nested ? `name: ${name}\ndescription: ${description}\nmetadata: \n  node_type: memory\n  type: ${type}\n  originSessionId: ${extra}` : `name: ${name}\ndescription: ${description}\ntype: ${type}\noriginSessionId: ${extra}`,
+      );
+    const hostile = fc.array(line, { minLength: 1, maxLength: 6 }).map((lines) => lines.join('\n'));
+    let answered = 0;
+    let retried = 0;
+    fc.assert(
+      fc.property(fc.oneof(realistic, hostile), fc.boolean(), (header, leadingNewline) => {
+        const source = `${leadingNewline ? '\n' : ''}${header}`;
+        const how = agrees(source);
+        if (how !== 'declined') answered++;
+        if (how === 'answered-after-retry') retried++;
+      }),
+      { numRuns: 10_000 },
+    );
+    // Not a vacuous pass: the scanner answers a good share, some of them through the retry.
+    expect(answered).toBeGreaterThan(3_000);
+    expect(retried).toBeGreaterThan(100);
+  });
+
+  it.skipIf(realFixturesRoot() === null)(`answers nearly every header of the real memory directories, exactly (skipped when ${NO_FIXTURES})`, () => {
+    const root = realFixturesRoot()!;
+    let headers = 0;
+    let answered = 0;
+    const declined: string[] = [];
+    for (const file of realTopicFiles(root)) {
+      const text = fs.readFileSync(file, 'utf8');
+      const span = locateFrontmatter(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
+      if (span.fence !== 'closed') continue;
+      headers++;
+      const source = text.slice(span.yamlStart, span.yamlEnd).replace(/\r\n?/g, '\n');
+      if (agrees(source) !== 'declined') answered++;
+      else declined.push(file.slice(root.length + 1));
+    }
+    expect(headers).toBeGreaterThan(250);
+    // The one real header the YAML path itself cannot read is the only one left to it.
+    expect(declined).toEqual(['N3rdage__the-library/memory/feedback_plan_prefix.md']);
+    expect(answered).toBe(headers - 1);
+  });
+});
+

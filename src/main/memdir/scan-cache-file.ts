@@ -1,0 +1,225 @@
+/**
+ * The scan cache kept on disk, in Memdir's data dir, so that a fresh process (the CLI, the app
+ * starting) answers a scan of an unchanged home after stats only: per file its stat facts (size,
+ * mtime, ctime, inode) and what the scan kept of it, per memory directory its scan, per transcript
+ * folder its session count, launch directory and whether it holds a memory folder.
+ *
+ * Nothing in it is trusted: the file must parse, carry this format and version and name this
+ * home, and match its schema; otherwise it is ignored and the next save rebuilds it. An entry is
+ * used only while every stat matches — the scanner checks each file as it always does. Written
+ * atomically (temp file, fsync, rename), private to the user (0600).
+ */
+import { isAscii } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { INDEX_FILE } from '../../shared/limits.js';
+import { memoryDirScanSchema } from '../../shared/scan-types.js';
+import type { FileFacts } from './read-file.js';
+import { type CachedIndex, type CachedTopic, type StoredDir, type StoredFacts, UNKNOWN, childPath } from './scan-cache.js';
+import { HomeScanCache } from './scan-home.js';
+import { writeDataFile } from './safe-fs.js';
+
+/** Bump when the meaning or shape of the file changes: an older or newer file is then ignored. */
+export const SCAN_CACHE_VERSION = 2;
+const FORMAT = 'memdir-scan-cache';
+
+/** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */
+interface StoredFolder {
+  /** Its path. */
+  folder: string;
+  /** Its mtimeMs, ctimeMs, ino. */
+  facts: [number, number, number];
+  transcripts: number;
+  /** The launch directory its transcripts record. */
+  cwd: string | null;
+  hasMemory: boolean;
+}
+
+interface CacheFile {
+  format: typeof FORMAT;
+  version: typeof SCAN_CACHE_VERSION;
+  home: string;
+  dirs: (StoredDir & { dir: string })[];
+  folders: StoredFolder[];
+}
+
+/** Where the scan cache of `home` lives in Memdir's data dir (one file per home). */
+export function scanCacheFile(dataDir: string, home: string): string {
+  const id = createHash('sha256').update(path.resolve(home)).digest('hex').slice(0, 16);
+  return path.join(dataDir, 'scan-cache', `${id}.json`);
+}
+
+const fromFacts = (f: FileFacts): StoredFacts => [f.size, f.mtimeMs, f.ctimeMs, f.ino];
+
+// The shape checks are written out rather than a zod schema: a schema on 10,000 tuples costs
+// more than the stats the cache saves. The scans themselves go through zod (memoryDirScanSchema).
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isFacts = (v: unknown, n = 4): boolean => Array.isArray(v) && v.length === n && v.every(isNumber);
+const isFailure = (v: unknown): boolean => v === null || (isObject(v) && (v.code === 'unreadable' || v.code === 'unsafe-link') && isString(v.reason));
+const isList = (v: unknown, kinds: readonly string[], key: 'code' | 'kind'): boolean =>
+  Array.isArray(v) && v.every((x) => isObject(x) && kinds.includes(x[key] as string) && isString(x.message));
+// A path relative to the memory directory, as listings give it: `x.md`, `retros/x.md`, never `..`.
+const isRelativePath = (v: unknown): v is string => isString(v) && !v.includes('\\') && v.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
+
+function isTopic(v: unknown): boolean {
+  return Array.isArray(v) && v.length === 5 && isRelativePath(v[0]) && isFacts(v[1]) && isList(v[2], ['bad-frontmatter', 'invalid-type'], 'code') && isList(v[3], ['file-paths', 'code', 'git-log'], 'kind') && isFailure(v[4]);
+}
+
+/** A directory entry with its scan checked by the contract's schema, or null. */
+function checkedDir(v: unknown): (StoredDir & { dir: string }) | null {
+  if (!isObject(v) || !isString(v.dir) || !path.isAbsolute(v.dir)) return null;
+  const index = v.index;
+  const strings = (l: unknown): boolean => Array.isArray(l) && l.every(isString);
+  if (index !== null && !(isObject(index) && isFacts(index.facts) && (index.targets === null || strings(index.targets)) && strings(index.teamLinks) && isFailure(index.failure))) return null;
+  if (!Array.isArray(v.topics) || !v.topics.every(isTopic)) return null;
+  if (!Array.isArray(v.tail) || !v.tail.every((t) => isString(t) && /^(?:stray|other|parent):/.test(t))) return null;
+  const result = memoryDirScanSchema.safeParse(v.result);
+  if (!result.success || result.data.memoryDir !== v.dir) return null;
+  // Every readable topic must be in the scan: its facts are taken from there when restored.
+  const files = new Set(result.data.memories.map((m) => m.file));
+  if (!(v.topics as StoredDir['topics']).every(([file, , , , failure]) => failure !== null || files.has(file))) return null;
+  return { dir: v.dir, index: index as StoredDir['index'], topics: v.topics as StoredDir['topics'], tail: v.tail as string[], result: result.data };
+}
+
+function checkedFolder(v: unknown): StoredFolder | null {
+  if (!isObject(v) || !isString(v.folder) || !path.isAbsolute(v.folder) || !isFacts(v.facts, 3) || !isNumber(v.transcripts)) return null;
+  if ((v.cwd !== null && !isString(v.cwd)) || typeof v.hasMemory !== 'boolean') return null;
+  return v as unknown as StoredFolder;
+}
+
+export type LoadOutcome = { loaded: true; dirs: number } | { loaded: false; reason: string };
+
+/**
+ * Fill an empty `cache` from `file`. Never throws: a missing, unreadable, corrupt, foreign or
+ * other-home file leaves the cache empty and says why. Directories are kept as written down
+ * until one changes (ScanCache.stored); nothing is built for them up front.
+ */
+export function loadScanCache(cache: HomeScanCache, file: string, home: string): LoadOutcome {
+  let raw: string;
+  try {
+    // Written as ASCII (see saveScanCache): checked as such, then read without decoding UTF-8.
+    const bytes = fs.readFileSync(file);
+    if (!isAscii(bytes)) return { loaded: false, reason: 'the cache file is corrupt' };
+    raw = bytes.toString('latin1');
+  } catch (error) {
+    return { loaded: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no cache file yet' : `the cache file cannot be read (${String(error)})` };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return { loaded: false, reason: 'the cache file is corrupt' };
+  }
+  if (!isObject(data) || data.format !== FORMAT || data.version !== SCAN_CACHE_VERSION) return { loaded: false, reason: `not a version ${SCAN_CACHE_VERSION} scan cache` };
+  if (!isString(data.home) || path.resolve(data.home) !== path.resolve(home)) return { loaded: false, reason: 'the cache file belongs to another home' };
+  if (!Array.isArray(data.dirs) || !Array.isArray(data.folders)) return { loaded: false, reason: 'the cache file is corrupt' };
+  const dirs = data.dirs.map(checkedDir);
+  const folders = data.folders.map(checkedFolder);
+  // One bad entry and none is trusted: something else wrote this file.
+  if (dirs.includes(null) || folders.includes(null)) return { loaded: false, reason: 'the cache file is corrupt' };
+  for (const entry of dirs as (StoredDir & { dir: string })[]) {
+    const { dir, ...stored } = entry;
+    cache.stored.set(dir, stored);
+  }
+  for (const f of folders as StoredFolder[]) {
+    cache.groups.set(f.folder, { mtimeMs: f.facts[0], ctimeMs: f.facts[1], ino: f.facts[2], transcripts: f.transcripts, cwd: f.cwd, hasMemory: f.hasMemory });
+  }
+  return { loaded: true, dirs: dirs.length };
+}
+
+/**
+ * Files changed less than this long before a save are not written down: a second change within
+ * the file system's timestamp granularity could leave the same facts (git calls them racily
+ * clean). Their directory is read again by the next process.
+ */
+export const RACY_MS = 2_000;
+
+/** The clock and window that decide which files are too fresh to write down (tests pass their own). */
+export interface Freshness {
+  now?: () => number;
+  racyMs?: number;
+}
+
+/** The cache as a file: every directory whose records are all still cached (links never are). */
+export function serializeScanCache(cache: HomeScanCache, home: string, freshness: Freshness = {}): CacheFile {
+  const settledBefore = (freshness.now ?? Date.now)() - (freshness.racyMs ?? RACY_MS);
+  const racy = (facts: FileFacts): boolean => Math.max(facts.mtimeMs, facts.ctimeMs) > settledBefore;
+  const dirs: CacheFile['dirs'] = [];
+  for (const [dir, { parts, result }] of cache.dirs) {
+    const [first, ...rest] = parts;
+    let index: CacheFile['dirs'][number]['index'] = null;
+    if (first !== '-') {
+      const record = first as CachedIndex;
+      if (typeof first === 'string' || cache.indexes.get(childPath(dir, INDEX_FILE)) !== record || record.facts.ino === UNKNOWN.ino || racy(record.facts)) continue;
+      index = { facts: fromFacts(record.facts), targets: record.targets, teamLinks: record.teamLinks, failure: record.outcome ? { code: record.outcome.code, reason: record.outcome.reason } : null };
+    }
+    const topics: CacheFile['dirs'][number]['topics'] = [];
+    const tail: string[] = [];
+    let usable = true;
+    for (const part of rest) {
+      if (typeof part === 'string') {
+        tail.push(part);
+        continue;
+      }
+      const t = part as CachedTopic;
+      if (cache.topics.get(childPath(dir, t.file)) !== t || racy(t.facts)) {
+        usable = false;
+        break;
+      }
+      topics.push([t.file, fromFacts(t.facts), t.summary?.issues ?? [], t.summary?.hints ?? [], t.outcome ? { code: t.outcome.code, reason: t.outcome.reason } : null]);
+    }
+    if (usable) dirs.push({ dir, index, topics, tail, result });
+  }
+  // Directories still exactly as the last file had them.
+  for (const [dir, stored] of cache.stored) dirs.push({ dir, ...stored });
+  const folders: CacheFile['folders'] = [];
+  for (const [folder, f] of cache.groups) {
+    // A folder changed moments ago may change again without its facts moving: read it next time.
+    if (Math.max(f.mtimeMs, f.ctimeMs) > settledBefore) continue;
+    folders.push({ folder, facts: [f.mtimeMs, f.ctimeMs, f.ino], transcripts: f.transcripts, cwd: f.cwd, hasMemory: f.hasMemory });
+  }
+  return { format: FORMAT, version: SCAN_CACHE_VERSION, home: path.resolve(home), dirs, folders };
+}
+
+/**
+ * Write the cache to `file` atomically (0600, in a private folder). Everything past ASCII is
+ * written as a `\u` escape: a one-byte string parses twice as fast as decoding UTF-8 first.
+ */
+export async function saveScanCache(cache: HomeScanCache, file: string, home: string, freshness: Freshness = {}): Promise<void> {
+  const json = JSON.stringify(serializeScanCache(cache, home, freshness)).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  await writeDataFile(file, json, { mode: 0o600 });
+}
+
+/** A scan cache for `home`, filled from its file in `dataDir`, and how to save it when it changed. */
+export interface OpenedScanCache {
+  cache: HomeScanCache;
+  loaded: LoadOutcome;
+  /** Write the cache if anything changed since it was loaded or last saved; never throws. */
+  save(): Promise<boolean>;
+}
+
+export function openScanCache(dataDir: string, home: string, freshness: Freshness = {}): OpenedScanCache {
+  const cache = new HomeScanCache();
+  const file = scanCacheFile(dataDir, home);
+  const loaded = loadScanCache(cache, file, home);
+  let saved = cache.revision;
+  return {
+    cache,
+    loaded,
+    async save() {
+      if (cache.revision === saved) return false;
+      const revision = cache.revision;
+      try {
+        await saveScanCache(cache, file, home, freshness);
+        saved = revision;
+        return true;
+      } catch {
+        // The cache only saves time: failing to write it must never fail a scan.
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The scan cache: what each file held at which stat facts (size, mtime, ctime, inode), and each
+ * memory directory's scan with the records it was built from. A rescan stats and compares; only
+ * what changed is read again. It lives in memory for a process; scan-cache-file.ts keeps it on
+ * disk between processes.
+ */
+import path from 'node:path';
+import type { ParsedIndex } from '../../shared/index-format.js';
+import type { IndexLoad } from '../../shared/index-load.js';
+import { INDEX_FILE } from '../../shared/limits.js';
+import type { MemoryDirScan } from '../../shared/scan-types.js';
+import type { FileFacts, ReadOutcome } from './read-file.js';
+import type { TopicSummary } from './topic-summary.js';
+
+/** Why a file could not be used. */
+export type Failure = Exclude<ReadOutcome, { ok: true }>;
+
+/** A topic file as last read: its stat facts and what the scan keeps of it. */
+export interface CachedTopic {
+  /** Its path relative to the memory directory (`x.md`, `retros/x.md`). */
+  file: string;
+  facts: FileFacts;
+  isSymlink: boolean;
+  outcome: Failure | null;
+  summary: TopicSummary | null;
+  bytes: number;
+}
+/** MEMORY.md as last read. */
+export interface CachedIndex {
+  facts: FileFacts;
+  outcome: Failure | null;
+  parsed: ParsedIndex | null;
+  load: IndexLoad | null;
+  /** The files its links name, each once, in order (null when it could not be read). */
+  targets: string[] | null;
+  /** Team files (relative to `team/`) it links from lines the agent sees. */
+  teamLinks: string[];
+  /**
+   * Loaded from the cache file: facts and targets only. Enough to recognise an unchanged
+   * directory; read again before a directory's scan is rebuilt.
+   */
+  stub?: true;
+}
+/** A memory directory's scan and the records it was built from. */
+export interface CachedDir {
+  /** The records the result was built from; any change of identity means rebuild. */
+  parts: (CachedTopic | CachedIndex | string)[];
+  result: MemoryDirScan;
+}
+
+/** size, mtimeMs, ctimeMs, ino — as written in the cache file. */
+export type StoredFacts = [number, number, number, number];
+type StoredFailure = { code: 'unreadable' | 'unsafe-link'; reason: string };
+
+/**
+ * A memory directory as the cache file wrote it down: enough to tell, with stats only, whether
+ * it is unchanged, and to rebuild its records when it is not (see scan-cache-file.ts).
+ */
+export interface StoredDir {
+  index: { facts: StoredFacts; targets: string[] | null; teamLinks: string[]; failure: StoredFailure | null } | null;
+  /** path, facts, frontmatter issues, R-NOTSAVE hints, why it could not be read — sorted by path. */
+  topics: [string, StoredFacts, TopicSummary['issues'], TopicSummary['hints'], StoredFailure | null][];
+  /** The other parts the scan was built from (`stray:x.md`, `other:team/x.md`, `parent:x.md`). */
+  tail: string[];
+  result: MemoryDirScan;
+}
+
+/** Facts of a file that could not be opened. */
+export const UNKNOWN: FileFacts = { size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1 };
+
+/** Remembers what each file held at which stat facts, across scans of any number of dirs. */
+export class ScanCache {
+  readonly topics = new Map<string, CachedTopic>();
+  readonly indexes = new Map<string, CachedIndex>();
+  readonly dirs = new Map<string, CachedDir>();
+  /** Directories known only from the cache file, kept as read until one of them changes. */
+  readonly stored = new Map<string, StoredDir>();
+  /** Bumped on every change, so a saver knows whether there is anything new to write. */
+  revision = 0;
+  /** Drop everything under a directory (after a write Memdir made, say). */
+  forget(dir: string): void {
+    this.revision++;
+    const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
+    for (const map of [this.topics, this.indexes, this.dirs, this.stored] as Map<string, unknown>[]) {
+      for (const key of map.keys()) if (key === dir || key.startsWith(prefix)) map.delete(key);
+    }
+  }
+}
+
+/** Whether two stat snapshots describe the same unchanged file. */
+export function sameFacts(a: FileFacts, b: FileFacts): boolean {
+  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
+}
+
+/**
+ * `dir/file` for a path relative to a memory directory (`x.md`, `retros/x.md`): what `path.join`
+ * gives for a normalised directory, without its cost. Every record of the cache is keyed by it.
+ */
+export function childPath(dir: string, file: string): string {
+  if (path.sep !== '/' && file.includes('/')) return path.join(dir, file);
+  return dir.endsWith(path.sep) ? dir + file : dir + path.sep + file;
+}
+
+const toFacts = ([size, mtimeMs, ctimeMs, ino]: StoredFacts): FileFacts => ({ size, mtimeMs, ctimeMs, ino });
+
+/**
+ * Turn a directory known from the cache file into the records a scan would have left (it has
+ * changed, so its scan is about to be rebuilt): unchanged files are then not read again, and its
+ * index — known only by its facts — is read before its health is assessed.
+ */
+export function restoreStoredDir(cache: ScanCache, memoryDir: string, stored: StoredDir): void {
+  cache.stored.delete(memoryDir);
+  cache.revision++;
+  const memories = new Map(stored.result.memories.map((m) => [m.file, m]));
+  const topics: CachedTopic[] = [];
+  for (const [file, facts, issues, hints, failure] of stored.topics) {
+    const f = toFacts(facts);
+    const m = memories.get(file);
+    if (failure) topics.push({ file, facts: f, isSymlink: false, outcome: { ok: false, ...failure, facts: f }, summary: null, bytes: f.size });
+    else if (m) topics.push({ file, facts: f, isSymlink: false, outcome: null, summary: { meta: { name: m.name, description: m.description, type: m.type, layout: m.layout }, issues, hints }, bytes: f.size });
+    else return; // not consistent: nothing restored, everything read again
+  }
+  let index: CachedIndex | null = null;
+  if (stored.index) {
+    const f = toFacts(stored.index.facts);
+    index = stored.index.failure
+      ? { facts: f, outcome: { ok: false, ...stored.index.failure, facts: f }, parsed: null, load: null, targets: null, teamLinks: [] }
+      : { facts: f, outcome: null, parsed: null, load: null, targets: stored.index.targets ?? [], teamLinks: stored.index.teamLinks, stub: true };
+    cache.indexes.set(childPath(memoryDir, INDEX_FILE), index);
+  }
+  for (const t of topics) cache.topics.set(childPath(memoryDir, t.file), t);
+  cache.dirs.set(memoryDir, { parts: [index ?? '-', ...topics, ...stored.tail], result: stored.result });
+}
