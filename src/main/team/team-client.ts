@@ -24,7 +24,7 @@ import {
   meResponseSchema,
   putResponseSchema,
 } from '../../server/protocol.js';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
 
