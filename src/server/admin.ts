@@ -90,3 +90,13 @@ export async function listPersonalSpaces(store: TeamStore): Promise<(PersonalInf
   const tokens = await store.listTokens();
   return spaces.map((s) => ({ ...s, tokens: tokens.filter((k) => k.team === personalSpaceName(s.user)) }));
 }
+
+/**
+ * Reset the personal space of `user` for a new passphrase (the old one was lost): its key record
+ * and every encrypted entry are deleted — without the old passphrase they are unreadable — and
+ * its machines' tokens stay. The next machine to connect sets a new passphrase and uploads its
+ * memories again; machines still holding the old key stop with "another key" until reconnected.
+ */
+export async function resetPersonal(store: TeamStore, user: string): Promise<void> {
+  if (!(await store.resetPersonal(checkUser(user)))) throw new StoreError('not-found', `There is no personal space for "${user}".`);
+}

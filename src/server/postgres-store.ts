@@ -238,6 +238,20 @@ export class PostgresStore implements TeamStore {
     return stored === record ? { ok: true, record, created: set.rowCount === 1 } : { ok: false, reason: 'mismatch', record: stored };
   }
 
+  async resetPersonal(user: string): Promise<boolean> {
+    return inTransaction(this.pool, 'BEGIN', async (client) => {
+      const owner = await client.query<{ id: string }>("SELECT id FROM memdir_teams WHERE name = $1 AND kind = 'personal' FOR UPDATE", [personalSpaceName(user)]);
+      const ownerId = owner.rows[0]?.id;
+      if (ownerId === undefined) return false;
+      const projects = 'SELECT id FROM memdir_teams WHERE owner_id = $1';
+      await client.query(`DELETE FROM memdir_entries WHERE team_id IN (${projects})`, [ownerId]);
+      await client.query(`DELETE FROM memdir_pushes WHERE team_id IN (${projects})`, [ownerId]);
+      await client.query('DELETE FROM memdir_teams WHERE owner_id = $1', [ownerId]);
+      await client.query('UPDATE memdir_teams SET key_record = NULL WHERE id = $1', [ownerId]);
+      return true;
+    });
+  }
+
   async openPersonalProject(user: string, project: string, epoch: string, at: string, maxProjects: number): Promise<ProjectOutcome> {
     const name = personalProjectName(user, project);
     // The common case (the project exists) reads only.

@@ -275,6 +275,20 @@ export class SqliteStore implements TeamStore {
     return run.immediate();
   }
 
+  async resetPersonal(user: string): Promise<boolean> {
+    const run = this.db.transaction((): boolean => {
+      const owner = this.q.personal.get(personalSpaceName(user));
+      if (!owner) return false;
+      const projects = 'SELECT id FROM memdir_teams WHERE owner_id = ?';
+      this.db.prepare(`DELETE FROM memdir_entries WHERE team_id IN (${projects})`).run(owner.id);
+      this.db.prepare(`DELETE FROM memdir_pushes WHERE team_id IN (${projects})`).run(owner.id);
+      this.db.prepare('DELETE FROM memdir_teams WHERE owner_id = ?').run(owner.id);
+      this.db.prepare('UPDATE memdir_teams SET key_record = NULL WHERE id = ?').run(owner.id);
+      return true;
+    });
+    return run.immediate();
+  }
+
   async openPersonalProject(user: string, project: string, epoch: string, at: string, maxProjects: number): Promise<ProjectOutcome> {
     const name = personalProjectName(user, project);
     // The common case (the project exists) reads only: no write transaction on every pull.

@@ -271,6 +271,12 @@ export interface TeamStore {
   personalKey(user: string): Promise<string | null | undefined>;
   /** Set the key record once: the first one is kept, a different one is refused with it (conditional update). */
   setPersonalKey(user: string, record: string): Promise<KeyRecordOutcome>;
+  /**
+   * Reset the personal space of `user` for a new passphrase: its key record and every project with
+   * its entries are deleted (they cannot be read without the old passphrase); its tokens stay.
+   * False when there is no such space.
+   */
+  resetPersonal(user: string): Promise<boolean>;
   /** The space of project `project` in the personal space of `user`, created with `epoch` on first use while the user has fewer than `maxProjects`. */
   openPersonalProject(user: string, project: string, epoch: string, at: string, maxProjects: number): Promise<ProjectOutcome>;
   addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo>;

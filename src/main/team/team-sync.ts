@@ -29,7 +29,7 @@ export { TeamSyncError } from './sync/engine.js';
 export type { RetryPolicy, TeamSyncOptions } from './sync/engine.js';
 
 /** Client errors that need the user (alerted); the rest are transient (shown in the status only). */
-const ALERTED_ERRORS = new Set(['unauthorized', 'revoked', 'not-found', 'redirect', 'bad-response', 'too-large', 'stale', 'team-full', 'unsafe-team-dir', 'server']);
+const ALERTED_ERRORS = new Set(['unauthorized', 'revoked', 'not-found', 'redirect', 'bad-response', 'too-large', 'stale', 'team-full', 'unsafe-team-dir', 'server', 'key-mismatch']);
 
 /** See the file comment. */
 export class TeamSync {
