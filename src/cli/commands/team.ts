@@ -2,63 +2,17 @@
  * `memdir team connect|status|sync|disconnect`: share a project's `memory/team/` through a
  * Memdir sync server from the command line — the same TeamSync the app runs, once.
  */
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import { type CliIo, type CommandSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { checkContractLimits } from '../contract-limits.js';
-import type { SyncReport } from '../../shared/contract/team.js';
-import { resolveDataDir } from '../../main/data-dir.js';
-import { projectsRoot } from '../../main/memdir/home.js';
-import { type ProjectLocation, ProjectNotFoundError, locateProject } from '../../main/memdir/projects.js';
-import { CREDENTIALS_FILE, FileCredentialStore } from '../../main/settings/credentials.js';
+import type { ProjectLocation } from '../../main/memdir/projects.js';
+import { FileCredentialStore } from '../../main/settings/credentials.js';
 import { AlertCenter } from '../../main/team/alert-center.js';
 import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from '../../main/team/connections.js';
 import { TeamClient, TeamClientError } from '../../main/team/team-client.js';
 import { TeamSync, TeamSyncError } from '../../main/team/team-sync.js';
-import { homeFrom } from './scan.js';
-
-const projectOption: OptionSpec = { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };
-
-/** A directory name under projects/ when one exists by that name, else a path from the caller's directory. */
-function projectTarget(target: string, home: string, cwd: string): string {
-  if (!/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target))) return target;
-  return target.startsWith('~') ? target : path.resolve(cwd, target);
-}
-
-async function locate(values: Record<string, unknown>, io: CliIo): Promise<ProjectLocation> {
-  if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
-  const home = homeFrom(values, io);
-  try {
-    return await locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
-  } catch (error) {
-    if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
-    throw error;
-  }
-}
-
-function dataDirOf(io: CliIo): string {
-  return resolveDataDir(io.env);
-}
-
-/** Whether the credential file was written encrypted by the desktop app (the CLI cannot read or rewrite it). */
-function credentialsEncrypted(dataDir: string): boolean {
-  try {
-    return (JSON.parse(fs.readFileSync(path.join(dataDir, CREDENTIALS_FILE), 'utf8')) as { encrypted?: unknown }).encrypted === true;
-  } catch {
-    return false;
-  }
-}
-
-async function readStdin(stream: NodeJS.ReadableStream | undefined): Promise<string> {
-  if (!stream) return '';
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) {
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-    if (chunks.reduce((n, c) => n + c.length, 0) > 10_000) break;
-  }
-  return Buffer.concat(chunks).toString('utf8').trim();
-}
+import { credentialsEncrypted, dataDirOf, describeReport, locate, projectOption, readStdin, syncExitCode } from './sync-common.js';
 
 function connectionView(c: TeamConnection): Record<string, unknown> {
   return { server: c.server, team: c.team, member: c.member, tokenId: c.tokenId, connectedAt: c.connectedAt, pullIntervalSec: c.pullIntervalSec };
@@ -73,38 +27,6 @@ async function openSync(connection: TeamConnection, io: CliIo, dataDir: string, 
     throw new CliFailure(`no team token for this project (${why}); set MEMDIR_TEAM_TOKEN for this run, or connect again.`);
   }
   return TeamSync.open({ connection, token, dataDir, dir: connection.dir, alerts: new AlertCenter(dataDir) });
-}
-
-/** What a sync did, in sentences that say what happened (issue 19: a failed push never reads "nothing to upload"). */
-function describeReport(io: CliIo, report: SyncReport, connection: TeamConnection, command = 'memdir team sync'): void {
-  const where = `${connection.team} at ${connection.server}`;
-  for (const key of report.push.confirmed) io.out(`Confirmed: team/${key} was saved by the server before the connection was lost last time.\n`);
-  if (report.pull.status === 304) io.out(`Pull: nothing new from ${where} (version ${report.version ?? '?'}).\n`);
-  else if (report.pull.status === 200) io.out(`Pull: ${report.pull.written.length} file(s) written from ${where}${report.pull.written.length ? `: ${report.pull.written.join(', ')}` : ''} (version ${report.version ?? '?'}).\n`);
-  for (const key of report.pull.merged.filter((k) => !report.pull.conflicts.includes(k))) io.out(`Merged: team/${key} — your changes and the team's touched different lines; the merge is written and pushed.\n`);
-  for (const key of report.pull.conflicts) {
-    io.out(`Conflict: team/${key} — your changes and the team's overlap; the team's version is on disk${report.pull.merged.includes(key) ? ' with your other changes merged' : ''}, yours is kept. See \`memdir team conflicts --project ${connection.dir ?? '<project>'}\`.\n`);
-  }
-  for (const r of report.pull.refused) io.out(`Refused from the server: ${r.reason}\n`);
-  const pending = report.waiting.filter((w) => w.reason === 'pending');
-  if (report.push.uploaded.length) io.out(`Push: ${report.push.uploaded.length} file(s): ${report.push.uploaded.join(', ')}.\n`);
-  else if (report.error) io.out(`Push: not done (the error below); your changes are kept${pending.length ? ` (${pending.length} file(s) wait)` : ''} and go up at the next sync.\n`);
-  else if (pending.length) io.out(`Push: ${pending.length} file(s) still wait: ${pending.map((w) => w.key).join(', ')}.\n`);
-  else io.out('Push: nothing to upload.\n');
-  if (report.push.stale) io.out(`(${report.push.stale} push(es) were based on an older version and were retried.)\n`);
-  for (const w of report.waiting.filter((x) => x.reason !== 'pending')) io.out(`Not uploaded: team/${w.key} — ${w.detail}\n`);
-  if (report.error) io.err(`${command}: ${report.error.message}\n`);
-}
-
-/**
- * The exit code of a sync (issue 15, finding 10): 2 it failed; 1 it ran but something is not
- * where it should be — a conflict open, a local file held back, an entry from the server refused;
- * 0 everything here is on the server and the other way round.
- */
-function syncExitCode(report: SyncReport, openConflicts: number): number {
-  if (report.error) return EXIT_ERROR;
-  if (openConflicts > 0 || report.pull.refused.length > 0 || report.waiting.some((w) => w.reason !== 'pending')) return EXIT_PROBLEMS;
-  return EXIT_OK;
 }
 
 export const teamCommand: CommandSpec = {
