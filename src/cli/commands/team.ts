@@ -11,8 +11,8 @@ import { FileCredentialStore } from '../../main/settings/credentials.js';
 import { AlertCenter } from '../../main/team/alert-center.js';
 import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from '../../main/team/connections.js';
 import { TeamClient, TeamClientError } from '../../main/team/team-client.js';
-import { TeamSync, TeamSyncError } from '../../main/team/team-sync.js';
-import { credentialsEncrypted, dataDirOf, describeReport, locate, projectOption, readStdin, syncExitCode } from './sync-common.js';
+import { TeamSync } from '../../main/team/team-sync.js';
+import { checkKeep, credentialsEncrypted, dataDirOf, describeReport, locate, printConflicts, projectOption, readStdin, resolveFromCli, syncExitCode, teamWords } from './sync-common.js';
 
 function connectionView(c: TeamConnection): Record<string, unknown> {
   return { server: c.server, team: c.team, member: c.member, tokenId: c.tokenId, connectedAt: c.connectedAt, pullIntervalSec: c.pullIntervalSec };
@@ -226,28 +226,9 @@ Exit codes: 0 no conflict, 1 conflicts to resolve, 2 error.`,
   async run({ values, io }) {
     const { loc, connection, dataDir } = await requireConnection(values, io);
     const sync = await openSync(connection, io, dataDir, true);
-    const { conflicts } = await sync.inspect();
-    const details = [];
-    for (const c of conflicts) details.push(await sync.conflictDetail(c.id));
-    if (values.json) {
-      printJson(io, {
-        project: { dir: loc.dir, memoryDir: loc.memoryDir },
-        conflicts: details.map((d) => ({ ...d.conflict, mine: d.mine, theirs: d.theirs, base: d.base, proposal: d.proposal, overlaps: d.overlaps })),
-      });
-    } else if (details.length === 0) {
-      io.out(`${loc.dir}: no open team sync conflict.\n`);
-    } else {
-      for (const { conflict: c, overlaps } of details) {
-        const how = overlaps === null ? 'their common base is not known here' : `${overlaps} overlapping place(s)`;
-        io.out(`Conflict ${c.id}: team/${c.key} — changed by ${c.serverUpdatedBy ?? '?'} on the server${c.serverUpdatedAt ? ` (${c.serverUpdatedAt})` : ''} and here; ${how}. Yours is kept since ${c.createdAt}.\n`);
-      }
-      io.out(`Resolve each with: memdir team resolve <id> --project ${String(values.project)} --keep mine|server|both|merged [--file F]\n`);
-    }
-    return details.length > 0 ? EXIT_PROBLEMS : EXIT_OK;
+    return printConflicts(io, values, loc, sync, teamWords(connection));
   },
 };
-
-const KEEP = ['mine', 'server', 'both', 'merged'] as const;
 
 export const teamResolveCommand: CommandSpec = {
   name: ['team', 'resolve'],
@@ -271,52 +252,10 @@ JSON: {"project": {"dir", "memoryDir"}, "conflict": {…, "status": "resolved", 
   "undo": "memdir restore …"|null, "sync": <the report of \`memdir team sync --json\`>|null}
 Exit codes: 0 resolved (and pushed), 1 resolved but the push did not go through (it goes at the next sync), 2 refused.`,
   async run({ positionals, values, io }) {
-    const keep = values.keep;
-    if (typeof keep !== 'string' || !(KEEP as readonly string[]).includes(keep)) throw new UsageError('--keep is required: mine, server, both or merged');
-    if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
+    checkKeep(values);
     const id = positionals[0]!;
     const { loc, connection, dataDir } = await requireConnection(values, io);
-    const sync = await openSync(connection, io, dataDir, keep === 'server');
-    let detail;
-    try {
-      detail = await sync.conflictDetail(id);
-    } catch (error) {
-      if (error instanceof TeamSyncError) throw new CliFailure(error.message);
-      throw error;
-    }
-    let text: string | undefined;
-    if (keep === 'merged') {
-      if (typeof values.file === 'string') {
-        text = await fsp.readFile(path.resolve(io.cwd, values.file), 'utf8').catch(() => {
-          throw new CliFailure(`cannot read ${String(values.file)}`);
-        });
-      } else if (detail.proposal !== null && detail.overlaps === 0) {
-        text = detail.proposal;
-      } else {
-        throw new CliFailure(
-          detail.overlaps === null
-            ? `the common base of team/${detail.conflict.key} is not known here, so there is no merge to take; write one and pass it with --file F`
-            : `your version and the team's overlap in ${detail.overlaps} place(s); edit the merge (the "proposal" of \`memdir team conflicts --json\`) and pass it with --file F`,
-        );
-      }
-    }
-    let result;
-    try {
-      result = await sync.resolve(id, keep === 'merged' ? 'merge' : (keep as 'mine' | 'server' | 'both'), { ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
-    } catch (error) {
-      if (error instanceof TeamSyncError) throw new CliFailure(error.message);
-      throw error;
-    }
-    const key = result.conflict.key;
-    const undo = result.rev ? `memdir restore ${loc.dir} ${result.rev.slice(0, 12)}~1 team/${key}` : null;
-    if (values.json) {
-      printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, conflict: result.conflict, rev: result.rev, undo, sync: result.report });
-    } else {
-      const what = { mine: 'your version is written', server: "the team's version stays (nothing written)", both: 'both versions are kept', merged: 'the merge is written' }[keep as (typeof KEEP)[number]];
-      io.out(`Resolved team/${key}: ${what}.${result.rev ? ` History entry ${result.rev.slice(0, 10)}; undo with: ${undo}` : ''}\n`);
-      if (result.report) describeReport(io, result.report, connection, 'memdir team resolve');
-    }
-    return result.report?.error ? EXIT_PROBLEMS : EXIT_OK;
+    return resolveFromCli(io, id, values, loc, (localOnly) => openSync(connection, io, dataDir, localOnly), connection, teamWords(connection));
   },
 };
 
