@@ -2,7 +2,7 @@ import path from 'node:path';
 import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { resolveDataDir } from '../../main/data-dir.js';
-import { createPersonal, createTeam, issuePersonalToken, issueToken, listMembers, listPersonalSpaces, revokeToken } from '../../server/admin.js';
+import { createPersonal, createTeam, issuePersonalToken, issueToken, listMembers, listPersonalSpaces, resetPersonal, revokeToken } from '../../server/admin.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../../server/limits.js';
 import { jsonLog } from '../../server/log.js';
 import { isPostgresUrl, redactConnectionString } from '../../server/db-url.js';
@@ -162,18 +162,19 @@ Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it doe
 
 export const serverAdminCommand: CommandSpec = {
   name: ['server', 'admin'],
-  summary: 'Administer teams, personal spaces and tokens of the sync server: create-team, create-personal, issue-token, revoke-token, list.',
+  summary: 'Administer teams, personal spaces and tokens of the sync server: create-team, create-personal, reset-personal, issue-token, revoke-token, list.',
   args: [],
   options: {},
   details: `memdir server admin create-team <team> [--db DB]
 memdir server admin create-personal <user> [--db DB]
+memdir server admin reset-personal <user> --yes [--db DB]
 memdir server admin issue-token <team> [--member NAME] [--db DB] [--json]
 memdir server admin issue-token <user> --personal [--member MACHINE] [--db DB] [--json]
 memdir server admin revoke-token <id> [--db DB]
 memdir server admin list [team] [--db DB] [--json]
 They work on the store directly, also while the server runs.`,
   async run({ io }) {
-    io.err('memdir server admin: name a subcommand (create-team, create-personal, issue-token, revoke-token, list). Run `memdir server admin --help`.\n');
+    io.err('memdir server admin: name a subcommand (create-team, create-personal, reset-personal, issue-token, revoke-token, list). Run `memdir server admin --help`.\n');
     return 2;
   },
 };
@@ -204,6 +205,23 @@ JSON: {"user", "createdAt", "projects", "entries", "keySet"}`,
     const space = await withStore(values, io, (store) => createPersonal(store, positionals[0]!));
     if (values.json) printJson(io, space);
     else io.out(`Created the personal space of ${space.user}. Next, a token per machine: memdir server admin issue-token ${space.user} --personal --member <machine>\n`);
+    return 0;
+  },
+};
+
+export const serverResetPersonalCommand: CommandSpec = {
+  name: ['server', 'admin', 'reset-personal'],
+  summary: "Reset a user's personal space after a lost passphrase: its key and every encrypted entry are deleted; its tokens stay.",
+  args: ['<user>'],
+  options: { db: dbOption, yes: { type: 'boolean', description: 'really delete the space\'s encrypted entries (required)' }, json: jsonOption },
+  details: `Without the passphrase nobody can read the entries, so they go. The user's machines keep their memories; the
+next one to connect sets a new passphrase and uploads again, and the others stop ("another key") until they
+connect with it. JSON: {"reset": true, "user"}`,
+  async run({ positionals, values, io }) {
+    if (values.yes !== true) throw new UsageError(`this deletes every encrypted entry of ${positionals[0]!}'s personal space: add --yes`);
+    await withStore(values, io, (store) => resetPersonal(store, positionals[0]!));
+    if (values.json) printJson(io, { reset: true, user: positionals[0]! });
+    else io.out(`Reset the personal space of ${positionals[0]!}: the next machine to connect sets a new passphrase.\n`);
     return 0;
   },
 };

@@ -211,13 +211,13 @@ export async function disableProject(dataDir: string, memoryDir: string): Promis
 }
 
 /** Disconnect this machine: the account, its token and key are forgotten, every project stops syncing; memories, history and conflicts stay. */
-export async function disconnectAccount(dataDir: string, credentials: CredentialStore): Promise<{ disconnected: boolean; projects: number }> {
+export async function disconnectAccount(dataDir: string, credentials: CredentialStore | null): Promise<{ disconnected: boolean; projects: number }> {
   const account = await readAccount(dataDir).catch(() => null);
   const store = personalConnections(dataDir);
   const projects = await store.list().catch(() => []);
   for (const c of projects) await store.remove(c.id);
-  await credentials.delete(PERSONAL_TOKEN).catch(() => undefined);
-  await credentials.delete(PERSONAL_KEY).catch(() => undefined);
+  await credentials?.delete(PERSONAL_TOKEN).catch(() => undefined);
+  await credentials?.delete(PERSONAL_KEY).catch(() => undefined);
   await fs.rm(accountFile(dataDir), { force: true });
   return { disconnected: account !== null, projects: projects.length };
 }
@@ -255,4 +255,9 @@ export async function openPersonalSync(
     ...(opts.retry ? { retry: opts.retry } : {}),
     ...(opts.onWrite ? { onWrite: opts.onWrite } : {}),
   });
+}
+
+/** The sync client of a personal project for what needs no server and no key: status, conflicts, keeping the other machine's version. */
+export async function openPersonalSyncLocal(connection: TeamConnection, dataDir: string): Promise<TeamSync> {
+  return TeamSync.open({ connection, token: '', dataDir, dir: connection.dir, space: PERSONAL_SPACE, protocol: 2, maxEntryBytes: PERSONAL_MAX_ENTRY_BYTES });
 }
