@@ -30,17 +30,13 @@ import { TeamSync, type TeamSyncOptions } from '../team/team-sync.js';
 import { EncryptedSpaceClient } from './encrypted-client.js';
 import { PERSONAL_MAX_ENTRY_BYTES, PersonalKeyError, PersonalKeys, createKey, parseKeyRecord, unlockKey } from './personal-crypto.js';
 import type { SyncIdentity } from './project-key.js';
+import { PASSPHRASE_WARNING } from '../../shared/personal-sync.js';
 
 /** Credential names. */
 export const PERSONAL_TOKEN = 'personal-token';
 export const PERSONAL_KEY = 'personal-key';
 
-/** Shown before a passphrase is set, by the CLI and the app alike. */
-export const PASSPHRASE_WARNING =
-  'Your passphrase encrypts your personal memory on this machine before it goes to the sync server; the server keeps only ciphertext. ' +
-  'It is never stored or sent anywhere: this machine keeps only a key derived from it. Every other machine needs the same passphrase. ' +
-  'If you lose it, nobody can decrypt the synced copy — not the server’s admin, not Memdir: your memories stay on the machines that have them, ' +
-  'but a new machine cannot get them, and to go on syncing the space must be reset and uploaded again. Write it down somewhere safe.';
+export { PASSPHRASE_WARNING } from '../../shared/personal-sync.js';
 
 export const accountSchema = z.object({
   version: z.literal(1),

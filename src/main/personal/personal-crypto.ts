@@ -26,6 +26,7 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { MIN_PASSPHRASE_CHARS } from '../../shared/personal-sync.js';
 
 /** scrypt's cost parameters. */
 export interface KdfParams {
@@ -41,8 +42,6 @@ export const DEFAULT_KDF: KdfParams = { N: 2 ** 17, r: 8, p: 1 };
 const MIN_N = 2 ** 15;
 const MAX_N = 2 ** 20;
 
-/** The shortest passphrase accepted for a new space. */
-export const MIN_PASSPHRASE_CHARS = 12;
 
 /** Sealed contents start with this (the format's version). */
 const SEALED_PREFIX = 'm1.';
