@@ -114,6 +114,7 @@ function StatusPanel({ status }: { status: TeamStatus }) {
 
 function Conflicts({ status }: { status: TeamStatus }) {
   const detail = useTeam((s) => s.detail);
+  const busy = useTeam((s) => s.busy);
   if (status.conflicts.length === 0 && !detail) return null;
   return (
     <section aria-label="Conflicts">
@@ -138,7 +139,7 @@ function Conflicts({ status }: { status: TeamStatus }) {
           ))}
         </tbody>
       </table>
-      {detail && <MergeEditor key={detail.conflict.id} detail={detail} />}
+      {detail && <MergeEditor key={detail.conflict.id} detail={detail} busy={busy} resolve={useTeam.getState().resolve} close={useTeam.getState().closeConflict} />}
     </section>
   );
 }
