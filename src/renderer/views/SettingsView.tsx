@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import { MODEL_TASKS, PROVIDER_CHOICES, THEMES } from '../../shared/app-settings.js';
 import { ExtractionSettings } from '../components/ExtractionSettings.js';
+import { PersonalSyncSettings } from '../components/PersonalSyncSettings.js';
 import { useApp } from '../stores/app.js';
 import { useClaudeSettings } from '../stores/claude-settings.js';
 import { useDesktop } from '../stores/desktop.js';
@@ -261,6 +262,7 @@ export function SettingsView() {
       <ExtractionSettings />
       <DreamSettings />
       <TeamSettings />
+      <PersonalSyncSettings />
       <WorkspaceSettings />
       <p className="muted small">Memdir {info?.version}</p>
     </section>

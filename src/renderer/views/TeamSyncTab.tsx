@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'react';
 import type { TeamStatus } from '../../shared/contract/team.js';
 import { MergeEditor } from '../components/MergeEditor.js';
+import { PersonalSyncPanel } from './PersonalSyncPanel.js';
 import { when } from '../components/format.js';
 import { Time } from '../components/Time.js';
 import { stateHeadline, useTeam, waitingLabel } from '../stores/team.js';
@@ -243,6 +244,7 @@ export function TeamSyncTab({ dir }: { dir: string }) {
         <ConnectForm />
       )}
       <Move status={status} />
+      <PersonalSyncPanel dir={dir} />
     </section>
   );
 }
