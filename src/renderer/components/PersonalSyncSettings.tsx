@@ -62,7 +62,7 @@ function ConnectForm({ warning, minChars }: { warning: string; minChars: number 
       {step === 'confirm' && (
         <div className="banner warning" role="alert" aria-label="Set the passphrase">
           <p>
-            <strong>Your personal space has no passphrase yet: this one will be set now.</strong> {confirm}
+            <strong>Your personal space has no passphrase yet: this one will be set now.</strong> Read again what losing it means, above: nobody can recover it for you.
           </p>
           <label>
             Type the passphrase again
