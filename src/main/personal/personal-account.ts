@@ -25,7 +25,7 @@ import type { CredentialStore } from '../settings/credentials.js';
 import type { AlertCenter } from '../team/alert-center.js';
 import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, connectionDir, teamDataDir, tokenIdOf } from '../team/connections.js';
 import { PERSONAL_SPACE } from '../team/sync-space.js';
-import { TeamClient } from '../team/team-client.js';
+import { type RequestRecord, TeamClient } from '../team/team-client.js';
 import { TeamSync, type TeamSyncOptions } from '../team/team-sync.js';
 import { EncryptedSpaceClient } from './encrypted-client.js';
 import { PERSONAL_MAX_ENTRY_BYTES, PersonalKeyError, PersonalKeys, createKey, parseKeyRecord, unlockKey } from './personal-crypto.js';
@@ -228,16 +228,18 @@ export async function openPersonalSync(
     throw new PersonalSyncError('no-key', `${connection.dir ?? connection.memoryDir} was set up for personal sync with another key; turn it on again (memdir personal connect --project …).`);
   }
   const record = parseKeyRecord(account.keyRecord);
-  const inner = new TeamClient({
-    server: connection.server,
-    team: connection.team,
-    token,
-    scope: 'personal',
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
-    ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
-  });
-  const client = new EncryptedSpaceClient({ inner, keys, project: connection.team, record, stateDir: connectionDir(opts.dataDir, connection.id, PERSONAL_SPACE.dataFolder) });
+  const client = (onRequest: (r: RequestRecord) => void): EncryptedSpaceClient => {
+    const inner = new TeamClient({
+      server: connection.server,
+      team: connection.team,
+      token,
+      scope: 'personal',
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+      onRequest,
+    });
+    return new EncryptedSpaceClient({ inner, keys, project: connection.team, record, stateDir: connectionDir(opts.dataDir, connection.id, PERSONAL_SPACE.dataFolder) });
+  };
   return TeamSync.open({
     connection,
     token,
@@ -250,6 +252,7 @@ export async function openPersonalSync(
     maxEntryBytes: PERSONAL_MAX_ENTRY_BYTES,
     ...(opts.retry ? { retry: opts.retry } : {}),
     ...(opts.onWrite ? { onWrite: opts.onWrite } : {}),
+    ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),
   });
 }
 

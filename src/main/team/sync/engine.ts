@@ -55,8 +55,11 @@ export interface TeamSyncOptions {
   protocol?: 1 | 2;
   /** What is synced (default: the team folder). */
   space?: SyncSpace;
-  /** The server, already wrapped (personal sync: the encrypting client); default a TeamClient of the connection. */
-  client?: SpaceClient;
+  /**
+   * The server, wrapped (personal sync: the encrypting client), built with the engine's request
+   * observer so the report counts its requests; default a TeamClient of the connection.
+   */
+  client?: (onRequest: (record: RequestRecord) => void) => SpaceClient;
 }
 
 /** A sync that could not go on, with a sentence for the user. */
@@ -161,19 +164,22 @@ export class SyncEngine {
     this.connection = options.connection;
     this.space = options.space ?? TEAM_SPACE;
     this.stateFile = new StateFile(connectionDir(options.dataDir, options.connection.id, this.space.dataFolder));
-    this.client = options.client ?? new TeamClient({
-      server: options.connection.server,
-      team: options.connection.team,
-      token: options.token,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
-      ...(options.maxPullEntries ? { maxEntries: options.maxPullEntries } : {}),
-      onRequest: (r) => {
-        this.currentRequests++;
-        options.onRequest?.(r);
-      },
-    });
+    const onRequest = (r: RequestRecord): void => {
+      this.currentRequests++;
+      options.onRequest?.(r);
+    };
+    this.client =
+      options.client?.(onRequest) ??
+      new TeamClient({
+        server: options.connection.server,
+        team: options.connection.team,
+        token: options.token,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+        ...(options.maxPullEntries ? { maxEntries: options.maxPullEntries } : {}),
+        onRequest,
+      });
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.maxEntryBytes = options.maxEntryBytes ?? TOPIC_MAX_BYTES;
     this.batchKeys = options.batch?.maxKeys ?? 400;
