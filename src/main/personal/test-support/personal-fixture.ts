@@ -51,7 +51,7 @@ export interface Machine {
 }
 
 /** A machine under `root/name` with a checkout at `root/name/<checkout>` whose origin is `remote`. */
-export async function makeMachine(root: string, name: string, server: PersonalServer, checkout: string, remote: string): Promise<Machine> {
+export async function makeMachine(root: string, name: string, server: Pick<PersonalServer, 'url' | 'tokens'>, checkout: string, remote: string): Promise<Machine> {
   const base = path.join(root, name);
   const repo = path.join(base, checkout);
   await fs.mkdir(path.join(repo, '.git'), { recursive: true });
