@@ -52,6 +52,15 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Why an entry could not be opened, in words (the rest of the sentence names the entry). */
+export function openFailure(reason: 'format' | 'key' | 'moved'): string {
+  return {
+    format: 'it is not an entry Memdir encrypted',
+    key: "it does not decrypt with this machine's key: it was written with another passphrase, or changed on the server",
+    moved: 'the server stored it under another name than the one sealed inside it',
+  }[reason];
+}
+
 /** A hash no plaintext has: the server holds a version whose content this machine has not seen. */
 function unknownPlain(cipher: string): string {
   return sha256Hex(`memdir personal: unseen version ${cipher}`);
@@ -144,12 +153,7 @@ export class EncryptedSpaceClient implements SpaceClient {
       }
       const opened = keys.open(project, wireKey, entry.content);
       if (!opened.ok) {
-        const why = {
-          format: 'it is not an entry Memdir encrypted',
-          key: "it does not decrypt with this machine's key: it was written with another passphrase, or changed on the server",
-          moved: 'the server stored it under another name than the one sealed inside it',
-        }[opened.reason];
-        refused.push({ key: shown(wireKey), reason: `Refused ${shown(wireKey)}: ${why}. Nothing was written.`, security: true });
+        refused.push({ key: shown(wireKey), reason: `Refused ${shown(wireKey)}: ${openFailure(opened.reason)}. Nothing was written.`, security: true });
         continue;
       }
       let content: string;
