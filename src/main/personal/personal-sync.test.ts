@@ -92,6 +92,11 @@ describeStores('personal sync across two machines (issue 18)', (h) => {
     expect(down.error).toBeNull();
     expect(down.pull.written.sort()).toEqual(Object.keys(MEMORIES).sort());
     expect(await desktop.files()).toEqual(MEMORIES);
+    // Nothing changed on either side: one conditional pull answered 304, nothing read, hashed or sent.
+    const idle = await desktopSync.sync();
+    expect(idle.pull.status).toBe(304);
+    expect(idle.push.uploaded).toEqual([]);
+    expect(idle.push.attempts).toBe(0);
 
     // Edits on both machines: different lines merge, the same line is a conflict with both versions kept.
     await laptop.write('user_role.md', MEMORIES['user_role.md']!.replace('I maintain the billing service.', 'I maintain the billing and invoicing services.'));
