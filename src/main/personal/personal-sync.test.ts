@@ -77,6 +77,8 @@ describeStores('personal sync across two machines (issue 18)', (h) => {
     expect(first.created).toBe(true);
     for (const [rel, content] of Object.entries(MEMORIES)) await laptop.write(rel, content);
     await laptop.write('team/shared_runbook.md', 'Team memory goes through team sync, never the personal space.\n');
+    // Folders Claude Code never offers as memories stay on the machine too.
+    await laptop.write('logs/2026-12-01.md', 'Daily log of the laptop session.\n');
     const laptopSync = await laptop.enable();
     const up = await laptopSync.sync();
     expect(up.error).toBeNull();
@@ -126,6 +128,7 @@ describeStores('personal sync across two machines (issue 18)', (h) => {
     await laptopSync.sync();
     expect(await laptop.read('feedback_no_orm.md')).toContain('Never add an ORM here.');
     expect(await desktop.read('team/shared_runbook.md')).toBeNull();
+    expect(await desktop.read('logs/2026-12-01.md')).toBeNull();
     // A secret never leaves the machine, encrypted or not.
     await desktop.write('reference_deploy.md', `---\nname: Deploy\ndescription: d\ntype: reference\n---\nAWS_ACCESS_KEY_ID=${AWS_KEY}\nAWS_SECRET_ACCESS_KEY=${AWS_SECRET}\n`);
     const held = await desktopSync.sync();
@@ -149,6 +152,7 @@ describeStores('personal sync across two machines (issue 18)', (h) => {
       'acme/billing',
       'billing-svc',
       'shared_runbook',
+      'Daily log of',
       AWS_SECRET,
       'reference_deploy',
       PASSPHRASE,

@@ -4,7 +4,7 @@
  * a personal pull must never write where the team would upload it). One engine serves both; the
  * space says where its files are, where its state lives in the data dir, and how to name things.
  */
-import { TEAM_DIR } from '../../shared/limits.js';
+import { SKIPPED_TOP_FOLDERS, TEAM_DIR } from '../../shared/limits.js';
 
 export interface SyncSpace {
   kind: 'team' | 'personal';
@@ -29,7 +29,7 @@ export const TEAM_SPACE: SyncSpace = { kind: 'team', folder: TEAM_DIR, exclude: 
 export const PERSONAL_SPACE: SyncSpace = {
   kind: 'personal',
   folder: '',
-  exclude: [TEAM_DIR, 'logs', 'sessions', 'proposals'],
+  exclude: [TEAM_DIR, ...SKIPPED_TOP_FOLDERS],
   dataFolder: 'personal',
   noun: 'personal memory',
   title: 'Personal sync',
