@@ -82,6 +82,7 @@ export interface EncryptedClientOptions {
 export class EncryptedSpaceClient implements SpaceClient {
   private wire: WireFile | null = null;
   private dirty = false;
+  private saving: Promise<void> = Promise.resolve();
   private verifiedAt = 0;
   private readonly file: string;
 
@@ -98,11 +99,28 @@ export class EncryptedSpaceClient implements SpaceClient {
     return this.wire;
   }
 
-  private async save(): Promise<void> {
+  /**
+   * Saves one at a time, each writing the table as it is when its turn comes: the engine has a
+   * pull and a lost push's confirmation in flight together, and two atomic writes of one file
+   * racing make the later rename replace the file the earlier one is still checking.
+   */
+  private save(): Promise<void> {
+    const turn = this.saving.then(() => this.saveNow());
+    this.saving = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async saveNow(): Promise<void> {
     if (!this.dirty || !this.wire) return;
-    await fs.mkdir(this.options.stateDir, { recursive: true, mode: 0o700 });
-    await writeDataFile(this.file, JSON.stringify(this.wire), { mode: 0o600 });
+    // Cleared before the write: what is learnt while it runs marks the table for the next save.
     this.dirty = false;
+    try {
+      await fs.mkdir(this.options.stateDir, { recursive: true, mode: 0o700 });
+      await writeDataFile(this.file, JSON.stringify(this.wire), { mode: 0o600 });
+    } catch (error) {
+      this.dirty = true;
+      throw error;
+    }
   }
 
   private learn(table: WireFile, wireKey: string, pair: Pair): void {
