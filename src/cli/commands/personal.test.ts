@@ -133,7 +133,7 @@ describe('memdir personal', () => {
     const plain = path.join(root, 'laptop', 'notes');
     await fs.mkdir(plain, { recursive: true });
     const unnamed = await memdir(laptop!, ['personal', 'connect', '--project', plain]);
-    expect(unnamed).toMatchObject({ code: 2, err: expect.stringContaining('has no git remote to recognise it by on your other machines: give it a name with --identity NAME') });
+    expect(unnamed).toMatchObject({ code: 2, err: expect.stringContaining('has no git repository with a commit or a remote to recognise it by on your other machines: give it a name with --identity NAME') });
 
     const off = await memdir(desktop!, ['personal', 'disconnect', '--json']);
     expect(JSON.parse(off.out)).toEqual({ disconnected: true, projects: 1 });

@@ -20,7 +20,7 @@ import {
   personalConnections,
   readAccount,
 } from '../../main/personal/personal-account.js';
-import { type SyncIdentity, givenIdentity, identifyByRemote } from '../../main/personal/project-key.js';
+import { type SyncIdentity, givenIdentity, identifyByRepository } from '../../main/personal/project-key.js';
 import { FileCredentialStore } from '../../main/settings/credentials.js';
 import { AlertCenter } from '../../main/team/alert-center.js';
 import { type TeamConnection, TeamConfigError } from '../../main/team/connections.js';
@@ -57,13 +57,13 @@ async function stdinLines(stream: NodeJS.ReadableStream | undefined): Promise<st
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
 }
 
-/** The sync identity of a located project: `--identity NAME`, else its repository's remote. */
+/** The sync identity of a located project: `--identity NAME`, else its repository's identity (root commit, else remote). */
 async function identityOf(loc: ProjectLocation, given: unknown): Promise<SyncIdentity> {
   if (typeof given === 'string') return cli(async () => givenIdentity(given));
-  const found = await identifyByRemote(loc.keySource === 'dir-name' ? null : loc.key);
+  const found = await identifyByRepository(loc.keySource === 'dir-name' ? null : loc.key);
   if (!found) {
     throw new CliFailure(
-      `${loc.dir} has no git remote to recognise it by on your other machines: give it a name with --identity NAME (the same name on each machine). A path is never used: it differs between machines.`,
+      `${loc.dir} has no git repository with a commit or a remote to recognise it by on your other machines: give it a name with --identity NAME (the same name on each machine). A path is never used: it differs between machines.`,
     );
   }
   return found;
@@ -126,7 +126,7 @@ export const personalConnectCommand: CommandSpec = {
     yes: { type: 'boolean', description: 'you have read what losing the passphrase means (needed when this sets it: the first machine)' },
     'allow-http': { type: 'boolean', description: 'allow plain http to a host other than this machine (contents stay encrypted; the token does not)' },
     project: projectOption,
-    identity: { type: 'string', valueName: 'NAME', description: 'with --project: the name it is synced under, the same on each machine (default: its git remote)' },
+    identity: { type: 'string', valueName: 'NAME', description: 'with --project: the name it is synced under, the same on each machine (default: its repository\'s first commit, else its git remote)' },
     home: homeOption,
     json: jsonOption,
   },
@@ -139,8 +139,9 @@ Every other machine must give the same passphrase: a wrong one is refused, and n
 This machine keeps the token and a key derived from the passphrase (never the passphrase) in Memdir's credential
 store (<data dir>/credentials.json, mode 0600; the OS keychain when the desktop app stores it).
 With --project: the project's private memory (everything in its memory directory except team/, which team
-sync shares) is synced under its identity — its git remote, or --identity NAME — so one repository checked out at
-different paths on different machines shares one memory; then it syncs once.
+sync shares) is synced under its identity — its repository's first (root) commit, else its git remote, or
+--identity NAME — so one repository checked out at different paths on different machines shares one memory;
+then it syncs once.
 The server sees ciphertext only (names are HMACs, contents AES-256-GCM); see README "Personal sync" for what leaks.
 JSON: {"account": {"server", "user", "member", "tokenId", "keyId", "connectedAt", "created"} | null,
   "project": {"dir", "memoryDir", "identity": {"id", "source", "detail"}, "projectId"} | null,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { PersonalKeys, createKey, keyMatchesRecord, parseKeyRecord, unlockKey } from './personal-crypto.js';
-import { givenIdentity, normalizeRemote } from './project-key.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
@@ -59,15 +58,5 @@ describe('personal sync encryption', async () => {
     const flipped = `${a.slice(0, 40)}${a[40] === 'A' ? 'B' : 'A'}${a.slice(41)}`;
     expect(keys.open(project, wire, flipped)).toEqual({ ok: false, reason: 'key' });
     expect(keys.open(project, wire, 'plain text')).toEqual({ ok: false, reason: 'format' });
-  });
-
-  it('finds one identity for one repository wherever and however it was cloned', () => {
-    const forms = ['git@github.com:Acme/App.git', 'https://github.com/acme/app', 'ssh://git@github.com:22/acme/app.git/', 'https://ann@github.com/acme/app/'];
-    expect(new Set(forms.map(normalizeRemote))).toEqual(new Set(['github.com/acme/app']));
-    expect(normalizeRemote('/srv/git/app.git')).toBeNull();
-    expect(normalizeRemote('C:\\repos\\app')).toBeNull();
-    expect(normalizeRemote('file:///srv/git/app')).toBeNull();
-    expect(givenIdentity(' notes ')).toMatchObject({ id: 'name:notes', source: 'given' });
-    expect(() => givenIdentity('')).toThrow(RangeError);
   });
 });

@@ -18,7 +18,7 @@ import { type Running, type SchedulerOptions, SyncScheduler } from '../team/sync
 import { PERSONAL_SPACE } from '../team/sync-space.js';
 import { type RetryPolicy, type TeamSync, TeamSyncError } from '../team/team-sync.js';
 import { PersonalSyncError, connectAccount, disableProject, disconnectAccount, enableProject, openPersonalSync, personalConnections, readAccount } from './personal-account.js';
-import { type IdentifySync, type SyncIdentity, givenIdentity, identifyByRemote } from './project-key.js';
+import { type IdentifySync, type SyncIdentity, givenIdentity, identifyByRepository } from './project-key.js';
 
 /** What the app gives (AppContext satisfies it). */
 export interface PersonalHost {
@@ -33,7 +33,7 @@ export interface PersonalHost {
 export interface PersonalServiceOptions extends SchedulerOptions {
   fetch?: typeof fetch;
   retry?: Partial<RetryPolicy>;
-  /** How a project's sync identity is found (default: its repository's remote). */
+  /** How a project's sync identity is found (default: its repository's root commit, else its remote). */
   identify?: IdentifySync;
 }
 
@@ -47,7 +47,7 @@ export class PersonalService {
     private readonly alerts: AlertCenter,
     private readonly options: PersonalServiceOptions = {},
   ) {
-    this.identify = options.identify ?? identifyByRemote;
+    this.identify = options.identify ?? identifyByRepository;
     this.scheduler = new SyncScheduler(
       host,
       {
@@ -143,7 +143,7 @@ export class PersonalService {
     return { project, connection: await personalConnections(this.host.dataDir).forMemoryDir(project.memoryDir) };
   }
 
-  /** The identity enabling would use: the repository's remote of the project's key. */
+  /** The identity enabling would use: the repository identity of the project's key (root commit, else remote). */
   private suggested(project: ProjectScan): Promise<SyncIdentity | null> {
     return this.identify(project.path).catch(() => null);
   }
@@ -172,7 +172,7 @@ export class PersonalService {
     };
   }
 
-  /** Turn personal sync on for a project (under `name`, else its remote), then sync once. */
+  /** Turn personal sync on for a project (under `name`, else its repository's identity), then sync once. */
   async enable(dir: string, name?: string): Promise<PersonalProjectStatus> {
     const { project, connection: previous } = await this.located(dir);
     let identity: SyncIdentity | null;
@@ -181,7 +181,7 @@ export class PersonalService {
     } catch (error) {
       throw new PersonalSyncError('no-identity', (error as Error).message);
     }
-    if (!identity) throw new PersonalSyncError('no-identity', `${dir} has no git remote to recognise it by on your other machines: give it a name (the same on each machine). A path is never used: it differs between machines.`);
+    if (!identity) throw new PersonalSyncError('no-identity', `${dir} has no git repository with a commit or a remote to recognise it by on your other machines: give it a name (the same on each machine). A path is never used: it differs between machines.`);
     if (previous) await this.scheduler.stop(previous.id);
     let connection: TeamConnection;
     try {

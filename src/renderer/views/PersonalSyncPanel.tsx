@@ -1,6 +1,6 @@
 /**
  * A project's personal sync (issue 18, item 5), in its Team sync tab: turn on syncing its
- * private memory with your other machines (under its git remote, or a name you give), its state,
+ * private memory with your other machines (under its repository's root commit or remote, or a name you give), its state,
  * sync now, what waits and why, and conflicts resolved in the merge editor.
  */
 import { useEffect, useState } from 'react';
@@ -25,7 +25,7 @@ function TurnOn({ status }: { status: PersonalProjectStatus }) {
         </p>
       ) : (
         <label>
-          This project has no git remote: give it a name, the same on each of your machines
+          This project has no git commit or remote to recognise it by: give it a name, the same on each of your machines
           <input aria-label="Project name for personal sync" value={name} onChange={(e) => setName(e.target.value)} placeholder="my-notes" />
         </label>
       )}

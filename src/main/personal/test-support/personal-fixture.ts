@@ -13,7 +13,7 @@ import { FileCredentialStore } from '../../settings/credentials.js';
 import { AlertCenter } from '../../team/alert-center.js';
 import type { TeamSync } from '../../team/team-sync.js';
 import { connectAccount, enableProject, openPersonalSync, personalConnections } from '../personal-account.js';
-import { identifyByRemote } from '../project-key.js';
+import { identifyByRepository } from '../project-key.js';
 
 export interface PersonalServer {
   server: RunningServer;
@@ -93,7 +93,7 @@ export async function makeMachine(root: string, name: string, server: Pick<Perso
       return connectAccount({ dataDir, credentials, server: server.url, token: server.tokens[name]!, passphrase, acknowledged });
     },
     async enable() {
-      const identity = await identifyByRemote(repo);
+      const identity = await identifyByRepository(repo);
       if (!identity) throw new Error(`no identity for ${repo}`);
       await enableProject(dataDir, credentials, { memoryDir, dir: path.basename(path.dirname(memoryDir)), identity });
       return open();
