@@ -17,6 +17,7 @@ import { useToasts } from './stores/toasts.js';
 import { themeOf, useSettings } from './stores/settings.js';
 import { projectName, useProjects } from './stores/projects.js';
 import { useProject } from './stores/project.js';
+import { usePersonal } from './stores/personal.js';
 import { useTeam } from './stores/team.js';
 import { subscribe } from './transport/transport.js';
 import { AgentsView } from './views/AgentsView.js';
@@ -50,6 +51,10 @@ function useLiveEvents(): void {
       }
       if (event.type === 'team-changed') {
         useTeam.getState().onTeamChanged(event.dir);
+        return;
+      }
+      if (event.type === 'personal-changed') {
+        usePersonal.getState().onChanged(event.dir);
         return;
       }
       if (event.type === 'navigate') {

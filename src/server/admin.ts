@@ -1,11 +1,11 @@
 /**
- * Team administration (`memdir server admin …`): create teams, issue tokens (shown once, never
- * stored), list members and tokens without secrets, revoke tokens. Runs against the store
+ * Team administration (`memdir server admin …`): create teams and personal spaces, issue tokens
+ * (shown once, never stored), list members and tokens without secrets, revoke tokens. Runs against the store
  * directly, so it works while the server is running (SQLite waits for the writer, PostgreSQL
  * is shared) and a revoked token is refused on its very next request.
  */
 import { randomBytes } from 'node:crypto';
-import { type TeamInfo, type TeamStore, type TokenInfo, StoreError } from './store.js';
+import { type PersonalInfo, type TeamInfo, type TeamStore, type TokenInfo, StoreError, personalSpaceName } from './store.js';
 import { generateToken, parseToken } from './tokens.js';
 
 /** Team names are URL path segments: lower-case letters, digits and inner dashes, ≤ 63. */
@@ -55,4 +55,48 @@ export async function listMembers(store: TeamStore, team?: string): Promise<(Tea
   if (team !== undefined && teams.length === 0) throw new StoreError('not-found', `There is no team "${team}".`);
   const tokens = await store.listTokens(team);
   return teams.map((t) => ({ ...t, tokens: tokens.filter((k) => k.team === t.name) }));
+}
+
+/** User names of personal spaces follow the team-name rule (they appear in the admin's lists and logs). */
+function checkUser(user: string): string {
+  if (!isTeamName(user)) {
+    throw new StoreError('invalid', `"${user.slice(0, 80)}" is not a valid user name: use lower-case letters, digits and dashes (at most 63), e.g. "alice".`);
+  }
+  return user;
+}
+
+/** Create the personal space of `user` (issue 18): their own memory, synced between their machines, end-to-end encrypted. */
+export async function createPersonal(store: TeamStore, user: string, now = new Date()): Promise<PersonalInfo> {
+  return store.createPersonal(checkUser(user), randomBytes(4).toString('hex'), now.toISOString());
+}
+
+/**
+ * Issue a token for one machine (`device`) of `user`'s personal space. It reaches that space's
+ * projects only — never a team, and a team token never reaches it.
+ */
+export async function issuePersonalToken(store: TeamStore, user: string, device = 'machine', now = new Date()): Promise<{ token: string; info: TokenInfo }> {
+  const name = checkMember(device);
+  if ((await store.personalKey(checkUser(user))) === undefined) {
+    throw new StoreError('not-found', `There is no personal space for "${user}". Create it first: memdir server admin create-personal ${user}`);
+  }
+  const { token, id, hash } = generateToken();
+  const info = await store.addToken({ id, team: personalSpaceName(user), member: name, hash, createdAt: now.toISOString() });
+  return { token, info };
+}
+
+/** Personal spaces with their machines' tokens (ids only) and counts — never names or contents, which the server cannot read. */
+export async function listPersonalSpaces(store: TeamStore): Promise<(PersonalInfo & { tokens: TokenInfo[] })[]> {
+  const spaces = await store.listPersonal();
+  const tokens = await store.listTokens();
+  return spaces.map((s) => ({ ...s, tokens: tokens.filter((k) => k.team === personalSpaceName(s.user)) }));
+}
+
+/**
+ * Reset the personal space of `user` for a new passphrase (the old one was lost): its key record
+ * and every encrypted entry are deleted — without the old passphrase they are unreadable — and
+ * its machines' tokens stay. The next machine to connect sets a new passphrase and uploads its
+ * memories again; machines still holding the old key stop with "another key" until reconnected.
+ */
+export async function resetPersonal(store: TeamStore, user: string): Promise<void> {
+  if (!(await store.resetPersonal(checkUser(user)))) throw new StoreError('not-found', `There is no personal space for "${user}".`);
 }

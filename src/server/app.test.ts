@@ -320,7 +320,7 @@ describeStores('sync API (app.request)', (h) => {
 
   it('tells a client who it is', async () => {
     const { request, ann } = await setup(h);
-    expect(await (await request('GET', '/v1/me')).json()).toEqual({ team: 'platform', member: 'ann', tokenId: ann.info.id, protocols: [1, 2] });
+    expect(await (await request('GET', '/v1/me')).json()).toEqual({ team: 'platform', member: 'ann', tokenId: ann.info.id, protocols: [1, 2], scope: 'team' });
   });
 
   it('logs one line per request with the route template, never tokens or content', async () => {

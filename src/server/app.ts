@@ -5,12 +5,14 @@
  * Security choices:
  *   - a token is bound to one team; a request for any other team — existing or not — gets
  *     the very same 404 as an unknown path, and no other team is ever looked up;
+ *   - a personal token (issue 18) reaches only its own user's projects under /v1/personal and
+ *     /v2/personal, a team token never does, and neither reaches the other's routes (404);
  *   - every key passes `sanitizePathKey`; one bad key fails the whole PUT, nothing written;
  *   - bodies are refused on Content-Length before reading and counted while reading;
  *   - If-Match is required on PUT (`*` is not accepted: a write must name the version it
  *     is based on), so a stale client can never overwrite a newer push (412).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
@@ -21,10 +23,10 @@ import { quoteName } from '../shared/visible-text.js';
 import { isTeamName } from './admin.js';
 import { type ServerLimits, resolveLimits } from './limits.js';
 import { type Log, silentLog } from './log.js';
-import { type CommitResponse, type ErrorCode, type ErrorResponse, PROTOCOLS, commitRequestSchema, formatEtag, parseEtag, parseEtagList } from './protocol.js';
+import { type CommitResponse, type ErrorCode, type ErrorResponse, PERSONAL_PROJECT_PATTERN, PROTOCOLS, commitRequestSchema, formatEtag, keyRecordRequestSchema, parseEtag, parseEtagList } from './protocol.js';
 import { RateLimiter } from './rate-limit.js';
 import { readBodyLimited } from './read-body.js';
-import type { EntryWrite, PutOutcome, TeamState, TeamStore } from './store.js';
+import { type EntryWrite, type PutOutcome, type TeamState, type TeamStore, type TokenScope } from './store.js';
 import { parseToken, tokenMatches } from './tokens.js';
 
 export interface AppOptions {
@@ -43,9 +45,11 @@ export interface AppOptions {
 }
 
 interface Auth {
+  /** The team, or for a personal token its space (`~<user>`). */
   team: string;
   member: string;
   tokenId: string;
+  scope: TokenScope;
 }
 
 type Env = {
@@ -56,11 +60,21 @@ type Env = {
 const ROUTE_ENTRIES = '/v1/teams/:team/entries';
 const ROUTE_CHECKSUMS = '/v1/teams/:team/checksums';
 const ROUTE_ENTRIES_V2 = '/v2/teams/:team/entries';
+const ROUTE_PERSONAL_KEY = '/v1/personal/key';
+const ROUTE_PERSONAL_ENTRIES = '/v1/personal/projects/:project/entries';
+const ROUTE_PERSONAL_CHECKSUMS = '/v1/personal/projects/:project/checksums';
+const ROUTE_PERSONAL_ENTRIES_V2 = '/v2/personal/projects/:project/entries';
 const NOT_FOUND: ErrorResponse = { error: 'not-found', message: 'Not found.' };
 // Errors that mean "the database is away for a moment", not "the server is broken".
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', 'SQLITE_BUSY']);
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The space a request reads or writes: its row name in the store and the name its answers carry. */
+interface Space {
+  name: string;
+  label: string;
+}
 
 function fail(c: Context<Env>, status: number, error: ErrorCode, message: string, extra: Partial<ErrorResponse> = {}, headers: Record<string, string> = {}): Response {
   const body: ErrorResponse = { error, message, ...extra };
@@ -175,7 +189,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       return unauthorized();
     }
     if (stored.revokedAt) return fail(c, 401, 'token-revoked', 'This token was revoked; ask your team admin for a new one.', {}, { 'WWW-Authenticate': 'Bearer realm="memdir", error="invalid_token"' });
-    c.set('auth', { team: stored.team, member: stored.member, tokenId: stored.id });
+    c.set('auth', { team: stored.team, member: stored.member, tokenId: stored.id, scope: stored.scope });
     const allowed = perToken.take(stored.id);
     if (!allowed.ok) {
       return fail(c, 429, 'rate-limited', `Too many requests; retry in ${allowed.retryAfterSeconds} s.`, {}, { 'Retry-After': String(allowed.retryAfterSeconds) });
@@ -255,35 +269,50 @@ export function createApp(options: AppOptions): Hono<Env> {
   };
 
   // The only team a token may see. Anything else is indistinguishable from a team that does not exist.
-  const ownTeam = (c: Context<Env>): string | null => {
+  const ownTeam = async (c: Context<Env>): Promise<Space | Response> => {
     const team = c.req.param('team');
-    return team !== undefined && team === c.get('auth').team ? team : null;
+    const auth = c.get('auth');
+    return team !== undefined && auth.scope === 'team' && team === auth.team ? { name: team, label: team } : notFound(c);
   };
 
-  /** A conditional read of the caller's team: its name and state, or the answer instead (404, or 304 while the client's ETag is current). */
-  const readable = async (c: Context<Env>): Promise<{ team: string; current: TeamState } | Response> => {
-    const team = ownTeam(c);
-    if (!team) return notFound(c);
-    const current = await store.teamState(team);
+  // A project of the caller's personal space, opened (created on first use) by its id.
+  const ownProject = async (c: Context<Env>): Promise<Space | Response> => {
+    const project = c.req.param('project');
+    const auth = c.get('auth');
+    if (auth.scope !== 'personal' || project === undefined || !PERSONAL_PROJECT_PATTERN.test(project)) return notFound(c);
+    const opened = await store.openPersonalProject(auth.team.slice(1), project, randomBytes(4).toString('hex'), now().toISOString(), limits.maxProjectsPerSpace);
+    if (opened.ok) return { name: opened.space, label: project };
+    if (opened.reason === 'full') return fail(c, 409, 'space-full', `Your personal space may hold at most ${opened.limit} projects.`, { limit: opened.limit });
+    return notFound(c);
+  };
+
+  /** A conditional read of a space: its state, or the answer instead (404, or 304 while the client's ETag is current). */
+  const readable = async (c: Context<Env>, space: Space): Promise<TeamState | Response> => {
+    const current = await store.teamState(space.name);
     if (!current) return notFound(c);
     const inm = c.req.header('if-none-match');
     if (inm && noneMatch(inm, formatEtag(current))) return c.body(null, 304, conditionalHeaders(formatEtag(current)));
-    return { team, current };
+    return current;
   };
 
   app.get('/v1/me', (c) => {
     const auth = c.get('auth');
-    return c.json({ team: auth.team, member: auth.member, tokenId: auth.tokenId, protocols: PROTOCOLS }, 200, { 'Cache-Control': 'no-store' });
+    const personal = auth.scope === 'personal';
+    // A personal space speaks protocol 2 only.
+    const body = { team: auth.team, member: auth.member, tokenId: auth.tokenId, protocols: personal ? [2] : PROTOCOLS, scope: auth.scope, ...(personal ? { user: auth.team.slice(1) } : {}) };
+    return c.json(body, 200, { 'Cache-Control': 'no-store' });
   });
 
-  app.get(ROUTE_ENTRIES, async (c) => {
-    const read = await readable(c);
-    if (read instanceof Response) return read;
-    const { team, current } = read;
+  /** GET entries of a space (a team, or a project of a personal space): the same answer for both. */
+  const getEntries = (spaceOf: (c: Context<Env>) => Promise<Space | Response>) => async (c: Context<Env>) => {
+    const space = await spaceOf(c);
+    if (space instanceof Response) return space;
+    const current = await readable(c, space);
+    if (current instanceof Response) return current;
     const since = c.req.query('since');
     const base = since === undefined ? null : parseEtag(since);
     const delta = base !== null && base.epoch === current.epoch && base.version <= current.version;
-    const data = await store.readEntries(team, delta ? base.version : undefined);
+    const data = await store.readEntries(space.name, delta ? base.version : undefined);
     if (!data) return notFound(c);
     const etag = formatEtag(data.state);
     const entries = Object.fromEntries(
@@ -291,23 +320,31 @@ export function createApp(options: AppOptions): Hono<Env> {
         .sort((a, b) => (a.key < b.key ? -1 : 1))
         .map((e) => [e.key, { content: e.content, sha256: e.sha256, updatedAt: e.updatedAt, updatedBy: e.updatedBy }]),
     );
-    return c.json({ team, version: data.state.version, etag, full: !delta, entries }, 200, conditionalHeaders(etag));
-  });
+    return c.json({ team: space.label, version: data.state.version, etag, full: !delta, entries }, 200, conditionalHeaders(etag));
+  };
 
-  app.get(ROUTE_CHECKSUMS, async (c) => {
-    const read = await readable(c);
-    if (read instanceof Response) return read;
-    const { team } = read;
-    const data = await store.readChecksums(team);
+  /** GET checksums of a space. */
+  const getChecksums = (spaceOf: (c: Context<Env>) => Promise<Space | Response>) => async (c: Context<Env>) => {
+    const space = await spaceOf(c);
+    if (space instanceof Response) return space;
+    const current = await readable(c, space);
+    if (current instanceof Response) return current;
+    const data = await store.readChecksums(space.name);
     if (!data) return notFound(c);
     const etag = formatEtag(data.state);
     const checksums = Object.fromEntries(data.checksums.sort((a, b) => (a[0] < b[0] ? -1 : 1)));
-    return c.json({ team, version: data.state.version, etag, checksums }, 200, conditionalHeaders(etag));
-  });
+    return c.json({ team: space.label, version: data.state.version, etag, checksums }, 200, conditionalHeaders(etag));
+  };
+
+  app.get(ROUTE_ENTRIES, getEntries(ownTeam));
+  app.get(ROUTE_CHECKSUMS, getChecksums(ownTeam));
+  app.get(ROUTE_PERSONAL_ENTRIES, getEntries(ownProject));
+  app.get(ROUTE_PERSONAL_CHECKSUMS, getChecksums(ownProject));
 
   app.put(ROUTE_ENTRIES, async (c) => {
-    const team = ownTeam(c);
-    if (!team) return notFound(c);
+    const owned = await ownTeam(c);
+    if (owned instanceof Response) return owned;
+    const team = owned.name;
     const auth = c.get('auth');
 
     const ifMatch = c.req.header('if-match');
@@ -353,10 +390,11 @@ export function createApp(options: AppOptions): Hono<Env> {
     return c.json({ version: outcome.state.version, etag, changed: outcome.changed, unchanged: outcome.unchanged }, 200, { ETag: etag, 'Cache-Control': 'no-store' });
   });
 
-  // Protocol 2: per-key bases, a client-chosen push id (see protocol.ts).
-  app.put(ROUTE_ENTRIES_V2, async (c) => {
-    const team = ownTeam(c);
-    if (!team) return notFound(c);
+  // Protocol 2: per-key bases, a client-chosen push id (see protocol.ts). The same for a team and a personal project.
+  const putCommit = (spaceOf: (c: Context<Env>) => Promise<Space | Response>) => async (c: Context<Env>) => {
+    const space = await spaceOf(c);
+    if (space instanceof Response) return space;
+    const team = space.name;
     const auth = c.get('auth');
     const parsed = await readJsonBody(c);
     if (parsed instanceof Response) return parsed;
@@ -388,18 +426,44 @@ export function createApp(options: AppOptions): Hono<Env> {
       replayed: outcome.replayed,
     };
     return c.json(body, 200, { ETag: etag, 'Cache-Control': 'no-store' });
+  };
+  app.put(ROUTE_ENTRIES_V2, putCommit(ownTeam));
+  app.put(ROUTE_PERSONAL_ENTRIES_V2, putCommit(ownProject));
+
+  // The personal space's key record (see protocol.ts): opaque to the server, set once.
+  app.get(ROUTE_PERSONAL_KEY, async (c) => {
+    const auth = c.get('auth');
+    if (auth.scope !== 'personal') return notFound(c);
+    const record = await store.personalKey(auth.team.slice(1));
+    if (record === undefined) return notFound(c);
+    return c.json({ keyRecord: record }, 200, { 'Cache-Control': 'no-store' });
+  });
+  app.put(ROUTE_PERSONAL_KEY, async (c) => {
+    const auth = c.get('auth');
+    if (auth.scope !== 'personal') return notFound(c);
+    const parsed = await readJsonBody(c);
+    if (parsed instanceof Response) return parsed;
+    const shape = keyRecordRequestSchema.safeParse(parsed);
+    if (!shape.success) return fail(c, 400, 'invalid-body', 'The body must be {"keyRecord": "<1 to 4096 characters>"}.');
+    if (LONE_SURROGATE.test(shape.data.keyRecord) || shape.data.keyRecord.includes('\0')) return fail(c, 400, 'invalid-content', 'The key record is not valid text.');
+    const outcome = await store.setPersonalKey(auth.team.slice(1), shape.data.keyRecord);
+    if (outcome.ok) return c.json({ keyRecord: outcome.record, created: outcome.created }, 200, { 'Cache-Control': 'no-store' });
+    if (outcome.reason === 'no-space') return notFound(c);
+    return fail(c, 409, 'key-mismatch', 'This personal space is already encrypted with another key; its key record is not replaced.', { keyRecord: outcome.record });
   });
 
   const methodNotAllowed = (allow: string) => (c: Context<Env>) => fail(c, 405, 'method-not-allowed', `Allowed: ${allow}. There is no delete: retire a team memory by consolidating it.`, {}, { Allow: allow });
-  app.on(['POST', 'DELETE', 'PATCH'], ROUTE_ENTRIES, (c) => {
-    return ownTeam(c) ? methodNotAllowed('GET, HEAD, PUT')(c) : notFound(c);
-  });
-  app.on(['GET', 'POST', 'DELETE', 'PATCH'], ROUTE_ENTRIES_V2, (c) => {
-    return ownTeam(c) ? methodNotAllowed('PUT')(c) : notFound(c);
-  });
-  app.on(['POST', 'PUT', 'DELETE', 'PATCH'], ROUTE_CHECKSUMS, (c) => {
-    return ownTeam(c) ? methodNotAllowed('GET, HEAD')(c) : notFound(c);
-  });
+  // Only the caller's own space learns which methods exist (never opens a personal project).
+  const isOwnTeam = (c: Context<Env>): boolean => c.get('auth').scope === 'team' && c.req.param('team') === c.get('auth').team;
+  const isOwnProject = (c: Context<Env>): boolean => c.get('auth').scope === 'personal' && PERSONAL_PROJECT_PATTERN.test(c.req.param('project') ?? '');
+  const refuseMethod = (own: (c: Context<Env>) => boolean, allow: string) => (c: Context<Env>) => (own(c) ? methodNotAllowed(allow)(c) : notFound(c));
+  app.on(['POST', 'DELETE', 'PATCH'], ROUTE_ENTRIES, refuseMethod(isOwnTeam, 'GET, HEAD, PUT'));
+  app.on(['GET', 'POST', 'DELETE', 'PATCH'], ROUTE_ENTRIES_V2, refuseMethod(isOwnTeam, 'PUT'));
+  app.on(['POST', 'PUT', 'DELETE', 'PATCH'], ROUTE_CHECKSUMS, refuseMethod(isOwnTeam, 'GET, HEAD'));
+  app.on(['POST', 'PUT', 'DELETE', 'PATCH'], ROUTE_PERSONAL_ENTRIES, refuseMethod(isOwnProject, 'GET, HEAD'));
+  app.on(['GET', 'POST', 'DELETE', 'PATCH'], ROUTE_PERSONAL_ENTRIES_V2, refuseMethod(isOwnProject, 'PUT'));
+  app.on(['POST', 'PUT', 'DELETE', 'PATCH'], ROUTE_PERSONAL_CHECKSUMS, refuseMethod(isOwnProject, 'GET, HEAD'));
+  app.on(['POST', 'DELETE', 'PATCH'], ROUTE_PERSONAL_KEY, (c) => (c.get('auth').scope === 'personal' ? methodNotAllowed('GET, PUT')(c) : notFound(c)));
 
   return app;
 }

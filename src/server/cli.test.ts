@@ -6,7 +6,7 @@ import {
   resolveServerDb,
   runServer,
   serverCommand,
-  serverCreateTeamCommand,
+  serverCreatePersonalCommand, serverCreateTeamCommand,
   serverIssueTokenCommand,
   serverListCommand,
   serverRevokeTokenCommand,
@@ -82,6 +82,22 @@ describeStores('memdir server admin', (h) => {
     const after = await run(serverListCommand, ['platform'], { db });
     expect(after.out).toMatch(new RegExp(`${id}\\s+ann\\s+\\S+\\s+20\\d\\d-`));
     expect(after.out).not.toContain(token.slice(22));
+  });
+
+  it('creates a personal space, issues a token per machine, lists it by counts, never as a team', async () => {
+    const db = await h.freshDb();
+    expect((await run(serverCreatePersonalCommand, ['alice'], { db })).out).toContain('Created the personal space of alice');
+    const issued = JSON.parse((await run(serverIssueTokenCommand, ['alice'], { db, personal: true, member: 'laptop', json: true })).out) as { token: string; scope: string; team: string };
+    expect(issued).toMatchObject({ scope: 'personal', team: '~alice' });
+    const text = await run(serverIssueTokenCommand, ['alice'], { db, personal: true, member: 'desktop' });
+    expect(text.out).toMatch(/Token for desktop, a machine of alice's personal space \(id [0-9a-f]{16}\)/);
+    await expect(run(serverIssueTokenCommand, ['alice'], { db, member: 'x' })).rejects.toThrow(/There is no team "alice"/);
+    await expect(run(serverIssueTokenCommand, ['bob'], { db, personal: true })).rejects.toThrow(/no personal space for "bob"/);
+    const listed = JSON.parse((await run(serverListCommand, [], { db, json: true })).out) as { teams: unknown[]; personal: { user: string; keySet: boolean; tokens: { member: string }[] }[] };
+    expect(listed.teams).toEqual([]);
+    expect(listed.personal.map((p) => [p.user, p.keySet, p.tokens.map((t) => t.member).sort()])).toEqual([['alice', false, ['desktop', 'laptop']]]);
+    expect(JSON.stringify(listed)).not.toContain(issued.token.slice(22));
+    expect((await run(serverListCommand, [], { db })).out).toContain('personal space of alice: 0 project(s), 0 entries (encrypted), key not set yet');
   });
 
   it('explains mistakes with exit 2 (CliFailure) rather than a stack trace', async () => {

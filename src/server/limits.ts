@@ -18,6 +18,8 @@ export interface ServerLimits {
   maxEntriesPerTeam: number;
   /** Content bytes one team may hold: a full pull is one JSON document built in memory. */
   maxTeamBytes: number;
+  /** Projects one personal space may hold (each is created on its first use). */
+  maxProjectsPerSpace: number;
   /** Token bucket per token: `burst` requests at once, refilled at `perSecond`. */
   rateLimit: { burst: number; perSecond: number };
   /** Failed authentications per client address before 429 (same bucket shape). */
@@ -31,6 +33,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxEntryBytes: TOPIC_MAX_BYTES,
   maxEntriesPerTeam: TEAM_MAX_ENTRIES,
   maxTeamBytes: 256 * 1024 * 1024,
+  maxProjectsPerSpace: 1_000,
   rateLimit: { burst: 60, perSecond: 10 },
   authFailureLimit: { burst: 20, perSecond: 1 },
 };

@@ -23,7 +23,12 @@ import {
   type TeamState,
   type TeamStore,
   type TokenInfo,
+  type KeyRecordOutcome,
+  type PersonalInfo,
+  type ProjectOutcome,
   StoreError,
+  personalProjectName,
+  personalSpaceName,
   planCommit,
   planPut,
   teamFull,
@@ -71,6 +76,12 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (team_id, member, push_id)
    );
    CREATE INDEX memdir_pushes_age ON memdir_pushes(team_id, created_at);`,
+  // Personal spaces (issue 18): a row per user (`~<user>`, kind personal, its key record) and a
+  // row per project of it (`~<user>/<id>`, kind personal-project, owner_id → the user's row).
+  `ALTER TABLE memdir_teams ADD COLUMN kind TEXT NOT NULL DEFAULT 'team';
+   ALTER TABLE memdir_teams ADD COLUMN owner_id BIGINT REFERENCES memdir_teams(id);
+   ALTER TABLE memdir_teams ADD COLUMN key_record TEXT;
+   CREATE INDEX memdir_teams_owner ON memdir_teams(owner_id);`,
 ];
 
 // Any constant shared by every Memdir server: serialises concurrent migrations at start-up.
@@ -90,6 +101,7 @@ interface TokenRow {
   hash: string;
   created_at: Date;
   revoked_at: Date | null;
+  kind: string;
 }
 
 function iso(date: Date | null): string | null {
@@ -152,7 +164,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
 }
 
 const TEAM_COLUMNS = 'id, name, epoch, version, created_at';
-const TOKEN_SELECT = 'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id';
+const TOKEN_SELECT = 'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id';
 
 export class PostgresStore implements TeamStore {
   readonly kind = 'postgres' as const;
@@ -187,10 +199,74 @@ export class PostgresStore implements TeamStore {
   async listTeams(name?: string): Promise<TeamInfo[]> {
     const { rows } = await this.pool.query<TeamRow & { entries: number }>(
       `SELECT t.id, t.name, t.epoch, t.version, t.created_at, (SELECT COUNT(*)::int FROM memdir_entries e WHERE e.team_id = t.id) AS entries
-       FROM memdir_teams t WHERE $1::text IS NULL OR t.name = $1 ORDER BY t.name COLLATE "C"`,
+       FROM memdir_teams t WHERE t.kind = 'team' AND ($1::text IS NULL OR t.name = $1) ORDER BY t.name COLLATE "C"`,
       [name ?? null],
     );
     return rows.map((r) => ({ name: r.name, version: Number(r.version), epoch: r.epoch, createdAt: iso(r.created_at)!, entries: r.entries }));
+  }
+
+  async createPersonal(user: string, epoch: string, at: string): Promise<PersonalInfo> {
+    try {
+      await this.pool.query("INSERT INTO memdir_teams (name, epoch, version, created_at, kind) VALUES ($1, $2, 0, $3, 'personal')", [personalSpaceName(user), epoch, at]);
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw new StoreError('exists', `The personal space of "${user}" already exists.`);
+      throw error;
+    }
+    return { user, createdAt: at, projects: 0, entries: 0, keySet: false };
+  }
+
+  async listPersonal(): Promise<PersonalInfo[]> {
+    const { rows } = await this.pool.query<{ name: string; created_at: Date; key_set: boolean; projects: number; entries: number }>(
+      `SELECT p.name, p.created_at, p.key_record IS NOT NULL AS key_set,
+         (SELECT COUNT(*)::int FROM memdir_teams c WHERE c.owner_id = p.id) AS projects,
+         (SELECT COUNT(*)::int FROM memdir_entries e JOIN memdir_teams c ON c.id = e.team_id WHERE c.owner_id = p.id) AS entries
+       FROM memdir_teams p WHERE p.kind = 'personal' ORDER BY p.name COLLATE "C"`,
+    );
+    return rows.map((r) => ({ user: r.name.slice(1), createdAt: iso(r.created_at)!, projects: r.projects, entries: r.entries, keySet: r.key_set }));
+  }
+
+  async personalKey(user: string): Promise<string | null | undefined> {
+    const { rows } = await this.pool.query<{ key_record: string | null }>("SELECT key_record FROM memdir_teams WHERE name = $1 AND kind = 'personal'", [personalSpaceName(user)]);
+    return rows[0] ? rows[0].key_record : undefined;
+  }
+
+  async setPersonalKey(user: string, record: string): Promise<KeyRecordOutcome> {
+    // One statement sets it only where none is set; a concurrent first machine loses here and reads the winner's.
+    const set = await this.pool.query("UPDATE memdir_teams SET key_record = $2 WHERE name = $1 AND kind = 'personal' AND key_record IS NULL", [personalSpaceName(user), record]);
+    const stored = await this.personalKey(user);
+    if (stored === undefined || stored === null) return { ok: false, reason: 'no-space' };
+    return stored === record ? { ok: true, record, created: set.rowCount === 1 } : { ok: false, reason: 'mismatch', record: stored };
+  }
+
+  async resetPersonal(user: string): Promise<boolean> {
+    return inTransaction(this.pool, 'BEGIN', async (client) => {
+      const owner = await client.query<{ id: string }>("SELECT id FROM memdir_teams WHERE name = $1 AND kind = 'personal' FOR UPDATE", [personalSpaceName(user)]);
+      const ownerId = owner.rows[0]?.id;
+      if (ownerId === undefined) return false;
+      const projects = 'SELECT id FROM memdir_teams WHERE owner_id = $1';
+      await client.query(`DELETE FROM memdir_entries WHERE team_id IN (${projects})`, [ownerId]);
+      await client.query(`DELETE FROM memdir_pushes WHERE team_id IN (${projects})`, [ownerId]);
+      await client.query('DELETE FROM memdir_teams WHERE owner_id = $1', [ownerId]);
+      await client.query('UPDATE memdir_teams SET key_record = NULL WHERE id = $1', [ownerId]);
+      return true;
+    });
+  }
+
+  async openPersonalProject(user: string, project: string, epoch: string, at: string, maxProjects: number): Promise<ProjectOutcome> {
+    const name = personalProjectName(user, project);
+    // The common case (the project exists) reads only.
+    if ((await this.pool.query('SELECT 1 FROM memdir_teams WHERE name = $1', [name])).rowCount === 1) return { ok: true, space: name };
+    return inTransaction(this.pool, 'BEGIN', async (client): Promise<ProjectOutcome> => {
+      // The user's row lock serialises project creation: the limit holds across servers.
+      const owner = await client.query<{ id: string }>("SELECT id FROM memdir_teams WHERE name = $1 AND kind = 'personal' FOR UPDATE", [personalSpaceName(user)]);
+      const ownerId = owner.rows[0]?.id;
+      if (ownerId === undefined) return { ok: false, reason: 'no-space' };
+      if ((await client.query('SELECT 1 FROM memdir_teams WHERE name = $1', [name])).rowCount === 1) return { ok: true, space: name };
+      const count = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM memdir_teams WHERE owner_id = $1', [ownerId]);
+      if (count.rows[0]!.n >= maxProjects) return { ok: false, reason: 'full', limit: maxProjects };
+      await client.query("INSERT INTO memdir_teams (name, epoch, version, created_at, kind, owner_id) VALUES ($1, $2, 0, $3, 'personal-project', $4)", [name, epoch, at, ownerId]);
+      return { ok: true, space: name };
+    });
   }
 
   async addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo> {
@@ -205,7 +281,7 @@ export class PostgresStore implements TeamStore {
   async findToken(id: string): Promise<StoredToken | null> {
     const { rows } = await this.pool.query<TokenRow>(`${TOKEN_SELECT} WHERE k.id = $1`, [id]);
     const row = rows[0];
-    return row ? { ...tokenInfo(row), hash: row.hash } : null;
+    return row ? { ...tokenInfo(row), hash: row.hash, scope: row.kind === 'personal' ? 'personal' : 'team' } : null;
   }
 
   async listTokens(team?: string): Promise<TokenInfo[]> {
@@ -217,7 +293,7 @@ export class PostgresStore implements TeamStore {
     await this.pool.query('UPDATE memdir_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1', [id, at]);
     const row = await this.findToken(id);
     if (!row) return null;
-    const { hash: _hash, ...info } = row;
+    const { hash: _hash, scope: _scope, ...info } = row;
     return info;
   }
 

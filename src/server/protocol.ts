@@ -9,6 +9,17 @@
  *   PUT  /v1/teams/:team/entries               → 200 PutResponse + ETag   (If-Match required)
  *   PUT  /v2/teams/:team/entries               → 200 CommitResponse + ETag (per-key bases, push id)
  *
+ * Personal spaces (issue 18, item 5), for tokens of scope `personal` only (a team token gets 404
+ * there, a personal token 404 on every team route):
+ *   GET  /v1/personal/key                      → 200 {keyRecord: string | null}
+ *   PUT  /v1/personal/key  {keyRecord}         → 200 {keyRecord, created} | 409 key-mismatch {keyRecord}
+ *   GET  /v1/personal/projects/:project/entries[?since=ETAG]   (as a team's)
+ *   GET  /v1/personal/projects/:project/checksums              (as a team's)
+ *   PUT  /v2/personal/projects/:project/entries                (as a team's, protocol 2 only)
+ * A project is a 32-hex id the client derives (an HMAC of the project's identity), created on
+ * first use; its keys and contents are the client's ciphertext. The key record is opaque to the
+ * server: the client's KDF parameters, salt and key check, set once by the first machine.
+ *
  * Protocol 2 (issue 19) commits per key: each entry names the hash of the server version it
  * was based on; the server commits, in one transaction, every key whose base still matches and
  * answers the rest as per-key conflicts with the server's hash — unrelated keys never refuse
@@ -43,6 +54,8 @@ export const ERROR_CODES = [
   'invalid-key',
   'invalid-content',
   'case-conflict',
+  'key-mismatch',
+  'space-full',
   'rate-limited',
   'unavailable',
   'internal',
@@ -126,8 +139,36 @@ export const errorResponseSchema = z.object({
   limit: z.number().optional(),
   key: z.string().optional(),
   keys: z.array(z.object({ key: z.string(), code: z.string(), reason: z.string() })).optional(),
+  /** 409 key-mismatch: the key record the personal space holds. */
+  keyRecord: z.string().optional(),
 });
 export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+
+/** A project of a personal space: 128 bits in hex, derived by the client (never the project's name). */
+export const PERSONAL_PROJECT_PATTERN = /^[0-9a-f]{32}$/;
+
+/** The largest key record a personal space keeps (KDF parameters, salt, check: well under this). */
+export const MAX_KEY_RECORD_BYTES = 4096;
+
+/** GET /v1/me: who a token is and what it may reach. */
+export const meResponseSchema = z.object({
+  team: z.string(),
+  member: z.string(),
+  tokenId: z.string(),
+  protocols: z.array(z.number()).optional(),
+  /** Absent from servers before personal spaces: a team token. */
+  scope: z.enum(['team', 'personal']).optional(),
+  /** For a personal token: the user whose space it reaches. */
+  user: z.string().optional(),
+});
+export type MeResponse = z.infer<typeof meResponseSchema>;
+
+/** GET /v1/personal/key, and the PUT's answer (`created`: this request set it). */
+export const keyRecordResponseSchema = z.object({ keyRecord: z.string().max(MAX_KEY_RECORD_BYTES).nullable(), created: z.boolean().optional() });
+export type KeyRecordResponse = z.infer<typeof keyRecordResponseSchema>;
+
+/** PUT /v1/personal/key body. */
+export const keyRecordRequestSchema = z.strictObject({ keyRecord: z.string().min(1).max(MAX_KEY_RECORD_BYTES) });
 
 /** The form of every ETag this protocol sends: strong, quoted, `"<8 hex>-<version>"` (nothing else: no CR/LF, no list). */
 export const ETAG_PATTERN = /^"[0-9a-f]{8}-\d{1,15}"$/;

@@ -22,7 +22,12 @@ import {
   type TeamState,
   type TeamStore,
   type TokenInfo,
+  type KeyRecordOutcome,
+  type PersonalInfo,
+  type ProjectOutcome,
   StoreError,
+  personalProjectName,
+  personalSpaceName,
   planCommit,
   planPut,
   teamFull,
@@ -70,6 +75,12 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (team_id, member, push_id)
    );
    CREATE INDEX memdir_pushes_age ON memdir_pushes(team_id, created_at);`,
+  // Personal spaces (issue 18): a row per user (`~<user>`, kind personal, its key record) and a
+  // row per project of it (`~<user>/<id>`, kind personal-project, owner_id → the user's row).
+  `ALTER TABLE memdir_teams ADD COLUMN kind TEXT NOT NULL DEFAULT 'team';
+   ALTER TABLE memdir_teams ADD COLUMN owner_id INTEGER REFERENCES memdir_teams(id);
+   ALTER TABLE memdir_teams ADD COLUMN key_record TEXT;
+   CREATE INDEX memdir_teams_owner ON memdir_teams(owner_id);`,
 ];
 
 interface TeamRow {
@@ -86,6 +97,18 @@ interface TokenRow {
   hash: string;
   created_at: string;
   revoked_at: string | null;
+  kind: string;
+}
+interface PersonalRow {
+  name: string;
+  created_at: string;
+  key_set: number;
+  projects: number;
+  entries: number;
+}
+
+function personalInfo(row: PersonalRow): PersonalInfo {
+  return { user: row.name.slice(1), createdAt: row.created_at, projects: row.projects, entries: row.entries, keySet: row.key_set === 1 };
 }
 interface EntryRow {
   key: string;
@@ -146,19 +169,31 @@ export class SqliteStore implements TeamStore {
     this.location = file;
     this.q = {
       team: db.prepare<[string], TeamRow>('SELECT id, name, epoch, version, created_at FROM memdir_teams WHERE name = ?'),
+      teamOnly: db.prepare<[string], TeamRow>("SELECT id, name, epoch, version, created_at FROM memdir_teams WHERE name = ? AND kind = 'team'"),
       teams: db.prepare<[], TeamRow & { entries: number }>(
         `SELECT t.id, t.name, t.epoch, t.version, t.created_at, (SELECT COUNT(*) FROM memdir_entries e WHERE e.team_id = t.id) AS entries
-         FROM memdir_teams t ORDER BY t.name`,
+         FROM memdir_teams t WHERE t.kind = 'team' ORDER BY t.name`,
       ),
+      insertPersonal: db.prepare("INSERT INTO memdir_teams (name, epoch, version, created_at, kind) VALUES (?, ?, 0, ?, 'personal')"),
+      personal: db.prepare<[string], { id: number; key_record: string | null }>("SELECT id, key_record FROM memdir_teams WHERE name = ? AND kind = 'personal'"),
+      personals: db.prepare<[], PersonalRow>(
+        `SELECT p.name, p.created_at, p.key_record IS NOT NULL AS key_set,
+           (SELECT COUNT(*) FROM memdir_teams c WHERE c.owner_id = p.id) AS projects,
+           (SELECT COUNT(*) FROM memdir_entries e JOIN memdir_teams c ON c.id = e.team_id WHERE c.owner_id = p.id) AS entries
+         FROM memdir_teams p WHERE p.kind = 'personal' ORDER BY p.name`,
+      ),
+      setKey: db.prepare("UPDATE memdir_teams SET key_record = ? WHERE id = ? AND key_record IS NULL"),
+      projectCount: db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM memdir_teams WHERE owner_id = ?'),
+      insertProject: db.prepare("INSERT INTO memdir_teams (name, epoch, version, created_at, kind, owner_id) VALUES (?, ?, 0, ?, 'personal-project', ?)"),
       countEntries: db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM memdir_entries WHERE team_id = ?'),
       size: db.prepare<[number], { n: number; bytes: number }>('SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = ?'),
       insertTeam: db.prepare('INSERT INTO memdir_teams (name, epoch, version, created_at) VALUES (?, ?, 0, ?)'),
       insertToken: db.prepare('INSERT INTO memdir_tokens (id, team_id, member, hash, created_at) VALUES (?, ?, ?, ?, ?)'),
       token: db.prepare<[string], TokenRow>(
-        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id WHERE k.id = ?',
+        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id WHERE k.id = ?',
       ),
       tokens: db.prepare<[], TokenRow>(
-        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id ORDER BY t.name, k.created_at, k.id',
+        'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id ORDER BY t.name, k.created_at, k.id',
       ),
       revoke: db.prepare('UPDATE memdir_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?'),
       entries: db.prepare<[number, number], EntryRow>('SELECT key, content, sha256, updated_at, updated_by, version FROM memdir_entries WHERE team_id = ? AND version > ?'),
@@ -199,13 +234,74 @@ export class SqliteStore implements TeamStore {
   }
 
   async getTeam(name: string): Promise<TeamInfo | null> {
-    const row = this.q.team.get(name);
+    const row = this.q.teamOnly.get(name);
     if (!row) return null;
     return { name: row.name, version: row.version, epoch: row.epoch, createdAt: row.created_at, entries: this.q.countEntries.get(row.id)!.n };
   }
 
   async listTeams(): Promise<TeamInfo[]> {
     return this.q.teams.all().map((r) => ({ name: r.name, version: r.version, epoch: r.epoch, createdAt: r.created_at, entries: r.entries }));
+  }
+
+  async createPersonal(user: string, epoch: string, at: string): Promise<PersonalInfo> {
+    try {
+      this.q.insertPersonal.run(personalSpaceName(user), epoch, at);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new StoreError('exists', `The personal space of "${user}" already exists.`);
+      throw error;
+    }
+    return { user, createdAt: at, projects: 0, entries: 0, keySet: false };
+  }
+
+  async listPersonal(): Promise<PersonalInfo[]> {
+    return this.q.personals.all().map(personalInfo);
+  }
+
+  async personalKey(user: string): Promise<string | null | undefined> {
+    const row = this.q.personal.get(personalSpaceName(user));
+    return row ? row.key_record : undefined;
+  }
+
+  async setPersonalKey(user: string, record: string): Promise<KeyRecordOutcome> {
+    const run = this.db.transaction((): KeyRecordOutcome => {
+      const row = this.q.personal.get(personalSpaceName(user));
+      if (!row) return { ok: false, reason: 'no-space' };
+      if (row.key_record === null) {
+        this.q.setKey.run(record, row.id);
+        return { ok: true, record, created: true };
+      }
+      return row.key_record === record ? { ok: true, record, created: false } : { ok: false, reason: 'mismatch', record: row.key_record };
+    });
+    return run.immediate();
+  }
+
+  async resetPersonal(user: string): Promise<boolean> {
+    const run = this.db.transaction((): boolean => {
+      const owner = this.q.personal.get(personalSpaceName(user));
+      if (!owner) return false;
+      const projects = 'SELECT id FROM memdir_teams WHERE owner_id = ?';
+      this.db.prepare(`DELETE FROM memdir_entries WHERE team_id IN (${projects})`).run(owner.id);
+      this.db.prepare(`DELETE FROM memdir_pushes WHERE team_id IN (${projects})`).run(owner.id);
+      this.db.prepare('DELETE FROM memdir_teams WHERE owner_id = ?').run(owner.id);
+      this.db.prepare('UPDATE memdir_teams SET key_record = NULL WHERE id = ?').run(owner.id);
+      return true;
+    });
+    return run.immediate();
+  }
+
+  async openPersonalProject(user: string, project: string, epoch: string, at: string, maxProjects: number): Promise<ProjectOutcome> {
+    const name = personalProjectName(user, project);
+    // The common case (the project exists) reads only: no write transaction on every pull.
+    if (this.q.team.get(name)) return { ok: true, space: name };
+    const run = this.db.transaction((): ProjectOutcome => {
+      const owner = this.q.personal.get(personalSpaceName(user));
+      if (!owner) return { ok: false, reason: 'no-space' };
+      if (this.q.team.get(name)) return { ok: true, space: name };
+      if (this.q.projectCount.get(owner.id)!.n >= maxProjects) return { ok: false, reason: 'full', limit: maxProjects };
+      this.q.insertProject.run(name, epoch, at, owner.id);
+      return { ok: true, space: name };
+    });
+    return run.immediate();
   }
 
   async addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo> {
@@ -217,7 +313,7 @@ export class SqliteStore implements TeamStore {
 
   async findToken(id: string): Promise<StoredToken | null> {
     const row = this.q.token.get(id);
-    return row ? { ...tokenInfo(row), hash: row.hash } : null;
+    return row ? { ...tokenInfo(row), hash: row.hash, scope: row.kind === 'personal' ? 'personal' : 'team' } : null;
   }
 
   async listTokens(team?: string): Promise<TokenInfo[]> {

@@ -1,5 +1,7 @@
 /**
- * Where the sync server keeps teams, tokens and entries (R-TEAM, R-SYNC). Two implementations
+ * Where the sync server keeps teams, personal spaces, tokens and entries (R-TEAM, R-SYNC; issue
+ * 18 for personal spaces, see `TokenScope`). A "team" below is any space with entries: a team,
+ * or one project of a personal space — the same versions, ETags and commits serve both. Two implementations
  * behind this one interface: SQLite (embedded default, one machine) and PostgreSQL (several
  * stateless servers behind a load balancer). Both advance a team's version with a conditional
  * update inside the transaction that writes the entries, so two writers based on the same
@@ -36,10 +38,49 @@ export interface TokenInfo {
   revokedAt: string | null;
 }
 
-/** What authentication needs: the stored hash to compare against. */
+/** What authentication needs: the stored hash to compare against, and what the token may reach. */
 export interface StoredToken extends TokenInfo {
   hash: string;
+  /** `team`: the team named by `team`; `personal`: the projects of the personal space `team` (`~<user>`). */
+  scope: TokenScope;
 }
+
+/**
+ * Personal spaces (issue 18, item 5): a user's own memory, synced between their machines and
+ * end-to-end encrypted by the client. A personal space is a row beside the teams, named
+ * `~<user>` (a name no team can have: `~` is outside the team-name alphabet), with the user's
+ * tokens bound to it; each of its projects is a space of its own, `~<user>/<project id>`, with
+ * the same entries, versions, ETags and per-key commits as a team. The server never sees a
+ * project's identity, a memory's name or its content: the client sends HMACs and ciphertext.
+ */
+export type TokenScope = 'team' | 'personal';
+
+/** The row name of a user's personal space. */
+export function personalSpaceName(user: string): string {
+  return `~${user}`;
+}
+
+/** The row name of one project in a personal space. */
+export function personalProjectName(user: string, project: string): string {
+  return `~${user}/${project}`;
+}
+
+/** A personal space as the admin sees it: counts only (names and contents are ciphertext). */
+export interface PersonalInfo {
+  /** The user name (without `~`). */
+  user: string;
+  createdAt: string;
+  projects: number;
+  entries: number;
+  /** Whether a client has set the space's key record (its first machine connected). */
+  keySet: boolean;
+}
+
+/** Setting a personal space's key record: kept once; another record is refused with the stored one. */
+export type KeyRecordOutcome = { ok: true; record: string; created: boolean } | { ok: false; reason: 'mismatch'; record: string } | { ok: false; reason: 'no-space' };
+
+/** Opening a project of a personal space (created on first use, up to a limit). */
+export type ProjectOutcome = { ok: true; space: string } | { ok: false; reason: 'no-space' } | { ok: false; reason: 'full'; limit: number };
 
 /** One team memory file on the server. */
 export interface Entry {
@@ -219,8 +260,25 @@ export interface TeamStore {
   close(): Promise<void>;
 
   createTeam(name: string, epoch: string, at: string): Promise<TeamInfo>;
+  /** A team by name (never a personal space or one of its projects). */
   getTeam(name: string): Promise<TeamInfo | null>;
+  /** Teams only. */
   listTeams(): Promise<TeamInfo[]>;
+  /** Create the personal space of `user` (row `~<user>`); `exists` when it is there. */
+  createPersonal(user: string, epoch: string, at: string): Promise<PersonalInfo>;
+  listPersonal(): Promise<PersonalInfo[]>;
+  /** The key record a client set on the personal space of `user` (null: none yet; undefined: no such space). */
+  personalKey(user: string): Promise<string | null | undefined>;
+  /** Set the key record once: the first one is kept, a different one is refused with it (conditional update). */
+  setPersonalKey(user: string, record: string): Promise<KeyRecordOutcome>;
+  /**
+   * Reset the personal space of `user` for a new passphrase: its key record and every project with
+   * its entries are deleted (they cannot be read without the old passphrase); its tokens stay.
+   * False when there is no such space.
+   */
+  resetPersonal(user: string): Promise<boolean>;
+  /** The space of project `project` in the personal space of `user`, created with `epoch` on first use while the user has fewer than `maxProjects`. */
+  openPersonalProject(user: string, project: string, epoch: string, at: string, maxProjects: number): Promise<ProjectOutcome>;
   addToken(token: { id: string; team: string; member: string; hash: string; createdAt: string }): Promise<TokenInfo>;
   findToken(id: string): Promise<StoredToken | null>;
   listTokens(team?: string): Promise<TokenInfo[]>;

@@ -16,6 +16,12 @@ export const INDEX_FILE = 'MEMORY.md';
 /** The team memory lives in this subdirectory of a memory directory (R-LAYOUT). */
 export const TEAM_DIR = 'team';
 /**
+ * Top-level folders of a memory directory whose files Claude Code never offers as memories
+ * (its recall scan skips them; `team` has its own rule): recall mirrors it, and personal sync
+ * leaves them on the machine.
+ */
+export const SKIPPED_TOP_FOLDERS: readonly string[] = ['logs', 'sessions', 'proposals'];
+/**
  * A topic file larger than this is not parsed (it is reported `unreadable`): memories are
  * short notes, and a huge file is almost certainly something else dropped in by mistake.
  */

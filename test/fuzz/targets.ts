@@ -20,6 +20,8 @@ import { parseHookPayload } from '../../src/main/hooks/hook-payload.js';
 import { readEffectiveSettings } from '../../src/main/memdir/settings.js';
 import { parseTopicFile } from '../../src/main/memdir/topic-file.js';
 import { headOf, readHeadFrontmatter } from '../../src/main/recall/claude-code/scan-memories.js';
+import { openFailure } from '../../src/main/personal/encrypted-client.js';
+import { PersonalKeyError, PersonalKeys, createKey, parseKeyRecord } from '../../src/main/personal/personal-crypto.js';
 import { parseAppSettings } from '../../src/main/settings/app-settings.js';
 import { TeamClient, TeamClientError } from '../../src/main/team/team-client.js';
 import { parseTranscriptLine } from '../../src/main/transcripts/records.js';
@@ -248,6 +250,25 @@ function verdict(messages: string[], accepted = messages.length === 0): Verdict 
   return accepted || messages.length === 0 ? { accepted: true } : { accepted: false, message: messages[0]! };
 }
 
+/** A personal space's entry (a sealed text, mostly a real one edited) or key record (a real one with a field changed), as a hostile server sends it. */
+type PersonalInput =
+  | { kind: 'entry'; edit: [number, string, number] | null; noise: string; sameName: boolean; otherName: string }
+  | { kind: 'record'; mutate: [string, unknown] | null; noise: string };
+const personalInput: fc.Arbitrary<PersonalInput> = fc.oneof(
+  fc.record({
+    kind: fc.constant('entry' as const),
+    edit: fc.option(fc.tuple(fc.nat(), fc.oneof(fc.constant(''), fc.string({ maxLength: 4 }), fc.constantFrom('A', '-', '_', '=', '.', 'm1.')), fc.nat({ max: 8 })), { freq: 4 }),
+    noise: fc.oneof(noise, fc.string({ maxLength: 400 }).map((t) => `m1.${t}`), fc.base64String({ maxLength: 600 }).map((t) => `m1.${t.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`)),
+    sameName: fc.boolean(),
+    otherName: fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }).map((h) => `${h}.md`), word),
+  }),
+  fc.record({
+    kind: fc.constant('record' as const),
+    mutate: fc.option(fc.tuple(fc.constantFrom('v', 'kdf', 'N', 'r', 'p', 'salt', 'check', 'extra'), fc.oneof(word, fc.integer(), fc.double(), fc.constant(null), fc.constant(2 ** 40), fc.constant(1 << 16))), { freq: 4 }),
+    noise: fc.oneof(noise, fc.json()),
+  }),
+);
+
 export const FUZZ_TARGETS: FuzzTarget<never>[] = [
   {
     name: 'frontmatter',
@@ -377,6 +398,37 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
           server.closeAllConnections();
           await new Promise((resolve) => server.close(resolve));
         },
+      };
+    },
+  },
+  {
+    name: 'personal entries (client)',
+    reads: "a personal space's sealed entries and key record, as a server sends them",
+    arbitrary: personalInput,
+    async setup() {
+      const { master, text } = await createKey('a passphrase for the fuzzer');
+      const keys = new PersonalKeys(master);
+      const project = keys.projectId('git-remote:example.com/fuzz');
+      const wire = keys.wireKey(project, 'user_me.md');
+      const sealed = keys.seal(project, wire, 'user_me.md', Buffer.from('I am a fuzzer.\n'));
+      return {
+        async run(input: PersonalInput) {
+          if (input.kind === 'record') {
+            const record = input.mutate === null ? input.noise : JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), [input.mutate[0]]: input.mutate[1] });
+            try {
+              parseKeyRecord(record);
+              return { accepted: true };
+            } catch (error) {
+              if (error instanceof PersonalKeyError) return { accepted: false, message: error.message };
+              throw error;
+            }
+          }
+          const content = input.edit === null ? input.noise : `${sealed.slice(0, input.edit[0] % (sealed.length + 1))}${input.edit[1]}${sealed.slice((input.edit[0] % (sealed.length + 1)) + input.edit[2])}`;
+          const opened = keys.open(project, input.sameName ? wire : input.otherName, content);
+          // The encrypting client's own sentence for a refused entry.
+          return opened.ok ? { accepted: true } : { accepted: false, message: `Refused an encrypted entry: ${openFailure(opened.reason)}. Nothing was written.` };
+        },
+        async close() {},
       };
     },
   },

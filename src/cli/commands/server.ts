@@ -2,7 +2,7 @@ import path from 'node:path';
 import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { resolveDataDir } from '../../main/data-dir.js';
-import { createTeam, issueToken, listMembers, revokeToken } from '../../server/admin.js';
+import { createPersonal, createTeam, issuePersonalToken, issueToken, listMembers, listPersonalSpaces, resetPersonal, revokeToken } from '../../server/admin.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../../server/limits.js';
 import { jsonLog } from '../../server/log.js';
 import { isPostgresUrl, redactConnectionString } from '../../server/db-url.js';
@@ -113,11 +113,15 @@ export const serverCommand: CommandSpec = {
   },
   details: `API (Authorization: Bearer <token> on /v1):
   GET /healthz                          200 {"ok", "store"}
-  GET /v1/me                            200 {"team", "member", "tokenId"}
+  GET /v1/me                            200 {"team", "member", "tokenId", "protocols", "scope": "team"|"personal", "user"?}
   GET /v1/teams/<team>/entries[?since=<etag>]   200 {"team", "version", "etag", "full", "entries": {"<key>": {"content", "sha256", "updatedAt", "updatedBy"}}} | 304
   GET /v1/teams/<team>/checksums        200 {"team", "version", "etag", "checksums": {"<key>": "<sha256>"}} | 304
   PUT /v1/teams/<team>/entries          body {"entries": {"<key>": "<content>"}}, If-Match: <etag> required
                                         200 {"version", "etag", "changed", "unchanged"} | 412 {"error": "stale", "etag"} | 428
+  PUT /v2/teams/<team>/entries          body {"pushId", "entries": {"<key>": {"content", "base"}}} (per-key commits)
+Personal spaces (personal tokens only; names and contents are the client's ciphertext):
+  GET|PUT /v1/personal/key              the space's key record (set once; another one: 409 key-mismatch)
+  GET /v1/personal/projects/<id>/entries|checksums, PUT /v2/personal/projects/<id>/entries   as a team's
 Failed logins are counted per client address: past the limit, failing requests from it get 429 with
 Retry-After; a valid token is always served (limited per token). With --trust-proxy the address is the
 last X-Forwarded-For entry — the one the proxy in front appended; what a client writes there is ignored.
@@ -158,16 +162,19 @@ Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it doe
 
 export const serverAdminCommand: CommandSpec = {
   name: ['server', 'admin'],
-  summary: 'Administer teams and tokens of the sync server: create-team, issue-token, revoke-token, list.',
+  summary: 'Administer teams, personal spaces and tokens of the sync server: create-team, create-personal, reset-personal, issue-token, revoke-token, list.',
   args: [],
   options: {},
   details: `memdir server admin create-team <team> [--db DB]
+memdir server admin create-personal <user> [--db DB]
+memdir server admin reset-personal <user> --yes [--db DB]
 memdir server admin issue-token <team> [--member NAME] [--db DB] [--json]
+memdir server admin issue-token <user> --personal [--member MACHINE] [--db DB] [--json]
 memdir server admin revoke-token <id> [--db DB]
 memdir server admin list [team] [--db DB] [--json]
 They work on the store directly, also while the server runs.`,
   async run({ io }) {
-    io.err('memdir server admin: name a subcommand (create-team, issue-token, revoke-token, list). Run `memdir server admin --help`.\n');
+    io.err('memdir server admin: name a subcommand (create-team, create-personal, reset-personal, issue-token, revoke-token, list). Run `memdir server admin --help`.\n');
     return 2;
   },
 };
@@ -186,19 +193,60 @@ export const serverCreateTeamCommand: CommandSpec = {
   },
 };
 
+export const serverCreatePersonalCommand: CommandSpec = {
+  name: ['server', 'admin', 'create-personal'],
+  summary: "Create a user's personal space: their own memory, synced between their machines, end-to-end encrypted.",
+  args: ['<user>'],
+  options: { db: dbOption, json: jsonOption },
+  details: `User names follow the team-name rule. The server keeps only ciphertext for a personal space: it can
+count its projects and entries, never read a memory's name or content.
+JSON: {"user", "createdAt", "projects", "entries", "keySet"}`,
+  async run({ positionals, values, io }) {
+    const space = await withStore(values, io, (store) => createPersonal(store, positionals[0]!));
+    if (values.json) printJson(io, space);
+    else io.out(`Created the personal space of ${space.user}. Next, a token per machine: memdir server admin issue-token ${space.user} --personal --member <machine>\n`);
+    return 0;
+  },
+};
+
+export const serverResetPersonalCommand: CommandSpec = {
+  name: ['server', 'admin', 'reset-personal'],
+  summary: "Reset a user's personal space after a lost passphrase: its key and every encrypted entry are deleted; its tokens stay.",
+  args: ['<user>'],
+  options: { db: dbOption, yes: { type: 'boolean', description: 'really delete the space\'s encrypted entries (required)' }, json: jsonOption },
+  details: `Without the passphrase nobody can read the entries, so they go. The user's machines keep their memories; the
+next one to connect sets a new passphrase and uploads again, and the others stop ("another key") until they
+connect with it. JSON: {"reset": true, "user"}`,
+  async run({ positionals, values, io }) {
+    if (values.yes !== true) throw new UsageError(`this deletes every encrypted entry of ${positionals[0]!}'s personal space: add --yes`);
+    await withStore(values, io, (store) => resetPersonal(store, positionals[0]!));
+    if (values.json) printJson(io, { reset: true, user: positionals[0]! });
+    else io.out(`Reset the personal space of ${positionals[0]!}: the next machine to connect sets a new passphrase.\n`);
+    return 0;
+  },
+};
+
 export const serverIssueTokenCommand: CommandSpec = {
   name: ['server', 'admin', 'issue-token'],
-  summary: 'Issue a token for a member of a team. It is printed once and never stored (only its hash is).',
-  args: ['<team>'],
-  options: { db: dbOption, member: { type: 'string', valueName: 'NAME', description: 'who the token is for (shown in entries as updatedBy; default "member")' }, json: jsonOption },
-  details: 'JSON: {"token", "id", "team", "member", "createdAt"}',
+  summary: 'Issue a token for a member of a team, or (--personal) for one machine of a personal space. It is printed once and never stored (only its hash is).',
+  args: ['<team|user>'],
+  options: {
+    db: dbOption,
+    member: { type: 'string', valueName: 'NAME', description: 'who (or, with --personal, which machine) the token is for (shown in entries as updatedBy; default "member")' },
+    personal: { type: 'boolean', description: "a token for the personal space of <user>: it reaches that user's projects only, never a team" },
+    json: jsonOption,
+  },
+  details: 'JSON: {"token", "id", "team", "member", "createdAt", "scope": "team"|"personal"} ("team" is "~<user>" for a personal token)',
   async run({ positionals, values, io }) {
-    const { token, info } = await withStore(values, io, (store) => issueToken(store, positionals[0]!, typeof values.member === 'string' ? values.member : undefined));
+    const personal = values.personal === true;
+    const member = typeof values.member === 'string' ? values.member : undefined;
+    const { token, info } = await withStore(values, io, (store) => (personal ? issuePersonalToken(store, positionals[0]!, member) : issueToken(store, positionals[0]!, member)));
     if (values.json) {
-      printJson(io, { token, id: info.id, team: info.team, member: info.member, createdAt: info.createdAt });
+      printJson(io, { token, id: info.id, team: info.team, member: info.member, createdAt: info.createdAt, scope: personal ? 'personal' : 'team' });
       return 0;
     }
-    io.out(`Token for ${info.member} in team ${info.team} (id ${info.id}):\n\n  ${token}\n\n`);
+    if (personal) io.out(`Token for ${info.member}, a machine of ${positionals[0]!}'s personal space (id ${info.id}):\n\n  ${token}\n\n`);
+    else io.out(`Token for ${info.member} in team ${info.team} (id ${info.id}):\n\n  ${token}\n\n`);
     io.out(`It is shown only now. Hand it over privately; revoke it with: memdir server admin revoke-token ${info.id}\n`);
     return 0;
   },
@@ -220,15 +268,25 @@ export const serverRevokeTokenCommand: CommandSpec = {
 
 export const serverListCommand: CommandSpec = {
   name: ['server', 'admin', 'list'],
-  summary: 'List teams with their members\' tokens (ids only, never secrets).',
+  summary: "List teams with their members' tokens, and personal spaces with their machines' tokens (ids only, never secrets).",
   args: ['[team]'],
   options: { db: dbOption, json: jsonOption },
-  details: 'JSON: {"teams": [{"name", "version", "epoch", "createdAt", "entries", "tokens": [{"id", "team", "member", "createdAt", "revokedAt"}]}]}',
+  details: `JSON: {"teams": [{"name", "version", "epoch", "createdAt", "entries", "tokens": [{"id", "team", "member", "createdAt", "revokedAt"}]}],
+  "personal": [{"user", "createdAt", "projects", "entries", "keySet", "tokens": [{"id", "team", "member", "createdAt", "revokedAt"}]}]}
+(with [team]: that team only, and "personal" is empty)`,
   async run({ positionals, values, io }) {
-    const teams = await withStore(values, io, (store) => listMembers(store, positionals[0]));
+    const { teams, personal } = await withStore(values, io, async (store) => ({
+      teams: await listMembers(store, positionals[0]),
+      personal: positionals[0] === undefined ? await listPersonalSpaces(store) : [],
+    }));
     if (values.json) {
-      printJson(io, { teams });
+      printJson(io, { teams, personal });
       return 0;
+    }
+    for (const space of personal) {
+      io.out(`personal space of ${space.user}: ${space.projects} project(s), ${space.entries} entries (encrypted), key ${space.keySet ? 'set' : 'not set yet'}, created ${space.createdAt}\n`);
+      if (space.tokens.length === 0) io.out('  no tokens\n');
+      else io.out(table([['  TOKEN ID', 'MACHINE', 'CREATED', 'REVOKED'], ...space.tokens.map((t) => [`  ${t.id}`, t.member, t.createdAt, t.revokedAt ?? '—'])]));
     }
     if (teams.length === 0) {
       io.out('No teams yet. Create one: memdir server admin create-team <team>\n');

@@ -2,63 +2,17 @@
  * `memdir team connect|status|sync|disconnect`: share a project's `memory/team/` through a
  * Memdir sync server from the command line — the same TeamSync the app runs, once.
  */
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import { type CliIo, type CommandSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { checkContractLimits } from '../contract-limits.js';
-import type { SyncReport } from '../../shared/contract/team.js';
-import { resolveDataDir } from '../../main/data-dir.js';
-import { projectsRoot } from '../../main/memdir/home.js';
-import { type ProjectLocation, ProjectNotFoundError, locateProject } from '../../main/memdir/projects.js';
-import { CREDENTIALS_FILE, FileCredentialStore } from '../../main/settings/credentials.js';
+import type { ProjectLocation } from '../../main/memdir/projects.js';
+import { FileCredentialStore } from '../../main/settings/credentials.js';
 import { AlertCenter } from '../../main/team/alert-center.js';
 import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from '../../main/team/connections.js';
 import { TeamClient, TeamClientError } from '../../main/team/team-client.js';
-import { TeamSync, TeamSyncError } from '../../main/team/team-sync.js';
-import { homeFrom } from './scan.js';
-
-const projectOption: OptionSpec = { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };
-
-/** A directory name under projects/ when one exists by that name, else a path from the caller's directory. */
-function projectTarget(target: string, home: string, cwd: string): string {
-  if (!/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target))) return target;
-  return target.startsWith('~') ? target : path.resolve(cwd, target);
-}
-
-async function locate(values: Record<string, unknown>, io: CliIo): Promise<ProjectLocation> {
-  if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
-  const home = homeFrom(values, io);
-  try {
-    return await locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
-  } catch (error) {
-    if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
-    throw error;
-  }
-}
-
-function dataDirOf(io: CliIo): string {
-  return resolveDataDir(io.env);
-}
-
-/** Whether the credential file was written encrypted by the desktop app (the CLI cannot read or rewrite it). */
-function credentialsEncrypted(dataDir: string): boolean {
-  try {
-    return (JSON.parse(fs.readFileSync(path.join(dataDir, CREDENTIALS_FILE), 'utf8')) as { encrypted?: unknown }).encrypted === true;
-  } catch {
-    return false;
-  }
-}
-
-async function readStdin(stream: NodeJS.ReadableStream | undefined): Promise<string> {
-  if (!stream) return '';
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) {
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-    if (chunks.reduce((n, c) => n + c.length, 0) > 10_000) break;
-  }
-  return Buffer.concat(chunks).toString('utf8').trim();
-}
+import { TeamSync } from '../../main/team/team-sync.js';
+import { checkKeep, credentialsEncrypted, dataDirOf, describeReport, locate, printConflicts, projectOption, readStdin, resolveFromCli, syncExitCode, teamWords } from './sync-common.js';
 
 function connectionView(c: TeamConnection): Record<string, unknown> {
   return { server: c.server, team: c.team, member: c.member, tokenId: c.tokenId, connectedAt: c.connectedAt, pullIntervalSec: c.pullIntervalSec };
@@ -73,38 +27,6 @@ async function openSync(connection: TeamConnection, io: CliIo, dataDir: string, 
     throw new CliFailure(`no team token for this project (${why}); set MEMDIR_TEAM_TOKEN for this run, or connect again.`);
   }
   return TeamSync.open({ connection, token, dataDir, dir: connection.dir, alerts: new AlertCenter(dataDir) });
-}
-
-/** What a sync did, in sentences that say what happened (issue 19: a failed push never reads "nothing to upload"). */
-function describeReport(io: CliIo, report: SyncReport, connection: TeamConnection, command = 'memdir team sync'): void {
-  const where = `${connection.team} at ${connection.server}`;
-  for (const key of report.push.confirmed) io.out(`Confirmed: team/${key} was saved by the server before the connection was lost last time.\n`);
-  if (report.pull.status === 304) io.out(`Pull: nothing new from ${where} (version ${report.version ?? '?'}).\n`);
-  else if (report.pull.status === 200) io.out(`Pull: ${report.pull.written.length} file(s) written from ${where}${report.pull.written.length ? `: ${report.pull.written.join(', ')}` : ''} (version ${report.version ?? '?'}).\n`);
-  for (const key of report.pull.merged.filter((k) => !report.pull.conflicts.includes(k))) io.out(`Merged: team/${key} — your changes and the team's touched different lines; the merge is written and pushed.\n`);
-  for (const key of report.pull.conflicts) {
-    io.out(`Conflict: team/${key} — your changes and the team's overlap; the team's version is on disk${report.pull.merged.includes(key) ? ' with your other changes merged' : ''}, yours is kept. See \`memdir team conflicts --project ${connection.dir ?? '<project>'}\`.\n`);
-  }
-  for (const r of report.pull.refused) io.out(`Refused from the server: ${r.reason}\n`);
-  const pending = report.waiting.filter((w) => w.reason === 'pending');
-  if (report.push.uploaded.length) io.out(`Push: ${report.push.uploaded.length} file(s): ${report.push.uploaded.join(', ')}.\n`);
-  else if (report.error) io.out(`Push: not done (the error below); your changes are kept${pending.length ? ` (${pending.length} file(s) wait)` : ''} and go up at the next sync.\n`);
-  else if (pending.length) io.out(`Push: ${pending.length} file(s) still wait: ${pending.map((w) => w.key).join(', ')}.\n`);
-  else io.out('Push: nothing to upload.\n');
-  if (report.push.stale) io.out(`(${report.push.stale} push(es) were based on an older version and were retried.)\n`);
-  for (const w of report.waiting.filter((x) => x.reason !== 'pending')) io.out(`Not uploaded: team/${w.key} — ${w.detail}\n`);
-  if (report.error) io.err(`${command}: ${report.error.message}\n`);
-}
-
-/**
- * The exit code of a sync (issue 15, finding 10): 2 it failed; 1 it ran but something is not
- * where it should be — a conflict open, a local file held back, an entry from the server refused;
- * 0 everything here is on the server and the other way round.
- */
-function syncExitCode(report: SyncReport, openConflicts: number): number {
-  if (report.error) return EXIT_ERROR;
-  if (openConflicts > 0 || report.pull.refused.length > 0 || report.waiting.some((w) => w.reason !== 'pending')) return EXIT_PROBLEMS;
-  return EXIT_OK;
 }
 
 export const teamCommand: CommandSpec = {
@@ -304,28 +226,9 @@ Exit codes: 0 no conflict, 1 conflicts to resolve, 2 error.`,
   async run({ values, io }) {
     const { loc, connection, dataDir } = await requireConnection(values, io);
     const sync = await openSync(connection, io, dataDir, true);
-    const { conflicts } = await sync.inspect();
-    const details = [];
-    for (const c of conflicts) details.push(await sync.conflictDetail(c.id));
-    if (values.json) {
-      printJson(io, {
-        project: { dir: loc.dir, memoryDir: loc.memoryDir },
-        conflicts: details.map((d) => ({ ...d.conflict, mine: d.mine, theirs: d.theirs, base: d.base, proposal: d.proposal, overlaps: d.overlaps })),
-      });
-    } else if (details.length === 0) {
-      io.out(`${loc.dir}: no open team sync conflict.\n`);
-    } else {
-      for (const { conflict: c, overlaps } of details) {
-        const how = overlaps === null ? 'their common base is not known here' : `${overlaps} overlapping place(s)`;
-        io.out(`Conflict ${c.id}: team/${c.key} — changed by ${c.serverUpdatedBy ?? '?'} on the server${c.serverUpdatedAt ? ` (${c.serverUpdatedAt})` : ''} and here; ${how}. Yours is kept since ${c.createdAt}.\n`);
-      }
-      io.out(`Resolve each with: memdir team resolve <id> --project ${String(values.project)} --keep mine|server|both|merged [--file F]\n`);
-    }
-    return details.length > 0 ? EXIT_PROBLEMS : EXIT_OK;
+    return printConflicts(io, values, loc, sync, teamWords(connection));
   },
 };
-
-const KEEP = ['mine', 'server', 'both', 'merged'] as const;
 
 export const teamResolveCommand: CommandSpec = {
   name: ['team', 'resolve'],
@@ -349,52 +252,10 @@ JSON: {"project": {"dir", "memoryDir"}, "conflict": {…, "status": "resolved", 
   "undo": "memdir restore …"|null, "sync": <the report of \`memdir team sync --json\`>|null}
 Exit codes: 0 resolved (and pushed), 1 resolved but the push did not go through (it goes at the next sync), 2 refused.`,
   async run({ positionals, values, io }) {
-    const keep = values.keep;
-    if (typeof keep !== 'string' || !(KEEP as readonly string[]).includes(keep)) throw new UsageError('--keep is required: mine, server, both or merged');
-    if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
+    checkKeep(values);
     const id = positionals[0]!;
     const { loc, connection, dataDir } = await requireConnection(values, io);
-    const sync = await openSync(connection, io, dataDir, keep === 'server');
-    let detail;
-    try {
-      detail = await sync.conflictDetail(id);
-    } catch (error) {
-      if (error instanceof TeamSyncError) throw new CliFailure(error.message);
-      throw error;
-    }
-    let text: string | undefined;
-    if (keep === 'merged') {
-      if (typeof values.file === 'string') {
-        text = await fsp.readFile(path.resolve(io.cwd, values.file), 'utf8').catch(() => {
-          throw new CliFailure(`cannot read ${String(values.file)}`);
-        });
-      } else if (detail.proposal !== null && detail.overlaps === 0) {
-        text = detail.proposal;
-      } else {
-        throw new CliFailure(
-          detail.overlaps === null
-            ? `the common base of team/${detail.conflict.key} is not known here, so there is no merge to take; write one and pass it with --file F`
-            : `your version and the team's overlap in ${detail.overlaps} place(s); edit the merge (the "proposal" of \`memdir team conflicts --json\`) and pass it with --file F`,
-        );
-      }
-    }
-    let result;
-    try {
-      result = await sync.resolve(id, keep === 'merged' ? 'merge' : (keep as 'mine' | 'server' | 'both'), { ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
-    } catch (error) {
-      if (error instanceof TeamSyncError) throw new CliFailure(error.message);
-      throw error;
-    }
-    const key = result.conflict.key;
-    const undo = result.rev ? `memdir restore ${loc.dir} ${result.rev.slice(0, 12)}~1 team/${key}` : null;
-    if (values.json) {
-      printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, conflict: result.conflict, rev: result.rev, undo, sync: result.report });
-    } else {
-      const what = { mine: 'your version is written', server: "the team's version stays (nothing written)", both: 'both versions are kept', merged: 'the merge is written' }[keep as (typeof KEEP)[number]];
-      io.out(`Resolved team/${key}: ${what}.${result.rev ? ` History entry ${result.rev.slice(0, 10)}; undo with: ${undo}` : ''}\n`);
-      if (result.report) describeReport(io, result.report, connection, 'memdir team resolve');
-    }
-    return result.report?.error ? EXIT_PROBLEMS : EXIT_OK;
+    return resolveFromCli(io, id, values, loc, (localOnly) => openSync(connection, io, dataDir, localOnly), connection, teamWords(connection));
   },
 };
 

@@ -14,12 +14,13 @@ import { extractHandlers } from './extract.js';
 import { hookHandlers } from './hooks.js';
 import { identityHandlers } from './identity.js';
 import { memoryHandlers } from './memories.js';
+import { personalHandlers } from './personal.js';
 import { projectHandlers } from './projects.js';
 import { recallHandlers } from './recall.js';
 import { sessionHandlers } from './session.js';
 import { teamHandlers } from './team.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...curationHandlers, ...draftHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
+export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...curationHandlers, ...draftHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...personalHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

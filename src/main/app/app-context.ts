@@ -20,6 +20,7 @@ import { RecallService } from '../recall/recall-service.js';
 import { type CredentialCipher, FileCredentialStore } from '../settings/credentials.js';
 import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.js';
 import { MemoryWatcher } from './memory-watcher.js';
+import { PersonalService } from '../personal/personal-service.js';
 import { TeamService } from '../team/team-service.js';
 import type { Where } from '../memdir/memory-service.js';
 import type { DesktopShell } from '../desktop/desktop-shell.js';
@@ -51,6 +52,8 @@ export class AppContext {
   readonly desktop: DesktopShell | null;
   /** Team sync and alerts (issue 7); the debounced and periodic syncs run only with `watch: true`. */
   readonly team: TeamService;
+  /** Personal sync between the user's machines (issue 18); its background syncs run only with `watch: true`. */
+  readonly personal: PersonalService;
   private recallService: RecallService | null = null;
   private scanCache!: OpenedScanCache;
   private cacheSave: NodeJS.Timeout | null = null;
@@ -65,6 +68,7 @@ export class AppContext {
     this.credentials = new FileCredentialStore(this.dataDir, options.cipher);
     this.desktop = options.desktop ?? null;
     this.team = new TeamService(this);
+    this.personal = new PersonalService(this, this.team.alerts);
   }
 
   /** Recall over the current home (one ranker per memory dir, kept up to date incrementally). */
@@ -86,6 +90,7 @@ export class AppContext {
     if (options.watch) ctx.dreams.startScheduler();
     if (options.watch) await ctx.autoMemory.start();
     if (options.watch) await ctx.team.start();
+    if (options.watch) await ctx.personal.start();
     return ctx;
   }
 
@@ -207,6 +212,7 @@ export class AppContext {
   async close(): Promise<void> {
     await this.flushCache();
     await this.team.close();
+    await this.personal.close();
     await this.autoMemory.close();
     await this.dreams.close();
     await this.jobs.close();

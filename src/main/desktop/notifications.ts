@@ -27,5 +27,13 @@ export function notificationFor(event: AppEvent): DesktopNotification | null {
       hash: routeToHash({ view: 'project', dir: event.dir, tab: 'team' }),
     };
   }
+  if (event.type === 'personal-changed' && event.dir && event.newConflicts && event.newConflicts.length > 0) {
+    const keys = event.newConflicts;
+    return {
+      title: keys.length === 1 ? 'A memory changed on two of your machines' : 'Memories changed on two of your machines',
+      body: `${keys.length === 1 ? keys[0] : `${keys.length} memories`}: your edit here was kept as a conflict. Choose which version stays.`,
+      hash: routeToHash({ view: 'project', dir: event.dir, tab: 'team' }),
+    };
+  }
   return null;
 }

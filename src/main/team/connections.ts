@@ -37,6 +37,8 @@ export const connectionSchema = z.object({
   tokenId: z.string(),
   connectedAt: z.string(),
   pullIntervalSec: z.number().int().min(5).max(86_400).default(DEFAULT_PULL_INTERVAL_SEC),
+  /** Personal sync (issue 18): the project identity this memory is synced under, and where it came from; `team` is then the project's id on the server. */
+  identity: z.object({ id: z.string(), source: z.string(), detail: z.string() }).optional(),
 });
 export type TeamConnection = z.infer<typeof connectionSchema>;
 
@@ -47,14 +49,14 @@ export class TeamConfigError extends Error {
   override readonly name = 'TeamConfigError';
 }
 
-/** Where team sync keeps its files inside the data dir. */
-export function teamDataDir(dataDir: string): string {
-  return path.join(dataDir, 'team');
+/** Where team sync (or, with `folder`, another space: sync-space.ts) keeps its files inside the data dir. */
+export function teamDataDir(dataDir: string, folder = 'team'): string {
+  return path.join(dataDir, folder);
 }
 
 /** The state folder of one connection (state, hash cache, conflicts, lock). */
-export function connectionDir(dataDir: string, id: string): string {
-  return path.join(teamDataDir(dataDir), id);
+export function connectionDir(dataDir: string, id: string, folder = 'team'): string {
+  return path.join(teamDataDir(dataDir, folder), id);
 }
 
 /** The credential name of a connection's token. */
@@ -119,8 +121,8 @@ async function withSyncLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
  * every file that differs from the new team's version becomes a conflict, never a loss. The
  * target is recorded beside the state, so a disconnect followed by a connect elsewhere counts too.
  */
-async function adoptSyncState(dataDir: string, id: string, target: SyncTarget, previous: TeamConnection | undefined): Promise<void> {
-  const dir = connectionDir(dataDir, id);
+async function adoptSyncState(dataDir: string, folder: string, id: string, target: SyncTarget, previous: TeamConnection | undefined): Promise<void> {
+  const dir = connectionDir(dataDir, id, folder);
   const file = path.join(dir, 'target.json');
   const recorded = targetSchema.safeParse(await fs.readFile(file, 'utf8').then((text) => JSON.parse(text) as unknown).catch(() => null));
   const before = recorded.success ? recorded.data : previous;
@@ -135,12 +137,15 @@ async function adoptSyncState(dataDir: string, id: string, target: SyncTarget, p
   await writeDataFile(file, `${JSON.stringify({ server: target.server, team: target.team })}\n`, { mode: 0o600 });
 }
 
-/** Connections in the data dir (see the file comment). */
+/** Connections in the data dir (see the file comment); `folder` names the space's folder there (`team`, `personal`). */
 export class ConnectionStore {
   readonly file: string;
 
-  constructor(readonly dataDir: string) {
-    this.file = path.join(teamDataDir(dataDir), 'connections.json');
+  constructor(
+    readonly dataDir: string,
+    readonly folder = 'team',
+  ) {
+    this.file = path.join(teamDataDir(dataDir, folder), 'connections.json');
   }
 
   async list(): Promise<TeamConnection[]> {
@@ -181,7 +186,7 @@ export class ConnectionStore {
     const memoryDir = await realpathDeepestExisting(connection.memoryDir);
     const full = connectionSchema.parse({ ...connection, memoryDir, id: await memoryDirKey(memoryDir) });
     await this.mutate(async (list) => {
-      await adoptSyncState(this.dataDir, full.id, full, list.find((c) => c.id === full.id));
+      await adoptSyncState(this.dataDir, this.folder, full.id, full, list.find((c) => c.id === full.id));
       return [...list.filter((c) => c.id !== full.id), full];
     });
     return full;

@@ -12,15 +12,19 @@ import {
   type CommitResponse,
   type EntriesResponse,
   type ErrorResponse,
+  type KeyRecordResponse,
+  type MeResponse,
   type PutResponse,
   checksumsResponseSchema,
   commitResponseSchema,
   entriesResponseSchema,
   errorResponseSchema,
   isProtocolEtag,
+  keyRecordResponseSchema,
+  meResponseSchema,
   putResponseSchema,
 } from '../../server/protocol.js';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
 
@@ -70,7 +74,10 @@ export interface RequestRecord {
 export interface TeamClientOptions {
   /** Base URL of the sync server (`https://sync.example.com`, may carry a path prefix). */
   server: string;
+  /** The team, or with scope `personal` the project's id in the personal space. */
   team: string;
+  /** `personal`: the routes of a personal space (issue 18); default `team`. */
+  scope?: 'team' | 'personal';
   token: string;
   fetch?: typeof fetch;
   /** Per request (default 30 s). */
@@ -90,11 +97,28 @@ export type Conditional<T> = { status: 304; etag: string } | { status: 200; etag
 /** The answer to a PUT: applied, or one of the refusals the sync engine handles. */
 export type PutOutcome = { ok: true; body: PutResponse } | { ok: false; status: number; error: ErrorResponse };
 
+/** The answer to a protocol 2 commit: applied (maybe with per-key conflicts), or a refusal the engine handles. */
+export type CommitOutcome = { ok: true; body: CommitResponse } | { ok: false; status: number; error: ErrorResponse };
+
+/**
+ * A pull answer as the sync engine reads it: the protocol's, plus entries a wrapping client took
+ * out before the engine saw them, with why (personal sync: an entry that does not decrypt).
+ */
+export type PulledEntries = EntriesResponse & { refused?: { key: string; reason: string; security: boolean }[] };
+
+/** What the sync engine asks of a server: a TeamClient, or a client wrapping one (personal sync encrypts). */
+export interface SpaceClient {
+  me(opts?: { signal?: AbortSignal }): Promise<MeResponse>;
+  entries(opts?: { ifNoneMatch?: string | null; since?: string | null; signal?: AbortSignal }): Promise<Conditional<PulledEntries>>;
+  checksums(opts?: { ifNoneMatch?: string | null; signal?: AbortSignal }): Promise<Conditional<ChecksumsResponse>>;
+  commit(pushId: string, entries: Record<string, { content: string; base: string | null }>, opts?: { signal?: AbortSignal }): Promise<CommitOutcome>;
+  put(ifMatch: string, entries: Record<string, string>, opts?: { signal?: AbortSignal }): Promise<PutOutcome>;
+}
+
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 /** Network errors that come after the request reached the server (it may have acted on it). */
 const SENT = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 const ERROR_BODY_LIMIT = 64 * 1024;
-const meSchema = z.object({ team: z.string(), member: z.string(), tokenId: z.string(), protocols: z.array(z.number()).optional() });
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The server URL without a trailing slash. */
@@ -106,7 +130,7 @@ function mb(bytes: number): string {
   return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 }
 
-export class TeamClient {
+export class TeamClient implements SpaceClient {
   private readonly base: string;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
@@ -120,6 +144,7 @@ export class TeamClient {
   }
 
   private teamPath(what: 'entries' | 'checksums', version = 1): string {
+    if (this.options.scope === 'personal') return `/v${version}/personal/projects/${encodeURIComponent(this.options.team)}/${what}`;
     return `/v${version}/teams/${encodeURIComponent(this.options.team)}/${what}`;
   }
 
@@ -233,6 +258,7 @@ export class TeamClient {
     if (status === 401 && error?.error === 'token-revoked') return new TeamClientError('revoked', 'The sync server says this token was revoked; ask your team admin for a new one and connect again.', status);
     if (status === 401) return new TeamClientError('unauthorized', `The sync server refused the token${said}. Check it, or ask your team admin for a new one.`, status);
     if (status === 404) {
+      if (this.options.scope === 'personal') return new TeamClientError('not-found', 'The sync server has no personal space for this token: it is a team token, or the server does not know personal spaces (update it).', status);
       return new TeamClientError('not-found', `The sync server has no team "${this.options.team}" for this token: the team name is wrong, or the token belongs to another team.`, status);
     }
     if (status === 429) return new TeamClientError('rate-limited', `The sync server is rate-limiting this token; the next try waits ${retryAfter ?? 5} s.`, status, retryAfter ?? 5);
@@ -268,11 +294,27 @@ export class TeamClient {
     }
   }
 
-  /** Who the token belongs to (GET /v1/me): connect checks the team with it. */
-  async me(opts: { signal?: AbortSignal } = {}): Promise<z.infer<typeof meSchema>> {
+  /** Who the token belongs to (GET /v1/me): connect checks the team (or the personal scope) with it. */
+  async me(opts: { signal?: AbortSignal } = {}): Promise<MeResponse> {
     const r = await this.request('GET', '/v1/me', { limit: ERROR_BODY_LIMIT, signal: opts.signal });
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
-    return this.parseJson(r.bytes, meSchema, 'answer to /v1/me');
+    return this.parseJson(r.bytes, meResponseSchema, 'answer to /v1/me');
+  }
+
+  /** The key record of this token's personal space (null: none set yet). */
+  async personalKey(opts: { signal?: AbortSignal } = {}): Promise<string | null> {
+    const r = await this.request('GET', '/v1/personal/key', { limit: ERROR_BODY_LIMIT, signal: opts.signal });
+    if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
+    return this.parseJson(r.bytes, keyRecordResponseSchema, 'key record').keyRecord;
+  }
+
+  /** Set the personal space's key record once: the stored record back, or `mismatch` with the one already there. */
+  async setPersonalKey(record: string, opts: { signal?: AbortSignal } = {}): Promise<{ ok: true; body: KeyRecordResponse } | { ok: false; reason: 'mismatch'; keyRecord: string }> {
+    const r = await this.request('PUT', '/v1/personal/key', { body: JSON.stringify({ keyRecord: record }), limit: ERROR_BODY_LIMIT, signal: opts.signal });
+    if (r.status === 200) return { ok: true, body: this.parseJson(r.bytes, keyRecordResponseSchema, 'key record') };
+    const error = r.status === 409 ? this.errorBody(r.bytes) : null;
+    if (error?.error === 'key-mismatch' && error.keyRecord !== undefined) return { ok: false, reason: 'mismatch', keyRecord: error.keyRecord };
+    throw this.failure(r.status, r.headers, r.bytes);
   }
 
   /** GET entries: all, or those newer than `since`; 304 when `ifNoneMatch` is current. */
@@ -302,7 +344,7 @@ export class TeamClient {
    * the request was sent rejects with `network` or `timeout` and `sent: true`: the push may have
    * been saved.
    */
-  async commit(pushId: string, entries: Record<string, { content: string; base: string | null }>, opts: { signal?: AbortSignal } = {}): Promise<{ ok: true; body: CommitResponse } | { ok: false; status: number; error: ErrorResponse }> {
+  async commit(pushId: string, entries: Record<string, { content: string; base: string | null }>, opts: { signal?: AbortSignal } = {}): Promise<CommitOutcome> {
     const keys = Object.keys(entries).length;
     const r = await this.request('PUT', this.teamPath('entries', 2), { body: JSON.stringify({ pushId, entries }), limit: ERROR_BODY_LIMIT + 256 * keys, keys, signal: opts.signal });
     if (r.status === 200) {

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { sanitizePathKey } from '../../shared/path-key.js';
-import { TEAM_DIR } from '../../shared/limits.js';
+import { type SyncSpace, TEAM_SPACE, isExcluded, spaceRel } from './sync-space.js';
 import { type FileFacts, factsOf } from '../memdir/read-file.js';
 import { MemoryFileError, UnsafePathError, openConfinedForRead, realpathDeepestExisting, realpathDeepestExistingSync, writeFileAtomic } from '../memdir/safe-fs.js';
 
@@ -44,24 +44,35 @@ function isInside(root: string, candidate: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
-/** The team directory of a memory dir, checked: where it really is, and whether it exists. */
+/**
+ * The synced folder of a memory dir, checked: where it really is, and whether it exists. For a
+ * team, `<memory dir>/team`; for a personal space (sync-space.ts), the memory dir itself with its
+ * excluded folders left out — the names below say "team" for both.
+ */
 export interface TeamDir {
   memoryDir: string;
   teamDir: string;
-  /** `<realpath(memoryDir)>/team`: every team path must resolve under it. */
+  /** `<realpath(memoryDir)>/team` (or the memory dir's real path): every synced path must resolve under it. */
   teamReal: string;
   exists: boolean;
+  space: SyncSpace;
 }
 
 /**
- * Check the team directory itself: it may be missing (created on the first pull), but when it
- * exists it must be a real folder at `<memory dir>/team`, not a link to somewhere else.
+ * Check the synced folder itself. A team folder may be missing (created on the first pull), but
+ * when it exists it must be a real folder at `<memory dir>/team`, not a link to somewhere else.
+ * The private memory is the memory dir, wherever the user's settings put it.
  */
-export async function checkTeamDir(memoryDir: string): Promise<TeamDir> {
+export async function checkTeamDir(memoryDir: string, space: SyncSpace = TEAM_SPACE): Promise<TeamDir> {
   // Synchronous calls inside: a handful of syscalls on every sync, cheaper than thread-pool round trips.
-  const teamDir = path.join(memoryDir, TEAM_DIR);
   const memoryReal = realpathDeepestExistingSync(memoryDir);
-  const teamReal = path.join(memoryReal, TEAM_DIR);
+  if (!space.folder) {
+    const st = fs.statSync(memoryDir, { throwIfNoEntry: false });
+    if (st && !st.isDirectory()) throw new TeamPathError('not-a-folder', '.', `${memoryDir} is not a folder, so there is no memory to sync.`);
+    return { memoryDir, teamDir: memoryDir, teamReal: memoryReal, exists: st !== undefined, space };
+  }
+  const teamDir = path.join(memoryDir, space.folder);
+  const teamReal = path.join(memoryReal, space.folder);
   const st = fs.lstatSync(teamDir, { throwIfNoEntry: false });
   if (st?.isSymbolicLink()) {
     let target = '?';
@@ -70,13 +81,13 @@ export async function checkTeamDir(memoryDir: string): Promise<TeamDir> {
     } catch {
       // Gone meanwhile.
     }
-    throw new TeamPathError('symlink', TEAM_DIR, `${teamDir} is a symbolic link (to ${target}); Memdir never syncs through a link, so team sync is stopped for this project. Replace it with a real folder.`);
+    throw new TeamPathError('symlink', space.folder, `${teamDir} is a symbolic link (to ${target}); Memdir never syncs through a link, so team sync is stopped for this project. Replace it with a real folder.`);
   }
-  if (st && !st.isDirectory()) throw new TeamPathError('not-a-folder', TEAM_DIR, `${teamDir} is not a folder, so there is no team memory to sync.`);
+  if (st && !st.isDirectory()) throw new TeamPathError('not-a-folder', space.folder, `${teamDir} is not a folder, so there is no team memory to sync.`);
   if (st && realpathDeepestExistingSync(teamDir) !== teamReal) {
-    throw new TeamPathError('outside', TEAM_DIR, `${teamDir} does not resolve inside the memory directory; team sync is stopped for this project.`);
+    throw new TeamPathError('outside', space.folder, `${teamDir} does not resolve inside the memory directory; team sync is stopped for this project.`);
   }
-  return { memoryDir, teamDir, teamReal, exists: st !== undefined };
+  return { memoryDir, teamDir, teamReal, exists: st !== undefined, space };
 }
 
 /** A safe-fs refusal on a team file as the team's own error (links and hard links are security alerts). */
@@ -101,7 +112,7 @@ export class TeamFile {
 
   /** The path relative to the memory directory. */
   get rel(): string {
-    return `${TEAM_DIR}/${this.key}`;
+    return spaceRel(this.team.space, this.key);
   }
 
   /** The stat facts now (null: no such file). */
@@ -142,7 +153,7 @@ export class TeamFile {
       throw asTeamError(error, this.key);
     }
     const facts = await this.facts();
-    if (!facts) throw new TeamPathError('outside', this.key, `team/${this.key} vanished right after it was written.`);
+    if (!facts) throw new TeamPathError('outside', this.key, `${this.rel} vanished right after it was written.`);
     return facts;
   }
 }
@@ -155,6 +166,11 @@ export async function resolveTeamKey(team: TeamDir, key: string): Promise<TeamFi
   const check = checkKey(key);
   if (!check.ok) throw new TeamPathError('invalid-key', key, check.reason);
   const parts = key.split('/');
+  // A personal space never reads or writes inside team/ (the team sync owns it: a file a
+  // personal pull put there would be uploaded to the team) nor the folders it leaves out.
+  if (parts.length > 1 && isExcluded(team.space, parts[0]!)) {
+    throw new TeamPathError('invalid-key', key, `${key} is inside ${parts[0]}/, which ${team.space.title.toLowerCase()} leaves alone; refused.`);
+  }
   let current = team.teamDir;
   for (let i = 0; i < parts.length; i++) {
     current = path.join(current, parts[i]!);
@@ -163,17 +179,17 @@ export async function resolveTeamKey(team: TeamDir, key: string): Promise<TeamFi
       throw error;
     });
     if (!st) break;
-    const shown = `team/${parts.slice(0, i + 1).join('/')}`;
+    const shown = spaceRel(team.space, parts.slice(0, i + 1).join('/'));
     if (st.isSymbolicLink()) {
       const target = await fsp.readlink(current).catch(() => '?');
-      throw new TeamPathError('symlink', key, `${shown} is a symbolic link (to ${target}); Memdir never reads or writes through links in the team folder.`);
+      throw new TeamPathError('symlink', key, `${shown} is a symbolic link (to ${target}); Memdir never reads or writes through links in a synced folder.`);
     }
-    if (i < parts.length - 1 && !st.isDirectory()) throw new TeamPathError('not-a-folder', key, `${shown} is a file where team/${key} needs a folder.`);
-    if (i === parts.length - 1 && !st.isFile()) throw new TeamPathError('not-a-file', key, `team/${key} exists and is not a regular file.`);
+    if (i < parts.length - 1 && !st.isDirectory()) throw new TeamPathError('not-a-folder', key, `${shown} is a file where ${spaceRel(team.space, key)} needs a folder.`);
+    if (i === parts.length - 1 && !st.isFile()) throw new TeamPathError('not-a-file', key, `${spaceRel(team.space, key)} exists and is not a regular file.`);
   }
   const real = await realpathDeepestExisting(current);
   if (!isInside(team.teamReal, real)) {
-    throw new TeamPathError('outside', key, `team/${key} resolves to ${real}, outside the team folder ${team.teamReal}; refused.`);
+    throw new TeamPathError('outside', key, `${spaceRel(team.space, key)} resolves to ${real}, outside the synced folder ${team.teamReal}; refused.`);
   }
   return new TeamFile(team, key, current);
 }
@@ -290,12 +306,13 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
     for (const name of hardlinked) {
       if (!/\.md$/i.test(name)) continue;
       const key = prefix + name;
-      problems.push({ key, reason: 'hardlink', detail: `team/${key} is a hard link (one file with several names, which may be outside the team folder, such as ~/.ssh/id_ed25519); Memdir never reads or uploads it. Replace it with a copy.` });
+      problems.push({ key, reason: 'hardlink', detail: `${spaceRel(team.space, key)} is a hard link (one file with several names, which may be outside this folder, such as ~/.ssh/id_ed25519); Memdir never reads or uploads it. Replace it with a copy.` });
     }
     for (const entry of others) {
       const name = entry.name;
       const key = prefix + name;
       const abs = base + name;
+      if (depth === 0 && isExcluded(team.space, name)) continue;
       if (entry.isSymbolicLink()) {
         let target = '?';
         try {
@@ -303,12 +320,12 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
         } catch {
           // Vanished meanwhile: still worth reporting as what it was.
         }
-        problems.push({ key, reason: 'symlink', detail: `team/${key} is a symbolic link (to ${target}); it is never followed or synced.`, target });
+        problems.push({ key, reason: 'symlink', detail: `${spaceRel(team.space, key)} is a symbolic link (to ${target}); it is never followed or synced.`, target });
       } else if (entry.isDirectory()) {
         if (depth === 0) walk(abs, `${key}/`, 1);
-        else problems.push({ key, reason: 'too-deep', detail: `team/${key} is a folder two levels deep; team memory keys are at most one folder deep (folder/file.md).` });
+        else problems.push({ key, reason: 'too-deep', detail: `${spaceRel(team.space, key)} is a folder two levels deep; synced memory keys are at most one folder deep (folder/file.md).` });
       } else if (/\.md$/i.test(name)) {
-        problems.push({ key, reason: 'not-a-file', detail: `team/${key} is not a regular file.` });
+        problems.push({ key, reason: 'not-a-file', detail: `${spaceRel(team.space, key)} is not a regular file.` });
       }
     }
   };

@@ -1,15 +1,10 @@
 /**
- * Team sync in the running app: one `TeamSync` per connected project, driven by
- *   - the memory watcher (its `projects-changed` events: one source of truth for "a file
- *     changed") → a debounced sync, so an edit reaches the team within seconds — when the
- *     team folder really differs from how the last sync left it (see `teamChanged`);
- *   - a timer → a periodic pull (every connection's `pullIntervalSec`), backing off after
- *     failures (and honouring Retry-After);
- * plus the Team sync view's calls (status, connect, sync now, conflicts, move) and the Alerts
- * view's (redact, allow). Started only with `watch: true` (AppContext), like dreams; the calls
- * work without it (unit tests), and the CLI uses TeamSync directly.
+ * Team sync in the running app: one `TeamSync` per connected project, run in the background by
+ * a SyncScheduler (a debounced sync when the team folder changes, a periodic pull), plus the
+ * Team sync view's calls (status, connect, sync now, conflicts, move) and the Alerts view's
+ * (redact, allow). Started only with `watch: true` (AppContext), like dreams; the calls work
+ * without it (unit tests), and the CLI uses TeamSync directly.
  */
-import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AlertRecord, AllowedSecret } from '../../shared/contract/alerts.js';
@@ -27,7 +22,9 @@ import { AlertCenter, AlertError } from './alert-center.js';
 import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from './connections.js';
 import { moveMemoryScope, privateMoveRefusals } from './move-scope.js';
 import { TeamClient } from './team-client.js';
-import { checkTeamDir, listTeamFiles, resolveTeamKey } from './team-paths.js';
+import { type Running, type SchedulerOptions, SyncScheduler } from './sync-scheduler.js';
+import { TEAM_SPACE } from './sync-space.js';
+import { checkTeamDir, resolveTeamKey } from './team-paths.js';
 import { type RetryPolicy, TeamSync, TeamSyncError, currentUser } from './team-sync.js';
 
 /** What the app gives (AppContext satisfies it). */
@@ -42,76 +39,16 @@ export interface TeamHost {
   changed(dir: string, memoryDir: string): void;
 }
 
-export interface TeamServiceOptions {
+export interface TeamServiceOptions extends SchedulerOptions {
   fetch?: typeof fetch;
   retry?: Partial<RetryPolicy>;
-  /** Delay between a file change and its sync (default 1.5 s: edits come in bursts). */
-  debounceMs?: number;
-  /** How often due syncs are looked for (default 5 s). */
-  tickMs?: number;
-}
-
-interface Running {
-  connection: TeamConnection;
-  sync: TeamSync;
-  nextAt: number;
-  failures: number;
-  /** Replaced or closed: it starts nothing more. */
-  retired: boolean;
-  /** This engine's calls still going (a replaced engine is waited for). */
-  work: Set<Promise<unknown>>;
-  /** The team folder as this engine's last sync left it (null before the first): see `teamChanged`. */
-  seen: Map<string, string> | null;
-}
-
-/**
- * A project's engine, put in the map before anything is awaited, so calls that arrive together
- * (the first tick, a debounced sync, the Team sync view, the dashboard) share one `TeamSync`.
- */
-interface Engine {
-  connection: TeamConnection;
-  ready: Promise<Running | null>;
-  retired: boolean;
-}
-
-/** Same server, team and token: the same engine goes on. */
-function sameTarget(a: TeamConnection, b: TeamConnection): boolean {
-  return a.server === b.server && a.team === b.team && a.tokenId === b.tokenId;
-}
-
-/** A file's stat facts as one string: any write changes it. */
-function factsText(st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): string {
-  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
-}
-
-/** The team folder now, key → stat facts (links and other problems included), or null when it cannot be listed. */
-async function teamFolderFacts(memoryDir: string): Promise<Map<string, string> | null> {
-  try {
-    const listing = listTeamFiles(await checkTeamDir(memoryDir));
-    const facts = new Map([...listing.files.values()].map((f) => [f.key, factsText(f)]));
-    for (const p of listing.problems) facts.set(p.key, `${p.reason}:${p.target ?? ''}`);
-    return facts;
-  } catch {
-    return null;
-  }
-}
-
-function sameFolder(a: Map<string, string>, b: Map<string, string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [key, facts] of a) if (b.get(key) !== facts) return false;
-  return true;
 }
 
 /** See the file comment. */
 export class TeamService {
   readonly alerts: AlertCenter;
   readonly connections: ConnectionStore;
-  private readonly engines = new Map<string, Engine>();
-  private readonly debounces = new Map<string, NodeJS.Timeout>();
-  private ticker: NodeJS.Timeout | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private readonly inFlight = new Set<Promise<unknown>>();
-  private closed = false;
+  private readonly scheduler: SyncScheduler;
 
   constructor(
     private readonly host: TeamHost,
@@ -119,87 +56,41 @@ export class TeamService {
   ) {
     this.alerts = new AlertCenter(host.dataDir, (event: AppEvent) => host.events.publish(event));
     this.connections = new ConnectionStore(host.dataDir);
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Engines
-
-  /** The engine of a connection (null: no token here, or the connection was replaced or closed). */
-  private engine(connection: TeamConnection): Promise<Running | null> {
-    const current = this.engines.get(connection.id);
-    if (current) {
-      // A connection read before a reconnect or disconnect is stale: it never replaces a newer engine.
-      const stale = connection.connectedAt <= current.connection.connectedAt;
-      if (stale || (!current.retired && sameTarget(current.connection, connection))) {
-        if (!stale) current.connection = connection;
-        const latest = current.connection;
-        return current.ready.then((running) => {
-          if (!running || running.retired) return null;
-          running.connection = latest;
-          return running;
-        });
-      }
-    }
-    const entry: Engine = { connection, ready: this.open(connection, current), retired: false };
-    this.engines.set(connection.id, entry);
-    // One that could not open (no token yet, unreadable state) is tried again at the next call.
-    const forget = (): void => {
-      if (this.engines.get(connection.id) === entry) this.engines.delete(connection.id);
-    };
-    entry.ready.then((running) => running ?? forget(), forget);
-    return entry.ready;
-  }
-
-  private async open(connection: TeamConnection, previous: Engine | undefined): Promise<Running | null> {
-    // The engine replaced stops first: two engines of one project would contend for its state.
-    if (previous) await this.retire(previous);
-    const token = await readToken(connection, this.host.credentials, {});
-    if (!token || this.closed) return null;
-    const dir = connection.dir;
-    let running: Running | null = null;
-    const sync = await TeamSync.open({
-      connection,
-      token,
-      dataDir: this.host.dataDir,
-      dir,
-      alerts: this.alerts,
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-      ...(this.options.retry ? { retry: this.options.retry } : {}),
-      onWrite: (phase, keys) => {
-        if (dir && keys.length > 0) this.host.changed(dir, connection.memoryDir);
-        // Memdir's own writes are part of how the sync left the folder, not a change to sync.
-        if (phase === 'after' && running?.seen) {
-          for (const key of keys) {
-            const st = fsSync.lstatSync(path.join(connection.memoryDir, TEAM_DIR, key), { throwIfNoEntry: false });
-            if (st) running.seen.set(key, factsText(st));
-          }
-        }
+    this.scheduler = new SyncScheduler(
+      host,
+      {
+        space: TEAM_SPACE,
+        list: () => this.connections.list(),
+        open: async (connection, onWrite) => {
+          const token = await readToken(connection, host.credentials, {});
+          if (!token) return null;
+          return TeamSync.open({
+            connection,
+            token,
+            dataDir: host.dataDir,
+            dir: connection.dir,
+            alerts: this.alerts,
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+            ...(options.retry ? { retry: options.retry } : {}),
+            onWrite,
+          });
+        },
+        synced: (connection, report) => {
+          if (connection.dir) host.events.publish({ type: 'team-changed', dir: connection.dir, newConflicts: report.pull.conflicts });
+        },
       },
-    });
-    running = { connection, sync, nextAt: Date.now(), failures: 0, retired: false, work: new Set(), seen: null };
-    return running;
+      options,
+    );
   }
 
-  /** Stop an engine for good: cancel what it is doing (its requests too) and wait until it has stopped. */
-  private async retire(entry: Engine): Promise<void> {
-    entry.retired = true;
-    const running = await entry.ready.catch(() => null);
-    if (!running) return;
-    running.retired = true;
-    running.sync.abort();
-    await Promise.allSettled([...running.work]);
+  /** Start the debounced and periodic syncs (the app, with `watch: true`). */
+  start(): Promise<void> {
+    return this.scheduler.start();
   }
 
-  /** Retire a connection's engine, if any; it stays in the map so stale calls for that connection get nothing. */
-  private async stop(id: string): Promise<void> {
-    clearTimeout(this.debounces.get(id));
-    const entry = this.engines.get(id);
-    if (entry) await this.retire(entry);
-  }
-
-  /** A connect or disconnect failed after `stop`: the connection still on file gets an engine at its next use. */
-  private reopenLater(connection: TeamConnection | null): void {
-    if (connection && this.engines.get(connection.id)?.retired) this.engines.delete(connection.id);
+  /** Stop: syncs in flight are cancelled (their requests too), not waited out. */
+  close(): Promise<void> {
+    return this.scheduler.close();
   }
 
   private async connectionOf(dir: string): Promise<{ project: ProjectScan; connection: TeamConnection | null }> {
@@ -211,114 +102,9 @@ export class TeamService {
   private async requireEngine(dir: string): Promise<{ project: ProjectScan; running: Running }> {
     const { project, connection } = await this.connectionOf(dir);
     if (!connection) throw new TeamSyncError('not-found', `${dir} is not connected to a sync server; connect it first.`);
-    const running = await this.engine(connection);
+    const running = await this.scheduler.engine(connection);
     if (!running) throw new TeamSyncError('unauthorized', 'No team token is stored for this project (or it cannot be decrypted here); connect again with a token.');
     return { project, running };
-  }
-
-  private track<T>(running: Running, work: Promise<T>): Promise<T> {
-    this.inFlight.add(work);
-    running.work.add(work);
-    void work
-      .finally(() => {
-        this.inFlight.delete(work);
-        running.work.delete(work);
-      })
-      .catch(() => undefined);
-    return work;
-  }
-
-  private async runSync(running: Running): Promise<SyncReport> {
-    // Taken before the sync lists the folder: an edit made while it runs still counts as a change.
-    running.seen = await teamFolderFacts(running.connection.memoryDir);
-    const report = await this.track(running, running.sync.sync());
-    const interval = running.connection.pullIntervalSec * 1000;
-    if (report.error) {
-      running.failures++;
-      const backoff = Math.min(interval, 5_000 * 2 ** Math.min(running.failures, 6));
-      running.nextAt = Date.now() + Math.max(backoff, (running.sync.retryAfterSeconds ?? 0) * 1000);
-    } else {
-      running.failures = 0;
-      running.nextAt = Date.now() + interval;
-    }
-    if (running.connection.dir) this.host.events.publish({ type: 'team-changed', dir: running.connection.dir, newConflicts: report.pull.conflicts });
-    return report;
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Background
-
-  /** Start the debounced and periodic syncs (the app, with `watch: true`). */
-  async start(): Promise<void> {
-    if (this.ticker || this.closed) return;
-    // `projects-changed` says which projects changed, not where, and the watcher reports the
-    // echo of Memdir's own writes too: whether the team folder changed is checked when the
-    // debounce runs out.
-    this.unsubscribe = this.host.events.subscribe((event) => {
-      if (event.type === 'projects-changed') for (const dir of event.dirs) void this.schedule(dir, { ifTeamChanged: true });
-    });
-    this.ticker = setInterval(() => void this.tick(), this.options.tickMs ?? 5_000);
-    this.ticker.unref?.();
-    void this.tick();
-  }
-
-  /**
-   * Whether the team folder differs from how the engine's last sync left it (its own pull
-   * writes included): a private memory edited, or the echo of Memdir's own writes, is no
-   * reason to sync. Waits for the engine's current work, which may be the write echoed.
-   */
-  private async teamChanged(running: Running): Promise<boolean> {
-    await Promise.allSettled([...running.work]);
-    if (!running.seen) return true;
-    const now = await teamFolderFacts(running.connection.memoryDir);
-    return now === null || !sameFolder(now, running.seen);
-  }
-
-  /** Sync a project after the debounce (`ifTeamChanged`: only when its team folder changed). */
-  private async schedule(dir: string, opts: { ifTeamChanged?: boolean } = {}): Promise<void> {
-    const connections = await this.connections.list().catch(() => []);
-    const id = connections.find((c) => c.dir === dir)?.id;
-    if (!id || this.closed) return;
-    clearTimeout(this.debounces.get(id));
-    const timer = setTimeout(() => {
-      this.debounces.delete(id);
-      void (async () => {
-        // Read again: the project may have been reconnected or disconnected meanwhile.
-        const connection = (await this.connections.list().catch(() => [])).find((c) => c.id === id);
-        const running = connection ? await this.engine(connection).catch(() => null) : null;
-        if (!running || this.closed) return;
-        if (opts.ifTeamChanged && !(await this.teamChanged(running))) return;
-        if (!running.retired && !this.closed) await this.runSync(running).catch(() => undefined);
-      })();
-    }, this.options.debounceMs ?? 1_500);
-    timer.unref?.();
-    this.debounces.set(id, timer);
-  }
-
-  private ticking = false;
-
-  private async tick(): Promise<void> {
-    if (this.ticking || this.closed) return;
-    this.ticking = true;
-    try {
-      for (const connection of await this.connections.list().catch(() => [])) {
-        const running = await this.engine(connection).catch(() => null);
-        if (!running || running.retired || running.sync.running || Date.now() < running.nextAt || this.closed) continue;
-        await this.runSync(running).catch(() => undefined);
-      }
-    } finally {
-      this.ticking = false;
-    }
-  }
-
-  /** Stop: syncs in flight are cancelled (their requests too), not waited out. */
-  async close(): Promise<void> {
-    this.closed = true;
-    this.unsubscribe?.();
-    if (this.ticker) clearInterval(this.ticker);
-    for (const timer of this.debounces.values()) clearTimeout(timer);
-    await Promise.allSettled([...this.engines.values()].map((entry) => this.retire(entry)));
-    await Promise.allSettled([...this.inFlight]);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -338,7 +124,7 @@ export class TeamService {
   /** The Team sync tab of a project. */
   async status(dir: string): Promise<TeamStatus> {
     const { project, connection } = await this.connectionOf(dir);
-    const running = connection ? await this.engine(connection) : null;
+    const running = connection ? await this.scheduler.engine(connection) : null;
     const inspected = running ? await running.sync.inspect() : null;
     const names = connection ? await this.host.credentials.list().catch(() => []) : [];
     const stayShared = await privateMoveRefusals(project.memoryDir, this.host.dataDir).catch(() => () => null);
@@ -371,7 +157,7 @@ export class TeamService {
       lastPullAt: inspected?.lastPullAt ?? null,
       lastPushAt: inspected?.lastPushAt ?? null,
       lastCheckAt: running?.sync.lastCheckAt ?? null,
-      nextSyncAt: running && this.ticker ? new Date(running.nextAt).toISOString() : null,
+      nextSyncAt: running && this.scheduler.started ? new Date(running.nextAt).toISOString() : null,
       version: inspected?.version ?? null,
       files: inspected?.files ?? project.team?.memories.length ?? 0,
       waiting: inspected?.waiting ?? [],
@@ -387,7 +173,7 @@ export class TeamService {
     const rows: TeamOverviewRow[] = [];
     for (const connection of await this.connections.list().catch(() => [])) {
       if (!connection.dir) continue;
-      const running = await this.engine(connection).catch(() => null);
+      const running = await this.scheduler.engine(connection).catch(() => null);
       const inspected = running ? await running.sync.inspect().catch(() => null) : null;
       rows.push({
         dir: connection.dir,
@@ -423,7 +209,7 @@ export class TeamService {
     const previous = await this.connections.forMemoryDir(project.memoryDir);
     // The old engine stops before the connection changes: its last writes to the sync state
     // must not land after `save` has started that state over for another server or team.
-    if (previous) await this.stop(previous.id);
+    if (previous) await this.scheduler.stop(previous.id);
     let connection: TeamConnection;
     try {
       connection = await this.connections.save({
@@ -438,13 +224,13 @@ export class TeamService {
       });
       await this.host.credentials.set(tokenCredentialName(connection.id), token);
     } catch (error) {
-      this.reopenLater(previous);
+      this.scheduler.reopenLater(previous);
       throw error;
     }
     // The retired engine makes way even if the clock stepped back (its `connectedAt` may be later).
-    this.reopenLater(connection);
-    const running = await this.engine(connection);
-    if (running) await this.runSync(running);
+    this.scheduler.reopenLater(connection);
+    const running = await this.scheduler.engine(connection);
+    if (running) await this.scheduler.runSync(running);
     return this.status(dir);
   }
 
@@ -452,9 +238,9 @@ export class TeamService {
   async disconnect(dir: string): Promise<boolean> {
     const { connection } = await this.connectionOf(dir);
     if (!connection) return false;
-    await this.stop(connection.id);
+    await this.scheduler.stop(connection.id);
     await this.connections.remove(connection.id).catch((error: unknown) => {
-      this.reopenLater(connection);
+      this.scheduler.reopenLater(connection);
       throw error;
     });
     await this.host.credentials.delete(tokenCredentialName(connection.id)).catch(() => undefined);
@@ -464,7 +250,7 @@ export class TeamService {
 
   async syncNow(dir: string): Promise<SyncReport> {
     const { running } = await this.requireEngine(dir);
-    return this.runSync(running);
+    return this.scheduler.runSync(running);
   }
 
   async conflict(dir: string, id: string): Promise<ConflictDetail> {
@@ -474,7 +260,7 @@ export class TeamService {
 
   async resolve(dir: string, id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null }): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
     const { running } = await this.requireEngine(dir);
-    const result = await this.track(running, running.sync.resolve(id, take, opts));
+    const result = await this.scheduler.track(running, running.sync.resolve(id, take, opts));
     this.host.events.publish({ type: 'team-changed', dir });
     return result;
   }
@@ -519,7 +305,7 @@ export class TeamService {
     const updated = await this.alerts.removeFinding(id, fingerprint, redacted ? 'redacted' : 'no longer in the file');
     if (alert.dir) {
       this.host.changed(alert.dir, memoryDir);
-      void this.schedule(alert.dir);
+      void this.scheduler.schedule(alert.dir);
     }
     return { alert: updated, rev: entry?.rev ?? null };
   }
@@ -530,7 +316,7 @@ export class TeamService {
     const connection = alert?.memoryDir ? await this.connections.forMemoryDir(alert.memoryDir).catch(() => null) : null;
     const who = connection ? `${currentUser()} (${connection.member})` : currentUser();
     const result = await this.alerts.allow(id, fingerprint, who, why);
-    if (alert?.dir) void this.schedule(alert.dir);
+    if (alert?.dir) void this.scheduler.schedule(alert.dir);
     return result;
   }
 }

@@ -29,7 +29,7 @@ export { TeamSyncError } from './sync/engine.js';
 export type { RetryPolicy, TeamSyncOptions } from './sync/engine.js';
 
 /** Client errors that need the user (alerted); the rest are transient (shown in the status only). */
-const ALERTED_ERRORS = new Set(['unauthorized', 'revoked', 'not-found', 'redirect', 'bad-response', 'too-large', 'stale', 'team-full', 'unsafe-team-dir', 'server']);
+const ALERTED_ERRORS = new Set(['unauthorized', 'revoked', 'not-found', 'redirect', 'bad-response', 'too-large', 'stale', 'team-full', 'unsafe-team-dir', 'server', 'key-mismatch']);
 
 /** See the file comment. */
 export class TeamSync {
@@ -143,12 +143,12 @@ export class TeamSync {
       await e.loadTopics();
       let team: TeamDir;
       try {
-        team = await checkTeamDir(e.memoryDir);
+        team = await checkTeamDir(e.memoryDir, e.space);
       } catch (error) {
-        if (error instanceof TeamPathError) await e.raise(e.topic('teamdir'), { kind: 'security', title: 'Team sync stopped: the team folder is unsafe', message: error.message, file: 'team' });
+        if (error instanceof TeamPathError) await e.raise(e.topic('teamdir'), { kind: 'security', title: `${e.space.title} stopped: the synced folder is unsafe`, message: error.message, file: e.space.folder || '.' });
         throw error;
       }
-      await e.resolveTopic(e.topic('teamdir'), 'the team folder is a real folder again');
+      await e.resolveTopic(e.topic('teamdir'), 'the synced folder is a real folder again');
       // Let the request reach the socket before the (synchronous) listing holds the thread.
       if (conditional) for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
       const cycle: Cycle = { report, team, listing: e.list(team), relist: false, signal: opts.signal, refusedByServer: new Map() };
@@ -181,7 +181,7 @@ export class TeamSync {
       this.lastError = report.error;
       this.retryAfterSeconds = error instanceof TeamClientError ? error.retryAfterSeconds : null;
       if (ALERTED_ERRORS.has(report.error.code)) {
-        await e.raise(e.topic('sync'), { kind: report.error.code === 'unsafe-team-dir' ? 'security' : 'sync', title: `Team sync of ${e.options.dir ?? e.connection.dir ?? e.memoryDir} needs you`, message: report.error.message });
+        await e.raise(e.topic('sync'), { kind: report.error.code === 'unsafe-team-dir' ? 'security' : 'sync', title: `${e.space.title} of ${e.options.dir ?? e.connection.dir ?? e.memoryDir} needs you`, message: report.error.message });
       }
     } finally {
       this.running = false;
@@ -223,7 +223,7 @@ export class TeamSync {
       let files = 0;
       let waiting = this.lastReport?.waiting ?? null;
       try {
-        const team = await checkTeamDir(e.memoryDir);
+        const team = await checkTeamDir(e.memoryDir, e.space);
         const listing = e.list(team);
         files = listing.files.size + listing.inStep.size;
         this.lastFiles = files;
@@ -234,7 +234,7 @@ export class TeamSync {
           await e.persist();
         }
       } catch (error) {
-        waiting ??= [{ key: 'team', reason: 'symlink', detail: (error as Error).message }];
+        waiting ??= [{ key: e.space.folder || '.', reason: 'symlink', detail: (error as Error).message }];
       }
       return snapshot(files, waiting);
     });

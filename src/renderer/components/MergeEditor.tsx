@@ -1,40 +1,48 @@
 /**
- * Resolve one sync conflict: the team's version (on disk now) and mine (kept when the pull
- * overwrote it) side by side, lines only one side has marked, and an editable result that
- * starts as the sync's own three-way merge (where the versions overlap, both sides' lines), or
- * both versions' lines in order when the base is not known. Take the team's, take mine, or
- * save the merge.
+ * Resolve one sync conflict: the other side's version (on disk now: the team's, or another of
+ * your machines') and mine (kept when the pull overwrote it) side by side, lines only one side
+ * has marked, and an editable result that starts as the sync's own three-way merge (where the
+ * versions overlap, both sides' lines), or both versions' lines in order when the base is not
+ * known. Take theirs, take mine, or save the merge. Team sync and personal sync both use it.
  */
-import type { ConflictDetail } from '../../shared/contract/team.js';
-import { useTeam } from '../stores/team.js';
+import type { ConflictDetail, ConflictResolution } from '../../shared/contract/team.js';
 import { when } from './format.js';
 import { MergeView } from './MergeView.js';
 import { Time } from './Time.js';
 
-export function MergeEditor({ detail }: { detail: ConflictDetail }) {
-  const { resolve, closeConflict } = useTeam.getState();
-  const busy = useTeam((s) => s.busy);
+/** How the editor names the file and the other side: `team/` and "the team's", or the private memory and "your other machine's". */
+export interface MergeWords {
+  prefix: string;
+  /** Possessive, capitalised where it starts a title: "The team's". */
+  theirs: string;
+  /** Where their version came from: "on the server by ann". */
+  changedBy: (who: string) => string;
+}
+
+export const TEAM_MERGE_WORDS: MergeWords = { prefix: 'team/', theirs: "The team's", changedBy: (who) => `changed on the server by ${who}` };
+
+export function MergeEditor({ detail, busy, words = TEAM_MERGE_WORDS, resolve, close }: { detail: ConflictDetail; busy: boolean; words?: MergeWords; resolve: (take: ConflictResolution, text?: string) => Promise<void>; close: () => void }) {
   const { conflict } = detail;
   return (
     <MergeView
-      label={`Resolve team/${conflict.key}`}
-      heading={`team/${conflict.key}`}
+      label={`Resolve ${words.prefix}${conflict.key}`}
+      heading={`${words.prefix}${conflict.key}`}
       subtitle={
         <>
-          changed on the server by {conflict.serverUpdatedBy ?? 'someone'}
+          {words.changedBy(conflict.serverUpdatedBy ?? 'someone')}
           {conflict.serverUpdatedAt ? ` (${when(conflict.serverUpdatedAt)})` : ''} while your edit was not pushed yet · kept <Time at={conflict.createdAt} />
           {conflict.localRev ? ` · in history at ${conflict.localRev.slice(0, 7)}` : ''}
         </>
       }
       banner={!conflict.localIsText && <p className="banner warning">Your version is not UTF-8 text; it is shown decoded as well as possible.</p>}
-      theirs={{ title: "The team's version (on disk now)", text: detail.theirs }}
+      theirs={{ title: `${words.theirs} version (on disk now)`, text: detail.theirs }}
       mine={{ title: 'Your version (kept)', text: detail.mine }}
       initial={detail.both}
       note="Starts as every line of both versions, in order. Edit it, then save: it is written (a history entry) and pushed."
       busy={busy}
-      onClose={closeConflict}
+      onClose={close}
       actions={[
-        { label: "Take the team's", title: 'Keep what is on disk; your version stays in history', run: () => void resolve('server') },
+        { label: `Take ${words.theirs.charAt(0).toLowerCase()}${words.theirs.slice(1)}`, title: 'Keep what is on disk; your version stays in history', run: () => void resolve('server') },
         { label: 'Take mine', title: 'Write your version back and push it', run: () => void resolve('mine') },
         { label: 'Save merge', primary: true, run: (result) => void resolve('merge', result) },
       ]}

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import { MODEL_TASKS, PROVIDER_CHOICES, THEMES } from '../../shared/app-settings.js';
 import { ExtractionSettings } from '../components/ExtractionSettings.js';
+import { PersonalSyncSettings } from '../components/PersonalSyncSettings.js';
 import { useApp } from '../stores/app.js';
 import { useClaudeSettings } from '../stores/claude-settings.js';
 import { useDesktop } from '../stores/desktop.js';
@@ -17,9 +18,12 @@ const PROVIDER_LABELS: Record<(typeof PROVIDER_CHOICES)[number], string> = {
   offline: 'Offline (local ranker and rules only)',
 };
 
+// One empty list for "not loaded yet": a selector returning a new [] on every call never settles (React error #185, the page goes blank).
+const NO_FOLDERS: readonly string[] = [];
+
 /** Folders holding the user's projects: where a moved project's new place is looked for (issue 18). */
 function WorkspaceSettings() {
-  const saved = useSettings((s) => s.view?.settings.workspaces.folders ?? []);
+  const saved = useSettings((s) => s.view?.settings.workspaces.folders ?? NO_FOLDERS);
   const update = useSettings((s) => s.update);
   const [draft, setDraft] = useState<string | null>(null);
   const text = draft ?? saved.join('\n');
@@ -261,6 +265,7 @@ export function SettingsView() {
       <ExtractionSettings />
       <DreamSettings />
       <TeamSettings />
+      <PersonalSyncSettings />
       <WorkspaceSettings />
       <p className="muted small">Memdir {info?.version}</p>
     </section>

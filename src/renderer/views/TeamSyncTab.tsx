@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'react';
 import type { TeamStatus } from '../../shared/contract/team.js';
 import { MergeEditor } from '../components/MergeEditor.js';
+import { PersonalSyncPanel } from './PersonalSyncPanel.js';
 import { when } from '../components/format.js';
 import { Time } from '../components/Time.js';
 import { stateHeadline, useTeam, waitingLabel } from '../stores/team.js';
@@ -114,6 +115,7 @@ function StatusPanel({ status }: { status: TeamStatus }) {
 
 function Conflicts({ status }: { status: TeamStatus }) {
   const detail = useTeam((s) => s.detail);
+  const busy = useTeam((s) => s.busy);
   if (status.conflicts.length === 0 && !detail) return null;
   return (
     <section aria-label="Conflicts">
@@ -138,7 +140,7 @@ function Conflicts({ status }: { status: TeamStatus }) {
           ))}
         </tbody>
       </table>
-      {detail && <MergeEditor key={detail.conflict.id} detail={detail} />}
+      {detail && <MergeEditor key={detail.conflict.id} detail={detail} busy={busy} resolve={useTeam.getState().resolve} close={useTeam.getState().closeConflict} />}
     </section>
   );
 }
@@ -242,6 +244,7 @@ export function TeamSyncTab({ dir }: { dir: string }) {
         <ConnectForm />
       )}
       <Move status={status} />
+      <PersonalSyncPanel dir={dir} />
     </section>
   );
 }

@@ -40,6 +40,8 @@ export const appEventSchema = z.discriminatedUnion('type', [
    * team keys a pull has just kept as conflicts (an unpushed local edit the server overwrote).
    */
   z.object({ type: z.literal('team-changed'), dir: z.string(), newConflicts: z.array(z.string()).optional() }),
+  /** Personal sync changed for a project (`dir`) or the account (`dir` null); `newConflicts` as for team-changed. */
+  z.object({ type: z.literal('personal-changed'), dir: z.string().nullable(), newConflicts: z.array(z.string()).optional() }),
   /** The alert list changed (raised, resolved, dismissed); `open` is the badge count. */
   z.object({ type: z.literal('alerts-changed'), open: z.number() }),
   /**

@@ -16,6 +16,7 @@ import { extractContract } from './extract.js';
 import { hooksContract } from './hooks.js';
 import { identityContract } from './identity.js';
 import { memoriesContract } from './memories.js';
+import { personalContract } from './personal.js';
 import { projectsContract } from './projects.js';
 import { recallContract } from './recall.js';
 import { sessionContract } from './session.js';
@@ -36,6 +37,7 @@ export const CONTRACT = {
   ...claudeSettingsContract,
   ...dreamContract,
   ...teamContract,
+  ...personalContract,
   ...alertsContract,
   ...desktopContract,
   ...identityContract,

@@ -23,6 +23,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
 import { isMemoryType, type MemoryType } from '../../../shared/memory-types.js';
+import { SKIPPED_TOP_FOLDERS } from '../../../shared/limits.js';
 import { quoteProblematicValues } from '../../memdir/frontmatter-retry.js';
 import { scanFrontmatter } from '../../memdir/frontmatter-scanner.js';
 import { mapLimit } from '../../memdir/scan-dir.js';
@@ -42,8 +43,6 @@ export const CLAUDE_CODE_RECALL_CAP = 200;
 /** How much of each file Claude Code reads for its frontmatter. */
 export const HEAD_LINES = 30;
 export const HEAD_BYTES = 65_536;
-/** Top-level folders Claude Code never offers (`team` has its own rule). */
-const EXCLUDED_TOP_FOLDERS = ['logs', 'sessions', 'proposals'];
 // Enough bytes that a line crossing HEAD_BYTES is seen to cross it even after `\r`s are removed.
 const READ_BYTES = HEAD_BYTES + 1_024;
 
@@ -60,7 +59,7 @@ export function isRecallCandidatePath(relative: string): boolean {
   // Team memory: only files directly in team/ (deeper ones belong to mounts this scan never has).
   if (folderKey(segments[0]!) === 'team') return segments.length < 3;
   if (segments.some((s) => s.startsWith('.'))) return false;
-  return !EXCLUDED_TOP_FOLDERS.includes(folderKey(segments[0]!));
+  return !SKIPPED_TOP_FOLDERS.includes(folderKey(segments[0]!));
 }
 
 type EntryKind = 'file' | 'directory' | 'link' | 'other';

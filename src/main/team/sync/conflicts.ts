@@ -57,13 +57,13 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
   const conflict = e.state.conflicts.find((c) => c.id === id);
   if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
   const kept = await e.stateFile.readConflictBytes(conflict);
-  const current = await (await resolveTeamKey(await checkTeamDir(e.memoryDir), conflict.key)).read();
+  const current = await (await resolveTeamKey(await checkTeamDir(e.memoryDir, e.space), conflict.key)).read();
   const baseBytes = conflict.baseSha ? await e.bases.read(conflict.baseSha) : null;
   const mine = kept ? lenientUtf8.decode(kept) : '';
   const theirs = current ? lenientUtf8.decode(current.data) : '';
   const base = baseBytes ? lenientUtf8.decode(baseBytes) : null;
   // The same merge the pull made, on what is on disk now: what the app's editor and `team resolve --keep merged` start from.
-  const merge = base === null ? null : mergeLines(base, mine, theirs, { mine: 'mine (kept here)', theirs: `team (${conflict.serverUpdatedBy ?? 'server'})` });
+  const merge = base === null ? null : mergeLines(base, mine, theirs, { mine: 'mine (kept here)', theirs: `${e.space.kind === 'team' ? 'team' : 'other machine'} (${conflict.serverUpdatedBy ?? 'server'})` });
   return { conflict, mine, theirs, theirsSha: current ? sha256Hex(current.data) : null, base, proposal: merge?.text ?? null, both: merge?.both ?? null, overlaps: merge?.conflicts ?? null };
 }
 
@@ -87,14 +87,14 @@ export async function resolveConflict(e: SyncEngine, id: string, take: ConflictR
       if (opts.text === undefined) throw new TeamSyncError('invalid-input', 'A merge needs the merged text.');
       bytes = Buffer.from(opts.text, 'utf8');
     }
-    const file = await resolveTeamKey(await checkTeamDir(e.memoryDir), conflict.key);
+    const file = await resolveTeamKey(await checkTeamDir(e.memoryDir, e.space), conflict.key);
     const current = await file.read();
     const currentSha = current ? sha256Hex(current.data) : null;
     if (opts.theirsSha !== undefined && opts.theirsSha !== currentSha) {
-      throw new TeamSyncError('conflict', `team/${conflict.key} changed since the conflict was opened; look at it again before choosing.`);
+      throw new TeamSyncError('conflict', `${e.rel(conflict.key)} changed since the conflict was opened; look at it again before choosing.`);
     }
     const sha = sha256Hex(bytes);
-    const summary = `Resolve the conflict on team/${conflict.key}: ${take === 'mine' ? 'took my version' : take === 'both' ? 'kept both versions' : 'merged both versions'}`;
+    const summary = `Resolve the conflict on ${e.rel(conflict.key)}: ${take === 'mine' ? 'took my version' : take === 'both' ? 'kept both versions' : 'merged both versions'}`;
     e.options.onWrite?.('before', [conflict.key]);
     const { entry } = await transact(e.memoryDir, { source: 'sync', summary, dataDir: e.options.dataDir }, () => e.write(file, bytes, sha));
     e.options.onWrite?.('after', [conflict.key]);

@@ -14,7 +14,8 @@ import type { FileFacts } from '../../memdir/read-file.js';
 import type { AlertCenter } from '../alert-center.js';
 import { type TeamConnection, connectionDir } from '../connections.js';
 import { HashCache, sameFacts } from '../hash-cache.js';
-import { type RequestRecord, TeamClient } from '../team-client.js';
+import { type SpaceClient, type RequestRecord, TeamClient } from '../team-client.js';
+import { type SyncSpace, TEAM_SPACE, spaceRel } from '../sync-space.js';
 import { type LocalListing, type TeamDir, type TeamFile, listTeamFiles } from '../team-paths.js';
 import { BaseStore, type SyncState, StateFile } from '../sync-state.js';
 
@@ -52,6 +53,13 @@ export interface TeamSyncOptions {
   now?: () => Date;
   /** Speak only this protocol (1: the team-wide If-Match of older clients; default: 2, falling back to 1 for a server that only speaks 1). */
   protocol?: 1 | 2;
+  /** What is synced (default: the team folder). */
+  space?: SyncSpace;
+  /**
+   * The server, wrapped (personal sync: the encrypting client), built with the engine's request
+   * observer so the report counts its requests; default a TeamClient of the connection.
+   */
+  client?: (onRequest: (record: RequestRecord) => void) => SpaceClient;
 }
 
 /** A sync that could not go on, with a sentence for the user. */
@@ -130,7 +138,8 @@ export class SyncEngine {
   refused = new Map<string, string>();
   cache!: HashCache;
   dirty = false;
-  readonly client: TeamClient;
+  readonly client: SpaceClient;
+  readonly space: SyncSpace;
   readonly retry: RetryPolicy;
   readonly maxEntryBytes: number;
   batchKeys: number;
@@ -153,20 +162,24 @@ export class SyncEngine {
 
   constructor(readonly options: TeamSyncOptions) {
     this.connection = options.connection;
-    this.stateFile = new StateFile(connectionDir(options.dataDir, options.connection.id));
-    this.client = new TeamClient({
-      server: options.connection.server,
-      team: options.connection.team,
-      token: options.token,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
-      ...(options.maxPullEntries ? { maxEntries: options.maxPullEntries } : {}),
-      onRequest: (r) => {
-        this.currentRequests++;
-        options.onRequest?.(r);
-      },
-    });
+    this.space = options.space ?? TEAM_SPACE;
+    this.stateFile = new StateFile(connectionDir(options.dataDir, options.connection.id, this.space.dataFolder));
+    const onRequest = (r: RequestRecord): void => {
+      this.currentRequests++;
+      options.onRequest?.(r);
+    };
+    this.client =
+      options.client?.(onRequest) ??
+      new TeamClient({
+        server: options.connection.server,
+        team: options.connection.team,
+        token: options.token,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+        ...(options.maxPullEntries ? { maxEntries: options.maxPullEntries } : {}),
+        onRequest,
+      });
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.maxEntryBytes = options.maxEntryBytes ?? TOPIC_MAX_BYTES;
     this.batchKeys = options.batch?.maxKeys ?? 400;
@@ -195,8 +208,14 @@ export class SyncEngine {
   // ------------------------------------------------------------------------------------------
   // Alerts
 
+  /** An alert topic of this engine (a personal engine's never meet a team engine's of the same project). */
   topic(kind: string, file?: string): string {
-    return `${kind}:${this.memoryDir}${file ? `:${file}` : ''}`;
+    return `${this.space.kind === 'team' ? '' : `${this.space.kind}-`}${kind}:${this.memoryDir}${file ? `:${file}` : ''}`;
+  }
+
+  /** A key as shown to people and in history: its path relative to the memory dir. */
+  rel(key: string): string {
+    return spaceRel(this.space, key);
   }
 
   async raise(topic: string, input: AlertInput): Promise<void> {
@@ -361,7 +380,7 @@ export class SyncEngine {
     }
   }
 
-  /** Write `content` (whose hash is `sha`) to a team file; the cache learns it. */
+  /** Write `content` (whose hash is `sha`) to a synced file; the cache learns it. */
   async write(file: TeamFile, content: string | Uint8Array, sha: string): Promise<void> {
     const facts = await file.write(content);
     // The bytes are known exactly: their hash is trusted against the stat after the rename.

@@ -18,12 +18,11 @@
  * entry refused for its content is remembered with its hash (sync-state.ts `refused`), so it is
  * not fetched again by every later sync.
  */
-import type { EntriesResponse } from '../../../server/protocol.js';
 import { foldPathKey } from '../../../shared/path-key.js';
 import { utf8Length } from '../../../shared/utf8.js';
 import { listHistory, transact } from '../../history/history.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
-import type { Conditional } from '../team-client.js';
+import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, resolveTeamKey } from '../team-paths.js';
 import { keepConflict } from './conflicts.js';
 import { type LineMerge, mergeLines } from './merge.js';
@@ -37,7 +36,7 @@ function contentProblem(e: SyncEngine, key: string, entry: PulledEntry): { reaso
     return { reason: `Refused ${key}: its content is not text (null byte or broken Unicode).`, security: false };
   }
   if (utf8Length(entry.content) > e.maxEntryBytes) {
-    return { reason: `Refused ${key}: ${utf8Length(entry.content)} bytes, more than the ${e.maxEntryBytes} a team memory may hold.`, security: false };
+    return { reason: `Refused ${key}: ${utf8Length(entry.content)} bytes, more than the ${e.maxEntryBytes} a ${e.space.noun} file may hold.`, security: false };
   }
   if (sha256Hex(entry.content) !== entry.sha256) {
     return { reason: `Refused ${key}: the server's checksum does not match the content it sent (corrupted, or not an honest server).`, security: true };
@@ -58,7 +57,7 @@ function decide(e: SyncEngine, key: string, local: string | null, server: string
  * Pull: `conditional` (If-None-Match + since), `full` (everything, to restore deleted files)
  * or `delta` (since, after a 412: we know something moved). Returns whether files were written.
  */
-export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'full' | 'delta', sent?: Promise<Conditional<EntriesResponse>>): Promise<boolean> {
+export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'full' | 'delta', sent?: Promise<Conditional<PulledEntries>>): Promise<boolean> {
   const etag = e.state.etag;
   const answer = await (sent ?? e.client.entries({ ifNoneMatch: mode === 'conditional' ? etag : null, since: mode === 'full' ? null : etag, signal: cycle.signal }));
   const at = e.now().toISOString();
@@ -79,7 +78,8 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
 
   // Check every entry before anything is written.
   const accepted = new Map<string, PulledEntry>();
-  const refused: { key: string; reason: string; security: boolean }[] = [];
+  // Entries the client already took out (personal sync: not decryptable with this machine's key).
+  const refused: { key: string; reason: string; security: boolean }[] = [...(body.refused ?? [])];
   const folds = new Set<string>();
   for (const [key, entry] of Object.entries(body.entries)) {
     const check = checkKey(key);
@@ -144,8 +144,8 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     const shown = refused.slice(0, 8).map((r) => r.reason).join(' ');
     await e.raise(e.topic('pull'), {
       kind: security.length > 0 ? 'security' : 'sync',
-      title: security.length > 0 ? 'The sync server sent entries Memdir refused' : 'Some team entries were not written',
-      message: `${refused.length} entr${refused.length === 1 ? 'y was' : 'ies were'} not written (nothing outside the team folder was touched). ${shown}${refused.length > 8 ? ' …' : ''}`,
+      title: security.length > 0 ? 'The sync server sent entries Memdir refused' : `Some ${e.space.noun} entries were not written`,
+      message: `${refused.length} entr${refused.length === 1 ? 'y was' : 'ies were'} not written (nothing outside the synced folder was touched). ${shown}${refused.length > 8 ? ' …' : ''}`,
     });
   }
 
@@ -163,12 +163,13 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
 /** Write the planned keys, as one history entry (conflicts kept before their key is overwritten). */
 async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, accepted: Map<string, PulledEntry>): Promise<boolean> {
   const keys = [...plan.keys()];
-  const summary = `Pull from team ${e.connection.team}: ${keys.length} file${keys.length === 1 ? '' : 's'}`;
+  const from = e.space.kind === 'team' ? `team ${e.connection.team}` : 'your personal space';
+  const summary = `Pull from ${from}: ${keys.length} file${keys.length === 1 ? '' : 's'}`;
   e.options.onWrite?.('before', keys);
   const written: string[] = [];
   const merges: Merge[] = [];
   // A merge makes this entry a merge commit: its second parent holds the server's versions of the merged files.
-  const theirs = () => merges.map((m) => ({ path: m.rel, content: m.theirs, from: `Versions on team ${e.connection.team}` }));
+  const theirs = () => merges.map((m) => ({ path: m.rel, content: m.theirs, from: `Versions on ${from}` }));
   try {
     await transact(e.memoryDir, { source: 'sync', summary, body: `Server: ${e.connection.server}\nKeys: ${keys.join(', ')}`, dataDir: e.options.dataDir, theirs }, async () => {
       // The snapshot transact just took holds every local version: conflicts point at it.
@@ -231,8 +232,8 @@ async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: Pull
       await e.write(file, content, sha);
     } catch (error) {
       e.failedWrites.set(key, entry.sha256);
-      cycle.report.pull.refused.push({ key, reason: `Could not write team/${key}: ${(error as Error).message}` });
-      await e.raise(e.topic('write', `team/${key}`), { kind: error instanceof TeamPathError ? 'security' : 'sync', title: `team/${key} could not be updated`, message: (error as Error).message, file: `team/${key}` });
+      cycle.report.pull.refused.push({ key, reason: `Could not write ${e.rel(key)}: ${(error as Error).message}` });
+      await e.raise(e.topic('write', e.rel(key)), { kind: error instanceof TeamPathError ? 'security' : 'sync', title: `${e.rel(key)} could not be updated`, message: (error as Error).message, file: e.rel(key) });
       return false;
     }
     e.failedWrites.delete(key);
@@ -247,7 +248,7 @@ async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: Pull
   }
   // Saved again at every look: left alone (the local file is never overwritten while in use).
   e.failedWrites.set(key, entry.sha256);
-  cycle.report.pull.refused.push({ key, reason: `team/${key} kept changing while the pull tried to update it; it was left as it is.` });
+  cycle.report.pull.refused.push({ key, reason: `${e.rel(key)} kept changing while the pull tried to update it; it was left as it is.` });
   return false;
 }
 

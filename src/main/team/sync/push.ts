@@ -42,7 +42,7 @@ function waiting(cycle: Cycle, item: WaitingItem): void {
 /** The delta to push now: key → content, for every local file that differs and may be pushed. */
 export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boolean }): Promise<Delta> {
   if (cycle.relist) {
-    cycle.team = await checkTeamDir(e.memoryDir);
+    cycle.team = await checkTeamDir(e.memoryDir, e.space);
     cycle.listing = e.list(cycle.team);
     cycle.relist = false;
   }
@@ -53,16 +53,17 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
   for (const problem of cycle.listing.problems) {
     waiting(cycle, { key: problem.key, reason: problem.reason, detail: problem.detail });
     if ((problem.reason === 'symlink' || problem.reason === 'hardlink') && !opts.dry) {
-      const topic = e.topic('link', `team/${problem.key}`);
+      const topic = e.topic('link', e.rel(problem.key));
       linkTopics.add(topic);
+      const where = e.space.kind === 'team' ? 'the team folder' : 'the memory folder';
       await e.raise(topic, {
         kind: 'security',
-        title: problem.reason === 'symlink' ? 'A link in the team folder was refused' : 'A hard link in the team folder was refused',
+        title: problem.reason === 'symlink' ? `A link in ${where} was refused` : `A hard link in ${where} was refused`,
         message:
           problem.reason === 'symlink'
-            ? `team/${problem.key} is a symbolic link (to ${problem.target ?? '?'}). Memdir never follows links in the team folder: nothing was read or written through it, and it is not synced. Remove it or replace it with a real file.`
+            ? `${e.rel(problem.key)} is a symbolic link (to ${problem.target ?? '?'}). Memdir never follows links in ${where} when it syncs: nothing was read or written through it, and it is not synced. Remove it or replace it with a real file.`
             : `${problem.detail} Nothing was read from it.`,
-        file: `team/${problem.key}`,
+        file: e.rel(problem.key),
       });
     }
   }
@@ -74,7 +75,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     if (sha !== null && sha === serverMap.get(key) && sha === baseMap.get(key)) continue;
     let bytes: Buffer | null = null;
     if (sha === null && file.size > e.maxEntryBytes) {
-      waiting(cycle, { key, reason: 'too-large', detail: `team/${key} is ${file.size} bytes; a team memory may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
+      waiting(cycle, { key, reason: 'too-large', detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
       continue;
     }
     // Resolved once: every read of this key below goes through the same handle.
@@ -106,7 +107,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       continue;
     }
     if (server !== undefined && server !== base) {
-      waiting(cycle, { key, reason: 'server-moved', detail: `team/${key} changed on the server since this copy; the next pull brings it in (your version is kept as a conflict if it differs).` });
+      waiting(cycle, { key, reason: 'server-moved', detail: `${e.rel(key)} changed on the server since this copy; the next pull brings it in (your version is kept as a conflict if it differs).` });
       continue;
     }
     const refusal = cycle.refusedByServer.get(key);
@@ -115,7 +116,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       continue;
     }
     if (file.size > e.maxEntryBytes) {
-      waiting(cycle, { key, reason: 'too-large', detail: `team/${key} is ${file.size} bytes; a team memory may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
+      waiting(cycle, { key, reason: 'too-large', detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
       continue;
     }
     if (!bytes) {
@@ -137,13 +138,13 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     if ('reason' in vetted) {
       waiting(cycle, { key, reason: vetted.reason, detail: vetted.detail });
       if (vetted.reason === 'secret') {
-        const topic = e.topic('secret', `team/${key}`);
+        const topic = e.topic('secret', e.rel(key));
         secretTopics.add(topic);
-        if (!opts.dry) await e.raise(topic, { kind: 'secret', title: `A secret kept team/${key} from being shared`, message: vetted.detail, file: `team/${key}`, findings: vetted.findings });
+        if (!opts.dry) await e.raise(topic, { kind: 'secret', title: `A secret kept ${e.rel(key)} from being shared`, message: vetted.detail, file: e.rel(key), findings: vetted.findings });
       }
       continue;
     }
-    waiting(cycle, { key, reason: 'pending', detail: `team/${key} changed here and waits to be pushed.` });
+    waiting(cycle, { key, reason: 'pending', detail: `${e.rel(key)} changed here and waits to be pushed.` });
     delta.set(key, { content: vetted.content, sha, bytes: bytes.byteLength });
   }
   if (!opts.dry && e.raised.size > 0) {
@@ -165,11 +166,11 @@ async function vetForUpload(e: SyncEngine, key: string, sha: string, bytes: Uint
   try {
     content = strictUtf8.decode(bytes);
   } catch {
-    return { key, reason: 'not-utf8', detail: `team/${key} is not UTF-8 text, so it is not uploaded. Save it as UTF-8.` };
+    return { key, reason: 'not-utf8', detail: `${e.rel(key)} is not UTF-8 text, so it is not uploaded. Save it as UTF-8.` };
   }
-  if (content.includes('\0')) return { key, reason: 'binary', detail: `team/${key} contains null bytes (a binary file); team memory is text.` };
+  if (content.includes('\0')) return { key, reason: 'binary', detail: `${e.rel(key)} contains null bytes (a binary file); ${e.space.noun} is text.` };
   const findings = await blockingFindings(e, key, sha, content);
-  if (findings.length > 0) return { key, reason: 'secret', detail: secretAlertMessage(`team/${key}`, findings), findings };
+  if (findings.length > 0) return { key, reason: 'secret', detail: secretAlertMessage(e.rel(key), findings), findings };
   return { content };
 }
 
@@ -178,13 +179,13 @@ async function blockingFindings(e: SyncEngine, key: string, sha: string, content
   // The key is part of what is scanned (a token in a file or folder name): cached per key and hash.
   let findings = e.scans.get(`${key}\0${sha}`);
   if (!findings) {
-    findings = await scanText(content, { file: `team/${key}`, name: key });
+    findings = await scanText(content, { file: e.rel(key), name: key });
     if (e.scans.size > 2_000) e.scans.clear();
     e.scans.set(`${key}\0${sha}`, findings);
   }
   const blocking: Finding[] = [];
   for (const f of findings) {
-    if (!(await e.options.alerts?.isAllowed(e.memoryDir, f))) blocking.push({ ...f, file: `team/${key}` });
+    if (!(await e.options.alerts?.isAllowed(e.memoryDir, f))) blocking.push({ ...f, file: e.rel(key) });
   }
   return blocking;
 }
@@ -245,7 +246,7 @@ function handleRefusal(e: SyncEngine, cycle: Cycle, outcome: { status: number; e
     return;
   }
   if ((outcome.status === 409 || outcome.status === 400 || (outcome.status === 413 && error.error === 'entry-too-large')) && error.key && batch.has(error.key)) {
-    refuse(error.key, `The server refused team/${error.key}: ${error.message}`);
+    refuse(error.key, `The server refused ${e.rel(error.key)}: ${error.message}`);
     return;
   }
   if (outcome.status === 413 && (error.error === 'too-many-keys' || error.error === 'body-too-large') && batch.size > 1) {

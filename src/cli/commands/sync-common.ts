@@ -1,0 +1,189 @@
+/**
+ * What the `memdir team` and `memdir personal` commands share: finding the project, the data dir
+ * and its credential store, reading a secret from stdin, and telling what a sync did.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { type CliIo, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson } from '../command.js';
+import type { SyncReport } from '../../shared/contract/team.js';
+import { resolveDataDir } from '../../main/data-dir.js';
+import { projectsRoot } from '../../main/memdir/home.js';
+import { type ProjectLocation, ProjectNotFoundError, locateProject } from '../../main/memdir/projects.js';
+import { CREDENTIALS_FILE } from '../../main/settings/credentials.js';
+import type { TeamConnection } from '../../main/team/connections.js';
+import { type TeamSync, TeamSyncError } from '../../main/team/team-sync.js';
+import { homeFrom } from './scan.js';
+
+export const projectOption: OptionSpec = { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };
+
+/** A directory name under projects/ when one exists by that name, else a path from the caller's directory. */
+function projectTarget(target: string, home: string, cwd: string): string {
+  if (!/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target))) return target;
+  return target.startsWith('~') ? target : path.resolve(cwd, target);
+}
+
+export async function locate(values: Record<string, unknown>, io: CliIo): Promise<ProjectLocation> {
+  if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
+  const home = homeFrom(values, io);
+  try {
+    return await locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
+  } catch (error) {
+    if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
+    throw error;
+  }
+}
+
+export function dataDirOf(io: CliIo): string {
+  return resolveDataDir(io.env);
+}
+
+/** Whether the credential file was written encrypted by the desktop app (the CLI cannot read or rewrite it). */
+export function credentialsEncrypted(dataDir: string): boolean {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(dataDir, CREDENTIALS_FILE), 'utf8')) as { encrypted?: unknown }).encrypted === true;
+  } catch {
+    return false;
+  }
+}
+
+export async function readStdin(stream: NodeJS.ReadableStream | undefined): Promise<string> {
+  if (!stream) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) {
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    if (chunks.reduce((n, c) => n + c.length, 0) > 10_000) break;
+  }
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+/** How a command family names its files and the other side (`team/x.md` and "the team's"; `x.md` and "your other machine's"). */
+export interface SyncWords {
+  /** Prefix of a key as shown: `team/`, or '' for the private memory. */
+  prefix: string;
+  /** Where a pull comes from: "platform at https://…". */
+  where: string;
+  /** The command family: `team` or `personal`. */
+  family: 'team' | 'personal';
+  /** The other side's version, possessive: "the team's". */
+  theirs: string;
+}
+
+/** The words of a team connection. */
+export function teamWords(connection: TeamConnection): SyncWords {
+  return { prefix: 'team/', where: `${connection.team} at ${connection.server}`, family: 'team', theirs: "the team's" };
+}
+
+/** What a sync did, in sentences that say what happened (issue 19: a failed push never reads "nothing to upload"). */
+export function describeReport(io: CliIo, report: SyncReport, connection: TeamConnection, command = 'memdir team sync', words: SyncWords = teamWords(connection)): void {
+  const { where, prefix, theirs } = words;
+  for (const key of report.push.confirmed) io.out(`Confirmed: ${prefix}${key} was saved by the server before the connection was lost last time.\n`);
+  if (report.pull.status === 304) io.out(`Pull: nothing new from ${where} (version ${report.version ?? '?'}).\n`);
+  else if (report.pull.status === 200) io.out(`Pull: ${report.pull.written.length} file(s) written from ${where}${report.pull.written.length ? `: ${report.pull.written.join(', ')}` : ''} (version ${report.version ?? '?'}).\n`);
+  for (const key of report.pull.merged.filter((k) => !report.pull.conflicts.includes(k))) io.out(`Merged: ${prefix}${key} — your changes and ${theirs} touched different lines; the merge is written and pushed.\n`);
+  for (const key of report.pull.conflicts) {
+    io.out(`Conflict: ${prefix}${key} — your changes and ${theirs} overlap; ${theirs} version is on disk${report.pull.merged.includes(key) ? ' with your other changes merged' : ''}, yours is kept. See \`memdir ${words.family} conflicts --project ${connection.dir ?? '<project>'}\`.\n`);
+  }
+  for (const r of report.pull.refused) io.out(`Refused from the server: ${r.reason}\n`);
+  const pending = report.waiting.filter((w) => w.reason === 'pending');
+  if (report.push.uploaded.length) io.out(`Push: ${report.push.uploaded.length} file(s): ${report.push.uploaded.join(', ')}.\n`);
+  else if (report.error) io.out(`Push: not done (the error below); your changes are kept${pending.length ? ` (${pending.length} file(s) wait)` : ''} and go up at the next sync.\n`);
+  else if (pending.length) io.out(`Push: ${pending.length} file(s) still wait: ${pending.map((w) => w.key).join(', ')}.\n`);
+  else io.out('Push: nothing to upload.\n');
+  if (report.push.stale) io.out(`(${report.push.stale} push(es) were based on an older version and were retried.)\n`);
+  for (const w of report.waiting.filter((x) => x.reason !== 'pending')) io.out(`Not uploaded: ${prefix}${w.key} — ${w.detail}\n`);
+  if (report.error) io.err(`${command}: ${report.error.message}\n`);
+}
+
+/**
+ * The exit code of a sync (issue 15, finding 10): 2 it failed; 1 it ran but something is not
+ * where it should be — a conflict open, a local file held back, an entry from the server refused;
+ * 0 everything here is on the server and the other way round.
+ */
+export function syncExitCode(report: SyncReport, openConflicts: number): number {
+  if (report.error) return EXIT_ERROR;
+  if (openConflicts > 0 || report.pull.refused.length > 0 || report.waiting.some((w) => w.reason !== 'pending')) return EXIT_PROBLEMS;
+  return EXIT_OK;
+}
+
+
+/** `conflicts`: the open conflicts of a project with both versions, their base and the proposal. */
+export async function printConflicts(io: CliIo, values: Record<string, unknown>, loc: ProjectLocation, sync: TeamSync, words: SyncWords): Promise<number> {
+  const { conflicts } = await sync.inspect();
+  const details = [];
+  for (const c of conflicts) details.push(await sync.conflictDetail(c.id));
+  if (values.json) {
+    printJson(io, {
+      project: { dir: loc.dir, memoryDir: loc.memoryDir },
+      conflicts: details.map((d) => ({ ...d.conflict, mine: d.mine, theirs: d.theirs, base: d.base, proposal: d.proposal, overlaps: d.overlaps })),
+    });
+  } else if (details.length === 0) {
+    io.out(`${loc.dir}: no open ${words.family} sync conflict.\n`);
+  } else {
+    for (const { conflict: c, overlaps } of details) {
+      const how = overlaps === null ? 'their common base is not known here' : `${overlaps} overlapping place(s)`;
+      io.out(`Conflict ${c.id}: ${words.prefix}${c.key} — changed by ${c.serverUpdatedBy ?? '?'} on the server${c.serverUpdatedAt ? ` (${c.serverUpdatedAt})` : ''} and here; ${how}. Yours is kept since ${c.createdAt}.\n`);
+    }
+    io.out(`Resolve each with: memdir ${words.family} resolve <id> --project ${String(values.project)} --keep mine|server|both|merged [--file F]\n`);
+  }
+  return details.length > 0 ? EXIT_PROBLEMS : EXIT_OK;
+}
+
+const KEEP = ['mine', 'server', 'both', 'merged'] as const;
+
+/** The `--keep` of `resolve`, checked (with `--file`) before anything else is looked at. */
+export function checkKeep(values: Record<string, unknown>): (typeof KEEP)[number] {
+  const keep = values.keep;
+  if (typeof keep !== 'string' || !(KEEP as readonly string[]).includes(keep)) throw new UsageError('--keep is required: mine, server, both or merged');
+  if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
+  return keep as (typeof KEEP)[number];
+}
+
+/**
+ * `resolve <id>`: resolve one conflict the way `--keep` says (`open(localOnly)` gives the sync
+ * client; keeping the server's version needs no server), print the undo, push unless `server`.
+ */
+export async function resolveFromCli(io: CliIo, id: string, values: Record<string, unknown>, loc: ProjectLocation, open: (localOnly: boolean) => Promise<TeamSync>, connection: TeamConnection, words: SyncWords): Promise<number> {
+  const keep = checkKeep(values);
+  const sync = await open(keep === 'server');
+  let detail;
+  try {
+    detail = await sync.conflictDetail(id);
+  } catch (error) {
+    if (error instanceof TeamSyncError) throw new CliFailure(error.message);
+    throw error;
+  }
+  let text: string | undefined;
+  if (keep === 'merged') {
+    if (typeof values.file === 'string') {
+      text = await fsp.readFile(path.resolve(io.cwd, values.file), 'utf8').catch(() => {
+        throw new CliFailure(`cannot read ${String(values.file)}`);
+      });
+    } else if (detail.proposal !== null && detail.overlaps === 0) {
+      text = detail.proposal;
+    } else {
+      throw new CliFailure(
+        detail.overlaps === null
+          ? `the common base of ${words.prefix}${detail.conflict.key} is not known here, so there is no merge to take; write one and pass it with --file F`
+          : `your version and ${words.theirs} overlap in ${detail.overlaps} place(s); edit the merge (the "proposal" of \`memdir ${words.family} conflicts --json\`) and pass it with --file F`,
+      );
+    }
+  }
+  let result;
+  try {
+    result = await sync.resolve(id, keep === 'merged' ? 'merge' : keep, { ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
+  } catch (error) {
+    if (error instanceof TeamSyncError) throw new CliFailure(error.message);
+    throw error;
+  }
+  const key = result.conflict.key;
+  const undo = result.rev ? `memdir restore ${loc.dir} ${result.rev.slice(0, 12)}~1 ${words.prefix}${key}` : null;
+  if (values.json) {
+    printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, conflict: result.conflict, rev: result.rev, undo, sync: result.report });
+  } else {
+    const what = { mine: 'your version is written', server: `${words.theirs} version stays (nothing written)`, both: 'both versions are kept', merged: 'the merge is written' }[keep];
+    io.out(`Resolved ${words.prefix}${key}: ${what}.${result.rev ? ` History entry ${result.rev.slice(0, 10)}; undo with: ${undo}` : ''}\n`);
+    if (result.report) describeReport(io, result.report, connection, `memdir ${words.family} resolve`, words);
+  }
+  return result.report?.error ? EXIT_PROBLEMS : EXIT_OK;
+}

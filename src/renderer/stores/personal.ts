@@ -1,0 +1,203 @@
+/**
+ * Personal sync in the renderer (issue 18, item 5): Settings → Personal sync (connect this
+ * machine, with the passphrase warning and a second typing of it before a new space's passphrase
+ * is set) and the open project's personal sync (on/off, state, sync now, conflicts in the merge
+ * editor). `personal-changed` events refresh it; the words shown are pure functions below.
+ */
+import { create } from 'zustand';
+import type { PersonalProjectStatus, PersonalStatus } from '../../shared/contract/personal.js';
+import type { ConflictDetail, ConflictResolution } from '../../shared/contract/team.js';
+import { call } from '../transport/transport.js';
+import { messageOf } from './errors.js';
+import { reportMessage } from './team.js';
+import { useToasts } from './toasts.js';
+
+/** Why the connect form cannot be sent yet, or null when it can. */
+export function connectProblem(input: { server: string; token: string; passphrase: string; again: string; acknowledged: boolean }, step: 'connect' | 'confirm', minChars: number): string | null {
+  if (!input.server.trim() || !input.token.trim() || !input.passphrase) return 'Give the server, this machine\'s token and your passphrase.';
+  if (step === 'confirm') {
+    if ([...input.passphrase].length < minChars) return `A new passphrase needs at least ${minChars} characters.`;
+    if (input.again !== input.passphrase) return 'Type the same passphrase twice.';
+    if (!input.acknowledged) return 'Confirm that you have read what losing the passphrase means.';
+  }
+  return null;
+}
+
+/** The headline of a project's personal sync. */
+export function personalHeadline(status: PersonalProjectStatus): string {
+  if (!status.account) return 'This machine is not connected to a personal space.';
+  if (!status.enabled) return 'Your private memory of this project stays on this machine.';
+  switch (status.state) {
+    case 'syncing':
+      return 'Syncing…';
+    case 'error':
+      return `Sync error: ${status.error?.message ?? 'unknown'}`;
+    case 'conflicts':
+      return `${status.conflicts.length} conflict${status.conflicts.length === 1 ? '' : 's'} to resolve: your versions are kept until you choose.`;
+    case 'pending':
+      return `${status.waiting.length} file${status.waiting.length === 1 ? '' : 's'} not on your other machines yet.`;
+    case 'never-synced':
+      return 'On, not synced yet.';
+    default:
+      return 'In step with your other machines.';
+  }
+}
+
+interface PersonalStoreState {
+  status: PersonalStatus | null;
+  /** Set when the server's space has no passphrase yet: the warning to confirm before it is set. */
+  confirm: string | null;
+  dir: string | null;
+  project: PersonalProjectStatus | null;
+  detail: ConflictDetail | null;
+  busy: boolean;
+  error: string | null;
+  load: () => Promise<void>;
+  connect: (input: { server: string; token: string; passphrase: string; allowHttp?: boolean; acknowledged?: boolean }) => Promise<boolean>;
+  cancelConfirm: () => void;
+  disconnect: () => Promise<void>;
+  open: (dir: string) => Promise<void>;
+  refresh: () => Promise<void>;
+  enable: (identity?: string) => Promise<void>;
+  disable: () => Promise<void>;
+  syncNow: () => Promise<void>;
+  openConflict: (id: string) => Promise<void>;
+  closeConflict: () => void;
+  resolve: (take: ConflictResolution, text?: string) => Promise<void>;
+  onChanged: (dir: string | null) => void;
+}
+
+export const usePersonal = create<PersonalStoreState>()((set, get) => ({
+  status: null,
+  confirm: null,
+  dir: null,
+  project: null,
+  detail: null,
+  busy: false,
+  error: null,
+  async load() {
+    try {
+      set({ status: await call('personal.status', {}) });
+    } catch (error) {
+      set({ error: messageOf(error) });
+    }
+  },
+  async connect(input) {
+    set({ busy: true, error: null });
+    try {
+      const result = await call('personal.connect', input);
+      if (result.outcome === 'needs-acknowledgement') {
+        set({ confirm: result.warning });
+        return false;
+      }
+      set({ status: result.status, confirm: null });
+      useToasts.getState().show('info', result.created ? 'Your passphrase is set. Every other machine needs it.' : `Connected to ${result.status.account?.user ?? 'your'}'s personal space.`);
+      if (get().dir) await get().refresh();
+      return true;
+    } catch (error) {
+      set({ error: messageOf(error) });
+      return false;
+    } finally {
+      set({ busy: false });
+    }
+  },
+  cancelConfirm() {
+    set({ confirm: null });
+  },
+  async disconnect() {
+    set({ busy: true });
+    try {
+      await call('personal.disconnect', {});
+      await get().load();
+      if (get().dir) await get().refresh();
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    } finally {
+      set({ busy: false });
+    }
+  },
+  async open(dir) {
+    if (get().dir !== dir) set({ dir, project: null, detail: null });
+    await get().refresh();
+  },
+  async refresh() {
+    const dir = get().dir;
+    if (!dir) return;
+    try {
+      const project = await call('personal.project', { dir });
+      if (get().dir === dir) set({ project });
+    } catch (error) {
+      set({ error: messageOf(error) });
+    }
+  },
+  async enable(identity) {
+    const dir = get().dir;
+    if (!dir) return;
+    set({ busy: true, error: null });
+    try {
+      set({ project: await call('personal.enable', { dir, ...(identity ? { identity } : {}) }) });
+    } catch (error) {
+      set({ error: messageOf(error) });
+    } finally {
+      set({ busy: false });
+    }
+  },
+  async disable() {
+    const dir = get().dir;
+    if (!dir) return;
+    set({ busy: true });
+    try {
+      await call('personal.disable', { dir });
+      await get().refresh();
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    } finally {
+      set({ busy: false });
+    }
+  },
+  async syncNow() {
+    const dir = get().dir;
+    if (!dir) return;
+    set({ busy: true });
+    try {
+      const message = reportMessage(await call('personal.sync', { dir }));
+      useToasts.getState().show(message.kind, message.text);
+      await get().refresh();
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    } finally {
+      set({ busy: false });
+    }
+  },
+  async openConflict(id) {
+    const dir = get().dir;
+    if (!dir) return;
+    try {
+      set({ detail: await call('personal.conflict', { dir, id }) });
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    }
+  },
+  closeConflict() {
+    set({ detail: null });
+  },
+  async resolve(take, text) {
+    const { dir, detail } = get();
+    if (!dir || !detail) return;
+    set({ busy: true });
+    try {
+      const result = await call('personal.resolve', { dir, id: detail.conflict.id, take, ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
+      set({ detail: null });
+      useToasts.getState().show(result.report?.error ? 'error' : 'info', take === 'server' ? `Kept your other machine's version of ${detail.conflict.key}.` : result.report?.error ? `Saved, but the push failed: ${result.report.error.message}` : `Saved ${detail.conflict.key}.`);
+      await get().refresh();
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    } finally {
+      set({ busy: false });
+    }
+  },
+  onChanged(dir) {
+    if (dir === null || dir === get().dir) void get().refresh();
+    if (get().status) void get().load();
+  },
+}));
