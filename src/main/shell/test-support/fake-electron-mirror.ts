@@ -120,11 +120,13 @@ export async function startFakeMirror(mode: MirrorMode, version: string): Promis
       return;
     }
     if (mode === 'slow') {
-      // Slow but steady: 16 bytes every 100 ms (about 2 s for the whole zip), never a long pause.
+      // Slow but steady: a twentieth of the zip every 100 ms (2 s for the whole zip, whatever its
+      // size), never a long pause.
       res.writeHead(200, { 'content-length': zip.length });
+      const step = Math.ceil(zip.length / 20);
       let at = 0;
       const timer = setInterval(() => {
-        const next = Math.min(zip.length, at + 16);
+        const next = Math.min(zip.length, at + step);
         res.write(zip.subarray(at, next));
         at = next;
         if (at >= zip.length) {
