@@ -69,6 +69,8 @@ export const FIELD_WORDS: Record<string, FieldWords> = {
   'duplicates.merge:others': { the: 'the list of memories merged into it', a: 'a merge' },
   n: { the: 'the conflict number', a: 'a conflict number' },
   keep: { the: 'the version to keep', a: 'a version to keep' },
+  passphrase: { the: 'the passphrase', a: 'a passphrase' },
+  'personal.enable:identity': { the: 'the name given to the project', a: "a project's name for personal sync" },
   dirs: { the: 'the list of projects', a: 'a group of projects' },
   'identity.keepApart:dirs': { the: 'the list of projects kept apart', a: 'a group kept apart' },
   into: { the: 'the project merged into', a: 'a project folder name' },

@@ -31,5 +31,9 @@ if (mode === 'hold') {
       },
       { dataDir, timeoutMs: 30_000 },
     );
+    // A pause between writes, as real callers have: a holder that takes the lock again at once
+    // can leave a waiter (backing off up to 200 ms) outside for all its rounds on a loaded
+    // machine, and the test would then not contend at all.
+    await new Promise((resolve) => setTimeout(resolve, 2 + Math.random() * 3));
   }
 }
