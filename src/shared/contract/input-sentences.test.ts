@@ -90,6 +90,11 @@ describe('limits as sentences', () => {
     expect(sentence).toBe('This memory is 2.1 MB; a memory can be at most 1 MB.');
   });
 
+  it('names a field by what it is in its call: Make room merges into a line, not a project', () => {
+    const input = { dir: 'x', baseText: '', actions: [{ kind: 'merge', line: 3, into: 0 }] };
+    expect(inputSentences('index.makeRoom', CONTRACT['index.makeRoom'].input, input)).toEqual(['The line merged into is 0; a line number must be more than 0.']);
+  });
+
   it('keeps a schema\'s own wording, and names a missing field', () => {
     expect(inputSentences('memories.create', CONTRACT['memories.create'].input, { dir: 'x', memoryDir: '/m', fields: { name: '  ', description: '', type: 'user' }, body: '' })).toEqual(['A memory needs a name.']);
     expect(inputSentences('projects.get', CONTRACT['projects.get'].input, {})).toEqual(['The project folder name is missing.']);
