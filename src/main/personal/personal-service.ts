@@ -10,29 +10,19 @@ import type { ConflictDetail, ConflictResolution, SyncReport, SyncStateName } fr
 import type { PersonalProjectStatus, PersonalStatus } from '../../shared/contract/personal.js';
 import { MIN_PASSPHRASE_CHARS, PASSPHRASE_WARNING } from '../../shared/personal-sync.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
-import type { EventBus } from '../app/event-bus.js';
-import type { CredentialStore } from '../settings/credentials.js';
 import type { AlertCenter } from '../team/alert-center.js';
 import type { TeamConnection } from '../team/connections.js';
-import { type Running, type SchedulerOptions, SyncScheduler } from '../team/sync-scheduler.js';
+import type { TeamHost, TeamServiceOptions } from '../team/team-service.js';
+import { type Running, SyncScheduler } from '../team/sync-scheduler.js';
 import { PERSONAL_SPACE } from '../team/sync-space.js';
-import { type RetryPolicy, type TeamSync, TeamSyncError } from '../team/team-sync.js';
+import { type TeamSync, TeamSyncError } from '../team/team-sync.js';
 import { PersonalSyncError, connectAccount, disableProject, disconnectAccount, enableProject, openPersonalSync, personalConnections, readAccount } from './personal-account.js';
 import { type IdentifySync, type SyncIdentity, givenIdentity, identifyByRepository } from './project-key.js';
 
-/** What the app gives (AppContext satisfies it). */
-export interface PersonalHost {
-  readonly dataDir: string;
-  readonly events: EventBus;
-  readonly credentials: CredentialStore;
-  /** A project of the current home by directory name (throws a not-found RpcError). */
-  project(dir: string): Promise<ProjectScan>;
-  changed(dir: string, memoryDir: string): void;
-}
+/** What the app gives (AppContext satisfies it): the team service's host, without the environment. */
+export type PersonalHost = Omit<TeamHost, 'env'>;
 
-export interface PersonalServiceOptions extends SchedulerOptions {
-  fetch?: typeof fetch;
-  retry?: Partial<RetryPolicy>;
+export interface PersonalServiceOptions extends TeamServiceOptions {
   /** How a project's sync identity is found (default: its repository's root commit, else its remote). */
   identify?: IdentifySync;
 }
