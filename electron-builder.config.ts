@@ -58,7 +58,15 @@ const config: Configuration = {
   executableName: 'memdir',
   directories: { output: 'dist', buildResources: 'assets' },
   // Source maps and the test files some packages ship are of no use at run time.
-  files: ['out/**', 'assets/**', 'package.json', '!**/*.map', '!**/*.{test,spec}.{js,cjs,mjs}', '!out/.tsbuildinfo', ...serverOnlyPackages().map((name) => `!node_modules/${name}{,/**/*}`)],
+  files: [
+    'out/**',
+    'assets/**',
+    'package.json',
+    '!**/*.map',
+    '!**/*.{test,spec}.{js,cjs,mjs}',
+    '!out/.tsbuildinfo',
+    ...serverOnlyPackages().map((name) => `!node_modules/${name}{,/**/*}`),
+  ],
   // package.json too: the CLI reads its version from it.
   asarUnpack: ['out/main/**', 'out/cli/**', 'out/shared/**', 'out/server/**', 'node_modules/**', 'package.json'],
   extraResources: [{ from: 'packaging/bin', to: 'bin' }],
@@ -68,7 +76,12 @@ const config: Configuration = {
   // registry on Windows.
   protocols: [{ name: 'Memdir', schemes: ['memdir'] }],
   mac: { category: 'public.app-category.developer-tools', icon: 'assets/icon.png', target: 'dmg' },
-  linux: { target: ['AppImage', 'deb'], category: 'Development', icon: 'assets/icons', synopsis: "Long-term memory for AI coding agents, on Claude Code's own files" },
+  linux: {
+    target: ['AppImage', 'deb'],
+    category: 'Development',
+    icon: 'assets/icons',
+    synopsis: "Long-term memory for AI coding agents, on Claude Code's own files",
+  },
   win: { target: 'nsis', icon: 'assets/icon.png' },
 };
 

@@ -9,9 +9,7 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`), 'node:*'];
 const ours = (except) =>
-  ['shared', 'main', 'renderer', 'preload', 'server', 'cli']
-    .filter((layer) => !except.includes(layer))
-    .flatMap((layer) => [`**/${layer}/**`, `**/${layer}`]);
+  ['shared', 'main', 'renderer', 'preload', 'server', 'cli'].filter((layer) => !except.includes(layer)).flatMap((layer) => [`**/${layer}/**`, `**/${layer}`]);
 const electronOnly = {
   paths: [{ name: 'electron', message: 'Only src/main/shell/electron may import electron.' }],
 };
@@ -65,7 +63,12 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: electronOnly.paths, patterns: [{ regex: '^\\.\\./(?!main/shell/electron/preload-bridge\\.js$)', message: 'The preload imports only the bridge in src/main/shell/electron.' }] },
+        {
+          paths: electronOnly.paths,
+          patterns: [
+            { regex: '^\\.\\./(?!main/shell/electron/preload-bridge\\.js$)', message: 'The preload imports only the bridge in src/main/shell/electron.' },
+          ],
+        },
       ],
     },
   },

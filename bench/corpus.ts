@@ -83,7 +83,17 @@ function takeApart(abs: string): FixtureTopic {
   const text = raw.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
   const stem = path.basename(abs, '.md');
   const fence = /^---[ \t]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(text);
-  const none: FixtureTopic = { stem, nameLine: null, descriptionLine: null, type: null, layout: 'none', metadataLine: 'metadata:', extraLines: [], body: text, text };
+  const none: FixtureTopic = {
+    stem,
+    nameLine: null,
+    descriptionLine: null,
+    type: null,
+    layout: 'none',
+    metadataLine: 'metadata:',
+    extraLines: [],
+    body: text,
+    text,
+  };
   if (!fence) return none;
   const topic: FixtureTopic = { ...none, body: text.slice(fence[0].length), layout: 'flat' };
   for (const line of fence[1]!.split('\n')) {
@@ -92,8 +102,7 @@ function takeApart(abs: string): FixtureTopic {
     else if (/^metadata:/.test(line)) {
       topic.layout = 'nested';
       topic.metadataLine = line;
-    }
-    else if (/^ *type:/.test(line)) topic.type = line.replace(/^ *type:\s*/, '').trim() || null;
+    } else if (/^ *type:/.test(line)) topic.type = line.replace(/^ *type:\s*/, '').trim() || null;
     else if (line.trim() !== '') topic.extraLines.push(line);
   }
   return topic.nameLine && topic.descriptionLine ? topic : { ...none };
@@ -141,7 +150,13 @@ const SPICE = [
 const TYPES = ['user', 'feedback', 'project', 'reference'];
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 40) || 'memory';
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_|_$/g, '')
+      .slice(0, 40) || 'memory'
+  );
 }
 
 /** The plain text a raw `key: value` line shows (quotes removed), for index lines. */
@@ -195,7 +210,10 @@ export function generateMemory(corpus: Corpus, seed: number, i: number): Generat
 }
 
 /** `count` memories of a stream as the recall ranker sees them (name, description, type). */
-export function rankableMemories(count: number, seed = 3): { file: string; name: string; description: string; type: 'user' | 'feedback' | 'project' | 'reference' | null }[] {
+export function rankableMemories(
+  count: number,
+  seed = 3,
+): { file: string; name: string; description: string; type: 'user' | 'feedback' | 'project' | 'reference' | null }[] {
   const corpus = loadCorpus();
   return Array.from({ length: count }, (_, i) => {
     const m = generateMemory(corpus, seed, i);

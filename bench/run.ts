@@ -44,7 +44,12 @@ async function main(): Promise<number> {
   const chosen: Scenario[] = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.name)) : SCENARIOS;
   // Merge: running one scenario keeps the others' last results.
   const previous = (await fs.readFile(resultsFile, 'utf8').then(JSON.parse, () => ({}))) as Record<string, unknown>;
-  const machine = { node: process.version, cpus: os.cpus().length, platform: `${process.platform}-${process.arch}`, loadavg: os.loadavg().map((l) => round(l, 2)) };
+  const machine = {
+    node: process.version,
+    cpus: os.cpus().length,
+    platform: `${process.platform}-${process.arch}`,
+    loadavg: os.loadavg().map((l) => round(l, 2)),
+  };
   const rows: Row[] = [];
   for (const scenario of chosen) {
     process.stdout.write(`\n== ${scenario.name}: ${scenario.description}\n`);
@@ -68,7 +73,9 @@ async function main(): Promise<number> {
   }
   await fs.writeFile(resultsFile, `${JSON.stringify(previous, null, 2)}\n`);
   const failed = rows.filter((r) => r.verdict !== 'pass').length;
-  process.stdout.write(`\n${table(rows)}\n\nWrote ${path.relative(process.cwd(), resultsFile)}: ${rows.length - failed} of ${rows.length} targets met${failed ? `, ${failed} missed or failed` : ''}.\n`);
+  process.stdout.write(
+    `\n${table(rows)}\n\nWrote ${path.relative(process.cwd(), resultsFile)}: ${rows.length - failed} of ${rows.length} targets met${failed ? `, ${failed} missed or failed` : ''}.\n`,
+  );
   return failed ? 1 : 0;
 }
 

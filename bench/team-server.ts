@@ -37,9 +37,24 @@ export async function startBenchServer(root: string, teams: readonly string[]): 
 }
 
 /** Connect `memoryDir`'s team folder to `team` on the bench server. */
-export async function openBenchSync(server: BenchServer, team: string, memoryDir: string, dataDir: string, onRequest?: (r: RequestRecord) => void): Promise<TeamSync> {
+export async function openBenchSync(
+  server: BenchServer,
+  team: string,
+  memoryDir: string,
+  dataDir: string,
+  onRequest?: (r: RequestRecord) => void,
+): Promise<TeamSync> {
   const token = server.tokens[team]!;
-  const connection = await new ConnectionStore(dataDir).save({ memoryDir, dir: path.basename(path.dirname(memoryDir)), server: server.url, team, member: 'bench', tokenId: token.slice(4, 20), connectedAt: new Date().toISOString(), pullIntervalSec: 60 });
+  const connection = await new ConnectionStore(dataDir).save({
+    memoryDir,
+    dir: path.basename(path.dirname(memoryDir)),
+    server: server.url,
+    team,
+    member: 'bench',
+    tokenId: token.slice(4, 20),
+    connectedAt: new Date().toISOString(),
+    pullIntervalSec: 60,
+  });
   return TeamSync.open({ connection, token, dataDir, ...(onRequest ? { onRequest } : {}) });
 }
 

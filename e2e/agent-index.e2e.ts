@@ -61,7 +61,9 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
     await sees.waitFor();
     const text = sees.getByLabel('Index text the agent gets');
     await expect.poll(() => text.textContent()).toBe(loadIndexAsClaudeCode(await index(), { version: '2.1.332' }).text);
-    expect(await text.textContent()).toContain('> WARNING: MEMORY.md is 220 lines (limit: 200). Only part of it was loaded: 20 of 220 lines were cut off, starting at line 201');
+    expect(await text.textContent()).toContain(
+      '> WARNING: MEMORY.md is 220 lines (limit: 200). Only part of it was loaded: 20 of 220 lines were cut off, starting at line 201',
+    );
     await expect.poll(() => sees.getByRole('status').textContent()).toContain('The last session was given a different index');
     await sees.getByText('What the last session was given').click();
     await expect.poll(() => sees.getByLabel('Index text the last session got').textContent()).toContain('- [Entry 2](entry_002.md)');

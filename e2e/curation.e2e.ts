@@ -16,7 +16,8 @@ requireBrowser();
 /** Waits for what the app writes to disk or shows: a history commit can take seconds on a busy machine. */
 const eventually = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000, interval: 100 });
 
-const topic = (name: string, description: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
+const topic = (name: string, description: string, type: string, body: string) =>
+  `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
 
 describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
   let root: string;
@@ -28,7 +29,11 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
   const errors: string[] = [];
   const mem = (dir: string) => path.join(home, 'projects', dir, 'memory');
   const read = (dir: string, file: string) => fs.readFile(path.join(mem(dir), file), 'utf8');
-  const exists = (dir: string, file: string) => fs.access(path.join(mem(dir), file)).then(() => true, () => false);
+  const exists = (dir: string, file: string) =>
+    fs.access(path.join(mem(dir), file)).then(
+      () => true,
+      () => false,
+    );
 
   async function openProject(dir: string): Promise<void> {
     await page.getByRole('button', { name: 'Projects', exact: true }).click();
@@ -46,22 +51,37 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-curation-'));
     home = path.join(root, 'claude-home');
     dataDir = path.join(root, 'data');
-    for (const [dir, who] of [['-work-alpha', 'Alpha'], ['-work-beta', 'Beta']] as const) {
+    for (const [dir, who] of [
+      ['-work-alpha', 'Alpha'],
+      ['-work-beta', 'Beta'],
+    ] as const) {
       await fs.mkdir(mem(dir), { recursive: true });
       await fs.writeFile(path.join(mem(dir), 'notes.md'), topic(`${who} notes`, `What ${who} keeps in mind`, 'project', `${who} body.`));
       await fs.writeFile(path.join(mem(dir), 'feedback_tests.md'), topic(`${who} tests`, `How ${who} tests`, 'feedback', 'Run the suite.'));
-      await fs.writeFile(path.join(mem(dir), 'MEMORY.md'), `# ${who}\n\n- [${who} notes](notes.md) — What ${who} keeps in mind\n- [${who} tests](feedback_tests.md) — How ${who} tests\n`);
+      await fs.writeFile(
+        path.join(mem(dir), 'MEMORY.md'),
+        `# ${who}\n\n- [${who} notes](notes.md) — What ${who} keeps in mind\n- [${who} tests](feedback_tests.md) — How ${who} tests\n`,
+      );
     }
     const alpha = mem('-work-alpha');
     await fs.writeFile(path.join(alpha, 'todo_list.md'), topic('Open tasks', 'What is left to do', 'todo', 'Ship it.'));
     await fs.writeFile(path.join(alpha, 'reference_wiki.md'), topic('Wiki', 'Where the wiki lives', 'reference', 'https://wiki.example'));
-    await fs.writeFile(path.join(alpha, 'broken.md'), '---\nname: "Broken\ndescription: unterminated quote\ntype: project\nowner: alice\n---\nThe body survives.\n');
+    await fs.writeFile(
+      path.join(alpha, 'broken.md'),
+      '---\nname: "Broken\ndescription: unterminated quote\ntype: project\nowner: alice\n---\nThe body survives.\n',
+    );
     const long = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of the runbook.`);
     await fs.writeFile(path.join(alpha, 'project_runbook.md'), topic('Runbook', 'Steps of the release', 'project', long.join('\n')));
-    await fs.appendFile(path.join(alpha, 'MEMORY.md'), '- [Open tasks](todo_list.md) — What is left to do\n- [Wiki](reference_wiki.md) — Where the wiki lives\n- [Runbook](project_runbook.md) — Steps of the release\n');
+    await fs.appendFile(
+      path.join(alpha, 'MEMORY.md'),
+      '- [Open tasks](todo_list.md) — What is left to do\n- [Wiki](reference_wiki.md) — Where the wiki lives\n- [Runbook](project_runbook.md) — Steps of the release\n',
+    );
     // An index past its 200-line cut, for reordering.
     await fs.mkdir(mem('-work-full'), { recursive: true });
-    await fs.writeFile(path.join(mem('-work-full'), 'MEMORY.md'), `# Full\n${Array.from({ length: 204 }, (_, i) => `- [Memory ${i}](m${i}.md) — hook ${i}`).join('\n')}\n`);
+    await fs.writeFile(
+      path.join(mem('-work-full'), 'MEMORY.md'),
+      `# Full\n${Array.from({ length: 204 }, (_, i) => `- [Memory ${i}](m${i}.md) — hook ${i}`).join('\n')}\n`,
+    );
     for (let i = 0; i < 204; i++) await fs.writeFile(path.join(mem('-work-full'), `m${i}.md`), topic(`Memory ${i}`, `hook ${i}`, 'project', `Fact ${i}.`));
     host = await startHost(['--home', home, '--port', '0', '--data-dir', dataDir]);
     browser = await launchBrowser();
@@ -76,7 +96,7 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  it('keeps an unsaved edit bound to its project when switching to another project (A\'s draft never lands in B)', async () => {
+  it("keeps an unsaved edit bound to its project when switching to another project (A's draft never lands in B)", async () => {
     await openProject('-work-alpha');
     await openMemory('notes.md');
     await description().fill('Alpha: edited, not saved');
@@ -193,7 +213,11 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
   });
 
   it('asks before restoring a whole snapshot, lists the files it will change, and one Undo puts them back', async () => {
-    const before = { index: await read('-work-alpha', 'MEMORY.md'), notes: await read('-work-alpha', 'notes.md'), files: (await fs.readdir(mem('-work-alpha'))).sort() };
+    const before = {
+      index: await read('-work-alpha', 'MEMORY.md'),
+      notes: await read('-work-alpha', 'notes.md'),
+      files: (await fs.readdir(mem('-work-alpha'))).sort(),
+    };
     const timeline = page.getByRole('list', { name: 'History' });
     // The first entry: the project as Memdir first found it.
     await timeline.getByRole('button').last().click();
@@ -248,7 +272,10 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
 
   it('keeps unreadable frontmatter editable as YAML, and saves the repair without losing the other keys', async () => {
     await openMemory('broken.md');
-    await page.getByText(/broken\.md has frontmatter that is not valid YAML/).first().waitFor();
+    await page
+      .getByText(/broken\.md has frontmatter that is not valid YAML/)
+      .first()
+      .waitFor();
     const yaml = page.getByRole('textbox', { name: 'Frontmatter (YAML)' });
     expect(await yaml.inputValue()).toBe('name: "Broken\ndescription: unterminated quote\ntype: project\nowner: alice');
     await yaml.fill('name: "Broken"\ndescription: unterminated quote\ntype: project\nowner: alice');
@@ -257,7 +284,9 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await page.getByRole('combobox', { name: 'Type', exact: true }).selectOption('project');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved broken.md.').waitFor();
-    expect(await read('-work-alpha', 'broken.md')).toBe('---\nname: "Broken"\ndescription: unterminated quote\ntype: project\nowner: alice\n---\nThe body survives.\n');
+    expect(await read('-work-alpha', 'broken.md')).toBe(
+      '---\nname: "Broken"\ndescription: unterminated quote\ntype: project\nowner: alice\n---\nThe body survives.\n',
+    );
   });
 
   it('says a 2 MB paste is too big in a sentence, and writes nothing', async () => {

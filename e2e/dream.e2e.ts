@@ -45,7 +45,9 @@ describe.skipIf(!HAS_BROWSER)(`dream${HAS_BROWSER ? '' : ` (skipped: ${MISSING_B
     const gates = page.getByRole('table', { name: 'Gates' });
     await gates.waitFor();
     // The demo's checkout project has two sessions; five are needed.
-    await expect.poll(() => gates.locator('tr[data-gate="sessions"]').textContent()).toMatch(/^Sessions since then25closed2 of 2 sessions touched ever.*; needs 5\.$/);
+    await expect
+      .poll(() => gates.locator('tr[data-gate="sessions"]').textContent())
+      .toMatch(/^Sessions since then25closed2 of 2 sessions touched ever.*; needs 5\.$/);
     expect(await gates.locator('tr[data-gate="time"]').textContent()).toContain('never dreamt');
     expect(await gates.locator('tr[data-gate="lock"]').textContent()).toContain('not checked');
     await page.getByText('No dream yet.').waitFor();

@@ -12,14 +12,21 @@ import { findElectronPackage, locateElectron } from '../src/main/shell/electron-
 
 const pkg = findElectronPackage();
 const located = pkg ? locateElectron(pkg, process.env) : null;
-const found = located?.state === 'present' ? { ok: true as const, path: located.path } : { ok: false as const, reason: located?.state === 'missing' ? `${located.reason} (npm start downloads it)` : 'the electron package is not installed' };
+const found =
+  located?.state === 'present'
+    ? { ok: true as const, path: located.path }
+    : { ok: false as const, reason: located?.state === 'missing' ? `${located.reason} (npm start downloads it)` : 'the electron package is not installed' };
 const MAIN = path.resolve(import.meta.dirname, '../out/main/shell/electron/main.js');
 
 describe('Electron app', () => {
   it.skipIf(!found.ok)(`launches with a sandboxed, isolated window${found.ok ? '' : ` — skipped: ${found.reason}`}`, async () => {
     if (!found.ok) return;
     const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-electron-'));
-    const app = await electron.launch({ executablePath: found.path, args: [MAIN, '--home', path.join(root, 'home')], env: { ...process.env, MEMDIR_DATA_DIR: path.join(root, 'data') } });
+    const app = await electron.launch({
+      executablePath: found.path,
+      args: [MAIN, '--home', path.join(root, 'home')],
+      env: { ...process.env, MEMDIR_DATA_DIR: path.join(root, 'data') },
+    });
     try {
       const page = await app.firstWindow();
       await page.getByRole('heading', { name: 'No Claude Code home found' }).waitFor();

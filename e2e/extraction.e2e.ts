@@ -39,10 +39,16 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
     memoryDir = path.join(projectDir, 'memory');
     transcript = path.join(projectDir, 'session-e2e.jsonl');
     await fs.mkdir(memoryDir, { recursive: true });
-    await fs.writeFile(path.join(memoryDir, 'feedback_sql.md'), '---\nname: No ORM\ndescription: We write SQL by hand\ntype: feedback\n---\nThe ORM hid N+1 queries.\n');
+    await fs.writeFile(
+      path.join(memoryDir, 'feedback_sql.md'),
+      '---\nname: No ORM\ndescription: We write SQL by hand\ntype: feedback\n---\nThe ORM hid N+1 queries.\n',
+    );
     await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [No ORM](feedback_sql.md) — We write SQL by hand\n');
     // An earlier turn, there before the app starts: only turns after it are new to Memdir.
-    await fs.writeFile(transcript, new TranscriptBuilder({ sessionId: 'session-e2e', cwd, uuidPrefix: 'old' }).prompt('hello').assistant('Hi!', { stopReason: 'end_turn' }).take());
+    await fs.writeFile(
+      transcript,
+      new TranscriptBuilder({ sessionId: 'session-e2e', cwd, uuidPrefix: 'old' }).prompt('hello').assistant('Hi!', { stopReason: 'end_turn' }).take(),
+    );
     const dataDir = path.join(root, 'data');
     await fs.mkdir(dataDir, { recursive: true });
     await fs.writeFile(path.join(dataDir, 'settings.json'), JSON.stringify({ extraction: { mode: 'review', quietSeconds: 1 }, model: { maxRetries: 0 } }));
@@ -71,7 +77,11 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
         usage: { input_tokens: 1500, output_tokens: 120 },
       };
     });
-    host = await startHost(['--home', home, '--port', '0', '--data-dir', dataDir], { ANTHROPIC_API_KEY: 'sk-ant-api03-e2e-not-a-real-key', ANTHROPIC_BASE_URL: fake.url, CLAUDE_CODE_DISABLE_AUTO_MEMORY: '' });
+    host = await startHost(['--home', home, '--port', '0', '--data-dir', dataDir], {
+      ANTHROPIC_API_KEY: 'sk-ant-api03-e2e-not-a-real-key',
+      ANTHROPIC_BASE_URL: fake.url,
+      CLAUDE_CODE_DISABLE_AUTO_MEMORY: '',
+    });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     page.on('pageerror', (e) => errors.push(e.message));
@@ -90,7 +100,10 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
 
     // Claude Code appends a turn: the user corrects the agent, the answer ends the turn.
     const t = new TranscriptBuilder({ sessionId: 'session-e2e', cwd, uuidPrefix: 'new', start: '2026-03-05T09:00:00.000Z' });
-    t.prompt("Don't mock the database in integration tests, a mock hid a broken migration last quarter.").assistant('Understood: integration tests will use the compose Postgres.', { stopReason: 'end_turn' });
+    t.prompt("Don't mock the database in integration tests, a mock hid a broken migration last quarter.").assistant(
+      'Understood: integration tests will use the compose Postgres.',
+      { stopReason: 'end_turn' },
+    );
     await fs.appendFile(transcript, t.take());
 
     const card = page.getByRole('article', { name: 'Proposal Real database in integration tests' });

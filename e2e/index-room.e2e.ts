@@ -105,10 +105,18 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     const fixed = loadIndexAsClaudeCode(await indexOf('-demo-data-pipeline'));
     expect(fixed).toMatchObject({ lines: 200, truncated: false });
     // Whether Health had worked out the held-back orphans before the click or the service found them, the notice says so.
-    await page.getByText(/^Fixed 40 problems\.( 15 orphans were held back: their pointers would fall below the cut\.)? MEMORY\.md: 200 of 200 lines, [\d,]+ of 25,000 characters; all of it reaches the agent\./).waitFor();
+    await page
+      .getByText(
+        /^Fixed 40 problems\.( 15 orphans were held back: their pointers would fall below the cut\.)? MEMORY\.md: 200 of 200 lines, [\d,]+ of 25,000 characters; all of it reaches the agent\./,
+      )
+      .waitFor();
     await expect.poll(() => page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'over-limit' }).count(), { timeout: 10_000 }).toBe(0);
     await page.getByText(/15 orphans are held back/).waitFor();
-    await page.getByRole('listitem').filter({ hasText: 'project_source_214.md' }).getByText('Its pointer would land below the cut: Claude Code would never load it.').waitFor();
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: 'project_source_214.md' })
+      .getByText('Its pointer would land below the cut: Claude Code would never load it.')
+      .waitFor();
     await page.screenshot({ path: artifact('room-02-health-held-back.png') });
     // The pictures: tokens and cost per dream, and the project's timeline with the dream marked; a click opens it.
     await open('-demo-data-pipeline', 'dream');
@@ -116,8 +124,14 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     await open('-demo-data-pipeline', 'history');
     const timeline = page.getByRole('region', { name: 'Timeline' });
     await timeline.locator('canvas').first().waitFor();
-    await timeline.getByRole('list', { name: 'Dreams and syncs' }).getByRole('button', { name: /◆ Dream/ }).click();
-    await page.locator('strong').filter({ hasText: /^dream \d{8}-/ }).waitFor();
+    await timeline
+      .getByRole('list', { name: 'Dreams and syncs' })
+      .getByRole('button', { name: /◆ Dream/ })
+      .click();
+    await page
+      .locator('strong')
+      .filter({ hasText: /^dream \d{8}-/ })
+      .waitFor();
     await closeNotices();
     await page.screenshot({ path: artifact('room-05-timeline.png') });
     await open('-demo-data-pipeline', 'health');

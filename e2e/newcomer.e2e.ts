@@ -58,14 +58,20 @@ describe.skipIf(!HAS_BROWSER)(`newcomer's path${HAS_BROWSER ? '' : ` (skipped: $
     expect(file).toContain('description: Hand-written SQL only; the ORM was removed after the outage');
     await page.getByRole('button', { name: 'MEMORY.md' }).click();
     // The line in MEMORY.md (the same text also shows in "What the agent sees").
-    await page.getByRole('list', { name: 'MEMORY.md lines' }).getByText('- [No ORM](feedback_sql.md) — Hand-written SQL only; the ORM was removed after the outage').waitFor();
+    await page
+      .getByRole('list', { name: 'MEMORY.md lines' })
+      .getByText('- [No ORM](feedback_sql.md) — Hand-written SQL only; the ORM was removed after the outage')
+      .waitFor();
     await page.screenshot({ path: artifact('03-index.png') });
   });
 
   it('shows a memory written by another program without a reload', async () => {
     await page.getByRole('button', { name: 'Memories' }).click();
     await page.locator('[data-file="feedback_sql.md"]').waitFor();
-    await fs.writeFile(path.join(checkout(), 'reference_runbook.md'), '---\nname: Deploy runbook\ndescription: Where the deploy runbook lives\ntype: reference\n---\n\nSee the wiki.\n');
+    await fs.writeFile(
+      path.join(checkout(), 'reference_runbook.md'),
+      '---\nname: Deploy runbook\ndescription: Where the deploy runbook lives\ntype: reference\n---\n\nSee the wiki.\n',
+    );
     const started = Date.now();
     await page.locator('[data-file="reference_runbook.md"]').waitFor({ timeout: 5_000 });
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -77,7 +83,10 @@ describe.skipIf(!HAS_BROWSER)(`newcomer's path${HAS_BROWSER ? '' : ` (skipped: $
     await fs.mkdir(retros);
     await fs.writeFile(path.join(retros, '2026-q1.md'), '---\nname: Q1 retro\ndescription: What went well in Q1\ntype: project\n---\n\nThe cutover.\n');
     await row.waitFor({ timeout: 5_000 });
-    await fs.writeFile(path.join(retros, '2026-q1.md'), '---\nname: Q1 retro\ndescription: What went well in Q1, and the on-call rota\ntype: project\n---\n\nThe cutover.\n');
+    await fs.writeFile(
+      path.join(retros, '2026-q1.md'),
+      '---\nname: Q1 retro\ndescription: What went well in Q1, and the on-call rota\ntype: project\n---\n\nThe cutover.\n',
+    );
     await row.getByText('What went well in Q1, and the on-call rota').waitFor({ timeout: 5_000 });
     await fs.rm(path.join(retros, '2026-q1.md'));
     await expect.poll(() => row.count(), { timeout: 5_000 }).toBe(0);

@@ -41,7 +41,19 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
     const db = path.join(root, 'server', 'sync.sqlite');
     await run(process.execPath, [MEMDIR, 'server', 'admin', 'create-personal', 'ann', '--db', db]);
     for (const m of ['a', 'b'] as const) {
-      const { stdout } = await run(process.execPath, [MEMDIR, 'server', 'admin', 'issue-token', 'ann', '--personal', '--member', `machine-${m}`, '--db', db, '--json']);
+      const { stdout } = await run(process.execPath, [
+        MEMDIR,
+        'server',
+        'admin',
+        'issue-token',
+        'ann',
+        '--personal',
+        '--member',
+        `machine-${m}`,
+        '--db',
+        db,
+        '--json',
+      ]);
       tokens[m] = (JSON.parse(stdout) as { token: string }).token;
     }
     server = await startServerProcess([MEMDIR], db, { rate: 1000, timeoutMs: 20_000 });
@@ -54,7 +66,10 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
       await fs.writeFile(path.join(repo, '.git', 'config'), `[remote "origin"]\n\turl = ${remotes[m]}\n`);
       dirs[m] = repo.replace(/[^A-Za-z0-9]/g, '-');
       await fs.mkdir(memory(m), { recursive: true });
-      await fs.writeFile(path.join(root, m, 'home', 'projects', dirs[m], `${SESSION}.jsonl`), `${JSON.stringify({ type: 'user', cwd: repo, sessionId: SESSION, message: { role: 'user', content: 'hi' } })}\n`);
+      await fs.writeFile(
+        path.join(root, m, 'home', 'projects', dirs[m], `${SESSION}.jsonl`),
+        `${JSON.stringify({ type: 'user', cwd: repo, sessionId: SESSION, message: { role: 'user', content: 'hi' } })}\n`,
+      );
     }
     await fs.writeFile(path.join(memory('a'), 'MEMORY.md'), '- [Me](user_me.md) — who I am\n');
     await fs.writeFile(path.join(memory('a'), 'user_me.md'), '---\nname: Me\ndescription: Who I am\ntype: user\n---\n\nI prefer small pull requests.\n');

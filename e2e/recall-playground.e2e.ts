@@ -25,13 +25,22 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     fake = await startFakeAnthropic();
     fake.setHandler((request) => {
       // Claude Code's selector (the playground's Claude Code mode) answers in its own schema.
-      if (JSON.stringify(request.body?.system ?? '').includes('You are selecting memories')) return { kind: 'message', text: '{"selected_memories":["feedback_sql.md","nope.md"]}', usage: { input_tokens: 1200, output_tokens: 15 } };
+      if (JSON.stringify(request.body?.system ?? '').includes('You are selecting memories'))
+        return { kind: 'message', text: '{"selected_memories":["feedback_sql.md","nope.md"]}', usage: { input_tokens: 1200, output_tokens: 15 } };
       const prompt = JSON.stringify(request.body?.messages ?? '');
       // The model answers from the manifest it was sent: pick the SQL memory when it is listed.
-      const files = prompt.includes('feedback_sql.md') ? [{ file: 'feedback_sql.md', reason: 'The user is about to write database code: they want hand-written SQL.' }, { file: 'not_there.md', reason: 'invented' }] : [];
+      const files = prompt.includes('feedback_sql.md')
+        ? [
+            { file: 'feedback_sql.md', reason: 'The user is about to write database code: they want hand-written SQL.' },
+            { file: 'not_there.md', reason: 'invented' },
+          ]
+        : [];
       return { kind: 'message', text: JSON.stringify({ selected: files }), usage: { input_tokens: 900, output_tokens: 40 } };
     });
-    host = await startHost(['--home', path.join(root, 'none'), '--port', '0', '--data-dir', path.join(root, 'data')], { ANTHROPIC_API_KEY: 'sk-ant-api03-e2e-not-a-real-key', ANTHROPIC_BASE_URL: fake.url });
+    host = await startHost(['--home', path.join(root, 'none'), '--port', '0', '--data-dir', path.join(root, 'data')], {
+      ANTHROPIC_API_KEY: 'sk-ant-api03-e2e-not-a-real-key',
+      ANTHROPIC_BASE_URL: fake.url,
+    });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
   });
@@ -42,7 +51,7 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  it("Claude Code mode: what Claude Code would load, its request, a session that remembers what it loaded", async () => {
+  it('Claude Code mode: what Claude Code would load, its request, a session that remembers what it loaded', async () => {
     await page.goto(host.url);
     await page.getByRole('button', { name: 'Open demo workspace' }).first().click();
     await page.getByRole('button', { name: '/demo/checkout-service' }).click();
@@ -70,7 +79,10 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     await page.getByRole('button', { name: 'Recall', exact: true }).click();
     await cc.getByText('loads nothing').waitFor();
     expect(await cc.textContent()).toMatch(/already loaded earlier in this session/);
-    await page.getByLabel('Session').getByText(/2 queries so far/).waitFor();
+    await page
+      .getByLabel('Session')
+      .getByText(/2 queries so far/)
+      .waitFor();
     await page.getByRole('button', { name: 'New session' }).click();
     expect(await page.getByLabel('Session').count()).toBe(0);
   });
@@ -93,7 +105,10 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     const model = page.getByRole('region', { name: 'Model side query', exact: true });
     await model.getByText('feedback_sql.md').waitFor();
     await model.getByText('they want hand-written SQL').waitFor();
-    await model.getByText(/not_there\.md \(/).first().waitFor();
+    await model
+      .getByText(/not_there\.md \(/)
+      .first()
+      .waitFor();
     expect(await model.textContent()).toMatch(/900 in \/ 40 out tokens/);
     const local = page.getByRole('region', { name: 'Local ranker', exact: true });
     await local.getByText('feedback_sql.md').waitFor();
@@ -133,7 +148,10 @@ describe.skipIf(!HAS_BROWSER)(`recall playground${HAS_BROWSER ? '' : ` (skipped:
     // The session remembers: what was recalled is not chosen again, and says so.
     await page.getByLabel('Query', { exact: true }).fill('orders database query');
     await page.getByRole('button', { name: 'Recall', exact: true }).click();
-    await page.getByLabel('Memdir session').getByText(/already recalled, never chosen again: .*feedback_sql\.md/).waitFor();
+    await page
+      .getByLabel('Memdir session')
+      .getByText(/already recalled, never chosen again: .*feedback_sql\.md/)
+      .waitFor();
     await page.getByRole('group', { name: 'Explain which choice' }).getByRole('button', { name: 'the model' }).click();
     const again = page.getByRole('region', { name: 'Why: model side query' }).locator('li[data-file="feedback_sql.md"]');
     await expect.poll(() => again.getAttribute('data-fate')).toBe('already-loaded');

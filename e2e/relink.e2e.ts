@@ -82,7 +82,7 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  it('shows the project\'s identity, then its memory as orphaned with the right candidate once it moved', async () => {
+  it("shows the project's identity, then its memory as orphaned with the right candidate once it moved", async () => {
     await page.goto(host.url);
     const rootCommit = git(oldPath, 'rev-list', '--max-parents=0', 'HEAD');
     await expect.poll(() => page.locator('.identity').first().textContent(), SLOW).toBe(`github.com/acme/shop · root ${rootCommit.slice(0, 7)}`);
@@ -139,7 +139,11 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     git(root, 'clone', '-q', newPath, clonePath);
     git(clonePath, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
     await addSession(home, clonePath, '0b0e3f5c-3333-4333-8333-333333333333');
-    await addMemories(home, clonePath, { 'MEMORY.md': '- [Laptop](user_laptop.md) — the laptop clone\n', 'user_laptop.md': topic('Laptop', 'user', 'Works on the laptop.'), 'feedback_sql.md': MEMORIES['feedback_sql.md'] });
+    await addMemories(home, clonePath, {
+      'MEMORY.md': '- [Laptop](user_laptop.md) — the laptop clone\n',
+      'user_laptop.md': topic('Laptop', 'user', 'Works on the laptop.'),
+      'feedback_sql.md': MEMORIES['feedback_sql.md'],
+    });
     // The clone's own local agent memory (never committed): it moves with the merge.
     const agentOf = (p: string) => path.join(p, '.claude', 'agent-memory-local', 'reviewer');
     await fs.mkdir(agentOf(clonePath), { recursive: true });
@@ -148,7 +152,12 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     const group = page.getByRole('region', { name: 'One project in several places' });
     await group.waitFor();
     expect(await group.textContent()).toContain('2 memory folders of the same repository (same remote, same root commit)');
-    const before = { clone: await contents(memoryOf(clonePath)), moved: await contents(memoryOf(newPath)), cloneAgent: await contents(agentOf(clonePath)), movedAgent: await contents(agentOf(newPath)) };
+    const before = {
+      clone: await contents(memoryOf(clonePath)),
+      moved: await contents(memoryOf(newPath)),
+      cloneAgent: await contents(agentOf(clonePath)),
+      movedAgent: await contents(agentOf(newPath)),
+    };
     const merge = group.getByRole('button', { name: /^Merge / });
     const label = (await merge.textContent()) ?? '';
     await merge.click();

@@ -141,11 +141,17 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
 
   it('holds back a file with a secret, shows it in Alerts with a badge, and redacts it there', async () => {
     const b = pages[1]!;
-    await fs.writeFile(path.join(teamDir('b'), 'reference_slack.md'), `---\nname: Slack bot\ndescription: Where the deploy bot posts\ntype: reference\n---\n\nThe bot posts to #deploys with ${SLACK_TOKEN}.\n`);
+    await fs.writeFile(
+      path.join(teamDir('b'), 'reference_slack.md'),
+      `---\nname: Slack bot\ndescription: Where the deploy bot posts\ntype: reference\n---\n\nThe bot posts to #deploys with ${SLACK_TOKEN}.\n`,
+    );
     const badge = b.getByRole('navigation', { name: 'Main' }).getByLabel('1 open');
     await badge.waitFor({ timeout: 20_000 });
     expect(await onServer('reference_slack.md')).toBeUndefined();
-    await b.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: /^Alerts/ }).click();
+    await b
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('button', { name: /^Alerts/ })
+      .click();
     const findings = b.getByRole('table', { name: 'Findings in team/reference_slack.md' });
     await findings.waitFor();
     expect(await findings.textContent()).toMatch(/Slack/);

@@ -36,7 +36,21 @@ describe('the Node Memdir needs', () => {
 
   it('is not refused by npm for a user with engine-strict (the lock file installs as it is)', async () => {
     const { npm_config_engine_strict: _strict, ...env } = process.env;
-    const install = () => promisify(execFile)('npm', ['ci', '--dry-run', '--ignore-scripts', '--offline', '--no-audit', '--no-fund', '--no-update-notifier', `--userconfig=${path.join(root, 'user.npmrc')}`], { cwd: root, env });
+    const install = () =>
+      promisify(execFile)(
+        'npm',
+        [
+          'ci',
+          '--dry-run',
+          '--ignore-scripts',
+          '--offline',
+          '--no-audit',
+          '--no-fund',
+          '--no-update-notifier',
+          `--userconfig=${path.join(root, 'user.npmrc')}`,
+        ],
+        { cwd: root, env },
+      );
     const { stderr } = await install();
     expect(stderr).not.toContain('npm error');
     // Without the checkout's .npmrc, the same user is refused.

@@ -35,7 +35,6 @@ export interface LabelledSample {
   name?: string;
 }
 
-
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const DIGITS = '0123456789';
@@ -58,8 +57,10 @@ export function buildLabelledSet(seed = 20260305): LabelledSample[] {
       `Note from the incident on 2026-03-05: we pasted ${token} into the runbook.`,
     ]);
   const samples: LabelledSample[] = [];
-  const secret = (provider: string, text: string, name?: string) => samples.push({ id: `secret-${samples.length}`, label: 'secret', provider, text, ...(name ? { name } : {}) });
-  const clean = (provider: string, text: string, name?: string) => samples.push({ id: `clean-${samples.length}`, label: 'clean', provider, text, ...(name ? { name } : {}) });
+  const secret = (provider: string, text: string, name?: string) =>
+    samples.push({ id: `secret-${samples.length}`, label: 'secret', provider, text, ...(name ? { name } : {}) });
+  const clean = (provider: string, text: string, name?: string) =>
+    samples.push({ id: `clean-${samples.length}`, label: 'clean', provider, text, ...(name ? { name } : {}) });
 
   // ---- credentials -------------------------------------------------------------------------
   secret('aws', say(`AKIA${rand(UPPER + DIGITS, 16)}`));
@@ -115,7 +116,10 @@ export function buildLabelledSet(seed = 20260305): LabelledSample[] {
   const jwt = (payload: object) => `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(JSON.stringify(payload))}.${rand(B64URL, 43)}`;
   secret('jwt', `Session cookie for the admin UI: ${jwt({ sub: 'u_1029', name: 'Mei', iat: 1772668800 })}`);
   secret('jwt', `curl -H "Authorization: Bearer ${jwt({ sub: 'svc-export', scope: 'read:all', exp: 1800000000 })}" https://api.internal/export`);
-  secret('jwt', `id_token: ${`${b64url('{"alg":"RS256","kid":"k1"}')}.${b64url(JSON.stringify({ iss: 'https://auth.internal', aud: 'cli' }))}.${rand(B64URL, 342)}`}`);
+  secret(
+    'jwt',
+    `id_token: ${`${b64url('{"alg":"RS256","kid":"k1"}')}.${b64url(JSON.stringify({ iss: 'https://auth.internal', aud: 'cli' }))}.${rand(B64URL, 342)}`}`,
+  );
   const pw = () => `${rand(ALNUM, 10)}${pick(['!', '#', '%', '&', '@'])}${rand(DIGITS, 2)}`;
   secret('postgres', `Prod DB: postgres://app_user:${pw()}@db.prod.internal:5432/app`);
   secret('postgres', `DATABASE_URL=postgresql://report:${rand(ALNUM, 16)}@10.0.4.12/warehouse?sslmode=require`);
@@ -139,7 +143,11 @@ export function buildLabelledSet(seed = 20260305): LabelledSample[] {
   // A private key with or without its END line, whatever the key type, however its lines are
   // prefixed; tokens URL-encoded inside another URL, in comments without spaces, split by an
   // invisible character; and tokens in a file or folder name.
-  const indent = (text: string, prefix: string) => text.split('\n').map((l) => `${prefix}${l}`).join('\n');
+  const indent = (text: string, prefix: string) =>
+    text
+      .split('\n')
+      .map((l) => `${prefix}${l}`)
+      .join('\n');
   const cut = (block: string) => block.slice(0, block.lastIndexOf('\n-----END'));
   secret('private-key', `Signing key for the webhooks:\n\n${indent(pem('EC ', 'MHcCAQEEI'), '    ')}`);
   secret('private-key', `- the JWT signer:\n  ${indent(pem('EC ', 'MHcCAQEEI'), '  ').trimStart()}`);
@@ -153,10 +161,18 @@ export function buildLabelledSet(seed = 20260305): LabelledSample[] {
   secret('private-key', cut(pem('', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC')));
   secret('private-key', `${cut(pem('OPENSSH ', 'b3BlbnNzaC1rZXktdjEAAAAA'))}\n(the rest is in 1Password)`);
   secret('private-key', indent(cut(pem('EC ', 'MHcCAQEEI')), '> '));
-  secret('private-key', `-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,${rand(HEX, 32).toUpperCase()}\n\n${rand(B64, 64 * 8).match(/.{1,64}/g)!.join('\n')}\n-----END RSA PRIVATE KEY-----`);
+  secret(
+    'private-key',
+    `-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,${rand(HEX, 32).toUpperCase()}\n\n${rand(B64, 64 * 8)
+      .match(/.{1,64}/g)!
+      .join('\n')}\n-----END RSA PRIVATE KEY-----`,
+  );
   secret('github', `Login link: https://app.internal/login?next=https%3A%2F%2Fapi.github.com%2F%3Faccess_token%3Dghp_${rand(ALNUM, 36)}`);
   secret('stripe', `Checkout test: https://r.internal/go?u=${encodeURIComponent(encodeURIComponent(`https://pay.internal/?key=sk_live_${rand(ALNUM, 24)}`))}`);
-  secret('slack', `Alerts relay: https://relay.internal/r?u=${encodeURIComponent(`https://hooks.slack.com/services/T${rand(UPPER + DIGITS, 8)}/B${rand(UPPER + DIGITS, 10)}/${rand(ALNUM, 24)}`)}`);
+  secret(
+    'slack',
+    `Alerts relay: https://relay.internal/r?u=${encodeURIComponent(`https://hooks.slack.com/services/T${rand(UPPER + DIGITS, 8)}/B${rand(UPPER + DIGITS, 10)}/${rand(ALNUM, 24)}`)}`,
+  );
   secret('anthropic', `Notes for CI\n<!--sk-ant-api03-${rand(B64URL, 93)}AA-->`);
   secret('github', `<!--ghp_${rand(ALNUM, 36)}-->`);
   const aws = `AKIA${rand(UPPER + DIGITS, 16)}`;
@@ -252,7 +268,8 @@ export function buildLabelledSet(seed = 20260305): LabelledSample[] {
   clean('css', 'Brand colours: #ff00aa, #1a2b3c, rgb(12, 34, 56).');
   clean('network', 'Bastion at 10.0.4.12:2222; VPN subnet 172.16.0.0/12.');
   // Look-alikes of the forms above.
-  const block = (label: string, magic: string) => `-----BEGIN ${label}-----\n${(magic + rand(B64, 64 * 6)).match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----`;
+  const block = (label: string, magic: string) =>
+    `-----BEGIN ${label}-----\n${(magic + rand(B64, 64 * 6)).match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----`;
   clean('public-key', `Verify webhooks with:\n${block('PUBLIC KEY', 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA')}`);
   clean('public-key', indent(block('RSA PUBLIC KEY', 'MIIBCgKCAQEA'), '> '));
   clean('public-key', `deploy key (public half): ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${rand(B64, 43)} ci@acme`);

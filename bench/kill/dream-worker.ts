@@ -12,5 +12,13 @@ const [memoryDir = '', projectDir = '', dataDir = ''] = process.argv.slice(2);
 process.stdout.write('ready\n');
 await once(process.stdin, 'data');
 process.stdin.pause();
-const { record, reason } = await runDream({ memoryDir, projectDir, dataDir, trigger: 'cli', settings: { ...defaultAppSettings().dream, maxDeleteShare: 1 }, provider: null, force: true });
+const { record, reason } = await runDream({
+  memoryDir,
+  projectDir,
+  dataDir,
+  trigger: 'cli',
+  settings: { ...defaultAppSettings().dream, maxDeleteShare: 1 },
+  provider: null,
+  force: true,
+});
 process.stdout.write(`done ${record?.status ?? `not-started ${reason}`}\n`);

@@ -21,11 +21,19 @@ const HOUR = 3_600_000;
 
 async function dreamable(): Promise<{ fx: DreamFixture; prior: number }> {
   const fx = await createDreamFixture('memdir-kill-dream-');
-  const dup = topic({ name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' }, 'Mocks hid a migration bug.');
+  const dup = topic(
+    { name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' },
+    'Mocks hid a migration bug.',
+  );
   await fx.write('feedback_db.md', dup);
   await fx.write('feedback_db_copy.md', dup);
-  await fx.write('project_freeze.md', topic({ name: 'Freeze', description: 'Freeze starts next Friday', type: 'project' }, '下周五冻结，昨天决定的。'), '2026-03-06T12:00:00Z');
-  for (let i = 0; i < 12; i++) await fx.write(`reference_${i}.md`, topic({ name: `Board ${i}`, description: `Dashboard ${i}`, type: 'reference' }, `https://grafana.internal/d/${i}`));
+  await fx.write(
+    'project_freeze.md',
+    topic({ name: 'Freeze', description: 'Freeze starts next Friday', type: 'project' }, '下周五冻结，昨天决定的。'),
+    '2026-03-06T12:00:00Z',
+  );
+  for (let i = 0; i < 12; i++)
+    await fx.write(`reference_${i}.md`, topic({ name: `Board ${i}`, description: `Dashboard ${i}`, type: 'reference' }, `https://grafana.internal/d/${i}`));
   await fx.write('MEMORY.md', '- [Real database in tests](feedback_db.md) — Do not mock the database\n- [Gone](gone.md) — dangling\n');
   await fx.transcript('s-1', [{ at: '2026-03-06T12:00:00Z', text: 'We decided: freeze next Friday.' }]);
   await recordSnapshot(fx.memoryDir, { source: 'external', summary: 'before the dream', dataDir: fx.dataDir });
@@ -65,26 +73,35 @@ export async function killDreams(kills: number, random: () => number): Promise<K
         const mtime = (await fs.stat(path.join(fx.memoryDir, CONSOLIDATION_LOCK_FILE))).mtimeMs;
         const files = await fx.files();
         const completed = record && (record.status === 'completed' || record.status === 'no-changes');
-        if (ended === 'killed') landed(tally, !record ? 'before its record' : record.status === 'interrupted' && /put back/.test(record.error ?? '') ? 'while applying' : record.status);
+        if (ended === 'killed')
+          landed(
+            tally,
+            !record ? 'before its record' : record.status === 'interrupted' && /put back/.test(record.error ?? '') ? 'while applying' : record.status,
+          );
         if (record?.status === 'running') note(tally, 'untruthful', `dream ${record.id} still says running after its process was killed`);
         if (lock.state === 'held') note(tally, 'untruthful', `the lock still reads as held: ${lock.detail}`);
-        if (record?.status === 'interrupted' && !status.recovered) note(tally, 'untruthful', 'an interrupted dream was recovered but the status does not say so');
+        if (record?.status === 'interrupted' && !status.recovered)
+          note(tally, 'untruthful', 'an interrupted dream was recovered but the status does not say so');
         if (record?.status !== 'interrupted' && status.recovered) note(tally, 'untruthful', 'the status reports a recovery that did not happen');
-        if (completed && record.rev && Math.abs(mtime - prior) <= 1) note(tally, 'untruthful', `dream ${record.id} completed but the lock's time still says it never consolidated`);
+        if (completed && record.rev && Math.abs(mtime - prior) <= 1)
+          note(tally, 'untruthful', `dream ${record.id} completed but the lock's time still says it never consolidated`);
         if (completed && record.rev) {
           // Exactly the completed dream's files: each as recorded in its history entry.
           for (const [rel, text] of Object.entries(files)) {
-            if ((await readAtRevision(fx.memoryDir, record.rev, rel, { dataDir: fx.dataDir }).catch(() => null)) !== text) note(tally, 'losses', `${rel} is not as the completed dream ${record.id} left it`);
+            if ((await readAtRevision(fx.memoryDir, record.rev, rel, { dataDir: fx.dataDir }).catch(() => null)) !== text)
+              note(tally, 'losses', `${rel} is not as the completed dream ${record.id} left it`);
           }
         } else if (!completed) {
           if (JSON.stringify(files) !== JSON.stringify(before)) {
             const changed = [...new Set([...Object.keys(files), ...Object.keys(before)])].filter((f) => files[f] !== before[f]);
             note(tally, 'losses', `${changed.join(', ')} changed by a dream that did not complete (${record?.status ?? 'no record'}: ${record?.error ?? ''})`);
           }
-          if (Math.abs(mtime - prior) > 1) note(tally, 'untruthful', `the lock's time (lastConsolidatedAt) was not rolled back after ${record?.status ?? 'a dream with no record'}`);
+          if (Math.abs(mtime - prior) > 1)
+            note(tally, 'untruthful', `the lock's time (lastConsolidatedAt) was not rolled back after ${record?.status ?? 'a dream with no record'}`);
         }
         await fsckHistory(fx.dataDir, true).catch((error: Error) => note(tally, 'history', error.message.split('\n')[0]!));
-        if ((await recordSnapshot(fx.memoryDir, { source: 'fix', summary: 'Left unrecorded', dataDir: fx.dataDir })) !== null) note(tally, 'history', 'a change on disk was not in history after the next start');
+        if ((await recordSnapshot(fx.memoryDir, { source: 'fix', summary: 'Left unrecorded', dataDir: fx.dataDir })) !== null)
+          note(tally, 'history', 'a change on disk was not in history after the next start');
       } catch (error) {
         note(tally, 'crashes', `the next start failed: ${(error as Error).message.split('\n')[0]}`);
       } finally {

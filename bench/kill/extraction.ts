@@ -30,7 +30,18 @@ function answerFacts(fake: FakeAnthropic): void {
   fake.setHandler((request) => {
     const turns = JSON.stringify(request.body?.messages ?? '');
     const facts = [...new Set([...turns.matchAll(/REMEMBER-FACT-(\d+)/g)].map((m) => Number(m[1])))];
-    return operationsReply(...facts.map((n) => ({ action: 'create', file: factMemory(n).file, scope: 'private', type: 'project', name: `Fact ${n}`, description: `Payments retry fact ${n}`, body: factMemory(n).body, reason: 'a fact' })));
+    return operationsReply(
+      ...facts.map((n) => ({
+        action: 'create',
+        file: factMemory(n).file,
+        scope: 'private',
+        type: 'project',
+        name: `Fact ${n}`,
+        description: `Payments retry fact ${n}`,
+        body: factMemory(n).body,
+        reason: 'a fact',
+      })),
+    );
   });
 }
 
@@ -67,7 +78,15 @@ export async function killExtraction(kills: number, random: () => number): Promi
           if ((await store.loadJournal(fx.transcript())) === 'unreadable') note(tally, 'untruthful', 'the extraction journal left by the kill is unreadable');
           const cursor = await new CursorStore(fx.dataDir).load(fx.transcript(), EXTRACT_CONSUMER);
           if (cursor.status === 'unreadable') note(tally, 'untruthful', `the extraction cursor left by the kill is unreadable: ${cursor.reason}`);
-          const result = await extractTranscript({ home: fx.home, dataDir: fx.dataDir, env: {}, transcriptPath: fx.transcript(), provider, mode: 'apply', trigger: 'bench' });
+          const result = await extractTranscript({
+            home: fx.home,
+            dataDir: fx.dataDir,
+            env: {},
+            transcriptPath: fx.transcript(),
+            provider,
+            mode: 'apply',
+            trigger: 'bench',
+          });
           if (result.pending) note(tally, 'untruthful', 'the rerun says turns are still pending');
           if (await store.loadJournal(fx.transcript())) note(tally, 'untruthful', 'a journal is left after the rerun finished');
           const index = indexEntries(parseIndex(await fs.readFile(path.join(fx.memoryDir, 'MEMORY.md'), 'utf8'))).map((e) => e.file);
@@ -80,7 +99,8 @@ export async function killExtraction(kills: number, random: () => number): Promi
             if (pointers !== 1) note(tally, 'losses', `${file} has ${pointers} pointers in MEMORY.md`);
           }
           await fsckHistory(fx.dataDir, true).catch((error: Error) => note(tally, 'history', error.message.split('\n')[0]!));
-          if ((await recordSnapshot(fx.memoryDir, { source: 'fix', summary: 'Left unrecorded', dataDir: fx.dataDir })) !== null) note(tally, 'history', 'a change on disk was not in history after the rerun');
+          if ((await recordSnapshot(fx.memoryDir, { source: 'fix', summary: 'Left unrecorded', dataDir: fx.dataDir })) !== null)
+            note(tally, 'history', 'a change on disk was not in history after the rerun');
         } catch (error) {
           note(tally, 'crashes', `the next start failed: ${(error as Error).message.split('\n')[0]}`);
         }

@@ -20,7 +20,16 @@ const outDir = path.join(root, 'node_modules', '.cache', 'memdir-bench-kill');
 export async function bundleWorker(source: string): Promise<string> {
   const outfile = path.join(outDir, `${path.basename(source, '.ts')}.mjs`);
   await fs.mkdir(outDir, { recursive: true });
-  await build({ entryPoints: [path.join(root, source)], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, logLevel: 'silent', packages: 'external' });
+  await build({
+    entryPoints: [path.join(root, source)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'silent',
+    packages: 'external',
+  });
   return outfile;
 }
 

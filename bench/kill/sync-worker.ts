@@ -16,7 +16,14 @@ import { TeamSync } from '../../src/main/team/team-sync.js';
 const [dataDir = '', memoryDir = '', token = '', logPath = ''] = process.argv.slice(2);
 const connection = await new ConnectionStore(dataDir).forMemoryDir(memoryDir);
 if (!connection) throw new Error('no connection');
-const sync = await TeamSync.open({ connection, token, dataDir, dir: connection.dir, alerts: new AlertCenter(dataDir), retry: { attempts: 8, baseMs: 5, maxMs: 60 } });
+const sync = await TeamSync.open({
+  connection,
+  token,
+  dataDir,
+  dir: connection.dir,
+  alerts: new AlertCenter(dataDir),
+  retry: { attempts: 8, baseMs: 5, maxMs: 60 },
+});
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 process.stdout.write('ready\n');
 await once(process.stdin, 'data');

@@ -49,7 +49,8 @@ export async function killSync(kills: number, random: () => number): Promise<Kil
         const remote = await serverEntries(server.url, server.team, token);
         const differs = new Set(Object.keys(local).filter((key) => remote[key] !== local[key]));
         const pending = new Set((await sync.inspect()).waiting.filter((w) => w.reason === 'pending').map((w) => w.key));
-        for (const key of differs) if (!pending.has(key)) note(tally, 'untruthful', `after kill ${i}, team/${key} differs from the server but status does not list it as pending`);
+        for (const key of differs)
+          if (!pending.has(key)) note(tally, 'untruthful', `after kill ${i}, team/${key} differs from the server but status does not list it as pending`);
         for (const key of pending) if (!differs.has(key)) tally.conservative++;
         // The next sync puts every last edit on the server.
         const report = await sync.sync();
@@ -59,7 +60,8 @@ export async function killSync(kills: number, random: () => number): Promise<Kil
           if (after[key] !== text) note(tally, 'losses', `after kill ${i}, the last edit of team/${key} (${sha256(text).slice(0, 8)}) is not on the server`);
         }
         const left = (await sync.inspect()).waiting;
-        if (left.length > 0) note(tally, 'untruthful', `after kill ${i} and a sync, status still lists ${left.map((w) => `${w.key} (${w.reason})`).join(', ')}`);
+        if (left.length > 0)
+          note(tally, 'untruthful', `after kill ${i} and a sync, status still lists ${left.map((w) => `${w.key} (${w.reason})`).join(', ')}`);
       } catch (error) {
         note(tally, 'crashes', `after kill ${i}, the next start failed: ${(error as Error).message.split('\n')[0]}`);
       }

@@ -42,7 +42,8 @@ export async function killWrites(kills: number, random: () => number): Promise<K
         // What a next start does first: take the dead writer's lock, record what it left.
         await transact(mem, { source: 'fix', summary: 'Next start', dataDir }, async () => undefined);
         if ((await fs.readdir(mem)).some((n) => n.startsWith('.'))) note(tally, 'history', `after kill ${i}, temp files were left behind`);
-        if ((await recordSnapshot(mem, { source: 'fix', summary: 'Left unrecorded', dataDir })) !== null) note(tally, 'history', `after kill ${i}, a change on disk was not in history`);
+        if ((await recordSnapshot(mem, { source: 'fix', summary: 'Left unrecorded', dataDir })) !== null)
+          note(tally, 'history', `after kill ${i}, a change on disk was not in history`);
       } catch (error) {
         note(tally, 'history', `after kill ${i}: ${(error as Error).message.split('\n')[0]}`);
       }

@@ -23,7 +23,9 @@ export const fuzzScenario: Scenario = {
       const report = await runFuzzTarget(target, CASES, SEED);
       cases += report.cases;
       crashes += report.crashes;
-      log(`${target.name} (${target.reads}): ${report.cases} cases, ${report.accepted} accepted, ${report.rejected} rejected with a sentence, ${report.crashes} crashes, ${Math.round(report.ms)} ms`);
+      log(
+        `${target.name} (${target.reads}): ${report.cases} cases, ${report.accepted} accepted, ${report.rejected} rejected with a sentence, ${report.crashes} crashes, ${Math.round(report.ms)} ms`,
+      );
       if (report.failure) log(`  CRASH: ${report.failure}`);
       figures[`${target.name}: cases`] = report.cases;
       figures[`${target.name}: accepted`] = report.accepted;
@@ -35,7 +37,12 @@ export const fuzzScenario: Scenario = {
     figures.seed = SEED;
     return {
       ratios: {
-        crashes: { value: crashes, target: 0, better: 'lower', note: `over ${cases.toLocaleString('en')} cases; a crash stops its parser's run, so each counts once` },
+        crashes: {
+          value: crashes,
+          target: 0,
+          better: 'lower',
+          note: `over ${cases.toLocaleString('en')} cases; a crash stops its parser's run, so each counts once`,
+        },
         'cases per parser (fewest)': { value: fewest, target: CASES, better: 'higher', note: 'every parser ran its full count (a crash ends a run early)' },
       },
       figures,

@@ -19,7 +19,10 @@ const ROUNDS = 60;
 
 function runShell(command: string, payload: string, args: string[] = []): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(args.length ? process.execPath : '/bin/sh', args.length ? args : ['-c', command], { stdio: ['pipe', 'ignore', 'ignore'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const child = spawn(args.length ? process.execPath : '/bin/sh', args.length ? args : ['-c', command], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     child.on('error', reject);
     child.on('exit', () => resolve());
     child.stdin.end(payload);
@@ -33,7 +36,14 @@ export const hookScenario: Scenario = {
     const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-bench-hook-'));
     try {
       const dataDir = path.join(root, 'data');
-      const payload = JSON.stringify({ session_id: 'bench-session', transcript_path: path.join(root, 'projects', '-x', 'bench-session.jsonl'), cwd: root, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'Done: the checkout test is fixed and the suite passes.'.repeat(20) });
+      const payload = JSON.stringify({
+        session_id: 'bench-session',
+        transcript_path: path.join(root, 'projects', '-x', 'bench-session.jsonl'),
+        cwd: root,
+        hook_event_name: 'Stop',
+        stop_hook_active: false,
+        last_assistant_message: 'Done: the checkout test is fixed and the suite passes.'.repeat(20),
+      });
       const command = installedHookCommand('Stop', { dataDir, platform: 'linux' });
       const plain = `cat > '${path.join(root, 'plain.json')}'`;
       const cli = path.resolve(import.meta.dirname, '../../out/cli/memdir.js');
@@ -51,8 +61,18 @@ export const hookScenario: Scenario = {
       log(`${drained.read} spool entries written, ${drained.bad.length} bad`);
       return {
         ratios: {
-          'installed hook / sh cat baseline (median)': { value: median(subject) / median(baseline), target: 4, better: 'lower', note: 'a test, mkdir only when missing, cat, date and mv against one cat' },
-          'memdir hook under Node / installed hook (median)': { value: median(node) / median(subject), target: 3, better: 'higher', note: 'why the installed command is not a Node program' },
+          'installed hook / sh cat baseline (median)': {
+            value: median(subject) / median(baseline),
+            target: 4,
+            better: 'lower',
+            note: 'a test, mkdir only when missing, cat, date and mv against one cat',
+          },
+          'memdir hook under Node / installed hook (median)': {
+            value: median(node) / median(subject),
+            target: 3,
+            better: 'higher',
+            note: 'why the installed command is not a Node program',
+          },
         },
         figures: {
           'baseline sh cat median ms': median(baseline),

@@ -23,7 +23,9 @@ function buildRepo(dir: string): string {
   for (let i = 1; i <= COMMITS; i++) {
     const msg = `commit ${i}: a message of a realistic length, saying what changed and why\n`;
     const content = `line ${i}\n`;
-    lines.push(`commit refs/heads/main\nmark :${i}\ncommitter t <t@t> ${1_600_000_000 + i} +0000\ndata ${Buffer.byteLength(msg)}\n${msg}${i > 1 ? `from :${i - 1}\n` : ''}M 644 inline f${i % 50}.txt\ndata ${content.length}\n${content}\n`);
+    lines.push(
+      `commit refs/heads/main\nmark :${i}\ncommitter t <t@t> ${1_600_000_000 + i} +0000\ndata ${Buffer.byteLength(msg)}\n${msg}${i > 1 ? `from :${i - 1}\n` : ''}M 644 inline f${i % 50}.txt\ndata ${content.length}\n${content}\n`,
+    );
   }
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'fast-import', '--quiet'], { cwd: dir, env, input: lines.join('') });
   execFileSync('git', ['-c', 'gc.writeCommitGraph=false', 'gc', '-q'], { cwd: dir, env });
@@ -48,14 +50,32 @@ export const identityScenario: Scenario = {
         const found = findRootCommits(dirs, head, 20, 100_000);
         if (found.roots.join() !== expected) throw new Error(`walk found ${found.roots.join() || found.problem}, git says ${expected}`);
       };
-      const objects = await compare(5, async () => packFiles.forEach((f) => fsSync.readFileSync(f)), async () => walk());
+      const objects = await compare(
+        5,
+        async () => packFiles.forEach((f) => fsSync.readFileSync(f)),
+        async () => walk(),
+      );
       execFileSync('git', ['commit-graph', 'write', '--reachable'], { cwd: repo, env });
       const graphFile = path.join(gitDir, 'objects', 'info', 'commit-graph');
-      const graph = await compare(15, async () => fsSync.readFileSync(graphFile), async () => walk());
+      const graph = await compare(
+        15,
+        async () => fsSync.readFileSync(graphFile),
+        async () => walk(),
+      );
       return {
         ratios: {
-          'walk through the commit-graph / readFileSync of the graph': { value: graph.ratio, target: 20, better: 'lower', note: 'the file is read in well under a millisecond: the walk is a few milliseconds' },
-          'walk through packed objects / readFileSync of the pack and index': { value: objects.ratio, target: 400, better: 'lower', note: 'every commit is a pack look-up and an inflate; the walk runs once per HEAD, then is remembered' },
+          'walk through the commit-graph / readFileSync of the graph': {
+            value: graph.ratio,
+            target: 20,
+            better: 'lower',
+            note: 'the file is read in well under a millisecond: the walk is a few milliseconds',
+          },
+          'walk through packed objects / readFileSync of the pack and index': {
+            value: objects.ratio,
+            target: 400,
+            better: 'lower',
+            note: 'every commit is a pack look-up and an inflate; the walk runs once per HEAD, then is remembered',
+          },
         },
         figures: {
           commits: COMMITS,

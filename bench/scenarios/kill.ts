@@ -32,8 +32,15 @@ export const killScenario: Scenario = {
     for (const [name, run, n] of runs) {
       const start = performance.now();
       const tally = await run(n, random);
-      log(`${name}: ${tally.kills} kills (${tally.finished} runs finished first), ${tally.crashes} crashes, ${tally.losses} losses, ${tally.history} history problems, ${tally.untruthful} untruthful statuses (${tally.conservative} on the safe side), ${Math.round((performance.now() - start) / 1000)} s`);
-      if (Object.keys(tally.landed).length > 0) log(`  kills landed: ${Object.entries(tally.landed).map(([where, n]) => `${n} ${where}`).join(', ')}`);
+      log(
+        `${name}: ${tally.kills} kills (${tally.finished} runs finished first), ${tally.crashes} crashes, ${tally.losses} losses, ${tally.history} history problems, ${tally.untruthful} untruthful statuses (${tally.conservative} on the safe side), ${Math.round((performance.now() - start) / 1000)} s`,
+      );
+      if (Object.keys(tally.landed).length > 0)
+        log(
+          `  kills landed: ${Object.entries(tally.landed)
+            .map(([where, n]) => `${n} ${where}`)
+            .join(', ')}`,
+        );
       for (const [where, n] of Object.entries(tally.landed)) figures[`${name}: kills ${where}`] = n;
       for (const problem of tally.problems) log(`  ${problem}`);
       for (const key of ['kills', 'finished', 'crashes', 'losses', 'history', 'untruthful', 'conservative'] as const) {

@@ -41,7 +41,11 @@ export function loadLabelledSet(): LabelledSet {
 type Searcher = (query: string, id?: string) => string[];
 
 /** Mean recall@k (share of each query's relevant files in its top k) and MRR of the first hit. */
-export function evaluate(set: Pick<LabelledSet, 'queries'> & { memories: unknown[] }, search: Searcher, k = 5): { recall: number; mrr: number; byLang: Record<string, number>; misses: string[] } {
+export function evaluate(
+  set: Pick<LabelledSet, 'queries'> & { memories: unknown[] },
+  search: Searcher,
+  k = 5,
+): { recall: number; mrr: number; byLang: Record<string, number>; misses: string[] } {
   let total = 0;
   let rr = 0;
   const byLang: Record<string, number[]> = {};
@@ -78,9 +82,29 @@ function rankerSearcher(memories: readonly RankableMemory[], features: Partial<R
   return (query) => ranker.search(query, { limit: 20 }).map((r) => r.file);
 }
 
-const NONE: RankerFeatures = { stemming: false, cjkBigrams: false, cjkUnigrams: false, bodyLead: false, stopwords: false, fieldWeights: false, fileNameField: false, synonyms: false, typePriors: false };
+const NONE: RankerFeatures = {
+  stemming: false,
+  cjkBigrams: false,
+  cjkUnigrams: false,
+  bodyLead: false,
+  stopwords: false,
+  fieldWeights: false,
+  fileNameField: false,
+  synonyms: false,
+  typePriors: false,
+};
 /** The order features were added in (each step keeps the ones before). */
-const STEPS: (keyof RankerFeatures)[] = ['stopwords', 'stemming', 'cjkBigrams', 'cjkUnigrams', 'fieldWeights', 'fileNameField', 'synonyms', 'bodyLead', 'typePriors'];
+const STEPS: (keyof RankerFeatures)[] = [
+  'stopwords',
+  'stemming',
+  'cjkBigrams',
+  'cjkUnigrams',
+  'fieldWeights',
+  'fileNameField',
+  'synonyms',
+  'bodyLead',
+  'typePriors',
+];
 
 /** The second labelled set: paraphrases over real memory directories, each query ranked within its own project. */
 interface ParaphraseSet {
@@ -97,14 +121,23 @@ export function loadParaphraseSet(): { set: ParaphraseSet; projects: Map<string,
     const dir = path.join(root, project, 'memory');
     projects.set(
       project,
-      scanMemoryDir(dir, { scope: 'private' }).memories.map((m) => ({ file: m.file, name: m.name, description: m.description, type: m.type, body: splitTopicText(fs.readFileSync(path.join(dir, m.file), 'utf8')).body })),
+      scanMemoryDir(dir, { scope: 'private' }).memories.map((m) => ({
+        file: m.file,
+        name: m.name,
+        description: m.description,
+        type: m.type,
+        body: splitTopicText(fs.readFileSync(path.join(dir, m.file), 'utf8')).body,
+      })),
     );
   }
   return { set, projects };
 }
 
 /** Recall@5 of the second set: one ranker per project, as Memdir recalls. */
-export function evaluateParaphrases(data: { set: ParaphraseSet; projects: Map<string, RankableMemory[]> }, features: Partial<RankerFeatures>): ReturnType<typeof evaluate> {
+export function evaluateParaphrases(
+  data: { set: ParaphraseSet; projects: Map<string, RankableMemory[]> },
+  features: Partial<RankerFeatures>,
+): ReturnType<typeof evaluate> {
   const rankers = new Map<string, LocalRanker>();
   const searchers = (project: string) => {
     let ranker = rankers.get(project);
@@ -116,13 +149,23 @@ export function evaluateParaphrases(data: { set: ParaphraseSet; projects: Map<st
     return ranker;
   };
   const byId = new Map(data.set.queries.map((q) => [q.id, q.project]));
-  return evaluate({ memories: [], queries: data.set.queries }, (query, id) => searchers(byId.get(id!)!).search(query, { limit: 20 }).map((r) => r.file));
+  return evaluate({ memories: [], queries: data.set.queries }, (query, id) =>
+    searchers(byId.get(id!)!)
+      .search(query, { limit: 20 })
+      .map((r) => r.file),
+  );
 }
 
 // ---- synthetic 10k ----
 
-const EN_WORDS = 'deploy database migration test review cache queue payment order checkout search latency dashboard alert incident release freeze branch commit config secret token gateway docker cluster kubernetes frontend backend mobile analytics report budget design ticket runbook staging production rollback monitor metric schedule contract legal customer invoice refund translation timezone format lint style'.split(' ');
-const ZH_WORDS = '部署 数据库 迁移 测试 评审 缓存 队列 支付 订单 结算 搜索 延迟 看板 告警 事故 发布 冻结 分支 提交 配置 密钥 网关 容器 集群 前端 后端 移动端 埋点 报表 预算 设计 工单 手册 预发 生产 回滚 监控 指标 排期 合同 法务 客户 发票 退款 翻译 时区 格式 规范'.split(' ');
+const EN_WORDS =
+  'deploy database migration test review cache queue payment order checkout search latency dashboard alert incident release freeze branch commit config secret token gateway docker cluster kubernetes frontend backend mobile analytics report budget design ticket runbook staging production rollback monitor metric schedule contract legal customer invoice refund translation timezone format lint style'.split(
+    ' ',
+  );
+const ZH_WORDS =
+  '部署 数据库 迁移 测试 评审 缓存 队列 支付 订单 结算 搜索 延迟 看板 告警 事故 发布 冻结 分支 提交 配置 密钥 网关 容器 集群 前端 后端 移动端 埋点 报表 预算 设计 工单 手册 预发 生产 回滚 监控 指标 排期 合同 法务 客户 发票 退款 翻译 时区 格式 规范'.split(
+    ' ',
+  );
 const TYPES: MemoryType[] = ['user', 'feedback', 'project', 'reference'];
 
 function rng(seed: number): () => number {
@@ -153,7 +196,10 @@ export function denseSyntheticMemories(count: number, seed = 42): RankableMemory
 }
 
 const SYLLABLES = 'ka ro mi tel van sor pex lu din gra fo ne qui zal bem tor ash vek pol rin'.split(' ');
-const HAN = '服务器接口网关订单支付用户数据模型前端后端测试部署发布缓存队列日志监控告警权限配置版本分支合并评审文档规范流程项目需求设计会议计划预算合同客户渠道商品库存物流退款发票报表指标延迟性能安全密钥证书集群容器镜像'.split('');
+const HAN =
+  '服务器接口网关订单支付用户数据模型前端后端测试部署发布缓存队列日志监控告警权限配置版本分支合并评审文档规范流程项目需求设计会议计划预算合同客户渠道商品库存物流退款发票报表指标延迟性能安全密钥证书集群容器镜像'.split(
+    '',
+  );
 
 /**
  * Realistic: words drawn with a Zipf law (s = 1) from a vocabulary of ~4,000 — the common
@@ -164,7 +210,8 @@ export function syntheticMemories(count: number, seed = 42): RankableMemory[] {
   const r = rng(seed);
   const en = [...EN_WORDS];
   const zh = [...ZH_WORDS];
-  for (let i = 0; en.length < 3_000; i++) en.push(`${SYLLABLES[i % 20]}${SYLLABLES[Math.floor(i / 20) % 20]}${i >= 400 ? SYLLABLES[Math.floor(i / 400) % 20] : ''}`);
+  for (let i = 0; en.length < 3_000; i++)
+    en.push(`${SYLLABLES[i % 20]}${SYLLABLES[Math.floor(i / 20) % 20]}${i >= 400 ? SYLLABLES[Math.floor(i / 400) % 20] : ''}`);
   for (let i = 0; zh.length < 1_000; i++) zh.push(`${HAN[i % HAN.length]}${HAN[(i * 7 + 3) % HAN.length]}${HAN[(i * 13 + 5) % HAN.length]}`);
   const zipf = (n: number) => {
     const weights = Array.from({ length: n }, (_, k) => 1 / (k + 1));
@@ -241,7 +288,9 @@ export const recallScenario: Scenario = {
       const e = evaluate(set, rankerSearcher(set.memories, { ...DEFAULT_FEATURES, [step]: on }));
       figures[`recall@5 shipped ${on ? 'plus' : 'without'} ${step}`] = e.recall;
       figures[`MRR shipped ${on ? 'plus' : 'without'} ${step}`] = e.mrr;
-      log(`  shipped ${on ? '+' : '-'} ${step.padEnd(14)} recall@5 ${e.recall.toFixed(3)}  MRR ${e.mrr.toFixed(3)}  (shipped ${full.recall.toFixed(3)} / ${full.mrr.toFixed(3)})`);
+      log(
+        `  shipped ${on ? '+' : '-'} ${step.padEnd(14)} recall@5 ${e.recall.toFixed(3)}  MRR ${e.mrr.toFixed(3)}  (shipped ${full.recall.toFixed(3)} / ${full.mrr.toFixed(3)})`,
+      );
     }
     const withBodies = evaluate(set, rankerSearcher(set.memories, DEFAULT_FEATURES, true));
     figures['recall@5 with bodies indexed'] = withBodies.recall;
@@ -254,8 +303,12 @@ export const recallScenario: Scenario = {
     figures['recall@5 tuning queries'] = tuned.recall;
     figures['recall@5 held-out queries'] = heldOut.recall;
     figures['held-out queries'] = set.queries.filter((q) => q.heldOut).length;
-    log(`held-out: recall@5 ${heldOut.recall.toFixed(3)} (MRR ${heldOut.mrr.toFixed(3)}) on ${set.queries.filter((q) => q.heldOut).length} queries; tuning queries ${tuned.recall.toFixed(3)}`);
-    log(`shipped ranker: recall@5 ${full.recall.toFixed(3)}, MRR ${full.mrr.toFixed(3)}, by language ${JSON.stringify(Object.fromEntries(Object.entries(full.byLang).map(([k, v]) => [k, Number(v.toFixed(3))])))}`);
+    log(
+      `held-out: recall@5 ${heldOut.recall.toFixed(3)} (MRR ${heldOut.mrr.toFixed(3)}) on ${set.queries.filter((q) => q.heldOut).length} queries; tuning queries ${tuned.recall.toFixed(3)}`,
+    );
+    log(
+      `shipped ranker: recall@5 ${full.recall.toFixed(3)}, MRR ${full.mrr.toFixed(3)}, by language ${JSON.stringify(Object.fromEntries(Object.entries(full.byLang).map(([k, v]) => [k, Number(v.toFixed(3))])))}`,
+    );
     for (const miss of full.misses) log(`  miss: ${miss}`);
 
     // ---- the paraphrase set: real memories, queries written without looking at the ranker ----
@@ -274,13 +327,18 @@ export const recallScenario: Scenario = {
       }
       for (const step of STEPS) {
         const on = !DEFAULT_FEATURES[step];
-        figures[`paraphrases: recall@5 shipped ${on ? 'plus' : 'without'} ${step}`] = evaluateParaphrases(paraphrases, { ...DEFAULT_FEATURES, [step]: on }).recall;
+        figures[`paraphrases: recall@5 shipped ${on ? 'plus' : 'without'} ${step}`] = evaluateParaphrases(paraphrases, {
+          ...DEFAULT_FEATURES,
+          [step]: on,
+        }).recall;
       }
       second = evaluateParaphrases(paraphrases, DEFAULT_FEATURES);
       figures['paraphrases: recall@5 local ranker (shipped)'] = second.recall;
       figures['paraphrases: MRR local ranker (shipped)'] = second.mrr;
       for (const [lang, value] of Object.entries(second.byLang)) figures[`paraphrases: recall@5 ${lang} queries`] = value;
-      log(`paraphrase set: recall@5 ${second.recall.toFixed(3)} (plain BM25 + segmenter ${plainSecond.recall.toFixed(3)}), by language ${JSON.stringify(Object.fromEntries(Object.entries(second.byLang).map(([k, v]) => [k, Number(v.toFixed(3))])))}`);
+      log(
+        `paraphrase set: recall@5 ${second.recall.toFixed(3)} (plain BM25 + segmenter ${plainSecond.recall.toFixed(3)}), by language ${JSON.stringify(Object.fromEntries(Object.entries(second.byLang).map(([k, v]) => [k, Number(v.toFixed(3))])))}`,
+      );
       for (const miss of second.misses) log(`  miss: ${miss}`);
     }
 
@@ -366,16 +424,37 @@ export const recallScenario: Scenario = {
       'one-file update p95 ms (bare MiniSearch replace)': median(bareUpdateRounds),
       'remove + re-add p95 ms': percentile(removeAdd, 95),
     });
-    log(`10k: build ${buildMs.toFixed(0)} ms (bare ${median(buildBare).toFixed(0)} ms), query p95 ${queryP95.toFixed(2)} ms (bare ${bareP95.toFixed(2)} ms), update p95 ${updateP95.toFixed(3)} ms`);
+    log(
+      `10k: build ${buildMs.toFixed(0)} ms (bare ${median(buildBare).toFixed(0)} ms), query p95 ${queryP95.toFixed(2)} ms (bare ${bareP95.toFixed(2)} ms), update p95 ${updateP95.toFixed(3)} ms`,
+    );
 
     return {
       ratios: {
-        'recall@5 on the labelled set': { value: full.recall, target: RECALL_TARGET, better: 'higher', note: `bare MiniSearch ${baseline.recall.toFixed(3)}, plain BM25 + segmenter ${plain.recall.toFixed(3)}` },
-        ...(second ? { 'recall@5 on the paraphrase set (real memories)': { value: second.recall, target: PARAPHRASE_TARGET, better: 'higher' as const, note: `${figures['paraphrase queries']} queries, ${figures['paraphrase queries in Chinese']} in Chinese; plain BM25 + segmenter ${Number(figures['paraphrases: recall@5 plain BM25 + CJK segmenter']).toFixed(3)}` } } : {}),
+        'recall@5 on the labelled set': {
+          value: full.recall,
+          target: RECALL_TARGET,
+          better: 'higher',
+          note: `bare MiniSearch ${baseline.recall.toFixed(3)}, plain BM25 + segmenter ${plain.recall.toFixed(3)}`,
+        },
+        ...(second
+          ? {
+              'recall@5 on the paraphrase set (real memories)': {
+                value: second.recall,
+                target: PARAPHRASE_TARGET,
+                better: 'higher' as const,
+                note: `${figures['paraphrase queries']} queries, ${figures['paraphrase queries in Chinese']} in Chinese; plain BM25 + segmenter ${Number(figures['paraphrases: recall@5 plain BM25 + CJK segmenter']).toFixed(3)}`,
+              },
+            }
+          : {}),
         'query p95 / 5 ms (10k memories)': { value: queryP95 / QUERY_TARGET_MS, target: 1, better: 'lower' },
         'one-file update p95 / 5 ms (10k memories)': { value: updateP95 / UPDATE_TARGET_MS, target: 1, better: 'lower' },
         'index build / 2 s (10k memories)': { value: buildMs / BUILD_TARGET_MS, target: 1, better: 'lower' },
-        'query p95 / bare MiniSearch p95': { value: queryP95 / bareP95, target: 3, better: 'lower', note: 'ours tokenises CJK, expands synonyms and boosts; the bare one does none of that' },
+        'query p95 / bare MiniSearch p95': {
+          value: queryP95 / bareP95,
+          target: 3,
+          better: 'lower',
+          note: 'ours tokenises CJK, expands synonyms and boosts; the bare one does none of that',
+        },
       },
       figures,
     };

@@ -73,7 +73,11 @@ function peakRss(home: string, oneRanker: boolean): Promise<{ peakMb: number; me
     process.stdout.write(JSON.stringify({ memories: projects.flat().length, maxRssKb: process.resourceUsage().maxRSS }));
   `;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: repoRoot, env: { ...process.env, MEMDIR_BENCH_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      cwd: repoRoot,
+      env: { ...process.env, MEMDIR_BENCH_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -91,9 +95,13 @@ export const scaleScenario: Scenario = {
   name: 'scale',
   description: `scan, recall index and query, no-op team sync at ${SIZES.map((s) => s.toLocaleString('en')).join(', ')} realistic memories; RSS at the largest`,
   async run(log) {
-    if (!fs.existsSync(path.join(repoRoot, 'out', 'main', 'memdir', 'scan-home.js'))) throw new Error('out/ is missing: run `npm run build` first (the RSS is measured on the built app).');
+    if (!fs.existsSync(path.join(repoRoot, 'out', 'main', 'memdir', 'scan-home.js')))
+      throw new Error('out/ is missing: run `npm run build` first (the RSS is measured on the built app).');
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-bench-scale-'));
-    const server = await startBenchServer(root, SIZES.map((s) => `team-${s}`));
+    const server = await startBenchServer(
+      root,
+      SIZES.map((s) => `team-${s}`),
+    );
     const queries = loadLabelledSet().queries.map((q) => q.query);
     const corpus = loadCorpus();
     const results: SizeResult[] = [];
@@ -106,9 +114,15 @@ export const scaleScenario: Scenario = {
         const rounds = size >= 100_000 ? 3 : size >= 10_000 ? 5 : 9;
         log(`${size}: built ${built.memories} memories (${(built.bytes / 1e6).toFixed(0)} MB) in ${built.projectDirs.length} projects`);
 
-        const scan = await compare(rounds, () => readEverything(built.home), () => scanHome(built.home, { cache: new HomeScanCache(), env: {} }));
+        const scan = await compare(
+          rounds,
+          () => readEverything(built.home),
+          () => scanHome(built.home, { cache: new HomeScanCache(), env: {} }),
+        );
         const result = await scanHome(built.home, { cache: new HomeScanCache(), env: {} });
-        const all: RankableMemory[] = result.projects.flatMap((p) => [...p.memories, ...(p.team?.memories ?? [])]).map((m, i) => ({ ...m, file: `${i}/${m.file}` }));
+        const all: RankableMemory[] = result.projects
+          .flatMap((p) => [...p.memories, ...(p.team?.memories ?? [])])
+          .map((m, i) => ({ ...m, file: `${i}/${m.file}` }));
         if (all.length !== size) throw new Error(`the scan found ${all.length} memories, expected ${size}`);
 
         const builds: number[] = [];
@@ -142,10 +156,15 @@ export const scaleScenario: Scenario = {
         const sync = await openBenchSync(server, `team-${size}`, memoryDir, path.join(sizeRoot, 'data'));
         const first = await sync.sync();
         if (first.error) throw new Error(`the initial team upload failed: ${first.error.message}`);
-        const noop = await compare(rounds * 2, () => statAll(teamDir), async () => {
-          const report = await sync.sync();
-          if (report.error || report.pull.status !== 304 || report.push.attempts > 0 || report.bytesHashed > 0) throw new Error('a no-op sync did more than a 304 and a look at the folder');
-        });
+        const noop = await compare(
+          rounds * 2,
+          () => statAll(teamDir),
+          async () => {
+            const report = await sync.sync();
+            if (report.error || report.pull.status !== 304 || report.push.attempts > 0 || report.bytesHashed > 0)
+              throw new Error('a no-op sync did more than a 304 and a look at the folder');
+          },
+        );
 
         const r: SizeResult = {
           memories: size,
@@ -168,7 +187,9 @@ export const scaleScenario: Scenario = {
         if (size === SIZES[SIZES.length - 1]) {
           rss = await peakRss(built.home, false);
           worst = await peakRss(built.home, true);
-          log(`${size}: a process of the built app scanning them and recalling in a project peaks at ${rss.peakMb.toFixed(0)} MB RSS; with one recall index over all of them, ${worst.peakMb.toFixed(0)} MB`);
+          log(
+            `${size}: a process of the built app scanning them and recalling in a project peaks at ${rss.peakMb.toFixed(0)} MB RSS; with one recall index over all of them, ${worst.peakMb.toFixed(0)} MB`,
+          );
         }
         fs.rmSync(sizeRoot, { recursive: true, force: true });
       }
@@ -180,11 +201,36 @@ export const scaleScenario: Scenario = {
     const base = results[0]!;
     const growth = (pick: (r: SizeResult) => number): number => Math.max(...results.slice(1).map((r) => pick(r) / pick(base)));
     const ratios: Record<string, Ratio> = {
-      'scan ÷ floor (CPU time), growth 1k → 100k': { value: growth((r) => r.scanCpuRatio), target: FLAT, better: 'lower', note: results.map((r) => `${r.memories}: ${r.scanCpuRatio.toFixed(2)} (wall ${r.scanRatio.toFixed(2)})`).join(', ') },
-      'recall index build per memory, growth': { value: growth((r) => r.buildUsPerMemory), target: FLAT, better: 'lower', note: results.map((r) => `${r.memories}: ${r.buildUsPerMemory.toFixed(1)} µs`).join(', ') },
-      'recall query per memory, growth': { value: growth((r) => r.queryUsPerMemory), target: FLAT, better: 'lower', note: results.map((r) => `${r.memories}: ${r.queryMs.toFixed(2)} ms`).join(', ') },
-      'no-op team sync ÷ lstat (CPU time), growth': { value: growth((r) => r.syncCpuRatio), target: FLAT, better: 'lower', note: results.map((r) => `${r.teamFiles} files: ${r.syncCpuRatio.toFixed(2)} (wall ${r.syncRatio.toFixed(2)})`).join(', ') },
-      'RSS at 100k memories, MB': { value: rss.peakMb, target: RSS_LIMIT_MB, better: 'lower', note: `the built app scanning and recalling in a project; one recall index over all 100k: ${worst.peakMb.toFixed(0)} MB` },
+      'scan ÷ floor (CPU time), growth 1k → 100k': {
+        value: growth((r) => r.scanCpuRatio),
+        target: FLAT,
+        better: 'lower',
+        note: results.map((r) => `${r.memories}: ${r.scanCpuRatio.toFixed(2)} (wall ${r.scanRatio.toFixed(2)})`).join(', '),
+      },
+      'recall index build per memory, growth': {
+        value: growth((r) => r.buildUsPerMemory),
+        target: FLAT,
+        better: 'lower',
+        note: results.map((r) => `${r.memories}: ${r.buildUsPerMemory.toFixed(1)} µs`).join(', '),
+      },
+      'recall query per memory, growth': {
+        value: growth((r) => r.queryUsPerMemory),
+        target: FLAT,
+        better: 'lower',
+        note: results.map((r) => `${r.memories}: ${r.queryMs.toFixed(2)} ms`).join(', '),
+      },
+      'no-op team sync ÷ lstat (CPU time), growth': {
+        value: growth((r) => r.syncCpuRatio),
+        target: FLAT,
+        better: 'lower',
+        note: results.map((r) => `${r.teamFiles} files: ${r.syncCpuRatio.toFixed(2)} (wall ${r.syncRatio.toFixed(2)})`).join(', '),
+      },
+      'RSS at 100k memories, MB': {
+        value: rss.peakMb,
+        target: RSS_LIMIT_MB,
+        better: 'lower',
+        note: `the built app scanning and recalling in a project; one recall index over all 100k: ${worst.peakMb.toFixed(0)} MB`,
+      },
     };
     const figures: Record<string, number> = { 'RSS MB, one recall index over all 100k memories': worst.peakMb };
     for (const r of results) {

@@ -73,12 +73,20 @@ export const scanScenario: Scenario = {
       log(`built ${built.memories} memories (${(built.bytes / 1e6).toFixed(1)} MB) under ${root}`);
       const env = {};
 
-      const cold = await compare(ROUNDS, () => readEverything(home), () => scanHome(home, { cache: new HomeScanCache(), env }));
+      const cold = await compare(
+        ROUNDS,
+        () => readEverything(home),
+        () => scanHome(home, { cache: new HomeScanCache(), env }),
+      );
       log(`cold scan ÷ readFileSync floor: ${spreadNote(cold)}`);
 
       const cache = new HomeScanCache();
       await scanHome(home, { cache, env });
-      const rescan = await compare(ROUNDS * 2, () => statEverything(home), () => scanHome(home, { cache, env }));
+      const rescan = await compare(
+        ROUNDS * 2,
+        () => statEverything(home),
+        () => scanHome(home, { cache, env }),
+      );
       log(`rescan ÷ lstat floor: ${spreadNote(rescan)}`);
 
       // A fresh process: the cache file written by an earlier one, nothing in memory.
@@ -88,13 +96,17 @@ export const scanScenario: Scenario = {
       if (!(await first.save())) throw new Error('the scan cache was not written');
       const cacheBytes = fs.statSync(path.join(dataDir, 'scan-cache', fs.readdirSync(path.join(dataDir, 'scan-cache'))[0]!)).size;
       let reused = 0;
-      const fresh = await compare(ROUNDS * 2, () => statEverything(home), async () => {
-        const opened = openScanCache(dataDir, home);
-        if (!opened.loaded.loaded) throw new Error(`the scan cache was not loaded: ${opened.loaded.reason}`);
-        await scanHome(home, { cache: opened.cache, env });
-        // Directories still held as the file wrote them were answered from it, stats only.
-        reused = opened.cache.stored.size;
-      });
+      const fresh = await compare(
+        ROUNDS * 2,
+        () => statEverything(home),
+        async () => {
+          const opened = openScanCache(dataDir, home);
+          if (!opened.loaded.loaded) throw new Error(`the scan cache was not loaded: ${opened.loaded.reason}`);
+          await scanHome(home, { cache: opened.cache, env });
+          // Directories still held as the file wrote them were answered from it, stats only.
+          reused = opened.cache.stored.size;
+        },
+      );
       log(`fresh-process scan ÷ lstat floor: ${spreadNote(fresh)}; cache file ${(cacheBytes / 1e6).toFixed(1)} MB, ${reused} directories answered from it`);
       const again = openScanCache(dataDir, home);
       const warmResult = await scanHome(home, { cache: again.cache, env });
@@ -109,9 +121,24 @@ export const scanScenario: Scenario = {
       const problems = check.projects.reduce((n, p) => n + p.problems.length + (p.team?.problems.length ?? 0), 0);
       return {
         ratios: {
-          'cold scan ÷ readFileSync of the same files': { value: cold.ratio, target: 1.5, better: 'lower', note: `per round ${cold.spread[0].toFixed(2)}–${cold.spread[1].toFixed(2)}; CPU time ${cold.cpuRatio.toFixed(2)}` },
-          'fresh-process scan of the unchanged home ÷ lstat of every file': { value: fresh.ratio, target: 1.5, better: 'lower', note: `per round ${fresh.spread[0].toFixed(2)}–${fresh.spread[1].toFixed(2)}; CPU time ${fresh.cpuRatio.toFixed(2)}` },
-          'unchanged rescan ÷ lstat of every file': { value: rescan.ratio, target: 1.5, better: 'lower', note: `per round ${rescan.spread[0].toFixed(2)}–${rescan.spread[1].toFixed(2)}; CPU time ${rescan.cpuRatio.toFixed(2)}` },
+          'cold scan ÷ readFileSync of the same files': {
+            value: cold.ratio,
+            target: 1.5,
+            better: 'lower',
+            note: `per round ${cold.spread[0].toFixed(2)}–${cold.spread[1].toFixed(2)}; CPU time ${cold.cpuRatio.toFixed(2)}`,
+          },
+          'fresh-process scan of the unchanged home ÷ lstat of every file': {
+            value: fresh.ratio,
+            target: 1.5,
+            better: 'lower',
+            note: `per round ${fresh.spread[0].toFixed(2)}–${fresh.spread[1].toFixed(2)}; CPU time ${fresh.cpuRatio.toFixed(2)}`,
+          },
+          'unchanged rescan ÷ lstat of every file': {
+            value: rescan.ratio,
+            target: 1.5,
+            better: 'lower',
+            note: `per round ${rescan.spread[0].toFixed(2)}–${rescan.spread[1].toFixed(2)}; CPU time ${rescan.cpuRatio.toFixed(2)}`,
+          },
         },
         figures: {
           memories: built.memories,

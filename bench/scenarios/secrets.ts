@@ -51,7 +51,8 @@ export const secretsScenario: Scenario = {
     const timed = await compare(
       ROUNDS,
       async () => {
-        for (const content of files) await lintSource({ source: { content, filePath: 'x.md', contentType: 'text' }, options: { config: PRESET_ONLY as never, noPhysicFilePath: true } });
+        for (const content of files)
+          await lintSource({ source: { content, filePath: 'x.md', contentType: 'text' }, options: { config: PRESET_ONLY as never, noPhysicFilePath: true } });
       },
       async () => {
         perFile.length = 0;

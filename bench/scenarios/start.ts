@@ -22,7 +22,11 @@ import { scanHome } from '../../src/main/memdir/scan-home.js';
 import { writeHome } from '../corpus.js';
 import { type Scenario, median, settle } from '../lib.js';
 
-declare const performance: { timeOrigin: number; getEntriesByName(name: string): { startTime: number }[]; getEntriesByType(type: string): { name: string; startTime: number }[] };
+declare const performance: {
+  timeOrigin: number;
+  getEntriesByName(name: string): { startTime: number }[];
+  getEntriesByType(type: string): { name: string; startTime: number }[];
+};
 
 const PROJECTS = 200;
 const PER_PROJECT = 50;
@@ -61,7 +65,9 @@ async function emptyPageStart(browser: Browser): Promise<number> {
     const page = await context.newPage();
     await page.goto(server.url);
     await page.waitForFunction(() => performance.getEntriesByType('paint').some((e) => e.name === 'first-contentful-paint'));
-    const painted = await page.evaluate(() => performance.timeOrigin + performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')!.startTime);
+    const painted = await page.evaluate(
+      () => performance.timeOrigin + performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')!.startTime,
+    );
     return painted - started;
   } finally {
     await context.close();
@@ -128,7 +134,12 @@ export const startScenario: Scenario = {
       const ratio = median(per);
       return {
         ratios: {
-          'start → dashboard painted (warm cache) ÷ start → empty page painted': { value: ratio, target: TARGET, better: 'lower', note: `per round ${Math.min(...per).toFixed(2)}–${Math.max(...per).toFixed(2)}` },
+          'start → dashboard painted (warm cache) ÷ start → empty page painted': {
+            value: ratio,
+            target: TARGET,
+            better: 'lower',
+            note: `per round ${Math.min(...per).toFixed(2)}–${Math.max(...per).toFixed(2)}`,
+          },
         },
         figures: {
           projects: PROJECTS,

@@ -61,7 +61,9 @@ export const syncFaultsScenario: Scenario = {
             [`${kind} on server`]: ledger.onServer,
             [`${kind} kept as conflicts`]: ledger.conflict,
             [`${kind} pending`]: ledger.pending,
-            [`${kind} faults`]: Object.entries(proxy.counts).filter(([k]) => k !== 'requests').reduce((n, [, v]) => n + v, 0),
+            [`${kind} faults`]: Object.entries(proxy.counts)
+              .filter(([k]) => k !== 'requests')
+              .reduce((n, [, v]) => n + v, 0),
             [`${kind} requests`]: proxy.counts.requests,
             [`${kind} converged`]: ledger.converged ? 'yes' : 'no',
             [`${kind} seconds`]: seconds,

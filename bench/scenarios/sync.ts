@@ -47,8 +47,11 @@ export const syncScenario: Scenario = {
 
       const first = await sync.sync();
       const uploadable = FILES - first.waiting.length;
-      if (first.error || first.push.uploaded.length !== uploadable) throw new Error(`the initial upload failed: ${first.error?.message ?? `${first.push.uploaded.length} of ${uploadable} uploaded`}`);
-      log(`uploaded ${first.push.uploaded.length} files in ${first.push.attempts} PUTs (${Math.round(first.durationMs)} ms, ${first.filesHashed} files hashed once); ${first.waiting.length} held back (${[...new Set(first.waiting.map((w) => w.reason))].join(', ') || 'none'})`);
+      if (first.error || first.push.uploaded.length !== uploadable)
+        throw new Error(`the initial upload failed: ${first.error?.message ?? `${first.push.uploaded.length} of ${uploadable} uploaded`}`);
+      log(
+        `uploaded ${first.push.uploaded.length} files in ${first.push.attempts} PUTs (${Math.round(first.durationMs)} ms, ${first.filesHashed} files hashed once); ${first.waiting.length} held back (${[...new Set(first.waiting.map((w) => w.reason))].join(', ') || 'none'})`,
+      );
 
       let bytesHashed = 0;
       let filesHashed = 0;
@@ -75,12 +78,18 @@ export const syncScenario: Scenario = {
       const puts = requests.slice(before).filter((r) => r.method === 'PUT');
       const keysUploaded = puts.reduce((n, r) => n + (r.keys ?? 0), 0);
       if (changed.error) throw new Error(`the one-file sync failed: ${changed.error.message}`);
-      if (keysUploaded !== 1 || changed.push.uploaded.join() !== key) throw new Error(`one changed file uploaded ${keysUploaded} keys (${changed.push.uploaded.join(', ')})`);
+      if (keysUploaded !== 1 || changed.push.uploaded.join() !== key)
+        throw new Error(`one changed file uploaded ${keysUploaded} keys (${changed.push.uploaded.join(', ')})`);
       log(`one changed file: ${puts.length} PUT carrying ${keysUploaded} key, ${changed.filesHashed} file hashed (${changed.bytesHashed} bytes)`);
 
       return {
         ratios: {
-          'no-op sync ÷ stat-all': { value: ratio, target: 1.5, better: 'lower', note: `${FILES} files: 304 + readdir + lstat each, hashes from the cache; per round ${timing.spread[0].toFixed(2)}–${timing.spread[1].toFixed(2)}, CPU time ${timing.cpuRatio.toFixed(2)}` },
+          'no-op sync ÷ stat-all': {
+            value: ratio,
+            target: 1.5,
+            better: 'lower',
+            note: `${FILES} files: 304 + readdir + lstat each, hashes from the cache; per round ${timing.spread[0].toFixed(2)}–${timing.spread[1].toFixed(2)}, CPU time ${timing.cpuRatio.toFixed(2)}`,
+          },
           'bytes hashed by no-op syncs': { value: bytesHashed, target: 0, better: 'lower' },
           'keys uploaded after one edit': { value: keysUploaded, target: 1, better: 'lower', note: 'asserted to be exactly 1' },
         },

@@ -64,7 +64,8 @@ export const teamLoadScenario: Scenario = {
           await createTeam(stores[0]!, 'load');
           const tokens: string[] = [];
           for (let i = 0; i < CLIENTS; i++) tokens.push((await issueToken(stores[0]!, 'load', `member-${i}`)).token);
-          for (const store of stores) servers.push(await startServer({ store, port: 0, closeStore: false, log: record, limits: { rateLimit: { burst: 100_000, perSecond: 100_000 } } }));
+          for (const store of stores)
+            servers.push(await startServer({ store, port: 0, closeStore: false, log: record, limits: { rateLimit: { burst: 100_000, perSecond: 100_000 } } }));
           for (const [i, server] of servers.entries()) if (setup.faults) proxies.push(await startFaultProxy(server.url, { rate: 0, seed: 19 + i }));
           const started = performance.now();
           const ledger = await runTeamLoad({
@@ -92,7 +93,13 @@ export const teamLoadScenario: Scenario = {
           result.ratios[`edits lost [${label}]`] = { value: ledger.lost.length, target: 0, better: 'lower', note: `${ledger.edits} edits counted one by one` };
           result.ratios[`conflicts on edits that overlap nobody [${label}]`] = { value: ledger.conflictsWithoutOverlap, target: 0, better: 'lower' };
           result.ratios[`stale exits [${label}]`] = { value: ledger.staleExits, target: 0, better: 'lower' };
-          if (!setup.faults) result.ratios[`own-file edits landed in their round [${label}]`] = { value: landed, target: 0.99, better: 'higher', note: `${ledger.ownLandedInRound} of ${ledger.ownEdits}` };
+          if (!setup.faults)
+            result.ratios[`own-file edits landed in their round [${label}]`] = {
+              value: landed,
+              target: 0.99,
+              better: 'higher',
+              note: `${ledger.ownLandedInRound} of ${ledger.ownEdits}`,
+            };
           Object.assign(result.figures, {
             [`${label}: edits`]: ledger.edits,
             [`${label}: on server / conflict / pending`]: `${ledger.onServer} / ${ledger.conflict} / ${ledger.pending}`,

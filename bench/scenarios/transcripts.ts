@@ -25,13 +25,29 @@ const MB = 1024 * 1024;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
 
-
 /**
  * A pool of source lines, already JSON-escaped, to cut tool payloads from. Cutting at line
  * boundaries never splits an escape sequence.
  */
 function codePool(random: () => number): { text: string; cuts: number[] } {
-  const words = ['const', 'return', 'await', 'config', 'loader', 'if', 'user', 'session', 'memory', 'index', 'throw new Error', 'export function', '// 部署前先跑集成测试', 'map((x) => x.id)', '"quoted"', 'path.join(dir, name)'];
+  const words = [
+    'const',
+    'return',
+    'await',
+    'config',
+    'loader',
+    'if',
+    'user',
+    'session',
+    'memory',
+    'index',
+    'throw new Error',
+    'export function',
+    '// 部署前先跑集成测试',
+    'map((x) => x.id)',
+    '"quoted"',
+    'path.join(dir, name)',
+  ];
   const lines: string[] = [];
   const cuts: number[] = [0];
   let length = 0;
@@ -117,13 +133,20 @@ function generate(file: string, targetBytes: number): Generated {
   };
   const envelope = (type: string, message: string, extra = ''): string => line(type, `"message":${message}${extra}`);
   let messageN = 0;
-  const usage = (n: number) => `{"input_tokens":${4 + (n % 7)},"cache_creation_input_tokens":${200 + (n % 900)},"cache_read_input_tokens":${20000 + n * 3},"output_tokens":${10 + (n % 400)},"service_tier":"standard"}`;
+  const usage = (n: number) =>
+    `{"input_tokens":${4 + (n % 7)},"cache_creation_input_tokens":${200 + (n % 900)},"cache_read_input_tokens":${20000 + n * 3},"output_tokens":${10 + (n % 400)},"service_tier":"standard"}`;
   const assistant = (blocks: string[], stop: string | null) => {
     const id = `msg_01${(++messageN).toString(36).padStart(10, '0')}`;
     const u = usage(messageN);
     blocks.forEach((block, i) => {
       const stopReason = i === blocks.length - 1 && stop ? `"${stop}"` : 'null';
-      emit(envelope('assistant', `{"model":"claude-sonnet-4-5-20250929","id":"${id}","type":"message","role":"assistant","content":[${block}],"stop_reason":${stopReason},"stop_sequence":null,"usage":${u}}`, `,"requestId":"req_${id}"`));
+      emit(
+        envelope(
+          'assistant',
+          `{"model":"claude-sonnet-4-5-20250929","id":"${id}","type":"message","role":"assistant","content":[${block}],"stop_reason":${stopReason},"stop_sequence":null,"usage":${u}}`,
+          `,"requestId":"req_${id}"`,
+        ),
+      );
     });
   };
   const toolUse = (id: string, name: string, input: string) => {
@@ -131,17 +154,29 @@ function generate(file: string, targetBytes: number): Generated {
     return `{"type":"tool_use","id":"${id}","name":"${name}","input":${input}}`;
   };
   const toolResult = (id: string, content: string, isError: boolean, toolUseResult: string) =>
-    emit(envelope('user', `{"role":"user","content":[{"tool_use_id":"${id}","type":"tool_result","content":"${content}"${isError ? ',"is_error":true' : ''}}]}`, `,"toolUseResult":${toolUseResult}`));
+    emit(
+      envelope(
+        'user',
+        `{"role":"user","content":[{"tool_use_id":"${id}","type":"tool_result","content":"${content}"${isError ? ',"is_error":true' : ''}}]}`,
+        `,"toolUseResult":${toolUseResult}`,
+      ),
+    );
 
   while (bytes + pendingChars < targetBytes) {
     turns++;
     const t = turns;
     const file1 = `${cwd}/src/module-${t % 97}.ts`;
-    emit(`{"type":"file-history-snapshot","messageId":"snap-${t}","snapshot":{"messageId":"snap-${t}","trackedFileBackups":{"${file1}":{"backupFileName":"b${t}@v1","version":1,"backupTime":"${new Date(clock).toISOString()}"}},"timestamp":"${new Date(clock).toISOString()}"},"isSnapshotUpdate":false}`);
+    emit(
+      `{"type":"file-history-snapshot","messageId":"snap-${t}","snapshot":{"messageId":"snap-${t}","trackedFileBackups":{"${file1}":{"backupFileName":"b${t}@v1","version":1,"backupTime":"${new Date(clock).toISOString()}"}},"timestamp":"${new Date(clock).toISOString()}"},"isSnapshotUpdate":false}`,
+    );
     emit(envelope('user', `{"role":"user","content":"${prose(100 + random() * 1400, t % 10 === 0)}"}`));
     const read = `toolu_r${t}`;
     assistant(
-      [`{"type":"thinking","thinking":"${prose(200 + random() * 1200)}","signature":"${'Eq'.repeat(80)}"}`, `{"type":"text","text":"${prose(120 + random() * 300)}"}`, toolUse(read, 'Read', `{"file_path":"${file1}"}`)],
+      [
+        `{"type":"thinking","thinking":"${prose(200 + random() * 1200)}","signature":"${'Eq'.repeat(80)}"}`,
+        `{"type":"text","text":"${prose(120 + random() * 300)}"}`,
+        toolUse(read, 'Read', `{"file_path":"${file1}"}`),
+      ],
       'tool_use',
     );
     const readBody = slice(sizeOfResult());
@@ -149,8 +184,19 @@ function generate(file: string, targetBytes: number): Generated {
     const edit = `toolu_e${t}`;
     const oldString = slice(300 + random() * 2000);
     const newString = slice(300 + random() * 2000);
-    assistant([`{"type":"text","text":"${prose(100 + random() * 300)}"}`, toolUse(edit, 'Edit', `{"file_path":"${file1}","old_string":"${oldString}","new_string":"${newString}"}`)], 'tool_use');
-    toolResult(edit, `The file ${file1} has been updated.`, false, `{"filePath":"${file1}","oldString":"${oldString}","newString":"${newString}","originalFile":"${slice(5_000 + random() * 45_000)}","structuredPatch":[{"oldStart":1,"oldLines":3,"newStart":1,"newLines":3,"lines":["-a","+b"]}],"userModified":false,"replaceAll":false}`);
+    assistant(
+      [
+        `{"type":"text","text":"${prose(100 + random() * 300)}"}`,
+        toolUse(edit, 'Edit', `{"file_path":"${file1}","old_string":"${oldString}","new_string":"${newString}"}`),
+      ],
+      'tool_use',
+    );
+    toolResult(
+      edit,
+      `The file ${file1} has been updated.`,
+      false,
+      `{"filePath":"${file1}","oldString":"${oldString}","newString":"${newString}","originalFile":"${slice(5_000 + random() * 45_000)}","structuredPatch":[{"oldStart":1,"oldLines":3,"newStart":1,"newLines":3,"lines":["-a","+b"]}],"userModified":false,"replaceAll":false}`,
+    );
     const bash = `toolu_b${t}`;
     assistant([toolUse(bash, 'Bash', `{"command":"npm test -- module-${t % 97}","description":"Run the tests"}`)], 'tool_use');
     const failed = random() < 0.1;
@@ -161,7 +207,13 @@ function generate(file: string, targetBytes: number): Generated {
     if (t % 5 === 0) emit(line('system', `"subtype":"turn_duration","durationMs":${Math.floor(random() * 60_000)}`));
     if (t % 400 === 0) {
       emit(line('system', `"subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":167000}`));
-      emit(envelope('user', `{"role":"user","content":"This session is being continued from a previous conversation. ${prose(3000)}"}`, ',"isCompactSummary":true'));
+      emit(
+        envelope(
+          'user',
+          `{"role":"user","content":"This session is being continued from a previous conversation. ${prose(3000)}"}`,
+          ',"isCompactSummary":true',
+        ),
+      );
     }
   }
   flush();
@@ -265,7 +317,9 @@ export const transcriptsScenario: Scenario = {
       // The reader must have seen exactly what was written, or its speed means nothing.
       const seen = check as Awaited<ReturnType<typeof readAllTurns>> | null;
       if (!seen || seen.turns !== gen.turns || seen.toolCalls !== gen.toolCalls || seen.lines !== gen.lines || memory.turns !== gen.turns) {
-        throw new Error(`reader saw ${seen?.turns} turns / ${seen?.toolCalls} tool calls / ${seen?.lines} lines, expected ${gen.turns} / ${gen.toolCalls} / ${gen.lines}`);
+        throw new Error(
+          `reader saw ${seen?.turns} turns / ${seen?.toolCalls} tool calls / ${seen?.lines} lines, expected ${gen.turns} / ${gen.toolCalls} / ${gen.lines}`,
+        );
       }
       const mb = gen.bytes / MB;
       const baselineMBps = mb / (timing.baselineMs / 1000);

@@ -47,7 +47,11 @@ describe('memdir CLI', () => {
     const { code, out } = await run('where', path.join(repo, 'sub'), '--json');
     expect(code).toBe(0);
     const real = await fs.realpath(path.join(repo, 'sub'));
-    expect(JSON.parse(out)).toMatchObject({ key: real, dir: real.replace(/[^a-zA-Z0-9]/g, '-'), memoryDir: path.join(fixture.home, 'projects', real.replace(/[^a-zA-Z0-9]/g, '-'), 'memory') });
+    expect(JSON.parse(out)).toMatchObject({
+      key: real,
+      dir: real.replace(/[^a-zA-Z0-9]/g, '-'),
+      memoryDir: path.join(fixture.home, 'projects', real.replace(/[^a-zA-Z0-9]/g, '-'), 'memory'),
+    });
   });
 
   it('where explains the key it chose: which .git, and why a worktree link was not followed', async () => {
@@ -55,7 +59,13 @@ describe('memdir CLI', () => {
     await fs.mkdir(path.join(repo, '.git'));
     await fs.mkdir(path.join(repo, 'pkg'));
     const inRepo = JSON.parse((await run('where', path.join(repo, 'pkg'), '--json')).out);
-    expect(inRepo).toMatchObject({ key: repo, via: 'repository', gitEntry: { path: path.join(repo, '.git'), kind: 'directory' }, worktree: null, launchDir: path.join(repo, 'pkg') });
+    expect(inRepo).toMatchObject({
+      key: repo,
+      via: 'repository',
+      gitEntry: { path: path.join(repo, '.git'), kind: 'directory' },
+      worktree: null,
+      launchDir: path.join(repo, 'pkg'),
+    });
     expect(inRepo.transcriptFolder).toBe(path.join(repo, 'pkg').replace(/[^a-zA-Z0-9]/g, '-'));
     // A worktree whose main repository is gone keeps its own memory, and says why.
     const wt = path.join(repo, 'pkg');
@@ -90,7 +100,10 @@ describe('memdir CLI', () => {
     await fs.writeFile(file, '---\nname: Renamed\ndescription: use case: changed after the cache was written\ntype: project\n---\n');
     try {
       const big = JSON.parse((await run('scan', '--json')).out).projects.find((p: { dir: string }) => p.dir === '-work-big');
-      expect(big.memories.find((m: { file: string }) => m.file === 'project_m3.md')).toMatchObject({ name: 'Renamed', description: 'use case: changed after the cache was written' });
+      expect(big.memories.find((m: { file: string }) => m.file === 'project_m3.md')).toMatchObject({
+        name: 'Renamed',
+        description: 'use case: changed after the cache was written',
+      });
     } finally {
       await fs.writeFile(file, before);
     }
@@ -122,13 +135,26 @@ describe('memdir CLI', () => {
     await fs.mkdir(memory, { recursive: true });
     const topic = (i: number) => `---\nname: Feed ${i}\ndescription: feed ${i} arrives hourly\ntype: project\n---\n`;
     for (let i = 0; i < 202; i++) await fs.writeFile(path.join(memory, `feed_${i}.md`), topic(i));
-    await fs.writeFile(path.join(memory, 'MEMORY.md'), `${Array.from({ length: 199 }, (_, i) => `- [Feed ${i}](feed_${i}.md) — feed ${i} arrives hourly`).join('\n')}\n`);
+    await fs.writeFile(
+      path.join(memory, 'MEMORY.md'),
+      `${Array.from({ length: 199 }, (_, i) => `- [Feed ${i}](feed_${i}.md) — feed ${i} arrives hourly`).join('\n')}\n`,
+    );
     const fixed = await run('lint', '--home', home, '--project', '-work-full', '--fix', '--json');
     const report = JSON.parse(fixed.out).projects[0];
     expect(report.fixed.map((f: { file: string }) => f.file)).toEqual(['feed_199.md']);
     expect(report.heldBack).toEqual([
-      { kind: 'add-to-index', file: 'feed_200.md', scope: 'private', reason: 'its pointer would fall below the cut: MEMORY.md is 200 of 200 lines, 10,069 of 25,000 characters' },
-      { kind: 'add-to-index', file: 'feed_201.md', scope: 'private', reason: 'its pointer would fall below the cut: MEMORY.md is 200 of 200 lines, 10,069 of 25,000 characters' },
+      {
+        kind: 'add-to-index',
+        file: 'feed_200.md',
+        scope: 'private',
+        reason: 'its pointer would fall below the cut: MEMORY.md is 200 of 200 lines, 10,069 of 25,000 characters',
+      },
+      {
+        kind: 'add-to-index',
+        file: 'feed_201.md',
+        scope: 'private',
+        reason: 'its pointer would fall below the cut: MEMORY.md is 200 of 200 lines, 10,069 of 25,000 characters',
+      },
     ]);
     expect(fixed.code).toBe(1);
     expect((await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).trim().split('\n')).toHaveLength(200);
@@ -171,7 +197,13 @@ describe('memdir CLI', () => {
     await run('history', sanitized(fixture.zhPath));
     // Deleted the way Claude Code deletes: the file and its line.
     await fs.rm(path.join(memoryDir, 'feedback_review.md'));
-    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), index.split('\n').filter((l) => !l.includes('feedback_review.md')).join('\n'));
+    await fs.writeFile(
+      path.join(memoryDir, 'MEMORY.md'),
+      index
+        .split('\n')
+        .filter((l) => !l.includes('feedback_review.md'))
+        .join('\n'),
+    );
     const entries = JSON.parse((await run('history', sanitized(fixture.zhPath), '--json')).out).entries as { rev: string }[];
     const restored = await run('restore', sanitized(fixture.zhPath), entries[1]!.rev, 'feedback_review.md');
     expect(restored).toMatchObject({ code: 0, err: '' });
@@ -198,7 +230,9 @@ describe('memdir CLI', () => {
   });
 
   it('the installed entry point runs as a real process', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'memdir.ts'), 'scan', '--json'], { env: { ...process.env, ...env } });
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'memdir.ts'), 'scan', '--json'], {
+      env: { ...process.env, ...env },
+    });
     expect(JSON.parse(stdout).projects.length).toBe(5);
   });
 });

@@ -53,14 +53,21 @@ export function printJson(io: CliIo, value: unknown): void {
  * `""` are refused — and within [`min`, `max`]: a nonsense limit (`--max-body 0`) is refused with a
  * sentence, never accepted and discovered later.
  */
-export function wholeNumberOption(values: Record<string, unknown>, name: string, range: { min: number; max: number; unit?: string }, fallback?: number): number | undefined {
+export function wholeNumberOption(
+  values: Record<string, unknown>,
+  name: string,
+  range: { min: number; max: number; unit?: string },
+  fallback?: number,
+): number | undefined {
   const raw = values[name];
   if (raw === undefined) return fallback;
   const unit = range.unit ? ` ${range.unit}` : '';
   const text = String(raw).trim();
   const n = /^\d{1,16}$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(n) || n < range.min || n > range.max) {
-    throw new UsageError(`--${name} must be a whole number from ${range.min.toLocaleString('en')} to ${range.max.toLocaleString('en')}${unit}, not ${JSON.stringify(String(raw).slice(0, 40))}`);
+    throw new UsageError(
+      `--${name} must be a whole number from ${range.min.toLocaleString('en')} to ${range.max.toLocaleString('en')}${unit}, not ${JSON.stringify(String(raw).slice(0, 40))}`,
+    );
   }
   return n;
 }

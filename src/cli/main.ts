@@ -30,14 +30,14 @@ export function commandHelp(spec: CommandSpec): string {
 export function globalHelp(commands: CommandSpec[]): string {
   const width = Math.max(...commands.map((c) => c.name.join(' ').length)) + 2;
   const lines = [
-    'memdir — long-term memory for AI coding agents, on Claude Code\'s own files.',
+    "memdir — long-term memory for AI coding agents, on Claude Code's own files.",
     '',
     'Usage: memdir <command> [options]',
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.name.join(' ').padEnd(width)} ${c.summary}`),
     '',
-    'Run `memdir <command> --help` for a command\'s options and JSON output.',
+    "Run `memdir <command> --help` for a command's options and JSON output.",
     'Exit codes: 0 fine, 1 problems found, 2 usage or I/O error.',
   ];
   return `${lines.join('\n')}\n`;
@@ -48,7 +48,10 @@ export function globalHelp(commands: CommandSpec[]): string {
  * start with a dash (`-Users-me-app`): here only `--name`, `--name=value` and `-h` are options,
  * any other word is a positional, and a string option takes the next word whatever it is.
  */
-export function parseCommandArgs(argv: string[], spec: CommandSpec): { positionals: string[]; values: Record<string, string | boolean | string[] | undefined> } {
+export function parseCommandArgs(
+  argv: string[],
+  spec: CommandSpec,
+): { positionals: string[]; values: Record<string, string | boolean | string[] | undefined> } {
   const positionals: string[] = [];
   const values: Record<string, string | boolean | string[] | undefined> = {};
   for (let i = 0; i < argv.length; i++) {
@@ -132,7 +135,9 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
     const optional = spec.args.length - required;
     const variadic = spec.args.some((a) => a.includes('...'));
     if (parsed.positionals.length < required || (!variadic && parsed.positionals.length > required + optional)) {
-      throw new UsageError(`expected ${spec.args.join(' ') || 'no arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}`);
+      throw new UsageError(
+        `expected ${spec.args.join(' ') || 'no arguments'}, got ${parsed.positionals.length ? parsed.positionals.map((p) => `"${p}"`).join(' ') : 'none'}`,
+      );
     }
     return await spec.run({ positionals: parsed.positionals, values: parsed.values, io });
   } catch (error) {
@@ -151,4 +156,3 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
     return EXIT_ERROR;
   }
 }
-

@@ -22,11 +22,15 @@ function writer(stream: NodeJS.WriteStream): (text: string) => void {
 const argv = process.argv.slice(2);
 // Claude Code runs `memdir hook <event>` on every turn: load that command alone, not the CLI.
 const only = argv[0] === 'hook' ? [(await import('./commands/hook.js')).hookCommand] : undefined;
-const code = await runCli(argv, {
-  out: writer(process.stdout),
-  err: writer(process.stderr),
-  env: process.env,
-  cwd: process.cwd(),
-  stdin: process.stdin,
-}, only);
+const code = await runCli(
+  argv,
+  {
+    out: writer(process.stdout),
+    err: writer(process.stderr),
+    env: process.env,
+    cwd: process.cwd(),
+    stdin: process.stdin,
+  },
+  only,
+);
 process.exitCode = code;

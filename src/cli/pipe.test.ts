@@ -17,7 +17,8 @@ beforeAll(async () => {
   // Far more than a pipe holds (64 KiB), so the writer is still writing when the reader leaves.
   const line = 'The payments service retries webhooks three times with exponential backoff.\n';
   await fs.writeFile(path.join(memory, 'project_big.md'), `---\nname: Big\ndescription: big\ntype: project\n---\n\n${line.repeat(9000)}`);
-  for (let i = 0; i < 400; i++) await fs.writeFile(path.join(memory, `project_${i}.md`), `---\nname: Note ${i}\ndescription: ${line.trim()} (${i})\ntype: project\n---\n\nx\n`);
+  for (let i = 0; i < 400; i++)
+    await fs.writeFile(path.join(memory, `project_${i}.md`), `---\nname: Note ${i}\ndescription: ${line.trim()} (${i})\ntype: project\n---\n\nx\n`);
   env = { ...process.env, CLAUDE_CONFIG_DIR: path.join(root, 'home'), MEMDIR_DATA_DIR: path.join(root, 'data') };
 });
 afterAll(async () => {
@@ -27,7 +28,11 @@ afterAll(async () => {
 /** Run memdir, read one chunk of its stdout, then close the pipe; resolve with its exit and stderr. */
 function runAndCloseEarly(args: string[]): Promise<{ code: number | null; signal: string | null; stderr: string; read: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MEMDIR, ...args], { env, cwd: path.resolve(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MEMDIR, ...args], {
+      env,
+      cwd: path.resolve(import.meta.dirname, '../..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let read = 0;
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));

@@ -6,15 +6,84 @@ import { historyCommand, restoreCommand, undoCommand } from './commands/history.
 import { hookCommand } from './commands/hook.js';
 import { hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand } from './commands/hooks.js';
 import { lintCommand } from './commands/lint.js';
-import { personalCommand, personalConflictsCommand, personalConnectCommand, personalDisconnectCommand, personalResolveCommand, personalStatusCommand, personalSyncCommand } from './commands/personal.js';
+import {
+  personalCommand,
+  personalConflictsCommand,
+  personalConnectCommand,
+  personalDisconnectCommand,
+  personalResolveCommand,
+  personalStatusCommand,
+  personalSyncCommand,
+} from './commands/personal.js';
 import { recallCommand } from './commands/recall.js';
 import { RELINK_COMMANDS } from './commands/relink.js';
 import { scanCommand } from './commands/scan.js';
 import { sessionStatusCommand } from './commands/session.js';
 import { secretsScanCommand } from './commands/secrets.js';
-import { serverAdminCommand, serverCommand, serverCreatePersonalCommand, serverCreateTeamCommand, serverIssueTokenCommand, serverListCommand, serverResetPersonalCommand, serverRevokeTokenCommand } from './commands/server.js';
+import {
+  serverAdminCommand,
+  serverCommand,
+  serverCreatePersonalCommand,
+  serverCreateTeamCommand,
+  serverIssueTokenCommand,
+  serverListCommand,
+  serverResetPersonalCommand,
+  serverRevokeTokenCommand,
+} from './commands/server.js';
 import { showCommand } from './commands/show.js';
-import { teamCommand, teamConflictsCommand, teamConnectCommand, teamDisconnectCommand, teamResolveCommand, teamStatusCommand, teamSyncCommand } from './commands/team.js';
+import {
+  teamCommand,
+  teamConflictsCommand,
+  teamConnectCommand,
+  teamDisconnectCommand,
+  teamResolveCommand,
+  teamStatusCommand,
+  teamSyncCommand,
+} from './commands/team.js';
 import { whereCommand } from './commands/where.js';
 
-export const COMMANDS: CommandSpec[] = [whereCommand, scanCommand, lintCommand, showCommand, historyCommand, restoreCommand, undoCommand, ...RELINK_COMMANDS, recallCommand, extractCommand, sessionStatusCommand, hookCommand, hooksConnectCommand, hooksDisconnectCommand, hooksStatusCommand, dreamCommand, dreamStatusCommand, dreamListCommand, dreamRevertCommand, dreamConfirmCommand, secretsScanCommand, serverCommand, serverAdminCommand, serverCreateTeamCommand, serverCreatePersonalCommand, serverResetPersonalCommand, serverIssueTokenCommand, serverRevokeTokenCommand, serverListCommand, teamCommand, teamConnectCommand, teamStatusCommand, teamSyncCommand, teamConflictsCommand, teamResolveCommand, teamDisconnectCommand, personalCommand, personalConnectCommand, personalStatusCommand, personalSyncCommand, personalConflictsCommand, personalResolveCommand, personalDisconnectCommand];
+export const COMMANDS: CommandSpec[] = [
+  whereCommand,
+  scanCommand,
+  lintCommand,
+  showCommand,
+  historyCommand,
+  restoreCommand,
+  undoCommand,
+  ...RELINK_COMMANDS,
+  recallCommand,
+  extractCommand,
+  sessionStatusCommand,
+  hookCommand,
+  hooksConnectCommand,
+  hooksDisconnectCommand,
+  hooksStatusCommand,
+  dreamCommand,
+  dreamStatusCommand,
+  dreamListCommand,
+  dreamRevertCommand,
+  dreamConfirmCommand,
+  secretsScanCommand,
+  serverCommand,
+  serverAdminCommand,
+  serverCreateTeamCommand,
+  serverCreatePersonalCommand,
+  serverResetPersonalCommand,
+  serverIssueTokenCommand,
+  serverRevokeTokenCommand,
+  serverListCommand,
+  teamCommand,
+  teamConnectCommand,
+  teamStatusCommand,
+  teamSyncCommand,
+  teamConflictsCommand,
+  teamResolveCommand,
+  teamDisconnectCommand,
+  personalCommand,
+  personalConnectCommand,
+  personalStatusCommand,
+  personalSyncCommand,
+  personalConflictsCommand,
+  personalResolveCommand,
+  personalDisconnectCommand,
+];

@@ -26,13 +26,22 @@ beforeAll(async () => {
   home = path.join(root, 'home');
   const memory = path.join(home, 'projects', '-work-app', 'memory');
   await fs.mkdir(path.join(memory, 'team'), { recursive: true });
-  await fs.writeFile(path.join(memory, `feedback_${HOSTILE}.md`), `---\nname: Colours${HOSTILE}\ndescription: ${HOSTILE}evil\ntype: feedback\n---\n\nclick \u001b]8;;http://evil.example\u0007here\u001b]8;;\u0007 ${HOSTILE}\n`);
+  await fs.writeFile(
+    path.join(memory, `feedback_${HOSTILE}.md`),
+    `---\nname: Colours${HOSTILE}\ndescription: ${HOSTILE}evil\ntype: feedback\n---\n\nclick \u001b]8;;http://evil.example\u0007here\u001b]8;;\u0007 ${HOSTILE}\n`,
+  );
   await fs.writeFile(path.join(memory, 'MEMORY.md'), `- [Gone${HOSTILE}](gone${HOSTILE}.md) — ${HOSTILE}\n`);
   // A server that answers with escapes in every field a client prints.
   server = http.createServer((req, res) => {
     req.resume();
     res.writeHead(req.url === '/v1/me' ? 200 : 503, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(req.url === '/v1/me' ? { team: `platform${HOSTILE}`, member: `mallory${HOSTILE}`, tokenId: '0'.repeat(16) } : { error: 'unavailable', message: `down${HOSTILE}` }));
+    res.end(
+      JSON.stringify(
+        req.url === '/v1/me'
+          ? { team: `platform${HOSTILE}`, member: `mallory${HOSTILE}`, tokenId: '0'.repeat(16) }
+          : { error: 'unavailable', message: `down${HOSTILE}` },
+      ),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -44,7 +53,13 @@ afterAll(async () => {
 
 async function memdir(args: string[], stdin?: string): Promise<string> {
   let all = '';
-  const io: CliIo = { out: (t) => (all += t), err: (t) => (all += t), env: { MEMDIR_DATA_DIR: path.join(root, 'data'), HOME: root }, cwd: root, ...(stdin ? { stdin: Readable.from([stdin]) } : {}) };
+  const io: CliIo = {
+    out: (t) => (all += t),
+    err: (t) => (all += t),
+    env: { MEMDIR_DATA_DIR: path.join(root, 'data'), HOME: root },
+    cwd: root,
+    ...(stdin ? { stdin: Readable.from([stdin]) } : {}),
+  };
   await runCli(args, io);
   return all;
 }
@@ -52,7 +67,10 @@ async function memdir(args: string[], stdin?: string): Promise<string> {
 describe('terminal output', () => {
   it('shows escape sequences and bidi overrides from a server, file names and memory contents as \\uXXXX, never raw', async () => {
     const outputs = [
-      await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', url, '--team', 'platform', '--token-stdin'], `mdt_${'0'.repeat(16)}_${'A'.repeat(43)}`),
+      await memdir(
+        ['team', 'connect', '--project', '-work-app', '--home', home, '--server', url, '--team', 'platform', '--token-stdin'],
+        `mdt_${'0'.repeat(16)}_${'A'.repeat(43)}`,
+      ),
       await memdir(['show', '-work-app', '--home', home]),
       await memdir(['show', '-work-app', `feedback_${HOSTILE}.md`, '--home', home]),
       await memdir(['lint', '--home', home]),

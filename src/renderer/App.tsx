@@ -107,7 +107,15 @@ function useKeyboard(): void {
   }, []);
 }
 
-const TAB_LABELS = { memories: 'Memories', index: 'MEMORY.md', health: 'Health', history: 'History', recall: 'Recall playground', dream: 'Dream', team: 'Team sync' } as const;
+const TAB_LABELS = {
+  memories: 'Memories',
+  index: 'MEMORY.md',
+  health: 'Health',
+  history: 'History',
+  recall: 'Recall playground',
+  dream: 'Dream',
+  team: 'Team sync',
+} as const;
 
 function Sidebar() {
   const route = useNav((s) => s.route);
@@ -131,7 +139,11 @@ function Sidebar() {
             {current ? projectName(current).split('/').pop() : openDir}
           </div>
           {(['memories', 'index', 'health', 'history', 'recall', 'dream', 'team'] as const).map((tab) => (
-            <button key={tab} className={route.view === 'project' && route.tab === tab ? 'nav-item sub active' : 'nav-item sub'} onClick={() => go({ view: 'project', dir: openDir, tab })}>
+            <button
+              key={tab}
+              className={route.view === 'project' && route.tab === tab ? 'nav-item sub active' : 'nav-item sub'}
+              onClick={() => go({ view: 'project', dir: openDir, tab })}
+            >
               {TAB_LABELS[tab]}
             </button>
           ))}
@@ -141,16 +153,31 @@ function Sidebar() {
         Agent memory
       </button>
       <button className={route.view === 'review' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'review', ...(openDir ? { dir: openDir } : {}) })}>
-        Review queue {pending > 0 && <span className="badge warning" aria-label={`${pending} waiting`}>{pending}</span>}
+        Review queue{' '}
+        {pending > 0 && (
+          <span className="badge warning" aria-label={`${pending} waiting`}>
+            {pending}
+          </span>
+        )}
       </button>
       <button className={route.view === 'drafts' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'drafts' })}>
-        Drafts {drafts > 0 && <span className="badge" aria-label={`${drafts} unsaved`}>{drafts}</span>}
+        Drafts{' '}
+        {drafts > 0 && (
+          <span className="badge" aria-label={`${drafts} unsaved`}>
+            {drafts}
+          </span>
+        )}
       </button>
       <button className={route.view === 'sessions' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'sessions' })}>
         Live sessions
       </button>
       <button className={route.view === 'alerts' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'alerts' })}>
-        Alerts {alerts > 0 && <span className="badge error" aria-label={`${alerts} open`}>{alerts}</span>}
+        Alerts{' '}
+        {alerts > 0 && (
+          <span className="badge error" aria-label={`${alerts} open`}>
+            {alerts}
+          </span>
+        )}
       </button>
       <button className={route.view === 'settings' ? 'nav-item active' : 'nav-item'} onClick={() => go({ view: 'settings' })}>
         Settings
@@ -159,7 +186,11 @@ function Sidebar() {
         <button className="link" onClick={() => usePalette.getState().toggle()} title="Command palette">
           ⌘K / Ctrl+K
         </button>
-        {info && <div className="muted small" title={info.home}>{info.homeSource === 'demo' ? 'Demo workspace' : info.home}</div>}
+        {info && (
+          <div className="muted small" title={info.home}>
+            {info.homeSource === 'demo' ? 'Demo workspace' : info.home}
+          </div>
+        )}
       </div>
     </nav>
   );

@@ -27,7 +27,10 @@ function checkMember(member: string): string {
 /** Create a team with a fresh epoch. */
 export async function createTeam(store: TeamStore, name: string, now = new Date()): Promise<TeamInfo> {
   if (!isTeamName(name)) {
-    throw new StoreError('invalid', `"${name.slice(0, 80)}" is not a valid team name: use lower-case letters, digits and dashes (at most 63), e.g. "platform-team".`);
+    throw new StoreError(
+      'invalid',
+      `"${name.slice(0, 80)}" is not a valid team name: use lower-case letters, digits and dashes (at most 63), e.g. "platform-team".`,
+    );
   }
   return store.createTeam(name, randomBytes(4).toString('hex'), now.toISOString());
 }

@@ -70,12 +70,22 @@ describeStores('sync API (app.request)', (h) => {
     const { request, olga, push } = await setup(h);
     await push({ 'secret-plan.md': 'platform only' });
     const answers = [];
-    for (const path of ['/v1/teams/platform/entries', '/v1/teams/nonexistent/entries', '/v1/teams/Not%20A%20Team/entries', '/v1/teams/platform/checksums', '/v1/teams/nonexistent/checksums']) {
+    for (const path of [
+      '/v1/teams/platform/entries',
+      '/v1/teams/nonexistent/entries',
+      '/v1/teams/Not%20A%20Team/entries',
+      '/v1/teams/platform/checksums',
+      '/v1/teams/nonexistent/checksums',
+    ]) {
       const r = await request('GET', path, { token: olga.token });
       answers.push({ status: r.status, headers: [...r.headers.entries()].sort(), body: await r.text() });
     }
     const put = async (team: string) => {
-      const r = await request('PUT', `/v1/teams/${team}/entries`, { token: olga.token, headers: { 'content-type': 'application/json', 'if-match': '"00000000-0"' }, body: '{"entries":{}}' });
+      const r = await request('PUT', `/v1/teams/${team}/entries`, {
+        token: olga.token,
+        headers: { 'content-type': 'application/json', 'if-match': '"00000000-0"' },
+        body: '{"entries":{}}',
+      });
       return { status: r.status, headers: [...r.headers.entries()].sort(), body: await r.text() };
     };
     answers.push(await put('platform'), await put('nonexistent'));
@@ -157,19 +167,48 @@ describeStores('sync API (app.request)', (h) => {
     expect(r.headers.get('etag')).toBe(body.etag);
     const noop = putResponseSchema.parse(await (await push({ 'b.md': 'B' })).json());
     expect(noop.version).toBe(2);
-    expect(Object.fromEntries(Object.entries((await entries()).entries).map(([k, v]) => [k, v.content]))).toEqual({ 'MEMORY.md': 'index', 'a.md': 'A', 'b.md': 'B' });
+    expect(Object.fromEntries(Object.entries((await entries()).entries).map(([k, v]) => [k, v.content]))).toEqual({
+      'MEMORY.md': 'index',
+      'a.md': 'A',
+      'b.md': 'B',
+    });
   });
 
   it('refuses a push with any hostile key, listing every reason, and writes nothing', async () => {
     const { push, entries } = await setup(h);
     await push({ 'ok.md': 'before' });
-    const hostile = ['../escape.md', '%2e%2e%2fx.md', '．．／x.md', 'a\\b.md', '/etc/x.md', 'C:x.md', 'CON.md', 'x\0.md', '.git/config.md', '__proto__', 'a'.repeat(300)];
+    const hostile = [
+      '../escape.md',
+      '%2e%2e%2fx.md',
+      '．．／x.md',
+      'a\\b.md',
+      '/etc/x.md',
+      'C:x.md',
+      'CON.md',
+      'x\0.md',
+      '.git/config.md',
+      '__proto__',
+      'a'.repeat(300),
+    ];
     const r = await push({ 'ok.md': 'after', 'new.md': 'new', ...Object.fromEntries(hostile.map((k) => [k, 'pwned'])) });
     expect(r.status).toBe(400);
     const error = await errorOf(r);
     expect(error.error).toBe('invalid-key');
     expect(error.keys!.map((k) => k.code).sort()).toEqual(
-      ['absent', 'backslash', 'drive-letter', 'dot-segment', 'encoded-traversal', 'hidden', 'not-markdown', 'null-byte', 'reserved-name', 'too-long', 'unicode-lookalike', 'absolute']
+      [
+        'absent',
+        'backslash',
+        'drive-letter',
+        'dot-segment',
+        'encoded-traversal',
+        'hidden',
+        'not-markdown',
+        'null-byte',
+        'reserved-name',
+        'too-long',
+        'unicode-lookalike',
+        'absolute',
+      ]
         .filter((c) => c !== 'absent')
         .sort(),
     );
@@ -192,7 +231,10 @@ describeStores('sync API (app.request)', (h) => {
     expect((await errorOf(await push({ 'a.md': 'bin\0ary' }))).error).toBe('invalid-content');
     const form = await raw('entries=1', 'application/x-www-form-urlencoded');
     expect(form.status).toBe(415);
-    const gz = await request('PUT', '/v1/teams/platform/entries', { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'if-match': await etagOf() }, body: '{}' });
+    const gz = await request('PUT', '/v1/teams/platform/entries', {
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'if-match': await etagOf() },
+      body: '{}',
+    });
     expect(gz.status).toBe(415);
   });
 
@@ -247,7 +289,10 @@ describeStores('sync API (app.request)', (h) => {
         controller.enqueue(new Uint8Array(16 * 1024).fill(0x20));
       },
     });
-    const r = await request('PUT', '/v1/teams/platform/entries', { headers: { 'content-type': 'application/json', 'if-match': await etagOf() }, body: endless });
+    const r = await request('PUT', '/v1/teams/platform/entries', {
+      headers: { 'content-type': 'application/json', 'if-match': await etagOf() },
+      body: endless,
+    });
     expect(r.status).toBe(413);
     expect(pulled).toBeLessThanOrEqual(64 * 1024 + 3 * 16 * 1024);
   });
@@ -343,8 +388,17 @@ describeStores('sync API (app.request)', (h) => {
 
   describe('protocol 2: per-key commits and push ids', () => {
     const sha = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-    const commit = (request: Awaited<ReturnType<typeof setup>>['request'], pushId: string, entries: Record<string, { content: string; base: string | null }>, token?: string) =>
-      request('PUT', '/v2/teams/platform/entries', { ...(token ? { token } : {}), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pushId, entries }) });
+    const commit = (
+      request: Awaited<ReturnType<typeof setup>>['request'],
+      pushId: string,
+      entries: Record<string, { content: string; base: string | null }>,
+      token?: string,
+    ) =>
+      request('PUT', '/v2/teams/platform/entries', {
+        ...(token ? { token } : {}),
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pushId, entries }),
+      });
 
     it('commits pushes of unrelated keys based on the same version — no team-wide 412', async () => {
       const { request, entries } = await setup(h);
@@ -358,11 +412,14 @@ describeStores('sync API (app.request)', (h) => {
       expect(Object.keys((await entries()).entries).sort()).toEqual(['a.md', 'b.md']);
     });
 
-    it('answers a key whose base moved as a conflict with the server\'s version, and commits the rest in one version', async () => {
+    it("answers a key whose base moved as a conflict with the server's version, and commits the rest in one version", async () => {
       const { request, entries } = await setup(h);
       await commit(request, 'push-1111111111111111', { 'a.md': { content: 'v1\n', base: null } });
       await commit(request, 'push-2222222222222222', { 'a.md': { content: 'v2 by ann\n', base: sha('v1\n') } });
-      const stale = await commit(request, 'push-3333333333333333', { 'a.md': { content: 'v2 by bob\n', base: sha('v1\n') }, 'c.md': { content: 'c\n', base: null } });
+      const stale = await commit(request, 'push-3333333333333333', {
+        'a.md': { content: 'v2 by bob\n', base: sha('v1\n') },
+        'c.md': { content: 'c\n', base: null },
+      });
       const body = commitResponseSchema.parse(await stale.json());
       expect(body.committed).toEqual(['c.md']);
       expect(body.conflicts).toEqual({ 'a.md': expect.objectContaining({ sha256: sha('v2 by ann\n'), updatedBy: 'ann' }) });
@@ -371,7 +428,9 @@ describeStores('sync API (app.request)', (h) => {
       expect(now['a.md']!.content).toBe('v2 by ann\n');
       expect(now['c.md']!.content).toBe('c\n');
       // Pushing exactly what the server holds is "unchanged", whatever its base.
-      const same = commitResponseSchema.parse(await (await commit(request, 'push-4444444444444444', { 'a.md': { content: 'v2 by ann\n', base: null } })).json());
+      const same = commitResponseSchema.parse(
+        await (await commit(request, 'push-4444444444444444', { 'a.md': { content: 'v2 by ann\n', base: null } })).json(),
+      );
       expect(same).toMatchObject({ unchanged: ['a.md'], committed: [], conflicts: {}, version: 3, previousVersion: 3 });
     });
 
@@ -391,7 +450,9 @@ describeStores('sync API (app.request)', (h) => {
       expect((await commit(request, 'short', { 'a.md': { content: 'x', base: null } })).status).toBe(400);
       expect((await commit(request, 'push-keys-0000000001', { '../x.md': { content: 'x', base: null } })).status).toBe(400);
       expect((await commit(request, 'push-nul-00000000001', { 'a.md': { content: 'a\0b', base: null } })).status).toBe(400);
-      expect((await request('PUT', '/v2/teams/platform/entries', { token: null, headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+      expect((await request('PUT', '/v2/teams/platform/entries', { token: null, headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(
+        401,
+      );
       expect((await commit(request, 'push-olga-0000000001', { 'a.md': { content: 'x', base: null } }, olga.token)).status).toBe(404);
     });
   });

@@ -23,7 +23,18 @@ import { quoteName } from '../shared/visible-text.js';
 import { isTeamName } from './admin.js';
 import { type ServerLimits, resolveLimits } from './limits.js';
 import { type Log, silentLog } from './log.js';
-import { type CommitResponse, type ErrorCode, type ErrorResponse, PERSONAL_PROJECT_PATTERN, PROTOCOLS, commitRequestSchema, formatEtag, keyRecordRequestSchema, parseEtag, parseEtagList } from './protocol.js';
+import {
+  type CommitResponse,
+  type ErrorCode,
+  type ErrorResponse,
+  PERSONAL_PROJECT_PATTERN,
+  PROTOCOLS,
+  commitRequestSchema,
+  formatEtag,
+  keyRecordRequestSchema,
+  parseEtag,
+  parseEtagList,
+} from './protocol.js';
 import { RateLimiter } from './rate-limit.js';
 import { readBodyLimited } from './read-body.js';
 import { type EntryWrite, type PutOutcome, type TeamState, type TeamStore, type TokenScope } from './store.js';
@@ -76,7 +87,14 @@ interface Space {
   label: string;
 }
 
-function fail(c: Context<Env>, status: number, error: ErrorCode, message: string, extra: Partial<ErrorResponse> = {}, headers: Record<string, string> = {}): Response {
+function fail(
+  c: Context<Env>,
+  status: number,
+  error: ErrorCode,
+  message: string,
+  extra: Partial<ErrorResponse> = {},
+  headers: Record<string, string> = {},
+): Response {
   const body: ErrorResponse = { error, message, ...extra };
   return c.newResponse(JSON.stringify(body), status as never, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers });
 }
@@ -114,7 +132,10 @@ export function createApp(options: AppOptions): Hono<Env> {
     await next();
     const auth = c.get('auth');
     // The handler's template even when a middleware answered first (401, 429); `use` routes are 'ALL'.
-    const route = matchedRoutes(c).filter((r) => r.method !== 'ALL').at(-1)?.path ?? '(unmatched)';
+    const route =
+      matchedRoutes(c)
+        .filter((r) => r.method !== 'ALL')
+        .at(-1)?.path ?? '(unmatched)';
     // The URL is the client's to fill: a team is logged only when it is a well-formed name.
     const team = /^\/v1\/teams\/([^/]+)\//.exec(c.req.path)?.[1];
     log({
@@ -171,9 +192,16 @@ export function createApp(options: AppOptions): Hono<Env> {
     const header = c.req.header('authorization') ?? '';
     const bearer = /^Bearer +(\S{1,200})$/i.exec(header)?.[1];
     const unauthorized = (): Response =>
-      fail(c, 401, 'unauthorized', 'Missing or invalid token: send "Authorization: Bearer <token>" with a token from `memdir server admin issue-token`.', {}, {
-        'WWW-Authenticate': 'Bearer realm="memdir"',
-      });
+      fail(
+        c,
+        401,
+        'unauthorized',
+        'Missing or invalid token: send "Authorization: Bearer <token>" with a token from `memdir server admin issue-token`.',
+        {},
+        {
+          'WWW-Authenticate': 'Bearer realm="memdir"',
+        },
+      );
     if (!bearer) return unauthorized();
     const parsed = parseToken(bearer);
     if (!parsed) return unauthorized();
@@ -185,14 +213,30 @@ export function createApp(options: AppOptions): Hono<Env> {
     const stored = await store.findToken(parsed.id);
     if (!stored || !tokenMatches(bearer, stored.hash)) {
       const counted = authFailures.take(address);
-      if (!counted.ok) return fail(c, 429, 'rate-limited', 'Too many failed authentications; wait and retry.', {}, { 'Retry-After': String(counted.retryAfterSeconds) });
+      if (!counted.ok)
+        return fail(c, 429, 'rate-limited', 'Too many failed authentications; wait and retry.', {}, { 'Retry-After': String(counted.retryAfterSeconds) });
       return unauthorized();
     }
-    if (stored.revokedAt) return fail(c, 401, 'token-revoked', 'This token was revoked; ask your team admin for a new one.', {}, { 'WWW-Authenticate': 'Bearer realm="memdir", error="invalid_token"' });
+    if (stored.revokedAt)
+      return fail(
+        c,
+        401,
+        'token-revoked',
+        'This token was revoked; ask your team admin for a new one.',
+        {},
+        { 'WWW-Authenticate': 'Bearer realm="memdir", error="invalid_token"' },
+      );
     c.set('auth', { team: stored.team, member: stored.member, tokenId: stored.id, scope: stored.scope });
     const allowed = perToken.take(stored.id);
     if (!allowed.ok) {
-      return fail(c, 429, 'rate-limited', `Too many requests; retry in ${allowed.retryAfterSeconds} s.`, {}, { 'Retry-After': String(allowed.retryAfterSeconds) });
+      return fail(
+        c,
+        429,
+        'rate-limited',
+        `Too many requests; retry in ${allowed.retryAfterSeconds} s.`,
+        {},
+        { 'Retry-After': String(allowed.retryAfterSeconds) },
+      );
     }
     return next();
   };
@@ -206,7 +250,14 @@ export function createApp(options: AppOptions): Hono<Env> {
     const encoding = c.req.header('content-encoding');
     if (encoding && encoding.toLowerCase() !== 'identity') return fail(c, 415, 'unsupported-media-type', 'Compressed request bodies are not accepted.');
     const tooLarge = (): Response =>
-      fail(c, 413, 'body-too-large', `The request body is larger than ${limits.maxBodyBytes} bytes; push in smaller batches.`, { limit: limits.maxBodyBytes }, { Connection: 'close' });
+      fail(
+        c,
+        413,
+        'body-too-large',
+        `The request body is larger than ${limits.maxBodyBytes} bytes; push in smaller batches.`,
+        { limit: limits.maxBodyBytes },
+        { Connection: 'close' },
+      );
     const declared = c.req.header('content-length');
     if (declared !== undefined && (!/^\d{1,16}$/.test(declared) || Number(declared) > limits.maxBodyBytes)) return tooLarge();
     const body = await readBodyLimited(c.req.raw.body, limits.maxBodyBytes);
@@ -237,7 +288,8 @@ export function createApp(options: AppOptions): Hono<Env> {
     for (const [key] of pairs) {
       const check = sanitizePathKey(key);
       if (!check.ok) badKeys.push({ key: key.slice(0, 300), code: check.code, reason: check.reason });
-      else if (utf8Length(key) > limits.maxKeyBytes) badKeys.push({ key, code: 'too-long', reason: `The key is longer than this server's ${limits.maxKeyBytes} bytes.` });
+      else if (utf8Length(key) > limits.maxKeyBytes)
+        badKeys.push({ key, code: 'too-long', reason: `The key is longer than this server's ${limits.maxKeyBytes} bytes.` });
     }
     if (badKeys.length > 0) {
       return fail(c, 400, 'invalid-key', `${badKeys.length} key(s) refused; nothing was written.`, { keys: badKeys.slice(0, 50) });
@@ -247,7 +299,10 @@ export function createApp(options: AppOptions): Hono<Env> {
       if (typeof content !== 'string') return fail(c, 400, 'invalid-body', `The content of ${quoteName(key)} is not a string.`, { key });
       const bytes = utf8Length(content);
       if (bytes > limits.maxEntryBytes) {
-        return fail(c, 413, 'entry-too-large', `${quoteName(key)} is ${bytes} bytes; an entry may hold at most ${limits.maxEntryBytes}.`, { key, limit: limits.maxEntryBytes });
+        return fail(c, 413, 'entry-too-large', `${quoteName(key)} is ${bytes} bytes; an entry may hold at most ${limits.maxEntryBytes}.`, {
+          key,
+          limit: limits.maxEntryBytes,
+        });
       }
       if (LONE_SURROGATE.test(content)) return fail(c, 400, 'invalid-content', `${quoteName(key)} is not valid Unicode text (lone surrogate).`, { key });
       if (content.includes('\0')) return fail(c, 400, 'invalid-content', `${quoteName(key)} contains a null byte: team memory is text, not binary.`, { key });
@@ -262,9 +317,17 @@ export function createApp(options: AppOptions): Hono<Env> {
       case 'no-team':
         return notFound(c);
       case 'team-full':
-        return fail(c, 413, 'team-full', `The team memory may hold at most ${outcome.limit} ${outcome.unit === 'bytes' ? 'bytes of content' : 'entries'}.`, { limit: outcome.limit });
+        return fail(c, 413, 'team-full', `The team memory may hold at most ${outcome.limit} ${outcome.unit === 'bytes' ? 'bytes of content' : 'entries'}.`, {
+          limit: outcome.limit,
+        });
       case 'case-conflict':
-        return fail(c, 409, 'case-conflict', `${quoteName(outcome.key)} differs from ${quoteName(outcome.existing)} only in letter case; they would be one file on macOS and Windows.`, { key: outcome.key });
+        return fail(
+          c,
+          409,
+          'case-conflict',
+          `${quoteName(outcome.key)} differs from ${quoteName(outcome.existing)} only in letter case; they would be one file on macOS and Windows.`,
+          { key: outcome.key },
+        );
     }
   };
 
@@ -280,7 +343,13 @@ export function createApp(options: AppOptions): Hono<Env> {
     const project = c.req.param('project');
     const auth = c.get('auth');
     if (auth.scope !== 'personal' || project === undefined || !PERSONAL_PROJECT_PATTERN.test(project)) return notFound(c);
-    const opened = await store.openPersonalProject(auth.team.slice(1), project, randomBytes(4).toString('hex'), now().toISOString(), limits.maxProjectsPerSpace);
+    const opened = await store.openPersonalProject(
+      auth.team.slice(1),
+      project,
+      randomBytes(4).toString('hex'),
+      now().toISOString(),
+      limits.maxProjectsPerSpace,
+    );
     if (opened.ok) return { name: opened.space, label: project };
     if (opened.reason === 'full') return fail(c, 409, 'space-full', `Your personal space may hold at most ${opened.limit} projects.`, { limit: opened.limit });
     return notFound(c);
@@ -299,7 +368,14 @@ export function createApp(options: AppOptions): Hono<Env> {
     const auth = c.get('auth');
     const personal = auth.scope === 'personal';
     // A personal space speaks protocol 2 only.
-    const body = { team: auth.team, member: auth.member, tokenId: auth.tokenId, protocols: personal ? [2] : PROTOCOLS, scope: auth.scope, ...(personal ? { user: auth.team.slice(1) } : {}) };
+    const body = {
+      team: auth.team,
+      member: auth.member,
+      tokenId: auth.tokenId,
+      protocols: personal ? [2] : PROTOCOLS,
+      scope: auth.scope,
+      ...(personal ? { user: auth.team.slice(1) } : {}),
+    };
     return c.json(body, 200, { 'Cache-Control': 'no-store' });
   });
 
@@ -349,7 +425,12 @@ export function createApp(options: AppOptions): Hono<Env> {
 
     const ifMatch = c.req.header('if-match');
     if (!ifMatch || ifMatch.trim() === '' || ifMatch.trim() === '*') {
-      return fail(c, 428, 'precondition-required', 'A push must send If-Match with the ETag it is based on (from GET entries or checksums); "*" is not accepted.');
+      return fail(
+        c,
+        428,
+        'precondition-required',
+        'A push must send If-Match with the ETag it is based on (from GET entries or checksums); "*" is not accepted.',
+      );
     }
     const current = await store.teamState(team);
     if (!current) return notFound(c);
@@ -369,7 +450,8 @@ export function createApp(options: AppOptions): Hono<Env> {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return fail(c, 400, 'invalid-body', shapeError);
     const fields = Object.keys(parsed);
     const raw = (parsed as { entries?: unknown }).entries;
-    if (fields.length !== 1 || fields[0] !== 'entries' || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(c, 400, 'invalid-body', shapeError);
+    if (fields.length !== 1 || fields[0] !== 'entries' || typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      return fail(c, 400, 'invalid-body', shapeError);
     // Own properties only (JSON.parse makes "__proto__" an ordinary own key, never a prototype).
     const writes = checkWrites(c, Object.entries(raw));
     if (writes instanceof Response) return writes;
@@ -383,11 +465,15 @@ export function createApp(options: AppOptions): Hono<Env> {
       maxTeamBytes: limits.maxTeamBytes,
     });
     if (!outcome.ok) {
-      if (outcome.reason === 'stale') return stale(outcome.state, 'Another push landed first: fetch the checksums, recompute your delta and push again with the new ETag.');
+      if (outcome.reason === 'stale')
+        return stale(outcome.state, 'Another push landed first: fetch the checksums, recompute your delta and push again with the new ETag.');
       return refusal(c, outcome);
     }
     const etag = formatEtag(outcome.state);
-    return c.json({ version: outcome.state.version, etag, changed: outcome.changed, unchanged: outcome.unchanged }, 200, { ETag: etag, 'Cache-Control': 'no-store' });
+    return c.json({ version: outcome.state.version, etag, changed: outcome.changed, unchanged: outcome.unchanged }, 200, {
+      ETag: etag,
+      'Cache-Control': 'no-store',
+    });
   });
 
   // Protocol 2: per-key bases, a client-chosen push id (see protocol.ts). The same for a team and a personal project.
@@ -400,9 +486,17 @@ export function createApp(options: AppOptions): Hono<Env> {
     if (parsed instanceof Response) return parsed;
     const shape = commitRequestSchema.safeParse(parsed);
     if (!shape.success) {
-      return fail(c, 400, 'invalid-body', 'The body must be {"pushId": "<16–64 letters, digits, - or _>", "entries": {"<key>.md": {"content": "<text>", "base": "<sha256>" | null}, …}}.');
+      return fail(
+        c,
+        400,
+        'invalid-body',
+        'The body must be {"pushId": "<16–64 letters, digits, - or _>", "entries": {"<key>.md": {"content": "<text>", "base": "<sha256>" | null}, …}}.',
+      );
     }
-    const writes = checkWrites(c, Object.entries(shape.data.entries).map(([key, e]) => [key, e.content]));
+    const writes = checkWrites(
+      c,
+      Object.entries(shape.data.entries).map(([key, e]) => [key, e.content]),
+    );
     if (writes instanceof Response) return writes;
     const outcome = await store.commitEntries(team, {
       pushId: shape.data.pushId,
@@ -445,14 +539,18 @@ export function createApp(options: AppOptions): Hono<Env> {
     if (parsed instanceof Response) return parsed;
     const shape = keyRecordRequestSchema.safeParse(parsed);
     if (!shape.success) return fail(c, 400, 'invalid-body', 'The body must be {"keyRecord": "<1 to 4096 characters>"}.');
-    if (LONE_SURROGATE.test(shape.data.keyRecord) || shape.data.keyRecord.includes('\0')) return fail(c, 400, 'invalid-content', 'The key record is not valid text.');
+    if (LONE_SURROGATE.test(shape.data.keyRecord) || shape.data.keyRecord.includes('\0'))
+      return fail(c, 400, 'invalid-content', 'The key record is not valid text.');
     const outcome = await store.setPersonalKey(auth.team.slice(1), shape.data.keyRecord);
     if (outcome.ok) return c.json({ keyRecord: outcome.record, created: outcome.created }, 200, { 'Cache-Control': 'no-store' });
     if (outcome.reason === 'no-space') return notFound(c);
-    return fail(c, 409, 'key-mismatch', 'This personal space is already encrypted with another key; its key record is not replaced.', { keyRecord: outcome.record });
+    return fail(c, 409, 'key-mismatch', 'This personal space is already encrypted with another key; its key record is not replaced.', {
+      keyRecord: outcome.record,
+    });
   });
 
-  const methodNotAllowed = (allow: string) => (c: Context<Env>) => fail(c, 405, 'method-not-allowed', `Allowed: ${allow}. There is no delete: retire a team memory by consolidating it.`, {}, { Allow: allow });
+  const methodNotAllowed = (allow: string) => (c: Context<Env>) =>
+    fail(c, 405, 'method-not-allowed', `Allowed: ${allow}. There is no delete: retire a team memory by consolidating it.`, {}, { Allow: allow });
   // Only the caller's own space learns which methods exist (never opens a personal project).
   const isOwnTeam = (c: Context<Env>): boolean => c.get('auth').scope === 'team' && c.req.param('team') === c.get('auth').team;
   const isOwnProject = (c: Context<Env>): boolean => c.get('auth').scope === 'personal' && PERSONAL_PROJECT_PATTERN.test(c.req.param('project') ?? '');

@@ -6,7 +6,8 @@ import {
   resolveServerDb,
   runServer,
   serverCommand,
-  serverCreatePersonalCommand, serverCreateTeamCommand,
+  serverCreatePersonalCommand,
+  serverCreateTeamCommand,
   serverIssueTokenCommand,
   serverListCommand,
   serverRevokeTokenCommand,
@@ -25,7 +26,7 @@ async function run(spec: CommandSpec, positionals: string[], values: Record<stri
 }
 
 describe('memdir server: where the store is', () => {
-  it('takes --db, then $MEMDIR_SERVER_DB, then a file in Memdir\'s data dir', () => {
+  it("takes --db, then $MEMDIR_SERVER_DB, then a file in Memdir's data dir", () => {
     const io = { cwd: '/work', env: { MEMDIR_DATA_DIR: '/data' } };
     expect(resolveServerDb({}, io)).toBe(path.join('/data', 'server', 'team-sync.sqlite'));
     expect(resolveServerDb({}, { ...io, env: { ...io.env, MEMDIR_SERVER_DB: 'rel/x.sqlite' } })).toBe('/work/rel/x.sqlite');
@@ -52,12 +53,17 @@ describe('memdir server: where the store is', () => {
       [{ 'max-body': '65536', 'max-entry': '100000' }, /--max-entry \(100000 bytes\) must not be larger than --max-body \(65536 bytes\)/],
     ];
     for (const [values, message] of cases) {
-      await expect(serverCommand.run({ positionals: [], values: { ...values, db: '/nonexistent/dir/x.sqlite' }, io: capture() }), JSON.stringify(values)).rejects.toThrow(message);
+      await expect(
+        serverCommand.run({ positionals: [], values: { ...values, db: '/nonexistent/dir/x.sqlite' }, io: capture() }),
+        JSON.stringify(values),
+      ).rejects.toThrow(message);
     }
   });
 
   it('names an unreachable PostgreSQL store without printing its password', async () => {
-    const error = await serverListCommand.run({ positionals: [], values: { db: 'postgres://admin:hunter2@127.0.0.1:1/memdir' }, io: capture() }).catch((e: Error) => e);
+    const error = await serverListCommand
+      .run({ positionals: [], values: { db: 'postgres://admin:hunter2@127.0.0.1:1/memdir' }, io: capture() })
+      .catch((e: Error) => e);
     expect(String(error)).toContain('cannot open the team store postgres://admin:***@127.0.0.1:1/memdir');
     expect(String(error)).not.toContain('hunter2');
   });
@@ -87,13 +93,20 @@ describeStores('memdir server admin', (h) => {
   it('creates a personal space, issues a token per machine, lists it by counts, never as a team', async () => {
     const db = await h.freshDb();
     expect((await run(serverCreatePersonalCommand, ['alice'], { db })).out).toContain('Created the personal space of alice');
-    const issued = JSON.parse((await run(serverIssueTokenCommand, ['alice'], { db, personal: true, member: 'laptop', json: true })).out) as { token: string; scope: string; team: string };
+    const issued = JSON.parse((await run(serverIssueTokenCommand, ['alice'], { db, personal: true, member: 'laptop', json: true })).out) as {
+      token: string;
+      scope: string;
+      team: string;
+    };
     expect(issued).toMatchObject({ scope: 'personal', team: '~alice' });
     const text = await run(serverIssueTokenCommand, ['alice'], { db, personal: true, member: 'desktop' });
     expect(text.out).toMatch(/Token for desktop, a machine of alice's personal space \(id [0-9a-f]{16}\)/);
     await expect(run(serverIssueTokenCommand, ['alice'], { db, member: 'x' })).rejects.toThrow(/There is no team "alice"/);
     await expect(run(serverIssueTokenCommand, ['bob'], { db, personal: true })).rejects.toThrow(/no personal space for "bob"/);
-    const listed = JSON.parse((await run(serverListCommand, [], { db, json: true })).out) as { teams: unknown[]; personal: { user: string; keySet: boolean; tokens: { member: string }[] }[] };
+    const listed = JSON.parse((await run(serverListCommand, [], { db, json: true })).out) as {
+      teams: unknown[];
+      personal: { user: string; keySet: boolean; tokens: { member: string }[] }[];
+    };
     expect(listed.teams).toEqual([]);
     expect(listed.personal.map((p) => [p.user, p.keySet, p.tokens.map((t) => t.member).sort()])).toEqual([['alice', false, ['desktop', 'laptop']]]);
     expect(JSON.stringify(listed)).not.toContain(issued.token.slice(22));
@@ -121,7 +134,11 @@ describeStores('memdir server admin', (h) => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     controller.abort();
     expect(await running).toBe(0);
-    const records = io.stdout().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = io
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records.map((r) => r.msg)).toEqual(['listening', 'request', 'stopped']);
     expect(records[1]).toMatchObject({ method: 'GET', route: '/healthz', status: 200 });
   });

@@ -19,7 +19,11 @@ async function setup(h: StoreHarness, limits: Partial<ServerLimits> = {}) {
   const bob = await issuePersonalToken(store, 'bob', 'phone');
   const app = createApp({ store, limits });
   const request = (method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) =>
-    app.request(path, { method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
   const commit = (token: string, entries: Record<string, { content: string; base: string | null }>, project = PROJECT) =>
     request('PUT', `/v2/personal/projects/${project}/entries`, token, { pushId: `push-${Math.random().toString(36).slice(2)}-0000000000`, entries });
   return { store, app, ann, laptop, desktop, bob, request, commit };
@@ -61,7 +65,9 @@ describeStores('personal spaces (issue 18)', (h) => {
     const body = entriesResponseSchema.parse(await pulled.json());
     expect(body.entries['aa.md']).toMatchObject({ content: 'cipher-1', updatedBy: 'laptop' });
     expect(body.entries['aa.md']!.sha256).toMatch(SHA);
-    const notModified = await request('GET', `/v1/personal/projects/${PROJECT}/entries`, desktop.token, undefined, { 'if-none-match': pulled.headers.get('etag')! });
+    const notModified = await request('GET', `/v1/personal/projects/${PROJECT}/entries`, desktop.token, undefined, {
+      'if-none-match': pulled.headers.get('etag')!,
+    });
     expect(notModified.status).toBe(304);
     // The desktop edits from a stale base: a per-key conflict answered with the server's hash.
     const stale = commitResponseSchema.parse(await (await commit(desktop.token, { 'aa.md': { content: 'cipher-2', base: '0'.repeat(64) } })).json());
@@ -113,4 +119,3 @@ describeStores('personal spaces (issue 18)', (h) => {
     await expect(createPersonal(store, 'Not Valid')).rejects.toMatchObject({ code: 'invalid' });
   });
 });
-

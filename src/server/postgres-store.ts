@@ -164,7 +164,8 @@ async function migrate(pool: pg.Pool): Promise<void> {
 }
 
 const TEAM_COLUMNS = 'id, name, epoch, version, created_at';
-const TOKEN_SELECT = 'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id';
+const TOKEN_SELECT =
+  'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id';
 
 export class PostgresStore implements TeamStore {
   readonly kind = 'postgres' as const;
@@ -207,7 +208,11 @@ export class PostgresStore implements TeamStore {
 
   async createPersonal(user: string, epoch: string, at: string): Promise<PersonalInfo> {
     try {
-      await this.pool.query("INSERT INTO memdir_teams (name, epoch, version, created_at, kind) VALUES ($1, $2, 0, $3, 'personal')", [personalSpaceName(user), epoch, at]);
+      await this.pool.query("INSERT INTO memdir_teams (name, epoch, version, created_at, kind) VALUES ($1, $2, 0, $3, 'personal')", [
+        personalSpaceName(user),
+        epoch,
+        at,
+      ]);
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new StoreError('exists', `The personal space of "${user}" already exists.`);
       throw error;
@@ -226,13 +231,18 @@ export class PostgresStore implements TeamStore {
   }
 
   async personalKey(user: string): Promise<string | null | undefined> {
-    const { rows } = await this.pool.query<{ key_record: string | null }>("SELECT key_record FROM memdir_teams WHERE name = $1 AND kind = 'personal'", [personalSpaceName(user)]);
+    const { rows } = await this.pool.query<{ key_record: string | null }>("SELECT key_record FROM memdir_teams WHERE name = $1 AND kind = 'personal'", [
+      personalSpaceName(user),
+    ]);
     return rows[0] ? rows[0].key_record : undefined;
   }
 
   async setPersonalKey(user: string, record: string): Promise<KeyRecordOutcome> {
     // One statement sets it only where none is set; a concurrent first machine loses here and reads the winner's.
-    const set = await this.pool.query("UPDATE memdir_teams SET key_record = $2 WHERE name = $1 AND kind = 'personal' AND key_record IS NULL", [personalSpaceName(user), record]);
+    const set = await this.pool.query("UPDATE memdir_teams SET key_record = $2 WHERE name = $1 AND kind = 'personal' AND key_record IS NULL", [
+      personalSpaceName(user),
+      record,
+    ]);
     const stored = await this.personalKey(user);
     if (stored === undefined || stored === null) return { ok: false, reason: 'no-space' };
     return stored === record ? { ok: true, record, created: set.rowCount === 1 } : { ok: false, reason: 'mismatch', record: stored };
@@ -240,7 +250,9 @@ export class PostgresStore implements TeamStore {
 
   async resetPersonal(user: string): Promise<boolean> {
     return inTransaction(this.pool, 'BEGIN', async (client) => {
-      const owner = await client.query<{ id: string }>("SELECT id FROM memdir_teams WHERE name = $1 AND kind = 'personal' FOR UPDATE", [personalSpaceName(user)]);
+      const owner = await client.query<{ id: string }>("SELECT id FROM memdir_teams WHERE name = $1 AND kind = 'personal' FOR UPDATE", [
+        personalSpaceName(user),
+      ]);
       const ownerId = owner.rows[0]?.id;
       if (ownerId === undefined) return false;
       const projects = 'SELECT id FROM memdir_teams WHERE owner_id = $1';
@@ -258,13 +270,20 @@ export class PostgresStore implements TeamStore {
     if ((await this.pool.query('SELECT 1 FROM memdir_teams WHERE name = $1', [name])).rowCount === 1) return { ok: true, space: name };
     return inTransaction(this.pool, 'BEGIN', async (client): Promise<ProjectOutcome> => {
       // The user's row lock serialises project creation: the limit holds across servers.
-      const owner = await client.query<{ id: string }>("SELECT id FROM memdir_teams WHERE name = $1 AND kind = 'personal' FOR UPDATE", [personalSpaceName(user)]);
+      const owner = await client.query<{ id: string }>("SELECT id FROM memdir_teams WHERE name = $1 AND kind = 'personal' FOR UPDATE", [
+        personalSpaceName(user),
+      ]);
       const ownerId = owner.rows[0]?.id;
       if (ownerId === undefined) return { ok: false, reason: 'no-space' };
       if ((await client.query('SELECT 1 FROM memdir_teams WHERE name = $1', [name])).rowCount === 1) return { ok: true, space: name };
       const count = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM memdir_teams WHERE owner_id = $1', [ownerId]);
       if (count.rows[0]!.n >= maxProjects) return { ok: false, reason: 'full', limit: maxProjects };
-      await client.query("INSERT INTO memdir_teams (name, epoch, version, created_at, kind, owner_id) VALUES ($1, $2, 0, $3, 'personal-project', $4)", [name, epoch, at, ownerId]);
+      await client.query("INSERT INTO memdir_teams (name, epoch, version, created_at, kind, owner_id) VALUES ($1, $2, 0, $3, 'personal-project', $4)", [
+        name,
+        epoch,
+        at,
+        ownerId,
+      ]);
       return { ok: true, space: name };
     });
   }
@@ -285,7 +304,9 @@ export class PostgresStore implements TeamStore {
   }
 
   async listTokens(team?: string): Promise<TokenInfo[]> {
-    const { rows } = await this.pool.query<TokenRow>(`${TOKEN_SELECT} WHERE $1::text IS NULL OR t.name = $1 ORDER BY t.name COLLATE "C", k.created_at, k.id`, [team ?? null]);
+    const { rows } = await this.pool.query<TokenRow>(`${TOKEN_SELECT} WHERE $1::text IS NULL OR t.name = $1 ORDER BY t.name COLLATE "C", k.created_at, k.id`, [
+      team ?? null,
+    ]);
     return rows.map(tokenInfo);
   }
 
@@ -361,7 +382,10 @@ export class PostgresStore implements TeamStore {
       }
       if (plan.added > 0 || plan.growth > 0) {
         // Counted under the team row lock, so concurrent writers cannot both squeeze in.
-        const size = await client.query<{ n: number; bytes: string }>('SELECT COUNT(*)::int AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = $1', [row.id]);
+        const size = await client.query<{ n: number; bytes: string }>(
+          'SELECT COUNT(*)::int AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = $1',
+          [row.id],
+        );
         const full = teamFull(state, request, { n: size.rows[0]!.n, bytes: Number(size.rows[0]!.bytes) }, plan);
         if (full) throw new Rollback<PutOutcome>(full);
       }
@@ -394,18 +418,27 @@ export class PostgresStore implements TeamStore {
       const { rows } = await client.query<TeamRow>(`SELECT ${TEAM_COLUMNS} FROM memdir_teams WHERE name = $1 FOR UPDATE`, [team]);
       const row = rows[0];
       if (!row) return { ok: false, reason: 'no-team' };
-      const seen = await client.query<{ result: string }>('SELECT result FROM memdir_pushes WHERE team_id = $1 AND member = $2 AND push_id = $3', [row.id, request.member, request.pushId]);
+      const seen = await client.query<{ result: string }>('SELECT result FROM memdir_pushes WHERE team_id = $1 AND member = $2 AND push_id = $3', [
+        row.id,
+        request.member,
+        request.pushId,
+      ]);
       if (seen.rows[0]) return { ok: true, result: JSON.parse(seen.rows[0].result) as CommitResult, replayed: true };
       const state = stateOf(row);
       const stored = await client.query<{ key: string; key_fold: string; sha256: string; bytes: number; updated_at: Date; updated_by: string }>(
         'SELECT key, key_fold, sha256, bytes, updated_at, updated_by FROM memdir_entries WHERE team_id = $1 AND key_fold = ANY($2::text[])',
         [row.id, [...new Set(request.entries.map((e) => e.fold))]],
       );
-      const byFold = new Map(stored.rows.map((r) => [r.key_fold, { key: r.key, sha256: r.sha256, bytes: r.bytes, updatedAt: iso(r.updated_at)!, updatedBy: r.updated_by }]));
+      const byFold = new Map(
+        stored.rows.map((r) => [r.key_fold, { key: r.key, sha256: r.sha256, bytes: r.bytes, updatedAt: iso(r.updated_at)!, updatedBy: r.updated_by }]),
+      );
       const plan = planCommit(state, request.entries, (fold) => byFold.get(fold));
       if (!plan.ok) return plan;
       if (plan.added > 0 || plan.growth > 0) {
-        const size = await client.query<{ n: number; bytes: string }>('SELECT COUNT(*)::int AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = $1', [row.id]);
+        const size = await client.query<{ n: number; bytes: string }>(
+          'SELECT COUNT(*)::int AS n, COALESCE(SUM(bytes), 0) AS bytes FROM memdir_entries WHERE team_id = $1',
+          [row.id],
+        );
         const full = teamFull(state, request, { n: size.rows[0]!.n, bytes: Number(size.rows[0]!.bytes) }, plan);
         if (full) return full;
       }
@@ -419,12 +452,39 @@ export class PostgresStore implements TeamStore {
            SELECT $1, k, f, c, s, b, $7, $8, $9 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int[]) AS t(k, f, c, s, b)
            ON CONFLICT (team_id, key) DO UPDATE SET content = EXCLUDED.content, sha256 = EXCLUDED.sha256, bytes = EXCLUDED.bytes,
              updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by, version = EXCLUDED.version`,
-          [row.id, changed.map((e) => e.key), changed.map((e) => e.fold), changed.map((e) => e.content), changed.map((e) => e.sha256), changed.map((e) => e.bytes), request.at, request.member, version],
+          [
+            row.id,
+            changed.map((e) => e.key),
+            changed.map((e) => e.fold),
+            changed.map((e) => e.content),
+            changed.map((e) => e.sha256),
+            changed.map((e) => e.bytes),
+            request.at,
+            request.member,
+            version,
+          ],
         );
       }
-      const result: CommitResult = { pushId: request.pushId, epoch: row.epoch, version, previousVersion: state.version, committed: plan.changed.map((e) => e.key), unchanged: plan.unchanged, conflicts: plan.conflicts };
-      await client.query('INSERT INTO memdir_pushes (team_id, member, push_id, created_at, result) VALUES ($1, $2, $3, $4, $5)', [row.id, request.member, request.pushId, request.at, JSON.stringify(result)]);
-      await client.query('DELETE FROM memdir_pushes WHERE team_id = $1 AND created_at < $2', [row.id, new Date(Date.parse(request.at) - PUSH_ID_RETENTION_MS).toISOString()]);
+      const result: CommitResult = {
+        pushId: request.pushId,
+        epoch: row.epoch,
+        version,
+        previousVersion: state.version,
+        committed: plan.changed.map((e) => e.key),
+        unchanged: plan.unchanged,
+        conflicts: plan.conflicts,
+      };
+      await client.query('INSERT INTO memdir_pushes (team_id, member, push_id, created_at, result) VALUES ($1, $2, $3, $4, $5)', [
+        row.id,
+        request.member,
+        request.pushId,
+        request.at,
+        JSON.stringify(result),
+      ]);
+      await client.query('DELETE FROM memdir_pushes WHERE team_id = $1 AND created_at < $2', [
+        row.id,
+        new Date(Date.parse(request.at) - PUSH_ID_RETENTION_MS).toISOString(),
+      ]);
       return { ok: true, result, replayed: false };
     });
   }

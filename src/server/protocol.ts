@@ -106,7 +106,16 @@ export const PUSH_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 /** PUT /v2/teams/:team/entries body: per key the new content and the hash of the server version it is based on (null: a new key). */
 export const commitRequestSchema = z.strictObject({
   pushId: z.string().regex(PUSH_ID_PATTERN),
-  entries: z.record(z.string(), z.strictObject({ content: z.string(), base: z.string().regex(/^[0-9a-f]{64}$/).nullable() })),
+  entries: z.record(
+    z.string(),
+    z.strictObject({
+      content: z.string(),
+      base: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .nullable(),
+    }),
+  ),
 });
 export type CommitRequestBody = z.infer<typeof commitRequestSchema>;
 

@@ -4,7 +4,10 @@
  * the limit, so the server never holds more than `limit` bytes of one body. The team client
  * reads the server's answers the same way.
  */
-export type BodyOutcome = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too-large'; received: number } | { ok: false; reason: 'aborted'; error: unknown };
+export type BodyOutcome =
+  | { ok: true; bytes: Uint8Array }
+  | { ok: false; reason: 'too-large'; received: number }
+  | { ok: false; reason: 'aborted'; error: unknown };
 
 export async function readBodyLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<BodyOutcome> {
   if (!body) return { ok: true, bytes: new Uint8Array(0) };

@@ -204,14 +204,18 @@ describeStores('sync server over real HTTP', (h) => {
     for (let round = 0; round < 10; round++) {
       const etag = await etagOf(a.url, token);
       const responses = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => put(i % 2 ? b.url : a.url, token, etag, { 'shared.md': `writer ${i} round ${round}`, [`only-${round}-${i}.md`]: 'x' })),
+        Array.from({ length: 8 }, (_, i) =>
+          put(i % 2 ? b.url : a.url, token, etag, { 'shared.md': `writer ${i} round ${round}`, [`only-${round}-${i}.md`]: 'x' }),
+        ),
       );
       const statuses = responses.map((r) => r.status).sort();
       expect(statuses).toEqual([200, 412, 412, 412, 412, 412, 412, 412]);
       const winner = responses.findIndex((r) => r.status === 200);
       const newEtag = responses[winner]!.headers.get('etag')!;
       for (const r of responses.filter((x) => x.status === 412)) expect(r.headers.get('etag')).toBe(newEtag);
-      const pulled = entriesResponseSchema.parse(await (await fetch(`${b.url}/v1/teams/platform/entries`, { headers: { authorization: `Bearer ${token}` } })).json());
+      const pulled = entriesResponseSchema.parse(
+        await (await fetch(`${b.url}/v1/teams/platform/entries`, { headers: { authorization: `Bearer ${token}` } })).json(),
+      );
       expect(pulled.entries['shared.md']!.content).toBe(`writer ${winner} round ${round}`);
       expect(Object.keys(pulled.entries).filter((k) => k.startsWith(`only-${round}-`))).toEqual([`only-${round}-${winner}.md`]);
     }

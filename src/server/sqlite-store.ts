@@ -182,7 +182,7 @@ export class SqliteStore implements TeamStore {
            (SELECT COUNT(*) FROM memdir_entries e JOIN memdir_teams c ON c.id = e.team_id WHERE c.owner_id = p.id) AS entries
          FROM memdir_teams p WHERE p.kind = 'personal' ORDER BY p.name`,
       ),
-      setKey: db.prepare("UPDATE memdir_teams SET key_record = ? WHERE id = ? AND key_record IS NULL"),
+      setKey: db.prepare('UPDATE memdir_teams SET key_record = ? WHERE id = ? AND key_record IS NULL'),
       projectCount: db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM memdir_teams WHERE owner_id = ?'),
       insertProject: db.prepare("INSERT INTO memdir_teams (name, epoch, version, created_at, kind, owner_id) VALUES (?, ?, 0, ?, 'personal-project', ?)"),
       countEntries: db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM memdir_entries WHERE team_id = ?'),
@@ -196,9 +196,13 @@ export class SqliteStore implements TeamStore {
         'SELECT k.id, t.name AS team, k.member, k.hash, k.created_at, k.revoked_at, t.kind FROM memdir_tokens k JOIN memdir_teams t ON t.id = k.team_id ORDER BY t.name, k.created_at, k.id',
       ),
       revoke: db.prepare('UPDATE memdir_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?'),
-      entries: db.prepare<[number, number], EntryRow>('SELECT key, content, sha256, updated_at, updated_by, version FROM memdir_entries WHERE team_id = ? AND version > ?'),
+      entries: db.prepare<[number, number], EntryRow>(
+        'SELECT key, content, sha256, updated_at, updated_by, version FROM memdir_entries WHERE team_id = ? AND version > ?',
+      ),
       checksums: db.prepare<[number], { key: string; sha256: string }>('SELECT key, sha256 FROM memdir_entries WHERE team_id = ?'),
-      byFold: db.prepare<[number, string], { key: string; sha256: string; bytes: number }>('SELECT key, sha256, bytes FROM memdir_entries WHERE team_id = ? AND key_fold = ?'),
+      byFold: db.prepare<[number, string], { key: string; sha256: string; bytes: number }>(
+        'SELECT key, sha256, bytes FROM memdir_entries WHERE team_id = ? AND key_fold = ?',
+      ),
       bump: db.prepare('UPDATE memdir_teams SET version = version + 1 WHERE id = ? AND version = ?'),
       versionByFold: db.prepare<[number, string], StoredVersion>(
         'SELECT key, sha256, bytes, updated_at AS updatedAt, updated_by AS updatedBy FROM memdir_entries WHERE team_id = ? AND key_fold = ?',
@@ -402,7 +406,15 @@ export class SqliteStore implements TeamStore {
         version = row.version + 1;
         for (const e of plan.changed) this.q.upsert.run(row.id, e.key, e.fold, e.content, e.sha256, e.bytes, request.at, request.member, version);
       }
-      const result: CommitResult = { pushId: request.pushId, epoch: row.epoch, version, previousVersion: row.version, committed: plan.changed.map((e) => e.key), unchanged: plan.unchanged, conflicts: plan.conflicts };
+      const result: CommitResult = {
+        pushId: request.pushId,
+        epoch: row.epoch,
+        version,
+        previousVersion: row.version,
+        committed: plan.changed.map((e) => e.key),
+        unchanged: plan.unchanged,
+        conflicts: plan.conflicts,
+      };
       this.q.recordPush.run(row.id, request.member, request.pushId, request.at, JSON.stringify(result));
       this.q.prunePushes.run(row.id, new Date(Date.parse(request.at) - PUSH_ID_RETENTION_MS).toISOString());
       return { ok: true, result, replayed: false };

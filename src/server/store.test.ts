@@ -55,9 +55,18 @@ describeStores('team store', (h) => {
   it('upserts: keys absent from a push are kept, unchanged content does not advance the version', async () => {
     const store = await h.fresh();
     await createTeam(store, 'platform');
-    expect(await put(store, 'platform', 0, { 'MEMORY.md': '# index\n', 'a.md': 'A' })).toMatchObject({ ok: true, state: { version: 1 }, changed: ['MEMORY.md', 'a.md'] });
+    expect(await put(store, 'platform', 0, { 'MEMORY.md': '# index\n', 'a.md': 'A' })).toMatchObject({
+      ok: true,
+      state: { version: 1 },
+      changed: ['MEMORY.md', 'a.md'],
+    });
     expect(await put(store, 'platform', 1, { 'b.md': 'B' })).toMatchObject({ ok: true, state: { version: 2 }, changed: ['b.md'] });
-    expect(await put(store, 'platform', 2, { 'a.md': 'A', 'b.md': 'B2' })).toMatchObject({ ok: true, state: { version: 3 }, changed: ['b.md'], unchanged: ['a.md'] });
+    expect(await put(store, 'platform', 2, { 'a.md': 'A', 'b.md': 'B2' })).toMatchObject({
+      ok: true,
+      state: { version: 3 },
+      changed: ['b.md'],
+      unchanged: ['a.md'],
+    });
     expect(await put(store, 'platform', 3, { 'a.md': 'A' })).toMatchObject({ ok: true, state: { version: 3 }, changed: [], unchanged: ['a.md'] });
     const all = await store.readEntries('platform');
     expect(all!.state.version).toBe(3);
@@ -83,7 +92,12 @@ describeStores('team store', (h) => {
     const store = await h.fresh();
     await createTeam(store, 'platform');
     await put(store, 'platform', 0, { 'MEMORY.md': 'x' });
-    expect(await put(store, 'platform', 1, { 'memory.md': 'y' })).toMatchObject({ ok: false, reason: 'case-conflict', key: 'memory.md', existing: 'MEMORY.md' });
+    expect(await put(store, 'platform', 1, { 'memory.md': 'y' })).toMatchObject({
+      ok: false,
+      reason: 'case-conflict',
+      key: 'memory.md',
+      existing: 'MEMORY.md',
+    });
     expect(await put(store, 'platform', 1, { 'a.md': '1', 'A.md': '2' })).toMatchObject({ ok: false, reason: 'case-conflict' });
     expect((await store.teamState('platform'))!.version).toBe(1);
   });

@@ -77,7 +77,10 @@ export interface PersonalInfo {
 }
 
 /** Setting a personal space's key record: kept once; another record is refused with the stored one. */
-export type KeyRecordOutcome = { ok: true; record: string; created: boolean } | { ok: false; reason: 'mismatch'; record: string } | { ok: false; reason: 'no-space' };
+export type KeyRecordOutcome =
+  | { ok: true; record: string; created: boolean }
+  | { ok: false; reason: 'mismatch'; record: string }
+  | { ok: false; reason: 'no-space' };
 
 /** Opening a project of a personal space (created on first use, up to a limit). */
 export type ProjectOutcome = { ok: true; space: string } | { ok: false; reason: 'no-space' } | { ok: false; reason: 'full'; limit: number };
@@ -135,7 +138,11 @@ export type PutPlan =
  * bytes it grows the team by; refuse two keys that differ only in letter case, within the push
  * or against a stored key. `stored(fold)` is what the store holds under that folded key.
  */
-export function planPut(state: TeamState, entries: readonly EntryWrite[], stored: (fold: string) => { key: string; sha256: string; bytes: number } | undefined): PutPlan {
+export function planPut(
+  state: TeamState,
+  entries: readonly EntryWrite[],
+  stored: (fold: string) => { key: string; sha256: string; bytes: number } | undefined,
+): PutPlan {
   const folds = new Map<string, string>();
   for (const entry of entries) {
     const twin = folds.get(entry.fold);
@@ -160,7 +167,12 @@ export function planPut(state: TeamState, entries: readonly EntryWrite[], stored
 }
 
 /** The refusal when a push would take the team past its limits (`size`: what it holds now), else null. */
-export function teamFull(state: TeamState, request: Pick<PutRequest, 'maxEntriesPerTeam' | 'maxTeamBytes'>, size: { n: number; bytes: number }, plan: { added: number; growth: number }): Extract<PutOutcome, { reason: 'team-full' }> | null {
+export function teamFull(
+  state: TeamState,
+  request: Pick<PutRequest, 'maxEntriesPerTeam' | 'maxTeamBytes'>,
+  size: { n: number; bytes: number },
+  plan: { added: number; growth: number },
+): Extract<PutOutcome, { reason: 'team-full' }> | null {
   if (size.n + plan.added > request.maxEntriesPerTeam) return { ok: false, reason: 'team-full', state, limit: request.maxEntriesPerTeam, unit: 'entries' };
   if (size.bytes + plan.growth > request.maxTeamBytes) return { ok: false, reason: 'team-full', state, limit: request.maxTeamBytes, unit: 'bytes' };
   return null;
@@ -194,9 +206,7 @@ export interface CommitResult {
   conflicts: Record<string, { sha256: string; updatedAt: string; updatedBy: string }>;
 }
 
-export type CommitOutcome =
-  | { ok: true; result: CommitResult; replayed: boolean }
-  | Extract<PutOutcome, { reason: 'team-full' | 'case-conflict' | 'no-team' }>;
+export type CommitOutcome = { ok: true; result: CommitResult; replayed: boolean } | Extract<PutOutcome, { reason: 'team-full' | 'case-conflict' | 'no-team' }>;
 
 /** A stored entry as a commit needs it. */
 export interface StoredVersion {
@@ -220,7 +230,9 @@ export function planCommit(
   state: TeamState,
   entries: readonly CommitWrite[],
   stored: (fold: string) => StoredVersion | undefined,
-): { ok: true; changed: CommitWrite[]; unchanged: string[]; conflicts: CommitResult['conflicts']; added: number; growth: number } | Extract<PutOutcome, { reason: 'case-conflict' }> {
+):
+  | { ok: true; changed: CommitWrite[]; unchanged: string[]; conflicts: CommitResult['conflicts']; added: number; growth: number }
+  | Extract<PutOutcome, { reason: 'case-conflict' }> {
   const sorted = planPut(state, entries, stored);
   if (!sorted.ok) return sorted;
   const changed: CommitWrite[] = [];

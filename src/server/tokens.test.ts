@@ -21,7 +21,8 @@ describe('member tokens', () => {
   });
 
   it('refuses junk before any lookup', () => {
-    for (const junk of ['', 'mdt_', 'Bearer x', `mdt_${'g'.repeat(16)}_${'a'.repeat(43)}`, `mdt_${'0'.repeat(16)}_${'a'.repeat(44)}`]) expect(parseToken(junk)).toBeNull();
+    for (const junk of ['', 'mdt_', 'Bearer x', `mdt_${'g'.repeat(16)}_${'a'.repeat(43)}`, `mdt_${'0'.repeat(16)}_${'a'.repeat(44)}`])
+      expect(parseToken(junk)).toBeNull();
   });
 });
 

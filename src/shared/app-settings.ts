@@ -126,7 +126,11 @@ export const sessionSettingsSchema = z
 export const dreamSettingsSchema = z
   .object({
     /** R-DREAM-GATE time gate: hours since the last consolidation. */
-    minHours: z.number().min(0).max(24 * 365).default(24),
+    minHours: z
+      .number()
+      .min(0)
+      .max(24 * 365)
+      .default(24),
     /** R-DREAM-GATE session gate: sessions touched since the last consolidation. */
     minSessions: z.number().int().min(0).max(100_000).default(5),
     /** The share of memories a dream may remove without the user's confirmation (0..1). */
@@ -171,7 +175,9 @@ export const appSettingsSchema = z
 export type AppSettings = z.output<typeof appSettingsSchema>;
 
 /** A deep partial of the settings, for updates from the settings view. */
-export type AppSettingsPatch = { [K in keyof AppSettings]?: AppSettings[K] extends object ? Partial<AppSettings[K]> & Record<string, unknown> : AppSettings[K] };
+export type AppSettingsPatch = {
+  [K in keyof AppSettings]?: AppSettings[K] extends object ? Partial<AppSettings[K]> & Record<string, unknown> : AppSettings[K];
+};
 
 /** All defaults. */
 export function defaultAppSettings(): AppSettings {
@@ -228,4 +234,3 @@ export function parseAppSettings(raw: unknown): { settings: AppSettings; problem
   problems.push('The settings could not be read; every setting is at its default.');
   return { settings: defaultAppSettings(), problems };
 }
-

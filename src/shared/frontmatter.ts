@@ -7,7 +7,10 @@ import { z } from 'zod';
 import { quoteName } from './visible-text.js';
 import { MEMORY_TYPES, type MemoryType, isMemoryType, typeFromFileName } from './memory-types.js';
 
-const optionalText = z.union([z.string(), z.number(), z.date()]).transform((v) => (v instanceof Date ? v.toISOString() : String(v))).optional();
+const optionalText = z
+  .union([z.string(), z.number(), z.date()])
+  .transform((v) => (v instanceof Date ? v.toISOString() : String(v)))
+  .optional();
 
 /** The known keys of a topic file's frontmatter; unknown keys pass through untouched. */
 export const frontmatterSchema = z
@@ -61,7 +64,8 @@ export function readMemoryMeta(data: unknown, file: string): { meta: MemoryMeta;
     };
   }
   const record = data as Record<string, unknown>;
-  const nested = record.metadata && typeof record.metadata === 'object' && !Array.isArray(record.metadata) ? (record.metadata as Record<string, unknown>) : null;
+  const nested =
+    record.metadata && typeof record.metadata === 'object' && !Array.isArray(record.metadata) ? (record.metadata as Record<string, unknown>) : null;
   const pick = (key: string): unknown => record[key] ?? nested?.[key];
   const name = text(pick('name'))?.trim() || '';
   const description = text(pick('description'))?.trim() ?? '';
@@ -69,8 +73,10 @@ export function readMemoryMeta(data: unknown, file: string): { meta: MemoryMeta;
   const type = isMemoryType(rawType) ? rawType : null;
 
   if (!name) issues.push({ code: 'bad-frontmatter', message: `${file} has no name in its frontmatter.` });
-  if (!description) issues.push({ code: 'bad-frontmatter', message: `${file} has no description: recall chooses memories by their description, so this one is hard to find.` });
-  else if (/[\r\n]/.test(description)) issues.push({ code: 'bad-frontmatter', message: `${file} has a description over several lines; recall expects one line.` });
+  if (!description)
+    issues.push({ code: 'bad-frontmatter', message: `${file} has no description: recall chooses memories by their description, so this one is hard to find.` });
+  else if (/[\r\n]/.test(description))
+    issues.push({ code: 'bad-frontmatter', message: `${file} has a description over several lines; recall expects one line.` });
   if (rawType === undefined || rawType === null || rawType === '') {
     issues.push({ code: 'invalid-type', message: `${file} has no type: set it to one of ${MEMORY_TYPES.join(', ')}.` });
   } else if (!type) {

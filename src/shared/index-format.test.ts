@@ -94,7 +94,9 @@ describe('parseIndex', () => {
   it('property: any text survives parse → serialise byte for byte', () => {
     const line = fc.oneof(
       fc.string({ maxLength: 60 }),
-      fc.tuple(fc.string({ maxLength: 20 }), fc.stringMatching(/^[a-z_]{1,12}\.md$/), fc.string({ maxLength: 30 })).map(([t, f, h]) => `- [${t.replace(/[\]\\\n\r]/g, '')}](${f}) — ${h.replace(/[\n\r]/g, '')}`),
+      fc
+        .tuple(fc.string({ maxLength: 20 }), fc.stringMatching(/^[a-z_]{1,12}\.md$/), fc.string({ maxLength: 30 }))
+        .map(([t, f, h]) => `- [${t.replace(/[\]\\\n\r]/g, '')}](${f}) — ${h.replace(/[\n\r]/g, '')}`),
     );
     fc.assert(
       fc.property(fc.array(line, { maxLength: 30 }), fc.constantFrom('\n', '\r\n'), fc.boolean(), fc.boolean(), (lines, eol, bom, final) => {
@@ -124,7 +126,9 @@ describe('parseIndex', () => {
 describe('encodeTarget: one encoding rule, used both ways (issue 15)', () => {
   it('property: the pointer Memdir writes for any file name reads back as that file name', () => {
     // Any single path segment a file system could hold (not empty, ".", ".." or with "/").
-    const segment = fc.string({ unit: 'grapheme-composite', minLength: 1, maxLength: 40 }).filter((s) => !s.includes('/') && s !== '.' && s !== '..' && !s.includes('\0'));
+    const segment = fc
+      .string({ unit: 'grapheme-composite', minLength: 1, maxLength: 40 })
+      .filter((s) => !s.includes('/') && s !== '.' && s !== '..' && !s.includes('\0'));
     fc.assert(
       fc.property(segment, fc.option(segment, { nil: undefined }), (name, folder) => {
         const file = folder ? `${folder}/${name}` : name;

@@ -5,11 +5,19 @@ const lines = (n: number) => Array.from({ length: n }, (_, i) => `- [M${i}](m${i
 
 describe('indexImpact', () => {
   it('says nothing is lost when the index has room', () => {
-    expect(indexImpact(lines(10), { kind: 'add', title: 'New', file: 'new.md', hook: 'h' })).toMatchObject({ newlyCut: [], changedIsCut: false, after: { lines: 11, cut: 0 } });
+    expect(indexImpact(lines(10), { kind: 'add', title: 'New', file: 'new.md', hook: 'h' })).toMatchObject({
+      newlyCut: [],
+      changedIsCut: false,
+      after: { lines: 11, cut: 0 },
+    });
   });
 
   it('warns that a new pointer at line 201 would never reach the agent', () => {
-    expect(indexImpact(lines(200), { kind: 'add', title: 'New', file: 'new.md', hook: 'h' })).toMatchObject({ newlyCut: [], changedIsCut: true, after: { lines: 201, cut: 1 } });
+    expect(indexImpact(lines(200), { kind: 'add', title: 'New', file: 'new.md', hook: 'h' })).toMatchObject({
+      newlyCut: [],
+      changedIsCut: true,
+      after: { lines: 201, cut: 1 },
+    });
   });
 
   it('names the existing pointers a longer hook pushes past the byte limit', () => {
@@ -24,7 +32,11 @@ describe('indexImpact', () => {
   it('counts as Claude Code counts: a pointer added to 120 Chinese lines (35 KB of UTF-8, 13,000 characters) is not cut', () => {
     const zh = Array.from({ length: 120 }, (_, i) => `- [记忆${i}](m${i}.md) — ${'部署测试前端后端接口文档团队会议决定'.repeat(5)}`).join('\n') + '\n';
     expect(new TextEncoder().encode(zh).length).toBeGreaterThan(25_000);
-    expect(indexImpact(zh, { kind: 'add', title: '新的', file: 'new.md', hook: '新的记忆' })).toMatchObject({ newlyCut: [], changedIsCut: false, after: { lines: 121, cut: 0 } });
+    expect(indexImpact(zh, { kind: 'add', title: '新的', file: 'new.md', hook: '新的记忆' })).toMatchObject({
+      newlyCut: [],
+      changedIsCut: false,
+      after: { lines: 121, cut: 0 },
+    });
   });
 
   it('does not count frontmatter and a comment block against the 200 lines', () => {

@@ -8,7 +8,10 @@ import { addIndexEntry, parseIndex, serializeIndex, splitLoadedEntries, updateIn
 import { loadIndexAsClaudeCode } from './index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from './limits.js';
 
-export type IndexChange = { kind: 'add'; title: string; file: string; hook: string } | { kind: 'update'; file: string; title: string; hook: string } | { kind: 'replace'; text: string };
+export type IndexChange =
+  | { kind: 'add'; title: string; file: string; hook: string }
+  | { kind: 'update'; file: string; title: string; hook: string }
+  | { kind: 'replace'; text: string };
 
 /** The index as Claude Code counts it, in the figures a person reads (R-INDEX). */
 export interface IndexFigures {

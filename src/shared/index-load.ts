@@ -170,7 +170,10 @@ export function loadIndexAsClaudeCode(raw: string, options: { version?: string |
       ? `everything after the first ${kept.length} characters of line 1 was cut off`
       : `${lines - keptLines} of ${lines} lines were cut off, starting at line ${keptLines + 1}${nextLine ? ` ("${shortenLine(nextLine, 80)}")` : ''}`;
   const keep = 'Keep index entries to one line under ~200 chars; move detail into topic files.';
-  const warning = wording === 'detailed' ? `${INDEX_FILE} is ${reason}. Only part of it was loaded: ${detail}. ${keep}` : `${INDEX_FILE} is ${reason}. Only part of it was loaded. ${keep}`;
+  const warning =
+    wording === 'detailed'
+      ? `${INDEX_FILE} is ${reason}. Only part of it was loaded: ${detail}. ${keep}`
+      : `${INDEX_FILE} is ${reason}. Only part of it was loaded. ${keep}`;
   const text = lazyText(`${kept}\n\n> WARNING: ${warning}`);
   return {
     ...base,

@@ -4,7 +4,16 @@
  * a change reverses what that change did to the index without touching what changed since.
  * Whether a pointer reaches the agent is asked of the one cut rule (`loadIndexAsClaudeCode`).
  */
-import { indexEntries, parseIndex, removeIndexEntries, serializeIndex, splitLoadedEntries, type IndexEntry, type IndexLine, type ParsedIndex } from './index-format.js';
+import {
+  indexEntries,
+  parseIndex,
+  removeIndexEntries,
+  serializeIndex,
+  splitLoadedEntries,
+  type IndexEntry,
+  type IndexLine,
+  type ParsedIndex,
+} from './index-format.js';
 import { loadIndexAsClaudeCode } from './index-load.js';
 
 /** Where a put-back pointer landed. */
@@ -92,7 +101,12 @@ export function reinsertPointer(current: ParsedIndex, old: ParsedIndex, file: st
  * still as it wrote them, or whose file the undo removes), the pointers it rewrote go back where
  * nobody changed them since. Everything else in `now` — later edits, other pointers — stays.
  */
-export function revertIndexChange(now: string, before: string, after: string, removedFiles: ReadonlySet<string> = new Set()): { text: string; placements: PointerPlacement[] } {
+export function revertIndexChange(
+  now: string,
+  before: string,
+  after: string,
+  removedFiles: ReadonlySet<string> = new Set(),
+): { text: string; placements: PointerPlacement[] } {
   const b = parseIndex(before);
   const a = parseIndex(after);
   if (now === after) {
@@ -110,13 +124,20 @@ export function revertIndexChange(now: string, before: string, after: string, re
   const afterEntries = new Map(indexEntries(a).map((e) => [e.file, e]));
   for (const [file, added] of afterEntries) {
     if (beforeEntries.has(file)) continue;
-    const lines = new Set(indexEntries(index).filter((e) => e.file === file && (e.raw === added.raw || removedFiles.has(file))).map((e) => e.line));
+    const lines = new Set(
+      indexEntries(index)
+        .filter((e) => e.file === file && (e.raw === added.raw || removedFiles.has(file)))
+        .map((e) => e.line),
+    );
     if (lines.size > 0) index = removeIndexEntries(index, file, lines);
   }
   for (const [file, was] of beforeEntries) {
     const rewritten = afterEntries.get(file);
     if (!rewritten || rewritten.raw === was.raw) continue;
-    index = withLines(index, index.lines.map((l) => (l.kind === 'entry' && l.file === file && l.raw === rewritten.raw ? parseIndex(was.raw).lines[0]! : l)));
+    index = withLines(
+      index,
+      index.lines.map((l) => (l.kind === 'entry' && l.file === file && l.raw === rewritten.raw ? parseIndex(was.raw).lines[0]! : l)),
+    );
   }
   const placements: PointerPlacement[] = [];
   for (const file of beforeEntries.keys()) {
@@ -135,5 +156,7 @@ export function describePlacement(p: PointerPlacement, indexName: string): strin
   const it = `The pointer to ${p.file}`;
   if (!p.loaded) return `${it} is back at ${where}, past the cut: the agent will not see it until the index is shortened.`;
   const pushed = p.pushedOut.length > 0 ? ` It pushes ${p.pushedOut.join(', ')} past the cut.` : '';
-  return p.placed === 'old-position' ? `${it} is back at ${where}, where it was.${pushed}` : `${it} is back at ${where}: at its old place it would have been cut.${pushed}`;
+  return p.placed === 'old-position'
+    ? `${it} is back at ${where}, where it was.${pushed}`
+    : `${it} is back at ${where}: at its old place it would have been cut.${pushed}`;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyRoom, previewRoom, shortenHook } from './index-room.js';
 
-const pointers = (n: number, hook = (i: number) => `feed ${i} arrives hourly`) => Array.from({ length: n }, (_, i) => `- [Source ${i}](source_${i}.md) — ${hook(i)}`).join('\n') + '\n';
+const pointers = (n: number, hook = (i: number) => `feed ${i} arrives hourly`) =>
+  Array.from({ length: n }, (_, i) => `- [Source ${i}](source_${i}.md) — ${hook(i)}`).join('\n') + '\n';
 
 describe('applyRoom', () => {
   it('drops, shortens and merges pointers, leaving every other line as it was', () => {
@@ -24,15 +25,33 @@ describe('applyRoom', () => {
     ]);
     expect(room.text).toBe('- [A](a.md) — about a\n- [Notes](project_notes.md) — How to build and when to deploy\n');
     expect(room.details).toEqual([{ file: 'a.md', detail: 'the whole story of a, in one line' }]);
-    expect(room.created).toEqual([{ file: 'project_notes.md', name: 'Notes', description: 'How to build and when to deploy', type: 'project', body: '## Notes\nBuild with make.\nDeploy on Tuesdays.' }]);
+    expect(room.created).toEqual([
+      {
+        file: 'project_notes.md',
+        name: 'Notes',
+        description: 'How to build and when to deploy',
+        type: 'project',
+        body: '## Notes\nBuild with make.\nDeploy on Tuesdays.',
+      },
+    ]);
   });
 
   it('says in words which choices cannot be made', () => {
     const text = '# Index\n- [A](a.md) — a\n- [B](b.md) — b\n';
     expect(applyRoom(text, [{ kind: 'shorten', line: 1, hook: 'x' }]).problems).toEqual(['Line 1 is not a pointer, so it has no hook to shorten.']);
     expect(applyRoom(text, [{ kind: 'drop', line: 9 }]).problems).toEqual(['Line 9 is not in MEMORY.md any more.']);
-    expect(applyRoom(text, [{ kind: 'merge', line: 2, into: 3 }, { kind: 'drop', line: 3 }]).problems).toEqual(['Line 2 is merged into line 3, which itself leaves the index; merge into a memory that stays.']);
-    expect(applyRoom(text, [{ kind: 'drop', line: 2 }, { kind: 'shorten', line: 2, hook: 'y' }]).problems).toEqual(['Line 2 has two choices; keep one.']);
+    expect(
+      applyRoom(text, [
+        { kind: 'merge', line: 2, into: 3 },
+        { kind: 'drop', line: 3 },
+      ]).problems,
+    ).toEqual(['Line 2 is merged into line 3, which itself leaves the index; merge into a memory that stays.']);
+    expect(
+      applyRoom(text, [
+        { kind: 'drop', line: 2 },
+        { kind: 'shorten', line: 2, hook: 'y' },
+      ]).problems,
+    ).toEqual(['Line 2 has two choices; keep one.']);
   });
 
   it('takes a merged-away memory out of every line that pointed at it', () => {

@@ -95,14 +95,16 @@ export function applyRoom(text: string, actions: readonly RoomAction[]): RoomRes
         }
         const hook = action.hook.replace(/\s+/g, ' ').trim();
         out.push({ kind: 'other', line: line.line, raw: formatIndexEntry({ title: entry.title, file: entry.file, hook }) });
-        if (action.kind === 'move-hook' && entry.hook.trim() !== '' && entry.hook.trim() !== hook) details.push({ file: entry.file, detail: entry.hook.trim() });
+        if (action.kind === 'move-hook' && entry.hook.trim() !== '' && entry.hook.trim() !== hook)
+          details.push({ file: entry.file, detail: entry.hook.trim() });
         break;
       }
       case 'merge': {
         const keeper = entryAt(action.into);
         if (!entry) problems.push(`Line ${line.line} is not a pointer: only memories can be merged.`);
         else if (!keeper) problems.push(`Line ${action.into} is not a pointer: a memory can only be merged into another memory.`);
-        else if (keeper.file === entry.file) problems.push(`Lines ${line.line} and ${action.into} point at the same memory; drop the repeat instead of merging.`);
+        else if (keeper.file === entry.file)
+          problems.push(`Lines ${line.line} and ${action.into} point at the same memory; drop the repeat instead of merging.`);
         else if (choice.has(action.into) && choice.get(action.into)!.kind !== 'shorten' && choice.get(action.into)!.kind !== 'move-hook') {
           problems.push(`Line ${line.line} is merged into line ${action.into}, which itself leaves the index; merge into a memory that stays.`);
         } else {

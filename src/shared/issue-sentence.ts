@@ -68,7 +68,10 @@ export function issueSentence(issue: SchemaIssue): string {
     case 'invalid_format':
       return issue.format && issue.format !== 'regex' ? `${field} is not a valid ${String(issue.format)}` : `${field} is not in the expected form`;
     case 'unrecognized_keys':
-      return `${field} has fields that do not belong there (${(issue.keys ?? []).slice(0, 5).map((k) => quoteName(String(k), 40)).join(', ')})`;
+      return `${field} has fields that do not belong there (${(issue.keys ?? [])
+        .slice(0, 5)
+        .map((k) => quoteName(String(k), 40))
+        .join(', ')})`;
     case 'invalid_union':
       return `${field} is in none of the accepted forms`;
     default:

@@ -18,7 +18,8 @@ export function sideBySide(theirs: string, mine: string): SideLine[] {
   const m = b.length;
   if (n * m > 4_000_000) return [...a.map((text) => ({ text, side: 'theirs' as const })), ...b.map((text) => ({ text, side: 'mine' as const }))];
   const lcs: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const out: SideLine[] = [];
   let i = 0;
   let j = 0;

@@ -76,10 +76,16 @@ export function derivableHints(counts: DerivableCounts): DerivableHint[] {
   const hints: DerivableHint[] = [];
   // "Mostly" by amount of text, not by line count: a prose paragraph is one long line.
   if (codeLines >= MIN_CODE_LINES && codeChars >= contentChars * 0.4) {
-    hints.push({ kind: 'code', message: `Mostly a code snippet (${codeLines} lines): code patterns can be read from the code itself. Keep only what was surprising about it.` });
+    hints.push({
+      kind: 'code',
+      message: `Mostly a code snippet (${codeLines} lines): code patterns can be read from the code itself. Keep only what was surprising about it.`,
+    });
   }
   if (pathLines >= 3 && pathLines >= content * 0.5) {
-    hints.push({ kind: 'file-paths', message: `Mostly a list of file paths (${pathLines}): project structure is in the repository. Keep only what is not obvious from it.` });
+    hints.push({
+      kind: 'file-paths',
+      message: `Mostly a list of file paths (${pathLines}): project structure is in the repository. Keep only what is not obvious from it.`,
+    });
   }
   if (gitLines >= 3 && gitLines >= content * 0.5) {
     hints.push({ kind: 'git-log', message: `Looks like git history (${gitLines} lines): git is the authority on what changed and who changed it.` });

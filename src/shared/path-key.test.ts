@@ -84,7 +84,19 @@ const HOSTILE: [string, string, PathKeyProblem][] = [
   ['folder named like a file', 'a.md/b.md', 'folder-named-md'],
 ];
 
-const ACCEPTED = ['MEMORY.md', 'project_api.md', 'feedback_no-orm.md', 'infra/dns.md', 'reference links.md', '项目_部署.md', 'café.md', 'v1.2-notes.md', 'con-tracts.md', 'COM10.md', 'ok%.md'];
+const ACCEPTED = [
+  'MEMORY.md',
+  'project_api.md',
+  'feedback_no-orm.md',
+  'infra/dns.md',
+  'reference links.md',
+  '项目_部署.md',
+  'café.md',
+  'v1.2-notes.md',
+  'con-tracts.md',
+  'COM10.md',
+  'ok%.md',
+];
 
 describe('sanitizePathKey (R-SYNC-SECURITY)', () => {
   it(`has a table of at least 40 hostile keys (${HOSTILE.length})`, () => {
@@ -133,8 +145,41 @@ describe('sanitizePathKey (R-SYNC-SECURITY)', () => {
 
   // Pieces attackers combine, plus ordinary name characters, so accepted keys are not all trivial.
   const piece = fc.constantFrom(
-    'a', 'B', '7', '_', '-', ' ', '.', '..', '/', '\\', '%', '%2e', '%2f', '%25', '．', '／', '\u2215', '\u2024', ':', 'C:', '~',
-    '\0', '\n', '\u202E', '\u200B', 'CON', 'nul', 'é', 'e\u0301', '记', '.md', 'md', 'MEMORY', '\uD800', '😀',
+    'a',
+    'B',
+    '7',
+    '_',
+    '-',
+    ' ',
+    '.',
+    '..',
+    '/',
+    '\\',
+    '%',
+    '%2e',
+    '%2f',
+    '%25',
+    '．',
+    '／',
+    '\u2215',
+    '\u2024',
+    ':',
+    'C:',
+    '~',
+    '\0',
+    '\n',
+    '\u202E',
+    '\u200B',
+    'CON',
+    'nul',
+    'é',
+    'e\u0301',
+    '记',
+    '.md',
+    'md',
+    'MEMORY',
+    '\uD800',
+    '😀',
   );
   const keyArb = fc.oneof(
     fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('')),

@@ -131,7 +131,14 @@ function lenientUtf8(bytes: number[]): string {
 function percentDecodeOnce(text: string): string {
   return text
     .replace(/%u([0-9A-Fa-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-    .replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => lenientUtf8(run.slice(1).split('%').map((h) => parseInt(h, 16))));
+    .replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) =>
+      lenientUtf8(
+        run
+          .slice(1)
+          .split('%')
+          .map((h) => parseInt(h, 16)),
+      ),
+    );
 }
 
 /** Decode until nothing changes (double and triple encoding), at most a few rounds. */
@@ -151,7 +158,8 @@ function structure(text: string, chars: RegExp = STRUCTURAL): string {
 
 function checkSegment(key: string, segment: string, isLast: boolean): PathKeyCheck | null {
   if (segment === '') return refuse('empty-segment', key, 'it has an empty segment (a leading, trailing or doubled "/")');
-  if (segment === '.' || segment === '..') return refuse('dot-segment', key, `"${segment}" segments are not allowed; a key names a file inside the team folder`);
+  if (segment === '.' || segment === '..')
+    return refuse('dot-segment', key, `"${segment}" segments are not allowed; a key names a file inside the team folder`);
   if (segment.startsWith('.')) return refuse('hidden', key, `"${segment}" starts with a dot: hidden names are reserved for tools (.git, temp files)`);
   if (/^\s/u.test(segment)) return refuse('leading-space', key, `"${segment}" starts with a space`);
   if (/[.\s]$/u.test(segment)) return refuse('trailing-dot-or-space', key, `"${segment}" ends with a dot or a space, which Windows silently drops`);
@@ -198,7 +206,8 @@ export function sanitizePathKey(key: string): PathKeyCheck {
   if (key.includes('\\')) return refuse('backslash', key, 'it contains a backslash; use forward slashes');
   if (key.startsWith('/')) return refuse('absolute', key, 'it is an absolute path; keys are relative to the team folder');
   if (/^[A-Za-z]:/.test(key)) return refuse('drive-letter', key, 'it starts with a drive letter');
-  if (key.includes('#')) return refuse('forbidden-char', key, 'it contains "#", which a link in MEMORY.md reads as the start of an anchor, so its pointer would name another file');
+  if (key.includes('#'))
+    return refuse('forbidden-char', key, 'it contains "#", which a link in MEMORY.md reads as the start of an anchor, so its pointer would name another file');
   const forbidden = FORBIDDEN.exec(key);
   if (forbidden) return refuse('forbidden-char', key, `it contains "${forbidden[0]}", which is not allowed in file names on every system`);
   const segments = key.split('/');

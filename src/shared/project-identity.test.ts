@@ -1,11 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { compareIdentities, identitiesDisagree, identityKey, normalizeRemoteUrl, type ProjectIdentity } from './project-identity.js';
 
-const id = (over: Partial<ProjectIdentity>): ProjectIdentity => ({ source: 'repository', remotes: [], rootCommits: [], paths: [], gitDir: null, readAt: null, note: null, ...over });
+const id = (over: Partial<ProjectIdentity>): ProjectIdentity => ({
+  source: 'repository',
+  remotes: [],
+  rootCommits: [],
+  paths: [],
+  gitDir: null,
+  readAt: null,
+  note: null,
+  ...over,
+});
 
 describe('normalizeRemoteUrl', () => {
   it('makes the usual spellings of one GitHub remote one string', () => {
-    const forms = ['git@github.com:Acme/App.git', 'https://github.com/acme/app', 'https://user:tok@github.com/acme/app.git/', 'ssh://git@github.com:22/acme/app.git', 'ssh://git@github.com/acme/app', 'git://github.com/acme/app.git'];
+    const forms = [
+      'git@github.com:Acme/App.git',
+      'https://github.com/acme/app',
+      'https://user:tok@github.com/acme/app.git/',
+      'ssh://git@github.com:22/acme/app.git',
+      'ssh://git@github.com/acme/app',
+      'git://github.com/acme/app.git',
+    ];
     expect(new Set(forms.map(normalizeRemoteUrl))).toEqual(new Set(['github.com/acme/app']));
   });
   it('keeps local paths apart from hosts', () => {

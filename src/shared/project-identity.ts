@@ -83,7 +83,10 @@ export function normalizeRemoteUrl(url: string): string | null {
 }
 
 function trimRepoSuffix(p: string): string {
-  return p.replace(/\/+$/, '').replace(/\.git$/i, '').replace(/\/+$/, '');
+  return p
+    .replace(/\/+$/, '')
+    .replace(/\.git$/i, '')
+    .replace(/\/+$/, '');
 }
 
 /** The last segment of a path, either slash. */
@@ -97,11 +100,15 @@ export function baseNameOf(p: string): string {
  * folder name. Names are compared as Claude Code would name their memory folders (R-SANITIZE:
  * `my_app` and `my-app` match), since that is all a folder name tells about a path it lost.
  */
-export function compareIdentities(a: Pick<ProjectIdentity, 'remotes' | 'rootCommits' | 'paths'>, b: Pick<ProjectIdentity, 'remotes' | 'rootCommits' | 'paths'>): IdentityEvidence[] {
+export function compareIdentities(
+  a: Pick<ProjectIdentity, 'remotes' | 'rootCommits' | 'paths'>,
+  b: Pick<ProjectIdentity, 'remotes' | 'rootCommits' | 'paths'>,
+): IdentityEvidence[] {
   const evidence: IdentityEvidence[] = [];
   if (a.remotes.some((r) => b.remotes.includes(r))) evidence.push('same-remote');
   if (a.rootCommits.some((c) => b.rootCommits.includes(c))) evidence.push('same-root-commit');
-  const names = (paths: readonly string[]) => new Set(paths.map((p) => baseNameOf(p).replace(/[^A-Za-z0-9]/g, '-')).filter((n) => n !== '' && /[A-Za-z0-9]/.test(n)));
+  const names = (paths: readonly string[]) =>
+    new Set(paths.map((p) => baseNameOf(p).replace(/[^A-Za-z0-9]/g, '-')).filter((n) => n !== '' && /[A-Za-z0-9]/.test(n)));
   const an = names(a.paths);
   if ([...names(b.paths)].some((n) => an.has(n))) evidence.push('same-name');
   return evidence;

@@ -44,13 +44,17 @@ export function routeToHash(route: Route): string {
 
 /** The place a hash names; anything unknown is the dashboard. */
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => {
-    try {
-      return decodeURIComponent(p);
-    } catch {
-      return p;
-    }
-  });
+  const parts = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
   if (parts[0] === 'settings') return { view: 'settings' };
   if (parts[0] === 'agents') return parts[1] ? { view: 'agents', dir: parts[1] } : { view: 'agents' };
   if (parts[0] === 'review') return parts[1] ? { view: 'review', dir: parts[1] } : { view: 'review' };
@@ -58,7 +62,10 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'alerts') return { view: 'alerts' };
   if (parts[0] === 'drafts') return { view: 'drafts' };
   if (parts[0] === 'p' && parts[1]) {
-    const tab = parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' || parts[2] === 'recall' || parts[2] === 'dream' || parts[2] === 'team' ? parts[2] : 'memories';
+    const tab =
+      parts[2] === 'index' || parts[2] === 'history' || parts[2] === 'health' || parts[2] === 'recall' || parts[2] === 'dream' || parts[2] === 'team'
+        ? parts[2]
+        : 'memories';
     const scope: Scope = parts[3] === 'team' ? 'team' : 'private';
     return parts[4] ? { view: 'project', dir: parts[1], tab, scope, file: parts[4] } : { view: 'project', dir: parts[1], tab };
   }

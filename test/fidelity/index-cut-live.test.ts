@@ -18,7 +18,12 @@ import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
 const FIXTURES = path.resolve(__dirname, '../fixtures/claude-code-index');
 const skip = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;
 const record = process.env.MEMDIR_RECORD_INDEX_FIXTURES === '1';
-const cases = record ? fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)) : ['cjk120', 'fm-comment-220', 'long-line', 'comments'];
+const cases = record
+  ? fs
+      .readdirSync(FIXTURES)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => f.slice(0, -3))
+  : ['cjk120', 'fm-comment-220', 'long-line', 'comments'];
 
 /** Run `claude -p` once with `index` as the project's MEMORY.md; what its transcript recorded. */
 async function injectedBy(fake: FakeAnthropic, index: string): Promise<{ version: string | null; content: string | null }> {
@@ -45,14 +50,19 @@ describe.skipIf(skip !== null)(`the real Claude Code injects what Memdir predict
   });
   afterAll(async () => {
     await fake?.close();
-    if (record && Object.keys(observed).length === cases.length) fs.writeFileSync(path.join(FIXTURES, 'observed.json'), `${JSON.stringify(observed, null, 1)}\n`);
+    if (record && Object.keys(observed).length === cases.length)
+      fs.writeFileSync(path.join(FIXTURES, 'observed.json'), `${JSON.stringify(observed, null, 1)}\n`);
   });
 
-  it.each(cases)('%s', async (name) => {
-    const index = fs.readFileSync(path.join(FIXTURES, `${name}.md`), 'utf8');
-    const got = await injectedBy(fake, index);
-    observed[name] = { version: got.version, injected: got.content };
-    expect(got.version).toBe(PINNED_CLAUDE_CODE);
-    expect(got.content ?? '').toBe(loadIndexAsClaudeCode(index, { version: got.version }).text);
-  }, 60_000);
+  it.each(cases)(
+    '%s',
+    async (name) => {
+      const index = fs.readFileSync(path.join(FIXTURES, `${name}.md`), 'utf8');
+      const got = await injectedBy(fake, index);
+      observed[name] = { version: got.version, injected: got.content };
+      expect(got.version).toBe(PINNED_CLAUDE_CODE);
+      expect(got.content ?? '').toBe(loadIndexAsClaudeCode(index, { version: got.version }).text);
+    },
+    60_000,
+  );
 });

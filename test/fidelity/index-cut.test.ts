@@ -74,9 +74,13 @@ describe('loadIndexAsClaudeCode (R-INDEX)', () => {
     expect(loadIndexAsClaudeCode(text.replace(/\r\n/g, '\n')).chars).toBe(text.trim().length - 164);
   });
 
-  it('words the warning the way the user\'s Claude Code version does', () => {
+  it("words the warning the way the user's Claude Code version does", () => {
     const text = fixture('lines-201');
-    expect(loadIndexAsClaudeCode(text, { version: '2.1.88' }).text.endsWith('\n\n> WARNING: MEMORY.md is 201 lines (limit: 200). Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.')).toBe(true);
+    expect(
+      loadIndexAsClaudeCode(text, { version: '2.1.88' }).text.endsWith(
+        '\n\n> WARNING: MEMORY.md is 201 lines (limit: 200). Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.',
+      ),
+    ).toBe(true);
     expect(loadIndexAsClaudeCode(text, { version: '2.1.332' }).warning).toContain('Only part of it was loaded: 1 of 201 lines were cut off');
     expect(warningWordingFor(null)).toBe('detailed');
     expect(warningWordingFor('garbage')).toBe('detailed');
@@ -101,7 +105,10 @@ describe('loadIndexAsClaudeCode (R-INDEX)', () => {
 
 // Real indexes from shared/fixtures/memories (third-party, read in place), loaded by Claude Code 2.1.332.
 const shared = sharedMemoryFixtures();
-const observedShared = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'observed-shared.json'), 'utf8')) as Record<string, { version: string; injected: string | null }>;
+const observedShared = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'observed-shared.json'), 'utf8')) as Record<
+  string,
+  { version: string; injected: string | null }
+>;
 describe.skipIf(!shared)(`real indexes as Claude Code 2.1.332 injected them${shared ? '' : ` (skipped: ${NO_SHARED_FIXTURES})`}`, () => {
   it.each(Object.keys(observedShared))('%s', (id) => {
     const raw = fs.readFileSync(path.join(shared!, id, 'memory', 'MEMORY.md'), 'utf8');

@@ -52,14 +52,37 @@ export function unclear(message: unknown): string | null {
   if (message.trim().length < 8) return `the rejection "${message}" says nothing`;
   if (message.length > 2_000) return `the rejection is ${message.length} characters long`;
   if (/\n\s+at /.test(message)) return 'the rejection carries a stack trace';
-  if (/^\s*[[{]/.test(message) || /ZodError|"code":\s*"invalid_|\[object Object\]|\bundefined\b/.test(message)) return `the rejection is a validator dump: ${message.slice(0, 120)}`;
+  if (/^\s*[[{]/.test(message) || /ZodError|"code":\s*"invalid_|\[object Object\]|\bundefined\b/.test(message))
+    return `the rejection is a validator dump: ${message.slice(0, 120)}`;
   return null;
 }
 
 // ---- pieces of almost-right input ---------------------------------------------------------
 
 const noise = fc.string({ unit: 'binary', maxLength: 300 });
-const word = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('', ' ', 'null', '~', 'true', '0', '-1', '1e400', '\u202e', '\u001b[2J', '\uFEFF', '\uD800', '../../etc/passwd', 'C:\\x', '%2e%2e%2f', '${x}', '<!--', '---'));
+const word = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    '~',
+    'true',
+    '0',
+    '-1',
+    '1e400',
+    '\u202e',
+    '\u001b[2J',
+    '\uFEFF',
+    '\uD800',
+    '../../etc/passwd',
+    'C:\\x',
+    '%2e%2e%2f',
+    '${x}',
+    '<!--',
+    '---',
+  ),
+);
 const json = fc.jsonValue({ maxDepth: 4 });
 
 /** A YAML-ish frontmatter block: real keys with odd values, nesting, and noise lines. */
@@ -70,7 +93,31 @@ const frontmatterText = fc.oneof(
       .tuple(
         fc.array(
           fc.oneof(
-            fc.tuple(fc.constantFrom('name', 'description', 'type', 'originSessionId', 'created', 'modified', 'metadata'), fc.oneof(word, fc.constantFrom('user', 'feedback', 'project', 'reference', '[a, b]', '{x: 1}', '"q: x"', "'it''s'", '|', '>-', '&a', '*a', '!!binary eA==', 'a: b: c', '2026-03-05'))).map(([k, v]) => `${k}: ${v}`),
+            fc
+              .tuple(
+                fc.constantFrom('name', 'description', 'type', 'originSessionId', 'created', 'modified', 'metadata'),
+                fc.oneof(
+                  word,
+                  fc.constantFrom(
+                    'user',
+                    'feedback',
+                    'project',
+                    'reference',
+                    '[a, b]',
+                    '{x: 1}',
+                    '"q: x"',
+                    "'it''s'",
+                    '|',
+                    '>-',
+                    '&a',
+                    '*a',
+                    '!!binary eA==',
+                    'a: b: c',
+                    '2026-03-05',
+                  ),
+                ),
+              )
+              .map(([k, v]) => `${k}: ${v}`),
             fc.tuple(fc.constantFrom('type', 'originSessionId', 'modified'), word).map(([k, v]) => `  ${k}: ${v}`),
             word,
           ),
@@ -86,7 +133,13 @@ const frontmatterText = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .tuple(fc.string({ minLength: 1, maxLength: 30 }), fc.string({ minLength: 1, maxLength: 60 }), fc.constantFrom('user', 'feedback', 'project', 'reference'), fc.boolean(), fc.string({ maxLength: 200 }))
+      .tuple(
+        fc.string({ minLength: 1, maxLength: 30 }),
+        fc.string({ minLength: 1, maxLength: 60 }),
+        fc.constantFrom('user', 'feedback', 'project', 'reference'),
+        fc.boolean(),
+        fc.string({ maxLength: 200 }),
+      )
       .map(([name, description, type, nested, body]) =>
         nested
           ? `---\nname: ${JSON.stringify(name)}\ndescription: ${JSON.stringify(description)}\nmetadata:\n  type: ${type}\n---\n${body}`
@@ -146,18 +199,32 @@ const record = fc.record(
   { requiredKeys: ['type'] },
 );
 const transcriptLines = fc.array(
-  fc.oneof({ weight: 6, arbitrary: record.map((r) => JSON.stringify(r)) }, { weight: 1, arbitrary: record.map((r) => JSON.stringify(r).slice(0, 40)) }, { weight: 1, arbitrary: noise.map((n) => n.replace(/\n/g, ' ')) }),
+  fc.oneof(
+    { weight: 6, arbitrary: record.map((r) => JSON.stringify(r)) },
+    { weight: 1, arbitrary: record.map((r) => JSON.stringify(r).slice(0, 40)) },
+    { weight: 1, arbitrary: noise.map((n) => n.replace(/\n/g, ' ')) },
+  ),
   { maxLength: 25 },
 );
 
 /** A hook's stdin: Claude Code's payloads with odd values, other shapes, noise. */
 const hookInput = fc.tuple(
-  fc.oneof({ weight: 3, arbitrary: fc.constant('Stop') }, { weight: 2, arbitrary: fc.constantFrom('PreCompact', 'SessionEnd', 'SessionStart') }, { weight: 1, arbitrary: word }),
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constant('Stop') },
+    { weight: 2, arbitrary: fc.constantFrom('PreCompact', 'SessionEnd', 'SessionStart') },
+    { weight: 1, arbitrary: word },
+  ),
   fc.oneof(
     {
       weight: 2,
       arbitrary: fc
-        .record({ session_id: fc.uuid(), transcript_path: fc.constant('/home/me/.claude/projects/-w/s.jsonl'), cwd: fc.constant('/w'), hook_event_name: fc.constant('Stop'), stop_hook_active: fc.boolean() })
+        .record({
+          session_id: fc.uuid(),
+          transcript_path: fc.constant('/home/me/.claude/projects/-w/s.jsonl'),
+          cwd: fc.constant('/w'),
+          hook_event_name: fc.constant('Stop'),
+          stop_hook_active: fc.boolean(),
+        })
         .map((p) => JSON.stringify(p)),
     },
     {
@@ -183,7 +250,11 @@ const hookInput = fc.tuple(
 );
 
 /** A team key as a hostile peer might send it. */
-const teamKey = fc.oneof(fc.constantFrom('ok.md', 'MEMORY.md', 'infra/dns.md', '../x.md', '%2e%2e/x.md', 'a#b.md', 'CON.md', '.git/x.md', 'x.md.', 'A.md', 'a.md'), fc.string({ maxLength: 40 }).map((s) => `${s}.md`), word);
+const teamKey = fc.oneof(
+  fc.constantFrom('ok.md', 'MEMORY.md', 'infra/dns.md', '../x.md', '%2e%2e/x.md', 'a#b.md', 'CON.md', '.git/x.md', 'x.md.', 'A.md', 'a.md'),
+  fc.string({ maxLength: 40 }).map((s) => `${s}.md`),
+  word,
+);
 const content = fc.oneof(fc.string({ maxLength: 200 }), fc.constantFrom('\0', '\uD800', 'x'.repeat(70_000)), json);
 
 /** A PUT body: the delta in its real shape with odd keys and contents, other shapes, noise. */
@@ -210,13 +281,32 @@ const serverAnswer: fc.Arbitrary<ServerAnswer> = fc.record({
   body: fc.oneof(
     {
       weight: 4,
-      arbitrary: fc.oneof(
-        fc.record({ team: word, member: word, tokenId: word }, { requiredKeys: [] }),
-        fc.record({ team: word, version: fc.oneof(fc.nat(), json), etag: word, full: fc.oneof(fc.boolean(), json), entries: fc.dictionary(teamKey, fc.record({ content, sha256: fc.oneof(sha, word), updatedAt: word, updatedBy: word }, { requiredKeys: [] }), { maxKeys: 5 }) }, { requiredKeys: [] }),
-        fc.record({ team: word, version: fc.nat(), etag: word, checksums: fc.dictionary(teamKey, fc.oneof(sha, word), { maxKeys: 5 }) }, { requiredKeys: [] }),
-        fc.record({ version: fc.nat(), etag: word, changed: fc.array(word), unchanged: fc.array(word) }, { requiredKeys: [] }),
-        fc.record({ error: fc.oneof(fc.constantFrom('stale', 'invalid-key', 'rate-limited', 'unavailable'), word), message: word, etag: word, keys: json }, { requiredKeys: [] }),
-      ).map((b) => JSON.stringify(b)),
+      arbitrary: fc
+        .oneof(
+          fc.record({ team: word, member: word, tokenId: word }, { requiredKeys: [] }),
+          fc.record(
+            {
+              team: word,
+              version: fc.oneof(fc.nat(), json),
+              etag: word,
+              full: fc.oneof(fc.boolean(), json),
+              entries: fc.dictionary(teamKey, fc.record({ content, sha256: fc.oneof(sha, word), updatedAt: word, updatedBy: word }, { requiredKeys: [] }), {
+                maxKeys: 5,
+              }),
+            },
+            { requiredKeys: [] },
+          ),
+          fc.record(
+            { team: word, version: fc.nat(), etag: word, checksums: fc.dictionary(teamKey, fc.oneof(sha, word), { maxKeys: 5 }) },
+            { requiredKeys: [] },
+          ),
+          fc.record({ version: fc.nat(), etag: word, changed: fc.array(word), unchanged: fc.array(word) }, { requiredKeys: [] }),
+          fc.record(
+            { error: fc.oneof(fc.constantFrom('stale', 'invalid-key', 'rate-limited', 'unavailable'), word), message: word, etag: word, keys: json },
+            { requiredKeys: [] },
+          ),
+        )
+        .map((b) => JSON.stringify(b)),
     },
     { weight: 1, arbitrary: json.map((j) => JSON.stringify(j)) },
     { weight: 1, arbitrary: noise },
@@ -229,7 +319,15 @@ const settingsText = fc.oneof(
   {
     weight: 4,
     arbitrary: fc
-      .record({ autoMemoryEnabled: fc.oneof(fc.boolean(), json), autoMemoryDirectory: fc.oneof(word, fc.constantFrom('~/', '~/..', '/', '/a', '\\\\server\\share', '~/mem', '/tmp/x\0y'), json), autoDreamEnabled: fc.oneof(fc.boolean(), json), hooks: json }, { requiredKeys: [] })
+      .record(
+        {
+          autoMemoryEnabled: fc.oneof(fc.boolean(), json),
+          autoMemoryDirectory: fc.oneof(word, fc.constantFrom('~/', '~/..', '/', '/a', '\\\\server\\share', '~/mem', '/tmp/x\0y'), json),
+          autoDreamEnabled: fc.oneof(fc.boolean(), json),
+          hooks: json,
+        },
+        { requiredKeys: [] },
+      )
       .map((s) => JSON.stringify(s)),
   },
   { weight: 1, arbitrary: json.map((j) => JSON.stringify(j)) },
@@ -238,7 +336,9 @@ const settingsText = fc.oneof(
 
 // ---- the targets --------------------------------------------------------------------------
 
-const pure = <T>(run: (input: T) => Verdict | Promise<Verdict>) => async () => ({ run: async (input: T) => run(input), close: async () => undefined });
+const pure =
+  <T>(run: (input: T) => Verdict | Promise<Verdict>) =>
+  async () => ({ run: async (input: T) => run(input), close: async () => undefined });
 
 /**
  * The verdict on an input whose parser reported `messages`: every one must read well (the first
@@ -257,14 +357,30 @@ type PersonalInput =
 const personalInput: fc.Arbitrary<PersonalInput> = fc.oneof(
   fc.record({
     kind: fc.constant('entry' as const),
-    edit: fc.option(fc.tuple(fc.nat(), fc.oneof(fc.constant(''), fc.string({ maxLength: 4 }), fc.constantFrom('A', '-', '_', '=', '.', 'm1.')), fc.nat({ max: 8 })), { freq: 4 }),
-    noise: fc.oneof(noise, fc.string({ maxLength: 400 }).map((t) => `m1.${t}`), fc.base64String({ maxLength: 600 }).map((t) => `m1.${t.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`)),
+    edit: fc.option(
+      fc.tuple(fc.nat(), fc.oneof(fc.constant(''), fc.string({ maxLength: 4 }), fc.constantFrom('A', '-', '_', '=', '.', 'm1.')), fc.nat({ max: 8 })),
+      { freq: 4 },
+    ),
+    noise: fc.oneof(
+      noise,
+      fc.string({ maxLength: 400 }).map((t) => `m1.${t}`),
+      fc.base64String({ maxLength: 600 }).map((t) => `m1.${t.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`),
+    ),
     sameName: fc.boolean(),
-    otherName: fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }).map((h) => `${h}.md`), word),
+    otherName: fc.oneof(
+      fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }).map((h) => `${h}.md`),
+      word,
+    ),
   }),
   fc.record({
     kind: fc.constant('record' as const),
-    mutate: fc.option(fc.tuple(fc.constantFrom('v', 'kdf', 'N', 'r', 'p', 'salt', 'check', 'extra'), fc.oneof(word, fc.integer(), fc.double(), fc.constant(null), fc.constant(2 ** 40), fc.constant(1 << 16))), { freq: 4 }),
+    mutate: fc.option(
+      fc.tuple(
+        fc.constantFrom('v', 'kdf', 'N', 'r', 'p', 'salt', 'check', 'extra'),
+        fc.oneof(word, fc.integer(), fc.double(), fc.constant(null), fc.constant(2 ** 40), fc.constant(1 << 16)),
+      ),
+      { freq: 4 },
+    ),
     noise: fc.oneof(noise, fc.json()),
   }),
 );
@@ -276,10 +392,12 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
     arbitrary: frontmatterText,
     setup: pure((text: string) => {
       const topic = parseTopicFile(text, 'x.md');
-      if (typeof topic.meta.name !== 'string' || typeof topic.meta.description !== 'string' || typeof topic.body !== 'string') throw new Error('a parsed topic file lacks its name, description or body');
+      if (typeof topic.meta.name !== 'string' || typeof topic.meta.description !== 'string' || typeof topic.body !== 'string')
+        throw new Error('a parsed topic file lacks its name, description or body');
       // The same head as Claude Code's recall scan reads it (the playground's Claude Code mode).
       const head = readHeadFrontmatter(headOf(text));
-      if (head.description !== null && typeof head.description !== 'string') throw new Error("Claude Code's reading of the head gave a description that is not text");
+      if (head.description !== null && typeof head.description !== 'string')
+        throw new Error("Claude Code's reading of the head gave a description that is not text");
       return verdict(topic.issues.map((i) => i.message));
     }),
   },
@@ -310,9 +428,17 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
         let event: TranscriptEvent;
         if (parsed.kind === 'record') event = { kind: 'record', record: parsed.record, offset, end };
         else {
-          const detail = parsed.kind === 'malformed' || parsed.kind === 'invalid' ? parsed.reason : parsed.kind === 'unknown' ? `unknown type ${parsed.type}` : 'blank line';
+          const detail =
+            parsed.kind === 'malformed' || parsed.kind === 'invalid' ? parsed.reason : parsed.kind === 'unknown' ? `unknown type ${parsed.type}` : 'blank line';
           if (parsed.kind === 'malformed' || parsed.kind === 'invalid') problems.push(`Line at byte ${offset} skipped: ${detail}.`);
-          event = { kind: 'skipped', reason: parsed.kind === 'unknown' ? 'unknown-type' : parsed.kind, offset, end, type: parsed.kind === 'invalid' || parsed.kind === 'unknown' ? parsed.type : null, detail };
+          event = {
+            kind: 'skipped',
+            reason: parsed.kind === 'unknown' ? 'unknown-type' : parsed.kind,
+            offset,
+            end,
+            type: parsed.kind === 'invalid' || parsed.kind === 'unknown' ? parsed.type : null,
+            detail,
+          };
         }
         assembler.add(event);
         offset = end;
@@ -345,7 +471,11 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
       return {
         async run(body: string) {
           const etag = (await app.request('/v1/teams/platform/checksums', { headers: auth })).headers.get('etag')!;
-          const res = await app.request('/v1/teams/platform/entries', { method: 'PUT', headers: { ...auth, 'content-type': 'application/json', 'if-match': etag }, body });
+          const res = await app.request('/v1/teams/platform/entries', {
+            method: 'PUT',
+            headers: { ...auth, 'content-type': 'application/json', 'if-match': etag },
+            body,
+          });
           if (res.status === 200) return { accepted: true };
           if (res.status >= 500) throw new Error(`the server answered ${res.status} to a client's bad push`);
           const error = errorResponseSchema.safeParse(await res.json());
@@ -375,10 +505,20 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
       });
       server.keepAliveTimeout = 60_000;
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const client = new TeamClient({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, team: 'platform', token: `mdt_${'0'.repeat(16)}_${'A'.repeat(43)}`, timeoutMs: 10_000 });
+      const client = new TeamClient({
+        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        team: 'platform',
+        token: `mdt_${'0'.repeat(16)}_${'A'.repeat(43)}`,
+        timeoutMs: 10_000,
+      });
       return {
         async run(answer: ServerAnswer) {
-          current = { status: answer.status, etag: answer.etag === null ? null : answer.etag.replace(/[^\x20-\x7e]/g, ''), retryAfter: answer.retryAfter, body: answer.body };
+          current = {
+            status: answer.status,
+            etag: answer.etag === null ? null : answer.etag.replace(/[^\x20-\x7e]/g, ''),
+            retryAfter: answer.retryAfter,
+            body: answer.body,
+          };
           try {
             if (answer.call === 'me') await client.me();
             else if (answer.call === 'entries') await client.entries({ ifNoneMatch: '"e-1"' });
@@ -414,7 +554,8 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
       return {
         async run(input: PersonalInput) {
           if (input.kind === 'record') {
-            const record = input.mutate === null ? input.noise : JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), [input.mutate[0]]: input.mutate[1] });
+            const record =
+              input.mutate === null ? input.noise : JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), [input.mutate[0]]: input.mutate[1] });
             try {
               parseKeyRecord(record);
               return { accepted: true };
@@ -423,10 +564,15 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
               throw error;
             }
           }
-          const content = input.edit === null ? input.noise : `${sealed.slice(0, input.edit[0] % (sealed.length + 1))}${input.edit[1]}${sealed.slice((input.edit[0] % (sealed.length + 1)) + input.edit[2])}`;
+          const content =
+            input.edit === null
+              ? input.noise
+              : `${sealed.slice(0, input.edit[0] % (sealed.length + 1))}${input.edit[1]}${sealed.slice((input.edit[0] % (sealed.length + 1)) + input.edit[2])}`;
           const opened = keys.open(project, input.sameName ? wire : input.otherName, content);
           // The encrypting client's own sentence for a refused entry.
-          return opened.ok ? { accepted: true } : { accepted: false, message: `Refused an encrypted entry: ${openFailure(opened.reason)}. Nothing was written.` };
+          return opened.ok
+            ? { accepted: true }
+            : { accepted: false, message: `Refused an encrypted entry: ${openFailure(opened.reason)}. Nothing was written.` };
         },
         async close() {},
       };
@@ -455,7 +601,10 @@ export const FUZZ_TARGETS: FuzzTarget<never>[] = [
           }
           const own = parseAppSettings(app);
           // Accepted: every file was read as settings (values it ignores, with their reason, are fine).
-          return verdict([...effective.problems.map((p) => p.message), ...effective.ignored.map((i) => `${i.key} in ${i.file} is ignored: ${i.reason}.`), ...own.problems], effective.problems.length === 0);
+          return verdict(
+            [...effective.problems.map((p) => p.message), ...effective.ignored.map((i) => `${i.key} in ${i.file} is ignored: ${i.reason}.`), ...own.problems],
+            effective.problems.length === 0,
+          );
         },
         async close() {
           await fs.rm(home, { recursive: true, force: true });

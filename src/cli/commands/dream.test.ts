@@ -68,7 +68,12 @@ describe('memdir dream', () => {
     const out = r.json() as { id: string; status: string; changed: { file: string; action: string }[]; report: string; method: string; rev: string };
     expect(out).toMatchObject({ status: 'completed', method: 'rules', rev: expect.any(String) });
     expect(out.id).toMatch(/^\d{8}-\d{6}-[0-9a-f]{4}$/);
-    expect(out.changed.map((c) => `${c.action} ${c.file}`)).toEqual(['create MEMORY.md', 'update feedback_sql.md', 'delete feedback_sql_2.md', 'update project_x.md']);
+    expect(out.changed.map((c) => `${c.action} ${c.file}`)).toEqual([
+      'create MEMORY.md',
+      'update feedback_sql.md',
+      'delete feedback_sql_2.md',
+      'update project_x.md',
+    ]);
     expect(out.report).toContain('"昨天" → 2026-03-05');
     expect(await fx.read('project_x.md')).toContain('2026-03-05决定2026-03-13上线。');
 

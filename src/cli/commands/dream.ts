@@ -28,7 +28,8 @@ const projectOption = { type: 'string' as const, valueName: 'PATH|DIR', descript
 
 /** `--project` as a dir name under `projects/` when one exists by that name, else a path from the caller's cwd. */
 async function project(values: Record<string, unknown>, io: CliIo): Promise<{ home: string; loc: ProjectLocation }> {
-  if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
+  if (typeof values.project !== 'string' || values.project.trim() === '')
+    throw new UsageError('--project is required: a project directory or its name under projects/');
   const home = homeFrom(values, io);
   const target = values.project;
   const asDir = !/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target));
@@ -96,7 +97,14 @@ Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 u
       io.out(`Dream status of ${loc.key}\n`);
       if (recovered) io.out(`${recovered.detail}\n`);
       const rows = [['GATE', 'CHECKED', 'PASSED', 'VALUE', 'THRESHOLD']];
-      for (const g of out.gates) rows.push([g.name, g.checked ? 'yes' : 'no', g.passed ? 'yes' : 'no', g.value === null ? '—' : String(g.value), g.threshold === null ? '—' : String(g.threshold)]);
+      for (const g of out.gates)
+        rows.push([
+          g.name,
+          g.checked ? 'yes' : 'no',
+          g.passed ? 'yes' : 'no',
+          g.value === null ? '—' : String(g.value),
+          g.threshold === null ? '—' : String(g.threshold),
+        ]);
       io.out(table(rows));
       for (const g of out.gates) io.out(`  ${g.name}: ${g.detail}\n`);
       if (out.disabled) io.out(`${out.disabled.detail}\n`);
@@ -110,13 +118,19 @@ Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 u
 };
 
 function changedOf(record: DreamRecord): { file: string; action: string; status: string; kind: string; reason: string }[] {
-  return record.changes.map((c) => ({ file: c.file, action: c.action, status: c.status, kind: c.kind, reason: c.status === 'skipped' ? (c.skippedReason ?? c.reason) : c.reason }));
+  return record.changes.map((c) => ({
+    file: c.file,
+    action: c.action,
+    status: c.status,
+    kind: c.kind,
+    reason: c.status === 'skipped' ? (c.skippedReason ?? c.reason) : c.reason,
+  }));
 }
 
 /** `memdir dream`. */
 export const dreamCommand: CommandSpec = {
   name: ['dream'],
-  summary: 'Consolidate a project\'s memory now: Orient, Gather, Consolidate, Prune, applied as one history entry.',
+  summary: "Consolidate a project's memory now: Orient, Gather, Consolidate, Prune, applied as one history entry.",
   args: [],
   options: {
     project: projectOption,
@@ -174,7 +188,14 @@ held back for confirmation, or cancelled, 2 usage or I/O error, or the dream fai
     }
     const { record } = result;
     if (!record) {
-      if (values.json) printJson(io, { id: null, status: 'not-started', reason: result.reason, gates: result.gates.gates, lastConsolidatedAt: result.gates.lastConsolidatedAt });
+      if (values.json)
+        printJson(io, {
+          id: null,
+          status: 'not-started',
+          reason: result.reason,
+          gates: result.gates.gates,
+          lastConsolidatedAt: result.gates.lastConsolidatedAt,
+        });
       else io.out(`Not started: ${result.reason ?? 'the gates are closed'}\n`);
       return 1;
     }
@@ -207,7 +228,10 @@ export const dreamRevertCommand: CommandSpec = {
   name: ['dream', 'revert'],
   summary: 'Undo a dream: the files it changed go back to their pre-dream content (as a new history entry).',
   args: ['<id>'],
-  options: { 'overwrite-changed': { type: 'boolean', description: 'also put back files changed since the dream (their later content stays in history)' }, json: jsonOption },
+  options: {
+    'overwrite-changed': { type: 'boolean', description: 'also put back files changed since the dream (their later content stays in history)' },
+    json: jsonOption,
+  },
   details: `<id> is the id \`memdir dream\` printed (also in \`memdir dream list\`); ids are unique in Memdir's data
 directory and each names its memory directory, so no --project is needed.
 JSON: {"id", "restored": [file…], "warnings": [{"file", "message"}], "rev" (the revert's history entry) }
@@ -250,7 +274,12 @@ export const dreamListCommand: CommandSpec = {
   name: ['dream', 'list'],
   summary: 'List the dreams of a project, newest first: when, trigger, outcome, files changed.',
   args: [],
-  options: { project: projectOption, home: homeOption, limit: { type: 'string', valueName: 'N', description: 'at most N dreams (default 20)' }, json: jsonOption },
+  options: {
+    project: projectOption,
+    home: homeOption,
+    limit: { type: 'string', valueName: 'N', description: 'at most N dreams (default 20)' },
+    json: jsonOption,
+  },
   details: `JSON: {"memoryDir", "dreams": [<record>: {"id", "trigger", "status", "method", "startedAt", "durationMs", "tokens",
   "changes": [...], "flags": [...], "rev", "revert", "report", …}]}. Exit codes: 0, or 2 on a usage or I/O error.`,
   async run({ values, io }) {
@@ -267,7 +296,15 @@ export const dreamListCommand: CommandSpec = {
     }
     const rows = [['ID', 'WHEN', 'TRIGGER', 'STATUS', 'METHOD', 'FILES', 'TOKENS']];
     for (const d of dreams) {
-      rows.push([d.id, d.startedAt.replace('T', ' ').slice(0, 16), d.trigger, d.revert ? `${d.status}, reverted` : d.status, d.method ?? '—', String(d.changes.filter((c) => c.status === 'applied').length), String(d.tokens.input + d.tokens.output)]);
+      rows.push([
+        d.id,
+        d.startedAt.replace('T', ' ').slice(0, 16),
+        d.trigger,
+        d.revert ? `${d.status}, reverted` : d.status,
+        d.method ?? '—',
+        String(d.changes.filter((c) => c.status === 'applied').length),
+        String(d.tokens.input + d.tokens.output),
+      ]);
     }
     io.out(table(rows));
     return 0;

@@ -28,13 +28,23 @@ async function run(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
-const memory = { action: 'create', file: 'feedback_real_db.md', type: 'feedback', name: 'Real database', description: 'Integration tests use a real database', body: 'Mocks hid a bug.\n' };
+const memory = {
+  action: 'create',
+  file: 'feedback_real_db.md',
+  type: 'feedback',
+  name: 'Real database',
+  description: 'Integration tests use a real database',
+  body: 'Mocks hid a bug.\n',
+};
 
 describe('memdir extract', () => {
   it('prints the turns with their outcome as JSON (review mode by default), by path or directory name', async () => {
     const t = fx.builder();
     t.prompt('Never mock the database.').assistant('ok', { stopReason: 'end_turn' });
-    t.prompt('save it').assistant([{ type: 'tool_use', id: 'w', name: 'Write', input: { file_path: path.join(fx.memoryDir, 'x.md'), content: '' } }]).toolResult('w', 'ok').assistant('saved', { stopReason: 'end_turn' });
+    t.prompt('save it')
+      .assistant([{ type: 'tool_use', id: 'w', name: 'Write', input: { file_path: path.join(fx.memoryDir, 'x.md'), content: '' } }])
+      .toolResult('w', 'ok')
+      .assistant('saved', { stopReason: 'end_turn' });
     await fs.writeFile(fx.transcript(), t.take());
     fake.enqueue(operationsReply(memory));
     const { code, out } = await run('extract', '--project', fx.cwd, '--json');
@@ -42,7 +52,12 @@ describe('memdir extract', () => {
     const json = JSON.parse(out) as { turns: Record<string, unknown>[]; mode: string };
     expect(json.mode).toBe('review');
     expect(json.turns).toEqual([
-      expect.objectContaining({ sessionId: 'session-1', lastUuid: expect.any(String), skipped: false, operations: [expect.objectContaining({ file: 'feedback_real_db.md', disposition: 'queued', proposalId: expect.any(String) })] }),
+      expect.objectContaining({
+        sessionId: 'session-1',
+        lastUuid: expect.any(String),
+        skipped: false,
+        operations: [expect.objectContaining({ file: 'feedback_real_db.md', disposition: 'queued', proposalId: expect.any(String) })],
+      }),
       expect.objectContaining({ skipped: true, reason: 'memory-written-by-agent' }),
     ]);
     expect(json.turns[1]).not.toHaveProperty('operations');
@@ -51,7 +66,10 @@ describe('memdir extract', () => {
   });
 
   it('--dry-run writes nothing; --offline lists "remember this" statements; text output reads well', async () => {
-    await fs.writeFile(fx.transcript(), fx.builder().prompt('Remember that the staging DB resets on Mondays.').assistant('ok', { stopReason: 'end_turn' }).take());
+    await fs.writeFile(
+      fx.transcript(),
+      fx.builder().prompt('Remember that the staging DB resets on Mondays.').assistant('ok', { stopReason: 'end_turn' }).take(),
+    );
     fake.setHandler(() => operationsReply(memory));
     const dry = JSON.parse((await run('extract', '--project', fx.dir, '--dry-run', '--json')).out);
     expect(dry.turns[0].operations[0].disposition).toBe('dry-run');
@@ -73,12 +91,26 @@ describe('memdir extract', () => {
 describe('memdir session status', () => {
   it('lists recent sessions with their counters', async () => {
     const t = fx.builder();
-    t.prompt('work').assistant([{ type: 'tool_use', id: 'a', name: 'Bash', input: { command: 'ls' } }], { usage: { cache_read_input_tokens: 8_000 } }).toolResult('a', 'ok').assistant('done', { stopReason: 'end_turn', usage: { cache_read_input_tokens: 8_000 } });
+    t.prompt('work')
+      .assistant([{ type: 'tool_use', id: 'a', name: 'Bash', input: { command: 'ls' } }], { usage: { cache_read_input_tokens: 8_000 } })
+      .toolResult('a', 'ok')
+      .assistant('done', { stopReason: 'end_turn', usage: { cache_read_input_tokens: 8_000 } });
     await fs.writeFile(fx.transcript(), t.take());
     const { code, out } = await run('session', 'status', '--json');
     expect(code).toBe(0);
     // 8,104 tokens of input and cache plus 20 of output: below the 10,000 a first note needs.
-    expect(JSON.parse(out).sessions).toEqual([expect.objectContaining({ sessionId: 'session-1', project: fx.dir, contextTokens: 8124, started: false, toolCallsSinceUpdate: 1, lastResponseUsedTools: false, due: false, tokensToNext: 1876 })]);
+    expect(JSON.parse(out).sessions).toEqual([
+      expect.objectContaining({
+        sessionId: 'session-1',
+        project: fx.dir,
+        contextTokens: 8124,
+        started: false,
+        toolCallsSinceUpdate: 1,
+        lastResponseUsedTools: false,
+        due: false,
+        tokensToNext: 1876,
+      }),
+    ]);
     expect((await run('session', 'status')).out).toContain('8,124 / 10,000 to start');
     await expect(fs.readdir(path.join(fx.dataDir, 'session-memory'))).rejects.toThrow();
   });

@@ -70,7 +70,8 @@ A turn in which the agent itself wrote into the memory directory is skipped (R-E
 nothing is written when Claude Code's autoMemoryEnabled is false (R-SETTINGS).
 Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
   async run({ values, io }) {
-    if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
+    if (typeof values.project !== 'string' || values.project.trim() === '')
+      throw new UsageError('--project is required: a project directory or its name under projects/');
     // Loaded here, not at the top: `memdir hook` shares this process image and must start fast.
     const { resolveDataDir } = await import('../../main/data-dir.js');
     const { projectsRoot } = await import('../../main/memdir/home.js');
@@ -89,7 +90,8 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
       if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
       throw error;
     }
-    if (location.transcriptDirs.length === 0) throw new CliFailure(`Claude Code has no transcripts for ${location.key} yet (no session launched there or in a directory that reads its memory).`);
+    if (location.transcriptDirs.length === 0)
+      throw new CliFailure(`Claude Code has no transcripts for ${location.key} yet (no session launched there or in a directory that reads its memory).`);
     const { settings } = await loadAppSettings(dataDir);
     const provider = await resolveProvider(settings, io.env, { dataDir, offline: values.offline === true });
     const dryRun = values['dry-run'] === true;
@@ -98,9 +100,27 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
     const files: { path: string; readOutcome: string; reset: string | null; pending: boolean; resumed: boolean; busy: boolean }[] = [];
     for (const transcript of transcripts) {
       try {
-        const result = await extractTranscript({ home, dataDir, env: io.env, transcriptPath: transcript.path, provider, mode: settings.extraction.mode, trigger: 'cli', firstSeen: 'all', dryRun, timeoutMs: settings.model.timeoutMs });
+        const result = await extractTranscript({
+          home,
+          dataDir,
+          env: io.env,
+          transcriptPath: transcript.path,
+          provider,
+          mode: settings.extraction.mode,
+          trigger: 'cli',
+          firstSeen: 'all',
+          dryRun,
+          timeoutMs: settings.model.timeoutMs,
+        });
         turns.push(...result.outcomes.map(turnJson));
-        files.push({ path: transcript.path, readOutcome: result.readOutcome, reset: result.reset, pending: result.pending, resumed: result.resumed, busy: false });
+        files.push({
+          path: transcript.path,
+          readOutcome: result.readOutcome,
+          reset: result.reset,
+          pending: result.pending,
+          resumed: result.resumed,
+          busy: false,
+        });
       } catch (error) {
         if (!(error instanceof ExtractBusyError)) throw error;
         files.push({ path: transcript.path, readOutcome: 'ok', reset: null, pending: true, resumed: false, busy: true });
@@ -110,14 +130,20 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
       printJson(io, { project: location.dir, memoryDir: location.memoryDir, mode: settings.extraction.mode, dryRun, turns, transcripts: files });
       return 0;
     }
-    io.out(`Extraction in ${location.key} (${dryRun ? 'dry run, ' : ''}mode ${settings.extraction.mode}, ${provider.kind === 'offline' ? 'offline' : `model ${provider.modelFor('extract')}`})\n`);
+    io.out(
+      `Extraction in ${location.key} (${dryRun ? 'dry run, ' : ''}mode ${settings.extraction.mode}, ${provider.kind === 'offline' ? 'offline' : `model ${provider.modelFor('extract')}`})\n`,
+    );
     if (turns.length === 0) io.out('\nNo new turns since the last extraction.\n');
     else {
       const rows = [['SESSION', 'TURNS', 'OUTCOME', 'DETAIL']];
       for (const t of turns) {
         const ops = t.operations ?? [];
         const outcome = t.skipped ? `skipped: ${t.reason}` : ops.length === 0 ? 'nothing' : ops.map((o) => o.disposition).join(', ');
-        const detail = t.skipped ? (t.message ?? '') : ops.length ? ops.map((o) => `${o.file}${o.reason ? ` (${o.reason})` : ''}`).join('; ') : (t.message ?? '');
+        const detail = t.skipped
+          ? (t.message ?? '')
+          : ops.length
+            ? ops.map((o) => `${o.file}${o.reason ? ` (${o.reason})` : ''}`).join('; ')
+            : (t.message ?? '');
         rows.push([(t.sessionId ?? '?').slice(0, 8), String(t.turns), outcome, detail.length > 120 ? `${detail.slice(0, 119)}…` : detail]);
       }
       io.out(`\n${table(rows)}`);

@@ -8,7 +8,7 @@ import { resolveDataDir } from '../../main/data-dir.js';
 
 export const historyCommand: CommandSpec = {
   name: ['history'],
-  summary: 'List the recorded changes of a project\'s memory, newest first (outside changes are recorded first).',
+  summary: "List the recorded changes of a project's memory, newest first (outside changes are recorded first).",
   args: ['<project>'],
   options: {
     home: homeOption,
@@ -35,7 +35,9 @@ JSON: {"memoryDir", "entries": [{"rev", "time", "source", "summary", "files": [{
       io.out(`No history yet for ${loc.memoryDir}.\n`);
       return 0;
     }
-    io.out(table([['REV', 'WHEN', 'SOURCE', 'CHANGE'], ...entries.map((e) => [e.rev.slice(0, 10), e.time.replace('T', ' ').slice(0, 19), e.source, e.summary])]));
+    io.out(
+      table([['REV', 'WHEN', 'SOURCE', 'CHANGE'], ...entries.map((e) => [e.rev.slice(0, 10), e.time.replace('T', ' ').slice(0, 19), e.source, e.summary])]),
+    );
     return 0;
   },
 };
@@ -54,10 +56,16 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null 
     const loc = await locateProject(home, positionals[0]!, io.env);
     const [, rev, file] = positionals as [string, string, string | undefined];
     const dataDir = resolveDataDir(io.env);
-    const { entry, notes } = file ? await restoreMemoryFile({ memoryDir: loc.memoryDir, dataDir, rev, file }) : { entry: await restoreFromHistory(loc.memoryDir, rev, { dataDir }), notes: [] };
+    const { entry, notes } = file
+      ? await restoreMemoryFile({ memoryDir: loc.memoryDir, dataDir, rev, file })
+      : { entry: await restoreFromHistory(loc.memoryDir, rev, { dataDir }), notes: [] };
     if (values.json) printJson(io, { restored: entry, notes });
     else {
-      io.out(entry ? `Restored ${file ?? 'the memory directory'} to ${rev} (${plural(entry.files.length, 'file')} changed; undo with: memdir undo ${positionals[0]} ${entry.rev.slice(0, 10)}).\n` : 'Nothing to restore: it is already that way.\n');
+      io.out(
+        entry
+          ? `Restored ${file ?? 'the memory directory'} to ${rev} (${plural(entry.files.length, 'file')} changed; undo with: memdir undo ${positionals[0]} ${entry.rev.slice(0, 10)}).\n`
+          : 'Nothing to restore: it is already that way.\n',
+      );
       for (const note of notes) io.out(`${note}\n`);
     }
     return 0;
@@ -81,7 +89,12 @@ JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null wh
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
-    const { entry, notes } = await undoChange({ memoryDir: loc.memoryDir, dataDir: resolveDataDir(io.env), rev: positionals[1]!, overwriteChanged: values['overwrite-changed'] === true });
+    const { entry, notes } = await undoChange({
+      memoryDir: loc.memoryDir,
+      dataDir: resolveDataDir(io.env),
+      rev: positionals[1]!,
+      overwriteChanged: values['overwrite-changed'] === true,
+    });
     if (values.json) printJson(io, { undone: entry, notes });
     else {
       io.out(entry ? `${entry.summary} (${plural(entry.files.length, 'file')} changed).\n` : 'Nothing to undo: it is already that way.\n');

@@ -3,7 +3,11 @@ import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from 
 import type { HooksAction } from '../../shared/contract/hooks.js';
 import { homeFrom } from './scan.js';
 
-const dataDirOption = { type: 'string' as const, valueName: 'D', description: "Memdir's data folder the hooks hand events to (default: $MEMDIR_DATA_DIR, else the platform's)" };
+const dataDirOption = {
+  type: 'string' as const,
+  valueName: 'D',
+  description: "Memdir's data folder the hooks hand events to (default: $MEMDIR_DATA_DIR, else the platform's)",
+};
 
 async function dataDirFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
   const { resolveDataDir } = await import('../../main/data-dir.js');
@@ -13,9 +17,17 @@ async function dataDirFrom(values: Record<string, unknown>, io: { cwd: string; e
 function changeCommand(action: HooksAction): CommandSpec {
   return {
     name: ['hooks', action],
-    summary: action === 'connect' ? "Add Memdir's Stop, PreCompact, SessionEnd and SessionStart hooks to Claude Code's settings.json (shows the diff; --yes writes it)." : "Remove Memdir's hooks from Claude Code's settings.json (shows the diff; --yes writes it).",
+    summary:
+      action === 'connect'
+        ? "Add Memdir's Stop, PreCompact, SessionEnd and SessionStart hooks to Claude Code's settings.json (shows the diff; --yes writes it)."
+        : "Remove Memdir's hooks from Claude Code's settings.json (shows the diff; --yes writes it).",
     args: [],
-    options: { home: homeOption, 'data-dir': dataDirOption, yes: { type: 'boolean', description: 'write the change (without it, only the diff is shown)' }, json: jsonOption },
+    options: {
+      home: homeOption,
+      'data-dir': dataDirOption,
+      yes: { type: 'boolean', description: 'write the change (without it, only the diff is shown)' },
+      json: jsonOption,
+    },
     details: `JSON: {"action", "settingsFile", "changed", "diff", "warnings": [..], "applied": bool, "backup": path|null}
 The file is edited in place, never rewritten: only Memdir's entries are added or removed, every
 other byte (comments, inline lists, indentation, line endings) stays; running it twice changes
@@ -45,11 +57,17 @@ or not JSON.`,
       }
       for (const warning of plan.warnings) io.out(`warning: ${warning}\n`);
       if (!plan.changed) {
-        io.out(action === 'connect' ? `Already connected: ${plan.settingsFile} has Memdir's hooks.\n` : `Not connected: ${plan.settingsFile} has no Memdir hooks.\n`);
+        io.out(
+          action === 'connect' ? `Already connected: ${plan.settingsFile} has Memdir's hooks.\n` : `Not connected: ${plan.settingsFile} has no Memdir hooks.\n`,
+        );
         return 0;
       }
       io.out(plan.diff);
-      io.out(applied ? `\nWritten ${plan.settingsFile}${backup ? ` (previous version: ${backup})` : ''}.\n` : '\nNothing written: run again with --yes to apply this change.\n');
+      io.out(
+        applied
+          ? `\nWritten ${plan.settingsFile}${backup ? ` (previous version: ${backup})` : ''}.\n`
+          : '\nNothing written: run again with --yes to apply this change.\n',
+      );
       return 0;
     },
   };
@@ -76,7 +94,9 @@ export const hooksStatusCommand: CommandSpec = {
     }
     io.out(`${status.settingsFile}: ${status.connected === 'all' ? 'connected' : status.connected === 'none' ? 'not connected' : 'partly connected'}\n`);
     for (const e of status.events) io.out(`  ${e.event.padEnd(12)} ${e.command ? (e.current ? 'yes' : 'yes (another install or an older command)') : 'no'}\n`);
-    io.out(`app ${status.listening ? 'is running and receives hook events' : 'is not running: hook events are spooled'}${status.spooled ? ` (${status.spooled} waiting)` : ''}\n`);
+    io.out(
+      `app ${status.listening ? 'is running and receives hook events' : 'is not running: hook events are spooled'}${status.spooled ? ` (${status.spooled} waiting)` : ''}\n`,
+    );
     for (const p of status.problems) io.out(`problem: ${p}\n`);
     return 0;
   },

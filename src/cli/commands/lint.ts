@@ -32,7 +32,11 @@ export const lintCommand: CommandSpec = {
   options: {
     home: homeOption,
     project: { type: 'string', valueName: 'P', description: 'only this project (a path inside it, or its directory name under projects/)' },
-    fix: { type: 'boolean', description: 'apply the safe fixes (dangling and repeated pointers out, then orphans into the index while their pointers reach the agent), recorded in history' },
+    fix: {
+      type: 'boolean',
+      description:
+        'apply the safe fixes (dangling and repeated pointers out, then orphans into the index while their pointers reach the agent), recorded in history',
+    },
     'past-cut': { type: 'boolean', description: 'with --fix, also add orphans whose pointers would fall below the cut (Claude Code never loads them)' },
     json: jsonOption,
   },
@@ -52,12 +56,19 @@ Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/
       for (const p of projects) {
         const done: { kind: string; file: string; line: number | null; scope: Scope }[] = [];
         const back: { kind: string; file: string; scope: Scope; reason: string }[] = [];
-        for (const [scope, problems] of [['private', p.problems], ['team', p.team?.problems ?? []]] as const) {
+        for (const [scope, problems] of [
+          ['private', p.problems],
+          ['team', p.team?.problems ?? []],
+        ] as const) {
           const fixes = problems.map(fixRequestOf).filter((f) => f !== null);
           if (fixes.length === 0) continue;
-          const { applied, heldBack, impact } = await applyFixes({ memoryDir: p.memoryDir, scope, dataDir: resolveDataDir(io.env) }, fixes, { pastCut: values['past-cut'] === true });
+          const { applied, heldBack, impact } = await applyFixes({ memoryDir: p.memoryDir, scope, dataDir: resolveDataDir(io.env) }, fixes, {
+            pastCut: values['past-cut'] === true,
+          });
           done.push(...applied.map((f) => ({ kind: f.kind, file: f.file, line: f.line ?? null, scope })));
-          const where = impact.after.truncated ? `MEMORY.md already reaches past the cut at line ${impact.after.firstCutLine}` : `MEMORY.md is ${sizeAgainstLimits(impact.after)}`;
+          const where = impact.after.truncated
+            ? `MEMORY.md already reaches past the cut at line ${impact.after.firstCutLine}`
+            : `MEMORY.md is ${sizeAgainstLimits(impact.after)}`;
           back.push(...heldBack.map((f) => ({ kind: f.kind, file: f.file, scope, reason: `its pointer would fall below the cut: ${where}` })));
         }
         fixed.set(p.dir, done);
@@ -82,14 +93,23 @@ Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/
         for (const f of p.fixed) io.out(`  fixed ${f.kind} ${f.scope === 'team' ? 'team/' : ''}${f.file}${f.line ? `:${f.line}` : ''}\n`);
         const back = p.heldBack ?? [];
         if (back.length > 0) {
-          io.out(`  held back ${plural(back.length, 'orphan')} (${back.slice(0, 5).map((f) => `${f.scope === 'team' ? 'team/' : ''}${f.file}`).join(', ')}${back.length > 5 ? ', …' : ''}): ${back[0]!.reason}.\n`);
-          io.out('  Make room first (shorten hooks, merge, drop pointers: the app\'s MEMORY.md tab), or add them below the cut with --past-cut.\n');
+          io.out(
+            `  held back ${plural(back.length, 'orphan')} (${back
+              .slice(0, 5)
+              .map((f) => `${f.scope === 'team' ? 'team/' : ''}${f.file}`)
+              .join(', ')}${back.length > 5 ? ', …' : ''}): ${back[0]!.reason}.\n`,
+          );
+          io.out("  Make room first (shorten hooks, merge, drop pointers: the app's MEMORY.md tab), or add them below the cut with --past-cut.\n");
         }
         for (const x of p.problems) io.out(`${formatProblem({ ...x, file: x.file && x.scope === 'team' ? `team/${x.file}` : x.file })}\n`);
         io.out('\n');
       }
       const fixable = report.reduce((n, p) => n + p.problems.filter((x) => x.fix).length, 0);
-      io.out(remaining === 0 ? `No problems in ${plural(report.length, 'project')}.\n` : `${plural(remaining, 'problem')} in ${plural(report.length, 'project')}.${fixable && !values.fix ? ` ${fixable} can be fixed safely with --fix.` : ''}\n`);
+      io.out(
+        remaining === 0
+          ? `No problems in ${plural(report.length, 'project')}.\n`
+          : `${plural(remaining, 'problem')} in ${plural(report.length, 'project')}.${fixable && !values.fix ? ` ${fixable} can be fixed safely with --fix.` : ''}\n`,
+      );
     }
     return remaining > 0 ? 1 : 0;
   },

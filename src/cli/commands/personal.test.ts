@@ -77,25 +77,45 @@ afterAll(async () => {
 describe('memdir personal', () => {
   it('explains the passphrase before it is set, and sets it only with --yes', async () => {
     const { laptop } = machines;
-    expect(await memdir(laptop!, ['personal'])).toMatchObject({ code: 2, err: expect.stringContaining('name a subcommand (connect, status, sync, conflicts, resolve, disconnect)') });
+    expect(await memdir(laptop!, ['personal'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('name a subcommand (connect, status, sync, conflicts, resolve, disconnect)'),
+    });
     const help = await memdir(laptop!, ['personal', 'connect', '--help']);
     expect(help.out).toContain('If you lose it, nobody can decrypt the synced copy');
-    const team = await memdir(laptop!, ['personal', 'connect', '--server', server.url, '--token-stdin', '--passphrase-stdin'], { stdin: `${teamToken}\n${PASSPHRASE}\n` });
-    expect(team).toMatchObject({ code: 2, err: expect.stringMatching(/This is a token of team "platform"; personal sync needs a token of your personal space/) });
-    const first = await memdir(laptop!, ['personal', 'connect', '--server', server.url, '--token-stdin', '--passphrase-stdin'], { stdin: `${tokens.laptop}\n${PASSPHRASE}\n` });
+    const team = await memdir(laptop!, ['personal', 'connect', '--server', server.url, '--token-stdin', '--passphrase-stdin'], {
+      stdin: `${teamToken}\n${PASSPHRASE}\n`,
+    });
+    expect(team).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/This is a token of team "platform"; personal sync needs a token of your personal space/),
+    });
+    const first = await memdir(laptop!, ['personal', 'connect', '--server', server.url, '--token-stdin', '--passphrase-stdin'], {
+      stdin: `${tokens.laptop}\n${PASSPHRASE}\n`,
+    });
     expect(first.code).toBe(2);
     expect(first.err).toMatch(/has no passphrase yet.*If you lose it, nobody can decrypt the synced copy.*Run again with --yes/s);
     expect(await store.personalKey('ann')).toBeNull();
-    const set = await memdir(laptop!, ['personal', 'connect', '--server', server.url, '--token-stdin', '--passphrase-stdin', '--yes', '--json'], { stdin: `${tokens.laptop}\n${PASSPHRASE}\n` });
+    const set = await memdir(laptop!, ['personal', 'connect', '--server', server.url, '--token-stdin', '--passphrase-stdin', '--yes', '--json'], {
+      stdin: `${tokens.laptop}\n${PASSPHRASE}\n`,
+    });
     expect(set.code).toBe(0);
-    expect(JSON.parse(set.out).account).toMatchObject({ user: 'ann', member: 'laptop', created: true, keyId: expect.stringMatching(/^[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}$/) });
+    expect(JSON.parse(set.out).account).toMatchObject({
+      user: 'ann',
+      member: 'laptop',
+      created: true,
+      keyId: expect.stringMatching(/^[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}$/),
+    });
     expect(set.out).not.toContain(PASSPHRASE);
   });
 
   it('syncs a project under its remote on both machines, whatever its path; a wrong passphrase writes nothing', async () => {
     const { laptop, desktop } = machines;
     await fs.writeFile(path.join(laptop!.memoryDir, 'MEMORY.md'), '- [Style](feedback_style.md) — how I like code\n');
-    await fs.writeFile(path.join(laptop!.memoryDir, 'feedback_style.md'), '---\nname: Style\ndescription: Small functions\ntype: feedback\n---\nKeep functions short.\n');
+    await fs.writeFile(
+      path.join(laptop!.memoryDir, 'feedback_style.md'),
+      '---\nname: Style\ndescription: Small functions\ntype: feedback\n---\nKeep functions short.\n',
+    );
     const up = await memdir(laptop!, ['personal', 'connect', '--project', laptop!.repo, '--json']);
     expect(up.err).toBe('');
     expect(up.code).toBe(0);
@@ -103,13 +123,17 @@ describe('memdir personal', () => {
     expect(upJson.project.identity).toEqual({ id: 'git-remote:github.com/ann/app', source: 'repository', detail: 'remote github.com/ann/app' });
     expect(upJson.sync.push.uploaded.sort()).toEqual(['MEMORY.md', 'feedback_style.md']);
 
-    const wrong = await memdir(desktop!, ['personal', 'connect', '--server', server.url, '--token-stdin', '--passphrase-stdin'], { stdin: `${tokens.desktop}\nfour words are plenty there\n` });
+    const wrong = await memdir(desktop!, ['personal', 'connect', '--server', server.url, '--token-stdin', '--passphrase-stdin'], {
+      stdin: `${tokens.desktop}\nfour words are plenty there\n`,
+    });
     expect(wrong).toMatchObject({ code: 2, err: expect.stringContaining('That passphrase does not open this personal space') });
     expect(await fs.readdir(desktop!.dataDir).catch(() => [])).toEqual([]);
     const noAccount = await memdir(desktop!, ['personal', 'connect', '--project', desktop!.repo]);
     expect(noAccount).toMatchObject({ code: 2, err: expect.stringContaining('Personal sync is not set up on this machine') });
 
-    const down = await memdir(desktop!, ['personal', 'connect', '--server', server.url, '--project', desktop!.repo, '--json'], { env: { MEMDIR_PERSONAL_TOKEN: tokens.desktop!, MEMDIR_PASSPHRASE: PASSPHRASE } });
+    const down = await memdir(desktop!, ['personal', 'connect', '--server', server.url, '--project', desktop!.repo, '--json'], {
+      env: { MEMDIR_PERSONAL_TOKEN: tokens.desktop!, MEMDIR_PASSPHRASE: PASSPHRASE },
+    });
     expect(down.code).toBe(0);
     const downJson = JSON.parse(down.out);
     expect(downJson.account.created).toBe(false);
@@ -133,7 +157,12 @@ describe('memdir personal', () => {
     const plain = path.join(root, 'laptop', 'notes');
     await fs.mkdir(plain, { recursive: true });
     const unnamed = await memdir(laptop!, ['personal', 'connect', '--project', plain]);
-    expect(unnamed).toMatchObject({ code: 2, err: expect.stringContaining('has no git repository with a commit or a remote to recognise it by on your other machines: give it a name with --identity NAME') });
+    expect(unnamed).toMatchObject({
+      code: 2,
+      err: expect.stringContaining(
+        'has no git repository with a commit or a remote to recognise it by on your other machines: give it a name with --identity NAME',
+      ),
+    });
 
     const off = await memdir(desktop!, ['personal', 'disconnect', '--json']);
     expect(JSON.parse(off.out)).toEqual({ disconnected: true, projects: 1 });

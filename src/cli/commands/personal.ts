@@ -26,7 +26,18 @@ import { AlertCenter } from '../../main/team/alert-center.js';
 import { type TeamConnection, TeamConfigError } from '../../main/team/connections.js';
 import { TeamClientError } from '../../main/team/team-client.js';
 import { TeamSyncError } from '../../main/team/team-sync.js';
-import { type SyncWords, checkKeep, credentialsEncrypted, dataDirOf, describeReport, locate, printConflicts, projectOption, resolveFromCli, syncExitCode } from './sync-common.js';
+import {
+  type SyncWords,
+  checkKeep,
+  credentialsEncrypted,
+  dataDirOf,
+  describeReport,
+  locate,
+  printConflicts,
+  projectOption,
+  resolveFromCli,
+  syncExitCode,
+} from './sync-common.js';
 
 /** How personal sync names files and the other side in sentences. */
 function personalWords(connection: TeamConnection): SyncWords {
@@ -38,7 +49,14 @@ async function cli<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof PersonalSyncError || error instanceof TeamConfigError || error instanceof TeamClientError || error instanceof TeamSyncError || error instanceof RangeError) throw new CliFailure(error.message);
+    if (
+      error instanceof PersonalSyncError ||
+      error instanceof TeamConfigError ||
+      error instanceof TeamClientError ||
+      error instanceof TeamSyncError ||
+      error instanceof RangeError
+    )
+      throw new CliFailure(error.message);
     throw error;
   }
 }
@@ -70,7 +88,15 @@ async function identityOf(loc: ProjectLocation, given: unknown): Promise<SyncIde
 }
 
 function accountView(account: NonNullable<Awaited<ReturnType<typeof readAccount>>>, created?: boolean): Record<string, unknown> {
-  return { server: account.server, user: account.user, member: account.member, tokenId: account.tokenId, keyId: account.keyId, connectedAt: account.connectedAt, ...(created !== undefined ? { created } : {}) };
+  return {
+    server: account.server,
+    user: account.user,
+    member: account.member,
+    tokenId: account.tokenId,
+    keyId: account.keyId,
+    connectedAt: account.connectedAt,
+    ...(created !== undefined ? { created } : {}),
+  };
 }
 
 function projectView(c: TeamConnection): { dir: string | null; memoryDir: string; identity: SyncIdentity | null; projectId: string } {
@@ -90,7 +116,8 @@ async function requireProject(values: Record<string, unknown>, io: CliIo): Promi
   const loc = await locate(values, io);
   const dataDir = dataDirOf(io);
   const connection = await personalConnections(dataDir).forMemoryDir(loc.memoryDir);
-  if (!connection) throw new CliFailure(`${loc.dir} is not synced with your personal space; turn it on with \`memdir personal connect --project ${String(values.project)}\`.`);
+  if (!connection)
+    throw new CliFailure(`${loc.dir} is not synced with your personal space; turn it on with \`memdir personal connect --project ${String(values.project)}\`.`);
   return { loc, connection, dataDir };
 }
 
@@ -116,17 +143,25 @@ memdir server admin issue-token <you> --personal --member <machine>. Run \`memdi
 
 export const personalConnectCommand: CommandSpec = {
   name: ['personal', 'connect'],
-  summary: 'Connect this machine to your personal space (--server), and/or sync a project\'s private memory with it (--project).',
+  summary: "Connect this machine to your personal space (--server), and/or sync a project's private memory with it (--project).",
   args: [],
   options: {
     server: { type: 'string', valueName: 'URL', description: 'the sync server holding your personal space (connects this machine)' },
-    'token-stdin': { type: 'boolean', description: 'read this machine\'s token from standard input (the first line)' },
-    token: { type: 'string', valueName: 'TOKEN', description: 'the token itself (visible in your shell history: prefer --token-stdin or MEMDIR_PERSONAL_TOKEN)' },
+    'token-stdin': { type: 'boolean', description: "read this machine's token from standard input (the first line)" },
+    token: {
+      type: 'string',
+      valueName: 'TOKEN',
+      description: 'the token itself (visible in your shell history: prefer --token-stdin or MEMDIR_PERSONAL_TOKEN)',
+    },
     'passphrase-stdin': { type: 'boolean', description: 'read the passphrase from standard input (the next line)' },
     yes: { type: 'boolean', description: 'you have read what losing the passphrase means (needed when this sets it: the first machine)' },
     'allow-http': { type: 'boolean', description: 'allow plain http to a host other than this machine (contents stay encrypted; the token does not)' },
     project: projectOption,
-    identity: { type: 'string', valueName: 'NAME', description: 'with --project: the name it is synced under, the same on each machine (default: its repository\'s first commit, else its git remote)' },
+    identity: {
+      type: 'string',
+      valueName: 'NAME',
+      description: "with --project: the name it is synced under, the same on each machine (default: its repository's first commit, else its git remote)",
+    },
     home: homeOption,
     json: jsonOption,
   },
@@ -149,12 +184,16 @@ JSON: {"account": {"server", "user", "member", "tokenId", "keyId", "connectedAt"
 Exit codes: 0 connected (and in step); 1 connected, but the first sync kept conflicts, held files back or refused
 entries; 2 refused (wrong passphrase, not acknowledged, bad token or URL, no identity) or the sync failed.`,
   async run({ values, io }) {
-    if (typeof values.server !== 'string' && typeof values.project !== 'string') throw new UsageError('give --server (connect this machine) or --project (sync a project), or both');
+    if (typeof values.server !== 'string' && typeof values.project !== 'string')
+      throw new UsageError('give --server (connect this machine) or --project (sync a project), or both');
     const dataDir = dataDirOf(io);
     const credentials = credentialsOf(dataDir);
     let account: Record<string, unknown> | null = null;
     if (typeof values.server === 'string') {
-      if (credentialsEncrypted(dataDir)) throw new CliFailure("Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Settings instead.");
+      if (credentialsEncrypted(dataDir))
+        throw new CliFailure(
+          "Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Settings instead.",
+        );
       const lines = values['token-stdin'] || values['passphrase-stdin'] ? await stdinLines(io.stdin) : [];
       let token = '';
       if (values['token-stdin']) token = (lines.shift() ?? '').trim();
@@ -163,13 +202,26 @@ entries; 2 refused (wrong passphrase, not acknowledged, bad token or URL, no ide
       if (!token) throw new UsageError('no token: pipe it into --token-stdin, or set MEMDIR_PERSONAL_TOKEN');
       const passphrase = values['passphrase-stdin'] ? (lines.shift() ?? '') : (io.env.MEMDIR_PASSPHRASE ?? '');
       if (!passphrase) throw new UsageError('no passphrase: pipe it into --passphrase-stdin, or set MEMDIR_PASSPHRASE');
-      const connected = await cli(() => connectAccount({ dataDir, credentials, server: values.server as string, token, passphrase, allowHttp: values['allow-http'] === true, acknowledged: values.yes === true })).catch((error: unknown) => {
-        if (error instanceof CliFailure && /has no passphrase yet/.test(error.message)) throw new CliFailure(`${error.message} Run again with --yes once you have kept the passphrase somewhere safe.`);
+      const connected = await cli(() =>
+        connectAccount({
+          dataDir,
+          credentials,
+          server: values.server as string,
+          token,
+          passphrase,
+          allowHttp: values['allow-http'] === true,
+          acknowledged: values.yes === true,
+        }),
+      ).catch((error: unknown) => {
+        if (error instanceof CliFailure && /has no passphrase yet/.test(error.message))
+          throw new CliFailure(`${error.message} Run again with --yes once you have kept the passphrase somewhere safe.`);
         throw error;
       });
       account = accountView(connected.account, connected.created);
       if (!values.json) {
-        io.out(`Connected this machine (${connected.account.member}) to ${connected.account.user}'s personal space at ${connected.account.server}; key ${connected.account.keyId}.\n`);
+        io.out(
+          `Connected this machine (${connected.account.member}) to ${connected.account.user}'s personal space at ${connected.account.server}; key ${connected.account.keyId}.\n`,
+        );
         if (connected.created) io.out('Your passphrase is set. Every other machine needs it; if it is lost, nobody can decrypt the synced copy.\n');
       }
     }
@@ -208,7 +260,9 @@ Exit codes: 0 in step (or not connected), 1 conflicts or files held back, 2 erro
   async run({ values, io }) {
     const dataDir = dataDirOf(io);
     const account = await cli(() => readAccount(dataDir));
-    let connections = await personalConnections(dataDir).list().catch(() => []);
+    let connections = await personalConnections(dataDir)
+      .list()
+      .catch(() => []);
     if (typeof values.project === 'string') {
       const loc = await locate(values, io);
       connections = connections.filter((c) => c.memoryDir === loc.memoryDir || c.dir === loc.dir);
@@ -217,13 +271,19 @@ Exit codes: 0 in step (or not connected), 1 conflicts or files held back, 2 erro
     for (const c of connections) projects.push({ ...projectView(c), ...(await (await openSync(c, io, dataDir, true)).inspect()) });
     const problems = projects.some((p) => p.conflicts.length > 0 || p.waiting.some((w) => w.reason !== 'pending'));
     if (values.json) {
-      printJson(io, { connected: account !== null, account: account ? accountView(account) : null, projects: projects.map(({ resolved: _resolved, ...p }) => p) });
+      printJson(io, {
+        connected: account !== null,
+        account: account ? accountView(account) : null,
+        projects: projects.map(({ resolved: _resolved, ...p }) => p),
+      });
       return problems ? EXIT_PROBLEMS : EXIT_OK;
     }
     if (!account) io.out('Personal sync is not set up on this machine (memdir personal connect --server URL --token-stdin --passphrase-stdin).\n');
     else io.out(`Connected as ${account.member} to ${account.user}'s personal space at ${account.server}; key ${account.keyId}.\n`);
     for (const p of projects) {
-      io.out(`${p.dir ?? p.memoryDir}: synced under ${p.identity?.detail ?? '?'}; last pull ${p.lastPullAt ?? 'never'}, last push ${p.lastPushAt ?? 'never'}; ${p.files} file(s) here.\n`);
+      io.out(
+        `${p.dir ?? p.memoryDir}: synced under ${p.identity?.detail ?? '?'}; last pull ${p.lastPullAt ?? 'never'}, last push ${p.lastPushAt ?? 'never'}; ${p.files} file(s) here.\n`,
+      );
       for (const w of p.waiting) io.out(`  ${w.reason === 'pending' ? 'Waiting' : 'Held back'}: ${w.key} — ${w.detail}\n`);
       for (const c of p.conflicts) io.out(`  Conflict ${c.id}: ${c.key} (changed on ${c.serverUpdatedBy ?? '?'} too; yours is kept).\n`);
     }
@@ -234,7 +294,8 @@ Exit codes: 0 in step (or not connected), 1 conflicts or files held back, 2 erro
 
 export const personalSyncCommand: CommandSpec = {
   name: ['personal', 'sync'],
-  summary: 'Sync once: every project synced with your personal space (or one): pull (other machines win per file, your unpushed edits merged or kept as conflicts), then push.',
+  summary:
+    'Sync once: every project synced with your personal space (or one): pull (other machines win per file, your unpushed edits merged or kept as conflicts), then push.',
   args: [],
   options: { project: projectOption, home: homeOption, json: jsonOption },
   details: `Deletions are never pushed: a file deleted here comes back. Files holding a secret are not uploaded, even
@@ -244,9 +305,12 @@ JSON: {"projects": [{"project": {"dir", "memoryDir"}, <the report of \`memdir te
 Exit codes: 0 synced, 1 conflicts open, files held back or entries refused, 2 a sync failed (or not connected).`,
   async run({ values, io }) {
     const dataDir = dataDirOf(io);
-    let connections = await personalConnections(dataDir).list().catch(() => []);
+    let connections = await personalConnections(dataDir)
+      .list()
+      .catch(() => []);
     if (typeof values.project === 'string') connections = [(await requireProject(values, io)).connection];
-    if (connections.length === 0) throw new CliFailure('no project is synced with your personal space on this machine: memdir personal connect --project <dir>.');
+    if (connections.length === 0)
+      throw new CliFailure('no project is synced with your personal space on this machine: memdir personal connect --project <dir>.');
     const results = [];
     let code = EXIT_OK;
     for (const connection of connections) {
@@ -320,7 +384,12 @@ JSON: {"disconnected": bool, "projects": n}`,
     // The desktop app's encrypted store cannot be rewritten here: its entries stay until the app disconnects.
     const result = await disconnectAccount(dataDir, credentialsEncrypted(dataDir) ? null : credentialsOf(dataDir));
     if (values.json) printJson(io, result);
-    else io.out(result.disconnected ? `Disconnected this machine from your personal space (${result.projects} project(s) stop syncing).\n` : 'This machine was not connected to a personal space.\n');
+    else
+      io.out(
+        result.disconnected
+          ? `Disconnected this machine from your personal space (${result.projects} project(s) stop syncing).\n`
+          : 'This machine was not connected to a personal space.\n',
+      );
     return EXIT_OK;
   },
 };

@@ -44,7 +44,13 @@ function io(env: NodeJS.ProcessEnv): CliIo & { stdout: () => string; stderr: () 
   };
 }
 
-const online = () => ({ PATH: path.join(root, 'no-bin'), MEMDIR_DATA_DIR: dataDir, ANTHROPIC_API_KEY: 'sk-ant-cli-test-key-0123456789', ANTHROPIC_BASE_URL: fake.url, HOME: root });
+const online = () => ({
+  PATH: path.join(root, 'no-bin'),
+  MEMDIR_DATA_DIR: dataDir,
+  ANTHROPIC_API_KEY: 'sk-ant-cli-test-key-0123456789',
+  ANTHROPIC_BASE_URL: fake.url,
+  HOME: root,
+});
 const offline = () => ({ PATH: path.join(root, 'no-bin'), MEMDIR_DATA_DIR: dataDir, HOME: root });
 
 async function run(values: Record<string, string | boolean>, env: NodeJS.ProcessEnv) {
@@ -59,7 +65,11 @@ describe('memdir recall', () => {
     const { code, out } = await run({ project: '-work-shop', query: 'can I use an ORM?', json: true }, online());
     expect(code).toBe(0);
     const json = JSON.parse(out);
-    expect(json).toMatchObject({ method: 'model', selected: [{ file: 'feedback_no_orm.md', reason: 'ORM rule' }], tokens: { inputTokens: 321, outputTokens: 9 } });
+    expect(json).toMatchObject({
+      method: 'model',
+      selected: [{ file: 'feedback_no_orm.md', reason: 'ORM rule' }],
+      tokens: { inputTokens: 321, outputTokens: 9 },
+    });
     expect(typeof json.latencyMs).toBe('number');
     expect(Number.isInteger(json.latencyMs)).toBe(true);
     expect(json.fallbackReason).toBeUndefined();
@@ -115,12 +125,22 @@ describe('memdir recall', () => {
   describe('--claude-code', () => {
     it('--json: loads what Claude Code would load, from its exact request, in subfolders too', async () => {
       await fs.mkdir(path.join(home, 'projects', '-work-shop', 'memory', 'retros'), { recursive: true });
-      await fs.writeFile(path.join(home, 'projects', '-work-shop', 'memory', 'retros', 'q3.md'), '---\nname: Q3\ndescription: The Q3 retro on the orders outage\ntype: project\n---\n');
+      await fs.writeFile(
+        path.join(home, 'projects', '-work-shop', 'memory', 'retros', 'q3.md'),
+        '---\nname: Q3\ndescription: The Q3 retro on the orders outage\ntype: project\n---\n',
+      );
       fake.enqueue({ kind: 'message', text: '{"selected_memories":["retros/q3.md","invented.md"]}', usage: { input_tokens: 700, output_tokens: 12 } });
       const { code, out } = await run({ project: '-work-shop', query: 'what went wrong with the orders outage', 'claude-code': true, json: true }, online());
       expect(code).toBe(0);
       const json = JSON.parse(out);
-      expect(json).toMatchObject({ mode: 'claude-code', claudeCodeVersion: '2.1.332', outcome: 'selected', selected: [{ file: 'retros/q3.md' }], dropped: [{ file: 'invented.md', reason: 'not in the manifest' }], tokens: { inputTokens: 700 } });
+      expect(json).toMatchObject({
+        mode: 'claude-code',
+        claudeCodeVersion: '2.1.332',
+        outcome: 'selected',
+        selected: [{ file: 'retros/q3.md' }],
+        dropped: [{ file: 'invented.md', reason: 'not in the manifest' }],
+        tokens: { inputTokens: 700 },
+      });
       expect(json.manifest).toMatchObject({ candidates: 10, offered: 10 });
       expect(json.neverRecalled).toMatchObject({ count: 0, files: [], cutoff: null });
       const body = fake.messageRequests()[0]!.body!;
@@ -148,10 +168,20 @@ describe('memdir recall', () => {
       expect(offlineRun).toMatchObject({ outcome: 'not-sent', request: { max_tokens: 512, thinking: { type: 'disabled' } } });
       expect(fake.messageRequests()).toHaveLength(0);
       const transcript = path.join(root, 'session.jsonl');
-      await fs.writeFile(transcript, `${JSON.stringify({ type: 'attachment', attachment: { type: 'relevant_memories', memories: [{ path: path.join(home, 'projects', '-work-shop', 'memory', 'feedback_no_orm.md'), content: 'x' }] } })}\n`);
+      await fs.writeFile(
+        transcript,
+        `${JSON.stringify({ type: 'attachment', attachment: { type: 'relevant_memories', memories: [{ path: path.join(home, 'projects', '-work-shop', 'memory', 'feedback_no_orm.md'), content: 'x' }] } })}\n`,
+      );
       fake.enqueue({ kind: 'message', text: '{"selected_memories":["feedback_no_orm.md"]}' });
-      const continued = JSON.parse((await run({ project: '-work-shop', query: 'can I use an ORM?', 'claude-code': true, session: 'session.jsonl', json: true }, online())).out);
-      expect(continued).toMatchObject({ outcome: 'nothing', selected: [], dropped: [{ file: 'feedback_no_orm.md', reason: 'already loaded earlier in this session' }], session: { transcript, surfaced: ['feedback_no_orm.md'] } });
+      const continued = JSON.parse(
+        (await run({ project: '-work-shop', query: 'can I use an ORM?', 'claude-code': true, session: 'session.jsonl', json: true }, online())).out,
+      );
+      expect(continued).toMatchObject({
+        outcome: 'nothing',
+        selected: [],
+        dropped: [{ file: 'feedback_no_orm.md', reason: 'already loaded earlier in this session' }],
+        session: { transcript, surfaced: ['feedback_no_orm.md'] },
+      });
     });
 
     it('usage and I/O errors: --session without --claude-code, an unknown session', async () => {

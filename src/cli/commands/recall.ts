@@ -29,14 +29,22 @@ function describeModelCall(result: Pick<ProjectRecallResult, 'model' | 'tokens' 
 /** `memdir recall`: which memories a query would load, chosen by the model or the local ranker. */
 export const recallCommand: CommandSpec = {
   name: ['recall'],
-  summary: "Show which memories (at most 5) a query would load: exactly as Claude Code would (--claude-code), or Memdir's explained way (a model side query, or the local ranker).",
+  summary:
+    "Show which memories (at most 5) a query would load: exactly as Claude Code would (--claude-code), or Memdir's explained way (a model side query, or the local ranker).",
   args: [],
   options: {
     project: { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' },
     query: { type: 'string', valueName: 'TEXT', description: 'what the agent is about to work on (required)' },
     home: homeOption,
-    'claude-code': { type: 'boolean', description: "recall exactly as Claude Code would: its scan, 200-newest cap, request and answer rules (no local ranker)" },
-    session: { type: 'string', valueName: 'ID|FILE', description: 'with --claude-code: continue this Claude Code session (its id, or its transcript .jsonl): what it already loaded is not loaded again' },
+    'claude-code': {
+      type: 'boolean',
+      description: 'recall exactly as Claude Code would: its scan, 200-newest cap, request and answer rules (no local ranker)',
+    },
+    session: {
+      type: 'string',
+      valueName: 'ID|FILE',
+      description: 'with --claude-code: continue this Claude Code session (its id, or its transcript .jsonl): what it already loaded is not loaded again',
+    },
     offline: { type: 'boolean', description: 'do not ask a model: the local ranker chooses (with --claude-code: show the request, send nothing)' },
     json: jsonOption,
   },
@@ -60,7 +68,8 @@ It needs the Anthropic API (a key): the Claude Code CLI provider cannot send Cla
 Exit codes: 0 done (whichever method chose, or whatever Claude Code would load), 2 usage or I/O error
 (unknown project or session, no --query).`,
   async run({ values, io }) {
-    if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
+    if (typeof values.project !== 'string' || values.project.trim() === '')
+      throw new UsageError('--project is required: a project directory or its name under projects/');
     if (typeof values.query !== 'string') throw new UsageError('--query is required');
     if (values.query.trim() === '') throw new UsageError('--query is empty: give the words to look for');
     if (values.session !== undefined && values['claude-code'] !== true) throw new UsageError('--session goes with --claude-code');
@@ -110,7 +119,10 @@ Exit codes: 0 done (whichever method chose, or whatever Claude Code would load),
     }
     for (const note of result.notes) io.out(`note: ${note}\n`);
     const index = result.alwaysLoaded;
-    if (index?.exists) io.out(`always loaded: MEMORY.md, ${index.loaded.length} pointer(s)${index.cut.length ? `, ${index.cut.length} cut past the limit (${index.cut.slice(0, 3).join(', ')}${index.cut.length > 3 ? ', …' : ''})` : ''}\n`);
+    if (index?.exists)
+      io.out(
+        `always loaded: MEMORY.md, ${index.loaded.length} pointer(s)${index.cut.length ? `, ${index.cut.length} cut past the limit (${index.cut.slice(0, 3).join(', ')}${index.cut.length > 3 ? ', …' : ''})` : ''}\n`,
+      );
     return 0;
   },
 };
@@ -122,7 +134,9 @@ function printClaudeCode(io: CliIo, result: ClaudeCodeRecallResult): void {
   io.out(`Recall in ${result.project.key}, as Claude Code ${result.claudeCodeVersion} would\n`);
   io.out(`Claude Code's recall: ${result.claudeCodeSwitch.state} (${result.claudeCodeSwitch.reason})\n`);
   const call = describeModelCall(result);
-  io.out(`outcome: ${result.outcome}${result.request && result.outcome !== 'not-sent' ? ` (${[call, `${(result.latencyMs / 1000).toFixed(2)} s`].filter(Boolean).join(', ')})` : ''}\n`);
+  io.out(
+    `outcome: ${result.outcome}${result.request && result.outcome !== 'not-sent' ? ` (${[call, `${(result.latencyMs / 1000).toFixed(2)} s`].filter(Boolean).join(', ')})` : ''}\n`,
+  );
   if (result.reason) io.out(`${result.reason}\n`);
   if (result.selected.length > 0) {
     const rows = [['#', 'FILE']];
@@ -134,7 +148,9 @@ function printClaudeCode(io: CliIo, result: ClaudeCodeRecallResult): void {
   io.out(`manifest: ${result.manifest.offered} of ${result.manifest.candidates} topic file(s) offered, newest first\n`);
   const never = result.neverRecalled;
   if (never.count > 0) {
-    io.out(`never recalled today: ${never.count} memor${never.count === 1 ? 'y' : 'ies'} older than ${never.cutoff} (past the ${result.manifest.offered} newest): ${shown(never.files.map((f) => f.file))}\n`);
+    io.out(
+      `never recalled today: ${never.count} memor${never.count === 1 ? 'y' : 'ies'} older than ${never.cutoff} (past the ${result.manifest.offered} newest): ${shown(never.files.map((f) => f.file))}\n`,
+    );
     for (const remedy of never.remedies) io.out(`  - ${remedy}\n`);
   }
   for (const note of result.notes) io.out(`note: ${note}\n`);

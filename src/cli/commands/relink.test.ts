@@ -64,7 +64,10 @@ describe('memdir orphans / relink / merge', () => {
     expect(conflicts.out).toContain('by hand');
     expect((await memdir('merge', 'resolve', record.id, '0', '--keep', 'sideways')).err).toContain('--keep must be here, moved, both or merged');
     const missing = await memdir('merge', 'resolve', record.id, '0', '--keep', 'merged', '--file', 'no-such.md');
-    expect(missing).toMatchObject({ code: 2, err: expect.stringContaining(`cannot read ${path.join(root, 'no-such.md')}: give the merged text as a file that exists`) });
+    expect(missing).toMatchObject({
+      code: 2,
+      err: expect.stringContaining(`cannot read ${path.join(root, 'no-such.md')}: give the merged text as a file that exists`),
+    });
     expect(missing.err).not.toContain('ENOENT');
     // Keeping the version here writes nothing: the undo can still put everything back.
     expect((await memdir('merge', 'resolve', record.id, '0', '--keep', 'here')).code).toBe(0);
@@ -103,6 +106,9 @@ describe('memdir orphans / relink / merge', () => {
     expect(imported.code).toBe(0);
     expect(await fs.readFile(path.join(home, 'projects', sanitizeDirName(target), 'memory', 'a.md'), 'utf8')).toContain('name: A');
     await fs.writeFile(path.join(root, 'junk.tar'), 'junk');
-    expect(await memdir('import', path.join(root, 'junk.tar'), target, '--yes')).toMatchObject({ code: 2, err: expect.stringContaining('cannot be imported: it is not a tar archive') });
+    expect(await memdir('import', path.join(root, 'junk.tar'), target, '--yes')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('cannot be imported: it is not a tar archive'),
+    });
   });
 });

@@ -8,7 +8,21 @@ import path from 'node:path';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { describeEvidence } from '../../shared/project-identity.js';
 import { resolveDataDir } from '../../main/data-dir.js';
-import { conflictSides, exportProject, findOrphans, importArchive, listMergeRecords, mergeProjects, planImport, planMerge, planRelink, readMergeRecord, relink, resolveMergeConflict, undoMerge } from '../../main/relink/index.js';
+import {
+  conflictSides,
+  exportProject,
+  findOrphans,
+  importArchive,
+  listMergeRecords,
+  mergeProjects,
+  planImport,
+  planMerge,
+  planRelink,
+  readMergeRecord,
+  relink,
+  resolveMergeConflict,
+  undoMerge,
+} from '../../main/relink/index.js';
 import type { RelinkContext } from '../../main/relink/index.js';
 import { loadAppSettings } from '../../main/settings/app-settings.js';
 import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
@@ -27,7 +41,20 @@ const forceOption = { type: 'boolean' as const, description: 'go ahead although 
 function printPlan(io: CliIo, plan: MergePlan): void {
   io.out(`${plan.kind === 'import' ? 'Import' : plan.kind === 'relink' ? 'Relink' : 'Merge'} ${plan.source.label} → ${plan.target.path ?? plan.target.dir}\n`);
   io.out(`  into ${plan.target.memoryDir}\n  evidence: ${describeEvidence(plan.evidence)}\n`);
-  const rows = [['AREA', 'FILE', 'ACTION'], ...plan.files.map((f) => [f.area, f.file, f.action === 'same' ? 'identical (kept once)' : f.action === 'conflict' ? 'conflict (kept for you)' : f.action === 'index' ? 'index lines added' : 'added'])];
+  const rows = [
+    ['AREA', 'FILE', 'ACTION'],
+    ...plan.files.map((f) => [
+      f.area,
+      f.file,
+      f.action === 'same'
+        ? 'identical (kept once)'
+        : f.action === 'conflict'
+          ? 'conflict (kept for you)'
+          : f.action === 'index'
+            ? 'index lines added'
+            : 'added',
+    ]),
+  ];
   if (plan.files.length > 0) io.out(`\n${table(rows)}`);
   for (const w of plan.warnings) io.out(`\nNote: ${w}\n`);
   for (const b of plan.blockers) io.out(`\nStopped: ${b}\n`);
@@ -35,20 +62,30 @@ function printPlan(io: CliIo, plan: MergePlan): void {
 
 function printDone(io: CliIo, record: MergeRecord): void {
   const open = record.conflicts.filter((c) => c.status === 'open');
-  io.out(`Done: ${plural(record.plan.files.filter((f) => f.action === 'add').length, 'file')} added, ${plural(open.length, 'conflict')} kept (merge ${record.id}).\n`);
+  io.out(
+    `Done: ${plural(record.plan.files.filter((f) => f.action === 'add').length, 'file')} added, ${plural(open.length, 'conflict')} kept (merge ${record.id}).\n`,
+  );
   for (const t of record.touched) io.out(`  history entry ${t.rev.slice(0, 10)} in ${t.memoryDir}\n`);
-  if (open.length > 0) io.out(`Resolve with \`memdir merge conflicts ${record.id}\` and \`memdir merge resolve ${record.id} <n> --keep here|moved|both|merged\`.\n`);
+  if (open.length > 0)
+    io.out(`Resolve with \`memdir merge conflicts ${record.id}\` and \`memdir merge resolve ${record.id} <n> --keep here|moved|both|merged\`.\n`);
   io.out(`Undo all of it: memdir merge undo ${record.id}\n`);
 }
 
 /** Preview, or apply with --yes: one shape for relink, merge and import. */
-async function previewOrApply(io: CliIo, values: Record<string, unknown>, plan: () => Promise<{ plan: MergePlan }>, apply: () => Promise<MergeRecord>): Promise<number> {
+async function previewOrApply(
+  io: CliIo,
+  values: Record<string, unknown>,
+  plan: () => Promise<{ plan: MergePlan }>,
+  apply: () => Promise<MergeRecord>,
+): Promise<number> {
   if (!values.yes) {
     const { plan: p } = await plan();
     if (values.json) printJson(io, { applied: false, plan: p });
     else {
       printPlan(io, p);
-      io.out(p.blockers.length > 0 ? '\nNothing was written. Add --force --yes if you are sure.\n' : '\nNothing was written yet: run again with --yes to do it.\n');
+      io.out(
+        p.blockers.length > 0 ? '\nNothing was written. Add --force --yes if you are sure.\n' : '\nNothing was written yet: run again with --yes to do it.\n',
+      );
     }
     return p.blockers.length > 0 ? 1 : 0;
   }
@@ -69,7 +106,11 @@ export const orphansCommand: CommandSpec = {
   name: ['orphans'],
   summary: 'List memory directories whose project paths no longer exist, with where the project may have gone and why.',
   args: [],
-  options: { home: homeOption, 'look-in': { type: 'string', multiple: true, valueName: 'DIR', description: 'also look for the project in DIR (and two levels below it); may be repeated' }, json: jsonOption },
+  options: {
+    home: homeOption,
+    'look-in': { type: 'string', multiple: true, valueName: 'DIR', description: 'also look for the project in DIR (and two levels below it); may be repeated' },
+    json: jsonOption,
+  },
   details: `A project renamed, moved or cloned afresh leaves its memory behind: Claude Code keys memory by path.
 Candidates come from the folders other sessions ran in, the workspaces in Settings and --look-in,
 matched by identity: same remote, same root commit, same name (read from the repositories' files).
@@ -91,10 +132,15 @@ Exit 0 no orphans, 1 orphans found.`,
       return 0;
     }
     for (const o of report.orphans) {
-      io.out(`${o.dir}\n  was at ${o.paths.join(', ') || '(unknown: no transcript names it)'} · ${plural(o.memories.private, 'memory', 'memories')}${o.memories.team ? `, ${o.memories.team} team` : ''} · last active ${ago(o.lastActivityMs)}\n`);
-      if (o.candidates.length === 0) io.out('  no candidate found: give a folder to look in (--look-in DIR), or add your projects folder as a workspace in Settings\n');
+      io.out(
+        `${o.dir}\n  was at ${o.paths.join(', ') || '(unknown: no transcript names it)'} · ${plural(o.memories.private, 'memory', 'memories')}${o.memories.team ? `, ${o.memories.team} team` : ''} · last active ${ago(o.lastActivityMs)}\n`,
+      );
+      if (o.candidates.length === 0)
+        io.out('  no candidate found: give a folder to look in (--look-in DIR), or add your projects folder as a workspace in Settings\n');
       for (const c of o.candidates) {
-        io.out(`  → ${c.path}  (${describeEvidence(c.evidence)}; found in ${c.origin}${c.memories ? `; already holds ${plural(c.memories, 'memory', 'memories')}` : ''}${c.claimedBy.length ? `; also claimed by ${c.claimedBy.join(', ')}` : ''})\n`);
+        io.out(
+          `  → ${c.path}  (${describeEvidence(c.evidence)}; found in ${c.origin}${c.memories ? `; already holds ${plural(c.memories, 'memory', 'memories')}` : ''}${c.claimedBy.length ? `; also claimed by ${c.claimedBy.join(', ')}` : ''})\n`,
+        );
         io.out(`      memdir relink ${o.dir} ${c.path}\n`);
       }
     }
@@ -104,7 +150,7 @@ Exit 0 no orphans, 1 orphans found.`,
 
 export const relinkCommand: CommandSpec = {
   name: ['relink'],
-  summary: 'Move an orphan\'s memories (private, team, agent) to the memory Claude Code now uses for the project\'s new path.',
+  summary: "Move an orphan's memories (private, team, agent) to the memory Claude Code now uses for the project's new path.",
   args: ['<orphan-dir>', '<new-project-path>'],
   options: { home: homeOption, yes: yesOption, force: forceOption, json: jsonOption },
   details: `Without --yes, shows what would happen. Where the target already has memories they are merged:
@@ -117,13 +163,18 @@ ${PLAN_JSON}`,
     const ctx = await contextOf(values, io);
     const [dir, to] = positionals as [string, string];
     const target = path.resolve(io.cwd, to);
-    return previewOrApply(io, values, () => planRelink(ctx, dir, target), () => relink(ctx, dir, target, { force: Boolean(values.force) }));
+    return previewOrApply(
+      io,
+      values,
+      () => planRelink(ctx, dir, target),
+      () => relink(ctx, dir, target, { force: Boolean(values.force) }),
+    );
   },
 };
 
 export const mergeCommand: CommandSpec = {
   name: ['merge'],
-  summary: 'Merge one project\'s memory into another\'s with the same identity (two clones, a moved copy).',
+  summary: "Merge one project's memory into another's with the same identity (two clones, a moved copy).",
   args: ['<from-dir>', '<into-dir>'],
   options: { home: homeOption, yes: yesOption, force: forceOption, json: jsonOption },
   details: `The same merge as relink; <from-dir> is emptied (its memories move). Without --yes, shows what would happen.
@@ -131,7 +182,12 @@ ${PLAN_JSON}`,
   async run({ positionals, values, io }) {
     const ctx = await contextOf(values, io);
     const [from, into] = positionals as [string, string];
-    return previewOrApply(io, values, () => planMerge(ctx, from, into), () => mergeProjects(ctx, from, into, { force: Boolean(values.force) }));
+    return previewOrApply(
+      io,
+      values,
+      () => planMerge(ctx, from, into),
+      () => mergeProjects(ctx, from, into, { force: Boolean(values.force) }),
+    );
   },
 };
 
@@ -145,7 +201,20 @@ export const mergeListCommand: CommandSpec = {
     const merges = await listMergeRecords(resolveDataDir(io.env));
     if (values.json) printJson(io, { merges });
     else if (merges.length === 0) io.out('No merges yet.\n');
-    else io.out(table([['ID', 'KIND', 'FROM', 'INTO', 'CONFLICTS', 'STATE'], ...merges.map((m) => [m.id, m.kind, m.plan.source.label, m.plan.target.dir, String(m.conflicts.filter((c) => c.status === 'open').length), m.undone ? 'undone' : 'done'])]));
+    else
+      io.out(
+        table([
+          ['ID', 'KIND', 'FROM', 'INTO', 'CONFLICTS', 'STATE'],
+          ...merges.map((m) => [
+            m.id,
+            m.kind,
+            m.plan.source.label,
+            m.plan.target.dir,
+            String(m.conflicts.filter((c) => c.status === 'open').length),
+            m.undone ? 'undone' : 'done',
+          ]),
+        ]),
+      );
     return 0;
   },
 };
@@ -155,7 +224,8 @@ export const mergeConflictsCommand: CommandSpec = {
   summary: 'Show the conflicts a merge kept: the version in place and the one that came over.',
   args: ['<id>'],
   options: { json: jsonOption },
-  details: 'JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", …}, "here", "moved", "source"}]}. Exit 0 none open, 1 open conflicts.',
+  details:
+    'JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", …}, "here", "moved", "source"}]}. Exit 0 none open, 1 open conflicts.',
   async run({ positionals, values, io }) {
     const dataDir = resolveDataDir(io.env);
     const record = await readMergeRecord(dataDir, positionals[0]!);
@@ -167,7 +237,11 @@ export const mergeConflictsCommand: CommandSpec = {
     }
     if (values.json) printJson(io, { id: record.id, conflicts });
     else if (conflicts.length === 0) io.out(`Merge ${record.id} kept no conflict.\n`);
-    else for (const c of conflicts) io.out(`#${c.conflict.n} ${c.conflict.file} (${c.conflict.status}${c.conflict.resolution ? `: ${c.conflict.resolution}` : ''})\n--- in place\n${c.here}\n--- from ${c.source}\n${c.moved}\n`);
+    else
+      for (const c of conflicts)
+        io.out(
+          `#${c.conflict.n} ${c.conflict.file} (${c.conflict.status}${c.conflict.resolution ? `: ${c.conflict.resolution}` : ''})\n--- in place\n${c.here}\n--- from ${c.source}\n${c.moved}\n`,
+        );
     return conflicts.some((c) => c.conflict.status === 'open') ? 1 : 0;
   },
 };
@@ -176,7 +250,11 @@ export const mergeResolveCommand: CommandSpec = {
   name: ['merge', 'resolve'],
   summary: 'Resolve a conflict a merge kept: keep the file in place, take the moved one, keep both, or a merged text.',
   args: ['<id>', '<n>'],
-  options: { keep: { type: 'string', valueName: 'here|moved|both|merged', description: 'which version to keep' }, file: { type: 'string', valueName: 'F', description: 'with --keep merged: the merged text' }, json: jsonOption },
+  options: {
+    keep: { type: 'string', valueName: 'here|moved|both|merged', description: 'which version to keep' },
+    file: { type: 'string', valueName: 'F', description: 'with --keep merged: the merged text' },
+    json: jsonOption,
+  },
   details: 'One history entry (undo it with `memdir restore`). JSON: the merge record.',
   async run({ positionals, values, io }) {
     const keep = values.keep;
@@ -213,7 +291,7 @@ export const mergeUndoCommand: CommandSpec = {
 
 export const exportCommand: CommandSpec = {
   name: ['export'],
-  summary: 'Write a project\'s memory (private, team, agent) with its history into one archive (a tar).',
+  summary: "Write a project's memory (private, team, agent) with its history into one archive (a tar).",
   args: ['<project>', '<file>'],
   options: { home: homeOption, json: jsonOption },
   details: `The archive opens with \`tar xf\`: memdir-export/manifest.json (the project, its identity, each file and
@@ -224,7 +302,10 @@ JSON: {"file", "project": {"dir", "path"}, "files", "bytes", "history"}`,
     const ctx = await contextOf(values, io);
     const result = await exportProject(ctx, positionals[0]!, path.resolve(io.cwd, positionals[1]!));
     if (values.json) printJson(io, result);
-    else io.out(`Exported ${plural(result.files, 'file')} of ${result.project.path ?? result.project.dir}${result.history ? ' with its history' : ''} to ${result.file}.\n`);
+    else
+      io.out(
+        `Exported ${plural(result.files, 'file')} of ${result.project.path ?? result.project.dir}${result.history ? ' with its history' : ''} to ${result.file}.\n`,
+      );
     return 0;
   },
 };
@@ -240,8 +321,23 @@ ${PLAN_JSON}`,
   async run({ positionals, values, io }) {
     const ctx = await contextOf(values, io);
     const file = path.resolve(io.cwd, positionals[0]!);
-    return previewOrApply(io, values, () => planImport(ctx, file, positionals[1]!), () => importArchive(ctx, file, positionals[1]!, { force: Boolean(values.force) }));
+    return previewOrApply(
+      io,
+      values,
+      () => planImport(ctx, file, positionals[1]!),
+      () => importArchive(ctx, file, positionals[1]!, { force: Boolean(values.force) }),
+    );
   },
 };
 
-export const RELINK_COMMANDS = [orphansCommand, relinkCommand, mergeCommand, mergeListCommand, mergeConflictsCommand, mergeResolveCommand, mergeUndoCommand, exportCommand, importCommand];
+export const RELINK_COMMANDS = [
+  orphansCommand,
+  relinkCommand,
+  mergeCommand,
+  mergeListCommand,
+  mergeConflictsCommand,
+  mergeResolveCommand,
+  mergeUndoCommand,
+  exportCommand,
+  importCommand,
+];

@@ -34,7 +34,8 @@ Exit codes: 0 nothing found, 1 findings, 2 the path could not be scanned.`,
     const stat = await fs.stat(target).catch(() => null);
     if (!stat) throw new CliFailure(`${positionals[0]} does not exist`);
     const report: ScanReport = stat.isDirectory() ? await scanDir(target) : await scanFile(target);
-    if (!stat.isDirectory() && report.files === 0) throw new CliFailure(`cannot scan ${shown(report.skipped[0]?.file ?? target, io.cwd)}: ${report.skipped[0]?.reason ?? 'unknown reason'}`);
+    if (!stat.isDirectory() && report.files === 0)
+      throw new CliFailure(`cannot scan ${shown(report.skipped[0]?.file ?? target, io.cwd)}: ${report.skipped[0]?.reason ?? 'unknown reason'}`);
     const findings = report.findings.map((f) => {
       const inName = f.where === 'name';
       return {

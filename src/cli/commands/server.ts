@@ -22,7 +22,7 @@ function isMissingPackage(error: unknown): boolean {
 const dbOption: OptionSpec = {
   type: 'string',
   valueName: 'DB',
-  description: 'SQLite file or postgres://… URL (default: $MEMDIR_SERVER_DB, else team-sync.sqlite in Memdir\'s data dir)',
+  description: "SQLite file or postgres://… URL (default: $MEMDIR_SERVER_DB, else team-sync.sqlite in Memdir's data dir)",
 };
 
 /** The store `--db` names: flag, then $MEMDIR_SERVER_DB (keeps a password out of `ps`), then the default file. */
@@ -87,7 +87,9 @@ export async function runServer(options: RunServerOptions, io: CliIo, signal: Ab
     await store.close();
     if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
     const code = (error as NodeJS.ErrnoException).code;
-    throw new CliFailure(code === 'EADDRINUSE' ? `port ${options.port} on ${options.host} is already in use (try --port 0 for a free one)` : (error as Error).message);
+    throw new CliFailure(
+      code === 'EADDRINUSE' ? `port ${options.port} on ${options.host} is already in use (try --port 0 for a free one)` : (error as Error).message,
+    );
   }
   io.err(`Memdir team sync server listening on ${server.url} (${store.kind}: ${store.location}). Ctrl-C stops it.\n`);
   if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
@@ -109,7 +111,10 @@ export const serverCommand: CommandSpec = {
     'max-entry': { type: 'string', valueName: 'BYTES', description: 'largest memory file (default 1000000)' },
     'max-entries': { type: 'string', valueName: 'N', description: 'memory files per team (default 20000)' },
     rate: { type: 'string', valueName: 'N', description: 'requests per second per token, with bursts of 6×N (default 10)' },
-    'trust-proxy': { type: 'boolean', description: 'behind your own load balancer: limit failed logins per client, taken from the last X-Forwarded-For entry (the one your proxy appended)' },
+    'trust-proxy': {
+      type: 'boolean',
+      description: 'behind your own load balancer: limit failed logins per client, taken from the last X-Forwarded-For entry (the one your proxy appended)',
+    },
   },
   details: `API (Authorization: Bearer <token> on /v1):
   GET /healthz                          200 {"ok", "store"}
@@ -138,7 +143,9 @@ Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it doe
     const maxEntry = wholeNumberOption(values, 'max-entry', { min: 1024, max: 64 * 1024 ** 2, unit: 'bytes' });
     const maxEntries = wholeNumberOption(values, 'max-entries', { min: 1, max: 10_000_000 });
     if (maxEntry !== undefined && maxEntry > (maxBody ?? DEFAULT_LIMITS.maxBodyBytes)) {
-      throw new UsageError(`--max-entry (${maxEntry} bytes) must not be larger than --max-body (${maxBody ?? DEFAULT_LIMITS.maxBodyBytes} bytes): a memory that size could never be pushed`);
+      throw new UsageError(
+        `--max-entry (${maxEntry} bytes) must not be larger than --max-body (${maxBody ?? DEFAULT_LIMITS.maxBodyBytes} bytes): a memory that size could never be pushed`,
+      );
     }
     if (maxBody !== undefined) limits.maxBodyBytes = maxBody;
     if (maxKeys !== undefined) limits.maxKeysPerRequest = maxKeys;
@@ -174,7 +181,9 @@ memdir server admin revoke-token <id> [--db DB]
 memdir server admin list [team] [--db DB] [--json]
 They work on the store directly, also while the server runs.`,
   async run({ io }) {
-    io.err('memdir server admin: name a subcommand (create-team, create-personal, reset-personal, issue-token, revoke-token, list). Run `memdir server admin --help`.\n');
+    io.err(
+      'memdir server admin: name a subcommand (create-team, create-personal, reset-personal, issue-token, revoke-token, list). Run `memdir server admin --help`.\n',
+    );
     return 2;
   },
 };
@@ -204,7 +213,10 @@ JSON: {"user", "createdAt", "projects", "entries", "keySet"}`,
   async run({ positionals, values, io }) {
     const space = await withStore(values, io, (store) => createPersonal(store, positionals[0]!));
     if (values.json) printJson(io, space);
-    else io.out(`Created the personal space of ${space.user}. Next, a token per machine: memdir server admin issue-token ${space.user} --personal --member <machine>\n`);
+    else
+      io.out(
+        `Created the personal space of ${space.user}. Next, a token per machine: memdir server admin issue-token ${space.user} --personal --member <machine>\n`,
+      );
     return 0;
   },
 };
@@ -213,7 +225,7 @@ export const serverResetPersonalCommand: CommandSpec = {
   name: ['server', 'admin', 'reset-personal'],
   summary: "Reset a user's personal space after a lost passphrase: its key and every encrypted entry are deleted; its tokens stay.",
   args: ['<user>'],
-  options: { db: dbOption, yes: { type: 'boolean', description: 'really delete the space\'s encrypted entries (required)' }, json: jsonOption },
+  options: { db: dbOption, yes: { type: 'boolean', description: "really delete the space's encrypted entries (required)" }, json: jsonOption },
   details: `Without the passphrase nobody can read the entries, so they go. The user's machines keep their memories; the
 next one to connect sets a new passphrase and uploads again, and the others stop ("another key") until they
 connect with it. JSON: {"reset": true, "user"}`,
@@ -232,7 +244,11 @@ export const serverIssueTokenCommand: CommandSpec = {
   args: ['<team|user>'],
   options: {
     db: dbOption,
-    member: { type: 'string', valueName: 'NAME', description: 'who (or, with --personal, which machine) the token is for (shown in entries as updatedBy; default "member")' },
+    member: {
+      type: 'string',
+      valueName: 'NAME',
+      description: 'who (or, with --personal, which machine) the token is for (shown in entries as updatedBy; default "member")',
+    },
     personal: { type: 'boolean', description: "a token for the personal space of <user>: it reaches that user's projects only, never a team" },
     json: jsonOption,
   },
@@ -240,7 +256,9 @@ export const serverIssueTokenCommand: CommandSpec = {
   async run({ positionals, values, io }) {
     const personal = values.personal === true;
     const member = typeof values.member === 'string' ? values.member : undefined;
-    const { token, info } = await withStore(values, io, (store) => (personal ? issuePersonalToken(store, positionals[0]!, member) : issueToken(store, positionals[0]!, member)));
+    const { token, info } = await withStore(values, io, (store) =>
+      personal ? issuePersonalToken(store, positionals[0]!, member) : issueToken(store, positionals[0]!, member),
+    );
     if (values.json) {
       printJson(io, { token, id: info.id, team: info.team, member: info.member, createdAt: info.createdAt, scope: personal ? 'personal' : 'team' });
       return 0;
@@ -284,9 +302,12 @@ export const serverListCommand: CommandSpec = {
       return 0;
     }
     for (const space of personal) {
-      io.out(`personal space of ${space.user}: ${space.projects} project(s), ${space.entries} entries (encrypted), key ${space.keySet ? 'set' : 'not set yet'}, created ${space.createdAt}\n`);
+      io.out(
+        `personal space of ${space.user}: ${space.projects} project(s), ${space.entries} entries (encrypted), key ${space.keySet ? 'set' : 'not set yet'}, created ${space.createdAt}\n`,
+      );
       if (space.tokens.length === 0) io.out('  no tokens\n');
-      else io.out(table([['  TOKEN ID', 'MACHINE', 'CREATED', 'REVOKED'], ...space.tokens.map((t) => [`  ${t.id}`, t.member, t.createdAt, t.revokedAt ?? '—'])]));
+      else
+        io.out(table([['  TOKEN ID', 'MACHINE', 'CREATED', 'REVOKED'], ...space.tokens.map((t) => [`  ${t.id}`, t.member, t.createdAt, t.revokedAt ?? '—'])]));
     }
     if (teams.length === 0) {
       io.out('No teams yet. Create one: memdir server admin create-team <team>\n');

@@ -33,12 +33,21 @@ describe('memdir show --loaded', () => {
   it('prints what the agent gets and what the newest transcript says it got', async () => {
     await fs.writeFile(path.join(memory, 'MEMORY.md'), '---\nname: index\n---\n- [A](a.md) — first\n- [B](b.md) — second\n');
     const attachment = await fs.readFile(path.join(FIXTURES, 'instructions-attachment.jsonl'), 'utf8');
-    await fs.writeFile(path.join(home, 'projects', '-work-app', '0b6f3f6e-1111-4222-8333-944455556666.jsonl'), `{"type":"user","version":"2.1.332","cwd":"/work/app","sessionId":"s","message":{"role":"user","content":"hi"}}\n${attachment}`);
+    await fs.writeFile(
+      path.join(home, 'projects', '-work-app', '0b6f3f6e-1111-4222-8333-944455556666.jsonl'),
+      `{"type":"user","version":"2.1.332","cwd":"/work/app","sessionId":"s","message":{"role":"user","content":"hi"}}\n${attachment}`,
+    );
     const text = await run('show', '-work-app', '--loaded');
     expect(text.code).toBe(0);
     expect(text.out).toBe('- [A](a.md) — first\n- [B](b.md) — second\n');
     const json = JSON.parse((await run('show', '-work-app', '--loaded', '--json')).out);
-    expect(json).toEqual({ text: '- [A](a.md) — first\n- [B](b.md) — second', truncated: false, reason: null, claudeCodeVersion: '2.1.332', lastInjected: '- [A](a.md) — first\n- [B](b.md) — second' });
+    expect(json).toEqual({
+      text: '- [A](a.md) — first\n- [B](b.md) — second',
+      truncated: false,
+      reason: null,
+      claudeCodeVersion: '2.1.332',
+      lastInjected: '- [A](a.md) — first\n- [B](b.md) — second',
+    });
   });
 
   it('words the warning for the version the user runs, and shows when the last injection differs', async () => {
@@ -48,8 +57,17 @@ describe('memdir show --loaded', () => {
     const old = (await fs.readFile(transcript, 'utf8')).replaceAll('2.1.332', '2.1.88');
     await fs.writeFile(transcript, old);
     const json = JSON.parse((await run('show', '-work-app', '--loaded', '--json')).out);
-    expect(json).toMatchObject({ truncated: true, reason: '201 lines (limit: 200)', claudeCodeVersion: '2.1.88', lastInjected: '- [A](a.md) — first\n- [B](b.md) — second' });
-    expect(json.text.endsWith('\n\n> WARNING: MEMORY.md is 201 lines (limit: 200). Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.')).toBe(true);
+    expect(json).toMatchObject({
+      truncated: true,
+      reason: '201 lines (limit: 200)',
+      claudeCodeVersion: '2.1.88',
+      lastInjected: '- [A](a.md) — first\n- [B](b.md) — second',
+    });
+    expect(
+      json.text.endsWith(
+        '\n\n> WARNING: MEMORY.md is 201 lines (limit: 200). Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.',
+      ),
+    ).toBe(true);
     expect(json.text).not.toBe(json.lastInjected);
   });
 

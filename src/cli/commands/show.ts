@@ -12,7 +12,7 @@ import { INDEX_FILE } from '../../shared/limits.js';
 
 export const showCommand: CommandSpec = {
   name: ['show'],
-  summary: 'Show a project\'s index (what reaches the agent and what is cut) or one memory file.',
+  summary: "Show a project's index (what reaches the agent and what is cut) or one memory file.",
   args: ['<project>', '[file]'],
   options: {
     home: homeOption,
@@ -49,7 +49,9 @@ or null; lastInjected = the index text that transcript recorded as injected, or 
       io.out(`${scan.path ?? scan.dir}\nmemory dir: ${scan.memoryDir}\n\n`);
       if (!scan.index.exists) io.out(`No ${INDEX_FILE}: the agent starts with no memory index.\n`);
       else {
-        io.out(`${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.chars} characters; ${scan.index.loaded.length} pointers reach the agent, ${scan.index.cut.length} are cut.\n`);
+        io.out(
+          `${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.chars} characters; ${scan.index.loaded.length} pointers reach the agent, ${scan.index.cut.length} are cut.\n`,
+        );
         if (scan.index.reason) io.out(`Claude Code cuts it: ${INDEX_FILE} is ${scan.index.reason}. \`memdir show --loaded\` prints what the agent gets.\n`);
         for (const f of scan.index.loaded) io.out(`  loaded  ${f}\n`);
         for (const f of scan.index.cut) io.out(`  CUT     ${f}\n`);

@@ -15,7 +15,11 @@ import type { TeamConnection } from '../../main/team/connections.js';
 import { type TeamSync, TeamSyncError } from '../../main/team/team-sync.js';
 import { homeFrom } from './scan.js';
 
-export const projectOption: OptionSpec = { type: 'string', valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };
+export const projectOption: OptionSpec = {
+  type: 'string',
+  valueName: 'PATH|DIR',
+  description: 'project directory, or its directory name under projects/ (required)',
+};
 
 /** A directory name under projects/ when one exists by that name, else a path from the caller's directory. */
 function projectTarget(target: string, home: string, cwd: string): string {
@@ -24,7 +28,8 @@ function projectTarget(target: string, home: string, cwd: string): string {
 }
 
 export async function locate(values: Record<string, unknown>, io: CliIo): Promise<ProjectLocation> {
-  if (typeof values.project !== 'string' || values.project.trim() === '') throw new UsageError('--project is required: a project directory or its name under projects/');
+  if (typeof values.project !== 'string' || values.project.trim() === '')
+    throw new UsageError('--project is required: a project directory or its name under projects/');
   const home = homeFrom(values, io);
   try {
     return await locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
@@ -75,19 +80,32 @@ export function teamWords(connection: TeamConnection): SyncWords {
 }
 
 /** What a sync did, in sentences that say what happened (issue 19: a failed push never reads "nothing to upload"). */
-export function describeReport(io: CliIo, report: SyncReport, connection: TeamConnection, command = 'memdir team sync', words: SyncWords = teamWords(connection)): void {
+export function describeReport(
+  io: CliIo,
+  report: SyncReport,
+  connection: TeamConnection,
+  command = 'memdir team sync',
+  words: SyncWords = teamWords(connection),
+): void {
   const { where, prefix, theirs } = words;
   for (const key of report.push.confirmed) io.out(`Confirmed: ${prefix}${key} was saved by the server before the connection was lost last time.\n`);
   if (report.pull.status === 304) io.out(`Pull: nothing new from ${where} (version ${report.version ?? '?'}).\n`);
-  else if (report.pull.status === 200) io.out(`Pull: ${report.pull.written.length} file(s) written from ${where}${report.pull.written.length ? `: ${report.pull.written.join(', ')}` : ''} (version ${report.version ?? '?'}).\n`);
-  for (const key of report.pull.merged.filter((k) => !report.pull.conflicts.includes(k))) io.out(`Merged: ${prefix}${key} — your changes and ${theirs} touched different lines; the merge is written and pushed.\n`);
+  else if (report.pull.status === 200)
+    io.out(
+      `Pull: ${report.pull.written.length} file(s) written from ${where}${report.pull.written.length ? `: ${report.pull.written.join(', ')}` : ''} (version ${report.version ?? '?'}).\n`,
+    );
+  for (const key of report.pull.merged.filter((k) => !report.pull.conflicts.includes(k)))
+    io.out(`Merged: ${prefix}${key} — your changes and ${theirs} touched different lines; the merge is written and pushed.\n`);
   for (const key of report.pull.conflicts) {
-    io.out(`Conflict: ${prefix}${key} — your changes and ${theirs} overlap; ${theirs} version is on disk${report.pull.merged.includes(key) ? ' with your other changes merged' : ''}, yours is kept. See \`memdir ${words.family} conflicts --project ${connection.dir ?? '<project>'}\`.\n`);
+    io.out(
+      `Conflict: ${prefix}${key} — your changes and ${theirs} overlap; ${theirs} version is on disk${report.pull.merged.includes(key) ? ' with your other changes merged' : ''}, yours is kept. See \`memdir ${words.family} conflicts --project ${connection.dir ?? '<project>'}\`.\n`,
+    );
   }
   for (const r of report.pull.refused) io.out(`Refused from the server: ${r.reason}\n`);
   const pending = report.waiting.filter((w) => w.reason === 'pending');
   if (report.push.uploaded.length) io.out(`Push: ${report.push.uploaded.length} file(s): ${report.push.uploaded.join(', ')}.\n`);
-  else if (report.error) io.out(`Push: not done (the error below); your changes are kept${pending.length ? ` (${pending.length} file(s) wait)` : ''} and go up at the next sync.\n`);
+  else if (report.error)
+    io.out(`Push: not done (the error below); your changes are kept${pending.length ? ` (${pending.length} file(s) wait)` : ''} and go up at the next sync.\n`);
   else if (pending.length) io.out(`Push: ${pending.length} file(s) still wait: ${pending.map((w) => w.key).join(', ')}.\n`);
   else io.out('Push: nothing to upload.\n');
   if (report.push.stale) io.out(`(${report.push.stale} push(es) were based on an older version and were retried.)\n`);
@@ -106,7 +124,6 @@ export function syncExitCode(report: SyncReport, openConflicts: number): number 
   return EXIT_OK;
 }
 
-
 /** `conflicts`: the open conflicts of a project with both versions, their base and the proposal. */
 export async function printConflicts(io: CliIo, values: Record<string, unknown>, loc: ProjectLocation, sync: TeamSync, words: SyncWords): Promise<number> {
   const { conflicts } = await sync.inspect();
@@ -122,7 +139,9 @@ export async function printConflicts(io: CliIo, values: Record<string, unknown>,
   } else {
     for (const { conflict: c, overlaps } of details) {
       const how = overlaps === null ? 'their common base is not known here' : `${overlaps} overlapping place(s)`;
-      io.out(`Conflict ${c.id}: ${words.prefix}${c.key} — changed by ${c.serverUpdatedBy ?? '?'} on the server${c.serverUpdatedAt ? ` (${c.serverUpdatedAt})` : ''} and here; ${how}. Yours is kept since ${c.createdAt}.\n`);
+      io.out(
+        `Conflict ${c.id}: ${words.prefix}${c.key} — changed by ${c.serverUpdatedBy ?? '?'} on the server${c.serverUpdatedAt ? ` (${c.serverUpdatedAt})` : ''} and here; ${how}. Yours is kept since ${c.createdAt}.\n`,
+      );
     }
     io.out(`Resolve each with: memdir ${words.family} resolve <id> --project ${String(values.project)} --keep mine|server|both|merged [--file F]\n`);
   }
@@ -143,7 +162,15 @@ export function checkKeep(values: Record<string, unknown>): (typeof KEEP)[number
  * `resolve <id>`: resolve one conflict the way `--keep` says (`open(localOnly)` gives the sync
  * client; keeping the server's version needs no server), print the undo, push unless `server`.
  */
-export async function resolveFromCli(io: CliIo, id: string, values: Record<string, unknown>, loc: ProjectLocation, open: (localOnly: boolean) => Promise<TeamSync>, connection: TeamConnection, words: SyncWords): Promise<number> {
+export async function resolveFromCli(
+  io: CliIo,
+  id: string,
+  values: Record<string, unknown>,
+  loc: ProjectLocation,
+  open: (localOnly: boolean) => Promise<TeamSync>,
+  connection: TeamConnection,
+  words: SyncWords,
+): Promise<number> {
   const keep = checkKeep(values);
   const sync = await open(keep === 'server');
   let detail;
@@ -181,7 +208,12 @@ export async function resolveFromCli(io: CliIo, id: string, values: Record<strin
   if (values.json) {
     printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, conflict: result.conflict, rev: result.rev, undo, sync: result.report });
   } else {
-    const what = { mine: 'your version is written', server: `${words.theirs} version stays (nothing written)`, both: 'both versions are kept', merged: 'the merge is written' }[keep];
+    const what = {
+      mine: 'your version is written',
+      server: `${words.theirs} version stays (nothing written)`,
+      both: 'both versions are kept',
+      merged: 'the merge is written',
+    }[keep];
     io.out(`Resolved ${words.prefix}${key}: ${what}.${result.rev ? ` History entry ${result.rev.slice(0, 10)}; undo with: ${undo}` : ''}\n`);
     if (result.report) describeReport(io, result.report, connection, `memdir ${words.family} resolve`, words);
   }

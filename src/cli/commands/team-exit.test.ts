@@ -28,7 +28,13 @@ afterEach(async () => {
 async function memdir(args: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t), env: { MEMDIR_DATA_DIR: path.join(root, 'data'), HOME: root }, cwd: root, ...(stdin ? { stdin: Readable.from([stdin]) } : {}) };
+  const io: CliIo = {
+    out: (t) => (out += t),
+    err: (t) => (err += t),
+    env: { MEMDIR_DATA_DIR: path.join(root, 'data'), HOME: root },
+    cwd: root,
+    ...(stdin ? { stdin: Readable.from([stdin]) } : {}),
+  };
   const code = await runCli(args, io);
   return { code, out, err };
 }

@@ -22,7 +22,10 @@ beforeAll(async () => {
   home = path.join(root, 'claude-home');
   dataDir = path.join(root, 'data');
   await fs.mkdir(path.join(home, 'projects', '-work-app', 'memory', 'team'), { recursive: true });
-  await fs.writeFile(path.join(home, 'projects', '-work-app', 'memory', 'team', 'project_api.md'), '---\nname: API\ndescription: v2 cutover\ntype: project\n---\n\nv2 on 2026-04-01.\n');
+  await fs.writeFile(
+    path.join(home, 'projects', '-work-app', 'memory', 'team', 'project_api.md'),
+    '---\nname: API\ndescription: v2 cutover\ntype: project\n---\n\nv2 on 2026-04-01.\n',
+  );
   store = await openSqliteStore(path.join(root, 'team.sqlite'));
   server = await startTestServer(store, 2);
 });
@@ -48,7 +51,10 @@ async function memdir(args: string[], opts: { stdin?: string; env?: NodeJS.Proce
 
 describe('memdir team', () => {
   it('`memdir team` alone names its subcommands; --help lists them', async () => {
-    expect(await memdir(['team'])).toMatchObject({ code: 2, err: expect.stringContaining('name a subcommand (connect, status, sync, conflicts, resolve, disconnect)') });
+    expect(await memdir(['team'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('name a subcommand (connect, status, sync, conflicts, resolve, disconnect)'),
+    });
     const help = await memdir(['team', '--help']);
     expect(help.code).toBe(0);
     for (const sub of ['connect', 'status', 'sync', 'conflicts', 'disconnect']) expect(help.out).toContain(`memdir team ${sub} --project P`);
@@ -61,7 +67,10 @@ describe('memdir team', () => {
     const base = ['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', server.team];
     let r = await memdir([...base, '--token-stdin'], { stdin: `${other}\n` });
     expect(r).toMatchObject({ code: 2, err: 'memdir team connect: this token belongs to team "elsewhere", not "platform"\n' });
-    r = await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', 'http://sync.example.com', '--team', 'platform', '--token-stdin'], { stdin: server.tokens[0]! });
+    r = await memdir(
+      ['team', 'connect', '--project', '-work-app', '--home', home, '--server', 'http://sync.example.com', '--team', 'platform', '--token-stdin'],
+      { stdin: server.tokens[0]! },
+    );
     expect(r.code).toBe(2);
     expect(r.err).toContain('unencrypted');
     r = await memdir(base);
@@ -71,7 +80,10 @@ describe('memdir team', () => {
   it('connect says each limit it shares with the app in a sentence, before any network', async () => {
     const base = ['team', 'connect', '--project', '-work-app', '--home', home];
     const cases: [string[], string][] = [
-      [['--server', `https://x.example/${'p'.repeat(2000)}`, '--team', 't'], 'The server address is 2,018 characters; a server address can be at most 2,000 characters.'],
+      [
+        ['--server', `https://x.example/${'p'.repeat(2000)}`, '--team', 't'],
+        'The server address is 2,018 characters; a server address can be at most 2,000 characters.',
+      ],
       [['--server', server.url, '--team', 't'.repeat(101)], 'The team name is 101 characters; a team name can be at most 100 characters.'],
     ];
     for (const [args, sentence] of cases) {
@@ -83,7 +95,10 @@ describe('memdir team', () => {
   });
 
   it('connect --token-stdin --json: connects, syncs once, never prints or files the token outside the credential store', async () => {
-    const r = await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', server.team, '--token-stdin', '--json'], { stdin: `${server.tokens[0]}\n` });
+    const r = await memdir(
+      ['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', server.team, '--token-stdin', '--json'],
+      { stdin: `${server.tokens[0]}\n` },
+    );
     expect(r.code).toBe(0);
     const json = JSON.parse(r.out) as { connection: { team: string; member: string }; sync: { push: { uploaded: string[] }; error: null } };
     expect(json.connection).toMatchObject({ team: 'platform', member: 'member-0' });
@@ -115,7 +130,12 @@ describe('memdir team', () => {
 
     const status = await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json']);
     expect(status.code).toBe(1);
-    expect(JSON.parse(status.out)).toMatchObject({ connected: true, connection: { team: 'platform' }, waiting: [{ key: 'latin1.md', reason: 'not-utf8' }], conflicts: [] });
+    expect(JSON.parse(status.out)).toMatchObject({
+      connected: true,
+      connection: { team: 'platform' },
+      waiting: [{ key: 'latin1.md', reason: 'not-utf8' }],
+      conflicts: [],
+    });
     await fs.rm(path.join(team, 'latin1.md'));
     const text = await memdir(['team', 'sync', '--project', '-work-app', '--home', home]);
     expect(text).toMatchObject({ code: 0, out: expect.stringContaining('Pull: nothing new from platform') });
@@ -125,7 +145,10 @@ describe('memdir team', () => {
     const r = await memdir(['team', 'disconnect', '--project', '-work-app', '--home', home, '--json']);
     expect(JSON.parse(r.out)).toEqual({ disconnected: true });
     expect(await fs.readFile(path.join(dataDir, 'credentials.json'), 'utf8')).not.toContain(server.tokens[0]!.slice(21));
-    expect(await memdir(['team', 'status', '--project', '-work-app', '--home', home])).toMatchObject({ code: 0, out: expect.stringContaining('not connected') });
+    expect(await memdir(['team', 'status', '--project', '-work-app', '--home', home])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('not connected'),
+    });
     expect(Object.keys(await serverEntries(server.url, server.team, server.tokens[0]!)).sort()).toEqual(['project_api.md', 'reference_grafana.md']);
     expect(await fs.readdir(path.join(home, 'projects', '-work-app', 'memory', 'team'))).toContain('project_api.md');
   });
@@ -139,12 +162,17 @@ describe('memdir team', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'if-match': checksums.headers.get('etag')! },
       body: JSON.stringify({ entries: { 'project_api.md': 'The design team: v3 on 2026-06-01.\n' } }),
     });
-    const r = await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', 'design', '--token-stdin', '--json'], { stdin: token });
+    const r = await memdir(
+      ['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', 'design', '--token-stdin', '--json'],
+      { stdin: token },
+    );
     // Connected, with a conflict to resolve: exit 1.
     expect(r.code).toBe(1);
     const json = JSON.parse(r.out) as { sync: { pull: { written: string[]; conflicts: string[] }; error: null } };
     expect(json.sync.pull.conflicts).toEqual(['project_api.md']);
-    expect(await fs.readFile(path.join(home, 'projects', '-work-app', 'memory', 'team', 'project_api.md'), 'utf8')).toBe('The design team: v3 on 2026-06-01.\n');
+    expect(await fs.readFile(path.join(home, 'projects', '-work-app', 'memory', 'team', 'project_api.md'), 'utf8')).toBe(
+      'The design team: v3 on 2026-06-01.\n',
+    );
     const status = JSON.parse((await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { key: string }[] };
     expect(status.conflicts).toEqual([expect.objectContaining({ key: 'project_api.md' })]);
   });
@@ -153,7 +181,11 @@ describe('memdir team', () => {
     const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
     const listed = await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json']);
     expect(listed.code).toBe(1);
-    const [conflict] = (JSON.parse(listed.out) as { conflicts: { id: string; key: string; mine: string; theirs: string; base: string | null; proposal: string | null; overlaps: number | null }[] }).conflicts;
+    const [conflict] = (
+      JSON.parse(listed.out) as {
+        conflicts: { id: string; key: string; mine: string; theirs: string; base: string | null; proposal: string | null; overlaps: number | null }[];
+      }
+    ).conflicts;
     expect(conflict).toMatchObject({ key: 'project_api.md', theirs: 'The design team: v3 on 2026-06-01.\n', base: null, proposal: null, overlaps: null });
     expect(conflict!.mine).toContain('v2 on 2026-04-01.');
     expect((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home])).out).toContain(`Conflict ${conflict!.id}: team/project_api.md`);
@@ -161,23 +193,36 @@ describe('memdir team', () => {
     // Without a base there is no merge to take: it says what to do instead.
     const noMerge = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged']);
     expect(noMerge).toMatchObject({ code: 2, err: expect.stringContaining('--file F') });
-    expect(await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'theirs'])).toMatchObject({ code: 2, err: expect.stringContaining('mine, server, both or merged') });
+    expect(await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'theirs'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('mine, server, both or merged'),
+    });
 
     const resolved = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'both', '--json']);
     expect(resolved.code).toBe(0);
-    const json = JSON.parse(resolved.out) as { conflict: { status: string; resolution: string }; rev: string; undo: string; sync: { push: { uploaded: string[] }; error: null } };
+    const json = JSON.parse(resolved.out) as {
+      conflict: { status: string; resolution: string };
+      rev: string;
+      undo: string;
+      sync: { push: { uploaded: string[] }; error: null };
+    };
     expect(json.conflict).toMatchObject({ status: 'resolved', resolution: 'both' });
     expect(json.sync).toMatchObject({ error: null, push: { uploaded: ['project_api.md'] } });
     const both = await fs.readFile(path.join(team, 'project_api.md'), 'utf8');
     expect(both).toContain('v2 on 2026-04-01.');
     expect(both).toContain('The design team: v3 on 2026-06-01.');
-    const history = JSON.parse((await memdir(['history', '-work-app', '--home', home, '--json', '--limit', '1'])).out) as { entries: { rev: string; summary: string }[] };
+    const history = JSON.parse((await memdir(['history', '-work-app', '--home', home, '--json', '--limit', '1'])).out) as {
+      entries: { rev: string; summary: string }[];
+    };
     expect(history.entries[0]).toMatchObject({ rev: json.rev, summary: 'Resolve the conflict on team/project_api.md: kept both versions' });
     expect(json.undo).toBe(`memdir restore -work-app ${json.rev.slice(0, 12)}~1 team/project_api.md`);
     const undone = await memdir([...json.undo.split(' ').slice(1), '--home', home]);
     expect(undone.code).toBe(0);
     expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).toBe('The design team: v3 on 2026-06-01.\n');
-    expect(await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home])).toMatchObject({ code: 0, out: expect.stringContaining('no open team sync conflict') });
+    expect(await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('no open team sync conflict'),
+    });
   });
 
   it('an overlapping edit: conflicts shows the three-way proposal; resolve --keep merged --file writes and pushes the edited merge', async () => {
@@ -191,7 +236,10 @@ describe('memdir team', () => {
     const pushed = await fetch(`${server.url}/v2/teams/design/entries`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ pushId: 'cli-test-push-0000001', entries: { 'project_api.md': { content: 'Cutover: Tuesday.\nOwner: ann.\n', base: sha('Cutover: Monday.\nOwner: ann.\n') } } }),
+      body: JSON.stringify({
+        pushId: 'cli-test-push-0000001',
+        entries: { 'project_api.md': { content: 'Cutover: Tuesday.\nOwner: ann.\n', base: sha('Cutover: Monday.\nOwner: ann.\n') } },
+      }),
     });
     expect(pushed.status).toBe(200);
     await fs.writeFile(path.join(team, 'project_api.md'), 'Cutover: Wednesday.\nOwner: ann.\n');
@@ -199,7 +247,11 @@ describe('memdir team', () => {
     expect(synced.code).toBe(1);
     expect(synced.out).toContain("Conflict: team/project_api.md — your changes and the team's overlap");
 
-    const [conflict] = (JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: { id: string; proposal: string; overlaps: number }[] }).conflicts;
+    const [conflict] = (
+      JSON.parse((await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json'])).out) as {
+        conflicts: { id: string; proposal: string; overlaps: number }[];
+      }
+    ).conflicts;
     expect(conflict!.overlaps).toBe(1);
     expect(conflict!.proposal).toBe('<<<<<<< mine (kept here)\nCutover: Wednesday.\n=======\nCutover: Tuesday.\n>>>>>>> team (dolores)\nOwner: ann.\n');
     await fs.writeFile(path.join(root, 'merged.md'), 'Cutover: Wednesday (moved from Tuesday).\nOwner: ann.\n');

@@ -4,15 +4,48 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import {
+  type CliIo,
+  type CommandSpec,
+  CliFailure,
+  EXIT_ERROR,
+  EXIT_OK,
+  EXIT_PROBLEMS,
+  UsageError,
+  homeOption,
+  jsonOption,
+  printJson,
+  wholeNumberOption,
+} from '../command.js';
 import { checkContractLimits } from '../contract-limits.js';
 import type { ProjectLocation } from '../../main/memdir/projects.js';
 import { FileCredentialStore } from '../../main/settings/credentials.js';
 import { AlertCenter } from '../../main/team/alert-center.js';
-import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from '../../main/team/connections.js';
+import {
+  ConnectionStore,
+  type TeamConnection,
+  TeamConfigError,
+  checkServerUrl,
+  checkTeamName,
+  readToken,
+  tokenCredentialName,
+  tokenIdOf,
+} from '../../main/team/connections.js';
 import { TeamClient, TeamClientError } from '../../main/team/team-client.js';
 import { TeamSync } from '../../main/team/team-sync.js';
-import { checkKeep, credentialsEncrypted, dataDirOf, describeReport, locate, printConflicts, projectOption, readStdin, resolveFromCli, syncExitCode, teamWords } from './sync-common.js';
+import {
+  checkKeep,
+  credentialsEncrypted,
+  dataDirOf,
+  describeReport,
+  locate,
+  printConflicts,
+  projectOption,
+  readStdin,
+  resolveFromCli,
+  syncExitCode,
+  teamWords,
+} from './sync-common.js';
 
 function connectionView(c: TeamConnection): Record<string, unknown> {
   return { server: c.server, team: c.team, member: c.member, tokenId: c.tokenId, connectedAt: c.connectedAt, pullIntervalSec: c.pullIntervalSec };
@@ -56,7 +89,11 @@ export const teamConnectCommand: CommandSpec = {
     server: { type: 'string', valueName: 'URL', description: 'the sync server, e.g. https://memdir.example.com (required)' },
     team: { type: 'string', valueName: 'TEAM', description: 'the team name on that server (required)' },
     'token-stdin': { type: 'boolean', description: 'read the token from standard input (preferred)' },
-    token: { type: 'string', valueName: 'TOKEN', description: 'the token itself (visible in your shell history and process list: prefer --token-stdin or MEMDIR_TEAM_TOKEN)' },
+    token: {
+      type: 'string',
+      valueName: 'TOKEN',
+      description: 'the token itself (visible in your shell history and process list: prefer --token-stdin or MEMDIR_TEAM_TOKEN)',
+    },
     'allow-http': { type: 'boolean', description: 'allow plain http to a host other than this machine (the token travels unencrypted)' },
     interval: { type: 'string', valueName: 'SEC', description: 'how often the app pulls (default 60)' },
     home: homeOption,
@@ -90,7 +127,9 @@ run \`memdir team sync\` again).`,
     checkContractLimits('team.connect', { server: values.server, team: values.team, token, pullIntervalSec: interval });
     const dataDir = dataDirOf(io);
     if (credentialsEncrypted(dataDir)) {
-      throw new CliFailure("Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Team sync view instead.");
+      throw new CliFailure(
+        "Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Team sync view instead.",
+      );
     }
     let server: string;
     let team: string;
@@ -146,7 +185,10 @@ async function requireConnection(values: Record<string, unknown>, io: CliIo): Pr
   const loc = await locate(values, io);
   const dataDir = dataDirOf(io);
   const connection = await new ConnectionStore(dataDir).forMemoryDir(loc.memoryDir);
-  if (!connection) throw new CliFailure(`${loc.dir} is not connected to a sync server; run \`memdir team connect --project ${String(values.project)} --server URL --team TEAM --token-stdin\` first.`);
+  if (!connection)
+    throw new CliFailure(
+      `${loc.dir} is not connected to a sync server; run \`memdir team connect --project ${String(values.project)} --server URL --team TEAM --token-stdin\` first.`,
+    );
   return { loc, connection, dataDir };
 }
 
@@ -177,7 +219,9 @@ too-deep, server-moved, refused. Exit codes: 0 in step, 1 conflicts or files hel
       printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, connected: true, connection: connectionView(connection), ...inspected });
     } else {
       io.out(`${loc.dir}: connected to team ${connection.team} at ${connection.server} as ${connection.member}.\n`);
-      io.out(`Last pull: ${inspected.lastPullAt ?? 'never'}; last push: ${inspected.lastPushAt ?? 'never'}; server version ${inspected.version ?? '?'}; ${inspected.files} team file(s) here.\n`);
+      io.out(
+        `Last pull: ${inspected.lastPullAt ?? 'never'}; last push: ${inspected.lastPushAt ?? 'never'}; server version ${inspected.version ?? '?'}; ${inspected.files} team file(s) here.\n`,
+      );
       for (const w of inspected.waiting) io.out(`${w.reason === 'pending' ? 'Waiting' : 'Held back'}: team/${w.key} — ${w.detail}\n`);
       for (const c of inspected.conflicts) io.out(`Conflict ${c.id}: team/${c.key} (server version by ${c.serverUpdatedBy ?? '?'}; yours is kept).\n`);
       if (inspected.waiting.length === 0 && inspected.conflicts.length === 0) io.out('Everything here is on the server.\n');
@@ -232,12 +276,12 @@ Exit codes: 0 no conflict, 1 conflicts to resolve, 2 error.`,
 
 export const teamResolveCommand: CommandSpec = {
   name: ['team', 'resolve'],
-  summary: 'Resolve a team sync conflict: keep mine, the server\'s, both, or a merged text — one history entry, one undo.',
+  summary: "Resolve a team sync conflict: keep mine, the server's, both, or a merged text — one history entry, one undo.",
   args: ['<id>'],
   options: {
     project: projectOption,
     keep: { type: 'string', valueName: 'mine|server|both|merged', description: 'which version to keep (required)' },
-    file: { type: 'string', valueName: 'F', description: 'with --keep merged: the merged text (else the sync\'s own three-way merge, when nothing overlaps)' },
+    file: { type: 'string', valueName: 'F', description: "with --keep merged: the merged text (else the sync's own three-way merge, when nothing overlaps)" },
     home: homeOption,
     json: jsonOption,
   },

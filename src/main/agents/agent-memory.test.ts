@@ -129,11 +129,7 @@ describe('listAgentMemories (R-AGENT)', () => {
   });
 
   it('reads name and memory even when a description is not valid YAML', async () => {
-    await agentFile(
-      userAgents(),
-      'loose.md',
-      '---\nname: loose\ndescription: Use this agent when: the user asks: "review"\nmemory: user\n---\n',
-    );
+    await agentFile(userAgents(), 'loose.md', '---\nname: loose\ndescription: Use this agent when: the user asks: "review"\nmemory: user\n---\n');
     const { agents, warnings } = await listAgentMemories(home, null);
     expect(warnings).toEqual([]);
     expect(enabledScopes(byType(agents, 'loose'))).toEqual(['user']);
@@ -164,8 +160,7 @@ describe('listAgentMemories (R-AGENT)', () => {
   });
 
   describe('local agent memory and git', () => {
-    const localWarnings = async () =>
-      (await listAgentMemories(home, repo)).warnings.filter((w) => w.code === 'local-not-ignored');
+    const localWarnings = async () => (await listAgentMemories(home, repo)).warnings.filter((w) => w.code === 'local-not-ignored');
 
     it('warns when local memory is in use and not git-ignored', async () => {
       git(repo, 'init', '-q');

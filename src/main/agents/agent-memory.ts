@@ -133,11 +133,7 @@ async function listAgentFiles(dir: string, depth = 0): Promise<string[]> {
   return files.sort();
 }
 
-async function readDefinition(
-  file: string,
-  level: AgentDefinition['level'],
-  warnings: AgentMemoryWarning[],
-): Promise<AgentDefinition | null> {
+async function readDefinition(file: string, level: AgentDefinition['level'], warnings: AgentMemoryWarning[]): Promise<AgentDefinition | null> {
   const bad = (message: string): null => {
     warnings.push({ code: 'bad-agent-file', file, message: `This agent definition is skipped: ${message}.` });
     return null;
@@ -231,18 +227,12 @@ async function localIgnoredWarning(repoRoot: string): Promise<AgentMemoryWarning
  * Without a repository only the user scope is listed. Bad agent files and a local memory
  * directory that git would commit are reported as warnings, never thrown.
  */
-export async function listAgentMemories(
-  home: string,
-  repoRoot: string | null,
-): Promise<{ agents: AgentMemory[]; warnings: AgentMemoryWarning[] }> {
+export async function listAgentMemories(home: string, repoRoot: string | null): Promise<{ agents: AgentMemory[]; warnings: AgentMemoryWarning[] }> {
   const warnings: AgentMemoryWarning[] = [];
   const userFiles = await listAgentFiles(path.join(home, 'agents'));
   const projectFiles = repoRoot ? await listAgentFiles(path.join(repoRoot, '.claude', 'agents')) : [];
   // Each file reports into its own list so warnings keep file order despite parallel reads.
-  const sources = [
-    ...userFiles.map((file) => ({ file, level: 'user' as const })),
-    ...projectFiles.map((file) => ({ file, level: 'project' as const })),
-  ];
+  const sources = [...userFiles.map((file) => ({ file, level: 'user' as const })), ...projectFiles.map((file) => ({ file, level: 'project' as const }))];
   const read = await Promise.all(
     sources.map(async ({ file, level }) => {
       const own: AgentMemoryWarning[] = [];

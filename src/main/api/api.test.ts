@@ -14,7 +14,18 @@ let ctx: AppContext;
 let api: Dispatcher;
 const mem = (dir: string) => path.join(fixture.home, 'projects', dir, 'memory');
 const shop = () => mem('-work-shop');
-type Doc = { ok: true; result: { text: string; memoryDir: string; type: string | null; rawType: string | null; frontmatter: string | null; frontmatterError: string | null; body: string } };
+type Doc = {
+  ok: true;
+  result: {
+    text: string;
+    memoryDir: string;
+    type: string | null;
+    rawType: string | null;
+    frontmatter: string | null;
+    frontmatterError: string | null;
+    body: string;
+  };
+};
 
 beforeAll(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-api-'));
@@ -31,8 +42,14 @@ afterAll(async () => {
 describe('the app API', () => {
   it('rejects unknown calls and bad payloads with a typed error, never a crash', async () => {
     expect(await api.call('nope', {})).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
-    expect(await api.call('projects.get', { dir: 42 })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: 'The project folder name is not the right kind of value (it should be text).' } });
-    expect(await api.call('memories.create', { dir: '-work-shop', fields: { name: '', description: 'x', type: 'opinion' }, body: '' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    expect(await api.call('projects.get', { dir: 42 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input', message: 'The project folder name is not the right kind of value (it should be text).' },
+    });
+    expect(await api.call('memories.create', { dir: '-work-shop', fields: { name: '', description: 'x', type: 'opinion' }, body: '' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input' },
+    });
     expect(await api.call('projects.get', { dir: '../../etc' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
     expect(await api.call('projects.get', { dir: '-no-such' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
@@ -40,7 +57,8 @@ describe('the app API', () => {
   it('lists projects for the dashboard with counts, load and problems', async () => {
     const result = await api.call('projects.list', {});
     expect(result.ok).toBe(true);
-    const projects = (result as { result: { projects: { dir: string; private: { total: number }; problems: { error: number }; index: { cut: string[] } }[] } }).result.projects;
+    const projects = (result as { result: { projects: { dir: string; private: { total: number }; problems: { error: number }; index: { cut: string[] } }[] } })
+      .result.projects;
     const big = projects.find((p) => p.dir === '-work-big')!;
     expect(big.private.total).toBe(230);
     expect(big.index.cut).toHaveLength(30);
@@ -59,10 +77,29 @@ describe('the app API', () => {
 
   it('says a memory past the size limit in a sentence, whether the request or the written file is too big', async () => {
     const fields = { name: 'Huge', description: 'A pasted log', type: 'project' };
-    const pasted = await api.call('memories.create', { dir: '-work-noindex', scope: 'private', memoryDir: mem('-work-noindex'), fields, body: 'x'.repeat(2 * 1024 * 1024) });
-    expect(pasted).toEqual({ ok: false, error: { code: 'invalid-input', message: 'This memory is 2.1 MB; a memory can be at most 1 MB.', issues: ['This memory is 2.1 MB; a memory can be at most 1 MB.'] } });
+    const pasted = await api.call('memories.create', {
+      dir: '-work-noindex',
+      scope: 'private',
+      memoryDir: mem('-work-noindex'),
+      fields,
+      body: 'x'.repeat(2 * 1024 * 1024),
+    });
+    expect(pasted).toEqual({
+      ok: false,
+      error: {
+        code: 'invalid-input',
+        message: 'This memory is 2.1 MB; a memory can be at most 1 MB.',
+        issues: ['This memory is 2.1 MB; a memory can be at most 1 MB.'],
+      },
+    });
     // 400,000 Chinese characters pass the request's length check but are 1.2 MB as written.
-    const chinese = await api.call('memories.create', { dir: '-work-noindex', scope: 'private', memoryDir: mem('-work-noindex'), fields, body: '记'.repeat(400_000) });
+    const chinese = await api.call('memories.create', {
+      dir: '-work-noindex',
+      scope: 'private',
+      memoryDir: mem('-work-noindex'),
+      fields,
+      body: '记'.repeat(400_000),
+    });
     expect(chinese).toEqual({ ok: false, error: { code: 'invalid-input', message: 'This memory is 1.2 MB; a memory can be at most 1 MB.' } });
     expect(await fs.readdir(path.join(fixture.home, 'projects', '-work-noindex', 'memory'))).not.toContain('project_huge.md');
   });
@@ -76,23 +113,59 @@ describe('the app API', () => {
     const opened = (await api.call('memories.read', { dir: '-work-shop', scope: 'private', file: 'user_role.md' })) as { ok: true; result: { text: string } };
     const file = path.join(fixture.home, 'projects', '-work-shop', 'memory', 'user_role.md');
     await fs.appendFile(file, 'Added by Claude Code.\n');
-    const r = await api.call('memories.update', { dir: '-work-shop', scope: 'private', file: 'user_role.md', memoryDir: shop(), fields: { name: 'User role', description: 'mine', type: 'user' }, body: 'mine', baseText: opened.result.text });
+    const r = await api.call('memories.update', {
+      dir: '-work-shop',
+      scope: 'private',
+      file: 'user_role.md',
+      memoryDir: shop(),
+      fields: { name: 'User role', description: 'mine', type: 'user' },
+      body: 'mine',
+      baseText: opened.result.text,
+    });
     expect(r).toMatchObject({ ok: false, error: { code: 'conflict', current: expect.stringContaining('Added by Claude Code.') } });
     expect(await fs.readFile(file, 'utf8')).toContain('Added by Claude Code.');
   });
 
-  it('binds a save to the file it was opened from: another project\'s file of the same name, or a moved memory folder, is refused', async () => {
+  it("binds a save to the file it was opened from: another project's file of the same name, or a moved memory folder, is refused", async () => {
     const zh = (await api.call('projects.list', {})) as { ok: true; result: { projects: { dir: string }[] } };
     const zhDir = zh.result.projects.find((p) => p.dir.includes('----'))!.dir;
     const opened = (await api.call('memories.read', { dir: zhDir, scope: 'private', file: 'user_role.md' })) as Doc;
     const fields = { name: 'x', description: 'y', type: 'user' };
     // The same file name in another project: its text is not the one the edit started from.
-    const crossed = await api.call('memories.update', { dir: '-work-shop', scope: 'private', file: 'user_role.md', memoryDir: shop(), fields, body: 'A', baseText: opened.result.text });
+    const crossed = await api.call('memories.update', {
+      dir: '-work-shop',
+      scope: 'private',
+      file: 'user_role.md',
+      memoryDir: shop(),
+      fields,
+      body: 'A',
+      baseText: opened.result.text,
+    });
     expect(crossed).toMatchObject({ ok: false, error: { code: 'conflict' } });
     // The project keeps its memory elsewhere now (another home, a moved folder).
-    const moved = await api.call('memories.update', { dir: zhDir, scope: 'private', file: 'user_role.md', memoryDir: '/old/home/memory', fields, body: 'A', baseText: opened.result.text });
-    expect(moved).toEqual({ ok: false, error: { code: 'conflict', message: `user_role.md was opened from /old/home/memory, but project ${zhDir} now keeps its memory in ${mem(zhDir)}. Nothing was saved; your edit is kept as a draft.` } });
-    const create = await api.call('memories.create', { dir: zhDir, scope: 'private', memoryDir: shop(), fields: { name: 'New', description: 'd', type: 'feedback' }, body: '' });
+    const moved = await api.call('memories.update', {
+      dir: zhDir,
+      scope: 'private',
+      file: 'user_role.md',
+      memoryDir: '/old/home/memory',
+      fields,
+      body: 'A',
+      baseText: opened.result.text,
+    });
+    expect(moved).toEqual({
+      ok: false,
+      error: {
+        code: 'conflict',
+        message: `user_role.md was opened from /old/home/memory, but project ${zhDir} now keeps its memory in ${mem(zhDir)}. Nothing was saved; your edit is kept as a draft.`,
+      },
+    });
+    const create = await api.call('memories.create', {
+      dir: zhDir,
+      scope: 'private',
+      memoryDir: shop(),
+      fields: { name: 'New', description: 'd', type: 'feedback' },
+      body: '',
+    });
     expect(create).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/^This new memory was opened from .*-work-shop/) } });
     expect(await fs.readFile(path.join(mem(zhDir), 'user_role.md'), 'utf8')).toBe(opened.result.text);
   });
@@ -100,13 +173,33 @@ describe('the app API', () => {
   it('shows a bad file for repair: the invalid type as written, unreadable YAML raw and editable; a repaired save keeps the rest', async () => {
     const invalid = (await api.call('memories.read', { dir: '-work-shop', scope: 'private', file: 'invalid_type.md' })) as Doc;
     expect(invalid.result).toMatchObject({ type: null, rawType: 'opinion', frontmatterError: null });
-    const fixed = await api.call('memories.update', { dir: '-work-shop', scope: 'private', file: 'invalid_type.md', memoryDir: shop(), baseText: invalid.result.text, fields: { name: 'Opinion', description: 'An opinion', type: 'feedback' }, body: invalid.result.body });
+    const fixed = await api.call('memories.update', {
+      dir: '-work-shop',
+      scope: 'private',
+      file: 'invalid_type.md',
+      memoryDir: shop(),
+      baseText: invalid.result.text,
+      fields: { name: 'Opinion', description: 'An opinion', type: 'feedback' },
+      body: invalid.result.body,
+    });
     expect(fixed).toMatchObject({ ok: true });
     expect(await fs.readFile(path.join(shop(), 'invalid_type.md'), 'utf8')).toContain('type: feedback');
 
     const broken = (await api.call('memories.read', { dir: '-work-shop', scope: 'private', file: 'bad_yaml.md' })) as Doc;
-    expect(broken.result).toMatchObject({ frontmatter: 'name: "unterminated\ndescription: x', frontmatterError: expect.stringContaining('not valid YAML'), body: 'body\n' });
-    const base = { dir: '-work-shop', scope: 'private', file: 'bad_yaml.md', memoryDir: shop(), baseText: broken.result.text, fields: { name: 'Repaired', description: 'x', type: 'project' }, body: 'body\n' };
+    expect(broken.result).toMatchObject({
+      frontmatter: 'name: "unterminated\ndescription: x',
+      frontmatterError: expect.stringContaining('not valid YAML'),
+      body: 'body\n',
+    });
+    const base = {
+      dir: '-work-shop',
+      scope: 'private',
+      file: 'bad_yaml.md',
+      memoryDir: shop(),
+      baseText: broken.result.text,
+      fields: { name: 'Repaired', description: 'x', type: 'project' },
+      body: 'body\n',
+    };
     const still = await api.call('memories.update', { ...base, frontmatter: 'name: "still broken\nowner: me' });
     expect(still).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringMatching(/^The frontmatter is still not valid YAML/) } });
     expect(await api.call('memories.update', { ...base, frontmatter: 'name: "unterminated"\ndescription: x\nowner: me' })).toMatchObject({ ok: true });
@@ -117,7 +210,13 @@ describe('the app API', () => {
     const events: AppEvent[] = [];
     const sub = api.subscribe('events.stream', {}, (e) => events.push(e));
     expect(sub.ok).toBe(true);
-    const created = await api.call('memories.create', { dir: '-work-noindex', scope: 'private', memoryDir: mem('-work-noindex'), fields: { name: 'Spaces', description: 'Indent with spaces', type: 'feedback' }, body: '' });
+    const created = await api.call('memories.create', {
+      dir: '-work-noindex',
+      scope: 'private',
+      memoryDir: mem('-work-noindex'),
+      fields: { name: 'Spaces', description: 'Indent with spaces', type: 'feedback' },
+      body: '',
+    });
     expect(created).toMatchObject({ ok: true, result: { file: 'feedback_spaces.md' } });
     expect(events).toContainEqual({ type: 'projects-changed', dirs: ['-work-noindex'], external: false });
     const history = (await api.call('history.list', { dir: '-work-noindex' })) as { ok: true; result: { entries: { source: string; summary: string }[] } };
@@ -125,8 +224,17 @@ describe('the app API', () => {
     if (sub.ok) sub.unsubscribe();
   });
 
-  it("recalls the way Claude Code does: the request it would send, the memories past its 200-newest cap, one session across calls", async () => {
-    const first = (await api.call('recall.claudeCode', { dir: '-work-big', query: 'which memory matters here', session: null })) as { ok: true; result: { outcome: string; request: { messages: unknown[] } | null; neverRecalled: { count: number }; manifest: { candidates: number; offered: number }; session: { id: string } } };
+  it('recalls the way Claude Code does: the request it would send, the memories past its 200-newest cap, one session across calls', async () => {
+    const first = (await api.call('recall.claudeCode', { dir: '-work-big', query: 'which memory matters here', session: null })) as {
+      ok: true;
+      result: {
+        outcome: string;
+        request: { messages: unknown[] } | null;
+        neverRecalled: { count: number };
+        manifest: { candidates: number; offered: number };
+        session: { id: string };
+      };
+    };
     expect(first).toMatchObject({ ok: true, result: { outcome: 'not-sent', manifest: { candidates: 230, offered: 200 }, neverRecalled: { count: 30 } } });
     expect(first.result.request?.messages).toHaveLength(2);
     const again = (await api.call('recall.claudeCode', { dir: '-work-big', query: 'and another question', session: first.result.session.id })) as typeof first;

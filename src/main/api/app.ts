@@ -7,7 +7,15 @@ import type { AppInfo } from '../../shared/contract/app.js';
 import type { Handlers } from './dispatch.js';
 
 function info(ctx: AppContext): AppInfo {
-  return { version: VERSION, home: ctx.home, homeExists: ctx.homeExists(), homeSource: ctx.homeSource, dataDir: ctx.dataDir, demoHome: ctx.demoHome, platform: `${process.platform}-${process.arch}` };
+  return {
+    version: VERSION,
+    home: ctx.home,
+    homeExists: ctx.homeExists(),
+    homeSource: ctx.homeSource,
+    dataDir: ctx.dataDir,
+    demoHome: ctx.demoHome,
+    platform: `${process.platform}-${process.arch}`,
+  };
 }
 
 export const appHandlers: Pick<Handlers, 'app.info' | 'app.openDemo' | 'app.setHome'> = {

@@ -16,7 +16,10 @@ function impactView({ text: _text, ...impact }: IndexImpact): IndexImpactShape {
   return impact;
 }
 
-export const curationHandlers: Pick<Handlers, 'health.preview' | 'health.fix' | 'index.makeRoom' | 'duplicates.list' | 'duplicates.merge' | 'projects.timeline' | 'memories.similar'> = {
+export const curationHandlers: Pick<
+  Handlers,
+  'health.preview' | 'health.fix' | 'index.makeRoom' | 'duplicates.list' | 'duplicates.merge' | 'projects.timeline' | 'memories.similar'
+> = {
   async 'health.preview'({ dir, scope, fixes }, ctx) {
     const where = await ctx.where(dir, scope);
     const { plan, each } = await previewFixes(where, fixes);
@@ -24,7 +27,11 @@ export const curationHandlers: Pick<Handlers, 'health.preview' | 'health.fix' | 
   },
   async 'health.fix'({ dir, scope, fixes, pastCut }, ctx) {
     const where = await ctx.where(dir, scope);
-    const { applied, heldBack, impact, entry } = await applyFixes(where, fixes.map((f) => ({ kind: f.kind, file: f.file, line: f.line ?? null })), { pastCut: pastCut ?? false });
+    const { applied, heldBack, impact, entry } = await applyFixes(
+      where,
+      fixes.map((f) => ({ kind: f.kind, file: f.file, line: f.line ?? null })),
+      { pastCut: pastCut ?? false },
+    );
     ctx.changed(dir, where.memoryDir);
     return { applied: applied.length, heldBack, impact: impactView(impact), rev: entry?.rev ?? null };
   },
@@ -57,7 +64,11 @@ export const curationHandlers: Pick<Handlers, 'health.preview' | 'health.fix' | 
   async 'projects.timeline'({ dir, limit }, ctx) {
     const { project } = await ctx.where(dir, 'private');
     if (project.exists) await recordSnapshot(project.memoryDir, { source: 'external', summary: 'Changes made outside Memdir', dataDir: ctx.dataDir });
-    const points = await projectTimeline(project.memoryDir, { memories: project.memories.length, teamMemories: project.team?.memories.length ?? 0 }, { dataDir: ctx.dataDir, ...(limit ? { limit } : {}) });
+    const points = await projectTimeline(
+      project.memoryDir,
+      { memories: project.memories.length, teamMemories: project.team?.memories.length ?? 0 },
+      { dataDir: ctx.dataDir, ...(limit ? { limit } : {}) },
+    );
     return { points };
   },
   async 'memories.similar'({ dir, scope, file, name, description, body }, ctx) {

@@ -37,7 +37,10 @@ async function memoryPath(ctx: AppContext, dir: string, scope: 'private' | 'team
   return abs;
 }
 
-export const desktopHandlers: Pick<Handlers, 'desktop.status' | 'desktop.setOpenAtLogin' | 'desktop.installCommand' | 'desktop.revealMemory' | 'desktop.openMemory'> = {
+export const desktopHandlers: Pick<
+  Handlers,
+  'desktop.status' | 'desktop.setOpenAtLogin' | 'desktop.installCommand' | 'desktop.revealMemory' | 'desktop.openMemory'
+> = {
   async 'desktop.status'(_input, ctx) {
     return status(ctx);
   },

@@ -83,7 +83,8 @@ export function createDispatcher(ctx: AppContext, handlers: Handlers, subscriber
     },
     subscribe(name, input, emit) {
       const def = typeof name === 'string' && Object.hasOwn(defs, name) ? defs[name] : undefined;
-      if (!def || def.kind !== 'subscription') return { ok: false, error: { code: 'invalid-input', message: `There is no subscription named "${String(name)}".` } };
+      if (!def || def.kind !== 'subscription')
+        return { ok: false, error: { code: 'invalid-input', message: `There is no subscription named "${String(name)}".` } };
       const parsed = def.input.safeParse(input ?? {});
       if (!parsed.success) return { ok: false, error: refused(name as string, def.input, input ?? {}) };
       const subscriber = (subscribers as Record<string, Subscriber<SubscriptionDef>>)[name as string]!;

@@ -36,17 +36,33 @@ async function ok<T>(name: string, input: unknown): Promise<T> {
 
 describe('review queue calls', () => {
   it('list, accept edited, reject, and show the log', async () => {
-    fake.enqueue(operationsReply(
-      { action: 'create', file: 'feedback_a.md', type: 'feedback', name: 'A', description: 'first', body: 'a\n' },
-      { action: 'create', file: 'feedback_b.md', type: 'feedback', name: 'B', description: 'second', body: 'b\n' },
-    ));
+    fake.enqueue(
+      operationsReply(
+        { action: 'create', file: 'feedback_a.md', type: 'feedback', name: 'A', description: 'first', body: 'a\n' },
+        { action: 'create', file: 'feedback_b.md', type: 'feedback', name: 'B', description: 'second', body: 'b\n' },
+      ),
+    );
     await fs.writeFile(fx.transcript(), fx.builder().prompt('two things').assistant('ok', { stopReason: 'end_turn' }).take());
-    await extractTranscript({ home: fx.home, dataDir: fx.dataDir, env: {}, transcriptPath: fx.transcript(), provider: await fakeProvider(fake, fx.dataDir), mode: 'review', trigger: 'test' });
+    await extractTranscript({
+      home: fx.home,
+      dataDir: fx.dataDir,
+      env: {},
+      transcriptPath: fx.transcript(),
+      provider: await fakeProvider(fake, fx.dataDir),
+      mode: 'review',
+      trigger: 'test',
+    });
 
-    const queue = await ok<{ proposals: { id: string; operation: { file: string; name: string; type: string; scope: string; description: string; body: string } }[]; pending: Record<string, number> }>('extract.queue', {});
+    const queue = await ok<{
+      proposals: { id: string; operation: { file: string; name: string; type: string; scope: string; description: string; body: string } }[];
+      pending: Record<string, number>;
+    }>('extract.queue', {});
     expect(queue.pending).toEqual({ [fx.dir]: 2 });
     const [a, b] = queue.proposals.sort((x, y) => x.operation.file.localeCompare(y.operation.file));
-    const accepted = await ok<{ proposal: { status: string; edited: boolean } }>('extract.accept', { id: a!.id, edit: { ...a!.operation, name: 'A (edited)' } });
+    const accepted = await ok<{ proposal: { status: string; edited: boolean } }>('extract.accept', {
+      id: a!.id,
+      edit: { ...a!.operation, name: 'A (edited)' },
+    });
     expect(accepted.proposal).toMatchObject({ status: 'accepted', edited: true });
     expect(await fs.readFile(path.join(fx.memoryDir, 'feedback_a.md'), 'utf8')).toContain('name: A (edited)');
     await ok('extract.reject', { id: b!.id, reason: 'not useful' });
@@ -107,10 +123,18 @@ describe('Claude Code settings calls', () => {
     const file = path.join(fx.home, 'settings.json');
     await fs.writeFile(file, '{\n  "model": "opus"\n}\n');
     expect(await ok('claudeSettings.autoDream', {})).toMatchObject({ settingsFile: file, value: null, problems: [] });
-    expect(await ok('claudeSettings.setAutoDream', { enabled: false })).toMatchObject({ value: false, inForce: false, changed: true, backup: `${file}.memdir-backup` });
+    expect(await ok('claudeSettings.setAutoDream', { enabled: false })).toMatchObject({
+      value: false,
+      inForce: false,
+      changed: true,
+      backup: `${file}.memdir-backup`,
+    });
     expect(await fs.readFile(file, 'utf8')).toBe('{\n  "model": "opus",\n  "autoDreamEnabled": false\n}\n');
     await fs.writeFile(file, '{ broken');
-    expect(await api.call('claudeSettings.setAutoDream', { enabled: true })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringContaining('not valid JSON') } });
+    expect(await api.call('claudeSettings.setAutoDream', { enabled: true })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input', message: expect.stringContaining('not valid JSON') },
+    });
     expect(await api.call('claudeSettings.setAutoDream', { enabled: 'yes' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
   });
 });

@@ -10,7 +10,8 @@ export const extractHandlers: Pick<Handlers, 'extract.queue' | 'extract.accept' 
     const store = new ExtractionStore(ctx.dataDir);
     const proposals = await store.listProposals({ ...(dir ? { project: dir } : {}), status });
     const pending: Record<string, number> = {};
-    for (const p of status === 'pending' && !dir ? proposals : await store.listProposals({ status: 'pending' })) pending[p.project] = (pending[p.project] ?? 0) + 1;
+    for (const p of status === 'pending' && !dir ? proposals : await store.listProposals({ status: 'pending' }))
+      pending[p.project] = (pending[p.project] ?? 0) + 1;
     return { proposals, pending };
   },
   async 'extract.accept'({ id, edit }, ctx) {

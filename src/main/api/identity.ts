@@ -1,5 +1,18 @@
 /** Memory that follows the project (issue 18): orphans, relink, clone groups, merges and their undo. Thin: src/main/relink does the work. */
-import { cloneGroups, conflictSides, findOrphans, keepApart, listMergeRecords, mergeProjects, planMerge, planRelink, readKeptApart, relink, resolveMergeConflict, undoMerge } from '../relink/index.js';
+import {
+  cloneGroups,
+  conflictSides,
+  findOrphans,
+  keepApart,
+  listMergeRecords,
+  mergeProjects,
+  planMerge,
+  planRelink,
+  readKeptApart,
+  relink,
+  resolveMergeConflict,
+  undoMerge,
+} from '../relink/index.js';
 import type { RelinkContext } from '../relink/index.js';
 import type { MergeRecord } from '../../shared/contract/identity.js';
 import { loadAppSettings } from '../settings/app-settings.js';
@@ -18,7 +31,20 @@ function announce(ctx: AppContext, record: MergeRecord): MergeRecord {
   return record;
 }
 
-export const identityHandlers: Pick<Handlers, 'identity.orphans' | 'identity.planRelink' | 'identity.relink' | 'identity.cloneGroups' | 'identity.planMerge' | 'identity.merge' | 'identity.keepApart' | 'identity.merges' | 'identity.undo' | 'identity.conflict' | 'identity.resolve'> = {
+export const identityHandlers: Pick<
+  Handlers,
+  | 'identity.orphans'
+  | 'identity.planRelink'
+  | 'identity.relink'
+  | 'identity.cloneGroups'
+  | 'identity.planMerge'
+  | 'identity.merge'
+  | 'identity.keepApart'
+  | 'identity.merges'
+  | 'identity.undo'
+  | 'identity.conflict'
+  | 'identity.resolve'
+> = {
   async 'identity.orphans'({ lookIn }, ctx) {
     const rc = await relinkContext(ctx);
     return findOrphans(rc.home, { dataDir: rc.dataDir, env: ctx.env, workspaces: rc.workspaces ?? [], lookIn });

@@ -20,7 +20,26 @@ import { recallHandlers } from './recall.js';
 import { sessionHandlers } from './session.js';
 import { teamHandlers } from './team.js';
 
-export const HANDLERS: Handlers = { ...appHandlers, ...projectHandlers, ...memoryHandlers, ...curationHandlers, ...draftHandlers, ...agentHandlers, ...eventHandlers, ...recallHandlers, ...extractHandlers, ...sessionHandlers, ...hookHandlers, ...claudeSettingsHandlers, ...dreamHandlers, ...teamHandlers, ...personalHandlers, ...alertHandlers, ...desktopHandlers, ...identityHandlers };
+export const HANDLERS: Handlers = {
+  ...appHandlers,
+  ...projectHandlers,
+  ...memoryHandlers,
+  ...curationHandlers,
+  ...draftHandlers,
+  ...agentHandlers,
+  ...eventHandlers,
+  ...recallHandlers,
+  ...extractHandlers,
+  ...sessionHandlers,
+  ...hookHandlers,
+  ...claudeSettingsHandlers,
+  ...dreamHandlers,
+  ...teamHandlers,
+  ...personalHandlers,
+  ...alertHandlers,
+  ...desktopHandlers,
+  ...identityHandlers,
+};
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, HANDLERS, subscribers);

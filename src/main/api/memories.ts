@@ -69,7 +69,10 @@ export const memoryHandlers: Pick<
     const outcome = readMemoryText(root, abs, isLink);
     if (!outcome.ok) {
       const missing = !fs.existsSync(abs);
-      throw new RpcError({ code: missing ? 'not-found' : 'unsafe-path', message: missing ? `${name} no longer exists; it may have been deleted or renamed outside Memdir.` : `${name} cannot be opened: ${outcome.reason}.` });
+      throw new RpcError({
+        code: missing ? 'not-found' : 'unsafe-path',
+        message: missing ? `${name} no longer exists; it may have been deleted or renamed outside Memdir.` : `${name} cannot be opened: ${outcome.reason}.`,
+      });
     }
     const topic = parseTopicFile(outcome.text, name);
     const scan = scope === 'team' ? project.team : project;
@@ -95,7 +98,12 @@ export const memoryHandlers: Pick<
   async 'memories.create'(input, ctx) {
     const where = await ctx.where(input.dir, input.scope);
     checkOpenedFrom(input.memoryDir, where.memoryDir, input.dir, 'This new memory');
-    const { file, entry } = await createMemory(where, { fields: input.fields, body: input.body, ...(input.file ? { file: input.file } : {}), ...(input.hook !== undefined ? { hook: input.hook } : {}) });
+    const { file, entry } = await createMemory(where, {
+      fields: input.fields,
+      body: input.body,
+      ...(input.file ? { file: input.file } : {}),
+      ...(input.hook !== undefined ? { hook: input.hook } : {}),
+    });
     ctx.changed(input.dir, where.memoryDir);
     return { file, rev: entry?.rev ?? null };
   },
@@ -167,7 +175,9 @@ export const memoryHandlers: Pick<
   },
   async 'history.restore'({ dir, rev, file }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    const done = file ? await restoreMemoryFile({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, file }) : { entry: await restoreFromHistory(project.memoryDir, rev, { dataDir: ctx.dataDir }), notes: [] };
+    const done = file
+      ? await restoreMemoryFile({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, file })
+      : { entry: await restoreFromHistory(project.memoryDir, rev, { dataDir: ctx.dataDir }), notes: [] };
     ctx.changed(dir, project.memoryDir);
     return done;
   },

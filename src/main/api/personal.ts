@@ -26,12 +26,31 @@ async function typedPersonal<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export const personalHandlers: Pick<Handlers, 'personal.status' | 'personal.connect' | 'personal.disconnect' | 'personal.project' | 'personal.enable' | 'personal.disable' | 'personal.sync' | 'personal.conflict' | 'personal.resolve'> = {
+export const personalHandlers: Pick<
+  Handlers,
+  | 'personal.status'
+  | 'personal.connect'
+  | 'personal.disconnect'
+  | 'personal.project'
+  | 'personal.enable'
+  | 'personal.disable'
+  | 'personal.sync'
+  | 'personal.conflict'
+  | 'personal.resolve'
+> = {
   async 'personal.status'(_input, ctx) {
     return typedPersonal(() => ctx.personal.status());
   },
   async 'personal.connect'({ server, token, passphrase, allowHttp, acknowledged }, ctx) {
-    return typedPersonal(() => ctx.personal.connect({ server, token, passphrase, ...(allowHttp !== undefined ? { allowHttp } : {}), ...(acknowledged !== undefined ? { acknowledged } : {}) }));
+    return typedPersonal(() =>
+      ctx.personal.connect({
+        server,
+        token,
+        passphrase,
+        ...(allowHttp !== undefined ? { allowHttp } : {}),
+        ...(acknowledged !== undefined ? { acknowledged } : {}),
+      }),
+    );
   },
   async 'personal.disconnect'(_input, ctx) {
     return typedPersonal(() => ctx.personal.disconnect());
@@ -52,6 +71,8 @@ export const personalHandlers: Pick<Handlers, 'personal.status' | 'personal.conn
     return typedPersonal(() => ctx.personal.conflict(dir, id));
   },
   async 'personal.resolve'({ dir, id, take, text, theirsSha }, ctx) {
-    return typedPersonal(() => ctx.personal.resolve(dir, id, take, { ...(text !== undefined ? { text } : {}), ...(theirsSha !== undefined ? { theirsSha } : {}) }));
+    return typedPersonal(() =>
+      ctx.personal.resolve(dir, id, take, { ...(text !== undefined ? { text } : {}), ...(theirsSha !== undefined ? { theirsSha } : {}) }),
+    );
   },
 };

@@ -18,7 +18,18 @@ async function projectDir(ctx: AppContext, dir: string): Promise<string> {
   return (await ctx.project(dir)).dir;
 }
 
-export const recallHandlers: Pick<Handlers, 'recall.run' | 'recall.compare' | 'recall.claudeCode' | 'recall.explain' | 'recall.recent' | 'model.status' | 'settings.get' | 'settings.update' | 'settings.setApiKey'> = {
+export const recallHandlers: Pick<
+  Handlers,
+  | 'recall.run'
+  | 'recall.compare'
+  | 'recall.claudeCode'
+  | 'recall.explain'
+  | 'recall.recent'
+  | 'model.status'
+  | 'settings.get'
+  | 'settings.update'
+  | 'settings.setApiKey'
+> = {
   async 'recall.run'({ dir, query, offline }, ctx) {
     const project = await projectDir(ctx, dir);
     const result = await ctx.recall.recall({ project, query, ...(offline ? { offline } : {}) });

@@ -31,12 +31,16 @@ export async function typedTeam<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof AlertError) throw new RpcError({ code: error.code, message: error.message });
     // The team files are shared with other Memdir processes (the CLI): one may hold them a moment.
     if (error instanceof MemoryLockError) throw new RpcError({ code: 'busy', message: error.message });
-    if (error instanceof TeamClientError || error instanceof TeamSyncError) throw new RpcError({ code: CLIENT_CODES[error.code] ?? 'unavailable', message: error.message });
+    if (error instanceof TeamClientError || error instanceof TeamSyncError)
+      throw new RpcError({ code: CLIENT_CODES[error.code] ?? 'unavailable', message: error.message });
     throw error;
   }
 }
 
-export const teamHandlers: Pick<Handlers, 'team.status' | 'team.overview' | 'team.connect' | 'team.disconnect' | 'team.sync' | 'team.conflict' | 'team.resolve' | 'team.move'> = {
+export const teamHandlers: Pick<
+  Handlers,
+  'team.status' | 'team.overview' | 'team.connect' | 'team.disconnect' | 'team.sync' | 'team.conflict' | 'team.resolve' | 'team.move'
+> = {
   async 'team.status'({ dir }, ctx) {
     return typedTeam(() => ctx.team.status(dir));
   },
@@ -44,7 +48,15 @@ export const teamHandlers: Pick<Handlers, 'team.status' | 'team.overview' | 'tea
     return typedTeam(async () => ({ projects: await ctx.team.overview() }));
   },
   async 'team.connect'({ dir, server, team, token, allowHttp, pullIntervalSec }, ctx) {
-    return typedTeam(() => ctx.team.connect(dir, { server, team, token, ...(allowHttp !== undefined ? { allowHttp } : {}), ...(pullIntervalSec !== undefined ? { pullIntervalSec } : {}) }));
+    return typedTeam(() =>
+      ctx.team.connect(dir, {
+        server,
+        team,
+        token,
+        ...(allowHttp !== undefined ? { allowHttp } : {}),
+        ...(pullIntervalSec !== undefined ? { pullIntervalSec } : {}),
+      }),
+    );
   },
   async 'team.disconnect'({ dir }, ctx) {
     return typedTeam(async () => ({ disconnected: await ctx.team.disconnect(dir) }));

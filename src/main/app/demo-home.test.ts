@@ -27,7 +27,7 @@ describe('the demo workspace', () => {
     for (const p of projects.filter((x) => x !== pipeline)) expect(p.index.cut, p.dir).toEqual([]);
   });
 
-  it('index.loaded gives the text the agent gets, warned in the words of the demo transcripts\' Claude Code (2.1.0)', async () => {
+  it("index.loaded gives the text the agent gets, warned in the words of the demo transcripts' Claude Code (2.1.0)", async () => {
     const ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data'), env: {} });
     try {
       const api = createAppDispatcher(ctx);
@@ -36,7 +36,11 @@ describe('the demo workspace', () => {
       expect(r).toMatchObject({ ok: true, result: { truncated: true, reason: '215 lines (limit: 200)', claudeCodeVersion: '2.1.0', lastInjected: null } });
       const text = (r as { result: { text: string } }).result.text;
       expect(text.split('\n').slice(0, 200).at(-1)).toContain('project_source_199.md');
-      expect(text.endsWith('\n\n> WARNING: MEMORY.md is 215 lines (limit: 200). Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.')).toBe(true);
+      expect(
+        text.endsWith(
+          '\n\n> WARNING: MEMORY.md is 215 lines (limit: 200). Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files.',
+        ),
+      ).toBe(true);
     } finally {
       await ctx.close();
     }

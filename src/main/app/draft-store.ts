@@ -21,7 +21,12 @@ export async function listDrafts(dataDir: string): Promise<StoredDraft[]> {
   const drafts: StoredDraft[] = [];
   for (const name of names) {
     if (!name.endsWith('.json')) continue;
-    const parsed = draftSchema.safeParse(await fs.readFile(path.join(dir, name), 'utf8').then((t) => JSON.parse(t) as unknown, () => null));
+    const parsed = draftSchema.safeParse(
+      await fs.readFile(path.join(dir, name), 'utf8').then(
+        (t) => JSON.parse(t) as unknown,
+        () => null,
+      ),
+    );
     if (parsed.success) drafts.push(parsed.data);
   }
   return drafts.sort((a, b) => b.savedAt.localeCompare(a.savedAt));

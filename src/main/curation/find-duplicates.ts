@@ -42,7 +42,15 @@ export function readDuplicateMemories(memoryDir: string, memories: readonly Memo
     const outcome = readMemoryText(memoryDir, abs, isLink);
     if (!outcome.ok) continue;
     const topic = parseTopicFile(outcome.text, m.file);
-    out.push({ file: m.file, name: topic.meta.name, description: topic.meta.description, type: topic.meta.type, body: splitTopicText(outcome.text).body, text: outcome.text, mtimeMs: m.mtimeMs });
+    out.push({
+      file: m.file,
+      name: topic.meta.name,
+      description: topic.meta.description,
+      type: topic.meta.type,
+      body: splitTopicText(outcome.text).body,
+      text: outcome.text,
+      mtimeMs: m.mtimeMs,
+    });
   }
   return out;
 }
@@ -100,7 +108,12 @@ export interface SimilarMemory {
 }
 
 /** The memories a draft (new or edited) would repeat, most alike first; `self` is left out. */
-export function findSimilar(draft: SimilarityInput, memories: readonly (SimilarityInput & { file: string })[], self: string | null = null, fingerprints?: ReadonlyMap<string, MemoryFingerprint>): SimilarMemory[] {
+export function findSimilar(
+  draft: SimilarityInput,
+  memories: readonly (SimilarityInput & { file: string })[],
+  self: string | null = null,
+  fingerprints?: ReadonlyMap<string, MemoryFingerprint>,
+): SimilarMemory[] {
   const mine = fingerprintOf(draft);
   const prints = memories.map((m) => fingerprints?.get(m.file) ?? fingerprintOf(m));
   const common = commonSummaryTerms(prints);

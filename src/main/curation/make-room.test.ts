@@ -18,7 +18,10 @@ beforeEach(async () => {
   await fs.mkdir(memoryDir);
   // 215 pointers: the last 15 never reach the agent.
   for (let i = 0; i < 215; i++) await fs.writeFile(path.join(memoryDir, `source_${i}.md`), topic(`Source ${i}`, `feed ${i}`, `Feed ${i} arrives hourly.`));
-  await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), `# Sources\n${Array.from({ length: 215 }, (_, i) => `- [Source ${i}](source_${i}.md) — feed ${i}, with a long explanation of its schedule and owner`).join('\n')}\n`);
+  await fs.writeFile(
+    path.join(memoryDir, 'MEMORY.md'),
+    `# Sources\n${Array.from({ length: 215 }, (_, i) => `- [Source ${i}](source_${i}.md) — feed ${i}, with a long explanation of its schedule and owner`).join('\n')}\n`,
+  );
 });
 afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
@@ -57,9 +60,25 @@ describe('makeRoom', () => {
 
   it('moves prose lines into a new memory in their place', async () => {
     await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '# Notes\nBuild with make.\nDeploy on Tuesdays.\n- [Source 0](source_0.md) — feed 0\n');
-    await makeRoom(where(), { baseText: await read('MEMORY.md'), actions: [{ kind: 'move-lines', lines: [2, 3], file: 'project_build_deploy.md', name: 'Build and deploy', description: 'How to build; deploys on Tuesdays', type: 'project' }] });
-    expect(await read('MEMORY.md')).toBe('# Notes\n- [Build and deploy](project_build_deploy.md) — How to build; deploys on Tuesdays\n- [Source 0](source_0.md) — feed 0\n');
-    expect(await read('project_build_deploy.md')).toBe('---\nname: Build and deploy\ndescription: How to build; deploys on Tuesdays\ntype: project\n---\n\nBuild with make.\nDeploy on Tuesdays.\n');
+    await makeRoom(where(), {
+      baseText: await read('MEMORY.md'),
+      actions: [
+        {
+          kind: 'move-lines',
+          lines: [2, 3],
+          file: 'project_build_deploy.md',
+          name: 'Build and deploy',
+          description: 'How to build; deploys on Tuesdays',
+          type: 'project',
+        },
+      ],
+    });
+    expect(await read('MEMORY.md')).toBe(
+      '# Notes\n- [Build and deploy](project_build_deploy.md) — How to build; deploys on Tuesdays\n- [Source 0](source_0.md) — feed 0\n',
+    );
+    expect(await read('project_build_deploy.md')).toBe(
+      '---\nname: Build and deploy\ndescription: How to build; deploys on Tuesdays\ntype: project\n---\n\nBuild with make.\nDeploy on Tuesdays.\n',
+    );
   });
 
   it('writes nothing when MEMORY.md changed meanwhile, or when a choice cannot be made', async () => {
@@ -67,8 +86,12 @@ describe('makeRoom', () => {
     await fs.appendFile(path.join(memoryDir, 'MEMORY.md'), '- [New](new.md) — appended by Claude Code\n');
     await expect(makeRoom(where(), { baseText, actions: [{ kind: 'drop', line: 2 }] })).rejects.toMatchObject({ code: 'conflict' });
     const now = await read('MEMORY.md');
-    await expect(makeRoom(where(), { baseText: now, actions: [{ kind: 'move-lines', lines: [1], file: 'source_3.md', name: 'x', description: 'y', type: 'project' }] })).rejects.toMatchObject({ code: 'exists' });
-    await expect(makeRoom(where(), { baseText: now, actions: [{ kind: 'merge', line: 2, into: 1 }] })).rejects.toMatchObject({ message: 'Line 1 is not a pointer: a memory can only be merged into another memory.' });
+    await expect(
+      makeRoom(where(), { baseText: now, actions: [{ kind: 'move-lines', lines: [1], file: 'source_3.md', name: 'x', description: 'y', type: 'project' }] }),
+    ).rejects.toMatchObject({ code: 'exists' });
+    await expect(makeRoom(where(), { baseText: now, actions: [{ kind: 'merge', line: 2, into: 1 }] })).rejects.toMatchObject({
+      message: 'Line 1 is not a pointer: a memory can only be merged into another memory.',
+    });
     expect(await read('MEMORY.md')).toBe(now);
     expect(await read('source_0.md')).not.toContain('Merged');
   });
@@ -77,7 +100,15 @@ describe('makeRoom', () => {
     await fs.writeFile(path.join(memoryDir, 'source_5.md'), '---\nname: Source 5\ndescription: feed 5\ntype: notes\n---\n\nFeed 5 arrives hourly.\n');
     const baseText = await read('MEMORY.md');
     const before = await read('source_9.md');
-    await expect(makeRoom(where(), { baseText, actions: [{ kind: 'move-hook', line: 11, hook: 'feed 9' }, { kind: 'merge', line: 7, into: 2 }] })).rejects.toMatchObject({
+    await expect(
+      makeRoom(where(), {
+        baseText,
+        actions: [
+          { kind: 'move-hook', line: 11, hook: 'feed 9' },
+          { kind: 'merge', line: 7, into: 2 },
+        ],
+      }),
+    ).rejects.toMatchObject({
       message: 'source_5.md has no valid type (user, feedback, project or reference); fix its frontmatter before merging.',
     });
     expect(await read('source_9.md')).toBe(before);

@@ -49,7 +49,8 @@ export async function makeRoom(where: Where, input: { baseText: string; actions:
       const refusal = scopeRefusal(c.type, where.scope);
       if (refusal) throw new MemoryError('scope-refused', refusal);
       if (!c.name.trim()) throw new MemoryError('invalid-input', `The new memory ${c.file} needs a name.`);
-      if ((await readText(where.memoryDir, inScope(where.scope, c.file))) !== null) throw new MemoryError('exists', `${inScope(where.scope, c.file)} already exists; pick another name for the moved lines.`);
+      if ((await readText(where.memoryDir, inScope(where.scope, c.file))) !== null)
+        throw new MemoryError('exists', `${inScope(where.scope, c.file)} already exists; pick another name for the moved lines.`);
     }
     const texts = new Map<string, string>();
     const load = async (file: string): Promise<string> => {
@@ -66,13 +67,21 @@ export async function makeRoom(where: Where, input: { baseText: string; actions:
     for (const file of [...byKeeper.keys(), ...[...byKeeper.values()].flat(), ...room.details.map((d) => d.file)]) await load(file);
     const mergeSource = (f: string) => {
       const source = mergeSourceOf(inScope(where.scope, f), texts.get(checkMemoryPath(f))!);
-      if (!source) throw new MemoryError('invalid-input', `${inScope(where.scope, f)} has no valid type (user, feedback, project or reference); fix its frontmatter before merging.`);
+      if (!source)
+        throw new MemoryError(
+          'invalid-input',
+          `${inScope(where.scope, f)} has no valid type (user, feedback, project or reference); fix its frontmatter before merging.`,
+        );
       return source;
     };
     for (const [keeper, others] of byKeeper) for (const f of [keeper, ...others]) mergeSource(f);
 
     for (const c of created) {
-      await writeFileAtomic(where.memoryDir, inScope(where.scope, c.file), serializeTopicFile({ name: c.name.trim(), description: c.description.trim(), type: c.type }, `\n${c.body.trim()}\n`));
+      await writeFileAtomic(
+        where.memoryDir,
+        inScope(where.scope, c.file),
+        serializeTopicFile({ name: c.name.trim(), description: c.description.trim(), type: c.type }, `\n${c.body.trim()}\n`),
+      );
       notes.push(`Created ${c.file} from ${plural(c.body.split('\n').length, 'line')} of the index.`);
     }
     for (const d of room.details) {

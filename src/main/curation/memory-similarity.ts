@@ -9,7 +9,8 @@ import { tokenize } from '../recall/tokenize.js';
 import { findAbsoluteDays } from '../dream/relative-dates.js';
 
 /** English and Chinese negations and prohibitions: the polarity of a statement. */
-const NEGATION = /\b(?:never|don't|dont|do not|doesn't|does not|didn't|did not|isn't|is not|aren't|are not|won't|will not|no longer|not|avoid|stop|without|no)\b|不要|不用|别|禁止|不能|不可以|避免|没有|不再|不应|勿|无需|不许|不准/i;
+const NEGATION =
+  /\b(?:never|don't|dont|do not|doesn't|does not|didn't|did not|isn't|is not|aren't|are not|won't|will not|no longer|not|avoid|stop|without|no)\b|不要|不用|别|禁止|不能|不可以|避免|没有|不再|不应|勿|无需|不许|不准/i;
 
 const NEGATION_WORD = new RegExp(`^(?:${NEGATION.source})$`, 'i');
 
@@ -177,11 +178,16 @@ const NOTHING: ReadonlySet<string> = new Set();
  *     feedback and a user memory), and two log templates that differ in one word.
  * `score` is in [0, 1]; `kind` null when they are not duplicates.
  */
-export function compareMemories(a: MemoryFingerprint, b: MemoryFingerprint, common: ReadonlySet<string> = NOTHING): { kind: DuplicateKind | null; score: number } {
+export function compareMemories(
+  a: MemoryFingerprint,
+  b: MemoryFingerprint,
+  common: ReadonlySet<string> = NOTHING,
+): { kind: DuplicateKind | null; score: number } {
   if (a.exact.length >= 10 && a.exact === b.exact) return { kind: 'exact', score: 1 };
   const words = jaccard(a.features.words, b.features.words);
   const samePolarity = a.features.negated === b.features.negated;
-  if (a.type !== null && a.type === b.type && samePolarity && sameSet(a.features.numbers, b.features.numbers) && words >= NEAR_DUPLICATE) return { kind: 'near', score: words };
+  if (a.type !== null && a.type === b.type && samePolarity && sameSet(a.features.numbers, b.features.numbers) && words >= NEAR_DUPLICATE)
+    return { kind: 'near', score: words };
   const summaries = dice(a.summary, b.summary, common);
   const texts = Math.max(words, jaccard(a.terms, b.terms));
   const alike = summaries >= SIMILAR_SUMMARY || texts >= SIMILAR_TEXT;

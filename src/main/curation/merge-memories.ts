@@ -43,7 +43,15 @@ export interface MergeSource {
 export function mergeSourceOf(rel: string, text: string): MergeSource | null {
   const topic = parseTopicFile(text, rel);
   if (topic.meta.type === null) return null;
-  return { rel, name: topic.meta.name, description: topic.meta.description, type: topic.meta.type, body: splitTopicText(text).body, text, session: topic.meta.originSessionId };
+  return {
+    rel,
+    name: topic.meta.name,
+    description: topic.meta.description,
+    type: topic.meta.type,
+    body: splitTopicText(text).body,
+    text,
+    session: topic.meta.originSessionId,
+  };
 }
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
@@ -66,13 +74,19 @@ function paragraphs(body: string): string[] {
  * (the same words and numbers count as said), then who it was merged from and when — in
  * Chinese when the keeper is. `by` names who merged them in that line.
  */
-export function composeMerge(keeper: MergeSource, others: readonly MergeSource[], options: { now: Date; by: 'dream' | 'user' }): { text: string; added: number } {
+export function composeMerge(
+  keeper: MergeSource,
+  others: readonly MergeSource[],
+  options: { now: Date; by: 'dream' | 'user' },
+): { text: string; added: number } {
   const kept = paragraphs(keeper.body);
   const added: string[] = [];
   for (const other of others) {
     for (const p of paragraphs(other.body)) {
       const fp = featuresOf(p);
-      const known = [...kept, ...added].some((k) => normalizeForExact(k) === normalizeForExact(p) || (sameSet(featuresOf(k).numbers, fp.numbers) && jaccard(featuresOf(k).words, fp.words) >= 0.8));
+      const known = [...kept, ...added].some(
+        (k) => normalizeForExact(k) === normalizeForExact(p) || (sameSet(featuresOf(k).numbers, fp.numbers) && jaccard(featuresOf(k).words, fp.words) >= 0.8),
+      );
       if (!known) added.push(p);
     }
   }
@@ -80,11 +94,21 @@ export function composeMerge(keeper: MergeSource, others: readonly MergeSource[]
   const zh = mostlyCjk(keeper.text);
   const sourceLine = (c: MergeSource) => `- \`${c.rel}\` — ${c.description || c.name}${c.session ? ` (${zh ? '会话' : 'session'} ${c.session})` : ''}`;
   const heading =
-    options.by === 'dream' ? (zh ? `_${day} 的整理（dream）合并自：_` : `_Merged by a dream on ${day} from:_`) : zh ? `_${day} 合并自：_` : `_Merged on ${day} from:_`;
+    options.by === 'dream'
+      ? zh
+        ? `_${day} 的整理（dream）合并自：_`
+        : `_Merged by a dream on ${day} from:_`
+      : zh
+        ? `_${day} 合并自：_`
+        : `_Merged on ${day} from:_`;
   const sources = [heading, ...[keeper, ...others].map(sourceLine)].join('\n');
   const body = `${keeper.body.replace(/\s+$/, '')}\n\n${added.length > 0 ? `${added.join('\n\n')}\n\n` : ''}${sources}\n`;
   const description = keeper.description || others.find((o) => o.description)?.description || '';
-  const text = serializeTopicFile({ name: keeper.name, description, type: keeper.type }, body.startsWith('\n') ? body : `\n${body.replace(/^\n+/, '')}`, keeper.text);
+  const text = serializeTopicFile(
+    { name: keeper.name, description, type: keeper.type },
+    body.startsWith('\n') ? body : `\n${body.replace(/^\n+/, '')}`,
+    keeper.text,
+  );
   return { text, added: added.length };
 }
 
@@ -99,7 +123,19 @@ export function indexAfterMerge(indexText: string, keeper: string, others: reado
     const first = indexEntries(parsed).find((e) => e.file === other);
     if (!first) continue;
     if (!keeperListed) {
-      parsed = retargetIndexEntries(removeIndexEntries(parsed, other, new Set(indexEntries(parsed).filter((e) => e.file === other && e.line !== first.line).map((e) => e.line))), other, keeper);
+      parsed = retargetIndexEntries(
+        removeIndexEntries(
+          parsed,
+          other,
+          new Set(
+            indexEntries(parsed)
+              .filter((e) => e.file === other && e.line !== first.line)
+              .map((e) => e.line),
+          ),
+        ),
+        other,
+        keeper,
+      );
     } else parsed = removeIndexEntries(parsed, other);
   }
   return serializeIndex(parsed);
@@ -121,14 +157,22 @@ export interface MergeResult {
  * the keeper. With `expect`, a file whose text changed since it was shown is a conflict and
  * nothing is written.
  */
-export async function mergeMemories(where: Where, input: { keeper: string; others: readonly string[]; expect?: Readonly<Record<string, string>>; now?: Date }): Promise<MergeResult> {
+export async function mergeMemories(
+  where: Where,
+  input: { keeper: string; others: readonly string[]; expect?: Readonly<Record<string, string>>; now?: Date },
+): Promise<MergeResult> {
   const keeper = checkMemoryPath(input.keeper);
   const others = [...new Set(input.others.map(checkMemoryPath))].filter((f) => f !== keeper);
   if (others.length === 0) throw new MemoryError('invalid-input', 'Pick at least one other memory to merge into this one.');
   const summary = `Merge ${others.join(', ')} into ${keeper}`;
   const { result, entry } = await transact(
     where.memoryDir,
-    { source: 'manual', summary, body: `${others.map((o) => `${inScope(where.scope, o)}: its text is now in ${inScope(where.scope, keeper)}; restore it from the entry before this one.`).join('\n')}`, ...(where.dataDir ? { dataDir: where.dataDir } : {}) },
+    {
+      source: 'manual',
+      summary,
+      body: `${others.map((o) => `${inScope(where.scope, o)}: its text is now in ${inScope(where.scope, keeper)}; restore it from the entry before this one.`).join('\n')}`,
+      ...(where.dataDir ? { dataDir: where.dataDir } : {}),
+    },
     async () => {
       const sources: MergeSource[] = [];
       for (const file of [keeper, ...others]) {
@@ -136,9 +180,11 @@ export async function mergeMemories(where: Where, input: { keeper: string; other
         const text = await readText(where.memoryDir, rel);
         if (text === null) throw new MemoryError('not-found', `${rel} no longer exists; nothing was merged.`);
         const shown = input.expect?.[file];
-        if (shown !== undefined && shown !== text) throw new MemoryError('conflict', `${rel} changed since it was shown; look at it again before merging.`, text);
+        if (shown !== undefined && shown !== text)
+          throw new MemoryError('conflict', `${rel} changed since it was shown; look at it again before merging.`, text);
         const source = mergeSourceOf(rel, text);
-        if (!source) throw new MemoryError('invalid-input', `${rel} has no valid type (user, feedback, project or reference); fix its frontmatter before merging.`);
+        if (!source)
+          throw new MemoryError('invalid-input', `${rel} has no valid type (user, feedback, project or reference); fix its frontmatter before merging.`);
         sources.push(source);
       }
       const [first, ...rest] = sources;

@@ -20,7 +20,8 @@ afterEach(async () => {
 describe('projectTimeline', () => {
   it('gives the number of memories and the size of MEMORY.md after each change, oldest first', async () => {
     const where = { memoryDir, scope: 'private' as const, dataDir: path.join(root, 'data') };
-    for (let i = 0; i < 3; i++) await createMemory(where, { fields: { name: `Feed ${i}`, description: `feed ${i} arrives hourly`, type: 'project' }, body: '' });
+    for (let i = 0; i < 3; i++)
+      await createMemory(where, { fields: { name: `Feed ${i}`, description: `feed ${i} arrives hourly`, type: 'project' }, body: '' });
     await deleteMemory(where, 'project_feed_1.md');
     await makeRoom(where, { baseText: await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8'), actions: [{ kind: 'shorten', line: 1, hook: 'feed 0' }] });
     const points = await projectTimeline(memoryDir, { memories: 2, teamMemories: 0 }, { dataDir: where.dataDir });

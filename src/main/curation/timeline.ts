@@ -46,13 +46,27 @@ function delta(entry: HistoryEntry): { own: number; team: number } {
 }
 
 /** The last `limit` entries of a memory directory's history as a timeline, oldest first. */
-export async function projectTimeline(memoryDir: string, now: { memories: number; teamMemories: number }, options: { dataDir?: string; limit?: number } = {}): Promise<TimelinePoint[]> {
+export async function projectTimeline(
+  memoryDir: string,
+  now: { memories: number; teamMemories: number },
+  options: { dataDir?: string; limit?: number } = {},
+): Promise<TimelinePoint[]> {
   const entries = await listHistory(memoryDir, { ...(options.dataDir ? { dataDir: options.dataDir } : {}), limit: options.limit ?? 300 });
   const points: TimelinePoint[] = [];
   let own = now.memories;
   let team = now.teamMemories;
   for (const entry of entries) {
-    points.push({ rev: entry.rev, time: entry.time, source: entry.source, summary: entry.summary, memories: own, teamMemories: team, indexLines: null, indexChars: null, indexCut: false });
+    points.push({
+      rev: entry.rev,
+      time: entry.time,
+      source: entry.source,
+      summary: entry.summary,
+      memories: own,
+      teamMemories: team,
+      indexLines: null,
+      indexChars: null,
+      indexCut: false,
+    });
     const d = delta(entry);
     own -= d.own;
     team -= d.team;

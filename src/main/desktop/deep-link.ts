@@ -44,7 +44,8 @@ export function projectOfLink(url: string): string | null {
 export async function deepLinkTarget(url: string, findProject: (dir: string) => Promise<unknown>): Promise<DeepLinkTarget> {
   const dir = projectOfLink(url);
   const shown = url.length > 200 ? `${url.slice(0, 200)}…` : url;
-  if (dir === null) return { hash: routeToHash({ view: 'dashboard' }), message: `Memdir cannot open ${shown}: its links look like memdir://project/<project folder name>.` };
+  if (dir === null)
+    return { hash: routeToHash({ view: 'dashboard' }), message: `Memdir cannot open ${shown}: its links look like memdir://project/<project folder name>.` };
   try {
     await findProject(dir);
   } catch (error) {

@@ -23,7 +23,8 @@ export interface CommandInstallOptions {
 export function commandTarget(options: CommandInstallOptions): string {
   const platform = options.platform ?? process.platform;
   const home = options.home ?? os.homedir();
-  if (platform === 'win32') return path.win32.join(options.env.LOCALAPPDATA ?? path.win32.join(home, 'AppData', 'Local'), 'Microsoft', 'WindowsApps', 'memdir.cmd');
+  if (platform === 'win32')
+    return path.win32.join(options.env.LOCALAPPDATA ?? path.win32.join(home, 'AppData', 'Local'), 'Microsoft', 'WindowsApps', 'memdir.cmd');
   return path.join(home, '.local', 'bin', 'memdir');
 }
 
@@ -58,7 +59,13 @@ export async function commandInstallStatus(options: CommandInstallOptions): Prom
   }
   const target = commandTarget(options);
   const ours = await isOurs(target, options.script, platform);
-  if (ours === false) return { installable: false, path: target, installed: false, note: `${target} already exists and is not this app's command; Memdir leaves it alone (remove it to install this one).` };
+  if (ours === false)
+    return {
+      installable: false,
+      path: target,
+      installed: false,
+      note: `${target} already exists and is not this app's command; Memdir leaves it alone (remove it to install this one).`,
+    };
   const dir = path.dirname(target);
   const note = onPath(dir, options.env, platform) ? null : `${dir} is not on your PATH: add it (for example in ~/.profile) to type memdir in a terminal.`;
   return { installable: true, path: target, installed: ours === true, note };

@@ -26,7 +26,16 @@ function execValue(program: string): string {
 
 /** The autostart entry's text. */
 export function autostartEntry(program: string): string {
-  return ['[Desktop Entry]', 'Type=Application', 'Name=Memdir', 'Comment=Long-term memory for AI coding agents', `Exec=${execValue(program)}`, 'Terminal=false', 'X-GNOME-Autostart-enabled=true', ''].join('\n');
+  return [
+    '[Desktop Entry]',
+    'Type=Application',
+    'Name=Memdir',
+    'Comment=Long-term memory for AI coding agents',
+    `Exec=${execValue(program)}`,
+    'Terminal=false',
+    'X-GNOME-Autostart-enabled=true',
+    '',
+  ].join('\n');
 }
 
 /** Whether Memdir starts at login: the entry exists and is not hidden or disabled. */

@@ -109,7 +109,9 @@ export async function applyDream(input: ApplyInput): Promise<ApplyResult> {
     for (const members of groups.values()) {
       const conflicts = members.map((c) => conflictOf(memoryDir, c)).filter((r): r is string => r !== null);
       if (conflicts.length === 0) accepted.push(...members);
-      else for (const change of members) result.skipped.push({ change, reason: members.length > 1 ? `${conflicts.join('; ')} — and so was the rest of its merge` : conflicts[0]! });
+      else
+        for (const change of members)
+          result.skipped.push({ change, reason: members.length > 1 ? `${conflicts.join('; ')} — and so was the rest of its merge` : conflicts[0]! });
     }
     let first = true;
     if (accepted.length > 0) {
@@ -136,13 +138,26 @@ export async function applyDream(input: ApplyInput): Promise<ApplyResult> {
         continue;
       }
       const rels = [...after.files.values()].filter((f) => f.kind === 'topic' && f.scope === scope).map((f) => f.rel);
-      const pruned = pruneScope(scope, before, { rels, textOf: (r) => after.files.get(r)?.text ?? null, exists: (r) => readCurrent(memoryDir, r).text !== null || after.files.has(r) }, input.index);
+      const pruned = pruneScope(
+        scope,
+        before,
+        { rels, textOf: (r) => after.files.get(r)?.text ?? null, exists: (r) => readCurrent(memoryDir, r).text !== null || after.files.has(r) },
+        input.index,
+      );
       if (pruned.text === null || pruned.text === before) continue;
       journal.writes.push({ rel, before, afterHash: hashText(pruned.text) });
       await saveJournal();
       await writeOne(memoryDir, rel, pruned.text);
       result.indexNotes.push(describePrune(rel, pruned));
-      const change: StagedChange = { file: rel, action: before === null ? 'create' : 'update', kind: 'index', reason: describePrune(rel, pruned), group: null, before, after: pruned.text };
+      const change: StagedChange = {
+        file: rel,
+        action: before === null ? 'create' : 'update',
+        kind: 'index',
+        reason: describePrune(rel, pruned),
+        group: null,
+        before,
+        after: pruned.text,
+      };
       result.applied.push(change);
       if (first) {
         first = false;

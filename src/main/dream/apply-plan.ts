@@ -33,7 +33,10 @@ export interface ApplyPlanInput {
 }
 
 function recordOf(record: DreamRecord, result: ApplyResult): DreamRecord {
-  const changes = [...result.applied.map((c) => toChange(c, 'applied')), ...result.skipped.map(({ change, reason }) => toChange(change, 'skipped', reason))].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const changes = [
+    ...result.applied.map((c) => toChange(c, 'applied')),
+    ...result.skipped.map(({ change, reason }) => toChange(change, 'skipped', reason)),
+  ].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const notes = result.indexNotes.filter((n) => n.includes('left it alone')).map((message) => ({ kind: 'note' as const, files: [], message }));
   const status = result.applied.length > 0 || result.skipped.length > 0 ? 'completed' : 'no-changes';
   const updated: DreamRecord = { ...record, status, changes, flags: [...record.flags, ...notes], rev: result.entry?.rev ?? null };
@@ -46,7 +49,8 @@ function recordOf(record: DreamRecord, result: ApplyResult): DreamRecord {
  * history entry's rev. A lock taken over by another process aborts before anything is written.
  */
 export async function applyPlanUnderLock(input: ApplyPlanInput): Promise<DreamRecord> {
-  if (!(await input.lock.verify())) throw new DreamLockLostError(`Another process took the consolidation lock of ${input.memoryDir} over; nothing was written.`);
+  if (!(await input.lock.verify()))
+    throw new DreamLockLostError(`Another process took the consolidation lock of ${input.memoryDir} over; nothing was written.`);
   const result = await applyDream({
     memoryDir: input.memoryDir,
     dataDir: input.dataDir,

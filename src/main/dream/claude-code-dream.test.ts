@@ -8,7 +8,12 @@ let tmp: string;
 let home: string;
 let folder: string;
 const unset = { autoMemoryEnabled: true, autoDreamEnabled: false, autoDreamEnabledSource: 'default' as const, autoDreamEnabledFrom: null };
-const set = (on: boolean) => ({ autoMemoryEnabled: true, autoDreamEnabled: on, autoDreamEnabledSource: 'user' as const, autoDreamEnabledFrom: path.join(home, 'settings.json') });
+const set = (on: boolean) => ({
+  autoMemoryEnabled: true,
+  autoDreamEnabled: on,
+  autoDreamEnabledSource: 'user' as const,
+  autoDreamEnabledFrom: path.join(home, 'settings.json'),
+});
 
 beforeEach(async () => {
   tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cc-dream-')));
@@ -26,7 +31,8 @@ async function transcriptOf(version: string): Promise<void> {
 async function flags(value: Record<string, unknown>): Promise<void> {
   await fs.writeFile(path.join(home, '.claude.json'), JSON.stringify(value));
 }
-const status = (settings: Parameters<typeof claudeCodeDreamStatus>[0]['settings'] = unset) => claudeCodeDreamStatus({ home, settings, transcriptDirs: [folder] });
+const status = (settings: Parameters<typeof claudeCodeDreamStatus>[0]['settings'] = unset) =>
+  claudeCodeDreamStatus({ home, settings, transcriptDirs: [folder] });
 
 describe("Claude Code's own dream (R-DREAM-GATE)", () => {
   it('2.1.332: off without the server flag, whatever the setting says', async () => {
@@ -39,7 +45,11 @@ describe("Claude Code's own dream (R-DREAM-GATE)", () => {
   it("2.1.332: with the flag available the setting decides, else the flag's enabled; its thresholds are shown", async () => {
     await transcriptOf('2.1.332');
     await flags({ cachedFeatureFlags: { tengu_onyx_plover: { enabled: false, available: true, minHours: 12, minSessions: -1 } } });
-    expect(await status(set(true))).toMatchObject({ wouldDream: true, flag: { enabled: false, available: true, minHours: 12, minSessions: null }, flagFile: path.join(home, '.claude.json') });
+    expect(await status(set(true))).toMatchObject({
+      wouldDream: true,
+      flag: { enabled: false, available: true, minHours: 12, minSessions: null },
+      flagFile: path.join(home, '.claude.json'),
+    });
     expect((await status(unset)).wouldDream).toBe(false);
     await flags({ cachedFeatureFlags: { tengu_onyx_plover: { enabled: true } } });
     expect((await status(unset)).wouldDream).toBe(true);
@@ -56,7 +66,10 @@ describe("Claude Code's own dream (R-DREAM-GATE)", () => {
 
   it('never with auto memory off; the newest rule without a transcript version', async () => {
     await flags({ cachedFeatureFlags: { tengu_onyx_plover: { enabled: true } } });
-    expect(await status({ ...set(true), autoMemoryEnabled: false })).toMatchObject({ wouldDream: false, reason: expect.stringContaining('Auto memory is off') });
+    expect(await status({ ...set(true), autoMemoryEnabled: false })).toMatchObject({
+      wouldDream: false,
+      reason: expect.stringContaining('Auto memory is off'),
+    });
     expect(await status(unset)).toMatchObject({ wouldDream: true, rule: '2.1.332', version: null });
   });
 

@@ -94,7 +94,9 @@ export async function claudeCodeDreamStatus(input: {
   const setting = input.settings.autoDreamEnabledSource === 'default' ? null : input.settings.autoDreamEnabled;
   const settingFrom = setting === null ? null : input.settings.autoDreamEnabledFrom;
   const base = { version, rule, flag, flagFile, setting, settingFrom };
-  const flagWords = flag ? `its cached flag ${AUTO_DREAM_FLAG} (${flag.enabled ? 'enabled' : 'not enabled'}${flag.available ? ', available' : ''})` : `no cached ${AUTO_DREAM_FLAG} flag${flagFile ? ` in ${flagFile}` : ''}`;
+  const flagWords = flag
+    ? `its cached flag ${AUTO_DREAM_FLAG} (${flag.enabled ? 'enabled' : 'not enabled'}${flag.available ? ', available' : ''})`
+    : `no cached ${AUTO_DREAM_FLAG} flag${flagFile ? ` in ${flagFile}` : ''}`;
   const settingWords = setting === null ? 'autoDreamEnabled is not set' : `autoDreamEnabled is ${setting} in ${settingFrom}`;
   if (!input.settings.autoMemoryEnabled) return { ...base, wouldDream: false, reason: 'Auto memory is off, so Claude Code never consolidates it.' };
   if (rule === '2.1.88') {
@@ -102,7 +104,8 @@ export async function claudeCodeDreamStatus(input: {
     return { ...base, wouldDream: flag?.enabled === true, reason: `Claude Code ${version}: ${settingWords}, so ${flagWords} decides.` };
   }
   const who = version ? `Claude Code ${version}` : 'Claude Code (the newest known rule, no transcript names a version)';
-  if (!flag || (!flag.enabled && !flag.available)) return { ...base, wouldDream: false, reason: `${who} dreams only where its server flag allows it: ${flagWords}, so never, whatever the setting.` };
+  if (!flag || (!flag.enabled && !flag.available))
+    return { ...base, wouldDream: false, reason: `${who} dreams only where its server flag allows it: ${flagWords}, so never, whatever the setting.` };
   if (setting !== null) return { ...base, wouldDream: setting, reason: `${who}: ${flagWords} allows it, and ${settingWords}.` };
   return { ...base, wouldDream: flag.enabled, reason: `${who}: ${settingWords}, so ${flagWords} decides.` };
 }

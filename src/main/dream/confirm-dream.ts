@@ -25,7 +25,13 @@ export async function confirmDream(id: string, opts: { dataDir: string; signal?:
       await recoverInterruptedApply({ dataDir: opts.dataDir, memoryDir: record.memoryDir });
       return applyPlanUnderLock({
         lock,
-        record: { ...record, flags: [...record.flags, { kind: 'note', files: [], message: `Removals beyond the limit confirmed by the user on ${new Date(now()).toISOString()}.` }] },
+        record: {
+          ...record,
+          flags: [
+            ...record.flags,
+            { kind: 'note', files: [], message: `Removals beyond the limit confirmed by the user on ${new Date(now()).toISOString()}.` },
+          ],
+        },
         changes: plan.changes.filter((c) => c.kind !== 'index'),
         index: { retarget: new Map(plan.retarget), stale: new Set(plan.stale), descriptions: new Map(plan.descriptions) },
         indexesBefore: new Map(plan.indexes),

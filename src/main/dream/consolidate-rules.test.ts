@@ -28,12 +28,36 @@ const bodyOf = (text: string | null) => parseTopicFile(text ?? '', 'x.md').body.
 
 describe('offline consolidation rules', () => {
   it('merges exact and near duplicates into one, keeping both sources in the body', async () => {
-    await fx.write('feedback_db.md', topic({ name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback', originSessionId: 's-1' }, 'Mocks hid a migration bug last quarter.'));
-    await fx.write('feedback_db_copy.md', topic({ name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback', originSessionId: 's-2' }, 'Mocks hid a migration bug last quarter.'));
-    await fx.write('feedback_db_near.md', topic({ name: 'Real database for integration tests', description: 'Do not mock the database in the integration tests', type: 'feedback' }, 'Mocks hid a migration bug last quarter.\n\nUse the docker-compose Postgres.'));
+    await fx.write(
+      'feedback_db.md',
+      topic(
+        { name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback', originSessionId: 's-1' },
+        'Mocks hid a migration bug last quarter.',
+      ),
+    );
+    await fx.write(
+      'feedback_db_copy.md',
+      topic(
+        { name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback', originSessionId: 's-2' },
+        'Mocks hid a migration bug last quarter.',
+      ),
+    );
+    await fx.write(
+      'feedback_db_near.md',
+      topic(
+        { name: 'Real database for integration tests', description: 'Do not mock the database in the integration tests', type: 'feedback' },
+        'Mocks hid a migration bug last quarter.\n\nUse the docker-compose Postgres.',
+      ),
+    );
     // Same words, different numbers: different facts. Different type: not a duplicate either.
-    await fx.write('project_source_1.md', topic({ name: 'Source 1', description: 'Ingestion source 1: hourly feed', type: 'project' }, 'Feed 1 arrives hourly.'));
-    await fx.write('project_source_2.md', topic({ name: 'Source 2', description: 'Ingestion source 2: hourly feed', type: 'project' }, 'Feed 2 arrives hourly.'));
+    await fx.write(
+      'project_source_1.md',
+      topic({ name: 'Source 1', description: 'Ingestion source 1: hourly feed', type: 'project' }, 'Feed 1 arrives hourly.'),
+    );
+    await fx.write(
+      'project_source_2.md',
+      topic({ name: 'Source 2', description: 'Ingestion source 2: hourly feed', type: 'project' }, 'Feed 2 arrives hourly.'),
+    );
     await fx.write('MEMORY.md', '- [Real database in tests](feedback_db.md) — Do not mock the database in integration tests\n');
     const { changes, result } = await consolidate();
     expect(changes.map((c) => `${c.action} ${c.file}`)).toEqual(['update feedback_db.md', 'delete feedback_db_copy.md', 'delete feedback_db_near.md']);
@@ -52,15 +76,34 @@ describe('offline consolidation rules', () => {
 
   it('anchors relative dates at the transcript line, else the frontmatter date, else the mtime', async () => {
     // Said on Friday 2026-03-06 in session s-1; the memory was saved a day later.
-    await fx.write('project_freeze.md', topic({ name: 'Freeze', description: 'Release freeze starts next Friday', type: 'project', originSessionId: 's-1' }, 'The deploy broke yesterday, so the freeze starts next Friday.'), '2026-03-07T09:00:00Z');
-    await fx.transcript('s-1', [
-      { at: '2026-03-06T11:00:00Z', text: 'unrelated question about yesterday' },
-      { at: '2026-03-06T12:00:00Z', text: 'FYI the deploy broke yesterday and the release freeze starts next Friday.' },
-    ], '2026-03-06T12:05:00Z');
+    await fx.write(
+      'project_freeze.md',
+      topic(
+        { name: 'Freeze', description: 'Release freeze starts next Friday', type: 'project', originSessionId: 's-1' },
+        'The deploy broke yesterday, so the freeze starts next Friday.',
+      ),
+      '2026-03-07T09:00:00Z',
+    );
+    await fx.transcript(
+      's-1',
+      [
+        { at: '2026-03-06T11:00:00Z', text: 'unrelated question about yesterday' },
+        { at: '2026-03-06T12:00:00Z', text: 'FYI the deploy broke yesterday and the release freeze starts next Friday.' },
+      ],
+      '2026-03-06T12:05:00Z',
+    );
     // No transcript says it: the frontmatter date (Tuesday 2026-02-10).
-    await fx.write('project_release.md', topic({ name: '发布', description: '下周五发布', type: 'project', modified: '2026-02-10T12:00:00Z' }, '昨天决定：下周五发布。'), '2026-03-01T12:00:00Z');
+    await fx.write(
+      'project_release.md',
+      topic({ name: '发布', description: '下周五发布', type: 'project', modified: '2026-02-10T12:00:00Z' }, '昨天决定：下周五发布。'),
+      '2026-03-01T12:00:00Z',
+    );
     // Neither: the file's mtime (Wednesday 2026-04-01).
-    await fx.write('user_note.md', topic({ name: 'Note', description: 'Met the new lead', type: 'user' }, 'Met the new team lead yesterday.'), '2026-04-01T12:00:00Z');
+    await fx.write(
+      'user_note.md',
+      topic({ name: 'Note', description: 'Met the new lead', type: 'user' }, 'Met the new team lead yesterday.'),
+      '2026-04-01T12:00:00Z',
+    );
     const { plan, result } = await consolidate();
     expect(bodyOf(plan.text('project_freeze.md'))).toBe('The deploy broke 2026-03-05, so the freeze starts 2026-03-13.');
     expect(parseTopicFile(plan.text('project_freeze.md')!, 'x').meta.description).toBe('Release freeze starts 2026-03-13');
@@ -75,11 +118,26 @@ describe('offline consolidation rules', () => {
   });
 
   it('flags date-bound facts that have passed, and contradictions, without changing them', async () => {
-    await fx.write('project_freeze.md', topic({ name: 'Freeze', description: 'Freeze until the 2026-03-20 release', type: 'project' }, 'No schema changes until 2026-03-20.'));
-    await fx.write('project_cutover.md', topic({ name: 'Cutover', description: 'v2 cutover on 2027-04-01', type: 'project' }, 'Cutover is scheduled for 2027-04-01.'));
-    await fx.write('feedback_history.md', topic({ name: 'Why no ORM', description: 'ORM removed after the 2025-06-01 outage', type: 'feedback' }, 'It was removed after the outage on 2025-06-01.'));
-    await fx.write('feedback_mock.md', topic({ name: 'No mocks', description: 'Never mock the database in integration tests', type: 'feedback' }, 'Use the real Postgres.'));
-    await fx.write('feedback_fast.md', topic({ name: 'Fast tests', description: 'Mock the database in integration tests to keep them fast', type: 'feedback' }, 'Speed matters.'));
+    await fx.write(
+      'project_freeze.md',
+      topic({ name: 'Freeze', description: 'Freeze until the 2026-03-20 release', type: 'project' }, 'No schema changes until 2026-03-20.'),
+    );
+    await fx.write(
+      'project_cutover.md',
+      topic({ name: 'Cutover', description: 'v2 cutover on 2027-04-01', type: 'project' }, 'Cutover is scheduled for 2027-04-01.'),
+    );
+    await fx.write(
+      'feedback_history.md',
+      topic({ name: 'Why no ORM', description: 'ORM removed after the 2025-06-01 outage', type: 'feedback' }, 'It was removed after the outage on 2025-06-01.'),
+    );
+    await fx.write(
+      'feedback_mock.md',
+      topic({ name: 'No mocks', description: 'Never mock the database in integration tests', type: 'feedback' }, 'Use the real Postgres.'),
+    );
+    await fx.write(
+      'feedback_fast.md',
+      topic({ name: 'Fast tests', description: 'Mock the database in integration tests to keep them fast', type: 'feedback' }, 'Speed matters.'),
+    );
     const { changes, result } = await consolidate();
     expect(changes).toEqual([]);
     expect(result.flags.filter((f) => f.kind === 'stale').map((f) => f.files)).toEqual([['project_freeze.md']]);

@@ -47,7 +47,13 @@ export function anchorQueriesOf(topics: readonly SnapshotFile[]): AnchorQuery[] 
     for (const [field, text] of fields) {
       for (const p of findRelativeDates(text)) {
         const sentence = sentenceAround(text, p.index, p.end);
-        queries.push({ key: anchorKey(f.rel, field, p.index), phrase: p.text, words: salientWords(sentence, p.text), notAfterMs: f.mtimeMs, sessionId: f.topic.meta.originSessionId });
+        queries.push({
+          key: anchorKey(f.rel, field, p.index),
+          phrase: p.text,
+          words: salientWords(sentence, p.text),
+          notAfterMs: f.mtimeMs,
+          sessionId: f.topic.meta.originSessionId,
+        });
       }
     }
   }
@@ -93,10 +99,12 @@ export interface RulesResult {
 function fixDates(plan: DreamPlan, opts: RulesOptions, result: RulesResult): void {
   for (const f of readableTopics(plan.snapshot)) {
     const written = fileWrittenAt(f);
-    const anchorFor = (field: 'description' | 'body') => (phrase: { index: number }): Date => {
-      const hit = opts.anchors.get(anchorKey(f.rel, field, phrase.index));
-      return hit ? new Date(hit.timeMs) : written.at;
-    };
+    const anchorFor =
+      (field: 'description' | 'body') =>
+      (phrase: { index: number }): Date => {
+        const hit = opts.anchors.get(anchorKey(f.rel, field, phrase.index));
+        return hit ? new Date(hit.timeMs) : written.at;
+      };
     const describe = (field: 'description' | 'body', index: number): string => {
       const hit = opts.anchors.get(anchorKey(f.rel, field, index));
       return hit ? `said in session ${hit.sessionId} at ${new Date(hit.timeMs).toISOString()}` : `written ${isoDay(written.at)}, from ${written.from}`;
@@ -181,24 +189,42 @@ function mergeDuplicates(plan: DreamPlan, opts: RulesOptions, result: RulesResul
   candidates.forEach((_, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), i]));
   for (const members of groups.values()) {
     if (members.length < 2) continue;
-    const sorted = members.map((i) => candidates[i]!).sort((a, b) => a.indexPos - b.indexPos || b.body.length - a.body.length || (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+    const sorted = members
+      .map((i) => candidates[i]!)
+      .sort((a, b) => a.indexPos - b.indexPos || b.body.length - a.body.length || (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
     const keeper = sorted[0]!;
     const others = sorted.slice(1);
-    const kinds = new Set(members.flatMap((i) => members.filter((j) => j > i).map((j) => how.get(`${i}|${j}`)).filter(Boolean)));
+    const kinds = new Set(
+      members.flatMap((i) =>
+        members
+          .filter((j) => j > i)
+          .map((j) => how.get(`${i}|${j}`))
+          .filter(Boolean),
+      ),
+    );
     const kind = kinds.has('near') ? 'near-duplicate' : 'exact duplicate';
     const { text, added } = composeMerge(keeper, others, { now: opts.now, by: 'dream' });
     const group = `merge:${keeper.rel}`;
     const names = others.map((o) => o.rel).join(', ');
-    plan.write(keeper.rel, text, { kind: 'merge', group, reason: `Merged ${names} into it (${kind}${added > 0 ? `; ${added} paragraph(s) they added kept` : ''}), listing both sources.` });
+    plan.write(keeper.rel, text, {
+      kind: 'merge',
+      group,
+      reason: `Merged ${names} into it (${kind}${added > 0 ? `; ${added} paragraph(s) they added kept` : ''}), listing both sources.`,
+    });
     for (const other of others) {
-      plan.remove(other.rel, { kind: 'merge', group, reason: `${kind === 'exact duplicate' ? 'Exact' : 'Near'} duplicate of ${keeper.rel}, merged into it (its content and source are kept there).` });
+      plan.remove(other.rel, {
+        kind: 'merge',
+        group,
+        reason: `${kind === 'exact duplicate' ? 'Exact' : 'Near'} duplicate of ${keeper.rel}, merged into it (its content and source are kept there).`,
+      });
       result.retarget.set(other.rel, keeper.rel);
     }
   }
 }
 
 /** Words that make a dated sentence about the future (a deadline, a release), so it can pass. */
-const FORWARD = /\b(?:starts?|starting|until|till|by|due|deadline|releases?|released|cutover|freeze|launch(?:es)?|ships?|shipping|expires?|scheduled|planned|next|upcoming|will|before|after)\b|开始|截止|之前|以前|发布|上线|冻结|到期|计划|下一次|下次|届时|将/i;
+const FORWARD =
+  /\b(?:starts?|starting|until|till|by|due|deadline|releases?|released|cutover|freeze|launch(?:es)?|ships?|shipping|expires?|scheduled|planned|next|upcoming|will|before|after)\b|开始|截止|之前|以前|发布|上线|冻结|到期|计划|下一次|下次|届时|将/i;
 
 /** Date-bound facts whose dates have all passed. */
 function flagStale(plan: DreamPlan, opts: RulesOptions, result: RulesResult): void {
@@ -212,13 +238,20 @@ function flagStale(plan: DreamPlan, opts: RulesOptions, result: RulesResult): vo
       const all = `${topic.meta.description}\n${splitTopicText(text).body}`;
       const days = findAbsoluteDays(all);
       if (days.length === 0) continue;
-      const latest = days.map((d) => d.day).sort().at(-1)!;
+      const latest = days
+        .map((d) => d.day)
+        .sort()
+        .at(-1)!;
       if (latest >= today) continue;
       const forward = days.find((d) => FORWARD.test(sentenceAround(all, d.index, d.end)));
       if (!forward) continue;
       result.stale.add(rel);
       const sentence = sentenceAround(all, forward.index, forward.end);
-      result.flags.push({ kind: 'stale', files: [rel], message: `${rel}: "${sentence.slice(0, 160)}" — every date it gives has passed (the latest, ${latest}); check whether it still holds, then update or retire it.` });
+      result.flags.push({
+        kind: 'stale',
+        files: [rel],
+        message: `${rel}: "${sentence.slice(0, 160)}" — every date it gives has passed (the latest, ${latest}); check whether it still holds, then update or retire it.`,
+      });
     }
   }
 }
@@ -247,7 +280,11 @@ function flagContradictions(plan: DreamPlan, result: RulesResult): void {
         for (const sb of b.sentences) {
           const d = disagreement(sa, sb);
           if (!d) continue;
-          result.flags.push({ kind: 'contradiction', files: [a.rel, b.rel], message: `${a.rel} and ${b.rel} may contradict each other (${d.why}): "${sa.slice(0, 140)}" vs "${sb.slice(0, 140)}". Decide which holds and fix the other.` });
+          result.flags.push({
+            kind: 'contradiction',
+            files: [a.rel, b.rel],
+            message: `${a.rel} and ${b.rel} may contradict each other (${d.why}): "${sa.slice(0, 140)}" vs "${sb.slice(0, 140)}". Decide which holds and fix the other.`,
+          });
           count++;
           break outer;
         }
@@ -256,7 +293,25 @@ function flagContradictions(plan: DreamPlan, result: RulesResult): void {
   }
 }
 
-const SIGNAL_FILLER = new Set(['remember', 'rememb', 'heads', 'note', 'noted', 'please', 'always', 'never', 'prefer', 'want', 'like', 'keep', 'mind', '记住', '以后', '希望', '喜欢']);
+const SIGNAL_FILLER = new Set([
+  'remember',
+  'rememb',
+  'heads',
+  'note',
+  'noted',
+  'please',
+  'always',
+  'never',
+  'prefer',
+  'want',
+  'like',
+  'keep',
+  'mind',
+  '记住',
+  '以后',
+  '希望',
+  '喜欢',
+]);
 
 /** Signal from the transcripts that no memory covers yet. */
 function flagNewSignal(plan: DreamPlan, opts: RulesOptions, result: RulesResult): void {
@@ -272,7 +327,11 @@ function flagNewSignal(plan: DreamPlan, opts: RulesOptions, result: RulesResult)
     const covered = Math.max(0, ...memories.map((m) => [...words].filter((w) => m.has(w)).length / words.size));
     if (covered >= 0.5) continue;
     shown++;
-    result.flags.push({ kind: 'signal', files: [], message: `[${s.categories.join(', ')}] ${s.time ? `${s.time.slice(0, 10)} ` : ''}session ${s.sessionId}: "${s.text.slice(0, 200)}" — not in any memory yet.` });
+    result.flags.push({
+      kind: 'signal',
+      files: [],
+      message: `[${s.categories.join(', ')}] ${s.time ? `${s.time.slice(0, 10)} ` : ''}session ${s.sessionId}: "${s.text.slice(0, 200)}" — not in any memory yet.`,
+    });
   }
 }
 
@@ -294,4 +353,3 @@ export function flagsOnly(plan: DreamPlan, now: Date): Pick<RulesResult, 'flags'
   flagContradictions(plan, result);
   return { flags: result.flags, stale: result.stale };
 }
-

@@ -267,7 +267,11 @@ function judge(lockFile: string, snap: LockSnapshot | null, nowMs: number, heldB
     };
   }
   if (nowMs - snap.mtimeMs >= LOCK_STALE_MS) {
-    return { ...withPid, state: 'stale', detail: `Taken by PID ${pid} at ${iso(snap.mtimeMs)}, over 1 h ago: stale (the PID may have been reused), may be taken over.` };
+    return {
+      ...withPid,
+      state: 'stale',
+      detail: `Taken by PID ${pid} at ${iso(snap.mtimeMs)}, over 1 h ago: stale (the PID may have been reused), may be taken over.`,
+    };
   }
   if (!holding) {
     const who = own ? 'this process, which runs no dream now' : `PID ${pid}, which is no longer running`;
@@ -297,7 +301,8 @@ async function readRecord(recordFile: string, fs: DreamFs): Promise<RollbackReco
   try {
     const r = JSON.parse(text) as Partial<RollbackRecord>;
     const validPrior = r.priorMtimeMs === null || typeof r.priorMtimeMs === 'number';
-    if (typeof r.pid !== 'number' || typeof r.memoryDir !== 'string' || typeof r.host !== 'string' || typeof r.acquiredAtMs !== 'number' || !validPrior) return null;
+    if (typeof r.pid !== 'number' || typeof r.memoryDir !== 'string' || typeof r.host !== 'string' || typeof r.acquiredAtMs !== 'number' || !validPrior)
+      return null;
     return r as RollbackRecord;
   } catch {
     // A torn record cannot be trusted to restore anything; it is dropped at the next cleanup.
@@ -661,7 +666,11 @@ export async function acquireDreamLock(memoryDir: string, opts: DreamLockOptions
         // Claude Code wrote between our inspect and our write and will itself verify and win.
         await fs.unlink(recordFile).catch(() => undefined);
         const after = judge(loc.lockFile, check, now(), false);
-        return { ok: false, problem: { reason: 'lost-race', message: `Another process took the consolidation lock at the same moment. ${after.detail}`, status: after }, recovered };
+        return {
+          ok: false,
+          problem: { reason: 'lost-race', message: `Another process took the consolidation lock at the same moment. ${after.detail}`, status: after },
+          recovered,
+        };
       }
       heldHere.add(loc.lockFile);
       return { ok: true, lock: new DreamLock(loc.realDir, loc.lockFile, recordFile, priorMtimeMs, acquiredAtMs, fs, now), recovered };

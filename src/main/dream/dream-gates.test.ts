@@ -255,7 +255,8 @@ describe('session gate', () => {
 
   it('counts as Claude Code counts: UUID-named transcripts only, in every launch folder of the project, the current session excluded', async () => {
     const [current] = await addSessions(2, MIN);
-    for (const name of ['session-1.jsonl', 'notes.jsonl', 'A6F1C1E0-8A0E-4D2B-9B7E-2F4A5C6D7E8.jsonl']) await fs.writeFile(path.join(target.projectDir, name), '{}\n');
+    for (const name of ['session-1.jsonl', 'notes.jsonl', 'A6F1C1E0-8A0E-4D2B-9B7E-2F4A5C6D7E8.jsonl'])
+      await fs.writeFile(path.join(target.projectDir, name), '{}\n');
     const subFolder = path.join(tmp, 'projects', '-work-app-packages-api');
     await addSessions(3, MIN, subFolder);
     const withSub = { ...target, transcriptDirs: [target.projectDir, subFolder] };
@@ -295,7 +296,10 @@ describe('checkDreamGates (status)', () => {
 
   it('with scheduled dreams off, still shows the gates and says why a dream will not run', async () => {
     await addSessions(5, MIN);
-    const report = await checkDreamGates({ ...target, settings: { autoDreamEnabled: false, autoMemoryEnabled: true } }, { dataDir, sessionCache: new SessionScanCache() });
+    const report = await checkDreamGates(
+      { ...target, settings: { autoDreamEnabled: false, autoMemoryEnabled: true } },
+      { dataDir, sessionCache: new SessionScanCache() },
+    );
     expect(report.disabled?.reason).toBe('auto-dream-off');
     expect(report.gates.every((g) => g.checked && g.passed)).toBe(true);
     expect(report.eligible).toBe(false);

@@ -49,7 +49,8 @@ export interface DreamTarget {
    */
   transcriptDirs?: readonly string[];
   /** The effective settings; when given, their off switches stop scheduled dreams. */
-  settings?: Pick<EffectiveSettings, 'autoDreamEnabled' | 'autoMemoryEnabled'> & Partial<Pick<EffectiveSettings, 'autoDreamEnabledFrom' | 'autoMemoryEnabledFrom'>>;
+  settings?: Pick<EffectiveSettings, 'autoDreamEnabled' | 'autoMemoryEnabled'> &
+    Partial<Pick<EffectiveSettings, 'autoDreamEnabledFrom' | 'autoMemoryEnabledFrom'>>;
 }
 
 /** One gate's verdict. */
@@ -177,7 +178,14 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
   // Gate 1, time: exactly one stat.
   let sinceMs: number | null = null;
   if (forced) {
-    report.gates.push({ name: 'time', checked: false, passed: true, value: null, threshold: minHours, detail: 'Skipped: Dream now ignores the time since the last consolidation.' });
+    report.gates.push({
+      name: 'time',
+      checked: false,
+      passed: true,
+      value: null,
+      threshold: minHours,
+      detail: 'Skipped: Dream now ignores the time since the last consolidation.',
+    });
   } else {
     let mtimeMs: number | null = null;
     try {
@@ -186,7 +194,15 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       const code = errCode(err);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') {
         const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? String(err));
-        report.gates.push({ name: 'time', checked: true, passed: false, value: null, threshold: minHours, detail: `Cannot read the consolidation lock in ${target.memoryDir} (${why}).`, checkedAt: nowIso });
+        report.gates.push({
+          name: 'time',
+          checked: true,
+          passed: false,
+          value: null,
+          threshold: minHours,
+          detail: `Cannot read the consolidation lock in ${target.memoryDir} (${why}).`,
+          checkedAt: nowIso,
+        });
         return stopAfter('the time gate failed.');
       }
     }
@@ -220,7 +236,14 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
 
   // Gate 2, sessions: readdir + stat, throttled.
   if (forced) {
-    report.gates.push({ name: 'sessions', checked: false, passed: true, value: null, threshold: minSessions, detail: 'Skipped: Dream now ignores how many sessions touched the project.' });
+    report.gates.push({
+      name: 'sessions',
+      checked: false,
+      passed: true,
+      value: null,
+      threshold: minSessions,
+      detail: 'Skipped: Dream now ignores how many sessions touched the project.',
+    });
   } else {
     const interval = opts.sessionScanIntervalMs ?? SESSION_SCAN_INTERVAL_MS;
     const dirs = target.transcriptDirs && target.transcriptDirs.length > 0 ? target.transcriptDirs : [target.projectDir];
@@ -254,24 +277,56 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       status = await inspectDreamLock(target.memoryDir, opts);
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      report.gates.push({ name: 'lock', checked: true, passed: false, value: 'unreadable', threshold: null, detail: `Cannot read the consolidation lock: ${why}`, checkedAt: nowIso });
+      report.gates.push({
+        name: 'lock',
+        checked: true,
+        passed: false,
+        value: 'unreadable',
+        threshold: null,
+        detail: `Cannot read the consolidation lock: ${why}`,
+        checkedAt: nowIso,
+      });
       return finish();
     }
     report.lock = status;
     if (forced && status.mtimeMs !== null) report.lastConsolidatedAt = iso(status.mtimeMs);
-    report.gates.push({ name: 'lock', checked: true, passed: status.state !== 'held', value: status.state, threshold: null, detail: status.detail, checkedAt: nowIso });
+    report.gates.push({
+      name: 'lock',
+      checked: true,
+      passed: status.state !== 'held',
+      value: status.state,
+      threshold: null,
+      detail: status.detail,
+      checkedAt: nowIso,
+    });
     return finish();
   }
   const taken = await acquireDreamLock(target.memoryDir, opts);
   if (taken.recovered) report.recovered = taken.recovered;
   if (!taken.ok) {
     if (forced && taken.problem.status?.mtimeMs != null) report.lastConsolidatedAt = iso(taken.problem.status.mtimeMs);
-    report.gates.push({ name: 'lock', checked: true, passed: false, value: taken.problem.reason, threshold: null, detail: taken.problem.message, checkedAt: iso(now()) });
+    report.gates.push({
+      name: 'lock',
+      checked: true,
+      passed: false,
+      value: taken.problem.reason,
+      threshold: null,
+      detail: taken.problem.message,
+      checkedAt: iso(now()),
+    });
     return finish();
   }
   const { lock } = taken;
   if (forced || taken.recovered) report.lastConsolidatedAt = lock.priorMtimeMs === null ? null : iso(lock.priorMtimeMs);
-  report.gates.push({ name: 'lock', checked: true, passed: true, value: 'acquired', threshold: null, detail: `Taken at ${iso(lock.acquiredAtMs)} by this process (PID ${process.pid}).`, checkedAt: iso(lock.acquiredAtMs) });
+  report.gates.push({
+    name: 'lock',
+    checked: true,
+    passed: true,
+    value: 'acquired',
+    threshold: null,
+    detail: `Taken at ${iso(lock.acquiredAtMs)} by this process (PID ${process.pid}).`,
+    checkedAt: iso(lock.acquiredAtMs),
+  });
   return finish(lock);
 }
 

@@ -48,7 +48,13 @@ export function pruneScope(scope: Scope, indexText: string | null, view: TopicVi
     const text = view.textOf(rel);
     const name = scopeOf(rel).name;
     const topic = text === null ? null : parseTopicFile(text, name);
-    return { file: name, title: topic?.meta.name ?? name.replace(/\.md$/i, ''), hook: topic?.meta.description ?? '', type: topic?.meta.type ?? null, stale: ctx.stale.has(rel) };
+    return {
+      file: name,
+      title: topic?.meta.name ?? name.replace(/\.md$/i, ''),
+      hook: topic?.meta.description ?? '',
+      type: topic?.meta.type ?? null,
+      stale: ctx.stale.has(rel),
+    };
   });
   const descriptions = new Map<string, { from: string; to: string }>();
   for (const [rel, change] of ctx.descriptions) {
@@ -75,7 +81,10 @@ export function describePrune(rel: string, r: PruneIndexResult): string {
   if (r.refreshedHooks.length) parts.push(`refreshed ${r.refreshedHooks.length} hook(s) that repeated a changed description`);
   if (r.reordered) parts.push('ordered so user and feedback memories load first and stale ones last');
   if (r.shortenedHooks) parts.push(`shortened ${r.shortenedHooks} long hook(s)`);
-  if (r.leftOut.length) parts.push(`left ${r.leftOut.length} pointer(s) out to stay inside the limit with room to spare (${list(r.leftOut)}; their files remain and recall still finds them)`);
+  if (r.leftOut.length)
+    parts.push(
+      `left ${r.leftOut.length} pointer(s) out to stay inside the limit with room to spare (${list(r.leftOut)}; their files remain and recall still finds them)`,
+    );
   const size = `now ${r.lines} lines, ${r.chars.toLocaleString('en')} characters of 200 / 25,000`;
   return `${rel}: ${parts.length ? parts.join('; ') : 'tidied'} — ${size}.`;
 }

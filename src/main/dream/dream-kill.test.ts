@@ -25,10 +25,17 @@ let child: ChildProcess | null = null;
 
 beforeEach(async () => {
   fx = await createDreamFixture('memdir-dream-kill-');
-  const dup = topic({ name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' }, 'Mocks hid a migration bug.');
+  const dup = topic(
+    { name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' },
+    'Mocks hid a migration bug.',
+  );
   await fx.write('feedback_db.md', dup);
   await fx.write('feedback_db_copy.md', dup);
-  await fx.write('project_freeze.md', topic({ name: 'Freeze', description: 'Freeze starts next Friday', type: 'project' }, '下周五冻结，昨天决定的。'), '2026-03-06T12:00:00Z');
+  await fx.write(
+    'project_freeze.md',
+    topic({ name: 'Freeze', description: 'Freeze starts next Friday', type: 'project' }, '下周五冻结，昨天决定的。'),
+    '2026-03-06T12:00:00Z',
+  );
   await fx.write('MEMORY.md', '- [Real database in tests](feedback_db.md) — Do not mock the database\n- [Gone](gone.md) — dangling\n');
   await fx.transcript('s-1', [{ at: '2026-03-06T12:00:00Z', text: 'We decided: freeze next Friday.' }]);
   await recordSnapshot(fx.memoryDir, { source: 'external', summary: 'before the dream', dataDir: fx.dataDir });
@@ -45,7 +52,10 @@ afterEach(async () => {
 
 /** Starts the worker and resolves with its first line of output. */
 function startWorker(pauseAt: string): Promise<string> {
-  child = spawn(process.execPath, ['--import', 'tsx', worker, fx.memoryDir, fx.projectDir, fx.dataDir, pauseAt], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  child = spawn(process.execPath, ['--import', 'tsx', worker, fx.memoryDir, fx.projectDir, fx.dataDir, pauseAt], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child!.stdout!.on('data', (d: Buffer) => {
@@ -85,13 +95,24 @@ describe('kill -9 of a dreaming process', () => {
         expect(record!.error).toMatch(/had begun to write were put back/);
         // History tells what happened: the half-applied state, then its rollback.
         const history = await listHistory(fx.memoryDir, { dataDir: fx.dataDir });
-        expect(history.slice(0, 2).map((e) => e.summary)).toEqual([`dream ${record!.id} rolled back (interrupted)`, `dream ${record!.id} (interrupted while applying)`]);
+        expect(history.slice(0, 2).map((e) => e.summary)).toEqual([
+          `dream ${record!.id} rolled back (interrupted)`,
+          `dream ${record!.id} (interrupted while applying)`,
+        ]);
       } else {
         expect(recovery.applies).toEqual([]);
         expect((await listHistory(fx.memoryDir, { dataDir: fx.dataDir })).map((e) => e.summary)).toEqual(['before the dream']);
       }
       // And the next dream runs normally.
-      const next = await runDream({ memoryDir: fx.memoryDir, projectDir: fx.projectDir, dataDir: fx.dataDir, trigger: 'cli', settings: { ...defaultAppSettings().dream, maxDeleteShare: 1 }, provider: null, force: true });
+      const next = await runDream({
+        memoryDir: fx.memoryDir,
+        projectDir: fx.projectDir,
+        dataDir: fx.dataDir,
+        trigger: 'cli',
+        settings: { ...defaultAppSettings().dream, maxDeleteShare: 1 },
+        provider: null,
+        force: true,
+      });
       expect(next.record?.status).toBe('completed');
     });
   }
@@ -111,17 +132,31 @@ describe('after a dream killed between apply steps, the next start and every sta
   it('`memdir dream status` recovers first and says "recovered from an interrupted dream at …"', async () => {
     const { before, pid } = await killMidApply();
     let out = '';
-    const code = await runCli(['dream', 'status', '--project', fx.dir, '--home', fx.home, '--json'], { out: (t) => (out += t), err: () => undefined, env: { MEMDIR_DATA_DIR: fx.dataDir }, cwd: fx.root });
+    const code = await runCli(['dream', 'status', '--project', fx.dir, '--home', fx.home, '--json'], {
+      out: (t) => (out += t),
+      err: () => undefined,
+      env: { MEMDIR_DATA_DIR: fx.dataDir },
+      cwd: fx.root,
+    });
     expect(code).toBe(1);
     const status = JSON.parse(out) as { recovered: { id: string; at: string; detail: string } | null; lastConsolidatedAt: string | null };
     expect(await fx.files()).toEqual(before);
     expect(await lockMtime()).toBe(prior);
     expect(status.lastConsolidatedAt).toBe(new Date(prior).toISOString());
     const [record] = await listDreamRecords(fx.dataDir);
-    expect(status.recovered).toEqual({ id: record!.id, at: record!.startedAt, detail: expect.stringMatching(/^Recovered from an interrupted dream at .+ \(PID \d+, dream /) });
+    expect(status.recovered).toEqual({
+      id: record!.id,
+      at: record!.startedAt,
+      detail: expect.stringMatching(/^Recovered from an interrupted dream at .+ \(PID \d+, dream /),
+    });
     expect(status.recovered!.detail).toContain(`PID ${pid}`);
     let text = '';
-    await runCli(['dream', 'status', '--project', fx.dir, '--home', fx.home], { out: (t) => (text += t), err: () => undefined, env: { MEMDIR_DATA_DIR: fx.dataDir }, cwd: fx.root });
+    await runCli(['dream', 'status', '--project', fx.dir, '--home', fx.home], {
+      out: (t) => (text += t),
+      err: () => undefined,
+      env: { MEMDIR_DATA_DIR: fx.dataDir },
+      cwd: fx.root,
+    });
     expect(text).toContain(`Recovered from an interrupted dream at ${record!.startedAt}`);
   });
 

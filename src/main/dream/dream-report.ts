@@ -39,6 +39,10 @@ export function formatReport(record: DreamRecord): string {
     lines.push('', 'For you to look at:');
     for (const f of record.flags) lines.push(`- [${f.kind}] ${f.message}`);
   }
-  if (record.tokens.input + record.tokens.output > 0) lines.push('', `Tokens: ${record.tokens.input.toLocaleString('en')} in / ${record.tokens.output.toLocaleString('en')} out${record.costUsd !== null ? ` (~$${record.costUsd.toFixed(4)}, estimate)` : ''}.`);
+  if (record.tokens.input + record.tokens.output > 0)
+    lines.push(
+      '',
+      `Tokens: ${record.tokens.input.toLocaleString('en')} in / ${record.tokens.output.toLocaleString('en')} out${record.costUsd !== null ? ` (~$${record.costUsd.toFixed(4)}, estimate)` : ''}.`,
+    );
   return lines.join('\n');
 }

@@ -102,7 +102,12 @@ export class DreamScheduler {
       if (this.#stopped) return;
       if (this.deps.isRunning(project.memoryDir)) continue;
       try {
-        const report = await checkDreamGates(project, { minHours: settings.minHours, minSessions: settings.minSessions, dataDir: this.deps.dataDir, sessionCache: this.deps.sessionCache });
+        const report = await checkDreamGates(project, {
+          minHours: settings.minHours,
+          minSessions: settings.minSessions,
+          dataDir: this.deps.dataDir,
+          sessionCache: this.deps.sessionCache,
+        });
         if (!report.eligible) continue;
         if (await this.deps.awaitingConfirmation(project.memoryDir)) continue;
         await this.deps.dream(project);

@@ -18,13 +18,20 @@ import { type DreamFixture, createDreamFixture, topic } from './test-support/dre
 
 let fx: DreamFixture;
 const children: ChildProcess[] = [];
-const DUP = topic({ name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' }, 'Mocks hid a migration bug.');
+const DUP = topic(
+  { name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' },
+  'Mocks hid a migration bug.',
+);
 
 beforeEach(async () => {
   fx = await createDreamFixture('memdir-dream-service-');
   await fx.write('feedback_db.md', DUP);
   await fx.write('feedback_db_copy.md', DUP);
-  await fx.write('project_a.md', topic({ name: 'A', description: 'Ship the importer next Friday', type: 'project' }, 'Ship it next Friday.'), '2026-03-06T12:00:00Z');
+  await fx.write(
+    'project_a.md',
+    topic({ name: 'A', description: 'Ship the importer next Friday', type: 'project' }, 'Ship it next Friday.'),
+    '2026-03-06T12:00:00Z',
+  );
   await fx.write('user_role.md', topic({ name: 'Role', description: 'Backend engineer', type: 'user' }, 'Go.'));
   await fx.write('reference_b.md', topic({ name: 'B', description: 'Dashboard', type: 'reference' }, 'https://grafana.example/b'));
   await fx.write('MEMORY.md', '- [Real database in tests](feedback_db.md) — Do not mock the database\n');
@@ -68,7 +75,13 @@ describe('dreams in the app (through the API)', () => {
       ['lock', false, false, null],
     ]);
     expect(status.gates.eligible).toBe(false);
-    expect(status).toMatchObject({ thresholds: { minHours: 24, minSessions: 5, maxDeleteShare: 0.25 }, method: { kind: 'rules' }, scheduled: false, lastDream: null, running: null });
+    expect(status).toMatchObject({
+      thresholds: { minHours: 24, minSessions: 5, maxDeleteShare: 0.25 },
+      method: { kind: 'rules' },
+      scheduled: false,
+      lastDream: null,
+      running: null,
+    });
 
     const events: AppEvent[] = [];
     const sub = api.subscribe('events.stream', {}, (e) => events.push(e));
@@ -188,7 +201,11 @@ describe('the dream scheduler', () => {
     await fs.writeFile(path.join(memoryDir, 'feedback_db_copy.md'), DUP);
     const subFolder = path.join(fx.home, 'projects', sanitizeDirName(sub));
     await fs.mkdir(subFolder, { recursive: true });
-    const subSession = async (i: number) => fs.writeFile(path.join(subFolder, `${sessionUuid(100 + i)}.jsonl`), `${JSON.stringify({ type: 'user', sessionId: sessionUuid(100 + i), cwd: sub, message: { role: 'user', content: 'hi' } })}\n`);
+    const subSession = async (i: number) =>
+      fs.writeFile(
+        path.join(subFolder, `${sessionUuid(100 + i)}.jsonl`),
+        `${JSON.stringify({ type: 'user', sessionId: sessionUuid(100 + i), cwd: sub, message: { role: 'user', content: 'hi' } })}\n`,
+      );
     for (let i = 0; i < 4; i++) await subSession(i);
     await turnOnScheduledDreams();
     service.startScheduler();
@@ -197,7 +214,15 @@ describe('the dream scheduler', () => {
     expect((await service.status(sanitizeDirName(repo))).gates.gates.find((g) => g.name === 'sessions')?.value).toBe(4);
     await subSession(4);
     service.noteSessionEnded(subFolder);
-    await expect.poll(() => dreamJobs().filter((j) => j.dir === sanitizeDirName(repo)).map((j) => j.state), { timeout: 20_000 }).toEqual(['done']);
+    await expect
+      .poll(
+        () =>
+          dreamJobs()
+            .filter((j) => j.dir === sanitizeDirName(repo))
+            .map((j) => j.state),
+        { timeout: 20_000 },
+      )
+      .toEqual(['done']);
     // Never a project of its own.
     expect((await service.projects()).map((p) => p.dir)).not.toContain(sanitizeDirName(sub));
   });

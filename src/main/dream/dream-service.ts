@@ -138,10 +138,12 @@ export class DreamService {
     const loc = await this.locate(dir);
     await this.recover();
     const settings = await this.settings();
-    const gates = await checkDreamGates(
-      scheduledOf(loc),
-      { minHours: settings.minHours, minSessions: settings.minSessions, dataDir: this.host.dataDir, sessionCache: this.sessionCache },
-    );
+    const gates = await checkDreamGates(scheduledOf(loc), {
+      minHours: settings.minHours,
+      minSessions: settings.minSessions,
+      dataDir: this.host.dataDir,
+      sessionCache: this.sessionCache,
+    });
     const lock = gates.lock ?? (await inspectDreamLock(loc.memoryDir, { dataDir: this.host.dataDir }).catch(() => null));
     const provider = await this.provider();
     const providerStatus = await provider.status();
@@ -149,11 +151,25 @@ export class DreamService {
     return {
       dir: loc.dir,
       memoryDir: loc.memoryDir,
-      gates: { eligible: gates.eligible, forced: gates.forced, disabled: gates.disabled, gates: gates.gates, lastConsolidatedAt: gates.lastConsolidatedAt, ...(gates.nextEligibleAt ? { nextEligibleAt: gates.nextEligibleAt } : {}), checkedAt: gates.checkedAt },
+      gates: {
+        eligible: gates.eligible,
+        forced: gates.forced,
+        disabled: gates.disabled,
+        gates: gates.gates,
+        lastConsolidatedAt: gates.lastConsolidatedAt,
+        ...(gates.nextEligibleAt ? { nextEligibleAt: gates.nextEligibleAt } : {}),
+        checkedAt: gates.checkedAt,
+      },
       thresholds: { minHours: settings.minHours, minSessions: settings.minSessions, maxDeleteShare: settings.maxDeleteShare },
       lock: lock ? { state: lock.state, detail: lock.detail } : null,
       running: this.runningJob(loc.memoryDir),
-      method: provider.kind === 'offline' ? { kind: 'rules', detail: `the offline rules (${(providerStatus.reason ?? 'no model is set up').replace(/\.$/, '')}).` } : { kind: 'model', detail: `${provider.modelFor('dream')} via ${provider.kind === 'anthropic' ? 'the Anthropic API' : 'the Claude Code CLI'}, with the offline rules if it fails.` },
+      method:
+        provider.kind === 'offline'
+          ? { kind: 'rules', detail: `the offline rules (${(providerStatus.reason ?? 'no model is set up').replace(/\.$/, '')}).` }
+          : {
+              kind: 'model',
+              detail: `${provider.modelFor('dream')} via ${provider.kind === 'anthropic' ? 'the Anthropic API' : 'the Claude Code CLI'}, with the offline rules if it fails.`,
+            },
       scheduled: this.#scheduler !== null,
       claudeCode: await claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
       lastDream: lastDream ?? null,
@@ -169,7 +185,12 @@ export class DreamService {
     for (const r of records) if (!latest.has(path.resolve(r.memoryDir))) latest.set(path.resolve(r.memoryDir), r);
     const rows: DreamOverviewRow[] = [];
     for (const p of await this.projects()) {
-      const report = await checkDreamGates(p, { minHours: settings.minHours, minSessions: settings.minSessions, dataDir: this.host.dataDir, sessionCache: this.sessionCache }).catch(() => null);
+      const report = await checkDreamGates(p, {
+        minHours: settings.minHours,
+        minSessions: settings.minSessions,
+        dataDir: this.host.dataDir,
+        sessionCache: this.sessionCache,
+      }).catch(() => null);
       const last = latest.get(path.resolve(p.memoryDir)) ?? null;
       rows.push({
         dir: p.dir,
@@ -202,34 +223,37 @@ export class DreamService {
     const name = project.dir;
     let started;
     try {
-      started = this.host.jobs.start({ kind: 'dream', title: `Dream: ${name}`, dir: project.dir, key: `dream:${path.resolve(project.memoryDir)}` }, async (job) => {
-        job.progress({ phase: 'orient', step: 'checking the gates', progress: 0 });
-        let announced = false;
-        const result = await runDream({
-          memoryDir: project.memoryDir,
-          projectDir: project.projectDir,
-          ...(project.transcriptDirs ? { transcriptDirs: project.transcriptDirs } : {}),
-          dir: project.dir,
-          dataDir: this.host.dataDir,
-          trigger: opts.trigger,
-          settings,
-          provider,
-          ...(project.settings ? { targetSettings: project.settings } : {}),
-          force: opts.force,
-          ...(opts.allowDeletes ? { allowDeletes: true } : {}),
-          signal: job.signal,
-          sessionCache: this.sessionCache,
-          onProgress: (p) => {
-            // Announced before the writes too, so the file watcher takes them for Memdir's own.
-            if (p.phase === 'apply' && !announced) {
-              announced = true;
-              this.host.changed?.(project.dir, project.memoryDir);
-            }
-            job.progress({ phase: p.phase, step: p.step, progress: p.progress, message: progressMessage(p) });
-          },
-        });
-        return this.finishJob(project, result.record, result.reason, job);
-      });
+      started = this.host.jobs.start(
+        { kind: 'dream', title: `Dream: ${name}`, dir: project.dir, key: `dream:${path.resolve(project.memoryDir)}` },
+        async (job) => {
+          job.progress({ phase: 'orient', step: 'checking the gates', progress: 0 });
+          let announced = false;
+          const result = await runDream({
+            memoryDir: project.memoryDir,
+            projectDir: project.projectDir,
+            ...(project.transcriptDirs ? { transcriptDirs: project.transcriptDirs } : {}),
+            dir: project.dir,
+            dataDir: this.host.dataDir,
+            trigger: opts.trigger,
+            settings,
+            provider,
+            ...(project.settings ? { targetSettings: project.settings } : {}),
+            force: opts.force,
+            ...(opts.allowDeletes ? { allowDeletes: true } : {}),
+            signal: job.signal,
+            sessionCache: this.sessionCache,
+            onProgress: (p) => {
+              // Announced before the writes too, so the file watcher takes them for Memdir's own.
+              if (p.phase === 'apply' && !announced) {
+                announced = true;
+                this.host.changed?.(project.dir, project.memoryDir);
+              }
+              job.progress({ phase: p.phase, step: p.step, progress: p.progress, message: progressMessage(p) });
+            },
+          });
+          return this.finishJob(project, result.record, result.reason, job);
+        },
+      );
     } catch (error) {
       if (error instanceof JobBusyError) return { started: false, jobId: error.running.id, reason: 'A dream of this project is already running.' };
       throw error;
@@ -238,7 +262,12 @@ export class DreamService {
     return { started: true, jobId: started.job.id, reason: null };
   }
 
-  private finishJob(project: ScheduledProject, record: DreamRecord | null, reason: string | null, job: { progress(u: { message?: string | null }): void }): DreamRecord | null {
+  private finishJob(
+    project: ScheduledProject,
+    record: DreamRecord | null,
+    reason: string | null,
+    job: { progress(u: { message?: string | null }): void },
+  ): DreamRecord | null {
     if (!record) throw new Error(reason ?? 'The dream did not start.');
     if (record.rev) this.host.changed?.(project.dir, project.memoryDir);
     if (record.status === 'failed' || record.status === 'interrupted') throw new Error(record.error ?? 'The dream failed; nothing was changed.');
@@ -263,14 +292,22 @@ export class DreamService {
     if (!record) throw new DreamError('not-found', `There is no dream ${id}.`);
     if (record.status !== 'needs-confirmation') throw new DreamError('conflict', `Dream ${id} is ${record.status}, not waiting for confirmation.`);
     try {
-      const started = this.host.jobs.start({ kind: 'dream', title: `Dream: ${record.dir ?? path.basename(path.dirname(record.memoryDir))} (confirmed)`, dir: record.dir, key: `dream:${path.resolve(record.memoryDir)}` }, async (job) => {
-        job.progress({ phase: 'apply', step: 'applying the confirmed changes', progress: 0.9 });
-        const done = await confirmDream(id, { dataDir: this.host.dataDir, signal: job.signal });
-        if (done.rev && record.dir) this.host.changed?.(record.dir, record.memoryDir);
-        if (done.status === 'failed') throw new Error(done.error ?? 'The dream failed.');
-        job.progress({ message: `Done: ${done.changes.filter((c) => c.status === 'applied').length} file(s) changed.` });
-        return done;
-      });
+      const started = this.host.jobs.start(
+        {
+          kind: 'dream',
+          title: `Dream: ${record.dir ?? path.basename(path.dirname(record.memoryDir))} (confirmed)`,
+          dir: record.dir,
+          key: `dream:${path.resolve(record.memoryDir)}`,
+        },
+        async (job) => {
+          job.progress({ phase: 'apply', step: 'applying the confirmed changes', progress: 0.9 });
+          const done = await confirmDream(id, { dataDir: this.host.dataDir, signal: job.signal });
+          if (done.rev && record.dir) this.host.changed?.(record.dir, record.memoryDir);
+          if (done.status === 'failed') throw new Error(done.error ?? 'The dream failed.');
+          job.progress({ message: `Done: ${done.changes.filter((c) => c.status === 'applied').length} file(s) changed.` });
+          return done;
+        },
+      );
       this.#running.set(path.resolve(record.memoryDir), started.job.id);
       return { started: true, jobId: started.job.id, reason: null };
     } catch (error) {

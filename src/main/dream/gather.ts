@@ -25,10 +25,22 @@ export const SIGNAL_PATTERNS: Record<SignalCategory, RegExp[]> = {
     /\b(?:that's wrong|that is wrong|that's not right|not what I (?:asked|meant|want)|don't do that|stop (?:doing|using)|instead of|we don't|we do not|no,? (?:use|do|we)|actually,? (?:we|it|use))\b/i,
     /不对|错了|不是这样|不要再|别再|不应该|改成|而不是|搞错/,
   ],
-  decision: [/\b(?:we decided|decided to|let's go with|we(?:'ll| will) use|going forward|from now on|we agreed|the plan is)\b/i, /决定|定下来|就用|以后都|统一用|约定|说好了/],
-  preference: [/\b(?:I prefer|I'd prefer|I like|I want you to|please always|always use|never use|remember (?:that|this|to)|remember:|keep in mind)\b/i, /我喜欢|我希望|我更喜欢|偏好|记住|以后|每次都|一律/],
-  reference: [/https?:\/\/[^\s"\\]+|\b(?:dashboard|runbook|wiki|ticket|jira|confluence|grafana|notion|figma|pagerduty|sentry)\b/i, /文档在|看板|工单|链接|地址是|设计稿/],
-  date: [/\b(?:yesterday|tomorrow|today|tonight|next (?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|last (?:week|month)|deadline|due (?:on|by)|\d{4}-\d{2}-\d{2})\b/i, /昨天|明天|今天|下周|上周|下个月|上个月|截止|\d{4}年\d{1,2}月/],
+  decision: [
+    /\b(?:we decided|decided to|let's go with|we(?:'ll| will) use|going forward|from now on|we agreed|the plan is)\b/i,
+    /决定|定下来|就用|以后都|统一用|约定|说好了/,
+  ],
+  preference: [
+    /\b(?:I prefer|I'd prefer|I like|I want you to|please always|always use|never use|remember (?:that|this|to)|remember:|keep in mind)\b/i,
+    /我喜欢|我希望|我更喜欢|偏好|记住|以后|每次都|一律/,
+  ],
+  reference: [
+    /https?:\/\/[^\s"\\]+|\b(?:dashboard|runbook|wiki|ticket|jira|confluence|grafana|notion|figma|pagerduty|sentry)\b/i,
+    /文档在|看板|工单|链接|地址是|设计稿/,
+  ],
+  date: [
+    /\b(?:yesterday|tomorrow|today|tonight|next (?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|last (?:week|month)|deadline|due (?:on|by)|\d{4}-\d{2}-\d{2})\b/i,
+    /昨天|明天|今天|下周|上周|下个月|上个月|截止|\d{4}年\d{1,2}月/,
+  ],
 };
 
 const FLAT_PATTERNS = SIGNAL_CATEGORIES.flatMap((category) => SIGNAL_PATTERNS[category].map((pattern) => ({ category, pattern })));
@@ -122,7 +134,10 @@ function decodeLine(line: string): DecodedLine | null {
   if (typeof content === 'string') text = content;
   else if (Array.isArray(content)) {
     text = content
-      .filter((b): b is { type: 'text'; text: string } => typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' && typeof (b as { text?: unknown }).text === 'string')
+      .filter(
+        (b): b is { type: 'text'; text: string } =>
+          typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text' && typeof (b as { text?: unknown }).text === 'string',
+      )
       .map((b) => b.text)
       .join('\n');
   }
@@ -202,5 +217,11 @@ export async function gatherSignals(transcriptDirs: string | readonly string[], 
     opts.onTranscript?.(i + 1, files.length, name);
   }
   signals.sort((a, b) => (b.time ?? '').localeCompare(a.time ?? ''));
-  return { signals: signals.slice(0, maxSignals), anchors: candidates, transcripts: fresh.map((t) => ({ path: t.path, sessionId: t.sessionId, mtimeMs: t.mtimeMs })), matchedLines, problems };
+  return {
+    signals: signals.slice(0, maxSignals),
+    anchors: candidates,
+    transcripts: fresh.map((t) => ({ path: t.path, sessionId: t.sessionId, mtimeMs: t.mtimeMs })),
+    matchedLines,
+    problems,
+  };
 }

@@ -89,7 +89,10 @@ export function readCurrent(memoryDir: string, rel: string): { text: string | nu
  * Orient: reads every memory file and both indexes. `onFile` is called after each file (for
  * progress); `signal` is checked between files (cancel at any phase).
  */
-export async function readMemorySnapshot(memoryDir: string, opts: { signal?: AbortSignal; onFile?: (done: number, total: number, rel: string) => void } = {}): Promise<MemorySnapshot> {
+export async function readMemorySnapshot(
+  memoryDir: string,
+  opts: { signal?: AbortSignal; onFile?: (done: number, total: number, rel: string) => void } = {},
+): Promise<MemorySnapshot> {
   const files = new Map<string, SnapshotFile>();
   const listed: { rel: string; scope: Scope; name: string; isSymlink: boolean; abs: string }[] = [];
   for (const scope of ['private', 'team'] as const) {
@@ -108,7 +111,17 @@ export async function readMemorySnapshot(memoryDir: string, opts: { signal?: Abo
     let file: SnapshotFile;
     if (entry.isSymlink) {
       const stat = fs.lstatSync(entry.abs, { throwIfNoEntry: false });
-      file = { rel: entry.rel, scope: entry.scope, name: entry.name, kind, text: null, problem: 'it is a symbolic link; a dream never follows or changes links', hash: '', mtimeMs: stat?.mtimeMs ?? 0, topic: null };
+      file = {
+        rel: entry.rel,
+        scope: entry.scope,
+        name: entry.name,
+        kind,
+        text: null,
+        problem: 'it is a symbolic link; a dream never follows or changes links',
+        hash: '',
+        mtimeMs: stat?.mtimeMs ?? 0,
+        topic: null,
+      };
     } else {
       const outcome = readMemoryText(path.dirname(entry.abs), entry.abs, false, kind === 'index' ? 20_000_000 : undefined);
       if (outcome.ok) {
@@ -125,7 +138,17 @@ export async function readMemorySnapshot(memoryDir: string, opts: { signal?: Abo
           topic: kind === 'topic' ? parseTopicFile(outcome.text, entry.name) : null,
         };
       } else {
-        file = { rel: entry.rel, scope: entry.scope, name: entry.name, kind, text: null, problem: outcome.reason, hash: '', mtimeMs: outcome.facts?.mtimeMs ?? 0, topic: null };
+        file = {
+          rel: entry.rel,
+          scope: entry.scope,
+          name: entry.name,
+          kind,
+          text: null,
+          problem: outcome.reason,
+          hash: '',
+          mtimeMs: outcome.facts?.mtimeMs ?? 0,
+          topic: null,
+        };
       }
     }
     files.set(entry.rel, file);
@@ -139,6 +162,7 @@ export async function readMemorySnapshot(memoryDir: string, opts: { signal?: Abo
 /** Topic files of a snapshot that were read, optionally of one scope. */
 export function readableTopics(snapshot: MemorySnapshot, scope?: Scope): (SnapshotFile & { text: string; topic: ParsedTopic })[] {
   return [...snapshot.files.values()].filter(
-    (f): f is SnapshotFile & { text: string; topic: ParsedTopic } => f.kind === 'topic' && f.text !== null && f.topic !== null && (scope === undefined || f.scope === scope),
+    (f): f is SnapshotFile & { text: string; topic: ParsedTopic } =>
+      f.kind === 'topic' && f.text !== null && f.topic !== null && (scope === undefined || f.scope === scope),
   );
 }

@@ -13,22 +13,41 @@ let fx: DreamFixture;
 let fake: FakeAnthropic;
 let provider: ModelProvider;
 
-const DUP = topic({ name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback', originSessionId: 's-1' }, 'Mocks hid a migration bug.');
-const MERGED = topic({ name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' }, 'Mocks hid a migration bug.\n\nSources: feedback_db.md (session s-1), feedback_db_copy.md (session s-2).');
-const FREEZE = topic({ name: 'Freeze', description: 'Release freeze starts 2026-03-13', type: 'project' }, 'The freeze starts 2026-03-13 (said on 2026-03-06).');
+const DUP = topic(
+  { name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback', originSessionId: 's-1' },
+  'Mocks hid a migration bug.',
+);
+const MERGED = topic(
+  { name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' },
+  'Mocks hid a migration bug.\n\nSources: feedback_db.md (session s-1), feedback_db_copy.md (session s-2).',
+);
+const FREEZE = topic(
+  { name: 'Freeze', description: 'Release freeze starts 2026-03-13', type: 'project' },
+  'The freeze starts 2026-03-13 (said on 2026-03-06).',
+);
 
 beforeEach(async () => {
   fx = await createDreamFixture('memdir-dream-model-');
   await fx.write('feedback_db.md', DUP);
   await fx.write('feedback_db_copy.md', DUP.replace('s-1', 's-2'));
-  await fx.write('project_freeze.md', topic({ name: 'Freeze', description: 'Release freeze starts next Friday', type: 'project' }, 'The freeze starts next Friday.'));
+  await fx.write(
+    'project_freeze.md',
+    topic({ name: 'Freeze', description: 'Release freeze starts next Friday', type: 'project' }, 'The freeze starts next Friday.'),
+  );
   await fx.write('user_role.md', topic({ name: 'Role', description: 'Backend engineer', type: 'user' }, 'Go and Postgres.'));
   await fx.write('team/reference_rota.md', topic({ name: 'Rota', description: 'On-call rota', type: 'reference' }, 'PagerDuty.'));
-  await fx.write('MEMORY.md', '- [Real database in tests](feedback_db.md) — Do not mock the database\n- [Copy](feedback_db_copy.md) — copy\n- [Freeze](project_freeze.md) — Release freeze starts next Friday\n');
+  await fx.write(
+    'MEMORY.md',
+    '- [Real database in tests](feedback_db.md) — Do not mock the database\n- [Copy](feedback_db_copy.md) — copy\n- [Freeze](project_freeze.md) — Release freeze starts next Friday\n',
+  );
   await fx.transcript('s-1', [{ at: '2026-03-06T12:00:00Z', text: 'Remember: the release freeze starts next Friday.' }]);
   fake = await startFakeAnthropic();
   const settings = parseAppSettings({ model: { provider: 'anthropic', maxRetries: 0, timeoutMs: 5_000 } }).settings;
-  provider = await resolveProvider(settings, { ANTHROPIC_API_KEY: 'sk-ant-api03-dream-test-not-a-real-key', ANTHROPIC_BASE_URL: fake.url }, { dataDir: fx.dataDir });
+  provider = await resolveProvider(
+    settings,
+    { ANTHROPIC_API_KEY: 'sk-ant-api03-dream-test-not-a-real-key', ANTHROPIC_BASE_URL: fake.url },
+    { dataDir: fx.dataDir },
+  );
 });
 afterEach(async () => {
   await fake.close();
@@ -37,17 +56,34 @@ afterEach(async () => {
 
 let calls = 0;
 const use = (name: string, input: Record<string, unknown>) => ({ type: 'tool_use', id: `toolu_${++calls}`, name, input });
-const turn = (...content: Record<string, unknown>[]): FakeReply => ({ kind: 'message', content, stopReason: 'tool_use', usage: { input_tokens: 1000, output_tokens: 200 } });
+const turn = (...content: Record<string, unknown>[]): FakeReply => ({
+  kind: 'message',
+  content,
+  stopReason: 'tool_use',
+  usage: { input_tokens: 1000, output_tokens: 200 },
+});
 
 function options(extra: Partial<DreamRunOptions> = {}): DreamRunOptions {
-  return { memoryDir: fx.memoryDir, projectDir: fx.projectDir, dir: fx.dir, dataDir: fx.dataDir, trigger: 'manual', settings: defaultAppSettings().dream, provider, force: true, ...extra };
+  return {
+    memoryDir: fx.memoryDir,
+    projectDir: fx.projectDir,
+    dir: fx.dir,
+    dataDir: fx.dataDir,
+    trigger: 'manual',
+    settings: defaultAppSettings().dream,
+    provider,
+    force: true,
+    ...extra,
+  };
 }
 
 /** The tool results the loop sent back in request `i`, by tool_use id. */
 function toolResults(i: number): Record<string, { content: string; is_error?: boolean }> {
   const messages = fake.messageRequests()[i]!.body!.messages as { role: string; content: unknown }[];
   const last = messages.at(-1)!.content as { type: string; tool_use_id: string; content: string; is_error?: boolean }[];
-  return Object.fromEntries(last.filter((b) => b.type === 'tool_result').map((b) => [b.tool_use_id, { content: b.content, ...(b.is_error ? { is_error: true } : {}) }]));
+  return Object.fromEntries(
+    last.filter((b) => b.type === 'tool_result').map((b) => [b.tool_use_id, { content: b.content, ...(b.is_error ? { is_error: true } : {}) }]),
+  );
 }
 
 describe('a dream with a model (the fake Messages API over HTTP)', () => {
@@ -55,13 +91,21 @@ describe('a dream with a model (the fake Messages API over HTTP)', () => {
     calls = 0;
     fake.enqueue(
       turn(use('list_memories', {}), use('read_memory', { file: 'feedback_db_copy.md' })),
-      turn(use('grep_transcripts', { pattern: 'freeze starts next Friday', ignore_case: true }), use('write_memory', { file: 'feedback_db.md', content: MERGED, reason: 'Merged the copy in.' }), use('delete_memory', { file: 'feedback_db_copy.md', reason: 'Duplicate of feedback_db.md.', merged_into: 'feedback_db.md' })),
+      turn(
+        use('grep_transcripts', { pattern: 'freeze starts next Friday', ignore_case: true }),
+        use('write_memory', { file: 'feedback_db.md', content: MERGED, reason: 'Merged the copy in.' }),
+        use('delete_memory', { file: 'feedback_db_copy.md', reason: 'Duplicate of feedback_db.md.', merged_into: 'feedback_db.md' }),
+      ),
       turn(
         use('write_memory', { file: '../outside.md', content: FREEZE, reason: 'escape' }),
         use('write_memory', { file: '/etc/memdir.md', content: FREEZE, reason: 'absolute' }),
         use('write_memory', { file: 'MEMORY.md', content: '- nothing', reason: 'index' }),
         use('write_memory', { file: 'team/user_me.md', content: topic({ name: 'Me', description: 'Who I am', type: 'user' }, 'Private.'), reason: 'share me' }),
-        use('write_memory', { file: 'reference_token.md', content: topic({ name: 'Token', description: 'CI token', type: 'reference' }, 'token: ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5h'), reason: 'keep the token' }),
+        use('write_memory', {
+          file: 'reference_token.md',
+          content: topic({ name: 'Token', description: 'CI token', type: 'reference' }, 'token: ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5h'),
+          reason: 'keep the token',
+        }),
         use('write_memory', { file: 'project_bad.md', content: 'no frontmatter at all', reason: 'bad' }),
         use('delete_memory', { file: 'team/reference_rota.md', reason: 'retire' }),
         use('write_memory', { file: 'project_freeze.md', content: FREEZE, reason: '"next Friday" said on 2026-03-06 is 2026-03-13.' }),
@@ -71,7 +115,13 @@ describe('a dream with a model (the fake Messages API over HTTP)', () => {
     const { record } = await runDream(options());
     expect(record).toMatchObject({ status: 'completed', method: 'model', fallbackReason: null, tokens: { input: 4000, output: 800 } });
     expect(record!.model).toBe('claude-sonnet-4-6');
-    expect(record!.changes.map((c) => `${c.status} ${c.action} ${c.file} ${c.kind}`)).toEqual(['applied update MEMORY.md index', 'applied update feedback_db.md model', 'applied delete feedback_db_copy.md model', 'applied update project_freeze.md model', 'applied create team/MEMORY.md index']);
+    expect(record!.changes.map((c) => `${c.status} ${c.action} ${c.file} ${c.kind}`)).toEqual([
+      'applied update MEMORY.md index',
+      'applied update feedback_db.md model',
+      'applied delete feedback_db_copy.md model',
+      'applied update project_freeze.md model',
+      'applied create team/MEMORY.md index',
+    ]);
     const files = await fx.files();
     expect(files['feedback_db.md']).toBe(MERGED);
     expect(files['project_freeze.md']).toBe(FREEZE);
@@ -80,14 +130,23 @@ describe('a dream with a model (the fake Messages API over HTTP)', () => {
     expect(files['team/MEMORY.md']).toBe('- [Rota](reference_rota.md) — On-call rota\n');
     await expect(fs.access(path.join(fx.root, 'home', 'projects', fx.dir, 'outside.md'))).rejects.toThrow();
     // Prune retargeted and re-added: every file indexed, nothing dangling.
-    expect(files['MEMORY.md']).toBe('- [Role](user_role.md) — Backend engineer\n- [Real database in tests](feedback_db.md) — Do not mock the database\n- [Freeze](project_freeze.md) — Release freeze starts next Friday\n');
+    expect(files['MEMORY.md']).toBe(
+      '- [Role](user_role.md) — Backend engineer\n- [Real database in tests](feedback_db.md) — Do not mock the database\n- [Freeze](project_freeze.md) — Release freeze starts next Friday\n',
+    );
     expect(record!.flags.filter((f) => f.kind === 'refused')).toHaveLength(7);
     expect(record!.flags[0]!.message).toBe("The model's summary: Merged a duplicate and dated the freeze.");
     expect((await listHistory(fx.memoryDir, { dataDir: fx.dataDir }))[0]!.summary).toBe(`dream ${record!.id}`);
 
     // What the model was sent: the tools, the manifest, the signal; then each tool's answer.
     const first = fake.messageRequests()[0]!.body!;
-    expect((first.tools as { name: string }[]).map((t) => t.name)).toEqual(['list_memories', 'read_memory', 'grep_transcripts', 'write_memory', 'delete_memory', 'finish']);
+    expect((first.tools as { name: string }[]).map((t) => t.name)).toEqual([
+      'list_memories',
+      'read_memory',
+      'grep_transcripts',
+      'write_memory',
+      'delete_memory',
+      'finish',
+    ]);
     expect(JSON.stringify(first.messages)).toContain('team/reference_rota.md [team, reference]');
     expect(JSON.stringify(first.messages)).toContain('the release freeze starts next Friday');
     expect(toolResults(1)['toolu_2']!.content).toContain('Mocks hid a migration bug.');
@@ -108,7 +167,12 @@ describe('a dream with a model (the fake Messages API over HTTP)', () => {
 
   it('refuses a model that deletes everything: held back for confirmation, nothing written', async () => {
     calls = 0;
-    fake.enqueue(turn(...['feedback_db.md', 'feedback_db_copy.md', 'project_freeze.md', 'user_role.md'].map((file) => use('delete_memory', { file, reason: 'clean slate' }))), turn(use('finish', { summary: 'Deleted everything.' })));
+    fake.enqueue(
+      turn(
+        ...['feedback_db.md', 'feedback_db_copy.md', 'project_freeze.md', 'user_role.md'].map((file) => use('delete_memory', { file, reason: 'clean slate' })),
+      ),
+      turn(use('finish', { summary: 'Deleted everything.' })),
+    );
     const files = await fx.files();
     const { record } = await runDream(options());
     expect(record?.status).toBe('needs-confirmation');

@@ -92,12 +92,20 @@ const TOOLS: Anthropic.Tool[] = [
     name: 'write_memory',
     description:
       'Propose creating or replacing a memory file with this full content (YAML frontmatter with name, one-line description, type; then the body). Nothing is written until the dream is applied; the proposal is checked (path, type, scope, secrets).',
-    input_schema: { type: 'object', properties: { file: { type: 'string' }, content: { type: 'string' }, reason: { type: 'string' } }, required: ['file', 'content', 'reason'] },
+    input_schema: {
+      type: 'object',
+      properties: { file: { type: 'string' }, content: { type: 'string' }, reason: { type: 'string' } },
+      required: ['file', 'content', 'reason'],
+    },
   },
   {
     name: 'delete_memory',
     description: 'Propose deleting a memory file, e.g. a duplicate merged into another (name it in merged_into). Team memories cannot be deleted.',
-    input_schema: { type: 'object', properties: { file: { type: 'string' }, reason: { type: 'string' }, merged_into: { type: 'string' } }, required: ['file', 'reason'] },
+    input_schema: {
+      type: 'object',
+      properties: { file: { type: 'string' }, reason: { type: 'string' }, merged_into: { type: 'string' } },
+      required: ['file', 'reason'],
+    },
   },
   {
     name: 'finish',
@@ -108,14 +116,17 @@ const TOOLS: Anthropic.Tool[] = [
 
 function systemPrompt(now: Date, maxDeletesNote: string): string {
   return [
-    "You are consolidating a coding agent's long-term memory (a \"dream\"): a directory of markdown topic files with YAML frontmatter, indexed by MEMORY.md.",
+    'You are consolidating a coding agent\'s long-term memory (a "dream"): a directory of markdown topic files with YAML frontmatter, indexed by MEMORY.md.',
     `Today is ${isoDay(now)}.`,
     'Do, in this order of importance:',
     '1. Merge new valuable signal from the transcripts into existing topic files (or a new one when nothing fits).',
     '2. Fix facts that went stale; resolve contradictions when the transcripts say which holds, else leave both and say so in your summary.',
     '3. Merge duplicate memories into one, keeping what each said and naming both sources in the body; then delete the duplicate with merged_into.',
     '4. Turn relative dates ("yesterday", "next Friday", "昨天", "下周五") into absolute dates (YYYY-MM-DD), anchored at when the text was written (grep the transcripts for the sentence to find its timestamp).',
-    'Memory types: ' + Object.entries(TYPE_DESCRIPTIONS).map(([t, d]) => `${t} — ${d}`).join(' '),
+    'Memory types: ' +
+      Object.entries(TYPE_DESCRIPTIONS)
+        .map(([t, d]) => `${t} — ${d}`)
+        .join(' '),
     'Never save what can be derived from the project itself (code patterns, architecture, file paths, git history, debugging recipes, ephemeral task state).',
     `Rules: write only topic files at the top of the memory directory or in ${TEAM_DIR}/; never edit ${INDEX_FILE} (it is rebuilt after you finish); a "user" memory is never a team memory; never write credentials or secrets; ${maxDeletesNote}`,
     'Read a file before you replace it. Keep each memory short; write in the language the memory is written in. Call finish when done.',
@@ -140,7 +151,9 @@ function manifest(plan: DreamPlan): string {
 
 function firstMessage(opts: ModelLoopOptions): string {
   const index = opts.plan.text(INDEX_FILE);
-  const signals = opts.gathered.signals.slice(0, 60).map((s) => `- [${s.categories.join(', ')}] ${s.time ?? '?'} ${s.role} (session ${s.sessionId}): ${s.text}`);
+  const signals = opts.gathered.signals
+    .slice(0, 60)
+    .map((s) => `- [${s.categories.join(', ')}] ${s.time ?? '?'} ${s.role} (session ${s.sessionId}): ${s.text}`);
   return [
     `Last dream: ${opts.sinceMs === null ? 'never' : new Date(opts.sinceMs).toISOString()}. Transcripts written since: ${opts.gathered.transcripts.length}.`,
     '',
@@ -176,7 +189,11 @@ function messageText(line: string): { text: string; session: string | null } | n
       typeof content === 'string'
         ? content
         : Array.isArray(content)
-          ? content.map((b: { type?: string; text?: string; content?: unknown }) => (b.type === 'text' ? (b.text ?? '') : b.type === 'tool_result' && typeof b.content === 'string' ? b.content : '')).join('\n')
+          ? content
+              .map((b: { type?: string; text?: string; content?: unknown }) =>
+                b.type === 'text' ? (b.text ?? '') : b.type === 'tool_result' && typeof b.content === 'string' ? b.content : '',
+              )
+              .join('\n')
           : '';
     return { text, session: value.sessionId ?? null };
   } catch {
@@ -188,7 +205,10 @@ async function grepTool(input: Record<string, unknown>, opts: ModelLoopOptions):
   const re = compilePattern(input.pattern, input.ignore_case);
   if (typeof re === 'string') throw new ToolError(re);
   const limit = Math.max(1, Math.min(50, typeof input.limit === 'number' ? Math.floor(input.limit) : 20));
-  const files = input.all_transcripts === true ? (await listTranscriptsIn(opts.transcriptDirs ?? [opts.projectDir])).filter((t) => t.kind === 'session').map((t) => t.path) : opts.gathered.transcripts.map((t) => t.path);
+  const files =
+    input.all_transcripts === true
+      ? (await listTranscriptsIn(opts.transcriptDirs ?? [opts.projectDir])).filter((t) => t.kind === 'session').map((t) => t.path)
+      : opts.gathered.transcripts.map((t) => t.path);
   const out: string[] = [];
   for (const file of files) {
     for await (const match of grepTranscript(file, [re], { signal: opts.signal, final: true })) {
@@ -219,7 +239,16 @@ function toParam(blocks: AnswerBlock[]): Anthropic.ContentBlockParam[] {
 /** Runs the loop (see the file comment); stages accepted proposals in `opts.plan`. */
 export async function consolidateWithModel(opts: ModelLoopOptions): Promise<ModelLoopResult> {
   const { plan, limits } = opts;
-  const result: ModelLoopResult = { model: opts.provider.modelFor('dream'), summary: '', turns: 0, toolCalls: 0, tokens: { input: 0, output: 0 }, costUsd: null, flags: [], retarget: new Map() };
+  const result: ModelLoopResult = {
+    model: opts.provider.modelFor('dream'),
+    summary: '',
+    turns: 0,
+    toolCalls: 0,
+    tokens: { input: 0, output: 0 },
+    costUsd: null,
+    flags: [],
+    retarget: new Map(),
+  };
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: firstMessage(opts) }];
   const system = systemPrompt(opts.now, 'deleting more than a few memories needs the user’s confirmation, so delete only true duplicates.');
   let finished = false;
@@ -247,9 +276,15 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
         const content = checkProposedContent(path.rel, path.scope, input.content);
         if (!content.ok) return refuse(content.reason);
         const secrets = await findNewSecrets(path.rel, input.content as string, opts.known);
-        if (secrets.length > 0) return refuse(`Refused ${path.rel}: it would write a secret into memory (${secrets.join('; ')}). Leave credentials out; point to where they are kept instead.`);
+        if (secrets.length > 0)
+          return refuse(
+            `Refused ${path.rel}: it would write a secret into memory (${secrets.join('; ')}). Leave credentials out; point to where they are kept instead.`,
+          );
         const existed = plan.exists(path.rel);
-        plan.write(path.rel, input.content as string, { kind: 'model', reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason.trim() : 'Rewritten by the model.' });
+        plan.write(path.rel, input.content as string, {
+          kind: 'model',
+          reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason.trim() : 'Rewritten by the model.',
+        });
         return `Staged: ${existed ? 'update' : 'create'} ${path.rel}.`;
       }
       case 'delete_memory': {
@@ -259,7 +294,11 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
         if (into && !into.ok) return refuse(into.reason);
         if (into?.ok && !plan.exists(into.rel)) return refuse(`Refused to delete ${path.rel}: ${into.rel}, which it was merged into, does not exist.`);
         const group = into?.ok ? `merge:${into.rel}` : null;
-        plan.remove(path.rel, { kind: 'model', group, reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason.trim() : 'Deleted by the model.' });
+        plan.remove(path.rel, {
+          kind: 'model',
+          group,
+          reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason.trim() : 'Deleted by the model.',
+        });
         if (into?.ok) {
           plan.setGroup(into.rel, group!);
           result.retarget.set(path.rel, into.rel);
@@ -278,11 +317,19 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
   while (!finished) {
     opts.signal?.throwIfAborted();
     if (result.turns >= limits.maxTurns) {
-      result.flags.push({ kind: 'note', files: [], message: `The model loop stopped after ${limits.maxTurns} model calls (the limit); what it proposed until then is kept.` });
+      result.flags.push({
+        kind: 'note',
+        files: [],
+        message: `The model loop stopped after ${limits.maxTurns} model calls (the limit); what it proposed until then is kept.`,
+      });
       break;
     }
     if (result.tokens.input + result.tokens.output >= limits.maxTokens) {
-      result.flags.push({ kind: 'note', files: [], message: `The model loop stopped at its token budget (${limits.maxTokens.toLocaleString('en')}); what it proposed until then is kept.` });
+      result.flags.push({
+        kind: 'note',
+        files: [],
+        message: `The model loop stopped at its token budget (${limits.maxTokens.toLocaleString('en')}); what it proposed until then is kept.`,
+      });
       break;
     }
     result.turns++;
@@ -312,7 +359,12 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
       opts.signal?.throwIfAborted();
       result.toolCalls++;
       if (result.toolCalls > limits.maxToolCalls) {
-        results.push({ type: 'tool_result', tool_use_id: call.id, is_error: true, content: `The tool budget (${limits.maxToolCalls} calls) is used up; call finish.` });
+        results.push({
+          type: 'tool_result',
+          tool_use_id: call.id,
+          is_error: true,
+          content: `The tool budget (${limits.maxToolCalls} calls) is used up; call finish.`,
+        });
         continue;
       }
       const input = call.input && typeof call.input === 'object' && !Array.isArray(call.input) ? (call.input as Record<string, unknown>) : {};
@@ -325,10 +377,13 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
     }
     messages.push({ role: 'user', content: results });
     if (result.toolCalls > limits.maxToolCalls) {
-      result.flags.push({ kind: 'note', files: [], message: `The model loop stopped at its tool-call limit (${limits.maxToolCalls}); what it proposed until then is kept.` });
+      result.flags.push({
+        kind: 'note',
+        files: [],
+        message: `The model loop stopped at its tool-call limit (${limits.maxToolCalls}); what it proposed until then is kept.`,
+      });
       break;
     }
   }
   return result;
 }
-

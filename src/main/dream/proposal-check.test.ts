@@ -6,7 +6,17 @@ function snapshotOf(...rels: string[]): MemorySnapshot {
   const files = new Map<string, SnapshotFile>();
   for (const rel of rels) {
     const name = rel.split('/').pop()!;
-    files.set(rel, { rel, scope: rel.startsWith('team/') ? 'team' : 'private', name, kind: 'topic', text: 'x', problem: null, hash: '', mtimeMs: 0, topic: null });
+    files.set(rel, {
+      rel,
+      scope: rel.startsWith('team/') ? 'team' : 'private',
+      name,
+      kind: 'topic',
+      text: 'x',
+      problem: null,
+      hash: '',
+      mtimeMs: 0,
+      topic: null,
+    });
   }
   return { memoryDir: '/m', files, readAtMs: 0, bytes: 0 };
 }

@@ -40,13 +40,21 @@ export function checkProposedPath(file: unknown, snapshot: MemorySnapshot): Prop
     throw error;
   }
   const scope = parts.length === 2 && parts[0] === TEAM_DIR ? 'team' : parts.length === 1 ? 'private' : null;
-  if (!scope) return { ok: false, reason: `Refused ${visibleText(given, { lines: false })}: a dream writes only topic files at the top of the memory directory or in ${TEAM_DIR}/, not in other folders.` };
+  if (!scope)
+    return {
+      ok: false,
+      reason: `Refused ${visibleText(given, { lines: false })}: a dream writes only topic files at the top of the memory directory or in ${TEAM_DIR}/, not in other folders.`,
+    };
   try {
     // A file the dream would create is held to the rule for names entering the memory dir (issue 15).
     if (snapshot.files.has(parts.join('/'))) checkFileName(parts.at(-1)!);
     else checkNewFileName(parts.at(-1)!);
   } catch (error) {
-    if (error instanceof MemoryError) return { ok: false, reason: `Refused ${visibleText(given, { lines: false })}: ${error.message}${/MEMORY\.md/i.test(given) ? ' Prune rebuilds the index after Consolidate; do not edit it.' : ''}` };
+    if (error instanceof MemoryError)
+      return {
+        ok: false,
+        reason: `Refused ${visibleText(given, { lines: false })}: ${error.message}${/MEMORY\.md/i.test(given) ? ' Prune rebuilds the index after Consolidate; do not edit it.' : ''}`,
+      };
     throw error;
   }
   const rel = parts.join('/');
@@ -58,10 +66,18 @@ export function checkProposedPath(file: unknown, snapshot: MemorySnapshot): Prop
 /** Checks a proposed topic file's content (not its secrets: see {@link findNewSecrets}). */
 export function checkProposedContent(rel: string, scope: 'private' | 'team', content: unknown): { ok: true } | { ok: false; reason: string } {
   if (typeof content !== 'string' || content.trim() === '') return { ok: false, reason: `Refused ${rel}: no content.` };
-  if (Buffer.byteLength(content) > MAX_PROPOSED_BYTES) return { ok: false, reason: `Refused ${rel}: ${Buffer.byteLength(content)} bytes is too long for a memory (at most ${MAX_PROPOSED_BYTES}); move detail out or split it.` };
+  if (Buffer.byteLength(content) > MAX_PROPOSED_BYTES)
+    return {
+      ok: false,
+      reason: `Refused ${rel}: ${Buffer.byteLength(content)} bytes is too long for a memory (at most ${MAX_PROPOSED_BYTES}); move detail out or split it.`,
+    };
   const topic = parseTopicFile(content, rel.split('/').pop()!);
   const blocking = topic.issues.filter((i) => i.code === 'invalid-type' || i.code === 'bad-frontmatter');
-  if (blocking.length > 0) return { ok: false, reason: `Refused ${rel}: ${blocking.map((i) => i.message).join(' ')} Write YAML frontmatter with name, a one-line description and type (user, feedback, project or reference).` };
+  if (blocking.length > 0)
+    return {
+      ok: false,
+      reason: `Refused ${rel}: ${blocking.map((i) => i.message).join(' ')} Write YAML frontmatter with name, a one-line description and type (user, feedback, project or reference).`,
+    };
   const refusal = scopeRefusal(topic.meta.type, scope);
   if (refusal) return { ok: false, reason: `Refused ${rel}: ${refusal}` };
   return { ok: true };
@@ -72,7 +88,10 @@ export function checkProposedDelete(file: unknown, plan: DreamPlan): ProposalChe
   const path = checkProposedPath(file, plan.snapshot);
   if (!path.ok) return path;
   if (path.scope === 'team') {
-    return { ok: false, reason: `Refused to delete ${path.rel}: a deleted team memory comes back with the next pull (deletions do not propagate); retire it by merging its content into another and emptying it through the team view.` };
+    return {
+      ok: false,
+      reason: `Refused to delete ${path.rel}: a deleted team memory comes back with the next pull (deletions do not propagate); retire it by merging its content into another and emptying it through the team view.`,
+    };
   }
   if (!plan.exists(path.rel)) return { ok: false, reason: `Refused to delete ${path.rel}: there is no such memory.` };
   return path;

@@ -4,11 +4,26 @@ import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import { INDEX_TARGET, type IndexTopic, pruneIndex } from './prune-index.js';
 
-const t = (file: string, type: IndexTopic['type'], extra: Partial<IndexTopic> = {}): IndexTopic => ({ file, title: file.replace('.md', ''), hook: `hook of ${file}`, type, stale: false, ...extra });
+const t = (file: string, type: IndexTopic['type'], extra: Partial<IndexTopic> = {}): IndexTopic => ({
+  file,
+  title: file.replace('.md', ''),
+  hook: `hook of ${file}`,
+  type,
+  stale: false,
+  ...extra,
+});
 
 describe('pruneIndex', () => {
   it('drops dangling pointers, adds orphans, merges repeats and retargets merged memories', () => {
-    const text = ['# Memory', '- [A](project_a.md) — a', '- [Gone](gone.md) — was deleted', '- [B](feedback_b.md) — b', '- [A again](project_a.md) — twice', '- [Dup](feedback_dup.md) — merged away', ''].join('\n');
+    const text = [
+      '# Memory',
+      '- [A](project_a.md) — a',
+      '- [Gone](gone.md) — was deleted',
+      '- [B](feedback_b.md) — b',
+      '- [A again](project_a.md) — twice',
+      '- [Dup](feedback_dup.md) — merged away',
+      '',
+    ].join('\n');
     const r = pruneIndex({
       text,
       topics: [t('project_a.md', 'project'), t('feedback_b.md', 'feedback'), t('user_c.md', 'user')],
@@ -23,7 +38,17 @@ describe('pruneIndex', () => {
   });
 
   it('keeps pointers into subfolders that exist, and headings between runs of pointers in place', () => {
-    const text = ['## Team', '- [T](team/x.md) — team', '- [R](reference_r.md) — r', '- [Out](../elsewhere.md) — not ours to judge', '', '## Feedback', '- [F](feedback_f.md) — f', '- [Gone](team/gone.md) — gone', ''].join('\n');
+    const text = [
+      '## Team',
+      '- [T](team/x.md) — team',
+      '- [R](reference_r.md) — r',
+      '- [Out](../elsewhere.md) — not ours to judge',
+      '',
+      '## Feedback',
+      '- [F](feedback_f.md) — f',
+      '- [Gone](team/gone.md) — gone',
+      '',
+    ].join('\n');
     const r = pruneIndex({ text, topics: [t('reference_r.md', 'reference'), t('feedback_f.md', 'feedback')], existsOther: (f) => f === 'team/x.md' });
     expect(r.text).toBe(text.replace('- [Gone](team/gone.md) — gone\n', ''));
     expect(r.dropped).toEqual(['team/gone.md']);
@@ -42,7 +67,11 @@ describe('pruneIndex', () => {
   });
 
   it('brings an index over its limit inside 200 lines and 25,000 characters with room to spare', () => {
-    const topics = Array.from({ length: 300 }, (_, i) => t(`project_${String(i).padStart(3, '0')}.md`, i < 10 ? 'feedback' : 'project', { hook: `${'a long hook that says a lot about this memory '.repeat(4)}${i}` }));
+    const topics = Array.from({ length: 300 }, (_, i) =>
+      t(`project_${String(i).padStart(3, '0')}.md`, i < 10 ? 'feedback' : 'project', {
+        hook: `${'a long hook that says a lot about this memory '.repeat(4)}${i}`,
+      }),
+    );
     const text = `${topics.map((x) => `- [${x.title}](${x.file}) — ${x.hook}`).join('\n')}\n`;
     const before = loadIndexAsClaudeCode(text);
     expect(before.lines).toBeGreaterThan(INDEX_MAX_LINES);
@@ -66,7 +95,9 @@ describe('pruneIndex', () => {
   });
 
   it('counts Chinese the way Claude Code does: 120 pointer lines (35 KB of UTF-8) are left as they are', () => {
-    const topics = Array.from({ length: 120 }, (_, i) => t(`project_${String(i).padStart(3, '0')}.md`, 'project', { hook: `${'部署测试前端后端接口文档团队会议决定'.repeat(7)}${i}` }));
+    const topics = Array.from({ length: 120 }, (_, i) =>
+      t(`project_${String(i).padStart(3, '0')}.md`, 'project', { hook: `${'部署测试前端后端接口文档团队会议决定'.repeat(7)}${i}` }),
+    );
     const text = `${topics.map((x) => `- [${x.title}](${x.file}) — ${x.hook}`).join('\n')}\n`;
     expect(new TextEncoder().encode(text).length).toBeGreaterThan(INDEX_TARGET.chars);
     const r = pruneIndex({ text, topics });

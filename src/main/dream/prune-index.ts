@@ -12,14 +12,7 @@
  * files stay: recall still finds them by their frontmatter (R-RECALL-SELECT scans every topic
  * file), and the report names them.
  */
-import {
-  type IndexLine,
-  type ParsedIndex,
-  formatIndexEntry,
-  indexLinks,
-  parseIndex,
-  serializeIndex,
-} from '../../shared/index-format.js';
+import { type IndexLine, type ParsedIndex, formatIndexEntry, indexLinks, parseIndex, serializeIndex } from '../../shared/index-format.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { shortenHook } from '../../shared/index-room.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
@@ -89,7 +82,13 @@ function render(rows: Row[], base: ParsedIndex, hookMax: number | null): string 
   const lines: IndexLine[] = [];
   for (const row of rows) {
     if (row.kind === 'line') lines.push(row.line);
-    else for (const p of row.pointers) lines.push({ kind: 'other', line: 0, raw: hookMax !== null && p.hook.length > hookMax ? formatIndexEntry({ title: p.title, file: p.file, hook: shortenHook(p.hook, hookMax) }) : p.raw });
+    else
+      for (const p of row.pointers)
+        lines.push({
+          kind: 'other',
+          line: 0,
+          raw: hookMax !== null && p.hook.length > hookMax ? formatIndexEntry({ title: p.title, file: p.file, hook: shortenHook(p.hook, hookMax) }) : p.raw,
+        });
   }
   return serializeIndex({ ...base, lines, finalNewline: lines.length > 0 ? true : base.finalNewline });
 }
@@ -99,7 +98,19 @@ export function pruneIndex(input: PruneIndexInput): PruneIndexResult {
   const target = input.target ?? INDEX_TARGET;
   const base = parseIndex(input.text ?? '');
   const topics = new Map(input.topics.map((t) => [t.file, t]));
-  const result: PruneIndexResult = { text: input.text, dropped: [], added: [], deduped: [], retargeted: [], refreshedHooks: [], shortenedHooks: 0, leftOut: [], reordered: false, lines: 0, chars: 0 };
+  const result: PruneIndexResult = {
+    text: input.text,
+    dropped: [],
+    added: [],
+    deduped: [],
+    retargeted: [],
+    refreshedHooks: [],
+    shortenedHooks: 0,
+    leftOut: [],
+    reordered: false,
+    lines: 0,
+    chars: 0,
+  };
   const seen = new Set<string>();
   const rows: Row[] = [];
   let pos = 0;
@@ -144,14 +155,30 @@ export function pruneIndex(input: PruneIndexInput): PruneIndexResult {
   }
   // A memory the index already links some other way (`- See [T](f.md).`) is not missing from it.
   const entryLines = new Set(base.lines.filter((l) => l.kind === 'entry').map((l) => l.line));
-  const linkedElsewhere = new Set(indexLinks(base).filter((l) => !(l.primary && entryLines.has(l.line))).map((l) => l.file));
-  const orphans = input.topics.filter((t) => !seen.has(t.file) && !linkedElsewhere.has(t.file)).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const linkedElsewhere = new Set(
+    indexLinks(base)
+      .filter((l) => !(l.primary && entryLines.has(l.line)))
+      .map((l) => l.file),
+  );
+  const orphans = input.topics
+    .filter((t) => !seen.has(t.file) && !linkedElsewhere.has(t.file))
+    .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   if (orphans.length > 0) {
-    const fresh = orphans.map((t, i) => ({ file: t.file, title: t.title, hook: t.hook, raw: formatIndexEntry({ title: t.title, file: t.file, hook: t.hook }), pos: pos + 1 + i }));
+    const fresh = orphans.map((t, i) => ({
+      file: t.file,
+      title: t.title,
+      hook: t.hook,
+      raw: formatIndexEntry({ title: t.title, file: t.file, hook: t.hook }),
+      pos: pos + 1 + i,
+    }));
     result.added.push(...orphans.map((t) => t.file));
     // Into the last run of pointers, or after everything when there is none.
     let lastBlock: Row | undefined;
-    for (let i = rows.length - 1; i >= 0; i--) if (rows[i]!.kind === 'block') { lastBlock = rows[i]; break; }
+    for (let i = rows.length - 1; i >= 0; i--)
+      if (rows[i]!.kind === 'block') {
+        lastBlock = rows[i];
+        break;
+      }
     if (lastBlock?.kind === 'block') lastBlock.pointers.push(...fresh);
     else rows.push({ kind: 'block', pointers: fresh });
   }

@@ -35,7 +35,9 @@ async function entryOf(record: DreamRecord, dataDir: string): Promise<HistoryEnt
 /** The sweep (see the file comment). Never throws: a failure leaves things for the next sweep. */
 export async function recoverInterruptedDreams(opts: { dataDir: string }): Promise<DreamRecovery> {
   const applies = await recoverInterruptedApply(opts).catch(() => []);
-  const dead = (await listDreamRecords(opts.dataDir, { limit: 200 }).catch(() => [])).filter((r) => r.status === 'running' && r.pid !== process.pid && !isProcessAlive(r.pid));
+  const dead = (await listDreamRecords(opts.dataDir, { limit: 200 }).catch(() => [])).filter(
+    (r) => r.status === 'running' && r.pid !== process.pid && !isProcessAlive(r.pid),
+  );
   // A dream killed after its history entry was recorded did complete: its record is completed
   // (it holds what was applied, saved just before the entry) and its lock ends as a release
   // leaves it, with this dream's time — before the lock sweep would roll that back.
@@ -45,7 +47,14 @@ export async function recoverInterruptedDreams(opts: { dataDir: string }): Promi
     if (!entry) continue;
     await adoptCompletedDreamLock(record.memoryDir, record.pid, { dataDir: opts.dataDir }).catch(() => false);
     const applied = record.changes.some((c) => c.status === 'applied' || c.status === 'skipped');
-    const updated: DreamRecord = { ...record, status: applied ? 'completed' : 'no-changes', rev: entry.rev, endedAt: entry.time, durationMs: Date.parse(entry.time) - Date.parse(record.startedAt), error: null };
+    const updated: DreamRecord = {
+      ...record,
+      status: applied ? 'completed' : 'no-changes',
+      rev: entry.rev,
+      endedAt: entry.time,
+      durationMs: Date.parse(entry.time) - Date.parse(record.startedAt),
+      error: null,
+    };
     await saveDreamRecord(opts.dataDir, { ...updated, report: formatReport(updated) }).catch(() => undefined);
     completed.push(record.id);
   }
@@ -57,8 +66,15 @@ export async function recoverInterruptedDreams(opts: { dataDir: string }): Promi
     const files = undone && undone.restored.length > 0 ? ` The ${undone.restored.length} file(s) it had begun to write were put back.` : '';
     const kept = undone && undone.leftAlone.length > 0 ? ` Left as they are (changed again since): ${undone.leftAlone.join(', ')}.` : '';
     // Nothing it planned is on disk any more (its writes were put back): none of it counts as applied.
-    const changes = record.changes.map((c) => (c.status === 'applied' ? { ...c, status: 'skipped' as const, skippedReason: 'Put back: the dream was interrupted before it finished.' } : c));
-    const updated = { ...record, changes, status: 'interrupted' as const, error: `The process running it (PID ${record.pid}) stopped before it finished; the consolidation lock was rolled back.${files}${kept}` };
+    const changes = record.changes.map((c) =>
+      c.status === 'applied' ? { ...c, status: 'skipped' as const, skippedReason: 'Put back: the dream was interrupted before it finished.' } : c,
+    );
+    const updated = {
+      ...record,
+      changes,
+      status: 'interrupted' as const,
+      error: `The process running it (PID ${record.pid}) stopped before it finished; the consolidation lock was rolled back.${files}${kept}`,
+    };
     await saveDreamRecord(opts.dataDir, { ...updated, report: formatReport(updated) }).catch(() => undefined);
     records.push(record.id);
   }

@@ -29,7 +29,16 @@ describe('relative dates', () => {
   });
 
   it('leaves recurring weekdays, dates without a year, code, URLs and converted phrases alone', () => {
-    for (const text of ['We release every Friday', '每周五发布', 'by Monday', 'On March 5 we met', 'run `deploy --since yesterday`', 'see https://x.example/yesterday', 'broke yesterday (2026-03-05)', '```\ntomorrow()\n```']) {
+    for (const text of [
+      'We release every Friday',
+      '每周五发布',
+      'by Monday',
+      'On March 5 we met',
+      'run `deploy --since yesterday`',
+      'see https://x.example/yesterday',
+      'broke yesterday (2026-03-05)',
+      '```\ntomorrow()\n```',
+    ]) {
       expect(findRelativeDates(text), text).toEqual([]);
       expect(at(text)).toBe(text);
     }

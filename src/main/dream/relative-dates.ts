@@ -46,7 +46,8 @@ const DAY_MS = 86_400_000;
 /** The second reference for the relativity test: far enough that every relative phrase moves. */
 const SHIFT_MS = 403 * DAY_MS;
 
-const EN_RELATIVE = /\b(yesterday|today|tonight|tomorrow|ago|next|last|this|coming|from now|later|in\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:day|days|week|weeks|month|months))\b/i;
+const EN_RELATIVE =
+  /\b(yesterday|today|tonight|tomorrow|ago|next|last|this|coming|from now|later|in\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:day|days|week|weeks|month|months))\b/i;
 const ZH_RELATIVE = /[昨今明]|前天|后天|天后|天前|周后|周前|[上下这本](?:个)?(?:周|星期|礼拜)/;
 
 const ZH_DIGITS: Record<string, number> = { 零: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
@@ -112,11 +113,13 @@ interface Rule {
   resolve: (m: RegExpExecArray, anchor: Date) => { date: Date; granularity: DateGranularity };
 }
 
-const period = (unit: 'week' | 'month' | 'year', offset: number) => (anchor: Date): { date: Date; granularity: DateGranularity } => {
-  if (unit === 'week') return { date: mondayOf(addDays(anchor, offset * 7)), granularity: 'week' };
-  if (unit === 'month') return { date: addMonths(anchor, offset), granularity: 'month' };
-  return { date: new Date(anchor.getFullYear() + offset, 0, 1, 12), granularity: 'year' };
-};
+const period =
+  (unit: 'week' | 'month' | 'year', offset: number) =>
+  (anchor: Date): { date: Date; granularity: DateGranularity } => {
+    if (unit === 'week') return { date: mondayOf(addDays(anchor, offset * 7)), granularity: 'week' };
+    if (unit === 'month') return { date: addMonths(anchor, offset), granularity: 'month' };
+    return { date: new Date(anchor.getFullYear() + offset, 0, 1, 12), granularity: 'year' };
+  };
 
 const EN_OFFSET: Record<string, number> = { last: -1, previous: -1, next: 1, this: 0, coming: 1 };
 const ZH_OFFSET: Record<string, number> = { 上: -1, 下: 1, 这: 0, 本: 0 };
@@ -167,7 +170,10 @@ function mask(text: string, spans: readonly [number, number][]): string {
 
 /** Whether an absolute date follows right after (or precedes) the phrase: already converted. */
 function alreadyAnchored(text: string, index: number, end: number): boolean {
-  return /^\s*[(（]?\s*\d{4}[-/年]\d{1,2}/.test(text.slice(end, end + 16)) || /\d{4}[-/年]\d{1,2}[-/月]\d{1,2}日?\s*[)）]?\s*$/.test(text.slice(Math.max(0, index - 16), index));
+  return (
+    /^\s*[(（]?\s*\d{4}[-/年]\d{1,2}/.test(text.slice(end, end + 16)) ||
+    /\d{4}[-/年]\d{1,2}[-/月]\d{1,2}日?\s*[)）]?\s*$/.test(text.slice(Math.max(0, index - 16), index))
+  );
 }
 
 function chronoPhrases(masked: string, parser: chrono.Chrono, lang: 'en' | 'zh'): RelativeDatePhrase[] {
@@ -226,9 +232,7 @@ export function findRelativeDates(text: string): RelativeDatePhrase[] {
   for (const p of [...chronoPhrases(masked, chrono.casual, 'en'), ...chronoPhrases(masked, chrono.zh.hans.casual, 'zh')]) {
     if (!taken(p)) found.push(p);
   }
-  return found
-    .filter((p) => !overlaps([p.index, p.end], spans) && !alreadyAnchored(text, p.index, p.end))
-    .sort((a, b) => a.index - b.index);
+  return found.filter((p) => !overlaps([p.index, p.end], spans) && !alreadyAnchored(text, p.index, p.end)).sort((a, b) => a.index - b.index);
 }
 
 /** The sentence (or line) around `index`: what the transcript search looks for. */

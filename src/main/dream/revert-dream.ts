@@ -30,7 +30,8 @@ export async function revertDream(id: string, opts: RevertOptions): Promise<{ re
   // A revert that left changed files alone may be run again for them (overwriting, this time).
   const done = new Set(record.revert?.restored ?? []);
   const pendingFiles = new Set(record.revert?.warnings.map((w) => w.file) ?? []);
-  if (record.revert && pendingFiles.size === 0) throw new DreamError('conflict', `Dream ${id} was already reverted on ${record.revert.at}; restore from history to undo that.`);
+  if (record.revert && pendingFiles.size === 0)
+    throw new DreamError('conflict', `Dream ${id} was already reverted on ${record.revert.at}; restore from history to undo that.`);
   const { memoryDir, rev } = record;
   const touched = record.changes.filter((c) => c.status === 'applied' && !done.has(c.file) && (!record.revert || pendingFiles.has(c.file)));
   const plan: { file: string; before: string | null }[] = [];
@@ -49,20 +50,34 @@ export async function revertDream(id: string, opts: RevertOptions): Promise<{ re
     if (now.problem === null && now.text === before) continue;
     if (now.problem !== null || now.text !== after) {
       const what = now.problem ?? (now.text === null ? 'it was deleted since' : 'it was changed since');
-      warnings.push({ file: change.file, message: opts.overwriteChanged ? `${change.file}: ${what}; overwritten with its pre-dream content (the later version is in history).` : `${change.file}: ${what}; left as it is. Revert again, overwriting changed files, to put it back anyway.` });
+      warnings.push({
+        file: change.file,
+        message: opts.overwriteChanged
+          ? `${change.file}: ${what}; overwritten with its pre-dream content (the later version is in history).`
+          : `${change.file}: ${what}; left as it is. Revert again, overwriting changed files, to put it back anyway.`,
+      });
       if (!opts.overwriteChanged || now.problem !== null) continue;
     }
     plan.push({ file: change.file, before });
   }
   let entryRev: string | null = null;
   if (plan.length > 0) {
-    const { entry } = await transact(memoryDir, { source: 'restore', summary: `revert dream ${id}`, body: `Put back the pre-dream content of ${plan.map((p) => p.file).join(', ')}.`, dataDir: opts.dataDir }, async () => {
-      for (const p of plan) {
-        if (p.before === null) {
-          if (readCurrent(memoryDir, p.file).text !== null) await removeFileConfined(memoryDir, p.file);
-        } else await writeFileAtomic(memoryDir, p.file, p.before);
-      }
-    });
+    const { entry } = await transact(
+      memoryDir,
+      {
+        source: 'restore',
+        summary: `revert dream ${id}`,
+        body: `Put back the pre-dream content of ${plan.map((p) => p.file).join(', ')}.`,
+        dataDir: opts.dataDir,
+      },
+      async () => {
+        for (const p of plan) {
+          if (p.before === null) {
+            if (readCurrent(memoryDir, p.file).text !== null) await removeFileConfined(memoryDir, p.file);
+          } else await writeFileAtomic(memoryDir, p.file, p.before);
+        }
+      },
+    );
     entryRev = entry?.rev ?? null;
   }
   const revert: DreamRevert = { at: new Date((opts.now ?? Date.now)()).toISOString(), rev: entryRev, restored: plan.map((p) => p.file), warnings };

@@ -23,15 +23,35 @@ let fx: DreamFixture;
 let prior: number;
 const children: ChildProcess[] = [];
 
-const DUP = topic({ name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' }, 'Mocks hid a migration bug.');
+const DUP = topic(
+  { name: 'Real database in tests', description: 'Do not mock the database in integration tests', type: 'feedback' },
+  'Mocks hid a migration bug.',
+);
 
 async function craft(): Promise<void> {
   await fx.write('feedback_db.md', DUP);
   await fx.write('feedback_db_copy.md', DUP);
-  await fx.write('project_freeze.md', topic({ name: 'Freeze', description: 'Release freeze starts next Friday', type: 'project' }, 'The freeze starts next Friday.'), '2026-03-06T12:00:00Z');
+  await fx.write(
+    'project_freeze.md',
+    topic({ name: 'Freeze', description: 'Release freeze starts next Friday', type: 'project' }, 'The freeze starts next Friday.'),
+    '2026-03-06T12:00:00Z',
+  );
   await fx.write('user_role.md', topic({ name: 'Role', description: 'Backend engineer', type: 'user' }, 'Go and Postgres.'));
-  await fx.write('reference_dash.md', topic({ name: 'Dashboard', description: 'Checkout latency board', type: 'reference' }, 'https://grafana.example/d/checkout'));
-  await fx.write('MEMORY.md', ['- [Real database in tests](feedback_db.md) — Do not mock the database in integration tests', '- [Copy](feedback_db_copy.md) — Do not mock the database in integration tests', '- [Freeze](project_freeze.md) — Release freeze starts next Friday', '- [Gone](project_gone.md) — deleted long ago', '- [Role](user_role.md) — Backend engineer', ''].join('\n'));
+  await fx.write(
+    'reference_dash.md',
+    topic({ name: 'Dashboard', description: 'Checkout latency board', type: 'reference' }, 'https://grafana.example/d/checkout'),
+  );
+  await fx.write(
+    'MEMORY.md',
+    [
+      '- [Real database in tests](feedback_db.md) — Do not mock the database in integration tests',
+      '- [Copy](feedback_db_copy.md) — Do not mock the database in integration tests',
+      '- [Freeze](project_freeze.md) — Release freeze starts next Friday',
+      '- [Gone](project_gone.md) — deleted long ago',
+      '- [Role](user_role.md) — Backend engineer',
+      '',
+    ].join('\n'),
+  );
 }
 
 beforeEach(async () => {
@@ -49,7 +69,17 @@ afterEach(async () => {
 });
 
 function options(extra: Partial<DreamRunOptions> = {}): DreamRunOptions {
-  return { memoryDir: fx.memoryDir, projectDir: fx.projectDir, dir: fx.dir, dataDir: fx.dataDir, trigger: 'manual', settings: defaultAppSettings().dream, provider: null, force: true, ...extra };
+  return {
+    memoryDir: fx.memoryDir,
+    projectDir: fx.projectDir,
+    dir: fx.dir,
+    dataDir: fx.dataDir,
+    trigger: 'manual',
+    settings: defaultAppSettings().dream,
+    provider: null,
+    force: true,
+    ...extra,
+  };
 }
 
 const lockMtime = async () => (await fs.stat(path.join(fx.memoryDir, CONSOLIDATION_LOCK_FILE)).catch(() => null))?.mtimeMs ?? null;
@@ -66,13 +96,23 @@ describe('a dream', () => {
     expect(record?.status).toBe('completed');
     const r = record!;
     expect(r.method).toBe('rules');
-    expect(r.changes.filter((c) => c.status === 'applied').map((c) => `${c.action} ${c.file}`)).toEqual(['update MEMORY.md', 'update feedback_db.md', 'delete feedback_db_copy.md', 'update project_freeze.md']);
+    expect(r.changes.filter((c) => c.status === 'applied').map((c) => `${c.action} ${c.file}`)).toEqual([
+      'update MEMORY.md',
+      'update feedback_db.md',
+      'delete feedback_db_copy.md',
+      'update project_freeze.md',
+    ]);
     const files = await fx.files();
     expect(Object.keys(files)).toEqual(['MEMORY.md', 'feedback_db.md', 'project_freeze.md', 'reference_dash.md', 'user_role.md']);
     expect(files['project_freeze.md']).toContain('The freeze starts 2026-03-13.');
     // Prune: no dangling pointer, the orphan in, the merged pointer gone, user first, the freeze
     // (its date has passed: stale) last.
-    expect(indexEntries(parseIndex(files['MEMORY.md']!)).map((e) => e.file)).toEqual(['user_role.md', 'feedback_db.md', 'reference_dash.md', 'project_freeze.md']);
+    expect(indexEntries(parseIndex(files['MEMORY.md']!)).map((e) => e.file)).toEqual([
+      'user_role.md',
+      'feedback_db.md',
+      'reference_dash.md',
+      'project_freeze.md',
+    ]);
     const history = await listHistory(fx.memoryDir, { dataDir: fx.dataDir });
     expect(history[0]).toMatchObject({ source: 'dream', summary: `dream ${r.id}`, rev: r.rev });
     expect(history[0]!.files.map((f) => f.path).sort()).toEqual(['MEMORY.md', 'feedback_db.md', 'feedback_db_copy.md', 'project_freeze.md']);
@@ -145,7 +185,9 @@ describe('a dream', () => {
     it(`cancelled at ${phase}: the memory dir is unchanged and the lock rolled back`, async () => {
       const files = await fx.files();
       const controller = new AbortController();
-      const { record } = await runDream(options({ signal: controller.signal, hooks: { atPhase: async (p) => (p === phase ? controller.abort() : undefined) } }));
+      const { record } = await runDream(
+        options({ signal: controller.signal, hooks: { atPhase: async (p) => (p === phase ? controller.abort() : undefined) } }),
+      );
       expect(record?.status).toBe('cancelled');
       expect(record!.report).toMatch(/cancelled; nothing was changed/);
       expect(await fx.files()).toEqual(files);
@@ -202,7 +244,12 @@ describe('a dream', () => {
     const second = await revertDream(record!.id, { dataDir: fx.dataDir, overwriteChanged: true });
     expect(second.revert.restored).toEqual(['project_freeze.md']);
     expect(await fx.files()).toEqual(before);
-    expect((await readDreamRecord(fx.dataDir, record!.id))!.revert!.restored.sort()).toEqual(['MEMORY.md', 'feedback_db.md', 'feedback_db_copy.md', 'project_freeze.md']);
+    expect((await readDreamRecord(fx.dataDir, record!.id))!.revert!.restored.sort()).toEqual([
+      'MEMORY.md',
+      'feedback_db.md',
+      'feedback_db_copy.md',
+      'project_freeze.md',
+    ]);
     await expect(revertDream(record!.id, { dataDir: fx.dataDir })).rejects.toThrow(/already reverted/);
   });
 });

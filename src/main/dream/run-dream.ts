@@ -115,7 +115,13 @@ class NeedsConfirmation extends Error {
   }
 }
 
-const PHASE_SPAN: Record<DreamPhase, [number, number]> = { orient: [0, 0.2], gather: [0.2, 0.45], consolidate: [0.45, 0.8], prune: [0.8, 0.9], apply: [0.9, 1] };
+const PHASE_SPAN: Record<DreamPhase, [number, number]> = {
+  orient: [0, 0.2],
+  gather: [0.2, 0.45],
+  consolidate: [0.45, 0.8],
+  prune: [0.8, 0.9],
+  apply: [0.9, 1],
+};
 
 function emptyRecord(id: string, opts: DreamRunOptions, since: number | null, startedAt: number): DreamRecord {
   return {
@@ -253,7 +259,11 @@ async function runPhases(opts: DreamRunOptions, sinceMs: number | null, signal: 
     const group = plan.discard(change.file);
     const dropped = group ? plan.groupMembers(group) : [];
     for (const rel of dropped) plan.discard(rel);
-    flags.push({ kind: 'refused', files: [change.file, ...dropped], message: `Not written: ${change.file} would hold a secret that was not in memory before (${secrets.join('; ')}).` });
+    flags.push({
+      kind: 'refused',
+      files: [change.file, ...dropped],
+      message: `Not written: ${change.file} would hold a secret that was not in memory before (${secrets.join('; ')}).`,
+    });
   }
   signal.throwIfAborted();
 
@@ -261,10 +271,23 @@ async function runPhases(opts: DreamRunOptions, sinceMs: number | null, signal: 
   for (const rel of indexesBefore.keys()) {
     const scope = rel === INDEX_FILE ? 'private' : 'team';
     const pruned = pruneScope(scope, plan.text(rel), { rels: plan.topicRels(scope), textOf: (r) => plan.text(r), exists: (r) => plan.exists(r) }, index);
-    if (pruned.text !== null && pruned.text !== plan.text(indexRelOf(scope))) plan.write(rel, pruned.text, { kind: 'index', reason: describePrune(rel, pruned) });
+    if (pruned.text !== null && pruned.text !== plan.text(indexRelOf(scope)))
+      plan.write(rel, pruned.text, { kind: 'index', reason: describePrune(rel, pruned) });
   }
   report('prune', 'index ready', 1);
-  return { plan, changes: plan.changes(), flags: [...flags, ...notes.map((message) => ({ kind: 'note' as const, files: [], message }))], index, method, model, fallbackReason, tokens: usage, costUsd, notes, indexesBefore };
+  return {
+    plan,
+    changes: plan.changes(),
+    flags: [...flags, ...notes.map((message) => ({ kind: 'note' as const, files: [], message }))],
+    index,
+    method,
+    model,
+    fallbackReason,
+    tokens: usage,
+    costUsd,
+    notes,
+    indexesBefore,
+  };
 }
 
 function finishRecord(record: DreamRecord, startedAt: number, now: () => number): DreamRecord {
@@ -298,8 +321,20 @@ function describeGates(gates: DreamGateReport): string {
  */
 export async function runDream(opts: DreamRunOptions): Promise<DreamRunResult> {
   const now = opts.now ?? Date.now;
-  const gateOpts = { force: opts.force === true, minHours: opts.settings.minHours, minSessions: opts.settings.minSessions, dataDir: opts.dataDir, ...(opts.sessionCache ? { sessionCache: opts.sessionCache } : {}), ...(opts.now ? { now: opts.now } : {}) };
-  const target: DreamTarget = { memoryDir: opts.memoryDir, projectDir: opts.projectDir, ...(opts.transcriptDirs ? { transcriptDirs: opts.transcriptDirs } : {}), ...(opts.targetSettings ? { settings: opts.targetSettings } : {}) };
+  const gateOpts = {
+    force: opts.force === true,
+    minHours: opts.settings.minHours,
+    minSessions: opts.settings.minSessions,
+    dataDir: opts.dataDir,
+    ...(opts.sessionCache ? { sessionCache: opts.sessionCache } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  };
+  const target: DreamTarget = {
+    memoryDir: opts.memoryDir,
+    projectDir: opts.projectDir,
+    ...(opts.transcriptDirs ? { transcriptDirs: opts.transcriptDirs } : {}),
+    ...(opts.targetSettings ? { settings: opts.targetSettings } : {}),
+  };
 
   if (opts.dryRun) {
     const gates = await checkDreamGates(target, gateOpts);
@@ -337,7 +372,8 @@ export async function runDream(opts: DreamRunOptions): Promise<DreamRunResult> {
     );
     if (run.outcome === 'completed') record = run.value;
     else if (run.outcome === 'cancelled') record = { ...record, status: 'cancelled', error: reasonText(run.reason) };
-    else if (run.outcome === 'lost') record = { ...record, status: 'failed', error: 'Another process took the consolidation lock over (it had gone stale); nothing was changed.' };
+    else if (run.outcome === 'lost')
+      record = { ...record, status: 'failed', error: 'Another process took the consolidation lock over (it had gone stale); nothing was changed.' };
     else record = { ...record, status: 'failed', error: run.problem.message };
   } catch (error) {
     if (error instanceof NeedsConfirmation) {
@@ -382,7 +418,16 @@ async function applyConsolidated(c: Consolidated, record: DreamRecord, lock: Dre
     await supersedePending(opts.dataDir, opts.memoryDir, record.id);
     return { ...record, status: 'no-changes' };
   }
-  const applied = await applyPlanUnderLock({ lock, record, changes: topicChanges, index: c.index, indexesBefore: c.indexesBefore, dataDir: opts.dataDir, memoryDir: opts.memoryDir, hooks: opts.hooks });
+  const applied = await applyPlanUnderLock({
+    lock,
+    record,
+    changes: topicChanges,
+    index: c.index,
+    indexesBefore: c.indexesBefore,
+    dataDir: opts.dataDir,
+    memoryDir: opts.memoryDir,
+    hooks: opts.hooks,
+  });
   await supersedePending(opts.dataDir, opts.memoryDir, record.id);
   return applied;
 }
@@ -396,4 +441,3 @@ async function supersedePending(dataDir: string, memoryDir: string, by: string):
     await saveDreamRecord(dataDir, { ...updated, report: formatReport(updated) });
   }
 }
-

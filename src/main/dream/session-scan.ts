@@ -96,7 +96,11 @@ export class SessionScanCache {
   readonly #counts = new Map<string, SessionCount>();
 
   /** The count for a project's launch folders against `sinceMs`, scanning only when the cached one is too old. */
-  async count(dirs: string | readonly string[], sinceMs: number | null, opts: SessionCountOptions & { intervalMs?: number } = {}): Promise<{ result: SessionCount; cached: boolean }> {
+  async count(
+    dirs: string | readonly string[],
+    sinceMs: number | null,
+    opts: SessionCountOptions & { intervalMs?: number } = {},
+  ): Promise<{ result: SessionCount; cached: boolean }> {
     const key = keyOf(dirs);
     const nowMs = (opts.now ?? Date.now)();
     const interval = opts.intervalMs ?? SESSION_SCAN_INTERVAL_MS;

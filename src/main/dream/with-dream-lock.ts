@@ -10,13 +10,7 @@
  * same, the dream's signal aborts with {@link DreamLockLostError} and nothing of the lock is
  * touched at the end.
  */
-import {
-  type DreamLock,
-  type DreamLockOptions,
-  type DreamLockProblem,
-  LOCK_STALE_MS,
-  acquireDreamLock,
-} from './consolidation-lock.js';
+import { type DreamLock, type DreamLockOptions, type DreamLockProblem, LOCK_STALE_MS, acquireDreamLock } from './consolidation-lock.js';
 
 /** How often a held lock's mtime is refreshed: well inside the 1-hour staleness. */
 export const DREAM_HEARTBEAT_MS = LOCK_STALE_MS / 6;
@@ -146,7 +140,9 @@ export async function runWithDreamLock<T>(lock: DreamLock, fn: (ctx: DreamContex
       } catch (rollbackError) {
         // Both matter: why the dream stopped, and that the lock still says "consolidating" (the
         // rollback record stays, so the next acquire repairs it).
-        throw new AggregateError([err, rollbackError], `The dream stopped and its lock could not be rolled back: ${String(rollbackError)}`, { cause: rollbackError });
+        throw new AggregateError([err, rollbackError], `The dream stopped and its lock could not be rolled back: ${String(rollbackError)}`, {
+          cause: rollbackError,
+        });
       }
       if (controller.signal.aborted) return { outcome: 'cancelled', reason: controller.signal.reason };
       throw err;

@@ -60,7 +60,11 @@ export async function isAlreadyCreated(memoryDir: string, op: ExtractOperation, 
  * refused on its own; an I/O failure (lock busy, disk full) rejects and leaves the rest for a
  * retry — which the idempotence above makes safe.
  */
-export async function applyOperations(memoryDir: string, operations: readonly ExtractOperation[], options: { dataDir: string; sessionId: string | null; summary: string }): Promise<ApplyResult> {
+export async function applyOperations(
+  memoryDir: string,
+  operations: readonly ExtractOperation[],
+  options: { dataDir: string; sessionId: string | null; summary: string },
+): Promise<ApplyResult> {
   if (operations.length === 0) return { results: [], rev: null };
   const { result, entry } = await transact(memoryDir, { source: 'extract', summary: options.summary, dataDir: options.dataDir }, async () => {
     const results: AppliedOperation[] = [];

@@ -30,12 +30,25 @@ afterEach(async () => {
 const run = (over: Partial<ExtractTranscriptOptions> = {}) =>
   extractTranscript({ home: fx.home, dataDir: fx.dataDir, env: {}, transcriptPath: fx.transcript(), provider: model, mode: 'apply', trigger: 'test', ...over });
 const memory = (rel: string) => fs.readFile(path.join(fx.memoryDir, rel), 'utf8');
-const exists = (rel: string) => fs.stat(path.join(fx.memoryDir, rel)).then(() => true, () => false);
+const exists = (rel: string) =>
+  fs.stat(path.join(fx.memoryDir, rel)).then(
+    () => true,
+    () => false,
+  );
 const indexFiles = async (rel = 'MEMORY.md') => indexEntries(parseIndex(await memory(rel))).map((e) => e.file);
 const historyOf = () => listHistory(fx.memoryDir, { dataDir: fx.dataDir });
 const store = () => new ExtractionStore(fx.dataDir);
 
-const testingMemory = { action: 'create', file: 'feedback_real_db.md', scope: 'private', type: 'feedback', name: 'Real database in tests', description: 'Integration tests hit a real Postgres, never mocks', body: 'Mocks hid a broken migration.\n\n**Why:** the outage in March.\n**How to apply:** use the compose database.\n', reason: 'a correction' };
+const testingMemory = {
+  action: 'create',
+  file: 'feedback_real_db.md',
+  scope: 'private',
+  type: 'feedback',
+  name: 'Real database in tests',
+  description: 'Integration tests hit a real Postgres, never mocks',
+  body: 'Mocks hid a broken migration.\n\n**Why:** the outage in March.\n**How to apply:** use the compose database.\n',
+  reason: 'a correction',
+};
 
 async function writeTurns(...prompts: string[]): Promise<void> {
   const t = fx.builder();
@@ -48,7 +61,9 @@ describe('extractTranscript in apply mode', () => {
     fake.enqueue(operationsReply(testingMemory));
     await writeTurns('Stop mocking the database in integration tests, we got burned by that.');
     const result = await run();
-    expect(result.outcomes).toEqual([expect.objectContaining({ skipped: false, method: 'model', turns: 1, operations: [expect.objectContaining({ disposition: 'applied' })] })]);
+    expect(result.outcomes).toEqual([
+      expect.objectContaining({ skipped: false, method: 'model', turns: 1, operations: [expect.objectContaining({ disposition: 'applied' })] }),
+    ]);
     expect(result.wrote).toBe(true);
     expect(await memory('feedback_real_db.md')).toContain('originSessionId: session-1');
     expect(await indexFiles()).toEqual(['feedback_sql.md', 'feedback_real_db.md']);
@@ -81,10 +96,16 @@ describe('extractTranscript in apply mode', () => {
 
   it('queues an operation with an R-NOTSAVE hint for review instead of writing it', async () => {
     const paths = Array.from({ length: 5 }, (_, i) => `- src/module${i}/file${i}.ts`).join('\n');
-    fake.enqueue(operationsReply({ ...testingMemory, file: 'project_layout.md', type: 'project', name: 'Layout', description: 'Where things are', body: `${paths}\n` }));
+    fake.enqueue(
+      operationsReply({ ...testingMemory, file: 'project_layout.md', type: 'project', name: 'Layout', description: 'Where things are', body: `${paths}\n` }),
+    );
     await writeTurns('remember where the modules are');
     const result = await run();
-    expect(result.outcomes[0]!.operations[0]).toMatchObject({ disposition: 'queued', reason: expect.stringContaining('Needs a look'), warnings: [expect.stringContaining('file paths')] });
+    expect(result.outcomes[0]!.operations[0]).toMatchObject({
+      disposition: 'queued',
+      reason: expect.stringContaining('Needs a look'),
+      warnings: [expect.stringContaining('file paths')],
+    });
     expect(await exists('project_layout.md')).toBe(false);
     expect(await store().listProposals()).toHaveLength(1);
   });
@@ -101,13 +122,26 @@ describe('R-EXCLUSIVE: the agent wrote into the memory directory itself', () => 
       ['NotebookEdit', { notebook_path: path.join(fx.memoryDir, 'n.ipynb'), new_source: '' }],
     ];
     writes.forEach(([name, input], i) => {
-      t.prompt(`remember this ${i}`).assistant([{ type: 'tool_use', id: `w${i}`, name, input }]).toolResult(`w${i}`, 'ok').assistant('saved', { stopReason: 'end_turn' });
+      t.prompt(`remember this ${i}`)
+        .assistant([{ type: 'tool_use', id: `w${i}`, name, input }])
+        .toolResult(`w${i}`, 'ok')
+        .assistant('saved', { stopReason: 'end_turn' });
     });
     // A write elsewhere does not count.
-    t.prompt('edit the code').assistant([{ type: 'tool_use', id: 'c1', name: 'Write', input: { file_path: path.join(fx.cwd, 'memory.ts'), content: '' } }]).toolResult('c1', 'ok').assistant('done', { stopReason: 'end_turn' });
+    t.prompt('edit the code')
+      .assistant([{ type: 'tool_use', id: 'c1', name: 'Write', input: { file_path: path.join(fx.cwd, 'memory.ts'), content: '' } }])
+      .toolResult('c1', 'ok')
+      .assistant('done', { stopReason: 'end_turn' });
     await fs.writeFile(fx.transcript(), t.take());
     const result = await run();
-    expect(result.outcomes.map((o) => (o.skipped ? o.reason : 'extracted'))).toEqual(['extracted', 'memory-written-by-agent', 'memory-written-by-agent', 'memory-written-by-agent', 'memory-written-by-agent', 'extracted']);
+    expect(result.outcomes.map((o) => (o.skipped ? o.reason : 'extracted'))).toEqual([
+      'extracted',
+      'memory-written-by-agent',
+      'memory-written-by-agent',
+      'memory-written-by-agent',
+      'memory-written-by-agent',
+      'extracted',
+    ]);
     expect(result.outcomes[1]!.message).toContain('feedback_new.md');
     expect(result.outcomes[2]!.message).toContain('MEMORY.md');
     expect(sentPrompts(fake)).toHaveLength(2);
@@ -120,7 +154,10 @@ describe('R-EXCLUSIVE: the agent wrote into the memory directory itself', () => 
     const alias = path.join(fx.root, 'alias');
     await fs.symlink(fx.projectDir, alias);
     const t = fx.builder();
-    t.prompt('save it').assistant([{ type: 'tool_use', id: 'w', name: 'Write', input: { file_path: path.join(alias, 'memory', 'x.md'), content: '' } }]).toolResult('w', 'ok').assistant('ok', { stopReason: 'end_turn' });
+    t.prompt('save it')
+      .assistant([{ type: 'tool_use', id: 'w', name: 'Write', input: { file_path: path.join(alias, 'memory', 'x.md'), content: '' } }])
+      .toolResult('w', 'ok')
+      .assistant('ok', { stopReason: 'end_turn' });
     await fs.writeFile(fx.transcript(), t.take());
     expect((await run()).outcomes[0]).toMatchObject({ skipped: true, reason: 'memory-written-by-agent' });
   });
@@ -134,25 +171,41 @@ describe('R-SETTINGS', () => {
     const subFolder = path.join(fx.home, 'projects', sanitizeDirName(sub));
     await fs.mkdir(subFolder, { recursive: true });
     const transcriptPath = path.join(subFolder, 'session-sub.jsonl');
-    await fs.writeFile(transcriptPath, new TranscriptBuilder({ sessionId: 'session-sub', cwd: sub, uuidPrefix: 'sub' }).prompt('Stop mocking the database').assistant('Done', { stopReason: 'end_turn' }).take());
+    await fs.writeFile(
+      transcriptPath,
+      new TranscriptBuilder({ sessionId: 'session-sub', cwd: sub, uuidPrefix: 'sub' })
+        .prompt('Stop mocking the database')
+        .assistant('Done', { stopReason: 'end_turn' })
+        .take(),
+    );
     fake.enqueue(operationsReply(testingMemory));
     const result = await run({ transcriptPath });
     expect(result.memoryDir).toBe(fx.memoryDir);
     expect(await exists('feedback_real_db.md')).toBe(true);
-    expect(await fs.stat(path.join(subFolder, 'memory')).then(() => true, () => false)).toBe(false);
+    expect(
+      await fs.stat(path.join(subFolder, 'memory')).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
   });
 
   it('writes nothing and calls no model when autoMemoryEnabled is false, and records why', async () => {
     await fs.writeFile(path.join(fx.home, 'settings.json'), '{"autoMemoryEnabled": false}');
     await writeTurns('remember: always use pnpm');
     const result = await run();
-    expect(result.outcomes).toEqual([expect.objectContaining({ skipped: true, reason: 'auto-memory-off', message: expect.stringContaining(path.join(fx.home, 'settings.json')) })]);
+    expect(result.outcomes).toEqual([
+      expect.objectContaining({ skipped: true, reason: 'auto-memory-off', message: expect.stringContaining(path.join(fx.home, 'settings.json')) }),
+    ]);
     expect(fake.messageRequests()).toHaveLength(0);
   });
 
-  it('honours CLAUDE_CODE_DISABLE_AUTO_MEMORY and Memdir\'s own switch', async () => {
+  it("honours CLAUDE_CODE_DISABLE_AUTO_MEMORY and Memdir's own switch", async () => {
     await writeTurns('one');
-    expect((await run({ env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' } })).outcomes[0]).toMatchObject({ reason: 'auto-memory-off', message: expect.stringContaining('CLAUDE_CODE_DISABLE_AUTO_MEMORY') });
+    expect((await run({ env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' } })).outcomes[0]).toMatchObject({
+      reason: 'auto-memory-off',
+      message: expect.stringContaining('CLAUDE_CODE_DISABLE_AUTO_MEMORY'),
+    });
     await writeTurns('two');
     expect((await run({ enabled: false })).outcomes[0]).toMatchObject({ reason: 'extraction-disabled' });
     expect(fake.messageRequests()).toHaveLength(0);
@@ -161,7 +214,16 @@ describe('R-SETTINGS', () => {
 
 describe('what the model proposes is validated before anything is written', () => {
   it('refuses new file names with %xx, #, ?, control or bidi characters, or a Windows device name, with a sentence (issue 15)', async () => {
-    const names = ['feedback_a%2Fb.md', 'feedback_a#b.md', 'feedback_why?.md', 'feedback_\u001b[31mred.md', 'feedback_\u202Egnp.md', 'CON.md', 'aux.md', 'feedback_x.md.'];
+    const names = [
+      'feedback_a%2Fb.md',
+      'feedback_a#b.md',
+      'feedback_why?.md',
+      'feedback_\u001b[31mred.md',
+      'feedback_\u202Egnp.md',
+      'CON.md',
+      'aux.md',
+      'feedback_x.md.',
+    ];
     fake.enqueue(operationsReply(...names.map((file) => ({ ...testingMemory, file }))));
     await writeTurns('a turn with odd names');
     const ops = (await run()).outcomes[0]!.operations;
@@ -184,13 +246,31 @@ describe('what the model proposes is validated before anything is written', () =
         { ...testingMemory, action: 'update', file: 'not_there.md' },
         { ...testingMemory, file: 'feedback_sql.md' },
         'garbage',
-        { ...testingMemory, file: 'project_ci.md', type: 'project', scope: undefined, name: 'CI has no Python 3.8', description: 'CI images dropped Python 3.8 in 2026-02' },
+        {
+          ...testingMemory,
+          file: 'project_ci.md',
+          type: 'project',
+          scope: undefined,
+          name: 'CI has no Python 3.8',
+          description: 'CI images dropped Python 3.8 in 2026-02',
+        },
       ),
     );
     await writeTurns('a turn with lots said');
     const result = await run();
     const ops = result.outcomes[0]!.operations;
-    expect(ops.map((o) => o.disposition)).toEqual(['refused', 'refused', 'refused', 'refused', 'refused', 'refused', 'refused', 'refused', 'refused', 'applied']);
+    expect(ops.map((o) => o.disposition)).toEqual([
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'applied',
+    ]);
     expect(ops[0]!.reason).toMatch(/outside the memory directory/);
     expect(ops[1]!.reason).toMatch(/outside the memory directory/);
     expect(ops[2]!.reason).toMatch(/without folders/);
@@ -222,8 +302,14 @@ describe('what the model proposes is validated before anything is written', () =
     fake.enqueue({ kind: 'message', text: 'I think you should remember the database thing.' });
     await writeTurns('Remember that staging resets every Monday.');
     const result = await run();
-    expect(result.outcomes[0]).toMatchObject({ method: 'offline', message: expect.stringContaining('prose instead of JSON'), model: expect.objectContaining({ provider: 'anthropic' }) });
-    expect(result.outcomes[0]!.operations).toEqual([expect.objectContaining({ disposition: 'queued', operation: expect.objectContaining({ description: 'Remember that staging resets every Monday.' }) })]);
+    expect(result.outcomes[0]).toMatchObject({
+      method: 'offline',
+      message: expect.stringContaining('prose instead of JSON'),
+      model: expect.objectContaining({ provider: 'anthropic' }),
+    });
+    expect(result.outcomes[0]!.operations).toEqual([
+      expect.objectContaining({ disposition: 'queued', operation: expect.objectContaining({ description: 'Remember that staging resets every Monday.' }) }),
+    ]);
   });
 });
 
@@ -297,7 +383,13 @@ describe('model failures', () => {
 
 describe('review mode and offline suggestions', () => {
   it('queues proposals; accept writes them, edited accept and reject are logged', async () => {
-    fake.enqueue(operationsReply(testingMemory, { ...testingMemory, file: 'feedback_tabs.md', name: 'Tabs', description: 'Use tabs' }, { ...testingMemory, file: 'feedback_lint.md', name: 'Lint', description: 'Run lint' }));
+    fake.enqueue(
+      operationsReply(
+        testingMemory,
+        { ...testingMemory, file: 'feedback_tabs.md', name: 'Tabs', description: 'Use tabs' },
+        { ...testingMemory, file: 'feedback_lint.md', name: 'Lint', description: 'Run lint' },
+      ),
+    );
     await writeTurns('three things');
     const result = await run({ mode: 'review' });
     expect(result.queued).toBe(3);
@@ -332,7 +424,7 @@ describe('review mode and offline suggestions', () => {
   });
 
   it('offline: writes nothing and lists "remember this" statements as suggestions, once', async () => {
-    await writeTurns('Remember that the staging DB resets every Monday. Also fix the bug.', '以后提交前先跑 lint。', 'I don\'t know why this fails?');
+    await writeTurns('Remember that the staging DB resets every Monday. Also fix the bug.', '以后提交前先跑 lint。', "I don't know why this fails?");
     const result = await run({ provider: offlineProvider() });
     expect(result.wrote).toBe(false);
     const suggestions = await store().listProposals();
@@ -372,7 +464,10 @@ describe('bad input', () => {
     expect(fake.messageRequests()).toHaveLength(1);
     // Another program rewrites the file: a line added at the top, then a new turn.
     const copy = path.join(fx.root, 'copy.jsonl');
-    await fs.writeFile(copy, `{"type":"summary","summary":"Earlier work","leafUuid":"x"}\n${before}${t.prompt('third').assistant('three', { stopReason: 'end_turn' }).take()}`);
+    await fs.writeFile(
+      copy,
+      `{"type":"summary","summary":"Earlier work","leafUuid":"x"}\n${before}${t.prompt('third').assistant('three', { stopReason: 'end_turn' }).take()}`,
+    );
     await fs.rename(copy, fx.transcript());
     const result = await run();
     expect(result.reset).toMatch(/replaced/);
@@ -477,7 +572,8 @@ describe('the shared fixtures (claude-code-log transcripts)', () => {
         const record = JSON.parse(line) as { type?: string; message?: { content?: unknown } };
         const content = record.message?.content;
         const prompt = typeof content === 'string' ? content : Array.isArray(content) && content[0]?.type === 'text' ? (content[0].text as string) : null;
-        if (record.type === 'user' && prompt && !prompt.startsWith('<') && !prompt.startsWith('Caveat')) expect(sent).toContain(JSON.stringify(prompt.slice(0, 30)).slice(1, -1));
+        if (record.type === 'user' && prompt && !prompt.startsWith('<') && !prompt.startsWith('Caveat'))
+          expect(sent).toContain(JSON.stringify(prompt.slice(0, 30)).slice(1, -1));
       }
       const requests = fake.messageRequests().length;
       expect((await run({ closeTrailingTurn: 'always' })).outcomes).toEqual([]);

@@ -166,8 +166,10 @@ export function projectOfTranscript(home: string, transcriptPath: string): strin
   const rel = path.relative(root, path.resolve(transcriptPath));
   const parts = rel.split(path.sep);
   if (rel.startsWith('..') || path.isAbsolute(rel) || parts.length < 2) throw new ExtractInputError(`${transcriptPath} is not a transcript of ${root}.`);
-  if (isSubagentTranscriptPath(transcriptPath)) throw new ExtractInputError(`${transcriptPath} is a sub-agent's transcript: extraction reads the main session's.`);
-  if (parts.length !== 2 || !parts[1]!.endsWith('.jsonl')) throw new ExtractInputError(`${transcriptPath} is not a session transcript (<project>/<session>.jsonl).`);
+  if (isSubagentTranscriptPath(transcriptPath))
+    throw new ExtractInputError(`${transcriptPath} is a sub-agent's transcript: extraction reads the main session's.`);
+  if (parts.length !== 2 || !parts[1]!.endsWith('.jsonl'))
+    throw new ExtractInputError(`${transcriptPath} is not a session transcript (<project>/<session>.jsonl).`);
   return parts[0]!;
 }
 
@@ -207,7 +209,12 @@ function spansOf(turns: readonly Turn[], memoryDir: string): Span[] {
 }
 
 function outcomeBase(turns: readonly Turn[]): Pick<TurnOutcome, 'sessionId' | 'firstUuid' | 'lastUuid' | 'turns'> {
-  return { sessionId: turns.find((t) => t.sessionId)?.sessionId ?? null, firstUuid: turns[0]?.firstUuid ?? null, lastUuid: turns.at(-1)?.lastUuid ?? null, turns: turns.length };
+  return {
+    sessionId: turns.find((t) => t.sessionId)?.sessionId ?? null,
+    firstUuid: turns[0]?.firstUuid ?? null,
+    lastUuid: turns.at(-1)?.lastUuid ?? null,
+    turns: turns.length,
+  };
 }
 
 function skipped(turns: readonly Turn[], reason: NonNullable<TurnOutcome['reason']>, message: string): TurnOutcome {
@@ -317,7 +324,11 @@ class ExtractionRun {
       if (turn.start !== 'prompt') continue;
       for (const statement of findRememberStatements(turn.userText)) {
         if (this.pendingSuggestions.has(statement.text.toLowerCase())) continue;
-        const raw = suggestionOperation(statement, { sessionId: turn.sessionId, date: (turn.endedAt ?? new Date().toISOString()).slice(0, 10), existingFiles: target.privateFiles });
+        const raw = suggestionOperation(statement, {
+          sessionId: turn.sessionId,
+          date: (turn.endedAt ?? new Date().toISOString()).slice(0, 10),
+          existingFiles: target.privateFiles,
+        });
         const checked = await validateOperation(raw, target);
         if (!checked.ok) {
           operations.push({ operation: checked.operation, disposition: 'refused', reason: checked.reason, warnings: [], proposalId: null });
@@ -331,7 +342,13 @@ class ExtractionRun {
         }
         const proposal = this.proposal('suggestion', checked.operation, [turn], statement.text, checked.warnings);
         proposals.push(proposal);
-        operations.push({ operation: checked.operation, disposition: 'queued', reason: 'Offline: a suggestion to make into a memory in one click.', warnings: checked.warnings, proposalId: proposal.id });
+        operations.push({
+          operation: checked.operation,
+          disposition: 'queued',
+          reason: 'Offline: a suggestion to make into a memory in one click.',
+          warnings: checked.warnings,
+          proposalId: proposal.id,
+        });
       }
     }
     const found = operations.filter((o) => o.disposition !== 'refused').length;
@@ -352,7 +369,17 @@ class ExtractionRun {
       answer = await provider.complete({
         task: 'extract',
         system: EXTRACT_SYSTEM_PROMPT,
-        messages: [{ role: 'user', content: buildExtractPrompt(turns, { indexText: target.indexText, teamIndexText: target.teamIndexText, memories: own.memories, teamMemories: team.exists ? team.memories : null }) }],
+        messages: [
+          {
+            role: 'user',
+            content: buildExtractPrompt(turns, {
+              indexText: target.indexText,
+              teamIndexText: target.teamIndexText,
+              memories: own.memories,
+              teamMemories: team.exists ? team.memories : null,
+            }),
+          },
+        ],
         maxTokens: MAX_ANSWER_TOKENS,
         temperature: 0,
         ...(this.options.signal ? { signal: this.options.signal } : {}),
@@ -360,7 +387,8 @@ class ExtractionRun {
       });
     } catch (error) {
       if (error instanceof LlmError && error.kind === 'aborted') throw error;
-      const message = error instanceof LlmError ? error.message : `The model call failed: ${provider.redact(error instanceof Error ? error.message : String(error))}`;
+      const message =
+        error instanceof LlmError ? error.message : `The model call failed: ${provider.redact(error instanceof Error ? error.message : String(error))}`;
       if (error instanceof LlmError && TRANSIENT.has(error.kind)) return { transient: message };
       return this.offline(turns, `The model could not be used (${message}); offline path:`, proposals);
     }
@@ -373,7 +401,11 @@ class ExtractionRun {
       return { ...(await this.offline(turns, `The model's answer was not used (${error.message}); offline path:`, proposals)), model };
     }
     const operations: OperationOutcome[] = [];
-    const evidence = turns.filter((t) => t.userText).map((t) => t.userText).join('\n').slice(-1000);
+    const evidence = turns
+      .filter((t) => t.userText)
+      .map((t) => t.userText)
+      .join('\n')
+      .slice(-1000);
     for (const raw of raws) {
       const checked = await validateOperation(raw, target);
       if (!checked.ok) {
@@ -403,7 +435,11 @@ class ExtractionRun {
   private async extractedUuids(): Promise<Set<string>> {
     const file = path.resolve(this.options.transcriptPath);
     const entries = await this.store.readLog({ project: this.project, limit: Number.MAX_SAFE_INTEGER });
-    return new Set(entries.flatMap((e) => (e.kind === 'turns' && e.transcriptPath === file && e.outcome.lastUuid && e.outcome.reason !== 'model-failed' ? [e.outcome.lastUuid] : [])));
+    return new Set(
+      entries.flatMap((e) =>
+        e.kind === 'turns' && e.transcriptPath === file && e.outcome.lastUuid && e.outcome.reason !== 'model-failed' ? [e.outcome.lastUuid] : [],
+      ),
+    );
   }
 
   /** Decide what to do with one read's turns. `stopAt`: turns from there on wait for a retry. */
@@ -414,7 +450,16 @@ class ExtractionRun {
     const apply: JournalApply[] = [];
     const record = (outcome: TurnOutcome): string => {
       const id = newId('ext');
-      entries.push({ kind: 'turns', id, time: new Date().toISOString(), project: this.project, transcriptPath: path.resolve(options.transcriptPath), trigger: options.trigger, mode: options.mode, outcome });
+      entries.push({
+        kind: 'turns',
+        id,
+        time: new Date().toISOString(),
+        project: this.project,
+        transcriptPath: path.resolve(options.transcriptPath),
+        trigger: options.trigger,
+        mode: options.mode,
+        outcome,
+      });
       return id;
     };
     let turns = read.turns;
@@ -437,7 +482,13 @@ class ExtractionRun {
       const extracted = await this.extractedUuids();
       const last = turns.findLastIndex((t) => t.lastUuid !== null && extracted.has(t.lastUuid));
       if (last >= 0) {
-        record(skipped(turns.slice(0, last + 1), 'already-extracted', `${read.reset.message} ${last + 1} turn${last === 0 ? ' was' : 's were'} extracted before: not again.`));
+        record(
+          skipped(
+            turns.slice(0, last + 1),
+            'already-extracted',
+            `${read.reset.message} ${last + 1} turn${last === 0 ? ' was' : 's were'} extracted before: not again.`,
+          ),
+        );
         turns = turns.slice(last + 1);
       }
     }
@@ -451,7 +502,13 @@ class ExtractionRun {
     for (const span of spansOf(turns, location.memoryDir)) {
       options.onProgress?.(`Turns ${done + 1}–${done + span.turns.length} of ${read.turns.length}`);
       if (span.memoryWrites.length > 0) {
-        record(skipped(span.turns, 'memory-written-by-agent', `The agent already wrote to the memory directory in this turn (${span.memoryWrites.map((p) => path.relative(location.memoryDir, p) || '.').join(', ')}): extracting again would only duplicate.`));
+        record(
+          skipped(
+            span.turns,
+            'memory-written-by-agent',
+            `The agent already wrote to the memory directory in this turn (${span.memoryWrites.map((p) => path.relative(location.memoryDir, p) || '.').join(', ')}): extracting again would only duplicate.`,
+          ),
+        );
       } else if (span.turns.every((t) => t.userText.trim() === '')) {
         record(skipped(span.turns, 'no-prompt', 'No prompt from the user in these turns.'));
       } else {
@@ -480,7 +537,9 @@ class ExtractionRun {
       if (results.some((r) => r.ok)) this.wrote = true;
       if (entry?.kind !== 'turns') continue;
       for (const result of results) {
-        const outcome = entry.outcome.operations.find((o) => o.disposition === 'applied' && o.operation.file === result.operation.file && o.operation.scope === result.operation.scope);
+        const outcome = entry.outcome.operations.find(
+          (o) => o.disposition === 'applied' && o.operation.file === result.operation.file && o.operation.scope === result.operation.scope,
+        );
         if (outcome && !result.ok) {
           outcome.disposition = 'refused';
           outcome.reason = result.reason;
@@ -495,7 +554,12 @@ class ExtractionRun {
     const logged = await this.store.loggedIds();
     await this.store.appendLog(entries.filter((e) => !logged.has(e.id)));
     this.crash('before-commit');
-    await commitCursor(new CursorStore(dataDir), { transcriptPath: journal.transcriptPath, consumer: EXTRACT_CONSUMER, previous: journal.previous, cursor: journal.cursor });
+    await commitCursor(new CursorStore(dataDir), {
+      transcriptPath: journal.transcriptPath,
+      consumer: EXTRACT_CONSUMER,
+      previous: journal.previous,
+      cursor: journal.cursor,
+    });
     await this.store.removeJournal(journal.transcriptPath);
     return entries.flatMap((e) => (e.kind === 'turns' ? [e.outcome] : []));
   }
@@ -514,9 +578,13 @@ export async function extractTranscript(options: ExtractTranscriptOptions): Prom
   // The lock is Memdir's cross-process lock, keyed by a path that only names the transcript.
   const key = path.join(options.dataDir, 'extract', 'running', createHash('sha256').update(transcriptPath).digest('hex').slice(0, 32));
   try {
-    return await withMemoryLock(key, () => extractLocked(options, transcriptPath, project), { dataDir: options.dataDir, timeoutMs: options.lockTimeoutMs ?? 3000 });
+    return await withMemoryLock(key, () => extractLocked(options, transcriptPath, project), {
+      dataDir: options.dataDir,
+      timeoutMs: options.lockTimeoutMs ?? 3000,
+    });
   } catch (error) {
-    if (error instanceof MemoryLockError && error.reason === 'busy') throw new ExtractBusyError(`Another extraction of ${path.basename(transcriptPath)} is running; it covers these turns.`);
+    if (error instanceof MemoryLockError && error.reason === 'busy')
+      throw new ExtractBusyError(`Another extraction of ${path.basename(transcriptPath)} is running; it covers these turns.`);
     throw error;
   }
 }
@@ -525,7 +593,19 @@ async function extractLocked(options: ExtractTranscriptOptions, transcriptPath: 
   // R-LAYOUT: the memory the session reads (its canonical key's), with its launch directory's settings.
   const location = await locateTranscriptProject(options.home, project, options.env ?? process.env);
   const run = new ExtractionRun({ ...options, transcriptPath }, project, location);
-  const result: ExtractTranscriptResult = { transcriptPath, project, memoryDir: location.memoryDir, outcomes: run.outcomes, wrote: false, queued: 0, pending: false, resumed: false, readOutcome: 'ok', reset: null, message: null };
+  const result: ExtractTranscriptResult = {
+    transcriptPath,
+    project,
+    memoryDir: location.memoryDir,
+    outcomes: run.outcomes,
+    wrote: false,
+    queued: 0,
+    pending: false,
+    resumed: false,
+    readOutcome: 'ok',
+    reset: null,
+    message: null,
+  };
 
   if (!options.dryRun) {
     const journal = await run.store.loadJournal(transcriptPath);

@@ -47,7 +47,17 @@ function cap(text: string, max: number): string {
 /** A compact line per tool call: its name and what it touched, and a failed call's error. */
 function toolLine(call: Turn['toolCalls'][number]): string {
   const input = call.input;
-  const what = call.filePath ?? (typeof input.command === 'string' ? input.command : typeof input.pattern === 'string' ? input.pattern : typeof input.url === 'string' ? input.url : typeof input.description === 'string' ? input.description : '');
+  const what =
+    call.filePath ??
+    (typeof input.command === 'string'
+      ? input.command
+      : typeof input.pattern === 'string'
+        ? input.pattern
+        : typeof input.url === 'string'
+          ? input.url
+          : typeof input.description === 'string'
+            ? input.description
+            : '');
   const error = call.result?.isError ? ` → error: ${cap(call.result.text.replace(/\s+/g, ' '), 300)}` : '';
   return `- ${call.name}${what ? ` ${cap(String(what).replace(/\s+/g, ' '), 200)}` : ''}${error}`;
 }
@@ -57,7 +67,10 @@ export function describeTurn(turn: Turn, index: number): string {
   const parts = [`<turn n="${index + 1}"${turn.endedAt ? ` time="${turn.endedAt}"` : ''}>`];
   if (turn.userText) parts.push(`<user>\n${cap(turn.userText, 8_000)}\n</user>`);
   else if (turn.start === 'continuation') parts.push('<user>(no new prompt: the agent continued)</user>');
-  if (turn.toolCalls.length > 0) parts.push(`<tools>\n${turn.toolCalls.slice(0, 40).map(toolLine).join('\n')}${turn.toolCalls.length > 40 ? `\n… ${turn.toolCalls.length - 40} more` : ''}\n</tools>`);
+  if (turn.toolCalls.length > 0)
+    parts.push(
+      `<tools>\n${turn.toolCalls.slice(0, 40).map(toolLine).join('\n')}${turn.toolCalls.length > 40 ? `\n… ${turn.toolCalls.length - 40} more` : ''}\n</tools>`,
+    );
   const answer = turn.finalAssistantText || turn.assistantText;
   if (answer) parts.push(`<assistant>\n${cap(answer, 6_000)}\n</assistant>`);
   parts.push('</turn>');
@@ -81,7 +94,9 @@ export function buildExtractPrompt(turns: readonly Turn[], context: ExtractConte
   const memoryPart = cap(
     [
       `<memory_index>\n${context.indexText.trim() || '(empty)'}\n</memory_index>`,
-      context.teamIndexText !== null ? `<team_memory_index>\n${context.teamIndexText.trim() || '(empty)'}\n</team_memory_index>` : '<team_memory_index>(this project has no team memory: use "private")</team_memory_index>',
+      context.teamIndexText !== null
+        ? `<team_memory_index>\n${context.teamIndexText.trim() || '(empty)'}\n</team_memory_index>`
+        : '<team_memory_index>(this project has no team memory: use "private")</team_memory_index>',
       `<existing_memories>\n${manifest || '(none)'}\n</existing_memories>`,
     ].join('\n\n'),
     MAX_CONTEXT_CHARS,
@@ -106,14 +121,18 @@ export function parseExtractAnswer(text: string, stopReason: string | null = nul
   const start = body.search(/[[{]/);
   if (start < 0) {
     if (/^(?:none|nothing|no operations?)\.?$/i.test(body)) return [];
-    throw new ExtractAnswerError(body ? `The model answered in prose instead of JSON ("${cap(body.replace(/\s+/g, ' '), 80)}").` : 'The model gave an empty answer.');
+    throw new ExtractAnswerError(
+      body ? `The model answered in prose instead of JSON ("${cap(body.replace(/\s+/g, ' '), 80)}").` : 'The model gave an empty answer.',
+    );
   }
   const end = Math.max(body.lastIndexOf('}'), body.lastIndexOf(']'));
   let raw: unknown;
   try {
     raw = JSON.parse(body.slice(start, end + 1));
   } catch {
-    throw new ExtractAnswerError(stopReason === 'max_tokens' ? "The model's answer was cut off before its JSON was complete." : "The model's answer was not valid JSON.");
+    throw new ExtractAnswerError(
+      stopReason === 'max_tokens' ? "The model's answer was cut off before its JSON was complete." : "The model's answer was not valid JSON.",
+    );
   }
   const parsed = answerSchema.safeParse(raw);
   if (!parsed.success) throw new ExtractAnswerError('The model answered JSON of the wrong shape (expected {"operations": [...]}).');

@@ -56,7 +56,12 @@ export class ExtractionService {
 
   private async settings(): Promise<{ mode: ExtractionMode; enabled: boolean; provider: ModelProvider; timeoutMs: number }> {
     const { settings } = await loadAppSettings(this.deps.dataDir);
-    const provider = this.deps.provider ? await this.deps.provider() : await resolveProvider(settings, this.deps.env, { dataDir: this.deps.dataDir, ...(this.deps.credentials ? { credentials: this.deps.credentials } : {}) });
+    const provider = this.deps.provider
+      ? await this.deps.provider()
+      : await resolveProvider(settings, this.deps.env, {
+          dataDir: this.deps.dataDir,
+          ...(this.deps.credentials ? { credentials: this.deps.credentials } : {}),
+        });
     return { mode: settings.extraction.mode, enabled: settings.extraction.enabled, provider, timeoutMs: settings.model.timeoutMs };
   }
 
@@ -96,33 +101,36 @@ export class ExtractionService {
   }
 
   private async runJob(file: string, project: string, request: ExtractRequest, firstSeen: number): Promise<ExtractTranscriptResult | null> {
-    const { job, result } = this.deps.jobs.start({ kind: 'extract', title: `Extract memories (${path.basename(file, '.jsonl').slice(0, 8)})`, dir: project }, async (ctx) => {
-      const { mode, enabled, provider, timeoutMs } = await this.settings();
-      try {
-        return await extractTranscript({
-          home: this.deps.home(),
-          dataDir: this.deps.dataDir,
-          env: this.deps.env,
-          transcriptPath: file,
-          provider,
-          mode,
-          enabled,
-          trigger: request.trigger,
-          closeTrailingTurn: request.closeTrailingTurn,
-          firstSeen,
-          signal: ctx.signal,
-          timeoutMs,
-          onProgress: (message) => ctx.progress({ step: message }),
-        });
-      } catch (error) {
-        // Someone else (the CLI, another run) is on it: their run covers these turns.
-        if (error instanceof ExtractBusyError) {
-          ctx.progress({ message: error.message });
-          return null;
+    const { job, result } = this.deps.jobs.start(
+      { kind: 'extract', title: `Extract memories (${path.basename(file, '.jsonl').slice(0, 8)})`, dir: project },
+      async (ctx) => {
+        const { mode, enabled, provider, timeoutMs } = await this.settings();
+        try {
+          return await extractTranscript({
+            home: this.deps.home(),
+            dataDir: this.deps.dataDir,
+            env: this.deps.env,
+            transcriptPath: file,
+            provider,
+            mode,
+            enabled,
+            trigger: request.trigger,
+            closeTrailingTurn: request.closeTrailingTurn,
+            firstSeen,
+            signal: ctx.signal,
+            timeoutMs,
+            onProgress: (message) => ctx.progress({ step: message }),
+          });
+        } catch (error) {
+          // Someone else (the CLI, another run) is on it: their run covers these turns.
+          if (error instanceof ExtractBusyError) {
+            ctx.progress({ message: error.message });
+            return null;
+          }
+          throw error;
         }
-        throw error;
-      }
-    });
+      },
+    );
     void job;
     const outcome = await result;
     if (outcome?.wrote) this.deps.onWrote?.(outcome.project, outcome.memoryDir);
@@ -143,7 +151,9 @@ export class ExtractionService {
     }
     if (location.keySource === 'path') return { started: false, jobId: null, reason: `There is no project "${dir}".` };
     // R-LAYOUT: the sessions of every launch directory whose memory this is.
-    const transcripts = (await listTranscriptsIn(location.transcriptDirs)).filter((t) => t.kind === 'session' && !isInternalProject(path.basename(path.dirname(t.path)), this.deps.dataDir));
+    const transcripts = (await listTranscriptsIn(location.transcriptDirs)).filter(
+      (t) => t.kind === 'session' && !isInternalProject(path.basename(path.dirname(t.path)), this.deps.dataDir),
+    );
     if (transcripts.length === 0) return { started: false, jobId: null, reason: 'This project has no session transcripts yet.' };
     const { job } = this.deps.jobs.start({ kind: 'extract', title: `Extract now: ${dir}`, dir, key: `extract-project:${dir}` }, async (ctx) => {
       const { mode, enabled, provider, timeoutMs } = await this.settings();
@@ -155,7 +165,19 @@ export class ExtractionService {
         // Wait for a run the hooks started on the same transcript, then take what is left.
         await this.running.get(path.resolve(transcript.path))?.done;
         try {
-          const result = await extractTranscript({ home, dataDir: this.deps.dataDir, env: this.deps.env, transcriptPath: transcript.path, provider, mode, enabled, trigger: 'app', firstSeen: 'all', signal: ctx.signal, timeoutMs });
+          const result = await extractTranscript({
+            home,
+            dataDir: this.deps.dataDir,
+            env: this.deps.env,
+            transcriptPath: transcript.path,
+            provider,
+            mode,
+            enabled,
+            trigger: 'app',
+            firstSeen: 'all',
+            signal: ctx.signal,
+            timeoutMs,
+          });
           wrote ||= result.wrote;
           memoryDir = result.memoryDir;
         } catch (error) {

@@ -11,7 +11,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { type ExtractOperation, type ExtractionLogEntry, type Proposal, extractOperationSchema, extractionLogEntrySchema, proposalSchema } from '../../shared/contract/extract.js';
+import {
+  type ExtractOperation,
+  type ExtractionLogEntry,
+  type Proposal,
+  extractOperationSchema,
+  extractionLogEntrySchema,
+  proposalSchema,
+} from '../../shared/contract/extract.js';
 import { writeDataFile } from '../memdir/safe-fs.js';
 import type { TranscriptCursor } from '../transcripts/cursor-store.js';
 
@@ -26,7 +33,9 @@ export function newId(prefix: 'ext' | 'prop' | 'dec'): string {
   return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 }
 
-const cursorSchema = z.custom<TranscriptCursor>((value) => typeof value === 'object' && value !== null && typeof (value as { offset?: unknown }).offset === 'number');
+const cursorSchema = z.custom<TranscriptCursor>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as { offset?: unknown }).offset === 'number',
+);
 
 /** The operations of one span to apply, under the log entry that will record them. */
 export const journalApplySchema = z.object({ entryId: z.string(), sessionId: z.string().nullable(), operations: z.array(extractOperationSchema) });

@@ -40,8 +40,18 @@ describe('findRememberStatements', () => {
 describe('suggestionOperation', () => {
   it('makes a private memory with the statement as its description and a free file name', () => {
     const [statement] = findRememberStatements('Always run the linter before committing.');
-    const op = suggestionOperation(statement!, { sessionId: 's1', date: '2026-03-05', existingFiles: new Set(['feedback_always_run_the_linter_before_committing.md']) });
-    expect(op).toMatchObject({ action: 'create', scope: 'private', type: 'feedback', file: 'feedback_always_run_the_linter_before_committing_2.md', description: 'Always run the linter before committing.' });
+    const op = suggestionOperation(statement!, {
+      sessionId: 's1',
+      date: '2026-03-05',
+      existingFiles: new Set(['feedback_always_run_the_linter_before_committing.md']),
+    });
+    expect(op).toMatchObject({
+      action: 'create',
+      scope: 'private',
+      type: 'feedback',
+      file: 'feedback_always_run_the_linter_before_committing_2.md',
+      description: 'Always run the linter before committing.',
+    });
     expect(op.body).toContain('2026-03-05');
     const [zh] = findRememberStatements('以后提交前先跑 lint。');
     expect(suggestionOperation(zh!, { sessionId: null, date: '2026-03-05', existingFiles: new Set() }).name).toBe('以后提交前先跑 lint');

@@ -98,7 +98,10 @@ function nameOf(text: string): string {
 }
 
 /** The memory a statement would become: private, its own words as description and body. */
-export function suggestionOperation(statement: RememberStatement, context: { sessionId: string | null; date: string; existingFiles: ReadonlySet<string> }): ExtractOperation {
+export function suggestionOperation(
+  statement: RememberStatement,
+  context: { sessionId: string | null; date: string; existingFiles: ReadonlySet<string> },
+): ExtractOperation {
   const name = nameOf(statement.text);
   let file = suggestFileName(statement.type, name);
   for (let n = 2; context.existingFiles.has(file); n++) file = file.replace(/(?:_\d+)?\.md$/, `_${n}.md`);

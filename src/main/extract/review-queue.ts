@@ -36,7 +36,14 @@ async function pending(store: ExtractionStore, id: string): Promise<Proposal> {
 
 /** Whether an edit changes anything the proposal said. */
 function differs(op: ExtractOperation, edit: ProposalEdit): boolean {
-  return op.file !== edit.file || op.scope !== edit.scope || op.type !== edit.type || op.name !== edit.name || op.description !== edit.description || op.body !== edit.body;
+  return (
+    op.file !== edit.file ||
+    op.scope !== edit.scope ||
+    op.type !== edit.type ||
+    op.name !== edit.name ||
+    op.description !== edit.description ||
+    op.body !== edit.body
+  );
 }
 
 /**
@@ -58,9 +65,28 @@ export async function acceptProposal(dataDir: string, id: string, edit?: Proposa
   const { results, rev } = await applyOperations(proposal.memoryDir, [operation], { dataDir, sessionId: proposal.sessionId, summary });
   const result = results[0]!;
   if (!result.ok) throw new MemoryError('conflict', result.reason ?? 'The memory could not be written.');
-  const decided: Proposal = { ...proposal, operation, status: 'accepted', decidedAt: new Date().toISOString(), edited, result: { file: operation.scope === 'team' ? `${TEAM_DIR}/${operation.file}` : operation.file, rev } };
+  const decided: Proposal = {
+    ...proposal,
+    operation,
+    status: 'accepted',
+    decidedAt: new Date().toISOString(),
+    edited,
+    result: { file: operation.scope === 'team' ? `${TEAM_DIR}/${operation.file}` : operation.file, rev },
+  };
   await store.saveProposal(decided);
-  await store.appendLog([{ kind: 'decision', id: newId('dec'), time: decided.decidedAt!, project: proposal.project, proposalId: id, decision: edited ? 'edited' : 'accepted', file: decided.result!.file, rev, reason: null }]);
+  await store.appendLog([
+    {
+      kind: 'decision',
+      id: newId('dec'),
+      time: decided.decidedAt!,
+      project: proposal.project,
+      proposalId: id,
+      decision: edited ? 'edited' : 'accepted',
+      file: decided.result!.file,
+      rev,
+      reason: null,
+    },
+  ]);
   return decided;
 }
 
@@ -70,6 +96,18 @@ export async function rejectProposal(dataDir: string, id: string, reason?: strin
   const decided: Proposal = { ...proposal, status: 'rejected', decidedAt: new Date().toISOString(), rejectReason: reason?.trim() || null };
   await store.saveProposal(decided);
   const file = proposal.operation.scope === 'team' ? `${TEAM_DIR}/${proposal.operation.file}` : proposal.operation.file;
-  await store.appendLog([{ kind: 'decision', id: newId('dec'), time: decided.decidedAt!, project: proposal.project, proposalId: id, decision: 'rejected', file, rev: null, reason: decided.rejectReason }]);
+  await store.appendLog([
+    {
+      kind: 'decision',
+      id: newId('dec'),
+      time: decided.decidedAt!,
+      project: proposal.project,
+      proposalId: id,
+      decision: 'rejected',
+      file,
+      rev: null,
+      reason: decided.rejectReason,
+    },
+  ]);
   return decided;
 }

@@ -39,13 +39,31 @@ export type ValidatedOperation =
   | { ok: false; operation: ExtractOperation; reason: string };
 
 const MAX_BODY_CHARS = 200_000;
-const ACTIONS: Record<string, ExtractOperation['action']> = { create: 'create', add: 'create', new: 'create', update: 'update', edit: 'update', modify: 'update', replace: 'update' };
+const ACTIONS: Record<string, ExtractOperation['action']> = {
+  create: 'create',
+  add: 'create',
+  new: 'create',
+  update: 'update',
+  edit: 'update',
+  modify: 'update',
+  replace: 'update',
+};
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const oneLine = (text: string): string => text.replace(/[\r\n]+/g, ' ').replace(/\s+/g, ' ').trim();
+const oneLine = (text: string): string =>
+  text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** Read whatever the proposer sent into the operation shape, before judging it. */
-function normalize(raw: Record<string, unknown>): { op: ExtractOperation; action: string | null; scope: string | null; type: string | null; file: string | null } {
+function normalize(raw: Record<string, unknown>): {
+  op: ExtractOperation;
+  action: string | null;
+  scope: string | null;
+  type: string | null;
+  file: string | null;
+} {
   const action = str(raw.action)?.trim().toLowerCase() ?? null;
   const type = str(raw.type)?.trim().toLowerCase() ?? null;
   const scope = str(raw.scope)?.trim().toLowerCase() ?? null;
@@ -68,7 +86,17 @@ function normalize(raw: Record<string, unknown>): { op: ExtractOperation; action
 /** Check one proposed operation (see the module comment). Never throws. */
 export async function validateOperation(raw: unknown, target: ValidationTarget): Promise<ValidatedOperation> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    const op: ExtractOperation = { action: 'create', file: '', scope: 'private', type: 'feedback', name: '', description: '', body: typeof raw === 'string' ? raw : '', hook: null, reason: null };
+    const op: ExtractOperation = {
+      action: 'create',
+      file: '',
+      scope: 'private',
+      type: 'feedback',
+      name: '',
+      description: '',
+      body: typeof raw === 'string' ? raw : '',
+      hook: null,
+      reason: null,
+    };
     return { ok: false, operation: op, reason: 'The operation is not an object.' };
   }
   const { op, action, scope, type, file } = normalize(raw as Record<string, unknown>);
@@ -131,7 +159,10 @@ export async function validateOperation(raw: unknown, target: ValidationTarget):
     const indexText = op.scope === 'team' ? (target.teamIndexText ?? '') : target.indexText;
     const impact = indexImpact(indexText, { kind: 'add', title: op.name, file: op.file, hook: op.hook ?? op.description });
     if (impact.changedIsCut) warnings.push('MEMORY.md is past its limit: this pointer would be cut and never reach the agent. Shorten the index first.');
-    else if (impact.newlyCut.length > 0) warnings.push(`Adding this pointer would push ${impact.newlyCut.length} entr${impact.newlyCut.length === 1 ? 'y' : 'ies'} past MEMORY.md's limit (${impact.newlyCut.slice(0, 3).join(', ')}).`);
+    else if (impact.newlyCut.length > 0)
+      warnings.push(
+        `Adding this pointer would push ${impact.newlyCut.length} entr${impact.newlyCut.length === 1 ? 'y' : 'ies'} past MEMORY.md's limit (${impact.newlyCut.slice(0, 3).join(', ')}).`,
+      );
   }
   return { ok: true, operation: op, warnings };
 }

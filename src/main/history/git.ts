@@ -58,7 +58,17 @@ const NULL_DEVICE = process.platform === 'win32' ? 'NUL' : '/dev/null';
 const INHERITED = new Set(['PATH', 'HOME', 'USERPROFILE', 'SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'TMPDIR', 'TEMP', 'TMP']);
 
 /** Variables git reads that Memdir sets itself (GIT_INDEX_FILE: a throwaway index for a merge's side commit); simple-git refuses every other GIT_* one. */
-const OWN_GIT_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_LITERAL_PATHSPECS', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'GIT_TERMINAL_PROMPT', 'GIT_AUTHOR_DATE', 'GIT_COMMITTER_DATE'];
+const OWN_GIT_VARIABLES = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_LITERAL_PATHSPECS',
+  'GIT_CONFIG_NOSYSTEM',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_TERMINAL_PROMPT',
+  'GIT_AUTHOR_DATE',
+  'GIT_COMMITTER_DATE',
+];
 
 function gitEnv(repo: ShadowRepo, workTree: boolean, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
@@ -105,7 +115,23 @@ function configFor(repo: ShadowRepo): string[] {
 }
 
 /** Every key set above or by a command (`init.defaultBranch`, `core.logAllRefUpdates`). */
-const ALLOWED_CONFIG = ['user.name', 'user.email', 'commit.gpgsign', 'tag.gpgsign', 'core.autocrlf', 'core.safecrlf', 'core.quotepath', 'core.precomposeunicode', 'core.fsmonitor', 'core.hooksPath', 'core.fsync', 'gc.autoDetach', 'log.showSignature', 'init.defaultBranch', 'core.logAllRefUpdates'];
+const ALLOWED_CONFIG = [
+  'user.name',
+  'user.email',
+  'commit.gpgsign',
+  'tag.gpgsign',
+  'core.autocrlf',
+  'core.safecrlf',
+  'core.quotepath',
+  'core.precomposeunicode',
+  'core.fsmonitor',
+  'core.hooksPath',
+  'core.fsync',
+  'gc.autoDetach',
+  'log.showSignature',
+  'init.defaultBranch',
+  'core.logAllRefUpdates',
+];
 
 interface Outcome {
   code: number;
@@ -190,7 +216,11 @@ export async function git(repo: ShadowRepo, args: string[], opts: GitOptions = {
     result = await runOnce(repo, args, opts);
   }
   if (result.code !== 0 && !(opts.okCodes ?? []).includes(result.code)) {
-    const said = result.stderr.split('\n').find((line) => line.trim() !== '')?.replace(/^(fatal|error): /, '') ?? `exit code ${result.code}`;
+    const said =
+      result.stderr
+        .split('\n')
+        .find((line) => line.trim() !== '')
+        ?.replace(/^(fatal|error): /, '') ?? `exit code ${result.code}`;
     throw new HistoryError('git-failed', `Memdir's history is unavailable: git ${args[0] ?? ''} failed (${said.trim()})`);
   }
   return result;
@@ -210,6 +240,7 @@ export async function gitBlob(repo: ShadowRepo, oid: string): Promise<Buffer> {
   } catch (error) {
     throw toHistoryError(error);
   }
-  if (outcome.code !== 0) throw new HistoryError('git-failed', `Memdir's history is unavailable: git cat-file failed (${outcome.stderr.trim() || `exit code ${outcome.code}`})`);
+  if (outcome.code !== 0)
+    throw new HistoryError('git-failed', `Memdir's history is unavailable: git cat-file failed (${outcome.stderr.trim() || `exit code ${outcome.code}`})`);
   return bytes;
 }

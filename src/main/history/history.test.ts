@@ -4,16 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeFileConfined, renameConfined, UnsafePathError, writeFileAtomic } from '../memdir/safe-fs.js';
-import {
-  deletedFiles,
-  diffRevisions,
-  HistoryError,
-  listHistory,
-  readAtRevision,
-  recordSnapshot,
-  restoreFromHistory,
-  transact,
-} from './history.js';
+import { deletedFiles, diffRevisions, HistoryError, listHistory, readAtRevision, recordSnapshot, restoreFromHistory, transact } from './history.js';
 
 let tmp: string;
 let mem: string;
@@ -30,7 +21,8 @@ afterEach(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-const write = (file: string, text: string) => fs.mkdir(path.dirname(path.join(mem, file)), { recursive: true }).then(() => fs.writeFile(path.join(mem, file), text));
+const write = (file: string, text: string) =>
+  fs.mkdir(path.dirname(path.join(mem, file)), { recursive: true }).then(() => fs.writeFile(path.join(mem, file), text));
 const read = (file: string) => fs.readFile(path.join(mem, file), 'utf8');
 const edit = (summary: string, fn: () => Promise<void>, source = 'manual') => transact(mem, { source, summary, dataDir }, fn);
 
@@ -45,7 +37,14 @@ async function historyError(promise: Promise<unknown>): Promise<HistoryError> {
 }
 
 function shadowGitDir(): string {
-  return path.join(dataDir, 'history', execFileSync('ls', [path.join(dataDir, 'history')]).toString().trim(), 'repo.git');
+  return path.join(
+    dataDir,
+    'history',
+    execFileSync('ls', [path.join(dataDir, 'history')])
+      .toString()
+      .trim(),
+    'repo.git',
+  );
 }
 
 describe('recording', () => {
@@ -161,7 +160,14 @@ describe('recording', () => {
     await fs.writeFile(path.join(home, '.gitconfig'), gitconfig);
     await fs.writeFile(path.join(home, '.config', 'git', 'config'), gitconfig);
     const saved = { ...process.env };
-    Object.assign(process.env, { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), EDITOR: 'false', VISUAL: 'false', PAGER: 'false', GIT_PAGER: 'false' });
+    Object.assign(process.env, {
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      EDITOR: 'false',
+      VISUAL: 'false',
+      PAGER: 'false',
+      GIT_PAGER: 'false',
+    });
     try {
       await write('a.md', 'a');
       const entry = await recordSnapshot(mem, { source: 'manual', summary: 's', dataDir });
@@ -204,7 +210,9 @@ describe('recording', () => {
     const gitDir = shadowGitDir();
     // The orphan is writing the index: its index.lock is fresh, and it renames it into place in a moment.
     await fs.copyFile(path.join(gitDir, 'index'), path.join(gitDir, 'index.lock'));
-    const orphan = new Promise<void>((resolve, reject) => setTimeout(() => fs.rename(path.join(gitDir, 'index.lock'), path.join(gitDir, 'index')).then(resolve, reject), 400));
+    const orphan = new Promise<void>((resolve, reject) =>
+      setTimeout(() => fs.rename(path.join(gitDir, 'index.lock'), path.join(gitDir, 'index')).then(resolve, reject), 400),
+    );
     await write('a.md', 'b');
     expect(await recordSnapshot(mem, { source: 'manual', summary: 'second', dataDir })).toMatchObject({ summary: 'second' });
     // Its lock was never taken from under it.
@@ -219,10 +227,13 @@ describe('reading history', () => {
 
   beforeEach(async () => {
     first = (await edit('First', () => writeFileAtomic(mem, 'a.md', 'line one\n')))?.entry?.rev ?? '';
-    second = (await edit('Second', async () => {
-      await writeFileAtomic(mem, 'a.md', 'line two\n');
-      await writeFileAtomic(mem, 'team/b.md', 'bee\n');
-    }))?.entry?.rev ?? '';
+    second =
+      (
+        await edit('Second', async () => {
+          await writeFileAtomic(mem, 'a.md', 'line two\n');
+          await writeFileAtomic(mem, 'team/b.md', 'bee\n');
+        })
+      )?.entry?.rev ?? '';
   });
 
   it('is empty before anything was recorded', async () => {
@@ -253,21 +264,16 @@ describe('reading history', () => {
     expect(await readAtRevision(mem, first, 'team', { dataDir })).toBeNull();
   });
 
-  it.each([
-    ['-rf'],
-    ['--output=/tmp/pwned'],
-    ['HEAD:a.md'],
-    ['HEAD..HEAD~1'],
-    ['a b'],
-    [''],
-    ['0123456789abcdef0123456789abcdef01234567'],
-  ])('refuses the revision %j with a clear message', async (rev) => {
-    const err = await historyError(readAtRevision(mem, rev, 'a.md', { dataDir }));
-    expect(err.reason).toBe('bad-revision');
-    expect(err.message).toMatch(/is not a point in (the )?history/);
-    await historyError(restoreFromHistory(mem, rev, { dataDir }));
-    await historyError(diffRevisions(mem, rev, second, { dataDir }));
-  });
+  it.each([['-rf'], ['--output=/tmp/pwned'], ['HEAD:a.md'], ['HEAD..HEAD~1'], ['a b'], [''], ['0123456789abcdef0123456789abcdef01234567']])(
+    'refuses the revision %j with a clear message',
+    async (rev) => {
+      const err = await historyError(readAtRevision(mem, rev, 'a.md', { dataDir }));
+      expect(err.reason).toBe('bad-revision');
+      expect(err.message).toMatch(/is not a point in (the )?history/);
+      await historyError(restoreFromHistory(mem, rev, { dataDir }));
+      await historyError(diffRevisions(mem, rev, second, { dataDir }));
+    },
+  );
 
   it.each([['../secret.md'], ['/etc/passwd'], ['a\0.md'], ['team\\b.md']])('refuses the file %j with a clear message', async (file) => {
     const err = await historyError(readAtRevision(mem, first, file, { dataDir }));
@@ -296,11 +302,14 @@ describe('restoring', () => {
   });
 
   it('restores a whole snapshot: adds back, reverts and removes', async () => {
-    const snapshot = (await edit('Base', async () => {
-      await writeFileAtomic(mem, 'MEMORY.md', '- [A](a.md)\n- [B](team/b.md)\n');
-      await writeFileAtomic(mem, 'a.md', 'a1\n');
-      await writeFileAtomic(mem, 'team/b.md', 'b1\n');
-    })).entry?.rev ?? '';
+    const snapshot =
+      (
+        await edit('Base', async () => {
+          await writeFileAtomic(mem, 'MEMORY.md', '- [A](a.md)\n- [B](team/b.md)\n');
+          await writeFileAtomic(mem, 'a.md', 'a1\n');
+          await writeFileAtomic(mem, 'team/b.md', 'b1\n');
+        })
+      ).entry?.rev ?? '';
     await edit('Changes', async () => {
       await writeFileAtomic(mem, 'a.md', 'a2\n');
       await removeFileConfined(mem, 'team/b.md');
@@ -345,8 +354,10 @@ describe('merge entries (team sync)', () => {
   it('records a merge with both parents: mine first, the other version second; one restore undoes it', async () => {
     await write('team/a.md', 'base\nmine\n');
     await edit('Start', async () => undefined);
-    const { entry } = await transact(mem, { source: 'sync', summary: 'Pull: merged team/a.md', dataDir, theirs: () => [{ path: 'team/a.md', content: 'base\ntheirs\n', from: 'Server version' }] }, () =>
-      writeFileAtomic(mem, 'team/a.md', 'base\nmine\ntheirs\n'),
+    const { entry } = await transact(
+      mem,
+      { source: 'sync', summary: 'Pull: merged team/a.md', dataDir, theirs: () => [{ path: 'team/a.md', content: 'base\ntheirs\n', from: 'Server version' }] },
+      () => writeFileAtomic(mem, 'team/a.md', 'base\nmine\ntheirs\n'),
     );
     expect(await readAtRevision(mem, `${entry!.rev}^1`, 'team/a.md', { dataDir })).toBe('base\nmine\n');
     expect(await readAtRevision(mem, `${entry!.rev}^2`, 'team/a.md', { dataDir })).toBe('base\ntheirs\n');

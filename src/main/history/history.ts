@@ -139,7 +139,10 @@ export async function recordSnapshot(memoryDir: string, opts: ChangeDescription 
       if (opts.secondParent) {
         // A merge: the staged tree with both parents (git commit cannot take a second parent without a merge in progress).
         const tree = (await git(repo, ['write-tree'], locked)).stdout.trim();
-        const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-p', opts.secondParent, '-F', '-'], { input: formatMessage(opts.summary, source, opts.body), env: await monotonicDate(repo) });
+        const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-p', opts.secondParent, '-F', '-'], {
+          input: formatMessage(opts.summary, source, opts.body),
+          env: await monotonicDate(repo),
+        });
         await git(repo, ['update-ref', 'HEAD', made.stdout.trim()], locked);
       } else {
         const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
@@ -197,11 +200,7 @@ const transactions = new AsyncLocalStorage<ReadonlyMap<string, { active: boolean
  * a lie — and the error is rethrown. A `transact` nested in `fn` for the same dir just runs its
  * function: its writes belong to the outer entry, and it returns `entry: null`.
  */
-export async function transact<T>(
-  memoryDir: string,
-  opts: ChangeDescription,
-  fn: () => Promise<T>,
-): Promise<{ result: T; entry: HistoryEntry | null }> {
+export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
   checkSource(opts.source);
   const dataDir = opts.dataDir ?? resolveDataDir();
   const key = `${dataDir}\0${await memoryDirKey(memoryDir)}`;
@@ -251,7 +250,10 @@ async function commitSide(memoryDir: string, dataDir: string, files: { path: str
     }
     const tree = (await git(repo, ['write-tree'], { env })).stdout.trim();
     const summary = `${files[0]!.from}: ${files.map((f) => f.path).join(', ')}`;
-    const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-F', '-'], { input: formatMessage(summary, 'sync'), env: { ...env, ...(await monotonicDate(repo)) } });
+    const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-F', '-'], {
+      input: formatMessage(summary, 'sync'),
+      env: { ...env, ...(await monotonicDate(repo)) },
+    });
     return made.stdout.trim();
   } finally {
     await fs.rm(env.GIT_INDEX_FILE, { force: true });
@@ -259,10 +261,7 @@ async function commitSide(memoryDir: string, dataDir: string, files: { path: str
 }
 
 /** History of a memory dir (or of one file in it, following renames), newest first. Empty before the first entry. */
-export async function listHistory(
-  memoryDir: string,
-  opts: HistoryOptions & { file?: string; limit?: number } = {},
-): Promise<HistoryEntry[]> {
+export async function listHistory(memoryDir: string, opts: HistoryOptions & { file?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
   if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 1)) {
     throw new HistoryError('bad-argument', `The history limit must be a positive whole number, not ${opts.limit}`);
@@ -283,21 +282,13 @@ async function requireRepo(memoryDir: string, dataDir: string | undefined): Prom
  * Unified diff (git's text) from `from` to `to`, optionally for one file. `from` null means the
  * parent of `to` (or nothing, for the first entry).
  */
-export async function diffRevisions(
-  memoryDir: string,
-  from: string | null,
-  to: string,
-  opts: HistoryOptions & { file?: string } = {},
-): Promise<string> {
+export async function diffRevisions(memoryDir: string, from: string | null, to: string, opts: HistoryOptions & { file?: string } = {}): Promise<string> {
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
   const repo = await requireRepo(memoryDir, opts.dataDir);
   const toRev = await resolveRev(repo, to, memoryDir);
   const fromRev = from === null ? null : await resolveRev(repo, from, memoryDir);
   const common = ['-M', '--no-color', '--no-ext-diff', '--no-textconv'];
-  const args =
-    fromRev === null
-      ? ['diff-tree', '-p', '-r', '--root', '--no-commit-id', ...common, toRev]
-      : ['diff', ...common, fromRev, toRev];
+  const args = fromRev === null ? ['diff-tree', '-p', '-r', '--root', '--no-commit-id', ...common, toRev] : ['diff', ...common, fromRev, toRev];
   const out = await git(repo, [...args, '--', ...(file ? [file] : [])]);
   return out.stdout;
 }

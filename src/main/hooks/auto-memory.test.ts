@@ -22,7 +22,14 @@ beforeEach(async () => {
   fake.setHandler((request) => {
     const prompt = JSON.stringify(request.body?.messages ?? '');
     return prompt.includes('integration tests')
-      ? operationsReply({ action: 'create', file: 'feedback_real_db.md', type: 'feedback', name: 'Real database', description: 'Integration tests use a real database', body: 'Mocks hid a migration bug.\n' })
+      ? operationsReply({
+          action: 'create',
+          file: 'feedback_real_db.md',
+          type: 'feedback',
+          name: 'Real database',
+          description: 'Integration tests use a real database',
+          body: 'Mocks hid a migration bug.\n',
+        })
       : operationsReply();
   });
   await updateAppSettings(fx.dataDir, { extraction: { mode: 'review', quietSeconds: 1, idleCloseSeconds: 5 } });
@@ -49,12 +56,22 @@ async function waitFor<T>(probe: () => Promise<T | null | undefined | false>, ti
 
 const pending = () => new ExtractionStore(fx.dataDir).listProposals();
 const hook = (event: string, over: Record<string, unknown> = {}) =>
-  runHook({ event, stdin: Readable.from([Buffer.from(JSON.stringify({ session_id: 'session-1', transcript_path: fx.transcript(), cwd: fx.cwd, hook_event_name: event, ...over }))]), env: {}, dataDir: fx.dataDir });
+  runHook({
+    event,
+    stdin: Readable.from([
+      Buffer.from(JSON.stringify({ session_id: 'session-1', transcript_path: fx.transcript(), cwd: fx.cwd, hook_event_name: event, ...over })),
+    ]),
+    env: {},
+    dataDir: fx.dataDir,
+  });
 
 async function writeTurn(prompt: string, tools = 0): Promise<void> {
   const t = fx.builder();
   t.prompt(prompt);
-  for (let i = 0; i < tools; i++) t.assistant([{ type: 'tool_use', id: `${prompt}-${i}`, name: 'Bash', input: { command: 'ls' } }], { usage: { cache_read_input_tokens: 12_000 } }).toolResult(`${prompt}-${i}`, 'ok');
+  for (let i = 0; i < tools; i++)
+    t.assistant([{ type: 'tool_use', id: `${prompt}-${i}`, name: 'Bash', input: { command: 'ls' } }], {
+      usage: { cache_read_input_tokens: 12_000 },
+    }).toolResult(`${prompt}-${i}`, 'ok');
   // No stop reason, as Claude Code often writes while streaming: only the Stop hook ends the turn.
   t.assistant(`Noted: ${prompt}`, { usage: { cache_read_input_tokens: 12_000 } });
   await fs.appendFile(fx.transcript(), t.take());
@@ -123,12 +140,24 @@ describe('AutoMemory in the running app', () => {
     expect((await new ExtractionStore(fx.dataDir).readLog())[0]).toMatchObject({ trigger: 'watcher' });
   });
 
-  it('never acts on Memdir\'s own model sessions', async () => {
+  it("never acts on Memdir's own model sessions", async () => {
     await auto.start();
     const own = path.join(fx.home, 'projects', path.join(fx.dataDir, 'claude-cli').replace(/[^A-Za-z0-9]/g, '-'), 'x.jsonl');
     await fs.mkdir(path.dirname(own), { recursive: true });
     await fs.writeFile(own, fx.builder('x').prompt('integration tests').assistant('ok', { stopReason: 'end_turn' }).take());
-    auto.handle({ event: 'Stop', sessionId: 'x', transcriptPath: own, cwd: null, trigger: null, reason: null, stopHookActive: null, receivedAt: new Date().toISOString() }, 'hook');
+    auto.handle(
+      {
+        event: 'Stop',
+        sessionId: 'x',
+        transcriptPath: own,
+        cwd: null,
+        trigger: null,
+        reason: null,
+        stopHookActive: null,
+        receivedAt: new Date().toISOString(),
+      },
+      'hook',
+    );
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(fake.messageRequests()).toHaveLength(0);
     expect(await pending()).toEqual([]);

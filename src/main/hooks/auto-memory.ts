@@ -90,7 +90,10 @@ export class AutoMemory {
   /** Session Memory of the current home. */
   get sessions(): SessionMemory {
     if (this.sessionsValue?.home !== this.host.home) {
-      this.sessionsValue = { home: this.host.home, memory: new SessionMemory({ home: this.host.home, dataDir: this.host.dataDir, provider: () => this.provider() }) };
+      this.sessionsValue = {
+        home: this.host.home,
+        memory: new SessionMemory({ home: this.host.home, dataDir: this.host.dataDir, provider: () => this.provider() }),
+      };
     }
     return this.sessionsValue.memory;
   }

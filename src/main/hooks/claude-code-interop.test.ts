@@ -65,7 +65,14 @@ describe.skipIf(skip !== null)(`Memdir's hooks in the real Claude Code${skip ? `
       const drained = await drainSpool(dataDir, async (e) => void events.push(...e));
       expect(drained.bad).toEqual([]);
     }
-    for (const id of sessions) expect(events.filter((e) => e.sessionId === id).map((e) => e.event).sort(), id).toEqual(['SessionEnd', 'Stop']);
+    for (const id of sessions)
+      expect(
+        events
+          .filter((e) => e.sessionId === id)
+          .map((e) => e.event)
+          .sort(),
+        id,
+      ).toEqual(['SessionEnd', 'Stop']);
   }, 120_000);
 
   it('waits for the spooling hooks: a hook a second slow to start still delivers the final Stop and SessionEnd before the run exits', async () => {
@@ -86,7 +93,12 @@ describe.skipIf(skip !== null)(`Memdir's hooks in the real Claude Code${skip ? `
     // Right after the run: nothing is still on its way.
     const events: HookEvent[] = [];
     expect((await drainSpool(slowData, async (e) => void events.push(...e))).bad).toEqual([]);
-    expect(events.filter((e) => e.sessionId === id).map((e) => e.event).sort()).toEqual(['SessionEnd', 'Stop']);
+    expect(
+      events
+        .filter((e) => e.sessionId === id)
+        .map((e) => e.event)
+        .sort(),
+    ).toEqual(['SessionEnd', 'Stop']);
   }, 120_000);
 
   it('after --resume and after /compact, the next request carries the Session Memory note', async () => {
@@ -101,8 +113,16 @@ describe.skipIf(skip !== null)(`Memdir's hooks in the real Claude Code${skip ? `
 
     // /compact, then a prompt, in one process: the request after the compaction has the note.
     fake.reset();
-    const lines = [{ type: 'user', message: { role: 'user', content: '/compact' } }, { type: 'user', message: { role: 'user', content: 'what next?' } }].map((l) => JSON.stringify(l)).join('\n');
-    const compacted = await runClaudeCode(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--resume', id], { ...run, stdin: `${lines}\n` });
+    const lines = [
+      { type: 'user', message: { role: 'user', content: '/compact' } },
+      { type: 'user', message: { role: 'user', content: 'what next?' } },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+    const compacted = await runClaudeCode(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--resume', id], {
+      ...run,
+      stdin: `${lines}\n`,
+    });
     expect(compacted.code, compacted.stderr).toBe(0);
     expect(compacted.stdout).toContain('"subtype":"compact_boundary"');
     expect(compacted.stdout).toContain('SessionStart:compact');

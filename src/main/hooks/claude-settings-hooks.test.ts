@@ -4,14 +4,26 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SettingsFileError } from '../settings/claude-settings-file.js';
-import { type HookCommandOptions, applyHooksChange, hookCommand, installedHookCommand, memdirHookEventOf, planHooksChange, readHooksStatus } from './claude-settings-hooks.js';
+import {
+  type HookCommandOptions,
+  applyHooksChange,
+  hookCommand,
+  installedHookCommand,
+  memdirHookEventOf,
+  planHooksChange,
+  readHooksStatus,
+} from './claude-settings-hooks.js';
 
 let root: string;
 let home: string;
 let options: HookCommandOptions;
 const settingsFile = () => path.join(home, 'settings.json');
 const read = () => fs.readFile(settingsFile(), 'utf8');
-const json = async () => JSON.parse(await read()) as { hooks?: Record<string, { matcher?: string; hooks: { command: string; async?: boolean; timeout?: number }[] }[]> } & Record<string, unknown>;
+const json = async () =>
+  JSON.parse(await read()) as { hooks?: Record<string, { matcher?: string; hooks: { command: string; async?: boolean; timeout?: number }[] }[]> } & Record<
+    string,
+    unknown
+  >;
 
 beforeEach(async () => {
   root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-hooks-settings-')));
@@ -70,7 +82,7 @@ const EXISTING = `{
 `;
 
 describe('the hook command', () => {
-  it('uses absolute paths, quotes what needs it, and is recognised as Memdir\'s', () => {
+  it("uses absolute paths, quotes what needs it, and is recognised as Memdir's", () => {
     const command = hookCommand('Stop', options);
     expect(command).toBe(`/usr/bin/node ${options.cliEntry} hook Stop --data-dir ${options.dataDir}`);
     expect(hookCommand('Stop', { ...options, dataDir: '/a b/data' })).toMatch(/ --data-dir '\/a b\/data'$/);
@@ -86,13 +98,17 @@ describe('the hook command', () => {
 
 /** Hand-formatted settings files, as people keep them. */
 const HAND_FORMATTED: Record<string, string> = {
-  'inline arrays': '{\n  "permissions": {"allow": ["Bash(npm test)", "Read"], "deny": []},\n  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]\n  }\n}\n',
+  'inline arrays':
+    '{\n  "permissions": {"allow": ["Bash(npm test)", "Read"], "deny": []},\n  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]\n  }\n}\n',
   'an empty hooks object': '{\n  "model": "opus",\n  "hooks": {}\n}\n',
-  'empty event lists': '{\n  "hooks": {\n    "Stop": [],\n    "PreCompact": [],\n    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]\n  }\n}\n',
+  'empty event lists':
+    '{\n  "hooks": {\n    "Stop": [],\n    "PreCompact": [],\n    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]\n  }\n}\n',
   'tabs and CRLF': '{\r\n\t"model": "opus",\r\n\t"env": {\r\n\t\t"FOO": "1"\r\n\t}\r\n}\r\n',
   'one line': '{"model":"opus","hooks":{"PreToolUse":[]}}',
-  'comments and trailing commas': '{\n  // mine\n  "model": "opus", /* big */\n  "hooks": {\n    "Stop": [\n      {"hooks": [{"type": "command", "command": "say done"}]}, // ping me\n    ],\n  },\n}\n',
-  'four-space indent, no final newline': '{\n    "model": "opus",\n    "statusLine": {\n        "type": "command",\n        "command": "~/bin/status"\n    }\n}',
+  'comments and trailing commas':
+    '{\n  // mine\n  "model": "opus", /* big */\n  "hooks": {\n    "Stop": [\n      {"hooks": [{"type": "command", "command": "say done"}]}, // ping me\n    ],\n  },\n}\n',
+  'four-space indent, no final newline':
+    '{\n    "model": "opus",\n    "statusLine": {\n        "type": "command",\n        "command": "~/bin/status"\n    }\n}',
 };
 
 describe('hand-formatted settings.json (issue 13, item 7)', () => {
@@ -102,7 +118,10 @@ describe('hand-formatted settings.json (issue 13, item 7)', () => {
       await connect();
       const connected = await read();
       // Only additions: no byte of the original is removed or changed.
-      expect(diffChars(text, connected).filter((part) => part.removed), connected).toEqual([]);
+      expect(
+        diffChars(text, connected).filter((part) => part.removed),
+        connected,
+      ).toEqual([]);
       expect(await readHooksStatus(home, options)).toMatchObject({ connected: 'all' });
       await disconnect();
       expect(await read()).toBe(text);
@@ -144,15 +163,20 @@ describe('connect and disconnect', () => {
     expect(after.hooks!.PreCompact).toEqual([{ matcher: '', hooks: [expect.objectContaining({ command: installedHookCommand('PreCompact', options) })] }]);
     expect(after.hooks!.SessionEnd![0]!.hooks[0]!.command).toBe(installedHookCommand('SessionEnd', options));
     // SessionStart is waited for (its answer is the note), after a compaction or a resume only.
-    expect(after.hooks!.SessionStart).toEqual([{ matcher: 'compact|resume', hooks: [{ type: 'command', command: hookCommand('SessionStart', options), timeout: 10 }] }]);
+    expect(after.hooks!.SessionStart).toEqual([
+      { matcher: 'compact|resume', hooks: [{ type: 'command', command: hookCommand('SessionStart', options), timeout: 10 }] },
+    ]);
     expect(await readHooksStatus(home, options)).toMatchObject({ connected: 'all', problems: [] });
   });
 
   it('spools with a shell command on Linux and macOS, and with memdir hook on Windows', () => {
     expect(installedHookCommand('Stop', options)).toMatch(/^trap '' TERM HUP; .*hook-spool.*; exit 0 # memdir hook Stop$/);
     expect(installedHookCommand('SessionStart', options)).toBe(hookCommand('SessionStart', options));
-    expect(installedHookCommand('Stop', { ...options, platform: 'win32', execPath: 'C:\\node.exe' })).toBe(hookCommand('Stop', { ...options, platform: 'win32', execPath: 'C:\\node.exe' }));
-    for (const event of ['Stop', 'PreCompact', 'SessionEnd', 'SessionStart'] as const) expect(memdirHookEventOf(installedHookCommand(event, options))).toBe(event);
+    expect(installedHookCommand('Stop', { ...options, platform: 'win32', execPath: 'C:\\node.exe' })).toBe(
+      hookCommand('Stop', { ...options, platform: 'win32', execPath: 'C:\\node.exe' }),
+    );
+    for (const event of ['Stop', 'PreCompact', 'SessionEnd', 'SessionStart'] as const)
+      expect(memdirHookEventOf(installedHookCommand(event, options))).toBe(event);
   });
 
   it('warns that Claude Code ignores a settings.json with comments, and still edits it byte for byte', async () => {
@@ -186,7 +210,10 @@ describe('connect and disconnect', () => {
 
   it('updates a stale command from a moved install in place, and drops duplicates', async () => {
     const old = { type: 'command', command: '/old/node /old/out/cli/memdir.js hook Stop', timeout: 5 };
-    await fs.writeFile(settingsFile(), JSON.stringify({ hooks: { Stop: [{ hooks: [old, { type: 'command', command: 'say hi' }] }, { hooks: [{ ...old }] }] } }, null, 2));
+    await fs.writeFile(
+      settingsFile(),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [old, { type: 'command', command: 'say hi' }] }, { hooks: [{ ...old }] }] } }, null, 2),
+    );
     expect(await readHooksStatus(home, options)).toMatchObject({ connected: 'partial', problems: [expect.stringContaining('older command')] });
     await connect();
     const stop = (await json()).hooks!.Stop!;
@@ -249,6 +276,8 @@ describe('connect and disconnect', () => {
   });
 
   it('reports a command that could not run (no CLI entry)', async () => {
-    expect((await readHooksStatus(home, { ...options, cliEntry: path.join(root, 'missing.js') })).problems).toEqual([expect.stringContaining('does not exist')]);
+    expect((await readHooksStatus(home, { ...options, cliEntry: path.join(root, 'missing.js') })).problems).toEqual([
+      expect.stringContaining('does not exist'),
+    ]);
   });
 });

@@ -28,9 +28,24 @@ import fs from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { type HooksAction, type HooksPlan, type HooksStatus, MEMDIR_HOOK_EVENTS, type MemdirHookEvent, SESSION_START_MATCHER, type SpooledHookEvent } from '../../shared/contract/hooks.js';
+import {
+  type HooksAction,
+  type HooksPlan,
+  type HooksStatus,
+  MEMDIR_HOOK_EVENTS,
+  type MemdirHookEvent,
+  SESSION_START_MATCHER,
+  type SpooledHookEvent,
+} from '../../shared/contract/hooks.js';
 import { writeDataFile } from '../memdir/safe-fs.js';
-import { type SettingsEdit, type SettingsEditResult, applySettingsEdit, planSettingsEdit, readSettingsFile, userSettingsFile } from '../settings/claude-settings-file.js';
+import {
+  type SettingsEdit,
+  type SettingsEditResult,
+  applySettingsEdit,
+  planSettingsEdit,
+  readSettingsFile,
+  userSettingsFile,
+} from '../settings/claude-settings-file.js';
 import { type JsoncDocument, JsoncSyntaxError } from '../settings/jsonc-edit.js';
 import { isAppListening } from './hook-channel.js';
 import { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
@@ -204,7 +219,17 @@ export interface HooksPlanDetail extends HooksPlan {
 /** What `action` would do to `<home>/settings.json`. Writes nothing. */
 export async function planHooksChange(home: string, action: HooksAction, options: HookCommandOptions): Promise<HooksPlanDetail> {
   const plan = await planSettingsEdit(userSettingsFile(home), await editFor(home, action, options));
-  return { action, settingsFile: plan.file, changed: plan.changed, diff: plan.diff, baseHash: plan.baseHash, problems: plan.problems, warnings: plan.warnings, before: plan.before, after: plan.after };
+  return {
+    action,
+    settingsFile: plan.file,
+    changed: plan.changed,
+    diff: plan.diff,
+    baseHash: plan.baseHash,
+    problems: plan.problems,
+    warnings: plan.warnings,
+    before: plan.before,
+    after: plan.after,
+  };
 }
 
 /**
@@ -219,7 +244,11 @@ export async function applyHooksChange(home: string, action: HooksAction, baseHa
     // Noted before the write: a note without the write only keeps an empty container later.
     const read = await readSettingsFile(file);
     const empty = read.doc ? emptyContainers(read.doc) : [];
-    if (empty.length > 0) await writeConnectRecord(options.dataDir, { ...record, keepEmpty: { ...record.keepEmpty, [file]: [...new Set([...(record.keepEmpty[file] ?? []), ...empty])] } });
+    if (empty.length > 0)
+      await writeConnectRecord(options.dataDir, {
+        ...record,
+        keepEmpty: { ...record.keepEmpty, [file]: [...new Set([...(record.keepEmpty[file] ?? []), ...empty])] },
+      });
   }
   const result = await applySettingsEdit(file, baseHash, await editFor(home, action, options));
   if (action === 'disconnect' && result.changed && record.keepEmpty[file]) {
@@ -249,7 +278,8 @@ export async function readHooksStatus(home: string, options: HookCommandOptions)
   const count = events.filter((e) => e.command !== null).length;
   const entry = options.cliEntry ?? defaultCliEntry();
   if (!existsSync(entry)) problems.push(`Memdir's command-line entry ${entry} does not exist (build Memdir first): the hook command would fail.`);
-  if (count > 0 && events.some((e) => !e.current)) problems.push('Some hooks are missing, or run another Memdir install or an older command: connect again to update them.');
+  if (count > 0 && events.some((e) => !e.current))
+    problems.push('Some hooks are missing, or run another Memdir install or an older command: connect again to update them.');
   return {
     settingsFile: current.file,
     exists: current.text !== null,

@@ -113,7 +113,9 @@ export async function isAppListening(dataDir: string, timeoutMs = 800): Promise<
   const endpoint = await readEndpoint(dataDir);
   if (!endpoint) return false;
   try {
-    const answer = JSON.parse(await exchange(endpoint.socket, `${JSON.stringify({ v: 1, token: endpoint.token, ping: true })}\n`, timeoutMs)) as { ok?: unknown };
+    const answer = JSON.parse(await exchange(endpoint.socket, `${JSON.stringify({ v: 1, token: endpoint.token, ping: true })}\n`, timeoutMs)) as {
+      ok?: unknown;
+    };
     return answer.ok === true;
   } catch {
     return false;
@@ -141,7 +143,8 @@ export class HookServer {
     await prepareSocketFolder(socket, dataDir);
     if (process.platform !== 'win32') {
       const existing = await fs.lstat(socket).catch(() => null);
-      if (existing && !existing.isSocket()) return { server: null, problem: `${socket} exists and is not a socket; remove it so that \`memdir hooks status\` can see this app.`, otherApp: false };
+      if (existing && !existing.isSocket())
+        return { server: null, problem: `${socket} exists and is not a socket; remove it so that \`memdir hooks status\` can see this app.`, otherApp: false };
       // A socket file nobody answers on is what a crashed app leaves behind.
       if (existing) await fs.rm(socket, { force: true });
     }

@@ -41,6 +41,8 @@ describe('the hook command of an installed app', () => {
     // An app.asar folder without the script is not an installed app either.
     const bare = path.join(root, 'x', 'app.asar', 'out', 'cli', 'memdir.js');
     expect(installedMemdirCommand(bare)).toBeNull();
-    expect(hookCommand('Stop', { dataDir: '/d', cliEntry: cli, execPath: '/usr/bin/node', electron: false, platform: 'linux' })).toBe(`/usr/bin/node ${cli} hook Stop --data-dir /d`);
+    expect(hookCommand('Stop', { dataDir: '/d', cliEntry: cli, execPath: '/usr/bin/node', electron: false, platform: 'linux' })).toBe(
+      `/usr/bin/node ${cli} hook Stop --data-dir /d`,
+    );
   });
 });

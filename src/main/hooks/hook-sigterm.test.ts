@@ -61,23 +61,33 @@ function runLikeClaudeCode(command: string, payload: string, afterMs: number, ho
   });
 }
 
-describe.skipIf(!posix)(`the hook command under Claude Code's SIGTERM${posix ? '' : ' (skipped: Windows runs memdir hook, and has no process groups to signal)'}`, () => {
-  it(`keeps every event when its process group gets SIGTERM ${SIGTERM_AFTER_MS} ms after the start (${RUNS} runs)`, async () => {
-    const options = { dataDir };
-    const plan = await planHooksChange(home, 'connect', options);
-    await applyHooksChange(home, 'connect', plan.baseHash, options);
-    const settings = JSON.parse(await fs.readFile(path.join(home, 'settings.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    const command = settings.hooks.Stop![0]!.hooks[0]!.command;
+describe.skipIf(!posix)(
+  `the hook command under Claude Code's SIGTERM${posix ? '' : ' (skipped: Windows runs memdir hook, and has no process groups to signal)'}`,
+  () => {
+    it(`keeps every event when its process group gets SIGTERM ${SIGTERM_AFTER_MS} ms after the start (${RUNS} runs)`, async () => {
+      const options = { dataDir };
+      const plan = await planHooksChange(home, 'connect', options);
+      await applyHooksChange(home, 'connect', plan.baseHash, options);
+      const settings = JSON.parse(await fs.readFile(path.join(home, 'settings.json'), 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+      const command = settings.hooks.Stop![0]!.hooks[0]!.command;
 
-    for (let i = 0; i < RUNS; i++) {
-      const payload = JSON.stringify({ session_id: `session-${i}`, transcript_path: path.join(home, 'projects', '-x', `session-${i}.jsonl`), cwd: root, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'Done.' });
-      // Every fourth run, the signal lands while the hook is still reading its input.
-      await runLikeClaudeCode(command, payload, SIGTERM_AFTER_MS, i % 4 === 3 ? 60 : 0);
-    }
+      for (let i = 0; i < RUNS; i++) {
+        const payload = JSON.stringify({
+          session_id: `session-${i}`,
+          transcript_path: path.join(home, 'projects', '-x', `session-${i}.jsonl`),
+          cwd: root,
+          hook_event_name: 'Stop',
+          stop_hook_active: false,
+          last_assistant_message: 'Done.',
+        });
+        // Every fourth run, the signal lands while the hook is still reading its input.
+        await runLikeClaudeCode(command, payload, SIGTERM_AFTER_MS, i % 4 === 3 ? 60 : 0);
+      }
 
-    const seen: HookEvent[] = [];
-    const drained = await drainSpool(dataDir, async (events) => void seen.push(...events));
-    expect(drained.bad).toEqual([]);
-    expect(seen.map((e) => e.sessionId).sort()).toEqual(Array.from({ length: RUNS }, (_, i) => `session-${i}`).sort());
-  }, 120_000);
-});
+      const seen: HookEvent[] = [];
+      const drained = await drainSpool(dataDir, async (events) => void seen.push(...events));
+      expect(drained.bad).toEqual([]);
+      expect(seen.map((e) => e.sessionId).sort()).toEqual(Array.from({ length: RUNS }, (_, i) => `session-${i}`).sort());
+    }, 120_000);
+  },
+);

@@ -26,7 +26,15 @@ afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-const payload = (over: Record<string, unknown> = {}) => JSON.stringify({ session_id: 'abc-123', transcript_path: path.join(root, 'home/projects/-x/abc-123.jsonl'), cwd: path.join(root, 'repo'), hook_event_name: 'Stop', stop_hook_active: false, ...over });
+const payload = (over: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    session_id: 'abc-123',
+    transcript_path: path.join(root, 'home/projects/-x/abc-123.jsonl'),
+    cwd: path.join(root, 'repo'),
+    hook_event_name: 'Stop',
+    stop_hook_active: false,
+    ...over,
+  });
 const stdin = (text: string) => Readable.from([Buffer.from(text)]);
 const spooled = async () => (await fs.readdir(spoolDir(dataDir)).catch(() => [])).filter((n) => !n.startsWith('.'));
 const hookLog = () => fs.readFile(path.join(dataDir, HOOK_LOG_FILE), 'utf8').catch(() => '');
@@ -40,7 +48,9 @@ async function listen(): Promise<void> {
 /** Run the shell command `hooks connect` installs for `event`, payload on stdin. */
 function runShellHook(event: 'Stop' | 'PreCompact' | 'SessionEnd', text: string, env: NodeJS.ProcessEnv = {}): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = execFile('/bin/sh', ['-c', spoolHookCommand(event, dataDir)], { env: { ...process.env, MEMDIR_INTERNAL: '', ...env } }, (error) => (error && typeof error.code !== 'number' ? reject(error) : resolve(error ? (error.code as number) : 0)));
+    const child = execFile('/bin/sh', ['-c', spoolHookCommand(event, dataDir)], { env: { ...process.env, MEMDIR_INTERNAL: '', ...env } }, (error) =>
+      error && typeof error.code !== 'number' ? reject(error) : resolve(error ? (error.code as number) : 0),
+    );
     child.stdin!.on('error', () => undefined);
     child.stdin!.end(text);
   });
@@ -63,25 +73,28 @@ describe('memdir hook with the app closed', () => {
     expect(await spooled()).toEqual([]);
   });
 
-  it.skipIf(process.platform === 'win32')('the shell command writes the same entry, privately, exits 0 whatever happens, and skips Memdir\'s own sessions', async () => {
-    expect(await runShellHook('PreCompact', payload({ hook_event_name: 'PreCompact', trigger: 'manual' }))).toBe(0);
-    const files = await spooled();
-    expect(files).toEqual([expect.stringMatching(/^\d+-\d+-PreCompact\.hook$/)]);
-    expect((await fs.stat(path.join(spoolDir(dataDir), files[0]!))).mode & 0o777).toBe(0o600);
-    expect((await fs.stat(spoolDir(dataDir))).mode & 0o777).toBe(0o700);
-    expect(await runShellHook('Stop', payload(), { MEMDIR_INTERNAL: '1' })).toBe(0);
-    expect(await spooled()).toHaveLength(1);
-    // Garbage is spooled as it came (nothing is checked before it is safe) and refused when drained.
-    expect(await runShellHook('Stop', 'not json {')).toBe(0);
-    const seen: HookEvent[] = [];
-    const drained = await drainSpool(dataDir, async (events) => void seen.push(...events));
-    expect(seen).toEqual([expect.objectContaining({ event: 'PreCompact', trigger: 'manual' })]);
-    expect(drained.bad).toEqual([{ file: expect.stringMatching(/-Stop\.hook$/), reason: 'the hook input is not JSON' }]);
-    // A data dir it cannot create: still exit 0, so Claude Code carries on.
-    await fs.writeFile(path.join(root, 'file'), '');
-    dataDir = path.join(root, 'file', 'data');
-    expect(await runShellHook('Stop', payload())).toBe(0);
-  });
+  it.skipIf(process.platform === 'win32')(
+    "the shell command writes the same entry, privately, exits 0 whatever happens, and skips Memdir's own sessions",
+    async () => {
+      expect(await runShellHook('PreCompact', payload({ hook_event_name: 'PreCompact', trigger: 'manual' }))).toBe(0);
+      const files = await spooled();
+      expect(files).toEqual([expect.stringMatching(/^\d+-\d+-PreCompact\.hook$/)]);
+      expect((await fs.stat(path.join(spoolDir(dataDir), files[0]!))).mode & 0o777).toBe(0o600);
+      expect((await fs.stat(spoolDir(dataDir))).mode & 0o777).toBe(0o700);
+      expect(await runShellHook('Stop', payload(), { MEMDIR_INTERNAL: '1' })).toBe(0);
+      expect(await spooled()).toHaveLength(1);
+      // Garbage is spooled as it came (nothing is checked before it is safe) and refused when drained.
+      expect(await runShellHook('Stop', 'not json {')).toBe(0);
+      const seen: HookEvent[] = [];
+      const drained = await drainSpool(dataDir, async (events) => void seen.push(...events));
+      expect(seen).toEqual([expect.objectContaining({ event: 'PreCompact', trigger: 'manual' })]);
+      expect(drained.bad).toEqual([{ file: expect.stringMatching(/-Stop\.hook$/), reason: 'the hook input is not JSON' }]);
+      // A data dir it cannot create: still exit 0, so Claude Code carries on.
+      await fs.writeFile(path.join(root, 'file'), '');
+      dataDir = path.join(root, 'file', 'data');
+      expect(await runShellHook('Stop', payload())).toBe(0);
+    },
+  );
 
   it('coalesces many Stops of one transcript, keeps order, and removes damaged spool files', async () => {
     for (let i = 0; i < 5; i++) await runHook({ event: 'Stop', stdin: stdin(payload()), env: {}, dataDir });
@@ -156,7 +169,8 @@ describe('the running app', () => {
 });
 
 describe('SessionStart hands the session note back to Claude Code (R-SESSION)', () => {
-  const start = (source: string, sessionId = 'abc-123') => runHook({ event: 'SessionStart', stdin: stdin(payload({ hook_event_name: 'SessionStart', session_id: sessionId, source })), env: {}, dataDir });
+  const start = (source: string, sessionId = 'abc-123') =>
+    runHook({ event: 'SessionStart', stdin: stdin(payload({ hook_event_name: 'SessionStart', session_id: sessionId, source })), env: {}, dataDir });
 
   it('after a compaction or a resume, as additionalContext in the JSON Claude Code reads', async () => {
     await new SessionStore(dataDir).writeNote('abc-123', '# Session memory\n\n## Current task\nFix the flaky checkout test.\n');
@@ -165,7 +179,9 @@ describe('SessionStart hands the session note back to Claude Code (R-SESSION)', 
       expect(result.outcome).toBe('answered');
       const answer = JSON.parse(result.stdout!) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
       expect(answer.hookSpecificOutput.hookEventName).toBe('SessionStart');
-      expect(answer.hookSpecificOutput.additionalContext).toMatch(/^Session Memory — Memdir's running note of this session[^\n]*\n\n# Session memory\n\n## Current task\nFix the flaky checkout test\.\n$/);
+      expect(answer.hookSpecificOutput.additionalContext).toMatch(
+        /^Session Memory — Memdir's running note of this session[^\n]*\n\n# Session memory\n\n## Current task\nFix the flaky checkout test\.\n$/,
+      );
     }
   });
 
@@ -181,14 +197,20 @@ describe('SessionStart hands the session note back to Claude Code (R-SESSION)', 
   it('prints the answer on stdout through the CLI', async () => {
     await new SessionStore(dataDir).writeNote('abc-123', 'the note');
     let out = '';
-    const code = await runCli(['hook', 'SessionStart', '--data-dir', dataDir], { out: (t) => (out += t), err: () => undefined, env: {}, cwd: root, stdin: stdin(payload({ hook_event_name: 'SessionStart', source: 'compact' })) });
+    const code = await runCli(['hook', 'SessionStart', '--data-dir', dataDir], {
+      out: (t) => (out += t),
+      err: () => undefined,
+      env: {},
+      cwd: root,
+      stdin: stdin(payload({ hook_event_name: 'SessionStart', source: 'compact' })),
+    });
     expect(code).toBe(0);
     expect(JSON.parse(out).hookSpecificOutput.additionalContext).toContain('the note');
   });
 });
 
 describe('memdir hook never fails Claude Code', () => {
-  it('ignores Memdir\'s own sessions (MEMDIR_INTERNAL=1, or its claude-cli folder)', async () => {
+  it("ignores Memdir's own sessions (MEMDIR_INTERNAL=1, or its claude-cli folder)", async () => {
     expect((await runHook({ event: 'Stop', stdin: stdin(payload()), env: { MEMDIR_INTERNAL: '1' }, dataDir })).outcome).toBe('ignored');
     expect((await runHook({ event: 'Stop', stdin: stdin(payload({ cwd: path.join(dataDir, 'claude-cli') })), env: {}, dataDir })).outcome).toBe('ignored');
     expect(await spooled()).toEqual([]);
@@ -204,7 +226,10 @@ describe('memdir hook never fails Claude Code', () => {
     ];
     for (const [event, text] of cases) expect((await runHook({ event, stdin: stdin(text), env: {}, dataDir })).outcome, text).toBe('failed');
     const never = new Readable({ read() {} });
-    expect(await runHook({ event: 'Stop', stdin: never, env: {}, dataDir, stdinTimeoutMs: 100 })).toMatchObject({ outcome: 'failed', message: expect.stringContaining('no hook input') });
+    expect(await runHook({ event: 'Stop', stdin: never, env: {}, dataDir, stdinTimeoutMs: 100 })).toMatchObject({
+      outcome: 'failed',
+      message: expect.stringContaining('no hook input'),
+    });
     const log = await hookLog();
     expect(log.trim().split('\n')).toHaveLength(6);
     expect(log).toContain('"UserPromptSubmit" is not a hook event Memdir spools');
@@ -225,7 +250,12 @@ describe('memdir hook never fails Claude Code', () => {
     const cli = path.resolve(import.meta.dirname, '../../cli/memdir.ts');
     const started = Date.now();
     const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', cli, 'hook', 'SessionEnd', '--data-dir', dataDir, '--json'], { cwd: path.resolve(import.meta.dirname, '../../..'), env: { ...process.env, MEMDIR_INTERNAL: '' } }, (error, out) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out }));
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', cli, 'hook', 'SessionEnd', '--data-dir', dataDir, '--json'],
+        { cwd: path.resolve(import.meta.dirname, '../../..'), env: { ...process.env, MEMDIR_INTERNAL: '' } },
+        (error, out) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout: out }),
+      );
       child.stdin!.end(payload({ hook_event_name: 'SessionEnd', reason: 'logout' }));
     });
     expect(code).toBe(0);

@@ -56,7 +56,11 @@ export interface HookRunResult {
 }
 
 /** Read stdin up to a size and a time limit; what arrived by then is the input. */
-export function readBoundedStdin(stdin: NodeJS.ReadableStream | undefined, timeoutMs: number, maxBytes = MAX_SPOOLED_BYTES): Promise<{ text: string; problem: string | null }> {
+export function readBoundedStdin(
+  stdin: NodeJS.ReadableStream | undefined,
+  timeoutMs: number,
+  maxBytes = MAX_SPOOLED_BYTES,
+): Promise<{ text: string; problem: string | null }> {
   if (!stdin || (stdin as NodeJS.ReadStream).isTTY) return Promise.resolve({ text: '', problem: null });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -102,7 +106,8 @@ export async function logHookProblem(dataDir: string, event: string, message: st
 }
 
 /** What precedes the note in Claude Code's context, so the agent knows what it is reading. */
-const NOTE_INTRO = "Session Memory — Memdir's running note of this session (current task, files changed, errors met, where the workflow stands), kept outside the context so it survives compaction:";
+const NOTE_INTRO =
+  "Session Memory — Memdir's running note of this session (current task, files changed, errors met, where the workflow stands), kept outside the context so it survives compaction:";
 
 /**
  * SessionStart: the session's note as Claude Code's `additionalContext`, or nothing. Memdir's
@@ -111,7 +116,8 @@ const NOTE_INTRO = "Session Memory — Memdir's running note of this session (cu
 async function answerSessionStart(dataDir: string, stdin: string): Promise<HookRunResult> {
   const parsed = parseSessionStartPayload(stdin);
   if (!parsed.ok) return { outcome: 'failed', message: parsed.problem };
-  if (parsed.source !== 'compact' && parsed.source !== 'resume') return { outcome: 'ignored', message: `a session start of source ${parsed.source ?? 'unknown'}: a new session gets no note` };
+  if (parsed.source !== 'compact' && parsed.source !== 'resume')
+    return { outcome: 'ignored', message: `a session start of source ${parsed.source ?? 'unknown'}: a new session gets no note` };
   let note: string | null;
   try {
     note = await new SessionStore(dataDir).readNote(parsed.sessionId);
@@ -120,7 +126,11 @@ async function answerSessionStart(dataDir: string, stdin: string): Promise<HookR
   }
   if (!note?.trim()) return { outcome: 'ignored', message: `no Session Memory note for session ${parsed.sessionId}` };
   const additionalContext = `${NOTE_INTRO}\n\n${note.trim()}\n`;
-  return { outcome: 'answered', message: `handed back the note of session ${parsed.sessionId} (${parsed.source})`, stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } })}\n` };
+  return {
+    outcome: 'answered',
+    message: `handed back the note of session ${parsed.sessionId} (${parsed.source})`,
+    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } })}\n`,
+  };
 }
 
 /** Run the hook. Never throws, never waits long. */

@@ -38,7 +38,10 @@ describe('JobRunner', () => {
 
   it('cancels through the AbortSignal and records failures with their message', async () => {
     const jobs = new JobRunner(new EventBus());
-    const slow = jobs.start({ kind: 'x', title: 'slow' }, (ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
+    const slow = jobs.start(
+      { kind: 'x', title: 'slow' },
+      (ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+    );
     expect(jobs.cancel(slow.job.id)).toBe(true);
     await slow.result.catch(() => undefined);
     expect(jobs.get(slow.job.id)!.state).toBe('cancelled');

@@ -54,7 +54,19 @@ export class JobRunner {
     }
     const id = randomUUID();
     const controller = new AbortController();
-    const job: Job = { id, kind: options.kind, dir: options.dir ?? null, title: options.title, state: 'running', phase: null, step: null, progress: null, message: null, startedAt: new Date().toISOString(), endedAt: null };
+    const job: Job = {
+      id,
+      kind: options.kind,
+      dir: options.dir ?? null,
+      title: options.title,
+      state: 'running',
+      phase: null,
+      step: null,
+      progress: null,
+      message: null,
+      startedAt: new Date().toISOString(),
+      endedAt: null,
+    };
     this.jobs.set(id, job);
     this.controllers.set(id, controller);
     if (options.key) this.byKey.set(options.key, id);

@@ -8,7 +8,17 @@
 import Anthropic, { APIConnectionTimeoutError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk';
 import { estimateCostUsd, PRICE_TABLE_NOTE } from './pricing.js';
 import { redact } from './redact.js';
-import { type AnswerBlock, type CompleteRequest, type CompleteResult, LlmError, type ModelProvider, type ModelTask, type ProviderStatus, type TokenUsage, ZERO_USAGE } from './types.js';
+import {
+  type AnswerBlock,
+  type CompleteRequest,
+  type CompleteResult,
+  LlmError,
+  type ModelProvider,
+  type ModelTask,
+  type ProviderStatus,
+  type TokenUsage,
+  ZERO_USAGE,
+} from './types.js';
 import type { UsageLog } from './usage-log.js';
 
 /** The public API, used when neither settings nor `ANTHROPIC_BASE_URL` name another. */
@@ -44,7 +54,11 @@ function toBlocks(content: readonly ({ type: string } & Record<string, unknown>)
   });
 }
 
-function toUsage(usage: { input_tokens?: number | null; output_tokens?: number | null; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null } | undefined): TokenUsage {
+function toUsage(
+  usage:
+    | { input_tokens?: number | null; output_tokens?: number | null; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null }
+    | undefined,
+): TokenUsage {
   return {
     inputTokens: usage?.input_tokens ?? 0,
     outputTokens: usage?.output_tokens ?? 0,
@@ -131,7 +145,11 @@ export class AnthropicProvider implements ModelProvider {
       await this.options.usageLog?.append({ task: request.task, provider: this.kind, model: result.model, usage, costUsd, latencyMs, outcome: 'ok' });
       return result;
     } catch (error) {
-      const failure = this.classify(error, { timedOut: deadline.signal.aborted && !request.signal?.aborted, aborted: request.signal?.aborted ?? false, timeoutMs });
+      const failure = this.classify(error, {
+        timedOut: deadline.signal.aborted && !request.signal?.aborted,
+        aborted: request.signal?.aborted ?? false,
+        timeoutMs,
+      });
       this.lastFailure = failure;
       await this.options.usageLog?.append({
         task: request.task,
@@ -163,19 +181,30 @@ export class AnthropicProvider implements ModelProvider {
       const type = apiErrorType(error);
       const detail = this.redact(((error.error as { error?: { message?: unknown } } | undefined)?.error?.message as string | undefined) ?? '').slice(0, 200);
       const said = detail ? `: ${detail}` : '';
-      if (status === 401 || status === 403) return new LlmError('auth', `The API refused the key (HTTP ${status})${said}. Check the key in Settings or ANTHROPIC_API_KEY.`, { status, cause: error });
+      if (status === 401 || status === 403)
+        return new LlmError('auth', `The API refused the key (HTTP ${status})${said}. Check the key in Settings or ANTHROPIC_API_KEY.`, {
+          status,
+          cause: error,
+        });
       if (status === 429) return new LlmError('rate-limited', `The API is rate-limiting requests (HTTP 429)${after}.`, { status, cause: error });
-      if (status === 529 || type === 'overloaded_error') return new LlmError('overloaded', `The API is overloaded (HTTP ${status})${after}.`, { status, cause: error });
+      if (status === 529 || type === 'overloaded_error')
+        return new LlmError('overloaded', `The API is overloaded (HTTP ${status})${after}.`, { status, cause: error });
       if (status >= 500) return new LlmError('server', `The API failed with HTTP ${status}${after}${said}.`, { status, cause: error });
       return new LlmError('bad-request', `The API rejected the request (HTTP ${status})${said}.`, { status, cause: error });
     }
     if (error instanceof APIError) {
       const cause = (error as { cause?: unknown }).cause;
-      return new LlmError('network', `The API at ${this.baseURL} could not be reached${cause instanceof Error ? ` (${this.redact(cause.message)})` : ''}.`, { cause: error });
+      return new LlmError('network', `The API at ${this.baseURL} could not be reached${cause instanceof Error ? ` (${this.redact(cause.message)})` : ''}.`, {
+        cause: error,
+      });
     }
     if (error instanceof SyntaxError || error instanceof AnthropicError) {
-      return new LlmError('bad-response', `The API sent an answer that could not be read (${this.redact((error as Error).message).slice(0, 160)}).`, { cause: error });
+      return new LlmError('bad-response', `The API sent an answer that could not be read (${this.redact((error as Error).message).slice(0, 160)}).`, {
+        cause: error,
+      });
     }
-    return new LlmError('bad-response', `The model call failed: ${this.redact(error instanceof Error ? error.message : String(error)).slice(0, 160)}.`, { cause: error });
+    return new LlmError('bad-response', `The model call failed: ${this.redact(error instanceof Error ? error.message : String(error)).slice(0, 160)}.`, {
+      cause: error,
+    });
   }
 }

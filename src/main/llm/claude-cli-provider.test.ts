@@ -31,7 +31,11 @@ async function failure(promise: Promise<unknown>): Promise<LlmError> {
 
 describe('ClaudeCliProvider with a fake claude on PATH', () => {
   it('runs claude -p with the prompt on stdin, parses result, usage and reported cost', async () => {
-    const fake = await installFakeClaude(path.join(root, 'bin'), { result: '{"selected":[]}', usage: { input_tokens: 900, output_tokens: 12 }, totalCostUsd: 0.0031 });
+    const fake = await installFakeClaude(path.join(root, 'bin'), {
+      result: '{"selected":[]}',
+      usage: { input_tokens: 900, output_tokens: 12 },
+      totalCostUsd: 0.0031,
+    });
     const p = provider(fake.env);
     expect(await p.status()).toMatchObject({ state: 'online', provider: 'claude-cli' });
     const result = await p.complete(ask);

@@ -16,7 +16,16 @@ import path from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { estimateCostUsd, PRICE_TABLE_NOTE } from './pricing.js';
 import { redact } from './redact.js';
-import { type CompleteRequest, type CompleteResult, LlmError, type ModelProvider, type ModelTask, type ProviderStatus, type TokenUsage, ZERO_USAGE } from './types.js';
+import {
+  type CompleteRequest,
+  type CompleteResult,
+  LlmError,
+  type ModelProvider,
+  type ModelTask,
+  type ProviderStatus,
+  type TokenUsage,
+  ZERO_USAGE,
+} from './types.js';
 import type { UsageLog } from './usage-log.js';
 
 /** What the Claude Code CLI provider needs; resolveProvider() fills it from settings and env. */
@@ -53,15 +62,34 @@ interface RunOutput {
   error?: NodeJS.ErrnoException;
 }
 
-function run(command: string, args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs: number; signal?: AbortSignal }): Promise<RunOutput> {
+function run(
+  command: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs: number; signal?: AbortSignal },
+): Promise<RunOutput> {
   return new Promise((resolve) => {
     const child = execFile(
       command,
       args,
-      { env: options.env, cwd: options.cwd, timeout: options.timeoutMs, maxBuffer: MAX_OUTPUT, encoding: 'utf8', windowsHide: true, ...(options.signal ? { signal: options.signal } : {}) },
+      {
+        env: options.env,
+        cwd: options.cwd,
+        timeout: options.timeoutMs,
+        maxBuffer: MAX_OUTPUT,
+        encoding: 'utf8',
+        windowsHide: true,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
       (error, stdout, stderr) => {
         const err = error as (NodeJS.ErrnoException & { code?: number | string; signal?: NodeJS.Signals | null; killed?: boolean }) | null;
-        resolve({ stdout: String(stdout), stderr: String(stderr), code: err ? (err.code ?? 1) : 0, signal: err?.signal ?? null, killed: err?.killed ?? false, ...(err ? { error: err } : {}) });
+        resolve({
+          stdout: String(stdout),
+          stderr: String(stderr),
+          code: err ? (err.code ?? 1) : 0,
+          signal: err?.signal ?? null,
+          killed: err?.killed ?? false,
+          ...(err ? { error: err } : {}),
+        });
       },
     );
     // A child that exits before reading stdin would raise EPIPE here: the exit result says more.
@@ -74,7 +102,8 @@ function run(command: string, args: string[], options: { env: NodeJS.ProcessEnv;
 export async function detectClaudeCli(command: string, env: NodeJS.ProcessEnv, timeoutMs = 5_000): Promise<ClaudeCliAvailability> {
   const out = await run(command, ['--version'], { env, timeoutMs });
   if (out.error?.code === 'ENOENT') return { available: false, reason: `The Claude Code CLI (${command}) is not installed or not on PATH.` };
-  if (out.code !== 0) return { available: false, reason: `\`${command} --version\` failed (${out.signal ? `killed by ${out.signal}` : `exit ${String(out.code)}`}).` };
+  if (out.code !== 0)
+    return { available: false, reason: `\`${command} --version\` failed (${out.signal ? `killed by ${out.signal}` : `exit ${String(out.code)}`}).` };
   const version = out.stdout.trim().split('\n')[0] ?? '';
   return { available: true, version };
 }
@@ -155,9 +184,16 @@ export class ClaudeCliProvider implements ModelProvider {
 
   async status(): Promise<ProviderStatus> {
     const found = await this.detect();
-    if (!found.available) return { state: 'error', provider: this.kind, reason: found.reason ?? 'The Claude Code CLI is not available.', endpoint: this.command };
-    if (this.lastFailure && this.lastFailure.kind === 'auth') return { state: 'error', provider: this.kind, reason: this.lastFailure.message, endpoint: this.command };
-    return { state: 'online', provider: this.kind, reason: `Claude Code CLI ${found.version ?? ''} (your Claude Code login).`.replace(/\s+\(/, ' ('), endpoint: this.command };
+    if (!found.available)
+      return { state: 'error', provider: this.kind, reason: found.reason ?? 'The Claude Code CLI is not available.', endpoint: this.command };
+    if (this.lastFailure && this.lastFailure.kind === 'auth')
+      return { state: 'error', provider: this.kind, reason: this.lastFailure.message, endpoint: this.command };
+    return {
+      state: 'online',
+      provider: this.kind,
+      reason: `Claude Code CLI ${found.version ?? ''} (your Claude Code login).`.replace(/\s+\(/, ' ('),
+      endpoint: this.command,
+    };
   }
 
   async complete(request: CompleteRequest): Promise<CompleteResult> {
@@ -165,9 +201,13 @@ export class ClaudeCliProvider implements ModelProvider {
     const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
     const started = performance.now();
     try {
-      if (request.tools && request.tools.length > 0) throw new LlmError('unsupported', 'The Claude Code CLI provider cannot offer tools to the model; use an API key for this feature.');
+      if (request.tools && request.tools.length > 0)
+        throw new LlmError('unsupported', 'The Claude Code CLI provider cannot offer tools to the model; use an API key for this feature.');
       if (typeof request.system === 'object' || request.outputConfig || request.thinking) {
-        throw new LlmError('unsupported', 'The Claude Code CLI provider cannot send a request exactly as given (cached system blocks, an output schema, thinking settings); use an API key for this feature.');
+        throw new LlmError(
+          'unsupported',
+          'The Claude Code CLI provider cannot send a request exactly as given (cached system blocks, an output schema, thinking settings); use an API key for this feature.',
+        );
       }
       if (request.signal?.aborted) throw new LlmError('aborted', 'The model request was cancelled.');
       const found = await this.detect();
@@ -192,13 +232,21 @@ export class ClaudeCliProvider implements ModelProvider {
       const parsed = parseCliJson(out.stdout);
       if (!parsed) {
         const said = this.redact((out.stderr || out.stdout).trim().split('\n')[0] ?? '').slice(0, 200);
-        throw new LlmError(out.code === 0 ? 'bad-response' : 'server', `The Claude Code CLI ${out.code === 0 ? 'printed no JSON result' : `failed (exit ${String(out.code)})`}${said ? `: ${said}` : ''}.`);
+        throw new LlmError(
+          out.code === 0 ? 'bad-response' : 'server',
+          `The Claude Code CLI ${out.code === 0 ? 'printed no JSON result' : `failed (exit ${String(out.code)})`}${said ? `: ${said}` : ''}.`,
+        );
       }
       const resultText = typeof parsed.result === 'string' ? parsed.result : '';
       if (parsed.is_error || (parsed.subtype && parsed.subtype !== 'success')) {
         const said = this.redact(resultText).slice(0, 200);
         const auth = /log ?in|api key|auth|credential/i.test(resultText);
-        throw new LlmError(auth ? 'auth' : 'server', auth ? `The Claude Code CLI is not logged in: ${said || 'run `claude` once and log in'}.` : `The Claude Code CLI reported an error (${parsed.subtype ?? 'error'})${said ? `: ${said}` : ''}.`);
+        throw new LlmError(
+          auth ? 'auth' : 'server',
+          auth
+            ? `The Claude Code CLI is not logged in: ${said || 'run `claude` once and log in'}.`
+            : `The Claude Code CLI reported an error (${parsed.subtype ?? 'error'})${said ? `: ${said}` : ''}.`,
+        );
       }
       const usage: TokenUsage = {
         inputTokens: parsed.usage?.input_tokens ?? 0,
@@ -215,7 +263,12 @@ export class ClaudeCliProvider implements ModelProvider {
         stopReason: parsed.subtype === 'success' ? 'end_turn' : (parsed.subtype ?? null),
         usage,
         costUsd,
-        costNote: reported !== null ? 'as reported by Claude Code (an estimate; on a subscription nothing is billed per call)' : costUsd === null ? `no price known for ${usedModel}` : PRICE_TABLE_NOTE,
+        costNote:
+          reported !== null
+            ? 'as reported by Claude Code (an estimate; on a subscription nothing is billed per call)'
+            : costUsd === null
+              ? `no price known for ${usedModel}`
+              : PRICE_TABLE_NOTE,
         model: usedModel,
         provider: this.kind,
         latencyMs,
@@ -224,9 +277,20 @@ export class ClaudeCliProvider implements ModelProvider {
       await this.options.usageLog?.append({ task: request.task, provider: this.kind, model: usedModel, usage, costUsd, latencyMs, outcome: 'ok' });
       return result;
     } catch (error) {
-      const failure = error instanceof LlmError ? error : new LlmError('bad-response', `The Claude Code CLI call failed: ${this.redact(String(error)).slice(0, 200)}.`, { cause: error });
+      const failure =
+        error instanceof LlmError
+          ? error
+          : new LlmError('bad-response', `The Claude Code CLI call failed: ${this.redact(String(error)).slice(0, 200)}.`, { cause: error });
       this.lastFailure = failure;
-      await this.options.usageLog?.append({ task: request.task, provider: this.kind, model, usage: ZERO_USAGE, costUsd: null, latencyMs: performance.now() - started, outcome: failure.kind });
+      await this.options.usageLog?.append({
+        task: request.task,
+        provider: this.kind,
+        model,
+        usage: ZERO_USAGE,
+        costUsd: null,
+        latencyMs: performance.now() - started,
+        outcome: failure.kind,
+      });
       throw failure;
     }
   }

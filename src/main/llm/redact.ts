@@ -13,7 +13,9 @@ export function redact(text: string, secrets: readonly (string | null | undefine
     if (secret && secret.length >= 8) out = out.split(secret).join('[redacted]');
   }
   for (const shape of KEY_SHAPES) {
-    out = out.replace(shape, (match, prefix?: string) => (typeof prefix === 'string' && match.startsWith(prefix) ? `${prefix}[redacted]` : match.startsWith('sk-ant-') ? 'sk-ant-[redacted]' : 'Bearer [redacted]'));
+    out = out.replace(shape, (match, prefix?: string) =>
+      typeof prefix === 'string' && match.startsWith(prefix) ? `${prefix}[redacted]` : match.startsWith('sk-ant-') ? 'sk-ant-[redacted]' : 'Bearer [redacted]',
+    );
   }
   return out;
 }

@@ -81,13 +81,18 @@ export async function resolveProvider(settings: AppSettings, env: NodeJS.Process
       return new AnthropicProvider({ ...common, apiKey: key.key, keySource: key.source, baseURL, maxRetries: settings.model.maxRetries });
     }
     if (choice === 'anthropic') {
-      return new OfflineProvider(models, 'The Anthropic API is chosen in Settings but no API key is set: add one in Settings or set ANTHROPIC_API_KEY.', 'error');
+      return new OfflineProvider(
+        models,
+        'The Anthropic API is chosen in Settings but no API key is set: add one in Settings or set ANTHROPIC_API_KEY.',
+        'error',
+      );
     }
   }
 
   const cli = new ClaudeCliProvider({ ...common, command: settings.model.claudePath ?? 'claude', env, dataDir: options.dataDir });
   const found = await cli.detect();
   if (found.available) return cli;
-  if (choice === 'claude-cli') return new OfflineProvider(models, `The Claude Code CLI is chosen in Settings but cannot run: ${found.reason ?? 'not found'}`, 'error');
+  if (choice === 'claude-cli')
+    return new OfflineProvider(models, `The Claude Code CLI is chosen in Settings but cannot run: ${found.reason ?? 'not found'}`, 'error');
   return new OfflineProvider(models, 'No API key and no Claude Code CLI found: model features use their offline paths. Add a key in Settings to use a model.');
 }

@@ -63,7 +63,6 @@ export interface CompleteResult {
   latencyMs: number;
 }
 
-
 /** A model provider. */
 export interface ModelProvider {
   readonly kind: ProviderKind;

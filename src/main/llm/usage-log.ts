@@ -39,7 +39,16 @@ export class UsageLog {
   }
 
   /** Append one entry (serialised, so lines never interleave within a process). */
-  append(entry: { task: ModelTask; provider: ProviderKind; model: string; usage: TokenUsage; costUsd: number | null; latencyMs: number; outcome: UsageEntry['outcome']; status?: number }): Promise<void> {
+  append(entry: {
+    task: ModelTask;
+    provider: ProviderKind;
+    model: string;
+    usage: TokenUsage;
+    costUsd: number | null;
+    latencyMs: number;
+    outcome: UsageEntry['outcome'];
+    status?: number;
+  }): Promise<void> {
     const line: UsageEntry = {
       time: new Date().toISOString(),
       task: entry.task,

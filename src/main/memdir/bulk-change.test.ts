@@ -11,14 +11,22 @@ let root: string;
 let where: Where;
 let opts: { memoryDir: string; dataDir: string };
 const read = (rel: string) => fs.readFile(path.join(where.memoryDir, rel), 'utf8');
-const exists = (rel: string) => fs.access(path.join(where.memoryDir, rel)).then(() => true, () => false);
+const exists = (rel: string) =>
+  fs.access(path.join(where.memoryDir, rel)).then(
+    () => true,
+    () => false,
+  );
 
 beforeEach(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-bulk-'));
   where = { memoryDir: path.join(root, 'memory'), scope: 'private', dataDir: path.join(root, 'data') };
   await fs.mkdir(where.memoryDir);
   opts = { memoryDir: where.memoryDir, dataDir: where.dataDir! };
-  for (const [name, type] of [['Alpha', 'project'], ['Beta', 'reference'], ['Me', 'user']] as const) {
+  for (const [name, type] of [
+    ['Alpha', 'project'],
+    ['Beta', 'reference'],
+    ['Me', 'user'],
+  ] as const) {
     await createMemory(where, { fields: { name, description: `about ${name}`, type }, body: `${name}\n` });
   }
 });
@@ -30,7 +38,14 @@ describe('bulk curation', () => {
   it('deletes several memories as one entry; one undo brings back every file and pointer', async () => {
     const index = await read('MEMORY.md');
     const entriesBefore = (await listHistory(where.memoryDir, opts)).length;
-    const result = await bulkChange(opts, [{ scope: 'private', file: 'project_alpha.md' }, { scope: 'private', file: 'reference_beta.md' }], { kind: 'delete' });
+    const result = await bulkChange(
+      opts,
+      [
+        { scope: 'private', file: 'project_alpha.md' },
+        { scope: 'private', file: 'reference_beta.md' },
+      ],
+      { kind: 'delete' },
+    );
     expect(result.refused).toEqual([]);
     expect(result.entry).toMatchObject({ summary: 'Delete 2 memories', source: 'manual' });
     expect((await listHistory(where.memoryDir, opts)).length).toBe(entriesBefore + 1);
@@ -41,13 +56,27 @@ describe('bulk curation', () => {
   });
 
   it('moves to the team what may go, refuses a user memory with its reason, and changes types in one entry', async () => {
-    const moved = await bulkChange(opts, [{ scope: 'private', file: 'project_alpha.md' }, { scope: 'private', file: 'user_me.md' }], { kind: 'move', to: 'team' });
+    const moved = await bulkChange(
+      opts,
+      [
+        { scope: 'private', file: 'project_alpha.md' },
+        { scope: 'private', file: 'user_me.md' },
+      ],
+      { kind: 'move', to: 'team' },
+    );
     expect(moved.done).toEqual([{ scope: 'private', file: 'project_alpha.md' }]);
     expect(moved.refused).toEqual([{ scope: 'private', file: 'user_me.md', reason: expect.stringContaining('always stays private') }]);
     expect(await exists('team/project_alpha.md')).toBe(true);
     expect(await read('team/MEMORY.md')).toContain('project_alpha.md');
 
-    const typed = await bulkChange(opts, [{ scope: 'team', file: 'project_alpha.md' }, { scope: 'private', file: 'reference_beta.md' }], { kind: 'set-type', type: 'feedback' });
+    const typed = await bulkChange(
+      opts,
+      [
+        { scope: 'team', file: 'project_alpha.md' },
+        { scope: 'private', file: 'reference_beta.md' },
+      ],
+      { kind: 'set-type', type: 'feedback' },
+    );
     expect(typed.entry).toMatchObject({ summary: 'Change the type of 2 memories to feedback' });
     expect(await read('team/project_alpha.md')).toContain('type: feedback');
     expect(await read('reference_beta.md')).toContain('type: feedback');

@@ -49,25 +49,35 @@ async function applyOne(memoryDir: string, dataDir: string | undefined, item: Bu
   const text = await readText(memoryDir, inScope(item.scope, item.file));
   if (text === null) throw new MemoryError('not-found', `${inScope(item.scope, item.file)} does not exist.`);
   const topic = parseTopicFile(text, item.file);
-  if (topic.frontmatter !== null && topic.data === null) throw new MemoryError('invalid-input', `${item.file}: its frontmatter cannot be read; open it to repair it first.`);
+  if (topic.frontmatter !== null && topic.data === null)
+    throw new MemoryError('invalid-input', `${item.file}: its frontmatter cannot be read; open it to repair it first.`);
   if (topic.meta.type === action.type) return;
-  await updateMemory(where, { file: item.file, baseText: text, fields: { name: topic.meta.name, description: topic.meta.description, type: action.type }, body: topic.body });
+  await updateMemory(where, {
+    file: item.file,
+    baseText: text,
+    fields: { name: topic.meta.name, description: topic.meta.description, type: action.type },
+    body: topic.body,
+  });
 }
 
 /** Apply `action` to every item, as one history entry (see the file comment). */
 export async function bulkChange(opts: { memoryDir: string; dataDir?: string }, items: BulkItem[], action: BulkAction): Promise<BulkResult> {
   const done: BulkItem[] = [];
   const refused: BulkResult['refused'] = [];
-  const { entry } = await transact(opts.memoryDir, { source: 'manual', summary: summaryOf(action, items.length), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, async () => {
-    for (const item of items) {
-      try {
-        await applyOne(opts.memoryDir, opts.dataDir, item, action);
-        done.push(item);
-      } catch (error) {
-        if (!(error instanceof MemoryError || error instanceof UnsafePathError || error instanceof TeamPathError)) throw error;
-        refused.push({ ...item, reason: error.message });
+  const { entry } = await transact(
+    opts.memoryDir,
+    { source: 'manual', summary: summaryOf(action, items.length), ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) },
+    async () => {
+      for (const item of items) {
+        try {
+          await applyOne(opts.memoryDir, opts.dataDir, item, action);
+          done.push(item);
+        } catch (error) {
+          if (!(error instanceof MemoryError || error instanceof UnsafePathError || error instanceof TeamPathError)) throw error;
+          refused.push({ ...item, reason: error.message });
+        }
       }
-    }
-  });
+    },
+  );
   return { entry, done, refused };
 }

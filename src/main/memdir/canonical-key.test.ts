@@ -9,11 +9,12 @@ import { isolatedGitEnv } from './run-git.js';
 // Test git never reads the machine's global or system config.
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync(
-    'git',
-    ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args],
-    { cwd, env: gitEnv, stdio: 'pipe', encoding: 'utf8' },
-  );
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    env: gitEnv,
+    stdio: 'pipe',
+    encoding: 'utf8',
+  });
 }
 async function repoWithCommit(dir: string): Promise<string> {
   await fs.mkdir(dir, { recursive: true });
@@ -225,7 +226,12 @@ describe('canonicalKey (R-KEY)', () => {
     git(repo, 'worktree', 'add', '-q', worktree);
     const plain = path.join(tmp, 'plain');
     await fs.mkdir(plain);
-    expect(await explainCanonicalKey(path.join(repo))).toMatchObject({ via: 'repository', root: repo, gitEntry: { path: path.join(repo, '.git'), kind: 'directory' }, worktree: null });
+    expect(await explainCanonicalKey(path.join(repo))).toMatchObject({
+      via: 'repository',
+      root: repo,
+      gitEntry: { path: path.join(repo, '.git'), kind: 'directory' },
+      worktree: null,
+    });
     expect(await explainCanonicalKey(worktree)).toMatchObject({
       key: repo,
       via: 'worktree',
@@ -269,4 +275,3 @@ describe('canonicalKey (R-KEY)', () => {
     expect(await explainCanonicalKey(outside, { missingOk: true })).toMatchObject({ key: outside, exists: false, via: 'no-git' });
   });
 });
-

@@ -33,11 +33,7 @@ export class DirectoryError extends Error {
     detail?: string,
   ) {
     const what =
-      reason === 'missing'
-        ? 'it does not exist'
-        : reason === 'not-a-directory'
-          ? 'it is not a directory'
-          : `it cannot be read${detail ? ` (${detail})` : ''}`;
+      reason === 'missing' ? 'it does not exist' : reason === 'not-a-directory' ? 'it is not a directory' : `it cannot be read${detail ? ` (${detail})` : ''}`;
     super(`Cannot use "${dir}" as a project directory: ${what}.`);
   }
 }
@@ -159,7 +155,11 @@ function findGitRoot(start: string): { root: string; kind: GitEntry['kind'] } | 
 
 /** Follow a `.git` file the way Claude Code's `resolveCanonicalRoot` does (see the module comment). */
 function followWorktreeLink(root: string): { key: string; bare: boolean; link: WorktreeLink } {
-  const fail = (link: Omit<WorktreeLink, 'valid'>): { key: string; bare: boolean; link: WorktreeLink } => ({ key: root, bare: false, link: { ...link, valid: false } });
+  const fail = (link: Omit<WorktreeLink, 'valid'>): { key: string; bare: boolean; link: WorktreeLink } => ({
+    key: root,
+    bare: false,
+    link: { ...link, valid: false },
+  });
   const dotGit = path.join(root, '.git');
   let text: string;
   try {
@@ -178,7 +178,11 @@ function followWorktreeLink(root: string): { key: string; bare: boolean; link: W
   }
   const commonRaw = readLinkFile(path.join(gitdir, 'commondir'));
   if (commonRaw === null) {
-    return fail({ gitdir, commondir: null, problem: `${gitdir} has no commondir file, so it is a submodule or a separate git directory, not a linked worktree` });
+    return fail({
+      gitdir,
+      commondir: null,
+      problem: `${gitdir} has no commondir file, so it is a submodule or a separate git directory, not a linked worktree`,
+    });
   }
   if (isNetworkPath(commonRaw)) return fail({ gitdir, commondir: null, problem: `its commondir names a network path (${commonRaw}), which is never followed` });
   const commondir = path.resolve(gitdir, commonRaw);
@@ -232,7 +236,16 @@ function explainFrom(dir: string, start: string, exists: boolean): KeyExplanatio
   const nfc = (p: string): string => p.normalize('NFC');
   const gone = exists ? '' : ` (${dir} no longer exists; looked from ${start})`;
   if (!found) {
-    return { dir: nfc(dir), exists, key: nfc(dir), via: 'no-git', root: null, gitEntry: null, worktree: null, detail: `No .git in ${dir} or above it${gone}: outside git, the directory itself is the key.` };
+    return {
+      dir: nfc(dir),
+      exists,
+      key: nfc(dir),
+      via: 'no-git',
+      root: null,
+      gitEntry: null,
+      worktree: null,
+      detail: `No .git in ${dir} or above it${gone}: outside git, the directory itself is the key.`,
+    };
   }
   const gitEntry: GitEntry = { path: path.join(found.root, '.git'), kind: found.kind };
   const base = { dir: nfc(dir), exists, root: nfc(found.root), gitEntry };
@@ -241,10 +254,22 @@ function explainFrom(dir: string, start: string, exists: boolean): KeyExplanatio
   }
   const { key, bare, link } = followWorktreeLink(found.root);
   if (!link.valid) {
-    return { ...base, key: nfc(found.root), via: 'own-root', worktree: link, detail: `Found ${gitEntry.path}, a file linking elsewhere, but ${link.problem}${gone}: Claude Code then keys this checkout to its own root.` };
+    return {
+      ...base,
+      key: nfc(found.root),
+      via: 'own-root',
+      worktree: link,
+      detail: `Found ${gitEntry.path}, a file linking elsewhere, but ${link.problem}${gone}: Claude Code then keys this checkout to its own root.`,
+    };
   }
   const what = bare ? `the bare repository ${link.commondir}` : `the repository ${key}`;
-  return { ...base, key: nfc(key), via: bare ? 'bare-worktree' : 'worktree', worktree: link, detail: `Found ${gitEntry.path}, a linked worktree of ${what} (its entry ${link.gitdir} links back to it)${gone}: the key is ${bare ? 'the bare repository' : 'the main repository'}, shared by all its worktrees.` };
+  return {
+    ...base,
+    key: nfc(key),
+    via: bare ? 'bare-worktree' : 'worktree',
+    worktree: link,
+    detail: `Found ${gitEntry.path}, a linked worktree of ${what} (its entry ${link.gitdir} links back to it)${gone}: the key is ${bare ? 'the bare repository' : 'the main repository'}, shared by all its worktrees.`,
+  };
 }
 
 /**
@@ -308,4 +333,3 @@ function directoryError(dir: string, error: unknown): DirectoryError {
   if (code === 'ENOTDIR') return new DirectoryError(dir, 'not-a-directory');
   return new DirectoryError(dir, 'unreadable', code ?? String(error));
 }
-

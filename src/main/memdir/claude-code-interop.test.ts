@@ -17,14 +17,21 @@ import { claudeCodeSkipReason, observeClaudeCode } from './test-support/claude-c
 
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], { cwd, env: gitEnv, stdio: 'pipe' });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    env: gitEnv,
+    stdio: 'pipe',
+  });
 }
 
 let tmp: string;
 let runs = 0;
 
 /** Run Claude Code in `cwd` with a fresh config dir; check Memdir agrees on memory and transcript folder. */
-async function agree(cwd: string, env: Record<string, string> = {}): Promise<{ memoryDir: string | null; transcriptFolder: string | null; expectedMemoryDir: string }> {
+async function agree(
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ memoryDir: string | null; transcriptFolder: string | null; expectedMemoryDir: string }> {
   const configDir = path.join(tmp, `config-${++runs}`);
   const run = await observeClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`), env });
   expect(run.exitCode, run.output).toBe(0);
@@ -102,119 +109,131 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code agrees with
     expect(path.basename(path.dirname(r.expectedMemoryDir))).toBe(sanitizeDirName(bare));
   });
 
-  it.skipIf(process.getuid?.() !== 0)('a repository git calls "dubious ownership" still reads its root memory (needs root to hand it to another user)', async () => {
-    const theirs = path.join(tmp, 'theirs');
-    await fs.mkdir(path.join(theirs, 'sub'), { recursive: true });
-    git(theirs, 'init', '-q');
-    execFileSync('chown', ['-R', 'nobody', theirs]);
-    const r = await agree(path.join(theirs, 'sub'));
-    expect(r.memoryDir).toBe(r.expectedMemoryDir);
-    expect(path.basename(path.dirname(r.expectedMemoryDir))).toBe(sanitizeDirName(theirs));
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'a repository git calls "dubious ownership" still reads its root memory (needs root to hand it to another user)',
+    async () => {
+      const theirs = path.join(tmp, 'theirs');
+      await fs.mkdir(path.join(theirs, 'sub'), { recursive: true });
+      git(theirs, 'init', '-q');
+      execFileSync('chown', ['-R', 'nobody', theirs]);
+      const r = await agree(path.join(theirs, 'sub'));
+      expect(r.memoryDir).toBe(r.expectedMemoryDir);
+      expect(path.basename(path.dirname(r.expectedMemoryDir))).toBe(sanitizeDirName(theirs));
+    },
+  );
 });
 
-describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code agrees with Memdir on settings and transcript folders (${claudeCodeSkipReason ?? 'installed'})`, () => {
-  let repo: string;
-  let sub: string;
-  beforeAll(async () => {
-    tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cc-settings-')));
-  });
-  afterAll(async () => {
-    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
-  });
+describe.skipIf(claudeCodeSkipReason !== null)(
+  `the real Claude Code agrees with Memdir on settings and transcript folders (${claudeCodeSkipReason ?? 'installed'})`,
+  () => {
+    let repo: string;
+    let sub: string;
+    beforeAll(async () => {
+      tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cc-settings-')));
+    });
+    afterAll(async () => {
+      if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+    });
 
-  /** A fresh repository with a subdirectory, and the given files (relative to the repository). */
-  async function fresh(files: Record<string, unknown> = {}): Promise<void> {
-    repo = path.join(tmp, `repo-${++runs}`);
-    sub = path.join(repo, 'sub');
-    await fs.mkdir(sub, { recursive: true });
-    git(repo, 'init', '-q');
-    for (const [rel, value] of Object.entries(files)) {
-      await fs.mkdir(path.dirname(path.join(repo, rel)), { recursive: true });
-      await fs.writeFile(path.join(repo, rel), JSON.stringify(value));
+    /** A fresh repository with a subdirectory, and the given files (relative to the repository). */
+    async function fresh(files: Record<string, unknown> = {}): Promise<void> {
+      repo = path.join(tmp, `repo-${++runs}`);
+      sub = path.join(repo, 'sub');
+      await fs.mkdir(sub, { recursive: true });
+      git(repo, 'init', '-q');
+      for (const [rel, value] of Object.entries(files)) {
+        await fs.mkdir(path.dirname(path.join(repo, rel)), { recursive: true });
+        await fs.writeFile(path.join(repo, rel), JSON.stringify(value));
+      }
     }
-  }
 
-  /** Whether Claude Code loaded memory, and whether Memdir says it is on, for one launch. */
-  async function both(cwd: string, options: { env?: Record<string, string>; user?: unknown } = {}): Promise<{ claude: string | null; memdir: string | null }> {
-    const configDir = path.join(tmp, `config-${++runs}`);
-    await fs.mkdir(configDir, { recursive: true });
-    if (options.user) await fs.writeFile(path.join(configDir, 'settings.json'), JSON.stringify(options.user));
-    const run = await observeClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`), ...(options.env ? { env: options.env } : {}) });
-    expect(run.exitCode, run.output).toBe(0);
-    const loc = await locateProject(configDir, cwd, { ...options.env, HOME: path.join(tmp, `scratch-${runs}`, 'home') });
-    return { claude: run.memoryDir, memdir: loc.settings.autoMemoryEnabled ? loc.memoryDir : null };
-  }
-
-  it("reads local settings in the launch directory and at the repository root, project settings only in the launch directory", async () => {
-    await fresh({ 'sub/.claude/settings.local.json': { autoMemoryEnabled: false } });
-    let r = await both(sub);
-    expect(r.memdir).toBe(r.claude);
-    expect(r.claude).toBeNull();
-    r = await both(repo);
-    expect(r.memdir).toBe(r.claude);
-    expect(r.claude).not.toBeNull();
-
-    await fresh({ '.claude/settings.local.json': { autoMemoryEnabled: false }, 'sub/.claude/settings.local.json': { autoMemoryEnabled: true } });
-    r = await both(sub);
-    expect(r.memdir).toBe(r.claude);
-    expect(r.claude).toBeNull();
-
-    await fresh({ '.claude/settings.json': { autoMemoryEnabled: false } });
-    r = await both(sub);
-    expect(r.memdir).toBe(r.claude);
-    expect(r.claude).not.toBeNull();
-  });
-
-  it('follows the environment variables its memory check reads, from the shell and from settings env blocks', async () => {
-    await fresh();
-    const cases: { env?: Record<string, string>; user?: unknown; on: boolean }[] = [
-      { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' }, on: false },
-      { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, user: { autoMemoryEnabled: false }, on: true },
-      { env: { CLAUDE_CODE_SAFE_MODE: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, on: false },
-      { env: { CLAUDE_CODE_SIMPLE: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, on: false },
-      { env: { CLAUDE_CODE_REMOTE: '1' }, on: false },
-      { env: { CLAUDE_CODE_REMOTE: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, on: true },
-      { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, user: { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' } }, on: false },
-      { user: { env: { CLAUDE_CODE_SIMPLE: '1' } }, on: false },
-      { user: { env: { CLAUDE_CODE_REMOTE: '1' } }, on: true },
-      { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: 'maybe' }, on: true },
-    ];
-    for (const c of cases) {
-      const r = await both(repo, c);
-      expect(r.memdir, JSON.stringify(c)).toBe(r.claude);
-      expect(r.claude !== null, JSON.stringify(c)).toBe(c.on);
-    }
-  });
-
-  it('moves the memory where CLAUDE_CODE_REMOTE_MEMORY_DIR and CLAUDE_COWORK_MEMORY_PATH_OVERRIDE say, and where local settings say', async () => {
-    await fresh({ '.claude/settings.local.json': { autoMemoryDirectory: path.join(tmp, 'local-memory') } });
-    for (const env of [{}, { CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: path.join(tmp, 'cowork') }, { CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: '~/cowork' }] as Record<string, string>[]) {
-      const r = await both(sub, { env });
-      expect(r.memdir, JSON.stringify(env)).toBe(r.claude);
-    }
-    await fresh({ '.claude/settings.json': { env: { CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: path.join(tmp, 'from-repo') } } });
-    const fromRepo = await both(repo);
-    expect(fromRepo.memdir).toBe(fromRepo.claude);
-    await fresh();
-    const r = await both(repo, { env: { CLAUDE_CODE_REMOTE_MEMORY_DIR: path.join(tmp, 'remote') } });
-    expect(r.memdir).toBe(r.claude);
-    expect(r.claude).toBe(path.join(tmp, 'remote', 'projects', sanitizeDirName(repo), 'memory'));
-  });
-
-  it('scans the sessions of a subdirectory and a worktree as one project, the one whose memory they read', async () => {
-    await fresh();
-    git(repo, 'commit', '-q', '--allow-empty', '-m', 'init');
-    const worktree = path.join(tmp, `wt-${runs}`);
-    git(repo, 'worktree', 'add', '-q', worktree);
-    const configDir = path.join(tmp, `config-${++runs}`);
-    for (const cwd of [repo, sub, worktree]) {
-      const run = await observeClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`) });
+    /** Whether Claude Code loaded memory, and whether Memdir says it is on, for one launch. */
+    async function both(
+      cwd: string,
+      options: { env?: Record<string, string>; user?: unknown } = {},
+    ): Promise<{ claude: string | null; memdir: string | null }> {
+      const configDir = path.join(tmp, `config-${++runs}`);
+      await fs.mkdir(configDir, { recursive: true });
+      if (options.user) await fs.writeFile(path.join(configDir, 'settings.json'), JSON.stringify(options.user));
+      const run = await observeClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`), ...(options.env ? { env: options.env } : {}) });
       expect(run.exitCode, run.output).toBe(0);
+      const loc = await locateProject(configDir, cwd, { ...options.env, HOME: path.join(tmp, `scratch-${runs}`, 'home') });
+      return { claude: run.memoryDir, memdir: loc.settings.autoMemoryEnabled ? loc.memoryDir : null };
     }
-    const scan = await scanHome(configDir, { env: {} });
-    expect(scan.projects.map((p) => p.dir)).toEqual([sanitizeDirName(repo)]);
-    expect(scan.projects[0]!.launchDirs.map((l) => l.cwd).sort()).toEqual([repo, sub, worktree].sort());
-    expect(scan.projects[0]!.transcripts).toBe(3);
-  });
-});
+
+    it('reads local settings in the launch directory and at the repository root, project settings only in the launch directory', async () => {
+      await fresh({ 'sub/.claude/settings.local.json': { autoMemoryEnabled: false } });
+      let r = await both(sub);
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).toBeNull();
+      r = await both(repo);
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).not.toBeNull();
+
+      await fresh({ '.claude/settings.local.json': { autoMemoryEnabled: false }, 'sub/.claude/settings.local.json': { autoMemoryEnabled: true } });
+      r = await both(sub);
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).toBeNull();
+
+      await fresh({ '.claude/settings.json': { autoMemoryEnabled: false } });
+      r = await both(sub);
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).not.toBeNull();
+    });
+
+    it('follows the environment variables its memory check reads, from the shell and from settings env blocks', async () => {
+      await fresh();
+      const cases: { env?: Record<string, string>; user?: unknown; on: boolean }[] = [
+        { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' }, on: false },
+        { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, user: { autoMemoryEnabled: false }, on: true },
+        { env: { CLAUDE_CODE_SAFE_MODE: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, on: false },
+        { env: { CLAUDE_CODE_SIMPLE: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, on: false },
+        { env: { CLAUDE_CODE_REMOTE: '1' }, on: false },
+        { env: { CLAUDE_CODE_REMOTE: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, on: true },
+        { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' }, user: { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' } }, on: false },
+        { user: { env: { CLAUDE_CODE_SIMPLE: '1' } }, on: false },
+        { user: { env: { CLAUDE_CODE_REMOTE: '1' } }, on: true },
+        { env: { CLAUDE_CODE_DISABLE_AUTO_MEMORY: 'maybe' }, on: true },
+      ];
+      for (const c of cases) {
+        const r = await both(repo, c);
+        expect(r.memdir, JSON.stringify(c)).toBe(r.claude);
+        expect(r.claude !== null, JSON.stringify(c)).toBe(c.on);
+      }
+    });
+
+    it('moves the memory where CLAUDE_CODE_REMOTE_MEMORY_DIR and CLAUDE_COWORK_MEMORY_PATH_OVERRIDE say, and where local settings say', async () => {
+      await fresh({ '.claude/settings.local.json': { autoMemoryDirectory: path.join(tmp, 'local-memory') } });
+      for (const env of [{}, { CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: path.join(tmp, 'cowork') }, { CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: '~/cowork' }] as Record<
+        string,
+        string
+      >[]) {
+        const r = await both(sub, { env });
+        expect(r.memdir, JSON.stringify(env)).toBe(r.claude);
+      }
+      await fresh({ '.claude/settings.json': { env: { CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: path.join(tmp, 'from-repo') } } });
+      const fromRepo = await both(repo);
+      expect(fromRepo.memdir).toBe(fromRepo.claude);
+      await fresh();
+      const r = await both(repo, { env: { CLAUDE_CODE_REMOTE_MEMORY_DIR: path.join(tmp, 'remote') } });
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).toBe(path.join(tmp, 'remote', 'projects', sanitizeDirName(repo), 'memory'));
+    });
+
+    it('scans the sessions of a subdirectory and a worktree as one project, the one whose memory they read', async () => {
+      await fresh();
+      git(repo, 'commit', '-q', '--allow-empty', '-m', 'init');
+      const worktree = path.join(tmp, `wt-${runs}`);
+      git(repo, 'worktree', 'add', '-q', worktree);
+      const configDir = path.join(tmp, `config-${++runs}`);
+      for (const cwd of [repo, sub, worktree]) {
+        const run = await observeClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`) });
+        expect(run.exitCode, run.output).toBe(0);
+      }
+      const scan = await scanHome(configDir, { env: {} });
+      expect(scan.projects.map((p) => p.dir)).toEqual([sanitizeDirName(repo)]);
+      expect(scan.projects[0]!.launchDirs.map((l) => l.cwd).sort()).toEqual([repo, sub, worktree].sort());
+      expect(scan.projects[0]!.transcripts).toBe(3);
+    });
+  },
+);

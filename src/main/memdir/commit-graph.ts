@@ -153,5 +153,12 @@ function parseLayer(buf: Buffer, hashBytes: number, base: number): Layer | null 
   const count = fanout[255]!;
   if (oidl.end - oidl.start !== count * hashBytes || cdat.end - cdat.start !== count * (hashBytes + 16)) return null;
   const edge = table.get('EDGE');
-  return { count, base, fanout, oids: buf.subarray(oidl.start, oidl.end), data: buf.subarray(cdat.start, cdat.end), edges: edge ? buf.subarray(edge.start, edge.end) : null };
+  return {
+    count,
+    base,
+    fanout,
+    oids: buf.subarray(oidl.start, oidl.end),
+    data: buf.subarray(cdat.start, cdat.end),
+    edges: edge ? buf.subarray(edge.start, edge.end) : null,
+  };
 }

@@ -49,18 +49,93 @@ describe('R-NOTSAVE counts from bytes', () => {
 
   it('property: on generated bodies the counts equal those of the decoded text', () => {
     const ws = fc.constantFrom('', ' ', '  ', '\t', '\u3000', '\u00a0', '\u2003', '\ufeff', '\u2028', '\u0085', '\v');
-    const word = fc.constantFrom('deploy', 'Fix', 'the', 'cache', '部署', 'テスト', '🚀', 'é', 'a1b2c3d', 'deadbeef', 'abcdef0', '0123456789abcdef0123456789abcdef01234567', 'commit', 'Author:', 'Date:', 'Mon', 'Jan', '<a@b.c>', '—', '-', ':', '(', '12', '.', '`');
-    const path = fc.constantFrom('\\frac{a}{b}', '\\x/y.md', '`\\x/y.md', 'src/a.ts', './docs/x.md', '~/x/y.json', 'C:\\x\\y.cs', 'a/b/c.tsx:12', 'src\\x.md', '/etc/hosts.conf', 'a/b', 'x/部署.md', 'no-slash.md');
+    const word = fc.constantFrom(
+      'deploy',
+      'Fix',
+      'the',
+      'cache',
+      '部署',
+      'テスト',
+      '🚀',
+      'é',
+      'a1b2c3d',
+      'deadbeef',
+      'abcdef0',
+      '0123456789abcdef0123456789abcdef01234567',
+      'commit',
+      'Author:',
+      'Date:',
+      'Mon',
+      'Jan',
+      '<a@b.c>',
+      '—',
+      '-',
+      ':',
+      '(',
+      '12',
+      '.',
+      '`',
+    );
+    const path = fc.constantFrom(
+      '\\frac{a}{b}',
+      '\\x/y.md',
+      '`\\x/y.md',
+      'src/a.ts',
+      './docs/x.md',
+      '~/x/y.json',
+      'C:\\x\\y.cs',
+      'a/b/c.tsx:12',
+      'src\\x.md',
+      '/etc/hosts.conf',
+      'a/b',
+      'x/部署.md',
+      'no-slash.md',
+    );
     const bullet = fc.constantFrom('', '- ', '* ', '+ ', '1. ', '12.', '-', '`');
     const lineText = fc.oneof(
-      { weight: 3, arbitrary: fc.array(fc.oneof(word, ws.map((w) => w || ' ')), { maxLength: 8 }).map((p) => p.join('')) },
-      { weight: 2, arbitrary: fc.tuple(ws, bullet, path, fc.constantFrom('', ' — note', ': why', ' (see', '`', ':42', ' 🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀'.slice(0, 30))).map((p) => p.join('')) },
-      { weight: 2, arbitrary: fc.tuple(ws, bullet, fc.constantFrom('a1b2c3d Fix it', 'abcdef01234 x', 'commit 0123456789abcdef0123456789abcdef01234567', 'Author: Me <me@x.y>', 'Date:   Mon Jan 5 10:00', 'deadbeef\u3000y', '1234567\u00a0z')).map((p) => p.join('')) },
+      {
+        weight: 3,
+        arbitrary: fc
+          .array(
+            fc.oneof(
+              word,
+              ws.map((w) => w || ' '),
+            ),
+            { maxLength: 8 },
+          )
+          .map((p) => p.join('')),
+      },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(ws, bullet, path, fc.constantFrom('', ' — note', ': why', ' (see', '`', ':42', ' 🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀'.slice(0, 30)))
+          .map((p) => p.join('')),
+      },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(
+            ws,
+            bullet,
+            fc.constantFrom(
+              'a1b2c3d Fix it',
+              'abcdef01234 x',
+              'commit 0123456789abcdef0123456789abcdef01234567',
+              'Author: Me <me@x.y>',
+              'Date:   Mon Jan 5 10:00',
+              'deadbeef\u3000y',
+              '1234567\u00a0z',
+            ),
+          )
+          .map((p) => p.join('')),
+      },
       { weight: 1, arbitrary: fc.tuple(ws, fc.constantFrom('```', '~~~', '```ts', '``', '~~')).map((p) => p.join('')) },
       { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
     );
     const eol = fc.constantFrom('\n', '\n', '\r\n', '\r', '\r\r\n');
-    const body = fc.array(fc.tuple(lineText, eol), { maxLength: 14 }).chain((lines) => fc.boolean().map((trailing) => lines.map(([t, e], i) => t + (i < lines.length - 1 || trailing ? e : '')).join('')));
+    const body = fc
+      .array(fc.tuple(lineText, eol), { maxLength: 14 })
+      .chain((lines) => fc.boolean().map((trailing) => lines.map(([t, e], i) => t + (i < lines.length - 1 || trailing ? e : '')).join('')));
     fc.assert(
       fc.property(body, fc.constantFrom('', '---\nname: x\n---\n', '\uFEFF'), (text, prefix) => {
         expect(fromBytes(text, prefix), JSON.stringify(text)).toEqual(countDerivable(text));

@@ -47,7 +47,17 @@ function skipWhitespace(s: string, i: number, end: number): number {
 
 /** Characters a path may hold before its first separator (PATH_LINE's `[\w.@-]`, `~`, a drive's `:`). */
 function isPathChar(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x40 || c === 0x2d || c === 0x7e || c === 0x3a;
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    c === 0x5f ||
+    c === 0x2e ||
+    c === 0x40 ||
+    c === 0x2d ||
+    c === 0x7e ||
+    c === 0x3a
+  );
 }
 
 /**

@@ -27,7 +27,10 @@ describe('frontmatter scanner', () => {
   it('reads the shapes real memories have: #, colons, quotes, URLs, emoji, Chinese and Japanese, nested metadata', () => {
     const cases: [string, Record<string, unknown>][] = [
       ['name: No ORM\ndescription: We write SQL by hand\ntype: feedback', { name: 'No ORM', description: 'We write SQL by hand', type: 'feedback' }],
-      ['name: x\nmetadata: \n  node_type: memory\n  type: project\n  originSessionId: 8c34-62ff', { name: 'x', metadata: { node_type: 'memory', type: 'project', originSessionId: '8c34-62ff' } }],
+      [
+        'name: x\nmetadata: \n  node_type: memory\n  type: project\n  originSessionId: 8c34-62ff',
+        { name: 'x', metadata: { node_type: 'memory', type: 'project', originSessionId: '8c34-62ff' } },
+      ],
       ['description: PRs #45-#61 added the AI assistant', { description: 'PRs' }], // ` #` opens a YAML comment
       ['description: issue#45 fixed', { description: 'issue#45 fixed' }],
       ['description: see PR #412 for the fix', { description: 'see PR' }],
@@ -35,7 +38,10 @@ describe('frontmatter scanner', () => {
       ['description: "Don\'t claim \\"0 warnings\\" from an incremental build"', { description: 'Don\'t claim "0 warnings" from an incremental build' }],
       ["description: 'it''s fine'", { description: "it's fine" }],
       ['name: 用户角色\ndescription: 部署前先跑集成测试 🚀', { name: '用户角色', description: '部署前先跑集成测试 🚀' }],
-      ['name: アレンができるかどうか\ndescription: 価格・仕様・プランを確認する', { name: 'アレンができるかどうか', description: '価格・仕様・プランを確認する' }],
+      [
+        'name: アレンができるかどうか\ndescription: 価格・仕様・プランを確認する',
+        { name: 'アレンができるかどうか', description: '価格・仕様・プランを確認する' },
+      ],
       ['description: 6.12 Direction pivot — from adaptive LR', { description: '6.12 Direction pivot — from adaptive LR' }],
       ['modified: 2026-03-05', { modified: '2026-03-05' }],
       ['\nname: x\n\ndescription: y\n', { name: 'x', description: 'y' }],
@@ -59,15 +65,79 @@ describe('frontmatter scanner', () => {
   });
 
   it('declines what it cannot be sure of, and the YAML path decides', () => {
-    for (const source of ['a: 12', 'a: true', 'a: ~', 'a: [1, 2]', 'a: |\n  block', 'a: b\na: c', 'a: "x\n  y"', 'a: x\n  continued', 'a:\n  - x', 'a: *alias', 'a:\tb', 'a: b\r', '- a', 'a2: x: y', 'name: "plan:" prefix', '# c\na: b', '']) {
+    for (const source of [
+      'a: 12',
+      'a: true',
+      'a: ~',
+      'a: [1, 2]',
+      'a: |\n  block',
+      'a: b\na: c',
+      'a: "x\n  y"',
+      'a: x\n  continued',
+      'a:\n  - x',
+      'a: *alias',
+      'a:\tb',
+      'a: b\r',
+      '- a',
+      'a2: x: y',
+      'name: "plan:" prefix',
+      '# c\na: b',
+      '',
+    ]) {
       expect(scanFrontmatter(source), JSON.stringify(source)).toBeUndefined();
     }
   });
 
   it('property: on generated headers it answers exactly what the YAML path answers, or declines', () => {
-    const word = fc.constantFrom('deploy', 'SQL', 'the', 'CI', 'x', 'Ünïcödé', '部署', 'テスト', '🚀', '✅', '6.12', '2026-03-05', '12', 'true', 'null', '~', 'yes', 'http://a.b/c?d=e#f', 'a-b', '_');
+    const word = fc.constantFrom(
+      'deploy',
+      'SQL',
+      'the',
+      'CI',
+      'x',
+      'Ünïcödé',
+      '部署',
+      'テスト',
+      '🚀',
+      '✅',
+      '6.12',
+      '2026-03-05',
+      '12',
+      'true',
+      'null',
+      '~',
+      'yes',
+      'http://a.b/c?d=e#f',
+      'a-b',
+      '_',
+    );
     const common = fc.constantFrom(' ', ' ', ' ', ' #', '#', ': ', ':', '"', "'", '—', '\u3000', '\u00a0', '(', ')', '.', '/');
-    const rare = fc.constantFrom('  ', '\\', '`', '@', '%', ',', '[', ']', '{', '}', '!', '&', '*', '|', '>', '-', '?', '\t', '\\"', "''", '\r', '\u2028', '\ufeff', '\u0007');
+    const rare = fc.constantFrom(
+      '  ',
+      '\\',
+      '`',
+      '@',
+      '%',
+      ',',
+      '[',
+      ']',
+      '{',
+      '}',
+      '!',
+      '&',
+      '*',
+      '|',
+      '>',
+      '-',
+      '?',
+      '\t',
+      '\\"',
+      "''",
+      '\r',
+      '\u2028',
+      '\ufeff',
+      '\u0007',
+    );
     const plain = fc
       .array(fc.oneof({ weight: 12, arbitrary: word }, { weight: 6, arbitrary: common }, { weight: 1, arbitrary: rare }), { minLength: 0, maxLength: 8 })
       .map((parts) => parts.join(''));
@@ -87,14 +157,27 @@ describe('frontmatter scanner', () => {
     const indent = fc.constantFrom('  ', '  ', '  ', ' ', '    ', '\t');
     const line = fc.oneof(
       { weight: 8, arbitrary: fc.tuple(key, fc.constantFrom(' ', ' ', ' ', ' ', '  ', '', '\t'), value).map(([k, sep, v]) => `${k}:${sep}${v}`) },
-      { weight: 2, arbitrary: fc.tuple(key, fc.constantFrom('', ' ', '  '), fc.array(fc.tuple(indent, key, value), { minLength: 1, maxLength: 4 })).map(([k, trail, inner]) => `${k}:${trail}\n${inner.map(([i, k2, v]) => `${i}${k2}: ${v}`).join('\n')}`) },
-      { weight: 1, arbitrary: fc.oneof(fc.tuple(indent, value).map(([i, v]) => `${i}${v}`), fc.constantFrom('', '  ', '# comment', '---', '...', '- item')) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(key, fc.constantFrom('', ' ', '  '), fc.array(fc.tuple(indent, key, value), { minLength: 1, maxLength: 4 }))
+          .map(([k, trail, inner]) => `${k}:${trail}\n${inner.map(([i, k2, v]) => `${i}${k2}: ${v}`).join('\n')}`),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.oneof(
+          fc.tuple(indent, value).map(([i, v]) => `${i}${v}`),
+          fc.constantFrom('', '  ', '# comment', '---', '...', '- item'),
+        ),
+      },
     );
     // Half the headers look like real ones (the keys memories use, realistic values), half are hostile.
     const realistic = fc
       .tuple(plain, plain, fc.constantFrom('user', 'feedback', 'project', 'reference'), fc.boolean(), plain)
       .map(([name, description, type, nested, extra]) =>
-        nested ? `name: ${name}\ndescription: ${description}\nmetadata: \n  node_type: memory\n  type: ${type}\n  originSessionId: ${extra}` : `name: ${name}\ndescription: ${description}\ntype: ${type}\noriginSessionId: ${extra}`,
+        nested
+          ? `name: ${name}\ndescription: ${description}\nmetadata: \n  node_type: memory\n  type: ${type}\n  originSessionId: ${extra}`
+          : `name: ${name}\ndescription: ${description}\ntype: ${type}\noriginSessionId: ${extra}`,
       );
     const hostile = fc.array(line, { minLength: 1, maxLength: 6 }).map((lines) => lines.join('\n'));
     let answered = 0;
@@ -133,4 +216,3 @@ describe('frontmatter scanner', () => {
     expect(answered).toBe(headers - 1);
   });
 });
-

@@ -20,7 +20,8 @@ const UNSURE_CHARS = /[\t\r\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u
 const SURROGATE = /[\ud800-\udfff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 // YAML 1.2 core schema: plain scalars that resolve to null, booleans or numbers, not strings.
-const TYPED = /^(?:~|[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+const TYPED =
+  /^(?:~|[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
 const NULL_VALUE: Meaning = { value: null };
 
 const SPACE = 0x20;
@@ -28,7 +29,19 @@ const COLON = 0x3a;
 
 /** The first characters a TYPED scalar can have: `~`, n, N, t, T, f, F, digits, `+`, `-`, `.`. */
 function mayBeTyped(c: number): boolean {
-  return c === 0x7e || c === 0x6e || c === 0x4e || c === 0x74 || c === 0x54 || c === 0x66 || c === 0x46 || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e;
+  return (
+    c === 0x7e ||
+    c === 0x6e ||
+    c === 0x4e ||
+    c === 0x74 ||
+    c === 0x54 ||
+    c === 0x66 ||
+    c === 0x46 ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2b ||
+    c === 0x2d ||
+    c === 0x2e
+  );
 }
 
 /** What a plain scalar starting with this character is: fine, a sure error, or another kind of node. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFrontmatterYaml } from './frontmatter-yaml.js';
 
-describe('frontmatter YAML (the scanner first, then YAML with Claude Code\'s quoting retry)', () => {
+describe("frontmatter YAML (the scanner first, then YAML with Claude Code's quoting retry)", () => {
   it('reads what the scanner leaves to YAML', () => {
     expect(parseFrontmatterYaml('a: "quoted"\nb: 12')).toEqual({ a: 'quoted', b: 12 });
     expect(parseFrontmatterYaml('tags: [a, b]\nenabled: true')).toEqual({ tags: ['a', 'b'], enabled: true });

@@ -104,7 +104,10 @@ export class GitObjectReader {
       const packDir = path.join(dir, 'pack');
       let names: string[];
       try {
-        names = fs.readdirSync(packDir).filter((n) => n.endsWith('.idx')).sort();
+        names = fs
+          .readdirSync(packDir)
+          .filter((n) => n.endsWith('.idx'))
+          .sort();
       } catch {
         continue;
       }
@@ -151,7 +154,9 @@ export class GitObjectReader {
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const at = pack.namesAt + mid * this.hashBytes;
-      const order = pack.idx ? pack.idx.compare(name, 0, this.hashBytes, at, at + this.hashBytes) : Buffer.compare(readAt(pack.idxFd, at, this.hashBytes), name);
+      const order = pack.idx
+        ? pack.idx.compare(name, 0, this.hashBytes, at, at + this.hashBytes)
+        : Buffer.compare(readAt(pack.idxFd, at, this.hashBytes), name);
       if (order === 0) return this.offsetOf(pack, mid);
       if (order < 0) lo = mid + 1;
       else hi = mid;

@@ -141,7 +141,9 @@ export interface RepoConfig {
 export function readRepoConfig(dirs: GitDirs): RepoConfig {
   const text = readSmall(path.join(dirs.commonDir, 'config')) ?? '';
   const entries = parseGitConfig(text);
-  const rewrites = entries.filter((e) => e.section === 'url' && e.key === 'insteadof' && e.subsection !== null).map((e) => ({ from: e.value, to: e.subsection! }));
+  const rewrites = entries
+    .filter((e) => e.section === 'url' && e.key === 'insteadof' && e.subsection !== null)
+    .map((e) => ({ from: e.value, to: e.subsection! }));
   const remotes = new Set<string>();
   for (const e of entries) {
     if (e.section !== 'remote' || e.key !== 'url' || !e.value) continue;
@@ -223,7 +225,8 @@ export function findRootCommits(dirs: GitDirs, head: string, hashBytes: number, 
     };
     visit(head);
     while (queue.length > 0 || positions.length > 0) {
-      if (seen.size > maxCommits) return { roots: [], problem: `its history is longer than ${maxCommits.toLocaleString('en')} commits, too long to walk to the first commit` };
+      if (seen.size > maxCommits)
+        return { roots: [], problem: `its history is longer than ${maxCommits.toLocaleString('en')} commits, too long to walk to the first commit` };
       const pos = positions.pop();
       if (pos !== undefined) {
         const parents = graph!.parents(pos);

@@ -21,36 +21,67 @@ function health(id: string): { problems: string[]; raw: Problem[] } {
 // Every problem but N3rdage's retro orphans and benzabonanza's dangling links (checked below).
 // The one hint: feedback_post_push_advice.md is mostly fenced shell templates (git pull, npm install).
 const EXPECTED: Record<string, string[]> = {
-  '065536__Asycn_verl': ['bad-frontmatter gradient_diagnostics_checklist.md:1', 'orphan gradient_diagnostics_checklist.md', 'bad-frontmatter pg_moment_signal_fraction_lr_design.md:1'],
-  '1234567KF__AutoCoding': ['bad-frontmatter alignment-log.md:1', 'bad-frontmatter hammer-results.md:1', 'bad-frontmatter harness-audit-history.md:1', 'bad-frontmatter model-routing-stats.md:1', 'bad-frontmatter prd-generation-log.md:1', 'bad-frontmatter project-context.md:1', 'bad-frontmatter spec-generation-log.md:1'],
+  '065536__Asycn_verl': [
+    'bad-frontmatter gradient_diagnostics_checklist.md:1',
+    'orphan gradient_diagnostics_checklist.md',
+    'bad-frontmatter pg_moment_signal_fraction_lr_design.md:1',
+  ],
+  '1234567KF__AutoCoding': [
+    'bad-frontmatter alignment-log.md:1',
+    'bad-frontmatter hammer-results.md:1',
+    'bad-frontmatter harness-audit-history.md:1',
+    'bad-frontmatter model-routing-stats.md:1',
+    'bad-frontmatter prd-generation-log.md:1',
+    'bad-frontmatter project-context.md:1',
+    'bad-frontmatter spec-generation-log.md:1',
+  ],
   '1367432711__art-design-pro': [],
   '1AdityaX__TradingAgents': [],
   '3336-zheng__zhiyu-voice-assistant': [],
   '3IVIS__buildaharness': [],
-  'ActorForth__ActorForth': [],
-  'Danm72__goaly': ['bad-frontmatter ikigai.md:1', 'bad-frontmatter lead-screening.md:1', 'bad-frontmatter owner-profile.md:1', 'bad-frontmatter revenue-strategy.md:1'],
+  ActorForth__ActorForth: [],
+  Danm72__goaly: [
+    'bad-frontmatter ikigai.md:1',
+    'bad-frontmatter lead-screening.md:1',
+    'bad-frontmatter owner-profile.md:1',
+    'bad-frontmatter revenue-strategy.md:1',
+  ],
   'HSRyuuu__harness-as-usual': [],
-  'N3rdage__the-library': ['unsafe-link MEMORY.md:75 → ../blog/sources/blog_post_backlog.md', 'unsafe-link MEMORY.md:76 → ../blog/sources/blog_backend_arc_raw_material.md', 'bad-frontmatter feedback_plan_prefix.md:1', 'orphan feedback_verify_merge.md', 'orphan patterns.md', 'orphan project_blog.md'],
-  'PinKushin__Tf2DemoSalvage': ['bad-frontmatter README.md:1', 'orphan README.md'],
+  'N3rdage__the-library': [
+    'unsafe-link MEMORY.md:75 → ../blog/sources/blog_post_backlog.md',
+    'unsafe-link MEMORY.md:76 → ../blog/sources/blog_backend_arc_raw_material.md',
+    'bad-frontmatter feedback_plan_prefix.md:1',
+    'orphan feedback_verify_merge.md',
+    'orphan patterns.md',
+    'orphan project_blog.md',
+  ],
+  PinKushin__Tf2DemoSalvage: ['bad-frontmatter README.md:1', 'orphan README.md'],
   'YYMYJS__Better-OpenClaude-Portable': [],
   'ab0t-com__claws': [],
-  'albert821107__life_manage': [],
+  albert821107__life_manage: [],
   'badliuyichao__ybc-cli': [],
   'benzabonanza__QuantumFurnace.jl': ['duplicate-pointer MEMORY.md:100 → canonical_taumix_setup_qf_e4z_30.md', 'over-limit MEMORY.md:67'],
   'dabsdamoon__my-little-dotfiles': [],
   'tanakayuushin__ai-ceo-project': ['not-worth-saving feedback_post_push_advice.md'],
   'tito10047__php-calendar': [],
-  'yhz61010__android': [],
+  yhz61010__android: [],
 };
 
 describe.skipIf(!root)(`health on the 20 real memory directories${root ? '' : ` (skipped: ${NO_SHARED_FIXTURES})`}`, () => {
   it('finds the 20 directories', () => {
-    expect(fs.readdirSync(root!).filter((d) => fs.existsSync(path.join(root!, d, 'memory'))).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect(
+      fs
+        .readdirSync(root!)
+        .filter((d) => fs.existsSync(path.join(root!, d, 'memory')))
+        .sort(),
+    ).toEqual(Object.keys(EXPECTED).sort());
   });
 
   it.each(Object.keys(EXPECTED))('%s: exactly the problems a reader agrees with', (id) => {
     const { problems } = health(id);
-    const rest = problems.filter((p) => !(id.startsWith('N3rdage') && /^orphan retros\//.test(p)) && !(id.startsWith('benzabonanza') && p.startsWith('dangling-link')));
+    const rest = problems.filter(
+      (p) => !(id.startsWith('N3rdage') && /^orphan retros\//.test(p)) && !(id.startsWith('benzabonanza') && p.startsWith('dangling-link')),
+    );
     expect(rest).toEqual(EXPECTED[id]);
   });
 
@@ -60,7 +91,10 @@ describe.skipIf(!root)(`health on the 20 real memory directories${root ? '' : ` 
     const retros = fs.readdirSync(path.join(memoryDir, 'retros')).filter((f) => f.endsWith('.md'));
     const linked = retros.filter((f) => index.includes(`(retros/${f})`));
     expect(linked).toHaveLength(12);
-    const orphans = health('N3rdage__the-library').problems.filter((p) => p.startsWith('orphan retros/')).map((p) => p.slice('orphan retros/'.length)).sort();
+    const orphans = health('N3rdage__the-library')
+      .problems.filter((p) => p.startsWith('orphan retros/'))
+      .map((p) => p.slice('orphan retros/'.length))
+      .sort();
     expect(orphans).toEqual(retros.filter((f) => !linked.includes(f)).sort());
     expect(orphans).toHaveLength(44);
     const scan = scanMemoryDir(memoryDir, { scope: 'private' });

@@ -40,7 +40,9 @@ export function assessHealth(input: HealthInput): Problem[] {
   const topicFiles = new Set(input.topics.map((t) => t.file));
 
   if (index.unreadable) {
-    problems.push(problem(index.unreadable.code, INDEX_FILE, null, `${INDEX_FILE} cannot be used: ${index.unreadable.reason}. The agent starts without its memory index.`));
+    problems.push(
+      problem(index.unreadable.code, INDEX_FILE, null, `${INDEX_FILE} cannot be used: ${index.unreadable.reason}. The agent starts without its memory index.`),
+    );
   }
 
   // R-HEALTH on index lines read as the agent reads them: any link to a `.md` file counts, wherever
@@ -51,7 +53,14 @@ export function assessHealth(input: HealthInput): Problem[] {
     const entryLines = new Set(index.parsed.lines.filter((l) => l.kind === 'entry').map((l) => l.line));
     for (const line of index.parsed.lines) {
       if (line.kind === 'malformed' && visible(line.line)) {
-        problems.push(problem('malformed-line', INDEX_FILE, line.line, `Line ${line.line} of ${INDEX_FILE} looks like a pointer but ${line.reason}, so it points at nothing: "${clip(line.raw)}".`));
+        problems.push(
+          problem(
+            'malformed-line',
+            INDEX_FILE,
+            line.line,
+            `Line ${line.line} of ${INDEX_FILE} looks like a pointer but ${line.reason}, so it points at nothing: "${clip(line.raw)}".`,
+          ),
+        );
       }
     }
     const pointedAt = new Map<string, number>();
@@ -60,7 +69,17 @@ export function assessHealth(input: HealthInput): Problem[] {
       if (!visible(link.line)) continue;
       const canonical = link.primary && entryLines.has(link.line);
       if (link.file === '..' || link.file.startsWith('../')) {
-        if (!reported.has(link.file)) problems.push(problem('unsafe-link', INDEX_FILE, link.line, `Line ${link.line} of ${INDEX_FILE} points outside the memory directory (${link.file}); Memdir never follows such links.`, null, link.file));
+        if (!reported.has(link.file))
+          problems.push(
+            problem(
+              'unsafe-link',
+              INDEX_FILE,
+              link.line,
+              `Line ${link.line} of ${INDEX_FILE} points outside the memory directory (${link.file}); Memdir never follows such links.`,
+              null,
+              link.file,
+            ),
+          );
         reported.add(link.file);
         continue;
       }
@@ -68,14 +87,32 @@ export function assessHealth(input: HealthInput): Problem[] {
       if (link.primary) {
         const seen = pointedAt.get(link.file);
         if (seen !== undefined) {
-          problems.push(problem('duplicate-pointer', INDEX_FILE, link.line, `Line ${link.line} of ${INDEX_FILE} points at ${link.file} again (first on line ${seen}); the repeat only uses up index space.`, canonical ? 'dedupe-pointer' : null, link.file));
+          problems.push(
+            problem(
+              'duplicate-pointer',
+              INDEX_FILE,
+              link.line,
+              `Line ${link.line} of ${INDEX_FILE} points at ${link.file} again (first on line ${seen}); the repeat only uses up index space.`,
+              canonical ? 'dedupe-pointer' : null,
+              link.file,
+            ),
+          );
           continue;
         }
         pointedAt.set(link.file, link.line);
       }
       if (!reported.has(link.file) && !topicFiles.has(link.file) && !input.otherExisting.has(link.file)) {
         reported.add(link.file);
-        problems.push(problem('dangling-link', INDEX_FILE, link.line, `Line ${link.line} of ${INDEX_FILE} points at ${link.file}, which does not exist; the agent is told about a memory it cannot read.`, canonical ? 'drop-pointer' : null, link.file));
+        problems.push(
+          problem(
+            'dangling-link',
+            INDEX_FILE,
+            link.line,
+            `Line ${link.line} of ${INDEX_FILE} points at ${link.file}, which does not exist; the agent is told about a memory it cannot read.`,
+            canonical ? 'drop-pointer' : null,
+            link.file,
+          ),
+        );
       }
     }
     if (index.load?.truncated && index.load.firstCutLine !== null) {
@@ -100,7 +137,13 @@ export function assessHealth(input: HealthInput): Problem[] {
     if (index.parsed !== null || index.exists === false) {
       if (!linked.has(topic.file)) {
         problems.push(
-          problem('orphan', topic.file, null, `${topic.file} is not listed in ${INDEX_FILE}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${INDEX_FILE} yet)`}.`, 'add-to-index'),
+          problem(
+            'orphan',
+            topic.file,
+            null,
+            `${topic.file} is not listed in ${INDEX_FILE}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${INDEX_FILE} yet)`}.`,
+            'add-to-index',
+          ),
         );
       }
     }

@@ -32,9 +32,7 @@ export function expandTilde(p: string, env: NodeJS.ProcessEnv = process.env): st
  */
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.CLAUDE_CONFIG_DIR;
-  const home = configured
-    ? path.resolve(expandTilde(configured, env))
-    : path.join(userHomeDir(env), '.claude');
+  const home = configured ? path.resolve(expandTilde(configured, env)) : path.join(userHomeDir(env), '.claude');
   return home.normalize('NFC');
 }
 

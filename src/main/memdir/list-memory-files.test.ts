@@ -30,7 +30,12 @@ describe('subfolders of a memory directory (R-RECALL-SELECT: every *.md, any MEM
   });
 
   it('lints them: a linked subfolder memory is fine, an unlinked one is an orphan', () => {
-    expect(scan.problems.filter((p) => p.code !== 'not-worth-saving').map((p) => `${p.code} ${p.file}`).sort()).toEqual(['orphan retros/2026-02.md', 'orphan retros/deep/notes.md']);
+    expect(
+      scan.problems
+        .filter((p) => p.code !== 'not-worth-saving')
+        .map((p) => `${p.code} ${p.file}`)
+        .sort(),
+    ).toEqual(['orphan retros/2026-02.md', 'orphan retros/deep/notes.md']);
   });
 });
 
@@ -52,11 +57,23 @@ describe('opening and editing a subfolder memory through the app API', () => {
       expect(read).toMatchObject({ ok: true, result: { file: 'retros/r1.md', name: 'Retro' } });
       const fields = { name: 'Retro', description: 'what went well', type: 'project' };
       const opened = (read as { result: { memoryDir: string; text: string } }).result;
-      expect(await api.call('memories.update', { dir: '-work-app', file: 'retros/r1.md', memoryDir: opened.memoryDir, baseText: opened.text, fields, body: 'Edited.\n' })).toMatchObject({ ok: true });
+      expect(
+        await api.call('memories.update', {
+          dir: '-work-app',
+          file: 'retros/r1.md',
+          memoryDir: opened.memoryDir,
+          baseText: opened.text,
+          fields,
+          body: 'Edited.\n',
+        }),
+      ).toMatchObject({ ok: true });
       expect(fs.readFileSync(path.join(memoryDir, 'retros', 'r1.md'), 'utf8')).toContain('description: what went well');
       expect(await api.call('memories.read', { dir: '-work-app', file: 'linked/secret.md' })).toMatchObject({ ok: false, error: { code: 'unsafe-path' } });
       expect(await api.call('memories.read', { dir: '-work-app', file: '../outside/secret.md' })).toMatchObject({ ok: false });
-      expect(await api.call('memories.read', { dir: '-work-app', file: 'team/x.md' })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/team memory/) } });
+      expect(await api.call('memories.read', { dir: '-work-app', file: 'team/x.md' })).toMatchObject({
+        ok: false,
+        error: { message: expect.stringMatching(/team memory/) },
+      });
       expect(await api.call('memories.delete', { dir: '-work-app', file: 'retros/r1.md' })).toMatchObject({ ok: true });
       expect(fs.existsSync(path.join(memoryDir, 'retros', 'r1.md'))).toBe(false);
     } finally {

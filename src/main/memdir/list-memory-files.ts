@@ -35,7 +35,11 @@ export function listMemoryFiles(memoryDir: string, options: { excludeTeam: boole
     } catch (error) {
       if (!rel) throw error;
       const code = (error as NodeJS.ErrnoException).code;
-      listing.strays.push({ file: `${rel}/`, reason: code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list this folder' : `this folder could not be listed (${code ?? String(error)})` });
+      listing.strays.push({
+        file: `${rel}/`,
+        reason:
+          code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list this folder' : `this folder could not be listed (${code ?? String(error)})`,
+      });
       return;
     }
     for (const d of dirents) {
@@ -48,7 +52,8 @@ export function listMemoryFiles(memoryDir: string, options: { excludeTeam: boole
           listing.strays.push({ file, reason: 'it is a directory, not a file' });
           continue;
         }
-        if (depth >= MAX_MEMORY_DEPTH) listing.strays.push({ file: `${file}/`, reason: `it is more than ${MAX_MEMORY_DEPTH} folders deep; Memdir does not look inside` });
+        if (depth >= MAX_MEMORY_DEPTH)
+          listing.strays.push({ file: `${file}/`, reason: `it is more than ${MAX_MEMORY_DEPTH} folders deep; Memdir does not look inside` });
         else walk(file, depth + 1);
         continue;
       }

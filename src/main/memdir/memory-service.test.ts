@@ -5,7 +5,18 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listHistory, restoreFromHistory } from '../history/history.js';
 import { indexEntries, parseIndex } from '../../shared/index-format.js';
 import { MemoryError } from './memory-error.js';
-import { applyFixes, previewFixes, createMemory, deleteMemory, fixRequestOf, renameMemory, saveIndexText, suggestFileName, updateMemory, type Where } from './memory-service.js';
+import {
+  applyFixes,
+  previewFixes,
+  createMemory,
+  deleteMemory,
+  fixRequestOf,
+  renameMemory,
+  saveIndexText,
+  suggestFileName,
+  updateMemory,
+  type Where,
+} from './memory-service.js';
 import { scanMemoryDir } from './scan-dir.js';
 
 let root: string;
@@ -54,7 +65,22 @@ describe('createMemory', () => {
   });
 
   it('refuses, with a sentence, names that do not survive a markdown link, a terminal or Windows (issue 15)', async () => {
-    const hostile = ['a%41b.md', '50%25.md', 'a#b.md', 'why?.md', 'bell\u0007.md', 'evil\u202Egnp.md', 'CON.md', 'aux.md', 'nul.md', 'com1.md', 'lpt9.md', 'notes.md.', 'notes.md ', ' notes.md'];
+    const hostile = [
+      'a%41b.md',
+      '50%25.md',
+      'a#b.md',
+      'why?.md',
+      'bell\u0007.md',
+      'evil\u202Egnp.md',
+      'CON.md',
+      'aux.md',
+      'nul.md',
+      'com1.md',
+      'lpt9.md',
+      'notes.md.',
+      'notes.md ',
+      ' notes.md',
+    ];
     await createMemory(where, { fields, body: '', file: 'ok.md' });
     for (const file of hostile) {
       const error = await createMemory(where, { fields, body: '', file }).catch((e: unknown) => e);
@@ -151,9 +177,15 @@ describe('applyFixes at the cut (R-INDEX)', () => {
   // memories it left out to stay inside its limit, now orphans.
   const setUp = async (listed: number, orphans: number) => {
     const pointer = (i: number) => `- [Source ${i}](source_${i}.md) — feed ${i}: schedule and owner`;
-    for (let i = 0; i < listed + orphans; i++) await fs.writeFile(path.join(where.memoryDir, `source_${i}.md`), `---\nname: Source ${i}\ndescription: feed ${i}: schedule and owner\ntype: project\n---\n`);
+    for (let i = 0; i < listed + orphans; i++)
+      await fs.writeFile(
+        path.join(where.memoryDir, `source_${i}.md`),
+        `---\nname: Source ${i}\ndescription: feed ${i}: schedule and owner\ntype: project\n---\n`,
+      );
     await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), `${Array.from({ length: listed }, (_, i) => pointer(i)).join('\n')}\n`);
-    return scanMemoryDir(where.memoryDir, { scope: 'private' }).problems.map(fixRequestOf).filter((f) => f !== null);
+    return scanMemoryDir(where.memoryDir, { scope: 'private' })
+      .problems.map(fixRequestOf)
+      .filter((f) => f !== null);
   };
 
   it('adds orphans only while their pointers reach the agent, and holds back the rest', async () => {
@@ -183,7 +215,9 @@ describe('applyFixes at the cut (R-INDEX)', () => {
     const fixes = await setUp(200, 3);
     const text = await read('MEMORY.md');
     await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), text.replace('source_0.md', 'gone_0.md').replace('source_1.md', 'gone_1.md'));
-    const all = scanMemoryDir(where.memoryDir, { scope: 'private' }).problems.map(fixRequestOf).filter((f) => f !== null);
+    const all = scanMemoryDir(where.memoryDir, { scope: 'private' })
+      .problems.map(fixRequestOf)
+      .filter((f) => f !== null);
     expect(all.length).toBe(fixes.length + 4);
     const { applied, heldBack } = await applyFixes(where, all);
     expect(applied.filter((f) => f.kind === 'drop-pointer')).toHaveLength(2);
@@ -210,12 +244,18 @@ describe('lint --fix on files Claude Code or an editor named with %, # or spaces
     const names = ['a%41b.md', 'x#y.md', 'notes (old).md', '50%.md', 'q?.md'];
     for (const name of names) await fs.writeFile(path.join(where.memoryDir, name), `---\nname: ${name}\ndescription: d\ntype: reference\n---\n`);
     for (let run = 0; run < 3; run++) {
-      const fixes = scanMemoryDir(where.memoryDir, { scope: 'private' }).problems.map(fixRequestOf).filter((f) => f !== null);
+      const fixes = scanMemoryDir(where.memoryDir, { scope: 'private' })
+        .problems.map(fixRequestOf)
+        .filter((f) => f !== null);
       const { applied } = await applyFixes(where, fixes);
       expect(applied.length, `run ${run}`).toBe(run === 0 ? names.length : 0);
     }
     expect((await entries()).map(([f]) => f).sort()).toEqual([...names].sort());
-    expect(scanMemoryDir(where.memoryDir, { scope: 'private' }).problems.filter((p) => p.code === 'orphan' || p.code === 'dangling-link' || p.code === 'duplicate-pointer')).toEqual([]);
+    expect(
+      scanMemoryDir(where.memoryDir, { scope: 'private' }).problems.filter(
+        (p) => p.code === 'orphan' || p.code === 'dangling-link' || p.code === 'duplicate-pointer',
+      ),
+    ).toEqual([]);
   });
 });
 

@@ -56,7 +56,10 @@ export function inScope(scope: Scope, file: string): string {
 export function checkFileName(file: string): string {
   const name = file.normalize('NFC');
   if (name === '' || name.includes('/') || name.includes('\\') || name.includes('\0')) {
-    throw new MemoryError('invalid-name', `${quoteName(file)} is not a valid memory file name: use a plain name like feedback_testing.md, without folders or slashes.`);
+    throw new MemoryError(
+      'invalid-name',
+      `${quoteName(file)} is not a valid memory file name: use a plain name like feedback_testing.md, without folders or slashes.`,
+    );
   }
   if (name.startsWith('.')) throw new MemoryError('invalid-name', `${quoteName(file)} starts with a dot; such files are hidden and never read as memories.`);
   if (!/\.md$/i.test(name)) throw new MemoryError('invalid-name', `${quoteName(file)} must end in .md.`);
@@ -178,7 +181,8 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
     await writeFileAtomic(where.memoryDir, rel, checkedSize(serializeTopicFile(input.fields, input.body)));
     const index = await readIndex(where);
     const already = indexEntries(index.parsed).some((e) => e.file === file);
-    if (!already) await writeIndex(where, addIndexEntry(index.parsed, { title: input.fields.name, file, hook: input.hook ?? input.fields.description }), index.text);
+    if (!already)
+      await writeIndex(where, addIndexEntry(index.parsed, { title: input.fields.name, file, hook: input.hook ?? input.fields.description }), index.text);
     return file;
   });
   return { file: result, entry };
@@ -331,7 +335,9 @@ export function planFixes(indexText: string, fixes: readonly FixRequest[], facts
     const pointer = entries.find((e) => e.line === fix.line && e.file === fix.file);
     // A dangling pointer whose file came back, or a repeat whose first pointer is gone, is left alone.
     const noLongerApplies =
-      !pointer || dropLines.has(pointer.line) || (fix.kind === 'drop-pointer' ? facts.existing.has(pointer.file) : !entries.some((e) => e.file === fix.file && e.line < pointer.line));
+      !pointer ||
+      dropLines.has(pointer.line) ||
+      (fix.kind === 'drop-pointer' ? facts.existing.has(pointer.file) : !entries.some((e) => e.file === fix.file && e.line < pointer.line));
     if (noLongerApplies) {
       stale.push(fix);
       continue;
@@ -379,7 +385,13 @@ async function gatherFixFacts(where: Where, fixes: readonly FixRequest[]): Promi
       const text = await readText(where.memoryDir, inScope(where.scope, name)).catch(() => null);
       const topic = text === null ? null : parseTopicFile(text, name);
       topics.set(fix.file, topic ? { title: topic.meta.name, hook: topic.meta.description } : null);
-    } else if (await fs.lstat(path.join(dir, fix.file)).then(() => true, () => false)) existing.add(fix.file);
+    } else if (
+      await fs.lstat(path.join(dir, fix.file)).then(
+        () => true,
+        () => false,
+      )
+    )
+      existing.add(fix.file);
   }
   return { topics, existing };
 }
@@ -413,7 +425,11 @@ export async function previewFixes(where: Where, fixes: readonly FixRequest[]): 
  * drop dangling pointers, drop repeated pointers. Each fix is re-checked against the files as
  * they are now, so a stale request (the problem already gone) does nothing rather than damage.
  */
-export async function applyFixes(where: Where, fixes: FixRequest[], options: FixOptions = {}): Promise<{ applied: FixRequest[]; heldBack: FixRequest[]; impact: IndexImpact; entry: HistoryEntry | null }> {
+export async function applyFixes(
+  where: Where,
+  fixes: FixRequest[],
+  options: FixOptions = {},
+): Promise<{ applied: FixRequest[]; heldBack: FixRequest[]; impact: IndexImpact; entry: HistoryEntry | null }> {
   const summary = (n: number) => `Fix ${n} index ${n === 1 ? 'problem' : 'problems'}`;
   // The history entry names the fixes made, not the ones asked: orphans held back at the cut are
   // not fixed. transact records its description after the change, so the count is set in it.

@@ -39,10 +39,16 @@ async function session(cwd: string, id = SESSION): Promise<string> {
   const folder = folderOf(cwd);
   await fs.mkdir(folder, { recursive: true });
   const file = path.join(folder, `${id}.jsonl`);
-  await fs.writeFile(file, `${JSON.stringify({ type: 'user', uuid: 'u1', sessionId: id, cwd, version: '2.1.332', message: { role: 'user', content: 'hi' } })}\n`);
+  await fs.writeFile(
+    file,
+    `${JSON.stringify({ type: 'user', uuid: 'u1', sessionId: id, cwd, version: '2.1.332', message: { role: 'user', content: 'hi' } })}\n`,
+  );
   return file;
 }
-async function memory(key: string, files: Record<string, string> = { 'MEMORY.md': '- [A](a.md) — a\n', 'a.md': '---\nname: A\ndescription: a\ntype: user\n---\nA\n' }): Promise<string> {
+async function memory(
+  key: string,
+  files: Record<string, string> = { 'MEMORY.md': '- [A](a.md) — a\n', 'a.md': '---\nname: A\ndescription: a\ntype: user\n---\nA\n' },
+): Promise<string> {
   const dir = path.join(folderOf(key), 'memory');
   await fs.mkdir(dir, { recursive: true });
   for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(dir, name), text);
@@ -56,7 +62,15 @@ describe('groupProjects (R-LAYOUT: transcript folders under the key of their cwd
     const groups = await groupProjects(home);
     expect(groups.map((g) => g.dir)).toEqual([sanitizeDirName(repo)]);
     expect(groups[0]).toMatchObject({ key: repo, folderExists: true, readInstead: null });
-    expect(groups[0]!.launchFolders).toMatchObject([{ folder: sanitizeDirName(path.join(repo, 'sub')), folderPath: folderOf(path.join(repo, 'sub')), cwd: path.join(repo, 'sub'), transcripts: 1, explanation: { key: repo, via: 'repository' } }]);
+    expect(groups[0]!.launchFolders).toMatchObject([
+      {
+        folder: sanitizeDirName(path.join(repo, 'sub')),
+        folderPath: folderOf(path.join(repo, 'sub')),
+        cwd: path.join(repo, 'sub'),
+        transcripts: 1,
+        explanation: { key: repo, via: 'repository' },
+      },
+    ]);
   });
 
   it('groups a linked worktree session under the main repository, even before its memory folder exists', async () => {

@@ -12,7 +12,12 @@ import { isolatedGitEnv } from './run-git.js';
 
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], { cwd, env: gitEnv, stdio: 'pipe', encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    env: gitEnv,
+    stdio: 'pipe',
+    encoding: 'utf8',
+  }).trim();
 }
 
 let tmp: string;
@@ -65,7 +70,12 @@ describe('repository facts from files only', () => {
       git(dir, 'commit', '-q', '-am', `${body}${i}`);
     }
     git(dir, 'gc', '-q', '--aggressive', '--prune=now');
-    const verify = git(dir, 'verify-pack', '-v', ...(await fs.readdir(path.join(dir, '.git/objects/pack'))).filter((n) => n.endsWith('.idx')).map((n) => path.join(dir, '.git/objects/pack', n)));
+    const verify = git(
+      dir,
+      'verify-pack',
+      '-v',
+      ...(await fs.readdir(path.join(dir, '.git/objects/pack'))).filter((n) => n.endsWith('.idx')).map((n) => path.join(dir, '.git/objects/pack', n)),
+    );
     expect(verify.split('\n').some((l) => / commit .* \d+ [0-9a-f]{40}$/.test(l))).toBe(true);
     await expect(fs.access(path.join(dir, '.git/refs/heads/main'))).rejects.toThrow();
     const expected = git(dir, 'rev-list', '--max-parents=0', 'HEAD').split('\n').sort();
@@ -164,7 +174,9 @@ describe('repository facts from files only', () => {
 
 describe('parseGitConfig', () => {
   it('reads quoted, commented, continued and old-style entries, and insteadOf rewrites', async () => {
-    const entries = parseGitConfig('[core]\n\tbare = false\n[remote "origin"] # note\n\turl = "git@host:a/b.git" ; comment\n[Remote.Fork]\n  URL = https://host/c/\\\nd\n[url "https://mirror.example/"]\n\tinsteadOf = gh:\n');
+    const entries = parseGitConfig(
+      '[core]\n\tbare = false\n[remote "origin"] # note\n\turl = "git@host:a/b.git" ; comment\n[Remote.Fork]\n  URL = https://host/c/\\\nd\n[url "https://mirror.example/"]\n\tinsteadOf = gh:\n',
+    );
     expect(entries.filter((e) => e.section === 'remote').map((e) => [e.subsection, e.key, e.value])).toEqual([
       ['origin', 'url', 'git@host:a/b.git'],
       ['fork', 'url', 'https://host/c/d'],
@@ -187,7 +199,10 @@ describe('identity in a scan', () => {
     const folder = path.join(home, 'projects', project.replace(/[^A-Za-z0-9]/g, '-'));
     await fs.mkdir(path.join(folder, 'memory'), { recursive: true });
     await fs.writeFile(path.join(folder, 'memory', 'MEMORY.md'), '- [A](a.md) — a\n');
-    await fs.writeFile(path.join(folder, '0b0e3f5c-1111-4111-8111-111111111111.jsonl'), `${JSON.stringify({ type: 'user', cwd: project, sessionId: 's', message: { role: 'user', content: 'hi' } })}\n`);
+    await fs.writeFile(
+      path.join(folder, '0b0e3f5c-1111-4111-8111-111111111111.jsonl'),
+      `${JSON.stringify({ type: 'user', cwd: project, sessionId: 's', message: { role: 'user', content: 'hi' } })}\n`,
+    );
     const first = (await scanHome(home, { dataDir })).projects[0]!;
     expect(first.identity).toMatchObject({ source: 'repository', remotes: ['github.com/acme/shop'], rootCommits: [root], paths: [project] });
     // The walk to the root is kept by HEAD: the next scan (another process) does not walk again.

@@ -65,7 +65,15 @@ export async function readPathFacts(dir: string, cache?: IdentityCache): Promise
 export function identityOfPath(explanation: KeyExplanation, facts: RepositoryFacts | null, now: Date = new Date()): ProjectIdentity {
   const paths = [...new Set([explanation.key, explanation.dir])];
   if (!facts) return { source: 'paths', remotes: [], rootCommits: [], paths, gitDir: null, readAt: null, note: 'Not in a git repository.' };
-  return { source: 'repository', remotes: facts.remotes, rootCommits: facts.rootCommits, paths, gitDir: facts.gitDir, readAt: now.toISOString(), note: facts.note };
+  return {
+    source: 'repository',
+    remotes: facts.remotes,
+    rootCommits: facts.rootCommits,
+    paths,
+    gitDir: facts.gitDir,
+    readAt: now.toISOString(),
+    note: facts.note,
+  };
 }
 
 /** The recorded paths of a project: its key, then the launch directories of its sessions (busiest first). */
@@ -96,7 +104,8 @@ export class RememberedIdentities {
         }
         for (const [key, value] of Object.entries(raw.roots ?? {})) {
           const walk = value as { roots?: unknown; problem?: unknown };
-          if (Array.isArray(walk.roots) && walk.roots.every((r) => typeof r === 'string') && (walk.problem === null || typeof walk.problem === 'string')) store.roots[key] = { roots: walk.roots as string[], problem: walk.problem };
+          if (Array.isArray(walk.roots) && walk.roots.every((r) => typeof r === 'string') && (walk.problem === null || typeof walk.problem === 'string'))
+            store.roots[key] = { roots: walk.roots as string[], problem: walk.problem };
         }
       } catch {
         // Missing or unreadable: nothing remembered yet (it is only ever a help).
@@ -166,13 +175,29 @@ export async function identifyProject(home: string, group: ProjectGroup, options
   if (explanation) {
     const facts = readRepositoryFacts(explanation, options.cache, options.remembered);
     if (facts) {
-      const identity: ProjectIdentity = { source: 'repository', remotes: facts.remotes, rootCommits: facts.rootCommits, paths, gitDir: facts.gitDir, readAt: (options.now ?? new Date()).toISOString(), note: facts.note };
+      const identity: ProjectIdentity = {
+        source: 'repository',
+        remotes: facts.remotes,
+        rootCommits: facts.rootCommits,
+        paths,
+        gitDir: facts.gitDir,
+        readAt: (options.now ?? new Date()).toISOString(),
+        note: facts.note,
+      };
       options.remembered?.remember(projectDir, identity);
       return identity;
     }
   }
   if (remembered && remembered.source !== 'paths') return { ...remembered, source: 'remembered', paths };
-  const identity: ProjectIdentity = { source: 'paths', remotes: [], rootCommits: [], paths, gitDir: null, readAt: null, note: paths.length === 0 ? 'No session names a path for this project.' : null };
+  const identity: ProjectIdentity = {
+    source: 'paths',
+    remotes: [],
+    rootCommits: [],
+    paths,
+    gitDir: null,
+    readAt: null,
+    note: paths.length === 0 ? 'No session names a path for this project.' : null,
+  };
   if (paths.length > 0) options.remembered?.remember(projectDir, identity);
   return identity;
 }
@@ -183,6 +208,9 @@ export async function rememberProjectPath(home: string, dir: string, projectPath
   const projectDir = path.join(projectsRoot(home), dir);
   const before = store.get(projectDir);
   if (before?.paths.includes(projectPath)) return;
-  store.remember(projectDir, { ...(before ?? { source: 'paths', remotes: [], rootCommits: [], gitDir: null, readAt: null, note: null }), paths: [projectPath, ...(before?.paths ?? [])] });
+  store.remember(projectDir, {
+    ...(before ?? { source: 'paths', remotes: [], rootCommits: [], gitDir: null, readAt: null, note: null }),
+    paths: [projectPath, ...(before?.paths ?? [])],
+  });
   await store.save();
 }

@@ -202,7 +202,10 @@ async function located(
   env: NodeJS.ProcessEnv,
   options: LocateOptions,
 ): Promise<ProjectLocation> {
-  const settings = await readEffectiveSettings(home, launch, env, { ...(options.managedDir ? { managedDir: options.managedDir } : {}), ...(options.settingsCache ? { cache: options.settingsCache } : {}) });
+  const settings = await readEffectiveSettings(home, launch, env, {
+    ...(options.managedDir ? { managedDir: options.managedDir } : {}),
+    ...(options.settingsCache ? { cache: options.settingsCache } : {}),
+  });
   const launchFolders = base.group?.launchFolders ?? [];
   return {
     key: base.key,
@@ -249,13 +252,30 @@ export async function locateProject(home: string, target: string, env: NodeJS.Pr
   }
   const dir = dirNameForKey(explanation.key, await listProjectDirs(home));
   const group = groups.find((g) => g.dir === dir) ?? null;
-  return located(home, { key: explanation.key, keySource: 'path', explanation, dir, group }, { launchDir: explanation.dir, canonicalRoot: explanation.key }, env, options);
+  return located(
+    home,
+    { key: explanation.key, keySource: 'path', explanation, dir, group },
+    { launchDir: explanation.dir, canonicalRoot: explanation.key },
+    env,
+    options,
+  );
 }
 
 /** Locate a project found by {@link groupProjects}: settings of its main launch directory. */
-export async function locateGroup(home: string, group: ProjectGroup, env: NodeJS.ProcessEnv = process.env, options: LocateOptions = {}): Promise<ProjectLocation> {
+export async function locateGroup(
+  home: string,
+  group: ProjectGroup,
+  env: NodeJS.ProcessEnv = process.env,
+  options: LocateOptions = {},
+): Promise<ProjectLocation> {
   const { launch, explanation } = launchContextOf(primaryLaunchFolder(group));
-  return located(home, { key: group.key ?? group.dir, keySource: group.key ? 'transcripts' : 'dir-name', explanation: explanation ?? group.explanation, dir: group.dir, group }, launch, env, options);
+  return located(
+    home,
+    { key: group.key ?? group.dir, keySource: group.key ? 'transcripts' : 'dir-name', explanation: explanation ?? group.explanation, dir: group.dir, group },
+    launch,
+    env,
+    options,
+  );
 }
 
 /**
@@ -264,11 +284,22 @@ export async function locateGroup(home: string, group: ProjectGroup, env: NodeJS
  * folder name under `projects/`.
  * @throws {ProjectNotFoundError} when there is no such folder.
  */
-export async function locateTranscriptProject(home: string, folder: string, env: NodeJS.ProcessEnv = process.env, options: LocateOptions = {}): Promise<ProjectLocation> {
+export async function locateTranscriptProject(
+  home: string,
+  folder: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: LocateOptions = {},
+): Promise<ProjectLocation> {
   const groups = options.groups ?? (await groupProjects(home));
   const group = groups.find((g) => g.launchFolders.some((l) => l.folder === folder)) ?? groups.find((g) => g.dir === folder);
   if (!group) throw new ProjectNotFoundError(folder, home);
   const own = group.launchFolders.find((l) => l.folder === folder);
   const { launch, explanation } = launchContextOf(own);
-  return located(home, { key: group.key ?? folder, keySource: group.key ? 'transcripts' : 'dir-name', explanation: explanation ?? group.explanation, dir: group.dir, group }, launch, env, options);
+  return located(
+    home,
+    { key: group.key ?? folder, keySource: group.key ? 'transcripts' : 'dir-name', explanation: explanation ?? group.explanation, dir: group.dir, group },
+    launch,
+    env,
+    options,
+  );
 }

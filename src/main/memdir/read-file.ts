@@ -77,11 +77,23 @@ const scratch = Buffer.allocUnsafe(256 * 1024);
  * common case costs no extra system call. Returns what `use` returned, or why the file could
  * not be read.
  */
-export function readMemoryBytes<T>(root: string, absPath: string, isSymlink: boolean, use: (bytes: Buffer, facts: FileFacts) => T | Failure, maxBytes = TOPIC_MAX_BYTES): BytesOutcome<T> {
+export function readMemoryBytes<T>(
+  root: string,
+  absPath: string,
+  isSymlink: boolean,
+  use: (bytes: Buffer, facts: FileFacts) => T | Failure,
+  maxBytes = TOPIC_MAX_BYTES,
+): BytesOutcome<T> {
   if (isSymlink) {
     const { inside, loop } = linkStaysInside(root, absPath);
     if (loop) return { ok: false, code: 'unreadable', reason: errnoReason({ code: 'ELOOP' }), facts: null };
-    if (!inside) return { ok: false, code: 'unsafe-link', reason: 'it is a symbolic link that leads outside the memory directory, so Memdir does not follow it', facts: null };
+    if (!inside)
+      return {
+        ok: false,
+        code: 'unsafe-link',
+        reason: 'it is a symbolic link that leads outside the memory directory, so Memdir does not follow it',
+        facts: null,
+      };
   }
   let fd: number | undefined;
   let bytes: Buffer;

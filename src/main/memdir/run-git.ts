@@ -33,18 +33,13 @@ export interface GitResult {
  */
 export function runGit(args: string[], cwd: string, timeoutMs = 10_000): Promise<GitResult> {
   return new Promise((resolve) => {
-    execFile(
-      'git',
-      args,
-      { cwd, env: isolatedGitEnv(), timeout: timeoutMs, maxBuffer: 1024 * 1024, windowsHide: true },
-      (error, stdout, stderr) => {
-        if (!error) {
-          resolve({ code: 0, stdout, stderr });
-          return;
-        }
-        const raw = (error as { code?: unknown }).code;
-        resolve({ code: typeof raw === 'number' ? raw : null, stdout: stdout ?? '', stderr: stderr ?? '' });
-      },
-    );
+    execFile('git', args, { cwd, env: isolatedGitEnv(), timeout: timeoutMs, maxBuffer: 1024 * 1024, windowsHide: true }, (error, stdout, stderr) => {
+      if (!error) {
+        resolve({ code: 0, stdout, stderr });
+        return;
+      }
+      const raw = (error as { code?: unknown }).code;
+      resolve({ code: typeof raw === 'number' ? raw : null, stdout: stdout ?? '', stderr: stderr ?? '' });
+    });
   });
 }

@@ -175,7 +175,11 @@ async function verifyOpened(rootReal: string, parts: string[], opened: Stats, re
  * its names may be outside the memory directory (a link to ~/.ssh/id_ed25519 made with `ln`).
  * Null when the file does not exist; the caller closes the handle.
  */
-export async function openConfinedForRead(root: string, rel: string, opts: { refuseHardlinks?: boolean } = {}): Promise<{ handle: fs.FileHandle; stat: Stats } | null> {
+export async function openConfinedForRead(
+  root: string,
+  rel: string,
+  opts: { refuseHardlinks?: boolean } = {},
+): Promise<{ handle: fs.FileHandle; stat: Stats } | null> {
   const c = await confine(root, rel, 'read');
   if (!c.target) return null;
   let handle: fs.FileHandle;
@@ -183,7 +187,12 @@ export async function openConfinedForRead(root: string, rel: string, opts: { ref
     handle = await fs.open(c.abs, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0));
   } catch (err) {
     if (errCode(err) === 'ENOENT') return null;
-    if (errCode(err) === 'ELOOP') throw new UnsafePathError('symlink', rel, `Refused to read ${rel}: it became a symbolic link, and Memdir never follows links inside the memory directory`);
+    if (errCode(err) === 'ELOOP')
+      throw new UnsafePathError(
+        'symlink',
+        rel,
+        `Refused to read ${rel}: it became a symbolic link, and Memdir never follows links inside the memory directory`,
+      );
     throw explain(err, 'read', rel, path.dirname(c.abs));
   }
   try {
@@ -191,7 +200,11 @@ export async function openConfinedForRead(root: string, rel: string, opts: { ref
     if (!stat.isFile()) throw new MemoryFileError('not-a-file', rel, `Cannot read ${rel}: it is not a regular file`);
     await verifyOpened(c.rootReal, c.parts, stat, rel, 'read');
     if (opts.refuseHardlinks && stat.nlink > 1) {
-      throw new UnsafePathError('hardlink', rel, `Refused to read ${rel}: it is a hard link (one file with ${stat.nlink} names, which may be outside the memory directory); Memdir never reads a hard-linked file here. Replace it with a copy.`);
+      throw new UnsafePathError(
+        'hardlink',
+        rel,
+        `Refused to read ${rel}: it is a hard link (one file with ${stat.nlink} names, which may be outside the memory directory); Memdir never reads a hard-linked file here. Replace it with a copy.`,
+      );
     }
     return { handle, stat };
   } catch (err) {
@@ -293,12 +306,7 @@ function explain(err: unknown, verb: string, rel: string, where: string): Error 
  * Hand-rolled rather than write-file-atomic: its temp names (`file.<hash>`) are visible to scans,
  * and it neither fsyncs the folder nor refuses links and folders in the way.
  */
-export async function writeFileAtomic(
-  root: string,
-  rel: string,
-  data: string | Uint8Array,
-  opts: { mode?: number } = {},
-): Promise<void> {
+export async function writeFileAtomic(root: string, rel: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
   let where = root;
   let temp: string | undefined;
   try {
@@ -441,7 +449,10 @@ export async function cleanupTempFiles(root: string): Promise<string[]> {
  * the key does not change when it is created. Names the lock file and the history repository.
  */
 export async function memoryDirKey(memoryDir: string): Promise<string> {
-  return createHash('sha256').update(await realpathDeepestExisting(memoryDir)).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(await realpathDeepestExisting(memoryDir))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /**
@@ -522,11 +533,7 @@ const queues = new Map<string, Promise<void>>();
  * to finish and the call then fails with reason `compromised` instead of crashing the process
  * from a timer (proper-lockfile's default).
  */
-export async function withMemoryLock<T>(
-  memoryDir: string,
-  fn: () => Promise<T>,
-  opts: { dataDir?: string; timeoutMs?: number } = {},
-): Promise<T> {
+export async function withMemoryLock<T>(memoryDir: string, fn: () => Promise<T>, opts: { dataDir?: string; timeoutMs?: number } = {}): Promise<T> {
   const lockDir = path.join(opts.dataDir ?? resolveDataDir(), 'locks');
   // In-process callers queue in call order: the queue is joined before the first await, keyed
   // by the resolved path (the realpath-keyed file lock still serialises aliases of one dir).
@@ -543,11 +550,9 @@ export async function withMemoryLock<T>(
     try {
       const result = await heldLocks.run(new Map([...(holds ?? []), [queueKey, hold]]), fn);
       if (hold.compromised) {
-        throw new MemoryLockError(
-          'compromised',
-          `Lost the lock on ${memoryDir} while writing (another process took it over); check the result and try again`,
-          { cause: hold.compromised },
-        );
+        throw new MemoryLockError('compromised', `Lost the lock on ${memoryDir} while writing (another process took it over); check the result and try again`, {
+          cause: hold.compromised,
+        });
       }
       return result;
     } finally {
@@ -604,13 +609,7 @@ async function joinQueue(queueKey: string, deadline: number, memoryDir: string):
   return leave;
 }
 
-async function acquireFileLock(
-  lockDir: string,
-  key: string,
-  deadline: number,
-  memoryDir: string,
-  hold: Hold,
-): Promise<() => Promise<void>> {
+async function acquireFileLock(lockDir: string, key: string, deadline: number, memoryDir: string, hold: Hold): Promise<() => Promise<void>> {
   await fs.mkdir(lockDir, { recursive: true });
   const lockPath = path.join(lockDir, `${key}.lock`);
   const owner: OwnerRecord = { host: os.hostname(), pid: process.pid, token: randomBytes(8).toString('hex') };
@@ -651,7 +650,10 @@ type Callback = (err: NodeJS.ErrnoException | null) => void;
  */
 function lockFolderFs(owner: OwnerRecord) {
   const callback = (work: Promise<void>, cb: Callback): void => {
-    work.then(() => cb(null), (err: NodeJS.ErrnoException) => cb(err));
+    work.then(
+      () => cb(null),
+      (err: NodeJS.ErrnoException) => cb(err),
+    );
   };
   return {
     stat: fsCallbacks.stat,

@@ -25,14 +25,19 @@ afterAll(async () => {
 });
 
 /** A scan without the moments identities were read (issue 18): two scans a millisecond apart differ there, and the cache has no part in it. */
-const untimed = (scan: HomeScan): HomeScan => ({ ...scan, projects: scan.projects.map((p) => (p.identity ? { ...p, identity: { ...p.identity, readAt: null } } : p)) });
+const untimed = (scan: HomeScan): HomeScan => ({
+  ...scan,
+  projects: scan.projects.map((p) => (p.identity ? { ...p, identity: { ...p.identity, readAt: null } } : p)),
+});
 const cold = async (home = fixture.home) => untimed(await scanHome(home, { cache: new HomeScanCache(), env: {} }));
 
 /**
  * A process that has never scanned: the cache comes from the data dir only. `reused`: the memory
  * directories whose scan came back from the file untouched — nothing in them read or parsed.
  */
-async function freshProcess(home = fixture.home): Promise<{ scan: HomeScan; cache: HomeScanCache; loaded: boolean; save: () => Promise<boolean>; restored: string[]; reused: string[] }> {
+async function freshProcess(
+  home = fixture.home,
+): Promise<{ scan: HomeScan; cache: HomeScanCache; loaded: boolean; save: () => Promise<boolean>; restored: string[]; reused: string[] }> {
   const opened = openScanCache(dataDir, home, { now: later });
   const restored = [...opened.cache.stored.keys()];
   const scan = untimed(await scanHome(home, { cache: opened.cache, env: {} }));
@@ -62,7 +67,14 @@ describe('the scan cache on disk', () => {
     expect(second.scan).toEqual(await cold());
     // …and every directory the file knew came back as it was: nothing in it read or parsed. (The
     // one holding symbolic links is never written down: a link is judged from its target each time.)
-    expect(second.restored.sort()).toEqual(['projects/-work-big/memory', 'projects/-work-noindex/memory', 'projects/-work-shop/memory/team', `projects/${path.basename(path.dirname(second.scan.projects.find((p) => p.path === fixture.zhPath)!.memoryDir))}/memory`].sort());
+    expect(second.restored.sort()).toEqual(
+      [
+        'projects/-work-big/memory',
+        'projects/-work-noindex/memory',
+        'projects/-work-shop/memory/team',
+        `projects/${path.basename(path.dirname(second.scan.projects.find((p) => p.path === fixture.zhPath)!.memoryDir))}/memory`,
+      ].sort(),
+    );
     expect(second.reused.sort()).toEqual(second.restored.sort());
     // Not one of their files read: no record of them was even made.
     expect(second.cache.topics.has(path.join(fixture.home, 'projects', '-work-big', 'memory', 'project_m1.md'))).toBe(false);
@@ -74,21 +86,39 @@ describe('the scan cache on disk', () => {
     const shop = scan.projects.find((p) => p.dir === '-work-shop')!;
     const coldShop = (await cold()).projects.find((p) => p.dir === '-work-shop')!;
     expect(shop.problems).toEqual(coldShop.problems);
-    expect(shop.problems.map((p) => p.code)).toEqual(expect.arrayContaining(['dangling-link', 'duplicate-pointer', 'malformed-line', 'bad-frontmatter', 'invalid-type', 'unreadable', 'unsafe-link', 'orphan']));
+    expect(shop.problems.map((p) => p.code)).toEqual(
+      expect.arrayContaining([
+        'dangling-link',
+        'duplicate-pointer',
+        'malformed-line',
+        'bad-frontmatter',
+        'invalid-type',
+        'unreadable',
+        'unsafe-link',
+        'orphan',
+      ]),
+    );
   });
 
   it('sees what changed since it was saved, in a directory it otherwise knows', async () => {
     await saveWarmCache();
     const memoryDir = path.join(fixture.home, 'projects', '-work-big', 'memory');
     const before = await fs.readFile(path.join(memoryDir, 'project_m7.md'));
-    await fs.writeFile(path.join(memoryDir, 'project_m7.md'), '---\nname: Dashboards\ndescription: Grafana boards: checkout #1 and search\ntype: reference\n---\nPR #4\n');
+    await fs.writeFile(
+      path.join(memoryDir, 'project_m7.md'),
+      '---\nname: Dashboards\ndescription: Grafana boards: checkout #1 and search\ntype: reference\n---\nPR #4\n',
+    );
     await fs.writeFile(path.join(memoryDir, 'feedback_new.md'), '---\nname: New\ndescription: a new one, not in the index\ntype: feedback\n---\n');
     try {
       const { scan, reused } = await freshProcess();
       expect(scan).toEqual(await cold());
       const big = scan.projects.find((p) => p.dir === '-work-big')!;
       // `: ` makes the YAML invalid, so Claude Code's quoting retry reads the whole value, # and all.
-      expect(big.memories.find((m) => m.file === 'project_m7.md')).toMatchObject({ name: 'Dashboards', description: 'Grafana boards: checkout #1 and search', type: 'reference' });
+      expect(big.memories.find((m) => m.file === 'project_m7.md')).toMatchObject({
+        name: 'Dashboards',
+        description: 'Grafana boards: checkout #1 and search',
+        type: 'reference',
+      });
       expect(big.problems.find((p) => p.file === 'feedback_new.md')).toMatchObject({ code: 'orphan' });
       // The index, known only from the cache file, was read again to rebuild the directory's health.
       expect(big.problems.find((p) => p.code === 'over-limit')).toBeDefined();
@@ -113,7 +143,13 @@ describe('the scan cache on disk', () => {
       ['another format', JSON.stringify({ ...good, format: 'something-else' })],
       ['another home', JSON.stringify({ ...good, home: path.join(root, 'elsewhere') })],
       ['a wrong shape', JSON.stringify({ ...good, dirs: [{ dir: 'x', topics: 'no' }] })],
-      ['a lying result', JSON.stringify({ ...good, dirs: (good.dirs as { result: { memories: unknown[] } }[]).map((d) => ({ ...d, result: { ...d.result, memories: [{ file: 'x.md' }] } })) })],
+      [
+        'a lying result',
+        JSON.stringify({
+          ...good,
+          dirs: (good.dirs as { result: { memories: unknown[] } }[]).map((d) => ({ ...d, result: { ...d.result, memories: [{ file: 'x.md' }] } })),
+        }),
+      ],
     ];
     const expected = await cold();
     for (const [what, text] of bad) {
@@ -149,10 +185,13 @@ describe('the scan cache on disk, with subfolder memories, team files linked fro
   const folderOf = (cwd: string) => path.join(home, 'projects', sanitizeDirName(cwd));
   const session = async (cwd: string, id: string) => {
     await fs.mkdir(folderOf(cwd), { recursive: true });
-    await fs.writeFile(path.join(folderOf(cwd), `${id}.jsonl`), `${JSON.stringify({ type: 'user', uuid: 'u1', sessionId: id, cwd, message: { role: 'user', content: 'hi' } })}\n`);
+    await fs.writeFile(
+      path.join(folderOf(cwd), `${id}.jsonl`),
+      `${JSON.stringify({ type: 'user', uuid: 'u1', sessionId: id, cwd, message: { role: 'user', content: 'hi' } })}\n`,
+    );
   };
   const memo = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\ntype: project\n---\n\n${name}.\n`;
-  const INDEX = '- [Q1 retro](retros/2026-q1.md) — what went well\n- [Shared CI](team/project_ci.md) — the team\'s CI note\n';
+  const INDEX = "- [Q1 retro](retros/2026-q1.md) — what went well\n- [Shared CI](team/project_ci.md) — the team's CI note\n";
   const project = (scan: HomeScan) => scan.projects.find((p) => p.dir === sanitizeDirName(repo))!;
 
   beforeAll(async () => {

@@ -65,7 +65,15 @@ const isList = (v: unknown, kinds: readonly string[], key: 'code' | 'kind'): boo
 const isRelativePath = (v: unknown): v is string => isString(v) && !v.includes('\\') && v.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
 
 function isTopic(v: unknown): boolean {
-  return Array.isArray(v) && v.length === 5 && isRelativePath(v[0]) && isFacts(v[1]) && isList(v[2], ['bad-frontmatter', 'invalid-type'], 'code') && isList(v[3], ['file-paths', 'code', 'git-log'], 'kind') && isFailure(v[4]);
+  return (
+    Array.isArray(v) &&
+    v.length === 5 &&
+    isRelativePath(v[0]) &&
+    isFacts(v[1]) &&
+    isList(v[2], ['bad-frontmatter', 'invalid-type'], 'code') &&
+    isList(v[3], ['file-paths', 'code', 'git-log'], 'kind') &&
+    isFailure(v[4])
+  );
 }
 
 /** A directory entry with its scan checked by the contract's schema, or null. */
@@ -73,7 +81,11 @@ function checkedDir(v: unknown): (StoredDir & { dir: string }) | null {
   if (!isObject(v) || !isString(v.dir) || !path.isAbsolute(v.dir)) return null;
   const index = v.index;
   const strings = (l: unknown): boolean => Array.isArray(l) && l.every(isString);
-  if (index !== null && !(isObject(index) && isFacts(index.facts) && (index.targets === null || strings(index.targets)) && strings(index.teamLinks) && isFailure(index.failure))) return null;
+  if (
+    index !== null &&
+    !(isObject(index) && isFacts(index.facts) && (index.targets === null || strings(index.targets)) && strings(index.teamLinks) && isFailure(index.failure))
+  )
+    return null;
   if (!Array.isArray(v.topics) || !v.topics.every(isTopic)) return null;
   if (!Array.isArray(v.tail) || !v.tail.every((t) => isString(t) && /^(?:stray|other|parent):/.test(t))) return null;
   const result = memoryDirScanSchema.safeParse(v.result);
@@ -105,7 +117,10 @@ export function loadScanCache(cache: HomeScanCache, file: string, home: string):
     if (!isAscii(bytes)) return { loaded: false, reason: 'the cache file is corrupt' };
     raw = bytes.toString('latin1');
   } catch (error) {
-    return { loaded: false, reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no cache file yet' : `the cache file cannot be read (${String(error)})` };
+    return {
+      loaded: false,
+      reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no cache file yet' : `the cache file cannot be read (${String(error)})`,
+    };
   }
   let data: unknown;
   try {
@@ -113,7 +128,8 @@ export function loadScanCache(cache: HomeScanCache, file: string, home: string):
   } catch {
     return { loaded: false, reason: 'the cache file is corrupt' };
   }
-  if (!isObject(data) || data.format !== FORMAT || data.version !== SCAN_CACHE_VERSION) return { loaded: false, reason: `not a version ${SCAN_CACHE_VERSION} scan cache` };
+  if (!isObject(data) || data.format !== FORMAT || data.version !== SCAN_CACHE_VERSION)
+    return { loaded: false, reason: `not a version ${SCAN_CACHE_VERSION} scan cache` };
   if (!isString(data.home) || path.resolve(data.home) !== path.resolve(home)) return { loaded: false, reason: 'the cache file belongs to another home' };
   if (!Array.isArray(data.dirs) || !Array.isArray(data.folders)) return { loaded: false, reason: 'the cache file is corrupt' };
   const dirs = data.dirs.map(checkedDir);
@@ -153,8 +169,14 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
     let index: CacheFile['dirs'][number]['index'] = null;
     if (first !== '-') {
       const record = first as CachedIndex;
-      if (typeof first === 'string' || cache.indexes.get(childPath(dir, INDEX_FILE)) !== record || record.facts.ino === UNKNOWN.ino || racy(record.facts)) continue;
-      index = { facts: fromFacts(record.facts), targets: record.targets, teamLinks: record.teamLinks, failure: record.outcome ? { code: record.outcome.code, reason: record.outcome.reason } : null };
+      if (typeof first === 'string' || cache.indexes.get(childPath(dir, INDEX_FILE)) !== record || record.facts.ino === UNKNOWN.ino || racy(record.facts))
+        continue;
+      index = {
+        facts: fromFacts(record.facts),
+        targets: record.targets,
+        teamLinks: record.teamLinks,
+        failure: record.outcome ? { code: record.outcome.code, reason: record.outcome.reason } : null,
+      };
     }
     const topics: CacheFile['dirs'][number]['topics'] = [];
     const tail: string[] = [];
@@ -169,7 +191,13 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
         usable = false;
         break;
       }
-      topics.push([t.file, fromFacts(t.facts), t.summary?.issues ?? [], t.summary?.hints ?? [], t.outcome ? { code: t.outcome.code, reason: t.outcome.reason } : null]);
+      topics.push([
+        t.file,
+        fromFacts(t.facts),
+        t.summary?.issues ?? [],
+        t.summary?.hints ?? [],
+        t.outcome ? { code: t.outcome.code, reason: t.outcome.reason } : null,
+      ]);
     }
     if (usable) dirs.push({ dir, index, topics, tail, result });
   }
@@ -189,7 +217,10 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
  * written as a `\u` escape: a one-byte string parses twice as fast as decoding UTF-8 first.
  */
 export async function saveScanCache(cache: HomeScanCache, file: string, home: string, freshness: Freshness = {}): Promise<void> {
-  const json = JSON.stringify(serializeScanCache(cache, home, freshness)).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const json = JSON.stringify(serializeScanCache(cache, home, freshness)).replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   await writeDataFile(file, json, { mode: 0o600 });
 }
 

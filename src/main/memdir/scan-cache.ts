@@ -117,7 +117,15 @@ export function restoreStoredDir(cache: ScanCache, memoryDir: string, stored: St
     const f = toFacts(facts);
     const m = memories.get(file);
     if (failure) topics.push({ file, facts: f, isSymlink: false, outcome: { ok: false, ...failure, facts: f }, summary: null, bytes: f.size });
-    else if (m) topics.push({ file, facts: f, isSymlink: false, outcome: null, summary: { meta: { name: m.name, description: m.description, type: m.type, layout: m.layout }, issues, hints }, bytes: f.size });
+    else if (m)
+      topics.push({
+        file,
+        facts: f,
+        isSymlink: false,
+        outcome: null,
+        summary: { meta: { name: m.name, description: m.description, type: m.type, layout: m.layout }, issues, hints },
+        bytes: f.size,
+      });
     else return; // not consistent: nothing restored, everything read again
   }
   let index: CachedIndex | null = null;

@@ -14,7 +14,18 @@ import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/sc
 import { assessHealth, problem, type TopicFacts } from './health.js';
 import { type MemoryFileListing, listMemoryFiles } from './list-memory-files.js';
 import { type FileFacts, factsOf, readMemoryBytes, readMemoryText } from './read-file.js';
-import { type CachedDir, type CachedIndex, type CachedTopic, type Failure, type ScanCache, type StoredDir, UNKNOWN, childPath, restoreStoredDir, sameFacts } from './scan-cache.js';
+import {
+  type CachedDir,
+  type CachedIndex,
+  type CachedTopic,
+  type Failure,
+  type ScanCache,
+  type StoredDir,
+  UNKNOWN,
+  childPath,
+  restoreStoredDir,
+  sameFacts,
+} from './scan-cache.js';
 import { type TopicSummary, summarizeTopicBytes } from './topic-summary.js';
 
 export { ScanCache } from './scan-cache.js';
@@ -43,7 +54,13 @@ function statFacts(abs: string, isSymlink: boolean): FileFacts | null {
 }
 
 /** A link's own facts identify it; a link's content is judged from its target each time. */
-function cached<T extends { facts: FileFacts }>(cache: ScanCache | undefined, map: Map<string, T> | undefined, abs: string, isSymlink: boolean, build: () => T): T {
+function cached<T extends { facts: FileFacts }>(
+  cache: ScanCache | undefined,
+  map: Map<string, T> | undefined,
+  abs: string,
+  isSymlink: boolean,
+  build: () => T,
+): T {
   const known = map?.get(abs);
   if (known && !isSymlink) {
     const facts = statFacts(abs, false);
@@ -101,7 +118,19 @@ export interface ScanDirOptions {
   linkedFromParent?: () => ReadonlySet<string>;
 }
 
-const EMPTY_INDEX: IndexSummary = { exists: false, lines: 0, bytes: 0, chars: 0, loaded: [], cut: [], loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null };
+const EMPTY_INDEX: IndexSummary = {
+  exists: false,
+  lines: 0,
+  bytes: 0,
+  chars: 0,
+  loaded: [],
+  cut: [],
+  loadedLines: 0,
+  loadedBytes: 0,
+  loadedChars: 0,
+  firstCutLine: null,
+  reason: null,
+};
 
 /** Links at paths that are not topic files here (a team file from the main index, say): which of them exist. */
 function existingOtherTargets(memoryDir: string, targets: readonly string[] | null, topicEntries: MemoryFileListing['topics']): Set<string> {
@@ -157,7 +186,14 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       return { memoryDir, exists: false, index: EMPTY_INDEX, memories: [], problems: [], lastChangeMs: null };
     }
     const reason = code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list it' : `it could not be listed (${code ?? String(error)})`;
-    return { memoryDir, exists: true, index: EMPTY_INDEX, memories: [], problems: [problem('unreadable', null, null, `The memory directory ${memoryDir} cannot be read: ${reason}.`)], lastChangeMs: null };
+    return {
+      memoryDir,
+      exists: true,
+      index: EMPTY_INDEX,
+      memories: [],
+      problems: [problem('unreadable', null, null, `The memory directory ${memoryDir} cannot be read: ${reason}.`)],
+      lastChangeMs: null,
+    };
   }
   const { topics: topicEntries, strays, index: indexEntry } = listing;
   const linkedFromParent = options.linkedFromParent?.();
@@ -209,7 +245,16 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     if (t.facts.mtimeMs > (lastChangeMs ?? 0)) lastChangeMs = t.facts.mtimeMs;
     if (!t.summary) return;
     const { meta } = t.summary;
-    memories.push({ file: topicEntries[i]!.file, name: meta.name, description: meta.description, type: meta.type, scope, bytes: t.bytes, mtimeMs: t.facts.mtimeMs, layout: meta.layout });
+    memories.push({
+      file: topicEntries[i]!.file,
+      name: meta.name,
+      description: meta.description,
+      type: meta.type,
+      scope,
+      bytes: t.bytes,
+      mtimeMs: t.facts.mtimeMs,
+      layout: meta.layout,
+    });
   });
 
   let indexSummary = EMPTY_INDEX;

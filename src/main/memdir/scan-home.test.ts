@@ -59,7 +59,9 @@ describe('scanHome on a fixture home with every bad case', () => {
     expect(problemsOf(shop, 'duplicate-pointer')).toEqual([['MEMORY.md', 6]]);
     expect(problemsOf(shop, 'malformed-line')).toEqual([['MEMORY.md', 7]]);
     expect(problemsOf(shop, 'unsafe-link')).toContainEqual(['MEMORY.md', 9]);
-    expect(problemsOf(shop, 'orphan').map(([f]) => f)).toEqual(expect.arrayContaining(['reference_dash.md', 'no_frontmatter.md', 'invalid_type.md', 'empty.md']));
+    expect(problemsOf(shop, 'orphan').map(([f]) => f)).toEqual(
+      expect.arrayContaining(['reference_dash.md', 'no_frontmatter.md', 'invalid_type.md', 'empty.md']),
+    );
     expect(shop.problems.find((p) => p.code === 'dangling-link')).toMatchObject({ fix: 'drop-pointer', target: 'feedback_gone.md' });
   });
 
@@ -84,7 +86,8 @@ describe('scanHome on a fixture home with every bad case', () => {
     if (canChangePermissions) expect(why('locked.md')!.message).toMatch(/permission/);
     // None of them shows up as a memory; dotfiles and non-markdown files are ignored.
     const files = shop.memories.map((m) => m.file);
-    for (const f of ['latin1.md', 'binary.md', 'huge.md', 'folder.md', 'loop_a.md', 'escape_link.md', '.consolidate-lock', 'notes.txt']) expect(files).not.toContain(f);
+    for (const f of ['latin1.md', 'binary.md', 'huge.md', 'folder.md', 'loop_a.md', 'escape_link.md', '.consolidate-lock', 'notes.txt'])
+      expect(files).not.toContain(f);
   });
 
   it('scans the team directory with its own index', () => {

@@ -57,18 +57,35 @@ async function launchDirsOf(home: string, group: ProjectGroup, primary: Effectiv
     const s =
       l === main
         ? primary
-        : await readEffectiveSettings(home, launchContextOf(l).launch, options.env, { ...(options.cache ? { cache: options.cache.settings } : {}), ...(options.managedDir ? { managedDir: options.managedDir } : {}) });
-    out.push({ cwd: l.cwd, folder: l.folder, transcripts: l.transcripts, autoMemoryEnabled: s.autoMemoryEnabled, autoMemoryEnabledSource: s.autoMemoryEnabledSource, autoMemoryEnabledFrom: s.autoMemoryEnabledFrom });
+        : await readEffectiveSettings(home, launchContextOf(l).launch, options.env, {
+            ...(options.cache ? { cache: options.cache.settings } : {}),
+            ...(options.managedDir ? { managedDir: options.managedDir } : {}),
+          });
+    out.push({
+      cwd: l.cwd,
+      folder: l.folder,
+      transcripts: l.transcripts,
+      autoMemoryEnabled: s.autoMemoryEnabled,
+      autoMemoryEnabledSource: s.autoMemoryEnabledSource,
+      autoMemoryEnabledFrom: s.autoMemoryEnabledFrom,
+    });
   }
   return out;
 }
 
 async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOptions & { remembered: RememberedIdentities }): Promise<ProjectScan> {
-  const locateOptions: LocateOptions = { ...(options.cache ? { settingsCache: options.cache.settings } : {}), ...(options.managedDir ? { managedDir: options.managedDir } : {}) };
+  const locateOptions: LocateOptions = {
+    ...(options.cache ? { settingsCache: options.cache.settings } : {}),
+    ...(options.managedDir ? { managedDir: options.managedDir } : {}),
+  };
   const loc = await locateGroup(home, group, options.env, locateOptions);
   const cache = options.cache;
   const own = scanMemoryDir(loc.memoryDir, { scope: 'private', ...(cache ? { cache } : {}) });
-  const team = scanMemoryDir(teamDirOf(loc.memoryDir), { scope: 'team', linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache), ...(cache ? { cache } : {}) });
+  const team = scanMemoryDir(teamDirOf(loc.memoryDir), {
+    scope: 'team',
+    linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache),
+    ...(cache ? { cache } : {}),
+  });
   return {
     ...own,
     dir: group.dir,

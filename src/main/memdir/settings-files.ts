@@ -121,7 +121,8 @@ export function readManagedSettings(dir: string, problems: SettingsProblem[], ca
       .sort();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') problems.push({ file: dropIns, message: `Cannot list these managed settings (${code ?? String(error)}); they are not applied.` });
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      problems.push({ file: dropIns, message: `Cannot list these managed settings (${code ?? String(error)}); they are not applied.` });
   }
   for (const name of names) files.push(readSettingsFile('managed', path.join(dropIns, name), problems, cache));
   return files;
@@ -140,7 +141,11 @@ function uidOrNull(p: string, follow: boolean): number | null {
  * the store root, and the launch directory read beneath it when they differ. `canonicalRoot`
  * is the launch directory's R-KEY key.
  */
-export function localSettingsRoots(launchDir: string, canonicalRoot: string, env: NodeJS.ProcessEnv = process.env): { root: string; beneath: string | null; reason: string | null } {
+export function localSettingsRoots(
+  launchDir: string,
+  canonicalRoot: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { root: string; beneath: string | null; reason: string | null } {
   if (canonicalRoot === launchDir) return { root: launchDir, beneath: null, reason: null };
   let home = userHomeDir(env);
   try {

@@ -129,7 +129,11 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
 
   it('reads autoDreamEnabled with the same precedence, default off', async () => {
     await write(userFile(), { autoDreamEnabled: true });
-    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoDreamEnabled: true, autoDreamEnabledSource: 'user', autoDreamEnabledFrom: userFile() });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({
+      autoDreamEnabled: true,
+      autoDreamEnabledSource: 'user',
+      autoDreamEnabledFrom: userFile(),
+    });
     await write(projectFile(), { autoDreamEnabled: false });
     expect((await readEffectiveSettings(home, repo, env)).autoDreamEnabled).toBe(false);
     await write(localFile(), { autoDreamEnabled: true });
@@ -263,7 +267,11 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
   it('managed settings win over local and user settings, either way', async () => {
     await write(managedFile(), { autoMemoryEnabled: false });
     await write(localFile(), { autoMemoryEnabled: true });
-    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledSource: 'managed', autoMemoryEnabledFrom: managedFile() });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({
+      autoMemoryEnabled: false,
+      autoMemoryEnabledSource: 'managed',
+      autoMemoryEnabledFrom: managedFile(),
+    });
     await write(managedFile(), { autoMemoryEnabled: true });
     await write(localFile(), { autoMemoryEnabled: false });
     expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryEnabled: true, autoMemoryEnabledSource: 'managed' });
@@ -294,23 +302,40 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
 
   it('CLAUDE_CODE_DISABLE_AUTO_MEMORY=0 forces memory on even over managed settings', async () => {
     await write(managedFile(), { autoMemoryEnabled: false });
-    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' })).toMatchObject({ autoMemoryEnabled: true, autoMemoryEnabledSource: 'env' });
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' })).toMatchObject({
+      autoMemoryEnabled: true,
+      autoMemoryEnabledSource: 'env',
+    });
   });
 
   it('safe mode and --bare (CLAUDE_CODE_SIMPLE) turn memory off even when it is forced on', async () => {
     const forced = { ...env, CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' };
-    expect(await readEffectiveSettings(home, repo, { ...forced, CLAUDE_CODE_SAFE_MODE: '1' })).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: 'CLAUDE_CODE_SAFE_MODE' });
-    expect(await readEffectiveSettings(home, repo, { ...forced, CLAUDE_CODE_SIMPLE: 'true' })).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: 'CLAUDE_CODE_SIMPLE' });
+    expect(await readEffectiveSettings(home, repo, { ...forced, CLAUDE_CODE_SAFE_MODE: '1' })).toMatchObject({
+      autoMemoryEnabled: false,
+      autoMemoryEnabledFrom: 'CLAUDE_CODE_SAFE_MODE',
+    });
+    expect(await readEffectiveSettings(home, repo, { ...forced, CLAUDE_CODE_SIMPLE: 'true' })).toMatchObject({
+      autoMemoryEnabled: false,
+      autoMemoryEnabledFrom: 'CLAUDE_CODE_SIMPLE',
+    });
     for (const off of ['0', 'false', '']) {
       expect((await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_SIMPLE: off, CLAUDE_CODE_SAFE_MODE: off })).autoMemoryEnabled).toBe(true);
     }
   });
 
   it('a remote session has no memory unless it is given a memory directory', async () => {
-    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_REMOTE: '1' })).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: 'CLAUDE_CODE_REMOTE' });
-    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_REMOTE: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' })).toMatchObject({ autoMemoryEnabled: true });
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_REMOTE: '1' })).toMatchObject({
+      autoMemoryEnabled: false,
+      autoMemoryEnabledFrom: 'CLAUDE_CODE_REMOTE',
+    });
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_REMOTE: '1', CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0' })).toMatchObject({
+      autoMemoryEnabled: true,
+    });
     const remoteDir = path.join(tmp, 'remote-memory');
-    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_REMOTE: '1', CLAUDE_CODE_REMOTE_MEMORY_DIR: remoteDir })).toMatchObject({ autoMemoryEnabled: true, memoryBase: remoteDir });
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_CODE_REMOTE: '1', CLAUDE_CODE_REMOTE_MEMORY_DIR: remoteDir })).toMatchObject({
+      autoMemoryEnabled: true,
+      memoryBase: remoteDir,
+    });
   });
 
   it('applies the env blocks of settings files over the shell, managed over local over project over user', async () => {
@@ -327,7 +352,10 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
     await write(localFile(), { env: { CLAUDE_CODE_SIMPLE: '1', CLAUDE_CODE_SAFE_MODE: '1' } });
     expect((await readEffectiveSettings(home, repo, env)).autoMemoryEnabled).toBe(true);
     await write(userFile(), { env: { CLAUDE_CODE_SIMPLE: '1' } });
-    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledFrom: `CLAUDE_CODE_SIMPLE in the env block of ${userFile()}` });
+    expect(await readEffectiveSettings(home, repo, env)).toMatchObject({
+      autoMemoryEnabled: false,
+      autoMemoryEnabledFrom: `CLAUDE_CODE_SIMPLE in the env block of ${userFile()}`,
+    });
   });
 
   it("takes the variables that move the memory from your own settings' env blocks, not a repository's", async () => {
@@ -341,7 +369,10 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
 
   it('CLAUDE_COWORK_MEMORY_PATH_OVERRIDE moves the memory when it is an absolute path, from the shell or an env block', async () => {
     const target = path.join(tmp, 'cowork');
-    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: target })).toMatchObject({ autoMemoryDirectory: target, autoMemoryDirectorySource: 'env' });
+    expect(await readEffectiveSettings(home, repo, { ...env, CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: target })).toMatchObject({
+      autoMemoryDirectory: target,
+      autoMemoryDirectorySource: 'env',
+    });
     const tilde = await readEffectiveSettings(home, repo, { ...env, CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: '~/cw' });
     expect(tilde.autoMemoryDirectory).toBeNull();
     expect(tilde.ignored[0]).toMatchObject({ key: 'CLAUDE_COWORK_MEMORY_PATH_OVERRIDE' });
@@ -360,7 +391,12 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
 
     it("reads the launch directory's own local settings", async () => {
       await write(subLocal(), { autoMemoryEnabled: false });
-      expect(await launchInSub()).toMatchObject({ autoMemoryEnabled: false, autoMemoryEnabledSource: 'local', autoMemoryEnabledFrom: subLocal(), launchDir: sub() });
+      expect(await launchInSub()).toMatchObject({
+        autoMemoryEnabled: false,
+        autoMemoryEnabledSource: 'local',
+        autoMemoryEnabledFrom: subLocal(),
+        launchDir: sub(),
+      });
     });
 
     it("reads the repository root's local settings too, over the launch directory's", async () => {
@@ -371,7 +407,7 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
       expect(s.files.filter((f) => f.source === 'local').map((f) => f.file)).toEqual([localFile(), subLocal()]);
     });
 
-    it("reads project settings only from the launch directory, never from the repository root", async () => {
+    it('reads project settings only from the launch directory, never from the repository root', async () => {
       await write(projectFile(), { autoMemoryEnabled: false });
       expect(await launchInSub()).toMatchObject({ autoMemoryEnabled: true, autoMemoryEnabledSource: 'default' });
     });

@@ -137,7 +137,13 @@ interface Found<T> {
 }
 
 /** The files of a session, highest precedence first (managed drop-ins last-first: the last one wins). */
-function filesFor(home: string, launch: LaunchContext | null, env: NodeJS.ProcessEnv, options: ReadSettingsOptions, problems: SettingsProblem[]): SettingsFile[] {
+function filesFor(
+  home: string,
+  launch: LaunchContext | null,
+  env: NodeJS.ProcessEnv,
+  options: ReadSettingsOptions,
+  problems: SettingsProblem[],
+): SettingsFile[] {
   const managed = readManagedSettings(options.managedDir ?? managedSettingsDir(), problems, options.cache).reverse();
   const files = [...managed];
   if (launch) {
@@ -161,7 +167,8 @@ function effectiveEnv(files: SettingsFile[], env: NodeJS.ProcessEnv): Map<string
     for (const [name, sources] of Object.entries(BLOCK_VARS)) {
       if (!sources.includes(f.source)) continue;
       const value = (block as Record<string, unknown>)[name];
-      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out.set(name, { value: String(value), from: `${name} in the env block of ${f.file}` });
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+        out.set(name, { value: String(value), from: `${name} in the env block of ${f.file}` });
     }
   }
   return out;
@@ -204,7 +211,10 @@ export async function readEffectiveSettings(
   const safe = vars.get('CLAUDE_CODE_SAFE_MODE');
   const disable = vars.get(DISABLE_AUTO_MEMORY_ENV);
   const simple = vars.get('CLAUDE_CODE_SIMPLE');
-  const remoteOff = truthy(vars.get('CLAUDE_CODE_REMOTE')?.value) && !vars.get('CLAUDE_CODE_REMOTE_MEMORY_DIR')?.value && !vars.get('CLAUDE_COWORK_MEMORY_PATH_OVERRIDE')?.value;
+  const remoteOff =
+    truthy(vars.get('CLAUDE_CODE_REMOTE')?.value) &&
+    !vars.get('CLAUDE_CODE_REMOTE_MEMORY_DIR')?.value &&
+    !vars.get('CLAUDE_COWORK_MEMORY_PATH_OVERRIDE')?.value;
   const byEnv: { on: boolean; from: string } | null = truthy(safe?.value)
     ? { on: false, from: safe!.from }
     : truthy(simple?.value)
@@ -251,7 +261,11 @@ export async function readEffectiveSettings(
     if (value === null || value === undefined) continue;
     if (f.source === 'project') {
       // R-SETTINGS: a cloned repository's shared settings never move the user's memory.
-      ignored.push({ file: f.file, key: 'autoMemoryDirectory', reason: 'only managed, your own or local settings may move the memory directory, not the shared project settings' });
+      ignored.push({
+        file: f.file,
+        key: 'autoMemoryDirectory',
+        reason: 'only managed, your own or local settings may move the memory directory, not the shared project settings',
+      });
       continue;
     }
     if (decided) {
@@ -281,8 +295,17 @@ export async function readEffectiveSettings(
   let memoryBase: string | null = null;
   const remoteDir = vars.get('CLAUDE_CODE_REMOTE_MEMORY_DIR');
   if (remoteDir?.value) {
-    if (path.isAbsolute(remoteDir.value)) memoryBase = path.normalize(remoteDir.value).replace(/[/\\]+$/, '').normalize('NFC');
-    else ignored.push({ file: remoteDir.from, key: 'CLAUDE_CODE_REMOTE_MEMORY_DIR', reason: 'it is not an absolute path, so where it points depends on where Claude Code runs' });
+    if (path.isAbsolute(remoteDir.value))
+      memoryBase = path
+        .normalize(remoteDir.value)
+        .replace(/[/\\]+$/, '')
+        .normalize('NFC');
+    else
+      ignored.push({
+        file: remoteDir.from,
+        key: 'CLAUDE_CODE_REMOTE_MEMORY_DIR',
+        reason: 'it is not an absolute path, so where it points depends on where Claude Code runs',
+      });
   }
 
   return {

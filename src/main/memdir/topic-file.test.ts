@@ -3,14 +3,20 @@ import { parseTopicFile, serializeTopicFile } from './topic-file.js';
 
 describe('parseTopicFile (R-TOPIC)', () => {
   it('reads flat frontmatter', () => {
-    const t = parseTopicFile('---\nname: No ORM\ndescription: Write SQL by hand\ntype: feedback\noriginSessionId: s1\n---\n\nWe never use an ORM.\n', 'feedback_sql.md');
+    const t = parseTopicFile(
+      '---\nname: No ORM\ndescription: Write SQL by hand\ntype: feedback\noriginSessionId: s1\n---\n\nWe never use an ORM.\n',
+      'feedback_sql.md',
+    );
     expect(t.meta).toMatchObject({ name: 'No ORM', description: 'Write SQL by hand', type: 'feedback', originSessionId: 's1', layout: 'flat' });
     expect(t.issues).toEqual([]);
     expect(t.body).toBe('\nWe never use an ORM.\n');
   });
 
   it('reads the nested metadata: variant', () => {
-    const t = parseTopicFile('---\nname: CI\ndescription: CI has no Python 3.8\nmetadata:\n  type: project\n  originSessionId: abc\n  modified: 2026-03-01\n---\nbody', 'project_ci.md');
+    const t = parseTopicFile(
+      '---\nname: CI\ndescription: CI has no Python 3.8\nmetadata:\n  type: project\n  originSessionId: abc\n  modified: 2026-03-01\n---\nbody',
+      'project_ci.md',
+    );
     expect(t.meta).toMatchObject({ type: 'project', originSessionId: 'abc', modified: '2026-03-01', layout: 'nested' });
     expect(t.issues).toEqual([]);
   });
@@ -34,7 +40,10 @@ describe('parseTopicFile (R-TOPIC)', () => {
     ];
     for (const [text, code, message] of cases) {
       const t = parseTopicFile(text, 'm.md');
-      expect(t.issues.map((i) => i.code), text).toContain(code);
+      expect(
+        t.issues.map((i) => i.code),
+        text,
+      ).toContain(code);
       expect(t.issues.map((i) => i.message).join(' '), text).toMatch(message);
     }
   });
@@ -52,9 +61,12 @@ describe('serializeTopicFile', () => {
   });
 
   it('keeps unknown keys, their order, comments, the nested layout, BOM and CRLF on round trip', () => {
-    const before = '\uFEFF---\r\n# kept comment\r\nname: Old\r\ncustom: [1, 2]\r\ndescription: old desc\r\nmetadata:\r\n  type: project\r\n  owner: alice\r\n---\r\nold body\r\n';
+    const before =
+      '\uFEFF---\r\n# kept comment\r\nname: Old\r\ncustom: [1, 2]\r\ndescription: old desc\r\nmetadata:\r\n  type: project\r\n  owner: alice\r\n---\r\nold body\r\n';
     const after = serializeTopicFile({ name: 'New', description: 'new desc', type: 'reference' }, 'new body\n', before);
-    expect(after).toBe('\uFEFF---\r\n# kept comment\r\nname: New\r\ncustom: [ 1, 2 ]\r\ndescription: new desc\r\nmetadata:\r\n  type: reference\r\n  owner: alice\r\n---\r\nnew body\r\n');
+    expect(after).toBe(
+      '\uFEFF---\r\n# kept comment\r\nname: New\r\ncustom: [ 1, 2 ]\r\ndescription: new desc\r\nmetadata:\r\n  type: reference\r\n  owner: alice\r\n---\r\nnew body\r\n',
+    );
     const parsed = parseTopicFile(after, 'x.md');
     expect(parsed.meta).toMatchObject({ name: 'New', type: 'reference', layout: 'nested' });
     expect(parsed.data).toMatchObject({ custom: [1, 2], metadata: { owner: 'alice' } });

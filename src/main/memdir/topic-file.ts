@@ -56,7 +56,11 @@ export function locateFrontmatter(text: string, start: number): FrontmatterSpan 
 }
 
 /** What a frontmatter block says: its data (or why it cannot be read), and the memory's facts. */
-export function readFrontmatterBlock(span: FrontmatterSpan, yaml: string, file: string): { data: Record<string, unknown> | null; meta: MemoryMeta; issues: FrontmatterIssue[]; unreadable?: true } {
+export function readFrontmatterBlock(
+  span: FrontmatterSpan,
+  yaml: string,
+  file: string,
+): { data: Record<string, unknown> | null; meta: MemoryMeta; issues: FrontmatterIssue[]; unreadable?: true } {
   if (span.fence === 'none') return { data: null, ...readMemoryMeta(null, file) };
   if (span.fence === 'unclosed') return bad(file, `${file} opens a frontmatter block with --- but never closes it.`);
   let data: unknown;

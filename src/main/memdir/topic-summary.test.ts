@@ -36,13 +36,35 @@ describe('topic summary from bytes', () => {
   });
 
   it('property: on generated files the summary equals parse + detect on the decoded text', () => {
-    const value = fc.array(fc.constantFrom('deploy', 'SQL', ' ', ' #3', ': ', '"', "'", '部署', '🚀', '2026-03-05', 'http://a/b#c', '`x`', '12', 'user', '—'), { maxLength: 6 }).map((p) => p.join(''));
+    const value = fc
+      .array(fc.constantFrom('deploy', 'SQL', ' ', ' #3', ': ', '"', "'", '部署', '🚀', '2026-03-05', 'http://a/b#c', '`x`', '12', 'user', '—'), {
+        maxLength: 6,
+      })
+      .map((p) => p.join(''));
     const header = fc
       .tuple(value, value, fc.constantFrom('user', 'feedback', 'project', 'reference', 'opinion', ''), fc.boolean())
       .map(([n, d, t, nested]) => (nested ? `name: ${n}\ndescription: ${d}\nmetadata:\n  type: ${t}` : `name: ${n}\ndescription: ${d}\ntype: ${t}`));
-    const bodyLine = fc.constantFrom('Prose about the deploy.', '- src/a/b.ts', '```', 'const x = 1;', 'a1b2c3d Fix it', '', '  ', '\u3000', '部署前先跑集成测试', '---', '# Heading');
+    const bodyLine = fc.constantFrom(
+      'Prose about the deploy.',
+      '- src/a/b.ts',
+      '```',
+      'const x = 1;',
+      'a1b2c3d Fix it',
+      '',
+      '  ',
+      '\u3000',
+      '部署前先跑集成测试',
+      '---',
+      '# Heading',
+    );
     const file = fc
-      .tuple(fc.boolean(), fc.constantFrom('closed', 'closed', 'unclosed', 'none'), header, fc.array(bodyLine, { maxLength: 12 }), fc.constantFrom('\n', '\r\n'))
+      .tuple(
+        fc.boolean(),
+        fc.constantFrom('closed', 'closed', 'unclosed', 'none'),
+        header,
+        fc.array(bodyLine, { maxLength: 12 }),
+        fc.constantFrom('\n', '\r\n'),
+      )
       .map(([bom, fence, h, body, eol]) => {
         const text = fence === 'none' ? body.join('\n') : fence === 'unclosed' ? `---\n${h}\n${body.join('\n')}` : `---\n${h}\n---\n${body.join('\n')}`;
         return (bom ? '\uFEFF' : '') + text.replace(/\n/g, eol);

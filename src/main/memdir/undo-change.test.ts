@@ -11,7 +11,11 @@ let root: string;
 let where: Where;
 let opts: { memoryDir: string; dataDir: string };
 const read = (rel: string) => fs.readFile(path.join(where.memoryDir, rel), 'utf8');
-const exists = (rel: string) => fs.access(path.join(where.memoryDir, rel)).then(() => true, () => false);
+const exists = (rel: string) =>
+  fs.access(path.join(where.memoryDir, rel)).then(
+    () => true,
+    () => false,
+  );
 const topic = (name: string, type = 'project') => `---\nname: ${name}\ndescription: about ${name}\ntype: ${type}\n---\n${name} body\n`;
 const pointer = (file: string) => `- [${file.replace('.md', '')}](${file}) — about ${file.replace('.md', '')}`;
 
@@ -49,7 +53,15 @@ describe('undo of a delete', () => {
     const { entry } = await deleteMemory(where, 'b.md');
     await createMemory(where, { fields: { name: 'Later', description: 'written after the delete', type: 'project' }, body: '' });
     await undoChange({ ...opts, rev: entry!.rev });
-    expect((await read('MEMORY.md')).split('\n')).toEqual(['# Memory', '', pointer('a.md'), pointer('b.md'), pointer('c.md'), '- [Later](project_later.md) — written after the delete', '']);
+    expect((await read('MEMORY.md')).split('\n')).toEqual([
+      '# Memory',
+      '',
+      pointer('a.md'),
+      pointer('b.md'),
+      pointer('c.md'),
+      '- [Later](project_later.md) — written after the delete',
+      '',
+    ]);
   });
 
   it('puts the pointer at the end and says so when its old place is now past the cut', async () => {
@@ -62,7 +74,9 @@ describe('undo of a delete', () => {
     const lines = (await read('MEMORY.md')).trimEnd().split('\n');
     expect(lines.at(-1)).toBe(pointer('a.md'));
     expect(loadIndexAsClaudeCode(await read('MEMORY.md')).firstCutLine).toBeLessThan(lines.length);
-    expect(undone.notes).toEqual([`The pointer to a.md is back at line ${lines.length} of MEMORY.md, past the cut: the agent will not see it until the index is shortened.`]);
+    expect(undone.notes).toEqual([
+      `The pointer to a.md is back at line ${lines.length} of MEMORY.md, past the cut: the agent will not see it until the index is shortened.`,
+    ]);
   });
 
   it('works in the team memory, against team/MEMORY.md', async () => {
@@ -98,7 +112,10 @@ describe('undo of other changes', () => {
     await seed(['a.md']);
     const edited = await updateMemory(where, { file: 'a.md', fields: { name: 'a', description: 'edited', type: 'project' }, body: 'v2\n' });
     await fs.writeFile(path.join(where.memoryDir, 'a.md'), topic('claude code wrote this'));
-    await expect(undoChange({ ...opts, rev: edited.entry!.rev })).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/^Nothing was undone: a\.md changed since "Edit a\.md"/) });
+    await expect(undoChange({ ...opts, rev: edited.entry!.rev })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/^Nothing was undone: a\.md changed since "Edit a\.md"/),
+    });
     expect(await read('a.md')).toBe(topic('claude code wrote this'));
     await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true });
     expect(await read('a.md')).toBe(topic('a'));

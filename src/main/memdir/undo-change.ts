@@ -41,35 +41,47 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
   const target = await readEntry(opts.memoryDir, opts.rev, history);
   const paths = [...new Set(target.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])))];
   const notes: string[] = [];
-  const { entry } = await transact(opts.memoryDir, { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...history }, async () => {
-    const plan: { rel: string; before: string | null; after: string | null; now: string | null }[] = [];
-    for (const rel of paths) {
-      const before = target.parent ? await readAtRevision(opts.memoryDir, target.parent, rel, history) : null;
-      const after = await readAtRevision(opts.memoryDir, target.rev, rel, history);
-      plan.push({ rel, before, after, now: await readText(opts.memoryDir, rel) });
-    }
-    const changedSince = plan.filter((p) => !isIndex(p.rel) && p.now !== p.after && p.now !== p.before).map((p) => p.rel);
-    if (changedSince.length > 0 && !opts.overwriteChanged) {
-      throw new MemoryError('conflict', `Nothing was undone: ${changedSince.join(', ')} changed since "${target.summary}", and undoing would lose that change. Undo anyway to put the earlier version back (the later one stays in history).`);
-    }
-    const removed = new Set<string>();
-    for (const p of plan) {
-      if (isIndex(p.rel) || p.now === p.before) continue;
-      if (p.before === null) {
-        await removeFileConfined(opts.memoryDir, p.rel);
-        removed.add(p.rel);
-      } else await writeFileAtomic(opts.memoryDir, p.rel, p.before);
-    }
-    for (const p of plan) {
-      if (!isIndex(p.rel)) continue;
-      // The files this undo removes, as this index names them (`team/x.md` is `x.md` in team/MEMORY.md).
-      const inDir = new Set([...removed].map(indexOf).filter((r) => r.index === p.rel).map((r) => r.name));
-      const { text, placements } = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', inDir);
-      if (p.before === null && p.now === p.after) await removeFileConfined(opts.memoryDir, p.rel);
-      else if (text !== (p.now ?? '')) await writeFileAtomic(opts.memoryDir, p.rel, text);
-      notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
-    }
-  });
+  const { entry } = await transact(
+    opts.memoryDir,
+    { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...history },
+    async () => {
+      const plan: { rel: string; before: string | null; after: string | null; now: string | null }[] = [];
+      for (const rel of paths) {
+        const before = target.parent ? await readAtRevision(opts.memoryDir, target.parent, rel, history) : null;
+        const after = await readAtRevision(opts.memoryDir, target.rev, rel, history);
+        plan.push({ rel, before, after, now: await readText(opts.memoryDir, rel) });
+      }
+      const changedSince = plan.filter((p) => !isIndex(p.rel) && p.now !== p.after && p.now !== p.before).map((p) => p.rel);
+      if (changedSince.length > 0 && !opts.overwriteChanged) {
+        throw new MemoryError(
+          'conflict',
+          `Nothing was undone: ${changedSince.join(', ')} changed since "${target.summary}", and undoing would lose that change. Undo anyway to put the earlier version back (the later one stays in history).`,
+        );
+      }
+      const removed = new Set<string>();
+      for (const p of plan) {
+        if (isIndex(p.rel) || p.now === p.before) continue;
+        if (p.before === null) {
+          await removeFileConfined(opts.memoryDir, p.rel);
+          removed.add(p.rel);
+        } else await writeFileAtomic(opts.memoryDir, p.rel, p.before);
+      }
+      for (const p of plan) {
+        if (!isIndex(p.rel)) continue;
+        // The files this undo removes, as this index names them (`team/x.md` is `x.md` in team/MEMORY.md).
+        const inDir = new Set(
+          [...removed]
+            .map(indexOf)
+            .filter((r) => r.index === p.rel)
+            .map((r) => r.name),
+        );
+        const { text, placements } = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', inDir);
+        if (p.before === null && p.now === p.after) await removeFileConfined(opts.memoryDir, p.rel);
+        else if (text !== (p.now ?? '')) await writeFileAtomic(opts.memoryDir, p.rel, text);
+        notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
+      }
+    },
+  );
   return { entry, notes };
 }
 

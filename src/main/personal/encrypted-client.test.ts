@@ -62,5 +62,9 @@ it('answers calls made at once, each saving what it learnt, without one save fai
   if (pulled.status === 200) expect(Object.fromEntries(Object.entries(pulled.body.entries).map(([k, v]) => [k, v.content]))).toEqual(memories);
   // What was learnt is on disk, whole: every entry's name pair, for the next push's bases.
   const saved = JSON.parse(await fs.readFile(path.join(stateDir, 'wire.json'), 'utf8')) as { keys: Record<string, { k: string }> };
-  expect(Object.values(saved.keys).map((p) => p.k).sort()).toEqual(Object.keys(memories).sort());
+  expect(
+    Object.values(saved.keys)
+      .map((p) => p.k)
+      .sort(),
+  ).toEqual(Object.keys(memories).sort());
 });

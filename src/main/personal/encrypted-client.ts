@@ -26,7 +26,15 @@ import { z } from 'zod';
 import type { ChecksumsResponse } from '../../server/protocol.js';
 import { writeDataFile } from '../memdir/safe-fs.js';
 import { sha256Hex } from '../team/hash-cache.js';
-import { type CommitOutcome, type Conditional, type PulledEntries, type PutOutcome, type SpaceClient, type TeamClient, TeamClientError } from '../team/team-client.js';
+import {
+  type CommitOutcome,
+  type Conditional,
+  type PulledEntries,
+  type PutOutcome,
+  type SpaceClient,
+  type TeamClient,
+  TeamClientError,
+} from '../team/team-client.js';
 import { TeamSyncError } from '../team/team-sync.js';
 import { type KeyRecord, type PersonalKeys, keyRecordSchema } from './personal-crypto.js';
 
@@ -166,7 +174,11 @@ export class EncryptedSpaceClient implements SpaceClient {
     const shown = (wireKey: string): string => `an encrypted entry (${wireKey.slice(0, 12)}…)`;
     for (const [wireKey, entry] of Object.entries(answer.body.entries)) {
       if (sha256Hex(entry.content) !== entry.sha256) {
-        refused.push({ key: shown(wireKey), reason: `Refused ${shown(wireKey)}: the server's checksum does not match what it sent (corrupted, or not an honest server).`, security: true });
+        refused.push({
+          key: shown(wireKey),
+          reason: `Refused ${shown(wireKey)}: the server's checksum does not match what it sent (corrupted, or not an honest server).`,
+          security: true,
+        });
         continue;
       }
       const opened = keys.open(project, wireKey, entry.content);
@@ -225,7 +237,12 @@ export class EncryptedSpaceClient implements SpaceClient {
     const outcome = await this.options.inner.commit(pushId, wire, opts);
     const plainKey = (wireKey: string): string => sent[wireKey]?.k ?? table.keys[wireKey]?.k ?? wireKey;
     if (!outcome.ok) {
-      if (outcome.status === 404 || outcome.status === 405) throw new TeamClientError('not-found', 'The sync server has no personal space for this token: it is a team token, or the server does not know personal spaces (update it).', outcome.status);
+      if (outcome.status === 404 || outcome.status === 405)
+        throw new TeamClientError(
+          'not-found',
+          'The sync server has no personal space for this token: it is a team token, or the server does not know personal spaces (update it).',
+          outcome.status,
+        );
       const error = { ...outcome.error };
       if (error.key !== undefined) error.key = plainKey(error.key);
       if (error.keys) error.keys = error.keys.map((k) => ({ ...k, key: plainKey(k.key) }));

@@ -58,7 +58,15 @@ export type PersonalAccount = z.infer<typeof accountSchema>;
 export class PersonalSyncError extends Error {
   override readonly name = 'PersonalSyncError';
   constructor(
-    readonly code: 'not-connected' | 'needs-acknowledgement' | 'not-personal' | 'no-identity' | 'no-key' | 'wrong-passphrase' | 'weak-passphrase' | 'bad-record',
+    readonly code:
+      | 'not-connected'
+      | 'needs-acknowledgement'
+      | 'not-personal'
+      | 'no-identity'
+      | 'no-key'
+      | 'wrong-passphrase'
+      | 'weak-passphrase'
+      | 'bad-record',
     message: string,
   ) {
     super(message);
@@ -114,14 +122,18 @@ export async function connectAccount(input: ConnectInput): Promise<{ account: Pe
   const client = new TeamClient({ server, team: '', token, scope: 'personal', timeoutMs: 15_000, ...(input.fetch ? { fetch: input.fetch } : {}) });
   const me = await client.me();
   if (me.scope !== 'personal' || !me.user) {
-    throw new PersonalSyncError('not-personal', `This is a token of team "${me.team}"; personal sync needs a token of your personal space (memdir server admin issue-token <you> --personal).`);
+    throw new PersonalSyncError(
+      'not-personal',
+      `This is a token of team "${me.team}"; personal sync needs a token of your personal space (memdir server admin issue-token <you> --personal).`,
+    );
   }
   let master: Buffer;
   let recordText = await client.personalKey();
   let created = false;
   try {
     if (recordText === null) {
-      if (!input.acknowledged) throw new PersonalSyncError('needs-acknowledgement', `This personal space has no passphrase yet: yours will be set now. ${PASSPHRASE_WARNING}`);
+      if (!input.acknowledged)
+        throw new PersonalSyncError('needs-acknowledgement', `This personal space has no passphrase yet: yours will be set now. ${PASSPHRASE_WARNING}`);
       const fresh = await createKey(input.passphrase);
       const set = await client.setPersonalKey(fresh.text);
       if (set.ok) {
@@ -140,7 +152,16 @@ export async function connectAccount(input: ConnectInput): Promise<{ account: Pe
     throw asKeyError(error);
   }
   const keys = new PersonalKeys(master);
-  const account: PersonalAccount = { version: 1, server, user: me.user, member: me.member, tokenId, keyRecord: recordText, keyId: keys.keyId, connectedAt: new Date().toISOString() };
+  const account: PersonalAccount = {
+    version: 1,
+    server,
+    user: me.user,
+    member: me.member,
+    tokenId,
+    keyRecord: recordText,
+    keyId: keys.keyId,
+    connectedAt: new Date().toISOString(),
+  };
   // Nothing is stored before the passphrase was proven right.
   await input.credentials.set(PERSONAL_TOKEN, token);
   await input.credentials.set(PERSONAL_KEY, master.toString('base64url'));
@@ -156,9 +177,17 @@ export async function connectAccount(input: ConnectInput): Promise<{ account: Pe
 }
 
 /** The account and its key, ready to sync: from the credential store, or from MEMDIR_PERSONAL_TOKEN and MEMDIR_PASSPHRASE for this run. */
-export async function unlockAccount(dataDir: string, credentials: CredentialStore, env: NodeJS.ProcessEnv = {}): Promise<{ account: PersonalAccount; token: string; keys: PersonalKeys }> {
+export async function unlockAccount(
+  dataDir: string,
+  credentials: CredentialStore,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ account: PersonalAccount; token: string; keys: PersonalKeys }> {
   const account = await readAccount(dataDir);
-  if (!account) throw new PersonalSyncError('not-connected', 'Personal sync is not set up on this machine: connect it first (memdir personal connect --server URL --token-stdin).');
+  if (!account)
+    throw new PersonalSyncError(
+      'not-connected',
+      'Personal sync is not set up on this machine: connect it first (memdir personal connect --server URL --token-stdin).',
+    );
   const token = env.MEMDIR_PERSONAL_TOKEN?.trim() || (await credentials.get(PERSONAL_TOKEN).catch(() => null));
   let master: Buffer | null = null;
   if (env.MEMDIR_PASSPHRASE) {
@@ -172,7 +201,10 @@ export async function unlockAccount(dataDir: string, credentials: CredentialStor
     if (stored) master = Buffer.from(stored, 'base64url');
   }
   if (!token || !master) {
-    throw new PersonalSyncError('no-key', `The personal sync ${token ? 'key' : 'token'} is not stored here (or cannot be decrypted here): connect again, or set MEMDIR_PERSONAL_TOKEN and MEMDIR_PASSPHRASE for this run.`);
+    throw new PersonalSyncError(
+      'no-key',
+      `The personal sync ${token ? 'key' : 'token'} is not stored here (or cannot be decrypted here): connect again, or set MEMDIR_PERSONAL_TOKEN and MEMDIR_PASSPHRASE for this run.`,
+    );
   }
   try {
     return { account, token, keys: new PersonalKeys(master) };
@@ -182,7 +214,12 @@ export async function unlockAccount(dataDir: string, credentials: CredentialStor
 }
 
 /** Sync a project's private memory with the personal space under `identity` (another identity starts its sync state over). */
-export async function enableProject(dataDir: string, credentials: CredentialStore, project: { memoryDir: string; dir: string | null; identity: SyncIdentity; pullIntervalSec?: number }, env: NodeJS.ProcessEnv = {}): Promise<TeamConnection> {
+export async function enableProject(
+  dataDir: string,
+  credentials: CredentialStore,
+  project: { memoryDir: string; dir: string | null; identity: SyncIdentity; pullIntervalSec?: number },
+  env: NodeJS.ProcessEnv = {},
+): Promise<TeamConnection> {
   const { account, keys } = await unlockAccount(dataDir, credentials, env);
   const store = personalConnections(dataDir);
   const previous = await store.forMemoryDir(project.memoryDir);
@@ -221,11 +258,16 @@ export async function disconnectAccount(dataDir: string, credentials: Credential
 /** The sync client of one personal project: the team's engine on the private memory, through the encrypting client. */
 export async function openPersonalSync(
   connection: TeamConnection,
-  opts: { dataDir: string; credentials: CredentialStore; env?: NodeJS.ProcessEnv; alerts?: AlertCenter | null; fetch?: typeof fetch } & Partial<Pick<TeamSyncOptions, 'retry' | 'onWrite' | 'onRequest' | 'timeoutMs'>>,
+  opts: { dataDir: string; credentials: CredentialStore; env?: NodeJS.ProcessEnv; alerts?: AlertCenter | null; fetch?: typeof fetch } & Partial<
+    Pick<TeamSyncOptions, 'retry' | 'onWrite' | 'onRequest' | 'timeoutMs'>
+  >,
 ): Promise<TeamSync> {
   const { account, token, keys } = await unlockAccount(opts.dataDir, opts.credentials, opts.env);
   if (!connection.identity || keys.projectId(connection.identity.id) !== connection.team) {
-    throw new PersonalSyncError('no-key', `${connection.dir ?? connection.memoryDir} was set up for personal sync with another key; turn it on again (memdir personal connect --project …).`);
+    throw new PersonalSyncError(
+      'no-key',
+      `${connection.dir ?? connection.memoryDir} was set up for personal sync with another key; turn it on again (memdir personal connect --project …).`,
+    );
   }
   const record = parseKeyRecord(account.keyRecord);
   const client = (onRequest: (r: RequestRecord) => void): EncryptedSpaceClient => {
@@ -238,7 +280,13 @@ export async function openPersonalSync(
       ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
       onRequest,
     });
-    return new EncryptedSpaceClient({ inner, keys, project: connection.team, record, stateDir: connectionDir(opts.dataDir, connection.id, PERSONAL_SPACE.dataFolder) });
+    return new EncryptedSpaceClient({
+      inner,
+      keys,
+      project: connection.team,
+      record,
+      stateDir: connectionDir(opts.dataDir, connection.id, PERSONAL_SPACE.dataFolder),
+    });
   };
   return TeamSync.open({
     connection,

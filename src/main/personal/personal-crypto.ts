@@ -42,7 +42,6 @@ export const DEFAULT_KDF: KdfParams = { N: 2 ** 17, r: 8, p: 1 };
 const MIN_N = 2 ** 15;
 const MAX_N = 2 ** 20;
 
-
 /** Sealed contents start with this (the format's version). */
 const SEALED_PREFIX = 'm1.';
 const NONCE_BYTES = 12;
@@ -87,11 +86,17 @@ export function parseKeyRecord(text: string): KeyRecord {
   try {
     record = keyRecordSchema.parse(JSON.parse(text));
   } catch {
-    throw new PersonalKeyError('bad-record', "The personal space's key record on the server is not one Memdir writes; nothing was written. Ask the server's admin whether the space was changed.");
+    throw new PersonalKeyError(
+      'bad-record',
+      "The personal space's key record on the server is not one Memdir writes; nothing was written. Ask the server's admin whether the space was changed.",
+    );
   }
   const powerOfTwo = (record.N & (record.N - 1)) === 0;
   if (!powerOfTwo || record.N < MIN_N || record.N > MAX_N || record.r < 8 || record.r > 32 || record.p < 1 || record.p > 16) {
-    throw new PersonalKeyError('bad-record', `The personal space's key record asks for scrypt parameters Memdir does not accept (N=${record.N}, r=${record.r}, p=${record.p}): weak ones would make the passphrase cheap to guess. Nothing was written.`);
+    throw new PersonalKeyError(
+      'bad-record',
+      `The personal space's key record asks for scrypt parameters Memdir does not accept (N=${record.N}, r=${record.r}, p=${record.p}): weak ones would make the passphrase cheap to guess. Nothing was written.`,
+    );
   }
   return record;
 }
@@ -99,14 +104,17 @@ export function parseKeyRecord(text: string): KeyRecord {
 /** Whether a passphrase is long enough for a new space, or why not. */
 export function passphraseProblem(passphrase: string): string | null {
   const chars = [...passphrase].length;
-  if (chars < MIN_PASSPHRASE_CHARS) return `The passphrase has ${chars} characters; use at least ${MIN_PASSPHRASE_CHARS} (a few unrelated words are easy to remember and hard to guess).`;
+  if (chars < MIN_PASSPHRASE_CHARS)
+    return `The passphrase has ${chars} characters; use at least ${MIN_PASSPHRASE_CHARS} (a few unrelated words are easy to remember and hard to guess).`;
   return null;
 }
 
 function scryptAsync(passphrase: string, salt: Buffer, params: KdfParams): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // maxmem: scrypt needs 128·N·r bytes; leave room above it.
-    scrypt(passphrase.normalize('NFC'), salt, 32, { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r }, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(passphrase.normalize('NFC'), salt, 32, { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
   });
 }
 
@@ -136,7 +144,10 @@ export async function createKey(passphrase: string, params: KdfParams = DEFAULT_
 export async function unlockKey(passphrase: string, record: KeyRecord): Promise<Buffer> {
   const master = await scryptAsync(passphrase, Buffer.from(record.salt, 'base64url'), record);
   if (!keyMatchesRecord(master, record)) {
-    throw new PersonalKeyError('wrong-passphrase', 'That passphrase does not open this personal space: it was encrypted with another one. Nothing was written. Type the passphrase you chose on your first machine.');
+    throw new PersonalKeyError(
+      'wrong-passphrase',
+      'That passphrase does not open this personal space: it was encrypted with another one. Nothing was written. Type the passphrase you chose on your first machine.',
+    );
   }
   return master;
 }

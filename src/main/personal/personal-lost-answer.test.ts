@@ -41,39 +41,43 @@ function startDyingServer(db: string): Promise<{ url: string; child: ChildProces
   });
 }
 
-it("a personal push saved by a server killed before it answered is this machine's own write: no conflict, the newer edit goes up", { timeout: 60_000 }, async () => {
-  const db = path.join(root, 'sync.sqlite');
-  const setup = openSqliteStore(db);
-  await createPersonal(setup, 'alice');
-  const tokens = { laptop: (await issuePersonalToken(setup, 'alice', 'laptop')).token, desktop: (await issuePersonalToken(setup, 'alice', 'desktop')).token };
-  await setup.close();
+it(
+  "a personal push saved by a server killed before it answered is this machine's own write: no conflict, the newer edit goes up",
+  { timeout: 60_000 },
+  async () => {
+    const db = path.join(root, 'sync.sqlite');
+    const setup = openSqliteStore(db);
+    await createPersonal(setup, 'alice');
+    const tokens = { laptop: (await issuePersonalToken(setup, 'alice', 'laptop')).token, desktop: (await issuePersonalToken(setup, 'alice', 'desktop')).token };
+    await setup.close();
 
-  const dying = await startDyingServer(db);
-  const laptop = await makeMachine(root, 'laptop', { url: dying.url, tokens }, 'src/app', 'git@github.com:alice/app.git');
-  await laptop.connect(PASSPHRASE);
-  await laptop.write('project_deploys.md', '# Deploys\n- freeze on Fridays\n');
-  const sync = await laptop.enable();
-  const lost = await sync.sync();
-  expect(await dying.exited).toBe('SIGKILL');
-  expect(lost.error).toMatchObject({ code: 'network', message: expect.stringContaining('may have saved it') });
-  expect(lost.push.uploaded).toEqual([]);
+    const dying = await startDyingServer(db);
+    const laptop = await makeMachine(root, 'laptop', { url: dying.url, tokens }, 'src/app', 'git@github.com:alice/app.git');
+    await laptop.connect(PASSPHRASE);
+    await laptop.write('project_deploys.md', '# Deploys\n- freeze on Fridays\n');
+    const sync = await laptop.enable();
+    const lost = await sync.sync();
+    expect(await dying.exited).toBe('SIGKILL');
+    expect(lost.error).toMatchObject({ code: 'network', message: expect.stringContaining('may have saved it') });
+    expect(lost.push.uploaded).toEqual([]);
 
-  await laptop.write('project_deploys.md', '# Deploys\n- freeze on Fridays\n- two approvals\n');
-  const store = openSqliteStore(db);
-  const back = await startServer({ store, port: Number(new URL(dying.url).port), closeStore: true, limits: { rateLimit: { burst: 1000, perSecond: 1000 } } });
-  try {
-    const next = await sync.sync();
-    expect(next.error).toBeNull();
-    expect(next.push.confirmed).toEqual(['project_deploys.md']);
-    expect(next.pull.conflicts).toEqual([]);
-    expect(next.push.uploaded).toEqual(['project_deploys.md']);
-    expect((await sync.inspect()).conflicts).toEqual([]);
+    await laptop.write('project_deploys.md', '# Deploys\n- freeze on Fridays\n- two approvals\n');
+    const store = openSqliteStore(db);
+    const back = await startServer({ store, port: Number(new URL(dying.url).port), closeStore: true, limits: { rateLimit: { burst: 1000, perSecond: 1000 } } });
+    try {
+      const next = await sync.sync();
+      expect(next.error).toBeNull();
+      expect(next.push.confirmed).toEqual(['project_deploys.md']);
+      expect(next.pull.conflicts).toEqual([]);
+      expect(next.push.uploaded).toEqual(['project_deploys.md']);
+      expect((await sync.inspect()).conflicts).toEqual([]);
 
-    const desktop = await makeMachine(root, 'desktop', { url: back.url, tokens }, 'code/app', 'https://github.com/alice/app');
-    await desktop.connect(PASSPHRASE);
-    await (await desktop.enable()).sync();
-    expect(await desktop.read('project_deploys.md')).toBe('# Deploys\n- freeze on Fridays\n- two approvals\n');
-  } finally {
-    await back.close();
-  }
-});
+      const desktop = await makeMachine(root, 'desktop', { url: back.url, tokens }, 'code/app', 'https://github.com/alice/app');
+      await desktop.connect(PASSPHRASE);
+      await (await desktop.enable()).sync();
+      expect(await desktop.read('project_deploys.md')).toBe('# Deploys\n- freeze on Fridays\n- two approvals\n');
+    } finally {
+      await back.close();
+    }
+  },
+);

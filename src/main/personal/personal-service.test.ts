@@ -48,7 +48,10 @@ async function machine(name: string, checkout: string, remote: string, watch = f
   const dir = sanitizeDirName(repo);
   const memoryDir = path.join(home, 'projects', dir, 'memory');
   await fs.mkdir(memoryDir, { recursive: true });
-  await fs.writeFile(path.join(home, 'projects', dir, '4f9d2c1e-1111-4222-8333-944455556666.jsonl'), `${JSON.stringify({ type: 'user', cwd: repo, sessionId: '4f9d2c1e-1111-4222-8333-944455556666', message: { role: 'user', content: 'hi' } })}\n`);
+  await fs.writeFile(
+    path.join(home, 'projects', dir, '4f9d2c1e-1111-4222-8333-944455556666.jsonl'),
+    `${JSON.stringify({ type: 'user', cwd: repo, sessionId: '4f9d2c1e-1111-4222-8333-944455556666', message: { role: 'user', content: 'hi' } })}\n`,
+  );
   const ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, name, 'data'), env: {}, watch });
   contexts.push(ctx);
   return { api: createAppDispatcher(ctx), dir, memoryDir };
@@ -71,9 +74,16 @@ describe('personal sync in the app', () => {
     expect(fresh.warning).toContain('If you lose it, nobody can decrypt the synced copy');
 
     const base = { server: server.url, token: tokens.a, passphrase: PASSPHRASE };
-    expect(await ok(a.api, 'personal.connect', base)).toMatchObject({ outcome: 'needs-acknowledgement', warning: expect.stringContaining('Write it down somewhere safe') });
+    expect(await ok(a.api, 'personal.connect', base)).toMatchObject({
+      outcome: 'needs-acknowledgement',
+      warning: expect.stringContaining('Write it down somewhere safe'),
+    });
     expect(await store.personalKey('ann')).toBeNull();
-    expect(await ok(a.api, 'personal.connect', { ...base, acknowledged: true })).toMatchObject({ outcome: 'connected', created: true, status: { connected: true, account: { member: 'machine-a' } } });
+    expect(await ok(a.api, 'personal.connect', { ...base, acknowledged: true })).toMatchObject({
+      outcome: 'connected',
+      created: true,
+      status: { connected: true, account: { member: 'machine-a' } },
+    });
 
     await fs.writeFile(path.join(a.memoryDir, 'MEMORY.md'), '- [Me](user_me.md) — who I am\n');
     await fs.writeFile(path.join(a.memoryDir, 'user_me.md'), topic('Me', 'user', 'Frontend engineer.\nLikes tea.'));
@@ -85,7 +95,10 @@ describe('personal sync in the app', () => {
     const wrong = await b.api.call('personal.connect', { server: server.url, token: tokens.b, passphrase: 'not the passphrase at all' });
     expect(wrong).toMatchObject({ ok: false, error: { code: 'unauthorized', message: expect.stringContaining('does not open this personal space') } });
     expect((await ok<{ connected: boolean }>(b.api, 'personal.status', {})).connected).toBe(false);
-    expect(await ok(b.api, 'personal.connect', { server: server.url, token: tokens.b, passphrase: PASSPHRASE })).toMatchObject({ outcome: 'connected', created: false });
+    expect(await ok(b.api, 'personal.connect', { server: server.url, token: tokens.b, passphrase: PASSPHRASE })).toMatchObject({
+      outcome: 'connected',
+      created: false,
+    });
     expect(await ok(b.api, 'personal.enable', { dir: b.dir })).toMatchObject({ enabled: true, state: 'synced' });
     expect(await fs.readFile(path.join(b.memoryDir, 'user_me.md'), 'utf8')).toContain('Frontend engineer.');
 
@@ -99,12 +112,22 @@ describe('personal sync in the app', () => {
     await fs.writeFile(path.join(a.memoryDir, 'user_me.md'), topic('Me', 'user', 'Frontend engineer.\nLikes green tea.'));
     await ok(a.api, 'personal.sync', { dir: a.dir });
     await fs.writeFile(path.join(b.memoryDir, 'user_me.md'), topic('Me', 'user', 'Frontend engineer.\nLikes coffee.'));
-    await expect.poll(async () => (await ok<{ conflicts: { id: string }[] }>(b.api, 'personal.project', { dir: b.dir })).conflicts.length, { timeout: 20_000, interval: 200 }).toBe(1);
+    await expect
+      .poll(async () => (await ok<{ conflicts: { id: string }[] }>(b.api, 'personal.project', { dir: b.dir })).conflicts.length, {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toBe(1);
     const [conflict] = (await ok<{ conflicts: { id: string }[] }>(b.api, 'personal.project', { dir: b.dir })).conflicts;
     const detail = await ok<{ mine: string; theirs: string; theirsSha: string }>(b.api, 'personal.conflict', { dir: b.dir, id: conflict!.id });
     expect(detail.mine).toContain('Likes coffee.');
     expect(detail.theirs).toContain('Likes green tea.');
-    const resolved = await ok<{ report: { error: unknown } }>(b.api, 'personal.resolve', { dir: b.dir, id: conflict!.id, take: 'mine', theirsSha: detail.theirsSha });
+    const resolved = await ok<{ report: { error: unknown } }>(b.api, 'personal.resolve', {
+      dir: b.dir,
+      id: conflict!.id,
+      take: 'mine',
+      theirsSha: detail.theirsSha,
+    });
     expect(resolved.report.error).toBeNull();
     await ok(a.api, 'personal.sync', { dir: a.dir });
     expect(await fs.readFile(path.join(a.memoryDir, 'user_me.md'), 'utf8')).toContain('Likes coffee.');

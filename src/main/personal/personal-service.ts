@@ -16,7 +16,16 @@ import type { TeamHost, TeamServiceOptions } from '../team/team-service.js';
 import { type Running, SyncScheduler } from '../team/sync-scheduler.js';
 import { PERSONAL_SPACE } from '../team/sync-space.js';
 import { type TeamSync, TeamSyncError } from '../team/team-sync.js';
-import { PersonalSyncError, connectAccount, disableProject, disconnectAccount, enableProject, openPersonalSync, personalConnections, readAccount } from './personal-account.js';
+import {
+  PersonalSyncError,
+  connectAccount,
+  disableProject,
+  disconnectAccount,
+  enableProject,
+  openPersonalSync,
+  personalConnections,
+  readAccount,
+} from './personal-account.js';
 import { type IdentifySync, type SyncIdentity, givenIdentity, identifyByRepository } from './project-key.js';
 
 /** What the app gives (AppContext satisfies it): the team service's host, without the environment. */
@@ -53,7 +62,14 @@ export class PersonalService {
 
   private openSync(connection: TeamConnection, onWrite?: Parameters<typeof openPersonalSync>[1]['onWrite']): Promise<TeamSync> {
     const { dataDir, credentials } = this.host;
-    return openPersonalSync(connection, { dataDir, credentials, alerts: this.alerts, ...(this.options.fetch ? { fetch: this.options.fetch } : {}), ...(this.options.retry ? { retry: this.options.retry } : {}), ...(onWrite ? { onWrite } : {}) });
+    return openPersonalSync(connection, {
+      dataDir,
+      credentials,
+      alerts: this.alerts,
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      ...(this.options.retry ? { retry: this.options.retry } : {}),
+      ...(onWrite ? { onWrite } : {}),
+    });
   }
 
   start(): Promise<void> {
@@ -78,7 +94,9 @@ export class PersonalService {
   async status(): Promise<PersonalStatus> {
     const account = await readAccount(this.host.dataDir).catch(() => null);
     const projects: PersonalStatus['projects'] = [];
-    for (const connection of await personalConnections(this.host.dataDir).list().catch(() => [])) {
+    for (const connection of await personalConnections(this.host.dataDir)
+      .list()
+      .catch(() => [])) {
       const running = account ? await this.scheduler.engine(connection).catch(() => null) : null;
       const inspected = running ? await running.sync.inspect().catch(() => null) : null;
       projects.push({
@@ -104,16 +122,30 @@ export class PersonalService {
   }
 
   /** Connect this machine (see personal-account.ts); a new space's passphrase waits for `acknowledged`. */
-  async connect(input: { server: string; token: string; passphrase: string; allowHttp?: boolean; acknowledged?: boolean }): Promise<{ outcome: 'needs-acknowledgement'; warning: string } | { outcome: 'connected'; created: boolean; status: PersonalStatus }> {
+  async connect(input: {
+    server: string;
+    token: string;
+    passphrase: string;
+    allowHttp?: boolean;
+    acknowledged?: boolean;
+  }): Promise<{ outcome: 'needs-acknowledgement'; warning: string } | { outcome: 'connected'; created: boolean; status: PersonalStatus }> {
     let created: boolean;
     try {
-      ({ created } = await connectAccount({ dataDir: this.host.dataDir, credentials: this.host.credentials, ...input, ...(this.options.fetch ? { fetch: this.options.fetch } : {}) }));
+      ({ created } = await connectAccount({
+        dataDir: this.host.dataDir,
+        credentials: this.host.credentials,
+        ...input,
+        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      }));
     } catch (error) {
-      if (error instanceof PersonalSyncError && error.code === 'needs-acknowledgement') return { outcome: 'needs-acknowledgement', warning: PASSPHRASE_WARNING };
+      if (error instanceof PersonalSyncError && error.code === 'needs-acknowledgement')
+        return { outcome: 'needs-acknowledgement', warning: PASSPHRASE_WARNING };
       throw error;
     }
     // Engines opened with the old key or token make way for new ones.
-    for (const c of await personalConnections(this.host.dataDir).list().catch(() => [])) {
+    for (const c of await personalConnections(this.host.dataDir)
+      .list()
+      .catch(() => [])) {
       await this.scheduler.stop(c.id);
       this.scheduler.reopenLater(c);
     }
@@ -122,7 +154,10 @@ export class PersonalService {
   }
 
   async disconnect(): Promise<{ disconnected: boolean; projects: number }> {
-    for (const c of await personalConnections(this.host.dataDir).list().catch(() => [])) await this.scheduler.stop(c.id);
+    for (const c of await personalConnections(this.host.dataDir)
+      .list()
+      .catch(() => []))
+      await this.scheduler.stop(c.id);
     const result = await disconnectAccount(this.host.dataDir, this.host.credentials);
     this.host.events.publish({ type: 'personal-changed', dir: null });
     return result;
@@ -158,7 +193,14 @@ export class PersonalService {
       files: inspected?.files ?? 0,
       waiting: inspected?.waiting ?? [],
       conflicts: inspected?.conflicts ?? [],
-      error: connection && !running ? { code: 'no-key', message: 'The personal sync key is not available on this machine; connect again in Settings → Personal sync.', at: new Date().toISOString() } : (running?.sync.lastError ?? null),
+      error:
+        connection && !running
+          ? {
+              code: 'no-key',
+              message: 'The personal sync key is not available on this machine; connect again in Settings → Personal sync.',
+              at: new Date().toISOString(),
+            }
+          : (running?.sync.lastError ?? null),
     };
   }
 
@@ -171,7 +213,11 @@ export class PersonalService {
     } catch (error) {
       throw new PersonalSyncError('no-identity', (error as Error).message);
     }
-    if (!identity) throw new PersonalSyncError('no-identity', `${dir} has no git repository with a commit or a remote to recognise it by on your other machines: give it a name (the same on each machine). A path is never used: it differs between machines.`);
+    if (!identity)
+      throw new PersonalSyncError(
+        'no-identity',
+        `${dir} has no git repository with a commit or a remote to recognise it by on your other machines: give it a name (the same on each machine). A path is never used: it differs between machines.`,
+      );
     if (previous) await this.scheduler.stop(previous.id);
     let connection: TeamConnection;
     try {
@@ -210,7 +256,12 @@ export class PersonalService {
     return (await this.requireEngine(dir)).sync.conflictDetail(id);
   }
 
-  async resolve(dir: string, id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null }): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
+  async resolve(
+    dir: string,
+    id: string,
+    take: ConflictResolution,
+    opts: { text?: string; theirsSha?: string | null },
+  ): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
     const running = await this.requireEngine(dir);
     const result = await this.scheduler.track(running, running.sync.resolve(id, take, opts));
     this.host.events.publish({ type: 'personal-changed', dir });

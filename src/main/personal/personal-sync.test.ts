@@ -45,7 +45,8 @@ async function dumpDatabase(h: StoreHarness, db: string): Promise<string> {
 
 const MEMORIES: Record<string, string> = {
   'MEMORY.md': '- [Role](user_role.md) — who I am\n- [Q1 retro](retros/q1_retro.md) — what we learned\n',
-  'user_role.md': '---\nname: Role\ndescription: Backend engineer who prefers Postgres\ntype: user\n---\nI maintain the billing service.\nI prefer terse answers.\nI review on Fridays.\n',
+  'user_role.md':
+    '---\nname: Role\ndescription: Backend engineer who prefers Postgres\ntype: user\n---\nI maintain the billing service.\nI prefer terse answers.\nI review on Fridays.\n',
   'retros/q1_retro.md': '---\nname: Q1 retro\ndescription: Lessons of the first quarter\ntype: project\n---\nShip smaller pull requests.\n',
 };
 
@@ -102,9 +103,15 @@ describeStores('personal sync across two machines (issue 18)', (h) => {
 
     // Edits on both machines: different lines merge, the same line is a conflict with both versions kept.
     await laptop.write('user_role.md', MEMORIES['user_role.md']!.replace('I maintain the billing service.', 'I maintain the billing and invoicing services.'));
-    await laptop.write('retros/q1_retro.md', MEMORIES['retros/q1_retro.md']!.replace('Ship smaller pull requests.', 'Ship smaller pull requests, at most 300 lines.'));
+    await laptop.write(
+      'retros/q1_retro.md',
+      MEMORIES['retros/q1_retro.md']!.replace('Ship smaller pull requests.', 'Ship smaller pull requests, at most 300 lines.'),
+    );
     await desktop.write('user_role.md', MEMORIES['user_role.md']!.replace('I review on Fridays.', 'I review on Thursdays.'));
-    await desktop.write('retros/q1_retro.md', MEMORIES['retros/q1_retro.md']!.replace('Ship smaller pull requests.', 'Ship smaller pull requests behind flags.'));
+    await desktop.write(
+      'retros/q1_retro.md',
+      MEMORIES['retros/q1_retro.md']!.replace('Ship smaller pull requests.', 'Ship smaller pull requests behind flags.'),
+    );
     await desktop.write('feedback_no_orm.md', '---\nname: No ORM\ndescription: Write SQL by hand\ntype: feedback\n---\nNever add an ORM here.\n');
     expect((await laptopSync.sync()).push.uploaded.sort()).toEqual(['retros/q1_retro.md', 'user_role.md']);
     const merge = await desktopSync.sync();
@@ -130,7 +137,10 @@ describeStores('personal sync across two machines (issue 18)', (h) => {
     expect(await desktop.read('team/shared_runbook.md')).toBeNull();
     expect(await desktop.read('logs/2026-12-01.md')).toBeNull();
     // A secret never leaves the machine, encrypted or not.
-    await desktop.write('reference_deploy.md', `---\nname: Deploy\ndescription: d\ntype: reference\n---\nAWS_ACCESS_KEY_ID=${AWS_KEY}\nAWS_SECRET_ACCESS_KEY=${AWS_SECRET}\n`);
+    await desktop.write(
+      'reference_deploy.md',
+      `---\nname: Deploy\ndescription: d\ntype: reference\n---\nAWS_ACCESS_KEY_ID=${AWS_KEY}\nAWS_SECRET_ACCESS_KEY=${AWS_SECRET}\n`,
+    );
     const held = await desktopSync.sync();
     expect(held.waiting.find((w) => w.key === 'reference_deploy.md')?.reason).toBe('secret');
     expect(await laptopSync.sync().then(() => laptop.read('reference_deploy.md'))).toBeNull();

@@ -13,7 +13,12 @@ import { givenIdentity, identifyByRepository } from './project-key.js';
 
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], { cwd, env: gitEnv, stdio: 'pipe', encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    env: gitEnv,
+    stdio: 'pipe',
+    encoding: 'utf8',
+  }).trim();
 }
 
 let tmp = '';

@@ -26,7 +26,8 @@ export type IdentifySync = (root: string | null) => Promise<SyncIdentity | null>
 /** A name the user gives a project: what another machine must be given too. */
 export function givenIdentity(name: string): SyncIdentity {
   const trimmed = name.trim().normalize('NFC');
-  if (trimmed === '' || trimmed.length > 200 || /[\p{Cc}\p{Cf}]/u.test(trimmed)) throw new RangeError('A project name for personal sync is 1 to 200 printable characters.');
+  if (trimmed === '' || trimmed.length > 200 || /[\p{Cc}\p{Cf}]/u.test(trimmed))
+    throw new RangeError('A project name for personal sync is 1 to 200 printable characters.');
   return { id: `name:${trimmed}`, source: 'given', detail: `the name you gave: ${trimmed}` };
 }
 
@@ -37,5 +38,9 @@ export const identifyByRepository: IdentifySync = async (root) => {
   if (!read?.facts) return null;
   const id = identityKey(read.facts);
   if (!id || id.startsWith('git-remote:file://')) return null;
-  return { id, source: 'repository', detail: id.startsWith('git-root:') ? `root commit ${id.slice('git-root:'.length, 'git-root:'.length + 12)}` : `remote ${id.slice('git-remote:'.length)}` };
+  return {
+    id,
+    source: 'repository',
+    detail: id.startsWith('git-root:') ? `root commit ${id.slice('git-root:'.length, 'git-root:'.length + 12)}` : `remote ${id.slice('git-remote:'.length)}`,
+  };
 };

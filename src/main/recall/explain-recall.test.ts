@@ -7,7 +7,12 @@ const memories = [
   { file: 'project_deploys.md', name: 'Deploy window', description: 'Deploys happen on Tuesday mornings, never on Fridays', type: 'project' as const },
   { file: 'feedback_sql.md', name: 'No ORM', description: 'We write SQL by hand; the 数据库 is Postgres', type: 'feedback' as const },
   { file: 'reference_grafana.md', name: 'Checkout dashboard', description: 'Grafana board for checkout latency', type: 'reference' as const },
-  ...Array.from({ length: 6 }, (_, i) => ({ file: `project_deploy_${i}.md`, name: `Deploy note ${i}`, description: `deploy checklist item ${i}, deployed weekly`, type: 'project' as const })),
+  ...Array.from({ length: 6 }, (_, i) => ({
+    file: `project_deploy_${i}.md`,
+    name: `Deploy note ${i}`,
+    description: `deploy checklist item ${i}, deployed weekly`,
+    type: 'project' as const,
+  })),
 ];
 
 describe('explainRecall', () => {
@@ -39,7 +44,17 @@ describe('explainRecall', () => {
       query: 'deploying',
       candidates: memories,
       ranker,
-      result: { method: 'model', selected: [{ file: 'project_deploys.md', reason: 'the user is about to deploy' }], latencyMs: 1, provider: 'anthropic', dropped: [], alwaysLoaded: null, notes: [], manifest: { memories: 9, sent: 8, chars: 0, prefiltered: true }, query: { chars: 9, usedChars: 9, truncated: false } },
+      result: {
+        method: 'model',
+        selected: [{ file: 'project_deploys.md', reason: 'the user is about to deploy' }],
+        latencyMs: 1,
+        provider: 'anthropic',
+        dropped: [],
+        alwaysLoaded: null,
+        notes: [],
+        manifest: { memories: 9, sent: 8, chars: 0, prefiltered: true },
+        query: { chars: 9, usedChars: 9, truncated: false },
+      },
       offered: new Set(memories.map((m) => m.file).filter((f) => f !== 'project_deploy_5.md')),
       excluded: new Set(['project_deploy_0.md']),
     });

@@ -38,7 +38,7 @@ function joined(spans: readonly TermSpan[]): TermSpan[] {
 }
 
 function ordinal(n: number): string {
-  const tail = n % 100 >= 11 && n % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  const tail = n % 100 >= 11 && n % 100 <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th');
   return `${n}${tail}`;
 }
 
@@ -62,7 +62,11 @@ export function explainRecall(input: {
   // Each query word, and the memory words it can meet (itself, its stem, its synonyms).
   const querySpans = tokenSpans(query, options);
   const expansionsOf = new Map(terms.map((t) => [t, new Set([t, ...expandQuery(t, [t], options).filter((e) => expanded.includes(e))])]));
-  const queryWords = terms.map((term) => ({ term, words: words(query, querySpans, new Set([term])), synonyms: [...(expansionsOf.get(term) ?? [])].filter((e) => e !== term) }));
+  const queryWords = terms.map((term) => ({
+    term,
+    words: words(query, querySpans, new Set([term])),
+    synonyms: [...(expansionsOf.get(term) ?? [])].filter((e) => e !== term),
+  }));
 
   const explained: RecallExplanation['candidates'] = [];
   const unmatched: string[] = [];
@@ -127,7 +131,10 @@ export function explainRecall(input: {
       rank: hit?.rank ?? null,
       score: hit ? Math.round(hit.score * 1000) / 1000 : null,
       matched,
-      highlights: [...joined(nameSpans).map((s) => ({ field: 'name' as const, start: s.start, end: s.end })), ...joined(descriptionSpans).map((s) => ({ field: 'description' as const, start: s.start, end: s.end }))],
+      highlights: [
+        ...joined(nameSpans).map((s) => ({ field: 'name' as const, start: s.start, end: s.end })),
+        ...joined(descriptionSpans).map((s) => ({ field: 'description' as const, start: s.start, end: s.end })),
+      ],
     });
   }
   return {

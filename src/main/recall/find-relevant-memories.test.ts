@@ -55,7 +55,15 @@ describe('findRelevantMemories through the fake Anthropic server', () => {
   it('selects what the model picks, with reasons, tokens, cost and the always-loaded index', async () => {
     const result = await recall(
       'can I use an ORM?',
-      jsonReply({ selected: [{ file: 'feedback_no_orm.md', reason: 'ORM rule' }, { file: 'feedback_tests_real_db.md', reason: 'database tests' }] }, { usage: { input_tokens: 700, output_tokens: 40 } }),
+      jsonReply(
+        {
+          selected: [
+            { file: 'feedback_no_orm.md', reason: 'ORM rule' },
+            { file: 'feedback_tests_real_db.md', reason: 'database tests' },
+          ],
+        },
+        { usage: { input_tokens: 700, output_tokens: 40 } },
+      ),
     );
     expect(result.method).toBe('model');
     expect(result.selected).toEqual([
@@ -91,11 +99,26 @@ describe('findRelevantMemories through the fake Anthropic server', () => {
     const result = await recall(
       'everything',
       jsonReply({
-        selected: ['user_role.md', 'ghost.md', 'user_role.md', 'user_language.md', 'feedback_no_orm.md', 'project_ci_python.md', 'reference_grafana.md', 'reference_runbook.md'],
+        selected: [
+          'user_role.md',
+          'ghost.md',
+          'user_role.md',
+          'user_language.md',
+          'feedback_no_orm.md',
+          'project_ci_python.md',
+          'reference_grafana.md',
+          'reference_runbook.md',
+        ],
       }),
     );
     expect(result.method).toBe('model');
-    expect(result.selected.map((s) => s.file)).toEqual(['user_role.md', 'user_language.md', 'feedback_no_orm.md', 'project_ci_python.md', 'reference_grafana.md']);
+    expect(result.selected.map((s) => s.file)).toEqual([
+      'user_role.md',
+      'user_language.md',
+      'feedback_no_orm.md',
+      'project_ci_python.md',
+      'reference_grafana.md',
+    ]);
     expect(result.dropped).toEqual([
       { file: 'ghost.md', reason: 'no such memory file' },
       { file: 'user_role.md', reason: 'named twice' },
@@ -132,7 +155,11 @@ describe('findRelevantMemories through the fake Anthropic server', () => {
   });
 
   it('falls back on 429 after the bounded retries', async () => {
-    const result = await recall('can I use an ORM?', [1, 2, 3].map(() => ({ kind: 'error', status: 429, retryAfterMs: 1 }) as FakeReply), { maxRetries: 2 });
+    const result = await recall(
+      'can I use an ORM?',
+      [1, 2, 3].map(() => ({ kind: 'error', status: 429, retryAfterMs: 1 }) as FakeReply),
+      { maxRetries: 2 },
+    );
     expect(result.method).toBe('local');
     expect(result.fallbackReason).toMatch(/rate-limiting.*after 2 retries/);
     expect(result.modelError?.kind).toBe('rate-limited');
@@ -204,7 +231,11 @@ describe('findRelevantMemories through the fake Anthropic server', () => {
 
   it('offline is a mode: the local ranker chooses, no fallback reason, a note says why', async () => {
     const { memories } = scanned();
-    const result = await findRelevantMemories({ query: 'can I use an ORM?', memories, provider: new OfflineProvider(DEFAULT_MODELS, 'Offline mode is chosen in Settings.') });
+    const result = await findRelevantMemories({
+      query: 'can I use an ORM?',
+      memories,
+      provider: new OfflineProvider(DEFAULT_MODELS, 'Offline mode is chosen in Settings.'),
+    });
     expect(result.method).toBe('local');
     expect(result.fallbackReason).toBeUndefined();
     expect(result.notes).toContain('Offline mode is chosen in Settings.');

@@ -119,7 +119,9 @@ export function parseSelection(
   try {
     raw = JSON.parse(body.slice(start, end + 1));
   } catch {
-    throw new SelectionError(options.stopReason === 'max_tokens' ? "The model's answer was cut off before its JSON was complete." : "The model's answer was not valid JSON.");
+    throw new SelectionError(
+      options.stopReason === 'max_tokens' ? "The model's answer was cut off before its JSON was complete." : "The model's answer was not valid JSON.",
+    );
   }
   const parsed = answerSchema.safeParse(raw);
   if (!parsed.success) throw new SelectionError('The model answered JSON of the wrong shape (expected {"selected":[{"file","reason"}]}).');
@@ -148,7 +150,12 @@ export function parseSelection(
     }
   }
   if (selected.length === 0 && dropped.some((d) => d.reason === 'no such memory file')) {
-    throw new SelectionError(`The model named only files that do not exist (${dropped.map((d) => d.file).slice(0, 5).join(', ')}).`);
+    throw new SelectionError(
+      `The model named only files that do not exist (${dropped
+        .map((d) => d.file)
+        .slice(0, 5)
+        .join(', ')}).`,
+    );
   }
   return { selected, dropped };
 }
@@ -175,7 +182,17 @@ export async function findRelevantMemories(options: FindRelevantOptions): Promis
   const excluded = new Set(options.exclude ?? []);
   const chose = await choose({ ...options, memories: excluded.size > 0 ? options.memories.filter((m) => !excluded.has(m.file)) : options.memories }, excluded);
   if (!chose.ranker || !chose.query) return chose.result;
-  return { ...chose.result, explanation: explainRecall({ query: chose.query, candidates: options.memories, ranker: chose.ranker, result: chose.result, offered: chose.offered, excluded }) };
+  return {
+    ...chose.result,
+    explanation: explainRecall({
+      query: chose.query,
+      candidates: options.memories,
+      ranker: chose.ranker,
+      result: chose.result,
+      offered: chose.offered,
+      excluded,
+    }),
+  };
 }
 
 interface Choice {
@@ -203,17 +220,26 @@ async function choose(options: FindRelevantOptions, excluded: ReadonlySet<string
   let offered: ReadonlySet<string> | null = null;
   const done = (result: RecallResult, ranker: LocalRanker | null): Choice => ({ result, query, ranker, offered });
   const finishLocal = (extra: Partial<RecallResult>, ranker: LocalRanker | null): Choice => {
-    const hits = ranker && query ? ranker.search(query, { limit: RECALL_MAX_SELECTED + excluded.size }).filter((h) => !excluded.has(h.file)).slice(0, RECALL_MAX_SELECTED) : [];
-    return done({
-      method: 'local',
-      selected: hits.map((h) => ({ file: h.file, score: Math.round(h.score * 1000) / 1000 })),
-      latencyMs: performance.now() - started,
-      provider: options.provider?.kind ?? 'none',
-      notes,
-      manifest: { memories: memories.length, sent: 0, chars: 0, prefiltered: false },
-      ...base,
-      ...extra,
-    }, ranker);
+    const hits =
+      ranker && query
+        ? ranker
+            .search(query, { limit: RECALL_MAX_SELECTED + excluded.size })
+            .filter((h) => !excluded.has(h.file))
+            .slice(0, RECALL_MAX_SELECTED)
+        : [];
+    return done(
+      {
+        method: 'local',
+        selected: hits.map((h) => ({ file: h.file, score: Math.round(h.score * 1000) / 1000 })),
+        latencyMs: performance.now() - started,
+        provider: options.provider?.kind ?? 'none',
+        notes,
+        manifest: { memories: memories.length, sent: 0, chars: 0, prefiltered: false },
+        ...base,
+        ...extra,
+      },
+      ranker,
+    );
   };
 
   if (query === '') {
@@ -226,7 +252,10 @@ async function choose(options: FindRelevantOptions, excluded: ReadonlySet<string
   }
 
   const empties = memories.filter((m) => m.description.trim() === '').length;
-  if (empties > 0) notes.push(`${empties === 1 ? '1 memory has' : `${empties} memories have`} no description: only the name and file name can match ${empties === 1 ? 'it' : 'them'}.`);
+  if (empties > 0)
+    notes.push(
+      `${empties === 1 ? '1 memory has' : `${empties} memories have`} no description: only the name and file name can match ${empties === 1 ? 'it' : 'them'}.`,
+    );
 
   let ranker = options.ranker;
   if (!ranker) {
@@ -296,7 +325,10 @@ async function choose(options: FindRelevantOptions, excluded: ReadonlySet<string
     const spent = { tokens: answer.usage, costUsd: answer.costUsd, costNote: answer.costNote, model: answer.model };
     try {
       const { selected, dropped } = parseSelection(answer.text, memories, { stopReason: answer.stopReason });
-      if (dropped.length > 0) notes.push(`Refused ${dropped.length === 1 ? 'one file' : `${dropped.length} files`} the model named: ${dropped.map((d) => `${d.file} (${d.reason})`).join(', ')}.`);
+      if (dropped.length > 0)
+        notes.push(
+          `Refused ${dropped.length === 1 ? 'one file' : `${dropped.length} files`} the model named: ${dropped.map((d) => `${d.file} (${d.reason})`).join(', ')}.`,
+        );
       return done(
         {
           method: 'model',
@@ -314,12 +346,25 @@ async function choose(options: FindRelevantOptions, excluded: ReadonlySet<string
     } catch (error) {
       if (!(error instanceof SelectionError)) throw error;
       // The model was paid for: keep its tokens and cost on the result even though we fall back.
-      return finishLocal({ fallbackReason: error.message, ...spent, provider: provider.kind, manifest, modelError: { kind: 'bad-answer', message: error.message, latencyMs: performance.now() - attemptStarted } }, ranker);
+      return finishLocal(
+        {
+          fallbackReason: error.message,
+          ...spent,
+          provider: provider.kind,
+          manifest,
+          modelError: { kind: 'bad-answer', message: error.message, latencyMs: performance.now() - attemptStarted },
+        },
+        ranker,
+      );
     }
   } catch (error) {
-    const message = error instanceof LlmError ? error.message : `The model call failed: ${provider.redact(error instanceof Error ? error.message : String(error))}`;
+    const message =
+      error instanceof LlmError ? error.message : `The model call failed: ${provider.redact(error instanceof Error ? error.message : String(error))}`;
     const kind = error instanceof LlmError ? error.kind : 'error';
-    return finishLocal({ fallbackReason: message, provider: provider.kind, manifest, modelError: { kind, message, latencyMs: performance.now() - attemptStarted } }, ranker);
+    return finishLocal(
+      { fallbackReason: message, provider: provider.kind, manifest, modelError: { kind, message, latencyMs: performance.now() - attemptStarted } },
+      ranker,
+    );
   }
 }
 

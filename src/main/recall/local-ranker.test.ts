@@ -46,9 +46,19 @@ describe('LocalRanker', () => {
 
   it('sync touches only what changed', () => {
     const r = ranker();
-    const changed = FIXTURE_MEMORIES.filter((m) => m.file !== 'user_role.md').map((m) => (m.file === 'feedback_no_orm.md' ? { ...m, description: 'Use Drizzle now' } : m));
-    expect(r.sync([...changed, { file: 'reference_new.md', name: 'New', description: 'A new link', type: 'reference' }])).toEqual({ added: 1, updated: 1, removed: 1 });
-    expect(r.sync([...changed, { file: 'reference_new.md', name: 'New', description: 'A new link', type: 'reference' }])).toEqual({ added: 0, updated: 0, removed: 0 });
+    const changed = FIXTURE_MEMORIES.filter((m) => m.file !== 'user_role.md').map((m) =>
+      m.file === 'feedback_no_orm.md' ? { ...m, description: 'Use Drizzle now' } : m,
+    );
+    expect(r.sync([...changed, { file: 'reference_new.md', name: 'New', description: 'A new link', type: 'reference' }])).toEqual({
+      added: 1,
+      updated: 1,
+      removed: 1,
+    });
+    expect(r.sync([...changed, { file: 'reference_new.md', name: 'New', description: 'A new link', type: 'reference' }])).toEqual({
+      added: 0,
+      updated: 0,
+      removed: 0,
+    });
     expect(r.search('drizzle')[0]?.file).toBe('feedback_no_orm.md');
   });
 

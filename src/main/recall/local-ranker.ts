@@ -130,8 +130,14 @@ export function fileNameWords(file: string): string {
 const INTENTS: { type: MemoryType; cues: RegExp }[] = [
   { type: 'reference', cues: /\b(where|link|url|dashboard|docs?|wiki|runbook|board|page|channel|find)\b|在哪|链接|地址|文档|看板|仪表盘|频道|入口|网址/i },
   { type: 'user', cues: /\b(i am|i'm|my role|who am i|my background|my experience|about me|prefer|preference)\b|我是|我的|背景|角色|偏好|喜欢|习惯/i },
-  { type: 'feedback', cues: /\b(should|shouldn't|never|always|avoid|don't|rule|convention|style|allowed|prefer)\b|不要|别|必须|总是|应该|规则|规范|风格|可以用|能不能|允许/i },
-  { type: 'project', cues: /\b(deadline|when|decided|decision|why|status|launch|freeze|milestone|plan)\b|截止|决定|为什么|计划|上线|发布|冻结|里程碑|进度|状态/i },
+  {
+    type: 'feedback',
+    cues: /\b(should|shouldn't|never|always|avoid|don't|rule|convention|style|allowed|prefer)\b|不要|别|必须|总是|应该|规则|规范|风格|可以用|能不能|允许/i,
+  },
+  {
+    type: 'project',
+    cues: /\b(deadline|when|decided|decision|why|status|launch|freeze|milestone|plan)\b|截止|决定|为什么|计划|上线|发布|冻结|里程碑|进度|状态/i,
+  },
 ];
 const TYPE_PRIOR = 1.3;
 /** A lone Han character says less than a word: it counts this much. */
@@ -158,7 +164,12 @@ export class LocalRanker {
   constructor(options: LocalRankerOptions = {}) {
     this.features = { ...DEFAULT_FEATURES, ...options.features };
     this.searchBodies = options.searchBodies ?? false;
-    this.tokenizeOptions = { stem: this.features.stemming, cjkBigrams: this.features.cjkBigrams, cjkUnigrams: this.features.cjkUnigrams, stopwords: this.features.stopwords };
+    this.tokenizeOptions = {
+      stem: this.features.stemming,
+      cjkBigrams: this.features.cjkBigrams,
+      cjkUnigrams: this.features.cjkUnigrams,
+      stopwords: this.features.stopwords,
+    };
     this.index = this.createIndex();
   }
 
@@ -360,12 +371,16 @@ export class LocalRanker {
     const limit = options.limit ?? RECALL_MAX_SELECTED;
     const { results, terms, expanded } = this.rawSearch(query);
     const doc = this.docs.get(file);
-    const memoryTerms = doc ? [...new Set([doc.name, doc.description, this.features.fileNameField ? doc.fileWords : ''].flatMap((t) => tokenize(t, this.tokenizeOptions)))] : [];
+    const memoryTerms = doc
+      ? [...new Set([doc.name, doc.description, this.features.fileNameField ? doc.fileWords : ''].flatMap((t) => tokenize(t, this.tokenizeOptions)))]
+      : [];
     const position = results.findIndex((r) => r.id === file);
     const hit = position >= 0 ? results[position]! : null;
     const matchedRaw = new Set(hit ? Object.keys(hit.match) : []);
     // An expansion found in the memory counts for the query word it came from.
-    const matched = terms.filter((t) => matchedRaw.has(t) || (expanded.some((e) => matchedRaw.has(e)) && expandQuery(t, [t], this.tokenizeOptions).some((e) => matchedRaw.has(e))));
+    const matched = terms.filter(
+      (t) => matchedRaw.has(t) || (expanded.some((e) => matchedRaw.has(e)) && expandQuery(t, [t], this.tokenizeOptions).some((e) => matchedRaw.has(e))),
+    );
     const missing = terms.filter((t) => !matched.includes(t));
     const cutoff = results.length > 0 ? (results[Math.min(limit, results.length) - 1]?.score ?? null) : null;
     const rank = position >= 0 ? position + 1 : null;
@@ -374,7 +389,8 @@ export class LocalRanker {
     else if (terms.length === 0 && expanded.length === 0) summary = 'The query has no searchable words.';
     else if (!hit) {
       summary = `${file} shares no words with the query${doc.description.trim() === '' ? ' — its description is empty, so only its name and file name can match' : ''}. Its words: ${memoryTerms.slice(0, 12).join(', ') || '(none)'}.`;
-    } else if (rank !== null && rank <= limit) summary = `${file} is selected at rank ${rank} (score ${hit.score.toFixed(2)}), matching ${[...matchedRaw].join(', ')}.`;
+    } else if (rank !== null && rank <= limit)
+      summary = `${file} is selected at rank ${rank} (score ${hit.score.toFixed(2)}), matching ${[...matchedRaw].join(', ')}.`;
     else {
       summary = `${file} ranks ${rank} of ${results.length} (score ${hit.score.toFixed(2)} vs ${cutoff?.toFixed(2) ?? '—'} for the last selected): it matches ${[...matchedRaw].join(', ')} but not ${missing.join(', ') || 'enough of the rest'}.`;
     }

@@ -16,7 +16,10 @@ beforeEach(async () => {
   memoryDir = path.join(home, 'projects', '-work-shop', 'memory');
   await writeMemoryFixture(memoryDir);
   await fs.mkdir(path.join(memoryDir, 'team'), { recursive: true });
-  await fs.writeFile(path.join(memoryDir, 'team', 'reference_oncall.md'), '---\nname: On-call board\ndescription: PagerDuty rota for the shop team\ntype: reference\n---\n\nbody\n');
+  await fs.writeFile(
+    path.join(memoryDir, 'team', 'reference_oncall.md'),
+    '---\nname: On-call board\ndescription: PagerDuty rota for the shop team\ntype: reference\n---\n\nbody\n',
+  );
   service = new RecallService({ home, env: { PATH: path.join(root, 'no-bin') }, dataDir: path.join(root, 'data') });
 });
 afterEach(async () => {
@@ -34,7 +37,10 @@ describe('RecallService', () => {
 
   it('picks up a changed, added and deleted file on the next query', async () => {
     expect((await service.recall({ project: '-work-shop', query: 'kafka lag' })).selected).toEqual([]);
-    await fs.writeFile(path.join(memoryDir, 'project_kafka.md'), '---\nname: Kafka lag\ndescription: Consumer lag alerts above 10k messages\ntype: project\n---\n');
+    await fs.writeFile(
+      path.join(memoryDir, 'project_kafka.md'),
+      '---\nname: Kafka lag\ndescription: Consumer lag alerts above 10k messages\ntype: project\n---\n',
+    );
     expect((await service.recall({ project: '-work-shop', query: 'kafka lag' })).selected[0]?.file).toBe('project_kafka.md');
     await fs.rm(path.join(memoryDir, 'project_kafka.md'));
     expect((await service.recall({ project: '-work-shop', query: 'kafka lag' })).selected).toEqual([]);

@@ -83,8 +83,17 @@ const MAX_SESSIONS = 20;
 
 /** A memory dir's memories as the selector sees them: private ones, then `team/…`. */
 export function recallCandidates(own: MemoryDirScan, team: MemoryDirScan | null): RecallCandidate[] {
-  const out: RecallCandidate[] = own.memories.map((m) => ({ file: m.file, name: m.name, description: m.description, type: m.type, scope: m.scope, mtimeMs: m.mtimeMs }));
-  if (team) for (const m of team.memories) out.push({ file: `team/${m.file}`, name: m.name, description: m.description, type: m.type, scope: m.scope, mtimeMs: m.mtimeMs });
+  const out: RecallCandidate[] = own.memories.map((m) => ({
+    file: m.file,
+    name: m.name,
+    description: m.description,
+    type: m.type,
+    scope: m.scope,
+    mtimeMs: m.mtimeMs,
+  }));
+  if (team)
+    for (const m of team.memories)
+      out.push({ file: `team/${m.file}`, name: m.name, description: m.description, type: m.type, scope: m.scope, mtimeMs: m.mtimeMs });
   return out;
 }
 
@@ -261,7 +270,9 @@ export class RecentQueries {
   async list(): Promise<{ project: string; query: string; at: string }[]> {
     try {
       const value: unknown = JSON.parse(await fs.readFile(this.file, 'utf8'));
-      return Array.isArray(value) ? (value.filter((v) => v && typeof v.query === 'string' && typeof v.project === 'string') as { project: string; query: string; at: string }[]) : [];
+      return Array.isArray(value)
+        ? (value.filter((v) => v && typeof v.query === 'string' && typeof v.project === 'string') as { project: string; query: string; at: string }[])
+        : [];
     } catch {
       return [];
     }
@@ -269,7 +280,10 @@ export class RecentQueries {
   async add(project: string, query: string): Promise<void> {
     const q = query.trim();
     if (!q) return;
-    const next = [{ project, query: q.slice(0, 2_000), at: new Date().toISOString() }, ...(await this.list()).filter((e) => !(e.project === project && e.query === q))].slice(0, RecentQueries.MAX);
+    const next = [
+      { project, query: q.slice(0, 2_000), at: new Date().toISOString() },
+      ...(await this.list()).filter((e) => !(e.project === project && e.query === q)),
+    ].slice(0, RecentQueries.MAX);
     await writeDataFile(this.file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   }
 }

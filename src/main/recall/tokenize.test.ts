@@ -43,11 +43,22 @@ describe('tokenize', () => {
 
 describe('tokenSpans', () => {
   it('gives the same terms as tokenize, each at the words the user wrote', () => {
-    for (const text of ['Deploys happen on Tuesdays', '部署前先跑集成测试', 'CI 上 flaky test 的历史', 'Ｄatabases ﬁle café', 'デプロイの前にテストを実行する']) {
-      expect(tokenSpans(text).map((s) => s.term), text).toEqual(tokenize(text));
+    for (const text of [
+      'Deploys happen on Tuesdays',
+      '部署前先跑集成测试',
+      'CI 上 flaky test 的历史',
+      'Ｄatabases ﬁle café',
+      'デプロイの前にテストを実行する',
+    ]) {
+      expect(
+        tokenSpans(text).map((s) => s.term),
+        text,
+      ).toEqual(tokenize(text));
     }
     const text = 'Deploys happen on Tuesdays; 部署前先跑测试';
-    expect(tokenSpans(text).map((s) => `${s.term}=${text.slice(s.start, s.end)}`)).toEqual(expect.arrayContaining(['deploy=Deploys', 'happen=happen', 'tuesday=Tuesdays', '部署=部署', '测试=测试']));
+    expect(tokenSpans(text).map((s) => `${s.term}=${text.slice(s.start, s.end)}`)).toEqual(
+      expect.arrayContaining(['deploy=Deploys', 'happen=happen', 'tuesday=Tuesdays', '部署=部署', '测试=测试']),
+    );
   });
 });
 
@@ -59,6 +70,14 @@ describe('CJK n-grams and English morphology of the ranker', () => {
   });
 
   it('folds -ly and -ness onto the word they come from', () => {
-    expect(['locally', 'quickly', 'easily', 'slowness', 'happiness', 'apply', 'only'].map(stemEnglish)).toEqual(['local', 'quick', 'easy', 'slow', 'happy', 'apply', 'only']);
+    expect(['locally', 'quickly', 'easily', 'slowness', 'happiness', 'apply', 'only'].map(stemEnglish)).toEqual([
+      'local',
+      'quick',
+      'easy',
+      'slow',
+      'happy',
+      'apply',
+      'only',
+    ]);
   });
 });

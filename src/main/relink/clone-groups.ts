@@ -58,7 +58,14 @@ export function cloneGroups(projects: readonly ProjectScan[], kept: readonly str
     groups.push({
       key: dirs.join('\n'),
       evidence,
-      projects: members.map((m) => ({ dir: m.dir, path: m.path ?? m.identity.paths[0] ?? null, memories: m.memories.length + (m.team?.memories.length ?? 0), lastChangeMs: m.lastChangeMs })).sort((a, b) => (b.lastChangeMs ?? 0) - (a.lastChangeMs ?? 0)),
+      projects: members
+        .map((m) => ({
+          dir: m.dir,
+          path: m.path ?? m.identity.paths[0] ?? null,
+          memories: m.memories.length + (m.team?.memories.length ?? 0),
+          lastChangeMs: m.lastChangeMs,
+        }))
+        .sort((a, b) => (b.lastChangeMs ?? 0) - (a.lastChangeMs ?? 0)),
     });
   }
   return groups;

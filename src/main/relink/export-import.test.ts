@@ -32,14 +32,34 @@ async function project(name: string, files: Record<string, string>): Promise<{ d
 
 describe('export and import (issue 18, item 6)', () => {
   it('writes one tar a person can read with tar, holding a manifest, the memories, agent memory and the history bundle', async () => {
-    const { dir } = await project('shop', { 'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n', 'feedback_sql.md': topic('SQL', 'feedback', 'by hand'), 'team/MEMORY.md': '- [CI](ci.md) — ci\n', 'team/ci.md': topic('CI', 'project', 'ci'), 'retros/项目.md': topic('回顾', 'project', '中文') });
+    const { dir } = await project('shop', {
+      'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n',
+      'feedback_sql.md': topic('SQL', 'feedback', 'by hand'),
+      'team/MEMORY.md': '- [CI](ci.md) — ci\n',
+      'team/ci.md': topic('CI', 'project', 'ci'),
+      'retros/项目.md': topic('回顾', 'project', '中文'),
+    });
     await fs.mkdir(path.join(dir, '.claude', 'agent-memory-local', 'reviewer'), { recursive: true });
     await fs.writeFile(path.join(dir, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'), 'terse\n');
     const file = path.join(tmp, 'shop.memdir.tar');
     const result = await exportProject({ home, dataDir }, dir, file);
     expect(result).toMatchObject({ files: 6, history: true });
-    const listed = execFileSync('tar', ['tf', file], { encoding: 'utf8' }).split('\n').filter((l) => l && !l.endsWith('/')).sort();
-    expect(listed).toEqual(['memdir-export/agents/local/reviewer/notes.md', 'memdir-export/history/memory.bundle', 'memdir-export/manifest.json', 'memdir-export/memory/MEMORY.md', 'memdir-export/memory/feedback_sql.md', 'memdir-export/memory/retros/项目.md', 'memdir-export/memory/team/MEMORY.md', 'memdir-export/memory/team/ci.md'].sort());
+    const listed = execFileSync('tar', ['tf', file], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l && !l.endsWith('/'))
+      .sort();
+    expect(listed).toEqual(
+      [
+        'memdir-export/agents/local/reviewer/notes.md',
+        'memdir-export/history/memory.bundle',
+        'memdir-export/manifest.json',
+        'memdir-export/memory/MEMORY.md',
+        'memdir-export/memory/feedback_sql.md',
+        'memdir-export/memory/retros/项目.md',
+        'memdir-export/memory/team/MEMORY.md',
+        'memdir-export/memory/team/ci.md',
+      ].sort(),
+    );
     const out = path.join(tmp, 'x');
     await fs.mkdir(out);
     execFileSync('tar', ['xf', file, '-C', out]);
@@ -50,7 +70,11 @@ describe('export and import (issue 18, item 6)', () => {
   });
 
   it('imports into another project through the merge, keeps the exported history, and undoes in one step', async () => {
-    const { dir } = await project('shop', { 'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n- [New](new.md) — new\n', 'feedback_sql.md': topic('SQL', 'feedback', 'by hand'), 'new.md': topic('New', 'user', 'new') });
+    const { dir } = await project('shop', {
+      'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n- [New](new.md) — new\n',
+      'feedback_sql.md': topic('SQL', 'feedback', 'by hand'),
+      'new.md': topic('New', 'user', 'new'),
+    });
     const file = path.join(tmp, 'shop.tar');
     await exportProject({ home, dataDir }, dir, file);
     // Another machine: the same repository cloned elsewhere, with its own memory.
@@ -58,7 +82,10 @@ describe('export and import (issue 18, item 6)', () => {
     await fs.mkdir(path.dirname(other), { recursive: true });
     git(tmp, 'clone', '-q', dir, other);
     git(other, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
-    const otherMemory = await addMemories(home, other, { 'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n', 'feedback_sql.md': topic('SQL', 'feedback', 'by hand') });
+    const otherMemory = await addMemories(home, other, {
+      'MEMORY.md': '- [SQL](feedback_sql.md) — by hand\n',
+      'feedback_sql.md': topic('SQL', 'feedback', 'by hand'),
+    });
     const { plan } = await planImport({ home, dataDir }, file, other);
     expect(plan.evidence).toEqual(['same-remote', 'same-root-commit', 'same-name']);
     expect(plan.files.map((f) => `${f.file}:${f.action}`).sort()).toEqual(['MEMORY.md:index', 'feedback_sql.md:same', 'new.md:add']);
@@ -82,7 +109,11 @@ describe('export and import (issue 18, item 6)', () => {
     const cases: [string, Buffer, RegExp][] = [
       ['notes.txt', Buffer.from('hello'), /not a tar archive/],
       ['foreign.tar', writeTar([{ name: 'photos/cat.jpg', data: Buffer.from('jpg') }]), /not a Memdir export/],
-      ['other-format.tar', writeTar([{ name: 'memdir-export/manifest.json', data: Buffer.from('{"format":"something-else","version":3}') }]), /not one Memdir writes/],
+      [
+        'other-format.tar',
+        writeTar([{ name: 'memdir-export/manifest.json', data: Buffer.from('{"format":"something-else","version":3}') }]),
+        /not one Memdir writes/,
+      ],
       ['traversal.tar', writeTar([{ name: 'memdir-export/../../etc/x', data: Buffer.from('x') }]), /outside the archive/],
     ];
     const good = path.join(tmp, 'good.tar');
@@ -97,9 +128,15 @@ describe('export and import (issue 18, item 6)', () => {
     const manifest = JSON.parse(manifestEntry.data.toString('utf8'));
     const junk = Buffer.from('# v2 git bundle\nnot really\n');
     manifest.history = { ...manifest.history, sha256: createHash('sha256').update(junk).digest('hex'), bytes: junk.length };
-    const fakeHistory = entries.map((e) => (e === manifestEntry ? { ...e, data: Buffer.from(JSON.stringify(manifest)) } : e.name.endsWith('.bundle') ? { ...e, data: junk } : e));
+    const fakeHistory = entries.map((e) =>
+      e === manifestEntry ? { ...e, data: Buffer.from(JSON.stringify(manifest)) } : e.name.endsWith('.bundle') ? { ...e, data: junk } : e,
+    );
     cases.push(['bad-bundle.tar', writeTar(fakeHistory), /history is not a readable git bundle/]);
-    cases.push(['swapped-bundle.tar', writeTar(entries.map((e) => (e.name.endsWith('.bundle') ? { ...e, data: junk } : e))), /history\/memory\.bundle is damaged/]);
+    cases.push([
+      'swapped-bundle.tar',
+      writeTar(entries.map((e) => (e.name.endsWith('.bundle') ? { ...e, data: junk } : e))),
+      /history\/memory\.bundle is damaged/,
+    ]);
     const truncated = Buffer.from(bytes.subarray(0, 1024));
     cases.push(['truncated.tar', truncated, /truncated|cut short|end-of-archive/]);
     const flipped = Buffer.from(bytes);

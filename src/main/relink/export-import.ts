@@ -82,7 +82,11 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
     files: entries.map((e) => ({ path: e.name.slice(ROOT.length + 1), sha256: sha256(e.data), bytes: e.data.length })),
     history: bundle ? { path: 'history/memory.bundle', sha256: sha256(bundle), bytes: bundle.length } : null,
   };
-  const all: TarEntry[] = [{ name: `${ROOT}/manifest.json`, data: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) }, ...entries, ...(bundle ? [{ name: `${ROOT}/history/memory.bundle`, data: bundle }] : [])];
+  const all: TarEntry[] = [
+    { name: `${ROOT}/manifest.json`, data: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) },
+    ...entries,
+    ...(bundle ? [{ name: `${ROOT}/history/memory.bundle`, data: bundle }] : []),
+  ];
   const archive = writeTar(all);
   await writeFileAtomic(path.dirname(out), path.basename(out), archive);
   return { file: out, project: { dir: loc.dir, path: scan.path }, files: entries.length, bytes: archive.length, history: bundle !== null };
@@ -119,21 +123,30 @@ function readArchive(file: string): { manifest: Manifest; files: Map<string, Buf
     return refuse('its manifest is not JSON');
   }
   const checked = manifestSchema.safeParse(parsed);
-  if (!checked.success) return refuse(`its manifest is not one Memdir writes (format ${JSON.stringify((parsed as { format?: unknown })?.format ?? null)}, version ${JSON.stringify((parsed as { version?: unknown })?.version ?? null)})`);
+  if (!checked.success)
+    return refuse(
+      `its manifest is not one Memdir writes (format ${JSON.stringify((parsed as { format?: unknown })?.format ?? null)}, version ${JSON.stringify((parsed as { version?: unknown })?.version ?? null)})`,
+    );
   const manifest = checked.data;
   const files = new Map<string, Buffer>();
   for (const f of manifest.files) {
-    if (!/^(memory|agents\/(project|local)\/[^/]+)\//.test(f.path)) refuse(`its manifest lists ${JSON.stringify(f.path)}, which is neither a memory nor an agent memory`);
+    if (!/^(memory|agents\/(project|local)\/[^/]+)\//.test(f.path))
+      refuse(`its manifest lists ${JSON.stringify(f.path)}, which is neither a memory nor an agent memory`);
     const data = byName.get(`${ROOT}/${f.path}`);
     if (!data) refuse(`${f.path} is listed in its manifest but missing`);
     if (sha256(data!) !== f.sha256) refuse(`${f.path} is damaged (its SHA-256 differs from the manifest's)`);
     files.set(f.path, data!);
   }
-  const known = new Set([`${ROOT}/manifest.json`, ...manifest.files.map((f) => `${ROOT}/${f.path}`), ...(manifest.history ? [`${ROOT}/${manifest.history.path}`] : [])]);
+  const known = new Set([
+    `${ROOT}/manifest.json`,
+    ...manifest.files.map((f) => `${ROOT}/${f.path}`),
+    ...(manifest.history ? [`${ROOT}/${manifest.history.path}`] : []),
+  ]);
   const extra = entries.find((e) => !known.has(e.name));
   if (extra) refuse(`it holds ${extra.name}, which its manifest does not list`);
   const bundle = manifest.history ? (byName.get(`${ROOT}/${manifest.history.path}`) ?? refuse(`its history ${manifest.history.path} is missing`)) : null;
-  if (bundle && sha256(bundle) !== manifest.history!.sha256) refuse(`its history ${manifest.history!.path} is damaged (its SHA-256 differs from the manifest's)`);
+  if (bundle && sha256(bundle) !== manifest.history!.sha256)
+    refuse(`its history ${manifest.history!.path} is damaged (its SHA-256 differs from the manifest's)`);
   return { manifest, files, bundle };
 }
 
@@ -153,7 +166,16 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
   const blockers: string[] = [];
   const areas: MergeArea[] = [];
   const add = (area: string, source: FileMap, toRoot: string, prefix: string) => {
-    if (source.size > 0) areas.push({ area, fromRoot: null, prefix, toRoot, source, target: readArea(path.join(toRoot, prefix), { excludeTeam: area === 'private' }).files, removeSource: false });
+    if (source.size > 0)
+      areas.push({
+        area,
+        fromRoot: null,
+        prefix,
+        toRoot,
+        source,
+        target: readArea(path.join(toRoot, prefix), { excludeTeam: area === 'private' }).files,
+        removeSource: false,
+      });
   };
   add('private', subMap(files, 'memory/', 'memory/team/'), loc.memoryDir, '');
   add('team', subMap(files, 'memory/team/'), loc.memoryDir, 'team/');
@@ -169,8 +191,16 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
   const read = fs.existsSync(loc.key) ? await readPathFacts(loc.key).catch(() => null) : null;
   const tid = read ? identityOfPath(read.explanation, read.facts) : null;
   const sid = manifest.project.identity;
-  if (sid && tid && identitiesDisagree(sid, tid)) blockers.push(`The archive was exported from ${manifest.project.path ?? manifest.project.dir}, which does not look like ${loc.key} (no remote or root commit in common).`);
-  const source = { label: `${path.basename(file)} (exported ${manifest.exportedAt} from ${manifest.project.path ?? manifest.project.dir})`, dir: null, memoryDir: null, identity: sid };
+  if (sid && tid && identitiesDisagree(sid, tid))
+    blockers.push(
+      `The archive was exported from ${manifest.project.path ?? manifest.project.dir}, which does not look like ${loc.key} (no remote or root commit in common).`,
+    );
+  const source = {
+    label: `${path.basename(file)} (exported ${manifest.exportedAt} from ${manifest.project.path ?? manifest.project.dir})`,
+    dir: null,
+    memoryDir: null,
+    identity: sid,
+  };
   const plan = planOf('import', source, { path: loc.key, dir: loc.dir, memoryDir: loc.memoryDir, identity: tid }, areas, warnings, blockers);
   return { plan, areas, bundle };
 }
@@ -178,9 +208,11 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
 /** Import `file` into `target` (see the module comment). */
 export async function importArchive(ctx: RelinkContext, file: string, target: string, options: { force?: boolean } = {}): Promise<MergeRecord> {
   const { plan, areas, bundle } = await planImport(ctx, file, target);
-  if (plan.blockers.length > 0 && !options.force) throw new MemoryError('conflict', `${plan.blockers.join(' ')} Nothing was written; if you are sure, import again with --force.`);
+  if (plan.blockers.length > 0 && !options.force)
+    throw new MemoryError('conflict', `${plan.blockers.join(' ')} Nothing was written; if you are sure, import again with --force.`);
   // Checked before anything is written: an archive whose history cannot be read is refused whole.
-  if (bundle && !(await isReadableBundle(bundle))) throw new MemoryError('invalid-input', `${file} cannot be imported: its history is not a readable git bundle. Nothing was written.`);
+  if (bundle && !(await isReadableBundle(bundle)))
+    throw new MemoryError('invalid-input', `${file} cannot be imported: its history is not a readable git bundle. Nothing was written.`);
   if (plan.target.path && fs.existsSync(plan.target.path)) await rememberProjectPath(ctx.home, plan.target.dir, plan.target.path, ctx.dataDir);
   const record = await applyMerge(areas, { dataDir: ctx.dataDir, kind: 'import', plan, summaryTo: `Imported from ${path.basename(file)}`, summaryFrom: '' });
   if (bundle) await keepBundledHistory(plan.target.memoryDir, bundle, record.id, { dataDir: ctx.dataDir });

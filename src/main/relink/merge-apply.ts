@@ -163,7 +163,10 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
     if (entry) touched.push({ memoryDir: toRoot, rev: entry.rev, files: written });
   }
 
-  for (const [fromRoot, group] of groupBy(areas.filter((a) => a.removeSource), (a) => a.fromRoot)) {
+  for (const [fromRoot, group] of groupBy(
+    areas.filter((a) => a.removeSource),
+    (a) => a.fromRoot,
+  )) {
     const removed: string[] = [];
     const { entry } = await transact(fromRoot, { source, summary: options.summaryFrom, body, dataDir: options.dataDir }, async () => {
       for (const area of group) {
@@ -180,7 +183,15 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
     if (entry) touched.push({ memoryDir: fromRoot, rev: entry.rev, files: removed });
   }
 
-  const record: MergeRecord = { id, kind: options.kind, createdAt: new Date(options.now?.() ?? Date.now()).toISOString(), plan: options.plan, touched, conflicts, undone: null };
+  const record: MergeRecord = {
+    id,
+    kind: options.kind,
+    createdAt: new Date(options.now?.() ?? Date.now()).toISOString(),
+    plan: options.plan,
+    touched,
+    conflicts,
+    undone: null,
+  };
   await saveMergeRecord(options.dataDir, record);
   return record;
 }

@@ -104,7 +104,11 @@ export function planArea(area: string, source: FileMap, target: FileMap, options
 function leftBehind(sourceIndex: string, combined: string, targetLinked: ReadonlySet<string>): string[] {
   const held = new Set(parseIndex(combined).lines.map((l) => l.raw.trim()));
   const parsed = parseIndex(sourceIndex);
-  const pointerOf = new Map(indexLinks(parsed).filter((l) => l.primary).map((l) => [l.line, l.file]));
+  const pointerOf = new Map(
+    indexLinks(parsed)
+      .filter((l) => l.primary)
+      .map((l) => [l.line, l.file]),
+  );
   return parsed.lines
     .filter((l) => {
       const raw = l.raw.trim();

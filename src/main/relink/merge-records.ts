@@ -55,7 +55,12 @@ export async function listMergeRecords(dataDir: string): Promise<MergeRecord[]> 
   } catch {
     return [];
   }
-  const ids = names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((id) => ID.test(id)).sort().reverse();
+  const ids = names
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => n.slice(0, -5))
+    .filter((id) => ID.test(id))
+    .sort()
+    .reverse();
   const out: MergeRecord[] = [];
   for (const id of ids) {
     const record = await readMergeRecord(dataDir, id);

@@ -171,7 +171,15 @@ export async function findOrphans(home: string, options: FindOrphansOptions): Pr
       if (evidence.length === 0) continue;
       const loc = await locateProject(home, place.path, options.env ?? process.env).catch(() => null);
       if (!loc || loc.dir === orphan.dir) continue;
-      candidates.push({ path: place.path, evidence, origin: place.origin, dir: loc.dir, memoryDir: loc.memoryDir, memories: memoryCounts.get(loc.dir) ?? 0, claimedBy: [] });
+      candidates.push({
+        path: place.path,
+        evidence,
+        origin: place.origin,
+        dir: loc.dir,
+        memoryDir: loc.memoryDir,
+        memories: memoryCounts.get(loc.dir) ?? 0,
+        claimedBy: [],
+      });
     }
     const score = (c: OrphanCandidate) => c.evidence.reduce((n, e) => n + STRENGTH[e], 0);
     candidates.sort((a, b) => score(b) - score(a) || a.path.localeCompare(b.path));
@@ -182,14 +190,19 @@ export async function findOrphans(home: string, options: FindOrphansOptions): Pr
       memoryDir: orphan.memoryDir,
       paths: orphan.identity.paths,
       identity: orphan.identity,
-      memories: { private: orphan.memories.length, team: orphan.team?.memories.length ?? 0, files: [...orphan.memories.map((m) => m.file), ...(orphan.team?.memories.map((m) => `team/${m.file}`) ?? [])] },
+      memories: {
+        private: orphan.memories.length,
+        team: orphan.team?.memories.length ?? 0,
+        files: [...orphan.memories.map((m) => m.file), ...(orphan.team?.memories.map((m) => `team/${m.file}`) ?? [])],
+      },
       lastActivityMs: last > 0 ? last : null,
       candidates,
     });
   }
   // Two orphans claiming the same new place: each is told of the other (R: "two orphans claiming the same new path").
   for (const o of out) {
-    for (const c of o.candidates) c.claimedBy = out.filter((other) => other !== o && other.candidates.some((x) => x.path === c.path && strong(x))).map((other) => other.dir);
+    for (const c of o.candidates)
+      c.claimedBy = out.filter((other) => other !== o && other.candidates.some((x) => x.path === c.path && strong(x))).map((other) => other.dir);
   }
   return { orphans: out, searched };
 }

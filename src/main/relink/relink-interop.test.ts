@@ -25,7 +25,10 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code reads the r
     const oldPath = path.join(tmp, 'src', 'shop');
     await makeRepo(oldPath);
     await addSession(home, oldPath);
-    await addMemories(home, oldPath, { 'MEMORY.md': '- [No ORM](feedback_sql.md) — relinked-marker write SQL by hand\n', 'feedback_sql.md': topic('No ORM', 'feedback', 'Write SQL by hand.') });
+    await addMemories(home, oldPath, {
+      'MEMORY.md': '- [No ORM](feedback_sql.md) — relinked-marker write SQL by hand\n',
+      'feedback_sql.md': topic('No ORM', 'feedback', 'Write SQL by hand.'),
+    });
     await scanHome(home, { dataDir });
     const newPath = path.join(tmp, 'work', 'shop');
     await fs.mkdir(path.dirname(newPath), { recursive: true });

@@ -84,7 +84,15 @@ async function agentAreas(oldRoot: string | null, newRoot: string, dataDir: stri
       for (const type of listDirs(from)) {
         const src = readArea(path.join(from, type), { excludeTeam: false });
         if (src.files.size === 0) continue;
-        areas.push({ area: `agent:${scope}:${type}`, fromRoot: path.join(from, type), prefix: '', toRoot: path.join(to, type), source: src.files, target: readArea(path.join(to, type), { excludeTeam: false }).files, removeSource: true });
+        areas.push({
+          area: `agent:${scope}:${type}`,
+          fromRoot: path.join(from, type),
+          prefix: '',
+          toRoot: path.join(to, type),
+          source: src.files,
+          target: readArea(path.join(to, type), { excludeTeam: false }).files,
+          removeSource: true,
+        });
       }
       continue;
     }
@@ -92,7 +100,15 @@ async function agentAreas(oldRoot: string | null, newRoot: string, dataDir: stri
       const files = await readSnapshot(dir, { dataDir });
       if (files.size === 0) continue;
       const type = path.basename(dir);
-      areas.push({ area: `agent:${scope}:${type}`, fromRoot: null, prefix: '', toRoot: path.join(to, type), source: files, target: readArea(path.join(to, type), { excludeTeam: false }).files, removeSource: false });
+      areas.push({
+        area: `agent:${scope}:${type}`,
+        fromRoot: null,
+        prefix: '',
+        toRoot: path.join(to, type),
+        source: files,
+        target: readArea(path.join(to, type), { excludeTeam: false }).files,
+        removeSource: false,
+      });
     }
   }
   return areas;
@@ -114,12 +130,26 @@ async function targetIdentity(loc: ProjectLocation): Promise<ProjectIdentity | n
 }
 
 /** A plan from its areas: files, index, the warnings every merge gives (cut, conflicts) and evidence. Relink, merge and import alike. */
-export function planOf(kind: MergePlan['kind'], source: MergePlan['source'], target: MergePlan['target'], areas: MergeArea[], warnings: string[], blockers: string[]): MergePlan {
+export function planOf(
+  kind: MergePlan['kind'],
+  source: MergePlan['source'],
+  target: MergePlan['target'],
+  areas: MergeArea[],
+  warnings: string[],
+  blockers: string[],
+): MergePlan {
   const plans = planAreas(areas);
   const evidence = source.identity && target.identity ? compareIdentities(source.identity, target.identity) : [];
-  for (const p of plans) if (p.notInIndex.length > 0) warnings.push(`${p.notInIndex.length} index line(s) of the ${p.area} memory would fall past the cut of ${target.dir}'s MEMORY.md (200 lines or 25,000 characters, as Claude Code loads it) and are left out of the index: ${p.notInIndex.join(', ')}. The files come over all the same, and the moved MEMORY.md is kept as a conflict, so none of its lines is lost; make room in the index to list them.`);
+  for (const p of plans)
+    if (p.notInIndex.length > 0)
+      warnings.push(
+        `${p.notInIndex.length} index line(s) of the ${p.area} memory would fall past the cut of ${target.dir}'s MEMORY.md (200 lines or 25,000 characters, as Claude Code loads it) and are left out of the index: ${p.notInIndex.join(', ')}. The files come over all the same, and the moved MEMORY.md is kept as a conflict, so none of its lines is lost; make room in the index to list them.`,
+      );
   const conflicts = plans.reduce((n, p) => n + p.conflict.length, 0);
-  if (conflicts > 0) warnings.push(`${conflicts} file(s) exist on both sides with different contents: the version in ${target.dir} stays and the other is kept for you to resolve (\`memdir merge conflicts\`, or the app's merge editor).`);
+  if (conflicts > 0)
+    warnings.push(
+      `${conflicts} file(s) exist on both sides with different contents: the version in ${target.dir} stays and the other is kept for you to resolve (\`memdir merge conflicts\`, or the app's merge editor).`,
+    );
   return {
     kind,
     source,
@@ -133,9 +163,14 @@ export function planOf(kind: MergePlan['kind'], source: MergePlan['source'], tar
 }
 
 async function projectByDir(ctx: RelinkContext, dir: string): Promise<ProjectScan> {
-  if (!/^[^/\\]+$/.test(dir) || dir === '.' || dir === '..') throw new MemoryError('invalid-input', `"${dir}" is not a project folder name under ${path.join(ctx.home, 'projects')}; \`memdir orphans\` lists the orphans by name.`);
+  if (!/^[^/\\]+$/.test(dir) || dir === '.' || dir === '..')
+    throw new MemoryError(
+      'invalid-input',
+      `"${dir}" is not a project folder name under ${path.join(ctx.home, 'projects')}; \`memdir orphans\` lists the orphans by name.`,
+    );
   const project = await scanProject(ctx.home, dir, { dataDir: ctx.dataDir, ...(ctx.env ? { env: ctx.env } : {}) });
-  if (!project.exists && !fs.existsSync(path.join(ctx.home, 'projects', dir))) throw new MemoryError('not-found', `There is no project "${dir}" in ${ctx.home}.`);
+  if (!project.exists && !fs.existsSync(path.join(ctx.home, 'projects', dir)))
+    throw new MemoryError('not-found', `There is no project "${dir}" in ${ctx.home}.`);
   return project;
 }
 
@@ -145,14 +180,25 @@ export async function planRelink(ctx: RelinkContext, dir: string, newPath: strin
   const source = await projectByDir(ctx, dir);
   if (!isOrphan(source)) {
     const where = source.identity.paths.find((p) => fs.existsSync(p));
-    throw new MemoryError('invalid-input', `${dir} is not an orphan: ${where ? `its project is still at ${where}` : 'it holds no memories'}. To bring two copies of one project together, merge them (\`memdir merge ${dir} <into>\`).`);
+    throw new MemoryError(
+      'invalid-input',
+      `${dir} is not an orphan: ${where ? `its project is still at ${where}` : 'it holds no memories'}. To bring two copies of one project together, merge them (\`memdir merge ${dir} <into>\`).`,
+    );
   }
   const target = await locateProject(ctx.home, newPath, env).catch((error: Error) => {
     throw new MemoryError('not-found', error.message);
   });
   if (target.dir === dir) throw new MemoryError('invalid-input', `${newPath} is keyed to ${dir} itself: Claude Code already reads this memory there.`);
   if (!fs.existsSync(target.key)) {
-    throw new MemoryError('invalid-input', `${target.dir} is itself an orphan: its project paths (${target.launchFolders.map((l) => l.cwd).filter(Boolean).join(', ') || target.key}) no longer exist. Relink it first, or give the folder where the project is now.`);
+    throw new MemoryError(
+      'invalid-input',
+      `${target.dir} is itself an orphan: its project paths (${
+        target.launchFolders
+          .map((l) => l.cwd)
+          .filter(Boolean)
+          .join(', ') || target.key
+      }) no longer exist. Relink it first, or give the folder where the project is now.`,
+    );
   }
   const targetScan = (await scanHome(ctx.home, { dataDir: ctx.dataDir, env })).projects;
   const warnings: string[] = [];
@@ -162,27 +208,48 @@ export async function planRelink(ctx: RelinkContext, dir: string, newPath: strin
     blockers.push(`${target.key} does not look like the project of ${dir}: ${describeMismatch(source.identity, tid)}.`);
   }
   const report = await findOrphans(ctx.home, { dataDir: ctx.dataDir, env, scan: targetScan, workspaces: ctx.workspaces ?? [], lookIn: [target.key] });
-  const others = report.orphans.filter((o) => o.dir !== dir && o.candidates.some((c) => c.path === target.key && (c.evidence.includes('same-remote') || c.evidence.includes('same-root-commit')))).map((o) => o.dir);
-  if (others.length > 0) blockers.push(`Another orphan also claims ${target.key}: ${others.join(', ')}. Relinking both merges both into it; relink them one at a time, each with force.`);
+  const others = report.orphans
+    .filter(
+      (o) =>
+        o.dir !== dir && o.candidates.some((c) => c.path === target.key && (c.evidence.includes('same-remote') || c.evidence.includes('same-root-commit'))),
+    )
+    .map((o) => o.dir);
+  if (others.length > 0)
+    blockers.push(
+      `Another orphan also claims ${target.key}: ${others.join(', ')}. Relinking both merges both into it; relink them one at a time, each with force.`,
+    );
   const skipped: string[] = [];
   const areas = [...memoryAreas(source.memoryDir, target.memoryDir, true, skipped), ...(await agentAreas(source.path, target.key, ctx.dataDir, warnings))];
   if (skipped.length > 0) warnings.push(`Left where they are (not memories Memdir moves): ${skipped.join(', ')}.`);
   if (areas.length === 0) warnings.push(`${dir} holds nothing to move.`);
   const syncing = await teamSyncWarning(ctx.dataDir, source.memoryDir, target.memoryDir, dir, areas);
   if (syncing) warnings.push(syncing);
-  const plan = planOf('relink', { label: `projects/${dir}`, dir, memoryDir: source.memoryDir, identity: source.identity }, { path: target.key, dir: target.dir, memoryDir: target.memoryDir, identity: tid }, areas, warnings, blockers);
+  const plan = planOf(
+    'relink',
+    { label: `projects/${dir}`, dir, memoryDir: source.memoryDir, identity: source.identity },
+    { path: target.key, dir: target.dir, memoryDir: target.memoryDir, identity: tid },
+    areas,
+    warnings,
+    blockers,
+  );
   return { plan, areas };
 }
 
 function describeMismatch(a: ProjectIdentity, b: ProjectIdentity): string {
   const parts: string[] = [];
-  parts.push(b.remotes.length === 0 ? 'it has no remote' : `its remote${b.remotes.length > 1 ? 's' : ''} (${b.remotes.join(', ')}) ${a.remotes.length ? `differ from ${a.remotes.join(', ')}` : 'were never seen for it'}`);
-  if (a.rootCommits.length && b.rootCommits.length) parts.push(`its first commit ${b.rootCommits[0]!.slice(0, 12)} is not the recorded ${a.rootCommits[0]!.slice(0, 12)} (was its history rewritten?)`);
+  parts.push(
+    b.remotes.length === 0
+      ? 'it has no remote'
+      : `its remote${b.remotes.length > 1 ? 's' : ''} (${b.remotes.join(', ')}) ${a.remotes.length ? `differ from ${a.remotes.join(', ')}` : 'were never seen for it'}`,
+  );
+  if (a.rootCommits.length && b.rootCommits.length)
+    parts.push(`its first commit ${b.rootCommits[0]!.slice(0, 12)} is not the recorded ${a.rootCommits[0]!.slice(0, 12)} (was its history rewritten?)`);
   return parts.join(', and ');
 }
 
 function refuseBlocked(plan: MergePlan, force: boolean): void {
-  if (plan.blockers.length > 0 && !force) throw new MemoryError('conflict', `${plan.blockers.join(' ')} Nothing was written; if you are sure, do it again with force (--force).`);
+  if (plan.blockers.length > 0 && !force)
+    throw new MemoryError('conflict', `${plan.blockers.join(' ')} Nothing was written; if you are sure, do it again with force (--force).`);
 }
 
 /** Relink orphan `dir` to `newPath` (see the module comment). */
@@ -191,7 +258,13 @@ export async function relink(ctx: RelinkContext, dir: string, newPath: string, o
   refuseBlocked(plan, options.force ?? false);
   // No session ran there yet: the folder's project is known from here on.
   if (plan.target.path) await rememberProjectPath(ctx.home, plan.target.dir, plan.target.path, ctx.dataDir);
-  return applyMerge(areas, { dataDir: ctx.dataDir, kind: 'relink', plan, summaryTo: `Relinked from projects/${dir} (the project moved to ${plan.target.path})`, summaryFrom: `Moved to projects/${plan.target.dir} (the project is now at ${plan.target.path})` });
+  return applyMerge(areas, {
+    dataDir: ctx.dataDir,
+    kind: 'relink',
+    plan,
+    summaryTo: `Relinked from projects/${dir} (the project moved to ${plan.target.path})`,
+    summaryFrom: `Moved to projects/${plan.target.dir} (the project is now at ${plan.target.path})`,
+  });
 }
 
 /** What merging project `from` into project `into` would do. */
@@ -201,17 +274,28 @@ export async function planMerge(ctx: RelinkContext, from: string, into: string):
   const target = await projectByDir(ctx, into);
   const warnings: string[] = [];
   const blockers: string[] = [];
-  if (identitiesDisagree(source.identity, target.identity)) blockers.push(`${from} and ${into} do not look like one project: ${describeMismatch(source.identity, target.identity)}.`);
+  if (identitiesDisagree(source.identity, target.identity))
+    blockers.push(`${from} and ${into} do not look like one project: ${describeMismatch(source.identity, target.identity)}.`);
   const live = source.identity.paths.filter((p) => fs.existsSync(p));
   if (live.length > 0) warnings.push(`Sessions started in ${live.join(', ')} will find an empty memory after the merge: Claude Code reads memory by path.`);
   const skipped: string[] = [];
   const sourcePath = source.path ?? source.identity.paths[0] ?? null;
   const targetPath = target.path ?? target.identity.paths[0] ?? null;
-  const areas = [...memoryAreas(source.memoryDir, target.memoryDir, true, skipped), ...(sourcePath && targetPath && fs.existsSync(targetPath) ? await agentAreas(sourcePath, targetPath, ctx.dataDir, warnings) : [])];
+  const areas = [
+    ...memoryAreas(source.memoryDir, target.memoryDir, true, skipped),
+    ...(sourcePath && targetPath && fs.existsSync(targetPath) ? await agentAreas(sourcePath, targetPath, ctx.dataDir, warnings) : []),
+  ];
   if (skipped.length > 0) warnings.push(`Left where they are (not memories Memdir moves): ${skipped.join(', ')}.`);
   const syncing = await teamSyncWarning(ctx.dataDir, source.memoryDir, target.memoryDir, from, areas);
   if (syncing) warnings.push(syncing);
-  const plan = planOf('merge', { label: `projects/${from}`, dir: from, memoryDir: source.memoryDir, identity: source.identity }, { path: targetPath, dir: into, memoryDir: target.memoryDir, identity: target.identity }, areas, warnings, blockers);
+  const plan = planOf(
+    'merge',
+    { label: `projects/${from}`, dir: from, memoryDir: source.memoryDir, identity: source.identity },
+    { path: targetPath, dir: into, memoryDir: target.memoryDir, identity: target.identity },
+    areas,
+    warnings,
+    blockers,
+  );
   return { plan, areas };
 }
 
@@ -219,5 +303,11 @@ export async function planMerge(ctx: RelinkContext, from: string, into: string):
 export async function mergeProjects(ctx: RelinkContext, from: string, into: string, options: { force?: boolean } = {}): Promise<MergeRecord> {
   const { plan, areas } = await planMerge(ctx, from, into);
   refuseBlocked(plan, options.force ?? false);
-  return applyMerge(areas, { dataDir: ctx.dataDir, kind: 'merge', plan, summaryTo: `Merged from projects/${from} (the same project${plan.evidence.length ? `: ${plan.evidence.join(', ')}` : ''})`, summaryFrom: `Merged into projects/${into}` });
+  return applyMerge(areas, {
+    dataDir: ctx.dataDir,
+    kind: 'merge',
+    plan,
+    summaryTo: `Merged from projects/${from} (the same project${plan.evidence.length ? `: ${plan.evidence.join(', ')}` : ''})`,
+    summaryFrom: `Merged into projects/${into}`,
+  });
 }

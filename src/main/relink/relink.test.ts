@@ -6,7 +6,18 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { listHistory, recordExternalChanges } from '../history/history.js';
 import { scanHome } from '../memdir/scan-home.js';
 import { ConnectionStore } from '../team/connections.js';
-import { cloneGroups, conflictSides, findOrphans, keepApart, mergeProjects, planRelink, readKeptApart, relink, resolveMergeConflict, undoMerge } from './index.js';
+import {
+  cloneGroups,
+  conflictSides,
+  findOrphans,
+  keepApart,
+  mergeProjects,
+  planRelink,
+  readKeptApart,
+  relink,
+  resolveMergeConflict,
+  undoMerge,
+} from './index.js';
 import { addMemories, addSession, git, makeRepo, topic } from './test-support/moved-project.js';
 
 let tmp: string;
@@ -60,7 +71,7 @@ async function movedProject(): Promise<{ oldPath: string; newPath: string; oldMe
 }
 
 describe('orphans (issue 18, item 2)', () => {
-  it('finds a moved project\'s memory orphaned, with its new place found in a folder the user gives and the evidence', async () => {
+  it("finds a moved project's memory orphaned, with its new place found in a folder the user gives and the evidence", async () => {
     const { oldPath, newPath } = await movedProject();
     const report = await findOrphans(home, { dataDir, lookIn: [path.join(tmp, 'work')] });
     expect(report.orphans).toHaveLength(1);
@@ -68,7 +79,16 @@ describe('orphans (issue 18, item 2)', () => {
     expect(orphan).toMatchObject({ dir: sanitizeDirName(oldPath), paths: [oldPath], memories: { private: 2, team: 1 } });
     expect(orphan.memories.files).toEqual(['feedback_sql.md', 'project_deploys.md', 'team/project_ci.md']);
     expect(orphan.lastActivityMs).toBeGreaterThan(0);
-    expect(orphan.candidates).toEqual([expect.objectContaining({ path: newPath, evidence: ['same-remote', 'same-root-commit'], origin: 'given', dir: sanitizeDirName(newPath), memories: 0, claimedBy: [] })]);
+    expect(orphan.candidates).toEqual([
+      expect.objectContaining({
+        path: newPath,
+        evidence: ['same-remote', 'same-root-commit'],
+        origin: 'given',
+        dir: sanitizeDirName(newPath),
+        memories: 0,
+        claimedBy: [],
+      }),
+    ]);
   });
 
   it('finds the new place in the transcripts of sessions run there, and in a Settings workspace', async () => {
@@ -105,7 +125,13 @@ describe('relink (issue 18, item 3)', () => {
     const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
     expect(plan.blockers).toEqual([]);
     expect(plan.evidence).toEqual(['same-remote', 'same-root-commit']);
-    expect(plan.files.filter((f) => f.action === 'add').map((f) => `${f.area}:${f.file}`)).toEqual(['private:MEMORY.md', 'private:feedback_sql.md', 'private:project_deploys.md', 'team:MEMORY.md', 'team:project_ci.md']);
+    expect(plan.files.filter((f) => f.action === 'add').map((f) => `${f.area}:${f.file}`)).toEqual([
+      'private:MEMORY.md',
+      'private:feedback_sql.md',
+      'private:project_deploys.md',
+      'team:MEMORY.md',
+      'team:project_ci.md',
+    ]);
     // The preview wrote nothing.
     await expect(fs.access(newMemory)).rejects.toThrow();
 
@@ -142,7 +168,9 @@ describe('relink (issue 18, item 3)', () => {
     const after = await readTree(newMemory);
     expect(after['project_deploys.md']).toContain('fine now');
     expect(after['user_role.md']).toContain('Backend engineer');
-    expect(after['MEMORY.md']).toBe('- [No ORM](feedback_sql.md) — write SQL by hand\n- [Deploys](project_deploys.md) — changed here\n- [Role](user_role.md) — backend engineer\n');
+    expect(after['MEMORY.md']).toBe(
+      '- [No ORM](feedback_sql.md) — write SQL by hand\n- [Deploys](project_deploys.md) — changed here\n- [Role](user_role.md) — backend engineer\n',
+    );
     expect(record.plan.files).toContainEqual({ area: 'private', file: 'feedback_sql.md', action: 'same' });
     expect(record.conflicts).toEqual([expect.objectContaining({ n: 0, file: 'project_deploys.md', status: 'open' })]);
     const sides = await conflictSides(dataDir, record.id, 0);
@@ -161,7 +189,16 @@ describe('relink (issue 18, item 3)', () => {
 
   it('warns when the team memory it moves syncs with a server (the next pull would bring it back)', async () => {
     const { oldPath, newPath, oldMemory } = await movedProject();
-    await new ConnectionStore(dataDir).save({ memoryDir: oldMemory, dir: sanitizeDirName(oldPath), server: 'https://memdir.example.com', team: 'acme', member: 'alice', tokenId: 'mdt_0000000000000000', connectedAt: '2026-12-01T00:00:00Z', pullIntervalSec: 60 });
+    await new ConnectionStore(dataDir).save({
+      memoryDir: oldMemory,
+      dir: sanitizeDirName(oldPath),
+      server: 'https://memdir.example.com',
+      team: 'acme',
+      member: 'alice',
+      tokenId: 'mdt_0000000000000000',
+      connectedAt: '2026-12-01T00:00:00Z',
+      pullIntervalSec: 60,
+    });
     const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
     expect(plan.warnings.join(' ')).toMatch(/syncs with https:\/\/memdir\.example\.com \(team acme\): connect the new place/);
   });
@@ -185,7 +222,10 @@ describe('relink (issue 18, item 3)', () => {
     await fs.rm(oldPath, { recursive: true });
     const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), fresh);
     expect(record.plan.files).toContainEqual({ area: 'agent:local:reviewer', file: 'style.md', action: 'add' });
-    expect(await readTree(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'))).toEqual({ 'MEMORY.md': '- [Style](style.md) — terse\n', 'style.md': 'terse reviews\n' });
+    expect(await readTree(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'))).toEqual({
+      'MEMORY.md': '- [Style](style.md) — terse\n',
+      'style.md': 'terse reviews\n',
+    });
     const [entry] = await listHistory(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'), { dataDir });
     expect(entry).toMatchObject({ source: 'relink' });
   });
@@ -276,7 +316,11 @@ describe('clones (issue 18, item 4)', () => {
     expect(cloneGroups(projects, await readKeptApart(dataDir))).toEqual([]);
 
     const record = await mergeProjects({ home, dataDir }, sanitizeDirName(a), sanitizeDirName(b));
-    expect(await readTree(bMemory)).toEqual({ 'MEMORY.md': '- [B](b.md) — b\n- [A](a.md) — a\n', 'a.md': topic('A', 'user', 'a'), 'b.md': topic('B', 'user', 'b') });
+    expect(await readTree(bMemory)).toEqual({
+      'MEMORY.md': '- [B](b.md) — b\n- [A](a.md) — a\n',
+      'a.md': topic('A', 'user', 'a'),
+      'b.md': topic('B', 'user', 'b'),
+    });
     expect(await fs.readFile(path.join(b, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'), 'utf8')).toBe('terse\n');
     await expect(fs.access(path.join(a, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'))).rejects.toThrow();
     expect(record.plan.warnings.join(' ')).toMatch(/Sessions started in .* will find an empty memory/);

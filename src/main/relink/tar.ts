@@ -92,7 +92,8 @@ function readOctal(h: Buffer, at: number, width: number, what: string): number {
 /** The regular files of a tar (see the module comment). */
 export function readTar(archive: Buffer): TarEntry[] {
   if (archive.length > TAR_LIMITS.bytes) throw new TarError(`it is larger than ${TAR_LIMITS.bytes / 1024 / 1024} MB`);
-  if (archive.length < BLOCK * 2 || archive.length % BLOCK !== 0) throw new TarError('it is not a tar archive (its size is not a whole number of 512-byte blocks)');
+  if (archive.length < BLOCK * 2 || archive.length % BLOCK !== 0)
+    throw new TarError('it is not a tar archive (its size is not a whole number of 512-byte blocks)');
   const entries: TarEntry[] = [];
   const names = new Set<string>();
   for (let at = 0; at + BLOCK <= archive.length; ) {
@@ -112,8 +113,10 @@ export function readTar(archive: Buffer): TarEntry[] {
       at += Math.ceil(size / BLOCK) * BLOCK;
       continue;
     }
-    if (type !== '0' && type !== '\0') throw new TarError(`"${name}" is not a regular file (tar type ${JSON.stringify(type)}); a Memdir export holds only files`);
-    if (name === '' || name.startsWith('/') || name.includes('\\') || name.split('/').some((s) => s === '..' || s === '.') || /[\u0000-\u001f]/.test(name)) throw new TarError(`"${name}" would be written outside the archive's folder`);
+    if (type !== '0' && type !== '\0')
+      throw new TarError(`"${name}" is not a regular file (tar type ${JSON.stringify(type)}); a Memdir export holds only files`);
+    if (name === '' || name.startsWith('/') || name.includes('\\') || name.split('/').some((s) => s === '..' || s === '.') || /[\u0000-\u001f]/.test(name))
+      throw new TarError(`"${name}" would be written outside the archive's folder`);
     if (names.has(name)) throw new TarError(`"${name}" is in it twice`);
     if (size > TAR_LIMITS.fileBytes) throw new TarError(`"${name}" is larger than ${TAR_LIMITS.fileBytes / 1024 / 1024} MB`);
     if (at + size > archive.length) throw new TarError(`"${name}" is cut short (the archive is truncated)`);

@@ -57,17 +57,29 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
   // A conflict resolved by writing brought part of the other side in since: undoing around it would leave a mix.
   for (const c of record.conflicts) if (c.status === 'resolved' && c.resolution !== 'here') changed.push(path.join(c.memoryDir, c.file));
   if (changed.length > 0) {
-    throw new MemoryError('conflict', `Cannot undo merge ${id}: ${changed.length === 1 ? 'this file was' : 'these files were'} changed since — ${changed.join(', ')}. Nothing was undone; put ${changed.length === 1 ? 'it' : 'them'} back with \`memdir restore\` first, or restore the directories from history.`);
+    throw new MemoryError(
+      'conflict',
+      `Cannot undo merge ${id}: ${changed.length === 1 ? 'this file was' : 'these files were'} changed since — ${changed.join(', ')}. Nothing was undone; put ${changed.length === 1 ? 'it' : 'them'} back with \`memdir restore\` first, or restore the directories from history.`,
+    );
   }
   const revs: string[] = [];
   for (const p of plans) {
-    const { entry } = await transact(p.memoryDir, { source: 'restore', summary: `Undo ${record.kind} ${id}`, body: `Put back ${p.files.map((f) => f.file).join(', ')} as they were before merge ${id}.`, dataDir }, async () => {
-      for (const f of p.files) {
-        if (f.text === null) {
-          if (readNow(p.memoryDir, f.file) !== null) await removeFileConfined(p.memoryDir, f.file);
-        } else await writeFileAtomic(p.memoryDir, f.file, f.text);
-      }
-    });
+    const { entry } = await transact(
+      p.memoryDir,
+      {
+        source: 'restore',
+        summary: `Undo ${record.kind} ${id}`,
+        body: `Put back ${p.files.map((f) => f.file).join(', ')} as they were before merge ${id}.`,
+        dataDir,
+      },
+      async () => {
+        for (const f of p.files) {
+          if (f.text === null) {
+            if (readNow(p.memoryDir, f.file) !== null) await removeFileConfined(p.memoryDir, f.file);
+          } else await writeFileAtomic(p.memoryDir, f.file, f.text);
+        }
+      },
+    );
     if (entry) revs.push(entry.rev);
   }
   const updated: MergeRecord = { ...record, undone: { at: new Date().toISOString(), revs } };
@@ -90,7 +102,13 @@ export async function conflictSides(dataDir: string, id: string, n: number): Pro
  * writes the version the merge kept, `both` every line of both (the one here first where they
  * differ), `merged` the given text. One history entry in that directory.
  */
-export async function resolveMergeConflict(dataDir: string, id: string, n: number, keep: 'here' | 'moved' | 'both' | 'merged', text?: string): Promise<MergeRecord> {
+export async function resolveMergeConflict(
+  dataDir: string,
+  id: string,
+  n: number,
+  keep: 'here' | 'moved' | 'both' | 'merged',
+  text?: string,
+): Promise<MergeRecord> {
   const { record, here, moved } = await conflictSides(dataDir, id, n);
   const conflict = record.conflicts.find((c) => c.n === n)!;
   if (conflict.status === 'resolved') throw new MemoryError('conflict', `${conflict.file} of merge ${id} was already resolved (${conflict.resolution}).`);
@@ -98,9 +116,14 @@ export async function resolveMergeConflict(dataDir: string, id: string, n: numbe
   const content = keep === 'moved' ? moved : keep === 'both' ? unionMerge(here, moved) : keep === 'merged' ? text! : null;
   if (content !== null && content !== here) {
     const what = keep === 'moved' ? 'took the moved version' : keep === 'both' ? 'kept both versions' : 'saved a merge of both';
-    await transact(conflict.memoryDir, { source: 'manual', summary: `Resolve ${conflict.file} of merge ${id}: ${what}`, dataDir }, () => writeFileAtomic(conflict.memoryDir, conflict.file, content));
+    await transact(conflict.memoryDir, { source: 'manual', summary: `Resolve ${conflict.file} of merge ${id}: ${what}`, dataDir }, () =>
+      writeFileAtomic(conflict.memoryDir, conflict.file, content),
+    );
   }
-  const updated: MergeRecord = { ...record, conflicts: record.conflicts.map((c) => (c.n === n ? { ...c, status: 'resolved' as const, resolution: keep, resolvedAt: new Date().toISOString() } : c)) };
+  const updated: MergeRecord = {
+    ...record,
+    conflicts: record.conflicts.map((c) => (c.n === n ? { ...c, status: 'resolved' as const, resolution: keep, resolvedAt: new Date().toISOString() } : c)),
+  };
   await saveMergeRecord(dataDir, updated);
   return updated;
 }

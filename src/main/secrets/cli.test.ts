@@ -37,7 +37,14 @@ describe('memdir secrets scan', () => {
     expect(code).toBe(1);
     const report = JSON.parse(out);
     expect(report.findings).toEqual([
-      expect.objectContaining({ file: 'memory/team/billing.md', where: 'content', line: 5, rule: 'memdir/stripe-key', match: 'sk_l************', severity: 'error' }),
+      expect.objectContaining({
+        file: 'memory/team/billing.md',
+        where: 'content',
+        line: 5,
+        rule: 'memdir/stripe-key',
+        match: 'sk_l************',
+        severity: 'error',
+      }),
     ]);
     expect(report.files).toBe(2);
     expect(out).not.toContain(KEY);
@@ -61,18 +68,28 @@ describe('memdir secrets scan', () => {
     await expect(scan('nope', true)).rejects.toThrow('nope does not exist');
   });
 
-  it('says what each finding is and where — in a file\'s text (line) or in a file or folder name — and never prints a secret, in JSON or text', async () => {
+  it("says what each finding is and where — in a file's text (line) or in a file or folder name — and never prints a secret, in JSON or text", async () => {
     const ghp = `ghp_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4V'.slice(0, 36)}`;
     const akia = `AKIA${'QX7RZ2LM4NP8TV3W'}`;
     const ec = `-----BEGIN EC PRIVATE KEY-----\n${'MHcCAQEEIBq3Zr8Tn2Vx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4VeHo9rUu1Ii5Oo7Pp+Aa3Ss6Dd8Ff0Gg2Hh4Jj6Kk8Ll0Zz1Xx3Cc5Vv7Bb9Nn2Mm4'.repeat(2)}`;
     const memory = path.join(tmp, 'memory');
     await fs.writeFile(path.join(memory, `reference_${ghp}.md`), 'The release bot token is in this name.\n');
     await fs.mkdir(path.join(memory, akia));
-    await fs.writeFile(path.join(memory, akia, 'notes.md'), `Quoted from the runbook:\n\n${ec.split('\n').map((l) => `> ${l}`).join('\n')}\n`);
+    await fs.writeFile(
+      path.join(memory, akia, 'notes.md'),
+      `Quoted from the runbook:\n\n${ec
+        .split('\n')
+        .map((l) => `> ${l}`)
+        .join('\n')}\n`,
+    );
     const secrets = [KEY, ghp, akia, ec.split('\n')[1]!.slice(0, 40)];
     const memdir = async (...args: string[]) => {
       try {
-        const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', TSX, path.resolve(import.meta.dirname, '../../cli/memdir.ts'), 'secrets', 'scan', ...args], { cwd: tmp });
+        const { stdout, stderr } = await promisify(execFile)(
+          process.execPath,
+          ['--import', TSX, path.resolve(import.meta.dirname, '../../cli/memdir.ts'), 'secrets', 'scan', ...args],
+          { cwd: tmp },
+        );
         return { code: 0, stdout, stderr };
       } catch (error) {
         const e = error as { code: number; stdout: string; stderr: string };

@@ -60,14 +60,16 @@ function base64urlJson(segment: string): unknown {
 }
 
 // Names under which a value is a credential, compared with letters and digits only, lower case.
-const SECRET_NAME = /(password|passwd|passphrase|pwd|secret|apikey|accesskey|accountkey|privatekey|authtoken|accesstoken|refreshtoken|token|credential|signingkey|encryptionkey|masterkey|sessionkey|webhookkey)/;
+const SECRET_NAME =
+  /(password|passwd|passphrase|pwd|secret|apikey|accesskey|accountkey|privatekey|authtoken|accesstoken|refreshtoken|token|credential|signingkey|encryptionkey|masterkey|sessionkey|webhookkey)/;
 const PASSWORD_NAME = /(password|passwd|passphrase|pwd)/;
 // …unless the name says it holds something about the credential rather than the credential.
 const NOT_A_SECRET_NAME =
   /(name|names|id|ids|file|path|dir|url|uri|endpoint|type|length|len|count|size|policy|expiry|expires|expiration|ttl|env|var|header|field|param|prefix|suffix|version|ref|hint|format|limit|limits|regex|pattern|enabled|required|timeout|usage|tokens|tokenizer|budget|max|min|cost|price|rotation|manager|store|location|arn|source|provider|mode|method|kind|hash|salt|reset|strength|rules|length)$/;
 
 // key [quote] [**] op [quote] value — bounded repetitions keep it linear on long lines.
-const ASSIGNMENT = /(?<![A-Za-z0-9_])(["'`]?)([A-Za-z_][A-Za-z0-9_.-]{0,60})\1[*_`]{0,2}[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}(["'`]?)([^\s"'`,;<>(){}[\]]{6,300})\3/g;
+const ASSIGNMENT =
+  /(?<![A-Za-z0-9_])(["'`]?)([A-Za-z_][A-Za-z0-9_.-]{0,60})\1[*_`]{0,2}[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}(["'`]?)([^\s"'`,;<>(){}[\]]{6,300})\3/g;
 
 function genericAssignments(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
@@ -153,7 +155,21 @@ function pemKeys(text: string): RuleMatch[] {
 
 // scheme://user:password@host — any scheme (postgres, mysql, mongodb+srv, redis, amqp, smtp, https…).
 const URL_CREDENTIALS = /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:@/?#'"<>]{0,100}):([^\s@/?#'"<>]{1,200})@[^\s/?#'"<>:]{1,253}/gi;
-const DEFAULT_PASSWORDS = new Set(['password', 'pass', 'secret', 'postgres', 'root', 'admin', 'guest', 'test', 'example', 'changeme', 'redis', 'mysql', 'user']);
+const DEFAULT_PASSWORDS = new Set([
+  'password',
+  'pass',
+  'secret',
+  'postgres',
+  'root',
+  'admin',
+  'guest',
+  'test',
+  'example',
+  'changeme',
+  'redis',
+  'mysql',
+  'user',
+]);
 
 function urlCredentials(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
@@ -177,7 +193,9 @@ export const SECRET_RULES: SecretRule[] = [
     priority: 2,
     // api03 (API), admin01 (Admin API), oat01/ort01 (OAuth access/refresh), and kinds to come.
     hint: /sk-ant-/,
-    find: matches(/(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{32,300}(?![A-Za-z0-9_-])/g, (key) => randomish(3.5)(key.replace(/^sk-ant-[a-z]+\d+-/, ''))),
+    find: matches(/(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{32,300}(?![A-Za-z0-9_-])/g, (key) =>
+      randomish(3.5)(key.replace(/^sk-ant-[a-z]+\d+-/, '')),
+    ),
   },
   {
     id: 'google-api-key',
@@ -204,7 +222,9 @@ export const SECRET_RULES: SecretRule[] = [
     severity: 'error',
     priority: 2,
     hint: /[sr]k_(?:live|test|prod)_/,
-    find: matches(/(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9_])/g, (key) => randomish(3.0)(key.slice(key.indexOf('_', 3) + 1))),
+    find: matches(/(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9_])/g, (key) =>
+      randomish(3.0)(key.slice(key.indexOf('_', 3) + 1)),
+    ),
   },
   {
     id: 'twilio-api-key',
@@ -244,7 +264,10 @@ export const SECRET_RULES: SecretRule[] = [
     severity: 'error',
     priority: 2,
     hint: /gl[a-z]+-|GR1348941/,
-    find: matches(/(?<![A-Za-z0-9_-])(?:(?:gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-[A-Za-z0-9_-]{20,200}|GR1348941[A-Za-z0-9_-]{20,200})(?![A-Za-z0-9_-])/g, randomish(3.0)),
+    find: matches(
+      /(?<![A-Za-z0-9_-])(?:(?:gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-[A-Za-z0-9_-]{20,200}|GR1348941[A-Za-z0-9_-]{20,200})(?![A-Za-z0-9_-])/g,
+      randomish(3.0),
+    ),
   },
   {
     id: 'openai-key',
@@ -253,7 +276,10 @@ export const SECRET_RULES: SecretRule[] = [
     priority: 2,
     // The preset ends its pattern with \b, so a key whose last character is "-" slips through.
     hint: /T3BlbkFJ/,
-    find: matches(/(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g, (key) => !looksMasked(key)),
+    find: matches(
+      /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g,
+      (key) => !looksMasked(key),
+    ),
   },
   {
     id: 'sendgrid-key',
@@ -294,7 +320,10 @@ export const SECRET_RULES: SecretRule[] = [
     severity: 'warning',
     priority: 0,
     hint: /Bearer/,
-    find: matches(/\bBearer[ \t]+([A-Za-z0-9._~+/-]{20,2000}=*)(?![A-Za-z0-9._~+/=-])/g, (token) => !looksLikePlaceholder(token) && entropy(token) >= 3.5 && charClasses(token) >= 2),
+    find: matches(
+      /\bBearer[ \t]+([A-Za-z0-9._~+/-]{20,2000}=*)(?![A-Za-z0-9._~+/=-])/g,
+      (token) => !looksLikePlaceholder(token) && entropy(token) >= 3.5 && charClasses(token) >= 2,
+    ),
   },
   {
     id: 'generic-assignment',

@@ -7,7 +7,8 @@ import { buildLabelledSet } from '../../../bench/data/secrets-labelled.js';
 import { type Finding, redactFinding, scanDir, scanFile, scanText } from './scanner.js';
 
 // Bodies are built at run time so no key-shaped literal sits in the repository.
-const r = (alphabet: string, n: number, seed = 7): string => Array.from({ length: n }, (_, i) => alphabet[(i * 7 + seed * 13 + ((i * i) % 11)) % alphabet.length]).join('');
+const r = (alphabet: string, n: number, seed = 7): string =>
+  Array.from({ length: n }, (_, i) => alphabet[(i * 7 + seed * 13 + ((i * i) % 11)) % alphabet.length]).join('');
 const ALNUM = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ';
 const B64URL = `${ALNUM}-_`;
 const HEX = '0123456789abcdef';
@@ -109,7 +110,7 @@ describe('scanText', () => {
     expect(await scanText(undefined as unknown as string)).toMatchObject([{ rule: 'memdir/scanner-error', severity: 'error' }]);
   });
 
-  it('leaves nothing behind in a long-lived process (secretlint\'s profiler is off)', async () => {
+  it("leaves nothing behind in a long-lived process (secretlint's profiler is off)", async () => {
     for (let i = 0; i < 50; i++) await scanText(`password: Tr0ub4dor&3 ${i}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(performance.getEntriesByType('mark').filter((m) => m.name.includes('@core>'))).toEqual([]);
@@ -155,12 +156,25 @@ describe('scanText', () => {
 });
 
 describe('every view a reader could decode (issue 15)', () => {
-  const pem = (label: string, magic: string) => `-----BEGIN ${label}PRIVATE KEY-----\n${(magic + r(`${ALNUM}+/`, 64 * 4, 3)).match(/.{1,64}/g)!.join('\n')}\n-----END ${label}PRIVATE KEY-----`;
+  const pem = (label: string, magic: string) =>
+    `-----BEGIN ${label}PRIVATE KEY-----\n${(magic + r(`${ALNUM}+/`, 64 * 4, 3)).match(/.{1,64}/g)!.join('\n')}\n-----END ${label}PRIVATE KEY-----`;
   const ghp = `ghp_${r(ALNUM, 36, 4)}`;
   const FORMS: [string, string][] = [
-    ['an EC key, indented', pem('EC ', 'MHcCAQEEI').split('\n').map((l) => `    ${l}`).join('\n')],
+    [
+      'an EC key, indented',
+      pem('EC ', 'MHcCAQEEI')
+        .split('\n')
+        .map((l) => `    ${l}`)
+        .join('\n'),
+    ],
     ['an EC key in a JSON string', JSON.stringify({ key: pem('EC ', 'MHcCAQEEI') })],
-    ['a key quoted with "> " on every line', pem('RSA ', 'MIIEpAIBAAKCAQEA').split('\n').map((l) => `> ${l}`).join('\n')],
+    [
+      'a key quoted with "> " on every line',
+      pem('RSA ', 'MIIEpAIBAAKCAQEA')
+        .split('\n')
+        .map((l) => `> ${l}`)
+        .join('\n'),
+    ],
     ['a key cut before its END line', pem('', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC').replace(/\n-----END.*$/, '')],
     ['a token URL-encoded inside another URL', `https://app/login?next=https%3A%2F%2Fapi%2F%3Ftoken%3D${ghp}`],
     ['a token encoded twice', `https://r/?u=${encodeURIComponent(encodeURIComponent(`https://x/?t=${ghp}`))}`],
@@ -245,7 +259,10 @@ describe('scanFile and scanDir', () => {
 
   it('scans binary and non-UTF-8 files as best decoded instead of skipping them', async () => {
     const key = `sk_live_${r(ALNUM, 24)}`;
-    await fs.writeFile(path.join(tmp, 'bin.md'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0xff, 0xfe]), Buffer.from(` ${key} `), Buffer.from([0, 0xc3])]));
+    await fs.writeFile(
+      path.join(tmp, 'bin.md'),
+      Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0xff, 0xfe]), Buffer.from(` ${key} `), Buffer.from([0, 0xc3])]),
+    );
     const report = await scanFile(path.join(tmp, 'bin.md'));
     expect(report.findings.map((f) => f.rule)).toEqual(['memdir/stripe-key']);
     expect((await scanFile(path.join(tmp, 'missing.md'))).skipped[0]!.reason).toContain('ENOENT');

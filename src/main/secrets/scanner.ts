@@ -172,7 +172,20 @@ function dedupe(found: Candidate[]): Finding[] {
 }
 
 function failClosed(file: string, why: string): Finding[] {
-  return [{ file, line: 1, column: 1, rule: SCANNER_ERROR_RULE, title: `The secret scan failed (${why}); treat the file as unsafe`, match: '', severity: 'error', range: [0, 0], fingerprint: '', where: 'content' }];
+  return [
+    {
+      file,
+      line: 1,
+      column: 1,
+      rule: SCANNER_ERROR_RULE,
+      title: `The secret scan failed (${why}); treat the file as unsafe`,
+      match: '',
+      severity: 'error',
+      range: [0, 0],
+      fingerprint: '',
+      where: 'content',
+    },
+  ];
 }
 
 /** A rule's hit in the text it ran on: where, which rule, and the secret as seen there. */

@@ -34,11 +34,33 @@ const ec = pem('EC ', 'MHcCAQEEI');
 
 /** key → content of files that must stay home, and the secret each one holds. */
 const LEAKS: { key: string; content: string; secret: string }[] = [
-  { key: 'reference_ec_indented.md', content: `Signing key:\n\n${ec.split('\n').map((l) => `    ${l}`).join('\n')}\n`, secret: ec.split('\n')[1]! },
+  {
+    key: 'reference_ec_indented.md',
+    content: `Signing key:\n\n${ec
+      .split('\n')
+      .map((l) => `    ${l}`)
+      .join('\n')}\n`,
+    secret: ec.split('\n')[1]!,
+  },
   { key: 'reference_ec_json.md', content: `Service config: ${JSON.stringify({ signing_key: pem('EC ', 'MHcCAQEEI') })}\n`, secret: 'MHcCAQEEI' },
-  { key: 'reference_rsa_quoted.md', content: `From the runbook:\n\n${pem('RSA ', 'MIIEpAIBAAKCAQEA').split('\n').map((l) => `> ${l}`).join('\n')}\n`, secret: 'MIIEpAIBAAKCAQEA' },
-  { key: 'reference_pkcs8_cut.md', content: `Pasted before the END line:\n${pem('', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', false)}\n`, secret: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC' },
-  { key: 'reference_login_link.md', content: `Login link: https://app.internal/login?next=https%3A%2F%2Fapi.github.com%2F%3Faccess_token%3D${ghp}\n`, secret: ghp },
+  {
+    key: 'reference_rsa_quoted.md',
+    content: `From the runbook:\n\n${pem('RSA ', 'MIIEpAIBAAKCAQEA')
+      .split('\n')
+      .map((l) => `> ${l}`)
+      .join('\n')}\n`,
+    secret: 'MIIEpAIBAAKCAQEA',
+  },
+  {
+    key: 'reference_pkcs8_cut.md',
+    content: `Pasted before the END line:\n${pem('', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', false)}\n`,
+    secret: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC',
+  },
+  {
+    key: 'reference_login_link.md',
+    content: `Login link: https://app.internal/login?next=https%3A%2F%2Fapi.github.com%2F%3Faccess_token%3D${ghp}\n`,
+    secret: ghp,
+  },
   { key: 'reference_alerts.md', content: `Alerts hook: https://relay.internal/r?u=${encodeURIComponent(slack)}\n`, secret: slack.split('/').at(-1)! },
   { key: 'reference_comment.md', content: `Notes\n<!--${ant}-->\n`, secret: ant },
   { key: `reference_${ghp}.md`, content: 'The token for the release bot is in this file name.\n', secret: ghp },
@@ -61,7 +83,13 @@ interface Report {
 async function memdir(args: string[], stdin?: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t), env: { MEMDIR_DATA_DIR: dataDir, HOME: root }, cwd: root, ...(stdin !== undefined ? { stdin: Readable.from([stdin]) } : {}) };
+  const io: CliIo = {
+    out: (t) => (out += t),
+    err: (t) => (err += t),
+    env: { MEMDIR_DATA_DIR: dataDir, HOME: root },
+    cwd: root,
+    ...(stdin !== undefined ? { stdin: Readable.from([stdin]) } : {}),
+  };
   const code = await runCli(args, io);
   return { code, out, err };
 }
@@ -96,7 +124,10 @@ afterAll(async () => {
 
 describe('a team sync to a real server', () => {
   it('uploads none of the files whose content or name holds a credential, raises an alert for each, and says so in team status', async () => {
-    const connect = await memdir(['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', 'platform', '--token-stdin', '--json'], token);
+    const connect = await memdir(
+      ['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', 'platform', '--token-stdin', '--json'],
+      token,
+    );
     const first = (JSON.parse(connect.out) as { sync: Report }).sync;
     const sync = await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json']);
     const again = JSON.parse(sync.out) as Report;

@@ -28,7 +28,17 @@ function turn(prompt: string, tools: number, context: number, options: { errors?
   for (let i = 0; i < tools; i++) {
     const id = `tool-${++ids}`;
     const write = i === 0 && options.file;
-    t.assistant([{ type: 'tool_use', id, name: write ? 'Edit' : 'Bash', input: write ? { file_path: options.file, old_string: 'a', new_string: 'b' } : { command: `npm test -- ${id}` } }], { usage: usage(options.end === false && i === tools - 1 ? context : context - 500), stopReason: 'tool_use' });
+    t.assistant(
+      [
+        {
+          type: 'tool_use',
+          id,
+          name: write ? 'Edit' : 'Bash',
+          input: write ? { file_path: options.file, old_string: 'a', new_string: 'b' } : { command: `npm test -- ${id}` },
+        },
+      ],
+      { usage: usage(options.end === false && i === tools - 1 ? context : context - 500), stopReason: 'tool_use' },
+    );
     const failed = i >= tools - (options.errors ?? 0);
     // A one-character result: its chars / 4 estimate rounds to nothing.
     t.toolResult(id, failed ? `Error: test ${id} failed\nstack…` : 'y', failed);
@@ -44,7 +54,16 @@ describe('R-SESSION thresholds', () => {
     const memory = sessions();
     turn('fix the flaky checkout test', 6, 9_999, { errors: 1, file: path.join(fx.cwd, 'src/checkout.ts') });
     await flush();
-    expect(await memory.observe(fx.transcript())).toMatchObject({ started: false, contextTokens: 9_999, toolCallsSinceUpdate: 6, due: false, tokensToNext: 1, toolCallsToNext: 0, note: null, updates: 0 });
+    expect(await memory.observe(fx.transcript())).toMatchObject({
+      started: false,
+      contextTokens: 9_999,
+      toolCallsSinceUpdate: 6,
+      due: false,
+      tokensToNext: 1,
+      toolCallsToNext: 0,
+      note: null,
+      updates: 0,
+    });
     turn('also check the retry', 1, 10_000);
     await flush();
     const status = (await memory.observe(fx.transcript()))!;
@@ -65,7 +84,15 @@ describe('R-SESSION thresholds', () => {
     // Mid-way through a turn: 5,000 tokens more, but 2 tool calls and the last response is one.
     turn('refactor', 2, 15_000, { end: false });
     await flush();
-    expect(await memory.observe(fx.transcript())).toMatchObject({ tokensSinceUpdate: 5_000, toolCallsSinceUpdate: 2, lastResponseUsedTools: true, due: false, tokensToNext: 0, toolCallsToNext: 1, updates: 1 });
+    expect(await memory.observe(fx.transcript())).toMatchObject({
+      tokensSinceUpdate: 5_000,
+      toolCallsSinceUpdate: 2,
+      lastResponseUsedTools: true,
+      due: false,
+      tokensToNext: 0,
+      toolCallsToNext: 1,
+      updates: 1,
+    });
     // The turn ends with an answer that calls no tool: exactly 5,000 tokens of growth is enough.
     t.assistant('Refactored.', { usage: usage(15_000), stopReason: 'end_turn' });
     await flush();
@@ -83,7 +110,10 @@ describe('R-SESSION thresholds', () => {
 
   it('counts the context as Claude Code does: output tokens too, and chars / 4 of what came after the last response', async () => {
     t.prompt('read the log');
-    t.assistant([{ type: 'tool_use', id: 'read-1', name: 'Read', input: { file_path: '/var/log/app.log' } }], { usage: { input_tokens: 1_000, cache_read_input_tokens: 4_000, cache_creation_input_tokens: 1_000, output_tokens: 2_000 }, stopReason: 'tool_use' });
+    t.assistant([{ type: 'tool_use', id: 'read-1', name: 'Read', input: { file_path: '/var/log/app.log' } }], {
+      usage: { input_tokens: 1_000, cache_read_input_tokens: 4_000, cache_creation_input_tokens: 1_000, output_tokens: 2_000 },
+      stopReason: 'tool_use',
+    });
     t.toolResult('read-1', 'x'.repeat(8_000));
     await flush();
     // 1,000 + 4,000 + 1,000 + 2,000 = 8,000, plus 8,000 characters / 4 = 2,000.
@@ -136,7 +166,10 @@ describe('the note with a model', () => {
   it('asks the model with the previous note and what happened, and falls back offline on a bad note', async () => {
     const provider = await fakeProvider(fake, fx.dataDir);
     const memory = sessions({ provider: async () => provider });
-    fake.enqueue({ kind: 'message', text: '## Current task\nFix checkout.\n## Files changed\n- src/a.ts\n## Errors met\nNone.\n## Where the workflow stands\nTests pass.' });
+    fake.enqueue({
+      kind: 'message',
+      text: '## Current task\nFix checkout.\n## Files changed\n- src/a.ts\n## Errors met\nNone.\n## Where the workflow stands\nTests pass.',
+    });
     turn('fix checkout', 3, 12_000);
     await flush();
     const first = (await memory.observe(fx.transcript()))!;
@@ -160,7 +193,11 @@ describe('life cycle', () => {
     await flush();
     await memory.observe(fx.transcript());
     await memory.end('session-1');
-    expect((await memory.list())[0]).toMatchObject({ sessionId: 'session-1', endedAt: '2026-03-01T11:00:00.000Z', note: expect.stringContaining('## Current task') });
+    expect((await memory.list())[0]).toMatchObject({
+      sessionId: 'session-1',
+      endedAt: '2026-03-01T11:00:00.000Z',
+      note: expect.stringContaining('## Current task'),
+    });
     // `claude --resume` goes on in the same session, later: it is live again.
     t = new TranscriptBuilder({ sessionId: 'session-1', cwd: fx.cwd, uuidPrefix: 'resumed', start: '2026-03-02T09:00:00.000Z' });
     turn('two', 1, 13_000);
@@ -172,14 +209,16 @@ describe('life cycle', () => {
     expect(await memory.observe(fx.transcript('session-2'))).toMatchObject({ sessionId: 'session-2', note: null, updates: 0 });
   });
 
-  it("shows the summary.md an older Claude Code wrote for the session", async () => {
+  it('shows the summary.md an older Claude Code wrote for the session', async () => {
     turn('one', 1, 1_000);
     await flush();
     const summary = path.join(fx.projectDir, 'session-1', 'session-memory', 'summary.md');
     expect(await sessions().observe(fx.transcript())).toMatchObject({ claudeCodeSummary: null });
     await fs.mkdir(path.dirname(summary), { recursive: true, mode: 0o700 });
     await fs.writeFile(summary, '# Session Title\nCheckout flakiness\n', { mode: 0o600 });
-    expect(await sessions().observe(fx.transcript())).toMatchObject({ claudeCodeSummary: { file: summary, text: '# Session Title\nCheckout flakiness\n', truncated: false } });
+    expect(await sessions().observe(fx.transcript())).toMatchObject({
+      claudeCodeSummary: { file: summary, text: '# Session Title\nCheckout flakiness\n', truncated: false },
+    });
   });
 
   it('removes sessions idle for too long, and lists live ones with recent transcripts', async () => {

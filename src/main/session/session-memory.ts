@@ -88,7 +88,8 @@ function absorb(state: SessionState, facts: SessionFacts, turn: Turn): void {
     pushCapped(facts.recent, `prompt: ${cap(turn.userText, 300)}`, 60);
   }
   for (const call of turn.toolCalls) {
-    const what = call.filePath ?? (typeof call.input.command === 'string' ? call.input.command : typeof call.input.pattern === 'string' ? call.input.pattern : '');
+    const what =
+      call.filePath ?? (typeof call.input.command === 'string' ? call.input.command : typeof call.input.pattern === 'string' ? call.input.pattern : '');
     pushCapped(facts.recent, `tool ${call.name}${what ? ` ${cap(String(what), 150)}` : ''}`, 60);
     if (FILE_WRITE_TOOLS.includes(call.name) && call.filePath && call.result?.isError !== true) {
       const file = path.resolve(call.cwd ?? turn.cwd ?? '/', call.filePath);
@@ -96,7 +97,12 @@ function absorb(state: SessionState, facts: SessionFacts, turn: Turn): void {
       if (at >= 0) facts.filesChanged.splice(at, 1);
       pushCapped(facts.filesChanged, file, 100);
     }
-    if (call.result?.isError) pushCapped(facts.errors, { tool: call.name, text: cap(call.result.text.split('\n').find((l) => l.trim()) ?? 'failed', 300), at: call.result.timestamp }, 30);
+    if (call.result?.isError)
+      pushCapped(
+        facts.errors,
+        { tool: call.name, text: cap(call.result.text.split('\n').find((l) => l.trim()) ?? 'failed', 300), at: call.result.timestamp },
+        30,
+      );
   }
   const answer = turn.finalAssistantText || turn.assistantText;
   if (answer.trim()) {
@@ -192,7 +198,12 @@ export class SessionMemory {
     let open: Turn | null = null;
     let seen = stored !== null;
     for (let round = 0; round < 10_000; round++) {
-      const read = await readNewTurns(file, { cursorStore: cursors, consumer: SESSION_CONSUMER, maxTurns: 200, ...(options.signal ? { signal: options.signal } : {}) });
+      const read = await readNewTurns(file, {
+        cursorStore: cursors,
+        consumer: SESSION_CONSUMER,
+        maxTurns: 200,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
       if (read.outcome === 'missing' || read.outcome === 'not-a-file') {
         if (!seen) return null;
         break;
@@ -288,7 +299,12 @@ export class SessionMemory {
     };
   }
 
-  private async writeNoteText(state: SessionState, facts: SessionFacts, at: string, signal?: AbortSignal): Promise<{ text: string; method: 'model' | 'offline'; fallbackReason: string | null }> {
+  private async writeNoteText(
+    state: SessionState,
+    facts: SessionFacts,
+    at: string,
+    signal?: AbortSignal,
+  ): Promise<{ text: string; method: 'model' | 'offline'; fallbackReason: string | null }> {
     const provider = this.options.provider ? await this.options.provider() : null;
     if (!provider || provider.kind === 'offline') return { text: renderOfflineNote(state, facts, at, null), method: 'offline', fallbackReason: null };
     let reason: string;

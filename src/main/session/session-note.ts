@@ -28,8 +28,14 @@ function header(state: SessionState, at: string, how: string): string {
 export function renderOfflineNote(state: SessionState, facts: SessionFacts, at: string, reason: string | null): string {
   const files = facts.filesChanged.slice(-30).map((f) => `- ${shortPath(f, state.projectPath)}`);
   const errors = facts.errors.slice(-10).map((e) => `- ${e.tool}: ${cap(e.text, 200)}`);
-  const recentTools = facts.recent.filter((r) => r.startsWith('tool ')).slice(-5).map((r) => `- ${r.slice(5)}`);
-  const stands = [facts.lastAnswer ? cap(facts.lastAnswer, 800) : 'No answer yet.', ...(recentTools.length > 0 ? ['', 'Latest tool calls:', ...recentTools] : [])];
+  const recentTools = facts.recent
+    .filter((r) => r.startsWith('tool '))
+    .slice(-5)
+    .map((r) => `- ${r.slice(5)}`);
+  const stands = [
+    facts.lastAnswer ? cap(facts.lastAnswer, 800) : 'No answer yet.',
+    ...(recentTools.length > 0 ? ['', 'Latest tool calls:', ...recentTools] : []),
+  ];
   return [
     header(state, at, `offline (from the transcript's own tool calls and errors${reason ? `; ${reason}` : ''})`),
     '## Current task',
@@ -60,8 +66,18 @@ export function buildSessionPrompt(previousNote: string | null, state: SessionSt
   return [
     `<previous_note>\n${previousNote?.trim() || '(none yet)'}\n</previous_note>`,
     `<latest_prompt>\n${facts.task ? cap(facts.task, 4000) : '(none)'}\n</latest_prompt>`,
-    `<files_changed>\n${facts.filesChanged.slice(-50).map((f) => shortPath(f, state.projectPath)).join('\n') || '(none)'}\n</files_changed>`,
-    `<errors>\n${facts.errors.slice(-15).map((e) => `${e.tool}: ${cap(e.text, 300)}`).join('\n') || '(none)'}\n</errors>`,
+    `<files_changed>\n${
+      facts.filesChanged
+        .slice(-50)
+        .map((f) => shortPath(f, state.projectPath))
+        .join('\n') || '(none)'
+    }\n</files_changed>`,
+    `<errors>\n${
+      facts.errors
+        .slice(-15)
+        .map((e) => `${e.tool}: ${cap(e.text, 300)}`)
+        .join('\n') || '(none)'
+    }\n</errors>`,
     `<since_last_update>\n${facts.recent.slice(-40).join('\n') || '(nothing)'}\n</since_last_update>`,
     `<latest_answer>\n${facts.lastAnswer ? cap(facts.lastAnswer, 3000) : '(none)'}\n</latest_answer>`,
   ].join('\n\n');
@@ -77,6 +93,10 @@ export function noteProblem(text: string): string | null {
 
 /** The model's note under Memdir's header line. */
 export function renderModelNote(state: SessionState, text: string, at: string, model: string): string {
-  const body = text.trim().replace(/^```(?:markdown|md)?\s*\n([\s\S]*?)\n```$/, '$1').replace(/^#\s+Session memory\s*\n/i, '').trim();
+  const body = text
+    .trim()
+    .replace(/^```(?:markdown|md)?\s*\n([\s\S]*?)\n```$/, '$1')
+    .replace(/^#\s+Session memory\s*\n/i, '')
+    .trim();
   return `${header(state, at, `by ${model}`)}\n${body}\n`;
 }

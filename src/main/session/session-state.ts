@@ -17,7 +17,9 @@ import type { TranscriptCursor } from '../transcripts/cursor-store.js';
 /** Session ids become file names: only these characters. */
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-const cursorSchema = z.custom<TranscriptCursor>((value) => typeof value === 'object' && value !== null && typeof (value as { offset?: unknown }).offset === 'number');
+const cursorSchema = z.custom<TranscriptCursor>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as { offset?: unknown }).offset === 'number',
+);
 
 /** Facts the offline note is written from, gathered as the transcript is read (all capped). */
 export const sessionFactsSchema = z.object({
@@ -143,7 +145,10 @@ export class SessionStore {
   /** Sessions with a state file. */
   async list(): Promise<string[]> {
     try {
-      return (await fs.readdir(this.dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.')).map((n) => n.slice(0, -'.json'.length)).filter((id) => SESSION_ID.test(id));
+      return (await fs.readdir(this.dir))
+        .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
+        .map((n) => n.slice(0, -'.json'.length))
+        .filter((id) => SESSION_ID.test(id));
     } catch {
       return [];
     }

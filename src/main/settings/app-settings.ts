@@ -36,14 +36,24 @@ export async function loadAppSettings(dataDir: string): Promise<AppSettingsLoad>
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { settings: defaultAppSettings(), problems: [], file, exists: false };
-    return { settings: defaultAppSettings(), problems: [`${file} cannot be read (${code ?? String(error)}); every setting is at its default.`], file, exists: true };
+    return {
+      settings: defaultAppSettings(),
+      problems: [`${file} cannot be read (${code ?? String(error)}); every setting is at its default.`],
+      file,
+      exists: true,
+    };
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return { settings: defaultAppSettings(), problems: [`${file} is not valid JSON (${detail}); every setting is at its default until it is saved again.`], file, exists: true };
+    return {
+      settings: defaultAppSettings(),
+      problems: [`${file} is not valid JSON (${detail}); every setting is at its default until it is saved again.`],
+      file,
+      exists: true,
+    };
   }
   return { ...parseAppSettings(raw), file, exists: true };
 }

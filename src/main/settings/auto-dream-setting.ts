@@ -26,7 +26,13 @@ export async function readAutoDreamSetting(home: string, env: NodeJS.ProcessEnv,
   const read = await readSettingsFile(userSettingsFile(home));
   const raw = read.doc?.value(['autoDreamEnabled']);
   const effective = await readEffectiveSettings(home, null, env, { cache });
-  return { settingsFile: read.file, value: typeof raw === 'boolean' ? raw : null, inForce: effective.autoDreamEnabled, problems: read.problems, warnings: read.warnings };
+  return {
+    settingsFile: read.file,
+    value: typeof raw === 'boolean' ? raw : null,
+    inForce: effective.autoDreamEnabled,
+    problems: read.problems,
+    warnings: read.warnings,
+  };
 }
 
 /**
@@ -34,7 +40,11 @@ export async function readAutoDreamSetting(home: string, env: NodeJS.ProcessEnv,
  * as `settings.json.memdir-backup`), then read it back.
  * @throws {SettingsFileError} for a file Memdir must not change, or one that changed meanwhile.
  */
-export async function writeAutoDreamSetting(home: string, enabled: boolean, env: NodeJS.ProcessEnv): Promise<AutoDreamSetting & { changed: boolean; backup: string | null }> {
+export async function writeAutoDreamSetting(
+  home: string,
+  enabled: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<AutoDreamSetting & { changed: boolean; backup: string | null }> {
   const file = userSettingsFile(home);
   const edit = (doc: JsoncDocument) => doc.set([], 'autoDreamEnabled', enabled);
   const plan = await planSettingsEdit(file, edit);

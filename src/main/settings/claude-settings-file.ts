@@ -65,7 +65,13 @@ export async function readSettingsFile(file: string): Promise<SettingsFileRead> 
     doc = new JsoncDocument(text);
   } catch (error) {
     if (!(error instanceof JsoncSyntaxError)) throw error;
-    return { file, text, doc: null, problems: [`${file} cannot be changed: ${error.message}. Fix it first — Memdir never rewrites a file it cannot read.`], warnings: [] };
+    return {
+      file,
+      text,
+      doc: null,
+      problems: [`${file} cannot be changed: ${error.message}. Fix it first — Memdir never rewrites a file it cannot read.`],
+      warnings: [],
+    };
   }
   return { file, text, doc, problems: [], warnings: strictJsonWarnings(file, text) };
 }
@@ -77,13 +83,18 @@ function strictJsonWarnings(file: string, text: string): string[] {
     JSON.parse(body);
     return [];
   } catch {
-    return [`${file} has comments or trailing commas. Claude Code reads its settings as strict JSON and ignores this whole file — every setting in it, Memdir's hooks included — until they are removed.`];
+    return [
+      `${file} has comments or trailing commas. Claude Code reads its settings as strict JSON and ignores this whole file — every setting in it, Memdir's hooks included — until they are removed.`,
+    ];
   }
 }
 
 /** Identifies a file's content (or its absence) for the "still the same file?" check. */
 export function settingsHash(text: string | null): string {
-  return createHash('sha256').update(text ?? '\0missing').digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(text ?? '\0missing')
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** A change to a settings file, planned and not yet written. */
@@ -120,7 +131,12 @@ export async function planSettingsEdit(file: string, edit: SettingsEdit): Promis
   // A new file ends with a newline, as editors write them.
   const after = read.text === null ? `${read.doc.text}\n` : read.doc.text;
   const name = path.basename(file);
-  const patch = changed ? createTwoFilesPatch(read.text === null ? '/dev/null' : `a/${name}`, `b/${name}`, read.text ?? '', after, '', '', { context: 3, headerOptions: FILE_HEADERS_ONLY }) : '';
+  const patch = changed
+    ? createTwoFilesPatch(read.text === null ? '/dev/null' : `a/${name}`, `b/${name}`, read.text ?? '', after, '', '', {
+        context: 3,
+        headerOptions: FILE_HEADERS_ONLY,
+      })
+    : '';
   const diff = patch ? `diff --git a/${name} b/${name}\n${read.text === null ? 'new file mode 100644\n' : ''}${patch}` : '';
   return { ...base, changed, after: changed ? after : read.text, diff, problems: [] };
 }

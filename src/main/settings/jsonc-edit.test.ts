@@ -19,18 +19,31 @@ function roundTrip(text: string, add: (doc: JsoncDocument) => void, remove: (doc
 describe('adding and removing leave every other byte alone', () => {
   it('an inline array keeps its line; the new element goes inline too', () => {
     const text = '{\n  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]\n  }\n}\n';
-    const added = roundTrip(text, (d) => d.append(['hooks', 'Stop'], { hooks: [hook] }), (d) => d.remove(['hooks', 'Stop', 1]));
-    expect(added).toBe('{\n  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}, {"hooks": [{"type": "command", "command": "memdir hook Stop", "timeout": 10, "async": true}]}]\n  }\n}\n');
+    const added = roundTrip(
+      text,
+      (d) => d.append(['hooks', 'Stop'], { hooks: [hook] }),
+      (d) => d.remove(['hooks', 'Stop', 1]),
+    );
+    expect(added).toBe(
+      '{\n  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}, {"hooks": [{"type": "command", "command": "memdir hook Stop", "timeout": 10, "async": true}]}]\n  }\n}\n',
+    );
   });
 
   it('an element after others on their own lines gets its own line, at their indentation', () => {
     const text = '{\n    "permissions": {\n        "allow": [\n            "Bash(npm test)",\n            "Read"\n        ]\n    }\n}';
-    const added = roundTrip(text, (d) => d.append(['permissions', 'allow'], 'Edit'), (d) => d.remove(['permissions', 'allow', 2]));
-    expect(added).toBe('{\n    "permissions": {\n        "allow": [\n            "Bash(npm test)",\n            "Read",\n            "Edit"\n        ]\n    }\n}');
+    const added = roundTrip(
+      text,
+      (d) => d.append(['permissions', 'allow'], 'Edit'),
+      (d) => d.remove(['permissions', 'allow', 2]),
+    );
+    expect(added).toBe(
+      '{\n    "permissions": {\n        "allow": [\n            "Bash(npm test)",\n            "Read",\n            "Edit"\n        ]\n    }\n}',
+    );
   });
 
   it('comments and trailing commas stay where they are', () => {
-    const text = '{\n  // my settings\n  "model": "opus", /* the big one */\n  "hooks": {\n    "PreToolUse": [\n      {"matcher": "Bash", "hooks": []},\n    ],\n  },\n}\n';
+    const text =
+      '{\n  // my settings\n  "model": "opus", /* the big one */\n  "hooks": {\n    "PreToolUse": [\n      {"matcher": "Bash", "hooks": []},\n    ],\n  },\n}\n';
     const added = roundTrip(
       text,
       (d) => {
@@ -48,8 +61,14 @@ describe('adding and removing leave every other byte alone', () => {
 
   it('tabs and CRLF are what it writes with, and a byte-order mark is kept', () => {
     const text = '\uFEFF{\r\n\t"model": "opus"\r\n}\r\n';
-    const added = roundTrip(text, (d) => d.set([], 'hooks', { Stop: [{ hooks: [hook] }] }), (d) => d.remove(['hooks']));
-    expect(added).toBe('\uFEFF{\r\n\t"model": "opus",\r\n\t"hooks": {\r\n\t\t"Stop": [\r\n\t\t\t{\r\n\t\t\t\t"hooks": [\r\n\t\t\t\t\t{\r\n\t\t\t\t\t\t"type": "command",\r\n\t\t\t\t\t\t"command": "memdir hook Stop",\r\n\t\t\t\t\t\t"timeout": 10,\r\n\t\t\t\t\t\t"async": true\r\n\t\t\t\t\t}\r\n\t\t\t\t]\r\n\t\t\t}\r\n\t\t]\r\n\t}\r\n}\r\n');
+    const added = roundTrip(
+      text,
+      (d) => d.set([], 'hooks', { Stop: [{ hooks: [hook] }] }),
+      (d) => d.remove(['hooks']),
+    );
+    expect(added).toBe(
+      '\uFEFF{\r\n\t"model": "opus",\r\n\t"hooks": {\r\n\t\t"Stop": [\r\n\t\t\t{\r\n\t\t\t\t"hooks": [\r\n\t\t\t\t\t{\r\n\t\t\t\t\t\t"type": "command",\r\n\t\t\t\t\t\t"command": "memdir hook Stop",\r\n\t\t\t\t\t\t"timeout": 10,\r\n\t\t\t\t\t\t"async": true\r\n\t\t\t\t\t}\r\n\t\t\t\t]\r\n\t\t\t}\r\n\t\t]\r\n\t}\r\n}\r\n',
+    );
   });
 
   it('an empty object or list is opened over lines, and closed back to exactly what it was', () => {
@@ -67,12 +86,28 @@ describe('adding and removing leave every other byte alone', () => {
     );
     expect(added).toBe('{\n  "hooks": {\n    "Stop": []\n  },\n  "list": [\n    1\n  ]\n}\n');
     // A comment inside an empty object stays, after the new member.
-    roundTrip('{"hooks": { /* none yet */ }}', (d) => d.set(['hooks'], 'Stop', []), (d) => d.remove(['hooks', 'Stop']));
+    roundTrip(
+      '{"hooks": { /* none yet */ }}',
+      (d) => d.set(['hooks'], 'Stop', []),
+      (d) => d.remove(['hooks', 'Stop']),
+    );
   });
 
   it('a one-line file stays one line, compact or spaced as it was', () => {
-    expect(roundTrip('{"model":"opus"}', (d) => d.set([], 'autoDreamEnabled', true), (d) => d.remove(['autoDreamEnabled']))).toBe('{"model":"opus","autoDreamEnabled":true}');
-    expect(roundTrip('{"model": "opus"}', (d) => d.set([], 'autoDreamEnabled', true), (d) => d.remove(['autoDreamEnabled']))).toBe('{"model": "opus", "autoDreamEnabled": true}');
+    expect(
+      roundTrip(
+        '{"model":"opus"}',
+        (d) => d.set([], 'autoDreamEnabled', true),
+        (d) => d.remove(['autoDreamEnabled']),
+      ),
+    ).toBe('{"model":"opus","autoDreamEnabled":true}');
+    expect(
+      roundTrip(
+        '{"model": "opus"}',
+        (d) => d.set([], 'autoDreamEnabled', true),
+        (d) => d.remove(['autoDreamEnabled']),
+      ),
+    ).toBe('{"model": "opus", "autoDreamEnabled": true}');
   });
 
   it('removing the first of several members takes its separator with it', () => {

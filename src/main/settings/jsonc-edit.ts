@@ -126,7 +126,8 @@ export class JsoncDocument {
 
   private container(path: JSONPath, type: 'object' | 'array'): Node {
     const node = this.node(path);
-    if (!node || node.type !== type) throw new JsoncSyntaxError(`${path.length === 0 ? 'the document' : `"${path.join('.')}"`} is not ${type === 'object' ? 'an object' : 'a list'}`);
+    if (!node || node.type !== type)
+      throw new JsoncSyntaxError(`${path.length === 0 ? 'the document' : `"${path.join('.')}"`} is not ${type === 'object' ? 'an object' : 'a list'}`);
     return node;
   }
 
@@ -149,7 +150,11 @@ export class JsoncDocument {
       const inner = outer + this.layout.unit;
       const member = this.memberText(key, value, false, inner);
       // An empty container's whitespace is replaced; comments in it stay after the new member.
-      this.apply(isBlank(inside) ? [{ offset: open, length: close - open, content: `${this.layout.eol}${inner}${member}${this.layout.eol}${outer}` }] : [{ offset: open, length: 0, content: `${this.layout.eol}${inner}${member}` }]);
+      this.apply(
+        isBlank(inside)
+          ? [{ offset: open, length: close - open, content: `${this.layout.eol}${inner}${member}${this.layout.eol}${outer}` }]
+          : [{ offset: open, length: 0, content: `${this.layout.eol}${inner}${member}` }],
+      );
       return;
     }
     const before = children.length > 1 ? children.at(-2)! : null;
@@ -159,7 +164,9 @@ export class JsoncDocument {
     const inline = !spacing.includes('\n');
     const indent = inline ? '' : spacing.slice(spacing.lastIndexOf('\n') + 1);
     const end = last.offset + last.length;
-    this.apply([{ offset: end, length: 0, content: `,${inline && spacing === '' && this.layout.spaced ? ' ' : spacing}${this.memberText(key, value, inline, indent)}` }]);
+    this.apply([
+      { offset: end, length: 0, content: `,${inline && spacing === '' && this.layout.spaced ? ' ' : spacing}${this.memberText(key, value, inline, indent)}` },
+    ]);
   }
 
   /** Set `key` of the object at `path` to `value`: its value replaced in place, or the property added at the end. */

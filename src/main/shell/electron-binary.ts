@@ -64,11 +64,18 @@ export function locateElectron(pkg: ElectronPackage, env: NodeJS.ProcessEnv): El
     const binary = path.join(override, executable || 'electron');
     return fs.existsSync(binary)
       ? { state: 'present', path: binary, source: 'override' }
-      : { state: 'missing', path: binary, source: 'override', reason: `ELECTRON_OVERRIDE_DIST_PATH points at ${override}, which holds no ${executable || 'electron'}` };
+      : {
+          state: 'missing',
+          path: binary,
+          source: 'override',
+          reason: `ELECTRON_OVERRIDE_DIST_PATH points at ${override}, which holds no ${executable || 'electron'}`,
+        };
   }
   if (!executable) return { state: 'missing', path: null, source: 'package', reason: `Electron ${pkg.version}'s binary has not been downloaded yet` };
   const binary = path.join(pkg.dir, 'dist', executable);
-  return fs.existsSync(binary) ? { state: 'present', path: binary, source: 'package' } : { state: 'missing', path: binary, source: 'package', reason: `Electron's binary is missing at ${binary}` };
+  return fs.existsSync(binary)
+    ? { state: 'present', path: binary, source: 'package' }
+    : { state: 'missing', path: binary, source: 'package', reason: `Electron's binary is missing at ${binary}` };
 }
 
 /** Bytes in the regular files under `dir` (0 when it does not exist). */
@@ -97,7 +104,10 @@ function bytesUnder(dir: string): number {
  */
 export function installerErrorLine(output: string): string | null {
   const header = output.split(/\n\s+at /)[0] ?? '';
-  const line = header.replace(/\s+/g, ' ').trim().replace(/^Error: /, '');
+  const line = header
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^Error: /, '');
   return line === '' ? null : line;
 }
 

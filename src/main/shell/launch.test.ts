@@ -44,13 +44,27 @@ afterEach(async () => {
 /** The environment of a user pointing Electron at `mirror` (the test's own cache, never theirs). */
 function envFor(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const { MEMDIR_HEADLESS: _headless, ELECTRON_OVERRIDE_DIST_PATH: _override, ELECTRON_MIRROR: _mirror, ...inherited } = process.env;
-  return { ...inherited, electron_config_cache: path.join(root, 'electron-cache'), FAKE_ELECTRON_ARGV: argvFile, ...(mirror ? { ELECTRON_MIRROR: mirror.url } : {}), ...extra };
+  return {
+    ...inherited,
+    electron_config_cache: path.join(root, 'electron-cache'),
+    FAKE_ELECTRON_ARGV: argvFile,
+    ...(mirror ? { ELECTRON_MIRROR: mirror.url } : {}),
+    ...extra,
+  };
 }
 
 async function launch(env: NodeJS.ProcessEnv, extra: Partial<LauncherOptions> = {}): Promise<{ outcome: LaunchOutcome; text: string }> {
   let text = '';
   const args = ['--home', path.join(root, 'home'), '--data-dir', path.join(root, 'data'), '--port', '0'];
-  outcome = await runLauncher({ args, env, write: (t) => (text += t), tty: false, electronPackage: pkg, startHost: (a) => serve(a, () => undefined), ...extra });
+  outcome = await runLauncher({
+    args,
+    env,
+    write: (t) => (text += t),
+    tty: false,
+    electronPackage: pkg,
+    startHost: (a) => serve(a, () => undefined),
+    ...extra,
+  });
   return { outcome, text };
 }
 
@@ -90,7 +104,9 @@ describe.runIf(unix)('npm start without Electronʼs binary', () => {
     const { outcome: result, text } = await launch(envFor());
     expect(m.requests).toEqual([zipPath()]);
     const lines = text.trim().split('\n');
-    expect(lines.at(-1)).toBe(`Starting the headless host instead of the desktop app: Electron ${pkg.version} could not be installed: HTTPError: Response code 404 (Not Found) for ${m.url.slice(0, -1)}${zipPath()}.`);
+    expect(lines.at(-1)).toBe(
+      `Starting the headless host instead of the desktop app: Electron ${pkg.version} could not be installed: HTTPError: Response code 404 (Not Found) for ${m.url.slice(0, -1)}${zipPath()}.`,
+    );
     expect(text).not.toMatch(/\n\s+at /);
     await expectHostServing(result);
     expect(existsSync(path.join(pkg.dir, 'dist'))).toBe(false);
@@ -129,7 +145,9 @@ describe.runIf(unix)('npm start without Electronʼs binary', () => {
   it('refuses a zip whose checksum is wrong, names it, leaves nothing behind', async () => {
     await withMirror('wrong-checksum');
     const { outcome: result, text } = await launch(envFor({ electron_use_remote_checksums: '1' }));
-    expect(text).toContain(`could not be installed: Generated checksum for "electron-v${pkg.version}-${process.platform}-${process.arch}.zip" did not match expected checksum.`);
+    expect(text).toContain(
+      `could not be installed: Generated checksum for "electron-v${pkg.version}-${process.platform}-${process.arch}.zip" did not match expected checksum.`,
+    );
     await expectHostServing(result);
     expect(existsSync(path.join(pkg.dir, 'dist'))).toBe(false);
     expect(existsSync(path.join(pkg.dir, 'path.txt'))).toBe(false);

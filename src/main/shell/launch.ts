@@ -36,7 +36,8 @@ export function nodeVersionProblem(required: string, actual: string): string | n
   const w = [1, 2, 3].map((i) => Number(want[i] ?? 0));
   for (let i = 0; i < 3; i++) {
     if (a[i]! > w[i]!) return null;
-    if (a[i]! < w[i]!) return `Memdir needs Node ${required.replace('>=', '≥ ').replace(/\s+/, ' ')}; this is Node ${actual.replace(/^v/, '')}. Install a newer Node and run npm start again.`;
+    if (a[i]! < w[i]!)
+      return `Memdir needs Node ${required.replace('>=', '≥ ').replace(/\s+/, ' ')}; this is Node ${actual.replace(/^v/, '')}. Install a newer Node and run npm start again.`;
   }
   return null;
 }
@@ -115,7 +116,12 @@ if (isMain) {
     process.exit(2);
   }
   try {
-    const outcome = await runLauncher({ args: process.argv.slice(2), env: process.env, write: (text) => process.stdout.write(text), tty: process.stdout.isTTY === true });
+    const outcome = await runLauncher({
+      args: process.argv.slice(2),
+      env: process.env,
+      write: (text) => process.stdout.write(text),
+      tty: process.stdout.isTTY === true,
+    });
     if (outcome.kind === 'electron') {
       const { child } = outcome;
       // Like Electron's own cli.js: the app ends with the launcher, and the launcher with the app.

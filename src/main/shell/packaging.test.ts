@@ -31,9 +31,18 @@ let archive: string;
 let files: string[];
 let sqliteBefore: { hash: string; mtimeMs: number };
 
-const fingerprint = async (file: string) => ({ hash: createHash('sha256').update(await fs.readFile(file)).digest('hex'), mtimeMs: statSync(file).mtimeMs });
+const fingerprint = async (file: string) => ({
+  hash: createHash('sha256')
+    .update(await fs.readFile(file))
+    .digest('hex'),
+  mtimeMs: statSync(file).mtimeMs,
+});
 
-function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd ?? root, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -56,7 +65,21 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
     await fs.copyFile(process.execPath, path.join(electronDist, 'electron'));
     await fs.chmod(path.join(electronDist, 'electron'), 0o755);
     const builder = require.resolve('electron-builder/cli.js');
-    const build = await run(process.execPath, [builder, '--config', 'electron-builder.config.ts', '--dir', '--linux', '--publish', 'never', `-c.electronDist=${electronDist}`, `-c.directories.output=${path.join(root, 'dist')}`], { cwd: REPO });
+    const build = await run(
+      process.execPath,
+      [
+        builder,
+        '--config',
+        'electron-builder.config.ts',
+        '--dir',
+        '--linux',
+        '--publish',
+        'never',
+        `-c.electronDist=${electronDist}`,
+        `-c.directories.output=${path.join(root, 'dist')}`,
+      ],
+      { cwd: REPO },
+    );
     if (build.code !== 0) throw new Error(`electron-builder failed (${build.code}):\n${build.stdout}\n${build.stderr}`);
     unpacked = path.join(root, 'dist', 'linux-unpacked');
     resources = path.join(unpacked, 'resources');
@@ -68,10 +91,26 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
   });
 
   it('holds the built app, its assets and runtime dependencies — no sources, tests, benches or source maps', () => {
-    for (const part of ['out/main/shell/electron/main.js', 'out/preload/preload.cjs', 'out/renderer/index.html', 'out/cli/memdir.js', 'assets/tray.png', 'package.json', 'node_modules/zod/package.json', 'node_modules/simple-git/package.json']) {
+    for (const part of [
+      'out/main/shell/electron/main.js',
+      'out/preload/preload.cjs',
+      'out/renderer/index.html',
+      'out/cli/memdir.js',
+      'assets/tray.png',
+      'package.json',
+      'node_modules/zod/package.json',
+      'node_modules/simple-git/package.json',
+    ]) {
       expect(files, part).toContain(part);
     }
-    const strays = files.filter((f) => /^(src|test|bench|e2e|packaging|docs)\//.test(f) || /\.map$/.test(f) || /\.test\.js$/.test(f) || f.includes('/test-support/') || f === 'out/.tsbuildinfo');
+    const strays = files.filter(
+      (f) =>
+        /^(src|test|bench|e2e|packaging|docs)\//.test(f) ||
+        /\.map$/.test(f) ||
+        /\.test\.js$/.test(f) ||
+        f.includes('/test-support/') ||
+        f === 'out/.tsbuildinfo',
+    );
     expect(strays).toEqual([]);
   });
 
@@ -88,7 +127,10 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
     const missing: string[] = [];
     const lazyMissing = new Set<string>();
     const seen = new Map<string, boolean>();
-    const queue: [string, boolean][] = [['out/main/shell/electron/main.js', false], ['out/cli/memdir.js', false]];
+    const queue: [string, boolean][] = [
+      ['out/main/shell/electron/main.js', false],
+      ['out/cli/memdir.js', false],
+    ];
     const packages = new Set<string>();
     while (queue.length > 0) {
       const [file, lazy] = queue.shift()!;
@@ -124,7 +166,11 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
       if (!base) return unresolved.push(`${name} (needed by ${from || 'the app'})`);
       if (packages.has(`visited:${base}`)) return;
       packages.add(`visited:${base}`);
-      const manifest = JSON.parse(read(`${base}/package.json`)) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+      const manifest = JSON.parse(read(`${base}/package.json`)) as {
+        dependencies?: Record<string, string>;
+        peerDependencies?: Record<string, string>;
+        peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+      };
       for (const dep of Object.keys(manifest.dependencies ?? {})) visit(dep, base);
     };
     for (const name of [...packages].filter((p) => !p.startsWith('visited:'))) visit(name, '');
@@ -133,7 +179,11 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
 
   it('does not rebuild the developerʼs native modules: better-sqlite3 is untouched and still loads under Node', async () => {
     expect(await fingerprint(SQLITE_BINARY)).toEqual(sqliteBefore);
-    const { stdout } = await promisify(execFile)(process.execPath, ['-e', "const D = require('better-sqlite3'); console.log(new D(':memory:').prepare('select 41 + 1 as n').get().n)"], { cwd: REPO });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['-e', "const D = require('better-sqlite3'); console.log(new D(':memory:').prepare('select 41 + 1 as n').get().n)"],
+      { cwd: REPO },
+    );
     expect(stdout.trim()).toBe('42');
   });
 
@@ -156,10 +206,20 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
 
     // Claude Code runs them through a shell, with the event on stdin; the app is closed: spooled.
     const payload = (event: string) =>
-      JSON.stringify({ session_id: 'a1b2c3d4-0000-4000-8000-000000000001', transcript_path: path.join(home, 'projects', 'p', 's.jsonl'), cwd: root, hook_event_name: event, stop_hook_active: false, source: 'resume' });
+      JSON.stringify({
+        session_id: 'a1b2c3d4-0000-4000-8000-000000000001',
+        transcript_path: path.join(home, 'projects', 'p', 's.jsonl'),
+        cwd: root,
+        hook_event_name: event,
+        stop_hook_active: false,
+        source: 'resume',
+      });
     const shellEnv = { PATH: '/usr/bin:/bin', HOME: root };
     expect(await run('/bin/sh', ['-c', stop], { env: shellEnv, input: payload('Stop') })).toMatchObject({ code: 0, stderr: '' });
-    expect(await run('/bin/sh', ['-c', `${script} hook Stop --data-dir ${dataDir}`], { env: shellEnv, input: payload('Stop') })).toMatchObject({ code: 0, stderr: '' });
+    expect(await run('/bin/sh', ['-c', `${script} hook Stop --data-dir ${dataDir}`], { env: shellEnv, input: payload('Stop') })).toMatchObject({
+      code: 0,
+      stderr: '',
+    });
     expect(await run('/bin/sh', ['-c', sessionStart], { env: shellEnv, input: payload('SessionStart') })).toMatchObject({ code: 0, stderr: '' });
     const spooled = await fs.readdir(path.join(dataDir, 'hook-spool'));
     expect(spooled.filter((n) => !n.startsWith('.'))).toHaveLength(2);
@@ -174,7 +234,9 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
   });
 
   it('says in one line that the team server is not part of the app', async () => {
-    const server = await run(path.join(resources, 'bin', 'memdir'), ['server', '--port', '0', '--db', path.join(root, 'team.sqlite')], { env: { PATH: process.env.PATH ?? '', HOME: root } });
+    const server = await run(path.join(resources, 'bin', 'memdir'), ['server', '--port', '0', '--db', path.join(root, 'team.sqlite')], {
+      env: { PATH: process.env.PATH ?? '', HOME: root },
+    });
     expect(server).toMatchObject({ code: 2, stderr: `memdir server: ${SERVER_NOT_INSTALLED}\n` });
   });
 

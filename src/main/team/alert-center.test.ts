@@ -26,6 +26,8 @@ describe('AlertCenter', () => {
     expect(codes).toEqual([0, 0]);
     const { alerts, open } = await new AlertCenter(dataDir).list();
     expect(open).toBe(30);
-    expect(alerts.map((a) => a.title).sort()).toEqual([...Array.from({ length: 15 }, (_, i) => `Alert app-${i}`), ...Array.from({ length: 15 }, (_, i) => `Alert cli-${i}`)].sort());
+    expect(alerts.map((a) => a.title).sort()).toEqual(
+      [...Array.from({ length: 15 }, (_, i) => `Alert app-${i}`), ...Array.from({ length: 15 }, (_, i) => `Alert cli-${i}`)].sort(),
+    );
   }, 60_000);
 });

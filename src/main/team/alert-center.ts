@@ -59,7 +59,11 @@ export class AlertError extends Error {
 }
 
 function signatureOf(input: RaiseInput): string {
-  if (input.findings && input.findings.length > 0) return input.findings.map((f) => `${f.rule}:${f.fingerprint}`).sort().join(',');
+  if (input.findings && input.findings.length > 0)
+    return input.findings
+      .map((f) => `${f.rule}:${f.fingerprint}`)
+      .sort()
+      .join(',');
   return `${input.title}\n${input.message}`;
 }
 
@@ -110,7 +114,12 @@ export class AlertCenter {
     const alerts = this.alerts ?? [];
     const closed = alerts.filter((a) => a.status !== 'open');
     if (closed.length > KEEP_CLOSED) {
-      const drop = new Set(closed.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : 1)).slice(0, closed.length - KEEP_CLOSED).map((a) => a.id));
+      const drop = new Set(
+        closed
+          .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : 1))
+          .slice(0, closed.length - KEEP_CLOSED)
+          .map((a) => a.id),
+      );
       this.alerts = alerts.filter((a) => !drop.has(a.id));
     }
     await writeDataFile(this.file, `${JSON.stringify({ version: 1, alerts: this.alerts }, null, 1)}\n`, { mode: 0o600 });
@@ -123,7 +132,10 @@ export class AlertCenter {
   }
 
   private announce(alert: StoredAlert): void {
-    this.publish({ type: 'alert', alert: { id: alert.id, kind: alert.kind, title: alert.title, message: alert.message, dir: alert.dir, time: alert.updatedAt } });
+    this.publish({
+      type: 'alert',
+      alert: { id: alert.id, kind: alert.kind, title: alert.title, message: alert.message, dir: alert.dir, time: alert.updatedAt },
+    });
   }
 
   private changed(): void {
@@ -156,7 +168,17 @@ export class AlertCenter {
         this.changed();
         return publicRecord(existing);
       }
-      const alert: StoredAlert = { id: randomUUID(), topic: input.topic, signature, ...fields, status: 'open', resolution: null, createdAt: at, updatedAt: at, count: 1 };
+      const alert: StoredAlert = {
+        id: randomUUID(),
+        topic: input.topic,
+        signature,
+        ...fields,
+        status: 'open',
+        resolution: null,
+        createdAt: at,
+        updatedAt: at,
+        count: 1,
+      };
       alerts.push(alert);
       await this.saveAlerts();
       this.announce(alert);
@@ -235,8 +257,18 @@ export class AlertCenter {
       if (!alert) throw new AlertError('not-found', 'There is no such alert (it may have been cleared).');
       const finding = alert.findings.find((f) => f.fingerprint === fingerprint);
       if (!finding) throw new AlertError('not-found', 'That finding is no longer part of this alert; scan again.');
-      if (finding.rule === SCANNER_ERROR_RULE || !alert.memoryDir) throw new AlertError('invalid-input', 'This finding cannot be allowed: the scan itself failed, so nothing is known about the file.');
-      const record: AllowedSecret = { memoryDir: alert.memoryDir, fingerprint, rule: finding.rule, file: finding.file, match: finding.match, who, why: why.trim(), at: now.toISOString() };
+      if (finding.rule === SCANNER_ERROR_RULE || !alert.memoryDir)
+        throw new AlertError('invalid-input', 'This finding cannot be allowed: the scan itself failed, so nothing is known about the file.');
+      const record: AllowedSecret = {
+        memoryDir: alert.memoryDir,
+        fingerprint,
+        rule: finding.rule,
+        file: finding.file,
+        match: finding.match,
+        who,
+        why: why.trim(),
+        at: now.toISOString(),
+      };
       allowed.push(record);
       await writeDataFile(this.allowedFile, `${JSON.stringify({ version: 1, allowed }, null, 1)}\n`, { mode: 0o600 });
       this.dropFinding(alert, fingerprint, `allowed by ${who}`, now);
@@ -261,7 +293,10 @@ export class AlertCenter {
 
   private dropFinding(alert: StoredAlert, fingerprint: string, resolution: string, now: Date): void {
     alert.findings = alert.findings.filter((f) => f.fingerprint !== fingerprint);
-    alert.signature = alert.findings.map((f) => `${f.rule}:${f.fingerprint}`).sort().join(',');
+    alert.signature = alert.findings
+      .map((f) => `${f.rule}:${f.fingerprint}`)
+      .sort()
+      .join(',');
     alert.updatedAt = now.toISOString();
     if (alert.findings.length === 0) Object.assign(alert, { status: 'resolved', resolution });
     else alert.message = secretAlertMessage(alert.file ?? '', alert.findings);
@@ -270,7 +305,10 @@ export class AlertCenter {
 
 /** The message of a secret alert: what blocks which upload. */
 export function secretAlertMessage(file: string, findings: readonly Finding[]): string {
-  const list = findings.slice(0, 5).map((f) => `${f.title} ${f.where === 'name' ? 'in its name' : `on line ${f.line}`} (${f.match})`).join('; ');
+  const list = findings
+    .slice(0, 5)
+    .map((f) => `${f.title} ${f.where === 'name' ? 'in its name' : `on line ${f.line}`} (${f.match})`)
+    .join('; ');
   const more = findings.length > 5 ? `; and ${findings.length - 5} more` : '';
   return `${file} was not uploaded to the team: ${list}${more}. Redact it, or allow it if it is safe to share.`;
 }

@@ -36,8 +36,31 @@ describe('ConnectionStore', () => {
     const { id } = await store.save(connection('https://sync.example.com', 'platform'));
     const stateFile = path.join(connectionDir(dataDir, id), 'state.json');
     await fs.mkdir(path.dirname(stateFile), { recursive: true });
-    const conflict = { id: 'c1', key: 'project_x.md', createdAt: '2026-01-01T00:00:00Z', localSha: SHA_A, localBytes: 3, localIsText: true, serverSha: SHA_B, baseSha: null, serverUpdatedBy: 'bo', serverUpdatedAt: null, localRev: null, status: 'open', resolution: null, resolvedAt: null };
-    const synced = { version: 1, etag: '"e1-7"', server: { 'project_x.md': SHA_B }, base: { 'project_x.md': SHA_B }, lastPullAt: '2026-01-01T00:00:00Z', lastPushAt: null, conflicts: [conflict] };
+    const conflict = {
+      id: 'c1',
+      key: 'project_x.md',
+      createdAt: '2026-01-01T00:00:00Z',
+      localSha: SHA_A,
+      localBytes: 3,
+      localIsText: true,
+      serverSha: SHA_B,
+      baseSha: null,
+      serverUpdatedBy: 'bo',
+      serverUpdatedAt: null,
+      localRev: null,
+      status: 'open',
+      resolution: null,
+      resolvedAt: null,
+    };
+    const synced = {
+      version: 1,
+      etag: '"e1-7"',
+      server: { 'project_x.md': SHA_B },
+      base: { 'project_x.md': SHA_B },
+      lastPullAt: '2026-01-01T00:00:00Z',
+      lastPushAt: null,
+      conflicts: [conflict],
+    };
     await fs.writeFile(stateFile, JSON.stringify(synced));
     const state = async () => JSON.parse(await fs.readFile(stateFile, 'utf8')) as typeof synced;
 

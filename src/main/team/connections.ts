@@ -124,7 +124,12 @@ async function withSyncLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
 async function adoptSyncState(dataDir: string, folder: string, id: string, target: SyncTarget, previous: TeamConnection | undefined): Promise<void> {
   const dir = connectionDir(dataDir, id, folder);
   const file = path.join(dir, 'target.json');
-  const recorded = targetSchema.safeParse(await fs.readFile(file, 'utf8').then((text) => JSON.parse(text) as unknown).catch(() => null));
+  const recorded = targetSchema.safeParse(
+    await fs
+      .readFile(file, 'utf8')
+      .then((text) => JSON.parse(text) as unknown)
+      .catch(() => null),
+  );
   const before = recorded.success ? recorded.data : previous;
   if (before && before.server === target.server && before.team === target.team) return;
   if (before) {
@@ -186,7 +191,13 @@ export class ConnectionStore {
     const memoryDir = await realpathDeepestExisting(connection.memoryDir);
     const full = connectionSchema.parse({ ...connection, memoryDir, id: await memoryDirKey(memoryDir) });
     await this.mutate(async (list) => {
-      await adoptSyncState(this.dataDir, this.folder, full.id, full, list.find((c) => c.id === full.id));
+      await adoptSyncState(
+        this.dataDir,
+        this.folder,
+        full.id,
+        full,
+        list.find((c) => c.id === full.id),
+      );
       return [...list.filter((c) => c.id !== full.id), full];
     });
     return full;

@@ -62,7 +62,8 @@ describeStores('team sync convergence', (h) => {
     try {
       const base = path.join(root, h.kind);
       const clients: TestClient[] = [];
-      for (let i = 0; i < CLIENTS; i++) clients.push(await makeClient(base, `c${i}`, server, server.tokens[i]!, { retry: { attempts: 6, baseMs: 5, maxMs: 80 } }));
+      for (let i = 0; i < CLIENTS; i++)
+        clients.push(await makeClient(base, `c${i}`, server, server.tokens[i]!, { retry: { attempts: 6, baseMs: 5, maxMs: 80 } }));
       const edits: Edit[] = [];
       const stale = { answers: 0, givenUp: 0 };
 
@@ -132,7 +133,9 @@ describeStores('team sync convergence', (h) => {
       // The conflicts are in each client's history too.
       const anyConflict = keptByClient.findIndex((list) => list.length > 0);
       expect((await clients[anyConflict]!.sync.inspect()).conflicts[0]!.localRev).not.toBeNull();
-      console.log(`[${h.kind}] ${edits.length} edits by ${CLIENTS} clients: ${serverCount} on the server, ${conflictCount} kept as conflicts, 0 lost; ${stale.answers} × 412, ${stale.givenUp} pushes postponed`);
+      console.log(
+        `[${h.kind}] ${edits.length} edits by ${CLIENTS} clients: ${serverCount} on the server, ${conflictCount} kept as conflicts, 0 lost; ${stale.answers} × 412, ${stale.givenUp} pushes postponed`,
+      );
 
       // Quiet now: a sync is one conditional GET answered 304, with no body on the wire.
       const quiet = clients[0]!;

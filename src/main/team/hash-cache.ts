@@ -27,7 +27,15 @@ import { writeDataFile } from '../memdir/safe-fs.js';
 export const RACY_MS = 2_000;
 
 /** Stat facts (m, c, s, i), hash h, when these facts were first hashed t, trusted k (absent in older caches: judged by t). */
-const entrySchema = z.object({ m: z.number(), c: z.number(), s: z.number(), i: z.number(), h: z.string().regex(/^[0-9a-f]{64}$/), t: z.number(), k: z.boolean().optional() });
+const entrySchema = z.object({
+  m: z.number(),
+  c: z.number(),
+  s: z.number(),
+  i: z.number(),
+  h: z.string().regex(/^[0-9a-f]{64}$/),
+  t: z.number(),
+  k: z.boolean().optional(),
+});
 const fileSchema = z.object({ version: z.literal(1), entries: z.record(z.string(), entrySchema) });
 type Entry = z.infer<typeof entrySchema>;
 

@@ -41,42 +41,46 @@ function startDyingServer(db: string): Promise<{ url: string; child: ChildProces
   });
 }
 
-it('a push saved by a server killed before it answered comes back as the client\'s own write: no conflict, the newer edit is pushed', { timeout: 60_000 }, async () => {
-  const db = path.join(root, 'team.sqlite');
-  const setup = openSqliteStore(db);
-  await createTeam(setup, 'platform');
-  const { token } = await issueToken(setup, 'platform', 'ann');
-  await setup.close();
+it(
+  "a push saved by a server killed before it answered comes back as the client's own write: no conflict, the newer edit is pushed",
+  { timeout: 60_000 },
+  async () => {
+    const db = path.join(root, 'team.sqlite');
+    const setup = openSqliteStore(db);
+    await createTeam(setup, 'platform');
+    const { token } = await issueToken(setup, 'platform', 'ann');
+    await setup.close();
 
-  const dying = await startDyingServer(db);
-  const a = await makeClient(root, 'ann', { url: dying.url, team: 'platform' }, token);
-  await a.write('deploys.md', '# Deploys\n- freeze on Fridays\n');
-  const lost = await a.sync.sync();
-  expect(await dying.exited).toBe('SIGKILL');
-  expect(lost.error).toMatchObject({ code: 'network', message: expect.stringContaining('lost after the push was sent') });
-  expect(lost.error!.message).toContain('may have saved it');
-  expect(lost.push.uploaded).toEqual([]);
-  // It was committed before the process died.
-  const check = openSqliteStore(db);
-  expect((await check.readEntries('platform'))!.entries.map((e) => e.content)).toEqual(['# Deploys\n- freeze on Fridays\n']);
-  await check.close();
+    const dying = await startDyingServer(db);
+    const a = await makeClient(root, 'ann', { url: dying.url, team: 'platform' }, token);
+    await a.write('deploys.md', '# Deploys\n- freeze on Fridays\n');
+    const lost = await a.sync.sync();
+    expect(await dying.exited).toBe('SIGKILL');
+    expect(lost.error).toMatchObject({ code: 'network', message: expect.stringContaining('lost after the push was sent') });
+    expect(lost.error!.message).toContain('may have saved it');
+    expect(lost.push.uploaded).toEqual([]);
+    // It was committed before the process died.
+    const check = openSqliteStore(db);
+    expect((await check.readEntries('platform'))!.entries.map((e) => e.content)).toEqual(['# Deploys\n- freeze on Fridays\n']);
+    await check.close();
 
-  // The user goes on editing while the server is down.
-  await a.write('deploys.md', '# Deploys\n- freeze on Fridays\n- two approvals\n');
+    // The user goes on editing while the server is down.
+    await a.write('deploys.md', '# Deploys\n- freeze on Fridays\n- two approvals\n');
 
-  // The server is back on the same address.
-  const store = openSqliteStore(db);
-  const back = await startServer({ store, port: Number(new URL(dying.url).port), closeStore: true, limits: { rateLimit: { burst: 1000, perSecond: 1000 } } });
-  try {
-    const next = await a.sync.sync();
-    expect(next.error).toBeNull();
-    expect(next.push.confirmed).toEqual(['deploys.md']);
-    expect(next.pull.conflicts).toEqual([]);
-    expect(next.push.uploaded).toEqual(['deploys.md']);
-    expect((await a.sync.inspect()).conflicts).toEqual([]);
-    expect(await a.read('deploys.md')).toBe('# Deploys\n- freeze on Fridays\n- two approvals\n');
-    expect((await serverEntries(back.url, 'platform', token))['deploys.md']).toBe('# Deploys\n- freeze on Fridays\n- two approvals\n');
-  } finally {
-    await back.close();
-  }
-});
+    // The server is back on the same address.
+    const store = openSqliteStore(db);
+    const back = await startServer({ store, port: Number(new URL(dying.url).port), closeStore: true, limits: { rateLimit: { burst: 1000, perSecond: 1000 } } });
+    try {
+      const next = await a.sync.sync();
+      expect(next.error).toBeNull();
+      expect(next.push.confirmed).toEqual(['deploys.md']);
+      expect(next.pull.conflicts).toEqual([]);
+      expect(next.push.uploaded).toEqual(['deploys.md']);
+      expect((await a.sync.inspect()).conflicts).toEqual([]);
+      expect(await a.read('deploys.md')).toBe('# Deploys\n- freeze on Fridays\n- two approvals\n');
+      expect((await serverEntries(back.url, 'platform', token))['deploys.md']).toBe('# Deploys\n- freeze on Fridays\n- two approvals\n');
+    } finally {
+      await back.close();
+    }
+  },
+);

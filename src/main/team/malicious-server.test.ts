@@ -89,11 +89,21 @@ describe('a malicious sync server', () => {
     expect(await client.files()).toEqual({ 'ok.md': 'honest\n' });
     await outsideUnchanged();
     const { alerts } = await client.alerts.list();
-    expect(alerts).toContainEqual(expect.objectContaining({ kind: 'security', status: 'open', title: 'The sync server sent entries Memdir refused', message: expect.stringContaining(`${hostile.length} entries were not written`) }));
+    expect(alerts).toContainEqual(
+      expect.objectContaining({
+        kind: 'security',
+        status: 'open',
+        title: 'The sync server sent entries Memdir refused',
+        message: expect.stringContaining(`${hostile.length} entries were not written`),
+      }),
+    );
   });
 
   it('sends checksums that do not match the content: nothing written, alerted, never taken as the base', async () => {
-    const { client, outsideUnchanged } = await victim({ kind: 'entries', entries: { 'a.md': { content: 'tampered\n', sha256: 'a'.repeat(64) }, 'b.md': { content: 'fine\n' } } });
+    const { client, outsideUnchanged } = await victim({
+      kind: 'entries',
+      entries: { 'a.md': { content: 'tampered\n', sha256: 'a'.repeat(64) }, 'b.md': { content: 'fine\n' } },
+    });
     await client.write('a.md', 'my local a\n');
     const report = await client.sync.sync();
     expect(report.pull.refused).toEqual([expect.objectContaining({ key: 'a.md', reason: expect.stringContaining('checksum does not match') })]);
@@ -114,7 +124,9 @@ describe('a malicious sync server', () => {
     expect(report.error!.message).not.toMatch(/[\r\n]/);
     const state = await fs.readFile(path.join(client.dataDir, 'team', client.sync.connection.id, 'state.json'), 'utf8');
     expect(state).not.toContain('X-Injected');
-    expect((await client.alerts.list()).alerts).toContainEqual(expect.objectContaining({ kind: 'sync', status: 'open', message: expect.stringContaining('invalid ETag') }));
+    expect((await client.alerts.list()).alerts).toContainEqual(
+      expect.objectContaining({ kind: 'sync', status: 'open', message: expect.stringContaining('invalid ETag') }),
+    );
     // The state was not poisoned: the next sync reaches the server again (and is told the same).
     const requests = server.counts.requests;
     const again = await client.sync.sync();
@@ -123,7 +135,7 @@ describe('a malicious sync server', () => {
     expect(await client.read('mine.md')).toBe('keep me\n');
   });
 
-  it('sends an ETag that is not in the protocol\'s form: refused before anything is written', async () => {
+  it("sends an ETag that is not in the protocol's form: refused before anything is written", async () => {
     const { client, outsideUnchanged } = await victim({ kind: 'entries', entries: { 'a.md': { content: 'a\n' } }, etag: '"a", W/"b"' });
     const report = await client.sync.sync();
     expect(report.error).toMatchObject({ code: 'bad-response', message: expect.stringContaining('invalid ETag') });
@@ -141,7 +153,9 @@ describe('a malicious sync server', () => {
     expect(await client.files()).toEqual({});
     expect(report.etag).toBeNull();
     await outsideUnchanged();
-    expect((await client.alerts.list()).alerts).toContainEqual(expect.objectContaining({ status: 'open', message: expect.stringContaining('more than the 20,000') }));
+    expect((await client.alerts.list()).alerts).toContainEqual(
+      expect.objectContaining({ status: 'open', message: expect.stringContaining('more than the 20,000') }),
+    );
   });
 
   it('a smaller bound chosen for a client holds the same way', async () => {
@@ -186,14 +200,19 @@ describe('a malicious sync server', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(await client.read('mine.md')).toBe('keep me\n');
     await outsideUnchanged();
-    expect((await client.alerts.list()).alerts).toContainEqual(expect.objectContaining({ kind: 'sync', status: 'open', message: expect.stringContaining('412') }));
+    expect((await client.alerts.list()).alerts).toContainEqual(
+      expect.objectContaining({ kind: 'sync', status: 'open', message: expect.stringContaining('412') }),
+    );
     // The next sync tries again (still bounded) rather than giving up forever.
     await client.sync.sync();
     expect(server.counts.puts).toBe(10);
   });
 
   it('answers every push with 428: bounded retries with backoff, then the user is told; the local file stays', async () => {
-    const { server, client } = await victim({ kind: 'refuse-push', status: 428, body: { error: 'precondition-required', message: 'Send If-Match.' } }, { retry: { attempts: 5, baseMs: 20, maxMs: 100 } });
+    const { server, client } = await victim(
+      { kind: 'refuse-push', status: 428, body: { error: 'precondition-required', message: 'Send If-Match.' } },
+      { retry: { attempts: 5, baseMs: 20, maxMs: 100 } },
+    );
     await client.write('mine.md', 'keep me\n');
     const started = performance.now();
     const report = await client.sync.sync();
@@ -202,11 +221,17 @@ describe('a malicious sync server', () => {
     // Four waits of at least 10, 20, 40 and 50 ms (half of each doubled, capped step).
     expect(performance.now() - started).toBeGreaterThanOrEqual(115);
     expect(await client.read('mine.md')).toBe('keep me\n');
-    expect((await client.alerts.list()).alerts).toContainEqual(expect.objectContaining({ kind: 'sync', status: 'open', message: expect.stringContaining('428') }));
+    expect((await client.alerts.list()).alerts).toContainEqual(
+      expect.objectContaining({ kind: 'sync', status: 'open', message: expect.stringContaining('428') }),
+    );
   });
 
   it('refuses keys the push did not carry (400): the push stops at once and says so', async () => {
-    const { server, client } = await victim({ kind: 'refuse-push', status: 400, body: { error: 'invalid-key', message: '1 key(s) refused.', keys: [{ key: 'not-sent.md', code: 'invalid', reason: 'made up' }] } });
+    const { server, client } = await victim({
+      kind: 'refuse-push',
+      status: 400,
+      body: { error: 'invalid-key', message: '1 key(s) refused.', keys: [{ key: 'not-sent.md', code: 'invalid', reason: 'made up' }] },
+    });
     await client.write('mine.md', 'keep me\n');
     const report = await client.sync.sync();
     expect(report.error).toMatchObject({ code: 'server', message: expect.stringContaining('"not-sent.md"') });

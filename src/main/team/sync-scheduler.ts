@@ -286,5 +286,4 @@ export class SyncScheduler {
     await Promise.allSettled([...this.engines.values()].map((entry) => this.retire(entry)));
     await Promise.allSettled([...this.inFlight]);
   }
-
 }

@@ -16,7 +16,10 @@ afterEach(async () => {
 
 describe('lockSyncState', () => {
   it('takes over at once from a syncing process that was killed (kill -9), instead of reporting it busy', async () => {
-    const holder = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'test-support', 'sync-lock-holder.ts'), dir], { cwd: path.resolve(import.meta.dirname, '../../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'test-support', 'sync-lock-holder.ts'), dir], {
+      cwd: path.resolve(import.meta.dirname, '../../..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('locked') && resolve()));
     holder.kill('SIGKILL');
     await once(holder, 'exit');
@@ -28,7 +31,10 @@ describe('lockSyncState', () => {
 
   it('still waits for, then refuses with a sentence, a live holder', async () => {
     const release = await lockSyncState(dir);
-    const holder = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'test-support', 'sync-lock-holder.ts'), dir], { cwd: path.resolve(import.meta.dirname, '../../..'), stdio: ['ignore', 'pipe', 'pipe'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'test-support', 'sync-lock-holder.ts'), dir], {
+      cwd: path.resolve(import.meta.dirname, '../../..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     holder.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const [code] = (await once(holder, 'exit')) as [number];

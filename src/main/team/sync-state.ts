@@ -32,16 +32,26 @@ const sha = z.string().regex(/^[0-9a-f]{64}$/);
 export const syncStateSchema = z.object({
   version: z.literal(1),
   // An ETag not in the protocol's form (stored by an older Memdir) is dropped: the next pull is a full one.
-  etag: z.string().nullable().transform((etag) => (isProtocolEtag(etag) ? etag : null)),
+  etag: z
+    .string()
+    .nullable()
+    .transform((etag) => (isProtocolEtag(etag) ? etag : null)),
   server: z.record(z.string(), sha),
   base: z.record(z.string(), sha),
   refused: z.record(z.string(), sha).default({}),
   lastPullAt: z.string().nullable(),
   lastPushAt: z.string().nullable(),
   conflicts: z.array(teamConflictSchema),
-  lostPush: z.object({ pushId: z.string(), entries: z.record(z.string(), sha) }).nullable().default(null),
+  lostPush: z
+    .object({ pushId: z.string(), entries: z.record(z.string(), sha) })
+    .nullable()
+    .default(null),
   /** The newest team ETag this client has seen in any answer (its own commits too): an answer older than it is a stale duplicate. */
-  seen: z.string().nullable().default(null).transform((etag) => (isProtocolEtag(etag) ? etag : null)),
+  seen: z
+    .string()
+    .nullable()
+    .default(null)
+    .transform((etag) => (isProtocolEtag(etag) ? etag : null)),
 });
 export type SyncState = z.infer<typeof syncStateSchema>;
 

@@ -153,9 +153,16 @@ export class TeamClient implements SpaceClient {
    * ceiling, cancelled at once when `signal` aborts (error `cancelled`). Resolves with status,
    * headers and body bytes; rejects only with TeamClientError.
    */
-  private async request(method: string, pathAndQuery: string, init: { headers?: Record<string, string>; body?: string; limit?: number; keys?: number; signal?: AbortSignal } = {}): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
+  private async request(
+    method: string,
+    pathAndQuery: string,
+    init: { headers?: Record<string, string>; body?: string; limit?: number; keys?: number; signal?: AbortSignal } = {},
+  ): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new TeamClientError('timeout', `The sync server did not answer within ${Math.round(this.timeoutMs / 1000)} s.`)), this.timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new TeamClientError('timeout', `The sync server did not answer within ${Math.round(this.timeoutMs / 1000)} s.`)),
+      this.timeoutMs,
+    );
     const signals = [this.options.signal, init.signal].filter((s): s is AbortSignal => s !== undefined);
     const outer = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     const onOuterAbort = (): void => controller.abort(new TeamClientError('cancelled', 'The sync was cancelled.'));
@@ -169,7 +176,12 @@ export class TeamClient implements SpaceClient {
       try {
         response = await this.fetchImpl(`${this.base}${pathAndQuery}`, {
           method,
-          headers: { authorization: `Bearer ${this.options.token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json; charset=utf-8' } : {}), ...init.headers },
+          headers: {
+            authorization: `Bearer ${this.options.token}`,
+            accept: 'application/json',
+            ...(body !== undefined ? { 'content-type': 'application/json; charset=utf-8' } : {}),
+            ...init.headers,
+          },
           ...(body !== undefined ? { body } : {}),
           // A redirect would carry the token to wherever the server points: never follow one.
           redirect: 'manual',
@@ -180,13 +192,21 @@ export class TeamClient implements SpaceClient {
       }
       if (response.status >= 300 && response.status < 400 && response.status !== 304) {
         await response.body?.cancel().catch(() => undefined);
-        throw new TeamClientError('redirect', `The sync server answered with a redirect (${response.status}${response.headers.get('location') ? ` to ${response.headers.get('location')!.slice(0, 200)}` : ''}); Memdir does not follow redirects with your token. Use the final server URL.`, response.status);
+        throw new TeamClientError(
+          'redirect',
+          `The sync server answered with a redirect (${response.status}${response.headers.get('location') ? ` to ${response.headers.get('location')!.slice(0, 200)}` : ''}); Memdir does not follow redirects with your token. Use the final server URL.`,
+          response.status,
+        );
       }
       const declared = Number(response.headers.get('content-length') ?? NaN);
       if (Number.isFinite(declared) && declared > limit) {
         await response.body?.cancel().catch(() => undefined);
         this.record(method, pathAndQuery, response.status, 0, bytesOut, init.keys);
-        throw new TeamClientError('too-large', `The sync server announced a ${mb(declared)} answer, more than the ${mb(limit)} Memdir reads; nothing was written.`, response.status);
+        throw new TeamClientError(
+          'too-large',
+          `The sync server announced a ${mb(declared)} answer, more than the ${mb(limit)} Memdir reads; nothing was written.`,
+          response.status,
+        );
       }
       const bytes = await this.readLimited(response, limit, controller, method, pathAndQuery, bytesOut, init.keys);
       this.record(method, pathAndQuery, response.status, bytes.byteLength, bytesOut, init.keys);
@@ -201,14 +221,26 @@ export class TeamClient implements SpaceClient {
     this.options.onRequest?.({ method, path: pathAndQuery, status, bytesIn, bytesOut, ...(keys !== undefined ? { keys } : {}) });
   }
 
-  private async readLimited(response: Response, limit: number, controller: AbortController, method: string, pathAndQuery: string, bytesOut: number, keys?: number): Promise<Uint8Array> {
+  private async readLimited(
+    response: Response,
+    limit: number,
+    controller: AbortController,
+    method: string,
+    pathAndQuery: string,
+    bytesOut: number,
+    keys?: number,
+  ): Promise<Uint8Array> {
     const outcome = await readBodyLimited(response.body, limit);
     if (outcome.ok) return outcome.bytes;
     if (outcome.reason === 'aborted') throw this.networkError(outcome.error, controller.signal);
     // It stopped reading; drop the connection too: the rest is never pulled into memory.
     controller.abort(new TeamClientError('too-large', 'too large'));
     this.record(method, pathAndQuery, response.status, outcome.received, bytesOut, keys);
-    throw new TeamClientError('too-large', `The sync server sent more than ${mb(limit)}, the most Memdir reads in one answer; it stopped reading and wrote nothing.`, response.status);
+    throw new TeamClientError(
+      'too-large',
+      `The sync server sent more than ${mb(limit)}, the most Memdir reads in one answer; it stopped reading and wrote nothing.`,
+      response.status,
+    );
   }
 
   private networkError(error: unknown, signal: AbortSignal): TeamClientError {
@@ -223,7 +255,8 @@ export class TeamClient implements SpaceClient {
     const detail = code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
     // These come after the server was reached (a socket closed mid-request, an answer cut off):
     // it may have acted on the request. Anything else never got there.
-    if ((code && SENT.has(code)) || detail === 'terminated') return new TeamClientError('network', `The connection to the sync server at ${this.base} was lost (${detail}).`, null, null, true);
+    if ((code && SENT.has(code)) || detail === 'terminated')
+      return new TeamClientError('network', `The connection to the sync server at ${this.base} was lost (${detail}).`, null, null, true);
     return new TeamClientError('network', `Cannot reach the sync server at ${this.base} (${detail}).`);
   }
 
@@ -236,7 +269,11 @@ export class TeamClient implements SpaceClient {
     }
     precheck?.(value);
     const parsed = schema.safeParse(value);
-    if (!parsed.success) throw new TeamClientError('bad-response', `The sync server's ${what} does not follow the protocol (${firstIssueSentence(parsed.error.issues)}); nothing was written.`);
+    if (!parsed.success)
+      throw new TeamClientError(
+        'bad-response',
+        `The sync server's ${what} does not follow the protocol (${firstIssueSentence(parsed.error.issues)}); nothing was written.`,
+      );
     return parsed.data;
   }
 
@@ -255,13 +292,30 @@ export class TeamClient implements SpaceClient {
     const retry = Number(headers.get('retry-after') ?? NaN);
     const retryAfter = Number.isFinite(retry) && retry >= 0 ? Math.min(retry, 3600) : null;
     const said = error ? ` (${error.message.slice(0, 300)})` : '';
-    if (status === 401 && error?.error === 'token-revoked') return new TeamClientError('revoked', 'The sync server says this token was revoked; ask your team admin for a new one and connect again.', status);
-    if (status === 401) return new TeamClientError('unauthorized', `The sync server refused the token${said}. Check it, or ask your team admin for a new one.`, status);
+    if (status === 401 && error?.error === 'token-revoked')
+      return new TeamClientError('revoked', 'The sync server says this token was revoked; ask your team admin for a new one and connect again.', status);
+    if (status === 401)
+      return new TeamClientError('unauthorized', `The sync server refused the token${said}. Check it, or ask your team admin for a new one.`, status);
     if (status === 404) {
-      if (this.options.scope === 'personal') return new TeamClientError('not-found', 'The sync server has no personal space for this token: it is a team token, or the server does not know personal spaces (update it).', status);
-      return new TeamClientError('not-found', `The sync server has no team "${this.options.team}" for this token: the team name is wrong, or the token belongs to another team.`, status);
+      if (this.options.scope === 'personal')
+        return new TeamClientError(
+          'not-found',
+          'The sync server has no personal space for this token: it is a team token, or the server does not know personal spaces (update it).',
+          status,
+        );
+      return new TeamClientError(
+        'not-found',
+        `The sync server has no team "${this.options.team}" for this token: the team name is wrong, or the token belongs to another team.`,
+        status,
+      );
     }
-    if (status === 429) return new TeamClientError('rate-limited', `The sync server is rate-limiting this token; the next try waits ${retryAfter ?? 5} s.`, status, retryAfter ?? 5);
+    if (status === 429)
+      return new TeamClientError(
+        'rate-limited',
+        `The sync server is rate-limiting this token; the next try waits ${retryAfter ?? 5} s.`,
+        status,
+        retryAfter ?? 5,
+      );
     if (status === 503) return new TeamClientError('unavailable', `The sync server is unavailable for a moment${said}.`, status, retryAfter);
     return new TeamClientError('server', `The sync server answered ${status}${said}.`, status);
   }
@@ -276,7 +330,10 @@ export class TeamClient implements SpaceClient {
     if (!etag) throw new TeamClientError('bad-response', 'The sync server sent no ETag; it does not look like a Memdir sync server.');
     for (const tag of [etag, body?.etag]) {
       if (typeof tag === 'string' && !isProtocolEtag(tag)) {
-        throw new TeamClientError('bad-response', `The sync server sent an invalid ETag with its ${what} (${JSON.stringify((tag as string).slice(0, 60))}); Memdir did not store it and ${after}.`);
+        throw new TeamClientError(
+          'bad-response',
+          `The sync server sent an invalid ETag with its ${what} (${JSON.stringify((tag as string).slice(0, 60))}); Memdir did not store it and ${after}.`,
+        );
       }
     }
     return etag;
@@ -290,7 +347,10 @@ export class TeamClient implements SpaceClient {
     let count = 0;
     for (const key in entries) if (Object.hasOwn(entries, key)) count++;
     if (count > limit) {
-      throw new TeamClientError('too-large', `The sync server sent ${count.toLocaleString('en')} entries, more than the ${limit.toLocaleString('en')} a team may hold; Memdir took none of them and wrote nothing.`);
+      throw new TeamClientError(
+        'too-large',
+        `The sync server sent ${count.toLocaleString('en')} entries, more than the ${limit.toLocaleString('en')} a team may hold; Memdir took none of them and wrote nothing.`,
+      );
     }
   }
 
@@ -309,7 +369,10 @@ export class TeamClient implements SpaceClient {
   }
 
   /** Set the personal space's key record once: the stored record back, or `mismatch` with the one already there. */
-  async setPersonalKey(record: string, opts: { signal?: AbortSignal } = {}): Promise<{ ok: true; body: KeyRecordResponse } | { ok: false; reason: 'mismatch'; keyRecord: string }> {
+  async setPersonalKey(
+    record: string,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<{ ok: true; body: KeyRecordResponse } | { ok: false; reason: 'mismatch'; keyRecord: string }> {
     const r = await this.request('PUT', '/v1/personal/key', { body: JSON.stringify({ keyRecord: record }), limit: ERROR_BODY_LIMIT, signal: opts.signal });
     if (r.status === 200) return { ok: true, body: this.parseJson(r.bytes, keyRecordResponseSchema, 'key record') };
     const error = r.status === 409 ? this.errorBody(r.bytes) : null;
@@ -320,8 +383,12 @@ export class TeamClient implements SpaceClient {
   /** GET entries: all, or those newer than `since`; 304 when `ifNoneMatch` is current. */
   async entries(opts: { ifNoneMatch?: string | null; since?: string | null; signal?: AbortSignal } = {}): Promise<Conditional<EntriesResponse>> {
     const query = opts.since ? `?since=${encodeURIComponent(opts.since)}` : '';
-    const r = await this.request('GET', `${this.teamPath('entries')}${query}`, { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}, signal: opts.signal });
-    if (r.status === 304) return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
+    const r = await this.request('GET', `${this.teamPath('entries')}${query}`, {
+      headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {},
+      signal: opts.signal,
+    });
+    if (r.status === 304)
+      return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, entriesResponseSchema, 'list of entries', (value) => this.checkEntryCount(value));
     return { status: 200, etag: this.etagOf(r.headers, body, 'list of entries'), body };
@@ -329,8 +396,12 @@ export class TeamClient implements SpaceClient {
 
   /** GET checksums (sha256 per key) with the current ETag. */
   async checksums(opts: { ifNoneMatch?: string | null; signal?: AbortSignal } = {}): Promise<Conditional<ChecksumsResponse>> {
-    const r = await this.request('GET', this.teamPath('checksums'), { headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {}, signal: opts.signal });
-    if (r.status === 304) return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
+    const r = await this.request('GET', this.teamPath('checksums'), {
+      headers: opts.ifNoneMatch ? { 'if-none-match': opts.ifNoneMatch } : {},
+      signal: opts.signal,
+    });
+    if (r.status === 304)
+      return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
     if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, checksumsResponseSchema, 'list of checksums');
     return { status: 200, etag: this.etagOf(r.headers, body, 'list of checksums'), body };
@@ -346,16 +417,23 @@ export class TeamClient implements SpaceClient {
    */
   async commit(pushId: string, entries: Record<string, { content: string; base: string | null }>, opts: { signal?: AbortSignal } = {}): Promise<CommitOutcome> {
     const keys = Object.keys(entries).length;
-    const r = await this.request('PUT', this.teamPath('entries', 2), { body: JSON.stringify({ pushId, entries }), limit: ERROR_BODY_LIMIT + 256 * keys, keys, signal: opts.signal });
+    const r = await this.request('PUT', this.teamPath('entries', 2), {
+      body: JSON.stringify({ pushId, entries }),
+      limit: ERROR_BODY_LIMIT + 256 * keys,
+      keys,
+      signal: opts.signal,
+    });
     if (r.status === 200) {
       const body = this.parseJson(r.bytes, commitResponseSchema, 'answer to the push');
       this.etagOf(new Headers(), body, 'answer to the push', 'the push may have been saved: the next sync confirms it');
-      if (body.pushId !== pushId) throw new TeamClientError('bad-response', 'The sync server answered the push with the result of another push; the next sync asks again.');
+      if (body.pushId !== pushId)
+        throw new TeamClientError('bad-response', 'The sync server answered the push with the result of another push; the next sync asks again.');
       return { ok: true, body };
     }
     if ([400, 404, 405, 409, 413].includes(r.status)) {
       const error = this.errorBody(r.bytes);
-      if (!error) throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
+      if (!error)
+        throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
       return { ok: false, status: r.status, error };
     }
     throw this.failure(r.status, r.headers, r.bytes);
@@ -367,7 +445,13 @@ export class TeamClient implements SpaceClient {
    */
   async put(ifMatch: string, entries: Record<string, string>, opts: { signal?: AbortSignal } = {}): Promise<PutOutcome> {
     const keys = Object.keys(entries).length;
-    const r = await this.request('PUT', this.teamPath('entries'), { headers: { 'if-match': ifMatch }, body: JSON.stringify({ entries }), limit: ERROR_BODY_LIMIT, keys, signal: opts.signal });
+    const r = await this.request('PUT', this.teamPath('entries'), {
+      headers: { 'if-match': ifMatch },
+      body: JSON.stringify({ entries }),
+      limit: ERROR_BODY_LIMIT,
+      keys,
+      signal: opts.signal,
+    });
     if (r.status === 200) {
       const body = this.parseJson(r.bytes, putResponseSchema, 'answer to the push');
       // Only the body's ETag is kept from a push answer.
@@ -376,7 +460,8 @@ export class TeamClient implements SpaceClient {
     }
     if ([400, 409, 412, 413, 428].includes(r.status)) {
       const error = this.errorBody(r.bytes);
-      if (!error) throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
+      if (!error)
+        throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
       if (r.status === 412 && !error.etag) error.etag = r.headers.get('etag') ?? undefined;
       if (error.etag !== undefined && !isProtocolEtag(error.etag)) delete error.etag;
       return { ok: false, status: r.status, error };

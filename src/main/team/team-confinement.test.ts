@@ -88,7 +88,7 @@ describe('the team folder swapped for a link while a file in it is being opened'
     const report = await b.sync.sync();
     expect(race.swapped()).toBe(true);
 
-    expect(await contents(outside)).toEqual({ 'authorized_keys': 'ssh-ed25519 AAAA me\n' });
+    expect(await contents(outside)).toEqual({ authorized_keys: 'ssh-ed25519 AAAA me\n' });
     expect(report.pull.written).toEqual([]);
     expect(report.pull.refused).toEqual([expect.objectContaining({ key: 'deploys.md', reason: expect.stringMatching(/link|moved/) })]);
     const security = (await b.alerts.list()).alerts.filter((x) => x.kind === 'security' && x.status === 'open');

@@ -36,7 +36,11 @@ describe('team paths', () => {
     await fs.symlink(path.join(outside, 'x.md'), path.join(teamDir, 'dangling.md'));
     await fs.mkdir(path.join(teamDir, 'dir.md'));
     const team = await checkTeamDir(memoryDir);
-    const reasons = async (key: string): Promise<string> => resolveTeamKey(team, key).then(() => 'ok', (e: TeamPathError) => e.reason);
+    const reasons = async (key: string): Promise<string> =>
+      resolveTeamKey(team, key).then(
+        () => 'ok',
+        (e: TeamPathError) => e.reason,
+      );
     expect(await reasons('infra/dns.md')).toBe('symlink');
     expect(await reasons('dangling.md')).toBe('symlink');
     expect(await reasons('dir.md')).toBe('not-a-file');
@@ -44,7 +48,10 @@ describe('team paths', () => {
     expect(await reasons('a/b/c.md')).toBe('invalid-key');
     expect(await reasons('new/file.md')).toBe('ok');
     const listing = listTeamFiles(team);
-    expect(listing.problems.map((p) => [p.key, p.reason]).sort()).toEqual([['dangling.md', 'symlink'], ['infra', 'symlink']]);
+    expect(listing.problems.map((p) => [p.key, p.reason]).sort()).toEqual([
+      ['dangling.md', 'symlink'],
+      ['infra', 'symlink'],
+    ]);
     expect(await fs.readdir(outside)).toEqual([]);
   });
 

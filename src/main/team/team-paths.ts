@@ -20,7 +20,14 @@ import path from 'node:path';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { type SyncSpace, TEAM_SPACE, isExcluded, spaceRel } from './sync-space.js';
 import { type FileFacts, factsOf } from '../memdir/read-file.js';
-import { MemoryFileError, UnsafePathError, openConfinedForRead, realpathDeepestExisting, realpathDeepestExistingSync, writeFileAtomic } from '../memdir/safe-fs.js';
+import {
+  MemoryFileError,
+  UnsafePathError,
+  openConfinedForRead,
+  realpathDeepestExisting,
+  realpathDeepestExistingSync,
+  writeFileAtomic,
+} from '../memdir/safe-fs.js';
 
 /** A team path that Memdir refuses to read or write, with a sentence a person understands. */
 export class TeamPathError extends Error {
@@ -81,7 +88,11 @@ export async function checkTeamDir(memoryDir: string, space: SyncSpace = TEAM_SP
     } catch {
       // Gone meanwhile.
     }
-    throw new TeamPathError('symlink', space.folder, `${teamDir} is a symbolic link (to ${target}); Memdir never syncs through a link, so team sync is stopped for this project. Replace it with a real folder.`);
+    throw new TeamPathError(
+      'symlink',
+      space.folder,
+      `${teamDir} is a symbolic link (to ${target}); Memdir never syncs through a link, so team sync is stopped for this project. Replace it with a real folder.`,
+    );
   }
   if (st && !st.isDirectory()) throw new TeamPathError('not-a-folder', space.folder, `${teamDir} is not a folder, so there is no team memory to sync.`);
   if (st && realpathDeepestExistingSync(teamDir) !== teamReal) {
@@ -92,7 +103,8 @@ export async function checkTeamDir(memoryDir: string, space: SyncSpace = TEAM_SP
 
 /** A safe-fs refusal on a team file as the team's own error (links and hard links are security alerts). */
 function asTeamError(error: unknown, key: string): unknown {
-  if (error instanceof UnsafePathError) return new TeamPathError(error.reason === 'hardlink' ? 'hardlink' : error.reason === 'invalid' ? 'invalid-key' : error.reason, key, error.message);
+  if (error instanceof UnsafePathError)
+    return new TeamPathError(error.reason === 'hardlink' ? 'hardlink' : error.reason === 'invalid' ? 'invalid-key' : error.reason, key, error.message);
   if (error instanceof MemoryFileError && error.reason === 'not-a-file') return new TeamPathError('not-a-file', key, error.message);
   return error;
 }
@@ -184,7 +196,8 @@ export async function resolveTeamKey(team: TeamDir, key: string): Promise<TeamFi
       const target = await fsp.readlink(current).catch(() => '?');
       throw new TeamPathError('symlink', key, `${shown} is a symbolic link (to ${target}); Memdir never reads or writes through links in a synced folder.`);
     }
-    if (i < parts.length - 1 && !st.isDirectory()) throw new TeamPathError('not-a-folder', key, `${shown} is a file where ${spaceRel(team.space, key)} needs a folder.`);
+    if (i < parts.length - 1 && !st.isDirectory())
+      throw new TeamPathError('not-a-folder', key, `${shown} is a file where ${spaceRel(team.space, key)} needs a folder.`);
     if (i === parts.length - 1 && !st.isFile()) throw new TeamPathError('not-a-file', key, `${spaceRel(team.space, key)} exists and is not a regular file.`);
   }
   const real = await realpathDeepestExisting(current);
@@ -306,7 +319,11 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
     for (const name of hardlinked) {
       if (!/\.md$/i.test(name)) continue;
       const key = prefix + name;
-      problems.push({ key, reason: 'hardlink', detail: `${spaceRel(team.space, key)} is a hard link (one file with several names, which may be outside this folder, such as ~/.ssh/id_ed25519); Memdir never reads or uploads it. Replace it with a copy.` });
+      problems.push({
+        key,
+        reason: 'hardlink',
+        detail: `${spaceRel(team.space, key)} is a hard link (one file with several names, which may be outside this folder, such as ~/.ssh/id_ed25519); Memdir never reads or uploads it. Replace it with a copy.`,
+      });
     }
     for (const entry of others) {
       const name = entry.name;
@@ -320,10 +337,20 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
         } catch {
           // Vanished meanwhile: still worth reporting as what it was.
         }
-        problems.push({ key, reason: 'symlink', detail: `${spaceRel(team.space, key)} is a symbolic link (to ${target}); it is never followed or synced.`, target });
+        problems.push({
+          key,
+          reason: 'symlink',
+          detail: `${spaceRel(team.space, key)} is a symbolic link (to ${target}); it is never followed or synced.`,
+          target,
+        });
       } else if (entry.isDirectory()) {
         if (depth === 0) walk(abs, `${key}/`, 1);
-        else problems.push({ key, reason: 'too-deep', detail: `${spaceRel(team.space, key)} is a folder two levels deep; synced memory keys are at most one folder deep (folder/file.md).` });
+        else
+          problems.push({
+            key,
+            reason: 'too-deep',
+            detail: `${spaceRel(team.space, key)} is a folder two levels deep; synced memory keys are at most one folder deep (folder/file.md).`,
+          });
       } else if (/\.md$/i.test(name)) {
         problems.push({ key, reason: 'not-a-file', detail: `${spaceRel(team.space, key)} is not a regular file.` });
       }

@@ -70,7 +70,8 @@ function gatedFetch() {
   let opened = Promise.resolve();
   let arrive: () => void = () => undefined;
   let arrival = Promise.resolve();
-  const aborted = (signal: AbortSignal | null | undefined) => new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+  const aborted = (signal: AbortSignal | null | undefined) =>
+    new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
   return {
     /** Hold the entries requests from now on; resolves when the first one waits at the gate. */
     hold(): Promise<void> {
@@ -115,16 +116,36 @@ describe('team sync in the app', () => {
     await createTeam(store, 'other');
     const otherToken = (await issueToken(store, 'other', 'x')).token;
     const base = { dir: '-work-app', server: server.url, team: server.team };
-    expect(await a.api.call('team.connect', { ...base, token: 'hunter2' })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringContaining('not a Memdir team token') } });
-    expect(await a.api.call('team.connect', { ...base, token: otherToken })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: 'This token belongs to team "other", not "platform". Use a token issued for platform, or connect to other.' } });
-    expect(await a.api.call('team.connect', { ...base, server: 'http://sync.example.com', token: server.tokens[0] })).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringContaining('unencrypted') } });
-    expect(await a.api.call('team.connect', { ...base, server: 'http://127.0.0.1:1', token: server.tokens[0] })).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('Cannot reach the sync server') } });
-    expect(await a.api.call('team.connect', { ...base, team: 'Not A Team', token: server.tokens[0] })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+    expect(await a.api.call('team.connect', { ...base, token: 'hunter2' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input', message: expect.stringContaining('not a Memdir team token') },
+    });
+    expect(await a.api.call('team.connect', { ...base, token: otherToken })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input', message: 'This token belongs to team "other", not "platform". Use a token issued for platform, or connect to other.' },
+    });
+    expect(await a.api.call('team.connect', { ...base, server: 'http://sync.example.com', token: server.tokens[0] })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input', message: expect.stringContaining('unencrypted') },
+    });
+    expect(await a.api.call('team.connect', { ...base, server: 'http://127.0.0.1:1', token: server.tokens[0] })).toMatchObject({
+      ok: false,
+      error: { code: 'unavailable', message: expect.stringContaining('Cannot reach the sync server') },
+    });
+    expect(await a.api.call('team.connect', { ...base, team: 'Not A Team', token: server.tokens[0] })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input' },
+    });
     expect((await ok<{ connection: unknown; state: string }>(a.api, 'team.status', { dir: '-work-app' })).state).toBe('not-connected');
   });
 
   it('connects: the token goes to the credential store only, never into the connection file or the status', async () => {
-    const status = await ok<{ connection: { member: string; tokenStored: boolean; tokenId: string }; state: string }>(a.api, 'team.connect', { dir: '-work-app', server: server.url, team: server.team, token: server.tokens[0] });
+    const status = await ok<{ connection: { member: string; tokenStored: boolean; tokenId: string }; state: string }>(a.api, 'team.connect', {
+      dir: '-work-app',
+      server: server.url,
+      team: server.team,
+      token: server.tokens[0],
+    });
     expect(status.connection).toMatchObject({ member: 'member-0', tokenStored: true });
     expect(status.state).toBe('synced');
     expect(JSON.stringify(status)).not.toContain(server.tokens[0]!.slice(21));
@@ -135,7 +156,10 @@ describe('team sync in the app', () => {
   });
 
   it('moves a memory to the team (its index line too, one history entry) — never a user memory', async () => {
-    expect(await a.api.call('team.move', { dir: '-work-app', file: 'user_me.md', to: 'team' })).toMatchObject({ ok: false, error: { code: 'scope-refused', message: expect.stringContaining('always stays private') } });
+    expect(await a.api.call('team.move', { dir: '-work-app', file: 'user_me.md', to: 'team' })).toMatchObject({
+      ok: false,
+      error: { code: 'scope-refused', message: expect.stringContaining('always stays private') },
+    });
     const moved = await ok<{ file: string; scope: string; rev: string }>(a.api, 'team.move', { dir: '-work-app', file: 'project_deploys.md', to: 'team' });
     expect(moved).toMatchObject({ file: 'project_deploys.md', scope: 'team' });
     expect(await fs.readFile(path.join(a.memoryDir, 'MEMORY.md'), 'utf8')).toBe('- [Me](user_me.md) — who I am\n');
@@ -159,13 +183,19 @@ describe('team sync in the app', () => {
     const { movable } = await ok<{ movable: { file: string; scope: string; refusal: string | null }[] }>(a.api, 'team.status', { dir: '-work-app' });
     expect(movable.find((m) => m.scope === 'team' && m.file === 'project_deploys.md')?.refusal).toContain('already shared with the team');
     expect(movable.find((m) => m.scope === 'team' && m.file === 'project_draft.md')?.refusal).toBeNull();
-    expect(await ok(a.api, 'team.move', { dir: '-work-app', file: 'project_draft.md', to: 'private' })).toMatchObject({ file: 'project_draft.md', scope: 'private' });
+    expect(await ok(a.api, 'team.move', { dir: '-work-app', file: 'project_draft.md', to: 'private' })).toMatchObject({
+      file: 'project_draft.md',
+      scope: 'private',
+    });
     expect(await fs.readFile(path.join(a.memoryDir, 'project_draft.md'), 'utf8')).toContain('Not shared yet.');
   });
 
   it('shows a conflict with both sides and resolves it with a merge', async () => {
     await fs.writeFile(path.join(a.memoryDir, 'team', 'project_deploys.md'), topic('Deploys', 'project', 'No deploys on Fridays.\nAlso not on holidays.'));
-    await fs.writeFile(path.join(b.memoryDir, 'team', 'project_deploys.md'), topic('Deploys', 'project', 'No deploys on Fridays.\nRollbacks need two reviewers.'));
+    await fs.writeFile(
+      path.join(b.memoryDir, 'team', 'project_deploys.md'),
+      topic('Deploys', 'project', 'No deploys on Fridays.\nRollbacks need two reviewers.'),
+    );
     await ok(a.api, 'team.sync', { dir: '-work-app' });
     b.events.length = 0;
     await ok(b.api, 'team.sync', { dir: '-work-app' });
@@ -178,7 +208,13 @@ describe('team sync in the app', () => {
     expect(detail.mine).toContain('Rollbacks need two reviewers.');
     expect(detail.theirs).toContain('Also not on holidays.');
     const merged = topic('Deploys', 'project', 'No deploys on Fridays.\nAlso not on holidays.\nRollbacks need two reviewers.');
-    const result = await ok<{ conflict: { status: string }; report: { push: { uploaded: string[] } } }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'merge', text: merged, theirsSha: detail.theirsSha });
+    const result = await ok<{ conflict: { status: string }; report: { push: { uploaded: string[] } } }>(b.api, 'team.resolve', {
+      dir: '-work-app',
+      id: conflict!.id,
+      take: 'merge',
+      text: merged,
+      theirsSha: detail.theirsSha,
+    });
     expect(result.conflict.status).toBe('resolved');
     expect(result.report.push.uploaded).toEqual(['project_deploys.md']);
     await ok(a.api, 'team.sync', { dir: '-work-app' });
@@ -191,15 +227,24 @@ describe('team sync in the app', () => {
     await fs.writeFile(path.join(a.memoryDir, 'team', 'reference_ci.md'), topic('CI', 'reference', `The CI bot token is ${GITHUB_TOKEN} for now.`));
     const report = await ok<{ waiting: { key: string; reason: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
     expect(report.waiting).toEqual([expect.objectContaining({ key: 'reference_ci.md', reason: 'secret' })]);
-    expect(a.events).toContainEqual({ type: 'alert', alert: expect.objectContaining({ kind: 'secret', dir: '-work-app', title: 'A secret kept team/reference_ci.md from being shared' }) });
+    expect(a.events).toContainEqual({
+      type: 'alert',
+      alert: expect.objectContaining({ kind: 'secret', dir: '-work-app', title: 'A secret kept team/reference_ci.md from being shared' }),
+    });
     expect(a.events).toContainEqual({ type: 'alerts-changed', open: 1 });
-    const list = await ok<{ alerts: { id: string; kind: string; findings: { fingerprint: string; match: string; line: number; rule: string }[] }[]; open: number }>(a.api, 'alerts.list', {});
+    const list = await ok<{
+      alerts: { id: string; kind: string; findings: { fingerprint: string; match: string; line: number; rule: string }[] }[];
+      open: number;
+    }>(a.api, 'alerts.list', {});
     expect(list.open).toBe(1);
     const alert = list.alerts[0]!;
     expect(alert.findings).toEqual([expect.objectContaining({ line: 7, rule: expect.stringContaining('github'), match: expect.stringMatching(/^ghp_\*+$/) })]);
     expect(JSON.stringify(list)).not.toContain(GITHUB_TOKEN);
 
-    const redacted = await ok<{ alert: { status: string; resolution: string }; rev: string }>(a.api, 'alerts.redact', { id: alert.id, fingerprint: alert.findings[0]!.fingerprint });
+    const redacted = await ok<{ alert: { status: string; resolution: string }; rev: string }>(a.api, 'alerts.redact', {
+      id: alert.id,
+      fingerprint: alert.findings[0]!.fingerprint,
+    });
     expect(redacted.alert).toMatchObject({ status: 'resolved', resolution: 'redacted' });
     expect(await fs.readFile(path.join(a.memoryDir, 'team', 'reference_ci.md'), 'utf8')).toContain('The CI bot token is [REDACTED] for now.');
     const [entry] = await listHistory(a.memoryDir, { dataDir: a.ctx.dataDir, limit: 1 });
@@ -214,8 +259,15 @@ describe('team sync in the app', () => {
     await ok(a.api, 'team.sync', { dir: '-work-app' });
     const { alerts } = await ok<{ alerts: { id: string; status: string; file: string; findings: { fingerprint: string }[] }[] }>(a.api, 'alerts.list', {});
     const alert = alerts.find((x) => x.status === 'open' && x.file === 'team/reference_demo.md')!;
-    expect(await a.api.call('alerts.allow', { id: alert.id, fingerprint: alert.findings[0]!.fingerprint, why: '' })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
-    const allowed = await ok<{ alert: { status: string }; allowed: { who: string; why: string } }>(a.api, 'alerts.allow', { id: alert.id, fingerprint: alert.findings[0]!.fingerprint, why: 'revoked token quoted from the public docs' });
+    expect(await a.api.call('alerts.allow', { id: alert.id, fingerprint: alert.findings[0]!.fingerprint, why: '' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input' },
+    });
+    const allowed = await ok<{ alert: { status: string }; allowed: { who: string; why: string } }>(a.api, 'alerts.allow', {
+      id: alert.id,
+      fingerprint: alert.findings[0]!.fingerprint,
+      why: 'revoked token quoted from the public docs',
+    });
     expect(allowed.alert.status).toBe('resolved');
     expect(allowed.allowed).toMatchObject({ who: expect.stringContaining('(member-0)'), why: 'revoked token quoted from the public docs' });
     expect((await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toEqual(['reference_demo.md']);
@@ -356,7 +408,12 @@ describe('reconnecting to another team', () => {
       await fs.writeFile(path.join(h.memoryDir, 'team', 'project_style.md'), topic('Style', 'project', 'Platform team: spaces.'));
       expect((await ok<{ push: { uploaded: string[] } }>(h.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toContain('project_style.md');
 
-      const status = await ok<{ connection: { team: string }; conflicts: { id: string; key: string }[] }>(h.api, 'team.connect', { dir: '-work-app', server: server.url, team: 'design', token: (await issueToken(store, 'design', 'hal')).token });
+      const status = await ok<{ connection: { team: string }; conflicts: { id: string; key: string }[] }>(h.api, 'team.connect', {
+        dir: '-work-app',
+        server: server.url,
+        team: 'design',
+        token: (await issueToken(store, 'design', 'hal')).token,
+      });
       expect(status.connection.team).toBe('design');
       expect(status.conflicts).toEqual([expect.objectContaining({ key: 'project_style.md' })]);
       expect(await fs.readFile(path.join(h.memoryDir, 'team', 'project_style.md'), 'utf8')).toContain('Design team: tabs.');

@@ -19,7 +19,16 @@ import { resolveInside, writeFileAtomic } from '../memdir/safe-fs.js';
 import { redactFinding, scanText } from '../secrets/scanner.js';
 import type { CredentialStore } from '../settings/credentials.js';
 import { AlertCenter, AlertError } from './alert-center.js';
-import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from './connections.js';
+import {
+  ConnectionStore,
+  type TeamConnection,
+  TeamConfigError,
+  checkServerUrl,
+  checkTeamName,
+  readToken,
+  tokenCredentialName,
+  tokenIdOf,
+} from './connections.js';
 import { moveMemoryScope, privateMoveRefusals } from './move-scope.js';
 import { TeamClient } from './team-client.js';
 import { type Running, type SchedulerOptions, SyncScheduler } from './sync-scheduler.js';
@@ -103,14 +112,19 @@ export class TeamService {
     const { project, connection } = await this.connectionOf(dir);
     if (!connection) throw new TeamSyncError('not-found', `${dir} is not connected to a sync server; connect it first.`);
     const running = await this.scheduler.engine(connection);
-    if (!running) throw new TeamSyncError('unauthorized', 'No team token is stored for this project (or it cannot be decrypted here); connect again with a token.');
+    if (!running)
+      throw new TeamSyncError('unauthorized', 'No team token is stored for this project (or it cannot be decrypted here); connect again with a token.');
     return { project, running };
   }
 
   // ------------------------------------------------------------------------------------------
   // The Team sync view
 
-  private stateName(running: Running | null, connection: TeamConnection | null, inspected: { waiting: unknown[]; conflicts: unknown[]; lastPullAt: string | null } | null): SyncStateName {
+  private stateName(
+    running: Running | null,
+    connection: TeamConnection | null,
+    inspected: { waiting: unknown[]; conflicts: unknown[]; lastPullAt: string | null } | null,
+  ): SyncStateName {
     if (!connection) return 'not-connected';
     if (!running) return 'error';
     if (running.sync.running) return 'syncing';
@@ -129,10 +143,24 @@ export class TeamService {
     const names = connection ? await this.host.credentials.list().catch(() => []) : [];
     const stayShared = await privateMoveRefusals(project.memoryDir, this.host.dataDir).catch(() => () => null);
     const movable: TeamStatus['movable'] = [
-      ...project.memories.map((m) => ({ file: m.file, name: m.name, type: m.type, scope: 'private' as Scope, suggested: m.type !== null && defaultScope(m.type) === 'team', refusal: scopeRefusal(m.type, 'team') })),
+      ...project.memories.map((m) => ({
+        file: m.file,
+        name: m.name,
+        type: m.type,
+        scope: 'private' as Scope,
+        suggested: m.type !== null && defaultScope(m.type) === 'team',
+        refusal: scopeRefusal(m.type, 'team'),
+      })),
       ...(project.team?.memories ?? []).map((m) => {
         const refusal = stayShared(m.file);
-        return { file: m.file, name: m.name, type: m.type, scope: 'team' as Scope, suggested: refusal === null && m.type !== null && defaultScope(m.type) === 'private', refusal };
+        return {
+          file: m.file,
+          name: m.name,
+          type: m.type,
+          scope: 'team' as Scope,
+          suggested: refusal === null && m.type !== null && defaultScope(m.type) === 'private',
+          refusal,
+        };
       }),
     ];
     const noToken = connection && !running;
@@ -163,7 +191,13 @@ export class TeamService {
       waiting: inspected?.waiting ?? [],
       conflicts: inspected?.conflicts ?? [],
       resolved: inspected?.resolved ?? [],
-      error: noToken ? { code: 'unauthorized', message: 'No team token is stored for this project (or it cannot be decrypted here); connect again with a token.', at: new Date().toISOString() } : (running?.sync.lastError ?? null),
+      error: noToken
+        ? {
+            code: 'unauthorized',
+            message: 'No team token is stored for this project (or it cannot be decrypted here); connect again with a token.',
+            at: new Date().toISOString(),
+          }
+        : (running?.sync.lastError ?? null),
       movable,
     };
   }
@@ -204,7 +238,8 @@ export class TeamService {
     if (!tokenId) throw new TeamConfigError('That is not a Memdir team token (they look like mdt_…, from `memdir server admin issue-token`).');
     const client = new TeamClient({ server, team, token, ...(this.options.fetch ? { fetch: this.options.fetch } : {}), timeoutMs: 15_000 });
     const me = await client.me();
-    if (me.team !== team) throw new TeamConfigError(`This token belongs to team "${me.team}", not "${team}". Use a token issued for ${team}, or connect to ${me.team}.`);
+    if (me.team !== team)
+      throw new TeamConfigError(`This token belongs to team "${me.team}", not "${team}". Use a token issued for ${team}, or connect to ${me.team}.`);
     await client.checksums();
     const previous = await this.connections.forMemoryDir(project.memoryDir);
     // The old engine stops before the connection changes: its last writes to the sync state
@@ -258,7 +293,12 @@ export class TeamService {
     return running.sync.conflictDetail(id);
   }
 
-  async resolve(dir: string, id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null }): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
+  async resolve(
+    dir: string,
+    id: string,
+    take: ConflictResolution,
+    opts: { text?: string; theirsSha?: string | null },
+  ): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
     const { running } = await this.requireEngine(dir);
     const result = await this.scheduler.track(running, running.sync.resolve(id, take, opts));
     this.host.events.publish({ type: 'team-changed', dir });
@@ -282,7 +322,8 @@ export class TeamService {
   async redact(id: string, fingerprint: string): Promise<{ alert: AlertRecord; rev: string | null }> {
     const alert = await this.alerts.get(id);
     if (!alert) throw new AlertError('not-found', 'There is no such alert (it may have been cleared).');
-    if (alert.kind !== 'secret' || !alert.memoryDir || !alert.file) throw new AlertError('invalid-input', 'Only a secret found in a memory file can be redacted.');
+    if (alert.kind !== 'secret' || !alert.memoryDir || !alert.file)
+      throw new AlertError('invalid-input', 'Only a secret found in a memory file can be redacted.');
     const memoryDir = alert.memoryDir;
     const rel = alert.file;
     const inTeam = rel.startsWith(`${TEAM_DIR}/`);
@@ -291,7 +332,10 @@ export class TeamService {
     const { entry } = await transact(memoryDir, { source: 'manual', summary, dataDir: this.host.dataDir }, async () => {
       // A team file is read through its checked handle (no link, no hard link, verified after the open).
       const text = inTeam
-        ? await (await resolveTeamKey(await checkTeamDir(memoryDir), rel.slice(TEAM_DIR.length + 1))).read().then((r) => r?.data.toString('utf8') ?? null, () => null)
+        ? await (await resolveTeamKey(await checkTeamDir(memoryDir), rel.slice(TEAM_DIR.length + 1))).read().then(
+            (r) => r?.data.toString('utf8') ?? null,
+            () => null,
+          )
         : await fs.readFile(await resolveInside(memoryDir, rel), 'utf8').catch(() => null);
       if (text === null) throw new AlertError('not-found', `${rel} no longer exists.`);
       // Scan again: the range in the alert may be stale; the fingerprint says which secret.

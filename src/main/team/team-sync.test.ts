@@ -194,7 +194,12 @@ describe('team sync between two machines', () => {
     const report = await a.sync.sync();
     expect(report.error).toBeNull();
     expect(report.push.uploaded).toEqual([]);
-    expect(report.waiting.map((w) => [w.key, w.reason]).sort()).toEqual([[keyOf('linked'), 'symlink'], ['keys', 'symlink']].sort());
+    expect(report.waiting.map((w) => [w.key, w.reason]).sort()).toEqual(
+      [
+        [keyOf('linked'), 'symlink'],
+        ['keys', 'symlink'],
+      ].sort(),
+    );
     const entries = await serverEntries(server.url, server.team, server.tokens[0]!);
     expect(Object.keys(entries).some((k) => k.startsWith('keys/') || k === keyOf('linked'))).toBe(false);
     const security = (await a.alerts.list()).alerts.filter((x) => x.kind === 'security' && x.status === 'open');
@@ -237,7 +242,14 @@ describe('team sync between two machines', () => {
     const report = await a.sync.sync();
     expect(report.push.uploaded).toEqual([keyOf('ok')]);
     const reasons = Object.fromEntries(report.waiting.map((w) => [w.key, w.reason]));
-    expect(reasons).toMatchObject({ [keyOf('latin1')]: 'not-utf8', 'CON.md': 'invalid-key', 'draft?.md': 'invalid-key', 'shout.MD': 'invalid-key', [keyOf('binary')]: 'binary', [keyOf('big')]: 'too-large' });
+    expect(reasons).toMatchObject({
+      [keyOf('latin1')]: 'not-utf8',
+      'CON.md': 'invalid-key',
+      'draft?.md': 'invalid-key',
+      'shout.MD': 'invalid-key',
+      [keyOf('binary')]: 'binary',
+      [keyOf('big')]: 'too-large',
+    });
   });
 
   it('an older client (protocol 1) recovers from a replayed stale ETag: 412, refetch, recompute, push', async () => {
@@ -261,7 +273,7 @@ describe('team sync between two machines', () => {
     expect(await a.read(keyOf('two'))).toBe('2\n');
   });
 
-  it('an older client (protocol 1) and a new one share a team: each sees the other\'s files; the new one merges over the old one\'s edit', async () => {
+  it("an older client (protocol 1) and a new one share a team: each sees the other's files; the new one merges over the old one's edit", async () => {
     n++;
     const old = await makeClient(root, `old${n}`, server, server.tokens[0]!, { protocol: 1 });
     const fresh = await makeClient(root, `new${n}`, server, server.tokens[1]!);
@@ -293,7 +305,9 @@ describe('team sync between two machines', () => {
 
 describe('team sync while others act', () => {
   /** Two machines on a team of their own (each pull brings only this test's files). */
-  async function ownPair(options: [Parameters<typeof makeClient>[4], Parameters<typeof makeClient>[4]] = [{}, {}]): Promise<[Awaited<ReturnType<typeof makeClient>>, Awaited<ReturnType<typeof makeClient>>, string[]]> {
+  async function ownPair(
+    options: [Parameters<typeof makeClient>[4], Parameters<typeof makeClient>[4]] = [{}, {}],
+  ): Promise<[Awaited<ReturnType<typeof makeClient>>, Awaited<ReturnType<typeof makeClient>>, string[]]> {
     n++;
     const team = `own-${n}`;
     await createTeam(store, team);
@@ -302,7 +316,7 @@ describe('team sync while others act', () => {
     return [await makeClient(root, `a${n}`, at, tokens[0]!, options[0]), await makeClient(root, `b${n}`, at, tokens[1]!, options[1]), tokens];
   }
 
-  it('an editor saving a file between the pull\'s decision and its write: the save is kept as a conflict, not overwritten', async () => {
+  it("an editor saving a file between the pull's decision and its write: the save is kept as a conflict, not overwritten", async () => {
     const key = 'race.md';
     let saved = false;
     const [a, b] = await ownPair([
@@ -350,7 +364,9 @@ describe('team sync while others act', () => {
     clearInterval(editor);
     expect(pulled.error).toBeNull();
     expect(edited).not.toBeNull();
-    const mine = await Promise.all((await b.sync.inspect()).conflicts.filter((c) => c.key === edited).map(async (c) => (await b.sync.conflictDetail(c.id)).mine));
+    const mine = await Promise.all(
+      (await b.sync.inspect()).conflicts.filter((c) => c.key === edited).map(async (c) => (await b.sync.conflictDetail(c.id)).mine),
+    );
     expect([await b.read(edited!), ...mine]).toContain('written here while the pull ran\n');
   });
 
@@ -375,7 +391,7 @@ describe('team sync while others act', () => {
     expect(b.requests.every((r) => r.method === 'GET' && r.status === 304 && r.bytesIn === 0)).toBe(true);
   });
 
-  it('an entry refused for its content is not fetched again: the next sync is one 304, until the server\'s version changes', async () => {
+  it("an entry refused for its content is not fetched again: the next sync is one 304, until the server's version changes", async () => {
     const key = 'long.md';
     const [a, b, tokens] = await ownPair([{}, { maxEntryBytes: 100 }]);
     await a.write(key, `${'x'.repeat(200)}\n`);
@@ -389,7 +405,13 @@ describe('team sync while others act', () => {
     expect(b.requests).toEqual([expect.objectContaining({ method: 'GET', status: 304, bytesIn: 0 })]);
     // The refusal is remembered in the sync state: a restarted client does not fetch it again either.
     const restarted: RequestRecord[] = [];
-    const reopened = await TeamSync.open({ connection: b.sync.connection, token: tokens[1]!, dataDir: b.dataDir, maxEntryBytes: 100, onRequest: (r) => restarted.push(r) });
+    const reopened = await TeamSync.open({
+      connection: b.sync.connection,
+      token: tokens[1]!,
+      dataDir: b.dataDir,
+      maxEntryBytes: 100,
+      onRequest: (r) => restarted.push(r),
+    });
     expect((await reopened.sync()).error).toBeNull();
     expect(restarted).toEqual([expect.objectContaining({ method: 'GET', status: 304 })]);
     // The alert stays up while the entry is left out.

@@ -29,7 +29,19 @@ export { TeamSyncError } from './sync/engine.js';
 export type { RetryPolicy, TeamSyncOptions } from './sync/engine.js';
 
 /** Client errors that need the user (alerted); the rest are transient (shown in the status only). */
-const ALERTED_ERRORS = new Set(['unauthorized', 'revoked', 'not-found', 'redirect', 'bad-response', 'too-large', 'stale', 'team-full', 'unsafe-team-dir', 'server', 'key-mismatch']);
+const ALERTED_ERRORS = new Set([
+  'unauthorized',
+  'revoked',
+  'not-found',
+  'redirect',
+  'bad-response',
+  'too-large',
+  'stale',
+  'team-full',
+  'unsafe-team-dir',
+  'server',
+  'key-mismatch',
+]);
 
 /** See the file comment. */
 export class TeamSync {
@@ -145,7 +157,13 @@ export class TeamSync {
       try {
         team = await checkTeamDir(e.memoryDir, e.space);
       } catch (error) {
-        if (error instanceof TeamPathError) await e.raise(e.topic('teamdir'), { kind: 'security', title: `${e.space.title} stopped: the synced folder is unsafe`, message: error.message, file: e.space.folder || '.' });
+        if (error instanceof TeamPathError)
+          await e.raise(e.topic('teamdir'), {
+            kind: 'security',
+            title: `${e.space.title} stopped: the synced folder is unsafe`,
+            message: error.message,
+            file: e.space.folder || '.',
+          });
         throw error;
       }
       await e.resolveTopic(e.topic('teamdir'), 'the synced folder is a real folder again');
@@ -161,7 +179,13 @@ export class TeamSync {
         // content was refused or whose write failed is not missing: fetching it again changes nothing.
         let missing = false;
         for (const [key, sha] of e.server) {
-          if (!cycle.listing.inStep.has(key) && !cycle.listing.files.has(key) && !problems.has(key) && e.failedWrites.get(key) !== sha && e.refused.get(key) !== sha) {
+          if (
+            !cycle.listing.inStep.has(key) &&
+            !cycle.listing.files.has(key) &&
+            !problems.has(key) &&
+            e.failedWrites.get(key) !== sha &&
+            e.refused.get(key) !== sha
+          ) {
             missing = true;
             break;
           }
@@ -181,7 +205,11 @@ export class TeamSync {
       this.lastError = report.error;
       this.retryAfterSeconds = error instanceof TeamClientError ? error.retryAfterSeconds : null;
       if (ALERTED_ERRORS.has(report.error.code)) {
-        await e.raise(e.topic('sync'), { kind: report.error.code === 'unsafe-team-dir' ? 'security' : 'sync', title: `${e.space.title} of ${e.options.dir ?? e.connection.dir ?? e.memoryDir} needs you`, message: report.error.message });
+        await e.raise(e.topic('sync'), {
+          kind: report.error.code === 'unsafe-team-dir' ? 'security' : 'sync',
+          title: `${e.space.title} of ${e.options.dir ?? e.connection.dir ?? e.memoryDir} needs you`,
+          message: report.error.message,
+        });
       }
     } finally {
       this.running = false;
@@ -205,13 +233,24 @@ export class TeamSync {
   // Status and conflicts
 
   /** What the status view needs, from memory (and a local look when no sync ran yet). */
-  async inspect(): Promise<{ files: number; waiting: WaitingItem[]; conflicts: TeamConflict[]; resolved: TeamConflict[]; lastPullAt: string | null; lastPushAt: string | null; version: number | null }> {
+  async inspect(): Promise<{
+    files: number;
+    waiting: WaitingItem[];
+    conflicts: TeamConflict[];
+    resolved: TeamConflict[];
+    lastPullAt: string | null;
+    lastPushAt: string | null;
+    version: number | null;
+  }> {
     const e = this.e;
     const snapshot = (files: number, waiting: WaitingItem[]) => ({
       files,
       waiting,
       conflicts: e.state.conflicts.filter((c) => c.status === 'open'),
-      resolved: e.state.conflicts.filter((c) => c.status === 'resolved').slice(-10).reverse(),
+      resolved: e.state.conflicts
+        .filter((c) => c.status === 'resolved')
+        .slice(-10)
+        .reverse(),
       lastPullAt: e.state.lastPullAt,
       lastPushAt: e.state.lastPushAt,
       version: e.state.etag ? (parseEtag(e.state.etag)?.version ?? null) : null,
@@ -250,7 +289,11 @@ export class TeamSync {
    * over the server's version (history entry `sync`) and push it — based on the server version
    * this client has seen, so a newer one on the server makes it a conflict again, never a loss.
    */
-  async resolve(id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null } = {}): Promise<{ conflict: TeamConflict; rev: string | null; report: SyncReport | null }> {
+  async resolve(
+    id: string,
+    take: ConflictResolution,
+    opts: { text?: string; theirsSha?: string | null } = {},
+  ): Promise<{ conflict: TeamConflict; rev: string | null; report: SyncReport | null }> {
     const done = await this.exclusive(() => resolveConflict(this.e, id, take, opts));
     const report = take === 'server' ? null : await this.sync();
     return { ...done, report };

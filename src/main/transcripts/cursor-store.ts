@@ -64,7 +64,6 @@ export type CursorLoad =
   /** The file exists but is not a cursor (edited by hand, disk trouble): reported, not thrown. */
   | { status: 'unreadable'; file: string; reason: string };
 
-
 /** Cursors of every transcript and consumer, one file each, under `<dataDir>/cursors`. */
 export class CursorStore {
   /** `<dataDir>/cursors`. */
@@ -77,7 +76,10 @@ export class CursorStore {
   /** The file holding the cursor of `consumer` in `transcriptPath`. */
   fileFor(transcriptPath: string, consumer: string): string {
     if (!CONSUMER_NAME.test(consumer)) throw new CursorConsumerError(`"${consumer}" is not a valid cursor consumer name (use a-z, 0-9, ".", "_", "-")`);
-    const hash = createHash('sha256').update(`${consumer}\0${path.resolve(transcriptPath)}`).digest('hex').slice(0, 32);
+    const hash = createHash('sha256')
+      .update(`${consumer}\0${path.resolve(transcriptPath)}`)
+      .digest('hex')
+      .slice(0, 32);
     return path.join(this.dir, `${hash}.json`);
   }
 

@@ -58,7 +58,14 @@ export async function listSubagentTranscripts(projectDir: string, sessionId: str
   const files = await jsonlFiles(path.join(projectDir, sessionId, 'subagents'));
   return files
     .filter((f) => f.name.startsWith('agent-'))
-    .map((f) => ({ path: f.path, kind: 'subagent' as const, sessionId, agentId: f.name.slice('agent-'.length, -'.jsonl'.length), mtimeMs: f.mtimeMs, size: f.size }))
+    .map((f) => ({
+      path: f.path,
+      kind: 'subagent' as const,
+      sessionId,
+      agentId: f.name.slice('agent-'.length, -'.jsonl'.length),
+      mtimeMs: f.mtimeMs,
+      size: f.size,
+    }))
     .sort(newestFirst);
 }
 
@@ -82,7 +89,9 @@ export async function listProjectTranscripts(projectDir: string, options: ListTr
   // Sub-agent folders may outlive their session file, so every session folder is looked at.
   let folders: string[] = [];
   try {
-    folders = (await fs.readdir(projectDir, { withFileTypes: true })).filter((e) => e.isDirectory() && e.name !== 'memory' && !e.name.startsWith('.')).map((e) => e.name);
+    folders = (await fs.readdir(projectDir, { withFileTypes: true }))
+      .filter((e) => e.isDirectory() && e.name !== 'memory' && !e.name.startsWith('.'))
+      .map((e) => e.name);
   } catch {
     // No project directory: no transcripts.
   }

@@ -46,7 +46,10 @@ describe('readNewTurns with a persisted cursor', () => {
     expect(await commit(first)).toMatchObject({ committed: true });
 
     // The half-written line completes, the open turn ends, another one follows.
-    await fs.appendFile(file, 'age":{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"a\\nb"}]},"uuid":"u-9","sessionId":"session-1"}\n');
+    await fs.appendFile(
+      file,
+      'age":{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"a\\nb"}]},"uuid":"u-9","sessionId":"session-1"}\n',
+    );
     t.assistant('listed', { stopReason: 'end_turn' });
     session(5, 5, t);
     await fs.appendFile(file, t.take());

@@ -163,7 +163,11 @@ export async function readNewTurns(transcriptPath: string, options: ReadNewTurns
   const stored = loaded.status === 'found' ? loaded.cursor : null;
   let reset: CursorReset | null =
     loaded.status === 'unreadable'
-      ? { reason: 'cursor-unreadable', message: `The saved position (${loaded.file}) could not be read (${loaded.reason}); reading the transcript from the start.`, previous: null }
+      ? {
+          reason: 'cursor-unreadable',
+          message: `The saved position (${loaded.file}) could not be read (${loaded.reason}); reading the transcript from the start.`,
+          previous: null,
+        }
       : null;
   const result = (fields: Partial<NewTurns>): NewTurns => ({
     transcriptPath: file,
@@ -262,7 +266,10 @@ function sameCursor(a: TranscriptCursor | null, b: TranscriptCursor | null): boo
  * Save the position reached by `read`, after its turns were processed. Refuses (without writing)
  * when the stored cursor is no longer the one the read started from.
  */
-export async function commitCursor(cursorStore: CursorStore, read: Pick<NewTurns, 'transcriptPath' | 'consumer' | 'previous' | 'cursor'>): Promise<CommitOutcome> {
+export async function commitCursor(
+  cursorStore: CursorStore,
+  read: Pick<NewTurns, 'transcriptPath' | 'consumer' | 'previous' | 'cursor'>,
+): Promise<CommitOutcome> {
   const loaded = await cursorStore.load(read.transcriptPath, read.consumer);
   const current = loaded.status === 'found' ? loaded.cursor : null;
   if (!read.cursor) return { committed: false, reason: 'nothing-to-commit', current };

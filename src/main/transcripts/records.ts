@@ -173,13 +173,7 @@ export type FileHistorySnapshotRecord = z.infer<typeof FileHistorySnapshotRecord
 export type QueueOperationRecord = z.infer<typeof QueueOperationRecordSchema>;
 
 /** One transcript line of a type we know. */
-export type TranscriptRecord =
-  | UserRecord
-  | AssistantRecord
-  | SummaryRecord
-  | SystemRecord
-  | FileHistorySnapshotRecord
-  | QueueOperationRecord;
+export type TranscriptRecord = UserRecord | AssistantRecord | SummaryRecord | SystemRecord | FileHistorySnapshotRecord | QueueOperationRecord;
 
 const SCHEMAS: ReadonlyMap<string, z.ZodType<TranscriptRecord>> = new Map<string, z.ZodType<TranscriptRecord>>([
   ['user', UserRecordSchema],
@@ -241,9 +235,7 @@ export function toolResultText(block: ToolResultBlock): string {
   const content = block.content;
   if (content == null) return '';
   if (typeof content === 'string') return content;
-  return content
-    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : `[${part.type}]`))
-    .join('\n');
+  return content.map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : `[${part.type}]`)).join('\n');
 }
 
 /** A `system` line that marks where Claude Code compacted the conversation. */

@@ -53,7 +53,12 @@ describe('grepTranscript', () => {
   });
 
   it('takes the line’s own timestamp, not one nested earlier in it', () => {
-    const line = JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_use', input: { timestamp: '1999-01-01' } }] }, uuid: 'x', timestamp: '2026-03-01T10:00:00Z' });
+    const line = JSON.stringify({
+      type: 'user',
+      message: { content: [{ type: 'tool_use', input: { timestamp: '1999-01-01' } }] },
+      uuid: 'x',
+      timestamp: '2026-03-01T10:00:00Z',
+    });
     expect(rawTimestamp(line)).toBe('2026-03-01T10:00:00Z');
     expect(rawTimestamp('{"a":1}')).toBeNull();
   });

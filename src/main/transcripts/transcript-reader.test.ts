@@ -44,9 +44,22 @@ describe('the shared fixtures (claude-code-log, MIT)', () => {
       { start: 'prompt', complete: true, endReason: 'end_turn', tools: ['Bash (ok)'], assistantMessages: 2, mergedLines: 0 },
       { start: 'prompt', complete: false, endReason: null, tools: [], assistantMessages: 0, mergedLines: 0 },
     ]);
-    expect(turns[0]).toMatchObject({ userText: expect.stringMatching(/^Hello Claude! Can you help me understand/), sessionId: 'test_session', firstUuid: 'msg_001', lastUuid: 'msg_002', startedAt: '2025-06-14T10:00:00Z', endedAt: '2025-06-14T10:00:30Z', cwd: '/tmp' });
+    expect(turns[0]).toMatchObject({
+      userText: expect.stringMatching(/^Hello Claude! Can you help me understand/),
+      sessionId: 'test_session',
+      firstUuid: 'msg_001',
+      lastUuid: 'msg_002',
+      startedAt: '2025-06-14T10:00:00Z',
+      endedAt: '2025-06-14T10:00:30Z',
+      cwd: '/tmp',
+    });
     expect(turns[0]!.assistantText).toMatch(/decorator/i);
-    expect(turns[1]!.toolCalls[0]).toMatchObject({ name: 'Edit', filePath: '/tmp/decorator_example.py', cwd: '/tmp', result: { isError: false, text: 'File created successfully at: /tmp/decorator_example.py' } });
+    expect(turns[1]!.toolCalls[0]).toMatchObject({
+      name: 'Edit',
+      filePath: '/tmp/decorator_example.py',
+      cwd: '/tmp',
+      result: { isError: false, text: 'File created successfully at: /tmp/decorator_example.py' },
+    });
     expect(turns[1]!.usage).toEqual({ inputTokens: 78, outputTokens: 95, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, contextTokens: 78 });
   });
 
@@ -110,7 +123,16 @@ describe('TranscriptReader', () => {
   it('counts malformed, invalid and unknown lines with their offsets and keeps going', async () => {
     const file = path.join(tmp, 't.jsonl');
     const good = JSON.stringify({ type: 'summary', summary: 'ok', leafUuid: 'x' });
-    const lines = [good, '{"type":"user","message":{"role":"user","content":"hi"}', 'not json at all', '', '{"type":"progress","data":{}}', '{"type":"assistant","uuid":"a","message":{"content":42}}', '{"type":"x-new-thing"}', good];
+    const lines = [
+      good,
+      '{"type":"user","message":{"role":"user","content":"hi"}',
+      'not json at all',
+      '',
+      '{"type":"progress","data":{}}',
+      '{"type":"assistant","uuid":"a","message":{"content":42}}',
+      '{"type":"x-new-thing"}',
+      good,
+    ];
     await fs.writeFile(file, lines.map((l) => `${l}\n`).join(''));
     const offsets: number[] = [];
     lines.reduce((at, l) => (offsets.push(at), at + Buffer.byteLength(l) + 1), 0);
@@ -118,8 +140,24 @@ describe('TranscriptReader', () => {
     const reader = new TranscriptReader(file);
     const events: TranscriptEvent[] = [];
     for await (const event of reader.events()) events.push(event);
-    expect(events.map((e) => (e.kind === 'record' ? e.record.type : e.reason))).toEqual(['summary', 'malformed', 'malformed', 'blank', 'unknown-type', 'invalid', 'unknown-type', 'summary']);
-    expect(reader.stats).toMatchObject({ lines: 8, records: 2, blank: 1, malformed: { count: 2 }, invalid: { count: 1 }, unknownTypes: { progress: 1, 'x-new-thing': 1 } });
+    expect(events.map((e) => (e.kind === 'record' ? e.record.type : e.reason))).toEqual([
+      'summary',
+      'malformed',
+      'malformed',
+      'blank',
+      'unknown-type',
+      'invalid',
+      'unknown-type',
+      'summary',
+    ]);
+    expect(reader.stats).toMatchObject({
+      lines: 8,
+      records: 2,
+      blank: 1,
+      malformed: { count: 2 },
+      invalid: { count: 1 },
+      unknownTypes: { progress: 1, 'x-new-thing': 1 },
+    });
     expect(reader.stats.malformed.samples.map((s) => s.offset)).toEqual([offsets[1], offsets[2]]);
     expect(reader.stats.invalid.samples[0]).toMatchObject({ offset: offsets[5], type: 'assistant', detail: expect.stringContaining('message.content') });
     expect(reader.end).toMatchObject({ status: 'eof', consumedTo: (await fs.stat(file)).size });
@@ -132,7 +170,14 @@ describe('TranscriptReader', () => {
       uuid: 'a1',
       cwd: 42,
       timestamp: '2026-01-01T00:00:00Z',
-      message: { id: 'm', content: [{ type: 'server_tool_use', id: 's', name: 'web_search' }, { type: 'text', text: 'hello' }], usage: 'n/a' },
+      message: {
+        id: 'm',
+        content: [
+          { type: 'server_tool_use', id: 's', name: 'web_search' },
+          { type: 'text', text: 'hello' },
+        ],
+        usage: 'n/a',
+      },
       toolUseResult: { huge: 'x'.repeat(1000) },
     };
     await fs.writeFile(file, `${JSON.stringify(line)}\n`);
@@ -140,7 +185,18 @@ describe('TranscriptReader', () => {
     const events: TranscriptEvent[] = [];
     for await (const event of reader.events()) events.push(event);
     const record = events[0]!.kind === 'record' ? events[0]!.record : null;
-    expect(record).toMatchObject({ type: 'assistant', uuid: 'a1', cwd: undefined, message: { content: [{ type: 'unknown', originalType: 'server_tool_use' }, { type: 'text', text: 'hello' }], usage: undefined } });
+    expect(record).toMatchObject({
+      type: 'assistant',
+      uuid: 'a1',
+      cwd: undefined,
+      message: {
+        content: [
+          { type: 'unknown', originalType: 'server_tool_use' },
+          { type: 'text', text: 'hello' },
+        ],
+        usage: undefined,
+      },
+    });
     expect(record).not.toHaveProperty('toolUseResult');
   });
 });

@@ -33,7 +33,11 @@ describe('turn assembly', () => {
         { type: 'text', text: 'Let me look.' },
         { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/work/app/src/config.ts' } },
       ],
-      { messageId: 'msg_A', stopReason: 'tool_use', usage: { input_tokens: 10, cache_read_input_tokens: 2000, cache_creation_input_tokens: 300, output_tokens: 50 } },
+      {
+        messageId: 'msg_A',
+        stopReason: 'tool_use',
+        usage: { input_tokens: 10, cache_read_input_tokens: 2000, cache_creation_input_tokens: 300, output_tokens: 50 },
+      },
     );
     t.toolResult('toolu_1', 'export const load = () => {}');
     t.assistant(
@@ -44,11 +48,23 @@ describe('turn assembly', () => {
       { messageId: 'msg_B', usage: { input_tokens: 12, cache_read_input_tokens: 2400, cache_creation_input_tokens: 500, output_tokens: 80 } },
     );
     t.toolResult('toolu_2', 'String not found in file', true);
-    t.assistant('Done: `load` is now `loadConfig`.', { messageId: 'msg_C', stopReason: 'end_turn', usage: { input_tokens: 3, cache_read_input_tokens: 3000, cache_creation_input_tokens: 100, output_tokens: 30 } });
+    t.assistant('Done: `load` is now `loadConfig`.', {
+      messageId: 'msg_C',
+      stopReason: 'end_turn',
+      usage: { input_tokens: 3, cache_read_input_tokens: 3000, cache_creation_input_tokens: 100, output_tokens: 30 },
+    });
     const [turn, ...rest] = await turnsOf(t.take());
 
     expect(rest).toEqual([]);
-    expect(turn).toMatchObject({ start: 'prompt', complete: true, endReason: 'end_turn', userText: 'Rename the config loader', assistantMessages: 3, mergedLines: 3, lines: 9 });
+    expect(turn).toMatchObject({
+      start: 'prompt',
+      complete: true,
+      endReason: 'end_turn',
+      userText: 'Rename the config loader',
+      assistantMessages: 3,
+      mergedLines: 3,
+      lines: 9,
+    });
     expect(turn!.assistantText).toBe('Let me look.\n\nRenamed it.\n\nDone: `load` is now `loadConfig`.');
     expect(turn!.finalAssistantText).toBe('Done: `load` is now `loadConfig`.');
     expect(turn!.toolCalls.map((c) => [c.name, c.filePath, c.messageId, c.result?.isError])).toEqual([
@@ -87,7 +103,12 @@ describe('turn assembly', () => {
 
   it('keeps byte ranges contiguous: lines between turns belong to the next turn', async () => {
     const t = new TranscriptBuilder();
-    t.record({ type: 'file-history-snapshot', messageId: 'x', snapshot: { messageId: 'x', trackedFileBackups: {}, timestamp: '2026-03-01T09:59:59Z' }, isSnapshotUpdate: false });
+    t.record({
+      type: 'file-history-snapshot',
+      messageId: 'x',
+      snapshot: { messageId: 'x', trackedFileBackups: {}, timestamp: '2026-03-01T09:59:59Z' },
+      isSnapshotUpdate: false,
+    });
     t.prompt('one').assistant('a', { stopReason: 'end_turn' });
     t.system('stop_hook_summary');
     t.record({ type: 'queue-operation', operation: 'enqueue', timestamp: '2026-03-01T10:00:30Z', sessionId: 'session-1', content: 'two' });
@@ -105,7 +126,10 @@ describe('turn assembly', () => {
     t.prompt('long task').assistant('working', { stopReason: 'end_turn' });
     t.prompt('<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args></command-args>');
     t.system('compact_boundary', { compactMetadata: { trigger: 'manual', preTokens: 154000 } });
-    t.userLine('This session is being continued from a previous conversation that ran out of context. Summary: ...', { isCompactSummary: true, isVisibleInTranscriptOnly: true });
+    t.userLine('This session is being continued from a previous conversation that ran out of context. Summary: ...', {
+      isCompactSummary: true,
+      isVisibleInTranscriptOnly: true,
+    });
     t.userLine('<local-command-stdout>Compacted (ctrl+r to see full summary)</local-command-stdout>');
     t.prompt('continue please').assistant('continuing', { stopReason: 'end_turn' });
     const turns = await turnsOf(t.take());
@@ -153,7 +177,8 @@ describe('turn assembly', () => {
     t.prompt('before').assistant('ok', { stopReason: 'end_turn' });
     await fs.writeFile(file, t.take());
     // A prompt with a pasted 60 MB image, written in pieces so the test never holds it whole.
-    const head = '{"parentUuid":"u-2","isSidechain":false,"userType":"external","cwd":"/work/app","sessionId":"session-1","version":"2.0.14","gitBranch":"main","type":"user","message":{"role":"user","content":[{"type":"text","text":"what is in this screenshot?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"';
+    const head =
+      '{"parentUuid":"u-2","isSidechain":false,"userType":"external","cwd":"/work/app","sessionId":"session-1","version":"2.0.14","gitBranch":"main","type":"user","message":{"role":"user","content":[{"type":"text","text":"what is in this screenshot?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"';
     const handle = await fs.open(file, 'a');
     await handle.write(head);
     const piece = Buffer.alloc(4 * 1024 * 1024, 'A');
@@ -197,7 +222,19 @@ describe('turn assembly', () => {
   it('ignores zero usage of Claude Code’s synthetic error messages', async () => {
     const t = new TranscriptBuilder();
     t.prompt('go').assistant('partial', { usage: { input_tokens: 5, cache_read_input_tokens: 9000 } });
-    t.record({ type: 'assistant', uuid: 'err', isApiErrorMessage: true, message: { id: 'e', model: '<synthetic>', role: 'assistant', content: [{ type: 'text', text: 'API Error: 529 overloaded' }], stop_reason: 'stop_sequence', usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } });
+    t.record({
+      type: 'assistant',
+      uuid: 'err',
+      isApiErrorMessage: true,
+      message: {
+        id: 'e',
+        model: '<synthetic>',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'API Error: 529 overloaded' }],
+        stop_reason: 'stop_sequence',
+        usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      },
+    });
     const [turn] = await turnsOf(t.take());
     expect(turn).toMatchObject({ complete: true, endReason: 'end_turn', usage: { contextTokens: 9105 } });
   });
@@ -207,7 +244,11 @@ describe('sub-agent transcripts', () => {
   it('are listed under <sessionId>/subagents and read with the same reader as sidechain turns', async () => {
     const project = path.join(tmp, 'projects', '-work-app');
     const main = new TranscriptBuilder({ sessionId: 'sess-1' });
-    main.prompt('review the PR').assistant([{ type: 'tool_use', id: 'task1', name: 'Task', input: { description: 'review', prompt: 'Review the diff', subagent_type: 'code-reviewer' } }]);
+    main
+      .prompt('review the PR')
+      .assistant([
+        { type: 'tool_use', id: 'task1', name: 'Task', input: { description: 'review', prompt: 'Review the diff', subagent_type: 'code-reviewer' } },
+      ]);
     // Older Claude Code wrote sub-agent lines into the main file: they are not main turns.
     main.record({ type: 'user', uuid: 'side-1', isSidechain: true, sessionId: 'sess-1', message: { role: 'user', content: 'Review the diff' } });
     main.toolResult('task1', 'Looks good').assistant('The reviewer found nothing.', { stopReason: 'end_turn' });
@@ -220,9 +261,18 @@ describe('sub-agent transcripts', () => {
     expect(mainTurns).toHaveLength(1);
     expect(mainTurns[0]).toMatchObject({ otherChainLines: 1, isSidechain: false, finalAssistantText: 'The reviewer found nothing.' });
     expect(agentTurns).toHaveLength(1);
-    expect(agentTurns[0]).toMatchObject({ isSidechain: true, agentId: 'a1b2c3', userText: 'Review the diff', finalAssistantText: 'Looks good', complete: true });
+    expect(agentTurns[0]).toMatchObject({
+      isSidechain: true,
+      agentId: 'a1b2c3',
+      userText: 'Review the diff',
+      finalAssistantText: 'Looks good',
+      complete: true,
+    });
 
     expect((await listSubagentTranscripts(project, 'sess-1')).map((f) => [f.kind, f.sessionId, f.agentId])).toEqual([['subagent', 'sess-1', 'a1b2c3']]);
-    expect((await listProjectTranscripts(project, { includeSubagents: true })).map((f) => path.relative(project, f.path)).sort()).toEqual(['sess-1.jsonl', path.join('sess-1', 'subagents', 'agent-a1b2c3.jsonl')]);
+    expect((await listProjectTranscripts(project, { includeSubagents: true })).map((f) => path.relative(project, f.path)).sort()).toEqual([
+      'sess-1.jsonl',
+      path.join('sess-1', 'subagents', 'agent-a1b2c3.jsonl'),
+    ]);
   });
 });

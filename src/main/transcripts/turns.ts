@@ -20,15 +20,7 @@
  * A turn is a digest, not a copy: texts are capped ({@link TurnLimits}) so one enormous turn
  * cannot take the process's memory with it.
  */
-import {
-  type AssistantRecord,
-  type ContentBlock,
-  type Usage,
-  type UserRecord,
-  contentText,
-  isCompactBoundary,
-  toolResultText,
-} from './records.js';
+import { type AssistantRecord, type ContentBlock, type Usage, type UserRecord, contentText, isCompactBoundary, toolResultText } from './records.js';
 import type { FileIdentity } from './line-reader.js';
 import { type ReadStats, type TranscriptEvent, type TranscriptReadEnd, type TranscriptReadOptions, TranscriptReader } from './transcript-reader.js';
 
@@ -328,7 +320,13 @@ export class TurnAssembler {
       return record.type === 'user' ? this.addUser(record, event) : this.addAssistant(record, event);
     }
     const compaction = isCompactBoundary(record)
-      ? { uuid: record.uuid ?? null, timestamp: record.timestamp ?? null, trigger: record.compactMetadata?.trigger ?? null, preTokens: record.compactMetadata?.preTokens ?? null, offset: event.offset }
+      ? {
+          uuid: record.uuid ?? null,
+          timestamp: record.timestamp ?? null,
+          trigger: record.compactMetadata?.trigger ?? null,
+          preTokens: record.compactMetadata?.preTokens ?? null,
+          offset: event.offset,
+        }
       : null;
     if (this.draft) {
       this.extend(this.draft, event.end, null);
@@ -413,7 +411,10 @@ export class TurnAssembler {
     this.anchor(draft, record.uuid, event.offset);
     draft.lastWasAssistant = false;
     const content = record.message.content;
-    draft.turn.charsAfterUsage += typeof content === 'string' ? content.length : content.reduce((n, block) => n + (block.type === 'tool_result' ? toolResultText(block).length : block.type === 'text' ? block.text.length : 0), 0);
+    draft.turn.charsAfterUsage +=
+      typeof content === 'string'
+        ? content.length
+        : content.reduce((n, block) => n + (block.type === 'tool_result' ? toolResultText(block).length : block.type === 'text' ? block.text.length : 0), 0);
     if (kind === 'tool-result' && typeof record.message.content !== 'string') this.attachResults(draft, record, record.message.content);
     return kind === 'interrupt' ? this.complete('interrupted') : done;
   }
@@ -580,7 +581,12 @@ export class TurnAssembler {
       compactions: [...draft.turn.compactions],
       complete: reason !== null,
       endReason: reason,
-      truncated: draft.turn.truncated || draft.user.truncated || draft.assistant.truncated || draft.final.truncated || draft.turn.toolCalls.some((c) => c.result?.truncated),
+      truncated:
+        draft.turn.truncated ||
+        draft.user.truncated ||
+        draft.assistant.truncated ||
+        draft.final.truncated ||
+        draft.turn.toolCalls.some((c) => c.result?.truncated),
     };
   }
 }

@@ -30,7 +30,15 @@ export interface ChartTheme {
 function readTheme(): ChartTheme {
   const css = getComputedStyle(document.documentElement);
   const v = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback;
-  return { text: v('--text', '#1d1d1f'), muted: v('--muted', '#6b6b70'), border: v('--border', '#e2e2e0'), accent: v('--accent', '#3b5bdb'), ok: v('--ok', '#2b8a3e'), warning: v('--warning', '#a05a00'), error: v('--error', '#c92a2a') };
+  return {
+    text: v('--text', '#1d1d1f'),
+    muted: v('--muted', '#6b6b70'),
+    border: v('--border', '#e2e2e0'),
+    accent: v('--accent', '#3b5bdb'),
+    ok: v('--ok', '#2b8a3e'),
+    warning: v('--warning', '#a05a00'),
+    error: v('--error', '#c92a2a'),
+  };
 }
 
 /** The current theme, updated when `data-theme` changes on the page. */
@@ -44,7 +52,17 @@ function useChartTheme(): ChartTheme {
   return theme;
 }
 
-export function Chart({ label, data, options, height = 180 }: { label: string; data: uPlot.AlignedData; options: (theme: ChartTheme) => Omit<uPlot.Options, 'width' | 'height'>; height?: number }) {
+export function Chart({
+  label,
+  data,
+  options,
+  height = 180,
+}: {
+  label: string;
+  data: uPlot.AlignedData;
+  options: (theme: ChartTheme) => Omit<uPlot.Options, 'width' | 'height'>;
+  height?: number;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const theme = useChartTheme();
   const [width, setWidth] = useState(600);

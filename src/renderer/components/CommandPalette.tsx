@@ -83,14 +83,29 @@ export function CommandPalette() {
           hint: 'pull, then push',
           run: () => {
             go({ view: 'project', dir, tab: 'team' });
-            void useTeam.getState().open(dir).then(() => useTeam.getState().syncNow(dir));
+            void useTeam
+              .getState()
+              .open(dir)
+              .then(() => useTeam.getState().syncNow(dir));
           },
         },
-        { id: 'dream-tab', label: 'Dream status and history', hint: 'gates, past dreams, diffs, revert', run: () => go({ view: 'project', dir, tab: 'dream' }) },
-        ...rows.map((m) => ({ id: `m-${m.scope}-${m.file}`, label: m.name, hint: `${m.type ?? ''} ${m.scope} ${m.file}`, run: () => go({ view: 'project', dir, tab: 'memories', scope: m.scope, file: m.file }) })),
+        {
+          id: 'dream-tab',
+          label: 'Dream status and history',
+          hint: 'gates, past dreams, diffs, revert',
+          run: () => go({ view: 'project', dir, tab: 'dream' }),
+        },
+        ...rows.map((m) => ({
+          id: `m-${m.scope}-${m.file}`,
+          label: m.name,
+          hint: `${m.type ?? ''} ${m.scope} ${m.file}`,
+          run: () => go({ view: 'project', dir, tab: 'memories', scope: m.scope, file: m.file }),
+        })),
       );
     }
-    list.push(...projects.map((p) => ({ id: `p-${p.dir}`, label: projectName(p), hint: 'project', run: () => go({ view: 'project', dir: p.dir, tab: 'memories' }) })));
+    list.push(
+      ...projects.map((p) => ({ id: `p-${p.dir}`, label: projectName(p), hint: 'project', run: () => go({ view: 'project', dir: p.dir, tab: 'memories' }) })),
+    );
     return list;
   }, [go, dir, rows, projects]);
   const shown = useMemo(() => matchItems(items, text), [items, text]);
@@ -128,7 +143,14 @@ export function CommandPalette() {
         />
         <ul role="listbox">
           {shown.map((item, i) => (
-            <li key={item.id} role="option" aria-selected={i === active} className={i === active ? 'active' : ''} onMouseEnter={() => setActive(i)} onClick={() => choose(item)}>
+            <li
+              key={item.id}
+              role="option"
+              aria-selected={i === active}
+              className={i === active ? 'active' : ''}
+              onMouseEnter={() => setActive(i)}
+              onClick={() => choose(item)}
+            >
               <span>{item.label}</span>
               <span className="muted small">{item.hint}</span>
             </li>

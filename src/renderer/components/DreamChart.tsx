@@ -17,7 +17,14 @@ export function DreamChart({ dreams }: { dreams: readonly DreamRecord[] }) {
       axes: [{}, { label: 'tokens', size: 64 }, { scale: 'usd', side: 1, label: 'USD', size: 60, grid: { show: false } }],
       series: [
         {},
-        { label: 'Tokens (in + out)', stroke: theme.accent, fill: `${theme.accent}55`, width: 1, paths: uPlot.paths.bars!({ size: [0.6, 40] }), points: { show: false } },
+        {
+          label: 'Tokens (in + out)',
+          stroke: theme.accent,
+          fill: `${theme.accent}55`,
+          width: 1,
+          paths: uPlot.paths.bars!({ size: [0.6, 40] }),
+          points: { show: false },
+        },
         { label: 'Cost (USD, estimated)', scale: 'usd', stroke: theme.warning, width: 2, value: (_u, v) => (v === null ? '—' : `$${v.toFixed(4)}`) },
       ],
     }),

@@ -35,7 +35,8 @@ function Pair({ pair }: { pair: DuplicatePairView }) {
       <div className="toolbar">
         <span className="badge warning">{KIND_LABEL[pair.kind]}</span>
         <span>
-          <strong>{pair.a.name}</strong> <code className="small">{pair.a.file}</code> and <strong>{pair.b.name}</strong> <code className="small">{pair.b.file}</code>
+          <strong>{pair.a.name}</strong> <code className="small">{pair.a.file}</code> and <strong>{pair.b.name}</strong>{' '}
+          <code className="small">{pair.b.file}</code>
         </span>
         <span className="muted small">{Math.round(pair.score * 100)}% alike</span>
         <span className="spacer" />
@@ -56,7 +57,9 @@ function Pair({ pair }: { pair: DuplicatePairView }) {
             <button disabled={busy} onClick={() => void merge(pair.b, [pair.a])}>
               Keep {pair.b.file}, merge {pair.a.file} into it
             </button>
-            <span className="muted small">The kept memory gains what the other says and lists both; the other stays in history. One Undo brings both back.</span>
+            <span className="muted small">
+              The kept memory gains what the other says and lists both; the other stays in history. One Undo brings both back.
+            </span>
           </div>
         </>
       )}
@@ -73,7 +76,8 @@ export function Duplicates({ pairs }: { pairs: readonly DuplicatePairView[] }) {
       ) : (
         <>
           <p className="small">
-            {pairs.length === 1 ? 'One pair of memories says' : `${pairs.length} pairs of memories say`} the same thing twice: both are loaded or offered to recall, and they can drift apart. Compare them and merge.
+            {pairs.length === 1 ? 'One pair of memories says' : `${pairs.length} pairs of memories say`} the same thing twice: both are loaded or offered to
+            recall, and they can drift apart. Compare them and merge.
           </p>
           <ul className="dup-list">
             {pairs.map((p) => (

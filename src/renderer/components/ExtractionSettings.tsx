@@ -18,9 +18,9 @@ function HooksSection() {
     <fieldset>
       <legend>Claude Code hooks</legend>
       <p className="muted small">
-        Connected, Claude Code tells Memdir when a turn ends (Stop), before it compacts (PreCompact) and when a session ends (SessionEnd), and after a compaction or a resume it gets the
-        session&apos;s Session Memory note back (SessionStart). Without hooks, Memdir watches the transcripts instead, which is slower to notice the end of a turn, and the note never
-        reaches Claude Code.
+        Connected, Claude Code tells Memdir when a turn ends (Stop), before it compacts (PreCompact) and when a session ends (SessionEnd), and after a
+        compaction or a resume it gets the session&apos;s Session Memory note back (SessionStart). Without hooks, Memdir watches the transcripts instead, which
+        is slower to notice the end of a turn, and the note never reaches Claude Code.
       </p>
       {status && (
         <p>
@@ -64,11 +64,14 @@ function HooksSection() {
               {w}
             </div>
           ))}
-          {plan.problems.length === 0 && !plan.changed && <p>Nothing to change: {plan.action === 'connect' ? 'the hooks are already there.' : 'there are no Memdir hooks.'}</p>}
+          {plan.problems.length === 0 && !plan.changed && (
+            <p>Nothing to change: {plan.action === 'connect' ? 'the hooks are already there.' : 'there are no Memdir hooks.'}</p>
+          )}
           {plan.changed && (
             <>
               <p>
-                This change will be written to <code>{plan.settingsFile}</code> (the previous version is kept beside it as <code>settings.json.memdir-backup</code>):
+                This change will be written to <code>{plan.settingsFile}</code> (the previous version is kept beside it as{' '}
+                <code>settings.json.memdir-backup</code>):
               </p>
               <DiffView diff={plan.diff} />
               <p className="muted small">Only these lines change: every other byte of the file stays as it is.</p>
@@ -100,24 +103,36 @@ export function ExtractionSettings() {
       <fieldset>
         <legend>Extraction</legend>
         <label className="radio">
-          <input type="checkbox" checked={extraction.enabled} onChange={(e) => void update({ extraction: { enabled: e.target.checked } })} /> Extract memories after each turn
+          <input type="checkbox" checked={extraction.enabled} onChange={(e) => void update({ extraction: { enabled: e.target.checked } })} /> Extract memories
+          after each turn
         </label>
-        <p className="muted small">Claude Code&apos;s own setting wins: with autoMemoryEnabled off (or CLAUDE_CODE_DISABLE_AUTO_MEMORY), nothing is written automatically.</p>
+        <p className="muted small">
+          Claude Code&apos;s own setting wins: with autoMemoryEnabled off (or CLAUDE_CODE_DISABLE_AUTO_MEMORY), nothing is written automatically.
+        </p>
         <label className="radio">
-          <input type="radio" name="extraction-mode" checked={extraction.mode === 'review'} onChange={() => void update({ extraction: { mode: 'review' } })} /> Review first: proposals wait in the Review queue
+          <input type="radio" name="extraction-mode" checked={extraction.mode === 'review'} onChange={() => void update({ extraction: { mode: 'review' } })} />{' '}
+          Review first: proposals wait in the Review queue
         </label>
         <label className="radio">
-          <input type="radio" name="extraction-mode" checked={extraction.mode === 'apply'} onChange={() => void update({ extraction: { mode: 'apply' } })} /> Apply directly: written at once (doubtful ones still wait for review)
+          <input type="radio" name="extraction-mode" checked={extraction.mode === 'apply'} onChange={() => void update({ extraction: { mode: 'apply' } })} />{' '}
+          Apply directly: written at once (doubtful ones still wait for review)
         </label>
       </fieldset>
       <fieldset>
         <legend>Session Memory</legend>
         <label className="radio">
-          <input type="checkbox" checked={session.enabled} onChange={(e) => void update({ session: { enabled: e.target.checked } })} /> Keep a note per live session
+          <input type="checkbox" checked={session.enabled} onChange={(e) => void update({ session: { enabled: e.target.checked } })} /> Keep a note per live
+          session
         </label>
         <label className="stack">
           A session idle this long is over (minutes)
-          <input type="number" min={5} max={10080} defaultValue={session.idleMinutes} onBlur={(e) => Number(e.target.value) !== session.idleMinutes && void update({ session: { idleMinutes: Number(e.target.value) } })} />
+          <input
+            type="number"
+            min={5}
+            max={10080}
+            defaultValue={session.idleMinutes}
+            onBlur={(e) => Number(e.target.value) !== session.idleMinutes && void update({ session: { idleMinutes: Number(e.target.value) } })}
+          />
         </label>
       </fieldset>
       <HooksSection />

@@ -74,7 +74,8 @@ function Result() {
         <p>Undone: every directory is back as it was before.</p>
       ) : (
         <p>
-          {result.kind === 'relink' ? 'Relinked' : 'Merged'}: {added} file{added === 1 ? '' : 's'} moved to {result.plan.target.dir}, one history entry in each directory.{' '}
+          {result.kind === 'relink' ? 'Relinked' : 'Merged'}: {added} file{added === 1 ? '' : 's'} moved to {result.plan.target.dir}, one history entry in each
+          directory.{' '}
           <button onClick={() => void undo()} disabled={busy}>
             Undo {result.kind}
           </button>
@@ -128,25 +129,36 @@ function Orphans() {
     <section className="panel" aria-label="Orphaned memory">
       <h2>Orphaned memory</h2>
       <p className="muted small">
-        These memories were left behind: the folders their sessions ran in no longer exist, so Claude Code reads another, empty memory. Where did the project go?
+        These memories were left behind: the folders their sessions ran in no longer exist, so Claude Code reads another, empty memory. Where did the project
+        go?
       </p>
       {report.orphans.map((o) => (
         <div key={o.dir} className="orphan" aria-label={`Orphan ${o.dir}`}>
           <strong>{o.paths[0] ?? o.dir}</strong>{' '}
           <span className="muted small">
-            {o.memories.private} {o.memories.private === 1 ? 'memory' : 'memories'}{o.memories.team ? `, ${o.memories.team} team` : ''} · last active {ago(o.lastActivityMs)}
+            {o.memories.private} {o.memories.private === 1 ? 'memory' : 'memories'}
+            {o.memories.team ? `, ${o.memories.team} team` : ''} · last active {ago(o.lastActivityMs)}
           </span>
           <ul>
             {o.candidates.map((c) => (
               <li key={c.path}>
-                {c.path} <span className="muted small">({describeEvidence(c.evidence)}; found in {c.origin}{c.claimedBy.length ? `; also claimed by ${c.claimedBy.join(', ')}` : ''})</span>{' '}
+                {c.path}{' '}
+                <span className="muted small">
+                  ({describeEvidence(c.evidence)}; found in {c.origin}
+                  {c.claimedBy.length ? `; also claimed by ${c.claimedBy.join(', ')}` : ''})
+                </span>{' '}
                 <button onClick={() => void previewRelink(o.dir, c.path)} disabled={busy}>
                   Relink here…
                 </button>
               </li>
             ))}
             <li>
-              <input aria-label={`New path for ${o.dir}`} placeholder="/path/where/the/project/is/now" value={paths[o.dir] ?? ''} onChange={(e) => setPaths({ ...paths, [o.dir]: e.target.value })} />{' '}
+              <input
+                aria-label={`New path for ${o.dir}`}
+                placeholder="/path/where/the/project/is/now"
+                value={paths[o.dir] ?? ''}
+                onChange={(e) => setPaths({ ...paths, [o.dir]: e.target.value })}
+              />{' '}
               <button disabled={busy || !(paths[o.dir] ?? '').trim()} onClick={() => void previewRelink(o.dir, paths[o.dir]!.trim())}>
                 Relink to this path…
               </button>
@@ -159,7 +171,9 @@ function Orphans() {
         <button disabled={busy || !folder.trim()} onClick={() => void addLookIn(folder)}>
           Look
         </button>
-        <span className="muted small">Also searched: {[...report.searched.workspaces, ...report.searched.given].join(', ') || 'the folders sessions ran in (add workspaces in Settings)'}</span>
+        <span className="muted small">
+          Also searched: {[...report.searched.workspaces, ...report.searched.given].join(', ') || 'the folders sessions ran in (add workspaces in Settings)'}
+        </span>
       </div>
     </section>
   );
@@ -183,7 +197,10 @@ function CloneGroups() {
             <ul>
               {g.projects.map((p) => (
                 <li key={p.dir}>
-                  {p.path ?? p.dir} <span className="muted small">({p.memories} memories, changed {ago(p.lastChangeMs)})</span>
+                  {p.path ?? p.dir}{' '}
+                  <span className="muted small">
+                    ({p.memories} memories, changed {ago(p.lastChangeMs)})
+                  </span>
                 </li>
               ))}
             </ul>

@@ -29,7 +29,8 @@ export function IndexReorder({ scope, onDone }: { scope: Scope; onDone: () => vo
   return (
     <section aria-label={`Reorder ${scope === 'team' ? 'team ' : ''}MEMORY.md`}>
       <p className="muted small">
-        Drag lines (or focus one and press Alt+↑ / Alt+↓). The agent reads from the top: {cut.cut.length === 0 ? 'in this order, everything reaches it.' : `in this order, ${plural(cut.cut.length, 'pointer')} fall past the cut.`}
+        Drag lines (or focus one and press Alt+↑ / Alt+↓). The agent reads from the top:{' '}
+        {cut.cut.length === 0 ? 'in this order, everything reaches it.' : `in this order, ${plural(cut.cut.length, 'pointer')} fall past the cut.`}
       </p>
       {error && (
         <div className="banner error" role="alert">
@@ -94,7 +95,13 @@ export function IndexReorder({ scope, onDone }: { scope: Scope; onDone: () => vo
                 <button type="button" className="small" aria-label={`Move ${lineLabel(line)} up`} disabled={k === 0} onClick={() => move(k, k - 1)}>
                   ↑
                 </button>
-                <button type="button" className="small" aria-label={`Move ${lineLabel(line)} down`} disabled={k === index.lines.length - 1} onClick={() => move(k, k + 1)}>
+                <button
+                  type="button"
+                  className="small"
+                  aria-label={`Move ${lineLabel(line)} down`}
+                  disabled={k === index.lines.length - 1}
+                  onClick={() => move(k, k + 1)}
+                >
                   ↓
                 </button>
               </li>

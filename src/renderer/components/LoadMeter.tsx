@@ -16,7 +16,15 @@ function Bar({ label, value, limit, unit }: { label: string; value: number; limi
   const over = value > limit ? ((value - limit) / scale) * 100 : 0;
   const level = value > limit ? 'over' : value / limit > 0.85 ? 'near' : 'ok';
   return (
-    <div className={`gauge-row ${level}`} role="meter" aria-label={label} aria-valuemin={0} aria-valuemax={limit} aria-valuenow={value} aria-valuetext={`${fmt(value)} of ${fmt(limit)} ${unit}`}>
+    <div
+      className={`gauge-row ${level}`}
+      role="meter"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={limit}
+      aria-valuenow={value}
+      aria-valuetext={`${fmt(value)} of ${fmt(limit)} ${unit}`}
+    >
       <span className="gauge-label">{label}</span>
       <span className="gauge-track">
         <span className="gauge-fill" style={{ width: `${within}%` }} />
@@ -37,7 +45,9 @@ export function LoadMeter({ index, compact = false }: { index: IndexSummary; com
   const share = Math.max(lines, chars);
   const truncated = index.firstCutLine !== null;
   const level = truncated ? 'over' : share > 0.85 ? 'near' : 'ok';
-  const where = truncated ? `cut from line ${index.firstCutLine}${index.cut.length ? `, ${index.cut.length} ${index.cut.length === 1 ? 'pointer' : 'pointers'} never seen` : ''}` : 'nothing cut';
+  const where = truncated
+    ? `cut from line ${index.firstCutLine}${index.cut.length ? `, ${index.cut.length} ${index.cut.length === 1 ? 'pointer' : 'pointers'} never seen` : ''}`
+    : 'nothing cut';
   const label = `${index.lines}/${INDEX_MAX_LINES} lines, ${fmt(index.chars)}/${fmt(INDEX_MAX_CHARS)} characters, ${where}`;
   if (compact) {
     return (
@@ -57,7 +67,9 @@ export function LoadMeter({ index, compact = false }: { index: IndexSummary; com
     <div className={`gauge ${level}`} aria-label={`Index load: ${label}`}>
       <Bar label="Lines" value={index.lines} limit={INDEX_MAX_LINES} unit="lines" />
       <Bar label="Characters" value={index.chars} limit={INDEX_MAX_CHARS} unit="characters" />
-      <span className={`gauge-cut ${truncated ? 'over' : 'ok'}`}>{truncated ? `✂ ${where[0]!.toUpperCase()}${where.slice(1)}: ${index.reason}` : 'Everything reaches the agent'}</span>
+      <span className={`gauge-cut ${truncated ? 'over' : 'ok'}`}>
+        {truncated ? `✂ ${where[0]!.toUpperCase()}${where.slice(1)}: ${index.reason}` : 'Everything reaches the agent'}
+      </span>
     </div>
   );
 }

@@ -16,7 +16,13 @@ import './curation.css';
 
 type Choice = { kind: 'keep' } | { kind: 'shorten' | 'move-hook'; hook: string } | { kind: 'drop' } | { kind: 'merge'; into: number };
 
-const CHOICE_LABEL = { keep: 'Keep', shorten: 'Shorten the hook', 'move-hook': 'Move the hook into the memory', drop: 'Drop the pointer', merge: 'Merge into…' } as const;
+const CHOICE_LABEL = {
+  keep: 'Keep',
+  shorten: 'Shorten the hook',
+  'move-hook': 'Move the hook into the memory',
+  drop: 'Drop the pointer',
+  merge: 'Merge into…',
+} as const;
 const SHORT_HOOK = 80;
 
 function toActions(choices: ReadonlyMap<number, Choice>, moves: readonly RoomAction[]): RoomAction[] {
@@ -76,7 +82,9 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
 
   const shortenLong = () => {
     const next = new Map(choices);
-    for (const e of entries) if (e.hook.length > LONG_HOOK && (next.get(e.line)?.kind ?? 'keep') === 'keep') next.set(e.line, { kind: 'shorten', hook: shortenHook(e.hook, SHORT_HOOK) });
+    for (const e of entries)
+      if (e.hook.length > LONG_HOOK && (next.get(e.line)?.kind ?? 'keep') === 'keep')
+        next.set(e.line, { kind: 'shorten', hook: shortenHook(e.hook, SHORT_HOOK) });
     setChoices(next);
   };
   const cutEntries = entries.filter((e) => lineFate(beforeLoad, e.line) === 'cut');
@@ -87,7 +95,17 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
   };
   const addMove = () => {
     if (picked.size === 0) return;
-    setMoves([...moves, { kind: 'move-lines', lines: [...picked].sort((a, b) => a - b), file: form.file.trim(), name: form.name.trim(), description: form.description.trim(), type: form.type }]);
+    setMoves([
+      ...moves,
+      {
+        kind: 'move-lines',
+        lines: [...picked].sort((a, b) => a - b),
+        file: form.file.trim(),
+        name: form.name.trim(),
+        description: form.description.trim(),
+        type: form.type,
+      },
+    ]);
     setPicked(new Set());
   };
   const apply = async () => {
@@ -98,17 +116,16 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
     <section className="make-room" aria-label="Make room">
       <h3>Make room in {scope === 'team' ? 'team/MEMORY.md' : 'MEMORY.md'}</h3>
       <p className="muted small">
-        Claude Code loads the first {INDEX_MAX_LINES} lines or {fmt(INDEX_MAX_CHARS)} characters. Choose, line by line, what to shorten, merge, move into a topic file or drop; the loaded part below follows every choice. Nothing is written until you apply — as one history entry,
-        undone in one click.
+        Claude Code loads the first {INDEX_MAX_LINES} lines or {fmt(INDEX_MAX_CHARS)} characters. Choose, line by line, what to shorten, merge, move into a
+        topic file or drop; the loaded part below follows every choice. Nothing is written until you apply — as one history entry, undone in one click.
       </p>
       <div className="room-summary" aria-live="polite" aria-label="Loaded part after your choices">
         <span>
-          Now: {before.lines} lines, {fmt(before.chars)} characters{before.truncated ? `, ${before.cut} ${before.cut === 1 ? 'pointer' : 'pointers'} below the cut` : ''}
+          Now: {before.lines} lines, {fmt(before.chars)} characters
+          {before.truncated ? `, ${before.cut} ${before.cut === 1 ? 'pointer' : 'pointers'} below the cut` : ''}
         </span>
         <span>→</span>
-        <span>
-          After: {sizeAgainstLimits(after)}
-        </span>
+        <span>After: {sizeAgainstLimits(after)}</span>
         {after.truncated ? (
           <span className="over">
             Still cut from line {after.firstCutLine}: {after.cut} {after.cut === 1 ? 'pointer' : 'pointers'} never seen
@@ -121,7 +138,11 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
         {preview.impact.newlyLoaded.length > 0 && <span className="muted small">{preview.impact.newlyLoaded.length} back above the cut</span>}
       </div>
       <div className="toolbar">
-        <button onClick={shortenLong} disabled={!entries.some((e) => e.hook.length > LONG_HOOK)} title={`Shorten every hook longer than ${LONG_HOOK} characters to ${SHORT_HOOK}`}>
+        <button
+          onClick={shortenLong}
+          disabled={!entries.some((e) => e.hook.length > LONG_HOOK)}
+          title={`Shorten every hook longer than ${LONG_HOOK} characters to ${SHORT_HOOK}`}
+        >
           Shorten long hooks
         </button>
         {cutEntries.length > 0 && (
@@ -142,7 +163,8 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
       </div>
       {current !== text && (
         <div className="banner warning" role="status">
-          MEMORY.md changed on disk since you started (Claude Code may have added a pointer). Your choices are for the text you started from; applying them now would be refused.{' '}
+          MEMORY.md changed on disk since you started (Claude Code may have added a pointer). Your choices are for the text you started from; applying them now
+          would be refused.{' '}
           <button
             onClick={() => {
               setText(current);
@@ -172,7 +194,9 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
               return [
                 l.line === firstCutRow ? (
                   <tr key={`cut-${l.line}`} className="room-cut-row">
-                    <td colSpan={4}>✂ Below this line the agent sees nothing ({after.cut} {after.cut === 1 ? 'pointer' : 'pointers'})</td>
+                    <td colSpan={4}>
+                      ✂ Below this line the agent sees nothing ({after.cut} {after.cut === 1 ? 'pointer' : 'pointers'})
+                    </td>
                   </tr>
                 ) : null,
                 <tr key={l.line} className={`${fate === 'cut' ? 'cut' : ''} ${c.kind !== 'keep' || moved.has(l.line) ? 'changed' : ''}`} data-line={l.line}>
@@ -180,10 +204,17 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
                   <td className={`raw ${fate === 'removed' ? 'dropped' : ''}`}>
                     {l.raw || ' '}
                     {(c.kind === 'shorten' || c.kind === 'move-hook') && (
-                      <input type="text" aria-label={`New hook for line ${l.line}`} value={c.hook} onChange={(e) => set(l.line, { kind: c.kind, hook: e.target.value })} />
+                      <input
+                        type="text"
+                        aria-label={`New hook for line ${l.line}`}
+                        value={c.hook}
+                        onChange={(e) => set(l.line, { kind: c.kind, hook: e.target.value })}
+                      />
                     )}
                   </td>
-                  <td className="small">{fate === 'removed' ? 'leaves the index' : fate === 'cut' ? 'below the cut' : fate === 'hidden' ? 'stripped' : 'loaded'}</td>
+                  <td className="small">
+                    {fate === 'removed' ? 'leaves the index' : fate === 'cut' ? 'below the cut' : fate === 'hidden' ? 'stripped' : 'loaded'}
+                  </td>
                   <td>
                     {isEntry ? (
                       <>
@@ -204,7 +235,11 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
                           ))}
                         </select>
                         {c.kind === 'merge' && (
-                          <select aria-label={`Merge line ${l.line} into`} value={c.into} onChange={(e) => set(l.line, { kind: 'merge', into: Number(e.target.value) })}>
+                          <select
+                            aria-label={`Merge line ${l.line} into`}
+                            value={c.into}
+                            onChange={(e) => set(l.line, { kind: 'merge', into: Number(e.target.value) })}
+                          >
                             {entries
                               .filter((x) => x.file !== l.file)
                               .map((x) => (
@@ -246,7 +281,12 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
           </legend>
           <input aria-label="File of the new memory" value={form.file} onChange={(e) => setForm({ ...form, file: e.target.value })} />
           <input aria-label="Name of the new memory" placeholder="Name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
-          <input aria-label="Description of the new memory" placeholder="One-line description (the new hook)" value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} />
+          <input
+            aria-label="Description of the new memory"
+            placeholder="One-line description (the new hook)"
+            value={form.description}
+            onChange={(e) => setForm({ ...form, description: e.target.value })}
+          />
           <select aria-label="Type of the new memory" value={form.type} onChange={(e) => setForm({ ...form, type: e.target.value as MemoryType })}>
             {MEMORY_TYPES.map((t) => (
               <option key={t}>{t}</option>
@@ -262,7 +302,12 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
           Apply {actions.length} {actions.length === 1 ? 'choice' : 'choices'}
         </button>
         <button onClick={onClose}>Cancel</button>
-        {preview.merges.length > 0 && <span className="muted small">{preview.merges.length} {preview.merges.length === 1 ? 'memory is' : 'memories are'} merged into another: the kept one gains its text and lists both.</span>}
+        {preview.merges.length > 0 && (
+          <span className="muted small">
+            {preview.merges.length} {preview.merges.length === 1 ? 'memory is' : 'memories are'} merged into another: the kept one gains its text and lists
+            both.
+          </span>
+        )}
       </div>
     </section>
   );

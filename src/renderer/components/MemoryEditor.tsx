@@ -22,7 +22,9 @@ const extensions = [markdown(), EditorView.lineWrapping];
 
 /** YAML for the form's fields, to start a repair over (JSON strings are valid YAML scalars). */
 export function frontmatterFromFields(draft: Pick<Draft, 'name' | 'description' | 'type'>): string {
-  return [`name: ${JSON.stringify(draft.name)}`, `description: ${JSON.stringify(draft.description)}`, ...(draft.type ? [`type: ${draft.type}`] : [])].join('\n');
+  return [`name: ${JSON.stringify(draft.name)}`, `description: ${JSON.stringify(draft.description)}`, ...(draft.type ? [`type: ${draft.type}`] : [])].join(
+    '\n',
+  );
 }
 
 function FieldNote({ id, text }: { id: string; text: string | null }) {
@@ -76,8 +78,14 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
     if (file) onSaved(file, useEditor.getState().target!.scope);
   };
   const cmTheme = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches) ? 'dark' : 'light';
-  const missingField = (field: 'name' | 'description' | 'type') => (doc?.missingFields.includes(field) && !dirty ? `The file has no ${field}: ${field === 'type' ? 'pick one' : 'this is what a save writes'}.` : null);
-  const typeNote = draft.type === null ? (doc?.rawType ? `"${doc.rawType}" is not a type: pick one of ${MEMORY_TYPES.join(', ')}.` : `No type: pick one of ${MEMORY_TYPES.join(', ')}.`) : null;
+  const missingField = (field: 'name' | 'description' | 'type') =>
+    doc?.missingFields.includes(field) && !dirty ? `The file has no ${field}: ${field === 'type' ? 'pick one' : 'this is what a save writes'}.` : null;
+  const typeNote =
+    draft.type === null
+      ? doc?.rawType
+        ? `"${doc.rawType}" is not a type: pick one of ${MEMORY_TYPES.join(', ')}.`
+        : `No type: pick one of ${MEMORY_TYPES.join(', ')}.`
+      : null;
   // Said on its own (with what to do), whatever else the draft still lacks.
   const sizeProblem = memoryTextTooLarge(draft.body);
 
@@ -130,7 +138,8 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
       {conflict !== null && (
         <div className="conflict" role="region" aria-label="Conflict">
           <p>
-            <strong>Changed on disk.</strong> This file changed outside this editor while you had unsaved edits. Nothing has been overwritten: compare and choose.
+            <strong>Changed on disk.</strong> This file changed outside this editor while you had unsaved edits. Nothing has been overwritten: compare and
+            choose.
           </p>
           <div className="conflict-sides">
             <div>
@@ -154,7 +163,8 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         <div className="banner warning" role="alertdialog" aria-label="Index limit warning">
           <p>
             {pendingImpact.changedIsCut && "This memory's pointer would land past the MEMORY.md cut, so the agent would never see it. "}
-            {pendingImpact.newlyCut.length > 0 && `Saving would push ${plural(pendingImpact.newlyCut.length, 'other pointer')} past the cut: ${pendingImpact.newlyCut.slice(0, 5).join(', ')}${pendingImpact.newlyCut.length > 5 ? '…' : ''}. `}
+            {pendingImpact.newlyCut.length > 0 &&
+              `Saving would push ${plural(pendingImpact.newlyCut.length, 'other pointer')} past the cut: ${pendingImpact.newlyCut.slice(0, 5).join(', ')}${pendingImpact.newlyCut.length > 5 ? '…' : ''}. `}
             Shorten the description or merge memories first, or save anyway.
           </p>
           <button type="button" onClick={() => void doSave({ acceptImpact: true })}>
@@ -168,7 +178,16 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
       <div className="form-grid">
         <label>
           Name
-          <input name="name" aria-label="Name" value={draft.name} onChange={(e) => edit({ name: e.target.value })} required maxLength={200} aria-invalid={missingField('name') !== null || undefined} aria-describedby="name-note" />
+          <input
+            name="name"
+            aria-label="Name"
+            value={draft.name}
+            onChange={(e) => edit({ name: e.target.value })}
+            required
+            maxLength={200}
+            aria-invalid={missingField('name') !== null || undefined}
+            aria-describedby="name-note"
+          />
           <FieldNote id="name-note" text={missingField('name')} />
         </label>
         <label>
@@ -192,7 +211,15 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         </label>
         <label className="wide">
           Description <span className="muted small">(one line — recall chooses memories by it)</span>
-          <input name="description" aria-label="Description" value={draft.description} onChange={(e) => edit({ description: e.target.value })} maxLength={1000} aria-invalid={missingField('description') !== null || undefined} aria-describedby="description-note" />
+          <input
+            name="description"
+            aria-label="Description"
+            value={draft.description}
+            onChange={(e) => edit({ description: e.target.value })}
+            maxLength={1000}
+            aria-invalid={missingField('description') !== null || undefined}
+            aria-describedby="description-note"
+          />
           <FieldNote id="description-note" text={missingField('description')} />
         </label>
         <label>
@@ -221,7 +248,13 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           </p>
           <label>
             Frontmatter (YAML)
-            <textarea name="frontmatter" rows={Math.min(12, draft.frontmatter.split('\n').length + 1)} value={draft.frontmatter} onChange={(e) => edit({ frontmatter: e.target.value })} spellCheck={false} />
+            <textarea
+              name="frontmatter"
+              rows={Math.min(12, draft.frontmatter.split('\n').length + 1)}
+              value={draft.frontmatter}
+              onChange={(e) => edit({ frontmatter: e.target.value })}
+              spellCheck={false}
+            />
           </label>
           <button type="button" onClick={() => edit({ frontmatter: frontmatterFromFields(draft) })}>
             Rebuild it from the fields
@@ -243,7 +276,15 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           <Markdown remarkPlugins={[remarkGfm]}>{draft.body}</Markdown>
         </div>
       ) : (
-        <CodeMirror value={draft.body} height="280px" extensions={extensions} theme={cmTheme} onChange={(value) => edit({ body: value })} aria-label="Memory body" basicSetup={{ lineNumbers: false, foldGutter: false }} />
+        <CodeMirror
+          value={draft.body}
+          height="280px"
+          extensions={extensions}
+          theme={cmTheme}
+          onChange={(value) => edit({ body: value })}
+          aria-label="Memory body"
+          basicSetup={{ lineNumbers: false, foldGutter: false }}
+        />
       )}
       {sizeProblem && (
         <p className="banner error" role="alert">
@@ -269,7 +310,12 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
       )}
       {doc && doc.otherKeys.length > 0 && <p className="muted small">Other frontmatter kept as is: {doc.otherKeys.join(', ')}</p>}
       <div className="actions">
-        <button type="submit" className="primary" disabled={saving || (!dirty && !isNew && !repair) || problem !== null || missing} title={problem ?? 'Save (Ctrl+S)'}>
+        <button
+          type="submit"
+          className="primary"
+          disabled={saving || (!dirty && !isNew && !repair) || problem !== null || missing}
+          title={problem ?? 'Save (Ctrl+S)'}
+        >
           {saving ? 'Saving…' : isNew ? 'Create memory' : repair && !dirty ? 'Save repaired file' : 'Save'}
         </button>
         {problem && (dirty || repair) && problem !== sizeProblem && <span className="muted small">{problem}</span>}

@@ -103,7 +103,10 @@ export function MemoryList({ rows, open, picked, drafts, onOpen, onPick, listRef
     if (hasRows) requestAnimationFrame(() => performance.mark('memdir:memory-list-painted'));
   }, [hasRows]);
   const openByPointer = useCallback((r: MemoryRow) => onOpen(r, 'pointer'), [onOpen]);
-  const activeIndex = Math.max(0, rows.findIndex((r) => rowKey(r) === (active ?? open)));
+  const activeIndex = Math.max(
+    0,
+    rows.findIndex((r) => rowKey(r) === (active ?? open)),
+  );
   const activeRow = rows[activeIndex];
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {

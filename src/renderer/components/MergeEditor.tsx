@@ -21,7 +21,19 @@ export interface MergeWords {
 
 export const TEAM_MERGE_WORDS: MergeWords = { prefix: 'team/', theirs: "The team's", changedBy: (who) => `changed on the server by ${who}` };
 
-export function MergeEditor({ detail, busy, words = TEAM_MERGE_WORDS, resolve, close }: { detail: ConflictDetail; busy: boolean; words?: MergeWords; resolve: (take: ConflictResolution, text?: string) => Promise<void>; close: () => void }) {
+export function MergeEditor({
+  detail,
+  busy,
+  words = TEAM_MERGE_WORDS,
+  resolve,
+  close,
+}: {
+  detail: ConflictDetail;
+  busy: boolean;
+  words?: MergeWords;
+  resolve: (take: ConflictResolution, text?: string) => Promise<void>;
+  close: () => void;
+}) {
   const { conflict } = detail;
   return (
     <MergeView
@@ -42,7 +54,11 @@ export function MergeEditor({ detail, busy, words = TEAM_MERGE_WORDS, resolve, c
       busy={busy}
       onClose={close}
       actions={[
-        { label: `Take ${words.theirs.charAt(0).toLowerCase()}${words.theirs.slice(1)}`, title: 'Keep what is on disk; your version stays in history', run: () => void resolve('server') },
+        {
+          label: `Take ${words.theirs.charAt(0).toLowerCase()}${words.theirs.slice(1)}`,
+          title: 'Keep what is on disk; your version stays in history',
+          run: () => void resolve('server'),
+        },
         { label: 'Take mine', title: 'Write your version back and push it', run: () => void resolve('mine') },
         { label: 'Save merge', primary: true, run: (result) => void resolve('merge', result) },
       ]}

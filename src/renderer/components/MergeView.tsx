@@ -69,7 +69,13 @@ export function MergeView(props: {
       <h3>Result</h3>
       <p className="muted small">{props.note}</p>
       <div className="merge-result" aria-label="Merged result">
-        <CodeMirror value={result} onChange={setResult} extensions={extensions} theme={theme === 'dark' ? 'dark' : 'light'} basicSetup={{ lineNumbers: true, foldGutter: false }} />
+        <CodeMirror
+          value={result}
+          onChange={setResult}
+          extensions={extensions}
+          theme={theme === 'dark' ? 'dark' : 'light'}
+          basicSetup={{ lineNumbers: true, foldGutter: false }}
+        />
       </div>
       <div className="actions">
         {props.actions.map((a) => (

@@ -30,7 +30,13 @@ function ConnectForm({ warning, minChars }: { warning: string; minChars: number 
         e.preventDefault();
         void usePersonal
           .getState()
-          .connect({ server: server.trim(), token: token.trim(), passphrase, ...(allowHttp ? { allowHttp } : {}), ...(step === 'confirm' ? { acknowledged: true } : {}) })
+          .connect({
+            server: server.trim(),
+            token: token.trim(),
+            passphrase,
+            ...(allowHttp ? { allowHttp } : {}),
+            ...(step === 'confirm' ? { acknowledged: true } : {}),
+          })
           .then((done) => {
             if (done) {
               setToken('');
@@ -41,41 +47,68 @@ function ConnectForm({ warning, minChars }: { warning: string; minChars: number 
       }}
     >
       <p>
-        Sync each project&apos;s private memory between your own machines through your personal space on a Memdir sync server. It is encrypted here with a key from your passphrase: the server
-        keeps only ciphertext. Your admin creates the space and a token per machine (<code>memdir server admin issue-token &lt;you&gt; --personal</code>).
+        Sync each project&apos;s private memory between your own machines through your personal space on a Memdir sync server. It is encrypted here with a key
+        from your passphrase: the server keeps only ciphertext. Your admin creates the space and a token per machine (
+        <code>memdir server admin issue-token &lt;you&gt; --personal</code>).
       </p>
       <p className="banner warning" role="note" aria-label="About the passphrase">
         {warning}
       </p>
       <label>
         Server URL
-        <input aria-label="Personal server URL" placeholder="https://memdir.example.com" value={server} onChange={(e) => setServer(e.target.value)} required disabled={step === 'confirm'} />
+        <input
+          aria-label="Personal server URL"
+          placeholder="https://memdir.example.com"
+          value={server}
+          onChange={(e) => setServer(e.target.value)}
+          required
+          disabled={step === 'confirm'}
+        />
       </label>
       <label>
         This machine&apos;s token
-        <input aria-label="Personal token" type="password" autoComplete="off" placeholder="mdt_…" value={token} onChange={(e) => setToken(e.target.value)} required disabled={step === 'confirm'} />
+        <input
+          aria-label="Personal token"
+          type="password"
+          autoComplete="off"
+          placeholder="mdt_…"
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+          required
+          disabled={step === 'confirm'}
+        />
       </label>
       <label>
         Passphrase
-        <input aria-label="Passphrase" type="password" autoComplete="new-password" value={passphrase} onChange={(e) => setPassphrase(e.target.value)} required disabled={step === 'confirm'} />
+        <input
+          aria-label="Passphrase"
+          type="password"
+          autoComplete="new-password"
+          value={passphrase}
+          onChange={(e) => setPassphrase(e.target.value)}
+          required
+          disabled={step === 'confirm'}
+        />
       </label>
       {step === 'confirm' && (
         <div className="banner warning" role="alert" aria-label="Set the passphrase">
           <p>
-            <strong>Your personal space has no passphrase yet: this one will be set now.</strong> Read again what losing it means, above: nobody can recover it for you.
+            <strong>Your personal space has no passphrase yet: this one will be set now.</strong> Read again what losing it means, above: nobody can recover it
+            for you.
           </p>
           <label>
             Type the passphrase again
             <input aria-label="Passphrase again" type="password" autoComplete="new-password" value={again} onChange={(e) => setAgain(e.target.value)} />
           </label>
           <label className="radio">
-            <input type="checkbox" aria-label="I understand" checked={acknowledged} onChange={(e) => setAcknowledged(e.target.checked)} /> I have kept it somewhere safe, and I understand that if it is lost
-            nobody can decrypt the synced copy.
+            <input type="checkbox" aria-label="I understand" checked={acknowledged} onChange={(e) => setAcknowledged(e.target.checked)} /> I have kept it
+            somewhere safe, and I understand that if it is lost nobody can decrypt the synced copy.
           </label>
         </div>
       )}
       <label className="radio">
-        <input type="checkbox" checked={allowHttp} onChange={(e) => setAllowHttp(e.target.checked)} /> Allow plain http to another machine (contents stay encrypted; the token does not)
+        <input type="checkbox" checked={allowHttp} onChange={(e) => setAllowHttp(e.target.checked)} /> Allow plain http to another machine (contents stay
+        encrypted; the token does not)
       </label>
       {error && (
         <div className="banner error" role="alert">
@@ -113,9 +146,13 @@ export function PersonalSyncSettings() {
       ) : (
         <>
           <p>
-            This machine (<strong>{a.member}</strong>) is connected to <strong>{a.user}</strong>&apos;s personal space at {a.server} since {when(a.connectedAt)}. Key{' '}
-            <code aria-label="Key fingerprint">{a.keyId}</code> — the same on each of your machines.
-            <span className="muted small"> The token and key are {status.credentialsEncrypted ? 'encrypted with the system keychain' : 'stored unencrypted (mode 0600)'}; the passphrase is never stored.</span>
+            This machine (<strong>{a.member}</strong>) is connected to <strong>{a.user}</strong>&apos;s personal space at {a.server} since {when(a.connectedAt)}
+            . Key <code aria-label="Key fingerprint">{a.keyId}</code> — the same on each of your machines.
+            <span className="muted small">
+              {' '}
+              The token and key are {status.credentialsEncrypted ? 'encrypted with the system keychain' : 'stored unencrypted (mode 0600)'}; the passphrase is
+              never stored.
+            </span>
           </p>
           {status.projects.length === 0 ? (
             <p className="muted small">No project is synced yet: turn it on in a project&apos;s Team sync tab.</p>
@@ -143,7 +180,11 @@ export function PersonalSyncSettings() {
             </table>
           )}
           <div className="actions">
-            <button onClick={() => void usePersonal.getState().disconnect()} disabled={busy} title="Forget the account, its token and key here; files and history stay">
+            <button
+              onClick={() => void usePersonal.getState().disconnect()}
+              disabled={busy}
+              title="Forget the account, its token and key here; files and history stay"
+            >
               Disconnect this machine
             </button>
           </div>

@@ -40,7 +40,9 @@ function marked(text: string, field: 'name' | 'description', highlights: Candida
 function Row({ c }: { c: Candidate }) {
   return (
     <li data-file={c.file} data-fate={c.fate}>
-      <span className={`fate badge ${c.fate === 'chosen' ? 'ok' : c.fate === 'outranked' || c.fate === 'not-chosen' ? 'warning' : ''}`}>{FATE_LABEL[c.fate]}</span>{' '}
+      <span className={`fate badge ${c.fate === 'chosen' ? 'ok' : c.fate === 'outranked' || c.fate === 'not-chosen' ? 'warning' : ''}`}>
+        {FATE_LABEL[c.fate]}
+      </span>{' '}
       <strong>{marked(c.name, 'name', c.highlights)}</strong> <code className="small">{c.file}</code>
       <div className="small">{c.description ? marked(c.description, 'description', c.highlights) : <span className="muted">(no description)</span>}</div>
       <div className="small muted">{c.reason}</div>
@@ -76,9 +78,25 @@ export function RecallExplanationView({ explanation, title }: { explanation: Rec
             ))}
       </p>
       <h4>Chosen</h4>
-      {chosen.length === 0 ? <p className="muted small">Nothing.</p> : <ul className="fate-list">{chosen.map((c) => <Row key={c.file} c={c} />)}</ul>}
+      {chosen.length === 0 ? (
+        <p className="muted small">Nothing.</p>
+      ) : (
+        <ul className="fate-list">
+          {chosen.map((c) => (
+            <Row key={c.file} c={c} />
+          ))}
+        </ul>
+      )}
       <h4>Not chosen, and why</h4>
-      {others.length === 0 ? <p className="muted small">No other memory matched any word of the query.</p> : <ul className="fate-list" aria-label="Not chosen">{others.map((c) => <Row key={c.file} c={c} />)}</ul>}
+      {others.length === 0 ? (
+        <p className="muted small">No other memory matched any word of the query.</p>
+      ) : (
+        <ul className="fate-list" aria-label="Not chosen">
+          {others.map((c) => (
+            <Row key={c.file} c={c} />
+          ))}
+        </ul>
+      )}
       {explanation.unmatched.count > 0 && (
         <details className="small">
           <summary>

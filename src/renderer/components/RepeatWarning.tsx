@@ -18,7 +18,21 @@ interface Match {
 
 const WAIT_MS = 500;
 
-export function RepeatWarning({ dir, scope, file, name, description, body }: { dir: string; scope: Scope; file: string | null; name: string; description: string; body: string }) {
+export function RepeatWarning({
+  dir,
+  scope,
+  file,
+  name,
+  description,
+  body,
+}: {
+  dir: string;
+  scope: Scope;
+  file: string | null;
+  name: string;
+  description: string;
+  body: string;
+}) {
   const [matches, setMatches] = useState<Match[]>([]);
   const go = useNav((s) => s.go);
   useEffect(() => {
@@ -47,7 +61,17 @@ export function RepeatWarning({ dir, scope, file, name, description, body }: { d
         {first.name} ({first.file})
       </button>
       : “{first.description}”{first.kind === 'exact' ? ' — the same text' : ''}. Edit that one instead, or merge them afterwards in Health.
-      {matches.length > 1 && <span className="muted small"> Also alike: {matches.slice(1).map((m) => m.file).join(', ')}.</span>}
+      {matches.length > 1 && (
+        <span className="muted small">
+          {' '}
+          Also alike:{' '}
+          {matches
+            .slice(1)
+            .map((m) => m.file)
+            .join(', ')}
+          .
+        </span>
+      )}
     </div>
   );
 }

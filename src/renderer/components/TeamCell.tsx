@@ -10,7 +10,9 @@ export function TeamCell({ dir, hasTeamDir }: { dir: string; hasTeamDir: boolean
   const cell = teamCell(row, hasTeamDir);
   return (
     <span className="team-cell" title={row?.server ? `${row.team} at ${row.server}` : undefined}>
-      <span className={cell.tone === 'ok' ? 'ok-note' : cell.tone === 'warning' ? 'badge warning' : cell.tone === 'error' ? 'badge error' : 'muted'}>{cell.text}</span>
+      <span className={cell.tone === 'ok' ? 'ok-note' : cell.tone === 'warning' ? 'badge warning' : cell.tone === 'error' ? 'badge error' : 'muted'}>
+        {cell.text}
+      </span>
       {cell.detail && <div className="muted small">{cell.detail}</div>}
     </span>
   );

@@ -17,7 +17,15 @@ export function ago(ms: number | null, now = Date.now()): string {
 
 /** The exact local time of a moment, for hovers: "Thu, Dec 3, 2026, 11:42:07". */
 export function exactTime(ms: number): string {
-  return new Date(ms).toLocaleString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return new Date(ms).toLocaleString(undefined, {
+    weekday: 'short',
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
 }
 
 /** An ISO string (or epoch ms) as milliseconds; null when it is not a time. */

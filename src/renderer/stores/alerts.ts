@@ -66,7 +66,14 @@ export const useAlerts = create<AlertsState>()((set, get) => ({
     set({ busy: true });
     try {
       const { alert } = await call('alerts.redact', { id, fingerprint });
-      useToasts.getState().show('info', alert.status === 'resolved' ? `Redacted: ${alert.file ?? 'the file'} can be shared now (recorded in history).` : 'Redacted that finding (recorded in history).');
+      useToasts
+        .getState()
+        .show(
+          'info',
+          alert.status === 'resolved'
+            ? `Redacted: ${alert.file ?? 'the file'} can be shared now (recorded in history).`
+            : 'Redacted that finding (recorded in history).',
+        );
       await get().load();
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));

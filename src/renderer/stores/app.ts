@@ -5,7 +5,6 @@ import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useProjects } from './projects.js';
 
-
 interface AppState {
   info: AppInfo | null;
   error: string | null;

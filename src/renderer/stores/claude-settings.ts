@@ -29,7 +29,10 @@ export const useClaudeSettings = create<ClaudeSettingsState>()((set) => ({
     try {
       const { changed, backup, ...autoDream } = await call('claudeSettings.setAutoDream', { enabled });
       set({ autoDream, error: null });
-      if (changed) useToasts.getState().show('info', `Wrote "autoDreamEnabled": ${enabled} to ${autoDream.settingsFile}.${backup ? ` Previous version kept in ${backup}.` : ''}`);
+      if (changed)
+        useToasts
+          .getState()
+          .show('info', `Wrote "autoDreamEnabled": ${enabled} to ${autoDream.settingsFile}.${backup ? ` Previous version kept in ${backup}.` : ''}`);
     } catch (error) {
       set({ error: messageOf(error) });
     } finally {

@@ -40,7 +40,9 @@ export function sameFix(a: FixRequestShape, b: FixRequestShape): boolean {
 /** One sentence on what a write did to the loaded part, for its notice. */
 export function impactSentence(impact: IndexImpactShape): string {
   const { after } = impact;
-  const fits = after.truncated ? `from line ${after.firstCutLine} on it is still cut (${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'})` : 'all of it reaches the agent';
+  const fits = after.truncated
+    ? `from line ${after.firstCutLine} on it is still cut (${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'})`
+    : 'all of it reaches the agent';
   return `MEMORY.md: ${sizeAgainstLimits(after)}; ${fits}.`;
 }
 
@@ -73,7 +75,10 @@ export const useCuration = create<CurationState>()((set, get) => ({
     try {
       const previews: Partial<Record<Scope, FixPreview>> = {};
       for (const scope of ['private', 'team'] as const) {
-        const fixes = problems.filter((p) => p.scope === scope).map(fixOf).filter((f) => f !== null);
+        const fixes = problems
+          .filter((p) => p.scope === scope)
+          .map(fixOf)
+          .filter((f) => f !== null);
         if (fixes.length > 0) previews[scope] = await call('health.preview', { dir, scope, fixes });
       }
       const { pairs } = await call('duplicates.list', { dir });
@@ -87,11 +92,17 @@ export const useCuration = create<CurationState>()((set, get) => ({
     if (!dir) return;
     set({ busy: true });
     for (const scope of ['private', 'team'] as const) {
-      const fixes = problems.filter((p) => p.scope === scope).map(fixOf).filter((f) => f !== null);
+      const fixes = problems
+        .filter((p) => p.scope === scope)
+        .map(fixOf)
+        .filter((f) => f !== null);
       if (fixes.length === 0) continue;
       try {
         const { applied, heldBack, impact, rev } = await call('health.fix', { dir, scope, fixes, ...(options.pastCut ? { pastCut: true } : {}) });
-        const held = heldBack.length > 0 ? ` ${heldBack.length === 1 ? '1 orphan was' : `${heldBack.length} orphans were`} held back: ${heldBack.length === 1 ? 'its pointer' : 'their pointers'} would fall below the cut.` : '';
+        const held =
+          heldBack.length > 0
+            ? ` ${heldBack.length === 1 ? '1 orphan was' : `${heldBack.length} orphans were`} held back: ${heldBack.length === 1 ? 'its pointer' : 'their pointers'} would fall below the cut.`
+            : '';
         const text = `${applied === 1 ? 'Fixed 1 problem.' : `Fixed ${applied} problems.`}${held} ${impactSentence(impact)}`;
         useToasts.getState().show('info', text, rev ? { label: 'Undo', run: () => void get().undo(rev, 'the fixes') } : undefined);
       } catch (error) {
@@ -108,7 +119,13 @@ export const useCuration = create<CurationState>()((set, get) => ({
     try {
       const expect = Object.fromEntries([keeper, ...others].map((m) => [m.file, m.text]));
       const { rev, merged } = await call('duplicates.merge', { dir, keeper: keeper.file, others: others.map((o) => o.file), expect });
-      useToasts.getState().show('info', `Merged ${merged.join(', ')} into ${keeper.file}. ${merged.length === 1 ? 'It stays' : 'They stay'} in history.`, rev ? { label: 'Undo', run: () => void get().undo(rev, 'the merge') } : undefined);
+      useToasts
+        .getState()
+        .show(
+          'info',
+          `Merged ${merged.join(', ')} into ${keeper.file}. ${merged.length === 1 ? 'It stays' : 'They stay'} in history.`,
+          rev ? { label: 'Undo', run: () => void get().undo(rev, 'the merge') } : undefined,
+        );
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));
     } finally {
@@ -122,7 +139,13 @@ export const useCuration = create<CurationState>()((set, get) => ({
     set({ busy: true });
     try {
       const { rev, impact, notes } = await call('index.makeRoom', { dir, scope, baseText, actions: [...actions] });
-      useToasts.getState().show('info', `Made room: ${impactSentence(impact)}${notes.length > 0 ? ` ${notes.length === 1 ? notes[0] : `${notes.length} memories changed too.`}` : ''}`, rev ? { label: 'Undo', run: () => void get().undo(rev, 'Make room') } : undefined);
+      useToasts
+        .getState()
+        .show(
+          'info',
+          `Made room: ${impactSentence(impact)}${notes.length > 0 ? ` ${notes.length === 1 ? notes[0] : `${notes.length} memories changed too.`}` : ''}`,
+          rev ? { label: 'Undo', run: () => void get().undo(rev, 'Make room') } : undefined,
+        );
       return true;
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));

@@ -5,8 +5,32 @@ import type { Job } from '../../shared/contract/events.js';
 import { dreamCell, dreamEnded, duration, phaseSteps, until } from './dream.js';
 import { parseRoute, routeToHash } from './nav.js';
 
-const job = (over: Partial<Job> = {}): Job => ({ id: 'j', kind: 'dream', dir: '-w', title: 'Dream', state: 'running', phase: null, step: null, progress: null, message: null, startedAt: '2026-01-01T00:00:00Z', endedAt: null, ...over });
-const row = (over: Partial<DreamOverviewRow> = {}): DreamOverviewRow => ({ dir: '-w', eligible: false, running: false, disabled: null, lastConsolidatedAt: null, lastDreamAt: null, lastDreamStatus: null, nextEligibleAt: null, waitingFor: null, ...over });
+const job = (over: Partial<Job> = {}): Job => ({
+  id: 'j',
+  kind: 'dream',
+  dir: '-w',
+  title: 'Dream',
+  state: 'running',
+  phase: null,
+  step: null,
+  progress: null,
+  message: null,
+  startedAt: '2026-01-01T00:00:00Z',
+  endedAt: null,
+  ...over,
+});
+const row = (over: Partial<DreamOverviewRow> = {}): DreamOverviewRow => ({
+  dir: '-w',
+  eligible: false,
+  running: false,
+  disabled: null,
+  lastConsolidatedAt: null,
+  lastDreamAt: null,
+  lastDreamStatus: null,
+  nextEligibleAt: null,
+  waitingFor: null,
+  ...over,
+});
 
 describe('dream state', () => {
   it('draws the phase bar from the job: earlier phases done, the current one active', () => {

@@ -62,7 +62,11 @@ export function dreamCell(row: DreamOverviewRow | undefined, now = Date.now()): 
 
 /** Files a dream changed, and tokens it spent, for the history list. */
 export function dreamFacts(d: DreamRecord): { files: number; tokens: number; skipped: number } {
-  return { files: d.changes.filter((c) => c.status === 'applied').length, tokens: d.tokens.input + d.tokens.output, skipped: d.changes.filter((c) => c.status === 'skipped').length };
+  return {
+    files: d.changes.filter((c) => c.status === 'applied').length,
+    tokens: d.tokens.input + d.tokens.output,
+    skipped: d.changes.filter((c) => c.status === 'skipped').length,
+  };
 }
 
 /** Whether a job event is the end of a dream of `dir`. */
@@ -168,7 +172,10 @@ export const useDream = create<DreamState>()((set, get) => ({
       const { revert } = await call('dream.revert', { id, ...(overwriteChanged ? { overwriteChanged } : {}) });
       set({ revert });
       const n = revert.restored.length;
-      const text = n > 0 ? `Reverted: ${plural(n, 'file')} put back${revert.warnings.length ? `; ${revert.warnings.length} changed since, left alone` : ''}.` : 'Nothing was reverted: every file changed since the dream.';
+      const text =
+        n > 0
+          ? `Reverted: ${plural(n, 'file')} put back${revert.warnings.length ? `; ${revert.warnings.length} changed since, left alone` : ''}.`
+          : 'Nothing was reverted: every file changed since the dream.';
       const dir = get().dir;
       // The revert is one history entry: its Undo puts the dream's version back, files and index.
       if (dir && revert.rev && revert.warnings.length === 0) offerUndo(dir, revert.rev, text);

@@ -46,7 +46,15 @@ export function sameTarget(a: EditorTarget | null, b: EditorTarget | null): bool
 }
 
 export function draftOf(doc: MemoryDoc, scope: Scope): Draft {
-  return { name: doc.name, description: doc.description, type: doc.type, body: doc.body, scope, file: doc.file, frontmatter: doc.frontmatterError ? doc.frontmatter : null };
+  return {
+    name: doc.name,
+    description: doc.description,
+    type: doc.type,
+    body: doc.body,
+    scope,
+    file: doc.file,
+    frontmatter: doc.frontmatterError ? doc.frontmatter : null,
+  };
 }
 
 export function emptyDraft(scope?: Scope, type: MemoryType = 'feedback'): Draft {
@@ -57,7 +65,13 @@ export function isDirty(doc: MemoryDoc | null, draft: Draft | null): boolean {
   if (!draft) return false;
   if (!doc) return draft.name !== '' || draft.description !== '' || draft.body !== '';
   const base = draftOf(doc, draft.scope);
-  return draft.name !== base.name || draft.description !== base.description || draft.type !== base.type || draft.body !== base.body || draft.frontmatter !== base.frontmatter;
+  return (
+    draft.name !== base.name ||
+    draft.description !== base.description ||
+    draft.type !== base.type ||
+    draft.body !== base.body ||
+    draft.frontmatter !== base.frontmatter
+  );
 }
 
 /** Whether the file itself needs repair (saving it as shown fixes it), even with nothing typed. */
@@ -100,7 +114,15 @@ export function toStored(target: EditorTarget, memoryDir: string, doc: MemoryDoc
 }
 
 export function fromStored(stored: StoredDraft, doc: MemoryDoc | null): Draft {
-  return { name: stored.name, description: stored.description, type: stored.type, body: stored.body, scope: stored.scope, file: stored.file ?? stored.newFile, frontmatter: stored.frontmatter ?? (doc?.frontmatterError ? doc.frontmatter : null) };
+  return {
+    name: stored.name,
+    description: stored.description,
+    type: stored.type,
+    body: stored.body,
+    scope: stored.scope,
+    file: stored.file ?? stored.newFile,
+    frontmatter: stored.frontmatter ?? (doc?.frontmatterError ? doc.frontmatter : null),
+  };
 }
 
 /** What opening a file shows, given what is on disk (null: gone) and the draft kept for it. */
@@ -158,7 +180,19 @@ interface EditorState {
   noteChangedOnDisk: () => Promise<void>;
 }
 
-const initial = { target: null, doc: null, draft: null, memoryDir: null, loading: false, saving: false, error: null, conflict: null, missing: false, restoredAt: null, pendingImpact: null };
+const initial = {
+  target: null,
+  doc: null,
+  draft: null,
+  memoryDir: null,
+  loading: false,
+  saving: false,
+  error: null,
+  conflict: null,
+  missing: false,
+  restoredAt: null,
+  pendingImpact: null,
+};
 
 export const useEditor = create<EditorState>()((set, get) => {
   /** Keep (or forget) the open draft in the drafts store, as it is now. */
@@ -212,8 +246,11 @@ export const useEditor = create<EditorState>()((set, get) => {
       try {
         const stored = await useDrafts.getState().find(target);
         if (target.file === null) {
-          const draft = stored ? fromStored(stored, null) : emptyDraft(target.scope === 'team' ? 'team' : undefined, target.scope === 'team' ? 'project' : 'feedback');
-          if (sameTarget(get().target, target)) set({ draft, memoryDir: stored?.memoryDir ?? opts.memoryDir, loading: false, restoredAt: stored?.savedAt ?? null });
+          const draft = stored
+            ? fromStored(stored, null)
+            : emptyDraft(target.scope === 'team' ? 'team' : undefined, target.scope === 'team' ? 'project' : 'feedback');
+          if (sameTarget(get().target, target))
+            set({ draft, memoryDir: stored?.memoryDir ?? opts.memoryDir, loading: false, restoredAt: stored?.savedAt ?? null });
           return;
         }
         const doc = await readDoc(target);
@@ -228,7 +265,8 @@ export const useEditor = create<EditorState>()((set, get) => {
           ...resumed,
           memoryDir: doc?.memoryDir ?? stored?.memoryDir ?? opts.memoryDir,
           loading: false,
-          error: resumed.conflict !== null ? `${target.file} changed on disk since your draft. Both versions are shown: keep yours, or take what is on disk.` : null,
+          error:
+            resumed.conflict !== null ? `${target.file} changed on disk since your draft. Both versions are shown: keep yours, or take what is on disk.` : null,
         });
       } catch (error) {
         if (sameTarget(get().target, target)) set({ error: messageOf(error), loading: false });
@@ -263,7 +301,12 @@ export const useEditor = create<EditorState>()((set, get) => {
         if (!options.acceptImpact) {
           const index = await call('index.read', { dir: target.dir, scope: draft.scope });
           const fileForIndex = target.file ?? (draft.file.trim() || '(new memory)');
-          const impact = indexImpact(index.text, target.file === null ? { kind: 'add', title: draft.name, file: fileForIndex, hook: draft.description } : { kind: 'update', file: target.file, title: draft.name, hook: draft.description });
+          const impact = indexImpact(
+            index.text,
+            target.file === null
+              ? { kind: 'add', title: draft.name, file: fileForIndex, hook: draft.description }
+              : { kind: 'update', file: target.file, title: draft.name, hook: draft.description },
+          );
           if (impact.newlyCut.length > 0 || (impact.changedIsCut && target.file === null)) {
             set({ pendingImpact: impact, saving: false });
             return null;
@@ -271,7 +314,14 @@ export const useEditor = create<EditorState>()((set, get) => {
         }
         let file: string;
         if (target.file === null) {
-          ({ file } = await call('memories.create', { dir: target.dir, scope: draft.scope, memoryDir, fields, body: draft.body, ...(draft.file.trim() ? { file: draft.file.trim() } : {}) }));
+          ({ file } = await call('memories.create', {
+            dir: target.dir,
+            scope: draft.scope,
+            memoryDir,
+            fields,
+            body: draft.body,
+            ...(draft.file.trim() ? { file: draft.file.trim() } : {}),
+          }));
         } else {
           if (!doc) throw new RpcError({ code: 'not-found', message: `${target.file} no longer exists; recreate it from your draft.` });
           // Keeping mine over a change on disk: the save is based on what is there now.
@@ -300,7 +350,8 @@ export const useEditor = create<EditorState>()((set, get) => {
           useToasts.getState().show('error', `${target.file ?? 'The new memory'} was not saved: ${messageOf(error)} Your edit is kept as a draft.`);
           return null;
         }
-        if (error instanceof RpcError && error.code === 'conflict' && error.current !== undefined) set({ conflict: error.current, saving: false, error: error.message });
+        if (error instanceof RpcError && error.code === 'conflict' && error.current !== undefined)
+          set({ conflict: error.current, saving: false, error: error.message });
         else set({ error: messageOf(error), saving: false });
         persist();
         return null;
@@ -310,7 +361,14 @@ export const useEditor = create<EditorState>()((set, get) => {
       const { target, draft, memoryDir } = get();
       if (!target || target.file === null || !draft || !memoryDir || draft.type === null) return null;
       try {
-        const { file, rev } = await call('memories.create', { dir: target.dir, scope: target.scope, memoryDir, file: target.file, fields: { name: draft.name, description: draft.description, type: draft.type }, body: draft.body });
+        const { file, rev } = await call('memories.create', {
+          dir: target.dir,
+          scope: target.scope,
+          memoryDir,
+          file: target.file,
+          fields: { name: draft.name, description: draft.description, type: draft.type },
+          body: draft.body,
+        });
         await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
         const fresh = await call('memories.read', { dir: target.dir, scope: target.scope, file });
         if (sameTarget(get().target, target)) set({ ...initial, target, doc: fresh, draft: draftOf(fresh, target.scope), memoryDir: fresh.memoryDir });
@@ -387,7 +445,11 @@ export const useEditor = create<EditorState>()((set, get) => {
         if (doc && fresh.text === doc.text && !get().missing) return;
         if (!isDirty(doc, draft) && get().conflict === null) set({ doc: fresh, draft: draftOf(fresh, target.scope), missing: false, error: null });
         else {
-          set({ conflict: fresh.text, missing: false, error: `${target.file} was changed on disk while you were editing it. Both versions are shown: keep yours, or take what is on disk.` });
+          set({
+            conflict: fresh.text,
+            missing: false,
+            error: `${target.file} was changed on disk while you were editing it. Both versions are shown: keep yours, or take what is on disk.`,
+          });
           persist();
         }
       } catch (error) {

@@ -39,20 +39,67 @@ describe('review queue state', () => {
   });
 
   it('describes log entries in words', () => {
-    const turns = (outcome: Partial<ExtractionLogEntry & { kind: 'turns' }>['outcome']): ExtractionLogEntry => ({ kind: 'turns', id: 'x', time: 't', project: 'p', transcriptPath: '/t', trigger: 'hook', mode: 'review', outcome: outcome! });
+    const turns = (outcome: Partial<ExtractionLogEntry & { kind: 'turns' }>['outcome']): ExtractionLogEntry => ({
+      kind: 'turns',
+      id: 'x',
+      time: 't',
+      project: 'p',
+      transcriptPath: '/t',
+      trigger: 'hook',
+      mode: 'review',
+      outcome: outcome!,
+    });
     const base = { sessionId: 's', firstUuid: 'a', lastUuid: 'b', message: null, model: null };
-    expect(describeLogEntry(turns({ ...base, turns: 1, skipped: true, reason: 'memory-written-by-agent', method: null, operations: [] }))).toBe('1 turn skipped: the agent wrote the memory itself');
+    expect(describeLogEntry(turns({ ...base, turns: 1, skipped: true, reason: 'memory-written-by-agent', method: null, operations: [] }))).toBe(
+      '1 turn skipped: the agent wrote the memory itself',
+    );
     expect(describeLogEntry(turns({ ...base, turns: 2, skipped: false, reason: null, method: 'model', operations: [] }))).toBe('2 turns: nothing to remember');
     const op = { operation: proposal('a', 'p').operation, reason: null, warnings: [], proposalId: null };
-    expect(describeLogEntry(turns({ ...base, turns: 1, skipped: false, reason: null, method: 'offline', operations: [{ ...op, disposition: 'queued' }, { ...op, disposition: 'refused' }] }))).toBe('1 turn: 1 queued, 1 refused (offline)');
-    expect(describeLogEntry({ kind: 'decision', id: 'd', time: 't', project: 'p', proposalId: 'x', decision: 'rejected', file: 'a.md', rev: null, reason: 'stale' })).toBe('rejected a.md (stale)');
+    expect(
+      describeLogEntry(
+        turns({
+          ...base,
+          turns: 1,
+          skipped: false,
+          reason: null,
+          method: 'offline',
+          operations: [
+            { ...op, disposition: 'queued' },
+            { ...op, disposition: 'refused' },
+          ],
+        }),
+      ),
+    ).toBe('1 turn: 1 queued, 1 refused (offline)');
+    expect(
+      describeLogEntry({ kind: 'decision', id: 'd', time: 't', project: 'p', proposalId: 'x', decision: 'rejected', file: 'a.md', rev: null, reason: 'stale' }),
+    ).toBe('rejected a.md (stale)');
   });
 });
 
 describe('live sessions state', () => {
   const session = (over: Partial<SessionStatus>): SessionStatus => ({
-    sessionId: 's1', project: 'p', projectPath: null, transcriptPath: '/t', contextTokens: 0, started: true, tokensSinceUpdate: 0, toolCallsSinceUpdate: 0, lastResponseUsedTools: true, due: false,
-    tokensToNext: 5000, toolCallsToNext: 3, lastActivityAt: null, endedAt: null, lastUpdateAt: null, updates: 0, method: null, fallbackReason: null, note: null, noteFile: null, claudeCodeSummary: null, ...over,
+    sessionId: 's1',
+    project: 'p',
+    projectPath: null,
+    transcriptPath: '/t',
+    contextTokens: 0,
+    started: true,
+    tokensSinceUpdate: 0,
+    toolCallsSinceUpdate: 0,
+    lastResponseUsedTools: true,
+    due: false,
+    tokensToNext: 5000,
+    toolCallsToNext: 3,
+    lastActivityAt: null,
+    endedAt: null,
+    lastUpdateAt: null,
+    updates: 0,
+    method: null,
+    fallbackReason: null,
+    note: null,
+    noteFile: null,
+    claudeCodeSummary: null,
+    ...over,
   });
   it('measures the distance to the next update per threshold (R-SESSION)', () => {
     expect(progressToNext(session({ tokensSinceUpdate: 2_500, toolCallsSinceUpdate: 1 }))).toEqual({ tokens: 0.5, tools: 1 / 3 });
@@ -64,10 +111,14 @@ describe('live sessions state', () => {
   });
   it('replaces an updated session in place', () => {
     const list = [session({ sessionId: 'a' }), session({ sessionId: 'b' })];
-    expect(withSession(list, session({ sessionId: 'b', updates: 3 })).map((s) => [s.sessionId, s.updates])).toEqual([['a', 0], ['b', 3]]);
+    expect(withSession(list, session({ sessionId: 'b', updates: 3 })).map((s) => [s.sessionId, s.updates])).toEqual([
+      ['a', 0],
+      ['b', 3],
+    ]);
     expect(withSession(list, session({ sessionId: 'c' })).map((s) => s.sessionId)).toEqual(['c', 'a', 'b']);
   });
   it('has routes for the review queue and live sessions', () => {
-    for (const route of [{ view: 'review' } as const, { view: 'review', dir: '-a-b' } as const, { view: 'sessions' } as const]) expect(parseRoute(routeToHash(route))).toEqual(route);
+    for (const route of [{ view: 'review' } as const, { view: 'review', dir: '-a-b' } as const, { view: 'sessions' } as const])
+      expect(parseRoute(routeToHash(route))).toEqual(route);
   });
 });

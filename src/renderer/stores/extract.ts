@@ -7,7 +7,10 @@ import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
 
 /** The queue without the proposal that was just decided, and the project's count one lower. */
-export function withoutProposal(state: { proposals: Proposal[]; pending: Record<string, number> }, decided: Proposal): { proposals: Proposal[]; pending: Record<string, number> } {
+export function withoutProposal(
+  state: { proposals: Proposal[]; pending: Record<string, number> },
+  decided: Proposal,
+): { proposals: Proposal[]; pending: Record<string, number> } {
   const proposals = state.proposals.filter((p) => p.id !== decided.id);
   const pending = { ...state.pending };
   if (state.proposals.some((p) => p.id === decided.id && p.status === 'pending')) {
@@ -113,7 +116,9 @@ export const useExtract = create<ExtractState>()((set, get) => ({
   async extractNow(dir) {
     try {
       const result = await call('extract.run', { dir });
-      useToasts.getState().show(result.started ? 'info' : 'error', result.started ? 'Extracting from this project\'s transcripts…' : (result.reason ?? 'Not started.'));
+      useToasts
+        .getState()
+        .show(result.started ? 'info' : 'error', result.started ? "Extracting from this project's transcripts…" : (result.reason ?? 'Not started.'));
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));
     }

@@ -28,7 +28,10 @@ export const PLAN_WORDS: Record<PendingRestore['changes'][number]['status'], str
 /** What a restore plan means, in words: "2 files brought back, 1 file rewritten, 3 files removed". */
 export function describePlan(changes: PendingRestore['changes']): string {
   const statuses = ['added', 'modified', 'deleted'] as const;
-  const parts = statuses.map((status) => [status, changes.filter((c) => c.status === status).length] as const).filter(([, n]) => n > 0).map(([status, n]) => `${plural(n, 'file')} ${PLAN_WORDS[status]}`);
+  const parts = statuses
+    .map((status) => [status, changes.filter((c) => c.status === status).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${plural(n, 'file')} ${PLAN_WORDS[status]}`);
   return parts.length === 0 ? 'Nothing would change: the memory is already that way.' : `${parts.join(', ')}.`;
 }
 

@@ -46,7 +46,12 @@ export const useHooks = create<HooksState>()((set, get) => ({
     try {
       const { status, backup } = await call('hooks.apply', { action: plan.action, baseHash: plan.baseHash });
       set({ status, plan: null, error: null });
-      useToasts.getState().show('info', `${plan.action === 'connect' ? 'Connected to' : 'Disconnected from'} Claude Code.${backup ? ` Previous settings kept in ${backup}.` : ''}`);
+      useToasts
+        .getState()
+        .show(
+          'info',
+          `${plan.action === 'connect' ? 'Connected to' : 'Disconnected from'} Claude Code.${backup ? ` Previous settings kept in ${backup}.` : ''}`,
+        );
     } catch (error) {
       // A file changed since the diff: show the fresh diff rather than a stale one.
       set({ error: messageOf(error), plan: null });

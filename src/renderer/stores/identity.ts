@@ -77,7 +77,10 @@ export const useIdentity = create<IdentityState>()((set, get) => {
       guarded(async () => {
         const of = get().preview?.of;
         if (!of) return;
-        const result = of.kind === 'relink' ? await call('identity.relink', { dir: of.dir, path: of.path, force }) : await call('identity.merge', { from: of.from, into: of.into, force });
+        const result =
+          of.kind === 'relink'
+            ? await call('identity.relink', { dir: of.dir, path: of.path, force })
+            : await call('identity.merge', { from: of.from, into: of.into, force });
         set({ preview: null, result });
         await refreshAll();
       }),

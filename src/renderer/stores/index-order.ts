@@ -84,7 +84,13 @@ export const useIndexOrder = create<IndexOrderState>()((set, get) => ({
       offerUndo(dir, rev, 'Saved the new order of MEMORY.md.');
       return true;
     } catch (error) {
-      set({ saving: false, error: error instanceof RpcError && error.code === 'conflict' ? `${error.message} Nothing was written; start over to reorder what is there now.` : messageOf(error) });
+      set({
+        saving: false,
+        error:
+          error instanceof RpcError && error.code === 'conflict'
+            ? `${error.message} Nothing was written; start over to reorder what is there now.`
+            : messageOf(error),
+      });
       return false;
     }
   },

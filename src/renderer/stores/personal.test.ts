@@ -28,14 +28,18 @@ describe('personal sync in the renderer', () => {
     expect(connectProblem(input, 'confirm', 12)).toBe('Type the same passphrase twice.');
     expect(connectProblem({ ...input, again: input.passphrase }, 'confirm', 12)).toBe('Confirm that you have read what losing the passphrase means.');
     expect(connectProblem({ ...input, again: input.passphrase, acknowledged: true }, 'confirm', 12)).toBeNull();
-    expect(connectProblem({ ...input, passphrase: 'short', again: 'short', acknowledged: true }, 'confirm', 12)).toBe('A new passphrase needs at least 12 characters.');
+    expect(connectProblem({ ...input, passphrase: 'short', again: 'short', acknowledged: true }, 'confirm', 12)).toBe(
+      'A new passphrase needs at least 12 characters.',
+    );
   });
 
   it("says where a project's private memory stands", () => {
     expect(personalHeadline(project({ account: false }))).toBe('This machine is not connected to a personal space.');
     expect(personalHeadline(project({ enabled: false }))).toBe('Your private memory of this project stays on this machine.');
     expect(personalHeadline(project({}))).toBe('In step with your other machines.');
-    expect(personalHeadline(project({ state: 'pending', waiting: [{ key: 'a.md', reason: 'pending', detail: '' }] }))).toBe('1 file not on your other machines yet.');
+    expect(personalHeadline(project({ state: 'pending', waiting: [{ key: 'a.md', reason: 'pending', detail: '' }] }))).toBe(
+      '1 file not on your other machines yet.',
+    );
     expect(personalHeadline(project({ state: 'error', error: { code: 'key-mismatch', message: 'another key', at: '' } }))).toBe('Sync error: another key');
   });
 });

@@ -13,8 +13,12 @@ import { reportMessage } from './team.js';
 import { useToasts } from './toasts.js';
 
 /** Why the connect form cannot be sent yet, or null when it can. */
-export function connectProblem(input: { server: string; token: string; passphrase: string; again: string; acknowledged: boolean }, step: 'connect' | 'confirm', minChars: number): string | null {
-  if (!input.server.trim() || !input.token.trim() || !input.passphrase) return 'Give the server, this machine\'s token and your passphrase.';
+export function connectProblem(
+  input: { server: string; token: string; passphrase: string; again: string; acknowledged: boolean },
+  step: 'connect' | 'confirm',
+  minChars: number,
+): string | null {
+  if (!input.server.trim() || !input.token.trim() || !input.passphrase) return "Give the server, this machine's token and your passphrase.";
   if (step === 'confirm') {
     if ([...input.passphrase].length < minChars) return `A new passphrase needs at least ${minChars} characters.`;
     if (input.again !== input.passphrase) return 'Type the same passphrase twice.';
@@ -91,7 +95,12 @@ export const usePersonal = create<PersonalStoreState>()((set, get) => ({
         return false;
       }
       set({ status: result.status, confirm: null });
-      useToasts.getState().show('info', result.created ? 'Your passphrase is set. Every other machine needs it.' : `Connected to ${result.status.account?.user ?? 'your'}'s personal space.`);
+      useToasts
+        .getState()
+        .show(
+          'info',
+          result.created ? 'Your passphrase is set. Every other machine needs it.' : `Connected to ${result.status.account?.user ?? 'your'}'s personal space.`,
+        );
       if (get().dir) await get().refresh();
       return true;
     } catch (error) {
@@ -186,9 +195,24 @@ export const usePersonal = create<PersonalStoreState>()((set, get) => ({
     if (!dir || !detail) return;
     set({ busy: true });
     try {
-      const result = await call('personal.resolve', { dir, id: detail.conflict.id, take, ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
+      const result = await call('personal.resolve', {
+        dir,
+        id: detail.conflict.id,
+        take,
+        ...(text !== undefined ? { text } : {}),
+        theirsSha: detail.theirsSha,
+      });
       set({ detail: null });
-      useToasts.getState().show(result.report?.error ? 'error' : 'info', take === 'server' ? `Kept your other machine's version of ${detail.conflict.key}.` : result.report?.error ? `Saved, but the push failed: ${result.report.error.message}` : `Saved ${detail.conflict.key}.`);
+      useToasts
+        .getState()
+        .show(
+          result.report?.error ? 'error' : 'info',
+          take === 'server'
+            ? `Kept your other machine's version of ${detail.conflict.key}.`
+            : result.report?.error
+              ? `Saved, but the push failed: ${result.report.error.message}`
+              : `Saved ${detail.conflict.key}.`,
+        );
       await get().refresh();
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));

@@ -167,8 +167,16 @@ export const useProject = create<ProjectState>()((set, get) => ({
     if (!dir || items.length === 0) return;
     try {
       const { rev, done, refused } = await call('memories.bulk', { dir, items, action });
-      const what = action.kind === 'delete' ? 'Deleted' : action.kind === 'move' ? `Moved to ${action.to === 'team' ? 'the team memory' : 'the private memory'}:` : `Changed to ${action.type}:`;
-      const left = refused.length > 0 ? ` ${plural(refused.length, 'memory', 'memories')} left as ${refused.length === 1 ? 'it was' : 'they were'}: ${refused.map((r) => r.reason).join(' ')}` : '';
+      const what =
+        action.kind === 'delete'
+          ? 'Deleted'
+          : action.kind === 'move'
+            ? `Moved to ${action.to === 'team' ? 'the team memory' : 'the private memory'}:`
+            : `Changed to ${action.type}:`;
+      const left =
+        refused.length > 0
+          ? ` ${plural(refused.length, 'memory', 'memories')} left as ${refused.length === 1 ? 'it was' : 'they were'}: ${refused.map((r) => r.reason).join(' ')}`
+          : '';
       offerUndo(dir, rev, `${what} ${plural(done.length, 'memory', 'memories')}.${left}`);
       set({ selected: new Set(refused.map(rowKey)), anchor: null });
     } catch (error) {

@@ -20,13 +20,20 @@ export function projectName(p: Pick<ProjectSummary, 'path' | 'dir'> & { identity
 }
 
 /** Where a project's sessions come from and what is off, in a few words each, for the dashboard (R-LAYOUT, R-SETTINGS). */
-export function projectNotes(p: Pick<ProjectSummary, 'path' | 'dir' | 'launchDirs' | 'readInstead' | 'settings'>): { text: string; title: string; tone: 'muted' | 'warning' }[] {
+export function projectNotes(
+  p: Pick<ProjectSummary, 'path' | 'dir' | 'launchDirs' | 'readInstead' | 'settings'>,
+): { text: string; title: string; tone: 'muted' | 'warning' }[] {
   const notes: { text: string; title: string; tone: 'muted' | 'warning' }[] = [];
   const s = p.settings;
-  if (!s.autoMemoryEnabled) notes.push({ text: 'auto memory off', title: `Auto memory is off: ${s.autoMemoryEnabledFrom ?? s.autoMemoryEnabledSource}`, tone: 'warning' });
+  if (!s.autoMemoryEnabled)
+    notes.push({ text: 'auto memory off', title: `Auto memory is off: ${s.autoMemoryEnabledFrom ?? s.autoMemoryEnabledSource}`, tone: 'warning' });
   const offIn = p.launchDirs.filter((l) => !l.autoMemoryEnabled && l.cwd !== s.launchDir);
   if (s.autoMemoryEnabled && offIn.length > 0) {
-    notes.push({ text: `off in ${offIn.length === 1 ? '1 launch directory' : `${offIn.length} launch directories`}`, title: offIn.map((l) => `${l.cwd ?? l.folder}: ${l.autoMemoryEnabledFrom ?? l.autoMemoryEnabledSource}`).join('\n'), tone: 'warning' });
+    notes.push({
+      text: `off in ${offIn.length === 1 ? '1 launch directory' : `${offIn.length} launch directories`}`,
+      title: offIn.map((l) => `${l.cwd ?? l.folder}: ${l.autoMemoryEnabledFrom ?? l.autoMemoryEnabledSource}`).join('\n'),
+      tone: 'warning',
+    });
   }
   const elsewhere = p.launchDirs.filter((l) => l.cwd !== p.path);
   if (elsewhere.length > 0) {
@@ -37,7 +44,12 @@ export function projectNotes(p: Pick<ProjectSummary, 'path' | 'dir' | 'launchDir
       tone: 'muted',
     });
   }
-  if (p.readInstead) notes.push({ text: 'not read by Claude Code', title: `Sessions launched here read projects/${p.readInstead}/memory instead; this memory is never loaded.`, tone: 'warning' });
+  if (p.readInstead)
+    notes.push({
+      text: 'not read by Claude Code',
+      title: `Sessions launched here read projects/${p.readInstead}/memory instead; this memory is never loaded.`,
+      tone: 'warning',
+    });
   return notes;
 }
 

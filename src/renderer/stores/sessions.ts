@@ -9,7 +9,9 @@ import { messageOf } from './errors.js';
  * the first 10,000 of context before the first note, then toward 5,000 of growth; tool calls
  * toward 3, or met when the last response made none (R-SESSION).
  */
-export function progressToNext(session: Pick<SessionStatus, 'started' | 'contextTokens' | 'tokensSinceUpdate' | 'toolCallsSinceUpdate' | 'lastResponseUsedTools'>): { tokens: number; tools: number } {
+export function progressToNext(
+  session: Pick<SessionStatus, 'started' | 'contextTokens' | 'tokensSinceUpdate' | 'toolCallsSinceUpdate' | 'lastResponseUsedTools'>,
+): { tokens: number; tools: number } {
   return {
     tokens: session.started ? Math.min(1, session.tokensSinceUpdate / SESSION_MIN_TOKENS) : Math.min(1, session.contextTokens / SESSION_INIT_TOKENS),
     tools: session.lastResponseUsedTools ? Math.min(1, session.toolCallsSinceUpdate / SESSION_MIN_TOOL_CALLS) : 1,
@@ -43,7 +45,12 @@ export const useSessions = create<SessionsState>()((set, get) => ({
     try {
       const { sessions } = await call('sessions.list', {});
       const selected = get().selected;
-      set({ sessions, loaded: true, error: null, selected: selected && sessions.some((s) => s.sessionId === selected) ? selected : (sessions[0]?.sessionId ?? null) });
+      set({
+        sessions,
+        loaded: true,
+        error: null,
+        selected: selected && sessions.some((s) => s.sessionId === selected) ? selected : (sessions[0]?.sessionId ?? null),
+      });
     } catch (error) {
       set({ error: messageOf(error), loaded: true });
     }

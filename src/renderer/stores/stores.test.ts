@@ -39,7 +39,19 @@ const summary = (dir: string, over: Partial<ProjectSummary> = {}): ProjectSummar
   exists: true,
   private: { total: 1, byType: { user: 0, feedback: 1, project: 0, reference: 0, untyped: 0 } },
   team: null,
-  index: { exists: true, lines: 1, bytes: 10, chars: 10, loaded: [], cut: [], loadedLines: 1, loadedBytes: 10, loadedChars: 10, firstCutLine: null, reason: null },
+  index: {
+    exists: true,
+    lines: 1,
+    bytes: 10,
+    chars: 10,
+    loaded: [],
+    cut: [],
+    loadedLines: 1,
+    loadedBytes: 10,
+    loadedChars: 10,
+    firstCutLine: null,
+    reason: null,
+  },
   problems: { error: 0, warning: 0, hint: 0 },
   lastChangeMs: 1,
   transcripts: 0,
@@ -98,7 +110,21 @@ describe('dashboard', () => {
   const rows = [
     summary('alpha', { lastChangeMs: 10 }),
     summary('beta', { problems: { error: 2, warning: 0, hint: 0 }, lastChangeMs: 5 }),
-    summary('gamma', { index: { exists: true, lines: 230, bytes: 9000, chars: 9000, loaded: [], cut: ['x.md'], loadedLines: 200, loadedBytes: 8000, loadedChars: 8000, firstCutLine: 201, reason: '230 lines (limit: 200)' } }),
+    summary('gamma', {
+      index: {
+        exists: true,
+        lines: 230,
+        bytes: 9000,
+        chars: 9000,
+        loaded: [],
+        cut: ['x.md'],
+        loadedLines: 200,
+        loadedBytes: 8000,
+        loadedChars: 8000,
+        firstCutLine: 201,
+        reason: '230 lines (limit: 200)',
+      },
+    }),
   ];
   const all = { text: '', type: 'all' as const, onlyProblems: false, onlyTeam: false };
   it('sorts, filters and searches', () => {
@@ -115,11 +141,35 @@ describe('memory browser', () => {
     memoryDir: '/m',
     exists: true,
     index: { exists: true, lines: 0, bytes: 0, chars: 0, loaded, cut, loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null },
-    memories: files.map(([file, name]) => ({ file, name, description: `${name} desc`, type: 'project' as const, scope, bytes: 1, mtimeMs: 1, layout: 'flat' as const })),
+    memories: files.map(([file, name]) => ({
+      file,
+      name,
+      description: `${name} desc`,
+      type: 'project' as const,
+      scope,
+      bytes: 1,
+      mtimeMs: 1,
+      layout: 'flat' as const,
+    })),
     problems: [],
     lastChangeMs: 1,
   });
-  const scan = { ...dir([['a.md', 'Alpha deploy'], ['b.md', 'Beta 部署'], ['c.md', 'Gamma']], ['a.md'], ['b.md'], 'private'), dir: 'x', path: null, transcripts: 0, team: dir([['t.md', 'Team thing']], ['t.md'], [], 'team') } as unknown as ProjectScan;
+  const scan = {
+    ...dir(
+      [
+        ['a.md', 'Alpha deploy'],
+        ['b.md', 'Beta 部署'],
+        ['c.md', 'Gamma'],
+      ],
+      ['a.md'],
+      ['b.md'],
+      'private',
+    ),
+    dir: 'x',
+    path: null,
+    transcripts: 0,
+    team: dir([['t.md', 'Team thing']], ['t.md'], [], 'team'),
+  } as unknown as ProjectScan;
   it('marks what reaches the agent, what is cut and what is unlisted, and filters by text, type and scope', () => {
     const rows = memoryRows(scan);
     expect(rows.map((r) => [r.file, r.scope, r.indexState])).toEqual([
@@ -155,7 +205,7 @@ const doc = (over: Partial<MemoryDoc> = {}): MemoryDoc => ({
 });
 
 describe('editor rules', () => {
-  it('gives a new memory its type\'s default scope, and never puts a user memory in the team', () => {
+  it("gives a new memory its type's default scope, and never puts a user memory in the team", () => {
     expect(withType(emptyDraft(), 'reference', true).scope).toBe('team');
     expect(withType(emptyDraft(), 'feedback', true).scope).toBe('private');
     expect(withType({ ...emptyDraft(), scope: 'team' }, 'user', false).scope).toBe('private');
@@ -176,7 +226,9 @@ describe('editor rules', () => {
   });
 
   it('says a body past the size limit in a sentence before anything is sent', () => {
-    expect(draftProblem({ ...emptyDraft(), name: 'x', description: 'ok', body: 'x'.repeat(2 * 1024 * 1024) })).toBe('This memory is 2.1 MB; a memory can be at most 1 MB.');
+    expect(draftProblem({ ...emptyDraft(), name: 'x', description: 'ok', body: 'x'.repeat(2 * 1024 * 1024) })).toBe(
+      'This memory is 2.1 MB; a memory can be at most 1 MB.',
+    );
   });
 
   it('knows when there is something unsaved, repaired frontmatter included', () => {
@@ -189,7 +241,7 @@ describe('editor rules', () => {
     expect(isDirty(broken, { ...draftOf(broken, 'private'), frontmatter: 'name: "x"' })).toBe(true);
   });
 
-  it('binds an edit to its file: same project, scope and file, or a project\'s one new memory', () => {
+  it("binds an edit to its file: same project, scope and file, or a project's one new memory", () => {
     expect(sameTarget({ dir: 'A', scope: 'private', file: 'x.md' }, { dir: 'B', scope: 'private', file: 'x.md' })).toBe(false);
     expect(sameTarget({ dir: 'A', scope: 'private', file: 'x.md' }, { dir: 'A', scope: 'team', file: 'x.md' })).toBe(false);
     expect(sameTarget({ dir: 'A', scope: 'private', file: null }, { dir: 'A', scope: 'team', file: null })).toBe(true);
@@ -226,8 +278,25 @@ describe('drafts', () => {
 });
 
 describe('memory list order and selection', () => {
-  const row = (file: string, over: Partial<MemoryRow> = {}): MemoryRow => ({ file, name: file, description: '', type: 'project', scope: 'private', bytes: 10, mtimeMs: 1, layout: 'flat', indexState: 'loaded', problems: 0, ...over });
-  const rows = [row('c.md', { name: 'Gamma', indexState: 'unlisted', mtimeMs: 5 }), row('a.md', { name: 'alpha', mtimeMs: 5, bytes: 99 }), row('b.md', { name: 'Beta', indexState: 'cut', mtimeMs: 9 }), row('t.md', { name: 'alpha', scope: 'team', mtimeMs: 5 })];
+  const row = (file: string, over: Partial<MemoryRow> = {}): MemoryRow => ({
+    file,
+    name: file,
+    description: '',
+    type: 'project',
+    scope: 'private',
+    bytes: 10,
+    mtimeMs: 1,
+    layout: 'flat',
+    indexState: 'loaded',
+    problems: 0,
+    ...over,
+  });
+  const rows = [
+    row('c.md', { name: 'Gamma', indexState: 'unlisted', mtimeMs: 5 }),
+    row('a.md', { name: 'alpha', mtimeMs: 5, bytes: 99 }),
+    row('b.md', { name: 'Beta', indexState: 'cut', mtimeMs: 9 }),
+    row('t.md', { name: 'alpha', scope: 'team', mtimeMs: 5 }),
+  ];
   it('sorts by each order stably, and reverses on request', () => {
     expect(sortMemories(rows, 'index').map(rowKey)).toEqual(['private/a.md', 'team/t.md', 'private/b.md', 'private/c.md']);
     expect(sortMemories(rows, 'name').map(rowKey)).toEqual(['private/a.md', 'team/t.md', 'private/b.md', 'private/c.md']);

@@ -14,7 +14,11 @@ import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
 
 /** What the dashboard's Team cell says. */
-export function teamCell(row: TeamOverviewRow | undefined, hasTeamDir: boolean, now = Date.now()): { text: string; tone: 'ok' | 'warning' | 'error' | 'muted'; detail: string | null } {
+export function teamCell(
+  row: TeamOverviewRow | undefined,
+  hasTeamDir: boolean,
+  now = Date.now(),
+): { text: string; tone: 'ok' | 'warning' | 'error' | 'muted'; detail: string | null } {
   if (!row) return { text: hasTeamDir ? 'local only' : '—', tone: 'muted', detail: null };
   const last = row.lastSyncAt ? ago(Date.parse(row.lastSyncAt), now) : null;
   switch (row.state) {
@@ -64,7 +68,10 @@ export function reportMessage(report: SyncReport): { kind: 'info' | 'error'; tex
   if (report.push.uploaded.length) parts.push(`${report.push.uploaded.length} pushed`);
   const held = report.waiting.filter((w) => w.reason !== 'pending').length;
   if (held) parts.push(`${held} held back`);
-  return { kind: report.pull.conflicts.length || held ? 'error' : 'info', text: parts.length ? `Synced: ${parts.join(', ')}.` : 'Synced: nothing new either way.' };
+  return {
+    kind: report.pull.conflicts.length || held ? 'error' : 'info',
+    text: parts.length ? `Synced: ${parts.join(', ')}.` : 'Synced: nothing new either way.',
+  };
 }
 
 /** The headline of the Team sync tab. */
@@ -197,7 +204,12 @@ export const useTeam = create<TeamStoreState>()((set, get) => ({
       const result = await call('team.resolve', { dir, id: detail.conflict.id, take, ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
       set({ detail: null });
       const pushed = result.report?.push.uploaded.includes(detail.conflict.key);
-      const said = take === 'server' ? `Kept the team's version of ${detail.conflict.key}.` : result.report?.error ? `Saved, but the push failed: ${result.report.error.message}` : `Saved${pushed ? ' and pushed' : ''} ${detail.conflict.key}.`;
+      const said =
+        take === 'server'
+          ? `Kept the team's version of ${detail.conflict.key}.`
+          : result.report?.error
+            ? `Saved, but the push failed: ${result.report.error.message}`
+            : `Saved${pushed ? ' and pushed' : ''} ${detail.conflict.key}.`;
       // The resolution is one history entry; its Undo puts the file back as it was before.
       if (result.report?.error) useToasts.getState().show('error', said);
       else offerUndo(dir, result.rev, said);

@@ -36,17 +36,27 @@ function transport(): Transport {
 }
 
 /** Call main; resolves with the output or rejects with an RpcError carrying a readable message. */
-export async function call<N extends CallName>(name: N, input: Contract[N] extends QueryDef ? InputOf<Contract[N]> : never): Promise<Contract[N] extends QueryDef ? OutputOf<Contract[N]> : never> {
+export async function call<N extends CallName>(
+  name: N,
+  input: Contract[N] extends QueryDef ? InputOf<Contract[N]> : never,
+): Promise<Contract[N] extends QueryDef ? OutputOf<Contract[N]> : never> {
   let result: WireResult;
   try {
     result = await transport().call(name, input);
   } catch (error) {
-    throw new RpcError({ code: 'unavailable', message: `Memdir did not answer (${error instanceof Error ? error.message : String(error)}). Is it still running?` });
+    throw new RpcError({
+      code: 'unavailable',
+      message: `Memdir did not answer (${error instanceof Error ? error.message : String(error)}). Is it still running?`,
+    });
   }
   if (!result.ok) throw new RpcError(result.error);
   return result.result as never;
 }
 
-export function subscribe<N extends SubscriptionName>(name: N, input: Contract[N] extends SubscriptionDef ? InputOf<Contract[N]> : never, onEvent: (event: Contract[N] extends SubscriptionDef ? EventOf<Contract[N]> : never) => void): () => void {
+export function subscribe<N extends SubscriptionName>(
+  name: N,
+  input: Contract[N] extends SubscriptionDef ? InputOf<Contract[N]> : never,
+  onEvent: (event: Contract[N] extends SubscriptionDef ? EventOf<Contract[N]> : never) => void,
+): () => void {
   return transport().subscribe(name, input, onEvent as (event: unknown) => void);
 }

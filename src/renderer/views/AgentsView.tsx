@@ -64,10 +64,14 @@ export function AgentsView({ dir }: { dir?: string }) {
                   const scope = a.scopes.find((x) => x.scope === s);
                   return (
                     <td key={s} title={scope?.memoryDir}>
-                      {!scope ? '—' : scope.scan ? (
+                      {!scope ? (
+                        '—'
+                      ) : scope.scan ? (
                         <>
                           {scope.scan.memories.length} memories <LoadMeter index={scope.scan.index} compact />
-                          {scope.scan.problems.filter((p) => p.severity !== 'hint').length > 0 && <span className="badge warning">{scope.scan.problems.length} problems</span>}
+                          {scope.scan.problems.filter((p) => p.severity !== 'hint').length > 0 && (
+                            <span className="badge warning">{scope.scan.problems.length} problems</span>
+                          )}
                         </>
                       ) : (
                         <span className="muted">{scope.enabled ? 'enabled, empty' : '—'}</span>

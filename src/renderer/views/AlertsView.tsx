@@ -26,7 +26,13 @@ function AllowForm({ alert, finding, onDone }: { alert: AlertRecord; finding: Fi
           .then((ok) => ok && onDone());
       }}
     >
-      <input aria-label="Why it is safe to share" placeholder="Why is it safe to share? (recorded)" value={why} onChange={(e) => setWhy(e.target.value)} autoFocus />
+      <input
+        aria-label="Why it is safe to share"
+        placeholder="Why is it safe to share? (recorded)"
+        value={why}
+        onChange={(e) => setWhy(e.target.value)}
+        autoFocus
+      />
       <button type="submit" disabled={busy || why.trim().length < 3}>
         Allow
       </button>
@@ -69,7 +75,11 @@ function Findings({ alert }: { alert: AlertRecord }) {
                   {target && <button onClick={() => useNav.getState().go(target)}>Open</button>}
                   {alert.status === 'open' && f.fingerprint && (
                     <>
-                      <button onClick={() => void useAlerts.getState().redact(alert.id, f.fingerprint)} disabled={busy} title="Replace the secret with [REDACTED] in the file (recorded in history)">
+                      <button
+                        onClick={() => void useAlerts.getState().redact(alert.id, f.fingerprint)}
+                        disabled={busy}
+                        title="Replace the secret with [REDACTED] in the file (recorded in history)"
+                      >
                         Redact
                       </button>
                       <button onClick={() => setAllowing(f.fingerprint)} disabled={busy} title="Not a secret, or meant to be shared: say why">

@@ -81,7 +81,14 @@ export function Dashboard() {
       </header>
       <IdentityPanels />
       <div className="toolbar">
-        <input type="search" aria-label="Search projects" placeholder="Search projects" value={filter.text} onChange={(e) => setFilter({ text: e.target.value })} data-search />
+        <input
+          type="search"
+          aria-label="Search projects"
+          placeholder="Search projects"
+          value={filter.text}
+          onChange={(e) => setFilter({ text: e.target.value })}
+          data-search
+        />
         <select aria-label="Filter by memory type" value={filter.type} onChange={(e) => setFilter({ type: e.target.value as typeof filter.type })}>
           <option value="all">All types</option>
           {MEMORY_TYPES.map((t) => (
@@ -120,7 +127,10 @@ export function Dashboard() {
                   {projectName(p)}
                 </button>
                 {identityLine(p.identity) && (
-                  <div className="muted small identity" title={`Identity (${p.identity.source}): ${[...p.identity.remotes, ...p.identity.rootCommits].join(', ')}${p.identity.note ? `\n${p.identity.note}` : ''}`}>
+                  <div
+                    className="muted small identity"
+                    title={`Identity (${p.identity.source}): ${[...p.identity.remotes, ...p.identity.rootCommits].join(', ')}${p.identity.note ? `\n${p.identity.note}` : ''}`}
+                  >
                     {identityLine(p.identity)}
                   </div>
                 )}

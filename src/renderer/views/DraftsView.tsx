@@ -25,19 +25,25 @@ export function DraftsView() {
         <h1>Drafts</h1>
         <span className="muted">{plural(list.length, 'unsaved draft')}</span>
       </header>
-      <p className="muted small">An edit you leave without saving — another memory, another project, a closed window — waits here until you save or discard it.</p>
+      <p className="muted small">
+        An edit you leave without saving — another memory, another project, a closed window — waits here until you save or discard it.
+      </p>
       {loaded && list.length === 0 && <p className="placeholder">No drafts: every edit is saved. Unsaved edits appear here when you move on without saving.</p>}
       <ul className="drafts" aria-label="Drafts">
         {list.map((d) => (
           <li key={`${d.dir}/${d.scope}/${d.file ?? ''}`}>
             <div>
-              <strong>{d.name || d.file || 'Untitled memory'}</strong> <span className="muted small">{d.file ? `${d.scope === 'team' ? 'team/' : ''}${d.file}` : 'new memory'}</span>
+              <strong>{d.name || d.file || 'Untitled memory'}</strong>{' '}
+              <span className="muted small">{d.file ? `${d.scope === 'team' ? 'team/' : ''}${d.file}` : 'new memory'}</span>
               <div className="muted small">
                 {projectOf(d.dir)} · last edited <Time at={d.savedAt} />
               </div>
             </div>
             <span className="spacer" />
-            <button onClick={() => go({ view: 'project', dir: d.dir, tab: 'memories', scope: d.scope, file: d.file ?? '__new__' })} aria-label={`Open the draft of ${d.file ?? 'a new memory'} in ${projectOf(d.dir)}`}>
+            <button
+              onClick={() => go({ view: 'project', dir: d.dir, tab: 'memories', scope: d.scope, file: d.file ?? '__new__' })}
+              aria-label={`Open the draft of ${d.file ?? 'a new memory'} in ${projectOf(d.dir)}`}
+            >
               Open
             </button>
             <button className="danger" onClick={() => void useDrafts.getState().throwAway(d)} aria-label={`Discard the draft of ${d.file ?? 'a new memory'}`}>

@@ -50,7 +50,15 @@ function Gates({ status }: { status: DreamStatusView }) {
               <td>{GATE_LABEL[g.name]}</td>
               <td>{value(g)}</td>
               <td>{g.threshold === null ? 'free' : g.name === 'time' ? `${g.threshold} h` : g.threshold}</td>
-              <td>{!g.checked ? <span className="muted">not checked</span> : g.passed ? <span className="badge ok">open</span> : <span className="badge warning">closed</span>}</td>
+              <td>
+                {!g.checked ? (
+                  <span className="muted">not checked</span>
+                ) : g.passed ? (
+                  <span className="badge ok">open</span>
+                ) : (
+                  <span className="badge warning">closed</span>
+                )}
+              </td>
               <td className="small">{g.detail}</td>
             </tr>
           ))}
@@ -63,8 +71,13 @@ function Gates({ status }: { status: DreamStatusView }) {
         {status.lock ? ` · lock: ${status.lock.detail}` : ''}
       </p>
       <p className="muted small">
-        {status.scheduled && !gates.disabled ? 'Memdir dreams this project by itself when every gate is open. ' : gates.disabled ? '' : 'Scheduled dreams run while the app is open. '}
-        It consolidates with {status.method.detail} A dream may remove at most {Math.round(status.thresholds.maxDeleteShare * 100)}% of the memories without asking you.
+        {status.scheduled && !gates.disabled
+          ? 'Memdir dreams this project by itself when every gate is open. '
+          : gates.disabled
+            ? ''
+            : 'Scheduled dreams run while the app is open. '}
+        It consolidates with {status.method.detail} A dream may remove at most {Math.round(status.thresholds.maxDeleteShare * 100)}% of the memories without
+        asking you.
       </p>
       <p className="small" data-testid="claude-code-dream" title={status.claudeCode.flagFile ?? undefined}>
         <strong>Claude Code itself {status.claudeCode.wouldDream ? 'dreams this project' : 'does not dream this project'}.</strong> {status.claudeCode.reason}
@@ -86,7 +99,11 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
         <span className="chip">{dream.status}</span>
         <span className="spacer" />
         {dream.rev && !reverted && (
-          <button onClick={() => void revertDream(dream.id)} disabled={busy} title="Put the files it changed back as they were before it; files changed since are left alone">
+          <button
+            onClick={() => void revertDream(dream.id)}
+            disabled={busy}
+            title="Put the files it changed back as they were before it; files changed since are left alone"
+          >
             Revert this dream
           </button>
         )}
@@ -98,14 +115,19 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
       </div>
       {dream.status === 'needs-confirmation' && (
         <p className="banner warning">
-          Held back: it removes {dream.deletions.count} of {dream.deletions.total} memories, more than the {dream.deletions.limit} allowed without your confirmation. Review the planned changes, then apply them anyway — or{' '}
+          Held back: it removes {dream.deletions.count} of {dream.deletions.total} memories, more than the {dream.deletions.limit} allowed without your
+          confirmation. Review the planned changes, then apply them anyway — or{' '}
           <button className="link" onClick={() => dream.dir && void now(dream.dir)}>
             dream again
           </button>
           .
         </p>
       )}
-      {reverted && <p className="banner">Reverted <Time at={dream.revert!.at} />: {dream.revert!.restored.join(', ')} put back (recorded in history, restorable).</p>}
+      {reverted && (
+        <p className="banner">
+          Reverted <Time at={dream.revert!.at} />: {dream.revert!.restored.join(', ')} put back (recorded in history, restorable).
+        </p>
+      )}
       {open.length > 0 && (
         <div className="banner warning" role="alert">
           <p>Some files changed since this dream and were left as they are:</p>
@@ -120,7 +142,9 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
         </div>
       )}
       <p className="muted small">
-        <Time at={dream.startedAt} /> · {dream.trigger} · {duration(dream.durationMs)} · {dream.method === 'model' ? `model ${dream.model ?? ''}` : 'offline rules'} · {facts.tokens.toLocaleString('en')} tokens · {plural(facts.files, 'file')} changed
+        <Time at={dream.startedAt} /> · {dream.trigger} · {duration(dream.durationMs)} ·{' '}
+        {dream.method === 'model' ? `model ${dream.model ?? ''}` : 'offline rules'} · {facts.tokens.toLocaleString('en')} tokens · {plural(facts.files, 'file')}{' '}
+        changed
         {facts.skipped ? ` · ${facts.skipped} left alone` : ''}
       </p>
       {dream.fallbackReason && <p className="banner warning">The offline rules ran instead of the model: {dream.fallbackReason}</p>}
@@ -192,7 +216,12 @@ export function DreamTab({ dir }: { dir: string }) {
   return (
     <div className="dream">
       <div className="toolbar">
-        <button className="primary" onClick={() => void now(dir)} disabled={busy || Boolean(running)} title="Consolidate now: skips the time and session gates, never the lock">
+        <button
+          className="primary"
+          onClick={() => void now(dir)}
+          disabled={busy || Boolean(running)}
+          title="Consolidate now: skips the time and session gates, never the lock"
+        >
           Dream now
         </button>
         {status && <span className="chip">{status.method.kind === 'model' ? 'with a model' : 'offline rules'}</span>}
@@ -216,7 +245,9 @@ export function DreamTab({ dir }: { dir: string }) {
                       <span>
                         <span className="chip source-dream">{d.trigger}</span> <span className="chip">{d.revert ? 'reverted' : d.status}</span>
                       </span>
-                      <span className="timeline-summary"><Time at={d.startedAt} /></span>
+                      <span className="timeline-summary">
+                        <Time at={d.startedAt} />
+                      </span>
                       <span className="muted small">
                         {duration(d.durationMs)} · {facts.tokens.toLocaleString('en')} tokens · {plural(facts.files, 'file')}
                       </span>

@@ -35,8 +35,13 @@ function FixAllEffect({ previews }: { previews: Partial<Record<Scope, FixPreview
     if (!p) return [];
     const { before, after } = p.impact;
     const name = scope === 'team' ? 'team/MEMORY.md' : 'MEMORY.md';
-    const change = before.lines === after.lines && before.chars === after.chars ? `${name} stays at ${after.lines} lines` : `${name} goes from ${before.lines} lines to ${sizeAgainstLimits(after)}`;
-    const loaded = after.truncated ? `; from line ${after.firstCutLine} on it is cut, ${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'} never seen` : '; everything reaches the agent';
+    const change =
+      before.lines === after.lines && before.chars === after.chars
+        ? `${name} stays at ${after.lines} lines`
+        : `${name} goes from ${before.lines} lines to ${sizeAgainstLimits(after)}`;
+    const loaded = after.truncated
+      ? `; from line ${after.firstCutLine} on it is cut, ${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'} never seen`
+      : '; everything reaches the agent';
     const newly = p.impact.newlyCut.length > 0 ? `; ${p.impact.newlyCut.length} pointers would fall below the cut` : '';
     return [`${change}${loaded}${newly}.`];
   });
@@ -94,8 +99,9 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
           {fixable.length > 0 && <FixAllEffect previews={previews} />}
           {held.length > 0 && (
             <p className="banner warning" role="note">
-              {held.length === 1 ? '1 orphan is' : `${held.length} orphans are`} held back: adding {held.length === 1 ? 'it' : 'them'} would put {held.length === 1 ? 'its pointer' : 'their pointers'} below the cut, where Claude Code never loads them
-              (a dream may have left them out to keep the index inside its limit; recall still finds them by their descriptions). Make room first, or add them below the cut anyway.
+              {held.length === 1 ? '1 orphan is' : `${held.length} orphans are`} held back: adding {held.length === 1 ? 'it' : 'them'} would put{' '}
+              {held.length === 1 ? 'its pointer' : 'their pointers'} below the cut, where Claude Code never loads them (a dream may have left them out to keep
+              the index inside its limit; recall still finds them by their descriptions). Make room first, or add them below the cut anyway.
             </p>
           )}
           <ul className="problem-list" aria-label="Problems">
@@ -114,7 +120,13 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
                     {alone && (
                       <span className="muted small fix-effect">
                         {' '}
-                        {alone === 'loaded' ? 'Fixing it adds a pointer that reaches the agent.' : alone === 'below-cut' ? 'Its pointer would land below the cut: Claude Code would never load it.' : alone === 'frees' ? 'Fixing it frees a line of MEMORY.md.' : ''}
+                        {alone === 'loaded'
+                          ? 'Fixing it adds a pointer that reaches the agent.'
+                          : alone === 'below-cut'
+                            ? 'Its pointer would land below the cut: Claude Code would never load it.'
+                            : alone === 'frees'
+                              ? 'Fixing it frees a line of MEMORY.md.'
+                              : ''}
                       </span>
                     )}
                   </span>
@@ -122,10 +134,22 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
                     <button
                       onClick={() => void fix([p], alone === 'below-cut' ? { pastCut: true } : {})}
                       aria-label={`Fix: ${p.message}`}
-                      title={alone === 'below-cut' ? 'Its pointer would land below the cut: Claude Code would never load it' : alone === 'loaded' ? 'Its pointer reaches the agent' : undefined}
+                      title={
+                        alone === 'below-cut'
+                          ? 'Its pointer would land below the cut: Claude Code would never load it'
+                          : alone === 'loaded'
+                            ? 'Its pointer reaches the agent'
+                            : undefined
+                      }
                       disabled={busy}
                     >
-                      {p.fix === 'add-to-index' ? (alone === 'below-cut' ? 'Add below the cut' : 'Add to index') : p.fix === 'drop-pointer' ? 'Remove pointer' : 'Remove repeat'}
+                      {p.fix === 'add-to-index'
+                        ? alone === 'below-cut'
+                          ? 'Add below the cut'
+                          : 'Add to index'
+                        : p.fix === 'drop-pointer'
+                          ? 'Remove pointer'
+                          : 'Remove repeat'}
                     </button>
                   )}
                   {p.code === 'over-limit' && (

@@ -14,13 +14,15 @@ function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
     <div className="dialog" role="dialog" aria-labelledby="restore-title" onKeyDown={(e) => e.key === 'Escape' && cancelSnapshot()}>
       <h2 id="restore-title">Restore the whole snapshot?</h2>
       <p>
-        Every memory goes back to how it was right after “{pending.summary}” (<Time at={pending.time} />). {describePlan(pending.changes)}
+        Every memory goes back to how it was right after “{pending.summary}” (<Time at={pending.time} />
+        ). {describePlan(pending.changes)}
       </p>
       {pending.changes.length > 0 && (
         <ul className="plan" aria-label="Files that will change">
           {pending.changes.map((c) => (
             <li key={c.path}>
-              <code>{c.path}</code> <span className={`badge ${c.status === 'deleted' ? 'error' : c.status === 'added' ? 'ok' : ''}`}>{PLAN_WORDS[c.status]}</span>
+              <code>{c.path}</code>{' '}
+              <span className={`badge ${c.status === 'deleted' ? 'error' : c.status === 'added' ? 'ok' : ''}`}>{PLAN_WORDS[c.status]}</span>
             </li>
           ))}
         </ul>
@@ -53,7 +55,10 @@ export function HistoryTab({ dir }: { dir: string }) {
             <ul>
               {deleted.map((d) => (
                 <li key={`${d.path}-${d.deletedIn}`}>
-                  <code>{d.path}</code> <span className="muted small">deleted <Time at={d.time} /></span>{' '}
+                  <code>{d.path}</code>{' '}
+                  <span className="muted small">
+                    deleted <Time at={d.time} />
+                  </span>{' '}
                   <button className="small" onClick={() => void restore(d.rev, d.path)} aria-label={`Restore ${d.path}`}>
                     Restore
                   </button>
@@ -75,7 +80,11 @@ export function HistoryTab({ dir }: { dir: string }) {
             </li>
           ))}
         </ol>
-        {entries.length === 0 && !error && <p className="muted">No history yet: it starts with the first change Memdir records — edit, create or delete a memory, or let Claude Code write one.</p>}
+        {entries.length === 0 && !error && (
+          <p className="muted">
+            No history yet: it starts with the first change Memdir records — edit, create or delete a memory, or let Claude Code write one.
+          </p>
+        )}
       </div>
       <div className="pane">
         {pendingRestore && <ConfirmSnapshot pending={pendingRestore} />}

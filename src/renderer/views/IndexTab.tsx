@@ -109,7 +109,11 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         )}
         {summary && <LoadMeter index={summary} />}
         {summary?.exists && draft === null && !makingRoom && !reordering && (
-          <button className={summary.firstCutLine !== null ? 'primary' : ''} onClick={() => setMakingRoom(true)} title="Shorten, merge, move or drop entries, with the loaded part shown as you choose">
+          <button
+            className={summary.firstCutLine !== null ? 'primary' : ''}
+            onClick={() => setMakingRoom(true)}
+            title="Shorten, merge, move or drop entries, with the loaded part shown as you choose"
+          >
             Make room…
           </button>
         )}
@@ -135,14 +139,20 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
       ) : draft === null ? (
         <>
           <p className="muted small">
-            At the start of every session Claude Code strips this file&apos;s frontmatter and comment blocks, then loads only the first {INDEX_MAX_LINES} lines or {INDEX_MAX_CHARS.toLocaleString('en-US')}{' '}
-            characters (UTF-16 code units, so Chinese text counts one per character) of what is left. Past the cut it tells the agent, never you.
+            At the start of every session Claude Code strips this file&apos;s frontmatter and comment blocks, then loads only the first {INDEX_MAX_LINES} lines
+            or {INDEX_MAX_CHARS.toLocaleString('en-US')} characters (UTF-16 code units, so Chinese text counts one per character) of what is left. Past the cut
+            it tells the agent, never you.
           </p>
           <ol className="index-lines" aria-label="MEMORY.md lines">
             {view.lines.map((l) => {
               const fate = lineFate(view.load, l.line);
               return (
-                <li key={l.line} className={`${fate} ${l.kind}`} value={l.line} title={fate === 'hidden' ? 'Stripped by Claude Code before loading' : undefined}>
+                <li
+                  key={l.line}
+                  className={`${fate} ${l.kind}`}
+                  value={l.line}
+                  title={fate === 'hidden' ? 'Stripped by Claude Code before loading' : undefined}
+                >
                   {view.load.firstCutLine === l.line && (
                     <div className="cut-line" role="separator">
                       ✂ The agent never sees anything below this line ({view.cutCount} pointers cut)
@@ -168,7 +178,13 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         </>
       ) : (
         <>
-          <CodeMirror value={draft} height="420px" extensions={INDEX_EXTENSIONS} onChange={(v) => setEdit((e) => e && { ...e, draft: v })} aria-label="MEMORY.md text" />
+          <CodeMirror
+            value={draft}
+            height="420px"
+            extensions={INDEX_EXTENSIONS}
+            onChange={(v) => setEdit((e) => e && { ...e, draft: v })}
+            aria-label="MEMORY.md text"
+          />
           <p className={view.load.truncated || (impact && impact.newlyCut.length > 0) ? 'banner warning' : 'muted small'} aria-label="After saving">
             After saving: {sizeAgainstLimits(view.load)}
             {/* Past the cut is past the cut, pointers or prose: the agent never sees those lines (R-INDEX). */}
@@ -201,15 +217,20 @@ function AgentSees({ view }: { view: AgentIndexViewShape }) {
       </p>
       {differs && (
         <div className="banner warning" role="status">
-          The last session was given a different index than the one Claude Code will load next: MEMORY.md changed since, or Claude Code read it differently than Memdir predicts.
+          The last session was given a different index than the one Claude Code will load next: MEMORY.md changed since, or Claude Code read it differently than
+          Memdir predicts.
         </div>
       )}
       {view.lastInjected === null && <p className="muted small">No transcript records what the last session was given.</p>}
-      <pre className="agent-text" aria-label="Index text the agent gets">{view.text || '(nothing: Claude Code loads no index)'}</pre>
+      <pre className="agent-text" aria-label="Index text the agent gets">
+        {view.text || '(nothing: Claude Code loads no index)'}
+      </pre>
       {differs && (
         <details>
           <summary>What the last session was given</summary>
-          <pre className="agent-text" aria-label="Index text the last session got">{view.lastInjected}</pre>
+          <pre className="agent-text" aria-label="Index text the last session got">
+            {view.lastInjected}
+          </pre>
         </details>
       )}
     </section>

@@ -46,13 +46,15 @@ export function LiveSessionsView() {
         <h1>Live sessions</h1>
       </header>
       <p className="muted small">
-        Each Claude Code session keeps a Session Memory note (current task, files changed, errors met, where the workflow stands), started once the context reaches{' '}
-        {SESSION_INIT_TOKENS.toLocaleString('en-US')} tokens, then updated when it grew by {SESSION_MIN_TOKENS.toLocaleString('en-US')} tokens and {SESSION_MIN_TOOL_CALLS} tool calls happened since (or the last
-        answer needed none), and before a compaction. With the hooks connected, Claude Code gets the note back after a compaction or a <code>--resume</code>. It is removed once the session
-        has been idle for the time set in Settings.
+        Each Claude Code session keeps a Session Memory note (current task, files changed, errors met, where the workflow stands), started once the context
+        reaches {SESSION_INIT_TOKENS.toLocaleString('en-US')} tokens, then updated when it grew by {SESSION_MIN_TOKENS.toLocaleString('en-US')} tokens and{' '}
+        {SESSION_MIN_TOOL_CALLS} tool calls happened since (or the last answer needed none), and before a compaction. With the hooks connected, Claude Code gets
+        the note back after a compaction or a <code>--resume</code>. It is removed once the session has been idle for the time set in Settings.
       </p>
       {error && <div className="banner error">{error}</div>}
-      {loaded && sessions.length === 0 && <p className="muted">No live session. Sessions appear here while Claude Code works (connect the hooks in Settings, or keep Memdir open).</p>}
+      {loaded && sessions.length === 0 && (
+        <p className="muted">No live session. Sessions appear here while Claude Code works (connect the hooks in Settings, or keep Memdir open).</p>
+      )}
       {sessions.length > 0 && (
         <table className="grid" aria-label="Sessions">
           <thead>
@@ -81,11 +83,21 @@ export function LiveSessionsView() {
                     <Progress
                       label="Tokens toward the next update"
                       value={progress.tokens}
-                      text={s.started ? `${s.tokensSinceUpdate.toLocaleString('en-US')} / ${SESSION_MIN_TOKENS.toLocaleString('en-US')}` : `${s.contextTokens.toLocaleString('en-US')} / ${SESSION_INIT_TOKENS.toLocaleString('en-US')} to start`}
+                      text={
+                        s.started
+                          ? `${s.tokensSinceUpdate.toLocaleString('en-US')} / ${SESSION_MIN_TOKENS.toLocaleString('en-US')}`
+                          : `${s.contextTokens.toLocaleString('en-US')} / ${SESSION_INIT_TOKENS.toLocaleString('en-US')} to start`
+                      }
                     />
                   </td>
                   <td>
-                    <Progress label="Tool calls toward the next update" value={progress.tools} text={s.lastResponseUsedTools ? `${s.toolCallsSinceUpdate} / ${SESSION_MIN_TOOL_CALLS}` : `${s.toolCallsSinceUpdate} · answered without tools`} />
+                    <Progress
+                      label="Tool calls toward the next update"
+                      value={progress.tools}
+                      text={
+                        s.lastResponseUsedTools ? `${s.toolCallsSinceUpdate} / ${SESSION_MIN_TOOL_CALLS}` : `${s.toolCallsSinceUpdate} · answered without tools`
+                      }
+                    />
                   </td>
                   <td className="small">{nextUpdate(s)}</td>
                   <td className="small">
@@ -114,12 +126,17 @@ export function LiveSessionsView() {
             <p className="muted">No note yet: {nextUpdate(current)}.</p>
           )}
           {current.noteFile && <p className="muted small">{current.noteFile}</p>}
-          {current.endedAt && <p className="muted small">Claude Code ended this session at {new Date(current.endedAt).toLocaleString()}; the note is kept in case it is resumed.</p>}
+          {current.endedAt && (
+            <p className="muted small">
+              Claude Code ended this session at {new Date(current.endedAt).toLocaleString()}; the note is kept in case it is resumed.
+            </p>
+          )}
           {current.claudeCodeSummary && (
             <section aria-label="Claude Code's own session summary">
               <h3>Claude Code&apos;s own summary</h3>
               <p className="muted small">
-                Written by an older Claude Code (its Session Memory, behind a flag) on {new Date(current.claudeCodeSummary.modifiedAt).toLocaleString()}: <code>{current.claudeCodeSummary.file}</code>
+                Written by an older Claude Code (its Session Memory, behind a flag) on {new Date(current.claudeCodeSummary.modifiedAt).toLocaleString()}:{' '}
+                <code>{current.claudeCodeSummary.file}</code>
                 {current.claudeCodeSummary.truncated ? ' (only its beginning is shown)' : ''}
               </p>
               <div className="markdown">

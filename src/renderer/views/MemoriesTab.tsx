@@ -17,7 +17,9 @@ import { MEMORY_SORTS, type MemoryRow, SORT_LABELS, type MemorySort, filterMemor
 /** The editor target a route names, or null. */
 export function targetOf(route: Extract<Route, { view: 'project' }>): EditorTarget | null {
   if (!route.file) return null;
-  return route.file === '__new__' ? { dir: route.dir, scope: route.scope ?? 'private', file: null } : { dir: route.dir, scope: route.scope ?? 'private', file: route.file };
+  return route.file === '__new__'
+    ? { dir: route.dir, scope: route.scope ?? 'private', file: null }
+    : { dir: route.dir, scope: route.scope ?? 'private', file: route.file };
 }
 
 function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
@@ -29,7 +31,11 @@ function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
   return (
     <div className="bulk-bar" role="toolbar" aria-label="Selected memories">
       <strong>{plural(count, 'memory', 'memories')} selected</strong>
-      <select aria-label="Change the type of the selected memories" value="" onChange={(e) => e.target.value && void bulk({ kind: 'set-type', type: e.target.value as (typeof MEMORY_TYPES)[number] })}>
+      <select
+        aria-label="Change the type of the selected memories"
+        value=""
+        onChange={(e) => e.target.value && void bulk({ kind: 'set-type', type: e.target.value as (typeof MEMORY_TYPES)[number] })}
+      >
         <option value="">Change type…</option>
         {MEMORY_TYPES.map((t) => (
           <option key={t} value={t}>
@@ -37,7 +43,10 @@ function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
           </option>
         ))}
       </select>
-      <button onClick={() => void bulk({ kind: 'move', to: 'team' })} title={hasTeam ? 'Share them with the team (a user memory always stays private)' : 'Creates the team memory folder'}>
+      <button
+        onClick={() => void bulk({ kind: 'move', to: 'team' })}
+        title={hasTeam ? 'Share them with the team (a user memory always stays private)' : 'Creates the team memory folder'}
+      >
         Move to team
       </button>
       <button onClick={() => void bulk({ kind: 'move', to: 'private' })}>Move to private</button>
@@ -66,7 +75,10 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
   const memoryDir = useRef(scan.memoryDir);
   memoryDir.current = scan.memoryDir;
   const visible = useMemo(() => sortMemories(filterMemories(rows, filter), sort, descending), [rows, filter, sort, descending]);
-  const draftRows = useMemo(() => new Set(rows.filter((r) => drafts[draftKey({ dir: route.dir, scope: r.scope, file: r.file })]).map(rowKey)), [rows, drafts, route.dir]);
+  const draftRows = useMemo(
+    () => new Set(rows.filter((r) => drafts[draftKey({ dir: route.dir, scope: r.scope, file: r.file })]).map(rowKey)),
+    [rows, drafts, route.dir],
+  );
   const hasNewDraft = Boolean(drafts[draftKey({ dir: route.dir, scope: 'private', file: null })]);
   const routeTarget = targetOf(route);
   const bound = routeTarget !== null && sameTarget(editorTarget, routeTarget);
@@ -117,7 +129,14 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
     <div className="split">
       <div className="pane list-pane">
         <div className="toolbar">
-          <input ref={search} type="search" aria-label="Search memories" placeholder="Search memories  ( / )" value={filter.text} onChange={(e) => setFilter({ text: e.target.value })} />
+          <input
+            ref={search}
+            type="search"
+            aria-label="Search memories"
+            placeholder="Search memories  ( / )"
+            value={filter.text}
+            onChange={(e) => setFilter({ text: e.target.value })}
+          />
           <select aria-label="Filter by type" value={filter.type} onChange={(e) => setFilter({ type: e.target.value as typeof filter.type })}>
             <option value="all">All types</option>
             {MEMORY_TYPES.map((t) => (
@@ -138,7 +157,12 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
               </option>
             ))}
           </select>
-          <button aria-label={descending ? 'Order: reversed (click for the usual order)' : 'Order: usual (click to reverse)'} aria-pressed={descending} onClick={() => setSort(sort, !descending)} title="Reverse the order">
+          <button
+            aria-label={descending ? 'Order: reversed (click for the usual order)' : 'Order: usual (click to reverse)'}
+            aria-pressed={descending}
+            onClick={() => setSort(sort, !descending)}
+            title="Reverse the order"
+          >
             {descending ? '↑' : '↓'}
           </button>
           <button className="primary" onClick={newMemory} title="New memory (n)">
@@ -169,12 +193,24 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
             <button onClick={() => setFilter({ text: '', type: 'all', scope: 'all' })}>Clear the filters</button>
           </div>
         ) : (
-          <MemoryList rows={visible} open={bound && editorTarget?.file ? rowKey({ scope: editorTarget.scope, file: editorTarget.file }) : null} picked={picked} drafts={draftRows} onOpen={openRow} onPick={pickRow} listRef={list} />
+          <MemoryList
+            rows={visible}
+            open={bound && editorTarget?.file ? rowKey({ scope: editorTarget.scope, file: editorTarget.file }) : null}
+            picked={picked}
+            drafts={draftRows}
+            onOpen={openRow}
+            onPick={pickRow}
+            listRef={list}
+          />
         )}
       </div>
       <div className="pane editor-pane">
         {bound ? (
-          <MemoryEditor onClosed={closeEditor} onSaved={(file, scope) => go({ view: 'project', dir: route.dir, tab: 'memories', scope, file })} onDeleted={closeEditor} />
+          <MemoryEditor
+            onClosed={closeEditor}
+            onSaved={(file, scope) => go({ view: 'project', dir: route.dir, tab: 'memories', scope, file })}
+            onDeleted={closeEditor}
+          />
         ) : routeTarget ? (
           <p className="muted">Opening…</p>
         ) : (

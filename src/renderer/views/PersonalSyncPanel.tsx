@@ -21,7 +21,8 @@ function TurnOn({ status }: { status: PersonalProjectStatus }) {
     <div className="connect-form">
       {status.suggested ? (
         <p>
-          Synced under its <strong>{status.suggested.detail}</strong>: the same repository on your other machines, wherever it is checked out, shares this memory.
+          Synced under its <strong>{status.suggested.detail}</strong>: the same repository on your other machines, wherever it is checked out, shares this
+          memory.
         </p>
       ) : (
         <label>
@@ -35,7 +36,11 @@ function TurnOn({ status }: { status: PersonalProjectStatus }) {
         </div>
       )}
       <div className="actions">
-        <button className="primary" disabled={busy || (!status.suggested && !name.trim())} onClick={() => void usePersonal.getState().enable(status.suggested ? undefined : name.trim())}>
+        <button
+          className="primary"
+          disabled={busy || (!status.suggested && !name.trim())}
+          onClick={() => void usePersonal.getState().enable(status.suggested ? undefined : name.trim())}
+        >
           Sync my private memory with my other machines
         </button>
       </div>
@@ -79,13 +84,17 @@ export function PersonalSyncPanel({ dir }: { dir: string }) {
             <button className="primary" onClick={() => void usePersonal.getState().syncNow()} disabled={busy || status.syncing}>
               {status.syncing ? 'Syncing…' : 'Sync now'}
             </button>
-            <button onClick={() => void usePersonal.getState().disable()} disabled={busy} title="Stop syncing this project; its files, history and conflicts stay">
+            <button
+              onClick={() => void usePersonal.getState().disable()}
+              disabled={busy}
+              title="Stop syncing this project; its files, history and conflicts stay"
+            >
               Turn off
             </button>
           </div>
           <p className="small">
-            Synced under {status.identity?.detail ?? '?'} · last pull {status.lastPullAt ? when(status.lastPullAt) : 'never'} · last push {status.lastPushAt ? when(status.lastPushAt) : 'never'} ·{' '}
-            {status.files} file(s) here
+            Synced under {status.identity?.detail ?? '?'} · last pull {status.lastPullAt ? when(status.lastPullAt) : 'never'} · last push{' '}
+            {status.lastPushAt ? when(status.lastPushAt) : 'never'} · {status.files} file(s) here
           </p>
           {status.error && (
             <div className="banner error" role="alert">
@@ -111,7 +120,16 @@ export function PersonalSyncPanel({ dir }: { dir: string }) {
               </tbody>
             </table>
           )}
-          {detail && <MergeEditor key={detail.conflict.id} detail={detail} busy={busy} words={WORDS} resolve={usePersonal.getState().resolve} close={usePersonal.getState().closeConflict} />}
+          {detail && (
+            <MergeEditor
+              key={detail.conflict.id}
+              detail={detail}
+              busy={busy}
+              words={WORDS}
+              resolve={usePersonal.getState().resolve}
+              close={usePersonal.getState().closeConflict}
+            />
+          )}
           {status.waiting.length > 0 && (
             <table className="grid" aria-label="Not on your other machines yet">
               <tbody>
@@ -121,7 +139,9 @@ export function PersonalSyncPanel({ dir }: { dir: string }) {
                       <code>{w.key}</code>
                     </td>
                     <td>
-                      <span className={`badge ${w.reason === 'pending' ? '' : w.reason === 'secret' || w.reason === 'symlink' ? 'error' : 'warning'}`}>{waitingLabel(w.reason)}</span>
+                      <span className={`badge ${w.reason === 'pending' ? '' : w.reason === 'secret' || w.reason === 'symlink' ? 'error' : 'warning'}`}>
+                        {waitingLabel(w.reason)}
+                      </span>
                     </td>
                     <td className="small">{w.detail}</td>
                   </tr>

@@ -121,7 +121,10 @@ function ClaudeCodeResult({ dir, result }: { dir: string; result: ClaudeCodeReca
         ))}
       </section>
       <p className="muted small" aria-label="Session">
-        Session: {result.session.turns === 0 ? 'no query answered yet' : `${result.session.turns} ${result.session.turns === 1 ? 'query' : 'queries'} so far (the next query's selector sees them and its answers)`}
+        Session:{' '}
+        {result.session.turns === 0
+          ? 'no query answered yet'
+          : `${result.session.turns} ${result.session.turns === 1 ? 'query' : 'queries'} so far (the next query's selector sees them and its answers)`}
         {result.session.surfaced.length > 0 ? ` · already loaded, never again this session: ${result.session.surfaced.join(', ')}` : ''}{' '}
         <button className="link" onClick={() => useRecall.getState().newSession()}>
           New session
@@ -133,7 +136,8 @@ function ClaudeCodeResult({ dir, result }: { dir: string; result: ClaudeCodeReca
             Never recalled today <span className="badge warning">{never.count}</span>
           </h3>
           <p className="small">
-            Claude Code offers its selector only the {result.manifest.offered} newest topic files. {never.count === 1 ? 'This memory is' : `These ${never.count} memories are`} older than{' '}
+            Claude Code offers its selector only the {result.manifest.offered} newest topic files.{' '}
+            {never.count === 1 ? 'This memory is' : `These ${never.count} memories are`} older than{' '}
             {never.cutoff ? new Date(never.cutoff).toLocaleString() : 'the cut'}, so no query can load {never.count === 1 ? 'it' : 'them'}:
           </p>
           <ul className="small">
@@ -237,7 +241,8 @@ function MemdirExplained({ scan }: { scan: ProjectScan }) {
             <div className="explanation" aria-label="Explanation">
               <p>{explained.summary}</p>
               <p className="muted small">
-                Query terms: {explained.queryTerms.join(', ') || '—'} · matched: {explained.matchedTerms.join(', ') || 'none'} · missing: {explained.missingTerms.join(', ') || 'none'}
+                Query terms: {explained.queryTerms.join(', ') || '—'} · matched: {explained.matchedTerms.join(', ') || 'none'} · missing:{' '}
+                {explained.missingTerms.join(', ') || 'none'}
               </p>
             </div>
           )}
@@ -263,7 +268,14 @@ export function RecallTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
     <div className="recall">
       <div className="toolbar" role="group" aria-label="Recall mode">
         {MODES.map((m) => (
-          <button key={m.mode} type="button" className={mode === m.mode ? 'active' : ''} aria-pressed={mode === m.mode} title={m.help} onClick={() => setMode(m.mode)}>
+          <button
+            key={m.mode}
+            type="button"
+            className={mode === m.mode ? 'active' : ''}
+            aria-pressed={mode === m.mode}
+            title={m.help}
+            onClick={() => setMode(m.mode)}
+          >
             {m.label}
           </button>
         ))}
@@ -276,7 +288,14 @@ export function RecallTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           void run();
         }}
       >
-        <input className="grow" aria-label="Query" placeholder="What is the agent about to work on? e.g. write a migration for the orders table" value={query} onChange={(e) => setQuery(e.target.value)} maxLength={20000} />
+        <input
+          className="grow"
+          aria-label="Query"
+          placeholder="What is the agent about to work on? e.g. write a migration for the orders table"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+          maxLength={20000}
+        />
         <button className="primary" type="submit" disabled={running}>
           {running ? 'Recalling…' : 'Recall'}
         </button>
@@ -305,7 +324,9 @@ export function RecallTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           <h3>Always loaded: MEMORY.md</h3>
           <p className="muted small">
             {scan.index.loaded.length} pointers reach the agent at every session start
-            {scan.index.cut.length > 0 ? `; ${scan.index.cut.length} are cut and never seen: ${scan.index.cut.slice(0, 8).join(', ')}${scan.index.cut.length > 8 ? '…' : ''}` : '.'}
+            {scan.index.cut.length > 0
+              ? `; ${scan.index.cut.length} are cut and never seen: ${scan.index.cut.slice(0, 8).join(', ')}${scan.index.cut.length > 8 ? '…' : ''}`
+              : '.'}
           </p>
         </section>
       )}

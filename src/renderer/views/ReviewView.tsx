@@ -48,7 +48,10 @@ function EditForm({ proposal }: { proposal: Proposal }) {
       </label>
       <label>
         Type
-        <select value={draft.type} onChange={(e) => changeDraft({ type: e.target.value as Proposal['operation']['type'], ...(e.target.value === 'user' ? { scope: 'private' } : {}) })}>
+        <select
+          value={draft.type}
+          onChange={(e) => changeDraft({ type: e.target.value as Proposal['operation']['type'], ...(e.target.value === 'user' ? { scope: 'private' } : {}) })}
+        >
           {MEMORY_TYPES.map((t) => (
             <option key={t}>{t}</option>
           ))}
@@ -211,7 +214,11 @@ export function ReviewView({ dir }: { dir?: string }) {
       </header>
       {error && <div className="banner error">{error}</div>}
       {proposals.length === 0 ? (
-        <p className="muted">{loading ? 'Loading…' : 'Nothing waiting for review. After each turn, extraction proposes what is worth remembering; in review mode (Settings → Extraction) the proposals wait here. Offline, sentences like "remember…" or "以后…" are offered here as suggestions.'}</p>
+        <p className="muted">
+          {loading
+            ? 'Loading…'
+            : 'Nothing waiting for review. After each turn, extraction proposes what is worth remembering; in review mode (Settings → Extraction) the proposals wait here. Offline, sentences like "remember…" or "以后…" are offered here as suggestions.'}
+        </p>
       ) : (
         <div className="proposal-list">
           {proposals.map((p) => (

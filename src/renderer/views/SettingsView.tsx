@@ -31,12 +31,24 @@ function WorkspaceSettings() {
     <fieldset>
       <legend>Workspaces</legend>
       <p className="muted">
-        Folders where you keep your projects, one per line. When a project is moved or renamed, its memory is left behind; Memdir looks for the project here (two levels deep) and matches it
-        by its repository&apos;s remote and first commit.
+        Folders where you keep your projects, one per line. When a project is moved or renamed, its memory is left behind; Memdir looks for the project here
+        (two levels deep) and matches it by its repository&apos;s remote and first commit.
       </p>
       <textarea aria-label="Workspace folders" rows={3} value={text} placeholder="/home/me/src" onChange={(e) => setDraft(e.target.value)} />
       <div className="inline-form">
-        <button disabled={draft === null} onClick={() => void update({ workspaces: { folders: text.split('\n').map((l) => l.trim()).filter(Boolean) } }).then((ok) => ok && setDraft(null))}>
+        <button
+          disabled={draft === null}
+          onClick={() =>
+            void update({
+              workspaces: {
+                folders: text
+                  .split('\n')
+                  .map((l) => l.trim())
+                  .filter(Boolean),
+              },
+            }).then((ok) => ok && setDraft(null))
+          }
+        >
           Save workspaces
         </button>
       </div>
@@ -55,8 +67,8 @@ function TeamSettings() {
     <fieldset>
       <legend>Team</legend>
       <p className="muted">
-        Share a project&apos;s <code>memory/team/</code> through a Memdir sync server: open the project&apos;s <strong>Team sync</strong> tab to connect it. Files holding a secret are never
-        uploaded; deletions are never pushed; a pull never loses an unpushed edit (it is kept as a conflict).
+        Share a project&apos;s <code>memory/team/</code> through a Memdir sync server: open the project&apos;s <strong>Team sync</strong> tab to connect it.
+        Files holding a secret are never uploaded; deletions are never pushed; a pull never loses an unpushed edit (it is kept as a conflict).
       </p>
       {rows.length === 0 ? (
         <p className="muted small">No project is connected.</p>
@@ -99,13 +111,19 @@ function DreamSettings() {
       {autoDream && (
         <>
           <label className="radio">
-            <input type="checkbox" disabled={busy || autoDream.problems.length > 0} checked={autoDream.inForce} onChange={(e) => void setAutoDream(e.target.checked)} /> Dream on a schedule
-            (<code>autoDreamEnabled</code>)
+            <input
+              type="checkbox"
+              disabled={busy || autoDream.problems.length > 0}
+              checked={autoDream.inForce}
+              onChange={(e) => void setAutoDream(e.target.checked)}
+            />{' '}
+            Dream on a schedule (<code>autoDreamEnabled</code>)
           </label>
           <p className="muted small">
             Written to <code>{autoDream.settingsFile}</code>, where Claude Code reads it too — only that value changes.{' '}
-            {autoDream.value === null ? 'Your settings do not set it now: the default is in force.' : `Your settings set it to ${autoDream.value}.`} A project&apos;s own{' '}
-            <code>.claude/settings.json</code> or <code>settings.local.json</code> can still decide otherwise: each project&apos;s Dream tab shows what is in force. &quot;Dream now&quot; always works.
+            {autoDream.value === null ? 'Your settings do not set it now: the default is in force.' : `Your settings set it to ${autoDream.value}.`} A
+            project&apos;s own <code>.claude/settings.json</code> or <code>settings.local.json</code> can still decide otherwise: each project&apos;s Dream tab
+            shows what is in force. &quot;Dream now&quot; always works.
           </p>
           {[...autoDream.problems, ...autoDream.warnings].map((p) => (
             <div key={p} className="banner warning">
@@ -147,20 +165,33 @@ function ModelSettings() {
       <div className="inline-form">
         <label className="stack">
           Anthropic API key {view.apiKey.fromEnv && <span className="muted small">(ANTHROPIC_API_KEY is set and wins)</span>}
-          <input type="password" autoComplete="off" placeholder={view.apiKey.stored ? '•••••••• saved' : 'sk-ant-…'} value={key} onChange={(e) => setKey(e.target.value)} />
+          <input
+            type="password"
+            autoComplete="off"
+            placeholder={view.apiKey.stored ? '•••••••• saved' : 'sk-ant-…'}
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+          />
         </label>
         <button disabled={key.trim().length < 10} onClick={() => void setApiKey(key.trim()).then((ok) => ok && setKey(''))}>
           Save key
         </button>
         {view.apiKey.stored && <button onClick={() => void setApiKey(null)}>Remove key</button>}
       </div>
-      <p className="muted small">{view.apiKey.encrypted ? 'Keys are encrypted with your system keychain.' : 'Keys are stored unencrypted in Memdir\'s data folder (file mode 0600): the headless host has no system keychain.'}</p>
+      <p className="muted small">
+        {view.apiKey.encrypted
+          ? 'Keys are encrypted with your system keychain.'
+          : "Keys are stored unencrypted in Memdir's data folder (file mode 0600): the headless host has no system keychain."}
+      </p>
       <div className="inline-form">
         <label className="stack">
           Base URL (gateway)
           <input placeholder="https://api.anthropic.com" value={baseURL ?? model.baseURL ?? ''} onChange={(e) => setBaseURL(e.target.value)} />
         </label>
-        <button disabled={baseURL === null} onClick={() => void update({ model: { baseURL: baseURL?.trim() ? baseURL.trim() : null } }).then((ok) => ok && setBaseURL(null))}>
+        <button
+          disabled={baseURL === null}
+          onClick={() => void update({ model: { baseURL: baseURL?.trim() ? baseURL.trim() : null } }).then((ok) => ok && setBaseURL(null))}
+        >
           Save
         </button>
       </div>
@@ -168,7 +199,10 @@ function ModelSettings() {
         {MODEL_TASKS.map((task) => (
           <label key={task}>
             Model for {task}
-            <input defaultValue={model.models[task]} onBlur={(e) => e.target.value !== model.models[task] && void update({ model: { models: { [task]: e.target.value } } })} />
+            <input
+              defaultValue={model.models[task]}
+              onBlur={(e) => e.target.value !== model.models[task] && void update({ model: { models: { [task]: e.target.value } } })}
+            />
           </label>
         ))}
       </div>
@@ -239,7 +273,15 @@ export function SettingsView() {
         </p>
         <div className="inline-form">
           <input aria-label="Another home" placeholder="/path/to/.claude" value={home} onChange={(e) => setHomeDraft(e.target.value)} />
-          <button disabled={busy || !home.trim()} onClick={() => void setHome(home.trim()).then(() => setHomeDraft(''), (e: unknown) => setError(messageOf(e)))}>
+          <button
+            disabled={busy || !home.trim()}
+            onClick={() =>
+              void setHome(home.trim()).then(
+                () => setHomeDraft(''),
+                (e: unknown) => setError(messageOf(e)),
+              )
+            }
+          >
             Use this home
           </button>
           <button disabled={busy} onClick={() => void setHome(null).catch((e: unknown) => setError(messageOf(e)))}>

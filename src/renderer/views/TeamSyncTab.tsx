@@ -33,8 +33,8 @@ function ConnectForm() {
       }}
     >
       <p>
-        Share this project&apos;s <code>memory/team/</code> with your team through a Memdir sync server. Your team admin runs <code>memdir server</code> and gives you a
-        token (<code>memdir server admin issue-token</code>).
+        Share this project&apos;s <code>memory/team/</code> with your team through a Memdir sync server. Your team admin runs <code>memdir server</code> and
+        gives you a token (<code>memdir server admin issue-token</code>).
       </p>
       <label>
         Server URL
@@ -49,7 +49,8 @@ function ConnectForm() {
         <input aria-label="Token" type="password" autoComplete="off" placeholder="mdt_…" value={token} onChange={(e) => setToken(e.target.value)} required />
       </label>
       <label className="radio">
-        <input type="checkbox" checked={allowHttp} onChange={(e) => setAllowHttp(e.target.checked)} /> Allow plain http to another machine (the token travels unencrypted)
+        <input type="checkbox" checked={allowHttp} onChange={(e) => setAllowHttp(e.target.checked)} /> Allow plain http to another machine (the token travels
+        unencrypted)
       </label>
       {error && (
         <div className="banner error" role="alert">
@@ -61,7 +62,9 @@ function ConnectForm() {
           {busy ? 'Connecting…' : 'Connect'}
         </button>
       </div>
-      <p className="muted small">The token is checked with the server, then kept in Memdir&apos;s credential store (encrypted by your OS keychain in the desktop app), never in settings.</p>
+      <p className="muted small">
+        The token is checked with the server, then kept in Memdir&apos;s credential store (encrypted by your OS keychain in the desktop app), never in settings.
+      </p>
     </form>
   );
 }
@@ -72,7 +75,10 @@ function StatusPanel({ status }: { status: TeamStatus }) {
   return (
     <section aria-label="Sync state">
       <div className="toolbar">
-        <span className={`badge ${status.state === 'synced' ? 'ok' : status.state === 'error' ? 'error' : status.state === 'not-connected' || status.state === 'never-synced' ? '' : 'warning'}`} data-state={status.state}>
+        <span
+          className={`badge ${status.state === 'synced' ? 'ok' : status.state === 'error' ? 'error' : status.state === 'not-connected' || status.state === 'never-synced' ? '' : 'warning'}`}
+          data-state={status.state}
+        >
           {status.state}
         </span>
         <strong>{stateHeadline(status)}</strong>
@@ -80,7 +86,11 @@ function StatusPanel({ status }: { status: TeamStatus }) {
         <button className="primary" onClick={() => void useTeam.getState().syncNow()} disabled={busy || status.syncing}>
           {status.syncing ? 'Syncing…' : 'Sync now'}
         </button>
-        <button onClick={() => void useTeam.getState().disconnect()} disabled={busy} title="Stop syncing; files, history and conflicts stay; the stored token is deleted">
+        <button
+          onClick={() => void useTeam.getState().disconnect()}
+          disabled={busy}
+          title="Stop syncing; files, history and conflicts stay; the stored token is deleted"
+        >
           Disconnect
         </button>
       </div>
@@ -91,9 +101,13 @@ function StatusPanel({ status }: { status: TeamStatus }) {
           {c.tokenStored ? (c.tokenEncrypted ? ', encrypted at rest' : ', stored unencrypted, mode 0600') : ', not stored here'})
         </dd>
         <dt>Last pull</dt>
-        <dd><Time at={status.lastPullAt} /></dd>
+        <dd>
+          <Time at={status.lastPullAt} />
+        </dd>
         <dt>Last push</dt>
-        <dd><Time at={status.lastPushAt} /></dd>
+        <dd>
+          <Time at={status.lastPushAt} />
+        </dd>
         <dt>Last check</dt>
         <dd>
           {status.lastCheckAt ? <Time at={status.lastCheckAt} /> : '—'}
@@ -121,7 +135,8 @@ function Conflicts({ status }: { status: TeamStatus }) {
     <section aria-label="Conflicts">
       <h2>Conflicts</h2>
       <p className="muted small">
-        A pull brought the team&apos;s newer version of these files while you had unpushed edits. The team&apos;s version is on disk; yours is kept here and in history until you choose.
+        A pull brought the team&apos;s newer version of these files while you had unpushed edits. The team&apos;s version is on disk; yours is kept here and in
+        history until you choose.
       </p>
       <table className="grid" aria-label="Conflicts to resolve">
         <tbody>
@@ -140,7 +155,9 @@ function Conflicts({ status }: { status: TeamStatus }) {
           ))}
         </tbody>
       </table>
-      {detail && <MergeEditor key={detail.conflict.id} detail={detail} busy={busy} resolve={useTeam.getState().resolve} close={useTeam.getState().closeConflict} />}
+      {detail && (
+        <MergeEditor key={detail.conflict.id} detail={detail} busy={busy} resolve={useTeam.getState().resolve} close={useTeam.getState().closeConflict} />
+      )}
     </section>
   );
 }
@@ -158,7 +175,9 @@ function Waiting({ status }: { status: TeamStatus }) {
                 <code>team/{w.key}</code>
               </td>
               <td>
-                <span className={`badge ${w.reason === 'pending' ? '' : w.reason === 'secret' || w.reason === 'symlink' ? 'error' : 'warning'}`}>{waitingLabel(w.reason)}</span>
+                <span className={`badge ${w.reason === 'pending' ? '' : w.reason === 'secret' || w.reason === 'symlink' ? 'error' : 'warning'}`}>
+                  {waitingLabel(w.reason)}
+                </span>
               </td>
               <td className="small">{w.detail}</td>
             </tr>
@@ -201,7 +220,11 @@ function Move({ status }: { status: TeamStatus }) {
                 <td>{m.type && <span className={`chip type-${m.type}`}>{m.type}</span>}</td>
                 <td className="small">{m.suggested ? (m.scope === 'private' ? 'usually shared with the team' : 'usually private') : ''}</td>
                 <td>
-                  <button onClick={() => void useTeam.getState().move(m.file, m.scope === 'team' ? 'private' : 'team')} disabled={busy || m.refusal !== null} title={m.refusal ?? undefined}>
+                  <button
+                    onClick={() => void useTeam.getState().move(m.file, m.scope === 'team' ? 'private' : 'team')}
+                    disabled={busy || m.refusal !== null}
+                    title={m.refusal ?? undefined}
+                  >
                     {m.scope === 'team' ? 'Move to private' : 'Move to team'}
                   </button>
                 </td>
@@ -236,7 +259,11 @@ export function TeamSyncTab({ dir }: { dir: string }) {
           <Waiting status={status} />
           {status.resolved.length > 0 && (
             <p className="muted small">
-              Resolved lately: {status.resolved.map((c) => `team/${c.key} (${c.resolution === 'server' ? "took the team's" : c.resolution === 'mine' ? 'took mine' : 'merged'})`).join(', ')}.
+              Resolved lately:{' '}
+              {status.resolved
+                .map((c) => `team/${c.key} (${c.resolution === 'server' ? "took the team's" : c.resolution === 'mine' ? 'took mine' : 'merged'})`)
+                .join(', ')}
+              .
             </p>
           )}
         </>

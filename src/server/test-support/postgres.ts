@@ -23,7 +23,8 @@ export interface EphemeralPostgres {
   stop: () => Promise<void>;
 }
 
-const INSTALL_HINT = 'install the Debian package `postgresql` (apt-get install -y postgresql) or set MEMDIR_PG_BINDIR to a directory holding initdb and postgres';
+const INSTALL_HINT =
+  'install the Debian package `postgresql` (apt-get install -y postgresql) or set MEMDIR_PG_BINDIR to a directory holding initdb and postgres';
 
 function isExecutable(file: string): boolean {
   try {
@@ -39,7 +40,10 @@ export function findPostgresBinDir(env: NodeJS.ProcessEnv = process.env, debianR
   const candidates: string[] = [];
   if (env.MEMDIR_PG_BINDIR) candidates.push(env.MEMDIR_PG_BINDIR);
   try {
-    const majors = fsSync.readdirSync(debianRoot).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const majors = fsSync
+      .readdirSync(debianRoot)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...majors.map((v) => path.join(debianRoot, v, 'bin')));
   } catch {
     // Not Debian, or not installed there.
@@ -142,7 +146,24 @@ export async function startEphemeralPostgres(): Promise<EphemeralPostgres> {
     // Durability off: this cluster lives for one test file.
     child = spawn(
       path.join(binDir, 'postgres'),
-      ['-D', data, '-k', dir, '-p', String(port), '-c', 'listen_addresses=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
+      [
+        '-D',
+        data,
+        '-k',
+        dir,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+      ],
       { ...user, cwd: dir, stdio: ['ignore', log, log] },
     );
     fsSync.closeSync(log);

@@ -16,7 +16,9 @@ export interface ServerProcess {
  * `--import tsx src/cli/memdir.ts` from source.
  */
 export function startServerProcess(memdirArgs: string[], db: string, options: { rate: number; timeoutMs?: number }): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...memdirArgs, 'server', '--db', db, '--port', '0', '--rate', String(options.rate)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...memdirArgs, 'server', '--db', db, '--port', '0', '--rate', String(options.rate)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

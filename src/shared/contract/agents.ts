@@ -20,7 +20,7 @@ export const agentMemorySchema = z.object({
 
 export const agentsContract = {
   'agents.list': query(
-    'Agent types with memory, for a project (its repository\'s .claude/agents) or the user level only.',
+    "Agent types with memory, for a project (its repository's .claude/agents) or the user level only.",
     projectRef.partial(),
     z.object({
       repoRoot: z.string().nullable(),

@@ -50,7 +50,11 @@ export type AllowedSecret = z.infer<typeof allowedSecretSchema>;
 const alertRef = z.object({ id: z.string().min(1).max(100) });
 
 export const alertsContract = {
-  'alerts.list': query('Every alert, open ones first, newest first; with the allowed findings.', z.object({}), z.object({ alerts: z.array(alertRecordSchema), open: z.number(), allowed: z.array(allowedSecretSchema) })),
+  'alerts.list': query(
+    'Every alert, open ones first, newest first; with the allowed findings.',
+    z.object({}),
+    z.object({ alerts: z.array(alertRecordSchema), open: z.number(), allowed: z.array(allowedSecretSchema) }),
+  ),
   'alerts.dismiss': mutation('Dismiss an alert: it stays dismissed until its cause changes.', alertRef, z.object({ alert: alertRecordSchema })),
   'alerts.redact': mutation(
     'Replace the secret of one finding with a placeholder in the file (a history entry); the file is scanned again and, when clean, uploaded by the next sync.',

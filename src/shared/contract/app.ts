@@ -19,9 +19,13 @@ export type AppInfo = z.infer<typeof appInfoSchema>;
 export const appContract = {
   'app.info': query('Where the app looks and what it is running on.', z.object({}), appInfoSchema),
   'app.openDemo': mutation(
-    'Create (once) a demo Claude Code home in Memdir\'s data dir — several projects, English and Chinese memories, transcripts, a few health problems — and switch to it.',
+    "Create (once) a demo Claude Code home in Memdir's data dir — several projects, English and Chinese memories, transcripts, a few health problems — and switch to it.",
     z.object({}),
     appInfoSchema,
   ),
-  'app.setHome': mutation('Switch to another Claude Code home; null goes back to the default.', z.object({ home: z.string().min(1).max(4096).nullable() }), appInfoSchema),
+  'app.setHome': mutation(
+    'Switch to another Claude Code home; null goes back to the default.',
+    z.object({ home: z.string().min(1).max(4096).nullable() }),
+    appInfoSchema,
+  ),
 };

@@ -72,7 +72,12 @@ export class RpcError extends Error {
     if (shape.issues !== undefined) this.issues = shape.issues;
   }
   toJSON(): RpcErrorShape {
-    return { code: this.code, message: this.message, ...(this.current !== undefined ? { current: this.current } : {}), ...(this.issues ? { issues: this.issues } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.current !== undefined ? { current: this.current } : {}),
+      ...(this.issues ? { issues: this.issues } : {}),
+    };
   }
 }
 

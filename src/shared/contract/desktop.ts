@@ -36,8 +36,16 @@ const memoryFile = dirRef.extend({ file: fileName });
 
 export const desktopContract = {
   'desktop.status': query('What the desktop app does in the background, start at login, the memdir command.', z.object({}), desktopStatusSchema),
-  'desktop.setOpenAtLogin': mutation('Start Memdir when the user logs in (the system\'s login items), or not.', z.object({ on: z.boolean() }), desktopStatusSchema),
-  'desktop.installCommand': mutation('Put the installed app\'s memdir command on PATH (a link in the user\'s bin folder); never replaces another file.', z.object({}), desktopStatusSchema),
-  'desktop.revealMemory': mutation('Show a memory file in the system\'s file manager.', memoryFile, z.object({ path: z.string() })),
+  'desktop.setOpenAtLogin': mutation(
+    "Start Memdir when the user logs in (the system's login items), or not.",
+    z.object({ on: z.boolean() }),
+    desktopStatusSchema,
+  ),
+  'desktop.installCommand': mutation(
+    "Put the installed app's memdir command on PATH (a link in the user's bin folder); never replaces another file.",
+    z.object({}),
+    desktopStatusSchema,
+  ),
+  'desktop.revealMemory': mutation("Show a memory file in the system's file manager.", memoryFile, z.object({ path: z.string() })),
   'desktop.openMemory': mutation('Open a memory file in the program the system uses for Markdown.', memoryFile, z.object({ path: z.string() })),
 };

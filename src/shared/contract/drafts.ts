@@ -38,6 +38,10 @@ export type StoredDraft = z.infer<typeof draftSchema>;
 
 export const draftsContract = {
   'drafts.list': query('Every unsaved draft, newest first, in every project.', z.object({}), z.object({ drafts: z.array(draftSchema) })),
-  'drafts.keep': mutation('Keep (or update) the draft of one file; it survives switching, closing and restarts until saved or discarded.', draftSchema.omit({ savedAt: true }), z.object({ draft: draftSchema })),
+  'drafts.keep': mutation(
+    'Keep (or update) the draft of one file; it survives switching, closing and restarts until saved or discarded.',
+    draftSchema.omit({ savedAt: true }),
+    z.object({ draft: draftSchema }),
+  ),
   'drafts.discard': mutation('Forget the draft of one file (saved, or thrown away by the person).', draftRefSchema, z.object({ discarded: z.boolean() })),
 };

@@ -181,7 +181,11 @@ const startResult = z.object({ started: z.boolean(), jobId: z.string().nullable(
 
 export const dreamContract = {
   'dream.status': query("A project's dream gates (each with its value), the lock, a running dream and the last one.", projectRef, dreamStatusSchema),
-  'dream.overview': query('For the dashboard: every project’s last dream and when it is next eligible.', z.object({}), z.object({ projects: z.array(dreamOverviewRowSchema) })),
+  'dream.overview': query(
+    'For the dashboard: every project’s last dream and when it is next eligible.',
+    z.object({}),
+    z.object({ projects: z.array(dreamOverviewRowSchema) }),
+  ),
   'dream.now': mutation(
     "Dream now: consolidate this project's memory at once (skips the time and session gates, never the lock). Runs as a job; progress comes as job events.",
     projectRef.extend({ allowDeletes: z.boolean().optional() }),
@@ -192,8 +196,16 @@ export const dreamContract = {
     z.object({ id: z.string().min(1).max(100) }),
     startResult,
   ),
-  'dream.list': query('Dreams of a project, newest first (when, trigger, duration, tokens, files changed).', projectRef.extend({ limit: z.number().int().min(1).max(500).optional() }), z.object({ dreams: z.array(dreamRecordSchema) })),
-  'dream.diff': query("A dream's changes as a unified diff (one file, or all).", z.object({ id: z.string().min(1).max(100), file: z.string().max(400).optional() }), z.object({ diff: z.string() })),
+  'dream.list': query(
+    'Dreams of a project, newest first (when, trigger, duration, tokens, files changed).',
+    projectRef.extend({ limit: z.number().int().min(1).max(500).optional() }),
+    z.object({ dreams: z.array(dreamRecordSchema) }),
+  ),
+  'dream.diff': query(
+    "A dream's changes as a unified diff (one file, or all).",
+    z.object({ id: z.string().min(1).max(100), file: z.string().max(400).optional() }),
+    z.object({ diff: z.string() }),
+  ),
   'dream.revert': mutation(
     'Revert a dream: the files it touched go back to their pre-dream content, as a new history entry. Files changed since the dream are left alone and reported, unless overwriteChanged.',
     z.object({ id: z.string().min(1).max(100), overwriteChanged: z.boolean().optional() }),

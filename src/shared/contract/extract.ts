@@ -181,7 +181,11 @@ export const extractContract = {
     z.object({ id: z.string().min(1).max(100), edit: proposalEditSchema.optional() }),
     z.object({ proposal: proposalSchema }),
   ),
-  'extract.reject': mutation('Reject a proposal; the log keeps it.', z.object({ id: z.string().min(1).max(100), reason: z.string().max(500).optional() }), z.object({ proposal: proposalSchema })),
+  'extract.reject': mutation(
+    'Reject a proposal; the log keeps it.',
+    z.object({ id: z.string().min(1).max(100), reason: z.string().max(500).optional() }),
+    z.object({ proposal: proposalSchema }),
+  ),
   'extract.log': query(
     'The extraction log, newest first: every span of turns (applied, queued, skipped and why) and every decision on a proposal.',
     z.object({ dir: z.string().max(400).optional(), limit: z.number().int().min(1).max(1000).default(200) }),

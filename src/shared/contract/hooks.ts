@@ -65,7 +65,11 @@ export type HooksPlan = z.infer<typeof hooksPlanSchema>;
 
 export const hooksContract = {
   'hooks.status': query("Whether Memdir's hooks are in Claude Code's settings.json, and whether the app receives them.", z.object({}), hooksStatusSchema),
-  'hooks.plan': query('The change connecting or disconnecting would make to settings.json, as a diff: nothing is written.', z.object({ action: hooksActionSchema }), hooksPlanSchema),
+  'hooks.plan': query(
+    'The change connecting or disconnecting would make to settings.json, as a diff: nothing is written.',
+    z.object({ action: hooksActionSchema }),
+    hooksPlanSchema,
+  ),
   'hooks.apply': mutation(
     'Write the planned change (atomically, with a backup beside the file). Refused when settings.json changed since the plan.',
     z.object({ action: hooksActionSchema, baseHash: z.string().min(1).max(200) }),

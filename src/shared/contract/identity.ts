@@ -130,15 +130,43 @@ const absPath = z.string().min(1).max(4096);
 const mergeId = z.string().regex(/^\d{8}-\d{6}-[0-9a-f]{4}$/, 'a merge id looks like 20261203-130500-ab12');
 
 export const identityContract = {
-  'identity.orphans': query('Memory directories whose project paths no longer exist, with candidate new locations and the evidence.', z.object({ lookIn: z.array(absPath).max(20).default([]) }), orphanReportSchema),
-  'identity.planRelink': query('What relinking an orphan into the memory Claude Code uses for a path would do.', z.object({ dir: dirName, path: absPath }), mergePlanSchema),
-  'identity.relink': mutation('Move an orphan\'s memories (private, team, agent) to where Claude Code now reads them for a path; one history entry per directory, one undo.', z.object({ dir: dirName, path: absPath, force: z.boolean().default(false) }), mergeRecordSchema),
-  'identity.cloneGroups': query('Projects with the same identity (clones, moved copies) not kept apart.', z.object({}), z.object({ groups: z.array(cloneGroupSchema) })),
-  'identity.planMerge': query('What merging one project\'s memory into another\'s would do.', z.object({ from: dirName, into: dirName }), mergePlanSchema),
-  'identity.merge': mutation('Merge one project\'s memory into another\'s (the same merge as a relink).', z.object({ from: dirName, into: dirName, force: z.boolean().default(false) }), mergeRecordSchema),
-  'identity.keepApart': mutation('Remember that these projects are kept apart: their group is not offered again.', z.object({ dirs: z.array(dirName).min(2).max(50) }), z.object({ kept: z.array(z.array(z.string())) })),
+  'identity.orphans': query(
+    'Memory directories whose project paths no longer exist, with candidate new locations and the evidence.',
+    z.object({ lookIn: z.array(absPath).max(20).default([]) }),
+    orphanReportSchema,
+  ),
+  'identity.planRelink': query(
+    'What relinking an orphan into the memory Claude Code uses for a path would do.',
+    z.object({ dir: dirName, path: absPath }),
+    mergePlanSchema,
+  ),
+  'identity.relink': mutation(
+    "Move an orphan's memories (private, team, agent) to where Claude Code now reads them for a path; one history entry per directory, one undo.",
+    z.object({ dir: dirName, path: absPath, force: z.boolean().default(false) }),
+    mergeRecordSchema,
+  ),
+  'identity.cloneGroups': query(
+    'Projects with the same identity (clones, moved copies) not kept apart.',
+    z.object({}),
+    z.object({ groups: z.array(cloneGroupSchema) }),
+  ),
+  'identity.planMerge': query("What merging one project's memory into another's would do.", z.object({ from: dirName, into: dirName }), mergePlanSchema),
+  'identity.merge': mutation(
+    "Merge one project's memory into another's (the same merge as a relink).",
+    z.object({ from: dirName, into: dirName, force: z.boolean().default(false) }),
+    mergeRecordSchema,
+  ),
+  'identity.keepApart': mutation(
+    'Remember that these projects are kept apart: their group is not offered again.',
+    z.object({ dirs: z.array(dirName).min(2).max(50) }),
+    z.object({ kept: z.array(z.array(z.string())) }),
+  ),
   'identity.merges': query('Merges done (relinks, merges, imports), newest first.', z.object({}), z.object({ merges: z.array(mergeRecordSchema) })),
   'identity.undo': mutation('Undo a relink, merge or import: every directory it changed is put back.', z.object({ id: mergeId }), mergeRecordSchema),
   'identity.conflict': query('Both versions of a file a merge kept.', z.object({ id: mergeId, n: z.number().int().min(0) }), conflictSidesSchema),
-  'identity.resolve': mutation('Resolve a merge conflict: keep the version here, take the moved one, keep both, or save a merged text.', z.object({ id: mergeId, n: z.number().int().min(0), keep: z.enum(['here', 'moved', 'both', 'merged']), text: z.string().max(1_000_000).optional() }), mergeRecordSchema),
+  'identity.resolve': mutation(
+    'Resolve a merge conflict: keep the version here, take the moved one, keep both, or save a merged text.',
+    z.object({ id: mergeId, n: z.number().int().min(0), keep: z.enum(['here', 'moved', 'both', 'merged']), text: z.string().max(1_000_000).optional() }),
+    mergeRecordSchema,
+  ),
 };

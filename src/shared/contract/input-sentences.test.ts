@@ -62,7 +62,7 @@ const limits: Limit[] = [];
 for (const [call, def] of Object.entries(CONTRACT)) limitsOf(call, def.input as unknown as Node, [], limits);
 
 describe('limits as sentences', () => {
-  it('finds the contract\'s limits (the walk itself works)', () => {
+  it("finds the contract's limits (the walk itself works)", () => {
     expect(limits.length).toBeGreaterThan(40);
     expect(limits).toContainEqual(expect.objectContaining({ call: 'memories.update', path: ['body'], check: 'max' }));
     expect(limits).toContainEqual(expect.objectContaining({ call: 'team.connect', path: ['pullIntervalSec'], check: 'min', value: 5 }));
@@ -82,22 +82,46 @@ describe('limits as sentences', () => {
     }
     // The limit itself is named (custom wordings like "Say why it is safe to share." excepted).
     const custom = all.every((s) => !/\d/.test(s) && !/empty/.test(s));
-    if (!custom && limit.value > 1) expect(all.join(' ')).toMatch(new RegExp(limit.value.toLocaleString('en-US').replace(/,/g, ',?') + '|\\d+(\\.\\d)? (MB|KB)'));
+    if (!custom && limit.value > 1)
+      expect(all.join(' ')).toMatch(new RegExp(limit.value.toLocaleString('en-US').replace(/,/g, ',?') + '|\\d+(\\.\\d)? (MB|KB)'));
   });
 
   it('says a 2 MB memory in megabytes, as written to disk', () => {
-    const [sentence] = inputSentences('memories.update', CONTRACT['memories.update'].input, { dir: 'x', file: 'a.md', memoryDir: '/m', baseText: '', fields: { name: 'a', description: 'b', type: 'user' }, body: 'x'.repeat(2 * 1024 * 1024) });
+    const [sentence] = inputSentences('memories.update', CONTRACT['memories.update'].input, {
+      dir: 'x',
+      file: 'a.md',
+      memoryDir: '/m',
+      baseText: '',
+      fields: { name: 'a', description: 'b', type: 'user' },
+      body: 'x'.repeat(2 * 1024 * 1024),
+    });
     expect(sentence).toBe('This memory is 2.1 MB; a memory can be at most 1 MB.');
   });
 
   it('names a field by what it is in its call: Make room merges into a line, not a project', () => {
     const input = { dir: 'x', baseText: '', actions: [{ kind: 'merge', line: 3, into: 0 }] };
-    expect(inputSentences('index.makeRoom', CONTRACT['index.makeRoom'].input, input)).toEqual(['The line merged into is 0; a line number must be more than 0.']);
+    expect(inputSentences('index.makeRoom', CONTRACT['index.makeRoom'].input, input)).toEqual([
+      'The line merged into is 0; a line number must be more than 0.',
+    ]);
   });
 
-  it('keeps a schema\'s own wording, and names a missing field', () => {
-    expect(inputSentences('memories.create', CONTRACT['memories.create'].input, { dir: 'x', memoryDir: '/m', fields: { name: '  ', description: '', type: 'user' }, body: '' })).toEqual(['A memory needs a name.']);
+  it("keeps a schema's own wording, and names a missing field", () => {
+    expect(
+      inputSentences('memories.create', CONTRACT['memories.create'].input, {
+        dir: 'x',
+        memoryDir: '/m',
+        fields: { name: '  ', description: '', type: 'user' },
+        body: '',
+      }),
+    ).toEqual(['A memory needs a name.']);
     expect(inputSentences('projects.get', CONTRACT['projects.get'].input, {})).toEqual(['The project folder name is missing.']);
-    expect(inputSentences('memories.create', CONTRACT['memories.create'].input, { dir: 'x', memoryDir: '/m', fields: { name: 'a', description: '', type: 'todo' }, body: '' })).toEqual(['The type is "todo"; it must be one of "user", "feedback", "project", "reference".']);
+    expect(
+      inputSentences('memories.create', CONTRACT['memories.create'].input, {
+        dir: 'x',
+        memoryDir: '/m',
+        fields: { name: 'a', description: '', type: 'todo' },
+        body: '',
+      }),
+    ).toEqual(['The type is "todo"; it must be one of "user", "feedback", "project", "reference".']);
   });
 });

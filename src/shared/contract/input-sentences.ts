@@ -89,7 +89,7 @@ export function wordsFor(call: string, path: readonly PropertyKey[]): FieldWords
   const keys = path.filter((k): k is string => typeof k === 'string');
   const last = keys[keys.length - 1];
   if (last === undefined) return null;
-  const item = typeof path[path.length - 1] === 'number' ? FIELD_WORDS[`${call}:${keys.join('.')}[]`] ?? FIELD_WORDS[`${last}[]`] : undefined;
+  const item = typeof path[path.length - 1] === 'number' ? (FIELD_WORDS[`${call}:${keys.join('.')}[]`] ?? FIELD_WORDS[`${last}[]`]) : undefined;
   return item ?? FIELD_WORDS[`${call}:${keys.join('.')}`] ?? FIELD_WORDS[last] ?? null;
 }
 
@@ -137,14 +137,22 @@ export function sentenceOf(call: string, issue: Issue): string {
         max = amount(limit, words, issue.origin);
       }
       const array = issue.origin === 'array';
-      const rule = over ? (inclusive ? `can ${array ? 'have' : 'be'} at most ${max}` : `must be less than ${max}`) : inclusive ? `must ${array ? 'have' : 'be'} at least ${max}` : `must be more than ${max}`;
+      const rule = over
+        ? inclusive
+          ? `can ${array ? 'have' : 'be'} at most ${max}`
+          : `must be less than ${max}`
+        : inclusive
+          ? `must ${array ? 'have' : 'be'} at least ${max}`
+          : `must be more than ${max}`;
       return `${The} ${array ? 'has' : 'is'} ${shown}; ${words.a} ${rule}.`;
     }
     case 'invalid_value':
       if (issue.input === undefined) return `${The} is missing.`;
       return `${The} is ${JSON.stringify(issue.input)}; it must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`;
     case 'invalid_type':
-      return issue.input === undefined ? `${The} is missing.` : `${The} is not the right kind of value (it should be ${issue.expected === 'string' ? 'text' : issue.expected}).`;
+      return issue.input === undefined
+        ? `${The} is missing.`
+        : `${The} is not the right kind of value (it should be ${issue.expected === 'string' ? 'text' : issue.expected}).`;
     case 'invalid_format':
       return `${The} is not in the expected form.`;
     case 'unrecognized_keys':

@@ -79,19 +79,35 @@ export const memoriesContract = {
     'Change several memories at once — set their type, move them between private and team, or delete them — as one history entry (one undo). A memory that cannot change is left as it is and listed with the reason.',
     projectRef.extend({
       items: z.array(bulkItem).min(1).max(1000),
-      action: z.discriminatedUnion('kind', [z.object({ kind: z.literal('delete') }), z.object({ kind: z.literal('set-type'), type: z.enum(MEMORY_TYPES) }), z.object({ kind: z.literal('move'), to: z.enum(SCOPES) })]),
+      action: z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('delete') }),
+        z.object({ kind: z.literal('set-type'), type: z.enum(MEMORY_TYPES) }),
+        z.object({ kind: z.literal('move'), to: z.enum(SCOPES) }),
+      ]),
     }),
     z.object({ rev: z.string().nullable(), done: z.array(bulkItem), refused: z.array(bulkItem.extend({ reason: z.string() })) }),
   ),
   'index.read': query('MEMORY.md as text (empty when there is none).', dirRef, z.object({ text: z.string(), exists: z.boolean() })),
-  'index.loaded': query('MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded.', projectRef, agentIndexViewSchema),
-  'index.save': mutation('Save MEMORY.md. With baseText, refused with a conflict if it changed on disk since.', dirRef.extend({ text: z.string().max(5_000_000), baseText: z.string().optional() }), writeResult),
+  'index.loaded': query(
+    'MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded.',
+    projectRef,
+    agentIndexViewSchema,
+  ),
+  'index.save': mutation(
+    'Save MEMORY.md. With baseText, refused with a conflict if it changed on disk since.',
+    dirRef.extend({ text: z.string().max(5_000_000), baseText: z.string().optional() }),
+    writeResult,
+  ),
   'history.list': query(
-    'Recorded changes of a project\'s memory, newest first (outside changes are recorded first).',
+    "Recorded changes of a project's memory, newest first (outside changes are recorded first).",
     projectRef.extend({ file: z.string().optional(), limit: z.number().int().positive().max(1000).optional() }),
     z.object({ entries: z.array(historyEntrySchema) }),
   ),
-  'history.diff': query('Unified diff between two revisions (from null = the parent of `to`).', projectRef.extend({ from: z.string().nullable(), to: z.string(), file: z.string().optional() }), z.object({ diff: z.string() })),
+  'history.diff': query(
+    'Unified diff between two revisions (from null = the parent of `to`).',
+    projectRef.extend({ from: z.string().nullable(), to: z.string(), file: z.string().optional() }),
+    z.object({ diff: z.string() }),
+  ),
   'history.read': query('A file as it was at a revision.', projectRef.extend({ rev: z.string(), file: z.string() }), z.object({ text: z.string().nullable() })),
   'history.restore': mutation(
     'Restore one file or the whole memory directory as it was at a revision. A memory restored alone gets its index pointer back too (at its old place when it still reaches the agent there); notes say where.',

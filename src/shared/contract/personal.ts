@@ -73,28 +73,59 @@ export const personalProjectStatusSchema = z.object({
 export type PersonalProjectStatus = z.infer<typeof personalProjectStatusSchema>;
 
 export const personalContract = {
-  'personal.status': query('Personal sync on this machine: the account (never the token or key), the passphrase warning, every synced project.', z.object({}), personalStatusSchema),
+  'personal.status': query(
+    'Personal sync on this machine: the account (never the token or key), the passphrase warning, every synced project.',
+    z.object({}),
+    personalStatusSchema,
+  ),
   'personal.connect': mutation(
     'Connect this machine to your personal space. The first machine sets the passphrase, only with acknowledged (the warning is returned first); any other must give the same one — a wrong one is refused and nothing is stored.',
-    z.object({ server: z.string().min(1).max(2000), token: z.string().min(1).max(500), passphrase: z.string().min(1).max(1000), allowHttp: z.boolean().optional(), acknowledged: z.boolean().optional() }),
+    z.object({
+      server: z.string().min(1).max(2000),
+      token: z.string().min(1).max(500),
+      passphrase: z.string().min(1).max(1000),
+      allowHttp: z.boolean().optional(),
+      acknowledged: z.boolean().optional(),
+    }),
     z.discriminatedUnion('outcome', [
       z.object({ outcome: z.literal('needs-acknowledgement'), warning: z.string() }),
       z.object({ outcome: z.literal('connected'), created: z.boolean(), status: personalStatusSchema }),
     ]),
   ),
-  'personal.disconnect': mutation('Forget the account, its token and key; every project stops syncing; files and history stay.', z.object({}), z.object({ disconnected: z.boolean(), projects: z.number() })),
-  'personal.project': query("A project's personal sync: on or off, its identity, state, what waits and why, conflicts.", projectRef, personalProjectStatusSchema),
+  'personal.disconnect': mutation(
+    'Forget the account, its token and key; every project stops syncing; files and history stay.',
+    z.object({}),
+    z.object({ disconnected: z.boolean(), projects: z.number() }),
+  ),
+  'personal.project': query(
+    "A project's personal sync: on or off, its identity, state, what waits and why, conflicts.",
+    projectRef,
+    personalProjectStatusSchema,
+  ),
   'personal.enable': mutation(
     "Sync a project's private memory with your personal space, under its remote or the name given (the same on each machine), then sync once.",
     projectRef.extend({ identity: z.string().min(1).max(200).optional() }),
     personalProjectStatusSchema,
   ),
-  'personal.disable': mutation('Stop syncing a project with your personal space; its files, history and conflicts stay.', projectRef, z.object({ disabled: z.boolean() })),
+  'personal.disable': mutation(
+    'Stop syncing a project with your personal space; its files, history and conflicts stay.',
+    projectRef,
+    z.object({ disabled: z.boolean() }),
+  ),
   'personal.sync': mutation("Sync a project's private memory now.", projectRef, syncReportSchema),
-  'personal.conflict': query('Both versions of a personal sync conflict, for the side-by-side merge.', projectRef.extend({ id: z.string().min(1).max(100) }), conflictDetailSchema),
+  'personal.conflict': query(
+    'Both versions of a personal sync conflict, for the side-by-side merge.',
+    projectRef.extend({ id: z.string().min(1).max(100) }),
+    conflictDetailSchema,
+  ),
   'personal.resolve': mutation(
     "Resolve a personal sync conflict: keep the other machine's version, take mine, keep both, or a merged text (written and pushed).",
-    projectRef.extend({ id: z.string().min(1).max(100), take: z.enum(CONFLICT_RESOLUTIONS), text: z.string().max(1_000_000).optional(), theirsSha: sha.nullable().optional() }),
+    projectRef.extend({
+      id: z.string().min(1).max(100),
+      take: z.enum(CONFLICT_RESOLUTIONS),
+      text: z.string().max(1_000_000).optional(),
+      theirsSha: sha.nullable().optional(),
+    }),
     z.object({ conflict: teamConflictSchema, rev: z.string().nullable(), report: syncReportSchema.nullable() }),
   ),
 };

@@ -6,7 +6,9 @@ import { projectIdentitySchema } from '../project-identity.js';
 import { query } from './define.js';
 import { projectRef } from './common.js';
 
-const countsByType = z.object(Object.fromEntries([...MEMORY_TYPES, 'untyped'].map((t) => [t, z.number()])) as Record<(typeof MEMORY_TYPES)[number] | 'untyped', z.ZodNumber>);
+const countsByType = z.object(
+  Object.fromEntries([...MEMORY_TYPES, 'untyped'].map((t) => [t, z.number()])) as Record<(typeof MEMORY_TYPES)[number] | 'untyped', z.ZodNumber>,
+);
 
 /** One dashboard row: enough to sort, filter and judge a project without its memory list. */
 export const projectSummarySchema = z.object({

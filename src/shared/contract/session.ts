@@ -68,7 +68,11 @@ export const sessionStatusSchema = z.object({
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
 export const sessionContract = {
-  'sessions.list': query('Live sessions with their Session Memory note, counters and distance to the next update.', z.object({}), z.object({ sessions: z.array(sessionStatusSchema) })),
+  'sessions.list': query(
+    'Live sessions with their Session Memory note, counters and distance to the next update.',
+    z.object({}),
+    z.object({ sessions: z.array(sessionStatusSchema) }),
+  ),
   'sessions.update': mutation(
     "Update a session's note now, whatever the thresholds (as a PreCompact hook does).",
     z.object({ sessionId: z.string().min(1).max(200) }),

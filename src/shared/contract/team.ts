@@ -46,7 +46,20 @@ export const teamConflictSchema = z.object({
 export type TeamConflict = z.infer<typeof teamConflictSchema>;
 
 /** Why a local team file is not on the server (yet). */
-export const WAITING_REASONS = ['pending', 'secret', 'invalid-key', 'too-large', 'not-utf8', 'binary', 'symlink', 'hardlink', 'not-a-file', 'too-deep', 'server-moved', 'refused'] as const;
+export const WAITING_REASONS = [
+  'pending',
+  'secret',
+  'invalid-key',
+  'too-large',
+  'not-utf8',
+  'binary',
+  'symlink',
+  'hardlink',
+  'not-a-file',
+  'too-deep',
+  'server-moved',
+  'refused',
+] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
 
 export const waitingItemSchema = z.object({ key: z.string(), reason: z.enum(WAITING_REASONS), detail: z.string() });
@@ -125,7 +138,16 @@ export const teamStatusSchema = z.object({
   resolved: z.array(teamConflictSchema),
   error: syncErrorSchema.nullable(),
   /** Memories that could move between private and team (R-TYPES: `user` never goes to team). */
-  movable: z.array(z.object({ file: z.string(), name: z.string(), type: z.string().nullable(), scope: z.enum(SCOPES), suggested: z.boolean(), refusal: z.string().nullable() })),
+  movable: z.array(
+    z.object({
+      file: z.string(),
+      name: z.string(),
+      type: z.string().nullable(),
+      scope: z.enum(SCOPES),
+      suggested: z.boolean(),
+      refusal: z.string().nullable(),
+    }),
+  ),
 });
 export type TeamStatus = z.infer<typeof teamStatusSchema>;
 
@@ -164,19 +186,46 @@ export const conflictDetailSchema = z.object({
 export type ConflictDetail = z.infer<typeof conflictDetailSchema>;
 
 export const teamContract = {
-  'team.status': query("A project's team sync: connection (never the token), state, last pull and push, what is waiting and why, conflicts, errors.", projectRef, teamStatusSchema),
-  'team.overview': query('For the dashboard and settings: the sync state of every project with team memory or a connection.', z.object({}), z.object({ projects: z.array(teamOverviewRowSchema) })),
-  'team.connect': mutation(
-    "Connect a project's team memory to a sync server. The token is checked against the server (it must belong to this team) and kept in the credential store, never in settings.",
-    projectRef.extend({ server: z.string().min(1).max(2000), team: z.string().min(1).max(100), token: z.string().min(1).max(500), allowHttp: z.boolean().optional(), pullIntervalSec: z.number().int().min(5).max(86_400).optional() }),
+  'team.status': query(
+    "A project's team sync: connection (never the token), state, last pull and push, what is waiting and why, conflicts, errors.",
+    projectRef,
     teamStatusSchema,
   ),
-  'team.disconnect': mutation('Stop syncing a project; its files, history and conflicts stay; the stored token is deleted.', projectRef, z.object({ disconnected: z.boolean() })),
+  'team.overview': query(
+    'For the dashboard and settings: the sync state of every project with team memory or a connection.',
+    z.object({}),
+    z.object({ projects: z.array(teamOverviewRowSchema) }),
+  ),
+  'team.connect': mutation(
+    "Connect a project's team memory to a sync server. The token is checked against the server (it must belong to this team) and kept in the credential store, never in settings.",
+    projectRef.extend({
+      server: z.string().min(1).max(2000),
+      team: z.string().min(1).max(100),
+      token: z.string().min(1).max(500),
+      allowHttp: z.boolean().optional(),
+      pullIntervalSec: z.number().int().min(5).max(86_400).optional(),
+    }),
+    teamStatusSchema,
+  ),
+  'team.disconnect': mutation(
+    'Stop syncing a project; its files, history and conflicts stay; the stored token is deleted.',
+    projectRef,
+    z.object({ disconnected: z.boolean() }),
+  ),
   'team.sync': mutation('Sync now: pull (server wins per key; unpushed local edits kept as conflicts), then push the delta.', projectRef, syncReportSchema),
-  'team.conflict': query('Both versions of a conflict, for the side-by-side merge.', projectRef.extend({ id: z.string().min(1).max(100) }), conflictDetailSchema),
+  'team.conflict': query(
+    'Both versions of a conflict, for the side-by-side merge.',
+    projectRef.extend({ id: z.string().min(1).max(100) }),
+    conflictDetailSchema,
+  ),
   'team.resolve': mutation(
     "Resolve a conflict: keep the server's version, take mine (written and pushed), keep both sides where they overlap, or a merged text (written and pushed). With theirsSha, nothing is written when the file changed since.",
-    projectRef.extend({ id: z.string().min(1).max(100), take: z.enum(CONFLICT_RESOLUTIONS), text: z.string().max(1_000_000).optional(), theirsSha: sha.nullable().optional() }),
+    projectRef.extend({
+      id: z.string().min(1).max(100),
+      take: z.enum(CONFLICT_RESOLUTIONS),
+      text: z.string().max(1_000_000).optional(),
+      theirsSha: sha.nullable().optional(),
+    }),
     z.object({ conflict: teamConflictSchema, rev: z.string().nullable(), report: syncReportSchema.nullable() }),
   ),
   'team.move': mutation(

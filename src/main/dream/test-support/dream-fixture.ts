@@ -84,7 +84,8 @@ export async function createDreamFixture(prefix = 'memdir-dream-'): Promise<Drea
             parentUuid: i === 0 ? null : `${sessionId}-${i - 1}`,
             sessionId,
             cwd: '/work/app',
-            message: l.role === 'assistant' ? { id: `msg_${i}`, role: 'assistant', content: [{ type: 'text', text: l.text }] } : { role: 'user', content: l.text },
+            message:
+              l.role === 'assistant' ? { id: `msg_${i}`, role: 'assistant', content: [{ type: 'text', text: l.text }] } : { role: 'user', content: l.text },
             timestamp: l.at,
           }),
         )

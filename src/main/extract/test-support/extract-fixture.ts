@@ -39,7 +39,10 @@ export async function createExtractFixture(prefix = 'memdir-extract-'): Promise<
   const projectDir = path.join(home, 'projects', dir);
   const memoryDir = path.join(projectDir, 'memory');
   await fs.mkdir(memoryDir, { recursive: true });
-  await fs.writeFile(path.join(memoryDir, 'feedback_sql.md'), '---\nname: No ORM\ndescription: We write SQL by hand\ntype: feedback\n---\nThe ORM hid N+1 queries.\n');
+  await fs.writeFile(
+    path.join(memoryDir, 'feedback_sql.md'),
+    '---\nname: No ORM\ndescription: We write SQL by hand\ntype: feedback\n---\nThe ORM hid N+1 queries.\n',
+  );
   await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [No ORM](feedback_sql.md) — We write SQL by hand\n');
   return {
     root,

@@ -62,7 +62,14 @@ export async function checkAfterKill(dir: string, log: string): Promise<CrashChe
     if (name === 'MEMORY.md' && !parseIndex(data.toString('utf8')).lines.every((l) => l.kind === 'entry')) check.badIndex = true;
   }
   for (const [name, state] of expected) {
-    if (state.done !== null && !(await fs.access(path.join(dir, name)).then(() => true, () => false))) check.vanished.push(name);
+    if (
+      state.done !== null &&
+      !(await fs.access(path.join(dir, name)).then(
+        () => true,
+        () => false,
+      ))
+    )
+      check.vanished.push(name);
   }
   return check;
 }
@@ -71,13 +78,22 @@ export async function checkAfterKill(dir: string, log: string): Promise<CrashChe
 export async function fsckHistory(dataDir: string, mustExist: boolean): Promise<void> {
   const [key = ''] = await fs.readdir(path.join(dataDir, 'history')).catch(() => []);
   const gitDir = path.join(dataDir, 'history', key, 'repo.git');
-  if (!mustExist && !(await fs.access(path.join(gitDir, 'HEAD')).then(() => true, () => false))) return;
+  if (
+    !mustExist &&
+    !(await fs.access(path.join(gitDir, 'HEAD')).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_')));
   try {
     await run('git', [`--git-dir=${gitDir}`, 'fsck', '--strict', '--no-dangling', '--no-progress'], { env: { ...env, GIT_CONFIG_NOSYSTEM: '1' } });
   } catch (error) {
     const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
-    throw new Error(`git fsck of the history failed: ${`${stderr}${stdout}`.trim().split('\n').slice(0, 5).join(' | ') || (error as Error).message}`, { cause: error });
+    throw new Error(`git fsck of the history failed: ${`${stderr}${stdout}`.trim().split('\n').slice(0, 5).join(' | ') || (error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 

@@ -24,7 +24,10 @@ function topic(file: string): string {
 }
 
 function topicFiles(): string[] {
-  return fs.readdirSync(memoryDir).filter((name) => name.startsWith('topic-')).sort();
+  return fs
+    .readdirSync(memoryDir)
+    .filter((name) => name.startsWith('topic-'))
+    .sort();
 }
 
 process.stdout.write('ready\n');

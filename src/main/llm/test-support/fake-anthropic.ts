@@ -175,15 +175,24 @@ function streamEvents(message: Record<string, unknown>): { event: string; data: 
       // Several deltas, as the API sends, so a cut can fall mid-text.
       const step = Math.max(1, Math.ceil(text.length / 4));
       for (let i = 0; i < text.length; i += step) {
-        events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: text.slice(i, i + step) } } });
+        events.push({
+          event: 'content_block_delta',
+          data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: text.slice(i, i + step) } },
+        });
       }
     } else {
       events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { ...block, input: {} } } });
-      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) } } });
+      events.push({
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) } },
+      });
     }
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   });
-  events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } } });
+  events.push({
+    event: 'message_delta',
+    data: { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } },
+  });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });
   return events;
 }
@@ -217,7 +226,12 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     if (reply.kind === 'error') {
       const type = reply.type ?? ERROR_TYPES[reply.status] ?? (reply.status >= 500 ? 'api_error' : 'invalid_request_error');
       const headers: Record<string, string> = reply.retryAfterMs !== undefined ? { 'retry-after-ms': String(reply.retryAfterMs) } : {};
-      sendJson(res, reply.status, { type: 'error', error: { type, message: reply.message ?? ERROR_MESSAGES[type] ?? 'error' }, request_id: requestId() }, headers);
+      sendJson(
+        res,
+        reply.status,
+        { type: 'error', error: { type, message: reply.message ?? ERROR_MESSAGES[type] ?? 'error' }, request_id: requestId() },
+        headers,
+      );
       return;
     }
     if (reply.kind === 'malformed') {
@@ -278,7 +292,11 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
         return sendJson(res, 200, { input_tokens: Math.ceil(rawBody.length / 4) });
       }
       if (request.method !== 'POST' || route !== '/v1/messages') {
-        return sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `${request.method} ${route} is not faked` }, request_id: requestId() });
+        return sendJson(res, 404, {
+          type: 'error',
+          error: { type: 'not_found_error', message: `${request.method} ${route} is not faked` },
+          request_id: requestId(),
+        });
       }
       const index = messageCount++;
       const reply = handler ? await handler(request, index) : (queue.shift() ?? fallback);

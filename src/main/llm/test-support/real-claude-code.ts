@@ -28,14 +28,19 @@ async function versionOf(binary: string): Promise<string | null> {
 
 /** The pinned Claude Code: `CLAUDE_CODE_BIN`, else the platform package in this repository's node_modules. */
 export async function findClaudeCodeBinary(env: NodeJS.ProcessEnv = process.env): Promise<ClaudeCodeBinary> {
-  const candidates = [env.CLAUDE_CODE_BIN, path.resolve('node_modules', '@anthropic-ai', `claude-code-${process.platform}-${process.arch}`, 'claude')].filter((c): c is string => Boolean(c));
+  const candidates = [env.CLAUDE_CODE_BIN, path.resolve('node_modules', '@anthropic-ai', `claude-code-${process.platform}-${process.arch}`, 'claude')].filter(
+    (c): c is string => Boolean(c),
+  );
   for (const candidate of candidates) {
     if (!(await fs.stat(candidate).catch(() => null))?.isFile()) continue;
     const version = await versionOf(candidate);
     if (version === PINNED_CLAUDE_CODE) return { found: true, path: candidate, version };
     return { found: false, reason: `Claude Code at ${candidate} is ${version ?? 'not runnable'}, not the pinned ${PINNED_CLAUDE_CODE}` };
   }
-  return { found: false, reason: `Claude Code ${PINNED_CLAUDE_CODE} is not installed (set CLAUDE_CODE_BIN or install @anthropic-ai/claude-code-${process.platform}-${process.arch})` };
+  return {
+    found: false,
+    reason: `Claude Code ${PINNED_CLAUDE_CODE} is not installed (set CLAUDE_CODE_BIN or install @anthropic-ai/claude-code-${process.platform}-${process.arch})`,
+  };
 }
 
 /** Where one offline run keeps its state. */

@@ -48,7 +48,14 @@ export async function observeClaudeCode(options: ClaudeCodeRunOptions): Promise<
   const scratch = path.join(options.scratch, 'home');
   for (const dir of [scratch, options.configDir]) fs.mkdirSync(dir, { recursive: true });
   try {
-    const run = await runClaudeCode(['-p', 'hello'], { cwd: options.cwd, configDir: options.configDir, scratch, baseUrl: fake.url, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env }, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+    const run = await runClaudeCode(['-p', 'hello'], {
+      cwd: options.cwd,
+      configDir: options.configDir,
+      scratch,
+      baseUrl: fake.url,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
     const exitCode = run.code;
     const output = run.stdout + run.stderr;
     let memoryDir: string | null = null;

@@ -10,10 +10,20 @@ import { sanitizeDirName } from '../../../shared/sanitize.js';
 
 export const canChangePermissions = process.getuid?.() !== 0 && process.platform !== 'win32';
 
-const topic = (name: string, description: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n\n${body}\n`;
+const topic = (name: string, description: string, type: string, body: string) =>
+  `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n\n${body}\n`;
 
 function transcriptLine(sessionId: string, cwd: string, uuid: string, text: string): string {
-  return JSON.stringify({ type: 'user', uuid, parentUuid: null, sessionId, timestamp: '2026-03-01T10:00:00Z', cwd, isSidechain: false, message: { role: 'user', content: text } });
+  return JSON.stringify({
+    type: 'user',
+    uuid,
+    parentUuid: null,
+    sessionId,
+    timestamp: '2026-03-01T10:00:00Z',
+    cwd,
+    isSidechain: false,
+    message: { role: 'user', content: text },
+  });
 }
 
 async function write(file: string, content: string | Uint8Array): Promise<void> {
@@ -53,9 +63,18 @@ export async function buildFixtureHome(root: string): Promise<FixtureHome> {
       '',
     ].join('\n'),
   );
-  await write(path.join(mem, 'user_role.md'), topic('User role', 'Senior backend engineer, prefers functional style', 'user', 'Explain frontend with backend analogies.'));
-  await write(path.join(mem, 'project_ci.md'), '---\nname: CI\ndescription: CI has no Python 3.8\nmetadata:\n  type: project\n  originSessionId: session-1\n---\n\nCI images dropped 3.8 on 2026-02-01.\n');
-  await write(path.join(mem, 'feedback_sql.md'), '\uFEFF---\r\nname: No ORM\r\ndescription: Write SQL by hand, never an ORM\r\ntype: feedback\r\n---\r\n\r\nThe team removed the ORM after an outage.\r\n');
+  await write(
+    path.join(mem, 'user_role.md'),
+    topic('User role', 'Senior backend engineer, prefers functional style', 'user', 'Explain frontend with backend analogies.'),
+  );
+  await write(
+    path.join(mem, 'project_ci.md'),
+    '---\nname: CI\ndescription: CI has no Python 3.8\nmetadata:\n  type: project\n  originSessionId: session-1\n---\n\nCI images dropped 3.8 on 2026-02-01.\n',
+  );
+  await write(
+    path.join(mem, 'feedback_sql.md'),
+    '\uFEFF---\r\nname: No ORM\r\ndescription: Write SQL by hand, never an ORM\r\ntype: feedback\r\n---\r\n\r\nThe team removed the ORM after an outage.\r\n',
+  );
   await write(path.join(mem, 'reference_dash.md'), topic('Dashboard', 'Grafana board for checkout latency', 'reference', 'https://grafana.example/d/checkout'));
   await write(path.join(mem, 'bad_yaml.md'), '---\nname: "unterminated\ndescription: x\n---\nbody\n');
   await write(path.join(mem, 'no_frontmatter.md'), 'Just some notes without frontmatter.\n');
@@ -84,7 +103,10 @@ export async function buildFixtureHome(root: string): Promise<FixtureHome> {
   // 2. Chinese project, healthy.
   const zh = path.join(projects, sanitizeDirName(zhPath));
   await write(path.join(zh, 'session-zh.jsonl'), `${transcriptLine('session-zh', zhPath, 'z1', '你好')}\n`);
-  await write(path.join(zh, 'memory', 'MEMORY.md'), '- [用户角色](user_role.md) — 高级后端工程师，偏好函数式编程\n- [代码审查偏好](feedback_review.md) — 不要自动提交，先让用户看 diff\n');
+  await write(
+    path.join(zh, 'memory', 'MEMORY.md'),
+    '- [用户角色](user_role.md) — 高级后端工程师，偏好函数式编程\n- [代码审查偏好](feedback_review.md) — 不要自动提交，先让用户看 diff\n',
+  );
   await write(path.join(zh, 'memory', 'user_role.md'), topic('用户角色', '高级后端工程师，偏好函数式编程', 'user', '用后端类比解释前端概念。'));
   await write(path.join(zh, 'memory', 'feedback_review.md'), topic('代码审查偏好', '不要自动提交，先让用户看 diff', 'feedback', '用户希望先审查再提交。'));
 

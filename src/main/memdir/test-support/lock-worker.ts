@@ -11,12 +11,16 @@ import { withMemoryLock } from '../safe-fs.js';
 const [mode, memoryDir = '', dataDir = '', logPath = '', count = '0'] = process.argv.slice(2);
 
 if (mode === 'hold') {
-  await withMemoryLock(memoryDir, () => {
-    process.stdout.write('locked\n');
-    // A pending promise alone does not keep Node alive; the timer does, until SIGKILL.
-    setInterval(() => undefined, 1000);
-    return new Promise<never>(() => undefined);
-  }, { dataDir });
+  await withMemoryLock(
+    memoryDir,
+    () => {
+      process.stdout.write('locked\n');
+      // A pending promise alone does not keep Node alive; the timer does, until SIGKILL.
+      setInterval(() => undefined, 1000);
+      return new Promise<never>(() => undefined);
+    },
+    { dataDir },
+  );
 } else {
   process.stdout.write('ready\n');
   await once(process.stdin, 'data');

@@ -51,18 +51,33 @@ export interface Machine {
 }
 
 /** A machine under `root/name` with a checkout at `root/name/<checkout>` whose origin is `remote`. */
-export async function makeMachine(root: string, name: string, server: Pick<PersonalServer, 'url' | 'tokens'>, checkout: string, remote: string): Promise<Machine> {
+export async function makeMachine(
+  root: string,
+  name: string,
+  server: Pick<PersonalServer, 'url' | 'tokens'>,
+  checkout: string,
+  remote: string,
+): Promise<Machine> {
   const base = path.join(root, name);
   const repo = path.join(base, checkout);
   await fs.mkdir(path.join(repo, '.git'), { recursive: true });
-  await fs.writeFile(path.join(repo, '.git', 'config'), `[core]\n\trepositoryformatversion = 0\n[remote "origin"]\n\turl = ${remote}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`);
+  await fs.writeFile(
+    path.join(repo, '.git', 'config'),
+    `[core]\n\trepositoryformatversion = 0\n[remote "origin"]\n\turl = ${remote}\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n`,
+  );
   const memoryDir = path.join(base, 'home', 'projects', sanitizeDirName(repo), 'memory');
   await fs.mkdir(memoryDir, { recursive: true });
   const dataDir = path.join(base, 'data');
   const credentials = new FileCredentialStore(dataDir);
   const alerts = new AlertCenter(dataDir);
   // The connection as stored now (a reconnect with another key moves it to another project id).
-  const open = async () => openPersonalSync((await personalConnections(dataDir).forMemoryDir(memoryDir))!, { dataDir, credentials, alerts, retry: { attempts: 8, baseMs: 5, maxMs: 60 } });
+  const open = async () =>
+    openPersonalSync((await personalConnections(dataDir).forMemoryDir(memoryDir))!, {
+      dataDir,
+      credentials,
+      alerts,
+      retry: { attempts: 8, baseMs: 5, maxMs: 60 },
+    });
   const machine: Machine = {
     name,
     repo,

@@ -27,7 +27,9 @@ describe.skipIf(!binary.found)(`recall against the real Claude Code${binary.foun
   });
 
   it('sends what the committed capture holds', async () => {
-    const fixture = JSON.parse(await fs.readFile(CAPTURE_FIXTURE, 'utf8')) as { runs: { name: string; requests: Record<string, unknown>[]; loaded: string[][] }[] };
+    const fixture = JSON.parse(await fs.readFile(CAPTURE_FIXTURE, 'utf8')) as {
+      runs: { name: string; requests: Record<string, unknown>[]; loaded: string[][] }[];
+    };
     const run = fixture.runs.find((r) => r.name === 'default-model')!;
     expect(captured.requests.map(withoutClaudeCodeOwnParts)).toEqual(run.requests.map(withoutClaudeCodeOwnParts));
     expect(captured.loaded).toEqual(run.loaded);
@@ -40,10 +42,17 @@ describe.skipIf(!binary.found)(`recall against the real Claude Code${binary.foun
       fake.setHandler(() => ({ kind: 'message', text: SCENARIO_QUERIES[answers++]!.answer }));
       const dataDir = path.join(root, 'data');
       await fs.mkdir(dataDir, { recursive: true });
-      await fs.writeFile(path.join(dataDir, 'settings.json'), JSON.stringify({ model: { maxRetries: 0, models: { recall: String(captured.requests[0]!.model) } } }));
+      await fs.writeFile(
+        path.join(dataDir, 'settings.json'),
+        JSON.stringify({ model: { maxRetries: 0, models: { recall: String(captured.requests[0]!.model) } } }),
+      );
       // Claude Code's own home, read in place: the memory dir it just used.
       const home = path.dirname(path.dirname(path.dirname(captured.memoryDir)));
-      const service = new RecallService({ home, dataDir, env: { PATH: path.join(root, 'no-bin'), ANTHROPIC_API_KEY: 'sk-ant-api03-memdir-test-key', ANTHROPIC_BASE_URL: fake.url } });
+      const service = new RecallService({
+        home,
+        dataDir,
+        env: { PATH: path.join(root, 'no-bin'), ANTHROPIC_API_KEY: 'sk-ant-api03-memdir-test-key', ANTHROPIC_BASE_URL: fake.url },
+      });
       let session: string | null = null;
       const loaded: string[][] = [];
       for (const { query } of SCENARIO_QUERIES) {

@@ -41,8 +41,15 @@ afterEach(async () => {
 async function serviceWith(model: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RecallService> {
   const dataDir = path.join(root, 'data');
   await fs.mkdir(dataDir, { recursive: true });
-  await fs.writeFile(path.join(dataDir, 'settings.json'), JSON.stringify({ model: { maxRetries: 0, models: { recall: model } }, recall: { timeoutMs: 5_000 } }));
-  return new RecallService({ home, dataDir, env: { PATH: path.join(root, 'no-bin'), ANTHROPIC_API_KEY: 'sk-ant-api03-memdir-test-key', ANTHROPIC_BASE_URL: fake.url, ...extraEnv } });
+  await fs.writeFile(
+    path.join(dataDir, 'settings.json'),
+    JSON.stringify({ model: { maxRetries: 0, models: { recall: model } }, recall: { timeoutMs: 5_000 } }),
+  );
+  return new RecallService({
+    home,
+    dataDir,
+    env: { PATH: path.join(root, 'no-bin'), ANTHROPIC_API_KEY: 'sk-ant-api03-memdir-test-key', ANTHROPIC_BASE_URL: fake.url, ...extraEnv },
+  });
 }
 
 describe('Claude Code mode: the exact request of Claude Code 2.1.332', () => {
@@ -109,11 +116,22 @@ describe('Claude Code mode: when Claude Code loads nothing', () => {
   it('continues a real session from its transcript: what it already loaded is never loaded again, and a spent budget stops recall', async () => {
     const transcript = path.join(home, 'projects', '-work-shop-sub', '5f1c2b8e-0000-4000-8000-000000000001.jsonl');
     await fs.mkdir(path.dirname(transcript), { recursive: true });
-    const attachment = (file: string, content: string) => JSON.stringify({ type: 'attachment', attachment: { type: 'relevant_memories', memories: [{ path: path.join(memoryDir, file), content, mtimeMs: 0, header: '' }] } });
-    await fs.writeFile(transcript, `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi there' } })}\n${attachment('feedback_sql.md', 'x'.repeat(100))}\nnot json\n`);
+    const attachment = (file: string, content: string) =>
+      JSON.stringify({
+        type: 'attachment',
+        attachment: { type: 'relevant_memories', memories: [{ path: path.join(memoryDir, file), content, mtimeMs: 0, header: '' }] },
+      });
+    await fs.writeFile(
+      transcript,
+      `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi there' } })}\n${attachment('feedback_sql.md', 'x'.repeat(100))}\nnot json\n`,
+    );
     fake.setHandler(() => ({ kind: 'message', text: '{"selected_memories":["feedback_sql.md","untyped.md"]}' }));
     const service = await serviceWith('claude-sonnet-4-6');
-    const result = await service.claudeCode({ project: '-work-shop', query: 'write the orders report SQL', transcript: '5f1c2b8e-0000-4000-8000-000000000001' });
+    const result = await service.claudeCode({
+      project: '-work-shop',
+      query: 'write the orders report SQL',
+      transcript: '5f1c2b8e-0000-4000-8000-000000000001',
+    });
     expect(result.selected).toEqual([{ file: 'untyped.md' }]);
     expect(result.dropped).toEqual([{ file: 'feedback_sql.md', reason: 'already loaded earlier in this session' }]);
     expect(result.session).toMatchObject({ transcript, turns: 1 });
@@ -123,7 +141,9 @@ describe('Claude Code mode: when Claude Code loads nothing', () => {
     const spent = await service.claudeCode({ project: '-work-shop', query: 'write the orders report SQL', transcript });
     expect(spent.outcome).toBe('skipped');
     expect(spent.reason).toMatch(/stops recalling at 61,440/);
-    await expect(service.claudeCode({ project: '-work-shop', query: 'two words', transcript: 'no-such-session' })).rejects.toThrow(/No transcript of session no-such-session/);
+    await expect(service.claudeCode({ project: '-work-shop', query: 'two words', transcript: 'no-such-session' })).rejects.toThrow(
+      /No transcript of session no-such-session/,
+    );
   });
 
   it("says whether Claude Code's own recall is switched on, from its cached server flag", async () => {

@@ -15,7 +15,14 @@ import type { ClaudeCodeRecallResult } from '../../../shared/recall-types.js';
 import { LlmError, type ModelProvider } from '../../llm/types.js';
 import type { ClaudeCodeRecallSwitch } from './recall-switch.js';
 import { CLAUDE_CODE_RECALL_CAP, type ClaudeCodeMemoryHeader, scanLikeClaudeCode } from './scan-memories.js';
-import { buildSelectorRequest, CLAUDE_CODE_RECALL_VERSION, type DroppedName, manifestMessage, parseSelectorAnswer, type SelectorTurn } from './selector-request.js';
+import {
+  buildSelectorRequest,
+  CLAUDE_CODE_RECALL_VERSION,
+  type DroppedName,
+  manifestMessage,
+  parseSelectorAnswer,
+  type SelectorTurn,
+} from './selector-request.js';
 import { SESSION_RECALL_BUDGET_CHARS, type SurfacedMemories, surfacedChars } from './surfaced.js';
 
 /** Claude Code loads at most this many memories per prompt. */
@@ -83,7 +90,9 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
   const notes: string[] = [];
   if (scan.error) notes.push(scan.error);
   if (options.model !== CLAUDE_CODE_SELECTOR_MODEL) {
-    notes.push(`Claude Code ${CLAUDE_CODE_RECALL_VERSION} asks ${CLAUDE_CODE_SELECTOR_MODEL} (or ANTHROPIC_DEFAULT_SONNET_MODEL); this recall asks ${options.model}, the recall model in Settings.`);
+    notes.push(
+      `Claude Code ${CLAUDE_CODE_RECALL_VERSION} asks ${CLAUDE_CODE_SELECTOR_MODEL} (or ANTHROPIC_DEFAULT_SONNET_MODEL); this recall asks ${options.model}, the recall model in Settings.`,
+    );
   }
   const manifestView = () => ({
     candidates: scan.memories.length,
@@ -91,7 +100,13 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
     chars: session.manifest?.text.length ?? 0,
     builtAt: session.manifest?.builtAt ?? null,
   });
-  const sessionView = () => ({ id: session.id, turns: session.turns.length, surfaced: [...session.surfaced.keys()], surfacedChars: surfacedChars(session.surfaced), transcript: session.transcript });
+  const sessionView = () => ({
+    id: session.id,
+    turns: session.turns.length,
+    surfaced: [...session.surfaced.keys()],
+    surfacedChars: surfacedChars(session.surfaced),
+    transcript: session.transcript,
+  });
   const result = (fields: Pick<ClaudeCodeRecallResult, 'outcome'> & Partial<ClaudeCodeRecallResult>): Omit<ClaudeCodeRecallResult, 'project'> => ({
     mode: 'claude-code',
     claudeCodeVersion: CLAUDE_CODE_RECALL_VERSION,
@@ -113,10 +128,19 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
   if (!options.autoMemoryEnabled) return result({ outcome: 'skipped', reason: 'Auto memory is off for this project: Claude Code recalls nothing.' });
   // Claude Code asks only about prompts of two words or more.
   if (!/\s/.test(query.trim())) {
-    return result({ outcome: 'skipped', reason: query.trim() === '' ? 'The prompt is empty: Claude Code recalls nothing for it.' : 'Claude Code recalls only for a prompt of two words or more; a one-word prompt loads no memory.' });
+    return result({
+      outcome: 'skipped',
+      reason:
+        query.trim() === ''
+          ? 'The prompt is empty: Claude Code recalls nothing for it.'
+          : 'Claude Code recalls only for a prompt of two words or more; a one-word prompt loads no memory.',
+    });
   }
   if (surfacedChars(session.surfaced) >= SESSION_RECALL_BUDGET_CHARS) {
-    return result({ outcome: 'skipped', reason: `This session already loaded ${surfacedChars(session.surfaced).toLocaleString('en')} characters of memories; Claude Code stops recalling at ${SESSION_RECALL_BUDGET_CHARS.toLocaleString('en')}.` });
+    return result({
+      outcome: 'skipped',
+      reason: `This session already loaded ${surfacedChars(session.surfaced).toLocaleString('en')} characters of memories; Claude Code stops recalling at ${SESSION_RECALL_BUDGET_CHARS.toLocaleString('en')}.`,
+    });
   }
   if (!session.manifest) {
     if (scan.memories.length === 0) return result({ outcome: 'nothing', reason: 'There is no topic file Claude Code would offer: only MEMORY.md is loaded.' });
@@ -125,7 +149,10 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
   } else {
     const offered = new Map(session.manifest.memories.map((m) => [m.file, m.mtimeMs]));
     const changed = scan.memories.slice(0, CLAUDE_CODE_RECALL_CAP).filter((m) => offered.get(m.file) !== m.mtimeMs).length;
-    if (changed > 0) notes.push(`${changed === 1 ? 'One memory was' : `${changed} memories were`} written or changed after this session's first recall; Claude Code keeps offering the list it built then, so start a new session to see ${changed === 1 ? 'it' : 'them'}.`);
+    if (changed > 0)
+      notes.push(
+        `${changed === 1 ? 'One memory was' : `${changed} memories were`} written or changed after this session's first recall; Claude Code keeps offering the list it built then, so start a new session to see ${changed === 1 ? 'it' : 'them'}.`,
+      );
   }
   const manifest = session.manifest;
   if (manifest.memories.every((m) => session.surfaced.has(m.file))) {
@@ -135,7 +162,10 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
   const request = buildSelectorRequest({ model: options.model, manifest: manifest.text, turns: session.turns, query });
   const provider = options.provider;
   if (!provider || provider.kind !== 'anthropic') {
-    const why = !provider || provider.kind === 'offline' ? ((await provider?.status())?.reason ?? 'No model is configured.') : 'The Claude Code CLI provider cannot send this exact request; add an API key in Settings.';
+    const why =
+      !provider || provider.kind === 'offline'
+        ? ((await provider?.status())?.reason ?? 'No model is configured.')
+        : 'The Claude Code CLI provider cannot send this exact request; add an API key in Settings.';
     return result({ outcome: 'not-sent', reason: `Not sent: ${why} This is the request Claude Code would send.`, request });
   }
 

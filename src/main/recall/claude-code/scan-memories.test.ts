@@ -135,8 +135,16 @@ describe('the manifest line of each kind of file, as Claude Code 2.1.332 wrote i
     await fs.symlink(outside, path.join(memoryDir, 'link-dir'));
     await fs.symlink(memoryDir, path.join(memoryDir, 'loop'));
     const withLinks = (await scanLikeClaudeCode(memoryDir)).memories.map(manifestLine);
-    expect(lines).toEqual([`- ${path.join('team', '.dot.md')} (${at(2)}): a dot file directly in team/`, `- [project] memory.md (${at(6)}): lower-case memory.md`, `- [user] ${path.join('agent-memory', 'a.md')} (${at(10)}): agent memory folder`, `- ${path.join('TEAM', 'x.md')} (${at(13)}): upper-case TEAM`]);
-    expect(withLinks.slice(0, 2).sort()).toEqual([`- [user] ${path.join('link-dir', 'linked.md')} (${at(0)}): linked from outside`, `- [user] link-file.md (${at(0)}): linked from outside`]);
+    expect(lines).toEqual([
+      `- ${path.join('team', '.dot.md')} (${at(2)}): a dot file directly in team/`,
+      `- [project] memory.md (${at(6)}): lower-case memory.md`,
+      `- [user] ${path.join('agent-memory', 'a.md')} (${at(10)}): agent memory folder`,
+      `- ${path.join('TEAM', 'x.md')} (${at(13)}): upper-case TEAM`,
+    ]);
+    expect(withLinks.slice(0, 2).sort()).toEqual([
+      `- [user] ${path.join('link-dir', 'linked.md')} (${at(0)}): linked from outside`,
+      `- [user] link-file.md (${at(0)}): linked from outside`,
+    ]);
     expect(withLinks).toHaveLength(6);
   });
 
@@ -147,12 +155,18 @@ describe('the manifest line of each kind of file, as Claude Code 2.1.332 wrote i
     expect(headOf('\uFEFFx')).toBe('x');
     const long = 'x'.repeat(70_000);
     expect(headOf(`---\ndescription: d\n---\n${long}\nmore`)).toBe('---\ndescription: d\n---');
-    expect(readHeadFrontmatter(headOf(`---\nname: Late\n${Array.from({ length: 30 }, (_, i) => `k${i}: v`).join('\n')}\ndescription: after line 30\ntype: user\n---\n`))).toEqual({ description: null, type: null });
+    expect(
+      readHeadFrontmatter(
+        headOf(`---\nname: Late\n${Array.from({ length: 30 }, (_, i) => `k${i}: v`).join('\n')}\ndescription: after line 30\ntype: user\n---\n`),
+      ),
+    ).toEqual({ description: null, type: null });
   });
 
   it('names the candidate paths Claude Code offers', () => {
     expect(['a.md', 'x/y/z.md', 'team/t.md', 'memory.md', 'logs.md'].every(isRecallCandidatePath)).toBe(true);
-    expect(['MEMORY.md', 'x/MEMORY.md', 'a.MD', 'a.txt', 'team/x/y.md', '.a.md', 'x/.y/z.md', 'LOGS/a.md', 'sessions./a.md'].some(isRecallCandidatePath)).toBe(false);
+    expect(['MEMORY.md', 'x/MEMORY.md', 'a.MD', 'a.txt', 'team/x/y.md', '.a.md', 'x/.y/z.md', 'LOGS/a.md', 'sessions./a.md'].some(isRecallCandidatePath)).toBe(
+      false,
+    );
   });
 
   it('an unreadable memory dir yields nothing, a missing one no error', async () => {

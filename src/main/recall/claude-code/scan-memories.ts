@@ -48,7 +48,10 @@ const READ_BYTES = HEAD_BYTES + 1_024;
 
 /** Claude Code's folder-name comparison: NFC, trailing dots and spaces dropped, lower case. */
 function folderKey(name: string): string {
-  return name.normalize('NFC').replace(/[. ]+$/, '').toLowerCase();
+  return name
+    .normalize('NFC')
+    .replace(/[. ]+$/, '')
+    .toLowerCase();
 }
 
 /** Whether Claude Code offers this relative path to its selector. */

@@ -154,7 +154,13 @@ export function parseSelectorAnswer(
   if (answer.text === null) return fail('The answer had no text: Claude Code loads no memory then.');
   let raw: unknown;
   try {
-    raw = JSON.parse(answer.text.trim().replace(/^```[a-zA-Z]*\s*/, '').replace(/\s*```$/, '').trim());
+    raw = JSON.parse(
+      answer.text
+        .trim()
+        .replace(/^```[a-zA-Z]*\s*/, '')
+        .replace(/\s*```$/, '')
+        .trim(),
+    );
   } catch {
     return fail('The answer was not JSON: Claude Code loads no memory then.');
   }

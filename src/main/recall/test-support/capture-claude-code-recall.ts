@@ -39,7 +39,12 @@ export interface CapturedRecall {
 const isSelector = (r: FakeRequest): boolean => JSON.stringify(r.body?.system ?? '').includes('You are selecting memories');
 
 /** Run the scenario's prompts in one Claude Code session. `root` is a fresh temp dir the caller removes. */
-export async function captureClaudeCodeRecall(options: { binary: string; root: string; model?: string; queries?: readonly { query: string; answer: string }[] }): Promise<CapturedRecall> {
+export async function captureClaudeCodeRecall(options: {
+  binary: string;
+  root: string;
+  model?: string;
+  queries?: readonly { query: string; answer: string }[];
+}): Promise<CapturedRecall> {
   const queries = options.queries ?? SCENARIO_QUERIES;
   const [home, config, tmp, project] = ['home', 'config', 'tmp', 'project'].map((d) => path.join(options.root, d)) as [string, string, string, string];
   for (const dir of [home, config, tmp, project]) await fs.mkdir(dir, { recursive: true });
@@ -50,7 +55,11 @@ export async function captureClaudeCodeRecall(options: { binary: string; root: s
   await fs.writeFile(path.join(project, 'README.md'), 'hello\n');
   await fs.writeFile(
     path.join(config, '.claude.json'),
-    JSON.stringify({ hasCompletedOnboarding: true, projects: { [key]: { hasTrustDialogAccepted: true } }, cachedGrowthBookFeatures: { tengu_moth_copse: true } }),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      projects: { [key]: { hasTrustDialogAccepted: true } },
+      cachedGrowthBookFeatures: { tengu_moth_copse: true },
+    }),
   );
 
   const fake = await startFakeAnthropic();
@@ -62,15 +71,30 @@ export async function captureClaudeCodeRecall(options: { binary: string; root: s
     const messages = (request.body?.messages ?? []) as { content?: unknown }[];
     const answered = JSON.stringify(messages[messages.length - 1]?.content ?? '').includes('tool_result');
     // First step: read a file (and give the recall time to finish), so the memories get attached.
-    if (!answered) return { kind: 'message', content: [{ type: 'tool_use', id: `toolu_${mainCalls}`, name: 'Read', input: { file_path: path.join(project, 'README.md') } }], stopReason: 'tool_use', delayMs: 1_500 };
+    if (!answered)
+      return {
+        kind: 'message',
+        content: [{ type: 'tool_use', id: `toolu_${mainCalls}`, name: 'Read', input: { file_path: path.join(project, 'README.md') } }],
+        stopReason: 'tool_use',
+        delayMs: 1_500,
+      };
     return { kind: 'message', text: 'Done.' };
   });
   try {
     const env = offlineClaudeEnv(
       { configDir: config, scratch: tmp, baseUrl: fake.url },
-      { PATH: process.env.PATH, HOME: home, CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1', ...(options.model ? { ANTHROPIC_DEFAULT_SONNET_MODEL: options.model } : {}) },
+      {
+        PATH: process.env.PATH,
+        HOME: home,
+        CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1',
+        ...(options.model ? { ANTHROPIC_DEFAULT_SONNET_MODEL: options.model } : {}),
+      },
     );
-    const child = spawn(options.binary, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], { cwd: project, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(options.binary, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], {
+      cwd: project,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const send = (query: string) => child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: query } })}\n`);
     let next = 1;
     let stderr = '';
@@ -135,8 +159,19 @@ async function main(): Promise<void> {
   for (const run of CAPTURE_RUNS) {
     const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-capture-recall-'));
     try {
-      const captured = await captureClaudeCodeRecall({ binary: binary.path, root, queries: SCENARIO_QUERIES.slice(0, run.queries), ...(run.model ? { model: run.model } : {}) });
-      runs.push({ name: run.name, env: run.model ? { ANTHROPIC_DEFAULT_SONNET_MODEL: run.model } : {}, requests: captured.requests, betas: captured.betas, loaded: captured.loaded });
+      const captured = await captureClaudeCodeRecall({
+        binary: binary.path,
+        root,
+        queries: SCENARIO_QUERIES.slice(0, run.queries),
+        ...(run.model ? { model: run.model } : {}),
+      });
+      runs.push({
+        name: run.name,
+        env: run.model ? { ANTHROPIC_DEFAULT_SONNET_MODEL: run.model } : {},
+        requests: captured.requests,
+        betas: captured.betas,
+        loaded: captured.loaded,
+      });
     } finally {
       await fs.rm(root, { recursive: true, force: true });
     }
@@ -148,7 +183,7 @@ async function main(): Promise<void> {
       "system[0] is Claude Code's billing attribution block (`x-anthropic-billing-header: cc_version=<version>.<build>; cc_entrypoint=<entrypoint>;`): Memdir does not send it.",
       'metadata.user_id holds the device and session ids: Memdir does not send it.',
       'The model is the configured one (Claude Code: ANTHROPIC_DEFAULT_SONNET_MODEL, else its default Sonnet); max_tokens and thinking follow from it.',
-      'Manifest times are the files\' mtimes: the scenario sets them.',
+      "Manifest times are the files' mtimes: the scenario sets them.",
       'Claude Code posts to /v1/messages?beta=true with an anthropic-beta header (kept in `betas`); Memdir sends the same body to /v1/messages.',
     ],
     runs,

@@ -12,7 +12,12 @@ const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG
 
 /** Run the real git in `cwd`, isolated from the machine's configuration. */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], { cwd, env: gitEnv, stdio: 'pipe', encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
+    cwd,
+    env: gitEnv,
+    stdio: 'pipe',
+    encoding: 'utf8',
+  }).trim();
 }
 
 export const topic = (name: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${name} in one line\ntype: ${type}\n---\n\n${body}\n`;
@@ -31,7 +36,10 @@ export async function makeRepo(dir: string, remote: string | null = 'git@github.
 export async function addSession(home: string, cwd: string, sessionId = '0b0e3f5c-1111-4111-8111-111111111111'): Promise<void> {
   const folder = path.join(home, 'projects', sanitizeDirName(cwd));
   await fs.mkdir(folder, { recursive: true });
-  await fs.writeFile(path.join(folder, `${sessionId}.jsonl`), `${JSON.stringify({ type: 'user', uuid: 'u1', cwd, sessionId, timestamp: '2026-11-01T10:00:00Z', message: { role: 'user', content: 'hello' } })}\n`);
+  await fs.writeFile(
+    path.join(folder, `${sessionId}.jsonl`),
+    `${JSON.stringify({ type: 'user', uuid: 'u1', cwd, sessionId, timestamp: '2026-11-01T10:00:00Z', message: { role: 'user', content: 'hello' } })}\n`,
+  );
 }
 
 /** Memories for the project keyed `key`: files relative to its memory dir (`team/x.md` for team ones). */

@@ -91,7 +91,18 @@ async function main(): Promise<void> {
     minHeight: 600,
     title: 'Memdir',
     show: false,
-    webPreferences: { preload: PRELOAD, contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, allowRunningInsecureContent: false, experimentalFeatures: false, navigateOnDragDrop: false, spellcheck: false, disableBlinkFeatures: 'Auxclick' },
+    webPreferences: {
+      preload: PRELOAD,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      navigateOnDragDrop: false,
+      spellcheck: false,
+      disableBlinkFeatures: 'Auxclick',
+    },
   });
   if (state.maximized) win.maximize();
   win.once('ready-to-show', () => win.show());
@@ -142,7 +153,11 @@ async function main(): Promise<void> {
   });
 
   // Only our own main frame may call main.
-  const fromUs = (event: IpcMainInvokeEvent): boolean => event.sender === win.webContents && event.senderFrame !== null && event.senderFrame === win.webContents.mainFrame && new URL(event.senderFrame.url).origin === ORIGIN;
+  const fromUs = (event: IpcMainInvokeEvent): boolean =>
+    event.sender === win.webContents &&
+    event.senderFrame !== null &&
+    event.senderFrame === win.webContents.mainFrame &&
+    new URL(event.senderFrame.url).origin === ORIGIN;
   ipcMain.handle(CALL_CHANNEL, async (event, name: unknown, input: unknown) => {
     if (!fromUs(event)) return { ok: false, error: { code: 'unauthorized', message: 'Calls are only accepted from the Memdir window.' } };
     return dispatcher.call(name, input);

@@ -14,7 +14,10 @@ export function loadWindowState(dataDir: string): WindowState {
     const raw = JSON.parse(fs.readFileSync(path.join(dataDir, 'window.json'), 'utf8')) as Partial<WindowState>;
     const b = raw.bounds;
     if (!b || !(b.width >= 400 && b.height >= 300)) return DEFAULT;
-    return { bounds: { width: b.width, height: b.height, ...(Number.isFinite(b.x) && Number.isFinite(b.y) ? { x: b.x!, y: b.y! } : {}) }, maximized: raw.maximized === true };
+    return {
+      bounds: { width: b.width, height: b.height, ...(Number.isFinite(b.x) && Number.isFinite(b.y) ? { x: b.x!, y: b.y! } : {}) },
+      maximized: raw.maximized === true,
+    };
   } catch {
     return DEFAULT;
   }

@@ -12,14 +12,22 @@ let ctx: AppContext;
 let host: RunningHost;
 
 /** A raw request, so Host and Origin can be set the way an attacker's page would. */
-function request(opts: { path: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function request(opts: {
+  path: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: host.port, path: opts.path, method: opts.method ?? 'GET', headers: { host: `127.0.0.1:${host.port}`, ...opts.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: host.port, path: opts.path, method: opts.method ?? 'GET', headers: { host: `127.0.0.1:${host.port}`, ...opts.headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -62,7 +70,9 @@ describe('headless host', () => {
   it('answers calls only with the token', async () => {
     const body = JSON.stringify({ name: 'app.info', input: {} });
     expect((await request({ path: '/api/call', method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(401);
-    expect((await request({ path: '/api/call', method: 'POST', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body })).status).toBe(401);
+    expect(
+      (await request({ path: '/api/call', method: 'POST', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body })).status,
+    ).toBe(401);
     const ok = await request({ path: '/api/call', method: 'POST', headers: callHeaders(), body });
     expect(JSON.parse(ok.body)).toMatchObject({ ok: true, result: { homeExists: false } });
   });
@@ -81,26 +91,39 @@ describe('headless host', () => {
   it('turns bad payloads into typed errors', async () => {
     const notJson = await request({ path: '/api/call', method: 'POST', headers: callHeaders(), body: '{nope' });
     expect(notJson.status).toBe(400);
-    const badInput = await request({ path: '/api/call', method: 'POST', headers: callHeaders(), body: JSON.stringify({ name: 'projects.get', input: { dir: ['x'] } }) });
+    const badInput = await request({
+      path: '/api/call',
+      method: 'POST',
+      headers: callHeaders(),
+      body: JSON.stringify({ name: 'projects.get', input: { dir: ['x'] } }),
+    });
     expect(JSON.parse(badInput.body)).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
-    const huge = await request({ path: '/api/call', method: 'POST', headers: callHeaders(), body: JSON.stringify({ name: 'app.info', input: { pad: 'x'.repeat(100_000) } }) });
+    const huge = await request({
+      path: '/api/call',
+      method: 'POST',
+      headers: callHeaders(),
+      body: JSON.stringify({ name: 'app.info', input: { pad: 'x'.repeat(100_000) } }),
+    });
     expect(huge.status).toBe(413);
   });
 
   it('streams events to a token holder', async () => {
     const received = await new Promise<string>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: host.port, path: '/api/events', headers: { host: `127.0.0.1:${host.port}`, authorization: `Bearer ${host.token}` } }, (res) => {
-        let buffer = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          buffer += c;
-          if (buffer.includes('home-changed')) {
-            req.destroy();
-            resolve(buffer);
-          }
-        });
-        setTimeout(() => void ctx.setHome(path.join(root, 'other-home')), 100);
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port: host.port, path: '/api/events', headers: { host: `127.0.0.1:${host.port}`, authorization: `Bearer ${host.token}` } },
+        (res) => {
+          let buffer = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            buffer += c;
+            if (buffer.includes('home-changed')) {
+              req.destroy();
+              resolve(buffer);
+            }
+          });
+          setTimeout(() => void ctx.setHome(path.join(root, 'other-home')), 100);
+        },
+      );
       req.on('error', (e) => (e.message.includes('aborted') ? undefined : reject(e)));
       req.end();
     });

@@ -83,9 +83,11 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
 
   const server = http.createServer((req, res) => {
     const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-    if (!allowedHosts.includes(req.headers.host ?? '')) return sendError(res, 421, 'unauthorized', 'This Memdir host only answers on its own loopback address.');
+    if (!allowedHosts.includes(req.headers.host ?? ''))
+      return sendError(res, 421, 'unauthorized', 'This Memdir host only answers on its own loopback address.');
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedHosts.map((h) => `http://${h}`).includes(origin)) return sendError(res, 403, 'unauthorized', 'Requests from other web pages are refused.');
+    if (origin !== undefined && !allowedHosts.map((h) => `http://${h}`).includes(origin))
+      return sendError(res, 403, 'unauthorized', 'Requests from other web pages are refused.');
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
 
     if (url.pathname.startsWith('/api/')) {
@@ -126,7 +128,12 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   }
 
   function handleEvents(res: http.ServerResponse): void {
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Content-Type-Options': 'nosniff' });
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Content-Type-Options': 'nosniff',
+    });
     res.write(': connected\n\n');
     const sub = options.dispatcher.subscribe('events.stream', {}, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
     if (!sub.ok) {
@@ -162,8 +169,16 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       return serveStatic('/index.html', res);
     }
     const type = TYPES[path.extname(abs)] ?? 'application/octet-stream';
-    const headers: Record<string, string> = type.startsWith('text/html') ? { 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'X-Frame-Options': 'DENY' } : {};
-    res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', ...headers });
+    const headers: Record<string, string> = type.startsWith('text/html')
+      ? { 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'X-Frame-Options': 'DENY' }
+      : {};
+    res.writeHead(200, {
+      'Content-Type': type,
+      'Cache-Control': 'no-cache',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      ...headers,
+    });
     res.end(data);
   }
 

@@ -22,7 +22,11 @@ export async function keepConflict(e: SyncEngine, cycle: Cycle, file: TeamFile, 
   const bytes = local.bytes ?? (await file.read())?.data ?? Buffer.alloc(0);
   // Read now when the hash came from the cache: the record describes exactly the bytes it keeps.
   const localSha = local.bytes ? local.sha : sha256Hex(bytes);
-  const id = `${e.now().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${sha256Hex(`${key}\0${localSha}\0${entry.sha256}`).slice(0, 8)}`;
+  const id = `${e
+    .now()
+    .toISOString()
+    .replace(/[-:.TZ]/g, '')
+    .slice(0, 14)}-${sha256Hex(`${key}\0${localSha}\0${entry.sha256}`).slice(0, 8)}`;
   if (e.state.conflicts.some((c) => c.id === id)) return;
   await e.stateFile.writeConflictBytes(id, bytes);
   let isText = true;
@@ -63,12 +67,32 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
   const theirs = current ? lenientUtf8.decode(current.data) : '';
   const base = baseBytes ? lenientUtf8.decode(baseBytes) : null;
   // The same merge the pull made, on what is on disk now: what the app's editor and `team resolve --keep merged` start from.
-  const merge = base === null ? null : mergeLines(base, mine, theirs, { mine: 'mine (kept here)', theirs: `${e.space.kind === 'team' ? 'team' : 'other machine'} (${conflict.serverUpdatedBy ?? 'server'})` });
-  return { conflict, mine, theirs, theirsSha: current ? sha256Hex(current.data) : null, base, proposal: merge?.text ?? null, both: merge?.both ?? null, overlaps: merge?.conflicts ?? null };
+  const merge =
+    base === null
+      ? null
+      : mergeLines(base, mine, theirs, {
+          mine: 'mine (kept here)',
+          theirs: `${e.space.kind === 'team' ? 'team' : 'other machine'} (${conflict.serverUpdatedBy ?? 'server'})`,
+        });
+  return {
+    conflict,
+    mine,
+    theirs,
+    theirsSha: current ? sha256Hex(current.data) : null,
+    base,
+    proposal: merge?.text ?? null,
+    both: merge?.both ?? null,
+    overlaps: merge?.conflicts ?? null,
+  };
 }
 
 /** Resolve a conflict (call under the sync's lock; the caller syncs afterwards unless `server`). */
-export async function resolveConflict(e: SyncEngine, id: string, take: ConflictResolution, opts: { text?: string; theirsSha?: string | null }): Promise<{ conflict: TeamConflict; rev: string | null }> {
+export async function resolveConflict(
+  e: SyncEngine,
+  id: string,
+  take: ConflictResolution,
+  opts: { text?: string; theirsSha?: string | null },
+): Promise<{ conflict: TeamConflict; rev: string | null }> {
   const conflict = e.state.conflicts.find((c) => c.id === id);
   if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
   if (conflict.status === 'resolved') throw new TeamSyncError('conflict', `This conflict was already resolved (${conflict.resolution}).`);
@@ -77,7 +101,7 @@ export async function resolveConflict(e: SyncEngine, id: string, take: ConflictR
     let bytes: Buffer;
     if (take === 'mine') {
       const kept = await e.stateFile.readConflictBytes(conflict);
-      if (!kept) throw new TeamSyncError('not-found', 'The kept local version is missing from Memdir\'s data folder; restore it from history instead.');
+      if (!kept) throw new TeamSyncError('not-found', "The kept local version is missing from Memdir's data folder; restore it from history instead.");
       bytes = kept;
     } else if (take === 'both') {
       // Every line of both sides: merged where they do not overlap, mine then theirs where they do.

@@ -352,7 +352,11 @@ export class SyncEngine {
     }
     const bytes = await file.read();
     if (!bytes) return null;
-    return { sha: this.hashBytes(file.key, bytes.facts, bytes.data), facts: bytes.facts, bytes: bytes.data.byteLength <= this.maxEntryBytes ? bytes.data : null };
+    return {
+      sha: this.hashBytes(file.key, bytes.facts, bytes.data),
+      facts: bytes.facts,
+      bytes: bytes.data.byteLength <= this.maxEntryBytes ? bytes.data : null,
+    };
   }
 
   /** Hash a file too large to push without holding it in memory (conflict detection still needs its hash). */

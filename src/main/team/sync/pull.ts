@@ -59,7 +59,8 @@ function decide(e: SyncEngine, key: string, local: string | null, server: string
  */
 export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'full' | 'delta', sent?: Promise<Conditional<PulledEntries>>): Promise<boolean> {
   const etag = e.state.etag;
-  const answer = await (sent ?? e.client.entries({ ifNoneMatch: mode === 'conditional' ? etag : null, since: mode === 'full' ? null : etag, signal: cycle.signal }));
+  const answer = await (sent ??
+    e.client.entries({ ifNoneMatch: mode === 'conditional' ? etag : null, since: mode === 'full' ? null : etag, signal: cycle.signal }));
   const at = e.now().toISOString();
   e.lastCheckAt = at;
   if (answer.status === 304) {
@@ -71,7 +72,10 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
   // reordered duplicate) would take back what it knows; it is ignored and asked again next time.
   const stale = e.isStale(answer.etag);
   if (stale) {
-    throw new TeamSyncError('network', `The sync server's answer was older than a version this client has already seen (version ${stale.told} < ${stale.known}: a replayed or reordered answer); it was ignored, and the next sync asks again.`);
+    throw new TeamSyncError(
+      'network',
+      `The sync server's answer was older than a version this client has already seen (version ${stale.told} < ${stale.known}: a replayed or reordered answer); it was ignored, and the next sync asks again.`,
+    );
   }
   cycle.report.pull.status = 200;
   cycle.report.pull.full ||= body.full;
@@ -141,7 +145,10 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
   if (refused.length > 0) {
     cycle.report.pull.refused.push(...refused.map(({ key, reason }) => ({ key, reason })));
     const security = refused.filter((r) => r.security);
-    const shown = refused.slice(0, 8).map((r) => r.reason).join(' ');
+    const shown = refused
+      .slice(0, 8)
+      .map((r) => r.reason)
+      .join(' ');
     await e.raise(e.topic('pull'), {
       kind: security.length > 0 ? 'security' : 'sync',
       title: security.length > 0 ? 'The sync server sent entries Memdir refused' : `Some ${e.space.noun} entries were not written`,
@@ -171,15 +178,23 @@ async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, a
   // A merge makes this entry a merge commit: its second parent holds the server's versions of the merged files.
   const theirs = () => merges.map((m) => ({ path: m.rel, content: m.theirs, from: `Versions on ${from}` }));
   try {
-    await transact(e.memoryDir, { source: 'sync', summary, body: `Server: ${e.connection.server}\nKeys: ${keys.join(', ')}`, dataDir: e.options.dataDir, theirs }, async () => {
-      // The snapshot transact just took holds every local version: conflicts point at it.
-      let rev: Promise<string | null> | undefined;
-      const snapshotRev = (): Promise<string | null> => (rev ??= listHistory(e.memoryDir, { dataDir: e.options.dataDir, limit: 1 }).then(([head]) => head?.rev ?? null, () => null));
-      for (const [key, file] of plan) {
-        if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
-        if (await applyKey(e, cycle, file, accepted.get(key)!, snapshotRev, merges)) written.push(key);
-      }
-    });
+    await transact(
+      e.memoryDir,
+      { source: 'sync', summary, body: `Server: ${e.connection.server}\nKeys: ${keys.join(', ')}`, dataDir: e.options.dataDir, theirs },
+      async () => {
+        // The snapshot transact just took holds every local version: conflicts point at it.
+        let rev: Promise<string | null> | undefined;
+        const snapshotRev = (): Promise<string | null> =>
+          (rev ??= listHistory(e.memoryDir, { dataDir: e.options.dataDir, limit: 1 }).then(
+            ([head]) => head?.rev ?? null,
+            () => null,
+          ));
+        for (const [key, file] of plan) {
+          if (cycle.signal?.aborted) throw new TeamSyncError('cancelled', 'The sync was cancelled.');
+          if (await applyKey(e, cycle, file, accepted.get(key)!, snapshotRev, merges)) written.push(key);
+        }
+      },
+    );
   } finally {
     cycle.report.pull.written.push(...written);
     if (written.length > 0) cycle.relist = true;
@@ -193,7 +208,14 @@ async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, a
  * and the write (an editor saved it): then it is decided again, so a save is kept as a
  * conflict, never overwritten unseen. Whether it was written.
  */
-async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: PulledEntry, snapshotRev: () => Promise<string | null>, merges: Merge[]): Promise<boolean> {
+async function applyKey(
+  e: SyncEngine,
+  cycle: Cycle,
+  file: TeamFile,
+  entry: PulledEntry,
+  snapshotRev: () => Promise<string | null>,
+  merges: Merge[],
+): Promise<boolean> {
   const key = file.key;
   for (let look = 0; look < 3; look++) {
     let local: LocalInfo | null;
@@ -233,7 +255,12 @@ async function applyKey(e: SyncEngine, cycle: Cycle, file: TeamFile, entry: Pull
     } catch (error) {
       e.failedWrites.set(key, entry.sha256);
       cycle.report.pull.refused.push({ key, reason: `Could not write ${e.rel(key)}: ${(error as Error).message}` });
-      await e.raise(e.topic('write', e.rel(key)), { kind: error instanceof TeamPathError ? 'security' : 'sync', title: `${e.rel(key)} could not be updated`, message: (error as Error).message, file: e.rel(key) });
+      await e.raise(e.topic('write', e.rel(key)), {
+        kind: error instanceof TeamPathError ? 'security' : 'sync',
+        title: `${e.rel(key)} could not be updated`,
+        message: (error as Error).message,
+        file: e.rel(key),
+      });
       return false;
     }
     e.failedWrites.delete(key);

@@ -75,7 +75,11 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     if (sha !== null && sha === serverMap.get(key) && sha === baseMap.get(key)) continue;
     let bytes: Buffer | null = null;
     if (sha === null && file.size > e.maxEntryBytes) {
-      waiting(cycle, { key, reason: 'too-large', detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
+      waiting(cycle, {
+        key,
+        reason: 'too-large',
+        detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.`,
+      });
       continue;
     }
     // Resolved once: every read of this key below goes through the same handle.
@@ -107,7 +111,11 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       continue;
     }
     if (server !== undefined && server !== base) {
-      waiting(cycle, { key, reason: 'server-moved', detail: `${e.rel(key)} changed on the server since this copy; the next pull brings it in (your version is kept as a conflict if it differs).` });
+      waiting(cycle, {
+        key,
+        reason: 'server-moved',
+        detail: `${e.rel(key)} changed on the server since this copy; the next pull brings it in (your version is kept as a conflict if it differs).`,
+      });
       continue;
     }
     const refusal = cycle.refusedByServer.get(key);
@@ -116,7 +124,11 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       continue;
     }
     if (file.size > e.maxEntryBytes) {
-      waiting(cycle, { key, reason: 'too-large', detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.` });
+      waiting(cycle, {
+        key,
+        reason: 'too-large',
+        detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.`,
+      });
       continue;
     }
     if (!bytes) {
@@ -140,7 +152,14 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       if (vetted.reason === 'secret') {
         const topic = e.topic('secret', e.rel(key));
         secretTopics.add(topic);
-        if (!opts.dry) await e.raise(topic, { kind: 'secret', title: `A secret kept ${e.rel(key)} from being shared`, message: vetted.detail, file: e.rel(key), findings: vetted.findings });
+        if (!opts.dry)
+          await e.raise(topic, {
+            kind: 'secret',
+            title: `A secret kept ${e.rel(key)} from being shared`,
+            message: vetted.detail,
+            file: e.rel(key),
+            findings: vetted.findings,
+          });
       }
       continue;
     }
@@ -161,7 +180,12 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
  * text, no null bytes, and no secret the user has not allowed. Its text to upload, or why it
  * stays here (a secret's findings come along for the alert).
  */
-async function vetForUpload(e: SyncEngine, key: string, sha: string, bytes: Uint8Array): Promise<{ content: string } | (WaitingItem & { findings?: Finding[] })> {
+async function vetForUpload(
+  e: SyncEngine,
+  key: string,
+  sha: string,
+  bytes: Uint8Array,
+): Promise<{ content: string } | (WaitingItem & { findings?: Finding[] })> {
   let content: string;
   try {
     content = strictUtf8.decode(bytes);
@@ -240,12 +264,22 @@ function handleRefusal(e: SyncEngine, cycle: Cycle, outcome: { status: number; e
   if (outcome.status === 400 && error.keys && error.keys.length > 0) {
     const unknown = error.keys.filter((k) => !batch.has(k.key));
     if (unknown.length > 0) {
-      throw new TeamSyncError('server', `The sync server refused keys this push did not carry (${unknown.slice(0, 3).map((k) => JSON.stringify(k.key.slice(0, 80))).join(', ')}); the push stopped. Your changes are kept.`);
+      throw new TeamSyncError(
+        'server',
+        `The sync server refused keys this push did not carry (${unknown
+          .slice(0, 3)
+          .map((k) => JSON.stringify(k.key.slice(0, 80)))
+          .join(', ')}); the push stopped. Your changes are kept.`,
+      );
     }
     for (const k of error.keys) refuse(k.key, `The server refused the key: ${k.reason}`);
     return;
   }
-  if ((outcome.status === 409 || outcome.status === 400 || (outcome.status === 413 && error.error === 'entry-too-large')) && error.key && batch.has(error.key)) {
+  if (
+    (outcome.status === 409 || outcome.status === 400 || (outcome.status === 413 && error.error === 'entry-too-large')) &&
+    error.key &&
+    batch.has(error.key)
+  ) {
     refuse(error.key, `The server refused ${e.rel(error.key)}: ${error.message}`);
     return;
   }
@@ -261,7 +295,10 @@ function handleRefusal(e: SyncEngine, cycle: Cycle, outcome: { status: number; e
 /** A push that left but whose answer did not come back: say so, never "cannot reach" or "nothing to upload". */
 function lostAnswer(error: unknown): unknown {
   if (error instanceof TeamClientError && (error.code === 'network' || error.code === 'timeout') && error.sent) {
-    const what = error.code === 'timeout' ? error.message.replace(/ did not answer /, ' did not answer the push ').replace(/\.$/, '') : error.message.replace(/ was lost \(/, ' was lost after the push was sent (').replace(/\.$/, '');
+    const what =
+      error.code === 'timeout'
+        ? error.message.replace(/ did not answer /, ' did not answer the push ').replace(/\.$/, '')
+        : error.message.replace(/ was lost \(/, ' was lost after the push was sent (').replace(/\.$/, '');
     return new TeamSyncError(error.code, `${what}; the server may have saved it: the next sync confirms it. Your changes are kept.`);
   }
   return error;
@@ -301,7 +338,8 @@ export async function confirmLostPush(e: SyncEngine, cycle: Cycle): Promise<void
 /** Whether the server speaks only protocol 1 (asked after a 404 on the protocol 2 route). */
 async function speaksOnlyProtocol1(e: SyncEngine, cycle: Cycle): Promise<boolean> {
   const me = await e.client.me({ signal: cycle.signal });
-  if (me.team !== e.connection.team) throw new TeamSyncError('not-found', `The sync server has no team "${e.connection.team}" for this token: the token belongs to team "${me.team}".`);
+  if (me.team !== e.connection.team)
+    throw new TeamSyncError('not-found', `The sync server has no team "${e.connection.team}" for this token: the token belongs to team "${me.team}".`);
   return !(me.protocols ?? [1]).includes(2);
 }
 
@@ -440,12 +478,22 @@ export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
     delta = null;
     if (outcome.status === 412) {
       cycle.report.push.stale++;
-      await retryAfterBackoff(new TeamSyncError('stale', `The team memory kept changing while pushing (${cycle.report.push.stale} tries answered "412 stale"); your changes are kept and pushed at the next sync.`));
+      await retryAfterBackoff(
+        new TeamSyncError(
+          'stale',
+          `The team memory kept changing while pushing (${cycle.report.push.stale} tries answered "412 stale"); your changes are kept and pushed at the next sync.`,
+        ),
+      );
       await refetch(e, cycle);
       continue;
     }
     if (outcome.status === 428) {
-      await retryAfterBackoff(new TeamSyncError('server', 'The sync server kept answering the push with "428 precondition required" although it carried If-Match; your changes are kept and pushed at the next sync.'));
+      await retryAfterBackoff(
+        new TeamSyncError(
+          'server',
+          'The sync server kept answering the push with "428 precondition required" although it carried If-Match; your changes are kept and pushed at the next sync.',
+        ),
+      );
       await pull(e, cycle, 'full');
       continue;
     }

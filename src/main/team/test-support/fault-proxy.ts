@@ -58,12 +58,15 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
   const forward = (req: http.IncomingMessage, body: Buffer): Promise<Answer> =>
     new Promise((resolve, reject) => {
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !HOP.has(k)));
-      const out = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...headers, 'content-length': String(body.length) }, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
+      const out = http.request(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...headers, 'content-length': String(body.length) }, agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (d: Buffer) => chunks.push(d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
       out.on('error', reject);
       out.end(body);
     });
@@ -111,8 +114,16 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
           if (fault === 'error') {
             counts[fault]++;
             const status = [500, 503, 429][Math.floor(random() * 3)]!;
-            const text = JSON.stringify(status === 500 ? { error: 'internal', message: 'Injected failure.' } : { error: status === 429 ? 'rate-limited' : 'unavailable', message: 'Injected: try again later.' });
-            return send(res, { status, headers: { 'content-type': 'application/json', ...(status === 500 ? {} : { 'retry-after': '1' }) }, body: Buffer.from(text) });
+            const text = JSON.stringify(
+              status === 500
+                ? { error: 'internal', message: 'Injected failure.' }
+                : { error: status === 429 ? 'rate-limited' : 'unavailable', message: 'Injected: try again later.' },
+            );
+            return send(res, {
+              status,
+              headers: { 'content-type': 'application/json', ...(status === 500 ? {} : { 'retry-after': '1' }) },
+              body: Buffer.from(text),
+            });
           }
           if (fault === 'replay' && req.method === 'GET' && seen.has(key)) {
             counts[fault]++;

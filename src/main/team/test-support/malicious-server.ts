@@ -66,7 +66,16 @@ export async function startMaliciousServer(behaviour: Behaviour): Promise<Malici
           counts.puts++;
           const body = JSON.parse(text) as { pushId: string; entries: Record<string, unknown> };
           version++;
-          return send(res, 200, { pushId: body.pushId, version, previousVersion: version - 1, etag: behaviour.putEtag ?? `"${EPOCH}-${version}"`, committed: Object.keys(body.entries), unchanged: [], conflicts: {}, replayed: false });
+          return send(res, 200, {
+            pushId: body.pushId,
+            version,
+            previousVersion: version - 1,
+            etag: behaviour.putEtag ?? `"${EPOCH}-${version}"`,
+            committed: Object.keys(body.entries),
+            unchanged: [],
+            conflicts: {},
+            replayed: false,
+          });
         }
         if (req.method === 'PUT') {
           counts.puts++;
@@ -74,9 +83,18 @@ export async function startMaliciousServer(behaviour: Behaviour): Promise<Malici
         }
         const etag = behaviour.etag ?? `"${EPOCH}-${version}"`;
         const entries = Object.fromEntries(
-          Object.entries(behaviour.entries).map(([key, e]) => [key, { content: e.content, sha256: e.sha256 ?? sha(e.content), updatedAt: '2026-01-01T00:00:00Z', updatedBy: 'mallory' }]),
+          Object.entries(behaviour.entries).map(([key, e]) => [
+            key,
+            { content: e.content, sha256: e.sha256 ?? sha(e.content), updatedAt: '2026-01-01T00:00:00Z', updatedBy: 'mallory' },
+          ]),
         );
-        if (isChecksums) return send(res, 200, { team: 'platform', version, etag, checksums: Object.fromEntries(Object.entries(entries).map(([k, e]) => [k, e.sha256])) }, { etag });
+        if (isChecksums)
+          return send(
+            res,
+            200,
+            { team: 'platform', version, etag, checksums: Object.fromEntries(Object.entries(entries).map(([k, e]) => [k, e.sha256])) },
+            { etag },
+          );
         return send(res, 200, { team: 'platform', version, etag, full: true, entries }, { etag });
       }
       case 'huge-body': {
@@ -106,7 +124,14 @@ export async function startMaliciousServer(behaviour: Behaviour): Promise<Malici
         // Every look shows one more change by someone else, so the client always has a reason to retry.
         const content = `moved ${version}\n`;
         if (isChecksums) return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, checksums: { 'other.md': sha(content) } });
-        if (isEntries) return send(res, 200, { team: 'platform', version, etag: `"${EPOCH}-${version}"`, full: !url.searchParams.get('since'), entries: { 'other.md': { content, sha256: sha(content), updatedAt: '2026-01-01T00:00:00Z', updatedBy: 'mallory' } } });
+        if (isEntries)
+          return send(res, 200, {
+            team: 'platform',
+            version,
+            etag: `"${EPOCH}-${version}"`,
+            full: !url.searchParams.get('since'),
+            entries: { 'other.md': { content, sha256: sha(content), updatedAt: '2026-01-01T00:00:00Z', updatedBy: 'mallory' } },
+          });
         return send(res, 404, { error: 'not-found', message: 'Not found.' });
       }
       case 'refuse-push': {

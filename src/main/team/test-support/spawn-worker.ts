@@ -20,7 +20,9 @@ function ready(child: ChildProcess): Promise<void> {
 
 /** Run `worker` (a file in test-support/) once per argument list, all released together; resolves to the exit codes. */
 export async function runWorkersTogether(worker: string, argLists: string[][]): Promise<(number | null)[]> {
-  const children = argLists.map((args) => spawn(process.execPath, ['--import', 'tsx', path.join(here, worker), ...args], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'inherit'] }));
+  const children = argLists.map((args) =>
+    spawn(process.execPath, ['--import', 'tsx', path.join(here, worker), ...args], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   await Promise.all(children.map(ready));
   for (const child of children) child.stdin?.end('go\n');
   return Promise.all(children.map(async (child) => (child.exitCode ?? (await once(child, 'exit'))[0]) as number | null));

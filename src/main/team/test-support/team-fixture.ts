@@ -45,7 +45,13 @@ export interface TestClient {
 }
 
 /** A client machine under `root/name`, connected to `server` as `token`. */
-export async function makeClient(root: string, name: string, server: { url: string; team: string }, token: string, options: Partial<TeamSyncOptions> = {}): Promise<TestClient> {
+export async function makeClient(
+  root: string,
+  name: string,
+  server: { url: string; team: string },
+  token: string,
+  options: Partial<TeamSyncOptions> = {},
+): Promise<TestClient> {
   const base = path.join(root, name);
   const memoryDir = path.join(base, 'home', 'projects', '-work-app', 'memory');
   const teamDir = path.join(memoryDir, 'team');

@@ -108,7 +108,11 @@ export class TranscriptBuilder {
   /** The result of a tool call, with `toolUseResult` repeating it as Claude Code does. */
   toolResult(toolUseId: string, content: string, isError = false, toolUseResult: unknown = content): this {
     return this.push(
-      this.envelope('user', { role: 'user', content: [{ tool_use_id: toolUseId, type: 'tool_result', content, ...(isError ? { is_error: true } : {}) }] }, { toolUseResult }),
+      this.envelope(
+        'user',
+        { role: 'user', content: [{ tool_use_id: toolUseId, type: 'tool_result', content, ...(isError ? { is_error: true } : {}) }] },
+        { toolUseResult },
+      ),
     );
   }
 
@@ -116,7 +120,14 @@ export class TranscriptBuilder {
   assistant(blocks: Block[] | string, options: AssistantOptions = {}): this {
     const list: Block[] = typeof blocks === 'string' ? [{ type: 'text', text: blocks }] : blocks;
     const id = options.messageId ?? `msg_${++this.messages}`;
-    const usage = { input_tokens: 4, cache_creation_input_tokens: 100, cache_read_input_tokens: 1000, output_tokens: 20, service_tier: 'standard', ...options.usage };
+    const usage = {
+      input_tokens: 4,
+      cache_creation_input_tokens: 100,
+      cache_read_input_tokens: 1000,
+      output_tokens: 20,
+      service_tier: 'standard',
+      ...options.usage,
+    };
     const groups = options.split === false ? [list] : list.map((block) => [block]);
     groups.forEach((group, i) => {
       const last = i === groups.length - 1;
