@@ -6,20 +6,13 @@ import { Toasts } from './components/Toasts.js';
 import { useAlerts } from './stores/alerts.js';
 import { useApp } from './stores/app.js';
 import { useDesktop } from './stores/desktop.js';
-import { useDream } from './stores/dream.js';
 import { useDrafts } from './stores/drafts.js';
-import { useEditor } from './stores/editor.js';
 import { totalPending, useExtract } from './stores/extract.js';
-import { useHistory } from './stores/history.js';
 import { useJobs } from './stores/jobs.js';
-import { parseRoute, useNav } from './stores/nav.js';
-import { useToasts } from './stores/toasts.js';
+import { useNav } from './stores/nav.js';
 import { themeOf, useSettings } from './stores/settings.js';
 import { projectName, useProjects } from './stores/projects.js';
-import { useProject } from './stores/project.js';
-import { usePersonal } from './stores/personal.js';
-import { useTeam } from './stores/team.js';
-import { subscribe } from './transport/transport.js';
+import { followLiveEvents } from './stores/live-events.js';
 import { AgentsView } from './views/AgentsView.js';
 import { AlertsView } from './views/AlertsView.js';
 import { Dashboard } from './views/Dashboard.js';
@@ -30,51 +23,7 @@ import { ReviewView } from './views/ReviewView.js';
 import { SettingsView } from './views/SettingsView.js';
 
 function useLiveEvents(): void {
-  useEffect(() => {
-    return subscribe('events.stream', {}, (event) => {
-      if (event.type === 'home-changed') {
-        void useApp.getState().load();
-        void useProjects.getState().load();
-        useNav.getState().go({ view: 'dashboard' });
-        return;
-      }
-      if (event.type === 'job') {
-        useJobs.getState().apply(event.job);
-        useExtract.getState().onJob(event.job);
-        useDream.getState().onJob(event.job);
-        return;
-      }
-      if (event.type === 'alert' || event.type === 'alerts-changed') {
-        if (event.type === 'alerts-changed') useAlerts.getState().onChanged(event.open);
-        else void useAlerts.getState().load();
-        return;
-      }
-      if (event.type === 'team-changed') {
-        useTeam.getState().onTeamChanged(event.dir);
-        return;
-      }
-      if (event.type === 'personal-changed') {
-        usePersonal.getState().onChanged(event.dir);
-        return;
-      }
-      if (event.type === 'navigate') {
-        // A notification clicked or a memdir:// link opened in the desktop app.
-        useNav.getState().go(parseRoute(event.hash));
-        if (event.message) useToasts.getState().show('error', event.message);
-        return;
-      }
-      if (event.type === 'projects-changed') {
-        void useProjects.getState().load();
-        const open = useProject.getState().dir;
-        if (open && event.dirs.includes(open)) {
-          void useProject.getState().refresh();
-          // Another program, or another Memdir window: the open file may have changed or gone.
-          void useEditor.getState().noteChangedOnDisk();
-          if (useHistory.getState().dir === open && useNav.getState().route.view === 'project') void useHistory.getState().load(open);
-        }
-      }
-    });
-  }, []);
+  useEffect(() => followLiveEvents(), []);
 }
 
 function useTheme(): void {

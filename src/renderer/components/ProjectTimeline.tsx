@@ -3,30 +3,20 @@
  * each change, the 200-line limit drawn, each dream and sync marked; a click on the chart (or on a
  * marked change below it) opens that change in the history.
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo } from 'react';
 import type uPlot from 'uplot';
-import type { Contract } from '../../shared/contract/index.js';
 import { INDEX_MAX_LINES } from '../../shared/limits.js';
-import type { z } from 'zod';
 import { useHistory } from '../stores/history.js';
-import { call } from '../transport/transport.js';
+import { useTimeline } from '../stores/timeline.js';
 import { Chart, type ChartTheme, spread } from './Chart.js';
-
-type Point = z.output<Contract['projects.timeline']['output']>['points'][number];
 
 const MARKED = new Set(['dream', 'sync']);
 
 export function ProjectTimeline({ dir, version }: { dir: string; version: unknown }) {
-  const [points, setPoints] = useState<Point[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const points = useTimeline((s) => (s.dir === dir ? s.points : null));
+  const error = useTimeline((s) => (s.dir === dir ? s.error : null));
   useEffect(() => {
-    let live = true;
-    call('projects.timeline', { dir })
-      .then((r) => live && setPoints(r.points))
-      .catch((e: unknown) => live && setError(e instanceof Error ? e.message : String(e)));
-    return () => {
-      live = false;
-    };
+    void useTimeline.getState().load(dir);
   }, [dir, version]);
 
   const open = useCallback((rev: string) => void useHistory.getState().select(rev), []);

@@ -3,18 +3,11 @@
  * scope that say the same thing (the app's one duplicate rule, asked of main), so the same fact
  * is not saved twice. Asked again half a second after the typing stops.
  */
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import type { Scope } from '../../shared/memory-types.js';
 import { useNav } from '../stores/nav.js';
-import { call } from '../transport/transport.js';
+import { useSimilar } from '../stores/similar.js';
 import './curation.css';
-
-interface Match {
-  file: string;
-  name: string;
-  description: string;
-  kind: 'exact' | 'near' | 'similar';
-}
 
 const WAIT_MS = 500;
 
@@ -33,25 +26,21 @@ export function RepeatWarning({
   description: string;
   body: string;
 }) {
-  const [matches, setMatches] = useState<Match[]>([]);
+  const matches = useSimilar((s) => s.matches);
   const go = useNav((s) => s.go);
   useEffect(() => {
     if (!name.trim() && !description.trim() && !body.trim()) {
-      setMatches([]);
+      useSimilar.getState().clear();
       return;
     }
-    let live = true;
-    const timer = setTimeout(() => {
-      call('memories.similar', { dir, scope, file, name, description, body })
-        .then((r) => live && setMatches(r.matches))
-        // A failed check is no reason to interrupt writing: the warning just stays away.
-        .catch(() => live && setMatches([]));
-    }, WAIT_MS);
+    const timer = setTimeout(() => void useSimilar.getState().check({ dir, scope, file, name, description, body }), WAIT_MS);
     return () => {
-      live = false;
+      useSimilar.getState().forget();
       clearTimeout(timer);
     };
   }, [dir, scope, file, name, description, body]);
+  // The next memory opened starts with no warning.
+  useEffect(() => () => useSimilar.getState().clear(), []);
   if (matches.length === 0) return null;
   const first = matches[0]!;
   return (

@@ -1,12 +1,7 @@
 /** Sub-agent memory (R-AGENT): each agent type's user, project and local memory, kept apart. */
-import { useEffect, useState } from 'react';
-import type { z } from 'zod';
-import type { agentsContract } from '../../shared/contract/agents.js';
+import { useEffect } from 'react';
 import { LoadMeter } from '../components/LoadMeter.js';
-import { messageOf } from '../stores/errors.js';
-import { call } from '../transport/transport.js';
-
-type AgentsResult = z.output<(typeof agentsContract)['agents.list']['output']>;
+import { useAgents } from '../stores/agents.js';
 
 const SCOPE_HELP = {
   user: 'All projects (~/.claude/agent-memory)',
@@ -15,16 +10,10 @@ const SCOPE_HELP = {
 } as const;
 
 export function AgentsView({ dir }: { dir?: string }) {
-  const [result, setResult] = useState<AgentsResult | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const result = useAgents((s) => (s.dir === dir ? s.result : null));
+  const error = useAgents((s) => (s.dir === dir ? s.error : null));
   useEffect(() => {
-    let live = true;
-    call('agents.list', dir ? { dir } : {})
-      .then((r) => live && setResult(r))
-      .catch((e: unknown) => live && setError(messageOf(e)));
-    return () => {
-      live = false;
-    };
+    void useAgents.getState().load(dir);
   }, [dir]);
   if (error) return <div className="banner error">{error}</div>;
   if (!result) return <p className="muted">Looking for agents…</p>;

@@ -7,7 +7,6 @@
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
 import { useEffect, useMemo, useState } from 'react';
-import { RpcError } from '../../shared/contract/define.js';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import { parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
 import { indexImpact, sizeAgainstLimits } from '../../shared/index-impact.js';
@@ -19,22 +18,21 @@ import { IndexReorder } from '../components/IndexReorder.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { MakeRoom } from '../components/MakeRoom.js';
 import { useCuration } from '../stores/curation.js';
+import { useIndexFile } from '../stores/index-file.js';
 import { useIndexOrder } from '../stores/index-order.js';
-import { messageOf } from '../stores/errors.js';
 import { useProject } from '../stores/project.js';
-import { useToasts } from '../stores/toasts.js';
-import { call } from '../transport/transport.js';
 
 const INDEX_EXTENSIONS = [markdown(), EditorView.lineWrapping];
 
 export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [scope, setScope] = useState<Scope>('private');
-  const [text, setText] = useState<string | null>(null);
+  // What main says of this index; another index's answers are not this one's.
+  const text = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.text : null));
+  const error = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.error : null));
+  const agent = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.agent : null));
   // The editor's text and the file text it started from: saving checks the file still holds `base`.
   const [edit, setEdit] = useState<{ base: string; draft: string } | null>(null);
   const draft = edit?.draft ?? null;
-  const [error, setError] = useState<string | null>(null);
-  const [agent, setAgent] = useState<AgentIndexViewShape | null>(null);
   const [makingRoom, setMakingRoom] = useState(false);
   const [reordering, setReordering] = useState(false);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
@@ -52,7 +50,6 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   // Another project or index: leave the editor, and edit nothing until this index is read.
   useEffect(() => {
     setEdit(null);
-    setText(null);
   }, [dir, scope]);
 
   // The file changed (a rescan read it again): an untouched draft follows it; an edited one keeps
@@ -62,18 +59,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   }, [text]);
 
   useEffect(() => {
-    let live = true;
-    call('index.read', { dir, scope })
-      .then((r) => live && setText(r.text))
-      .catch((e: unknown) => live && setError(messageOf(e)));
-    if (scope === 'private') {
-      call('index.loaded', { dir })
-        .then((r) => live && setAgent(r))
-        .catch((e: unknown) => live && setError(messageOf(e)));
-    } else setAgent(null);
-    return () => {
-      live = false;
-    };
+    void useIndexFile.getState().load(dir, scope);
   }, [dir, scope, scan]);
 
   const shown = draft ?? text ?? '';
@@ -86,16 +72,9 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
   const save = async () => {
-    if (edit === null) return;
-    try {
-      await call('index.save', { dir, scope, text: edit.draft, baseText: edit.base });
-      useToasts.getState().show('info', 'Saved MEMORY.md.');
-      setText(edit.draft);
-      setEdit(null);
-      await reload();
-    } catch (e) {
-      setError(e instanceof RpcError && e.code === 'conflict' ? `${e.message} Your text is still in the editor; reload to see theirs.` : messageOf(e));
-    }
+    if (edit === null || !(await useIndexFile.getState().save(dir, scope, edit))) return;
+    setEdit(null);
+    await reload();
   };
 
   return (

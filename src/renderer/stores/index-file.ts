@@ -1,0 +1,65 @@
+/**
+ * The MEMORY.md tab's file (R-INDEX): the index text as on disk, what the agent will be given at
+ * the next session start (private index only), and saving an edit against the text it started
+ * from. The edit itself is the view's; this holds what main says.
+ */
+import { create } from 'zustand';
+import { RpcError } from '../../shared/contract/define.js';
+import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
+import type { Scope } from '../../shared/memory-types.js';
+import { call } from '../transport/transport.js';
+import { messageOf } from './errors.js';
+import { useToasts } from './toasts.js';
+
+interface IndexFileState {
+  dir: string | null;
+  scope: Scope;
+  /** The file's text, null until read. */
+  text: string | null;
+  agent: AgentIndexViewShape | null;
+  error: string | null;
+  /** Read the index (again, after a rescan); another project or index starts from nothing. */
+  load: (dir: string, scope: Scope) => Promise<void>;
+  /** Save `draft` as the index if the file still holds `base`; true when saved. */
+  save: (dir: string, scope: Scope, edit: { base: string; draft: string }) => Promise<boolean>;
+}
+
+// Each read is numbered: only the newest one's answers are shown.
+let reads = 0;
+
+export const useIndexFile = create<IndexFileState>()((set, get) => ({
+  dir: null,
+  scope: 'private',
+  text: null,
+  agent: null,
+  error: null,
+  async load(dir, scope) {
+    const read = ++reads;
+    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, agent: null, error: null });
+    const current = () => read === reads;
+    await Promise.all([
+      call('index.read', { dir, scope })
+        .then((r) => current() && set({ text: r.text }))
+        .catch((e: unknown) => current() && set({ error: messageOf(e) })),
+      scope === 'private'
+        ? call('index.loaded', { dir })
+            .then((r) => current() && set({ agent: r }))
+            .catch((e: unknown) => current() && set({ error: messageOf(e) }))
+        : set({ agent: null }),
+    ]);
+  },
+  async save(dir, scope, edit) {
+    const shown = () => get().dir === dir && get().scope === scope;
+    try {
+      await call('index.save', { dir, scope, text: edit.draft, baseText: edit.base });
+      useToasts.getState().show('info', 'Saved MEMORY.md.');
+      if (shown()) set({ text: edit.draft });
+      return true;
+    } catch (e) {
+      const message = e instanceof RpcError && e.code === 'conflict' ? `${e.message} Your text is still in the editor; reload to see theirs.` : messageOf(e);
+      if (shown()) set({ error: message });
+      else useToasts.getState().show('error', message);
+      return false;
+    }
+  },
+}));
