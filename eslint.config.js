@@ -1,7 +1,11 @@
-// Layering is enforced here, not hoped for (STYLE.md "The house"):
+// Layering is enforced here, not hoped for (STYLE.md "The house"; issue 17, item 6). Each rule has
+// an offending and an allowed example in test/lint-layers.test.ts.
 //   shared   imports nothing of ours, no node:*, no electron, no DOM (DOM is kept out by tsconfig.json)
-//   renderer imports only shared
-//   only src/main/shell/electron imports electron (the preload only calls its bridge)
+//   renderer imports only shared, no node:*, no Node-only package (chokidar, pg, …)
+//   renderer views and components reach main only through stores: never the transport or the bridge
+//   server   imports no src/main and no src/renderer (the wire protocol belongs in shared)
+//   only src/main/shell/electron imports electron or electron/* (the preload only calls its bridge)
+//   shared and the renderer load no other layer, no Node and no electron through import() either
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
@@ -10,9 +14,53 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`), 'node:*'];
 const ours = (except) =>
   ['shared', 'main', 'renderer', 'preload', 'server', 'cli'].filter((layer) => !except.includes(layer)).flatMap((layer) => [`**/${layer}/**`, `**/${layer}`]);
+
+const ELECTRON_ONLY = 'Only src/main/shell/electron may import electron.';
 const electronOnly = {
-  paths: [{ name: 'electron', message: 'Only src/main/shell/electron may import electron.' }],
+  paths: [{ name: 'electron', message: ELECTRON_ONLY }],
+  patterns: [{ group: ['electron/*'], message: ELECTRON_ONLY }],
 };
+/** One `no-restricted-imports` setting: a files block replaces the rule's options, so electron's rule is carried into each. */
+const restrictImports = ({ paths = [], patterns = [] } = {}) => [
+  'error',
+  { paths: [...electronOnly.paths, ...paths], patterns: [...electronOnly.patterns, ...patterns] },
+];
+
+// Packages that only run under Node (file watching, locks, databases, git, the model, the servers).
+const nodeOnlyPackages = [
+  'chokidar',
+  'proper-lockfile',
+  'better-sqlite3',
+  'pg',
+  'simple-git',
+  '@anthropic-ai/sdk',
+  'hono',
+  '@hono/node-server',
+  'electron-builder',
+  '@electron/asar',
+];
+const RENDERER_NO_NODE = 'The renderer never touches Node.';
+const RENDERER_ONLY_SHARED = 'The renderer imports only src/shared.';
+const rendererImports = {
+  paths: [
+    ...nodeBuiltins.map((name) => ({ name, message: RENDERER_NO_NODE })),
+    ...nodeOnlyPackages.map((name) => ({ name, message: `${name} runs only under Node: the renderer never touches Node.` })),
+  ],
+  patterns: [
+    { group: ['@secretlint/*', ...nodeOnlyPackages.map((name) => `${name}/*`)], message: `${RENDERER_NO_NODE} That package runs only under Node.` },
+    { group: ours(['shared', 'renderer']), message: RENDERER_ONLY_SHARED },
+  ],
+};
+
+// `import()` is not seen by no-restricted-imports: these catch it by its (literal) source.
+const builtinSource = `^(node:.*|${builtinModules.map((m) => m.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')).join('|')})$`;
+const otherLayer = (except) => `(^|/)(${['shared', 'main', 'renderer', 'preload', 'server', 'cli'].filter((layer) => !except.includes(layer)).join('|')})(/|$)`;
+const dynamicImport = (pattern, message) => ({
+  // esquery ends a regex at any '/', escaped or not: a slash is written \x2F.
+  selector: `ImportExpression[source.value=/${pattern.replace(/\//g, '\\x2F')}/]`,
+  message,
+});
+const electronDynamic = dynamicImport('^electron(/|$)', ELECTRON_ONLY);
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'e2e/artifacts/**', 'bench/tmp/**', 'test/fixtures/**'] },
@@ -25,18 +73,21 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       // Rejecting control characters in names, keys and YAML is deliberate throughout.
       'no-control-regex': 'off',
-      'no-restricted-imports': ['error', electronOnly],
+      'no-restricted-imports': restrictImports(),
     },
   },
   {
     files: ['src/shared/**'],
     rules: {
-      'no-restricted-imports': [
+      'no-restricted-imports': restrictImports({
+        paths: nodeBuiltins.map((name) => ({ name, message: 'src/shared is pure: no Node built-ins.' })),
+        patterns: [{ group: ours(['shared']), message: 'src/shared imports nothing else of ours.' }],
+      }),
+      'no-restricted-syntax': [
         'error',
-        {
-          paths: [...electronOnly.paths, ...nodeBuiltins.map((name) => ({ name, message: 'src/shared is pure: no Node built-ins.' }))],
-          patterns: [{ group: ours(['shared']), message: 'src/shared imports nothing else of ours.' }],
-        },
+        electronDynamic,
+        dynamicImport(builtinSource, 'src/shared is pure: no Node built-ins, not even through import().'),
+        dynamicImport(otherLayer(['shared']), 'src/shared imports nothing else of ours, not even through import().'),
       ],
     },
   },
@@ -44,13 +95,45 @@ export default tseslint.config(
     files: ['src/renderer/**'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
-      'no-restricted-imports': [
+      'no-restricted-imports': restrictImports(rendererImports),
+      'no-restricted-syntax': [
         'error',
-        {
-          paths: [...electronOnly.paths, ...nodeBuiltins.map((name) => ({ name, message: 'The renderer never touches Node.' }))],
-          patterns: [{ group: ours(['shared', 'renderer']), message: 'The renderer imports only src/shared.' }],
-        },
+        electronDynamic,
+        dynamicImport(builtinSource, `${RENDERER_NO_NODE} Not even through import().`),
+        dynamicImport(`^(${nodeOnlyPackages.join('|')}|@secretlint/.*)(/|$)`, `${RENDERER_NO_NODE} That package runs only under Node.`),
+        dynamicImport(otherLayer(['shared', 'renderer']), `${RENDERER_ONLY_SHARED} Not even through import().`),
       ],
+    },
+  },
+  {
+    // Views and components read stores and call their actions; only a store calls main (STYLE.md
+    // "Stores are small and per domain"). main.tsx picks the transport once at start-up.
+    files: ['src/renderer/**'],
+    ignores: ['src/renderer/stores/**', 'src/renderer/transport/**', 'src/renderer/main.tsx'],
+    rules: {
+      'no-restricted-imports': restrictImports({
+        paths: rendererImports.paths,
+        patterns: [
+          ...rendererImports.patterns,
+          { group: ['**/transport/**', '**/transport'], message: 'Views and components talk to stores only: call a store action, which calls main.' },
+        ],
+      }),
+      'no-restricted-properties': [
+        'error',
+        { object: 'window', property: 'memdirBridge', message: 'Views and components talk to stores only: call a store action, which calls main.' },
+      ],
+    },
+  },
+  {
+    // Nothing in src/server imports src/main today (the arrow runs the other way: src/main/team
+    // imports src/server's protocol, issue 17 item 4), so no file is exempt.
+    files: ['src/server/**'],
+    rules: {
+      'no-restricted-imports': restrictImports({
+        patterns: [
+          { group: ['**/main/**', '**/main', '**/renderer/**', '**/renderer'], message: 'src/server imports only src/shared (the wire protocol lives there).' },
+        ],
+      }),
     },
   },
   {
@@ -61,15 +144,11 @@ export default tseslint.config(
     // The preload only calls the bridge that src/main/shell/electron defines.
     files: ['src/preload/**'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: electronOnly.paths,
-          patterns: [
-            { regex: '^\\.\\./(?!main/shell/electron/preload-bridge\\.js$)', message: 'The preload imports only the bridge in src/main/shell/electron.' },
-          ],
-        },
-      ],
+      'no-restricted-imports': restrictImports({
+        patterns: [
+          { regex: '^\\.\\./(?!main/shell/electron/preload-bridge\\.js$)', message: 'The preload imports only the bridge in src/main/shell/electron.' },
+        ],
+      }),
     },
   },
 );

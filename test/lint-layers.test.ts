@@ -1,0 +1,222 @@
+/**
+ * The layer rules in eslint.config.js (STYLE.md "The house"; issue 17, item 6), each fed one
+ * offending snippet placed in the layer it breaks — the rule must fire with its sentence — and one
+ * allowed snippet that must lint clean, so a rule that fires on everything fails too.
+ */
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = path.resolve(import.meta.dirname, '..');
+let eslint: ESLint;
+
+beforeAll(() => {
+  eslint = new ESLint({ cwd: REPO });
+});
+
+/** Every message ESLint gives for `code` as if it were the file at `file` (relative to the repo). */
+async function lint(file: string, code: string): Promise<{ ruleId: string | null; message: string }[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(REPO, file) });
+  return result!.messages.map(({ ruleId, message }) => ({ ruleId, message }));
+}
+
+interface Rule {
+  rule: string;
+  /** The sentence a developer reads when it fires. */
+  says: string;
+  offending: { file: string; code: string; ruleId: string };
+  allowed: { file: string; code: string };
+}
+
+const STORES_ONLY = 'Views and components talk to stores only';
+
+const RULES: Rule[] = [
+  {
+    rule: 'electron is imported only in src/main/shell/electron',
+    says: 'Only src/main/shell/electron may import electron.',
+    offending: {
+      file: 'src/main/jobs/layer-probe.ts',
+      code: "import { app } from 'electron';\nexport const name = app.name;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/main/shell/electron/layer-probe.ts', code: "import { app } from 'electron';\nexport const name = app.name;\n" },
+  },
+  {
+    rule: 'electron/* subpaths too',
+    says: 'Only src/main/shell/electron may import electron.',
+    offending: {
+      file: 'src/main/app/layer-probe.ts',
+      code: "import { app } from 'electron/main';\nexport const name = app.name;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/main/shell/electron/layer-probe.ts', code: "import { app } from 'electron/main';\nexport const name = app.name;\n" },
+  },
+  {
+    rule: 'electron through import() outside the shell',
+    says: 'Only src/main/shell/electron may import electron.',
+    offending: { file: 'src/renderer/stores/layer-probe.ts', code: "export const load = () => import('electron/renderer');\n", ruleId: 'no-restricted-syntax' },
+    allowed: { file: 'src/renderer/stores/layer-probe.ts', code: "export const load = () => import('./nav.js');\n" },
+  },
+  {
+    rule: 'no chokidar in the renderer',
+    says: 'chokidar runs only under Node: the renderer never touches Node.',
+    offending: {
+      file: 'src/renderer/stores/layer-probe.ts',
+      code: "import chokidar from 'chokidar';\nexport const watch = chokidar.watch;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/main/memdir/layer-probe.ts', code: "import chokidar from 'chokidar';\nexport const watch = chokidar.watch;\n" },
+  },
+  {
+    rule: 'no Node-only package subpath in the renderer',
+    says: 'That package runs only under Node.',
+    offending: {
+      file: 'src/renderer/components/layer-probe.ts',
+      code: "import { Pool } from 'pg/lib/index.js';\nexport const pool = Pool;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/renderer/components/layer-probe.ts', code: "import { create } from 'zustand';\nexport const make = create;\n" },
+  },
+  {
+    rule: 'no node:* built-in in the renderer',
+    says: 'The renderer never touches Node.',
+    offending: {
+      file: 'src/renderer/views/layer-probe.ts',
+      code: "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/main/memdir/layer-probe.ts', code: "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n" },
+  },
+  {
+    rule: 'no built-in through import() in the renderer',
+    says: 'The renderer never touches Node. Not even through import().',
+    offending: { file: 'src/renderer/stores/layer-probe.ts', code: "export const load = () => import('fs/promises');\n", ruleId: 'no-restricted-syntax' },
+    allowed: { file: 'src/main/memdir/layer-probe.ts', code: "export const load = () => import('fs/promises');\n" },
+  },
+  {
+    rule: 'no Node-only package through import() in the renderer',
+    says: 'The renderer never touches Node. That package runs only under Node.',
+    offending: { file: 'src/renderer/stores/layer-probe.ts', code: "export const load = () => import('chokidar');\n", ruleId: 'no-restricted-syntax' },
+    allowed: { file: 'src/main/memdir/layer-probe.ts', code: "export const load = () => import('chokidar');\n" },
+  },
+  {
+    rule: 'the renderer imports only src/shared',
+    says: 'The renderer imports only src/shared.',
+    offending: {
+      file: 'src/renderer/stores/layer-probe.ts',
+      code: "import { scanHome } from '../../main/memdir/scan.js';\nexport const scan = scanHome;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: {
+      file: 'src/renderer/stores/layer-probe.ts',
+      code: "import { INDEX_MAX_LINES } from '../../shared/limits.js';\nexport const lines = INDEX_MAX_LINES;\n",
+    },
+  },
+  {
+    rule: 'the renderer loads no other layer through import()',
+    says: 'The renderer imports only src/shared. Not even through import().',
+    offending: {
+      file: 'src/renderer/stores/layer-probe.ts',
+      code: "export const load = () => import('../../main/memdir/scan.js');\n",
+      ruleId: 'no-restricted-syntax',
+    },
+    allowed: { file: 'src/renderer/stores/layer-probe.ts', code: "export const load = () => import('../../shared/limits.js');\n" },
+  },
+  {
+    rule: 'src/shared is pure: no built-ins',
+    says: 'src/shared is pure: no Node built-ins.',
+    offending: { file: 'src/shared/layer-probe.ts', code: "import path from 'node:path';\nexport const join = path.join;\n", ruleId: 'no-restricted-imports' },
+    allowed: { file: 'src/shared/layer-probe.ts', code: "import { z } from 'zod';\nexport const name = z.string();\n" },
+  },
+  {
+    rule: 'src/shared loads no built-in through import()',
+    says: 'src/shared is pure: no Node built-ins, not even through import().',
+    offending: { file: 'src/shared/layer-probe.ts', code: "export const load = () => import('node:crypto');\n", ruleId: 'no-restricted-syntax' },
+    allowed: { file: 'src/shared/layer-probe.ts', code: "export const load = () => import('./limits.js');\n" },
+  },
+  {
+    rule: 'src/shared imports nothing else of ours',
+    says: 'src/shared imports nothing else of ours.',
+    offending: {
+      file: 'src/shared/layer-probe.ts',
+      code: "import { messageOf } from '../renderer/stores/errors.js';\nexport const say = messageOf;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/shared/layer-probe.ts', code: "import { INDEX_MAX_LINES } from './limits.js';\nexport const lines = INDEX_MAX_LINES;\n" },
+  },
+  {
+    rule: 'src/shared loads nothing else of ours through import()',
+    says: 'src/shared imports nothing else of ours, not even through import().',
+    offending: {
+      file: 'src/shared/contract/layer-probe.ts',
+      code: "export const load = () => import('../../main/api/router.js');\n",
+      ruleId: 'no-restricted-syntax',
+    },
+    allowed: { file: 'src/shared/contract/layer-probe.ts', code: "export const load = () => import('../limits.js');\n" },
+  },
+  {
+    rule: 'src/server imports no src/main',
+    says: 'src/server imports only src/shared (the wire protocol lives there).',
+    offending: {
+      file: 'src/server/layer-probe.ts',
+      code: "import { scanForSecrets } from '../main/secrets/scan.js';\nexport const scan = scanForSecrets;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/server/layer-probe.ts', code: "import { INDEX_MAX_LINES } from '../shared/limits.js';\nexport const lines = INDEX_MAX_LINES;\n" },
+  },
+  {
+    rule: 'src/server imports no src/renderer',
+    says: 'src/server imports only src/shared (the wire protocol lives there).',
+    offending: {
+      file: 'src/server/admin/layer-probe.ts',
+      code: "import { messageOf } from '../../renderer/stores/errors.js';\nexport const say = messageOf;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/server/admin/layer-probe.ts', code: "import { startServer } from '../server.js';\nexport const start = startServer;\n" },
+  },
+  {
+    rule: 'views do not import the transport',
+    says: `${STORES_ONLY}: call a store action, which calls main.`,
+    offending: {
+      file: 'src/renderer/views/LayerProbe.tsx',
+      code: "import { call } from '../transport/transport.js';\nexport const ask = () => call('agents.list', {});\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/renderer/views/LayerProbe.tsx', code: "import { useTeam } from '../stores/team.js';\nexport const team = useTeam;\n" },
+  },
+  {
+    rule: 'components do not import the transport',
+    says: `${STORES_ONLY}: call a store action, which calls main.`,
+    offending: {
+      file: 'src/renderer/components/LayerProbe.tsx',
+      code: "import { subscribe } from '../transport/transport.js';\nexport const listen = subscribe;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    // Only a store calls main.
+    allowed: {
+      file: 'src/renderer/stores/layer-probe.ts',
+      code: "import { call } from '../transport/transport.js';\nexport const ask = () => call('agents.list', {});\n",
+    },
+  },
+  {
+    rule: 'views do not reach for the bridge',
+    says: `${STORES_ONLY}: call a store action, which calls main.`,
+    offending: {
+      file: 'src/renderer/views/LayerProbe.tsx',
+      code: "export const ask = () => window.memdirBridge?.call('agents.list', {});\n",
+      ruleId: 'no-restricted-properties',
+    },
+    allowed: { file: 'src/renderer/main.tsx', code: "export const ask = () => window.memdirBridge?.call('agents.list', {});\n" },
+  },
+];
+
+describe('the layer rules lint enforces', () => {
+  it.each(RULES)('$rule: fires on the offending snippet with its sentence', async ({ says, offending }) => {
+    const messages = await lint(offending.file, offending.code);
+    expect(messages).toContainEqual({ ruleId: offending.ruleId, message: expect.stringContaining(says) });
+  });
+
+  it.each(RULES)('$rule: lets the allowed snippet through', async ({ allowed }) => {
+    expect(await lint(allowed.file, allowed.code)).toEqual([]);
+  });
+});
