@@ -9,25 +9,84 @@ import { useEffect, useState } from 'react';
 import { connectProblem, usePersonal } from '../stores/personal.js';
 import { useNav } from '../stores/nav.js';
 import { when } from './format.js';
+import { syncTone } from './SyncParts.js';
+import { type ConnectWords, SyncConnectForm, useConnectFields } from './SyncConnectForm.js';
+
+const CONNECT_WORDS: ConnectWords = {
+  form: 'Connect to your personal space',
+  serverLabel: 'Personal server URL',
+  token: "This machine's token",
+  tokenLabel: 'Personal token',
+  http: 'Allow plain http to another machine (contents stay encrypted; the token does not)',
+};
 
 function ConnectForm({ warning, minChars }: { warning: string; minChars: number }) {
   const busy = usePersonal((s) => s.busy);
-  const error = usePersonal((s) => s.error);
+  const error = usePersonal((s) => s.accountError);
   const confirm = usePersonal((s) => s.confirm);
-  const [server, setServer] = useState('');
-  const [token, setToken] = useState('');
+  const fields = useConnectFields();
   const [passphrase, setPassphrase] = useState('');
   const [again, setAgain] = useState('');
   const [acknowledged, setAcknowledged] = useState(false);
-  const [allowHttp, setAllowHttp] = useState(false);
+  const { server, token, allowHttp } = fields;
   const step = confirm ? 'confirm' : 'connect';
   const problem = connectProblem({ server, token, passphrase, again, acknowledged }, step, minChars);
   return (
-    <form
-      className="connect-form"
-      aria-label="Connect to your personal space"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <SyncConnectForm
+      words={CONNECT_WORDS}
+      fields={fields}
+      intro={
+        <>
+          <p>
+            Sync each project&apos;s private memory between your own machines through your personal space on a Memdir sync server. It is encrypted here with a
+            key from your passphrase: the server keeps only ciphertext. Your admin creates the space and a token per machine (
+            <code>memdir server admin issue-token &lt;you&gt; --personal</code>).
+          </p>
+          <p className="banner warning" role="note" aria-label="About the passphrase">
+            {warning}
+          </p>
+        </>
+      }
+      afterToken={
+        <>
+          <label>
+            Passphrase
+            <input
+              aria-label="Passphrase"
+              type="password"
+              autoComplete="new-password"
+              value={passphrase}
+              onChange={(e) => setPassphrase(e.target.value)}
+              required
+              disabled={step === 'confirm'}
+            />
+          </label>
+          {step === 'confirm' && (
+            <div className="banner warning" role="alert" aria-label="Set the passphrase">
+              <p>
+                <strong>Your personal space has no passphrase yet: this one will be set now.</strong> Read again what losing it means, above: nobody can recover
+                it for you.
+              </p>
+              <label>
+                Type the passphrase again
+                <input aria-label="Passphrase again" type="password" autoComplete="new-password" value={again} onChange={(e) => setAgain(e.target.value)} />
+              </label>
+              <label className="radio">
+                <input type="checkbox" aria-label="I understand" checked={acknowledged} onChange={(e) => setAcknowledged(e.target.checked)} /> I have kept it
+                somewhere safe, and I understand that if it is lost nobody can decrypt the synced copy.
+              </label>
+            </div>
+          )}
+        </>
+      }
+      locked={step === 'confirm'}
+      busy={busy}
+      error={error}
+      disabled={busy || problem !== null}
+      problem={problem}
+      submitLabel={step === 'confirm' ? 'Set the passphrase and connect' : 'Connect'}
+      {...(step === 'confirm' ? { back: () => usePersonal.getState().cancelConfirm() } : {})}
+      onSubmit={() =>
         void usePersonal
           .getState()
           .connect({
@@ -39,93 +98,13 @@ function ConnectForm({ warning, minChars }: { warning: string; minChars: number 
           })
           .then((done) => {
             if (done) {
-              setToken('');
+              fields.setToken('');
               setPassphrase('');
               setAgain('');
             }
-          });
-      }}
-    >
-      <p>
-        Sync each project&apos;s private memory between your own machines through your personal space on a Memdir sync server. It is encrypted here with a key
-        from your passphrase: the server keeps only ciphertext. Your admin creates the space and a token per machine (
-        <code>memdir server admin issue-token &lt;you&gt; --personal</code>).
-      </p>
-      <p className="banner warning" role="note" aria-label="About the passphrase">
-        {warning}
-      </p>
-      <label>
-        Server URL
-        <input
-          aria-label="Personal server URL"
-          placeholder="https://memdir.example.com"
-          value={server}
-          onChange={(e) => setServer(e.target.value)}
-          required
-          disabled={step === 'confirm'}
-        />
-      </label>
-      <label>
-        This machine&apos;s token
-        <input
-          aria-label="Personal token"
-          type="password"
-          autoComplete="off"
-          placeholder="mdt_…"
-          value={token}
-          onChange={(e) => setToken(e.target.value)}
-          required
-          disabled={step === 'confirm'}
-        />
-      </label>
-      <label>
-        Passphrase
-        <input
-          aria-label="Passphrase"
-          type="password"
-          autoComplete="new-password"
-          value={passphrase}
-          onChange={(e) => setPassphrase(e.target.value)}
-          required
-          disabled={step === 'confirm'}
-        />
-      </label>
-      {step === 'confirm' && (
-        <div className="banner warning" role="alert" aria-label="Set the passphrase">
-          <p>
-            <strong>Your personal space has no passphrase yet: this one will be set now.</strong> Read again what losing it means, above: nobody can recover it
-            for you.
-          </p>
-          <label>
-            Type the passphrase again
-            <input aria-label="Passphrase again" type="password" autoComplete="new-password" value={again} onChange={(e) => setAgain(e.target.value)} />
-          </label>
-          <label className="radio">
-            <input type="checkbox" aria-label="I understand" checked={acknowledged} onChange={(e) => setAcknowledged(e.target.checked)} /> I have kept it
-            somewhere safe, and I understand that if it is lost nobody can decrypt the synced copy.
-          </label>
-        </div>
-      )}
-      <label className="radio">
-        <input type="checkbox" checked={allowHttp} onChange={(e) => setAllowHttp(e.target.checked)} /> Allow plain http to another machine (contents stay
-        encrypted; the token does not)
-      </label>
-      {error && (
-        <div className="banner error" role="alert">
-          {error}
-        </div>
-      )}
-      <div className="actions">
-        {step === 'confirm' && (
-          <button type="button" onClick={() => usePersonal.getState().cancelConfirm()} disabled={busy}>
-            Back
-          </button>
-        )}
-        <button className="primary" type="submit" disabled={busy || problem !== null} title={problem ?? undefined}>
-          {busy ? 'Connecting…' : step === 'confirm' ? 'Set the passphrase and connect' : 'Connect'}
-        </button>
-      </div>
-    </form>
+          })
+      }
+    />
   );
 }
 
@@ -172,7 +151,7 @@ export function PersonalSyncSettings() {
                     </td>
                     <td className="small">{p.identity?.detail ?? '—'}</td>
                     <td>
-                      <span className={`badge ${p.state === 'synced' ? 'ok' : p.state === 'error' ? 'error' : 'warning'}`}>{p.state}</span>
+                      <span className={`badge ${syncTone(p.state)}`}>{p.state}</span>
                     </td>
                   </tr>
                 ))}

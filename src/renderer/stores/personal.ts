@@ -2,14 +2,14 @@
  * Personal sync in the renderer (issue 18, item 5): Settings → Personal sync (connect this
  * machine, with the passphrase warning and a second typing of it before a new space's passphrase
  * is set) and the open project's personal sync (on/off, state, sync now, conflicts in the merge
- * editor). `personal-changed` events refresh it; the words shown are pure functions below.
+ * editor), sharing its project part with team sync (project-sync.ts). `personal-changed` events
+ * refresh it; the words shown are pure functions below.
  */
 import { create } from 'zustand';
 import type { PersonalProjectStatus, PersonalStatus } from '../../shared/contract/personal.js';
-import type { ConflictDetail, ConflictResolution } from '../../shared/contract/team.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
-import { reportMessage } from './team.js';
+import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
 
 /** Why the connect form cannot be sent yet, or null when it can. */
@@ -47,47 +47,56 @@ export function personalHeadline(status: PersonalProjectStatus): string {
   }
 }
 
-interface PersonalStoreState {
+interface PersonalStoreState extends ProjectSyncSlice<PersonalProjectStatus> {
+  /** This machine's personal account (Settings → Personal sync). */
   status: PersonalStatus | null;
   /** Set when the server's space has no passphrase yet: the warning to confirm before it is set. */
   confirm: string | null;
-  dir: string | null;
-  project: PersonalProjectStatus | null;
-  detail: ConflictDetail | null;
-  busy: boolean;
-  error: string | null;
+  /** Why the account could not be read or connected (the project's own trouble is `error`). */
+  accountError: string | null;
   load: () => Promise<void>;
   connect: (input: { server: string; token: string; passphrase: string; allowHttp?: boolean; acknowledged?: boolean }) => Promise<boolean>;
   cancelConfirm: () => void;
   disconnect: () => Promise<void>;
-  open: (dir: string) => Promise<void>;
-  refresh: () => Promise<void>;
   enable: (identity?: string) => Promise<void>;
   disable: () => Promise<void>;
-  syncNow: () => Promise<void>;
-  openConflict: (id: string) => Promise<void>;
-  closeConflict: () => void;
-  resolve: (take: ConflictResolution, text?: string) => Promise<void>;
   onChanged: (dir: string | null) => void;
 }
 
+const PERSONAL_SIDE: SyncSide<PersonalProjectStatus> = {
+  status: (dir) => call('personal.project', { dir }),
+  sync: (dir) => call('personal.sync', { dir }),
+  conflict: (dir, id) => call('personal.conflict', { dir, id }),
+  resolve: (dir, input) => call('personal.resolve', { dir, ...input }),
+  resolved(_dir, detail, take, { report }) {
+    useToasts
+      .getState()
+      .show(
+        report?.error ? 'error' : 'info',
+        take === 'server'
+          ? `Kept your other machine's version of ${detail.conflict.key}.`
+          : report?.error
+            ? `Saved, but the push failed: ${report.error.message}`
+            : `Saved ${detail.conflict.key}.`,
+      );
+  },
+  reopenRefused: false,
+};
+
 export const usePersonal = create<PersonalStoreState>()((set, get) => ({
+  ...projectSyncSlice(PERSONAL_SIDE, set, get),
   status: null,
   confirm: null,
-  dir: null,
-  project: null,
-  detail: null,
-  busy: false,
-  error: null,
+  accountError: null,
   async load() {
     try {
       set({ status: await call('personal.status', {}) });
     } catch (error) {
-      set({ error: messageOf(error) });
+      set({ accountError: messageOf(error) });
     }
   },
   async connect(input) {
-    set({ busy: true, error: null });
+    set({ busy: true, accountError: null });
     try {
       const result = await call('personal.connect', input);
       if (result.outcome === 'needs-acknowledgement') {
@@ -104,7 +113,7 @@ export const usePersonal = create<PersonalStoreState>()((set, get) => ({
       if (get().dir) await get().refresh();
       return true;
     } catch (error) {
-      set({ error: messageOf(error) });
+      set({ accountError: messageOf(error) });
       return false;
     } finally {
       set({ busy: false });
@@ -125,20 +134,6 @@ export const usePersonal = create<PersonalStoreState>()((set, get) => ({
       set({ busy: false });
     }
   },
-  async open(dir) {
-    if (get().dir !== dir) set({ dir, project: null, detail: null });
-    await get().refresh();
-  },
-  async refresh() {
-    const dir = get().dir;
-    if (!dir) return;
-    try {
-      const project = await call('personal.project', { dir });
-      if (get().dir === dir) set({ project });
-    } catch (error) {
-      set({ error: messageOf(error) });
-    }
-  },
   async enable(identity) {
     const dir = get().dir;
     if (!dir) return;
@@ -151,75 +146,11 @@ export const usePersonal = create<PersonalStoreState>()((set, get) => ({
       set({ busy: false });
     }
   },
-  async disable() {
-    const dir = get().dir;
-    if (!dir) return;
-    set({ busy: true });
-    try {
+  disable: () =>
+    get().onProject(async (dir) => {
       await call('personal.disable', { dir });
       await get().refresh();
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    } finally {
-      set({ busy: false });
-    }
-  },
-  async syncNow() {
-    const dir = get().dir;
-    if (!dir) return;
-    set({ busy: true });
-    try {
-      const message = reportMessage(await call('personal.sync', { dir }));
-      useToasts.getState().show(message.kind, message.text);
-      await get().refresh();
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    } finally {
-      set({ busy: false });
-    }
-  },
-  async openConflict(id) {
-    const dir = get().dir;
-    if (!dir) return;
-    try {
-      set({ detail: await call('personal.conflict', { dir, id }) });
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    }
-  },
-  closeConflict() {
-    set({ detail: null });
-  },
-  async resolve(take, text) {
-    const { dir, detail } = get();
-    if (!dir || !detail) return;
-    set({ busy: true });
-    try {
-      const result = await call('personal.resolve', {
-        dir,
-        id: detail.conflict.id,
-        take,
-        ...(text !== undefined ? { text } : {}),
-        theirsSha: detail.theirsSha,
-      });
-      set({ detail: null });
-      useToasts
-        .getState()
-        .show(
-          result.report?.error ? 'error' : 'info',
-          take === 'server'
-            ? `Kept your other machine's version of ${detail.conflict.key}.`
-            : result.report?.error
-              ? `Saved, but the push failed: ${result.report.error.message}`
-              : `Saved ${detail.conflict.key}.`,
-        );
-      await get().refresh();
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    } finally {
-      set({ busy: false });
-    }
-  },
+    }),
   onChanged(dir) {
     if (dir === null || dir === get().dir) void get().refresh();
     if (get().status) void get().load();

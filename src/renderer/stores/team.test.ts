@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { SyncReport, TeamOverviewRow } from '../../shared/contract/team.js';
 import { alertTarget, splitAlerts } from './alerts.js';
 import { parseRoute, routeToHash, type Route } from './nav.js';
-import { reportMessage, sideBySide, teamCell, unionMerge } from './team.js';
+import { reportMessage } from './project-sync.js';
+import { sideBySide, teamCell, unionMerge } from './team.js';
 
 const row = (over: Partial<TeamOverviewRow>): TeamOverviewRow => ({
   dir: '-w',

@@ -6,10 +6,10 @@
 import { useEffect, useState } from 'react';
 import type { PersonalProjectStatus } from '../../shared/contract/personal.js';
 import { MergeEditor, type MergeWords } from '../components/MergeEditor.js';
+import { ConflictTable, SyncStateBar, WaitingTable } from '../components/SyncParts.js';
 import { when } from '../components/format.js';
 import { useNav } from '../stores/nav.js';
 import { personalHeadline, usePersonal } from '../stores/personal.js';
-import { waitingLabel } from '../stores/team.js';
 
 const WORDS: MergeWords = { prefix: '', theirs: "Your other machine's", changedBy: (who) => `changed on ${who}` };
 
@@ -75,23 +75,18 @@ export function PersonalSyncPanel({ dir }: { dir: string }) {
         <TurnOn status={status} />
       ) : (
         <>
-          <div className="toolbar">
-            <span className={`badge ${status.state === 'synced' ? 'ok' : status.state === 'error' ? 'error' : 'warning'}`} data-state={status.state}>
-              {status.state}
-            </span>
-            <strong>{personalHeadline(status)}</strong>
-            <span className="spacer" />
-            <button className="primary" onClick={() => void usePersonal.getState().syncNow()} disabled={busy || status.syncing}>
-              {status.syncing ? 'Syncing…' : 'Sync now'}
-            </button>
-            <button
-              onClick={() => void usePersonal.getState().disable()}
-              disabled={busy}
-              title="Stop syncing this project; its files, history and conflicts stay"
-            >
-              Turn off
-            </button>
-          </div>
+          <SyncStateBar
+            state={status.state}
+            headline={personalHeadline(status)}
+            syncing={status.syncing}
+            busy={busy}
+            onSync={() => void usePersonal.getState().syncNow()}
+            stop={{
+              label: 'Turn off',
+              title: 'Stop syncing this project; its files, history and conflicts stay',
+              run: () => void usePersonal.getState().disable(),
+            }}
+          />
           <p className="small">
             Synced under {status.identity?.detail ?? '?'} · last pull {status.lastPullAt ? when(status.lastPullAt) : 'never'} · last push{' '}
             {status.lastPushAt ? when(status.lastPushAt) : 'never'} · {status.files} file(s) here
@@ -102,23 +97,13 @@ export function PersonalSyncPanel({ dir }: { dir: string }) {
             </div>
           )}
           {status.conflicts.length > 0 && (
-            <table className="grid" aria-label="Personal sync conflicts">
-              <tbody>
-                {status.conflicts.map((c) => (
-                  <tr key={c.id} data-key={c.key}>
-                    <td>
-                      <code>{c.key}</code>
-                    </td>
-                    <td className="small">
-                      changed on {c.serverUpdatedBy ?? 'another machine'} too · yours kept {when(c.createdAt)}
-                    </td>
-                    <td>
-                      <button onClick={() => void usePersonal.getState().openConflict(c.id)}>Resolve…</button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <ConflictTable
+              label="Personal sync conflicts"
+              prefix=""
+              conflicts={status.conflicts}
+              origin={(c) => `changed on ${c.serverUpdatedBy ?? 'another machine'} too · yours kept ${when(c.createdAt)}`}
+              onResolve={(id) => void usePersonal.getState().openConflict(id)}
+            />
           )}
           {detail && (
             <MergeEditor
@@ -130,25 +115,7 @@ export function PersonalSyncPanel({ dir }: { dir: string }) {
               close={usePersonal.getState().closeConflict}
             />
           )}
-          {status.waiting.length > 0 && (
-            <table className="grid" aria-label="Not on your other machines yet">
-              <tbody>
-                {status.waiting.map((w) => (
-                  <tr key={w.key} data-reason={w.reason}>
-                    <td>
-                      <code>{w.key}</code>
-                    </td>
-                    <td>
-                      <span className={`badge ${w.reason === 'pending' ? '' : w.reason === 'secret' || w.reason === 'symlink' ? 'error' : 'warning'}`}>
-                        {waitingLabel(w.reason)}
-                      </span>
-                    </td>
-                    <td className="small">{w.detail}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          {status.waiting.length > 0 && <WaitingTable label="Not on your other machines yet" prefix="" waiting={status.waiting} />}
         </>
       )}
     </section>

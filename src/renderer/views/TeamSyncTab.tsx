@@ -7,65 +7,61 @@
 import { useEffect, useState } from 'react';
 import type { TeamStatus } from '../../shared/contract/team.js';
 import { MergeEditor } from '../components/MergeEditor.js';
+import { type ConnectWords, SyncConnectForm, useConnectFields } from '../components/SyncConnectForm.js';
+import { ConflictTable, SyncStateBar, WaitingTable } from '../components/SyncParts.js';
 import { PersonalSyncPanel } from './PersonalSyncPanel.js';
 import { when } from '../components/format.js';
 import { Time } from '../components/Time.js';
-import { stateHeadline, useTeam, waitingLabel } from '../stores/team.js';
+import { stateHeadline, useTeam } from '../stores/team.js';
 import { useNav } from '../stores/nav.js';
+
+const CONNECT_WORDS: ConnectWords = {
+  form: 'Connect to a sync server',
+  serverLabel: 'Server URL',
+  token: 'Token',
+  tokenLabel: 'Token',
+  http: 'Allow plain http to another machine (the token travels unencrypted)',
+};
 
 function ConnectForm() {
   const busy = useTeam((s) => s.busy);
   const error = useTeam((s) => s.error);
-  const [server, setServer] = useState('');
+  const fields = useConnectFields();
   const [team, setTeam] = useState('');
-  const [token, setToken] = useState('');
-  const [allowHttp, setAllowHttp] = useState(false);
+  const { server, token, allowHttp } = fields;
   return (
-    <form
-      className="connect-form"
-      aria-label="Connect to a sync server"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <SyncConnectForm
+      words={CONNECT_WORDS}
+      fields={fields}
+      intro={
+        <p>
+          Share this project&apos;s <code>memory/team/</code> with your team through a Memdir sync server. Your team admin runs <code>memdir server</code> and
+          gives you a token (<code>memdir server admin issue-token</code>).
+        </p>
+      }
+      afterServer={
+        <label>
+          Team
+          <input aria-label="Team" placeholder="platform-team" value={team} onChange={(e) => setTeam(e.target.value)} required />
+        </label>
+      }
+      footer={
+        <p className="muted small">
+          The token is checked with the server, then kept in Memdir&apos;s credential store (encrypted by your OS keychain in the desktop app), never in
+          settings.
+        </p>
+      }
+      busy={busy}
+      error={error}
+      disabled={busy || !server.trim() || !team.trim() || !token.trim()}
+      submitLabel="Connect"
+      onSubmit={() =>
         void useTeam
           .getState()
           .connect({ server: server.trim(), team: team.trim(), token: token.trim(), ...(allowHttp ? { allowHttp } : {}) })
-          .then((ok) => ok && setToken(''));
-      }}
-    >
-      <p>
-        Share this project&apos;s <code>memory/team/</code> with your team through a Memdir sync server. Your team admin runs <code>memdir server</code> and
-        gives you a token (<code>memdir server admin issue-token</code>).
-      </p>
-      <label>
-        Server URL
-        <input aria-label="Server URL" placeholder="https://memdir.example.com" value={server} onChange={(e) => setServer(e.target.value)} required />
-      </label>
-      <label>
-        Team
-        <input aria-label="Team" placeholder="platform-team" value={team} onChange={(e) => setTeam(e.target.value)} required />
-      </label>
-      <label>
-        Token
-        <input aria-label="Token" type="password" autoComplete="off" placeholder="mdt_…" value={token} onChange={(e) => setToken(e.target.value)} required />
-      </label>
-      <label className="radio">
-        <input type="checkbox" checked={allowHttp} onChange={(e) => setAllowHttp(e.target.checked)} /> Allow plain http to another machine (the token travels
-        unencrypted)
-      </label>
-      {error && (
-        <div className="banner error" role="alert">
-          {error}
-        </div>
-      )}
-      <div className="actions">
-        <button className="primary" type="submit" disabled={busy || !server.trim() || !team.trim() || !token.trim()}>
-          {busy ? 'Connecting…' : 'Connect'}
-        </button>
-      </div>
-      <p className="muted small">
-        The token is checked with the server, then kept in Memdir&apos;s credential store (encrypted by your OS keychain in the desktop app), never in settings.
-      </p>
-    </form>
+          .then((ok) => ok && fields.setToken(''))
+      }
+    />
   );
 }
 
@@ -74,26 +70,18 @@ function StatusPanel({ status }: { status: TeamStatus }) {
   const c = status.connection!;
   return (
     <section aria-label="Sync state">
-      <div className="toolbar">
-        <span
-          className={`badge ${status.state === 'synced' ? 'ok' : status.state === 'error' ? 'error' : status.state === 'not-connected' || status.state === 'never-synced' ? '' : 'warning'}`}
-          data-state={status.state}
-        >
-          {status.state}
-        </span>
-        <strong>{stateHeadline(status)}</strong>
-        <span className="spacer" />
-        <button className="primary" onClick={() => void useTeam.getState().syncNow()} disabled={busy || status.syncing}>
-          {status.syncing ? 'Syncing…' : 'Sync now'}
-        </button>
-        <button
-          onClick={() => void useTeam.getState().disconnect()}
-          disabled={busy}
-          title="Stop syncing; files, history and conflicts stay; the stored token is deleted"
-        >
-          Disconnect
-        </button>
-      </div>
+      <SyncStateBar
+        state={status.state}
+        headline={stateHeadline(status)}
+        syncing={status.syncing}
+        busy={busy}
+        onSync={() => void useTeam.getState().syncNow()}
+        stop={{
+          label: 'Disconnect',
+          title: 'Stop syncing; files, history and conflicts stay; the stored token is deleted',
+          run: () => void useTeam.getState().disconnect(),
+        }}
+      />
       <dl className="facts">
         <dt>Server</dt>
         <dd>
@@ -138,23 +126,17 @@ function Conflicts({ status }: { status: TeamStatus }) {
         A pull brought the team&apos;s newer version of these files while you had unpushed edits. The team&apos;s version is on disk; yours is kept here and in
         history until you choose.
       </p>
-      <table className="grid" aria-label="Conflicts to resolve">
-        <tbody>
-          {status.conflicts.map((c) => (
-            <tr key={c.id} data-key={c.key}>
-              <td>
-                <code>team/{c.key}</code>
-              </td>
-              <td className="small">
-                {c.serverUpdatedBy ? `changed by ${c.serverUpdatedBy}` : 'changed on the server'} · kept <Time at={c.createdAt} />
-              </td>
-              <td>
-                <button onClick={() => void useTeam.getState().openConflict(c.id)}>Resolve…</button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ConflictTable
+        label="Conflicts to resolve"
+        prefix="team/"
+        conflicts={status.conflicts}
+        origin={(c) => (
+          <>
+            {c.serverUpdatedBy ? `changed by ${c.serverUpdatedBy}` : 'changed on the server'} · kept <Time at={c.createdAt} />
+          </>
+        )}
+        onResolve={(id) => void useTeam.getState().openConflict(id)}
+      />
       {detail && (
         <MergeEditor key={detail.conflict.id} detail={detail} busy={busy} resolve={useTeam.getState().resolve} close={useTeam.getState().closeConflict} />
       )}
@@ -167,23 +149,7 @@ function Waiting({ status }: { status: TeamStatus }) {
   return (
     <section aria-label="Waiting">
       <h2>Not on the server yet</h2>
-      <table className="grid" aria-label="Waiting files">
-        <tbody>
-          {status.waiting.map((w) => (
-            <tr key={w.key} data-reason={w.reason}>
-              <td>
-                <code>team/{w.key}</code>
-              </td>
-              <td>
-                <span className={`badge ${w.reason === 'pending' ? '' : w.reason === 'secret' || w.reason === 'symlink' ? 'error' : 'warning'}`}>
-                  {waitingLabel(w.reason)}
-                </span>
-              </td>
-              <td className="small">{w.detail}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <WaitingTable label="Waiting files" prefix="team/" waiting={status.waiting} />
       {status.waiting.some((w) => w.reason === 'secret') && (
         <p className="small">
           Files holding a secret are never uploaded. Redact or allow the finding in{' '}
@@ -238,7 +204,7 @@ function Move({ status }: { status: TeamStatus }) {
 }
 
 export function TeamSyncTab({ dir }: { dir: string }) {
-  const status = useTeam((s) => (s.dir === dir ? s.status : null));
+  const status = useTeam((s) => (s.dir === dir ? s.project : null));
   const error = useTeam((s) => s.error);
   useEffect(() => {
     void useTeam.getState().open(dir);
