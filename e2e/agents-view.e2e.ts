@@ -1,0 +1,55 @@
+/**
+ * The Agent memory view (R-AGENT) in real Chromium against the real headless host: a user-level
+ * sub-agent with memory is listed with its memories and index under "user", and a second visit
+ * shows the list again (the view reads it through its store).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { type Host, artifact, startHost } from './support/host.js';
+
+requireBrowser();
+
+describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+  let root: string;
+  let host: Host;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-agents-'));
+    const home = path.join(root, 'home');
+    await fs.mkdir(path.join(home, 'agents'), { recursive: true });
+    await fs.writeFile(path.join(home, 'agents', 'reviewer.md'), '---\nname: reviewer\nmemory: user\ndescription: Reviews code\n---\nYou are a reviewer.\n');
+    const memory = path.join(home, 'agent-memory', 'reviewer');
+    await fs.mkdir(memory, { recursive: true });
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [Naming](naming.md) — kebab-case files\n');
+    await fs.writeFile(path.join(memory, 'naming.md'), '---\nname: Naming\ndescription: kebab-case files\ntype: feedback\n---\nFiles are kebab-case.\n');
+    host = await startHost(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')]);
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.stop();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it("lists a user-level agent's memory, and again on a second visit", async () => {
+    await page.goto(`${host.url}#/agents`);
+    const table = page.getByRole('table', { name: 'Agent memory' });
+    const row = table.getByRole('row').filter({ hasText: 'reviewer' });
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memories');
+    expect(await page.getByRole('heading', { name: 'Agent memory' }).count()).toBe(1);
+    expect(await page.getByText('user level (open a project to see its agents)').count()).toBe(1);
+    await page.screenshot({ path: artifact('agents-view.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Projects', exact: true }).click();
+    await table.waitFor({ state: 'detached' });
+    await page.goto(`${host.url}#/agents`);
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memories');
+  });
+});
