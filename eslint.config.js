@@ -5,7 +5,8 @@
 //   renderer views and components reach main only through stores: never the transport or the bridge
 //   server   imports no src/main and no src/renderer (the wire protocol belongs in shared)
 //   only src/main/shell/electron imports electron or electron/* (the preload only calls its bridge)
-//   shared and the renderer load no other layer, no Node and no electron through import() either
+//   shared and the renderer load no other layer, no Node and no electron through import() either,
+//   and their import() takes a plain string (a computed one could load anything)
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
@@ -61,6 +62,11 @@ const dynamicImport = (pattern, message) => ({
   message,
 });
 const electronDynamic = dynamicImport('^electron(/|$)', ELECTRON_ONLY);
+// A computed source would slip past the checks above.
+const computedDynamic = {
+  selector: "ImportExpression[source.type!='Literal']",
+  message: 'import() here takes a plain string, so lint can see which layer it loads.',
+};
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'e2e/artifacts/**', 'bench/tmp/**', 'test/fixtures/**'] },
@@ -86,6 +92,7 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         electronDynamic,
+        computedDynamic,
         dynamicImport(builtinSource, 'src/shared is pure: no Node built-ins, not even through import().'),
         dynamicImport(otherLayer(['shared']), 'src/shared imports nothing else of ours, not even through import().'),
       ],
@@ -99,6 +106,7 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         electronDynamic,
+        computedDynamic,
         dynamicImport(builtinSource, `${RENDERER_NO_NODE} Not even through import().`),
         dynamicImport(`^(${nodeOnlyPackages.join('|')}|@secretlint/.*)(/|$)`, `${RENDERER_NO_NODE} That package runs only under Node.`),
         dynamicImport(otherLayer(['shared', 'renderer']), `${RENDERER_ONLY_SHARED} Not even through import().`),

@@ -155,6 +155,26 @@ const RULES: Rule[] = [
     allowed: { file: 'src/shared/contract/layer-probe.ts', code: "export const load = () => import('../limits.js');\n" },
   },
   {
+    rule: 'import() in the renderer takes a plain string',
+    says: 'import() here takes a plain string, so lint can see which layer it loads.',
+    offending: {
+      file: 'src/renderer/stores/layer-probe.ts',
+      code: 'export const load = (layer: string) => import(`../../${layer}/index.js`);\n',
+      ruleId: 'no-restricted-syntax',
+    },
+    allowed: { file: 'src/main/jobs/layer-probe.ts', code: 'export const load = (layer: string) => import(`../${layer}/index.js`);\n' },
+  },
+  {
+    rule: 'import() in src/shared takes a plain string',
+    says: 'import() here takes a plain string, so lint can see which layer it loads.',
+    offending: {
+      file: 'src/shared/layer-probe.ts',
+      code: "const where = '../main/api/router.js';\nexport const load = () => import(where);\n",
+      ruleId: 'no-restricted-syntax',
+    },
+    allowed: { file: 'src/shared/layer-probe.ts', code: "export const load = () => import('./contract/index.js');\n" },
+  },
+  {
     rule: 'src/server imports no src/main',
     says: 'src/server imports only src/shared (the wire protocol lives there).',
     offending: {
