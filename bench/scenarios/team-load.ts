@@ -87,6 +87,13 @@ export const teamLoadScenario: Scenario = {
           const seconds = (performance.now() - started) / 1000;
           log(describeLedger(`[${setup.label}]`, ledger));
           if (proxies.length) log(`[${setup.label}] faults injected: ${JSON.stringify(proxies.map((p) => p.counts))}`);
+          // An avoidable conflict says whose it is, which edits it holds, and what the network did to that client's requests.
+          for (const a of ledger.avoidable) {
+            const mine = proxies.flatMap((p) => p.events).filter((ev) => ev.fault && ev.authorization === `Bearer ${tokens[a.client]}`);
+            log(
+              `[${setup.label}] conflict without overlap: c${a.client} ${a.key} (${a.id}) holds ${a.missing.map((m) => `r${m.round} ${m.kind}`).join(', ')}; faults on its requests: ${mine.map((ev) => `#${ev.n} ${ev.method} ${ev.path.split('?')[0]} ${ev.fault}`).join('; ') || 'none'}`,
+            );
+          }
           const label = setup.label;
           const landed = ledger.ownEdits ? ledger.ownLandedInRound / ledger.ownEdits : 1;
           const overlapping = ledger.byKind.log.edits;

@@ -9,7 +9,9 @@
  *     come back in another order than the server gave them;
  *   - `duplicate`: sends the request to the server twice and answers with one of the two;
  *   - `replay`: answers a GET with an earlier answer to the same GET (a stale duplicate).
- * It counts what it did, so a run can say how hostile it was.
+ * It counts what it did, so a run can say how hostile it was, and logs every request with the
+ * fault it met, so a run can say which client's requests were hit. A test that needs one exact
+ * sequence passes a `script` choosing each request's fault instead of the seeded draw.
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -22,7 +24,22 @@ export interface FaultProxy {
   /** Share of requests that meet a fault (0 turns the proxy into a plain one). */
   rate: number;
   counts: Record<Fault | 'requests', number>;
+  /** Every request in the order it arrived, with the fault it met: which member's requests were hit, and how. */
+  events: FaultEvent[];
   close(): Promise<void>;
+}
+
+/** One request through the proxy. */
+export interface FaultEvent {
+  n: number;
+  /** What the proxy did to it (null: nothing; a `replay` with no earlier answer to replay is nothing). */
+  fault: Fault | null;
+  method: string;
+  path: string;
+  authorization: string;
+  /** The answer's status and ETag as the proxy had them (null: no answer, e.g. `cut-before`). */
+  status: number | null;
+  etag: string | null;
 }
 
 interface Answer {
@@ -46,7 +63,16 @@ function prng(seed: number): () => number {
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
 
 /** Start the proxy in front of `upstream` (a base URL), misbehaving for `rate` of the requests. */
-export async function startFaultProxy(upstream: string, options: { rate: number; seed?: number; maxDelayMs?: number }): Promise<FaultProxy> {
+export async function startFaultProxy(
+  upstream: string,
+  options: {
+    rate: number;
+    seed?: number;
+    maxDelayMs?: number;
+    /** A scripted fault sequence instead of the seeded draw: the fault for each request (null: none), for tests that need one exact sequence. */
+    script?: (request: { n: number; method: string; path: string; authorization: string }) => Fault | null;
+  },
+): Promise<FaultProxy> {
   const target = new URL(upstream);
   const random = prng(options.seed ?? 1);
   const maxDelay = options.maxDelayMs ?? 60;
@@ -88,6 +114,7 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
     url: '',
     rate: options.rate,
     counts,
+    events: [],
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -105,7 +132,21 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
         const body = Buffer.concat(chunks);
         // Any earlier answer of the same route to the same member may be replayed (a stale duplicate).
         const key = `${req.method} ${(req.url ?? '').split('?')[0]} ${req.headers.authorization ?? ''}`;
-        const fault: Fault | null = random() < proxy.rate ? FAULTS[Math.floor(random() * FAULTS.length)]! : null;
+        const fault: Fault | null = options.script
+          ? options.script({ n: counts.requests, method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization ?? '' })
+          : random() < proxy.rate
+            ? FAULTS[Math.floor(random() * FAULTS.length)]!
+            : null;
+        const event: FaultEvent = {
+          n: counts.requests,
+          fault: fault === 'replay' && !(req.method === 'GET' && seen.has(key)) ? null : fault,
+          method: req.method ?? '',
+          path: req.url ?? '',
+          authorization: req.headers.authorization ?? '',
+          status: null,
+          etag: null,
+        };
+        proxy.events.push(event);
         try {
           if (fault === 'cut-before') {
             counts[fault]++;
@@ -119,6 +160,7 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
                 ? { error: 'internal', message: 'Injected failure.' }
                 : { error: status === 429 ? 'rate-limited' : 'unavailable', message: 'Injected: try again later.' },
             );
+            event.status = status;
             return send(res, {
               status,
               headers: { 'content-type': 'application/json', ...(status === 500 ? {} : { 'retry-after': '1' }) },
@@ -127,7 +169,10 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
           }
           if (fault === 'replay' && req.method === 'GET' && seen.has(key)) {
             counts[fault]++;
-            return send(res, seen.get(key)!);
+            const earlier = seen.get(key)!;
+            event.status = earlier.status;
+            event.etag = typeof earlier.headers.etag === 'string' ? earlier.headers.etag : null;
+            return send(res, earlier);
           }
           if (fault === 'delay') {
             counts[fault]++;
@@ -141,6 +186,8 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
           }
           if (req.method === 'GET' && answer.status === 200 && !seen.has(key)) seen.set(key, answer);
           if (fault === 'delay') await sleep(random() * maxDelay);
+          event.status = answer.status;
+          event.etag = typeof answer.headers.etag === 'string' ? answer.headers.etag : null;
           if (fault === 'cut-after') {
             counts[fault]++;
             return send(res, answer, true);

@@ -43,6 +43,8 @@ export interface LoadSpec {
   onRound?: (round: number) => void | Promise<void>;
   /** Before the team is set up and before the run is settled (a test turns faults off here: both need a server that answers). */
   onSettle?: () => void | Promise<void>;
+  /** After each sync of a round (round -1: setup; `rounds`: settling), with its report. */
+  onSync?: (client: number, round: number, report: SyncReport) => void;
 }
 
 export interface LoadLedger {
@@ -58,6 +60,8 @@ export interface LoadLedger {
   /** Conflicts opened, and how many of them hold an edit that overlapped nobody (must be 0 with line merges). */
   conflicts: number;
   conflictsWithoutOverlap: number;
+  /** Those conflicts: whose, which file, when, and the edits they hold that are missing from the server. */
+  avoidable: { client: number; key: string; id: string; createdAt: string; missing: LoadEdit[] }[];
   /** Syncs that ended with "the team memory kept changing" (412s given up on). */
   staleExits: number;
   /** Error codes of syncs during the rounds (faults make some: network, unavailable…). */
@@ -122,6 +126,7 @@ export async function runTeamLoad(spec: LoadSpec): Promise<LoadLedger> {
   await spec.onSettle?.();
   for (const client of clients) {
     const report = await client.sync.sync();
+    spec.onSync?.(clients.indexOf(client), -1, report);
     if (report.error) throw new Error(`the team could not be set up: ${report.error.message}`);
   }
 
@@ -144,7 +149,9 @@ export async function runTeamLoad(spec: LoadSpec): Promise<LoadLedger> {
         if (random() < (spec.logShare ?? 0.15)) await add(`group-${g}.md`, 'log', '## log', () => skeleton(`group ${g}`, members(g), true));
         // Editors do not all save at the same millisecond.
         await new Promise((r) => setTimeout(r, Math.floor(random() * 20)));
-        count(await client.sync.sync());
+        const report = await client.sync.sync();
+        spec.onSync?.(i, round, report);
+        count(report);
       }),
     );
     edits.push(...roundEdits);
@@ -158,8 +165,9 @@ export async function runTeamLoad(spec: LoadSpec): Promise<LoadLedger> {
   let settlePasses = 0;
   for (; settlePasses < 12 && !converged; settlePasses++) {
     converged = true;
-    for (const client of clients) {
+    for (const [i, client] of clients.entries()) {
       const report = await client.sync.sync();
+      spec.onSync?.(i, spec.rounds, report);
       if (report.error || report.push.uploaded.length > 0 || report.pull.written.length > 0 || report.pull.status === 200) converged = false;
     }
   }
@@ -169,7 +177,9 @@ export async function runTeamLoad(spec: LoadSpec): Promise<LoadLedger> {
   const kept = await Promise.all(
     clients.map(async (client) => {
       const { conflicts } = await client.sync.inspect();
-      return Promise.all(conflicts.map(async (c) => ({ key: c.key, mine: (await client.sync.conflictDetail(c.id)).mine.split('\n') })));
+      return Promise.all(
+        conflicts.map(async (c) => ({ key: c.key, id: c.id, createdAt: c.createdAt, mine: (await client.sync.conflictDetail(c.id)).mine.split('\n') })),
+      );
     }),
   );
   const local = await Promise.all(clients.map((client) => client.files()));
@@ -186,6 +196,7 @@ export async function runTeamLoad(spec: LoadSpec): Promise<LoadLedger> {
     ownEdits: edits.filter((e) => e.kind === 'own').length,
     conflicts: kept.reduce((n, list) => n + list.length, 0),
     conflictsWithoutOverlap: 0,
+    avoidable: [],
     staleExits,
     errors,
     syncs,
@@ -213,7 +224,10 @@ export async function runTeamLoad(spec: LoadSpec): Promise<LoadLedger> {
   for (const [i, list] of kept.entries()) {
     for (const c of list) {
       const missing = edits.filter((e) => e.client === i && e.key === c.key && c.mine.includes(e.line) && !truth[e.key]?.split('\n').includes(e.line));
-      if (missing.length > 0 && missing.every((e) => e.kind !== 'log')) ledger.conflictsWithoutOverlap++;
+      if (missing.length > 0 && missing.every((e) => e.kind !== 'log')) {
+        ledger.conflictsWithoutOverlap++;
+        ledger.avoidable.push({ client: i, key: c.key, id: c.id, createdAt: c.createdAt, missing });
+      }
     }
   }
   return ledger;
