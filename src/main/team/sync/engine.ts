@@ -280,6 +280,21 @@ export class SyncEngine {
     return told.version < known ? { told: told.version, known } : null;
   }
 
+  /**
+   * Refuse an answer older than a version this client has already seen (a replayed or reordered
+   * duplicate): taken for the current state, it would take back what the client knows — its own
+   * confirmed writes too, which would come back as conflicts with itself. It is ignored; the next
+   * sync asks again.
+   */
+  refuseStale(etag: string): void {
+    const stale = this.isStale(etag);
+    if (!stale) return;
+    throw new TeamSyncError(
+      'network',
+      `The sync server's answer was older than a version this client has already seen (version ${stale.told} < ${stale.known}: a replayed or reordered answer); it was ignored, and the next sync asks again.`,
+    );
+  }
+
   setEtag(etag: string): void {
     this.sawEtag(etag);
     if (this.state.etag === etag) return;

@@ -68,15 +68,8 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     return false;
   }
   const body = answer.body;
-  // Never backwards: an answer older than the version this client already has (a replayed or
-  // reordered duplicate) would take back what it knows; it is ignored and asked again next time.
-  const stale = e.isStale(answer.etag);
-  if (stale) {
-    throw new TeamSyncError(
-      'network',
-      `The sync server's answer was older than a version this client has already seen (version ${stale.told} < ${stale.known}: a replayed or reordered answer); it was ignored, and the next sync asks again.`,
-    );
-  }
+  // Never backwards: an answer older than the version this client already has is ignored.
+  e.refuseStale(answer.etag);
   cycle.report.pull.status = 200;
   cycle.report.pull.full ||= body.full;
 

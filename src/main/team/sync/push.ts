@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { WaitingItem } from '../../../shared/contract/team.js';
 import type { Finding } from '../../../shared/secret-types.js';
-import { type ErrorResponse, parseEtag } from '../../../server/protocol.js';
+import { type CommitResponse, type ErrorResponse, parseEtag } from '../../../server/protocol.js';
 import type { FileFacts } from '../../memdir/read-file.js';
 import { scanText } from '../../secrets/scanner.js';
 import { secretAlertMessage } from '../alert-center.js';
@@ -311,6 +311,40 @@ function agreed(e: SyncEngine, key: string, sha: string): void {
 }
 
 /**
+ * What a commit answer says, recorded the same way whether it came back at once or was asked
+ * for again by its push id after it was lost: the keys saved (agreed, at the hash `pushed` says
+ * went up), the keys someone else had changed (their version, for the pull to merge), and the
+ * team version the answer showed. That version is remembered in every case: the state now holds
+ * this commit, so an answer older than it (a replay, a reordered duplicate) must never pass for
+ * the current state — it would take back the client's own saved writes and turn its next edits
+ * into conflicts with itself. Returns the keys saved.
+ */
+function recordCommit(e: SyncEngine, cycle: Cycle, body: CommitResponse, pushed: (key: string) => string | undefined): string[] {
+  const done: string[] = [];
+  for (const key of [...body.committed, ...body.unchanged]) {
+    const sha = pushed(key);
+    if (sha === undefined) continue;
+    agreed(e, key, sha);
+    done.push(key);
+  }
+  for (const [key, conflict] of Object.entries(body.conflicts)) {
+    if (pushed(key) === undefined) continue;
+    // Someone else's version is on the server: the pull brings it in and merges (or keeps a conflict).
+    e.setServer(key, conflict.sha256);
+    cycle.behind = true;
+  }
+  // This client knows the whole team state at the new version only if nothing else was committed in between.
+  const mine = e.state.etag ? parseEtag(e.state.etag) : null;
+  const now = parseEtag(body.etag);
+  if (mine && now && mine.epoch === now.epoch && mine.version === body.previousVersion) e.setEtag(body.etag);
+  else if (!mine || !now || mine.epoch !== now.epoch || mine.version < body.version) cycle.behind = true;
+  e.sawEtag(body.etag);
+  cycle.report.version = body.version;
+  e.dirty = true;
+  return done;
+}
+
+/**
  * Before the pull: ask the server for the result of a push whose answer was lost (protocol 2,
  * the same push id, no entries). Keys it had saved are this client's own writes — recognised
  * as such, so the pull never turns them into a conflict with oneself.
@@ -320,16 +354,9 @@ export async function confirmLostPush(e: SyncEngine, cycle: Cycle): Promise<void
   if (!lost) return;
   if (e.protocol === 2) {
     const outcome = await e.client.commit(lost.pushId, {}, { signal: cycle.signal });
-    if (outcome.ok && outcome.body.replayed) {
-      for (const key of [...outcome.body.committed, ...outcome.body.unchanged]) {
-        const sha = lost.entries[key];
-        if (!sha) continue;
-        agreed(e, key, sha);
-        cycle.report.push.confirmed.push(key);
-      }
-      for (const [key, conflict] of Object.entries(outcome.body.conflicts)) e.setServer(key, conflict.sha256);
-      cycle.behind = true;
-    }
+    // Not replayed: the push never reached the server, which saved this empty one under its id instead (nothing committed).
+    if (outcome.ok)
+      cycle.report.push.confirmed.push(...recordCommit(e, cycle, outcome.body, (key) => (Object.hasOwn(lost.entries, key) ? lost.entries[key] : undefined)));
   }
   e.state.lostPush = null;
   e.dirty = true;
@@ -397,31 +424,11 @@ async function pushCommits(e: SyncEngine, cycle: Cycle): Promise<boolean> {
       delta = null;
       continue;
     }
-    const body = outcome.body;
-    const done: string[] = [];
-    for (const key of [...body.committed, ...body.unchanged]) {
-      const item = batch.get(key);
-      if (!item) continue;
-      agreed(e, key, item.sha);
-      done.push(key);
-    }
-    for (const [key, conflict] of Object.entries(body.conflicts)) {
-      // Someone else's version is on the server: the pull brings it in and merges (or keeps a conflict).
-      e.setServer(key, conflict.sha256);
-      cycle.behind = true;
-    }
+    const done = recordCommit(e, cycle, outcome.body, (key) => batch.get(key)?.sha);
     for (const key of batch.keys()) delta.delete(key);
     cycle.report.push.uploaded.push(...done);
     cycle.report.waiting = cycle.report.waiting.filter((w) => !(w.reason === 'pending' && done.includes(w.key)));
-    // This client knows the whole team state at the new version only if nothing else was committed in between.
-    const mine = e.state.etag ? parseEtag(e.state.etag) : null;
-    const now = parseEtag(body.etag);
-    if (mine && now && mine.epoch === now.epoch && mine.version === body.previousVersion) e.setEtag(body.etag);
-    else if (!mine || !now || mine.epoch !== now.epoch || mine.version < body.version) cycle.behind = true;
-    e.sawEtag(body.etag);
-    cycle.report.version = body.version;
     if (done.length > 0) e.state.lastPushAt = e.now().toISOString();
-    e.dirty = true;
   }
 }
 
