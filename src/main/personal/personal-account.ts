@@ -25,7 +25,7 @@ import type { CredentialStore } from '../settings/credentials.js';
 import type { AlertCenter } from '../team/alert-center.js';
 import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, connectionDir, teamDataDir, tokenIdOf } from '../team/connections.js';
 import { PERSONAL_SPACE } from '../team/sync-space.js';
-import { type RequestRecord, TeamClient } from '../team/team-client.js';
+import { TeamClient } from '../team/team-client.js';
 import { TeamSync, type TeamSyncOptions } from '../team/team-sync.js';
 import { EncryptedSpaceClient } from './encrypted-client.js';
 import { PERSONAL_MAX_ENTRY_BYTES, PersonalKeyError, PersonalKeys, createKey, parseKeyRecord, unlockKey } from './personal-crypto.js';
@@ -259,7 +259,7 @@ export async function disconnectAccount(dataDir: string, credentials: Credential
 export async function openPersonalSync(
   connection: TeamConnection,
   opts: { dataDir: string; credentials: CredentialStore; env?: NodeJS.ProcessEnv; alerts?: AlertCenter | null; fetch?: typeof fetch } & Partial<
-    Pick<TeamSyncOptions, 'retry' | 'onWrite' | 'onRequest' | 'timeoutMs'>
+    Pick<TeamSyncOptions, 'retry' | 'onWrite' | 'onRequest' | 'timeoutMs' | 'maxResponseBytes' | 'maxPullEntries'>
   >,
 ): Promise<TeamSync> {
   const { account, token, keys } = await unlockAccount(opts.dataDir, opts.credentials, opts.env);
@@ -270,24 +270,15 @@ export async function openPersonalSync(
     );
   }
   const record = parseKeyRecord(account.keyRecord);
-  const client = (onRequest: (r: RequestRecord) => void): EncryptedSpaceClient => {
-    const inner = new TeamClient({
-      server: connection.server,
-      team: connection.team,
-      token,
-      scope: 'personal',
-      ...(opts.fetch ? { fetch: opts.fetch } : {}),
-      ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
-      onRequest,
-    });
-    return new EncryptedSpaceClient({
+  // The engine builds the HTTP client (the personal routes, this sync's timeout and read limits); this wraps it in encryption.
+  const client = (inner: TeamClient): EncryptedSpaceClient =>
+    new EncryptedSpaceClient({
       inner,
       keys,
       project: connection.team,
       record,
       stateDir: connectionDir(opts.dataDir, connection.id, PERSONAL_SPACE.dataFolder),
     });
-  };
   return TeamSync.open({
     connection,
     token,
@@ -298,6 +289,10 @@ export async function openPersonalSync(
     client,
     protocol: 2,
     maxEntryBytes: PERSONAL_MAX_ENTRY_BYTES,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+    ...(opts.maxResponseBytes ? { maxResponseBytes: opts.maxResponseBytes } : {}),
+    ...(opts.maxPullEntries ? { maxPullEntries: opts.maxPullEntries } : {}),
     ...(opts.retry ? { retry: opts.retry } : {}),
     ...(opts.onWrite ? { onWrite: opts.onWrite } : {}),
     ...(opts.onRequest ? { onRequest: opts.onRequest } : {}),

@@ -56,10 +56,12 @@ export interface TeamSyncOptions {
   /** What is synced (default: the team folder). */
   space?: SyncSpace;
   /**
-   * The server, wrapped (personal sync: the encrypting client), built with the engine's request
-   * observer so the report counts its requests; default a TeamClient of the connection.
+   * The server, wrapped (personal sync: the encrypting client) around the HTTP client the engine
+   * builds for the space — with this sync's fetch, timeout, read limits (`maxResponseBytes`,
+   * `maxPullEntries`) and request observer, so every space's reads are bounded the same way and
+   * the report counts its requests; default that HTTP client itself.
    */
-  client?: (onRequest: (record: RequestRecord) => void) => SpaceClient;
+  client?: (http: TeamClient) => SpaceClient;
 }
 
 /** A sync that could not go on, with a sentence for the user. */
@@ -168,18 +170,18 @@ export class SyncEngine {
       this.currentRequests++;
       options.onRequest?.(r);
     };
-    this.client =
-      options.client?.(onRequest) ??
-      new TeamClient({
-        server: options.connection.server,
-        team: options.connection.team,
-        token: options.token,
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
-        ...(options.maxPullEntries ? { maxEntries: options.maxPullEntries } : {}),
-        onRequest,
-      });
+    const http = new TeamClient({
+      server: options.connection.server,
+      team: options.connection.team,
+      scope: this.space.kind,
+      token: options.token,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.maxResponseBytes ? { maxResponseBytes: options.maxResponseBytes } : {}),
+      ...(options.maxPullEntries ? { maxEntries: options.maxPullEntries } : {}),
+      onRequest,
+    });
+    this.client = options.client?.(http) ?? http;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.maxEntryBytes = options.maxEntryBytes ?? TOPIC_MAX_BYTES;
     this.batchKeys = options.batch?.maxKeys ?? 400;
