@@ -173,6 +173,45 @@ function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryF
   return tail.length === stored.tail.length && tail.every((t, i) => t === stored.tail[i]);
 }
 
+/** Whether the file at `abs` still has exactly these stat facts (one `stat`, nothing kept). */
+function stillSame(abs: string, facts: FileFacts): boolean {
+  try {
+    const now = fs.statSync(abs, { throwIfNoEntry: false });
+    return now !== undefined && now.size === facts.size && now.mtimeMs === facts.mtimeMs && now.ctimeMs === facts.ctimeMs && now.ino === facts.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a directory scanned before in this process is unchanged: the same entries in the same
+ * order, each record still in the cache and its file at the same stat facts, the same other
+ * parts. What the per-file records would say, walked straight from the last scan's parts
+ * instead of looked up by path one by one: a rescan costs the listing and one stat per file.
+ * Links are re-read every time, so a directory holding one never holds.
+ */
+function previousStillHolds(memoryDir: string, previous: CachedDir, listing: MemoryFileListing, linkedFromParent: ReadonlySet<string> | undefined): boolean {
+  const { topics: topicEntries, strays, index: indexEntry } = listing;
+  const { parts } = previous;
+  if (parts.length < topicEntries.length + 1) return false;
+  const first = parts[0]!;
+  if (indexEntry === null) {
+    if (first !== '-') return false;
+  } else {
+    if (indexEntry.isSymlink || typeof first === 'string' || !('targets' in first) || first.facts.ino === UNKNOWN.ino) return false;
+    if (!stillSame(childPath(memoryDir, INDEX_FILE), first.facts)) return false;
+  }
+  for (let i = 0; i < topicEntries.length; i++) {
+    const entry = topicEntries[i]!;
+    const part = parts[i + 1]!;
+    if (entry.isSymlink || typeof part === 'string' || !('file' in part) || part.file !== entry.file || part.facts.ino === UNKNOWN.ino) return false;
+    if (!stillSame(childPath(memoryDir, entry.file), part.facts)) return false;
+  }
+  const tail = tailOf(strays, existingOtherTargets(memoryDir, first === '-' ? null : (first as CachedIndex).targets, topicEntries), linkedFromParent);
+  if (parts.length !== topicEntries.length + 1 + tail.length) return false;
+  return tail.every((t, i) => t === parts[topicEntries.length + 1 + i]);
+}
+
 /** Everything about one memory directory (private or team); a missing directory is empty. */
 export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): MemoryDirScan {
   const { cache, scope } = options;
@@ -205,6 +244,10 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     restoreStoredDir(cache!, memoryDir, stored);
   }
 
+  // Scanned before in this process: unchanged when every entry is the same file at the same stat facts.
+  const previous = cache?.dirs.get(memoryDir);
+  if (previous && previousStillHolds(memoryDir, previous, listing, linkedFromParent)) return previous.result;
+
   let index = indexEntry ? loadIndex(childPath(memoryDir, INDEX_FILE), indexEntry.isSymlink, cache) : null;
   const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
   const otherExisting = existingOtherTargets(memoryDir, index?.targets ?? null, topicEntries);
@@ -212,7 +255,6 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   // Nothing changed since the last scan: hand back the same result. (Links are re-read every
   // time, so a directory holding one never matches.)
   const parts: CachedDir['parts'] = [index ?? '-', ...topics, ...tailOf(strays, otherExisting, linkedFromParent)];
-  const previous = cache?.dirs.get(memoryDir);
   if (previous && previous.parts.length === parts.length && previous.parts.every((p, i) => p === parts[i])) return previous.result;
   // Something changed: an index known only from the cache file is read now.
   if (index?.stub) {

@@ -170,4 +170,58 @@ describe('scanHome on a fixture home with every bad case', () => {
     await fs.rm(added);
     expect(count(await scanHome(fixture.home, { cache, env: {} }))).toBe(before);
   });
+
+  it('a rescan with a cache says what a scan without one says, after each kind of change', async () => {
+    const home = path.join(root, 'changes-home');
+    const memoryDir = path.join(home, 'projects', '-work-changes', 'memory');
+    await fs.mkdir(path.join(memoryDir, 'team'), { recursive: true });
+    const topic = (name: string) => `---\nname: ${name}\ndescription: about ${name}\ntype: project\n---\nBody of ${name}.\n`;
+    await fs.writeFile(path.join(memoryDir, 'a.md'), topic('A'));
+    await fs.writeFile(path.join(memoryDir, 'b.md'), topic('B'));
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [A](a.md) — a\n- [B](b.md) — b\n');
+    await fs.writeFile(path.join(memoryDir, 'team', 't.md'), topic('T'));
+    const cache = new HomeScanCache();
+    const untimed = (s: HomeScan) => JSON.stringify(s, (key, value: unknown) => (key === 'readAt' ? null : value));
+    const agree = async (what: string) => {
+      const cached = await scanHome(home, { cache, env: {} });
+      expect(untimed(cached), what).toBe(untimed(await scanHome(home, { env: {} })));
+      return cached;
+    };
+    const before = await agree('first scan');
+    expect(await scanHome(home, { cache, env: {} }), 'nothing changed: the same result').toStrictEqual(before);
+    const steps: [string, () => Promise<unknown>][] = [
+      ['a file renamed (as many entries as before)', () => fs.rename(path.join(memoryDir, 'b.md'), path.join(memoryDir, 'c.md'))],
+      [
+        'a file replaced by a link to another',
+        async () => {
+          await fs.rm(path.join(memoryDir, 'c.md'));
+          await fs.symlink('a.md', path.join(memoryDir, 'c.md'));
+        },
+      ],
+      [
+        'the link replaced by a file again',
+        async () => {
+          await fs.rm(path.join(memoryDir, 'c.md'));
+          await fs.writeFile(path.join(memoryDir, 'c.md'), topic('C'));
+        },
+      ],
+      ['a team file linked from the index', () => fs.appendFile(path.join(memoryDir, 'MEMORY.md'), '- [T](team/t.md) — t\n')],
+      ['the linked team file removed', () => fs.rm(path.join(memoryDir, 'team', 't.md'))],
+      ['a folder named like a memory', () => fs.mkdir(path.join(memoryDir, 'odd.md'))],
+      ['that folder renamed (nothing else changed)', () => fs.rename(path.join(memoryDir, 'odd.md'), path.join(memoryDir, 'even.md'))],
+      [
+        'a memory in a subfolder',
+        async () => {
+          await fs.mkdir(path.join(memoryDir, 'retros'));
+          await fs.writeFile(path.join(memoryDir, 'retros', 'r.md'), topic('R'));
+        },
+      ],
+      ['the index removed', () => fs.rm(path.join(memoryDir, 'MEMORY.md'))],
+      ['an index again', () => fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [A](a.md) — a\n')],
+    ];
+    for (const [what, change] of steps) {
+      await change();
+      await agree(what);
+    }
+  });
 });
