@@ -23,7 +23,30 @@ export interface GitDirs {
   commonDir: string;
 }
 
+/** What a path was asked for: a file's content, whether it is a directory, whether it exists. */
+export type ReadKind = 'file' | 'dir' | 'exists';
+
+/** Paths read while {@link recordReads} runs (null otherwise). */
+let recording: Map<string, ReadKind> | null = null;
+
+/**
+ * Run `fn` (synchronous), noting every path this module reads meanwhile and how: what its result
+ * was read from, so that a caller can tell later, with stats only, whether it still holds.
+ */
+export function recordReads<T>(fn: () => T): { value: T; reads: Map<string, ReadKind> } {
+  const outer = recording;
+  const reads = new Map<string, ReadKind>();
+  recording = reads;
+  try {
+    return { value: fn(), reads };
+  } finally {
+    recording = outer;
+    if (outer) for (const [p, kind] of reads) outer.set(p, kind);
+  }
+}
+
 function isDir(p: string): boolean {
+  recording?.set(p, 'dir');
   try {
     return fs.statSync(p).isDirectory();
   } catch {
@@ -32,6 +55,7 @@ function isDir(p: string): boolean {
 }
 
 function readSmall(p: string, max = MAX_CONFIG_BYTES): string | null {
+  recording?.set(p, 'file');
   try {
     const st = fs.statSync(p);
     if (!st.isFile() || st.size > max) return null;
@@ -39,6 +63,11 @@ function readSmall(p: string, max = MAX_CONFIG_BYTES): string | null {
   } catch {
     return null;
   }
+}
+
+function exists(p: string): boolean {
+  recording?.set(p, 'exists');
+  return fs.existsSync(p);
 }
 
 /** Whether `dir` is itself a git directory (a bare repository, or a `.git` folder). */
@@ -159,7 +188,7 @@ export function readRepoConfig(dirs: GitDirs): RepoConfig {
     remotes: [...remotes].sort(),
     hashBytes: extension('objectformat') === 'sha256' ? 32 : 20,
     reftable: extension('refstorage') === 'reftable',
-    shallow: fs.existsSync(path.join(dirs.commonDir, 'shallow')),
+    shallow: exists(path.join(dirs.commonDir, 'shallow')),
   };
 }
 

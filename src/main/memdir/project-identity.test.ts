@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { explainCanonicalKey } from './canonical-key.js';
 import { GitObjectReader } from './git-objects.js';
 import { findRootCommits, gitDirsOf, parseGitConfig, readRepoConfig, resolveHead } from './git-repo-files.js';
-import { readRepositoryFacts } from './project-identity.js';
+import { groupProjects } from './project-groups.js';
+import { type IdentityMemos, identifyProject, readRepositoryFacts } from './project-identity.js';
 import { scanHome } from './scan-home.js';
 import { isolatedGitEnv } from './run-git.js';
 
@@ -215,5 +216,38 @@ describe('identity in a scan', () => {
     expect(after.identity).toMatchObject({ source: 'remembered', remotes: ['github.com/acme/shop'], rootCommits: [root], paths: [project] });
     // Without the data dir, only the path is left.
     expect((await scanHome(home)).projects[0]!.identity).toMatchObject({ source: 'paths', remotes: [], paths: [project] });
+  });
+
+  it('is read again only when a repository file it was read from changed: a remote, a checkout, packed refs; never from files changed moments ago', async () => {
+    const project = await repo('cafe', 2);
+    git(project, 'remote', 'add', 'origin', 'https://github.com/acme/cafe.git');
+    const home = path.join(tmp, 'home');
+    const folder = path.join(home, 'projects', project.replace(/[^A-Za-z0-9]/g, '-'));
+    await fs.mkdir(path.join(folder, 'memory'), { recursive: true });
+    await fs.writeFile(
+      path.join(folder, '0b0e3f5c-1111-4111-8111-111111111111.jsonl'),
+      `${JSON.stringify({ type: 'user', cwd: project, sessionId: 's', message: { role: 'user', content: 'hi' } })}\n`,
+    );
+    const memos: IdentityMemos = new Map();
+    // The repository was written moments ago: nothing is kept, every scan reads it.
+    const identify = async (now = new Date()) => identifyProject(home, (await groupProjects(home))[0]!, { memos, now });
+    const fresh = await identify();
+    expect(await identify()).not.toBe(fresh);
+    expect(await identify()).toEqual({ ...fresh, readAt: expect.any(String) });
+    // Seen from later on (past the racy window), an unchanged repository is not read again: the same identity comes back.
+    const later = () => new Date(Date.now() + 60_000);
+    const kept = await identify(later());
+    expect(await identify(later())).toBe(kept);
+    expect(kept).toMatchObject({ source: 'repository', remotes: ['github.com/acme/cafe'], rootCommits: [git(project, 'rev-list', '--max-parents=0', 'HEAD')] });
+
+    git(project, 'remote', 'add', 'upstream', 'https://example.com/up/cafe.git');
+    expect((await identify(later())).remotes).toEqual(['example.com/up/cafe', 'github.com/acme/cafe']);
+    git(project, 'checkout', '-q', '--orphan', 'other');
+    git(project, 'commit', '-q', '--allow-empty', '-m', 'a new root');
+    expect((await identify(later())).rootCommits).toEqual([git(project, 'rev-parse', 'HEAD')]);
+    git(project, 'pack-refs', '--all');
+    expect((await identify(later())).rootCommits).toEqual([git(project, 'rev-parse', 'HEAD')]);
+    git(project, 'checkout', '-q', 'main');
+    expect((await identify(later())).rootCommits).toEqual([git(project, 'rev-list', '--max-parents=0', 'HEAD')]);
   });
 });

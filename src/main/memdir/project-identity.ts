@@ -9,10 +9,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type ProjectIdentity, projectIdentitySchema } from '../../shared/project-identity.js';
 import { type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
-import { findRootCommits, gitDirsOf, readRepoConfig, resolveHead } from './git-repo-files.js';
+import { type ReadKind, findRootCommits, gitDirsOf, readRepoConfig, recordReads, resolveHead } from './git-repo-files.js';
 import { projectsRoot } from './home.js';
 import type { ProjectGroup } from './project-groups.js';
 import { writeDataFile } from './safe-fs.js';
+import { RACY_MS } from './scan-cache.js';
 
 /** What a repository says about itself now. */
 export interface RepositoryFacts {
@@ -149,9 +150,54 @@ export class RememberedIdentities {
   }
 }
 
+/**
+ * A project's identity as last read from its repository, with what it was read from: its key's
+ * explanation and paths, and every repository file read with its stat facts then. Handed back
+ * while all of that is unchanged, so a rescan of an unchanged home stats these files instead of
+ * reading and parsing them again (a commit, a new remote, a checkout each rewrite one of them).
+ */
+export interface IdentityMemo {
+  inputs: string;
+  witness: [path: string, kind: ReadKind, facts: string][];
+  identity: ProjectIdentity;
+}
+/** Identity memos by project folder (kept by the scan cache for the life of a process). */
+export type IdentityMemos = Map<string, IdentityMemo>;
+
+/** What a path looks like now, as far as a read of that kind could tell, and when it last changed (files). */
+function factsNow(p: string, kind: ReadKind): { facts: string; changedMs: number } {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(p, { throwIfNoEntry: false });
+  } catch {
+    return { facts: 'unreadable', changedMs: 0 };
+  }
+  if (!st) return { facts: '-', changedMs: 0 };
+  if (kind === 'exists') return { facts: 'exists', changedMs: 0 };
+  if (kind === 'dir') return { facts: st.isDirectory() ? 'dir' : 'not a dir', changedMs: 0 };
+  if (!st.isFile()) return { facts: 'not a file', changedMs: 0 };
+  return { facts: `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`, changedMs: Math.max(st.mtimeMs, st.ctimeMs) };
+}
+
+/**
+ * The witness of a read just made, or null when a file it read changed too recently to be sure
+ * the facts noted now are those of what was read (the scan cache's racy window, RACY_MS).
+ */
+function witnessOf(reads: Map<string, ReadKind>, now: number): IdentityMemo['witness'] | null {
+  const witness: IdentityMemo['witness'] = [];
+  for (const [p, kind] of reads) {
+    const { facts, changedMs } = factsNow(p, kind);
+    if (changedMs > now - RACY_MS) return null;
+    witness.push([p, kind, facts]);
+  }
+  return witness;
+}
+
 /** Options of {@link identifyProject}. */
 export interface IdentifyOptions {
   cache?: IdentityCache;
+  /** Identities read from repositories by earlier scans, reused while nothing they were read from changed. */
+  memos?: IdentityMemos;
   remembered?: RememberedIdentities;
   now?: Date;
 }
@@ -167,13 +213,22 @@ export async function identifyProject(home: string, group: ProjectGroup, options
   const remembered = options.remembered?.get(projectDir) ?? null;
   const paths = [...new Set([...recordedPaths(group), ...(remembered?.paths ?? [])])];
   let explanation: KeyExplanation | null = group.explanation && group.explanation.exists && group.key && fs.existsSync(group.key) ? group.explanation : null;
+  const inputs = explanation ? JSON.stringify([explanation, paths]) : null;
+  if (inputs !== null) {
+    const memo = options.memos?.get(projectDir);
+    if (memo && memo.inputs === inputs && memo.witness.every(([p, kind, facts]) => factsNow(p, kind).facts === facts)) {
+      options.remembered?.remember(projectDir, memo.identity);
+      return memo.identity;
+    }
+  }
   if (!explanation && group.key === null) {
     const known = remembered?.paths.find((p) => path.isAbsolute(p) && fs.existsSync(p));
     const found = known ? await explainCanonicalKey(known).catch(() => null) : null;
     if (found && found.key === known) explanation = found;
   }
   if (explanation) {
-    const facts = readRepositoryFacts(explanation, options.cache, options.remembered);
+    const known = explanation;
+    const { value: facts, reads } = recordReads(() => readRepositoryFacts(known, options.cache, options.remembered));
     if (facts) {
       const identity: ProjectIdentity = {
         source: 'repository',
@@ -185,6 +240,9 @@ export async function identifyProject(home: string, group: ProjectGroup, options
         note: facts.note,
       };
       options.remembered?.remember(projectDir, identity);
+      const witness = inputs !== null && options.memos ? witnessOf(reads, (options.now ?? new Date()).getTime()) : null;
+      if (witness) options.memos!.set(projectDir, { inputs: inputs!, witness, identity });
+      else options.memos?.delete(projectDir);
       return identity;
     }
   }

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { memoryDirScanSchema } from '../../shared/scan-types.js';
 import type { FileFacts } from './read-file.js';
-import { type CachedIndex, type CachedTopic, type StoredDir, type StoredFacts, UNKNOWN, childPath } from './scan-cache.js';
+import { type CachedIndex, type CachedTopic, RACY_MS, type StoredDir, type StoredFacts, UNKNOWN, childPath } from './scan-cache.js';
 import { HomeScanCache } from './scan-home.js';
 import { writeDataFile } from './safe-fs.js';
 
@@ -145,13 +145,6 @@ export function loadScanCache(cache: HomeScanCache, file: string, home: string):
   }
   return { loaded: true, dirs: dirs.length };
 }
-
-/**
- * Files changed less than this long before a save are not written down: a second change within
- * the file system's timestamp granularity could leave the same facts (git calls them racily
- * clean). Their directory is read again by the next process.
- */
-export const RACY_MS = 2_000;
 
 /** The clock and window that decide which files are too fresh to write down (tests pass their own). */
 export interface Freshness {

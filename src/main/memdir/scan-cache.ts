@@ -65,6 +65,13 @@ export interface StoredDir {
   result: MemoryDirScan;
 }
 
+/**
+ * Files changed less than this long before a save are not written down: a second change within
+ * the file system's timestamp granularity could leave the same facts (git calls them racily
+ * clean). Their directory is read again by the next process.
+ */
+export const RACY_MS = 2_000;
+
 /** Facts of a file that could not be opened. */
 export const UNKNOWN: FileFacts = { size: -1, mtimeMs: -1, ctimeMs: -1, ino: -1 };
 

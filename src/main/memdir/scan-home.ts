@@ -10,7 +10,7 @@ import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects, prima
 import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
 import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
 import { type EffectiveSettings, type SettingsCache, readEffectiveSettings } from './settings.js';
-import { type IdentityCache, RememberedIdentities, identifyProject } from './project-identity.js';
+import { type IdentityCache, type IdentityMemos, RememberedIdentities, identifyProject } from './project-identity.js';
 
 export interface ScanHomeOptions {
   cache?: HomeScanCache;
@@ -47,6 +47,8 @@ export class HomeScanCache extends ScanCache {
   readonly groups: GroupCache = new RevisedMap(() => this.revision++);
   readonly settings: SettingsCache = new Map();
   readonly identities: IdentityCache = new Map();
+  /** Each project's identity with the repository files it was read from: an unchanged rescan stats them, no more. */
+  readonly identityMemos: IdentityMemos = new Map();
 }
 
 async function launchDirsOf(home: string, group: ProjectGroup, primary: EffectiveSettings, options: ScanHomeOptions): Promise<LaunchDirScan[]> {
@@ -95,7 +97,7 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOpt
     launchDirs: await launchDirsOf(home, group, loc.settings, options),
     readInstead: group.readInstead,
     settings: loc.settings,
-    identity: await identifyProject(home, group, { remembered: options.remembered, ...(cache ? { cache: cache.identities } : {}) }),
+    identity: await identifyProject(home, group, { remembered: options.remembered, ...(cache ? { cache: cache.identities, memos: cache.identityMemos } : {}) }),
   };
 }
 
