@@ -178,6 +178,14 @@ function whitespaceBefore(s: string, i: number, from: number): number {
   return 0;
 }
 
+const WIDE = /[\u0080-\u00ff]/g;
+
+/** Where the next byte past ASCII is at or after `from` (bytes as latin1), or -1. */
+function nextWide(s: string, from: number): number {
+  WIDE.lastIndex = from;
+  return WIDE.test(s) ? WIDE.lastIndex - 1 : -1;
+}
+
 /** UTF-16 units of the UTF-8 bytes `[from, end)` of `s`: one per character, two past U+FFFF. */
 function utf16Units(s: string, from: number, end: number): number {
   let units = end - from;
@@ -199,6 +207,8 @@ function derivableCharsOfBytes(s: string, from: number, end: number): { codeChar
   let contentChars = 0;
   let inFence = false;
   let pos = from;
+  // The next byte past ASCII: a line before it is one UTF-16 unit per byte, nothing to count.
+  let wide = nextWide(s, from);
   for (;;) {
     let nl = s.indexOf('\n', pos);
     const last = nl === -1 || nl >= end;
@@ -207,7 +217,8 @@ function derivableCharsOfBytes(s: string, from: number, end: number): { codeChar
     if (p < nl) {
       let q = nl;
       for (let w = whitespaceBefore(s, q, p); w > 0; w = whitespaceBefore(s, q, p)) q -= w;
-      const units = utf16Units(s, p, q);
+      if (wide !== -1 && wide < p) wide = nextWide(s, p);
+      const units = wide === -1 || wide >= q ? q - p : utf16Units(s, p, q);
       contentChars += units;
       const c = s.charCodeAt(p);
       if ((c === 0x60 || c === 0x7e) && q - p >= 3 && (s.startsWith('```', p) || s.startsWith('~~~', p))) inFence = !inFence;
