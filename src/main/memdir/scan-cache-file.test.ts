@@ -143,6 +143,16 @@ describe('the scan cache on disk', () => {
       ['another format', JSON.stringify({ ...good, format: 'something-else' })],
       ['another home', JSON.stringify({ ...good, home: path.join(root, 'elsewhere') })],
       ['a wrong shape', JSON.stringify({ ...good, dirs: [{ dir: 'x', topics: 'no' }] })],
+      ...(
+        [
+          ['facts that do not match the files', (d) => ({ ...d, facts: (d.facts as number[]).slice(1) })],
+          ['a path leaving the folder', (d) => ({ ...d, files: (d.files as string[]).map((f, i) => (i === 0 ? `../${f}` : f)) })],
+          ['a note about no file', (d) => ({ ...d, notes: [[(d.files as string[]).length, [], [], null]] })],
+        ] as [string, (d: Record<string, unknown>) => unknown][]
+      ).map(([what, lie]): [string, string] => [
+        what,
+        JSON.stringify({ ...good, dirs: (good.dirs as Record<string, unknown>[]).map((d) => ((d.files as string[]).length > 0 ? lie(d) : d)) }),
+      ]),
       [
         'a lying result',
         JSON.stringify({

@@ -21,7 +21,7 @@ import { HomeScanCache } from './scan-home.js';
 import { writeDataFile } from './safe-fs.js';
 
 /** Bump when the meaning or shape of the file changes: an older or newer file is then ignored. */
-export const SCAN_CACHE_VERSION = 2;
+export const SCAN_CACHE_VERSION = 3;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */
@@ -61,19 +61,22 @@ const isFacts = (v: unknown, n = 4): boolean => Array.isArray(v) && v.length ===
 const isFailure = (v: unknown): boolean => v === null || (isObject(v) && (v.code === 'unreadable' || v.code === 'unsafe-link') && isString(v.reason));
 const isList = (v: unknown, kinds: readonly string[], key: 'code' | 'kind'): boolean =>
   Array.isArray(v) && v.every((x) => isObject(x) && kinds.includes(x[key] as string) && isString(x.message));
-// A path relative to the memory directory, as listings give it: `x.md`, `retros/x.md`, never `..`.
-const isRelativePath = (v: unknown): v is string => isString(v) && !v.includes('\\') && v.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
+// A path relative to the memory directory, as listings give it: `x.md`, `retros/x.md`, never `..`
+// (no empty, `.` or `..` segment, no backslash). One regex, no allocation: it runs on every file.
+const NOT_RELATIVE = /^$|^\/|\/$|\/\/|\\|(?:^|\/)\.\.?(?:\/|$)/;
+const isRelativePath = (v: unknown): v is string => isString(v) && !NOT_RELATIVE.test(v);
 
-function isTopic(v: unknown): boolean {
-  return (
-    Array.isArray(v) &&
-    v.length === 5 &&
-    isRelativePath(v[0]) &&
-    isFacts(v[1]) &&
-    isList(v[2], ['bad-frontmatter', 'invalid-type'], 'code') &&
-    isList(v[3], ['file-paths', 'code', 'git-log'], 'kind') &&
-    isFailure(v[4])
-  );
+/** Notes of topics (issues, hints, failure) by strictly increasing position among `count` files. */
+function isNotes(v: unknown, count: number): boolean {
+  if (!Array.isArray(v)) return false;
+  let last = -1;
+  for (const note of v) {
+    if (!Array.isArray(note) || note.length !== 4 || !Number.isInteger(note[0]) || note[0] <= last || note[0] >= count) return false;
+    last = note[0] as number;
+    if (!isList(note[1], ['bad-frontmatter', 'invalid-type'], 'code') || !isList(note[2], ['file-paths', 'code', 'git-log'], 'kind') || !isFailure(note[3]))
+      return false;
+  }
+  return true;
 }
 
 /** A directory entry with its scan checked by the contract's schema, or null. */
@@ -86,14 +89,18 @@ function checkedDir(v: unknown): (StoredDir & { dir: string }) | null {
     !(isObject(index) && isFacts(index.facts) && (index.targets === null || strings(index.targets)) && strings(index.teamLinks) && isFailure(index.failure))
   )
     return null;
-  if (!Array.isArray(v.topics) || !v.topics.every(isTopic)) return null;
+  if (!Array.isArray(v.files) || !v.files.every(isRelativePath)) return null;
+  if (!Array.isArray(v.facts) || v.facts.length !== 4 * v.files.length || !v.facts.every(isNumber) || !isNotes(v.notes, v.files.length)) return null;
   if (!Array.isArray(v.tail) || !v.tail.every((t) => isString(t) && /^(?:stray|other|parent):/.test(t))) return null;
   const result = memoryDirScanSchema.safeParse(v.result);
   if (!result.success || result.data.memoryDir !== v.dir) return null;
   // Every readable topic must be in the scan: its facts are taken from there when restored.
-  const files = new Set(result.data.memories.map((m) => m.file));
-  if (!(v.topics as StoredDir['topics']).every(([file, , , , failure]) => failure !== null || files.has(file))) return null;
-  return { dir: v.dir, index: index as StoredDir['index'], topics: v.topics as StoredDir['topics'], tail: v.tail as string[], result: result.data };
+  const files = v.files as string[];
+  const notes = v.notes as StoredDir['notes'];
+  const failed = new Set(notes.filter((n) => n[3] !== null).map((n) => n[0]));
+  const inScan = new Set(result.data.memories.map((m) => m.file));
+  for (let i = 0; i < files.length; i++) if (!failed.has(i) && !inScan.has(files[i]!)) return null;
+  return { dir: v.dir, index: index as StoredDir['index'], files, facts: v.facts as number[], notes, tail: v.tail as string[], result: result.data };
 }
 
 function checkedFolder(v: unknown): StoredFolder | null {
@@ -171,7 +178,9 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
         failure: record.outcome ? { code: record.outcome.code, reason: record.outcome.reason } : null,
       };
     }
-    const topics: CacheFile['dirs'][number]['topics'] = [];
+    const files: string[] = [];
+    const facts: number[] = [];
+    const notes: StoredDir['notes'] = [];
     const tail: string[] = [];
     let usable = true;
     for (const part of rest) {
@@ -184,15 +193,14 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
         usable = false;
         break;
       }
-      topics.push([
-        t.file,
-        fromFacts(t.facts),
-        t.summary?.issues ?? [],
-        t.summary?.hints ?? [],
-        t.outcome ? { code: t.outcome.code, reason: t.outcome.reason } : null,
-      ]);
+      const issues = t.summary?.issues ?? [];
+      const hints = t.summary?.hints ?? [];
+      if (issues.length > 0 || hints.length > 0 || t.outcome)
+        notes.push([files.length, issues, hints, t.outcome ? { code: t.outcome.code, reason: t.outcome.reason } : null]);
+      files.push(t.file);
+      facts.push(t.facts.size, t.facts.mtimeMs, t.facts.ctimeMs, t.facts.ino);
     }
-    if (usable) dirs.push({ dir, index, topics, tail, result });
+    if (usable) dirs.push({ dir, index, files, facts, notes, tail, result });
   }
   // Directories still exactly as the last file had them.
   for (const [dir, stored] of cache.stored) dirs.push({ dir, ...stored });

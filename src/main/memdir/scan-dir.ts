@@ -149,9 +149,10 @@ function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<
   return [...strays.map((s) => `stray:${s.file}`), ...[...otherExisting].map((f) => `other:${f}`), ...[...(linkedFromParent ?? [])].map((f) => `parent:${f}`)];
 }
 
-function sameStoredFacts(abs: string, facts: readonly [number, number, number, number]): boolean {
+/** Whether the file at `abs` has the stat facts written down at `facts[at…at+3]` (size, mtimeMs, ctimeMs, ino). */
+function sameStoredFacts(abs: string, facts: readonly number[], at = 0): boolean {
   const now = statFacts(abs, false);
-  return now !== null && now.size === facts[0] && now.mtimeMs === facts[1] && now.ctimeMs === facts[2] && now.ino === facts[3];
+  return now !== null && now.size === facts[at] && now.mtimeMs === facts[at + 1] && now.ctimeMs === facts[at + 2] && now.ino === facts[at + 3];
 }
 
 /**
@@ -162,12 +163,12 @@ function sameStoredFacts(abs: string, facts: readonly [number, number, number, n
 function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryFileListing, linkedFromParent: ReadonlySet<string> | undefined): boolean {
   const { topics: topicEntries, strays, index: indexEntry } = listing;
   if ((stored.index === null) !== (indexEntry === null) || indexEntry?.isSymlink) return false;
-  if (stored.topics.length !== topicEntries.length) return false;
+  if (stored.files.length !== topicEntries.length) return false;
   if (stored.index && !sameStoredFacts(childPath(memoryDir, INDEX_FILE), stored.index.facts)) return false;
   for (let i = 0; i < topicEntries.length; i++) {
     const entry = topicEntries[i]!;
-    const [file, facts] = stored.topics[i]!;
-    if (entry.file !== file || entry.isSymlink || !sameStoredFacts(childPath(memoryDir, file), facts)) return false;
+    const file = stored.files[i]!;
+    if (entry.file !== file || entry.isSymlink || !sameStoredFacts(childPath(memoryDir, file), stored.facts, 4 * i)) return false;
   }
   const tail = tailOf(strays, existingOtherTargets(memoryDir, stored.index?.targets ?? null, topicEntries), linkedFromParent);
   return tail.length === stored.tail.length && tail.every((t, i) => t === stored.tail[i]);
