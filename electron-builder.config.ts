@@ -10,11 +10,11 @@
  * native modules for Electron's ABI *in the developer's node_modules*, which breaks the server
  * under Node afterwards.
  *
- * The code Node can run (`out/main`, `out/cli`, `out/shared`, `out/server`, node_modules and
- * package.json) is
- * listed in app.asar but kept unpacked beside it, so the `memdir` command and Claude Code's hooks
- * (packaging/bin/memdir: the app's binary with ELECTRON_RUN_AS_NODE=1) run from the install with
- * any Node, Electron's included; the window's renderer, preload and assets stay packed.
+ * The code Node can run (`out/main`, `out/cli`, the bundle's shared chunks in `out/chunks` —
+ * see esbuild.config.ts —, node_modules and package.json) is listed in app.asar but kept
+ * unpacked beside it, so the `memdir` command and Claude Code's hooks (packaging/bin/memdir:
+ * the app's binary with ELECTRON_RUN_AS_NODE=1) run from the install with any Node,
+ * Electron's included; the window's renderer, preload and assets stay packed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -64,11 +64,10 @@ const config: Configuration = {
     'package.json',
     '!**/*.map',
     '!**/*.{test,spec}.{js,cjs,mjs}',
-    '!out/.tsbuildinfo',
     ...serverOnlyPackages().map((name) => `!node_modules/${name}{,/**/*}`),
   ],
   // package.json too: the CLI reads its version from it.
-  asarUnpack: ['out/main/**', 'out/cli/**', 'out/shared/**', 'out/server/**', 'node_modules/**', 'package.json'],
+  asarUnpack: ['out/main/**', 'out/cli/**', 'out/chunks/**', 'node_modules/**', 'package.json'],
   extraResources: [{ from: 'packaging/bin', to: 'bin' }],
   npmRebuild: false,
   nodeGypRebuild: false,

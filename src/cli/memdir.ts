@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 /** The `memdir` executable. */
-import { runCli } from './main.js';
+// Before the CLI's code loads, so stack traces name the files under src/ (the build bundles it).
+process.setSourceMapsEnabled(true);
+const { runCli } = await import('./main.js');
 
 /**
  * Writes to stdout or stderr, dropped once the reader went away (`memdir show … | head`): the

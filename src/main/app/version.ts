@@ -1,4 +1,6 @@
-/** Memdir's version, read once from package.json (the same relative path from src/ and out/). */
-import { createRequire } from 'node:module';
+/** Memdir's version, read once from package.json in the app root. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { APP_ROOT } from './app-root.js';
 
-export const VERSION: string = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+export const VERSION: string = (JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -12,8 +12,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { MemdirHookEvent } from '../../shared/contract/hooks.js';
+import { builtPath } from '../app/app-root.js';
 
 /** How the hook command is built. */
 export interface HookCommandOptions {
@@ -33,9 +33,9 @@ export interface HookCommandOptions {
   installed?: string | null;
 }
 
-/** `out/cli/memdir.js` of this build (this file is `out/main/hooks/…`). */
+/** `out/cli/memdir.js` of this build. */
 export function defaultCliEntry(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../cli/memdir.js');
+  return builtPath('cli', 'memdir.js');
 }
 
 /**

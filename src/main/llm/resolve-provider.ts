@@ -9,7 +9,6 @@
  */
 import type { AppSettings } from '../settings/app-settings.js';
 import { CREDENTIAL_NAMES, type CredentialStore } from '../settings/credentials.js';
-import { AnthropicProvider } from './anthropic-provider.js';
 import { ClaudeCliProvider } from './claude-cli-provider.js';
 import { redact } from './redact.js';
 import { type CompleteResult, LlmError, type ModelProvider, type ModelTask, type ProviderStatus } from './types.js';
@@ -78,6 +77,8 @@ export async function resolveProvider(settings: AppSettings, env: NodeJS.Process
     if (key) {
       // Settings name a gateway explicitly; otherwise ANTHROPIC_BASE_URL, as the SDK and Claude Code read it.
       const baseURL = settings.model.baseURL ?? (env.ANTHROPIC_BASE_URL?.trim() || null);
+      // The SDK (a megabyte of code) loads when a provider on it is first made, not at the app's start.
+      const { AnthropicProvider } = await import('./anthropic-provider.js');
       return new AnthropicProvider({ ...common, apiKey: key.key, keySource: key.source, baseURL, maxRetries: settings.model.maxRetries });
     }
     if (choice === 'anthropic') {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serve } from './host/serve.js';
+import { serve } from './host/serve-app.js';
 import { type ElectronPackage } from './electron-binary.js';
 import { type LaunchOutcome, type LauncherOptions, nodeVersionProblem, runLauncher } from './launch.js';
 import { FAKE_ELECTRON_SCRIPT, type FakeMirror, type MirrorMode, copyElectronPackage, startFakeMirror } from './test-support/fake-electron-mirror.js';

@@ -8,11 +8,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APP_ROOT } from '../app/app-root.js';
 import { type ElectronPackage, findElectronPackage, installElectron, locateElectron } from './electron-binary.js';
-import { serve } from './host/serve.js';
-
-/** The checkout (or installed package) root: the same relative path from src/ and out/. */
-const APP_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 interface Manifest {
   main: string;
@@ -60,7 +57,7 @@ export interface LauncherOptions {
   electronPackage?: ElectronPackage | null;
   /** No byte for this long and Electron's download is abandoned (default 30 s). */
   stallMs?: number;
-  /** Starts the headless host; default `serve` (host/serve.ts). */
+  /** Starts the headless host; default `serve` (host/serve-app.ts). */
   startHost?: (args: string[]) => Promise<RunningHost>;
 }
 
@@ -74,7 +71,8 @@ function megabytes(bytes: number): string {
 /** The desktop app, or the host with the reason it is not the app. */
 export async function runLauncher(options: LauncherOptions): Promise<LaunchOutcome> {
   const { env, write } = options;
-  const startHost = options.startHost ?? ((args: string[]) => serve(args));
+  // The host (the whole app) is loaded only when it is what starts: Electron's start needs none of it.
+  const startHost = options.startHost ?? (async (args: string[]) => (await import('./host/serve-app.js')).serve(args));
   const host = async (reason: string): Promise<LaunchOutcome> => {
     write(`Starting the headless host instead of the desktop app: ${reason}.\n`);
     return { kind: 'host', reason, host: await startHost(options.args) };

@@ -10,8 +10,9 @@
 import { app, BrowserWindow, ipcMain, Menu, Notification, nativeTheme, net, protocol, shell, Tray, nativeImage, type IpcMainInvokeEvent } from 'electron';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { APP_ROOT, builtPath } from '../../app/app-root.js';
 import { AppContext } from '../../app/app-context.js';
 import { createAppDispatcher } from '../../api/index.js';
 import { CONTENT_SECURITY_POLICY } from '../host/host-server.js';
@@ -24,9 +25,8 @@ import { loadAppSettings } from '../../settings/app-settings.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, SUBSCRIBE_CHANNEL } from './ipc-channels.js';
 import { loadWindowState, saveWindowState } from './window-state.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const RENDERER_DIR = path.resolve(here, '../../../renderer');
-const PRELOAD = path.resolve(here, '../../../preload/preload.cjs');
+const RENDERER_DIR = builtPath('renderer');
+const PRELOAD = builtPath('preload', 'preload.cjs');
 const ORIGIN = 'app://memdir';
 
 protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
       { role: 'windowMenu' },
     ]),
   );
-  const icon = path.resolve(here, '../../../../assets/tray.png');
+  const icon = path.join(APP_ROOT, 'assets', 'tray.png');
   const tray = new Tray(fs.existsSync(icon) ? nativeImage.createFromPath(icon) : nativeImage.createEmpty());
   tray.setToolTip('Memdir');
   tray.setContextMenu(

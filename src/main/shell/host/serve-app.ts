@@ -1,0 +1,39 @@
+/**
+ * The app without Electron — the same API and the built renderer on 127.0.0.1, for a browser —
+ * as `npm run serve` (serve.ts) and the launcher's fallback (launch.ts) start it. Prints the URL
+ * with its per-run token.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { builtPath } from '../../app/app-root.js';
+import { AppContext } from '../../app/app-context.js';
+import { createAppDispatcher } from '../../api/index.js';
+import { startHost } from './host-server.js';
+
+/** The built renderer (out/renderer). */
+export const RENDERER_DIR = builtPath('renderer');
+
+/** Starts the host with `npm run serve`'s arguments (`--home H`, `--port N`, `--data-dir D`). */
+export async function serve(
+  argv: string[],
+  log: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): Promise<{ close: () => Promise<void>; url: string }> {
+  const { values } = parseArgs({ args: argv, options: { home: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' } }, strict: true });
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not "${values.port}"`);
+  const ctx = await AppContext.create({
+    ...(values.home ? { homeFlag: values.home } : {}),
+    ...(values['data-dir'] ? { dataDir: path.resolve(values['data-dir']) } : {}),
+    watch: true,
+  });
+  const host = await startHost({ dispatcher: createAppDispatcher(ctx), staticDir: RENDERER_DIR, port });
+  log(`Memdir is running at ${host.url}`);
+  log(`Home: ${ctx.home}${ctx.homeExists() ? '' : ' (not found yet: open the demo workspace from the app)'}`);
+  return {
+    url: host.url,
+    async close() {
+      await host.close();
+      await ctx.close();
+    },
+  };
+}
