@@ -130,3 +130,41 @@ describe('headless host', () => {
     expect(received).toContain(`data: {"type":"home-changed","home":"${path.join(root, 'other-home')}"}`);
   });
 });
+
+describe('headless host while the app opens', () => {
+  it('serves the page at once and answers a call made meanwhile once the app is open', async () => {
+    let open!: (d: ReturnType<typeof createAppDispatcher>) => void;
+    const opening = new Promise<ReturnType<typeof createAppDispatcher>>((resolve) => (open = resolve));
+    const early = await startHost({ dispatcher: opening, staticDir: path.join(root, 'renderer') });
+    const ask = (p: string, init: RequestInit = {}) => fetch(`http://127.0.0.1:${early.port}${p}`, init);
+    try {
+      expect((await ask('/')).status).toBe(200);
+      const answered = ask('/api/call', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${early.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'app.info', input: {} }),
+      });
+      const first = await Promise.race([answered.then(() => 'answered'), new Promise((r) => setTimeout(() => r('waiting'), 200))]);
+      expect(first).toBe('waiting');
+      open(createAppDispatcher(ctx));
+      expect(await (await answered).json()).toMatchObject({ ok: true, result: { homeExists: false } });
+    } finally {
+      await early.close();
+    }
+  });
+
+  it('answers in words when the app could not open', async () => {
+    const failed = await startHost({ dispatcher: Promise.reject(new Error('the data folder is not writable')), staticDir: path.join(root, 'renderer') });
+    try {
+      const res = await fetch(`http://127.0.0.1:${failed.port}/api/call`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${failed.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'app.info', input: {} }),
+      });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ ok: false, error: { code: 'internal', message: 'Memdir could not start: the data folder is not writable' } });
+    } finally {
+      await failed.close();
+    }
+  });
+});

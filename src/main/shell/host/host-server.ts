@@ -41,7 +41,11 @@ const TYPES: Record<string, string> = {
 };
 
 export interface HostOptions {
-  dispatcher: Dispatcher;
+  /**
+   * The app's API. A promise while the app is still opening: the page and its scripts are served
+   * at once (the browser loads them meanwhile), API requests wait for it (issue 16, bench start).
+   */
+  dispatcher: Dispatcher | Promise<Dispatcher>;
   /** The built renderer (out/renderer). */
   staticDir: string;
   port?: number;
@@ -78,6 +82,10 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   const token = options.token ?? crypto.randomBytes(24).toString('base64url');
   const maxBody = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const staticRoot = path.resolve(options.staticDir);
+  // A failed opening answers each API request with its reason; whoever started the host says it too.
+  const dispatcher: Promise<Dispatcher | Error> = Promise.resolve(options.dispatcher).catch((error: unknown) =>
+    error instanceof Error ? error : new Error(String(error)),
+  );
   let port = 0;
   const streams = new Set<http.ServerResponse>();
 
@@ -95,7 +103,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       const given = auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
       if (!tokenMatches(given, token)) return sendError(res, 401, 'unauthorized', 'Missing or wrong token: open the link Memdir printed when it started.');
       if (url.pathname === '/api/call' && req.method === 'POST') return void handleCall(req, res);
-      if (url.pathname === '/api/events' && req.method === 'GET') return handleEvents(res);
+      if (url.pathname === '/api/events' && req.method === 'GET') return void handleEvents(res);
       return sendError(res, 404, 'not-found', 'No such API route.');
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'invalid-input', 'Only GET is served here.');
@@ -123,11 +131,16 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     } catch {
       return sendError(res, 400, 'invalid-input', 'The request body is not valid JSON.');
     }
-    const result = await options.dispatcher.call(body?.name, body?.input);
+    const api = await dispatcher;
+    if (api instanceof Error) return sendError(res, 503, 'internal', `Memdir could not start: ${api.message}`);
+    const result = await api.call(body?.name, body?.input);
     send(res, 200, JSON.stringify(result));
   }
 
-  function handleEvents(res: http.ServerResponse): void {
+  async function handleEvents(res: http.ServerResponse): Promise<void> {
+    const api = await dispatcher;
+    if (api instanceof Error) return sendError(res, 503, 'internal', `Memdir could not start: ${api.message}`);
+    if (res.destroyed) return;
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -135,7 +148,7 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       'X-Content-Type-Options': 'nosniff',
     });
     res.write(': connected\n\n');
-    const sub = options.dispatcher.subscribe('events.stream', {}, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
+    const sub = api.subscribe('events.stream', {}, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
     if (!sub.ok) {
       res.end();
       return;

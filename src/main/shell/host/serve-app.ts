@@ -21,13 +21,26 @@ export async function serve(
   const { values } = parseArgs({ args: argv, options: { home: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' } }, strict: true });
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not "${values.port}"`);
-  const ctx = await AppContext.create({
-    ...(values.home ? { homeFlag: values.home } : {}),
-    ...(values['data-dir'] ? { dataDir: path.resolve(values['data-dir']) } : {}),
-    watch: true,
-  });
-  const host = await startHost({ dispatcher: createAppDispatcher(ctx), staticDir: RENDERER_DIR, port });
+  // Listening first: the browser loads the page and its scripts while the app opens (reads the
+  // scan cache, starts its watchers), and the API answers once it is open (issue 16, bench start).
+  let open!: (ctx: Promise<AppContext>) => void;
+  const opening = new Promise<AppContext>((resolve) => (open = resolve));
+  const host = await startHost({ dispatcher: opening.then(createAppDispatcher), staticDir: RENDERER_DIR, port });
   log(`Memdir is running at ${host.url}`);
+  open(
+    AppContext.create({
+      ...(values.home ? { homeFlag: values.home } : {}),
+      ...(values['data-dir'] ? { dataDir: path.resolve(values['data-dir']) } : {}),
+      watch: true,
+    }),
+  );
+  let ctx: AppContext;
+  try {
+    ctx = await opening;
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
   log(`Home: ${ctx.home}${ctx.homeExists() ? '' : ' (not found yet: open the demo workspace from the app)'}`);
   return {
     url: host.url,
