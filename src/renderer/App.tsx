@@ -1,5 +1,5 @@
 /** The shell of the UI: navigation, live events, theme, keyboard, palette, toasts. */
-import { useEffect } from 'react';
+import { Suspense, lazy, useEffect } from 'react';
 import { CommandPalette, usePalette } from './components/CommandPalette.js';
 import { JobsBar } from './components/JobsBar.js';
 import { Toasts } from './components/Toasts.js';
@@ -13,14 +13,17 @@ import { useNav } from './stores/nav.js';
 import { themeOf, useSettings } from './stores/settings.js';
 import { projectName, useProjects } from './stores/projects.js';
 import { followLiveEvents } from './stores/live-events.js';
-import { AgentsView } from './views/AgentsView.js';
-import { AlertsView } from './views/AlertsView.js';
 import { Dashboard } from './views/Dashboard.js';
-import { DraftsView } from './views/DraftsView.js';
-import { LiveSessionsView } from './views/LiveSessionsView.js';
-import { ProjectView } from './views/ProjectView.js';
-import { ReviewView } from './views/ReviewView.js';
-import { SettingsView } from './views/SettingsView.js';
+
+// Every view but the dashboard is loaded when first opened: with them went the editor
+// (CodeMirror), Markdown, diffs and charts, which the first paint does not need (issue 16).
+const AgentsView = lazy(() => import('./views/AgentsView.js').then((m) => ({ default: m.AgentsView })));
+const AlertsView = lazy(() => import('./views/AlertsView.js').then((m) => ({ default: m.AlertsView })));
+const DraftsView = lazy(() => import('./views/DraftsView.js').then((m) => ({ default: m.DraftsView })));
+const LiveSessionsView = lazy(() => import('./views/LiveSessionsView.js').then((m) => ({ default: m.LiveSessionsView })));
+const ProjectView = lazy(() => import('./views/ProjectView.js').then((m) => ({ default: m.ProjectView })));
+const ReviewView = lazy(() => import('./views/ReviewView.js').then((m) => ({ default: m.ReviewView })));
+const SettingsView = lazy(() => import('./views/SettingsView.js').then((m) => ({ default: m.SettingsView })));
 
 function useLiveEvents(): void {
   useEffect(() => followLiveEvents(), []);
@@ -175,13 +178,15 @@ export function App() {
           </div>
         )}
         {route.view === 'dashboard' && <Dashboard />}
-        {route.view === 'project' && <ProjectView route={route} />}
-        {route.view === 'agents' && <AgentsView {...(route.dir ? { dir: route.dir } : {})} />}
-        {route.view === 'settings' && <SettingsView />}
-        {route.view === 'review' && <ReviewView {...(route.dir ? { dir: route.dir } : {})} />}
-        {route.view === 'sessions' && <LiveSessionsView />}
-        {route.view === 'alerts' && <AlertsView />}
-        {route.view === 'drafts' && <DraftsView />}
+        <Suspense fallback={null}>
+          {route.view === 'project' && <ProjectView route={route} />}
+          {route.view === 'agents' && <AgentsView {...(route.dir ? { dir: route.dir } : {})} />}
+          {route.view === 'settings' && <SettingsView />}
+          {route.view === 'review' && <ReviewView {...(route.dir ? { dir: route.dir } : {})} />}
+          {route.view === 'sessions' && <LiveSessionsView />}
+          {route.view === 'alerts' && <AlertsView />}
+          {route.view === 'drafts' && <DraftsView />}
+        </Suspense>
       </main>
       <CommandPalette />
       <JobsBar />

@@ -4,12 +4,15 @@
  * relink or merge before it is done, its result with one Undo, and the conflicts it kept, each
  * resolved in the merge editor.
  */
-import { useEffect, useState } from 'react';
+import { Suspense, lazy, useEffect, useState } from 'react';
 import type { MergePlan } from '../../shared/contract/identity.js';
 import { describeEvidence } from '../../shared/project-identity.js';
 import { useIdentity } from '../stores/identity.js';
 import { ago } from './format.js';
-import { MergeView } from './MergeView.js';
+
+// The merge editor (CodeMirror) is loaded when a conflict opens: the dashboard shows these panels
+// on its first paint, which does not need it (issue 16).
+const MergeView = lazy(() => import('./MergeView.js').then((m) => ({ default: m.MergeView })));
 
 const ACTION_WORDS = { add: 'added', same: 'identical, kept once', conflict: 'conflict: kept for you', index: 'index lines added' } as const;
 
@@ -99,22 +102,24 @@ function ConflictEditor() {
   if (!conflict) return null;
   const { sides } = conflict;
   return (
-    <MergeView
-      key={`${conflict.id}:${sides.conflict.n}`}
-      label={`Resolve ${sides.conflict.file}`}
-      heading={sides.conflict.file}
-      subtitle={`in ${sides.conflict.memoryDir} · the other version came from ${sides.source}`}
-      theirs={{ title: 'The version here (kept in place)', text: sides.here }}
-      mine={{ title: `The version from ${sides.source}`, text: sides.moved }}
-      note="Starts as every line of both versions, common lines once. Edit it, then save: it is written as one history entry."
-      busy={busy}
-      onClose={closeConflict}
-      actions={[
-        { label: 'Keep this one', title: 'Leave the file as it is; the other version stays in history', run: () => void resolve('here') },
-        { label: 'Take the moved one', run: () => void resolve('moved') },
-        { label: 'Save merge', primary: true, run: (text) => void resolve('merged', text) },
-      ]}
-    />
+    <Suspense fallback={null}>
+      <MergeView
+        key={`${conflict.id}:${sides.conflict.n}`}
+        label={`Resolve ${sides.conflict.file}`}
+        heading={sides.conflict.file}
+        subtitle={`in ${sides.conflict.memoryDir} · the other version came from ${sides.source}`}
+        theirs={{ title: 'The version here (kept in place)', text: sides.here }}
+        mine={{ title: `The version from ${sides.source}`, text: sides.moved }}
+        note="Starts as every line of both versions, common lines once. Edit it, then save: it is written as one history entry."
+        busy={busy}
+        onClose={closeConflict}
+        actions={[
+          { label: 'Keep this one', title: 'Leave the file as it is; the other version stays in history', run: () => void resolve('here') },
+          { label: 'Take the moved one', run: () => void resolve('moved') },
+          { label: 'Save merge', primary: true, run: (text) => void resolve('merged', text) },
+        ]}
+      />
+    </Suspense>
   );
 }
 
