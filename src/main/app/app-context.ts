@@ -61,6 +61,10 @@ export class AppContext {
   private watcher: MemoryWatcher | null = null;
   private homeValue = '';
   private homeSourceValue: 'default' | 'env' | 'flag' | 'settings' | 'demo' = 'default';
+  /** Bumped by every change Memdir makes or its watcher sees, and by a home switch. */
+  private changes = 0;
+  /** The home scan running now, and the changes count it started at. */
+  private scanning: { changes: number; scan: Promise<HomeScan> } | null = null;
 
   private constructor(private readonly options: AppContextOptions) {
     this.env = options.env ?? process.env;
@@ -122,6 +126,7 @@ export class AppContext {
     this.choice = { home, demoHome: demoHome ?? this.choice.demoHome };
     await writeHomeChoice(this.dataDir, this.choice);
     delete this.options.homeFlag;
+    this.changes++;
     this.applyHome();
     await this.flushCache();
     this.openCache();
@@ -161,7 +166,23 @@ export class AppContext {
     await this.scanCache.save();
   }
 
-  async scanHome(): Promise<HomeScan> {
+  /**
+   * The home as it is now. A scan already running since the last change answers a caller too:
+   * the start's own scan (startWatching) and the dashboard's first list are one scan, not two
+   * back to back (issue 16, bench start).
+   */
+  scanHome(): Promise<HomeScan> {
+    if (this.scanning && this.scanning.changes === this.changes) return this.scanning.scan;
+    const scanning = { changes: this.changes, scan: this.runScan() };
+    this.scanning = scanning;
+    const done = () => {
+      if (this.scanning === scanning) this.scanning = null;
+    };
+    scanning.scan.then(done, done);
+    return scanning.scan;
+  }
+
+  private async runScan(): Promise<HomeScan> {
     const scan = await scanHome(this.homeValue, { cache: this.cache, env: this.env, dataDir: this.dataDir });
     if (scan.exists) this.scheduleCacheSave();
     // A memory dir moved by settings is watched where the scan found it.
@@ -196,6 +217,7 @@ export class AppContext {
 
   /** After Memdir itself changed files: forget cached facts and tell the renderer. */
   changed(dir: string, memoryDir: string): void {
+    this.changes++;
     this.cache.forget(memoryDir);
     this.watcher?.noteOwnWrite(memoryDir);
     this.events.publish({ type: 'projects-changed', dirs: [dir], external: false });
@@ -203,6 +225,7 @@ export class AppContext {
 
   private startWatching(): void {
     this.watcher = new MemoryWatcher(this.homeValue, this.dataDir, (dirs) => {
+      this.changes++;
       this.events.publish({ type: 'projects-changed', dirs, external: true });
     });
     // Find memory dirs moved by settings now, not at the renderer's first list.

@@ -1,0 +1,42 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sharedMemoryFixtures } from '../memdir/test-support/shared-fixtures.js';
+import { AppContext } from './app-context.js';
+
+const FIXTURES = sharedMemoryFixtures();
+// A real memory directory someone wrote; without the fixtures, an empty one does.
+const FIXTURE = FIXTURES && path.join(FIXTURES, '065536__Asycn_verl', 'memory');
+
+let root: string;
+let ctx: AppContext;
+let memoryDir: string;
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-ctx-'));
+  memoryDir = path.join(root, 'home', 'projects', '-work-verl', 'memory');
+  if (FIXTURE) await fs.cp(FIXTURE, memoryDir, { recursive: true });
+  else await fs.mkdir(memoryDir, { recursive: true });
+  ctx = await AppContext.create({ homeFlag: path.join(root, 'home'), dataDir: path.join(root, 'data'), env: {} });
+});
+afterEach(async () => {
+  await ctx.close();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+const files = async (scan: ReturnType<AppContext['scanHome']>) => (await scan).projects.find((p) => p.dir === '-work-verl')!.memories.map((m) => m.file);
+
+describe('the home scan of the app', () => {
+  it('answers callers asking at once with one scan, but never a scan older than a change Memdir made', async () => {
+    const first = ctx.scanHome();
+    expect(ctx.scanHome()).toBe(first);
+    // A memory written while that scan runs: the next list shows it.
+    await fs.writeFile(path.join(memoryDir, 'new_note.md'), '---\nname: New note\ndescription: written during a scan\ntype: project\n---\nBody\n');
+    ctx.changed('-work-verl', memoryDir);
+    const after = ctx.scanHome();
+    expect(after).not.toBe(first);
+    expect(await files(after)).toContain('new_note.md');
+    await first;
+  });
+});
