@@ -18,7 +18,7 @@ import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { type ChangeDescription, type HistoryEntry, listHistory, recordSnapshot, transact } from '../history/history.js';
 import { memoryDirKey, realpathDeepestExisting, removeFileConfined, writeDataFile, writeFileAtomic } from '../memdir/safe-fs.js';
-import { isProcessAlive } from './consolidation-lock.js';
+import { isProcessAlive } from '../core/process.js';
 import { type IndexContext, describePrune, indexRelOf, pruneScope } from './dream-index.js';
 import type { StagedChange } from './dream-plan.js';
 import { hashText, readCurrent, readMemorySnapshot } from './memory-snapshot.js';

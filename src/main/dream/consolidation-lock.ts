@@ -45,7 +45,9 @@ import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { resolveDataDir } from '../data-dir.js';
-import { type DreamFs, errCode, nodeDreamFs } from './dream-fs.js';
+import { type DreamFs, nodeDreamFs } from './dream-fs.js';
+import { errCode } from '../core/fs-errors.js';
+import { MAX_PID, isProcessAlive } from '../core/process.js';
 
 /** The lock file's name inside the memory directory (Claude Code's). */
 export const CONSOLIDATION_LOCK_FILE = '.consolidate-lock';
@@ -66,7 +68,6 @@ const TEMP_LEFTOVER_MS = 60 * 1000;
 const RECORDS_DIR = 'dream-locks';
 /** At most this much of the lock file is read: a PID is short, garbage may not be. */
 const MAX_LOCK_BYTES = 256;
-const MAX_PID = 2 ** 31 - 1;
 
 /** Lock files held by a dream in this process (real paths). */
 const heldHere = new Set<string>();
@@ -168,17 +169,6 @@ export function parseLockContent(raw: string): LockContent {
   const pid = digits === undefined ? NaN : Number(digits);
   if (!Number.isSafeInteger(pid) || pid <= 1 || pid > MAX_PID) return { kind: 'garbage', text: text.slice(0, 40) };
   return { kind: 'pid', pid, trailing: digits !== text };
-}
-
-/** `kill(pid, 0)`: alive, or alive but someone else's (EPERM). */
-export function isProcessAlive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 1 || pid > MAX_PID) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errCode(err) === 'EPERM';
-  }
 }
 
 function iso(ms: number): string {

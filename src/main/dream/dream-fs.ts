@@ -37,8 +37,3 @@ export const nodeDreamFs: DreamFs = {
   mkdir: (p, options) => fs.mkdir(p, options),
   realpath: (p) => fs.realpath(p),
 };
-
-/** The `code` of a Node system error, if any. */
-export function errCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | null)?.code;
-}

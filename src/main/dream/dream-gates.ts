@@ -28,7 +28,8 @@ import {
   acquireDreamLock,
   inspectDreamLock,
 } from './consolidation-lock.js';
-import { errCode, nodeDreamFs } from './dream-fs.js';
+import { nodeDreamFs } from './dream-fs.js';
+import { errCode } from '../core/fs-errors.js';
 import { SESSION_SCAN_INTERVAL_MS, type SessionCount, type SessionScanCache, countSessionsSince, defaultSessionScanCache } from './session-scan.js';
 
 /** Default time gate: hours since the last consolidation. */

@@ -11,7 +11,8 @@
 import type { DreamRecord } from '../../shared/contract/dream.js';
 import { type HistoryEntry, listHistory } from '../history/history.js';
 import type { DreamLockRecovery } from './consolidation-lock.js';
-import { adoptCompletedDreamLock, isProcessAlive, recoverCrashedDreams } from './consolidation-lock.js';
+import { adoptCompletedDreamLock, recoverCrashedDreams } from './consolidation-lock.js';
+import { isProcessAlive } from '../core/process.js';
 import { type ApplyRecovery, recoverInterruptedApply } from './apply-dream.js';
 import { formatReport } from './dream-report.js';
 import { listDreamRecords, saveDreamRecord } from './dream-records.js';

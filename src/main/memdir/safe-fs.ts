@@ -27,6 +27,8 @@ import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { resolveDataDir } from '../data-dir.js';
+import { errCode } from '../core/fs-errors.js';
+import { isProcessAlive } from '../core/process.js';
 
 /** Temp files start with a dot so scans, watchers and history (which ignore dotfiles) skip them. */
 export const TEMP_FILE_PREFIX = '.memdir-tmp-';
@@ -265,10 +267,6 @@ async function fsyncDir(dir: string): Promise<void> {
   } finally {
     await handle?.close();
   }
-}
-
-function errCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | null)?.code;
 }
 
 /** Turns an OS error into a MemoryFileError; our own typed errors pass through unchanged. */
@@ -696,15 +694,6 @@ async function readOwnerRecord(p: string): Promise<OwnerRecord | null> {
     return parsed as OwnerRecord;
   } catch {
     return null;
-  }
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errCode(err) === 'EPERM';
   }
 }
 

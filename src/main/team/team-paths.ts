@@ -20,6 +20,7 @@ import path from 'node:path';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { type SyncSpace, TEAM_SPACE, isExcluded, spaceRel } from './sync-space.js';
 import { type FileFacts, factsOf } from '../memdir/read-file.js';
+import { errCode as code } from '../core/fs-errors.js';
 import {
   MemoryFileError,
   UnsafePathError,
@@ -40,10 +41,6 @@ export class TeamPathError extends Error {
   ) {
     super(message);
   }
-}
-
-function code(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
 }
 
 function isInside(root: string, candidate: string): boolean {

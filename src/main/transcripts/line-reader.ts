@@ -9,6 +9,7 @@
  * transcripts`).
  */
 import fs from 'node:fs/promises';
+import { errCode } from '../core/fs-errors.js';
 
 /** Bytes per `read()` call; the reader keeps two such buffers (one filling, one being split). */
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
@@ -269,12 +270,8 @@ function decodeLine(bytes: Buffer, start: number, end: number, offset: number): 
   return bytes.toString('utf8', start, end);
 }
 
-function errnoCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | null)?.code;
-}
-
 function describeError(error: unknown): string {
-  const code = errnoCode(error);
+  const code = errCode(error);
   if (code === 'EACCES' || code === 'EPERM') return 'Memdir has no permission to read the transcript';
   if (code === 'EISDIR') return 'the path is a folder, not a transcript file';
   return `the transcript could not be read (${code ?? (error instanceof Error ? error.message : String(error))})`;
@@ -286,7 +283,7 @@ async function stillThere(file: string, identity: FileIdentity): Promise<'same' 
     const stat = await fs.stat(file, { bigint: true });
     return String(stat.dev) === identity.dev && String(stat.ino) === identity.ino ? 'same' : 'replaced';
   } catch (error) {
-    return errnoCode(error) === 'ENOENT' ? 'deleted' : 'same';
+    return errCode(error) === 'ENOENT' ? 'deleted' : 'same';
   }
 }
 
@@ -313,7 +310,7 @@ export async function* readLineBatches(file: string, options: LineReadOptions = 
   try {
     handle = await fs.open(file, 'r');
   } catch (error) {
-    const code = errnoCode(error);
+    const code = errCode(error);
     yield [code === 'ENOENT' || code === 'ENOTDIR' ? end('missing') : end('error', { message: describeError(error) })];
     return;
   }
