@@ -2,6 +2,8 @@
  * The shape of a `memdir` sub-command. Each lives in commands/<name>.ts and is listed in
  * registry.ts; `--help` text is generated from these declarations, so it cannot drift.
  */
+import { EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MemdirError, type MemdirErrorOptions } from '../main/core/errors.js';
+
 export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
@@ -31,15 +33,24 @@ export interface CommandSpec {
   run: (ctx: { positionals: string[]; values: Record<string, string | boolean | string[] | undefined>; io: CliIo }) => Promise<number>;
 }
 
-/** A mistake in how the command was called: exit code 2 with a one-line message. */
-export class UsageError extends Error {}
+/** A mistake in how the command was called: exit code 2 with a one-line message and a pointer to `--help`. */
+export class UsageError extends MemdirError<'usage'> {
+  override readonly name = 'UsageError';
+  constructor(message: string, options?: MemdirErrorOptions) {
+    super('usage', message, options);
+  }
+}
 
 /** An I/O or data problem that stops the command: exit code 2 with a one-line message. */
-export class CliFailure extends Error {}
+export class CliFailure extends MemdirError<'failed'> {
+  override readonly name = 'CliFailure';
+  constructor(message: string, options?: MemdirErrorOptions) {
+    super('failed', message, options);
+  }
+}
 
-export const EXIT_OK = 0;
-export const EXIT_PROBLEMS = 1;
-export const EXIT_ERROR = 2;
+/** The exit codes are core/errors.ts's, where the table that uses them is. */
+export { EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS };
 
 export const homeOption: OptionSpec = { type: 'string', valueName: 'H', description: 'Claude Code home (default: $CLAUDE_CONFIG_DIR, else ~/.claude)' };
 export const jsonOption: OptionSpec = { type: 'boolean', description: 'print JSON instead of text' };

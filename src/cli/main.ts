@@ -2,7 +2,8 @@
  * `memdir` command-line entry: parses arguments, dispatches to a command, turns every failure
  * into a one-line message and an exit code (0 fine, 1 problems found, 2 usage or I/O error).
  */
-import { type CliIo, type CommandSpec, CliFailure, EXIT_ERROR, UsageError } from './command.js';
+import { type CliIo, type CommandSpec, EXIT_ERROR, UsageError } from './command.js';
+import { MemdirError, errorMapping, oneLine } from '../main/core/errors.js';
 import { VERSION } from '../main/app/version.js';
 import { visibleText } from '../shared/visible-text.js';
 
@@ -105,6 +106,25 @@ function terminalSafe(io: CliIo): CliIo {
 }
 
 /**
+ * What a failed command prints and exits with. A MemdirError as the one table in core/errors.ts
+ * says (the app's dispatcher reads the same table): its message on one line, its hint on the
+ * next, never a stack or a class name. Anything else is an I/O problem or Memdir's bug: its first
+ * line (the stack only with MEMDIR_DEBUG set).
+ */
+export function failureOutput(command: string, error: unknown): { lines: string[]; exit: number } {
+  const name = `memdir ${command}`;
+  if (error instanceof MemdirError) {
+    const mapping = errorMapping(error.code);
+    const message = oneLine(error.message);
+    const lines = [mapping.print === 'usage' ? `${name}: ${message}. Run \`${name} --help\`.` : `${name}: ${message}`];
+    if (error.hint) lines.push(`${name}: ${oneLine(error.hint)}`);
+    return { lines, exit: mapping.exit };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { lines: [`${name}: ${message.split('\n')[0]}`], exit: EXIT_ERROR };
+}
+
+/**
  * Run one `memdir` invocation. `commands` defaults to every command (loaded on demand, so a
  * caller that needs one command — the hook, run by Claude Code on every turn — loads only it).
  */
@@ -141,18 +161,9 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
     }
     return await spec.run({ positionals: parsed.positionals, values: parsed.values, io });
   } catch (error) {
-    const name = `memdir ${spec.name.join(' ')}`;
-    if (error instanceof UsageError) {
-      io.err(`${name}: ${(error as Error).message}. Run \`${name} --help\`.\n`);
-      return EXIT_ERROR;
-    }
-    if (error instanceof CliFailure) {
-      io.err(`${name}: ${error.message}\n`);
-      return EXIT_ERROR;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    io.err(`${name}: ${message.split('\n')[0]}\n`);
+    const { lines, exit } = failureOutput(spec.name.join(' '), error);
+    for (const line of lines) io.err(`${line}\n`);
     if (io.env.MEMDIR_DEBUG) io.err(`${(error as Error).stack ?? ''}\n`);
-    return EXIT_ERROR;
+    return exit;
   }
 }

@@ -5,12 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { confirmDream } from '../../main/dream/confirm-dream.js';
-import { DreamError } from '../../main/dream/dream-error.js';
 import { claudeCodeDreamStatus } from '../../main/dream/claude-code-dream.js';
 import { checkDreamGates } from '../../main/dream/dream-gates.js';
 import { listDreamRecords } from '../../main/dream/dream-records.js';
@@ -20,7 +19,7 @@ import { runDream } from '../../main/dream/run-dream.js';
 import { SessionScanCache } from '../../main/dream/session-scan.js';
 import { resolveProvider } from '../../main/llm/resolve-provider.js';
 import { projectsRoot } from '../../main/memdir/home.js';
-import { type ProjectLocation, ProjectNotFoundError, locateProject } from '../../main/memdir/projects.js';
+import { type ProjectLocation, locateProject } from '../../main/memdir/projects.js';
 import { loadAppSettings } from '../../main/settings/app-settings.js';
 import type { DreamRecord } from '../../shared/contract/dream.js';
 
@@ -33,17 +32,7 @@ async function project(values: Record<string, unknown>, io: CliIo): Promise<{ ho
   const home = homeFrom(values, io);
   const target = values.project;
   const asDir = !/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target));
-  try {
-    return { home, loc: await locateProject(home, asDir || target.startsWith('~') ? target : path.resolve(io.cwd, target), io.env) };
-  } catch (error) {
-    if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
-    throw error;
-  }
-}
-
-function dreamFailure(error: unknown): never {
-  if (error instanceof DreamError) throw new CliFailure(error.message);
-  throw error;
+  return { home, loc: await locateProject(home, asDir || target.startsWith('~') ? target : path.resolve(io.cwd, target), io.env) };
 }
 
 /** `memdir dream status`. */
@@ -241,7 +230,7 @@ Exit codes: 0 reverted, 1 reverted in part or not at all (files changed since we
     const id = positionals[0]!;
     const dataDir = resolveDataDir(io.env);
     await recoverInterruptedDreams({ dataDir });
-    const { revert } = await revertDream(id, { dataDir, overwriteChanged: values['overwrite-changed'] === true }).catch(dreamFailure);
+    const { revert } = await revertDream(id, { dataDir, overwriteChanged: values['overwrite-changed'] === true });
     if (values.json) printJson(io, { id, restored: revert.restored, warnings: revert.warnings, rev: revert.rev });
     else {
       io.out(revert.restored.length > 0 ? `Reverted dream ${id}: ${revert.restored.join(', ')} put back.\n` : `Nothing reverted for dream ${id}.\n`);
@@ -262,7 +251,7 @@ JSON: the same as \`memdir dream --json\`. Exit codes: 0 applied, 2 usage or I/O
   async run({ positionals, io, values }) {
     const dataDir = resolveDataDir(io.env);
     await recoverInterruptedDreams({ dataDir });
-    const record = await confirmDream(positionals[0]!, { dataDir }).catch(dreamFailure);
+    const record = await confirmDream(positionals[0]!, { dataDir });
     if (values.json) printJson(io, { id: record.id, status: record.status, changed: changedOf(record), report: record.report, rev: record.rev });
     else io.out(`${record.report}\n`);
     return record.status === 'completed' || record.status === 'no-changes' ? 0 : 2;

@@ -75,7 +75,7 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
     // Loaded here, not at the top: `memdir hook` shares this process image and must start fast.
     const { resolveDataDir } = await import('../../main/data-dir.js');
     const { projectsRoot } = await import('../../main/memdir/home.js');
-    const { ProjectNotFoundError, locateProject } = await import('../../main/memdir/projects.js');
+    const { locateProject } = await import('../../main/memdir/projects.js');
     const { loadAppSettings } = await import('../../main/settings/app-settings.js');
     const { resolveProvider } = await import('../../main/llm/resolve-provider.js');
     const { listTranscriptsIn } = await import('../../main/transcripts/list-transcripts.js');
@@ -83,13 +83,7 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
 
     const home = homeFrom(values, io);
     const dataDir = resolveDataDir(io.env);
-    let location;
-    try {
-      location = await locateProject(home, projectTarget(values.project, projectsRoot(home), io.cwd), io.env);
-    } catch (error) {
-      if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
-      throw error;
-    }
+    const location = await locateProject(home, projectTarget(values.project, projectsRoot(home), io.cwd), io.env);
     if (location.transcriptDirs.length === 0)
       throw new CliFailure(`Claude Code has no transcripts for ${location.key} yet (no session launched there or in a directory that reads its memory).`);
     const { settings } = await loadAppSettings(dataDir);

@@ -23,9 +23,7 @@ import {
 import { type SyncIdentity, givenIdentity, identifyByRepository } from '../../main/personal/project-key.js';
 import { FileCredentialStore } from '../../main/settings/credentials.js';
 import { AlertCenter } from '../../main/team/alert-center.js';
-import { type TeamConnection, TeamConfigError } from '../../main/team/connections.js';
-import { TeamClientError } from '../../main/team/team-client.js';
-import { TeamSyncError } from '../../main/team/team-sync.js';
+import type { TeamConnection } from '../../main/team/connections.js';
 import {
   type SyncWords,
   checkKeep,
@@ -44,23 +42,6 @@ function personalWords(connection: TeamConnection): SyncWords {
   return { prefix: '', where: `your personal space at ${connection.server}`, family: 'personal', theirs: "your other machine's" };
 }
 
-/** Failures of the personal sync services as one line for the command line. */
-async function cli<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (
-      error instanceof PersonalSyncError ||
-      error instanceof TeamConfigError ||
-      error instanceof TeamClientError ||
-      error instanceof TeamSyncError ||
-      error instanceof RangeError
-    )
-      throw new CliFailure(error.message);
-    throw error;
-  }
-}
-
 /** Standard input as lines (for `--token-stdin` and `--passphrase-stdin` together: the token first). Only line ends are removed: a passphrase keeps its spaces. */
 async function stdinLines(stream: NodeJS.ReadableStream | undefined): Promise<string[]> {
   if (!stream) return [];
@@ -77,7 +58,7 @@ async function stdinLines(stream: NodeJS.ReadableStream | undefined): Promise<st
 
 /** The sync identity of a located project: `--identity NAME`, else its repository's identity (root commit, else remote). */
 async function identityOf(loc: ProjectLocation, given: unknown): Promise<SyncIdentity> {
-  if (typeof given === 'string') return cli(async () => givenIdentity(given));
+  if (typeof given === 'string') return givenIdentity(given);
   const found = await identifyByRepository(loc.keySource === 'dir-name' ? null : loc.key);
   if (!found) {
     throw new CliFailure(
@@ -109,7 +90,7 @@ function credentialsOf(dataDir: string): FileCredentialStore {
 
 async function openSync(connection: TeamConnection, io: CliIo, dataDir: string, localOnly = false) {
   if (localOnly) return openPersonalSyncLocal(connection, dataDir);
-  return cli(() => openPersonalSync(connection, { dataDir, credentials: credentialsOf(dataDir), env: io.env, alerts: new AlertCenter(dataDir) }));
+  return openPersonalSync(connection, { dataDir, credentials: credentialsOf(dataDir), env: io.env, alerts: new AlertCenter(dataDir) });
 }
 
 async function requireProject(values: Record<string, unknown>, io: CliIo): Promise<{ loc: ProjectLocation; connection: TeamConnection; dataDir: string }> {
@@ -202,19 +183,18 @@ entries; 2 refused (wrong passphrase, not acknowledged, bad token or URL, no ide
       if (!token) throw new UsageError('no token: pipe it into --token-stdin, or set MEMDIR_PERSONAL_TOKEN');
       const passphrase = values['passphrase-stdin'] ? (lines.shift() ?? '') : (io.env.MEMDIR_PASSPHRASE ?? '');
       if (!passphrase) throw new UsageError('no passphrase: pipe it into --passphrase-stdin, or set MEMDIR_PASSPHRASE');
-      const connected = await cli(() =>
-        connectAccount({
-          dataDir,
-          credentials,
-          server: values.server as string,
-          token,
-          passphrase,
-          allowHttp: values['allow-http'] === true,
-          acknowledged: values.yes === true,
-        }),
-      ).catch((error: unknown) => {
-        if (error instanceof CliFailure && /has no passphrase yet/.test(error.message))
-          throw new CliFailure(`${error.message} Run again with --yes once you have kept the passphrase somewhere safe.`);
+      const connected = await connectAccount({
+        dataDir,
+        credentials,
+        server: values.server as string,
+        token,
+        passphrase,
+        allowHttp: values['allow-http'] === true,
+        acknowledged: values.yes === true,
+      }).catch((error: unknown) => {
+        // The app asks in a dialog; here the way to confirm is a flag.
+        if (error instanceof PersonalSyncError && error.code === 'needs-acknowledgement')
+          throw new PersonalSyncError(error.code, error.message, { hint: 'Run again with --yes once you have kept the passphrase somewhere safe.' });
         throw error;
       });
       account = accountView(connected.account, connected.created);
@@ -231,7 +211,7 @@ entries; 2 refused (wrong passphrase, not acknowledged, bad token or URL, no ide
     if (typeof values.project === 'string') {
       const loc = await locate(values, io);
       const identity = await identityOf(loc, values.identity);
-      const connection = await cli(() => enableProject(dataDir, credentials, { memoryDir: loc.memoryDir, dir: loc.dir, identity }, io.env));
+      const connection = await enableProject(dataDir, credentials, { memoryDir: loc.memoryDir, dir: loc.dir, identity }, io.env);
       await fsp.mkdir(loc.memoryDir, { recursive: true });
       project = projectView(connection);
       const sync = await openSync(connection, io, dataDir);
@@ -259,7 +239,7 @@ JSON: {"connected": bool, "account": {"server", "user", "member", "tokenId", "ke
 Exit codes: 0 in step (or not connected), 1 conflicts or files held back, 2 error.`,
   async run({ values, io }) {
     const dataDir = dataDirOf(io);
-    const account = await cli(() => readAccount(dataDir));
+    const account = await readAccount(dataDir);
     let connections = await personalConnections(dataDir)
       .list()
       .catch(() => []);

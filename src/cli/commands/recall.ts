@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type CliIo, type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { checkContractLimits } from '../contract-limits.js';
 import { table } from '../format.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { projectsRoot } from '../../main/memdir/home.js';
-import { ProjectNotFoundError } from '../../main/memdir/projects.js';
-import { type ClaudeCodeRecallResult, type ProjectRecallResult, RecallService, TranscriptNotFoundError } from '../../main/recall/recall-service.js';
+import { type ClaudeCodeRecallResult, type ProjectRecallResult, RecallService } from '../../main/recall/recall-service.js';
 import { homeFrom } from './scan.js';
 
 /**
@@ -79,28 +78,21 @@ Exit codes: 0 done (whichever method chose, or whatever Claude Code would load),
     const service = new RecallService({ home, env: io.env, dataDir: resolveDataDir(io.env) });
     const project = projectTarget(values.project, home, io.cwd);
     if (values['claude-code'] === true) {
-      let cc: ClaudeCodeRecallResult;
-      try {
-        // A transcript file is relative to the caller's directory; a bare session id is looked up in the home.
-        const given = typeof values.session === 'string' ? values.session : undefined;
-        const transcript = given && /[\\/]|\.jsonl$/.test(given) ? path.resolve(io.cwd, given) : given;
-        cc = await service.claudeCode({ project, query: values.query, offline: values.offline === true, ...(transcript ? { transcript } : {}) });
-      } catch (error) {
-        if (error instanceof ProjectNotFoundError || error instanceof TranscriptNotFoundError) throw new CliFailure(error.message);
-        throw error;
-      }
+      // A transcript file is relative to the caller's directory; a bare session id is looked up in the home.
+      const given = typeof values.session === 'string' ? values.session : undefined;
+      const transcript = given && /[\\/]|\.jsonl$/.test(given) ? path.resolve(io.cwd, given) : given;
+      let cc: ClaudeCodeRecallResult = await service.claudeCode({
+        project,
+        query: values.query,
+        offline: values.offline === true,
+        ...(transcript ? { transcript } : {}),
+      });
       cc = { ...cc, latencyMs: Math.round(cc.latencyMs) };
       if (values.json) printJson(io, cc);
       else printClaudeCode(io, cc);
       return 0;
     }
-    let result: ProjectRecallResult;
-    try {
-      result = await service.recall({ project, query: values.query, offline: values.offline === true });
-    } catch (error) {
-      if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
-      throw error;
-    }
+    let result: ProjectRecallResult = await service.recall({ project, query: values.query, offline: values.offline === true });
     result = { ...result, latencyMs: Math.round(result.latencyMs) };
     if (values.json) {
       printJson(io, result);

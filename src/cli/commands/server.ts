@@ -7,7 +7,7 @@ import { DEFAULT_LIMITS, type ServerLimits } from '../../server/limits.js';
 import { jsonLog } from '../../server/log.js';
 import { isPostgresUrl, redactConnectionString } from '../../server/db-url.js';
 import { openStore } from '../../server/open-store.js';
-import { type TeamStore, StoreError } from '../../server/store.js';
+import type { TeamStore } from '../../server/store.js';
 
 /**
  * What a server command says where the server's own packages (SQLite, PostgreSQL, Hono) are not
@@ -41,11 +41,9 @@ async function withStore<T>(values: Record<string, unknown>, io: CliIo, fn: (sto
     if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
     throw new CliFailure(`cannot open the team store ${redactConnectionString(db)}: ${(error as Error).message.split('\n')[0]}`);
   }
+  // A StoreError (a duplicate team, an unknown token) is a sentence for the admin: main.ts prints it.
   try {
     return await fn(store);
-  } catch (error) {
-    if (error instanceof StoreError) throw new CliFailure(error.message);
-    throw error;
   } finally {
     await store.close();
   }

@@ -62,12 +62,7 @@ or null; lastInjected = the index text that transcript recorded as injected, or 
       for (const p of [...scan.problems, ...(scan.team?.problems ?? [])]) io.out(`${formatProblem(p)}\n`);
       return 0;
     }
-    let abs: string;
-    try {
-      abs = await resolveInside(loc.memoryDir, file);
-    } catch (error) {
-      throw new CliFailure((error as Error).message);
-    }
+    const abs = await resolveInside(loc.memoryDir, file);
     const outcome = await readMemoryText(loc.memoryDir, abs, false);
     if (!outcome.ok) throw new CliFailure(`${file} cannot be shown: ${outcome.reason}.`);
     if (values.json) {

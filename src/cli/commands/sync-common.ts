@@ -9,10 +9,10 @@ import { type CliIo, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROB
 import type { SyncReport } from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/data-dir.js';
 import { projectsRoot } from '../../main/memdir/home.js';
-import { type ProjectLocation, ProjectNotFoundError, locateProject } from '../../main/memdir/projects.js';
+import { type ProjectLocation, locateProject } from '../../main/memdir/projects.js';
 import { CREDENTIALS_FILE } from '../../main/settings/credentials.js';
 import type { TeamConnection } from '../../main/team/connections.js';
-import { type TeamSync, TeamSyncError } from '../../main/team/team-sync.js';
+import type { TeamSync } from '../../main/team/team-sync.js';
 import { homeFrom } from './scan.js';
 
 export const projectOption: OptionSpec = {
@@ -31,12 +31,7 @@ export async function locate(values: Record<string, unknown>, io: CliIo): Promis
   if (typeof values.project !== 'string' || values.project.trim() === '')
     throw new UsageError('--project is required: a project directory or its name under projects/');
   const home = homeFrom(values, io);
-  try {
-    return await locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
-  } catch (error) {
-    if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
-    throw error;
-  }
+  return locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
 }
 
 export function dataDirOf(io: CliIo): string {
@@ -173,13 +168,7 @@ export async function resolveFromCli(
 ): Promise<number> {
   const keep = checkKeep(values);
   const sync = await open(keep === 'server');
-  let detail;
-  try {
-    detail = await sync.conflictDetail(id);
-  } catch (error) {
-    if (error instanceof TeamSyncError) throw new CliFailure(error.message);
-    throw error;
-  }
+  const detail = await sync.conflictDetail(id);
   let text: string | undefined;
   if (keep === 'merged') {
     if (typeof values.file === 'string') {
@@ -196,13 +185,7 @@ export async function resolveFromCli(
       );
     }
   }
-  let result;
-  try {
-    result = await sync.resolve(id, keep === 'merged' ? 'merge' : keep, { ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
-  } catch (error) {
-    if (error instanceof TeamSyncError) throw new CliFailure(error.message);
-    throw error;
-  }
+  const result = await sync.resolve(id, keep === 'merged' ? 'merge' : keep, { ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
   const key = result.conflict.key;
   const undo = result.rev ? `memdir restore ${loc.dir} ${result.rev.slice(0, 12)}~1 ${words.prefix}${key}` : null;
   if (values.json) {

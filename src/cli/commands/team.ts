@@ -21,17 +21,8 @@ import { checkContractLimits } from '../contract-limits.js';
 import type { ProjectLocation } from '../../main/memdir/projects.js';
 import { FileCredentialStore } from '../../main/settings/credentials.js';
 import { AlertCenter } from '../../main/team/alert-center.js';
-import {
-  ConnectionStore,
-  type TeamConnection,
-  TeamConfigError,
-  checkServerUrl,
-  checkTeamName,
-  readToken,
-  tokenCredentialName,
-  tokenIdOf,
-} from '../../main/team/connections.js';
-import { TeamClient, TeamClientError } from '../../main/team/team-client.js';
+import { ConnectionStore, type TeamConnection, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from '../../main/team/connections.js';
+import { TeamClient } from '../../main/team/team-client.js';
 import { TeamSync } from '../../main/team/team-sync.js';
 import {
   checkKeep,
@@ -131,28 +122,15 @@ run \`memdir team sync\` again).`,
         "Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Team sync view instead.",
       );
     }
-    let server: string;
-    let team: string;
-    try {
-      server = checkServerUrl(values.server, values['allow-http'] === true);
-      team = checkTeamName(values.team);
-    } catch (error) {
-      if (error instanceof TeamConfigError) throw new CliFailure(error.message);
-      throw error;
-    }
+    const server = checkServerUrl(values.server, values['allow-http'] === true);
+    const team = checkTeamName(values.team);
     const tokenId = tokenIdOf(token);
     if (!tokenId) throw new CliFailure('that is not a Memdir team token (they look like mdt_…, from `memdir server admin issue-token`)');
     const client = new TeamClient({ server, team, token, timeoutMs: 15_000 });
-    let member: string;
-    try {
-      const me = await client.me();
-      if (me.team !== team) throw new CliFailure(`this token belongs to team "${me.team}", not "${team}"`);
-      member = me.member;
-      await client.checksums();
-    } catch (error) {
-      if (error instanceof TeamClientError) throw new CliFailure(error.message);
-      throw error;
-    }
+    const me = await client.me();
+    if (me.team !== team) throw new CliFailure(`this token belongs to team "${me.team}", not "${team}"`);
+    const member = me.member;
+    await client.checksums();
     const store = new ConnectionStore(dataDir);
     const previous = await store.forMemoryDir(loc.memoryDir);
     const connection = await store.save({

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
 import { resolveHome } from '../../main/memdir/home.js';
-import { ProjectNotFoundError, locateProject } from '../../main/memdir/projects.js';
+import { locateProject } from '../../main/memdir/projects.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 
 export const whereCommand: CommandSpec = {
@@ -23,13 +23,7 @@ JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs 
        "settingsFiles": [{"source", "file", "exists"}], "ignored": [{"file", "key", "reason"}]}`,
   async run({ positionals, values, io }) {
     const home = typeof values.home === 'string' ? path.resolve(io.cwd, values.home) : resolveHome(io.env);
-    let loc;
-    try {
-      loc = await locateProject(home, path.resolve(io.cwd, positionals[0]!), io.env);
-    } catch (error) {
-      if (error instanceof ProjectNotFoundError) throw new CliFailure(error.message);
-      throw error;
-    }
+    const loc = await locateProject(home, path.resolve(io.cwd, positionals[0]!), io.env);
     const e = loc.explanation!;
     const launchDir = loc.settings.launchDir ?? e.dir;
     const result = {

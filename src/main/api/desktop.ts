@@ -50,11 +50,7 @@ export const desktopHandlers: Pick<
   },
   async 'desktop.installCommand'(_input, ctx) {
     shellOf(ctx);
-    try {
-      await installMemdirCommand(commandOptions(ctx));
-    } catch (error) {
-      throw new RpcError({ code: 'conflict', message: (error as Error).message });
-    }
+    await installMemdirCommand(commandOptions(ctx));
     return status(ctx);
   },
   async 'desktop.revealMemory'({ dir, scope, file }, ctx) {

@@ -10,10 +10,7 @@ import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } fro
 import { inputSentences, sentenceOf } from '../../shared/contract/input-sentences.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import type { AppContext } from '../app/app-context.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { UnsafePathError } from '../memdir/safe-fs.js';
-import { HistoryError } from '../history/history.js';
-import { SettingsFileError } from '../settings/claude-settings-file.js';
+import { MemdirError, errorMapping } from '../core/errors.js';
 
 export type Handler<D extends QueryDef> = (input: z.output<D['input']>, ctx: AppContext) => Promise<z.input<D['output']>>;
 export type Handlers = { [K in CallName]: Contract[K] extends QueryDef ? Handler<Contract[K]> : never };
@@ -26,18 +23,22 @@ function issuesOf(error: ZodError): string[] {
   return error.issues.map((i) => issueSentence(i));
 }
 
-/** Map anything thrown by a service to the error shape the renderer understands. */
+/**
+ * Map anything thrown by a service to the error shape the renderer understands: a MemdirError by
+ * its code, as core/errors.ts's one table says (the CLI reads the same table); anything else is
+ * Memdir's bug, an `internal` error whose first line is shown and whose whole is logged.
+ */
 export function toRpcError(error: unknown): RpcErrorShape {
   if (error instanceof RpcError) return error.toJSON();
-  if (error instanceof MemoryError) {
-    const code = error.code === 'unsafe-path' ? 'unsafe-path' : error.code === 'invalid-input' ? 'invalid-input' : error.code;
-    return { code, message: error.message, ...(error.current !== undefined ? { current: error.current } : {}) };
-  }
-  if (error instanceof UnsafePathError) return { code: 'unsafe-path', message: error.message };
-  if (error instanceof SettingsFileError) return { code: error.code === 'conflict' ? 'conflict' : 'invalid-input', message: error.message };
-  if (error instanceof HistoryError) {
-    const reason = (error as HistoryError & { reason?: string }).reason;
-    return { code: reason === 'not-found' ? 'not-found' : reason === 'bad-argument' ? 'invalid-input' : 'internal', message: error.message };
+  if (error instanceof MemdirError) {
+    // A conflict carries what is on disk now, so the editor can show both versions (MemoryError).
+    const current = (error as { current?: unknown }).current;
+    return {
+      code: errorMapping(error.code).rpc,
+      message: error.message,
+      ...(error.hint !== undefined ? { hint: error.hint } : {}),
+      ...(typeof current === 'string' ? { current } : {}),
+    };
   }
   if (error instanceof ZodError) {
     const sentences = [...new Set(error.issues.map((i) => sentenceOf('', i)))];
@@ -58,7 +59,18 @@ export interface Dispatcher {
   subscribe(name: unknown, input: unknown, emit: (event: AppEvent) => void): { ok: true; unsubscribe: () => void } | { ok: false; error: RpcErrorShape };
 }
 
-export function createDispatcher(ctx: AppContext, handlers: Handlers, subscribers: Subscribers): Dispatcher {
+/** How a dispatcher reports what the person is not shown. */
+export interface DispatcherOptions {
+  /** Receives every error that became `internal` (a bug: its stack belongs in a log, never on screen); default console.error. */
+  logInternal?: (call: string, error: unknown) => void;
+}
+
+function logToConsole(call: string, error: unknown): void {
+  console.error(`memdir: ${call} failed:`, error);
+}
+
+export function createDispatcher(ctx: AppContext, handlers: Handlers, subscribers: Subscribers, options: DispatcherOptions = {}): Dispatcher {
+  const logInternal = options.logInternal ?? logToConsole;
   const defs = CONTRACT as Record<string, QueryDef | SubscriptionDef>;
   return {
     async call(name, input) {
@@ -77,7 +89,7 @@ export function createDispatcher(ctx: AppContext, handlers: Handlers, subscriber
         return { ok: true, result: checked.data };
       } catch (error) {
         const shape = toRpcError(error);
-        if (shape.code === 'internal' && ctx.env.MEMDIR_DEBUG) console.error(error);
+        if (shape.code === 'internal') logInternal(name as string, error);
         return { ok: false, error: shape };
       }
     },

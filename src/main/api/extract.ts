@@ -1,6 +1,4 @@
 /** The review queue, the extraction log and "Extract now" (issue 5). */
-import { RpcError } from '../../shared/contract/define.js';
-import { JobBusyError } from '../jobs/job-runner.js';
 import { ExtractionStore } from '../extract/extraction-store.js';
 import { acceptProposal, rejectProposal } from '../extract/review-queue.js';
 import type { Handlers } from './dispatch.js';
@@ -27,11 +25,6 @@ export const extractHandlers: Pick<Handlers, 'extract.queue' | 'extract.accept' 
   },
   async 'extract.run'({ dir }, ctx) {
     await ctx.project(dir);
-    try {
-      return await ctx.autoMemory.extraction.runProject(dir);
-    } catch (error) {
-      if (error instanceof JobBusyError) throw new RpcError({ code: 'busy', message: error.message });
-      throw error;
-    }
+    return ctx.autoMemory.extraction.runProject(dir);
   },
 };

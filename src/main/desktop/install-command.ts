@@ -9,6 +9,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CommandInstall } from '../../shared/contract/desktop.js';
+import { MemdirError } from '../core/errors.js';
+import { errCode } from '../core/fs-errors.js';
 
 export interface CommandInstallOptions {
   /** The app's `memdir` script, or null when running from a checkout. */
@@ -71,14 +73,22 @@ export async function commandInstallStatus(options: CommandInstallOptions): Prom
   return { installable: true, path: target, installed: ours === true, note };
 }
 
-/** Install the command (idempotent). A failure is thrown as an Error with a sentence. */
+/** Why the memdir command was not installed, in a sentence. */
+export class CommandInstallError extends MemdirError<'unavailable' | 'exists' | 'io-failed'> {
+  override readonly name = 'CommandInstallError';
+}
+
+/** Install the command (idempotent). A failure is thrown as a CommandInstallError with a sentence. */
 export async function installMemdirCommand(options: CommandInstallOptions): Promise<CommandInstall> {
   const platform = options.platform ?? process.platform;
   const status = await commandInstallStatus(options);
-  if (!status.installable || !options.script || !status.path) throw new Error(status.note ?? 'The memdir command cannot be installed here.');
+  if (!status.installable || !options.script || !status.path)
+    throw new CommandInstallError('unavailable', status.note ?? 'The memdir command cannot be installed here.');
   if (status.installed) return status;
   const target = status.path;
-  await fs.mkdir(path.dirname(target), { recursive: true });
+  await fs.mkdir(path.dirname(target), { recursive: true }).catch((error: unknown) => {
+    throw new CommandInstallError('io-failed', `The memdir command could not be installed at ${target}: ${(error as Error).message}`, { cause: error });
+  });
   try {
     if (platform === 'win32') {
       // Written whole beside it, then hard-linked in: the shim appears complete or not at all.
@@ -94,8 +104,8 @@ export async function installMemdirCommand(options: CommandInstallOptions): Prom
       await fs.symlink(options.script, target);
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${target} appeared meanwhile; Memdir leaves it alone.`, { cause: error });
-    throw new Error(`The memdir command could not be installed at ${target}: ${(error as Error).message}`, { cause: error });
+    if (errCode(error) === 'EEXIST') throw new CommandInstallError('exists', `${target} appeared meanwhile; Memdir leaves it alone.`, { cause: error });
+    throw new CommandInstallError('io-failed', `The memdir command could not be installed at ${target}: ${(error as Error).message}`, { cause: error });
   }
   return commandInstallStatus(options);
 }

@@ -11,18 +11,25 @@
  * touched at the end.
  */
 import { type DreamLock, type DreamLockOptions, type DreamLockProblem, LOCK_STALE_MS, acquireDreamLock } from './consolidation-lock.js';
+import { MemdirError } from '../core/errors.js';
 
 /** How often a held lock's mtime is refreshed: well inside the 1-hour staleness. */
 export const DREAM_HEARTBEAT_MS = LOCK_STALE_MS / 6;
 
 /** The dream was cancelled: by its AbortSignal or by a signal to the process. */
-export class DreamCancelledError extends Error {
+export class DreamCancelledError extends MemdirError<'cancelled'> {
   override readonly name = 'DreamCancelledError';
+  constructor(message: string) {
+    super('cancelled', message);
+  }
 }
 
 /** Another process took the consolidation lock over while the dream ran. */
-export class DreamLockLostError extends Error {
+export class DreamLockLostError extends MemdirError<'lock-lost'> {
   override readonly name = 'DreamLockLostError';
+  constructor(message: string) {
+    super('lock-lost', message);
+  }
 }
 
 /** Options of {@link withDreamLock} and {@link runWithDreamLock}. */

@@ -44,6 +44,7 @@ import { EXTRACT_SYSTEM_PROMPT, ExtractAnswerError, MAX_ANSWER_TOKENS, buildExtr
 import { type ExtractJournal, type JournalApply, ExtractionStore, newId } from './extraction-store.js';
 import { findRememberStatements, suggestionOperation } from './remember-statements.js';
 import { type ValidationTarget, validateOperation } from './validate-operation.js';
+import { MemdirError } from '../core/errors.js';
 
 /** The cursor consumer name of extraction. */
 export const EXTRACT_CONSUMER = 'extract';
@@ -63,13 +64,19 @@ export class SimulatedCrash extends Error {
 }
 
 /** Another run (this process or another: the app, the CLI) is extracting from the transcript. */
-export class ExtractBusyError extends Error {
+export class ExtractBusyError extends MemdirError<'busy'> {
   override readonly name = 'ExtractBusyError';
+  constructor(message: string) {
+    super('busy', message);
+  }
 }
 
 /** A transcript extraction does not read (outside the home, a sub-agent's, not a transcript). */
-export class ExtractInputError extends Error {
+export class ExtractInputError extends MemdirError<'invalid-input'> {
   override readonly name = 'ExtractInputError';
+  constructor(message: string) {
+    super('invalid-input', message);
+  }
 }
 
 export interface ExtractTranscriptOptions {

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS } from '../../shared/memory-types.js';
 import type { MemorySummary } from '../../shared/scan-types.js';
 import type { Turn } from '../transcripts/turns.js';
+import { MemdirError } from '../core/errors.js';
 
 /** Budget of the turns part of one request (about 15k tokens). */
 export const MAX_TURNS_CHARS = 60_000;
@@ -107,8 +108,11 @@ export function buildExtractPrompt(turns: readonly Turn[], context: ExtractConte
 }
 
 /** The model's answer could not be read as a whole. */
-export class ExtractAnswerError extends Error {
+export class ExtractAnswerError extends MemdirError<'bad-model-answer'> {
   override readonly name = 'ExtractAnswerError';
+  constructor(message: string) {
+    super('bad-model-answer', message);
+  }
 }
 
 const answerSchema = z.union([z.object({ operations: z.array(z.unknown()) }).loose(), z.array(z.unknown())]);

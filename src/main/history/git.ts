@@ -10,18 +10,32 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type SimpleGit, simpleGit } from 'simple-git';
+import { MemdirError, type MemdirErrorCode } from '../core/errors.js';
 
 /** A history operation that could not be done, with a sentence a person understands. */
-export class HistoryError extends Error {
+export class HistoryError extends MemdirError<(typeof HISTORY_CODES)[HistoryErrorReason]> {
   override readonly name = 'HistoryError';
   constructor(
-    readonly reason: 'bad-revision' | 'bad-path' | 'bad-argument' | 'not-found' | 'git-missing' | 'git-failed',
+    readonly reason: HistoryErrorReason,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(HISTORY_CODES[reason], message, options);
   }
 }
+
+/** Why a history operation could not be done. */
+export type HistoryErrorReason = 'bad-revision' | 'bad-path' | 'bad-argument' | 'not-found' | 'git-missing' | 'git-failed';
+
+/** Each reason's code: a bad path is refused as any unsafe path is, a bad argument as any bad input. */
+const HISTORY_CODES = {
+  'bad-revision': 'bad-revision',
+  'bad-path': 'unsafe-path',
+  'bad-argument': 'invalid-input',
+  'not-found': 'not-found',
+  'git-missing': 'git-missing',
+  'git-failed': 'git-failed',
+} as const satisfies Record<string, MemdirErrorCode>;
 
 /** One shadow repository and the memory dir it records. */
 export interface ShadowRepo {

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Job } from '../../shared/contract/events.js';
 import type { EventBus } from '../app/event-bus.js';
+import { MemdirError } from '../core/errors.js';
 
 export interface JobProgress {
   phase?: string | null;
@@ -31,9 +32,11 @@ export interface StartOptions {
 
 const KEEP_FINISHED = 100;
 
-export class JobBusyError extends Error {
+/** A job whose key is taken by one still running or queued. */
+export class JobBusyError extends MemdirError<'busy'> {
+  override readonly name = 'JobBusyError';
   constructor(readonly running: Job) {
-    super(`${running.title} is already running.`);
+    super('busy', `${running.title} is already running.`);
   }
 }
 

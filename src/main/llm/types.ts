@@ -36,6 +36,7 @@ export interface CompleteRequest {
 }
 
 import type { ProviderKind, ProviderStatus, TokenUsage } from '../../shared/recall-types.js';
+import { MemdirError } from '../core/errors.js';
 
 export type { TokenUsage, ProviderStatus, ProviderKind };
 
@@ -91,14 +92,14 @@ export type LlmErrorKind =
   | 'unsupported';
 
 /** A failed model call; `message` is written for people (it ends up as a fallback reason). */
-export class LlmError extends Error {
+export class LlmError extends MemdirError<'model-failed'> {
   override readonly name = 'LlmError';
   constructor(
     readonly kind: LlmErrorKind,
     message: string,
     readonly details: { status?: number; attempts?: number; cause?: unknown } = {},
   ) {
-    super(message, details.cause !== undefined ? { cause: details.cause } : undefined);
+    super('model-failed', message, details.cause !== undefined ? { cause: details.cause } : {});
   }
 }
 

@@ -20,12 +20,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { MemdirError } from '../core/errors.js';
 
 /** Why a directory could not be keyed. */
 export type DirectoryErrorReason = 'missing' | 'not-a-directory' | 'unreadable';
 
 /** A directory that cannot be keyed: it does not exist, is a file, or cannot be read. */
-export class DirectoryError extends Error {
+export class DirectoryError extends MemdirError<'project-dir-unusable'> {
   override readonly name = 'DirectoryError';
   constructor(
     readonly dir: string,
@@ -34,7 +35,7 @@ export class DirectoryError extends Error {
   ) {
     const what =
       reason === 'missing' ? 'it does not exist' : reason === 'not-a-directory' ? 'it is not a directory' : `it cannot be read${detail ? ` (${detail})` : ''}`;
-    super(`Cannot use "${dir}" as a project directory: ${what}.`);
+    super('project-dir-unusable', `Cannot use "${dir}" as a project directory: ${what}.`);
   }
 }
 

@@ -10,6 +10,7 @@ import { DirectoryError, type KeyExplanation, explainCanonicalKey } from './cano
 import { expandTilde, projectsRoot } from './home.js';
 import { type LaunchFolder, type ProjectGroup, dirNameForKey, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
 import { type EffectiveSettings, type LaunchContext, type SettingsCache, memoryDirFor, readEffectiveSettings } from './settings.js';
+import { MemdirError } from '../core/errors.js';
 
 /** At most this many bytes are read from one transcript while looking for a `cwd`. */
 export const CWD_SCAN_MAX_BYTES = 1024 * 1024;
@@ -160,7 +161,7 @@ export interface ProjectLocation {
 }
 
 /** A target that is neither a directory nor a project known under `projects/`. */
-export class ProjectNotFoundError extends Error {
+export class ProjectNotFoundError extends MemdirError<'project-not-found'> {
   override readonly name = 'ProjectNotFoundError';
   constructor(
     readonly target: string,
@@ -168,6 +169,7 @@ export class ProjectNotFoundError extends Error {
     detail?: string,
   ) {
     super(
+      'project-not-found',
       detail ??
         `"${target}" is neither a directory nor a project under ${projectsRoot(home)}: give a project directory or one of the names \`memdir scan\` lists.`,
     );

@@ -29,12 +29,13 @@ import lockfile from 'proper-lockfile';
 import { resolveDataDir } from '../data-dir.js';
 import { errCode } from '../core/fs-errors.js';
 import { isProcessAlive } from '../core/process.js';
+import { MemdirError, type MemdirErrorCode } from '../core/errors.js';
 
 /** Temp files start with a dot so scans, watchers and history (which ignore dotfiles) skip them. */
 export const TEMP_FILE_PREFIX = '.memdir-tmp-';
 
 /** A path Memdir refuses to write: it leaves the memory dir, goes through a symlink, or is malformed. */
-export class UnsafePathError extends Error {
+export class UnsafePathError extends MemdirError<'unsafe-path'> {
   override readonly name = 'UnsafePathError';
   constructor(
     readonly reason: 'outside' | 'symlink' | 'invalid' | 'hardlink',
@@ -42,12 +43,12 @@ export class UnsafePathError extends Error {
     readonly path: string,
     message: string,
   ) {
-    super(message);
+    super('unsafe-path', message);
   }
 }
 
 /** A write that could not be done, with a sentence a person understands. */
-export class MemoryFileError extends Error {
+export class MemoryFileError extends MemdirError<(typeof FILE_CODES)[keyof typeof FILE_CODES]> {
   override readonly name = 'MemoryFileError';
   constructor(
     readonly reason: 'exists' | 'missing' | 'not-a-file' | 'permission' | 'io',
@@ -56,19 +57,28 @@ export class MemoryFileError extends Error {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(FILE_CODES[reason], message, options);
   }
 }
 
+const FILE_CODES = {
+  exists: 'exists',
+  missing: 'not-found',
+  'not-a-file': 'not-a-file',
+  permission: 'permission-denied',
+  io: 'io-failed',
+} as const satisfies Record<string, MemdirErrorCode>;
+
 /** The memory dir lock could not be taken in time, or was lost while held. */
-export class MemoryLockError extends Error {
+export class MemoryLockError extends MemdirError<'busy' | 'lock-lost'> {
   override readonly name = 'MemoryLockError';
   constructor(
     readonly reason: 'busy' | 'compromised',
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    // The lock is shared with other Memdir processes (the CLI, the app): one may hold it a moment.
+    super(reason === 'busy' ? 'busy' : 'lock-lost', message, options);
   }
 }
 

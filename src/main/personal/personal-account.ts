@@ -31,6 +31,7 @@ import { EncryptedSpaceClient } from './encrypted-client.js';
 import { PERSONAL_MAX_ENTRY_BYTES, PersonalKeyError, PersonalKeys, createKey, parseKeyRecord, unlockKey } from './personal-crypto.js';
 import type { SyncIdentity } from './project-key.js';
 import { PASSPHRASE_WARNING } from '../../shared/personal-sync.js';
+import { MemdirError } from '../core/errors.js';
 
 /** Credential names. */
 export const PERSONAL_TOKEN = 'personal-token';
@@ -55,22 +56,10 @@ export const accountSchema = z.object({
 export type PersonalAccount = z.infer<typeof accountSchema>;
 
 /** A personal sync request Memdir refuses, with a stable code and a sentence. */
-export class PersonalSyncError extends Error {
+export class PersonalSyncError extends MemdirError<
+  'not-connected' | 'needs-acknowledgement' | 'not-personal' | 'no-identity' | 'no-key' | 'wrong-passphrase' | 'weak-passphrase' | 'bad-record'
+> {
   override readonly name = 'PersonalSyncError';
-  constructor(
-    readonly code:
-      | 'not-connected'
-      | 'needs-acknowledgement'
-      | 'not-personal'
-      | 'no-identity'
-      | 'no-key'
-      | 'wrong-passphrase'
-      | 'weak-passphrase'
-      | 'bad-record',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 function accountFile(dataDir: string): string {

@@ -27,6 +27,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { MIN_PASSPHRASE_CHARS } from '../../shared/personal-sync.js';
+import { MemdirError } from '../core/errors.js';
 
 /** scrypt's cost parameters. */
 export interface KdfParams {
@@ -70,14 +71,8 @@ export const keyRecordSchema = z.strictObject({
 export type KeyRecord = z.infer<typeof keyRecordSchema>;
 
 /** Why a key cannot be used, with a sentence for people. */
-export class PersonalKeyError extends Error {
+export class PersonalKeyError extends MemdirError<'wrong-passphrase' | 'bad-record' | 'weak-passphrase'> {
   override readonly name = 'PersonalKeyError';
-  constructor(
-    readonly code: 'wrong-passphrase' | 'bad-record' | 'weak-passphrase',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** The server's key record, checked: a record this client would not have written is refused, never used. */

@@ -21,6 +21,7 @@ import { LlmError, type ModelProvider } from '../llm/types.js';
 import type { AlwaysLoaded, RecallResult, RecallSelection } from '../../shared/recall-types.js';
 import { explainRecall } from './explain-recall.js';
 import { LocalRanker } from './local-ranker.js';
+import { MemdirError } from '../core/errors.js';
 
 /** A memory as the selector sees it: frontmatter only. */
 export interface RecallCandidate {
@@ -96,7 +97,12 @@ const answerSchema = z.union([
 ]);
 
 /** Why a model answer could not be used. */
-export class SelectionError extends Error {}
+export class SelectionError extends MemdirError<'bad-model-answer'> {
+  override readonly name = 'SelectionError';
+  constructor(message: string) {
+    super('bad-model-answer', message);
+  }
+}
 
 /**
  * Parse and validate the model's answer against the known files. Throws SelectionError with a

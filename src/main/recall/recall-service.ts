@@ -53,6 +53,7 @@ export interface RecallRequest {
 }
 
 import type { ClaudeCodeRecallResult, ProjectRecallResult } from '../../shared/recall-types.js';
+import { MemdirError } from '../core/errors.js';
 
 export type { ClaudeCodeRecallResult, ProjectRecallResult };
 
@@ -71,10 +72,13 @@ export interface ClaudeCodeRecallRequest {
 }
 
 /** A transcript named for a Claude Code recall that cannot be found. */
-export class TranscriptNotFoundError extends Error {
+export class TranscriptNotFoundError extends MemdirError<'transcript-not-found'> {
   override readonly name = 'TranscriptNotFoundError';
   constructor(readonly session: string) {
-    super(`No transcript of session ${session} was found under projects/: give a session id from this home or a path to a .jsonl file.`);
+    super(
+      'transcript-not-found',
+      `No transcript of session ${session} was found under projects/: give a session id from this home or a path to a .jsonl file.`,
+    );
   }
 }
 

@@ -5,6 +5,7 @@
  * files and folders only (no links, devices or PAX tricks), names that stay inside, sizes and
  * counts bounded. Anything else is refused with a sentence.
  */
+import { MemdirError } from '../core/errors.js';
 
 const BLOCK = 512;
 /** Bounds of an archive Memdir reads. */
@@ -17,8 +18,11 @@ export interface TarEntry {
 }
 
 /** An archive that cannot be read, with why. */
-export class TarError extends Error {
+export class TarError extends MemdirError<'bad-archive'> {
   override readonly name = 'TarError';
+  constructor(message: string) {
+    super('bad-archive', message);
+  }
 }
 
 function octal(value: number, width: number): string {

@@ -48,7 +48,7 @@ export async function writeAutoDreamSetting(
   const file = userSettingsFile(home);
   const edit = (doc: JsoncDocument) => doc.set([], 'autoDreamEnabled', enabled);
   const plan = await planSettingsEdit(file, edit);
-  if (plan.problems.length > 0) throw new SettingsFileError('invalid', plan.problems.join(' '));
+  if (plan.problems.length > 0) throw new SettingsFileError('invalid-file', plan.problems.join(' '));
   const result = await applySettingsEdit(file, plan.baseHash, edit);
   return { ...(await readAutoDreamSetting(home, env)), changed: result.changed, backup: result.backup };
 }

@@ -19,16 +19,11 @@ import path from 'node:path';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { writeFileAtomic } from '../memdir/safe-fs.js';
 import { JsoncDocument, JsoncSyntaxError } from './jsonc-edit.js';
+import { MemdirError } from '../core/errors.js';
 
 /** A settings file that cannot be changed safely (`invalid`), or changed since the plan (`conflict`). */
-export class SettingsFileError extends Error {
+export class SettingsFileError extends MemdirError<'invalid-file' | 'conflict'> {
   override readonly name = 'SettingsFileError';
-  constructor(
-    readonly code: 'invalid' | 'conflict',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** The user's own Claude Code settings: `<home>/settings.json`. */
@@ -156,7 +151,7 @@ export interface SettingsEditResult {
  */
 export async function applySettingsEdit(file: string, baseHash: string, edit: SettingsEdit): Promise<SettingsEditResult> {
   const plan = await planSettingsEdit(file, edit);
-  if (plan.problems.length > 0) throw new SettingsFileError('invalid', plan.problems.join(' '));
+  if (plan.problems.length > 0) throw new SettingsFileError('invalid-file', plan.problems.join(' '));
   if (plan.baseHash !== baseHash) throw new SettingsFileError('conflict', `${file} changed since the change was shown; look at it again before applying.`);
   if (!plan.changed || plan.after === null) return { file, changed: false, backup: null };
   let target = file;

@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeDataFile } from '../memdir/safe-fs.js';
+import { MemdirError } from '../core/errors.js';
 
 /** The file name inside the data dir. */
 export const CREDENTIALS_FILE = 'credentials.json';
@@ -35,8 +36,11 @@ export interface CredentialCipher {
 }
 
 /** A credential file that cannot be used, with a sentence a person understands. */
-export class CredentialError extends Error {
+export class CredentialError extends MemdirError<'credentials-unusable'> {
   override readonly name = 'CredentialError';
+  constructor(message: string) {
+    super('credentials-unusable', message);
+  }
 }
 
 const fileSchema = z.object({

@@ -15,10 +15,14 @@
  * spaces, as the file indents) deeper than its own line.
  */
 import { type Edit, type JSONPath, type Node, type ParseError, applyEdits, findNodeAtLocation, getNodeValue, parseTree } from 'jsonc-parser';
+import { MemdirError } from '../core/errors.js';
 
 /** A document that cannot be edited safely, in words. */
-export class JsoncSyntaxError extends Error {
+export class JsoncSyntaxError extends MemdirError<'invalid-file'> {
   override readonly name = 'JsoncSyntaxError';
+  constructor(message: string) {
+    super('invalid-file', message);
+  }
 }
 
 interface Layout {

@@ -25,6 +25,7 @@ import { type AlertRecord, type AllowedSecret, alertRecordSchema, allowedSecretS
 import type { AppEvent } from '../../shared/contract/events.js';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { withMemoryLock, writeDataFile } from '../memdir/safe-fs.js';
+import { MemdirError } from '../core/errors.js';
 
 /** Kept beside each alert: what it is about, and what exactly it said. */
 const storedSchema = alertRecordSchema.extend({ topic: z.string(), signature: z.string() });
@@ -48,14 +49,8 @@ export interface RaiseInput {
 }
 
 /** An alert Memdir cannot act on as asked, in words. */
-export class AlertError extends Error {
+export class AlertError extends MemdirError<'not-found' | 'invalid-input' | 'conflict'> {
   override readonly name = 'AlertError';
-  constructor(
-    readonly code: 'not-found' | 'invalid-input' | 'conflict',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 function signatureOf(input: RaiseInput): string {

@@ -18,6 +18,7 @@ import { memoryDirKey, realpathDeepestExisting, withMemoryLock, writeDataFile } 
 import type { CredentialStore } from '../settings/credentials.js';
 import { StateFile, lockSyncState } from './sync-state.js';
 import { normalizeServerUrl } from './team-client.js';
+import { MemdirError } from '../core/errors.js';
 
 /** How often the app pulls when nothing else prompts it (seconds). */
 export const DEFAULT_PULL_INTERVAL_SEC = 60;
@@ -45,8 +46,11 @@ export type TeamConnection = z.infer<typeof connectionSchema>;
 const fileSchema = z.object({ version: z.literal(1), connections: z.array(connectionSchema) });
 
 /** A connection request Memdir refuses, in words. */
-export class TeamConfigError extends Error {
+export class TeamConfigError extends MemdirError<'invalid-input'> {
   override readonly name = 'TeamConfigError';
+  constructor(message: string) {
+    super('invalid-input', message);
+  }
 }
 
 /** Where team sync (or, with `folder`, another space: sync-space.ts) keeps its files inside the data dir. */

@@ -27,6 +27,7 @@ import {
 import type { z } from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
+import { MemdirError } from '../core/errors.js';
 
 /** Why a request failed, for code; the message is for people. */
 export type TeamClientErrorCode =
@@ -43,10 +44,10 @@ export type TeamClientErrorCode =
   | 'redirect'
   | 'server';
 
-export class TeamClientError extends Error {
+export class TeamClientError extends MemdirError<TeamClientErrorCode> {
   override readonly name = 'TeamClientError';
   constructor(
-    readonly code: TeamClientErrorCode,
+    code: TeamClientErrorCode,
     message: string,
     readonly status: number | null = null,
     /** From Retry-After on 429/503. */
@@ -54,7 +55,7 @@ export class TeamClientError extends Error {
     /** A network failure after the request reached the server's socket: it may have been handled. */
     readonly sent = false,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

@@ -29,9 +29,10 @@ import {
   realpathDeepestExistingSync,
   writeFileAtomic,
 } from '../memdir/safe-fs.js';
+import { MemdirError } from '../core/errors.js';
 
 /** A team path that Memdir refuses to read or write, with a sentence a person understands. */
-export class TeamPathError extends Error {
+export class TeamPathError extends MemdirError<'unsafe-path'> {
   override readonly name = 'TeamPathError';
   constructor(
     readonly reason: 'invalid-key' | 'symlink' | 'outside' | 'not-a-file' | 'not-a-folder' | 'hardlink',
@@ -39,7 +40,7 @@ export class TeamPathError extends Error {
     readonly key: string,
     message: string,
   ) {
-    super(message);
+    super('unsafe-path', message);
   }
 }
 

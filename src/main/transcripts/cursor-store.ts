@@ -12,6 +12,7 @@ import { writeDataFile } from '../memdir/safe-fs.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
+import { MemdirError } from '../core/errors.js';
 
 /** A position in one transcript for one consumer. */
 export interface TranscriptCursor {
@@ -53,8 +54,11 @@ const CursorSchema = z.object({
 const CONSUMER_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /** A consumer name that is empty or has characters other than `a-z 0-9 . _ -`. */
-export class CursorConsumerError extends Error {
+export class CursorConsumerError extends MemdirError<'invalid-name'> {
   override readonly name = 'CursorConsumerError';
+  constructor(message: string) {
+    super('invalid-name', message);
+  }
 }
 
 /** What loading a cursor found. */

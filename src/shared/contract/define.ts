@@ -56,6 +56,8 @@ export const rpcErrorSchema = z.object({
   current: z.string().optional(),
   /** For `invalid-input`: which fields, in words. */
   issues: z.array(z.string()).optional(),
+  /** What the person can do about it, one sentence (a MemdirError's hint). */
+  hint: z.string().optional(),
 });
 export type RpcErrorShape = z.infer<typeof rpcErrorSchema>;
 
@@ -64,12 +66,14 @@ export class RpcError extends Error {
   readonly code: RpcErrorCode;
   readonly current?: string;
   readonly issues?: string[];
+  readonly hint?: string;
   constructor(shape: RpcErrorShape) {
     super(shape.message);
     this.name = 'RpcError';
     this.code = shape.code;
     if (shape.current !== undefined) this.current = shape.current;
     if (shape.issues !== undefined) this.issues = shape.issues;
+    if (shape.hint !== undefined) this.hint = shape.hint;
   }
   toJSON(): RpcErrorShape {
     return {
@@ -77,6 +81,7 @@ export class RpcError extends Error {
       message: this.message,
       ...(this.current !== undefined ? { current: this.current } : {}),
       ...(this.issues ? { issues: this.issues } : {}),
+      ...(this.hint !== undefined ? { hint: this.hint } : {}),
     };
   }
 }

@@ -14,10 +14,11 @@ import type { FileFacts } from '../../memdir/read-file.js';
 import type { AlertCenter } from '../alert-center.js';
 import { type TeamConnection, connectionDir } from '../connections.js';
 import { HashCache, sameFacts } from '../hash-cache.js';
-import { type SpaceClient, type RequestRecord, TeamClient } from '../team-client.js';
+import { type SpaceClient, type RequestRecord, TeamClient, type TeamClientErrorCode } from '../team-client.js';
 import { type SyncSpace, TEAM_SPACE, spaceRel } from '../sync-space.js';
 import { type LocalListing, type TeamDir, type TeamFile, listTeamFiles } from '../team-paths.js';
 import { BaseStore, type SyncState, StateFile } from '../sync-state.js';
+import { MemdirError } from '../../core/errors.js';
 
 export interface RetryPolicy {
   /** Push answers that got nowhere (412, 428) tolerated in one sync before giving up until the next (default 6). */
@@ -65,15 +66,12 @@ export interface TeamSyncOptions {
 }
 
 /** A sync that could not go on, with a sentence for the user. */
-export class TeamSyncError extends Error {
+export class TeamSyncError extends MemdirError<TeamSyncErrorCode> {
   override readonly name = 'TeamSyncError';
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
+
+/** Why a sync stopped: a request's failure as the client saw it, or the engine's own refusals. */
+export type TeamSyncErrorCode = TeamClientErrorCode | 'busy' | 'conflict' | 'invalid-input' | 'stale' | 'team-full' | 'key-mismatch';
 
 const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 100, maxMs: 3_000 };
 
