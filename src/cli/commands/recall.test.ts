@@ -2,7 +2,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliIo, CliFailure, UsageError } from '../command.js';
+import { type CliIo, UsageError } from '../command.js';
+import { ProjectNotFoundError } from '../../main/memdir/projects.js';
+import { TranscriptNotFoundError } from '../../main/recall/recall-service.js';
 import { type FakeAnthropic, jsonReply, startFakeAnthropic } from '../../main/llm/test-support/fake-anthropic.js';
 import { writeMemoryFixture } from '../../main/recall/test-support/memory-fixture.js';
 import { recallCommand } from './recall.js';
@@ -112,7 +114,7 @@ describe('memdir recall', () => {
     await expect(run({ project: '-work-shop' }, offline())).rejects.toBeInstanceOf(UsageError);
     await expect(run({ project: '-work-shop', query: '  ' }, offline())).rejects.toBeInstanceOf(UsageError);
     await expect(run({ query: 'x' }, offline())).rejects.toBeInstanceOf(UsageError);
-    await expect(run({ project: '-no-such-project', query: 'x' }, offline())).rejects.toBeInstanceOf(CliFailure);
+    await expect(run({ project: '-no-such-project', query: 'x' }, offline())).rejects.toBeInstanceOf(ProjectNotFoundError);
   });
 
   it('accepts a project path relative to the caller, for a project with no memory yet', async () => {
@@ -186,7 +188,9 @@ describe('memdir recall', () => {
 
     it('usage and I/O errors: --session without --claude-code, an unknown session', async () => {
       await expect(run({ project: '-work-shop', query: 'two words', session: 'abc' }, offline())).rejects.toBeInstanceOf(UsageError);
-      await expect(run({ project: '-work-shop', query: 'two words', 'claude-code': true, session: 'no-such-session' }, offline())).rejects.toThrow(CliFailure);
+      await expect(run({ project: '-work-shop', query: 'two words', 'claude-code': true, session: 'no-such-session' }, offline())).rejects.toThrow(
+        TranscriptNotFoundError,
+      );
     });
   });
 });

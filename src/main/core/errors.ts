@@ -119,7 +119,11 @@ export function errorMapping(code: string): ErrorMapping {
   return mapping;
 }
 
-/** A message as one line: the CLI prints one line per message, the app one sentence group. */
+/**
+ * A message as one line: the CLI prints one line per message. Only line feeds are joined (with
+ * the spaces and tabs around them); every other control character stays for the terminal-safe
+ * output to show as `\uXXXX` (a carriage return in a server's answer is shown, not obeyed).
+ */
 export function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return text.replace(/[ \t]*\n[ \t]*/g, ' ');
 }
