@@ -1,0 +1,113 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ProjectIdentity } from '../../shared/project-identity.js';
+import { RememberedIdentities } from './project-identity.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const projectRoot = path.resolve(here, '..', '..', '..');
+const worker = path.join(here, 'test-support', 'identity-worker.ts');
+
+let tmp: string;
+let dataDir: string;
+let file: string;
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-remembered-')));
+  dataDir = path.join(tmp, 'data');
+  file = path.join(dataDir, 'identity', 'projects.json');
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+function repository(remote: string, readAt: string, paths: string[] = []): ProjectIdentity {
+  return { source: 'repository', remotes: [remote], rootCommits: [], paths, gitDir: null, readAt, note: null };
+}
+
+async function onDisk(): Promise<{ projects: Record<string, ProjectIdentity>; roots: Record<string, unknown> }> {
+  return JSON.parse(await fs.readFile(file, 'utf8')) as { projects: Record<string, ProjectIdentity>; roots: Record<string, unknown> };
+}
+
+describe('remembered identities saved by more than one store', () => {
+  it('keeps what each of two stores opened on the same data dir remembered (projects and root walks)', async () => {
+    const a = await RememberedIdentities.open(dataDir);
+    const b = await RememberedIdentities.open(dataDir);
+    a.remember('/h/projects/-shop', repository('github.com/acme/shop', '2026-01-01T00:00:00.000Z'));
+    a.rememberRoots('common-a\0head-a', { roots: ['r1'], problem: null });
+    b.remember('/h/projects/-cafe', repository('github.com/acme/cafe', '2026-01-01T00:00:00.000Z'));
+    b.rememberRoots('common-b\0head-b', { roots: ['r2'], problem: null });
+    await a.save();
+    await b.save();
+    const saved = await onDisk();
+    expect(Object.keys(saved.projects).sort()).toEqual(['/h/projects/-cafe', '/h/projects/-shop']);
+    expect(Object.keys(saved.roots).sort()).toEqual(['common-a\0head-a', 'common-b\0head-b']);
+    // A store opened afterwards knows both.
+    const c = await RememberedIdentities.open(dataDir);
+    expect(c.get('/h/projects/-shop')?.remotes).toEqual(['github.com/acme/shop']);
+    expect(c.get('/h/projects/-cafe')?.remotes).toEqual(['github.com/acme/cafe']);
+  });
+
+  it('keeps the newer read of the same project, whichever store saves last', async () => {
+    const a = await RememberedIdentities.open(dataDir);
+    const b = await RememberedIdentities.open(dataDir);
+    a.remember('/h/projects/-shop', repository('github.com/acme/new-shop', '2026-02-01T00:00:00.000Z'));
+    b.remember('/h/projects/-shop', repository('github.com/acme/old-shop', '2026-01-01T00:00:00.000Z'));
+    await a.save();
+    await b.save();
+    expect((await onDisk()).projects['/h/projects/-shop']?.remotes).toEqual(['github.com/acme/new-shop']);
+    // The store that lost learns what is on disk.
+    expect(b.get('/h/projects/-shop')?.remotes).toEqual(['github.com/acme/new-shop']);
+  });
+
+  it('keeps what two processes remembered at the same time', async () => {
+    const workers: ChildProcess[] = ['shop', 'cafe'].map((name) =>
+      spawn(process.execPath, ['--import', 'tsx', worker, dataDir, `/h/projects/-${name}`, `github.com/acme/${name}`], {
+        cwd: projectRoot,
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
+    );
+    await Promise.all(workers.map((w) => waitForLine(w, 'ready')));
+    for (const w of workers) w.stdin?.end('go\n');
+    expect(await Promise.all(workers.map(async (w) => (await once(w, 'exit'))[0]))).toEqual([0, 0]);
+    expect(Object.keys((await onDisk()).projects).sort()).toEqual(['/h/projects/-cafe', '/h/projects/-shop']);
+  });
+
+  it('keeps a damaged file aside, under a dated name, and starts a fresh one', async () => {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, '{"version": 1, "projects": {"/h/projects/-shop": {"sour');
+    const store = await RememberedIdentities.open(dataDir);
+    expect(store.get('/h/projects/-shop')).toBeNull();
+    store.remember('/h/projects/-cafe', repository('github.com/acme/cafe', '2026-01-01T00:00:00.000Z'));
+    await store.save();
+    expect(Object.keys((await onDisk()).projects)).toEqual(['/h/projects/-cafe']);
+    const aside = (await fs.readdir(path.dirname(file))).filter((n) => n.startsWith('projects.json.damaged-'));
+    expect(aside).toHaveLength(1);
+    expect(aside[0]).toMatch(/^projects\.json\.damaged-\d{8}T\d{6}Z$/);
+    expect(await fs.readFile(path.join(path.dirname(file), aside[0]!), 'utf8')).toBe('{"version": 1, "projects": {"/h/projects/-shop": {"sour');
+  });
+
+  it('keeps an entry it cannot read (a later version of Memdir wrote it) when saving its own', async () => {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, JSON.stringify({ version: 1, projects: { '/h/projects/-future': { source: 'something-new', x: 1 } }, roots: {} }));
+    const store = await RememberedIdentities.open(dataDir);
+    expect(store.get('/h/projects/-future')).toBeNull();
+    store.remember('/h/projects/-cafe', repository('github.com/acme/cafe', '2026-01-01T00:00:00.000Z'));
+    await store.save();
+    expect((await onDisk()).projects['/h/projects/-future']).toEqual({ source: 'something-new', x: 1 });
+  });
+});
+
+async function waitForLine(child: ChildProcess, line: string): Promise<void> {
+  let seen = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes(line)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${line}`)));
+  });
+}
