@@ -12,7 +12,7 @@ import { type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
 import { type ReadKind, findRootCommits, gitDirsOf, readRepoConfig, recordReads, resolveHead } from './git-repo-files.js';
 import { projectsRoot } from './home.js';
 import type { ProjectGroup } from './project-groups.js';
-import { writeDataFile } from './safe-fs.js';
+import { withMemoryLock, writeDataFile } from './safe-fs.js';
 import { RACY_MS } from './scan-cache.js';
 
 /** What a repository says about itself now. */
@@ -85,32 +85,126 @@ export function recordedPaths(group: ProjectGroup): string[] {
   return [...new Set(paths)];
 }
 
-/** Identities Memdir read earlier, by project folder (`<home>/projects/<dir>`): what is left when a repository moved away. */
+/** A walk from a HEAD to its root commits. */
+interface RootWalk {
+  roots: string[];
+  problem: string | null;
+}
+
+/** projects.json as found on disk: its entries unchecked (an entry this version cannot read is still kept when saving). */
+interface RawContents {
+  projects: Record<string, unknown>;
+  roots: Record<string, unknown>;
+}
+
+/** How many root walks are kept: the oldest go first (a HEAD long moved on is not asked about again). */
+const MAX_ROOT_WALKS = 500;
+
+function statFacts(st: fs.Stats): string {
+  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+}
+
+/** The parts of projects.json, or null when it is damaged (not JSON, or not the shape of one). */
+function parseContents(text: string): RawContents | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isRecord(raw)) return null;
+  const projects = raw.projects ?? {};
+  const roots = raw.roots ?? {};
+  if (!isRecord(projects) || !isRecord(roots)) return null;
+  return { projects, roots };
+}
+
+function validProjects(raw: Record<string, unknown>): Record<string, ProjectIdentity> {
+  const out: Record<string, ProjectIdentity> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const parsed = projectIdentitySchema.safeParse(value);
+    if (parsed.success) out[key] = parsed.data;
+  }
+  return out;
+}
+
+function validRoots(raw: Record<string, unknown>): Record<string, RootWalk> {
+  const out: Record<string, RootWalk> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const walk = value as { roots?: unknown; problem?: unknown } | null;
+    if (walk && Array.isArray(walk.roots) && walk.roots.every((r) => typeof r === 'string') && (walk.problem === null || typeof walk.problem === 'string'))
+      out[key] = { roots: walk.roots as string[], problem: walk.problem };
+  }
+  return out;
+}
+
+/** Read projects.json now: null when it is missing, `damaged` when it cannot be parsed; any other error is thrown. */
+async function readContents(file: string): Promise<{ contents: RawContents | 'damaged'; facts: string; changedMs: number } | null> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  try {
+    // The facts of the very file read (writers replace it by a rename: a new inode each time).
+    const st = await handle.stat();
+    const text = await handle.readFile('utf8');
+    return { contents: parseContents(text) ?? 'damaged', facts: statFacts(st), changedMs: Math.max(st.mtimeMs, st.ctimeMs) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A file name for a damaged projects.json kept aside: `projects.json.damaged-20260101T120000Z`. */
+function damagedName(file: string, now: Date): string {
+  return `${file}.damaged-${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}`;
+}
+
+/** Whether `a` was read from its repository later than `b` (an identity never read from one is the oldest). */
+function readLater(a: ProjectIdentity, b: ProjectIdentity): boolean {
+  const at = (i: ProjectIdentity) => (i.readAt ? Date.parse(i.readAt) : Number.NEGATIVE_INFINITY);
+  return at(a) > at(b);
+}
+
+/**
+ * Identities Memdir read earlier, by project folder (`<home>/projects/<dir>`): what is left when a
+ * repository moved away. Several stores may be open on one file at once (the app's scans, a
+ * `memdir scan` in a terminal, a relink): each saves only what it remembered, merged into the
+ * file as it is at that moment, under the data dir's lock — so no store drops another's entries.
+ */
 export class RememberedIdentities {
   private data: Record<string, ProjectIdentity> = {};
   /** Root walks by common dir and HEAD (a walk of a long history without a commit-graph takes seconds: once is enough). */
-  private roots: Record<string, { roots: string[]; problem: string | null }> = {};
-  private dirty = false;
-  private constructor(private readonly file: string | null) {}
+  private roots: Record<string, RootWalk> = {};
+  /** What this store remembered since it was opened or last saved: all a save writes. */
+  private readonly changedProjects = new Set<string>();
+  private readonly changedRoots = new Set<string>();
+  private constructor(
+    private readonly file: string | null,
+    private readonly dataDir: string | null,
+  ) {}
 
-  /** `<dataDir>/identity/projects.json`, or an in-memory store without a data dir. */
+  /**
+   * `<dataDir>/identity/projects.json`, or an in-memory store without a data dir. A damaged file
+   * reads as empty; it is kept aside by the next save.
+   */
   static async open(dataDir: string | undefined): Promise<RememberedIdentities> {
-    const store = new RememberedIdentities(dataDir ? path.join(dataDir, 'identity', 'projects.json') : null);
-    if (store.file) {
-      try {
-        const raw = JSON.parse(await fs.promises.readFile(store.file, 'utf8')) as { projects?: Record<string, unknown>; roots?: Record<string, unknown> };
-        for (const [key, value] of Object.entries(raw.projects ?? {})) {
-          const parsed = projectIdentitySchema.safeParse(value);
-          if (parsed.success) store.data[key] = parsed.data;
-        }
-        for (const [key, value] of Object.entries(raw.roots ?? {})) {
-          const walk = value as { roots?: unknown; problem?: unknown };
-          if (Array.isArray(walk.roots) && walk.roots.every((r) => typeof r === 'string') && (walk.problem === null || typeof walk.problem === 'string'))
-            store.roots[key] = { roots: walk.roots as string[], problem: walk.problem };
-        }
-      } catch {
-        // Missing or unreadable: nothing remembered yet (it is only ever a help).
-      }
+    const store = new RememberedIdentities(dataDir ? path.join(dataDir, 'identity', 'projects.json') : null, dataDir ?? null);
+    if (!store.file) return store;
+    const file = store.file;
+    try {
+      const read = await readContents(file);
+      if (!read || read.contents === 'damaged') return store;
+      store.data = validProjects(read.contents.projects);
+      store.roots = validRoots(read.contents.roots);
+    } catch {
+      // Unreadable: nothing remembered yet (it is only ever a help; a save will not overwrite it).
     }
     return store;
   }
@@ -119,17 +213,14 @@ export class RememberedIdentities {
     return this.data[projectDir] ?? null;
   }
 
-  rootsAt(key: string): { roots: string[]; problem: string | null } | undefined {
+  rootsAt(key: string): RootWalk | undefined {
     return this.roots[key];
   }
 
-  rememberRoots(key: string, walk: { roots: string[]; problem: string | null }): void {
+  rememberRoots(key: string, walk: RootWalk): void {
     if (this.roots[key]) return;
-    const keys = Object.keys(this.roots);
-    // Bounded: the oldest walks go first (a HEAD long moved on is not asked about again).
-    for (const old of keys.slice(0, Math.max(0, keys.length - 499))) delete this.roots[old];
     this.roots[key] = walk;
-    this.dirty = true;
+    this.changedRoots.add(key);
   }
 
   remember(projectDir: string, identity: ProjectIdentity): void {
@@ -137,16 +228,46 @@ export class RememberedIdentities {
     const same = before && JSON.stringify({ ...before, readAt: null }) === JSON.stringify({ ...identity, readAt: null });
     if (same) return;
     this.data[projectDir] = identity;
-    this.dirty = true;
+    this.changedProjects.add(projectDir);
   }
 
-  async save(): Promise<void> {
-    if (!this.dirty || !this.file) return;
-    this.dirty = false;
-    await writeDataFile(this.file, `${JSON.stringify({ version: 1, projects: this.data, roots: this.roots }, null, 2)}\n`).catch(() => {
+  /**
+   * Merge what this store remembered into the file as it is now, under the lock of its folder,
+   * atomically (writeDataFile): another store's entries stay; for a project both remembered, the
+   * later read from its repository wins. A damaged file is renamed aside (dated), never silently
+   * overwritten. Afterwards this store holds the merged whole. Never fails a scan: on an error
+   * the changes are kept for the next save.
+   */
+  async save(now: Date = new Date()): Promise<void> {
+    if (!this.file || !this.dataDir || (this.changedProjects.size === 0 && this.changedRoots.size === 0)) return;
+    const file = this.file;
+    await withMemoryLock(path.dirname(file), () => this.mergeInto(file, now), { dataDir: this.dataDir }).catch(() => {
       // Remembering is a help, never a reason for a scan to fail.
-      this.dirty = true;
     });
+  }
+
+  private async mergeInto(file: string, now: Date): Promise<void> {
+    const read = await readContents(file);
+    if (read?.contents === 'damaged') await fs.promises.rename(file, damagedName(file, now));
+    const disk = read && read.contents !== 'damaged' ? read.contents : { projects: {}, roots: {} };
+    const projects = { ...disk.projects };
+    const mine = new Map([...this.changedProjects].map((key) => [key, this.data[key]!]));
+    for (const [key, identity] of mine) {
+      const theirs = projectIdentitySchema.safeParse(projects[key]);
+      if (!(theirs.success && readLater(theirs.data, identity))) projects[key] = identity;
+    }
+    const roots = { ...disk.roots };
+    const myRoots = [...this.changedRoots];
+    for (const key of myRoots) if (!(key in roots)) roots[key] = this.roots[key];
+    const keys = Object.keys(roots);
+    for (const old of keys.slice(0, Math.max(0, keys.length - MAX_ROOT_WALKS))) delete roots[old];
+    await writeDataFile(file, `${JSON.stringify({ version: 1, projects, roots }, null, 2)}\n`);
+    // What was remembered while the file was being written stays to be saved next time.
+    for (const [key, identity] of mine) if (this.data[key] === identity) this.changedProjects.delete(key);
+    for (const key of myRoots) this.changedRoots.delete(key);
+    const pending = Object.fromEntries([...this.changedProjects].map((key) => [key, this.data[key]!]));
+    this.data = { ...validProjects(projects), ...pending };
+    this.roots = { ...validRoots(roots), ...Object.fromEntries([...this.changedRoots].map((key) => [key, this.roots[key]!])) };
   }
 }
 
