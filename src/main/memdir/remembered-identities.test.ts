@@ -4,9 +4,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ProjectIdentity } from '../../shared/project-identity.js';
 import { RememberedIdentities } from './project-identity.js';
+import { scanHome } from './scan-home.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const projectRoot = path.resolve(here, '..', '..', '..');
@@ -98,6 +99,69 @@ describe('remembered identities saved by more than one store', () => {
     store.remember('/h/projects/-cafe', repository('github.com/acme/cafe', '2026-01-01T00:00:00.000Z'));
     await store.save();
     expect((await onDisk()).projects['/h/projects/-future']).toEqual({ source: 'something-new', x: 1 });
+  });
+});
+
+describe('remembered identities read once per change of the file', () => {
+  async function writeExternally(projects: Record<string, ProjectIdentity>): Promise<void> {
+    // Another process's save: a new file renamed into place.
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(`${file}.new`, JSON.stringify({ version: 1, projects, roots: {} }));
+    await fs.rename(`${file}.new`, file);
+  }
+  // Seen from past the racy window: the file's facts can be trusted.
+  const later = () => ({ now: new Date(Date.now() + 60_000) });
+
+  it('does not read an unchanged file again, and hands out the same identities', async () => {
+    await writeExternally({ '/h/projects/-shop': repository('github.com/acme/shop', '2026-01-01T00:00:00.000Z', ['/src/shop']) });
+    const first = await RememberedIdentities.open(dataDir, later());
+    const opens = vi.spyOn(fs, 'open');
+    try {
+      const again = await RememberedIdentities.open(dataDir, later());
+      expect(opens).not.toHaveBeenCalled();
+      expect(again.get('/h/projects/-shop')).toEqual(first.get('/h/projects/-shop'));
+      expect(again.get('/h/projects/-shop')?.remotes).toEqual(['github.com/acme/shop']);
+      // A store's own changes stay its own until saved: the next store still gets the file's.
+      again.remember('/h/projects/-cafe', repository('github.com/acme/cafe', '2026-01-01T00:00:00.000Z'));
+      expect((await RememberedIdentities.open(dataDir, later())).get('/h/projects/-cafe')).toBeNull();
+      expect(opens).not.toHaveBeenCalled();
+    } finally {
+      opens.mockRestore();
+    }
+  });
+
+  it('reads a file changed moments ago every time (its facts could repeat)', async () => {
+    await writeExternally({ '/h/projects/-shop': repository('github.com/acme/shop', '2026-01-01T00:00:00.000Z') });
+    await RememberedIdentities.open(dataDir);
+    const opens = vi.spyOn(fs, 'open');
+    try {
+      await RememberedIdentities.open(dataDir);
+      expect(opens).toHaveBeenCalledTimes(1);
+    } finally {
+      opens.mockRestore();
+    }
+  });
+
+  it('sees a change another process made, at the next scan', async () => {
+    // A project whose repository is gone: its identity is what was remembered.
+    const home = path.join(tmp, 'home');
+    const folder = path.join(home, 'projects', '-gone-shop');
+    await fs.mkdir(path.join(folder, 'memory'), { recursive: true });
+    await fs.writeFile(
+      path.join(folder, '0b0e3f5c-1111-4111-8111-111111111111.jsonl'),
+      `${JSON.stringify({ type: 'user', cwd: '/gone/shop', sessionId: 's', message: { role: 'user', content: 'hi' } })}\n`,
+    );
+    await writeExternally({ [folder]: repository('github.com/acme/shop', '2026-01-01T00:00:00.000Z', ['/gone/shop']) });
+    await RememberedIdentities.open(dataDir, later());
+    expect((await scanHome(home, { dataDir })).projects[0]!.identity).toMatchObject({ source: 'remembered', remotes: ['github.com/acme/shop'] });
+    // Same size, another remote: a new file (another inode) is read.
+    await writeExternally({ [folder]: repository('github.com/acme/shoq', '2026-01-01T00:00:00.000Z', ['/gone/shop']) });
+    expect((await scanHome(home, { dataDir })).projects[0]!.identity).toMatchObject({ source: 'remembered', remotes: ['github.com/acme/shoq'] });
+    // Edited in place, same size: its mtime and ctime moved.
+    await RememberedIdentities.open(dataDir, later());
+    const text = await fs.readFile(file, 'utf8');
+    await fs.writeFile(file, text.replace('acme/shoq', 'acme/shor'));
+    expect((await scanHome(home, { dataDir })).projects[0]!.identity).toMatchObject({ source: 'remembered', remotes: ['github.com/acme/shor'] });
   });
 });
 
