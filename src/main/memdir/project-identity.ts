@@ -100,6 +100,14 @@ interface RawContents {
 /** How many root walks are kept: the oldest go first (a HEAD long moved on is not asked about again). */
 const MAX_ROOT_WALKS = 500;
 
+/**
+ * What each projects.json held, by path, at which stat facts: the app scans on every change in
+ * the home, and an unchanged file is not read, parsed and checked again. Only facts older than
+ * the scan cache's racy window (RACY_MS) are trusted: a second write within the file system's
+ * timestamp granularity could leave the same facts.
+ */
+const readMemo = new Map<string, { facts: string; projects: Record<string, ProjectIdentity>; roots: Record<string, RootWalk> }>();
+
 function statFacts(st: fs.Stats): string {
   return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
 }
@@ -191,18 +199,30 @@ export class RememberedIdentities {
   ) {}
 
   /**
-   * `<dataDir>/identity/projects.json`, or an in-memory store without a data dir. A damaged file
-   * reads as empty; it is kept aside by the next save.
+   * `<dataDir>/identity/projects.json`, or an in-memory store without a data dir. A file unchanged
+   * since this process last read it is not read again. A damaged file reads as empty; it is kept
+   * aside by the next save. `now` is a test seam (the racy window).
    */
-  static async open(dataDir: string | undefined): Promise<RememberedIdentities> {
+  static async open(dataDir: string | undefined, options: { now?: Date } = {}): Promise<RememberedIdentities> {
     const store = new RememberedIdentities(dataDir ? path.join(dataDir, 'identity', 'projects.json') : null, dataDir ?? null);
     if (!store.file) return store;
     const file = store.file;
     try {
-      const read = await readContents(file);
+      const st = fs.statSync(file, { throwIfNoEntry: false });
+      const memo = st ? readMemo.get(file) : undefined;
+      if (st && memo && memo.facts === statFacts(st)) {
+        store.data = { ...memo.projects };
+        store.roots = { ...memo.roots };
+        return store;
+      }
+      readMemo.delete(file);
+      const read = st ? await readContents(file) : null;
       if (!read || read.contents === 'damaged') return store;
-      store.data = validProjects(read.contents.projects);
-      store.roots = validRoots(read.contents.roots);
+      const projects = validProjects(read.contents.projects);
+      const roots = validRoots(read.contents.roots);
+      if (read.changedMs <= (options.now ?? new Date()).getTime() - RACY_MS) readMemo.set(file, { facts: read.facts, projects, roots });
+      store.data = { ...projects };
+      store.roots = { ...roots };
     } catch {
       // Unreadable: nothing remembered yet (it is only ever a help; a save will not overwrite it).
     }
