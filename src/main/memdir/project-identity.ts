@@ -12,7 +12,7 @@ import { type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
 import { type ReadKind, findRootCommits, gitDirsOf, readRepoConfig, recordReads, resolveHead } from './git-repo-files.js';
 import { projectsRoot } from './home.js';
 import type { ProjectGroup } from './project-groups.js';
-import { withMemoryLock, writeDataFile } from './safe-fs.js';
+import { MemoryFileError, renameConfined, withMemoryLock, writeDataFile } from './safe-fs.js';
 import { RACY_MS } from './scan-cache.js';
 
 /** What a repository says about itself now. */
@@ -166,12 +166,22 @@ async function readContents(file: string): Promise<{ contents: RawContents | 'da
   }
 }
 
-/** A file name for a damaged projects.json kept aside: `projects.json.damaged-20260101T120000Z`. */
-function damagedName(file: string, now: Date): string {
-  return `${file}.damaged-${now
+/**
+ * Rename a damaged projects.json aside, confined to its folder and never over another one:
+ * `projects.json.damaged-20260101T120000Z` (then `…Z-2`, `…Z-3` within the same second).
+ */
+async function keepAside(file: string, now: Date): Promise<void> {
+  const dated = `${path.basename(file)}.damaged-${now
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z')}`;
+  for (let n = 1; ; n++) {
+    try {
+      return await renameConfined(path.dirname(file), path.basename(file), n === 1 ? dated : `${dated}-${n}`);
+    } catch (error) {
+      if (!(error instanceof MemoryFileError && error.reason === 'exists') || n >= 20) throw error;
+    }
+  }
 }
 
 /** Whether `a` was read from its repository later than `b` (an identity never read from one is the oldest). */
@@ -268,7 +278,7 @@ export class RememberedIdentities {
 
   private async mergeInto(file: string, now: Date): Promise<void> {
     const read = await readContents(file);
-    if (read?.contents === 'damaged') await fs.promises.rename(file, damagedName(file, now));
+    if (read?.contents === 'damaged') await keepAside(file, now);
     const disk = read && read.contents !== 'damaged' ? read.contents : { projects: {}, roots: {} };
     const projects = { ...disk.projects };
     const mine = new Map([...this.changedProjects].map((key) => [key, this.data[key]!]));

@@ -91,6 +91,21 @@ describe('remembered identities saved by more than one store', () => {
     expect(await fs.readFile(path.join(path.dirname(file), aside[0]!), 'utf8')).toBe('{"version": 1, "projects": {"/h/projects/-shop": {"sour');
   });
 
+  it('never renames a damaged file over one kept aside before in the same second', async () => {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const now = new Date('2026-03-01T10:00:00.000Z');
+    for (const text of ['first damage', 'second damage']) {
+      await fs.writeFile(file, text);
+      const store = await RememberedIdentities.open(dataDir);
+      store.remember('/h/projects/-cafe', repository('github.com/acme/cafe', '2026-01-01T00:00:00.000Z'));
+      await store.save(now);
+    }
+    const dir = path.dirname(file);
+    expect(await fs.readFile(path.join(dir, 'projects.json.damaged-20260301T100000Z'), 'utf8')).toBe('first damage');
+    expect(await fs.readFile(path.join(dir, 'projects.json.damaged-20260301T100000Z-2'), 'utf8')).toBe('second damage');
+    expect(Object.keys((await onDisk()).projects)).toEqual(['/h/projects/-cafe']);
+  });
+
   it('keeps an entry it cannot read (a later version of Memdir wrote it) when saving its own', async () => {
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, JSON.stringify({ version: 1, projects: { '/h/projects/-future': { source: 'something-new', x: 1 } }, roots: {} }));
