@@ -284,7 +284,12 @@ export class RememberedIdentities {
     const mine = new Map([...this.changedProjects].map((key) => [key, this.data[key]!]));
     for (const [key, identity] of mine) {
       const theirs = projectIdentitySchema.safeParse(projects[key]);
-      if (!(theirs.success && readLater(theirs.data, identity))) projects[key] = identity;
+      if (!theirs.success) projects[key] = identity;
+      else {
+        // The later read's facts win; paths only ever accumulate (a relink's path is kept beside a newer scan's read).
+        const [winner, other] = readLater(theirs.data, identity) ? [theirs.data, identity] : [identity, theirs.data];
+        projects[key] = { ...winner, paths: [...new Set([...winner.paths, ...other.paths])] };
+      }
     }
     const roots = { ...disk.roots };
     const myRoots = [...this.changedRoots];

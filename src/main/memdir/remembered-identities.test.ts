@@ -64,6 +64,16 @@ describe('remembered identities saved by more than one store', () => {
     expect(b.get('/h/projects/-shop')?.remotes).toEqual(['github.com/acme/new-shop']);
   });
 
+  it('keeps a path a relink remembered when a scan saved a newer read of the same project', async () => {
+    const relink = await RememberedIdentities.open(dataDir);
+    const scan = await RememberedIdentities.open(dataDir);
+    relink.remember('/h/projects/-shop', { source: 'paths', remotes: [], rootCommits: [], paths: ['/new/shop'], gitDir: null, readAt: null, note: null });
+    scan.remember('/h/projects/-shop', repository('github.com/acme/shop', '2026-02-01T00:00:00.000Z', ['/old/shop']));
+    await scan.save();
+    await relink.save();
+    expect((await onDisk()).projects['/h/projects/-shop']).toMatchObject({ remotes: ['github.com/acme/shop'], paths: ['/old/shop', '/new/shop'] });
+  });
+
   it('keeps what two processes remembered at the same time', async () => {
     const workers: ChildProcess[] = ['shop', 'cafe'].map((name) =>
       spawn(process.execPath, ['--import', 'tsx', worker, dataDir, `/h/projects/-${name}`, `github.com/acme/${name}`], {
