@@ -79,6 +79,70 @@ describe('passDreamGates', () => {
     expect(report.nextEligibleAt).toBe(new Date(last + 24 * HOUR).toISOString());
   });
 
+  it('a closed time gate reads as it always did: every field and sentence, in order, as `--json` prints it', async () => {
+    const last = wholeSeconds(Date.now() - 3 * HOUR);
+    await setLock('', last);
+    const nowMs = last + 3 * HOUR + 18 * MIN;
+    const { report } = await passDreamGates(target, { dataDir, now: () => nowMs });
+    const notChecked = 'Not checked: the time gate is closed.';
+    expect(JSON.stringify(report)).toBe(
+      JSON.stringify({
+        eligible: false,
+        forced: false,
+        disabled: null,
+        gates: [
+          {
+            name: 'time',
+            checked: true,
+            passed: false,
+            value: 3.3,
+            threshold: 24,
+            detail: `Last consolidated 3.3 h ago (${new Date(last).toISOString()}); needs 24 h.`,
+            checkedAt: new Date(nowMs).toISOString(),
+          },
+          { name: 'sessions', checked: false, passed: false, value: null, threshold: 5, detail: notChecked },
+          { name: 'lock', checked: false, passed: false, value: null, threshold: null, detail: notChecked },
+        ],
+        lastConsolidatedAt: new Date(last).toISOString(),
+        checkedAt: new Date(nowMs).toISOString(),
+        nextEligibleAt: new Date(last + 24 * HOUR).toISOString(),
+      }),
+    );
+  });
+
+  it('checking the same project again sees a lock touched meanwhile: its new time, its new opening, never the last check’s', async () => {
+    const first = wholeSeconds(Date.now() - 3 * HOUR);
+    await setLock('', first);
+    const before = await passDreamGates(target, { dataDir });
+    expect(before.report.lastConsolidatedAt).toBe(new Date(first).toISOString());
+    const second = wholeSeconds(Date.now() - 2 * HOUR);
+    await setLock('', second);
+    const after = await passDreamGates(target, { dataDir });
+    expect(after.report.lastConsolidatedAt).toBe(new Date(second).toISOString());
+    expect(after.report.nextEligibleAt).toBe(new Date(second + 24 * HOUR).toISOString());
+    expect(gate(after.report, 'time').detail).toContain(new Date(second).toISOString());
+    // A lock in the future opens 24 h after each check's now, not after the first check's.
+    await setLock('', wholeSeconds(Date.now() + 10 * 24 * HOUR));
+    const t1 = Date.now();
+    const skewed1 = await passDreamGates(target, { dataDir, now: () => t1 });
+    const skewed2 = await passDreamGates(target, { dataDir, now: () => t1 + MIN });
+    expect(skewed1.report.nextEligibleAt).toBe(new Date(t1 + 24 * HOUR).toISOString());
+    expect(skewed2.report.nextEligibleAt).toBe(new Date(t1 + MIN + 24 * HOUR).toISOString());
+  });
+
+  it('a target whose memory directory changed is checked at its new lock, not the old one', async () => {
+    await setLock('', wholeSeconds(Date.now() - 3 * HOUR));
+    expect((await passDreamGates(target, { dataDir })).report.gates[0]!.passed).toBe(false);
+    const otherMemory = path.join(tmp, 'projects', '-work-other', 'memory');
+    await fs.mkdir(otherMemory, { recursive: true });
+    const counting = createCountingFs();
+    target.memoryDir = otherMemory;
+    const { report, lock } = await passDreamGates(target, { fs: counting.fs, dataDir, minSessions: 1000, sessionCache: new SessionScanCache() });
+    expect(counting.calls[0]).toEqual({ method: 'stat', path: path.join(otherMemory, CONSOLIDATION_LOCK_FILE) });
+    expect(gate(report, 'time')).toMatchObject({ passed: true, detail: 'Never consolidated.' });
+    expect(lock).toBeNull();
+  });
+
   it('time open, too few sessions: counts them (readdir + stats) and stops before the lock', async () => {
     const last = wholeSeconds(Date.now() - 30 * HOUR);
     await setLock('', last);
