@@ -152,6 +152,69 @@ interface Evaluation {
   lock: DreamLock | null;
 }
 
+const GATE_NAMES = ['time', 'sessions', 'lock'] as const;
+
+// Module-level, not closures made per check: the closed time gate should cost about one stat
+// (R-DREAM-GATE, bench `dream-gates`), and a closure per call is an allocation (and, under tsx's
+// keepNames, a defineProperty) on every check.
+function finish(report: DreamGateReport, mode: 'status' | 'acquire', lock: DreamLock | null = null): Evaluation {
+  report.eligible = report.disabled === null && report.gates.length === 3 && report.gates.every((g) => g.passed) && (mode === 'status' || lock !== null);
+  return { report, lock };
+}
+
+/** Reports the gates after the one that failed as not checked, saying why. */
+function stopAfter(report: DreamGateReport, mode: 'status' | 'acquire', thresholds: readonly [number, number], why: string): Evaluation {
+  for (let i = report.gates.length; i < 3; i++) report.gates.push(notChecked(GATE_NAMES[i]!, i < 2 ? thresholds[i]! : null, why));
+  return finish(report, mode);
+}
+
+/**
+ * What is kept per target between checks: the lock file's path, joined once per memory
+ * directory, and the texts of the lock's last mtime, formatted once per change of it — the
+ * closed time gate is checked often and the lock's time rarely moves (R-DREAM-GATE).
+ */
+interface TargetMemo {
+  memoryDir: string;
+  file: string;
+  mtimeMs: number;
+  mtimeIso: string;
+  nextMs: number;
+  nextIso: string;
+}
+
+const targetMemos = new WeakMap<DreamTarget, TargetMemo>();
+
+function memoOf(target: DreamTarget): TargetMemo {
+  const known = targetMemos.get(target);
+  if (known && known.memoryDir === target.memoryDir) return known;
+  const memo = {
+    memoryDir: target.memoryDir,
+    file: path.join(target.memoryDir, CONSOLIDATION_LOCK_FILE),
+    mtimeMs: NaN,
+    mtimeIso: '',
+    nextMs: NaN,
+    nextIso: '',
+  };
+  targetMemos.set(target, memo);
+  return memo;
+}
+
+function lockTimeIso(memo: TargetMemo, ms: number): string {
+  if (memo.mtimeMs !== ms) {
+    memo.mtimeIso = iso(ms);
+    memo.mtimeMs = ms;
+  }
+  return memo.mtimeIso;
+}
+
+function nextEligibleIso(memo: TargetMemo, ms: number): string {
+  if (memo.nextMs !== ms) {
+    memo.nextIso = iso(ms);
+    memo.nextMs = ms;
+  }
+  return memo.nextIso;
+}
+
 async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'status' | 'acquire'): Promise<Evaluation> {
   const fs = opts.fs ?? nodeDreamFs;
   const now = opts.now ?? Date.now;
@@ -159,22 +222,13 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
   const nowIso = iso(nowMs);
   const minHours = threshold(opts.minHours, DEFAULT_MIN_HOURS, 'minHours');
   const minSessions = threshold(opts.minSessions, DEFAULT_MIN_SESSIONS, 'minSessions');
+  const thresholds = [minHours, minSessions] as const;
   const forced = opts.force === true;
   const disabled = forced ? null : disabledBy(target.settings);
   const report: DreamGateReport = { eligible: false, forced, disabled, gates: [], lastConsolidatedAt: null, checkedAt: nowIso };
-  const finish = (lock: DreamLock | null = null): Evaluation => {
-    report.eligible = disabled === null && report.gates.length === 3 && report.gates.every((g) => g.passed) && (mode === 'status' || lock !== null);
-    return { report, lock };
-  };
-  const stopAfter = (why: string): Evaluation => {
-    const names = ['time', 'sessions', 'lock'] as const;
-    const thresholds = [minHours, minSessions, null];
-    for (let i = report.gates.length; i < 3; i++) report.gates.push(notChecked(names[i]!, thresholds[i]!, why));
-    return finish();
-  };
 
   // The scheduler asks often: with dreams off it learns so without touching the disk.
-  if (disabled && mode === 'acquire') return stopAfter(disabled.detail);
+  if (disabled && mode === 'acquire') return stopAfter(report, mode, thresholds, disabled.detail);
 
   // Gate 1, time: exactly one stat.
   let sinceMs: number | null = null;
@@ -188,9 +242,10 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       detail: 'Skipped: Dream now ignores the time since the last consolidation.',
     });
   } else {
+    const memo = memoOf(target);
     let mtimeMs: number | null = null;
     try {
-      mtimeMs = (await fs.stat(path.join(target.memoryDir, CONSOLIDATION_LOCK_FILE))).mtimeMs;
+      mtimeMs = (await fs.stat(memo.file)).mtimeMs;
     } catch (err) {
       const code = errCode(err);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') {
@@ -204,13 +259,13 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
           detail: `Cannot read the consolidation lock in ${target.memoryDir} (${why}).`,
           checkedAt: nowIso,
         });
-        return stopAfter('the time gate failed.');
+        return stopAfter(report, mode, thresholds, 'the time gate failed.');
       }
     }
     if (mtimeMs === null) {
       report.gates.push({ name: 'time', checked: true, passed: true, value: null, threshold: minHours, detail: 'Never consolidated.', checkedAt: nowIso });
     } else {
-      const mtimeIso = iso(mtimeMs);
+      const mtimeIso = lockTimeIso(memo, mtimeMs);
       report.lastConsolidatedAt = mtimeIso;
       const skewed = mtimeMs - nowMs > CLOCK_SKEW_TOLERANCE_MS;
       // A future time counts as now (clock skew): it can neither pass the gate nor block forever,
@@ -218,19 +273,20 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       sinceMs = skewed ? nowMs : mtimeMs;
       const ageMs = Math.max(0, nowMs - sinceMs);
       const passed = ageMs >= minHours * HOUR_MS;
+      const hours = roundHours(ageMs);
       const skew = skewed ? ` The lock's time ${mtimeIso} is in the future (clock skew); it counts as now.` : '';
       report.gates.push({
         name: 'time',
         checked: true,
         passed,
-        value: roundHours(ageMs),
+        value: hours,
         threshold: minHours,
-        detail: `Last consolidated ${roundHours(ageMs)} h ago (${mtimeIso}); ${passed ? 'at least' : 'needs'} ${minHours} h.${skew}`,
+        detail: `Last consolidated ${hours} h ago (${mtimeIso}); ${passed ? 'at least' : 'needs'} ${minHours} h.${skew}`,
         checkedAt: nowIso,
       });
       if (!passed) {
-        report.nextEligibleAt = iso(sinceMs + minHours * HOUR_MS);
-        return stopAfter('the time gate is closed.');
+        report.nextEligibleAt = nextEligibleIso(memo, sinceMs + minHours * HOUR_MS);
+        return stopAfter(report, mode, thresholds, 'the time gate is closed.');
       }
     }
   }
@@ -268,7 +324,7 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       detail: result.problem ?? `${result.count} of ${result.transcripts} sessions touched ${since}${when}; ${passed ? 'at least' : 'needs'} ${minSessions}.`,
       checkedAt: iso(result.countedAtMs),
     });
-    if (!passed) return stopAfter('the session gate is closed.');
+    if (!passed) return stopAfter(report, mode, thresholds, 'the session gate is closed.');
   }
 
   // Gate 3, lock.
@@ -287,7 +343,7 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
         detail: `Cannot read the consolidation lock: ${why}`,
         checkedAt: nowIso,
       });
-      return finish();
+      return finish(report, mode);
     }
     report.lock = status;
     if (forced && status.mtimeMs !== null) report.lastConsolidatedAt = iso(status.mtimeMs);
@@ -300,7 +356,7 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       detail: status.detail,
       checkedAt: nowIso,
     });
-    return finish();
+    return finish(report, mode);
   }
   const taken = await acquireDreamLock(target.memoryDir, opts);
   if (taken.recovered) report.recovered = taken.recovered;
@@ -315,7 +371,7 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       detail: taken.problem.message,
       checkedAt: iso(now()),
     });
-    return finish();
+    return finish(report, mode);
   }
   const { lock } = taken;
   if (forced || taken.recovered) report.lastConsolidatedAt = lock.priorMtimeMs === null ? null : iso(lock.priorMtimeMs);
@@ -328,7 +384,7 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
     detail: `Taken at ${iso(lock.acquiredAtMs)} by this process (PID ${process.pid}).`,
     checkedAt: iso(lock.acquiredAtMs),
   });
-  return finish(lock);
+  return finish(report, mode, lock);
 }
 
 /**
