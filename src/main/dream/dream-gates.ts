@@ -113,7 +113,8 @@ export interface DreamGateOptions extends DreamLockOptions {
   excludeSessionIds?: readonly string[];
 }
 
-// The closed time gate formats three times per check; isoTime is the same text without a Date each.
+// The closed time gate formats the check's time on every check (the lock's times are memoised per
+// target below); isoTime is the same text without a Date.
 const iso = isoTime;
 
 function threshold(value: number | undefined, fallback: number, name: string): number {
