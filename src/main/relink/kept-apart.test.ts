@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keepApart, readKeptApart } from './clone-groups.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const projectRoot = path.resolve(here, '..', '..', '..');
+const worker = path.join(here, 'test-support', 'kept-apart-worker.ts');
+
+let tmp: string;
+let dataDir: string;
+let file: string;
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-kept-apart-')));
+  dataDir = path.join(tmp, 'data');
+  file = path.join(dataDir, 'identity', 'kept-apart.json');
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+async function keptOnDisk(): Promise<string[][]> {
+  return ((JSON.parse(await fs.readFile(file, 'utf8')) as { kept: string[][] }).kept ?? []).map((k) => [...k].sort()).sort();
+}
+
+function waitForLine(child: ChildProcess, line: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      if (seen.split('\n').includes(line)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before "${line}"`)));
+  });
+}
+
+describe('"keep apart" choices saved by more than one writer', () => {
+  it('keeps both choices when two calls in one process keep different pairs apart at once', async () => {
+    await Promise.all([keepApart(dataDir, ['-src-shop', '-work-shop']), keepApart(dataDir, ['-src-cafe', '-work-cafe'])]);
+    expect(await keptOnDisk()).toEqual([
+      ['-src-cafe', '-work-cafe'],
+      ['-src-shop', '-work-shop'],
+    ]);
+    expect(await readKeptApart(dataDir)).toHaveLength(2);
+  });
+
+  it('keeps every choice of two processes keeping pairs apart at the same time', async () => {
+    const count = 8;
+    const workers: ChildProcess[] = ['app', 'cli'].map((prefix) =>
+      spawn(process.execPath, ['--import', 'tsx', worker, dataDir, prefix, String(count)], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
+    await Promise.all(workers.map((w) => waitForLine(w, 'ready')));
+    for (const w of workers) w.stdin?.end('go\n');
+    expect(await Promise.all(workers.map(async (w) => (await once(w, 'exit'))[0]))).toEqual([0, 0]);
+    const expected = ['app', 'cli'].flatMap((prefix) => Array.from({ length: count }, (_, n) => [`-${prefix}-${n}-a`, `-${prefix}-${n}-b`])).sort();
+    expect(await keptOnDisk()).toEqual(expected);
+  });
+
+  it('does not bring back a choice one writer replaced when another saves its own at the same time', async () => {
+    await keepApart(dataDir, ['-src-shop', '-work-shop']);
+    // A third copy joined the group and the user kept all three apart: the pair's choice is replaced.
+    await Promise.all([keepApart(dataDir, ['-src-shop', '-work-shop', '-tmp-shop']), keepApart(dataDir, ['-src-cafe', '-work-cafe'])]);
+    expect(await keptOnDisk()).toEqual([
+      ['-src-cafe', '-work-cafe'],
+      ['-src-shop', '-tmp-shop', '-work-shop'],
+    ]);
+  });
+
+  it('keeps a damaged file aside, under a dated name, and starts a fresh one', async () => {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, '{"version": 1, "kept": [["-a", ');
+    expect(await readKeptApart(dataDir)).toEqual([]);
+    await keepApart(dataDir, ['-src-cafe', '-work-cafe']);
+    expect(await keptOnDisk()).toEqual([['-src-cafe', '-work-cafe']]);
+    const aside = (await fs.readdir(path.dirname(file))).filter((n) => n.startsWith('kept-apart.json.damaged-'));
+    expect(aside).toHaveLength(1);
+    expect(aside[0]).toMatch(/^kept-apart\.json\.damaged-\d{8}T\d{6}Z$/);
+    expect(await fs.readFile(path.join(path.dirname(file), aside[0]!), 'utf8')).toBe('{"version": 1, "kept": [["-a", ');
+  });
+});
