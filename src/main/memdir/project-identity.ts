@@ -12,7 +12,7 @@ import { type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
 import { type ReadKind, findRootCommits, gitDirsOf, readRepoConfig, recordReads, resolveHead } from './git-repo-files.js';
 import { projectsRoot } from './home.js';
 import type { ProjectGroup } from './project-groups.js';
-import { MemoryFileError, renameConfined, withMemoryLock, writeDataFile } from './safe-fs.js';
+import { changeDataFile, readDataFileNow, statFacts } from './data-file-merge.js';
 import { RACY_MS } from './scan-cache.js';
 
 /** What a repository says about itself now. */
@@ -108,10 +108,6 @@ const MAX_ROOT_WALKS = 500;
  */
 const readMemo = new Map<string, { facts: string; projects: Record<string, ProjectIdentity>; roots: Record<string, RootWalk> }>();
 
-function statFacts(st: fs.Stats): string {
-  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
-}
-
 /** The parts of projects.json, or null when it is damaged (not JSON, or not the shape of one). */
 function parseContents(text: string): RawContents | null {
   let raw: unknown;
@@ -145,43 +141,6 @@ function validRoots(raw: Record<string, unknown>): Record<string, RootWalk> {
       out[key] = { roots: walk.roots as string[], problem: walk.problem };
   }
   return out;
-}
-
-/** Read projects.json now: null when it is missing, `damaged` when it cannot be parsed; any other error is thrown. */
-async function readContents(file: string): Promise<{ contents: RawContents | 'damaged'; facts: string; changedMs: number } | null> {
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await fs.promises.open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  try {
-    // The facts of the very file read (writers replace it by a rename: a new inode each time).
-    const st = await handle.stat();
-    const text = await handle.readFile('utf8');
-    return { contents: parseContents(text) ?? 'damaged', facts: statFacts(st), changedMs: Math.max(st.mtimeMs, st.ctimeMs) };
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * Rename a damaged projects.json aside, confined to its folder and never over another one:
- * `projects.json.damaged-20260101T120000Z` (then `…Z-2`, `…Z-3` within the same second).
- */
-async function keepAside(file: string, now: Date): Promise<void> {
-  const dated = `${path.basename(file)}.damaged-${now
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z')}`;
-  for (let n = 1; ; n++) {
-    try {
-      return await renameConfined(path.dirname(file), path.basename(file), n === 1 ? dated : `${dated}-${n}`);
-    } catch (error) {
-      if (!(error instanceof MemoryFileError && error.reason === 'exists') || n >= 20) throw error;
-    }
-  }
 }
 
 /** Whether `a` was read from its repository later than `b` (an identity never read from one is the oldest). */
@@ -226,7 +185,7 @@ export class RememberedIdentities {
         return store;
       }
       readMemo.delete(file);
-      const read = st ? await readContents(file) : null;
+      const read = st ? await readDataFileNow(file, parseContents) : null;
       if (!read || read.contents === 'damaged') return store;
       const projects = validProjects(read.contents.projects);
       const roots = validRoots(read.contents.roots);
@@ -270,18 +229,30 @@ export class RememberedIdentities {
    */
   async save(now: Date = new Date()): Promise<void> {
     if (!this.file || !this.dataDir || (this.changedProjects.size === 0 && this.changedRoots.size === 0)) return;
-    const file = this.file;
-    await withMemoryLock(path.dirname(file), () => this.mergeInto(file, now), { dataDir: this.dataDir }).catch(() => {
-      // Remembering is a help, never a reason for a scan to fail.
-    });
+    const mine = new Map([...this.changedProjects].map((key) => [key, this.data[key]!]));
+    const myRoots = [...this.changedRoots];
+    let written: { projects: Record<string, unknown>; roots: Record<string, unknown> };
+    try {
+      written = await changeDataFile(this.file, (disk: RawContents | null) => this.mergeInto(disk ?? { projects: {}, roots: {} }, mine, myRoots), {
+        dataDir: this.dataDir,
+        parse: parseContents,
+        now,
+      });
+    } catch {
+      // Remembering is a help, never a reason for a scan to fail: the changes stay for the next save.
+      return;
+    }
+    // What was remembered while the file was being written stays to be saved next time.
+    for (const [key, identity] of mine) if (this.data[key] === identity) this.changedProjects.delete(key);
+    for (const key of myRoots) this.changedRoots.delete(key);
+    const pending = Object.fromEntries([...this.changedProjects].map((key) => [key, this.data[key]!]));
+    this.data = { ...validProjects(written.projects), ...pending };
+    this.roots = { ...validRoots(written.roots), ...Object.fromEntries([...this.changedRoots].map((key) => [key, this.roots[key]!])) };
   }
 
-  private async mergeInto(file: string, now: Date): Promise<void> {
-    const read = await readContents(file);
-    if (read?.contents === 'damaged') await keepAside(file, now);
-    const disk = read && read.contents !== 'damaged' ? read.contents : { projects: {}, roots: {} };
+  /** projects.json as it is now with this store's changes merged in. */
+  private mergeInto(disk: RawContents, mine: Map<string, ProjectIdentity>, myRoots: string[]): { version: 1 } & RawContents {
     const projects = { ...disk.projects };
-    const mine = new Map([...this.changedProjects].map((key) => [key, this.data[key]!]));
     for (const [key, identity] of mine) {
       const theirs = projectIdentitySchema.safeParse(projects[key]);
       if (!theirs.success) projects[key] = identity;
@@ -292,17 +263,10 @@ export class RememberedIdentities {
       }
     }
     const roots = { ...disk.roots };
-    const myRoots = [...this.changedRoots];
     for (const key of myRoots) if (!(key in roots)) roots[key] = this.roots[key];
     const keys = Object.keys(roots);
     for (const old of keys.slice(0, Math.max(0, keys.length - MAX_ROOT_WALKS))) delete roots[old];
-    await writeDataFile(file, `${JSON.stringify({ version: 1, projects, roots }, null, 2)}\n`);
-    // What was remembered while the file was being written stays to be saved next time.
-    for (const [key, identity] of mine) if (this.data[key] === identity) this.changedProjects.delete(key);
-    for (const key of myRoots) this.changedRoots.delete(key);
-    const pending = Object.fromEntries([...this.changedProjects].map((key) => [key, this.data[key]!]));
-    this.data = { ...validProjects(projects), ...pending };
-    this.roots = { ...validRoots(roots), ...Object.fromEntries([...this.changedRoots].map((key) => [key, this.roots[key]!])) };
+    return { version: 1, projects, roots };
   }
 }
 

@@ -5,35 +5,53 @@
  * remembered (`<dataDir>/identity/kept-apart.json`) and the group is not offered again unless
  * another copy joins it.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CloneGroup } from '../../shared/contract/identity.js';
 import { compareIdentities } from '../../shared/project-identity.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { changeDataFile, readDataFileNow } from '../memdir/data-file-merge.js';
 import { isOrphan } from './orphans.js';
 
 function keptFile(dataDir: string): string {
   return path.join(dataDir, 'identity', 'kept-apart.json');
 }
 
-/** The sets of projects the user chose to keep apart. */
-export async function readKeptApart(dataDir: string): Promise<string[][]> {
+/** The entries of kept-apart.json as found (one this version cannot read is still kept), or null when the file is damaged. */
+function parseKept(text: string): unknown[] | null {
+  let raw: unknown;
   try {
-    const raw = JSON.parse(await fs.readFile(keptFile(dataDir), 'utf8')) as { kept?: unknown };
-    return Array.isArray(raw.kept) ? raw.kept.filter((k): k is string[] => Array.isArray(k) && k.every((d) => typeof d === 'string')) : [];
+    raw = JSON.parse(text);
   } catch {
-    return [];
+    return null;
   }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const kept = (raw as { kept?: unknown }).kept ?? [];
+  return Array.isArray(kept) ? kept : null;
 }
 
-/** Remember that `dirs` are kept apart. */
+function isDirSet(k: unknown): k is string[] {
+  return Array.isArray(k) && k.every((d) => typeof d === 'string');
+}
+
+/** The sets of projects the user chose to keep apart (none when the file is missing, damaged or unreadable: the groups are offered). */
+export async function readKeptApart(dataDir: string): Promise<string[][]> {
+  const read = await readDataFileNow(keptFile(dataDir), parseKept).catch(() => null);
+  return read && read.contents !== 'damaged' ? read.contents.filter(isDirSet) : [];
+}
+
+/**
+ * Remember that `dirs` are kept apart (a choice covering an earlier one replaces it). The choice
+ * is added to the file as it is now, under the data dir's lock (changeDataFile): another
+ * window's or a terminal's choice made meanwhile stays.
+ */
 export async function keepApart(dataDir: string, dirs: readonly string[]): Promise<string[][]> {
   const set = [...new Set(dirs)].sort();
-  const kept = (await readKeptApart(dataDir)).filter((k) => !k.every((d) => set.includes(d)));
-  kept.push(set);
-  await writeDataFile(keptFile(dataDir), `${JSON.stringify({ version: 1, kept }, null, 2)}\n`);
-  return kept;
+  const written = await changeDataFile(
+    keptFile(dataDir),
+    (current: unknown[] | null) => ({ version: 1, kept: [...(current ?? []).filter((k) => !(isDirSet(k) && k.every((d) => set.includes(d)))), set] }),
+    { dataDir, parse: parseKept },
+  );
+  return written.kept.filter(isDirSet);
 }
 
 /** Projects (existing, with memories) grouped by shared remote or root commit, minus the groups kept apart. */
