@@ -62,4 +62,10 @@ describe('RecallService', () => {
     await recent.add('-work-shop', 'first');
     expect((await recent.list()).map((e) => e.query)).toEqual(['first', 'second']);
   });
+
+  it('keeps both of two recent queries added at the same moment (two windows, or the app and a terminal)', async () => {
+    const recent = new RecentQueries(path.join(root, 'data'));
+    await Promise.all([recent.add('-work-shop', 'python versions in CI'), new RecentQueries(path.join(root, 'data')).add('-work-cafe', 'espresso grind')]);
+    expect((await recent.list()).map((e) => e.query).sort()).toEqual(['espresso grind', 'python versions in CI']);
+  });
 });
