@@ -1,6 +1,7 @@
 /**
  * Data-dir JSON files that more than one writer changes (the app, a `memdir` command in a
- * terminal, two calls in the app): `identity/projects.json`, `identity/kept-apart.json`. A
+ * terminal, two calls in the app): `identity/projects.json`, `identity/kept-apart.json`,
+ * `recall-recent.json`. A
  * writer never writes back a whole copy it read earlier: it applies its own change to the file
  * as it is at that moment, under the data dir's one lock on the file's folder (withMemoryLock),
  * and writes the result atomically (writeDataFile) — so no writer drops another's change. A
@@ -66,6 +67,8 @@ export interface ChangeDataFileOptions<T> {
   parse: (text: string) => T | null;
   /** When the change is made: names a damaged file kept aside (a test seam). */
   now?: Date;
+  /** The written file's mode (0o600 for what only this user may read). */
+  mode?: number;
 }
 
 /**
@@ -80,7 +83,7 @@ export async function changeDataFile<T, W>(file: string, change: (current: T | n
       const read = await readDataFileNow(file, options.parse);
       if (read?.contents === 'damaged') await keepAside(file, options.now ?? new Date());
       const next = change(read && read.contents !== 'damaged' ? read.contents : null);
-      await writeDataFile(file, `${JSON.stringify(next, null, 2)}\n`);
+      await writeDataFile(file, `${JSON.stringify(next, null, 2)}\n`, options.mode !== undefined ? { mode: options.mode } : {});
       return next;
     },
     { dataDir: options.dataDir },

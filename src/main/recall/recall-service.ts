@@ -19,7 +19,7 @@ import { readMemoryText } from '../memdir/read-file.js';
 import { ScanCache, scanMemoryDir, teamDirOf } from '../memdir/scan-dir.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
 import { type AppSettings, loadAppSettings } from '../settings/app-settings.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { changeDataFile, readDataFileNow } from '../memdir/data-file-merge.js';
 import { type CredentialStore, FileCredentialStore } from '../settings/credentials.js';
 import { type RecallCandidate, compareRecallMethods, findRelevantMemories } from './find-relevant-memories.js';
 import { LocalRanker, type RankExplanation, type RankableMemory } from './local-ranker.js';
@@ -268,26 +268,42 @@ async function withBody(memoryDir: string, memory: RecallCandidate): Promise<Ran
 export class RecentQueries {
   static readonly MAX = 20;
   readonly file: string;
-  constructor(dataDir: string) {
+  constructor(private readonly dataDir: string) {
     this.file = path.join(dataDir, 'recall-recent.json');
   }
-  async list(): Promise<{ project: string; query: string; at: string }[]> {
-    try {
-      const value: unknown = JSON.parse(await fs.readFile(this.file, 'utf8'));
-      return Array.isArray(value)
-        ? (value.filter((v) => v && typeof v.query === 'string' && typeof v.project === 'string') as { project: string; query: string; at: string }[])
-        : [];
-    } catch {
-      return [];
-    }
+  async list(): Promise<RecentQuery[]> {
+    const read = await readDataFileNow(this.file, parseRecent).catch(() => null);
+    return read && read.contents !== 'damaged' ? read.contents.filter(isRecentQuery) : [];
   }
+  /** Put a query first, added to the file as it is now under the data dir's lock: a query another window or process added meanwhile stays. */
   async add(project: string, query: string): Promise<void> {
     const q = query.trim();
     if (!q) return;
-    const next = [
-      { project, query: q.slice(0, 2_000), at: new Date().toISOString() },
-      ...(await this.list()).filter((e) => !(e.project === project && e.query === q)),
-    ].slice(0, RecentQueries.MAX);
-    await writeDataFile(this.file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+    await changeDataFile(
+      this.file,
+      (current: unknown[] | null) =>
+        [
+          { project, query: q.slice(0, 2_000), at: new Date().toISOString() },
+          ...(current ?? []).filter((e) => !(isRecentQuery(e) && e.project === project && e.query === q)),
+        ].slice(0, RecentQueries.MAX),
+      { dataDir: this.dataDir, parse: parseRecent, mode: 0o600 },
+    );
+  }
+}
+
+/** One recent playground query. */
+type RecentQuery = { project: string; query: string; at: string };
+
+function isRecentQuery(v: unknown): v is RecentQuery {
+  return typeof v === 'object' && v !== null && typeof (v as RecentQuery).query === 'string' && typeof (v as RecentQuery).project === 'string';
+}
+
+/** recall-recent.json's entries, or null when it is damaged (not a JSON list). */
+function parseRecent(text: string): unknown[] | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value : null;
+  } catch {
+    return null;
   }
 }
