@@ -81,4 +81,15 @@ describe('"keep apart" choices saved by more than one writer', () => {
     expect(aside[0]).toMatch(/^kept-apart\.json\.damaged-\d{8}T\d{6}Z$/);
     expect(await fs.readFile(path.join(path.dirname(file), aside[0]!), 'utf8')).toBe('{"version": 1, "kept": [["-a", ');
   });
+
+  it('keeps an entry it cannot read (a later version of Memdir wrote it) when adding its own choice', async () => {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, JSON.stringify({ version: 1, kept: [{ dirs: ['-a', '-b'], until: 'later' }] }));
+    await keepApart(dataDir, ['-src-cafe', '-work-cafe']);
+    expect((JSON.parse(await fs.readFile(file, 'utf8')) as { kept: unknown[] }).kept).toEqual([
+      { dirs: ['-a', '-b'], until: 'later' },
+      ['-src-cafe', '-work-cafe'],
+    ]);
+    expect(await readKeptApart(dataDir)).toEqual([['-src-cafe', '-work-cafe']]);
+  });
 });
