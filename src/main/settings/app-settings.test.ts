@@ -1,8 +1,10 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS, appSettingsPath, defaultAppSettings, loadAppSettings, parseAppSettings, saveAppSettings, updateAppSettings } from './app-settings.js';
+import { SETTINGS_PATCHES, runWorkersTogether } from './test-support/concurrent-writers.js';
 
 let dataDir: string;
 beforeEach(async () => {
@@ -73,3 +75,52 @@ describe('app settings', () => {
     expect((await fs.readdir(dataDir)).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 });
+
+describe('settings saved by more than one writer', () => {
+  const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'test-support', 'settings-worker.ts');
+
+  /** Every setting each writer saved, as it now reads from disk. */
+  async function expectEverySaved(): Promise<void> {
+    const { settings, problems } = await loadAppSettings(dataDir);
+    expect(problems).toEqual([]);
+    let expected = defaultAppSettings() as Record<string, unknown>;
+    for (const patch of [...SETTINGS_PATCHES.app, ...SETTINGS_PATCHES.cli]) expected = mergeForTest(expected, patch as Record<string, unknown>);
+    expect(settings).toEqual(expected);
+  }
+
+  it('keeps both changes when two calls in one process save different settings at once', async () => {
+    const results = await Promise.all([...SETTINGS_PATCHES.app, ...SETTINGS_PATCHES.cli].map((patch) => updateAppSettings(dataDir, patch)));
+    expect(results.every((r) => r.ok)).toBe(true);
+    await expectEverySaved();
+  });
+
+  it('keeps every setting of two processes (the app and a terminal) saving at the same time', async () => {
+    expect(
+      await runWorkersTogether(worker, [
+        [dataDir, 'app'],
+        [dataDir, 'cli'],
+      ]),
+    ).toEqual([0, 0]);
+    await expectEverySaved();
+  });
+
+  it('keeps a damaged settings file aside, under a dated name, when a change is saved over it', async () => {
+    await fs.writeFile(appSettingsPath(dataDir), '{"theme": "dark",');
+    expect(await updateAppSettings(dataDir, { model: { maxRetries: 99 } })).toMatchObject({ ok: false });
+    expect(await fs.readFile(appSettingsPath(dataDir), 'utf8')).toBe('{"theme": "dark",');
+    expect(await updateAppSettings(dataDir, { theme: 'light' })).toMatchObject({ ok: true });
+    expect((await loadAppSettings(dataDir)).settings.theme).toBe('light');
+    const aside = (await fs.readdir(dataDir)).filter((n) => n.startsWith('settings.json.damaged-'));
+    expect(aside).toHaveLength(1);
+    expect(await fs.readFile(path.join(dataDir, aside[0] ?? ''), 'utf8')).toBe('{"theme": "dark",');
+  });
+});
+
+function mergeForTest(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(patch)) {
+    const now = out[key];
+    out[key] = value && typeof value === 'object' && !Array.isArray(value) && now && typeof now === 'object' ? { ...now, ...value } : value;
+  }
+  return out;
+}
