@@ -1,11 +1,11 @@
 /**
  * Data-dir JSON files that more than one writer changes (the app, a `memdir` command in a
  * terminal, two calls in the app): `identity/projects.json`, `identity/kept-apart.json`,
- * `recall-recent.json`. A
+ * `recall-recent.json`, `settings.json`, `credentials.json`. A
  * writer never writes back a whole copy it read earlier: it applies its own change to the file
  * as it is at that moment, under the data dir's one lock on the file's folder (withMemoryLock),
  * and writes the result atomically (writeDataFile) — so no writer drops another's change. A
- * damaged file is renamed aside (dated), never silently overwritten.
+ * damaged file is renamed aside (dated), never silently overwritten (credentials.json excepted).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -69,20 +69,31 @@ export interface ChangeDataFileOptions<T> {
   now?: Date;
   /** The written file's mode (0o600 for what only this user may read). */
   mode?: number;
+  /**
+   * What a damaged file becomes when the change is written: renamed aside (the default: it may
+   * hold something a person wants back), or replaced — only for a file whose contents cannot be
+   * recovered anyway (credentials.json: its values may be encrypted with a key of another install).
+   */
+  damaged?: 'keep-aside' | 'replace';
 }
+
+/** What a change returns to write nothing (an invalid change, or nothing to change): the file stays as it is. */
+export const LEAVE_AS_IS: unique symbol = Symbol('leave the data file as it is');
 
 /**
  * Apply `change` to a data file as it is now and write what it returns (as JSON), under the
- * lock of the file's folder, atomically. `change` gets null when the file is missing or was
- * damaged (then kept aside first). Returns what was written.
+ * lock of the file's folder, atomically. `change` gets null when the file is missing or
+ * damaged; a damaged file is kept aside (or replaced, see `damaged`) only when something is
+ * written. A change that returns {@link LEAVE_AS_IS} writes nothing. Returns what was written.
  */
 export async function changeDataFile<T, W>(file: string, change: (current: T | null) => W, options: ChangeDataFileOptions<T>): Promise<W> {
   return withMemoryLock(
     path.dirname(file),
     async () => {
       const read = await readDataFileNow(file, options.parse);
-      if (read?.contents === 'damaged') await keepAside(file, options.now ?? new Date());
       const next = change(read && read.contents !== 'damaged' ? read.contents : null);
+      if (next === LEAVE_AS_IS) return next;
+      if (read?.contents === 'damaged' && options.damaged !== 'replace') await keepAside(file, options.now ?? new Date());
       await writeDataFile(file, `${JSON.stringify(next, null, 2)}\n`, options.mode !== undefined ? { mode: options.mode } : {});
       return next;
     },
