@@ -1,12 +1,17 @@
 /**
  * Memdir's own settings on disk: `<dataDir>/settings.json`, read and written atomically. The
- * schema and its rules live in src/shared/app-settings.ts.
+ * schema and its rules live in src/shared/app-settings.ts. The app and `memdir` in a terminal
+ * both save settings: a save applies its change to the file as it is at that moment, under the
+ * data dir's lock (changeDataFile), so two saves at once both stay. A file that is not a JSON
+ * object is read as all defaults and, when a change is saved, kept aside under a dated name
+ * (`settings.json.damaged-…`) like the other data files, never overwritten: a hand edit with a
+ * stray comma is still there to repair.
  */
 import { issueSentence } from '../../shared/issue-sentence.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type AppSettings, type AppSettingsPatch, appSettingsSchema, defaultAppSettings, isRecord, parseAppSettings } from '../../shared/app-settings.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { LEAVE_AS_IS, changeDataFile } from '../memdir/data-file-merge.js';
 
 export * from '../../shared/app-settings.js';
 
@@ -50,7 +55,9 @@ export async function loadAppSettings(dataDir: string): Promise<AppSettingsLoad>
     const detail = error instanceof Error ? error.message : String(error);
     return {
       settings: defaultAppSettings(),
-      problems: [`${file} is not valid JSON (${detail}); every setting is at its default until it is saved again.`],
+      problems: [
+        `${file} is not valid JSON (${detail}); every setting is at its default until one is saved (the file is then kept aside as ${APP_SETTINGS_FILE}.damaged-<date>).`,
+      ],
       file,
       exists: true,
     };
@@ -58,10 +65,28 @@ export async function loadAppSettings(dataDir: string): Promise<AppSettingsLoad>
   return { ...parseAppSettings(raw), file, exists: true };
 }
 
-/** Write the settings atomically (after validating them: an invalid value is never saved). */
+/** A settings file's JSON object, or null when it is not one (then it is damaged: kept aside when a change is saved). */
+function parseSettingsObject(text: string): Record<string, unknown> | null {
+  try {
+    const raw: unknown = JSON.parse(text.replace(/^\uFEFF/, ''));
+    return isRecord(raw) ? raw : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Apply `change` to the settings as they are on disk now and save what it returns, under the data dir's lock. */
+function changeAppSettings<W>(dataDir: string, change: (current: AppSettings) => W): Promise<W> {
+  return changeDataFile(appSettingsPath(dataDir), (raw: Record<string, unknown> | null) => change(parseAppSettings(raw ?? undefined).settings), {
+    dataDir,
+    parse: parseSettingsObject,
+  });
+}
+
+/** Save these settings whole, atomically (after validating them: an invalid value is never saved). */
 export async function saveAppSettings(dataDir: string, settings: AppSettings): Promise<void> {
   const valid = appSettingsSchema.parse(settings);
-  await writeDataFile(appSettingsPath(dataDir), `${JSON.stringify(valid, null, 2)}\n`);
+  await changeAppSettings(dataDir, () => valid);
 }
 
 function mergeDeep(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
@@ -81,12 +106,14 @@ export async function updateAppSettings(
   dataDir: string,
   patch: AppSettingsPatch,
 ): Promise<{ ok: true; settings: AppSettings } | { ok: false; problems: string[] }> {
-  const { settings } = await loadAppSettings(dataDir);
-  const merged = mergeDeep(settings as Record<string, unknown>, patch as Record<string, unknown>);
-  const result = appSettingsSchema.safeParse(merged);
-  if (!result.success) {
-    return { ok: false, problems: result.error.issues.map((i) => `Setting ${issueSentence(i)}.`) };
-  }
-  await saveAppSettings(dataDir, result.data);
-  return { ok: true, settings: result.data };
+  // The patch is applied to the file as it is now, not to a copy read earlier: another save that
+  // landed meanwhile stays. An invalid patch writes nothing.
+  let problems: string[] = [];
+  const written = await changeAppSettings(dataDir, (settings) => {
+    const result = appSettingsSchema.safeParse(mergeDeep(settings as Record<string, unknown>, patch as Record<string, unknown>));
+    if (result.success) return result.data;
+    problems = result.error.issues.map((i) => `Setting ${issueSentence(i)}.`);
+    return LEAVE_AS_IS;
+  });
+  return written === LEAVE_AS_IS ? { ok: false, problems } : { ok: true, settings: written };
 }
