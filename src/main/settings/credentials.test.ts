@@ -1,8 +1,10 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CredentialCipher, CREDENTIALS_FILE, FileCredentialStore } from './credentials.js';
+import { runWorkersTogether } from './test-support/concurrent-writers.js';
 
 let dataDir: string;
 beforeEach(async () => {
@@ -52,5 +54,48 @@ describe('file credential store', () => {
     await store.set('anthropic-api-key', 'k');
     expect(await store.get('anthropic-api-key')).toBe('k');
     await expect(store.set('../evil', 'x')).rejects.toThrow(/not a valid credential name/);
+  });
+});
+
+describe('credentials saved by more than one writer', () => {
+  const worker = path.join(path.dirname(fileURLToPath(import.meta.url)), 'test-support', 'credentials-worker.ts');
+
+  it('keeps both tokens when two stores in one process (the app and a team connection) save at once', async () => {
+    const app = new FileCredentialStore(dataDir);
+    const team = new FileCredentialStore(dataDir);
+    await Promise.all([app.set('anthropic-api-key', 'sk-app'), team.set('team-token', 'tok-team'), app.set('personal-token', 'tok-personal')]);
+    const reader = new FileCredentialStore(dataDir);
+    expect(await reader.list()).toEqual(['anthropic-api-key', 'personal-token', 'team-token']);
+    expect(await reader.get('team-token')).toBe('tok-team');
+    expect((await fs.stat(path.join(dataDir, CREDENTIALS_FILE))).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps every token of two processes (the app and memdir team in a terminal) saving at the same time', async () => {
+    const count = 6;
+    expect(
+      await runWorkersTogether(worker, [
+        [dataDir, 'app', String(count)],
+        [dataDir, 'cli', String(count)],
+      ]),
+    ).toEqual([0, 0]);
+    const store = new FileCredentialStore(dataDir);
+    const expected = ['app', 'cli'].flatMap((prefix) => Array.from({ length: count }, (_, n) => `${prefix}-${n}`)).sort();
+    expect(await store.list()).toEqual(expected);
+    expect(await store.get('cli-3')).toBe('token-cli-3');
+    expect((await fs.stat(path.join(dataDir, CREDENTIALS_FILE))).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps an encrypted entry written by another store while carrying plain entries over to encryption', async () => {
+    await new FileCredentialStore(dataDir).set('team-token', 'tok-team');
+    await Promise.all([
+      new FileCredentialStore(dataDir, xorCipher).set('anthropic-api-key', 'sk-enc'),
+      new FileCredentialStore(dataDir, xorCipher).delete('nothing-here'),
+    ]);
+    const text = await fs.readFile(path.join(dataDir, CREDENTIALS_FILE), 'utf8');
+    expect(text).not.toContain('tok-team');
+    expect(text).not.toContain('sk-enc');
+    const store = new FileCredentialStore(dataDir, xorCipher);
+    expect(await store.get('team-token')).toBe('tok-team');
+    expect(await store.get('anthropic-api-key')).toBe('sk-enc');
   });
 });
