@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { changeDataFile } from '../memdir/data-file-merge.js';
 import { MemdirError } from '../core/errors.js';
 
 /** The file name inside the data dir. */
@@ -51,21 +51,40 @@ const fileSchema = z.object({
 });
 type CredentialFile = z.infer<typeof fileSchema>;
 
+/** The file's contents from its text, or null when it is damaged (not JSON, or not its shape). */
+function parseCredentialFile(text: string): CredentialFile | null {
+  try {
+    const parsed = fileSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A file-system error while reading or writing the file, in words (a MemdirError already is). */
+function inWords(file: string, error: unknown): unknown {
+  if (error instanceof MemdirError || !(error as NodeJS.ErrnoException | null)?.code) return error;
+  return new CredentialError(`The credential file ${file} cannot be read (${(error as NodeJS.ErrnoException).code}).`);
+}
+
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 function checkName(name: string): void {
   if (!NAME.test(name)) throw new CredentialError(`"${name}" is not a valid credential name (letters, digits, dot, dash, underscore).`);
 }
 
-/** Credentials in `<dataDir>/credentials.json`, mode 0600, encrypted when a cipher is given. */
+/**
+ * Credentials in `<dataDir>/credentials.json`, mode 0600, encrypted when a cipher is given.
+ * The app and `memdir team`/`personal` in a terminal each have a store on the same file: a
+ * change is applied to the file as it is at that moment, under the data dir's lock
+ * (changeDataFile), so no store drops another's token.
+ */
 export class FileCredentialStore implements CredentialStore {
   readonly file: string;
   readonly encrypted: boolean;
-  // Writes are serialised: two quick `set`s must not lose one another's entry.
-  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
-    dataDir: string,
+    private readonly dataDir: string,
     private readonly cipher?: CredentialCipher,
   ) {
     this.file = path.join(dataDir, CREDENTIALS_FILE);
@@ -78,13 +97,11 @@ export class FileCredentialStore implements CredentialStore {
       text = await fs.readFile(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, encrypted: this.encrypted, entries: {} };
-      throw new CredentialError(`The credential file ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+      throw inWords(this.file, error);
     }
-    try {
-      return fileSchema.parse(JSON.parse(text));
-    } catch {
-      throw new CredentialError(`The credential file ${this.file} is damaged; set the credentials again to replace it.`);
-    }
+    const data = parseCredentialFile(text);
+    if (!data) throw new CredentialError(`The credential file ${this.file} is damaged; set the credentials again to replace it.`);
+    return data;
   }
 
   private decode(data: CredentialFile, value: string): string | null {
@@ -113,17 +130,11 @@ export class FileCredentialStore implements CredentialStore {
     return Object.keys(data.entries).sort();
   }
 
-  private mutate(change: (entries: Record<string, string>) => void): Promise<void> {
-    const run = this.queue.then(async () => {
-      let data: CredentialFile;
-      try {
-        data = await this.read();
-      } catch {
-        // A damaged file holds nothing recoverable: start over rather than refuse every write.
-        data = { version: 1, encrypted: this.encrypted, entries: {} };
-      }
-      let entries: Record<string, string> = data.entries;
-      if (data.encrypted !== this.encrypted) {
+  private async mutate(change: (entries: Record<string, string>) => void): Promise<void> {
+    const write = (data: CredentialFile | null): CredentialFile => {
+      // A damaged file (data is null) holds nothing recoverable: start over rather than refuse every write.
+      let entries: Record<string, string> = { ...data?.entries };
+      if (data && data.encrypted !== this.encrypted) {
         // Switching between encrypted and plain storage: carry over what can be read.
         entries = {};
         for (const [key, value] of Object.entries(data.entries)) {
@@ -132,11 +143,13 @@ export class FileCredentialStore implements CredentialStore {
         }
       }
       change(entries);
-      const next: CredentialFile = { version: 1, encrypted: this.encrypted, entries };
-      await writeDataFile(this.file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
+      return { version: 1, encrypted: this.encrypted, entries };
+    };
+    try {
+      await changeDataFile(this.file, write, { dataDir: this.dataDir, parse: parseCredentialFile, mode: 0o600, damaged: 'replace' });
+    } catch (error) {
+      throw inWords(this.file, error);
+    }
   }
 
   async set(name: string, value: string): Promise<void> {
