@@ -1,5 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,9 +6,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ProjectIdentity } from '../../shared/project-identity.js';
 import { RememberedIdentities } from './project-identity.js';
 import { scanHome } from './scan-home.js';
+import { runWorkersTogether } from './test-support/spawn-worker.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const projectRoot = path.resolve(here, '..', '..', '..');
 const worker = path.join(here, 'test-support', 'identity-worker.ts');
 
 let tmp: string;
@@ -75,15 +73,11 @@ describe('remembered identities saved by more than one store', () => {
   });
 
   it('keeps what two processes remembered at the same time', async () => {
-    const workers: ChildProcess[] = ['shop', 'cafe'].map((name) =>
-      spawn(process.execPath, ['--import', 'tsx', worker, dataDir, `/h/projects/-${name}`, `github.com/acme/${name}`], {
-        cwd: projectRoot,
-        stdio: ['pipe', 'pipe', 'inherit'],
-      }),
+    const codes = await runWorkersTogether(
+      worker,
+      ['shop', 'cafe'].map((name) => [dataDir, `/h/projects/-${name}`, `github.com/acme/${name}`]),
     );
-    await Promise.all(workers.map((w) => waitForLine(w, 'ready')));
-    for (const w of workers) w.stdin?.end('go\n');
-    expect(await Promise.all(workers.map(async (w) => (await once(w, 'exit'))[0]))).toEqual([0, 0]);
+    expect(codes).toEqual([0, 0]);
     expect(Object.keys((await onDisk()).projects).sort()).toEqual(['/h/projects/-cafe', '/h/projects/-shop']);
   });
 
@@ -189,14 +183,3 @@ describe('remembered identities read once per change of the file', () => {
     expect((await scanHome(home, { dataDir })).projects[0]!.identity).toMatchObject({ source: 'remembered', remotes: ['github.com/acme/shor'] });
   });
 });
-
-async function waitForLine(child: ChildProcess, line: string): Promise<void> {
-  let seen = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes(line)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${line}`)));
-  });
-}

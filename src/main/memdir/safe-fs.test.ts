@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs/promises';
@@ -7,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startWorker, waitForLine } from './test-support/spawn-worker.js';
 import {
   cleanupTempFiles,
   MemoryFileError,
@@ -20,7 +20,6 @@ import {
 } from './safe-fs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const projectRoot = path.resolve(here, '../../..');
 const lockWorker = path.join(here, 'test-support', 'lock-worker.ts');
 const isRoot = process.getuid?.() === 0;
 
@@ -206,25 +205,12 @@ describe('cleanupTempFiles', () => {
   });
 });
 
-function startWorker(args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', lockWorker, ...args], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'inherit'] });
-}
-
-async function waitForLine(child: ChildProcess, line: string): Promise<void> {
-  let seen = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes(line)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before printing ${line}`)));
-  });
-}
+const startLockWorker = (args: string[]): ChildProcess => startWorker(lockWorker, args);
 
 describe('withMemoryLock', () => {
   it('never lets two processes into the critical section at once', async () => {
     const log = path.join(tmp, 'log.txt');
-    const workers = [startWorker(['loop', root, dataDir, log, '40']), startWorker(['loop', root, dataDir, log, '40'])];
+    const workers = [startLockWorker(['loop', root, dataDir, log, '40']), startLockWorker(['loop', root, dataDir, log, '40'])];
     await Promise.all(workers.map((w) => waitForLine(w, 'ready')));
     for (const w of workers) w.stdin?.end('go\n');
     const codes = await Promise.all(workers.map(async (w) => (await once(w, 'exit'))[0]));
@@ -242,7 +228,7 @@ describe('withMemoryLock', () => {
   }, 60_000);
 
   it('waits for a live holder, then gives a clear message', async () => {
-    const holder = startWorker(['hold', root, dataDir]);
+    const holder = startLockWorker(['hold', root, dataDir]);
     try {
       await waitForLine(holder, 'locked');
       const err = await withMemoryLock(root, async () => 'never', { dataDir, timeoutMs: 300 }).catch((e: unknown) => e);
@@ -255,7 +241,7 @@ describe('withMemoryLock', () => {
   }, 30_000);
 
   it('takes over at once from a holder that was killed', async () => {
-    const holder = startWorker(['hold', root, dataDir]);
+    const holder = startLockWorker(['hold', root, dataDir]);
     await waitForLine(holder, 'locked');
     holder.kill('SIGKILL');
     await once(holder, 'exit');

@@ -1,14 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runWorkersTogether } from '../memdir/test-support/spawn-worker.js';
 import { keepApart, readKeptApart } from './clone-groups.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const projectRoot = path.resolve(here, '..', '..', '..');
 const worker = path.join(here, 'test-support', 'kept-apart-worker.ts');
 
 let tmp: string;
@@ -27,17 +25,6 @@ async function keptOnDisk(): Promise<string[][]> {
   return ((JSON.parse(await fs.readFile(file, 'utf8')) as { kept: string[][] }).kept ?? []).map((k) => [...k].sort()).sort();
 }
 
-function waitForLine(child: ChildProcess, line: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('utf8');
-      if (seen.split('\n').includes(line)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before "${line}"`)));
-  });
-}
-
 describe('"keep apart" choices saved by more than one writer', () => {
   it('keeps both choices when two calls in one process keep different pairs apart at once', async () => {
     await Promise.all([keepApart(dataDir, ['-src-shop', '-work-shop']), keepApart(dataDir, ['-src-cafe', '-work-cafe'])]);
@@ -50,12 +37,12 @@ describe('"keep apart" choices saved by more than one writer', () => {
 
   it('keeps every choice of two processes keeping pairs apart at the same time', async () => {
     const count = 8;
-    const workers: ChildProcess[] = ['app', 'cli'].map((prefix) =>
-      spawn(process.execPath, ['--import', 'tsx', worker, dataDir, prefix, String(count)], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'inherit'] }),
-    );
-    await Promise.all(workers.map((w) => waitForLine(w, 'ready')));
-    for (const w of workers) w.stdin?.end('go\n');
-    expect(await Promise.all(workers.map(async (w) => (await once(w, 'exit'))[0]))).toEqual([0, 0]);
+    expect(
+      await runWorkersTogether(
+        worker,
+        ['app', 'cli'].map((prefix) => [dataDir, prefix, String(count)]),
+      ),
+    ).toEqual([0, 0]);
     const expected = ['app', 'cli'].flatMap((prefix) => Array.from({ length: count }, (_, n) => [`-${prefix}-${n}-a`, `-${prefix}-${n}-b`])).sort();
     expect(await keptOnDisk()).toEqual(expected);
   });

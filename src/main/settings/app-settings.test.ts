@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS, appSettingsPath, defaultAppSettings, loadAppSettings, parseAppSettings, saveAppSettings, updateAppSettings } from './app-settings.js';
-import { SETTINGS_PATCHES, runWorkersTogether } from './test-support/concurrent-writers.js';
+import { runWorkersTogether } from '../memdir/test-support/spawn-worker.js';
+import { SETTINGS_PATCHES } from './test-support/concurrent-writers.js';
 
 let dataDir: string;
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CredentialCipher, CREDENTIALS_FILE, FileCredentialStore } from './credentials.js';
-import { runWorkersTogether } from './test-support/concurrent-writers.js';
+import { runWorkersTogether } from '../memdir/test-support/spawn-worker.js';
 
 let dataDir: string;
 beforeEach(async () => {

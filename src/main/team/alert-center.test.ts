@@ -2,9 +2,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AlertCenter } from './alert-center.js';
-import { runWorkersTogether } from './test-support/spawn-worker.js';
+import { runWorkersTogether } from '../memdir/test-support/spawn-worker.js';
+
+const dataFileWorker = fileURLToPath(new URL('./test-support/data-file-worker.ts', import.meta.url));
 
 let tmp: string;
 let dataDir: string;
@@ -19,7 +22,7 @@ afterEach(async () => {
 
 describe('AlertCenter', () => {
   it('loses no alert when two processes raise theirs at the same time', async () => {
-    const codes = await runWorkersTogether('data-file-worker.ts', [
+    const codes = await runWorkersTogether(dataFileWorker, [
       ['alerts', dataDir, 'app', '15'],
       ['alerts', dataDir, 'cli', '15'],
     ]);

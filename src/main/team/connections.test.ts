@@ -5,9 +5,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConnectionStore, connectionDir } from './connections.js';
-import { runWorkersTogether } from './test-support/spawn-worker.js';
+import { runWorkersTogether } from '../memdir/test-support/spawn-worker.js';
+
+const dataFileWorker = fileURLToPath(new URL('./test-support/data-file-worker.ts', import.meta.url));
 
 const SHA_A = 'a'.repeat(64);
 const SHA_B = 'b'.repeat(64);
@@ -78,7 +81,7 @@ describe('ConnectionStore', () => {
   });
 
   it('loses no connection when two processes record theirs at the same time', async () => {
-    const codes = await runWorkersTogether('data-file-worker.ts', [
+    const codes = await runWorkersTogether(dataFileWorker, [
       ['connections', dataDir, 'app', '15'],
       ['connections', dataDir, 'cli', '15'],
     ]);
