@@ -4,18 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalKey, DirectoryError, explainCanonicalKey } from './canonical-key.js';
-import { isolatedGitEnv } from './run-git.js';
+import { git } from './test-support/test-git.js';
 
-// Test git never reads the machine's global or system config.
-const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
-    cwd,
-    env: gitEnv,
-    stdio: 'pipe',
-    encoding: 'utf8',
-  });
-}
 async function repoWithCommit(dir: string): Promise<string> {
   await fs.mkdir(dir, { recursive: true });
   git(dir, 'init', '-q');

@@ -12,17 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { locateProject } from './projects.js';
 import { scanHome } from './scan-home.js';
-import { isolatedGitEnv } from './run-git.js';
 import { claudeCodeSkipReason, observeClaudeCode } from './test-support/claude-code.js';
-
-const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
-    cwd,
-    env: gitEnv,
-    stdio: 'pipe',
-  });
-}
+import { git } from './test-support/test-git.js';
 
 let tmp: string;
 let runs = 0;

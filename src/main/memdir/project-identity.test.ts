@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,17 +8,7 @@ import { findRootCommits, gitDirsOf, parseGitConfig, readRepoConfig, resolveHead
 import { groupProjects } from './project-groups.js';
 import { type IdentityMemos, identifyProject, readRepositoryFacts } from './project-identity.js';
 import { scanHome } from './scan-home.js';
-import { isolatedGitEnv } from './run-git.js';
-
-const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
-    cwd,
-    env: gitEnv,
-    stdio: 'pipe',
-    encoding: 'utf8',
-  }).trim();
-}
+import { git } from './test-support/test-git.js';
 
 let tmp: string;
 beforeEach(async () => {

@@ -3,23 +3,12 @@
  * from real repositories — one repository cloned to two places with its remote written two
  * ways is one project; a path is never an id.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { isolatedGitEnv } from '../memdir/run-git.js';
 import { givenIdentity, identifyByRepository } from './project-key.js';
-
-const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
-    cwd,
-    env: gitEnv,
-    stdio: 'pipe',
-    encoding: 'utf8',
-  }).trim();
-}
+import { git } from '../memdir/test-support/test-git.js';
 
 let tmp = '';
 beforeEach(async () => {

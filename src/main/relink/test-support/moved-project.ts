@@ -2,23 +2,12 @@
  * A Claude Code home with a real git project and its memories (private, team), for relink
  * tests: the project can then be moved on disk, cloned, or re-created with another history.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sanitizeDirName } from '../../../shared/sanitize.js';
-import { isolatedGitEnv } from '../../memdir/run-git.js';
+import { git } from '../../memdir/test-support/test-git.js';
 
-const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
-
-/** Run the real git in `cwd`, isolated from the machine's configuration. */
-export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
-    cwd,
-    env: gitEnv,
-    stdio: 'pipe',
-    encoding: 'utf8',
-  }).trim();
-}
+export { git };
 
 export const topic = (name: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${name} in one line\ntype: ${type}\n---\n\n${body}\n`;
 
