@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONSOLIDATION_LOCK_FILE } from './consolidation-lock.js';
-import { type DreamGate, type DreamGateReport, type DreamTarget, checkDreamGates, passDreamGates } from './dream-gates.js';
+import { type DreamGate, type DreamGateReport, type DreamTarget, checkDreamGates, dreamGatesOpen, passDreamGates } from './dream-gates.js';
 import { SessionScanCache } from './session-scan.js';
 import { killAndWait, startIdleProcess, startLockWorker } from './test-support/child.js';
 import { createCountingFs } from './test-support/counting-fs.js';
@@ -77,6 +77,14 @@ describe('passDreamGates', () => {
     expect(gate(report, 'time')).toMatchObject({ value: 3, threshold: 24 });
     expect(report.lastConsolidatedAt).toBe(new Date(last).toISOString());
     expect(report.nextEligibleAt).toBe(new Date(last + 24 * HOUR).toISOString());
+  });
+
+  it("the scheduler's check of a closed time gate costs exactly one stat too (no lock report read for display)", async () => {
+    await setLock('', wholeSeconds(Date.now() - 3 * HOUR));
+    await addSessions(10, MIN);
+    const counting = createCountingFs();
+    expect(await dreamGatesOpen(target, { fs: counting.fs, dataDir })).toBe(false);
+    expect(counting.calls).toEqual([{ method: 'stat', path: lockFile }]);
   });
 
   it('a closed time gate reads as it always did: every field and sentence, in order, as `--json` prints it', async () => {

@@ -406,6 +406,15 @@ export function passDreamGates(target: DreamTarget, opts: DreamGateOptions = {})
  * in `lock` even when an earlier gate failed, and evaluates the gates even when scheduled
  * dreams are off (`disabled` says so, and `eligible` is false).
  */
+/**
+ * Whether every gate is open, as the scheduler asks on each tick: the gates in status mode
+ * (the lock only looked at), without the lock report {@link checkDreamGates} adds for display —
+ * so a closed time gate, the usual case, costs one `stat` (R-DREAM-GATE).
+ */
+export async function dreamGatesOpen(target: DreamTarget, opts: DreamGateOptions = {}): Promise<boolean> {
+  return (await evaluate(target, opts, 'status')).report.eligible;
+}
+
 export async function checkDreamGates(target: DreamTarget, opts: DreamGateOptions = {}): Promise<DreamGateReport> {
   const { report } = await evaluate(target, opts, 'status');
   if (!report.lock) {

@@ -4,14 +4,14 @@
  * dreams in the background when they are open. Only the app runs it (AppContext with
  * `watch: true`); the CLI and the tests never do unless they ask.
  *
- * Cheap by design: a check is the gates in status mode — one `stat` when the time gate is closed
+ * Cheap by design: a check is the gates in status mode (dreamGatesOpen) — one `stat` when the time gate is closed
  * (the usual case), a session count reused for 10 minutes otherwise — and a job starts only when
  * all gates are open. Never two dreams per memory dir: the job key, then the lock. Projects with
  * auto memory or `autoDreamEnabled` off are skipped by the gates themselves; a project whose
  * last dream is waiting for the user's confirmation is not dreamt again until it is answered.
  * Each tick also rolls back what crashed dreams left (recover-dreams.ts).
  */
-import { checkDreamGates, type DreamTarget } from './dream-gates.js';
+import { dreamGatesOpen, type DreamTarget } from './dream-gates.js';
 import type { DreamSettings } from './run-dream.js';
 import type { SessionScanCache } from './session-scan.js';
 
@@ -102,13 +102,13 @@ export class DreamScheduler {
       if (this.#stopped) return;
       if (this.deps.isRunning(project.memoryDir)) continue;
       try {
-        const report = await checkDreamGates(project, {
+        const open = await dreamGatesOpen(project, {
           minHours: settings.minHours,
           minSessions: settings.minSessions,
           dataDir: this.deps.dataDir,
           sessionCache: this.deps.sessionCache,
         });
-        if (!report.eligible) continue;
+        if (!open) continue;
         if (await this.deps.awaitingConfirmation(project.memoryDir)) continue;
         await this.deps.dream(project);
       } catch {
