@@ -47,6 +47,8 @@ interface Writer {
   child: ChildProcess;
   exit: Promise<[number | null, NodeJS.Signals | null]>;
   stderr: () => string;
+  /** Resolves once the writer has committed a whole step to history. */
+  committed: Promise<void>;
 }
 
 async function startWriter(mem: string, dataDir: string, logPath: string): Promise<Writer> {
@@ -56,18 +58,21 @@ async function startWriter(mem: string, dataDir: string, logPath: string): Promi
   let out = '';
   let err = '';
   child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  let onCommitted = (): void => undefined;
+  const committed = new Promise<void>((resolve) => (onCommitted = resolve));
   await Promise.race([
     new Promise<void>((resolve) => {
       child.stdout?.on('data', (chunk: Buffer) => {
         out += chunk.toString();
         if (out.includes('ready')) resolve();
+        if (out.includes('committed')) onCommitted();
       });
     }),
     exit.then(([code]) => {
       throw new Error(`writer exited early (${code}): ${err}`);
     }),
   ]);
-  return { child, exit, stderr: () => err };
+  return { child, exit, stderr: () => err, committed };
 }
 
 async function checkFiles(mem: string, log: string): Promise<{ torn: string[]; temps: number }> {
@@ -136,7 +141,16 @@ it(`crash test: ${KILLS} SIGKILLs of a writer never leave a torn memory or broke
     // Nothing left unrecorded: history now holds exactly what is on disk.
     expect(await recordSnapshot(mem, { source: 'fix', summary: 'Nothing left', dataDir })).toBeNull();
   }
-  (await next).child.kill('SIGKILL');
+  // A last writer runs until a step of its own is in history (on a loaded machine all 100
+  // kills can land before any step commits), then is killed like the others.
+  const last = await next;
+  last.child.stdin?.end('go\n');
+  await last.committed;
+  last.child.kill('SIGKILL');
+  await last.exit;
+  expect(await processGroupGone(last.child.pid!)).toBe(true);
+  expect((await checkFiles(mem, await fs.readFile(logPath, 'utf8'))).torn).toEqual([]);
+  await transact(mem, { source: 'fix', summary: 'Check after the last crash', dataDir }, async () => undefined);
 
   const index = await fs.readFile(path.join(mem, 'MEMORY.md'), 'utf8');
   expect(await readAtRevision(mem, 'HEAD', 'MEMORY.md', { dataDir })).toBe(index);

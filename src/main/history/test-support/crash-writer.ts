@@ -4,7 +4,8 @@
  * ones, and rewrites the index. Before and after each write it appends `intend|done <file>
  * <sha256>` to a log, so the parent knows which contents a file may legitimately hold.
  * Prints "ready" once its modules are loaded, and starts when a line arrives on stdin (so the
- * parent can start the next writer while it checks what the last one left).
+ * parent can start the next writer while it checks what the last one left). Prints "committed"
+ * each time a step's history commit has returned.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -53,4 +54,5 @@ for (let step = 0; ; step++) {
     await writeFileAtomic(memoryDir, 'MEMORY.md', text);
     fs.appendFileSync(logPath, `done MEMORY.md ${sha(text)}\n`);
   });
+  process.stdout.write('committed\n');
 }
