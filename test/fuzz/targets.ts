@@ -357,8 +357,13 @@ type PersonalInput =
 const personalInput: fc.Arbitrary<PersonalInput> = fc.oneof(
   fc.record({
     kind: fc.constant('entry' as const),
+    // An untouched entry half the time an edit is drawn: random edits of a sealed entry are almost
+    // always refused, so without it a 150-case round reached the accepting side only ~92% of seeds.
     edit: fc.option(
-      fc.tuple(fc.nat(), fc.oneof(fc.constant(''), fc.string({ maxLength: 4 }), fc.constantFrom('A', '-', '_', '=', '.', 'm1.')), fc.nat({ max: 8 })),
+      fc.oneof(
+        fc.constant<[number, string, number]>([0, '', 0]),
+        fc.tuple(fc.nat(), fc.oneof(fc.constant(''), fc.string({ maxLength: 4 }), fc.constantFrom('A', '-', '_', '=', '.', 'm1.')), fc.nat({ max: 8 })),
+      ),
       { freq: 4 },
     ),
     noise: fc.oneof(
