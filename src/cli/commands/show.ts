@@ -6,7 +6,7 @@ import { agentIndexView } from '../../main/memdir/agent-index.js';
 import { locateProject } from '../../main/memdir/projects.js';
 import { scanProject } from '../../main/memdir/scan-home.js';
 import { readMemoryText } from '../../main/memdir/read-file.js';
-import { resolveInside } from '../../main/memdir/safe-fs.js';
+import { resolveInside } from '../../main/memdir/confined-path.js';
 import { parseTopicFile } from '../../main/memdir/topic-file.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 

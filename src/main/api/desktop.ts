@@ -8,7 +8,7 @@ import type { DesktopShell } from '../desktop/desktop-shell.js';
 import { commandInstallStatus, installMemdirCommand } from '../desktop/install-command.js';
 import { installedMemdirCommand } from '../hooks/hook-command.js';
 import { checkFileName, inScope } from '../memdir/memory-service.js';
-import { resolveInside } from '../memdir/safe-fs.js';
+import { resolveInside } from '../memdir/confined-path.js';
 import type { Handlers } from './dispatch.js';
 
 function shellOf(ctx: AppContext): DesktopShell {

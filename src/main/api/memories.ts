@@ -7,7 +7,7 @@ import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, 
 import { agentIndexView } from '../memdir/agent-index.js';
 import { projectsRoot } from '../memdir/home.js';
 import { readMemoryText } from '../memdir/read-file.js';
-import { resolveInside } from '../memdir/safe-fs.js';
+import { resolveInside } from '../memdir/confined-path.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/history.js';
 import { restoreMemoryFile, undoChange } from '../memdir/undo-change.js';

@@ -16,7 +16,7 @@ import { scopeRefusal } from '../../shared/memory-types.js';
 import { checkFileName, checkNewFileName } from '../memdir/memory-service.js';
 import { visibleText } from '../../shared/visible-text.js';
 import { MemoryError } from '../memdir/memory-error.js';
-import { UnsafePathError, splitRelativePath } from '../memdir/safe-fs.js';
+import { UnsafePathError, splitRelativePath } from '../memdir/confined-path.js';
 import { parseTopicFile } from '../memdir/topic-file.js';
 import { scanText } from '../secrets/scanner.js';
 import type { DreamPlan } from './dream-plan.js';

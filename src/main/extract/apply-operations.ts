@@ -16,7 +16,7 @@ import { TEAM_DIR } from '../../shared/limits.js';
 import { transact } from '../history/history.js';
 import { MemoryError } from '../memdir/memory-error.js';
 import { applyFixes, createMemory, updateMemory } from '../memdir/memory-service.js';
-import { UnsafePathError, resolveInside } from '../memdir/safe-fs.js';
+import { UnsafePathError, resolveInside } from '../memdir/confined-path.js';
 import { type TopicFields, serializeTopicFile } from '../memdir/topic-file.js';
 
 /** What became of one operation. */

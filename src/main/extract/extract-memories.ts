@@ -33,7 +33,7 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { LlmError, type ModelProvider } from '../llm/types.js';
 import { projectsRoot } from '../memdir/home.js';
 import { locateTranscriptProject, type ProjectLocation } from '../memdir/projects.js';
-import { MemoryLockError, realpathDeepestExistingSync, withMemoryLock } from '../memdir/safe-fs.js';
+import { MemoryLockError, realpathDeepestExistingSync, withMemoryLock } from '../memdir/memory-lock.js';
 import { scanMemoryDir, teamDirOf } from '../memdir/scan-dir.js';
 import { CursorStore, type TranscriptCursor } from '../transcripts/cursor-store.js';
 import { memoryWritesInTurn } from '../transcripts/memory-writes.js';

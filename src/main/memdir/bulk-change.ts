@@ -12,7 +12,7 @@ import { moveMemoryScope } from '../team/move-scope.js';
 import { TeamPathError } from '../team/team-paths.js';
 import { MemoryError } from './memory-error.js';
 import { deleteMemory, inScope, readText, updateMemory } from './memory-service.js';
-import { UnsafePathError } from './safe-fs.js';
+import { UnsafePathError } from './confined-path.js';
 import { parseTopicFile } from './topic-file.js';
 
 export type BulkAction = { kind: 'delete' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };

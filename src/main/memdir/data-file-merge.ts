@@ -9,7 +9,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { MemoryFileError, renameConfined, withMemoryLock, writeDataFile } from './safe-fs.js';
+import { MemoryFileError } from './confined-path.js';
+import { renameConfined, writeDataFile } from './safe-fs.js';
+import { withMemoryLock } from './memory-lock.js';
 
 /** A data file as read now: its parsed contents (or `damaged`), the stat facts of the very file read, and when it last changed. */
 export interface DataFileRead<T> {

@@ -27,7 +27,8 @@ import { type ChangeSource, type HistoryEntry, transact } from '../history/histo
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
-import { removeFileConfined, renameConfined, resolveInside, writeFileAtomic } from './safe-fs.js';
+import { removeFileConfined, renameConfined, writeFileAtomic } from './safe-fs.js';
+import { resolveInside } from './confined-path.js';
 import { type TopicFields, frontmatterProblem, parseTopicFile, replaceFrontmatter, serializeTopicFile } from './topic-file.js';
 
 export interface Where {

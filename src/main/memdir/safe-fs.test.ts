@@ -7,17 +7,9 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWorker, waitForLine } from './test-support/spawn-worker.js';
-import {
-  cleanupTempFiles,
-  MemoryFileError,
-  MemoryLockError,
-  removeFileConfined,
-  renameConfined,
-  resolveInside,
-  UnsafePathError,
-  withMemoryLock,
-  writeFileAtomic,
-} from './safe-fs.js';
+import { cleanupTempFiles, removeFileConfined, renameConfined, writeFileAtomic } from './safe-fs.js';
+import { MemoryFileError, resolveInside, UnsafePathError } from './confined-path.js';
+import { MemoryLockError, withMemoryLock } from './memory-lock.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const lockWorker = path.join(here, 'test-support', 'lock-worker.ts');

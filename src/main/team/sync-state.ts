@@ -25,7 +25,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
 import { isProtocolEtag } from '../../server/protocol.js';
-import { acquireOwnedLock, writeDataFile } from '../memdir/safe-fs.js';
+import { acquireOwnedLock } from '../memdir/memory-lock.js';
+import { writeDataFile } from '../memdir/safe-fs.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 

@@ -21,14 +21,9 @@ import { sanitizePathKey } from '../../shared/path-key.js';
 import { type SyncSpace, TEAM_SPACE, isExcluded, spaceRel } from './sync-space.js';
 import { type FileFacts, factsOf } from '../memdir/read-file.js';
 import { errCode as code } from '../core/fs-errors.js';
-import {
-  MemoryFileError,
-  UnsafePathError,
-  openConfinedForRead,
-  realpathDeepestExisting,
-  realpathDeepestExistingSync,
-  writeFileAtomic,
-} from '../memdir/safe-fs.js';
+import { MemoryFileError, UnsafePathError, openConfinedForRead } from '../memdir/confined-path.js';
+import { realpathDeepestExisting, realpathDeepestExistingSync } from '../memdir/memory-lock.js';
+import { writeFileAtomic } from '../memdir/safe-fs.js';
 import { MemdirError } from '../core/errors.js';
 
 /** A team path that Memdir refuses to read or write, with a sentence a person understands. */

@@ -15,7 +15,8 @@ import { type Scope, defaultScope, scopeRefusal } from '../../shared/memory-type
 import type { ProjectScan } from '../../shared/scan-types.js';
 import type { EventBus } from '../app/event-bus.js';
 import { transact } from '../history/history.js';
-import { resolveInside, writeFileAtomic } from '../memdir/safe-fs.js';
+import { resolveInside } from '../memdir/confined-path.js';
+import { writeFileAtomic } from '../memdir/safe-fs.js';
 import { redactFinding, scanText } from '../secrets/scanner.js';
 import type { CredentialStore } from '../settings/credentials.js';
 import { AlertCenter, AlertError } from './alert-center.js';
