@@ -28,7 +28,7 @@ import { TeamPathError } from '../team/team-paths.js';
 import { TeamClientError, type TeamClientErrorCode } from '../team/team-client.js';
 import { TeamSyncError, type TeamSyncErrorCode } from '../team/sync/engine.js';
 import { MemoryFileError, UnsafePathError } from '../memdir/confined-path.js';
-import { MemoryLockError } from '../memdir/memory-lock.js';
+import { MemoryLockError } from './lock.js';
 import { MemoryError, type MemoryErrorCode } from '../memdir/memory-error.js';
 import { ProjectNotFoundError } from '../memdir/projects.js';
 import { DirectoryError, type DirectoryErrorReason } from '../memdir/canonical-key.js';

@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startWorker, waitForLine } from './test-support/spawn-worker.js';
 import { cleanupTempFiles, removeFileConfined, renameConfined, writeFileAtomic } from './safe-fs.js';
 import { MemoryFileError, resolveInside, UnsafePathError } from './confined-path.js';
-import { MemoryLockError, withMemoryLock } from './memory-lock.js';
+import { MemoryLockError } from '../core/lock.js';
+import { withMemoryLock } from './memory-lock.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const lockWorker = path.join(here, 'test-support', 'lock-worker.ts');
