@@ -169,7 +169,7 @@ const SAMPLES: Record<string, () => MemdirError[]> = {
 const NOT_MEMDIR_ERRORS: Record<string, string> = {
   ToolError: 'dream/model-consolidate.ts: answered to the model as a tool result, never thrown out',
   NeedsConfirmation: 'dream/run-dream.ts: caught by runDream, which returns a needs-confirmation record',
-  LockFault: 'dream/consolidation-lock.ts: caught in the same file and returned as a DreamLockProblem',
+  LockFault: 'dream/lock-content.ts: caught by the dream lock (consolidation-lock.ts, lock-recovery.ts) and returned as a DreamLockProblem',
   SimulatedCrash: 'extract/extract-memories.ts: a crash point for tests only',
 };
 
