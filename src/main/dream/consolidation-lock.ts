@@ -6,8 +6,8 @@
  * Exclusion. Claude Code's protocol — write your PID, re-read, the last writer wins — is not
  * strict: a writer whose re-read comes before a second writer's write also "wins". Between
  * Memdir processes Memdir is strict: every acquire and recovery runs inside a short guard
- * (proper-lockfile, `<dataDir>/dream-locks/<key>.guard`, held for milliseconds), so inspect →
- * write → verify never interleaves. Against Claude Code the guarantee is Claude Code's own,
+ * (Memdir's one lock, core/lock.ts: `<dataDir>/dream-locks/<key>.guard`, held for
+ * milliseconds), so inspect → write → verify never interleaves. Against Claude Code the guarantee is Claude Code's own,
  * with the window narrowed to Memdir's inspect-to-rename (one small write).
  */
 import os from 'node:os';

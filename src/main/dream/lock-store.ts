@@ -6,15 +6,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { resolveDataDir } from '../data-dir.js';
 import type { DreamFs } from './dream-fs.js';
 import { errCode } from '../core/fs-errors.js';
+import { type HeldLock, MemoryLockError, acquireLock } from '../core/lock.js';
 import { CONSOLIDATION_LOCK_FILE, type DreamLockProblem, LockFault, TEMP_PREFIX } from './lock-content.js';
 
 /** A temp file older than this is a leftover of a crash, not a write in flight. */
 const TEMP_LEFTOVER_MS = 60 * 1000;
 const RECORDS_DIR = 'dream-locks';
+/** How long an acquire waits for another Memdir process's guard (each holds it for milliseconds). */
+const GUARD_TIMEOUT_MS = 15_000;
 /** Lock files held by a dream in this process (real paths). */
 export const heldHere = new Set<string>();
 
@@ -160,30 +162,31 @@ export async function locate(memoryDir: string, fs: DreamFs, dataDir: string | u
  * for one memory dir across Memdir processes.
  */
 export async function guarded<T>(loc: Located, fs: DreamFs, fn: () => Promise<T>): Promise<T> {
-  let release: () => Promise<void>;
+  const dataDirProblem = (err: unknown): LockFault => {
+    const problem = describeWriteError(err, loc.recordsDir, "keep the dream lock's rollback record");
+    return new LockFault({ ...problem, reason: problem.reason === 'permission' ? 'data-dir' : problem.reason });
+  };
+  let guard: HeldLock;
   try {
     await fs.mkdir(loc.recordsDir, { recursive: true });
-    release = await lockfile.lock(path.join(loc.recordsDir, loc.key), {
-      lockfilePath: path.join(loc.recordsDir, `${loc.key}.guard`),
-      realpath: false,
-      // Held for milliseconds; a guard left by a process killed inside it is stale after 5 s.
-      stale: 5_000,
-      retries: { retries: 60, factor: 1.3, minTimeout: 5, maxTimeout: 250, randomize: true },
-      // Only reachable if this guard sat for 5 s (a frozen process); the lock file's own
-      // write-then-verify still decides, so losing the guard is not fatal.
-      onCompromised: () => undefined,
+    // Memdir's one lock (core/lock.ts): held for milliseconds, and a guard left by a process
+    // killed inside it is broken at once by the next one, from its owner record.
+    guard = await acquireLock(path.join(loc.recordsDir, `${loc.key}.guard`), {
+      timeoutMs: GUARD_TIMEOUT_MS,
+      busy: `Another Memdir process is taking the dream lock of ${loc.realDir}; try again in a moment.`,
+      failed: dataDirProblem,
     });
   } catch (err) {
-    if (errCode(err) === 'ELOCKED') {
-      throw new LockFault({ reason: 'busy', message: `Another Memdir process is taking the dream lock of ${loc.realDir}; try again in a moment.` });
-    }
-    const problem = describeWriteError(err, loc.recordsDir, "keep the dream lock's rollback record");
-    throw new LockFault({ ...problem, reason: problem.reason === 'permission' ? 'data-dir' : problem.reason });
+    if (err instanceof MemoryLockError) throw new LockFault({ reason: 'busy', message: err.message });
+    if (err instanceof LockFault) throw err;
+    throw dataDirProblem(err);
   }
   try {
+    // A guard lost while held (this process froze past the lock's stale time) is not fatal: the
+    // lock file's own write-then-verify still decides who holds the dream lock.
     return await fn();
   } finally {
-    await release().catch(() => undefined);
+    await guard.release();
   }
 }
 
