@@ -8,7 +8,7 @@ import path from 'node:path';
 import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
-import { resolveDataDir } from '../../main/data-dir.js';
+import { resolveDataDir } from '../../main/data-dir/index.js';
 import { confirmDream } from '../../main/dream/confirm-dream.js';
 import { claudeCodeDreamStatus } from '../../main/dream/claude-code-dream.js';
 import { checkDreamGates } from '../../main/dream/dream-gates.js';

@@ -73,7 +73,7 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
     if (typeof values.project !== 'string' || values.project.trim() === '')
       throw new UsageError('--project is required: a project directory or its name under projects/');
     // Loaded here, not at the top: `memdir hook` shares this process image and must start fast.
-    const { resolveDataDir } = await import('../../main/data-dir.js');
+    const { resolveDataDir } = await import('../../main/data-dir/index.js');
     const { projectsRoot } = await import('../../main/memdir/home.js');
     const { locateProject } = await import('../../main/memdir/projects.js');
     const { loadAppSettings } = await import('../../main/settings/app-settings.js');

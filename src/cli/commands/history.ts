@@ -4,7 +4,7 @@ import { restoreMemoryFile, undoChange } from '../../main/memdir/undo-change.js'
 import { homeFrom } from './scan.js';
 import { locateProject } from '../../main/memdir/projects.js';
 import { listHistory, recordSnapshot, restoreFromHistory } from '../../main/history/history.js';
-import { resolveDataDir } from '../../main/data-dir.js';
+import { resolveDataDir } from '../../main/data-dir/index.js';
 
 export const historyCommand: CommandSpec = {
   name: ['history'],

@@ -2,7 +2,7 @@ import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.
 import { formatProblem, plural } from '../format.js';
 import { homeFrom } from './scan.js';
 import { locateProject } from '../../main/memdir/projects.js';
-import { resolveDataDir } from '../../main/data-dir.js';
+import { resolveDataDir } from '../../main/data-dir/index.js';
 import { openScanCache } from '../../main/memdir/scan-cache-file.js';
 import { scanHome, scanProject } from '../../main/memdir/scan-home.js';
 import { applyFixes, fixRequestOf } from '../../main/memdir/memory-service.js';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
 import { ago, plural, table } from '../format.js';
-import { resolveDataDir } from '../../main/data-dir.js';
+import { resolveDataDir } from '../../main/data-dir/index.js';
 import { resolveHome } from '../../main/memdir/home.js';
 import { openScanCache } from '../../main/memdir/scan-cache-file.js';
 import { scanHome } from '../../main/memdir/scan-home.js';

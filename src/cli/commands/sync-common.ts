@@ -7,7 +7,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { type CliIo, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson } from '../command.js';
 import type { SyncReport } from '../../shared/contract/team.js';
-import { resolveDataDir } from '../../main/data-dir.js';
+import { resolveDataDir } from '../../main/data-dir/index.js';
 import { projectsRoot } from '../../main/memdir/home.js';
 import { type ProjectLocation, locateProject } from '../../main/memdir/projects.js';
 import { CREDENTIALS_FILE } from '../../main/settings/credentials.js';

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolveDataDir } from '../data-dir.js';
+import { resolveDataDir } from '../data-dir/index.js';
 import { resolveHome } from '../memdir/home.js';
 import { type OpenedScanCache, openScanCache } from '../memdir/scan-cache-file.js';
 import { type HomeScanCache, scanHome, scanProject } from '../memdir/scan-home.js';

@@ -9,7 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
-import { resolveDataDir } from '../data-dir.js';
+import { resolveDataDir } from '../data-dir/index.js';
 import { cleanupTempFiles, removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
 import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../memdir/memory-lock.js';
 import { splitRelativePath, UnsafePathError } from '../memdir/confined-path.js';

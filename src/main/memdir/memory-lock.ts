@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fsCallbacks from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { resolveDataDir } from '../data-dir.js';
+import { resolveDataDir } from '../data-dir/index.js';
 import { errCode } from '../core/fs-errors.js';
 import { acquireLock, withLock } from '../core/lock.js';
 import { explain } from './confined-path.js';

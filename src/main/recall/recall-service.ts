@@ -11,7 +11,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { IndexSummary, MemoryDirScan } from '../../shared/scan-types.js';
-import { resolveDataDir } from '../data-dir.js';
+import { resolveDataDir } from '../data-dir/index.js';
 import { resolveProvider } from '../llm/resolve-provider.js';
 import type { ModelProvider } from '../llm/types.js';
 import { locateProject, type ProjectLocation } from '../memdir/projects.js';

@@ -11,7 +11,7 @@
 import { addIndexEntry, indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
-import { resolveDataDir } from '../data-dir.js';
+import { resolveDataDir } from '../data-dir/index.js';
 import { transact } from '../history/history.js';
 import { MemoryError } from '../memdir/memory-error.js';
 import { checkFileName, inScope, readText } from '../memdir/memory-service.js';
