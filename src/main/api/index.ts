@@ -1,5 +1,5 @@
 /** Every handler of the contract, one file per domain; the transports call `createDispatcher`. */
-import type { AppContext } from '../app/app-context.js';
+import { type AppContext } from '../app/index.js';
 import { agentHandlers } from './agents.js';
 import { alertHandlers } from './alerts.js';
 import { appHandlers } from './app.js';

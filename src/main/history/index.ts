@@ -1,0 +1,23 @@
+/**
+ * Every change to a memory dir, kept in a shadow git repository: list, read, diff, restore, record.
+ * The front door (STYLE.md "The house"): code outside this folder imports only from here.
+ */
+export { bundleHistory, isReadableBundle, keepBundledHistory } from './bundle.js';
+export {
+  type ChangeDescription,
+  type ChangeSource,
+  deletedFiles,
+  diffRevisions,
+  type HistoryEntry,
+  HistoryError,
+  listHistory,
+  planRestore,
+  readAtRevision,
+  readEntry,
+  readSnapshot,
+  recordExternalChanges,
+  recordSnapshot,
+  restoreFromHistory,
+  transact,
+} from './history.js';
+export { recordedMemoryDirs } from './shadow-repo.js';

@@ -1,0 +1,67 @@
+/**
+ * Claude Code's memory directories on disk (R-INDEX, R-KEY): the home and its projects, scanning, reading and
+ * writing memories with history, the index, the confined file system under every writer.
+ * The front door (STYLE.md "The house"): code outside this folder imports only from here.
+ */
+export { agentIndexView } from './agent-index.js';
+export { bulkChange } from './bulk-change.js';
+export { changeDataFile, LEAVE_AS_IS, readDataFileNow } from './data-file-merge.js';
+export { quoteProblematicValues } from './frontmatter-retry.js';
+export { scanFrontmatter } from './frontmatter-scanner.js';
+export { parseFrontmatterYaml } from './frontmatter-yaml.js';
+export { projectsRoot, resolveHome } from './home.js';
+export { MAX_MEMORY_DEPTH } from './list-memory-files.js';
+export { MemoryError } from './memory-error.js';
+export {
+  applyFixes,
+  checkFileName,
+  checkMemoryPath,
+  checkNewFileName,
+  createMemory,
+  deleteMemory,
+  fixRequestOf,
+  inScope,
+  previewFixes,
+  readText,
+  renameMemory,
+  saveIndexText,
+  suggestFileName,
+  updateMemory,
+  type Where,
+} from './memory-service.js';
+export { groupProjects } from './project-groups.js';
+export { type IdentityCache, identityOfPath, readPathFacts, rememberProjectPath } from './project-identity.js';
+export {
+  firstTranscriptField,
+  listProjectDirs,
+  locateGroup,
+  locateProject,
+  locateTranscriptProject,
+  type ProjectLocation,
+  ProjectNotFoundError,
+} from './projects.js';
+export { factsOf, type FileFacts, readMemoryText } from './read-file.js';
+export { runGit } from './run-git.js';
+export {
+  acquireOwnedLock,
+  cleanupTempFiles,
+  memoryDirKey,
+  MemoryFileError,
+  MemoryLockError,
+  openConfinedForRead,
+  realpathDeepestExisting,
+  realpathDeepestExistingSync,
+  removeFileConfined,
+  resolveInside,
+  splitRelativePath,
+  UnsafePathError,
+  withMemoryLock,
+  writeDataFile,
+  writeFileAtomic,
+} from './safe-fs.js';
+export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';
+export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
+export { HomeScanCache, scanHome, scanProject } from './scan-home.js';
+export { type EffectiveSettings, readEffectiveSettings, type SettingsCache } from './settings.js';
+export { locateFrontmatter, type ParsedTopic, parseTopicFile, serializeTopicFile, type TopicFields } from './topic-file.js';
+export { restoreMemoryFile, undoChange } from './undo-change.js';

@@ -1,0 +1,5 @@
+/**
+ * Finding secrets in memory text before it leaves the machine.
+ * The front door (STYLE.md "The house"): code outside this folder imports only from here.
+ */
+export { redactFinding, scanDir, scanFile, type ScanReport, scanText } from './scanner.js';

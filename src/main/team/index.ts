@@ -1,0 +1,25 @@
+/**
+ * Team sync: connections to a sync server, the sync engine and its scheduler, alerts, moving a memory between scopes.
+ * The front door (STYLE.md "The house"): code outside this folder imports only from here.
+ */
+export { AlertCenter } from './alert-center.js';
+export {
+  checkServerUrl,
+  checkTeamName,
+  connectionDir,
+  ConnectionStore,
+  readToken,
+  TeamConfigError,
+  type TeamConnection,
+  teamDataDir,
+  tokenCredentialName,
+  tokenIdOf,
+} from './connections.js';
+export { sha256Hex } from './hash-cache.js';
+export { moveMemoryScope } from './move-scope.js';
+export { type Running, SyncScheduler } from './sync-scheduler.js';
+export { PERSONAL_SPACE } from './sync-space.js';
+export { type CommitOutcome, type Conditional, type PulledEntries, type PutOutcome, type SpaceClient, TeamClient, TeamClientError } from './team-client.js';
+export { TeamPathError } from './team-paths.js';
+export { type TeamHost, TeamService, type TeamServiceOptions } from './team-service.js';
+export { TeamSync, TeamSyncError, type TeamSyncOptions } from './team-sync.js';

@@ -1,0 +1,11 @@
+/**
+ * Claude Code's transcripts (R-SESSION): listing them, reading them as turns, cursors, the memory writes a turn made.
+ * The front door (STYLE.md "The house"): code outside this folder imports only from here.
+ */
+export { type CursorLoad, CursorStore, type TranscriptCursor } from './cursor-store.js';
+export { readLines } from './line-reader.js';
+export { listHomeTranscripts, listTranscriptsIn } from './list-transcripts.js';
+export { FILE_WRITE_TOOLS, memoryWritesInTurn } from './memory-writes.js';
+export { commitCursor, type NewTurns, readNewTurns } from './read-new-turns.js';
+export { grepTranscript } from './signal-grep.js';
+export { isSubagentTranscriptPath, readTurns, type TrailingTurnPolicy, type Turn } from './turns.js';
