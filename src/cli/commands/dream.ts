@@ -17,10 +17,9 @@ import { interruptedNotice, recoverInterruptedDreams } from '../../main/dream/re
 import { revertDream } from '../../main/dream/revert-dream.js';
 import { runDream } from '../../main/dream/run-dream.js';
 import { SessionScanCache } from '../../main/dream/session-scan.js';
-import { resolveProvider } from '../../main/llm/resolve-provider.js';
-import { projectsRoot } from '../../main/memdir/home.js';
-import { type ProjectLocation, locateProject } from '../../main/memdir/projects.js';
-import { loadAppSettings } from '../../main/settings/app-settings.js';
+import { resolveProvider } from '../../main/llm/index.js';
+import { locateProject, type ProjectLocation, projectsRoot } from '../../main/memdir/index.js';
+import { loadAppSettings } from '../../main/settings/index.js';
 import type { DreamRecord } from '../../shared/contract/dream.js';
 
 const projectOption = { type: 'string' as const, valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };

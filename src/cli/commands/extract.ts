@@ -74,12 +74,11 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
       throw new UsageError('--project is required: a project directory or its name under projects/');
     // Loaded here, not at the top: `memdir hook` shares this process image and must start fast.
     const { resolveDataDir } = await import('../../main/data-dir/index.js');
-    const { projectsRoot } = await import('../../main/memdir/home.js');
-    const { locateProject } = await import('../../main/memdir/projects.js');
-    const { loadAppSettings } = await import('../../main/settings/app-settings.js');
-    const { resolveProvider } = await import('../../main/llm/resolve-provider.js');
-    const { listTranscriptsIn } = await import('../../main/transcripts/list-transcripts.js');
-    const { ExtractBusyError, extractTranscript } = await import('../../main/extract/extract-memories.js');
+    const { locateProject, projectsRoot } = await import('../../main/memdir/index.js');
+    const { loadAppSettings } = await import('../../main/settings/index.js');
+    const { resolveProvider } = await import('../../main/llm/index.js');
+    const { listTranscriptsIn } = await import('../../main/transcripts/index.js');
+    const { ExtractBusyError, extractTranscript } = await import('../../main/extract/index.js');
 
     const home = homeFrom(values, io);
     const dataDir = resolveDataDir(io.env);

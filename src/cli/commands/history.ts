@@ -1,9 +1,8 @@
 import { type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { plural, table } from '../format.js';
-import { restoreMemoryFile, undoChange } from '../../main/memdir/undo-change.js';
+import { locateProject, restoreMemoryFile, undoChange } from '../../main/memdir/index.js';
 import { homeFrom } from './scan.js';
-import { locateProject } from '../../main/memdir/projects.js';
-import { listHistory, recordSnapshot, restoreFromHistory } from '../../main/history/history.js';
+import { listHistory, recordSnapshot, restoreFromHistory } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/data-dir/index.js';
 
 export const historyCommand: CommandSpec = {

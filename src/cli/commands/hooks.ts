@@ -39,7 +39,7 @@ absolute paths, so they work whatever PATH Claude Code's shell has. A warning sa
 would ignore the file (comments or trailing commas). Exit codes: 0 done, 2 settings.json unreadable
 or not JSON.`,
     async run({ values, io }) {
-      const { applyHooksChange, planHooksChange } = await import('../../main/hooks/claude-settings-hooks.js');
+      const { applyHooksChange, planHooksChange } = await import('../../main/hooks/index.js');
       const home = homeFrom(values, io);
       const options = { dataDir: await dataDirFrom(values, io) };
       const plan = await planHooksChange(home, action, options);
@@ -86,7 +86,7 @@ export const hooksStatusCommand: CommandSpec = {
   details: `JSON: {"settingsFile", "exists", "connected": "all"|"partial"|"none",
   "events": [{"event", "command", "current"}], "command", "listening", "spooled", "problems": [..]}`,
   async run({ values, io }) {
-    const { readHooksStatus } = await import('../../main/hooks/claude-settings-hooks.js');
+    const { readHooksStatus } = await import('../../main/hooks/index.js');
     const status = await readHooksStatus(homeFrom(values, io), { dataDir: await dataDirFrom(values, io) });
     if (values.json) {
       printJson(io, status);

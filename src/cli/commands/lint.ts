@@ -1,11 +1,8 @@
 import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
 import { formatProblem, plural } from '../format.js';
 import { homeFrom } from './scan.js';
-import { locateProject } from '../../main/memdir/projects.js';
+import { applyFixes, fixRequestOf, locateProject, openScanCache, scanHome, scanProject } from '../../main/memdir/index.js';
 import { resolveDataDir } from '../../main/data-dir/index.js';
-import { openScanCache } from '../../main/memdir/scan-cache-file.js';
-import { scanHome, scanProject } from '../../main/memdir/scan-home.js';
-import { applyFixes, fixRequestOf } from '../../main/memdir/memory-service.js';
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';

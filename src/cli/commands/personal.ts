@@ -7,23 +7,24 @@
 import fsp from 'node:fs/promises';
 import { type CliIo, type CommandSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import type { SyncReport } from '../../shared/contract/team.js';
-import type { ProjectLocation } from '../../main/memdir/projects.js';
+import { type ProjectLocation } from '../../main/memdir/index.js';
 import {
-  PASSPHRASE_WARNING,
-  PersonalSyncError,
   connectAccount,
   disableProject,
   disconnectAccount,
   enableProject,
+  givenIdentity,
+  identifyByRepository,
   openPersonalSync,
   openPersonalSyncLocal,
+  PASSPHRASE_WARNING,
   personalConnections,
+  PersonalSyncError,
   readAccount,
-} from '../../main/personal/personal-account.js';
-import { type SyncIdentity, givenIdentity, identifyByRepository } from '../../main/personal/project-key.js';
-import { FileCredentialStore } from '../../main/settings/credentials.js';
-import { AlertCenter } from '../../main/team/alert-center.js';
-import type { TeamConnection } from '../../main/team/connections.js';
+  type SyncIdentity,
+} from '../../main/personal/index.js';
+import { FileCredentialStore } from '../../main/settings/index.js';
+import { AlertCenter, type TeamConnection } from '../../main/team/index.js';
 import {
   type SyncWords,
   checkKeep,

@@ -4,8 +4,8 @@ import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, print
 import { checkContractLimits } from '../contract-limits.js';
 import { table } from '../format.js';
 import { resolveDataDir } from '../../main/data-dir/index.js';
-import { projectsRoot } from '../../main/memdir/home.js';
-import { type ClaudeCodeRecallResult, type ProjectRecallResult, RecallService } from '../../main/recall/recall-service.js';
+import { projectsRoot } from '../../main/memdir/index.js';
+import { type ClaudeCodeRecallResult, type ProjectRecallResult, RecallService } from '../../main/recall/index.js';
 import { homeFrom } from './scan.js';
 
 /**

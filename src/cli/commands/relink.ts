@@ -20,11 +20,11 @@ import {
   planRelink,
   readMergeRecord,
   relink,
+  type RelinkContext,
   resolveMergeConflict,
   undoMerge,
 } from '../../main/relink/index.js';
-import type { RelinkContext } from '../../main/relink/index.js';
-import { loadAppSettings } from '../../main/settings/app-settings.js';
+import { loadAppSettings } from '../../main/settings/index.js';
 import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { ago, plural, table } from '../format.js';
 import { homeFrom } from './scan.js';

@@ -2,9 +2,7 @@ import path from 'node:path';
 import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
 import { ago, plural, table } from '../format.js';
 import { resolveDataDir } from '../../main/data-dir/index.js';
-import { resolveHome } from '../../main/memdir/home.js';
-import { openScanCache } from '../../main/memdir/scan-cache-file.js';
-import { scanHome } from '../../main/memdir/scan-home.js';
+import { openScanCache, resolveHome, scanHome } from '../../main/memdir/index.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 
 export function homeFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): string {

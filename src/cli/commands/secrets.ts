@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type CommandSpec, CliFailure, EXIT_OK, EXIT_PROBLEMS, jsonOption, printJson } from '../command.js';
 import { plural } from '../format.js';
-import { type ScanReport, scanDir, scanFile } from '../../main/secrets/scanner.js';
+import { scanDir, scanFile, type ScanReport } from '../../main/secrets/index.js';
 
 /** A path as the user will recognise it: relative to where they ran the command when inside it. */
 function shown(file: string, cwd: string): string {

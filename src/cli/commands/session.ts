@@ -23,8 +23,8 @@ Memory's idle time, default 4 hours, so that a resume gets its note back), and s
 changed within that time. Only reports: nothing is written (the running app updates the notes).`,
   async run({ values, io }) {
     const { resolveDataDir } = await import('../../main/data-dir/index.js');
-    const { loadAppSettings } = await import('../../main/settings/app-settings.js');
-    const { SessionMemory } = await import('../../main/session/session-memory.js');
+    const { loadAppSettings } = await import('../../main/settings/index.js');
+    const { SessionMemory } = await import('../../main/session/index.js');
     const dataDir = resolveDataDir(io.env);
     const { settings } = await loadAppSettings(dataDir);
     const sessions = await new SessionMemory({ home: homeFrom(values, io), dataDir }).list({ recentMinutes: settings.session.idleMinutes });

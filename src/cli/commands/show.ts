@@ -2,12 +2,7 @@ import path from 'node:path';
 import { type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { formatProblem } from '../format.js';
 import { homeFrom } from './scan.js';
-import { agentIndexView } from '../../main/memdir/agent-index.js';
-import { locateProject } from '../../main/memdir/projects.js';
-import { scanProject } from '../../main/memdir/scan-home.js';
-import { readMemoryText } from '../../main/memdir/read-file.js';
-import { resolveInside } from '../../main/memdir/confined-path.js';
-import { parseTopicFile } from '../../main/memdir/topic-file.js';
+import { agentIndexView, locateProject, parseTopicFile, readMemoryText, resolveInside, scanProject } from '../../main/memdir/index.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 
 export const showCommand: CommandSpec = {

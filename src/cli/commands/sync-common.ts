@@ -8,11 +8,9 @@ import path from 'node:path';
 import { type CliIo, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson } from '../command.js';
 import type { SyncReport } from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/data-dir/index.js';
-import { projectsRoot } from '../../main/memdir/home.js';
-import { type ProjectLocation, locateProject } from '../../main/memdir/projects.js';
-import { CREDENTIALS_FILE } from '../../main/settings/credentials.js';
-import type { TeamConnection } from '../../main/team/connections.js';
-import type { TeamSync } from '../../main/team/team-sync.js';
+import { locateProject, type ProjectLocation, projectsRoot } from '../../main/memdir/index.js';
+import { CREDENTIALS_FILE } from '../../main/settings/index.js';
+import { type TeamConnection, type TeamSync } from '../../main/team/index.js';
 import { homeFrom } from './scan.js';
 
 export const projectOption: OptionSpec = {

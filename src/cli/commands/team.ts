@@ -18,12 +18,20 @@ import {
   wholeNumberOption,
 } from '../command.js';
 import { checkContractLimits } from '../contract-limits.js';
-import type { ProjectLocation } from '../../main/memdir/projects.js';
-import { FileCredentialStore } from '../../main/settings/credentials.js';
-import { AlertCenter } from '../../main/team/alert-center.js';
-import { ConnectionStore, type TeamConnection, checkServerUrl, checkTeamName, readToken, tokenCredentialName, tokenIdOf } from '../../main/team/connections.js';
-import { TeamClient } from '../../main/team/team-client.js';
-import { TeamSync } from '../../main/team/team-sync.js';
+import { type ProjectLocation } from '../../main/memdir/index.js';
+import { FileCredentialStore } from '../../main/settings/index.js';
+import {
+  AlertCenter,
+  checkServerUrl,
+  checkTeamName,
+  ConnectionStore,
+  readToken,
+  TeamClient,
+  type TeamConnection,
+  TeamSync,
+  tokenCredentialName,
+  tokenIdOf,
+} from '../../main/team/index.js';
 import {
   checkKeep,
   credentialsEncrypted,

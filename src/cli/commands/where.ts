@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
-import { resolveHome } from '../../main/memdir/home.js';
-import { locateProject } from '../../main/memdir/projects.js';
+import { locateProject, resolveHome } from '../../main/memdir/index.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 
 export const whereCommand: CommandSpec = {

@@ -1,6 +1,6 @@
 /** Agent memory (R-AGENT): every agent type's three scopes, each scanned like a memory dir. */
-import { listAgentMemories } from '../agents/agent-memory.js';
-import { scanMemoryDir } from '../memdir/scan-dir.js';
+import { listAgentMemories } from '../agents/index.js';
+import { scanMemoryDir } from '../memdir/index.js';
 import type { Handlers } from './dispatch.js';
 
 export const agentHandlers: Pick<Handlers, 'agents.list'> = {

@@ -1,8 +1,7 @@
 /** The app itself: where it looks, the demo workspace. */
 import path from 'node:path';
 import { VERSION } from '../app/version.js';
-import { createDemoHome } from '../app/demo-home.js';
-import type { AppContext } from '../app/app-context.js';
+import { type AppContext, createDemoHome } from '../app/index.js';
 import type { AppInfo } from '../../shared/contract/app.js';
 import type { Handlers } from './dispatch.js';
 

@@ -1,5 +1,5 @@
 /** Claude Code settings Memdir writes for the user: the autoDreamEnabled switch (R-DREAM-GATE). */
-import { readAutoDreamSetting, writeAutoDreamSetting } from '../settings/auto-dream-setting.js';
+import { readAutoDreamSetting, writeAutoDreamSetting } from '../settings/index.js';
 import type { Handlers } from './dispatch.js';
 
 export const claudeSettingsHandlers: Pick<Handlers, 'claudeSettings.autoDream' | 'claudeSettings.setAutoDream'> = {

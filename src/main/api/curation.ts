@@ -3,12 +3,9 @@ import path from 'node:path';
 import { TEAM_DIR } from '../../shared/limits.js';
 import type { IndexImpact } from '../../shared/index-impact.js';
 import type { IndexImpactShape } from '../../shared/contract/curation.js';
-import { findDuplicatePairs, findSimilar, readDuplicateMemories } from '../curation/find-duplicates.js';
-import { makeRoom } from '../curation/make-room.js';
-import { mergeMemories } from '../curation/merge-memories.js';
-import { projectTimeline } from '../curation/timeline.js';
-import { recordSnapshot } from '../history/history.js';
-import { applyFixes, previewFixes } from '../memdir/memory-service.js';
+import { findDuplicatePairs, findSimilar, makeRoom, mergeMemories, projectTimeline, readDuplicateMemories } from '../curation/index.js';
+import { recordSnapshot } from '../history/index.js';
+import { applyFixes, previewFixes } from '../memdir/index.js';
 import type { Handlers } from './dispatch.js';
 
 /** The impact without the text after (the renderer has what it needs to show it). */

@@ -2,13 +2,10 @@
 import fs from 'node:fs/promises';
 import { RpcError } from '../../shared/contract/define.js';
 import type { DesktopStatus } from '../../shared/contract/desktop.js';
-import type { AppContext } from '../app/app-context.js';
-import { backgroundWork } from '../desktop/background-work.js';
-import type { DesktopShell } from '../desktop/desktop-shell.js';
-import { commandInstallStatus, installMemdirCommand } from '../desktop/install-command.js';
-import { installedMemdirCommand } from '../hooks/hook-command.js';
-import { checkFileName, inScope } from '../memdir/memory-service.js';
-import { resolveInside } from '../memdir/confined-path.js';
+import { type AppContext } from '../app/index.js';
+import { backgroundWork, commandInstallStatus, type DesktopShell, installMemdirCommand } from '../desktop/index.js';
+import { installedMemdirCommand } from '../hooks/index.js';
+import { checkFileName, inScope, resolveInside } from '../memdir/index.js';
 import type { Handlers } from './dispatch.js';
 
 function shellOf(ctx: AppContext): DesktopShell {

@@ -9,7 +9,7 @@ import { CONTRACT, type CallName, type Contract, type SubscriptionName } from '.
 import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
 import { inputSentences, sentenceOf } from '../../shared/contract/input-sentences.js';
 import type { AppEvent } from '../../shared/contract/events.js';
-import type { AppContext } from '../app/app-context.js';
+import { type AppContext } from '../app/index.js';
 import { MemdirError, errorMapping } from '../core/errors.js';
 
 export type Handler<D extends QueryDef> = (input: z.output<D['input']>, ctx: AppContext) => Promise<z.input<D['output']>>;

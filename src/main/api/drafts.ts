@@ -1,5 +1,5 @@
 /** Drafts: unsaved edits kept per file in Memdir's data dir. Thin: draft-store does the work. */
-import { discardDraft, keepDraft, listDrafts } from '../app/draft-store.js';
+import { discardDraft, keepDraft, listDrafts } from '../app/index.js';
 import type { Handlers } from './dispatch.js';
 
 export const draftHandlers: Pick<Handlers, 'drafts.list' | 'drafts.keep' | 'drafts.discard'> = {

@@ -1,6 +1,5 @@
 /** The review queue, the extraction log and "Extract now" (issue 5). */
-import { ExtractionStore } from '../extract/extraction-store.js';
-import { acceptProposal, rejectProposal } from '../extract/review-queue.js';
+import { acceptProposal, ExtractionStore, rejectProposal } from '../extract/index.js';
 import type { Handlers } from './dispatch.js';
 
 export const extractHandlers: Pick<Handlers, 'extract.queue' | 'extract.accept' | 'extract.reject' | 'extract.log' | 'extract.run'> = {

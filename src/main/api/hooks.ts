@@ -1,6 +1,6 @@
 /** "Connect to Claude Code": the hooks in the home's settings.json (SPEC §11). */
-import { applyHooksChange, planHooksChange, readHooksStatus } from '../hooks/claude-settings-hooks.js';
-import type { AppContext } from '../app/app-context.js';
+import { applyHooksChange, planHooksChange, readHooksStatus } from '../hooks/index.js';
+import { type AppContext } from '../app/index.js';
 import type { Handlers } from './dispatch.js';
 
 async function status(ctx: AppContext) {

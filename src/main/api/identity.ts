@@ -10,13 +10,13 @@ import {
   planRelink,
   readKeptApart,
   relink,
+  type RelinkContext,
   resolveMergeConflict,
   undoMerge,
 } from '../relink/index.js';
-import type { RelinkContext } from '../relink/index.js';
 import type { MergeRecord } from '../../shared/contract/identity.js';
-import { loadAppSettings } from '../settings/app-settings.js';
-import type { AppContext } from '../app/app-context.js';
+import { loadAppSettings } from '../settings/index.js';
+import { type AppContext } from '../app/index.js';
 import type { Handlers } from './dispatch.js';
 
 async function relinkContext(ctx: AppContext): Promise<RelinkContext> {

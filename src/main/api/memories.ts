@@ -3,15 +3,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { RpcError } from '../../shared/contract/define.js';
-import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, checkMemoryPath } from '../memdir/memory-service.js';
-import { agentIndexView } from '../memdir/agent-index.js';
-import { projectsRoot } from '../memdir/home.js';
-import { readMemoryText } from '../memdir/read-file.js';
-import { resolveInside } from '../memdir/confined-path.js';
-import { parseTopicFile } from '../memdir/topic-file.js';
-import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/history.js';
-import { restoreMemoryFile, undoChange } from '../memdir/undo-change.js';
-import { bulkChange } from '../memdir/bulk-change.js';
+import {
+  agentIndexView,
+  bulkChange,
+  checkMemoryPath,
+  createMemory,
+  deleteMemory,
+  parseTopicFile,
+  projectsRoot,
+  readMemoryText,
+  renameMemory,
+  resolveInside,
+  restoreMemoryFile,
+  saveIndexText,
+  undoChange,
+  updateMemory,
+} from '../memdir/index.js';
+import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/index.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);

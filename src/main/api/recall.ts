@@ -1,10 +1,9 @@
 /** Recall, the model connection and Memdir's own settings. */
-import { loadAppSettings, updateAppSettings } from '../settings/app-settings.js';
-import { CREDENTIAL_NAMES } from '../settings/credentials.js';
-import { RecentQueries } from '../recall/recall-service.js';
+import { CREDENTIAL_NAMES, loadAppSettings, updateAppSettings } from '../settings/index.js';
+import { RecentQueries } from '../recall/index.js';
 import { RpcError } from '../../shared/contract/define.js';
 import type { SettingsView } from '../../shared/contract/recall.js';
-import type { AppContext } from '../app/app-context.js';
+import { type AppContext } from '../app/index.js';
 import type { Handlers } from './dispatch.js';
 
 async function settingsView(ctx: AppContext): Promise<SettingsView> {
