@@ -7,6 +7,8 @@
 //   only src/main/shell/electron imports electron or electron/* (the preload only calls its bridge)
 //   shared and the renderer load no other layer, no Node and no electron through import() either,
 //   and their import() takes a plain string (a computed one could load anything)
+//   cli and main/api reach src/main only through a capability's front door (main/<capability>/index.js)
+//   or main/core, statically or through import()
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
@@ -67,6 +69,21 @@ const computedDynamic = {
   selector: "ImportExpression[source.type!='Literal']",
   message: 'import() here takes a plain string, so lint can see which layer it loads.',
 };
+
+// The CLI and the api are thin adapters over the same services (issue 17, item 1): from src/main
+// they import a capability's front door (`<capability>/index.js`) or the core floor, nothing else.
+// TEMPORARY, removed at merge: src/main/dream/** (its entry is s23-dream's) and app/version.js
+// (moving to core in s23-proto).
+const ENTRIES_ONLY =
+  'Import a capability through its front door (src/main/<capability>/index.js) or src/main/core: the CLI and the api call the same services.';
+const notAnEntry = '(?!core/|dream/|app/version\\.js$|[a-z-]+/index\\.js$)';
+const entriesOnly = (fromMain) => ({
+  imports: restrictImports({ patterns: [{ regex: `^${fromMain}${notAnEntry}`, message: ENTRIES_ONLY }] }),
+  dynamic: dynamicImport(`^${fromMain}${notAnEntry}`, ENTRIES_ONLY),
+});
+const cliEntries = entriesOnly('(\\.\\./)+main/');
+// A sibling folder of src/main/api (not ../../shared).
+const apiEntries = entriesOnly('\\.\\./(?!\\.\\./)');
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'e2e/artifacts/**', 'bench/tmp/**', 'test/fixtures/**'] },
@@ -147,6 +164,22 @@ export default tseslint.config(
   {
     files: ['src/main/shell/electron/**'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    files: ['src/cli/**'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': cliEntries.imports, 'no-restricted-syntax': ['error', cliEntries.dynamic] },
+  },
+  {
+    // Claude Code runs `memdir hook` on every turn: it loads the hook runner alone, because the
+    // hooks entry (the app's side too) doubles what the process reads before the event is spooled.
+    files: ['src/cli/commands/hook.ts'],
+    rules: { 'no-restricted-syntax': ['error', entriesOnly('(\\.\\./)+main/(?!hooks/run-hook\\.js$)').dynamic] },
+  },
+  {
+    files: ['src/main/api/**'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': apiEntries.imports, 'no-restricted-syntax': ['error', apiEntries.dynamic] },
   },
   {
     // The preload only calls the bridge that src/main/shell/electron defines.

@@ -29,6 +29,7 @@ interface Rule {
 }
 
 const STORES_ONLY = 'Views and components talk to stores only';
+const ENTRIES_ONLY = 'Import a capability through its front door (src/main/<capability>/index.js) or src/main/core';
 
 const RULES: Rule[] = [
   {
@@ -227,6 +228,62 @@ const RULES: Rule[] = [
       ruleId: 'no-restricted-properties',
     },
     allowed: { file: 'src/renderer/main.tsx', code: "export const ask = () => window.memdirBridge?.call('agents.list', {});\n" },
+  },
+  {
+    rule: 'the CLI reaches src/main only through a capability entry',
+    says: ENTRIES_ONLY,
+    offending: {
+      file: 'src/cli/commands/layer-probe.ts',
+      code: "import { locateProject } from '../../main/memdir/projects.js';\nexport const locate = locateProject;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: {
+      file: 'src/cli/commands/layer-probe.ts',
+      code: "import { locateProject } from '../../main/memdir/index.js';\nimport { EXIT_OK } from '../../main/core/errors.js';\nexport const locate = [locateProject, EXIT_OK];\n",
+    },
+  },
+  {
+    rule: 'the CLI loads no internal module of a capability through import()',
+    says: ENTRIES_ONLY,
+    offending: {
+      file: 'src/cli/commands/layer-probe.ts',
+      code: "export const load = () => import('../../main/hooks/claude-settings-hooks.js');\n",
+      ruleId: 'no-restricted-syntax',
+    },
+    allowed: { file: 'src/cli/commands/layer-probe.ts', code: "export const load = () => import('../../main/hooks/index.js');\n" },
+  },
+  {
+    rule: 'the api reaches a capability only through its entry',
+    says: ENTRIES_ONLY,
+    offending: {
+      file: 'src/main/api/layer-probe.ts',
+      code: "import { readMemoryText } from '../memdir/read-file.js';\nexport const read = readMemoryText;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: {
+      file: 'src/main/api/layer-probe.ts',
+      code: "import { readMemoryText } from '../memdir/index.js';\nimport { INDEX_FILE } from '../../shared/limits.js';\nimport { toRpcError } from './dispatch.js';\nexport const read = [readMemoryText, INDEX_FILE, toRpcError];\n",
+    },
+  },
+  {
+    rule: "the api does not reach into a capability's subfolder",
+    says: ENTRIES_ONLY,
+    offending: {
+      file: 'src/main/api/layer-probe.ts',
+      code: "import { recallLikeClaudeCode } from '../recall/claude-code/recall-like-claude-code.js';\nexport const recall = recallLikeClaudeCode;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/main/api/layer-probe.ts', code: "import { RecallService } from '../recall/index.js';\nexport const recall = RecallService;\n" },
+  },
+  {
+    rule: 'the hook command may load the hook runner alone (it runs on every Claude Code turn)',
+    says: ENTRIES_ONLY,
+    offending: {
+      file: 'src/cli/commands/hook.ts',
+      code: "export const load = () => import('../../main/hooks/hook-spool.js');\n",
+      ruleId: 'no-restricted-syntax',
+    },
+    allowed: { file: 'src/cli/commands/hook.ts', code: "export const load = () => import('../../main/hooks/run-hook.js');\n" },
   },
 ];
 
