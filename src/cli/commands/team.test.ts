@@ -66,7 +66,22 @@ describe('memdir team', () => {
     const other = (await issueToken(store, 'elsewhere', 'eve')).token;
     const base = ['team', 'connect', '--project', '-work-app', '--home', home, '--server', server.url, '--team', server.team];
     let r = await memdir([...base, '--token-stdin'], { stdin: `${other}\n` });
-    expect(r).toMatchObject({ code: 2, err: 'memdir team connect: this token belongs to team "elsewhere", not "platform"\n' });
+    // The app's sentence, word for word: both connect through team/connect-team.ts (the CLI's own
+    // copy had said less: no way out of the refusal).
+    expect(r).toMatchObject({
+      code: 2,
+      err: 'memdir team connect: This token belongs to team "elsewhere", not "platform". Use a token issued for platform, or connect to elsewhere.\n',
+    });
+    r = await memdir([...base, '--token-stdin'], { stdin: 'hunter2\n' });
+    expect(r).toMatchObject({
+      code: 2,
+      err: 'memdir team connect: That is not a Memdir team token (they look like mdt_…, from `memdir server admin issue-token`).\n',
+    });
+    // A refused connect keeps nothing.
+    expect(await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json'])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('"connected": false'),
+    });
     r = await memdir(
       ['team', 'connect', '--project', '-work-app', '--home', home, '--server', 'http://sync.example.com', '--team', 'platform', '--token-stdin'],
       { stdin: server.tokens[0]! },

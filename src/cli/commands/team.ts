@@ -20,18 +20,7 @@ import {
 import { checkContractLimits } from '../contract-limits.js';
 import { type ProjectLocation } from '../../main/memdir/index.js';
 import { FileCredentialStore } from '../../main/settings/index.js';
-import {
-  AlertCenter,
-  checkServerUrl,
-  checkTeamName,
-  ConnectionStore,
-  readToken,
-  TeamClient,
-  type TeamConnection,
-  TeamSync,
-  tokenCredentialName,
-  tokenIdOf,
-} from '../../main/team/index.js';
+import { AlertCenter, connectTeam, ConnectionStore, readToken, type TeamConnection, TeamSync, tokenCredentialName } from '../../main/team/index.js';
 import {
   checkKeep,
   credentialsEncrypted,
@@ -130,28 +119,19 @@ run \`memdir team sync\` again).`,
         "Memdir's credential store is encrypted by the desktop app, which the command line cannot write to without losing its other secrets; connect from the app's Team sync view instead.",
       );
     }
-    const server = checkServerUrl(values.server, values['allow-http'] === true);
-    const team = checkTeamName(values.team);
-    const tokenId = tokenIdOf(token);
-    if (!tokenId) throw new CliFailure('that is not a Memdir team token (they look like mdt_…, from `memdir server admin issue-token`)');
-    const client = new TeamClient({ server, team, token, timeoutMs: 15_000 });
-    const me = await client.me();
-    if (me.team !== team) throw new CliFailure(`this token belongs to team "${me.team}", not "${team}"`);
-    const member = me.member;
-    await client.checksums();
-    const store = new ConnectionStore(dataDir);
-    const previous = await store.forMemoryDir(loc.memoryDir);
-    const connection = await store.save({
-      memoryDir: loc.memoryDir,
-      dir: loc.dir,
-      server,
-      team,
-      member,
-      tokenId,
-      connectedAt: new Date().toISOString(),
-      pullIntervalSec: interval ?? previous?.pullIntervalSec ?? 60,
-    });
-    await new FileCredentialStore(dataDir).set(tokenCredentialName(connection.id), token);
+    const { connection } = await connectTeam(
+      {
+        memoryDir: loc.memoryDir,
+        dir: loc.dir,
+        server: values.server,
+        team: values.team,
+        token,
+        allowHttp: values['allow-http'] === true,
+        ...(interval !== undefined ? { pullIntervalSec: interval } : {}),
+      },
+      { connections: new ConnectionStore(dataDir), credentials: new FileCredentialStore(dataDir) },
+    );
+    const { server, team, member, tokenId } = connection;
     await fsp.mkdir(path.join(loc.memoryDir, 'team'), { recursive: true });
     const sync = await TeamSync.open({ connection, token, dataDir, dir: loc.dir, alerts: new AlertCenter(dataDir) });
     const report = await sync.sync();

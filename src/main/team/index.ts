@@ -3,6 +3,7 @@
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
 export { AlertCenter } from './alert-center.js';
+export { connectTeam, type ConnectTeamDeps, type ConnectTeamInput } from './connect-team.js';
 export {
   checkServerUrl,
   checkTeamName,

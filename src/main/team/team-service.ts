@@ -20,18 +20,9 @@ import { writeFileAtomic } from '../memdir/safe-fs.js';
 import { redactFinding, scanText } from '../secrets/scanner.js';
 import type { CredentialStore } from '../settings/credentials.js';
 import { AlertCenter, AlertError } from './alert-center.js';
-import {
-  ConnectionStore,
-  type TeamConnection,
-  TeamConfigError,
-  checkServerUrl,
-  checkTeamName,
-  readToken,
-  tokenCredentialName,
-  tokenIdOf,
-} from './connections.js';
+import { connectTeam } from './connect-team.js';
+import { ConnectionStore, type TeamConnection, readToken, tokenCredentialName } from './connections.js';
 import { moveMemoryScope, privateMoveRefusals } from './move-scope.js';
-import { TeamClient } from './team-client.js';
 import { type Running, type SchedulerOptions, SyncScheduler } from './sync-scheduler.js';
 import { TEAM_SPACE } from './sync-space.js';
 import { checkTeamDir, resolveTeamKey } from './team-paths.js';
@@ -225,44 +216,21 @@ export class TeamService {
     return rows;
   }
 
-  /**
-   * Connect a project: check the URL, the team name and the token's shape; ask the server who
-   * the token belongs to (it must be this team); store the token in the credential store and
-   * the connection in the data dir; then sync once.
-   */
+  /** Connect a project (connect-team.ts: the checks, the server's word on the token, storing both), then sync once. */
   async connect(dir: string, input: { server: string; team: string; token: string; allowHttp?: boolean; pullIntervalSec?: number }): Promise<TeamStatus> {
     const { project } = await this.connectionOf(dir);
-    const server = checkServerUrl(input.server, input.allowHttp === true);
-    const team = checkTeamName(input.team);
-    const token = input.token.trim();
-    const tokenId = tokenIdOf(token);
-    if (!tokenId) throw new TeamConfigError('That is not a Memdir team token (they look like mdt_…, from `memdir server admin issue-token`).');
-    const client = new TeamClient({ server, team, token, ...(this.options.fetch ? { fetch: this.options.fetch } : {}), timeoutMs: 15_000 });
-    const me = await client.me();
-    if (me.team !== team)
-      throw new TeamConfigError(`This token belongs to team "${me.team}", not "${team}". Use a token issued for ${team}, or connect to ${me.team}.`);
-    await client.checksums();
-    const previous = await this.connections.forMemoryDir(project.memoryDir);
-    // The old engine stops before the connection changes: its last writes to the sync state
-    // must not land after `save` has started that state over for another server or team.
-    if (previous) await this.scheduler.stop(previous.id);
-    let connection: TeamConnection;
-    try {
-      connection = await this.connections.save({
-        memoryDir: project.memoryDir,
-        dir,
-        server,
-        team,
-        member: me.member,
-        tokenId,
-        connectedAt: new Date().toISOString(),
-        pullIntervalSec: input.pullIntervalSec ?? previous?.pullIntervalSec ?? 60,
-      });
-      await this.host.credentials.set(tokenCredentialName(connection.id), token);
-    } catch (error) {
-      this.scheduler.reopenLater(previous);
-      throw error;
-    }
+    const { connection } = await connectTeam(
+      { ...input, memoryDir: project.memoryDir, dir },
+      {
+        connections: this.connections,
+        credentials: this.host.credentials,
+        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+        beforeSave: async (previous) => {
+          if (previous) await this.scheduler.stop(previous.id);
+        },
+        saveFailed: (previous) => this.scheduler.reopenLater(previous),
+      },
+    );
     // The retired engine makes way even if the clock stepped back (its `connectedAt` may be later).
     this.scheduler.reopenLater(connection);
     const running = await this.scheduler.engine(connection);
