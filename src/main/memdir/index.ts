@@ -42,23 +42,9 @@ export {
 } from './projects.js';
 export { factsOf, type FileFacts, readMemoryText } from './read-file.js';
 export { runGit } from './run-git.js';
-export {
-  acquireOwnedLock,
-  cleanupTempFiles,
-  memoryDirKey,
-  MemoryFileError,
-  MemoryLockError,
-  openConfinedForRead,
-  realpathDeepestExisting,
-  realpathDeepestExistingSync,
-  removeFileConfined,
-  resolveInside,
-  splitRelativePath,
-  UnsafePathError,
-  withMemoryLock,
-  writeDataFile,
-  writeFileAtomic,
-} from './safe-fs.js';
+export { MemoryFileError, openConfinedForRead, resolveInside, splitRelativePath, UnsafePathError } from './confined-path.js';
+export { acquireOwnedLock, memoryDirKey, realpathDeepestExisting, realpathDeepestExistingSync, withMemoryLock } from './memory-lock.js';
+export { cleanupTempFiles, removeFileConfined, writeDataFile, writeFileAtomic } from './safe-fs.js';
 export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';
 export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
 export { HomeScanCache, scanHome, scanProject } from './scan-home.js';
