@@ -164,13 +164,12 @@ const SAMPLES: Record<string, () => MemdirError[]> = {
 
 /**
  * Classes that extend Error but are not MemdirErrors, and why: each never leaves its module
- * (caught where it is thrown) or is a test seam that issue 17 item 5 moves out of product code.
+ * (caught where it is thrown).
  */
 const NOT_MEMDIR_ERRORS: Record<string, string> = {
   ToolError: 'dream/model-consolidate.ts: answered to the model as a tool result, never thrown out',
   NeedsConfirmation: 'dream/run-dream.ts: caught by runDream, which returns a needs-confirmation record',
   LockFault: 'dream/lock-content.ts: caught by the dream lock (consolidation-lock.ts, lock-recovery.ts) and returned as a DreamLockProblem',
-  SimulatedCrash: 'extract/extract-memories.ts: a crash point for tests only',
 };
 
 function sourceFiles(dir: string): string[] {

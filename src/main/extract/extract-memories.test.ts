@@ -8,9 +8,10 @@ import type { ModelProvider } from '../llm/types.js';
 import { CursorStore } from '../transcripts/cursor-store.js';
 import { TranscriptBuilder } from '../transcripts/test-support/transcript-builder.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
-import { type CrashPoint, type ExtractTranscriptOptions, ExtractBusyError, ExtractInputError, SimulatedCrash, extractTranscript } from './extract-memories.js';
+import { type ExtractStep, type ExtractTranscriptOptions, ExtractBusyError, ExtractInputError, extractTranscript } from './extract-memories.js';
 import { ExtractionStore } from './extraction-store.js';
 import { acceptProposal, rejectProposal } from './review-queue.js';
+import { SimulatedCrash, crashAt } from './test-support/crash-at.js';
 import { type ExtractFixture, createExtractFixture, fakeProvider, offlineProvider, operationsReply, sentPrompts } from './test-support/extract-fixture.js';
 
 let fx: ExtractFixture;
@@ -314,11 +315,11 @@ describe('what the model proposes is validated before anything is written', () =
 });
 
 describe('a restart mid-way', () => {
-  for (const point of ['after-journal', 'after-apply', 'before-commit'] as CrashPoint[]) {
-    it(`resumes after a crash ${point} without a second model call or a second write`, async () => {
+  for (const step of ['journal-written', 'operations-applied', 'log-appended'] as ExtractStep[]) {
+    it(`resumes after a crash once ${step} without a second model call or a second write`, async () => {
       fake.enqueue(operationsReply(testingMemory));
       await writeTurns('we never mock the database');
-      await expect(run({ crashAt: point })).rejects.toBeInstanceOf(SimulatedCrash);
+      await expect(run({ hooks: crashAt(step) })).rejects.toBeInstanceOf(SimulatedCrash);
       const resumed = await run();
       expect(resumed.resumed).toBe(true);
       expect(fake.messageRequests()).toHaveLength(1);

@@ -56,12 +56,17 @@ const MAX_SPAN_CHARS = 40_000;
 /** Model failures worth trying again at the next turn end. */
 const TRANSIENT: ReadonlySet<string> = new Set(['rate-limited', 'overloaded', 'server', 'timeout', 'network']);
 
-/** Where a test may stop a run dead, as a crash would. */
-export type CrashPoint = 'after-journal' | 'after-apply' | 'before-commit';
+/**
+ * The durable steps of a run, in order (see the module comment): the journal is written, its
+ * operations are applied, its proposals and log entries are saved — then the cursor is committed.
+ * A process that dies after any of them leaves a journal the next run finishes.
+ */
+export type ExtractStep = 'journal-written' | 'operations-applied' | 'log-appended';
 
-/** Thrown at a {@link CrashPoint} (tests only). */
-export class SimulatedCrash extends Error {
-  override readonly name = 'SimulatedCrash';
+/** Observers of a run's progress through its {@link ExtractStep}s (tests stop a run there, as a crash would). */
+export interface ExtractHooks {
+  /** Called once each step's effects are on disk; a throw ends the run there, its journal kept. */
+  afterStep?: (step: ExtractStep) => void | Promise<void>;
 }
 
 /** Another run (this process or another: the app, the CLI) is extracting from the transcript. */
@@ -109,8 +114,7 @@ export interface ExtractTranscriptOptions {
   /** Turns per read (memory stays bounded on a long backlog). Default 50. */
   maxTurnsPerRead?: number;
   onProgress?: (message: string) => void;
-  /** Tests: stop dead here, as a crash would. */
-  crashAt?: CrashPoint;
+  hooks?: ExtractHooks;
   store?: ExtractionStore;
   /** How long to wait for another run on the same transcript (default 3 s). */
   lockTimeoutMs?: number;
@@ -272,10 +276,6 @@ class ExtractionRun {
     readonly location: ProjectLocation,
   ) {
     this.store = options.store ?? new ExtractionStore(options.dataDir);
-  }
-
-  private crash(point: CrashPoint): void {
-    if (this.options.crashAt === point) throw new SimulatedCrash(`simulated crash ${point}`);
   }
 
   /** The memory dir as it is now, and as it will be once this run's creates are written. */
@@ -554,14 +554,14 @@ class ExtractionRun {
         }
       }
     }
-    this.crash('after-apply');
+    await this.options.hooks?.afterStep?.('operations-applied');
     for (const proposal of journal.proposals) {
       if (!(await this.store.getProposal(proposal.id))) await this.store.saveProposal(proposal);
     }
     this.queued += journal.proposals.length;
     const logged = await this.store.loggedIds();
     await this.store.appendLog(entries.filter((e) => !logged.has(e.id)));
-    this.crash('before-commit');
+    await this.options.hooks?.afterStep?.('log-appended');
     await commitCursor(new CursorStore(dataDir), {
       transcriptPath: journal.transcriptPath,
       consumer: EXTRACT_CONSUMER,
@@ -668,7 +668,7 @@ async function extractLocked(options: ExtractTranscriptOptions, transcriptPath: 
       if (journal.cursor) await cursorStore.save(journal.cursor);
     } else {
       await run.store.saveJournal(journal);
-      if (options.crashAt === 'after-journal') throw new SimulatedCrash('simulated crash after-journal');
+      await options.hooks?.afterStep?.('journal-written');
       run.outcomes.push(...(await run.execute(journal)));
     }
     if (stopAt !== null) {
