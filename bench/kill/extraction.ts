@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { EXTRACT_CONSUMER, extractTranscript } from '../../src/main/extract/extract-memories.js';
+import { extractTranscript } from '../../src/main/extract/extract-memories.js';
+import { EXTRACT_CONSUMER } from '../../src/main/extract/extraction-run.js';
 import { ExtractionStore } from '../../src/main/extract/extraction-store.js';
 import { createExtractFixture, fakeProvider, operationsReply } from '../../src/main/extract/test-support/extract-fixture.js';
 import { recordSnapshot } from '../../src/main/history/history.js';

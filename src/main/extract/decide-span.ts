@@ -1,0 +1,219 @@
+/**
+ * What to do with one span of turns (R-EXTRACT, R-TYPES, R-NOTSAVE): ask the model and validate
+ * its operations against the memory directory as it will be, or — offline, or when the model's
+ * answer cannot be used — offer the user's "remember this" statements as suggestions. Nothing is
+ * written here: the decisions go into the run's journal (see extract-memories.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ExtractOperation, OperationOutcome, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
+import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { LlmError } from '../llm/types.js';
+import type { ProjectLocation } from '../memdir/projects.js';
+import { scanMemoryDir, teamDirOf } from '../memdir/scan-dir.js';
+import type { Turn } from '../transcripts/turns.js';
+import type { ExtractTranscriptOptions } from './extract-memories.js';
+import { EXTRACT_SYSTEM_PROMPT, ExtractAnswerError, MAX_ANSWER_TOKENS, buildExtractPrompt, parseExtractAnswer } from './extract-prompt.js';
+import { type ExtractionStore, newId } from './extraction-store.js';
+import { findRememberStatements, suggestionOperation } from './remember-statements.js';
+import { type ValidationTarget, validateOperation } from './validate-operation.js';
+
+/** Model failures worth trying again at the next turn end. */
+const TRANSIENT: ReadonlySet<string> = new Set(['rate-limited', 'overloaded', 'server', 'timeout', 'network']);
+
+function readText(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The session and line range of a span of turns, as its outcome records them. */
+export function outcomeBase(turns: readonly Turn[]): Pick<TurnOutcome, 'sessionId' | 'firstUuid' | 'lastUuid' | 'turns'> {
+  return {
+    sessionId: turns.find((t) => t.sessionId)?.sessionId ?? null,
+    firstUuid: turns[0]?.firstUuid ?? null,
+    lastUuid: turns.at(-1)?.lastUuid ?? null,
+    turns: turns.length,
+  };
+}
+
+/** The outcome of turns that were not sent to the model, and why. */
+export function skipped(turns: readonly Turn[], reason: NonNullable<TurnOutcome['reason']>, message: string): TurnOutcome {
+  return { ...outcomeBase(turns), skipped: true, reason, message, method: null, operations: [], model: null };
+}
+
+/** Decides the spans of one run: the memory directory it validates against and the suggestions already pending are read once. */
+export class SpanDecider {
+  private target: ValidationTarget | null = null;
+  private pendingSuggestions: Set<string> | null = null;
+
+  constructor(
+    readonly options: Pick<ExtractTranscriptOptions, 'transcriptPath' | 'provider' | 'mode' | 'dryRun' | 'signal' | 'timeoutMs'>,
+    readonly project: string,
+    readonly location: ProjectLocation,
+    readonly store: ExtractionStore,
+  ) {}
+
+  /** The memory dir as it is now, and as it will be once this run's creates are written. */
+  private validationTarget(): ValidationTarget {
+    if (this.target) return this.target;
+    const memoryDir = this.location.memoryDir;
+    const own = scanMemoryDir(memoryDir, { scope: 'private' });
+    const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team' });
+    this.target = {
+      privateFiles: new Set(own.memories.map((m) => m.file)),
+      teamFiles: team.exists ? new Set(team.memories.map((m) => m.file)) : null,
+      indexText: readText(path.join(memoryDir, INDEX_FILE)) ?? '',
+      teamIndexText: team.exists ? (readText(path.join(memoryDir, TEAM_DIR, INDEX_FILE)) ?? '') : null,
+    };
+    return this.target;
+  }
+
+  private planned(op: ExtractOperation): void {
+    if (op.action !== 'create') return;
+    const target = this.validationTarget();
+    (op.scope === 'team' ? (target.teamFiles as Set<string> | null) : (target.privateFiles as Set<string>))?.add(op.file);
+  }
+
+  private proposal(kind: Proposal['kind'], op: ExtractOperation, turns: readonly Turn[], evidence: string, warnings: string[]): Proposal {
+    return {
+      id: newId('prop'),
+      kind,
+      status: 'pending',
+      createdAt: new Date().toISOString(),
+      decidedAt: null,
+      project: this.project,
+      memoryDir: this.location.memoryDir,
+      sessionId: outcomeBase(turns).sessionId,
+      transcriptPath: path.resolve(this.options.transcriptPath),
+      turnUuid: outcomeBase(turns).lastUuid,
+      operation: op,
+      evidence: evidence.length > 1000 ? `${evidence.slice(0, 999)}…` : evidence,
+      warnings,
+      edited: false,
+      result: null,
+      rejectReason: null,
+    };
+  }
+
+  /** Offline: the user's "remember this" statements become suggestions. */
+  private async offline(turns: readonly Turn[], why: string, proposals: Proposal[]): Promise<TurnOutcome> {
+    if (this.pendingSuggestions === null) {
+      const pending = await this.store.listProposals({ project: this.project, status: 'pending' });
+      this.pendingSuggestions = new Set(pending.filter((p) => p.kind === 'suggestion').map((p) => p.evidence.toLowerCase()));
+    }
+    const target = this.validationTarget();
+    const operations: OperationOutcome[] = [];
+    for (const turn of turns) {
+      if (turn.start !== 'prompt') continue;
+      for (const statement of findRememberStatements(turn.userText)) {
+        if (this.pendingSuggestions.has(statement.text.toLowerCase())) continue;
+        const raw = suggestionOperation(statement, {
+          sessionId: turn.sessionId,
+          date: (turn.endedAt ?? new Date().toISOString()).slice(0, 10),
+          existingFiles: target.privateFiles,
+        });
+        const checked = await validateOperation(raw, target);
+        if (!checked.ok) {
+          operations.push({ operation: checked.operation, disposition: 'refused', reason: checked.reason, warnings: [], proposalId: null });
+          continue;
+        }
+        this.pendingSuggestions.add(statement.text.toLowerCase());
+        this.planned(checked.operation);
+        if (this.options.dryRun) {
+          operations.push({ operation: checked.operation, disposition: 'dry-run', reason: null, warnings: checked.warnings, proposalId: null });
+          continue;
+        }
+        const proposal = this.proposal('suggestion', checked.operation, [turn], statement.text, checked.warnings);
+        proposals.push(proposal);
+        operations.push({
+          operation: checked.operation,
+          disposition: 'queued',
+          reason: 'Offline: a suggestion to make into a memory in one click.',
+          warnings: checked.warnings,
+          proposalId: proposal.id,
+        });
+      }
+    }
+    const found = operations.filter((o) => o.disposition !== 'refused').length;
+    const message = `${why} ${found === 0 ? 'No "remember this" statement in these turns.' : `${found} "remember this" statement${found === 1 ? '' : 's'} offered as suggestion${found === 1 ? '' : 's'}.`}`;
+    return { ...outcomeBase(turns), skipped: false, reason: null, message, method: 'offline', operations, model: null };
+  }
+
+  /** Ask the model about one span; `transient` when the call should simply be tried again later. */
+  async decide(turns: readonly Turn[], proposals: Proposal[], apply: ExtractOperation[]): Promise<TurnOutcome | { transient: string }> {
+    const { provider, mode, dryRun } = this.options;
+    if (provider.kind === 'offline') return this.offline(turns, 'Offline: nothing is written automatically.', proposals);
+    const memoryDir = this.location.memoryDir;
+    const own = scanMemoryDir(memoryDir, { scope: 'private' });
+    const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team' });
+    const target = this.validationTarget();
+    let answer;
+    try {
+      answer = await provider.complete({
+        task: 'extract',
+        system: EXTRACT_SYSTEM_PROMPT,
+        messages: [
+          {
+            role: 'user',
+            content: buildExtractPrompt(turns, {
+              indexText: target.indexText,
+              teamIndexText: target.teamIndexText,
+              memories: own.memories,
+              teamMemories: team.exists ? team.memories : null,
+            }),
+          },
+        ],
+        maxTokens: MAX_ANSWER_TOKENS,
+        temperature: 0,
+        ...(this.options.signal ? { signal: this.options.signal } : {}),
+        ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
+      });
+    } catch (error) {
+      if (error instanceof LlmError && error.kind === 'aborted') throw error;
+      const message =
+        error instanceof LlmError ? error.message : `The model call failed: ${provider.redact(error instanceof Error ? error.message : String(error))}`;
+      if (error instanceof LlmError && TRANSIENT.has(error.kind)) return { transient: message };
+      return this.offline(turns, `The model could not be used (${message}); offline path:`, proposals);
+    }
+    const model = { provider: provider.kind, model: answer.model, tokens: answer.usage, costUsd: answer.costUsd, latencyMs: Math.round(answer.latencyMs) };
+    let raws: unknown[];
+    try {
+      raws = parseExtractAnswer(answer.text, answer.stopReason);
+    } catch (error) {
+      if (!(error instanceof ExtractAnswerError)) throw error;
+      return { ...(await this.offline(turns, `The model's answer was not used (${error.message}); offline path:`, proposals)), model };
+    }
+    const operations: OperationOutcome[] = [];
+    const evidence = turns
+      .filter((t) => t.userText)
+      .map((t) => t.userText)
+      .join('\n')
+      .slice(-1000);
+    for (const raw of raws) {
+      const checked = await validateOperation(raw, target);
+      if (!checked.ok) {
+        operations.push({ operation: checked.operation, disposition: 'refused', reason: checked.reason, warnings: [], proposalId: null });
+        continue;
+      }
+      this.planned(checked.operation);
+      const { operation, warnings } = checked;
+      if (dryRun) operations.push({ operation, disposition: 'dry-run', reason: null, warnings, proposalId: null });
+      else if (mode === 'apply' && warnings.length === 0) {
+        apply.push(operation);
+        operations.push({ operation, disposition: 'applied', reason: null, warnings, proposalId: null });
+      } else {
+        const proposal = this.proposal('proposal', operation, turns, evidence, warnings);
+        proposals.push(proposal);
+        const reason = mode === 'apply' ? `Needs a look before it is written: ${warnings[0]}` : null;
+        operations.push({ operation, disposition: 'queued', reason, warnings, proposalId: proposal.id });
+      }
+    }
+    const kept = operations.filter((o) => o.disposition !== 'refused').length;
+    const refused = operations.length - kept;
+    const message = raws.length === 0 ? 'Nothing worth remembering.' : `${kept} operation${kept === 1 ? '' : 's'}${refused ? `, ${refused} refused` : ''}.`;
+    return { ...outcomeBase(turns), skipped: false, reason: null, message, method: 'model', operations, model };
+  }
+}
