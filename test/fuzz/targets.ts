@@ -26,7 +26,7 @@ import { parseAppSettings } from '../../src/main/settings/app-settings.js';
 import { TeamClient, TeamClientError } from '../../src/main/team/team-client.js';
 import { parseTranscriptLine } from '../../src/main/transcripts/records.js';
 import type { TranscriptEvent } from '../../src/main/transcripts/transcript-reader.js';
-import { TurnAssembler } from '../../src/main/transcripts/turns.js';
+import { TurnAssembler } from '../../src/main/transcripts/turn-assembler.js';
 import { createApp } from '../../src/server/app.js';
 import { createTeam, issueToken } from '../../src/server/admin.js';
 import { errorResponseSchema } from '../../src/server/protocol.js';

@@ -11,7 +11,7 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { LlmError } from '../llm/types.js';
 import type { ProjectLocation } from '../memdir/projects.js';
 import { scanMemoryDir, teamDirOf } from '../memdir/scan-dir.js';
-import type { Turn } from '../transcripts/turns.js';
+import type { Turn } from '../transcripts/turn-types.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';
 import { EXTRACT_SYSTEM_PROMPT, ExtractAnswerError, MAX_ANSWER_TOKENS, buildExtractPrompt, parseExtractAnswer } from './extract-prompt.js';
 import { type ExtractionStore, newId } from './extraction-store.js';

@@ -10,7 +10,7 @@ import { realpathDeepestExistingSync } from '../memdir/memory-lock.js';
 import { CursorStore } from '../transcripts/cursor-store.js';
 import { memoryWritesInTurn } from '../transcripts/memory-writes.js';
 import { type NewTurns, commitCursor } from '../transcripts/read-new-turns.js';
-import type { Turn } from '../transcripts/turns.js';
+import type { Turn } from '../transcripts/turn-types.js';
 import { applyOperations } from './apply-operations.js';
 import { SpanDecider, skipped } from './decide-span.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';

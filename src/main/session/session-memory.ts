@@ -26,7 +26,7 @@ import { CursorStore, type CursorLoad, type TranscriptCursor } from '../transcri
 import { listHomeTranscripts } from '../transcripts/list-transcripts.js';
 import { FILE_WRITE_TOOLS } from '../transcripts/memory-writes.js';
 import { readNewTurns } from '../transcripts/read-new-turns.js';
-import type { Turn } from '../transcripts/turns.js';
+import type { Turn } from '../transcripts/turn-types.js';
 import { isInternalProject, projectOfTranscript } from '../extract/extract-memories.js';
 import { SESSION_SYSTEM_PROMPT, buildSessionPrompt, noteProblem, renderModelNote, renderOfflineNote } from './session-note.js';
 import { SESSION_ID, type SessionFacts, type SessionState, SessionStore, newSessionState } from './session-state.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memoryWritesInTurn } from './memory-writes.js';
-import type { ToolCall, Turn } from './turns.js';
+import type { ToolCall, Turn } from './turn-types.js';
 
 function call(name: string, input: Record<string, unknown>, cwd: string | null = '/work/app', isError = false): ToolCall {
   const rawPath = input.file_path ?? input.notebook_path;

@@ -4,7 +4,7 @@
  * writes among a turn's tool calls.
  */
 import path from 'node:path';
-import type { ToolCall, Turn } from './turns.js';
+import type { ToolCall, Turn } from './turn-types.js';
 
 /** The tools that write files (SPEC R-EXCLUSIVE; NotebookEdit writes `.ipynb` files). */
 export const FILE_WRITE_TOOLS: readonly string[] = ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'];

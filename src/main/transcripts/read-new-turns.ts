@@ -13,7 +13,8 @@ import path from 'node:path';
 import { type CursorStore, type TranscriptCursor } from './cursor-store.js';
 import { type LinesStatus, readLines } from './line-reader.js';
 import { type ReadStats, emptyReadStats, sniffOversize } from './transcript-reader.js';
-import { type Turn, type TurnReadOptions, readTurns } from './turns.js';
+import type { Turn } from './turn-types.js';
+import { type TurnReadOptions, readTurns } from './turns.js';
 
 /** Why a cursor could not be used and the transcript is read from the start. */
 export type CursorResetReason =

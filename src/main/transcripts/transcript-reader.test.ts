@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type TranscriptEvent, TranscriptReader } from './transcript-reader.js';
-import { type Turn, readTurns } from './turns.js';
+import type { Turn } from './turn-types.js';
+import { readTurns } from './turns.js';
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/fixtures/transcripts/claude-code-log');
 

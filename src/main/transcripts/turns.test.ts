@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listProjectTranscripts, listSubagentTranscripts } from './list-transcripts.js';
 import { TranscriptBuilder } from './test-support/transcript-builder.js';
-import { type Turn, type TurnReadOptions, readTurns } from './turns.js';
+import type { Turn } from './turn-types.js';
+import { type TurnReadOptions, readTurns } from './turns.js';
 
 let tmp: string;
 beforeEach(async () => {
