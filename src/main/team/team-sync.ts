@@ -23,7 +23,8 @@ import { lockSyncState } from './sync-state.js';
 import { conflictDetail, resolveConflict } from './sync/conflicts.js';
 import { type Cycle, SyncEngine, type TeamSyncOptions, TeamSyncError, emptyReport } from './sync/engine.js';
 import { pull } from './sync/pull.js';
-import { computeDelta, confirmLostPush, push } from './sync/push.js';
+import { computeDelta } from './sync/delta.js';
+import { confirmLostPush, push } from './sync/push.js';
 
 export { TeamSyncError } from './sync/engine.js';
 export type { RetryPolicy, TeamSyncOptions } from './sync/engine.js';

@@ -1,0 +1,209 @@
+/**
+ * The delta of a push (R-SYNC, R-SYNC-SECURITY): every local file whose hash differs from the
+ * server's checksum and whose server version is the base, read once through its confined handle,
+ * vetted (UTF-8 text, no null bytes, within the entry limit, no secret that is not allowed) —
+ * and, for every file kept back, the reason in the waiting list and, for a link or a secret, an
+ * alert. The upload itself is in push.ts.
+ */
+import type { WaitingItem } from '../../../shared/contract/team.js';
+import type { Finding } from '../../../shared/secret-types.js';
+import type { FileFacts } from '../../memdir/read-file.js';
+import { scanText } from '../../secrets/scanner.js';
+import { secretAlertMessage } from '../alert-center.js';
+import { type TeamFile, TeamPathError, checkTeamDir, resolveTeamKey } from '../team-paths.js';
+import type { Cycle, LocalInfo, SyncEngine } from './engine.js';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** How a refused read shows in the waiting list. */
+function waitingReason(error: TeamPathError): WaitingItem['reason'] {
+  return error.reason === 'symlink' || error.reason === 'outside' ? 'symlink' : error.reason === 'hardlink' ? 'hardlink' : 'not-a-file';
+}
+
+/** One file to push: its content, its hash, its size in bytes. */
+export interface DeltaItem {
+  content: string;
+  sha: string;
+  bytes: number;
+}
+/** What a push sends: key → the file to upload. */
+export type Delta = Map<string, DeltaItem>;
+
+function waiting(cycle: Cycle, item: WaitingItem): void {
+  cycle.report.waiting.push(item);
+}
+
+/** The delta to push now: key → content, for every local file that differs and may be pushed. */
+export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boolean }): Promise<Delta> {
+  if (cycle.relist) {
+    cycle.team = await checkTeamDir(e.memoryDir, e.space);
+    cycle.listing = e.list(cycle.team);
+    cycle.relist = false;
+  }
+  cycle.report.waiting = [];
+  const delta: Delta = new Map();
+  const secretTopics = new Set<string>();
+  const linkTopics = new Set<string>();
+  for (const problem of cycle.listing.problems) {
+    waiting(cycle, { key: problem.key, reason: problem.reason, detail: problem.detail });
+    if ((problem.reason === 'symlink' || problem.reason === 'hardlink') && !opts.dry) {
+      const topic = e.topic('link', e.rel(problem.key));
+      linkTopics.add(topic);
+      const where = e.space.kind === 'team' ? 'the team folder' : 'the memory folder';
+      await e.raise(topic, {
+        kind: 'security',
+        title: problem.reason === 'symlink' ? `A link in ${where} was refused` : `A hard link in ${where} was refused`,
+        message:
+          problem.reason === 'symlink'
+            ? `${e.rel(problem.key)} is a symbolic link (to ${problem.target ?? '?'}). Memdir never follows links in ${where} when it syncs: nothing was read or written through it, and it is not synced. Remove it or replace it with a real file.`
+            : `${problem.detail} Nothing was read from it.`,
+        file: e.rel(problem.key),
+      });
+    }
+  }
+
+  const { server: serverMap, base: baseMap } = e;
+  for (const [key, file] of cycle.listing.files) {
+    let sha = e.knownHash(key, file);
+    // The common case, kept cheap: unchanged since it was last hashed, and in step with the server.
+    if (sha !== null && sha === serverMap.get(key) && sha === baseMap.get(key)) continue;
+    let bytes: Buffer | null = null;
+    if (sha === null && file.size > e.maxEntryBytes) {
+      waiting(cycle, {
+        key,
+        reason: 'too-large',
+        detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.`,
+      });
+      continue;
+    }
+    // Resolved once: every read of this key below goes through the same handle.
+    let handle: TeamFile;
+    try {
+      handle = await resolveTeamKey(cycle.team, key);
+    } catch (error) {
+      if (!(error instanceof TeamPathError)) throw error;
+      waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+      continue;
+    }
+    if (sha === null) {
+      let info: LocalInfo | null;
+      try {
+        info = await e.localInfo(handle);
+      } catch (error) {
+        if (!(error instanceof TeamPathError)) throw error;
+        waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+        continue;
+      }
+      if (!info) continue;
+      sha = info.sha;
+      bytes = info.bytes;
+    }
+    const server = e.server.get(key);
+    const base = e.base.get(key);
+    if (sha === server) {
+      e.setBase(key, sha);
+      continue;
+    }
+    if (server !== undefined && server !== base) {
+      waiting(cycle, {
+        key,
+        reason: 'server-moved',
+        detail: `${e.rel(key)} changed on the server since this copy; the next pull brings it in (your version is kept as a conflict if it differs).`,
+      });
+      continue;
+    }
+    const refusal = cycle.refusedByServer.get(key);
+    if (refusal && refusal.sha === sha) {
+      waiting(cycle, { key, reason: 'refused', detail: refusal.reason });
+      continue;
+    }
+    if (file.size > e.maxEntryBytes) {
+      waiting(cycle, {
+        key,
+        reason: 'too-large',
+        detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.`,
+      });
+      continue;
+    }
+    if (!bytes) {
+      let read: { data: Buffer; facts: FileFacts } | null;
+      try {
+        read = await handle.read();
+      } catch (error) {
+        if (!(error instanceof TeamPathError)) throw error;
+        waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+        continue;
+      }
+      if (!read) continue;
+      bytes = read.data;
+      // The hash must be of exactly the bytes that go up.
+      sha = e.hashBytes(key, read.facts, read.data);
+      if (sha === server) continue;
+    }
+    const vetted = await vetForUpload(e, key, sha, bytes);
+    if ('reason' in vetted) {
+      waiting(cycle, { key, reason: vetted.reason, detail: vetted.detail });
+      if (vetted.reason === 'secret') {
+        const topic = e.topic('secret', e.rel(key));
+        secretTopics.add(topic);
+        if (!opts.dry)
+          await e.raise(topic, {
+            kind: 'secret',
+            title: `A secret kept ${e.rel(key)} from being shared`,
+            message: vetted.detail,
+            file: e.rel(key),
+            findings: vetted.findings,
+          });
+      }
+      continue;
+    }
+    waiting(cycle, { key, reason: 'pending', detail: `${e.rel(key)} changed here and waits to be pushed.` });
+    delta.set(key, { content: vetted.content, sha, bytes: bytes.byteLength });
+  }
+  if (!opts.dry && e.raised.size > 0) {
+    for (const topic of [...e.raised]) {
+      if (topic.startsWith(e.topic('secret', '')) && !secretTopics.has(topic)) await e.resolveTopic(topic, 'the file no longer holds a blocking secret');
+      if (topic.startsWith(e.topic('link', '')) && !linkTopics.has(topic)) await e.resolveTopic(topic, 'the link is gone');
+    }
+  }
+  return delta;
+}
+
+/**
+ * The one place a team file is vetted before it may leave the machine (R-SYNC-SECURITY): UTF-8
+ * text, no null bytes, and no secret the user has not allowed. Its text to upload, or why it
+ * stays here (a secret's findings come along for the alert).
+ */
+async function vetForUpload(
+  e: SyncEngine,
+  key: string,
+  sha: string,
+  bytes: Uint8Array,
+): Promise<{ content: string } | (WaitingItem & { findings?: Finding[] })> {
+  let content: string;
+  try {
+    content = strictUtf8.decode(bytes);
+  } catch {
+    return { key, reason: 'not-utf8', detail: `${e.rel(key)} is not UTF-8 text, so it is not uploaded. Save it as UTF-8.` };
+  }
+  if (content.includes('\0')) return { key, reason: 'binary', detail: `${e.rel(key)} contains null bytes (a binary file); ${e.space.noun} is text.` };
+  const findings = await blockingFindings(e, key, sha, content);
+  if (findings.length > 0) return { key, reason: 'secret', detail: secretAlertMessage(e.rel(key), findings), findings };
+  return { content };
+}
+
+/** The findings in a file that keep it back: every one not allowed in this memory dir. */
+async function blockingFindings(e: SyncEngine, key: string, sha: string, content: string): Promise<Finding[]> {
+  // The key is part of what is scanned (a token in a file or folder name): cached per key and hash.
+  let findings = e.scans.get(`${key}\0${sha}`);
+  if (!findings) {
+    findings = await scanText(content, { file: e.rel(key), name: key });
+    if (e.scans.size > 2_000) e.scans.clear();
+    e.scans.set(`${key}\0${sha}`, findings);
+  }
+  const blocking: Finding[] = [];
+  for (const f of findings) {
+    if (!(await e.options.alerts?.isAllowed(e.memoryDir, f))) blocking.push({ ...f, file: e.rel(key) });
+  }
+  return blocking;
+}
