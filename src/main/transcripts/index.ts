@@ -8,4 +8,5 @@ export { listHomeTranscripts, listTranscriptsIn } from './list-transcripts.js';
 export { FILE_WRITE_TOOLS, memoryWritesInTurn } from './memory-writes.js';
 export { commitCursor, type NewTurns, readNewTurns } from './read-new-turns.js';
 export { grepTranscript } from './signal-grep.js';
-export { isSubagentTranscriptPath, readTurns, type TrailingTurnPolicy, type Turn } from './turns.js';
+export { type Turn } from './turn-types.js';
+export { isSubagentTranscriptPath, readTurns, type TrailingTurnPolicy } from './turns.js';
