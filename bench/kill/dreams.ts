@@ -11,7 +11,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AppContext } from '../../src/main/app/app-context.js';
 import { CONSOLIDATION_LOCK_FILE, inspectDreamLock } from '../../src/main/dream/consolidation-lock.js';
-import { listDreamRecords } from '../../src/main/dream/dream-records.js';
+import { listDreamRecords } from '../../src/main/dream/records/dream-records.js';
 import { type DreamFixture, createDreamFixture, topic } from '../../src/main/dream/test-support/dream-fixture.js';
 import { readAtRevision, recordSnapshot } from '../../src/main/history/history.js';
 import { fsckHistory } from '../../src/main/history/test-support/crash-check.js';

@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CONSOLIDATION_LOCK_FILE } from '../../src/main/dream/consolidation-lock.js';
-import { type DreamTarget, passDreamGates } from '../../src/main/dream/dream-gates.js';
-import { SessionScanCache } from '../../src/main/dream/session-scan.js';
+import { type DreamTarget, passDreamGates } from '../../src/main/dream/gates/dream-gates.js';
+import { SessionScanCache } from '../../src/main/dream/gates/session-scan.js';
 import { type Scenario, compare } from '../lib.js';
 
 /** The floor of the session gate: list the folder, stat every transcript, count the newer ones. */

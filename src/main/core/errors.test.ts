@@ -167,7 +167,7 @@ const SAMPLES: Record<string, () => MemdirError[]> = {
  * (caught where it is thrown).
  */
 const NOT_MEMDIR_ERRORS: Record<string, string> = {
-  ToolError: 'dream/model-consolidate.ts: answered to the model as a tool result, never thrown out',
+  ToolError: 'dream/model/model-consolidate.ts: answered to the model as a tool result, never thrown out',
   NeedsConfirmation: 'dream/run-dream.ts: caught by runDream, which returns a needs-confirmation record',
   LockFault: 'dream/lock-content.ts: caught by the dream lock (consolidation-lock.ts, lock-recovery.ts) and returned as a DreamLockProblem',
 };

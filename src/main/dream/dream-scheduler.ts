@@ -11,9 +11,9 @@
  * last dream is waiting for the user's confirmation is not dreamt again until it is answered.
  * Each tick also rolls back what crashed dreams left (recover-dreams.ts).
  */
-import { dreamGatesOpen, type DreamTarget } from './dream-gates.js';
+import { dreamGatesOpen, type DreamTarget } from './gates/dream-gates.js';
 import type { DreamSettings } from './run-dream.js';
-import type { SessionScanCache } from './session-scan.js';
+import type { SessionScanCache } from './gates/session-scan.js';
 
 /** A project the scheduler looks after. */
 export interface ScheduledProject extends DreamTarget {

@@ -10,7 +10,7 @@ import { AppContext } from '../app/app-context.js';
 import { EventBus } from '../app/event-bus.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import { CONSOLIDATION_LOCK_FILE } from './consolidation-lock.js';
-import { listDreamRecords } from './dream-records.js';
+import { listDreamRecords } from './records/dream-records.js';
 import { DreamService } from './dream-service.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { killAndWait, startIdleProcess } from './test-support/child.js';

@@ -15,17 +15,17 @@ import { groupProjects } from '../memdir/project-groups.js';
 import { type ProjectLocation, ProjectNotFoundError, locateGroup, locateProject, locateTranscriptProject } from '../memdir/projects.js';
 import { loadAppSettings } from '../settings/app-settings.js';
 import type { CredentialStore } from '../settings/credentials.js';
-import { confirmDream } from './confirm-dream.js';
+import { confirmDream } from './apply/confirm-dream.js';
 import { inspectDreamLock } from './consolidation-lock.js';
 import { DreamError } from './dream-error.js';
-import { claudeCodeDreamStatus } from './claude-code-dream.js';
-import { checkDreamGates } from './dream-gates.js';
-import { listDreamRecords, readDreamRecord } from './dream-records.js';
+import { claudeCodeDreamStatus } from './gates/claude-code-dream.js';
+import { checkDreamGates } from './gates/dream-gates.js';
+import { listDreamRecords, readDreamRecord } from './records/dream-records.js';
 import { type ScheduledProject, DreamScheduler } from './dream-scheduler.js';
-import { type DreamRecovery, interruptedNotice, recoverInterruptedDreams } from './recover-dreams.js';
-import { revertDream } from './revert-dream.js';
+import { type DreamRecovery, interruptedNotice, recoverInterruptedDreams } from './apply/recover-dreams.js';
+import { revertDream } from './apply/revert-dream.js';
 import { type DreamProgress, type DreamSettings, runDream } from './run-dream.js';
-import { SessionScanCache } from './session-scan.js';
+import { SessionScanCache } from './gates/session-scan.js';
 
 /** What the service needs from the app (AppContext provides it; read lazily, the home can change). */
 export interface DreamHost {

@@ -18,20 +18,20 @@ import type { DreamFlag, DreamPhase, DreamRecord, DreamTrigger } from '../../sha
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { LlmError, type ModelProvider } from '../llm/types.js';
 import type { AppSettings } from '../settings/app-settings.js';
-import { recoverInterruptedApply } from './apply-dream.js';
-import { type DreamApplyHooks, applyPlanUnderLock } from './apply-plan.js';
-import { formatReport, toChange } from './dream-report.js';
-import { anchorQueriesOf, consolidateWithRules, flagsOnly } from './consolidate-rules.js';
+import { recoverInterruptedApply } from './apply/apply-dream.js';
+import { type DreamApplyHooks, applyPlanUnderLock } from './apply/apply-plan.js';
+import { formatReport, toChange } from './records/dream-report.js';
+import { anchorQueriesOf, consolidateWithRules, flagsOnly } from './plan/consolidate-rules.js';
 import type { DreamLock } from './consolidation-lock.js';
-import { type IndexContext, describePrune, indexRelOf, pruneScope } from './dream-index.js';
-import { type DreamGateReport, type DreamTarget, checkDreamGates, passDreamGates } from './dream-gates.js';
-import { DreamPlan, type StagedChange } from './dream-plan.js';
-import { listDreamRecords, newDreamId, removePendingPlan, saveDreamRecord, savePendingPlan } from './dream-records.js';
-import { gatherSignals } from './gather.js';
-import { type MemorySnapshot, readMemorySnapshot, readableTopics } from './memory-snapshot.js';
-import { consolidateWithModel } from './model-consolidate.js';
-import { KnownSecrets, findNewSecrets } from './proposal-check.js';
-import type { SessionScanCache } from './session-scan.js';
+import { type IndexContext, describePrune, indexRelOf, pruneScope } from './plan/dream-index.js';
+import { type DreamGateReport, type DreamTarget, checkDreamGates, passDreamGates } from './gates/dream-gates.js';
+import { DreamPlan, type StagedChange } from './plan/dream-plan.js';
+import { listDreamRecords, newDreamId, removePendingPlan, saveDreamRecord, savePendingPlan } from './records/dream-records.js';
+import { gatherSignals } from './plan/gather.js';
+import { type MemorySnapshot, readMemorySnapshot, readableTopics } from './plan/memory-snapshot.js';
+import { consolidateWithModel } from './model/model-consolidate.js';
+import { KnownSecrets, findNewSecrets } from './model/proposal-check.js';
+import type { SessionScanCache } from './gates/session-scan.js';
 import { DreamCancelledError, runWithDreamLock } from './with-dream-lock.js';
 
 /** The `dream` section of Memdir's settings. */

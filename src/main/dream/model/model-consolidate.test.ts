@@ -1,13 +1,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listHistory } from '../history/history.js';
-import { resolveProvider } from '../llm/resolve-provider.js';
-import { type FakeAnthropic, type FakeReply, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
-import type { ModelProvider } from '../llm/types.js';
-import { defaultAppSettings, parseAppSettings } from '../settings/app-settings.js';
-import { type DreamRunOptions, runDream } from './run-dream.js';
-import { type DreamFixture, createDreamFixture, topic } from './test-support/dream-fixture.js';
+import { listHistory } from '../../history/history.js';
+import { resolveProvider } from '../../llm/resolve-provider.js';
+import { type FakeAnthropic, type FakeReply, startFakeAnthropic } from '../../llm/test-support/fake-anthropic.js';
+import type { ModelProvider } from '../../llm/types.js';
+import { defaultAppSettings, parseAppSettings } from '../../settings/app-settings.js';
+import { type DreamRunOptions, runDream } from '../run-dream.js';
+import { type DreamFixture, createDreamFixture, topic } from '../test-support/dream-fixture.js';
 
 let fx: DreamFixture;
 let fake: FakeAnthropic;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { indexEntries, parseIndex } from '../../shared/index-format.js';
-import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
-import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
+import { indexEntries, parseIndex } from '../../../shared/index-format.js';
+import { loadIndexAsClaudeCode } from '../../../shared/index-load.js';
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../../shared/limits.js';
 import { INDEX_TARGET, type IndexTopic, pruneIndex } from './prune-index.js';
 
 const t = (file: string, type: IndexTopic['type'], extra: Partial<IndexTopic> = {}): IndexTopic => ({

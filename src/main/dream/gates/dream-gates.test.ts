@@ -4,11 +4,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONSOLIDATION_LOCK_FILE } from './consolidation-lock.js';
+import { CONSOLIDATION_LOCK_FILE } from '../consolidation-lock.js';
 import { type DreamGate, type DreamGateReport, type DreamTarget, checkDreamGates, dreamGatesOpen, passDreamGates } from './dream-gates.js';
 import { SessionScanCache } from './session-scan.js';
-import { killAndWait, startIdleProcess, startLockWorker } from './test-support/child.js';
-import { createCountingFs } from './test-support/counting-fs.js';
+import { killAndWait, startIdleProcess, startLockWorker } from '../test-support/child.js';
+import { createCountingFs } from '../test-support/counting-fs.js';
 
 const HOUR = 60 * 60 * 1000;
 const MIN = 60 * 1000;

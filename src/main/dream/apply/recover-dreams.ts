@@ -8,14 +8,14 @@
  * `memdir dream status`), and before every dream command: a dream killed between two apply
  * steps never leaves a status that says nothing is wrong (issue 15).
  */
-import type { DreamRecord } from '../../shared/contract/dream.js';
-import { type HistoryEntry, listHistory } from '../history/history.js';
-import type { DreamLockRecovery } from './consolidation-lock.js';
-import { adoptCompletedDreamLock, recoverCrashedDreams } from './consolidation-lock.js';
-import { isProcessAlive } from '../core/process.js';
+import type { DreamRecord } from '../../../shared/contract/dream.js';
+import { type HistoryEntry, listHistory } from '../../history/history.js';
+import type { DreamLockRecovery } from '../consolidation-lock.js';
+import { adoptCompletedDreamLock, recoverCrashedDreams } from '../consolidation-lock.js';
+import { isProcessAlive } from '../../core/process.js';
 import { type ApplyRecovery, recoverInterruptedApply } from './apply-dream.js';
-import { formatReport } from './dream-report.js';
-import { listDreamRecords, saveDreamRecord } from './dream-records.js';
+import { formatReport } from '../records/dream-report.js';
+import { listDreamRecords, saveDreamRecord } from '../records/dream-records.js';
 
 /** What the sweep did. */
 export interface DreamRecovery {

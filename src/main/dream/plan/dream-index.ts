@@ -4,9 +4,9 @@
  * changes were applied (apply recomputes, so a change skipped for a conflict never leaves the
  * index pointing at a file that is not there).
  */
-import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import type { Scope } from '../../shared/memory-types.js';
-import { parseTopicFile } from '../memdir/topic-file.js';
+import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
+import type { Scope } from '../../../shared/memory-types.js';
+import { parseTopicFile } from '../../memdir/topic-file.js';
 import { relOf, scopeOf } from './memory-snapshot.js';
 import { type IndexTopic, type PruneIndexResult, pruneIndex } from './prune-index.js';
 

@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type DreamRecord, dreamRecordSchema } from '../../shared/contract/dream.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
-import type { StagedChange } from './dream-plan.js';
+import { type DreamRecord, dreamRecordSchema } from '../../../shared/contract/dream.js';
+import { writeDataFile } from '../../memdir/safe-fs.js';
+import type { StagedChange } from '../plan/dream-plan.js';
 
 /** `<dataDir>/dreams`. */
 export function dreamsDir(dataDir: string): string {

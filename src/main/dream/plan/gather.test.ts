@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gatherSignals } from './gather.js';
-import { type DreamFixture, createDreamFixture } from './test-support/dream-fixture.js';
+import { type DreamFixture, createDreamFixture } from '../test-support/dream-fixture.js';
 
 let fx: DreamFixture;
 beforeEach(async () => {

@@ -3,9 +3,9 @@
  * here, never to disk. Apply later writes the net result in one step; a dry run or a dream that
  * needs confirmation shows it and writes nothing.
  */
-import type { DreamChange } from '../../shared/contract/dream.js';
-import type { Scope } from '../../shared/memory-types.js';
-import { INDEX_FILE } from '../../shared/limits.js';
+import type { DreamChange } from '../../../shared/contract/dream.js';
+import type { Scope } from '../../../shared/memory-types.js';
+import { INDEX_FILE } from '../../../shared/limits.js';
 import { type MemorySnapshot, scopeOf } from './memory-snapshot.js';
 
 /** One staged change with its content. */

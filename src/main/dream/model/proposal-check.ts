@@ -11,16 +11,16 @@
  *     through sync, so a team memory would come back — R-SYNC).
  * The share of memories removed is checked on the whole plan, in run-dream.ts.
  */
-import { TEAM_DIR } from '../../shared/limits.js';
-import { scopeRefusal } from '../../shared/memory-types.js';
-import { checkFileName, checkNewFileName } from '../memdir/memory-service.js';
-import { visibleText } from '../../shared/visible-text.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { UnsafePathError, splitRelativePath } from '../memdir/confined-path.js';
-import { parseTopicFile } from '../memdir/topic-file.js';
-import { scanText } from '../secrets/scanner.js';
-import type { DreamPlan } from './dream-plan.js';
-import type { MemorySnapshot } from './memory-snapshot.js';
+import { TEAM_DIR } from '../../../shared/limits.js';
+import { scopeRefusal } from '../../../shared/memory-types.js';
+import { checkFileName, checkNewFileName } from '../../memdir/memory-service.js';
+import { visibleText } from '../../../shared/visible-text.js';
+import { MemoryError } from '../../memdir/memory-error.js';
+import { UnsafePathError, splitRelativePath } from '../../memdir/confined-path.js';
+import { parseTopicFile } from '../../memdir/topic-file.js';
+import { scanText } from '../../secrets/scanner.js';
+import type { DreamPlan } from '../plan/dream-plan.js';
+import type { MemorySnapshot } from '../plan/memory-snapshot.js';
 
 /** A memory a dream writes is a short note; anything bigger is refused. */
 export const MAX_PROPOSED_BYTES = 64 * 1024;

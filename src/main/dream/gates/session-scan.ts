@@ -14,8 +14,8 @@
  * 10 minutes per project by {@link SessionScanCache}.
  */
 import path from 'node:path';
-import { type DreamFs, nodeDreamFs } from './dream-fs.js';
-import { errCode } from '../core/fs-errors.js';
+import { type DreamFs, nodeDreamFs } from '../dream-fs.js';
+import { errCode } from '../../core/fs-errors.js';
 
 /** A project's sessions are recounted at most this often. */
 export const SESSION_SCAN_INTERVAL_MS = 10 * 60 * 1000;

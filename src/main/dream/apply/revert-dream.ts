@@ -6,13 +6,13 @@
  * as it is and reported, unless the caller says to overwrite it: reverting must not silently
  * undo someone else's later work.
  */
-import type { DreamRecord, DreamRevert } from '../../shared/contract/dream.js';
-import { HistoryError, readAtRevision, transact } from '../history/history.js';
-import { removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
-import { DreamError } from './dream-error.js';
-import { formatReport } from './dream-report.js';
-import { readDreamRecord, saveDreamRecord } from './dream-records.js';
-import { readCurrent } from './memory-snapshot.js';
+import type { DreamRecord, DreamRevert } from '../../../shared/contract/dream.js';
+import { HistoryError, readAtRevision, transact } from '../../history/history.js';
+import { removeFileConfined, writeFileAtomic } from '../../memdir/safe-fs.js';
+import { DreamError } from '../dream-error.js';
+import { formatReport } from '../records/dream-report.js';
+import { readDreamRecord, saveDreamRecord } from '../records/dream-records.js';
+import { readCurrent } from '../plan/memory-snapshot.js';
 
 /** Options of {@link revertDream}. */
 export interface RevertOptions {

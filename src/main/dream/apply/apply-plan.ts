@@ -2,14 +2,14 @@
  * Apply of a staged dream while holding the consolidation lock — a fresh dream (run-dream.ts)
  * or one the user confirmed later (confirm-dream.ts) — and the record of what was applied.
  */
-import type { DreamRecord } from '../../shared/contract/dream.js';
+import type { DreamRecord } from '../../../shared/contract/dream.js';
 import { type ApplyResult, applyDream } from './apply-dream.js';
-import type { DreamLock } from './consolidation-lock.js';
-import type { IndexContext } from './dream-index.js';
-import type { StagedChange } from './dream-plan.js';
-import { saveDreamRecord } from './dream-records.js';
-import { formatReport, toChange } from './dream-report.js';
-import { DreamLockLostError } from './with-dream-lock.js';
+import type { DreamLock } from '../consolidation-lock.js';
+import type { IndexContext } from '../plan/dream-index.js';
+import type { StagedChange } from '../plan/dream-plan.js';
+import { saveDreamRecord } from '../records/dream-records.js';
+import { formatReport, toChange } from '../records/dream-report.js';
+import { DreamLockLostError } from '../with-dream-lock.js';
 
 /** Test hook of apply. */
 export interface DreamApplyHooks {

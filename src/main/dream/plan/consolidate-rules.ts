@@ -11,17 +11,17 @@
  *   - signal from the transcripts that no memory holds yet listed for the user.
  * Flags change nothing: deciding what is true is the user's (or the model's) call.
  */
-import type { DreamFlag } from '../../shared/contract/dream.js';
-import { INDEX_FILE } from '../../shared/limits.js';
-import { indexEntries, parseIndex } from '../../shared/index-format.js';
-import type { MemoryType } from '../../shared/memory-types.js';
-import { tokenize } from '../recall/tokenize.js';
-import { parseTopicFile, serializeTopicFile } from '../memdir/topic-file.js';
+import type { DreamFlag } from '../../../shared/contract/dream.js';
+import { INDEX_FILE } from '../../../shared/limits.js';
+import { indexEntries, parseIndex } from '../../../shared/index-format.js';
+import type { MemoryType } from '../../../shared/memory-types.js';
+import { tokenize } from '../../recall/tokenize.js';
+import { parseTopicFile, serializeTopicFile } from '../../memdir/topic-file.js';
 import type { DreamPlan } from './dream-plan.js';
 import type { AnchorHit, AnchorQuery, GatheredSignal } from './gather.js';
 import { type SnapshotFile, readableTopics } from './memory-snapshot.js';
-import { type MemoryFingerprint, compareMemories, disagreement, featuresOf, fingerprintOf, jaccard, sentencesOf } from '../curation/memory-similarity.js';
-import { composeMerge, splitTopicText } from '../curation/merge-memories.js';
+import { type MemoryFingerprint, compareMemories, disagreement, featuresOf, fingerprintOf, jaccard, sentencesOf } from '../../curation/memory-similarity.js';
+import { composeMerge, splitTopicText } from '../../curation/merge-memories.js';
 import { absolutizeDates, findAbsoluteDays, findRelativeDates, isoDay, sentenceAround } from './relative-dates.js';
 
 /** Key of an anchor query: which file, which field, where in it. */

@@ -14,11 +14,11 @@
  * `minHours` / `minSessions` (positive numbers), which replace 24 h and 5 sessions.
  */
 import fs from 'node:fs';
-import type { ClaudeCodeDreamStatus } from '../../shared/contract/dream.js';
+import type { ClaudeCodeDreamStatus } from '../../../shared/contract/dream.js';
 import path from 'node:path';
-import { firstTranscriptField } from '../memdir/projects.js';
-import type { EffectiveSettings } from '../memdir/settings.js';
-import { listTranscriptsIn } from '../transcripts/list-transcripts.js';
+import { firstTranscriptField } from '../../memdir/projects.js';
+import type { EffectiveSettings } from '../../memdir/settings.js';
+import { listTranscriptsIn } from '../../transcripts/list-transcripts.js';
 
 /** The flag's name in Claude Code's feature cache. */
 export const AUTO_DREAM_FLAG = 'tengu_onyx_plover';

@@ -13,17 +13,17 @@
  * answers) is thrown as the LlmError for run-dream.ts to fall back to the offline rules.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { DreamFlag } from '../../shared/contract/dream.js';
-import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { TYPE_DESCRIPTIONS } from '../../shared/memory-types.js';
-import { parseTopicFile } from '../memdir/topic-file.js';
-import type { AnswerBlock, ModelProvider } from '../llm/types.js';
-import { grepTranscript } from '../transcripts/signal-grep.js';
-import { listTranscriptsIn } from '../transcripts/list-transcripts.js';
-import type { DreamPlan } from './dream-plan.js';
-import type { GatherResult } from './gather.js';
+import type { DreamFlag } from '../../../shared/contract/dream.js';
+import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
+import { TYPE_DESCRIPTIONS } from '../../../shared/memory-types.js';
+import { parseTopicFile } from '../../memdir/topic-file.js';
+import type { AnswerBlock, ModelProvider } from '../../llm/types.js';
+import { grepTranscript } from '../../transcripts/signal-grep.js';
+import { listTranscriptsIn } from '../../transcripts/list-transcripts.js';
+import type { DreamPlan } from '../plan/dream-plan.js';
+import type { GatherResult } from '../plan/gather.js';
 import { type KnownSecrets, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets } from './proposal-check.js';
-import { isoDay } from './relative-dates.js';
+import { isoDay } from '../plan/relative-dates.js';
 
 /** Bounds of the loop. */
 export interface ModelLoopLimits {

@@ -15,14 +15,14 @@
 import os from 'node:os';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { type ChangeDescription, type HistoryEntry, listHistory, recordSnapshot, transact } from '../history/history.js';
-import { memoryDirKey, realpathDeepestExisting } from '../memdir/memory-lock.js';
-import { removeFileConfined, writeDataFile, writeFileAtomic } from '../memdir/safe-fs.js';
-import { isProcessAlive } from '../core/process.js';
-import { type IndexContext, describePrune, indexRelOf, pruneScope } from './dream-index.js';
-import type { StagedChange } from './dream-plan.js';
-import { hashText, readCurrent, readMemorySnapshot } from './memory-snapshot.js';
+import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
+import { type ChangeDescription, type HistoryEntry, listHistory, recordSnapshot, transact } from '../../history/history.js';
+import { memoryDirKey, realpathDeepestExisting } from '../../memdir/memory-lock.js';
+import { removeFileConfined, writeDataFile, writeFileAtomic } from '../../memdir/safe-fs.js';
+import { isProcessAlive } from '../../core/process.js';
+import { type IndexContext, describePrune, indexRelOf, pruneScope } from '../plan/dream-index.js';
+import type { StagedChange } from '../plan/dream-plan.js';
+import { hashText, readCurrent, readMemorySnapshot } from '../plan/memory-snapshot.js';
 
 /** What apply needs. */
 export interface ApplyInput {

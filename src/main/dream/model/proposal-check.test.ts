@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MemorySnapshot, SnapshotFile } from './memory-snapshot.js';
+import type { MemorySnapshot, SnapshotFile } from '../plan/memory-snapshot.js';
 import { checkProposedPath } from './proposal-check.js';
 
 function snapshotOf(...rels: string[]): MemorySnapshot {

@@ -11,10 +11,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import type { Scope } from '../../shared/memory-types.js';
-import { readMemoryText } from '../memdir/read-file.js';
-import { type ParsedTopic, parseTopicFile } from '../memdir/topic-file.js';
+import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
+import type { Scope } from '../../../shared/memory-types.js';
+import { readMemoryText } from '../../memdir/read-file.js';
+import { type ParsedTopic, parseTopicFile } from '../../memdir/topic-file.js';
 
 /** One file as Orient read it. */
 export interface SnapshotFile {

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseTopicFile } from '../memdir/topic-file.js';
+import { parseTopicFile } from '../../memdir/topic-file.js';
 import { anchorQueriesOf, consolidateWithRules } from './consolidate-rules.js';
 import { DreamPlan } from './dream-plan.js';
 import { gatherSignals } from './gather.js';
 import { readMemorySnapshot, readableTopics } from './memory-snapshot.js';
-import { type DreamFixture, createDreamFixture, topic } from './test-support/dream-fixture.js';
+import { type DreamFixture, createDreamFixture, topic } from '../test-support/dream-fixture.js';
 
 let fx: DreamFixture;
 beforeEach(async () => {

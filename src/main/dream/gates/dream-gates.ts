@@ -16,8 +16,8 @@
  * not a dream the user asks for: forcing is allowed with them off.
  */
 import path from 'node:path';
-import { isoTime } from '../../shared/iso-time.js';
-import type { EffectiveSettings } from '../memdir/settings.js';
+import { isoTime } from '../../../shared/iso-time.js';
+import type { EffectiveSettings } from '../../memdir/settings.js';
 import {
   CLOCK_SKEW_TOLERANCE_MS,
   CONSOLIDATION_LOCK_FILE,
@@ -27,9 +27,9 @@ import {
   type DreamLockStatus,
   acquireDreamLock,
   inspectDreamLock,
-} from './consolidation-lock.js';
-import { nodeDreamFs } from './dream-fs.js';
-import { errCode } from '../core/fs-errors.js';
+} from '../consolidation-lock.js';
+import { nodeDreamFs } from '../dream-fs.js';
+import { errCode } from '../../core/fs-errors.js';
 import { SESSION_SCAN_INTERVAL_MS, type SessionCount, type SessionScanCache, countSessionsSince, defaultSessionScanCache } from './session-scan.js';
 
 /** Default time gate: hours since the last consolidation. */

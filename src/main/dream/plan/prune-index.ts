@@ -12,11 +12,11 @@
  * files stay: recall still finds them by their frontmatter (R-RECALL-SELECT scans every topic
  * file), and the report names them.
  */
-import { type IndexLine, type ParsedIndex, formatIndexEntry, indexLinks, parseIndex, serializeIndex } from '../../shared/index-format.js';
-import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
-import { shortenHook } from '../../shared/index-room.js';
-import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
-import type { MemoryType } from '../../shared/memory-types.js';
+import { type IndexLine, type ParsedIndex, formatIndexEntry, indexLinks, parseIndex, serializeIndex } from '../../../shared/index-format.js';
+import { loadIndexAsClaudeCode } from '../../../shared/index-load.js';
+import { shortenHook } from '../../../shared/index-room.js';
+import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../../shared/limits.js';
+import type { MemoryType } from '../../../shared/memory-types.js';
 
 /** What Prune aims for: the limits less a fifth, room for what is appended before the next dream. */
 export const INDEX_TARGET = { lines: Math.floor(INDEX_MAX_LINES * 0.8), chars: Math.floor(INDEX_MAX_CHARS * 0.8) };

@@ -2,8 +2,8 @@
  * The report of a dream, in words: the body of its history entry `dream <id>`, the record's
  * `report`, what `memdir dream` prints.
  */
-import type { DreamChange, DreamRecord } from '../../shared/contract/dream.js';
-import type { StagedChange } from './dream-plan.js';
+import type { DreamChange, DreamRecord } from '../../../shared/contract/dream.js';
+import type { StagedChange } from '../plan/dream-plan.js';
 
 /** A staged change as the record lists it. */
 export function toChange(c: StagedChange, status: DreamChange['status'], skippedReason: string | null = null): DreamChange {

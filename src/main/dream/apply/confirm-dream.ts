@@ -3,13 +3,13 @@
  * once the user confirms: exactly the changes they were shown, under the consolidation lock,
  * with the same transaction rules (files changed since the dream read them are left alone).
  */
-import type { DreamRecord } from '../../shared/contract/dream.js';
+import type { DreamRecord } from '../../../shared/contract/dream.js';
 import { recoverInterruptedApply } from './apply-dream.js';
 import { applyPlanUnderLock } from './apply-plan.js';
-import { DreamError } from './dream-error.js';
-import { formatReport } from './dream-report.js';
-import { listDreamRecords, readDreamRecord, readPendingPlan, removePendingPlan, saveDreamRecord } from './dream-records.js';
-import { withDreamLock } from './with-dream-lock.js';
+import { DreamError } from '../dream-error.js';
+import { formatReport } from '../records/dream-report.js';
+import { listDreamRecords, readDreamRecord, readPendingPlan, removePendingPlan, saveDreamRecord } from '../records/dream-records.js';
+import { withDreamLock } from '../with-dream-lock.js';
 
 /** Applies the held-back dream `id`; returns its updated record (`completed`, or `failed`/`cancelled`). */
 export async function confirmDream(id: string, opts: { dataDir: string; signal?: AbortSignal; now?: () => number }): Promise<DreamRecord> {
