@@ -2,6 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type DreamFixture, createDreamFixture, topic } from '../../main/dream/test-support/dream-fixture.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../../main/llm/test-support/fake-anthropic.js';
+import { CREDENTIAL_NAMES, FileCredentialStore } from '../../main/settings/credentials.js';
 import { runCli } from '../main.js';
 
 let fx: DreamFixture;
@@ -102,5 +104,33 @@ describe('memdir dream', () => {
     expect(unknown.err).toMatch(/There is no dream 20200101-000000-abcd/);
     const nowhere = await cli('dream', 'status', '--project', '/no/such/dir');
     expect(nowhere.code).toBe(2);
+  });
+});
+
+describe('memdir dream and the app resolve the model the same way (issue 17: one front door)', () => {
+  let fake: FakeAnthropic;
+  beforeEach(async () => {
+    fake = await startFakeAnthropic();
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
+
+  it('uses the API key kept in Memdir’s credential store (SPEC §9: "or the app’s settings"), as "Dream now" does', async () => {
+    await new FileCredentialStore(fx.dataDir).set(CREDENTIAL_NAMES.anthropicApiKey, 'sk-ant-api03-dream-cli-not-a-real-key');
+    await fs.writeFile(path.join(fx.dataDir, 'settings.json'), JSON.stringify({ model: { maxRetries: 0, timeoutMs: 5_000 } }));
+    env = { ...env, ANTHROPIC_BASE_URL: fake.url };
+    fake.enqueue({
+      kind: 'message',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'finish', input: { summary: 'Nothing to merge.' } }],
+      stopReason: 'tool_use',
+      usage: { input_tokens: 900, output_tokens: 40 },
+    });
+    const r = await cli('dream', '--project', fx.dir, '--force', '--dry-run', '--json');
+    expect(r.code).toBe(0);
+    expect(r.json()).toMatchObject({ status: 'dry-run', method: 'model', fallbackReason: null });
+    const [request] = fake.messageRequests();
+    // SDK 1.x sends the key as a bearer token; older versions used x-api-key.
+    expect(String(request?.headers['x-api-key'] ?? request?.headers.authorization)).toContain('sk-ant-api03-dream-cli-not-a-real-key');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `memdir dream …`: consolidate a project's memory from the command line (SPEC §5, issue 6).
- * The same engine as the app's "Dream now" and scheduler — gates, shared lock, four phases, one
- * history entry, a record in Memdir's data dir — without jobs: progress goes to stderr.
+ * Parse, call the dream service the app calls (src/main/dream/index.ts), format: the same gates,
+ * shared lock, four phases, one history entry, record in Memdir's data dir, model and crash sweep
+ * as the app's "Dream now" — without jobs: progress goes to stderr.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,20 +10,16 @@ import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, print
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
 import { resolveDataDir } from '../../main/data-dir/index.js';
-import { confirmDream } from '../../main/dream/apply/confirm-dream.js';
-import { claudeCodeDreamStatus } from '../../main/dream/gates/claude-code-dream.js';
-import { checkDreamGates } from '../../main/dream/gates/dream-gates.js';
-import { listDreamRecords } from '../../main/dream/records/dream-records.js';
-import { interruptedNotice, recoverInterruptedDreams } from '../../main/dream/apply/recover-dreams.js';
-import { revertDream } from '../../main/dream/apply/revert-dream.js';
-import { runDream } from '../../main/dream/run-dream.js';
-import { SessionScanCache } from '../../main/dream/gates/session-scan.js';
-import { resolveProvider } from '../../main/llm/index.js';
+import { type DreamRunResult, DreamService } from '../../main/dream/index.js';
 import { locateProject, type ProjectLocation, projectsRoot } from '../../main/memdir/index.js';
-import { loadAppSettings } from '../../main/settings/index.js';
 import type { DreamRecord } from '../../shared/contract/dream.js';
 
 const projectOption = { type: 'string' as const, valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };
+
+/** The dream service for one command: no jobs, no scheduler; its session count is fresh (a command line is one look). */
+function dreamsFor(io: CliIo, home: string): DreamService {
+  return new DreamService({ home, dataDir: resolveDataDir(io.env), env: io.env });
+}
 
 /** `--project` as a dir name under `projects/` when one exists by that name, else a path from the caller's cwd. */
 async function project(values: Record<string, unknown>, io: CliIo): Promise<{ home: string; loc: ProjectLocation }> {
@@ -59,31 +56,24 @@ is only looked at, never taken.
 Exit codes: 0 eligible, 1 not eligible (a gate is closed or dreams are off), 2 usage or I/O error.`,
   async run({ values, io }) {
     const { home, loc } = await project(values, io);
-    const dataDir = resolveDataDir(io.env);
-    // A dream killed mid-apply is undone before anything is reported about it (issue 15).
-    await recoverInterruptedDreams({ dataDir });
-    const recovered = interruptedNotice((await listDreamRecords(dataDir, { memoryDir: loc.memoryDir, limit: 1 }))[0]);
-    const settings = (await loadAppSettings(dataDir)).settings.dream;
-    // A command line is one look: count the sessions now (the 10-minute reuse is for the app).
-    const report = await checkDreamGates(
-      { memoryDir: loc.memoryDir, projectDir: loc.projectDir, transcriptDirs: loc.transcriptDirs, settings: loc.settings },
-      { minHours: settings.minHours, minSessions: settings.minSessions, dataDir, sessionCache: new SessionScanCache() },
-    );
+    // A dream killed mid-apply is undone before anything is reported about it (issue 15): the service sweeps first.
+    const status = await dreamsFor(io, home).gateStatus(loc);
+    const report = status.gates;
     const out = {
       eligible: report.eligible,
       gates: report.gates.map((g) => ({ name: g.name, checked: g.checked, passed: g.passed, value: g.value, threshold: g.threshold, detail: g.detail })),
       lastConsolidatedAt: report.lastConsolidatedAt,
       ...(report.nextEligibleAt ? { nextEligibleAt: report.nextEligibleAt } : {}),
       disabled: report.disabled,
-      lock: report.lock ? { state: report.lock.state, detail: report.lock.detail } : null,
-      thresholds: { minHours: settings.minHours, minSessions: settings.minSessions, maxDeleteShare: settings.maxDeleteShare },
-      recovered,
-      claudeCode: await claudeCodeDreamStatus({ home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
+      lock: status.lock,
+      thresholds: status.thresholds,
+      recovered: status.recovered,
+      claudeCode: status.claudeCode,
     };
     if (values.json) printJson(io, out);
     else {
       io.out(`Dream status of ${loc.key}\n`);
-      if (recovered) io.out(`${recovered.detail}\n`);
+      if (out.recovered) io.out(`${out.recovered.detail}\n`);
       const rows = [['GATE', 'CHECKED', 'PASSED', 'VALUE', 'THRESHOLD']];
       for (const g of out.gates)
         rows.push([
@@ -140,31 +130,19 @@ made absolute, stale facts and contradictions flagged. Undo with \`memdir dream 
 Exit codes: 0 done (completed, nothing to change, dry run), 1 not started (gates closed, lock held),
 held back for confirmation, or cancelled, 2 usage or I/O error, or the dream failed.`,
   async run({ values, io }) {
-    const { loc } = await project(values, io);
-    const dataDir = resolveDataDir(io.env);
-    const { settings } = await loadAppSettings(dataDir);
-    await recoverInterruptedDreams({ dataDir });
-    const provider = await resolveProvider(settings, io.env, { dataDir, offline: values.offline === true });
+    const { home, loc } = await project(values, io);
     let lastPhase = '';
     // Ctrl+C cancels the dream (the lock is rolled back): keep the process up to report it.
     const onSigint = () => undefined;
     process.on('SIGINT', onSigint);
-    let result;
+    let result: DreamRunResult;
     try {
-      result = await runDream({
-        memoryDir: loc.memoryDir,
-        projectDir: loc.projectDir,
-        transcriptDirs: loc.transcriptDirs,
-        dir: loc.dir,
-        dataDir,
+      result = await dreamsFor(io, home).run(loc, {
         trigger: 'cli',
-        settings: settings.dream,
-        provider,
-        targetSettings: loc.settings,
         force: values.force === true,
         allowDeletes: values['allow-deletes'] === true,
         dryRun: values['dry-run'] === true,
-        sessionCache: new SessionScanCache(),
+        offline: values.offline === true,
         onProgress: (p) => {
           if (values.json || p.phase === lastPhase) return;
           lastPhase = p.phase;
@@ -227,9 +205,7 @@ Files changed since the dream are left as they are and listed in "warnings" unle
 Exit codes: 0 reverted, 1 reverted in part or not at all (files changed since were left alone), 2 usage or I/O error (unknown id).`,
   async run({ positionals, values, io }) {
     const id = positionals[0]!;
-    const dataDir = resolveDataDir(io.env);
-    await recoverInterruptedDreams({ dataDir });
-    const { revert } = await revertDream(id, { dataDir, overwriteChanged: values['overwrite-changed'] === true });
+    const { revert } = await dreamsFor(io, homeFrom(values, io)).revert(id, values['overwrite-changed'] === true);
     if (values.json) printJson(io, { id, restored: revert.restored, warnings: revert.warnings, rev: revert.rev });
     else {
       io.out(revert.restored.length > 0 ? `Reverted dream ${id}: ${revert.restored.join(', ')} put back.\n` : `Nothing reverted for dream ${id}.\n`);
@@ -248,9 +224,7 @@ export const dreamConfirmCommand: CommandSpec = {
   details: `Applies exactly the changes the held-back dream showed; files changed since are left alone.
 JSON: the same as \`memdir dream --json\`. Exit codes: 0 applied, 2 usage or I/O error (unknown id, not held back, lock held).`,
   async run({ positionals, io, values }) {
-    const dataDir = resolveDataDir(io.env);
-    await recoverInterruptedDreams({ dataDir });
-    const record = await confirmDream(positionals[0]!, { dataDir });
+    const record = await dreamsFor(io, homeFrom(values, io)).confirmNow(positionals[0]!);
     if (values.json) printJson(io, { id: record.id, status: record.status, changed: changedOf(record), report: record.report, rev: record.rev });
     else io.out(`${record.report}\n`);
     return record.status === 'completed' || record.status === 'no-changes' ? 0 : 2;
@@ -271,9 +245,9 @@ export const dreamListCommand: CommandSpec = {
   details: `JSON: {"memoryDir", "dreams": [<record>: {"id", "trigger", "status", "method", "startedAt", "durationMs", "tokens",
   "changes": [...], "flags": [...], "rev", "revert", "report", …}]}. Exit codes: 0, or 2 on a usage or I/O error.`,
   async run({ values, io }) {
-    const { loc } = await project(values, io);
+    const { home, loc } = await project(values, io);
     const limit = wholeNumberOption(values, 'limit', { min: 1, max: 100_000 }, 20)!;
-    const dreams = await listDreamRecords(resolveDataDir(io.env), { memoryDir: loc.memoryDir, limit });
+    const dreams = await dreamsFor(io, home).list(loc, limit);
     if (values.json) {
       printJson(io, { memoryDir: loc.memoryDir, dreams });
       return 0;

@@ -14,7 +14,7 @@ import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { RpcError } from '../../shared/contract/define.js';
 import { EventBus } from './event-bus.js';
 import { JobRunner } from '../jobs/job-runner.js';
-import { DreamService } from '../dream/dream-service.js';
+import { DreamService } from '../dream/index.js';
 import { AutoMemory } from '../hooks/auto-memory.js';
 import { RecallService } from '../recall/recall-service.js';
 import { type CredentialCipher, FileCredentialStore } from '../settings/credentials.js';

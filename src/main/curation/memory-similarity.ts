@@ -6,7 +6,7 @@
  */
 import type { MemoryType } from '../../shared/memory-types.js';
 import { tokenize } from '../recall/tokenize.js';
-import { findAbsoluteDays } from '../dream/plan/relative-dates.js';
+import { findAbsoluteDays } from '../dream/index.js';
 
 /** English and Chinese negations and prohibitions: the polarity of a statement. */
 const NEGATION =

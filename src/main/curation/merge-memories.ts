@@ -9,7 +9,7 @@ import { indexEntries, parseIndex, removeIndexEntries, retargetIndexEntries, ser
 import { type IndexImpact, indexImpact } from '../../shared/index-impact.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { MemoryType } from '../../shared/memory-types.js';
-import { isoDay } from '../dream/plan/relative-dates.js';
+import { isoDay } from '../dream/index.js';
 import { type HistoryEntry, transact } from '../history/history.js';
 import { MemoryError } from '../memdir/memory-error.js';
 import { type Where, checkMemoryPath, inScope, readText } from '../memdir/memory-service.js';

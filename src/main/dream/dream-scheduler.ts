@@ -22,12 +22,12 @@ export interface ScheduledProject extends DreamTarget {
 }
 
 /** What the scheduler needs from the app. */
-export interface SchedulerDeps {
+export interface SchedulerDeps<P extends ScheduledProject = ScheduledProject> {
   /** The projects of the current home (cached by the caller; called every tick). */
-  projects(): Promise<ScheduledProject[]>;
+  projects(): Promise<P[]>;
   settings(): Promise<DreamSettings>;
   /** Starts a scheduled dream as a background job (it re-checks the gates and takes the lock). */
-  dream(project: ScheduledProject): Promise<void>;
+  dream(project: P): Promise<void>;
   /** A dream of this memory dir runs in this app. */
   isRunning(memoryDir: string): boolean;
   /** The last dream of this memory dir waits for the user's confirmation. */
@@ -39,7 +39,7 @@ export interface SchedulerDeps {
 }
 
 /** Checks the gates of every project on a timer; see the file comment. */
-export class DreamScheduler {
+export class DreamScheduler<P extends ScheduledProject = ScheduledProject> {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #again = false;
@@ -47,7 +47,7 @@ export class DreamScheduler {
   /** Projects to check at the next opportunity, before the others (a session just ended there). */
   readonly #urgent = new Set<string>();
 
-  constructor(private readonly deps: SchedulerDeps) {}
+  constructor(private readonly deps: SchedulerDeps<P>) {}
 
   /** Checks now, then every `checkEveryMinutes` (read from the settings at each tick). */
   start(): void {

@@ -1,11 +1,13 @@
 /**
- * Dreams in the app: status of the gates per project, "Dream now" and confirmed dreams as
- * background jobs (progress as job events, cancel through the job), the dream history with
- * diffs and revert, and the scheduler. The API handlers (src/main/api/dream.ts) are thin
- * wrappers around this; the CLI calls run-dream.ts and friends directly (no jobs, no scheduler).
+ * The dream service: the one way in to dreams for the app (through src/main/api/dream.ts) and
+ * the `memdir dream` commands alike — status of the gates per project, a dream run, confirm of a
+ * held-back dream, the history with diffs, revert, and the crash sweep before each of them. The
+ * app adds what only it has: "Dream now" and confirms as background jobs (progress as job events,
+ * cancel through the job), the dashboard's overview and the scheduler. The CLI makes one with no
+ * job runner and runs in the foreground (progress on stderr).
  */
 import path from 'node:path';
-import type { DreamOverviewRow, DreamRecord, DreamStatusView } from '../../shared/contract/dream.js';
+import type { DreamOverviewRow, DreamRecord, DreamStatusView, DreamTrigger } from '../../shared/contract/dream.js';
 import type { Job } from '../../shared/contract/events.js';
 import { diffRevisions } from '../history/history.js';
 import { JobBusyError, type JobRunner } from '../jobs/job-runner.js';
@@ -14,29 +16,55 @@ import type { ModelProvider } from '../llm/types.js';
 import { groupProjects } from '../memdir/project-groups.js';
 import { type ProjectLocation, ProjectNotFoundError, locateGroup, locateProject, locateTranscriptProject } from '../memdir/projects.js';
 import { loadAppSettings } from '../settings/app-settings.js';
-import type { CredentialStore } from '../settings/credentials.js';
-import { confirmDream } from './apply/confirm-dream.js';
+import { type CredentialStore, FileCredentialStore } from '../settings/credentials.js';
+import { confirmDream, heldBackDream } from './apply/confirm-dream.js';
 import { inspectDreamLock } from './consolidation-lock.js';
 import { DreamError } from './dream-error.js';
 import { claudeCodeDreamStatus } from './gates/claude-code-dream.js';
 import { checkDreamGates } from './gates/dream-gates.js';
-import { listDreamRecords, readDreamRecord } from './records/dream-records.js';
+import { listDreamRecords, requireDreamRecord } from './records/dream-records.js';
 import { type ScheduledProject, DreamScheduler } from './dream-scheduler.js';
 import { type DreamRecovery, interruptedNotice, recoverInterruptedDreams } from './apply/recover-dreams.js';
 import { revertDream } from './apply/revert-dream.js';
-import { type DreamProgress, type DreamSettings, runDream } from './run-dream.js';
+import { type DreamProgress, type DreamRunResult, type DreamSettings, runDream } from './run-dream.js';
 import { SessionScanCache } from './gates/session-scan.js';
 
-/** What the service needs from the app (AppContext provides it; read lazily, the home can change). */
+/** What the service needs from its caller (AppContext, or the CLI; read lazily: the app's home can change). */
 export interface DreamHost {
   readonly home: string;
   readonly dataDir: string;
   readonly env: NodeJS.ProcessEnv;
+  /** Where a stored API key is looked up (SPEC §9); default Memdir's credential file as it can be read here (unencrypted). */
   readonly credentials?: CredentialStore;
-  readonly jobs: JobRunner;
+  /** Background jobs, for {@link DreamService.start}, {@link DreamService.confirm} and the scheduler; none in the CLI. */
+  readonly jobs?: JobRunner;
   /** Memdir changed files of a project: forget caches, tell the renderer. */
   changed?(dir: string, memoryDir: string): void;
 }
+
+/**
+ * A project: its directory name under `projects/` (the app), or where the caller found it (the
+ * CLI's `--project` path; a `ProjectLocation` fits as is).
+ */
+export type DreamProjectRef = string | ProjectLocation;
+
+/** What a dream run is asked to do, whoever asks. */
+export interface DreamRunRequest {
+  trigger: DreamTrigger;
+  /** "Dream now" / `--force`: skip the time and session gates, never the lock. */
+  force: boolean;
+  /** The user confirmed removals beyond `maxDeleteShare`. */
+  allowDeletes?: boolean;
+  /** Compute and report; write nothing, take no lock. */
+  dryRun?: boolean;
+  /** Ask no model: the offline rules (the CLI's `--offline`). */
+  offline?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: DreamProgress) => void;
+}
+
+/** A project's gates as both the Dream tab and `memdir dream status` show them. */
+export type DreamGateStatus = Omit<DreamStatusView, 'running' | 'method' | 'scheduled'>;
 
 /** The answer to "Dream now" and "confirm". */
 export interface DreamStart {
@@ -61,17 +89,12 @@ function shortGate(report: Awaited<ReturnType<typeof checkDreamGates>>): string 
   return `lock ${String(failed.value)}`;
 }
 
-/** What the scheduler and a dream need of a located project. */
-function scheduledOf(loc: ProjectLocation): ScheduledProject {
-  return { dir: loc.dir, memoryDir: loc.memoryDir, projectDir: loc.projectDir, transcriptDirs: loc.transcriptDirs, settings: loc.settings };
-}
-
 /** See the file comment. */
 export class DreamService {
-  /** The session gate's throttle for this app (the scheduler and the status view share it). */
+  /** The session gate's throttle: in the app the scheduler and the status view share it; a CLI command's is new (one look). */
   readonly sessionCache = new SessionScanCache();
-  #scheduler: DreamScheduler | null = null;
-  #projects: { home: string; at: number; list: ScheduledProject[] } | null = null;
+  #scheduler: DreamScheduler<ProjectLocation> | null = null;
+  #projects: { home: string; at: number; list: ProjectLocation[] } | null = null;
   /** Running dream jobs by memory dir. */
   readonly #running = new Map<string, string>();
   #recovering: Promise<DreamRecovery> | null = null;
@@ -82,10 +105,21 @@ export class DreamService {
     return (await loadAppSettings(this.host.dataDir)).settings.dream;
   }
 
-  /** The model a dream would use now (offline when none: the rules run). */
-  async provider(): Promise<ModelProvider> {
+  /** The model a dream would use now (offline when none, or when asked: the rules run). */
+  async provider(opts: { offline?: boolean } = {}): Promise<ModelProvider> {
     const { settings } = await loadAppSettings(this.host.dataDir);
-    return resolveProvider(settings, this.host.env, { dataDir: this.host.dataDir, ...(this.host.credentials ? { credentials: this.host.credentials } : {}) });
+    const credentials = this.host.credentials ?? new FileCredentialStore(this.host.dataDir);
+    return resolveProvider(settings, this.host.env, { dataDir: this.host.dataDir, credentials, ...(opts.offline ? { offline: true } : {}) });
+  }
+
+  /** The job runner; only the app has one (the CLI runs dreams in the foreground with {@link run}). */
+  #jobs(): JobRunner {
+    if (!this.host.jobs) throw new Error('Dreams as background jobs need the app’s job runner.');
+    return this.host.jobs;
+  }
+
+  async #where(project: DreamProjectRef): Promise<ProjectLocation> {
+    return typeof project === 'string' ? this.locate(project) : project;
   }
 
   /** A project of the current home by its directory name; `not-found` when it is not there. */
@@ -102,14 +136,14 @@ export class DreamService {
   }
 
   /** The projects of the current home, with where their memory is (cached a few minutes). */
-  async projects(): Promise<ScheduledProject[]> {
+  async projects(): Promise<ProjectLocation[]> {
     const home = this.host.home;
     if (this.#projects && this.#projects.home === home && Date.now() - this.#projects.at < PROJECTS_TTL_MS) return this.#projects.list;
-    const list: ScheduledProject[] = [];
+    const list: ProjectLocation[] = [];
     // One per memory (R-LAYOUT): transcript folders of subdirectories and worktrees are part of theirs.
     for (const group of await groupProjects(home)) {
       const loc = await locateGroup(home, group, this.host.env).catch(() => null);
-      if (loc) list.push(scheduledOf(loc));
+      if (loc) list.push(loc);
     }
     this.#projects = { home, at: Date.now(), list };
     return list;
@@ -118,7 +152,7 @@ export class DreamService {
   /** The running dream job of a memory dir, if any. */
   runningJob(memoryDir: string): Job | null {
     const id = this.#running.get(path.resolve(memoryDir));
-    const job = id ? this.host.jobs.get(id) : undefined;
+    const job = id ? this.host.jobs?.get(id) : undefined;
     return job && (job.state === 'running' || job.state === 'queued') ? job : null;
   }
 
@@ -133,20 +167,23 @@ export class DreamService {
     return this.#recovering;
   }
 
-  /** The Dream tab of a project. */
-  async status(dir: string): Promise<DreamStatusView> {
-    const loc = await this.locate(dir);
+  /**
+   * The gates of a project with their values, the lock, Claude Code's own rule, its last dream —
+   * after the crash sweep, so a dream killed half-way is never reported as running. Counts the
+   * sessions through this service's throttle (the app's reuses a count 10 minutes; a CLI process
+   * has a fresh one: one look).
+   */
+  async gateStatus(project: DreamProjectRef): Promise<DreamGateStatus> {
+    const loc = await this.#where(project);
     await this.recover();
     const settings = await this.settings();
-    const gates = await checkDreamGates(scheduledOf(loc), {
+    const gates = await checkDreamGates(loc, {
       minHours: settings.minHours,
       minSessions: settings.minSessions,
       dataDir: this.host.dataDir,
       sessionCache: this.sessionCache,
     });
     const lock = gates.lock ?? (await inspectDreamLock(loc.memoryDir, { dataDir: this.host.dataDir }).catch(() => null));
-    const provider = await this.provider();
-    const providerStatus = await provider.status();
     const [lastDream] = await listDreamRecords(this.host.dataDir, { memoryDir: loc.memoryDir, limit: 1 });
     return {
       dir: loc.dir,
@@ -162,7 +199,20 @@ export class DreamService {
       },
       thresholds: { minHours: settings.minHours, minSessions: settings.minSessions, maxDeleteShare: settings.maxDeleteShare },
       lock: lock ? { state: lock.state, detail: lock.detail } : null,
-      running: this.runningJob(loc.memoryDir),
+      claudeCode: await claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
+      lastDream: lastDream ?? null,
+      recovered: interruptedNotice(lastDream),
+    };
+  }
+
+  /** The Dream tab of a project: {@link gateStatus}, and the running job, the method a dream would use, the scheduler. */
+  async status(dir: string): Promise<DreamStatusView> {
+    const gates = await this.gateStatus(await this.locate(dir));
+    const provider = await this.provider();
+    const providerStatus = await provider.status();
+    return {
+      ...gates,
+      running: this.runningJob(gates.memoryDir),
       method:
         provider.kind === 'offline'
           ? { kind: 'rules', detail: `the offline rules (${(providerStatus.reason ?? 'no model is set up').replace(/\.$/, '')}).` }
@@ -171,9 +221,6 @@ export class DreamService {
               detail: `${provider.modelFor('dream')} via ${provider.kind === 'anthropic' ? 'the Anthropic API' : 'the Claude Code CLI'}, with the offline rules if it fails.`,
             },
       scheduled: this.#scheduler !== null,
-      claudeCode: await claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
-      lastDream: lastDream ?? null,
-      recovered: interruptedNotice(lastDream),
     };
   }
 
@@ -208,40 +255,58 @@ export class DreamService {
   }
 
   /**
+   * One dream of a project, in the foreground, to its end (see run-dream.ts): after the crash
+   * sweep, with Memdir's dream settings and the model resolved as for every caller. Never throws
+   * for closed gates, a held lock, a cancel or a failed phase: they come back in the result.
+   */
+  async run(project: DreamProjectRef, request: DreamRunRequest): Promise<DreamRunResult> {
+    const loc = await this.#where(project);
+    await this.recover();
+    const [settings, provider] = await Promise.all([this.settings(), this.provider({ offline: request.offline === true })]);
+    return runDream({
+      memoryDir: loc.memoryDir,
+      projectDir: loc.projectDir,
+      ...(loc.transcriptDirs ? { transcriptDirs: loc.transcriptDirs } : {}),
+      dir: loc.dir,
+      dataDir: this.host.dataDir,
+      trigger: request.trigger,
+      settings,
+      provider,
+      ...(loc.settings ? { targetSettings: loc.settings } : {}),
+      force: request.force,
+      ...(request.allowDeletes ? { allowDeletes: true } : {}),
+      ...(request.dryRun ? { dryRun: true } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+      sessionCache: this.sessionCache,
+      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+    });
+  }
+
+  /**
    * Starts a dream of project `dir` as a background job. "Dream now" (`force`) skips the time and
    * session gates, never the lock: a held lock answers `started: false` with who holds it.
    */
   async start(dir: string, opts: { trigger: 'manual' | 'scheduled'; force: boolean; allowDeletes?: boolean }): Promise<DreamStart> {
     const loc = await this.locate(dir);
-    return this.startFor(scheduledOf(loc), opts);
+    return this.startFor(loc, opts);
   }
 
-  private async startFor(project: ScheduledProject, opts: { trigger: 'manual' | 'scheduled'; force: boolean; allowDeletes?: boolean }): Promise<DreamStart> {
+  private async startFor(project: ProjectLocation, opts: { trigger: 'manual' | 'scheduled'; force: boolean; allowDeletes?: boolean }): Promise<DreamStart> {
+    const jobs = this.#jobs();
     const lock = await inspectDreamLock(project.memoryDir, { dataDir: this.host.dataDir }).catch(() => null);
     if (lock?.state === 'held' && !lock.heldByThisProcess) return { started: false, jobId: null, reason: `Not started: ${lock.detail}` };
-    const [settings, provider] = await Promise.all([this.settings(), this.provider()]);
-    const name = project.dir;
     let started;
     try {
-      started = this.host.jobs.start(
-        { kind: 'dream', title: `Dream: ${name}`, dir: project.dir, key: `dream:${path.resolve(project.memoryDir)}` },
+      started = jobs.start(
+        { kind: 'dream', title: `Dream: ${project.dir}`, dir: project.dir, key: `dream:${path.resolve(project.memoryDir)}` },
         async (job) => {
           job.progress({ phase: 'orient', step: 'checking the gates', progress: 0 });
           let announced = false;
-          const result = await runDream({
-            memoryDir: project.memoryDir,
-            projectDir: project.projectDir,
-            ...(project.transcriptDirs ? { transcriptDirs: project.transcriptDirs } : {}),
-            dir: project.dir,
-            dataDir: this.host.dataDir,
+          const result = await this.run(project, {
             trigger: opts.trigger,
-            settings,
-            provider,
-            ...(project.settings ? { targetSettings: project.settings } : {}),
             force: opts.force,
             ...(opts.allowDeletes ? { allowDeletes: true } : {}),
             signal: job.signal,
-            sessionCache: this.sessionCache,
             onProgress: (p) => {
               // Announced before the writes too, so the file watcher takes them for Memdir's own.
               if (p.phase === 'apply' && !announced) {
@@ -286,13 +351,22 @@ export class DreamService {
     return record;
   }
 
-  /** Applies a held-back dream the user confirmed, as a job. */
+  /**
+   * Applies a dream held back for removing more than `maxDeleteShare`, now that the user
+   * confirmed it, in the foreground (see confirm-dream.ts), after the crash sweep.
+   */
+  async confirmNow(id: string, opts: { signal?: AbortSignal } = {}): Promise<DreamRecord> {
+    await this.recover();
+    const done = await confirmDream(id, { dataDir: this.host.dataDir, ...(opts.signal ? { signal: opts.signal } : {}) });
+    if (done.rev && done.dir) this.host.changed?.(done.dir, done.memoryDir);
+    return done;
+  }
+
+  /** {@link confirmNow} as a job (the app): a dream that cannot be confirmed is refused before the job starts. */
   async confirm(id: string): Promise<DreamStart> {
-    const record = await readDreamRecord(this.host.dataDir, id);
-    if (!record) throw new DreamError('not-found', `There is no dream ${id}.`);
-    if (record.status !== 'needs-confirmation') throw new DreamError('conflict', `Dream ${id} is ${record.status}, not waiting for confirmation.`);
+    const record = await heldBackDream(this.host.dataDir, id);
     try {
-      const started = this.host.jobs.start(
+      const started = this.#jobs().start(
         {
           kind: 'dream',
           title: `Dream: ${record.dir ?? path.basename(path.dirname(record.memoryDir))} (confirmed)`,
@@ -301,8 +375,7 @@ export class DreamService {
         },
         async (job) => {
           job.progress({ phase: 'apply', step: 'applying the confirmed changes', progress: 0.9 });
-          const done = await confirmDream(id, { dataDir: this.host.dataDir, signal: job.signal });
-          if (done.rev && record.dir) this.host.changed?.(record.dir, record.memoryDir);
+          const done = await this.confirmNow(id, { signal: job.signal });
           if (done.status === 'failed') throw new Error(done.error ?? 'The dream failed.');
           job.progress({ message: `Done: ${done.changes.filter((c) => c.status === 'applied').length} file(s) changed.` });
           return done;
@@ -317,26 +390,21 @@ export class DreamService {
   }
 
   /** Dreams of a project, newest first. */
-  async list(dir: string, limit = 100): Promise<DreamRecord[]> {
-    const loc = await this.locate(dir);
+  async list(project: DreamProjectRef, limit = 100): Promise<DreamRecord[]> {
+    const loc = await this.#where(project);
     return listDreamRecords(this.host.dataDir, { memoryDir: loc.memoryDir, limit });
-  }
-
-  private async record(id: string): Promise<DreamRecord> {
-    const record = await readDreamRecord(this.host.dataDir, id);
-    if (!record) throw new DreamError('not-found', `There is no dream ${id}.`);
-    return record;
   }
 
   /** The changes of a dream as a unified diff (all files, or one). */
   async diff(id: string, file?: string): Promise<string> {
-    const record = await this.record(id);
+    const record = await requireDreamRecord(this.host.dataDir, id);
     if (!record.rev) return '';
     return diffRevisions(record.memoryDir, null, record.rev, { dataDir: this.host.dataDir, ...(file ? { file } : {}) });
   }
 
-  /** Reverts a dream (see revert-dream.ts). */
+  /** Reverts a dream (see revert-dream.ts), after the crash sweep. */
   async revert(id: string, overwriteChanged = false): Promise<Awaited<ReturnType<typeof revertDream>>> {
+    await this.recover();
     const result = await revertDream(id, { dataDir: this.host.dataDir, overwriteChanged });
     if (result.revert.rev && result.record.dir) this.host.changed?.(result.record.dir, result.record.memoryDir);
     return result;
@@ -345,7 +413,7 @@ export class DreamService {
   /** Starts the scheduler (the app, with `watch: true`). */
   startScheduler(): void {
     if (this.#scheduler) return;
-    this.#scheduler = new DreamScheduler({
+    this.#scheduler = new DreamScheduler<ProjectLocation>({
       projects: () => this.projects(),
       settings: () => this.settings(),
       dream: async (project) => {

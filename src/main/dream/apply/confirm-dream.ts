@@ -8,14 +8,19 @@ import { recoverInterruptedApply } from './apply-dream.js';
 import { applyPlanUnderLock } from './apply-plan.js';
 import { DreamError } from '../dream-error.js';
 import { formatReport } from '../records/dream-report.js';
-import { listDreamRecords, readDreamRecord, readPendingPlan, removePendingPlan, saveDreamRecord } from '../records/dream-records.js';
+import { listDreamRecords, readPendingPlan, removePendingPlan, requireDreamRecord, saveDreamRecord } from '../records/dream-records.js';
 import { withDreamLock } from '../with-dream-lock.js';
+
+/** The record of dream `id` when it waits for confirmation; otherwise an error that says why it cannot be confirmed. */
+export async function heldBackDream(dataDir: string, id: string): Promise<DreamRecord> {
+  const record = await requireDreamRecord(dataDir, id);
+  if (record.status !== 'needs-confirmation') throw new DreamError('conflict', `Dream ${id} is ${record.status}, not waiting for confirmation.`);
+  return record;
+}
 
 /** Applies the held-back dream `id`; returns its updated record (`completed`, or `failed`/`cancelled`). */
 export async function confirmDream(id: string, opts: { dataDir: string; signal?: AbortSignal; now?: () => number }): Promise<DreamRecord> {
-  const record = await readDreamRecord(opts.dataDir, id);
-  if (!record) throw new DreamError('not-found', `There is no dream ${id} in ${opts.dataDir}.`);
-  if (record.status !== 'needs-confirmation') throw new DreamError('conflict', `Dream ${id} is ${record.status}, not waiting for confirmation.`);
+  const record = await heldBackDream(opts.dataDir, id);
   const plan = await readPendingPlan(opts.dataDir, id);
   if (!plan) throw new DreamError('not-found', `The changes of dream ${id} are no longer kept; run a new dream.`);
   const now = opts.now ?? Date.now;

@@ -11,7 +11,7 @@ import { HistoryError, readAtRevision, transact } from '../../history/history.js
 import { removeFileConfined, writeFileAtomic } from '../../memdir/safe-fs.js';
 import { DreamError } from '../dream-error.js';
 import { formatReport } from '../records/dream-report.js';
-import { readDreamRecord, saveDreamRecord } from '../records/dream-records.js';
+import { requireDreamRecord, saveDreamRecord } from '../records/dream-records.js';
 import { readCurrent } from '../plan/memory-snapshot.js';
 
 /** Options of {@link revertDream}. */
@@ -24,8 +24,7 @@ export interface RevertOptions {
 
 /** Reverts dream `id`; returns the updated record and what the revert did. */
 export async function revertDream(id: string, opts: RevertOptions): Promise<{ record: DreamRecord; revert: DreamRevert }> {
-  const record = await readDreamRecord(opts.dataDir, id);
-  if (!record) throw new DreamError('not-found', `There is no dream ${id} in ${opts.dataDir}.`);
+  const record = await requireDreamRecord(opts.dataDir, id);
   if (!record.rev) throw new DreamError('invalid-input', `Dream ${id} changed nothing (${record.status}); there is nothing to revert.`);
   // A revert that left changed files alone may be run again for them (overwriting, this time).
   const done = new Set(record.revert?.restored ?? []);

@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type DreamRecord, dreamRecordSchema } from '../../../shared/contract/dream.js';
 import { writeDataFile } from '../../memdir/safe-fs.js';
+import { DreamError } from '../dream-error.js';
 import type { StagedChange } from '../plan/dream-plan.js';
 
 /** `<dataDir>/dreams`. */
@@ -54,6 +55,16 @@ export async function readDreamRecord(dataDir: string, id: string): Promise<Drea
   } catch {
     return null;
   }
+}
+
+/**
+ * The record of dream `id` for an operation on it (confirm, revert, diff): a clear not-found
+ * error when there is none, naming the data dir it was looked for in (the CLI may point at another).
+ */
+export async function requireDreamRecord(dataDir: string, id: string): Promise<DreamRecord> {
+  const record = await readDreamRecord(dataDir, id);
+  if (!record) throw new DreamError('not-found', `There is no dream ${id} in ${dataDir}.`);
+  return record;
 }
 
 /** Records, newest first, optionally of one memory dir. Unreadable records are skipped. */
