@@ -172,6 +172,21 @@ describe('after a dream killed between apply steps, the next start and every sta
       await ctx.close();
     }
   });
+
+  it('"Dream now" in an app opened before the kill sweeps first, as `memdir dream` does: the killed dream is listed as interrupted, never as running', async () => {
+    const ctx = await AppContext.create({ homeFlag: fx.home, dataDir: fx.dataDir, env: {} });
+    try {
+      const { pid } = await killMidApply();
+      const started = await ctx.dreams.start(fx.dir, { trigger: 'manual', force: true });
+      expect(started.started).toBe(true);
+      await ctx.jobs.settle(started.jobId!);
+      const [latest, killed] = await ctx.dreams.list(fx.dir);
+      expect(latest).toMatchObject({ trigger: 'manual', status: 'needs-confirmation' });
+      expect(killed).toMatchObject({ pid, status: 'interrupted', error: expect.stringMatching(/had begun to write were put back/) });
+    } finally {
+      await ctx.close();
+    }
+  });
 });
 
 describe('kill -9 after a dream applied, before its record said so (found by the kill bench)', () => {
