@@ -183,7 +183,6 @@ export class DreamService {
       dataDir: this.host.dataDir,
       sessionCache: this.sessionCache,
     });
-    const lock = gates.lock ?? (await inspectDreamLock(loc.memoryDir, { dataDir: this.host.dataDir }).catch(() => null));
     const [lastDream] = await listDreamRecords(this.host.dataDir, { memoryDir: loc.memoryDir, limit: 1 });
     return {
       dir: loc.dir,
@@ -198,7 +197,8 @@ export class DreamService {
         checkedAt: gates.checkedAt,
       },
       thresholds: { minHours: settings.minHours, minSessions: settings.minSessions, maxDeleteShare: settings.maxDeleteShare },
-      lock: lock ? { state: lock.state, detail: lock.detail } : null,
+      // checkDreamGates reports the lock as found whatever gate failed (null only when it could not be read).
+      lock: gates.lock ? { state: gates.lock.state, detail: gates.lock.detail } : null,
       claudeCode: await claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
       lastDream: lastDream ?? null,
       recovered: interruptedNotice(lastDream),

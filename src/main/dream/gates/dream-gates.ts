@@ -400,13 +400,6 @@ export function passDreamGates(target: DreamTarget, opts: DreamGateOptions = {})
 }
 
 /**
- * The gates as `memdir dream status` shows them: evaluated in order like
- * {@link passDreamGates}, but the lock gate only looks (free, held by whom since when, stale,
- * a crashed dream to roll back) and never takes or repairs it. Also reports the lock as found
- * in `lock` even when an earlier gate failed, and evaluates the gates even when scheduled
- * dreams are off (`disabled` says so, and `eligible` is false).
- */
-/**
  * Whether every gate is open, as the scheduler asks on each tick: the gates in status mode
  * (the lock only looked at), without the lock report {@link checkDreamGates} adds for display —
  * so a closed time gate, the usual case, costs one `stat` (R-DREAM-GATE).
@@ -415,6 +408,13 @@ export async function dreamGatesOpen(target: DreamTarget, opts: DreamGateOptions
   return (await evaluate(target, opts, 'status')).report.eligible;
 }
 
+/**
+ * The gates as `memdir dream status` shows them: evaluated in order like
+ * {@link passDreamGates}, but the lock gate only looks (free, held by whom since when, stale,
+ * a crashed dream to roll back) and never takes or repairs it. Also reports the lock as found
+ * in `lock` even when an earlier gate failed, and evaluates the gates even when scheduled
+ * dreams are off (`disabled` says so, and `eligible` is false).
+ */
 export async function checkDreamGates(target: DreamTarget, opts: DreamGateOptions = {}): Promise<DreamGateReport> {
   const { report } = await evaluate(target, opts, 'status');
   if (!report.lock) {
