@@ -20,8 +20,17 @@ import { parseTopicFile, serializeTopicFile } from '../../memdir/topic-file.js';
 import type { DreamPlan } from './dream-plan.js';
 import type { AnchorHit, AnchorQuery, GatheredSignal } from './gather.js';
 import { type SnapshotFile, readableTopics } from './memory-snapshot.js';
-import { type MemoryFingerprint, compareMemories, disagreement, featuresOf, fingerprintOf, jaccard, sentencesOf } from '../../curation/memory-similarity.js';
-import { composeMerge, splitTopicText } from '../../curation/merge-memories.js';
+import {
+  type MemoryFingerprint,
+  compareMemories,
+  composeMerge,
+  disagreement,
+  featuresOf,
+  fingerprintOf,
+  jaccard,
+  sentencesOf,
+  splitTopicText,
+} from '../../curation/index.js';
 import { absolutizeDates, findAbsoluteDays, findRelativeDates, isoDay, sentenceAround } from './relative-dates.js';
 
 /** Key of an anchor query: which file, which field, where in it. */
