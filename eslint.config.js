@@ -72,11 +72,10 @@ const computedDynamic = {
 
 // The CLI and the api are thin adapters over the same services (issue 17, item 1): from src/main
 // they import a capability's front door (`<capability>/index.js`) or the core floor, nothing else.
-// TEMPORARY, removed at merge: src/main/dream/** (its entry is s23-dream's) and app/version.js
-// (moving to core in s23-proto).
+// TEMPORARY, removed at merge: app/version.js (moving to core in s23-proto).
 const ENTRIES_ONLY =
   'Import a capability through its front door (src/main/<capability>/index.js) or src/main/core: the CLI and the api call the same services.';
-const notAnEntry = '(?!core/|dream/|app/version\\.js$|[a-z-]+/index\\.js$)';
+const notAnEntry = '(?!core/|app/version\\.js$|[a-z-]+/index\\.js$)';
 const entriesOnly = (fromMain) => ({
   imports: restrictImports({ patterns: [{ regex: `^${fromMain}${notAnEntry}`, message: ENTRIES_ONLY }] }),
   dynamic: dynamicImport(`^${fromMain}${notAnEntry}`, ENTRIES_ONLY),
