@@ -170,12 +170,6 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': cliEntries.imports, 'no-restricted-syntax': ['error', cliEntries.dynamic] },
   },
   {
-    // Claude Code runs `memdir hook` on every turn: it loads the hook runner alone, because the
-    // hooks entry (the app's side too) doubles what the process reads before the event is spooled.
-    files: ['src/cli/commands/hook.ts'],
-    rules: { 'no-restricted-syntax': ['error', entriesOnly('(\\.\\./)+main/(?!hooks/run-hook\\.js$)').dynamic] },
-  },
-  {
     files: ['src/main/api/**'],
     ignores: ['**/*.test.ts'],
     rules: { 'no-restricted-imports': apiEntries.imports, 'no-restricted-syntax': ['error', apiEntries.dynamic] },

@@ -12,7 +12,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { installedHookCommand } from '../../src/main/hooks/claude-settings-hooks.js';
-import { drainSpool } from '../../src/main/hooks/hook-spool.js';
+import { drainSpool } from '../../src/main/hook-spool/index.js';
 import { type Scenario, median, percentile, time } from '../lib.js';
 
 const ROUNDS = 60;

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { parseHookPayload } from '../../src/main/hooks/hook-payload.js';
+import { parseHookPayload } from '../../src/main/hook-spool/index.js';
 import { readEffectiveSettings } from '../../src/main/memdir/settings.js';
 import { parseTopicFile } from '../../src/main/memdir/topic-file.js';
 import { headOf, readHeadFrontmatter } from '../../src/main/recall/claude-code/scan-memories.js';

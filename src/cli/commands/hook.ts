@@ -26,7 +26,7 @@ to <data folder>/hook-errors.log. --json prints {"outcome": "spooled"|"answered"
 instead of what Claude Code reads.`,
   async run({ positionals, values, io }) {
     const { resolveDataDir } = await import('../../main/data-dir/index.js');
-    const { runHook, logHookProblem } = await import('../../main/hooks/run-hook.js');
+    const { runHook, logHookProblem } = await import('../../main/hook-spool/index.js');
     const dataDir = typeof values['data-dir'] === 'string' ? path.resolve(io.cwd, values['data-dir']) : resolveDataDir(io.env);
     const event = positionals[0] ?? '';
     if (positionals.length !== 1) {

@@ -8,8 +8,7 @@ import { updateAppSettings } from '../settings/app-settings.js';
 import { ExtractionStore } from '../extract/extraction-store.js';
 import { type ExtractFixture, createExtractFixture, fakeProvider, operationsReply } from '../extract/test-support/extract-fixture.js';
 import { AutoMemory } from './auto-memory.js';
-import { spoolDir } from './hook-spool.js';
-import { runHook } from './run-hook.js';
+import { runHook, spoolDir } from '../hook-spool/index.js';
 
 let fx: ExtractFixture;
 let fake: FakeAnthropic;

@@ -26,9 +26,7 @@ import { TurnEndWatcher } from '../extract/turn-end-watcher.js';
 import { SessionMemory } from '../session/session-memory.js';
 import { readHooksStatus } from './claude-settings-hooks.js';
 import { HookServer } from './hook-channel.js';
-import type { HookEvent } from './hook-payload.js';
-import { drainSpool, watchSpool } from './hook-spool.js';
-import { logHookProblem } from './run-hook.js';
+import { drainSpool, type HookEvent, logHookProblem, watchSpool } from '../hook-spool/index.js';
 
 /** What the app gives: AppContext satisfies this. */
 export interface AutoMemoryHost {

@@ -18,8 +18,7 @@ import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake
 import { type ClaudeRunOptions, REAL_CLAUDE_CODE, runClaudeCode } from '../llm/test-support/real-claude-code.js';
 import { SessionStore } from '../session/session-state.js';
 import { applyHooksChange, planHooksChange } from './claude-settings-hooks.js';
-import type { HookEvent } from './hook-payload.js';
-import { drainSpool } from './hook-spool.js';
+import { drainSpool, type HookEvent } from '../hook-spool/index.js';
 
 const CLI_ENTRY = path.resolve(import.meta.dirname, '../../../out/cli/memdir.js');
 const skip = !REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.reason : existsSync(CLI_ENTRY) ? null : `${CLI_ENTRY} is missing (npm run build)`;

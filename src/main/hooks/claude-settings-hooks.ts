@@ -49,7 +49,7 @@ import {
 import { type JsoncDocument, JsoncSyntaxError } from '../settings/jsonc-edit.js';
 import { isAppListening } from './hook-channel.js';
 import { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
-import { countSpooled, spoolHookCommand } from './hook-spool.js';
+import { countSpooled, spoolHookCommand } from '../hook-spool/index.js';
 
 export { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
 

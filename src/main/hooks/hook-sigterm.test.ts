@@ -11,9 +11,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HookEvent } from './hook-payload.js';
+import { drainSpool, type HookEvent } from '../hook-spool/index.js';
 import { applyHooksChange, planHooksChange } from './claude-settings-hooks.js';
-import { drainSpool } from './hook-spool.js';
 
 const RUNS = 40;
 const SIGTERM_AFTER_MS = 25;

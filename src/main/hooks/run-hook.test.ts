@@ -8,9 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/main.js';
 import { SessionStore } from '../session/session-state.js';
 import { ENDPOINT_FILE, HookServer, hookSocketPath, isAppListening } from './hook-channel.js';
-import type { HookEvent } from './hook-payload.js';
-import { coalesceHookEvents, drainSpool, spoolDir, spoolHookCommand, watchSpool } from './hook-spool.js';
-import { HOOK_LOG_FILE, runHook } from './run-hook.js';
+import { coalesceHookEvents, drainSpool, HOOK_LOG_FILE, type HookEvent, runHook, spoolDir, spoolHookCommand, watchSpool } from '../hook-spool/index.js';
 
 let root: string;
 let dataDir: string;
