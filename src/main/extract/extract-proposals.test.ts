@@ -1,0 +1,172 @@
+// What the model proposes: validated before anything is written, or queued for review (accept, edit, reject), and the
+// offline suggestions made without a model.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acceptProposal, rejectProposal } from './review-queue.js';
+import { testingMemory, useExtractHarness } from './test-support/extract-harness.js';
+import { offlineProvider, operationsReply } from './test-support/extract-fixture.js';
+
+const h = useExtractHarness();
+const { run, memory, exists, indexFiles, store, writeTurns } = h;
+
+describe('what the model proposes is validated before anything is written', () => {
+  it('refuses new file names with %xx, #, ?, control or bidi characters, or a Windows device name, with a sentence (issue 15)', async () => {
+    const names = [
+      'feedback_a%2Fb.md',
+      'feedback_a#b.md',
+      'feedback_why?.md',
+      'feedback_\u001b[31mred.md',
+      'feedback_\u202Egnp.md',
+      'CON.md',
+      'aux.md',
+      'feedback_x.md.',
+    ];
+    h.fake.enqueue(operationsReply(...names.map((file) => ({ ...testingMemory, file }))));
+    await writeTurns('a turn with odd names');
+    const ops = (await run()).outcomes[0]!.operations;
+    expect(ops.map((o) => o.disposition)).toEqual(names.map(() => 'refused'));
+    for (const op of ops) expect(op.reason).toMatch(/cannot be a memory file name: /);
+    expect((await fs.readdir(h.fx.memoryDir)).filter((f) => f.endsWith('.md') && f !== 'MEMORY.md' && !f.startsWith('feedback_sql'))).toEqual([]);
+  });
+
+  it('refuses paths outside the memory dir, a user memory for the team, secrets and bad types, and applies the rest', async () => {
+    await fs.mkdir(path.join(h.fx.memoryDir, 'team'));
+    await fs.writeFile(path.join(h.fx.memoryDir, 'team', 'MEMORY.md'), '');
+    h.fake.enqueue(
+      operationsReply(
+        { ...testingMemory, file: '../../../escape.md' },
+        { ...testingMemory, file: '/etc/evil.md' },
+        { ...testingMemory, file: 'team/sneaky.md' },
+        { ...testingMemory, file: 'user_me.md', type: 'user', scope: 'team', name: 'Me', description: 'I am the lead' },
+        { ...testingMemory, file: 'reference_key.md', type: 'reference', body: 'Use key sk-ant-api03-' + 'A'.repeat(93) + 'AA for the API' },
+        { ...testingMemory, file: 'opinion.md', type: 'opinion' },
+        { ...testingMemory, action: 'update', file: 'not_there.md' },
+        { ...testingMemory, file: 'feedback_sql.md' },
+        'garbage',
+        {
+          ...testingMemory,
+          file: 'project_ci.md',
+          type: 'project',
+          scope: undefined,
+          name: 'CI has no Python 3.8',
+          description: 'CI images dropped Python 3.8 in 2026-02',
+        },
+      ),
+    );
+    await writeTurns('a turn with lots said');
+    const result = await run();
+    const ops = result.outcomes[0]!.operations;
+    expect(ops.map((o) => o.disposition)).toEqual([
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+      'applied',
+    ]);
+    expect(ops[0]!.reason).toMatch(/outside the memory directory/);
+    expect(ops[1]!.reason).toMatch(/outside the memory directory/);
+    expect(ops[2]!.reason).toMatch(/without folders/);
+    expect(ops[3]!.reason).toMatch(/user.*team/i);
+    expect(ops[4]!.reason).toMatch(/secret/);
+    expect(ops[4]!.reason).not.toContain('A'.repeat(20));
+    expect(ops[5]!.reason).toMatch(/not a memory type/);
+    expect(ops[6]!.reason).toMatch(/does not exist/);
+    expect(ops[7]!.reason).toMatch(/already exists/);
+    expect(ops[8]!.reason).toMatch(/not an object/);
+    // `project` defaults to the team scope (R-TYPES) when the project has team memory.
+    expect(ops[9]!.operation.scope).toBe('team');
+    expect(await indexFiles('team/MEMORY.md')).toEqual(['project_ci.md']);
+    await expect(fs.stat(path.join(h.fx.root, 'escape.md'))).rejects.toThrow();
+    expect(await exists('team/user_me.md')).toBe(false);
+    expect(await exists('reference_key.md')).toBe(false);
+    expect(await memory('feedback_sql.md')).toContain('The ORM hid N+1 queries.');
+  });
+
+  it('keeps a team-leaning memory private when the project has no team memory', async () => {
+    h.fake.enqueue(operationsReply({ ...testingMemory, file: 'project_freeze.md', type: 'project', scope: undefined }));
+    await writeTurns('the freeze starts Friday');
+    const result = await run();
+    expect(result.outcomes[0]!.operations[0]).toMatchObject({ disposition: 'applied', operation: { scope: 'private' } });
+    expect(await exists('team')).toBe(false);
+  });
+
+  it('falls back to offline suggestions when the answer is not JSON, and says why', async () => {
+    h.fake.enqueue({ kind: 'message', text: 'I think you should remember the database thing.' });
+    await writeTurns('Remember that staging resets every Monday.');
+    const result = await run();
+    expect(result.outcomes[0]).toMatchObject({
+      method: 'offline',
+      message: expect.stringContaining('prose instead of JSON'),
+      model: expect.objectContaining({ provider: 'anthropic' }),
+    });
+    expect(result.outcomes[0]!.operations).toEqual([
+      expect.objectContaining({ disposition: 'queued', operation: expect.objectContaining({ description: 'Remember that staging resets every Monday.' }) }),
+    ]);
+  });
+});
+
+describe('review mode and offline suggestions', () => {
+  it('queues proposals; accept writes them, edited accept and reject are logged', async () => {
+    h.fake.enqueue(
+      operationsReply(
+        testingMemory,
+        { ...testingMemory, file: 'feedback_tabs.md', name: 'Tabs', description: 'Use tabs' },
+        { ...testingMemory, file: 'feedback_lint.md', name: 'Lint', description: 'Run lint' },
+      ),
+    );
+    await writeTurns('three things');
+    const result = await run({ mode: 'review' });
+    expect(result.queued).toBe(3);
+    expect(await exists('feedback_real_db.md')).toBe(false);
+    const [lint, db, tabs] = (await store().listProposals()).sort((a, b) => a.operation.file.localeCompare(b.operation.file));
+    expect(db).toMatchObject({ kind: 'proposal', status: 'pending', project: h.fx.dir, evidence: 'three things' });
+
+    const accepted = await acceptProposal(h.fx.dataDir, db!.id);
+    expect(accepted).toMatchObject({ status: 'accepted', edited: false, result: { file: 'feedback_real_db.md' } });
+    expect(await indexFiles()).toContain('feedback_real_db.md');
+    await acceptProposal(h.fx.dataDir, tabs!.id, { ...tabs!.operation, name: 'Tabs, not spaces', file: 'feedback_tabs_not_spaces.md' });
+    expect(await memory('feedback_tabs_not_spaces.md')).toContain('name: Tabs, not spaces');
+    await rejectProposal(h.fx.dataDir, lint!.id, 'derivable from the CI config');
+    await expect(acceptProposal(h.fx.dataDir, lint!.id)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(acceptProposal(h.fx.dataDir, db!.id, { ...db!.operation, scope: 'team', type: 'user' })).rejects.toMatchObject({ code: 'conflict' });
+
+    const decisions = (await store().readLog()).filter((e) => e.kind === 'decision').map((e) => (e.kind === 'decision' ? e.decision : null));
+    expect(decisions.sort()).toEqual(['accepted', 'edited', 'rejected']);
+    expect(await store().listProposals()).toEqual([]);
+    expect(await store().listProposals({ status: 'all' })).toHaveLength(3);
+  });
+
+  it('refuses an edit that would send a user memory to the team, or leave the directory', async () => {
+    await fs.mkdir(path.join(h.fx.memoryDir, 'team'));
+    h.fake.enqueue(operationsReply(testingMemory));
+    await writeTurns('x');
+    await run({ mode: 'review' });
+    const [p] = await store().listProposals();
+    await expect(acceptProposal(h.fx.dataDir, p!.id, { ...p!.operation, type: 'user', scope: 'team' })).rejects.toMatchObject({ code: 'scope-refused' });
+    await expect(acceptProposal(h.fx.dataDir, p!.id, { ...p!.operation, file: '../x.md' })).rejects.toMatchObject({ code: 'invalid-input' });
+    expect((await store().getProposal(p!.id))!.status).toBe('pending');
+  });
+
+  it('offline: writes nothing and lists "remember this" statements as suggestions, once', async () => {
+    await writeTurns('Remember that the staging DB resets every Monday. Also fix the bug.', '以后提交前先跑 lint。', "I don't know why this fails?");
+    const result = await run({ provider: offlineProvider() });
+    expect(result.wrote).toBe(false);
+    const suggestions = await store().listProposals();
+    expect(suggestions.map((s) => s.evidence).sort()).toEqual(['Remember that the staging DB resets every Monday.', '以后提交前先跑 lint。']);
+    expect(suggestions.every((s) => s.kind === 'suggestion' && s.operation.scope === 'private')).toBe(true);
+    expect(h.fake.messageRequests()).toHaveLength(0);
+    // One click makes it a memory.
+    const accepted = await acceptProposal(h.fx.dataDir, suggestions.find((s) => s.evidence.startsWith('Remember'))!.id);
+    expect(await memory(accepted.result!.file)).toContain('staging DB resets every Monday');
+    // The same statement said again is not suggested twice while one is pending.
+    await writeTurns('以后提交前先跑 lint。');
+    await run({ provider: offlineProvider() });
+    expect((await store().listProposals()).filter((s) => s.evidence === '以后提交前先跑 lint。')).toHaveLength(1);
+  });
+});
