@@ -5,16 +5,9 @@
  * is shared) and a revoked token is refused on its very next request.
  */
 import { randomBytes } from 'node:crypto';
+import { isTeamName } from '../shared/protocol/team-name.js';
 import { type PersonalInfo, type TeamInfo, type TeamStore, type TokenInfo, StoreError, personalSpaceName } from './store.js';
 import { generateToken, parseToken } from './tokens.js';
-
-/** Team names are URL path segments: lower-case letters, digits and inner dashes, ≤ 63. */
-export const TEAM_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/** Whether `name` is a valid team name (the HTTP layer answers 404 for anything else). */
-export function isTeamName(name: string): boolean {
-  return TEAM_NAME.test(name);
-}
 
 function checkMember(member: string): string {
   const trimmed = member.trim();

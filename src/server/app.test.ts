@@ -4,7 +4,7 @@ import { createApp } from './app.js';
 import { createTeam, issueToken, revokeToken } from './admin.js';
 import type { ServerLimits } from './limits.js';
 import type { LogRecord } from './log.js';
-import { checksumsResponseSchema, commitResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from './protocol.js';
+import { checksumsResponseSchema, commitResponseSchema, entriesResponseSchema, errorResponseSchema, putResponseSchema } from '../shared/protocol/sync.js';
 import { type StoreHarness, describeStores } from './test-support/stores.js';
 
 async function setup(h: StoreHarness, limits: Partial<ServerLimits> = {}) {

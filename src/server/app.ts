@@ -1,6 +1,6 @@
 /**
  * The team sync HTTP API (R-SYNC, R-SYNC-SECURITY) as a Hono app: routes and shapes in
- * protocol.ts. Testable without a port (`app.request()`); `startServer` puts it on one.
+ * src/shared/protocol/sync.ts. Testable without a port (`app.request()`); `startServer` puts it on one.
  *
  * Security choices:
  *   - a token is bound to one team; a request for any other team — existing or not — gets
@@ -20,7 +20,7 @@ import { matchedRoutes } from 'hono/route';
 import { foldPathKey, sanitizePathKey } from '../shared/path-key.js';
 import { utf8Length } from '../shared/utf8.js';
 import { quoteName } from '../shared/visible-text.js';
-import { isTeamName } from './admin.js';
+import { isTeamName } from '../shared/protocol/team-name.js';
 import { type ServerLimits, resolveLimits } from './limits.js';
 import { type Log, silentLog } from './log.js';
 import {
@@ -34,9 +34,9 @@ import {
   keyRecordRequestSchema,
   parseEtag,
   parseEtagList,
-} from './protocol.js';
+} from '../shared/protocol/sync.js';
 import { RateLimiter } from './rate-limit.js';
-import { readBodyLimited } from './read-body.js';
+import { readBodyLimited } from '../shared/protocol/read-body.js';
 import { type EntryWrite, type PutOutcome, type TeamState, type TeamStore, type TokenScope } from './store.js';
 import { parseToken, tokenMatches } from './tokens.js';
 
@@ -476,7 +476,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     });
   });
 
-  // Protocol 2: per-key bases, a client-chosen push id (see protocol.ts). The same for a team and a personal project.
+  // Protocol 2: per-key bases, a client-chosen push id (see src/shared/protocol/sync.ts). The same for a team and a personal project.
   const putCommit = (spaceOf: (c: Context<Env>) => Promise<Space | Response>) => async (c: Context<Env>) => {
     const space = await spaceOf(c);
     if (space instanceof Response) return space;
@@ -524,7 +524,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.put(ROUTE_ENTRIES_V2, putCommit(ownTeam));
   app.put(ROUTE_PERSONAL_ENTRIES_V2, putCommit(ownProject));
 
-  // The personal space's key record (see protocol.ts): opaque to the server, set once.
+  // The personal space's key record (see src/shared/protocol/sync.ts): opaque to the server, set once.
   app.get(ROUTE_PERSONAL_KEY, async (c) => {
     const auth = c.get('auth');
     if (auth.scope !== 'personal') return notFound(c);

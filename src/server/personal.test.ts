@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { createApp } from './app.js';
 import { createPersonal, createTeam, issuePersonalToken, issueToken, listMembers, listPersonalSpaces } from './admin.js';
 import type { ServerLimits } from './limits.js';
-import { commitResponseSchema, entriesResponseSchema, errorResponseSchema, keyRecordResponseSchema, meResponseSchema } from './protocol.js';
+import { commitResponseSchema, entriesResponseSchema, errorResponseSchema, keyRecordResponseSchema, meResponseSchema } from '../shared/protocol/sync.js';
 import { type StoreHarness, describeStores } from './test-support/stores.js';
 
 const PROJECT = '0123456789abcdef0123456789abcdef';

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { createTeam, issueToken } from './admin.js';
 import { jsonLog } from './log.js';
-import { entriesResponseSchema } from './protocol.js';
+import { entriesResponseSchema } from '../shared/protocol/sync.js';
 import { type RunningServer, type ServerOptions, startServer } from './server.js';
 import type { TeamStore } from './store.js';
 import { describeStores } from './test-support/stores.js';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { formatEtag, parseEtag, parseEtagList } from './protocol.js';
 import { generateToken, hashToken, parseToken, tokenMatches } from './tokens.js';
 
 describe('member tokens', () => {
@@ -23,22 +22,5 @@ describe('member tokens', () => {
   it('refuses junk before any lookup', () => {
     for (const junk of ['', 'mdt_', 'Bearer x', `mdt_${'g'.repeat(16)}_${'a'.repeat(43)}`, `mdt_${'0'.repeat(16)}_${'a'.repeat(44)}`])
       expect(parseToken(junk)).toBeNull();
-  });
-});
-
-describe('ETags', () => {
-  it('round-trip and are strong, quoted, epoch-version', () => {
-    expect(formatEtag({ epoch: '0a1b2c3d', version: 42 })).toBe('"0a1b2c3d-42"');
-    expect(parseEtag('"0a1b2c3d-42"')).toEqual({ epoch: '0a1b2c3d', version: 42 });
-    expect(parseEtag('0a1b2c3d-42')).toEqual({ epoch: '0a1b2c3d', version: 42 });
-    expect(parseEtag('"xyz"')).toBeNull();
-  });
-
-  it('parses header lists with weak tags and *', () => {
-    expect(parseEtagList('W/"a", "b" ,*')).toEqual([
-      { tag: '"a"', weak: true },
-      { tag: '"b"', weak: false },
-      { tag: '*', weak: false },
-    ]);
   });
 });

@@ -29,7 +29,7 @@ import type { TranscriptEvent } from '../../src/main/transcripts/transcript-read
 import { TurnAssembler } from '../../src/main/transcripts/turn-assembler.js';
 import { createApp } from '../../src/server/app.js';
 import { createTeam, issueToken } from '../../src/server/admin.js';
-import { errorResponseSchema } from '../../src/server/protocol.js';
+import { errorResponseSchema } from '../../src/shared/protocol/sync.js';
 import { openSqliteStore } from '../../src/server/sqlite-store.js';
 import { parseIndex, serializeIndex } from '../../src/shared/index-format.js';
 import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';

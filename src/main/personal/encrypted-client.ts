@@ -23,7 +23,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { ChecksumsResponse } from '../../server/protocol.js';
+import type { ChecksumsResponse } from '../../shared/protocol/sync.js';
 import { writeDataFile } from '../memdir/safe-fs.js';
 import { sha256Hex } from '../team/hash-cache.js';
 import {

@@ -13,7 +13,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { isTeamName } from '../../server/admin.js';
+import { isTeamName } from '../../shared/protocol/team-name.js';
 import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../memdir/memory-lock.js';
 import { writeDataFile } from '../memdir/safe-fs.js';
 import type { CredentialStore } from '../settings/credentials.js';

@@ -24,7 +24,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
-import { isProtocolEtag } from '../../server/protocol.js';
+import { isProtocolEtag } from '../../shared/protocol/sync.js';
 import { acquireOwnedLock } from '../memdir/memory-lock.js';
 import { writeDataFile } from '../memdir/safe-fs.js';
 

@@ -1,12 +1,12 @@
 /**
- * The client side of the team sync wire contract (src/server/protocol.ts): conditional GETs of
+ * The client side of the team sync wire contract (src/shared/protocol/sync.ts): conditional GETs of
  * entries and checksums, and conditional PUTs of a delta. Everything from the server is
  * treated as hostile until checked: redirects are refused (the token must never follow one),
  * every answer is read with a byte ceiling (a 1 GB body is cut off at the ceiling, never held),
  * every request has a timeout, and every body is validated against the protocol's schemas.
  * Failures are typed values a person can read (`TeamClientError`), never raw fetch errors.
  */
-import { readBodyLimited } from '../../server/read-body.js';
+import { readBodyLimited } from '../../shared/protocol/read-body.js';
 import {
   type ChecksumsResponse,
   type CommitResponse,
@@ -23,7 +23,7 @@ import {
   keyRecordResponseSchema,
   meResponseSchema,
   putResponseSchema,
-} from '../../server/protocol.js';
+} from '../../shared/protocol/sync.js';
 import type { z } from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';

@@ -15,7 +15,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import type { ConflictDetail, ConflictResolution, SyncError, SyncReport, TeamConflict, WaitingItem } from '../../shared/contract/team.js';
-import { parseEtag } from '../../server/protocol.js';
+import { parseEtag } from '../../shared/protocol/sync.js';
 import { MemoryLockError } from '../core/lock.js';
 import { TeamClientError } from './team-client.js';
 import { type TeamDir, TeamPathError, checkTeamDir } from './team-paths.js';

@@ -10,7 +10,7 @@
  * What goes up, and what waits and why, is computed in delta.ts; here is the upload.
  */
 import { randomBytes } from 'node:crypto';
-import { type CommitResponse, type ErrorResponse, parseEtag } from '../../../server/protocol.js';
+import { type CommitResponse, type ErrorResponse, parseEtag } from '../../../shared/protocol/sync.js';
 import { TeamClientError } from '../team-client.js';
 import { type Delta, type DeltaItem, computeDelta } from './delta.js';
 import { type Cycle, type SyncEngine, TeamSyncError, sleep } from './engine.js';

@@ -2,7 +2,8 @@
  * Read a request body with a ceiling, counting while reading: a client that declares a small
  * Content-Length (or none, chunked) and keeps sending is cut off as soon as the count passes
  * the limit, so the server never holds more than `limit` bytes of one body. The team client
- * reads the server's answers the same way.
+ * reads the server's answers the same way. Web-standard streams only (a fetch `Response.body`,
+ * a Hono request's `raw.body`), so it needs nothing from Node.
  */
 export type BodyOutcome =
   | { ok: true; bytes: Uint8Array }

@@ -1,6 +1,6 @@
 /**
- * The team sync wire contract (R-SYNC), declared once for the server and the client in
- * src/main/team. Pure (zod only, no node:*), so it can move to src/shared as is.
+ * The team sync wire contract (R-SYNC), declared once for the server (src/server) and the
+ * client (src/main/team, src/main/personal). Pure: zod only, no node:*.
  *
  *   GET  /healthz                              → 200 {ok, store} | 503
  *   GET  /v1/me                                → 200 {team, member, tokenId}
