@@ -12,7 +12,7 @@ import { type HomeScanCache, scanHome, scanProject } from '../memdir/scan-home.j
 import type { Scope } from '../../shared/memory-types.js';
 import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { RpcError } from '../../shared/contract/define.js';
-import { EventBus } from './event-bus.js';
+import { EventBus } from '../core/event-bus.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import { DreamService } from '../dream/index.js';
 import { AutoMemory } from '../hooks/auto-memory.js';

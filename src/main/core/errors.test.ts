@@ -19,7 +19,7 @@ import { CliFailure, type CliIo, type CommandSpec, UsageError } from '../../cli/
 import { TranscriptNotFoundError } from '../recall/recall-service.js';
 import { SelectionError } from '../recall/find-relevant-memories.js';
 import { type JobBusyError, JobRunner } from '../jobs/job-runner.js';
-import { EventBus } from '../app/event-bus.js';
+import { EventBus } from './event-bus.js';
 import { TarError } from '../relink/tar.js';
 import { HistoryError, type HistoryErrorReason } from '../history/git.js';
 import { TeamConfigError } from '../team/connections.js';

@@ -4,7 +4,7 @@
  * window closes while any of it is on (and quits when none is), and Settings says so.
  */
 import { loadAppSettings } from '../settings/app-settings.js';
-import type { AppContext } from '../app/app-context.js';
+import type { HomeScan } from '../../shared/scan-types.js';
 
 /** The facts the sentences are made from. */
 export interface BackgroundFacts {
@@ -30,8 +30,16 @@ export function describeBackgroundWork(facts: BackgroundFacts): string[] {
   return work;
 }
 
+/** What `backgroundWork` reads of the running app (its AppContext): settings, the home's projects, the team connections. */
+export interface BackgroundWorkSource {
+  readonly dataDir: string;
+  homeExists(): boolean;
+  scanHome(): Promise<HomeScan>;
+  readonly team: { readonly connections: { list(): Promise<readonly unknown[]> } };
+}
+
 /** The background work of this app now. */
-export async function backgroundWork(ctx: AppContext): Promise<string[]> {
+export async function backgroundWork(ctx: BackgroundWorkSource): Promise<string[]> {
   const [{ settings }, scan, connections] = await Promise.all([
     loadAppSettings(ctx.dataDir),
     ctx.homeExists() ? ctx.scanHome() : Promise.resolve(null),

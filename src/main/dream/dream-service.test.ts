@@ -7,7 +7,7 @@ import type { AppEvent, Job } from '../../shared/contract/events.js';
 import { createAppDispatcher } from '../api/index.js';
 import type { Dispatcher } from '../api/dispatch.js';
 import { AppContext } from '../app/app-context.js';
-import { EventBus } from '../app/event-bus.js';
+import { EventBus } from '../core/event-bus.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import { CONSOLIDATION_LOCK_FILE } from './consolidation-lock.js';
 import { listDreamRecords } from './records/dream-records.js';

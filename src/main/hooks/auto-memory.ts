@@ -14,7 +14,7 @@
  * stopped in `AppContext.close()`.
  */
 import path from 'node:path';
-import type { EventBus } from '../app/event-bus.js';
+import type { EventBus } from '../core/event-bus.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import { resolveProvider } from '../llm/resolve-provider.js';
 import type { ModelProvider } from '../llm/types.js';

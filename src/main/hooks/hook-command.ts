@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MemdirHookEvent } from '../../shared/contract/hooks.js';
-import { builtPath } from '../app/app-root.js';
+import { builtPath } from '../core/app-root.js';
 
 /** How the hook command is built. */
 export interface HookCommandOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventBus } from '../app/event-bus.js';
+import { EventBus } from '../core/event-bus.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import { JobBusyError, JobRunner } from './job-runner.js';
 

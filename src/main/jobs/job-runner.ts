@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Job } from '../../shared/contract/events.js';
-import type { EventBus } from '../app/event-bus.js';
+import type { EventBus } from '../core/event-bus.js';
 import { MemdirError } from '../core/errors.js';
 
 export interface JobProgress {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { identitiesDisagree, projectIdentitySchema } from '../../shared/project-identity.js';
-import { VERSION } from '../app/version.js';
+import { VERSION } from '../core/version.js';
 import { bundleHistory, isReadableBundle, keepBundledHistory } from '../history/bundle.js';
 import { recordExternalChanges } from '../history/history.js';
 import { MemoryError } from '../memdir/memory-error.js';

@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { APP_ROOT } from '../app/app-root.js';
+import { APP_ROOT } from '../core/app-root.js';
 import { type ElectronPackage, findElectronPackage, installElectron, locateElectron } from './electron-binary.js';
 
 interface Manifest {

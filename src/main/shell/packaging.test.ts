@@ -17,7 +17,7 @@ import asar from '@electron/asar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_ONLY_DEPENDENCIES } from '../../../electron-builder.config.js';
 import { SERVER_NOT_INSTALLED } from '../../cli/commands/server.js';
-import { VERSION } from '../app/version.js';
+import { VERSION } from '../core/version.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 const require = createRequire(import.meta.url);

@@ -13,7 +13,7 @@
 import fsSync from 'node:fs';
 import path from 'node:path';
 import type { SyncReport } from '../../shared/contract/team.js';
-import type { EventBus } from '../app/event-bus.js';
+import type { EventBus } from '../core/event-bus.js';
 import type { TeamConnection } from './connections.js';
 import { type SyncSpace, spaceRel } from './sync-space.js';
 import { checkTeamDir, listTeamFiles } from './team-paths.js';

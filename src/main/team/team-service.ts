@@ -13,7 +13,7 @@ import type { ConflictDetail, ConflictResolution, SyncReport, SyncStateName, Tea
 import { TEAM_DIR } from '../../shared/limits.js';
 import { type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
-import type { EventBus } from '../app/event-bus.js';
+import type { EventBus } from '../core/event-bus.js';
 import { transact } from '../history/history.js';
 import { resolveInside } from '../memdir/confined-path.js';
 import { writeFileAtomic } from '../memdir/safe-fs.js';

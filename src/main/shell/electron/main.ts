@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { APP_ROOT, builtPath } from '../../app/app-root.js';
+import { APP_ROOT, builtPath } from '../../core/app-root.js';
 import { AppContext } from '../../app/app-context.js';
 import { createAppDispatcher } from '../../api/index.js';
 import { CONTENT_SECURITY_POLICY } from '../host/host-server.js';

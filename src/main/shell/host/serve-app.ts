@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { builtPath } from '../../app/app-root.js';
+import { builtPath } from '../../core/app-root.js';
 import { AppContext } from '../../app/app-context.js';
 import { createAppDispatcher } from '../../api/index.js';
 import { startHost } from './host-server.js';
