@@ -3,7 +3,10 @@
 //   shared   imports nothing of ours, no node:*, no electron, no DOM (DOM is kept out by tsconfig.json)
 //   renderer imports only shared, no node:*, no Node-only package (chokidar, pg, …)
 //   renderer views and components reach main only through stores: never the transport or the bridge
-//   server   imports no src/main and no src/renderer (the wire protocol belongs in shared)
+//   server   imports no src/main and no src/renderer (the wire protocol is in src/shared/protocol)
+//   src/main imports no src/server, statically or through import() (only tests and their fixtures start one)
+//   nothing under src/main but app/, api/ and shell/ imports src/main/app: the rest stands under the
+//   running app (its event bus, root and version are in main/core)
 //   only src/main/shell/electron imports electron or electron/* (the preload only calls its bridge)
 //   shared and the renderer load no other layer, no Node and no electron through import() either,
 //   and their import() takes a plain string (a computed one could load anything)
@@ -72,17 +75,30 @@ const computedDynamic = {
 
 // The CLI and the api are thin adapters over the same services (issue 17, item 1): from src/main
 // they import a capability's front door (`<capability>/index.js`) or the core floor, nothing else.
-// TEMPORARY, removed at merge: app/version.js (moving to core in s23-proto).
 const ENTRIES_ONLY =
   'Import a capability through its front door (src/main/<capability>/index.js) or src/main/core: the CLI and the api call the same services.';
-const notAnEntry = '(?!core/|app/version\\.js$|[a-z-]+/index\\.js$)';
-const entriesOnly = (fromMain) => ({
-  imports: restrictImports({ patterns: [{ regex: `^${fromMain}${notAnEntry}`, message: ENTRIES_ONLY }] }),
-  dynamic: dynamicImport(`^${fromMain}${notAnEntry}`, ENTRIES_ONLY),
-});
+const notAnEntry = '(?!core/|[a-z-]+/index\\.js$)';
+const entriesOnly = (fromMain) => {
+  const pattern = { regex: `^${fromMain}${notAnEntry}`, message: ENTRIES_ONLY };
+  return { pattern, imports: restrictImports({ patterns: [pattern] }), dynamic: dynamicImport(pattern.regex, ENTRIES_ONLY) };
+};
 const cliEntries = entriesOnly('(\\.\\./)+main/');
 // A sibling folder of src/main/api (not ../../shared).
 const apiEntries = entriesOnly('\\.\\./(?!\\.\\./)');
+
+// The arrows inside src/main run down (issue 17, items 2 and 4). The team and personal clients
+// speak the wire protocol from src/shared/protocol, never the server's own files; tests and their
+// fixtures (test-support/) start a real server, and the CLI's `server` command composes one.
+const NO_SERVER = 'src/main imports nothing of src/server: the wire protocol is in src/shared/protocol (only tests start a real server).';
+const noServer = { regex: '^(\\.\\./)+server(/|$)', message: NO_SERVER };
+const noServerDynamic = dynamicImport(noServer.regex, NO_SERVER);
+// Capabilities, jobs, hooks and the core stand under the running app: only the app itself, the
+// api that binds it and the shells that create it import src/main/app.
+const NO_APP =
+  'Only src/main/app, src/main/api and src/main/shell import src/main/app: the rest of src/main stands under the running app (the event bus, root and version are in src/main/core).';
+const noApp = { regex: '^(\\.\\./)+app(/|$)', message: NO_APP };
+const noAppDynamic = dynamicImport(noApp.regex, NO_APP);
+const MAIN_TESTS = ['**/*.test.ts', '**/test-support/**'];
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'e2e/artifacts/**', 'bench/tmp/**', 'test/fixtures/**'] },
@@ -149,8 +165,7 @@ export default tseslint.config(
     },
   },
   {
-    // Nothing in src/server imports src/main today (the arrow runs the other way: src/main/team
-    // imports src/server's protocol, issue 17 item 4), so no file is exempt.
+    // No file is exempt: the server and the client share only src/shared (issue 17, item 4).
     files: ['src/server/**'],
     rules: {
       'no-restricted-imports': restrictImports({
@@ -161,8 +176,27 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/main/**'],
+    ignores: MAIN_TESTS,
+    rules: { 'no-restricted-imports': restrictImports({ patterns: [noServer] }), 'no-restricted-syntax': ['error', noServerDynamic] },
+  },
+  {
+    files: ['src/main/**'],
+    ignores: [...MAIN_TESTS, 'src/main/app/**', 'src/main/api/**', 'src/main/shell/**'],
+    rules: {
+      'no-restricted-imports': restrictImports({ patterns: [noServer, noApp] }),
+      'no-restricted-syntax': ['error', noServerDynamic, noAppDynamic],
+    },
+  },
+  {
     files: ['src/main/shell/electron/**'],
     rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    // The one place electron is imported; the arrow to src/server still holds there.
+    files: ['src/main/shell/electron/**'],
+    ignores: MAIN_TESTS,
+    rules: { 'no-restricted-imports': ['error', { patterns: [noServer] }] },
   },
   {
     files: ['src/cli/**'],
@@ -172,7 +206,10 @@ export default tseslint.config(
   {
     files: ['src/main/api/**'],
     ignores: ['**/*.test.ts'],
-    rules: { 'no-restricted-imports': apiEntries.imports, 'no-restricted-syntax': ['error', apiEntries.dynamic] },
+    rules: {
+      'no-restricted-imports': restrictImports({ patterns: [apiEntries.pattern, noServer] }),
+      'no-restricted-syntax': ['error', apiEntries.dynamic, noServerDynamic],
+    },
   },
   {
     // The preload only calls the bridge that src/main/shell/electron defines.

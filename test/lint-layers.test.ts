@@ -30,6 +30,8 @@ interface Rule {
 
 const STORES_ONLY = 'Views and components talk to stores only';
 const ENTRIES_ONLY = 'Import a capability through its front door (src/main/<capability>/index.js) or src/main/core';
+const NO_SERVER = 'src/main imports nothing of src/server: the wire protocol is in src/shared/protocol';
+const NO_APP = 'Only src/main/app, src/main/api and src/main/shell import src/main/app';
 
 const RULES: Rule[] = [
   {
@@ -196,6 +198,91 @@ const RULES: Rule[] = [
     allowed: { file: 'src/server/admin/layer-probe.ts', code: "import { startServer } from '../server.js';\nexport const start = startServer;\n" },
   },
   {
+    rule: 'src/main imports no src/server (the wire protocol is in src/shared/protocol)',
+    says: NO_SERVER,
+    offending: {
+      file: 'src/main/team/layer-probe.ts',
+      code: "import { isTeamName } from '../../server/admin.js';\nexport const check = isTeamName;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: {
+      file: 'src/main/team/layer-probe.ts',
+      code: "import { isTeamName } from '../../shared/protocol/team-name.js';\nimport { parseEtag } from '../../shared/protocol/sync.js';\nexport const check = [isTeamName, parseEtag];\n",
+    },
+  },
+  {
+    rule: 'src/main loads no src/server through import(); a test fixture may start a real server',
+    says: NO_SERVER,
+    offending: {
+      file: 'src/main/personal/sub/layer-probe.ts',
+      code: "export const load = () => import('../../../server/server.js');\n",
+      ruleId: 'no-restricted-syntax',
+    },
+    allowed: {
+      file: 'src/main/personal/test-support/layer-probe.ts',
+      code: "import { startServer } from '../../../server/server.js';\nexport const start = startServer;\n",
+    },
+  },
+  {
+    rule: 'the api imports no src/server; the CLI (whose `server` command runs it) may',
+    says: NO_SERVER,
+    offending: {
+      file: 'src/main/api/layer-probe.ts',
+      code: "import { createTeam } from '../../server/admin.js';\nexport const create = createTeam;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/cli/commands/layer-probe.ts', code: "import { createTeam } from '../../server/admin.js';\nexport const create = createTeam;\n" },
+  },
+  {
+    rule: 'the Electron shell imports no src/server; its tests may',
+    says: NO_SERVER,
+    offending: {
+      file: 'src/main/shell/electron/layer-probe.ts',
+      code: "import { startServer } from '../../../server/server.js';\nexport const start = startServer;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: {
+      file: 'src/main/shell/electron/layer-probe.test.ts',
+      code: "import { startServer } from '../../../server/server.js';\nexport const start = startServer;\n",
+    },
+  },
+  {
+    rule: 'a capability imports no src/main/app; the api does',
+    says: NO_APP,
+    offending: {
+      file: 'src/main/jobs/layer-probe.ts',
+      code: "import type { AppContext } from '../app/index.js';\nexport type Ctx = AppContext;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/main/api/layer-probe.ts', code: "import type { AppContext } from '../app/index.js';\nexport type Ctx = AppContext;\n" },
+  },
+  {
+    rule: "a capability's subfolder imports no src/main/app; the core holds the event bus",
+    says: NO_APP,
+    offending: {
+      file: 'src/main/team/sync/layer-probe.ts',
+      code: "import { EventBus } from '../../app/event-bus.js';\nexport const bus = EventBus;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/main/team/sync/layer-probe.ts', code: "import { EventBus } from '../../core/event-bus.js';\nexport const bus = EventBus;\n" },
+  },
+  {
+    rule: 'a capability loads no src/main/app through import(); the shells do',
+    says: NO_APP,
+    offending: { file: 'src/main/hooks/layer-probe.ts', code: "export const load = () => import('../app/app-context.js');\n", ruleId: 'no-restricted-syntax' },
+    allowed: { file: 'src/main/shell/host/layer-probe.ts', code: "export const load = () => import('../../app/app-context.js');\n" },
+  },
+  {
+    rule: "a capability's tests may build the whole app",
+    says: NO_APP,
+    offending: {
+      file: 'src/main/dream/layer-probe.ts',
+      code: "import { AppContext } from '../app/app-context.js';\nexport const app = AppContext;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/main/dream/layer-probe.test.ts', code: "import { AppContext } from '../app/app-context.js';\nexport const app = AppContext;\n" },
+  },
+  {
     rule: 'views do not import the transport',
     says: `${STORES_ONLY}: call a store action, which calls main.`,
     offending: {
@@ -241,6 +328,16 @@ const RULES: Rule[] = [
       file: 'src/cli/commands/layer-probe.ts',
       code: "import { locateProject } from '../../main/memdir/index.js';\nimport { EXIT_OK } from '../../main/core/errors.js';\nexport const locate = [locateProject, EXIT_OK];\n",
     },
+  },
+  {
+    rule: "the CLI reads Memdir's version from the core, not the app",
+    says: ENTRIES_ONLY,
+    offending: {
+      file: 'src/cli/layer-probe.ts',
+      code: "import { VERSION } from '../main/app/version.js';\nexport const version = VERSION;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/cli/layer-probe.ts', code: "import { VERSION } from '../main/core/version.js';\nexport const version = VERSION;\n" },
   },
   {
     rule: 'the CLI loads no internal module of a capability through import()',
