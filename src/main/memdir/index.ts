@@ -41,6 +41,7 @@ export {
   ProjectNotFoundError,
 } from './projects.js';
 export { factsOf, type FileFacts, readMemoryText } from './read-file.js';
+export { INDEX_READ_MAX_BYTES, type MemoryFileText, readMemoryFile, UnreadableMemoryError } from './read-memory-file.js';
 export { runGit } from './run-git.js';
 export { MemoryFileError, openConfinedForRead, resolveInside, splitRelativePath, UnsafePathError } from './confined-path.js';
 export { acquireOwnedLock, memoryDirKey, realpathDeepestExisting, realpathDeepestExistingSync, withMemoryLock } from './memory-lock.js';

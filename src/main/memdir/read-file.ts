@@ -22,7 +22,14 @@ export interface FileFacts {
 
 export type ReadOutcome =
   | { ok: true; text: string; facts: FileFacts }
-  | { ok: false; code: 'unreadable' | 'unsafe-link'; reason: string; facts: FileFacts | null };
+  | {
+      ok: false;
+      code: 'unreadable' | 'unsafe-link';
+      reason: string;
+      facts: FileFacts | null;
+      /** The system's error code when opening or reading failed (ENOENT, EACCES…), for callers that tell these apart. */
+      errno?: string;
+    };
 
 // Validity is checked first (textProblem); decoding keeps a BOM, as the file has it.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -117,7 +124,8 @@ export function readMemoryBytes<T>(
     }
     bytes = buffer.subarray(0, filled);
   } catch (error) {
-    return { ok: false, code: 'unreadable', reason: errnoReason(error), facts: null };
+    const errno = (error as NodeJS.ErrnoException)?.code;
+    return { ok: false, code: 'unreadable', reason: errnoReason(error), facts: null, ...(errno ? { errno } : {}) };
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
