@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { formatProblem } from '../format.js';
 import { homeFrom } from './scan.js';
-import { agentIndexView, locateProject, parseTopicFile, readMemoryText, resolveInside, scanProject } from '../../main/memdir/index.js';
+import { agentIndexView, locateProject, parseTopicFile, readMemoryFile, scanProject } from '../../main/memdir/index.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 
 export const showCommand: CommandSpec = {
@@ -57,17 +57,15 @@ or null; lastInjected = the index text that transcript recorded as injected, or 
       for (const p of [...scan.problems, ...(scan.team?.problems ?? [])]) io.out(`${formatProblem(p)}\n`);
       return 0;
     }
-    const abs = await resolveInside(loc.memoryDir, file);
-    const outcome = await readMemoryText(loc.memoryDir, abs, false);
-    if (!outcome.ok) throw new CliFailure(`${file} cannot be shown: ${outcome.reason}.`);
+    const { text } = await readMemoryFile(loc.memoryDir, file);
     if (values.json) {
-      const topic = path.basename(file) === INDEX_FILE ? null : parseTopicFile(outcome.text, file);
+      const topic = path.basename(file) === INDEX_FILE ? null : parseTopicFile(text, file);
       printJson(io, {
         file,
-        text: outcome.text,
+        text,
         ...(topic ? { name: topic.meta.name, description: topic.meta.description, type: topic.meta.type, body: topic.body, problems: topic.issues } : {}),
       });
-    } else io.out(outcome.text.endsWith('\n') ? outcome.text : `${outcome.text}\n`);
+    } else io.out(text.endsWith('\n') ? text : `${text}\n`);
     return 0;
   },
 };

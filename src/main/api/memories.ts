@@ -1,5 +1,4 @@
 /** Memories, the index, health fixes and history: checks in, services do the work. */
-import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { RpcError } from '../../shared/contract/define.js';
@@ -11,9 +10,9 @@ import {
   deleteMemory,
   parseTopicFile,
   projectsRoot,
-  readMemoryText,
+  MemoryFileError,
+  readMemoryFile,
   renameMemory,
-  resolveInside,
   restoreMemoryFile,
   saveIndexText,
   undoChange,
@@ -71,24 +70,14 @@ export const memoryHandlers: Pick<
     const name = checkMemoryPath(file);
     const { project } = await ctx.where(dir, scope);
     const root = scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir;
-    // A subfolder memory: every folder on the way resolved and checked (a linked folder never leads a read outside).
-    const abs = name.includes('/') ? path.join(await resolveInside(root, path.posix.dirname(name)), path.posix.basename(name)) : path.join(root, name);
-    const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
-    const outcome = readMemoryText(root, abs, isLink);
-    if (!outcome.ok) {
-      const missing = !fs.existsSync(abs);
-      throw new RpcError({
-        code: missing ? 'not-found' : 'unsafe-path',
-        message: missing ? `${name} no longer exists; it may have been deleted or renamed outside Memdir.` : `${name} cannot be opened: ${outcome.reason}.`,
-      });
-    }
-    const topic = parseTopicFile(outcome.text, name);
+    const { text, facts } = await readMemoryFile(root, name);
+    const topic = parseTopicFile(text, name);
     const scan = scope === 'team' ? project.team : project;
     const written = topic.data ? (topic.data.type ?? (topic.data.metadata as Record<string, unknown> | undefined)?.type) : undefined;
     return {
       file: name,
       memoryDir: project.memoryDir,
-      text: outcome.text,
+      text,
       name: topic.meta.name,
       description: topic.meta.description,
       type: topic.meta.type,
@@ -100,7 +89,7 @@ export const memoryHandlers: Pick<
       layout: topic.meta.layout,
       otherKeys: Object.keys(topic.data ?? {}).filter((k) => !KNOWN_KEYS.has(k)),
       problems: (scan?.problems ?? []).filter((p) => p.file === name),
-      mtimeMs: outcome.facts.mtimeMs,
+      mtimeMs: facts.mtimeMs,
     };
   },
   async 'memories.create'(input, ctx) {
@@ -151,11 +140,12 @@ export const memoryHandlers: Pick<
   async 'index.read'({ dir, scope }, ctx) {
     const { project } = await ctx.where(dir, scope);
     const root = scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir;
-    const abs = path.join(root, INDEX_FILE);
-    if (!fs.existsSync(abs)) return { text: '', exists: false };
-    const outcome = readMemoryText(root, abs, fs.lstatSync(abs).isSymbolicLink(), 20_000_000);
-    if (!outcome.ok) throw new RpcError({ code: 'unsafe-path', message: `${INDEX_FILE} cannot be opened: ${outcome.reason}.` });
-    return { text: outcome.text, exists: true };
+    try {
+      return { text: (await readMemoryFile(root, INDEX_FILE)).text, exists: true };
+    } catch (error) {
+      if (error instanceof MemoryFileError && error.code === 'not-found') return { text: '', exists: false };
+      throw error;
+    }
   },
   async 'index.loaded'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');
