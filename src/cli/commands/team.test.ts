@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, issueToken } from '../../server/admin.js';
 import { openSqliteStore } from '../../server/sqlite-store.js';
 import type { TeamStore } from '../../server/store.js';
+import { ConnectionStore, tokenCredentialName } from '../../main/team/index.js';
 import { type TestServer, serverEntries, startTestServer } from '../../main/team/test-support/team-fixture.js';
 import type { CliIo } from '../command.js';
 import { runCli } from '../main.js';
@@ -166,6 +167,27 @@ describe('memdir team', () => {
     });
     expect(Object.keys(await serverEntries(server.url, server.team, server.tokens[0]!)).sort()).toEqual(['project_api.md', 'reference_grafana.md']);
     expect(await fs.readdir(path.join(home, 'projects', '-work-app', 'memory', 'team'))).toContain('project_api.md');
+  });
+
+  it('disconnect when the desktop app keeps the token encrypted: the connection goes, the encrypted file is left as it was, and it says so', async () => {
+    const data = path.join(root, 'data-encrypted');
+    const memoryDir = await fs.realpath(path.join(home, 'projects', '-work-app', 'memory'));
+    const connection = await new ConnectionStore(data).save({
+      memoryDir,
+      dir: '-work-app',
+      server: server.url,
+      team: 'platform',
+      member: 'ana',
+      tokenId: '0'.repeat(16),
+      connectedAt: new Date().toISOString(),
+      pullIntervalSec: 60,
+    });
+    const credentials = JSON.stringify({ version: 1, encrypted: true, entries: { [tokenCredentialName(connection.id)]: 'ZW5jcnlwdGVk' } });
+    await fs.writeFile(path.join(data, 'credentials.json'), credentials);
+    const r = await memdir(['team', 'disconnect', '--project', '-work-app', '--home', home], { env: { MEMDIR_DATA_DIR: data } });
+    expect(r).toMatchObject({ code: 0, out: expect.stringContaining('only the app can delete it') });
+    expect(await fs.readFile(path.join(data, 'credentials.json'), 'utf8')).toBe(credentials);
+    expect(await new ConnectionStore(data).list()).toEqual([]);
   });
 
   it('connect to another team afterwards starts the sync state over: a file unchanged since the old team is kept as a conflict', async () => {

@@ -20,7 +20,7 @@ import {
 import { checkContractLimits } from '../contract-limits.js';
 import { type ProjectLocation } from '../../main/memdir/index.js';
 import { FileCredentialStore } from '../../main/settings/index.js';
-import { AlertCenter, connectTeam, ConnectionStore, readToken, type TeamConnection, TeamSync, tokenCredentialName } from '../../main/team/index.js';
+import { AlertCenter, connectTeam, ConnectionStore, disconnectTeam, readToken, type TeamConnection, TeamSync } from '../../main/team/index.js';
 import {
   checkKeep,
   credentialsEncrypted,
@@ -278,14 +278,22 @@ export const teamDisconnectCommand: CommandSpec = {
   async run({ values, io }) {
     const loc = await locate(values, io);
     const dataDir = dataDirOf(io);
-    const store = new ConnectionStore(dataDir);
-    const connection = await store.forMemoryDir(loc.memoryDir);
-    if (connection) {
-      await store.remove(connection.id);
-      if (!credentialsEncrypted(dataDir)) await new FileCredentialStore(dataDir).delete(tokenCredentialName(connection.id));
-    }
+    // A token the desktop app stored encrypted can be read and deleted only by the app.
+    const encrypted = credentialsEncrypted(dataDir);
+    const { connection, tokenDeleted } = await disconnectTeam(loc.memoryDir, {
+      connections: new ConnectionStore(dataDir),
+      credentials: encrypted ? null : new FileCredentialStore(dataDir),
+    });
     if (values.json) printJson(io, { disconnected: connection !== null });
-    else io.out(connection ? `Disconnected ${loc.dir} from ${connection.team} at ${connection.server}.\n` : `${loc.dir} was not connected.\n`);
+    else {
+      io.out(connection ? `Disconnected ${loc.dir} from ${connection.team} at ${connection.server}.\n` : `${loc.dir} was not connected.\n`);
+      if (connection && !tokenDeleted)
+        io.out(
+          encrypted
+            ? 'Its token stays in the credentials the desktop app keeps encrypted (only the app can delete it); revoke it on the server if it is no longer needed.\n'
+            : 'Its stored token could not be deleted; revoke it on the server if it is no longer needed.\n',
+        );
+    }
     return EXIT_OK;
   },
 };

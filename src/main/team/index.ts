@@ -4,6 +4,7 @@
  */
 export { AlertCenter } from './alert-center.js';
 export { connectTeam, type ConnectTeamDeps, type ConnectTeamInput } from './connect-team.js';
+export { disconnectTeam, type DisconnectTeamDeps, type DisconnectTeamResult } from './disconnect-team.js';
 export {
   checkServerUrl,
   checkTeamName,

@@ -21,6 +21,7 @@ import { redactFinding, scanText } from '../secrets/scanner.js';
 import type { CredentialStore } from '../settings/credentials.js';
 import { AlertCenter, AlertError } from './alert-center.js';
 import { connectTeam } from './connect-team.js';
+import { disconnectTeam } from './disconnect-team.js';
 import { ConnectionStore, type TeamConnection, readToken, tokenCredentialName } from './connections.js';
 import { moveMemoryScope, privateMoveRefusals } from './move-scope.js';
 import { type Running, type SchedulerOptions, SyncScheduler } from './sync-scheduler.js';
@@ -238,16 +239,16 @@ export class TeamService {
     return this.status(dir);
   }
 
-  /** Forget a project's connection and its token; files, history and conflicts stay. */
+  /** Forget a project's connection and its token (disconnect-team.ts); files, history and conflicts stay. */
   async disconnect(dir: string): Promise<boolean> {
-    const { connection } = await this.connectionOf(dir);
-    if (!connection) return false;
-    await this.scheduler.stop(connection.id);
-    await this.connections.remove(connection.id).catch((error: unknown) => {
-      this.scheduler.reopenLater(connection);
-      throw error;
+    const project = await this.host.project(dir);
+    const { connection } = await disconnectTeam(project.memoryDir, {
+      connections: this.connections,
+      credentials: this.host.credentials,
+      beforeRemove: (previous) => this.scheduler.stop(previous.id),
+      removeFailed: (previous) => this.scheduler.reopenLater(previous),
     });
-    await this.host.credentials.delete(tokenCredentialName(connection.id)).catch(() => undefined);
+    if (!connection) return false;
     this.host.events.publish({ type: 'team-changed', dir });
     return true;
   }
