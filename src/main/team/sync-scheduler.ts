@@ -35,6 +35,8 @@ export interface SchedulerHooks {
   open(connection: TeamConnection, onWrite: NonNullable<TeamSyncOptions['onWrite']>): Promise<TeamSync | null>;
   /** A sync finished (events for the renderer). */
   synced(connection: TeamConnection, report: SyncReport): void;
+  /** A connection whose engine ran was removed by another process (`memdir team disconnect`); its engine is stopped. */
+  gone?(connection: TeamConnection): void;
 }
 
 export interface SchedulerOptions {
@@ -267,13 +269,30 @@ export class SyncScheduler {
     if (this.ticking || this.closed) return;
     this.ticking = true;
     try {
-      for (const connection of await this.hooks.list().catch(() => [])) {
+      const before = new Map(this.engines);
+      const connections = await this.hooks.list().catch(() => null);
+      if (connections) await this.retireVanished(before, connections);
+      for (const connection of connections ?? []) {
         const running = await this.engine(connection).catch(() => null);
         if (!running || running.retired || running.sync.running || Date.now() < running.nextAt || this.closed) continue;
         await this.runSync(running).catch(() => undefined);
       }
     } finally {
       this.ticking = false;
+    }
+  }
+
+  /**
+   * Engines whose connection was removed by another process (`memdir team disconnect` while the app
+   * runs): stopped, as the app's own disconnect stops them, and the app told. Only engines there
+   * before the connections were listed are judged: one opened since (a connect) may be newer than the list.
+   */
+  private async retireVanished(before: Map<string, Engine>, listed: TeamConnection[]): Promise<void> {
+    const ids = new Set(listed.map((c) => c.id));
+    for (const [id, entry] of before) {
+      if (ids.has(id) || entry.retired || this.engines.get(id) !== entry || this.closed) continue;
+      await this.stop(id);
+      this.hooks.gone?.(entry.connection);
     }
   }
 

@@ -16,6 +16,9 @@ import { createAppDispatcher } from '../api/index.js';
 import type { Dispatcher } from '../api/dispatch.js';
 import { AppContext } from '../app/app-context.js';
 import { listHistory } from '../history/history.js';
+import { FileCredentialStore } from '../settings/index.js';
+import { ConnectionStore } from './connections.js';
+import { disconnectTeam } from './disconnect-team.js';
 import { TeamService } from './team-service.js';
 import { serverEntries, startTestServer, type TestServer } from './test-support/team-fixture.js';
 
@@ -333,6 +336,37 @@ describe('team sync in the running app', () => {
     } finally {
       await service.close();
       await f.ctx.close();
+    }
+  }, 30_000);
+});
+
+describe('a disconnect by another process while the app runs', () => {
+  it('`memdir team disconnect` while the app syncs: the app stops the engine and tells the Team sync view', async () => {
+    const g = await machine('g', true);
+    await g.ctx.team.close();
+    const service = new TeamService(g.ctx, { tickMs: 100 });
+    await service.start();
+    try {
+      await service.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[2]! });
+      const seen = g.events.length;
+      // What `memdir team disconnect` does, in a process of its own: stores of its own on the same data dir.
+      const { connection } = await disconnectTeam(g.memoryDir, {
+        connections: new ConnectionStore(g.ctx.dataDir),
+        credentials: new FileCredentialStore(g.ctx.dataDir),
+      });
+      expect(connection).toMatchObject({ dir: '-work-app' });
+      const told = () => g.events.slice(seen).some((e) => e.type === 'team-changed' && e.dir === '-work-app');
+      await within(
+        (async () => {
+          while (!told()) await sleep(50);
+        })(),
+        10_000,
+        'the team-changed event after a disconnect by another process',
+      );
+      expect(await service.status('-work-app')).toMatchObject({ state: 'not-connected' });
+    } finally {
+      await service.close();
+      await g.ctx.close();
     }
   }, 30_000);
 });

@@ -80,6 +80,9 @@ export class TeamService {
         synced: (connection, report) => {
           if (connection.dir) host.events.publish({ type: 'team-changed', dir: connection.dir, newConflicts: report.pull.conflicts });
         },
+        gone: (connection) => {
+          if (connection.dir) host.events.publish({ type: 'team-changed', dir: connection.dir });
+        },
       },
       options,
     );
