@@ -1,8 +1,8 @@
 import { type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { plural, table } from '../format.js';
-import { locateProject, restoreMemoryFile, undoChange } from '../../main/memdir/index.js';
+import { locateProject, restoreRevision, undoChange } from '../../main/memdir/index.js';
 import { homeFrom } from './scan.js';
-import { listHistory, recordSnapshot, restoreFromHistory } from '../../main/history/index.js';
+import { listHistory, recordSnapshot } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/data-dir/index.js';
 
 export const historyCommand: CommandSpec = {
@@ -55,9 +55,7 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null 
     const loc = await locateProject(home, positionals[0]!, io.env);
     const [, rev, file] = positionals as [string, string, string | undefined];
     const dataDir = resolveDataDir(io.env);
-    const { entry, notes } = file
-      ? await restoreMemoryFile({ memoryDir: loc.memoryDir, dataDir, rev, file })
-      : { entry: await restoreFromHistory(loc.memoryDir, rev, { dataDir }), notes: [] };
+    const { entry, notes } = await restoreRevision({ memoryDir: loc.memoryDir, dataDir, rev, ...(file ? { file } : {}) });
     if (values.json) printJson(io, { restored: entry, notes });
     else {
       io.out(

@@ -13,12 +13,12 @@ import {
   MemoryFileError,
   readMemoryFile,
   renameMemory,
-  restoreMemoryFile,
+  restoreRevision,
   saveIndexText,
   undoChange,
   updateMemory,
 } from '../memdir/index.js';
-import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordSnapshot, restoreFromHistory } from '../history/index.js';
+import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordSnapshot } from '../history/index.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
@@ -173,9 +173,7 @@ export const memoryHandlers: Pick<
   },
   async 'history.restore'({ dir, rev, file }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    const done = file
-      ? await restoreMemoryFile({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, file })
-      : { entry: await restoreFromHistory(project.memoryDir, rev, { dataDir: ctx.dataDir }), notes: [] };
+    const done = await restoreRevision({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, ...(file ? { file } : {}) });
     ctx.changed(dir, project.memoryDir);
     return done;
   },

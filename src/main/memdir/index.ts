@@ -51,4 +51,5 @@ export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
 export { HomeScanCache, scanHome, scanProject } from './scan-home.js';
 export { type EffectiveSettings, readEffectiveSettings, type SettingsCache } from './settings.js';
 export { locateFrontmatter, type ParsedTopic, parseTopicFile, serializeTopicFile, type TopicFields } from './topic-file.js';
+export { restoreRevision } from './restore-revision.js';
 export { restoreMemoryFile, undoChange } from './undo-change.js';
