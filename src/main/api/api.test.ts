@@ -241,3 +241,38 @@ describe('the app API', () => {
     expect(again.result.session.id).toBe(first.result.session.id);
   });
 });
+
+describe('reading and restoring through the app API (the same services `memdir show` and `memdir restore` call)', () => {
+  it('opens a linked memory that stays in the memory dir, refuses one leading out, and reads an absent index (no team folder) as empty', async () => {
+    await fs.symlink('user_role.md', path.join(mem('-work-noindex'), 'alias.md'));
+    await fs.writeFile(path.join(root, 'outside.md'), 'SECRET\n');
+    await fs.symlink(path.join(root, 'outside.md'), path.join(mem('-work-noindex'), 'leak.md'));
+    await fs.writeFile(path.join(mem('-work-noindex'), 'user_role.md'), '---\nname: Role\ndescription: who\ntype: user\n---\nA maintainer.\n');
+    expect(await api.call('memories.read', { dir: '-work-noindex', scope: 'private', file: 'alias.md' })).toMatchObject({
+      ok: true,
+      result: { file: 'alias.md', name: 'Role', body: 'A maintainer.\n' },
+    });
+    const leak = await api.call('memories.read', { dir: '-work-noindex', scope: 'private', file: 'leak.md' });
+    expect(leak).toMatchObject({ ok: false, error: { code: 'unsafe-path', message: expect.stringContaining('leads outside the memory directory') } });
+    expect(JSON.stringify(leak)).not.toContain('SECRET');
+    expect(await api.call('index.read', { dir: '-work-noindex', scope: 'team' })).toEqual({ ok: true, result: { text: '', exists: false } });
+    expect(await api.call('index.read', { dir: '-work-shop', scope: 'private' })).toMatchObject({ ok: true, result: { exists: true } });
+  });
+
+  it('restores one deleted memory with its pointer, or the whole memory dir', async () => {
+    const original = await fs.readFile(path.join(shop(), 'user_role.md'), 'utf8');
+    await api.call('history.list', { dir: '-work-shop' });
+    const deleted = (await api.call('memories.delete', { dir: '-work-shop', scope: 'private', file: 'user_role.md' })) as { ok: true; result: { rev: string } };
+    expect(deleted.ok).toBe(true);
+    const before = (await api.call('history.list', { dir: '-work-shop' })) as { ok: true; result: { entries: { rev: string }[] } };
+    const rev = before.result.entries[1]!.rev;
+    const one = await api.call('history.restore', { dir: '-work-shop', rev, file: 'user_role.md' });
+    expect(one).toMatchObject({ ok: true, result: { entry: { source: 'restore' }, notes: [expect.any(String)] } });
+    expect(await fs.readFile(path.join(shop(), 'user_role.md'), 'utf8')).toBe(original);
+    expect(await fs.readFile(path.join(shop(), 'MEMORY.md'), 'utf8')).toContain('(user_role.md)');
+    await fs.writeFile(path.join(shop(), 'stray.md'), 'Written after.\n');
+    const whole = await api.call('history.restore', { dir: '-work-shop', rev });
+    expect(whole).toMatchObject({ ok: true, result: { entry: { source: 'restore' }, notes: [] } });
+    await expect(fs.access(path.join(shop(), 'stray.md'))).rejects.toThrow();
+  });
+});
