@@ -2,7 +2,7 @@ import { type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption 
 import { plural, table } from '../format.js';
 import { locateProject, restoreRevision, undoChange } from '../../main/memdir/index.js';
 import { homeFrom } from './scan.js';
-import { listHistory, recordSnapshot } from '../../main/history/index.js';
+import { listHistory, recordExternalChanges } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/data-dir/index.js';
 
 export const historyCommand: CommandSpec = {
@@ -24,7 +24,7 @@ JSON: {"memoryDir", "entries": [{"rev", "time", "source", "summary", "files": [{
     const limit = wholeNumberOption(values, 'limit', { min: 1, max: 100_000 }, 50)!;
     // Catch up with changes made outside Memdir before showing the timeline.
     const dataDir = resolveDataDir(io.env);
-    if (loc.existing) await recordSnapshot(loc.memoryDir, { source: 'external', summary: 'Changes made outside Memdir', dataDir });
+    if (loc.existing) await recordExternalChanges(loc.memoryDir, { dataDir });
     const entries = await listHistory(loc.memoryDir, { limit, dataDir, ...(typeof values.file === 'string' ? { file: values.file } : {}) });
     if (values.json) {
       printJson(io, { memoryDir: loc.memoryDir, entries });

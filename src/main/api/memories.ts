@@ -18,7 +18,7 @@ import {
   undoChange,
   updateMemory,
 } from '../memdir/index.js';
-import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordSnapshot } from '../history/index.js';
+import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
@@ -160,7 +160,7 @@ export const memoryHandlers: Pick<
   },
   async 'history.list'({ dir, file, limit }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    if (project.exists) await recordSnapshot(project.memoryDir, { source: 'external', summary: 'Changes made outside Memdir', dataDir: ctx.dataDir });
+    if (project.exists) await recordExternalChanges(project.memoryDir, { dataDir: ctx.dataDir });
     return { entries: await listHistory(project.memoryDir, { dataDir: ctx.dataDir, limit: limit ?? 200, ...(file ? { file } : {}) }) };
   },
   async 'history.diff'({ dir, from, to, file }, ctx) {
