@@ -28,6 +28,7 @@ import { TeamPathError } from '../team/team-paths.js';
 import { TeamClientError, type TeamClientErrorCode } from '../team/team-client.js';
 import { TeamSyncError, type TeamSyncErrorCode } from '../team/sync/engine.js';
 import { MemoryFileError, UnsafePathError } from '../memdir/confined-path.js';
+import { UnreadableMemoryError } from '../memdir/read-memory-file.js';
 import { MemoryLockError } from './lock.js';
 import { MemoryError, type MemoryErrorCode } from '../memdir/memory-error.js';
 import { ProjectNotFoundError } from '../memdir/projects.js';
@@ -132,6 +133,7 @@ const SAMPLES: Record<string, () => MemdirError[]> = {
   TeamSyncError: () => [...TEAM_CLIENT_CODES, ...TEAM_SYNC_CODES].map((code) => new TeamSyncError(code, `The sync stopped (${code}).`)),
   UnsafePathError: () => [new UnsafePathError('outside', '../x.md', 'Refused to write ../x.md: it leaves the memory directory')],
   MemoryFileError: () => FILE_REASONS.map((reason) => new MemoryFileError(reason, 'a.md', `Cannot write a.md (${reason})`)),
+  UnreadableMemoryError: () => [new UnreadableMemoryError('a.md', 'a.md cannot be opened: it is not valid UTF-8 text (saved in another encoding?).')],
   MemoryLockError: () => [
     new MemoryLockError('busy', 'Another Memdir process is changing this memory directory; try again in a moment.'),
     new MemoryLockError('compromised', 'The memory directory lock was taken away while held; nothing more was written.'),
