@@ -326,7 +326,7 @@ const RULES: Rule[] = [
     },
     allowed: {
       file: 'src/cli/commands/layer-probe.ts',
-      code: "import { locateProject } from '../../main/memdir/index.js';\nimport { EXIT_OK } from '../../main/core/errors.js';\nexport const locate = [locateProject, EXIT_OK];\n",
+      code: "import { locateProject } from '../../main/memdir/index.js';\nimport { withLock } from '../../main/core/lock.js';\nexport const locate = [locateProject, withLock];\n",
     },
   },
   {

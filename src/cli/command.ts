@@ -2,7 +2,7 @@
  * The shape of a `memdir` sub-command. Each lives in commands/<name>.ts and is listed in
  * registry.ts; `--help` text is generated from these declarations, so it cannot drift.
  */
-import { EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MemdirError, type MemdirErrorOptions } from '../main/core/errors.js';
+import { EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, MemdirError, type MemdirErrorOptions } from '../shared/errors.js';
 
 export interface CliIo {
   out: (text: string) => void;
@@ -49,7 +49,7 @@ export class CliFailure extends MemdirError<'failed'> {
   }
 }
 
-/** The exit codes are core/errors.ts's, where the table that uses them is. */
+/** The exit codes are src/shared/errors.ts's, where the table that uses them is. */
 export { EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS };
 
 export const homeOption: OptionSpec = { type: 'string', valueName: 'H', description: 'Claude Code home (default: $CLAUDE_CONFIG_DIR, else ~/.claude)' };

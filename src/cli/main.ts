@@ -3,7 +3,7 @@
  * into a one-line message and an exit code (0 fine, 1 problems found, 2 usage or I/O error).
  */
 import { type CliIo, type CommandSpec, EXIT_ERROR, UsageError } from './command.js';
-import { MemdirError, errorMapping, oneLine } from '../main/core/errors.js';
+import { MemdirError, errorMapping, oneLine } from '../shared/errors.js';
 import { VERSION } from '../main/core/version.js';
 import { visibleText } from '../shared/visible-text.js';
 
@@ -106,7 +106,7 @@ function terminalSafe(io: CliIo): CliIo {
 }
 
 /**
- * What a failed command prints and exits with. A MemdirError as the one table in core/errors.ts
+ * What a failed command prints and exits with. A MemdirError as the one table in src/shared/errors.ts
  * says (the app's dispatcher reads the same table): its message on one line, its hint on the
  * next, never a stack or a class name. Anything else is an I/O problem or Memdir's bug: its first
  * line (the stack only with MEMDIR_DEBUG set).

@@ -12,7 +12,7 @@ import { generateToken, parseToken } from './tokens.js';
 function checkMember(member: string): string {
   const trimmed = member.trim();
   if (trimmed === '' || trimmed.length > 64 || /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(trimmed)) {
-    throw new StoreError('invalid', `A member name is 1 to 64 printable characters, not ${JSON.stringify(member.slice(0, 80))}.`);
+    throw new StoreError('invalid-input', `A member name is 1 to 64 printable characters, not ${JSON.stringify(member.slice(0, 80))}.`);
   }
   return trimmed;
 }
@@ -21,7 +21,7 @@ function checkMember(member: string): string {
 export async function createTeam(store: TeamStore, name: string, now = new Date()): Promise<TeamInfo> {
   if (!isTeamName(name)) {
     throw new StoreError(
-      'invalid',
+      'invalid-input',
       `"${name.slice(0, 80)}" is not a valid team name: use lower-case letters, digits and dashes (at most 63), e.g. "platform-team".`,
     );
   }
@@ -56,7 +56,10 @@ export async function listMembers(store: TeamStore, team?: string): Promise<(Tea
 /** User names of personal spaces follow the team-name rule (they appear in the admin's lists and logs). */
 function checkUser(user: string): string {
   if (!isTeamName(user)) {
-    throw new StoreError('invalid', `"${user.slice(0, 80)}" is not a valid user name: use lower-case letters, digits and dashes (at most 63), e.g. "alice".`);
+    throw new StoreError(
+      'invalid-input',
+      `"${user.slice(0, 80)}" is not a valid user name: use lower-case letters, digits and dashes (at most 63), e.g. "alice".`,
+    );
   }
   return user;
 }

@@ -116,6 +116,6 @@ describeStores('personal spaces (issue 18)', (h) => {
     await expect(issueToken(store, '~alice', 'x')).rejects.toMatchObject({ code: 'not-found' });
     await expect(issuePersonalToken(store, 'carol', 'x')).rejects.toMatchObject({ code: 'not-found' });
     await expect(createPersonal(store, 'alice')).rejects.toMatchObject({ code: 'exists' });
-    await expect(createPersonal(store, 'Not Valid')).rejects.toMatchObject({ code: 'invalid' });
+    await expect(createPersonal(store, 'Not Valid')).rejects.toMatchObject({ code: 'invalid-input' });
   });
 });

@@ -49,7 +49,7 @@ describeStores('team store', (h) => {
     expect(again.revokedAt).toBe('2026-03-05T00:00:00.000Z');
     await expect(revokeToken(store, '0123456789abcdef')).rejects.toMatchObject({ code: 'not-found' });
     await expect(issueToken(store, 'nope', 'bob')).rejects.toMatchObject({ code: 'not-found' });
-    await expect(issueToken(store, 'platform', '\u202Eevil')).rejects.toMatchObject({ code: 'invalid' });
+    await expect(issueToken(store, 'platform', '\u202Eevil')).rejects.toMatchObject({ code: 'invalid-input' });
   });
 
   it('upserts: keys absent from a push are kept, unchanged content does not advance the version', async () => {

@@ -10,6 +10,7 @@
  * Every method is async so both back-ends fit; inputs are already validated by the caller
  * (keys by `sanitizePathKey`, content by the HTTP layer), the store only keeps them.
  */
+import { MemdirError } from '../shared/errors.js';
 
 /** A team as the admin sees it. */
 export interface TeamInfo {
@@ -253,14 +254,8 @@ export function planCommit(
 }
 
 /** A store refusal the admin can act on (duplicate team, unknown token…). */
-export class StoreError extends Error {
-  override readonly name = 'StoreError';
-  constructor(
-    readonly code: 'exists' | 'not-found' | 'invalid',
-    message: string,
-  ) {
-    super(message);
-  }
+export class StoreError extends MemdirError<'exists' | 'not-found' | 'invalid-input'> {
+  override name = 'StoreError';
 }
 
 export interface TeamStore {

@@ -10,7 +10,7 @@ import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } fro
 import { inputSentences, sentenceOf } from '../../shared/contract/input-sentences.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import { type AppContext } from '../app/index.js';
-import { MemdirError, errorMapping } from '../core/errors.js';
+import { MemdirError, errorMapping } from '../../shared/errors.js';
 
 export type Handler<D extends QueryDef> = (input: z.output<D['input']>, ctx: AppContext) => Promise<z.input<D['output']>>;
 export type Handlers = { [K in CallName]: Contract[K] extends QueryDef ? Handler<Contract[K]> : never };
@@ -25,7 +25,7 @@ function issuesOf(error: ZodError): string[] {
 
 /**
  * Map anything thrown by a service to the error shape the renderer understands: a MemdirError by
- * its code, as core/errors.ts's one table says (the CLI reads the same table); anything else is
+ * its code, as src/shared/errors.ts's one table says (the CLI reads the same table); anything else is
  * Memdir's bug, an `internal` error whose first line is shown and whose whole is logged.
  */
 export function toRpcError(error: unknown): RpcErrorShape {

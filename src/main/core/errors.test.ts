@@ -1,7 +1,7 @@
 /**
  * Issue 17, item 3: one error model. Every declared code is thrown through the app's dispatcher
- * and through the CLI and must come out as core/errors.ts's table says; every error class in
- * src/main and src/cli must be a MemdirError with a sample here, so an error added without a
+ * and through the CLI and must come out as src/shared/errors.ts's table says; every error class in
+ * src/main, src/cli, src/server and src/shared must be a MemdirError with a sample here, so an error added without a
  * mapping (or a class nobody listed) fails this file.
  */
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_ERROR, ERROR_TABLE, MemdirError, type MemdirErrorCode } from './errors.js';
+import { EXIT_ERROR, ERROR_TABLE, MemdirError, type MemdirErrorCode } from '../../shared/errors.js';
 import { AppContext } from '../app/app-context.js';
 import { type Handlers, type Subscribers, createDispatcher } from '../api/dispatch.js';
 import { createAppDispatcher } from '../api/index.js';
@@ -23,6 +23,7 @@ import { EventBus } from './event-bus.js';
 import { TarError } from '../relink/tar.js';
 import { HistoryError, type HistoryErrorReason } from '../history/git.js';
 import { TeamConfigError } from '../team/connections.js';
+import { StoreError } from '../../server/store.js';
 import { AlertError } from '../team/alert-center.js';
 import { TeamPathError } from '../team/team-paths.js';
 import { TeamClientError, type TeamClientErrorCode } from '../team/team-client.js';
@@ -116,7 +117,7 @@ function jobBusy(): JobBusyError {
   throw new Error('a second job with the same key was not refused');
 }
 
-/** Every error class of src/main and src/cli, as it is thrown, in each of its codes. */
+/** Every error class of src/main, src/cli, src/server and src/shared, as it is thrown, in each of its codes. */
 const SAMPLES: Record<string, () => MemdirError[]> = {
   MemdirError: () => (Object.keys(ERROR_TABLE) as MemdirErrorCode[]).map((code) => new MemdirError(code, `A refusal whose code is ${code}.`)),
   UsageError: () => [new UsageError('--limit needs a value')],
@@ -126,6 +127,11 @@ const SAMPLES: Record<string, () => MemdirError[]> = {
   JobBusyError: () => [jobBusy()],
   TarError: () => [new TarError('The archive ends in the middle of a file.')],
   HistoryError: () => HISTORY_REASONS.map((reason) => new HistoryError(reason, `History refused (${reason}).`)),
+  StoreError: () => [
+    new StoreError('exists', 'A team named "platform" already exists.'),
+    new StoreError('not-found', 'No team is named "platform".'),
+    new StoreError('invalid-input', 'A member name is 1 to 64 printable characters.'),
+  ],
   TeamConfigError: () => [new TeamConfigError('"ftp://x" is not a URL; give the sync server\'s address, e.g. https://memdir.example.com')],
   AlertError: () => (['not-found', 'invalid-input', 'conflict'] as const).map((code) => new AlertError(code, `That alert cannot be changed (${code}).`)),
   TeamPathError: () => [new TeamPathError('symlink', 'team/a.md', 'Refused to sync team/a.md: it is a symbolic link.')],
@@ -170,6 +176,7 @@ const SAMPLES: Record<string, () => MemdirError[]> = {
 const NOT_MEMDIR_ERRORS: Record<string, string> = {
   ToolError: 'dream/model/model-consolidate.ts: answered to the model as a tool result, never thrown out',
   NeedsConfirmation: 'dream/run-dream.ts: caught by runDream, which returns a needs-confirmation record',
+  RpcError: 'shared/contract/define.ts: the transport error itself, what the dispatcher turns a MemdirError into through the table',
   LockFault: 'dream/lock-content.ts: caught by the dream lock (consolidation-lock.ts, lock-recovery.ts) and returned as a DreamLockProblem',
 };
 
@@ -177,10 +184,10 @@ function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f) && !f.includes('test-support'));
 }
 
-/** Every `class X extends Y` of src/main and src/cli whose ancestry reaches Error: name → parent. */
+/** Every `class X extends Y` of src/main, src/cli, src/server and src/shared whose ancestry reaches Error: name → parent. */
 function errorClasses(): Map<string, string> {
   const parents = new Map<string, string>();
-  for (const top of ['main', 'cli']) {
+  for (const top of ['main', 'cli', 'server', 'shared']) {
     for (const file of sourceFiles(path.join(SRC, top))) {
       const text = fs.readFileSync(path.join(SRC, top, file), 'utf8');
       for (const m of text.matchAll(/\bclass (\w+)(?:<[^{]*?>)? extends (\w+)/g)) parents.set(m[1]!, m[2]!);

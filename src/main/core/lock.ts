@@ -31,7 +31,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { MemdirError } from './errors.js';
+import { MemdirError } from '../../shared/errors.js';
 import { errCode } from './fs-errors.js';
 import { isProcessAlive } from './process.js';
 

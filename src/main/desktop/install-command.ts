@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { CommandInstall } from '../../shared/contract/desktop.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 import { errCode } from '../core/fs-errors.js';
 
 export interface CommandInstallOptions {

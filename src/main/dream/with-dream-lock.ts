@@ -11,7 +11,7 @@
  * touched at the end.
  */
 import { type DreamLock, type DreamLockOptions, type DreamLockProblem, LOCK_STALE_MS, acquireDreamLock } from './consolidation-lock.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** How often a held lock's mtime is refreshed: well inside the 1-hour staleness. */
 export const DREAM_HEARTBEAT_MS = LOCK_STALE_MS / 6;

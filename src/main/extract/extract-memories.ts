@@ -41,7 +41,7 @@ import { type NewTurns, commitCursor, readNewTurns } from '../transcripts/read-n
 import { type TrailingTurnPolicy, isSubagentTranscriptPath, readTurns } from '../transcripts/turns.js';
 import { EXTRACT_CONSUMER, ExtractionRun } from './extraction-run.js';
 import type { ExtractJournal, ExtractionStore } from './extraction-store.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /**
  * The durable steps of a run, in order (see the module comment): the journal is written, its

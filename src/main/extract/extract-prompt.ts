@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS } from '../../shared/memory-types.js';
 import type { MemorySummary } from '../../shared/scan-types.js';
 import type { Turn } from '../transcripts/turn-types.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** Budget of the turns part of one request (about 15k tokens). */
 export const MAX_TURNS_CHARS = 60_000;

@@ -10,7 +10,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type SimpleGit, simpleGit } from 'simple-git';
-import { MemdirError, type MemdirErrorCode } from '../core/errors.js';
+import { MemdirError, type MemdirErrorCode } from '../../shared/errors.js';
 
 /** A history operation that could not be done, with a sentence a person understands. */
 export class HistoryError extends MemdirError<(typeof HISTORY_CODES)[HistoryErrorReason]> {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Job } from '../../shared/contract/events.js';
 import type { EventBus } from '../core/event-bus.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 export interface JobProgress {
   phase?: string | null;

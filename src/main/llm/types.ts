@@ -36,7 +36,7 @@ export interface CompleteRequest {
 }
 
 import type { ProviderKind, ProviderStatus, TokenUsage } from '../../shared/recall-types.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 export type { TokenUsage, ProviderStatus, ProviderKind };
 

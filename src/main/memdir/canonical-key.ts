@@ -20,7 +20,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** Why a directory could not be keyed. */
 export type DirectoryErrorReason = 'missing' | 'not-a-directory' | 'unreadable';

@@ -2,7 +2,7 @@
  * A memory operation that cannot go ahead, for a reason a person can act on. Services throw
  * it; the CLI prints its message, the API turns it into a typed error for the app.
  */
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 export type MemoryErrorCode = 'exists' | 'not-found' | 'conflict' | 'invalid-name' | 'scope-refused' | 'invalid-input' | 'unsafe-path' | 'busy';
 
 export class MemoryError extends MemdirError<MemoryErrorCode> {

@@ -10,7 +10,7 @@ import { DirectoryError, type KeyExplanation, explainCanonicalKey } from './cano
 import { expandTilde, projectsRoot } from './home.js';
 import { type LaunchFolder, type ProjectGroup, dirNameForKey, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
 import { type EffectiveSettings, type LaunchContext, type SettingsCache, memoryDirFor, readEffectiveSettings } from './settings.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** At most this many bytes are read from one transcript while looking for a `cwd`. */
 export const CWD_SCAN_MAX_BYTES = 1024 * 1024;

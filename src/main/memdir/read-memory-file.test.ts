@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 import { readMemoryFile } from './read-memory-file.js';
 import { canChangePermissions } from './test-support/fixture-home.js';
 

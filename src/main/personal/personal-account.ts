@@ -31,7 +31,7 @@ import { EncryptedSpaceClient } from './encrypted-client.js';
 import { PERSONAL_MAX_ENTRY_BYTES, PersonalKeyError, PersonalKeys, createKey, parseKeyRecord, unlockKey } from './personal-crypto.js';
 import type { SyncIdentity } from './project-key.js';
 import { PASSPHRASE_WARNING } from '../../shared/personal-sync.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** Credential names. */
 export const PERSONAL_TOKEN = 'personal-token';

@@ -27,7 +27,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { MIN_PASSPHRASE_CHARS } from '../../shared/personal-sync.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** scrypt's cost parameters. */
 export interface KdfParams {

@@ -21,7 +21,7 @@ import { LlmError, type ModelProvider } from '../llm/types.js';
 import type { AlwaysLoaded, RecallResult, RecallSelection } from '../../shared/recall-types.js';
 import { explainRecall } from './explain-recall.js';
 import { LocalRanker } from './local-ranker.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** A memory as the selector sees it: frontmatter only. */
 export interface RecallCandidate {

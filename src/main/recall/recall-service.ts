@@ -53,7 +53,7 @@ export interface RecallRequest {
 }
 
 import type { ClaudeCodeRecallResult, ProjectRecallResult } from '../../shared/recall-types.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 export type { ClaudeCodeRecallResult, ProjectRecallResult };
 

@@ -5,7 +5,7 @@
  * files and folders only (no links, devices or PAX tricks), names that stay inside, sizes and
  * counts bounded. Anything else is refused with a sentence.
  */
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 const BLOCK = 512;
 /** Bounds of an archive Memdir reads. */

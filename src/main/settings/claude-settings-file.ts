@@ -19,7 +19,7 @@ import path from 'node:path';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { writeFileAtomic } from '../memdir/safe-fs.js';
 import { JsoncDocument, JsoncSyntaxError } from './jsonc-edit.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** A settings file that cannot be changed safely (`invalid`), or changed since the plan (`conflict`). */
 export class SettingsFileError extends MemdirError<'invalid-file' | 'conflict'> {

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { changeDataFile } from '../memdir/data-file-merge.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** The file name inside the data dir. */
 export const CREDENTIALS_FILE = 'credentials.json';

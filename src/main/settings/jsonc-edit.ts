@@ -15,7 +15,7 @@
  * spaces, as the file indents) deeper than its own line.
  */
 import { type Edit, type JSONPath, type Node, type ParseError, applyEdits, findNodeAtLocation, getNodeValue, parseTree } from 'jsonc-parser';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** A document that cannot be edited safely, in words. */
 export class JsoncSyntaxError extends MemdirError<'invalid-file'> {

@@ -26,7 +26,7 @@ import type { AppEvent } from '../../shared/contract/events.js';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { withMemoryLock } from '../memdir/memory-lock.js';
 import { writeDataFile } from '../memdir/safe-fs.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** Kept beside each alert: what it is about, and what exactly it said. */
 const storedSchema = alertRecordSchema.extend({ topic: z.string(), signature: z.string() });

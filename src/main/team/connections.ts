@@ -19,7 +19,7 @@ import { writeDataFile } from '../memdir/safe-fs.js';
 import type { CredentialStore } from '../settings/credentials.js';
 import { StateFile, lockSyncState } from './sync-state.js';
 import { normalizeServerUrl } from './team-client.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** How often the app pulls when nothing else prompts it (seconds). */
 export const DEFAULT_PULL_INTERVAL_SEC = 60;

@@ -27,7 +27,7 @@ import {
 import type { z } from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** Why a request failed, for code; the message is for people. */
 export type TeamClientErrorCode =

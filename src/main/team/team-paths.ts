@@ -24,7 +24,7 @@ import { errCode as code } from '../core/fs-errors.js';
 import { MemoryFileError, UnsafePathError, openConfinedForRead } from '../memdir/confined-path.js';
 import { realpathDeepestExisting, realpathDeepestExistingSync } from '../memdir/memory-lock.js';
 import { writeFileAtomic } from '../memdir/safe-fs.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** A team path that Memdir refuses to read or write, with a sentence a person understands. */
 export class TeamPathError extends MemdirError<'unsafe-path'> {

@@ -12,7 +12,7 @@ import { writeDataFile } from '../memdir/safe-fs.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
-import { MemdirError } from '../core/errors.js';
+import { MemdirError } from '../../shared/errors.js';
 
 /** A position in one transcript for one consumer. */
 export interface TranscriptCursor {

@@ -18,7 +18,7 @@ import { type SpaceClient, type RequestRecord, TeamClient, type TeamClientErrorC
 import { type SyncSpace, TEAM_SPACE, spaceRel } from '../sync-space.js';
 import { type LocalListing, type TeamDir, type TeamFile, listTeamFiles } from '../team-paths.js';
 import { BaseStore, type SyncState, StateFile } from '../sync-state.js';
-import { MemdirError } from '../../core/errors.js';
+import { MemdirError } from '../../../shared/errors.js';
 
 export interface RetryPolicy {
   /** Push answers that got nowhere (412, 428) tolerated in one sync before giving up until the next (default 6). */

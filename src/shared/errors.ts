@@ -7,7 +7,7 @@
  * dispatcher and the CLI both read the table, so a lock timeout reaches the app as `busy` and the
  * terminal as one line with exit 2, whichever module threw it.
  */
-import type { RpcErrorCode } from '../../shared/contract/define.js';
+import type { RpcErrorCode } from './contract/define.js';
 
 /** The CLI's exit codes (README "Exit codes"): 0 fine, 1 problems found, 2 usage or I/O error. */
 export const EXIT_OK = 0;
