@@ -15,6 +15,7 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { createAppDispatcher } from '../api/index.js';
 import type { Dispatcher } from '../api/dispatch.js';
 import { AppContext } from '../app/app-context.js';
+import { disableProject } from './index.js';
 
 const PASSPHRASE = 'the app asks for this twice';
 
@@ -40,7 +41,12 @@ afterAll(async () => {
 });
 
 /** A machine: the project checked out at its own path, a session of Claude Code there, the app running. */
-async function machine(name: string, checkout: string, remote: string, watch = false): Promise<{ api: Dispatcher; dir: string; memoryDir: string }> {
+async function machine(
+  name: string,
+  checkout: string,
+  remote: string,
+  watch = false,
+): Promise<{ api: Dispatcher; ctx: AppContext; dir: string; memoryDir: string }> {
   const repo = path.join(root, name, checkout);
   await fs.mkdir(path.join(repo, '.git'), { recursive: true });
   await fs.writeFile(path.join(repo, '.git', 'config'), `[remote "origin"]\n\turl = ${remote}\n`);
@@ -54,7 +60,7 @@ async function machine(name: string, checkout: string, remote: string, watch = f
   );
   const ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, name, 'data'), env: {}, watch });
   contexts.push(ctx);
-  return { api: createAppDispatcher(ctx), dir, memoryDir };
+  return { api: createAppDispatcher(ctx), ctx, dir, memoryDir };
 }
 
 async function ok<T = Record<string, unknown>>(api: Dispatcher, name: string, input: unknown): Promise<T> {
@@ -136,4 +142,28 @@ describe('personal sync in the app', () => {
     expect(await ok(b.api, 'personal.disconnect', {})).toEqual({ disconnected: true, projects: 1 });
     expect(await fs.readFile(path.join(b.memoryDir, 'user_me.md'), 'utf8')).toContain('Likes coffee.');
   }, 90_000);
+});
+
+describe('a disable by another process while the app runs', () => {
+  it('`memdir personal disable` while the app syncs the project: the app stops its engine and tells the Personal view', async () => {
+    const c = await machine('c', 'work/shop', 'git@github.com:ann/shop.git', true);
+    const token = (await issuePersonalToken(store, 'ann', 'machine-c')).token;
+    expect(await ok(c.api, 'personal.connect', { server: server.url, token, passphrase: PASSPHRASE, acknowledged: true })).toMatchObject({
+      outcome: 'connected',
+    });
+    await fs.writeFile(path.join(c.memoryDir, 'user_me.md'), topic('Me', 'user', 'Backend engineer.'));
+    expect(await ok(c.api, 'personal.enable', { dir: c.dir })).toMatchObject({ enabled: true });
+    const told: (string | null)[] = [];
+    const off = c.ctx.events.subscribe((e) => {
+      if (e.type === 'personal-changed') told.push(e.dir);
+    });
+    try {
+      // What `memdir personal disable` does, in a process of its own: the same data dir, no service.
+      expect(await disableProject(c.ctx.dataDir, c.memoryDir)).toBe(true);
+      await expect.poll(() => told.includes(c.dir), { timeout: 15_000, interval: 100 }).toBe(true);
+      expect(await ok(c.api, 'personal.project', { dir: c.dir })).toMatchObject({ enabled: false });
+    } finally {
+      off();
+    }
+  }, 30_000);
 });

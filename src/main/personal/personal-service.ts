@@ -55,6 +55,8 @@ export class PersonalService {
         // No account or key here (another process disconnected): no engine, nothing runs.
         open: (connection, onWrite) => this.openSync(connection, onWrite).catch(() => null),
         synced: (connection, report) => host.events.publish({ type: 'personal-changed', dir: connection.dir, newConflicts: report.pull.conflicts }),
+        // `memdir personal disable` in another process: the scheduler stopped the engine; the Personal view hears of it.
+        gone: (connection) => host.events.publish({ type: 'personal-changed', dir: connection.dir }),
       },
       options,
     );
