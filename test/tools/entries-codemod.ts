@@ -322,7 +322,7 @@ function throughFrontDoors(files: string[]): { rewritten: number; kept: string[]
     const text = read(file);
     const source = parse(file, text);
     const edits: Edit[] = [];
-    // specifier of an entry → declarations now pointing at it (merged into one per kind and type-onlyness)
+    // specifier of an entry → declarations now pointing at it (merged into one per kind)
     const merged = new Map<string, { kind: 'import' | 'export'; typeOnly: boolean; specifier: string; nodes: ts.Statement[]; names: Name[] }>();
     const need = (capability: string, target: string, names: Name[]) => {
       const module = specifierFor(entryOf(capability), target, './x.js');
@@ -340,8 +340,9 @@ function throughFrontDoors(files: string[]): { rewritten: number; kept: string[]
       if (entryCapability && target === entryOf(entryCapability) && entryCapability !== folderOf(file)) {
         const names = namesOf(statement);
         if (names) {
-          const key = `${kind} ${typeOnly} ${statement.moduleSpecifier.text}`;
+          const key = `${kind} ${statement.moduleSpecifier.text}`;
           const group = merged.get(key) ?? { kind, typeOnly, specifier: statement.moduleSpecifier.text, nodes: [], names: [] };
+          group.typeOnly &&= typeOnly;
           group.nodes.push(statement);
           group.names.push(...names);
           merged.set(key, group);
@@ -367,8 +368,9 @@ function throughFrontDoors(files: string[]): { rewritten: number; kept: string[]
       }
       need(capability, target!, names);
       const specifier = specifierFor(file, entryOf(capability), statement.moduleSpecifier.text);
-      const key = `${kind} ${typeOnly} ${specifier}`;
+      const key = `${kind} ${specifier}`;
       const group = merged.get(key) ?? { kind, typeOnly, specifier, nodes: [], names: [] };
+      group.typeOnly &&= typeOnly;
       group.nodes.push(statement);
       group.names.push(...names);
       merged.set(key, group);
@@ -379,7 +381,8 @@ function throughFrontDoors(files: string[]): { rewritten: number; kept: string[]
         const spec = (node as ts.ImportDeclaration).moduleSpecifier as ts.StringLiteral;
         return spec.text !== group.specifier;
       });
-      if (!changes && group.nodes.length === 1) continue;
+      // Only declarations this run rewrites are merged (one per entry, `type` marking the type-only names).
+      if (!changes) continue;
       const unique = [...new Map(group.names.map((n) => [`${n.name} ${n.local}`, n])).values()].map((n) => ({
         ...n,
         isType: n.isType && group.names.filter((o) => o.name === n.name && o.local === n.local).every((o) => o.isType),
