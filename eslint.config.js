@@ -12,10 +12,13 @@
 //   and their import() takes a plain string (a computed one could load anything)
 //   cli and main/api reach src/main only through a capability's front door (main/<capability>/index.js)
 //   or main/core, statically or through import()
+//   inside src/main, code outside a capability imports only its index.js (core, api, app and shell are no
+//   capabilities; tests and test-support may reach in)
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import { builtinModules } from 'node:module';
+import path from 'node:path';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`), 'node:*'];
 const ours = (except) =>
@@ -99,6 +102,44 @@ const NO_APP =
 const noApp = { regex: '^(\\.\\./)+app(/|$)', message: NO_APP };
 const noAppDynamic = dynamicImport(noApp.regex, NO_APP);
 const MAIN_TESTS = ['**/*.test.ts', '**/test-support/**'];
+// Capabilities meet only at their front doors (issue 17, item 1): inside src/main, a file outside a
+// capability imports its `index.js`, never another of its files. core is the floor anyone stands on;
+// api, app and shell are not capabilities (api has its own stricter rule above). Tests and
+// test-support are exempt: they test the private files. A specifier is resolved against the importing
+// file, so `../memdir/x.js` and `../../memdir/x.js` are judged by where they land.
+const NOT_CAPABILITIES = new Set(['core', 'api', 'app', 'shell']);
+const MAIN = path.join(import.meta.dirname, 'src', 'main');
+/** The capability folder a path under src/main is in and the rest of its path, or null. */
+const placeOf = (file) => {
+  const rel = path.relative(MAIN, file).split(path.sep);
+  return rel.length > 1 && rel[0] !== '..' ? { folder: rel[0], rest: rel.slice(1).join('/') } : null;
+};
+const frontDoors = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      private:
+        "{{file}} is private to {{capability}}: import it from {{capability}}'s front door, src/main/{{capability}}/index.js (only its own folder, tests and test-support reach in).",
+    },
+  },
+  create(context) {
+    const from = placeOf(context.filename);
+    const check = (node, source) => {
+      if (!source || typeof source.value !== 'string' || !source.value.startsWith('.')) return;
+      const to = placeOf(path.resolve(path.dirname(context.filename), source.value));
+      if (!to || NOT_CAPABILITIES.has(to.folder) || to.folder === from?.folder || /^index\.(js|ts)$/.test(to.rest)) return;
+      context.report({ node, messageId: 'private', data: { file: `${to.folder}/${to.rest}`, capability: to.folder } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source),
+      ExportNamedDeclaration: (node) => check(node, node.source),
+      ExportAllDeclaration: (node) => check(node, node.source),
+      ImportExpression: (node) => check(node, node.source),
+      TSImportType: (node) => check(node, node.argument?.literal),
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'e2e/artifacts/**', 'bench/tmp/**', 'test/fixtures/**'] },
@@ -210,6 +251,12 @@ export default tseslint.config(
       'no-restricted-imports': restrictImports({ patterns: [apiEntries.pattern, noServer] }),
       'no-restricted-syntax': ['error', apiEntries.dynamic, noServerDynamic],
     },
+  },
+  {
+    files: ['src/main/**'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx', '**/test-support/**', 'src/main/api/**'],
+    plugins: { memdir: { rules: { 'front-doors': frontDoors } } },
+    rules: { 'memdir/front-doors': 'error' },
   },
   {
     // The preload only calls the bridge that src/main/shell/electron defines.

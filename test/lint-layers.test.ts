@@ -32,6 +32,7 @@ const STORES_ONLY = 'Views and components talk to stores only';
 const ENTRIES_ONLY = 'Import a capability through its front door (src/main/<capability>/index.js) or src/main/core';
 const NO_SERVER = 'src/main imports nothing of src/server: the wire protocol is in src/shared/protocol';
 const NO_APP = 'Only src/main/app, src/main/api and src/main/shell import src/main/app';
+const FRONT_DOOR = "is private to memdir: import it from memdir's front door, src/main/memdir/index.js";
 
 const RULES: Rule[] = [
   {
@@ -381,6 +382,32 @@ const RULES: Rule[] = [
       ruleId: 'no-restricted-syntax',
     },
     allowed: { file: 'src/cli/commands/hook.ts', code: "export const load = () => import('../../main/hook-spool/index.js');\n" },
+  },
+  {
+    rule: "a capability does not import another capability's private file",
+    says: FRONT_DOOR,
+    offending: {
+      file: 'src/main/history/layer-probe.ts',
+      code: "import { withMemoryLock } from '../memdir/memory-lock.js';\nexport const lock = withMemoryLock;\n",
+      ruleId: 'memdir/front-doors',
+    },
+    allowed: {
+      file: 'src/main/history/layer-probe.ts',
+      code: "import { withMemoryLock } from '../memdir/index.js';\nimport { writeFileAtomic } from '../core/safe-fs.js';\nimport { git } from './git.js';\nexport const used = [withMemoryLock, writeFileAtomic, git];\n",
+    },
+  },
+  {
+    rule: 'nor from a subfolder, nor through import(); its tests may reach in',
+    says: FRONT_DOOR,
+    offending: {
+      file: 'src/main/dream/plan/layer-probe.ts',
+      code: "export const load = () => import('../../memdir/scan-home.js');\n",
+      ruleId: 'memdir/front-doors',
+    },
+    allowed: {
+      file: 'src/main/dream/plan/layer-probe.test.ts',
+      code: "import { scanHome } from '../../memdir/scan-home.js';\nexport const scan = scanHome;\n",
+    },
   },
 ];
 
