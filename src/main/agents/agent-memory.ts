@@ -9,9 +9,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseFrontmatterYaml } from '../memdir/frontmatter-yaml.js';
-import { runGit } from '../memdir/run-git.js';
-import { locateFrontmatter } from '../memdir/topic-file.js';
+import { locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';

@@ -5,7 +5,8 @@ import type { DesktopStatus } from '../../shared/contract/desktop.js';
 import { type AppContext } from '../app/index.js';
 import { backgroundWork, commandInstallStatus, type DesktopShell, installMemdirCommand } from '../desktop/index.js';
 import { installedMemdirCommand } from '../hooks/index.js';
-import { checkFileName, inScope, resolveInside } from '../memdir/index.js';
+import { checkFileName, inScope } from '../memdir/index.js';
+import { resolveInside } from '../core/confined-path.js';
 import type { Handlers } from './dispatch.js';
 
 function shellOf(ctx: AppContext): DesktopShell {

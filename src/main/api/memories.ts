@@ -10,7 +10,6 @@ import {
   deleteMemory,
   parseTopicFile,
   projectsRoot,
-  MemoryFileError,
   readMemoryFile,
   renameMemory,
   restoreRevision,
@@ -18,6 +17,7 @@ import {
   undoChange,
   updateMemory,
 } from '../memdir/index.js';
+import { MemoryFileError } from '../core/confined-path.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
 import type { Handlers } from './dispatch.js';
 

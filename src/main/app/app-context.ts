@@ -6,24 +6,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolveDataDir } from '../data-dir/index.js';
-import { resolveHome } from '../memdir/home.js';
-import { type OpenedScanCache, openScanCache } from '../memdir/scan-cache-file.js';
-import { type HomeScanCache, scanHome, scanProject } from '../memdir/scan-home.js';
+import { type HomeScanCache, type OpenedScanCache, openScanCache, resolveHome, scanHome, scanProject, type Where } from '../memdir/index.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
 import { RpcError } from '../../shared/contract/define.js';
 import { EventBus } from '../core/event-bus.js';
-import { JobRunner } from '../jobs/job-runner.js';
+import { JobRunner } from '../jobs/index.js';
 import { DreamService } from '../dream/index.js';
-import { AutoMemory } from '../hooks/auto-memory.js';
-import { RecallService } from '../recall/recall-service.js';
-import { type CredentialCipher, FileCredentialStore } from '../settings/credentials.js';
+import { AutoMemory } from '../hooks/index.js';
+import { RecallService } from '../recall/index.js';
+import { type CredentialCipher, FileCredentialStore } from '../settings/index.js';
 import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.js';
 import { MemoryWatcher } from './memory-watcher.js';
-import { PersonalService } from '../personal/personal-service.js';
-import { TeamService } from '../team/team-service.js';
-import type { Where } from '../memdir/memory-service.js';
-import type { DesktopShell } from '../desktop/desktop-shell.js';
+import { PersonalService } from '../personal/index.js';
+import { TeamService } from '../team/index.js';
+import type { DesktopShell } from '../desktop/index.js';
 
 export interface AppContextOptions {
   /** Encrypts stored credentials (the Electron shell passes safeStorage); none = stored unencrypted, 0600. */

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sanitizeDirName } from '../../shared/sanitize.js';
-import { recordSnapshot } from '../history/history.js';
-import { writeFileAtomic } from '../memdir/safe-fs.js';
+import { recordSnapshot } from '../history/index.js';
+import { writeFileAtomic } from '../core/safe-fs.js';
 
 interface DemoMemory {
   file: string;

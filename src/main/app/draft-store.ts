@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type DraftRef, type StoredDraft, draftSchema } from '../../shared/contract/drafts.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { writeDataFile } from '../core/safe-fs.js';
 
 function draftFile(dataDir: string, ref: DraftRef): string {
   const key = JSON.stringify([ref.dir, ref.file === null ? 'new' : ref.scope, ref.file]);

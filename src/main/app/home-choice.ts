@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { writeDataFile } from '../core/safe-fs.js';
 
 const schema = z.object({ home: z.string().nullable().catch(null), demoHome: z.string().nullable().catch(null) });
 export type HomeChoice = z.infer<typeof schema>;

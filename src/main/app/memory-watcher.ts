@@ -14,8 +14,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { recordSnapshot } from '../history/history.js';
-import { MAX_MEMORY_DEPTH } from '../memdir/list-memory-files.js';
+import { recordSnapshot } from '../history/index.js';
+import { MAX_MEMORY_DEPTH } from '../memdir/index.js';
 import { TEAM_DIR } from '../../shared/limits.js';
 
 const DEBOUNCE_MS = 120;

@@ -28,7 +28,7 @@ import { AlertError } from '../team/alert-center.js';
 import { TeamPathError } from '../team/team-paths.js';
 import { TeamClientError, type TeamClientErrorCode } from '../team/team-client.js';
 import { TeamSyncError, type TeamSyncErrorCode } from '../team/sync/engine.js';
-import { MemoryFileError, UnsafePathError } from '../memdir/confined-path.js';
+import { MemoryFileError, UnsafePathError } from './confined-path.js';
 import { UnreadableMemoryError } from '../memdir/read-memory-file.js';
 import { MemoryLockError } from './lock.js';
 import { MemoryError, type MemoryErrorCode } from '../memdir/memory-error.js';

@@ -7,8 +7,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import type { MemorySummary } from '../../shared/scan-types.js';
-import { readMemoryText } from '../memdir/read-file.js';
-import { parseTopicFile } from '../memdir/topic-file.js';
+import { parseTopicFile, readMemoryText } from '../memdir/index.js';
 import { type DuplicateKind, type MemoryFingerprint, type SimilarityInput, commonSummaryTerms, compareMemories, fingerprintOf } from './memory-similarity.js';
 import { splitTopicText } from './merge-memories.js';
 

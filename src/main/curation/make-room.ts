@@ -8,11 +8,9 @@ import { type IndexImpact, indexImpact } from '../../shared/index-impact.js';
 import { type RoomAction, applyRoom } from '../../shared/index-room.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { scopeRefusal } from '../../shared/memory-types.js';
-import { type HistoryEntry, transact } from '../history/history.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { type Where, checkMemoryPath, checkNewFileName, inScope, readText } from '../memdir/memory-service.js';
-import { removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
-import { serializeTopicFile } from '../memdir/topic-file.js';
+import { type HistoryEntry, transact } from '../history/index.js';
+import { checkMemoryPath, checkNewFileName, inScope, MemoryError, readText, serializeTopicFile, type Where } from '../memdir/index.js';
+import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { composeMerge, mergeSourceOf } from './merge-memories.js';
 
 /** What Make room did. */

@@ -5,7 +5,7 @@
  * and "release 2026-03-19", are different facts however alike their words are.
  */
 import type { MemoryType } from '../../shared/memory-types.js';
-import { tokenize } from '../recall/tokenize.js';
+import { tokenize } from '../recall/index.js';
 import { findAbsoluteDays } from '../dream/index.js';
 
 /** English and Chinese negations and prohibitions: the polarity of a statement. */

@@ -10,11 +10,9 @@ import { type IndexImpact, indexImpact } from '../../shared/index-impact.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { MemoryType } from '../../shared/memory-types.js';
 import { isoDay } from '../dream/index.js';
-import { type HistoryEntry, transact } from '../history/history.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { type Where, checkMemoryPath, inScope, readText } from '../memdir/memory-service.js';
-import { removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
-import { parseTopicFile, serializeTopicFile } from '../memdir/topic-file.js';
+import { type HistoryEntry, transact } from '../history/index.js';
+import { checkMemoryPath, inScope, MemoryError, parseTopicFile, readText, serializeTopicFile, type Where } from '../memdir/index.js';
+import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { featuresOf, jaccard, normalizeForExact, sameSet } from './memory-similarity.js';
 
 /** `---` fence, YAML, closing fence (as topic-file.ts reads it). */

@@ -6,7 +6,7 @@
  */
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { type HistoryEntry, listHistory, readAtRevision } from '../history/history.js';
+import { type HistoryEntry, listHistory, readAtRevision } from '../history/index.js';
 
 /** One point of the timeline: the state right after a history entry. */
 export interface TimelinePoint {

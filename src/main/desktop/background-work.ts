@@ -3,7 +3,7 @@
  * notes, automatic dreams, team sync — said in words. The desktop app stays in the tray when its
  * window closes while any of it is on (and quits when none is), and Settings says so.
  */
-import { loadAppSettings } from '../settings/app-settings.js';
+import { loadAppSettings } from '../settings/index.js';
 import type { HomeScan } from '../../shared/scan-types.js';
 
 /** The facts the sentences are made from. */

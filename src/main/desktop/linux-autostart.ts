@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { writeDataFile } from '../core/safe-fs.js';
 
 /** Where the autostart entry lives. */
 export function autostartFile(env: NodeJS.ProcessEnv, home: string = os.homedir()): string {

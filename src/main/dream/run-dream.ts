@@ -16,8 +16,8 @@
  */
 import type { DreamFlag, DreamPhase, DreamRecord, DreamTrigger } from '../../shared/contract/dream.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { LlmError, type ModelProvider } from '../llm/types.js';
-import type { AppSettings } from '../settings/app-settings.js';
+import { LlmError, type ModelProvider } from '../llm/index.js';
+import type { AppSettings } from '../settings/index.js';
 import { recoverInterruptedApply } from './apply/apply-dream.js';
 import { type DreamApplyHooks, applyPlanUnderLock } from './apply/apply-plan.js';
 import { formatReport, toChange } from './records/dream-report.js';

@@ -13,11 +13,9 @@
 import fs from 'node:fs/promises';
 import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { TEAM_DIR } from '../../shared/limits.js';
-import { transact } from '../history/history.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { applyFixes, createMemory, updateMemory } from '../memdir/memory-service.js';
-import { UnsafePathError, resolveInside } from '../memdir/confined-path.js';
-import { type TopicFields, serializeTopicFile } from '../memdir/topic-file.js';
+import { transact } from '../history/index.js';
+import { applyFixes, createMemory, MemoryError, serializeTopicFile, type TopicFields, updateMemory } from '../memdir/index.js';
+import { UnsafePathError, resolveInside } from '../core/confined-path.js';
 
 /** What became of one operation. */
 export interface AppliedOperation {

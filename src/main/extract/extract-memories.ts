@@ -31,14 +31,19 @@ import path from 'node:path';
 import type { TurnOutcome } from '../../shared/contract/extract.js';
 import type { ExtractionMode } from '../../shared/app-settings.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
-import type { ModelProvider } from '../llm/types.js';
-import { projectsRoot } from '../memdir/home.js';
-import { locateTranscriptProject } from '../memdir/projects.js';
+import type { ModelProvider } from '../llm/index.js';
+import { locateTranscriptProject, projectsRoot, withMemoryLock } from '../memdir/index.js';
 import { MemoryLockError } from '../core/lock.js';
-import { withMemoryLock } from '../memdir/memory-lock.js';
-import { CursorStore, type TranscriptCursor } from '../transcripts/cursor-store.js';
-import { type NewTurns, commitCursor, readNewTurns } from '../transcripts/read-new-turns.js';
-import { type TrailingTurnPolicy, isSubagentTranscriptPath, readTurns } from '../transcripts/turns.js';
+import {
+  commitCursor,
+  CursorStore,
+  isSubagentTranscriptPath,
+  type NewTurns,
+  readNewTurns,
+  readTurns,
+  type TrailingTurnPolicy,
+  type TranscriptCursor,
+} from '../transcripts/index.js';
 import { EXTRACT_CONSUMER, ExtractionRun } from './extraction-run.js';
 import type { ExtractJournal, ExtractionStore } from './extraction-store.js';
 import { MemdirError } from '../../shared/errors.js';

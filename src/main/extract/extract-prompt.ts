@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS } from '../../shared/memory-types.js';
 import type { MemorySummary } from '../../shared/scan-types.js';
-import type { Turn } from '../transcripts/turn-types.js';
+import type { Turn } from '../transcripts/index.js';
 import { MemdirError } from '../../shared/errors.js';
 
 /** Budget of the turns part of one request (about 15k tokens). */

@@ -5,12 +5,8 @@
  */
 import path from 'node:path';
 import type { ExtractOperation, ExtractionLogEntry, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
-import type { ProjectLocation } from '../memdir/projects.js';
-import { realpathDeepestExistingSync } from '../memdir/memory-lock.js';
-import { CursorStore } from '../transcripts/cursor-store.js';
-import { memoryWritesInTurn } from '../transcripts/memory-writes.js';
-import { type NewTurns, commitCursor } from '../transcripts/read-new-turns.js';
-import type { Turn } from '../transcripts/turn-types.js';
+import { type ProjectLocation, realpathDeepestExistingSync } from '../memdir/index.js';
+import { commitCursor, CursorStore, memoryWritesInTurn, type NewTurns, type Turn } from '../transcripts/index.js';
 import { applyOperations } from './apply-operations.js';
 import { SpanDecider, skipped } from './decide-span.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';

@@ -6,14 +6,11 @@
  * trailing turn" request of those that arrived), so bursts of events cost one extra run at most.
  */
 import type { ExtractionMode } from '../../shared/app-settings.js';
-import type { JobRunner } from '../jobs/job-runner.js';
-import { resolveProvider } from '../llm/resolve-provider.js';
-import type { ModelProvider } from '../llm/types.js';
-import { ProjectNotFoundError, locateProject } from '../memdir/projects.js';
-import { loadAppSettings } from '../settings/app-settings.js';
-import type { CredentialStore } from '../settings/credentials.js';
-import { listTranscriptsIn } from '../transcripts/list-transcripts.js';
-import type { TrailingTurnPolicy } from '../transcripts/turns.js';
+import type { JobRunner } from '../jobs/index.js';
+import { type ModelProvider, resolveProvider } from '../llm/index.js';
+import { locateProject, ProjectNotFoundError } from '../memdir/index.js';
+import { type CredentialStore, loadAppSettings } from '../settings/index.js';
+import { listTranscriptsIn, type TrailingTurnPolicy } from '../transcripts/index.js';
 import path from 'node:path';
 import { ExtractBusyError, type ExtractTranscriptResult, extractTranscript, isInternalProject, projectOfTranscript } from './extract-memories.js';
 

@@ -19,8 +19,8 @@ import {
   extractionLogEntrySchema,
   proposalSchema,
 } from '../../shared/contract/extract.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
-import type { TranscriptCursor } from '../transcripts/cursor-store.js';
+import { writeDataFile } from '../core/safe-fs.js';
+import type { TranscriptCursor } from '../transcripts/index.js';
 
 const LOG_FILE = 'log.jsonl';
 const LOG_ROTATE_BYTES = 5 * 1024 * 1024;

@@ -12,7 +12,7 @@
  */
 import type { MemoryType } from '../../shared/memory-types.js';
 import type { ExtractOperation } from '../../shared/contract/extract.js';
-import { suggestFileName } from '../memdir/memory-service.js';
+import { suggestFileName } from '../memdir/index.js';
 
 /** A sentence that asks for something to be kept. */
 export interface RememberStatement {

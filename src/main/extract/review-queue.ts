@@ -7,8 +7,7 @@
  */
 import type { ExtractOperation, Proposal, ProposalEdit } from '../../shared/contract/extract.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { scanMemoryDir, teamDirOf } from '../memdir/scan-dir.js';
+import { MemoryError, scanMemoryDir, teamDirOf } from '../memdir/index.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { applyOperations, isAlreadyCreated } from './apply-operations.js';

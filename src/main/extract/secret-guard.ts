@@ -3,7 +3,7 @@
  * writes): every text an operation would put on disk is scanned, and any finding refuses the
  * operation. Findings are described by rule and place, never by the secret itself.
  */
-import { scanText } from '../secrets/scanner.js';
+import { scanText } from '../secrets/index.js';
 
 /** A text about to be written, named for the message. */
 export interface GuardedText {

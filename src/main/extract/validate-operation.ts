@@ -18,8 +18,7 @@ import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { indexImpact } from '../../shared/index-impact.js';
 import { type MemoryType, type Scope, defaultScope, isMemoryType, scopeRefusal, typeFromFileName } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { checkFileName, checkNewFileName, suggestFileName } from '../memdir/memory-service.js';
+import { checkFileName, checkNewFileName, MemoryError, suggestFileName } from '../memdir/index.js';
 import { findSecrets } from './secret-guard.js';
 
 /** The memory directory as the validator needs to know it. */

@@ -3,8 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeFileConfined, renameConfined, writeFileAtomic } from '../memdir/safe-fs.js';
-import { UnsafePathError } from '../memdir/confined-path.js';
+import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
+import { UnsafePathError } from '../core/confined-path.js';
 import { deletedFiles, diffRevisions, HistoryError, listHistory, readAtRevision, recordSnapshot, restoreFromHistory, transact } from './history.js';
 
 let tmp: string;

@@ -10,9 +10,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
 import { resolveDataDir } from '../data-dir/index.js';
-import { cleanupTempFiles, removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
-import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../memdir/memory-lock.js';
-import { splitRelativePath, UnsafePathError } from '../memdir/confined-path.js';
+import { cleanupTempFiles, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
+import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../memdir/index.js';
+import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { git, gitBlob, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseLog } from './log-format.js';

@@ -25,7 +25,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { type SpooledHookEvent, SPOOLED_HOOK_EVENTS } from '../../shared/contract/hooks.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { writeDataFile } from '../core/safe-fs.js';
 import { type HookEvent, hookEventSchema, parseHookPayload } from './hook-payload.js';
 
 /** The spool folder inside the data dir. */

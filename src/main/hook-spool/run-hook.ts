@@ -16,6 +16,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+// eslint-disable-next-line memdir/front-doors -- the hook process loads hook-spool alone (issue 16): session's entry would bundle all of session, extract and llm into every hook (+1.3 MB)
 import { SessionStore } from '../session/session-state.js';
 import { parseHookPayload, parseSessionStartPayload } from './hook-payload.js';
 import { MAX_SPOOLED_BYTES, spoolHookPayload } from './hook-spool.js';

@@ -15,15 +15,11 @@
  */
 import path from 'node:path';
 import type { EventBus } from '../core/event-bus.js';
-import type { JobRunner } from '../jobs/job-runner.js';
-import { resolveProvider } from '../llm/resolve-provider.js';
-import type { ModelProvider } from '../llm/types.js';
-import { loadAppSettings } from '../settings/app-settings.js';
-import type { CredentialStore } from '../settings/credentials.js';
-import { isInternalProject } from '../extract/extract-memories.js';
-import { ExtractionService } from '../extract/extraction-service.js';
-import { TurnEndWatcher } from '../extract/turn-end-watcher.js';
-import { SessionMemory } from '../session/session-memory.js';
+import type { JobRunner } from '../jobs/index.js';
+import { type ModelProvider, resolveProvider } from '../llm/index.js';
+import { type CredentialStore, loadAppSettings } from '../settings/index.js';
+import { ExtractionService, isInternalProject, TurnEndWatcher } from '../extract/index.js';
+import { SessionMemory } from '../session/index.js';
 import { readHooksStatus } from './claude-settings-hooks.js';
 import { HookServer } from './hook-channel.js';
 import { drainSpool, type HookEvent, logHookProblem, watchSpool } from '../hook-spool/index.js';

@@ -37,16 +37,17 @@ import {
   SESSION_START_MATCHER,
   type SpooledHookEvent,
 } from '../../shared/contract/hooks.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { writeDataFile } from '../core/safe-fs.js';
 import {
-  type SettingsEdit,
-  type SettingsEditResult,
   applySettingsEdit,
+  type JsoncDocument,
+  JsoncSyntaxError,
   planSettingsEdit,
   readSettingsFile,
+  type SettingsEdit,
+  type SettingsEditResult,
   userSettingsFile,
-} from '../settings/claude-settings-file.js';
-import { type JsoncDocument, JsoncSyntaxError } from '../settings/jsonc-edit.js';
+} from '../settings/index.js';
 import { isAppListening } from './hook-channel.js';
 import { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
 import { countSpooled, spoolHookCommand } from '../hook-spool/index.js';

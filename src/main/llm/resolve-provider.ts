@@ -7,8 +7,7 @@
  * callers take their labelled offline path. An explicit choice that cannot work (no key, no
  * CLI) gives the same offline behaviour but an `error` status saying what is missing.
  */
-import type { AppSettings } from '../settings/app-settings.js';
-import { CREDENTIAL_NAMES, type CredentialStore } from '../settings/credentials.js';
+import { type AppSettings, CREDENTIAL_NAMES, type CredentialStore } from '../settings/index.js';
 import { ClaudeCliProvider } from './claude-cli-provider.js';
 import { redact } from './redact.js';
 import { type CompleteResult, LlmError, type ModelProvider, type ModelTask, type ProviderStatus } from './types.js';

@@ -6,7 +6,7 @@
  * labelled offline path.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ModelTask } from '../settings/app-settings.js';
+import type { ModelTask } from '../settings/index.js';
 
 export type { ModelTask };
 

@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
-import { readLines } from '../transcripts/line-reader.js';
-import { listTranscriptsIn } from '../transcripts/list-transcripts.js';
+import { listTranscriptsIn, readLines } from '../transcripts/index.js';
 import { readMemoryText } from './read-file.js';
 
 /** The contract of `memdir show <project> --loaded --json` (README). */

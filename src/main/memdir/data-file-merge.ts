@@ -9,8 +9,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { MemoryFileError } from './confined-path.js';
-import { renameConfined, writeDataFile } from './safe-fs.js';
+import { MemoryFileError } from '../core/confined-path.js';
+import { renameConfined, writeDataFile } from '../core/safe-fs.js';
 import { withMemoryLock } from './memory-lock.js';
 
 /** A data file as read now: its parsed contents (or `damaged`), the stat facts of the very file read, and when it last changed. */

@@ -1,6 +1,6 @@
 /**
  * Claude Code's memory directories on disk (R-INDEX, R-KEY): the home and its projects, scanning, reading and
- * writing memories with history, the index, the confined file system under every writer.
+ * writing memories with history, the index, the memory lock (the confined file system under every writer is core's).
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
 export { agentIndexView } from './agent-index.js';
@@ -43,9 +43,7 @@ export {
 export { factsOf, type FileFacts, readMemoryText } from './read-file.js';
 export { INDEX_READ_MAX_BYTES, type MemoryFileText, readMemoryFile, UnreadableMemoryError } from './read-memory-file.js';
 export { runGit } from './run-git.js';
-export { MemoryFileError, openConfinedForRead, resolveInside, splitRelativePath, UnsafePathError } from './confined-path.js';
 export { acquireOwnedLock, memoryDirKey, realpathDeepestExisting, realpathDeepestExistingSync, withMemoryLock } from './memory-lock.js';
-export { cleanupTempFiles, removeFileConfined, writeDataFile, writeFileAtomic } from './safe-fs.js';
 export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';
 export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
 export { HomeScanCache, scanHome, scanProject } from './scan-home.js';

@@ -23,12 +23,12 @@ import { quoteName } from '../../shared/visible-text.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import type { FixKind, Problem } from '../../shared/problems.js';
-import { type ChangeSource, type HistoryEntry, transact } from '../history/history.js';
+import { type ChangeSource, type HistoryEntry, transact } from '../history/index.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
-import { removeFileConfined, renameConfined, writeFileAtomic } from './safe-fs.js';
-import { resolveInside } from './confined-path.js';
+import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
+import { resolveInside } from '../core/confined-path.js';
 import { type TopicFields, frontmatterProblem, parseTopicFile, replaceFrontmatter, serializeTopicFile } from './topic-file.js';
 
 export interface Where {

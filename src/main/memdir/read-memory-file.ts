@@ -13,7 +13,7 @@ import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR, TOPIC_MAX_BYTES } from '../../shared/limits.js';
 import { MemdirError } from '../../shared/errors.js';
 import { errCode } from '../core/fs-errors.js';
-import { confine, MemoryFileError, splitRelativePath, UnsafePathError } from './confined-path.js';
+import { confine, MemoryFileError, splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { type FileFacts, readMemoryText } from './read-file.js';
 
 /**

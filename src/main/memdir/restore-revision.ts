@@ -3,7 +3,7 @@
  * `memdir restore` (issue 17, item 1): one memory file with its index pointer, or the whole memory
  * directory, as it was at a revision.
  */
-import { restoreFromHistory } from '../history/history.js';
+import { restoreFromHistory } from '../history/index.js';
 import { restoreMemoryFile, type UndoResult } from './undo-change.js';
 
 /**

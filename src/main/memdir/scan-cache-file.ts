@@ -18,7 +18,7 @@ import { memoryDirScanSchema } from '../../shared/scan-types.js';
 import type { FileFacts } from './read-file.js';
 import { type CachedIndex, type CachedTopic, RACY_MS, type StoredDir, type StoredFacts, UNKNOWN, childPath } from './scan-cache.js';
 import { HomeScanCache } from './scan-home.js';
-import { writeDataFile } from './safe-fs.js';
+import { writeDataFile } from '../core/safe-fs.js';
 
 /** Bump when the meaning or shape of the file changes: an older or newer file is then ignored. */
 export const SCAN_CACHE_VERSION = 3;

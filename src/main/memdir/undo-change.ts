@@ -10,10 +10,10 @@ import path from 'node:path';
 import { parseIndex, serializeIndex } from '../../shared/index-format.js';
 import { describePlacement, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { type HistoryEntry, readAtRevision, readEntry, restoreFromHistory, transact } from '../history/history.js';
+import { type HistoryEntry, readAtRevision, readEntry, restoreFromHistory, transact } from '../history/index.js';
 import { MemoryError } from './memory-error.js';
 import { readText } from './memory-service.js';
-import { removeFileConfined, writeFileAtomic } from './safe-fs.js';
+import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 
 /** What an undo or a restore did, with sentences about the pointers it put back. */
 export interface UndoResult {

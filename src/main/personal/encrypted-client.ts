@@ -24,18 +24,18 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ChecksumsResponse } from '../../shared/protocol/sync.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
-import { sha256Hex } from '../team/hash-cache.js';
+import { writeDataFile } from '../core/safe-fs.js';
 import {
   type CommitOutcome,
   type Conditional,
   type PulledEntries,
   type PutOutcome,
+  sha256Hex,
   type SpaceClient,
   type TeamClient,
   TeamClientError,
-} from '../team/team-client.js';
-import { TeamSyncError } from '../team/team-sync.js';
+  TeamSyncError,
+} from '../team/index.js';
 import { type KeyRecord, type PersonalKeys, keyRecordSchema } from './personal-crypto.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);

@@ -20,13 +20,22 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeDataFile } from '../memdir/safe-fs.js';
-import type { CredentialStore } from '../settings/credentials.js';
-import type { AlertCenter } from '../team/alert-center.js';
-import { ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, connectionDir, teamDataDir, tokenIdOf } from '../team/connections.js';
-import { PERSONAL_SPACE } from '../team/sync-space.js';
-import { TeamClient } from '../team/team-client.js';
-import { TeamSync, type TeamSyncOptions } from '../team/team-sync.js';
+import { writeDataFile } from '../core/safe-fs.js';
+import type { CredentialStore } from '../settings/index.js';
+import {
+  type AlertCenter,
+  checkServerUrl,
+  connectionDir,
+  ConnectionStore,
+  PERSONAL_SPACE,
+  TeamClient,
+  TeamConfigError,
+  type TeamConnection,
+  teamDataDir,
+  TeamSync,
+  type TeamSyncOptions,
+  tokenIdOf,
+} from '../team/index.js';
 import { EncryptedSpaceClient } from './encrypted-client.js';
 import { PERSONAL_MAX_ENTRY_BYTES, PersonalKeyError, PersonalKeys, createKey, parseKeyRecord, unlockKey } from './personal-crypto.js';
 import type { SyncIdentity } from './project-key.js';

@@ -10,12 +10,17 @@ import type { ConflictDetail, ConflictResolution, SyncReport, SyncStateName } fr
 import type { PersonalProjectStatus, PersonalStatus } from '../../shared/contract/personal.js';
 import { MIN_PASSPHRASE_CHARS, PASSPHRASE_WARNING } from '../../shared/personal-sync.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
-import type { AlertCenter } from '../team/alert-center.js';
-import type { TeamConnection } from '../team/connections.js';
-import type { TeamHost, TeamServiceOptions } from '../team/team-service.js';
-import { type Running, SyncScheduler } from '../team/sync-scheduler.js';
-import { PERSONAL_SPACE } from '../team/sync-space.js';
-import { type TeamSync, TeamSyncError } from '../team/team-sync.js';
+import {
+  type AlertCenter,
+  PERSONAL_SPACE,
+  type Running,
+  SyncScheduler,
+  type TeamConnection,
+  type TeamHost,
+  type TeamServiceOptions,
+  type TeamSync,
+  TeamSyncError,
+} from '../team/index.js';
 import {
   PersonalSyncError,
   connectAccount,

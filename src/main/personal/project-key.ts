@@ -10,7 +10,7 @@
  * path (`file://…`) is not one either.
  */
 import { identityKey } from '../../shared/project-identity.js';
-import { readPathFacts } from '../memdir/project-identity.js';
+import { readPathFacts } from '../memdir/index.js';
 
 /** The id a project is synced under, and what it came from (shown to the user). */
 export interface SyncIdentity {

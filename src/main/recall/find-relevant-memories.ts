@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { RECALL_MAX_SELECTED } from '../../shared/limits.js';
 import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import type { IndexSummary } from '../../shared/scan-types.js';
-import { LlmError, type ModelProvider } from '../llm/types.js';
+import { LlmError, type ModelProvider } from '../llm/index.js';
 import type { AlwaysLoaded, RecallResult, RecallSelection } from '../../shared/recall-types.js';
 import { explainRecall } from './explain-recall.js';
 import { LocalRanker } from './local-ranker.js';

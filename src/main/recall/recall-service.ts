@@ -12,15 +12,19 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { IndexSummary, MemoryDirScan } from '../../shared/scan-types.js';
 import { resolveDataDir } from '../data-dir/index.js';
-import { resolveProvider } from '../llm/resolve-provider.js';
-import type { ModelProvider } from '../llm/types.js';
-import { locateProject, type ProjectLocation } from '../memdir/projects.js';
-import { readMemoryText } from '../memdir/read-file.js';
-import { ScanCache, scanMemoryDir, teamDirOf } from '../memdir/scan-dir.js';
-import { parseTopicFile } from '../memdir/topic-file.js';
-import { type AppSettings, loadAppSettings } from '../settings/app-settings.js';
-import { changeDataFile, readDataFileNow } from '../memdir/data-file-merge.js';
-import { type CredentialStore, FileCredentialStore } from '../settings/credentials.js';
+import { type ModelProvider, resolveProvider } from '../llm/index.js';
+import {
+  changeDataFile,
+  locateProject,
+  parseTopicFile,
+  type ProjectLocation,
+  readDataFileNow,
+  readMemoryText,
+  ScanCache,
+  scanMemoryDir,
+  teamDirOf,
+} from '../memdir/index.js';
+import { type AppSettings, type CredentialStore, FileCredentialStore, loadAppSettings } from '../settings/index.js';
 import { type RecallCandidate, compareRecallMethods, findRelevantMemories } from './find-relevant-memories.js';
 import { LocalRanker, type RankExplanation, type RankableMemory } from './local-ranker.js';
 import { type ClaudeCodeSession, newClaudeCodeSession, recallLikeClaudeCode } from './claude-code/recall-like-claude-code.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { CloneGroup } from '../../shared/contract/identity.js';
 import { compareIdentities } from '../../shared/project-identity.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
-import { changeDataFile, readDataFileNow } from '../memdir/data-file-merge.js';
+import { changeDataFile, readDataFileNow } from '../memdir/index.js';
 import { isOrphan } from './orphans.js';
 
 function keptFile(dataDir: string): string {

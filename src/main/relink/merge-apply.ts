@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { MergeConflict, MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { transact } from '../history/history.js';
-import { MAX_MEMORY_DEPTH } from '../memdir/list-memory-files.js';
-import { removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
+import { transact } from '../history/index.js';
+import { MAX_MEMORY_DEPTH } from '../memdir/index.js';
+import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { type AreaPlan, type FileMap, planArea } from './merge-plan.js';
 import { keepConflictBytes, newMergeId, saveMergeRecord } from './merge-records.js';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type MergeRecord, mergeRecordSchema } from '../../shared/contract/identity.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { writeDataFile } from '../core/safe-fs.js';
 
 const ID = /^\d{8}-\d{6}-[0-9a-f]{4}$/;
 const pad = (n: number) => String(n).padStart(2, '0');

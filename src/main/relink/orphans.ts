@@ -13,9 +13,7 @@ import { type IdentityEvidence, type ProjectIdentity, baseNameOf, compareIdentit
 import { SANITIZED_MAX_LENGTH } from '../../shared/limits.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
-import { type IdentityCache, identityOfPath, readPathFacts } from '../memdir/project-identity.js';
-import { locateProject } from '../memdir/projects.js';
-import { scanHome } from '../memdir/scan-home.js';
+import { type IdentityCache, identityOfPath, locateProject, readPathFacts, scanHome } from '../memdir/index.js';
 
 /** A workspace is looked into this deep (the folder, its children, their children). */
 export const WORKSPACE_DEPTH = 2;

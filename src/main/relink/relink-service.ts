@@ -14,13 +14,18 @@ import path from 'node:path';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { compareIdentities, identitiesDisagree, type ProjectIdentity } from '../../shared/project-identity.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
-import { readSnapshot } from '../history/history.js';
-import { recordedMemoryDirs } from '../history/shadow-repo.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { ConnectionStore } from '../team/connections.js';
-import { identityOfPath, readPathFacts, rememberProjectPath } from '../memdir/project-identity.js';
-import { type ProjectLocation, locateProject } from '../memdir/projects.js';
-import { scanHome, scanProject } from '../memdir/scan-home.js';
+import { readSnapshot, recordedMemoryDirs } from '../history/index.js';
+import {
+  identityOfPath,
+  locateProject,
+  MemoryError,
+  type ProjectLocation,
+  readPathFacts,
+  rememberProjectPath,
+  scanHome,
+  scanProject,
+} from '../memdir/index.js';
+import { ConnectionStore } from '../team/index.js';
 import { type MergeArea, applyMerge, planAreas, planFiles, readArea } from './merge-apply.js';
 import { findOrphans, isOrphan } from './orphans.js';
 

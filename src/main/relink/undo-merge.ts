@@ -7,9 +7,9 @@
  * `memdir restore`.
  */
 import type { MergeRecord } from '../../shared/contract/identity.js';
-import { HistoryError, readAtRevision, transact } from '../history/history.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
+import { HistoryError, readAtRevision, transact } from '../history/index.js';
+import { MemoryError } from '../memdir/index.js';
+import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
 import { readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
 import fs from 'node:fs';

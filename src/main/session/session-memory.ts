@@ -21,13 +21,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type ClaudeCodeSummary, SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
-import { LlmError, type ModelProvider } from '../llm/types.js';
-import { CursorStore, type CursorLoad, type TranscriptCursor } from '../transcripts/cursor-store.js';
-import { listHomeTranscripts } from '../transcripts/list-transcripts.js';
-import { FILE_WRITE_TOOLS } from '../transcripts/memory-writes.js';
-import { readNewTurns } from '../transcripts/read-new-turns.js';
-import type { Turn } from '../transcripts/turn-types.js';
-import { isInternalProject, projectOfTranscript } from '../extract/extract-memories.js';
+import { LlmError, type ModelProvider } from '../llm/index.js';
+import { type CursorLoad, CursorStore, FILE_WRITE_TOOLS, listHomeTranscripts, readNewTurns, type TranscriptCursor, type Turn } from '../transcripts/index.js';
+import { isInternalProject, projectOfTranscript } from '../extract/index.js';
 import { SESSION_SYSTEM_PROMPT, buildSessionPrompt, noteProblem, renderModelNote, renderOfflineNote } from './session-note.js';
 import { SESSION_ID, type SessionFacts, type SessionState, SessionStore, newSessionState } from './session-state.js';
 

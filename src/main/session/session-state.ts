@@ -11,8 +11,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeDataFile } from '../memdir/safe-fs.js';
-import type { TranscriptCursor } from '../transcripts/cursor-store.js';
+import { writeDataFile } from '../core/safe-fs.js';
+import type { TranscriptCursor } from '../transcripts/index.js';
 
 /** Session ids become file names: only these characters. */
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

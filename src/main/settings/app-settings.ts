@@ -11,7 +11,7 @@ import { issueSentence } from '../../shared/issue-sentence.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type AppSettings, type AppSettingsPatch, appSettingsSchema, defaultAppSettings, isRecord, parseAppSettings } from '../../shared/app-settings.js';
-import { LEAVE_AS_IS, changeDataFile } from '../memdir/data-file-merge.js';
+import { changeDataFile, LEAVE_AS_IS } from '../memdir/index.js';
 
 export * from '../../shared/app-settings.js';
 

@@ -4,7 +4,7 @@
  * and reads it back through the settings reader (memdir/settings.ts), so what the switch shows
  * is what Memdir's scheduler and Claude Code's 2.1.88 rule will read.
  */
-import { type SettingsCache, readEffectiveSettings } from '../memdir/settings.js';
+import { readEffectiveSettings, type SettingsCache } from '../memdir/index.js';
 import { SettingsFileError, applySettingsEdit, planSettingsEdit, readSettingsFile, userSettingsFile } from './claude-settings-file.js';
 import type { JsoncDocument } from './jsonc-edit.js';
 

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { writeFileAtomic } from '../memdir/safe-fs.js';
+import { writeFileAtomic } from '../core/safe-fs.js';
 import { JsoncDocument, JsoncSyntaxError } from './jsonc-edit.js';
 import { MemdirError } from '../../shared/errors.js';
 

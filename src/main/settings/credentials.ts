@@ -8,7 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { changeDataFile } from '../memdir/data-file-merge.js';
+import { changeDataFile } from '../memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
 
 /** The file name inside the data dir. */

@@ -24,8 +24,8 @@ import { z } from 'zod';
 import { type AlertRecord, type AllowedSecret, alertRecordSchema, allowedSecretSchema } from '../../shared/contract/alerts.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
-import { withMemoryLock } from '../memdir/memory-lock.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { withMemoryLock } from '../memdir/index.js';
+import { writeDataFile } from '../core/safe-fs.js';
 import { MemdirError } from '../../shared/errors.js';
 
 /** Kept beside each alert: what it is about, and what exactly it said. */

@@ -3,7 +3,7 @@
  * sync view (TeamService.connect) and `memdir team connect` (issue 17, item 1: it was written
  * twice, and the two had drifted in their wording).
  */
-import type { CredentialStore } from '../settings/credentials.js';
+import type { CredentialStore } from '../settings/index.js';
 import { type ConnectionStore, type TeamConnection, TeamConfigError, checkServerUrl, checkTeamName, tokenCredentialName, tokenIdOf } from './connections.js';
 import { TeamClient } from './team-client.js';
 

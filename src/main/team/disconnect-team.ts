@@ -5,7 +5,7 @@
  * stored token go. An app running while the CLI disconnects notices the connection is gone at its
  * next scheduler tick (SyncScheduler: its engine stops, the Team sync view is told).
  */
-import type { CredentialStore } from '../settings/credentials.js';
+import type { CredentialStore } from '../settings/index.js';
 import { type ConnectionStore, type TeamConnection, tokenCredentialName } from './connections.js';
 
 /** Where the connection and its token are kept, and what the caller does around the change. */

@@ -20,8 +20,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
-import type { FileFacts } from '../memdir/read-file.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import type { FileFacts } from '../memdir/index.js';
+import { writeDataFile } from '../core/safe-fs.js';
 
 /** Widest timestamp granularity among common file systems (FAT: 2 s; HFS+: 1 s). */
 export const RACY_MS = 2_000;

@@ -12,12 +12,9 @@ import { addIndexEntry, indexEntries, parseIndex, removeIndexEntries, serializeI
 import { INDEX_FILE } from '../../shared/limits.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { resolveDataDir } from '../data-dir/index.js';
-import { transact } from '../history/history.js';
-import { MemoryError } from '../memdir/memory-error.js';
-import { checkFileName, inScope, readText } from '../memdir/memory-service.js';
-import { memoryDirKey } from '../memdir/memory-lock.js';
-import { removeFileConfined, writeFileAtomic } from '../memdir/safe-fs.js';
-import { parseTopicFile } from '../memdir/topic-file.js';
+import { transact } from '../history/index.js';
+import { checkFileName, inScope, memoryDirKey, MemoryError, parseTopicFile, readText } from '../memdir/index.js';
+import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { connectionDir } from './connections.js';
 import { StateFile } from './sync-state.js';
 import { checkTeamDir, resolveTeamKey } from './team-paths.js';

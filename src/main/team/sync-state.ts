@@ -25,8 +25,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
 import { isProtocolEtag } from '../../shared/protocol/sync.js';
-import { acquireOwnedLock } from '../memdir/memory-lock.js';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { acquireOwnedLock } from '../memdir/index.js';
+import { writeDataFile } from '../core/safe-fs.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 

@@ -19,11 +19,10 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { type SyncSpace, TEAM_SPACE, isExcluded, spaceRel } from './sync-space.js';
-import { type FileFacts, factsOf } from '../memdir/read-file.js';
+import { factsOf, type FileFacts, realpathDeepestExisting, realpathDeepestExistingSync } from '../memdir/index.js';
 import { errCode as code } from '../core/fs-errors.js';
-import { MemoryFileError, UnsafePathError, openConfinedForRead } from '../memdir/confined-path.js';
-import { realpathDeepestExisting, realpathDeepestExistingSync } from '../memdir/memory-lock.js';
-import { writeFileAtomic } from '../memdir/safe-fs.js';
+import { MemoryFileError, UnsafePathError, openConfinedForRead } from '../core/confined-path.js';
+import { writeFileAtomic } from '../core/safe-fs.js';
 import { MemdirError } from '../../shared/errors.js';
 
 /** A team path that Memdir refuses to read or write, with a sentence a person understands. */

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { writeDataFile } from '../memdir/safe-fs.js';
+import { writeDataFile } from '../core/safe-fs.js';
 import path from 'node:path';
 import { z } from 'zod';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';

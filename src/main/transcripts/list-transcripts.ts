@@ -5,8 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { listProjectDirs } from '../memdir/projects.js';
-import { projectsRoot } from '../memdir/home.js';
+import { listProjectDirs, projectsRoot } from '../memdir/index.js';
 
 /** A transcript file found on disk. */
 export interface TranscriptFile {

@@ -9,7 +9,7 @@
  * steps never leaves a status that says nothing is wrong (issue 15).
  */
 import type { DreamRecord } from '../../../shared/contract/dream.js';
-import { type HistoryEntry, listHistory } from '../../history/history.js';
+import { type HistoryEntry, listHistory } from '../../history/index.js';
 import type { DreamLockRecovery } from '../consolidation-lock.js';
 import { adoptCompletedDreamLock, recoverCrashedDreams } from '../consolidation-lock.js';
 import { isProcessAlive } from '../../core/process.js';

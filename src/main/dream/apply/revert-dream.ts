@@ -7,8 +7,8 @@
  * undo someone else's later work.
  */
 import type { DreamRecord, DreamRevert } from '../../../shared/contract/dream.js';
-import { HistoryError, readAtRevision, transact } from '../../history/history.js';
-import { removeFileConfined, writeFileAtomic } from '../../memdir/safe-fs.js';
+import { HistoryError, readAtRevision, transact } from '../../history/index.js';
+import { removeFileConfined, writeFileAtomic } from '../../core/safe-fs.js';
 import { DreamError } from '../dream-error.js';
 import { formatReport } from '../records/dream-report.js';
 import { requireDreamRecord, saveDreamRecord } from '../records/dream-records.js';

@@ -16,9 +16,8 @@
 import fs from 'node:fs';
 import type { ClaudeCodeDreamStatus } from '../../../shared/contract/dream.js';
 import path from 'node:path';
-import { firstTranscriptField } from '../../memdir/projects.js';
-import type { EffectiveSettings } from '../../memdir/settings.js';
-import { listTranscriptsIn } from '../../transcripts/list-transcripts.js';
+import { type EffectiveSettings, firstTranscriptField } from '../../memdir/index.js';
+import { listTranscriptsIn } from '../../transcripts/index.js';
 
 /** The flag's name in Claude Code's feature cache. */
 export const AUTO_DREAM_FLAG = 'tengu_onyx_plover';

@@ -17,7 +17,7 @@
  */
 import path from 'node:path';
 import { isoTime } from '../../../shared/iso-time.js';
-import type { EffectiveSettings } from '../../memdir/settings.js';
+import type { EffectiveSettings } from '../../memdir/index.js';
 import {
   CLOCK_SKEW_TOLERANCE_MS,
   CONSOLIDATION_LOCK_FILE,

@@ -13,12 +13,10 @@
  */
 import { TEAM_DIR } from '../../../shared/limits.js';
 import { scopeRefusal } from '../../../shared/memory-types.js';
-import { checkFileName, checkNewFileName } from '../../memdir/memory-service.js';
+import { checkFileName, checkNewFileName, MemoryError, parseTopicFile } from '../../memdir/index.js';
 import { visibleText } from '../../../shared/visible-text.js';
-import { MemoryError } from '../../memdir/memory-error.js';
-import { UnsafePathError, splitRelativePath } from '../../memdir/confined-path.js';
-import { parseTopicFile } from '../../memdir/topic-file.js';
-import { scanText } from '../../secrets/scanner.js';
+import { UnsafePathError, splitRelativePath } from '../../core/confined-path.js';
+import { scanText } from '../../secrets/index.js';
 import type { DreamPlan } from '../plan/dream-plan.js';
 import type { MemorySnapshot } from '../plan/memory-snapshot.js';
 

@@ -6,7 +6,7 @@
  */
 import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
 import type { Scope } from '../../../shared/memory-types.js';
-import { parseTopicFile } from '../../memdir/topic-file.js';
+import { parseTopicFile } from '../../memdir/index.js';
 import { relOf, scopeOf } from './memory-snapshot.js';
 import { type IndexTopic, type PruneIndexResult, pruneIndex } from './prune-index.js';
 

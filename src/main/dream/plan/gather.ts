@@ -9,8 +9,7 @@
  * says it gives its timestamp, the anchor for turning the date absolute.
  */
 import path from 'node:path';
-import { listTranscriptsIn } from '../../transcripts/list-transcripts.js';
-import { grepTranscript } from '../../transcripts/signal-grep.js';
+import { grepTranscript, listTranscriptsIn } from '../../transcripts/index.js';
 
 /** Kinds of signal Gather looks for. */
 export const SIGNAL_CATEGORIES = ['correction', 'decision', 'preference', 'reference', 'date'] as const;

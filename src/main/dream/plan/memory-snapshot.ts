@@ -13,8 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
 import type { Scope } from '../../../shared/memory-types.js';
-import { readMemoryText } from '../../memdir/read-file.js';
-import { type ParsedTopic, parseTopicFile } from '../../memdir/topic-file.js';
+import { type ParsedTopic, parseTopicFile, readMemoryText } from '../../memdir/index.js';
 
 /** One file as Orient read it. */
 export interface SnapshotFile {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type DreamRecord, dreamRecordSchema } from '../../../shared/contract/dream.js';
-import { writeDataFile } from '../../memdir/safe-fs.js';
+import { writeDataFile } from '../../core/safe-fs.js';
 import { DreamError } from '../dream-error.js';
 import type { StagedChange } from '../plan/dream-plan.js';
 

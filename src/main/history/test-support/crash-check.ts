@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseIndex } from '../../../shared/index-format.js';
-import { TEMP_FILE_PREFIX } from '../../memdir/safe-fs.js';
+import { TEMP_FILE_PREFIX } from '../../core/safe-fs.js';
 
 const run = promisify(execFile);
 

@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import { transact } from '../history.js';
-import { writeFileAtomic } from '../../memdir/safe-fs.js';
+import { writeFileAtomic } from '../../core/safe-fs.js';
 
 const [memoryDir = '', dataDir = '', logPath = ''] = process.argv.slice(2);
 

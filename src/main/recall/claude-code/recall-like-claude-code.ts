@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ClaudeCodeRecallResult } from '../../../shared/recall-types.js';
-import { LlmError, type ModelProvider } from '../../llm/types.js';
+import { LlmError, type ModelProvider } from '../../llm/index.js';
 import type { ClaudeCodeRecallSwitch } from './recall-switch.js';
 import { CLAUDE_CODE_RECALL_CAP, type ClaudeCodeMemoryHeader, scanLikeClaudeCode } from './scan-memories.js';
 import {

@@ -24,9 +24,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { isMemoryType, type MemoryType } from '../../../shared/memory-types.js';
 import { SKIPPED_TOP_FOLDERS } from '../../../shared/limits.js';
-import { quoteProblematicValues } from '../../memdir/frontmatter-retry.js';
-import { scanFrontmatter } from '../../memdir/frontmatter-scanner.js';
-import { mapLimit } from '../../memdir/scan-dir.js';
+import { mapLimit, quoteProblematicValues, scanFrontmatter } from '../../memdir/index.js';
 
 /** A topic file as Claude Code's recall sees it. */
 export interface ClaudeCodeMemoryHeader {

@@ -10,9 +10,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { listProjectDirs } from '../../memdir/projects.js';
-import { projectsRoot } from '../../memdir/home.js';
-import { readLines } from '../../transcripts/line-reader.js';
+import { listProjectDirs, projectsRoot } from '../../memdir/index.js';
+import { readLines } from '../../transcripts/index.js';
 
 /** Claude Code stops recalling in a session once this many characters of memories were loaded. */
 export const SESSION_RECALL_BUDGET_CHARS = 61_440;

@@ -16,12 +16,20 @@ import { APP_ROOT, builtPath } from '../../core/app-root.js';
 import { AppContext } from '../../app/app-context.js';
 import { createAppDispatcher } from '../../api/index.js';
 import { CONTENT_SECURITY_POLICY } from '../host/host-server.js';
-import { backgroundWork } from '../../desktop/background-work.js';
-import { DEEP_LINK_SCHEME, type DeepLinkTarget, deepLinkIn, deepLinkTarget } from '../../desktop/deep-link.js';
-import type { DesktopShell } from '../../desktop/desktop-shell.js';
-import { autostartFile, autostartProgram, readAutostart, writeAutostart } from '../../desktop/linux-autostart.js';
-import { notificationFor } from '../../desktop/notifications.js';
-import { loadAppSettings } from '../../settings/app-settings.js';
+import {
+  autostartFile,
+  autostartProgram,
+  backgroundWork,
+  DEEP_LINK_SCHEME,
+  deepLinkIn,
+  deepLinkTarget,
+  type DeepLinkTarget,
+  type DesktopShell,
+  notificationFor,
+  readAutostart,
+  writeAutostart,
+} from '../../desktop/index.js';
+import { loadAppSettings } from '../../settings/index.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, SUBSCRIBE_CHANNEL } from './ipc-channels.js';
 import { loadWindowState, saveWindowState } from './window-state.js';
 

@@ -7,7 +7,7 @@
  * makes it a conflict again, never a loss.
  */
 import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
-import { transact } from '../../history/history.js';
+import { transact } from '../../history/index.js';
 import { sha256Hex } from '../hash-cache.js';
 import { type TeamFile, checkTeamDir, resolveTeamKey } from '../team-paths.js';
 import { mergeLines } from './merge.js';

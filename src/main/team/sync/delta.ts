@@ -7,8 +7,8 @@
  */
 import type { WaitingItem } from '../../../shared/contract/team.js';
 import type { Finding } from '../../../shared/secret-types.js';
-import type { FileFacts } from '../../memdir/read-file.js';
-import { scanText } from '../../secrets/scanner.js';
+import type { FileFacts } from '../../memdir/index.js';
+import { scanText } from '../../secrets/index.js';
 import { secretAlertMessage } from '../alert-center.js';
 import { type TeamFile, TeamPathError, checkTeamDir, resolveTeamKey } from '../team-paths.js';
 import type { Cycle, LocalInfo, SyncEngine } from './engine.js';

@@ -10,7 +10,7 @@ import type { SyncReport } from '../../../shared/contract/team.js';
 import { TOPIC_MAX_BYTES } from '../../../shared/limits.js';
 import type { Finding } from '../../../shared/secret-types.js';
 import { parseEtag } from '../../../shared/protocol/sync.js';
-import type { FileFacts } from '../../memdir/read-file.js';
+import type { FileFacts } from '../../memdir/index.js';
 import type { AlertCenter } from '../alert-center.js';
 import { type TeamConnection, connectionDir } from '../connections.js';
 import { HashCache, sameFacts } from '../hash-cache.js';

@@ -20,7 +20,7 @@
  */
 import { foldPathKey } from '../../../shared/path-key.js';
 import { utf8Length } from '../../../shared/utf8.js';
-import { listHistory, transact } from '../../history/history.js';
+import { listHistory, transact } from '../../history/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, resolveTeamKey } from '../team-paths.js';

@@ -16,7 +16,7 @@ import { constants as fsConstants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { errCode } from '../core/fs-errors.js';
+import { errCode } from './fs-errors.js';
 import { MemdirError, type MemdirErrorCode } from '../../shared/errors.js';
 
 /** A path Memdir refuses to write: it leaves the memory dir, goes through a symlink, or is malformed. */

@@ -16,7 +16,7 @@ import { constants as fsConstants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { errCode } from '../core/fs-errors.js';
+import { errCode } from './fs-errors.js';
 import { type Confined, MemoryFileError, UnsafePathError, confine, explain, lstatOrNull, verifyOpened } from './confined-path.js';
 
 /** Temp files start with a dot so scans, watchers and history (which ignore dotfiles) skip them. */
