@@ -41,6 +41,26 @@ export const HANDLERS: Handlers = {
   ...identityHandlers,
 };
 
+/**
+ * The calls answered while the app's background services are still starting (AppContext.open):
+ * the dashboard's first screen, whose handlers read only the home and its scan. Every other call
+ * waits for the services, so none sees them half started.
+ */
+const ANSWERED_WHILE_STARTING: ReadonlySet<unknown> = new Set(['app.info', 'projects.list']);
+
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
-  return createDispatcher(ctx, HANDLERS, subscribers);
+  const dispatcher = createDispatcher(ctx, HANDLERS, subscribers);
+  return {
+    async call(name, input) {
+      if (!ANSWERED_WHILE_STARTING.has(name)) {
+        try {
+          await ctx.servicesStarted;
+        } catch (error) {
+          return { ok: false, error: { code: 'internal', message: `Memdir could not start: ${(error as Error).message}` } };
+        }
+      }
+      return dispatcher.call(name, input);
+    },
+    subscribe: dispatcher.subscribe,
+  };
 }

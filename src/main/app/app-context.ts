@@ -62,6 +62,7 @@ export class AppContext {
   private changes = 0;
   /** The home scan running now, and the changes count it started at. */
   private scanning: { changes: number; scan: Promise<HomeScan> } | null = null;
+  private servicesStarting: Promise<void> = Promise.resolve();
 
   private constructor(private readonly options: AppContextOptions) {
     this.env = options.env ?? process.env;
@@ -80,19 +81,47 @@ export class AppContext {
     return this.recallService;
   }
 
+  /** The app open and its background services started (see `open`). */
   static async create(options: AppContextOptions = {}): Promise<AppContext> {
+    const ctx = await AppContext.open(options);
+    await ctx.servicesStarted;
+    return ctx;
+  }
+
+  /**
+   * The app open far enough to say what the home holds: the home chosen, the scan cache read, a
+   * killed dream undone and (with `watch: true`) the watcher on and the first scan running. The
+   * background services (dream scheduler, hooks and transcript watcher, team and personal sync)
+   * start after that first scan, not beside it: on a start they took the CPU the dashboard's first
+   * list waits for (issue 16, bench start). `servicesStarted` settles when they have started.
+   */
+  static async open(options: AppContextOptions = {}): Promise<AppContext> {
     const ctx = new AppContext(options);
     ctx.choice = await readHomeChoice(ctx.dataDir);
     ctx.applyHome();
     ctx.openCache();
     // A dream killed while it applied (kill -9, power loss) is undone before anything is shown.
     await ctx.dreams.recover();
-    if (options.watch) ctx.startWatching();
-    if (options.watch) ctx.dreams.startScheduler();
-    if (options.watch) await ctx.autoMemory.start();
-    if (options.watch) await ctx.team.start();
-    if (options.watch) await ctx.personal.start();
+    if (options.watch) {
+      ctx.startWatching();
+      ctx.servicesStarting = ctx.startServices();
+      // Whoever awaits it hears a failure; a process that never does is not brought down by it.
+      ctx.servicesStarting.catch(() => undefined);
+    }
     return ctx;
+  }
+
+  private async startServices(): Promise<void> {
+    await this.scanning?.scan.catch(() => undefined);
+    this.dreams.startScheduler();
+    await this.autoMemory.start();
+    await this.team.start();
+    await this.personal.start();
+  }
+
+  /** Settles once the background services have started (at once without `watch`); rejects with why they could not. */
+  get servicesStarted(): Promise<void> {
+    return this.servicesStarting;
   }
 
   get home(): string {
@@ -230,6 +259,8 @@ export class AppContext {
   }
 
   async close(): Promise<void> {
+    // Services still starting are let finish, so that closing stops every one of them.
+    await this.servicesStarted.catch(() => undefined);
     await this.flushCache();
     await this.team.close();
     await this.personal.close();

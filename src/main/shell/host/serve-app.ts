@@ -22,13 +22,14 @@ export async function serve(
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not "${values.port}"`);
   // Listening first: the browser loads the page and its scripts while the app opens (reads the
-  // scan cache, starts its watchers), and the API answers once it is open (issue 16, bench start).
+  // scan cache, starts its watcher and first scan), and the API answers once it is open (issue 16,
+  // bench start).
   let open!: (ctx: Promise<AppContext>) => void;
   const opening = new Promise<AppContext>((resolve) => (open = resolve));
   const host = await startHost({ dispatcher: opening.then(createAppDispatcher), staticDir: RENDERER_DIR, port });
   log(`Memdir is running at ${host.url}`);
   open(
-    AppContext.create({
+    AppContext.open({
       ...(values.home ? { homeFlag: values.home } : {}),
       ...(values['data-dir'] ? { dataDir: path.resolve(values['data-dir']) } : {}),
       watch: true,
@@ -39,6 +40,15 @@ export async function serve(
     ctx = await opening;
   } catch (error) {
     await host.close();
+    throw error;
+  }
+  try {
+    // The dashboard's first list is answered meanwhile (createAppDispatcher); a service that
+    // cannot start still stops the host, as before.
+    await ctx.servicesStarted;
+  } catch (error) {
+    await host.close();
+    await ctx.close().catch(() => undefined);
     throw error;
   }
   log(`Home: ${ctx.home}${ctx.homeExists() ? '' : ' (not found yet: open the demo workspace from the app)'}`);
