@@ -38,7 +38,7 @@ function Bar({ label, value, limit, unit }: { label: string; value: number; limi
   );
 }
 
-export function LoadMeter({ index, compact = false }: { index: IndexSummary; compact?: boolean }) {
+export function LoadMeter({ index, compact = false }: { index: Omit<IndexSummary, 'loaded'>; compact?: boolean }) {
   if (!index.exists) return <span className="muted">no MEMORY.md</span>;
   const lines = index.lines / INDEX_MAX_LINES;
   const chars = index.chars / INDEX_MAX_CHARS;

@@ -18,7 +18,8 @@ export const projectSummarySchema = z.object({
   exists: z.boolean(),
   private: z.object({ total: z.number(), byType: countsByType }),
   team: z.object({ total: z.number(), byType: countsByType }).nullable(),
-  index: indexSummarySchema,
+  /** The index's load and cut; not the names of the files it loads (a project's own call has them): they were most of the list's bytes. */
+  index: indexSummarySchema.omit({ loaded: true }),
   problems: z.object({ error: z.number(), warning: z.number(), hint: z.number() }),
   lastChangeMs: z.number().nullable(),
   transcripts: z.number(),
