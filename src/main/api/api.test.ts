@@ -40,6 +40,19 @@ afterAll(async () => {
 });
 
 describe('the app API', () => {
+  it('answers the dashboard while the background services start, and every other call only once they have', async () => {
+    const opened = await AppContext.open({ homeFlag: fixture.home, dataDir: path.join(root, 'data-open'), env: {}, watch: true });
+    const early = createAppDispatcher(opened);
+    try {
+      const [list, hooks] = await Promise.all([early.call('projects.list', {}), early.call('hooks.status', {})]);
+      expect(list).toMatchObject({ ok: true, result: { home: fixture.home } });
+      // Asked before the hook server was up, the status still says this app takes the events: not a half-started answer.
+      expect(hooks).toMatchObject({ ok: true, result: { listening: true } });
+    } finally {
+      await opened.close();
+    }
+  });
+
   it('rejects unknown calls and bad payloads with a typed error, never a crash', async () => {
     expect(await api.call('nope', {})).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
     expect(await api.call('projects.get', { dir: 42 })).toMatchObject({
