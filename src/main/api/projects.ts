@@ -10,6 +10,11 @@ function countByType(scan: MemoryDirScan): ProjectSummary['private'] {
   return { total: scan.memories.length, byType };
 }
 
+/** An index's load and cut without the names of the files it loads: the dashboard never shows them (they were most of the list's bytes). */
+function withoutLoadedNames({ loaded: _loaded, ...load }: ProjectScan['index']): Omit<ProjectScan['index'], 'loaded'> {
+  return load;
+}
+
 /** The dashboard row of a project. */
 export function summarize(p: ProjectScan): ProjectSummary {
   const all = [...p.problems, ...(p.team?.problems ?? [])];
@@ -21,18 +26,7 @@ export function summarize(p: ProjectScan): ProjectSummary {
     exists: p.exists,
     private: countByType(p),
     team: p.team ? countByType(p.team) : null,
-    index: {
-      exists: p.index.exists,
-      lines: p.index.lines,
-      bytes: p.index.bytes,
-      chars: p.index.chars,
-      cut: p.index.cut,
-      loadedLines: p.index.loadedLines,
-      loadedBytes: p.index.loadedBytes,
-      loadedChars: p.index.loadedChars,
-      firstCutLine: p.index.firstCutLine,
-      reason: p.index.reason,
-    },
+    index: withoutLoadedNames(p.index),
     problems: {
       error: all.filter((x) => x.severity === 'error').length,
       warning: all.filter((x) => x.severity === 'warning').length,
