@@ -19,6 +19,10 @@ export const CWD_SCAN_MAX_FILES = 5;
 
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
+// One chunk reused by every read: a scan reads a transcript of each of hundreds of folders, and a
+// fresh zero-filled 64 KiB buffer for each cost more than reading its first lines. Safe to share:
+// firstTranscriptField never yields between filling it and being done with it.
+const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
 
 /**
  * Directory names under `<home>/projects/`, sorted. Files, symlinks and dot-entries are
@@ -51,7 +55,6 @@ export async function firstTranscriptField(file: string, field: string, maxBytes
     return null;
   }
   try {
-    const chunk = Buffer.alloc(CHUNK_BYTES);
     let pending = Buffer.alloc(0);
     let total = 0;
     let eof = false;
