@@ -33,8 +33,11 @@ export function parseYamlWithRetry(source: string): { value: unknown; retried: b
   try {
     return { value: YAML.parse(source, YAML_OPTIONS), retried: false };
   } catch (error) {
+    const quoted = quoteProblematicValues(source);
+    // Nothing to quote: the same text would fail the same way again (a failing parse costs ~0.5 ms).
+    if (quoted === source) throw error;
     try {
-      return { value: YAML.parse(quoteProblematicValues(source), YAML_OPTIONS), retried: true };
+      return { value: YAML.parse(quoted, YAML_OPTIONS), retried: true };
     } catch {
       throw error;
     }
