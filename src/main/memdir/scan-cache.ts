@@ -46,6 +46,11 @@ export interface CachedDir {
   /** The records the result was built from; any change of identity means rebuild. */
   parts: (CachedTopic | CachedIndex | string)[];
   result: MemoryDirScan;
+  /**
+   * The index's links that name no topic file here ({@link otherTargets}): while the index and
+   * the listing are the same, only whether these exist can change, so a rescan looks up nothing else.
+   */
+  others: string[];
 }
 
 /** size, mtimeMs, ctimeMs, ino — as written in the cache file. */
@@ -115,6 +120,17 @@ export function childPath(dir: string, file: string): string {
   return dir.endsWith(path.sep) ? dir + file : dir + path.sep + file;
 }
 
+/**
+ * The links of an index (`targets`) at paths that are not topic files of its directory (a team
+ * file from the main index, say, or a dangling link), in the index's order: the ones a scan looks
+ * for on disk. Paths leaving the directory are never looked for.
+ */
+export function otherTargets(targets: readonly string[] | null, topicFiles: readonly string[]): string[] {
+  if (!targets || targets.length === 0) return [];
+  const topicNames = new Set(topicFiles);
+  return targets.filter((target) => !topicNames.has(target) && !target.startsWith('..') && target !== '');
+}
+
 const toFacts = ([size, mtimeMs, ctimeMs, ino]: StoredFacts): FileFacts => ({ size, mtimeMs, ctimeMs, ino });
 
 /**
@@ -154,5 +170,9 @@ export function restoreStoredDir(cache: ScanCache, memoryDir: string, stored: St
     cache.indexes.set(childPath(memoryDir, INDEX_FILE), index);
   }
   for (const t of topics) cache.topics.set(childPath(memoryDir, t.file), t);
-  cache.dirs.set(memoryDir, { parts: [index ?? '-', ...topics, ...stored.tail], result: stored.result });
+  cache.dirs.set(memoryDir, {
+    parts: [index ?? '-', ...topics, ...stored.tail],
+    result: stored.result,
+    others: otherTargets(stored.index?.targets ?? null, stored.files),
+  });
 }

@@ -23,6 +23,7 @@ import {
   type StoredDir,
   UNKNOWN,
   childPath,
+  otherTargets,
   restoreStoredDir,
   sameFacts,
 } from './scan-cache.js';
@@ -132,15 +133,10 @@ const EMPTY_INDEX: IndexSummary = {
   reason: null,
 };
 
-/** Links at paths that are not topic files here (a team file from the main index, say): which of them exist. */
-function existingOtherTargets(memoryDir: string, targets: readonly string[] | null, topicEntries: MemoryFileListing['topics']): Set<string> {
+/** Which of these links (see otherTargets) exist, in their order. */
+function existingOf(memoryDir: string, others: readonly string[]): Set<string> {
   const existing = new Set<string>();
-  if (!targets || targets.length === 0) return existing;
-  const topicNames = new Set(topicEntries.map((t) => t.file));
-  for (const target of targets) {
-    if (topicNames.has(target) || target.startsWith('..') || target === '') continue;
-    if (fs.existsSync(path.join(memoryDir, target))) existing.add(target);
-  }
+  for (const target of others) if (fs.existsSync(path.join(memoryDir, target))) existing.add(target);
   return existing;
 }
 
@@ -170,7 +166,8 @@ function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryF
     const file = stored.files[i]!;
     if (entry.file !== file || entry.isSymlink || !sameStoredFacts(childPath(memoryDir, file), stored.facts, 4 * i)) return false;
   }
-  const tail = tailOf(strays, existingOtherTargets(memoryDir, stored.index?.targets ?? null, topicEntries), linkedFromParent);
+  const others = otherTargets(stored.index?.targets ?? null, stored.files);
+  const tail = tailOf(strays, existingOf(memoryDir, others), linkedFromParent);
   return tail.length === stored.tail.length && tail.every((t, i) => t === stored.tail[i]);
 }
 
@@ -208,7 +205,8 @@ function previousStillHolds(memoryDir: string, previous: CachedDir, listing: Mem
     if (entry.isSymlink || typeof part === 'string' || !('file' in part) || part.file !== entry.file || part.facts.ino === UNKNOWN.ino) return false;
     if (!stillSame(childPath(memoryDir, entry.file), part.facts)) return false;
   }
-  const tail = tailOf(strays, existingOtherTargets(memoryDir, first === '-' ? null : (first as CachedIndex).targets, topicEntries), linkedFromParent);
+  // The same index record and the same topic files: the same links to look for.
+  const tail = tailOf(strays, existingOf(memoryDir, previous.others), linkedFromParent);
   if (parts.length !== topicEntries.length + 1 + tail.length) return false;
   return tail.every((t, i) => t === parts[topicEntries.length + 1 + i]);
 }
@@ -251,7 +249,11 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
 
   let index = indexEntry ? loadIndex(childPath(memoryDir, INDEX_FILE), indexEntry.isSymlink, cache) : null;
   const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
-  const otherExisting = existingOtherTargets(memoryDir, index?.targets ?? null, topicEntries);
+  const others = otherTargets(
+    index?.targets ?? null,
+    topicEntries.map((t) => t.file),
+  );
+  const otherExisting = existingOf(memoryDir, others);
 
   // Nothing changed since the last scan: hand back the same result. (Links are re-read every
   // time, so a directory holding one never matches.)
@@ -320,7 +322,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };
   if (cache) {
-    cache.dirs.set(memoryDir, { parts, result });
+    cache.dirs.set(memoryDir, { parts, result, others });
     cache.revision++;
   }
   return result;
