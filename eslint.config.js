@@ -79,8 +79,8 @@ const computedDynamic = {
 // The CLI and the api are thin adapters over the same services (issue 17, item 1): from src/main
 // they import a capability's front door (`<capability>/index.js`) or the core floor, nothing else.
 const ENTRIES_ONLY =
-  'Import a capability through its front door (src/main/<capability>/index.js) or src/main/core: the CLI and the api call the same services.';
-const notAnEntry = '(?!core/|[a-z-]+/index\\.js$)';
+  'Import a capability (or the core floor) through its front door, src/main/<capability>/index.js: the CLI and the api call the same services.';
+const notAnEntry = '(?![a-z-]+/index\\.js$)';
 const entriesOnly = (fromMain) => {
   const pattern = { regex: `^${fromMain}${notAnEntry}`, message: ENTRIES_ONLY };
   return { pattern, imports: restrictImports({ patterns: [pattern] }), dynamic: dynamicImport(pattern.regex, ENTRIES_ONLY) };

@@ -29,7 +29,7 @@ interface Rule {
 }
 
 const STORES_ONLY = 'Views and components talk to stores only';
-const ENTRIES_ONLY = 'Import a capability through its front door (src/main/<capability>/index.js) or src/main/core';
+const ENTRIES_ONLY = 'Import a capability (or the core floor) through its front door, src/main/<capability>/index.js';
 const NO_SERVER = 'src/main imports nothing of src/server: the wire protocol is in src/shared/protocol';
 const NO_APP = 'Only src/main/app, src/main/api and src/main/shell import src/main/app';
 const FRONT_DOOR = "is private to memdir: import it from memdir's front door, src/main/memdir/index.js";
@@ -327,7 +327,7 @@ const RULES: Rule[] = [
     },
     allowed: {
       file: 'src/cli/commands/layer-probe.ts',
-      code: "import { locateProject } from '../../main/memdir/index.js';\nimport { withLock } from '../../main/core/lock.js';\nexport const locate = [locateProject, withLock];\n",
+      code: "import { locateProject } from '../../main/memdir/index.js';\nimport { VERSION } from '../../main/core/index.js';\nexport const locate = [locateProject, VERSION];\n",
     },
   },
   {
@@ -338,7 +338,17 @@ const RULES: Rule[] = [
       code: "import { VERSION } from '../main/app/version.js';\nexport const version = VERSION;\n",
       ruleId: 'no-restricted-imports',
     },
-    allowed: { file: 'src/cli/layer-probe.ts', code: "import { VERSION } from '../main/core/version.js';\nexport const version = VERSION;\n" },
+    allowed: { file: 'src/cli/layer-probe.ts', code: "import { VERSION } from '../main/core/index.js';\nexport const version = VERSION;\n" },
+  },
+  {
+    rule: "the CLI takes the core floor through its front door too, not the floor's files",
+    says: ENTRIES_ONLY,
+    offending: {
+      file: 'src/cli/layer-probe.ts',
+      code: "import { VERSION } from '../main/core/version.js';\nexport const version = VERSION;\n",
+      ruleId: 'no-restricted-imports',
+    },
+    allowed: { file: 'src/cli/layer-probe.ts', code: "import { VERSION } from '../main/core/index.js';\nexport const version = VERSION;\n" },
   },
   {
     rule: 'the CLI loads no internal module of a capability through import()',

@@ -4,7 +4,7 @@
  */
 import { type CliIo, type CommandSpec, EXIT_ERROR, UsageError } from './command.js';
 import { MemdirError, errorMapping, oneLine } from '../shared/errors.js';
-import { VERSION } from '../main/core/version.js';
+import { VERSION } from '../main/core/index.js';
 import { visibleText } from '../shared/visible-text.js';
 
 function usageLine(spec: CommandSpec): string {

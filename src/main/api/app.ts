@@ -1,6 +1,6 @@
 /** The app itself: where it looks, the demo workspace. */
 import path from 'node:path';
-import { VERSION } from '../core/version.js';
+import { VERSION } from '../core/index.js';
 import { type AppContext, createDemoHome } from '../app/index.js';
 import type { AppInfo } from '../../shared/contract/app.js';
 import type { Handlers } from './dispatch.js';

@@ -6,7 +6,7 @@ import { type AppContext } from '../app/index.js';
 import { backgroundWork, commandInstallStatus, type DesktopShell, installMemdirCommand } from '../desktop/index.js';
 import { installedMemdirCommand } from '../hooks/index.js';
 import { checkFileName, inScope } from '../memdir/index.js';
-import { resolveInside } from '../core/confined-path.js';
+import { resolveInside } from '../core/index.js';
 import type { Handlers } from './dispatch.js';
 
 function shellOf(ctx: AppContext): DesktopShell {

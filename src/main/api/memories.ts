@@ -17,7 +17,7 @@ import {
   undoChange,
   updateMemory,
 } from '../memdir/index.js';
-import { MemoryFileError } from '../core/confined-path.js';
+import { MemoryFileError } from '../core/index.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
 import type { Handlers } from './dispatch.js';
 
