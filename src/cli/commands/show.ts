@@ -15,7 +15,9 @@ export const showCommand: CommandSpec = {
     loaded: { type: 'boolean', description: 'print MEMORY.md exactly as Claude Code will load it at the next session start' },
   },
   details: `<project> is a path inside the project or its directory name under projects/.
-[file] is relative to the memory directory (team files as team/name.md).
+[file] is relative to the memory directory (team files as team/name.md), read as the app opens it:
+a symlink staying inside the memory directory is read, one leading outside it (or a path through a
+linked folder) is refused; MEMORY.md up to 20 MB, a memory up to 1 MB.
 JSON without [file]: the project's scan (see \`memdir scan --help\`).
 JSON with [file]: {"file", "text", "name", "description", "type", "body", "problems": [...]}
 --loaded: the index text the agent gets (frontmatter and block comments stripped, trimmed, cut at
