@@ -6,7 +6,7 @@
  */
 import type { MemoryType } from '../../shared/memory-types.js';
 import { tokenize } from '../recall/index.js';
-import { findAbsoluteDays } from '../dream/index.js';
+import { findAbsoluteDays } from '../../shared/day-dates.js';
 
 /** English and Chinese negations and prohibitions: the polarity of a statement. */
 const NEGATION =

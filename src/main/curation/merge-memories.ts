@@ -9,7 +9,7 @@ import { indexEntries, parseIndex, removeIndexEntries, retargetIndexEntries, ser
 import { type IndexImpact, indexImpact } from '../../shared/index-impact.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { MemoryType } from '../../shared/memory-types.js';
-import { isoDay } from '../dream/index.js';
+import { isoDay } from '../../shared/day-dates.js';
 import { type HistoryEntry, transact } from '../history/index.js';
 import { checkMemoryPath, inScope, MemoryError, parseTopicFile, readText, serializeTopicFile, type Where } from '../memdir/index.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';

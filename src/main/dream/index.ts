@@ -10,4 +10,3 @@ export type { DreamProgress, DreamRunResult, DreamSettings } from './run-dream.j
 export { DreamError } from './dream-error.js';
 export { DreamCancelledError, DreamLockLostError } from './with-dream-lock.js';
 // Date rules shared with curation's duplicate finder and merge (R-DREAM-PHASES: relative → absolute dates).
-export { findAbsoluteDays, isoDay } from './plan/relative-dates.js';

@@ -22,7 +22,7 @@ import { grepTranscript, listTranscriptsIn } from '../../transcripts/index.js';
 import type { DreamPlan } from '../plan/dream-plan.js';
 import type { GatherResult } from '../plan/gather.js';
 import { type KnownSecrets, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets } from './proposal-check.js';
-import { isoDay } from '../plan/relative-dates.js';
+import { isoDay } from '../../../shared/day-dates.js';
 
 /** Bounds of the loop. */
 export interface ModelLoopLimits {

@@ -31,7 +31,8 @@ import {
   sentencesOf,
   splitTopicText,
 } from '../../curation/index.js';
-import { absolutizeDates, findAbsoluteDays, findRelativeDates, isoDay, sentenceAround } from './relative-dates.js';
+import { findAbsoluteDays, isoDay } from '../../../shared/day-dates.js';
+import { absolutizeDates, findRelativeDates, sentenceAround } from './relative-dates.js';
 
 /** Key of an anchor query: which file, which field, where in it. */
 function anchorKey(rel: string, field: 'description' | 'body', index: number): string {

@@ -15,6 +15,7 @@
  * Dates are computed and written in the local time zone: that of the person who wrote the text.
  */
 import * as chrono from 'chrono-node';
+import { isoDay } from '../../../shared/day-dates.js';
 
 /** How precise a resolved date is; decides how it is written. */
 export type DateGranularity = 'minute' | 'day' | 'week' | 'month' | 'year';
@@ -83,11 +84,6 @@ function addMonths(d: Date, months: number): Date {
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
-
-/** `YYYY-MM-DD` in local time. */
-export function isoDay(d: Date): string {
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-}
 
 const EN_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
@@ -263,18 +259,4 @@ export function absolutizeDates(text: string, anchorOf: (phrase: RelativeDatePhr
     last = phrase.end;
   }
   return { text: out + text.slice(last), resolved };
-}
-
-/** Absolute day dates (`YYYY-MM-DD`, `YYYY年M月D日`, `YYYY/MM/DD`) written in a text, with offsets. */
-export function findAbsoluteDays(text: string): { index: number; end: number; day: string }[] {
-  const out: { index: number; end: number; day: string }[] = [];
-  const re = /\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|(\d{4})年(\d{1,2})月(\d{1,2})[日号]/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const y = Number(m[1] ?? m[4]);
-    const mo = Number(m[2] ?? m[5]);
-    const d = Number(m[3] ?? m[6]);
-    if (mo < 1 || mo > 12 || d < 1 || d > 31) continue;
-    out.push({ index: m.index, end: m.index + m[0].length, day: `${y}-${pad(mo)}-${pad(d)}` });
-  }
-  return out;
 }
