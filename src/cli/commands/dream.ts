@@ -9,7 +9,7 @@ import path from 'node:path';
 import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
-import { resolveDataDir } from '../../main/data-dir/index.js';
+import { resolveDataDir } from '../../main/core/index.js';
 import { type DreamRunResult, DreamService } from '../../main/dream/index.js';
 import { locateProject, type ProjectLocation, projectsRoot } from '../../main/memdir/index.js';
 import type { DreamRecord } from '../../shared/contract/dream.js';

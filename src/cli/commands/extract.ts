@@ -73,7 +73,7 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
     if (typeof values.project !== 'string' || values.project.trim() === '')
       throw new UsageError('--project is required: a project directory or its name under projects/');
     // Loaded here, not at the top: `memdir hook` shares this process image and must start fast.
-    const { resolveDataDir } = await import('../../main/data-dir/index.js');
+    const { resolveDataDir } = await import('../../main/core/index.js');
     const { locateProject, projectsRoot } = await import('../../main/memdir/index.js');
     const { loadAppSettings } = await import('../../main/settings/index.js');
     const { resolveProvider } = await import('../../main/llm/index.js');

@@ -3,7 +3,7 @@ import { plural, table } from '../format.js';
 import { locateProject, restoreRevision, undoChange } from '../../main/memdir/index.js';
 import { homeFrom } from './scan.js';
 import { listHistory, recordExternalChanges } from '../../main/history/index.js';
-import { resolveDataDir } from '../../main/data-dir/index.js';
+import { resolveDataDir } from '../../main/core/index.js';
 
 export const historyCommand: CommandSpec = {
   name: ['history'],

@@ -25,7 +25,7 @@ Sessions with MEMDIR_INTERNAL=1 (Memdir's own model calls) are ignored. Always e
 to <data folder>/hook-errors.log. --json prints {"outcome": "spooled"|"answered"|"ignored"|"failed", "message"}
 instead of what Claude Code reads.`,
   async run({ positionals, values, io }) {
-    const { resolveDataDir } = await import('../../main/data-dir/index.js');
+    const { resolveDataDir } = await import('../../main/core/index.js');
     const { runHook, logHookProblem } = await import('../../main/hook-spool/index.js');
     const dataDir = typeof values['data-dir'] === 'string' ? path.resolve(io.cwd, values['data-dir']) : resolveDataDir(io.env);
     const event = positionals[0] ?? '';

@@ -10,7 +10,7 @@ const dataDirOption = {
 };
 
 async function dataDirFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
-  const { resolveDataDir } = await import('../../main/data-dir/index.js');
+  const { resolveDataDir } = await import('../../main/core/index.js');
   return typeof values['data-dir'] === 'string' ? path.resolve(io.cwd, values['data-dir']) : resolveDataDir(io.env);
 }
 

@@ -2,7 +2,7 @@ import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.
 import { formatProblem, plural } from '../format.js';
 import { homeFrom } from './scan.js';
 import { applyFixes, fixRequestOf, locateProject, openScanCache, scanHome, scanProject } from '../../main/memdir/index.js';
-import { resolveDataDir } from '../../main/data-dir/index.js';
+import { resolveDataDir } from '../../main/core/index.js';
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';

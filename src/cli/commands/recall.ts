@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { checkContractLimits } from '../contract-limits.js';
 import { table } from '../format.js';
-import { resolveDataDir } from '../../main/data-dir/index.js';
+import { resolveDataDir } from '../../main/core/index.js';
 import { projectsRoot } from '../../main/memdir/index.js';
 import { type ClaudeCodeRecallResult, type ProjectRecallResult, RecallService } from '../../main/recall/index.js';
 import { homeFrom } from './scan.js';

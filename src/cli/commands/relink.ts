@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { describeEvidence } from '../../shared/project-identity.js';
-import { resolveDataDir } from '../../main/data-dir/index.js';
+import { resolveDataDir } from '../../main/core/index.js';
 import {
   conflictSides,
   exportProject,

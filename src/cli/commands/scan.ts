@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
 import { ago, plural, table } from '../format.js';
-import { resolveDataDir } from '../../main/data-dir/index.js';
+import { resolveDataDir } from '../../main/core/index.js';
 import { openScanCache, resolveHome, scanHome } from '../../main/memdir/index.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
-import { resolveDataDir } from '../../main/data-dir/index.js';
+import { resolveDataDir } from '../../main/core/index.js';
 import { createPersonal, createTeam, issuePersonalToken, issueToken, listMembers, listPersonalSpaces, resetPersonal, revokeToken } from '../../server/admin.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../../server/limits.js';
 import { jsonLog } from '../../server/log.js';

@@ -22,7 +22,7 @@ Live sessions: those the app follows (an ended one until it has been idle for Se
 Memory's idle time, default 4 hours, so that a resume gets its note back), and session transcripts
 changed within that time. Only reports: nothing is written (the running app updates the notes).`,
   async run({ values, io }) {
-    const { resolveDataDir } = await import('../../main/data-dir/index.js');
+    const { resolveDataDir } = await import('../../main/core/index.js');
     const { loadAppSettings } = await import('../../main/settings/index.js');
     const { SessionMemory } = await import('../../main/session/index.js');
     const dataDir = resolveDataDir(io.env);

@@ -7,7 +7,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { type CliIo, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson } from '../command.js';
 import type { SyncReport } from '../../shared/contract/team.js';
-import { resolveDataDir } from '../../main/data-dir/index.js';
+import { resolveDataDir } from '../../main/core/index.js';
 import { locateProject, type ProjectLocation, projectsRoot } from '../../main/memdir/index.js';
 import { CREDENTIALS_FILE } from '../../main/settings/index.js';
 import { type TeamConnection, type TeamSync } from '../../main/team/index.js';

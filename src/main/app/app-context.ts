@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolveDataDir } from '../data-dir/index.js';
+import { resolveDataDir } from '../core/data-dir.js';
 import { type HomeScanCache, type OpenedScanCache, openScanCache, resolveHome, scanHome, scanProject, type Where } from '../memdir/index.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import path from 'node:path';
-import { resolveDataDir } from '../data-dir/index.js';
+import { resolveDataDir } from '../core/data-dir.js';
 import type { DreamFs } from './dream-fs.js';
 import { errCode } from '../core/fs-errors.js';
 import { type HeldLock, MemoryLockError, acquireLock } from '../core/lock.js';

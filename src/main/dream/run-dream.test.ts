@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DREAM_PHASES } from '../../shared/contract/dream.js';
 import { indexEntries, parseIndex } from '../../shared/index-format.js';
 import { listHistory, recordSnapshot } from '../history/history.js';
-import { memoryDirKey } from '../memdir/memory-lock.js';
+import { memoryDirKey } from '../core/memory-lock.js';
 import { defaultAppSettings } from '../settings/app-settings.js';
 import { confirmDream } from './apply/confirm-dream.js';
 import { CONSOLIDATION_LOCK_FILE, inspectDreamLock } from './consolidation-lock.js';

@@ -32,7 +32,8 @@ import type { TurnOutcome } from '../../shared/contract/extract.js';
 import type { ExtractionMode } from '../../shared/app-settings.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import type { ModelProvider } from '../llm/index.js';
-import { locateTranscriptProject, projectsRoot, withMemoryLock } from '../memdir/index.js';
+import { locateTranscriptProject, projectsRoot } from '../memdir/index.js';
+import { withMemoryLock } from '../core/memory-lock.js';
 import { MemoryLockError } from '../core/lock.js';
 import {
   commitCursor,

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import type { ExtractOperation, ExtractionLogEntry, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
-import { type ProjectLocation, realpathDeepestExistingSync } from '../memdir/index.js';
+import { type ProjectLocation } from '../memdir/index.js';
+import { realpathDeepestExistingSync } from '../core/memory-lock.js';
 import { commitCursor, CursorStore, memoryWritesInTurn, type NewTurns, type Turn } from '../transcripts/index.js';
 import { applyOperations } from './apply-operations.js';
 import { SpanDecider, skipped } from './decide-span.js';

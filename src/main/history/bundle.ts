@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { HistoryError, git, gitInitBare } from './git.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
-import { withMemoryLock } from '../memdir/index.js';
+import { withMemoryLock } from '../core/memory-lock.js';
 
 async function withTempFile<T>(fn: (file: string) => Promise<T>): Promise<T> {
   const file = path.join(os.tmpdir(), `memdir-bundle-${process.pid}-${randomBytes(6).toString('hex')}.bundle`);

@@ -9,9 +9,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
-import { resolveDataDir } from '../data-dir/index.js';
+import { resolveDataDir } from '../core/data-dir.js';
 import { cleanupTempFiles, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
-import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../memdir/index.js';
+import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../core/memory-lock.js';
 import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { git, gitBlob, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';

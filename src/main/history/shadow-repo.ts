@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { resolveDataDir } from '../data-dir/index.js';
-import { memoryDirKey, realpathDeepestExisting } from '../memdir/index.js';
+import { resolveDataDir } from '../core/data-dir.js';
+import { memoryDirKey, realpathDeepestExisting } from '../core/memory-lock.js';
 import { git, gitInitBare } from './git.js';
 import type { ShadowRepo } from './git.js';
 

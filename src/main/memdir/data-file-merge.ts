@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MemoryFileError } from '../core/confined-path.js';
 import { renameConfined, writeDataFile } from '../core/safe-fs.js';
-import { withMemoryLock } from './memory-lock.js';
+import { withMemoryLock } from '../core/memory-lock.js';
 
 /** A data file as read now: its parsed contents (or `damaged`), the stat facts of the very file read, and when it last changed. */
 export interface DataFileRead<T> {

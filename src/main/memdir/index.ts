@@ -43,7 +43,6 @@ export {
 export { factsOf, type FileFacts, readMemoryText } from './read-file.js';
 export { INDEX_READ_MAX_BYTES, type MemoryFileText, readMemoryFile, UnreadableMemoryError } from './read-memory-file.js';
 export { runGit } from './run-git.js';
-export { acquireOwnedLock, memoryDirKey, realpathDeepestExisting, realpathDeepestExistingSync, withMemoryLock } from './memory-lock.js';
 export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';
 export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
 export { HomeScanCache, scanHome, scanProject } from './scan-home.js';

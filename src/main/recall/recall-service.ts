@@ -11,7 +11,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { IndexSummary, MemoryDirScan } from '../../shared/scan-types.js';
-import { resolveDataDir } from '../data-dir/index.js';
+import { resolveDataDir } from '../core/data-dir.js';
 import { type ModelProvider, resolveProvider } from '../llm/index.js';
 import {
   changeDataFile,

@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { type AlertRecord, type AllowedSecret, alertRecordSchema, allowedSecretSchema } from '../../shared/contract/alerts.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
-import { withMemoryLock } from '../memdir/index.js';
+import { withMemoryLock } from '../core/memory-lock.js';
 import { writeDataFile } from '../core/safe-fs.js';
 import { MemdirError } from '../../shared/errors.js';
 

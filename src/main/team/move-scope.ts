@@ -11,9 +11,10 @@
 import { addIndexEntry, indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
-import { resolveDataDir } from '../data-dir/index.js';
+import { resolveDataDir } from '../core/data-dir.js';
 import { transact } from '../history/index.js';
-import { checkFileName, inScope, memoryDirKey, MemoryError, parseTopicFile, readText } from '../memdir/index.js';
+import { checkFileName, inScope, MemoryError, parseTopicFile, readText } from '../memdir/index.js';
+import { memoryDirKey } from '../core/memory-lock.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { connectionDir } from './connections.js';
 import { StateFile } from './sync-state.js';

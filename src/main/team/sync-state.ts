@@ -25,7 +25,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
 import { isProtocolEtag } from '../../shared/protocol/sync.js';
-import { acquireOwnedLock } from '../memdir/index.js';
+import { acquireOwnedLock } from '../core/memory-lock.js';
 import { writeDataFile } from '../core/safe-fs.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashCache, RACY_MS } from './hash-cache.js';
-import { realpathDeepestExisting } from '../memdir/memory-lock.js';
+import { realpathDeepestExisting } from '../core/memory-lock.js';
 import { type TeamPathError, checkTeamDir, listTeamFiles, resolveTeamKey } from './team-paths.js';
 
 let root: string;

@@ -17,7 +17,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
 import { type ChangeDescription, type HistoryEntry, listHistory, recordSnapshot, transact } from '../../history/index.js';
-import { memoryDirKey, realpathDeepestExisting } from '../../memdir/index.js';
+import { memoryDirKey, realpathDeepestExisting } from '../../core/memory-lock.js';
 import { removeFileConfined, writeDataFile, writeFileAtomic } from '../../core/safe-fs.js';
 import { isProcessAlive } from '../../core/process.js';
 import { type IndexContext, describePrune, indexRelOf, pruneScope } from '../plan/dream-index.js';

@@ -7,10 +7,10 @@ import { createHash } from 'node:crypto';
 import fsCallbacks from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { resolveDataDir } from '../data-dir/index.js';
-import { errCode } from '../core/fs-errors.js';
-import { acquireLock, withLock } from '../core/lock.js';
-import { explain } from '../core/confined-path.js';
+import { resolveDataDir } from './data-dir.js';
+import { errCode } from './fs-errors.js';
+import { acquireLock, withLock } from './lock.js';
+import { explain } from './confined-path.js';
 
 /**
  * A stable id for a memory dir: the first 16 hex digits of sha256 of its real path. A dir that

@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWorker, waitForLine } from './test-support/spawn-worker.js';
-import { MemoryLockError } from '../core/lock.js';
+import { startWorker, waitForLine } from '../memdir/test-support/spawn-worker.js';
+import { MemoryLockError } from './lock.js';
 import { withMemoryLock } from './memory-lock.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
