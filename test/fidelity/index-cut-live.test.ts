@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../src/main/llm/test-support/fake-anthropic.js';
 import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE, runClaudeCode } from '../../src/main/llm/test-support/real-claude-code.js';
-import { readInjectedIndex } from '../../src/main/memdir/agent-index.js';
+import { readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
 import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/claude-code-index');

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { type CommandSpec, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { formatProblem } from '../format.js';
 import { homeFrom } from './scan.js';
-import { agentIndexView, locateProject, parseTopicFile, readMemoryFile, scanProject } from '../../main/memdir/index.js';
+import { locateProject, parseTopicFile, readMemoryFile, scanProject } from '../../main/memdir/index.js';
+import { agentIndexView } from '../../main/transcripts/index.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 
 export const showCommand: CommandSpec = {

@@ -3,8 +3,6 @@ import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { RpcError } from '../../shared/contract/define.js';
 import {
-  agentIndexView,
-  bulkChange,
   checkMemoryPath,
   createMemory,
   deleteMemory,
@@ -18,6 +16,8 @@ import {
   updateMemory,
 } from '../memdir/index.js';
 import { MemoryFileError } from '../core/index.js';
+import { bulkChange } from '../curation/index.js';
+import { agentIndexView } from '../transcripts/index.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
 import type { Handlers } from './dispatch.js';
 

@@ -3,8 +3,6 @@
  * writing memories with history, the index, the memory lock (the confined file system under every writer is core's).
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
-export { agentIndexView } from './agent-index.js';
-export { bulkChange } from './bulk-change.js';
 export { changeDataFile, LEAVE_AS_IS, readDataFileNow } from './data-file-merge.js';
 export { quoteProblematicValues } from './frontmatter-retry.js';
 export { scanFrontmatter } from './frontmatter-scanner.js';

@@ -1,7 +1,9 @@
 /**
- * Claude Code's transcripts (R-SESSION): listing them, reading them as turns, cursors, the memory writes a turn made.
+ * Claude Code's transcripts (R-SESSION): listing them, reading them as turns, cursors, the memory writes a turn made,
+ * and what the agent sees of MEMORY.md beside what the newest transcript recorded as injected.
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
+export { agentIndexView } from './agent-index.js';
 export { type CursorLoad, CursorStore, type TranscriptCursor } from './cursor-store.js';
 export { readLines } from './line-reader.js';
 export { listHomeTranscripts, listTranscriptsIn } from './list-transcripts.js';

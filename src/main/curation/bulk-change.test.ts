@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listHistory } from '../history/history.js';
 import { bulkChange } from './bulk-change.js';
-import { createMemory, type Where } from './memory-service.js';
-import { undoChange } from './undo-change.js';
+import { createMemory, type Where } from '../memdir/memory-service.js';
+import { undoChange } from '../memdir/undo-change.js';
 
 let root: string;
 let where: Where;

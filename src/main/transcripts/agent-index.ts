@@ -9,8 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
-import { listTranscriptsIn, readLines } from '../transcripts/index.js';
-import { readMemoryText } from './read-file.js';
+import { readMemoryText } from '../memdir/index.js';
+import { listTranscriptsIn } from './list-transcripts.js';
+import { readLines } from './line-reader.js';
 
 /** The contract of `memdir show <project> --loaded --json` (README). */
 export interface AgentIndexView {

@@ -8,11 +8,9 @@
 import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import { plural } from '../../shared/size-text.js';
 import { type HistoryEntry, transact } from '../history/index.js';
+import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, updateMemory } from '../memdir/index.js';
 import { moveMemoryScope, TeamPathError } from '../team/index.js';
-import { MemoryError } from './memory-error.js';
-import { deleteMemory, inScope, readText, updateMemory } from './memory-service.js';
 import { UnsafePathError } from '../core/confined-path.js';
-import { parseTopicFile } from './topic-file.js';
 
 export type BulkAction = { kind: 'delete' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
 
