@@ -10,7 +10,7 @@ import { MemoryLockError } from './lock.js';
 import { withMemoryLock } from './memory-lock.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const lockWorker = path.join(here, 'test-support', 'lock-worker.ts');
+const lockWorker = path.join(here, 'test-support', 'memory-lock-worker.ts');
 
 let tmp: string;
 let root: string;

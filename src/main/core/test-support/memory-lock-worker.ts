@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { once } from 'node:events';
-import { withMemoryLock } from '../../core/memory-lock.js';
+import { withMemoryLock } from '../memory-lock.js';
 
 const [mode, memoryDir = '', dataDir = '', logPath = '', count = '0'] = process.argv.slice(2);
 
