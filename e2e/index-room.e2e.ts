@@ -81,7 +81,7 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     await expect(fs.access(path.join(memoryOf('-demo-data-pipeline'), 'project_source_1.md'))).rejects.toThrow();
     await page.getByRole('meter', { name: 'Lines' }).waitFor();
     expect(await page.getByRole('meter', { name: 'Lines' }).getAttribute('aria-valuenow')).toBe('200');
-    await page.getByText('Everything reaches the agent').waitFor();
+    await page.getByText('Everything reaches the agent', { exact: true }).waitFor();
 
     // One entry in history; its Undo brings every file back.
     await page.getByRole('button', { name: 'Undo' }).click();
