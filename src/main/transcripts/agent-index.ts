@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
-import { readMemoryText } from '../memdir/index.js';
+import { INDEX_READ_MAX_BYTES, readMemoryText } from '../memdir/index.js';
 import { listTranscriptsIn } from './list-transcripts.js';
 import { readLines } from './line-reader.js';
 
@@ -75,7 +75,7 @@ export async function agentIndexView(where: { transcriptDirs: readonly string[];
   const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
   let raw = '';
   if (isLink !== undefined) {
-    const outcome = readMemoryText(where.memoryDir, abs, isLink, 20_000_000);
+    const outcome = readMemoryText(where.memoryDir, abs, isLink, INDEX_READ_MAX_BYTES);
     // An index Claude Code cannot read either (a link out of the directory, not UTF-8) loads as nothing here.
     if (outcome.ok) raw = outcome.text;
   }
