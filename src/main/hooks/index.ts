@@ -5,4 +5,3 @@
 export { AutoMemory } from './auto-memory.js';
 export { applyHooksChange, planHooksChange, readHooksStatus } from './claude-settings-hooks.js';
 export { installedMemdirCommand } from './hook-command.js';
-export { logHookProblem, runHook } from '../hook-spool/index.js';
