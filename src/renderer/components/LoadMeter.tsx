@@ -5,9 +5,8 @@
  */
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { IndexSummary } from '../../shared/scan-types.js';
+import { formatCount as fmt } from '../../shared/size-text.js';
 import './charts.css';
-
-const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** One measure against its limit: the part past the limit drawn apart. */
 function Bar({ label, value, limit, unit }: { label: string; value: number; limit: number; unit: string }) {

@@ -1,6 +1,23 @@
 /** Small display helpers: relative and exact times (plurals are `plural`, shared with main and the CLI). Pure, tested without a browser. */
 import { plural } from '../../shared/size-text.js';
 
+// One formatter each: `toLocale…String` builds a new one per call, and a list formats a date per row.
+const DAY_FORMAT = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+const MOMENT_FORMAT = new Intl.DateTimeFormat(undefined, {
+  weekday: 'short',
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+/** As `toLocale…String` says it, "Invalid Date" included (the formatter would throw). */
+const formatDate = (format: Intl.DateTimeFormat, ms: number): string => {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? String(date) : format.format(date);
+};
+
 /** How long ago, in words a person says: "just now", "1 minute ago", "3 hours ago", "yesterday", "5 days ago", then the date. */
 export function ago(ms: number | null, now = Date.now()): string {
   if (ms === null || !Number.isFinite(ms)) return '—';
@@ -12,20 +29,12 @@ export function ago(ms: number | null, now = Date.now()): string {
   const days = Math.round(s / 86_400);
   if (days === 1) return 'yesterday';
   if (days < 30) return `${days} days ago`;
-  return new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  return formatDate(DAY_FORMAT, ms);
 }
 
 /** The exact local time of a moment, for hovers: "Thu, Dec 3, 2026, 11:42:07". */
 export function exactTime(ms: number): string {
-  return new Date(ms).toLocaleString(undefined, {
-    weekday: 'short',
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
+  return formatDate(MOMENT_FORMAT, ms);
 }
 
 /** An ISO string (or epoch ms) as milliseconds; null when it is not a time. */

@@ -58,19 +58,16 @@ export function indexLoad(p: Pick<ProjectSummary, 'index'>): number {
   return Math.max(p.index.lines / INDEX_MAX_LINES, p.index.chars / INDEX_MAX_CHARS);
 }
 
+// `localeCompare` builds a collator per call; the dashboard sorts every project on its first paint.
+const NAME_ORDER = new Intl.Collator();
+
+/** The dashboard's rows: the projects the filter keeps, in the chosen order (ties by name). */
 export function visibleProjects(projects: ProjectSummary[], filter: ProjectFilter, sort: ProjectSort, descending: boolean): ProjectSummary[] {
   const text = filter.text.trim().toLowerCase();
-  const rows = projects.filter((p) => {
-    if (text && !projectName(p).toLowerCase().includes(text) && !p.dir.toLowerCase().includes(text)) return false;
-    if (filter.onlyProblems && p.problems.error + p.problems.warning === 0) return false;
-    if (filter.onlyTeam && !p.team) return false;
-    if (filter.type !== 'all' && p.private.byType[filter.type] + (p.team?.byType[filter.type] ?? 0) === 0) return false;
-    return true;
-  });
-  const key = (p: ProjectSummary): number | string => {
+  const key = (p: ProjectSummary, name: string): number | string => {
     switch (sort) {
       case 'name':
-        return projectName(p).toLowerCase();
+        return name.toLowerCase();
       case 'memories':
         return p.private.total + (p.team?.total ?? 0);
       case 'problems':
@@ -81,13 +78,21 @@ export function visibleProjects(projects: ProjectSummary[], filter: ProjectFilte
         return indexLoad(p);
     }
   };
+  // Name and key once per project, not once per comparison.
+  const rows: { p: ProjectSummary; name: string; key: number | string }[] = [];
+  for (const p of projects) {
+    const name = projectName(p);
+    if (text && !name.toLowerCase().includes(text) && !p.dir.toLowerCase().includes(text)) continue;
+    if (filter.onlyProblems && p.problems.error + p.problems.warning === 0) continue;
+    if (filter.onlyTeam && !p.team) continue;
+    if (filter.type !== 'all' && p.private.byType[filter.type] + (p.team?.byType[filter.type] ?? 0) === 0) continue;
+    rows.push({ p, name, key: key(p, name) });
+  }
   rows.sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    const order = ka < kb ? -1 : ka > kb ? 1 : projectName(a).localeCompare(projectName(b));
+    const order = a.key < b.key ? -1 : a.key > b.key ? 1 : NAME_ORDER.compare(a.name, b.name);
     return descending ? -order : order;
   });
-  return rows;
+  return rows.map((r) => r.p);
 }
 
 interface ProjectsState {
