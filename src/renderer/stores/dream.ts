@@ -4,7 +4,8 @@
  * `job` events (kind `dream`), folded in by `onJob`; the transitions are pure functions below.
  */
 import { create } from 'zustand';
-import { DREAM_PHASES, type DreamOverviewRow, type DreamPhase, type DreamRecord, type DreamRevert, type DreamStatusView } from '../../shared/contract/dream.js';
+import type { DreamOverviewRow, DreamRecord, DreamRevert, DreamStatusView } from '../../shared/contract/dream.js';
+import { DREAM_PHASES, type DreamPhase } from '../../shared/contract/dream-phases.js';
 import type { Job } from '../../shared/contract/events.js';
 import { plural } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';

@@ -8,7 +8,7 @@
  * it; a save that would push pointers past the index cut asks first.
  */
 import { create } from 'zustand';
-import { RpcError } from '../../shared/contract/define.js';
+import { RpcError } from '../../shared/contract/rpc-error.js';
 import type { StoredDraft } from '../../shared/contract/drafts.js';
 import type { MemoryDoc } from '../../shared/contract/memories.js';
 import { indexImpact, type IndexImpact } from '../../shared/index-impact.js';

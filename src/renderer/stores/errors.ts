@@ -1,5 +1,5 @@
 /** Human text for any failure a store meets. */
-import { RpcError } from '../../shared/contract/define.js';
+import { RpcError } from '../../shared/contract/rpc-error.js';
 
 export function messageOf(error: unknown): string {
   // An invalid input's message already says each problem in a sentence (the issues, joined).

@@ -4,7 +4,7 @@
  * from. The edit itself is the view's; this holds what main says.
  */
 import { create } from 'zustand';
-import { RpcError } from '../../shared/contract/define.js';
+import { RpcError } from '../../shared/contract/rpc-error.js';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import type { Scope } from '../../shared/memory-types.js';
 import { call } from '../transport/transport.js';

@@ -4,7 +4,7 @@
  * would fall past it before anything is written. Saving is one history entry, with one Undo.
  */
 import { create } from 'zustand';
-import { RpcError } from '../../shared/contract/define.js';
+import { RpcError } from '../../shared/contract/rpc-error.js';
 import { type IndexLine, type ParsedIndex, parseIndex, serializeIndex, splitLoadedEntries } from '../../shared/index-format.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import type { Scope } from '../../shared/memory-types.js';

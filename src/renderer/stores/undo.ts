@@ -4,7 +4,7 @@
  * and its toast's Undo reverses that entry, files and index lines together (`history.undo`).
  * A file changed since stops the undo and says so; "Undo anyway" overwrites (kept in history).
  */
-import { RpcError } from '../../shared/contract/define.js';
+import { RpcError } from '../../shared/contract/rpc-error.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';

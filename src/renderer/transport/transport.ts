@@ -4,7 +4,8 @@
  * host's HTTP) is decided once at start-up; stores never know which.
  */
 import type { CallName, Contract, SubscriptionName } from '../../shared/contract/index.js';
-import { RpcError, type EventOf, type InputOf, type OutputOf, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
+import type { EventOf, InputOf, OutputOf, QueryDef, SubscriptionDef } from '../../shared/contract/define.js';
+import { RpcError, type RpcErrorShape } from '../../shared/contract/rpc-error.js';
 
 export type WireResult = { ok: true; result: unknown } | { ok: false; error: RpcErrorShape };
 

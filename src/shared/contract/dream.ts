@@ -8,9 +8,7 @@ import { mutation, query } from './define.js';
 import { projectRef } from './common.js';
 import { jobSchema } from './events.js';
 
-/** The phases of a dream, in order (R-DREAM-PHASES), and the final apply step. */
-export const DREAM_PHASES = ['orient', 'gather', 'consolidate', 'prune', 'apply'] as const;
-export type DreamPhase = (typeof DREAM_PHASES)[number];
+export { DREAM_PHASES, type DreamPhase } from './dream-phases.js';
 
 /** What started a dream. */
 export const DREAM_TRIGGERS = ['manual', 'scheduled', 'cli'] as const;
