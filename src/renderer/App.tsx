@@ -155,8 +155,7 @@ export function App() {
   const route = useNav((s) => s.route);
   const error = useApp((s) => s.error);
   useEffect(() => {
-    void useApp.getState().load();
-    void useProjects.getState().load();
+    // app.info and projects.list were asked by the entry (main.tsx) before this code loaded.
     void useJobs.getState().load();
     void useSettings.getState().load();
     void useExtract.getState().load();

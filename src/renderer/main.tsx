@@ -1,9 +1,13 @@
-/** Renderer entry: pick the transport, then render the app. */
-import { createRoot } from 'react-dom/client';
-import { App } from './App.js';
+/**
+ * Renderer entry: pick the transport, ask for the dashboard's data, then load and render the UI.
+ * The entry is small on purpose: the first screen's calls leave before React and the views are
+ * even fetched, so the host works on them while the UI's code loads (issue 16).
+ */
 import { createBridgeTransport } from './transport/bridge-transport.js';
 import { createHttpTransport, takeToken } from './transport/http-transport.js';
 import { type Bridge, setTransport } from './transport/transport.js';
+import { useApp } from './stores/app.js';
+import { useProjects } from './stores/projects.js';
 import './styles.css';
 
 declare global {
@@ -13,22 +17,20 @@ declare global {
 }
 
 function start(): void {
-  const root = createRoot(document.getElementById('root')!);
+  const root = document.getElementById('root')!;
   if (window.memdirBridge) setTransport(createBridgeTransport(window.memdirBridge));
   else {
     const token = takeToken(window.location, window.sessionStorage, window.history);
     if (!token) {
-      root.render(
-        <main className="blocked">
-          <h1>Memdir</h1>
-          <p>This page needs the link Memdir printed when it started (it carries a one-time token). Open that link instead.</p>
-        </main>,
-      );
+      void import('./render.js').then((ui) => ui.renderBlocked(root));
       return;
     }
     setTransport(createHttpTransport(token));
   }
-  root.render(<App />);
+  // The two calls the host answers while its services start: the sidebar's home and the projects.
+  void useApp.getState().load();
+  void useProjects.getState().load();
+  void import('./render.js').then((ui) => ui.renderApp(root));
 }
 
 start();
