@@ -8,7 +8,8 @@
  *
  * Both times run from just before the spawn to the paint, on the wall clock both sides share
  * (`performance.timeOrigin` + the mark in the page); the page's mark is taken two animation
- * frames after the rows render (see Dashboard.tsx).
+ * frames after the rows render (see Dashboard.tsx): the first frame painted with the rows a screen
+ * shows. Every project's row must be in the page right after it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,6 +28,7 @@ declare const performance: {
   getEntriesByName(name: string): { startTime: number }[];
   getEntriesByType(type: string): { name: string; startTime: number }[];
 };
+declare const document: { querySelectorAll(selector: string): { length: number } };
 
 const PROJECTS = 200;
 const PER_PROJECT = 50;
@@ -84,8 +86,13 @@ async function dashboardStart(browser: Browser, home: string, dataDir: string): 
     const page = await context.newPage();
     await page.goto(host.url);
     await page.waitForFunction(() => performance.getEntriesByName('memdir:dashboard-painted').length > 0, undefined, { timeout: 120_000 });
-    const rows = await page.locator('table[aria-label="Projects"] tbody tr').count();
-    if (rows !== PROJECTS) throw new Error(`the dashboard shows ${rows} projects, expected ${PROJECTS}`);
+    // The first frame holds the rows a screen shows; the rest follow right after it (Dashboard.tsx).
+    const rows = 'table[aria-label="Projects"] tbody tr';
+    await page
+      .waitForFunction(([selector, n]) => document.querySelectorAll(selector).length >= n, [rows, PROJECTS] as const, { timeout: 30_000 })
+      .catch(() => undefined);
+    const shown = await page.locator(rows).count();
+    if (shown !== PROJECTS) throw new Error(`the dashboard shows ${shown} projects, expected ${PROJECTS}`);
     const painted = await page.evaluate(() => performance.timeOrigin + performance.getEntriesByName('memdir:dashboard-painted')[0]!.startTime);
     return painted - started;
   } finally {

@@ -1,13 +1,9 @@
-/** The dashboard's Dream column: when the project last dreamt, and when it may dream next. */
-import { useEffect } from 'react';
+/** The dashboard's Dream column: when the project last dreamt, and when it may dream next (the dashboard loads the overview). */
 import { ago } from './format.js';
 import { dreamCell, useDream } from '../stores/dream.js';
 
 export function DreamCell({ dir }: { dir: string }) {
   const row = useDream((s) => s.overview[dir]);
-  useEffect(() => {
-    void useDream.getState().loadOverview();
-  }, []);
   const cell = dreamCell(row);
   const last = row?.lastDreamAt ?? row?.lastConsolidatedAt ?? null;
   return (

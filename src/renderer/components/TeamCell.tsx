@@ -1,12 +1,8 @@
-/** The dashboard's Team column: local only, or the sync state of a connected project. */
-import { useEffect } from 'react';
+/** The dashboard's Team column: local only, or the sync state of a connected project (the dashboard loads the overview). */
 import { teamCell, useTeam } from '../stores/team.js';
 
 export function TeamCell({ dir, hasTeamDir }: { dir: string; hasTeamDir: boolean }) {
   const row = useTeam((s) => s.overview[dir]);
-  useEffect(() => {
-    void useTeam.getState().loadOverview();
-  }, []);
   const cell = teamCell(row, hasTeamDir);
   return (
     <span className="team-cell" title={row?.server ? `${row.team} at ${row.server}` : undefined}>

@@ -199,7 +199,7 @@ export const useDream = create<DreamState>()((set, get) => ({
     }
   },
   async loadOverview(force = false) {
-    // Every row of the dashboard asks; one answer serves them all for a few seconds.
+    // The dashboard asks each time it shows its rows; one answer serves a few seconds.
     if (!force && Date.now() - get().overviewAt < 5_000) return;
     set({ overviewAt: Date.now() });
     try {

@@ -95,6 +95,35 @@ export function visibleProjects(projects: ProjectSummary[], filter: ProjectFilte
   return rows.map((r) => r.p);
 }
 
+/** Whether two values read from JSON are the same value. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/**
+ * A reloaded list with every project that did not change kept as the object already shown, and
+ * the shown list itself when nothing changed: the list is reloaded after every change on disk and
+ * right after the first answer (identity), and the dashboard then renders only the rows that changed.
+ */
+export function keepUnchanged(shown: ProjectSummary[], loaded: ProjectSummary[]): ProjectSummary[] {
+  const before = new Map(shown.map((p) => [p.dir, p]));
+  let same = shown.length === loaded.length;
+  const list = loaded.map((p, i) => {
+    const old = before.get(p.dir);
+    if (old === undefined || !sameJson(old, p)) {
+      same = false;
+      return p;
+    }
+    if (shown[i] !== old) same = false;
+    return old;
+  });
+  return same ? shown : list;
+}
+
 interface ProjectsState {
   projects: ProjectSummary[];
   home: string | null;
@@ -121,7 +150,11 @@ export const useProjects = create<ProjectsState>()((set, get) => ({
   async load() {
     try {
       const list = await call('projects.list', {});
-      set({ projects: list.projects, home: list.home, homeExists: list.exists, loaded: true, error: null });
+      const { projects, home, homeExists, loaded, error } = get();
+      const kept = keepUnchanged(projects, list.projects);
+      // Nothing new: no update, so nothing renders again.
+      if (kept === projects && home === list.home && homeExists === list.exists && loaded && error === null) return;
+      set({ projects: kept, home: list.home, homeExists: list.exists, loaded: true, error: null });
     } catch (error) {
       set({ error: messageOf(error), loaded: true });
     }

@@ -14,7 +14,7 @@ import { parseIndex, serializeIndex } from '../../shared/index-format.js';
 import { plural } from '../../shared/size-text.js';
 import { parseRoute, routeToHash, type Route } from './nav.js';
 import { type MemoryRow, filterMemories, memoryRows, rowKey, sortMemories, toggleSelection } from './project.js';
-import { projectNotes, visibleProjects } from './projects.js';
+import { keepUnchanged, projectNotes, visibleProjects } from './projects.js';
 
 describe('routes', () => {
   it('print and parse back, including names with slashes, spaces and Chinese', () => {
@@ -131,6 +131,23 @@ describe('dashboard', () => {
     expect(visibleProjects(rows, { ...all, onlyProblems: true }, 'name', false).map((p) => p.dir)).toEqual(['beta']);
     expect(visibleProjects(rows, { ...all, text: 'GAM' }, 'name', false).map((p) => p.dir)).toEqual(['gamma']);
     expect(visibleProjects(rows, { ...all, type: 'user' }, 'name', false)).toEqual([]);
+  });
+  it('a reload re-renders only what changed: unchanged projects stay the objects shown, an unchanged list stays the list', () => {
+    const reloaded = () => rows.map((p) => JSON.parse(JSON.stringify(p)) as typeof p);
+    expect(keepUnchanged(rows, reloaded())).toBe(rows);
+    const changed = reloaded();
+    changed[1] = { ...changed[1]!, problems: { error: 0, warning: 0, hint: 0 } };
+    const kept = keepUnchanged(rows, changed);
+    expect(kept).not.toBe(rows);
+    expect(kept[0]).toBe(rows[0]);
+    expect(kept[1]).toBe(changed[1]);
+    expect(kept[1]!.problems.error).toBe(0);
+    expect(kept[2]).toBe(rows[2]);
+    // Reordered, or one gone: a new list, each survivor still the object shown.
+    const reordered = keepUnchanged(rows, reloaded().reverse());
+    expect(reordered.map((p) => p.dir)).toEqual(['gamma', 'beta', 'alpha']);
+    expect(reordered[0]).toBe(rows[2]);
+    expect(keepUnchanged(rows, reloaded().slice(1)).map((p) => p.dir)).toEqual(['beta', 'gamma']);
   });
 });
 

@@ -1,5 +1,5 @@
 /** Every project at a glance; a newcomer without a home gets the demo workspace in one click. */
-import { useEffect, useMemo } from 'react';
+import { memo, useEffect, useMemo, useState } from 'react';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { plural } from '../../shared/size-text.js';
@@ -7,10 +7,12 @@ import { DreamCell } from '../components/DreamCell.js';
 import { IdentityPanels } from '../components/IdentityPanels.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { TeamCell } from '../components/TeamCell.js';
+import { useDream } from '../stores/dream.js';
+import { useTeam } from '../stores/team.js';
 import { ago } from '../components/format.js';
 import { useApp } from '../stores/app.js';
 import { identityLine } from '../stores/identity.js';
-import { useNav } from '../stores/nav.js';
+import { type Route, useNav } from '../stores/nav.js';
 import { type ProjectSort, projectName, projectNotes, useProjects, visibleProjects } from '../stores/projects.js';
 
 function EmptyState({ home, exists }: { home: string | null; exists: boolean }) {
@@ -56,6 +58,67 @@ function TypeChips({ p }: { p: ProjectSummary }) {
   );
 }
 
+/**
+ * One project's row. Memoised: a reload of the list keeps the projects that did not change as the
+ * same objects (keepUnchanged), so only changed rows render again.
+ */
+const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: (route: Route) => void }) {
+  return (
+    <tr className="clickable" onClick={() => go({ view: 'project', dir: p.dir, tab: 'memories' })}>
+      <td>
+        <button className="link strong" onClick={(e) => (e.stopPropagation(), go({ view: 'project', dir: p.dir, tab: 'memories' }))}>
+          {projectName(p)}
+        </button>
+        {identityLine(p.identity) && (
+          <div
+            className="muted small identity"
+            title={`Identity (${p.identity.source}): ${[...p.identity.remotes, ...p.identity.rootCommits].join(', ')}${p.identity.note ? `\n${p.identity.note}` : ''}`}
+          >
+            {identityLine(p.identity)}
+          </div>
+        )}
+        {projectNotes(p).map((n) =>
+          n.tone === 'warning' ? (
+            <span key={n.text} className="badge warning" title={n.title}>
+              {n.text}
+            </span>
+          ) : (
+            <div key={n.text} className="muted small" title={n.title}>
+              {n.text}
+            </div>
+          ),
+        )}
+      </td>
+      <td>
+        <span className="num">{p.private.total + (p.team?.total ?? 0)}</span> <TypeChips p={p} />
+        <div className="muted small">
+          {p.private.total} private{p.team ? `, ${p.team.total} team` : ''}
+        </div>
+      </td>
+      <td>
+        <LoadMeter index={p.index} compact />
+      </td>
+      <td>
+        {p.problems.error > 0 && <span className="badge error">{plural(p.problems.error, 'error')}</span>}
+        {p.problems.warning > 0 && <span className="badge warning">{plural(p.problems.warning, 'warning')}</span>}
+        {p.problems.error + p.problems.warning === 0 && <span className="muted">none</span>}
+      </td>
+      <td className="muted">{ago(p.lastChangeMs)}</td>
+      <td>
+        <TeamCell dir={p.dir} hasTeamDir={p.team !== null} />
+      </td>
+      <td>
+        <DreamCell dir={p.dir} />
+      </td>
+    </tr>
+  );
+});
+
+// The first render draws the rows a screen can hold; the rest follow once that frame is painted, so
+// the first paint does not wait on hundreds of rows below the fold (issue 16). They are all in the
+// page a moment later: search, sort, scrolling and the browser's find see every project.
+const FIRST_ROWS = 40;
+
 export function Dashboard() {
   const { projects, loaded, home, homeExists, filter, sort, descending, error } = useProjects();
   const setFilter = useProjects((s) => s.setFilter);
@@ -63,9 +126,23 @@ export function Dashboard() {
   const go = useNav((s) => s.go);
   const rows = useMemo(() => visibleProjects(projects, filter, sort, descending), [projects, filter, sort, descending]);
   const hasRows = rows.length > 0;
+  const [allRows, setAllRows] = useState(false);
   useEffect(() => {
-    // Marks the first frame painted with project rows, for devtools and the bench (`start`).
-    if (hasRows) requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('memdir:dashboard-painted')));
+    if (!hasRows) return;
+    // Two frames after the rows render, the first frame with them has been painted: mark it, for
+    // devtools and the bench (`start`), then draw the rows past the first screen.
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        performance.mark('memdir:dashboard-painted');
+        setAllRows(true);
+      }),
+    );
+  }, [hasRows]);
+  useEffect(() => {
+    // The Team and Dream columns: one overview each serves every row.
+    if (!hasRows) return;
+    void useTeam.getState().loadOverview();
+    void useDream.getState().loadOverview();
   }, [hasRows]);
 
   if (!loaded) return <p className="muted">Loading projects…</p>;
@@ -120,54 +197,8 @@ export function Dashboard() {
           </tr>
         </thead>
         <tbody>
-          {rows.map((p) => (
-            <tr key={p.dir} className="clickable" onClick={() => go({ view: 'project', dir: p.dir, tab: 'memories' })}>
-              <td>
-                <button className="link strong" onClick={(e) => (e.stopPropagation(), go({ view: 'project', dir: p.dir, tab: 'memories' }))}>
-                  {projectName(p)}
-                </button>
-                {identityLine(p.identity) && (
-                  <div
-                    className="muted small identity"
-                    title={`Identity (${p.identity.source}): ${[...p.identity.remotes, ...p.identity.rootCommits].join(', ')}${p.identity.note ? `\n${p.identity.note}` : ''}`}
-                  >
-                    {identityLine(p.identity)}
-                  </div>
-                )}
-                {projectNotes(p).map((n) =>
-                  n.tone === 'warning' ? (
-                    <span key={n.text} className="badge warning" title={n.title}>
-                      {n.text}
-                    </span>
-                  ) : (
-                    <div key={n.text} className="muted small" title={n.title}>
-                      {n.text}
-                    </div>
-                  ),
-                )}
-              </td>
-              <td>
-                <span className="num">{p.private.total + (p.team?.total ?? 0)}</span> <TypeChips p={p} />
-                <div className="muted small">
-                  {p.private.total} private{p.team ? `, ${p.team.total} team` : ''}
-                </div>
-              </td>
-              <td>
-                <LoadMeter index={p.index} compact />
-              </td>
-              <td>
-                {p.problems.error > 0 && <span className="badge error">{plural(p.problems.error, 'error')}</span>}
-                {p.problems.warning > 0 && <span className="badge warning">{plural(p.problems.warning, 'warning')}</span>}
-                {p.problems.error + p.problems.warning === 0 && <span className="muted">none</span>}
-              </td>
-              <td className="muted">{ago(p.lastChangeMs)}</td>
-              <td>
-                <TeamCell dir={p.dir} hasTeamDir={p.team !== null} />
-              </td>
-              <td>
-                <DreamCell dir={p.dir} />
-              </td>
-            </tr>
+          {(allRows ? rows : rows.slice(0, FIRST_ROWS)).map((p) => (
+            <ProjectRow key={p.dir} p={p} go={go} />
           ))}
         </tbody>
       </table>
