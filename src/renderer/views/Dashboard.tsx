@@ -114,10 +114,13 @@ const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: 
   );
 });
 
-// The first render draws the rows a screen can hold; the rest follow once that frame is painted, so
-// the first paint does not wait on hundreds of rows below the fold (issue 16). They are all in the
-// page a moment later: search, sort, scrolling and the browser's find see every project.
-const FIRST_ROWS = 40;
+/**
+ * The rows the first frame draws: as many as the window can show (a row is at least two lines of
+ * text and its padding, over 40 px). The rest follow once that frame is painted, so the first paint
+ * does not wait on hundreds of rows below the fold (issue 16); they are all in the page a moment
+ * later, and search, sort, scrolling and the browser's find see every project.
+ */
+const firstRows = (): number => Math.ceil(window.innerHeight / 40);
 
 export function Dashboard() {
   const { projects, loaded, home, homeExists, filter, sort, descending, error } = useProjects();
@@ -197,7 +200,7 @@ export function Dashboard() {
           </tr>
         </thead>
         <tbody>
-          {(allRows ? rows : rows.slice(0, FIRST_ROWS)).map((p) => (
+          {(allRows ? rows : rows.slice(0, firstRows())).map((p) => (
             <ProjectRow key={p.dir} p={p} go={go} />
           ))}
         </tbody>
