@@ -60,9 +60,10 @@ function TypeChips({ p }: { p: ProjectSummary }) {
 
 /**
  * One project's row. Memoised: a reload of the list keeps the projects that did not change as the
- * same objects (keepUnchanged), so only changed rows render again.
+ * same objects (keepUnchanged), so only changed rows render again — and every row once the minute
+ * has turned (`minute`), so its times ("3 minutes ago") are as fresh as the dashboard's last render.
  */
-const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: (route: Route) => void }) {
+const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: (route: Route) => void; minute: number }) {
   return (
     <tr className="clickable" onClick={() => go({ view: 'project', dir: p.dir, tab: 'memories' })}>
       <td>
@@ -130,6 +131,7 @@ export function Dashboard() {
   const rows = useMemo(() => visibleProjects(projects, filter, sort, descending), [projects, filter, sort, descending]);
   const hasRows = rows.length > 0;
   const [allRows, setAllRows] = useState(false);
+  const minute = Math.floor(Date.now() / 60_000);
   useEffect(() => {
     if (!hasRows) return;
     // Two frames after the rows render, the first frame with them has been painted: mark it, for
@@ -201,7 +203,7 @@ export function Dashboard() {
         </thead>
         <tbody>
           {(allRows ? rows : rows.slice(0, firstRows())).map((p) => (
-            <ProjectRow key={p.dir} p={p} go={go} />
+            <ProjectRow key={p.dir} p={p} go={go} minute={minute} />
           ))}
         </tbody>
       </table>
