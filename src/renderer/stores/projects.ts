@@ -58,9 +58,6 @@ export function indexLoad(p: Pick<ProjectSummary, 'index'>): number {
   return Math.max(p.index.lines / INDEX_MAX_LINES, p.index.chars / INDEX_MAX_CHARS);
 }
 
-// `localeCompare` builds a collator per call; the dashboard sorts every project on its first paint.
-const NAME_ORDER = new Intl.Collator();
-
 /** The dashboard's rows: the projects the filter keeps, in the chosen order (ties by name). */
 export function visibleProjects(projects: ProjectSummary[], filter: ProjectFilter, sort: ProjectSort, descending: boolean): ProjectSummary[] {
   const text = filter.text.trim().toLowerCase();
@@ -89,7 +86,7 @@ export function visibleProjects(projects: ProjectSummary[], filter: ProjectFilte
     rows.push({ p, name, key: key(p, name) });
   }
   rows.sort((a, b) => {
-    const order = a.key < b.key ? -1 : a.key > b.key ? 1 : NAME_ORDER.compare(a.name, b.name);
+    const order = a.key < b.key ? -1 : a.key > b.key ? 1 : a.name.localeCompare(b.name);
     return descending ? -order : order;
   });
   return rows.map((r) => r.p);
