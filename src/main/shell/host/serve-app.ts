@@ -6,8 +6,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { builtPath } from '../../core/app-root.js';
-import { AppContext } from '../../app/app-context.js';
-import { createAppDispatcher } from '../../api/index.js';
+import type { AppContext } from '../../app/index.js';
 import { startHost } from './host-server.js';
 
 /** The built renderer (out/renderer). */
@@ -21,19 +20,25 @@ export async function serve(
   const { values } = parseArgs({ args: argv, options: { home: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' } }, strict: true });
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not "${values.port}"`);
-  // Listening first: the browser loads the page and its scripts while the app opens (reads the
-  // scan cache, starts its watcher and first scan), and the API answers once it is open (issue 16,
-  // bench start).
+  // Listening first, with nothing of the app loaded yet: the browser loads the page and its
+  // scripts while the app's code loads and the app opens (reads the scan cache, starts its watcher
+  // and first scan), and the API answers once it is open (issue 16, bench start). The app and the
+  // API are read with import() for that reason: a static import would load them before the port opens.
   let open!: (ctx: Promise<AppContext>) => void;
   const opening = new Promise<AppContext>((resolve) => (open = resolve));
-  const host = await startHost({ dispatcher: opening.then(createAppDispatcher), staticDir: RENDERER_DIR, port });
+  const api = import('../../api/index.js');
+  // A failure is heard through the dispatcher (an answer in words) and by whoever awaits `opening`.
+  api.catch(() => undefined);
+  const host = await startHost({ dispatcher: opening.then(async (ctx) => (await api).createAppDispatcher(ctx)), staticDir: RENDERER_DIR, port });
   log(`Memdir is running at ${host.url}`);
   open(
-    AppContext.open({
-      ...(values.home ? { homeFlag: values.home } : {}),
-      ...(values['data-dir'] ? { dataDir: path.resolve(values['data-dir']) } : {}),
-      watch: true,
-    }),
+    import('../../app/index.js').then(({ AppContext }) =>
+      AppContext.open({
+        ...(values.home ? { homeFlag: values.home } : {}),
+        ...(values['data-dir'] ? { dataDir: path.resolve(values['data-dir']) } : {}),
+        watch: true,
+      }),
+    ),
   );
   let ctx: AppContext;
   try {
