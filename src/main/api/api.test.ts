@@ -53,6 +53,38 @@ describe('the app API', () => {
     }
   });
 
+  it('with the services held for the first list (the headless host), starts them once it is answered, or without it when no window asks', async () => {
+    for (const asked of [true, false]) {
+      const opened = await AppContext.open({
+        homeFlag: fixture.home,
+        dataDir: path.join(root, `data-held-${asked}`),
+        env: {},
+        watch: true,
+        servicesAfterFirstList: true,
+      });
+      const early = createAppDispatcher(opened);
+      try {
+        const hooks = early.call('hooks.status', {});
+        if (asked) expect(await early.call('projects.list', {})).toMatchObject({ ok: true, result: { home: fixture.home } });
+        expect(await hooks).toMatchObject({ ok: true, result: { listening: true } });
+      } finally {
+        await opened.close();
+      }
+    }
+  });
+
+  it('closes while its services still wait for the first list, and still answers what it holds', async () => {
+    const opened = await AppContext.open({
+      homeFlag: fixture.home,
+      dataDir: path.join(root, 'data-held-close'),
+      env: {},
+      watch: true,
+      servicesAfterFirstList: true,
+    });
+    await opened.close();
+    expect(await createAppDispatcher(opened).call('app.info', {})).toMatchObject({ ok: true, result: { home: fixture.home } });
+  });
+
   it('rejects unknown calls and bad payloads with a typed error, never a crash', async () => {
     expect(await api.call('nope', {})).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
     expect(await api.call('projects.get', { dir: 42 })).toMatchObject({

@@ -59,7 +59,10 @@ export function createAppDispatcher(ctx: AppContext): Dispatcher {
           return { ok: false, error: { code: 'internal', message: `Memdir could not start: ${(error as Error).message}` } };
         }
       }
-      return dispatcher.call(name, input);
+      const result = await dispatcher.call(name, input);
+      // Background services held back for the dashboard's first list start once it is answered.
+      if (name === 'projects.list') ctx.firstListAnswered();
+      return result;
     },
     subscribe: dispatcher.subscribe,
   };

@@ -40,3 +40,24 @@ describe('the home scan of the app', () => {
     await first;
   });
 });
+
+describe('the start of the headless host', () => {
+  it('answers the first list with the start’s own scan only while nothing changed since it began', async () => {
+    const opened = await AppContext.open({
+      homeFlag: path.join(root, 'home'),
+      dataDir: path.join(root, 'data-start'),
+      env: {},
+      watch: true,
+      servicesAfterFirstList: true,
+    });
+    try {
+      // The start's scan done (read where the app keeps it), then a memory Memdir writes: the first list shows it.
+      await (opened as unknown as { scanning: { scan: Promise<unknown> } | null }).scanning?.scan;
+      await fs.writeFile(path.join(memoryDir, 'after_start.md'), '---\nname: After start\ndescription: written as the app opened\ntype: project\n---\nBody\n');
+      opened.changed('-work-verl', memoryDir);
+      expect(await files(opened.scanHome())).toContain('after_start.md');
+    } finally {
+      await opened.close();
+    }
+  });
+});

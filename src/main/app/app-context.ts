@@ -33,7 +33,16 @@ export interface AppContextOptions {
   watch?: boolean;
   /** What only the desktop app can do (the Electron shell passes it; the headless host has none). */
   desktop?: DesktopShell;
+  /**
+   * Start the background services (with `watch: true`) only once the dashboard's first list has
+   * been answered ({@link AppContext.firstListAnswered}), or {@link FIRST_LIST_WAIT_MS} after the
+   * first scan when no window asks for one: the headless host, whose page loads while the app opens.
+   */
+  servicesAfterFirstList?: boolean;
 }
+
+/** How long the background services wait for the dashboard's first list once the first scan is done. */
+export const FIRST_LIST_WAIT_MS = 1_500;
 
 export class AppContext {
   readonly dataDir: string;
@@ -62,7 +71,16 @@ export class AppContext {
   private changes = 0;
   /** The home scan running now, and the changes count it started at. */
   private scanning: { changes: number; scan: Promise<HomeScan> } | null = null;
+  /**
+   * With `servicesAfterFirstList`: the start's own scan, kept done for the dashboard's first list
+   * until the services start (at most FIRST_LIST_WAIT_MS after it), unless a change came since.
+   */
+  private startScan: { changes: number; scan: Promise<HomeScan> } | null = null;
   private servicesStarting: Promise<void> = Promise.resolve();
+  /** Settles when the dashboard's first list has been answered, or when the app closes. */
+  private firstList: Promise<void>;
+  private releaseServices!: () => void;
+  private closing = false;
 
   private constructor(private readonly options: AppContextOptions) {
     this.env = options.env ?? process.env;
@@ -71,6 +89,7 @@ export class AppContext {
     this.desktop = options.desktop ?? null;
     this.team = new TeamService(this);
     this.personal = new PersonalService(this, this.team.alerts);
+    this.firstList = new Promise<void>((resolve) => (this.releaseServices = resolve));
   }
 
   /** Recall over the current home (one ranker per memory dir, kept up to date incrementally). */
@@ -93,7 +112,8 @@ export class AppContext {
    * killed dream undone and (with `watch: true`) the watcher on and the first scan running. The
    * background services (dream scheduler, hooks and transcript watcher, team and personal sync)
    * start after that first scan, not beside it: on a start they took the CPU the dashboard's first
-   * list waits for (issue 16, bench start). `servicesStarted` settles when they have started.
+   * list waits for (issue 16, bench start) — and with `servicesAfterFirstList`, after that list
+   * has been answered. `servicesStarted` settles when they have started.
    */
   static async open(options: AppContextOptions = {}): Promise<AppContext> {
     const ctx = new AppContext(options);
@@ -104,6 +124,7 @@ export class AppContext {
     await ctx.dreams.recover();
     if (options.watch) {
       ctx.startWatching();
+      if (options.servicesAfterFirstList) ctx.startScan = ctx.scanning;
       ctx.servicesStarting = ctx.startServices();
       // Whoever awaits it hears a failure; a process that never does is not brought down by it.
       ctx.servicesStarting.catch(() => undefined);
@@ -113,10 +134,28 @@ export class AppContext {
 
   private async startServices(): Promise<void> {
     await this.scanning?.scan.catch(() => undefined);
+    if (this.options.servicesAfterFirstList) {
+      const timer = setTimeout(this.releaseServices, FIRST_LIST_WAIT_MS);
+      await this.firstList;
+      clearTimeout(timer);
+      this.startScan = null;
+      // The answer is sent before the services take the CPU: its sending runs in the task that settled it.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Closed before they started: nothing to start, nothing to stop.
+    if (this.closing) return;
     this.dreams.startScheduler();
     await this.autoMemory.start();
     await this.team.start();
     await this.personal.start();
+  }
+
+  /**
+   * The dashboard's first list has been answered (the api says so): background services waiting
+   * for it (`servicesAfterFirstList`) start now.
+   */
+  firstListAnswered(): void {
+    this.releaseServices();
   }
 
   /** Settles once the background services have started (at once without `watch`); rejects with why they could not. */
@@ -195,9 +234,13 @@ export class AppContext {
   /**
    * The home as it is now. A scan already running since the last change answers a caller too:
    * the start's own scan (startWatching) and the dashboard's first list are one scan, not two
-   * back to back (issue 16, bench start).
+   * back to back (issue 16, bench start) — also when the page loaded while the app opened and the
+   * list is asked after that scan is done (`startScan`).
    */
   scanHome(): Promise<HomeScan> {
+    const start = this.startScan;
+    this.startScan = null;
+    if (start && start.changes === this.changes) return start.scan;
     if (this.scanning && this.scanning.changes === this.changes) return this.scanning.scan;
     const scanning = { changes: this.changes, scan: this.runScan() };
     this.scanning = scanning;
@@ -259,7 +302,10 @@ export class AppContext {
   }
 
   async close(): Promise<void> {
-    // Services still starting are let finish, so that closing stops every one of them.
+    // Services still starting are let finish, so that closing stops every one of them; services
+    // still waiting for the first list never start.
+    this.closing = true;
+    this.releaseServices();
     await this.servicesStarted.catch(() => undefined);
     await this.flushCache();
     await this.team.close();

@@ -37,6 +37,8 @@ export async function serve(
         ...(values.home ? { homeFlag: values.home } : {}),
         ...(values['data-dir'] ? { dataDir: path.resolve(values['data-dir']) } : {}),
         watch: true,
+        // The page loads meanwhile: its first list is answered before the services take the CPU.
+        servicesAfterFirstList: true,
       }),
     ),
   );
