@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type SimpleGit, simpleGit } from 'simple-git';
+import type { SimpleGit, simpleGit } from 'simple-git';
 import { MemdirError, type MemdirErrorCode } from '../../shared/errors.js';
 
 /** A history operation that could not be done, with a sentence a person understands. */
@@ -152,8 +152,13 @@ interface Outcome {
   stderr: string;
 }
 
+// simple-git is loaded at the first git command, not with the app: it took part in every start's
+// module load, before the dashboard's first answer (issue 16, bench start).
+let simpleGitLoaded: Promise<typeof simpleGit> | null = null;
+
 /** A simple-git instance for one command, reporting its exit code and stderr into `outcome`. */
-function client(repo: ShadowRepo, opts: GitOptions, outcome: Outcome): SimpleGit {
+async function client(repo: ShadowRepo, opts: GitOptions, outcome: Outcome): Promise<SimpleGit> {
+  const simpleGit = await (simpleGitLoaded ??= import('simple-git').then((m) => m.simpleGit));
   return simpleGit({
     baseDir: path.dirname(repo.gitDir),
     config: configFor(repo),
@@ -183,7 +188,7 @@ function toHistoryError(error: unknown): HistoryError {
 async function runOnce(repo: ShadowRepo, args: string[], opts: GitOptions): Promise<GitResult> {
   const outcome: Outcome = { code: 0, stderr: '' };
   try {
-    const stdout = await client(repo, opts, outcome).raw(args);
+    const stdout = await (await client(repo, opts, outcome)).raw(args);
     return { code: outcome.code, stdout, stderr: outcome.stderr };
   } catch (error) {
     throw toHistoryError(error);
@@ -250,7 +255,7 @@ export async function gitBlob(repo: ShadowRepo, oid: string): Promise<Buffer> {
   const outcome: Outcome = { code: 0, stderr: '' };
   let bytes: Buffer;
   try {
-    bytes = await client(repo, {}, outcome).binaryCatFile(['blob', oid]);
+    bytes = await (await client(repo, {}, outcome)).binaryCatFile(['blob', oid]);
   } catch (error) {
     throw toHistoryError(error);
   }

@@ -13,9 +13,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { lintSource } from '@secretlint/core';
-import { secretLintProfiler } from '@secretlint/profiler';
-import { creator as recommendedPreset } from '@secretlint/secretlint-rule-preset-recommend';
+import type { lintSource } from '@secretlint/core';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { looksLikePlaceholder, looksMasked, maskSecret } from './heuristics.js';
 import { SECRET_RULES } from './rules.js';
@@ -42,7 +40,18 @@ export interface ScanOptions {
 // slower — measured: 2,000 scans in, 60 ms a scan; 4,000 in, 140 ms. Profiling is a
 // debugging aid of the secretlint CLI, so it is switched off here. (@secretlint/profiler is
 // the exact 12.0.0 that @secretlint/core pins; scanner.test.ts checks no mark is left.)
-secretLintProfiler.mark = () => undefined;
+// secretlint is loaded at the first scan, not with the app: its ~300 KB took part in every
+// start's module load, before the dashboard's first answer (issue 16, bench start).
+let linter: Promise<{ lintSource: typeof lintSource; config: unknown }> | null = null;
+function loadLinter(): NonNullable<typeof linter> {
+  linter ??= Promise.all([import('@secretlint/core'), import('@secretlint/profiler'), import('@secretlint/secretlint-rule-preset-recommend')]).then(
+    ([core, { secretLintProfiler }, { creator }]) => {
+      secretLintProfiler.mark = () => undefined;
+      return { lintSource: core.lintSource, config: configWith(creator) };
+    },
+  );
+  return linter;
+}
 
 const MEMDIR_RULE_ID = '@memdir/secretlint-rule-memdir';
 const DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -104,18 +113,21 @@ const memdirRule = {
   },
 };
 
-const CONFIG = {
-  rules: [
-    {
-      id: '@secretlint/secretlint-rule-preset-recommend',
-      rule: recommendedPreset,
-      // Access key ids are off by default upstream; a key id next to its secret is the usual leak.
-      // Account ids are not secrets.
-      rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true }, allowMessageIds: ['AWSAccountID'] }],
-    },
-    { id: MEMDIR_RULE_ID, rule: memdirRule },
-  ],
-};
+/** The preset (AWS key ids on) and Memdir's rule. */
+function configWith(recommendedPreset: unknown): unknown {
+  return {
+    rules: [
+      {
+        id: '@secretlint/secretlint-rule-preset-recommend',
+        rule: recommendedPreset,
+        // Access key ids are off by default upstream; a key id next to its secret is the usual leak.
+        // Account ids are not secrets.
+        rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true }, allowMessageIds: ['AWSAccountID'] }],
+      },
+      { id: MEMDIR_RULE_ID, rule: memdirRule },
+    ],
+  };
+}
 
 function fingerprintOf(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex').slice(0, 16);
@@ -200,9 +212,10 @@ interface Hit {
 
 /** Run every rule (the preset's and Memdir's) over one text. */
 async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
+  const { lintSource, config } = await loadLinter();
   const result = await lintSource({
     source: { content: text, filePath, contentType: 'text' },
-    options: { config: CONFIG as never, noPhysicFilePath: true, maskSecrets: false },
+    options: { config: config as never, noPhysicFilePath: true, maskSecrets: false },
   });
   const hits: Hit[] = [];
   for (const message of result.messages) {
