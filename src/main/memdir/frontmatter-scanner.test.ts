@@ -88,6 +88,25 @@ describe('frontmatter scanner', () => {
     }
   });
 
+  it('leaves to YAML exactly the characters it is not sure of: tabs, CR, controls, line separators, BOM, U+FFFE/FFFF', () => {
+    const unsure = (c: number) =>
+      c === 0x09 ||
+      c === 0x0d ||
+      c <= 0x08 ||
+      c === 0x0b ||
+      c === 0x0c ||
+      (c >= 0x0e && c <= 0x1f) ||
+      (c >= 0x7f && c <= 0x9f) ||
+      [0x2028, 0x2029, 0xfeff, 0xfffe, 0xffff].includes(c);
+    const wrong: string[] = [];
+    for (let c = 0; c <= 0xffff; c++) {
+      if (c === 0x0a || (c >= 0xd800 && c <= 0xdfff)) continue;
+      const declined = scanFrontmatter(`name: x${String.fromCharCode(c)}y`) === undefined;
+      if (declined !== unsure(c)) wrong.push(`U+${c.toString(16)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('property: on generated headers it answers exactly what the YAML path answers, or declines', () => {
     const word = fc.constantFrom(
       'deploy',

@@ -9,20 +9,31 @@
  * It reads every line twice over: what YAML makes of it, and what it becomes after the quoting
  * retry (`description: use case: foo` is invalid YAML; Claude Code quotes such values and parses
  * again). A header whose YAML certainly fails is answered from the retried lines.
+ *
+ * It runs on every header of a cold scan, so it walks the source by offsets: no split into lines,
+ * no string per line, a value cut out only once it is known to be one. A header YAML refuses is
+ * walked a second time with the retry applied (a minority: most headers parse as they are).
  */
 import { RETRY_LINE, YAML_SPECIAL_CHARS, retryKeepsValue } from './frontmatter-retry.js';
 
+/** A value YAML certainly refuses. */
+const ERROR: unique symbol = Symbol('error');
+/** A value the scanner is not sure about: the YAML library decides. */
+const DECLINE: unique symbol = Symbol('decline');
 /** What one value means: a scalar (null for an empty value), a sure YAML error, or "not sure". */
-type Meaning = { value: string | null } | 'error' | 'decline';
+type Meaning = string | null | typeof ERROR | typeof DECLINE;
 
-/** Characters the scanner leaves to YAML: tabs, CR, line separators, BOM, non-printables. */
-const UNSURE_CHARS = /[\t\r\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
+/**
+ * Characters the scanner leaves to YAML: tabs, CR, line separators, BOM, non-printables — written
+ * as the complement of what it reads (LF, printable ASCII, U+00A0 on without U+2028/2029, U+FEFF,
+ * U+FFFE/FFFF): the regex runs over every header, and a class of the common ranges is decided sooner.
+ */
+const UNSURE_CHARS = /[^\n\x20-\x7e\xa0-\u2027\u202a-\ufefe\uff00-\ufffd]/;
 const SURROGATE = /[\ud800-\udfff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 // YAML 1.2 core schema: plain scalars that resolve to null, booleans or numbers, not strings.
 const TYPED =
   /^(?:~|[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
-const NULL_VALUE: Meaning = { value: null };
 
 const SPACE = 0x20;
 const COLON = 0x3a;
@@ -78,92 +89,130 @@ function isKeyChar(c: number): boolean {
   return isKeyStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d;
 }
 
-/**
- * `key:` then nothing, or spaces and a value, from `from`: the key and where the value starts
- * (after the spaces), or null. Keys are plain identifiers; others are left to YAML.
- */
-function keyLine(line: string, from: number): { key: string; rest: string } | null {
-  if (!isKeyStart(line.charCodeAt(from))) return null;
-  let i = from + 1;
-  while (isKeyChar(line.charCodeAt(i))) i++;
-  if (line.charCodeAt(i) !== COLON) return null;
-  const key = line.slice(from, i);
-  i++;
-  if (i === line.length) return { key, rest: '' };
-  if (line.charCodeAt(i) !== SPACE) return null;
-  while (line.charCodeAt(i) === SPACE) i++;
-  return { key, rest: line.slice(i) };
+/** Where the line starting at `from` ends (its `\n`, or the end of the source). */
+function lineEnd(source: string, from: number): number {
+  const nl = source.indexOf('\n', from);
+  return nl === -1 ? source.length : nl;
 }
 
-function isBlank(line: string): boolean {
-  for (let i = 0; i < line.length; i++) if (line.charCodeAt(i) !== SPACE) return false;
+/** Whether `[from, end)` holds nothing but spaces. */
+function isBlank(source: string, from: number, end: number): boolean {
+  for (let i = from; i < end; i++) if (source.charCodeAt(i) !== SPACE) return false;
   return true;
 }
 
-function indentOf(line: string): number {
-  let n = 0;
-  while (line.charCodeAt(n) === SPACE) n++;
-  return n;
-}
-
-/** What follows a closing quote at `from`: nothing, or spaces and a comment. */
-function endsCleanly(text: string, from: number): boolean {
+function indentAt(source: string, from: number): number {
   let i = from;
-  while (text.charCodeAt(i) === SPACE) i++;
-  return i === text.length || (text.charCodeAt(i) === 0x23 && i > from);
+  while (source.charCodeAt(i) === SPACE) i++;
+  return i - from;
 }
 
-const ESCAPES: Record<string, string> = { '\\': '\\', '"': '"', '/': '/', n: '\n', t: '\t', ' ': ' ' };
+/** Where the next line holding more than spaces starts, at or after `from`; -1 when none does. */
+function nextContent(source: string, from: number): number {
+  let pos = from;
+  while (pos <= source.length) {
+    const end = lineEnd(source, pos);
+    if (!isBlank(source, pos, end)) return pos;
+    pos = end + 1;
+  }
+  return -1;
+}
 
-function doubleQuoted(text: string): Meaning {
+/**
+ * A `key:` at `from`, then the end of the line or spaces and a value: where its colon is (the key
+ * is `[from, colon)`), or -1. Keys are plain identifiers; others are left to YAML.
+ */
+function keyColon(source: string, from: number, end: number): number {
+  if (!isKeyStart(source.charCodeAt(from))) return -1;
+  let i = from + 1;
+  while (isKeyChar(source.charCodeAt(i))) i++;
+  if (source.charCodeAt(i) !== COLON) return -1;
+  return i + 1 === end || source.charCodeAt(i + 1) === SPACE ? i : -1;
+}
+
+/** Where a key's value starts: past the colon and the spaces after it (the line's end when there is none). */
+function valueStart(source: string, colon: number): number {
+  let i = colon + 1;
+  while (source.charCodeAt(i) === SPACE) i++;
+  return i;
+}
+
+/** What follows a closing quote at `from`, up to `end`: nothing, or spaces and a comment. */
+function endsCleanly(source: string, from: number, end: number): boolean {
+  let i = from;
+  while (i < end && source.charCodeAt(i) === SPACE) i++;
+  return i === end || (source.charCodeAt(i) === 0x23 && i > from);
+}
+
+/** The character a double-quoted escape `\c` stands for, among the ones the scanner knows; '' otherwise. */
+function escaped(c: number): string {
+  switch (c) {
+    case 0x5c:
+      return '\\';
+    case 0x22:
+      return '"';
+    case 0x2f:
+      return '/';
+    case 0x6e:
+      return '\n';
+    case 0x74:
+      return '\t';
+    case SPACE:
+      return ' ';
+    default:
+      return '';
+  }
+}
+
+function doubleQuoted(source: string, start: number, end: number): Meaning {
   let value = '';
-  let run = 1;
-  for (let i = 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) return endsCleanly(text, i + 1) ? { value: value + text.slice(run, i) } : 'decline';
+  let run = start + 1;
+  for (let i = start + 1; i < end; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 0x22) return endsCleanly(source, i + 1, end) ? value + source.slice(run, i) : DECLINE;
     if (c === 0x5c) {
-      const escaped = ESCAPES[text[i + 1] ?? ''];
-      if (escaped === undefined) return 'decline';
-      value += text.slice(run, i) + escaped;
+      const e = i + 1 < end ? escaped(source.charCodeAt(i + 1)) : '';
+      if (e === '') return DECLINE;
+      value += source.slice(run, i) + e;
       i++;
       run = i + 1;
     }
   }
-  return 'decline'; // unterminated on this line: a multi-line string
+  return DECLINE; // unterminated on this line: a multi-line string
 }
 
-function singleQuoted(text: string): Meaning {
+function singleQuoted(source: string, start: number, end: number): Meaning {
   let value = '';
-  let run = 1;
-  for (let i = 1; i < text.length; i++) {
-    if (text.charCodeAt(i) !== 0x27) continue;
-    if (text.charCodeAt(i + 1) === 0x27) {
-      value += text.slice(run, i + 1);
+  let run = start + 1;
+  for (let i = start + 1; i < end; i++) {
+    if (source.charCodeAt(i) !== 0x27) continue;
+    if (i + 1 < end && source.charCodeAt(i + 1) === 0x27) {
+      value += source.slice(run, i + 1);
       i++;
       run = i + 1;
-    } else return endsCleanly(text, i + 1) ? { value: value + text.slice(run, i) } : 'decline';
+    } else return endsCleanly(source, i + 1, end) ? value + source.slice(run, i) : DECLINE;
   }
-  return 'decline';
+  return DECLINE;
 }
 
-/** What YAML makes of the text after `key: ` (spaces already skipped). */
-function yamlValue(text: string): Meaning {
-  if (text.length === 0) return NULL_VALUE;
-  const c = text.charCodeAt(0);
-  if (c === 0x23 || c === SPACE) return isBlank(text) || c === 0x23 ? NULL_VALUE : 'decline';
-  if (c === 0x22) return doubleQuoted(text);
-  if (c === 0x27) return singleQuoted(text);
+/** What YAML makes of the value `[start, end)` (the spaces after `key:` already skipped). */
+function yamlValue(source: string, start: number, end: number): Meaning {
+  if (start === end) return null;
+  const c = source.charCodeAt(start);
+  if (c === 0x23) return null;
+  if (c === 0x22) return doubleQuoted(source, start, end);
+  if (c === 0x27) return singleQuoted(source, start, end);
   const kind = startKind(c);
-  if (kind !== 'plain') return kind;
+  if (kind !== 'plain') return kind === 'error' ? ERROR : DECLINE;
   // A comment starts at ` #`; trailing spaces are not part of the value.
-  let end = text.indexOf(' #');
-  if (end === -1) end = text.length;
-  while (text.charCodeAt(end - 1) === SPACE) end--;
-  const value = end === text.length ? text : text.slice(0, end);
+  let stop = source.indexOf(' #', start);
+  if (stop === -1 || stop > end) stop = end;
+  while (source.charCodeAt(stop - 1) === SPACE) stop--;
+  const value = source.slice(start, stop);
   // `a: b: c` and `a: b:` are mappings YAML refuses in this place.
-  if (value.charCodeAt(value.length - 1) === COLON || value.includes(': ')) return 'error';
-  if (mayBeTyped(c) && TYPED.test(value)) return 'decline';
-  return { value };
+  if (value.charCodeAt(value.length - 1) === COLON || value.includes(': ')) return ERROR;
+  if (mayBeTyped(c) && TYPED.test(value)) return DECLINE;
+  return value;
 }
 
 /** What the line becomes after Claude Code's quoting retry (only top-level lines are touched). */
@@ -173,45 +222,88 @@ function retriedValue(line: string, asYaml: Meaning): Meaning {
   const raw = match[2]!;
   if (retryKeepsValue(raw)) return asYaml;
   // Quoted with `\` and `"` escaped, which double-quoted YAML reads back as the raw text.
-  return YAML_SPECIAL_CHARS.test(raw) ? { value: raw } : asYaml;
-}
-
-/** The next non-blank line at or after `from`, or -1. */
-function nextContent(lines: readonly string[], from: number): number {
-  for (let j = from; j < lines.length; j++) if (!isBlank(lines[j]!)) return j;
-  return -1;
+  return YAML_SPECIAL_CHARS.test(raw) ? raw : asYaml;
 }
 
 /**
- * Read a nested block (`metadata:` and its indented `key: value` lines) starting at `from`.
- * Returns the mapping and the index after it, or a reason to give up.
+ * A nested block (`metadata:` and its indented `key: value` lines) whose first line starts at
+ * `from`: the mapping and where the first line after it starts, or why not.
  */
-function nestedBlock(lines: readonly string[], from: number): { map: Record<string, string | null>; end: number } | 'error' | 'decline' {
-  const indent = indentOf(lines[from]!);
+function nestedBlock(source: string, from: number): { map: Record<string, string | null>; next: number } | typeof ERROR | typeof DECLINE {
+  const indent = indentAt(source, from);
   const map: Record<string, string | null> = {};
   const keys: string[] = [];
-  let j = from;
-  while (j < lines.length) {
-    const line = lines[j]!;
-    if (isBlank(line)) {
-      j++;
+  let pos = from;
+  while (pos <= source.length) {
+    const end = lineEnd(source, pos);
+    if (isBlank(source, pos, end)) {
+      pos = end + 1;
       continue;
     }
-    const own = indentOf(line);
+    const own = indentAt(source, pos);
     if (own === 0) break;
-    if (own !== indent) return 'decline';
-    const entry = keyLine(line, indent);
-    if (!entry || entry.key === '__proto__' || keys.includes(entry.key)) return 'decline';
-    const meaning = yamlValue(entry.rest);
-    if (meaning === 'decline' || meaning === 'error') return meaning;
-    const next = nextContent(lines, j + 1);
+    if (own !== indent) return DECLINE;
+    const colon = keyColon(source, pos + indent, end);
+    if (colon === -1) return DECLINE;
+    const key = source.slice(pos + indent, colon);
+    if (key === '__proto__' || keys.includes(key)) return DECLINE;
+    const meaning = yamlValue(source, valueStart(source, colon), end);
+    if (meaning === DECLINE || meaning === ERROR) return meaning;
     // A deeper line continues this value or nests further: YAML decides.
-    if (next !== -1 && indentOf(lines[next]!) > indent) return 'decline';
-    keys.push(entry.key);
-    map[entry.key] = meaning.value;
-    j++;
+    const next = nextContent(source, end + 1);
+    if (next !== -1 && indentAt(source, next) > indent) return DECLINE;
+    keys.push(key);
+    map[key] = meaning;
+    pos = end + 1;
   }
-  return { map, end: j };
+  return { map, next: pos };
+}
+
+/**
+ * The header's top-level entries read as YAML reads them (`retry` false: ERROR when a value is a
+ * sure YAML error), or as they read after the quoting retry (`retry` true); undefined to decline.
+ */
+function readEntries(source: string, retry: boolean): Record<string, unknown> | undefined | typeof ERROR {
+  const record: Record<string, unknown> = {};
+  const keys: string[] = [];
+  let fails = false;
+  let pos = 0;
+  while (pos <= source.length) {
+    const end = lineEnd(source, pos);
+    if (isBlank(source, pos, end)) {
+      pos = end + 1;
+      continue;
+    }
+    const colon = keyColon(source, pos, end);
+    if (colon === -1) return undefined;
+    const key = source.slice(pos, colon);
+    if (key === '__proto__' || keys.includes(key)) return undefined;
+    keys.push(key);
+    const start = valueStart(source, colon);
+    const next = nextContent(source, end + 1);
+    if (next !== -1 && indentAt(source, next) > 0) {
+      // Only `key:` (nothing after it but spaces) opens a nested mapping the scanner knows. The
+      // retry never touches such a line (there is nothing to quote), so the block stays a block.
+      if (start !== end) return undefined;
+      const block = nestedBlock(source, next);
+      if (block === DECLINE || block === ERROR) return undefined;
+      record[key] = block.map;
+      pos = block.next;
+      continue;
+    }
+    let meaning = yamlValue(source, start, end);
+    if (meaning === DECLINE) return undefined;
+    if (retry) meaning = retriedValue(source.slice(pos, end), meaning);
+    if (meaning === DECLINE) return undefined;
+    if (meaning === ERROR) {
+      // YAML certainly fails; the retried text is what counts — unless it fails too (then YAML's error is reported).
+      if (retry) return undefined;
+      fails = true;
+    } else record[key] = meaning;
+    pos = end + 1;
+  }
+  if (keys.length === 0) return undefined;
+  return fails ? ERROR : record;
 }
 
 /**
@@ -220,53 +312,6 @@ function nestedBlock(lines: readonly string[], from: number): { map: Record<stri
  */
 export function scanFrontmatter(source: string): Record<string, unknown> | undefined {
   if (UNSURE_CHARS.test(source) || (SURROGATE.test(source) && LONE_SURROGATE.test(source))) return undefined;
-  const lines = source.split('\n');
-  const asYaml: Record<string, unknown> = {};
-  // Every top-level entry in order, read again through the quoting retry if YAML fails.
-  const entries: { key: string; line: string; meaning: Meaning; block: Record<string, string | null> | null }[] = [];
-  let yamlFails = false;
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i]!;
-    if (isBlank(line)) {
-      i++;
-      continue;
-    }
-    const entry = keyLine(line, 0);
-    if (!entry) return undefined;
-    const { key, rest } = entry;
-    if (key === '__proto__' || entries.some((e) => e.key === key)) return undefined;
-    const next = nextContent(lines, i + 1);
-    if (next !== -1 && indentOf(lines[next]!) > 0) {
-      // Only `key:` (nothing after it but spaces) opens a nested mapping the scanner knows. The
-      // retry never touches such a line (there is nothing to quote), so the block stays a block.
-      if (!isBlank(rest)) return undefined;
-      const block = nestedBlock(lines, next);
-      if (block === 'decline' || block === 'error') return undefined;
-      asYaml[key] = block.map;
-      entries.push({ key, line, meaning: NULL_VALUE, block: block.map });
-      i = block.end;
-      continue;
-    }
-    const meaning = yamlValue(rest);
-    if (meaning === 'decline') return undefined;
-    if (meaning === 'error') yamlFails = true;
-    else asYaml[key] = meaning.value;
-    entries.push({ key, line, meaning, block: null });
-    i++;
-  }
-  if (entries.length === 0) return undefined;
-  if (!yamlFails) return asYaml;
-  // YAML certainly fails; the retried text is what counts — unless it fails too (then YAML's error is reported).
-  const retried: Record<string, unknown> = {};
-  for (const entry of entries) {
-    if (entry.block) {
-      retried[entry.key] = entry.block;
-      continue;
-    }
-    const again = retriedValue(entry.line, entry.meaning);
-    if (again === 'error' || again === 'decline') return undefined;
-    retried[entry.key] = again.value;
-  }
-  return retried;
+  const asYaml = readEntries(source, false);
+  return asYaml === ERROR ? readEntries(source, true) : asYaml;
 }
