@@ -49,33 +49,43 @@ function text(value: unknown): string | null {
   return null;
 }
 
+/** The file's name, standing in for a missing one. */
+function nameFromFile(file: string): string {
+  return (file.split('/').pop() ?? file).replace(/\.md$/i, '');
+}
+
+/** A field, flat or under `metadata:`. (Functions, not closures: this runs for every memory of a scan.) */
+function pick(record: Record<string, unknown>, nested: Record<string, unknown> | null, key: string): unknown {
+  return record[key] ?? nested?.[key];
+}
+
 /**
  * Normalise parsed frontmatter (flat or nested `metadata:`) into MemoryMeta, listing what is
  * wrong in plain words. Never throws: a bad file still shows up, with its problems.
  */
 export function readMemoryMeta(data: unknown, file: string): { meta: MemoryMeta; issues: FrontmatterIssue[] } {
-  const issues: FrontmatterIssue[] = [];
-  const fallbackName = (file.split('/').pop() ?? file).replace(/\.md$/i, '');
   if (data === null || data === undefined || typeof data !== 'object' || Array.isArray(data)) {
-    issues.push({ code: 'bad-frontmatter', message: `${file} has no frontmatter: add a --- block with name, description and type so recall can find it.` });
+    const issues = [
+      { code: 'bad-frontmatter' as const, message: `${file} has no frontmatter: add a --- block with name, description and type so recall can find it.` },
+    ];
     return {
-      meta: { name: fallbackName, description: '', type: typeFromFileName(file), originSessionId: null, created: null, modified: null, layout: 'none' },
+      meta: { name: nameFromFile(file), description: '', type: typeFromFileName(file), originSessionId: null, created: null, modified: null, layout: 'none' },
       issues,
     };
   }
   const record = data as Record<string, unknown>;
-  const nested =
-    record.metadata && typeof record.metadata === 'object' && !Array.isArray(record.metadata) ? (record.metadata as Record<string, unknown>) : null;
-  const pick = (key: string): unknown => record[key] ?? nested?.[key];
-  const name = text(pick('name'))?.trim() || '';
-  const description = text(pick('description'))?.trim() ?? '';
-  const rawType = pick('type');
+  const metadata = record.metadata;
+  const nested = metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : null;
+  const name = text(pick(record, nested, 'name'))?.trim() || '';
+  const description = text(pick(record, nested, 'description'))?.trim() ?? '';
+  const rawType = pick(record, nested, 'type');
   const type = isMemoryType(rawType) ? rawType : null;
 
+  const issues: FrontmatterIssue[] = [];
   if (!name) issues.push({ code: 'bad-frontmatter', message: `${file} has no name in its frontmatter.` });
   if (!description)
     issues.push({ code: 'bad-frontmatter', message: `${file} has no description: recall chooses memories by their description, so this one is hard to find.` });
-  else if (/[\r\n]/.test(description))
+  else if (description.includes('\n') || description.includes('\r'))
     issues.push({ code: 'bad-frontmatter', message: `${file} has a description over several lines; recall expects one line.` });
   if (rawType === undefined || rawType === null || rawType === '') {
     issues.push({ code: 'invalid-type', message: `${file} has no type: set it to one of ${MEMORY_TYPES.join(', ')}.` });
@@ -85,12 +95,12 @@ export function readMemoryMeta(data: unknown, file: string): { meta: MemoryMeta;
   }
   return {
     meta: {
-      name: name || fallbackName,
+      name: name || nameFromFile(file),
       description,
       type: type ?? null,
-      originSessionId: text(pick('originSessionId')),
-      created: text(pick('created') ?? pick('createdAt')),
-      modified: text(pick('modified') ?? pick('updated') ?? pick('modifiedAt')),
+      originSessionId: text(pick(record, nested, 'originSessionId')),
+      created: text(pick(record, nested, 'created') ?? pick(record, nested, 'createdAt')),
+      modified: text(pick(record, nested, 'modified') ?? pick(record, nested, 'updated') ?? pick(record, nested, 'modifiedAt')),
       layout: nested && (nested.type !== undefined || nested.name !== undefined) && record.type === undefined ? 'nested' : 'flat',
     },
     issues,
