@@ -313,5 +313,7 @@ function readEntries(source: string, retry: boolean): Record<string, unknown> | 
 export function scanFrontmatter(source: string): Record<string, unknown> | undefined {
   if (UNSURE_CHARS.test(source) || (SURROGATE.test(source) && LONE_SURROGATE.test(source))) return undefined;
   const asYaml = readEntries(source, false);
-  return asYaml === ERROR ? readEntries(source, true) : asYaml;
+  if (asYaml !== ERROR) return asYaml;
+  const retried = readEntries(source, true);
+  return retried === ERROR ? undefined : retried;
 }
