@@ -110,23 +110,34 @@ function countLines(text: string): number {
   return n;
 }
 
+export interface IndexLoadOptions {
+  /** The Claude Code version the user runs (from their newest transcript); it only changes the warning's wording. */
+  version?: string | null;
+  /**
+   * How to measure a text's UTF-8 bytes: {@link utf8Length} unless the caller has a native measure
+   * giving the same count (main passes `Buffer.byteLength`: a scan measures every index).
+   */
+  byteLength?: (text: string) => number;
+}
+
 /**
- * MEMORY.md as Claude Code loads it (see the file comment). `version` is the Claude Code version
- * the user runs (from their newest transcript); it only changes the warning's wording.
+ * MEMORY.md as Claude Code loads it (see the file comment).
  */
-export function loadIndexAsClaudeCode(raw: string, options: { version?: string | null } = {}): IndexLoad {
+export function loadIndexAsClaudeCode(raw: string, options: IndexLoadOptions = {}): IndexLoad {
   const wording = warningWordingFor(options.version);
+  const byteLength = options.byteLength ?? utf8Length;
   const file = mapLines(raw);
   const stripped = stripBlockComments(stripFrontmatter(file));
   const lead = stripped.text.length - stripped.text.trimStart().length;
   const trimmed: MappedText = sliceMapped(stripped, lead, lead + stripped.text.trim().length);
   const n = trimmed.text;
-  const lines = n === '' ? 0 : countLines(n);
+  // `origin` has one entry per line of `n` (see MappedText): no second walk to count them.
+  const lines = n === '' ? 0 : trimmed.origin.length;
   const chars = n.length;
   const overLines = lines > INDEX_MAX_LINES;
   const overChars = chars > INDEX_MAX_CHARS;
   const origin = n === '' ? [] : trimmed.origin;
-  const base = { lines, chars, bytes: utf8Length(n), overLines, overChars, origin, wording };
+  const base = { lines, chars, bytes: byteLength(n), overLines, overChars, origin, wording };
   // The scrub is the costly part and only `show --loaded` and the index view need the text.
   const lazyText = (source: string) => {
     let text: string | null = null;
@@ -180,7 +191,7 @@ export function loadIndexAsClaudeCode(raw: string, options: { version?: string |
     truncated: true,
     loadedLines: keptLines,
     loadedChars: kept.length,
-    loadedBytes: utf8Length(kept),
+    loadedBytes: byteLength(kept),
     firstCutLine: trimmed.origin[keptLines]!,
     reason,
     warning,

@@ -156,6 +156,14 @@ export function textProblem(bytes: Uint8Array, latin1?: string): string | null {
   return null;
 }
 
+/**
+ * The UTF-8 size of a text, measured natively: the same count as the shared `utf8Length` (a lone
+ * surrogate counts 3, the size of the U+FFFD it is written as), for the places that measure much.
+ */
+export function utf8ByteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
 /** Decode UTF-8 strictly; a NUL byte means binary. */
 export function decode(bytes: Uint8Array, facts: FileFacts): ReadOutcome {
   const problem = textProblem(bytes);

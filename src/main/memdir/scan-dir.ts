@@ -13,7 +13,7 @@ import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
 import { type MemoryFileListing, listMemoryFiles } from './list-memory-files.js';
-import { type FileFacts, factsOf, readMemoryBytes, readMemoryText } from './read-file.js';
+import { type FileFacts, factsOf, readMemoryBytes, readMemoryText, utf8ByteLength } from './read-file.js';
 import {
   type CachedDir,
   type CachedIndex,
@@ -94,7 +94,7 @@ function readIndex(abs: string, isSymlink: boolean): CachedIndex {
   const outcome = readMemoryText(path.dirname(abs), abs, isSymlink, 20_000_000);
   if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null, teamLinks: [] };
   const parsed = parseIndex(outcome.text);
-  const load = loadIndexAsClaudeCode(outcome.text);
+  const load = loadIndexAsClaudeCode(outcome.text, { byteLength: utf8ByteLength });
   const targets = new Set<string>();
   const teamLinks = new Set<string>();
   for (const link of indexLinks(parsed)) {
