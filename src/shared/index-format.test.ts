@@ -67,6 +67,19 @@ describe('parseIndex', () => {
     expect(index.lines.filter((l) => l.kind === 'malformed')).toEqual([]);
   });
 
+  it('reads a pointer after any leading whitespace JavaScript knows, and never takes a non-bullet line for one', () => {
+    const spaces = [' ', '\t', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u2003', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+    for (const ws of spaces) {
+      const [entry, malformed, heading, prose] = parseIndex(`${ws}- [T](f.md) — hook\n${ws}- x.md\n${ws}# [T](f.md)\n${ws}[T](f.md)\n`).lines;
+      expect(entry, JSON.stringify(ws)).toMatchObject({ kind: 'entry', title: 'T', file: 'f.md', hook: 'hook' });
+      expect(malformed?.kind, JSON.stringify(ws)).toBe('malformed');
+      expect(heading?.kind).toBe('other');
+      expect(prose?.kind).toBe('other');
+    }
+    expect(parseIndex('\u0085- [T](f.md)\n').lines[0]?.kind).toBe('other'); // NEL is not whitespace to JavaScript
+    expect(parseIndex('- [a\\]b](f.md)\n').lines[0]).toMatchObject({ kind: 'entry', title: 'a]b' });
+  });
+
   it('tolerates BOM and CRLF and writes them back', () => {
     const text = '\uFEFF- [A](a.md) — one\r\n- [B](b.md) — two\r\n';
     const index = parseIndex(text);

@@ -134,12 +134,31 @@ export function indexLinks(index: ParsedIndex): IndexLink[] {
 
 const linksMemo = new WeakMap<ParsedIndex, IndexLink[]>();
 
+/** Whether the line's first non-blank character is a bullet (`-`, `*`, `+`): POINTER and TRIES_POINTER both need one. */
+function startsWithBullet(raw: string): boolean {
+  let i = 0;
+  let c = raw.charCodeAt(0);
+  // ASCII blanks are looked past here; a line opening with any other space is left to the regexes.
+  while (c === 0x20 || (c >= 0x09 && c <= 0x0d)) c = raw.charCodeAt(++i);
+  return c === 0x2d || c === 0x2a || c === 0x2b || c > 0x7f;
+}
+
 function classify(raw: string, line: number): IndexLine {
+  // Headings and prose (most lines that are not pointers) cannot match either pattern.
+  if (!startsWithBullet(raw)) return { kind: 'other', line, raw };
   const match = POINTER.exec(raw);
   if (match) {
     const target = match[2] ?? match[3]!;
     if (!isFileTarget(target)) return { kind: 'other', line, raw };
-    return { kind: 'entry', line, title: match[1]!.replace(/\\(.)/g, '$1'), file: normalizeTarget(target), hook: match[4] ?? '', raw };
+    const title = match[1]!;
+    return {
+      kind: 'entry',
+      line,
+      title: title.includes('\\') ? title.replace(/\\(.)/g, '$1') : title,
+      file: normalizeTarget(target),
+      hook: match[4] ?? '',
+      raw,
+    };
   }
   // A line that links a memory anywhere (`- See [T](f.md).`) is read by the agent as a pointer:
   // not malformed, whatever its shape. Prose naming files in backticks is prose.
@@ -160,7 +179,7 @@ export function parseIndex(text: string): ParsedIndex {
   const body = bom ? text.slice(1) : text;
   const eol = body.includes('\r\n') ? '\r\n' : '\n';
   const finalNewline = body.endsWith('\n');
-  const rawLines = body === '' ? [] : body.split(/\r?\n/);
+  const rawLines = body === '' ? [] : eol === '\r\n' ? body.split(/\r?\n/) : body.split('\n');
   if (finalNewline) rawLines.pop();
   return { lines: rawLines.map((raw, i) => classify(raw, i + 1)), eol, bom, finalNewline };
 }
