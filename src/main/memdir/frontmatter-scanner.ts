@@ -169,7 +169,8 @@ function doubleQuoted(source: string, start: number, end: number): Meaning {
   let run = start + 1;
   for (let i = start + 1; i < end; i++) {
     const c = source.charCodeAt(i);
-    if (c === 0x22) return endsCleanly(source, i + 1, end) ? value + source.slice(run, i) : DECLINE;
+    // Anything but spaces and a comment after the closing quote is an error wherever the line stands.
+    if (c === 0x22) return endsCleanly(source, i + 1, end) ? value + source.slice(run, i) : ERROR;
     if (c === 0x5c) {
       const e = i + 1 < end ? escaped(source.charCodeAt(i + 1)) : '';
       if (e === '') return DECLINE;
@@ -190,7 +191,7 @@ function singleQuoted(source: string, start: number, end: number): Meaning {
       value += source.slice(run, i + 1);
       i++;
       run = i + 1;
-    } else return endsCleanly(source, i + 1, end) ? value + source.slice(run, i) : DECLINE;
+    } else return endsCleanly(source, i + 1, end) ? value + source.slice(run, i) : ERROR;
   }
   return DECLINE;
 }
@@ -296,8 +297,8 @@ function readEntries(source: string, retry: boolean): Record<string, unknown> | 
     if (retry) meaning = retriedValue(source.slice(pos, end), meaning);
     if (meaning === DECLINE) return undefined;
     if (meaning === ERROR) {
-      // YAML certainly fails; the retried text is what counts — unless it fails too (then YAML's error is reported).
-      if (retry) return undefined;
+      // YAML certainly fails; the retried text is what counts — unless this line, left as it was, fails it too.
+      if (retry) return ERROR;
       fails = true;
     } else record[key] = meaning;
     pos = end + 1;
@@ -306,14 +307,24 @@ function readEntries(source: string, retry: boolean): Record<string, unknown> | 
   return fails ? ERROR : record;
 }
 
+/** The scanner's answer when the YAML path certainly fails both ways (YAML, then the quoting retry). */
+export const YAML_FAILS: unique symbol = Symbol('yaml fails');
+
 /**
- * Read frontmatter YAML (line endings already `\n`) exactly as {@link parseWithRetry} would,
- * or return undefined to leave it to the YAML library.
+ * Read frontmatter YAML (line endings already `\n`) exactly as {@link parseWithRetry} would: the
+ * data, {@link YAML_FAILS} when it certainly throws (a line YAML refuses that the retry leaves as
+ * it is; only the library can word the error), or undefined to leave it to the YAML library.
  */
-export function scanFrontmatter(source: string): Record<string, unknown> | undefined {
+export function readFrontmatterFast(source: string): Record<string, unknown> | typeof YAML_FAILS | undefined {
   if (UNSURE_CHARS.test(source) || (SURROGATE.test(source) && LONE_SURROGATE.test(source))) return undefined;
   const asYaml = readEntries(source, false);
   if (asYaml !== ERROR) return asYaml;
   const retried = readEntries(source, true);
-  return retried === ERROR ? undefined : retried;
+  return retried === ERROR ? YAML_FAILS : retried;
+}
+
+/** {@link readFrontmatterFast}'s data, or undefined whenever it has none to give. */
+export function scanFrontmatter(source: string): Record<string, unknown> | undefined {
+  const fast = readFrontmatterFast(source);
+  return fast === YAML_FAILS ? undefined : fast;
 }

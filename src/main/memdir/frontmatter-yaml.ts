@@ -8,12 +8,14 @@
  */
 import YAML from 'yaml';
 import { quoteProblematicValues } from './frontmatter-retry.js';
-import { scanFrontmatter } from './frontmatter-scanner.js';
+import { YAML_FAILS, readFrontmatterFast } from './frontmatter-scanner.js';
 
 /** Parse frontmatter YAML; throws a YAML error with a line number on bad input. */
 export function parseFrontmatterYaml(raw: string): unknown {
   const source = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
-  const fast = scanFrontmatter(source);
+  const fast = readFrontmatterFast(source);
+  // Both parses would fail and the first one's error is reported: one parse says it.
+  if (fast === YAML_FAILS) return YAML.parse(source, YAML_OPTIONS);
   if (fast !== undefined) return fast;
   return parseWithRetry(source);
 }
