@@ -114,6 +114,19 @@ function mayBeGit(s: string, p: number, end: number): boolean {
 }
 
 /**
+ * The non-blank lines of the body being counted, two numbers each: where the text starts (past
+ * leading whitespace) and where the line ends (before `\r\n`), negated for a line inside a code
+ * fence. Reused from body to body; grown when a body has more lines.
+ */
+let spans: Int32Array = new Int32Array(4096);
+
+function growSpans(old: Int32Array): Int32Array {
+  const grown = new Int32Array(old.length * 2);
+  grown.set(old);
+  return grown;
+}
+
+/**
  * `countDerivable` of the UTF-8 text `bytes[from, end)`, walked through `s`, the same bytes as a
  * latin1 string. The bytes must be valid UTF-8.
  */
@@ -142,10 +155,17 @@ export function countDerivableBytes(s: string, bytes: Buffer, from: number, end:
       c = p < lineEnd ? s.charCodeAt(p) : LF;
     }
     if (p < lineEnd) {
+      // The line for the weighing: where its text starts and ends, negative when it is code.
+      if (2 * content + 2 > spans.length) spans = growSpans(spans);
+      spans[2 * content] = p;
+      spans[2 * content + 1] = lineEnd;
       content++;
       // FENCE: `^\s*(```|~~~)`.
       if ((c === 0x60 || c === 0x7e) && lineEnd - p >= 3 && (s.startsWith('```', p) || s.startsWith('~~~', p))) inFence = !inFence;
-      else if (inFence) codeLines++;
+      else if (inFence) {
+        codeLines++;
+        spans[2 * content - 1] = -lineEnd;
+      }
       let line: string | null = null;
       if (((slash !== -1 && slash < lineEnd) || (backslash !== -1 && backslash < lineEnd)) && mayBePath(s, p, lineEnd)) {
         line = bytes.toString('utf8', pos, lineEnd);
@@ -162,8 +182,8 @@ export function countDerivableBytes(s: string, bytes: Buffer, from: number, end:
     if (slash !== -1 && slash < pos) slash = s.indexOf('/', pos);
     if (backslash !== -1 && backslash < pos) backslash = s.indexOf('\\', pos);
   }
-  // Enough code to judge "mostly code" by amount of text: a second walk weighs the characters.
-  const chars = codeLines >= MIN_CODE_LINES ? derivableCharsOfBytes(s, from, end) : { codeChars: 0, contentChars: 0 };
+  // Enough code to judge "mostly code" by amount of text: the lines written down above are weighed.
+  const chars = codeLines >= MIN_CODE_LINES ? derivableCharsOfSpans(s, content) : { codeChars: 0, contentChars: 0 };
   return { content, codeLines, pathLines, gitLines, codeChars: chars.codeChars, contentChars: chars.contentChars };
 }
 
@@ -199,33 +219,25 @@ function utf16Units(s: string, from: number, end: number): number {
 }
 
 /**
- * `derivableChars` of the UTF-8 text `[from, end)` of `s` (latin1, as above), without decoding:
- * lines split on LF, each trimmed of JavaScript whitespace, its characters counted in UTF-16 units.
+ * `derivableChars` of the lines `countDerivableBytes` wrote down in `spans` (the others are blank
+ * and weigh nothing), without decoding: each trimmed of JavaScript whitespace at its end, its
+ * characters counted in UTF-16 units. The fences are where the first walk found them: a fence
+ * line is non-blank and starts with its backticks in both walks (`\r` is whitespace to both).
  */
-function derivableCharsOfBytes(s: string, from: number, end: number): { codeChars: number; contentChars: number } {
+function derivableCharsOfSpans(s: string, count: number): { codeChars: number; contentChars: number } {
   let codeChars = 0;
   let contentChars = 0;
-  let inFence = false;
-  let pos = from;
   // The next byte past ASCII: a line before it is one UTF-16 unit per byte, nothing to count.
-  let wide = nextWide(s, from);
-  for (;;) {
-    let nl = s.indexOf('\n', pos);
-    const last = nl === -1 || nl >= end;
-    if (last) nl = end;
-    const p = skipWhitespace(s, pos, nl);
-    if (p < nl) {
-      let q = nl;
-      for (let w = whitespaceBefore(s, q, p); w > 0; w = whitespaceBefore(s, q, p)) q -= w;
-      if (wide !== -1 && wide < p) wide = nextWide(s, p);
-      const units = wide === -1 || wide >= q ? q - p : utf16Units(s, p, q);
-      contentChars += units;
-      const c = s.charCodeAt(p);
-      if ((c === 0x60 || c === 0x7e) && q - p >= 3 && (s.startsWith('```', p) || s.startsWith('~~~', p))) inFence = !inFence;
-      else if (inFence) codeChars += units;
-    }
-    if (last) break;
-    pos = nl + 1;
+  let wide = count > 0 ? nextWide(s, spans[0]!) : -1;
+  for (let i = 0; i < count; i++) {
+    const p = spans[2 * i]!;
+    const stored = spans[2 * i + 1]!;
+    let q = stored < 0 ? -stored : stored;
+    for (let w = whitespaceBefore(s, q, p); w > 0; w = whitespaceBefore(s, q, p)) q -= w;
+    if (wide !== -1 && wide < p) wide = nextWide(s, p);
+    const units = wide === -1 || wide >= q ? q - p : utf16Units(s, p, q);
+    contentChars += units;
+    if (stored < 0) codeChars += units;
   }
   return { codeChars, contentChars };
 }
