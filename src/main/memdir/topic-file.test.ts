@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTopicFile, serializeTopicFile } from './topic-file.js';
+import { locateFrontmatter, parseTopicFile, serializeTopicFile } from './topic-file.js';
 
 describe('parseTopicFile (R-TOPIC)', () => {
   it('reads flat frontmatter', () => {
@@ -50,6 +51,22 @@ describe('parseTopicFile (R-TOPIC)', () => {
 
   it('takes the type from a file-name prefix when there is no frontmatter', () => {
     expect(parseTopicFile('plain notes', 'feedback_testing.md').meta.type).toBe('feedback');
+  });
+});
+
+describe('locateFrontmatter', () => {
+  it('property: a block is closed exactly when the fence pattern says so (a `---` line, spaces or tabs after it)', () => {
+    const CLOSED = /^---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
+    const piece = fc.constantFrom('---', '--- ', '---\t', '----', '---x', ' ---', '\n', '\r\n', '\r', ' ', '\t', 'name: x', '-', '--', 'x');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
+        const text = pieces.join('');
+        const fence = locateFrontmatter(text, 0).fence;
+        expect(fence === 'closed', JSON.stringify(text)).toBe(CLOSED.test(text));
+        expect(fence === 'none', JSON.stringify(text)).toBe(!/^---[ \t]*\r?\n/.test(text));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
 

@@ -23,7 +23,6 @@ export interface ParsedTopic {
 /** `---` fence, the YAML inside, and the closing fence; groups: BOM, line ending, YAML. */
 const FRONTMATTER = /^(\uFEFF)?---[ \t]*(\r?\n)(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
 const OPEN_FENCE = /---[ \t]*\r?\n/y;
-const CLOSED_BLOCK = /---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/y;
 
 /**
  * Where a topic file's frontmatter and body are, as offsets into `text` from `start` (just past
@@ -41,11 +40,25 @@ export interface FrontmatterSpan {
   bodyStart: number;
 }
 
+/** Whether only spaces or tabs follow `i` up to a line ending (`\n`, `\r\n`) or the end of the text. */
+function fenceLineEnds(text: string, i: number): boolean {
+  let c = text.charCodeAt(i);
+  while (c === 0x20 || c === 0x09) c = text.charCodeAt(++i);
+  return i >= text.length || c === 0x0a || (c === 0x0d && text.charCodeAt(i + 1) === 0x0a);
+}
+
 export function locateFrontmatter(text: string, start: number): FrontmatterSpan {
   OPEN_FENCE.lastIndex = start;
   if (!OPEN_FENCE.test(text)) return { fence: 'none', yamlStart: start, yamlEnd: start, bodyStart: start };
-  CLOSED_BLOCK.lastIndex = start;
-  if (!CLOSED_BLOCK.test(text)) return { fence: 'unclosed', yamlStart: start, yamlEnd: start, bodyStart: start };
+  // Closed: a `---` at the start of a line from the opening line's end on, then only spaces or tabs
+  // to the end of its line or of the text (`---[ \t]*(?:\r?\n|$)`). Found with indexOf rather than a
+  // lazy regex over the whole header: this runs for every file of a scan.
+  let nl = OPEN_FENCE.lastIndex - 1;
+  if (!(text.startsWith('---', nl + 1) && fenceLineEnds(text, nl + 4))) {
+    do nl = text.indexOf('\n---', nl + 1);
+    while (nl !== -1 && !fenceLineEnds(text, nl + 4));
+    if (nl === -1) return { fence: 'unclosed', yamlStart: start, yamlEnd: start, bodyStart: start };
+  }
   // gray-matter's split: the YAML runs to the first "\n---", the body starts after it, minus one "\r" and one "\n".
   const yamlStart = start + 3;
   const yamlEnd = text.indexOf('\n---', yamlStart);
