@@ -153,13 +153,20 @@ describe('the scan cache on disk', () => {
         what,
         JSON.stringify({ ...good, dirs: (good.dirs as Record<string, unknown>[]).map((d) => ((d.files as string[]).length > 0 ? lie(d) : d)) }),
       ]),
-      [
-        'a lying result',
-        JSON.stringify({
-          ...good,
-          dirs: (good.dirs as { result: { memories: unknown[] } }[]).map((d) => ({ ...d, result: { ...d.result, memories: [{ file: 'x.md' }] } })),
-        }),
-      ],
+      ...(
+        [
+          [
+            'a memory more than the files hold',
+            (d) => ({ ...d, names: [...(d.names as string[]), 'x'], descriptions: [...(d.descriptions as string[]), 'x'], kinds: `${d.kinds as string}a` }),
+          ],
+          ['a memory of no type the schema knows', (d) => ({ ...d, kinds: 'z'.repeat((d.kinds as string).length) })],
+          ['a problem the schema does not know', (d) => ({ ...d, problems: [['no-such-problem', null, null, 'x', 'error', null]] })],
+          ['an index line naming no file', (d) => ({ ...d, summary: (d.summary as unknown[]).map((x, i) => (i === 4 ? [(d.files as string[]).length] : x)) })],
+        ] as [string, (d: Record<string, unknown>) => unknown][]
+      ).map(([what, lie]): [string, string] => [
+        `a lying result: ${what}`,
+        JSON.stringify({ ...good, dirs: (good.dirs as Record<string, unknown>[]).map((d) => ((d.kinds as string).length > 0 ? lie(d) : d)) }),
+      ]),
     ];
     const expected = await cold();
     for (const [what, text] of bad) {

@@ -1,11 +1,11 @@
 /**
  * The scan cache kept on disk, in Memdir's data dir, so that a fresh process (the CLI, the app
- * starting) answers a scan of an unchanged home after stats only: per file its stat facts (size,
- * mtime, ctime, inode) and what the scan kept of it, per memory directory its scan, per transcript
- * folder its session count, launch directory and whether it holds a memory folder.
+ * starting) answers a scan of an unchanged home after stats only: per memory directory its files'
+ * stat facts (size, mtime, ctime, inode) and its scan (scan-cache-record.ts), per transcript folder
+ * its session count, launch directory and whether it holds a memory folder.
  *
  * Nothing in it is trusted: the file must parse, carry this format and version and name this
- * home, and match its schema; otherwise it is ignored and the next save rebuilds it. An entry is
+ * home, and every record must check; otherwise it is ignored and the next save rebuilds it. An entry is
  * used only while every stat matches — the scanner checks each file as it always does. Written
  * atomically (temp file, fsync, rename), private to the user (0600).
  */
@@ -14,14 +14,14 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_FILE } from '../../shared/limits.js';
-import { memoryDirScanSchema } from '../../shared/scan-types.js';
 import type { FileFacts } from './read-file.js';
-import { type CachedIndex, type CachedTopic, RACY_MS, type StoredDir, type StoredFacts, UNKNOWN, childPath } from './scan-cache.js';
+import { type CachedIndex, type CachedTopic, RACY_MS, type StoredDir, UNKNOWN, childPath } from './scan-cache.js';
+import { type DirRecord, readDirRecord, writeDirRecord } from './scan-cache-record.js';
 import { HomeScanCache } from './scan-home.js';
 import { writeDataFile } from '../core/safe-fs.js';
 
 /** Bump when the meaning or shape of the file changes: an older or newer file is then ignored. */
-export const SCAN_CACHE_VERSION = 3;
+export const SCAN_CACHE_VERSION = 4;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */
@@ -40,7 +40,7 @@ interface CacheFile {
   format: typeof FORMAT;
   version: typeof SCAN_CACHE_VERSION;
   home: string;
-  dirs: (StoredDir & { dir: string })[];
+  dirs: DirRecord[];
   folders: StoredFolder[];
 }
 
@@ -50,62 +50,14 @@ export function scanCacheFile(dataDir: string, home: string): string {
   return path.join(dataDir, 'scan-cache', `${id}.json`);
 }
 
-const fromFacts = (f: FileFacts): StoredFacts => [f.size, f.mtimeMs, f.ctimeMs, f.ino];
-
-// The shape checks are written out rather than a zod schema: a schema on 10,000 tuples costs
-// more than the stats the cache saves. The scans themselves go through zod (memoryDirScanSchema).
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isString = (v: unknown): v is string => typeof v === 'string';
-const isFacts = (v: unknown, n = 4): boolean => Array.isArray(v) && v.length === n && v.every(isNumber);
-const isFailure = (v: unknown): boolean => v === null || (isObject(v) && (v.code === 'unreadable' || v.code === 'unsafe-link') && isString(v.reason));
-const isList = (v: unknown, kinds: readonly string[], key: 'code' | 'kind'): boolean =>
-  Array.isArray(v) && v.every((x) => isObject(x) && kinds.includes(x[key] as string) && isString(x.message));
-// A path relative to the memory directory, as listings give it: `x.md`, `retros/x.md`, never `..`
-// (no empty, `.` or `..` segment, no backslash). One regex, no allocation: it runs on every file.
-const NOT_RELATIVE = /^$|^\/|\/$|\/\/|\\|(?:^|\/)\.\.?(?:\/|$)/;
-const isRelativePath = (v: unknown): v is string => isString(v) && !NOT_RELATIVE.test(v);
-
-/** Notes of topics (issues, hints, failure) by strictly increasing position among `count` files. */
-function isNotes(v: unknown, count: number): boolean {
-  if (!Array.isArray(v)) return false;
-  let last = -1;
-  for (const note of v) {
-    if (!Array.isArray(note) || note.length !== 4 || !Number.isInteger(note[0]) || note[0] <= last || note[0] >= count) return false;
-    last = note[0] as number;
-    if (!isList(note[1], ['bad-frontmatter', 'invalid-type'], 'code') || !isList(note[2], ['file-paths', 'code', 'git-log'], 'kind') || !isFailure(note[3]))
-      return false;
-  }
-  return true;
-}
-
-/** A directory entry with its scan checked by the contract's schema, or null. */
-function checkedDir(v: unknown): (StoredDir & { dir: string }) | null {
-  if (!isObject(v) || !isString(v.dir) || !path.isAbsolute(v.dir)) return null;
-  const index = v.index;
-  const strings = (l: unknown): boolean => Array.isArray(l) && l.every(isString);
-  if (
-    index !== null &&
-    !(isObject(index) && isFacts(index.facts) && (index.targets === null || strings(index.targets)) && strings(index.teamLinks) && isFailure(index.failure))
-  )
-    return null;
-  if (!Array.isArray(v.files) || !v.files.every(isRelativePath)) return null;
-  if (!Array.isArray(v.facts) || v.facts.length !== 4 * v.files.length || !v.facts.every(isNumber) || !isNotes(v.notes, v.files.length)) return null;
-  if (!Array.isArray(v.tail) || !v.tail.every((t) => isString(t) && /^(?:stray|other|parent):/.test(t))) return null;
-  const result = memoryDirScanSchema.safeParse(v.result);
-  if (!result.success || result.data.memoryDir !== v.dir) return null;
-  // Every readable topic must be in the scan: its facts are taken from there when restored.
-  const files = v.files as string[];
-  const notes = v.notes as StoredDir['notes'];
-  const failed = new Set(notes.filter((n) => n[3] !== null).map((n) => n[0]));
-  const inScan = new Set(result.data.memories.map((m) => m.file));
-  for (let i = 0; i < files.length; i++) if (!failed.has(i) && !inScan.has(files[i]!)) return null;
-  return { dir: v.dir, index: index as StoredDir['index'], files, facts: v.facts as number[], notes, tail: v.tail as string[], result: result.data };
-}
 
 function checkedFolder(v: unknown): StoredFolder | null {
-  if (!isObject(v) || !isString(v.folder) || !path.isAbsolute(v.folder) || !isFacts(v.facts, 3) || !isNumber(v.transcripts)) return null;
-  if ((v.cwd !== null && !isString(v.cwd)) || typeof v.hasMemory !== 'boolean') return null;
+  if (!isObject(v) || !isString(v.folder) || !path.isAbsolute(v.folder) || !Array.isArray(v.facts) || v.facts.length !== 3 || !v.facts.every(isNumber))
+    return null;
+  if (!isNumber(v.transcripts) || (v.cwd !== null && !isString(v.cwd)) || typeof v.hasMemory !== 'boolean') return null;
   return v as unknown as StoredFolder;
 }
 
@@ -139,7 +91,7 @@ export function loadScanCache(cache: HomeScanCache, file: string, home: string):
     return { loaded: false, reason: `not a version ${SCAN_CACHE_VERSION} scan cache` };
   if (!isString(data.home) || path.resolve(data.home) !== path.resolve(home)) return { loaded: false, reason: 'the cache file belongs to another home' };
   if (!Array.isArray(data.dirs) || !Array.isArray(data.folders)) return { loaded: false, reason: 'the cache file is corrupt' };
-  const dirs = data.dirs.map(checkedDir);
+  const dirs = data.dirs.map(readDirRecord);
   const folders = data.folders.map(checkedFolder);
   // One bad entry and none is trusted: something else wrote this file.
   if (dirs.includes(null) || folders.includes(null)) return { loaded: false, reason: 'the cache file is corrupt' };
@@ -164,15 +116,19 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
   const settledBefore = (freshness.now ?? Date.now)() - (freshness.racyMs ?? RACY_MS);
   const racy = (facts: FileFacts): boolean => Math.max(facts.mtimeMs, facts.ctimeMs) > settledBefore;
   const dirs: CacheFile['dirs'] = [];
-  for (const [dir, { parts, result }] of cache.dirs) {
+  const write = (dir: string, stored: StoredDir): void => {
+    const record = writeDirRecord(dir, stored);
+    if (record) dirs.push(record);
+  };
+  for (const [dir, { parts, result, others }] of cache.dirs) {
     const [first, ...rest] = parts;
-    let index: CacheFile['dirs'][number]['index'] = null;
+    let index: StoredDir['index'] = null;
     if (first !== '-') {
       const record = first as CachedIndex;
       if (typeof first === 'string' || cache.indexes.get(childPath(dir, INDEX_FILE)) !== record || record.facts.ino === UNKNOWN.ino || racy(record.facts))
         continue;
       index = {
-        facts: fromFacts(record.facts),
+        facts: [record.facts.size, record.facts.mtimeMs, record.facts.ctimeMs, record.facts.ino],
         targets: record.targets,
         teamLinks: record.teamLinks,
         failure: record.outcome ? { code: record.outcome.code, reason: record.outcome.reason } : null,
@@ -200,10 +156,10 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
       files.push(t.file);
       facts.push(t.facts.size, t.facts.mtimeMs, t.facts.ctimeMs, t.facts.ino);
     }
-    if (usable) dirs.push({ dir, index, files, facts, notes, tail, result });
+    if (usable) write(dir, { index, files, facts, notes, tail, others, result });
   }
   // Directories still exactly as the last file had them.
-  for (const [dir, stored] of cache.stored) dirs.push({ dir, ...stored });
+  for (const [dir, stored] of cache.stored) write(dir, stored);
   const folders: CacheFile['folders'] = [];
   for (const [folder, f] of cache.groups) {
     // A folder changed moments ago may change again without its facts moving: read it next time.

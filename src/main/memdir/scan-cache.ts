@@ -55,7 +55,7 @@ export interface CachedDir {
 
 /** size, mtimeMs, ctimeMs, ino — as written in the cache file. */
 export type StoredFacts = [number, number, number, number];
-type StoredFailure = { code: 'unreadable' | 'unsafe-link'; reason: string };
+export type StoredFailure = { code: 'unreadable' | 'unsafe-link'; reason: string };
 
 /**
  * A memory directory as the cache file wrote it down: enough to tell, with stats only, whether
@@ -74,6 +74,8 @@ export interface StoredDir {
   notes: [number, TopicSummary['issues'], TopicSummary['hints'], StoredFailure | null][];
   /** The other parts the scan was built from (`stray:x.md`, `other:team/x.md`, `parent:x.md`). */
   tail: string[];
+  /** The index's links that name no topic file here ({@link otherTargets}): the paths an unchanged check looks for. */
+  others: string[];
   result: MemoryDirScan;
 }
 
@@ -173,6 +175,6 @@ export function restoreStoredDir(cache: ScanCache, memoryDir: string, stored: St
   cache.dirs.set(memoryDir, {
     parts: [index ?? '-', ...topics, ...stored.tail],
     result: stored.result,
-    others: otherTargets(stored.index?.targets ?? null, stored.files),
+    others: stored.others,
   });
 }

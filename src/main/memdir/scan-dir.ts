@@ -166,8 +166,7 @@ function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryF
     const file = stored.files[i]!;
     if (entry.file !== file || entry.isSymlink || !sameStoredFacts(childPath(memoryDir, file), stored.facts, 4 * i)) return false;
   }
-  const others = otherTargets(stored.index?.targets ?? null, stored.files);
-  const tail = tailOf(strays, existingOf(memoryDir, others), linkedFromParent);
+  const tail = tailOf(strays, existingOf(memoryDir, stored.others), linkedFromParent);
   return tail.length === stored.tail.length && tail.every((t, i) => t === stored.tail[i]);
 }
 
