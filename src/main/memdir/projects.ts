@@ -9,7 +9,7 @@ import path from 'node:path';
 import { DirectoryError, type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
 import { expandTilde, projectsRoot } from './home.js';
 import { type LaunchFolder, type ProjectGroup, dirNameForKey, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
-import { type EffectiveSettings, type LaunchContext, type SettingsCache, memoryDirFor, readEffectiveSettings } from './settings.js';
+import { type EffectiveSettings, type LaunchContext, type SettingsCache, type SharedSettings, memoryDirFor, readEffectiveSettings } from './settings.js';
 import { MemdirError } from '../../shared/errors.js';
 
 /** At most this many bytes are read from one transcript while looking for a `cwd`. */
@@ -191,6 +191,8 @@ export interface LocateOptions {
   managedDir?: string;
   /** Parsed settings files, reused across the projects of a scan. */
   settingsCache?: SettingsCache;
+  /** The managed and user settings, read once for the projects of a scan. */
+  sharedSettings?: SharedSettings;
 }
 
 /** Settings are read for a launch directory: the one its folder was keyed from. */
@@ -210,6 +212,7 @@ async function located(
   const settings = await readEffectiveSettings(home, launch, env, {
     ...(options.managedDir ? { managedDir: options.managedDir } : {}),
     ...(options.settingsCache ? { cache: options.settingsCache } : {}),
+    ...(options.sharedSettings ? { shared: options.sharedSettings } : {}),
   });
   const launchFolders = base.group?.launchFolders ?? [];
   return {

@@ -9,7 +9,7 @@ import type { HomeScan, LaunchDirScan, ProjectScan } from '../../shared/scan-typ
 import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
 import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
 import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
-import { type EffectiveSettings, type SettingsCache, readEffectiveSettings } from './settings.js';
+import { type EffectiveSettings, type SettingsCache, type SharedSettings, readEffectiveSettings, readSharedSettings } from './settings.js';
 import { type IdentityCache, type IdentityMemos, RememberedIdentities, identifyProject } from './project-identity.js';
 
 export interface ScanHomeOptions {
@@ -51,7 +51,13 @@ export class HomeScanCache extends ScanCache {
   readonly identityMemos: IdentityMemos = new Map();
 }
 
-async function launchDirsOf(home: string, group: ProjectGroup, primary: EffectiveSettings, options: ScanHomeOptions): Promise<LaunchDirScan[]> {
+/** What one scan reads once for all its projects. */
+interface ScanPass extends ScanHomeOptions {
+  remembered: RememberedIdentities;
+  shared: SharedSettings;
+}
+
+async function launchDirsOf(home: string, group: ProjectGroup, primary: EffectiveSettings, options: ScanPass): Promise<LaunchDirScan[]> {
   const out: LaunchDirScan[] = [];
   const main = primaryLaunchFolder(group);
   for (const l of group.launchFolders) {
@@ -62,6 +68,7 @@ async function launchDirsOf(home: string, group: ProjectGroup, primary: Effectiv
         : await readEffectiveSettings(home, launchContextOf(l).launch, options.env, {
             ...(options.cache ? { cache: options.cache.settings } : {}),
             ...(options.managedDir ? { managedDir: options.managedDir } : {}),
+            shared: options.shared,
           });
     out.push({
       cwd: l.cwd,
@@ -75,10 +82,11 @@ async function launchDirsOf(home: string, group: ProjectGroup, primary: Effectiv
   return out;
 }
 
-async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOptions & { remembered: RememberedIdentities }): Promise<ProjectScan> {
+async function scanGroup(home: string, group: ProjectGroup, options: ScanPass): Promise<ProjectScan> {
   const locateOptions: LocateOptions = {
     ...(options.cache ? { settingsCache: options.cache.settings } : {}),
     ...(options.managedDir ? { managedDir: options.managedDir } : {}),
+    sharedSettings: options.shared,
   };
   const loc = await locateGroup(home, group, options.env, locateOptions);
   const cache = options.cache;
@@ -101,10 +109,18 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanHomeOpt
   };
 }
 
-async function withRemembered<T>(options: ScanHomeOptions, fn: (remembered: RememberedIdentities) => Promise<T>): Promise<T> {
-  if (options.remembered) return fn(options.remembered);
+/**
+ * Run one scan: with the store of remembered identities (opened and saved here unless the caller
+ * holds one) and the managed and user settings, read once for every project of the scan.
+ */
+async function inPass<T>(home: string, options: ScanHomeOptions, fn: (pass: ScanPass) => Promise<T>): Promise<T> {
+  const shared = readSharedSettings(home, {
+    ...(options.cache ? { cache: options.cache.settings } : {}),
+    ...(options.managedDir ? { managedDir: options.managedDir } : {}),
+  });
+  if (options.remembered) return fn({ ...options, remembered: options.remembered, shared });
   const remembered = await RememberedIdentities.open(options.dataDir);
-  const result = await fn(remembered);
+  const result = await fn({ ...options, remembered, shared });
   await remembered.save();
   return result;
 }
@@ -117,17 +133,17 @@ async function withRemembered<T>(options: ScanHomeOptions, fn: (remembered: Reme
 export async function scanProject(home: string, dir: string, options: ScanHomeOptions = {}): Promise<ProjectScan> {
   const groups = await groupProjects(home, options.cache?.groups);
   const group = groupOfFolder(groups, dir) ?? { dir, key: null, explanation: null, launchFolders: [], folderExists: false, readInstead: null };
-  return withRemembered(options, (remembered) => scanGroup(home, group, { ...options, remembered }));
+  return inPass(home, options, (pass) => scanGroup(home, group, pass));
 }
 
 /** Scan every project in the home. */
 export async function scanHome(home: string, options: ScanHomeOptions = {}): Promise<HomeScan> {
   if (!fs.existsSync(home)) return { home, exists: false, projects: [] };
   const groups = await groupProjects(home, options.cache?.groups);
-  const projects = await withRemembered(options, async (remembered) => {
+  const projects = await inPass(home, options, async (pass) => {
     const out: ProjectScan[] = [];
     for (const group of groups) {
-      out.push(await scanGroup(home, group, { ...options, remembered }));
+      out.push(await scanGroup(home, group, pass));
       // Reads inside a project are synchronous (see read-file.ts); let other work run between.
       await new Promise((resolve) => setImmediate(resolve));
     }

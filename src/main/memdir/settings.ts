@@ -73,6 +73,28 @@ export interface ReadSettingsOptions {
   cache?: SettingsCache;
   /** Where the managed settings are; default the platform's ({@link managedSettingsDir}). */
   managedDir?: string;
+  /** The managed and user settings as read once for a scan of many projects ({@link readSharedSettings}); read here when absent. */
+  shared?: SharedSettings;
+}
+
+/**
+ * The settings files every session of the home reads, whatever its launch directory: the managed
+ * ones (highest precedence first) and the user's, with the problems found in each. A scan of
+ * hundreds of projects reads them once, not once per project.
+ */
+export interface SharedSettings {
+  managed: SettingsFile[];
+  managedProblems: SettingsProblem[];
+  user: SettingsFile;
+  userProblems: SettingsProblem[];
+}
+
+export function readSharedSettings(home: string, options: Omit<ReadSettingsOptions, 'shared'> = {}): SharedSettings {
+  const managedProblems: SettingsProblem[] = [];
+  const managed = readManagedSettings(options.managedDir ?? managedSettingsDir(), managedProblems, options.cache).reverse();
+  const userProblems: SettingsProblem[] = [];
+  const user = readSettingsFile('user', path.join(home, 'settings.json'), userProblems, options.cache);
+  return { managed, managedProblems, user, userProblems };
 }
 
 /** The environment variable that turns automatic memory off (or, set falsy, forces it on). */
@@ -144,15 +166,17 @@ function filesFor(
   options: ReadSettingsOptions,
   problems: SettingsProblem[],
 ): SettingsFile[] {
-  const managed = readManagedSettings(options.managedDir ?? managedSettingsDir(), problems, options.cache).reverse();
-  const files = [...managed];
+  const shared = options.shared ?? readSharedSettings(home, options);
+  problems.push(...shared.managedProblems);
+  const files = [...shared.managed];
   if (launch) {
     const local = localSettingsRoots(launch.launchDir, launch.canonicalRoot, env);
     files.push(readSettingsFile('local', path.join(local.root, '.claude', 'settings.local.json'), problems, options.cache));
     if (local.beneath) files.push(readSettingsFile('local', path.join(local.beneath, '.claude', 'settings.local.json'), problems, options.cache));
     files.push(readSettingsFile('project', path.join(launch.launchDir, '.claude', 'settings.json'), problems, options.cache));
   }
-  files.push(readSettingsFile('user', path.join(home, 'settings.json'), problems, options.cache));
+  problems.push(...shared.userProblems);
+  files.push(shared.user);
   return files;
 }
 
