@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalKey, DirectoryError, explainCanonicalKey } from './canonical-key.js';
+import { canonicalKey, DirectoryError, explainCanonicalKey, newKeyWalkMemo } from './canonical-key.js';
 import { git } from './test-support/test-git.js';
 
 async function repoWithCommit(dir: string): Promise<string> {
@@ -263,5 +263,45 @@ describe('canonicalKey (R-KEY)', () => {
     const outside = path.join(tmp, 'plain', 'deleted');
     await fs.mkdir(path.join(tmp, 'plain'));
     expect(await explainCanonicalKey(outside, { missingOk: true })).toMatchObject({ key: outside, exists: false, via: 'no-git' });
+  });
+
+  it('keys the launch directories of one pass sharing what their walks up found, each as it would alone', async () => {
+    const repo = await repoWithCommit(path.join(tmp, 'repo'));
+    const worktree = path.join(tmp, 'elsewhere', 'feature');
+    git(repo, 'worktree', 'add', '-q', worktree);
+    await fs.mkdir(path.join(repo, 'src', 'lib'), { recursive: true });
+    await fs.mkdir(path.join(tmp, 'plain', 'here'), { recursive: true });
+    const dirs = [
+      repo,
+      path.join(repo, 'src'),
+      path.join(repo, 'src', 'lib'),
+      path.join(repo, 'deleted', 'one'),
+      path.join(repo, 'deleted', 'two'),
+      path.join(repo, 'src', 'gone'),
+      worktree,
+      path.join(worktree, 'gone'),
+      path.join(tmp, 'plain', 'here'),
+      path.join(tmp, 'plain', 'gone'),
+      path.join(tmp, 'plain', 'gone', 'deeper'),
+    ];
+    const alone = await Promise.all(dirs.map((d) => explainCanonicalKey(d, { missingOk: true })));
+    const memo = newKeyWalkMemo();
+    // Twice through the same memo: the second pass is answered from it.
+    for (let pass = 0; pass < 2; pass++) {
+      for (const [i, d] of dirs.entries()) expect(await explainCanonicalKey(d, { missingOk: true, memo }), d).toStrictEqual(alone[i]);
+    }
+    expect(alone.map((e) => e.key)).toEqual([
+      repo,
+      repo,
+      repo,
+      repo,
+      repo,
+      repo,
+      repo,
+      repo,
+      path.join(tmp, 'plain', 'here'),
+      path.join(tmp, 'plain', 'gone'),
+      path.join(tmp, 'plain', 'gone', 'deeper'),
+    ]);
   });
 });

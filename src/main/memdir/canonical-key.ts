@@ -87,6 +87,23 @@ export interface KeyExplanation {
 
 type Stat = fs.Stats | null;
 
+/**
+ * What walks up found, kept for the keys of one pass (the launch directories of a scan): they
+ * share their parents — and one deleted since starts its walk higher up, where the others'
+ * do — so each answer would otherwise cost its system calls again for every project. Only for
+ * answers asked within moments of each other: a new pass starts with a new memo.
+ */
+export interface KeyWalkMemo {
+  /** `<dir>/.git` → what it is, or null when it is no `.git` entry. */
+  gitEntries: Map<string, GitEntry['kind'] | null>;
+  /** A missing path's parent → its nearest existing ancestor, realpath'd (null: none). */
+  nearest: Map<string, string | null>;
+}
+
+export function newKeyWalkMemo(): KeyWalkMemo {
+  return { gitEntries: new Map(), nearest: new Map() };
+}
+
 // A missing path answers `undefined` rather than throwing: the walk up from a directory meets
 // many, and an exception costs many times the system call.
 function lstatOrNull(p: string): Stat {
@@ -106,7 +123,15 @@ function statOrNull(p: string): Stat {
 }
 
 /** A `.git` entry counts when it is a directory or a file, or a link to one (as Claude Code's walk-up counts it). */
-function gitEntryKind(p: string): GitEntry['kind'] | null {
+function gitEntryKind(p: string, memo: KeyWalkMemo | undefined): GitEntry['kind'] | null {
+  const known = memo?.gitEntries.get(p);
+  if (known !== undefined) return known;
+  const kind = gitEntryKindOnDisk(p);
+  memo?.gitEntries.set(p, kind);
+  return kind;
+}
+
+function gitEntryKindOnDisk(p: string): GitEntry['kind'] | null {
   const own = lstatOrNull(p);
   if (!own) return null;
   const target = own.isSymbolicLink() ? statOrNull(p) : own;
@@ -144,9 +169,9 @@ function realpathOrNull(p: string): string | null {
 }
 
 /** The first directory at or above `start` holding a `.git` entry. */
-function findGitRoot(start: string): { root: string; kind: GitEntry['kind'] } | null {
+function findGitRoot(start: string, memo: KeyWalkMemo | undefined): { root: string; kind: GitEntry['kind'] } | null {
   for (let current = start; ; ) {
-    const kind = gitEntryKind(path.join(current, '.git'));
+    const kind = gitEntryKind(path.join(current, '.git'), memo);
     if (kind) return { root: current, kind };
     const parent = path.dirname(current);
     if (parent === current) return null;
@@ -205,7 +230,7 @@ function followWorktreeLink(root: string): { key: string; bare: boolean; link: W
   if (path.basename(commondir) !== '.git') {
     // A bare repository (or a submodule's git dir): its worktrees share the common dir itself,
     // unless that dir holds a .git of its own.
-    if (gitEntryKind(path.join(commondir, '.git'))) return fail({ gitdir, commondir, problem: `${commondir} holds a .git of its own` });
+    if (gitEntryKindOnDisk(path.join(commondir, '.git'))) return fail({ gitdir, commondir, problem: `${commondir} holds a .git of its own` });
     return { key: commondir, bare: true, link: { gitdir, commondir, valid: true, problem: null } };
   }
   return { key: path.dirname(commondir), bare: false, link: { gitdir, commondir, valid: true, problem: null } };
@@ -221,8 +246,17 @@ function isMissing(p: string): boolean {
 }
 
 /** The nearest existing ancestor of a missing path, realpath'd. */
-function nearestExisting(p: string): string | null {
-  for (let current = path.dirname(p); ; ) {
+function nearestExisting(p: string, memo: KeyWalkMemo | undefined): string | null {
+  const parent = path.dirname(p);
+  const known = memo?.nearest.get(parent);
+  if (known !== undefined) return known;
+  const found = nearestExistingOnDisk(parent);
+  memo?.nearest.set(parent, found);
+  return found;
+}
+
+function nearestExistingOnDisk(from: string): string | null {
+  for (let current = from; ; ) {
     // (A path that is not a directory has no real path that is one: not asked.)
     const real = statOrNull(current)?.isDirectory() ? realpathOrNull(current) : null;
     if (real && statOrNull(real)?.isDirectory()) return real;
@@ -232,8 +266,8 @@ function nearestExisting(p: string): string | null {
   }
 }
 
-function explainFrom(dir: string, start: string, exists: boolean): KeyExplanation {
-  const found = findGitRoot(start);
+function explainFrom(dir: string, start: string, exists: boolean, memo: KeyWalkMemo | undefined): KeyExplanation {
+  const found = findGitRoot(start, memo);
   const nfc = (p: string): string => p.normalize('NFC');
   const gone = exists ? '' : ` (${dir} no longer exists; looked from ${start})`;
   if (!found) {
@@ -276,21 +310,23 @@ function explainFrom(dir: string, start: string, exists: boolean): KeyExplanatio
 /**
  * How the canonical key (R-KEY) of `dir` is chosen, from files only (see the module comment).
  * With `missingOk`, a directory that no longer exists (the launch directory of an old session)
- * is keyed from its nearest existing parent, as if the missing part held no `.git`.
+ * is keyed from its nearest existing parent, as if the missing part held no `.git`. With `memo`,
+ * what earlier keys of the same pass found walking up is not asked of the disk again.
  * @throws {DirectoryError} when `dir` does not exist (unless `missingOk`), is not a directory or cannot be read.
  */
-export async function explainCanonicalKey(dir: string, options: { missingOk?: boolean } = {}): Promise<KeyExplanation> {
+export async function explainCanonicalKey(dir: string, options: { missingOk?: boolean; memo?: KeyWalkMemo } = {}): Promise<KeyExplanation> {
+  const { memo } = options;
   const fromMissing = (error: () => DirectoryError): KeyExplanation => {
     const absolute = path.resolve(dir);
-    const start = nearestExisting(absolute);
+    const start = nearestExisting(absolute, memo);
     if (start === null) throw error();
-    return explainFrom(absolute, start, false);
+    return explainFrom(absolute, start, false, memo);
   };
   // A launch directory deleted since (common in an old home) is known missing without an exception.
   if (options.missingOk && isMissing(path.resolve(dir))) return fromMissing(() => new DirectoryError(path.resolve(dir), 'missing'));
   try {
     const real = realDirectory(dir);
-    return explainFrom(real, real, true);
+    return explainFrom(real, real, true, memo);
   } catch (error) {
     if (!options.missingOk || !(error instanceof DirectoryError) || error.reason !== 'missing') throw error;
     return fromMissing(() => error);

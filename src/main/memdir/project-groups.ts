@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SANITIZED_MAX_LENGTH } from '../../shared/limits.js';
 import { dirNameMatchesKey, sanitizeDirName } from '../../shared/sanitize.js';
-import { type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
+import { type KeyExplanation, type KeyWalkMemo, explainCanonicalKey, newKeyWalkMemo } from './canonical-key.js';
 import { projectsRoot } from './home.js';
 import { listProjectDirs, readLaunchDir } from './projects.js';
 
@@ -99,10 +99,11 @@ export function dirNameForKey(key: string, existing: readonly string[]): string 
 /**
  * The canonical key of a launch directory. A directory deleted since is keyed from its nearest
  * existing parent; a path that is not absolute here (a home copied from another OS) is its own key.
+ * `memo`: what the walks up of the same pass found (see KeyWalkMemo).
  */
-export async function keyOfLaunchDir(cwd: string): Promise<KeyExplanation | null> {
+export async function keyOfLaunchDir(cwd: string, memo?: KeyWalkMemo): Promise<KeyExplanation | null> {
   if (!path.isAbsolute(cwd)) return null;
-  return explainCanonicalKey(cwd, { missingOk: true }).catch(() => null);
+  return explainCanonicalKey(cwd, { missingOk: true, ...(memo ? { memo } : {}) }).catch(() => null);
 }
 
 /** Every project of a home (see the module comment), sorted by memory folder name. */
@@ -120,6 +121,8 @@ export async function groupProjects(home: string, cache?: GroupCache): Promise<P
   };
   const memoryFolders: string[] = [];
   const keyed = new Map<string, string>();
+  // The launch directories of a home share their parents: each is looked up once per grouping.
+  const memo = newKeyWalkMemo();
   for (const folder of names) {
     const folderPath = path.join(root, folder);
     const facts = await readFolder(folderPath, cache);
@@ -129,7 +132,7 @@ export async function groupProjects(home: string, cache?: GroupCache): Promise<P
       if (facts.transcripts > 0) group(folder).launchFolders.push({ folder, folderPath, cwd: null, transcripts: facts.transcripts, explanation: null });
       continue;
     }
-    const explanation = await keyOfLaunchDir(facts.cwd);
+    const explanation = await keyOfLaunchDir(facts.cwd, memo);
     const key = explanation?.key ?? facts.cwd;
     const dir = dirNameForKey(key, names);
     keyed.set(folder, dir);
