@@ -143,9 +143,12 @@ describe('the scan cache on disk', () => {
       ['another format', JSON.stringify({ ...good, format: 'something-else' })],
       ['another home', JSON.stringify({ ...good, home: path.join(root, 'elsewhere') })],
       ['a wrong shape', JSON.stringify({ ...good, dirs: [{ dir: 'x', topics: 'no' }] })],
+      ['a cut facts block', JSON.stringify({ ...good, facts: (good.facts as string).slice(0, -4) })],
+      ['a facts block that is not base64', JSON.stringify({ ...good, facts: `${(good.facts as string).slice(0, -4)}!!!!` })],
+      ['a text shorter than its records', JSON.stringify({ ...good, text: (good.text as string).slice(0, -1) })],
       ...(
         [
-          ['facts that do not match the files', (d) => ({ ...d, facts: (d.facts as number[]).slice(1) })],
+          ['facts past the end of their block', (d) => ({ ...d, factsAt: (good.facts as string).length })],
           ['a path leaving the folder', (d) => ({ ...d, files: (d.files as string[]).map((f, i) => (i === 0 ? `../${f}` : f)) })],
           ['a note about no file', (d) => ({ ...d, notes: [[(d.files as string[]).length, [], [], null]] })],
         ] as [string, (d: Record<string, unknown>) => unknown][]
@@ -155,10 +158,7 @@ describe('the scan cache on disk', () => {
       ]),
       ...(
         [
-          [
-            'a memory more than the files hold',
-            (d) => ({ ...d, names: [...(d.names as string[]), 'x'], descriptions: [...(d.descriptions as string[]), 'x'], kinds: `${d.kinds as string}a` }),
-          ],
+          ['a memory more than the files hold', (d) => ({ ...d, lengths: [...(d.lengths as number[]), 0, 0], kinds: `${d.kinds as string}a` })],
           ['a memory of no type the schema knows', (d) => ({ ...d, kinds: 'z'.repeat((d.kinds as string).length) })],
           ['a problem the schema does not know', (d) => ({ ...d, problems: [['no-such-problem', null, null, 'x', 'error', null]] })],
           ['an index line naming no file', (d) => ({ ...d, summary: (d.summary as unknown[]).map((x, i) => (i === 4 ? [(d.files as string[]).length] : x)) })],

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { FileFacts } from './read-file.js';
 import { type CachedIndex, type CachedTopic, RACY_MS, type StoredDir, UNKNOWN, childPath } from './scan-cache.js';
-import { type DirRecord, readDirRecord, writeDirRecord } from './scan-cache-record.js';
+import { BlockWriter, type DirRecord, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
 import { HomeScanCache } from './scan-home.js';
 import { writeDataFile } from '../core/safe-fs.js';
 
@@ -42,6 +42,9 @@ interface CacheFile {
   home: string;
   dirs: DirRecord[];
   folders: StoredFolder[];
+  /** The blocks the directory records share (scan-cache-record.ts). */
+  facts: string;
+  text: string;
 }
 
 /** Where the scan cache of `home` lives in Memdir's data dir (one file per home). */
@@ -91,7 +94,9 @@ export function loadScanCache(cache: HomeScanCache, file: string, home: string):
     return { loaded: false, reason: `not a version ${SCAN_CACHE_VERSION} scan cache` };
   if (!isString(data.home) || path.resolve(data.home) !== path.resolve(home)) return { loaded: false, reason: 'the cache file belongs to another home' };
   if (!Array.isArray(data.dirs) || !Array.isArray(data.folders)) return { loaded: false, reason: 'the cache file is corrupt' };
-  const dirs = data.dirs.map(readDirRecord);
+  const blocks = readBlocks(data.facts, data.text);
+  if (!blocks) return { loaded: false, reason: 'the cache file is corrupt' };
+  const dirs = data.dirs.map((d) => readDirRecord(d, blocks));
   const folders = data.folders.map(checkedFolder);
   // One bad entry and none is trusted: something else wrote this file.
   if (dirs.includes(null) || folders.includes(null)) return { loaded: false, reason: 'the cache file is corrupt' };
@@ -116,8 +121,9 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
   const settledBefore = (freshness.now ?? Date.now)() - (freshness.racyMs ?? RACY_MS);
   const racy = (facts: FileFacts): boolean => Math.max(facts.mtimeMs, facts.ctimeMs) > settledBefore;
   const dirs: CacheFile['dirs'] = [];
+  const blocks = new BlockWriter();
   const write = (dir: string, stored: StoredDir): void => {
-    const record = writeDirRecord(dir, stored);
+    const record = writeDirRecord(dir, stored, blocks);
     if (record) dirs.push(record);
   };
   for (const [dir, { parts, result, others }] of cache.dirs) {
@@ -166,7 +172,7 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
     if (Math.max(f.mtimeMs, f.ctimeMs) > settledBefore) continue;
     folders.push({ folder, facts: [f.mtimeMs, f.ctimeMs, f.ino], transcripts: f.transcripts, cwd: f.cwd, hasMemory: f.hasMemory });
   }
-  return { format: FORMAT, version: SCAN_CACHE_VERSION, home: path.resolve(home), dirs, folders };
+  return { format: FORMAT, version: SCAN_CACHE_VERSION, home: path.resolve(home), dirs, folders, ...blocks.written() };
 }
 
 /**

@@ -4,7 +4,7 @@ import { MEMORY_TYPES, SCOPES } from '../../shared/memory-types.js';
 import { FIX_KINDS, PROBLEM_CODES } from '../../shared/problems.js';
 import { type MemoryDirScan, memoryDirScanSchema } from '../../shared/scan-types.js';
 import { otherTargets, type StoredDir } from './scan-cache.js';
-import { readDirRecord, writeDirRecord } from './scan-cache-record.js';
+import { BlockWriter, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
 
 const DIR = '/home/u/.claude/projects/-work-shop/memory';
 
@@ -130,8 +130,19 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
     return structuredClone(stored);
   });
 
-/** Through the file and back: JSON text, as saveScanCache writes it. */
-const throughFile = (stored: StoredDir): unknown => JSON.parse(JSON.stringify(writeDirRecord(DIR, stored)));
+/** A record and the blocks it stands on, through JSON text as saveScanCache writes them. */
+function throughFile(stored: StoredDir): { record: unknown; facts: unknown; text: unknown } {
+  const blocks = new BlockWriter();
+  const record = writeDirRecord(DIR, stored, blocks);
+  return JSON.parse(JSON.stringify({ record, ...blocks.written() })) as { record: unknown; facts: unknown; text: unknown };
+}
+
+function readBack(file: unknown): ReturnType<typeof readDirRecord> {
+  if (typeof file !== 'object' || file === null) return null;
+  const { record, facts, text } = file as { record: unknown; facts: unknown; text: unknown };
+  const blocks = readBlocks(facts, text);
+  return blocks && readDirRecord(record, blocks);
+}
 
 /** Every place in a JSON value, as a list of keys. */
 function placesOf(value: unknown, at: (string | number)[] = []): (string | number)[][] {
@@ -161,9 +172,9 @@ describe('a directory record of the scan cache file', () => {
   it('gives back exactly the scan it was written from, key order included', () => {
     fc.assert(
       fc.property(storedDir, (stored) => {
-        const back = readDirRecord(throughFile(stored));
+        const back = readBack(throughFile(stored));
         expect(back).not.toBeNull();
-        expect(back).toStrictEqual({ dir: DIR, ...stored });
+        expect({ ...back, facts: Array.from(back!.facts) }).toStrictEqual({ dir: DIR, ...stored });
         expect(JSON.stringify(back!.result)).toBe(JSON.stringify(stored.result));
       }),
       { numRuns: 2_000 },
@@ -178,10 +189,9 @@ describe('a directory record of the scan cache file', () => {
         fc.nat(),
         fc.oneof(fc.jsonValue(), fc.constant(undefined), fc.constantFrom(1e308 * 10, -1, 0.5, 'x.md', '../x.md', null, [], {})),
         (stored, n, by) => {
-          const record = throughFile(stored);
-          const places = placesOf(record);
-          const lie = replaced(record, places[n % places.length]!, by);
-          const back = readDirRecord(lie);
+          const file = throughFile(stored);
+          const places = placesOf(file);
+          const back = readBack(replaced(file, places[n % places.length]!, by));
           if (!back) return;
           accepted++;
           // What it built passes the contract's schema unchanged: no key the schema does not know, none missing.
@@ -204,9 +214,14 @@ describe('a directory record of the scan cache file', () => {
         storedDir.filter((s) => s.result.memories.length > 0),
         (stored) => {
           const [first, ...rest] = stored.result.memories;
-          expect(writeDirRecord(DIR, { ...stored, result: { ...stored.result, memories: rest } })).toBeNull();
-          expect(writeDirRecord(DIR, { ...stored, result: { ...stored.result, memories: [{ ...first!, bytes: first!.bytes + 1 }, ...rest] } })).toBeNull();
-          expect(writeDirRecord(`${DIR}/team`, stored)).toBeNull();
+          const blocks = new BlockWriter();
+          expect(writeDirRecord(DIR, { ...stored, result: { ...stored.result, memories: rest } }, blocks)).toBeNull();
+          expect(
+            writeDirRecord(DIR, { ...stored, result: { ...stored.result, memories: [{ ...first!, bytes: first!.bytes + 1 }, ...rest] } }, blocks),
+          ).toBeNull();
+          expect(writeDirRecord(`${DIR}/team`, stored, blocks)).toBeNull();
+          // Nothing of them went into the blocks.
+          expect(blocks.written()).toEqual({ facts: '', text: '' });
         },
       ),
       { numRuns: 300 },

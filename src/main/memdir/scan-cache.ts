@@ -67,9 +67,9 @@ export interface StoredDir {
   files: string[];
   /**
    * Their stat facts, four numbers a file (size, mtimeMs, ctimeMs, ino) in the order of `files`:
-   * one flat array, so a cache of 100,000 files loads as a few hundred arrays, not 100,000 tuples.
+   * flat, so a cache of 100,000 files loads as a few hundred views of one block, not 100,000 tuples.
    */
-  facts: number[];
+  facts: ArrayLike<number>;
   /** For the files that have any, by position in `files`: frontmatter issues, R-NOTSAVE hints, why it could not be read. */
   notes: [number, TopicSummary['issues'], TopicSummary['hints'], StoredFailure | null][];
   /** The other parts the scan was built from (`stray:x.md`, `other:team/x.md`, `parent:x.md`). */

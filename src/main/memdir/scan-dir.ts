@@ -146,7 +146,7 @@ function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<
 }
 
 /** Whether the file at `abs` has the stat facts written down at `facts[at…at+3]` (size, mtimeMs, ctimeMs, ino). */
-function sameStoredFacts(abs: string, facts: readonly number[], at = 0): boolean {
+function sameStoredFacts(abs: string, facts: ArrayLike<number>, at = 0): boolean {
   const now = statFacts(abs, false);
   return now !== null && now.size === facts[at] && now.mtimeMs === facts[at + 1] && now.ctimeMs === facts[at + 2] && now.ino === facts[at + 3];
 }
