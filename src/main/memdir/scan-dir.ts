@@ -147,8 +147,12 @@ function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<
 
 /** Whether the file at `abs` has the stat facts written down at `facts[at…at+3]` (size, mtimeMs, ctimeMs, ino). */
 function sameStoredFacts(abs: string, facts: ArrayLike<number>, at = 0): boolean {
-  const now = statFacts(abs, false);
-  return now !== null && now.size === facts[at] && now.mtimeMs === facts[at + 1] && now.ctimeMs === facts[at + 2] && now.ino === facts[at + 3];
+  try {
+    const now = fs.statSync(abs, { throwIfNoEntry: false });
+    return now !== undefined && now.size === facts[at] && now.mtimeMs === facts[at + 1] && now.ctimeMs === facts[at + 2] && now.ino === facts[at + 3];
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -210,18 +214,30 @@ function previousStillHolds(memoryDir: string, previous: CachedDir, listing: Mem
   return tail.every((t, i) => t === parts[topicEntries.length + 1 + i]);
 }
 
+/** Whether nothing is at `dir`, asked without the exception a listing throws (most projects have no team directory). */
+function isMissing(dir: string): boolean {
+  try {
+    return fs.statSync(dir, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** Everything about one memory directory (private or team); a missing directory is empty. */
 export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): MemoryDirScan {
   const { cache, scope } = options;
+  const missing = (): MemoryDirScan => {
+    if (cache?.dirs.delete(memoryDir)) cache.revision++;
+    return { memoryDir, exists: false, index: EMPTY_INDEX, memories: [], problems: [], lastChangeMs: null };
+  };
+  if (isMissing(memoryDir)) return missing();
   let listing: MemoryFileListing;
   try {
     listing = listMemoryFiles(memoryDir, { excludeTeam: scope === 'private' });
   } catch (error) {
-    if (cache?.dirs.delete(memoryDir)) cache.revision++;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
-      return { memoryDir, exists: false, index: EMPTY_INDEX, memories: [], problems: [], lastChangeMs: null };
-    }
+    if (code === 'ENOENT' || code === 'ENOTDIR') return missing();
+    if (cache?.dirs.delete(memoryDir)) cache.revision++;
     const reason = code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list it' : `it could not be listed (${code ?? String(error)})`;
     return {
       memoryDir,
