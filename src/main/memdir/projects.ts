@@ -199,7 +199,7 @@ export interface LocateOptions {
 export function launchContextOf(folder: LaunchFolder | null | undefined): { launch: LaunchContext | null; explanation: KeyExplanation | null } {
   const explanation = folder?.explanation ?? null;
   if (!explanation) return { launch: null, explanation: null };
-  return { launch: { launchDir: explanation.dir, canonicalRoot: explanation.key }, explanation };
+  return { launch: { launchDir: explanation.dir, canonicalRoot: explanation.key, ...(explanation.exists ? {} : { missing: true }) }, explanation };
 }
 
 async function located(

@@ -380,6 +380,27 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
     expect((await readEffectiveSettings(home, repo, env)).autoMemoryDirectory).toBe(target);
   });
 
+  it("reads the settings of a deleted launch directory as the disk would give them: its own files missing, its repository root's read", async () => {
+    await fs.mkdir(path.join(repo, '.git'), { recursive: true });
+    await write(localFile(), { autoMemoryEnabled: false });
+    await write(userFile(), { autoDreamEnabled: true });
+    const gone = path.join(repo, 'deleted', 'sub');
+    const outside = path.join(tmp, 'plain', 'gone');
+    for (const launch of [
+      { launchDir: gone, canonicalRoot: repo },
+      { launchDir: outside, canonicalRoot: outside },
+    ]) {
+      const fromDisk = await read(home, launch, env, { managedDir });
+      const known = await read(home, { ...launch, missing: true }, env, { managedDir });
+      expect(known, launch.launchDir).toStrictEqual(fromDisk);
+    }
+    expect(await read(home, { launchDir: gone, canonicalRoot: repo, missing: true }, env, { managedDir })).toMatchObject({
+      autoMemoryEnabled: false,
+      autoMemoryEnabledFrom: localFile(),
+      autoDreamEnabled: true,
+    });
+  });
+
   describe('local settings of a session launched in a subdirectory', () => {
     const sub = () => path.join(repo, 'sub');
     const subLocal = () => path.join(sub(), '.claude', 'settings.local.json');

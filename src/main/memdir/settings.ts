@@ -66,6 +66,8 @@ export interface EffectiveSettings {
 export interface LaunchContext {
   launchDir: string;
   canonicalRoot: string;
+  /** True when the launch directory was found deleted (the key came from a parent): nothing under it is asked of the disk. */
+  missing?: boolean;
 }
 
 /** Options of {@link readEffectiveSettings}. */
@@ -170,10 +172,14 @@ function filesFor(
   problems.push(...shared.managedProblems);
   const files = [...shared.managed];
   if (launch) {
+    // Old sessions' launch directories are often gone: their settings files are known missing without a stat each.
+    const inside = launch.launchDir.endsWith(path.sep) ? launch.launchDir : launch.launchDir + path.sep;
+    const read = (source: SettingsSource, file: string): SettingsFile =>
+      launch.missing && file.startsWith(inside) ? { source, file, values: null, exists: false } : readSettingsFile(source, file, problems, options.cache);
     const local = localSettingsRoots(launch.launchDir, launch.canonicalRoot, env);
-    files.push(readSettingsFile('local', path.join(local.root, '.claude', 'settings.local.json'), problems, options.cache));
-    if (local.beneath) files.push(readSettingsFile('local', path.join(local.beneath, '.claude', 'settings.local.json'), problems, options.cache));
-    files.push(readSettingsFile('project', path.join(launch.launchDir, '.claude', 'settings.json'), problems, options.cache));
+    files.push(read('local', path.join(local.root, '.claude', 'settings.local.json')));
+    if (local.beneath) files.push(read('local', path.join(local.beneath, '.claude', 'settings.local.json')));
+    files.push(read('project', path.join(launch.launchDir, '.claude', 'settings.json')));
   }
   problems.push(...shared.userProblems);
   files.push(shared.user);
