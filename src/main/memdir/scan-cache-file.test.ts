@@ -46,6 +46,14 @@ async function freshProcess(
   return { scan, cache: opened.cache, loaded: opened.loaded.loaded, save: opened.save, restored: restored.map((d) => path.relative(home, d)), reused };
 }
 
+/** The cache file as saveScanCache writes it: a line of JSON, then the text block (UTF-16LE). */
+async function readCacheFile(file: string): Promise<{ head: Record<string, unknown>; tail: Buffer }> {
+  const bytes = await fs.readFile(file);
+  const end = bytes.indexOf(0x0a);
+  return { head: JSON.parse(bytes.toString('latin1', 0, end)) as Record<string, unknown>, tail: bytes.subarray(end + 1) };
+}
+const cacheFileOf = (head: unknown, tail: Uint8Array): Buffer => Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), tail]);
+
 async function saveWarmCache(home = fixture.home): Promise<void> {
   const opened = openScanCache(dataDir, home, { now: later });
   await scanHome(home, { cache: opened.cache, env: {} });
@@ -134,27 +142,30 @@ describe('the scan cache on disk', () => {
   it('ignores a corrupt, foreign-version, other-home or malformed cache file and rebuilds it', async () => {
     const file = scanCacheFile(dataDir, fixture.home);
     await saveWarmCache();
-    const good = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
-    const bad: [string, string][] = [
-      ['truncated', JSON.stringify(good).slice(0, 500)],
+    const { head: good, tail } = await readCacheFile(file);
+    const whole = await fs.readFile(file);
+    const bad: [string, string | Buffer][] = [
+      ['truncated in the JSON', whole.subarray(0, 500)],
+      ['truncated in the text', whole.subarray(0, whole.length - 3)],
       ['not JSON', 'garbage\u0000'],
-      ['not written by Memdir (raw UTF-8)', JSON.stringify({ ...good, note: '部署' })],
-      ['another version', JSON.stringify({ ...good, version: SCAN_CACHE_VERSION + 1 })],
-      ['another format', JSON.stringify({ ...good, format: 'something-else' })],
-      ['another home', JSON.stringify({ ...good, home: path.join(root, 'elsewhere') })],
-      ['a wrong shape', JSON.stringify({ ...good, dirs: [{ dir: 'x', topics: 'no' }] })],
-      ['a cut facts block', JSON.stringify({ ...good, facts: (good.facts as string).slice(0, -4) })],
-      ['a facts block that is not base64', JSON.stringify({ ...good, facts: `${(good.facts as string).slice(0, -4)}!!!!` })],
-      ['a text shorter than its records', JSON.stringify({ ...good, text: (good.text as string).slice(0, -1) })],
+      ['no text block', JSON.stringify(good)],
+      ['not written by Memdir (raw UTF-8)', cacheFileOf({ ...good, note: '部署' }, tail)],
+      ['another version', cacheFileOf({ ...good, version: SCAN_CACHE_VERSION + 1 }, tail)],
+      ['another format', cacheFileOf({ ...good, format: 'something-else' }, tail)],
+      ['another home', cacheFileOf({ ...good, home: path.join(root, 'elsewhere') }, tail)],
+      ['a wrong shape', cacheFileOf({ ...good, dirs: [{ dir: 'x', topics: 'no' }] }, tail)],
+      ['a cut facts block', cacheFileOf({ ...good, facts: (good.facts as string).slice(0, -4) }, tail)],
+      ['a facts block that is not base64', cacheFileOf({ ...good, facts: `${(good.facts as string).slice(0, -4)}!!!!` }, tail)],
+      ['a text shorter than its records', cacheFileOf({ ...good, textLength: (good.textLength as number) - 1 }, tail.subarray(0, tail.length - 2))],
       ...(
         [
           ['facts past the end of their block', (d) => ({ ...d, factsAt: (good.facts as string).length })],
           ['a path leaving the folder', (d) => ({ ...d, files: (d.files as string[]).map((f, i) => (i === 0 ? `../${f}` : f)) })],
           ['a note about no file', (d) => ({ ...d, notes: [[(d.files as string[]).length, [], [], null]] })],
         ] as [string, (d: Record<string, unknown>) => unknown][]
-      ).map(([what, lie]): [string, string] => [
+      ).map(([what, lie]): [string, Buffer] => [
         what,
-        JSON.stringify({ ...good, dirs: (good.dirs as Record<string, unknown>[]).map((d) => ((d.files as string[]).length > 0 ? lie(d) : d)) }),
+        cacheFileOf({ ...good, dirs: (good.dirs as Record<string, unknown>[]).map((d) => ((d.files as string[]).length > 0 ? lie(d) : d)) }, tail),
       ]),
       ...(
         [
@@ -163,9 +174,9 @@ describe('the scan cache on disk', () => {
           ['a problem the schema does not know', (d) => ({ ...d, problems: [['no-such-problem', null, null, 'x', 'error', null]] })],
           ['an index line naming no file', (d) => ({ ...d, summary: (d.summary as unknown[]).map((x, i) => (i === 4 ? [(d.files as string[]).length] : x)) })],
         ] as [string, (d: Record<string, unknown>) => unknown][]
-      ).map(([what, lie]): [string, string] => [
+      ).map(([what, lie]): [string, Buffer] => [
         `a lying result: ${what}`,
-        JSON.stringify({ ...good, dirs: (good.dirs as Record<string, unknown>[]).map((d) => ((d.kinds as string).length > 0 ? lie(d) : d)) }),
+        cacheFileOf({ ...good, dirs: (good.dirs as Record<string, unknown>[]).map((d) => ((d.kinds as string).length > 0 ? lie(d) : d)) }, tail),
       ]),
     ];
     const expected = await cold();
@@ -175,7 +186,7 @@ describe('the scan cache on disk', () => {
       expect(loaded, what).toBe(false);
       expect(scan, what).toEqual(expected);
       expect(await save(), what).toBe(true);
-      expect(JSON.parse(await fs.readFile(file, 'utf8')).version, what).toBe(SCAN_CACHE_VERSION);
+      expect((await readCacheFile(file)).head.version, what).toBe(SCAN_CACHE_VERSION);
     }
   });
 
@@ -187,7 +198,7 @@ describe('the scan cache on disk', () => {
     const opened = openScanCache(dataDir, fixture.home, { racyMs: 300 });
     await scanHome(fixture.home, { cache: opened.cache, env: {} });
     await opened.save();
-    const saved = JSON.parse(await fs.readFile(scanCacheFile(dataDir, fixture.home), 'utf8')) as { dirs: { dir: string }[] };
+    const saved = (await readCacheFile(scanCacheFile(dataDir, fixture.home))).head as { dirs: { dir: string }[] };
     expect(saved.dirs.map((d) => d.dir)).not.toContain(memoryDir);
     expect(saved.dirs.map((d) => d.dir)).toContain(path.join(fixture.home, 'projects', '-work-big', 'memory'));
   });
