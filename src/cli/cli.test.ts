@@ -93,7 +93,7 @@ describe('memdir CLI', () => {
   it('scan keeps its cache in the data dir, and a later scan still sees every change', async () => {
     const first = await run('scan', '--json');
     const cacheDir = path.join(root, 'data', 'scan-cache');
-    expect((await fs.readdir(cacheDir)).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+    expect((await fs.readdir(cacheDir)).filter((f) => f.endsWith('.cache'))).toHaveLength(1);
     expect(JSON.parse((await run('scan', '--json')).out)).toEqual(JSON.parse(first.out));
     const file = path.join(fixture.home, 'projects', '-work-big', 'memory', 'project_m3.md');
     const before = await fs.readFile(file);

@@ -88,6 +88,19 @@ describe('the scan cache on disk', () => {
     expect(second.cache.topics.has(path.join(fixture.home, 'projects', '-work-big', 'memory', 'project_m1.md'))).toBe(false);
   });
 
+  it('removes the JSON cache file an older Memdir left for the same home once the new one is saved', async () => {
+    await fs.rm(dataDir, { recursive: true, force: true });
+    const file = scanCacheFile(dataDir, fixture.home);
+    const legacy = file.replace(/\.cache$/, '.json');
+    expect(legacy).not.toBe(file);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(legacy, JSON.stringify({ format: 'memdir-scan-cache', version: 3, home: fixture.home, dirs: [], folders: [] }));
+    const first = await freshProcess();
+    expect(first.loaded).toBe(false);
+    expect(await first.save()).toBe(true);
+    expect((await fs.readdir(path.dirname(file))).sort()).toEqual([path.basename(file)]);
+  });
+
   it('keeps reporting bad files exactly as a cold scan does', async () => {
     await saveWarmCache();
     const { scan } = await freshProcess();

@@ -48,10 +48,18 @@ interface CacheFile {
   textLength: number;
 }
 
-/** Where the scan cache of `home` lives in Memdir's data dir (one file per home). */
+/**
+ * Where the scan cache of `home` lives in Memdir's data dir (one file per home). `.cache`, not
+ * `.json`: since version 4 a JSON line is followed by a UTF-16LE block.
+ */
 export function scanCacheFile(dataDir: string, home: string): string {
   const id = createHash('sha256').update(path.resolve(home)).digest('hex').slice(0, 16);
-  return path.join(dataDir, 'scan-cache', `${id}.json`);
+  return path.join(dataDir, 'scan-cache', `${id}.cache`);
+}
+
+/** The file versions 1–3 wrote for the same home (all JSON): removed once the new one is saved. */
+function legacyScanCacheFile(file: string): string {
+  return file.replace(/\.cache$/, '.json');
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -217,6 +225,8 @@ export function openScanCache(dataDir: string, home: string, freshness: Freshnes
       try {
         await saveScanCache(cache, file, home, freshness);
         saved = revision;
+        // An older Memdir's cache for this home would never be read again: nothing of it is needed.
+        await fs.promises.rm(legacyScanCacheFile(file), { force: true }).catch(() => undefined);
         return true;
       } catch {
         // The cache only saves time: failing to write it must never fail a scan.
