@@ -13,6 +13,7 @@ import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
 import { type MemoryFileListing, listMemoryFiles } from './list-memory-files.js';
+import { INDEX_READ_MAX_BYTES } from './read-memory-file.js';
 import { type FileFacts, factsOf, readMemoryBytes, readMemoryText, utf8ByteLength } from './read-file.js';
 import {
   type CachedDir,
@@ -91,7 +92,7 @@ function loadTopic(memoryDir: string, file: string, isSymlink: boolean, cache: S
 
 function readIndex(abs: string, isSymlink: boolean): CachedIndex {
   // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
-  const outcome = readMemoryText(path.dirname(abs), abs, isSymlink, 20_000_000);
+  const outcome = readMemoryText(path.dirname(abs), abs, isSymlink, INDEX_READ_MAX_BYTES);
   if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null, teamLinks: [] };
   const parsed = parseIndex(outcome.text);
   const load = loadIndexAsClaudeCode(outcome.text, { byteLength: utf8ByteLength });
