@@ -97,13 +97,14 @@ export const scaleScenario: Scenario = {
   async run(log) {
     if (!fs.existsSync(path.join(repoRoot, 'out', 'main', 'memdir', 'scan-home.js')))
       throw new Error('out/ is missing: run `npm run build` first (the RSS is measured on the built app).');
+    // The inputs first: a missing fixture must fail before the team server starts, not leave it running.
+    const queries = loadLabelledSet().queries.map((q) => q.query);
+    const corpus = loadCorpus();
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-bench-scale-'));
     const server = await startBenchServer(
       root,
       SIZES.map((s) => `team-${s}`),
     );
-    const queries = loadLabelledSet().queries.map((q) => q.query);
-    const corpus = loadCorpus();
     const results: SizeResult[] = [];
     let rss = { peakMb: 0, memories: 0 };
     let worst = { peakMb: 0, memories: 0 };
