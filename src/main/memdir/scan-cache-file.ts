@@ -16,7 +16,7 @@ import path from 'node:path';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { FileFacts } from './read-file.js';
 import { type CachedIndex, type CachedTopic, RACY_MS, type StoredDir, UNKNOWN, childPath } from './scan-cache.js';
-import { BlockWriter, type DirRecord, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
+import { BlockWriter, type DirRecord, isNumber, isObject, isString, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
 import { HomeScanCache } from './scan-home.js';
 import { writeDataFile } from '../core/safe-fs.js';
 
@@ -61,10 +61,6 @@ export function scanCacheFile(dataDir: string, home: string): string {
 function legacyScanCacheFile(file: string): string {
   return file.replace(/\.cache$/, '.json');
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isString = (v: unknown): v is string => typeof v === 'string';
 
 function checkedFolder(v: unknown): StoredFolder | null {
   if (!isObject(v) || !isString(v.folder) || !path.isAbsolute(v.folder) || !Array.isArray(v.facts) || v.facts.length !== 3 || !v.facts.every(isNumber))

@@ -173,9 +173,9 @@ export function writeDirRecord(dir: string, stored: StoredDir, blocks: BlockWrit
 
 // Written out rather than a zod schema: a schema over 10,000 memories costs more than the stats
 // the cache saves. What is built from a record passes memoryDirScanSchema (the property test).
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isString = (v: unknown): v is string => typeof v === 'string';
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+export const isString = (v: unknown): v is string => typeof v === 'string';
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 const isNumbers = (v: unknown, n: number): v is number[] => Array.isArray(v) && v.length === n && v.every(isNumber);
 const isIndex = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
