@@ -46,6 +46,26 @@ const RULES: Rule[] = [
     allowed: { file: 'src/main/shell/electron/layer-probe.ts', code: "import { app } from 'electron';\nexport const name = app.name;\n" },
   },
   {
+    rule: 'zod is imported as a namespace, so the bundle keeps only the zod it uses',
+    says: "Import zod as a namespace, import * as z from 'zod'",
+    offending: {
+      file: 'src/main/jobs/layer-probe.ts',
+      code: "import { z } from 'zod';\nexport const name = z.string();\n",
+      ruleId: 'memdir/zod-namespace',
+    },
+    allowed: { file: 'src/main/jobs/layer-probe.ts', code: "import * as z from 'zod';\nexport const name = z.string();\n" },
+  },
+  {
+    rule: 'zod as a namespace in the renderer too (a default import is the same namespace)',
+    says: "Import zod as a namespace, import * as z from 'zod'",
+    offending: {
+      file: 'src/renderer/layer-probe.ts',
+      code: "import z from 'zod';\nexport const name = z.string();\n",
+      ruleId: 'memdir/zod-namespace',
+    },
+    allowed: { file: 'src/renderer/layer-probe.ts', code: "import * as z from 'zod';\nexport const name = z.string();\n" },
+  },
+  {
     rule: 'electron/* subpaths too',
     says: 'Only src/main/shell/electron may import electron.',
     offending: {
@@ -130,7 +150,7 @@ const RULES: Rule[] = [
     rule: 'src/shared is pure: no built-ins',
     says: 'src/shared is pure: no Node built-ins.',
     offending: { file: 'src/shared/layer-probe.ts', code: "import path from 'node:path';\nexport const join = path.join;\n", ruleId: 'no-restricted-imports' },
-    allowed: { file: 'src/shared/layer-probe.ts', code: "import { z } from 'zod';\nexport const name = z.string();\n" },
+    allowed: { file: 'src/shared/layer-probe.ts', code: "import * as z from 'zod';\nexport const name = z.string();\n" },
   },
   {
     rule: 'src/shared loads no built-in through import()',

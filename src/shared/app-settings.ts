@@ -10,7 +10,7 @@
  * and give every leaf a `.default()`. Unknown keys are kept on load and save, so a file written
  * by a newer Memdir survives a round trip through an older one.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { issueSentence } from './issue-sentence.js';
 
 /** The app theme. */

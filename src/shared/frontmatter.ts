@@ -3,7 +3,7 @@
  * `originSessionId` and timestamps — flat, or nested under `metadata:` as found in the wild.
  * Parsing the YAML happens in main; this file checks and normalises the parsed object.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { quoteName } from './visible-text.js';
 import { MEMORY_TYPES, type MemoryType, isMemoryType, typeFromFileName } from './memory-types.js';
 

@@ -1,7 +1,7 @@
 /**
  * The four memory types and their scopes (SPEC R-TYPES, R-TOPIC).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const MEMORY_TYPES = ['user', 'feedback', 'project', 'reference'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];

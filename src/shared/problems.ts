@@ -1,7 +1,7 @@
 /**
  * Health problems (SPEC R-HEALTH): one vocabulary for the scanner, the CLI and the app.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const PROBLEM_CODES = [
   'dangling-link',

@@ -9,7 +9,7 @@
  * personal sync's space key), remote URL normalisation, and comparing two identities into
  * evidence a person can read. Reading a repository's files is src/main/memdir/project-identity.ts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Where an identity's facts come from. */
 export const IDENTITY_SOURCES = ['repository', 'remembered', 'paths'] as const;

@@ -2,7 +2,7 @@
  * What recall decides and how the model connection stands (SPEC §3, §9), declared once as zod
  * schemas: the CLI's JSON, the app contract and the playground all use these shapes.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const PROVIDER_KINDS = ['anthropic', 'claude-cli', 'offline'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];

@@ -3,7 +3,7 @@
  * dashboard, declared once as zod schemas (the app contract validates with them; the types
  * are derived). Field names are a contract (README documents them): add, never rename.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MEMORY_TYPES, SCOPES } from './memory-types.js';
 import { problemSchema } from './problems.js';
 import { projectIdentitySchema } from './project-identity.js';

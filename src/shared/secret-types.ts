@@ -3,7 +3,7 @@
  * the Alerts view lists findings, and "redact" / "allow" send one back. A finding never holds
  * the secret itself — `match` is masked and `fingerprint` is a truncated hash of it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One credential found in a text or file. */
 export const findingSchema = z.object({

@@ -4,7 +4,7 @@
  * validate the output, and turn any failure into an RpcError a person can read.
  */
 import { issueSentence } from '../../shared/issue-sentence.js';
-import { ZodError, type z } from 'zod';
+import * as z from 'zod';
 import { CONTRACT, type CallName, type Contract, type SubscriptionName } from '../../shared/contract/index.js';
 import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
 import { inputSentences, sentenceOf } from '../../shared/contract/input-sentences.js';
@@ -19,7 +19,7 @@ export type Subscribers = { [K in SubscriptionName]: Contract[K] extends Subscri
 
 export type CallResult = { ok: true; result: unknown } | { ok: false; error: RpcErrorShape };
 
-function issuesOf(error: ZodError): string[] {
+function issuesOf(error: z.ZodError): string[] {
   return error.issues.map((i) => issueSentence(i));
 }
 
@@ -40,7 +40,7 @@ export function toRpcError(error: unknown): RpcErrorShape {
       ...(typeof current === 'string' ? { current } : {}),
     };
   }
-  if (error instanceof ZodError) {
+  if (error instanceof z.ZodError) {
     const sentences = [...new Set(error.issues.map((i) => sentenceOf('', i)))];
     return { code: 'invalid-input', message: sentences.join(' '), issues: sentences };
   }

@@ -1,7 +1,7 @@
 /** Which Claude Code home the app shows, remembered across runs in Memdir's data dir. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeDataFile } from '../core/safe-fs.js';
 
 const schema = z.object({ home: z.string().nullable().catch(null), demoHome: z.string().nullable().catch(null) });

@@ -5,7 +5,7 @@
  * around it) and validated one by one afterwards (validate-operation.ts), so one bad operation
  * never costs the good ones.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS } from '../../shared/memory-types.js';
 import type { MemorySummary } from '../../shared/scan-types.js';
 import type { Turn } from '../transcripts/index.js';

@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type ExtractOperation,
   type ExtractionLogEntry,

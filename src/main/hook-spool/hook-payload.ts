@@ -5,7 +5,7 @@
  * (`startup`, `resume`, `clear`, `compact`). Only the fields Memdir uses are kept: a hook
  * payload is a trigger ("look at this transcript now"), never data that is stored.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
 import { SPOOLED_HOOK_EVENTS, type SpooledHookEvent } from '../../shared/contract/hooks.js';
 

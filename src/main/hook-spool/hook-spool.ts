@@ -23,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { watch } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type SpooledHookEvent, SPOOLED_HOOK_EVENTS } from '../../shared/contract/hooks.js';
 import { writeDataFile } from '../core/safe-fs.js';
 import { type HookEvent, hookEventSchema, parseHookPayload } from './hook-payload.js';

@@ -21,7 +21,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeDataFile } from '../core/safe-fs.js';
 
 /** The endpoint file in the data dir. */

@@ -22,7 +22,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChecksumsResponse } from '../../shared/protocol/sync.js';
 import { writeDataFile } from '../core/safe-fs.js';
 import {

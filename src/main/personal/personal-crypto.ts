@@ -25,7 +25,7 @@
  * entries or serve an older version of one (deletions never propagate anyway).
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { MIN_PASSPHRASE_CHARS } from '../../shared/personal-sync.js';
 import { MemdirError } from '../../shared/errors.js';
 

@@ -13,7 +13,7 @@
  * it just chooses among fewer. A query longer than `maxQueryChars` is cut for both methods,
  * with a note.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { RECALL_MAX_SELECTED } from '../../shared/limits.js';
 import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import type { IndexSummary } from '../../shared/scan-types.js';

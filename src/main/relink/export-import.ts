@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { identitiesDisagree, projectIdentitySchema } from '../../shared/project-identity.js';
 import { VERSION } from '../core/version.js';

@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeDataFile } from '../core/safe-fs.js';
 import type { TranscriptCursor } from '../transcripts/index.js';
 

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { changeDataFile } from '../memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
 

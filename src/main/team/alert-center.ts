@@ -20,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type AlertRecord, type AllowedSecret, alertRecordSchema, allowedSecretSchema } from '../../shared/contract/alerts.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';

@@ -19,7 +19,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FileFacts } from '../memdir/index.js';
 import { writeDataFile } from '../core/safe-fs.js';
 

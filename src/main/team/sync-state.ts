@@ -22,7 +22,7 @@
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type TeamConflict, teamConflictSchema } from '../../shared/contract/team.js';
 import { isProtocolEtag } from '../../shared/protocol/sync.js';
 import { acquireOwnedLock } from '../core/memory-lock.js';

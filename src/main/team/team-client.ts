@@ -24,7 +24,7 @@ import {
   meResponseSchema,
   putResponseSchema,
 } from '../../shared/protocol/sync.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
 import { MemdirError } from '../../shared/errors.js';

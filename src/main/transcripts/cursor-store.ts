@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { writeDataFile } from '../core/safe-fs.js';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
 import { MemdirError } from '../../shared/errors.js';
 

@@ -8,7 +8,7 @@
  * Record fields keep the file's own names (snake_case inside `message`), so a record reads like
  * the line it came from.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
 
 /** A field that is `undefined` when missing, null or of the wrong type: never fatal. */

@@ -1,6 +1,6 @@
 /** Sub-agent memory (R-AGENT) for the Agents view: each agent type's user, project and local memory. */
 import { create } from 'zustand';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { agentsContract } from '../../shared/contract/agents.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';

@@ -10,7 +10,7 @@ import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { RoomAction } from '../../shared/index-room.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { Problem } from '../../shared/problems.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useProject } from './project.js';

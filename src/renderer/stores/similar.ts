@@ -3,7 +3,7 @@
  * thing as the one being written, by the app's one duplicate rule (asked of main).
  */
 import { create } from 'zustand';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Contract } from '../../shared/contract/index.js';
 import type { InputOf } from '../../shared/contract/define.js';
 import { call } from '../transport/transport.js';

@@ -1,6 +1,6 @@
 /** A project's timeline (issue 14, item 9): memories and MEMORY.md's size after each recorded change. */
 import { create } from 'zustand';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Contract } from '../../shared/contract/index.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';

@@ -1,5 +1,5 @@
 /** Sub-agent memory (R-AGENT): three scopes per agent type. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { memoryDirScanSchema } from '../scan-types.js';
 import { query } from './define.js';
 import { projectRef } from './common.js';

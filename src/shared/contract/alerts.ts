@@ -6,7 +6,7 @@
  * removed, the next sync works) or dismissed by the user. The `alert` app event announces a new
  * one (the desktop shell shows it as a native notification).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { findingSchema } from '../secret-types.js';
 import { mutation, query } from './define.js';
 

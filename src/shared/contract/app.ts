@@ -1,5 +1,5 @@
 /** The app itself: where it looks, the demo workspace, its own settings. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mutation, query } from './define.js';
 
 export const appInfoSchema = z.object({

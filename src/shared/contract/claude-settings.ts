@@ -3,7 +3,7 @@
  * `autoDreamEnabled` switch (R-DREAM-GATE), written to the user's `settings.json` as a minimal
  * edit of that one value and read back through the settings reader.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mutation, query } from './define.js';
 
 /** `autoDreamEnabled` in the user's Claude Code settings. */

@@ -1,5 +1,5 @@
 /** Schemas shared by several parts of the contract. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { TOPIC_MAX_BYTES } from '../limits.js';
 import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 

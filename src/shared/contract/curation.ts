@@ -3,7 +3,7 @@
  * loaded part shown first, Make room for an index past its limit, near-duplicate memories found
  * and merged, and the editor's "this repeats a memory" warning.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MEMORY_TYPES } from '../memory-types.js';
 import { FIX_KINDS } from '../problems.js';
 import { mutation, query } from './define.js';

@@ -4,7 +4,7 @@
  * runs; the renderer's client is typed from the same declaration. The transport (Electron IPC
  * or the headless host's HTTP) carries only `{ name, input }` and the result or an RpcError.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export interface QueryDef<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   kind: 'query' | 'mutation';

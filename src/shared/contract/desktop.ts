@@ -3,7 +3,7 @@
  * login, open a memory in other programs, install the `memdir` command. In the headless host the
  * status says `available: false` and the actions answer `unavailable`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { dirRef, fileName } from './common.js';
 import { mutation, query } from './define.js';
 

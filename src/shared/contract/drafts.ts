@@ -3,7 +3,7 @@
  * project, scope and file, and to the text it started from — so switching memory or project, a
  * closed window or an app restart never drops it. Main keeps them in its data dir.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { TOPIC_MAX_BYTES } from '../limits.js';
 import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 import { mutation, query } from './define.js';

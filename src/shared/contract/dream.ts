@@ -3,7 +3,7 @@
  * events), the history of dreams with their diffs, and revert. The record shapes here are also
  * what main stores in `<dataDir>/dreams/<id>.json` and what `memdir dream --json` prints.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mutation, query } from './define.js';
 import { projectRef } from './common.js';
 import { jobSchema } from './events.js';

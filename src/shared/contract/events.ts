@@ -1,5 +1,5 @@
 /** What main tells the renderer without being asked: file changes, job progress, alerts. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mutation, query, subscription } from './define.js';
 
 export const jobSchema = z.object({

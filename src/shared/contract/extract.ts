@@ -4,7 +4,7 @@
  * keeps every outcome — applied, queued, skipped with its reason, accepted, edited, rejected.
  * The CLI's `memdir extract --json` prints these shapes too.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { tokenUsageSchema } from '../recall-types.js';
 import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 import { mutation, query } from './define.js';

@@ -5,7 +5,7 @@
  * to Claude Code. The change is planned first (a diff the user reads), then applied only if the
  * file is still what the plan was made from.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mutation, query } from './define.js';
 
 /** The hook events Memdir installs (SPEC §11). */

@@ -4,7 +4,7 @@
  * shapes are also what `memdir orphans|relink|merge … --json` prints and what main keeps in
  * `<dataDir>/merges/<id>.json`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { IDENTITY_EVIDENCE, projectIdentitySchema } from '../project-identity.js';
 import { mutation, query } from './define.js';
 

@@ -4,7 +4,7 @@
  * call name. A new limit without words for its field fails here.
  */
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { CONTRACT } from './index.js';
 import { inputSentences, wordsFor } from './input-sentences.js';
 

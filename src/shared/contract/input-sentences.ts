@@ -6,7 +6,7 @@
  * a field path or a call name. The dispatcher (app) and the CLI both speak through here, and a
  * test walks the whole contract so a new limit without words fails it.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { formatBytesAgainst, formatCount } from '../size-text.js';
 import { utf8Length } from '../utf8.js';
 

@@ -1,5 +1,5 @@
 /** Reading and changing memories, the index, health fixes and history. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 import { problemSchema } from '../problems.js';
 import { mutation, query } from './define.js';

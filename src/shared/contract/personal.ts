@@ -4,7 +4,7 @@
  * Team sync tab), its state and its conflicts. Contents are end-to-end encrypted by main; the
  * passphrase crosses this contract once, on connect, and is never stored or returned.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mutation, query } from './define.js';
 import { projectRef } from './common.js';
 import { CONFLICT_RESOLUTIONS, SYNC_STATES, conflictDetailSchema, syncErrorSchema, syncReportSchema, teamConflictSchema, waitingItemSchema } from './team.js';

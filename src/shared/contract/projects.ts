@@ -1,5 +1,5 @@
 /** Projects and their memories as the dashboard and the browser see them. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MEMORY_TYPES } from '../memory-types.js';
 import { indexSummarySchema, launchDirSchema, memoryDirScanSchema, projectScanSchema, projectSettingsSchema } from '../scan-types.js';
 import { projectIdentitySchema } from '../project-identity.js';

@@ -1,5 +1,5 @@
 /** Recall and the model connection: the playground and the Settings' model section. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { appSettingsSchema } from '../app-settings.js';
 import { claudeCodeRecallResultSchema, projectRecallResultSchema, providerStatusSchema, rankExplanationSchema } from '../recall-types.js';
 import { mutation, query } from './define.js';

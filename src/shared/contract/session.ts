@@ -5,7 +5,7 @@
  * compaction); handed back to Claude Code after a compaction or a resume; removed once the
  * session has been idle for Settings → Session Memory's idle time.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mutation, query } from './define.js';
 
 /** R-SESSION *(fact, Claude Code 2.1.88)*: no note before the context reaches this many tokens. */

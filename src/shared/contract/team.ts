@@ -6,7 +6,7 @@
  * also what main keeps in `<dataDir>/team/<id>/state.json`, and what `memdir team status
  * --json` prints.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCOPES } from '../memory-types.js';
 import { mutation, query } from './define.js';
 import { projectRef } from './common.js';

@@ -33,7 +33,7 @@
  * restored or re-created database never matches by accident. Entries and checksums share it:
  * take it from either and send it back in If-Match.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Every error answer: a stable code for programs and a sentence for people. */
 export const ERROR_CODES = [
