@@ -43,6 +43,14 @@ function preloadFirstScreen(): Plugin {
         const needed = new Set<string>();
         const neededStyles = new Set<string>();
         closure(ui.fileName, needed, neededStyles);
+        // zod checks the contract in main; the dashboard never needs it (84 KB to load and compile
+        // at start). A shared module building a schema at its top level brings it in: mark its
+        // calls /* @__PURE__ */ (src/shared/project-identity.ts) so the bundler drops it here.
+        const withZod = [...needed].filter((file) => {
+          const c = bundle[file];
+          return c?.type === 'chunk' && Object.keys(c.modules).some((id) => id.includes('/node_modules/zod/'));
+        });
+        if (withZod.length > 0) throw new Error(`The first screen's code holds zod (${withZod.join(', ')}): see vite.config.ts.`);
         const scripts = [...needed].filter((file) => !inPage.has(file));
         const styles = [...neededStyles].filter((file) => !inPageStyles.has(file));
         return [

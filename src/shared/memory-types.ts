@@ -1,11 +1,8 @@
 /**
  * The four memory types and their scopes (SPEC R-TYPES, R-TOPIC).
  */
-import * as z from 'zod';
-
 export const MEMORY_TYPES = ['user', 'feedback', 'project', 'reference'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
-export const memoryTypeSchema = z.enum(MEMORY_TYPES);
 
 /** Where a memory lives: the private memory dir, or `memory/team/` shared through sync. */
 export const SCOPES = ['private', 'team'] as const;

@@ -14,24 +14,29 @@ import * as z from 'zod';
 /** Where an identity's facts come from. */
 export const IDENTITY_SOURCES = ['repository', 'remembered', 'paths'] as const;
 
-export const projectIdentitySchema = z.object({
+/**
+ * A project's identity, as the contract carries it. Built of calls marked pure: the renderer's
+ * first screen imports this module for describeEvidence only, and the bundler then drops the
+ * schema and zod (84 KB) from it; an unmarked call would bring them back (vite.config.ts says so).
+ */
+export const projectIdentitySchema = /* @__PURE__ */ z.object({
   /**
    * `repository`: read from the repository's files now; `remembered`: read earlier by Memdir
    * (the repository is no longer where it was); `paths`: no repository known, only paths.
    */
-  source: z.enum(IDENTITY_SOURCES),
+  source: /* @__PURE__ */ z.enum(IDENTITY_SOURCES),
   /** Normalised remote URLs (`github.com/acme/app`, `file:///srv/git/app`), sorted, no repeats. */
-  remotes: z.array(z.string()),
+  remotes: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
   /** Root commits (hex object ids) of the history HEAD points at, sorted; [] when unknown. */
-  rootCommits: z.array(z.string()),
+  rootCommits: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
   /** The project's last known paths: its key and the launch directories of its sessions, newest first. */
-  paths: z.array(z.string()),
+  paths: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
   /** The git directory the facts were read from, or null. */
-  gitDir: z.string().nullable(),
+  gitDir: /* @__PURE__ */ z.string().nullable(),
   /** When the repository facts were read (ISO time), or null when none were. */
-  readAt: z.string().nullable(),
+  readAt: /* @__PURE__ */ z.string().nullable(),
   /** What could not be known, in a sentence (no remote, a shallow clone, history too long to walk), or null. */
-  note: z.string().nullable(),
+  note: /* @__PURE__ */ z.string().nullable(),
 });
 /** A project's identity (see the module comment). The shape is a contract: add, never rename. */
 export type ProjectIdentity = z.infer<typeof projectIdentitySchema>;
