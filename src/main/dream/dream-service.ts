@@ -5,25 +5,29 @@
  * app adds what only it has: "Dream now" and confirms as background jobs (progress as job events,
  * cancel through the job), the dashboard's overview and the scheduler. The CLI makes one with no
  * job runner and runs in the foreground (progress on stderr).
+ *
+ * The app makes its DreamService as it opens, for the crash sweep that runs before anything is
+ * shown (`recover`); a dream's run (run-dream.ts: the phases, the model, the date rules), Claude
+ * Code's dream status (its transcripts) and the model provider are loaded with import() when first
+ * used, so the sweep does not bring them before the dashboard's first list (issue 16, bench start).
  */
 import path from 'node:path';
 import type { DreamOverviewRow, DreamRecord, DreamStatusView, DreamTrigger } from '../../shared/contract/dream.js';
 import type { Job } from '../../shared/contract/events.js';
 import { diffRevisions } from '../history/index.js';
 import { JobBusyError, type JobRunner } from '../jobs/index.js';
-import { type ModelProvider, resolveProvider } from '../llm/index.js';
+import type { ModelProvider } from '../llm/index.js';
 import { groupProjects, locateGroup, locateProject, locateTranscriptProject, type ProjectLocation, ProjectNotFoundError } from '../memdir/index.js';
 import { type CredentialStore, FileCredentialStore, loadAppSettings } from '../settings/index.js';
 import { confirmDream, heldBackDream } from './apply/confirm-dream.js';
 import { inspectDreamLock } from './consolidation-lock.js';
 import { DreamError } from './dream-error.js';
-import { claudeCodeDreamStatus } from './gates/claude-code-dream.js';
 import { checkDreamGates } from './gates/dream-gates.js';
 import { listDreamRecords, requireDreamRecord } from './records/dream-records.js';
 import { type ScheduledProject, DreamScheduler } from './dream-scheduler.js';
 import { type DreamRecovery, interruptedNotice, recoverInterruptedDreams } from './apply/recover-dreams.js';
 import { revertDream } from './apply/revert-dream.js';
-import { type DreamProgress, type DreamRunResult, type DreamSettings, runDream } from './run-dream.js';
+import type { DreamProgress, DreamRunResult, DreamSettings } from './run-dream.js';
 import { SessionScanCache } from './gates/session-scan.js';
 
 /** What the service needs from its caller (AppContext, or the CLI; read lazily: the app's home can change). */
@@ -104,7 +108,7 @@ export class DreamService {
 
   /** The model a dream would use now (offline when none, or when asked: the rules run). */
   async provider(opts: { offline?: boolean } = {}): Promise<ModelProvider> {
-    const { settings } = await loadAppSettings(this.host.dataDir);
+    const [{ settings }, { resolveProvider }] = await Promise.all([loadAppSettings(this.host.dataDir), import('../llm/index.js')]);
     const credentials = this.host.credentials ?? new FileCredentialStore(this.host.dataDir);
     return resolveProvider(settings, this.host.env, { dataDir: this.host.dataDir, credentials, ...(opts.offline ? { offline: true } : {}) });
   }
@@ -196,7 +200,9 @@ export class DreamService {
       thresholds: { minHours: settings.minHours, minSessions: settings.minSessions, maxDeleteShare: settings.maxDeleteShare },
       // checkDreamGates reports the lock as found whatever gate failed (null only when it could not be read).
       lock: gates.lock ? { state: gates.lock.state, detail: gates.lock.detail } : null,
-      claudeCode: await claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
+      claudeCode: await (
+        await import('./gates/claude-code-dream.js')
+      ).claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
       lastDream: lastDream ?? null,
       recovered: interruptedNotice(lastDream),
     };
@@ -259,7 +265,11 @@ export class DreamService {
   async run(project: DreamProjectRef, request: DreamRunRequest): Promise<DreamRunResult> {
     const loc = await this.#where(project);
     await this.recover();
-    const [settings, provider] = await Promise.all([this.settings(), this.provider({ offline: request.offline === true })]);
+    const [settings, provider, { runDream }] = await Promise.all([
+      this.settings(),
+      this.provider({ offline: request.offline === true }),
+      import('./run-dream.js'),
+    ]);
     return runDream({
       memoryDir: loc.memoryDir,
       projectDir: loc.projectDir,
