@@ -13,13 +13,13 @@ import { RpcError } from '../../shared/contract/define.js';
 import { EventBus } from '../core/event-bus.js';
 import { JobRunner } from '../jobs/index.js';
 import { DreamService } from '../dream/index.js';
-import { AutoMemory } from '../hooks/index.js';
-import { RecallService } from '../recall/index.js';
+import type { AutoMemory } from '../hooks/index.js';
+import type { RecallService } from '../recall/index.js';
 import { type CredentialCipher, FileCredentialStore } from '../settings/index.js';
 import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.js';
 import { MemoryWatcher } from './memory-watcher.js';
-import { PersonalService } from '../personal/index.js';
-import { TeamService } from '../team/index.js';
+import type { PersonalService } from '../personal/index.js';
+import type { TeamService } from '../team/index.js';
 import type { DesktopShell } from '../desktop/index.js';
 
 export interface AppContextOptions {
@@ -44,22 +44,34 @@ export interface AppContextOptions {
 /** How long the background services wait for the dashboard's first list once the first scan is done. */
 export const FIRST_LIST_WAIT_MS = 1_500;
 
+/** The services whose code is loaded with the background services (`loadServices`), not before the first list. */
+interface LoadedServices {
+  autoMemory: AutoMemory;
+  team: TeamService;
+  personal: PersonalService;
+  RecallService: typeof RecallService;
+}
+
 export class AppContext {
   readonly dataDir: string;
   readonly env: NodeJS.ProcessEnv;
   readonly events = new EventBus();
   readonly jobs = new JobRunner(this.events);
-  /** Dreams: status, Dream now, history, revert; the scheduler runs only with `watch: true`. */
+  /**
+   * Dreams: status, Dream now, history, revert; the scheduler runs only with `watch: true`. Here
+   * from the start: its crash sweep runs before anything is shown (the rest of dream loads when used).
+   */
   readonly dreams: DreamService = new DreamService(this);
-  /** Extraction, Session Memory and Claude Code hooks (issue 5); started only with `watch: true`. */
-  readonly autoMemory: AutoMemory = new AutoMemory(this);
   readonly credentials: FileCredentialStore;
   /** The desktop app's own abilities (reveal a file, login item, theme); null in the headless host. */
   readonly desktop: DesktopShell | null;
-  /** Team sync and alerts (issue 7); the debounced and periodic syncs run only with `watch: true`. */
-  readonly team: TeamService;
-  /** Personal sync between the user's machines (issue 18); its background syncs run only with `watch: true`. */
-  readonly personal: PersonalService;
+  /**
+   * Auto memory, team and personal sync and recall, loaded with import() once the first scan is
+   * done (after the first list with `servicesAfterFirstList`), at once without `watch`: the
+   * dashboard's first list needs none of their code, and loading it took the CPU that list and
+   * the page wait for (issue 16, bench start).
+   */
+  private loaded: LoadedServices | null = null;
   private recallService: RecallService | null = null;
   private scanCache!: OpenedScanCache;
   private cacheSave: NodeJS.Timeout | null = null;
@@ -87,15 +99,46 @@ export class AppContext {
     this.dataDir = options.dataDir ?? resolveDataDir(this.env);
     this.credentials = new FileCredentialStore(this.dataDir, options.cipher);
     this.desktop = options.desktop ?? null;
-    this.team = new TeamService(this);
-    this.personal = new PersonalService(this, this.team.alerts);
     this.firstList = new Promise<void>((resolve) => (this.releaseServices = resolve));
+  }
+
+  /** Extraction, Session Memory and Claude Code hooks (issue 5); started only with `watch: true`. */
+  get autoMemory(): AutoMemory {
+    return this.services().autoMemory;
+  }
+  /** Team sync and alerts (issue 7); the debounced and periodic syncs run only with `watch: true`. */
+  get team(): TeamService {
+    return this.services().team;
+  }
+  /** Personal sync between the user's machines (issue 18); its background syncs run only with `watch: true`. */
+  get personal(): PersonalService {
+    return this.services().personal;
+  }
+
+  private services(): LoadedServices {
+    if (!this.loaded) throw new Error('Memdir’s services are still loading: wait for AppContext.servicesStarted before using them.');
+    return this.loaded;
+  }
+
+  /** Loads the services' code (once) and creates them. */
+  private async loadServices(): Promise<LoadedServices> {
+    const [{ AutoMemory }, { TeamService }, { PersonalService }, { RecallService }] = await Promise.all([
+      import('../hooks/index.js'),
+      import('../team/index.js'),
+      import('../personal/index.js'),
+      import('../recall/index.js'),
+    ]);
+    if (!this.loaded) {
+      const team = new TeamService(this);
+      this.loaded = { autoMemory: new AutoMemory(this), team, personal: new PersonalService(this, team.alerts), RecallService };
+    }
+    return this.loaded;
   }
 
   /** Recall over the current home (one ranker per memory dir, kept up to date incrementally). */
   get recall(): RecallService {
     if (!this.recallService || this.recallService.home !== this.homeValue) {
-      this.recallService = new RecallService({ home: this.homeValue, env: this.env, dataDir: this.dataDir, credentials: this.credentials });
+      this.recallService = new (this.services().RecallService)({ home: this.homeValue, env: this.env, dataDir: this.dataDir, credentials: this.credentials });
     }
     return this.recallService;
   }
@@ -128,6 +171,9 @@ export class AppContext {
       ctx.servicesStarting = ctx.startServices();
       // Whoever awaits it hears a failure; a process that never does is not brought down by it.
       ctx.servicesStarting.catch(() => undefined);
+    } else {
+      // Nothing runs in the background: the services are there when open returns, as before.
+      await ctx.loadServices();
     }
     return ctx;
   }
@@ -142,12 +188,14 @@ export class AppContext {
       // The answer is sent before the services take the CPU: its sending runs in the task that settled it.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // Loaded even when closed meanwhile: calls still answered after close find the services there.
+    const services = await this.loadServices();
     // Closed before they started: nothing to start, nothing to stop.
     if (this.closing) return;
     this.dreams.startScheduler();
-    await this.autoMemory.start();
-    await this.team.start();
-    await this.personal.start();
+    await services.autoMemory.start();
+    await services.team.start();
+    await services.personal.start();
   }
 
   /**
@@ -308,9 +356,9 @@ export class AppContext {
     this.releaseServices();
     await this.servicesStarted.catch(() => undefined);
     await this.flushCache();
-    await this.team.close();
-    await this.personal.close();
-    await this.autoMemory.close();
+    await this.loaded?.team.close();
+    await this.loaded?.personal.close();
+    await this.loaded?.autoMemory.close();
     await this.dreams.close();
     await this.jobs.close();
     await this.watcher?.close();
