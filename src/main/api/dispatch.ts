@@ -9,7 +9,7 @@ import { CONTRACT, type CallName, type Contract, type SubscriptionName } from '.
 import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
 import { inputSentences, sentenceOf } from '../../shared/contract/input-sentences.js';
 import type { AppEvent } from '../../shared/contract/events.js';
-import { type AppContext } from '../app/index.js';
+import type { AppContext } from '../app/index.js';
 import { MemdirError, errorMapping } from '../../shared/errors.js';
 
 export type Handler<D extends QueryDef> = (input: z.output<D['input']>, ctx: AppContext) => Promise<z.input<D['output']>>;
@@ -69,17 +69,23 @@ function logToConsole(call: string, error: unknown): void {
   console.error(`memdir: ${call} failed:`, error);
 }
 
-export function createDispatcher(ctx: AppContext, handlers: Handlers, subscribers: Subscribers, options: DispatcherOptions = {}): Dispatcher {
+/**
+ * A dispatcher over `handlers`: every call of the contract (api/handlers.ts), or some of them (the
+ * dashboard's first screen, index.ts); a call it has no handler for is answered as unknown.
+ */
+export function createDispatcher(ctx: AppContext, handlers: Partial<Handlers>, subscribers: Subscribers, options: DispatcherOptions = {}): Dispatcher {
   const logInternal = options.logInternal ?? logToConsole;
   const defs = CONTRACT as Record<string, QueryDef | SubscriptionDef>;
   return {
     async call(name, input) {
       const def = typeof name === 'string' && Object.hasOwn(defs, name) ? defs[name] : undefined;
-      if (!def || def.kind === 'subscription') return { ok: false, error: { code: 'invalid-input', message: `There is no call named "${String(name)}".` } };
+      // A name of the contract (checked above), so never one of Object's own.
+      const handler = def ? (handlers as Record<string, Handler<QueryDef> | undefined>)[name as string] : undefined;
+      if (!def || def.kind === 'subscription' || !handler)
+        return { ok: false, error: { code: 'invalid-input', message: `There is no call named "${String(name)}".` } };
       const parsed = def.input.safeParse(input ?? {});
       if (!parsed.success) return { ok: false, error: refused(name as string, def.input, input ?? {}) };
       try {
-        const handler = (handlers as Record<string, Handler<QueryDef>>)[name as string]!;
         const result = await handler(parsed.data, ctx);
         const checked = def.output.safeParse(result);
         if (!checked.success) {
