@@ -12,7 +12,7 @@
  * electron loaded from node_modules at run time; source maps beside every file (each entry turns
  * Node's source map support on before loading the rest, so stack traces name src/ files).
  */
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -38,7 +38,12 @@ export async function buildNode(): Promise<void> {
   // The unbundled tsc output of earlier builds would sit beside the bundle and mislead.
   for (const dir of ['main', 'cli', 'shared', 'server', 'chunks']) fs.rmSync(path.join(outdir, dir), { recursive: true, force: true });
   fs.rmSync(path.join(outdir, '.tsbuildinfo'), { force: true });
-  await build({
+  await build(nodeBuildOptions());
+}
+
+/** The Node side's build as `npm run build` makes it (also read by tests of what the bundle loads when). */
+export function nodeBuildOptions(): BuildOptions & { entryPoints: { in: string; out: string }[] } {
+  return {
     entryPoints: Object.entries(NODE_ENTRIES).map(([out, entry]) => ({ in: path.join(root, entry), out })),
     outdir,
     bundle: true,
@@ -58,7 +63,7 @@ export async function buildNode(): Promise<void> {
     banner: { js: "import { createRequire as __memdirCreateRequire } from 'node:module'; const require = __memdirCreateRequire(import.meta.url);" },
     logLevel: 'warning',
     legalComments: 'none',
-  });
+  };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.join(root, 'esbuild.config.ts')) await buildNode();
