@@ -72,6 +72,7 @@ export class AppContext {
    * the page wait for (issue 16, bench start).
    */
   private loaded: LoadedServices | null = null;
+  private loading: Promise<LoadedServices> | null = null;
   private recallService: RecallService | null = null;
   private scanCache!: OpenedScanCache;
   private cacheSave: NodeJS.Timeout | null = null;
@@ -121,7 +122,12 @@ export class AppContext {
   }
 
   /** Loads the services' code (once) and creates them. */
-  private async loadServices(): Promise<LoadedServices> {
+  private loadServices(): Promise<LoadedServices> {
+    this.loading ??= this.importServices();
+    return this.loading;
+  }
+
+  private async importServices(): Promise<LoadedServices> {
     const [{ AutoMemory }, { TeamService }, { PersonalService }, { RecallService }] = await Promise.all([
       import('../hooks/index.js'),
       import('../team/index.js'),
@@ -181,6 +187,8 @@ export class AppContext {
   private async startServices(): Promise<void> {
     await this.scanning?.scan.catch(() => undefined);
     if (this.options.servicesAfterFirstList) {
+      // Their code loads while the page loads and before it asks for the list, not beside its paint.
+      this.loadServices().catch(() => undefined);
       const timer = setTimeout(this.releaseServices, FIRST_LIST_WAIT_MS);
       await this.firstList;
       clearTimeout(timer);
