@@ -162,7 +162,9 @@ export class AppContext {
    * background services (dream scheduler, hooks and transcript watcher, team and personal sync)
    * start after that first scan, not beside it: on a start they took the CPU the dashboard's first
    * list waits for (issue 16, bench start) — and with `servicesAfterFirstList`, after that list
-   * has been answered. `servicesStarted` settles when they have started.
+   * has been answered. `servicesStarted` settles when they have started. The code of auto memory,
+   * team and personal sync and recall is loaded with import() after that first scan too (at once
+   * without `watch`), so none of it is read before the first list.
    */
   static async open(options: AppContextOptions = {}): Promise<AppContext> {
     const ctx = new AppContext(options);
