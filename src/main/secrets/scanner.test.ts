@@ -89,6 +89,19 @@ describe('scanText', () => {
     expect(findings.map((f) => text.slice(...f.range))).toEqual([secret, r(ALNUM, 14)]);
   });
 
+  it('points at the secret in a file that starts with a byte order mark', async () => {
+    const stripe = `sk_live_${r(ALNUM, 24)}`;
+    const github = `ghp_${r(ALNUM, 36)}`;
+    const text = `\uFEFFnote ${stripe}\nand ${github}\n`;
+    const findings = await scanText(text);
+    expect(findings.map((f) => [f.rule, text.slice(...f.range)])).toEqual([
+      ['memdir/stripe-key', stripe],
+      ['github/GITHUB_TOKEN', github],
+    ]);
+    const redacted = redactFinding(text, findings[0]!);
+    expect(redacted).toEqual({ ok: true, text: `\uFEFFnote [REDACTED]\nand ${github}\n` });
+  });
+
   it('reports one finding per secret when several rules see it', async () => {
     const text = `ANTHROPIC_API_KEY=sk-ant-api03-${r(B64URL, 93)}AA\nauthorization: Bearer ${b64url('{"alg":"HS256"}')}.${b64url('{"sub":"1"}')}.${r(B64URL, 43)}`;
     expect((await scanText(text)).map((f) => f.rule)).toEqual(['anthropic/ANTHROPIC_API_KEY', 'memdir/jwt']);

@@ -217,13 +217,16 @@ async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
     source: { content: text, filePath, contentType: 'text' },
     options: { config: config as never, noPhysicFilePath: true, maskSecrets: false },
   });
+  // secretlint drops a leading byte order mark before its rules see the text: their ranges count from after it.
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const hits: Hit[] = [];
   for (const message of result.messages) {
     if (message.type !== 'message') continue;
     const ours = message.ruleId === MEMDIR_RULE_ID;
     const rule = ours ? BY_ID.get(message.messageId) : undefined;
     const source = ours ? 'memdir' : message.ruleId.replace('@secretlint/secretlint-rule-', '');
-    const located = ours ? { range: [message.range[0], message.range[1]] as [number, number], inUrl: false } : locate(text, message.range, message.data);
+    const range = [message.range[0] + bom, message.range[1] + bom] as const;
+    const located = ours ? { range: [range[0], range[1]] as [number, number], inUrl: false } : locate(text, range, message.data);
     const secret = text.slice(located.range[0], located.range[1]);
     // The preset's formats match `ghp_xxxx…` and `<password>` as well as real keys, and its
     // URL rules take `someuser:somepassword@` for a credential.
