@@ -69,13 +69,64 @@ const PASSWORD_NAME = /(password|passwd|passphrase|pwd)/;
 const NOT_A_SECRET_NAME =
   /(name|names|id|ids|file|path|dir|url|uri|endpoint|type|length|len|count|size|policy|expiry|expires|expiration|ttl|env|var|header|field|param|prefix|suffix|version|ref|hint|format|limit|limits|regex|pattern|enabled|required|timeout|usage|tokens|tokenizer|budget|max|min|cost|price|rotation|manager|store|location|arn|source|provider|mode|method|kind|hash|salt|reset|strength|rules|length)$/;
 
-// key [quote] [**] op [quote] value — bounded repetitions keep it linear on long lines.
-const ASSIGNMENT =
-  /(?<![A-Za-z0-9_])(["'`]?)([A-Za-z_][A-Za-z0-9_.-]{0,60})\1[*_`]{0,2}[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}(["'`]?)([^\s"'`,;<>(){}[\]]{6,300})\3/g;
+// key [quote] [**] op [quote] value — bounded repetitions keep it linear on long lines. Sticky:
+// tried only where `assignments` says a match may start.
+export const ASSIGNMENT =
+  /(?<![A-Za-z0-9_])(["'`]?)([A-Za-z_][A-Za-z0-9_.-]{0,60})\1[*_`]{0,2}[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}(["'`]?)([^\s"'`,;<>(){}[\]]{6,300})\3/y;
+// Its operator's first character, and how far past the start of a match it can be: a quote, 61
+// characters of name, a quote, two markers, four blanks.
+const OPERATOR = /[:=]/g;
+const OPERATOR_REACH = 69;
+
+/** Whether a UTF-16 unit is an ASCII letter, digit or `_`: a name character, `[A-Za-z0-9_]`. */
+function isWord(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+/** Whether the unit may stand between the start of an ASSIGNMENT match and its operator: `[A-Za-z0-9_.\-"'`* \t]`. */
+function beforeOperator(c: number): boolean {
+  return isWord(c) || c === 46 || c === 45 || c === 34 || c === 39 || c === 96 || c === 42 || c === 32 || c === 9;
+}
+
+/** Whether ASSIGNMENT could start at a unit: a name's first character or a quote, `[A-Za-z_"'`]`. */
+function startsAssignment(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 34 || c === 39 || c === 96;
+}
+
+/**
+ * The matches of ASSIGNMENT, as `text.matchAll` of it with the `g` flag would give them (each
+ * the first match at or after the end of the one before), found from the operators out rather
+ * than by trying the pattern at every word of the text: memories hold one `:` or `=` in fifty
+ * characters, and a match starts before one, within OPERATOR_REACH, at a name's first
+ * character or its quote, with nothing but name, quote, marker and blank characters between.
+ * The pattern is tried at each such place, in order, and decides.
+ */
+export function* assignments(text: string): Generator<RegExpExecArray> {
+  const operator = new RegExp(OPERATOR);
+  let from = 0;
+  for (let op = operator.exec(text); op !== null; op = operator.exec(text)) {
+    const at = op.index;
+    if (at <= from) continue;
+    let start = at;
+    const low = Math.max(from, at - OPERATOR_REACH);
+    while (start > low && beforeOperator(text.charCodeAt(start - 1))) start--;
+    for (let s = start; s < at; s++) {
+      // The pattern's first character with no name character before it (its look-behind).
+      if (!startsAssignment(text.charCodeAt(s)) || (s > 0 && isWord(text.charCodeAt(s - 1)))) continue;
+      ASSIGNMENT.lastIndex = s;
+      const m = ASSIGNMENT.exec(text);
+      if (m === null) continue;
+      yield m;
+      from = s + m[0].length;
+      operator.lastIndex = Math.max(operator.lastIndex, from);
+      break;
+    }
+  }
+}
 
 function genericAssignments(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
-  for (const m of text.matchAll(ASSIGNMENT)) {
+  for (const m of assignments(text)) {
     const name = m[2]!.toLowerCase().replace(/[^a-z0-9]/g, '');
     if (!SECRET_NAME.test(name) || NOT_A_SECRET_NAME.test(name)) continue;
     let value = m[4]!;
