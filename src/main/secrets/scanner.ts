@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { lintSource } from '@secretlint/core';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { looksLikePlaceholder, looksMasked, maskSecret } from './heuristics.js';
-import { SECRET_RULES } from './rules.js';
+import { SECRET_RULES, rulesToRun } from './rules.js';
 import { decodedView, nameView, originalRange } from './views.js';
 
 export type { Finding } from '../../shared/secret-types.js';
@@ -104,8 +104,7 @@ const memdirRule = {
     const t = context.createTranslator(memdirRule.messages);
     return {
       file(source: { content: string }) {
-        for (const rule of SECRET_RULES) {
-          if (!rule.hint.test(source.content)) continue;
+        for (const rule of rulesToRun(source.content)) {
           for (const m of rule.find(source.content)) context.report({ message: t(rule.id), range: [m.start, m.end] });
         }
       },
