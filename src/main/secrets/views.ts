@@ -26,42 +26,39 @@ function identity(text: string): TextView {
 }
 
 /**
- * Apply `step` (which rewrites `view.text` and reports, per output unit, which input unit it
- * came from) and compose the origins, so the result still points into the original.
+ * A rewrite driven by one regular expression: each match becomes `replace(match)`, every unit of
+ * it from where the match starts; the result still points into the original. (No replacement is
+ * longer than its match, so the origins fit in the input's length; they are copied a stretch at
+ * a time.)
  */
-function compose(view: TextView, step: (text: string) => { text: string; from: number[] } | null): TextView {
-  const next = step(view.text);
-  if (!next) return view;
-  const origin = new Int32Array(next.text.length + 1);
-  for (let i = 0; i < next.text.length; i++) origin[i] = view.origin[next.from[i]!]!;
-  origin[next.text.length] = view.origin[view.text.length]!;
-  return { text: next.text, origin };
-}
-
-/** A rewrite driven by one regular expression: each match becomes `replace(match)`, mapped to the match's start. */
-function rewrite(pattern: RegExp, replace: (match: RegExpExecArray) => string | null): (text: string) => { text: string; from: number[] } | null {
-  return (text) => {
+function rewrite(pattern: RegExp, replace: (match: RegExpExecArray) => string | null): (view: TextView) => TextView {
+  return (view) => {
+    const { text } = view;
     pattern.lastIndex = 0;
-    if (!pattern.test(text)) return null;
-    pattern.lastIndex = 0;
+    let m = pattern.exec(text);
+    if (m === null) return view;
+    const origin = new Int32Array(text.length + 1);
     let out = '';
-    const from: number[] = [];
+    let length = 0;
     let at = 0;
     let changed = false;
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    for (; m !== null; m = pattern.exec(text)) {
       const replacement = replace(m);
       if (replacement === null) continue;
-      for (let i = at; i < m.index; i++) from.push(i);
+      origin.set(view.origin.subarray(at, m.index), length);
+      length += m.index - at;
       out += text.slice(at, m.index);
-      for (let i = 0; i < replacement.length; i++) from.push(m.index);
+      origin.fill(view.origin[m.index]!, length, length + replacement.length);
+      length += replacement.length;
       out += replacement;
       at = m.index + m[0].length;
       changed = true;
     }
-    if (!changed) return null;
-    for (let i = at; i < text.length; i++) from.push(i);
-    out += text.slice(at);
-    return { text: out, from };
+    if (!changed) return view;
+    // The rest, and the end of the original after it.
+    origin.set(view.origin.subarray(at, text.length + 1), length);
+    length += text.length - at;
+    return { text: out + text.slice(at), origin: origin.subarray(0, length + 1) };
   };
 }
 
@@ -103,15 +100,13 @@ const MAX_ROUNDS = 3;
 export function decodedView(text: string): TextView | null {
   // Most memories hold none of these: one test, no allocation.
   if (!ANY_ENCODING.test(text)) return null;
-  let view = identity(text);
-  view = compose(view, removeInvisible);
-  view = compose(view, blankCommentMarkers);
+  let view = blankCommentMarkers(removeInvisible(identity(text)));
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const before = view.text;
-    view = compose(compose(view, unescapeJson), decodePercent);
+    view = decodePercent(unescapeJson(view));
     if (view.text === before) break;
   }
-  if (MULTI_LINE_HINT.test(view.text)) view = compose(view, stripLinePrefixes);
+  if (MULTI_LINE_HINT.test(view.text)) view = stripLinePrefixes(view);
   return view.text === text ? null : view;
 }
 
