@@ -93,11 +93,12 @@ export class CommitGraph {
 
   /** The parents of the commit at `pos`, as positions; null when the graph is inconsistent. */
   parents(pos: number): number[] | null {
-    const { layer, i } = this.locate(pos);
-    const at = i * (this.hashBytes + 16) + this.hashBytes;
+    // Called once per commit of a walk (30,000 in the bench's): no object for the layer, no checked reads.
+    const layer = this.layers.length === 1 && pos < this.size ? this.layers[0]! : this.locate(pos).layer;
+    const at = (pos - layer.base) * (this.hashBytes + 16) + this.hashBytes;
     if (at + 8 > layer.data.length) return null;
-    const p1 = layer.data.readUInt32BE(at);
-    const p2 = layer.data.readUInt32BE(at + 4);
+    const p1 = uint32(layer.data, at);
+    const p2 = uint32(layer.data, at + 4);
     const out: number[] = [];
     if (p1 !== NO_PARENT) out.push(p1);
     if (p2 === NO_PARENT) return out;
@@ -120,6 +121,11 @@ export class CommitGraph {
     for (const layer of this.layers) if (pos < layer.base + layer.count) return { layer, i: pos - layer.base };
     throw new RangeError(`commit-graph position ${pos} is out of range`);
   }
+}
+
+/** The big-endian unsigned 32-bit number at `at` (in bounds). */
+function uint32(buf: Buffer, at: number): number {
+  return ((buf[at]! << 24) | (buf[at + 1]! << 16) | (buf[at + 2]! << 8) | buf[at + 3]!) >>> 0;
 }
 
 function readText(file: string): string | null {
