@@ -9,4 +9,3 @@ export type { DreamGateStatus, DreamHost, DreamProjectRef, DreamRunRequest, Drea
 export type { DreamProgress, DreamRunResult, DreamSettings } from './run-dream.js';
 export { DreamError } from './dream-error.js';
 export { DreamCancelledError, DreamLockLostError } from './with-dream-lock.js';
-// Date rules shared with curation's duplicate finder and merge (R-DREAM-PHASES: relative → absolute dates).
