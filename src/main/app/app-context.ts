@@ -134,10 +134,9 @@ export class AppContext {
       import('../personal/index.js'),
       import('../recall/index.js'),
     ]);
-    if (!this.loaded) {
-      const team = new TeamService(this);
-      this.loaded = { autoMemory: new AutoMemory(this), team, personal: new PersonalService(this, team.alerts), RecallService };
-    }
+    // Runs once: loadServices keeps the one promise.
+    const team = new TeamService(this);
+    this.loaded = { autoMemory: new AutoMemory(this), team, personal: new PersonalService(this, team.alerts), RecallService };
     return this.loaded;
   }
 
