@@ -39,6 +39,7 @@ describe.skipIf(!HAS_BROWSER)(`the dashboard's first screen${HAS_BROWSER ? '' : 
     page.on('request', (request) => asked.push(new URL(request.url()).pathname));
     await page.goto(host.url);
     await expect.poll(() => page.getByRole('table', { name: 'Projects' }).locator('tbody tr').count()).toBe(1);
+    expect(asked).toContain('/api/call');
     const beforeFirstCall = asked.slice(0, asked.indexOf('/api/call'));
     const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname));
     const firstScreen = loaded.filter((p) => p.startsWith('/assets/') && /\.(js|css)$/.test(p));

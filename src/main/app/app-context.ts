@@ -67,9 +67,9 @@ export class AppContext {
   readonly desktop: DesktopShell | null;
   /**
    * Auto memory, team and personal sync and recall, loaded with import() once the first scan is
-   * done (after the first list with `servicesAfterFirstList`), at once without `watch`: the
-   * dashboard's first list needs none of their code, and loading it took the CPU that list and
-   * the page wait for (issue 16, bench start).
+   * done (while the page loads, before it asks for the list; they start after that list with
+   * `servicesAfterFirstList`), at once without `watch`: the dashboard's first list needs none of
+   * their code (issue 16, bench start).
    */
   private loaded: LoadedServices | null = null;
   private loading: Promise<LoadedServices> | null = null;

@@ -56,6 +56,7 @@ describe('the headless host before its first list', () => {
     const held = [
       'src/main/api/handlers.ts',
       'src/main/dream/run-dream.ts',
+      'src/main/dream/gates/claude-code-dream.ts',
       'src/main/team/team-service.ts',
       'src/main/personal/personal-service.ts',
       'src/main/recall/recall-service.ts',
