@@ -44,8 +44,8 @@ function preloadFirstScreen(): Plugin {
         const neededStyles = new Set<string>();
         closure(ui.fileName, needed, neededStyles);
         // zod checks the contract in main; the dashboard never needs it (84 KB to load and compile
-        // at start). A shared module building a schema at its top level brings it in: mark its
-        // calls /* @__PURE__ */ (src/shared/project-identity.ts) so the bundler drops it here.
+        // at start). A shared module the UI imports that builds a schema at its top level brings it
+        // in: keep the schema in a module of its own (src/shared/project-identity-schema.ts).
         const withZod = [...needed].filter((file) => {
           const c = bundle[file];
           return c?.type === 'chunk' && Object.keys(c.modules).some((id) => id.includes('/node_modules/zod/'));

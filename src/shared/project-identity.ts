@@ -5,39 +5,16 @@
  * or once the repository is gone, the project's last known paths (the `cwd` of its transcripts)
  * are all there is.
  *
- * The pure core, declared once: the shape (`memdir scan --json` → `identity`, the app contract,
- * personal sync's space key), remote URL normalisation, and comparing two identities into
- * evidence a person can read. Reading a repository's files is src/main/memdir/project-identity.ts.
+ * The pure core, declared once: the shape's type (its zod schema, `memdir scan --json` → `identity`,
+ * the app contract, personal sync's space key, is project-identity-schema.ts), remote URL
+ * normalisation, and comparing two identities into evidence a person can read. Reading a repository's files is src/main/memdir/project-identity.ts.
  */
-import * as z from 'zod';
+import type * as z from 'zod';
+import type { projectIdentitySchema } from './project-identity-schema.js';
 
 /** Where an identity's facts come from. */
 export const IDENTITY_SOURCES = ['repository', 'remembered', 'paths'] as const;
 
-/**
- * A project's identity, as the contract carries it. Built of calls marked pure: the renderer's
- * first screen imports this module for describeEvidence only, and the bundler then drops the
- * schema and zod (84 KB) from it; an unmarked call would bring them back (vite.config.ts says so).
- */
-export const projectIdentitySchema = /* @__PURE__ */ z.object({
-  /**
-   * `repository`: read from the repository's files now; `remembered`: read earlier by Memdir
-   * (the repository is no longer where it was); `paths`: no repository known, only paths.
-   */
-  source: /* @__PURE__ */ z.enum(IDENTITY_SOURCES),
-  /** Normalised remote URLs (`github.com/acme/app`, `file:///srv/git/app`), sorted, no repeats. */
-  remotes: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
-  /** Root commits (hex object ids) of the history HEAD points at, sorted; [] when unknown. */
-  rootCommits: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
-  /** The project's last known paths: its key and the launch directories of its sessions, newest first. */
-  paths: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
-  /** The git directory the facts were read from, or null. */
-  gitDir: /* @__PURE__ */ z.string().nullable(),
-  /** When the repository facts were read (ISO time), or null when none were. */
-  readAt: /* @__PURE__ */ z.string().nullable(),
-  /** What could not be known, in a sentence (no remote, a shallow clone, history too long to walk), or null. */
-  note: /* @__PURE__ */ z.string().nullable(),
-});
 /** A project's identity (see the module comment). The shape is a contract: add, never rename. */
 export type ProjectIdentity = z.infer<typeof projectIdentitySchema>;
 

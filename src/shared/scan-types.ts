@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { MEMORY_TYPES, SCOPES } from './memory-types.js';
 import { problemSchema } from './problems.js';
-import { projectIdentitySchema } from './project-identity.js';
+import { projectIdentitySchema } from './project-identity-schema.js';
 
 export const indexSummarySchema = z.object({
   exists: z.boolean(),

@@ -7,7 +7,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type ProjectIdentity, projectIdentitySchema } from '../../shared/project-identity.js';
+import type { ProjectIdentity } from '../../shared/project-identity.js';
+import { projectIdentitySchema } from '../../shared/project-identity-schema.js';
 import { type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
 import { type ReadKind, findRootCommits, gitDirsOf, readRepoConfig, recordReads, resolveHead } from './git-repo-files.js';
 import { projectsRoot } from './home.js';

@@ -5,7 +5,8 @@
  * `<dataDir>/merges/<id>.json`.
  */
 import * as z from 'zod';
-import { IDENTITY_EVIDENCE, projectIdentitySchema } from '../project-identity.js';
+import { IDENTITY_EVIDENCE } from '../project-identity.js';
+import { projectIdentitySchema } from '../project-identity-schema.js';
 import { mutation, query } from './define.js';
 
 /** Where a candidate location was found. */

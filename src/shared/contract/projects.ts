@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { MEMORY_TYPES } from '../memory-types.js';
 import { indexSummarySchema, launchDirSchema, memoryDirScanSchema, projectScanSchema, projectSettingsSchema } from '../scan-types.js';
-import { projectIdentitySchema } from '../project-identity.js';
+import { projectIdentitySchema } from '../project-identity-schema.js';
 import { query } from './define.js';
 import { projectRef } from './common.js';
 
