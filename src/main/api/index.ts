@@ -13,10 +13,10 @@ import { projectHandlers } from './projects.js';
  * the dashboard's first screen, whose handlers read only the home and its scan. Every other call
  * waits for the services, so none sees them half started.
  */
-const FIRST_SCREEN: Pick<Handlers, 'app.info' | 'projects.list'> = {
+const FIRST_SCREEN = {
   'app.info': appHandlers['app.info'],
   'projects.list': projectHandlers['projects.list'],
-};
+} satisfies Partial<Handlers>;
 const ANSWERED_WHILE_STARTING: ReadonlySet<unknown> = new Set(Object.keys(FIRST_SCREEN));
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
