@@ -215,7 +215,7 @@ function previousStillHolds(memoryDir: string, previous: CachedDir, listing: Mem
   return tail.every((t, i) => t === parts[topicEntries.length + 1 + i]);
 }
 
-/** Whether nothing is at `dir`, asked without the exception a listing throws (most projects have no team directory). */
+/** Whether nothing is at `dir`, asked without the exception a listing throws: for team directories, which most projects lack. */
 function isMissing(dir: string): boolean {
   try {
     return fs.statSync(dir, { throwIfNoEntry: false }) === undefined;
@@ -231,7 +231,8 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     if (cache?.dirs.delete(memoryDir)) cache.revision++;
     return { memoryDir, exists: false, index: EMPTY_INDEX, memories: [], problems: [], lastChangeMs: null };
   };
-  if (isMissing(memoryDir)) return missing();
+  // Most private directories exist (their listing says when not); most team directories do not.
+  if (scope === 'team' && isMissing(memoryDir)) return missing();
   let listing: MemoryFileListing;
   try {
     listing = listMemoryFiles(memoryDir, { excludeTeam: scope === 'private' });
