@@ -16,7 +16,7 @@ import path from 'node:path';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { FileFacts } from './read-file.js';
 import { type CachedIndex, type CachedTopic, RACY_MS, type StoredDir, UNKNOWN, childPath } from './scan-cache.js';
-import { BlockWriter, type DirRecord, isNumber, isObject, isString, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
+import { BlockWriter, type DirRecord, isNumber, isNumbers, isObject, isString, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
 import { HomeScanCache } from './scan-home.js';
 import { writeDataFile } from '../core/safe-fs.js';
 
@@ -63,8 +63,7 @@ function legacyScanCacheFile(file: string): string {
 }
 
 function checkedFolder(v: unknown): StoredFolder | null {
-  if (!isObject(v) || !isString(v.folder) || !path.isAbsolute(v.folder) || !Array.isArray(v.facts) || v.facts.length !== 3 || !v.facts.every(isNumber))
-    return null;
+  if (!isObject(v) || !isString(v.folder) || !path.isAbsolute(v.folder) || !isNumbers(v.facts, 3)) return null;
   if (!isNumber(v.transcripts) || (v.cwd !== null && !isString(v.cwd)) || typeof v.hasMemory !== 'boolean') return null;
   return v as unknown as StoredFolder;
 }
@@ -212,6 +211,7 @@ export function openScanCache(dataDir: string, home: string, freshness: Freshnes
   const file = scanCacheFile(dataDir, home);
   const loaded = loadScanCache(cache, file, home);
   let saved = cache.revision;
+  let legacyRemoved = false;
   return {
     cache,
     loaded,
@@ -221,8 +221,10 @@ export function openScanCache(dataDir: string, home: string, freshness: Freshnes
       try {
         await saveScanCache(cache, file, home, freshness);
         saved = revision;
-        // An older Memdir's cache for this home would never be read again: nothing of it is needed.
-        await fs.promises.rm(legacyScanCacheFile(file), { force: true }).catch(() => undefined);
+        // An older Memdir's cache for this home would never be read again: nothing of it is needed
+        // (removed after the first save of this opening; none comes back while it runs).
+        if (!legacyRemoved) await fs.promises.rm(legacyScanCacheFile(file), { force: true }).catch(() => undefined);
+        legacyRemoved = true;
         return true;
       } catch {
         // The cache only saves time: failing to write it must never fail a scan.

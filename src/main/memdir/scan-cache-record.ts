@@ -177,7 +177,7 @@ export const isObject = (v: unknown): v is Record<string, unknown> => typeof v =
 export const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 export const isString = (v: unknown): v is string => typeof v === 'string';
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
-const isNumbers = (v: unknown, n: number): v is number[] => Array.isArray(v) && v.length === n && v.every(isNumber);
+export const isNumbers = (v: unknown, n: number): v is number[] => Array.isArray(v) && v.length === n && v.every(isNumber);
 const isIndex = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isFailure = (v: unknown): boolean => v === null || (isObject(v) && (v.code === 'unreadable' || v.code === 'unsafe-link') && isString(v.reason));
 const isList = (v: unknown, kinds: readonly string[], key: 'code' | 'kind'): boolean =>
