@@ -47,6 +47,14 @@ describe('R-NOTSAVE counts from bytes', () => {
     expect(derivableHints(fromBytes(snippet)).map((h) => h.kind)).toEqual(['code']);
   });
 
+  it('counts a body longer than its line buffer as the decoded text does (thousands of code lines, then prose)', () => {
+    // The first buffer holds 2,048 lines: these bodies make it grow, once and then again.
+    const code = Array.from({ length: 5_000 }, (_, i) => `  const 值${i} = "a: b # c"; // https://example.com/${i}`).join('\r\n');
+    const body = `Notes\n\`\`\`ts\n${code}\n\`\`\`\n${'部署前先跑集成测试。\n'.repeat(3_000)}`;
+    expect(fromBytes(body)).toEqual(countDerivable(body));
+    expect(fromBytes(body).content).toBeGreaterThan(8_000);
+  });
+
   it('property: on generated bodies the counts equal those of the decoded text', () => {
     const ws = fc.constantFrom('', ' ', '  ', '\t', '\u3000', '\u00a0', '\u2003', '\ufeff', '\u2028', '\u0085', '\v');
     const word = fc.constantFrom(
