@@ -24,13 +24,25 @@ describe.skipIf(!HAS_BROWSER)(`memdir:// links in the app${HAS_BROWSER ? '' : ` 
   let host: RunningHost;
   let browser: Browser;
   let page: Page;
+  let rendererListening: Promise<void>;
 
   beforeAll(async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-link-'));
     const fixture = await buildFixtureHome(root);
     ctx = await AppContext.create({ homeFlag: fixture.home, dataDir: path.join(root, 'data'), env: {} });
+    // The page opens its event stream beside its first list, so the table can show before the
+    // stream is there; the desktop shell holds a link back until the renderer subscribes
+    // (main.ts), and so does this test, or the navigation it publishes reaches no one.
+    const dispatcher = createAppDispatcher(ctx);
+    let listening!: () => void;
+    rendererListening = new Promise((resolve) => (listening = resolve));
+    const subscribe: typeof dispatcher.subscribe = (...args) => {
+      const sub = dispatcher.subscribe(...args);
+      if (sub.ok) listening();
+      return sub;
+    };
     // The built renderer (npm test builds first).
-    host = await startHost({ dispatcher: createAppDispatcher(ctx), staticDir: path.resolve(import.meta.dirname, '../out/renderer'), port: 0 });
+    host = await startHost({ dispatcher: { ...dispatcher, subscribe }, staticDir: path.resolve(import.meta.dirname, '../out/renderer'), port: 0 });
     browser = await launchBrowser();
     page = await browser.newPage();
     await page.goto(host.url);
@@ -43,7 +55,10 @@ describe.skipIf(!HAS_BROWSER)(`memdir:// links in the app${HAS_BROWSER ? '' : ` 
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  const open = async (url: string) => ctx.events.publish({ type: 'navigate', ...(await deepLinkTarget(url, (dir) => ctx.project(dir))) });
+  const open = async (url: string) => {
+    await rendererListening;
+    ctx.events.publish({ type: 'navigate', ...(await deepLinkTarget(url, (dir) => ctx.project(dir))) });
+  };
 
   it('opens the project a link names', async () => {
     await open('memdir://project/-work-shop');
