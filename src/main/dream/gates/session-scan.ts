@@ -23,9 +23,6 @@ export const SESSION_SCAN_INTERVAL_MS = 10 * 60 * 1000;
 /** A session transcript's name: a session UUID, as Claude Code names them. */
 export const SESSION_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
 
-/** Stats in flight at once: enough to keep libuv's threads busy, few enough to stay polite. */
-const STAT_CONCURRENCY = 32;
-
 /** The result of one session scan. */
 export interface SessionCount {
   /** Transcripts whose mtime is newer than `sinceMs`. */
@@ -58,7 +55,8 @@ export async function countSessionsSince(dirs: string | readonly string[], since
   const fs = opts.fs ?? nodeDreamFs;
   const countedAtMs = (opts.now ?? Date.now)();
   const excluded = new Set((opts.excludeSessionIds ?? []).map((id) => `${id.toLowerCase()}.jsonl`));
-  const transcripts: string[] = [];
+  let count = 0;
+  let transcripts = 0;
   for (const dir of new Set(typeof dirs === 'string' ? [dirs] : dirs)) {
     let names: string[];
     try {
@@ -69,23 +67,21 @@ export async function countSessionsSince(dirs: string | readonly string[], since
       const problem = code === 'EACCES' || code === 'EPERM' ? `Cannot read ${dir}: permission denied.` : `Cannot read ${dir}: ${code ?? String(err)}.`;
       return { count: 0, transcripts: 0, sinceMs, countedAtMs, problem };
     }
-    for (const name of names) if (SESSION_FILE.test(name) && !excluded.has(name.toLowerCase())) transcripts.push(path.join(dir, name));
-  }
-  let count = 0;
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < transcripts.length) {
-      const file = transcripts[next++]!;
+    // One synchronous stat per transcript in a plain loop: a stat is a few microseconds, and
+    // a promise or a path.join per file cost about as much again over 10,000 (bench `dream-gates`).
+    const prefix = path.join(dir, path.sep);
+    for (const name of names) {
+      if (!SESSION_FILE.test(name) || (excluded.size > 0 && excluded.has(name.toLowerCase()))) continue;
+      transcripts++;
       try {
-        const stat = await fs.stat(file);
+        const stat = fs.statSync(prefix + name);
         if (stat.isFile() && (sinceMs === null || stat.mtimeMs > sinceMs)) count++;
       } catch {
         // Deleted or renamed since the readdir: it is not a session any more.
       }
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(STAT_CONCURRENCY, transcripts.length) }, worker));
-  return { count, transcripts: transcripts.length, sinceMs, countedAtMs, problem: null };
+  }
+  return { count, transcripts, sinceMs, countedAtMs, problem: null };
 }
 
 /**
