@@ -12,6 +12,7 @@
  */
 import * as z from 'zod';
 import { issueSentence } from './issue-sentence.js';
+import { isRecord } from './is-record.js';
 
 /** The app theme. */
 export const THEMES = ['light', 'dark', 'system'] as const;
@@ -182,11 +183,6 @@ export type AppSettingsPatch = {
 /** All defaults. */
 export function defaultAppSettings(): AppSettings {
   return appSettingsSchema.parse({});
-}
-
-/** A plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Remove the value at `at` so its default applies; false when there was nothing to remove. */

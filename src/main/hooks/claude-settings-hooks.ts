@@ -51,6 +51,7 @@ import {
 import { isAppListening } from './hook-channel.js';
 import { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
 import { countSpooled, spoolHookCommand } from '../hook-spool/index.js';
+import { isRecord } from '../../shared/is-record.js';
 
 export { type HookCommandOptions, defaultCliEntry, hookCommand } from './hook-command.js';
 
@@ -76,7 +77,6 @@ function spoolsInShell(event: MemdirHookEvent, options: HookCommandOptions): eve
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The hook entry Memdir wants for `event`. */
 function desiredEntry(event: MemdirHookEvent, options: HookCommandOptions): Json {
@@ -103,9 +103,9 @@ function memdirEntries(groups: unknown, event: MemdirHookEvent): [number, number
   const found: [number, number][] = [];
   if (!Array.isArray(groups)) return found;
   groups.forEach((group, g) => {
-    if (!isObject(group) || !Array.isArray(group.hooks)) return;
+    if (!isRecord(group) || !Array.isArray(group.hooks)) return;
     group.hooks.forEach((hook, h) => {
-      if (isObject(hook) && memdirHookEventOf(hook.command) === event) found.push([g, h]);
+      if (isRecord(hook) && memdirHookEventOf(hook.command) === event) found.push([g, h]);
     });
   });
   return found;
@@ -113,9 +113,9 @@ function memdirEntries(groups: unknown, event: MemdirHookEvent): [number, number
 
 /** Why Memdir must not touch the `hooks` of these settings, or null. */
 function shapeProblem(settings: unknown): string | null {
-  const hooks = isObject(settings) ? settings.hooks : undefined;
+  const hooks = isRecord(settings) ? settings.hooks : undefined;
   if (hooks === undefined) return null;
-  if (!isObject(hooks)) return '"hooks" is not an object';
+  if (!isRecord(hooks)) return '"hooks" is not an object';
   const bad = MEMDIR_HOOK_EVENTS.find((event) => hooks[event] !== undefined && !Array.isArray(hooks[event]));
   return bad ? `"hooks.${bad}" is not a list` : null;
 }
@@ -132,7 +132,7 @@ function removeEntries(doc: JsoncDocument, event: MemdirHookEvent, found: [numbe
 /** Containers that were there and empty before connecting: `hooks`, `hooks.<Event>`. */
 function emptyContainers(doc: JsoncDocument): string[] {
   const hooks = doc.value(['hooks']);
-  if (!isObject(hooks)) return [];
+  if (!isRecord(hooks)) return [];
   const empty = Object.keys(hooks).length === 0 ? ['hooks'] : [];
   for (const event of MEMDIR_HOOK_EVENTS) if (Array.isArray(hooks[event]) && hooks[event].length === 0) empty.push(`hooks.${event}`);
   return empty;
@@ -182,7 +182,7 @@ function disconnectEdit(keepEmpty: ReadonlySet<string>): SettingsEdit {
       if (Array.isArray(left) && left.length === 0 && !keepEmpty.has(`hooks.${event}`)) doc.remove(['hooks', event]);
     }
     const hooks = doc.value(['hooks']);
-    if (removed && isObject(hooks) && Object.keys(hooks).length === 0 && !keepEmpty.has('hooks')) doc.remove(['hooks']);
+    if (removed && isRecord(hooks) && Object.keys(hooks).length === 0 && !keepEmpty.has('hooks')) doc.remove(['hooks']);
   };
 }
 
@@ -265,7 +265,7 @@ export async function readHooksStatus(home: string, options: HookCommandOptions)
   const settings = current.doc?.value();
   const problem = shapeProblem(settings);
   const problems = [...current.problems, ...current.warnings, ...(problem ? [`${current.file}: ${problem}; Memdir leaves it alone.`] : [])];
-  const hooks = isObject(settings) && isObject(settings.hooks) ? settings.hooks : {};
+  const hooks = isRecord(settings) && isRecord(settings.hooks) ? settings.hooks : {};
   const events = MEMDIR_HOOK_EVENTS.map((event) => {
     const groups = hooks[event];
     const first = memdirEntries(groups, event)[0];

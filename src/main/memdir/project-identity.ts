@@ -15,6 +15,7 @@ import { projectsRoot } from './home.js';
 import type { ProjectGroup } from './project-groups.js';
 import { changeDataFile, readDataFileNow, statFacts } from './data-file-merge.js';
 import { RACY_MS } from './scan-cache.js';
+import { isRecord } from '../../shared/is-record.js';
 
 /** What a repository says about itself now. */
 export interface RepositoryFacts {
@@ -117,7 +118,6 @@ function parseContents(text: string): RawContents | null {
   } catch {
     return null;
   }
-  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isRecord(raw)) return null;
   const projects = raw.projects ?? {};
   const roots = raw.roots ?? {};

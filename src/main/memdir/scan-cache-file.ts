@@ -16,7 +16,8 @@ import path from 'node:path';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { FileFacts } from './read-file.js';
 import { type CachedIndex, type CachedTopic, RACY_MS, type StoredDir, UNKNOWN, childPath } from './scan-cache.js';
-import { BlockWriter, type DirRecord, isNumber, isNumbers, isObject, isString, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
+import { isRecord } from '../../shared/is-record.js';
+import { BlockWriter, type DirRecord, isNumber, isNumbers, isString, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
 import { HomeScanCache } from './scan-home.js';
 import { writeDataFile } from '../core/safe-fs.js';
 
@@ -63,7 +64,7 @@ function legacyScanCacheFile(file: string): string {
 }
 
 function checkedFolder(v: unknown): StoredFolder | null {
-  if (!isObject(v) || !isString(v.folder) || !path.isAbsolute(v.folder) || !isNumbers(v.facts, 3)) return null;
+  if (!isRecord(v) || !isString(v.folder) || !path.isAbsolute(v.folder) || !isNumbers(v.facts, 3)) return null;
   if (!isNumber(v.transcripts) || (v.cwd !== null && !isString(v.cwd)) || typeof v.hasMemory !== 'boolean') return null;
   return v as unknown as StoredFolder;
 }
@@ -98,7 +99,7 @@ export function loadScanCache(cache: HomeScanCache, file: string, home: string):
   } catch {
     return { loaded: false, reason: 'the cache file is corrupt' };
   }
-  if (!isObject(data) || data.format !== FORMAT || data.version !== SCAN_CACHE_VERSION)
+  if (!isRecord(data) || data.format !== FORMAT || data.version !== SCAN_CACHE_VERSION)
     return { loaded: false, reason: `not a version ${SCAN_CACHE_VERSION} scan cache` };
   if (!isString(data.home) || path.resolve(data.home) !== path.resolve(home)) return { loaded: false, reason: 'the cache file belongs to another home' };
   if (!Array.isArray(data.dirs) || !Array.isArray(data.folders)) return { loaded: false, reason: 'the cache file is corrupt' };

@@ -20,6 +20,7 @@ import { MEMORY_TYPES, SCOPES, type Scope } from '../../shared/memory-types.js';
 import { FIX_KINDS, PROBLEM_CODES, type Problem } from '../../shared/problems.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import type { StoredDir, StoredFacts, StoredFailure } from './scan-cache.js';
+import { isRecord } from '../../shared/is-record.js';
 
 /** What the records of one file share (see the module comment). */
 export interface Blocks {
@@ -173,15 +174,14 @@ export function writeDirRecord(dir: string, stored: StoredDir, blocks: BlockWrit
 
 // Written out rather than a zod schema: a schema over 10,000 memories costs more than the stats
 // the cache saves. What is built from a record passes memoryDirScanSchema (the property test).
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 export const isString = (v: unknown): v is string => typeof v === 'string';
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 export const isNumbers = (v: unknown, n: number): v is number[] => Array.isArray(v) && v.length === n && v.every(isNumber);
 const isIndex = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
-const isFailure = (v: unknown): boolean => v === null || (isObject(v) && (v.code === 'unreadable' || v.code === 'unsafe-link') && isString(v.reason));
+const isFailure = (v: unknown): boolean => v === null || (isRecord(v) && (v.code === 'unreadable' || v.code === 'unsafe-link') && isString(v.reason));
 const isList = (v: unknown, kinds: readonly string[], key: 'code' | 'kind'): boolean =>
-  Array.isArray(v) && v.every((x) => isObject(x) && kinds.includes(x[key] as string) && isString(x.message));
+  Array.isArray(v) && v.every((x) => isRecord(x) && kinds.includes(x[key] as string) && isString(x.message));
 const oneOf = <T>(values: readonly T[], v: unknown): v is T => values.includes(v as T);
 // A path relative to the memory directory, as listings give it: `x.md`, `retros/x.md`, never `..`
 // (no empty, `.` or `..` segment, no backslash). One regex, no allocation: it runs on every file.
@@ -246,7 +246,7 @@ function summaryOf(v: unknown, files: readonly string[]): IndexSummary | null {
  * anything in it is not as {@link writeDirRecord} writes it.
  */
 export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: string }) | null {
-  if (!isObject(v) || !isString(v.dir) || !path.isAbsolute(v.dir) || !oneOf(SCOPES, v.scope)) return null;
+  if (!isRecord(v) || !isString(v.dir) || !path.isAbsolute(v.dir) || !oneOf(SCOPES, v.scope)) return null;
   const { dir, scope, files, factsAt, notes, tail, textAt, lengths, kinds } = v;
   if (!Array.isArray(files) || !files.every(isRelativePath) || !isNotes(notes, files.length)) return null;
   if (!isIndex(factsAt) || factsAt + 4 * files.length > blocks.facts.length) return null;
@@ -257,7 +257,7 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
   let others: string[] = [];
   if (v.index !== null) {
     const i = v.index;
-    if (!isObject(i) || !isNumbers(i.facts, 4) || !isStrings(i.teamLinks) || !isFailure(i.failure)) return null;
+    if (!isRecord(i) || !isNumbers(i.facts, 4) || !isStrings(i.teamLinks) || !isFailure(i.failure)) return null;
     const targets = i.targets === null ? null : refsOf(i.targets, files);
     if (i.targets !== null && !targets) return null;
     index = { facts: i.facts as StoredFacts, targets, teamLinks: i.teamLinks, failure: i.failure as StoredFailure | null };

@@ -10,8 +10,9 @@
 import { issueSentence } from '../../shared/issue-sentence.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type AppSettings, type AppSettingsPatch, appSettingsSchema, defaultAppSettings, isRecord, parseAppSettings } from '../../shared/app-settings.js';
+import { type AppSettings, type AppSettingsPatch, appSettingsSchema, defaultAppSettings, parseAppSettings } from '../../shared/app-settings.js';
 import { changeDataFile, LEAVE_AS_IS } from '../memdir/index.js';
+import { isRecord } from '../../shared/is-record.js';
 
 export * from '../../shared/app-settings.js';
 

@@ -10,16 +10,13 @@
  */
 import * as z from 'zod';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
+import { isRecord } from '../../shared/is-record.js';
 
 /** A field that is `undefined` when missing, null or of the wrong type: never fatal. */
 const lenient = <T extends z.ZodType>(schema: T) => schema.nullish().catch(undefined);
 const str = lenient(z.string());
 const bool = lenient(z.boolean());
 const num = lenient(z.number());
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Token counts of one API response (R-SESSION uses them to measure context growth). */
 export const UsageSchema = z.object({
@@ -39,7 +36,7 @@ const ToolUseBlockSchema = z.object({
   id: z.string(),
   name: z.string(),
   // Not copied key by key: tool inputs are free-form and can be large (a Write's content).
-  input: z.custom<Record<string, unknown>>(isPlainObject).catch(() => ({})),
+  input: z.custom<Record<string, unknown>>(isRecord).catch(() => ({})),
 });
 /** Blocks inside a tool result: text and images mostly, kept as they are. */
 const NestedBlockSchema = z.looseObject({ type: z.string() });
@@ -211,7 +208,7 @@ export function parseTranscriptLine(text: string): ParsedLine {
     if (text.trim() === '') return { kind: 'blank' };
     return { kind: 'malformed', reason: error instanceof Error ? error.message : String(error) };
   }
-  if (!isPlainObject(value)) return { kind: 'invalid', type: null, reason: 'not a JSON object' };
+  if (!isRecord(value)) return { kind: 'invalid', type: null, reason: 'not a JSON object' };
   const type = value.type;
   if (typeof type !== 'string') return { kind: 'invalid', type: null, reason: 'no "type" field' };
   const schema = SCHEMAS.get(type);

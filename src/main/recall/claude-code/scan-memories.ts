@@ -25,6 +25,7 @@ import YAML from 'yaml';
 import { isMemoryType, type MemoryType } from '../../../shared/memory-types.js';
 import { SKIPPED_TOP_FOLDERS } from '../../../shared/limits.js';
 import { mapLimit, quoteProblematicValues, scanFrontmatter } from '../../memdir/index.js';
+import { isRecord } from '../../../shared/is-record.js';
 
 /** A topic file as Claude Code's recall sees it. */
 export interface ClaudeCodeMemoryHeader {
@@ -181,8 +182,6 @@ function parseYaml(source: string): unknown {
     }
   }
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The description and type Claude Code reads from a file's head. */
 export function readHeadFrontmatter(head: string): { description: string | null; type: MemoryType | null } {
