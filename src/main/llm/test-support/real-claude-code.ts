@@ -109,3 +109,62 @@ export function runClaudeCode(args: string[], options: ClaudeRunOptions): Promis
     child.stdin.end(options.stdin ?? '');
   });
 }
+
+/** A multi-turn run (`--input-format stream-json`): how long to stay open after the last turn. */
+export interface ClaudeTurnsOptions extends ClaudeRunOptions {
+  /**
+   * Awaited after the last turn's result, before stdin is closed (the client exits then): work
+   * the client starts in the background after a turn, such as its own dream, goes on meanwhile.
+   */
+  beforeExit?: () => Promise<void>;
+}
+
+function isResultLine(line: string): boolean {
+  try {
+    return (JSON.parse(line) as { type?: unknown }).type === 'result';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Run the real Claude Code offline for several turns of one session, as an application embedding
+ * it does: `-p --input-format stream-json --output-format stream-json` with `args` after them,
+ * each prompt sent only once the previous turn's result came out. Resolves when it exited.
+ */
+export function runClaudeCodeTurns(prompts: readonly string[], args: string[], options: ClaudeTurnsOptions): Promise<ClaudeRun> {
+  if (!REAL_CLAUDE_CODE.found) throw new Error(REAL_CLAUDE_CODE.reason);
+  const env = offlineClaudeEnv(options, options.env);
+  const argv = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(REAL_CLAUDE_CODE.path, argv, { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    let sent = 0;
+    const send = () => child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: prompts[sent++] } })}\n`);
+    const finish = () => void (options.beforeExit ?? (async () => undefined))().finally(() => child.stdin.end());
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      pending += d;
+      let newline: number;
+      while ((newline = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        if (!isResultLine(line)) continue;
+        if (sent < prompts.length) send();
+        else finish();
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.on('error', () => undefined);
+    if (prompts.length === 0) finish();
+    else send();
+  });
+}
