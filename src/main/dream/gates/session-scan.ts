@@ -2,7 +2,9 @@
  * R-DREAM-GATE gate 2: how many sessions touched the project since `lastConsolidatedAt`.
  *
  * Counted as Claude Code counts (R-DREAM-GATE): a session is a transcript `<folder>/<uuid>.jsonl`
- * named by a session UUID (other `*.jsonl` files are not sessions), in the transcript folders of
+ * named by a session UUID (other `*.jsonl` files are not sessions) — whatever `stat` finds under
+ * that name: Claude Code 2.1.332 counts a link to a transcript elsewhere and even a folder so
+ * named, and not a dangling link (test/fixtures/claude-code-dream/) — in the transcript folders of
  * the project's launch directories (R-LAYOUT: a session started in a subdirectory or worktree
  * lives in that directory's folder), the current session excluded when the caller is inside
  * one; it was touched when its mtime is newer than the last consolidation. Sub-agent transcripts (`<sessionId>/subagents/*.jsonl`)
@@ -48,8 +50,8 @@ export interface SessionCountOptions {
 /**
  * Counts the session transcripts directly in the folders `dirs` (a project's launch folders)
  * whose mtime is newer than `sinceMs` (null: all). Never cached. A missing folder has no
- * sessions yet; transcripts that vanish mid-scan are skipped; folders named `*.jsonl` and files
- * not named by a session UUID are not sessions.
+ * sessions yet; transcripts that vanish mid-scan are skipped; names that are not a session UUID
+ * are not sessions.
  */
 export async function countSessionsSince(dirs: string | readonly string[], sinceMs: number | null, opts: SessionCountOptions = {}): Promise<SessionCount> {
   const fs = opts.fs ?? nodeDreamFs;
@@ -75,7 +77,7 @@ export async function countSessionsSince(dirs: string | readonly string[], since
       transcripts++;
       try {
         const stat = fs.statSync(prefix + name);
-        if (stat.isFile() && (sinceMs === null || stat.mtimeMs > sinceMs)) count++;
+        if (sinceMs === null || stat.mtimeMs > sinceMs) count++;
       } catch {
         // Deleted or renamed since the readdir: it is not a session any more.
       }

@@ -1,0 +1,116 @@
+/**
+ * R-DREAM-GATE against the real Claude Code: in each home of claude-code-dream-cases.ts the
+ * client runs a three-turn session offline, and whether it started its own dream — with how many
+ * sessions, which ones, or which gate stopped it — must equal both the recorded outcome
+ * (test/fixtures/claude-code-dream/) and what Memdir says Claude Code would do there.
+ * `MEMDIR_RECORD_DREAM_FIXTURES=1` rewrites the recording from what the client did.
+ *
+ * Two variables make the offline client able to dream at all, each standing for what a person's
+ * own session has: `CLAUDE_CODE_ENTRYPOINT` other than the SDK's (`claude -p` runs as `sdk-cli`,
+ * which never dreams; an interactive session is `cli`), and
+ * `CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF` (offline runs turn telemetry off, and then the
+ * client reads no cached flag at all — so never dreams — unless told to).
+ * Skipped, with the reason, when the pinned Claude Code is not installed.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeAnthropic, startFakeAnthropic } from '../../llm/test-support/fake-anthropic.js';
+import { REAL_CLAUDE_CODE, offlineClaudeEnv, runClaudeCodeTurns } from '../../llm/test-support/real-claude-code.js';
+import {
+  DREAM_CASES,
+  DREAM_FIXTURE,
+  type DreamOutcome,
+  clientDreamOutcome,
+  layOutDreamCase,
+  memdirDreamVerdict,
+} from '../test-support/claude-code-dream-cases.js';
+import { inspectDreamLock } from '../consolidation-lock.js';
+
+const skip = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;
+const record = process.env.MEMDIR_RECORD_DREAM_FIXTURES === '1';
+const DREAM_PROMPT = 'You are performing a dream';
+
+describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let fake: FakeAnthropic;
+  let tmp: string;
+  let holder: ChildProcess;
+  const observed: Record<string, DreamOutcome> = {};
+  const recorded = fs.existsSync(DREAM_FIXTURE) ? (JSON.parse(fs.readFileSync(DREAM_FIXTURE, 'utf8')) as { cases: Record<string, DreamOutcome> }).cases : {};
+
+  beforeAll(async () => {
+    fake = await startFakeAnthropic();
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-dream-live-')));
+    holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  });
+  afterAll(async () => {
+    holder?.kill();
+    await fake?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    if (record && Object.keys(observed).length === DREAM_CASES.length) {
+      fs.mkdirSync(path.dirname(DREAM_FIXTURE), { recursive: true });
+      fs.writeFileSync(DREAM_FIXTURE, `${JSON.stringify({ client: REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.version : null, cases: observed }, null, 1)}\n`);
+    }
+  });
+
+  it.each(DREAM_CASES.map((c) => [c.name, c] as const))(
+    '%s',
+    async (_name, c) => {
+      const root = path.join(tmp, `case-${Object.keys(observed).length}`);
+      fs.mkdirSync(root);
+      const scratch = path.join(root, 'scratch');
+      fs.mkdirSync(scratch);
+      // The client asks a person to approve an API key from the environment outside `-p`; this one is approved.
+      const apiKey = offlineClaudeEnv({ configDir: '', scratch: '', baseUrl: '' }).ANTHROPIC_API_KEY!;
+      const home = layOutDreamCase(root, c, { livePid: holder.pid!, apiKeySuffix: apiKey.slice(-20) });
+      const memdir = await memdirDreamVerdict(home, path.join(root, 'memdir-data'));
+
+      const lockFile = path.join(home.memoryDir, '.consolidate-lock');
+      const lockBefore = fs.statSync(lockFile, { throwIfNoEntry: false })?.mtimeMs ?? null;
+      const lockTaken = () => (fs.statSync(lockFile, { throwIfNoEntry: false })?.mtimeMs ?? null) !== lockBefore;
+      fake.reset();
+      const dreamRequest = () => fake.messageRequests().find((r) => r.rawBody.includes(DREAM_PROMPT)) ?? null;
+      const debugFile = path.join(root, 'debug.log');
+      const debugLog = () => (fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '');
+      const run = await runClaudeCodeTurns(['hello', 'go on', 'thanks'], ['--debug-file', debugFile], {
+        cwd: home.project,
+        configDir: home.configDir,
+        scratch,
+        baseUrl: fake.url,
+        env: { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode', CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1' },
+        // A dream starts by taking the lock (before the last turn ended: it was taken after an
+        // earlier one); once it is taken, the dream is let reach the model before the session ends.
+        beforeExit: async () => {
+          for (const deadline = Date.now() + 30_000; lockTaken() && !dreamRequest() && Date.now() < deadline; )
+            await new Promise((resolve) => setTimeout(resolve, 50));
+        },
+        timeoutMs: 90_000,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const request = dreamRequest();
+      const client = clientDreamOutcome(debugLog(), request ? extractPrompt(request.body) : null);
+      observed[c.name] = client;
+
+      if (!record) expect(client).toEqual(recorded[c.name]);
+      expect(memdir).toEqual({ ...client, listed: null });
+      if (client.fired) {
+        // The lock it took: its PID (gone now), its mtime the new lastConsolidatedAt.
+        const lock = await inspectDreamLock(home.memoryDir, { dataDir: path.join(root, 'memdir-data') });
+        expect(lock).toMatchObject({ state: 'stale', content: 'pid', holderAlive: false });
+        expect(lock.lastConsolidatedAtMs).toBeGreaterThan(Date.now() - 120_000);
+      }
+    },
+    120_000,
+  );
+});
+
+/** The text the dream request sent the model (its first user message). */
+function extractPrompt(body: Record<string, unknown> | null): string {
+  const messages = (body?.messages ?? []) as { content: string | { type: string; text?: string }[] }[];
+  return messages
+    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.map((b) => b.text ?? '')))
+    .filter((t) => t.includes(DREAM_PROMPT))
+    .join('\n');
+}
