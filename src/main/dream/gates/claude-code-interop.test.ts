@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../llm/test-support/fake-anthropic.js';
-import { REAL_CLAUDE_CODE, offlineClaudeEnv, runClaudeCodeTurns } from '../../llm/test-support/real-claude-code.js';
+import { REAL_CLAUDE_CODE, offlineClaudeEnv, runClaudeCode, runClaudeCodeTurns } from '../../llm/test-support/real-claude-code.js';
 import {
   DREAM_CASES,
   DREAM_FIXTURE,
@@ -101,6 +101,26 @@ describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip
         expect(lock).toMatchObject({ state: 'stale', content: 'pid', holderAlive: false });
         expect(lock.lastConsolidatedAtMs).toBeGreaterThan(Date.now() - 120_000);
       }
+    },
+    120_000,
+  );
+
+  it.each([
+    ["`claude -p`, whose entry point is the SDK's", { CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1' }, true],
+    ['a session with telemetry off, its cached flags unread', { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode' }, false],
+  ] as const)(
+    'never dreams in %s, every gate open',
+    async (_name, env, oneShot) => {
+      const root = path.join(tmp, `never-${oneShot ? 'p' : 'telemetry'}`);
+      fs.mkdirSync(path.join(root, 'scratch'), { recursive: true });
+      const apiKey = offlineClaudeEnv({ configDir: '', scratch: '', baseUrl: '' }).ANTHROPIC_API_KEY!;
+      const home = layOutDreamCase(root, DREAM_CASES.find((c) => c.name === 'never consolidated')!, { livePid: holder.pid!, apiKeySuffix: apiKey.slice(-20) });
+      fake.reset();
+      const options = { cwd: home.project, configDir: home.configDir, scratch: path.join(root, 'scratch'), baseUrl: fake.url, env };
+      for (let i = 0; i < 3 && oneShot; i++) expect((await runClaudeCode(['-p', `hello ${i}`], options)).code).toBe(0);
+      if (!oneShot) expect((await runClaudeCodeTurns(['hello', 'go on', 'thanks'], [], options)).code).toBe(0);
+      expect(fake.messageRequests().filter((r) => r.rawBody.includes(DREAM_PROMPT))).toEqual([]);
+      expect(fs.existsSync(path.join(home.memoryDir, '.consolidate-lock'))).toBe(false);
     },
     120_000,
   );
