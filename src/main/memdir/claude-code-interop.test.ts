@@ -90,6 +90,23 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code agrees with
     }
   });
 
+  it('R-SANITIZE: a key past 200 characters is cut and suffixed, and every UTF-16 unit outside [A-Za-z0-9] is a dash', async () => {
+    const long = path.join(tmp, 'a'.repeat(120), 'b_c.d'.repeat(30));
+    const wide = path.join(tmp, '项目 😀 ü');
+    for (const dir of [long, wide]) {
+      await fs.mkdir(dir, { recursive: true });
+      git(dir, 'init', '-q');
+      const r = await agree(dir);
+      expect(r.memoryDir).toBe(r.expectedMemoryDir);
+      const name = path.basename(path.dirname(r.expectedMemoryDir));
+      expect(r.transcriptFolder).toBe(name);
+      // 2.1.332's native build suffixes the djb2 hash too (older builds may not: look-ups match on the prefix).
+      expect(name).toBe(sanitizeDirName(dir));
+    }
+    expect(sanitizeDirName(long)).toMatch(/^-.{199}-[0-9a-z]+$/);
+    expect(sanitizeDirName(wide).endsWith('-'.repeat(7))).toBe(true);
+  });
+
   it('a worktree of a bare repository reads the bare repository memory', async () => {
     const bare = path.join(tmp, 'project.git');
     git(tmp, 'clone', '-q', '--bare', repo, bare);
