@@ -326,7 +326,7 @@ describe('session gate', () => {
     expect(gate(report, 'sessions')).toMatchObject({ value: 2, passed: true });
   });
 
-  it('counts as Claude Code counts: UUID-named transcripts only, in every launch folder of the project, the current session excluded', async () => {
+  it('counts as Claude Code counts: UUID-named transcripts only, each launch folder on its own (the one with the most), the current session excluded', async () => {
     const [current] = await addSessions(2, MIN);
     for (const name of ['session-1.jsonl', 'notes.jsonl', 'A6F1C1E0-8A0E-4D2B-9B7E-2F4A5C6D7E8.jsonl'])
       await fs.writeFile(path.join(target.projectDir, name), '{}\n');
@@ -334,8 +334,17 @@ describe('session gate', () => {
     await addSessions(3, MIN, subFolder);
     const withSub = { ...target, transcriptDirs: [target.projectDir, subFolder] };
     expect(gate(await checkDreamGates(target, { dataDir, sessionCache: new SessionScanCache() }), 'sessions').value).toBe(2);
+    // 2 sessions at the root and 3 in the subdirectory's folder: a session in either counts only
+    // its own folder, so no session sees 5 (Claude Code 2.1.332, test/fixtures/claude-code-dream/).
+    const both = gate(await checkDreamGates(withSub, { dataDir, sessionCache: new SessionScanCache() }), 'sessions');
+    expect(both).toMatchObject({ value: 3, passed: false });
+    expect(both.detail).toContain('3 of 3 sessions touched');
+    expect(both.detail).toContain('in -work-app-packages-api, the most of its 2 launch folders');
+    await addSessions(2, MIN, subFolder);
     expect(gate(await checkDreamGates(withSub, { dataDir, sessionCache: new SessionScanCache() }), 'sessions')).toMatchObject({ value: 5, passed: true });
-    expect(gate(await checkDreamGates(withSub, { dataDir, sessionCache: new SessionScanCache(), excludeSessionIds: [current!] }), 'sessions').value).toBe(4);
+    const [inSub] = await addSessions(1, MIN, subFolder);
+    expect(gate(await checkDreamGates(withSub, { dataDir, sessionCache: new SessionScanCache(), excludeSessionIds: [inSub!] }), 'sessions').value).toBe(5);
+    expect(gate(await checkDreamGates(target, { dataDir, sessionCache: new SessionScanCache(), excludeSessionIds: [current!] }), 'sessions').value).toBe(1);
   });
 
   it('a project without transcripts has zero sessions (not an error)', async () => {

@@ -47,7 +47,7 @@ export interface DreamTarget {
   projectDir: string;
   /**
    * The transcript folders of the project's launch directories (R-LAYOUT), where its sessions
-   * are; default `[projectDir]`.
+   * are, each counted on its own as Claude Code counts; default `[projectDir]`.
    */
   transcriptDirs?: readonly string[];
   /** The effective settings; when given, their off switches stop scheduled dreams. */
@@ -200,6 +200,12 @@ function memoOf(target: DreamTarget): TargetMemo {
   return memo;
 }
 
+/** Where a project with several launch folders was counted: Claude Code counts each on its own. */
+function inFolder(result: SessionCount): string {
+  if (result.folders < 2 || result.folder === null) return '';
+  return ` in ${path.basename(result.folder)}, the most of its ${result.folders} launch folders (Claude Code counts only the folder of the directory a session was launched in)`;
+}
+
 function lockTimeIso(memo: TargetMemo, ms: number): string {
   if (memo.mtimeMs !== ms) {
     memo.mtimeIso = iso(ms);
@@ -322,7 +328,9 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       passed,
       value: result.count,
       threshold: minSessions,
-      detail: result.problem ?? `${result.count} of ${result.transcripts} sessions touched ${since}${when}; ${passed ? 'at least' : 'needs'} ${minSessions}.`,
+      detail:
+        result.problem ??
+        `${result.count} of ${result.transcripts} sessions touched ${since}${inFolder(result)}${when}; ${passed ? 'at least' : 'needs'} ${minSessions}.`,
       checkedAt: iso(result.countedAtMs),
     });
     if (!passed) return stopAfter(report, mode, thresholds, 'the session gate is closed.');

@@ -4,10 +4,13 @@
  * Counted as Claude Code counts (R-DREAM-GATE): a session is a transcript `<folder>/<uuid>.jsonl`
  * named by a session UUID (other `*.jsonl` files are not sessions) — whatever `stat` finds under
  * that name: Claude Code 2.1.332 counts a link to a transcript elsewhere and even a folder so
- * named, and not a dangling link (test/fixtures/claude-code-dream/) — in the transcript folders of
- * the project's launch directories (R-LAYOUT: a session started in a subdirectory or worktree
- * lives in that directory's folder), the current session excluded when the caller is inside
- * one; it was touched when its mtime is newer than the last consolidation. Sub-agent transcripts (`<sessionId>/subagents/*.jsonl`)
+ * named, and not a dangling link — in ONE transcript folder: that of the launch directory of
+ * the session that checks (R-LAYOUT: a session started in a subdirectory or worktree lives in
+ * that directory's folder, and the client counts only its own; test/fixtures/claude-code-dream/).
+ * The current session is excluded when the caller is inside one; a session was touched when its
+ * mtime is newer than the last consolidation. Memdir, outside any session, counts each launch
+ * folder of the project on its own and reports the one with the most: the client dreams once a
+ * session launched there ends a turn. Sub-agent transcripts (`<sessionId>/subagents/*.jsonl`)
  * are parts of their parent session, not sessions: they are not counted and their folders are
  * not walked. Their work reaches the parent transcript (a sub-agent's result is appended to it),
  * so the parent's mtime already says the session was active.
@@ -27,10 +30,14 @@ export const SESSION_FILE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 
 /** The result of one session scan. */
 export interface SessionCount {
-  /** Transcripts whose mtime is newer than `sinceMs`. */
+  /** Transcripts whose mtime is newer than `sinceMs`, in the launch folder with the most. */
   count: number;
-  /** Transcripts looked at. */
+  /** Transcripts looked at in that folder. */
   transcripts: number;
+  /** That folder; null when no folder has a session. */
+  folder: string | null;
+  /** Launch folders counted (each on its own). */
+  folders: number;
   /** The `lastConsolidatedAt` counted against (ms), null: every transcript counts. */
   sinceMs: number | null;
   /** When the scan ran (ms). */
@@ -48,8 +55,9 @@ export interface SessionCountOptions {
 }
 
 /**
- * Counts the session transcripts directly in the folders `dirs` (a project's launch folders)
- * whose mtime is newer than `sinceMs` (null: all). Never cached. A missing folder has no
+ * Counts the session transcripts directly in each of the folders `dirs` (a project's launch
+ * folders) whose mtime is newer than `sinceMs` (null: all), and answers the folder with the most
+ * (the first of equals). Never cached. A missing folder has no
  * sessions yet; transcripts that vanish mid-scan are skipped; names that are not a session UUID
  * are not sessions.
  */
@@ -57,9 +65,9 @@ export async function countSessionsSince(dirs: string | readonly string[], since
   const fs = opts.fs ?? nodeDreamFs;
   const countedAtMs = (opts.now ?? Date.now)();
   const excluded = new Set((opts.excludeSessionIds ?? []).map((id) => `${id.toLowerCase()}.jsonl`));
-  let count = 0;
-  let transcripts = 0;
-  for (const dir of new Set(typeof dirs === 'string' ? [dirs] : dirs)) {
+  const best = { count: 0, transcripts: 0, folder: null as string | null };
+  const folders = new Set(typeof dirs === 'string' ? [dirs] : dirs);
+  for (const dir of folders) {
     let names: string[];
     try {
       names = await fs.readdir(dir);
@@ -67,11 +75,13 @@ export async function countSessionsSince(dirs: string | readonly string[], since
       const code = errCode(err);
       if (code === 'ENOENT') continue;
       const problem = code === 'EACCES' || code === 'EPERM' ? `Cannot read ${dir}: permission denied.` : `Cannot read ${dir}: ${code ?? String(err)}.`;
-      return { count: 0, transcripts: 0, sinceMs, countedAtMs, problem };
+      return { count: 0, transcripts: 0, folder: null, folders: folders.size, sinceMs, countedAtMs, problem };
     }
     // One synchronous stat per transcript in a plain loop: a stat is a few microseconds, and
     // a promise or a path.join per file cost about as much again over 10,000 (bench `dream-gates`).
     const prefix = path.join(dir, path.sep);
+    let count = 0;
+    let transcripts = 0;
     for (const name of names) {
       if (!SESSION_FILE.test(name) || (excluded.size > 0 && excluded.has(name.toLowerCase()))) continue;
       transcripts++;
@@ -82,8 +92,9 @@ export async function countSessionsSince(dirs: string | readonly string[], since
         // Deleted or renamed since the readdir: it is not a session any more.
       }
     }
+    if (count > best.count || (best.folder === null && transcripts > 0)) Object.assign(best, { count, transcripts, folder: dir });
   }
-  return { count, transcripts, sinceMs, countedAtMs, problem: null };
+  return { ...best, folders: folders.size, sinceMs, countedAtMs, problem: null };
 }
 
 /**
