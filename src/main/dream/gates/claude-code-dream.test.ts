@@ -54,6 +54,9 @@ describe("Claude Code's own dream (R-DREAM-GATE)", () => {
     await flags({ cachedFeatureFlags: { tengu_onyx_plover: { enabled: true } } });
     expect((await status(unset)).wouldDream).toBe(true);
     expect((await status(set(false))).wouldDream).toBe(false);
+    // Where it would, the status says where it still never does (observed: claude -p, telemetry off).
+    expect((await status(unset)).reason).toContain('only in interactive sessions: never in claude -p');
+    expect((await status(set(false))).reason).not.toContain('interactive');
   });
 
   it('2.1.88: the setting when present, else the flag cached under cachedGrowthBookFeatures', async () => {

@@ -9,7 +9,8 @@
  * - later (2.1.332 checked): off unless the flag (`cachedFeatureFlags`, or the older key) is
  *   `enabled` or `available`; then the setting when present, else the flag's `enabled`.
  *
- * Either way auto memory must be on. The version is the one the project's newest transcript
+ * Either way auto memory must be on; 2.1.332 also never dreams outside interactive sessions or
+ * with telemetry off ({@link ONLY_INTERACTIVE}), which Memdir states rather than sees. The version is the one the project's newest transcript
  * records; without one the newest known rule applies. The flag may also carry its own
  * `minHours` / `minSessions` (positive numbers), which replace 24 h and 5 sessions.
  */
@@ -18,6 +19,14 @@ import type { ClaudeCodeDreamStatus } from '../../../shared/contract/dream.js';
 import path from 'node:path';
 import { type EffectiveSettings, firstTranscriptField } from '../../memdir/index.js';
 import { listTranscriptsIn } from '../../transcripts/index.js';
+
+/**
+ * Where 2.1.332 never dreams whatever its flag and setting say (test/fixtures/claude-code-dream/:
+ * `claude -p` and a session with telemetry off, observed; the rest read from its code). Memdir
+ * cannot see the environment Claude Code is started with, so it says so rather than guess.
+ */
+export const ONLY_INTERACTIVE =
+  'It dreams only in interactive sessions: never in claude -p or through the Agent SDK, nor where telemetry or feature flags are turned off (DISABLE_TELEMETRY, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, DO_NOT_TRACK, a Bedrock, Vertex or Foundry provider) unless CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set.';
 
 /** The flag's name in Claude Code's feature cache. */
 export const AUTO_DREAM_FLAG = 'tengu_onyx_plover';
@@ -105,6 +114,7 @@ export async function claudeCodeDreamStatus(input: {
   const who = version ? `Claude Code ${version}` : 'Claude Code (the newest known rule, no transcript names a version)';
   if (!flag || (!flag.enabled && !flag.available))
     return { ...base, wouldDream: false, reason: `${who} dreams only where its server flag allows it: ${flagWords}, so never, whatever the setting.` };
-  if (setting !== null) return { ...base, wouldDream: setting, reason: `${who}: ${flagWords} allows it, and ${settingWords}.` };
-  return { ...base, wouldDream: flag.enabled, reason: `${who}: ${settingWords}, so ${flagWords} decides.` };
+  const wouldDream = setting ?? flag.enabled;
+  const decided = setting !== null ? `${who}: ${flagWords} allows it, and ${settingWords}.` : `${who}: ${settingWords}, so ${flagWords} decides.`;
+  return { ...base, wouldDream, reason: wouldDream ? `${decided} ${ONLY_INTERACTIVE}` : decided };
 }
