@@ -1,8 +1,9 @@
 /**
  * R-SANITIZE: the directory name Claude Code gives a project under `projects/`.
  * Every UTF-16 code unit outside [A-Za-z0-9] becomes `-` (nothing collapsed); a result longer
- * than 200 is cut to 200 and `-<base-36 hash>` appended. Claude Code's Node build hashes with
- * djb2 and its Bun build with another hash, so look-ups of long names match on the prefix.
+ * than 200 is cut to 200 and `-<base-36 hash>` appended: djb2, the hash Claude Code 2.1.332's
+ * native build appends too (src/main/memdir/claude-code-interop.test.ts). A build whose runtime
+ * hashed otherwise would write another suffix, so look-ups of long names match on the prefix.
  */
 import { SANITIZED_MAX_LENGTH } from './limits.js';
 
