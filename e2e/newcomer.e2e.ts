@@ -13,6 +13,13 @@ import { type Host, artifact, startHost } from './support/host.js';
 
 requireBrowser();
 
+/**
+ * A change another program makes reaches the page through the host's watcher, a rescan and the
+ * event stream: well under a second on an idle machine, seconds on a loaded one. The test waits
+ * for it to show (without a reload); how fast it shows is not a test's to assert.
+ */
+const LIVE = 20_000;
+
 describe.skipIf(!HAS_BROWSER)(`newcomer's path${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
   let root: string;
   let host: Host;
@@ -72,9 +79,7 @@ describe.skipIf(!HAS_BROWSER)(`newcomer's path${HAS_BROWSER ? '' : ` (skipped: $
       path.join(checkout(), 'reference_runbook.md'),
       '---\nname: Deploy runbook\ndescription: Where the deploy runbook lives\ntype: reference\n---\n\nSee the wiki.\n',
     );
-    const started = Date.now();
-    await page.locator('[data-file="reference_runbook.md"]').waitFor({ timeout: 5_000 });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    await page.locator('[data-file="reference_runbook.md"]').waitFor({ timeout: LIVE });
   });
 
   it('follows a memory another program writes in a subfolder (retros/): added, changed and removed, without a reload', async () => {
@@ -82,14 +87,14 @@ describe.skipIf(!HAS_BROWSER)(`newcomer's path${HAS_BROWSER ? '' : ` (skipped: $
     const row = page.locator('[data-file="retros/2026-q1.md"]');
     await fs.mkdir(retros);
     await fs.writeFile(path.join(retros, '2026-q1.md'), '---\nname: Q1 retro\ndescription: What went well in Q1\ntype: project\n---\n\nThe cutover.\n');
-    await row.waitFor({ timeout: 5_000 });
+    await row.waitFor({ timeout: LIVE });
     await fs.writeFile(
       path.join(retros, '2026-q1.md'),
       '---\nname: Q1 retro\ndescription: What went well in Q1, and the on-call rota\ntype: project\n---\n\nThe cutover.\n',
     );
-    await row.getByText('What went well in Q1, and the on-call rota').waitFor({ timeout: 5_000 });
+    await row.getByText('What went well in Q1, and the on-call rota').waitFor({ timeout: LIVE });
     await fs.rm(path.join(retros, '2026-q1.md'));
-    await expect.poll(() => row.count(), { timeout: 5_000 }).toBe(0);
+    await expect.poll(() => row.count(), { timeout: LIVE }).toBe(0);
     await fs.rm(retros, { recursive: true });
   });
 
