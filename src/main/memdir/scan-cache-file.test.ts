@@ -207,8 +207,12 @@ describe('the scan cache on disk', () => {
     // A window of 300 ms stands in for the real 2 s: the fixture is older than that by now.
     await new Promise((resolve) => setTimeout(resolve, 400));
     const memoryDir = path.join(fixture.home, 'projects', '-work-noindex', 'memory');
-    await fs.writeFile(path.join(memoryDir, 'feedback_tabs.md'), '---\nname: Tabs\ndescription: Indent with tabs, always\ntype: feedback\n---\n');
-    const opened = openScanCache(dataDir, fixture.home, { racyMs: 300 });
+    const changed = path.join(memoryDir, 'feedback_tabs.md');
+    await fs.writeFile(changed, '---\nname: Tabs\ndescription: Indent with tabs, always\ntype: feedback\n---\n');
+    // Saved 100 ms after the write, by the save's clock: a busy machine may take longer between
+    // the two, and the file would be older than the window by the time it is written down.
+    const written = await fs.stat(changed);
+    const opened = openScanCache(dataDir, fixture.home, { racyMs: 300, now: () => Math.max(written.mtimeMs, written.ctimeMs) + 100 });
     await scanHome(fixture.home, { cache: opened.cache, env: {} });
     await opened.save();
     const saved = (await readCacheFile(scanCacheFile(dataDir, fixture.home))).head as { dirs: { dir: string }[] };
