@@ -37,6 +37,9 @@ export class TurnEndWatcher {
   private readonly watcher: FSWatcher;
   private readonly timers = new Map<string, Timers>();
   private closed = false;
+  /** Settles once the first scan is done (a transcript changed after that is reported) or the watcher is closed. */
+  private readonly scanned: Promise<void>;
+  private scanDone: () => void = () => undefined;
 
   constructor(private readonly options: TurnEndWatcherOptions) {
     const projects = path.join(options.home, 'projects');
@@ -57,11 +60,16 @@ export class TurnEndWatcher {
     this.watcher.on('unlink', (file) => this.forget(file));
     // Too many watches or no permission: the hooks (when connected) still report turn ends.
     this.watcher.on('error', () => undefined);
+    this.scanned = new Promise((resolve) => (this.scanDone = resolve));
+    this.watcher.once('ready', () => this.scanDone());
   }
 
-  /** Resolves once the initial scan is done (tests wait for it before writing). */
+  /**
+   * Resolves once the first scan is done: a transcript written before then may go unreported
+   * (it counts as there at the start), one written after is reported. Also resolves on close.
+   */
   ready(): Promise<void> {
-    return new Promise((resolve) => this.watcher.once('ready', () => resolve()));
+    return this.scanned;
   }
 
   private note(file: string): void {
@@ -94,6 +102,7 @@ export class TurnEndWatcher {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.scanDone();
     for (const file of [...this.timers.keys()]) this.forget(file);
     await this.watcher.close();
   }

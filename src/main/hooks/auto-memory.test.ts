@@ -129,8 +129,8 @@ describe('AutoMemory in the running app', () => {
   });
 
   it('without hooks, the watcher ends a turn after the transcript goes quiet', async () => {
+    // Started means watching: a transcript written at once is seen (no wait for the watcher's first scan).
     await auto.start();
-    await new Promise((resolve) => setTimeout(resolve, 300));
     const t = fx.builder();
     t.prompt('we never mock the database in integration tests').assistant('Understood.', { stopReason: 'end_turn' });
     await fs.writeFile(fx.transcript(), t.take());

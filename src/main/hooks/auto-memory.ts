@@ -210,9 +210,10 @@ export class AutoMemory {
     }
   }
 
+  /** Resolves once the transcripts are watched: a turn ending before then would not be seen, and only turns after it count as new. */
   private async startWatcher(): Promise<void> {
     const { settings } = await loadAppSettings(this.host.dataDir);
-    this.watcher = new TurnEndWatcher({
+    const watcher = new TurnEndWatcher({
       home: this.host.home,
       quietMs: settings.extraction.quietSeconds * 1000,
       idleCloseMs: settings.extraction.idleCloseSeconds * 1000,
@@ -226,6 +227,8 @@ export class AutoMemory {
         void this.settingsThen(async ({ sessionEnabled }) => void (sessionEnabled && (await this.sessions.observe(file))));
       },
     });
+    this.watcher = watcher;
+    await watcher.ready();
   }
 
   private async restartWatcher(): Promise<void> {
