@@ -21,6 +21,10 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // Every expect.poll here waits for the page to show what the real host answered, often
+          // after background work (a scan, a sync, a dream): vitest's 1 s default is too short on a
+          // loaded 2-core machine (CI), where the host, Chromium and the test share the two cores.
+          expect: { poll: { timeout: 15_000, interval: 100 } },
           fileParallelism: false,
           sequence: { groupOrder: 0 },
         },
