@@ -31,7 +31,8 @@ function nextChange(changes: string[][], ms = 5_000): Promise<string[]> {
   });
 }
 
-const ready = () => new Promise((resolve) => setTimeout(resolve, 400));
+// No wait for the watcher to be ready: its directory watches are set when it is made (and by
+// track), and a folder made later is watched by the time its change is reported.
 
 describe('MemoryWatcher', () => {
   it('reports a memory written by another program, and one in a memory dir moved by settings once a scan said where', async () => {
@@ -47,7 +48,6 @@ describe('MemoryWatcher', () => {
       { dir: '-work-app', memoryDir: own },
       { dir: '-work-moved', memoryDir: moved },
     ]);
-    await ready();
 
     let next = nextChange(changes);
     await fs.writeFile(path.join(own, 'user_role.md'), '---\nname: Role\ndescription: d\ntype: user\n---\n');
@@ -75,14 +75,12 @@ describe('MemoryWatcher', () => {
     await fs.mkdir(path.join(home, 'projects', '-work-old'), { recursive: true });
     const changes: string[][] = [];
     watcher = new MemoryWatcher(home, path.join(root, 'data'), (dirs) => changes.push(dirs));
-    await ready();
 
     // A project that had only transcripts gets its first memory.
     let next = nextChange(changes);
     await fs.mkdir(path.join(home, 'projects', '-work-old', 'memory'));
     await fs.writeFile(path.join(home, 'projects', '-work-old', 'memory', 'user_role.md'), 'x');
     expect(await next).toEqual(['-work-old']);
-    await ready();
     next = nextChange(changes);
     await fs.writeFile(path.join(home, 'projects', '-work-old', 'memory', 'user_role.md'), 'changed in place');
     expect(await next).toEqual(['-work-old']);
@@ -96,9 +94,9 @@ describe('MemoryWatcher', () => {
     next = nextChange(changes);
     await fs.mkdir(path.join(home, 'projects', '-work-new', 'memory'), { recursive: true });
     expect(await next).toEqual(['-work-new']);
-    await ready();
+    next = nextChange(changes);
     await fs.mkdir(path.join(home, 'projects', '-work-new', 'memory', 'team'));
-    await ready();
+    expect(await next).toEqual(['-work-new']);
     next = nextChange(changes);
     await fs.writeFile(path.join(home, 'projects', '-work-new', 'memory', 'team', 'project_api.md'), 'x');
     expect(await next).toEqual(['-work-new']);
@@ -109,9 +107,8 @@ describe('MemoryWatcher', () => {
     await fs.mkdir(empty);
     const later: string[][] = [];
     watcher = new MemoryWatcher(empty, path.join(root, 'data'), (dirs) => later.push(dirs));
-    await ready();
+    // Reported whether the watcher has seen \`projects\` appear by then or finds the project in it when it does.
     await fs.mkdir(path.join(empty, 'projects'));
-    await ready();
     next = nextChange(later);
     await fs.mkdir(path.join(empty, 'projects', '-work-first', 'memory'), { recursive: true });
     expect(await next).toEqual(['-work-first']);
@@ -124,7 +121,6 @@ describe('MemoryWatcher', () => {
     await fs.mkdir(path.join(memory, 'team', 'runbooks'), { recursive: true });
     const changes: string[][] = [];
     watcher = new MemoryWatcher(home, path.join(root, 'data'), (dirs) => changes.push(dirs));
-    await ready();
 
     let next = nextChange(changes);
     await fs.writeFile(path.join(memory, 'retros', '2026', 'q1.md'), '---\nname: Q1\ndescription: d\ntype: project\n---\n');
@@ -138,7 +134,6 @@ describe('MemoryWatcher', () => {
     next = nextChange(changes);
     await fs.mkdir(path.join(memory, 'people'));
     expect(await next).toEqual(['-work-app']);
-    await ready();
     next = nextChange(changes);
     await fs.writeFile(path.join(memory, 'people', 'mei.md'), 'x');
     expect(await next).toEqual(['-work-app']);
