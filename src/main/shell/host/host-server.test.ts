@@ -107,7 +107,7 @@ describe('headless host', () => {
     expect(huge.status).toBe(413);
   });
 
-  it('streams events to a token holder', async () => {
+  it('streams events to a token holder, from the moment its answer arrives', async () => {
     const received = await new Promise<string>((resolve, reject) => {
       const req = http.request(
         { host: '127.0.0.1', port: host.port, path: '/api/events', headers: { host: `127.0.0.1:${host.port}`, authorization: `Bearer ${host.token}` } },
@@ -121,7 +121,8 @@ describe('headless host', () => {
               resolve(buffer);
             }
           });
-          setTimeout(() => void ctx.setHome(path.join(root, 'other-home')), 100);
+          // The host subscribed before answering: the page reads once the answer is here (live-stream.ts).
+          void ctx.setHome(path.join(root, 'other-home'));
         },
       );
       req.on('error', (e) => (e.message.includes('aborted') ? undefined : reject(e)));

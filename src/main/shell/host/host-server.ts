@@ -67,8 +67,12 @@ function send(res: http.ServerResponse, status: number, body: string, type = 'ap
   res.end(body);
 }
 
-function sendError(res: http.ServerResponse, status: number, code: string, message: string): void {
-  send(res, status, JSON.stringify({ ok: false, error: { code, message } }));
+function sendError(res: http.ServerResponse, status: number, code: string, message: string, extra: Record<string, string> = {}): void {
+  send(res, status, JSON.stringify({ ok: false, error: { code, message } }), undefined, extra);
+}
+
+function refuseStopping(res: http.ServerResponse): void {
+  sendError(res, 503, 'unavailable', 'Memdir is stopping.', { Connection: 'close' });
 }
 
 function tokenMatches(given: string | undefined, token: string): boolean {
@@ -88,8 +92,12 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
   );
   let port = 0;
   const streams = new Set<http.ServerResponse>();
+  let closing = false;
 
   const server = http.createServer((req, res) => {
+    // Stopping: a page still connected asks again on a connection kept alive (its event stream a
+    // second after it ended); it is told so, and the connection closes.
+    if (closing) return refuseStopping(res);
     const allowedHosts = [`127.0.0.1:${port}`, `localhost:${port}`];
     if (!allowedHosts.includes(req.headers.host ?? ''))
       return sendError(res, 421, 'unauthorized', 'This Memdir host only answers on its own loopback address.');
@@ -141,6 +149,12 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     const api = await dispatcher;
     if (api instanceof Error) return sendError(res, 503, 'internal', `Memdir could not start: ${api.message}`);
     if (res.destroyed) return;
+    if (closing) return refuseStopping(res);
+    // Subscribed before the answer's headers go out: the page reads only once they arrive
+    // (renderer/stores/live-stream.ts), so whatever is published after its reads reaches it.
+    // Nothing is published in between: the headers follow in this same tick.
+    const sub = api.subscribe('events.stream', {}, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
+    if (!sub.ok) return sendError(res, 500, sub.error.code, sub.error.message);
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -148,11 +162,6 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
       'X-Content-Type-Options': 'nosniff',
     });
     res.write(': connected\n\n');
-    const sub = api.subscribe('events.stream', {}, (event) => res.write(`data: ${JSON.stringify(event)}\n\n`));
-    if (!sub.ok) {
-      res.end();
-      return;
-    }
     streams.add(res);
     // Comments keep idle connections (and proxies) from timing out.
     const keepAlive = setInterval(() => res.write(': ping\n\n'), 25_000);
@@ -205,8 +214,10 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     port,
     token,
     async close() {
-      for (const s of streams) s.end();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of streams) s.destroy();
+      await closed;
       server.closeAllConnections();
     },
   };
