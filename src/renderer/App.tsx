@@ -155,7 +155,7 @@ export function App() {
   const route = useNav((s) => s.route);
   const error = useApp((s) => s.error);
   useEffect(() => {
-    // app.info and projects.list were asked by the entry (main.tsx) before this code loaded.
+    // app.info and projects.list were asked by the entry (main.tsx), once the event stream was live.
     void useJobs.getState().load();
     void useSettings.getState().load();
     void useExtract.getState().load();

@@ -1,4 +1,4 @@
-/** The UI's root, loaded by the entry (main.tsx) once the first calls are on their way. */
+/** The UI's root, loaded by the entry (main.tsx) while the event stream opens, and rendered once it is live. */
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
 

@@ -2,5 +2,9 @@
 import type { Bridge, Transport } from './transport.js';
 
 export function createBridgeTransport(bridge: Bridge): Transport {
-  return { kind: 'electron', call: (name, input) => bridge.call(name, input), subscribe: (name, input, onEvent) => bridge.subscribe(name, input, onEvent) };
+  return {
+    kind: 'electron',
+    call: (name, input) => bridge.call(name, input),
+    subscribe: (name, input, onEvent, onState) => bridge.subscribe(name, input, onEvent, onState),
+  };
 }

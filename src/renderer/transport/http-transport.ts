@@ -30,14 +30,19 @@ export function createHttpTransport(token: string): Transport {
       if (!body) return { ok: false, error: { code: 'unavailable', message: `Memdir answered with HTTP ${res.status}.` } };
       return body;
     },
-    subscribe(_name, _input, onEvent) {
+    subscribe(_name, _input, onEvent, onState) {
       let stopped = false;
       let controller = new AbortController();
       const run = async (): Promise<void> => {
         while (!stopped) {
           try {
             const res = await fetch('/api/events', { headers: { Authorization: headers.Authorization }, signal: controller.signal });
-            if (!res.body) throw new Error('no stream');
+            if (!res.ok || !res.body) {
+              void res.body?.cancel();
+              throw new Error(`no stream (HTTP ${res.status})`);
+            }
+            // The host answers only once it has subscribed (host-server.ts): from here on nothing it publishes is lost.
+            onState?.('live');
             const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
             let buffer = '';
             for (;;) {
@@ -54,7 +59,9 @@ export function createHttpTransport(token: string): Transport {
           } catch {
             if (stopped) return;
           }
-          // The host went away or restarted: try again shortly.
+          if (stopped) return;
+          // The host went away or restarted: what it published meanwhile reached no one. Try again shortly.
+          onState?.('down');
           await new Promise((resolve) => setTimeout(resolve, 1000));
           controller = new AbortController();
         }

@@ -9,16 +9,23 @@ import { RpcError, type RpcErrorShape } from '../../shared/contract/rpc-error.js
 
 export type WireResult = { ok: true; result: unknown } | { ok: false; error: RpcErrorShape };
 
+/**
+ * Where a subscription stands: `live` once main has subscribed it (events published from then on
+ * arrive), `down` when it could not be opened or dropped (events published meanwhile are lost).
+ * A stream that comes back says `live` again.
+ */
+export type StreamState = 'live' | 'down';
+
 export interface Transport {
   readonly kind: 'electron' | 'host';
   call(name: string, input: unknown): Promise<WireResult>;
-  subscribe(name: string, input: unknown, onEvent: (event: unknown) => void): () => void;
+  subscribe(name: string, input: unknown, onEvent: (event: unknown) => void, onState?: (state: StreamState) => void): () => void;
 }
 
 /** What the preload exposes on `window.memdirBridge` inside Electron. */
 export interface Bridge {
   call(name: string, input: unknown): Promise<WireResult>;
-  subscribe(name: string, input: unknown, onEvent: (event: unknown) => void): () => void;
+  subscribe(name: string, input: unknown, onEvent: (event: unknown) => void, onState?: (state: StreamState) => void): () => void;
 }
 
 let current: Transport | null = null;
@@ -54,10 +61,12 @@ export async function call<N extends CallName>(
   return result.result as never;
 }
 
+/** Follow a subscription until the returned function is called; `onState` hears when it is live, and when it dropped. */
 export function subscribe<N extends SubscriptionName>(
   name: N,
   input: Contract[N] extends SubscriptionDef ? InputOf<Contract[N]> : never,
   onEvent: (event: Contract[N] extends SubscriptionDef ? EventOf<Contract[N]> : never) => void,
+  onState?: (state: StreamState) => void,
 ): () => void {
-  return transport().subscribe(name, input, onEvent as (event: unknown) => void);
+  return transport().subscribe(name, input, onEvent as (event: unknown) => void, onState);
 }

@@ -1,0 +1,123 @@
+/**
+ * The page shows what is on disk even when main's events could not reach it: a memory another
+ * program writes while the page starts, before its event stream is subscribed, or while the
+ * stream is down (the host restarted), shows without a reload. In real Chromium against an
+ * in-process host whose AppContext watches the home, as the desktop app's does.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { AppContext } from '../src/main/app/app-context.js';
+import { createAppDispatcher } from '../src/main/api/index.js';
+import { type RunningHost, startHost } from '../src/main/shell/host/host-server.js';
+import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+
+requireBrowser();
+
+const STATIC_DIR = path.resolve(import.meta.dirname, '../out/renderer');
+const DIR = '-work-app';
+
+describe.skipIf(!HAS_BROWSER)(`events the page missed${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+  let browser: Browser;
+  const cleanups: (() => Promise<void>)[] = [];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** A home with one project of one memory, opened with its watcher on, and a page. */
+  async function openApp(): Promise<{ ctx: AppContext; memoryDir: string; page: Page; root: string }> {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-live-'));
+    cleanups.push(() => fs.rm(root, { recursive: true, force: true }));
+    const memoryDir = path.join(root, 'home', 'projects', DIR, 'memory');
+    await fs.mkdir(memoryDir, { recursive: true });
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Style](feedback_style.md) — tabs\n');
+    await fs.writeFile(path.join(memoryDir, 'feedback_style.md'), '---\nname: Style\ndescription: tabs\ntype: feedback\n---\nTabs.\n');
+    const ctx = await AppContext.create({ homeFlag: path.join(root, 'home'), dataDir: path.join(root, 'data'), env: {}, watch: true });
+    cleanups.push(() => ctx.close());
+    const page = await browser.newPage();
+    cleanups.push(() => page.close());
+    return { ctx, memoryDir, page, root };
+  }
+
+  function serve(ctx: AppContext, port = 0, token?: string): Promise<RunningHost> {
+    return startHost({ dispatcher: createAppDispatcher(ctx), staticDir: STATIC_DIR, port, ...(token ? { token } : {}) });
+  }
+
+  /** Another program writes a second memory (in one rename, as an editor saves); resolves once the app has published it. */
+  async function writeMemoryElsewhere(ctx: AppContext, root: string, memoryDir: string): Promise<void> {
+    const published = new Promise<void>((resolve) => {
+      const stop = ctx.events.subscribe((event) => {
+        if (event.type === 'projects-changed' && event.dirs.includes(DIR)) {
+          stop();
+          resolve();
+        }
+      });
+    });
+    const draft = path.join(root, 'draft.md');
+    await fs.writeFile(draft, '---\nname: Tests\ndescription: run them\ntype: feedback\n---\nRun the tests.\n');
+    await fs.rename(draft, path.join(memoryDir, 'feedback_tests.md'));
+    await published;
+  }
+
+  const privateCount = (page: Page, count: number) => page.getByRole('table', { name: 'Projects' }).getByText(`${count} private`).waitFor();
+
+  it('shows a memory written while the host was down once it is back, without a reload', async () => {
+    const { ctx, memoryDir, page, root } = await openApp();
+    const host = await serve(ctx);
+    let again: RunningHost | null = null;
+    cleanups.push(async () => {
+      await again?.close();
+      await host.close();
+    });
+    await page.goto(host.url);
+    await privateCount(page, 1);
+    await host.close();
+    // The watcher sees the write and publishes it, to no one: the page's stream is down.
+    await writeMemoryElsewhere(ctx, root, memoryDir);
+    again = await serve(ctx, host.port, host.token);
+    await privateCount(page, 2);
+  });
+
+  it('shows a memory written after the page read the open project but before its event stream was subscribed', async () => {
+    const { ctx, memoryDir, page, root } = await openApp();
+    const host = await serve(ctx);
+    cleanups.push(() => host.close());
+    // The page's stream request is held in the browser until the memory is written: a slow
+    // start, as if the stream's request waited behind the page's scripts.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let streamAsked!: (callsBefore: number) => void;
+    const asked = new Promise<number>((resolve) => (streamAsked = resolve));
+    const calls: Request[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/call') calls.push(request);
+    });
+    await page.route('**/api/events', async (route) => {
+      streamAsked(calls.length);
+      await held;
+      await route.continue();
+    });
+    // The project's own page: its memories are read once as it opens (projects.get), and then
+    // only when an event says the project changed.
+    await page.goto(`${host.url}#/p/${DIR}/memories`);
+    // A page that read before it subscribed (its first calls left before the stream's request)
+    // reads the project while the stream waits: the memory is written after that answer, so only
+    // the event can show it. A page that subscribes first reads nothing until the stream is live.
+    if ((await asked) > 0) {
+      const readsProject = (request: Request) => (request.postDataJSON() as { name?: string } | null)?.name === 'projects.get';
+      await (calls.find(readsProject) ?? (await page.waitForRequest(readsProject))).response();
+    }
+    await writeMemoryElsewhere(ctx, root, memoryDir);
+    release();
+    await page.getByRole('listbox', { name: 'Memories' }).getByText('Tests', { exact: true }).waitFor();
+  });
+});
