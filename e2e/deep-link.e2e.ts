@@ -30,9 +30,9 @@ describe.skipIf(!HAS_BROWSER)(`memdir:// links in the app${HAS_BROWSER ? '' : ` 
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-link-'));
     const fixture = await buildFixtureHome(root);
     ctx = await AppContext.create({ homeFlag: fixture.home, dataDir: path.join(root, 'data'), env: {} });
-    // The page opens its event stream beside its first list, so the table can show before the
-    // stream is there; the desktop shell holds a link back until the renderer subscribes
-    // (main.ts), and so does this test, or the navigation it publishes reaches no one.
+    // The desktop shell holds a link back until the renderer subscribes (main.ts), and so does
+    // this test, or the navigation it publishes reaches no one. (The page now subscribes before
+    // it reads, so its table showing means it listens; the wait says the rule outright.)
     const dispatcher = createAppDispatcher(ctx);
     let listening!: () => void;
     rendererListening = new Promise((resolve) => (listening = resolve));
