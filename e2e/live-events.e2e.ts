@@ -87,6 +87,23 @@ describe.skipIf(!HAS_BROWSER)(`events the page missed${HAS_BROWSER ? '' : ` (ski
     await privateCount(page, 2);
   });
 
+  it('shows a memory written while the host was down in the project open on the page, once it is back', async () => {
+    const { ctx, memoryDir, page, root } = await openApp();
+    const host = await serve(ctx);
+    let again: RunningHost | null = null;
+    cleanups.push(async () => {
+      await again?.close();
+      await host.close();
+    });
+    await page.goto(`${host.url}#/p/${DIR}/memories`);
+    const memories = page.getByRole('listbox', { name: 'Memories' });
+    await memories.getByText('Style', { exact: true }).waitFor();
+    await host.close();
+    await writeMemoryElsewhere(ctx, root, memoryDir);
+    again = await serve(ctx, host.port, host.token);
+    await memories.getByText('Tests', { exact: true }).waitFor();
+  });
+
   it('shows a memory written after the page read the open project but before its event stream was subscribed', async () => {
     const { ctx, memoryDir, page, root } = await openApp();
     const host = await serve(ctx);
