@@ -116,6 +116,25 @@ describe('AutoMemory in the running app', () => {
     await fs.stat(path.join(fx.dataDir, 'session-memory', 'session-memory-session-1.md'));
   });
 
+  it('takes an event spooled while the start reads the spool at once, not at the next poll', async () => {
+    await writeTurn('first');
+    expect((await hook('Stop')).outcome).toBe('spooled');
+    // The start's own read of the spool is done; the next event lands before anything else runs.
+    const drain = auto.drainSpool.bind(auto);
+    let first = true;
+    auto.drainSpool = async (via) => {
+      await drain(via);
+      if (via === 'spool' && first) {
+        first = false;
+        expect((await hook('SessionEnd', { reason: 'logout' })).outcome).toBe('spooled');
+      }
+    };
+    await auto.start();
+    // The poll comes every 30 s: only a watch set before that read takes it this soon.
+    await waitFor(async () => (await fs.readdir(spoolDir(fx.dataDir))).length === 0);
+    expect(first).toBe(false);
+  });
+
   it('leaves the spool to another app already running on the same data dir', async () => {
     const other = new AutoMemory(ctx);
     await other.start();

@@ -114,12 +114,14 @@ export class AutoMemory {
     }
     await this.refreshHooksConnected();
     if (!otherApp) {
-      await this.drainSpool('spool');
+      // Watch first, then take what waited: an event spooled in between is seen by one or the
+      // other, not left for the next poll (a drain asked for during another runs after it).
       try {
         this.stopSpoolWatch = await watchSpool(this.host.dataDir, () => void this.drainSpool('hook'));
       } catch (error) {
         await logHookProblem(this.host.dataDir, 'app', `the hook spool cannot be watched (${(error as Error).message}); its events are read at the next start`);
       }
+      await this.drainSpool('spool');
     }
     try {
       await this.startWatcher();
