@@ -32,19 +32,28 @@ interface Timers {
   idle: NodeJS.Timeout | null;
 }
 
+/**
+ * How far before the watcher began a transcript's mtime may be and still count as written since:
+ * the kernel stamps files from a coarse clock that can trail `Date.now()` by a tick.
+ */
+const CLOCK_MARGIN_MS = 1_000;
+
 /** Watches a home's session transcripts (see the module comment). */
 export class TurnEndWatcher {
   private readonly watcher: FSWatcher;
   private readonly timers = new Map<string, Timers>();
   private closed = false;
-  /** Settles once the first scan is done (a transcript changed after that is reported) or the watcher is closed. */
-  private readonly scanned: Promise<void>;
-  private scanDone: () => void = () => undefined;
+  /** Until the first scan is done, a transcript it finds counts only if written since the watcher began. */
+  private scanning = true;
+  private readonly since = Date.now() - CLOCK_MARGIN_MS;
 
   constructor(private readonly options: TurnEndWatcherOptions) {
     const projects = path.join(options.home, 'projects');
     this.watcher = watch(projects, {
-      ignoreInitial: true,
+      // The first scan reports every transcript, each with its stat: the ones written while it
+      // ran (the watch of their folder not yet set) are told from the rest by their mtime.
+      ignoreInitial: false,
+      alwaysStat: true,
       // projects/<dir>/<session>.jsonl and nothing deeper.
       depth: 1,
       ignored: (file) => {
@@ -55,21 +64,14 @@ export class TurnEndWatcher {
         return parts.length === 2 && !parts[1]!.endsWith('.jsonl');
       },
     });
-    this.watcher.on('add', (file) => this.note(file));
+    this.watcher.on('add', (file, stats) => {
+      if (!this.scanning || (stats !== undefined && stats.mtimeMs >= this.since)) this.note(file);
+    });
     this.watcher.on('change', (file) => this.note(file));
     this.watcher.on('unlink', (file) => this.forget(file));
     // Too many watches or no permission: the hooks (when connected) still report turn ends.
     this.watcher.on('error', () => undefined);
-    this.scanned = new Promise((resolve) => (this.scanDone = resolve));
-    this.watcher.once('ready', () => this.scanDone());
-  }
-
-  /**
-   * Resolves once the first scan is done: a transcript written before then may go unreported
-   * (it counts as there at the start), one written after is reported. Also resolves on close.
-   */
-  ready(): Promise<void> {
-    return this.scanned;
+    this.watcher.once('ready', () => (this.scanning = false));
   }
 
   private note(file: string): void {
@@ -102,7 +104,6 @@ export class TurnEndWatcher {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.scanDone();
     for (const file of [...this.timers.keys()]) this.forget(file);
     await this.watcher.close();
   }

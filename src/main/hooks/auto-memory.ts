@@ -212,7 +212,10 @@ export class AutoMemory {
     }
   }
 
-  /** Resolves once the transcripts are watched: a turn ending before then would not be seen, and only turns after it count as new. */
+  /**
+   * Starts watching the transcripts; its first scan runs on in the background (a turn written
+   * meanwhile is still reported: the watcher tells it by its mtime), so no call waits for it.
+   */
   private async startWatcher(): Promise<void> {
     const { settings } = await loadAppSettings(this.host.dataDir);
     const watcher = new TurnEndWatcher({
@@ -230,7 +233,6 @@ export class AutoMemory {
       },
     });
     this.watcher = watcher;
-    await watcher.ready();
   }
 
   private async restartWatcher(): Promise<void> {
