@@ -22,8 +22,18 @@ export interface LiveFollower {
   resync(): void;
 }
 
-/** Events held for a follower not there yet; past this many, the follower resyncs instead. */
+/**
+ * Events held for a follower not there yet; past this many, the follower resyncs instead (only
+ * the navigations held are handed on: a resync cannot tell where the desktop shell sent the page).
+ */
 const MAX_HELD = 200;
+
+/**
+ * The longest the first reads wait for the stream to say it is live or down: a stream that says
+ * neither (a proxy holding its answer) must not leave the window blank. It counts as down; its
+ * coming up later is a reconnect.
+ */
+export const FIRST_STATE_MAX_MS = 5_000;
 
 let opened: Promise<void> | null = null;
 let follower: LiveFollower | null = null;
@@ -50,12 +60,14 @@ function lost(): void {
 export function openLiveStream(): Promise<void> {
   opened ??= new Promise((ready) => {
     let first = true;
+    const firstState = () => {
+      first = false;
+      clearTimeout(timer);
+      ready();
+    };
+    const timer = setTimeout(firstState, FIRST_STATE_MAX_MS);
     subscribe('events.stream', {}, deliver, (state) => {
-      if (first) {
-        first = false;
-        ready();
-        return;
-      }
+      if (first) return firstState();
       if (state === 'live') lost();
     });
   });
@@ -67,7 +79,7 @@ export function followLiveStream(next: LiveFollower): () => void {
   follower = next;
   const waiting = held;
   held = [];
-  for (const event of waiting) next.onEvent(event);
+  for (const event of waiting) if (!missed || event.type === 'navigate') next.onEvent(event);
   if (missed) {
     missed = false;
     next.resync();
