@@ -332,7 +332,8 @@ describe('session gate', () => {
       await fs.writeFile(path.join(target.projectDir, name), '{}\n');
     const subFolder = path.join(tmp, 'projects', '-work-app-packages-api');
     await addSessions(3, MIN, subFolder);
-    const withSub = { ...target, transcriptDirs: [target.projectDir, subFolder] };
+    // A launch folder whose sessions were all removed is no launch folder to count.
+    const withSub = { ...target, transcriptDirs: [target.projectDir, subFolder, path.join(tmp, 'projects', '-work-app-gone')] };
     expect(gate(await checkDreamGates(target, { dataDir, sessionCache: new SessionScanCache() }), 'sessions').value).toBe(2);
     // 2 sessions at the root and 3 in the subdirectory's folder: a session in either counts only
     // its own folder, so no session sees 5 (Claude Code 2.1.332, test/fixtures/claude-code-dream/).

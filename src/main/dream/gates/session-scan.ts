@@ -36,7 +36,7 @@ export interface SessionCount {
   transcripts: number;
   /** That folder; null when no folder has a session. */
   folder: string | null;
-  /** Launch folders counted (each on its own). */
+  /** Launch folders counted (each on its own): those that exist. */
   folders: number;
   /** The `lastConsolidatedAt` counted against (ms), null: every transcript counts. */
   sinceMs: number | null;
@@ -67,6 +67,7 @@ export async function countSessionsSince(dirs: string | readonly string[], since
   const excluded = new Set((opts.excludeSessionIds ?? []).map((id) => `${id.toLowerCase()}.jsonl`));
   const best = { count: 0, transcripts: 0, folder: null as string | null };
   const folders = new Set(typeof dirs === 'string' ? [dirs] : dirs);
+  let listed = 0;
   for (const dir of folders) {
     let names: string[];
     try {
@@ -75,8 +76,9 @@ export async function countSessionsSince(dirs: string | readonly string[], since
       const code = errCode(err);
       if (code === 'ENOENT') continue;
       const problem = code === 'EACCES' || code === 'EPERM' ? `Cannot read ${dir}: permission denied.` : `Cannot read ${dir}: ${code ?? String(err)}.`;
-      return { count: 0, transcripts: 0, folder: null, folders: folders.size, sinceMs, countedAtMs, problem };
+      return { count: 0, transcripts: 0, folder: null, folders: listed, sinceMs, countedAtMs, problem };
     }
+    listed++;
     // One synchronous stat per transcript in a plain loop: a stat is a few microseconds, and
     // a promise or a path.join per file cost about as much again over 10,000 (bench `dream-gates`).
     const prefix = path.join(dir, path.sep);
@@ -94,7 +96,7 @@ export async function countSessionsSince(dirs: string | readonly string[], since
     }
     if (count > best.count || (best.folder === null && transcripts > 0)) Object.assign(best, { count, transcripts, folder: dir });
   }
-  return { ...best, folders: folders.size, sinceMs, countedAtMs, problem: null };
+  return { ...best, folders: listed, sinceMs, countedAtMs, problem: null };
 }
 
 /**
