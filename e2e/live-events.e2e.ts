@@ -70,7 +70,11 @@ describe.skipIf(!HAS_BROWSER)(`events the page missed${HAS_BROWSER ? '' : ` (ski
 
   const privateCount = (page: Page, count: number) => page.getByRole('table', { name: 'Projects' }).getByText(`${count} private`).waitFor();
 
-  it('shows a memory written while the host was down once it is back, without a reload', async () => {
+  /**
+   * The page open at `hash` shows what `before` waits for; the host goes down, another program
+   * writes a memory, the host comes back on the same port and token: `after` must show it.
+   */
+  async function acrossARestart(hash: string, before: (page: Page) => Promise<void>, after: (page: Page) => Promise<void>): Promise<void> {
     const { ctx, memoryDir, page, root } = await openApp();
     const host = await serve(ctx);
     let again: RunningHost | null = null;
@@ -78,30 +82,31 @@ describe.skipIf(!HAS_BROWSER)(`events the page missed${HAS_BROWSER ? '' : ` (ski
       await again?.close();
       await host.close();
     });
-    await page.goto(host.url);
-    await privateCount(page, 1);
+    await page.goto(`${host.url}${hash}`);
+    await before(page);
     await host.close();
     // The watcher sees the write and publishes it, to no one: the page's stream is down.
     await writeMemoryElsewhere(ctx, root, memoryDir);
     again = await serve(ctx, host.port, host.token);
-    await privateCount(page, 2);
+    await after(page);
+  }
+
+  const memories = (page: Page) => page.getByRole('listbox', { name: 'Memories' });
+
+  it('shows a memory written while the host was down once it is back, without a reload', async () => {
+    await acrossARestart(
+      '',
+      (page) => privateCount(page, 1),
+      (page) => privateCount(page, 2),
+    );
   });
 
   it('shows a memory written while the host was down in the project open on the page, once it is back', async () => {
-    const { ctx, memoryDir, page, root } = await openApp();
-    const host = await serve(ctx);
-    let again: RunningHost | null = null;
-    cleanups.push(async () => {
-      await again?.close();
-      await host.close();
-    });
-    await page.goto(`${host.url}#/p/${DIR}/memories`);
-    const memories = page.getByRole('listbox', { name: 'Memories' });
-    await memories.getByText('Style', { exact: true }).waitFor();
-    await host.close();
-    await writeMemoryElsewhere(ctx, root, memoryDir);
-    again = await serve(ctx, host.port, host.token);
-    await memories.getByText('Tests', { exact: true }).waitFor();
+    await acrossARestart(
+      `#/p/${DIR}/memories`,
+      (page) => memories(page).getByText('Style', { exact: true }).waitFor(),
+      (page) => memories(page).getByText('Tests', { exact: true }).waitFor(),
+    );
   });
 
   it('shows a memory written after the page read the open project but before its event stream was subscribed', async () => {
