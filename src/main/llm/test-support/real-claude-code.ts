@@ -6,7 +6,7 @@
  * package in this repository's node_modules). `.ci/run` installs the pinned release and sets
  * `CLAUDE_CODE_BIN`, so the interop tests run in CI.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -89,12 +89,15 @@ export interface ClaudeRunOptions extends OfflineClaudeDirs {
   timeoutMs?: number;
 }
 
-/** Run the real Claude Code offline with `args` (only the variables it needs, nothing of ours). */
-export function runClaudeCode(args: string[], options: ClaudeRunOptions): Promise<ClaudeRun> {
+/**
+ * Spawn the real Claude Code offline with `argv` (only the variables it needs, nothing of ours),
+ * collect its output, kill it past the timeout; `start` drives its stdin and may watch its stdout.
+ */
+function spawnClaudeCode(argv: string[], options: ClaudeRunOptions, start: (child: ChildProcessWithoutNullStreams) => void): Promise<ClaudeRun> {
   if (!REAL_CLAUDE_CODE.found) throw new Error(REAL_CLAUDE_CODE.reason);
   const env = offlineClaudeEnv(options, options.env);
   return new Promise((resolve, reject) => {
-    const child = spawn(REAL_CLAUDE_CODE.path, args, { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(REAL_CLAUDE_CODE.path, argv, { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -106,8 +109,13 @@ export function runClaudeCode(args: string[], options: ClaudeRunOptions): Promis
       resolve({ code, stdout, stderr });
     });
     child.stdin.on('error', () => undefined);
-    child.stdin.end(options.stdin ?? '');
+    start(child);
   });
+}
+
+/** Run the real Claude Code offline with `args` (only the variables it needs, nothing of ours). */
+export function runClaudeCode(args: string[], options: ClaudeRunOptions): Promise<ClaudeRun> {
+  return spawnClaudeCode(args, options, (child) => child.stdin.end(options.stdin ?? ''));
 }
 
 /** A multi-turn run (`--input-format stream-json`): how long to stay open after the last turn. */
@@ -133,19 +141,13 @@ function isResultLine(line: string): boolean {
  * each prompt sent only once the previous turn's result came out. Resolves when it exited.
  */
 export function runClaudeCodeTurns(prompts: readonly string[], args: string[], options: ClaudeTurnsOptions): Promise<ClaudeRun> {
-  if (!REAL_CLAUDE_CODE.found) throw new Error(REAL_CLAUDE_CODE.reason);
-  const env = offlineClaudeEnv(options, options.env);
   const argv = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', ...args];
-  return new Promise((resolve, reject) => {
-    const child = spawn(REAL_CLAUDE_CODE.path, argv, { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
+  return spawnClaudeCode(argv, options, (child) => {
     let pending = '';
     let sent = 0;
     const send = () => child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: prompts[sent++] } })}\n`);
     const finish = () => void (options.beforeExit ?? (async () => undefined))().finally(() => child.stdin.end());
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
+    child.stdout.on('data', (d: string) => {
       pending += d;
       let newline: number;
       while ((newline = pending.indexOf('\n')) >= 0) {
@@ -156,14 +158,6 @@ export function runClaudeCodeTurns(prompts: readonly string[], args: string[], o
         else finish();
       }
     });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.on('error', () => undefined);
     if (prompts.length === 0) finish();
     else send();
   });
