@@ -154,6 +154,70 @@ describe('headless host while the app opens', () => {
     }
   });
 
+  it('tells a page asking again on a connection kept alive that it is stopping, and closes that connection', async () => {
+    let open!: (d: ReturnType<typeof createAppDispatcher>) => void;
+    const opening = new Promise<ReturnType<typeof createAppDispatcher>>((resolve) => (open = resolve));
+    const stopping = await startHost({ dispatcher: opening, staticDir: path.join(root, 'renderer') });
+    // One connection, kept alive between requests, as a browser keeps it.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    /** app.info on that connection; `received` runs once the host has the request (it said 100 Continue), before the body goes. */
+    const ask = (received: () => void = () => undefined) =>
+      new Promise<{ res: http.IncomingMessage; body: string; reused: boolean }>((resolve, reject) => {
+        const req = http.request(
+          {
+            agent,
+            host: '127.0.0.1',
+            port: stopping.port,
+            path: '/api/call',
+            method: 'POST',
+            headers: {
+              host: `127.0.0.1:${stopping.port}`,
+              authorization: `Bearer ${stopping.token}`,
+              'content-type': 'application/json',
+              expect: '100-continue',
+            },
+          },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (body += c));
+            res.on('end', () => resolve({ res, body, reused: req.reusedSocket }));
+          },
+        );
+        req.on('error', reject);
+        req.on('continue', () => {
+          received();
+          req.end(JSON.stringify({ name: 'app.info', input: {} }));
+        });
+      });
+    let closed: Promise<void> | null = null;
+    try {
+      // A call in flight (the app still opening) as the host is told to stop: it is answered.
+      let toldToStop!: () => void;
+      const stopAsked = new Promise<void>((resolve) => (toldToStop = resolve));
+      const first = ask(() => {
+        closed = stopping.close();
+        toldToStop();
+      });
+      await stopAsked;
+      open(createAppDispatcher(ctx));
+      expect(JSON.parse((await first).body)).toMatchObject({ ok: true });
+      // The page asks again on the same connection: it hears why, and the connection closes.
+      const second = await ask();
+      expect(second.reused).toBe(true);
+      expect(second.res.statusCode).toBe(503);
+      expect(second.res.headers.connection).toBe('close');
+      expect(JSON.parse(second.body)).toEqual({ ok: false, error: { code: 'unavailable', message: 'Memdir is stopping.' } });
+      const socket = second.res.socket;
+      if (!socket.destroyed) await new Promise((resolve) => socket.once('close', resolve));
+      await closed;
+    } finally {
+      agent.destroy();
+      open(createAppDispatcher(ctx));
+      await (closed ?? stopping.close());
+    }
+  });
+
   it('answers in words when the app could not open', async () => {
     const failed = await startHost({ dispatcher: Promise.reject(new Error('the data folder is not writable')), staticDir: path.join(root, 'renderer') });
     try {

@@ -214,11 +214,13 @@ export async function startHost(options: HostOptions): Promise<RunningHost> {
     port,
     token,
     async close() {
+      // Stop listening (which also closes the connections kept alive and idle) and end the event
+      // streams. A request already in flight is answered; one asked after it on the same
+      // connection hears "Memdir is stopping." and that connection closes (refuseStopping).
       closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of streams) s.destroy();
       await closed;
-      server.closeAllConnections();
     },
   };
 }
