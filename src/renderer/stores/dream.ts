@@ -99,7 +99,11 @@ interface DreamState {
   revertDream: (id: string, overwriteChanged?: boolean) => Promise<void>;
   cancel: () => Promise<void>;
   loadOverview: (force?: boolean) => Promise<void>;
-  onJob: (job: Job) => void;
+  /**
+   * A job changed (`null`: any may have, its events were lost): a dream that ended changed its
+   * project's Dream tab, if open, and the dashboard's column, if it was read.
+   */
+  onJob: (job: Job | null) => void;
 }
 
 export const useDream = create<DreamState>()((set, get) => ({
@@ -210,14 +214,15 @@ export const useDream = create<DreamState>()((set, get) => ({
     }
   },
   onJob(job) {
-    if (job.kind !== 'dream') return;
-    if (job.dir === get().dir) set({ job });
-    if (dreamEnded(job, null)) {
-      if (job.dir === get().dir) {
-        if (job.state === 'failed' && job.message) useToasts.getState().show('error', `Dream failed: ${job.message}`);
+    if (job !== null && job.kind !== 'dream') return;
+    if (job !== null && job.dir === get().dir) set({ job });
+    if (job === null || dreamEnded(job, null)) {
+      if (job === null || job.dir === get().dir) {
+        if (job?.state === 'failed' && job.message) useToasts.getState().show('error', `Dream failed: ${job.message}`);
         void get().refresh();
       }
-      void get().loadOverview(true);
+      // A column not read yet is read when the dashboard shows it.
+      if (get().overviewAt > 0) void get().loadOverview(true);
     } else if (get().overview[job.dir ?? ''] && !get().overview[job.dir ?? '']!.running) {
       set({ overview: { ...get().overview, [job.dir!]: { ...get().overview[job.dir!]!, running: true } } });
     }

@@ -50,8 +50,8 @@ interface ExtractState {
   accept: (id: string, edit?: ProposalEdit) => Promise<boolean>;
   reject: (id: string, reason?: string) => Promise<void>;
   extractNow: (dir: string) => Promise<void>;
-  /** A job changed: a finished extraction may have queued proposals. */
-  onJob: (job: Job) => void;
+  /** A job changed (`null`: any may have, its events were lost): a finished extraction may have queued proposals. */
+  onJob: (job: Job | null) => void;
 }
 
 export const useExtract = create<ExtractState>()((set, get) => ({
@@ -124,7 +124,7 @@ export const useExtract = create<ExtractState>()((set, get) => ({
     }
   },
   onJob(job) {
-    if (job.kind === 'extract' && job.state !== 'running' && job.state !== 'queued') {
+    if (job === null || (job.kind === 'extract' && job.state !== 'running' && job.state !== 'queued')) {
       void get().load();
       void get().loadLog();
     }

@@ -4,7 +4,7 @@
  * shell; and, when the stream is live again after it dropped, those stores read again (`resync`).
  * Started once by the app's shell on the stream the entry opened (live-stream.ts); returns the stop.
  */
-import type { AppEvent } from '../../shared/contract/events.js';
+import type { AppEvent, Job } from '../../shared/contract/events.js';
 import { useAlerts } from './alerts.js';
 import { useApp } from './app.js';
 import { useDream } from './dream.js';
@@ -25,42 +25,71 @@ export function followLiveEvents(): () => void {
   return followLiveStream({ onEvent: applyEvent, resync });
 }
 
-function applyEvent(event: AppEvent): void {
-  if (event.type === 'home-changed') {
-    void useApp.getState().load();
+/**
+ * What the page reads again when an event says something changed, written once for each kind:
+ * `applyEvent` reads what the event names; `resync` reads them all with `null`, since after a drop
+ * which job, project or dir changed is not known: each reads as if every one had.
+ */
+const readAgain = {
+  /** home-changed: where the sidebar says it looks, and the dashboard's projects. */
+  home(): Promise<void> {
     void useProjects.getState().load();
-    useNav.getState().go({ view: 'dashboard' });
-    return;
-  }
-  if (event.type === 'job') {
-    useJobs.getState().apply(event.job);
-    useExtract.getState().onJob(event.job);
-    useDream.getState().onJob(event.job);
-    return;
-  }
-  if (event.type === 'alert' || event.type === 'alerts-changed') {
-    if (event.type === 'alerts-changed') useAlerts.getState().onChanged(event.open);
-    else void useAlerts.getState().load();
-    return;
-  }
-  if (event.type === 'team-changed') {
-    useTeam.getState().onTeamChanged(event.dir);
-    return;
-  }
-  if (event.type === 'personal-changed') {
-    usePersonal.getState().onChanged(event.dir);
-    return;
-  }
-  if (event.type === 'navigate') {
-    // A notification clicked or a memdir:// link opened in the desktop app.
-    useNav.getState().go(parseRoute(event.hash));
-    if (event.message) useToasts.getState().show('error', event.message);
-    return;
-  }
-  if (event.type === 'projects-changed') {
+    return useApp.getState().load();
+  },
+  /** projects-changed: the dashboard's list and counts; the open project if it is among `dirs`, its editor's file and history. */
+  projects(dirs: readonly string[] | null): void {
     void useProjects.getState().load();
     const open = useProject.getState().dir;
-    if (open && event.dirs.includes(open)) refreshOpenProject(open);
+    if (open && (dirs === null || dirs.includes(open))) refreshOpenProject(open);
+  },
+  /** alert: the alerts and the sidebar's count. */
+  alerts(): void {
+    void useAlerts.getState().load();
+  },
+  /**
+   * job: the jobs bar (a job started, moved on or ended); an extraction that ended left proposals
+   * (the review count); a dream that ended changed the Dream tab and the dashboard's column.
+   */
+  job(job: Job | null): void {
+    if (job) useJobs.getState().apply(job);
+    else void useJobs.getState().load();
+    useExtract.getState().onJob(job);
+    useDream.getState().onJob(job);
+  },
+  /** team-changed: the project's team sync if it is open, and the dashboard's column if it was read. */
+  team(dir: string | null): void {
+    useTeam.getState().onTeamChanged(dir);
+  },
+  /** personal-changed: the project's personal sync if it is open (any, for `null`), and the account if it was read. */
+  personal(dir: string | null): void {
+    usePersonal.getState().onChanged(dir);
+  },
+};
+
+function applyEvent(event: AppEvent): void {
+  switch (event.type) {
+    case 'home-changed':
+      void readAgain.home();
+      useNav.getState().go({ view: 'dashboard' });
+      return;
+    case 'projects-changed':
+      return readAgain.projects(event.dirs);
+    case 'alert':
+      return readAgain.alerts();
+    case 'alerts-changed':
+      // The count comes with the event; the list is read again only if it was read.
+      return useAlerts.getState().onChanged(event.open);
+    case 'job':
+      return readAgain.job(event.job);
+    case 'team-changed':
+      return readAgain.team(event.dir);
+    case 'personal-changed':
+      return readAgain.personal(event.dir);
+    case 'navigate':
+      // A notification clicked or a memdir:// link opened in the desktop app.
+      useNav.getState().go(parseRoute(event.hash));
+      if (event.message) useToasts.getState().show('error', event.message);
+      return;
   }
 }
 
@@ -74,30 +103,16 @@ function refreshOpenProject(open: string): void {
 
 /**
  * The stream is live again after a drop: any event of `applyEvent` may have been published
- * meanwhile and reached no one, so each store it keeps fresh reads again what it shows — the same
- * reads its events cause, for every dir at once since which ones changed is not known.
+ * meanwhile and reached no one, so the page reads again what each kind of event would have made
+ * it read. The home may have been switched (another window, the CLI); the page stays where it is.
+ * A navigation has nothing to read again: the desktop shell holds one until the page listens, and
+ * its IPC stream does not drop.
  */
 function resync(): void {
-  // home-changed: the home may have been switched (another window, the CLI); the page stays where it is.
-  void useApp.getState().load();
-  // projects-changed: the dashboard's list and counts; the open project, its editor's file and history.
-  void useProjects.getState().load();
-  const open = useProject.getState().dir;
-  if (open) refreshOpenProject(open);
-  // alert / alerts-changed: the alerts and the sidebar's count.
-  void useAlerts.getState().load();
-  // job: the jobs bar (a job started, moved on or ended); an extraction that ended left proposals
-  // (the review count); a dream that ended changed the Dream tab and the dashboard's column.
-  void useJobs.getState().load();
-  void useExtract.getState().load();
-  void useExtract.getState().loadLog();
-  if (useDream.getState().dir) void useDream.getState().refresh();
-  if (useDream.getState().overviewAt > 0) void useDream.getState().loadOverview(true);
-  // team-changed: the open project's team sync, and the dashboard's column if it was read.
-  if (useTeam.getState().dir) void useTeam.getState().refresh();
-  if (useTeam.getState().overviewAt > 0) void useTeam.getState().loadOverview(true);
-  // personal-changed (for no one dir): the open project's personal sync and the account, if read.
-  usePersonal.getState().onChanged(null);
-  // navigate: nothing to read again; the desktop shell holds a navigation until the page
-  // listens, and its IPC stream does not drop.
+  void readAgain.home();
+  readAgain.projects(null);
+  readAgain.alerts();
+  readAgain.job(null);
+  readAgain.team(null);
+  readAgain.personal(null);
 }

@@ -88,7 +88,8 @@ interface TeamStoreState extends ProjectSyncSlice<TeamStatus> {
   disconnect: () => Promise<void>;
   move: (file: string, to: Scope) => Promise<void>;
   loadOverview: (force?: boolean) => Promise<void>;
-  onTeamChanged: (dir: string) => void;
+  /** A project's team sync changed (`null`: any may have, its events were lost): its tab if open, and the dashboard's column if it was read. */
+  onTeamChanged: (dir: string | null) => void;
 }
 
 const TEAM_SIDE: SyncSide<TeamStatus> = {
@@ -155,8 +156,9 @@ export const useTeam = create<TeamStoreState>()((set, get) => ({
     }
   },
   onTeamChanged(dir) {
-    if (get().dir === dir) void get().refresh();
-    void get().loadOverview(true);
+    if (dir === null || get().dir === dir) void get().refresh();
+    // A column not read yet is read when the dashboard shows it.
+    if (get().overviewAt > 0) void get().loadOverview(true);
   },
 }));
 
