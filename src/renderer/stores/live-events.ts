@@ -104,13 +104,19 @@ function refreshOpenProject(open: string): void {
 /**
  * The stream is live again after a drop: any event of `applyEvent` may have been published
  * meanwhile and reached no one, so the page reads again what each kind of event would have made
- * it read. The home may have been switched (another window, the CLI); the page stays where it is.
- * A navigation has nothing to read again: the desktop shell holds one until the page listens, and
- * its IPC stream does not drop.
+ * it read. The home first: if it was switched meanwhile (another window, the CLI, the host
+ * restarted with another --home), the page goes to the dashboard as the home-changed event takes
+ * it, and reads no project of the old home. A navigation has nothing to read again: the desktop
+ * shell holds one until the page listens, and its IPC stream does not drop.
  */
 function resync(): void {
-  void readAgain.home();
-  readAgain.projects(null);
+  const shown = useApp.getState().info?.home;
+  void readAgain.home().then(() => {
+    const now = useApp.getState().info?.home;
+    const switched = shown !== undefined && now !== undefined && now !== shown;
+    if (switched) useNav.getState().go({ view: 'dashboard' });
+    readAgain.projects(switched ? [] : null);
+  });
   readAgain.alerts();
   readAgain.job(null);
   readAgain.team(null);
