@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppContext } from '../src/main/app/app-context.js';
 import { createAppDispatcher } from '../src/main/api/index.js';
 import { type RunningHost, startHost } from '../src/main/shell/host/host-server.js';
@@ -72,9 +72,15 @@ describe.skipIf(!HAS_BROWSER)(`events the page missed${HAS_BROWSER ? '' : ` (ski
 
   /**
    * The page open at `hash` shows what `before` waits for; the host goes down, another program
-   * writes a memory, the host comes back on the same port and token: `after` must show it.
+   * writes a memory (and `whileDown` sees the page), the host comes back on the same port and
+   * token: `after` must show it.
    */
-  async function acrossARestart(hash: string, before: (page: Page) => Promise<void>, after: (page: Page) => Promise<void>): Promise<void> {
+  async function acrossARestart(
+    hash: string,
+    before: (page: Page) => Promise<void>,
+    after: (page: Page) => Promise<void>,
+    whileDown: (page: Page) => Promise<void> = async () => undefined,
+  ): Promise<void> {
     const { ctx, memoryDir, page, root } = await openApp();
     const host = await serve(ctx);
     let again: RunningHost | null = null;
@@ -87,6 +93,7 @@ describe.skipIf(!HAS_BROWSER)(`events the page missed${HAS_BROWSER ? '' : ` (ski
     await host.close();
     // The watcher sees the write and publishes it, to no one: the page's stream is down.
     await writeMemoryElsewhere(ctx, root, memoryDir);
+    await whileDown(page);
     again = await serve(ctx, host.port, host.token);
     await after(page);
   }
@@ -107,6 +114,50 @@ describe.skipIf(!HAS_BROWSER)(`events the page missed${HAS_BROWSER ? '' : ` (ski
       (page) => memories(page).getByText('Style', { exact: true }).waitFor(),
       (page) => memories(page).getByText('Tests', { exact: true }).waitFor(),
     );
+  });
+
+  const notAnswering = (page: Page) => page.getByRole('status').getByText('Memdir is not answering — reconnecting…');
+
+  it('says Memdir is not answering while the host is down, and no more once it is back', async () => {
+    await acrossARestart(
+      '',
+      (page) => privateCount(page, 1),
+      async (page) => {
+        await notAnswering(page).waitFor({ state: 'hidden' });
+        await privateCount(page, 2);
+      },
+      (page) => notAnswering(page).waitFor(),
+    );
+  });
+
+  it('says a page left open from an earlier run must be opened again from the new link, and stops asking', async () => {
+    const { ctx, page } = await openApp();
+    const host = await serve(ctx);
+    let again: RunningHost | null = null;
+    cleanups.push(async () => {
+      await again?.close();
+      await host.close();
+    });
+    let streamAsks = 0;
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/events') streamAsks++;
+    });
+    await page.goto(host.url);
+    await privateCount(page, 1);
+    await host.close();
+    // Memdir started again on the same port: a new run, a new token.
+    again = await serve(ctx, host.port, `${host.token}-next`);
+    await page
+      .getByRole('status')
+      .getByText('This page belongs to an earlier run of Memdir: open the link Memdir printed when it started.', { exact: true })
+      .waitFor();
+    const asked = streamAsks;
+    // The stream asked again each second before; three seconds later it has not asked once.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(streamAsks).toBe(asked);
+    // What it read stays on the page, under the one sentence (no "wrong token" beside it).
+    await privateCount(page, 1);
+    expect(await page.getByText('Missing or wrong token').count()).toBe(0);
   });
 
   it('shows a memory written after the page read the open project but before its event stream was subscribed', async () => {

@@ -1,10 +1,12 @@
 /** The shell of the UI: navigation, live events, theme, keyboard, palette, toasts. */
 import { Suspense, lazy, useEffect } from 'react';
 import { CommandPalette, usePalette } from './components/CommandPalette.js';
+import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { JobsBar } from './components/JobsBar.js';
 import { Toasts } from './components/Toasts.js';
 import { useAlerts } from './stores/alerts.js';
 import { useApp } from './stores/app.js';
+import { useConnection } from './stores/connection.js';
 import { useDesktop } from './stores/desktop.js';
 import { useDrafts } from './stores/drafts.js';
 import { totalPending, useExtract } from './stores/extract.js';
@@ -154,6 +156,8 @@ export function App() {
   useLiveEvents();
   const route = useNav((s) => s.route);
   const error = useApp((s) => s.error);
+  // While Memdir does not answer, the connection banner says why the reads fail: once.
+  const connected = useConnection((s) => s.status === 'live');
   useEffect(() => {
     // app.info and projects.list were asked by the entry (main.tsx), once the event stream was live.
     void useJobs.getState().load();
@@ -171,7 +175,8 @@ export function App() {
     <div className="layout">
       <Sidebar />
       <main className="content">
-        {error && (
+        <ConnectionBanner />
+        {error && connected && (
           <div className="banner error" role="alert">
             {error}
           </div>

@@ -8,12 +8,16 @@
  * restarted, the machine slept), the follower resyncs: it reads again what the events it missed
  * would have refreshed.
  *
+ * What the stream says of itself (live, down, refused) is also what the page says of its link to
+ * Memdir (connection.ts, the connection banner).
+ *
  * Small on purpose: the entry (main.tsx) loads it before the UI's code; the stores the events
  * concern are handed them by `followLiveEvents` (live-events.ts) once the UI has loaded, and what
  * arrives before that is held for it.
  */
 import type { AppEvent } from '../../shared/contract/events.js';
 import { subscribe } from '../transport/transport.js';
+import { noteStreamState } from './connection.js';
 
 /** Who the stream's events go to. */
 export interface LiveFollower {
@@ -67,6 +71,7 @@ export function openLiveStream(): Promise<void> {
     };
     const timer = setTimeout(firstState, FIRST_STATE_MAX_MS);
     subscribe('events.stream', {}, deliver, (state) => {
+      noteStreamState(state);
       if (first) return firstState();
       if (state === 'live') lost();
     });

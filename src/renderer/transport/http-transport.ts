@@ -37,6 +37,12 @@ export function createHttpTransport(token: string): Transport {
         while (!stopped) {
           try {
             const res = await fetch('/api/events', { headers: { Authorization: headers.Authorization }, signal: controller.signal });
+            if (res.status === 401) {
+              // A token from an earlier run of the host: asking again cannot help, only the link it printed can.
+              void res.body?.cancel();
+              onState?.('refused');
+              return;
+            }
             if (!res.ok || !res.body) {
               void res.body?.cancel();
               throw new Error(`no stream (HTTP ${res.status})`);

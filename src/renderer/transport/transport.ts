@@ -12,9 +12,11 @@ export type WireResult = { ok: true; result: unknown } | { ok: false; error: Rpc
 /**
  * Where a subscription stands: `live` once main has subscribed it (events published from then on
  * arrive), `down` when it could not be opened or dropped (events published meanwhile are lost).
- * A stream that comes back says `live` again.
+ * A stream that comes back says `live` again. `refused` when main will never answer this page (the
+ * headless host restarted with a new token: this page's is from an earlier run): the transport
+ * stops asking, and every call is refused too.
  */
-export type StreamState = 'live' | 'down';
+export type StreamState = 'live' | 'down' | 'refused';
 
 export interface Transport {
   readonly kind: 'electron' | 'host';
