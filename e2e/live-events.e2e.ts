@@ -160,6 +160,30 @@ describe.skipIf(!HAS_BROWSER)(`events the page missed${HAS_BROWSER ? '' : ` (ski
     expect(await page.getByText('Missing or wrong token').count()).toBe(0);
   });
 
+  it('goes to the dashboard of the home the host came back with', async () => {
+    const { ctx, page, root } = await openApp();
+    const host = await serve(ctx);
+    let again: RunningHost | null = null;
+    let other: AppContext | null = null;
+    cleanups.push(async () => {
+      await again?.close();
+      await other?.close();
+      await host.close();
+    });
+    await page.goto(`${host.url}#/p/${DIR}/memories`);
+    await memories(page).getByText('Style', { exact: true }).waitFor();
+    await host.close();
+    // Started again with another --home, on the same port and token (a tab kept across a restart).
+    const otherMemory = path.join(root, 'other-home', 'projects', '-work-other', 'memory');
+    await fs.mkdir(otherMemory, { recursive: true });
+    for (const name of ['role', 'team', 'tools'])
+      await fs.writeFile(path.join(otherMemory, `user_${name}.md`), `---\nname: ${name}\ndescription: about ${name}\ntype: user\n---\n${name}.\n`);
+    other = await AppContext.create({ homeFlag: path.join(root, 'other-home'), dataDir: path.join(root, 'data-other'), env: {} });
+    again = await serve(other, host.port, host.token);
+    await privateCount(page, 3);
+    expect(new URL(page.url()).hash).toBe('#/');
+  });
+
   it('shows a memory written after the page read the open project but before its event stream was subscribed', async () => {
     const { ctx, memoryDir, page, root } = await openApp();
     const host = await serve(ctx);
