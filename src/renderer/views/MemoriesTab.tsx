@@ -125,6 +125,8 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
   }, [go, route.dir]);
 
   const filtered = filter.text.trim() !== '' || filter.type !== 'all' || filter.scope !== 'all';
+  // Memories of the list the agent never sees (marked "cut"), private and team; pointers below the cut to files that are gone are Health's dangling links.
+  const cutRows = rows.filter((r) => r.indexState === 'cut').length;
   return (
     <div className="split">
       <div className="pane list-pane">
@@ -174,7 +176,7 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
         ) : (
           <div className="muted small list-count">
             {visible.length === rows.length ? plural(rows.length, 'memory', 'memories') : `${visible.length} of ${plural(rows.length, 'memory', 'memories')}`}
-            {scan.index.cut.length > 0 && ` · ${scan.index.cut.length} past the index cut`}
+            {cutRows > 0 && ` · ${cutRows} past the index cut`}
             {draftRows.size > 0 && ` · ${plural(draftRows.size, 'unsaved draft')}`}
             {rows.length > 0 && ' · Space or Ctrl+click to select several'}
           </div>
