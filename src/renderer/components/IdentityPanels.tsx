@@ -5,7 +5,7 @@
  * resolved in the merge editor.
  */
 import { Suspense, lazy, useEffect, useState } from 'react';
-import type { MergePlan } from '../../shared/contract/identity.js';
+import type { MergePlan, Orphan } from '../../shared/contract/identity.js';
 import { describeEvidence } from '../../shared/project-identity.js';
 import { useIdentity } from '../stores/identity.js';
 import { ago } from './format.js';
@@ -123,13 +123,30 @@ function ConflictEditor() {
   );
 }
 
+/**
+ * How many orphans the dashboard shows before "Show all": a home where Claude Code ran in many
+ * folders since removed (scratch and temporary directories) would otherwise fill the first screen.
+ */
+const ORPHANS_SHOWN = 5;
+
+/** Those with a place their project may have gone first (one click to relink), then the most recently active. */
+function orphansFirstToAct(orphans: readonly Orphan[]): Orphan[] {
+  return [...orphans].sort(
+    (a, b) =>
+      Number(b.candidates.length > 0) - Number(a.candidates.length > 0) || (b.lastActivityMs ?? 0) - (a.lastActivityMs ?? 0) || a.dir.localeCompare(b.dir),
+  );
+}
+
 function Orphans() {
   const report = useIdentity((s) => s.report);
   const busy = useIdentity((s) => s.busy);
   const { previewRelink, addLookIn } = useIdentity.getState();
   const [folder, setFolder] = useState('');
   const [paths, setPaths] = useState<Record<string, string>>({});
+  const [showAll, setShowAll] = useState(false);
   if (!report || report.orphans.length === 0) return null;
+  const orphans = orphansFirstToAct(report.orphans);
+  const shown = showAll ? orphans : orphans.slice(0, ORPHANS_SHOWN);
   return (
     <section className="panel" aria-label="Orphaned memory">
       <h2>Orphaned memory</h2>
@@ -137,7 +154,7 @@ function Orphans() {
         These memories were left behind: the folders their sessions ran in no longer exist, so Claude Code reads another, empty memory. Where did the project
         go?
       </p>
-      {report.orphans.map((o) => (
+      {shown.map((o) => (
         <div key={o.dir} className="orphan" aria-label={`Orphan ${o.dir}`}>
           <strong>{o.paths[0] ?? o.dir}</strong>{' '}
           <span className="muted small">
@@ -171,6 +188,11 @@ function Orphans() {
           </ul>
         </div>
       ))}
+      {orphans.length > ORPHANS_SHOWN && (
+        <button className="link" aria-expanded={showAll} onClick={() => setShowAll(!showAll)}>
+          {showAll ? `Show the first ${ORPHANS_SHOWN} only` : `Show all ${orphans.length} orphans (${orphans.length - ORPHANS_SHOWN} more)`}
+        </button>
+      )}
       <div className="toolbar">
         <input aria-label="Look for projects in" placeholder="Look for projects in a folder…" value={folder} onChange={(e) => setFolder(e.target.value)} />
         <button disabled={busy || !folder.trim()} onClick={() => void addLookIn(folder)}>
