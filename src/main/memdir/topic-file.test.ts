@@ -82,11 +82,55 @@ describe('serializeTopicFile', () => {
       '\uFEFF---\r\n# kept comment\r\nname: Old\r\ncustom: [1, 2]\r\ndescription: old desc\r\nmetadata:\r\n  type: project\r\n  owner: alice\r\n---\r\nold body\r\n';
     const after = serializeTopicFile({ name: 'New', description: 'new desc', type: 'reference' }, 'new body\n', before);
     expect(after).toBe(
-      '\uFEFF---\r\n# kept comment\r\nname: New\r\ncustom: [ 1, 2 ]\r\ndescription: new desc\r\nmetadata:\r\n  type: reference\r\n  owner: alice\r\n---\r\nnew body\r\n',
+      '\uFEFF---\r\n# kept comment\r\nname: New\r\ncustom: [1, 2]\r\ndescription: new desc\r\nmetadata:\r\n  type: reference\r\n  owner: alice\r\n---\r\nnew body\r\n',
     );
     const parsed = parseTopicFile(after, 'x.md');
     expect(parsed.meta).toMatchObject({ name: 'New', type: 'reference', layout: 'nested' });
     expect(parsed.data).toMatchObject({ custom: [1, 2], metadata: { owner: 'alice' } });
+  });
+
+  it('keeps the frontmatter byte for byte when only the body changed: flow lists, quoting, folded text, comments, key order', () => {
+    const before =
+      "---\nname: 'No ORM: ever'\ndescription: >-\n  Write SQL by hand,\n  never an ORM\ntype: feedback   # why: the 2024 outage\ntags: [db, sql]\noriginSessionId: c28bc67a-0fd6-454b-9bc9-23644d064f78\n---\nold body\n";
+    const fields = { name: 'No ORM: ever', description: 'Write SQL by hand, never an ORM', type: 'feedback' } as const;
+    expect(parseTopicFile(before, 'f.md').meta).toMatchObject(fields);
+    const after = serializeTopicFile(fields, 'new body\n', before);
+    expect(after).toBe(before.replace('old body', 'new body'));
+  });
+
+  it('changes only what changed: a new type leaves the other values as they were written', () => {
+    const before = "---\nname: 'No ORM: ever'\ndescription: >-\n  Write SQL by hand,\n  never an ORM\ntype: feedback\ntags: [db, sql]\n---\nbody\n";
+    const after = serializeTopicFile({ name: 'No ORM: ever', description: 'Write SQL by hand, never an ORM', type: 'project' }, 'body\n', before);
+    expect(after).toBe(before.replace('type: feedback', 'type: project'));
+  });
+
+  it('a changed value keeps its quoting where YAML allows it, and takes quotes where it needs them', () => {
+    const before = "---\nname: 'Old'\ndescription: plain words\ntype: user\n---\nbody\n";
+    const after = serializeTopicFile({ name: 'New: with colon', description: 'Write SQL: by hand # not a comment', type: 'user' }, 'body\n', before);
+    expect(after).toBe('---\nname: \'New: with colon\'\ndescription: "Write SQL: by hand # not a comment"\ntype: user\n---\nbody\n');
+    expect(parseTopicFile(after, 'f.md').meta).toMatchObject({ name: 'New: with colon', description: 'Write SQL: by hand # not a comment' });
+  });
+
+  it('adds a missing field at the end, and under metadata: through the document, keeping the rest', () => {
+    const flat = serializeTopicFile(
+      { name: 'A', description: 'b', type: 'user', originSessionId: 'c28bc67a-0fd6-454b-9bc9-23644d064f78' },
+      'x\n',
+      '---\nname: A\ndescription: b\ntype: user # mine\n---\nx\n',
+    );
+    expect(flat).toBe('---\nname: A\ndescription: b\ntype: user # mine\noriginSessionId: c28bc67a-0fd6-454b-9bc9-23644d064f78\n---\nx\n');
+    const nested = serializeTopicFile(
+      { name: 'A', description: 'b', type: 'user', modified: '2026-12-05' },
+      'x\n',
+      '---\nname: A\ndescription: b\nmetadata:\n  type: user\n---\nx\n',
+    );
+    expect(parseTopicFile(nested, 'f.md').data).toEqual({ name: 'A', description: 'b', metadata: { type: 'user', modified: '2026-12-05' } });
+  });
+
+  it('fills a field written empty (name:) and reads back what was asked', () => {
+    const after = serializeTopicFile({ name: 'Filled', description: 'b', type: 'user' }, 'x\n', '---\nname:\ndescription: b\ntype: user\n---\nx\n');
+    expect(after).toBe('---\nname: Filled\ndescription: b\ntype: user\n---\nx\n');
+    expect(parseTopicFile(after, 'f.md').meta).toMatchObject({ name: 'Filled', description: 'b', type: 'user' });
+    expect(parseTopicFile(after, 'f.md').issues).toEqual([]);
   });
 
   it('replaces unreadable frontmatter with a clean one rather than failing', () => {

@@ -2,8 +2,9 @@
  * Topic files (SPEC R-TOPIC): YAML frontmatter + markdown body. Reading splits the `---` block
  * off the way gray-matter did (BOM and CRLF tolerated), parses it with the one frontmatter
  * reader (frontmatter-yaml.ts) and checks it with the shared zod-backed rules; writing edits the
- * existing frontmatter in place through the `yaml` Document API, so unknown keys, their order
- * and comments survive a round trip.
+ * existing frontmatter in place — only the values that changed, every other byte kept — or,
+ * where that cannot be done, through the `yaml` Document API, so unknown keys, their order and
+ * comments survive a round trip.
  */
 import YAML from 'yaml';
 import { type FrontmatterIssue, type MemoryMeta, readMemoryMeta } from '../../shared/frontmatter.js';
@@ -146,37 +147,93 @@ export interface TopicFields {
   modified?: string | null;
 }
 
+/** One field Memdir sets: where it is in the document, and its new value (null: remove it). */
+interface FieldEdit {
+  path: string[];
+  value: string | null;
+}
+
+const EDITABLE_IN_PLACE: ReadonlySet<unknown> = new Set([YAML.Scalar.PLAIN, YAML.Scalar.QUOTE_SINGLE, YAML.Scalar.QUOTE_DOUBLE]);
+
+/**
+ * The frontmatter `yaml` (LF line ends) with each changed field's value replaced where it is
+ * written and every other byte kept: values unchanged, comments, spacing, flow lists, folded text
+ * and quoting stay as the file had them, and a changed value keeps its quoting where YAML allows.
+ * A field missing at the top level is added at the end. Null when a change cannot be made in
+ * place (a value that is not a one-line scalar, a field to remove, one to add under `metadata:`):
+ * the caller rewrites the block through the Document then. The result is read back and must say
+ * what was asked, or it is not used.
+ */
+function editInPlace(yaml: string, doc: YAML.Document, edits: readonly FieldEdit[]): string | null {
+  const splices: { from: number; to: number; text: string }[] = [];
+  const added: string[] = [];
+  const written = (value: string, type?: YAML.Scalar['type']): string | null => {
+    const scalar = new YAML.Scalar(value);
+    if (type) scalar.type = type;
+    const text = new YAML.Document(scalar).toString({ lineWidth: 0 }).replace(/\n$/, '');
+    return text.includes('\n') ? null : text;
+  };
+  for (const edit of edits) {
+    const node = doc.getIn(edit.path, true);
+    if (node === undefined) {
+      if (edit.value === null) continue;
+      if (edit.path.length !== 1) return null;
+      const text = written(edit.value);
+      if (text === null) return null;
+      added.push(`${edit.path[0]}: ${text}`);
+      continue;
+    }
+    if (YAML.isScalar(node) && typeof node.value === 'string' && node.value === edit.value) continue;
+    if (!YAML.isScalar(node) || !node.range || !EDITABLE_IN_PLACE.has(node.type) || edit.value === null) return null;
+    const text = written(edit.value, node.type);
+    if (text === null) return null;
+    // A value written empty (`name:`) starts right after the colon.
+    splices.push({ from: node.range[0], to: node.range[1], text: node.range[0] === node.range[1] ? ` ${text}` : text });
+  }
+  let out = yaml;
+  for (const s of splices.sort((a, b) => b.from - a.from)) out = out.slice(0, s.from) + s.text + out.slice(s.to);
+  if (added.length > 0) out = `${out}${out === '' || out.endsWith('\n') ? '' : '\n'}${added.join('\n')}`;
+  if (out === yaml) return out;
+  const check = YAML.parseDocument(out, { uniqueKeys: false, logLevel: 'error' });
+  if (check.errors.length > 0) return null;
+  for (const edit of edits) if (edit.value !== null && check.getIn(edit.path) !== edit.value) return null;
+  return out;
+}
+
 /**
  * Produce the text of a topic file with these fields and body. When `previous` is given, its
- * frontmatter is edited in place (nested `metadata:` layout kept, unknown keys and comments
- * kept, line endings kept); otherwise a flat frontmatter is written.
+ * frontmatter is edited in place: only the values that changed are rewritten, every other byte
+ * of the block kept (editInPlace), else through the Document (nested `metadata:` layout kept,
+ * unknown keys and comments kept); line endings kept. Otherwise a flat frontmatter is written.
  */
 export function serializeTopicFile(fields: TopicFields, body: string, previous?: string): string {
   const match = previous !== undefined ? FRONTMATTER.exec(previous) : null;
   const eol = match?.[2] ?? (previous?.includes('\r\n') ? '\r\n' : '\n');
-  let doc: YAML.Document;
-  if (match) {
-    doc = YAML.parseDocument((match[3] ?? '').replace(/\r\n/g, '\n'), { uniqueKeys: false, logLevel: 'error' });
-    if (doc.errors.length > 0 || !YAML.isMap(doc.contents)) doc = new YAML.Document({});
-  } else {
-    doc = new YAML.Document({});
-  }
+  const written = (match?.[3] ?? '').replace(/\r\n/g, '\n');
+  const parsed: YAML.Document | null = match ? YAML.parseDocument(written, { uniqueKeys: false, logLevel: 'error' }) : null;
+  // Frontmatter that cannot be read is replaced with a clean one rather than failing.
+  const readable = parsed !== null && parsed.errors.length === 0 && YAML.isMap(parsed.contents);
+  const doc: YAML.Document = parsed && readable ? parsed : new YAML.Document({});
   const nested = YAML.isMap(doc.get('metadata')) && doc.has('metadata') && !doc.has('type');
+  const edits: FieldEdit[] = [];
   const setField = (key: string, value: string | null | undefined, inMetadata: boolean): void => {
-    if (value === undefined) return;
-    const path = inMetadata && nested ? ['metadata', key] : [key];
-    if (value === null) {
-      if (doc.hasIn(path)) doc.deleteIn(path);
-      return;
-    }
-    doc.setIn(path, value);
+    if (value !== undefined) edits.push({ path: inMetadata && nested ? ['metadata', key] : [key], value });
   };
   setField('name', fields.name.trim(), false);
   setField('description', fields.description.replace(/[\r\n]+/g, ' ').trim(), false);
   setField('type', fields.type, true);
   setField('originSessionId', fields.originSessionId, true);
   setField('modified', fields.modified, true);
-  const yamlText = doc.toString({ lineWidth: 0 }).replace(/\n$/, '');
+  let yamlText = readable ? editInPlace(written, doc, edits) : null;
+  if (yamlText === null) {
+    for (const { path, value } of edits) {
+      const node = doc.getIn(path, true);
+      if (value === null) {
+        if (node !== undefined) doc.deleteIn(path);
+      } else if (!(YAML.isScalar(node) && node.value === value)) doc.setIn(path, value);
+    }
+    yamlText = doc.toString({ lineWidth: 0 }).replace(/\n$/, '');
+  }
   const normalizedBody = body.replace(/\r\n/g, '\n');
   const text = `---\n${yamlText}\n---\n${normalizedBody}`;
   const withEol = eol === '\r\n' ? text.replace(/\n/g, '\r\n') : text;
