@@ -125,6 +125,12 @@ export interface ClaudeTurnsOptions extends ClaudeRunOptions {
    * the client starts in the background after a turn, such as its own dream, goes on meanwhile.
    */
   beforeExit?: () => Promise<void>;
+  /**
+   * Awaited before each prompt after the first (`turn` is its 0-based index), once the previous
+   * turn's result came out: background work that turn started, such as its memory extraction,
+   * can be let finish first, so that what one turn set off does not overlap the next.
+   */
+  beforeTurn?: (turn: number) => Promise<void>;
 }
 
 function isResultLine(line: string): boolean {
@@ -154,7 +160,7 @@ export function runClaudeCodeTurns(prompts: readonly string[], args: string[], o
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
         if (!isResultLine(line)) continue;
-        if (sent < prompts.length) send();
+        if (sent < prompts.length) void (options.beforeTurn ?? (async () => undefined))(sent).finally(send);
         else finish();
       }
     });
