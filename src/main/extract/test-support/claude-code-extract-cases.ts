@@ -206,8 +206,17 @@ export const EXCLUSIVE_CASES: { name: string; call: ScriptedCall }[] = [
 /** The prompts of an R-EXCLUSIVE session: both long enough for the prose gate. */
 export const EXCLUSIVE_PROMPTS = ['Please note this down for the next time', 'Thank you very much for that'];
 
-/** The cadence session: turns with and without 3 words of user prose. */
-export const CADENCE_PROMPTS = ['I prefer short answers without summaries', 'ok', 'We deploy to production on Fridays only', 'thanks'];
+/**
+ * The cadence session: turns with and without 3 words of user prose. The client counts words
+ * between white space, so a Chinese sentence written without spaces is one word.
+ */
+export const CADENCE_PROMPTS = [
+  'I prefer short answers without summaries',
+  'ok',
+  'We deploy to production on Fridays only',
+  'thanks',
+  '我们每周五部署到生产环境，请记住',
+];
 
 /** The flags of the gate cases and whether the client then extracts in a stream-json session. */
 export const GATE_CASES: { name: string; flags: Record<string, unknown> }[] = [
