@@ -6,7 +6,7 @@ import { MEMORY_TYPES } from '../../src/shared/memory-types.js';
 import { realpathDeepestExistingSync } from '../../src/main/core/memory-lock.js';
 import { writeFileAtomic } from '../../src/main/core/safe-fs.js';
 import { checkNewFileName } from '../../src/main/memdir/memory-service.js';
-import { parseTopicFile, scanMemoryDir } from '../../src/main/memdir/index.js';
+import { parseTopicFile, scanMemoryDir, serializeTopicFile } from '../../src/main/memdir/index.js';
 import { memoryWritesInTurn } from '../../src/main/transcripts/memory-writes.js';
 import {
   EXCLUSIVE_CASES,
@@ -60,6 +60,14 @@ describe(`Claude Code ${recording.client}'s extraction, as Memdir reads and refu
     expect(recording.files['$MEM/bare.md']).toBe('No frontmatter at all.\n');
     // The index line is the model's own Edit: the client adds none.
     expect(recording.files['$MEM/MEMORY.md']).toBe('- [Build](build.md) — how the project builds\n- [No ORM](no-orm.md) — write SQL\n');
+  });
+
+  it.each([
+    ['$MEM/no-orm.md', { name: 'no-orm', description: 'never use an ORM; write SQL', type: 'feedback' }, '\nNever use an ORM.\n\n**Why:** the user said so.\n'],
+    ['$MEM/feedback_flat.md', { name: 'no-orm-sql-only', description: 'never use an ORM; write SQL', type: 'feedback' }, 'Write SQL by hand.\n'],
+    ['$MEM/user_role.md', { name: 'role-data-scientist', description: "the user's role: data scientist — 数据科学家", type: 'user' }, 'Data scientist.\n'],
+  ] as const)('R-TOPIC: Memdir writes %s, new, byte for byte as the client left it', (key, fields, body) => {
+    expect(serializeTopicFile({ ...fields, originSessionId: SESSION, modified: TIME }, body)).toBe(clientFile(key));
   });
 
   it.each([

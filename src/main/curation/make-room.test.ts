@@ -77,7 +77,7 @@ describe('makeRoom', () => {
       '# Notes\n- [Build and deploy](project_build_deploy.md) — How to build; deploys on Tuesdays\n- [Source 0](source_0.md) — feed 0\n',
     );
     expect(await read('project_build_deploy.md')).toBe(
-      '---\nname: Build and deploy\ndescription: How to build; deploys on Tuesdays\ntype: project\n---\n\nBuild with make.\nDeploy on Tuesdays.\n',
+      '---\nname: Build and deploy\ndescription: How to build; deploys on Tuesdays\nmetadata:\n  node_type: memory\n  type: project\n---\n\nBuild with make.\nDeploy on Tuesdays.\n',
     );
   });
 

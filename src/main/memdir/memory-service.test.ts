@@ -42,7 +42,9 @@ describe('createMemory', () => {
   it('writes the topic file and its pointer, and records it in history as manual', async () => {
     const { file, entry } = await createMemory(where, { fields, body: 'Because of the outage.\n' });
     expect(file).toBe('feedback_no_orm.md');
-    expect(await read(file)).toBe('---\nname: No ORM\ndescription: We write SQL by hand\ntype: feedback\n---\nBecause of the outage.\n');
+    expect(await read(file)).toBe(
+      '---\nname: No ORM\ndescription: We write SQL by hand\nmetadata:\n  node_type: memory\n  type: feedback\n---\n\nBecause of the outage.\n',
+    );
     expect(await entries()).toEqual([['feedback_no_orm.md', 'No ORM', 'We write SQL by hand']]);
     expect(entry).toMatchObject({ source: 'manual', summary: 'Create feedback_no_orm.md' });
     const scan = scanMemoryDir(where.memoryDir, { scope: 'private' });

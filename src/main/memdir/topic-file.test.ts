@@ -71,9 +71,9 @@ describe('locateFrontmatter', () => {
 });
 
 describe('serializeTopicFile', () => {
-  it('writes a new file with flat frontmatter', () => {
+  it('writes a new file as Claude Code writes a memory: the type under metadata: after node_type, a blank line before the body', () => {
     const text = serializeTopicFile({ name: 'No ORM', description: 'Write SQL: by hand', type: 'feedback' }, 'Body\n');
-    expect(text).toBe('---\nname: No ORM\ndescription: "Write SQL: by hand"\ntype: feedback\n---\nBody\n');
+    expect(text).toBe('---\nname: No ORM\ndescription: "Write SQL: by hand"\nmetadata:\n  node_type: memory\n  type: feedback\n---\n\nBody\n');
     expect(parseTopicFile(text, 'f.md').meta).toMatchObject({ name: 'No ORM', description: 'Write SQL: by hand', type: 'feedback' });
   });
 

@@ -201,19 +201,36 @@ function editInPlace(yaml: string, doc: YAML.Document, edits: readonly FieldEdit
 }
 
 /**
- * Produce the text of a topic file with these fields and body. When `previous` is given, its
- * frontmatter is edited in place: only the values that changed are rewritten, every other byte
- * of the block kept (editInPlace), else through the Document (nested `metadata:` layout kept,
- * unknown keys and comments kept); line endings kept. Otherwise a flat frontmatter is written.
+ * A new memory's frontmatter as Claude Code 2.1.332 writes every memory it saves (recorded in
+ * test/fixtures/claude-code-extract/): `name`, `description`, then everything else under
+ * `metadata:`, `node_type: memory` first, the type, the session and the time last; the body after
+ * one blank line. Claude Code also turns the name into a slug; Memdir keeps the name it was given
+ * (a slug loses a name written in Chinese), and the client slugs it when it next writes the file.
+ */
+function newTopicFile(fields: TopicFields, body: string, eol: string): string {
+  const metadata: Record<string, string> = { node_type: 'memory', type: fields.type };
+  if (fields.originSessionId) metadata.originSessionId = fields.originSessionId;
+  if (fields.modified) metadata.modified = fields.modified;
+  const doc = new YAML.Document({ name: fields.name.trim(), description: fields.description.replace(/[\r\n]+/g, ' ').trim(), metadata });
+  const text = `---\n${doc.toString({ lineWidth: 0 })}---\n\n${body.replace(/\r\n/g, '\n').replace(/^\n+/, '')}`;
+  return eol === '\r\n' ? text.replace(/\n/g, '\r\n') : text;
+}
+
+/**
+ * Produce the text of a topic file with these fields and body. When `previous` has a frontmatter
+ * block, it is edited in place: only the values that changed are rewritten, every other byte of
+ * the block kept (editInPlace), else through the Document (nested `metadata:` layout kept,
+ * unknown keys and comments kept); line endings kept. Otherwise (no block, or one that cannot be
+ * read) the file is written as Claude Code writes a new memory ({@link newTopicFile}).
  */
 export function serializeTopicFile(fields: TopicFields, body: string, previous?: string): string {
   const match = previous !== undefined ? FRONTMATTER.exec(previous) : null;
   const eol = match?.[2] ?? (previous?.includes('\r\n') ? '\r\n' : '\n');
-  const written = (match?.[3] ?? '').replace(/\r\n/g, '\n');
-  const parsed: YAML.Document | null = match ? YAML.parseDocument(written, { uniqueKeys: false, logLevel: 'error' }) : null;
-  // Frontmatter that cannot be read is replaced with a clean one rather than failing.
-  const readable = parsed !== null && parsed.errors.length === 0 && YAML.isMap(parsed.contents);
-  const doc: YAML.Document = parsed && readable ? parsed : new YAML.Document({});
+  if (!match) return newTopicFile(fields, body, eol);
+  const written = (match[3] ?? '').replace(/\r\n/g, '\n');
+  const doc = YAML.parseDocument(written, { uniqueKeys: false, logLevel: 'error' });
+  // Frontmatter that cannot be edited in place is replaced by a clean one.
+  if (doc.errors.length > 0 || !YAML.isMap(doc.contents)) return (match[1] ?? '') + newTopicFile(fields, body, eol);
   const nested = YAML.isMap(doc.get('metadata')) && doc.has('metadata') && !doc.has('type');
   const edits: FieldEdit[] = [];
   const setField = (key: string, value: string | null | undefined, inMetadata: boolean): void => {
@@ -224,7 +241,7 @@ export function serializeTopicFile(fields: TopicFields, body: string, previous?:
   setField('type', fields.type, true);
   setField('originSessionId', fields.originSessionId, true);
   setField('modified', fields.modified, true);
-  let yamlText = readable ? editInPlace(written, doc, edits) : null;
+  let yamlText = editInPlace(written, doc, edits);
   if (yamlText === null) {
     for (const { path, value } of edits) {
       const node = doc.getIn(path, true);
@@ -237,5 +254,5 @@ export function serializeTopicFile(fields: TopicFields, body: string, previous?:
   const normalizedBody = body.replace(/\r\n/g, '\n');
   const text = `---\n${yamlText}\n---\n${normalizedBody}`;
   const withEol = eol === '\r\n' ? text.replace(/\n/g, '\r\n') : text;
-  return (match?.[1] ?? '') + withEol;
+  return (match[1] ?? '') + withEol;
 }
