@@ -160,8 +160,9 @@ export function runClaudeCodeTurns(prompts: readonly string[], args: string[], o
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
         if (!isResultLine(line)) continue;
-        if (sent < prompts.length) void (options.beforeTurn ?? (async () => undefined))(sent).finally(send);
-        else finish();
+        if (sent >= prompts.length) finish();
+        else if (options.beforeTurn) void options.beforeTurn(sent).finally(send);
+        else send();
       }
     });
     if (prompts.length === 0) finish();
