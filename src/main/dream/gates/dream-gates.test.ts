@@ -9,6 +9,7 @@ import { type DreamGate, type DreamGateReport, type DreamTarget, checkDreamGates
 import { SessionScanCache } from './session-scan.js';
 import { killAndWait, startIdleProcess, startLockWorker } from '../test-support/child.js';
 import { createCountingFs } from '../test-support/counting-fs.js';
+import { canChangePermissions } from '../../memdir/test-support/fixture-home.js';
 
 const HOUR = 60 * 60 * 1000;
 const MIN = 60 * 1000;
@@ -347,6 +348,47 @@ describe('session gate', () => {
     expect(gate(await checkDreamGates(withSub, { dataDir, sessionCache: new SessionScanCache(), excludeSessionIds: [inSub!] }), 'sessions').value).toBe(5);
     expect(gate(await checkDreamGates(target, { dataDir, sessionCache: new SessionScanCache(), excludeSessionIds: [current!] }), 'sessions').value).toBe(1);
   });
+
+  it('one launch folder it cannot read does not close the gate for the others: that folder is named, the others counted', async () => {
+    await addSessions(5, MIN);
+    // As root, permission bits do not stop a read; a file where a launch folder should be does.
+    const notAFolder = path.join(tmp, 'projects', '-work-app-sub');
+    await fs.writeFile(notAFolder, 'x');
+    const withIt = { ...target, transcriptDirs: [notAFolder, target.projectDir] };
+    const open = gate(await checkDreamGates(withIt, { dataDir, sessionCache: new SessionScanCache() }), 'sessions');
+    expect(open).toMatchObject({ value: 5, passed: true });
+    expect(open.detail).toContain(`Cannot read ${notAFolder} (not a folder): its sessions are not counted.`);
+    // Too few in the folders it can read: closed, and still the one it cannot read is named.
+    const closed = gate(await checkDreamGates(withIt, { dataDir, minSessions: 6, sessionCache: new SessionScanCache() }), 'sessions');
+    expect(closed).toMatchObject({ value: 5, passed: false });
+    expect(closed.detail).toContain(`Cannot read ${notAFolder} (not a folder)`);
+    // Alone, it closes the gate: nothing could be counted.
+    const alone = gate(
+      await checkDreamGates({ ...target, transcriptDirs: [notAFolder] }, { dataDir, minSessions: 0, sessionCache: new SessionScanCache() }),
+      'sessions',
+    );
+    expect(alone).toMatchObject({ value: 0, passed: false, detail: `Cannot read ${notAFolder} (not a folder): its sessions are not counted.` });
+  });
+
+  it.skipIf(!canChangePermissions)(
+    'a launch folder without read permission is named and the others counted (skipped as root, which ignores permission bits)',
+    async () => {
+      await addSessions(5, MIN);
+      const closedFolder = path.join(tmp, 'projects', '-work-app-sub');
+      await addSessions(2, MIN, closedFolder);
+      await fs.chmod(closedFolder, 0o000);
+      try {
+        const sessions = gate(
+          await checkDreamGates({ ...target, transcriptDirs: [closedFolder, target.projectDir] }, { dataDir, sessionCache: new SessionScanCache() }),
+          'sessions',
+        );
+        expect(sessions).toMatchObject({ value: 5, passed: true });
+        expect(sessions.detail).toContain(`Cannot read ${closedFolder} (permission denied): its sessions are not counted.`);
+      } finally {
+        await fs.chmod(closedFolder, 0o755);
+      }
+    },
+  );
 
   it('a project without transcripts has zero sessions (not an error)', async () => {
     await fs.rm(target.projectDir, { recursive: true });

@@ -319,18 +319,20 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       counted = await (opts.sessionCache ?? defaultSessionScanCache).count(dirs, sinceMs, { ...countOpts, intervalMs: interval });
     }
     const { result, cached } = counted;
-    const passed = result.problem === null && result.count >= minSessions;
+    // A launch folder it cannot read is "cannot tell" for that folder only; with none read, nothing was counted.
+    const nothingRead = result.folders === 0 && result.unreadable.length > 0;
+    const passed = !nothingRead && result.count >= minSessions;
     const since = sinceMs === null ? 'ever' : `since ${iso(sinceMs)}`;
     const when = cached ? ` (counted at ${iso(result.countedAtMs)}; recounted at most every ${Math.round(interval / 60_000)} min)` : '';
+    const cannotTell = result.unreadable.map((u) => `Cannot read ${u.folder} (${u.why}): its sessions are not counted.`).join(' ');
+    const tally = `${result.count} of ${result.transcripts} sessions touched ${since}${inFolder(result)}${when}; ${passed ? 'at least' : 'needs'} ${minSessions}.`;
     report.gates.push({
       name: 'sessions',
       checked: true,
       passed,
       value: result.count,
       threshold: minSessions,
-      detail:
-        result.problem ??
-        `${result.count} of ${result.transcripts} sessions touched ${since}${inFolder(result)}${when}; ${passed ? 'at least' : 'needs'} ${minSessions}.`,
+      detail: nothingRead ? cannotTell : cannotTell ? `${tally} ${cannotTell}` : tally,
       checkedAt: iso(result.countedAtMs),
     });
     if (!passed) return stopAfter(report, mode, thresholds, 'the session gate is closed.');

@@ -42,8 +42,11 @@ export interface SessionCount {
   sinceMs: number | null;
   /** When the scan ran (ms). */
   countedAtMs: number;
-  /** Why the project folder could not be read (permission…); the count is then 0. */
-  problem: string | null;
+  /**
+   * Launch folders that could not be read (permission, not a folder…), with why: their sessions
+   * are unknown, so they neither count nor stop the others from counting.
+   */
+  unreadable: { folder: string; why: string }[];
 }
 
 /** Options of a session count. */
@@ -58,8 +61,8 @@ export interface SessionCountOptions {
  * Counts the session transcripts directly in each of the folders `dirs` (a project's launch
  * folders) whose mtime is newer than `sinceMs` (null: all), and answers the folder with the most
  * (the first of equals). Never cached. A missing folder has no
- * sessions yet; transcripts that vanish mid-scan are skipped; names that are not a session UUID
- * are not sessions.
+ * sessions yet; one that cannot be read is listed in `unreadable` and the others still counted;
+ * transcripts that vanish mid-scan are skipped; names that are not a session UUID are not sessions.
  */
 export async function countSessionsSince(dirs: string | readonly string[], sinceMs: number | null, opts: SessionCountOptions = {}): Promise<SessionCount> {
   const fs = opts.fs ?? nodeDreamFs;
@@ -67,6 +70,7 @@ export async function countSessionsSince(dirs: string | readonly string[], since
   const excluded = new Set((opts.excludeSessionIds ?? []).map((id) => `${id.toLowerCase()}.jsonl`));
   const best = { count: 0, transcripts: 0, folder: null as string | null };
   const folders = new Set(typeof dirs === 'string' ? [dirs] : dirs);
+  const unreadable: SessionCount['unreadable'] = [];
   let listed = 0;
   for (const dir of folders) {
     let names: string[];
@@ -75,8 +79,9 @@ export async function countSessionsSince(dirs: string | readonly string[], since
     } catch (err) {
       const code = errCode(err);
       if (code === 'ENOENT') continue;
-      const problem = code === 'EACCES' || code === 'EPERM' ? `Cannot read ${dir}: permission denied.` : `Cannot read ${dir}: ${code ?? String(err)}.`;
-      return { count: 0, transcripts: 0, folder: null, folders: listed, sinceMs, countedAtMs, problem };
+      // Cannot tell for this folder only: a session launched in another counts its own folder.
+      unreadable.push({ folder: dir, why: unreadableWhy(code, err) });
+      continue;
     }
     listed++;
     // One synchronous stat per transcript in a plain loop: a stat is a few microseconds, and
@@ -96,7 +101,13 @@ export async function countSessionsSince(dirs: string | readonly string[], since
     }
     if (count > best.count || (best.folder === null && transcripts > 0)) Object.assign(best, { count, transcripts, folder: dir });
   }
-  return { ...best, folders: listed, sinceMs, countedAtMs, problem: null };
+  return { ...best, folders: listed, sinceMs, countedAtMs, unreadable };
+}
+
+function unreadableWhy(code: string | undefined, err: unknown): string {
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOTDIR') return 'not a folder';
+  return code ?? String(err);
 }
 
 /**
