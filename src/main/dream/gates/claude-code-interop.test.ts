@@ -1,6 +1,6 @@
 /**
  * R-DREAM-GATE against the real Claude Code: in each home of claude-code-dream-cases.ts the
- * client runs a three-turn session offline, and whether it started its own dream — with how many
+ * client runs a session of a few turns offline, and whether it started its own dream — with how many
  * sessions, which ones, or which gate stopped it — must equal both the recorded outcome
  * (test/fixtures/claude-code-dream/) and what Memdir says Claude Code would do there.
  * `MEMDIR_RECORD_DREAM_FIXTURES=1` rewrites the recording from what the client did.
@@ -32,6 +32,13 @@ import { inspectDreamLock } from '../consolidation-lock.js';
 const skip = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;
 const record = process.env.MEMDIR_RECORD_DREAM_FIXTURES === '1';
 const DREAM_PROMPT = 'You are performing a dream';
+/**
+ * The session's prompts. The client checks its gates at the end of each turn once its start-up
+ * work has run, which a busy machine delays past the first turns: six turns leave it time to.
+ */
+const TURNS = ['hello', 'go on', 'thanks', 'and then', 'more', 'bye'];
+/** The client's debug lines that end its gate check: it fired, or a gate said no. */
+const DECIDED = /\[autoDream\] (?:firing|skip|lock held|lock acquire failed|scan throttle)/;
 
 describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let fake: FakeAnthropic;
@@ -74,15 +81,19 @@ describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip
       const dreamRequest = () => fake.messageRequests().find((r) => r.rawBody.includes(DREAM_PROMPT)) ?? null;
       const debugFile = path.join(root, 'debug.log');
       const debugLog = () => (fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '');
-      const run = await runClaudeCodeTurns(['hello', 'go on', 'thanks'], ['--debug-file', debugFile], {
+      const run = await runClaudeCodeTurns(TURNS, ['--debug-file', debugFile], {
         cwd: home.project,
         configDir: home.configDir,
         scratch,
         baseUrl: fake.url,
         env: { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode', CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1' },
-        // A dream starts by taking the lock (before the last turn ended: it was taken after an
-        // earlier one); once it is taken, the dream is let reach the model before the session ends.
+        // The client checks its gates after a turn without awaiting them: the session stays open
+        // until it said what it decided (a busy machine is slow to), or a few seconds where it
+        // decides silently (flag, setting, time gate). A dream starts by taking the lock; once it
+        // is taken, the dream is let reach the model before the session ends.
         beforeExit: async () => {
+          for (const deadline = Date.now() + 5_000; !DECIDED.test(debugLog()) && Date.now() < deadline; )
+            await new Promise((resolve) => setTimeout(resolve, 50));
           for (const deadline = Date.now() + 30_000; lockTaken() && !dreamRequest() && Date.now() < deadline; )
             await new Promise((resolve) => setTimeout(resolve, 50));
         },
