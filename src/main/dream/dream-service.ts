@@ -202,7 +202,7 @@ export class DreamService {
       lock: gates.lock ? { state: gates.lock.state, detail: gates.lock.detail } : null,
       claudeCode: await (
         await import('./gates/claude-code-dream.js')
-      ).claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs }),
+      ).claudeCodeDreamStatus({ home: this.host.home, settings: loc.settings, transcriptDirs: loc.transcriptDirs, memoryDir: loc.memoryDir }),
       lastDream: lastDream ?? null,
       recovered: interruptedNotice(lastDream),
     };

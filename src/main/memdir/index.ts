@@ -7,7 +7,7 @@ export { changeDataFile, LEAVE_AS_IS, readDataFileNow } from './data-file-merge.
 export { quoteProblematicValues } from './frontmatter-retry.js';
 export { scanFrontmatter } from './frontmatter-scanner.js';
 export { parseFrontmatterYaml } from './frontmatter-yaml.js';
-export { projectsRoot, resolveHome } from './home.js';
+export { expandTilde, projectsRoot, resolveHome } from './home.js';
 export { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 export { MemoryError } from './memory-error.js';
 export {
@@ -44,7 +44,7 @@ export { runGit } from './run-git.js';
 export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';
 export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
 export { HomeScanCache, scanHome, scanProject } from './scan-home.js';
-export { type EffectiveSettings, readEffectiveSettings, type SettingsCache } from './settings.js';
+export { type EffectiveSettings, type PermissionRule, readEffectiveSettings, type SettingsCache } from './settings.js';
 export { locateFrontmatter, type ParsedTopic, parseTopicFile, serializeTopicFile, type TopicFields } from './topic-file.js';
 export { restoreRevision } from './restore-revision.js';
 export { restoreMemoryFile, undoChange } from './undo-change.js';

@@ -51,6 +51,7 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
       autoDreamEnabledSource: 'default',
       autoDreamEnabledFrom: null,
       launchDir: repo,
+      permissionRules: [],
       files: [
         { source: 'managed', file: path.join(managedDir, 'managed-settings.json'), exists: false },
         { source: 'local', file: localFile(), exists: false },
@@ -125,6 +126,20 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
     const s = await readEffectiveSettings(home, repo, env);
     expect([s.autoMemoryEnabled, s.autoMemoryEnabledSource]).toEqual([false, 'user']);
     expect(s.ignored).toEqual([{ file: localFile(), key: 'autoMemoryEnabled', reason: 'it must be true or false' }]);
+  });
+
+  it('lists the deny and ask rules of every file, managed over local over project over user (R-DREAM-GATE)', async () => {
+    await fs.mkdir(managedDir, { recursive: true });
+    await write(path.join(managedDir, 'managed-settings.json'), { permissions: { ask: ['Write'] } });
+    await write(localFile(), { permissions: { deny: ['Edit(//tmp/x/**)', 42], allow: ['Read'] } });
+    await write(projectFile(), { permissions: 'none' });
+    await write(userFile(), { permissions: { deny: ['Bash'], ask: ['Edit'] } });
+    expect((await readEffectiveSettings(home, repo, env)).permissionRules).toEqual([
+      { behavior: 'ask', rule: 'Write', file: path.join(managedDir, 'managed-settings.json') },
+      { behavior: 'deny', rule: 'Edit(//tmp/x/**)', file: localFile() },
+      { behavior: 'deny', rule: 'Bash', file: userFile() },
+      { behavior: 'ask', rule: 'Edit', file: userFile() },
+    ]);
   });
 
   it('reads autoDreamEnabled with the same precedence, default off', async () => {

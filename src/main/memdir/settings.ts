@@ -54,12 +54,24 @@ export interface EffectiveSettings {
   autoDreamEnabledFrom: string | null;
   /** The launch directory project and local settings were read for; null: user and managed settings only. */
   launchDir: string | null;
+  /**
+   * The `permissions.deny` and `permissions.ask` rules of every settings file, highest precedence
+   * first: some of them stop Claude Code's own dream (R-DREAM-GATE, claude-code-dream.ts).
+   */
+  permissionRules: PermissionRule[];
   /** Every settings file consulted, highest precedence first, and whether it exists. */
   files: { source: SettingsSource; file: string; exists: boolean }[];
   /** Settings found but not applied, with the reason, to show the user. */
   ignored: { file: string; key: string; reason: string }[];
   /** Settings files that exist but could not be used. Never thrown. */
   problems: SettingsProblem[];
+}
+
+/** One `permissions.deny` or `permissions.ask` rule as written (`Write`, `Edit(//abs/path/**)`…), and the file it is in. */
+export interface PermissionRule {
+  behavior: 'deny' | 'ask';
+  rule: string;
+  file: string;
 }
 
 /** Where to read the project and local settings: a session's launch directory and its R-KEY key. */
@@ -338,6 +350,16 @@ export async function readEffectiveSettings(
       });
   }
 
+  const permissionRules: PermissionRule[] = [];
+  for (const f of usable) {
+    const permissions = f.values!.permissions;
+    if (!permissions || typeof permissions !== 'object' || Array.isArray(permissions)) continue;
+    for (const behavior of ['deny', 'ask'] as const) {
+      const rules = (permissions as Record<string, unknown>)[behavior];
+      if (Array.isArray(rules)) for (const rule of rules) if (typeof rule === 'string') permissionRules.push({ behavior, rule, file: f.file });
+    }
+  }
+
   return {
     autoMemoryEnabled,
     autoMemoryEnabledSource,
@@ -350,6 +372,7 @@ export async function readEffectiveSettings(
     autoDreamEnabledSource: dream ? dream.file.source : 'default',
     autoDreamEnabledFrom: dream ? dream.file.file : null,
     launchDir: launch?.launchDir ?? null,
+    permissionRules,
     files: files.map((f) => ({ source: f.source, file: f.file, exists: f.exists })),
     ignored,
     problems,

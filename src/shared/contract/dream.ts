@@ -135,6 +135,17 @@ export const claudeCodeDreamSchema = z.object({
   /** `autoDreamEnabled` as Claude Code sees it (null: not set) and the file that set it. */
   setting: z.boolean().nullable(),
   settingFrom: z.string().nullable(),
+  /**
+   * A permission rule that would refuse Claude Code's memory writes, so it skips its dream once
+   * the time and session gates pass (2.1.332): the rule as written and the settings file it is in.
+   */
+  refusedBy: z.object({ behavior: z.enum(['deny', 'ask']), rule: z.string(), file: z.string() }).nullable(),
+  /**
+   * Launch folders whose transcripts were run under an organization's own sign-in (2.1.332): a
+   * session launched there skips its dream unless signed in to that organization (null: several,
+   * and then it always skips). Looked for only where it would otherwise dream.
+   */
+  organizationMarks: z.array(z.object({ folder: z.string(), organization: z.string().nullable() })),
 });
 export type ClaudeCodeDreamStatus = z.infer<typeof claudeCodeDreamSchema>;
 

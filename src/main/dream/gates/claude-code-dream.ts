@@ -10,15 +10,17 @@
  *   `enabled` or `available`; then the setting when present, else the flag's `enabled`.
  *
  * Either way auto memory must be on; 2.1.332 also never dreams outside interactive sessions or
- * with telemetry off ({@link ONLY_INTERACTIVE}), which Memdir states rather than sees. The version is the one the project's newest transcript
+ * with telemetry off ({@link ONLY_INTERACTIVE}), which Memdir states rather than sees, nor where a
+ * permission rule would refuse its memory writes ({@link memoryWriteRefusal}). The version is the one the project's newest transcript
  * records; without one the newest known rule applies. The flag may also carry its own
  * `minHours` / `minSessions` (positive numbers), which replace 24 h and 5 sessions.
  */
 import fs from 'node:fs';
 import type { ClaudeCodeDreamStatus } from '../../../shared/contract/dream.js';
 import path from 'node:path';
-import { type EffectiveSettings, firstTranscriptField } from '../../memdir/index.js';
+import { type EffectiveSettings, type PermissionRule, expandTilde, firstTranscriptField } from '../../memdir/index.js';
 import { listTranscriptsIn } from '../../transcripts/index.js';
+import { organizationMarkIn } from './organization-marks.js';
 
 /**
  * Where 2.1.332 never dreams whatever its flag and setting say (test/fixtures/claude-code-dream/:
@@ -81,11 +83,75 @@ export async function newestClaudeCodeVersion(transcriptDirs: readonly string[])
   return null;
 }
 
+/** The index file 2.1.332 asks its permission rules about: a rule refusing to edit it stops the dream. */
+const INDEX_FILE = 'MEMORY.md';
+
+/** A path glob of a permission rule as a pattern over absolute paths: `**` any depth, `*` and `?` within one name. */
+function globToRegExp(glob: string): RegExp {
+  let out = '';
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]!;
+    if (ch === '*' && glob[i + 1] === '*') {
+      const slash = glob[i + 2] === '/';
+      out += slash ? '(?:.*/)?' : '.*';
+      i += slash ? 2 : 1;
+    } else if (ch === '*') out += '[^/]*';
+    else if (ch === '?') out += '[^/]';
+    else out += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}
+
+/** Whether an `Edit(…)` path pattern covers `file` or a folder above it (gitignore style), for the patterns Memdir can place: `//absolute` and `~/home`. */
+function editPatternCovers(pattern: string, file: string): boolean {
+  let absolute: string;
+  if (pattern.startsWith('//')) absolute = pattern.slice(1);
+  else if (pattern.startsWith('~/')) absolute = expandTilde(pattern).split(path.sep).join('/');
+  else return false; // Relative to a settings file or the working directory: not modelled.
+  const re = globToRegExp(absolute.replace(/\/+$/, ''));
+  for (let p = file; ; p = path.posix.dirname(p)) {
+    if (re.test(p)) return true;
+    if (path.posix.dirname(p) === p) return false;
+  }
+}
+
+/**
+ * R-DREAM-GATE, 2.1.332's gate after the session count: the first deny or ask rule that would
+ * refuse its memory writes, or null. Observed with the client (test/fixtures/claude-code-dream/):
+ * `Write` or `Edit` alone, denied or asked, in user, project or local settings; an `Edit(…)` rule
+ * whose path covers the memory folder's MEMORY.md (`Edit(//…/memory/**)`, `Edit(//…/MEMORY.md)`).
+ * Not a `Write(…)` path rule, nor an `Edit(…)` of another file in the folder. Its order: `Write`
+ * then `Edit` alone (deny before ask), then path rules (deny before ask).
+ */
+export function memoryWriteRefusal(rules: readonly PermissionRule[], memoryDir: string): PermissionRule | null {
+  for (const tool of ['Write', 'Edit'])
+    for (const behavior of ['deny', 'ask'] as const) {
+      const found = rules.find((r) => r.behavior === behavior && r.rule.trim() === tool);
+      if (found) return found;
+    }
+  const spellings = new Set([memoryDir]);
+  try {
+    spellings.add(fs.realpathSync(memoryDir));
+  } catch {
+    // Not there yet: its spelling as given is the one a session would use.
+  }
+  const files = [...spellings].map((dir) => path.join(dir, INDEX_FILE).split(path.sep).join('/'));
+  for (const behavior of ['deny', 'ask'] as const)
+    for (const r of rules) {
+      const m = /^Edit\((.*)\)$/.exec(r.rule.trim());
+      if (r.behavior === behavior && m && files.some((f) => editPatternCovers(m[1]!, f))) return r;
+    }
+  return null;
+}
+
 /** See the module comment. Never throws: a missing or broken `.claude.json` means no flag. */
 export async function claudeCodeDreamStatus(input: {
   home: string;
-  settings: Pick<EffectiveSettings, 'autoMemoryEnabled' | 'autoDreamEnabled' | 'autoDreamEnabledSource' | 'autoDreamEnabledFrom'>;
+  settings: Pick<EffectiveSettings, 'autoMemoryEnabled' | 'autoDreamEnabled' | 'autoDreamEnabledSource' | 'autoDreamEnabledFrom'> &
+    Partial<Pick<EffectiveSettings, 'permissionRules'>>;
   transcriptDirs: readonly string[];
+  /** The memory folder, which permission rules may cover; without it they are not looked at. */
+  memoryDir?: string;
 }): Promise<ClaudeCodeDreamStatus> {
   const version = await newestClaudeCodeVersion(input.transcriptDirs);
   const rule: ClaudeCodeDreamStatus['rule'] = version !== null && atMost(version, '2.1.88') ? '2.1.88' : '2.1.332';
@@ -101,7 +167,7 @@ export async function claudeCodeDreamStatus(input: {
   }
   const setting = input.settings.autoDreamEnabledSource === 'default' ? null : input.settings.autoDreamEnabled;
   const settingFrom = setting === null ? null : input.settings.autoDreamEnabledFrom;
-  const base = { version, rule, flag, flagFile, setting, settingFrom };
+  const base = { version, rule, flag, flagFile, setting, settingFrom, refusedBy: null, organizationMarks: [] };
   const flagWords = flag
     ? `its cached flag ${AUTO_DREAM_FLAG} (${flag.enabled ? 'enabled' : 'not enabled'}${flag.available ? ', available' : ''})`
     : `no cached ${AUTO_DREAM_FLAG} flag${flagFile ? ` in ${flagFile}` : ''}`;
@@ -116,5 +182,28 @@ export async function claudeCodeDreamStatus(input: {
     return { ...base, wouldDream: false, reason: `${who} dreams only where its server flag allows it: ${flagWords}, so never, whatever the setting.` };
   const wouldDream = setting ?? flag.enabled;
   const decided = setting !== null ? `${who}: ${flagWords} allows it, and ${settingWords}.` : `${who}: ${settingWords}, so ${flagWords} decides.`;
-  return { ...base, wouldDream, reason: wouldDream ? `${decided} ${ONLY_INTERACTIVE}` : decided };
+  if (!wouldDream) return { ...base, wouldDream, reason: decided };
+  const refusedBy = input.memoryDir ? memoryWriteRefusal(input.settings.permissionRules ?? [], input.memoryDir) : null;
+  if (refusedBy) {
+    const words = `the ${refusedBy.behavior} rule "${refusedBy.rule}" in ${refusedBy.file}`;
+    return {
+      ...base,
+      refusedBy,
+      wouldDream: false,
+      reason: `${decided} But ${words} would refuse its memory writes, so it skips its dream once enough time and sessions have passed.`,
+    };
+  }
+  const organizationMarks: ClaudeCodeDreamStatus['organizationMarks'] = [];
+  for (const folder of input.transcriptDirs) {
+    const mark = await organizationMarkIn(folder);
+    if (mark) organizationMarks.push({ folder, organization: mark === 'mixed' ? null : mark.organization });
+  }
+  const marked = organizationMarks
+    .map((m) =>
+      m.organization
+        ? ` Sessions whose transcripts go to ${m.folder} skip it unless signed in through organization ${m.organization}'s own sign-in (a session there ran under it).`
+        : ` Sessions whose transcripts go to ${m.folder} always skip it: sessions there ran under more than one organization's own sign-in.`,
+    )
+    .join('');
+  return { ...base, organizationMarks, wouldDream, reason: `${decided} ${ONLY_INTERACTIVE}${marked}` };
 }

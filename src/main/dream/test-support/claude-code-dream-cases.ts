@@ -37,14 +37,27 @@ export interface DreamCase {
   lock?: { hoursAgo: number; holder: 'dead' | 'live' };
   /** `six`: six sessions just now; `edge`: {@link EDGE_SESSIONS} and the files around them. */
   sessions: 'six' | 'edge';
+  /**
+   * Permission rules written to a settings file (`permissions.deny` / `ask` / `allow`), made from
+   * the home's folders: `memory` the memory folder, `outside` a folder elsewhere (absolute paths).
+   */
+  permissions?: {
+    in: 'user' | 'project' | 'local';
+    rules: (dirs: { memory: string; outside: string }) => { deny?: string[]; ask?: string[]; allow?: string[] };
+  };
+  /** A line `{"type":"hybrid-organization","organizationUuid":…}` appended to the first session's transcript. */
+  hybridOrganization?: string;
 }
 
 /** What the client did, or what Memdir says it would do. */
 export interface DreamOutcome {
   /** Whether it started a dream. */
   fired: boolean;
-  /** The gate that stopped it where the client says so: the session count or a held lock. */
-  skipped: 'sessions' | 'lock' | null;
+  /**
+   * The gate that stopped it where the client says so: the session count, a permission rule that
+   * would refuse memory writes, a held lock, or a transcript marked by another organization.
+   */
+  skipped: 'sessions' | 'permission' | 'lock' | 'hybrid-organization' | null;
   /** Sessions counted, when it fired or the session gate stopped it. */
   sessions: number | null;
   /** The sessions a dream was given to review (its prompt lists them), sorted; null when none fired. */
@@ -91,6 +104,48 @@ export const DREAM_CASES: DreamCase[] = [
   { name: 'flag enabled, setting off', flag: { enabled: true }, settings: { autoDreamEnabled: false }, sessions: 'six' },
   { name: 'flag enabled under the older key', flag: { enabled: true }, flagKey: 'cachedGrowthBookFeatures', sessions: 'six' },
   { name: 'flag enabled, auto memory off', flag: { enabled: true }, settings: { autoMemoryEnabled: false }, sessions: 'six' },
+  // Gate 5 (after the session gate, before the lock): a rule that would refuse writing MEMORY.md.
+  { name: 'Write denied in the user settings', flag: { enabled: true }, sessions: 'six', permissions: { in: 'user', rules: () => ({ deny: ['Write'] }) } },
+  { name: 'Edit asked in the local settings', flag: { enabled: true }, sessions: 'six', permissions: { in: 'local', rules: () => ({ ask: ['Edit'] }) } },
+  {
+    name: 'editing the memory folder denied in the project settings',
+    flag: { enabled: true },
+    sessions: 'six',
+    permissions: { in: 'project', rules: ({ memory }) => ({ deny: [`Edit(/${memory}/**)`] }) },
+  },
+  {
+    name: 'writing MEMORY.md asked by a Write rule',
+    flag: { enabled: true },
+    sessions: 'six',
+    permissions: { in: 'user', rules: ({ memory }) => ({ ask: [`Write(/${memory}/MEMORY.md)`] }) },
+  },
+  {
+    name: 'writing the memory folder denied by a Write rule',
+    flag: { enabled: true },
+    sessions: 'six',
+    permissions: { in: 'user', rules: ({ memory }) => ({ deny: [`Write(/${memory}/**)`] }) },
+  },
+  {
+    name: 'editing MEMORY.md asked',
+    flag: { enabled: true },
+    sessions: 'six',
+    permissions: { in: 'user', rules: ({ memory }) => ({ ask: [`Edit(/${memory}/MEMORY.md)`] }) },
+  },
+  {
+    name: 'editing a topic file denied, not MEMORY.md',
+    flag: { enabled: true },
+    sessions: 'six',
+    permissions: { in: 'user', rules: ({ memory }) => ({ deny: [`Edit(/${memory}/build.md)`] }) },
+  },
+  {
+    name: 'rules that do not cover the memory',
+    flag: { enabled: true },
+    sessions: 'six',
+    permissions: { in: 'user', rules: ({ outside }) => ({ deny: [`Edit(/${outside}/**)`, 'Read', 'Bash'], allow: ['Write'] }) },
+  },
+  // Gate 7 (after the lock): a transcript of the launch folder marked by an organization sign-in.
+  { name: 'a session marked by an organization', flag: { enabled: true }, sessions: 'six', hybridOrganization: '5e0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b' },
+  { name: 'a session marked by no valid organization', flag: { enabled: true }, sessions: 'six', hybridOrganization: 'not-an-organization' },
 ];
 
 /** A laid-out home. */
@@ -132,15 +187,31 @@ export function layOutDreamCase(root: string, c: DreamCase, options: { livePid: 
   if (c.flag) config[c.flagKey ?? 'cachedFeatureFlags'] = { tengu_onyx_plover: c.flag };
   if (options.apiKeySuffix) config.customApiKeyResponses = { approved: [options.apiKeySuffix], rejected: [] };
   fs.writeFileSync(path.join(configDir, '.claude.json'), JSON.stringify(config));
-  if (c.settings) fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(c.settings));
+  const userSettings: Record<string, unknown> = { ...c.settings };
+  if (c.permissions) {
+    const permissions = c.permissions.rules({ memory: memoryDir, outside });
+    if (c.permissions.in === 'user') userSettings.permissions = permissions;
+    else {
+      fs.mkdirSync(path.join(project, '.claude'), { recursive: true });
+      const file = c.permissions.in === 'project' ? 'settings.json' : 'settings.local.json';
+      fs.writeFileSync(path.join(project, '.claude', file), JSON.stringify({ permissions }));
+    }
+  }
+  if (Object.keys(userSettings).length > 0) fs.writeFileSync(path.join(configDir, 'settings.json'), JSON.stringify(userSettings));
 
   const transcript = (dir: string, id: string, ms = now - 60_000) => {
     const file = path.join(dir, `${id}.jsonl`);
     fs.writeFileSync(file, line(id, dir === folder ? project : path.join(project, 'sub')));
     touch(file, ms);
   };
-  if (c.sessions === 'six') for (const id of six) transcript(folder, id);
-  else {
+  if (c.sessions === 'six') {
+    for (const id of six) transcript(folder, id);
+    if (c.hybridOrganization) {
+      const file = path.join(folder, `${six[0]}.jsonl`);
+      fs.appendFileSync(file, `${JSON.stringify({ type: 'hybrid-organization', organizationUuid: c.hybridOrganization, sessionId: six[0] })}\n`);
+      touch(file, now - 60_000);
+    }
+  } else {
     for (const id of EDGE_SESSIONS.fresh) transcript(folder, id);
     transcript(folder, EDGE_SESSIONS.upper);
     transcript(folder, EDGE_OTHERS.old, now - 72 * HOUR);
@@ -170,8 +241,9 @@ export function layOutDreamCase(root: string, c: DreamCase, options: { livePid: 
 export async function memdirDreamVerdict(home: DreamHome, dataDir: string): Promise<DreamOutcome> {
   const none: DreamOutcome = { fired: false, skipped: null, sessions: null, listed: null };
   const loc = await locateProject(home.configDir, home.project, {});
-  const status = await claudeCodeDreamStatus({ home: home.configDir, settings: loc.settings, transcriptDirs: [home.folder] });
-  if (!status.wouldDream) return none;
+  const status = await claudeCodeDreamStatus({ home: home.configDir, settings: loc.settings, transcriptDirs: [home.folder], memoryDir: loc.memoryDir });
+  // A rule refusing memory writes is checked after the time and session gates, as the client does.
+  if (!status.wouldDream && !status.refusedBy) return none;
   const report = await checkDreamGates(
     { memoryDir: home.memoryDir, projectDir: path.dirname(home.memoryDir), transcriptDirs: [home.folder] },
     {
@@ -185,7 +257,10 @@ export async function memdirDreamVerdict(home: DreamHome, dataDir: string): Prom
   if (!time!.passed) return none;
   const count = typeof sessions!.value === 'number' ? sessions!.value : null;
   if (!sessions!.passed) return { ...none, skipped: 'sessions', sessions: count };
+  if (status.refusedBy) return { ...none, skipped: 'permission' };
   if (!lock!.passed) return { ...none, skipped: 'lock' };
+  // No session here signs in to an organization's own sign-in: a mark of one always stops it.
+  if (status.organizationMarks.length > 0) return { ...none, skipped: 'hybrid-organization' };
   return { fired: true, skipped: null, sessions: count, listed: null };
 }
 
@@ -197,8 +272,10 @@ export function clientDreamOutcome(debugLog: string, dreamPrompt: string | null)
   const fired = /\[autoDream\] firing — [\d.]+h since last, (\d+) sessions to review/.exec(debugLog);
   const fewer = /\[autoDream\] skip — (\d+) sessions since last consolidation/.exec(debugLog);
   const held = /\[autoDream\] lock held by live PID/.test(debugLog);
+  const refused = /\[autoDream\] skip — .* would refuse memory writes/.test(debugLog);
+  const organization = /\[autoDream\] skip — (?:other_hybrid_organization|hybrid_organization_check_failed)/.test(debugLog);
   const listed = dreamPrompt ? [...dreamPrompt.matchAll(/^- ([0-9a-fA-F-]{36})$/gm)].map((m) => m[1]!).sort() : null;
   if (fired) return { fired: true, skipped: null, sessions: Number(fired[1]), listed };
   if (fewer) return { fired: false, skipped: 'sessions', sessions: Number(fewer[1]), listed: null };
-  return { fired: false, skipped: held ? 'lock' : null, sessions: null, listed: null };
+  return { fired: false, skipped: refused ? 'permission' : held ? 'lock' : organization ? 'hybrid-organization' : null, sessions: null, listed: null };
 }
