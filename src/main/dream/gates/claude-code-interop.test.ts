@@ -28,6 +28,8 @@ import {
   memdirDreamVerdict,
 } from '../test-support/claude-code-dream-cases.js';
 import { inspectDreamLock } from '../consolidation-lock.js';
+import { checkDreamGates } from './dream-gates.js';
+import { SessionScanCache } from './session-scan.js';
 
 const skip = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;
 const record = process.env.MEMDIR_RECORD_DREAM_FIXTURES === '1';
@@ -129,12 +131,50 @@ describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip
       fake.reset();
       const options = { cwd: home.project, configDir: home.configDir, scratch: path.join(root, 'scratch'), baseUrl: fake.url, env };
       for (let i = 0; i < 3 && oneShot; i++) expect((await runClaudeCode(['-p', `hello ${i}`], options)).code).toBe(0);
-      if (!oneShot) expect((await runClaudeCodeTurns(['hello', 'go on', 'thanks'], [], options)).code).toBe(0);
+      if (!oneShot) expect((await runClaudeCodeTurns(TURNS, [], options)).code).toBe(0);
       expect(fake.messageRequests().filter((r) => r.rawBody.includes(DREAM_PROMPT))).toEqual([]);
       expect(fs.existsSync(path.join(home.memoryDir, '.consolidate-lock'))).toBe(false);
     },
     120_000,
   );
+
+  it("keeps the new lock time when the dream's model request fails (no rollback), so Memdir's time gate closes as the client's does", async () => {
+    const root = path.join(tmp, 'dream-fails');
+    fs.mkdirSync(path.join(root, 'scratch'), { recursive: true });
+    const apiKey = offlineClaudeEnv({ configDir: '', scratch: '', baseUrl: '' }).ANTHROPIC_API_KEY!;
+    const home = layOutDreamCase(root, DREAM_CASES.find((c) => c.name === 'lock 25 h old')!, { livePid: holder.pid!, apiKeySuffix: apiKey.slice(-20) });
+    const lockFile = path.join(home.memoryDir, '.consolidate-lock');
+    const before = fs.statSync(lockFile).mtimeMs;
+    fake.reset();
+    fake.setHandler((request) => (request.rawBody.includes(DREAM_PROMPT) ? { kind: 'error', status: 400 } : { kind: 'message', text: 'ok' }));
+    const debugFile = path.join(root, 'debug.log');
+    const debugLog = () => (fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '');
+    const ended = /\[autoDream\] (?:completed|\w+ failed|aborted)/;
+    const run = await runClaudeCodeTurns(TURNS, ['--debug-file', debugFile], {
+      cwd: home.project,
+      configDir: home.configDir,
+      scratch: path.join(root, 'scratch'),
+      baseUrl: fake.url,
+      env: { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode', CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1' },
+      beforeExit: async () => {
+        for (const deadline = Date.now() + 30_000; !ended.test(debugLog()) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      },
+      timeoutMs: 90_000,
+    });
+    fake.setHandler(null);
+    expect(run.code, run.stderr).toBe(0);
+    expect(fake.messageRequests().some((r) => r.rawBody.includes(DREAM_PROMPT))).toBe(true);
+    // The failed request ends the dream as "completed": the lock keeps the time it fired.
+    expect(debugLog()).toMatch(/\[autoDream\] completed/);
+    const after = fs.statSync(lockFile).mtimeMs;
+    expect(after).toBeGreaterThan(before + 24 * 3_600_000);
+    const report = await checkDreamGates(
+      { memoryDir: home.memoryDir, projectDir: home.folder, transcriptDirs: [home.folder] },
+      { dataDir: path.join(root, 'memdir-data'), sessionCache: new SessionScanCache() },
+    );
+    expect(report.lastConsolidatedAt).toBe(new Date(after).toISOString());
+    expect(report.gates[0]).toMatchObject({ name: 'time', passed: false });
+  }, 120_000);
 });
 
 /** The text the dream request sent the model (its first user message). */
