@@ -11,6 +11,7 @@ import { useDream } from '../stores/dream.js';
 import { useTeam } from '../stores/team.js';
 import { ago } from '../components/format.js';
 import { useApp } from '../stores/app.js';
+import { useConnection } from '../stores/connection.js';
 import { identityLine } from '../stores/identity.js';
 import { type Route, useNav } from '../stores/nav.js';
 import { type ProjectSort, projectName, projectNotes, useProjects, visibleProjects } from '../stores/projects.js';
@@ -128,6 +129,8 @@ export function Dashboard() {
   const setFilter = useProjects((s) => s.setFilter);
   const setSort = useProjects((s) => s.setSort);
   const go = useNav((s) => s.go);
+  // While Memdir does not answer, the connection banner says so (App.tsx): not twice.
+  const connected = useConnection((s) => s.status === 'live');
   const rows = useMemo(() => visibleProjects(projects, filter, sort, descending), [projects, filter, sort, descending]);
   const hasRows = rows.length > 0;
   const [allRows, setAllRows] = useState(false);
@@ -151,7 +154,8 @@ export function Dashboard() {
   }, [hasRows]);
 
   if (!loaded) return <p className="muted">Loading projects…</p>;
-  if (error) return <div className="banner error">{error}</div>;
+  // Nothing read yet: the error is all there is to show. Read before: what was read stays.
+  if (error && projects.length === 0) return <div className="banner error">{error}</div>;
   if (projects.length === 0) return <EmptyState home={home} exists={homeExists} />;
   return (
     <section>
@@ -161,6 +165,11 @@ export function Dashboard() {
           {projects.length} in {home}
         </span>
       </header>
+      {error && connected && (
+        <div className="banner warning" role="alert">
+          The list of projects could not be read again: {error} What it shows is what was read before.
+        </div>
+      )}
       <IdentityPanels />
       <div className="toolbar">
         <input
