@@ -43,13 +43,17 @@ export const dreamStatusCommand: CommandSpec = {
   "recovered": {"id", "at", "detail"} or null,
   "claudeCode": {"wouldDream": bool, "reason", "version", "rule": "2.1.88"|"2.1.332",
                  "flag": {"enabled", "available", "minHours", "minSessions"} or null, "flagFile", "setting", "settingFrom",
-                 "refusedBy": {"behavior": "deny"|"ask", "rule", "file"} or null}}
+                 "refusedBy": {"behavior": "deny"|"ask", "rule", "file"} or null,
+                 "organizationMarks": [{"folder", "organization" (a UUID, or null for several)}]}}
 "eligible" and "disabled" are about Memdir's own scheduler, which dreams only where autoDreamEnabled is
 true (default off) and auto memory is on; \`memdir dream --force\` always works. Sessions are counted as
-Claude Code counts them: UUID-named transcripts in the folders of every directory the project's sessions
-were launched in. "claudeCode" says separately whether Claude Code would dream the project by itself
+Claude Code counts them: UUID-named transcripts in the folder of the directory a session was launched in,
+each launch folder on its own, and the one with the most is reported (a folder that cannot be read is
+named and left out). "claudeCode" says separately whether Claude Code would dream the project by itself
 (its cached server flag and the setting, by the rule of the version in the newest transcript; a deny or ask
-rule that would refuse its memory writes, such as "Write" or "Edit(//path/to/memory/**)", stops it too).
+rule that would refuse its memory writes, such as "Write" or "Edit(//path/to/memory/**)", stops it too;
+"organizationMarks" names launch folders whose transcripts were written under an organization's own
+sign-in, where it dreams only in a session signed in that way).
 A dream killed before it finished is undone first (files it began to write put back, the lock rolled
 back); while it is the project's last dream, "recovered" says so: "Recovered from an interrupted
 dream at <when it started> …".
