@@ -145,6 +145,11 @@ export function planOf(
 ): MergePlan {
   const plans = planAreas(areas);
   const evidence = source.identity && target.identity ? compareIdentities(source.identity, target.identity) : [];
+  // Not a refusal (a project renamed before Memdir knew it shares nothing it can see), but said before anything moves.
+  if (evidence.length === 0)
+    warnings.push(
+      `Nothing shows that ${target.path ?? `projects/${target.dir}`} is the project of ${source.dir ?? source.label}: they have no remote, first commit or folder name in common. Look at what would come over before you go on.`,
+    );
   for (const p of plans)
     if (p.notInIndex.length > 0)
       warnings.push(

@@ -267,6 +267,18 @@ describe('relink (issue 18, item 3)', () => {
     await expect(planRelink({ home, dataDir }, sanitizeDirName(other), path.join(tmp, 'nowhere'))).rejects.toThrow(/neither a directory nor a project/);
   });
 
+  it("warns when nothing shows the new path is the orphan's project (no remote, first commit or name in common)", async () => {
+    const gone = path.join(tmp, 'gone', 'php-calendar');
+    await addMemories(home, gone, { 'MEMORY.md': '- [A](a.md) — a\n', 'a.md': topic('A', 'user', 'a') });
+    const unrelated = path.join(tmp, 'work', 'goaly');
+    await makeRepo(unrelated);
+    await addSession(home, unrelated);
+    await scanHome(home, { dataDir });
+    const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(gone), unrelated);
+    expect(plan.evidence).toEqual([]);
+    expect(plan.warnings.join(' ')).toContain(`Nothing shows that ${unrelated} is the project of ${sanitizeDirName(gone)}`);
+  });
+
   it('refuses when two orphans claim the same new path, until forced', async () => {
     const { oldPath, newPath, oldMemory } = await movedProject();
     // An older copy of the same repository, also gone.
