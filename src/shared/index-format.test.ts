@@ -104,6 +104,19 @@ describe('parseIndex', () => {
     expect(indexEntries(parseIndex(serializeIndex(index))).map((e) => e.title)).toEqual(['A', 'C [x]']);
   });
 
+  it('a rename changes only the link target of the line, as the user wrote it (./, the dash, the words around it)', () => {
+    const text = '- [Git Push 规则](./git-push-rule.md) - 代码推送规范\n* [Spaced](<old name.md>): kept\n- [old.md](old.md)\n';
+    let index = retargetIndexEntries(parseIndex(text), 'git-push-rule.md', 'feedback-git-push.md');
+    index = retargetIndexEntries(index, 'old name.md', 'new name.md');
+    index = retargetIndexEntries(index, 'old.md', 'sub/new.md');
+    // A title that was the file's name follows it.
+    expect(serializeIndex(index)).toBe(
+      '- [Git Push 规则](./feedback-git-push.md) - 代码推送规范\n* [Spaced](<new name.md>): kept\n- [sub/new.md](sub/new.md)\n',
+    );
+    // A name a bare link cannot hold is written in the canonical form.
+    expect(serializeIndex(retargetIndexEntries(parseIndex('- [A](a.md) — one\n'), 'a.md', 'a (2).md'))).toBe('- [A](<a (2).md>) — one\n');
+  });
+
   it('property: any text survives parse → serialise byte for byte', () => {
     const line = fc.oneof(
       fc.string({ maxLength: 60 }),

@@ -246,10 +246,38 @@ export function removeIndexEntries(index: ParsedIndex, file: string, onlyLines?:
 
 /** Point every pointer at `from` to `to`, keeping title and hook (and the rest of the line). */
 export function retargetIndexEntries(index: ParsedIndex, from: string, to: string): ParsedIndex {
-  const lines = index.lines.map((l) =>
-    l.kind === 'entry' && l.file === from ? classify(formatIndexEntry({ title: l.title, file: to, hook: l.hook }), l.line) : l,
-  );
+  const lines = index.lines.map((l) => (l.kind === 'entry' && l.file === from ? retargetLine(l, to) : l));
   return { ...index, lines };
+}
+
+/** POINTER with the spans of its groups. */
+const POINTER_SPANS = new RegExp(POINTER.source, 'd');
+
+/**
+ * A pointer line pointing at `to` instead, changed only where it names the file: its link target as
+ * the user wrote it (`./`, angle brackets; a name the bare form cannot hold goes in brackets), and
+ * its title if that was the file's name; the dash and the words around it stay. Written in the
+ * canonical form only if that cannot be done.
+ */
+function retargetLine(entry: IndexEntry, to: string): IndexLine {
+  const m = POINTER_SPANS.exec(entry.raw);
+  const spans = m?.indices;
+  if (m && spans) {
+    const angled = m[2] !== undefined;
+    const written = angled ? m[2]! : m[3]!;
+    const encoded = encodeTarget(to);
+    let target = angled && encoded.startsWith('<') ? encoded.slice(1, -1) : encoded;
+    if (written.startsWith('./')) target = target.startsWith('<') ? `<./${target.slice(1)}` : `./${target}`;
+    const [start, end] = spans[angled ? 2 : 3]!;
+    let raw = entry.raw.slice(0, start) + target + entry.raw.slice(end);
+    if (entry.title === entry.file || entry.title === written) {
+      const [titleStart, titleEnd] = spans[1]!;
+      raw = raw.slice(0, titleStart) + escapeTitle(to) + raw.slice(titleEnd);
+    }
+    const line = classify(raw, entry.line);
+    if (line.kind === 'entry' && line.file === to) return line;
+  }
+  return classify(formatIndexEntry({ title: entry.title, file: to, hook: entry.hook }), entry.line);
 }
 
 /** Replace the title and hook of the pointers to `file`. */
