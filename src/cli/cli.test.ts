@@ -189,6 +189,9 @@ describe('memdir CLI', () => {
     const restored = await run('restore', sanitized(fixture.zhPath), entries[1]!.rev, 'user_role.md');
     expect(restored.code).toBe(0);
     expect(await fs.readFile(path.join(memoryDir, 'user_role.md'), 'utf8')).toBe(original);
+    // A file no change touched: said so, not "no history yet" of a project that has some.
+    const none = await run('history', sanitized(fixture.zhPath), '--file', 'nosuch.md');
+    expect(none).toMatchObject({ code: 0, out: `No recorded change touches nosuch.md in ${memoryDir} (${entries.length + 1} changes are recorded).\n` });
   });
 
   it('restore brings a deleted memory back with its pointer where it was; undo takes the restore back', async () => {

@@ -31,7 +31,12 @@ JSON: {"memoryDir", "entries": [{"rev", "time", "source", "summary", "files": [{
       return 0;
     }
     if (entries.length === 0) {
-      io.out(`No history yet for ${loc.memoryDir}.\n`);
+      const recorded = typeof values.file === 'string' ? (await listHistory(loc.memoryDir, { limit: 100_000, dataDir })).length : 0;
+      io.out(
+        recorded > 0
+          ? `No recorded change touches ${values.file as string} in ${loc.memoryDir} (${plural(recorded, 'change')} ${recorded === 1 ? 'is' : 'are'} recorded).\n`
+          : `No history yet for ${loc.memoryDir}.\n`,
+      );
       return 0;
     }
     io.out(
