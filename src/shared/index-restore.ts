@@ -76,13 +76,23 @@ function loadedFiles(index: ParsedIndex): Set<string> {
 }
 
 /**
+ * The pointers that reached the agent in `was` and are pushed past the cut in `now`: still in
+ * `now`'s index, no longer loaded. A pointer `now` no longer has at all (an undone rename's new
+ * name) was removed, not pushed out.
+ */
+function pushedPastCut(was: ParsedIndex, now: ParsedIndex): string[] {
+  const loaded = loadedFiles(now);
+  const listed = new Set(indexEntries(now).map((e) => e.file));
+  return [...loadedFiles(was)].filter((f) => listed.has(f) && !loaded.has(f));
+}
+
+/**
  * Put `file`'s pointer from `old` back into `current`: at its old place when it reaches the
  * agent there, else at the end. Null when `old` had no pointer to it or `current` has one.
  */
 export function reinsertPointer(current: ParsedIndex, old: ParsedIndex, file: string): { index: ParsedIndex; placement: PointerPlacement } | null {
   const entry = indexEntries(old).find((e) => e.file === file);
   if (!entry || indexEntries(current).some((e) => e.file === file)) return null;
-  const before = loadedFiles(current);
   let index = insertAt(current, oldPlace(current, old, entry), entry.raw);
   let placed: PointerPlacement['placed'] = 'old-position';
   let loaded = loadedFiles(index);
@@ -92,7 +102,7 @@ export function reinsertPointer(current: ParsedIndex, old: ParsedIndex, file: st
     loaded = loadedFiles(index);
   }
   const line = indexEntries(index).find((e) => e.file === file)!.line;
-  return { index, placement: { file, line, placed, loaded: loaded.has(file), pushedOut: [...before].filter((f) => !loaded.has(f)) } };
+  return { index, placement: { file, line, placed, loaded: loaded.has(file), pushedOut: pushedPastCut(current, index) } };
 }
 
 /**
@@ -113,7 +123,7 @@ export function revertIndexChange(
     // Nothing changed the index since: it goes back byte for byte; say where the pointers are.
     const loaded = loadedFiles(b);
     const gone = new Set(indexEntries(a).map((e) => e.file));
-    const pushedOut = [...loadedFiles(a)].filter((f) => !loaded.has(f));
+    const pushedOut = pushedPastCut(a, b);
     const placements = indexEntries(b)
       .filter((e) => !gone.has(e.file))
       .map((e): PointerPlacement => ({ file: e.file, line: e.line, placed: 'old-position', loaded: loaded.has(e.file), pushedOut }));

@@ -108,6 +108,23 @@ describe('undo of other changes', () => {
     expect(await read('MEMORY.md')).toContain(pointer('a.md'));
   });
 
+  it('a rename undone says nothing of a cut: the new name is gone from the index, not pushed past the cut', async () => {
+    await seed(['a.md', 'b.md', 'c.md']);
+    const renamed = await renameMemory(where, 'b.md', 'z.md');
+    const undone = await undoChange({ ...opts, rev: renamed.entry!.rev });
+    expect(undone.notes).toEqual(['The pointer to b.md is back at line 4 of MEMORY.md, where it was.']);
+  });
+
+  it('says a pointer is pushed past the cut only when it is, and still in the index', async () => {
+    // 201 lines: b.md is on line 201, past the cut; deleting a.md brings it to line 200, undoing pushes it back out.
+    const filler = Array.from({ length: 197 }, (_, i) => `note ${i}`);
+    await seed(['a.md'], [...filler, pointer('b.md')]);
+    await fs.writeFile(path.join(where.memoryDir, 'b.md'), topic('b'));
+    const { entry } = await deleteMemory(where, 'a.md');
+    const undone = await undoChange({ ...opts, rev: entry!.rev });
+    expect(undone.notes).toEqual(['The pointer to a.md is back at line 3 of MEMORY.md, where it was. It pushes b.md past the cut.']);
+  });
+
   it('stops, changing nothing, when the file changed since; with overwriteChanged it puts the earlier version back', async () => {
     await seed(['a.md']);
     const edited = await updateMemory(where, { file: 'a.md', fields: { name: 'a', description: 'edited', type: 'project' }, body: 'v2\n' });
