@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { deletedFiles, listHistory, planRestore, recordExternalChanges, restoreFromHistory } from '../history/history.js';
 import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, type Where } from './memory-service.js';
+import { bulkChange } from '../curation/bulk-change.js';
 import { restoreMemoryFile, undoChange } from './undo-change.js';
 
 let root: string;
@@ -138,6 +139,37 @@ describe('undo of other changes', () => {
     expect(await read('a.md')).toBe(topic('a'));
     // The overwritten version is one entry back in history.
     expect((await listHistory(where.memoryDir, { dataDir: opts.dataDir }))[1]).toMatchObject({ source: 'external' });
+  });
+});
+
+describe('undo puts the folders back as they were', () => {
+  it('undoing a move to team removes the team folder the move created', async () => {
+    await seed(['a.md', 'b.md']);
+    const moved = await bulkChange(opts, [{ scope: 'private', file: 'a.md' }, { scope: 'private', file: 'b.md' }], { kind: 'move', to: 'team' });
+    expect(await exists('team/a.md')).toBe(true);
+    await undoChange({ ...opts, rev: moved.entry!.rev });
+    expect(await exists('a.md')).toBe(true);
+    expect(await exists('team')).toBe(false);
+  });
+
+  it('undoing a rename into sub/ removes the folder the rename created', async () => {
+    await seed(['a.md']);
+    const renamed = await renameMemory(where, 'a.md', 'sub/dir.md');
+    await undoChange({ ...opts, rev: renamed.entry!.rev });
+    expect(await exists('a.md')).toBe(true);
+    expect(await fs.readdir(where.memoryDir)).toEqual(['MEMORY.md', 'a.md']);
+  });
+
+  it('keeps a folder that was there before the change, and one that holds something written since', async () => {
+    await seed(['a.md', 'b.md']);
+    await fs.mkdir(path.join(where.memoryDir, 'old'));
+    const intoOld = await renameMemory(where, 'a.md', 'old/a.md');
+    const intoNew = await renameMemory(where, 'b.md', 'new/b.md');
+    await fs.writeFile(path.join(where.memoryDir, 'new', 'later.md'), topic('later'));
+    await undoChange({ ...opts, rev: intoNew.entry!.rev });
+    await undoChange({ ...opts, rev: intoOld.entry!.rev });
+    expect(await fs.readdir(path.join(where.memoryDir, 'old'))).toEqual([]);
+    expect(await fs.readdir(path.join(where.memoryDir, 'new'))).toEqual(['later.md']);
   });
 });
 

@@ -152,6 +152,9 @@ describe('relink (issue 18, item 3)', () => {
     await undoMerge(dataDir, record.id);
     expect(await readTree(oldMemory)).toEqual(MEMORIES);
     expect(await readTree(newMemory)).toEqual({});
+    // The project folder the relink created is gone too: no empty project left for scan to list.
+    await expect(fs.access(path.dirname(newMemory))).rejects.toThrow();
+    expect((await scanHome(home, { dataDir })).projects.map((p) => p.dir)).not.toContain(sanitizeDirName(newPath));
     await expect(undoMerge(dataDir, record.id)).rejects.toThrow(/already undone/);
   });
 
