@@ -11,6 +11,7 @@
  *     from interleaving writes to one memory dir.
  * History (src/main/history) wraps these in `transact`, which is what services call.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import type { Stats } from 'node:fs';
@@ -21,16 +22,54 @@ import { type Confined, MemoryFileError, UnsafePathError, confine, explain, lsta
 
 /** Temp files start with a dot so scans, watchers and history (which ignore dotfiles) skip them. */
 export const TEMP_FILE_PREFIX = '.memdir-tmp-';
+/** A root whose folder creations are being noted, and what was created under (or above) it. */
+interface FolderLog {
+  root: string;
+  created: string[];
+}
+const folderLogs = new AsyncLocalStorage<readonly FolderLog[]>();
+
+/**
+ * Runs `fn`, noting in `created` every folder the writers here create for a write under `root`
+ * (what an undo must take away again so the tree is as it was): relative to `root`, `.` for
+ * `root` itself and `..`, `../..` for the folders above it created with it. Only folders made by
+ * a mkdir that succeeded are noted, never one that was already there.
+ */
+export function noteCreatedFolders<T>(root: string, created: string[], fn: () => Promise<T>): Promise<T> {
+  return folderLogs.run([...(folderLogs.getStore() ?? []), { root: path.resolve(root), created }], fn);
+}
+
+function noteCreated(root: string, rel: string): void {
+  const resolved = path.resolve(root);
+  for (const log of folderLogs.getStore() ?? []) if (log.root === resolved && !log.created.includes(rel)) log.created.push(rel);
+}
+
+/** `fs.mkdir(root, { recursive: true })`, noting (see noteCreatedFolders) the folders it made. */
+async function ensureRoot(root: string): Promise<void> {
+  const first = await fs.mkdir(root, { recursive: true });
+  if (first === undefined) return;
+  const up = path
+    .relative(root, first)
+    .split(path.sep)
+    .filter((p) => p === '..').length;
+  for (let k = up; k >= 0; k--) noteCreated(root, k === 0 ? '.' : Array.from({ length: k }, () => '..').join('/'));
+}
+
 /** Creates each missing parent folder of the target, re-checking every component as it goes. */
-async function ensureParentDirs(c: Confined, rel: string): Promise<void> {
+async function ensureParentDirs(root: string, c: Confined, rel: string): Promise<void> {
   let current = c.rootReal;
-  for (const part of c.parts.slice(0, -1)) {
+  for (const [i, part] of c.parts.slice(0, -1).entries()) {
     current = path.join(current, part);
     let st = await lstatOrNull(current);
     if (!st) {
-      await fs.mkdir(current).catch((err: unknown) => {
-        if (errCode(err) !== 'EEXIST') throw err;
-      });
+      const made = await fs.mkdir(current).then(
+        () => true,
+        (err: unknown) => {
+          if (errCode(err) !== 'EEXIST') throw err;
+          return false;
+        },
+      );
+      if (made) noteCreated(root, c.parts.slice(0, i + 1).join('/'));
       st = await fs.lstat(current);
     }
     if (st.isSymbolicLink()) {
@@ -81,11 +120,11 @@ export async function writeFileAtomic(root: string, rel: string, data: string | 
   try {
     // The root is the caller's choice (a memory dir that may not exist yet); only what lies
     // under it is confined.
-    await fs.mkdir(root, { recursive: true });
+    await ensureRoot(root);
     const c = await confine(root, rel);
     where = path.dirname(c.abs);
     assertRegularFile(c, rel);
-    await ensureParentDirs(c, rel);
+    await ensureParentDirs(root, c, rel);
     const mode = opts.mode ?? (c.target ? c.target.mode & 0o7777 : undefined);
     const tempName = `${TEMP_FILE_PREFIX}${randomBytes(8).toString('hex')}`;
     temp = path.join(where, tempName);
@@ -155,7 +194,7 @@ export async function renameConfined(root: string, from: string, to: string): Pr
     if (dst.target && !caseOnly) {
       throw new MemoryFileError('exists', to, `Cannot rename ${from} to ${to}: ${to} already exists`);
     }
-    await ensureParentDirs(dst, to);
+    await ensureParentDirs(root, dst, to);
     if (caseOnly) {
       // Same file under another letter case (case-insensitive file system): a plain rename.
       await fs.rename(src.abs, dst.abs);

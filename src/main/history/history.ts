@@ -9,13 +9,14 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { resolveDataDir } from '../core/data-dir.js';
-import { cleanupTempFiles, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
+import { cleanupTempFiles, noteCreatedFolders, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../core/memory-lock.js';
 import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { git, gitBlob, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
-import { formatMessage, LOG_FORMAT, parseLog } from './log-format.js';
+import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog } from './log-format.js';
 import type { HistoryEntry, LoggedEntry } from './log-format.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 
@@ -110,7 +111,10 @@ function toEntry({ parents: _parents, ...entry }: LoggedEntry): HistoryEntry {
  * null). Takes the memory lock (reentrant). Cheap when nothing changed: one `git status`, which
  * compares file stats against the index and reads only files whose stat changed.
  */
-export async function recordSnapshot(memoryDir: string, opts: ChangeDescription & { secondParent?: string | null }): Promise<HistoryEntry | null> {
+export async function recordSnapshot(
+  memoryDir: string,
+  opts: ChangeDescription & { secondParent?: string | null; createdFolders?: readonly string[] },
+): Promise<HistoryEntry | null> {
   const source = checkSource(opts.source);
   const dataDir = opts.dataDir ?? resolveDataDir();
   return withMemoryLock(
@@ -133,7 +137,7 @@ export async function recordSnapshot(memoryDir: string, opts: ChangeDescription 
         // A merge: the staged tree with both parents (git commit cannot take a second parent without a merge in progress).
         const tree = (await git(repo, ['write-tree'], locked)).stdout.trim();
         const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-p', opts.secondParent, '-F', '-'], {
-          input: formatMessage(opts.summary, source, opts.body),
+          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders),
           env: await monotonicDate(repo),
         });
         await git(repo, ['update-ref', 'HEAD', made.stdout.trim()], locked);
@@ -141,7 +145,7 @@ export async function recordSnapshot(memoryDir: string, opts: ChangeDescription 
         const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
           ...locked,
           okCodes: [1],
-          input: formatMessage(opts.summary, source, opts.body),
+          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders),
           env: await monotonicDate(repo),
         });
         // Exit 1 is git's "nothing to commit" (status saw a change that staging cancelled out).
@@ -206,20 +210,22 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
       await cleanupTempFiles(await realpathDeepestExisting(memoryDir));
       await recordSnapshot(memoryDir, { ...EXTERNAL, dataDir });
       const state = { active: true };
+      // The folders this change creates, kept in its entry so that undoing it takes them away again.
+      const createdFolders: string[] = [];
       let result: T;
       try {
-        result = await transactions.run(new Map([...(outer ?? []), [key, state]]), fn);
+        result = await noteCreatedFolders(memoryDir, createdFolders, () => transactions.run(new Map([...(outer ?? []), [key, state]]), fn));
       } catch (err) {
         state.active = false;
         // The original error matters more than a failure to record; the next transact picks
         // anything left unrecorded up as `external`.
-        await recordSnapshot(memoryDir, { ...opts, dataDir, summary: `${opts.summary} (incomplete)` }).catch(() => undefined);
+        await recordSnapshot(memoryDir, { ...opts, dataDir, summary: `${opts.summary} (incomplete)`, createdFolders }).catch(() => undefined);
         throw err;
       }
       state.active = false;
       const side = opts.theirs?.() ?? [];
       const secondParent = side.length > 0 ? await commitSide(memoryDir, dataDir, side) : null;
-      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir, secondParent });
+      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir, secondParent, createdFolders });
       return { result, entry };
     },
     { dataDir },
@@ -350,6 +356,40 @@ export async function restoreFromHistory(
     await opts.then?.();
   });
   return entry;
+}
+
+/**
+ * Takes away the folders the change `rev` created (the undo of that change has run: it put the
+ * files back), each only when it is empty now — never one holding anything, and never one that
+ * was there before the change, since only folders the change itself made are in its entry.
+ * Deepest first, so a folder emptied by removing its created sub-folder goes too. Returns how
+ * many were removed.
+ */
+export async function removeFoldersCreatedBy(memoryDir: string, rev: string, opts: HistoryOptions = {}): Promise<number> {
+  const repo = await requireRepo(memoryDir, opts.dataDir);
+  const hash = await resolveRev(repo, rev, memoryDir);
+  const message = (await git(repo, ['show', '-s', '--format=%B', hash])).stdout;
+  const folders = parseCreatedFolders(message)
+    // A folder the memory dir holds, the memory dir itself, or the folders right above it.
+    .filter((rel) => rel === '.' || /^\.\.(\/\.\.)*$/.test(rel) || rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..'))
+    .map((rel) => path.resolve(memoryDir, rel))
+    .sort((a, b) => b.length - a.length);
+  return withMemoryLock(
+    memoryDir,
+    async () => {
+      let removed = 0;
+      for (const folder of folders) {
+        // rmdir removes only an empty folder, and never follows a link.
+        const gone = await fs.rmdir(folder).then(
+          () => true,
+          () => false,
+        );
+        if (gone) removed++;
+      }
+      return removed;
+    },
+    { dataDir: opts.dataDir ?? resolveDataDir() },
+  );
 }
 
 /** One entry of the history, with its parent (null for the first entry). */

@@ -17,6 +17,7 @@ export {
   readSnapshot,
   recordExternalChanges,
   recordSnapshot,
+  removeFoldersCreatedBy,
   restoreFromHistory,
   transact,
 } from './history.js';

@@ -30,6 +30,8 @@ export interface LoggedEntry extends HistoryEntry {
 }
 
 const TRAILER = 'Memdir-Source';
+/** One per folder a change created (relative to the memory dir, see safe-fs `noteCreatedFolders`): what its undo takes away when empty. */
+const CREATED_TRAILER = 'Memdir-Created-Folder';
 
 /** `git log` arguments producing what `parseLog` reads (use with `-z --name-status`). */
 export const LOG_FORMAT = '--format=%x1e%H%x1f%cI%x1f%P%x1f%B%x1f';
@@ -42,15 +44,27 @@ export function cleanSummary(summary: string): string {
   return line === '' ? 'Update memories' : line.slice(0, 200);
 }
 
-/** Builds a commit message. A body line that looks like our trailer is dropped so it cannot spoof the source. */
-export function formatMessage(summary: string, source: string, body?: string): string {
+/**
+ * Builds a commit message, with a trailer for each folder the change created. A body line that
+ * looks like one of our trailers is dropped so it cannot spoof them.
+ */
+export function formatMessage(summary: string, source: string, body?: string, createdFolders: readonly string[] = []): string {
   const cleanBody = (body ?? '')
     .replace(CONTROL, '')
     .split('\n')
-    .filter((line) => !line.startsWith(`${TRAILER}:`))
+    .filter((line) => !line.startsWith(`${TRAILER}:`) && !line.startsWith(`${CREATED_TRAILER}:`))
     .join('\n')
     .trim();
-  return `${cleanSummary(summary)}\n\n${cleanBody ? `${cleanBody}\n\n` : ''}${TRAILER}: ${source}\n`;
+  const created = createdFolders
+    .filter((f) => !/[\u0000-\u001f\u007f]/.test(f))
+    .map((f) => `${CREATED_TRAILER}: ${f}\n`)
+    .join('');
+  return `${cleanSummary(summary)}\n\n${cleanBody ? `${cleanBody}\n\n` : ''}${created}${TRAILER}: ${source}\n`;
+}
+
+/** The folders a commit message says its change created (see formatMessage). */
+export function parseCreatedFolders(message: string): string[] {
+  return [...message.matchAll(new RegExp(`^${CREATED_TRAILER}:[ \\t]*(.+)$`, 'gm'))].map((m) => m[1]!.trim());
 }
 
 function parseStatus(tokens: string[]): HistoryFileChange[] {

@@ -145,7 +145,14 @@ describe('undo of other changes', () => {
 describe('undo puts the folders back as they were', () => {
   it('undoing a move to team removes the team folder the move created', async () => {
     await seed(['a.md', 'b.md']);
-    const moved = await bulkChange(opts, [{ scope: 'private', file: 'a.md' }, { scope: 'private', file: 'b.md' }], { kind: 'move', to: 'team' });
+    const moved = await bulkChange(
+      opts,
+      [
+        { scope: 'private', file: 'a.md' },
+        { scope: 'private', file: 'b.md' },
+      ],
+      { kind: 'move', to: 'team' },
+    );
     expect(await exists('team/a.md')).toBe(true);
     await undoChange({ ...opts, rev: moved.entry!.rev });
     expect(await exists('a.md')).toBe(true);

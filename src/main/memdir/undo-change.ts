@@ -4,13 +4,14 @@
  * back too, at its old place when it still reaches the agent there (R-INDEX). What changed
  * since the entry is never lost: an index keeps its later edits (only the entry's own pointer
  * changes are reversed), and a topic file changed since stops the undo unless the caller says
- * to overwrite it (its later content stays in history either way).
+ * to overwrite it (its later content stays in history either way). The folders the change
+ * created are taken away again when the undo leaves them empty.
  */
 import path from 'node:path';
 import { parseIndex, serializeIndex } from '../../shared/index-format.js';
 import { describePlacement, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { type HistoryEntry, readAtRevision, readEntry, restoreFromHistory, transact } from '../history/index.js';
+import { type HistoryEntry, readAtRevision, readEntry, removeFoldersCreatedBy, restoreFromHistory, transact } from '../history/index.js';
 import { MemoryError } from './memory-error.js';
 import { readText } from './memory-service.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
@@ -82,6 +83,8 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       }
     },
   );
+  // The tree as it was: the folders the change made (team/, a rename's new folder) go when empty.
+  await removeFoldersCreatedBy(opts.memoryDir, target.rev, history);
   return { entry, notes };
 }
 

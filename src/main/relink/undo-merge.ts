@@ -1,13 +1,14 @@
 /**
  * One undo for a whole merge (issue 18: "one undo"): every directory the merge changed gets
  * back, in one history entry of its own (`restore`), each file it wrote or removed as it was
- * just before — the parent of the merge's entry there. A file changed since the merge stops the
+ * just before — the parent of the merge's entry there — and the folders it created go again
+ * when that leaves them empty. A file changed since the merge stops the
  * undo before anything is written (it would silently throw away that later work); the sentence
  * names it. Resolving a conflict the merge kept writes one history entry too, undone by
  * `memdir restore`.
  */
 import type { MergeRecord } from '../../shared/contract/identity.js';
-import { HistoryError, readAtRevision, transact } from '../history/index.js';
+import { HistoryError, readAtRevision, removeFoldersCreatedBy, transact } from '../history/index.js';
 import { MemoryError } from '../memdir/index.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
@@ -43,7 +44,7 @@ async function requireRecord(dataDir: string, id: string): Promise<MergeRecord> 
 export async function undoMerge(dataDir: string, id: string): Promise<MergeRecord> {
   const record = await requireRecord(dataDir, id);
   if (record.undone) throw new MemoryError('conflict', `Merge ${id} was already undone on ${record.undone.at}.`);
-  const plans: { memoryDir: string; files: { file: string; text: string | null }[] }[] = [];
+  const plans: { memoryDir: string; rev: string; files: { file: string; text: string | null }[] }[] = [];
   const changed: string[] = [];
   for (const t of record.touched) {
     const files: { file: string; text: string | null }[] = [];
@@ -52,7 +53,7 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
       if (readNow(t.memoryDir, file) !== after) changed.push(path.join(t.memoryDir, file));
       files.push({ file, text: await before(t.memoryDir, t.rev, file, dataDir) });
     }
-    plans.push({ memoryDir: t.memoryDir, files });
+    plans.push({ memoryDir: t.memoryDir, rev: t.rev, files });
   }
   // A conflict resolved by writing brought part of the other side in since: undoing around it would leave a mix.
   for (const c of record.conflicts) if (c.status === 'resolved' && c.resolution !== 'here') changed.push(path.join(c.memoryDir, c.file));
@@ -81,6 +82,8 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
       },
     );
     if (entry) revs.push(entry.rev);
+    // The folders the merge made there (a relink's new memory folder and its project folder) go when empty.
+    await removeFoldersCreatedBy(p.memoryDir, p.rev, { dataDir });
   }
   const updated: MergeRecord = { ...record, undone: { at: new Date().toISOString(), revs } };
   await saveMergeRecord(dataDir, updated);
