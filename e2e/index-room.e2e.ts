@@ -3,13 +3,15 @@
  * workspace: Make room bringing an index past its limit under the cut (one entry, one Undo);
  * Health's orphan fix after a dream, which used to push the index back past the cut; the index
  * editor, which said everything reached the agent while lines of prose were cut; a duplicate
- * found, compared and merged; the editor warning about a memory that repeats another.
+ * found, compared and merged; the editor warning about a memory that repeats another; the index
+ * editor asking before a save that drops pointers, and that save's Undo.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexEntries, parseIndex } from '../src/shared/index-format.js';
 import { loadIndexAsClaudeCode } from '../src/shared/index-load.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { type Host, artifact, startHost } from './support/host.js';
@@ -194,6 +196,49 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     await warning.getByText(/repeats/).waitFor();
     expect(await warning.textContent()).toContain('feedback_tests.md');
     await page.screenshot({ path: artifact('room-04-repeat-warning.png') });
+    expect(errors).toEqual([]);
+  });
+
+  it('asks before a save of MEMORY.md that drops the pointers to memories that exist, and the toast of the save has an Undo that puts the index back', async () => {
+    const project = '-demo-checkout-service';
+    const before = await indexOf(project);
+    const pointed: string[] = [];
+    for (const e of indexEntries(parseIndex(before))) {
+      if (
+        await fs.access(path.join(memoryOf(project), e.file)).then(
+          () => true,
+          () => false,
+        )
+      )
+        pointed.push(e.file);
+    }
+    expect(pointed.length).toBeGreaterThan(1);
+    await open(project, 'index');
+    await page.getByRole('button', { name: 'Edit MEMORY.md' }).click();
+    // Empty it as a user would: select everything, delete, save.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await expect.poll(() => page.locator('.cm-content').textContent()).toBe('');
+    await page.getByRole('button', { name: 'Save MEMORY.md' }).click();
+    const ask = page.getByRole('group', { name: 'Confirm save' });
+    await ask.getByText(`This save removes the pointers to ${pointed.length} memories`, { exact: false }).waitFor();
+    expect(await indexOf(project)).toBe(before);
+    await ask.getByRole('button', { name: 'Keep editing' }).click();
+    expect(await indexOf(project)).toBe(before);
+
+    await page.getByRole('button', { name: 'Save MEMORY.md' }).click();
+    await page.getByRole('group', { name: 'Confirm save' }).getByRole('button', { name: 'Save anyway' }).click();
+    const toast = page.getByRole('status').filter({ hasText: 'Saved MEMORY.md.' });
+    await toast.waitFor();
+    expect(await indexOf(project)).toBe('');
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Undone\./ })
+      .first()
+      .waitFor();
+    expect(await indexOf(project)).toBe(before);
     expect(errors).toEqual([]);
   });
 });

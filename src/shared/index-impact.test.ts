@@ -12,6 +12,13 @@ describe('indexImpact', () => {
     });
   });
 
+  it('names the files a rewrite stops pointing at (not those it moves past the cut)', () => {
+    const text = lines(3);
+    expect(indexImpact(text, { kind: 'replace', text: '' }).dropped).toEqual(['m0.md', 'm1.md', 'm2.md']);
+    const moved = `${Array.from({ length: 200 }, (_, i) => `note ${i}`).join('\n')}\n- [M0](m0.md) — hook 0\n`;
+    expect(indexImpact(text, { kind: 'replace', text: moved })).toMatchObject({ dropped: ['m1.md', 'm2.md'], newlyCut: ['m0.md'] });
+  });
+
   it('warns that a new pointer at line 201 would never reach the agent', () => {
     expect(indexImpact(lines(200), { kind: 'add', title: 'New', file: 'new.md', hook: 'h' })).toMatchObject({
       newlyCut: [],

@@ -4,7 +4,7 @@
  * to? Every writer of MEMORY.md that asks first (the editor, the index editor, Health's fixes,
  * Make room, a merge) reads its answer from here; the cut itself is `loadIndexAsClaudeCode`.
  */
-import { addIndexEntry, parseIndex, serializeIndex, splitLoadedEntries, updateIndexEntry } from './index-format.js';
+import { addIndexEntry, indexEntries, parseIndex, serializeIndex, splitLoadedEntries, updateIndexEntry } from './index-format.js';
 import { loadIndexAsClaudeCode } from './index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from './limits.js';
 
@@ -34,6 +34,8 @@ export interface IndexImpact {
   newlyCut: string[];
   /** Files whose pointers are past the cut now and would reach the agent after the change. */
   newlyLoaded: string[];
+  /** Files the index points at now and not at all after the change (a pointer dropped, not moved past the cut). */
+  dropped: string[];
   /** Whether the changed/added pointer itself would be past the cut. */
   changedIsCut: boolean;
   before: IndexFigures;
@@ -78,9 +80,11 @@ export function indexImpact(text: string, change: IndexChange): IndexImpact {
   const loadedAfter = new Set(after.loadedFiles);
   const wasLoaded = new Set(before.loadedFiles);
   const changedFile = change.kind === 'replace' ? null : change.file;
+  const pointedAfter = new Set(indexEntries(parseIndex(afterText)).map((e) => e.file));
   return {
     newlyCut: [...cutAfter].filter((f) => wasLoaded.has(f) && !loadedAfter.has(f) && f !== changedFile),
     newlyLoaded: [...new Set(before.cutFiles)].filter((f) => loadedAfter.has(f) && !wasLoaded.has(f)),
+    dropped: [...new Set(indexEntries(parseIndex(text)).map((e) => e.file))].filter((f) => !pointedAfter.has(f)),
     changedIsCut: changedFile !== null && cutAfter.has(changedFile),
     before: strip(before),
     after: strip(after),
