@@ -10,6 +10,7 @@ import type { Scope } from '../../shared/memory-types.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 interface IndexFileState {
   dir: string | null;
@@ -51,8 +52,9 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
   async save(dir, scope, edit) {
     const shown = () => get().dir === dir && get().scope === scope;
     try {
-      await call('index.save', { dir, scope, text: edit.draft, baseText: edit.base });
-      useToasts.getState().show('info', 'Saved MEMORY.md.');
+      const { rev } = await call('index.save', { dir, scope, text: edit.draft, baseText: edit.base });
+      // An index save can drop every pointer: like every other destructive action, one Undo takes it back.
+      offerUndo(dir, rev, 'Saved MEMORY.md.');
       if (shown()) set({ text: edit.draft });
       return true;
     } catch (e) {

@@ -2,7 +2,8 @@
  * MEMORY.md as the agent sees it: the loaded part, the cut part and what Claude Code strips
  * first visibly apart, with the load meter; "What the agent sees" — the exact text of the next
  * session start, and a warning when the last session was given something else (R-INDEX);
- * editing shows, before saving, which pointers the new text would push past the cut.
+ * editing shows, before saving, which pointers the new text would push past the cut, and asks
+ * first when it would drop the pointers to memories that exist; a save has one Undo.
  */
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
@@ -33,6 +34,8 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   // The editor's text and the file text it started from: saving checks the file still holds `base`.
   const [edit, setEdit] = useState<{ base: string; draft: string } | null>(null);
   const draft = edit?.draft ?? null;
+  // Asking before a save that drops the pointers to memories that exist.
+  const [confirmDrop, setConfirmDrop] = useState(false);
   const [makingRoom, setMakingRoom] = useState(false);
   const [reordering, setReordering] = useState(false);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
@@ -71,8 +74,20 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   }, [shown]);
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
-  const save = async () => {
-    if (edit === null || !(await useIndexFile.getState().save(dir, scope, edit))) return;
+  // Memories that exist whose pointer this save would take out of the index: they become orphans.
+  const dropping = useMemo(() => {
+    const memories = new Set(((scope === 'team' ? scan.team?.memories : scan.memories) ?? []).map((m) => m.file));
+    return impact ? impact.dropped.filter((f) => memories.has(f)) : [];
+  }, [impact, scan, scope]);
+
+  const save = async (confirmed = false) => {
+    if (edit === null) return;
+    if (dropping.length > 0 && !confirmed) {
+      setConfirmDrop(true);
+      return;
+    }
+    setConfirmDrop(false);
+    if (!(await useIndexFile.getState().save(dir, scope, edit))) return;
     setEdit(null);
     await reload();
   };
@@ -161,7 +176,10 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             value={draft}
             height="420px"
             extensions={INDEX_EXTENSIONS}
-            onChange={(v) => setEdit((e) => e && { ...e, draft: v })}
+            onChange={(v) => {
+              setConfirmDrop(false);
+              setEdit((e) => e && { ...e, draft: v });
+            }}
             aria-label="MEMORY.md text"
           />
           <p className={view.load.truncated || (impact && impact.newlyCut.length > 0) ? 'banner warning' : 'muted small'} aria-label="After saving">
@@ -172,16 +190,43 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
               : ', everything reaches the agent'}
             {impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>
-          <div className="actions">
-            <button className="primary" onClick={() => void save()}>
-              Save MEMORY.md
-            </button>
-            <button onClick={() => setEdit(null)}>Cancel</button>
-          </div>
+          {confirmDrop && dropping.length > 0 ? (
+            <div className="inline-form" role="group" aria-label="Confirm save">
+              <span>{droppingSentence(dropping)}</span>{' '}
+              <button className="danger" onClick={() => void save(true)}>
+                Save anyway
+              </button>
+              <button onClick={() => setConfirmDrop(false)} autoFocus>
+                Keep editing
+              </button>
+            </div>
+          ) : (
+            <div className="actions">
+              <button className="primary" onClick={() => void save()}>
+                Save MEMORY.md
+              </button>
+              <button
+                onClick={() => {
+                  setConfirmDrop(false);
+                  setEdit(null);
+                }}
+              >
+                Cancel
+              </button>
+            </div>
+          )}
         </>
       )}
     </div>
   );
+}
+
+/** The question before a save that drops pointers: how many memories lose theirs, and what that means. */
+function droppingSentence(files: string[]): string {
+  const n = files.length;
+  const named = n <= 5 ? files.join(', ') : `${files.slice(0, 5).join(', ')} and ${n - 5} more`;
+  const memories = n === 1 ? '1 memory' : `${n} memories`;
+  return `This save removes the pointers to ${memories} (${named}): the agent will no longer find ${n === 1 ? 'it' : 'them'}. ${n === 1 ? 'It stays' : 'They stay'} on disk, and Undo puts the pointers back. Save anyway?`;
 }
 
 /** "What the agent sees": the next session's index text, and whether the last session got the same. */
