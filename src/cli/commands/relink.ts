@@ -25,7 +25,7 @@ import {
   undoMerge,
 } from '../../main/relink/index.js';
 import { loadAppSettings } from '../../main/settings/index.js';
-import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import { type CliIo, type CommandSpec, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { ago, plural, table } from '../format.js';
 import { homeFrom } from './scan.js';
 
@@ -291,22 +291,57 @@ export const mergeUndoCommand: CommandSpec = {
 
 export const exportCommand: CommandSpec = {
   name: ['export'],
-  summary: "Write a project's memory (private, team, agent) with its history into one archive (a tar).",
+  summary: "Write a project's memory (private, team, agent) with its history into one archive (a tar), refused while it would carry a secret.",
   args: ['<project>', '<file>'],
-  options: { home: homeOption, json: jsonOption },
+  options: {
+    home: homeOption,
+    'without-history': { type: 'boolean', description: 'leave the history out: pack the current files only (still checked for secrets)' },
+    allow: {
+      type: 'string',
+      multiple: true,
+      valueName: 'FINGERPRINT',
+      description: 'pack this finding anyway (its fingerprint, as the refusal prints it; repeat for several)',
+    },
+    json: jsonOption,
+  },
   details: `The archive opens with \`tar xf\`: memdir-export/manifest.json (the project, its identity, each file and
 its SHA-256), memory/ (MEMORY.md, topic files, team/), agents/<scope>/<type>/ (the repository's agent
 memory) and history/memory.bundle (the history as a git bundle). An existing file is never replaced.
-JSON: {"file", "project": {"dir", "path"}, "files", "bytes", "history"}`,
+Everything it packs is checked first with the scanner of \`memdir secrets scan\`: every file (and its
+name), the manifest, and every file of every revision in the history, and every revision's message —
+a token you undid or edited out is still in the history. With any finding, nothing is written: each
+is named in one sentence (the file, the revision and its date, the secret masked, its fingerprint).
+To go on: remove the secret from the current files (and revoke it), export with --without-history
+to leave the history out, or, for a finding that is not a secret, --allow <fingerprint>.
+JSON: {"exported": true, "file", "project": {"dir", "path"}, "files", "bytes", "history"}, or refused
+  {"exported": false, "file", "project", "findings": [{"in": "file"|"history", "where": "content"|"name"|"message",
+  "file"|null, "line"|null, "column"|null, "rev"|null, "time"|null, "stillInFile"|null, "title", "match", "rule",
+  "severity", "fingerprint", "message"}]}
+Exit codes: 0 exported, 1 refused for secrets (nothing written), 2 error.`,
   async run({ positionals, values, io }) {
     const ctx = await contextOf(values, io);
-    const result = await exportProject(ctx, positionals[0]!, path.resolve(io.cwd, positionals[1]!));
+    const allow = Array.isArray(values.allow) ? values.allow : typeof values.allow === 'string' ? [values.allow] : [];
+    const result = await exportProject(ctx, positionals[0]!, path.resolve(io.cwd, positionals[1]!), {
+      withoutHistory: Boolean(values['without-history']),
+      allow,
+    });
     if (values.json) printJson(io, result);
-    else
+    else if (result.exported)
       io.out(
-        `Exported ${plural(result.files, 'file')} of ${result.project.path ?? result.project.dir}${result.history ? ' with its history' : ''} to ${result.file}.\n`,
+        `Exported ${plural(result.files, 'file')} of ${result.project.path ?? result.project.dir}${result.history ? ' with its history' : ' without its history'} to ${result.file}.\n`,
       );
-    return 0;
+    else {
+      for (const f of result.findings) io.out(`${f.message}\n`);
+      const inHistory = result.findings.some((f) => f.in === 'history');
+      const inFiles = result.findings.some((f) => f.in === 'file');
+      io.out(
+        `\nNothing was written: ${plural(result.findings.length, 'secret')} would leave with the archive.` +
+          (inFiles ? ' Remove or redact the secret in the current files (and revoke it if it is real), then export again.' : '') +
+          (inHistory ? ' The history keeps every saved version: export with --without-history to leave it out (the current files are still checked).' : '') +
+          ' A finding that is not a secret can be packed anyway with --allow <fingerprint>.\n',
+      );
+    }
+    return result.exported ? EXIT_OK : EXIT_PROBLEMS;
   },
 };
 

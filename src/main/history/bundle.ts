@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { HistoryError, git, gitInitBare } from './git.js';
+import { HistoryError, type ShadowRepo, git, gitBlob, gitInitBare } from './git.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 import { withMemoryLock } from '../core/memory-lock.js';
 
@@ -33,20 +33,87 @@ export async function bundleHistory(memoryDir: string, opts: { dataDir?: string 
   });
 }
 
-/** Whether `bundle` is a complete git bundle (checked in a throwaway repository: nothing of the user's is touched). */
-export async function isReadableBundle(bundle: Buffer): Promise<boolean> {
+/** Run `fn` on a throwaway repository holding `bundle` as a file (nothing of the user's is touched). */
+async function withBundleRepo<T>(bundle: Buffer, fn: (repo: ShadowRepo, file: string) => Promise<T>): Promise<T> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-bundle-check-'));
   try {
     const repo = { gitDir: path.join(dir, 'repo.git'), workTree: dir };
     await gitInitBare(repo);
     const file = path.join(dir, 'history.bundle');
     await fs.writeFile(file, bundle);
-    return (await git(repo, ['bundle', 'verify', '-q', file], { okCodes: [1, 128] })).code === 0;
-  } catch {
-    return false;
+    return await fn(repo, file);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Whether `bundle` is a complete git bundle (checked in a throwaway repository: nothing of the user's is touched). */
+export async function isReadableBundle(bundle: Buffer): Promise<boolean> {
+  try {
+    return await withBundleRepo(bundle, async (repo, file) => (await git(repo, ['bundle', 'verify', '-q', file], { okCodes: [1, 128] })).code === 0);
+  } catch {
+    return false;
+  }
+}
+
+/** One text a history bundle carries: a file as a revision holds it, or a revision's message. */
+export interface BundledText {
+  /** The file's path in the memory dir, or null for a revision's message. */
+  path: string | null;
+  /** The oldest revision that holds these bytes (at this path), and its commit time (ISO 8601). */
+  rev: string;
+  time: string;
+  data: Buffer;
+}
+
+/**
+ * Everything a history bundle (as `bundleHistory` writes) carries that a person wrote: every
+ * file of every revision — each content once per path, with the oldest revision holding it —
+ * and every revision's message, oldest first. Read from the bundle itself, in a throwaway
+ * repository, so what is listed is exactly what the bundle packs.
+ * @throws {HistoryError} when the bundle is not a readable git bundle.
+ */
+export async function readBundledTexts(bundle: Buffer): Promise<BundledText[]> {
+  return withBundleRepo(bundle, async (repo, file) => {
+    const verified = await git(repo, ['bundle', 'verify', '-q', file], { okCodes: [1, 128] });
+    if (verified.code !== 0) throw new HistoryError('bad-argument', 'The history is not a readable git bundle');
+    await git(repo, ['fetch', '-q', '--no-tags', file, '+HEAD:refs/memdir/bundled']);
+    // Each revision's files that differ from its first parent (all of them for a root), parents
+    // before children: every blob of every tree appears, first where it was introduced.
+    const log = await git(repo, [
+      'log',
+      '--topo-order',
+      '--reverse',
+      '--root',
+      '--diff-merges=first-parent',
+      '--raw',
+      '--no-abbrev',
+      '--no-renames',
+      '-z',
+      '--format=%x1e%H%x1f%cI%x1f%B%x1f',
+      'refs/memdir/bundled',
+    ]);
+    const texts: BundledText[] = [];
+    const seen = new Set<string>();
+    for (const record of log.stdout.split('\x1e').slice(1)) {
+      const [rev = '', time = '', message = '', rest = ''] = record.split('\x1f');
+      if (message.trim() !== '' && !seen.has(`message\0${message}`)) {
+        seen.add(`message\0${message}`);
+        texts.push({ path: null, rev, time, data: Buffer.from(message, 'utf8') });
+      }
+      const tokens = rest.replace(/^\0/, '').replace(/^\n/, '').split('\0');
+      for (let i = 0; i < tokens.length; i++) {
+        const raw = /^:\d+ \d+ [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(tokens[i]!);
+        if (!raw) continue;
+        const filePath = tokens[++i] ?? '';
+        const [, oid, status] = raw;
+        if (status === 'D' || /^0+$/.test(oid!) || seen.has(`${filePath}\0${oid}`)) continue;
+        seen.add(`${filePath}\0${oid}`);
+        texts.push({ path: filePath, rev, time, data: await gitBlob(repo, oid!) });
+      }
+    }
+    return texts;
+  });
 }
 
 /**

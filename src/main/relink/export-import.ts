@@ -3,7 +3,8 @@
  * can open: `memdir-export/manifest.json` (what it is, the project and its identity, every file
  * with its SHA-256), `memory/` (the memory directory: index, topic files, `team/`),
  * `agents/<scope>/<type>/` (the agent memory kept in the repository) and
- * `history/memory.bundle` (the shadow history as a git bundle). `memdir import <file> <project>`
+ * `history/memory.bundle` (the shadow history as a git bundle) — refused, nothing written, while
+ * anything it packs holds a secret (export-secrets.ts). `memdir import <file> <project>`
  * reads it strictly — a corrupt or foreign archive is refused in a sentence, nothing written —
  * and brings it in through the merge of a relink (identical once, conflicts kept, the index
  * under the cut), its history kept beside the target's.
@@ -19,6 +20,7 @@ import { VERSION } from '../core/version.js';
 import { bundleHistory, isReadableBundle, keepBundledHistory, recordExternalChanges } from '../history/index.js';
 import { identityOfPath, locateProject, MemoryError, readPathFacts, rememberProjectPath, scanProject } from '../memdir/index.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
+import { type ExportFinding, findExportSecrets } from './export-secrets.js';
 import { type MergeArea, applyMerge, readArea } from './merge-apply.js';
 import type { FileMap } from './merge-plan.js';
 import { type RelinkContext, planOf } from './relink-service.js';
@@ -43,6 +45,7 @@ const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
 
 /** What an export wrote. */
 export interface ExportResult {
+  exported: true;
   file: string;
   project: { dir: string; path: string | null };
   files: number;
@@ -50,8 +53,28 @@ export interface ExportResult {
   history: boolean;
 }
 
-/** Export `target`'s memory (private, team, agent) with its history into a new file `file`. */
-export async function exportProject(ctx: RelinkContext, target: string, file: string): Promise<ExportResult> {
+/** An export refused: what it would have packed holds secrets, and nothing was written. */
+export interface ExportRefused {
+  exported: false;
+  file: string;
+  project: { dir: string; path: string | null };
+  findings: ExportFinding[];
+}
+
+/** How an export may go on past a finding. */
+export interface ExportOptions {
+  /** Leave the history out: only the current files (still checked) are packed. */
+  withoutHistory?: boolean;
+  /** Fingerprints of findings to pack anyway (a finding that is not a secret, or that the user means to carry). */
+  allow?: readonly string[];
+}
+
+/**
+ * Export `target`'s memory (private, team, agent) with its history into a new file `file`.
+ * Everything it would pack is checked for secrets first (export-secrets.ts): with any finding not
+ * allowed, nothing is written and the findings are returned.
+ */
+export async function exportProject(ctx: RelinkContext, target: string, file: string, options: ExportOptions = {}): Promise<ExportResult | ExportRefused> {
   const loc = await locateProject(ctx.home, target, ctx.env ?? process.env).catch((error: Error) => {
     throw new MemoryError('not-found', error.message);
   });
@@ -69,13 +92,14 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
   if (entries.length === 0) throw new MemoryError('not-found', `${loc.dir} has no memories to export (looked in ${loc.memoryDir}).`);
   // The history is brought up to date first, so the bundle holds what is exported.
   await recordExternalChanges(loc.memoryDir, { dataDir: ctx.dataDir });
-  const bundle = await bundleHistory(loc.memoryDir, { dataDir: ctx.dataDir });
+  const bundle = options.withoutHistory ? null : await bundleHistory(loc.memoryDir, { dataDir: ctx.dataDir });
+  const project = { dir: loc.dir, path: scan.path };
   const manifest: Manifest = {
     format: FORMAT,
     version: 1,
     exportedAt: new Date().toISOString(),
     memdirVersion: VERSION,
-    project: { dir: loc.dir, path: scan.path, identity: scan.identity },
+    project: { ...project, identity: scan.identity },
     files: entries.map((e) => ({ path: e.name.slice(ROOT.length + 1), sha256: sha256(e.data), bytes: e.data.length })),
     history: bundle ? { path: 'history/memory.bundle', sha256: sha256(bundle), bytes: bundle.length } : null,
   };
@@ -84,9 +108,13 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
     ...entries,
     ...(bundle ? [{ name: `${ROOT}/history/memory.bundle`, data: bundle }] : []),
   ];
+  // Checked as packed (the manifest too: a remote URL may carry a password), before anything is written.
+  const packed = all.filter((e) => e.data !== bundle).map((e) => ({ path: e.name.slice(ROOT.length + 1), data: e.data }));
+  const findings = await findExportSecrets(packed, bundle, new Set(options.allow ?? []));
+  if (findings.length > 0) return { exported: false, file: out, project, findings };
   const archive = writeTar(all);
   await writeFileAtomic(path.dirname(out), path.basename(out), archive);
-  return { file: out, project: { dir: loc.dir, path: scan.path }, files: entries.length, bytes: archive.length, history: bundle !== null };
+  return { exported: true, file: out, project, files: entries.length, bytes: archive.length, history: bundle !== null };
 }
 
 /** An archive read and checked: its manifest, files by path (under `memdir-export/`), the history bundle. */

@@ -2,4 +2,4 @@
  * Finding secrets in memory text before it leaves the machine.
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
-export { redactFinding, scanDir, scanFile, type ScanReport, scanText } from './scanner.js';
+export { type Finding, redactFinding, scanContent, scanDir, scanFile, type ScanReport, scanText } from './scanner.js';

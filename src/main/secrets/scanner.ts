@@ -360,6 +360,18 @@ export async function scanFile(file: string, options: ScanOptions = {}): Promise
 }
 
 /**
+ * Scan a file's bytes held in memory — packed into an archive, or read from a history — and its
+ * relative path `rel` (every component), as `scanFile` scans a file on disk: every size, and
+ * findings name the file by `rel` with any stretch of it holding a secret masked.
+ */
+export async function scanContent(rel: string, data: Buffer | string): Promise<Finding[]> {
+  const inName = await scanName(rel, rel);
+  const file = maskedPath(rel, rel, inName);
+  const text = typeof data === 'string' ? data : new TextDecoder('utf-8', { fatal: false }).decode(data);
+  return [...(await scanText(text, { file })), ...inName.map((f) => ({ ...f, file }))];
+}
+
+/**
  * Scan every `*.md` under `dir`, recursively, and every file's path below `dir` (a token in a
  * file or folder name). Symbolic links are listed as skipped, never followed (a link to
  * ~/.ssh is not Memdir's to read); dot-directories (.git) are not entered.
