@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { HistoryError, type ShadowRepo, git, gitBlob, gitInitBare } from './git.js';
+import { HistoryError, type ShadowRepo, git, gitBlobs, gitInitBare } from './git.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 import { withMemoryLock } from '../core/memory-lock.js';
 
@@ -93,13 +93,15 @@ export async function readBundledTexts(bundle: Buffer): Promise<BundledText[]> {
       '--format=%x1e%H%x1f%cI%x1f%B%x1f',
       'refs/memdir/bundled',
     ]);
-    const texts: BundledText[] = [];
+    // In the order met; a file's bytes are read afterwards, all in one git.
+    const found: (Omit<BundledText, 'data'> & ({ oid: string } | { data: Buffer }))[] = [];
     const seen = new Set<string>();
+    const messages = new Set<string>();
     for (const record of log.stdout.split('\x1e').slice(1)) {
       const [rev = '', time = '', message = '', rest = ''] = record.split('\x1f');
-      if (message.trim() !== '' && !seen.has(`message\0${message}`)) {
-        seen.add(`message\0${message}`);
-        texts.push({ path: null, rev, time, data: Buffer.from(message, 'utf8') });
+      if (message.trim() !== '' && !messages.has(message)) {
+        messages.add(message);
+        found.push({ path: null, rev, time, data: Buffer.from(message, 'utf8') });
       }
       const tokens = rest.replace(/^\0/, '').replace(/^\n/, '').split('\0');
       for (let i = 0; i < tokens.length; i++) {
@@ -109,10 +111,16 @@ export async function readBundledTexts(bundle: Buffer): Promise<BundledText[]> {
         const [, oid, status] = raw;
         if (status === 'D' || /^0+$/.test(oid!) || seen.has(`${filePath}\0${oid}`)) continue;
         seen.add(`${filePath}\0${oid}`);
-        texts.push({ path: filePath, rev, time, data: await gitBlob(repo, oid!) });
+        found.push({ path: filePath, oid: oid!, rev, time });
       }
     }
-    return texts;
+    const blobs = await gitBlobs(repo, [...new Set(found.flatMap((f) => ('oid' in f ? [f.oid] : [])))]);
+    return found.map((f) => {
+      if (!('oid' in f)) return f;
+      const data = blobs.get(f.oid);
+      if (!data) throw new HistoryError('git-failed', `Memdir's history is unavailable: the bundle lacks ${f.path} of revision ${f.rev.slice(0, 10)}`);
+      return { path: f.path, rev: f.rev, time: f.time, data };
+    });
   });
 }
 
