@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../cli/command.js';
 import { exportCommand } from '../../cli/commands/relink.js';
-import { listHistory, recordExternalChanges, recordSnapshot } from '../history/index.js';
+import { listHistory, recordExternalChanges, recordSnapshot, transact } from '../history/index.js';
+import { openShadowRepo } from '../history/shadow-repo.js';
 import { exportProject } from './index.js';
 import { addMemories, addSession, git, makeRepo, topic } from './test-support/moved-project.js';
 
@@ -122,6 +123,26 @@ describe('export refuses to pack a secret (R-SYNC-SECURITY)', () => {
     expect(inName.file).toMatch(/^memory\/reference_ghp_\w*\*+\.md$/);
     expect(JSON.stringify(withHistory)).not.toContain(TOKEN);
     await expect(fs.access(file)).rejects.toThrow();
+  });
+
+  it("finds a token held only by the other side of a merge (the team's version a three-way merge kept as its second parent)", async () => {
+    const { entry } = await transact(
+      memoryDir,
+      {
+        dataDir,
+        source: 'sync',
+        summary: 'Merged the team version of user_language.md',
+        theirs: () => [{ path: 'user_language.md', content: topic('Language', 'user', `Reply in English.\nci: ${TOKEN}`), from: 'server' }],
+      },
+      () => fs.writeFile(path.join(memoryDir, 'user_language.md'), topic('Language', 'user', 'Reply in English, always.')),
+    );
+    const outcome = await exportProject({ home, dataDir }, dir, path.join(tmp, 'shop.tar'));
+    if (outcome.exported) throw new Error('the export should have been refused');
+    expect(outcome.findings).toEqual([expect.objectContaining({ in: 'history', file: 'memory/user_language.md', line: 8, stillInFile: false })]);
+    // Held by the merge's second parent, not by the merge itself.
+    expect(outcome.findings[0]!.rev).not.toBe(entry!.rev);
+    const repo = (await openShadowRepo(memoryDir, dataDir))!;
+    expect(git(tmp, '--git-dir', repo.gitDir, 'rev-parse', `${entry!.rev}^2`)).toBe(outcome.findings[0]!.rev);
   });
 
   it("finds a token in a history entry's message", async () => {
