@@ -334,8 +334,10 @@ Exit codes: 0 exported, 1 refused for secrets (nothing written), 2 error.`,
       for (const f of result.findings) io.out(`${f.message}\n`);
       const inHistory = result.findings.some((f) => f.in === 'history');
       const inFiles = result.findings.some((f) => f.in === 'file');
+      // One secret is often in a file and in its history: counted once (a failed scan, without a fingerprint, each time).
+      const secrets = new Set(result.findings.map((f, i) => f.fingerprint || `#${i}`)).size;
       io.out(
-        `\nNothing was written: ${plural(result.findings.length, 'secret')} would leave with the archive.` +
+        `\nNothing was written: ${plural(secrets, 'secret')} would leave with the archive${result.findings.length > secrets ? ` (found in ${result.findings.length} places)` : ''}.` +
           (inFiles ? ' Remove or redact the secret in the current files (and revoke it if it is real), then export again.' : '') +
           (inHistory ? ' The history keeps every saved version: export with --without-history to leave it out (the current files are still checked).' : '') +
           ' A finding that is not a secret can be packed anyway with --allow <fingerprint>.\n',

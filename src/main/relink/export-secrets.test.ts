@@ -186,5 +186,16 @@ describe('export refuses to pack a secret (R-SYNC-SECURITY)', () => {
     execFileSync('tar', ['xf', path.join(tmp, 'all.tar'), '-C', x]);
     git(tmp, 'clone', '-q', path.join(x, 'memdir-export/history/memory.bundle'), clone);
     expect(git(clone, 'log', '-p', '--format=%H')).toContain(TOKEN);
+
+    // A token in a file now is in its history too: one secret, named in each place (its earlier one in user_language.md too), and what to do about each.
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), `- [Language](user_language.md) — ${TOKEN}\n`);
+    const both = await runExport([dir, 'both.tar']);
+    expect(both.code).toBe(1);
+    expect(both.out).toContain('memory/MEMORY.md holds a GitHub token (ghp_');
+    expect(both.out).toMatch(/memory\/MEMORY\.md as revision \w{10} of .*; the file still holds it/);
+    expect(both.out).toMatch(
+      /Nothing was written: 1 secret would leave with the archive \(found in 3 places\)\. Remove or redact the secret in the current files/,
+    );
+    expect(both.out).not.toContain(TOKEN);
   });
 });
