@@ -38,8 +38,39 @@ export interface MemoryMeta {
 }
 
 export interface FrontmatterIssue {
-  code: 'bad-frontmatter' | 'invalid-type';
+  code: 'bad-frontmatter' | 'invalid-type' | 'cut-by-comment';
   message: string;
+  /** The file's line (1-based) the issue is on, when it is one line. */
+  line?: number;
+}
+
+/** The keys whose values recall and the index use: a comment cutting one of them short is a problem. */
+export const READ_KEYS: ReadonlySet<string> = new Set(['name', 'description']);
+
+/**
+ * A plain (unquoted) frontmatter value that YAML ends at ` #`, reading the rest of its line as a
+ * comment: `description: PRs #45-#61 merged` reads as `PRs` — in Memdir and in Claude Code, whose
+ * recall manifest sends the value as read (R-RECALL-SELECT).
+ */
+export interface CommentCut {
+  /** The key's path: `['description']`, or `['metadata', 'description']`. */
+  path: string[];
+  /** 1-based line of the YAML text the value is on. */
+  line: number;
+  /** What YAML reads. */
+  read: string;
+  /** What was written: the value and the comment after it, up to the end of the line. */
+  written: string;
+}
+
+/** The issue of a cut value of a read key, on its line of the file (the YAML text's lines are the file's: it starts on the `---` line). */
+export function commentCutIssue(file: string, cut: CommentCut): FrontmatterIssue {
+  const key = cut.path[cut.path.length - 1]!;
+  return {
+    code: 'cut-by-comment',
+    line: cut.line,
+    message: `${file}: the ${key} stops at " #", because YAML reads the rest of the line as a comment: Claude Code reads ${quoteName(cut.read, 80)}, not ${quoteName(cut.written, 120)}. Quote the value to keep all of it.`,
+  };
 }
 
 function text(value: unknown): string | null {

@@ -9,6 +9,7 @@ export const PROBLEM_CODES = [
   'duplicate-pointer',
   'malformed-line',
   'bad-frontmatter',
+  'cut-by-comment',
   'invalid-type',
   'over-limit',
   'unreadable',
@@ -17,8 +18,11 @@ export const PROBLEM_CODES = [
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
-/** What a one-click fix does; only fixes that cannot lose anything are offered. */
-export const FIX_KINDS = ['add-to-index', 'drop-pointer', 'dedupe-pointer'] as const;
+/**
+ * What a one-click fix does; only fixes that cannot lose anything are offered. `quote-value` edits
+ * a topic file (its frontmatter, in place); the others edit MEMORY.md.
+ */
+export const FIX_KINDS = ['add-to-index', 'drop-pointer', 'dedupe-pointer', 'quote-value'] as const;
 export type FixKind = (typeof FIX_KINDS)[number];
 
 export const problemSchema = z.object({
@@ -43,6 +47,7 @@ export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
   'duplicate-pointer': 'warning',
   'malformed-line': 'warning',
   'bad-frontmatter': 'warning',
+  'cut-by-comment': 'warning',
   'invalid-type': 'warning',
   'over-limit': 'error',
   unreadable: 'error',

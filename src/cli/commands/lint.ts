@@ -24,7 +24,7 @@ const counted = (p: Problem) => p.severity !== 'hint';
 
 export const lintCommand: CommandSpec = {
   name: ['lint'],
-  summary: 'Check memory health: dangling and duplicate pointers, orphans, bad frontmatter, index over its limit, unreadable files.',
+  summary: 'Check memory health: dangling and duplicate pointers, orphans, bad frontmatter, values cut by a # comment, index over its limit, unreadable files.',
   args: [],
   options: {
     home: homeOption,
@@ -32,7 +32,7 @@ export const lintCommand: CommandSpec = {
     fix: {
       type: 'boolean',
       description:
-        'apply the safe fixes (dangling and repeated pointers out, then orphans into the index while their pointers reach the agent), recorded in history',
+        'apply the safe fixes (names and descriptions a # comment cuts short quoted, dangling and repeated pointers out, then orphans into the index while their pointers reach the agent), recorded in history',
     },
     'past-cut': { type: 'boolean', description: 'with --fix, also add orphans whose pointers would fall below the cut (Claude Code never loads them)' },
     json: jsonOption,

@@ -1,10 +1,14 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { CommentCut } from '../../shared/frontmatter.js';
 import { YAML_FAILS, readFrontmatterFast, scanFrontmatter } from './frontmatter-scanner.js';
 import { parseYamlWithRetry } from './frontmatter-yaml.js';
 import { NO_FIXTURES, realFixturesRoot, realTopicFiles } from './test-support/real-fixtures.js';
 import { locateFrontmatter } from './topic-file.js';
+
+/** Headers where the scanner found a name or description cut by a comment (and the YAML path agreed). */
+let cutHeaders = 0;
 
 /**
  * The scanner's answer must be exactly the YAML path's (YAML, then Claude Code's quoting retry),
@@ -12,7 +16,9 @@ import { locateFrontmatter } from './topic-file.js';
  * which way the YAML path got its answer.
  */
 function agrees(source: string): 'answered' | 'answered-after-retry' | 'fails' | 'declined' {
-  const fast = readFrontmatterFast(source);
+  const cuts: CommentCut[] = [];
+  const fast = readFrontmatterFast(source, cuts);
+  if (fast === undefined || fast === YAML_FAILS) expect(cuts).toEqual([]);
   if (fast === undefined) return 'declined';
   if (fast === YAML_FAILS) {
     expect(() => parseYamlWithRetry(source), JSON.stringify(source)).toThrow();
@@ -26,6 +32,12 @@ function agrees(source: string): 'answered' | 'answered-after-retry' | 'fails' |
     throw new Error(`the scanner answered ${JSON.stringify(fast)} where the YAML path fails for ${JSON.stringify(source)}`, { cause: error });
   }
   expect(fast, JSON.stringify(source)).toStrictEqual(expected.value);
+  // The names and descriptions a comment cuts short: the scanner finds exactly the ones the YAML document shows.
+  const slowCuts: CommentCut[] = [];
+  parseYamlWithRetry(source, slowCuts);
+  const byLine = (list: CommentCut[]) => [...list].sort((a, b) => a.line - b.line);
+  expect(byLine(cuts), JSON.stringify(source)).toStrictEqual(byLine(slowCuts));
+  if (cuts.length > 0) cutHeaders++;
   return expected.retried ? 'answered-after-retry' : 'answered';
 }
 
@@ -222,6 +234,7 @@ describe('frontmatter scanner', () => {
     expect(answered).toBeGreaterThan(3_000);
     expect(retried).toBeGreaterThan(100);
     expect(fails).toBeGreaterThan(100);
+    expect(cutHeaders).toBeGreaterThan(100);
   });
 
   it.skipIf(realFixturesRoot() === null)(`answers nearly every header of the real memory directories, exactly (skipped when ${NO_FIXTURES})`, () => {

@@ -14,6 +14,7 @@
  * no string per line, a value cut out only once it is known to be one. A header YAML refuses is
  * walked a second time with the retry applied (a minority: most headers parse as they are).
  */
+import { type CommentCut, READ_KEYS } from '../../shared/frontmatter.js';
 import { RETRY_LINE, YAML_SPECIAL_CHARS, retryKeepsValue } from './frontmatter-retry.js';
 
 /** A value YAML certainly refuses. */
@@ -227,10 +228,34 @@ function retriedValue(line: string, asYaml: Meaning): Meaning {
 }
 
 /**
+ * Note a name or description read shorter than it was written, `[start, end)` with the spaces after
+ * `key:` skipped: a plain scalar is read as written up to ` #`, so a shorter one was cut by a comment. A
+ * quoted value (or one the quoting retry quoted, read whole) is never noted. Costs a comparison
+ * per value; the line is counted only for a cut.
+ */
+function noteCut(source: string, start: number, end: number, path: string[], meaning: string, cuts: CommentCut[]): void {
+  const c = source.charCodeAt(start);
+  if (c === 0x22 || c === 0x27) return;
+  let stop = end;
+  while (stop > start && source.charCodeAt(stop - 1) === SPACE) stop--;
+  if (start + meaning.length >= stop) return;
+  // Only the values recall and the index read count: a name or description, at the top or under `metadata:`.
+  if (!READ_KEYS.has(path[path.length - 1]!) || (path.length > 1 && path[0] !== 'metadata')) return;
+  let line = 1;
+  for (let i = source.indexOf('\n'); i !== -1 && i < start; i = source.indexOf('\n', i + 1)) line++;
+  cuts.push({ path, line, read: meaning, written: source.slice(start, stop) });
+}
+
+/**
  * A nested block (`metadata:` and its indented `key: value` lines) whose first line starts at
  * `from`: the mapping and where the first line after it starts, or why not.
  */
-function nestedBlock(source: string, from: number): { map: Record<string, string | null>; next: number } | typeof ERROR | typeof DECLINE {
+function nestedBlock(
+  source: string,
+  from: number,
+  parent: string,
+  cuts: CommentCut[] | undefined,
+): { map: Record<string, string | null>; next: number } | typeof ERROR | typeof DECLINE {
   const indent = indentAt(source, from);
   const map: Record<string, string | null> = {};
   const keys: string[] = [];
@@ -248,8 +273,10 @@ function nestedBlock(source: string, from: number): { map: Record<string, string
     if (colon === -1) return DECLINE;
     const key = source.slice(pos + indent, colon);
     if (key === '__proto__' || keys.includes(key)) return DECLINE;
-    const meaning = yamlValue(source, valueStart(source, colon), end);
+    const start = valueStart(source, colon);
+    const meaning = yamlValue(source, start, end);
     if (meaning === DECLINE || meaning === ERROR) return meaning;
+    if (cuts && typeof meaning === 'string') noteCut(source, start, end, [parent, key], meaning, cuts);
     // A deeper line continues this value or nests further: YAML decides.
     const next = nextContent(source, end + 1);
     if (next !== -1 && indentAt(source, next) > indent) return DECLINE;
@@ -263,8 +290,9 @@ function nestedBlock(source: string, from: number): { map: Record<string, string
 /**
  * The header's top-level entries read as YAML reads them (`retry` false: ERROR when a value is a
  * sure YAML error), or as they read after the quoting retry (`retry` true); undefined to decline.
+ * Values a comment cut short go to `cuts`.
  */
-function readEntries(source: string, retry: boolean): Record<string, unknown> | undefined | typeof ERROR {
+function readEntries(source: string, retry: boolean, cuts: CommentCut[] | undefined): Record<string, unknown> | undefined | typeof ERROR {
   const record: Record<string, unknown> = {};
   const keys: string[] = [];
   let fails = false;
@@ -286,21 +314,25 @@ function readEntries(source: string, retry: boolean): Record<string, unknown> | 
       // Only `key:` (nothing after it but spaces) opens a nested mapping the scanner knows. The
       // retry never touches such a line (there is nothing to quote), so the block stays a block.
       if (start !== end) return undefined;
-      const block = nestedBlock(source, next);
+      const block = nestedBlock(source, next, key, cuts);
       if (block === DECLINE || block === ERROR) return undefined;
       record[key] = block.map;
       pos = block.next;
       continue;
     }
-    let meaning = yamlValue(source, start, end);
-    if (meaning === DECLINE) return undefined;
-    if (retry) meaning = retriedValue(source.slice(pos, end), meaning);
+    const asYaml = yamlValue(source, start, end);
+    if (asYaml === DECLINE) return undefined;
+    const meaning = retry ? retriedValue(source.slice(pos, end), asYaml) : asYaml;
     if (meaning === DECLINE) return undefined;
     if (meaning === ERROR) {
       // YAML certainly fails; the retried text is what counts — unless this line, left as it was, fails it too.
       if (retry) return ERROR;
       fails = true;
-    } else record[key] = meaning;
+    } else {
+      record[key] = meaning;
+      // A value the retry quoted is read whole.
+      if (cuts && typeof meaning === 'string' && meaning === asYaml) noteCut(source, start, end, [key], meaning, cuts);
+    }
     pos = end + 1;
   }
   if (keys.length === 0) return undefined;
@@ -314,13 +346,21 @@ export const YAML_FAILS: unique symbol = Symbol('yaml fails');
  * Read frontmatter YAML (line endings already `\n`) exactly as {@link parseWithRetry} would: the
  * data, {@link YAML_FAILS} when it certainly throws (a line YAML refuses that the retry leaves as
  * it is; only the library can word the error), or undefined to leave it to the YAML library.
+ * With `cuts`, the names and descriptions of the data a ` #` comment cut short are added to it (R-HEALTH):
+ * the scanner sees each raw line as it reads it, so this costs no second pass.
  */
-export function readFrontmatterFast(source: string): Record<string, unknown> | typeof YAML_FAILS | undefined {
+export function readFrontmatterFast(source: string, cuts?: CommentCut[]): Record<string, unknown> | typeof YAML_FAILS | undefined {
   if (UNSURE_CHARS.test(source) || (SURROGATE.test(source) && LONE_SURROGATE.test(source))) return undefined;
-  const asYaml = readEntries(source, false);
-  if (asYaml !== ERROR) return asYaml;
-  const retried = readEntries(source, true);
-  return retried === ERROR ? YAML_FAILS : retried;
+  // What a reading noted is dropped when that reading is not the answer (no allocation per header).
+  const mark = cuts?.length ?? 0;
+  let data = readEntries(source, false, cuts);
+  if (data === ERROR) {
+    // The retried lines are what counts, not what the first reading noted.
+    if (cuts) cuts.length = mark;
+    data = readEntries(source, true, cuts);
+  }
+  if (cuts && (data === undefined || data === ERROR)) cuts.length = mark;
+  return data === ERROR ? YAML_FAILS : data;
 }
 
 /** {@link readFrontmatterFast}'s data, or undefined whenever it has none to give. */

@@ -7,17 +7,22 @@
  * the YAML path gives, and is property-tested against it.
  */
 import YAML from 'yaml';
+import { type CommentCut, READ_KEYS } from '../../shared/frontmatter.js';
 import { quoteProblematicValues } from './frontmatter-retry.js';
 import { YAML_FAILS, readFrontmatterFast } from './frontmatter-scanner.js';
 
-/** Parse frontmatter YAML; throws a YAML error with a line number on bad input. */
-export function parseFrontmatterYaml(raw: string): unknown {
+/**
+ * Parse frontmatter YAML; throws a YAML error with a line number on bad input. With `cuts`, the
+ * name and description values a ` #` comment cut short are added to it (see {@link CommentCut}),
+ * found while the header is read: by the scanner, or from the YAML document's nodes.
+ */
+export function parseFrontmatterYaml(raw: string, cuts?: CommentCut[]): unknown {
   const source = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
-  const fast = readFrontmatterFast(source);
+  const fast = readFrontmatterFast(source, cuts);
   // Both parses would fail and the first one's error is reported: one parse says it.
   if (fast === YAML_FAILS) return YAML.parse(source, YAML_OPTIONS);
   if (fast !== undefined) return fast;
-  return parseWithRetry(source);
+  return parseYamlWithRetry(source, cuts).value;
 }
 
 // `uniqueKeys: false` reads duplicate keys (last wins) as js-yaml based tools do. `logLevel: 'error'`:
@@ -30,18 +35,46 @@ export function parseWithRetry(source: string): unknown {
   return parseYamlWithRetry(source).value;
 }
 
-/** {@link parseWithRetry}, saying whether the quoting retry was needed. */
-export function parseYamlWithRetry(source: string): { value: unknown; retried: boolean } {
-  try {
-    return { value: YAML.parse(source, YAML_OPTIONS), retried: false };
-  } catch (error) {
-    const quoted = quoteProblematicValues(source);
-    // Nothing to quote: the same text would fail the same way again (a failing parse costs ~0.5 ms).
-    if (quoted === source) throw error;
-    try {
-      return { value: YAML.parse(quoted, YAML_OPTIONS), retried: true };
-    } catch {
-      throw error;
-    }
+/** {@link parseWithRetry}, saying whether the quoting retry was needed; with `cuts`, noting the cut values as {@link parseFrontmatterYaml} does. */
+export function parseYamlWithRetry(source: string, cuts?: CommentCut[]): { value: unknown; retried: boolean } {
+  const { doc, text, retried } = parsedDocument(source);
+  if (cuts) commentCutsOf(doc, text, cuts);
+  return { value: doc.toJS(YAML_OPTIONS), retried };
+}
+
+/**
+ * The document `YAML.parse` reads (it is `parseDocument`, then `toJS`), after the quoting retry
+ * when the text as written does not parse, with the text it was read from; throws the first error.
+ */
+function parsedDocument(source: string): { doc: YAML.Document; text: string; retried: boolean } {
+  const doc = YAML.parseDocument(source, YAML_OPTIONS);
+  if (doc.errors.length === 0) return { doc, text: source, retried: false };
+  const quoted = quoteProblematicValues(source);
+  // Nothing to quote: the same text would fail the same way again (a failing parse costs ~0.5 ms).
+  if (quoted === source) throw doc.errors[0]!;
+  const again = YAML.parseDocument(quoted, YAML_OPTIONS);
+  if (again.errors.length > 0) throw doc.errors[0]!;
+  return { doc: again, text: quoted, retried: true };
+}
+
+/** Where recall and the index read a name or description: at the top, or under `metadata:`. */
+const READ_PATHS: readonly string[][] = [...READ_KEYS].flatMap((key) => [[key], ['metadata', key]]);
+
+/**
+ * The name and description values of `doc` (read from `text`) that a comment cuts short: plain
+ * scalars on one line with ` #` after them on that line. The file's quoting retry never leaves one
+ * at the top (it quotes values holding `#`), so the retried document has only nested ones.
+ */
+export function commentCutsOf(doc: YAML.Document, text: string, cuts: CommentCut[]): void {
+  for (const path of READ_PATHS) {
+    const node = doc.getIn(path, true);
+    if (!YAML.isScalar(node) || node.type !== YAML.Scalar.PLAIN || typeof node.value !== 'string' || !node.range) continue;
+    const [start, valueEnd] = node.range;
+    let end = text.indexOf('\n', valueEnd);
+    if (end === -1) end = text.length;
+    if (!/^[ \t]+#/.test(text.slice(valueEnd, end)) || text.slice(start, valueEnd).includes('\n')) continue;
+    let line = 1;
+    for (let i = text.indexOf('\n'); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) line++;
+    cuts.push({ path, line, read: node.value, written: text.slice(start, end).replace(/[ \t\r]+$/, '') });
   }
 }

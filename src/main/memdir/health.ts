@@ -133,7 +133,10 @@ export function assessHealth(input: HealthInput): Problem[] {
       problems.push(problem(topic.unreadable.code, topic.file, null, `${topic.file} cannot be read: ${topic.unreadable.reason}.`));
       continue;
     }
-    for (const issue of topic.issues ?? []) problems.push(problem(issue.code, topic.file, issue.code === 'bad-frontmatter' ? 1 : null, issue.message));
+    for (const issue of topic.issues ?? []) {
+      const line = issue.line ?? (issue.code === 'bad-frontmatter' ? 1 : null);
+      problems.push(problem(issue.code, topic.file, line, issue.message, issue.code === 'cut-by-comment' ? 'quote-value' : null));
+    }
     if (index.parsed !== null || index.exists === false) {
       if (!linked.has(topic.file)) {
         problems.push(

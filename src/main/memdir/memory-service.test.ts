@@ -174,6 +174,33 @@ describe('applyFixes', () => {
   });
 });
 
+describe('applyFixes: a description cut short by a YAML comment', () => {
+  it('quotes the value in place (every other byte kept), in one history entry with the orphan it makes whole in the index', async () => {
+    const text = '---\nname: Retro\ndescription: PRs #45-#61 introduced the AI assistant   \ntype: project # kept\n---\n\nbody\n';
+    await fs.writeFile(path.join(where.memoryDir, 'retro.md'), text);
+    const scan = scanMemoryDir(where.memoryDir, { scope: 'private' });
+    const cut = scan.problems.find((p) => p.code === 'cut-by-comment')!;
+    expect(cut).toMatchObject({ file: 'retro.md', line: 3, severity: 'warning', fix: 'quote-value' });
+    const fixes = scan.problems.map(fixRequestOf).filter((f) => f !== null);
+    expect(fixes.map((f) => f.kind).sort()).toEqual(['add-to-index', 'quote-value']);
+    // The preview already reads the whole description for the pointer it would add.
+    const { plan } = await previewFixes(where, fixes);
+    expect(plan.text).toContain('— PRs #45-#61 introduced the AI assistant');
+    const { applied, entry } = await applyFixes(where, fixes);
+    expect(applied).toHaveLength(2);
+    expect(entry).toMatchObject({ source: 'fix' });
+    expect(await read('retro.md')).toBe('---\nname: Retro\ndescription: "PRs #45-#61 introduced the AI assistant"\ntype: project # kept\n---\n\nbody\n');
+    expect(await entries()).toEqual([['retro.md', 'Retro', 'PRs #45-#61 introduced the AI assistant']]);
+    expect(scanMemoryDir(where.memoryDir, { scope: 'private' }).problems).toEqual([]);
+    // Undo puts the file back as it was.
+    await restoreFromHistory(where.memoryDir, `${entry!.rev}~1`, { dataDir: where.dataDir });
+    expect(await read('retro.md')).toBe(text);
+    // Asked again once fixed: nothing to do, nothing damaged.
+    await applyFixes(where, fixes);
+    expect((await applyFixes(where, [{ kind: 'quote-value', file: 'retro.md' }])).applied).toEqual([]);
+  });
+});
+
 describe('applyFixes at the cut (R-INDEX)', () => {
   // What a dream's Prune leaves: 195 pointers (under the cut, with room for a few) and the
   // memories it left out to stay inside its limit, now orphans.

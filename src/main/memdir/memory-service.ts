@@ -29,7 +29,7 @@ import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { resolveInside } from '../core/confined-path.js';
-import { type TopicFields, frontmatterProblem, parseTopicFile, replaceFrontmatter, serializeTopicFile } from './topic-file.js';
+import { type TopicFields, frontmatterProblem, parseTopicFile, quoteCutValues, replaceFrontmatter, serializeTopicFile } from './topic-file.js';
 
 export interface Where {
   /** The project's memory directory (history and locks are per memory directory). */
@@ -272,7 +272,7 @@ export async function saveIndexText(where: Where, text: string, baseText?: strin
 
 export interface FixRequest {
   kind: FixKind;
-  /** For add-to-index: the orphan topic file; for drop/dedupe: the pointer's target file. */
+  /** For add-to-index: the orphan topic file; for quote-value: the topic file; for drop/dedupe: the pointer's target file. */
   file: string;
   /** For drop/dedupe: the index line to remove. */
   line?: number | null;
@@ -281,8 +281,8 @@ export interface FixRequest {
 /** The fix request for a problem that has a safe fix, or null. */
 export function fixRequestOf(problem: Problem): FixRequest | null {
   if (!problem.fix) return null;
-  // Orphan fixes act on the orphan; pointer fixes on the pointer's target, at its line.
-  if (problem.fix === 'add-to-index') return problem.file ? { kind: problem.fix, file: problem.file } : null;
+  // Orphan and quoting fixes act on the topic file; pointer fixes on the pointer's target, at its line.
+  if (problem.fix === 'add-to-index' || problem.fix === 'quote-value') return problem.file ? { kind: problem.fix, file: problem.file } : null;
   return problem.target && problem.line ? { kind: problem.fix, file: problem.target, line: problem.line } : null;
 }
 
@@ -301,6 +301,8 @@ export interface FixOptions {
 export interface FixPlan {
   /** The index text after the fixes. */
   text: string;
+  /** Topic files the fixes rewrite (quote-value), with their new text. */
+  topics: ReadonlyMap<string, string>;
   applied: FixRequest[];
   /** Orphans not added because their pointer would fall below the cut. */
   heldBack: FixRequest[];
@@ -315,6 +317,8 @@ interface FixFacts {
   topics: ReadonlyMap<string, { title: string; hook: string } | null>;
   /** Pointer targets that exist on disk (a dangling pointer's file may have come back). */
   existing: ReadonlySet<string>;
+  /** Topic files with a value a comment cuts short, and their text with it quoted. */
+  quoted: ReadonlyMap<string, string>;
 }
 
 /**
@@ -331,8 +335,19 @@ export function planFixes(indexText: string, fixes: readonly FixRequest[], facts
   const stale: FixRequest[] = [];
   const dropLines = new Set<number>();
   const entries = indexEntries(parsed);
+  // Quoting rewrites a topic file, not the index: it applies while the file still has a value to quote.
+  const topics = new Map<string, string>();
   for (const fix of fixes) {
-    if (fix.kind === 'add-to-index' || !fix.line) continue;
+    if (fix.kind !== 'quote-value') continue;
+    const quoted = facts.quoted.get(fix.file);
+    if (quoted === undefined || topics.has(fix.file)) stale.push(fix);
+    else {
+      topics.set(fix.file, quoted);
+      applied.push(fix);
+    }
+  }
+  for (const fix of fixes) {
+    if (fix.kind === 'add-to-index' || fix.kind === 'quote-value' || !fix.line) continue;
     const pointer = entries.find((e) => e.line === fix.line && e.file === fix.file);
     // A dangling pointer whose file came back, or a repeat whose first pointer is gone, is left alone.
     const noLongerApplies =
@@ -372,18 +387,27 @@ export function planFixes(indexText: string, fixes: readonly FixRequest[], facts
     parsed = next;
     applied.push(fix);
   }
-  const text = applied.length > 0 ? serializeIndex(parsed) : indexText;
-  return { text, applied, heldBack, stale, impact: indexImpact(indexText, { kind: 'replace', text }) };
+  const text = applied.some((f) => f.kind !== 'quote-value') ? serializeIndex(parsed) : indexText;
+  return { text, topics, applied, heldBack, stale, impact: indexImpact(indexText, { kind: 'replace', text }) };
 }
 
 async function gatherFixFacts(where: Where, fixes: readonly FixRequest[]): Promise<FixFacts> {
   const dir = where.scope === 'team' ? path.join(where.memoryDir, TEAM_DIR) : where.memoryDir;
   const topics = new Map<string, { title: string; hook: string } | null>();
   const existing = new Set<string>();
+  const quoted = new Map<string, string>();
   for (const fix of fixes) {
+    if (fix.kind !== 'quote-value' || quoted.has(fix.file)) continue;
+    const text = await readText(where.memoryDir, inScope(where.scope, checkMemoryPath(fix.file))).catch(() => null);
+    const after = text === null ? null : quoteCutValues(text);
+    if (after !== null) quoted.set(fix.file, after);
+  }
+  for (const fix of fixes) {
+    if (fix.kind === 'quote-value') continue;
     if (fix.kind === 'add-to-index') {
       const name = checkMemoryPath(fix.file);
-      const text = await readText(where.memoryDir, inScope(where.scope, name)).catch(() => null);
+      // An orphan whose description is quoted in the same batch gets its pointer's hook from the whole description.
+      const text = quoted.get(fix.file) ?? (await readText(where.memoryDir, inScope(where.scope, name)).catch(() => null));
       const topic = text === null ? null : parseTopicFile(text, name);
       topics.set(fix.file, topic ? { title: topic.meta.name, hook: topic.meta.description } : null);
     } else if (
@@ -394,14 +418,14 @@ async function gatherFixFacts(where: Where, fixes: readonly FixRequest[]): Promi
     )
       existing.add(fix.file);
   }
-  return { topics, existing };
+  return { topics, existing, quoted };
 }
 
 /** What fixing one problem alone would do to the loaded part. */
 export interface FixEffect {
   fix: FixRequest;
-  /** `loaded`: its pointer would reach the agent; `below-cut`: it would not (held back); `frees`: a pointer out; `stale`: nothing to do. */
-  alone: 'loaded' | 'below-cut' | 'frees' | 'stale';
+  /** `loaded`: its pointer would reach the agent; `below-cut`: it would not (held back); `frees`: a pointer out; `quotes`: a value made whole; `stale`: nothing to do. */
+  alone: 'loaded' | 'below-cut' | 'frees' | 'quotes' | 'stale';
 }
 
 /**
@@ -415,7 +439,16 @@ export async function previewFixes(where: Where, fixes: readonly FixRequest[]): 
   const plan = planFixes(text, fixes, facts);
   const each = fixes.map((fix): FixEffect => {
     const alone = planFixes(text, [fix], facts);
-    const verdict = alone.applied.length > 0 ? (fix.kind === 'add-to-index' ? 'loaded' : 'frees') : alone.heldBack.length > 0 ? 'below-cut' : 'stale';
+    const verdict =
+      alone.applied.length > 0
+        ? fix.kind === 'add-to-index'
+          ? 'loaded'
+          : fix.kind === 'quote-value'
+            ? 'quotes'
+            : 'frees'
+        : alone.heldBack.length > 0
+          ? 'below-cut'
+          : 'stale';
     return { fix, alone: verdict };
   });
   return { plan, each };
@@ -423,23 +456,25 @@ export async function previewFixes(where: Where, fixes: readonly FixRequest[]): 
 
 /**
  * Apply safe fixes (R-HEALTH): add orphans to the index (stopping at the cut unless `pastCut`),
- * drop dangling pointers, drop repeated pointers. Each fix is re-checked against the files as
- * they are now, so a stale request (the problem already gone) does nothing rather than damage.
+ * drop dangling pointers, drop repeated pointers, quote values a comment cuts short (in the topic
+ * file, in place). Each fix is re-checked against the files as they are now, so a stale request
+ * (the problem already gone) does nothing rather than damage. One history entry for all of them.
  */
 export async function applyFixes(
   where: Where,
   fixes: FixRequest[],
   options: FixOptions = {},
 ): Promise<{ applied: FixRequest[]; heldBack: FixRequest[]; impact: IndexImpact; entry: HistoryEntry | null }> {
-  const summary = (n: number) => `Fix ${n} index ${n === 1 ? 'problem' : 'problems'}`;
+  const summary = (n: number, index = true) => `Fix ${n} ${index ? 'index ' : ''}${n === 1 ? 'problem' : 'problems'}`;
   // The history entry names the fixes made, not the ones asked: orphans held back at the cut are
   // not fixed. transact records its description after the change, so the count is set in it.
   const description = { source: options.source ?? 'fix', summary: summary(fixes.length), ...(where.dataDir ? { dataDir: where.dataDir } : {}) };
   const { result, entry } = await transact(where.memoryDir, description, async () => {
     const index = await readIndex(where);
     const plan = planFixes(index.text ?? '', fixes, await gatherFixFacts(where, fixes), options.pastCut ?? false);
-    if (plan.applied.length > 0) await writeIndex(where, parseIndex(plan.text), index.text);
-    description.summary = summary(plan.applied.length);
+    for (const [file, text] of plan.topics) await writeFileAtomic(where.memoryDir, inScope(where.scope, checkMemoryPath(file)), text);
+    if (plan.applied.some((f) => f.kind !== 'quote-value')) await writeIndex(where, parseIndex(plan.text), index.text);
+    description.summary = summary(plan.applied.length, plan.topics.size === 0);
     return plan;
   });
   return { applied: result.applied, heldBack: result.heldBack, impact: result.impact, entry };

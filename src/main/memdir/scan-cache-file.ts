@@ -21,8 +21,12 @@ import { BlockWriter, type DirRecord, isNumber, isNumbers, isString, readBlocks,
 import { HomeScanCache } from './scan-home.js';
 import { writeDataFile } from '../core/safe-fs.js';
 
-/** Bump when the meaning or shape of the file changes: an older or newer file is then ignored. */
-export const SCAN_CACHE_VERSION = 4;
+/**
+ * Bump when the meaning or shape of the file changes: an older or newer file is then ignored.
+ * 5: topic notes may hold `cut-by-comment` issues, issues carry their line, and bad-YAML messages
+ * are worded anew — a version 4 file has none of these, so its files would go unflagged until changed.
+ */
+export const SCAN_CACHE_VERSION = 5;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

@@ -41,7 +41,13 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
       fc.record({
         facts: fc.tuple(fc.nat(), finite, finite, fc.nat()),
         failure: fc.option(fc.record({ code: fc.constantFrom('unreadable' as const, 'unsafe-link' as const), reason: text }), { freq: 4 }),
-        issues: fc.array(fc.record({ code: fc.constantFrom('bad-frontmatter' as const, 'invalid-type' as const), message: text }), { maxLength: 2 }),
+        issues: fc.array(
+          fc.oneof(
+            fc.record({ code: fc.constantFrom('bad-frontmatter' as const, 'invalid-type' as const), message: text }),
+            fc.record({ code: fc.constant('cut-by-comment' as const), message: text, line: fc.integer({ min: 1, max: 40 }) }),
+          ),
+          { maxLength: 2 },
+        ),
         hints: fc.array(fc.record({ kind: fc.constantFrom('file-paths' as const, 'code' as const, 'git-log' as const), message: text }), { maxLength: 1 }),
         name: text,
         description: text,

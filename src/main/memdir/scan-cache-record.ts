@@ -195,8 +195,13 @@ function isNotes(v: unknown, count: number): v is StoredDir['notes'] {
   for (const note of v) {
     if (!Array.isArray(note) || note.length !== 4 || !Number.isInteger(note[0]) || note[0] <= last || note[0] >= count) return false;
     last = note[0] as number;
-    if (!isList(note[1], ['bad-frontmatter', 'invalid-type'], 'code') || !isList(note[2], ['file-paths', 'code', 'git-log'], 'kind') || !isFailure(note[3]))
+    if (
+      !isList(note[1], ['bad-frontmatter', 'invalid-type', 'cut-by-comment'], 'code') ||
+      !isList(note[2], ['file-paths', 'code', 'git-log'], 'kind') ||
+      !isFailure(note[3])
+    )
       return false;
+    if (!(note[1] as { line?: unknown }[]).every((issue) => issue.line === undefined || isIndex(issue.line))) return false;
   }
   return true;
 }

@@ -138,3 +138,46 @@ describe('serializeTopicFile', () => {
     expect(parseTopicFile(after, 'a.md').issues).toEqual([]);
   });
 });
+
+describe('a name or description cut short by a YAML comment (R-TOPIC, R-RECALL-SELECT)', () => {
+  const cutOf = (text: string) => parseTopicFile(text, 'retro.md').issues.filter((i) => i.code === 'cut-by-comment');
+
+  it('says what Claude Code reads, what was written, and on which line of the file', () => {
+    const text = '---\nname: Retro — AI integration\ndescription: PRs #45-#61 introduced the AI assistant\ntype: project\n---\nbody\n';
+    const t = parseTopicFile(text, 'retro.md');
+    // YAML (and Claude Code's recall manifest) reads everything from ` #` on as a comment.
+    expect(t.meta.description).toBe('PRs');
+    expect(cutOf(text)).toEqual([
+      {
+        code: 'cut-by-comment',
+        line: 3,
+        message:
+          'retro.md: the description stops at " #", because YAML reads the rest of the line as a comment: Claude Code reads "PRs", not "PRs #45-#61 introduced the AI assistant". Quote the value to keep all of it.',
+      },
+    ]);
+  });
+
+  it('finds it on the YAML path too (a header the fast reader leaves to the library), nested under metadata:, and in a name', () => {
+    // A tab in a value sends the header to the YAML library.
+    const slow = '---\nname: Tabs\there\ndescription: PR #50 — the architecture doc\ntype: project\n---\n';
+    expect(cutOf(slow).map((i) => [i.line, i.message.match(/reads "([^"]*)"/)?.[1]])).toEqual([[3, 'PR']]);
+    const nested = '---\nname: Issue #12 fix\nmetadata:\n  description: see #12\n  type: project\n---\n';
+    expect(cutOf(nested).map((i) => [i.line, i.message.match(/the (\w+) stops/)?.[1], i.message.match(/reads "([^"]*)"/)?.[1]])).toEqual([
+      [2, 'name', 'Issue'],
+      [4, 'description', 'see'],
+    ]);
+  });
+
+  it('stays quiet where nothing is cut: a quoted value, a comment after a quoted value, a # not after a space, a type with a comment, a header Claude Code quotes on retry', () => {
+    for (const text of [
+      '---\nname: x\ndescription: "PR #50 merged"\ntype: project\n---\n',
+      "---\nname: x\ndescription: 'PR #50 merged' # a note\ntype: project\n---\n",
+      '---\nname: x\ndescription: PR#50 and (#51) merged\ntype: project\n---\n',
+      '---\nname: x\ndescription: PR 50 merged\ntype: project # decided in March\n---\n',
+      // `Shipped: ` makes the line invalid YAML; Claude Code's retry quotes it, # and all, and reads the whole text.
+      '---\nname: x\ndescription: Shipped: tokens, closed TODO #37 at last\ntype: project\n---\n',
+    ]) {
+      expect(cutOf(text), text).toEqual([]);
+    }
+  });
+});

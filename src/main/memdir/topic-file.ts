@@ -7,9 +7,9 @@
  * comments survive a round trip.
  */
 import YAML from 'yaml';
-import { type FrontmatterIssue, type MemoryMeta, readMemoryMeta } from '../../shared/frontmatter.js';
+import { type CommentCut, type FrontmatterIssue, type MemoryMeta, commentCutIssue, readMemoryMeta } from '../../shared/frontmatter.js';
 import type { MemoryType } from '../../shared/memory-types.js';
-import { parseFrontmatterYaml } from './frontmatter-yaml.js';
+import { commentCutsOf, parseFrontmatterYaml } from './frontmatter-yaml.js';
 
 export interface ParsedTopic {
   meta: MemoryMeta;
@@ -78,18 +78,23 @@ export function readFrontmatterBlock(
   if (span.fence === 'none') return { data: null, ...readMemoryMeta(null, file) };
   if (span.fence === 'unclosed') return bad(file, `${file} opens a frontmatter block with --- but never closes it.`);
   let data: unknown;
+  // Name and description values a ` #` comment cut short (R-HEALTH): none in nearly every file.
+  const cuts: CommentCut[] = [];
   // A block of nothing but comments is empty frontmatter, not YAML to parse (as gray-matter had it).
   const first = yaml.search(/\S/);
   if (first === -1 || (yaml.charCodeAt(first) === 0x23 && !/\S/.test(yaml.replace(/^\s*#[^\n]+/gm, '')))) data = {};
   else {
     try {
-      data = parseFrontmatterYaml(yaml);
+      data = parseFrontmatterYaml(yaml, cuts);
     } catch (error) {
       return bad(file, `${file} has frontmatter that is not valid YAML (${yamlErrorLine(error)}).`);
     }
   }
   if (data !== null && (typeof data !== 'object' || Array.isArray(data))) return bad(file, `${file} has frontmatter that is not a list of key: value pairs.`);
-  return { data: data as Record<string, unknown> | null, ...readMemoryMeta(data, file) };
+  const read = readMemoryMeta(data, file);
+  // The YAML text starts on the `---` line, so its lines are the file's.
+  if (cuts.length > 0) read.issues.push(...cuts.sort((a, b) => a.line - b.line).map((cut) => commentCutIssue(file, cut)));
+  return { data: data as Record<string, unknown> | null, ...read };
 }
 
 function yamlErrorLine(error: unknown): string {
@@ -126,6 +131,43 @@ export function frontmatterProblem(yaml: string): string | null {
   if (doc.errors.length > 0) return `The frontmatter is still not valid YAML (${yamlErrorLine(doc.errors[0])}); fix it, or rebuild it from the fields.`;
   if (doc.contents !== null && !YAML.isMap(doc.contents)) return 'The frontmatter must be a list of key: value lines.';
   return null;
+}
+
+/**
+ * R-HEALTH's `quote-value` fix: the topic file `text` with each name and description a ` #` comment
+ * cuts short written whole — the value and its comment, as one double-quoted value — in place,
+ * every other byte kept (trailing spaces of that line aside). Null when nothing is cut, or when the
+ * block does not parse as YAML as it is (the retry Claude Code applies then quotes such values itself).
+ */
+export function quoteCutValues(text: string): string | null {
+  const fence = FRONTMATTER.exec(text);
+  if (!fence?.[3]) return null;
+  // Where the YAML starts in `text`: past the BOM and the opening fence's line.
+  const at = text.indexOf('\n', fence[1]?.length ?? 0) + 1;
+  const yaml = fence[3];
+  const doc = YAML.parseDocument(yaml, { uniqueKeys: false, logLevel: 'error' });
+  if (doc.errors.length > 0 || !YAML.isMap(doc.contents)) return null;
+  const cuts: CommentCut[] = [];
+  commentCutsOf(doc, yaml, cuts);
+  if (cuts.length === 0) return null;
+  let out = text;
+  const splices = cuts.map((cut) => {
+    const node = doc.getIn(cut.path, true) as YAML.Scalar;
+    const from = node.range![0];
+    let to = yaml.indexOf('\n', from);
+    if (to === -1) to = yaml.length;
+    if (yaml.charCodeAt(to - 1) === 0x0d) to--;
+    const quoted = new YAML.Scalar(cut.written);
+    quoted.type = YAML.Scalar.QUOTE_DOUBLE;
+    return { from: at + from, to: at + to, text: new YAML.Document(quoted).toString({ lineWidth: 0 }).replace(/\n$/, '') };
+  });
+  for (const s of splices.sort((a, b) => b.from - a.from)) out = out.slice(0, s.from) + s.text + out.slice(s.to);
+  // Read back: every value now says what was written, and nothing is cut any more.
+  const check = FRONTMATTER.exec(out);
+  const again = check?.[3] === undefined ? null : YAML.parseDocument(check[3], { uniqueKeys: false, logLevel: 'error' });
+  if (!again || again.errors.length > 0) return null;
+  for (const cut of cuts) if (again.getIn(cut.path) !== cut.written) return null;
+  return out;
 }
 
 /** A file's text with its frontmatter block replaced by `yaml` (BOM and line endings kept). */

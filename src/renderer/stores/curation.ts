@@ -28,7 +28,7 @@ export interface DuplicatePairView {
 /** A health problem's fix as the service takes it. */
 export function fixOf(p: Problem): FixRequestShape | null {
   if (!p.fix) return null;
-  if (p.fix === 'add-to-index') return p.file ? { kind: p.fix, file: p.file } : null;
+  if (p.fix === 'add-to-index' || p.fix === 'quote-value') return p.file ? { kind: p.fix, file: p.file } : null;
   return p.target && p.line ? { kind: p.fix, file: p.target, line: p.line } : null;
 }
 

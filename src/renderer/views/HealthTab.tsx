@@ -126,7 +126,9 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
                             ? 'Its pointer would land below the cut: Claude Code would never load it.'
                             : alone === 'frees'
                               ? 'Fixing it frees a line of MEMORY.md.'
-                              : ''}
+                              : alone === 'quotes'
+                                ? 'Fixing it quotes the value, so Claude Code reads all of it.'
+                                : ''}
                       </span>
                     )}
                   </span>
@@ -149,7 +151,9 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
                           : 'Add to index'
                         : p.fix === 'drop-pointer'
                           ? 'Remove pointer'
-                          : 'Remove repeat'}
+                          : p.fix === 'quote-value'
+                            ? 'Quote it'
+                            : 'Remove repeat'}
                     </button>
                   )}
                   {p.code === 'over-limit' && (

@@ -78,11 +78,11 @@ export const curationContract = {
       heldBack: z.array(fixRequestSchema),
       stale: z.array(fixRequestSchema),
       impact: indexImpactSchema,
-      each: z.array(z.object({ fix: fixRequestSchema, alone: z.enum(['loaded', 'below-cut', 'frees', 'stale']) })),
+      each: z.array(z.object({ fix: fixRequestSchema, alone: z.enum(['loaded', 'below-cut', 'frees', 'quotes', 'stale']) })),
     }),
   ),
   'health.fix': mutation(
-    'Apply safe fixes: drop dangling and repeated pointers, then add orphans while their pointers reach the agent (pastCut: add them below the cut too).',
+    'Apply safe fixes: quote names and descriptions a # comment cuts short, drop dangling and repeated pointers, then add orphans while their pointers reach the agent (pastCut: add them below the cut too).',
     dirRef.extend({ fixes, pastCut: z.boolean().optional() }),
     z.object({ applied: z.number(), heldBack: z.array(fixRequestSchema), impact: indexImpactSchema, rev: z.string().nullable() }),
   ),
