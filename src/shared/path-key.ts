@@ -76,7 +76,8 @@ export type PathKeyProblem =
 
 /**
  * The outcome of `sanitizePathKey`: the key unchanged, or why it was refused — `reason` as a
- * whole sentence about the key, `why` the same without naming it (for callers that do).
+ * whole sentence about the team key, `why` the same without naming it (for callers that do). A
+ * `why` says nothing of keys or the team: the memory service words it for a private memory's name too.
  */
 export type PathKeyCheck = { ok: true; key: string } | { ok: false; code: PathKeyProblem; reason: string; why: string };
 
@@ -158,8 +159,7 @@ function structure(text: string, chars: RegExp = STRUCTURAL): string {
 
 function checkSegment(key: string, segment: string, isLast: boolean): PathKeyCheck | null {
   if (segment === '') return refuse('empty-segment', key, 'it has an empty segment (a leading, trailing or doubled "/")');
-  if (segment === '.' || segment === '..')
-    return refuse('dot-segment', key, `"${segment}" segments are not allowed; a key names a file inside the team folder`);
+  if (segment === '.' || segment === '..') return refuse('dot-segment', key, `"${segment}" segments are not allowed: a name cannot lead out of its folder`);
   if (segment.startsWith('.')) return refuse('hidden', key, `"${segment}" starts with a dot: hidden names are reserved for tools (.git, temp files)`);
   if (/^\s/u.test(segment)) return refuse('leading-space', key, `"${segment}" starts with a space`);
   if (/[.\s]$/u.test(segment)) return refuse('trailing-dot-or-space', key, `"${segment}" ends with a dot or a space, which Windows silently drops`);
@@ -172,7 +172,7 @@ function checkSegment(key: string, segment: string, isLast: boolean): PathKeyChe
     return refuse('folder-named-md', key, `the folder "${segment}" ends in .md, so it could clash with a file of that name`);
   }
   if (isLast && (!segment.endsWith('.md') || segment.length <= 3)) {
-    return refuse('not-markdown', key, 'team memory keys are markdown files: the name must end in ".md" (lower case)');
+    return refuse('not-markdown', key, 'memories are markdown files: the name must end in ".md" (lower case)');
   }
   return null;
 }
@@ -196,15 +196,15 @@ export function sanitizePathKey(key: string): PathKeyCheck {
     if (structure(decoded, SEPARATORS) !== structure(key, SEPARATORS)) {
       return refuse('encoded-traversal', key, `it hides path characters behind percent-encoding (decoded ${rounds}× it reads ${show(decoded)})`);
     }
-    return refuse('percent-encoded', key, 'it contains a percent escape; keys are sent as plain text and never URL-encoded');
+    return refuse('percent-encoded', key, 'it contains a percent escape; names are plain text, never URL-encoded');
   }
   const compat = key.normalize('NFKC');
   if (LOOKALIKES.test(key) || structure(compat) !== structure(key)) {
     return refuse('unicode-lookalike', key, `it uses look-alike dots, slashes or colons (after Unicode NFKC normalisation it reads ${show(compat)})`);
   }
-  if (key !== key.normalize('NFC')) return refuse('not-nfc', key, 'it is not in Unicode NFC form; normalise file names to NFC before syncing');
+  if (key !== key.normalize('NFC')) return refuse('not-nfc', key, 'it is not in Unicode NFC form; normalise the name to NFC');
   if (key.includes('\\')) return refuse('backslash', key, 'it contains a backslash; use forward slashes');
-  if (key.startsWith('/')) return refuse('absolute', key, 'it is an absolute path; keys are relative to the team folder');
+  if (key.startsWith('/')) return refuse('absolute', key, 'it is an absolute path; a name is relative to its memory folder');
   if (/^[A-Za-z]:/.test(key)) return refuse('drive-letter', key, 'it starts with a drive letter');
   if (key.includes('#'))
     return refuse('forbidden-char', key, 'it contains "#", which a link in MEMORY.md reads as the start of an anchor, so its pointer would name another file');

@@ -86,7 +86,7 @@ describe('createMemory', () => {
     await createMemory(where, { fields, body: '', file: 'ok.md' });
     for (const file of hostile) {
       const error = await createMemory(where, { fields, body: '', file }).catch((e: unknown) => e);
-      expect(error, JSON.stringify(file)).toMatchObject({ code: 'invalid-name', message: expect.stringContaining('cannot be a memory file name') });
+      expect(error, JSON.stringify(file)).toMatchObject({ code: 'invalid-name', message: expect.stringContaining('cannot be the name of a private memory') });
       expect(error).not.toHaveProperty('issues');
       await expect(renameMemory(where, 'ok.md', file), JSON.stringify(file)).rejects.toMatchObject({ code: 'invalid-name' });
     }
@@ -138,6 +138,25 @@ describe('renameMemory and deleteMemory', () => {
     expect((await entries()).map(([f]) => f)).toEqual(['c.md', 'b.md']);
     await expect(renameMemory(where, 'c.md', 'b.md')).rejects.toThrow();
     expect(await read('b.md')).toContain('name: B');
+  });
+
+  it('refuses a bad new name in words about the memory and its own scope, never about team sync keys', async () => {
+    await createMemory(where, { fields, body: '', file: 'mine.md' });
+    const refusal = (w: Where, from: string, to: string) =>
+      renameMemory(w, from, to).then(
+        () => '',
+        (e: Error) => e.message,
+      );
+    for (const to of ['../escape.md', 'no-extension', '/abs.md', 'a%2e.md']) {
+      const message = await refusal(where, 'mine.md', to);
+      expect(message, to).toMatch(/^".+" cannot be the name of a private memory: .+\.$/);
+      expect(message, to).not.toMatch(/\bteam\b|\bkeys?\b|sync/i);
+    }
+    expect(await refusal(where, 'mine.md', '../escape.md')).toContain('".." segments are not allowed');
+    expect(await refusal(where, 'mine.md', 'no-extension')).toContain('the name must end in ".md"');
+    await createMemory(team, { fields: { ...fields, type: 'project' }, body: '', file: 'ours.md' });
+    expect(await refusal(team, 'ours.md', 'no-extension')).toMatch(/^"no-extension" cannot be the name of a team memory: /);
+    expect(await read('mine.md')).toContain('name: No ORM');
   });
 
   it('deletes the file and its pointer, and history brings it back', async () => {

@@ -77,18 +77,22 @@ export function checkFileName(file: string): string {
  * on Windows, and on the team server. Names of files that already exist are only held to
  * `checkFileName`: they can still be read, edited, renamed away and deleted.
  */
-export function checkNewFileName(file: string): string {
-  return checkFileName(checkNameEnters(file));
+export function checkNewFileName(file: string, scope?: Scope): string {
+  return checkFileName(checkNameEnters(file, scope));
 }
 
 /** {@link checkMemoryPath} for a path about to be created (a rename): every part, as typed, obeys the rule of {@link checkNewFileName}. */
-export function checkNewMemoryPath(file: string): string {
-  return checkMemoryPath(checkNameEnters(file));
+export function checkNewMemoryPath(file: string, scope?: Scope): string {
+  return checkMemoryPath(checkNameEnters(file, scope));
 }
 
-function checkNameEnters(file: string): string {
+/** The key rule applied to a memory's name, refused in words about the memory (and its scope, when known), not about sync keys. */
+function checkNameEnters(file: string, scope: Scope | undefined): string {
   const check = sanitizePathKey(file);
-  if (!check.ok) throw new MemoryError('invalid-name', `${quoteName(file)} cannot be a memory file name: ${check.why}.`);
+  if (!check.ok) {
+    const what = scope ? `the name of a ${scope} memory` : 'a memory file name';
+    throw new MemoryError('invalid-name', `${quoteName(file)} cannot be ${what}: ${check.why}.`);
+  }
   return file;
 }
 
@@ -175,7 +179,7 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const refusal = scopeRefusal(input.fields.type, where.scope);
   if (refusal) throw new MemoryError('scope-refused', refusal);
   if (!input.fields.name.trim()) throw new MemoryError('invalid-input', 'A memory needs a name.');
-  const file = checkNewFileName(input.file ?? suggestFileName(input.fields.type, input.fields.name));
+  const file = checkNewFileName(input.file ?? suggestFileName(input.fields.type, input.fields.name), where.scope);
   const rel = inScope(where.scope, file);
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
@@ -235,7 +239,7 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
 /** Rename a topic file and retarget its index pointers. */
 export async function renameMemory(where: Where, from: string, to: string): Promise<WriteResult> {
   const source = checkMemoryPath(from);
-  const target = checkNewMemoryPath(to);
+  const target = checkNewMemoryPath(to, where.scope);
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));
     const index = await readIndex(where);
