@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
+import { describeYamlError, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';
@@ -109,8 +109,8 @@ function readFrontmatter(text: string): { data: Record<string, unknown> } | { er
       if (field) data[field[1]!] = field[2]!.replace(/^(['"])(.*)\1$/, '$2');
     }
     if (typeof data.name === 'string' && data.name !== '') return { data };
-    const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    return { error: `its frontmatter is not valid YAML (${detail})` };
+    // The YAML text starts on the `---` line: its lines are the file's.
+    return { error: `its frontmatter is not valid YAML, ${describeYamlError(error, source, 1)}` };
   }
 }
 

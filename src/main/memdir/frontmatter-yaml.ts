@@ -8,6 +8,7 @@
  */
 import YAML from 'yaml';
 import { type CommentCut, READ_KEYS } from '../../shared/frontmatter.js';
+import { quoteName } from '../../shared/visible-text.js';
 import { quoteProblematicValues } from './frontmatter-retry.js';
 import { YAML_FAILS, readFrontmatterFast } from './frontmatter-scanner.js';
 
@@ -77,4 +78,71 @@ export function commentCutsOf(doc: YAML.Document, text: string, cuts: CommentCut
     for (let i = text.indexOf('\n'); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) line++;
     cuts.push({ path, line, read: node.value, written: text.slice(start, end).replace(/[ \t\r]+$/, '') });
   }
+}
+
+const NOT_A_PAIR = 'this is not a "key: value" line, or it is indented where nothing goes on; fix the line or remove it';
+
+/** `key: value` on a line of frontmatter: the key and the value as written. */
+const KEY_LINE = /^\s*([^\s#:'"][^:]*?):(?:\s+(.*))?$/;
+
+/**
+ * Why frontmatter YAML does not parse, as a person can act on it: `line <n>: <what is wrong there;
+ * what to do>`, the line counted in the file, never the parser's own words. One place for the
+ * wording, so Health, lint and the editor's refusal say the same thing about the same block.
+ * `firstLine` is the file's line the YAML text starts on: 1 for a block read with its `---` line's
+ * end (as a scan reads it), 2 for the text between the fences (what a person repairs).
+ */
+export function describeYamlError(error: unknown, yaml: string, firstLine: number): string {
+  const lines = yaml.split(/\r\n?|\n/);
+  const yamlError = error instanceof YAML.YAMLError ? error : null;
+  let at = yamlError?.linePos?.[0].line ?? 1;
+  const entry = (n: number) => KEY_LINE.exec(lines[n - 1] ?? '');
+  const valueOf = (n: number) => entry(n)?.[2] ?? '';
+  const named = (n: number) => {
+    const key = entry(n)?.[1];
+    return key ? `the value of ${quoteName(key, 40)}` : 'the value';
+  };
+  let what: string;
+  switch (yamlError?.code) {
+    case 'MISSING_CHAR':
+      if (/quote/i.test(yamlError.message)) {
+        // Reported where the text ends: the quote opened on the nearest line above whose value starts with one.
+        let open = Math.min(at, lines.length);
+        while (open > 1 && !/^["']/.test(valueOf(open))) open--;
+        if (/^["']/.test(valueOf(open))) at = open;
+        what = `the quote that opens ${named(at)} is never closed; close it, or take the quotes away`;
+      } else what = `a [ or { is never closed; close it, or put the value in quotes`;
+      break;
+    case 'UNEXPECTED_TOKEN':
+      what = /^["']/.test(valueOf(at))
+        ? `${named(at)} goes on after its closing quote; put the whole value in quotes`
+        : 'this is not a "key: value" line; put the value in quotes, or remove the line';
+      break;
+    case 'BLOCK_AS_IMPLICIT_KEY':
+      what = valueOf(at).includes(': ')
+        ? `${named(at)} holds ": ", which YAML reads as the start of another key; put the value in quotes`
+        : `the next line is indented, so YAML reads it as more of ${named(at)}; take the indent away`;
+      break;
+    case 'TAB_AS_INDENT':
+      what = 'a tab indents the line, and YAML allows only spaces';
+      break;
+    case 'BAD_SCALAR_START':
+      what = `${named(at)} starts with a character YAML reserves; put the value in quotes`;
+      break;
+    case 'BAD_INDENT':
+      if (/^Flow (?:sequence|mapping)/.test(yamlError.message)) {
+        // Reported where the list or map should have ended: it opened on the nearest line above whose value starts with [ or {.
+        let open = Math.min(at, lines.length);
+        while (open > 1 && !/^[[{]/.test(valueOf(open))) open--;
+        if (/^[[{]/.test(valueOf(open))) at = open;
+        what = `the ${valueOf(at).startsWith('{') ? '{' : '['} that opens ${named(at)} is never closed; close it, or put the value in quotes`;
+      } else what = NOT_A_PAIR;
+      break;
+    case 'MULTILINE_IMPLICIT_KEY':
+      what = NOT_A_PAIR;
+      break;
+    default:
+      what = 'YAML cannot read this line; put its value in quotes, or remove it';
+  }
+  return `line ${at + firstLine - 1}: ${what}`;
 }

@@ -6,7 +6,7 @@
 export { changeDataFile, LEAVE_AS_IS, readDataFileNow } from './data-file-merge.js';
 export { quoteProblematicValues } from './frontmatter-retry.js';
 export { scanFrontmatter } from './frontmatter-scanner.js';
-export { parseFrontmatterYaml } from './frontmatter-yaml.js';
+export { describeYamlError, parseFrontmatterYaml } from './frontmatter-yaml.js';
 export { expandTilde, projectsRoot, resolveHome } from './home.js';
 export { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 export { MemoryError } from './memory-error.js';

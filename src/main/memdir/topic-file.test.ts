@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { locateFrontmatter, parseTopicFile, serializeTopicFile } from './topic-file.js';
+import { frontmatterProblem, locateFrontmatter, parseTopicFile, serializeTopicFile } from './topic-file.js';
 
 describe('parseTopicFile (R-TOPIC)', () => {
   it('reads flat frontmatter', () => {
@@ -178,6 +178,37 @@ describe('a name or description cut short by a YAML comment (R-TOPIC, R-RECALL-S
       '---\nname: x\ndescription: Shipped: tokens, closed TODO #37 at last\ntype: project\n---\n',
     ]) {
       expect(cutOf(text), text).toEqual([]);
+    }
+  });
+});
+
+describe('frontmatter that is not YAML: one sentence, on the line of the file, alike in Health and in the editor', () => {
+  it("the-library's feedback_plan_prefix.md: a quoted word, then more text", () => {
+    const text = '---\nname: "plan:" prefix means propose, don\'t execute\ndescription: x\ntype: feedback\n---\nbody\n';
+    const t = parseTopicFile(text, 'feedback_plan_prefix.md');
+    const why = 'line 2: the value of "name" goes on after its closing quote; put the whole value in quotes';
+    expect(t.issues.map((i) => i.message)).toEqual([`feedback_plan_prefix.md has frontmatter that is not valid YAML, ${why}.`]);
+    // The editor refuses to save the same block, naming the same line of the file in the same words.
+    expect(frontmatterProblem(t.frontmatter!)).toBe(`The frontmatter is still not valid YAML, ${why}. Fix it, or rebuild it from the fields.`);
+  });
+
+  it("never passes on the parser's own words, and names the file's line", () => {
+    const cases: [string, number, RegExp][] = [
+      ['---\nname: x\ndescription: "never closed\ntype: user\n---\n', 3, /the quote that opens the value of "description" is never closed/],
+      ['---\nname: x\ndescription: y\n  type: user\n---\n', 3, /line 3: /],
+      ["---\nname: x\ndescription: 'it's'\ntype: user\n---\n", 3, /the value of "description" goes on after its closing quote/],
+      ['\uFEFF---\r\nname: x\r\ndescription: "a" b\r\ntype: user\r\n---\r\n', 3, /the value of "description" goes on after its closing quote/],
+      ['---\nname: [a, b\ndescription: "x" y\ntype: user\n---\n', 2, /the \[ that opens the value of "name" is never closed/],
+      ['---\nname: x\n\tdescription: y\n---\n', 3, /a tab indents the line/],
+    ];
+    for (const [text, line, what] of cases) {
+      const message = parseTopicFile(text, 'm.md').issues[0]!.message;
+      expect(message, text).toMatch(/^m\.md has frontmatter that is not valid YAML, line \d+: [^()]+\.$/);
+      expect(message, text).toContain(`line ${line}: `);
+      expect(message, text).toMatch(what);
+      expect(message, text).not.toMatch(/column|Unexpected|node end|implicit|:\)/i);
+      const repaired = parseTopicFile(text, 'm.md').frontmatter!;
+      expect(frontmatterProblem(repaired), text).toContain(`line ${line}: `);
     }
   });
 });

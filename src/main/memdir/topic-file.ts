@@ -9,7 +9,7 @@
 import YAML from 'yaml';
 import { type CommentCut, type FrontmatterIssue, type MemoryMeta, commentCutIssue, readMemoryMeta } from '../../shared/frontmatter.js';
 import type { MemoryType } from '../../shared/memory-types.js';
-import { commentCutsOf, parseFrontmatterYaml } from './frontmatter-yaml.js';
+import { commentCutsOf, describeYamlError, parseFrontmatterYaml } from './frontmatter-yaml.js';
 
 export interface ParsedTopic {
   meta: MemoryMeta;
@@ -87,7 +87,8 @@ export function readFrontmatterBlock(
     try {
       data = parseFrontmatterYaml(yaml, cuts);
     } catch (error) {
-      return bad(file, `${file} has frontmatter that is not valid YAML (${yamlErrorLine(error)}).`);
+      // The YAML text starts on the `---` line: its lines are the file's.
+      return bad(file, `${file} has frontmatter that is not valid YAML, ${describeYamlError(error, yaml, 1)}.`);
     }
   }
   if (data !== null && (typeof data !== 'object' || Array.isArray(data))) return bad(file, `${file} has frontmatter that is not a list of key: value pairs.`);
@@ -95,11 +96,6 @@ export function readFrontmatterBlock(
   // The YAML text starts on the `---` line, so its lines are the file's.
   if (cuts.length > 0) read.issues.push(...cuts.sort((a, b) => a.line - b.line).map((cut) => commentCutIssue(file, cut)));
   return { data: data as Record<string, unknown> | null, ...read };
-}
-
-function yamlErrorLine(error: unknown): string {
-  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-  return message.replace(/\s+/g, ' ').trim();
 }
 
 function bad(file: string, message: string): { data: null; meta: MemoryMeta; issues: FrontmatterIssue[]; unreadable: true } {
@@ -128,7 +124,9 @@ export function parseTopicFile(text: string, file: string): ParsedTopic {
  */
 export function frontmatterProblem(yaml: string): string | null {
   const doc = YAML.parseDocument(yaml, { uniqueKeys: false });
-  if (doc.errors.length > 0) return `The frontmatter is still not valid YAML (${yamlErrorLine(doc.errors[0])}); fix it, or rebuild it from the fields.`;
+  // What a person repairs is the text between the fences: it starts on the file's line 2.
+  if (doc.errors.length > 0)
+    return `The frontmatter is still not valid YAML, ${describeYamlError(doc.errors[0], yaml, 2)}. Fix it, or rebuild it from the fields.`;
   if (doc.contents !== null && !YAML.isMap(doc.contents)) return 'The frontmatter must be a list of key: value lines.';
   return null;
 }
