@@ -129,6 +129,25 @@ describe('memdir CLI', () => {
     expect(clean.out).toMatch(/No problems/);
   });
 
+  it('lint says what Claude Code reads of a description a # comment cuts short, and --fix quotes it before the orphan is indexed', async () => {
+    const home = path.join(root, 'cut-home');
+    const memory = path.join(home, 'projects', '-work-retros', 'memory');
+    await fs.mkdir(memory, { recursive: true });
+    await fs.writeFile(path.join(memory, 'retro.md'), '---\nname: Retro AI\ndescription: PRs #45-#61 introduced the AI assistant\ntype: project\n---\nbody\n');
+    const before = await run('lint', '--home', home, '--project', '-work-retros');
+    expect(before.code).toBe(1);
+    expect(before.out).toContain('Claude Code reads "PRs", not "PRs #45-#61 introduced the AI assistant"');
+    const fixed = await run('lint', '--home', home, '--project', '-work-retros', '--fix', '--json');
+    expect(fixed.code).toBe(0);
+    expect(
+      JSON.parse(fixed.out)
+        .projects[0].fixed.map((f: { kind: string }) => f.kind)
+        .sort(),
+    ).toEqual(['add-to-index', 'quote-value']);
+    expect(await fs.readFile(path.join(memory, 'retro.md'), 'utf8')).toContain('description: "PRs #45-#61 introduced the AI assistant"\n');
+    expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toBe('- [Retro AI](retro.md) — PRs #45-#61 introduced the AI assistant\n');
+  });
+
   it('lint --fix stops adding orphans at the cut and says what remains; --past-cut adds them anyway', async () => {
     const home = path.join(root, 'full-home');
     const memory = path.join(home, 'projects', '-work-full', 'memory');
