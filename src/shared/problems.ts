@@ -41,6 +41,23 @@ export const problemSchema = z.object({
 });
 export type Problem = z.infer<typeof problemSchema>;
 
+/** A safe fix as the fixing service takes it. */
+export interface FixRequest {
+  kind: FixKind;
+  /** For add-to-index: the orphan topic file; for quote-value: the topic file; for drop/dedupe: the pointer's target file. */
+  file: string;
+  /** For drop/dedupe: the index line to remove. */
+  line?: number | null;
+}
+
+/** The fix request for a problem that has a safe fix, or null: the one rule the app, the CLI and the services share. */
+export function fixRequestOf(problem: Problem): FixRequest | null {
+  if (!problem.fix) return null;
+  // Orphan and quoting fixes act on the topic file; pointer fixes on the pointer's target, at its line.
+  if (problem.fix === 'add-to-index' || problem.fix === 'quote-value') return problem.file ? { kind: problem.fix, file: problem.file } : null;
+  return problem.target && problem.line ? { kind: problem.fix, file: problem.target, line: problem.line } : null;
+}
+
 export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
   'dangling-link': 'error',
   orphan: 'warning',

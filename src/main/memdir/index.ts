@@ -17,7 +17,6 @@ export {
   checkNewFileName,
   createMemory,
   deleteMemory,
-  fixRequestOf,
   inScope,
   previewFixes,
   readText,
@@ -27,6 +26,7 @@ export {
   updateMemory,
   type Where,
 } from './memory-service.js';
+export { fixRequestOf } from '../../shared/problems.js';
 export { groupProjects } from './project-groups.js';
 export { type IdentityCache, identityOfPath, readPathFacts, rememberProjectPath } from './project-identity.js';
 export {

@@ -10,13 +10,13 @@ import {
   previewFixes,
   createMemory,
   deleteMemory,
-  fixRequestOf,
   renameMemory,
   saveIndexText,
   suggestFileName,
   updateMemory,
   type Where,
 } from './memory-service.js';
+import { fixRequestOf } from '../../shared/problems.js';
 import { scanMemoryDir } from './scan-dir.js';
 
 let root: string;

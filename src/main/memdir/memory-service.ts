@@ -22,7 +22,7 @@ import { sanitizePathKey } from '../../shared/path-key.js';
 import { quoteName } from '../../shared/visible-text.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
-import type { FixKind, Problem } from '../../shared/problems.js';
+import type { FixRequest } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/index.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
@@ -272,22 +272,6 @@ export async function saveIndexText(where: Where, text: string, baseText?: strin
     await writeFileAtomic(where.memoryDir, rel, text);
   });
   return { file: INDEX_FILE, entry };
-}
-
-export interface FixRequest {
-  kind: FixKind;
-  /** For add-to-index: the orphan topic file; for quote-value: the topic file; for drop/dedupe: the pointer's target file. */
-  file: string;
-  /** For drop/dedupe: the index line to remove. */
-  line?: number | null;
-}
-
-/** The fix request for a problem that has a safe fix, or null. */
-export function fixRequestOf(problem: Problem): FixRequest | null {
-  if (!problem.fix) return null;
-  // Orphan and quoting fixes act on the topic file; pointer fixes on the pointer's target, at its line.
-  if (problem.fix === 'add-to-index' || problem.fix === 'quote-value') return problem.file ? { kind: problem.fix, file: problem.file } : null;
-  return problem.target && problem.line ? { kind: problem.fix, file: problem.target, line: problem.line } : null;
 }
 
 /** How {@link applyFixes} runs. */

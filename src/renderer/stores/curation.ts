@@ -9,7 +9,7 @@ import type { DuplicateMemoryShape, FixRequestShape, IndexImpactShape } from '..
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { RoomAction } from '../../shared/index-room.js';
 import type { Scope } from '../../shared/memory-types.js';
-import type { Problem } from '../../shared/problems.js';
+import { type Problem, fixRequestOf } from '../../shared/problems.js';
 import type * as z from 'zod';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
@@ -23,13 +23,6 @@ export interface DuplicatePairView {
   score: number;
   a: DuplicateMemoryShape;
   b: DuplicateMemoryShape;
-}
-
-/** A health problem's fix as the service takes it. */
-export function fixOf(p: Problem): FixRequestShape | null {
-  if (!p.fix) return null;
-  if (p.fix === 'add-to-index' || p.fix === 'quote-value') return p.file ? { kind: p.fix, file: p.file } : null;
-  return p.target && p.line ? { kind: p.fix, file: p.target, line: p.line } : null;
 }
 
 /** The same fix (a problem and a preview's entry name it alike). */
@@ -77,7 +70,7 @@ export const useCuration = create<CurationState>()((set, get) => ({
       for (const scope of ['private', 'team'] as const) {
         const fixes = problems
           .filter((p) => p.scope === scope)
-          .map(fixOf)
+          .map(fixRequestOf)
           .filter((f) => f !== null);
         if (fixes.length > 0) previews[scope] = await call('health.preview', { dir, scope, fixes });
       }
@@ -94,7 +87,7 @@ export const useCuration = create<CurationState>()((set, get) => ({
     for (const scope of ['private', 'team'] as const) {
       const fixes = problems
         .filter((p) => p.scope === scope)
-        .map(fixOf)
+        .map(fixRequestOf)
         .filter((f) => f !== null);
       if (fixes.length === 0) continue;
       try {

@@ -8,10 +8,10 @@
 import { useEffect } from 'react';
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { Scope } from '../../shared/memory-types.js';
-import type { Problem } from '../../shared/problems.js';
+import { type Problem, fixRequestOf } from '../../shared/problems.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { Duplicates } from '../components/Duplicates.js';
-import { type FixPreview, fixOf, sameFix, useCuration } from '../stores/curation.js';
+import { type FixPreview, sameFix, useCuration } from '../stores/curation.js';
 import { useNav } from '../stores/nav.js';
 import { useProject, problemsOf } from '../stores/project.js';
 
@@ -19,12 +19,12 @@ const ORDER = { error: 0, warning: 1, hint: 2 } as const;
 type ScopedProblem = Problem & { scope: Scope };
 
 function aloneOf(p: ScopedProblem, previews: Partial<Record<Scope, FixPreview>>) {
-  const fix = fixOf(p);
+  const fix = fixRequestOf(p);
   return fix ? previews[p.scope]?.each.find((e) => sameFix(e.fix, fix))?.alone : undefined;
 }
 
 function heldBackOf(p: ScopedProblem, previews: Partial<Record<Scope, FixPreview>>): boolean {
-  const fix = fixOf(p);
+  const fix = fixRequestOf(p);
   return fix !== null && (previews[p.scope]?.heldBack.some((h) => sameFix(h, fix)) ?? false);
 }
 
