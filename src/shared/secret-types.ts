@@ -32,5 +32,23 @@ export const findingSchema = z.object({
 });
 export type Finding = z.infer<typeof findingSchema>;
 
+/**
+ * A finding as a report shows it (\`memdir secrets scan --json\`, an export's refusal): where it is
+ * (a secret in a name has no line or column), what it is, masked, and its fingerprint; never its range.
+ */
+export function reportedFinding(f: Finding) {
+  const inName = f.where === 'name';
+  return {
+    where: inName ? ('name' as const) : ('content' as const),
+    line: inName ? null : f.line,
+    column: inName ? null : f.column,
+    rule: f.rule,
+    title: f.title,
+    match: f.match,
+    severity: f.severity,
+    fingerprint: f.fingerprint,
+  };
+}
+
 /** The rule of the finding the scanner reports when scanning itself failed: never allowed. */
 export const SCANNER_ERROR_RULE = 'memdir/scanner-error';

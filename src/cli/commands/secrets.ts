@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type CommandSpec, CliFailure, EXIT_OK, EXIT_PROBLEMS, jsonOption, printJson } from '../command.js';
 import { plural } from '../format.js';
 import { scanDir, scanFile, type ScanReport } from '../../main/secrets/index.js';
+import { reportedFinding } from '../../shared/secret-types.js';
 
 /** A path as the user will recognise it: relative to where they ran the command when inside it. */
 function shown(file: string, cwd: string): string {
@@ -36,20 +37,7 @@ Exit codes: 0 nothing found, 1 findings, 2 the path could not be scanned.`,
     const report: ScanReport = stat.isDirectory() ? await scanDir(target) : await scanFile(target);
     if (!stat.isDirectory() && report.files === 0)
       throw new CliFailure(`cannot scan ${shown(report.skipped[0]?.file ?? target, io.cwd)}: ${report.skipped[0]?.reason ?? 'unknown reason'}`);
-    const findings = report.findings.map((f) => {
-      const inName = f.where === 'name';
-      return {
-        file: shown(f.file, io.cwd),
-        where: inName ? ('name' as const) : ('content' as const),
-        line: inName ? null : f.line,
-        column: inName ? null : f.column,
-        rule: f.rule,
-        title: f.title,
-        match: f.match,
-        severity: f.severity,
-        fingerprint: f.fingerprint,
-      };
-    });
+    const findings = report.findings.map((f) => ({ file: shown(f.file, io.cwd), ...reportedFinding(f) }));
     const skipped = report.skipped.map((s) => ({ file: shown(s.file, io.cwd), reason: s.reason }));
     if (values.json) {
       printJson(io, { findings, skipped, files: report.files });

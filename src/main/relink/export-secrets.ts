@@ -7,6 +7,7 @@
  * which an export otherwise packs unseen (compressed inside the bundle, `grep` does not find it).
  */
 import { readBundledTexts } from '../history/index.js';
+import { reportedFinding } from '../../shared/secret-types.js';
 import { type Finding, scanContent, scanText } from '../secrets/index.js';
 
 /** A secret the export would carry, masked, with the one sentence that says where it is. */
@@ -63,18 +64,8 @@ function finding(
   f: Finding,
   where?: 'message',
 ): ExportFinding {
-  const inName = f.where === 'name';
-  const shaped = {
-    ...base,
-    where: where ?? (inName ? ('name' as const) : ('content' as const)),
-    line: inName ? null : f.line,
-    column: inName ? null : f.column,
-    title: f.title,
-    match: f.match,
-    rule: f.rule,
-    severity: f.severity,
-    fingerprint: f.fingerprint,
-  };
+  const reported = reportedFinding(f);
+  const shaped = { ...base, ...reported, where: where ?? reported.where };
   return { ...shaped, message: sentence(shaped) };
 }
 
