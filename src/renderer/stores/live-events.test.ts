@@ -43,7 +43,7 @@ async function pageOnAHost(home: { path: string }) {
     // Its answer, and what the page does with it, after the microtasks already queued.
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
-  return { useNav, reconnect, stop };
+  return { useNav, reconnect, stop, asked };
 }
 
 describe('the page after its event stream comes back', () => {
@@ -61,10 +61,13 @@ describe('the page after its event stream comes back', () => {
 
   it('stays where it is when the home is the one it shows', async () => {
     const home = { path: '/homes/one' };
-    const { useNav, reconnect, stop } = await pageOnAHost(home);
+    const { useNav, reconnect, stop, asked } = await pageOnAHost(home);
     useNav.getState().go({ view: 'project', dir: '-work-app', tab: 'memories' });
+    const before = asked.length;
     await reconnect();
     expect(useNav.getState().route).toEqual({ view: 'project', dir: '-work-app', tab: 'memories' });
+    // The projects are read again once, not once for the home and once more for the list.
+    expect(asked.slice(before).filter((name) => name === 'projects.list')).toHaveLength(1);
     stop();
   });
 });

@@ -31,9 +31,8 @@ export function followLiveEvents(): () => void {
  * which job, project or dir changed is not known: each reads as if every one had.
  */
 const readAgain = {
-  /** home-changed: where the sidebar says it looks, and the dashboard's projects. */
+  /** home-changed: where the sidebar says it looks (the projects are read by `projects`, for no open project). */
   home(): Promise<void> {
-    void useProjects.getState().load();
     return useApp.getState().load();
   },
   /** projects-changed: the dashboard's list and counts; the open project if it is among `dirs`, its editor's file and history. */
@@ -70,8 +69,9 @@ function applyEvent(event: AppEvent): void {
   switch (event.type) {
     case 'home-changed':
       void readAgain.home();
+      // The page leaves any project of the old home: none of them is read again.
       useNav.getState().go({ view: 'dashboard' });
-      return;
+      return readAgain.projects([]);
     case 'projects-changed':
       return readAgain.projects(event.dirs);
     case 'alert':
