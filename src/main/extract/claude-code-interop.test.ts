@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, type FakeReply, type FakeRequest, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
-import { REAL_CLAUDE_CODE, offlineClaudeEnv, runClaudeCodeTurns } from '../llm/test-support/real-claude-code.js';
+import { EMBEDDED_SESSION_ENV, REAL_CLAUDE_CODE, debugLogIn, offlineClaudeEnv, pollUntil, runClaudeCodeTurns } from '../llm/test-support/real-claude-code.js';
 import {
   CADENCE_PROMPTS,
   EXCLUSIVE_CASES,
@@ -115,8 +115,7 @@ describe.skipIf(skip !== null)(`Claude Code's own extraction, recorded for Memdi
     const root = path.join(tmp, `session-${count++}`);
     fs.mkdirSync(path.join(root, 'scratch'), { recursive: true });
     const home = layOutExtractHome(root, { ...(options.flags ? { flags: options.flags } : {}), apiKeySuffix: apiKey.slice(-20) });
-    const debugFile = path.join(root, 'debug.log');
-    const debugLog = () => (fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '');
+    const debugLog = debugLogIn(root);
     let forks = 0;
     let turns = 0;
     fake.reset();
@@ -135,22 +134,20 @@ describe.skipIf(skip !== null)(`Claude Code's own extraction, recorded for Memdi
       // slower than that work is extracted at its end like every later one.
       return turn === 0 && reply.kind === 'message' ? { ...reply, delayMs: FIRST_TURN_MS } : reply;
     });
-    const waitForPasses = async (n: number) => {
-      for (const deadline = Date.now() + 30_000; extractionPassesEnded(debugLog()) < n && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
-    };
-    const run = await runClaudeCodeTurns(prompts, ['--debug-file', debugFile], {
+    const waitForPasses = (n: number) => pollUntil(() => extractionPassesEnded(debugLog.read()) >= n, 30_000);
+    const run = await runClaudeCodeTurns(prompts, debugLog.args, {
       cwd: home.project,
       configDir: home.configDir,
       scratch: path.join(root, 'scratch'),
       baseUrl: fake.url,
-      env: { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode', CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1' },
+      env: EMBEDDED_SESSION_ENV,
       ...(options.waitForPasses === false ? {} : { beforeTurn: waitForPasses, beforeExit: () => waitForPasses(prompts.length) }),
       timeoutMs: 90_000,
     });
     expect(run.code, run.stderr).toBe(0);
     const transcripts = fs.readdirSync(path.dirname(home.memoryDir)).filter((f) => f.endsWith('.jsonl'));
     const sessionId = transcripts.length === 1 ? transcripts[0]!.replace(/\.jsonl$/, '') : null;
-    return { home, requests: [...fake.messageRequests()], debugLog: debugLog(), sessionId };
+    return { home, requests: [...fake.messageRequests()], debugLog: debugLog.read(), sessionId };
   }
 
   it('writes: what is on disk after the extraction agent writes, and what it is refused', async () => {

@@ -18,7 +18,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../llm/test-support/fake-anthropic.js';
-import { REAL_CLAUDE_CODE, offlineClaudeEnv, runClaudeCode, runClaudeCodeTurns } from '../../llm/test-support/real-claude-code.js';
+import {
+  EMBEDDED_SESSION_ENV,
+  REAL_CLAUDE_CODE,
+  debugLogIn,
+  offlineClaudeEnv,
+  pollUntil,
+  runClaudeCode,
+  runClaudeCodeTurns,
+} from '../../llm/test-support/real-claude-code.js';
 import {
   DREAM_CASES,
   DREAM_FIXTURE,
@@ -81,29 +89,26 @@ describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip
       const lockTaken = () => (fs.statSync(lockFile, { throwIfNoEntry: false })?.mtimeMs ?? null) !== lockBefore;
       fake.reset();
       const dreamRequest = () => fake.messageRequests().find((r) => r.rawBody.includes(DREAM_PROMPT)) ?? null;
-      const debugFile = path.join(root, 'debug.log');
-      const debugLog = () => (fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '');
-      const run = await runClaudeCodeTurns(TURNS, ['--debug-file', debugFile], {
+      const debugLog = debugLogIn(root);
+      const run = await runClaudeCodeTurns(TURNS, debugLog.args, {
         cwd: home.project,
         configDir: home.configDir,
         scratch,
         baseUrl: fake.url,
-        env: { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode', CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1' },
+        env: EMBEDDED_SESSION_ENV,
         // The client checks its gates after a turn without awaiting them: the session stays open
         // until it said what it decided (a busy machine is slow to), or a few seconds where it
         // decides silently (flag, setting, time gate). A dream starts by taking the lock; once it
         // is taken, the dream is let reach the model before the session ends.
         beforeExit: async () => {
-          for (const deadline = Date.now() + 5_000; !DECIDED.test(debugLog()) && Date.now() < deadline; )
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          for (const deadline = Date.now() + 30_000; lockTaken() && !dreamRequest() && Date.now() < deadline; )
-            await new Promise((resolve) => setTimeout(resolve, 50));
+          await pollUntil(() => DECIDED.test(debugLog.read()), 5_000);
+          await pollUntil(() => !lockTaken() || dreamRequest() !== null, 30_000);
         },
         timeoutMs: 90_000,
       });
       expect(run.code, run.stderr).toBe(0);
       const request = dreamRequest();
-      const client = clientDreamOutcome(debugLog(), request ? extractPrompt(request.body) : null);
+      const client = clientDreamOutcome(debugLog.read(), request ? extractPrompt(request.body) : null);
       observed[c.name] = client;
 
       if (!record) expect(client).toEqual(recorded[c.name]);
@@ -147,25 +152,22 @@ describe.skipIf(skip !== null)(`Claude Code's own dream agrees with Memdir${skip
     const before = fs.statSync(lockFile).mtimeMs;
     fake.reset();
     fake.setHandler((request) => (request.rawBody.includes(DREAM_PROMPT) ? { kind: 'error', status: 400 } : { kind: 'message', text: 'ok' }));
-    const debugFile = path.join(root, 'debug.log');
-    const debugLog = () => (fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '');
+    const debugLog = debugLogIn(root);
     const ended = /\[autoDream\] (?:completed|\w+ failed|aborted)/;
-    const run = await runClaudeCodeTurns(TURNS, ['--debug-file', debugFile], {
+    const run = await runClaudeCodeTurns(TURNS, debugLog.args, {
       cwd: home.project,
       configDir: home.configDir,
       scratch: path.join(root, 'scratch'),
       baseUrl: fake.url,
-      env: { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode', CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1' },
-      beforeExit: async () => {
-        for (const deadline = Date.now() + 30_000; !ended.test(debugLog()) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
-      },
+      env: EMBEDDED_SESSION_ENV,
+      beforeExit: () => pollUntil(() => ended.test(debugLog.read()), 30_000),
       timeoutMs: 90_000,
     });
     fake.setHandler(null);
     expect(run.code, run.stderr).toBe(0);
     expect(fake.messageRequests().some((r) => r.rawBody.includes(DREAM_PROMPT))).toBe(true);
     // The failed request ends the dream as "completed": the lock keeps the time it fired.
-    expect(debugLog()).toMatch(/\[autoDream\] completed/);
+    expect(debugLog.read()).toMatch(/\[autoDream\] completed/);
     const after = fs.statSync(lockFile).mtimeMs;
     expect(after).toBeGreaterThan(before + 24 * 3_600_000);
     const report = await checkDreamGates(

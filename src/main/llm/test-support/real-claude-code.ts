@@ -7,6 +7,7 @@
  * `CLAUDE_CODE_BIN`, so the interop tests run in CI.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -116,6 +117,24 @@ function spawnClaudeCode(argv: string[], options: ClaudeRunOptions, start: (chil
 /** Run the real Claude Code offline with `args` (only the variables it needs, nothing of ours). */
 export function runClaudeCode(args: string[], options: ClaudeRunOptions): Promise<ClaudeRun> {
   return spawnClaudeCode(args, options, (child) => child.stdin.end(options.stdin ?? ''));
+}
+
+/**
+ * The variables of a session run as an application embedding the client runs it, not as `-p`'s
+ * `sdk-cli`: the client then does its background work (extraction, its own dream), reading its
+ * cached feature flags although telemetry is off.
+ */
+export const EMBEDDED_SESSION_ENV: NodeJS.ProcessEnv = { CLAUDE_CODE_ENTRYPOINT: 'claude-vscode', CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1' };
+
+/** The client's `--debug-file` in `folder`: the arguments that turn it on, and its text so far ('' before it is written). */
+export function debugLogIn(folder: string): { args: string[]; read: () => string } {
+  const file = path.join(folder, 'debug.log');
+  return { args: ['--debug-file', file], read: () => (existsSync(file) ? readFileSync(file, 'utf8') : '') };
+}
+
+/** Look every 50 ms until `done()` holds or `ms` have passed; the caller then asserts what it needs. */
+export async function pollUntil(done: () => boolean, ms: number): Promise<void> {
+  for (const deadline = Date.now() + ms; !done() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** A multi-turn run (`--input-format stream-json`): how long to stay open after the last turn. */
