@@ -73,3 +73,28 @@ describe('explainRecall', () => {
     expect(result.explanation!.candidates.find((c) => c.file === 'project_deploy_0.md')!.fate).toBe('already-loaded');
   });
 });
+
+describe('the score a person reads', () => {
+  it('is one number in the list of chosen memories, in the explanation and in its sentence', async () => {
+    const words = ['deploy', 'database', 'checkout', 'latency', 'Postgres', 'Grafana', 'release', 'Friday', 'review', 'SQL', '数据库', 'hook', 'cache', 'lint'];
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      file: `project_${i}.md`,
+      name: `${words[i % words.length]} note ${i}`,
+      description: Array.from({ length: 1 + (i % 7) }, (_, k) => words[(i * 3 + k * 5) % words.length]).join(' ') + ` #${i}: "quoted" https://example.com/${i}`,
+      type: 'project' as const,
+    }));
+    let compared = 0;
+    for (let q = 0; q < words.length; q++) {
+      const query = `${words[q]} ${words[(q + 4) % words.length]} ${words[(q + 9) % words.length]}`;
+      const result = await findRelevantMemories({ query, memories: many, provider: null });
+      for (const s of result.selected) {
+        const candidate = result.explanation!.candidates.find((c) => c.file === s.file)!;
+        expect(candidate.score).toBe(s.score);
+        expect(candidate.reason).toContain(`score ${s.score!.toFixed(2)}`);
+        compared++;
+      }
+      for (const c of result.explanation!.candidates.filter((c) => c.fate === 'outranked')) expect(c.reason).toContain(`score ${c.score!.toFixed(2)}`);
+    }
+    expect(compared).toBeGreaterThan(50);
+  });
+});

@@ -129,7 +129,7 @@ export function explainRecall(input: {
       fate,
       reason,
       rank: hit?.rank ?? null,
-      score: hit ? Math.round(hit.score * 1000) / 1000 : null,
+      score: hit ? hit.score : null,
       matched,
       highlights: [
         ...joined(nameSpans).map((s) => ({ field: 'name' as const, start: s.start, end: s.end })),

@@ -236,7 +236,7 @@ async function choose(options: FindRelevantOptions, excluded: ReadonlySet<string
     return done(
       {
         method: 'local',
-        selected: hits.map((h) => ({ file: h.file, score: Math.round(h.score * 1000) / 1000 })),
+        selected: hits.map((h) => ({ file: h.file, score: h.score })),
         latencyMs: performance.now() - started,
         provider: options.provider?.kind ?? 'none',
         notes,

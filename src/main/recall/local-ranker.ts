@@ -96,7 +96,7 @@ export interface LocalRankerOptions {
 /** One ranked memory. */
 export interface RankedMemory {
   file: string;
-  /** BM25 score (with boosts); comparable within one query only. */
+  /** BM25 score (with boosts), to three decimals; comparable within one query only. */
   score: number;
   /** Query terms (or their expansions) found in this memory. */
   matchedTerms: string[];
@@ -350,6 +350,9 @@ export class LocalRanker {
         ? { boostDocument: (_id: unknown, _term: string, stored?: Record<string, unknown>) => (intents.has(stored?.type as MemoryType) ? TYPE_PRIOR : 1) }
         : {}),
     });
+    // One score everywhere it is shown or reported: the list, the explanation and its sentences
+    // each rounded the raw score their own way and could print 81.08 and 81.07 for one memory.
+    for (const r of results) r.score = Math.round(r.score * 1000) / 1000;
     return { results, terms, expanded };
   }
 
