@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { quoteName } from './visible-text.js';
-import { MEMORY_TYPES, type MemoryType, isMemoryType, typeFromFileName } from './memory-types.js';
+import { MEMORY_TYPES, type MemoryType, isMemoryType } from './memory-types.js';
 
 const optionalText = z
   .union([z.string(), z.number(), z.date()])
@@ -100,7 +100,8 @@ export function readMemoryMeta(data: unknown, file: string): { meta: MemoryMeta;
       { code: 'bad-frontmatter' as const, message: `${file} has no frontmatter: add a --- block with name, description and type so recall can find it.` },
     ];
     return {
-      meta: { name: nameFromFile(file), description: '', type: typeFromFileName(file), originSessionId: null, created: null, modified: null, layout: 'none' },
+      // No type from the file's name: Claude Code reads none from a file without frontmatter it can read.
+      meta: { name: nameFromFile(file), description: '', type: null, originSessionId: null, created: null, modified: null, layout: 'none' },
       issues,
     };
   }

@@ -26,7 +26,7 @@ import { writeDataFile } from '../core/safe-fs.js';
  * 5: topic notes may hold `cut-by-comment` issues, issues carry their line, and bad-YAML messages
  * are worded anew — a version 4 file has none of these, so its files would go unflagged until changed.
  */
-export const SCAN_CACHE_VERSION = 5;
+export const SCAN_CACHE_VERSION = 6;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

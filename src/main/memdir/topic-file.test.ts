@@ -49,8 +49,8 @@ describe('parseTopicFile (R-TOPIC)', () => {
     }
   });
 
-  it('takes the type from a file-name prefix when there is no frontmatter', () => {
-    expect(parseTopicFile('plain notes', 'feedback_testing.md').meta.type).toBe('feedback');
+  it('reads no type from a file-name prefix when there is no frontmatter, as Claude Code reads none', () => {
+    expect(parseTopicFile('plain notes', 'feedback_testing.md').meta.type).toBeNull();
   });
 });
 

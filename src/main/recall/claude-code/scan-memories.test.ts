@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { headOf, isRecallCandidatePath, readHeadFrontmatter, scanLikeClaudeCode } from './scan-memories.js';
+import { scanMemoryDir } from '../../memdir/scan-dir.js';
 import { manifestLine, parseSelectorAnswer, selectorBudget } from './selector-request.js';
 
 let root: string;
@@ -171,6 +172,24 @@ describe('the manifest line of each kind of file, as Claude Code 2.1.332 wrote i
 
   it('an unreadable memory dir yields nothing, a missing one no error', async () => {
     expect(await scanLikeClaudeCode(path.join(root, 'nope'))).toEqual({ memories: [], error: null });
+  });
+});
+
+describe('what Memdir shows of each file, against what Claude Code sends', () => {
+  it('shows a type only where Claude Code reads one: never from a file name when the frontmatter is missing or broken', async () => {
+    const files: [string, string][] = [
+      ['feedback_none.md', 'no frontmatter at all\n'],
+      ['feedback_broken.md', '---\nname: "unclosed\ndescription: d\ntype: project\n---\n'],
+      ['project_nofence.md', '---\nname: X\ndescription: no closing fence\ntype: user\n'],
+      ['user_lead-blank.md', '\n---\nname: LB\ndescription: leading blank line\ntype: user\n---\n'],
+      ['reference_ok.md', '---\nname: OK\ndescription: fine\ntype: reference\n---\n'],
+      ['feedback_retry.md', '---\nname: [unclosed\ndescription: desc: yes\ntype: user\n---\n'],
+    ];
+    await manifestOf(files);
+    const claude = new Map((await scanLikeClaudeCode(memoryDir)).memories.map((m) => [m.file, m.type]));
+    const memdir = new Map(scanMemoryDir(memoryDir, { scope: 'private' }).memories.map((m) => [m.file, m.type]));
+    expect(Object.fromEntries(memdir)).toEqual(Object.fromEntries(claude));
+    expect(memdir.get('feedback_none.md')).toBeNull();
   });
 });
 
