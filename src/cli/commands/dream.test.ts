@@ -59,6 +59,11 @@ describe('memdir dream', () => {
     const closed = await cli('dream', '--project', fx.dir, '--offline', '--json');
     expect(closed.code).toBe(1);
     expect(closed.json()).toMatchObject({ id: null, status: 'not-started', reason: expect.stringMatching(/autoDreamEnabled is not set/) });
+    // A dry run answers what the same command would do: the same closed gates stop it.
+    const dryClosed = await cli('dream', '--project', fx.dir, '--offline', '--dry-run', '--json');
+    expect(dryClosed.code).toBe(1);
+    const wouldDo = closed.json() as { id: null; status: string; reason: string };
+    expect(dryClosed.json()).toMatchObject({ id: wouldDo.id, status: wouldDo.status, reason: wouldDo.reason });
 
     const dry = await cli('dream', '--project', fx.dir, '--offline', '--force', '--dry-run', '--json');
     expect(dry.code).toBe(0);

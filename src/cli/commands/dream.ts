@@ -121,7 +121,10 @@ export const dreamCommand: CommandSpec = {
     home: homeOption,
     force: { type: 'boolean', description: 'skip the time and session gates (never the lock), like "Dream now"' },
     offline: { type: 'boolean', description: 'do not ask a model: use the deterministic offline rules' },
-    'dry-run': { type: 'boolean', description: 'show what would change; write nothing, take no lock' },
+    'dry-run': {
+      type: 'boolean',
+      description: 'show what the same command would change (closed gates stop it as they stop the dream); write nothing, take no lock',
+    },
     'allow-deletes': { type: 'boolean', description: 'confirm removing more memories than the limit (settings dream.maxDeleteShare, default 25%)' },
     json: jsonOption,
   },

@@ -337,9 +337,9 @@ export async function runDream(opts: DreamRunOptions): Promise<DreamRunResult> {
   };
 
   if (opts.dryRun) {
+    // What the same dream would do: closed gates (or dreams turned off, or a held lock) stop it here too.
     const gates = await checkDreamGates(target, gateOpts);
-    const lockGate = gates.gates.find((g) => g.name === 'lock');
-    if (lockGate?.value === 'held') return { gates, record: null, reason: lockGate.detail };
+    if (!gates.eligible) return { gates, record: null, reason: describeGates(gates) };
     const startedAt = now();
     const since = gates.lastConsolidatedAt === null ? null : Date.parse(gates.lastConsolidatedAt);
     const record = emptyRecord(await newDreamId(opts.dataDir, startedAt), opts, since, startedAt);
