@@ -50,7 +50,8 @@ describe.skipIf(!HAS_BROWSER)(`dream${HAS_BROWSER ? '' : ` (skipped: ${MISSING_B
       .toMatch(/^Sessions since then25closed2 of 2 sessions touched ever.*; needs 5\.$/);
     expect(await gates.locator('tr[data-gate="time"]').textContent()).toContain('never dreamt');
     expect(await gates.locator('tr[data-gate="lock"]').textContent()).toContain('not checked');
-    await page.getByText('No dream yet.').waitFor();
+    // Scheduled dreams are off in the demo (autoDreamEnabled unset): nothing promises a dream by itself.
+    await page.getByText('No dream yet. Dream now to consolidate.', { exact: true }).waitFor();
   });
 
   it('dreams now: phase by phase, then the dream is in the history with its diffs', async () => {

@@ -232,7 +232,12 @@ export function DreamTab({ dir }: { dir: string }) {
       <h2>History</h2>
       <DreamChart dreams={dreams} />
       {dreams.length === 0 ? (
-        <p className="muted">No dream yet. Dream now, or let the gates open: Memdir dreams by itself while the app runs.</p>
+        <p className="muted">
+          No dream yet.{' '}
+          {status?.scheduled && !status.gates.disabled
+            ? 'Dream now, or let the gates open: Memdir dreams by itself while the app runs.'
+            : 'Dream now to consolidate.'}
+        </p>
       ) : (
         <div className="split dream-split">
           <div className="pane list-pane">

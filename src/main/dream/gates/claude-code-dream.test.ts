@@ -63,7 +63,11 @@ describe("Claude Code's own dream (R-DREAM-GATE)", () => {
   it('2.1.88: the setting when present, else the flag cached under cachedGrowthBookFeatures', async () => {
     await transcriptOf('2.1.88');
     expect(await status(set(true))).toMatchObject({ wouldDream: true, rule: '2.1.88' });
-    expect((await status(unset)).wouldDream).toBe(false);
+    // Without the setting or a cached flag it does not dream, and says so in that order.
+    expect(await status(unset)).toMatchObject({
+      wouldDream: false,
+      reason: 'Claude Code 2.1.88: autoDreamEnabled is not set and no cached tengu_onyx_plover flag turns it on, so it does not dream.',
+    });
     await flags({ cachedGrowthBookFeatures: { tengu_onyx_plover: { enabled: true } }, cachedFeatureFlags: { tengu_onyx_plover: { enabled: false } } });
     expect((await status(unset)).wouldDream).toBe(true);
   });

@@ -175,7 +175,13 @@ export async function claudeCodeDreamStatus(input: {
   if (!input.settings.autoMemoryEnabled) return { ...base, wouldDream: false, reason: 'Auto memory is off, so Claude Code never consolidates it.' };
   if (rule === '2.1.88') {
     if (setting !== null) return { ...base, wouldDream: setting, reason: `Claude Code ${version} follows the setting: ${settingWords}.` };
-    return { ...base, wouldDream: flag?.enabled === true, reason: `Claude Code ${version}: ${settingWords}, so ${flagWords} decides.` };
+    if (!flag)
+      return {
+        ...base,
+        wouldDream: false,
+        reason: `Claude Code ${version}: ${settingWords} and ${flagWords} turns it on, so it does not dream.`,
+      };
+    return { ...base, wouldDream: flag.enabled, reason: `Claude Code ${version}: ${settingWords}, so ${flagWords} decides.` };
   }
   const who = version ? `Claude Code ${version}` : 'Claude Code (the newest known rule, no transcript names a version)';
   if (!flag || (!flag.enabled && !flag.available))
