@@ -42,7 +42,7 @@ describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skip
     await page.goto(`${host.url}#/agents`);
     const table = page.getByRole('table', { name: 'Agent memory' });
     const row = table.getByRole('row').filter({ hasText: 'reviewer' });
-    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memories');
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memory');
     expect(await page.getByRole('heading', { name: 'Agent memory' }).count()).toBe(1);
     expect(await page.getByText('user level (open a project to see its agents)').count()).toBe(1);
     await page.screenshot({ path: artifact('agents-view.png'), fullPage: true });
@@ -50,6 +50,6 @@ describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skip
     await page.getByRole('button', { name: 'Projects', exact: true }).click();
     await table.waitFor({ state: 'detached' });
     await page.goto(`${host.url}#/agents`);
-    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memories');
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memory');
   });
 });

@@ -7,6 +7,7 @@
 import { Suspense, lazy, useEffect, useState } from 'react';
 import type { MergePlan, Orphan } from '../../shared/contract/identity.js';
 import { describeEvidence } from '../../shared/project-identity.js';
+import { plural } from '../../shared/size-text.js';
 import { useIdentity } from '../stores/identity.js';
 import { ago } from './format.js';
 
@@ -226,7 +227,7 @@ function CloneGroups() {
                 <li key={p.dir}>
                   {p.path ?? p.dir}{' '}
                   <span className="muted small">
-                    ({p.memories} memories, changed {ago(p.lastChangeMs)})
+                    ({plural(p.memories, 'memory', 'memories')}, changed {ago(p.lastChangeMs)})
                   </span>
                 </li>
               ))}

@@ -1,5 +1,6 @@
 /** Sub-agent memory (R-AGENT): each agent type's user, project and local memory, kept apart. */
 import { useEffect } from 'react';
+import { plural } from '../../shared/size-text.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { useAgents } from '../stores/agents.js';
 
@@ -57,7 +58,7 @@ export function AgentsView({ dir }: { dir?: string }) {
                         '—'
                       ) : scope.scan ? (
                         <>
-                          {scope.scan.memories.length} memories <LoadMeter index={scope.scan.index} compact />
+                          {plural(scope.scan.memories.length, 'memory', 'memories')} <LoadMeter index={scope.scan.index} compact />
                           {scope.scan.problems.filter((p) => p.severity !== 'hint').length > 0 && (
                             <span className="badge warning">{scope.scan.problems.length} problems</span>
                           )}
