@@ -60,4 +60,13 @@ describe.skipIf(!HAS_BROWSER)(`the memory list's summary${HAS_BROWSER ? '' : ` (
     expect(await summary.textContent()).toContain('3 past the index cut');
     expect(errors).toEqual([]);
   });
+
+  it("says what its search reads when nothing matches: a word only in a memory's text finds nothing", async () => {
+    const search = page.getByRole('searchbox', { name: 'Search memories' });
+    await search.fill('dashboards');
+    await page.getByText('No memory matches these filters (the search reads names, descriptions and file names, not the text inside).').waitFor();
+    await search.fill('team_cut');
+    await page.getByRole('listbox').getByText('team_cut', { exact: true }).waitFor();
+    await search.fill('');
+  });
 });

@@ -191,7 +191,9 @@ export function MemoriesTab({ route, scan }: { route: Extract<Route, { view: 'pr
           </div>
         ) : visible.length === 0 ? (
           <div className="placeholder">
-            <p>{filtered ? 'No memory matches these filters.' : 'Nothing to show.'}</p>
+            <p>
+              {filtered ? 'No memory matches these filters (the search reads names, descriptions and file names, not the text inside).' : 'Nothing to show.'}
+            </p>
             <button onClick={() => setFilter({ text: '', type: 'all', scope: 'all' })}>Clear the filters</button>
           </div>
         ) : (
