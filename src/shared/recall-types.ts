@@ -25,6 +25,9 @@ const indexPartSchema = z.object({
   loadedLines: z.number(),
   loadedBytes: z.number(),
   firstCutLine: z.number().nullable(),
+  /** Of `cut`: memories the agent never sees, and pointers to files that do not exist (index-cut.ts). */
+  cutMemories: z.array(z.string()),
+  cutMissing: z.array(z.string()),
 });
 /** The index that is always loaded (R-RECALL-INDEX), with the team index when there is one. */
 export const alwaysLoadedSchema = indexPartSchema.extend({ team: indexPartSchema.optional() });

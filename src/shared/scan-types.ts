@@ -26,6 +26,13 @@ export const indexSummarySchema = z.object({
   firstCutLine: z.number().nullable(),
   /** Why Claude Code cuts it, in its words (`230 lines (limit: 200)`), or null. */
   reason: z.string().nullable(),
+  /**
+   * Of `cut`: the memories the agent never sees because every pointer to them is past the cut
+   * (each once), and the pointers that name files that do not exist (one per pointer). Three
+   * different facts, never added up (index-cut.ts).
+   */
+  cutMemories: z.array(z.string()),
+  cutMissing: z.array(z.string()),
 });
 export type IndexSummary = z.infer<typeof indexSummarySchema>;
 

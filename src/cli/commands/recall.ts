@@ -7,6 +7,7 @@ import { resolveDataDir } from '../../main/core/index.js';
 import { projectsRoot } from '../../main/memdir/index.js';
 import { type ClaudeCodeRecallResult, type ProjectRecallResult, RecallService } from '../../main/recall/index.js';
 import { homeFrom } from './scan.js';
+import { cutFactsText } from '../../shared/index-cut.js';
 
 /**
  * `--project` is a directory name under `projects/` when one exists by that name, else a path
@@ -50,7 +51,7 @@ export const recallCommand: CommandSpec = {
   details: `JSON: {"method": "model"|"local", "selected": [{"file", "reason"?, "score"?}], "fallbackReason"?,
   "latencyMs", "tokens"?: {"inputTokens", "outputTokens", "cacheReadTokens", "cacheCreationTokens"},
   "costUsd"? (estimate), "model"?, "provider", "dropped": [{"file", "reason"}], "notes": [..],
-  "alwaysLoaded": {"loaded": [file…], "cut": [file…], …} or null,
+  "alwaysLoaded": {"loaded": [file…], "cut": [file…], "cutMemories": [file…], "cutMissing": [file…], …} or null,
   "manifest": {"memories", "sent", "chars", "prefiltered"}, "query": {"chars", "usedChars", "truncated"},
   "project": {"key", "dir", "memoryDir"}}
 The model is the Anthropic API when a key is set (ANTHROPIC_API_KEY or Memdir's settings;
@@ -113,7 +114,7 @@ Exit codes: 0 done (whichever method chose, or whatever Claude Code would load),
     const index = result.alwaysLoaded;
     if (index?.exists)
       io.out(
-        `always loaded: MEMORY.md, ${index.loaded.length} pointer(s)${index.cut.length ? `, ${index.cut.length} cut past the limit (${index.cut.slice(0, 3).join(', ')}${index.cut.length > 3 ? ', …' : ''})` : ''}\n`,
+        `always loaded: MEMORY.md, ${index.loaded.length} pointer(s)${index.cut.length ? `; ${cutFactsText(index, { names: 3 }) || `${index.cut.length} pointer(s) below the cut`}` : ''}\n`,
       );
     return 0;
   },

@@ -16,9 +16,13 @@ export const scanCommand: CommandSpec = {
   options: { home: homeOption, json: jsonOption },
   details: `JSON: {"home", "exists", "projects": [{"dir", "path" (real path or null), "memoryDir",
   "index": {"exists", "lines", "bytes", "chars", "loaded": [file…], "cut": [file…], "loadedLines", "loadedBytes",
-            "loadedChars", "firstCutLine", "reason"},
+            "loadedChars", "firstCutLine", "reason", "cutMemories": [file…], "cutMissing": [file…]},
   (lines and chars as Claude Code counts them — after stripping frontmatter and block comments;
-   chars are UTF-16 code units, what its 25,000 limit counts; bytes are UTF-8, for reference)
+   chars are UTF-16 code units, what its 25,000 limit counts; bytes are UTF-8, for reference;
+   "loaded" and "cut" list the pointers above and below the cut, one per pointer line, files that do
+   not exist included; of "cut", "cutMemories" are the memories the agent never sees because every
+   pointer to them is below the cut (each once) and "cutMissing" the pointers that name files that
+   do not exist — the table's CUT column counts cutMemories, private and team)
   "memories": [{"file" (relative: "retros/x.md" for a subfolder), "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
   "team": {same index/memories/problems} or null,
   "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts",
@@ -58,13 +62,17 @@ A missing home is not an error: it scans as empty. What each file held is kept i
         String(p.memories.length),
         p.team ? String(p.team.memories.length) : '—',
         p.index.exists ? `${p.index.lines}/${INDEX_MAX_LINES} lines, ${p.index.chars}/${INDEX_MAX_CHARS} chars` : 'no MEMORY.md',
-        String(p.index.cut.length),
+        String(p.index.cutMemories.length + (p.team?.index.cutMemories.length ?? 0)),
         String(problems),
         ago(p.lastChangeMs),
       ]);
     }
     io.out(table(rows));
     io.out(`\n${plural(scan.projects.length, 'project')} in ${home}. \`memdir lint\` explains the problems.\n`);
+    if (scan.projects.some((p) => p.index.cut.length + (p.team?.index.cut.length ?? 0) > 0))
+      io.out(
+        'CUT: memories the agent never sees (private and team), every pointer to them past the MEMORY.md cut; `memdir show <project>` lists each pointer below it.\n',
+      );
     return 0;
   },
 };

@@ -4,6 +4,7 @@ import { formatProblem } from '../format.js';
 import { homeFrom } from './scan.js';
 import { locateProject, parseTopicFile, readMemoryFile, scanProject } from '../../main/memdir/index.js';
 import { agentIndexView } from '../../main/transcripts/index.js';
+import { cutFactsText } from '../../shared/index-cut.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 
 export const showCommand: CommandSpec = {
@@ -20,6 +21,9 @@ export const showCommand: CommandSpec = {
 a symlink staying inside the memory directory is read, one leading outside it (or a path through a
 linked folder) is refused; MEMORY.md up to 20 MB, a memory up to 1 MB.
 JSON without [file]: the project's scan (see \`memdir scan --help\`).
+Without --json: each pointer above the cut (loaded) and below it (CUT), those below naming a file
+that does not exist marked "missing"; the count says how many memories the agent never sees and
+how many pointers below the cut name missing files (index.cutMemories, index.cutMissing).
 JSON with [file]: {"file", "text", "name", "description", "type", "body", "problems": [...]}
 --loaded: the index text the agent gets (frontmatter and block comments stripped, trimmed, cut at
 200 lines / 25,000 UTF-16 code units, Claude Code's warning paragraph appended when cut, control
@@ -47,16 +51,21 @@ or null; lastInjected = the index text that transcript recorded as injected, or 
       io.out(`${scan.path ?? scan.dir}\nmemory dir: ${scan.memoryDir}\n\n`);
       if (!scan.index.exists) io.out(`No ${INDEX_FILE}: the agent starts with no memory index.\n`);
       else {
+        const facts = cutFactsText(scan.index);
         io.out(
-          `${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.chars} characters; ${scan.index.loaded.length} pointers reach the agent, ${scan.index.cut.length} are cut.\n`,
+          `${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.chars} characters; ${scan.index.loaded.length} pointers reach the agent, ${scan.index.cut.length} are cut${facts ? ` (${facts})` : ''}.\n`,
         );
         if (scan.index.reason) io.out(`Claude Code cuts it: ${INDEX_FILE} is ${scan.index.reason}. \`memdir show --loaded\` prints what the agent gets.\n`);
         for (const f of scan.index.loaded) io.out(`  loaded  ${f}\n`);
-        for (const f of scan.index.cut) io.out(`  CUT     ${f}\n`);
+        const missing = new Set(scan.index.cutMissing);
+        for (const f of scan.index.cut) io.out(`  CUT     ${f}${missing.has(f) ? '  (missing: no such file)' : ''}\n`);
       }
       io.out(`\n${scan.memories.length} memories:\n`);
       for (const m of scan.memories) io.out(`  ${(m.type ?? '?').padEnd(10)} ${m.file}  ${m.description}\n`);
-      if (scan.team) io.out(`\nteam: ${scan.team.memories.length} memories\n`);
+      if (scan.team) {
+        const teamFacts = cutFactsText(scan.team.index);
+        io.out(`\nteam: ${scan.team.memories.length} memories${teamFacts ? `; team/${INDEX_FILE}: ${teamFacts}` : ''}\n`);
+      }
       for (const p of [...scan.problems, ...(scan.team?.problems ?? [])]) io.out(`${formatProblem(p)}\n`);
       return 0;
     }

@@ -7,7 +7,7 @@ import type { Handlers } from './dispatch.js';
 function countByType(scan: MemoryDirScan): ProjectSummary['private'] {
   const byType = Object.fromEntries([...MEMORY_TYPES, 'untyped'].map((t) => [t, 0])) as ProjectSummary['private']['byType'];
   for (const m of scan.memories) byType[m.type ?? 'untyped']++;
-  return { total: scan.memories.length, byType };
+  return { total: scan.memories.length, byType, cut: scan.index.cutMemories.length };
 }
 
 /** An index's load and cut without the names of the files it loads: the dashboard never shows them (they were most of the list's bytes). */

@@ -9,6 +9,8 @@ import { INDEX_FILE } from '../../shared/limits.js';
 import type { DerivableHint } from '../../shared/not-worth-saving.js';
 import { type Problem, type ProblemCode, type FixKind, SEVERITY_OF } from '../../shared/problems.js';
 import type { FrontmatterIssue } from '../../shared/frontmatter.js';
+import { type CutFacts, cutFactsOf } from '../../shared/index-cut.js';
+import { plural } from '../../shared/size-text.js';
 
 export interface TopicFacts {
   file: string;
@@ -65,6 +67,7 @@ export function assessHealth(input: HealthInput): Problem[] {
     }
     const pointedAt = new Map<string, number>();
     const reported = new Set<string>();
+    const dangling = new Set<string>();
     for (const link of indexLinks(index.parsed)) {
       if (!visible(link.line)) continue;
       const canonical = link.primary && entryLines.has(link.line);
@@ -103,6 +106,7 @@ export function assessHealth(input: HealthInput): Problem[] {
       }
       if (!reported.has(link.file) && !topicFiles.has(link.file) && !input.otherExisting.has(link.file)) {
         reported.add(link.file);
+        dangling.add(link.file);
         problems.push(
           problem(
             'dangling-link',
@@ -116,13 +120,16 @@ export function assessHealth(input: HealthInput): Problem[] {
       }
     }
     if (index.load?.truncated && index.load.firstCutLine !== null) {
-      const cut = splitLoadedEntries(index.parsed, index.load).cut.length;
+      const split = splitLoadedEntries(index.parsed, index.load);
+      const cut = split.cut.map((l) => l.file);
+      const memories = input.topics.filter((t) => !t.unreadable);
+      const facts = cutFactsOf({ loaded: split.loaded.map((l) => l.file), cut }, memories, dangling);
       problems.push(
         problem(
           'over-limit',
           INDEX_FILE,
           index.load.firstCutLine,
-          `${INDEX_FILE} is ${index.load.reason}: from line ${index.load.firstCutLine} on it never reaches the agent, so ${cut} ${cut === 1 ? 'pointer is' : 'pointers are'} never seen at session start. Shorten hooks, merge entries or move detail into topic files.`,
+          `${INDEX_FILE} is ${index.load.reason}: from line ${index.load.firstCutLine} on it never reaches the agent, ${overLimitLoss(facts, cut.length)}. Shorten hooks, merge entries or move detail into topic files.`,
         ),
       );
     }
@@ -155,6 +162,23 @@ export function assessHealth(input: HealthInput): Problem[] {
 
   for (const stray of input.strays) problems.push(problem('unreadable', stray.file, null, `${stray.file} cannot be read: ${stray.reason}.`));
   return problems;
+}
+
+/**
+ * What the over-limit sentence says is lost: the memories the agent never sees (index-cut.ts),
+ * and, apart, the pointers below the cut that name files that do not exist.
+ */
+function overLimitLoss(facts: CutFacts, pointers: number): string {
+  const m = facts.cutMemories.length;
+  const missing = facts.cutMissing.length;
+  const gone =
+    missing > 0
+      ? ` (${missing === pointers ? (missing === 1 ? 'the pointer' : `all ${missing} pointers`) : `${missing} of the ${pointers} pointers`} below the cut ${missing === 1 ? 'names a file' : 'name files'} that ${missing === 1 ? 'does' : 'do'} not exist)`
+      : '';
+  if (m > 0) return `so ${plural(m, 'memory', 'memories')} ${m === 1 ? 'is' : 'are'} never seen at session start${gone}`;
+  if (pointers > 0)
+    return `so ${plural(pointers, 'pointer')} ${pointers === 1 ? 'is' : 'are'} never seen at session start, none of them to a memory the agent would otherwise miss${gone}`;
+  return 'so its last lines are never seen at session start';
 }
 
 function clip(text: string): string {

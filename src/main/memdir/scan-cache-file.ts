@@ -25,6 +25,7 @@ import { writeDataFile } from '../core/safe-fs.js';
  * Bump when the meaning or shape of the file changes: an older or newer file is then ignored.
  * 5: topic notes may hold `cut-by-comment` issues, issues carry their line, and bad-YAML messages
  * are worded anew — a version 4 file has none of these, so its files would go unflagged until changed.
+ * 6: the over-limit problem counts the memories past the cut, not every pointer (index-cut.ts).
  */
 export const SCAN_CACHE_VERSION = 6;
 const FORMAT = 'memdir-scan-cache';

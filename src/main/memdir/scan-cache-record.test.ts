@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
 import { MEMORY_TYPES, SCOPES } from '../../shared/memory-types.js';
 import { FIX_KINDS, PROBLEM_CODES } from '../../shared/problems.js';
 import { type MemoryDirScan, memoryDirScanSchema } from '../../shared/scan-types.js';
@@ -99,6 +100,8 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
     });
     const targets = index && !index.failed ? index.links.map(pick) : null;
     const [lines, bytes, chars, loadedLines, loadedBytes, loadedChars] = summary.numbers as [number, number, number, number, number, number];
+    const loaded = summary.loaded.map(pick);
+    const cut = summary.cut.map(pick);
     const stored: StoredDir = {
       index: index && {
         facts: index.facts,
@@ -119,13 +122,15 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
           lines,
           bytes,
           chars,
-          loaded: summary.loaded.map(pick),
-          cut: summary.cut.map(pick),
+          loaded,
+          cut,
           loadedLines,
           loadedBytes,
           loadedChars,
           firstCutLine: summary.firstCutLine,
           reason: summary.reason,
+          // Worked out from the rest, as a scan does (the record does not hold them).
+          ...cutFactsOf({ loaded, cut }, memories, missingFilesOf(problems)),
         },
         memories,
         problems,

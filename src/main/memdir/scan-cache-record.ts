@@ -16,6 +16,7 @@
  * while the first scan runs (that copying cost a fresh process more than parsing them).
  */
 import path from 'node:path';
+import { type CutFacts, cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
 import { MEMORY_TYPES, SCOPES, type Scope } from '../../shared/memory-types.js';
 import { FIX_KINDS, PROBLEM_CODES, type Problem } from '../../shared/problems.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
@@ -234,7 +235,10 @@ function problemOf(v: unknown): Problem | null {
   return isString(target) ? { code, file, line, message, severity, fix, target } : null;
 }
 
-function summaryOf(v: unknown, files: readonly string[]): IndexSummary | null {
+/** The summary as the record holds it: what is past the cut besides `cut` is worked out again on reading (cutFactsOf). */
+type StoredSummary = Omit<IndexSummary, keyof CutFacts>;
+
+function summaryOf(v: unknown, files: readonly string[]): StoredSummary | null {
   if (!Array.isArray(v) || v.length !== 11) return null;
   const [exists, lines, bytes, chars, loadedRefs, cutRefs, loadedLines, loadedBytes, loadedChars, firstCutLine, reason] = v as unknown[];
   if (typeof exists !== 'boolean' || !isNumber(lines) || !isNumber(bytes) || !isNumber(chars)) return null;
@@ -312,6 +316,7 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
     if (!p) return null;
     problems[i] = p;
   }
-  const result: MemoryDirScan = { memoryDir: dir, exists: true, index: summary, memories, problems, lastChangeMs: v.lastChangeMs };
+  const full: IndexSummary = { ...summary, ...cutFactsOf(summary, memories, missingFilesOf(problems)) };
+  const result: MemoryDirScan = { memoryDir: dir, exists: true, index: full, memories, problems, lastChangeMs: v.lastChangeMs };
   return { dir, index, files, facts, notes, tail, others, result };
 }

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
 import { indexLinks, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
@@ -132,6 +133,8 @@ const EMPTY_INDEX: IndexSummary = {
   loadedChars: 0,
   firstCutLine: null,
   reason: null,
+  cutMemories: [],
+  cutMissing: [],
 };
 
 /** Which of these links (see otherTargets) exist, in their order. */
@@ -323,18 +326,21 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   if (index) {
     const load = index.load;
     const split = index.parsed && load ? splitLoadedEntries(index.parsed, load) : { loaded: [], cut: [] };
+    const loaded = split.loaded.map((e) => e.file);
+    const cut = split.cut.map((e) => e.file);
     indexSummary = {
       exists: true,
       lines: load?.lines ?? 0,
       bytes: load?.bytes ?? 0,
       chars: load?.chars ?? 0,
-      loaded: split.loaded.map((e) => e.file),
-      cut: split.cut.map((e) => e.file),
+      loaded,
+      cut,
       loadedLines: load?.loadedLines ?? 0,
       loadedBytes: load?.loadedBytes ?? 0,
       loadedChars: load?.loadedChars ?? 0,
       firstCutLine: load?.firstCutLine ?? null,
       reason: load?.reason ?? null,
+      ...cutFactsOf({ loaded, cut }, memories, missingFilesOf(problems)),
     };
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };

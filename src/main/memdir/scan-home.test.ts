@@ -106,7 +106,9 @@ describe('scanHome on a fixture home with every bad case', () => {
     expect(big.index.loaded).toHaveLength(200);
     expect(big.index.cut).toEqual(Array.from({ length: 30 }, (_, i) => `project_m${200 + i}.md`));
     expect(problemsOf(big, 'over-limit')).toEqual([['MEMORY.md', 201]]);
-    expect(big.problems.find((p) => p.code === 'over-limit')!.message).toMatch(/230 lines \(limit: 200\).*30 pointers are never seen/);
+    expect(big.problems.find((p) => p.code === 'over-limit')!.message).toMatch(/230 lines \(limit: 200\).*30 memories are never seen at session start\./);
+    expect(big.index.cutMemories).toEqual(big.index.cut);
+    expect(big.index.cutMissing).toEqual([]);
   });
 
   it('handles a missing index and a missing memory directory', () => {

@@ -37,5 +37,30 @@ describe('the index cut in a scan (R-INDEX)', () => {
     const over = scanWithIndex('over-units').problems.find((p) => p.code === 'over-limit')!;
     expect(over.message).toContain('29.3KB (limit: 24.4KB)');
     expect(over.message).toContain('26 pointers are never seen');
+    // No topic file at all: not one of them is a memory.
+    expect(over.message).toContain('none of them to a memory the agent would otherwise miss (all 26 pointers below the cut name files that do not exist)');
+  });
+
+  it('counts the memories past the cut apart from the pointers below it that name files that do not exist', () => {
+    const dir = path.join(root, 'mixed');
+    fs.mkdirSync(dir, { recursive: true });
+    const prose = Array.from({ length: 199 }, (_, i) => `- note ${i + 1}`);
+    const below = [
+      '- [A](a.md) — below',
+      '- [Gone 1](gone_1.md) — below',
+      '- See [B](b.md) for more',
+      '- [Gone 2](gone_2.md) — below',
+      '- [Top](top.md) — again',
+    ];
+    fs.writeFileSync(path.join(dir, 'MEMORY.md'), [`- [Top](top.md) — loaded`, ...prose, ...below].join('\n') + '\n');
+    for (const f of ['top', 'a', 'b']) fs.writeFileSync(path.join(dir, `${f}.md`), `---\nname: ${f}\ndescription: about ${f}\ntype: project\n---\n${f}\n`);
+    const scan = scanMemoryDir(dir, { scope: 'private' });
+    expect(scan.index.cut).toEqual(['a.md', 'gone_1.md', 'b.md', 'gone_2.md', 'top.md']);
+    expect(scan.index.cutMemories).toEqual(['a.md', 'b.md']);
+    expect(scan.index.cutMissing).toEqual(['gone_1.md', 'gone_2.md']);
+    const over = scan.problems.find((p) => p.code === 'over-limit')!;
+    expect(over.message).toContain(
+      'from line 201 on it never reaches the agent, so 2 memories are never seen at session start (2 of the 5 pointers below the cut name files that do not exist).',
+    );
   });
 });

@@ -177,6 +177,8 @@ function alwaysLoadedOf(index: IndexSummary | null | undefined, team: IndexSumma
     loadedLines: i.loadedLines,
     loadedBytes: i.loadedBytes,
     firstCutLine: i.firstCutLine,
+    cutMemories: i.cutMemories,
+    cutMissing: i.cutMissing,
   });
   return { ...pick(index), ...(team?.exists ? { team: pick(team) } : {}) };
 }

@@ -1,6 +1,7 @@
 /** The renderer's state rules, tested without React or a browser. */
 import { describe, expect, it } from 'vitest';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
+import { cutFactsOf } from '../../shared/index-cut.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { matchItems } from '../components/CommandPalette.js';
 import type { MemoryDoc } from '../../shared/contract/memories.js';
@@ -37,7 +38,7 @@ const summary = (dir: string, over: Partial<ProjectSummary> = {}): ProjectSummar
   path: `/w/${dir}`,
   memoryDir: `/h/${dir}/memory`,
   exists: true,
-  private: { total: 1, byType: { user: 0, feedback: 1, project: 0, reference: 0, untyped: 0 } },
+  private: { total: 1, byType: { user: 0, feedback: 1, project: 0, reference: 0, untyped: 0 }, cut: 0 },
   team: null,
   index: {
     exists: true,
@@ -50,6 +51,8 @@ const summary = (dir: string, over: Partial<ProjectSummary> = {}): ProjectSummar
     loadedChars: 10,
     firstCutLine: null,
     reason: null,
+    cutMemories: [],
+    cutMissing: [],
   },
   problems: { error: 0, warning: 0, hint: 0 },
   lastChangeMs: 1,
@@ -121,6 +124,8 @@ describe('dashboard', () => {
         loadedChars: 8000,
         firstCutLine: 201,
         reason: '230 lines (limit: 200)',
+        cutMemories: ['x.md'],
+        cutMissing: [],
       },
     }),
   ];
@@ -155,7 +160,25 @@ describe('memory browser', () => {
   const dir = (files: [string, string][], loaded: string[], cut: string[], scope: 'private' | 'team') => ({
     memoryDir: '/m',
     exists: true,
-    index: { exists: true, lines: 0, bytes: 0, chars: 0, loaded, cut, loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null },
+    index: {
+      exists: true,
+      lines: 0,
+      bytes: 0,
+      chars: 0,
+      loaded,
+      cut,
+      loadedLines: 0,
+      loadedBytes: 0,
+      loadedChars: 0,
+      firstCutLine: null,
+      reason: null,
+      // As a scan works them out.
+      ...cutFactsOf(
+        { loaded, cut },
+        files.map(([file]) => ({ file })),
+        new Set(),
+      ),
+    },
     memories: files.map(([file, name]) => ({
       file,
       name,

@@ -10,14 +10,17 @@ const countsByType = z.object(
   Object.fromEntries([...MEMORY_TYPES, 'untyped'].map((t) => [t, z.number()])) as Record<(typeof MEMORY_TYPES)[number] | 'untyped', z.ZodNumber>,
 );
 
+/** A scope's memories: how many, by type, and how many the agent never sees because they are past their index's cut (index-cut.ts). */
+const scopeCountsSchema = z.object({ total: z.number(), byType: countsByType, cut: z.number() });
+
 /** One dashboard row: enough to sort, filter and judge a project without its memory list. */
 export const projectSummarySchema = z.object({
   dir: z.string(),
   path: z.string().nullable(),
   memoryDir: z.string(),
   exists: z.boolean(),
-  private: z.object({ total: z.number(), byType: countsByType }),
-  team: z.object({ total: z.number(), byType: countsByType }).nullable(),
+  private: scopeCountsSchema,
+  team: scopeCountsSchema.nullable(),
   /** The index's load and cut; not the names of the files it loads (a project's own call has them): they were most of the list's bytes. */
   index: indexSummarySchema.omit({ loaded: true }),
   problems: z.object({ error: z.number(), warning: z.number(), hint: z.number() }),

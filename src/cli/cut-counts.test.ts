@@ -1,0 +1,89 @@
+/**
+ * One meaning of "cut" in the built CLI (index-cut.ts): `memdir scan`'s CUT column counts the
+ * memories the agent never sees, private and team — not every pointer below the cut, twenty of
+ * which here name files that do not exist; `--json` keeps `cut` (the pointers) and adds
+ * `cutMemories` and `cutMissing`; `memdir show` marks the pointers to missing files and says the
+ * two numbers apart; `memdir recall` names the memories past the cut, not the missing files.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { topic } from '../main/relink/test-support/moved-project.js';
+
+const CLI_ENTRY = path.resolve(import.meta.dirname, '../../out/cli/memdir.js');
+const skip = existsSync(CLI_ENTRY) ? null : `${CLI_ENTRY} is missing (npm run build)`;
+const DIR = '-work-physics';
+
+/** 198 lines of prose and a pointer that reaches the agent, then `below` past line 200. */
+function index(below: string[]): string {
+  const prose = Array.from({ length: 198 }, (_, i) => `- note ${i + 1}: see the lab book, page ${i + 1}`);
+  return [...prose, '- [Kept](kept.md) — reaches the agent', '', ...below].join('\n') + '\n';
+}
+
+describe.skipIf(skip !== null)(`"cut" in the built memdir CLI${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let root: string;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  const memdir = async (...args: string[]): Promise<string> => (await promisify(execFile)(process.execPath, [CLI_ENTRY, ...args], { env })).stdout;
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cli-cut-'));
+    home = path.join(root, 'home');
+    const memory = path.join(home, 'projects', DIR, 'memory');
+    await fs.mkdir(path.join(memory, 'team'), { recursive: true });
+    const gone = Array.from({ length: 20 }, (_, i) => `- [Gone ${i}](gone_${i}.md) — below the cut`);
+    const below = [
+      '- [Cut A](cut_a.md) — below the cut',
+      ...gone,
+      '- [Cut B](cut_b.md) — below the cut',
+      '- See [Cut C](cut_c.md) for the details',
+      '- [Kept](kept.md) — again',
+    ];
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), index(below));
+    for (const f of ['kept', 'cut_a', 'cut_b', 'cut_c']) await fs.writeFile(path.join(memory, `${f}.md`), topic(f, 'project', `About ${f}.`));
+    await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), index(['- [Team cut](team_cut.md) — below the cut']));
+    await fs.writeFile(path.join(memory, 'team', 'team_cut.md'), topic('team_cut', 'reference', 'Where the dashboards are.'));
+    const { ANTHROPIC_API_KEY: _key, ...rest } = process.env;
+    env = { ...rest, MEMDIR_DATA_DIR: path.join(root, 'data'), CLAUDE_CONFIG_DIR: home };
+  });
+  afterAll(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('scan: CUT counts the memories past the cut, private and team; --json keeps the pointers and adds what they are', async () => {
+    const text = await memdir('scan', '--home', home);
+    const row = text.split('\n').find((l) => l.startsWith(DIR))!;
+    // MEMORIES (private) 4, TEAM 1, the index, then CUT: cut_a, cut_b, cut_c and team_cut — not the 24 pointers below the cut.
+    expect(row.split(/\s{2,}/).slice(0, 5)).toEqual([DIR, '4', '1', '224/200 lines, 8462/25000 chars', '4']);
+    expect(text).toContain('CUT: memories the agent never sees (private and team)');
+
+    const scan = JSON.parse(await memdir('scan', '--home', home, '--json')) as {
+      projects: { index: { cut: string[]; cutMemories: string[]; cutMissing: string[] }; team: { index: { cutMemories: string[] } } }[];
+    };
+    const { index, team } = scan.projects[0]!;
+    expect(index.cut).toHaveLength(24);
+    expect(index.cutMemories).toEqual(['cut_a.md', 'cut_b.md', 'cut_c.md']);
+    expect(index.cutMissing).toEqual(Array.from({ length: 20 }, (_, i) => `gone_${i}.md`));
+    expect(team.index.cutMemories).toEqual(['team_cut.md']);
+  });
+
+  it('show: the count says memories and missing files apart, and the CUT list marks the pointers to missing files', async () => {
+    const out = await memdir('show', DIR, '--home', home);
+    expect(out).toContain('1 pointers reach the agent, 24 are cut (3 memories past the cut · 20 pointers to missing files).');
+    expect(out).toContain('  CUT     cut_a.md\n');
+    expect(out).toContain('  CUT     gone_0.md  (missing: no such file)\n');
+    expect(out).toContain('  CUT     kept.md\n');
+    expect(out.match(/\(missing: no such file\)/g)).toHaveLength(20);
+    expect(out).toContain('team: 1 memories; team/MEMORY.md: 1 memory past the cut');
+    expect(out).toContain('so 3 memories are never seen at session start (20 of the 24 pointers below the cut name files that do not exist)');
+  });
+
+  it('recall: what is always loaded names the memories past the cut, not the files that are gone', async () => {
+    const out = await memdir('recall', '--project', DIR, '--query', 'lab book', '--home', home, '--offline');
+    expect(out).toContain('always loaded: MEMORY.md, 1 pointer(s); 3 memories past the cut (cut_a.md, cut_b.md, cut_c.md) · 20 pointers to missing files\n');
+  });
+});

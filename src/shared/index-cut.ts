@@ -1,0 +1,79 @@
+/**
+ * What lies past an index's cut (R-INDEX), as three facts that are never added up — the one
+ * place that says what each "cut" number counts, for the scan, `memdir show`, the dashboard, the
+ * memory list, the MEMORY.md tab, Health, Make room and recall alike:
+ *
+ * - **pointers past the cut**: lines below the cut that point at a file (`index.cut`, a repeat
+ *   counted again) — what Make room works on, line by line;
+ * - **memories past the cut**: memories of the directory the agent never sees at session start,
+ *   because every pointer to them is below the cut (the memory list's rows marked "cut");
+ * - **pointers to missing files** among those: they name a file that does not exist (Health's
+ *   dangling links), so they are not memories at all.
+ *
+ * A pointer past the cut can also be neither: a repeat of a memory that is loaded higher up, or a
+ * link to a file that exists but is not a memory. So the two smaller numbers need not add up to
+ * the first, and a sentence that shows more than one names each.
+ */
+import type { Problem } from './problems.js';
+import { plural } from './size-text.js';
+
+/** The files past the cut an index summary carries, besides `cut` itself (see the file comment). */
+export interface CutFacts {
+  /** Memories whose every pointer is past the cut, in index order, each once. */
+  cutMemories: string[];
+  /** Pointers past the cut that name a file that does not exist, one per pointer (as `cut`). */
+  cutMissing: string[];
+}
+
+/** Files the index points at that do not exist: the targets of Health's dangling links (the one rule for "missing"). */
+export function missingFilesOf(problems: readonly Pick<Problem, 'code' | 'target'>[]): Set<string> {
+  const missing = new Set<string>();
+  for (const p of problems) if (p.code === 'dangling-link' && p.target !== undefined) missing.add(p.target);
+  return missing;
+}
+
+/**
+ * The memories and the missing files among an index's pointers past the cut.
+ * `split` is the index's pointers (files) that reach the agent and those past the cut;
+ * `memories` the directory's memories; `missing` the files its index names that do not exist.
+ */
+export function cutFactsOf(
+  split: { loaded: readonly string[]; cut: readonly string[] },
+  memories: readonly { file: string }[],
+  missing: ReadonlySet<string>,
+): CutFacts {
+  if (split.cut.length === 0) return { cutMemories: [], cutMissing: [] };
+  const files = new Set(memories.map((m) => m.file));
+  const loaded = new Set(split.loaded);
+  const cutMemories = new Set<string>();
+  const cutMissing: string[] = [];
+  for (const file of split.cut) {
+    if (files.has(file) && !loaded.has(file)) cutMemories.add(file);
+    else if (missing.has(file)) cutMissing.push(file);
+  }
+  return { cutMemories: [...cutMemories], cutMissing };
+}
+
+/**
+ * "29 memories past the cut · 45 pointers to missing files": what the agent misses, then the
+ * pointers below the cut that name nothing; empty when neither is there. With `names`, the first
+ * that many memories are named ("2 memories past the cut (a.md, b.md)").
+ */
+export function cutFactsText(facts: { cutMemories: readonly string[]; cutMissing: readonly unknown[] }, options: { names?: number } = {}): string {
+  const parts: string[] = [];
+  const { cutMemories: memories } = facts;
+  const names = options.names ?? 0;
+  const named = names > 0 ? ` (${memories.slice(0, names).join(', ')}${memories.length > names ? ', …' : ''})` : '';
+  if (memories.length > 0) parts.push(`${plural(memories.length, 'memory', 'memories')} past the cut${named}`);
+  if (facts.cutMissing.length > 0) parts.push(`${plural(facts.cutMissing.length, 'pointer')} to missing files`);
+  return parts.join(' · ');
+}
+
+/**
+ * "75 pointers (29 memories past the cut · 45 pointers to missing files)": the pointer lines below
+ * the cut, then what they are — for the places that work on lines (the MEMORY.md tab, Make room).
+ */
+export function cutPointersText(pointers: number, facts: { cutMemories: readonly string[]; cutMissing: readonly unknown[] }): string {
+  const what = cutFactsText(facts);
+  return `${plural(pointers, 'pointer')}${what ? ` (${what})` : ''}`;
+}
