@@ -60,13 +60,13 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     const room = page.getByRole('region', { name: 'Make room' });
     await room.waitFor();
     const loaded = room.getByLabel('Loaded part after your choices');
-    await loaded.getByText('Still cut from line 201: 15 pointers never seen — 15 more lines to go').waitFor();
+    await loaded.getByText('Still cut from line 201: 15 pointers below it (15 memories past the cut) — 15 more lines to go').waitFor();
     // Merge five feeds into the first, shorten a hook, and drop the ten pointers still below the cut.
     for (let line = 2; line <= 6; line++) {
       await room.getByLabel(`Choice for line ${line}`, { exact: true }).selectOption('merge');
       await room.getByLabel(`Merge line ${line} into`, { exact: true }).selectOption('1');
     }
-    await loaded.getByText(/Still cut from line 201: 10 pointers never seen/).waitFor();
+    await loaded.getByText(/Still cut from line 201: 10 pointers below it/).waitFor();
     await room.getByLabel('Choice for line 7', { exact: true }).selectOption('shorten');
     await room.getByLabel('New hook for line 7', { exact: true }).fill('feed 6');
     for (let line = 206; line <= 215; line++) await room.getByLabel(`Choice for line ${line}`, { exact: true }).selectOption('drop');
@@ -74,7 +74,8 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     expect(await loaded.textContent()).toContain('After: 200 of 200 lines');
     await page.screenshot({ path: artifact('room-01-make-room.png') });
     await room.getByRole('button', { name: 'Apply 16 choices' }).click();
-    await page.getByText(/^Made room: MEMORY\.md: 200 of 200 lines/).waitFor();
+    // The result counts what the header counted: pointers below the cut, before and after.
+    await page.getByText(/^Made room: 15 pointers were below the cut, now none\. MEMORY\.md: 200 of 200 lines/).waitFor();
 
     const after = await indexOf('-demo-data-pipeline');
     expect(loadIndexAsClaudeCode(after)).toMatchObject({ lines: 200, truncated: false });

@@ -1,11 +1,13 @@
 /**
  * How much of the index's limit is used (R-INDEX): lines of 200 and characters (UTF-16 units) of
  * 25,000, each drawn against its limit, and where the cut falls. Past the cut is past the cut —
- * a line of prose as much as a pointer — so the meter is red whenever anything is cut.
+ * a line of prose as much as a pointer — so the meter is red whenever anything is cut. Its badge
+ * counts the memories the agent never sees (index-cut.ts), not the pointer lines below the cut.
  */
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
+import { cutFactsText } from '../../shared/index-cut.js';
 import type { IndexSummary } from '../../shared/scan-types.js';
-import { formatCount as fmt } from '../../shared/size-text.js';
+import { formatCount as fmt, plural } from '../../shared/size-text.js';
 import './charts.css';
 
 /** One measure against its limit: the part past the limit drawn apart. */
@@ -37,16 +39,20 @@ function Bar({ label, value, limit, unit }: { label: string; value: number; limi
   );
 }
 
-export function LoadMeter({ index, compact = false }: { index: Omit<IndexSummary, 'loaded'>; compact?: boolean }) {
+/**
+ * `cutMemories`: the number the compact badge shows, when it is not this index's own (the
+ * dashboard's row counts the project's memories past the cut, private and team, as its memory list does).
+ */
+export function LoadMeter({ index, compact = false, cutMemories }: { index: Omit<IndexSummary, 'loaded'>; compact?: boolean; cutMemories?: number }) {
   if (!index.exists) return <span className="muted">no MEMORY.md</span>;
   const lines = index.lines / INDEX_MAX_LINES;
   const chars = index.chars / INDEX_MAX_CHARS;
   const share = Math.max(lines, chars);
   const truncated = index.firstCutLine !== null;
   const level = truncated ? 'over' : share > 0.85 ? 'near' : 'ok';
-  const where = truncated
-    ? `cut from line ${index.firstCutLine}${index.cut.length ? `, ${index.cut.length} ${index.cut.length === 1 ? 'pointer' : 'pointers'} never seen` : ''}`
-    : 'nothing cut';
+  // What is past the cut, in the words every place uses (index-cut.ts): memories, then pointers to missing files.
+  const facts = cutFactsText(index);
+  const where = truncated ? `cut from line ${index.firstCutLine}${facts ? ` (${facts})` : ''}` : 'nothing cut';
   const label = `${index.lines}/${INDEX_MAX_LINES} lines, ${fmt(index.chars)}/${fmt(INDEX_MAX_CHARS)} characters, ${where}`;
   if (compact) {
     return (
@@ -57,8 +63,14 @@ export function LoadMeter({ index, compact = false }: { index: Omit<IndexSummary
         <span className="meter-text small">
           {index.lines}/{INDEX_MAX_LINES} lines · {fmt(index.chars)}/{fmt(INDEX_MAX_CHARS)}
         </span>
-        {index.cut.length > 0 && <span className="badge error">{index.cut.length} cut</span>}
-        {truncated && index.cut.length === 0 && <span className="badge error">cut</span>}
+        {(truncated || (cutMemories ?? 0) > 0) && (
+          <span
+            className="badge error"
+            title={`${cutMemories !== undefined ? `${plural(cutMemories, 'memory', 'memories')} past the cut, private and team. ` : ''}MEMORY.md: ${where}`}
+          >
+            {(cutMemories ?? index.cutMemories.length) > 0 ? `${cutMemories ?? index.cutMemories.length} cut` : 'cut'}
+          </span>
+        )}
       </span>
     );
   }

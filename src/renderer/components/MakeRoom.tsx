@@ -5,12 +5,16 @@
  * Code's own cut (previewRoom → loadIndexAsClaudeCode) and applied as one history entry.
  */
 import { useMemo, useState } from 'react';
-import { type IndexEntry, parseIndex } from '../../shared/index-format.js';
+import { type CutFacts, cutFactsOf, cutFactsText, cutPointersText, missingFilesOf } from '../../shared/index-cut.js';
+import { type IndexEntry, type ParsedIndex, indexLinks, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
+import type { IndexLoad } from '../../shared/index-load.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import { LONG_HOOK, type RoomAction, previewRoom, roomNeeded, shortenHook } from '../../shared/index-room.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import { MEMORY_TYPES, type MemoryType, type Scope } from '../../shared/memory-types.js';
+import type { MemoryDirScan } from '../../shared/scan-types.js';
+import { plural } from '../../shared/size-text.js';
 import { useCuration } from '../stores/curation.js';
 import './curation.css';
 
@@ -38,7 +42,28 @@ function toActions(choices: ReadonlyMap<number, Choice>, moves: readonly RoomAct
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text: string; onClose: () => void }) {
+/** The lines below the cut that hold a pointer, and what they point at (index-cut.ts): the counts Make room says. */
+function cutOfText(parsed: ParsedIndex, load: IndexLoad, dir: Pick<MemoryDirScan, 'memories' | 'problems'> | null): { lines: number[]; facts: CutFacts } {
+  const split = splitLoadedEntries(parsed, load);
+  const files = { loaded: split.loaded.map((l) => l.file), cut: split.cut.map((l) => l.file) };
+  return { lines: split.cut.map((l) => l.line), facts: cutFactsOf(files, dir?.memories ?? [], missingFilesOf(dir?.problems ?? [])) };
+}
+
+/**
+ * `dir` is the scan of the index's directory: its memories and Health's missing files tell the
+ * pointers below the cut apart; the counts themselves are pointer lines, what the choices act on.
+ */
+export function MakeRoom({
+  scope,
+  text: current,
+  dir,
+  onClose,
+}: {
+  scope: Scope;
+  text: string;
+  dir: Pick<MemoryDirScan, 'memories' | 'problems'> | null;
+  onClose: () => void;
+}) {
   // Choices name lines of the text they were made on: it stays put while MEMORY.md changes on disk.
   const [text, setText] = useState(current);
   const [choices, setChoices] = useState<Map<number, Choice>>(new Map());
@@ -78,6 +103,11 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
   }, [parsed, choices, moves, moved, preview.merges, afterLoad]);
 
   const firstCutRow = parsed.lines.find((l) => fates.get(l.line) === 'cut')?.line ?? null;
+  // Header, button and result count the same thing: lines below the cut that hold a pointer.
+  const beforeCut = useMemo(() => cutOfText(parsed, beforeLoad, dir), [parsed, beforeLoad, dir]);
+  const afterCut = useMemo(() => cutOfText(parseIndex(preview.text), afterLoad, dir), [preview.text, afterLoad, dir]);
+  // Lines that hold a pointer without being one (`- See [T](f.md) …`): they can be kept or dropped.
+  const linkLines = useMemo(() => new Set(indexLinks(parsed).flatMap((l) => (l.primary ? [l.line] : []))), [parsed]);
   const set = (line: number, choice: Choice) => setChoices(new Map(choices).set(line, choice));
 
   const shortenLong = () => {
@@ -87,10 +117,10 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
         next.set(e.line, { kind: 'shorten', hook: shortenHook(e.hook, SHORT_HOOK) });
     setChoices(next);
   };
-  const cutEntries = entries.filter((e) => lineFate(beforeLoad, e.line) === 'cut');
+  // Every line below the cut that holds a pointer — a `- See [T](f.md) …` line as much as a `- [T](f.md) — hook` one.
   const dropCut = () => {
     const next = new Map(choices);
-    for (const e of cutEntries) if ((next.get(e.line)?.kind ?? 'keep') === 'keep') next.set(e.line, { kind: 'drop' });
+    for (const line of beforeCut.lines) if ((next.get(line)?.kind ?? 'keep') === 'keep' && !moved.has(line)) next.set(line, { kind: 'drop' });
     setChoices(next);
   };
   const addMove = () => {
@@ -122,13 +152,14 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
       <div className="room-summary" aria-live="polite" aria-label="Loaded part after your choices">
         <span>
           Now: {before.lines} lines, {fmt(before.chars)} characters
-          {before.truncated ? `, ${before.cut} ${before.cut === 1 ? 'pointer' : 'pointers'} below the cut` : ''}
+          {before.truncated ? `; below the cut: ${cutPointersText(before.cut, beforeCut.facts)}` : ''}
         </span>
         <span>→</span>
         <span>After: {sizeAgainstLimits(after)}</span>
         {after.truncated ? (
           <span className="over">
-            Still cut from line {after.firstCutLine}: {after.cut} {after.cut === 1 ? 'pointer' : 'pointers'} never seen
+            Still cut from line {after.firstCutLine}: {plural(after.cut, 'pointer')} below it
+            {cutFactsText(afterCut.facts) && ` (${cutFactsText(afterCut.facts)})`}
             {need.lines > 0 ? ` — ${need.lines} more ${need.lines === 1 ? 'line' : 'lines'} to go` : ''}
             {need.chars > 0 ? ` — ${fmt(need.chars)} more characters to go` : ''}
           </span>
@@ -145,9 +176,12 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
         >
           Shorten long hooks
         </button>
-        {cutEntries.length > 0 && (
-          <button onClick={dropCut} title="Their memories stay: recall still finds them by their descriptions">
-            Drop the {cutEntries.length} pointers below the cut
+        {beforeCut.lines.length > 0 && (
+          <button
+            onClick={dropCut}
+            title="Takes out every line below the cut that points at a file. The memories stay: recall still finds them by their descriptions"
+          >
+            Drop the {beforeCut.lines.length === 1 ? 'pointer' : `${beforeCut.lines.length} pointers`} below the cut
           </button>
         )}
         <button
@@ -194,9 +228,7 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
               return [
                 l.line === firstCutRow ? (
                   <tr key={`cut-${l.line}`} className="room-cut-row">
-                    <td colSpan={4}>
-                      ✂ Below this line the agent sees nothing ({after.cut} {after.cut === 1 ? 'pointer' : 'pointers'})
-                    </td>
+                    <td colSpan={4}>✂ Below this line the agent sees nothing: {cutPointersText(after.cut, afterCut.facts)}</td>
                   </tr>
                 ) : null,
                 <tr key={l.line} className={`${fate === 'cut' ? 'cut' : ''} ${c.kind !== 'keep' || moved.has(l.line) ? 'changed' : ''}`} data-line={l.line}>
@@ -250,22 +282,36 @@ export function MakeRoom({ scope, text: current, onClose }: { scope: Scope; text
                           </select>
                         )}
                       </>
-                    ) : l.raw.trim() !== '' && !moved.has(l.line) ? (
-                      <label className="small">
-                        <input
-                          type="checkbox"
-                          checked={picked.has(l.line)}
-                          onChange={(e) => {
-                            const next = new Set(picked);
-                            if (e.target.checked) next.add(l.line);
-                            else next.delete(l.line);
-                            setPicked(next);
-                          }}
-                        />{' '}
-                        move
-                      </label>
                     ) : moved.has(l.line) ? (
                       <span className="small muted">moved</span>
+                    ) : l.raw.trim() !== '' ? (
+                      <>
+                        {linkLines.has(l.line) && !picked.has(l.line) && (
+                          <select
+                            aria-label={`Choice for line ${l.line}`}
+                            value={c.kind === 'drop' ? 'drop' : 'keep'}
+                            onChange={(e) => set(l.line, { kind: e.target.value === 'drop' ? 'drop' : 'keep' })}
+                          >
+                            <option value="keep">{CHOICE_LABEL.keep}</option>
+                            <option value="drop">Drop the line</option>
+                          </select>
+                        )}
+                        {c.kind !== 'drop' && (
+                          <label className="small">
+                            <input
+                              type="checkbox"
+                              checked={picked.has(l.line)}
+                              onChange={(e) => {
+                                const next = new Set(picked);
+                                if (e.target.checked) next.add(l.line);
+                                else next.delete(l.line);
+                                setPicked(next);
+                              }}
+                            />{' '}
+                            move
+                          </label>
+                        )}
+                      </>
                     ) : null}
                   </td>
                 </tr>,

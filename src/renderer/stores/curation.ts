@@ -9,6 +9,7 @@ import type { DuplicateMemoryShape, FixRequestShape, IndexImpactShape } from '..
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { RoomAction } from '../../shared/index-room.js';
 import type { Scope } from '../../shared/memory-types.js';
+import { formatCount, plural } from '../../shared/size-text.js';
 import { type Problem, fixRequestOf } from '../../shared/problems.js';
 import type * as z from 'zod';
 import { call } from '../transport/transport.js';
@@ -37,6 +38,15 @@ export function impactSentence(impact: IndexImpactShape): string {
     ? `from line ${after.firstCutLine} on it is still cut (${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'})`
     : 'all of it reaches the agent';
   return `MEMORY.md: ${sizeAgainstLimits(after)}; ${fits}.`;
+}
+
+/**
+ * What Make room did below the cut, counted as its header and its "Drop the N pointers" button
+ * count: lines below the cut that hold a pointer (index-cut.ts), before and after.
+ */
+export function roomResultSentence(impact: IndexImpactShape): string {
+  const { before, after } = impact;
+  return `${plural(before.cut, 'pointer')} ${before.cut === 1 ? 'was' : 'were'} below the cut, now ${after.cut === 0 ? 'none' : formatCount(after.cut)}.`;
 }
 
 interface CurationState {
@@ -136,7 +146,7 @@ export const useCuration = create<CurationState>()((set, get) => ({
         .getState()
         .show(
           'info',
-          `Made room: ${impactSentence(impact)}${notes.length > 0 ? ` ${notes.length === 1 ? notes[0] : `${notes.length} memories changed too.`}` : ''}`,
+          `Made room: ${roomResultSentence(impact)} ${impactSentence(impact)}${notes.length > 0 ? ` ${notes.length === 1 ? notes[0] : `${notes.length} memories changed too.`}` : ''}`,
           rev ? { label: 'Undo', run: () => void get().undo(rev, 'Make room') } : undefined,
         );
       return true;

@@ -26,7 +26,8 @@ export function memoryRows(scan: ProjectScan): MemoryRow[] {
   for (const dir of [scan, scan.team]) {
     if (!dir) continue;
     const loaded = new Set(dir.index.loaded);
-    const cut = new Set(dir.index.cut);
+    // Past the cut: a memory every pointer to which is below it (index-cut.ts), not any pointer below it.
+    const cut = new Set(dir.index.cutMemories);
     const problems = new Map<string, number>();
     for (const p of dir.problems) if (p.file && p.severity !== 'hint') problems.set(p.file, (problems.get(p.file) ?? 0) + 1);
     for (const m of dir.memories) {

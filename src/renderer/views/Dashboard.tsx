@@ -98,7 +98,7 @@ const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: 
         </div>
       </td>
       <td>
-        <LoadMeter index={p.index} compact />
+        <LoadMeter index={p.index} compact cutMemories={p.private.cut + (p.team?.cut ?? 0)} />
       </td>
       <td>
         {p.problems.error > 0 && <span className="badge error">{plural(p.problems.error, 'error')}</span>}

@@ -9,6 +9,7 @@ import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
 import { useEffect, useMemo, useState } from 'react';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
+import { cutFactsOf, cutPointersText, missingFilesOf } from '../../shared/index-cut.js';
 import { parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
 import { indexImpact, sizeAgainstLimits } from '../../shared/index-impact.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
@@ -66,12 +67,16 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   }, [dir, scope, scan]);
 
   const shown = draft ?? text ?? '';
+  const dirScan = scope === 'team' ? scan.team : scan;
   const view = useMemo(() => {
     const load = loadIndexAsClaudeCode(shown);
     const parsed = parseIndex(shown);
-    const { cut } = splitLoadedEntries(parsed, load);
-    return { load, lines: parsed.lines, cutCount: cut.length };
-  }, [shown]);
+    const split = splitLoadedEntries(parsed, load);
+    const files = { loaded: split.loaded.map((l) => l.file), cut: split.cut.map((l) => l.file) };
+    // What the pointers below the cut are, by the rule every place counts with (index-cut.ts).
+    const facts = cutFactsOf(files, dirScan?.memories ?? [], missingFilesOf(dirScan?.problems ?? []));
+    return { load, lines: parsed.lines, cutCount: split.cut.length, cutText: cutPointersText(split.cut.length, facts) };
+  }, [shown, dirScan]);
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
   // Memories that exist whose pointer this save would take out of the index: they become orphans.
@@ -117,6 +122,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         <MakeRoom
           scope={scope}
           text={text}
+          dir={dirScan ?? null}
           onClose={() => {
             setMakingRoom(false);
             void reload();
@@ -149,7 +155,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
                 >
                   {view.load.firstCutLine === l.line && (
                     <div className="cut-line" role="separator">
-                      ✂ The agent never sees anything below this line ({view.cutCount} pointers cut)
+                      ✂ The agent never sees anything below this line: {view.cutText}
                     </div>
                   )}
                   <code>{l.raw || ' '}</code>
@@ -186,7 +192,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             After saving: {sizeAgainstLimits(view.load)}
             {/* Past the cut is past the cut, pointers or prose: the agent never sees those lines (R-INDEX). */}
             {view.load.truncated
-              ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `, ${view.cutCount} ${view.cutCount === 1 ? 'pointer' : 'pointers'}` : ''})`
+              ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `; ${view.cutText}` : ''})`
               : ', everything reaches the agent'}
             {impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>

@@ -8,6 +8,8 @@
  * Both show the index that is always loaded, with its cut part.
  */
 import { useEffect, useState } from 'react';
+import { cutFactsText } from '../../shared/index-cut.js';
+import { plural } from '../../shared/size-text.js';
 import type { ClaudeCodeRecallResult, ProjectRecallResult } from '../../shared/recall-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { RecallExplanationView } from '../components/RecallExplanation.js';
@@ -324,8 +326,9 @@ export function RecallTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           <h3>Always loaded: MEMORY.md</h3>
           <p className="muted small">
             {scan.index.loaded.length} pointers reach the agent at every session start
+            {/* Past the cut as every place counts it (index-cut.ts): the memories never seen, then the pointers that name nothing. */}
             {scan.index.cut.length > 0
-              ? `; ${scan.index.cut.length} are cut and never seen: ${scan.index.cut.slice(0, 8).join(', ')}${scan.index.cut.length > 8 ? '…' : ''}`
+              ? `; never seen: ${cutFactsText(scan.index, { names: 8 }) || `${plural(scan.index.cut.length, 'pointer')} below the cut, none of them a memory's only one`}.`
               : '.'}
           </p>
         </section>

@@ -1,0 +1,131 @@
+/**
+ * One meaning of "cut" in the app (index-cut.ts), in real Chromium against the real headless host:
+ * MEMORY.md has 24 pointers below its cut — three to memories (one on a `- See […](…)` line), twenty
+ * to files that do not exist, and a repeat of a memory loaded higher up — and the team index one
+ * more memory past its own cut. The dashboard's badge, the memory list, the load meter, the
+ * MEMORY.md tab, Health's over-limit sentence and the recall tab count 4 (or 3, for the private
+ * index alone) memories past the cut and say the missing files apart; Make room says 24 pointers in
+ * its header, its button and its result.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { topic } from '../src/main/relink/test-support/moved-project.js';
+import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { type Host, startHost } from './support/host.js';
+
+requireBrowser();
+
+const DIR = '-work-physics';
+const FACTS = '3 memories past the cut · 20 pointers to missing files';
+
+/** 198 lines of prose and a pointer that reaches the agent, then `below` past line 200. */
+function index(below: string[]): string {
+  const prose = Array.from({ length: 198 }, (_, i) => `- note ${i + 1}: see the lab book, page ${i + 1}`);
+  return [...prose, '- [Kept](kept.md) — reaches the agent', '', ...below].join('\n') + '\n';
+}
+
+describe.skipIf(!HAS_BROWSER)(`"cut" in the app${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+  let root: string;
+  let memory: string;
+  let host: Host;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+  const open = async (tab: string) => {
+    await page.evaluate(`location.hash = '#/p/${DIR}/${tab}'`);
+  };
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-cut-'));
+    memory = path.join(root, 'home', 'projects', DIR, 'memory');
+    await fs.mkdir(path.join(memory, 'team'), { recursive: true });
+    const gone = Array.from({ length: 20 }, (_, i) => `- [Gone ${i}](gone_${i}.md) — below the cut`);
+    const below = [
+      '- [Cut A](cut_a.md) — below the cut',
+      ...gone,
+      '- [Cut B](cut_b.md) — below the cut',
+      '- See [Cut C](cut_c.md) for the details',
+      '- [Kept](kept.md) — again',
+    ];
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), index(below));
+    for (const f of ['kept', 'cut_a', 'cut_b', 'cut_c']) await fs.writeFile(path.join(memory, `${f}.md`), topic(f, 'project', `About ${f}.`));
+    await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), index(['- [Team cut](team_cut.md) — below the cut']));
+    await fs.writeFile(path.join(memory, 'team', 'team_cut.md'), topic('team_cut', 'reference', 'Where the dashboards are.'));
+    host = await startHost(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', path.join(root, 'data')], { ANTHROPIC_API_KEY: '' });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(host.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.stop();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it("the dashboard's badge and the memory list count the memories past the cut, private and team", async () => {
+    const row = page.locator('tr', { hasText: 'physics' });
+    const badge = row.locator('.badge.error', { hasText: 'cut' });
+    await badge.waitFor();
+    expect(await badge.textContent()).toBe('4 cut');
+    expect(await badge.getAttribute('title')).toContain(FACTS);
+    await open('memories');
+    const summary = page.locator('.list-count');
+    await expect.poll(() => summary.textContent()).toContain('5 memories');
+    expect(await summary.textContent()).toContain('4 past the index cut');
+  });
+
+  it('the MEMORY.md tab and its load meter say the memories and the missing files apart', async () => {
+    await open('index');
+    await page.getByText('✂ Cut from line 201').waitFor();
+    expect(await page.locator('.gauge-cut').textContent()).toBe(`✂ Cut from line 201 (${FACTS}): 224 lines (limit: 200)`);
+    const line = page.getByRole('separator').filter({ hasText: 'The agent never sees anything below this line' });
+    expect(await line.textContent()).toBe(`✂ The agent never sees anything below this line: 24 pointers (${FACTS})`);
+  });
+
+  it("Health's over-limit sentence counts the memories, and the missing files apart", async () => {
+    await open('health');
+    // One for MEMORY.md, one for team/MEMORY.md, each counting its own memories.
+    const overLimit = page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'over-limit' });
+    await expect.poll(() => overLimit.count()).toBe(2);
+    const sentences = await overLimit.allTextContents();
+    expect(
+      sentences.filter((t) => t.includes('so 3 memories are never seen at session start (20 of the 24 pointers below the cut name files that do not exist).')),
+    ).toHaveLength(1);
+    expect(sentences.filter((t) => t.includes('so 1 memory is never seen at session start.'))).toHaveLength(1);
+  });
+
+  it('the recall tab names the memories past the cut, not the files that are gone', async () => {
+    await open('recall');
+    await page.getByLabel('Query', { exact: true }).fill('lab book');
+    await page.getByRole('button', { name: 'Recall', exact: true }).click();
+    const always = page.getByRole('heading', { name: 'Always loaded: MEMORY.md' }).locator('xpath=..');
+    await always.waitFor({ timeout: 30_000 });
+    expect(await always.locator('p').textContent()).toBe(
+      '1 pointers reach the agent at every session start; never seen: 3 memories past the cut (cut_a.md, cut_b.md, cut_c.md) · 20 pointers to missing files.',
+    );
+  });
+
+  it('Make room says the same 24 pointers in its header, its button and its result', async () => {
+    await open('index');
+    await page.getByRole('button', { name: 'Make room…' }).click();
+    const room = page.getByRole('region', { name: 'Make room' });
+    const loaded = room.getByLabel('Loaded part after your choices');
+    await loaded.getByText(`Now: 224 lines, 8,462 characters; below the cut: 24 pointers (${FACTS})`).waitFor();
+    // The `- See […](cut_c.md)` line is a pointer below the cut too: the button drops it with the rest.
+    await room.getByRole('button', { name: 'Drop the 24 pointers below the cut' }).click();
+    expect(await room.getByLabel('Choice for line 223', { exact: true }).inputValue()).toBe('drop');
+    await loaded.getByText('Fits: everything reaches the agent').waitFor();
+    await room.getByRole('button', { name: 'Apply 24 choices' }).click();
+    await page.getByText(/^Made room: 24 pointers were below the cut, now none\. MEMORY\.md: 199 of 200 lines/).waitFor();
+    const after = await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8');
+    expect(after).not.toContain('cut_c.md');
+    expect(after).toContain('- [Kept](kept.md) — reaches the agent');
+    // The memories stay on disk: recall still finds them by their descriptions.
+    await fs.access(path.join(memory, 'cut_c.md'));
+    expect(errors).toEqual([]);
+  });
+});
