@@ -26,8 +26,10 @@ import { writeDataFile } from '../core/safe-fs.js';
  * 5: topic notes may hold `cut-by-comment` issues, issues carry their line, and bad-YAML messages
  * are worded anew — a version 4 file has none of these, so its files would go unflagged until changed.
  * 6: the over-limit problem counts the memories past the cut, not every pointer (index-cut.ts).
+ * 7: a file without frontmatter Claude Code can read has no type (it took one from its name); a
+ *    build between the two changes wrote version 6 with only one of them.
  */
-export const SCAN_CACHE_VERSION = 6;
+export const SCAN_CACHE_VERSION = 7;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */
