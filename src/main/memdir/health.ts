@@ -137,13 +137,10 @@ export function assessHealth(input: HealthInput): Problem[] {
 
   for (const topic of input.topics) {
     if (topic.unreadable) {
-      problems.push(problem(topic.unreadable.code, topic.file, null, `${topic.file} cannot be read: ${topic.unreadable.reason}.`));
+      problems.push(unreadableTopicProblem(topic.file, topic.unreadable));
       continue;
     }
-    for (const issue of topic.issues ?? []) {
-      const line = issue.line ?? (issue.code === 'bad-frontmatter' ? 1 : null);
-      problems.push(problem(issue.code, topic.file, line, issue.message, issue.code === 'cut-by-comment' ? 'quote-value' : null));
-    }
+    for (const issue of topic.issues ?? []) problems.push(issueProblem(topic.file, issue));
     if (index.parsed !== null || index.exists === false) {
       if (!linked.has(topic.file)) {
         problems.push(
@@ -157,7 +154,7 @@ export function assessHealth(input: HealthInput): Problem[] {
         );
       }
     }
-    for (const hint of topic.hints ?? []) problems.push(problem('not-worth-saving', topic.file, null, `${topic.file}: ${hint.message}`));
+    for (const hint of topic.hints ?? []) problems.push(hintProblem(topic.file, hint));
   }
 
   for (const stray of input.strays) problems.push(problem('unreadable', stray.file, null, `${stray.file} cannot be read: ${stray.reason}.`));
@@ -179,6 +176,30 @@ function overLimitLoss(facts: CutFacts, pointers: number): string {
   if (pointers > 0)
     return `so ${plural(pointers, 'pointer')} ${pointers === 1 ? 'is' : 'are'} never seen at session start, none of them to a memory the agent would otherwise miss${gone}`;
   return 'so its last lines are never seen at session start';
+}
+
+function unreadableTopicProblem(file: string, unreadable: NonNullable<TopicFacts['unreadable']>): Problem {
+  return problem(unreadable.code, file, null, `${file} cannot be read: ${unreadable.reason}.`);
+}
+
+function issueProblem(file: string, issue: FrontmatterIssue): Problem {
+  const line = issue.line ?? (issue.code === 'bad-frontmatter' ? 1 : null);
+  return problem(issue.code, file, line, issue.message, issue.code === 'cut-by-comment' ? 'quote-value' : null);
+}
+
+function hintProblem(file: string, hint: DerivableHint): Problem {
+  return problem('not-worth-saving', file, null, `${file}: ${hint.message}`);
+}
+
+/**
+ * The problems a topic file's own facts give — why it cannot be read, or its frontmatter issues
+ * then its R-NOTSAVE hints — in the order {@link assessHealth} reports them (which puts the file's
+ * orphan problem, a fact of the index, between the two). The scan cache file writes these facts
+ * once and builds their problems from them (scan-cache-record.ts).
+ */
+export function topicOwnProblems(topic: TopicFacts): Problem[] {
+  if (topic.unreadable) return [unreadableTopicProblem(topic.file, topic.unreadable)];
+  return [...(topic.issues ?? []).map((issue) => issueProblem(topic.file, issue)), ...(topic.hints ?? []).map((hint) => hintProblem(topic.file, hint))];
 }
 
 function clip(text: string): string {

@@ -28,8 +28,9 @@ import { writeDataFile } from '../core/safe-fs.js';
  * 6: the over-limit problem counts the memories past the cut, not every pointer (index-cut.ts).
  * 7: a file without frontmatter Claude Code can read has no type (it took one from its name); a
  *    build between the two changes wrote version 6 with only one of them.
+ * 8: a problem a topic's notes give is written as its number among them (scan-cache-record.ts), not again in full.
  */
-export const SCAN_CACHE_VERSION = 7;
+export const SCAN_CACHE_VERSION = 8;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

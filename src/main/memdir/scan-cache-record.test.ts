@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
 import { MEMORY_TYPES, SCOPES } from '../../shared/memory-types.js';
-import { FIX_KINDS, PROBLEM_CODES } from '../../shared/problems.js';
+import { FIX_KINDS, PROBLEM_CODES, type Problem } from '../../shared/problems.js';
 import { type MemoryDirScan, memoryDirScanSchema } from '../../shared/scan-types.js';
+import { topicOwnProblems } from './health.js';
 import { otherTargets, type StoredDir } from './scan-cache.js';
 import { BlockWriter, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
 
@@ -74,6 +75,8 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
       reason: fc.option(text),
     }),
     problems: fc.array(problem, { maxLength: 4 }),
+    /** Where the problems the notes give (written as their number) fall among the others. */
+    interleave: fc.array(fc.boolean(), { maxLength: 40 }),
     tail: fc.array(
       fc.oneof(
         relativePath.map((f) => `stray:${f}`),
@@ -86,7 +89,7 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
     ),
     lastChangeMs: fc.option(finite),
   })
-  .map(({ files, scope, seed, index, summary, problems, tail, lastChangeMs }) => {
+  .map(({ files, scope, seed, index, summary, problems: others, interleave, tail, lastChangeMs }) => {
     // A link by number names a topic file; otherwise a path that is none of them.
     const pick = (x: number | string): string =>
       typeof x === 'number' ? (files[x % Math.max(files.length, 1)] ?? 'gone.md') : files.includes(x) ? `${x}~` : x;
@@ -98,6 +101,15 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
       if (!s.failure)
         memories.push({ file, name: s.name, description: s.description, type: s.type, scope, bytes: s.facts[0], mtimeMs: s.facts[1], layout: s.layout });
     });
+    const own = notes.flatMap(([i, issues, hints, failure]) =>
+      topicOwnProblems({ file: files[i]!, ...(failure ? { unreadable: failure } : {}), issues, hints }),
+    );
+    const problems: Problem[] = [];
+    for (const ownFirst of interleave) {
+      const next = ownFirst ? own.shift() : others.shift();
+      if (next) problems.push(next);
+    }
+    problems.push(...own, ...others);
     const targets = index && !index.failed ? index.links.map(pick) : null;
     const [lines, bytes, chars, loadedLines, loadedBytes, loadedChars] = summary.numbers as [number, number, number, number, number, number];
     const loaded = summary.loaded.map(pick);
@@ -187,6 +199,17 @@ describe('a directory record of the scan cache file', () => {
         expect(back).not.toBeNull();
         expect({ ...back, facts: Array.from(back!.facts) }).toStrictEqual({ dir: DIR, ...stored });
         expect(JSON.stringify(back!.result)).toBe(JSON.stringify(stored.result));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("writes each problem a topic's notes give once, in the notes", () => {
+    fc.assert(
+      fc.property(storedDir, (stored) => {
+        const { record } = throughFile(stored) as { record: { problems: unknown[] } };
+        const own = stored.notes.reduce((n, [, issues, hints, failure]) => n + (failure ? 1 : issues.length + hints.length), 0);
+        expect(record.problems.filter((p) => typeof p === 'number')).toHaveLength(own);
       }),
       { numRuns: 2_000 },
     );

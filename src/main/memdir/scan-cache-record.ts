@@ -8,6 +8,9 @@
  * the index's links and the loaded and cut lists name topic files by position. Reading builds
  * exactly the scan the directory had (memoryDirScanSchema holds of it by construction; the
  * property test checks it against the schema): nothing the file holds is passed on unchecked.
+ * A fact is written once: the problems a topic file's notes give (its frontmatter issues, say)
+ * are written as their number among them and built from the notes on reading (health.ts), and
+ * the notes' messages — sentences quoting a description, often not ASCII — go in the text block.
  *
  * Two blocks are shared by the records of a file ({@link Blocks}): every topic file's stat facts,
  * as 64-bit floats, and every memory's name and description, as one text. A loaded cache then
@@ -21,13 +24,16 @@ import { MEMORY_TYPES, SCOPES, type Scope } from '../../shared/memory-types.js';
 import { FIX_KINDS, PROBLEM_CODES, type Problem } from '../../shared/problems.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import type { StoredDir, StoredFacts, StoredFailure } from './scan-cache.js';
+import { topicOwnProblems } from './health.js';
 import { isRecord } from '../../shared/is-record.js';
+import type { FrontmatterIssue } from '../../shared/frontmatter.js';
+import type { DerivableHint } from '../../shared/not-worth-saving.js';
 
 /** What the records of one file share (see the module comment). */
 export interface Blocks {
   /** Four numbers a topic file — size, mtimeMs, ctimeMs, ino — directory after directory. */
   facts: Float64Array;
-  /** Each memory's name then description, memory after memory. */
+  /** Each memory's name then description, memory after memory, then its notes' messages. */
   text: string;
 }
 
@@ -79,6 +85,9 @@ export function readBlocks(facts: unknown, text: unknown): Blocks | null {
   return { facts: numbers, text };
 }
 
+/** A note of a topic file as written: its position, its issues' codes and lines, its hints' kinds, why it could not be read. */
+type WrittenNote = [number, [FrontmatterIssue['code'], number | null][], DerivableHint['kind'][], StoredFailure | null];
+
 /** A directory as written in the file. Arrays of numbers and strings; a few hundred records for 10,000 memories. */
 export interface DirRecord {
   dir: string;
@@ -88,17 +97,25 @@ export interface DirRecord {
   files: string[];
   /** Where its files' facts start in the facts block (four numbers a file). */
   factsAt: number;
-  notes: StoredDir['notes'];
+  /** The notes, their issues' and hints' messages in the text block. */
+  notes: WrittenNote[];
   tail: string[];
-  /** Where its memories' names and descriptions start in the text block, and their lengths: name, description, memory after memory. */
+  /**
+   * Where its memories' names and descriptions start in the text block, and the lengths of its
+   * texts there: name, description, memory after memory; then the message of each issue and hint
+   * of its notes, note after note.
+   */
   textAt: number;
   lengths: number[];
   /** One letter a memory: its type and layout ({@link kindOf}). */
   kinds: string;
   /** The index summary: exists, lines, bytes, chars, loaded, cut (topic files by position), loadedLines, loadedBytes, loadedChars, firstCutLine, reason. */
   summary: unknown[];
-  /** code, file, line, message, severity, fix, and the target when there is one. */
-  problems: unknown[][];
+  /**
+   * code, file, line, message, severity, fix, and the target when there is one; or, for a problem
+   * the notes give, its number among them ({@link ownProblemsOf}), increasing.
+   */
+  problems: (unknown[] | number)[];
   lastChangeMs: number | null;
 }
 
@@ -112,6 +129,24 @@ const KINDS = TYPES.length * LAYOUTS.length;
 function kindOf(m: MemorySummary): string {
   return String.fromCharCode(KIND_BASE + TYPES.indexOf(m.type) * LAYOUTS.length + LAYOUTS.indexOf(m.layout));
 }
+
+/** The problems the notes of a directory give, note after note, in the order a scan reports them. */
+function ownProblemsOf(notes: StoredDir['notes'], files: readonly string[]): Problem[] {
+  const out: Problem[] = [];
+  for (const [i, issues, hints, failure] of notes)
+    out.push(...topicOwnProblems({ file: files[i]!, ...(failure ? { unreadable: failure } : {}), issues, hints }));
+  return out;
+}
+
+const sameProblem = (a: Problem, b: Problem): boolean =>
+  a.code === b.code &&
+  a.file === b.file &&
+  a.line === b.line &&
+  a.message === b.message &&
+  a.severity === b.severity &&
+  a.fix === b.fix &&
+  a.target === b.target &&
+  'target' in a === 'target' in b;
 
 /**
  * The record of a directory, or null when its scan is not the one its files give (memories other
@@ -136,9 +171,20 @@ export function writeDirRecord(dir: string, stored: StoredDir, blocks: BlockWrit
     blocks.addText(x.description);
     lengths.push(x.name.length, x.description.length);
   }
+  const message = (m: string): void => {
+    blocks.addText(m);
+    lengths.push(m.length);
+  };
+  const writtenNotes = notes.map(([i, issues, hints, failure]): WrittenNote => {
+    issues.forEach((issue) => message(issue.message));
+    hints.forEach((hint) => message(hint.message));
+    return [i, issues.map((issue) => [issue.code, issue.line ?? null]), hints.map((hint) => hint.kind), failure];
+  });
   const position = new Map(files.map((f, i) => [f, i]));
   const ref = (file: string): number | string => position.get(file) ?? file;
   const { index } = result;
+  const own = ownProblemsOf(notes, files);
+  let nextOwn = 0;
   return {
     dir,
     scope,
@@ -150,7 +196,7 @@ export function writeDirRecord(dir: string, stored: StoredDir, blocks: BlockWrit
     },
     files,
     factsAt: blocks.addFacts(facts),
-    notes,
+    notes: writtenNotes,
     tail: stored.tail,
     textAt,
     lengths,
@@ -168,7 +214,10 @@ export function writeDirRecord(dir: string, stored: StoredDir, blocks: BlockWrit
       index.firstCutLine,
       index.reason,
     ],
-    problems: result.problems.map((p) => [p.code, p.file, p.line, p.message, p.severity, p.fix, ...(p.target !== undefined ? [p.target] : [])]),
+    problems: result.problems.map((p) => {
+      if (nextOwn < own.length && sameProblem(p, own[nextOwn]!)) return nextOwn++;
+      return [p.code, p.file, p.line, p.message, p.severity, p.fix, ...(p.target !== undefined ? [p.target] : [])];
+    }),
     lastChangeMs: result.lastChangeMs,
   };
 }
@@ -181,8 +230,9 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isS
 export const isNumbers = (v: unknown, n: number): v is number[] => Array.isArray(v) && v.length === n && v.every(isNumber);
 const isIndex = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isFailure = (v: unknown): boolean => v === null || (isRecord(v) && (v.code === 'unreadable' || v.code === 'unsafe-link') && isString(v.reason));
-const isList = (v: unknown, kinds: readonly string[], key: 'code' | 'kind'): boolean =>
-  Array.isArray(v) && v.every((x) => isRecord(x) && kinds.includes(x[key] as string) && isString(x.message));
+const ISSUE_CODES: readonly FrontmatterIssue['code'][] = ['bad-frontmatter', 'invalid-type', 'cut-by-comment'];
+const HINT_KINDS: readonly DerivableHint['kind'][] = ['file-paths', 'code', 'git-log'];
+const isIssue = (v: unknown): boolean => Array.isArray(v) && v.length === 2 && oneOf(ISSUE_CODES, v[0]) && (v[1] === null || isIndex(v[1]));
 const oneOf = <T>(values: readonly T[], v: unknown): v is T => values.includes(v as T);
 // A path relative to the memory directory, as listings give it: `x.md`, `retros/x.md`, never `..`
 // (no empty, `.` or `..` segment, no backslash). One regex, no allocation: it runs on every file.
@@ -190,19 +240,15 @@ const NOT_RELATIVE = /^$|^\/|\/$|\/\/|\\|(?:^|\/)\.\.?(?:\/|$)/;
 const isRelativePath = (v: unknown): v is string => isString(v) && !NOT_RELATIVE.test(v);
 
 /** Notes of topics (issues, hints, failure) by strictly increasing position among `count` files. */
-function isNotes(v: unknown, count: number): v is StoredDir['notes'] {
+function isNotes(v: unknown, count: number): v is WrittenNote[] {
   if (!Array.isArray(v)) return false;
   let last = -1;
   for (const note of v) {
     if (!Array.isArray(note) || note.length !== 4 || !Number.isInteger(note[0]) || note[0] <= last || note[0] >= count) return false;
     last = note[0] as number;
-    if (
-      !isList(note[1], ['bad-frontmatter', 'invalid-type', 'cut-by-comment'], 'code') ||
-      !isList(note[2], ['file-paths', 'code', 'git-log'], 'kind') ||
-      !isFailure(note[3])
-    )
+    const [, issues, hints, failure] = note as unknown[];
+    if (!Array.isArray(issues) || !issues.every(isIssue) || !Array.isArray(hints) || !hints.every((k) => oneOf(HINT_KINDS, k)) || !isFailure(failure))
       return false;
-    if (!(note[1] as { line?: unknown }[]).every((issue) => issue.line === undefined || isIndex(issue.line))) return false;
   }
   return true;
 }
@@ -256,8 +302,8 @@ function summaryOf(v: unknown, files: readonly string[]): StoredSummary | null {
  */
 export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: string }) | null {
   if (!isRecord(v) || !isString(v.dir) || !path.isAbsolute(v.dir) || !oneOf(SCOPES, v.scope)) return null;
-  const { dir, scope, files, factsAt, notes, tail, textAt, lengths, kinds } = v;
-  if (!Array.isArray(files) || !files.every(isRelativePath) || !isNotes(notes, files.length)) return null;
+  const { dir, scope, files, factsAt, notes: writtenNotes, tail, textAt, lengths, kinds } = v;
+  if (!Array.isArray(files) || !files.every(isRelativePath) || !isNotes(writtenNotes, files.length)) return null;
   if (!isIndex(factsAt) || factsAt + 4 * files.length > blocks.facts.length) return null;
   const facts = blocks.facts.subarray(factsAt, factsAt + 4 * files.length);
   if (!Array.isArray(tail) || !tail.every((t) => isString(t) && /^(?:stray|other|parent):/.test(t))) return null;
@@ -275,8 +321,14 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
   }
 
   // The memories: every topic file that could be read, in order, with its name, description and kind.
-  const count = files.length - notes.reduce((n, note) => (note[3] === null ? n : n + 1), 0);
-  if (typeof kinds !== 'string' || kinds.length !== count || !Array.isArray(lengths) || lengths.length !== 2 * count || !isIndex(textAt)) return null;
+  let count = files.length;
+  let messages = 0;
+  for (const [, issues, hints, failure] of writtenNotes) {
+    if (failure !== null) count--;
+    messages += issues.length + hints.length;
+  }
+  if (typeof kinds !== 'string' || kinds.length !== count || !Array.isArray(lengths) || lengths.length !== 2 * count + messages || !isIndex(textAt))
+    return null;
   let textEnd = textAt;
   for (const n of lengths) {
     if (!isIndex(n)) return null;
@@ -288,8 +340,8 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
   let next = 0;
   let at = textAt;
   for (let i = 0, m = 0; i < files.length; i++) {
-    if (next < notes.length && notes[next]![0] === i) {
-      if (notes[next++]![3] !== null) continue;
+    if (next < writtenNotes.length && writtenNotes[next]![0] === i) {
+      if (writtenNotes[next++]![3] !== null) continue;
     }
     const k = kinds.charCodeAt(m) - KIND_BASE;
     if (!(k >= 0 && k < KINDS)) return null;
@@ -308,11 +360,33 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
     m++;
   }
 
+  // The notes' messages follow the memories' texts.
+  let l = 2 * count;
+  const notes = writtenNotes.map(([i, issues, hints, failure]): StoredDir['notes'][number] => [
+    i,
+    issues.map(([code, line]) => {
+      const message = text.slice(at, (at += lengths[l++] as number));
+      return line === null ? { code, message } : { code, message, line };
+    }),
+    hints.map((kind) => ({ kind, message: text.slice(at, (at += lengths[l++] as number)) })),
+    failure,
+  ]);
+
   const summary = summaryOf(v.summary, files);
   if (!summary || !Array.isArray(v.problems) || (v.lastChangeMs !== null && !isNumber(v.lastChangeMs))) return null;
   const problems: Problem[] = new Array<Problem>(v.problems.length);
+  let own: Problem[] | undefined;
+  let lastOwn = -1;
   for (let i = 0; i < problems.length; i++) {
-    const p = problemOf(v.problems[i]);
+    const written: unknown = v.problems[i];
+    if (typeof written === 'number') {
+      own ??= ownProblemsOf(notes, files);
+      if (!Number.isInteger(written) || written <= lastOwn || written >= own.length) return null;
+      lastOwn = written;
+      problems[i] = own[written]!;
+      continue;
+    }
+    const p = problemOf(written);
     if (!p) return null;
     problems[i] = p;
   }
