@@ -33,7 +33,8 @@ export interface HealthInput {
 }
 
 export function problem(code: ProblemCode, file: string | null, line: number | null, message: string, fix: FixKind | null = null, target?: string): Problem {
-  return { code, file, line, message, severity: SEVERITY_OF[code], fix, ...(target !== undefined ? { target } : {}) };
+  const severity = SEVERITY_OF[code];
+  return target !== undefined ? { code, file, line, message, severity, fix, target } : { code, file, line, message, severity, fix };
 }
 
 export function assessHealth(input: HealthInput): Problem[] {
@@ -194,12 +195,17 @@ function hintProblem(file: string, hint: DerivableHint): Problem {
 /**
  * The problems a topic file's own facts give — why it cannot be read, or its frontmatter issues
  * then its R-NOTSAVE hints — in the order {@link assessHealth} reports them (which puts the file's
- * orphan problem, a fact of the index, between the two). The scan cache file writes these facts
- * once and builds their problems from them (scan-cache-record.ts).
+ * orphan problem, a fact of the index, between the two), added to `into`. The scan cache file
+ * writes these facts once and builds their problems from them (scan-cache-record.ts).
  */
-export function topicOwnProblems(topic: TopicFacts): Problem[] {
-  if (topic.unreadable) return [unreadableTopicProblem(topic.file, topic.unreadable)];
-  return [...(topic.issues ?? []).map((issue) => issueProblem(topic.file, issue)), ...(topic.hints ?? []).map((hint) => hintProblem(topic.file, hint))];
+export function topicOwnProblems(topic: TopicFacts, into: Problem[] = []): Problem[] {
+  if (topic.unreadable) {
+    into.push(unreadableTopicProblem(topic.file, topic.unreadable));
+    return into;
+  }
+  for (const issue of topic.issues ?? []) into.push(issueProblem(topic.file, issue));
+  for (const hint of topic.hints ?? []) into.push(hintProblem(topic.file, hint));
+  return into;
 }
 
 function clip(text: string): string {
