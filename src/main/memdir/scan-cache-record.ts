@@ -13,9 +13,9 @@
  * the notes' messages — sentences quoting a description, often not ASCII — go in the text block.
  *
  * Two blocks are shared by the records of a file ({@link Blocks}): every topic file's stat facts,
- * as 64-bit floats, and every memory's name and description, as one text. A loaded cache then
- * holds its numbers outside the JavaScript heap and its names and descriptions as slices of one
- * string, instead of 40,000 numbers and 20,000 strings the garbage collector would copy twice
+ * as 64-bit floats, and every memory's name and description and every note's message, as one
+ * text. A loaded cache then holds its numbers outside the JavaScript heap and its texts as slices
+ * of one string, instead of 40,000 numbers and 20,000 strings the garbage collector would copy twice
  * while the first scan runs (that copying cost a fresh process more than parsing them).
  */
 import path from 'node:path';
@@ -33,7 +33,7 @@ import type { DerivableHint } from '../../shared/not-worth-saving.js';
 export interface Blocks {
   /** Four numbers a topic file — size, mtimeMs, ctimeMs, ino — directory after directory. */
   facts: Float64Array;
-  /** Each memory's name then description, memory after memory, then its notes' messages. */
+  /** Directory after directory: each memory's name then description, then the messages of its notes. */
   text: string;
 }
 
