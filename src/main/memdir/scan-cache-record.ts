@@ -237,9 +237,9 @@ const oneOf = <T>(values: readonly T[], v: unknown): v is T => values.includes(v
 // A path relative to the memory directory, as listings give it: `x.md`, `retros/x.md`, never `..`
 // (no empty, `.` or `..` segment, no backslash). One regex, no allocation: it runs on every file.
 const NOT_RELATIVE = /^$|^\/|\/$|\/\/|\\|(?:^|\/)\.\.?(?:\/|$)/;
-// Most names are one segment: those need only the checks that apply to one (the regex cost a fresh process 1 ms).
-const isRelativePath = (v: unknown): v is string =>
-  isString(v) && (v.indexOf('/') === -1 ? v !== '' && v !== '.' && v !== '..' && v.indexOf('\\') === -1 : !NOT_RELATIVE.test(v));
+// Most names are one segment: a simpler pattern accepts those (the full one cost a fresh process 1 ms on 10,000 names).
+const ONE_SEGMENT = /^(?!\.\.?$)[^/\\]+$/;
+const isRelativePath = (v: unknown): v is string => isString(v) && (ONE_SEGMENT.test(v) || !NOT_RELATIVE.test(v));
 
 /** Notes of topics (issues, hints, failure) by strictly increasing position among `count` files. */
 function isNotes(v: unknown, count: number): v is WrittenNote[] {
@@ -362,17 +362,22 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
     m++;
   }
 
-  // The notes' messages follow the memories' texts.
+  // The notes' messages follow the memories' texts. (Plain loops: a closure moving `at` would
+  // make it a context variable, and the memory loop above slower with it.)
+  const notes: StoredDir['notes'] = new Array<StoredDir['notes'][number]>(writtenNotes.length);
   let l = 2 * count;
-  const notes = writtenNotes.map(([i, issues, hints, failure]): StoredDir['notes'][number] => [
-    i,
-    issues.map(([code, line]) => {
+  for (let n = 0; n < writtenNotes.length; n++) {
+    const [i, writtenIssues, hintKinds, failure] = writtenNotes[n]!;
+    const issues: FrontmatterIssue[] = new Array<FrontmatterIssue>(writtenIssues.length);
+    for (let j = 0; j < writtenIssues.length; j++) {
+      const [code, line] = writtenIssues[j]!;
       const message = text.slice(at, (at += lengths[l++] as number));
-      return line === null ? { code, message } : { code, message, line };
-    }),
-    hints.map((kind) => ({ kind, message: text.slice(at, (at += lengths[l++] as number)) })),
-    failure,
-  ]);
+      issues[j] = line === null ? { code, message } : { code, message, line };
+    }
+    const hints: DerivableHint[] = new Array<DerivableHint>(hintKinds.length);
+    for (let j = 0; j < hintKinds.length; j++) hints[j] = { kind: hintKinds[j]!, message: text.slice(at, (at += lengths[l++] as number)) };
+    notes[n] = [i, issues, hints, failure];
+  }
 
   const summary = summaryOf(v.summary, files);
   if (!summary || !Array.isArray(v.problems) || (v.lastChangeMs !== null && !isNumber(v.lastChangeMs))) return null;
