@@ -155,6 +155,24 @@ describe('team sync between two machines', () => {
     expect((await a.alerts.list()).alerts.find((x) => x.id === alert.id)!.status).toBe('resolved');
   });
 
+  it('holds back a "user" memory put in the team folder (R-TYPES: always private), with its reason, and the other machine never gets it', async () => {
+    const [a, b] = await pair();
+    const key = keyOf('me');
+    await a.write(key, '---\nname: Me\ndescription: Who I am\ntype: user\n---\nI am a senior engineer, prefer terse answers.\n');
+    await a.write(keyOf('runbook'), '---\nname: Runbook\ndescription: How we deploy\ntype: project\n---\nDeploy on Tuesdays.\n');
+    const report = await a.sync.sync();
+    expect(report.push.uploaded).toEqual([keyOf('runbook')]);
+    const held = report.waiting.find((w) => w.key === key);
+    expect(held?.reason).toBe('user-memory');
+    expect(held?.detail).toMatch(/"user" memory.*stays private.* not uploaded to the team/);
+    expect((await serverEntries(h.server.url, h.server.team, h.server.tokens[0]!))[key]).toBeUndefined();
+    await b.sync.sync();
+    expect(await b.read(key)).toBeNull();
+    // Retyped as a project memory, it goes up.
+    await a.write(key, '---\nname: Me\ndescription: Who is on the team\ntype: project\n---\nAlice leads deploys.\n');
+    expect((await a.sync.sync()).push.uploaded).toEqual([key]);
+  });
+
   it('refuses a symlink to ~/.ssh in the team folder: never followed, never written through, alerted', async () => {
     const [a, b] = await pair();
     const ssh = path.join(h.root, `fake-home-${h.n}`, '.ssh');

@@ -54,6 +54,7 @@ const WAITING_LABELS: Record<WaitingReason, string> = {
   'too-deep': 'too deep',
   'server-moved': 'changed on the server',
   refused: 'refused by the server',
+  'user-memory': 'user memory: stays private',
 };
 
 /** A short label for why a file waits. */

@@ -45,7 +45,7 @@ export const teamConflictSchema = z.object({
 });
 export type TeamConflict = z.infer<typeof teamConflictSchema>;
 
-/** Why a local team file is not on the server (yet). */
+/** Why a local team file is not on the server (yet); `user-memory`: a `user` memory in the team folder (R-TYPES: always private). */
 export const WAITING_REASONS = [
   'pending',
   'secret',
@@ -59,6 +59,7 @@ export const WAITING_REASONS = [
   'too-deep',
   'server-moved',
   'refused',
+  'user-memory',
 ] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
 

@@ -1,13 +1,16 @@
 /**
  * The delta of a push (R-SYNC, R-SYNC-SECURITY): every local file whose hash differs from the
  * server's checksum and whose server version is the base, read once through its confined handle,
- * vetted (UTF-8 text, no null bytes, within the entry limit, no secret that is not allowed) —
+ * vetted (UTF-8 text, no null bytes, within the entry limit, not a `user` memory in a team, no
+ * secret that is not allowed) —
  * and, for every file kept back, the reason in the waiting list and, for a link or a secret, an
  * alert. The upload itself is in push.ts.
  */
 import type { WaitingItem } from '../../../shared/contract/team.js';
 import type { Finding } from '../../../shared/secret-types.js';
-import type { FileFacts } from '../../memdir/index.js';
+import { INDEX_FILE } from '../../../shared/limits.js';
+import { scopeRefusal } from '../../../shared/memory-types.js';
+import { type FileFacts, parseTopicFile } from '../../memdir/index.js';
 import { scanText } from '../../secrets/index.js';
 import { secretAlertMessage } from '../alert-center.js';
 import { type TeamFile, TeamPathError, checkTeamDir, resolveTeamKey } from '../team-paths.js';
@@ -171,7 +174,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
 
 /**
  * The one place a team file is vetted before it may leave the machine (R-SYNC-SECURITY): UTF-8
- * text, no null bytes, and no secret the user has not allowed. Its text to upload, or why it
+ * text, no null bytes, not a `user` memory (team only), and no secret the user has not allowed. Its text to upload, or why it
  * stays here (a secret's findings come along for the alert).
  */
 async function vetForUpload(
@@ -187,9 +190,21 @@ async function vetForUpload(
     return { key, reason: 'not-utf8', detail: `${e.rel(key)} is not UTF-8 text, so it is not uploaded. Save it as UTF-8.` };
   }
   if (content.includes('\0')) return { key, reason: 'binary', detail: `${e.rel(key)} contains null bytes (a binary file); ${e.space.noun} is text.` };
+  const personal = userMemoryRefusal(e, key, content);
+  if (personal) return { key, reason: 'user-memory', detail: personal };
   const findings = await blockingFindings(e, key, sha, content);
   if (findings.length > 0) return { key, reason: 'secret', detail: secretAlertMessage(e.rel(key), findings), findings };
   return { content };
+}
+
+/**
+ * R-TYPES: a `user` memory always stays private, however it reached the team folder (by hand, by
+ * an agent, by a pull). Personal sync is the user's own, so only a team holds it back.
+ */
+function userMemoryRefusal(e: SyncEngine, key: string, content: string): string | null {
+  if (e.space.kind !== 'team' || !key.endsWith('.md') || key === INDEX_FILE) return null;
+  if (!scopeRefusal(parseTopicFile(content, key).meta.type, 'team')) return null;
+  return `${e.rel(key)} is a "user" memory: it describes you personally and always stays private, so it was not uploaded to the team. Move it to your private memory (Move to private in the app), or change its type if the team should have it.`;
 }
 
 /** The findings in a file that keep it back: every one not allowed in this memory dir. */
