@@ -15,6 +15,7 @@ export const PROBLEM_CODES = [
   'unreadable',
   'unsafe-link',
   'not-worth-saving',
+  'user-in-team',
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -70,4 +71,5 @@ export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
   unreadable: 'error',
   'unsafe-link': 'error',
   'not-worth-saving': 'hint',
+  'user-in-team': 'warning',
 };

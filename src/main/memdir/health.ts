@@ -11,6 +11,7 @@ import { type Problem, type ProblemCode, type FixKind, SEVERITY_OF } from '../..
 import type { FrontmatterIssue } from '../../shared/frontmatter.js';
 import { type CutFacts, cutFactsOf } from '../../shared/index-cut.js';
 import { plural } from '../../shared/size-text.js';
+import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-types.js';
 
 export interface TopicFacts {
   file: string;
@@ -19,6 +20,8 @@ export interface TopicFacts {
   issues?: FrontmatterIssue[];
   /** R-NOTSAVE hints found in its body. */
   hints?: DerivableHint[];
+  /** Its frontmatter's type (null: none that Claude Code reads). */
+  type?: MemoryType | null;
 }
 
 export interface HealthInput {
@@ -30,6 +33,8 @@ export interface HealthInput {
   strays: { file: string; reason: string }[];
   /** Topic files linked from the parent directory's index (team files from the main `MEMORY.md`). */
   linkedFromParent?: ReadonlySet<string>;
+  /** Which memory this directory holds; a team directory is held to R-TYPES's scopes. */
+  scope?: Scope;
 }
 
 export function problem(code: ProblemCode, file: string | null, line: number | null, message: string, fix: FixKind | null = null, target?: string): Problem {
@@ -156,6 +161,16 @@ export function assessHealth(input: HealthInput): Problem[] {
       }
     }
     for (const hint of topic.hints ?? []) problems.push(hintProblem(topic.file, hint));
+    if (input.scope === 'team' && scopeRefusal(topic.type ?? null, 'team')) {
+      problems.push(
+        problem(
+          'user-in-team',
+          topic.file,
+          null,
+          `${topic.file} is a "user" memory in the team folder: it describes you personally and always stays private, so team sync does not upload it. Move it to your private memory.`,
+        ),
+      );
+    }
   }
 
   for (const stray of input.strays) problems.push(problem('unreadable', stray.file, null, `${stray.file} cannot be read: ${stray.reason}.`));

@@ -289,7 +289,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   const topicFacts: TopicFacts[] = topics.map((t, i) => {
     const file = topicEntries[i]!.file;
     if (t.outcome) return { file, unreadable: { code: t.outcome.code, reason: t.outcome.reason } };
-    return { file, issues: t.summary!.issues, hints: t.summary!.hints };
+    return { file, issues: t.summary!.issues, hints: t.summary!.hints, type: t.summary!.meta.type };
   });
   const problems = assessHealth({
     index: {
@@ -301,6 +301,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     topics: topicFacts,
     otherExisting,
     strays,
+    scope,
     ...(linkedFromParent ? { linkedFromParent } : {}),
   });
 

@@ -15,6 +15,7 @@ import type * as z from 'zod';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useProject } from './project.js';
+import { moveMemory } from './team.js';
 import { useToasts } from './toasts.js';
 
 export type FixPreview = z.output<Contract['health.preview']['output']>;
@@ -63,6 +64,8 @@ interface CurationState {
   merge: (keeper: DuplicateMemoryShape, others: readonly DuplicateMemoryShape[]) => Promise<void>;
   makeRoom: (scope: Scope, baseText: string, actions: readonly RoomAction[]) => Promise<boolean>;
   askMakeRoom: (scope: Scope | null) => void;
+  /** Health's answer to a `user` memory in the team folder: move it back to private (undoable). */
+  moveToPrivate: (file: string) => Promise<void>;
   undo: (rev: string, what: string) => Promise<void>;
 }
 
@@ -113,6 +116,19 @@ export const useCuration = create<CurationState>()((set, get) => ({
       }
     }
     set({ busy: false });
+    await useProject.getState().refresh();
+  },
+  async moveToPrivate(file) {
+    const dir = get().dir;
+    if (!dir) return;
+    set({ busy: true });
+    try {
+      await moveMemory(dir, file, 'private');
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+    } finally {
+      set({ busy: false });
+    }
     await useProject.getState().refresh();
   },
   async merge(keeper, others) {

@@ -15,6 +15,12 @@ import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './projec
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
 
+/** Move a memory between private and team (one history entry; R-TYPES refusals come back as errors), offering Undo. */
+export async function moveMemory(dir: string, file: string, to: Scope): Promise<void> {
+  const { rev } = await call('team.move', { dir, file, to });
+  offerUndo(dir, rev, `Moved ${file} to the ${to === 'team' ? 'team' : 'private'} memory.`);
+}
+
 /** What the dashboard's Team cell says. */
 export function teamCell(
   row: TeamOverviewRow | undefined,
@@ -142,8 +148,7 @@ export const useTeam = create<TeamStoreState>()((set, get) => ({
     }),
   move: (file, to) =>
     get().onProject(async (dir) => {
-      const { rev } = await call('team.move', { dir, file, to });
-      offerUndo(dir, rev, `Moved ${file} to the ${to === 'team' ? 'team' : 'private'} memory.`);
+      await moveMemory(dir, file, to);
       await get().refresh();
     }),
   async loadOverview(force = false) {

@@ -55,7 +55,7 @@ function FixAllEffect({ previews }: { previews: Partial<Record<Scope, FixPreview
 export function HealthTab({ scan }: { scan: ProjectScan }) {
   const dir = useProject((s) => s.dir);
   const { previews, pairs, busy, error } = useCuration();
-  const { load, fix, askMakeRoom } = useCuration.getState();
+  const { load, fix, askMakeRoom, moveToPrivate } = useCuration.getState();
   const go = useNav((s) => s.go);
   const problems = problemsOf(scan).sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
   useEffect(() => {
@@ -154,6 +154,11 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
                           : p.fix === 'quote-value'
                             ? 'Quote it'
                             : 'Remove repeat'}
+                    </button>
+                  )}
+                  {p.code === 'user-in-team' && p.file && !p.file.includes('/') && (
+                    <button onClick={() => void moveToPrivate(p.file!)} disabled={busy} title="Moves the file and its index line; Undo puts it back">
+                      Move to private
                     </button>
                   )}
                   {p.code === 'over-limit' && (

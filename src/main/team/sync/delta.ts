@@ -204,7 +204,7 @@ async function vetForUpload(
 function userMemoryRefusal(e: SyncEngine, key: string, content: string): string | null {
   if (e.space.kind !== 'team' || !key.endsWith('.md') || key === INDEX_FILE) return null;
   if (!scopeRefusal(parseTopicFile(content, key).meta.type, 'team')) return null;
-  return `${e.rel(key)} is a "user" memory: it describes you personally and always stays private, so it was not uploaded to the team. Move it to your private memory (Move to private in the app), or change its type if the team should have it.`;
+  return `${e.rel(key)} is a "user" memory: it describes you personally and always stays private, so it was not uploaded to the team. Move it to your private memory (Move to private in the app's Health or Team sync tab), or change its type if the team should have it.`;
 }
 
 /** The findings in a file that keep it back: every one not allowed in this memory dir. */
