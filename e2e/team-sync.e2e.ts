@@ -164,4 +164,25 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     await expect.poll(() => badge.count()).toBe(0);
     expect(errors).toEqual([]);
   });
+
+  it('a secret in a file name shows "in its name" and is renamed away (undoable), not "redacted"', async () => {
+    const b = pages[1]!;
+    const named = `reference_${SLACK_TOKEN}.md`;
+    await fs.writeFile(path.join(teamDir('b'), named), topic('Bot', 'The deploy bot is named after its token.'));
+    const badge = b.getByRole('navigation', { name: 'Main' }).getByLabel('1 open');
+    await badge.waitFor({ timeout: 20_000 });
+    const findings = b.getByRole('table', { name: `Findings in team/${named}` });
+    await findings.waitFor();
+    expect(await findings.getByRole('cell', { name: 'in its name' }).count()).toBe(1);
+    expect(await findings.getByRole('button', { name: 'Redact' }).count()).toBe(0);
+    await findings.getByRole('button', { name: 'Rename…' }).click();
+    await findings.getByLabel('New file name').fill('reference_bot.md');
+    await findings.getByRole('button', { name: 'Rename', exact: true }).click();
+    await b.getByText(/^Renamed team\/reference_xoxb.* to team\/reference_bot\.md; the next sync checks it/).waitFor();
+    expect(await fs.readFile(path.join(teamDir('b'), 'reference_bot.md'), 'utf8')).toContain('named after its token');
+    await expect(fs.stat(path.join(teamDir('b'), named))).rejects.toThrow();
+    await expect.poll(() => onServer('reference_bot.md'), { timeout: 20_000 }).toContain('named after its token');
+    await expect.poll(() => badge.count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
 });

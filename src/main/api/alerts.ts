@@ -1,7 +1,7 @@
-/** The Alerts view: list, dismiss, redact, allow. Thin: AlertCenter and TeamService do the work. */
+/** The Alerts view: list, dismiss, redact, rename (a secret in a name), allow. Thin: AlertCenter and TeamService do the work. */
 import type { Handlers } from './dispatch.js';
 
-export const alertHandlers: Pick<Handlers, 'alerts.list' | 'alerts.dismiss' | 'alerts.redact' | 'alerts.allow'> = {
+export const alertHandlers: Pick<Handlers, 'alerts.list' | 'alerts.dismiss' | 'alerts.redact' | 'alerts.rename' | 'alerts.allow'> = {
   async 'alerts.list'(_input, ctx) {
     return ctx.team.alerts.list();
   },
@@ -10,6 +10,9 @@ export const alertHandlers: Pick<Handlers, 'alerts.list' | 'alerts.dismiss' | 'a
   },
   async 'alerts.redact'({ id, fingerprint }, ctx) {
     return ctx.team.redact(id, fingerprint);
+  },
+  async 'alerts.rename'({ id, fingerprint, to }, ctx) {
+    return ctx.team.rename(id, fingerprint, to);
   },
   async 'alerts.allow'({ id, fingerprint, why }, ctx) {
     return ctx.team.allow(id, fingerprint, why);

@@ -24,6 +24,7 @@ import { serverEntries, startTestServer, type TestServer } from './test-support/
 
 const GITHUB_TOKEN = ['ghp_', 'R8mQ2vX9', 'kL4pT7wN', 'c3bY6hJ1', 'fD5sG0aZ', 'e2Uq'].join('');
 const OTHER_GITHUB_TOKEN = ['ghp_', 'Zt4Kw8Lm', 'Qp2Vn6Xr', 'Hb9Cj3Fs', 'Ya7Ud1Ge', 'o5Ti'].join('');
+const NAME_GITHUB_TOKEN = ['ghp_', 'Q8wE3rT6', 'yU9iO2pA', '5sD7fG1h', 'J4kL0zX3', 'cV6b'].join('');
 const topic = (name: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${name} in one line\ntype: ${type}\n---\n\n${body}\n`;
 
 let root: string;
@@ -281,6 +282,45 @@ describe('team sync in the app', () => {
     const blocked = await ok<{ push: { uploaded: string[] }; waiting: { key: string; reason: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
     expect(blocked.push.uploaded).toEqual([]);
     expect(blocked.waiting).toEqual([expect.objectContaining({ key: 'reference_demo.md', reason: 'secret' })]);
+  });
+
+  it('a secret in a file name is not "redacted": redact refuses in words, rename (undoable) clears it and the file goes up', async () => {
+    const named = `reference_${NAME_GITHUB_TOKEN}.md`;
+    await fs.writeFile(path.join(a.memoryDir, 'team', named), topic('Bot', 'reference', 'The CI bot is named after its token.'));
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    type Listed = { id: string; status: string; file: string; findings: { fingerprint: string; where?: string }[] };
+    const find = async () => (await ok<{ alerts: Listed[] }>(a.api, 'alerts.list', {})).alerts.filter((x) => x.file === `team/${named}`);
+    const [alert] = await find();
+    const finding = alert!.findings.find((f) => f.where === 'name')!;
+    expect(finding).toBeDefined();
+    const refused = await a.api.call('alerts.redact', { id: alert!.id, fingerprint: finding.fingerprint });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringMatching(/in the name of .*rename the file/) } });
+    // Nothing changed: the file is there under its name, the alert still open.
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', named), 'utf8')).toContain('The CI bot is named after its token.');
+    expect((await find()).map((x) => x.status)).toEqual(['open']);
+    // A new name that still holds the token is refused before anything moves.
+    expect(await a.api.call('alerts.rename', { id: alert!.id, fingerprint: finding.fingerprint, to: `ci_${NAME_GITHUB_TOKEN}.md` })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input', message: expect.stringMatching(/still holds a secret/) },
+    });
+
+    const renamed = await ok<{ alert: { status: string; resolution: string }; file: string; rev: string }>(a.api, 'alerts.rename', {
+      id: alert!.id,
+      fingerprint: finding.fingerprint,
+      to: 'reference_ci_bot.md',
+    });
+    expect(renamed).toMatchObject({ file: 'team/reference_ci_bot.md', alert: { status: 'resolved', resolution: 'renamed to team/reference_ci_bot.md' } });
+    await expect(fs.stat(path.join(a.memoryDir, 'team', named))).rejects.toThrow();
+    const [entry] = await listHistory(a.memoryDir, { dataDir: a.ctx.dataDir, limit: 1 });
+    expect(entry).toMatchObject({ rev: renamed.rev, summary: expect.stringContaining('Rename') });
+    const after = await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' });
+    expect(after.push.uploaded).toEqual(['reference_ci_bot.md']);
+    // The alert does not come back.
+    expect(
+      (await ok<{ alerts: Listed[] }>(a.api, 'alerts.list', {})).alerts.filter(
+        (x) => x.status === 'open' && [`team/${named}`, 'team/reference_ci_bot.md'].includes(x.file),
+      ),
+    ).toEqual([]);
   });
 
   it('lists connected projects for the dashboard, and disconnects (files stay, token deleted)', async () => {

@@ -17,6 +17,7 @@ import type { EventBus } from '../core/event-bus.js';
 import { transact } from '../history/index.js';
 import { resolveInside } from '../core/confined-path.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
+import { renameMemory } from '../memdir/index.js';
 import { redactFinding, scanText } from '../secrets/index.js';
 import type { CredentialStore } from '../settings/index.js';
 import { AlertCenter, AlertError } from './alert-center.js';
@@ -299,6 +300,9 @@ export class TeamService {
       throw new AlertError('invalid-input', 'Only a secret found in a memory file can be redacted.');
     const memoryDir = alert.memoryDir;
     const rel = alert.file;
+    // A placeholder in the text cannot take a secret out of a name: that takes a rename.
+    if (alert.findings.find((f) => f.fingerprint === fingerprint)?.where === 'name')
+      throw new AlertError('invalid-input', `The secret is in the name of ${rel}, not in its text, so redacting cannot remove it: rename the file.`);
     const inTeam = rel.startsWith(`${TEAM_DIR}/`);
     const summary = `Redact a secret in ${rel}`;
     let redacted = false;
@@ -325,6 +329,34 @@ export class TeamService {
       void this.scheduler.schedule(alert.dir);
     }
     return { alert: updated, rev: entry?.rev ?? null };
+  }
+
+  /**
+   * Rename the file of a secret found in its name, through the one rename service (its index
+   * pointers follow, one history entry, undoable). The alert was about the old name, which is gone:
+   * it is resolved, and the next sync vets the file under its new name (a secret left in its text
+   * raises a new alert).
+   */
+  async rename(id: string, fingerprint: string, to: string): Promise<{ alert: AlertRecord; file: string; rev: string | null }> {
+    const alert = await this.alerts.get(id);
+    if (!alert) throw new AlertError('not-found', 'There is no such alert (it may have been cleared).');
+    const finding = alert.findings.find((f) => f.fingerprint === fingerprint);
+    if (alert.kind !== 'secret' || !alert.memoryDir || !alert.file || finding?.where !== 'name')
+      throw new AlertError('invalid-input', 'Only a file with a secret in its name is renamed from an alert.');
+    const inTeam = alert.file.startsWith(`${TEAM_DIR}/`);
+    const scope: Scope = inTeam ? 'team' : 'private';
+    const from = inTeam ? alert.file.slice(TEAM_DIR.length + 1) : alert.file;
+    // The same scan as the one before an upload: a new name that still holds a secret would only be held back again.
+    if ((await scanText('', { file: to, name: to })).some((f) => f.where === 'name'))
+      throw new AlertError('invalid-input', `"${to}" still holds a secret in its name; choose a name without it.`);
+    const { file, entry } = await renameMemory({ memoryDir: alert.memoryDir, scope, dataDir: this.host.dataDir }, from, to);
+    const newRel = inTeam ? `${TEAM_DIR}/${file}` : file;
+    const updated = (await this.alerts.resolve(alert.topic, `renamed to ${newRel}`)) ?? alert;
+    if (alert.dir) {
+      this.host.changed(alert.dir, alert.memoryDir);
+      void this.scheduler.schedule(alert.dir);
+    }
+    return { alert: updated, file: newRel, rev: entry?.rev ?? null };
   }
 
   /** Allow one finding (who and why recorded); the file is offered for upload again. */

@@ -1,6 +1,6 @@
 /**
- * The Alerts view: secrets that kept a file from being shared (with open, redact and allow),
- * and sync and security alerts. The badge count comes with every `alerts-changed` event; the
+ * The Alerts view: secrets that kept a file from being shared (with open, redact — rename for a
+ * secret in a file's name — and allow), and sync and security alerts. The badge count comes with every `alerts-changed` event; the
  * list is loaded when the view opens or the count moves.
  */
 import { create } from 'zustand';
@@ -9,6 +9,7 @@ import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import type { Route } from './nav.js';
 import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 /** Where "open" goes for an alert about a memory file: the memory in its project (team or private). */
 export function alertTarget(alert: Pick<AlertRecord, 'dir' | 'file'>): Route | null {
@@ -35,6 +36,8 @@ interface AlertsState {
   load: () => Promise<void>;
   dismiss: (id: string) => Promise<void>;
   redact: (id: string, fingerprint: string) => Promise<void>;
+  /** For a secret in a file's name: rename the file (undoable); false when refused. */
+  rename: (alert: AlertRecord, fingerprint: string, to: string) => Promise<boolean>;
   allow: (id: string, fingerprint: string, why: string) => Promise<boolean>;
   onChanged: (open: number) => void;
 }
@@ -77,6 +80,22 @@ export const useAlerts = create<AlertsState>()((set, get) => ({
       await get().load();
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));
+    } finally {
+      set({ busy: false });
+    }
+  },
+  async rename(alert, fingerprint, to) {
+    set({ busy: true });
+    try {
+      const { file, rev } = await call('alerts.rename', { id: alert.id, fingerprint, to });
+      const text = `Renamed ${alert.file ?? 'the file'} to ${file}; the next sync checks it under its new name.`;
+      if (alert.dir) offerUndo(alert.dir, rev, text);
+      else useToasts.getState().show('info', text);
+      await get().load();
+      return true;
+    } catch (error) {
+      useToasts.getState().show('error', messageOf(error));
+      return false;
     } finally {
       set({ busy: false });
     }

@@ -1,7 +1,8 @@
 /**
  * Alerts (issue 7 part 5): secrets that kept a memory from being shared — file, line, rule and
  * the masked match, never the secret — with open (jump to the memory), redact (the secret is
- * replaced by a placeholder, recorded in history) and allow (recorded with who and why); and
+ * replaced by a placeholder, recorded in history; a secret in a file's name is renamed away instead)
+ * and allow (recorded with who and why); and
  * sync and security alerts. Closed alerts and allowed findings stay listed for the record.
  */
 import { useEffect, useState } from 'react';
@@ -43,15 +44,45 @@ function AllowForm({ alert, finding, onDone }: { alert: AlertRecord; finding: Fi
   );
 }
 
+/** A secret in a file's name cannot be redacted: the file gets a new name (the one rename service, undoable). */
+function RenameForm({ alert, finding, onDone }: { alert: AlertRecord; finding: Finding; onDone: () => void }) {
+  const [to, setTo] = useState('');
+  const busy = useAlerts((s) => s.busy);
+  const folder = alert.file?.startsWith('team/') ? 'team/' : '';
+  return (
+    <form
+      className="inline-form"
+      aria-label={`Rename the file holding ${finding.match}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void useAlerts
+          .getState()
+          .rename(alert, finding.fingerprint, to.trim())
+          .then((ok) => ok && onDone());
+      }}
+    >
+      {folder && <span className="muted small">{folder}</span>}
+      <input aria-label="New file name" placeholder="new-name.md" value={to} onChange={(e) => setTo(e.target.value)} autoFocus />
+      <button type="submit" disabled={busy || to.trim().length === 0}>
+        Rename
+      </button>
+      <button type="button" onClick={onDone}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
 function Findings({ alert }: { alert: AlertRecord }) {
   const busy = useAlerts((s) => s.busy);
   const [allowing, setAllowing] = useState<string | null>(null);
+  const [renaming, setRenaming] = useState<string | null>(null);
   const target = alertTarget(alert);
   return (
     <table className="grid" aria-label={`Findings in ${alert.file ?? 'the file'}`}>
       <thead>
         <tr>
-          <th>Line</th>
+          <th>Where</th>
           <th>Rule</th>
           <th>Match</th>
           <th />
@@ -60,7 +91,7 @@ function Findings({ alert }: { alert: AlertRecord }) {
       <tbody>
         {alert.findings.map((f) => (
           <tr key={f.fingerprint || `${f.line}:${f.column}`}>
-            <td className="num">{f.line}</td>
+            <td className={f.where === 'name' ? undefined : 'num'}>{f.where === 'name' ? 'in its name' : f.line}</td>
             <td>
               {f.title} <span className="muted small">{f.rule}</span>
             </td>
@@ -70,18 +101,30 @@ function Findings({ alert }: { alert: AlertRecord }) {
             <td>
               {allowing === f.fingerprint ? (
                 <AllowForm alert={alert} finding={f} onDone={() => setAllowing(null)} />
+              ) : renaming === f.fingerprint ? (
+                <RenameForm alert={alert} finding={f} onDone={() => setRenaming(null)} />
               ) : (
                 <span className="actions">
                   {target && <button onClick={() => useNav.getState().go(target)}>Open</button>}
                   {alert.status === 'open' && f.fingerprint && (
                     <>
-                      <button
-                        onClick={() => void useAlerts.getState().redact(alert.id, f.fingerprint)}
-                        disabled={busy}
-                        title="Replace the secret with [REDACTED] in the file (recorded in history)"
-                      >
-                        Redact
-                      </button>
+                      {f.where === 'name' ? (
+                        <button
+                          onClick={() => setRenaming(f.fingerprint)}
+                          disabled={busy}
+                          title="The secret is in the file's name: redacting cannot remove it, a new name does (recorded in history, undoable)"
+                        >
+                          Rename…
+                        </button>
+                      ) : (
+                        <button
+                          onClick={() => void useAlerts.getState().redact(alert.id, f.fingerprint)}
+                          disabled={busy}
+                          title="Replace the secret with [REDACTED] in the file (recorded in history)"
+                        >
+                          Redact
+                        </button>
+                      )}
                       <button onClick={() => setAllowing(f.fingerprint)} disabled={busy} title="Not a secret, or meant to be shared: say why">
                         Allow…
                       </button>

@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import { findingSchema } from '../secret-types.js';
+import { fileName } from './common.js';
 import { mutation, query } from './define.js';
 
 export const ALERT_KINDS = ['secret', 'sync', 'security', 'error'] as const;
@@ -60,6 +61,11 @@ export const alertsContract = {
     'Replace the secret of one finding with a placeholder in the file (a history entry); the file is scanned again and, when clean, uploaded by the next sync.',
     alertRef.extend({ fingerprint: z.string().regex(/^[0-9a-f]{16}$/) }),
     z.object({ alert: alertRecordSchema, rev: z.string().nullable() }),
+  ),
+  'alerts.rename': mutation(
+    'Rename the file of a secret found in its name (redacting cannot change a name): the one rename service, its index pointers follow, a history entry; the alert is resolved and the next sync vets the file under its new name.',
+    alertRef.extend({ fingerprint: z.string().regex(/^[0-9a-f]{16}$/), to: fileName }),
+    z.object({ alert: alertRecordSchema, file: z.string(), rev: z.string().nullable() }),
   ),
   'alerts.allow': mutation(
     'Allow one finding (not a secret, or meant to be shared): recorded with who and why; that exact match no longer blocks an upload in this project.',
