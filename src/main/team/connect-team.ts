@@ -47,6 +47,11 @@ export async function connectTeam(input: ConnectTeamInput, deps: ConnectTeamDeps
   if (!tokenId) throw new TeamConfigError('That is not a Memdir team token (they look like mdt_…, from `memdir server admin issue-token`).');
   const client = new TeamClient({ server, team, token, ...(deps.fetch ? { fetch: deps.fetch } : {}), timeoutMs: 15_000 });
   const me = await client.me();
+  // A personal token reaches no team at all (its `team` is the space's internal name, never one to connect to).
+  if (me.scope === 'personal')
+    throw new TeamConfigError(
+      `This is a token of ${me.user ?? 'someone'}'s personal space; team sync needs a token of team "${team}" (memdir server admin issue-token ${team} --member <name>).`,
+    );
   if (me.team !== team)
     throw new TeamConfigError(`This token belongs to team "${me.team}", not "${team}". Use a token issued for ${team}, or connect to ${me.team}.`);
   await client.checksums();

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEvent } from '../../shared/contract/events.js';
-import { createTeam, issueToken } from '../../server/admin.js';
+import { createPersonal, createTeam, issuePersonalToken, issueToken } from '../../server/admin.js';
 import { openSqliteStore } from '../../server/sqlite-store.js';
 import type { TeamStore } from '../../server/store.js';
 import { createAppDispatcher } from '../api/index.js';
@@ -127,6 +127,17 @@ describe('team sync in the app', () => {
     expect(await a.api.call('team.connect', { ...base, token: otherToken })).toMatchObject({
       ok: false,
       error: { code: 'invalid-input', message: 'This token belongs to team "other", not "platform". Use a token issued for platform, or connect to other.' },
+    });
+    // A token of someone's personal space never reaches a team: said as such, not as a team named "~ann".
+    await createPersonal(store, 'ann');
+    const personalToken = (await issuePersonalToken(store, 'ann', 'laptop')).token;
+    expect(await a.api.call('team.connect', { ...base, token: personalToken })).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid-input',
+        message:
+          'This is a token of ann\'s personal space; team sync needs a token of team "platform" (memdir server admin issue-token platform --member <name>).',
+      },
     });
     expect(await a.api.call('team.connect', { ...base, server: 'http://sync.example.com', token: server.tokens[0] })).toMatchObject({
       ok: false,
