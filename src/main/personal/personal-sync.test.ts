@@ -143,6 +143,18 @@ describeStores('personal sync across two machines (issue 18)', (h) => {
     );
     const held = await desktopSync.sync();
     expect(held.waiting.find((w) => w.key === 'reference_deploy.md')?.reason).toBe('secret');
+    // Said as personal sync, not a team: where it did not go, and what to do (the CLI shows the same sentence).
+    const heldDetail = held.waiting.find((w) => w.key === 'reference_deploy.md')!.detail;
+    expect(heldDetail).toMatch(/^reference_deploy\.md was not uploaded to your personal space: AWS .* on line 6/);
+    expect(heldDetail).toMatch(
+      /Take it out of the file \(the app's Alerts page does it in one click\), or allow it there if it is safe to keep on your other machines\.$/,
+    );
+    expect(heldDetail).not.toMatch(/team|share/);
+    const alert = (await desktop.alerts.list()).alerts.find((a) => a.file === 'reference_deploy.md')!;
+    expect(alert).toMatchObject({ title: 'A secret kept reference_deploy.md from being synced', message: heldDetail });
+    // Allowing one of its findings rewrites the message, still for personal sync.
+    await desktop.alerts.allow(alert.id, alert.findings[0]!.fingerprint, 'tester', 'a documented example key');
+    expect((await desktop.alerts.get(alert.id))!.message).toMatch(/not uploaded to your personal space/);
     expect(await laptopSync.sync().then(() => laptop.read('reference_deploy.md'))).toBeNull();
 
     const dump = await dumpDatabase(h, db);

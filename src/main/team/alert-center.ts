@@ -27,6 +27,7 @@ import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { withMemoryLock } from '../core/memory-lock.js';
 import { writeDataFile } from '../core/safe-fs.js';
 import { MemdirError } from '../../shared/errors.js';
+import { PERSONAL_SPACE, type SyncSpace, TEAM_SPACE } from './sync-space.js';
 
 /** Kept beside each alert: what it is about, and what exactly it said. */
 const storedSchema = alertRecordSchema.extend({ topic: z.string(), signature: z.string() });
@@ -295,16 +296,34 @@ export class AlertCenter {
       .join(',');
     alert.updatedAt = now.toISOString();
     if (alert.findings.length === 0) Object.assign(alert, { status: 'resolved', resolution });
-    else alert.message = secretAlertMessage(alert.file ?? '', alert.findings);
+    else alert.message = secretAlertMessage(alert.file ?? '', alert.findings, spaceOfTopic(alert.topic));
   }
 }
 
-/** The message of a secret alert: what blocks which upload. */
-export function secretAlertMessage(file: string, findings: readonly Finding[]): string {
+/** The space of a secret alert's topic (SyncEngine.topic: a personal engine's topics start with `personal-`). */
+function spaceOfTopic(topic: string): SyncSpace {
+  return topic.startsWith(`${PERSONAL_SPACE.kind}-`) ? PERSONAL_SPACE : TEAM_SPACE;
+}
+
+/** The title of a secret alert: which file a secret kept from going where. */
+export function secretAlertTitle(file: string, space: SyncSpace): string {
+  return `A secret kept ${file} from being ${space.kind === 'team' ? 'shared' : 'synced'}`;
+}
+
+/**
+ * The message of a secret alert (and the held file's `waiting` detail): what blocks which upload,
+ * and what a person can do about it — the CLI cannot redact, rename or allow, so the sentence
+ * names the app's Alerts page, where each is one click.
+ */
+export function secretAlertMessage(file: string, findings: readonly Finding[], space: SyncSpace): string {
   const list = findings
     .slice(0, 5)
     .map((f) => `${f.title} ${f.where === 'name' ? 'in its name' : `on line ${f.line}`} (${f.match})`)
     .join('; ');
   const more = findings.length > 5 ? `; and ${findings.length - 5} more` : '';
-  return `${file} was not uploaded to the team: ${list}${more}. Redact it, or allow it if it is safe to share.`;
+  const inName = findings.some((f) => f.where === 'name');
+  const inText = findings.some((f) => f.where !== 'name');
+  const fix = inName && inText ? 'Take it out of the file and rename the file' : inName ? 'Rename the file' : 'Take it out of the file';
+  const safe = space.kind === 'team' ? 'safe to share' : 'safe to keep on your other machines';
+  return `${file} was not uploaded to ${space.destination}: ${list}${more}. ${fix} (the app's Alerts page does it in one click), or allow it there if it is ${safe}.`;
 }

@@ -22,9 +22,19 @@ export interface SyncSpace {
   noun: string;
   /** "Team sync" / "Personal sync", in titles. */
   title: string;
+  /** Where an upload goes, in sentences: "the team" / "your personal space". */
+  destination: string;
 }
 
-export const TEAM_SPACE: SyncSpace = { kind: 'team', folder: TEAM_DIR, exclude: [], dataFolder: 'team', noun: 'team memory', title: 'Team sync' };
+export const TEAM_SPACE: SyncSpace = {
+  kind: 'team',
+  folder: TEAM_DIR,
+  exclude: [],
+  dataFolder: 'team',
+  noun: 'team memory',
+  title: 'Team sync',
+  destination: 'the team',
+};
 
 export const PERSONAL_SPACE: SyncSpace = {
   kind: 'personal',
@@ -33,6 +43,7 @@ export const PERSONAL_SPACE: SyncSpace = {
   dataFolder: 'personal',
   noun: 'personal memory',
   title: 'Personal sync',
+  destination: 'your personal space',
 };
 
 /** How a key of `space` is shown and addressed relative to the memory dir (`team/x.md`, `x.md`). */

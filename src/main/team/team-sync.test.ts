@@ -136,6 +136,10 @@ describe('team sync between two machines', () => {
     const report = await a.sync.sync();
     expect(report.push.uploaded).toEqual([keyOf('clean')]);
     expect(report.waiting).toEqual([expect.objectContaining({ key, reason: 'secret' })]);
+    // What to do names where it can be done: the CLI has no redact or allow, the app's Alerts page has both.
+    expect(report.waiting[0]!.detail).toMatch(
+      /^team\/.* was not uploaded to the team: .*\. Take it out of the file \(the app's Alerts page does it in one click\), or allow it there if it is safe to share\.$/,
+    );
     expect((await serverEntries(h.server.url, h.server.team, h.server.tokens[0]!))[key]).toBeUndefined();
     const { alerts } = await a.alerts.list();
     const alert = alerts.find((x) => x.kind === 'secret' && x.file === `team/${key}`)!;

@@ -12,7 +12,7 @@ import { INDEX_FILE } from '../../../shared/limits.js';
 import { scopeRefusal } from '../../../shared/memory-types.js';
 import { type FileFacts, parseTopicFile } from '../../memdir/index.js';
 import { scanText } from '../../secrets/index.js';
-import { secretAlertMessage } from '../alert-center.js';
+import { secretAlertMessage, secretAlertTitle } from '../alert-center.js';
 import { type TeamFile, TeamPathError, checkTeamDir, resolveTeamKey } from '../team-paths.js';
 import type { Cycle, LocalInfo, SyncEngine } from './engine.js';
 
@@ -152,7 +152,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
         if (!opts.dry)
           await e.raise(topic, {
             kind: 'secret',
-            title: `A secret kept ${e.rel(key)} from being shared`,
+            title: secretAlertTitle(e.rel(key), e.space),
             message: vetted.detail,
             file: e.rel(key),
             findings: vetted.findings,
@@ -193,7 +193,7 @@ async function vetForUpload(
   const personal = userMemoryRefusal(e, key, content);
   if (personal) return { key, reason: 'user-memory', detail: personal };
   const findings = await blockingFindings(e, key, sha, content);
-  if (findings.length > 0) return { key, reason: 'secret', detail: secretAlertMessage(e.rel(key), findings), findings };
+  if (findings.length > 0) return { key, reason: 'secret', detail: secretAlertMessage(e.rel(key), findings, e.space), findings };
   return { content };
 }
 
