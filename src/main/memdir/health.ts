@@ -5,7 +5,7 @@
  */
 import { type ParsedIndex, indexLinks, splitLoadedEntries } from '../../shared/index-format.js';
 import { type IndexLoad, lineFate } from '../../shared/index-load.js';
-import { INDEX_FILE } from '../../shared/limits.js';
+import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { DerivableHint } from '../../shared/not-worth-saving.js';
 import { type Problem, type ProblemCode, type FixKind, SEVERITY_OF } from '../../shared/problems.js';
 import type { FrontmatterIssue } from '../../shared/frontmatter.js';
@@ -149,12 +149,15 @@ export function assessHealth(input: HealthInput): Problem[] {
     for (const issue of topic.issues ?? []) problems.push(issueProblem(topic.file, issue));
     if (index.parsed !== null || index.exists === false) {
       if (!linked.has(topic.file)) {
+        // A team memory may be listed in either index (R-TEAM): name both, and the team's own where it is missing.
+        const own = input.scope === 'team' ? `${TEAM_DIR}/${INDEX_FILE}` : INDEX_FILE;
+        const where = input.scope === 'team' ? `${own} (or in ${INDEX_FILE} as ${TEAM_DIR}/${topic.file})` : own;
         problems.push(
           problem(
             'orphan',
             topic.file,
             null,
-            `${topic.file} is not listed in ${INDEX_FILE}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${INDEX_FILE} yet)`}.`,
+            `${input.scope === 'team' ? `${TEAM_DIR}/${topic.file}` : topic.file} is not listed in ${where}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${own} yet)`}.`,
             'add-to-index',
           ),
         );

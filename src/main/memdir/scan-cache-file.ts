@@ -29,7 +29,8 @@ import { writeDataFile } from '../core/safe-fs.js';
  * 7: a file without frontmatter Claude Code can read has no type (it took one from its name); a
  *    build between the two changes wrote version 6 with only one of them.
  * 8: a problem a topic's notes give is written as its number among them (scan-cache-record.ts), not again in full.
- * 9: a team directory's problems include `user-in-team` (a `user` memory in `team/`).
+ * 9: a team directory's problems include `user-in-team` (a `user` memory in `team/`), and its
+ *    orphans name team/MEMORY.md.
  */
 export const SCAN_CACHE_VERSION = 9;
 const FORMAT = 'memdir-scan-cache';

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
 import { indexLinks, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { teamFileOfMainLink } from '../../shared/index-state.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
@@ -102,7 +103,8 @@ function readIndex(abs: string, isSymlink: boolean): CachedIndex {
   for (const link of indexLinks(parsed)) {
     targets.add(link.file);
     // A team file linked from a line the agent sees (R-INDEX: stripped lines are not seen).
-    if (link.file.startsWith(`${TEAM_DIR}/`) && lineFate(load, link.line) !== 'hidden') teamLinks.add(link.file.slice(TEAM_DIR.length + 1));
+    const teamFile = teamFileOfMainLink(link.file);
+    if (teamFile !== null && lineFate(load, link.line) !== 'hidden') teamLinks.add(teamFile);
   }
   return { facts: outcome.facts, outcome: null, parsed, load, targets: [...targets], teamLinks: [...teamLinks] };
 }

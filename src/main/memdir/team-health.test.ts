@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { indexStatesOf } from '../../shared/index-state.js';
 import { scanProject } from './scan-home.js';
 
 let root: string;
@@ -34,5 +35,27 @@ describe('a "user" memory in the team folder', () => {
     const flagged = scan.team!.problems.filter((p) => p.code === 'user-in-team');
     expect(flagged.map((p) => [p.file, p.severity])).toEqual([['me.md', 'warning']]);
     expect(flagged[0]!.message).toMatch(/"user" memory in the team folder.*always stays private.*Move it to your private memory/);
+  });
+});
+
+describe('team memories pointed at from the main MEMORY.md (no team/MEMORY.md)', () => {
+  it('are loaded for the scan, the app list and `memdir show` alike; an orphan names team/MEMORY.md, which is the one missing', async () => {
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Env](team/env.md) — the shared environment\n');
+    await fs.writeFile(path.join(memoryDir, 'team', 'env.md'), topic('Env', 'project'));
+    await fs.writeFile(path.join(memoryDir, 'team', 'oncall.md'), topic('Oncall', 'project'));
+    const scan = await scanProject(home, DIR, { env: {} });
+    // `memdir show` lists the main index's loaded pointers.
+    expect(scan.index.loaded).toEqual(['team/env.md']);
+    // The app's list reads the same rule.
+    const stateOf = indexStatesOf(scan);
+    expect(scan.team!.memories.map((m) => [m.file, stateOf(m)])).toEqual([
+      ['env.md', 'loaded'],
+      ['oncall.md', 'unlisted'],
+    ]);
+    const orphans = scan.team!.problems.filter((p) => p.code === 'orphan');
+    expect(orphans.map((p) => p.file)).toEqual(['oncall.md']);
+    expect(orphans[0]!.message).toBe(
+      'team/oncall.md is not listed in team/MEMORY.md (or in MEMORY.md as team/oncall.md), so the agent never sees it at session start (there is no team/MEMORY.md yet).',
+    );
   });
 });

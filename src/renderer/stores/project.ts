@@ -2,6 +2,7 @@
 import { create } from 'zustand';
 import { plural } from '../../shared/size-text.js';
 import type { MemoryType, Scope } from '../../shared/memory-types.js';
+import { type IndexState, indexStatesOf } from '../../shared/index-state.js';
 import type { MemorySummary, ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';
 import { call } from '../transport/transport.js';
@@ -16,23 +17,19 @@ export interface MemoryFilter {
 }
 
 export interface MemoryRow extends MemorySummary {
-  /** Whether its pointer reaches the agent, is past the cut, or is missing from the index. */
-  indexState: 'loaded' | 'cut' | 'unlisted';
+  /** Whether its pointer reaches the agent, is past the cut, or is missing from the index (a team memory's may be in either index). */
+  indexState: IndexState;
   problems: number;
 }
 
 export function memoryRows(scan: ProjectScan): MemoryRow[] {
   const rows: MemoryRow[] = [];
+  const stateOf = indexStatesOf(scan);
   for (const dir of [scan, scan.team]) {
     if (!dir) continue;
-    const loaded = new Set(dir.index.loaded);
-    // Past the cut: a memory every pointer to which is below it (index-cut.ts), not any pointer below it.
-    const cut = new Set(dir.index.cutMemories);
     const problems = new Map<string, number>();
     for (const p of dir.problems) if (p.file && p.severity !== 'hint') problems.set(p.file, (problems.get(p.file) ?? 0) + 1);
-    for (const m of dir.memories) {
-      rows.push({ ...m, indexState: loaded.has(m.file) ? 'loaded' : cut.has(m.file) ? 'cut' : 'unlisted', problems: problems.get(m.file) ?? 0 });
-    }
+    for (const m of dir.memories) rows.push({ ...m, indexState: stateOf(m), problems: problems.get(m.file) ?? 0 });
   }
   return rows;
 }

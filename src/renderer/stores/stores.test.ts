@@ -221,6 +221,28 @@ describe('memory browser', () => {
     expect(filterMemories(rows, { text: '', type: 'all', scope: 'team' }).map((r) => r.file)).toEqual(['t.md']);
     expect(filterMemories(rows, { text: '', type: 'user', scope: 'all' })).toEqual([]);
   });
+
+  it('marks a team memory pointed at from the main MEMORY.md (team/x.md) as the agent sees it, not unlisted', () => {
+    const viaMain = {
+      ...dir([['a.md', 'Alpha']], ['a.md', 'team/env.md'], ['team/late.md'], 'private'),
+      team: dir(
+        [
+          ['env.md', 'Env'],
+          ['late.md', 'Late'],
+          ['lost.md', 'Lost'],
+        ],
+        [],
+        [],
+        'team',
+      ),
+    } as unknown as ProjectScan;
+    expect(memoryRows(viaMain).map((r) => [r.scope, r.file, r.indexState])).toEqual([
+      ['private', 'a.md', 'loaded'],
+      ['team', 'env.md', 'loaded'],
+      ['team', 'late.md', 'cut'],
+      ['team', 'lost.md', 'unlisted'],
+    ]);
+  });
 });
 
 const doc = (over: Partial<MemoryDoc> = {}): MemoryDoc => ({
