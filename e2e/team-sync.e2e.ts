@@ -185,4 +185,31 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     await expect.poll(() => badge.count()).toBe(0);
     expect(errors).toEqual([]);
   });
+
+  it('a "user" memory in the team folder is held back, flagged in Health, and moved to private there (undoable)', async () => {
+    const b = pages[1]!;
+    const memory = path.dirname(teamDir('b'));
+    await fs.writeFile(
+      path.join(teamDir('b'), 'user_me.md'),
+      '---\nname: Me\ndescription: Who I am\ntype: user\n---\n\nI am a senior engineer, prefer terse answers.\n',
+    );
+    await b.goto(hosts[1]!.url);
+    await b.getByRole('button', { name: '-work-app' }).first().click();
+    await b.getByRole('button', { name: 'Health' }).click();
+    const problem = b.getByRole('listitem').filter({ hasText: 'user-in-team' });
+    await problem.waitFor({ timeout: 20_000 });
+    expect(await problem.textContent()).toMatch(/team\/user_me\.md.*"user" memory in the team folder/);
+    expect(await onServer('user_me.md')).toBeUndefined();
+    await problem.getByRole('button', { name: 'Move to private' }).click();
+    const toast = b.getByRole('status').filter({ hasText: 'Moved user_me.md to the private memory.' });
+    await toast.waitFor();
+    expect(await fs.readFile(path.join(memory, 'user_me.md'), 'utf8')).toContain('prefer terse answers');
+    await expect(fs.stat(path.join(teamDir('b'), 'user_me.md'))).rejects.toThrow();
+    await expect.poll(() => problem.count()).toBe(0);
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(() => fs.readFile(path.join(teamDir('b'), 'user_me.md'), 'utf8').catch(() => null)).toContain('prefer terse answers');
+    await problem.waitFor();
+    expect(await onServer('user_me.md')).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
 });
