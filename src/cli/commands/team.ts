@@ -168,7 +168,7 @@ JSON: {"project": {"dir", "memoryDir"}, "connected": bool, "connection": {…} |
   "lastPushAt", "version", "files", "waiting": [{"key", "reason", "detail"}],
   "conflicts": [{"id", "key", "createdAt", "localSha", "serverSha", "serverUpdatedBy", "localRev", …}]}
 "reason" is one of pending, secret, invalid-key, too-large, not-utf8, binary, symlink, hardlink, not-a-file,
-too-deep, server-moved, refused. Exit codes: 0 in step, 1 conflicts or files held back, 2 error.`,
+too-deep, server-moved, refused, user-memory (a "user" memory in team/: never uploaded). Exit codes: 0 in step, 1 conflicts or files held back, 2 error.`,
   async run({ values, io }) {
     const loc = await locate(values, io);
     const dataDir = dataDirOf(io);
