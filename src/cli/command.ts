@@ -55,6 +55,38 @@ export { EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS };
 export const homeOption: OptionSpec = { type: 'string', valueName: 'H', description: 'Claude Code home (default: $CLAUDE_CONFIG_DIR, else ~/.claude)' };
 export const jsonOption: OptionSpec = { type: 'boolean', description: 'print JSON instead of text' };
 
+/** `--allow FINGERPRINT`, for a command that writes text a person wrote: a secret to write anyway, on purpose. */
+export const allowSecretOption: OptionSpec = {
+  type: 'string',
+  multiple: true,
+  valueName: 'FINGERPRINT',
+  description: 'write this secret anyway, on purpose (its fingerprint, as the refusal prints it; repeat for several)',
+};
+
+/** What every command taking {@link allowSecretOption} says in its --help. */
+export const ALLOW_SECRET_HELP = `A merged text holding a secret that neither version held is refused, nothing written: Claude Code sends every
+memory to the model in every session. The refusal names each secret, masked, with its fingerprint; remove it,
+or write it anyway on purpose with --allow <fingerprint>.`;
+
+/** The fingerprints given with `--allow`. */
+export function allowedSecrets(values: Record<string, unknown>): string[] {
+  const allow = values.allow;
+  return Array.isArray(allow) ? allow.map(String) : typeof allow === 'string' ? [allow] : [];
+}
+
+/** A save refused for a secret (SecretFoundError), told the CLI's way to write it anyway. */
+export async function withAllowHint<T>(save: () => Promise<T>): Promise<T> {
+  try {
+    return await save();
+  } catch (error) {
+    // Told by its code, not its class: this file is loaded by every command (the hook's too), the scanner is not.
+    if (!(error instanceof MemdirError) || error.code !== 'secret-found') throw error;
+    const secrets = (error as { secrets?: { fingerprint: string }[] }).secrets ?? [];
+    const flags = secrets.map((s) => `--allow ${s.fingerprint}`).join(' ');
+    throw new MemdirError('secret-found', error.message, { hint: `Remove it (and revoke it if it is real), or run again with ${flags} to write it anyway.` });
+  }
+}
+
 export function printJson(io: CliIo, value: unknown): void {
   io.out(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -42,6 +42,7 @@ export const ERROR_TABLE = {
   'project-dir-unusable': fails('invalid-input'),
   'not-a-file': fails('invalid-input'),
   'needs-acknowledgement': fails('invalid-input'),
+  'secret-found': fails('invalid-input'),
   'not-personal': fails('invalid-input'),
   'no-identity': fails('invalid-input'),
   'weak-passphrase': fails('invalid-input'),

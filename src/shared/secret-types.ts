@@ -50,5 +50,16 @@ export function reportedFinding(f: Finding) {
   };
 }
 
+/**
+ * A secret a save would add to a memory (the refusal of a save, \`secret-found\`): what it is,
+ * masked, where, and the fingerprint that saves it anyway on purpose.
+ */
+export interface SecretOnSave {
+  title: string;
+  match: string;
+  line: number;
+  fingerprint: string;
+}
+
 /** The rule of the finding the scanner reports when scanning itself failed: never allowed. */
 export const SCANNER_ERROR_RULE = 'memdir/scanner-error';

@@ -5,7 +5,20 @@
  * account, projects and TeamSync engine the app uses.
  */
 import fsp from 'node:fs/promises';
-import { type CliIo, type CommandSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import {
+  ALLOW_SECRET_HELP,
+  allowSecretOption,
+  type CliIo,
+  type CommandSpec,
+  CliFailure,
+  EXIT_ERROR,
+  EXIT_OK,
+  EXIT_PROBLEMS,
+  UsageError,
+  homeOption,
+  jsonOption,
+  printJson,
+} from '../command.js';
 import type { SyncReport } from '../../shared/contract/team.js';
 import { type ProjectLocation } from '../../main/memdir/index.js';
 import {
@@ -332,11 +345,13 @@ export const personalResolveCommand: CommandSpec = {
     project: projectOption,
     keep: { type: 'string', valueName: 'mine|server|both|merged', description: 'which version to keep (required)' },
     file: { type: 'string', valueName: 'F', description: "with --keep merged: the merged text (else the sync's own three-way merge, when nothing overlaps)" },
+    allow: allowSecretOption,
     home: homeOption,
     json: jsonOption,
   },
   details: `As \`memdir team resolve\`: --keep server keeps the other machine's version on disk; mine, both and merged write
 (history entry, source "sync") and push. JSON: as \`memdir team resolve --json\`.
+${ALLOW_SECRET_HELP}
 Exit codes: 0 resolved (and pushed), 1 resolved but not pushed yet, 2 refused.`,
   async run({ positionals, values, io }) {
     checkKeep(values);

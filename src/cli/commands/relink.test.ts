@@ -79,6 +79,34 @@ describe('memdir orphans / relink / merge', () => {
     expect(again).toMatchObject({ code: 2, err: expect.stringContaining('already undone') });
   });
 
+  it('refuses a merged text that adds a secret, naming it masked, until --allow gives its fingerprint', async () => {
+    const oldPath = path.join(root, 'src', 'shop');
+    await makeRepo(oldPath);
+    await addSession(home, oldPath);
+    await addMemories(home, oldPath, { 'feedback_sql.md': topic('SQL', 'feedback', 'by hand') });
+    const newPath = path.join(root, 'work', 'shop');
+    await fs.mkdir(path.dirname(newPath));
+    await fs.rename(oldPath, newPath);
+    const newMemory = await addMemories(home, newPath, { 'feedback_sql.md': topic('SQL', 'feedback', 'an ORM after all') });
+    const record = JSON.parse((await memdir('relink', sanitizeDirName(oldPath), newPath, '--yes', '--json')).out).record;
+    const token = `ghp_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4V'.slice(0, 36)}`;
+    await fs.writeFile(path.join(root, 'merged.md'), `${topic('SQL', 'feedback', 'by hand')}deploy token ${token}\n`);
+    const before = await fs.readFile(path.join(newMemory, 'feedback_sql.md'), 'utf8');
+
+    const refused = await memdir('merge', 'resolve', record.id, '0', '--keep', 'merged', '--file', 'merged.md');
+    expect(refused.code).toBe(2);
+    const fingerprint = /\[fingerprint ([0-9a-f]{16})\]/.exec(refused.err)?.[1];
+    expect(refused.err).toMatch(/Nothing was saved: feedback_sql\.md would hold a GitHub token \(ghp_\*+\) at line \d+ \[fingerprint [0-9a-f]{16}\]/);
+    expect(refused.err).toContain(`run again with --allow ${fingerprint} to write it anyway`);
+    expect(refused.err).not.toContain(token);
+    expect(await fs.readFile(path.join(newMemory, 'feedback_sql.md'), 'utf8')).toBe(before);
+    expect((await memdir('merge', 'resolve', '--help')).out).toContain('--allow FINGERPRINT');
+
+    const allowed = await memdir('merge', 'resolve', record.id, '0', '--keep', 'merged', '--file', 'merged.md', '--allow', fingerprint!);
+    expect(allowed.code).toBe(0);
+    expect(await fs.readFile(path.join(newMemory, 'feedback_sql.md'), 'utf8')).toContain(token);
+  });
+
   it('says in a sentence why a relink is refused: not an orphan, an unknown folder name, a missing path', async () => {
     const live = path.join(root, 'live');
     await makeRepo(live);

@@ -25,7 +25,21 @@ import {
   undoMerge,
 } from '../../main/relink/index.js';
 import { loadAppSettings } from '../../main/settings/index.js';
-import { type CliIo, type CommandSpec, EXIT_OK, EXIT_PROBLEMS, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import {
+  ALLOW_SECRET_HELP,
+  allowSecretOption,
+  allowedSecrets,
+  type CliIo,
+  type CommandSpec,
+  EXIT_OK,
+  EXIT_PROBLEMS,
+  UsageError,
+  homeOption,
+  jsonOption,
+  printJson,
+  wholeNumberOption,
+  withAllowHint,
+} from '../command.js';
 import { ago, plural, table } from '../format.js';
 import { homeFrom } from './scan.js';
 
@@ -253,9 +267,11 @@ export const mergeResolveCommand: CommandSpec = {
   options: {
     keep: { type: 'string', valueName: 'here|moved|both|merged', description: 'which version to keep' },
     file: { type: 'string', valueName: 'F', description: 'with --keep merged: the merged text' },
+    allow: allowSecretOption,
     json: jsonOption,
   },
-  details: 'One history entry (undo it with `memdir restore`). JSON: the merge record.',
+  details: `One history entry (undo it with \`memdir restore\`). JSON: the merge record.
+${ALLOW_SECRET_HELP}`,
   async run({ positionals, values, io }) {
     const keep = values.keep;
     if (keep !== 'here' && keep !== 'moved' && keep !== 'both' && keep !== 'merged') throw new UsageError('--keep must be here, moved, both or merged');
@@ -268,7 +284,7 @@ export const mergeResolveCommand: CommandSpec = {
         throw new UsageError(`cannot read ${file}: give the merged text as a file that exists`);
       });
     }
-    const record = await resolveMergeConflict(resolveDataDir(io.env), positionals[0]!, n, keep, text);
+    const record = await withAllowHint(() => resolveMergeConflict(resolveDataDir(io.env), positionals[0]!, n, keep, text, allowedSecrets(values)));
     if (values.json) printJson(io, record);
     else io.out(`Resolved #${n} (${keep}). ${plural(record.conflicts.filter((c) => c.status === 'open').length, 'conflict')} left.\n`);
     return 0;

@@ -5,7 +5,18 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { type CliIo, type OptionSpec, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson } from '../command.js';
+import {
+  allowedSecrets,
+  type CliIo,
+  type OptionSpec,
+  CliFailure,
+  EXIT_ERROR,
+  EXIT_OK,
+  EXIT_PROBLEMS,
+  UsageError,
+  printJson,
+  withAllowHint,
+} from '../command.js';
 import type { SyncReport } from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { locateProject, type ProjectLocation, projectsRoot } from '../../main/memdir/index.js';
@@ -183,7 +194,13 @@ export async function resolveFromCli(
       );
     }
   }
-  const result = await sync.resolve(id, keep === 'merged' ? 'merge' : keep, { ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
+  const result = await withAllowHint(() =>
+    sync.resolve(id, keep === 'merged' ? 'merge' : keep, {
+      ...(text !== undefined ? { text } : {}),
+      theirsSha: detail.theirsSha,
+      allowSecrets: allowedSecrets(values),
+    }),
+  );
   const key = result.conflict.key;
   const undo = result.rev ? `memdir restore ${loc.dir} ${result.rev.slice(0, 12)}~1 ${words.prefix}${key}` : null;
   if (values.json) {

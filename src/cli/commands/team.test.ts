@@ -291,6 +291,14 @@ describe('memdir team', () => {
     ).conflicts;
     expect(conflict!.overlaps).toBe(1);
     expect(conflict!.proposal).toBe('<<<<<<< mine (kept here)\nCutover: Wednesday.\n=======\nCutover: Tuesday.\n>>>>>>> team (dolores)\nOwner: ann.\n');
+    // A merged text that adds a secret neither side held is refused, nothing written, until --allow names it.
+    const token = `ghp_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4V'.slice(0, 36)}`;
+    await fs.writeFile(path.join(root, 'secret.md'), `Cutover: Wednesday.\nOwner: ann, token ${token}.\n`);
+    const refused = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged', '--file', 'secret.md']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/Nothing was saved: team\/project_api\.md would hold a GitHub token \(ghp_\*+\) at line 2 \[fingerprint [0-9a-f]{16}\]/);
+    expect(refused.err).toMatch(/run again with --allow [0-9a-f]{16} to write it anyway/);
+    expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).not.toContain(token);
     await fs.writeFile(path.join(root, 'merged.md'), 'Cutover: Wednesday (moved from Tuesday).\nOwner: ann.\n');
     const resolved = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged', '--file', 'merged.md']);
     expect(resolved).toMatchObject({ code: 0, out: expect.stringContaining('Resolved team/project_api.md: the merge is written.') });

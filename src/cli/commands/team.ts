@@ -5,6 +5,8 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import {
+  ALLOW_SECRET_HELP,
+  allowSecretOption,
   type CliIo,
   type CommandSpec,
   CliFailure,
@@ -248,6 +250,7 @@ export const teamResolveCommand: CommandSpec = {
     project: projectOption,
     keep: { type: 'string', valueName: 'mine|server|both|merged', description: 'which version to keep (required)' },
     file: { type: 'string', valueName: 'F', description: "with --keep merged: the merged text (else the sync's own three-way merge, when nothing overlaps)" },
+    allow: allowSecretOption,
     home: homeOption,
     json: jsonOption,
   },
@@ -258,6 +261,7 @@ export const teamResolveCommand: CommandSpec = {
                 merge when nothing overlaps; pushed.
 A write is one history entry (source "sync"); undo it with the \`memdir restore\` command printed (and in the JSON).
 Nothing is written when the file changed since the conflict was shown.
+${ALLOW_SECRET_HELP}
 JSON: {"project": {"dir", "memoryDir"}, "conflict": {…, "status": "resolved", "resolution"}, "rev": id|null,
   "undo": "memdir restore …"|null, "sync": <the report of \`memdir team sync --json\`>|null}
 Exit codes: 0 resolved (and pushed), 1 resolved but the push did not go through (it goes at the next sync), 2 refused.`,

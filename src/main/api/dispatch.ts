@@ -33,11 +33,14 @@ export function toRpcError(error: unknown): RpcErrorShape {
   if (error instanceof MemdirError) {
     // A conflict carries what is on disk now, so the editor can show both versions (MemoryError).
     const current = (error as { current?: unknown }).current;
+    // A save refused for a secret carries each one, so the app can ask before saving it anyway (secrets/save-guard.ts).
+    const secrets = (error as { secrets?: RpcErrorShape['secrets'] }).secrets;
     return {
       code: errorMapping(error.code).rpc,
       message: error.message,
       ...(error.hint !== undefined ? { hint: error.hint } : {}),
       ...(typeof current === 'string' ? { current } : {}),
+      ...(Array.isArray(secrets) ? { secrets } : {}),
     };
   }
   if (error instanceof z.ZodError) {

@@ -78,7 +78,7 @@ export const identityHandlers: Pick<
     const { record, here, moved } = await conflictSides(ctx.dataDir, id, n);
     return { conflict: record.conflicts.find((c) => c.n === n)!, here, moved, source: record.plan.source.label };
   },
-  async 'identity.resolve'({ id, n, keep, text }, ctx) {
-    return announce(ctx, await resolveMergeConflict(ctx.dataDir, id, n, keep, text));
+  async 'identity.resolve'({ id, n, keep, text, allowSecrets }, ctx) {
+    return announce(ctx, await resolveMergeConflict(ctx.dataDir, id, n, keep, text, allowSecrets));
   },
 };

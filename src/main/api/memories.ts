@@ -100,6 +100,7 @@ export const memoryHandlers: Pick<
       body: input.body,
       ...(input.file ? { file: input.file } : {}),
       ...(input.hook !== undefined ? { hook: input.hook } : {}),
+      ...(input.allowSecrets ? { allowSecrets: input.allowSecrets } : {}),
     });
     ctx.changed(input.dir, where.memoryDir);
     return { file, rev: entry?.rev ?? null };
@@ -114,6 +115,7 @@ export const memoryHandlers: Pick<
       baseText: input.baseText,
       ...(input.frontmatter !== undefined ? { frontmatter: input.frontmatter } : {}),
       ...(input.hook !== undefined ? { hook: input.hook } : {}),
+      ...(input.allowSecrets ? { allowSecrets: input.allowSecrets } : {}),
     });
     ctx.changed(input.dir, where.memoryDir);
     return { file, rev: entry?.rev ?? null };
@@ -152,9 +154,9 @@ export const memoryHandlers: Pick<
     const folders = project.launchDirs.length > 0 ? project.launchDirs.map((l) => l.folder) : [dir];
     return agentIndexView({ transcriptDirs: folders.map((f) => path.join(projectsRoot(ctx.home), f)), memoryDir: project.memoryDir });
   },
-  async 'index.save'({ dir, scope, text, baseText }, ctx) {
+  async 'index.save'({ dir, scope, text, baseText, allowSecrets }, ctx) {
     const where = await ctx.where(dir, scope);
-    const { entry } = await saveIndexText(where, text, baseText);
+    const { entry } = await saveIndexText(where, text, baseText, allowSecrets);
     ctx.changed(dir, where.memoryDir);
     return { file: INDEX_FILE, rev: entry?.rev ?? null };
   },

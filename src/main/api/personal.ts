@@ -43,7 +43,11 @@ export const personalHandlers: Pick<
   async 'personal.conflict'({ dir, id }, ctx) {
     return ctx.personal.conflict(dir, id);
   },
-  async 'personal.resolve'({ dir, id, take, text, theirsSha }, ctx) {
-    return ctx.personal.resolve(dir, id, take, { ...(text !== undefined ? { text } : {}), ...(theirsSha !== undefined ? { theirsSha } : {}) });
+  async 'personal.resolve'({ dir, id, take, text, theirsSha, allowSecrets }, ctx) {
+    return ctx.personal.resolve(dir, id, take, {
+      ...(text !== undefined ? { text } : {}),
+      ...(theirsSha !== undefined ? { theirsSha } : {}),
+      ...(allowSecrets ? { allowSecrets } : {}),
+    });
   },
 };

@@ -29,8 +29,12 @@ export const teamHandlers: Pick<
   async 'team.conflict'({ dir, id }, ctx) {
     return ctx.team.conflict(dir, id);
   },
-  async 'team.resolve'({ dir, id, take, text, theirsSha }, ctx) {
-    return ctx.team.resolve(dir, id, take, { ...(text !== undefined ? { text } : {}), ...(theirsSha !== undefined ? { theirsSha } : {}) });
+  async 'team.resolve'({ dir, id, take, text, theirsSha, allowSecrets }, ctx) {
+    return ctx.team.resolve(dir, id, take, {
+      ...(text !== undefined ? { text } : {}),
+      ...(theirsSha !== undefined ? { theirsSha } : {}),
+      ...(allowSecrets ? { allowSecrets } : {}),
+    });
   },
   async 'team.move'({ dir, file, to }, ctx) {
     return ctx.team.move(dir, file, to);

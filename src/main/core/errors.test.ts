@@ -45,6 +45,7 @@ import { SettingsFileError } from '../settings/claude-settings-file.js';
 import { PersonalKeyError } from '../personal/personal-crypto.js';
 import { PersonalSyncError } from '../personal/personal-account.js';
 import { CommandInstallError } from '../desktop/install-command.js';
+import { SecretFoundError } from '../secrets/save-guard.js';
 
 const SRC = path.resolve(import.meta.dirname, '../..');
 
@@ -165,6 +166,13 @@ const SAMPLES: Record<string, () => MemdirError[]> = {
   PersonalKeyError: () =>
     (['wrong-passphrase', 'bad-record', 'weak-passphrase'] as const).map((code) => new PersonalKeyError(code, `The key cannot be used (${code}).`)),
   PersonalSyncError: () => PERSONAL_CODES.map((code) => new PersonalSyncError(code, `Personal sync refused (${code}).`)),
+  SecretFoundError: () => [
+    new SecretFoundError(
+      'Nothing was saved: a.md would hold a GitHub token (ghp_************) at line 3 [fingerprint 0123456789abcdef], and Claude Code sends every memory to the model in every session, so it would leave this machine.',
+      [{ title: 'GitHub token', match: 'ghp_************', line: 3, fingerprint: '0123456789abcdef' }],
+      'Remove it, or save anyway on purpose by allowing its fingerprint.',
+    ),
+  ],
   CommandInstallError: () =>
     (['unavailable', 'exists', 'io-failed'] as const).map((code) => new CommandInstallError(code, `The memdir command was not installed (${code}).`)),
 };
@@ -300,6 +308,8 @@ describe('the error table', () => {
         expect(exit, `${name} ${error.code}`).toBe(mapping.exit);
         expect(lines, `${name} ${error.code}`).toEqual([
           mapping.print === 'usage' ? `memdir boom: ${error.message}. Run \`memdir boom --help\`.` : `memdir boom: ${error.message}`,
+          // A hint (what to do about it) is the line after.
+          ...(error.hint ? [`memdir boom: ${error.hint}`] : []),
         ]);
         if (name !== 'MemdirError') expect(lines[0]).not.toContain(name);
       }

@@ -314,3 +314,68 @@ describe('saveIndexText', () => {
     expect(await read('MEMORY.md')).toBe('- [A](a.md) — a\n');
   });
 });
+
+describe('a secret typed into a memory (R-SYNC-SECURITY: Claude Code sends every memory to the model)', () => {
+  const token = `ghp_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4V'.slice(0, 36)}`;
+  const refusal = async (save: Promise<unknown>) => {
+    const error = await save.then(
+      () => null,
+      (e: unknown) => e as Error & { code?: string; secrets?: { fingerprint: string; match: string; line: number }[]; hint?: string },
+    );
+    expect(error, 'the save went through').not.toBeNull();
+    return error!;
+  };
+
+  it('refuses a new memory holding a token, names it masked with its fingerprint, and writes nothing', async () => {
+    const error = await refusal(createMemory(where, { fields, body: `Deploy with ${token}\n` }));
+    expect(error.code).toBe('secret-found');
+    expect(error.message).toMatch(/^Nothing was saved: feedback_no_orm\.md would hold a GitHub token \(ghp_\*+\) at line \d+ \[fingerprint [0-9a-f]{16}\]/);
+    expect(error.message).not.toContain(token);
+    expect(error.message).not.toContain(token.slice(6));
+    expect(error.hint).toMatch(/save anyway on purpose/);
+    await expect(fs.access(path.join(where.memoryDir, 'feedback_no_orm.md'))).rejects.toThrow();
+    await expect(fs.access(path.join(where.memoryDir, 'MEMORY.md'))).rejects.toThrow();
+    // On purpose: allowed by its fingerprint.
+    await createMemory(where, { fields, body: `Deploy with ${token}\n`, allowSecrets: error.secrets!.map((s) => s.fingerprint) });
+    expect(await read('feedback_no_orm.md')).toContain(token);
+  });
+
+  it('refuses an edit that adds a token; a token already in the file does not block an unrelated edit', async () => {
+    await createMemory(where, { fields, body: 'Because of the outage.\n' });
+    const base = await read('feedback_no_orm.md');
+    const error = await refusal(updateMemory(where, { file: 'feedback_no_orm.md', fields, body: `Because of the outage.\ntoken: ${token}\n`, baseText: base }));
+    expect(error.code).toBe('secret-found');
+    expect(await read('feedback_no_orm.md')).toBe(base);
+    const fingerprint = error.secrets![0]!.fingerprint;
+    await updateMemory(where, {
+      file: 'feedback_no_orm.md',
+      fields,
+      body: `Because of the outage.\ntoken: ${token}\n`,
+      baseText: base,
+      allowSecrets: [fingerprint],
+    });
+    // The token is in the file now: editing the description (the token moves a line down) is not refused.
+    const withToken = await read('feedback_no_orm.md');
+    await updateMemory(where, {
+      file: 'feedback_no_orm.md',
+      fields: { ...fields, description: 'SQL by hand' },
+      body: `Why:\nBecause of the outage.\ntoken: ${token}\n`,
+      baseText: withToken,
+    });
+    expect(await read('feedback_no_orm.md')).toContain('description: SQL by hand');
+  });
+
+  it('refuses MEMORY.md saved with a token in it', async () => {
+    const error = await refusal(saveIndexText(where, `- [Deploy](deploy.md) — use ${token}\n`, ''));
+    expect(error.code).toBe('secret-found');
+    expect(error.message).toMatch(/MEMORY\.md would hold a GitHub token/);
+    await expect(fs.access(path.join(where.memoryDir, 'MEMORY.md'))).rejects.toThrow();
+  });
+
+  it('names several secrets in one sentence', async () => {
+    const other = `ghp_${'Lm3Pk5Hj7Qs9Df0Ga2Xc4VZq8Rv2Tx6Wb4Ny1'.slice(0, 36)}`;
+    const error = await refusal(createMemory(where, { fields, body: `${token}\n${other}\n` }));
+    expect(error.secrets).toHaveLength(2);
+    expect(error.message).toMatch(/would hold 2 secrets: a GitHub token .* and a GitHub token /);
+  });
+});

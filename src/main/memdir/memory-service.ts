@@ -24,6 +24,7 @@ import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import type { FixRequest } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/index.js';
+import { refuseNewSecrets } from '../secrets/index.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
@@ -172,9 +173,11 @@ export interface CreateInput {
   /** The index line's hook; the description when absent. */
   hook?: string;
   source?: ChangeSource;
+  /** Fingerprints of secrets to save anyway, on purpose (see {@link refuseNewSecrets}). */
+  allowSecrets?: readonly string[];
 }
 
-/** Create a topic file and its index pointer. */
+/** Create a topic file and its index pointer. A secret in it is refused unless allowed. */
 export async function createMemory(where: Where, input: CreateInput): Promise<WriteResult> {
   const refusal = scopeRefusal(input.fields.type, where.scope);
   if (refusal) throw new MemoryError('scope-refused', refusal);
@@ -183,7 +186,9 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const rel = inScope(where.scope, file);
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
-    await writeFileAtomic(where.memoryDir, rel, checkedSize(serializeTopicFile(input.fields, input.body)));
+    const text = checkedSize(serializeTopicFile(input.fields, input.body));
+    await refuseNewSecrets({ label: rel, text, before: null, allow: input.allowSecrets });
+    await writeFileAtomic(where.memoryDir, rel, text);
     const index = await readIndex(where);
     const already = indexEntries(index.parsed).some((e) => e.file === file);
     if (!already)
@@ -203,9 +208,14 @@ export interface UpdateInput {
   frontmatter?: string;
   hook?: string;
   source?: ChangeSource;
+  /** Fingerprints of secrets to save anyway, on purpose (see {@link refuseNewSecrets}). */
+  allowSecrets?: readonly string[];
 }
 
-/** Rewrite a topic file (frontmatter edited in place) and keep its index line in step. */
+/**
+ * Rewrite a topic file (frontmatter edited in place) and keep its index line in step. A secret
+ * the file did not hold before is refused unless allowed; one it already held does not block.
+ */
 export async function updateMemory(where: Where, input: UpdateInput): Promise<WriteResult> {
   const refusal = scopeRefusal(input.fields.type, where.scope);
   if (refusal) throw new MemoryError('scope-refused', refusal);
@@ -224,7 +234,9 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
       base = replaceFrontmatter(current, input.frontmatter);
     }
     const previous = parseTopicFile(current, file);
-    await writeFileAtomic(where.memoryDir, rel, checkedSize(serializeTopicFile(input.fields, input.body, base)));
+    const text = checkedSize(serializeTopicFile(input.fields, input.body, base));
+    await refuseNewSecrets({ label: rel, text, before: current, allow: input.allowSecrets });
+    await writeFileAtomic(where.memoryDir, rel, text);
     const index = await readIndex(where);
     const pointer = indexEntries(index.parsed).find((e) => e.file === file);
     if (pointer) {
@@ -261,14 +273,15 @@ export async function deleteMemory(where: Where, file: string): Promise<WriteRes
   return { file: name, entry };
 }
 
-/** Replace the whole index text (the app's MEMORY.md editor). */
-export async function saveIndexText(where: Where, text: string, baseText?: string): Promise<WriteResult> {
+/** Replace the whole index text (the app's MEMORY.md editor). A secret it did not hold before is refused unless allowed. */
+export async function saveIndexText(where: Where, text: string, baseText?: string, allowSecrets?: readonly string[]): Promise<WriteResult> {
   const rel = inScope(where.scope, INDEX_FILE);
   const { entry } = await tx(where, 'manual', `Edit ${rel}`, async () => {
     const current = await readText(where.memoryDir, rel);
     if (baseText !== undefined && (current ?? '') !== baseText) {
       throw new MemoryError('conflict', `${rel} was changed on disk while you were editing it; compare both versions before saving.`, current ?? '');
     }
+    await refuseNewSecrets({ label: rel, text, before: current, allow: allowSecrets });
     await writeFileAtomic(where.memoryDir, rel, text);
   });
   return { file: INDEX_FILE, entry };

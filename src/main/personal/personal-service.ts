@@ -267,7 +267,7 @@ export class PersonalService {
     dir: string,
     id: string,
     take: ConflictResolution,
-    opts: { text?: string; theirsSha?: string | null },
+    opts: { text?: string; theirsSha?: string | null; allowSecrets?: readonly string[] },
   ): Promise<Awaited<ReturnType<TeamSync['resolve']>>> {
     const running = await this.requireEngine(dir);
     const result = await this.scheduler.track(running, running.sync.resolve(id, take, opts));

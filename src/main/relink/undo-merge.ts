@@ -10,6 +10,7 @@
 import type { MergeRecord } from '../../shared/contract/identity.js';
 import { HistoryError, readAtRevision, removeFoldersCreatedBy, transact } from '../history/index.js';
 import { MemoryError } from '../memdir/index.js';
+import { refuseNewSecrets } from '../secrets/index.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
 import { readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
@@ -103,7 +104,8 @@ export async function conflictSides(dataDir: string, id: string, n: number): Pro
 /**
  * Resolve conflict `n` of merge `id`: `here` keeps the file as it is (nothing written), `moved`
  * writes the version the merge kept, `both` every line of both (the one here first where they
- * differ), `merged` the given text. One history entry in that directory.
+ * differ), `merged` the given text — refused when it holds a secret neither version held, unless
+ * its fingerprint is in `allowSecrets` (secrets/save-guard.ts). One history entry in that directory.
  */
 export async function resolveMergeConflict(
   dataDir: string,
@@ -111,12 +113,14 @@ export async function resolveMergeConflict(
   n: number,
   keep: 'here' | 'moved' | 'both' | 'merged',
   text?: string,
+  allowSecrets?: readonly string[],
 ): Promise<MergeRecord> {
   const { record, here, moved } = await conflictSides(dataDir, id, n);
   const conflict = record.conflicts.find((c) => c.n === n)!;
   if (conflict.status === 'resolved') throw new MemoryError('conflict', `${conflict.file} of merge ${id} was already resolved (${conflict.resolution}).`);
   if (keep === 'merged' && text === undefined) throw new MemoryError('invalid-input', 'Keeping a merged version needs the merged text (--file F).');
   const content = keep === 'moved' ? moved : keep === 'both' ? unionMerge(here, moved) : keep === 'merged' ? text! : null;
+  if (keep === 'merged') await refuseNewSecrets({ label: conflict.file, text: text!, before: [here, moved], allow: allowSecrets });
   if (content !== null && content !== here) {
     const what = keep === 'moved' ? 'took the moved version' : keep === 'both' ? 'kept both versions' : 'saved a merge of both';
     await transact(conflict.memoryDir, { source: 'manual', summary: `Resolve ${conflict.file} of merge ${id}: ${what}`, dataDir }, () =>

@@ -3,3 +3,4 @@
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
 export { type Finding, redactFinding, scanContent, scanDir, scanFile, type ScanReport, scanText } from './scanner.js';
+export { type GuardedSave, refuseNewSecrets, SecretFoundError } from './save-guard.js';

@@ -293,7 +293,7 @@ export class TeamSync {
   async resolve(
     id: string,
     take: ConflictResolution,
-    opts: { text?: string; theirsSha?: string | null } = {},
+    opts: { text?: string; theirsSha?: string | null; allowSecrets?: readonly string[] } = {},
   ): Promise<{ conflict: TeamConflict; rev: string | null; report: SyncReport | null }> {
     const done = await this.exclusive(() => resolveConflict(this.e, id, take, opts));
     const report = take === 'server' ? null : await this.sync();

@@ -33,4 +33,10 @@ export const historyEntrySchema = z.object({
 });
 export type HistoryEntryShape = z.infer<typeof historyEntrySchema>;
 
+/** Fingerprints of secrets the person chose to save anyway, after the save was refused for them (a save refused carries them in its error's `secrets`). */
+export const allowSecrets = z
+  .array(z.string().regex(/^[0-9a-f]{16}$/))
+  .max(100)
+  .optional();
+
 export const writeResult = z.object({ file: z.string(), rev: z.string().nullable() });

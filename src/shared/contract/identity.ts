@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { IDENTITY_EVIDENCE } from '../project-identity.js';
 import { projectIdentitySchema } from '../project-identity-schema.js';
 import { mutation, query } from './define.js';
+import { allowSecrets } from './common.js';
 
 /** Where a candidate location was found. */
 export const CANDIDATE_ORIGINS = ['transcripts', 'workspace', 'given'] as const;
@@ -167,7 +168,13 @@ export const identityContract = {
   'identity.conflict': query('Both versions of a file a merge kept.', z.object({ id: mergeId, n: z.number().int().min(0) }), conflictSidesSchema),
   'identity.resolve': mutation(
     'Resolve a merge conflict: keep the version here, take the moved one, keep both, or save a merged text.',
-    z.object({ id: mergeId, n: z.number().int().min(0), keep: z.enum(['here', 'moved', 'both', 'merged']), text: z.string().max(1_000_000).optional() }),
+    z.object({
+      id: mergeId,
+      n: z.number().int().min(0),
+      keep: z.enum(['here', 'moved', 'both', 'merged']),
+      text: z.string().max(1_000_000).optional(),
+      allowSecrets,
+    }),
     mergeRecordSchema,
   ),
 };

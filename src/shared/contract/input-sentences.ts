@@ -46,6 +46,8 @@ export const FIELD_WORDS: Record<string, FieldWords> = {
   reason: { the: 'the reason', a: 'a reason' },
   why: { the: 'the reason', a: 'a reason' },
   fingerprint: { the: 'the finding', a: 'a finding' },
+  allowSecrets: { the: 'the list of secrets to save anyway', a: 'a list of secrets to save anyway' },
+  'allowSecrets[]': { the: 'a secret to save anyway', a: "a secret's fingerprint" },
   baseHash: { the: 'the settings version', a: 'a settings version' },
   sessionId: { the: 'the session id', a: 'a session id' },
   server: { the: 'the server address', a: 'a server address' },

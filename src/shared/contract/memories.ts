@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 import { problemSchema } from '../problems.js';
 import { mutation, query } from './define.js';
-import { dirRef, fileName, historyEntrySchema, memoryBody, projectRef, topicFields, writeResult } from './common.js';
+import { allowSecrets, dirRef, fileName, historyEntrySchema, memoryBody, projectRef, topicFields, writeResult } from './common.js';
 
 const bulkItem = z.object({ scope: z.enum(SCOPES), file: fileName });
 
@@ -56,12 +56,19 @@ export type AgentIndexViewShape = z.infer<typeof agentIndexViewSchema>;
 export const memoriesContract = {
   'memories.read': query('One memory file, parsed, with its problems.', dirRef.extend({ file: fileName }), memoryDocSchema),
   'memories.create': mutation(
-    'Create a memory and its index pointer. A "user" memory is never created in the team scope. memoryDir is where the draft was started: a project whose memory has moved since refuses it.',
-    dirRef.extend({ memoryDir: openedFrom, fields: topicFields, body: memoryBody, file: fileName.optional(), hook: z.string().max(500).optional() }),
+    'Create a memory and its index pointer. A "user" memory is never created in the team scope. memoryDir is where the draft was started: a project whose memory has moved since refuses it. A secret in it is refused (`secrets` in the error) unless its fingerprint is in allowSecrets.',
+    dirRef.extend({
+      memoryDir: openedFrom,
+      fields: topicFields,
+      body: memoryBody,
+      file: fileName.optional(),
+      hook: z.string().max(500).optional(),
+      allowSecrets,
+    }),
     writeResult,
   ),
   'memories.update': mutation(
-    'Save a memory, bound to the file it was opened from: project (dir), scope, file, the memory directory it was read from and the text it was based on. A project whose memory has moved since is refused; a file changed on disk since is a conflict carrying what is there now. frontmatter replaces a block that could not be read.',
+    'Save a memory, bound to the file it was opened from: project (dir), scope, file, the memory directory it was read from and the text it was based on. A project whose memory has moved since is refused; a file changed on disk since is a conflict carrying what is there now. frontmatter replaces a block that could not be read. A secret the file did not hold before is refused (`secrets` in the error) unless its fingerprint is in allowSecrets.',
     dirRef.extend({
       file: fileName,
       memoryDir: openedFrom,
@@ -70,6 +77,7 @@ export const memoriesContract = {
       body: memoryBody,
       frontmatter: z.string().max(100_000).optional(),
       hook: z.string().max(500).optional(),
+      allowSecrets,
     }),
     writeResult,
   ),
@@ -94,8 +102,8 @@ export const memoriesContract = {
     agentIndexViewSchema,
   ),
   'index.save': mutation(
-    'Save MEMORY.md. With baseText, refused with a conflict if it changed on disk since.',
-    dirRef.extend({ text: z.string().max(5_000_000), baseText: z.string().optional() }),
+    'Save MEMORY.md. With baseText, refused with a conflict if it changed on disk since. A secret it did not hold before is refused (`secrets` in the error) unless its fingerprint is in allowSecrets.',
+    dirRef.extend({ text: z.string().max(5_000_000), baseText: z.string().optional(), allowSecrets }),
     writeResult,
   ),
   'history.list': query(

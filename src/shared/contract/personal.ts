@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { mutation, query } from './define.js';
-import { projectRef } from './common.js';
+import { allowSecrets, projectRef } from './common.js';
 import { CONFLICT_RESOLUTIONS, SYNC_STATES, conflictDetailSchema, syncErrorSchema, syncReportSchema, teamConflictSchema, waitingItemSchema } from './team.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
@@ -125,6 +125,7 @@ export const personalContract = {
       take: z.enum(CONFLICT_RESOLUTIONS),
       text: z.string().max(1_000_000).optional(),
       theirsSha: sha.nullable().optional(),
+      allowSecrets,
     }),
     z.object({ conflict: teamConflictSchema, rev: z.string().nullable(), report: syncReportSchema.nullable() }),
   ),

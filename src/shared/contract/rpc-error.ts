@@ -3,6 +3,7 @@
  * (define.ts) and free of zod, so the renderer's first screen does not load the schema library
  * only to name its errors (issue 16); define.ts checks its schema against these types.
  */
+import type { SecretOnSave } from '../secret-types.js';
 
 /** Error codes a call can fail with; each carries a message a person can act on. */
 export const RPC_ERROR_CODES = [
@@ -30,6 +31,8 @@ export type RpcErrorShape = {
   issues?: string[] | undefined;
   /** What the person can do about it, one sentence (a MemdirError's hint). */
   hint?: string | undefined;
+  /** For a save refused for a secret: each secret it would add, masked, with the fingerprint that saves it anyway. */
+  secrets?: SecretOnSave[] | undefined;
 };
 
 /** The error value every transport delivers to the renderer. */
@@ -38,6 +41,7 @@ export class RpcError extends Error {
   readonly current?: string;
   readonly issues?: string[];
   readonly hint?: string;
+  readonly secrets?: SecretOnSave[];
   constructor(shape: RpcErrorShape) {
     super(shape.message);
     this.name = 'RpcError';
@@ -45,6 +49,7 @@ export class RpcError extends Error {
     if (shape.current !== undefined) this.current = shape.current;
     if (shape.issues !== undefined) this.issues = shape.issues;
     if (shape.hint !== undefined) this.hint = shape.hint;
+    if (shape.secrets !== undefined) this.secrets = shape.secrets;
   }
   toJSON(): RpcErrorShape {
     return {
@@ -53,6 +58,7 @@ export class RpcError extends Error {
       ...(this.current !== undefined ? { current: this.current } : {}),
       ...(this.issues ? { issues: this.issues } : {}),
       ...(this.hint !== undefined ? { hint: this.hint } : {}),
+      ...(this.secrets !== undefined ? { secrets: this.secrets } : {}),
     };
   }
 }

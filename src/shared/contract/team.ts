@@ -9,7 +9,7 @@
 import * as z from 'zod';
 import { SCOPES } from '../memory-types.js';
 import { mutation, query } from './define.js';
-import { projectRef } from './common.js';
+import { allowSecrets, projectRef } from './common.js';
 
 const sha = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -226,6 +226,7 @@ export const teamContract = {
       take: z.enum(CONFLICT_RESOLUTIONS),
       text: z.string().max(1_000_000).optional(),
       theirsSha: sha.nullable().optional(),
+      allowSecrets,
     }),
     z.object({ conflict: teamConflictSchema, rev: z.string().nullable(), report: syncReportSchema.nullable() }),
   ),

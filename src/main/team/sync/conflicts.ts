@@ -8,6 +8,7 @@
  */
 import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
 import { transact } from '../../history/index.js';
+import { refuseNewSecrets } from '../../secrets/index.js';
 import { sha256Hex } from '../hash-cache.js';
 import { type TeamFile, checkTeamDir, resolveTeamKey } from '../team-paths.js';
 import { mergeLines } from './merge.js';
@@ -91,7 +92,7 @@ export async function resolveConflict(
   e: SyncEngine,
   id: string,
   take: ConflictResolution,
-  opts: { text?: string; theirsSha?: string | null },
+  opts: { text?: string; theirsSha?: string | null; allowSecrets?: readonly string[] },
 ): Promise<{ conflict: TeamConflict; rev: string | null }> {
   const conflict = e.state.conflicts.find((c) => c.id === id);
   if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
@@ -109,6 +110,9 @@ export async function resolveConflict(
       bytes = Buffer.from(mergeLines(detail.base ?? '', detail.mine, detail.theirs).both, 'utf8');
     } else {
       if (opts.text === undefined) throw new TeamSyncError('invalid-input', 'A merge needs the merged text.');
+      // A merged text is written by a person: a secret neither side held is refused unless allowed.
+      const detail = await conflictDetail(e, id);
+      await refuseNewSecrets({ label: e.rel(conflict.key), text: opts.text, before: [detail.mine, detail.theirs], allow: opts.allowSecrets });
       bytes = Buffer.from(opts.text, 'utf8');
     }
     const file = await resolveTeamKey(await checkTeamDir(e.memoryDir, e.space), conflict.key);

@@ -1,0 +1,67 @@
+/**
+ * No secret saved into a memory unasked (R-SYNC-SECURITY, for what a person writes): Claude Code
+ * sends every memory to the model in every session, so a token typed into a personal memory
+ * leaves the machine as surely as one pushed to the team. Every save of text a person wrote —
+ * the editor, a new memory, MEMORY.md, a merged text resolving a conflict (app and CLI) — checks
+ * the new text with the one scanner and refuses a secret the file did not hold before, unless its
+ * fingerprint is allowed on purpose. A secret already in the file does not block unrelated edits.
+ */
+import { MemdirError } from '../../shared/errors.js';
+import { type SecretOnSave, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { plural } from '../../shared/size-text.js';
+import { scanText } from './scanner.js';
+
+/** A save refused because the text would hold a secret it did not hold before. */
+export class SecretFoundError extends MemdirError<'secret-found'> {
+  override readonly name = 'SecretFoundError';
+  constructor(
+    message: string,
+    /** Each new secret, masked, with the fingerprint that saves it anyway. */
+    readonly secrets: SecretOnSave[],
+    hint: string,
+  ) {
+    super('secret-found', message, { hint });
+  }
+}
+
+/** What a save would write, and what the file held before it (null: a new file). */
+export interface GuardedSave {
+  /** How the sentence names the file (`notes.md`, `team/MEMORY.md`). */
+  label: string;
+  text: string;
+  /** What the file held before (null: a new file); for a merge, each side. */
+  before: string | readonly string[] | null;
+  /** Fingerprints the person chose to save anyway. */
+  allow?: readonly string[] | undefined;
+}
+
+function article(title: string): string {
+  return /^[AEIOU]/.test(title) ? 'an' : 'a';
+}
+
+/**
+ * Refuse (SecretFoundError) when `text` holds a secret that `before` did not hold and that is not
+ * allowed. A secret is recognised by its fingerprint, so one already in the file (moved, or on a
+ * line that shifted) is not new. A failed scan is not a reason to refuse a person's save (the
+ * scanner fails closed before an upload, where it reports it): it is Memdir's fault, not theirs.
+ */
+export async function refuseNewSecrets(save: GuardedSave): Promise<void> {
+  const found = (await scanText(save.text, { file: save.label })).filter((f) => f.rule !== SCANNER_ERROR_RULE);
+  if (found.length === 0) return;
+  const known = new Set(save.allow ?? []);
+  const before = save.before === null ? [] : typeof save.before === 'string' ? [save.before] : save.before;
+  for (const text of before) if (text !== '') for (const f of await scanText(text, { file: save.label })) known.add(f.fingerprint);
+  const fresh: SecretOnSave[] = [];
+  for (const f of found) {
+    if (known.has(f.fingerprint) || fresh.some((s) => s.fingerprint === f.fingerprint)) continue;
+    fresh.push({ title: f.title, match: f.match, line: f.line, fingerprint: f.fingerprint });
+  }
+  if (fresh.length === 0) return;
+  const named = fresh.map((s) => `${article(s.title)} ${s.title} (${s.match}) at line ${s.line} [fingerprint ${s.fingerprint}]`);
+  const what = named.length === 1 ? named[0] : `${plural(named.length, 'secret')}: ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  throw new SecretFoundError(
+    `Nothing was saved: ${save.label} would hold ${what}, and Claude Code sends every memory to the model in every session, so it would leave this machine.`,
+    fresh,
+    `Remove it (and revoke it if it is real), or save anyway on purpose by allowing ${fresh.length === 1 ? 'its fingerprint' : 'their fingerprints'}.`,
+  );
+}
