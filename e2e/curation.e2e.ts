@@ -357,6 +357,28 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await second.close();
   });
 
+  it('refuses to save a token typed into a memory until asked, naming it masked; a second save anyway writes it', async () => {
+    await openProject('-work-beta');
+    await openMemory('feedback_tests.md');
+    const token = `ghp_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4V'.slice(0, 36)}`;
+    const before = await read('-work-beta', 'feedback_tests.md');
+    await description().fill(`Run the suite with ${token}`);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const ask = page.getByRole('alertdialog', { name: 'Secret warning' });
+    await ask.getByText(/feedback_tests\.md would hold a GitHub token \(ghp_\*+\) at line \d+ \[fingerprint [0-9a-f]{16}\]/).waitFor();
+    expect(await ask.textContent()).not.toContain(token);
+    expect(await read('-work-beta', 'feedback_tests.md')).toBe(before);
+    await ask.getByRole('button', { name: 'Save anyway, with this secret' }).click();
+    await page.getByText('Saved feedback_tests.md.').waitFor();
+    expect(await read('-work-beta', 'feedback_tests.md')).toContain(token);
+    // Already in the file, it does not block an unrelated edit.
+    await description().fill(`Run the whole suite with ${token}`);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await eventually(() => read('-work-beta', 'feedback_tests.md')).toContain('Run the whole suite');
+    await openProject('-work-alpha');
+    await openMemory('notes.md');
+  });
+
   it('deletes several memories picked in the list as one change, undone by one click', async () => {
     const index = await read('-work-alpha', 'MEMORY.md');
     await page.getByRole('button', { name: 'Close' }).click();

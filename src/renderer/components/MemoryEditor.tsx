@@ -14,7 +14,7 @@ import { detectDerivable } from '../../shared/not-worth-saving.js';
 import { memoryTextTooLarge, plural } from '../../shared/size-text.js';
 import { useDesktop } from '../stores/desktop.js';
 import { RepeatWarning } from './RepeatWarning.js';
-import { type Draft, draftProblem, isDirty, needsRepair, useEditor } from '../stores/editor.js';
+import { type Draft, draftProblem, isDirty, needsRepair, type SaveOptions, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
 import { Time } from './Time.js';
 
@@ -36,7 +36,7 @@ function FieldNote({ id, text }: { id: string; text: string | null }) {
 }
 
 export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () => void; onSaved: (file: string, scope: Scope) => void; onDeleted: () => void }) {
-  const { target, doc, draft, loading, saving, error, conflict, missing, restoredAt, pendingImpact } = useEditor();
+  const { target, doc, draft, loading, saving, error, conflict, missing, restoredAt, pendingImpact, pendingSecrets } = useEditor();
   const { edit, setType, save, remove, rename, recreate, discardDraft } = useEditor.getState();
   const theme = useSettings((s) => themeOf(s.view));
   const desktop = useDesktop((s) => s.status?.available ?? false);
@@ -73,7 +73,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   }
   const problem = draftProblem(draft);
   const repair = needsRepair(doc);
-  const doSave = async (options?: { acceptImpact?: boolean; overwrite?: boolean }) => {
+  const doSave = async (options?: SaveOptions) => {
     const file = await save(options);
     if (file) onSaved(file, useEditor.getState().target!.scope);
   };
@@ -171,6 +171,21 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
             Save anyway
           </button>
           <button type="button" onClick={() => useEditor.setState({ pendingImpact: null })}>
+            Go back
+          </button>
+        </div>
+      )}
+      {pendingSecrets && (
+        <div className="banner warning" role="alertdialog" aria-label="Secret warning">
+          <p>{pendingSecrets.message}</p>
+          <p>
+            Remove it (and revoke it if it is real), or save anyway on purpose:{' '}
+            {pendingSecrets.secrets.map((s) => `${s.title} ${s.match} [fingerprint ${s.fingerprint}]`).join(', ')}.
+          </p>
+          <button type="button" onClick={() => void doSave(pendingSecrets.options)}>
+            Save anyway, with {pendingSecrets.secrets.length === 1 ? 'this secret' : 'these secrets'}
+          </button>
+          <button type="button" onClick={() => useEditor.setState({ pendingSecrets: null })} autoFocus>
             Go back
           </button>
         </div>

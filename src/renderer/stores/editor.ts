@@ -12,6 +12,7 @@ import { RpcError } from '../../shared/contract/rpc-error.js';
 import type { StoredDraft } from '../../shared/contract/drafts.js';
 import type { MemoryDoc } from '../../shared/contract/memories.js';
 import { indexImpact, type IndexImpact } from '../../shared/index-impact.js';
+import type { SecretOnSave } from '../../shared/secret-types.js';
 import { MEMORY_TYPES, type MemoryType, type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
@@ -144,6 +145,13 @@ export function resume(doc: MemoryDoc | null, stored: StoredDraft | null, scope:
   return { draft, conflict: changed ? doc.text : null, missing: false, restoredAt: stored.savedAt };
 }
 
+/** How a save goes: past the cut on purpose, over a change on disk, with secrets allowed on purpose (their fingerprints). */
+export interface SaveOptions {
+  acceptImpact?: boolean;
+  overwrite?: boolean;
+  allowSecrets?: string[];
+}
+
 interface EditorState {
   target: EditorTarget | null;
   doc: MemoryDoc | null;
@@ -160,13 +168,18 @@ interface EditorState {
   restoredAt: string | null;
   /** Pointers a pending save would push past the cut: asking before saving. */
   pendingImpact: IndexImpact | null;
+  /**
+   * A save refused because it would add a secret (Claude Code sends every memory to the model):
+   * the refusal's sentence and each secret, asking before saving it anyway on purpose.
+   */
+  pendingSecrets: { message: string; secrets: SecretOnSave[]; options: SaveOptions } | null;
   /** Open a file (or a project's new memory); what was open is kept as a draft if it was edited. */
   open: (target: EditorTarget, opts: { memoryDir: string }) => Promise<void>;
   /** Close the editor, keeping an unsaved edit as a draft. */
   close: () => Promise<void>;
   edit: (patch: Partial<Draft>) => void;
   setType: (type: MemoryType) => void;
-  save: (options?: { acceptImpact?: boolean; overwrite?: boolean }) => Promise<string | null>;
+  save: (options?: SaveOptions) => Promise<string | null>;
   /** Recreate a file deleted on disk from the draft. */
   recreate: () => Promise<string | null>;
   remove: () => Promise<boolean>;
@@ -192,6 +205,7 @@ const initial = {
   missing: false,
   restoredAt: null,
   pendingImpact: null,
+  pendingSecrets: null,
 };
 
 export const useEditor = create<EditorState>()((set, get) => {
@@ -295,7 +309,8 @@ export const useEditor = create<EditorState>()((set, get) => {
         set({ error: problem });
         return null;
       }
-      set({ saving: true, error: null });
+      set({ saving: true, error: null, pendingSecrets: null });
+      const allowSecrets = options.allowSecrets?.length ? { allowSecrets: options.allowSecrets } : {};
       try {
         const fields = { name: draft.name, description: draft.description, type: draft.type };
         if (!options.acceptImpact) {
@@ -321,6 +336,7 @@ export const useEditor = create<EditorState>()((set, get) => {
             fields,
             body: draft.body,
             ...(draft.file.trim() ? { file: draft.file.trim() } : {}),
+            ...allowSecrets,
           }));
         } else {
           if (!doc) throw new RpcError({ code: 'not-found', message: `${target.file} no longer exists; recreate it from your draft.` });
@@ -335,6 +351,7 @@ export const useEditor = create<EditorState>()((set, get) => {
             fields,
             body: draft.body,
             ...(draft.frontmatter !== null ? { frontmatter: draft.frontmatter } : {}),
+            ...allowSecrets,
           }));
         }
         const next: EditorTarget = { dir: target.dir, scope: draft.scope, file };
@@ -352,6 +369,16 @@ export const useEditor = create<EditorState>()((set, get) => {
         }
         if (error instanceof RpcError && error.code === 'conflict' && error.current !== undefined)
           set({ conflict: error.current, saving: false, error: error.message });
+        else if (error instanceof RpcError && error.secrets?.length)
+          // Asked, never saved unasked: the secrets already allowed stay allowed, the impact already accepted stays accepted.
+          set({
+            pendingSecrets: {
+              message: error.message,
+              secrets: error.secrets,
+              options: { ...options, acceptImpact: true, allowSecrets: [...(options.allowSecrets ?? []), ...error.secrets.map((s) => s.fingerprint)] },
+            },
+            saving: false,
+          });
         else set({ error: messageOf(error), saving: false });
         persist();
         return null;

@@ -7,6 +7,7 @@ import { create } from 'zustand';
 import { RpcError } from '../../shared/contract/rpc-error.js';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import type { Scope } from '../../shared/memory-types.js';
+import type { SecretOnSave } from '../../shared/secret-types.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
@@ -19,10 +20,12 @@ interface IndexFileState {
   text: string | null;
   agent: AgentIndexViewShape | null;
   error: string | null;
+  /** A save refused because it would add a secret (Claude Code loads MEMORY.md into every session): asking before saving it anyway. */
+  secrets: { message: string; secrets: SecretOnSave[] } | null;
   /** Read the index (again, after a rescan); another project or index starts from nothing. */
   load: (dir: string, scope: Scope) => Promise<void>;
-  /** Save `draft` as the index if the file still holds `base`; true when saved. */
-  save: (dir: string, scope: Scope, edit: { base: string; draft: string }) => Promise<boolean>;
+  /** Save `draft` as the index if the file still holds `base` (with secrets allowed on purpose: their fingerprints); true when saved. */
+  save: (dir: string, scope: Scope, edit: { base: string; draft: string }, allowSecrets?: string[]) => Promise<boolean>;
 }
 
 // Each read is numbered: only the newest one's answers are shown.
@@ -34,9 +37,10 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
   text: null,
   agent: null,
   error: null,
+  secrets: null,
   async load(dir, scope) {
     const read = ++reads;
-    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, agent: null, error: null });
+    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, agent: null, error: null, secrets: null });
     const current = () => read === reads;
     await Promise.all([
       call('index.read', { dir, scope })
@@ -49,15 +53,20 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
         : set({ agent: null }),
     ]);
   },
-  async save(dir, scope, edit) {
+  async save(dir, scope, edit, allowSecrets) {
     const shown = () => get().dir === dir && get().scope === scope;
+    if (shown()) set({ secrets: null });
     try {
-      const { rev } = await call('index.save', { dir, scope, text: edit.draft, baseText: edit.base });
+      const { rev } = await call('index.save', { dir, scope, text: edit.draft, baseText: edit.base, ...(allowSecrets?.length ? { allowSecrets } : {}) });
       // An index save can drop every pointer: like every other destructive action, one Undo takes it back.
       offerUndo(dir, rev, 'Saved MEMORY.md.');
       if (shown()) set({ text: edit.draft });
       return true;
     } catch (e) {
+      if (e instanceof RpcError && e.secrets?.length && shown()) {
+        set({ secrets: { message: e.message, secrets: e.secrets } });
+        return false;
+      }
       const message = e instanceof RpcError && e.code === 'conflict' ? `${e.message} Your text is still in the editor; reload to see theirs.` : messageOf(e);
       if (shown()) set({ error: message });
       else useToasts.getState().show('error', message);

@@ -32,6 +32,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const text = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.text : null));
   const error = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.error : null));
   const agent = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.agent : null));
+  const secrets = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.secrets : null));
   // The editor's text and the file text it started from: saving checks the file still holds `base`.
   const [edit, setEdit] = useState<{ base: string; draft: string } | null>(null);
   const draft = edit?.draft ?? null;
@@ -85,14 +86,14 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
     return impact ? impact.dropped.filter((f) => memories.has(f)) : [];
   }, [impact, scan, scope]);
 
-  const save = async (confirmed = false) => {
+  const save = async (confirmed = false, allowSecrets?: string[]) => {
     if (edit === null) return;
     if (dropping.length > 0 && !confirmed) {
       setConfirmDrop(true);
       return;
     }
     setConfirmDrop(false);
-    if (!(await useIndexFile.getState().save(dir, scope, edit))) return;
+    if (!(await useIndexFile.getState().save(dir, scope, edit, allowSecrets))) return;
     setEdit(null);
     await reload();
   };
@@ -196,7 +197,28 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
               : ', everything reaches the agent'}
             {impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>
-          {confirmDrop && dropping.length > 0 ? (
+          {secrets ? (
+            <div className="inline-form banner warning" role="alertdialog" aria-label="Secret warning">
+              <span>
+                {secrets.message} Remove it (and revoke it if it is real), or save anyway on purpose:{' '}
+                {secrets.secrets.map((s) => `${s.title} ${s.match} [fingerprint ${s.fingerprint}]`).join(', ')}.
+              </span>{' '}
+              <button
+                className="danger"
+                onClick={() =>
+                  void save(
+                    true,
+                    secrets.secrets.map((s) => s.fingerprint),
+                  )
+                }
+              >
+                Save anyway, with {secrets.secrets.length === 1 ? 'this secret' : 'these secrets'}
+              </button>
+              <button onClick={() => useIndexFile.setState({ secrets: null })} autoFocus>
+                Keep editing
+              </button>
+            </div>
+          ) : confirmDrop && dropping.length > 0 ? (
             <div className="inline-form" role="group" aria-label="Confirm save">
               <span>{droppingSentence(dropping)}</span>{' '}
               <button className="danger" onClick={() => void save(true)}>
@@ -215,6 +237,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
                 onClick={() => {
                   setConfirmDrop(false);
                   setEdit(null);
+                  useIndexFile.setState({ secrets: null });
                 }}
               >
                 Cancel
