@@ -388,6 +388,14 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await bar.getByText('2 memories selected').waitFor();
     await page.screenshot({ path: artifact('curation-05-bulk.png') });
     await bar.getByRole('button', { name: 'Delete' }).click();
+    // Asked first, as a single delete is: how many and which; nothing is deleted until the answer.
+    const ask = bar.getByRole('group', { name: 'Confirm delete' });
+    await ask.getByText('Delete 2 memories (feedback_tests.md and reference_wiki.md)? They stay in history').waitFor();
+    expect(await exists('-work-alpha', 'reference_wiki.md')).toBe(true);
+    await ask.getByRole('button', { name: 'Keep' }).click();
+    expect(await exists('-work-alpha', 'reference_wiki.md')).toBe(true);
+    await bar.getByRole('button', { name: 'Delete' }).click();
+    await bar.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
     const toast = page.getByRole('status').filter({ hasText: 'Deleted 2 memories.' });
     await toast.waitFor();
     expect(await exists('-work-alpha', 'reference_wiki.md')).toBe(false);

@@ -14,6 +14,7 @@ import { detectDerivable } from '../../shared/not-worth-saving.js';
 import { memoryTextTooLarge, plural } from '../../shared/size-text.js';
 import { useDesktop } from '../stores/desktop.js';
 import { RepeatWarning } from './RepeatWarning.js';
+import { ConfirmDelete } from './ConfirmDelete.js';
 import { type Draft, draftProblem, isDirty, needsRepair, type SaveOptions, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
 import { Time } from './Time.js';
@@ -372,15 +373,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           </button>
         )}
         {confirmDelete && (
-          <span className="inline-form" role="group" aria-label="Confirm delete">
-            <span>Delete {target.file}? It stays in history, and Undo brings it back with its index line.</span>
-            <button type="button" className="danger" onClick={() => void remove().then((ok) => ok && onDeleted())}>
-              Delete
-            </button>
-            <button type="button" onClick={() => setConfirmDelete(false)} autoFocus>
-              Keep
-            </button>
-          </span>
+          <ConfirmDelete names={[target.file ?? '']} onDelete={() => void remove().then((ok) => ok && onDeleted())} onKeep={() => setConfirmDelete(false)} />
         )}
       </div>
     </form>

@@ -4,6 +4,7 @@ import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { cutFactsOf } from '../../shared/index-cut.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { matchItems } from '../components/CommandPalette.js';
+import { deleteQuestion } from '../components/ConfirmDelete.js';
 import type { MemoryDoc } from '../../shared/contract/memories.js';
 import { ago, when } from '../components/format.js';
 import { draftKey, sortDrafts } from './drafts.js';
@@ -429,5 +430,16 @@ describe('command palette', () => {
     expect(matchItems(items, 'now dream').map((i) => i.label)).toEqual(['Dream now']);
     expect(matchItems(items, 'feedback').map((i) => i.label)).toEqual(['No ORM']);
     expect(matchItems(items, '').length).toBe(4);
+  });
+});
+
+describe('asking before a delete', () => {
+  it('names the memory, or how many and the first few, as single and bulk delete both ask', () => {
+    expect(deleteQuestion(['notes.md'])).toBe('Delete notes.md? It stays in history, and Undo brings it back with its index line.');
+    expect(deleteQuestion(['a.md', 'team/b.md'])).toBe(
+      'Delete 2 memories (a.md and team/b.md)? They stay in history, and Undo brings them back with their index lines.',
+    );
+    const seven = ['a.md', 'b.md', 'c.md', 'd.md', 'e.md', 'f.md', 'g.md'];
+    expect(deleteQuestion(seven)).toMatch(/^Delete 7 memories \(a\.md, b\.md, c\.md, d\.md, e\.md and 2 more\)\?/);
   });
 });

@@ -3,10 +3,11 @@
  * follows the address: it shows only the memory the route names, of this project — an edit of
  * another file or project is never shown (or saved) here; it waits as a draft.
  */
-import { useCallback, useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { plural } from '../../shared/size-text.js';
+import { ConfirmDelete } from '../components/ConfirmDelete.js';
 import { MemoryEditor } from '../components/MemoryEditor.js';
 import { MemoryList } from '../components/MemoryList.js';
 import { draftKey, useDrafts } from '../stores/drafts.js';
@@ -28,6 +29,11 @@ function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
   const bulk = (action: Parameters<typeof run>[0]) => run(action).then(onDone);
   const clear = useProject((s) => s.clearSelection);
   const hasTeam = useProject((s) => s.scan?.team !== null);
+  const rows = useProject((s) => s.rows);
+  const selected = useProject((s) => s.selected);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  // Named as the list shows them, in its order: a team memory with its folder.
+  const names = useMemo(() => rows.filter((r) => selected.has(rowKey(r))).map((r) => (r.scope === 'team' ? `team/${r.file}` : r.file)), [rows, selected]);
   return (
     <div className="bulk-bar" role="toolbar" aria-label="Selected memories">
       <strong>{plural(count, 'memory', 'memories')} selected</strong>
@@ -50,9 +56,13 @@ function BulkBar({ count, onDone }: { count: number; onDone: () => void }) {
         Move to team
       </button>
       <button onClick={() => void bulk({ kind: 'move', to: 'private' })}>Move to private</button>
-      <button className="danger" onClick={() => void bulk({ kind: 'delete' })}>
-        Delete
-      </button>
+      {confirmDelete ? (
+        <ConfirmDelete names={names} onDelete={() => (setConfirmDelete(false), void bulk({ kind: 'delete' }))} onKeep={() => setConfirmDelete(false)} />
+      ) : (
+        <button className="danger" onClick={() => setConfirmDelete(true)}>
+          Delete
+        </button>
+      )}
       <button className="link" onClick={clear}>
         Clear selection
       </button>
