@@ -332,12 +332,13 @@ async function readForScan(file: string, maxBytes: number): Promise<{ text: stri
 
 /**
  * `full` as it may be printed: every stretch of its name (the last `rel.length` characters)
- * that holds a secret replaced by the masked form, so reporting where a secret is never
- * prints it.
+ * that holds a secret — a finding `where: 'name'`, its range in `rel` — replaced by the masked
+ * form, so reporting where a secret is never prints it. Findings in the content are ignored.
  */
-function maskedPath(full: string, rel: string, inName: readonly Finding[]): string {
+export function maskedPath(full: string, rel: string, findings: readonly Finding[]): string {
   let masked = rel;
-  for (const f of [...inName].sort((a, b) => b.range[0] - a.range[0])) masked = masked.slice(0, f.range[0]) + f.match + masked.slice(f.range[1]);
+  const inName = findings.filter((f) => f.where === 'name');
+  for (const f of inName.sort((a, b) => b.range[0] - a.range[0])) masked = masked.slice(0, f.range[0]) + f.match + masked.slice(f.range[1]);
   return full.slice(0, full.length - rel.length) + masked;
 }
 

@@ -67,6 +67,10 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: `${akia}/notes.md`, content: 'A folder named after a key id.\n', secret: akia },
 ];
 
+/** A file as its sync report and alert name it: a secret in its name masked as the scanner masks it (the first 4 characters kept). */
+const shown = (leak: { key: string; secret: string }): string => leak.key.replace(leak.secret, `${leak.secret.slice(0, 4)}${'*'.repeat(12)}`);
+const IN_NAMES = LEAKS.filter((l) => l.key.includes(l.secret));
+
 let root: string;
 let home: string;
 let dataDir: string;
@@ -133,7 +137,7 @@ describe('a team sync to a real server', () => {
     const again = JSON.parse(sync.out) as Report;
     for (const report of [first, again]) {
       expect(report.error).toBeNull();
-      expect(new Set(report.waiting.filter((w) => w.reason === 'secret').map((w) => w.key))).toEqual(new Set(LEAKS.map((l) => l.key)));
+      expect(new Set(report.waiting.filter((w) => w.reason === 'secret').map((w) => w.key))).toEqual(new Set(LEAKS.map(shown)));
     }
     expect(first.push.uploaded).toEqual(['project_api.md']);
     expect(again.push.uploaded).toEqual([]);
@@ -148,9 +152,20 @@ describe('a team sync to a real server', () => {
     const status = await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json']);
     expect(status.code).toBe(1);
     const waiting = (JSON.parse(status.out) as { waiting: { key: string; reason: string }[] }).waiting;
-    for (const leak of LEAKS) expect(waiting).toContainEqual(expect.objectContaining({ key: leak.key, reason: 'secret' }));
+    for (const leak of LEAKS) expect(waiting).toContainEqual(expect.objectContaining({ key: shown(leak), reason: 'secret' }));
 
     const alerts = (await new AlertCenter(dataDir).list()).alerts.filter((a) => a.kind === 'secret' && a.status === 'open');
+    // The alert still points at the file (Open), but says its name as the report does: masked.
     expect(new Set(alerts.map((a) => a.file))).toEqual(new Set(LEAKS.map((l) => `team/${l.key}`)));
+    expect(new Set(alerts.map((a) => a.findings[0]!.file))).toEqual(new Set(LEAKS.map((l) => `team/${shown(l)}`)));
+
+    // A token in a file's name is printed nowhere: not in the JSON, the text, nor in what the alert says.
+    const text = await memdir(['team', 'status', '--project', '-work-app', '--home', home]);
+    const said = [connect.out, sync.out, status.out, text.out, JSON.stringify(alerts.map((a) => [a.title, a.message, a.findings]))].join('\n');
+    expect(IN_NAMES).toHaveLength(2);
+    for (const leak of IN_NAMES) {
+      expect(said).not.toContain(leak.secret);
+      expect(text.out).toContain(`Held back: team/${shown(leak)} — team/${shown(leak)} was not uploaded to the team:`);
+    }
   });
 });

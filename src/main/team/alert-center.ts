@@ -296,7 +296,8 @@ export class AlertCenter {
       .join(',');
     alert.updatedAt = now.toISOString();
     if (alert.findings.length === 0) Object.assign(alert, { status: 'resolved', resolution });
-    else alert.message = secretAlertMessage(alert.file ?? '', alert.findings, spaceOfTopic(alert.topic));
+    // Named as its findings name it: a secret in the file's name stays masked (team/sync/delta.ts).
+    else alert.message = secretAlertMessage(alert.findings[0]?.file ?? alert.file ?? '', alert.findings, spaceOfTopic(alert.topic));
   }
 }
 

@@ -79,7 +79,7 @@ function Findings({ alert }: { alert: AlertRecord }) {
   const [renaming, setRenaming] = useState<string | null>(null);
   const target = alertTarget(alert);
   return (
-    <table className="grid" aria-label={`Findings in ${alert.file ?? 'the file'}`}>
+    <table className="grid" aria-label={`Findings in ${alert.findings[0]?.file ?? alert.file ?? 'the file'}`}>
       <thead>
         <tr>
           <th>Where</th>

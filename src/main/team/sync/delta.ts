@@ -11,7 +11,7 @@ import type { Finding } from '../../../shared/secret-types.js';
 import { INDEX_FILE } from '../../../shared/limits.js';
 import { scopeRefusal } from '../../../shared/memory-types.js';
 import { type FileFacts, parseTopicFile } from '../../memdir/index.js';
-import { scanText } from '../../secrets/index.js';
+import { maskedPath, scanText } from '../../secrets/index.js';
 import { secretAlertMessage, secretAlertTitle } from '../alert-center.js';
 import { type TeamFile, TeamPathError, checkTeamDir, resolveTeamKey } from '../team-paths.js';
 import type { Cycle, LocalInfo, SyncEngine } from './engine.js';
@@ -145,15 +145,17 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     }
     const vetted = await vetForUpload(e, key, sha, bytes);
     if ('reason' in vetted) {
-      waiting(cycle, { key, reason: vetted.reason, detail: vetted.detail });
+      // A token in the file's name is shown masked, as one in its text is: in the waiting list and the alert's words.
+      waiting(cycle, { key: vetted.key, reason: vetted.reason, detail: vetted.detail });
       if (vetted.reason === 'secret') {
         const topic = e.topic('secret', e.rel(key));
         secretTopics.add(topic);
         if (!opts.dry)
           await e.raise(topic, {
             kind: 'secret',
-            title: secretAlertTitle(e.rel(key), e.space),
+            title: secretAlertTitle(e.rel(vetted.key), e.space),
             message: vetted.detail,
+            // The file itself, for Open (never shown in words: the findings name it masked).
             file: e.rel(key),
             findings: vetted.findings,
           });
@@ -175,7 +177,8 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
 /**
  * The one place a team file is vetted before it may leave the machine (R-SYNC-SECURITY): UTF-8
  * text, no null bytes, not a `user` memory (team only), and no secret the user has not allowed. Its text to upload, or why it
- * stays here (a secret's findings come along for the alert).
+ * stays here (a secret's findings come along for the alert); a file kept back for a secret in its
+ * name is named (`key`, `detail`, each finding's `file`) with that secret masked.
  */
 async function vetForUpload(
   e: SyncEngine,
@@ -193,7 +196,11 @@ async function vetForUpload(
   const personal = userMemoryRefusal(e, key, content);
   if (personal) return { key, reason: 'user-memory', detail: personal };
   const findings = await blockingFindings(e, key, sha, content);
-  if (findings.length > 0) return { key, reason: 'secret', detail: secretAlertMessage(e.rel(key), findings, e.space), findings };
+  if (findings.length > 0) {
+    // Named with any secret in its name masked (the findings' name ranges are in the key).
+    const shown = maskedPath(key, key, findings);
+    return { key: shown, reason: 'secret', detail: secretAlertMessage(e.rel(shown), findings, e.space), findings: findings.map((f) => ({ ...f, file: e.rel(shown) })) };
+  }
   return { content };
 }
 
