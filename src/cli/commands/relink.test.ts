@@ -127,6 +127,17 @@ describe('memdir orphans / relink / merge', () => {
     const file = path.join(root, 'p.tar');
     const exported = await memdir('export', project, file);
     expect(exported.out).toContain(`Exported 1 file of ${project} with its history to ${file}.`);
+    // Into a folder that does not exist: made and said when its parent exists; refused, nothing made, when not.
+    const fresh = await memdir('export', project, path.join(root, 'backups', 'p.tar'));
+    expect(fresh.code).toBe(0);
+    expect(fresh.out).toContain(`The folder ${path.join(root, 'backups')} did not exist: it was made for the archive.`);
+    expect(JSON.parse((await memdir('export', project, path.join(root, 'backups', 'p2.tar'), '--json')).out)).toMatchObject({ createdFolder: null });
+    const typo = await memdir('export', project, path.join(root, 'Bakups', '2026', 'p.tar'));
+    expect(typo).toMatchObject({
+      code: 2,
+      err: expect.stringContaining(`Neither ${path.join(root, 'Bakups', '2026')} nor ${path.join(root, 'Bakups')} exists`),
+    });
+    expect(await fs.stat(path.join(root, 'Bakups')).catch(() => null)).toBeNull();
     const target = path.join(root, 'q');
     await fs.mkdir(target);
     expect((await memdir('import', file, target)).out).toMatch(/a\.md\s+added/);

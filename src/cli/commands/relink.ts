@@ -323,13 +323,15 @@ export const exportCommand: CommandSpec = {
   details: `The archive opens with \`tar xf\`: memdir-export/manifest.json (the project, its identity, each file and
 its SHA-256), memory/ (MEMORY.md, topic files, team/), agents/<scope>/<type>/ (the repository's agent
 memory) and history/memory.bundle (the history as a git bundle). An existing file is never replaced.
+A folder for it that does not exist is made when its parent exists (and said); with its parent missing
+too, the export is refused (a mistyped path), nothing written.
 Everything it packs is checked first with the scanner of \`memdir secrets scan\`: every file (and its
 name), the manifest, and every file of every revision in the history, and every revision's message —
 a token you undid or edited out is still in the history. With any finding, nothing is written: each
 is named in one sentence (the file, the revision and its date, the secret masked, its fingerprint).
 To go on: remove the secret from the current files (and revoke it), export with --without-history
 to leave the history out, or, for a finding that is not a secret, --allow <fingerprint>.
-JSON: {"exported": true, "file", "project": {"dir", "path"}, "files", "bytes", "history"}, or refused
+JSON: {"exported": true, "file", "project": {"dir", "path"}, "files", "bytes", "history", "createdFolder": path|null}, or refused
   {"exported": false, "file", "project", "findings": [{"in": "file"|"history", "where": "content"|"name"|"message",
   "file"|null, "line"|null, "column"|null, "rev"|null, "time"|null, "stillInFile"|null, "title", "match", "rule",
   "severity", "fingerprint", "message"}]}
@@ -344,7 +346,8 @@ Exit codes: 0 exported, 1 refused for secrets (nothing written), 2 error.`,
     if (values.json) printJson(io, result);
     else if (result.exported)
       io.out(
-        `Exported ${plural(result.files, 'file')} of ${result.project.path ?? result.project.dir}${result.history ? ' with its history' : ' without its history'} to ${result.file}.\n`,
+        `Exported ${plural(result.files, 'file')} of ${result.project.path ?? result.project.dir}${result.history ? ' with its history' : ' without its history'} to ${result.file}.\n` +
+          (result.createdFolder ? `The folder ${result.createdFolder} did not exist: it was made for the archive.\n` : ''),
       );
     else {
       for (const f of result.findings) io.out(`${f.message}\n`);

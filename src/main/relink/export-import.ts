@@ -51,6 +51,8 @@ export interface ExportResult {
   files: number;
   bytes: number;
   history: boolean;
+  /** The folder made for the archive (it did not exist; its parent did), or null. */
+  createdFolder: string | null;
 }
 
 /** An export refused: what it would have packed holds secrets, and nothing was written. */
@@ -80,6 +82,12 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
   });
   const out = path.resolve(file);
   if (fs.existsSync(out)) throw new MemoryError('exists', `${out} already exists; give the export a new file name (nothing was written).`);
+  // A new folder for the archive (`backups/shop.tar`) is made, and said; a path missing two levels
+  // is more likely a typo (`~/Bakups/2026/shop.tar`), and an archive written there would be lost to view.
+  const folder = path.dirname(out);
+  const folderMissing = !fs.existsSync(folder);
+  if (folderMissing && !fs.existsSync(path.dirname(folder)))
+    throw new MemoryError('not-found', `Neither ${folder} nor ${path.dirname(folder)} exists; check the path, or make the folder first (nothing was written).`);
   const scan = await scanProject(ctx.home, loc.dir, { dataDir: ctx.dataDir, ...(ctx.env ? { env: ctx.env } : {}) });
   const entries: TarEntry[] = [];
   for (const [rel, data] of readArea(loc.memoryDir, { excludeTeam: false }).files) entries.push({ name: `${ROOT}/memory/${rel}`, data });
@@ -113,8 +121,16 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
   const findings = await findExportSecrets(packed, bundle, new Set(options.allow ?? []));
   if (findings.length > 0) return { exported: false, file: out, project, findings };
   const archive = writeTar(all);
-  await writeFileAtomic(path.dirname(out), path.basename(out), archive);
-  return { exported: true, file: out, project, files: entries.length, bytes: archive.length, history: bundle !== null };
+  await writeFileAtomic(folder, path.basename(out), archive);
+  return {
+    exported: true,
+    file: out,
+    project,
+    files: entries.length,
+    bytes: archive.length,
+    history: bundle !== null,
+    createdFolder: folderMissing ? folder : null,
+  };
 }
 
 /** An archive read and checked: its manifest, files by path (under `memdir-export/`), the history bundle. */
