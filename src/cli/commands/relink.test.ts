@@ -24,7 +24,7 @@ async function memdir(...args: string[]): Promise<{ code: number; out: string; e
   let out = '';
   let err = '';
   const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t), env: { MEMDIR_DATA_DIR: path.join(root, 'data'), HOME: root }, cwd: root };
-  // The merge record commands work on the data dir alone: no --home.
+  // The merge record commands see every home's merges unless a test gives them --home.
   const code = await runCli(args[0] === 'merge' && ['list', 'conflicts', 'resolve', 'undo'].includes(args[1]!) ? args : [...args, '--home', home], io);
   return { code, out, err };
 }
@@ -58,6 +58,14 @@ describe('memdir orphans / relink / merge', () => {
     expect(record.conflicts).toHaveLength(1);
     expect(await fs.readFile(path.join(newMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](feedback_sql.md) — by hand\n');
 
+    // --home, as every command takes it: the merges made in that Claude Code home.
+    expect((await memdir('merge', 'list', '--home', home)).out).toContain(record.id);
+    const other = path.join(root, 'other-home');
+    expect((await memdir('merge', 'list', '--home', other)).out).toBe(`No merges made in ${other}.\n`);
+    const elsewhere = `Merge ${record.id} was made in another Claude Code home (into ${newMemory}), not in ${other}`;
+    expect(await memdir('merge', 'conflicts', record.id, '--home', other)).toMatchObject({ code: 2, err: expect.stringContaining(elsewhere) });
+    expect(await memdir('merge', 'undo', record.id, '--home', other)).toMatchObject({ code: 2, err: expect.stringContaining(elsewhere) });
+    expect((await memdir('merge', 'conflicts', record.id, '--home', home)).code).toBe(1);
     const conflicts = await memdir('merge', 'conflicts', record.id);
     expect(conflicts.code).toBe(1);
     expect(conflicts.out).toContain('an ORM after all');

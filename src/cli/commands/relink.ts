@@ -9,11 +9,13 @@ import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { describeEvidence } from '../../shared/project-identity.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import {
+  checkMergeHome,
   conflictSides,
   exportProject,
   findOrphans,
   importArchive,
   listMergeRecords,
+  mergeInHome,
   mergeProjects,
   planImport,
   planMerge,
@@ -47,6 +49,14 @@ async function contextOf(values: Record<string, unknown>, io: CliIo): Promise<Re
   const dataDir = resolveDataDir(io.env);
   const { settings } = await loadAppSettings(dataDir);
   return { home: homeFrom(values, io), dataDir, env: io.env, workspaces: settings.workspaces.folders };
+}
+
+/** `--home` of the merge record commands: records are kept per data folder, for every home; the option picks one home's. */
+const mergeHomeOption = { ...homeOption, description: 'only merges made in this Claude Code home (default: every home this data folder served)' };
+
+/** With --home, merge `id` must have been made in that home. */
+async function checkHome(values: Record<string, unknown>, io: CliIo, id: string): Promise<void> {
+  if (typeof values.home === 'string') await checkMergeHome(resolveDataDir(io.env), id, homeFrom(values, io));
 }
 
 const yesOption = { type: 'boolean' as const, description: 'do it (without it, only show what would be done)' };
@@ -209,12 +219,14 @@ export const mergeListCommand: CommandSpec = {
   name: ['merge', 'list'],
   summary: 'List the relinks, merges and imports done, newest first.',
   args: [],
-  options: { json: jsonOption },
-  details: 'JSON: {"merges": [<record>]} (see `memdir relink --help`).',
+  options: { home: mergeHomeOption, json: jsonOption },
+  details: `With --home H, only those made in H (into one of its projects); without, those of every home.
+JSON: {"merges": [<record>]} (see \`memdir relink --help\`).`,
   async run({ values, io }) {
-    const merges = await listMergeRecords(resolveDataDir(io.env));
+    const all = await listMergeRecords(resolveDataDir(io.env));
+    const merges = typeof values.home === 'string' ? all.filter((m) => mergeInHome(m, homeFrom(values, io))) : all;
     if (values.json) printJson(io, { merges });
-    else if (merges.length === 0) io.out('No merges yet.\n');
+    else if (merges.length === 0) io.out(all.length === 0 ? 'No merges yet.\n' : `No merges made in ${homeFrom(values, io)}.\n`);
     else
       io.out(
         table([
@@ -237,11 +249,12 @@ export const mergeConflictsCommand: CommandSpec = {
   name: ['merge', 'conflicts'],
   summary: 'Show the conflicts a merge kept: the version in place and the one that came over.',
   args: ['<id>'],
-  options: { json: jsonOption },
-  details:
-    'JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", …}, "here", "moved", "source"}]}. Exit 0 none open, 1 open conflicts.',
+  options: { home: mergeHomeOption, json: jsonOption },
+  details: `With --home H, refused unless the merge was made in H.
+JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", …}, "here", "moved", "source"}]}. Exit 0 none open, 1 open conflicts.`,
   async run({ positionals, values, io }) {
     const dataDir = resolveDataDir(io.env);
+    await checkHome(values, io, positionals[0]!);
     const record = await readMergeRecord(dataDir, positionals[0]!);
     if (!record) throw new UsageError(`there is no merge ${positionals[0]} (see \`memdir merge list\`)`);
     const conflicts = [];
@@ -268,14 +281,16 @@ export const mergeResolveCommand: CommandSpec = {
     keep: { type: 'string', valueName: 'here|moved|both|merged', description: 'which version to keep' },
     file: { type: 'string', valueName: 'F', description: 'with --keep merged: the merged text' },
     allow: allowSecretOption,
+    home: mergeHomeOption,
     json: jsonOption,
   },
-  details: `One history entry (undo it with \`memdir restore\`). JSON: the merge record.
+  details: `One history entry (undo it with \`memdir restore\`). With --home H, refused unless the merge was made in H. JSON: the merge record.
 ${ALLOW_SECRET_HELP}`,
   async run({ positionals, values, io }) {
     const keep = values.keep;
     if (keep !== 'here' && keep !== 'moved' && keep !== 'both' && keep !== 'merged') throw new UsageError('--keep must be here, moved, both or merged');
     const n = wholeNumberOption({ n: positionals[1] }, 'n', { min: 0, max: 100_000 })!;
+    await checkHome(values, io, positionals[0]!);
     if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
     let text: string | undefined;
     if (typeof values.file === 'string') {
@@ -295,9 +310,11 @@ export const mergeUndoCommand: CommandSpec = {
   name: ['merge', 'undo'],
   summary: 'Undo a relink, merge or import: every directory it changed is put back (one history entry each).',
   args: ['<id>'],
-  options: { json: jsonOption },
-  details: 'Refused, with nothing written, when a file it changed was changed since. JSON: the merge record ("undone": {"at", "revs"}).',
+  options: { home: mergeHomeOption, json: jsonOption },
+  details: `Refused, with nothing written, when a file it changed was changed since (or, with --home H, when it was made in another home).
+JSON: the merge record ("undone": {"at", "revs"}).`,
   async run({ positionals, values, io }) {
+    await checkHome(values, io, positionals[0]!);
     const record = await undoMerge(resolveDataDir(io.env), positionals[0]!);
     if (values.json) printJson(io, record);
     else io.out(`Undone: ${record.touched.map((t) => t.memoryDir).join(', ')} put back as before merge ${record.id}.\n`);

@@ -7,6 +7,6 @@ export { findOrphans, isOrphan, shallowProjects, pathsForDirName, type FindOrpha
 export { planRelink, relink, planMerge, mergeProjects, type RelinkContext } from './relink-service.js';
 export { cloneGroups, keepApart, readKeptApart } from './clone-groups.js';
 export { undoMerge, conflictSides, resolveMergeConflict } from './undo-merge.js';
-export { listMergeRecords, readMergeRecord } from './merge-records.js';
+export { checkMergeHome, listMergeRecords, mergeInHome, readMergeRecord } from './merge-records.js';
 export { exportProject, importArchive, planImport, type ExportOptions, type ExportRefused, type ExportResult } from './export-import.js';
 export type { ExportFinding } from './export-secrets.js';

@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type MergeRecord, mergeRecordSchema } from '../../shared/contract/identity.js';
 import { writeDataFile } from '../core/safe-fs.js';
+import { MemoryError, projectsRoot } from '../memdir/index.js';
 
 const ID = /^\d{8}-\d{6}-[0-9a-f]{4}$/;
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -80,4 +81,24 @@ export async function keepConflictBytes(dataDir: string, id: string, n: number, 
 
 export async function readConflictBytes(dataDir: string, id: string, n: number): Promise<Buffer | null> {
   return fs.readFile(conflictFile(dataDir, id, n)).catch(() => null);
+}
+
+/**
+ * Whether a merge was made in the Claude Code home `home` (what `--home` selects, as for every
+ * command): the memory it merged into is one of that home's projects. Records are kept per data
+ * folder, which one Memdir shares between every home it is pointed at.
+ */
+export function mergeInHome(record: MergeRecord, home: string): boolean {
+  const rel = path.relative(projectsRoot(home), record.plan.target.memoryDir);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** Refuse merge `id` when it was made in another home than `home` (`memdir merge conflicts|resolve|undo --home H`). */
+export async function checkMergeHome(dataDir: string, id: string, home: string): Promise<void> {
+  const record = await readMergeRecord(dataDir, id);
+  if (record && !mergeInHome(record, home))
+    throw new MemoryError(
+      'not-found',
+      `Merge ${id} was made in another Claude Code home (into ${record.plan.target.memoryDir}), not in ${home}; give its home, or leave out --home.`,
+    );
 }
