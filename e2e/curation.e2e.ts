@@ -357,6 +357,14 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await second.close();
   });
 
+  it('says a linked name that never was a memory is not one, rather than "no longer exists"', async () => {
+    await page.goto(`${host.url}#/p/-work-beta/memories/private/nope.md`);
+    const said = page.getByRole('alert').filter({ hasText: 'There is no memory named "nope.md" in ' });
+    await said.waitFor();
+    expect(await said.textContent()).not.toContain('no longer exists');
+    await page.goto(host.url);
+  });
+
   it('refuses to save a token typed into a memory until asked, naming it masked; a second save anyway writes it', async () => {
     await openProject('-work-beta');
     await openMemory('feedback_tests.md');

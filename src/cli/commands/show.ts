@@ -2,7 +2,8 @@ import path from 'node:path';
 import { type CommandSpec, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { formatProblem } from '../format.js';
 import { homeFrom } from './scan.js';
-import { locateProject, parseTopicFile, readMemoryFile, scanProject } from '../../main/memdir/index.js';
+import { locateProject, missingMemory, parseTopicFile, readMemoryFile, scanProject } from '../../main/memdir/index.js';
+import { MemoryFileError, resolveDataDir } from '../../main/core/index.js';
 import { agentIndexView } from '../../main/transcripts/index.js';
 import { cutFactsText } from '../../shared/index-cut.js';
 import { INDEX_FILE } from '../../shared/limits.js';
@@ -69,7 +70,10 @@ or null; lastInjected = the index text that transcript recorded as injected, or 
       for (const p of [...scan.problems, ...(scan.team?.problems ?? [])]) io.out(`${formatProblem(p)}\n`);
       return 0;
     }
-    const { text } = await readMemoryFile(loc.memoryDir, file);
+    const { text } = await readMemoryFile(loc.memoryDir, file).catch(async (error: unknown) => {
+      if (!(error instanceof MemoryFileError && error.code === 'not-found')) throw error;
+      throw await missingMemory(loc.memoryDir, file, loc.keySource === 'dir-name' ? loc.dir : loc.key, resolveDataDir(io.env));
+    });
     if (values.json) {
       const topic = path.basename(file) === INDEX_FILE ? null : parseTopicFile(text, file);
       printJson(io, {

@@ -149,9 +149,24 @@ describe('the app API', () => {
     expect(await fs.readdir(path.join(fixture.home, 'projects', '-work-noindex', 'memory'))).not.toContain('project_huge.md');
   });
 
-  it('a file that vanished between list and open gets a clear not-found', async () => {
-    const r = await api.call('memories.read', { dir: '-work-shop', scope: 'private', file: 'never-existed.md' });
-    expect(r).toMatchObject({ ok: false, error: { code: 'not-found', message: expect.stringContaining('no longer exists') } });
+  it('a name that never was a memory is not said to be gone; a file that vanished since Memdir saw it is', async () => {
+    const never = await api.call('memories.read', { dir: '-work-shop', scope: 'private', file: 'never-existed.md' });
+    expect(never).toMatchObject({
+      ok: false,
+      error: { code: 'not-found', message: expect.stringMatching(/^There is no memory named "never-existed\.md" in \S/) },
+    });
+    const team = await api.call('memories.read', { dir: '-work-shop', scope: 'team', file: 'never-existed.md' });
+    expect(team).toMatchObject({ ok: false, error: { code: 'not-found', message: expect.stringContaining('in the team memory of ') } });
+    const memoryDir = path.join(fixture.home, 'projects', '-work-shop', 'memory');
+    const fields = { name: 'Soon gone', description: 'A memory deleted outside Memdir', type: 'project' };
+    const created = await api.call('memories.create', { dir: '-work-shop', scope: 'private', memoryDir, fields, body: 'Soon gone.\n', file: 'vanishing.md' });
+    expect(created).toMatchObject({ ok: true });
+    await fs.rm(path.join(memoryDir, 'vanishing.md'));
+    const gone = await api.call('memories.read', { dir: '-work-shop', scope: 'private', file: 'vanishing.md' });
+    expect(gone).toMatchObject({
+      ok: false,
+      error: { code: 'not-found', message: 'vanishing.md no longer exists; it may have been deleted or renamed outside Memdir.' },
+    });
   });
 
   it('an edit on disk while open is a conflict carrying both versions', async () => {

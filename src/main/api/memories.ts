@@ -6,6 +6,7 @@ import {
   checkMemoryPath,
   createMemory,
   deleteMemory,
+  missingMemory,
   parseTopicFile,
   projectsRoot,
   readMemoryFile,
@@ -70,7 +71,16 @@ export const memoryHandlers: Pick<
     const name = checkMemoryPath(file);
     const { project } = await ctx.where(dir, scope);
     const root = scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir;
-    const { text, facts } = await readMemoryFile(root, name);
+    const { text, facts } = await readMemoryFile(root, name).catch(async (error: unknown) => {
+      if (!(error instanceof MemoryFileError && error.code === 'not-found')) throw error;
+      const label = project.path ?? dir;
+      throw await missingMemory(
+        project.memoryDir,
+        scope === 'team' ? `${TEAM_DIR}/${name}` : name,
+        scope === 'team' ? `the team memory of ${label}` : label,
+        ctx.dataDir,
+      );
+    });
     const topic = parseTopicFile(text, name);
     const scan = scope === 'team' ? project.team : project;
     const written = topic.data ? (topic.data.type ?? (topic.data.metadata as Record<string, unknown> | undefined)?.type) : undefined;

@@ -10,6 +10,7 @@ export { describeYamlError, parseFrontmatterYaml } from './frontmatter-yaml.js';
 export { expandTilde, projectsRoot, resolveHome } from './home.js';
 export { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 export { MemoryError } from './memory-error.js';
+export { missingMemory } from './missing-memory.js';
 export {
   applyFixes,
   checkFileName,

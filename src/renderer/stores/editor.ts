@@ -237,11 +237,15 @@ export const useEditor = create<EditorState>()((set, get) => {
         if (kept) useToasts.getState().show('info', `Kept your unsaved edit to ${kept} as a draft: open it again, or find it under Drafts.`);
       });
   };
-  const readDoc = async (target: EditorTarget): Promise<MemoryDoc | null> => {
+  /** The file as it is now, or null when it is not there (`missing` hears main's sentence saying so). */
+  const readDoc = async (target: EditorTarget, missing?: (why: string) => void): Promise<MemoryDoc | null> => {
     try {
       return await call('memories.read', { dir: target.dir, scope: target.scope, file: target.file! });
     } catch (error) {
-      if (error instanceof RpcError && error.code === 'not-found') return null;
+      if (error instanceof RpcError && error.code === 'not-found') {
+        missing?.(error.message);
+        return null;
+      }
       throw error;
     }
   };
@@ -267,10 +271,12 @@ export const useEditor = create<EditorState>()((set, get) => {
             set({ draft, memoryDir: stored?.memoryDir ?? opts.memoryDir, loading: false, restoredAt: stored?.savedAt ?? null });
           return;
         }
-        const doc = await readDoc(target);
+        // Main says why it is not there: gone since Memdir saw it, or never a memory (a mistyped link).
+        let why = `There is no memory named ${target.file}.`;
+        const doc = await readDoc(target, (said) => (why = said));
         if (!sameTarget(get().target, target)) return;
         if (!doc && !stored) {
-          set({ loading: false, error: `${target.file} no longer exists; it may have been deleted or renamed outside Memdir.` });
+          set({ loading: false, error: why });
           return;
         }
         const resumed = resume(doc, stored, target.scope);
