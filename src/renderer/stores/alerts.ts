@@ -21,6 +21,11 @@ export function alertTarget(alert: Pick<AlertRecord, 'dir' | 'file'>): Route | n
   return { view: 'project', dir: alert.dir, tab: 'memories', scope: team ? 'team' : 'private', file };
 }
 
+/** How an alert names its file in words: as its findings name it, so a secret in the file's name stays masked. */
+export function shownFileOf(alert: Pick<AlertRecord, 'file' | 'findings'>): string {
+  return alert.findings[0]?.file ?? alert.file ?? 'the file';
+}
+
 /** Open alerts first (as the server sorts them), then the rest; a count for the badge. */
 export function splitAlerts(alerts: AlertRecord[]): { open: AlertRecord[]; closed: AlertRecord[] } {
   return { open: alerts.filter((a) => a.status === 'open'), closed: alerts.filter((a) => a.status !== 'open') };
@@ -74,7 +79,7 @@ export const useAlerts = create<AlertsState>()((set, get) => ({
         .show(
           'info',
           alert.status === 'resolved'
-            ? `Redacted: ${alert.file ?? 'the file'} can be shared now (recorded in history).`
+            ? `Redacted: ${shownFileOf(alert)} can be shared now (recorded in history).`
             : 'Redacted that finding (recorded in history).',
         );
       await get().load();
@@ -88,7 +93,7 @@ export const useAlerts = create<AlertsState>()((set, get) => ({
     set({ busy: true });
     try {
       const { file, rev } = await call('alerts.rename', { id: alert.id, fingerprint, to });
-      const text = `Renamed ${alert.file ?? 'the file'} to ${file}; the next sync checks it under its new name.`;
+      const text = `Renamed ${shownFileOf(alert)} to ${file}; the next sync checks it under its new name.`;
       if (alert.dir) offerUndo(alert.dir, rev, text);
       else useToasts.getState().show('info', text);
       await get().load();

@@ -9,7 +9,7 @@ import { useEffect, useState } from 'react';
 import type { AlertRecord } from '../../shared/contract/alerts.js';
 import type { Finding } from '../../shared/secret-types.js';
 import { Time } from '../components/Time.js';
-import { alertTarget, splitAlerts, useAlerts } from '../stores/alerts.js';
+import { alertTarget, shownFileOf, splitAlerts, useAlerts } from '../stores/alerts.js';
 import { useNav } from '../stores/nav.js';
 
 function AllowForm({ alert, finding, onDone }: { alert: AlertRecord; finding: Finding; onDone: () => void }) {
@@ -79,7 +79,7 @@ function Findings({ alert }: { alert: AlertRecord }) {
   const [renaming, setRenaming] = useState<string | null>(null);
   const target = alertTarget(alert);
   return (
-    <table className="grid" aria-label={`Findings in ${alert.findings[0]?.file ?? alert.file ?? 'the file'}`}>
+    <table className="grid" aria-label={`Findings in ${shownFileOf(alert)}`}>
       <thead>
         <tr>
           <th>Where</th>
