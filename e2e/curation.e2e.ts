@@ -412,6 +412,35 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     expect(await exists('-work-alpha', 'feedback_tests.md')).toBe(true);
   });
 
+  it('an Undo out of order says which later change touched the file; undone newest first, the memory comes back once', async () => {
+    await openProject('-work-beta');
+    const index = await read('-work-beta', 'MEMORY.md');
+    await openMemory('notes.md');
+    await editor().getByRole('button', { name: 'Rename', exact: true }).click();
+    await page.getByRole('textbox', { name: 'New file name' }).fill('kept_notes.md');
+    await editor().locator('.inline-form').getByRole('button', { name: 'Rename', exact: true }).click();
+    const renamed = page.getByRole('status').filter({ hasText: 'Renamed to kept_notes.md.' });
+    await renamed.waitFor();
+    await editor().getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
+    const deleted = page.getByRole('status').filter({ hasText: 'Deleted kept_notes.md.' });
+    await deleted.waitFor();
+    // The rename's Undo, after the delete: it would bring notes.md back while the delete's Undo brings kept_notes.md back too.
+    await renamed.getByRole('button', { name: 'Undo' }).click();
+    const refused = page.getByRole('alert').filter({
+      hasText:
+        'Nothing was undone: since "Rename notes.md to kept_notes.md", kept_notes.md was deleted by "Delete kept_notes.md". Undo that first, or undo anyway (what is there now stays in history).',
+    });
+    await refused.waitFor();
+    expect(await exists('-work-beta', 'notes.md')).toBe(false);
+    // Undone newest first (the delete, then the rename, through the refusal's button), the memory comes back once, its pointer too.
+    await deleted.getByRole('button', { name: 'Undo' }).click();
+    await eventually(() => exists('-work-beta', 'kept_notes.md')).toBe(true);
+    await refused.getByRole('button', { name: 'Undo anyway' }).click();
+    await eventually(() => read('-work-beta', 'MEMORY.md')).toBe(index);
+    expect((await fs.readdir(mem('-work-beta'))).filter((f) => f.endsWith('notes.md'))).toEqual(['notes.md']);
+  });
+
   it('reorders MEMORY.md by dragging, with the cut line where it falls while dragging; one Undo puts the order back', async () => {
     const index = await read('-work-full', 'MEMORY.md');
     await openProject('-work-full');

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './main.js';
 import { COMMANDS } from './registry.js';
+import { deleteMemory, renameMemory } from '../main/memdir/memory-service.js';
 import { buildFixtureHome, canChangePermissions, type FixtureHome } from '../main/memdir/test-support/fixture-home.js';
 
 let root: string;
@@ -236,6 +237,35 @@ describe('memdir CLI', () => {
     expect(JSON.parse(undone.out).undone).toMatchObject({ source: 'restore', summary: expect.stringMatching(/^Undo: Restored feedback_review\.md/) });
     await expect(fs.access(path.join(memoryDir, 'feedback_review.md'))).rejects.toThrow();
     expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).not.toContain('feedback_review.md');
+  });
+
+  it('undo out of order stops with a sentence naming the later change, and says how to undo anyway', async () => {
+    // A home of its own: the fixture's projects are counted elsewhere.
+    const home = path.join(root, 'undo-home');
+    const memoryDir = path.join(home, 'projects', '-work-undo', 'memory');
+    await fs.mkdir(memoryDir, { recursive: true });
+    await fs.writeFile(path.join(memoryDir, 'a.md'), '---\nname: A\ndescription: about a\ntype: project\n---\nbody\n');
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [A](a.md) — about a\n');
+    const where = { memoryDir, scope: 'private' as const, dataDir: env.MEMDIR_DATA_DIR! };
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    await deleteMemory(where, 'b.md');
+    const refused = await run('undo', '--home', home, '-work-undo', renamed.entry!.rev);
+    expect(refused).toEqual({
+      code: 2,
+      out: '',
+      err:
+        'memdir undo: Nothing was undone: since "Rename a.md to b.md", b.md was deleted by "Delete b.md". Undo that first, or undo anyway (what is there now stays in history).\n' +
+        'memdir undo: Run it again with --overwrite-changed to undo anyway.\n',
+    });
+    expect(await fs.readdir(memoryDir)).toEqual(['MEMORY.md']);
+    const anyway = await run('undo', '--home', home, '-work-undo', renamed.entry!.rev, '--overwrite-changed');
+    expect(anyway).toMatchObject({ code: 0, out: expect.stringMatching(/^Undo: Rename a\.md to b\.md \(2 files changed\)\./) });
+    expect((await fs.readdir(memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md']);
+    expect(await run('undo', '--home', home, '-work-undo', renamed.entry!.rev)).toEqual({
+      code: 0,
+      out: 'Nothing to undo: it is already that way.\n',
+      err: '',
+    });
   });
 
   it('says the limits it shares with the app in sentences: the recall query', async () => {

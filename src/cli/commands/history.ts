@@ -1,6 +1,7 @@
 import { type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { plural, table } from '../format.js';
-import { locateProject, restoreRevision, undoChange } from '../../main/memdir/index.js';
+import { locateProject, MemoryError, restoreRevision, undoChange } from '../../main/memdir/index.js';
+import { MemdirError } from '../../shared/errors.js';
 import { homeFrom } from './scan.js';
 import { listHistory, recordExternalChanges } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/core/index.js';
@@ -85,7 +86,9 @@ export const undoCommand: CommandSpec = {
   },
   details: `<rev> is an entry from \`memdir history\`. Index lines changed since are kept: only the entry's own pointer
 changes are reversed, and a pointer it removed goes back at its old place when it still reaches the agent there.
-A memory file changed since stops the undo (exit 2, nothing written) unless --overwrite-changed.
+A memory file a later change touched (edited, deleted, renamed, written again) stops the undo (exit 2, nothing
+written), naming that change: undo the later changes first, newest first, or pass --overwrite-changed. A change
+already undone (its files all as before it) writes nothing.
 The undo is itself an entry (source "restore"): undo it to redo.
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
@@ -96,6 +99,12 @@ JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null wh
       dataDir: resolveDataDir(io.env),
       rev: positionals[1]!,
       overwriteChanged: values['overwrite-changed'] === true,
+    }).catch((error: unknown) => {
+      // The app offers "Undo anyway" on the conflict; here it is a flag.
+      if (error instanceof MemoryError && error.code === 'conflict') {
+        throw new MemdirError(error.code, error.message, { hint: 'Run it again with --overwrite-changed to undo anyway.', cause: error });
+      }
+      throw error;
     });
     if (values.json) printJson(io, { undone: entry, notes });
     else {

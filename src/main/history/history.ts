@@ -17,7 +17,7 @@ import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { git, gitBlob, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog } from './log-format.js';
-import type { HistoryEntry, LoggedEntry } from './log-format.js';
+import type { HistoryEntry, HistoryFileChange, LoggedEntry } from './log-format.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 
 export { HistoryError } from './git.js';
@@ -97,8 +97,8 @@ async function resolveRev(repo: ShadowRepo, rev: string, memoryDir: string): Pro
 }
 
 /** `git log` parsed; the repo must have at least one commit (check with `headRev`). */
-async function readLog(repo: ShadowRepo, args: string[], file?: string): Promise<LoggedEntry[]> {
-  const out = await git(repo, ['log', '--topo-order', '-z', '--name-status', '-M', '--no-color', LOG_FORMAT, ...args, '--', ...(file ? [file] : [])]);
+async function readLog(repo: ShadowRepo, args: string[], files: readonly string[] = []): Promise<LoggedEntry[]> {
+  const out = await git(repo, ['log', '--topo-order', '-z', '--name-status', '-M', '--no-color', LOG_FORMAT, ...args, '--', ...files]);
   return parseLog(out.stdout);
 }
 
@@ -268,7 +268,40 @@ export async function listHistory(memoryDir: string, opts: HistoryOptions & { fi
   const repo = await openShadowRepo(memoryDir, opts.dataDir);
   if (!repo || !(await headRev(repo))) return [];
   const args = [...(opts.limit ? [`-n${opts.limit}`] : []), ...(file ? ['--follow'] : [])];
-  return (await readLog(repo, args, file)).map(toEntry);
+  return (await readLog(repo, args, file ? [file] : [])).map(toEntry);
+}
+
+/** What a later entry did to one file: the entry, and its change to the file (a rename names the file as `from`). */
+export interface LaterChange {
+  entry: HistoryEntry;
+  change: HistoryFileChange;
+}
+
+/**
+ * For each of `files`, the newest entry after `rev` that touched it — the one to undo first
+ * before undoing `rev` — with what it did to the file. Only entries on the line from `rev` to
+ * now count (a team merge's other side is not a change made here). A file no later entry
+ * touched is absent from the map.
+ */
+export async function laterChanges(memoryDir: string, rev: string, files: readonly string[], opts: HistoryOptions = {}): Promise<Map<string, LaterChange>> {
+  const paths = files.map(checkFile);
+  const found = new Map<string, LaterChange>();
+  if (paths.length === 0) return found;
+  const repo = await requireRepo(memoryDir, opts.dataDir);
+  const hash = await resolveRev(repo, rev, memoryDir);
+  // Newest first; limited to the files, so a rename away shows as the file deleted: read that entry whole to say where it went.
+  for (const logged of await readLog(repo, ['--first-parent', `${hash}..HEAD`], paths)) {
+    const entry = toEntry(logged);
+    for (const change of logged.files) {
+      // A rename between two of the files touched both: the one it wrote, and the one it took away.
+      if (change.from !== undefined && paths.includes(change.from) && !found.has(change.from)) found.set(change.from, { entry, change });
+      if (found.has(change.path) || !paths.includes(change.path)) continue;
+      const whole = change.status === 'deleted' ? (await readLog(repo, ['-1', logged.rev]))[0] : undefined;
+      const renamed = whole?.files.find((f) => f.status === 'renamed' && f.from === change.path);
+      found.set(change.path, { entry, change: renamed ?? change });
+    }
+  }
+  return found;
 }
 
 async function requireRepo(memoryDir: string, dataDir: string | undefined): Promise<ShadowRepo> {

@@ -10,6 +10,8 @@ export {
   diffRevisions,
   type HistoryEntry,
   HistoryError,
+  type LaterChange,
+  laterChanges,
   listHistory,
   planRestore,
   readAtRevision,

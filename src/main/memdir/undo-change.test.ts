@@ -132,7 +132,8 @@ describe('undo of other changes', () => {
     await fs.writeFile(path.join(where.memoryDir, 'a.md'), topic('claude code wrote this'));
     await expect(undoChange({ ...opts, rev: edited.entry!.rev })).rejects.toMatchObject({
       code: 'conflict',
-      message: expect.stringMatching(/^Nothing was undone: a\.md changed since "Edit a\.md"/),
+      message:
+        'Nothing was undone: since "Edit a.md", a.md was edited by "Changes made outside Memdir". Undo that first, or undo anyway (what is there now stays in history).',
     });
     expect(await read('a.md')).toBe(topic('claude code wrote this'));
     await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true });
@@ -210,5 +211,123 @@ describe('restoring from history', () => {
     await undoChange({ ...opts, rev: restore!.rev });
     expect(await Promise.all(['MEMORY.md', 'b.md', 'project_c.md'].map(read))).toEqual(snapshotBefore);
     expect(await exists('a.md')).toBe(false);
+  });
+});
+
+describe('undo out of order', () => {
+  const edit = (w: Where, file: string, description: string) =>
+    updateMemory(w, { file, fields: { name: file.replace('.md', ''), description, type: 'project' }, body: `${description}\n` });
+  const entries = async () => (await listHistory(where.memoryDir, { dataDir: opts.dataDir })).length;
+
+  it('stops the undo of a rename whose new name a later change deleted, naming it; undone in order, one memory and one pointer come back', async () => {
+    await seed(['a.md', 'c.md']);
+    await edit(where, 'a.md', 'edited');
+    const edited = { a: await read('a.md'), index: await read('MEMORY.md') };
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    const deleted = await deleteMemory(where, 'b.md');
+    const indexNow = await read('MEMORY.md');
+    const recorded = await entries();
+    await expect(undoChange({ ...opts, rev: renamed.entry!.rev })).rejects.toMatchObject({
+      code: 'conflict',
+      message:
+        'Nothing was undone: since "Rename a.md to b.md", b.md was deleted by "Delete b.md". Undo that first, or undo anyway (what is there now stays in history).',
+    });
+    expect(await fs.readdir(where.memoryDir)).toEqual(['MEMORY.md', 'c.md']);
+    expect(await read('MEMORY.md')).toBe(indexNow);
+    expect(await entries()).toBe(recorded);
+
+    await undoChange({ ...opts, rev: deleted.entry!.rev });
+    await undoChange({ ...opts, rev: renamed.entry!.rev });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(edited.a);
+    expect(await read('MEMORY.md')).toBe(edited.index);
+  });
+
+  it('undo anyway puts the rename back: the old name and its pointer, once; the deleted name stays deleted', async () => {
+    await seed(['a.md', 'c.md']);
+    const indexBefore = await read('MEMORY.md');
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    await deleteMemory(where, 'b.md');
+    await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(topic('a'));
+    // The index changed since (the delete), so the pointer goes back between its old neighbours.
+    expect((await read('MEMORY.md')).split('\n').sort()).toEqual(indexBefore.split('\n').sort());
+  });
+
+  it('a change already undone says there is nothing to undo, and writes nothing', async () => {
+    await seed(['a.md']);
+    const renamed = await renameMemory(where, 'a.md', 'sub/b.md');
+    await undoChange({ ...opts, rev: renamed.entry!.rev });
+    const index = await read('MEMORY.md');
+    const recorded = await entries();
+    const again = await undoChange({ ...opts, rev: renamed.entry!.rev });
+    expect(again).toEqual({ entry: null, notes: [] });
+    expect(await fs.readdir(where.memoryDir)).toEqual(['MEMORY.md', 'a.md']);
+    expect(await read('MEMORY.md')).toBe(index);
+    expect(await entries()).toBe(recorded);
+  });
+
+  it('an edit of a memory deleted since, a rename of a name renamed again since: each says which later change', async () => {
+    await seed(['a.md', 'b.md']);
+    const edited = await edit(where, 'a.md', 'edited');
+    await deleteMemory(where, 'a.md');
+    await expect(undoChange({ ...opts, rev: edited.entry!.rev })).rejects.toMatchObject({
+      code: 'conflict',
+      message:
+        'Nothing was undone: since "Edit a.md", a.md was deleted by "Delete a.md". Undo that first, or undo anyway (what is there now stays in history).',
+    });
+    const first = await renameMemory(where, 'b.md', 'c.md');
+    await renameMemory(where, 'c.md', 'd.md');
+    await expect(undoChange({ ...opts, rev: first.entry!.rev })).rejects.toMatchObject({
+      code: 'conflict',
+      message:
+        'Nothing was undone: since "Rename b.md to c.md", c.md was renamed to d.md by "Rename c.md to d.md". Undo that first, or undo anyway (what is there now stays in history).',
+    });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'd.md']);
+  });
+
+  it('a move to the team memory whose memories were edited and deleted since names both later changes', async () => {
+    await seed(['a.md', 'b.md']);
+    const moved = await bulkChange(
+      opts,
+      [
+        { scope: 'private', file: 'a.md' },
+        { scope: 'private', file: 'b.md' },
+      ],
+      { kind: 'move', to: 'team' },
+    );
+    const team: Where = { ...where, scope: 'team' };
+    await edit(team, 'a.md', 'edited in the team');
+    await deleteMemory(team, 'b.md');
+    await expect(undoChange({ ...opts, rev: moved.entry!.rev })).rejects.toMatchObject({
+      code: 'conflict',
+      message:
+        'Nothing was undone: since "Move 2 memories to the team memory", team/a.md was edited by "Edit team/a.md" and team/b.md was deleted by "Delete team/b.md". Undo those first, or undo anyway (what is there now stays in history).',
+    });
+    expect(await exists('a.md')).toBe(false);
+  });
+
+  it('a bulk delete one of whose memories was restored since: stops, and undo anyway brings back the other with one pointer each', async () => {
+    await seed(['a.md', 'b.md', 'c.md']);
+    const indexBefore = await read('MEMORY.md');
+    const removed = await bulkChange(
+      opts,
+      [
+        { scope: 'private', file: 'a.md' },
+        { scope: 'private', file: 'b.md' },
+      ],
+      { kind: 'delete' },
+    );
+    const gone = (await deletedFiles(where.memoryDir, opts)).find((d) => d.path === 'a.md')!;
+    const restored = await restoreMemoryFile({ ...opts, rev: gone.rev, file: 'a.md' });
+    await expect(undoChange({ ...opts, rev: removed.entry!.rev })).rejects.toMatchObject({
+      code: 'conflict',
+      message: `Nothing was undone: since "Delete 2 memories", a.md was written again by "${restored.entry!.summary}". Undo that first, or undo anyway (what is there now stays in history).`,
+    });
+    await undoChange({ ...opts, rev: removed.entry!.rev, overwriteChanged: true });
+    // The restore put a's pointer back between its old neighbours; the undo puts b's back, and not a second a.
+    expect((await read('MEMORY.md')).split('\n').sort()).toEqual(indexBefore.split('\n').sort());
+    expect(await read('b.md')).toBe(topic('b'));
   });
 });

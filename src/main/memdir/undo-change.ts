@@ -3,15 +3,19 @@
  * lines, as one new entry (itself undoable). A memory restored from history gets its pointer
  * back too, at its old place when it still reaches the agent there (R-INDEX). What changed
  * since the entry is never lost: an index keeps its later edits (only the entry's own pointer
- * changes are reversed), and a topic file changed since stops the undo unless the caller says
- * to overwrite it (its later content stays in history either way). The folders the change
- * created are taken away again when the undo leaves them empty.
+ * changes are reversed), and a topic file a later change touched — edited, deleted, renamed,
+ * written again — stops the undo with a sentence naming that change, unless the caller says to
+ * overwrite (what is there now stays in history either way). Changes are undone newest first: a
+ * file a later change put back as it was before the entry is touched too (undoing a rename
+ * whose new name was deleted since would otherwise bring the memory back twice). An entry
+ * already wholly undone (every file as before it) writes nothing. The folders the change created
+ * are taken away again when the undo leaves them empty.
  */
 import path from 'node:path';
 import { parseIndex, serializeIndex } from '../../shared/index-format.js';
 import { describePlacement, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { type HistoryEntry, readAtRevision, readEntry, removeFoldersCreatedBy, restoreFromHistory, transact } from '../history/index.js';
+import { type HistoryEntry, laterChanges, readAtRevision, readEntry, removeFoldersCreatedBy, restoreFromHistory, transact } from '../history/index.js';
 import { MemoryError } from './memory-error.js';
 import { readText } from './memory-service.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
@@ -42,6 +46,7 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
   const target = await readEntry(opts.memoryDir, opts.rev, history);
   const paths = [...new Set(target.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])))];
   const notes: string[] = [];
+  let undone = false;
   const { entry } = await transact(
     opts.memoryDir,
     { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...history },
@@ -52,13 +57,11 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
         const after = await readAtRevision(opts.memoryDir, target.rev, rel, history);
         plan.push({ rel, before, after, now: await readText(opts.memoryDir, rel) });
       }
-      const changedSince = plan.filter((p) => !isIndex(p.rel) && p.now !== p.after && p.now !== p.before).map((p) => p.rel);
-      if (changedSince.length > 0 && !opts.overwriteChanged) {
-        throw new MemoryError(
-          'conflict',
-          `Nothing was undone: ${changedSince.join(', ')} changed since "${target.summary}", and undoing would lose that change. Undo anyway to put the earlier version back (the later one stays in history).`,
-        );
-      }
+      const files = plan.filter((p) => !isIndex(p.rel));
+      if (files.length > 0 && files.every((p) => p.now === p.before)) return;
+      const touched = files.filter((p) => p.now !== p.after);
+      if (touched.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, history));
+      undone = true;
       const removed = new Set<string>();
       for (const p of plan) {
         if (isIndex(p.rel) || p.now === p.before) continue;
@@ -84,8 +87,41 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
     },
   );
   // The tree as it was: the folders the change made (team/, a rename's new folder) go when empty.
-  await removeFoldersCreatedBy(opts.memoryDir, target.rev, history);
+  if (undone) await removeFoldersCreatedBy(opts.memoryDir, target.rev, history);
   return { entry, notes };
+}
+
+/**
+ * Why an undo stops: which later change touched which of the entry's files, and how, so the
+ * person can undo those first (newest first) or undo anyway.
+ */
+async function touchedSince(
+  memoryDir: string,
+  target: HistoryEntry,
+  touched: { rel: string; after: string | null; now: string | null }[],
+  history: { dataDir?: string },
+): Promise<string> {
+  const later = await laterChanges(
+    memoryDir,
+    target.rev,
+    touched.map((p) => p.rel),
+    history,
+  );
+  const what = touched.map((p) => {
+    const by = later.get(p.rel);
+    const how =
+      p.now === null
+        ? by?.change.status === 'renamed' && by.change.from === p.rel
+          ? `was renamed to ${by.change.path}`
+          : 'was deleted'
+        : p.after === null
+          ? 'was written again'
+          : 'was edited';
+    return `${p.rel} ${how}${by ? ` by "${by.entry.summary}"` : ''}`;
+  });
+  const revs = new Set([...later.values()].map((c) => c.entry.rev));
+  const list = what.length === 1 ? what[0]! : `${what.slice(0, -1).join(', ')} and ${what.at(-1)!}`;
+  return `Nothing was undone: since "${target.summary}", ${list}. Undo ${revs.size > 1 ? 'those' : 'that'} first, or undo anyway (what is there now stays in history).`;
 }
 
 /**

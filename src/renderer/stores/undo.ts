@@ -2,7 +2,7 @@
  * One undo for every destructive action (issue 14, "undo is whole"): a delete, a restore, a
  * revert, a confirmed dream, a resolved conflict, a bulk change — each is one history entry,
  * and its toast's Undo reverses that entry, files and index lines together (`history.undo`).
- * A file changed since stops the undo and says so; "Undo anyway" overwrites (kept in history).
+ * A file a later change touched stops the undo and names that change; "Undo anyway" overwrites (kept in history).
  */
 import { RpcError } from '../../shared/contract/rpc-error.js';
 import { call } from '../transport/transport.js';
