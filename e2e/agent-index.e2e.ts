@@ -17,7 +17,7 @@ requireBrowser();
 const FIXTURES = path.resolve(__dirname, '../test/fixtures/claude-code-index');
 
 /** A project whose newest transcript recorded `injected` as the index Claude Code 2.1.332 loaded. */
-async function project(home: string, dir: string, cwd: string, index: string, injected: string) {
+async function project(home: string, dir: string, cwd: string, index: string, injected: string, write: (record: object) => string = (r) => JSON.stringify(r)) {
   const folder = path.join(home, 'projects', dir);
   await fs.mkdir(path.join(folder, 'memory'), { recursive: true });
   await fs.writeFile(path.join(folder, 'memory', 'MEMORY.md'), index);
@@ -25,7 +25,7 @@ async function project(home: string, dir: string, cwd: string, index: string, in
   const record = JSON.parse(await fs.readFile(path.join(FIXTURES, 'instructions-attachment.jsonl'), 'utf8'));
   record.cwd = cwd;
   record.attachment.files[0].content = injected;
-  await fs.writeFile(path.join(folder, '7c1d2e3f-0000-4000-8000-000000000001.jsonl'), `${JSON.stringify(record)}\n`);
+  await fs.writeFile(path.join(folder, '7c1d2e3f-0000-4000-8000-000000000001.jsonl'), `${write(record)}\n`);
 }
 
 describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
@@ -43,6 +43,10 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
     await project(home, '-work-stale', '/work/stale', text, '- [Entry 1](entry_001.md) — hook number 1\n- [Entry 2](entry_002.md) — hook number 2');
     // In step: the last session got exactly what Memdir predicts.
     await project(home, '-work-fresh', '/work/fresh', text, loadIndexAsClaudeCode(text, { version: '2.1.332' }).text);
+    // The same record with a space after every colon and comma (one line still), and one that names no version.
+    const spaced = (r: object) => JSON.stringify(r, null, 1).replace(/\n */g, ' ');
+    await project(home, '-work-spaced', '/work/spaced', text, 'x', spaced);
+    await project(home, '-work-unsaid', '/work/unsaid', text, 'x', (r) => JSON.stringify({ ...r, version: undefined }));
     host = await startHost(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')]);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
@@ -81,5 +85,18 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
     await sees.waitFor();
     await expect.poll(() => sees.getByLabel('Index text the agent gets').textContent()).toContain('Only part of it was loaded');
     expect(await sees.getByRole('status').count()).toBe(0);
+  });
+
+  it('names the Claude Code version of a transcript written with spaces, and says when the transcripts do not name one', async () => {
+    for (const [cwd, words] of [
+      ['/work/spaced', 'The index exactly as Claude Code 2.1.332 will load it'],
+      ['/work/unsaid', 'The index exactly as Claude Code (version unknown: its transcripts do not say) will load it'],
+    ] as const) {
+      await page.getByRole('button', { name: 'Projects', exact: true }).click();
+      await page.getByRole('button', { name: cwd }).click();
+      await page.getByRole('button', { name: 'MEMORY.md' }).click();
+      const sees = page.getByRole('region', { name: 'What the agent sees' });
+      await sees.getByText(words).waitFor();
+    }
   });
 });

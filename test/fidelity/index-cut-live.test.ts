@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../src/main/llm/test-support/fake-anthropic.js';
 import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE, runClaudeCode } from '../../src/main/llm/test-support/real-claude-code.js';
 import { readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
+import { claudeCodeVersionIn } from '../../src/main/transcripts/claude-code-version.js';
 import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/claude-code-index');
@@ -36,7 +37,8 @@ async function injectedBy(fake: FakeAnthropic, index: string): Promise<{ version
     fs.writeFileSync(path.join(folder, 'memory', 'MEMORY.md'), index);
     await runClaudeCode(['-p', 'hello'], { cwd: project!, configDir: config!, scratch: scratch!, baseUrl: fake.url });
     const transcript = fs.readdirSync(folder).find((f) => f.endsWith('.jsonl'));
-    return transcript ? readInjectedIndex(path.join(folder, transcript)) : { version: null, content: null };
+    const { version } = await claudeCodeVersionIn([folder]);
+    return { version, content: transcript ? await readInjectedIndex(path.join(folder, transcript)) : null };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

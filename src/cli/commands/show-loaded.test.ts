@@ -46,6 +46,7 @@ describe('memdir show --loaded', () => {
       truncated: false,
       reason: null,
       claudeCodeVersion: '2.1.332',
+      hasTranscript: true,
       lastInjected: '- [A](a.md) — first\n- [B](b.md) — second',
     });
   });
@@ -74,10 +75,30 @@ describe('memdir show --loaded', () => {
   it('without transcripts: the newest known wording, nothing injected yet; no index: nothing printed', async () => {
     await fs.writeFile(path.join(home, 'projects', '-work-old', 'memory', 'MEMORY.md'), await fs.readFile(path.join(FIXTURES, 'lines-201.md'), 'utf8'));
     const json = JSON.parse((await run('show', '-work-old', '--loaded', '--json')).out);
-    expect(json).toMatchObject({ claudeCodeVersion: null, lastInjected: null, truncated: true });
+    expect(json).toMatchObject({ claudeCodeVersion: null, hasTranscript: false, lastInjected: null, truncated: true });
     expect(json.text).toContain('Only part of it was loaded: 1 of 201 lines were cut off, starting at line 201 ("- [L201](l_201.md) — h")');
     await fs.rm(path.join(home, 'projects', '-work-old', 'memory', 'MEMORY.md'));
     expect(await run('show', '-work-old', '--loaded')).toMatchObject({ code: 0, out: '' });
+  });
+
+  it('reads the Claude Code version the way dream status does, however the transcript JSON is spaced; says when the transcripts name none', async () => {
+    const folder = path.join(home, 'projects', '-work-spaced');
+    await fs.mkdir(path.join(folder, 'memory'), { recursive: true });
+    await fs.writeFile(path.join(folder, 'memory', 'MEMORY.md'), '- [A](a.md) — first\n');
+    const transcript = path.join(folder, '0b6f3f6e-1111-4222-8333-944455556667.jsonl');
+    // JSON written with spaces after colons and commas (as Python's json.dumps writes it): the same records.
+    await fs.writeFile(
+      transcript,
+      '{"type": "user", "version": "2.1.88", "cwd": "/work/spaced", "sessionId": "s", "message": {"role": "user", "content": "hi"}}\n',
+    );
+    const loaded = JSON.parse((await run('show', '-work-spaced', '--loaded', '--json')).out);
+    const dream = JSON.parse((await run('dream', 'status', '--project', '-work-spaced', '--json')).out);
+    expect(dream.claudeCode.version).toBe('2.1.88');
+    expect(loaded).toMatchObject({ claudeCodeVersion: '2.1.88', hasTranscript: true });
+    await fs.writeFile(transcript, '{"type": "user", "cwd": "/work/spaced", "sessionId": "s"}\n');
+    expect(JSON.parse((await run('show', '-work-spaced', '--loaded', '--json')).out)).toMatchObject({ claudeCodeVersion: null, hasTranscript: true });
+    await fs.rm(transcript);
+    expect(JSON.parse((await run('show', '-work-spaced', '--loaded', '--json')).out)).toMatchObject({ claudeCodeVersion: null, hasTranscript: false });
   });
 
   it('refuses a file with --loaded', async () => {

@@ -29,9 +29,10 @@ JSON with [file]: {"file", "text", "name", "description", "type", "body", "probl
 --loaded: the index text the agent gets (frontmatter and block comments stripped, trimmed, cut at
 200 lines / 25,000 UTF-16 code units, Claude Code's warning paragraph appended when cut, control
 characters removed), then a newline; nothing when Claude Code would load no index.
---loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "lastInjected"}: reason in
-Claude Code's words or null; claudeCodeVersion from the newest transcript (it words the warning)
-or null; lastInjected = the index text that transcript recorded as injected, or null.`,
+--loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "hasTranscript", "lastInjected"}: reason in
+Claude Code's words or null; claudeCodeVersion from the project's transcripts (it words the warning; read
+as \`dream status\` reads it) or null; hasTranscript false when no session has run yet; lastInjected = the
+index text the newest transcript recorded as injected, or null.`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);

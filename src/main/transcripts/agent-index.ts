@@ -3,13 +3,15 @@
  * view: Memdir's prediction of the text Claude Code will load at the next session start, beside
  * the ground truth — the text the newest transcript recorded as injected (an `attachment` record
  * of type `instructions` holding `{path, type: "AutoMem", content}`, observed with Claude Code
- * 2.1.332), and the Claude Code version that transcript names (it words the cut warning).
+ * 2.1.332), and the Claude Code version the project's transcripts name (it words the cut warning;
+ * read by `claudeCodeVersionIn`, as `dream status` reads it).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { INDEX_READ_MAX_BYTES, readMemoryText } from '../memdir/index.js';
+import { claudeCodeVersionIn } from './claude-code-version.js';
 import { listTranscriptsIn } from './list-transcripts.js';
 import { readLines } from './line-reader.js';
 
@@ -20,29 +22,20 @@ export interface AgentIndexView {
   truncated: boolean;
   /** Why it is cut, in Claude Code's words, or null. */
   reason: string | null;
-  /** The version in the newest transcript (it decides the warning's wording), or null. */
+  /** The Claude Code version the project's transcripts name (it decides the warning's wording), or null. */
   claudeCodeVersion: string | null;
+  /** Whether the project has a transcript at all: false, no session has run yet; true with no version, its transcripts do not say. */
+  hasTranscript: boolean;
   /** The index text the newest transcript recorded as injected, or null when it recorded none. */
   lastInjected: string | null;
 }
 
-/** What the newest transcript says: the last injected index text, and its Claude Code version. */
-export interface InjectedIndex {
-  version: string | null;
-  content: string | null;
-}
-
-const VERSION = /"version":"(\d+\.\d+\.\d+[^"]*)"/;
-
-/** Read one transcript for its Claude Code version and the last `AutoMem` instructions it injected. */
-export async function readInjectedIndex(transcript: string): Promise<InjectedIndex> {
-  let version: string | null = null;
+/** Read one transcript for the last `AutoMem` instructions it injected: the index text, or null. */
+export async function readInjectedIndex(transcript: string): Promise<string | null> {
   let content: string | null = null;
   for await (const event of readLines(transcript, { final: true })) {
     if (event.kind !== 'line') continue;
     const text = event.text;
-    const v = VERSION.exec(text);
-    if (v) version = v[1]!;
     if (!text.includes('"AutoMem"') || !text.includes('"instructions"')) continue;
     try {
       const record = JSON.parse(text) as { type?: unknown; attachment?: { type?: unknown; files?: unknown } };
@@ -55,7 +48,7 @@ export async function readInjectedIndex(transcript: string): Promise<InjectedInd
       // A half-written or foreign line: skipped, as SPEC §8 requires.
     }
   }
-  return { version, content };
+  return content;
 }
 
 /**
@@ -70,7 +63,8 @@ async function newestTranscript(transcriptDirs: readonly string[]): Promise<stri
 /** What the agent sees of a memory directory's index, and what it was last given. */
 export async function agentIndexView(where: { transcriptDirs: readonly string[]; memoryDir: string }): Promise<AgentIndexView> {
   const transcript = await newestTranscript(where.transcriptDirs);
-  const injected = transcript ? await readInjectedIndex(transcript) : { version: null, content: null };
+  const lastInjected = transcript ? await readInjectedIndex(transcript) : null;
+  const { version, hasTranscript } = await claudeCodeVersionIn(where.transcriptDirs);
   const abs = path.join(where.memoryDir, INDEX_FILE);
   const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
   let raw = '';
@@ -79,6 +73,6 @@ export async function agentIndexView(where: { transcriptDirs: readonly string[];
     // An index Claude Code cannot read either (a link out of the directory, not UTF-8) loads as nothing here.
     if (outcome.ok) raw = outcome.text;
   }
-  const load = loadIndexAsClaudeCode(raw, { version: injected.version });
-  return { text: load.text, truncated: load.truncated, reason: load.reason, claudeCodeVersion: injected.version, lastInjected: injected.content };
+  const load = loadIndexAsClaudeCode(raw, { version });
+  return { text: load.text, truncated: load.truncated, reason: load.reason, claudeCodeVersion: version, hasTranscript, lastInjected };
 }

@@ -4,6 +4,7 @@
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
 export { agentIndexView } from './agent-index.js';
+export { claudeCodeVersionIn, type TranscriptsVersion } from './claude-code-version.js';
 export { type CursorLoad, CursorStore, type TranscriptCursor } from './cursor-store.js';
 export { readLines } from './line-reader.js';
 export { listHomeTranscripts, listTranscriptsIn } from './list-transcripts.js';

@@ -261,7 +261,9 @@ function droppingSentence(files: string[]): string {
 /** "What the agent sees": the next session's index text, and whether the last session got the same. */
 function AgentSees({ view }: { view: AgentIndexViewShape }) {
   const differs = view.lastInjected !== null && view.lastInjected !== view.text;
-  const version = view.claudeCodeVersion ? `Claude Code ${view.claudeCodeVersion}` : 'Claude Code (version unknown: no transcript yet)';
+  const version = view.claudeCodeVersion
+    ? `Claude Code ${view.claudeCodeVersion}`
+    : `Claude Code (version unknown: ${view.hasTranscript ? 'its transcripts do not say' : 'no transcript yet'})`;
   return (
     <section className="agent-sees" aria-label="What the agent sees">
       <h3>What the agent sees</h3>

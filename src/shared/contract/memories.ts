@@ -46,8 +46,10 @@ export const agentIndexViewSchema = z.object({
   truncated: z.boolean(),
   /** Why it is cut, in Claude Code's words, or null. */
   reason: z.string().nullable(),
-  /** The Claude Code version in the newest transcript (it words the warning), or null. */
+  /** The Claude Code version the project's transcripts name (it words the warning), or null. */
   claudeCodeVersion: z.string().nullable(),
+  /** Whether the project has a transcript at all (false: no session has run yet; true with no version: its transcripts do not say). */
+  hasTranscript: z.boolean(),
   /** What the newest transcript recorded as injected, or null. */
   lastInjected: z.string().nullable(),
 });

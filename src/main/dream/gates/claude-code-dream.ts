@@ -18,8 +18,8 @@
 import fs from 'node:fs';
 import type { ClaudeCodeDreamStatus } from '../../../shared/contract/dream.js';
 import path from 'node:path';
-import { type EffectiveSettings, type PermissionRule, expandTilde, firstTranscriptField } from '../../memdir/index.js';
-import { listTranscriptsIn } from '../../transcripts/index.js';
+import { type EffectiveSettings, type PermissionRule, expandTilde } from '../../memdir/index.js';
+import { claudeCodeVersionIn } from '../../transcripts/index.js';
 import { organizationMarkIn } from './organization-marks.js';
 
 /**
@@ -71,16 +71,6 @@ function atMost(a: string, b: string): boolean {
     if (x !== y) return x < y;
   }
   return true;
-}
-
-/** The `version` the newest session transcript of these folders records, or null. */
-export async function newestClaudeCodeVersion(transcriptDirs: readonly string[]): Promise<string | null> {
-  const sessions = (await listTranscriptsIn(transcriptDirs)).filter((t) => t.kind === 'session');
-  for (const t of sessions.slice(0, 5)) {
-    const version = await firstTranscriptField(t.path, 'version');
-    if (version) return version;
-  }
-  return null;
 }
 
 /** The index file 2.1.332 asks its permission rules about: a rule refusing to edit it stops the dream. */
@@ -153,7 +143,7 @@ export async function claudeCodeDreamStatus(input: {
   /** The memory folder, which permission rules may cover; without it they are not looked at. */
   memoryDir?: string;
 }): Promise<ClaudeCodeDreamStatus> {
-  const version = await newestClaudeCodeVersion(input.transcriptDirs);
+  const { version } = await claudeCodeVersionIn(input.transcriptDirs);
   const rule: ClaudeCodeDreamStatus['rule'] = version !== null && atMost(version, '2.1.88') ? '2.1.88' : '2.1.332';
   let flag: ClaudeCodeDreamStatus['flag'] = null;
   let flagFile: string | null = null;
