@@ -40,7 +40,7 @@ export const lintCommand: CommandSpec = {
   details: `--fix stops adding orphans at the cut (R-INDEX): an orphan whose pointer would fall past the first 200 lines or
 25,000 characters Claude Code loads is held back, and so are the ones after it; make room first (shorten hooks, merge,
 drop pointers: the app's MEMORY.md tab, Make room) or add them anyway with --past-cut.
-JSON: {"projects": [{"dir", "path", "memoryDir", "problems": [{"code", "file", "line", "message", "severity", "fix", "scope"}],
+JSON: {"projects": [{"dir", "path", "memoryDir", "problems": [{"code", "file", "line", "message", "severity", "fix", "target"?, "scope"}],
   "fixed": [{"kind", "file", "line", "scope"}], "heldBack": [{"kind", "file", "scope", "reason"}]}]}
 Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/O error.`,
   async run({ values, io }) {

@@ -14,7 +14,7 @@ export const scanCommand: CommandSpec = {
   summary: 'List every project with memories in the Claude Code home, with index load and health.',
   args: [],
   options: { home: homeOption, json: jsonOption },
-  details: `JSON: {"home", "exists", "projects": [{"dir", "path" (real path or null), "memoryDir",
+  details: `JSON: {"home", "exists", "projects": [{"dir", "path" (real path or null), "memoryDir", "exists" (false: no memory/ yet),
   "index": {"exists", "lines", "bytes", "chars", "loaded": [file…], "cut": [file…], "loadedLines", "loadedBytes",
             "loadedChars", "firstCutLine", "reason", "cutMemories": [file…], "cutMissing": [file…]},
   (lines and chars as Claude Code counts them — after stripping frontmatter and block comments;
@@ -25,9 +25,9 @@ export const scanCommand: CommandSpec = {
    do not exist — the table's CUT column counts cutMemories, private and team)
   "memories": [{"file" (relative: "retros/x.md" for a subfolder), "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
   "team": {same index/memories/problems} or null,
-  "problems": [{"code", "file", "line", "message", "severity", "fix"}], "lastChangeMs", "transcripts",
+  "problems": [{"code", "file", "line", "message", "severity", "fix", "target"? (the file an index line names)}], "lastChangeMs", "transcripts",
   "launchDirs": [{"cwd", "folder", "transcripts", "autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom"}],
-  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …},
+  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …, "permissionRules"},
   "identity": {"source": "repository"|"remembered"|"paths", "remotes": [normalised URL…], "rootCommits": [oid…],
                "paths": [last known path…], "gitDir", "readAt", "note"}}]}
 One project per memory folder: transcript folders of sessions launched in a subdirectory or a linked
