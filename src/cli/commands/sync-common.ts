@@ -92,6 +92,7 @@ export function describeReport(
   words: SyncWords = teamWords(connection),
 ): void {
   const { where, prefix, theirs } = words;
+  if (report.pull.wentBack) io.out(`${report.pull.wentBack}\n`);
   for (const key of report.push.confirmed) io.out(`Confirmed: ${prefix}${key} was saved by the server before the connection was lost last time.\n`);
   if (report.pull.status === 304) io.out(`Pull: nothing new from ${where} (version ${report.version ?? '?'}).\n`);
   else if (report.pull.status === 200)

@@ -20,7 +20,7 @@ const row = (over: Partial<TeamOverviewRow>): TeamOverviewRow => ({
 
 function report(over: Partial<SyncReport> = {}): SyncReport {
   return {
-    pull: { status: 304, full: false, written: [], merged: [], conflicts: [], refused: [] },
+    pull: { status: 304, full: false, written: [], merged: [], conflicts: [], refused: [], wentBack: null },
     push: { uploaded: [], confirmed: [], attempts: 0, stale: 0, requests: 1 },
     waiting: [],
     bytesHashed: 0,
@@ -58,7 +58,7 @@ describe('team sync in the renderer', () => {
     expect(
       reportMessage(
         report({
-          pull: { status: 200, full: false, written: ['a.md', 'b.md'], merged: [], conflicts: ['b.md'], refused: [] },
+          pull: { status: 200, full: false, written: ['a.md', 'b.md'], merged: [], conflicts: ['b.md'], refused: [], wentBack: null },
           push: { uploaded: ['c.md'], confirmed: [], attempts: 1, stale: 0, requests: 2 },
         }),
       ),

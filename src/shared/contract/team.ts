@@ -97,6 +97,11 @@ export const syncReportSchema = z.object({
     merged: z.array(z.string()),
     conflicts: z.array(z.string()),
     refused: z.array(z.object({ key: z.string(), reason: z.string() })),
+    /**
+     * A sentence when the server answered an older version than this client had already seen, twice
+     * (a backup restored, a replica behind): what it lost is uploaded again or kept as a conflict.
+     */
+    wentBack: z.string().nullable(),
   }),
   push: z.object({
     uploaded: z.array(z.string()),

@@ -77,7 +77,7 @@ const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 100, maxMs: 3_000 };
 
 export function emptyReport(): SyncReport {
   return {
-    pull: { status: null, full: false, written: [], merged: [], conflicts: [], refused: [] },
+    pull: { status: null, full: false, written: [], merged: [], conflicts: [], refused: [], wentBack: null },
     push: { uploaded: [], confirmed: [], attempts: 0, stale: 0, requests: 0 },
     waiting: [],
     bytesHashed: 0,
@@ -122,6 +122,8 @@ export interface Cycle {
   refusedByServer: Map<string, { sha: string; reason: string }>;
   /** The server moved past this client's ETag during the push (others' commits): pull before the sync ends. */
   behind?: boolean;
+  /** A pull answered with an older version than this client had seen was asked again (pull.ts: a replay, or a server that went back). */
+  askedAgain?: boolean;
 }
 
 export type AlertInput = { kind: 'secret' | 'sync' | 'security' | 'error'; title: string; message: string; file?: string | null; findings?: Finding[] };
@@ -268,7 +270,10 @@ export class SyncEngine {
     this.dirty = true;
   }
 
-  /** Whether an answer at `etag` is older than a version this client has already seen (a replayed or reordered duplicate). */
+  /**
+   * Whether an answer at `etag` is older than a version this client has already seen: a replayed
+   * or reordered duplicate, or a server that went back (pull.ts asks again to tell them apart).
+   */
   isStale(etag: string): { told: number; known: number } | null {
     const told = parseEtag(etag);
     if (!told) return null;
@@ -280,19 +285,11 @@ export class SyncEngine {
     return told.version < known ? { told: told.version, known } : null;
   }
 
-  /**
-   * Refuse an answer older than a version this client has already seen (a replayed or reordered
-   * duplicate): taken for the current state, it would take back what the client knows — its own
-   * confirmed writes too, which would come back as conflicts with itself. It is ignored; the next
-   * sync asks again.
-   */
-  refuseStale(etag: string): void {
-    const stale = this.isStale(etag);
-    if (!stale) return;
-    throw new TeamSyncError(
-      'network',
-      `The sync server's answer was older than a version this client has already seen (version ${stale.told} < ${stale.known}: a replayed or reordered answer); it was ignored, and the next sync asks again.`,
-    );
+  /** Forget the versions seen past `etag`: the server went back to it (pull.ts), so it is the newest there is. */
+  wentBackTo(etag: string): void {
+    this.state.seen = etag;
+    this.state.etag = etag;
+    this.dirty = true;
   }
 
   setEtag(etag: string): void {

@@ -19,6 +19,7 @@
  * not fetched again by every later sync.
  */
 import { foldPathKey } from '../../../shared/path-key.js';
+import { parseEtag } from '../../../shared/protocol/sync.js';
 import { utf8Length } from '../../../shared/utf8.js';
 import { listHistory, transact } from '../../history/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
@@ -54,6 +55,40 @@ function decide(e: SyncEngine, key: string, local: string | null, server: string
 }
 
 /**
+ * The server went back to an older version than this client has seen (`stale`: a backup
+ * restored, a replica behind), and said so twice. What it lost must not be taken back from the
+ * files here: for each key whose version on the server is not the one this client knew,
+ *   - when this client had taken the team state at that version or later, the server's version
+ *     is older than the one agreed here, so the local file is built on it: it becomes the base,
+ *     and a local file that differs is pushed again (a key the server lost altogether is
+ *     forgotten by the full answer, so its file goes up as new);
+ *   - otherwise it may be older or newer (others wrote it in between): its base is forgotten, so
+ *     a local file that differs is kept as a conflict, never overwritten or merged over.
+ * Then the answer's version is the newest there is; the rest of the pull is as ever.
+ */
+async function rebase(e: SyncEngine, cycle: Cycle, etag: string, stale: { told: number; known: number }, accepted: Map<string, PulledEntry>): Promise<void> {
+  const mine = e.state.etag ? parseEtag(e.state.etag) : null;
+  const told = parseEtag(etag)!;
+  const lostOnly = mine !== null && mine.epoch === told.epoch && mine.version >= told.version;
+  for (const [key, entry] of accepted) {
+    // A key whose content was refused earlier was never taken here: the local file is not built on anything the server held.
+    if (e.server.get(key) === entry.sha256 || e.refused.has(key)) continue;
+    if (lostOnly) {
+      e.setBase(key, entry.sha256);
+      e.bases.save(entry.sha256, entry.content);
+    } else {
+      e.setBase(key, undefined);
+    }
+  }
+  e.wentBackTo(etag);
+  // Files in step with the old maps are not in step any more: the push lists them again.
+  cycle.relist = true;
+  const sentence = `The sync server went back to an older version of the ${e.space.noun} (version ${stale.told}; this client had seen ${stale.known}), as after a restored backup: what it lost is uploaded again from here${lostOnly ? '' : ', or kept as a conflict where someone else changed it since'}.`;
+  cycle.report.pull.wentBack = sentence;
+  await e.raise(e.topic('went-back'), { kind: 'sync', title: `The ${e.space.noun} server went back to an older version`, message: sentence });
+}
+
+/**
  * Pull: `conditional` (If-None-Match + since), `full` (everything, to restore deleted files)
  * or `delta` (since, after a 412: we know something moved). Returns whether files were written.
  */
@@ -68,8 +103,19 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     return false;
   }
   const body = answer.body;
-  // Never backwards: an answer older than the version this client already has is ignored.
-  e.refuseStale(answer.etag);
+  // Never backwards on a replay: an answer older than a version this client has already seen is
+  // asked again, afresh. Older again, the server itself went back (a backup restored, a replica
+  // behind): the client takes that version, and what the server lost goes up again (rebase below).
+  const stale = e.isStale(answer.etag);
+  if (stale && !cycle.askedAgain) {
+    cycle.askedAgain = true;
+    return pull(e, cycle, 'full');
+  }
+  if (stale && !body.full)
+    throw new TeamSyncError(
+      'bad-response',
+      `The sync server answered version ${stale.told} twice, older than version ${stale.known} this client has already seen, and not in full; nothing was taken from it. The next sync asks again.`,
+    );
   cycle.report.pull.status = 200;
   cycle.report.pull.full ||= body.full;
 
@@ -101,6 +147,7 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     }
     accepted.set(key, entry);
   }
+  if (stale) await rebase(e, cycle, answer.etag, stale, accepted);
 
   if (body.full) {
     // The server's whole state: keys it no longer has (a re-created database) are forgotten,

@@ -1,0 +1,152 @@
+/**
+ * Session 29, item 1: a sync server that went back to an older version (its database restored
+ * from a backup, a replica behind) answers a version older than one a client has already seen.
+ * Once may be a replayed answer (replayed-answer.test.ts), so the client asks again; the same
+ * again means the server went back. The client says so, takes that version, and uploads again
+ * what the server lost — it used to refuse every later sync for good, and the edit the server
+ * lost was never uploaded again.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../server/server.js';
+import { type SqliteStore, openSqliteStore } from '../../server/sqlite-store.js';
+import { startFaultProxy } from './test-support/fault-proxy.js';
+import { makeClient, serverEntries, startTestServer } from './test-support/team-fixture.js';
+
+let root: string;
+beforeAll(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-went-back-')));
+});
+afterAll(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** The server's database as a file, stopped and started again on the same port (as an admin restoring a backup would). */
+class RestorableServer {
+  private constructor(
+    readonly db: string,
+    readonly port: number,
+    private store: SqliteStore,
+    private server: RunningServer,
+  ) {}
+
+  static async start(db: string): Promise<{ restorable: RestorableServer; url: string; team: string; tokens: string[] }> {
+    const store = openSqliteStore(db);
+    const started = await startTestServer(store, 2);
+    const port = Number(new URL(started.url).port);
+    return { restorable: new RestorableServer(db, port, store, started.server), url: started.url, team: started.team, tokens: started.tokens };
+  }
+
+  async stop(): Promise<void> {
+    await this.server.close();
+    await this.store.close();
+  }
+
+  /** Stop, run `change` on the stopped database file, start again on the same port. */
+  async whileStopped(change: () => Promise<void>): Promise<void> {
+    await this.stop();
+    await change();
+    this.store = openSqliteStore(this.db);
+    this.server = await startServer({ store: this.store, port: this.port, closeStore: false, limits: { rateLimit: { burst: 100_000, perSecond: 100_000 } } });
+  }
+
+  backup(to: string): Promise<void> {
+    return this.whileStopped(() => fs.copyFile(this.db, to));
+  }
+
+  restore(from: string): Promise<void> {
+    return this.whileStopped(async () => {
+      for (const suffix of ['-wal', '-shm']) await fs.rm(`${this.db}${suffix}`, { force: true });
+      await fs.copyFile(from, this.db);
+    });
+  }
+}
+
+it('a server restored from a backup is told apart from a replay: the client says so and uploads again what the server lost', { timeout: 60_000 }, async () => {
+  const { restorable, url, team, tokens } = await RestorableServer.start(path.join(root, 'team.sqlite'));
+  try {
+    const bob = await makeClient(root, 'bob', { url, team }, tokens[1]!);
+    await bob.write('note.md', '# note\n- from bob\n');
+    expect((await bob.sync.sync()).error).toBeNull();
+    const alice = await makeClient(root, 'alice', { url, team }, tokens[0]!);
+    expect((await alice.sync.sync()).pull.written).toEqual(['note.md']);
+
+    await restorable.backup(path.join(root, 'backup.sqlite'));
+    // After the backup: Alice adds a line and a file of her own; the server saves both.
+    await alice.write('note.md', '# note\n- from bob\n- alice, after the backup\n');
+    await alice.write('alice.md', '# alice\n- mine\n');
+    const pushed = await alice.sync.sync();
+    expect(pushed.error).toBeNull();
+    expect(pushed.push.uploaded.sort()).toEqual(['alice.md', 'note.md']);
+
+    await restorable.restore(path.join(root, 'backup.sqlite'));
+    expect(await serverEntries(url, team, tokens[0]!)).toEqual({ 'note.md': '# note\n- from bob\n' });
+
+    const back = await alice.sync.sync();
+    expect(back.error).toBeNull();
+    expect(back.pull.wentBack).toMatch(/went back to an older version of the team memory \(version \d+; this client had seen \d+\).*uploaded again/);
+    expect(back.push.uploaded.sort()).toEqual(['alice.md', 'note.md']);
+    expect(back.pull.conflicts).toEqual([]);
+    expect(await alice.files()).toEqual({ 'note.md': '# note\n- from bob\n- alice, after the backup\n', 'alice.md': '# alice\n- mine\n' });
+    expect(await serverEntries(url, team, tokens[0]!)).toEqual(await alice.files());
+    const { alerts } = await alice.alerts.list();
+    expect(alerts.map((a) => a.title)).toContain('The team memory server went back to an older version');
+
+    // Everyone is in step again: Bob gets Alice's line, Alice's next sync has nothing to say.
+    await bob.sync.sync();
+    expect(await bob.files()).toEqual(await alice.files());
+    const after = await alice.sync.sync();
+    expect(after).toMatchObject({ error: null, pull: { wentBack: null, conflicts: [] }, push: { uploaded: [] } });
+    expect((await alice.sync.inspect()).conflicts).toEqual([]);
+  } finally {
+    await restorable.stop();
+  }
+});
+
+it(
+  'when the server went back past what the client had pulled, a file someone changed meanwhile is kept as a conflict, never overwritten',
+  { timeout: 60_000 },
+  async () => {
+    const { restorable, url, team, tokens } = await RestorableServer.start(path.join(root, 'team2.sqlite'));
+    // Alice's requests go through a proxy that fails the next GET of entries when told to.
+    let failNextPull = false;
+    const proxy = await startFaultProxy(url, {
+      rate: 0,
+      script: ({ method, path: at }) => (method === 'GET' && at.includes('/entries') && failNextPull ? ((failNextPull = false), 'error') : null),
+    });
+    try {
+      const bob = await makeClient(root, 'bob2', { url, team }, tokens[1]!);
+      await bob.write('conventions.md', '# conventions\n- tabs\n');
+      expect((await bob.sync.sync()).error).toBeNull();
+      const alice = await makeClient(root, 'alice2', { url: proxy.url, team }, tokens[0]!);
+      expect((await alice.sync.sync()).pull.written).toEqual(['conventions.md']);
+      // Bob changes the file; the backup holds his change.
+      await bob.write('conventions.md', '# conventions\n- spaces\n');
+      expect((await bob.sync.sync()).error).toBeNull();
+      await restorable.backup(path.join(root, 'backup2.sqlite'));
+
+      // Alice pushes a file of her own; the pull that would bring Bob's change fails, so she never saw it.
+      await alice.write('alice.md', '# alice\n- mine\n');
+      failNextPull = true;
+      expect((await alice.sync.sync({ pull: false })).error).not.toBeNull();
+      expect(await serverEntries(url, team, tokens[0]!)).toHaveProperty('alice.md');
+
+      await restorable.restore(path.join(root, 'backup2.sqlite'));
+      const back = await alice.sync.sync();
+      expect(back.error).toBeNull();
+      expect(back.pull.wentBack).toContain('or kept as a conflict where someone else changed it since');
+      // What the server lost goes up again; Bob's change (which the server kept) is on disk; Alice's copy of the file is kept as a conflict.
+      expect(back.push.uploaded).toEqual(['alice.md']);
+      expect(await alice.files()).toEqual({ 'conventions.md': '# conventions\n- spaces\n', 'alice.md': '# alice\n- mine\n' });
+      expect(await serverEntries(url, team, tokens[0]!)).toEqual(await alice.files());
+      const { conflicts } = await alice.sync.inspect();
+      expect(conflicts.map((c) => c.key)).toEqual(['conventions.md']);
+      expect((await alice.sync.conflictDetail(conflicts[0]!.id)).mine).toBe('# conventions\n- tabs\n');
+    } finally {
+      await proxy.close();
+      await restorable.stop();
+    }
+  },
+);
