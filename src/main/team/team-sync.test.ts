@@ -128,6 +128,26 @@ describe('team sync between two machines', () => {
     expect(history.some((h) => h.summary.includes('merged both versions'))).toBe(true);
   });
 
+  it('keeping both sides of a conflict with no common base keeps every line of both once, as the merge editor starts', async () => {
+    const [a, b] = await pair();
+    const key = keyOf('nobase');
+    const head = '---\nname: deploy\ndescription: how we deploy\ntype: project\n---\n\n';
+    // Both members had the file before either synced it: no version both agreed on.
+    await a.write(key, `${head}Freeze on Fridays.\nTag every release.\n`);
+    await b.write(key, `${head}Freeze on Fridays.\nTag every release.\nAsk #ops first.\n`);
+    await a.sync.sync();
+    expect((await b.sync.sync()).pull.conflicts).toEqual([key]);
+    const [conflict] = (await b.sync.inspect()).conflicts;
+    const detail = await b.sync.conflictDetail(conflict!.id);
+    expect(detail.base).toBeNull();
+    const union = `${head}Freeze on Fridays.\nTag every release.\nAsk #ops first.\n`;
+    expect(detail.both).toBe(union);
+    const kept = await b.sync.resolve(conflict!.id, 'both', { theirsSha: detail.theirsSha });
+    expect(kept.report?.push.uploaded).toEqual([key]);
+    expect(await b.read(key)).toBe(union);
+    expect((await serverEntries(h.server.url, h.server.team, h.server.tokens[0]!))[key]).toBe(union);
+  });
+
   it('a file holding a secret is not uploaded and raises an alert; once allowed it goes up', async () => {
     const [a] = await pair();
     const key = keyOf('aws');

@@ -184,8 +184,12 @@ export const conflictDetailSchema = z.object({
   base: z.string().nullable(),
   /** The three-way merge of mine and theirs on the base, overlapping places between conflict markers (null without a base). */
   proposal: z.string().nullable(),
-  /** The same merge with every overlap resolved by keeping both sides, mine first (no markers): where the app's merge editor starts. */
-  both: z.string().nullable(),
+  /**
+   * What "keep both" writes, and where the app's merge editor starts: the same merge with every
+   * overlap resolved by keeping both sides, mine first (no markers); without a base, every line of
+   * both, common lines once.
+   */
+  both: z.string(),
   /** Places where mine and theirs overlap (0: the proposal is a clean merge; null without a base). */
   overlaps: z.number().int().nonnegative().nullable(),
 });

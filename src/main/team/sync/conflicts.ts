@@ -7,6 +7,7 @@
  * makes it a conflict again, never a loss.
  */
 import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
+import { unionMerge } from '../../../shared/line-union.js';
 import { transact } from '../../history/index.js';
 import { refuseNewSecrets } from '../../secrets/index.js';
 import { sha256Hex } from '../hash-cache.js';
@@ -82,7 +83,8 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
     theirsSha: current ? sha256Hex(current.data) : null,
     base,
     proposal: merge?.text ?? null,
-    both: merge?.both ?? null,
+    // Keeping both: the three-way merge with both sides where they overlap; with no base, every line of both, common lines once.
+    both: merge?.both ?? unionMerge(mine, theirs),
     overlaps: merge?.conflicts ?? null,
   };
 }
@@ -105,9 +107,8 @@ export async function resolveConflict(
       if (!kept) throw new TeamSyncError('not-found', "The kept local version is missing from Memdir's data folder; restore it from history instead.");
       bytes = kept;
     } else if (take === 'both') {
-      // Every line of both sides: merged where they do not overlap, mine then theirs where they do.
-      const detail = await conflictDetail(e, id);
-      bytes = Buffer.from(mergeLines(detail.base ?? '', detail.mine, detail.theirs).both, 'utf8');
+      // The text the merge editor starts from (conflictDetail): one rule for "keep both".
+      bytes = Buffer.from((await conflictDetail(e, id)).both, 'utf8');
     } else {
       if (opts.text === undefined) throw new TeamSyncError('invalid-input', 'A merge needs the merged text.');
       // A merged text is written by a person: a secret neither side held is refused unless allowed.
