@@ -191,7 +191,7 @@ export async function resolveFromCli(
       throw new CliFailure(
         detail.overlaps === null
           ? `the common base of ${words.prefix}${detail.conflict.key} is not known here, so there is no merge to take; write one and pass it with --file F`
-          : `your version and ${words.theirs} overlap in ${detail.overlaps} place(s); edit the merge (the "proposal" of \`memdir ${words.family} conflicts --json\`) and pass it with --file F`,
+          : `your version and ${words.theirs} overlap in ${detail.overlaps} place(s); take the "proposal" of \`memdir ${words.family} conflicts --json\`, keep the lines you want where it marks an overlap, delete the <<<<<<<, ======= and >>>>>>> lines, and pass it with --file F`,
       );
     }
   }

@@ -299,6 +299,15 @@ describe('memdir team', () => {
     expect(refused.err).toMatch(/Nothing was saved: team\/project_api\.md would hold a GitHub token \(ghp_\*+\) at line 2 \[fingerprint [0-9a-f]{16}\]/);
     expect(refused.err).toMatch(/run again with --allow [0-9a-f]{16} to write it anyway/);
     expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).not.toContain(token);
+    // Without a file: the refusal says what to do with the markers.
+    const bare = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged']);
+    expect(bare.err).toContain('delete the <<<<<<<, ======= and >>>>>>> lines');
+    // The proposal passed as it comes still holds the markers: refused, nothing written or pushed.
+    await fs.writeFile(path.join(root, 'proposal.md'), conflict!.proposal);
+    const unedited = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged', '--file', 'proposal.md']);
+    expect(unedited.code).toBe(2);
+    expect(unedited.err).toContain('The merged text of team/project_api.md still holds a conflict marker on line 1 ("<<<<<<< mine (kept here)")');
+    expect((await serverEntries(server.url, 'design', other))['project_api.md']).toBe('Cutover: Tuesday.\nOwner: ann.\n');
     await fs.writeFile(path.join(root, 'merged.md'), 'Cutover: Wednesday (moved from Tuesday).\nOwner: ann.\n');
     const resolved = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged', '--file', 'merged.md']);
     expect(resolved).toMatchObject({ code: 0, out: expect.stringContaining('Resolved team/project_api.md: the merge is written.') });

@@ -148,6 +148,32 @@ describe('team sync between two machines', () => {
     expect((await serverEntries(h.server.url, h.server.team, h.server.tokens[0]!))[key]).toBe(union);
   });
 
+  it('a merged text that still holds conflict markers is refused with the line, nothing written or pushed', async () => {
+    const [a, b] = await pair();
+    const key = keyOf('markers');
+    await a.write(key, 'Title\n=====\nbase\n');
+    await a.sync.sync();
+    await b.sync.sync();
+    await a.write(key, 'Title\n=====\nfrom a\n');
+    await b.write(key, 'Title\n=====\nfrom b\n');
+    await a.sync.sync();
+    await b.sync.sync();
+    const [conflict] = (await b.sync.inspect()).conflicts;
+    const detail = await b.sync.conflictDetail(conflict!.id);
+    expect(detail.overlaps).toBe(1);
+    expect(detail.proposal).toContain('<<<<<<< mine (kept here)');
+    // The proposal as it comes: markers on lines 3, 5 and 7.
+    await expect(b.sync.resolve(conflict!.id, 'merge', { text: detail.proposal!, theirsSha: detail.theirsSha })).rejects.toThrow(
+      `The merged text of team/${key} still holds a conflict marker on line 3 ("<<<<<<< mine (kept here)")`,
+    );
+    expect(await b.read(key)).toBe('Title\n=====\nfrom a\n');
+    expect((await serverEntries(h.server.url, h.server.team, h.server.tokens[0]!))[key]).toBe('Title\n=====\nfrom a\n');
+    expect((await b.sync.inspect()).conflicts).toHaveLength(1);
+    // A setext heading's underline is not a marker: the edited merge goes through.
+    const merged = await b.sync.resolve(conflict!.id, 'merge', { text: 'Title\n=======\nfrom a\nfrom b\n', theirsSha: detail.theirsSha });
+    expect(merged.report?.push.uploaded).toEqual([key]);
+  });
+
   it('a file holding a secret is not uploaded and raises an alert; once allowed it goes up', async () => {
     const [a] = await pair();
     const key = keyOf('aws');

@@ -6,6 +6,7 @@
  * `memdir team resolve --keep both|merged`.
  */
 import { diff3Merge } from 'node-diff3';
+import { MARKER_MINE, MARKER_SPLIT, MARKER_THEIRS } from '../../../shared/conflict-markers.js';
 
 export interface LineMerge {
   /** No overlapping change: `text` is the merge. */
@@ -41,7 +42,7 @@ export function mergeLines(base: string, mine: string, theirs: string, labels: {
     }
     const c = region.conflict!;
     conflicts++;
-    text.push(`<<<<<<< ${labels.mine ?? 'mine'}`, ...c.a, '=======', ...c.b, `>>>>>>> ${labels.theirs ?? 'server'}`);
+    text.push(`${MARKER_MINE} ${labels.mine ?? 'mine'}`, ...c.a, MARKER_SPLIT, ...c.b, `${MARKER_THEIRS} ${labels.theirs ?? 'server'}`);
     both.push(...c.a, ...c.b);
     serverWins.push(...c.b);
   }
