@@ -230,10 +230,11 @@ entries; 2 refused (wrong passphrase, not acknowledged, bad token or URL, no ide
       project = projectView(connection);
       const sync = await openSync(connection, io, dataDir);
       report = await sync.sync();
-      code = syncExitCode(report, (await sync.inspect()).conflicts.length);
+      const { conflicts } = await sync.inspect();
+      code = syncExitCode(report, conflicts.length);
       if (!values.json) {
         io.out(`Syncing the private memory of ${loc.dir} under ${identity.detail}.\n`);
-        describeReport(io, report, connection, 'memdir personal connect', personalWords(connection));
+        describeReport(io, report, connection, 'memdir personal connect', personalWords(connection), conflicts);
       }
     }
     if (values.json) printJson(io, { account, project, sync: report });
@@ -310,11 +311,12 @@ Exit codes: 0 synced, 1 conflicts open, files held back or entries refused, 2 a 
     for (const connection of connections) {
       const sync = await openSync(connection, io, dataDir);
       const report = await sync.sync();
-      code = Math.max(code, syncExitCode(report, (await sync.inspect()).conflicts.length));
+      const { conflicts } = await sync.inspect();
+      code = Math.max(code, syncExitCode(report, conflicts.length));
       results.push({ project: { dir: connection.dir, memoryDir: connection.memoryDir }, ...report });
       if (!values.json) {
         io.out(`${connection.dir ?? connection.memoryDir}:\n`);
-        describeReport(io, report, connection, 'memdir personal sync', personalWords(connection));
+        describeReport(io, report, connection, 'memdir personal sync', personalWords(connection), conflicts);
       }
     }
     if (values.json) printJson(io, { projects: results });

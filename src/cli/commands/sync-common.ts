@@ -17,7 +17,7 @@ import {
   printJson,
   withAllowHint,
 } from '../command.js';
-import type { SyncReport } from '../../shared/contract/team.js';
+import type { SyncReport, TeamConflict } from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { locateProject, type ProjectLocation, projectsRoot } from '../../main/memdir/index.js';
 import { CREDENTIALS_FILE } from '../../main/settings/index.js';
@@ -83,13 +83,18 @@ export function teamWords(connection: TeamConnection): SyncWords {
   return { prefix: 'team/', where: `${connection.team} at ${connection.server}`, family: 'team', theirs: "the team's" };
 }
 
-/** What a sync did, in sentences that say what happened (issue 19: a failed push never reads "nothing to upload"). */
+/**
+ * What a sync did, in sentences that say what happened (issue 19: a failed push never reads
+ * "nothing to upload"); `open`: the conflicts open after it, so a sync that exits 1 for one
+ * opened earlier says so.
+ */
 export function describeReport(
   io: CliIo,
   report: SyncReport,
   connection: TeamConnection,
   command = 'memdir team sync',
   words: SyncWords = teamWords(connection),
+  open: readonly TeamConflict[] = [],
 ): void {
   const { where, prefix, theirs } = words;
   if (report.pull.wentBack) io.out(`${report.pull.wentBack}\n`);
@@ -115,6 +120,13 @@ export function describeReport(
   else io.out('Push: nothing to upload.\n');
   if (report.push.stale) io.out(`(${report.push.stale} push(es) were based on an older version and were retried.)\n`);
   for (const w of report.waiting.filter((x) => x.reason !== 'pending')) io.out(`Not uploaded: ${prefix}${w.key} — ${w.detail}\n`);
+  const earlier = open.filter((c) => !report.pull.conflicts.includes(c.key));
+  if (earlier.length > 0) {
+    const keys = earlier.map((c) => `${prefix}${c.key}`);
+    io.out(
+      `${earlier.length === 1 ? '1 conflict is' : `${earlier.length} conflicts are`} still open (${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}): see memdir ${words.family} conflicts --project ${connection.dir ?? '<project>'}\n`,
+    );
+  }
   if (report.error) io.err(`${command}: ${report.error.message}\n`);
 }
 

@@ -291,6 +291,10 @@ describe('memdir team', () => {
     ).conflicts;
     expect(conflict!.overlaps).toBe(1);
     expect(conflict!.proposal).toBe('<<<<<<< mine (kept here)\nCutover: Wednesday.\n=======\nCutover: Tuesday.\n>>>>>>> team (dolores)\nOwner: ann.\n');
+    // The next sync says why it exits 1: the conflict is still open, and where to see it.
+    const again = await memdir(['team', 'sync', '--project', '-work-app', '--home', home]);
+    expect(again.code).toBe(1);
+    expect(again.out).toContain('1 conflict is still open (team/project_api.md): see memdir team conflicts --project -work-app');
     // A merged text that adds a secret neither side held is refused, nothing written, until --allow names it.
     const token = `ghp_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4V'.slice(0, 36)}`;
     await fs.writeFile(path.join(root, 'secret.md'), `Cutover: Wednesday.\nOwner: ann, token ${token}.\n`);

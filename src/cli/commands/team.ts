@@ -137,13 +137,14 @@ run \`memdir team sync\` again).`,
     await fsp.mkdir(path.join(loc.memoryDir, 'team'), { recursive: true });
     const sync = await TeamSync.open({ connection, token, dataDir, dir: loc.dir, alerts: new AlertCenter(dataDir) });
     const report = await sync.sync();
-    const code = syncExitCode(report, (await sync.inspect()).conflicts.length);
+    const { conflicts } = await sync.inspect();
+    const code = syncExitCode(report, conflicts.length);
     if (values.json) {
       printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, connection: connectionView(connection), sync: report });
       return code;
     }
     io.out(`Connected ${loc.memoryDir}/team to team ${team} at ${server} as ${member} (token ${tokenId}).\n`);
-    describeReport(io, report, connection);
+    describeReport(io, report, connection, undefined, undefined, conflicts);
     if (report.error) io.err('memdir team connect: the connection is kept; run `memdir team sync` to try again.\n');
     return code;
   },
@@ -216,9 +217,10 @@ were refused, 2 the sync failed.`,
     const { loc, connection, dataDir } = await requireConnection(values, io);
     const sync = await openSync(connection, io, dataDir);
     const report = await sync.sync();
-    const code = syncExitCode(report, (await sync.inspect()).conflicts.length);
+    const { conflicts } = await sync.inspect();
+    const code = syncExitCode(report, conflicts.length);
     if (values.json) printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, ...report });
-    else describeReport(io, report, connection);
+    else describeReport(io, report, connection, undefined, undefined, conflicts);
     return code;
   },
 };
