@@ -170,7 +170,9 @@ const KEEP = ['mine', 'server', 'both', 'merged'] as const;
 /** The `--keep` of `resolve`, checked (with `--file`) before anything else is looked at. */
 export function checkKeep(values: Record<string, unknown>): (typeof KEEP)[number] {
   const keep = values.keep;
-  if (typeof keep !== 'string' || !(KEEP as readonly string[]).includes(keep)) throw new UsageError('--keep is required: mine, server, both or merged');
+  const known = 'mine, server, both or merged';
+  if (typeof keep !== 'string') throw new UsageError(`--keep is required: ${known}`);
+  if (!(KEEP as readonly string[]).includes(keep)) throw new UsageError(`--keep ${JSON.stringify(keep)} is not one of ${known}`);
   if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
   return keep as (typeof KEEP)[number];
 }

@@ -303,6 +303,10 @@ describe('memdir team', () => {
     expect(refused.err).toMatch(/Nothing was saved: team\/project_api\.md would hold a GitHub token \(ghp_\*+\) at line 2 \[fingerprint [0-9a-f]{16}\]/);
     expect(refused.err).toMatch(/run again with --allow [0-9a-f]{16} to write it anyway/);
     expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).not.toContain(token);
+    // A value --keep does not know is named as such.
+    const ours = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'ours']);
+    expect(ours.code).toBe(2);
+    expect(ours.err).toContain('--keep "ours" is not one of mine, server, both or merged');
     // Without a file: the refusal says what to do with the markers.
     const bare = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged']);
     expect(bare.err).toContain('delete the <<<<<<<, ======= and >>>>>>> lines');
