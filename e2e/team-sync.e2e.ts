@@ -125,6 +125,12 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     const result = merge.getByLabel('Merged result');
     await expect.poll(() => result.textContent()).toContain('Rollbacks need two reviewers.');
     expect(await result.textContent()).toContain('None on public holidays either.');
+    // The two lines stand for one overlap: marked in the result, and said above it.
+    await merge
+      .getByRole('note')
+      .getByText(/One place where the versions overlap holds both sides, marked below \(lines \d+–\d+\)/)
+      .waitFor();
+    expect(await result.locator('.merge-overlap').count()).toBe(2);
     await b.screenshot({ path: artifact('10-team-sync-conflict.png'), fullPage: true });
     await merge.getByRole('button', { name: 'Save merge' }).click();
     await b.getByText('Saved and pushed project_deploys.md.').waitFor({ timeout: 20_000 });

@@ -36,9 +36,33 @@ export function sideBySide(theirs: string, mine: string): SideLine[] {
   return out;
 }
 
+/** Lines `from` to `to` of a text (1-based, both included). */
+export interface LineRange {
+  from: number;
+  to: number;
+}
+
 /** A first proposal for the merged text: every line of both versions, in order, common lines once. */
 export function unionMerge(theirs: string, mine: string): string {
-  return sideBySide(theirs, mine)
-    .map((l) => l.text)
-    .join('\n');
+  return unionWithOverlaps(theirs, mine).text;
+}
+
+/**
+ * The union of two versions, and where it holds lines of both side by side that neither shares
+ * (the versions disagree there: one side's lines stand next to the other's, to keep one of them).
+ */
+export function unionWithOverlaps(theirs: string, mine: string): { text: string; overlaps: LineRange[] } {
+  const lines = sideBySide(theirs, mine);
+  const overlaps: LineRange[] = [];
+  for (let i = 0; i < lines.length; ) {
+    if (lines[i]!.side === 'both') {
+      i++;
+      continue;
+    }
+    const from = i;
+    while (i < lines.length && lines[i]!.side !== 'both') i++;
+    const run = lines.slice(from, i);
+    if (run.some((l) => l.side === 'mine') && run.some((l) => l.side === 'theirs')) overlaps.push({ from: from + 1, to: i });
+  }
+  return { text: lines.map((l) => l.text).join('\n'), overlaps };
 }

@@ -142,6 +142,7 @@ describe('team sync between two machines', () => {
     expect(detail.base).toBeNull();
     const union = `${head}Freeze on Fridays.\nTag every release.\nAsk #ops first.\n`;
     expect(detail.both).toBe(union);
+    expect(detail.bothOverlaps).toEqual([]);
     const kept = await b.sync.resolve(conflict!.id, 'both', { theirsSha: detail.theirsSha });
     expect(kept.report?.push.uploaded).toEqual([key]);
     expect(await b.read(key)).toBe(union);
@@ -162,6 +163,9 @@ describe('team sync between two machines', () => {
     const detail = await b.sync.conflictDetail(conflict!.id);
     expect(detail.overlaps).toBe(1);
     expect(detail.proposal).toContain('<<<<<<< mine (kept here)');
+    // What the merge editor starts from: both sides, mine first, on lines 3 and 4 (which it marks).
+    expect(detail.both).toBe('Title\n=====\nfrom b\nfrom a\n');
+    expect(detail.bothOverlaps).toEqual([{ from: 3, to: 4 }]);
     // The proposal as it comes: markers on lines 3, 5 and 7.
     await expect(b.sync.resolve(conflict!.id, 'merge', { text: detail.proposal!, theirsSha: detail.theirsSha })).rejects.toThrow(
       `The merged text of team/${key} still holds a conflict marker on line 3 ("<<<<<<< mine (kept here)")`,

@@ -50,6 +50,7 @@ export function MergeEditor({
       theirs={{ title: `${words.theirs} version (on disk now)`, text: detail.theirs }}
       mine={{ title: 'Your version (kept)', text: detail.mine }}
       initial={detail.both}
+      overlaps={detail.bothOverlaps}
       note="Starts as every line of both versions, in order. Edit it, then save: it is written (a history entry) and pushed."
       busy={busy}
       onClose={close}

@@ -4,12 +4,26 @@
  * clone merge's (IdentityPanels). The caller names the sides and gives the actions.
  */
 import { markdown } from '@codemirror/lang-markdown';
-import CodeMirror, { EditorView } from '@uiw/react-codemirror';
+import CodeMirror, { Decoration, type DecorationSet, EditorView, type Extension, StateField } from '@uiw/react-codemirror';
 import { type ReactNode, useMemo, useState } from 'react';
-import { type SideLine, sideBySide, unionMerge } from '../../shared/line-union.js';
+import { type LineRange, type SideLine, sideBySide, unionMerge } from '../../shared/line-union.js';
 import { themeOf, useSettings } from '../stores/settings.js';
 
 const extensions = [markdown(), EditorView.lineWrapping];
+const overlapLine = Decoration.line({ class: 'merge-overlap', attributes: { title: 'Both versions overlap here: keep what should stay' } });
+
+/** Marks the lines of the first text that hold both sides of an overlap; the marks follow the user's edits. */
+function markLines(ranges: readonly LineRange[]): Extension {
+  return StateField.define<DecorationSet>({
+    create(state) {
+      const marks = [];
+      for (const { from, to } of ranges) for (let n = from; n <= Math.min(to, state.doc.lines); n++) marks.push(overlapLine.range(state.doc.line(n).from));
+      return Decoration.set(marks, true);
+    },
+    update: (marks, tr) => marks.map(tr.changes),
+    provide: (field) => EditorView.decorations.from(field),
+  });
+}
 
 function Pane({ title, lines, side }: { title: string; lines: SideLine[]; side: 'theirs' | 'mine' }) {
   return (
@@ -44,6 +58,8 @@ export function MergeView(props: {
   mine: { title: string; text: string };
   /** The first proposal (a three-way merge); else every line of both, common lines once. */
   initial?: string | null;
+  /** Lines of `initial` where both sides of an overlap stand: marked in the result, and counted above it. */
+  overlaps?: readonly LineRange[];
   note: string;
   busy: boolean;
   actions: MergeAction[];
@@ -53,6 +69,9 @@ export function MergeView(props: {
   const theme = useSettings((s) => themeOf(s.view));
   const lines = useMemo(() => sideBySide(props.theirs.text, props.mine.text), [props.theirs.text, props.mine.text]);
   const [result, setResult] = useState(() => props.initial ?? unionMerge(props.theirs.text, props.mine.text));
+  // Marked once, on the text the editor starts from; the marks then move with the edits.
+  const [resultExtensions] = useState(() => (props.overlaps?.length ? [...extensions, markLines(props.overlaps)] : extensions));
+  const overlapCount = props.overlaps?.length ?? 0;
   return (
     <section className="merge" aria-label={props.label}>
       <div className="toolbar">
@@ -68,11 +87,18 @@ export function MergeView(props: {
       </div>
       <h3>Result</h3>
       <p className="muted small">{props.note}</p>
+      {overlapCount > 0 && (
+        <p className="banner warning" role="note">
+          {overlapCount === 1 ? 'One place' : `${overlapCount} places`} where the versions overlap {overlapCount === 1 ? 'holds' : 'hold'} both sides, marked
+          below (lines {props.overlaps!.map((r) => (r.from === r.to ? `${r.from}` : `${r.from}–${r.to}`)).join(', ')}): keep what should stay there before you
+          save.
+        </p>
+      )}
       <div className="merge-result" aria-label="Merged result">
         <CodeMirror
           value={result}
           onChange={setResult}
-          extensions={extensions}
+          extensions={resultExtensions}
           theme={theme === 'dark' ? 'dark' : 'light'}
           basicSetup={{ lineNumbers: true, foldGutter: false }}
         />

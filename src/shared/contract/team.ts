@@ -190,6 +190,8 @@ export const conflictDetailSchema = z.object({
    * both, common lines once.
    */
   both: z.string(),
+  /** Where `both` holds both sides of an overlap (1-based lines, first to last): the merge editor marks them. */
+  bothOverlaps: z.array(z.object({ from: z.number().int().positive(), to: z.number().int().positive() })),
   /** Places where mine and theirs overlap (0: the proposal is a clean merge; null without a base). */
   overlaps: z.number().int().nonnegative().nullable(),
 });

@@ -8,7 +8,7 @@
  */
 import { findConflictMarker } from '../../../shared/conflict-markers.js';
 import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
-import { unionMerge } from '../../../shared/line-union.js';
+import { unionWithOverlaps } from '../../../shared/line-union.js';
 import { transact } from '../../history/index.js';
 import { refuseNewSecrets } from '../../secrets/index.js';
 import { sha256Hex } from '../hash-cache.js';
@@ -77,6 +77,8 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
           mine: 'mine (kept here)',
           theirs: `${e.space.kind === 'team' ? 'team' : 'other machine'} (${conflict.serverUpdatedBy ?? 'server'})`,
         });
+  // Keeping both: the three-way merge with both sides where they overlap; with no base, every line of both, common lines once.
+  const union = merge ? null : unionWithOverlaps(mine, theirs);
   return {
     conflict,
     mine,
@@ -84,8 +86,8 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
     theirsSha: current ? sha256Hex(current.data) : null,
     base,
     proposal: merge?.text ?? null,
-    // Keeping both: the three-way merge with both sides where they overlap; with no base, every line of both, common lines once.
-    both: merge?.both ?? unionMerge(mine, theirs),
+    both: merge?.both ?? union!.text,
+    bothOverlaps: merge?.bothOverlaps ?? union!.overlaps,
     overlaps: merge?.conflicts ?? null,
   };
 }

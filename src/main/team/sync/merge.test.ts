@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BaseStore } from '../sync-state.js';
+import { unionWithOverlaps } from '../../../shared/line-union.js';
 import { mergeLines } from './merge.js';
 
 describe('three-way line merge of team files', () => {
@@ -29,6 +30,8 @@ describe('three-way line merge of team files', () => {
     expect(merged.conflicts).toBe(1);
     expect(merged.text).toContain('<<<<<<< mine\nTwo approvals from the owners.\n=======\nOne approval is enough.\n>>>>>>> server (ann)');
     expect(merged.both).toBe(base.replace('Two approvals.', 'Two approvals from the owners.\nOne approval is enough.'));
+    // Lines 7 and 8 of "both" hold the two sides: the merge editor marks them.
+    expect(merged.bothOverlaps).toEqual([{ from: 7, to: 8 }]);
     expect(merged.serverWins).toBe(theirs);
   });
 
@@ -38,6 +41,18 @@ describe('three-way line merge of team files', () => {
     const merged = mergeLines(base, mine, theirs);
     expect(merged.clean).toBe(false);
     expect(merged.serverWins).toBe(theirs.replace('Freeze on Fridays.', 'Freeze on Fridays and holidays.'));
+  });
+});
+
+describe('both versions with no common base', () => {
+  it("every line of both, common lines once; where one side's lines stand next to the other's, they are marked", () => {
+    const mine = '# On call\nAlice on Mondays.\nEscalate to #ops.\nPage twice.\n';
+    const theirs = '# On call\nBob on Mondays.\nEscalate to #ops.\n';
+    expect(unionWithOverlaps(theirs, mine)).toEqual({
+      text: '# On call\nBob on Mondays.\nAlice on Mondays.\nEscalate to #ops.\nPage twice.\n',
+      // "Page twice." only adds a line: nothing stands against it.
+      overlaps: [{ from: 2, to: 3 }],
+    });
   });
 });
 

@@ -7,6 +7,7 @@
  */
 import { diff3Merge } from 'node-diff3';
 import { MARKER_MINE, MARKER_SPLIT, MARKER_THEIRS } from '../../../shared/conflict-markers.js';
+import type { LineRange } from '../../../shared/line-union.js';
 
 export interface LineMerge {
   /** No overlapping change: `text` is the merge. */
@@ -15,6 +16,8 @@ export interface LineMerge {
   text: string;
   /** The merge with each overlapping change resolved by keeping both sides (mine, then the server's), no markers. */
   both: string;
+  /** Where `both` holds both sides of an overlap: 1-based lines, first to last. */
+  bothOverlaps: LineRange[];
   /** The merge with each overlapping change resolved as the server has it (what a pull writes while it keeps the local version as a conflict). */
   serverWins: string;
   /** How many places overlap. */
@@ -32,6 +35,7 @@ export function mergeLines(base: string, mine: string, theirs: string, labels: {
   const text: string[] = [];
   const both: string[] = [];
   const serverWins: string[] = [];
+  const bothOverlaps: LineRange[] = [];
   let conflicts = 0;
   for (const region of regions) {
     if (region.ok) {
@@ -43,8 +47,9 @@ export function mergeLines(base: string, mine: string, theirs: string, labels: {
     const c = region.conflict!;
     conflicts++;
     text.push(`${MARKER_MINE} ${labels.mine ?? 'mine'}`, ...c.a, MARKER_SPLIT, ...c.b, `${MARKER_THEIRS} ${labels.theirs ?? 'server'}`);
+    if (c.a.length + c.b.length > 0) bothOverlaps.push({ from: both.length + 1, to: both.length + c.a.length + c.b.length });
     both.push(...c.a, ...c.b);
     serverWins.push(...c.b);
   }
-  return { clean: conflicts === 0, text: text.join('\n'), both: both.join('\n'), serverWins: serverWins.join('\n'), conflicts };
+  return { clean: conflicts === 0, text: text.join('\n'), both: both.join('\n'), bothOverlaps, serverWins: serverWins.join('\n'), conflicts };
 }
