@@ -206,9 +206,10 @@ export const teamSyncCommand: CommandSpec = {
   options: { project: projectOption, home: homeOption, json: jsonOption },
   details: `Deletions are never pushed: a file deleted here comes back. Files holding a secret are not
 uploaded (see the Alerts view, or \`memdir secrets scan\`). A push based on an old version (412)
-is retried a few times with backoff, then left for the next sync.
+is retried a few times with backoff, then left for the next sync. A server that went back to an older
+version (a restored backup) is said so ("wentBack"), and what it lost is uploaded again.
 JSON: {"project": {"dir", "memoryDir"}, "pull": {"status": 200|304|null, "full", "written": [key], "merged": [key],
-  "conflicts": [key], "refused": [{"key", "reason"}]}, "push": {"uploaded": [key], "confirmed": [key], "attempts", "stale",
+  "conflicts": [key], "refused": [{"key", "reason"}], "wentBack": sentence|null}, "push": {"uploaded": [key], "confirmed": [key], "attempts", "stale",
   "requests"}, "waiting": [{"key", "reason", "detail"}], "bytesHashed", "filesHashed", "version",
   "etag", "error": {"code", "message", "at"} | null, "durationMs"}
 Exit codes: 0 synced, 1 synced but conflicts are open, files were held back or entries from the server

@@ -122,8 +122,11 @@ export interface Cycle {
   refusedByServer: Map<string, { sha: string; reason: string }>;
   /** The server moved past this client's ETag during the push (others' commits): pull before the sync ends. */
   behind?: boolean;
-  /** A pull answered with an older version than this client had seen was asked again (pull.ts: a replay, or a server that went back). */
-  askedAgain?: boolean;
+  /**
+   * After a pull answered with an older version than this client had seen (pull.ts): the version
+   * the server's checksums showed when they were older too (it went back), or null (a replay).
+   */
+  serverAt?: string | null;
 }
 
 export type AlertInput = { kind: 'secret' | 'sync' | 'security' | 'error'; title: string; message: string; file?: string | null; findings?: Finding[] };

@@ -104,17 +104,20 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
   }
   const body = answer.body;
   // Never backwards on a replay: an answer older than a version this client has already seen is
-  // asked again, afresh. Older again, the server itself went back (a backup restored, a replica
-  // behind): the client takes that version, and what the server lost goes up again (rebase below).
+  // checked on another route (a network replays an answer to the same request). The server there
+  // at a version already seen: it was a replay, the pull asks afresh. Older there too: the server
+  // itself went back (a backup restored, a replica behind), and a full answer at that very
+  // version is taken — what the server lost goes up again (rebase below).
   const stale = e.isStale(answer.etag);
-  if (stale && !cycle.askedAgain) {
-    cycle.askedAgain = true;
+  if (stale && cycle.serverAt === undefined) {
+    const sums = await e.client.checksums({ signal: cycle.signal });
+    cycle.serverAt = sums.status === 200 && e.isStale(sums.etag) ? sums.etag : null;
     return pull(e, cycle, 'full');
   }
-  if (stale && !body.full)
+  if (stale && (!body.full || cycle.serverAt !== answer.etag))
     throw new TeamSyncError(
-      'bad-response',
-      `The sync server answered version ${stale.told} twice, older than version ${stale.known} this client has already seen, and not in full; nothing was taken from it. The next sync asks again.`,
+      'network',
+      `The sync server's answer was older than a version this client has already seen (version ${stale.told} < ${stale.known}: a replayed or reordered answer), and asking again did not settle it; it was ignored, and the next sync asks again.`,
     );
   cycle.report.pull.status = 200;
   cycle.report.pull.full ||= body.full;
