@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { topic } from '../src/main/relink/test-support/moved-project.js';
+import { layOutCutHome } from '../src/main/memdir/test-support/cut-home.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { type Host, startHost } from './support/host.js';
 
@@ -20,12 +20,6 @@ requireBrowser();
 
 const DIR = '-work-physics';
 const FACTS = '3 memories past the cut · 20 pointers to missing files';
-
-/** 198 lines of prose and a pointer that reaches the agent, then `below` past line 200. */
-function index(below: string[]): string {
-  const prose = Array.from({ length: 198 }, (_, i) => `- note ${i + 1}: see the lab book, page ${i + 1}`);
-  return [...prose, '- [Kept](kept.md) — reaches the agent', '', ...below].join('\n') + '\n';
-}
 
 describe.skipIf(!HAS_BROWSER)(`"cut" in the app${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
   let root: string;
@@ -41,19 +35,7 @@ describe.skipIf(!HAS_BROWSER)(`"cut" in the app${HAS_BROWSER ? '' : ` (skipped: 
   beforeAll(async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-cut-'));
     memory = path.join(root, 'home', 'projects', DIR, 'memory');
-    await fs.mkdir(path.join(memory, 'team'), { recursive: true });
-    const gone = Array.from({ length: 20 }, (_, i) => `- [Gone ${i}](gone_${i}.md) — below the cut`);
-    const below = [
-      '- [Cut A](cut_a.md) — below the cut',
-      ...gone,
-      '- [Cut B](cut_b.md) — below the cut',
-      '- See [Cut C](cut_c.md) for the details',
-      '- [Kept](kept.md) — again',
-    ];
-    await fs.writeFile(path.join(memory, 'MEMORY.md'), index(below));
-    for (const f of ['kept', 'cut_a', 'cut_b', 'cut_c']) await fs.writeFile(path.join(memory, `${f}.md`), topic(f, 'project', `About ${f}.`));
-    await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), index(['- [Team cut](team_cut.md) — below the cut']));
-    await fs.writeFile(path.join(memory, 'team', 'team_cut.md'), topic('team_cut', 'reference', 'Where the dashboards are.'));
+    await layOutCutHome(memory);
     host = await startHost(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', path.join(root, 'data')], { ANTHROPIC_API_KEY: '' });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });

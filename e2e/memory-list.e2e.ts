@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexWithCut } from '../src/main/memdir/test-support/cut-home.js';
 import { topic } from '../src/main/relink/test-support/moved-project.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { type Host, startHost } from './support/host.js';
@@ -18,10 +19,7 @@ requireBrowser();
 const DIR = '-work-physics';
 
 /** An index of 230 lines: 198 lines of prose, then pointers past line 200, most to files that are gone. */
-function index(pointers: string[]): string {
-  const prose = Array.from({ length: 198 }, (_, i) => `- note ${i + 1}: see the lab book, page ${i + 1}`);
-  return [...prose, '- [Kept](kept.md) — reaches the agent', '', ...pointers.map((p) => `- [${p}](${p}) — below the cut`)].join('\n') + '\n';
-}
+const index = (pointers: string[]) => indexWithCut(pointers.map((p) => `- [${p}](${p}) — below the cut`));
 
 describe.skipIf(!HAS_BROWSER)(`the memory list's summary${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
   let root: string;

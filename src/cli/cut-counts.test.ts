@@ -12,17 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { topic } from '../main/relink/test-support/moved-project.js';
+import { layOutCutHome } from '../main/memdir/test-support/cut-home.js';
 
 const CLI_ENTRY = path.resolve(import.meta.dirname, '../../out/cli/memdir.js');
 const skip = existsSync(CLI_ENTRY) ? null : `${CLI_ENTRY} is missing (npm run build)`;
 const DIR = '-work-physics';
-
-/** 198 lines of prose and a pointer that reaches the agent, then `below` past line 200. */
-function index(below: string[]): string {
-  const prose = Array.from({ length: 198 }, (_, i) => `- note ${i + 1}: see the lab book, page ${i + 1}`);
-  return [...prose, '- [Kept](kept.md) — reaches the agent', '', ...below].join('\n') + '\n';
-}
 
 describe.skipIf(skip !== null)(`"cut" in the built memdir CLI${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let root: string;
@@ -34,19 +28,7 @@ describe.skipIf(skip !== null)(`"cut" in the built memdir CLI${skip ? ` (skipped
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cli-cut-'));
     home = path.join(root, 'home');
     const memory = path.join(home, 'projects', DIR, 'memory');
-    await fs.mkdir(path.join(memory, 'team'), { recursive: true });
-    const gone = Array.from({ length: 20 }, (_, i) => `- [Gone ${i}](gone_${i}.md) — below the cut`);
-    const below = [
-      '- [Cut A](cut_a.md) — below the cut',
-      ...gone,
-      '- [Cut B](cut_b.md) — below the cut',
-      '- See [Cut C](cut_c.md) for the details',
-      '- [Kept](kept.md) — again',
-    ];
-    await fs.writeFile(path.join(memory, 'MEMORY.md'), index(below));
-    for (const f of ['kept', 'cut_a', 'cut_b', 'cut_c']) await fs.writeFile(path.join(memory, `${f}.md`), topic(f, 'project', `About ${f}.`));
-    await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), index(['- [Team cut](team_cut.md) — below the cut']));
-    await fs.writeFile(path.join(memory, 'team', 'team_cut.md'), topic('team_cut', 'reference', 'Where the dashboards are.'));
+    await layOutCutHome(memory);
     const { ANTHROPIC_API_KEY: _key, ...rest } = process.env;
     env = { ...rest, MEMDIR_DATA_DIR: path.join(root, 'data'), CLAUDE_CONFIG_DIR: home };
   });
