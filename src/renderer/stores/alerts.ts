@@ -47,55 +47,12 @@ interface AlertsState {
   onChanged: (open: number) => void;
 }
 
-export const useAlerts = create<AlertsState>()((set, get) => ({
-  alerts: [],
-  allowed: [],
-  open: 0,
-  loaded: false,
-  busy: false,
-  error: null,
-  async load() {
-    try {
-      const { alerts, open, allowed } = await call('alerts.list', {});
-      set({ alerts, open, allowed, loaded: true, error: null });
-    } catch (error) {
-      set({ error: messageOf(error), loaded: true });
-    }
-  },
-  async dismiss(id) {
-    try {
-      await call('alerts.dismiss', { id });
-      await get().load();
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    }
-  },
-  async redact(id, fingerprint) {
+export const useAlerts = create<AlertsState>()((set, get) => {
+  /** One change of a finding, with the page busy meanwhile: the list is read again after it; an error is a toast. True when it went through. */
+  const changeFinding = async (change: () => Promise<void>): Promise<boolean> => {
     set({ busy: true });
     try {
-      const { alert } = await call('alerts.redact', { id, fingerprint });
-      useToasts
-        .getState()
-        .show(
-          'info',
-          alert.status === 'resolved'
-            ? `Redacted: ${shownFileOf(alert)} can be shared now (recorded in history).`
-            : 'Redacted that finding (recorded in history).',
-        );
-      await get().load();
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    } finally {
-      set({ busy: false });
-    }
-  },
-  async rename(alert, fingerprint, to) {
-    set({ busy: true });
-    try {
-      const { file, rev } = await call('alerts.rename', { id: alert.id, fingerprint, to });
-      const text = `Renamed ${shownFileOf(alert)} to ${file}; the next sync checks it under its new name.`;
-      if (alert.dir) offerUndo(alert.dir, rev, text);
-      else useToasts.getState().show('info', text);
+      await change();
       await get().load();
       return true;
     } catch (error) {
@@ -104,23 +61,58 @@ export const useAlerts = create<AlertsState>()((set, get) => ({
     } finally {
       set({ busy: false });
     }
-  },
-  async allow(id, fingerprint, why) {
-    set({ busy: true });
-    try {
-      await call('alerts.allow', { id, fingerprint, why });
-      useToasts.getState().show('info', 'Allowed: that exact value no longer blocks sharing in this project.');
-      await get().load();
-      return true;
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-      return false;
-    } finally {
-      set({ busy: false });
-    }
-  },
-  onChanged(open) {
-    set({ open });
-    if (get().loaded) void get().load();
-  },
-}));
+  };
+  return {
+    alerts: [],
+    allowed: [],
+    open: 0,
+    loaded: false,
+    busy: false,
+    error: null,
+    async load() {
+      try {
+        const { alerts, open, allowed } = await call('alerts.list', {});
+        set({ alerts, open, allowed, loaded: true, error: null });
+      } catch (error) {
+        set({ error: messageOf(error), loaded: true });
+      }
+    },
+    async dismiss(id) {
+      try {
+        await call('alerts.dismiss', { id });
+        await get().load();
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
+      }
+    },
+    async redact(id, fingerprint) {
+      await changeFinding(async () => {
+        const { alert } = await call('alerts.redact', { id, fingerprint });
+        useToasts
+          .getState()
+          .show(
+            'info',
+            alert.status === 'resolved'
+              ? `Redacted: ${shownFileOf(alert)} can be shared now (recorded in history).`
+              : 'Redacted that finding (recorded in history).',
+          );
+      });
+    },
+    rename: (alert, fingerprint, to) =>
+      changeFinding(async () => {
+        const { file, rev } = await call('alerts.rename', { id: alert.id, fingerprint, to });
+        const text = `Renamed ${shownFileOf(alert)} to ${file}; the next sync checks it under its new name.`;
+        if (alert.dir) offerUndo(alert.dir, rev, text);
+        else useToasts.getState().show('info', text);
+      }),
+    allow: (id, fingerprint, why) =>
+      changeFinding(async () => {
+        await call('alerts.allow', { id, fingerprint, why });
+        useToasts.getState().show('info', 'Allowed: that exact value no longer blocks sharing in this project.');
+      }),
+    onChanged(open) {
+      set({ open });
+      if (get().loaded) void get().load();
+    },
+  };
+});
