@@ -199,7 +199,12 @@ async function vetForUpload(
   if (findings.length > 0) {
     // Named with any secret in its name masked (the findings' name ranges are in the key).
     const shown = maskedPath(key, key, findings);
-    return { key: shown, reason: 'secret', detail: secretAlertMessage(e.rel(shown), findings, e.space), findings: findings.map((f) => ({ ...f, file: e.rel(shown) })) };
+    return {
+      key: shown,
+      reason: 'secret',
+      detail: secretAlertMessage(e.rel(shown), findings, e.space),
+      findings: findings.map((f) => ({ ...f, file: e.rel(shown) })),
+    };
   }
   return { content };
 }
