@@ -150,3 +150,40 @@ it(
     }
   },
 );
+
+it(
+  'after a restore, a file another member wrote at a version number the client had already passed is kept, never pushed over',
+  { timeout: 60_000 },
+  async () => {
+    const { restorable, url, team, tokens } = await RestorableServer.start(path.join(root, 'team3.sqlite'));
+    try {
+      const bob = await makeClient(root, 'bob3', { url, team }, tokens[1]!);
+      await bob.write('note.md', '# note\n- from bob\n');
+      expect((await bob.sync.sync()).error).toBeNull();
+      const alice = await makeClient(root, 'alice3', { url, team }, tokens[0]!);
+      expect((await alice.sync.sync()).pull.written).toEqual(['note.md']);
+      await restorable.backup(path.join(root, 'backup3.sqlite'));
+      // Alice moves the server on past the backup twice.
+      await alice.write('note.md', '# note\n- from bob\n- alice one\n');
+      expect((await alice.sync.sync()).error).toBeNull();
+      await alice.write('note.md', '# note\n- from bob\n- alice one\n- alice two\n');
+      expect((await alice.sync.sync()).error).toBeNull();
+
+      await restorable.restore(path.join(root, 'backup3.sqlite'));
+      // Bob, back on the restored server, writes the file anew: the server numbers it as Alice had seen it numbered before.
+      await bob.write('note.md', '# note\n- bob rewrote this after the restore\n');
+      expect((await bob.sync.sync()).push.uploaded).toEqual(['note.md']);
+
+      const back = await alice.sync.sync();
+      expect(back.error).toBeNull();
+      expect(back.pull.wentBack).not.toBeNull();
+      // Bob's new text stays on the server and reaches Alice's disk; Alice's own is kept as a conflict, nothing lost.
+      expect((await serverEntries(url, team, tokens[0]!))['note.md']).toBe('# note\n- bob rewrote this after the restore\n');
+      const { conflicts } = await alice.sync.inspect();
+      expect(conflicts.map((c) => c.key)).toEqual(['note.md']);
+      expect((await alice.sync.conflictDetail(conflicts[0]!.id)).mine).toBe('# note\n- from bob\n- alice one\n- alice two\n');
+    } finally {
+      await restorable.stop();
+    }
+  },
+);

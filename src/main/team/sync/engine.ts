@@ -275,7 +275,7 @@ export class SyncEngine {
 
   /**
    * Whether an answer at `etag` is older than a version this client has already seen: a replayed
-   * or reordered duplicate, or a server that went back (pull.ts asks again to tell them apart).
+   * or reordered duplicate, or a server that went back (pull.ts asks the server for its checksums, on another route, to tell them apart).
    */
   isStale(etag: string): { told: number; known: number } | null {
     const told = parseEtag(etag);

@@ -58,32 +58,39 @@ function decide(e: SyncEngine, key: string, local: string | null, server: string
  * The server went back to an older version than this client has seen (`stale`: a backup
  * restored, a replica behind), and said so twice. What it lost must not be taken back from the
  * files here: for each key whose version on the server is not the one this client knew,
- *   - when this client had taken the team state at that version or later, the server's version
- *     is older than the one agreed here, so the local file is built on it: it becomes the base,
- *     and a local file that differs is pushed again (a key the server lost altogether is
- *     forgotten by the full answer, so its file goes up as new);
- *   - otherwise it may be older or newer (others wrote it in between): its base is forgotten, so
- *     a local file that differs is kept as a conflict, never overwritten or merged over.
+ *   - when this client had taken the team state at that version or later and still holds the
+ *     server's content as a base it had, the server's version is older than the one agreed here,
+ *     so the local file is built on it: it becomes the base, and a local file that differs is
+ *     pushed again (a key the server lost altogether is forgotten by the full answer, so its file
+ *     goes up as new);
+ *   - otherwise it may be older or newer (others wrote it in between — a restored server numbers
+ *     its versions anew, so a number this client passed can name content written since): its
+ *     base is forgotten, so a local file that differs is kept as a conflict, never overwritten or
+ *     merged over.
  * Then the answer's version is the newest there is; the rest of the pull is as ever.
  */
 async function rebase(e: SyncEngine, cycle: Cycle, etag: string, stale: { told: number; known: number }, accepted: Map<string, PulledEntry>): Promise<void> {
   const mine = e.state.etag ? parseEtag(e.state.etag) : null;
   const told = parseEtag(etag)!;
   const lostOnly = mine !== null && mine.epoch === told.epoch && mine.version >= told.version;
+  let unsure = !lostOnly;
   for (const [key, entry] of accepted) {
     // A key whose content was refused earlier was never taken here: the local file is not built on anything the server held.
     if (e.server.get(key) === entry.sha256 || e.refused.has(key)) continue;
-    if (lostOnly) {
+    // Only content this client itself held: a version number it passed may, after the restore,
+    // name content someone wrote since (the server numbers anew), which must not be pushed over.
+    if (lostOnly && (await e.bases.read(entry.sha256)) !== null) {
       e.setBase(key, entry.sha256);
       e.bases.save(entry.sha256, entry.content);
     } else {
       e.setBase(key, undefined);
+      unsure = true;
     }
   }
   e.wentBackTo(etag);
   // Files in step with the old maps are not in step any more: the push lists them again.
   cycle.relist = true;
-  const sentence = `The sync server went back to an older version of the ${e.space.noun} (version ${stale.told}; this client had seen ${stale.known}), as after a restored backup: what it lost is uploaded again from here${lostOnly ? '' : ', or kept as a conflict where someone else changed it since'}.`;
+  const sentence = `The sync server went back to an older version of the ${e.space.noun} (version ${stale.told}; this client had seen ${stale.known}), as after a restored backup: what it lost is uploaded again from here${unsure ? ', or kept as a conflict where someone else changed it since' : ''}.`;
   cycle.report.pull.wentBack = sentence;
   await e.raise(e.topic('went-back'), { kind: 'sync', title: `The ${e.space.noun} server went back to an older version`, message: sentence });
 }
