@@ -7,6 +7,7 @@ import { MemoryFileError, resolveDataDir } from '../../main/core/index.js';
 import { agentIndexView } from '../../main/transcripts/index.js';
 import { cutFactsText } from '../../shared/index-cut.js';
 import { INDEX_FILE } from '../../shared/limits.js';
+import { plural } from '../../shared/size-text.js';
 
 export const showCommand: CommandSpec = {
   name: ['show'],
@@ -62,11 +63,11 @@ index text the newest transcript recorded as injected, or null.`,
         const missing = new Set(scan.index.cutMissing);
         for (const f of scan.index.cut) io.out(`  CUT     ${f}${missing.has(f) ? '  (missing: no such file)' : ''}\n`);
       }
-      io.out(`\n${scan.memories.length} memories:\n`);
+      io.out(`\n${plural(scan.memories.length, 'memory', 'memories')}:\n`);
       for (const m of scan.memories) io.out(`  ${(m.type ?? '?').padEnd(10)} ${m.file}  ${m.description}\n`);
       if (scan.team) {
         const teamFacts = cutFactsText(scan.team.index);
-        io.out(`\nteam: ${scan.team.memories.length} memories${teamFacts ? `; team/${INDEX_FILE}: ${teamFacts}` : ''}\n`);
+        io.out(`\nteam: ${plural(scan.team.memories.length, 'memory', 'memories')}${teamFacts ? `; team/${INDEX_FILE}: ${teamFacts}` : ''}\n`);
       }
       for (const p of [...scan.problems, ...(scan.team?.problems ?? [])]) io.out(`${formatProblem(p)}\n`);
       return 0;

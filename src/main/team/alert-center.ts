@@ -22,6 +22,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import { type AlertRecord, type AllowedSecret, alertRecordSchema, allowedSecretSchema } from '../../shared/contract/alerts.js';
+import { shownFileOf } from '../../shared/alert-file.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { withMemoryLock } from '../core/memory-lock.js';
@@ -297,7 +298,7 @@ export class AlertCenter {
     alert.updatedAt = now.toISOString();
     if (alert.findings.length === 0) Object.assign(alert, { status: 'resolved', resolution });
     // Named as its findings name it: a secret in the file's name stays masked (team/sync/delta.ts).
-    else alert.message = secretAlertMessage(alert.findings[0]?.file ?? alert.file ?? '', alert.findings, spaceOfTopic(alert.topic));
+    else alert.message = secretAlertMessage(shownFileOf(alert), alert.findings, spaceOfTopic(alert.topic));
   }
 }
 

@@ -306,6 +306,8 @@ describe('team sync in the app', () => {
     expect(finding).toBeDefined();
     const refused = await a.api.call('alerts.redact', { id: alert!.id, fingerprint: finding.fingerprint });
     expect(refused).toMatchObject({ ok: false, error: { code: 'invalid-input', message: expect.stringMatching(/in the name of .*rename the file/) } });
+    // The sentence names the file with the token masked, as the alert does.
+    expect(JSON.stringify(refused)).not.toContain(NAME_GITHUB_TOKEN);
     // Nothing changed: the file is there under its name, the alert still open.
     expect(await fs.readFile(path.join(a.memoryDir, 'team', named), 'utf8')).toContain('The CI bot is named after its token.');
     expect((await find()).map((x) => x.status)).toEqual(['open']);

@@ -8,6 +8,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AlertRecord, AllowedSecret } from '../../shared/contract/alerts.js';
+import { shownFileOf } from '../../shared/alert-file.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import type { ConflictDetail, ConflictResolution, SyncReport, SyncStateName, TeamOverviewRow, TeamStatus } from '../../shared/contract/team.js';
 import { TEAM_DIR } from '../../shared/limits.js';
@@ -302,7 +303,10 @@ export class TeamService {
     const rel = alert.file;
     // A placeholder in the text cannot take a secret out of a name: that takes a rename.
     if (alert.findings.find((f) => f.fingerprint === fingerprint)?.where === 'name')
-      throw new AlertError('invalid-input', `The secret is in the name of ${rel}, not in its text, so redacting cannot remove it: rename the file.`);
+      throw new AlertError(
+        'invalid-input',
+        `The secret is in the name of ${shownFileOf(alert)}, not in its text, so redacting cannot remove it: rename the file.`,
+      );
     const inTeam = rel.startsWith(`${TEAM_DIR}/`);
     const summary = `Redact a secret in ${rel}`;
     let redacted = false;
@@ -314,7 +318,7 @@ export class TeamService {
             () => null,
           )
         : await fs.readFile(await resolveInside(memoryDir, rel), 'utf8').catch(() => null);
-      if (text === null) throw new AlertError('not-found', `${rel} no longer exists.`);
+      if (text === null) throw new AlertError('not-found', `${shownFileOf(alert)} no longer exists.`);
       // Scan again: the range in the alert may be stale; the fingerprint says which secret.
       const fresh = (await scanText(text, { file: rel })).find((f) => f.fingerprint === fingerprint);
       if (!fresh) return;

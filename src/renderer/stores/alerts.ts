@@ -5,6 +5,7 @@
  */
 import { create } from 'zustand';
 import type { AlertRecord, AllowedSecret } from '../../shared/contract/alerts.js';
+import { shownFileOf } from '../../shared/alert-file.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import type { Route } from './nav.js';
@@ -19,11 +20,6 @@ export function alertTarget(alert: Pick<AlertRecord, 'dir' | 'file'>): Route | n
   // The memory browser lists top-level files; a key in a folder opens the project's Team sync tab.
   if (file.includes('/')) return { view: 'project', dir: alert.dir, tab: 'team' };
   return { view: 'project', dir: alert.dir, tab: 'memories', scope: team ? 'team' : 'private', file };
-}
-
-/** How an alert names its file in words: as its findings name it, so a secret in the file's name stays masked. */
-export function shownFileOf(alert: Pick<AlertRecord, 'file' | 'findings'>): string {
-  return alert.findings[0]?.file ?? alert.file ?? 'the file';
 }
 
 /** Open alerts first (as the server sorts them), then the rest; a count for the badge. */

@@ -7,9 +7,10 @@
  */
 import { useEffect, useState } from 'react';
 import type { AlertRecord } from '../../shared/contract/alerts.js';
+import { shownFileOf } from '../../shared/alert-file.js';
 import type { Finding } from '../../shared/secret-types.js';
 import { Time } from '../components/Time.js';
-import { alertTarget, shownFileOf, splitAlerts, useAlerts } from '../stores/alerts.js';
+import { alertTarget, splitAlerts, useAlerts } from '../stores/alerts.js';
 import { useNav } from '../stores/nav.js';
 
 function AllowForm({ alert, finding, onDone }: { alert: AlertRecord; finding: Finding; onDone: () => void }) {
