@@ -8,7 +8,7 @@ describe('what is past the index cut (index-cut.ts)', () => {
     const facts = cutFactsOf(
       { loaded: ['kept.md', 'gone_0.md'], cut: ['a.md', 'gone_1.md', 'gone_2.md', 'a.md', 'kept.md', 'gone_1.md', 'b.md', 'README.md'] },
       memories('kept.md', 'a.md', 'b.md', 'orphan.md'),
-      new Set(['gone_0.md', 'gone_1.md', 'gone_2.md']),
+      () => new Set(['gone_0.md', 'gone_1.md', 'gone_2.md']),
     );
     // a.md twice is one memory; kept.md is loaded higher up; README.md exists but is no memory: neither fact.
     expect(facts).toEqual({ cutMemories: ['a.md', 'b.md'], cutMissing: ['gone_1.md', 'gone_2.md', 'gone_1.md'] });
@@ -21,7 +21,7 @@ describe('what is past the index cut (index-cut.ts)', () => {
     expect(cutFactsText({ cutMemories: ['a.md'], cutMissing: [] })).toBe('1 memory past the cut');
     expect(cutFactsText({ cutMemories: [], cutMissing: ['x.md'] })).toBe('1 pointer to missing files');
     expect(cutPointersText(1, { cutMemories: [], cutMissing: [] })).toBe('1 pointer');
-    expect(cutFactsOf({ loaded: ['a.md'], cut: [] }, memories('a.md'), new Set())).toEqual({ cutMemories: [], cutMissing: [] });
+    expect(cutFactsOf({ loaded: ['a.md'], cut: [] }, memories('a.md'), () => new Set())).toEqual({ cutMemories: [], cutMissing: [] });
   });
 
   it("takes a missing file to be what Health calls a dangling link's target", () => {

@@ -35,14 +35,16 @@ export function missingFilesOf(problems: readonly Pick<Problem, 'code' | 'target
 /**
  * The memories and the missing files among an index's pointers past the cut.
  * `split` is the index's pointers (files) that reach the agent and those past the cut;
- * `memories` the directory's memories; `missing` the files its index names that do not exist.
+ * `memories` the directory's memories; `missingOf` the files its index names that do not exist,
+ * asked only when something is past the cut (most indexes: nothing, on every scan and cache load).
  */
 export function cutFactsOf(
   split: { loaded: readonly string[]; cut: readonly string[] },
   memories: readonly { file: string }[],
-  missing: ReadonlySet<string>,
+  missingOf: () => ReadonlySet<string>,
 ): CutFacts {
   if (split.cut.length === 0) return { cutMemories: [], cutMissing: [] };
+  const missing = missingOf();
   const files = new Set(memories.map((m) => m.file));
   const loaded = new Set(split.loaded);
   const cutMemories = new Set<string>();

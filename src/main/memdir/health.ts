@@ -129,7 +129,7 @@ export function assessHealth(input: HealthInput): Problem[] {
       const split = splitLoadedEntries(index.parsed, index.load);
       const cut = split.cut.map((l) => l.file);
       const memories = input.topics.filter((t) => !t.unreadable);
-      const facts = cutFactsOf({ loaded: split.loaded.map((l) => l.file), cut }, memories, dangling);
+      const facts = cutFactsOf({ loaded: split.loaded.map((l) => l.file), cut }, memories, () => dangling);
       problems.push(
         problem(
           'over-limit',

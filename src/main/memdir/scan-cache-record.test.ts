@@ -142,7 +142,7 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
           firstCutLine: summary.firstCutLine,
           reason: summary.reason,
           // Worked out from the rest, as a scan does (the record does not hold them).
-          ...cutFactsOf({ loaded, cut }, memories, missingFilesOf(problems)),
+          ...cutFactsOf({ loaded, cut }, memories, () => missingFilesOf(problems)),
         },
         memories,
         problems,

@@ -397,7 +397,7 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
     if (!p) return null;
     problems[i] = p;
   }
-  const full: IndexSummary = { ...summary, ...cutFactsOf(summary, memories, missingFilesOf(problems)) };
+  const full: IndexSummary = { ...summary, ...cutFactsOf(summary, memories, () => missingFilesOf(problems)) };
   const result: MemoryDirScan = { memoryDir: dir, exists: true, index: full, memories, problems, lastChangeMs: v.lastChangeMs };
   return { dir, index, files, facts, notes, tail, others, result };
 }

@@ -343,7 +343,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       loadedChars: load?.loadedChars ?? 0,
       firstCutLine: load?.firstCutLine ?? null,
       reason: load?.reason ?? null,
-      ...cutFactsOf({ loaded, cut }, memories, missingFilesOf(problems)),
+      ...cutFactsOf({ loaded, cut }, memories, () => missingFilesOf(problems)),
     };
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };

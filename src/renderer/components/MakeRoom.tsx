@@ -46,7 +46,7 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 function cutOfText(parsed: ParsedIndex, load: IndexLoad, dir: Pick<MemoryDirScan, 'memories' | 'problems'> | null): { lines: number[]; facts: CutFacts } {
   const split = splitLoadedEntries(parsed, load);
   const files = { loaded: split.loaded.map((l) => l.file), cut: split.cut.map((l) => l.file) };
-  return { lines: split.cut.map((l) => l.line), facts: cutFactsOf(files, dir?.memories ?? [], missingFilesOf(dir?.problems ?? [])) };
+  return { lines: split.cut.map((l) => l.line), facts: cutFactsOf(files, dir?.memories ?? [], () => missingFilesOf(dir?.problems ?? [])) };
 }
 
 /**

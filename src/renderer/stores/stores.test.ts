@@ -177,7 +177,7 @@ describe('memory browser', () => {
       ...cutFactsOf(
         { loaded, cut },
         files.map(([file]) => ({ file })),
-        new Set(),
+        () => new Set(),
       ),
     },
     memories: files.map(([file, name]) => ({

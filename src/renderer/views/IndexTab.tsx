@@ -75,7 +75,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
     const split = splitLoadedEntries(parsed, load);
     const files = { loaded: split.loaded.map((l) => l.file), cut: split.cut.map((l) => l.file) };
     // What the pointers below the cut are, by the rule every place counts with (index-cut.ts).
-    const facts = cutFactsOf(files, dirScan?.memories ?? [], missingFilesOf(dirScan?.problems ?? []));
+    const facts = cutFactsOf(files, dirScan?.memories ?? [], () => missingFilesOf(dirScan?.problems ?? []));
     return { load, lines: parsed.lines, cutCount: split.cut.length, cutText: cutPointersText(split.cut.length, facts) };
   }, [shown, dirScan]);
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
