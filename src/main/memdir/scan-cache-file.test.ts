@@ -101,6 +101,21 @@ describe('the scan cache on disk', () => {
     expect((await fs.readdir(path.dirname(file))).sort()).toEqual([path.basename(file)]);
   });
 
+  it('writes once when a save is asked while one is running, and is done writing when the last ask returns', async () => {
+    // The app saves a moment after scans settle and again when it closes: a close that came while
+    // the timed save was writing returned before it, and that write landed in a data dir being removed.
+    await fs.rm(dataDir, { recursive: true, force: true });
+    const opened = openScanCache(dataDir, fixture.home, { now: later });
+    await scanHome(fixture.home, { cache: opened.cache, env: {} });
+    let firstDone = false;
+    const first = opened.save().then((written) => ((firstDone = true), written));
+    const second = await opened.save();
+    expect(firstDone).toBe(true);
+    expect([await first, second]).toEqual([true, false]);
+    const file = scanCacheFile(dataDir, fixture.home);
+    expect(await fs.readdir(path.dirname(file))).toEqual([path.basename(file)]);
+  });
+
   it('keeps reporting bad files exactly as a cold scan does', async () => {
     await saveWarmCache();
     const { scan } = await freshProcess();

@@ -213,7 +213,11 @@ export async function saveScanCache(cache: HomeScanCache, file: string, home: st
 export interface OpenedScanCache {
   cache: HomeScanCache;
   loaded: LoadOutcome;
-  /** Write the cache if anything changed since it was loaded or last saved; never throws. */
+  /**
+   * Write the cache if anything changed since it was loaded or last saved; never throws. A save
+   * asked while one is writing waits for it, then writes only what that one did not hold — so
+   * when the last ask returns, nothing is still being written (a closing app awaits it).
+   */
   save(): Promise<boolean>;
 }
 
@@ -223,24 +227,29 @@ export function openScanCache(dataDir: string, home: string, freshness: Freshnes
   const loaded = loadScanCache(cache, file, home);
   let saved = cache.revision;
   let legacyRemoved = false;
+  let writing: Promise<boolean> = Promise.resolve(false);
+  const write = async (): Promise<boolean> => {
+    if (cache.revision === saved) return false;
+    const revision = cache.revision;
+    try {
+      await saveScanCache(cache, file, home, freshness);
+      saved = revision;
+      // An older Memdir's cache for this home would never be read again: nothing of it is needed
+      // (removed after the first save of this opening; none comes back while it runs).
+      if (!legacyRemoved) await fs.promises.rm(legacyScanCacheFile(file), { force: true }).catch(() => undefined);
+      legacyRemoved = true;
+      return true;
+    } catch {
+      // The cache only saves time: failing to write it must never fail a scan.
+      return false;
+    }
+  };
   return {
     cache,
     loaded,
-    async save() {
-      if (cache.revision === saved) return false;
-      const revision = cache.revision;
-      try {
-        await saveScanCache(cache, file, home, freshness);
-        saved = revision;
-        // An older Memdir's cache for this home would never be read again: nothing of it is needed
-        // (removed after the first save of this opening; none comes back while it runs).
-        if (!legacyRemoved) await fs.promises.rm(legacyScanCacheFile(file), { force: true }).catch(() => undefined);
-        legacyRemoved = true;
-        return true;
-      } catch {
-        // The cache only saves time: failing to write it must never fail a scan.
-        return false;
-      }
+    save() {
+      writing = writing.then(write);
+      return writing;
     },
   };
 }
