@@ -132,7 +132,7 @@ export const memoryHandlers: Pick<
   },
   async 'memories.rename'(input, ctx) {
     const where = await ctx.where(input.dir, input.scope);
-    const { file, entry } = await renameMemory(where, input.from, input.to);
+    const { file, entry } = await renameMemory(where, input.from, input.to, input.allowSecrets);
     ctx.changed(input.dir, where.memoryDir);
     return { file, rev: entry?.rev ?? null };
   },

@@ -36,7 +36,7 @@ export const teamHandlers: Pick<
       ...(allowSecrets ? { allowSecrets } : {}),
     });
   },
-  async 'team.move'({ dir, file, to }, ctx) {
-    return ctx.team.move(dir, file, to);
+  async 'team.move'({ dir, file, to, allowSecrets }, ctx) {
+    return ctx.team.move(dir, file, to, allowSecrets);
   },
 };

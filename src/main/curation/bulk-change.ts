@@ -9,6 +9,7 @@ import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import { plural } from '../../shared/size-text.js';
 import { type HistoryEntry, transact } from '../history/index.js';
 import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, updateMemory } from '../memdir/index.js';
+import { SecretFoundError } from '../secrets/index.js';
 import { moveMemoryScope, TeamPathError } from '../team/index.js';
 import { UnsafePathError } from '../core/confined-path.js';
 
@@ -70,7 +71,9 @@ export async function bulkChange(opts: { memoryDir: string; dataDir?: string }, 
           await applyOne(opts.memoryDir, opts.dataDir, item, action);
           done.push(item);
         } catch (error) {
-          if (!(error instanceof MemoryError || error instanceof UnsafePathError || error instanceof TeamPathError)) throw error;
+          // A secret in a name is one item's refusal, said masked (the single move asks to move it anyway).
+          if (!(error instanceof MemoryError || error instanceof UnsafePathError || error instanceof TeamPathError || error instanceof SecretFoundError))
+            throw error;
           refused.push({ ...item, reason: error.message });
         }
       }

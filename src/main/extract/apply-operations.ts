@@ -16,6 +16,7 @@ import { TEAM_DIR } from '../../shared/limits.js';
 import { transact } from '../history/index.js';
 import { applyFixes, createMemory, MemoryError, serializeTopicFile, type TopicFields, updateMemory } from '../memdir/index.js';
 import { UnsafePathError, resolveInside } from '../core/confined-path.js';
+import { SecretFoundError } from '../secrets/index.js';
 
 /** What became of one operation. */
 export interface AppliedOperation {
@@ -95,8 +96,8 @@ export async function applyOperations(
         }
         results.push({ operation: op, ok: true, reason: null });
       } catch (error) {
-        // A refused path or name is this operation's problem; I/O trouble fails the whole run (retried).
-        if (!(error instanceof MemoryError) && !(error instanceof UnsafePathError)) throw error;
+        // A refused path or name (a secret in it, too) is this operation's problem; I/O trouble fails the whole run (retried).
+        if (!(error instanceof MemoryError) && !(error instanceof UnsafePathError) && !(error instanceof SecretFoundError)) throw error;
         results.push({ operation: op, ok: false, reason: error.message });
       }
     }

@@ -372,6 +372,44 @@ describe('a secret typed into a memory (R-SYNC-SECURITY: Claude Code sends every
     await expect(fs.access(path.join(where.memoryDir, 'MEMORY.md'))).rejects.toThrow();
   });
 
+  it("refuses a new memory whose file name holds a token (it becomes MEMORY.md's pointer), masked, until allowed", async () => {
+    const named = `reference_${token}.md`;
+    const error = await refusal(createMemory(where, { fields, body: 'The CI bot.\n', file: named }));
+    expect(error.code).toBe('secret-found');
+    expect(error.message).toMatch(
+      /^Nothing was saved: reference_ghp_\*+\.md would hold a GitHub token \(ghp_\*+\) in its name \[fingerprint [0-9a-f]{16}\], and its name goes into MEMORY\.md/,
+    );
+    expect(JSON.stringify({ message: error.message, hint: error.hint, secrets: error.secrets })).not.toContain(token.slice(6));
+    expect(error.secrets).toEqual([expect.objectContaining({ title: 'GitHub token', line: 0, fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/) })]);
+    await expect(fs.access(path.join(where.memoryDir, named))).rejects.toThrow();
+    await expect(fs.access(path.join(where.memoryDir, 'MEMORY.md'))).rejects.toThrow();
+    // In the team scope the label is team/…, masked too.
+    const inTeam = await refusal(createMemory(team, { fields: { ...fields, type: 'project' }, body: 'x\n', file: named }));
+    expect(inTeam.message).toMatch(/^Nothing was saved: team\/reference_ghp_\*+\.md would hold/);
+    // On purpose: allowed by its fingerprint.
+    await createMemory(where, { fields, body: 'The CI bot.\n', file: named, allowSecrets: error.secrets!.map((s) => s.fingerprint) });
+    expect(await entries()).toEqual([[named, 'No ORM', 'We write SQL by hand']]);
+  });
+
+  it('refuses a rename to a name holding a token, masked, until allowed; nothing moves', async () => {
+    await createMemory(where, { fields, body: 'The CI bot.\n', file: 'reference_bot.md' });
+    const error = await refusal(renameMemory(where, 'reference_bot.md', `reference_${token}.md`));
+    expect(error.code).toBe('secret-found');
+    expect(error.message).toMatch(/^Nothing was saved: reference_ghp_\*+\.md would hold a GitHub token \(ghp_\*+\) in its name \[fingerprint [0-9a-f]{16}\]/);
+    expect(error.message).not.toContain(token.slice(6));
+    expect(await read('reference_bot.md')).toContain('The CI bot.');
+    expect(await entries()).toEqual([['reference_bot.md', 'No ORM', 'We write SQL by hand']]);
+    // A folder holding it is refused as well (every part of the path is in the pointer).
+    expect((await refusal(renameMemory(where, 'reference_bot.md', `${token}/bot.md`))).code).toBe('secret-found');
+    await renameMemory(
+      where,
+      'reference_bot.md',
+      `reference_${token}.md`,
+      error.secrets!.map((s) => s.fingerprint),
+    );
+    expect(await entries()).toEqual([[`reference_${token}.md`, 'No ORM', 'We write SQL by hand']]);
+  });
+
   it('names several secrets in one sentence', async () => {
     const other = `ghp_${'Lm3Pk5Hj7Qs9Df0Ga2Xc4VZq8Rv2Tx6Wb4Ny1'.slice(0, 36)}`;
     const error = await refusal(createMemory(where, { fields, body: `${token}\n${other}\n` }));

@@ -187,7 +187,7 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
     const text = checkedSize(serializeTopicFile(input.fields, input.body));
-    await refuseNewSecrets({ label: rel, text, before: null, allow: input.allowSecrets });
+    await refuseNewSecrets({ label: rel, text, before: null, name: file, allow: input.allowSecrets });
     await writeFileAtomic(where.memoryDir, rel, text);
     const index = await readIndex(where);
     const already = indexEntries(index.parsed).some((e) => e.file === file);
@@ -248,10 +248,15 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
   return { file, entry };
 }
 
-/** Rename a topic file and retarget its index pointers. */
-export async function renameMemory(where: Where, from: string, to: string): Promise<WriteResult> {
+/**
+ * Rename a topic file and retarget its index pointers. A new name holding a secret is refused
+ * unless allowed (its pointer is MEMORY.md's, sent to the model: see {@link refuseNewSecrets}).
+ */
+export async function renameMemory(where: Where, from: string, to: string, allowSecrets?: readonly string[]): Promise<WriteResult> {
   const source = checkMemoryPath(from);
   const target = checkNewMemoryPath(to, where.scope);
+  // Only the name changes: the text it keeps is not checked again.
+  await refuseNewSecrets({ label: inScope(where.scope, target), text: '', before: null, name: target, allow: allowSecrets });
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));
     const index = await readIndex(where);

@@ -5,11 +5,14 @@
  * the editor, a new memory, MEMORY.md, a merged text resolving a conflict (app and CLI) — checks
  * the new text with the one scanner and refuses a secret the file did not hold before, unless its
  * fingerprint is allowed on purpose. A secret already in the file does not block unrelated edits.
+ * A save that gives a file its name — a new memory, a rename, a move between private and team —
+ * has the name checked too: it becomes the file's pointer in MEMORY.md, which Claude Code sends
+ * to the model in every session as well.
  */
 import { MemdirError } from '../../shared/errors.js';
 import { type SecretOnSave, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { plural } from '../../shared/size-text.js';
-import { scanText } from './scanner.js';
+import { maskedPath, scanText } from './scanner.js';
 
 /** A save refused because the text would hold a secret it did not hold before. */
 export class SecretFoundError extends MemdirError<'secret-found'> {
@@ -31,6 +34,12 @@ export interface GuardedSave {
   text: string;
   /** What the file held before (null: a new file); for a merge, each side. */
   before: string | readonly string[] | null;
+  /**
+   * The name the save gives the file, relative to its scope's MEMORY.md (`reference_bot.md`,
+   * `retros/2026.md`): a new memory, a rename, a move. Every part is checked, none counts as held
+   * before (the pointer is new to that index), and `label`, which ends with it, is shown masked.
+   */
+  name?: string | undefined;
   /** Fingerprints the person chose to save anyway. */
   allow?: readonly string[] | undefined;
 }
@@ -46,22 +55,34 @@ function article(title: string): string {
  * scanner fails closed before an upload, where it reports it): it is Memdir's fault, not theirs.
  */
 export async function refuseNewSecrets(save: GuardedSave): Promise<void> {
-  const found = (await scanText(save.text, { file: save.label })).filter((f) => f.rule !== SCANNER_ERROR_RULE);
+  const found = (await scanText(save.text, { file: save.label, ...(save.name !== undefined ? { name: save.name } : {}) })).filter(
+    (f) => f.rule !== SCANNER_ERROR_RULE,
+  );
   if (found.length === 0) return;
   const known = new Set(save.allow ?? []);
   const before = save.before === null ? [] : typeof save.before === 'string' ? [save.before] : save.before;
   for (const text of before) if (text !== '') for (const f of await scanText(text, { file: save.label })) known.add(f.fingerprint);
-  const fresh: SecretOnSave[] = [];
+  const fresh: (SecretOnSave & { inName: boolean })[] = [];
   for (const f of found) {
-    if (known.has(f.fingerprint) || fresh.some((s) => s.fingerprint === f.fingerprint)) continue;
-    fresh.push({ title: f.title, match: f.match, line: f.line, fingerprint: f.fingerprint });
+    // A name is new to the index it goes into: only the person's allowing lets a secret in it through.
+    if ((f.where === 'content' && known.has(f.fingerprint)) || save.allow?.includes(f.fingerprint) || fresh.some((s) => s.fingerprint === f.fingerprint))
+      continue;
+    fresh.push({ title: f.title, match: f.match, line: f.line, fingerprint: f.fingerprint, inName: f.where === 'name' });
   }
   if (fresh.length === 0) return;
-  const named = fresh.map((s) => `${article(s.title)} ${s.title} (${s.match}) at line ${s.line} [fingerprint ${s.fingerprint}]`);
+  // A name holding a secret is never printed: the label ends with the name, masked where it holds one.
+  const inName = found.filter((f) => f.where === 'name');
+  const label = save.name !== undefined && inName.length > 0 && save.label.endsWith(save.name) ? maskedPath(save.label, save.name, inName) : save.label;
+  const named = fresh.map(
+    (s) => `${article(s.title)} ${s.title} (${s.match}) ${s.inName ? 'in its name' : `at line ${s.line}`} [fingerprint ${s.fingerprint}]`,
+  );
   const what = named.length === 1 ? named[0] : `${plural(named.length, 'secret')}: ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  const how = fresh.every((s) => s.inName)
+    ? 'its name goes into MEMORY.md, which Claude Code sends to the model in every session'
+    : 'Claude Code sends every memory to the model in every session';
   throw new SecretFoundError(
-    `Nothing was saved: ${save.label} would hold ${what}, and Claude Code sends every memory to the model in every session, so it would leave this machine.`,
-    fresh,
+    `Nothing was saved: ${label} would hold ${what}, and ${how}, so it would leave this machine.`,
+    fresh.map(({ inName: _inName, ...s }) => s),
     `Remove it (and revoke it if it is real), or save anyway on purpose by allowing ${fresh.length === 1 ? 'its fingerprint' : 'their fingerprints'}.`,
   );
 }

@@ -14,6 +14,7 @@ import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { transact } from '../history/index.js';
 import { checkFileName, inScope, MemoryError, parseTopicFile, readText } from '../memdir/index.js';
+import { refuseNewSecrets } from '../secrets/index.js';
 import { memoryDirKey } from '../core/memory-lock.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { connectionDir } from './connections.js';
@@ -38,8 +39,18 @@ export interface MoveResult {
   rev: string | null;
 }
 
-/** Move `file` into scope `to` (see the file comment). */
-export async function moveMemoryScope(opts: { memoryDir: string; dataDir?: string; file: string; to: Scope }): Promise<MoveResult> {
+/**
+ * Move `file` into scope `to` (see the file comment). Its name becomes a pointer in the other
+ * MEMORY.md, sent to the model in every session: one holding a secret is refused unless allowed
+ * (`allowSecrets`, see refuseNewSecrets).
+ */
+export async function moveMemoryScope(opts: {
+  memoryDir: string;
+  dataDir?: string;
+  file: string;
+  to: Scope;
+  allowSecrets?: readonly string[];
+}): Promise<MoveResult> {
   const name = checkFileName(opts.file);
   const from: Scope = opts.to === 'team' ? 'private' : 'team';
   const fromRel = inScope(from, name);
@@ -57,6 +68,8 @@ export async function moveMemoryScope(opts: { memoryDir: string; dataDir?: strin
     const shared = opts.to === 'private' ? (await privateMoveRefusals(opts.memoryDir, opts.dataDir))(name) : null;
     if (shared) throw new MemoryError('scope-refused', shared);
     if ((await readText(opts.memoryDir, toRel)) !== null) throw new MemoryError('exists', `${toRel} already exists; rename one of them first.`);
+    // Only the name is new to the other index: the text moves byte for byte, as it was.
+    await refuseNewSecrets({ label: toRel, text: '', before: null, name, allow: opts.allowSecrets });
     await writeFileAtomic(opts.memoryDir, toRel, text);
     await removeFileConfined(opts.memoryDir, fromRel);
 

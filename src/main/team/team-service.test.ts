@@ -311,11 +311,17 @@ describe('team sync in the app', () => {
     // Nothing changed: the file is there under its name, the alert still open.
     expect(await fs.readFile(path.join(a.memoryDir, 'team', named), 'utf8')).toContain('The CI bot is named after its token.');
     expect((await find()).map((x) => x.status)).toEqual(['open']);
-    // A new name that still holds the token is refused before anything moves.
-    expect(await a.api.call('alerts.rename', { id: alert!.id, fingerprint: finding.fingerprint, to: `ci_${NAME_GITHUB_TOKEN}.md` })).toMatchObject({
+    // A new name that still holds the token is refused before anything moves, by the rename's guard: masked.
+    const stillNamed = await a.api.call('alerts.rename', { id: alert!.id, fingerprint: finding.fingerprint, to: `ci_${NAME_GITHUB_TOKEN}.md` });
+    expect(stillNamed).toMatchObject({
       ok: false,
-      error: { code: 'invalid-input', message: expect.stringMatching(/still holds a secret/) },
+      error: {
+        code: 'invalid-input',
+        message: expect.stringMatching(/^Nothing was saved: team\/ci_ghp_\*+\.md would hold a GitHub token \(ghp_\*+\) in its name/),
+      },
     });
+    expect(JSON.stringify(stillNamed)).not.toContain(NAME_GITHUB_TOKEN.slice(6));
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', named), 'utf8')).toContain('The CI bot is named after its token.');
 
     const renamed = await ok<{ alert: { status: string; resolution: string }; file: string; rev: string }>(a.api, 'alerts.rename', {
       id: alert!.id,

@@ -280,11 +280,11 @@ export class TeamService {
     return result;
   }
 
-  /** Move a memory between private and team; a connected project syncs it soon after. */
-  async move(dir: string, file: string, to: Scope): Promise<{ file: string; scope: Scope; rev: string | null }> {
+  /** Move a memory between private and team (a secret in its name only when allowed); a connected project syncs it soon after. */
+  async move(dir: string, file: string, to: Scope, allowSecrets?: readonly string[]): Promise<{ file: string; scope: Scope; rev: string | null }> {
     const { project } = await this.connectionOf(dir);
     this.host.changed(dir, project.memoryDir);
-    const result = await moveMemoryScope({ memoryDir: project.memoryDir, dataDir: this.host.dataDir, file, to });
+    const result = await moveMemoryScope({ memoryDir: project.memoryDir, dataDir: this.host.dataDir, file, to, ...(allowSecrets ? { allowSecrets } : {}) });
     this.host.changed(dir, project.memoryDir);
     this.host.events.publish({ type: 'team-changed', dir });
     return result;
@@ -350,9 +350,7 @@ export class TeamService {
     const inTeam = alert.file.startsWith(`${TEAM_DIR}/`);
     const scope: Scope = inTeam ? 'team' : 'private';
     const from = inTeam ? alert.file.slice(TEAM_DIR.length + 1) : alert.file;
-    // The same scan as the one before an upload: a new name that still holds a secret would only be held back again.
-    if ((await scanText('', { file: to, name: to })).some((f) => f.where === 'name'))
-      throw new AlertError('invalid-input', `"${to}" still holds a secret in its name; choose a name without it.`);
+    // A new name that still holds a secret is refused by the rename's own guard (secrets/save-guard.ts), masked.
     const { file, entry } = await renameMemory({ memoryDir: alert.memoryDir, scope, dataDir: this.host.dataDir }, from, to);
     const newRel = inTeam ? `${TEAM_DIR}/${file}` : file;
     const updated = (await this.alerts.resolve(alert.topic, `renamed to ${newRel}`)) ?? alert;

@@ -83,7 +83,11 @@ export const memoriesContract = {
     }),
     writeResult,
   ),
-  'memories.rename': mutation('Rename a memory file; its index pointers follow.', dirRef.extend({ from: fileName, to: fileName }), writeResult),
+  'memories.rename': mutation(
+    'Rename a memory file; its index pointers follow. A new name holding a secret is refused (`secrets` in the error) unless its fingerprint is in allowSecrets.',
+    dirRef.extend({ from: fileName, to: fileName, allowSecrets }),
+    writeResult,
+  ),
   'memories.delete': mutation('Delete a memory and its pointers. It stays in history and can be restored.', dirRef.extend({ file: fileName }), writeResult),
   'memories.bulk': mutation(
     'Change several memories at once — set their type, move them between private and team, or delete them — as one history entry (one undo). A memory that cannot change is left as it is and listed with the reason.',

@@ -242,8 +242,8 @@ export const teamContract = {
     z.object({ conflict: teamConflictSchema, rev: z.string().nullable(), report: syncReportSchema.nullable() }),
   ),
   'team.move': mutation(
-    'Move a memory between private and team (R-TYPES: a "user" memory never goes to team). Its index line moves between MEMORY.md and team/MEMORY.md; one history entry.',
-    projectRef.extend({ file: z.string().min(1).max(255), to: z.enum(SCOPES) }),
+    'Move a memory between private and team (R-TYPES: a "user" memory never goes to team). Its index line moves between MEMORY.md and team/MEMORY.md; one history entry. A secret in its name is refused (`secrets` in the error) unless its fingerprint is in allowSecrets.',
+    projectRef.extend({ file: z.string().min(1).max(255), to: z.enum(SCOPES), allowSecrets }),
     z.object({ file: z.string(), scope: z.enum(SCOPES), rev: z.string().nullable() }),
   ),
 };

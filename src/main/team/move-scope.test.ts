@@ -1,0 +1,80 @@
+/**
+ * Moving a memory between private and team writes its name into the other MEMORY.md, which
+ * Claude Code sends to the model in every session: a name holding a secret is refused by the
+ * save guard (masked, with its fingerprint) until the person moves it anyway on purpose.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { bulkChange } from '../curation/bulk-change.js';
+import { moveMemoryScope } from './move-scope.js';
+
+const TOKEN = ['ghp_', 'Zq8Rv2Tx', '6Wb4Ny1L', 'm3Pk5Hj7', 'Qs9Df0Ga', '2Xc4'].join('');
+const NAMED = `reference_${TOKEN}.md`;
+const TOPIC = '---\nname: CI bot\ndescription: the CI bot\ntype: reference\n---\n\nThe CI bot is named after its token.\n';
+
+let root: string;
+let memoryDir: string;
+let dataDir: string;
+const read = (rel: string) => fs.readFile(path.join(memoryDir, rel), 'utf8');
+
+beforeEach(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-move-scope-')));
+  memoryDir = path.join(root, 'memory');
+  dataDir = path.join(root, 'data');
+  await fs.mkdir(path.join(memoryDir, 'team'), { recursive: true });
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+async function refusal(move: Promise<unknown>): Promise<Error & { code?: string; secrets?: { fingerprint: string }[] }> {
+  const error = await move.then(
+    () => null,
+    (e: unknown) => e as Error & { code?: string; secrets?: { fingerprint: string }[] },
+  );
+  expect(error, 'the move went through').not.toBeNull();
+  return error!;
+}
+
+it.each([
+  ['team', ''],
+  ['private', 'team/'],
+] as const)('refuses to move a memory whose name holds a token to %s, masked, until moved anyway on purpose', async (to, from) => {
+  await fs.writeFile(path.join(memoryDir, `${from}${NAMED}`), TOPIC);
+  await fs.writeFile(path.join(memoryDir, `${from}MEMORY.md`), `- [CI bot](${NAMED}) — the CI bot\n`);
+  const error = await refusal(moveMemoryScope({ memoryDir, dataDir, file: NAMED, to }));
+  expect(error.code).toBe('secret-found');
+  const label = to === 'team' ? 'team\\/reference_ghp_\\*+\\.md' : 'reference_ghp_\\*+\\.md';
+  expect(error.message).toMatch(new RegExp(`^Nothing was saved: ${label} would hold a GitHub token \\(ghp_\\*+\\) in its name \\[fingerprint [0-9a-f]{16}\\]`));
+  expect(error.message).not.toContain(TOKEN.slice(6));
+  // Nothing moved: the file and its pointer are where they were.
+  expect(await read(`${from}${NAMED}`)).toBe(TOPIC);
+  expect(await read(`${from}MEMORY.md`)).toContain(NAMED);
+  const toIndex = to === 'team' ? 'team/MEMORY.md' : 'MEMORY.md';
+  expect(await read(toIndex).catch(() => '')).not.toContain(TOKEN);
+
+  await moveMemoryScope({ memoryDir, dataDir, file: NAMED, to, allowSecrets: error.secrets!.map((s) => s.fingerprint) });
+  expect(await read(`${to === 'team' ? 'team/' : ''}${NAMED}`)).toBe(TOPIC);
+  expect(await read(toIndex)).toContain(NAMED);
+});
+
+it('a bulk move leaves a memory whose name holds a token where it is, its reason masked, and moves the rest', async () => {
+  await fs.writeFile(path.join(memoryDir, NAMED), TOPIC);
+  await fs.writeFile(path.join(memoryDir, 'reference_docs.md'), TOPIC.replace('CI bot', 'Docs'));
+  const result = await bulkChange(
+    { memoryDir, dataDir },
+    [
+      { scope: 'private', file: NAMED },
+      { scope: 'private', file: 'reference_docs.md' },
+    ],
+    { kind: 'move', to: 'team' },
+  );
+  expect(result.done).toEqual([{ scope: 'private', file: 'reference_docs.md' }]);
+  expect(result.refused).toEqual([
+    { scope: 'private', file: NAMED, reason: expect.stringMatching(/^Nothing was saved: team\/reference_ghp_\*+\.md would hold/) },
+  ]);
+  expect(result.refused[0]!.reason).not.toContain(TOKEN.slice(6));
+  expect(await read(NAMED)).toBe(TOPIC);
+});
