@@ -25,6 +25,8 @@ import { serverEntries, startTestServer, type TestServer } from './test-support/
 const GITHUB_TOKEN = ['ghp_', 'R8mQ2vX9', 'kL4pT7wN', 'c3bY6hJ1', 'fD5sG0aZ', 'e2Uq'].join('');
 const OTHER_GITHUB_TOKEN = ['ghp_', 'Zt4Kw8Lm', 'Qp2Vn6Xr', 'Hb9Cj3Fs', 'Ya7Ud1Ge', 'o5Ti'].join('');
 const NAME_GITHUB_TOKEN = ['ghp_', 'Q8wE3rT6', 'yU9iO2pA', '5sD7fG1h', 'J4kL0zX3', 'cV6b'].join('');
+const ALLOWED_NAME_TOKEN = ['ghp_', 'Mx7Wq2Er', 'Lk9Tz4Pb', 'Nc3Yh8Vd', 'Gs6Ja1Fu', 'r0Oi'].join('');
+const TEXT_GITHUB_TOKEN = ['ghp_', 'Bn5Rt8Yq', 'Wz2Kx7Lp', 'Dm4Hc9Vs', 'Fj1Ga6Ne', 'u3Ty'].join('');
 const topic = (name: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${name} in one line\ntype: ${type}\n---\n\n${body}\n`;
 
 let root: string;
@@ -340,6 +342,36 @@ describe('team sync in the app', () => {
         (x) => x.status === 'open' && [`team/${named}`, 'team/reference_ci_bot.md'].includes(x.file),
       ),
     ).toEqual([]);
+  });
+
+  it('a secret in a file name allowed on purpose stays masked: in the alert left for its text, and in the allowed list', async () => {
+    const named = `reference_${ALLOWED_NAME_TOKEN}.md`;
+    await fs.writeFile(path.join(a.memoryDir, 'team', named), topic('Key', 'reference', `The key is ${TEXT_GITHUB_TOKEN} for now.`));
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    type Listed = { id: string; status: string; file: string; title: string; message: string; findings: { fingerprint: string; where?: string }[] };
+    const open = async () => (await ok<{ alerts: Listed[] }>(a.api, 'alerts.list', {})).alerts.filter((x) => x.status === 'open' && x.file === `team/${named}`);
+    const [alert] = await open();
+    expect(alert!.findings.map((f) => f.where).sort()).toEqual(['content', 'name']);
+    await ok(a.api, 'alerts.allow', {
+      id: alert!.id,
+      fingerprint: alert!.findings.find((f) => f.where === 'name')!.fingerprint,
+      why: 'a revoked key, on purpose',
+    });
+    // The next sync still holds it back for its text: the alert, the waiting list and the findings name it masked.
+    const held = await ok<{ waiting: { key: string; detail: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
+    expect(held.waiting.find((w) => w.key.startsWith('reference_ghp_*'))).toBeDefined();
+    const [left] = await open();
+    expect(left!.findings.map((f) => f.where)).toEqual(['content']);
+    await ok(a.api, 'alerts.allow', { id: left!.id, fingerprint: left!.findings[0]!.fingerprint, why: 'a revoked key, on purpose' });
+    const list = await ok<{ alerts: Listed[]; allowed: { file: string }[] }>(a.api, 'alerts.list', {});
+    expect(list.allowed.slice(0, 2).map((x) => x.file)).toEqual([
+      expect.stringMatching(/^team\/reference_ghp_\*+\.md$/),
+      expect.stringMatching(/^team\/reference_ghp_\*+\.md$/),
+    ]);
+    // An alert's `file` is the real path, only to open the file (shared/alert-file.ts); everything said in words is masked.
+    const said = { allowed: list.allowed, alerts: list.alerts.map(({ file: _file, ...words }) => words), held };
+    expect(JSON.stringify(said)).not.toContain(ALLOWED_NAME_TOKEN.slice(6));
+    expect((await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toEqual([named]);
   });
 
   it('lists connected projects for the dashboard, and disconnects (files stay, token deleted)', async () => {

@@ -195,10 +195,11 @@ async function vetForUpload(
   if (content.includes('\0')) return { key, reason: 'binary', detail: `${e.rel(key)} contains null bytes (a binary file); ${e.space.noun} is text.` };
   const personal = userMemoryRefusal(e, key, content);
   if (personal) return { key, reason: 'user-memory', detail: personal };
-  const findings = await blockingFindings(e, key, sha, content);
+  const { all, blocking: findings } = await blockingFindings(e, key, sha, content);
   if (findings.length > 0) {
-    // Named with any secret in its name masked (the findings' name ranges are in the key).
-    const shown = maskedPath(key, key, findings);
+    // Named with every secret in its name masked (the findings' name ranges are in the key): one
+    // allowed on purpose too, which no longer blocks but is still no reason to print it.
+    const shown = maskedPath(key, key, all);
     return {
       key: shown,
       reason: 'secret',
@@ -219,8 +220,8 @@ function userMemoryRefusal(e: SyncEngine, key: string, content: string): string 
   return `${e.rel(key)} is a "user" memory: it describes you personally and always stays private, so it was not uploaded to the team. Move it to your private memory (Move to private in the app's Health or Team sync tab), or change its type if the team should have it.`;
 }
 
-/** The findings in a file that keep it back: every one not allowed in this memory dir. */
-async function blockingFindings(e: SyncEngine, key: string, sha: string, content: string): Promise<Finding[]> {
+/** The findings in a file (`all`), and those that keep it back (`blocking`): every one not allowed in this memory dir. */
+async function blockingFindings(e: SyncEngine, key: string, sha: string, content: string): Promise<{ all: Finding[]; blocking: Finding[] }> {
   // The key is part of what is scanned (a token in a file or folder name): cached per key and hash.
   let findings = e.scans.get(`${key}\0${sha}`);
   if (!findings) {
@@ -232,5 +233,5 @@ async function blockingFindings(e: SyncEngine, key: string, sha: string, content
   for (const f of findings) {
     if (!(await e.options.alerts?.isAllowed(e.memoryDir, f))) blocking.push({ ...f, file: e.rel(key) });
   }
-  return blocking;
+  return { all: findings, blocking };
 }
