@@ -200,6 +200,9 @@ export class TeamSync {
       if (report.pull.written.length > 0 || report.push.uploaded.length > 0) await e.pruneBases();
       if (!report.pull.refused.length && e.refused.size === 0) await e.resolveTopic(e.topic('pull'), 'the next pull was clean');
       await e.resolveTopic(e.topic('sync'), 'the next sync worked');
+      // The server that went back was caught up with by the sync that said so (what it lost uploaded
+      // again, or kept as a conflict, listed on its own); a later one that finds it in step ends it.
+      if (report.pull.wentBack === null) await e.resolveTopic(e.topic('went-back'), 'a later sync found the server in step');
       this.lastError = null;
     } catch (error) {
       report.error = this.asSyncError(error);
