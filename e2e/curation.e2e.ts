@@ -383,6 +383,30 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await description().fill(`Run the whole suite with ${token}`);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await eventually(() => read('-work-beta', 'feedback_tests.md')).toContain('Run the whole suite');
+
+    // A new name holding a token is asked about the same way: it would be MEMORY.md's pointer, sent to the model.
+    // (Once that save has settled: the editor then shows the file as saved, nothing left to save.)
+    await eventually(() => page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
+    const form = page.getByRole('form', { name: 'Edit feedback_tests.md' });
+    await form.getByRole('button', { name: 'Rename', exact: true }).click();
+    await form.getByLabel('New file name').fill(`feedback_${token}.md`);
+    await form.getByRole('button', { name: 'Rename', exact: true }).click();
+    await ask.getByText(/feedback_ghp_\*+\.md would hold a GitHub token \(ghp_\*+\) in its name \[fingerprint [0-9a-f]{16}\]/).waitFor();
+    expect(await ask.textContent()).not.toContain(token);
+    // (Its description holds the token on purpose now, so MEMORY.md's hook does: the pointer's target is what is checked.)
+    expect(await read('-work-beta', 'MEMORY.md')).not.toContain(`feedback_${token}.md`);
+    await ask.getByRole('button', { name: 'Rename anyway, with this secret' }).click();
+    await eventually(() => read('-work-beta', 'MEMORY.md')).toContain(`feedback_${token}.md`);
+    // And back: a name without it goes through unasked.
+    const renamed = page.getByRole('form', { name: `Edit feedback_${token}.md` });
+    await renamed.waitFor();
+    await renamed.getByRole('button', { name: 'Rename', exact: true }).click();
+    await renamed.getByLabel('New file name').fill('feedback_tests.md');
+    await renamed.getByRole('button', { name: 'Rename', exact: true }).click();
+    await eventually(() => read('-work-beta', 'MEMORY.md')).not.toContain(`feedback_${token}.md`);
+    expect(await read('-work-beta', 'feedback_tests.md')).toContain('Run the whole suite');
+    await page.getByText('Renamed to feedback_tests.md.').waitFor();
+    await page.getByRole('form', { name: 'Edit feedback_tests.md' }).waitFor();
     await openProject('-work-alpha');
     await openMemory('notes.md');
   });

@@ -24,6 +24,8 @@ const run = promisify(execFile);
 const topic = (name: string, body: string) => `---\nname: ${name}\ndescription: ${name}, shared with the team\ntype: project\n---\n\n${body}\n`;
 // A fake Slack bot token, the shape the scanner knows.
 const SLACK_TOKEN = ['xoxb', '2048675309', '4096123456', 'Q7vR2mX9kL4pT7wNc3bY6hJ1'].join('-');
+// A fake GitHub token of real shape.
+const GITHUB_TOKEN = ['ghp_', 'Vb3Nq8Wx', 'Kd2Lr7Tz', 'Pm5Hc9Ys', 'Fj4Ga1Ue', 'o6Ri'].join('');
 
 describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
   let root: string;
@@ -218,6 +220,53 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     await expect.poll(() => fs.readFile(path.join(teamDir('b'), 'user_me.md'), 'utf8').catch(() => null)).toContain('prefer terse answers');
     await problem.waitFor();
     expect(await onServer('user_me.md')).toBeUndefined();
+    expect(errors).toEqual([]);
+  });
+  it('a merge that would hold a secret is asked about in the merge editor, masked; saved anyway on purpose, and no page shows the token', async () => {
+    const b = pages[1]!;
+    await fs.writeFile(path.join(teamDir('a'), 'project_oncall.md'), topic('On call', 'Page the on-call first.'));
+    await expect.poll(() => onServer('project_oncall.md'), { timeout: 20_000 }).toContain('Page the on-call first.');
+    await b.goto(hosts[1]!.url);
+    await b.getByRole('button', { name: '-work-app' }).first().click();
+    await b.getByRole('button', { name: 'Team sync', exact: true }).click();
+    await b.getByRole('button', { name: 'Sync now' }).click();
+    await expect.poll(() => fs.readFile(path.join(teamDir('b'), 'project_oncall.md'), 'utf8').catch(() => ''), { timeout: 20_000 }).toContain('Page the');
+    // Both edit it: ann's goes up first, bob's becomes a conflict.
+    await fs.writeFile(path.join(teamDir('a'), 'project_oncall.md'), topic('On call', 'Page the on-call first.\nThen the team lead.'));
+    await expect.poll(() => onServer('project_oncall.md'), { timeout: 20_000 }).toContain('team lead');
+    await fs.writeFile(path.join(teamDir('b'), 'project_oncall.md'), topic('On call', 'Page the on-call first.\nNever at night.'));
+    const conflicts = b.getByRole('table', { name: 'Conflicts to resolve' });
+    await conflicts.locator('tr[data-key="project_oncall.md"]').waitFor({ timeout: 20_000 });
+    await conflicts.locator('tr[data-key="project_oncall.md"]').getByRole('button', { name: 'Resolve…' }).click();
+    const merge = b.getByRole('region', { name: 'Resolve team/project_oncall.md' });
+    const result = merge.getByLabel('Merged result');
+    await expect.poll(() => result.textContent()).toContain('Never at night.');
+    // A token pasted into the merge: refused, asked about in the editor, the merge as edited kept.
+    await result.locator('.cm-content').click();
+    await b.keyboard.press('ControlOrMeta+End');
+    await b.keyboard.type(`\nThe pager key is ${GITHUB_TOKEN}`);
+    await merge.getByRole('button', { name: 'Save merge' }).click();
+    const ask = merge.getByRole('alertdialog', { name: 'Secret warning' });
+    await ask.getByText(/team\/project_oncall\.md would hold a GitHub token \(ghp_\*+\) at line \d+ \[fingerprint [0-9a-f]{16}\]/).waitFor();
+    expect(await ask.textContent()).not.toContain(GITHUB_TOKEN);
+    expect(await fs.readFile(path.join(teamDir('b'), 'project_oncall.md'), 'utf8')).not.toContain(GITHUB_TOKEN);
+    // Keep editing: nothing saved, the merge is still there as edited; asked again on the next save.
+    await ask.getByRole('button', { name: 'Keep editing' }).click();
+    await expect.poll(() => ask.count()).toBe(0);
+    expect(await result.textContent()).toContain('The pager key is');
+    await merge.getByRole('button', { name: 'Save merge' }).click();
+    await ask.getByRole('button', { name: 'Save anyway, with this secret' }).click();
+    await expect.poll(() => fs.readFile(path.join(teamDir('b'), 'project_oncall.md'), 'utf8'), { timeout: 20_000 }).toContain(GITHUB_TOKEN);
+    await expect.poll(() => b.getByRole('table', { name: 'Conflicts to resolve' }).count()).toBe(0);
+    // Saved here on purpose, it is still not shared: held back, named in Alerts — masked on every page.
+    expect(await onServer('project_oncall.md')).not.toContain(GITHUB_TOKEN);
+    expect(await b.locator('body').textContent()).not.toContain(GITHUB_TOKEN);
+    await b
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('button', { name: /^Alerts/ })
+      .click();
+    await b.getByRole('table', { name: 'Findings in team/project_oncall.md' }).waitFor({ timeout: 20_000 });
+    expect(await b.locator('body').textContent()).not.toContain(GITHUB_TOKEN);
     expect(errors).toEqual([]);
   });
 });

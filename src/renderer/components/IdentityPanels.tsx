@@ -99,7 +99,8 @@ function Result() {
 function ConflictEditor() {
   const conflict = useIdentity((s) => s.conflict);
   const busy = useIdentity((s) => s.busy);
-  const { resolve, closeConflict } = useIdentity.getState();
+  const secrets = useIdentity((s) => s.secrets);
+  const { resolve, closeConflict, keepEditing } = useIdentity.getState();
   if (!conflict) return null;
   const { sides } = conflict;
   return (
@@ -114,6 +115,7 @@ function ConflictEditor() {
         note="Starts as every line of both versions, common lines once. Edit it, then save: it is written as one history entry."
         busy={busy}
         onClose={closeConflict}
+        secrets={secrets && { refusal: secrets, saveAnyway: (text) => void resolve('merged', text, secrets.allowSecrets), back: keepEditing }}
         actions={[
           { label: 'Keep this one', title: 'Leave the file as it is; the other version stays in history', run: () => void resolve('here') },
           { label: 'Take the moved one', run: () => void resolve('moved') },

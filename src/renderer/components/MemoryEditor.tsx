@@ -14,6 +14,7 @@ import { detectDerivable } from '../../shared/not-worth-saving.js';
 import { memoryTextTooLarge, plural } from '../../shared/size-text.js';
 import { useDesktop } from '../stores/desktop.js';
 import { RepeatWarning } from './RepeatWarning.js';
+import { SecretConfirm } from './SecretConfirm.js';
 import { ConfirmDelete } from './ConfirmDelete.js';
 import { type Draft, draftProblem, isDirty, needsRepair, type SaveOptions, useEditor } from '../stores/editor.js';
 import { themeOf, useSettings } from '../stores/settings.js';
@@ -77,6 +78,13 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   const doSave = async (options?: SaveOptions) => {
     const file = await save(options);
     if (file) onSaved(file, useEditor.getState().target!.scope);
+  };
+  const doRename = async (to: string, allowSecrets?: string[]) => {
+    const file = await rename(to, allowSecrets);
+    if (file) {
+      setRenaming(null);
+      onSaved(file, target.scope);
+    }
   };
   const cmTheme = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches) ? 'dark' : 'light';
   const missingField = (field: 'name' | 'description' | 'type') =>
@@ -177,19 +185,16 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         </div>
       )}
       {pendingSecrets && (
-        <div className="banner warning" role="alertdialog" aria-label="Secret warning">
-          <p>{pendingSecrets.message}</p>
-          <p>
-            Remove it (and revoke it if it is real), or save anyway on purpose:{' '}
-            {pendingSecrets.secrets.map((s) => `${s.title} ${s.match} [fingerprint ${s.fingerprint}]`).join(', ')}.
-          </p>
-          <button type="button" onClick={() => void doSave(pendingSecrets.options)}>
-            Save anyway, with {pendingSecrets.secrets.length === 1 ? 'this secret' : 'these secrets'}
-          </button>
-          <button type="button" onClick={() => useEditor.setState({ pendingSecrets: null })} autoFocus>
-            Go back
-          </button>
-        </div>
+        <SecretConfirm
+          refusal={pendingSecrets}
+          verb={pendingSecrets.renameTo !== undefined ? 'Rename' : 'Save'}
+          saveAnyway={() =>
+            void (pendingSecrets.renameTo !== undefined
+              ? doRename(pendingSecrets.renameTo, pendingSecrets.options.allowSecrets)
+              : doSave(pendingSecrets.options))
+          }
+          back={() => useEditor.setState({ pendingSecrets: null })}
+        />
       )}
       <div className="form-grid">
         <label>
@@ -349,17 +354,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         {renaming !== null && (
           <span className="inline-form">
             <input aria-label="New file name" value={renaming} onChange={(e) => setRenaming(e.target.value)} />
-            <button
-              type="button"
-              onClick={() =>
-                void rename(renaming).then((file) => {
-                  if (file) {
-                    setRenaming(null);
-                    onSaved(file, target.scope);
-                  }
-                })
-              }
-            >
+            <button type="button" onClick={() => void doRename(renaming)}>
               Rename
             </button>
             <button type="button" onClick={() => setRenaming(null)}>

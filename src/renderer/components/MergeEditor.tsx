@@ -6,6 +6,7 @@
  * known. Take theirs, take mine, or save the merge. Team sync and personal sync both use it.
  */
 import type { ConflictDetail, ConflictResolution } from '../../shared/contract/team.js';
+import type { SecretRefusal } from '../stores/errors.js';
 import { when } from './format.js';
 import { MergeView } from './MergeView.js';
 import { Time } from './Time.js';
@@ -27,12 +28,17 @@ export function MergeEditor({
   words = TEAM_MERGE_WORDS,
   resolve,
   close,
+  secrets,
+  keepEditing,
 }: {
   detail: ConflictDetail;
   busy: boolean;
   words?: MergeWords;
-  resolve: (take: ConflictResolution, text?: string) => Promise<void>;
+  resolve: (take: ConflictResolution, text?: string, allowSecrets?: string[]) => Promise<void>;
   close: () => void;
+  /** A merge refused for a secret, asked before saving it anyway (the store's `secrets`). */
+  secrets: (SecretRefusal & { allowSecrets: string[] }) | null;
+  keepEditing: () => void;
 }) {
   const { conflict } = detail;
   return (
@@ -54,6 +60,7 @@ export function MergeEditor({
       note="Starts as every line of both versions, in order. Edit it, then save: it is written (a history entry) and pushed."
       busy={busy}
       onClose={close}
+      secrets={secrets && { refusal: secrets, saveAnyway: (result) => void resolve('merge', result, secrets.allowSecrets), back: keepEditing }}
       actions={[
         {
           label: `Take ${words.theirs.charAt(0).toLowerCase()}${words.theirs.slice(1)}`,

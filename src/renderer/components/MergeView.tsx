@@ -7,7 +7,9 @@ import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { Decoration, type DecorationSet, EditorView, type Extension, StateField } from '@uiw/react-codemirror';
 import { type ReactNode, useMemo, useState } from 'react';
 import { type LineRange, type SideLine, sideBySide, unionMerge } from '../../shared/line-union.js';
+import type { SecretRefusal } from '../stores/errors.js';
 import { themeOf, useSettings } from '../stores/settings.js';
+import { SecretConfirm } from './SecretConfirm.js';
 
 const extensions = [markdown(), EditorView.lineWrapping];
 const overlapLine = Decoration.line({ class: 'merge-overlap', attributes: { title: 'Both versions overlap here: keep what should stay' } });
@@ -65,6 +67,8 @@ export function MergeView(props: {
   actions: MergeAction[];
   onClose: () => void;
   banner?: ReactNode;
+  /** The merge was refused for a secret it would hold: asked here, saved anyway with the result as it stands. */
+  secrets?: { refusal: SecretRefusal; saveAnyway: (result: string) => void; back: () => void } | null;
 }) {
   const theme = useSettings((s) => themeOf(s.view));
   const lines = useMemo(() => sideBySide(props.theirs.text, props.mine.text), [props.theirs.text, props.mine.text]);
@@ -103,6 +107,15 @@ export function MergeView(props: {
           basicSetup={{ lineNumbers: true, foldGutter: false }}
         />
       </div>
+      {props.secrets && (
+        <SecretConfirm
+          refusal={props.secrets.refusal}
+          saveAnyway={() => props.secrets?.saveAnyway(result)}
+          back={props.secrets.back}
+          backLabel="Keep editing"
+          busy={props.busy}
+        />
+      )}
       <div className="actions">
         {props.actions.map((a) => (
           <button key={a.label} className={a.primary ? 'primary' : undefined} title={a.title} onClick={() => a.run(result)} disabled={props.busy}>

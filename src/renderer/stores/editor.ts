@@ -12,12 +12,11 @@ import { RpcError } from '../../shared/contract/rpc-error.js';
 import type { StoredDraft } from '../../shared/contract/drafts.js';
 import type { MemoryDoc } from '../../shared/contract/memories.js';
 import { indexImpact, type IndexImpact } from '../../shared/index-impact.js';
-import type { SecretOnSave } from '../../shared/secret-types.js';
 import { MEMORY_TYPES, type MemoryType, type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
 import { draftKey, useDrafts } from './drafts.js';
-import { messageOf } from './errors.js';
+import { allowedAfter, messageOf, type SecretRefusal, secretRefusalOf } from './errors.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
 
@@ -169,10 +168,11 @@ interface EditorState {
   /** Pointers a pending save would push past the cut: asking before saving. */
   pendingImpact: IndexImpact | null;
   /**
-   * A save refused because it would add a secret (Claude Code sends every memory to the model):
-   * the refusal's sentence and each secret, asking before saving it anyway on purpose.
+   * A save refused because it would add a secret (Claude Code sends every memory to the model),
+   * or a rename to a name holding one (`renameTo`): the refusal's sentence and each secret, asking
+   * before saving (renaming) anyway on purpose with `options.allowSecrets`.
    */
-  pendingSecrets: { message: string; secrets: SecretOnSave[]; options: SaveOptions } | null;
+  pendingSecrets: (SecretRefusal & { options: SaveOptions; renameTo?: string }) | null;
   /** Open a file (or a project's new memory); what was open is kept as a draft if it was edited. */
   open: (target: EditorTarget, opts: { memoryDir: string }) => Promise<void>;
   /** Close the editor, keeping an unsaved edit as a draft. */
@@ -183,7 +183,8 @@ interface EditorState {
   /** Recreate a file deleted on disk from the draft. */
   recreate: () => Promise<string | null>;
   remove: () => Promise<boolean>;
-  rename: (to: string) => Promise<string | null>;
+  /** Rename the open file (with secrets in the new name allowed on purpose: their fingerprints); its new name, or null. */
+  rename: (to: string, allowSecrets?: string[]) => Promise<string | null>;
   /**
    * Set the draft aside and show the file as it is on disk — "Discard", or "Take theirs" in a
    * conflict (`notice` says which). The notice's Undo brings the draft back.
@@ -373,16 +374,13 @@ export const useEditor = create<EditorState>()((set, get) => {
           useToasts.getState().show('error', `${target.file ?? 'The new memory'} was not saved: ${messageOf(error)} Your edit is kept as a draft.`);
           return null;
         }
+        const refusal = secretRefusalOf(error);
         if (error instanceof RpcError && error.code === 'conflict' && error.current !== undefined)
           set({ conflict: error.current, saving: false, error: error.message });
-        else if (error instanceof RpcError && error.secrets?.length)
+        else if (refusal)
           // Asked, never saved unasked: the secrets already allowed stay allowed, the impact already accepted stays accepted.
           set({
-            pendingSecrets: {
-              message: error.message,
-              secrets: error.secrets,
-              options: { ...options, acceptImpact: true, allowSecrets: [...(options.allowSecrets ?? []), ...error.secrets.map((s) => s.fingerprint)] },
-            },
+            pendingSecrets: { ...refusal, options: { ...options, acceptImpact: true, allowSecrets: allowedAfter(refusal, options.allowSecrets) } },
             saving: false,
           });
         else set({ error: messageOf(error), saving: false });
@@ -427,11 +425,18 @@ export const useEditor = create<EditorState>()((set, get) => {
         return false;
       }
     },
-    async rename(to) {
+    async rename(to, allowSecrets) {
       const { target, doc, draft, memoryDir } = get();
       if (!target || target.file === null || !memoryDir) return null;
+      set({ pendingSecrets: null });
       try {
-        const { file, rev } = await call('memories.rename', { dir: target.dir, scope: target.scope, from: target.file, to });
+        const { file, rev } = await call('memories.rename', {
+          dir: target.dir,
+          scope: target.scope,
+          from: target.file,
+          to,
+          ...(allowSecrets?.length ? { allowSecrets } : {}),
+        });
         // An unsaved edit follows the file to its new name.
         const dirty = isDirty(doc, draft);
         await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
@@ -442,7 +447,10 @@ export const useEditor = create<EditorState>()((set, get) => {
         offerUndo(target.dir, rev, `Renamed to ${file}.`);
         return file;
       } catch (error) {
-        set({ error: messageOf(error) });
+        const refusal = secretRefusalOf(error);
+        // A name holding a secret is asked about, as a save is; the secrets already allowed stay allowed.
+        if (refusal) set({ pendingSecrets: { ...refusal, options: { allowSecrets: allowedAfter(refusal, allowSecrets) }, renameTo: to } });
+        else set({ error: messageOf(error) });
         return null;
       }
     },

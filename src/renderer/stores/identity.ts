@@ -6,7 +6,7 @@
 import { create } from 'zustand';
 import type { CloneGroup, ConflictSides, MergePlan, MergeRecord, OrphanReport } from '../../shared/contract/identity.js';
 import { call } from '../transport/transport.js';
-import { messageOf } from './errors.js';
+import { allowedAfter, messageOf, type SecretRefusal, secretRefusalOf } from './errors.js';
 import { useProjects } from './projects.js';
 
 /** What a preview is of: the same confirm button does either. */
@@ -21,6 +21,8 @@ interface IdentityState {
   preview: { of: PreviewOf; plan: MergePlan } | null;
   result: MergeRecord | null;
   conflict: { id: string; sides: ConflictSides } | null;
+  /** A merged text refused because it would hold a secret: asked in the merge editor, saved anyway with `allowSecrets` on purpose. */
+  secrets: (SecretRefusal & { allowSecrets: string[] }) | null;
   load: () => Promise<void>;
   addLookIn: (folder: string) => Promise<void>;
   previewRelink: (dir: string, path: string) => Promise<void>;
@@ -30,8 +32,10 @@ interface IdentityState {
   undo: () => Promise<void>;
   keepApart: (dirs: string[]) => Promise<void>;
   openConflict: (n: number) => Promise<void>;
-  resolve: (keep: 'here' | 'moved' | 'both' | 'merged', text?: string) => Promise<void>;
+  resolve: (keep: 'here' | 'moved' | 'both' | 'merged', text?: string, allowSecrets?: string[]) => Promise<void>;
   closeConflict: () => void;
+  /** Back to the merge editor from its secret warning, nothing saved. */
+  keepEditing: () => void;
 }
 
 export const useIdentity = create<IdentityState>()((set, get) => {
@@ -59,6 +63,7 @@ export const useIdentity = create<IdentityState>()((set, get) => {
     preview: null,
     result: null,
     conflict: null,
+    secrets: null,
     load: () => guarded(refreshAll),
     addLookIn: (folder) =>
       guarded(async () => {
@@ -100,16 +105,27 @@ export const useIdentity = create<IdentityState>()((set, get) => {
     openConflict: (n) =>
       guarded(async () => {
         const id = get().result?.id;
-        if (id) set({ conflict: { id, sides: await call('identity.conflict', { id, n }) } });
+        if (id) set({ conflict: { id, sides: await call('identity.conflict', { id, n }) }, secrets: null });
       }),
-    resolve: (keep, text) =>
+    resolve: (keep, text, allowSecrets) =>
       guarded(async () => {
         const c = get().conflict;
         if (!c) return;
-        set({ result: await call('identity.resolve', { id: c.id, n: c.sides.conflict.n, keep, ...(text !== undefined ? { text } : {}) }), conflict: null });
+        set({ secrets: null });
+        try {
+          const input = { id: c.id, n: c.sides.conflict.n, keep, ...(text !== undefined ? { text } : {}), ...(allowSecrets?.length ? { allowSecrets } : {}) };
+          set({ result: await call('identity.resolve', input), conflict: null });
+        } catch (error) {
+          const refusal = secretRefusalOf(error);
+          // Asked in the merge editor, as the memory editor asks: the merge as edited stays there.
+          if (!refusal || get().conflict !== c) throw error;
+          set({ secrets: { ...refusal, allowSecrets: allowedAfter(refusal, allowSecrets) } });
+          return;
+        }
         void useProjects.getState().load();
       }),
-    closeConflict: () => set({ conflict: null }),
+    closeConflict: () => set({ conflict: null, secrets: null }),
+    keepEditing: () => set({ secrets: null }),
   };
 });
 

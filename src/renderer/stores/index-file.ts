@@ -9,7 +9,7 @@ import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { SecretOnSave } from '../../shared/secret-types.js';
 import { call } from '../transport/transport.js';
-import { messageOf } from './errors.js';
+import { messageOf, secretRefusalOf } from './errors.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
 
@@ -63,8 +63,9 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
       if (shown()) set({ text: edit.draft });
       return true;
     } catch (e) {
-      if (e instanceof RpcError && e.secrets?.length && shown()) {
-        set({ secrets: { message: e.message, secrets: e.secrets } });
+      const refusal = secretRefusalOf(e);
+      if (refusal && shown()) {
+        set({ secrets: refusal });
         return false;
       }
       const message = e instanceof RpcError && e.code === 'conflict' ? `${e.message} Your text is still in the editor; reload to see theirs.` : messageOf(e);

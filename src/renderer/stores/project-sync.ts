@@ -5,7 +5,7 @@
  * late answer is dropped, what is busy) is written once here.
  */
 import type { ConflictDetail, ConflictResolution, SyncReport } from '../../shared/contract/team.js';
-import { messageOf } from './errors.js';
+import { allowedAfter, messageOf, type SecretRefusal, secretRefusalOf } from './errors.js';
 import { useToasts } from './toasts.js';
 
 /** One resolution's answer, the same for team and personal sync. */
@@ -19,7 +19,10 @@ export interface SyncSide<S> {
   status: (dir: string) => Promise<S>;
   sync: (dir: string) => Promise<SyncReport>;
   conflict: (dir: string, id: string) => Promise<ConflictDetail>;
-  resolve: (dir: string, input: { id: string; take: ConflictResolution; text?: string; theirsSha: string | null }) => Promise<ResolveAnswer>;
+  resolve: (
+    dir: string,
+    input: { id: string; take: ConflictResolution; text?: string; theirsSha: string | null; allowSecrets?: string[] },
+  ) => Promise<ResolveAnswer>;
   /** Tell what a resolution did (a toast, with its Undo where there is one). */
   resolved: (dir: string, detail: ConflictDetail, take: ConflictResolution, answer: ResolveAnswer) => void;
   /** A refused resolution reopens the conflict, so the editor shows the file as it now is. */
@@ -33,6 +36,8 @@ export interface ProjectSyncSlice<S> {
   project: S | null;
   /** The conflict open in the merge editor. */
   detail: ConflictDetail | null;
+  /** A merge refused because it would hold a secret: asked in the merge editor, saved anyway with `allowSecrets` on purpose. */
+  secrets: (SecretRefusal & { allowSecrets: string[] }) | null;
   busy: boolean;
   error: string | null;
   open: (dir: string) => Promise<void>;
@@ -41,7 +46,10 @@ export interface ProjectSyncSlice<S> {
   syncNow: (dir?: string) => Promise<void>;
   openConflict: (id: string) => Promise<void>;
   closeConflict: () => void;
-  resolve: (take: ConflictResolution, text?: string) => Promise<void>;
+  /** Resolve the open conflict (a merged text with secrets allowed on purpose: their fingerprints). */
+  resolve: (take: ConflictResolution, text?: string, allowSecrets?: string[]) => Promise<void>;
+  /** Back to the merge editor from its secret warning, nothing saved. */
+  keepEditing: () => void;
   /** Do `work` on the open project while busy; a failure is said in a toast. */
   onProject: (work: (dir: string) => Promise<void>) => Promise<void>;
 }
@@ -72,10 +80,11 @@ export function projectSyncSlice<S>(
     dir: null,
     project: null,
     detail: null,
+    secrets: null,
     busy: false,
     error: null,
     async open(dir) {
-      if (get().dir !== dir) set({ dir, project: null, detail: null, error: null });
+      if (get().dir !== dir) set({ dir, project: null, detail: null, secrets: null, error: null });
       await get().refresh();
     },
     async refresh() {
@@ -107,13 +116,16 @@ export function projectSyncSlice<S>(
       const dir = get().dir;
       if (!dir) return;
       try {
-        set({ detail: await side.conflict(dir, id) });
+        set({ detail: await side.conflict(dir, id), secrets: null });
       } catch (error) {
         toastError(error);
       }
     },
     closeConflict() {
-      set({ detail: null });
+      set({ detail: null, secrets: null });
+    },
+    keepEditing() {
+      set({ secrets: null });
     },
     async onProject(work) {
       const dir = get().dir;
@@ -127,16 +139,28 @@ export function projectSyncSlice<S>(
         set({ busy: false });
       }
     },
-    async resolve(take, text) {
+    async resolve(take, text, allowSecrets) {
       const { dir, detail } = get();
       if (!dir || !detail) return;
-      set({ busy: true });
+      set({ busy: true, secrets: null });
       try {
-        const answer = await side.resolve(dir, { id: detail.conflict.id, take, ...(text !== undefined ? { text } : {}), theirsSha: detail.theirsSha });
+        const answer = await side.resolve(dir, {
+          id: detail.conflict.id,
+          take,
+          ...(text !== undefined ? { text } : {}),
+          theirsSha: detail.theirsSha,
+          ...(allowSecrets?.length ? { allowSecrets } : {}),
+        });
         set({ detail: null });
         side.resolved(dir, detail, take, answer);
         await get().refresh();
       } catch (error) {
+        const refusal = secretRefusalOf(error);
+        // Asked in the merge editor, as the memory editor asks: the merge as edited stays there.
+        if (refusal && get().detail === detail) {
+          set({ secrets: { ...refusal, allowSecrets: allowedAfter(refusal, allowSecrets) } });
+          return;
+        }
         toastError(error);
         if (side.reopenRefused) await get().openConflict(detail.conflict.id);
       } finally {

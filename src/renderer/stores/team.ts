@@ -10,14 +10,30 @@ import type { TeamOverviewRow, TeamStatus, WaitingReason } from '../../shared/co
 import type { Scope } from '../../shared/memory-types.js';
 import { ago } from '../components/format.js';
 import { call } from '../transport/transport.js';
-import { messageOf } from './errors.js';
+import { allowedAfter, messageOf, secretRefusalOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
 
-/** Move a memory between private and team (one history entry; R-TYPES refusals come back as errors), offering Undo. */
-export async function moveMemory(dir: string, file: string, to: Scope): Promise<void> {
-  const { rev } = await call('team.move', { dir, file, to });
+/**
+ * Move a memory between private and team (one history entry; R-TYPES refusals come back as errors), offering Undo.
+ * A name holding a secret (it would go into the other MEMORY.md) is asked about: the refusal, masked, with "Move anyway".
+ */
+export async function moveMemory(dir: string, file: string, to: Scope, allowSecrets?: string[]): Promise<void> {
+  let rev: string | null;
+  try {
+    ({ rev } = await call('team.move', { dir, file, to, ...(allowSecrets?.length ? { allowSecrets } : {}) }));
+  } catch (error) {
+    const refusal = secretRefusalOf(error);
+    if (!refusal) throw error;
+    const anyway = () =>
+      void moveMemory(dir, file, to, allowedAfter(refusal, allowSecrets)).catch((e: unknown) => useToasts.getState().show('error', messageOf(e)));
+    useToasts.getState().show('error', `${refusal.message} Remove it (and revoke it if it is real), or move anyway on purpose.`, {
+      label: `Move anyway, with ${refusal.secrets.length === 1 ? 'this secret' : 'these secrets'}`,
+      run: anyway,
+    });
+    return;
+  }
   offerUndo(dir, rev, `Moved ${file} to the ${to === 'team' ? 'team' : 'private'} memory.`);
 }
 

@@ -19,7 +19,9 @@ import type { ProjectScan } from '../../shared/scan-types.js';
 import { IndexReorder } from '../components/IndexReorder.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { MakeRoom } from '../components/MakeRoom.js';
+import { SecretConfirm } from '../components/SecretConfirm.js';
 import { useCuration } from '../stores/curation.js';
+import { allowedAfter } from '../stores/errors.js';
 import { useIndexFile } from '../stores/index-file.js';
 import { useIndexOrder } from '../stores/index-order.js';
 import { useProject } from '../stores/project.js';
@@ -198,26 +200,12 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             {impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>
           {secrets ? (
-            <div className="inline-form banner warning" role="alertdialog" aria-label="Secret warning">
-              <span>
-                {secrets.message} Remove it (and revoke it if it is real), or save anyway on purpose:{' '}
-                {secrets.secrets.map((s) => `${s.title} ${s.match} [fingerprint ${s.fingerprint}]`).join(', ')}.
-              </span>{' '}
-              <button
-                className="danger"
-                onClick={() =>
-                  void save(
-                    true,
-                    secrets.secrets.map((s) => s.fingerprint),
-                  )
-                }
-              >
-                Save anyway, with {secrets.secrets.length === 1 ? 'this secret' : 'these secrets'}
-              </button>
-              <button onClick={() => useIndexFile.setState({ secrets: null })} autoFocus>
-                Keep editing
-              </button>
-            </div>
+            <SecretConfirm
+              refusal={secrets}
+              saveAnyway={() => void save(true, allowedAfter(secrets))}
+              back={() => useIndexFile.setState({ secrets: null })}
+              backLabel="Keep editing"
+            />
           ) : confirmDrop && dropping.length > 0 ? (
             <div className="inline-form" role="group" aria-label="Confirm save">
               <span>{droppingSentence(dropping)}</span>{' '}

@@ -53,6 +53,7 @@ export function PersonalSyncPanel({ dir }: { dir: string }) {
   const status = usePersonal((s) => (s.dir === dir ? s.project : null));
   const detail = usePersonal((s) => s.detail);
   const busy = usePersonal((s) => s.busy);
+  const secrets = usePersonal((s) => s.secrets);
   useEffect(() => {
     void usePersonal.getState().open(dir);
   }, [dir]);
@@ -113,6 +114,8 @@ export function PersonalSyncPanel({ dir }: { dir: string }) {
               words={WORDS}
               resolve={usePersonal.getState().resolve}
               close={usePersonal.getState().closeConflict}
+              secrets={secrets}
+              keepEditing={usePersonal.getState().keepEditing}
             />
           )}
           {status.waiting.length > 0 && <WaitingTable label="Not on your other machines yet" prefix="" waiting={status.waiting} />}

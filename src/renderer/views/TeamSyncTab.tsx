@@ -118,6 +118,7 @@ function StatusPanel({ status }: { status: TeamStatus }) {
 function Conflicts({ status }: { status: TeamStatus }) {
   const detail = useTeam((s) => s.detail);
   const busy = useTeam((s) => s.busy);
+  const secrets = useTeam((s) => s.secrets);
   if (status.conflicts.length === 0 && !detail) return null;
   return (
     <section aria-label="Conflicts">
@@ -138,7 +139,15 @@ function Conflicts({ status }: { status: TeamStatus }) {
         onResolve={(id) => void useTeam.getState().openConflict(id)}
       />
       {detail && (
-        <MergeEditor key={detail.conflict.id} detail={detail} busy={busy} resolve={useTeam.getState().resolve} close={useTeam.getState().closeConflict} />
+        <MergeEditor
+          key={detail.conflict.id}
+          detail={detail}
+          busy={busy}
+          resolve={useTeam.getState().resolve}
+          close={useTeam.getState().closeConflict}
+          secrets={secrets}
+          keepEditing={useTeam.getState().keepEditing}
+        />
       )}
     </section>
   );

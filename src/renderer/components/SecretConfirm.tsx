@@ -1,0 +1,42 @@
+/**
+ * A save refused because it would hold a secret it did not hold before (secrets/save-guard.ts):
+ * the refusal in words, each secret masked with the fingerprint that saves it anyway, and the
+ * person's choice — save anyway on purpose, or go back. Every save the guard can refuse asks with
+ * it: the memory editor (a save, a new memory, a rename), MEMORY.md, and the merge editors of
+ * team, personal and relink conflicts.
+ */
+import type { SecretRefusal } from '../stores/errors.js';
+
+export function SecretConfirm({
+  refusal,
+  saveAnyway,
+  back,
+  verb = 'Save',
+  backLabel = 'Go back',
+  busy = false,
+}: {
+  refusal: SecretRefusal;
+  saveAnyway: () => void;
+  back: () => void;
+  /** What the confirm button does, capitalised: "Save", "Rename", "Move". */
+  verb?: string;
+  backLabel?: string;
+  busy?: boolean;
+}) {
+  const { secrets } = refusal;
+  return (
+    <div className="banner warning" role="alertdialog" aria-label="Secret warning">
+      <p>{refusal.message}</p>
+      <p>
+        Remove it (and revoke it if it is real), or {verb.toLowerCase()} anyway on purpose:{' '}
+        {secrets.map((s) => `${s.title} ${s.match} [fingerprint ${s.fingerprint}]`).join(', ')}.
+      </p>
+      <button type="button" className="danger" onClick={saveAnyway} disabled={busy}>
+        {verb} anyway, with {secrets.length === 1 ? 'this secret' : 'these secrets'}
+      </button>
+      <button type="button" onClick={back} autoFocus>
+        {backLabel}
+      </button>
+    </div>
+  );
+}
