@@ -88,6 +88,18 @@ describe('what the model proposes is validated before anything is written', () =
     expect(await memory('feedback_sql.md')).toContain('The ORM hid N+1 queries.');
   });
 
+  it("refuses a new file name holding a token (it would be MEMORY.md's pointer), said masked, and writes the rest", async () => {
+    const token = ['ghp_', 'Hq4Zt8Wm', 'Ls2Xv6Rn', 'Pc9Kd3Yb', 'Fg7Ju1Ea', 'w5Oi'].join('');
+    h.fake.enqueue(operationsReply({ ...testingMemory, file: `reference_${token}.md`, type: 'reference' }, { ...testingMemory, file: 'feedback_ci.md' }));
+    await writeTurns('a turn naming a token');
+    const ops = (await run()).outcomes[0]!.operations;
+    expect(ops.map((o) => o.disposition)).toEqual(['refused', 'applied']);
+    expect(ops[0]!.reason).toMatch(/reference_ghp_\*+\.md would hold a GitHub token \(ghp_\*+\) in its name/);
+    expect(ops[0]!.reason).not.toContain(token.slice(6));
+    expect(await exists(`reference_${token}.md`)).toBe(false);
+    expect(await indexFiles()).not.toContain(`reference_${token}.md`);
+  });
+
   it('keeps a team-leaning memory private when the project has no team memory', async () => {
     h.fake.enqueue(operationsReply({ ...testingMemory, file: 'project_freeze.md', type: 'project', scope: undefined }));
     await writeTurns('the freeze starts Friday');
