@@ -248,7 +248,7 @@ describe('memdir CLI', () => {
     await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [A](a.md) — about a\n');
     const where = { memoryDir, scope: 'private' as const, dataDir: env.MEMDIR_DATA_DIR! };
     const renamed = await renameMemory(where, 'a.md', 'b.md');
-    await deleteMemory(where, 'b.md');
+    const deleted = await deleteMemory(where, 'b.md');
     const refused = await run('undo', '--home', home, '-work-undo', renamed.entry!.rev);
     expect(refused).toEqual({
       code: 2,
@@ -266,6 +266,13 @@ describe('memdir CLI', () => {
       out: 'Nothing to undo: it is already that way.\n',
       err: '',
     });
+    // The delete is undone too: undoing it again would bring the memory back a second time, as b.md.
+    expect(await run('undo', '--home', home, '-work-undo', deleted.entry!.rev, '--overwrite-changed')).toEqual({
+      code: 0,
+      out: 'Nothing to undo: it is already that way.\nb.md is back already, as a.md, since "Undo: Rename a.md to b.md" (undone anyway): it is not brought back twice.\n',
+      err: '',
+    });
+    expect((await fs.readdir(memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md']);
   });
 
   it('says the limits it shares with the app in sentences: the recall query', async () => {

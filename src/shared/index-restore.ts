@@ -110,16 +110,18 @@ export function reinsertPointer(current: ParsedIndex, old: ParsedIndex, file: st
  * pointers it removed come back (see {@link reinsertPointer}), the pointers it added go (those
  * still as it wrote them, or whose file the undo removes), the pointers it rewrote go back where
  * nobody changed them since. Everything else in `now` — later edits, other pointers — stays.
+ * The pointers of `keptOut` files do not come back (their memory is back under another name).
  */
 export function revertIndexChange(
   now: string,
   before: string,
   after: string,
   removedFiles: ReadonlySet<string> = new Set(),
+  keptOut: ReadonlySet<string> = new Set(),
 ): { text: string; placements: PointerPlacement[] } {
   const b = parseIndex(before);
   const a = parseIndex(after);
-  if (now === after) {
+  if (now === after && keptOut.size === 0) {
     // Nothing changed the index since: it goes back byte for byte; say where the pointers are.
     const loaded = loadedFiles(b);
     const gone = new Set(indexEntries(a).map((e) => e.file));
@@ -151,7 +153,7 @@ export function revertIndexChange(
   }
   const placements: PointerPlacement[] = [];
   for (const file of beforeEntries.keys()) {
-    if (afterEntries.has(file)) continue;
+    if (afterEntries.has(file) || keptOut.has(file)) continue;
     const put = reinsertPointer(index, b, file);
     if (!put) continue;
     index = put.index;

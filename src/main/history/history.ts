@@ -17,11 +17,11 @@ import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { git, gitBlob, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog } from './log-format.js';
-import type { HistoryEntry, HistoryFileChange, LoggedEntry } from './log-format.js';
+import type { BroughtBack, HistoryEntry, HistoryFileChange, LoggedEntry } from './log-format.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 
 export { HistoryError } from './git.js';
-export type { HistoryEntry, HistoryFileChange } from './log-format.js';
+export type { BroughtBack, HistoryEntry, HistoryFileChange } from './log-format.js';
 
 /** Who made a change, recorded as the `Memdir-Source:` trailer of its commit. */
 export const CHANGE_SOURCES = ['manual', 'external', 'extract', 'dream', 'restore', 'fix', 'sync', 'import', 'relink', 'demo'] as const;
@@ -46,9 +46,11 @@ export interface ChangeDescription extends HistoryOptions {
    * the state before the change with these files at that other version (both parents kept).
    */
   theirs?: () => { path: string; content: string; from: string }[];
+  /** For `transact`: the memories an undo anyway brought back, asked after the change (kept as trailers of its entry). */
+  broughtBack?: () => BroughtBack[];
 }
 
-const EXTERNAL: ChangeDescription = { source: 'external', summary: 'Changes made outside Memdir' };
+const EXTERNAL = { source: 'external', summary: 'Changes made outside Memdir' } as const;
 
 function checkSource(source: string): string {
   if (!/^[a-z][a-z0-9-]{0,39}$/.test(source)) {
@@ -102,7 +104,7 @@ async function readLog(repo: ShadowRepo, args: string[], files: readonly string[
   return parseLog(out.stdout);
 }
 
-function toEntry({ parents: _parents, ...entry }: LoggedEntry): HistoryEntry {
+function toEntry({ parents: _parents, broughtBack: _broughtBack, ...entry }: LoggedEntry): HistoryEntry {
   return entry;
 }
 
@@ -113,7 +115,7 @@ function toEntry({ parents: _parents, ...entry }: LoggedEntry): HistoryEntry {
  */
 export async function recordSnapshot(
   memoryDir: string,
-  opts: ChangeDescription & { secondParent?: string | null; createdFolders?: readonly string[] },
+  opts: Omit<ChangeDescription, 'broughtBack'> & { secondParent?: string | null; createdFolders?: readonly string[]; broughtBack?: readonly BroughtBack[] },
 ): Promise<HistoryEntry | null> {
   const source = checkSource(opts.source);
   const dataDir = opts.dataDir ?? resolveDataDir();
@@ -137,7 +139,7 @@ export async function recordSnapshot(
         // A merge: the staged tree with both parents (git commit cannot take a second parent without a merge in progress).
         const tree = (await git(repo, ['write-tree'], locked)).stdout.trim();
         const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-p', opts.secondParent, '-F', '-'], {
-          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders),
+          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack),
           env: await monotonicDate(repo),
         });
         await git(repo, ['update-ref', 'HEAD', made.stdout.trim()], locked);
@@ -145,7 +147,7 @@ export async function recordSnapshot(
         const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
           ...locked,
           okCodes: [1],
-          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders),
+          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack),
           env: await monotonicDate(repo),
         });
         // Exit 1 is git's "nothing to commit" (status saw a change that staging cancelled out).
@@ -219,13 +221,14 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
         state.active = false;
         // The original error matters more than a failure to record; the next transact picks
         // anything left unrecorded up as `external`.
-        await recordSnapshot(memoryDir, { ...opts, dataDir, summary: `${opts.summary} (incomplete)`, createdFolders }).catch(() => undefined);
+        const broughtBack = opts.broughtBack?.() ?? [];
+        await recordSnapshot(memoryDir, { ...opts, dataDir, summary: `${opts.summary} (incomplete)`, createdFolders, broughtBack }).catch(() => undefined);
         throw err;
       }
       state.active = false;
       const side = opts.theirs?.() ?? [];
       const secondParent = side.length > 0 ? await commitSide(memoryDir, dataDir, side) : null;
-      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir, secondParent, createdFolders });
+      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir, secondParent, createdFolders, broughtBack: opts.broughtBack?.() ?? [] });
       return { result, entry };
     },
     { dataDir },
@@ -284,8 +287,19 @@ export interface LaterChange {
  * touched is absent from the map.
  */
 export async function laterChanges(memoryDir: string, rev: string, files: readonly string[], opts: HistoryOptions = {}): Promise<Map<string, LaterChange>> {
-  const paths = files.map(checkFile);
   const found = new Map<string, LaterChange>();
+  for (const { file, ...later } of await changesAfter(memoryDir, rev, files, opts)) if (!found.has(file)) found.set(file, later);
+  return found;
+}
+
+/** Every entry after `rev` that touched `file`, newest first, with what it did to it (see laterChanges). */
+export async function everyLaterChange(memoryDir: string, rev: string, file: string, opts: HistoryOptions = {}): Promise<LaterChange[]> {
+  return (await changesAfter(memoryDir, rev, [file], opts)).map(({ entry, change }) => ({ entry, change }));
+}
+
+async function changesAfter(memoryDir: string, rev: string, files: readonly string[], opts: HistoryOptions): Promise<(LaterChange & { file: string })[]> {
+  const paths = files.map(checkFile);
+  const found: (LaterChange & { file: string })[] = [];
   if (paths.length === 0) return found;
   const repo = await requireRepo(memoryDir, opts.dataDir);
   const hash = await resolveRev(repo, rev, memoryDir);
@@ -294,12 +308,31 @@ export async function laterChanges(memoryDir: string, rev: string, files: readon
     const entry = toEntry(logged);
     for (const change of logged.files) {
       // A rename between two of the files touched both: the one it wrote, and the one it took away.
-      if (change.from !== undefined && paths.includes(change.from) && !found.has(change.from)) found.set(change.from, { entry, change });
-      if (found.has(change.path) || !paths.includes(change.path)) continue;
+      if (change.from !== undefined && paths.includes(change.from)) found.push({ file: change.from, entry, change });
+      if (!paths.includes(change.path)) continue;
       const whole = change.status === 'deleted' ? (await readLog(repo, ['-1', logged.rev]))[0] : undefined;
       const renamed = whole?.files.find((f) => f.status === 'renamed' && f.from === change.path);
-      found.set(change.path, { entry, change: renamed ?? change });
+      found.push({ file: change.path, entry, change: renamed ?? change });
     }
+  }
+  return found;
+}
+
+/**
+ * The memories taken away by the change `rev` that a later undo anyway brought back under their
+ * earlier name (see BroughtBack), each with the entry that did, newest first. Only entries on the
+ * line from `rev` to now count.
+ */
+export async function broughtBackSince(
+  memoryDir: string,
+  rev: string,
+  opts: HistoryOptions = {},
+): Promise<{ entry: HistoryEntry; path: string; as: string }[]> {
+  const repo = await requireRepo(memoryDir, opts.dataDir);
+  const hash = await resolveRev(repo, rev, memoryDir);
+  const found: { entry: HistoryEntry; path: string; as: string }[] = [];
+  for (const logged of await readLog(repo, ['--first-parent', `${hash}..HEAD`])) {
+    for (const back of logged.broughtBack) if (back.rev === hash) found.push({ entry: toEntry(logged), path: back.path, as: back.as });
   }
   return found;
 }

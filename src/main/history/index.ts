@@ -4,10 +4,13 @@
  */
 export { type BundledText, bundleHistory, isReadableBundle, keepBundledHistory, readBundledTexts } from './bundle.js';
 export {
+  type BroughtBack,
+  broughtBackSince,
   type ChangeDescription,
   type ChangeSource,
   deletedFiles,
   diffRevisions,
+  everyLaterChange,
   type HistoryEntry,
   HistoryError,
   type LaterChange,

@@ -24,14 +24,31 @@ export interface HistoryEntry {
   files: HistoryFileChange[];
 }
 
+/**
+ * A memory an undo anyway brought back under its earlier name, after the later change `rev`
+ * had taken it away from `path` (deleted it, or renamed it away): undoing `rev` must not bring
+ * it back a second time.
+ */
+export interface BroughtBack {
+  rev: string;
+  path: string;
+  /** The name the memory is back under. */
+  as: string;
+}
+
 /** A HistoryEntry with its parent ids, for callers that walk the history. */
 export interface LoggedEntry extends HistoryEntry {
   parents: string[];
+  /** What this entry brought back (an undo anyway), from its trailers. */
+  broughtBack: BroughtBack[];
 }
 
 const TRAILER = 'Memdir-Source';
 /** One per folder a change created (relative to the memory dir, see safe-fs `noteCreatedFolders`): what its undo takes away when empty. */
 const CREATED_TRAILER = 'Memdir-Created-Folder';
+/** One per memory an undo anyway brought back (see BroughtBack), as JSON: paths may hold any character. */
+const BROUGHT_BACK_TRAILER = 'Memdir-Brought-Back';
+const OWN_TRAILERS = [TRAILER, CREATED_TRAILER, BROUGHT_BACK_TRAILER];
 
 /** `git log` arguments producing what `parseLog` reads (use with `-z --name-status`). */
 export const LOG_FORMAT = '--format=%x1e%H%x1f%cI%x1f%P%x1f%B%x1f';
@@ -45,21 +62,43 @@ export function cleanSummary(summary: string): string {
 }
 
 /**
- * Builds a commit message, with a trailer for each folder the change created. A body line that
- * looks like one of our trailers is dropped so it cannot spoof them.
+ * Builds a commit message, with a trailer for each folder the change created and each memory it
+ * brought back. A body line that looks like one of our trailers is dropped so it cannot spoof them.
  */
-export function formatMessage(summary: string, source: string, body?: string, createdFolders: readonly string[] = []): string {
+export function formatMessage(
+  summary: string,
+  source: string,
+  body?: string,
+  createdFolders: readonly string[] = [],
+  broughtBack: readonly BroughtBack[] = [],
+): string {
   const cleanBody = (body ?? '')
     .replace(CONTROL, '')
     .split('\n')
-    .filter((line) => !line.startsWith(`${TRAILER}:`) && !line.startsWith(`${CREATED_TRAILER}:`))
+    .filter((line) => !OWN_TRAILERS.some((t) => line.startsWith(`${t}:`)))
     .join('\n')
     .trim();
   const created = createdFolders
     .filter((f) => !/[\u0000-\u001f\u007f]/.test(f))
     .map((f) => `${CREATED_TRAILER}: ${f}\n`)
     .join('');
-  return `${cleanSummary(summary)}\n\n${cleanBody ? `${cleanBody}\n\n` : ''}${created}${TRAILER}: ${source}\n`;
+  // JSON escapes every control character, so each stays one line.
+  const back = broughtBack.map((b) => `${BROUGHT_BACK_TRAILER}: ${JSON.stringify({ rev: b.rev, path: b.path, as: b.as })}\n`).join('');
+  return `${cleanSummary(summary)}\n\n${cleanBody ? `${cleanBody}\n\n` : ''}${created}${back}${TRAILER}: ${source}\n`;
+}
+
+/** The memories a commit message says its undo anyway brought back (see formatMessage); a trailer that does not read is skipped. */
+function parseBroughtBack(message: string): BroughtBack[] {
+  const found: BroughtBack[] = [];
+  for (const m of message.matchAll(new RegExp(`^${BROUGHT_BACK_TRAILER}:[ \\t]*(\\{.*\\})[ \\t]*$`, 'gm'))) {
+    try {
+      const b = JSON.parse(m[1]!) as Partial<BroughtBack>;
+      if (typeof b.rev === 'string' && typeof b.path === 'string' && typeof b.as === 'string') found.push({ rev: b.rev, path: b.path, as: b.as });
+    } catch {
+      // Not one we wrote.
+    }
+  }
+  return found;
 }
 
 /** The folders a commit message says its change created (see formatMessage). */
@@ -101,6 +140,7 @@ export function parseLog(out: string): LoggedEntry[] {
         source: trailer ?? 'unknown',
         summary: body.split('\n')[0]?.trim() ?? '',
         files: parseStatus(tokens),
+        broughtBack: parseBroughtBack(body),
       };
     });
 }

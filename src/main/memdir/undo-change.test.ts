@@ -255,6 +255,69 @@ describe('undo out of order', () => {
     expect((await read('MEMORY.md')).split('\n').sort()).toEqual(indexBefore.split('\n').sort());
   });
 
+  it('after undo anyway of a rename whose new name was deleted since, the delete counts as undone: one memory and one pointer, in every order', async () => {
+    await seed(['a.md', 'c.md']);
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    const deleted = await deleteMemory(where, 'b.md');
+    const anyway = await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
+    const index = await read('MEMORY.md');
+    const recorded = await entries();
+    for (const overwriteChanged of [false, true]) {
+      const again = await undoChange({ ...opts, rev: deleted.entry!.rev, overwriteChanged });
+      expect(again).toEqual({
+        entry: null,
+        notes: ['b.md is back already, as a.md, since "Undo: Rename a.md to b.md" (undone anyway): it is not brought back twice.'],
+      });
+      expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+      expect(await read('MEMORY.md')).toBe(index);
+      expect(await entries()).toBe(recorded);
+    }
+    // Undoing the undo anyway takes a.md away again; then the delete can be undone, and the rename after it.
+    await undoChange({ ...opts, rev: anyway.entry!.rev });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'c.md']);
+    await undoChange({ ...opts, rev: deleted.entry!.rev });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'b.md', 'c.md']);
+    expect((await read('MEMORY.md')).match(/\]\((a|b)\.md\)/g)).toEqual(['](b.md)']);
+    await undoChange({ ...opts, rev: renamed.entry!.rev });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect((await read('MEMORY.md')).match(/\]\((a|b)\.md\)/g)).toEqual(['](a.md)']);
+  });
+
+  it('undo anyway of a rename whose new name was renamed again since takes the later name away: one memory, and the later rename counts as undone', async () => {
+    await seed(['a.md', 'c.md']);
+    const first = await renameMemory(where, 'a.md', 'b.md');
+    const second = await renameMemory(where, 'b.md', 'd.md');
+    await undoChange({ ...opts, rev: first.entry!.rev, overwriteChanged: true });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(topic('a'));
+    expect((await read('MEMORY.md')).match(/\]\((a|b|d)\.md\)/g)).toEqual(['](a.md)']);
+    const again = await undoChange({ ...opts, rev: second.entry!.rev, overwriteChanged: true });
+    expect(again.entry).toBeNull();
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+  });
+
+  it('after undo anyway of a rename, a later bulk delete of the new name and another memory brings back only the other, and an edit between counts as undone', async () => {
+    await seed(['a.md', 'c.md']);
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    const edited = await edit(where, 'b.md', 'edited');
+    const removed = await bulkChange(
+      opts,
+      [
+        { scope: 'private', file: 'b.md' },
+        { scope: 'private', file: 'c.md' },
+      ],
+      { kind: 'delete' },
+    );
+    await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
+    expect(await fs.readdir(where.memoryDir)).toEqual(['MEMORY.md', 'a.md']);
+    const undone = await undoChange({ ...opts, rev: removed.entry!.rev });
+    expect(undone.notes[0]).toBe('b.md is back already, as a.md, since "Undo: Rename a.md to b.md" (undone anyway): it is not brought back twice.');
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect((await read('MEMORY.md')).match(/\]\((a|b|c)\.md\)/g)?.sort()).toEqual(['](a.md)', '](c.md)']);
+    expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).toBeNull();
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+  });
+
   it('a change already undone says there is nothing to undo, and writes nothing', async () => {
     await seed(['a.md']);
     const renamed = await renameMemory(where, 'a.md', 'sub/b.md');

@@ -12,10 +12,21 @@
  * are taken away again when the undo leaves them empty.
  */
 import path from 'node:path';
-import { parseIndex, serializeIndex } from '../../shared/index-format.js';
+import { parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { describePlacement, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { type HistoryEntry, laterChanges, readAtRevision, readEntry, removeFoldersCreatedBy, restoreFromHistory, transact } from '../history/index.js';
+import {
+  type BroughtBack,
+  broughtBackSince,
+  everyLaterChange,
+  type HistoryEntry,
+  laterChanges,
+  readAtRevision,
+  readEntry,
+  removeFoldersCreatedBy,
+  restoreFromHistory,
+  transact,
+} from '../history/index.js';
 import { MemoryError } from './memory-error.js';
 import { readText } from './memory-service.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
@@ -40,31 +51,42 @@ function indexOf(rel: string): { index: string; name: string } {
   return rel.startsWith(`${TEAM_DIR}/`) ? { index: `${TEAM_DIR}/${INDEX_FILE}`, name: rel.slice(TEAM_DIR.length + 1) } : { index: INDEX_FILE, name: rel };
 }
 
+type Planned = { rel: string; before: string | null; after: string | null; now: string | null };
+type History = { dataDir?: string };
+
 /** Undo the history entry `rev` (see the file comment). */
 export async function undoChange(opts: Options & { rev: string; overwriteChanged?: boolean }): Promise<UndoResult> {
-  const history = opts.dataDir ? { dataDir: opts.dataDir } : {};
+  const history: History = opts.dataDir ? { dataDir: opts.dataDir } : {};
   const target = await readEntry(opts.memoryDir, opts.rev, history);
   const paths = [...new Set(target.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])))];
   const notes: string[] = [];
   let undone = false;
+  const broughtBack: BroughtBack[] = [];
   const { entry } = await transact(
     opts.memoryDir,
-    { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...history },
+    { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...history, broughtBack: () => broughtBack },
     async () => {
-      const plan: { rel: string; before: string | null; after: string | null; now: string | null }[] = [];
+      const plan: Planned[] = [];
       for (const rel of paths) {
         const before = target.parent ? await readAtRevision(opts.memoryDir, target.parent, rel, history) : null;
         const after = await readAtRevision(opts.memoryDir, target.rev, rel, history);
         plan.push({ rel, before, after, now: await readText(opts.memoryDir, rel) });
       }
-      const files = plan.filter((p) => !isIndex(p.rel));
-      if (files.length > 0 && files.every((p) => p.now === p.before)) return;
+      const back = await backAlready(opts.memoryDir, target, plan, history);
+      for (const [rel, b] of back) {
+        if (rel === b.path) notes.push(`${rel} is back already, as ${b.as}, since "${b.entry.summary}" (undone anyway): it is not brought back twice.`);
+      }
+      const own = plan.filter((p) => !isIndex(p.rel));
+      const files = own.filter((p) => !back.has(p.rel));
+      if (own.length > 0 && files.every((p) => p.now === p.before)) return;
       const touched = files.filter((p) => p.now !== p.after);
       if (touched.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, history));
       undone = true;
+      const followed = opts.overwriteChanged ? await followTakenAway(opts.memoryDir, target, touched, history) : { laterName: [], broughtBack: [] };
+      broughtBack.push(...followed.broughtBack);
       const removed = new Set<string>();
       for (const p of plan) {
-        if (isIndex(p.rel) || p.now === p.before) continue;
+        if (isIndex(p.rel) || back.has(p.rel) || p.now === p.before) continue;
         if (p.before === null) {
           await removeFileConfined(opts.memoryDir, p.rel);
           removed.add(p.rel);
@@ -72,23 +94,101 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       }
       for (const p of plan) {
         if (!isIndex(p.rel)) continue;
-        // The files this undo removes, as this index names them (`team/x.md` is `x.md` in team/MEMORY.md).
-        const inDir = new Set(
-          [...removed]
-            .map(indexOf)
-            .filter((r) => r.index === p.rel)
-            .map((r) => r.name),
-        );
-        const { text, placements } = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', inDir);
+        // The files this undo removes, and those it leaves out, as this index names them (`team/x.md` is `x.md` in team/MEMORY.md).
+        const named = (files: Iterable<string>) =>
+          new Set(
+            [...files]
+              .map(indexOf)
+              .filter((r) => r.index === p.rel)
+              .map((r) => r.name),
+          );
+        const { text, placements } = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', named(removed), named(back.keys()));
         if (p.before === null && p.now === p.after) await removeFileConfined(opts.memoryDir, p.rel);
         else if (text !== (p.now ?? '')) await writeFileAtomic(opts.memoryDir, p.rel, text);
         notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
+      }
+      // The memory's later name goes, with its pointer: it is back under the name it had before the entry.
+      for (const rel of followed.laterName) {
+        await removeFileConfined(opts.memoryDir, rel);
+        const { index, name } = indexOf(rel);
+        const text = await readText(opts.memoryDir, index);
+        if (text === null) continue;
+        const without = serializeIndex(removeIndexEntries(parseIndex(text), name));
+        if (without !== text) await writeFileAtomic(opts.memoryDir, index, without);
       }
     },
   );
   // The tree as it was: the folders the change made (team/, a rename's new folder) go when empty.
   if (undone) await removeFoldersCreatedBy(opts.memoryDir, target.rev, history);
   return { entry, notes };
+}
+
+/**
+ * The files of `target` whose memory is back already under another name: `target` took it away
+ * (deleted it, renamed it away), and an undo anyway since brought it back under its earlier name,
+ * where it still is. Undoing `target` leaves them (and a rename's other name) as they are — that
+ * memory is not brought back twice. By file, with the entry that brought it back.
+ */
+async function backAlready(memoryDir: string, target: HistoryEntry, plan: Planned[], history: History): Promise<Map<string, BackAlready>> {
+  const back = new Map<string, BackAlready>();
+  for (const b of await broughtBackSince(memoryDir, target.rev, history)) {
+    const p = plan.find((q) => q.rel === b.path);
+    if (back.has(b.path) || !p || p.before === null || p.now !== null) continue;
+    if (!(await stillThere(memoryDir, b.entry.rev, b.as, history))) continue;
+    back.set(b.path, b);
+    const renamedTo = target.files.find((f) => f.status === 'renamed' && f.from === b.path)?.path;
+    if (renamedTo !== undefined && !back.has(renamedTo)) back.set(renamedTo, b);
+  }
+  return back;
+}
+
+interface BackAlready {
+  entry: HistoryEntry;
+  path: string;
+  as: string;
+}
+
+/** Whether the memory `file` was as of `rev` is still in the memory dir now, under that name or one it was renamed to since. */
+async function stillThere(memoryDir: string, rev: string, file: string, history: History): Promise<boolean> {
+  let at = { rev, file };
+  for (let step = 0; step < 100; step++) {
+    const newest = (await laterChanges(memoryDir, at.rev, [at.file], history)).get(at.file);
+    if (newest?.change.status === 'renamed' && newest.change.from === at.file) at = { rev: newest.entry.rev, file: newest.change.path };
+    else return (await readText(memoryDir, at.file)) !== null;
+  }
+  return false;
+}
+
+/**
+ * Undo anyway of an entry that renamed a memory a later change then took away (deleted, renamed
+ * on): the memory comes back under its old name once. Each later change to it is noted as
+ * brought back (undoing one of them must not bring the memory back twice), and the name it has
+ * now, if any, goes.
+ */
+async function followTakenAway(
+  memoryDir: string,
+  target: HistoryEntry,
+  touched: Planned[],
+  history: History,
+): Promise<{ laterName: string[]; broughtBack: BroughtBack[] }> {
+  const laterName: string[] = [];
+  const broughtBack: BroughtBack[] = [];
+  for (const p of touched) {
+    const as = target.files.find((f) => f.status === 'renamed' && f.path === p.rel)?.from;
+    if (p.now !== null || as === undefined) continue;
+    let at = { rev: target.rev, file: p.rel };
+    for (let step = 0; step < 100; step++) {
+      const changes = (await everyLaterChange(memoryDir, at.rev, at.file, history)).reverse();
+      const renamedOn = changes.find((c) => c.change.status === 'renamed' && c.change.from === at.file);
+      for (const c of renamedOn ? changes.slice(0, changes.indexOf(renamedOn) + 1) : changes) broughtBack.push({ rev: c.entry.rev, path: at.file, as });
+      if (!renamedOn) {
+        if (at.file !== p.rel && (await readText(memoryDir, at.file)) !== null) laterName.push(at.file);
+        break;
+      }
+      at = { rev: renamedOn.entry.rev, file: renamedOn.change.path };
+    }
+  }
+  return { laterName, broughtBack };
 }
 
 /**
@@ -99,7 +199,7 @@ async function touchedSince(
   memoryDir: string,
   target: HistoryEntry,
   touched: { rel: string; after: string | null; now: string | null }[],
-  history: { dataDir?: string },
+  history: History,
 ): Promise<string> {
   const later = await laterChanges(
     memoryDir,

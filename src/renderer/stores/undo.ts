@@ -13,7 +13,7 @@ import { useToasts } from './toasts.js';
 export async function undoEntry(dir: string, rev: string, overwriteChanged = false): Promise<boolean> {
   try {
     const { entry, notes } = await call('history.undo', { dir, rev, ...(overwriteChanged ? { overwriteChanged } : {}) });
-    const text = entry ? ['Undone.', ...notes].join(' ') : 'Nothing to undo: it is already that way.';
+    const text = [entry ? 'Undone.' : 'Nothing to undo: it is already that way.', ...notes].join(' ');
     useToasts.getState().show('info', text, entry ? { label: 'Redo', run: () => void undoEntry(dir, entry.rev) } : undefined);
     return entry !== null;
   } catch (error) {
