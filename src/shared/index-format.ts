@@ -223,19 +223,26 @@ function renumber(lines: IndexLine[]): IndexLine[] {
   return lines.map((l, i) => ({ ...l, line: i + 1 }));
 }
 
-/** Append a pointer (kept at the end: Claude Code appends there too). */
-export function addIndexEntry(index: ParsedIndex, entry: { title: string; file: string; hook?: string }): ParsedIndex {
-  const raw = formatIndexEntry(entry);
+/**
+ * Where a new pointer goes (SPEC R-INDEX): at the end of the index, above its trailing blank lines,
+ * so it joins the list rather than floating below it — Claude Code appends there too. 0-based.
+ */
+export function newPointerPlace(index: ParsedIndex): number {
+  let at = index.lines.length;
+  while (at > 0 && index.lines[at - 1]!.raw.trim() === '') at--;
+  return at;
+}
+
+/** The index with the line `raw` inserted before line `at` (0-based; clamped), every line renumbered. */
+export function insertIndexLine(index: ParsedIndex, at: number, raw: string): ParsedIndex {
   const lines = [...index.lines];
-  // Drop trailing blank lines so the new pointer joins the list rather than floating below it.
-  let tail = 0;
-  while (lines.length > 0 && lines[lines.length - 1]!.raw.trim() === '') {
-    lines.pop();
-    tail++;
-  }
-  lines.push(classify(raw, lines.length + 1));
-  for (let i = 0; i < tail; i++) lines.push({ kind: 'other', line: 0, raw: '' });
+  lines.splice(Math.max(0, Math.min(at, lines.length)), 0, classify(raw, 0));
   return { ...index, lines: renumber(lines), finalNewline: true };
+}
+
+/** Add a pointer where new pointers go ({@link newPointerPlace}). */
+export function addIndexEntry(index: ParsedIndex, entry: { title: string; file: string; hook?: string }): ParsedIndex {
+  return insertIndexLine(index, newPointerPlace(index), formatIndexEntry(entry));
 }
 
 /** Remove every pointer to `file` (or only those on the given lines). */

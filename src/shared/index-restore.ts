@@ -6,6 +6,8 @@
  */
 import {
   indexEntries,
+  insertIndexLine,
+  newPointerPlace,
   parseIndex,
   removeIndexEntries,
   serializeIndex,
@@ -33,25 +35,18 @@ function withLines(index: ParsedIndex, lines: IndexLine[]): ParsedIndex {
   return { ...index, lines: lines.map((l, i) => ({ ...l, line: i + 1 })), finalNewline: index.finalNewline || lines.length > 0 };
 }
 
-function insertAt(index: ParsedIndex, at: number, raw: string): ParsedIndex {
-  const line = parseIndex(raw).lines[0]!;
-  const lines = [...index.lines];
-  lines.splice(Math.max(0, Math.min(at, lines.length)), 0, line);
-  return withLines(index, lines);
-}
+const HEADING = /^ {0,3}#{1,6}(?:\s|$)/;
 
-function appendLine(index: ParsedIndex, raw: string): ParsedIndex {
-  const lines = [...index.lines];
-  // Trailing blank lines stay below the list, as Claude Code's own appends leave them.
-  let at = lines.length;
-  while (at > 0 && lines[at - 1]!.raw.trim() === '') at--;
-  return insertAt(index, at, raw);
+function isHeading(line: IndexLine | undefined): boolean {
+  return line !== undefined && line.kind === 'other' && HEADING.test(line.raw);
 }
 
 /**
- * The 0-based place in `current` that matches `entry`'s place in `old`: just after the nearest
- * line above it that is still there (the same pointer, or the same text), else just before the
- * nearest line below it that is, else its old line number.
+ * The 0-based place in `current` that matches `entry`'s place in `old`, within its section (the
+ * lines under the heading above it): just after the nearest line above it in the section that is
+ * still there (the same pointer, or the same text), else just before the nearest such line below
+ * it; else, when its heading is still there, at the end of that section — under the heading and
+ * the blank line below it when the section is empty now; else where a new pointer goes.
  */
 function oldPlace(current: ParsedIndex, old: ParsedIndex, entry: IndexEntry): number {
   const find = (line: IndexLine): number => {
@@ -60,15 +55,24 @@ function oldPlace(current: ParsedIndex, old: ParsedIndex, entry: IndexEntry): nu
     return byFile !== -1 ? byFile : current.lines.findIndex((l) => l.raw === line.raw);
   };
   const at = entry.line - 1;
-  for (let i = at - 1; i >= 0; i--) {
+  let heading = at - 1;
+  while (heading >= 0 && !isHeading(old.lines[heading])) heading--;
+  for (let i = at - 1; i > heading; i--) {
     const found = find(old.lines[i]!);
     if (found !== -1) return found + 1;
   }
-  for (let i = at + 1; i < old.lines.length; i++) {
+  for (let i = at + 1; i < old.lines.length && !isHeading(old.lines[i]); i++) {
     const found = find(old.lines[i]!);
     if (found !== -1) return found;
   }
-  return Math.min(at, current.lines.length);
+  const start = heading === -1 ? -1 : find(old.lines[heading]!);
+  if (start === -1 || !isHeading(current.lines[start])) return newPointerPlace(current);
+  let end = start + 1;
+  while (end < current.lines.length && !isHeading(current.lines[end])) end++;
+  let last = end - 1;
+  while (last > start && current.lines[last]!.raw.trim() === '') last--;
+  if (last > start) return last + 1;
+  return current.lines[start + 1]?.raw.trim() === '' ? start + 2 : start + 1;
 }
 
 function loadedFiles(index: ParsedIndex): Set<string> {
@@ -93,11 +97,11 @@ function pushedPastCut(was: ParsedIndex, now: ParsedIndex): string[] {
 export function reinsertPointer(current: ParsedIndex, old: ParsedIndex, file: string): { index: ParsedIndex; placement: PointerPlacement } | null {
   const entry = indexEntries(old).find((e) => e.file === file);
   if (!entry || indexEntries(current).some((e) => e.file === file)) return null;
-  let index = insertAt(current, oldPlace(current, old, entry), entry.raw);
+  let index = insertIndexLine(current, oldPlace(current, old, entry), entry.raw);
   let placed: PointerPlacement['placed'] = 'old-position';
   let loaded = loadedFiles(index);
   if (!loaded.has(file)) {
-    index = appendLine(current, entry.raw);
+    index = insertIndexLine(current, newPointerPlace(current), entry.raw);
     placed = 'end';
     loaded = loadedFiles(index);
   }

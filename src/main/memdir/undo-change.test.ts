@@ -7,6 +7,7 @@ import { deletedFiles, listHistory, planRestore, recordExternalChanges, restoreF
 import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, type Where } from './memory-service.js';
 import { bulkChange } from '../curation/bulk-change.js';
 import { restoreMemoryFile, undoChange } from './undo-change.js';
+import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from './test-support/shared-fixtures.js';
 
 let root: string;
 let where: Where;
@@ -64,6 +65,30 @@ describe('undo of a delete', () => {
       '',
     ]);
   });
+
+  // A real index grouped under headings, each with a blank line under it (another project's memory, read-only beside the repository).
+  const sectioned = sharedMemoryFixtures() && path.join(sharedMemoryFixtures()!, 'N3rdage__the-library', 'memory');
+  it.skipIf(sectioned === null)(
+    `puts a section's first pointer back under the blank line below its heading, byte for byte (skipped when ${NO_SHARED_FIXTURES})`,
+    async () => {
+      await fs.cp(sectioned!, where.memoryDir, { recursive: true });
+      const original = await read('MEMORY.md');
+      const line = (file: string) => original.split('\n').find((l) => l.includes(`](${file})`))!;
+      const first = await deleteMemory(where, 'feedback_github_push.md');
+      // The index changes since (a new memory's pointer at the end): the pointer goes back by its neighbours.
+      await createMemory(where, { fields: { name: 'Later', description: 'written after the delete', type: 'project' }, body: '' });
+      const withLater = await read('MEMORY.md');
+      await undoChange({ ...opts, rev: first.entry!.rev });
+      const restored = await read('MEMORY.md');
+      expect(restored).toBe(withLater.replace('\n\n- ["plan:" prefix]', `\n\n${line('feedback_github_push.md')}\n- ["plan:" prefix]`));
+
+      // A section whose every pointer went since: the pointer goes back under its heading and the blank line below it.
+      const drew = await deleteMemory(where, 'user_drew.md');
+      await deleteMemory(where, 'project_performance_target.md');
+      await undoChange({ ...opts, rev: drew.entry!.rev });
+      expect(await read('MEMORY.md')).toBe(restored.replace(`${line('project_performance_target.md')}\n`, ''));
+    },
+  );
 
   it('puts the pointer at the end and says so when its old place is now past the cut', async () => {
     await seed(['b.md', 'a.md']);
