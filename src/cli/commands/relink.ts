@@ -251,7 +251,9 @@ export const mergeConflictsCommand: CommandSpec = {
   args: ['<id>'],
   options: { home: mergeHomeOption, json: jsonOption },
   details: `With --home H, refused unless the merge was made in H.
-JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", …}, "here", "moved", "source"}]}. Exit 0 none open, 1 open conflicts.`,
+JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", …}, "here", "moved", "both", "source"}]}
+("both": what --keep both writes, the app's merge editor's first text: every line of both, the one in place first).
+Exit 0 none open, 1 open conflicts.`,
   async run({ positionals, values, io }) {
     const dataDir = resolveDataDir(io.env);
     await checkHome(values, io, positionals[0]!);
@@ -260,7 +262,7 @@ JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "stat
     const conflicts = [];
     for (const c of record.conflicts) {
       const sides = await conflictSides(dataDir, record.id, c.n);
-      conflicts.push({ conflict: c, here: sides.here, moved: sides.moved, source: record.plan.source.label });
+      conflicts.push({ conflict: c, here: sides.here, moved: sides.moved, both: sides.both, source: record.plan.source.label });
     }
     if (values.json) printJson(io, { id: record.id, conflicts });
     else if (conflicts.length === 0) io.out(`Merge ${record.id} kept no conflict.\n`);

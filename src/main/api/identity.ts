@@ -75,8 +75,8 @@ export const identityHandlers: Pick<
     return announce(ctx, await undoMerge(ctx.dataDir, id));
   },
   async 'identity.conflict'({ id, n }, ctx) {
-    const { record, here, moved } = await conflictSides(ctx.dataDir, id, n);
-    return { conflict: record.conflicts.find((c) => c.n === n)!, here, moved, source: record.plan.source.label };
+    const { record, here, moved, both } = await conflictSides(ctx.dataDir, id, n);
+    return { conflict: record.conflicts.find((c) => c.n === n)!, here, moved, both, source: record.plan.source.label };
   },
   async 'identity.resolve'({ id, n, keep, text, allowSecrets }, ctx) {
     return announce(ctx, await resolveMergeConflict(ctx.dataDir, id, n, keep, text, allowSecrets));

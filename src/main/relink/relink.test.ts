@@ -185,6 +185,9 @@ describe('relink (issue 18, item 3)', () => {
     expect(both).toContain('No deploys on Fridays.');
     expect(both).toContain('fine now');
     expect(both.match(/^name: Deploys$/gm)).toHaveLength(1);
+    // One order: the app's merge editor starts from the very text --keep both writes, the version here first.
+    expect(sides.both).toBe(both);
+    expect(both.indexOf('fine now')).toBeLessThan(both.indexOf('No deploys on Fridays.'));
     // The resolution came after: one undo now would throw that work away, so it refuses and writes nothing.
     await expect(undoMerge(dataDir, record.id)).rejects.toThrow(/changed since.*project_deploys\.md/);
     expect(await fs.readFile(path.join(newMemory, 'project_deploys.md'), 'utf8')).toBe(both);

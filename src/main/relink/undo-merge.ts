@@ -92,13 +92,24 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
 }
 
 /** Both versions of conflict `n`: the one in place and the one the merge kept. */
-export async function conflictSides(dataDir: string, id: string, n: number): Promise<{ record: MergeRecord; here: string; moved: string }> {
+export async function conflictSides(dataDir: string, id: string, n: number): Promise<{ record: MergeRecord; here: string; moved: string; both: string }> {
   const record = await requireRecord(dataDir, id);
   const conflict = record.conflicts.find((c) => c.n === n);
   if (!conflict) throw new MemoryError('not-found', `Merge ${id} kept no conflict number ${n}.`);
   const kept = await readConflictBytes(dataDir, id, n);
   if (!kept) throw new MemoryError('not-found', `The kept version of ${conflict.file} is missing from Memdir's data folder.`);
-  return { record, here: readNow(conflict.memoryDir, conflict.file) ?? '', moved: kept.toString('utf8') };
+  const here = readNow(conflict.memoryDir, conflict.file) ?? '';
+  const moved = kept.toString('utf8');
+  return { record, here, moved, both: keepBoth(here, moved) };
+}
+
+/**
+ * What keeping both versions of a merge conflict writes, and the text the app's merge editor
+ * starts from: every line of both, common lines once, the version here first where they differ.
+ * The one order, for the CLI's `--keep both` and the app alike.
+ */
+function keepBoth(here: string, moved: string): string {
+  return unionMerge(here, moved);
 }
 
 /**
@@ -115,11 +126,11 @@ export async function resolveMergeConflict(
   text?: string,
   allowSecrets?: readonly string[],
 ): Promise<MergeRecord> {
-  const { record, here, moved } = await conflictSides(dataDir, id, n);
+  const { record, here, moved, both } = await conflictSides(dataDir, id, n);
   const conflict = record.conflicts.find((c) => c.n === n)!;
   if (conflict.status === 'resolved') throw new MemoryError('conflict', `${conflict.file} of merge ${id} was already resolved (${conflict.resolution}).`);
   if (keep === 'merged' && text === undefined) throw new MemoryError('invalid-input', 'Keeping a merged version needs the merged text (--file F).');
-  const content = keep === 'moved' ? moved : keep === 'both' ? unionMerge(here, moved) : keep === 'merged' ? text! : null;
+  const content = keep === 'moved' ? moved : keep === 'both' ? both : keep === 'merged' ? text! : null;
   if (keep === 'merged') await refuseNewSecrets({ label: conflict.file, text: text!, before: [here, moved], allow: allowSecrets });
   if (content !== null && content !== here) {
     const what = keep === 'moved' ? 'took the moved version' : keep === 'both' ? 'kept both versions' : 'saved a merge of both';

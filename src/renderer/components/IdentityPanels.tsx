@@ -112,6 +112,7 @@ function ConflictEditor() {
         subtitle={`in ${sides.conflict.memoryDir} · the other version came from ${sides.source}`}
         theirs={{ title: 'The version here (kept in place)', text: sides.here }}
         mine={{ title: `The version from ${sides.source}`, text: sides.moved }}
+        initial={sides.both}
         note="Starts as every line of both versions, common lines once. Edit it, then save: it is written as one history entry."
         busy={busy}
         onClose={closeConflict}

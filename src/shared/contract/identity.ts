@@ -124,7 +124,14 @@ export const cloneGroupSchema = z.object({
 });
 export type CloneGroup = z.infer<typeof cloneGroupSchema>;
 
-export const conflictSidesSchema = z.object({ conflict: mergeConflictSchema, here: z.string(), moved: z.string(), source: z.string() });
+export const conflictSidesSchema = z.object({
+  conflict: mergeConflictSchema,
+  here: z.string(),
+  moved: z.string(),
+  /** What "keep both" writes, and where the app's merge editor starts: every line of both, the version here first where they differ. */
+  both: z.string(),
+  source: z.string(),
+});
 export type ConflictSides = z.infer<typeof conflictSidesSchema>;
 
 const dirName = z.string().min(1).max(400);
