@@ -5,6 +5,7 @@ import { MemdirError } from '../../shared/errors.js';
 import { homeFrom } from './scan.js';
 import { listHistory, recordExternalChanges } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/core/index.js';
+import { importedHistories } from '../../main/relink/index.js';
 
 export const historyCommand: CommandSpec = {
   name: ['history'],
@@ -18,7 +19,11 @@ export const historyCommand: CommandSpec = {
   },
   details: `Every change made through Memdir is recorded with its source (manual, external, extract, dream,
 restore, fix, sync, …) in a shadow git repository in Memdir's data directory — never in your repo.
-JSON: {"memoryDir", "entries": [{"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]}]}`,
+The history an import brought in (\`memdir import\`) is listed after it, newest import first; restore from
+it with \`memdir restore <project> <rev> [file]\` as from the project's own.
+JSON: {"memoryDir", "entries": [<entry>], "imported": [{"id", "rev", "source", "importedAt", "entries": [<entry>]}]},
+an entry being {"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]}; "imported" is [] when
+nothing was imported ("source" and "importedAt" null when the import's merge record is gone).`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
@@ -26,9 +31,11 @@ JSON: {"memoryDir", "entries": [{"rev", "time", "source", "summary", "files": [{
     // Catch up with changes made outside Memdir before showing the timeline.
     const dataDir = resolveDataDir(io.env);
     if (loc.existing) await recordExternalChanges(loc.memoryDir, { dataDir });
-    const entries = await listHistory(loc.memoryDir, { limit, dataDir, ...(typeof values.file === 'string' ? { file: values.file } : {}) });
+    const only = typeof values.file === 'string' ? { file: values.file } : {};
+    const entries = await listHistory(loc.memoryDir, { limit, dataDir, ...only });
+    const imported = await importedHistories(loc.memoryDir, { limit, dataDir, ...only });
     if (values.json) {
-      printJson(io, { memoryDir: loc.memoryDir, entries });
+      printJson(io, { memoryDir: loc.memoryDir, entries, imported });
       return 0;
     }
     if (entries.length === 0) {
@@ -40,9 +47,15 @@ JSON: {"memoryDir", "entries": [{"rev", "time", "source", "summary", "files": [{
       );
       return 0;
     }
-    io.out(
-      table([['REV', 'WHEN', 'SOURCE', 'CHANGE'], ...entries.map((e) => [e.rev.slice(0, 10), e.time.replace('T', ' ').slice(0, 19), e.source, e.summary])]),
-    );
+    const rows = (list: typeof entries) =>
+      table([['REV', 'WHEN', 'SOURCE', 'CHANGE'], ...list.map((e) => [e.rev.slice(0, 10), e.time.replace('T', ' ').slice(0, 19), e.source, e.summary])]);
+    io.out(rows(entries));
+    for (const h of imported) {
+      io.out(
+        `\nImported history (import ${h.id}${h.source ? `, from ${h.source}` : ''}): restore from it with memdir restore ${positionals[0]} <rev> [file]\n`,
+      );
+      io.out(rows(h.entries));
+    }
     return 0;
   },
 };

@@ -127,6 +127,40 @@ describe('memdir orphans / relink / merge', () => {
     expect((await memdir('relink', sanitizeDirName(live), path.join(root, 'nowhere'))).err).toMatch(/nowhere" is neither a directory nor a project/);
   });
 
+  it('lists the history an import brought in `memdir history`, and restores a memory from it', async () => {
+    const project = path.join(root, 'p');
+    await makeRepo(project);
+    await addSession(home, project);
+    const memoryDir = await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
+    expect((await memdir('history', project)).code).toBe(0);
+    await fs.writeFile(path.join(memoryDir, 'a.md'), topic('A', 'user', 'second words'));
+    const file = path.join(root, 'p.tar');
+    expect((await memdir('export', project, file)).code).toBe(0);
+    const target = path.join(root, 'q');
+    await fs.mkdir(target);
+    expect((await memdir('import', file, target, '--yes')).code).toBe(0);
+    const targetMemory = path.join(home, 'projects', sanitizeDirName(target), 'memory');
+    const [merge] = JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { id: string }[];
+
+    const listed = JSON.parse((await memdir('history', target, '--json')).out) as {
+      entries: { summary: string }[];
+      imported: { id: string; rev: string; entries: { rev: string; summary: string; files: { path: string }[] }[] }[];
+    };
+    expect(listed.entries.map((e) => e.summary)).toContain('Imported from p.tar');
+    expect(listed.imported).toHaveLength(1);
+    expect(listed.imported[0]).toMatchObject({ id: merge!.id, rev: listed.imported[0]!.entries[0]!.rev });
+    expect(listed.imported[0]!.entries.map((e) => e.summary)).toEqual(['Changes made outside Memdir', 'Changes made outside Memdir']);
+    const text = (await memdir('history', target)).out;
+    expect(text).toContain(`Imported history (import ${merge!.id}, from p.tar (exported `);
+    expect(text).toContain(listed.imported[0]!.entries[1]!.rev.slice(0, 10));
+
+    // The older version, from the listing: a.md as the other project first had it.
+    const first = listed.imported[0]!.entries[1]!;
+    const restored = await memdir('restore', target, first.rev, 'a.md');
+    expect(restored.code).toBe(0);
+    expect(await fs.readFile(path.join(targetMemory, 'a.md'), 'utf8')).toBe(topic('A', 'user', 'first words'));
+  });
+
   it('exports and imports', async () => {
     const project = path.join(root, 'p');
     await makeRepo(project);

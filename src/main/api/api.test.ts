@@ -279,8 +279,13 @@ describe('the app API', () => {
     });
     expect(created).toMatchObject({ ok: true, result: { file: 'feedback_spaces.md' } });
     expect(events).toContainEqual({ type: 'projects-changed', dirs: ['-work-noindex'], external: false });
-    const history = (await api.call('history.list', { dir: '-work-noindex' })) as { ok: true; result: { entries: { source: string; summary: string }[] } };
+    const history = (await api.call('history.list', { dir: '-work-noindex' })) as {
+      ok: true;
+      result: { entries: { source: string; summary: string }[]; imported: unknown[] };
+    };
     expect(history.result.entries[0]).toMatchObject({ source: 'manual', summary: 'Create feedback_spaces.md' });
+    // Nothing was imported here: no imported history beside the project's own.
+    expect(history.result.imported).toEqual([]);
     if (sub.ok) sub.unsubscribe();
   });
 

@@ -20,6 +20,7 @@ import { MemoryFileError } from '../core/index.js';
 import { bulkChange } from '../curation/index.js';
 import { agentIndexView } from '../transcripts/index.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
+import { importedHistories } from '../relink/index.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
@@ -173,7 +174,8 @@ export const memoryHandlers: Pick<
   async 'history.list'({ dir, file, limit }, ctx) {
     const { project } = await ctx.where(dir, 'private');
     if (project.exists) await recordExternalChanges(project.memoryDir, { dataDir: ctx.dataDir });
-    return { entries: await listHistory(project.memoryDir, { dataDir: ctx.dataDir, limit: limit ?? 200, ...(file ? { file } : {}) }) };
+    const opts = { dataDir: ctx.dataDir, limit: limit ?? 200, ...(file ? { file } : {}) };
+    return { entries: await listHistory(project.memoryDir, opts), imported: await importedHistories(project.memoryDir, opts) };
   },
   async 'history.diff'({ dir, from, to, file }, ctx) {
     const { project } = await ctx.where(dir, 'private');

@@ -10,6 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { HistoryError, type ShadowRepo, git, gitBlobs, gitInitBare } from './git.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
+import { listHistory } from './history.js';
+import type { HistoryEntry } from './log-format.js';
 import { withMemoryLock } from '../core/memory-lock.js';
 
 async function withTempFile<T>(fn: (file: string) => Promise<T>): Promise<T> {
@@ -145,4 +147,31 @@ export async function keepBundledHistory(memoryDir: string, bundle: Buffer, name
     },
     { ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) },
   );
+}
+
+/** A history an import brought in, kept as `refs/memdir/imports/<id>` (see keepBundledHistory). */
+export interface ImportedHistory {
+  /** The import's id: its merge record (`memdir merge list`). */
+  id: string;
+  /** Its newest entry. */
+  rev: string;
+  /** Its entries, newest first: each can be diffed, read and restored from as the memory dir's own. */
+  entries: HistoryEntry[];
+}
+
+/**
+ * The histories imports brought into the shadow repository of `memoryDir`, newest import first
+ * (with `file`: only entries touching it, and only imports holding any). Empty when none.
+ */
+export async function listImportedHistories(memoryDir: string, opts: { dataDir?: string; file?: string; limit?: number } = {}): Promise<ImportedHistory[]> {
+  const repo = await openShadowRepo(memoryDir, opts.dataDir);
+  if (!repo) return [];
+  const refs = await git(repo, ['for-each-ref', '--sort=-creatordate', '--format=%(refname)%00%(objectname)', 'refs/memdir/imports/']);
+  const imported: ImportedHistory[] = [];
+  for (const line of refs.stdout.split('\n').filter(Boolean)) {
+    const [ref = '', rev = ''] = line.split('\0');
+    const entries = await listHistory(memoryDir, { ...opts, from: rev });
+    if (entries.length > 0 || opts.file === undefined) imported.push({ id: ref.slice('refs/memdir/imports/'.length), rev, entries });
+  }
+  return imported;
 }

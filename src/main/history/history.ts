@@ -262,15 +262,20 @@ async function commitSide(memoryDir: string, dataDir: string, files: { path: str
   }
 }
 
-/** History of a memory dir (or of one file in it, following renames), newest first. Empty before the first entry. */
-export async function listHistory(memoryDir: string, opts: HistoryOptions & { file?: string; limit?: number } = {}): Promise<HistoryEntry[]> {
+/**
+ * History of a memory dir (or of one file in it, following renames), newest first. Empty before
+ * the first entry. From `from` (a commit of the shadow repository) instead of the newest entry:
+ * an imported history (bundle.ts).
+ */
+export async function listHistory(memoryDir: string, opts: HistoryOptions & { file?: string; limit?: number; from?: string } = {}): Promise<HistoryEntry[]> {
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
   if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 1)) {
     throw new HistoryError('bad-argument', `The history limit must be a positive whole number, not ${opts.limit}`);
   }
   const repo = await openShadowRepo(memoryDir, opts.dataDir);
   if (!repo || !(await headRev(repo))) return [];
-  const args = [...(opts.limit ? [`-n${opts.limit}`] : []), ...(file ? ['--follow'] : [])];
+  const from = opts.from === undefined ? [] : [await resolveRev(repo, opts.from, memoryDir)];
+  const args = [...(opts.limit ? [`-n${opts.limit}`] : []), ...(file ? ['--follow'] : []), ...from];
   return (await readLog(repo, args, file ? [file] : [])).map(toEntry);
 }
 

@@ -2,7 +2,15 @@
  * Every change to a memory dir, kept in a shadow git repository: list, read, diff, restore, record.
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
-export { type BundledText, bundleHistory, isReadableBundle, keepBundledHistory, readBundledTexts } from './bundle.js';
+export {
+  type BundledText,
+  bundleHistory,
+  type ImportedHistory,
+  isReadableBundle,
+  keepBundledHistory,
+  listImportedHistories,
+  readBundledTexts,
+} from './bundle.js';
 export {
   type BroughtBack,
   broughtBackSince,

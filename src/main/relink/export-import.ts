@@ -17,11 +17,12 @@ import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { identitiesDisagree } from '../../shared/project-identity.js';
 import { projectIdentitySchema } from '../../shared/project-identity-schema.js';
 import { VERSION } from '../core/version.js';
-import { bundleHistory, isReadableBundle, keepBundledHistory, recordExternalChanges } from '../history/index.js';
+import { bundleHistory, type HistoryEntry, isReadableBundle, keepBundledHistory, listImportedHistories, recordExternalChanges } from '../history/index.js';
 import { identityOfPath, locateProject, MemoryError, readPathFacts, rememberProjectPath, scanProject } from '../memdir/index.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
 import { type ExportFinding, findExportSecrets } from './export-secrets.js';
 import { type MergeArea, applyMerge, readArea } from './merge-apply.js';
+import { readMergeRecord } from './merge-records.js';
 import type { FileMap } from './merge-plan.js';
 import { type RelinkContext, planOf } from './relink-service.js';
 import { TAR_LIMITS, TarError, type TarEntry, readTar, writeTar } from './tar.js';
@@ -258,4 +259,28 @@ export async function importArchive(ctx: RelinkContext, file: string, target: st
   const record = await applyMerge(areas, { dataDir: ctx.dataDir, kind: 'import', plan, summaryTo: `Imported from ${path.basename(file)}`, summaryFrom: '' });
   if (bundle) await keepBundledHistory(plan.target.memoryDir, bundle, record.id, { dataDir: ctx.dataDir });
   return record;
+}
+
+/** A history an import brought into a memory dir, with where it came from: listed beside the dir's own history. */
+export interface ImportedHistoryListing {
+  /** The import (its merge record, `memdir merge list`). */
+  id: string;
+  /** The newest entry of the imported history. */
+  rev: string;
+  /** What was imported ("p.tar (exported … from …)"), null when its merge record is gone. */
+  source: string | null;
+  /** When it was imported, null when its merge record is gone. */
+  importedAt: string | null;
+  /** Its entries, newest first: each can be diffed, read and restored from as the dir's own. */
+  entries: HistoryEntry[];
+}
+
+/** The histories imported into `memoryDir`, newest first (`memdir history`, the History page). */
+export async function importedHistories(memoryDir: string, opts: { dataDir: string; file?: string; limit?: number }): Promise<ImportedHistoryListing[]> {
+  const listed: ImportedHistoryListing[] = [];
+  for (const { id, rev, entries } of await listImportedHistories(memoryDir, opts)) {
+    const record = await readMergeRecord(opts.dataDir, id);
+    listed.push({ id, rev, source: record?.plan.source.label ?? null, importedAt: record?.createdAt ?? null, entries });
+  }
+  return listed;
 }

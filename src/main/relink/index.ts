@@ -8,5 +8,14 @@ export { planRelink, relink, planMerge, mergeProjects, type RelinkContext } from
 export { cloneGroups, keepApart, readKeptApart } from './clone-groups.js';
 export { undoMerge, conflictSides, resolveMergeConflict } from './undo-merge.js';
 export { checkMergeHome, listMergeRecords, mergeInHome, readMergeRecord } from './merge-records.js';
-export { exportProject, importArchive, planImport, type ExportOptions, type ExportRefused, type ExportResult } from './export-import.js';
+export {
+  exportProject,
+  importArchive,
+  importedHistories,
+  planImport,
+  type ExportOptions,
+  type ExportRefused,
+  type ExportResult,
+  type ImportedHistoryListing,
+} from './export-import.js';
 export type { ExportFinding } from './export-secrets.js';

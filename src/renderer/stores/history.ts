@@ -1,6 +1,6 @@
 /** A project's history: the timeline, a diff, restores (a whole snapshot asks first), deleted memories. */
 import { create } from 'zustand';
-import type { HistoryEntryShape } from '../../shared/contract/common.js';
+import type { HistoryEntryShape, ImportedHistoryShape } from '../../shared/contract/common.js';
 import { plural } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
@@ -38,6 +38,8 @@ export function describePlan(changes: PendingRestore['changes']): string {
 interface HistoryState {
   dir: string | null;
   entries: HistoryEntryShape[];
+  /** Histories imports brought in, newest import first: their entries are chosen and restored from as the dir's own. */
+  imported: ImportedHistoryShape[];
   deleted: Deleted[];
   selected: string | null;
   diff: string;
@@ -53,20 +55,26 @@ interface HistoryState {
   cancelSnapshot: () => void;
 }
 
+/** The entry `rev`, in the dir's own history or an imported one. */
+export function entryOf(state: Pick<HistoryState, 'entries' | 'imported'>, rev: string | null): HistoryEntryShape | undefined {
+  return state.entries.find((e) => e.rev === rev) ?? state.imported.flatMap((h) => h.entries).find((e) => e.rev === rev);
+}
+
 export const useHistory = create<HistoryState>()((set, get) => ({
   dir: null,
   entries: [],
+  imported: [],
   deleted: [],
   selected: null,
   diff: '',
   error: null,
   pendingRestore: null,
   async load(dir) {
-    if (get().dir !== dir) set({ dir, entries: [], deleted: [], selected: null, diff: '', pendingRestore: null });
+    if (get().dir !== dir) set({ dir, entries: [], imported: [], deleted: [], selected: null, diff: '', pendingRestore: null });
     try {
-      const [{ entries }, { files }] = await Promise.all([call('history.list', { dir }), call('history.deleted', { dir })]);
+      const [{ entries, imported }, { files }] = await Promise.all([call('history.list', { dir }), call('history.deleted', { dir })]);
       if (get().dir !== dir) return;
-      set({ entries, deleted: files, error: null });
+      set({ entries, imported, deleted: files, error: null });
       const selected = get().selected ?? entries[0]?.rev ?? null;
       if (selected) await get().select(selected);
     } catch (error) {
@@ -98,7 +106,7 @@ export const useHistory = create<HistoryState>()((set, get) => ({
   },
   async planSnapshot(rev) {
     const dir = get().dir;
-    const entry = get().entries.find((e) => e.rev === rev);
+    const entry = entryOf(get(), rev);
     if (!dir || !entry) return;
     try {
       const { changes } = await call('history.plan', { dir, rev });

@@ -3,7 +3,8 @@ import { useEffect, useRef } from 'react';
 import { DiffView } from '../components/DiffView.js';
 import { plural } from '../../shared/size-text.js';
 import { Time } from '../components/Time.js';
-import { PLAN_WORDS, type PendingRestore, describePlan, useHistory } from '../stores/history.js';
+import type { HistoryEntryShape } from '../../shared/contract/common.js';
+import { PLAN_WORDS, type PendingRestore, describePlan, entryOf, useHistory } from '../stores/history.js';
 
 /** "Restore whole snapshot" asks first: the files that will change, and how; Undo afterwards is one click. */
 function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
@@ -38,13 +39,33 @@ function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
   );
 }
 
+/** A list of history entries, one button each: choosing one shows what it did. */
+function Timeline({ label, entries, selected }: { label: string; entries: HistoryEntryShape[]; selected: string | null }) {
+  const { select } = useHistory.getState();
+  return (
+    <ol className="timeline" aria-label={label}>
+      {entries.map((e) => (
+        <li key={e.rev} className={e.rev === selected ? 'selected' : ''}>
+          <button className="timeline-item" onClick={() => void select(e.rev)} aria-current={e.rev === selected}>
+            <span className={`chip source-${e.source}`}>{e.source}</span>
+            <span className="timeline-summary">{e.summary}</span>
+            <span className="muted small">
+              <Time at={e.time} /> · {plural(e.files.length, 'file')}
+            </span>
+          </button>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 export function HistoryTab({ dir }: { dir: string }) {
-  const { entries, deleted, selected, diff, error, pendingRestore } = useHistory();
-  const { load, select, restore, planSnapshot } = useHistory.getState();
+  const { entries, imported, deleted, selected, diff, error, pendingRestore } = useHistory();
+  const { load, restore, planSnapshot } = useHistory.getState();
   useEffect(() => {
     void load(dir);
   }, [dir, load]);
-  const current = entries.find((e) => e.rev === selected);
+  const current = entryOf({ entries, imported }, selected);
   return (
     <div className="split">
       <div className="pane list-pane">
@@ -67,19 +88,25 @@ export function HistoryTab({ dir }: { dir: string }) {
             </ul>
           </details>
         )}
-        <ol className="timeline" aria-label="History">
-          {entries.map((e) => (
-            <li key={e.rev} className={e.rev === selected ? 'selected' : ''}>
-              <button className="timeline-item" onClick={() => void select(e.rev)} aria-current={e.rev === selected}>
-                <span className={`chip source-${e.source}`}>{e.source}</span>
-                <span className="timeline-summary">{e.summary}</span>
-                <span className="muted small">
-                  <Time at={e.time} /> · {plural(e.files.length, 'file')}
-                </span>
-              </button>
-            </li>
-          ))}
-        </ol>
+        <Timeline label="History" entries={entries} selected={selected} />
+        {imported.map((h) => (
+          <details key={h.id} className="imported-history" open>
+            <summary>
+              Imported history{h.source ? ` from ${h.source}` : ''} ({plural(h.entries.length, 'change')})
+            </summary>
+            <p className="muted small">
+              Brought in by import {h.id}
+              {h.importedAt && (
+                <>
+                  {' '}
+                  (<Time at={h.importedAt} />)
+                </>
+              )}
+              : choose a change to see it, and restore a file or the whole snapshot from it.
+            </p>
+            <Timeline label={`Imported history ${h.id}`} entries={h.entries} selected={selected} />
+          </details>
+        ))}
         {entries.length === 0 && !error && (
           <p className="muted">
             No history yet: it starts with the first change Memdir records — edit, create or delete a memory, or let Claude Code write one.

@@ -33,6 +33,19 @@ export const historyEntrySchema = z.object({
 });
 export type HistoryEntryShape = z.infer<typeof historyEntrySchema>;
 
+/** A history an import brought in (`refs/memdir/imports/<id>`), listed beside the memory dir's own: its entries restore as the dir's own do. */
+export const importedHistorySchema = z.object({
+  /** The import's merge record. */
+  id: z.string(),
+  /** Its newest entry. */
+  rev: z.string(),
+  /** What was imported, null when the merge record is gone. */
+  source: z.string().nullable(),
+  importedAt: z.string().nullable(),
+  entries: z.array(historyEntrySchema),
+});
+export type ImportedHistoryShape = z.infer<typeof importedHistorySchema>;
+
 /** Fingerprints of secrets the person chose to save anyway, after the save was refused for them (a save refused carries them in its error's `secrets`). */
 export const allowSecrets = z
   .array(z.string().regex(/^[0-9a-f]{16}$/))

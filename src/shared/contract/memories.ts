@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 import { problemSchema } from '../problems.js';
 import { mutation, query } from './define.js';
-import { allowSecrets, dirRef, fileName, historyEntrySchema, memoryBody, projectRef, topicFields, writeResult } from './common.js';
+import { allowSecrets, dirRef, fileName, historyEntrySchema, importedHistorySchema, memoryBody, projectRef, topicFields, writeResult } from './common.js';
 
 const bulkItem = z.object({ scope: z.enum(SCOPES), file: fileName });
 
@@ -113,9 +113,9 @@ export const memoriesContract = {
     writeResult,
   ),
   'history.list': query(
-    "Recorded changes of a project's memory, newest first (outside changes are recorded first).",
+    "Recorded changes of a project's memory, newest first (outside changes are recorded first), and the histories imports brought in, newest import first.",
     projectRef.extend({ file: z.string().optional(), limit: z.number().int().positive().max(1000).optional() }),
-    z.object({ entries: z.array(historyEntrySchema) }),
+    z.object({ entries: z.array(historyEntrySchema), imported: z.array(importedHistorySchema) }),
   ),
   'history.diff': query(
     'Unified diff between two revisions (from null = the parent of `to`).',
