@@ -465,6 +465,35 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     expect((await fs.readdir(mem('-work-beta'))).filter((f) => f.endsWith('notes.md'))).toEqual(['notes.md']);
   });
 
+  it("after Undo anyway of a rename whose new name was deleted, the delete's Undo says the memory is back already and brings no second copy", async () => {
+    await openProject('-work-beta');
+    const index = await read('-work-beta', 'MEMORY.md');
+    await openMemory('notes.md');
+    await editor().getByRole('button', { name: 'Rename', exact: true }).click();
+    await page.getByRole('textbox', { name: 'New file name' }).fill('later_notes.md');
+    await editor().locator('.inline-form').getByRole('button', { name: 'Rename', exact: true }).click();
+    const renamed = page.getByRole('status').filter({ hasText: 'Renamed to later_notes.md.' });
+    await renamed.waitFor();
+    await editor().getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
+    const deleted = page.getByRole('status').filter({ hasText: 'Deleted later_notes.md.' });
+    await deleted.waitFor();
+    await renamed.getByRole('button', { name: 'Undo' }).click();
+    const refused = page.getByRole('alert').filter({ hasText: 'later_notes.md was deleted by "Delete later_notes.md"' });
+    await refused.getByRole('button', { name: 'Undo anyway' }).click();
+    await eventually(() => exists('-work-beta', 'notes.md')).toBe(true);
+    await deleted.getByRole('button', { name: 'Undo' }).click();
+    await page
+      .getByRole('status')
+      .filter({
+        hasText:
+          'Nothing to undo: it is already that way. later_notes.md is back already, as notes.md, since "Undo: Rename notes.md to later_notes.md" (undone anyway): it is not brought back twice.',
+      })
+      .waitFor();
+    expect((await fs.readdir(mem('-work-beta'))).filter((f) => f.endsWith('notes.md'))).toEqual(['notes.md']);
+    expect(await read('-work-beta', 'MEMORY.md')).toBe(index);
+  });
+
   it('reorders MEMORY.md by dragging, with the cut line where it falls while dragging; one Undo puts the order back', async () => {
     const index = await read('-work-full', 'MEMORY.md');
     await openProject('-work-full');

@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listHistory } from '../src/main/history/history.js';
+import { listHistory, recordExternalChanges } from '../src/main/history/history.js';
+import { exportProject, importArchive } from '../src/main/relink/index.js';
 import { addMemories, addSession, git, makeRepo, topic } from '../src/main/relink/test-support/moved-project.js';
 import { sanitizeDirName } from '../src/shared/sanitize.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
@@ -207,5 +208,34 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     expect(kept).toContain('the laptop uses a query builder');
     expect(kept.match(/^name: No ORM$/gm)).toHaveLength(1);
     await page.screenshot({ path: artifact('relink-conflict-resolved.png'), fullPage: true });
+  });
+
+  it('lists the history an import brought in on the History page, and restores a memory from it', async () => {
+    // Another project whose history holds an older version of its memory, exported, then imported into a fresh one.
+    const sourcePath = path.join(root, 'elsewhere', 'notes');
+    await makeRepo(sourcePath);
+    await addSession(home, sourcePath);
+    const sourceMemory = await addMemories(home, sourcePath, {
+      'MEMORY.md': '- [Plan](plan.md) — the plan\n',
+      'plan.md': topic('Plan', 'project', 'First plan.'),
+    });
+    await recordExternalChanges(sourceMemory, { dataDir });
+    await fs.writeFile(path.join(sourceMemory, 'plan.md'), topic('Plan', 'project', 'Second plan.'));
+    const archive = path.join(root, 'notes.memdir.tar');
+    await exportProject({ home, dataDir }, sourcePath, archive);
+    const targetPath = path.join(root, 'fresh', 'notes');
+    await makeRepo(targetPath);
+    await addSession(home, targetPath);
+    const record = await importArchive({ home, dataDir }, archive, targetPath, { force: true });
+    await page.goto(`${host.url}#/p/${sanitizeDirName(targetPath)}/history`);
+    const imported = page.getByRole('list', { name: `Imported history ${record.id}` });
+    await imported.waitFor();
+    expect(await imported.getByRole('button').count()).toBe(2);
+    // Its oldest change: the first plan, restored from the page.
+    await imported.getByRole('button').last().click();
+    await page.getByRole('region', { name: 'Changes to plan.md' }).getByRole('button', { name: 'Restore this version' }).click();
+    await page.getByRole('status').filter({ hasText: 'Restored plan.md.' }).waitFor();
+    expect(await fs.readFile(path.join(memoryOf(targetPath), 'plan.md'), 'utf8')).toBe(topic('Plan', 'project', 'First plan.'));
+    await page.screenshot({ path: artifact('relink-imported-history.png'), fullPage: true });
   });
 });
