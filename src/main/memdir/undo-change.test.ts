@@ -321,6 +321,17 @@ describe('undo out of order', () => {
     expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
   });
 
+  it('undo anyway follows the memory only up to its delete: a new memory written under its later name since stays', async () => {
+    await seed(['a.md', 'c.md']);
+    const first = await renameMemory(where, 'a.md', 'b.md');
+    await renameMemory(where, 'b.md', 'd.md');
+    await deleteMemory(where, 'd.md');
+    await fs.writeFile(path.join(where.memoryDir, 'd.md'), topic('another d'));
+    await undoChange({ ...opts, rev: first.entry!.rev, overwriteChanged: true });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md', 'd.md']);
+    expect(await read('d.md')).toBe(topic('another d'));
+  });
+
   it('after undo anyway of a rename, a later bulk delete of the new name and another memory brings back only the other, and an edit between counts as undone', async () => {
     await seed(['a.md', 'c.md']);
     const renamed = await renameMemory(where, 'a.md', 'b.md');

@@ -150,13 +150,36 @@ interface BackAlready {
 
 /** Whether the memory `file` was as of `rev` is still in the memory dir now, under that name or one it was renamed to since. */
 async function stillThere(memoryDir: string, rev: string, file: string, history: History): Promise<boolean> {
+  return (await followMemory(memoryDir, rev, file, history)).now !== null;
+}
+
+/**
+ * What happened to the memory `file` was as of `rev`: the later changes to it, oldest first, each
+ * with the name it had then — through its renames, up to a delete — and its name now (null when
+ * one of them deleted it, or it is gone).
+ */
+async function followMemory(
+  memoryDir: string,
+  rev: string,
+  file: string,
+  history: History,
+): Promise<{ changes: { rev: string; path: string }[]; now: string | null }> {
+  const changes: { rev: string; path: string }[] = [];
   let at = { rev, file };
   for (let step = 0; step < 100; step++) {
-    const newest = (await laterChanges(memoryDir, at.rev, [at.file], history)).get(at.file);
-    if (newest?.change.status === 'renamed' && newest.change.from === at.file) at = { rev: newest.entry.rev, file: newest.change.path };
-    else return (await readText(memoryDir, at.file)) !== null;
+    let renamedTo: { rev: string; file: string } | null = null;
+    for (const c of (await everyLaterChange(memoryDir, at.rev, at.file, history)).reverse()) {
+      changes.push({ rev: c.entry.rev, path: at.file });
+      if (c.change.status === 'deleted') return { changes, now: null };
+      if (c.change.status === 'renamed' && c.change.from === at.file) {
+        renamedTo = { rev: c.entry.rev, file: c.change.path };
+        break;
+      }
+    }
+    if (!renamedTo) return { changes, now: (await readText(memoryDir, at.file)) === null ? null : at.file };
+    at = renamedTo;
   }
-  return false;
+  return { changes, now: null };
 }
 
 /**
@@ -176,17 +199,9 @@ async function followTakenAway(
   for (const p of touched) {
     const as = target.files.find((f) => f.status === 'renamed' && f.path === p.rel)?.from;
     if (p.now !== null || as === undefined) continue;
-    let at = { rev: target.rev, file: p.rel };
-    for (let step = 0; step < 100; step++) {
-      const changes = (await everyLaterChange(memoryDir, at.rev, at.file, history)).reverse();
-      const renamedOn = changes.find((c) => c.change.status === 'renamed' && c.change.from === at.file);
-      for (const c of renamedOn ? changes.slice(0, changes.indexOf(renamedOn) + 1) : changes) broughtBack.push({ rev: c.entry.rev, path: at.file, as });
-      if (!renamedOn) {
-        if (at.file !== p.rel && (await readText(memoryDir, at.file)) !== null) laterName.push(at.file);
-        break;
-      }
-      at = { rev: renamedOn.entry.rev, file: renamedOn.change.path };
-    }
+    const { changes, now } = await followMemory(memoryDir, target.rev, p.rel, history);
+    broughtBack.push(...changes.map((c) => ({ rev: c.rev, path: c.path, as })));
+    if (now !== null && now !== p.rel) laterName.push(now);
   }
   return { laterName, broughtBack };
 }
