@@ -7,9 +7,13 @@
  * written again — stops the undo with a sentence naming that change, unless the caller says to
  * overwrite (what is there now stays in history either way). Changes are undone newest first: a
  * file a later change put back as it was before the entry is touched too (undoing a rename
- * whose new name was deleted since would otherwise bring the memory back twice). An entry
- * already wholly undone (every file as before it) writes nothing. The folders the change created
- * are taken away again when the undo leaves them empty.
+ * whose new name was deleted since would otherwise bring the memory back twice). Overwriting
+ * never makes a second copy of a memory either: undoing anyway a rename whose new name a later
+ * change took away (deleted, renamed on) brings the memory back under its old name, takes away
+ * the name it has now, and notes those later changes in its entry (Memdir-Brought-Back) — undoing
+ * one of them then leaves that memory as it is, and says so. An entry already wholly undone
+ * (every file as before it, or back under another name) writes nothing. The folders the change
+ * created are taken away again when the undo leaves them empty.
  */
 import path from 'node:path';
 import { parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
