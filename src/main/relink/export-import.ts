@@ -282,5 +282,6 @@ export async function importedHistories(memoryDir: string, opts: { dataDir: stri
     const record = await readMergeRecord(opts.dataDir, id);
     listed.push({ id, rev, source: record?.plan.source.label ?? null, importedAt: record?.createdAt ?? null, entries });
   }
-  return listed;
+  // Newest import first (history lists them newest history first); one whose record is gone, last.
+  return listed.sort((a, b) => (b.importedAt ?? '').localeCompare(a.importedAt ?? ''));
 }
