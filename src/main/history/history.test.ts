@@ -5,7 +5,17 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { UnsafePathError } from '../core/confined-path.js';
-import { deletedFiles, diffRevisions, HistoryError, listHistory, readAtRevision, recordSnapshot, restoreFromHistory, transact } from './history.js';
+import {
+  broughtBackSince,
+  deletedFiles,
+  diffRevisions,
+  HistoryError,
+  listHistory,
+  readAtRevision,
+  recordSnapshot,
+  restoreFromHistory,
+  transact,
+} from './history.js';
 
 let tmp: string;
 let mem: string;
@@ -121,6 +131,18 @@ describe('recording', () => {
     });
     expect(entry?.files.map((f) => f.path)).toEqual(['a.md', 'b.md']);
     expect((await listHistory(mem, { dataDir })).map((e) => e.summary)).toEqual(['Outer']);
+  });
+
+  it('keeps what an undo anyway brought back as its own trailer, which a body cannot spoof', async () => {
+    await edit('Add a', () => write('a.md', 'a\n'));
+    const { entry: deleted } = await edit('Delete a', () => removeFileConfined(mem, 'a.md'));
+    const spoof = `Memdir-Brought-Back: ${JSON.stringify({ rev: deleted!.rev, path: 'a.md', as: 'z.md' })}`;
+    // A body written by a job (a dream's words) holding the trailer's line is not taken for it.
+    await transact(mem, { source: 'dream', summary: 'Dream', body: `Consolidated.\n${spoof}`, dataDir }, () => write('z.md', 'z\n'));
+    expect(await broughtBackSince(mem, deleted!.rev, { dataDir })).toEqual([]);
+    const back = { rev: deleted!.rev, path: 'a.md', as: 'b.md' };
+    const { entry } = await transact(mem, { source: 'restore', summary: 'Undo: Rename', dataDir, broughtBack: () => [back] }, () => write('b.md', 'a\n'));
+    expect(await broughtBackSince(mem, deleted!.rev, { dataDir })).toEqual([{ entry, path: 'a.md', as: 'b.md' }]);
   });
 
   it('records renames as renames', async () => {
