@@ -78,6 +78,33 @@ describe('memdir CLI', () => {
     expect(text.out).toContain(`transcripts  ${path.join(fixture.home, 'projects', wt.replace(/[^a-zA-Z0-9]/g, '-'))}`);
   });
 
+  it("where: a repository's shared settings move the memory, named with the file, and says whether Claude Code trusts the folder", async () => {
+    const repo = await fs.realpath(await fs.mkdtemp(path.join(root, 'where-moved-')));
+    const target = path.join(root, 'moved-memory');
+    await fs.mkdir(path.join(repo, '.claude'));
+    await fs.writeFile(path.join(repo, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: target }));
+    const json = JSON.parse((await run('where', repo, '--json')).out);
+    expect(json).toMatchObject({
+      memoryDir: target,
+      autoMemoryDirectorySource: 'project',
+      autoMemoryDirectoryFrom: path.join(repo, '.claude', 'settings.json'),
+      autoMemoryDirectoryTrust: { trusted: false },
+      ignored: [],
+    });
+    let text = (await run('where', repo)).out;
+    expect(text).toContain(`memory       ${target}`);
+    expect(text).toContain(`moved by ${path.join(repo, '.claude', 'settings.json')}`);
+    expect(text).toContain('it is not trusted yet');
+    const config = path.join(fixture.home, '.claude.json');
+    await fs.writeFile(config, JSON.stringify({ projects: { [repo]: { hasTrustDialogAccepted: true } } }));
+    try {
+      text = (await run('where', repo)).out;
+      expect(text).toContain(`it is trusted (${repo} in ${config})`);
+    } finally {
+      await fs.rm(config);
+    }
+  });
+
   it('scan --json follows the documented shape', async () => {
     const { code, out } = await run('scan', '--json');
     expect(code).toBe(0);

@@ -67,8 +67,14 @@ export const projectSettingsSchema = z.object({
   /** The settings file or environment variable that decided it; null for the default. */
   autoMemoryEnabledFrom: z.string().nullable(),
   autoMemoryDirectory: z.string().nullable(),
-  autoMemoryDirectorySource: z.enum(['default', 'env', 'managed', 'user', 'local']),
+  autoMemoryDirectorySource: z.enum(['default', 'env', 'managed', 'user', 'local', 'project']),
   autoMemoryDirectoryFrom: z.string().nullable(),
+  /**
+   * When the repository's own settings (local or the shared project settings) move the memory:
+   * whether Claude Code trusts the folder (`.claude.json`). `claude -p` follows them either way;
+   * a session asks first (its trust dialog names the setting) and follows them once trusted.
+   */
+  autoMemoryDirectoryTrust: z.object({ trusted: z.boolean(), config: z.string().nullable(), folder: z.string().nullable() }).nullable(),
   /** `CLAUDE_CODE_REMOTE_MEMORY_DIR`: where `projects/<key>/memory` is instead of the home. */
   memoryBase: z.string().nullable(),
   /** Memdir's own scheduled dreams (R-DREAM-GATE); default off. */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
 import { locateProject, resolveHome } from '../../main/memdir/index.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
+import { autoMemoryDirectoryTrustSentence } from '../../shared/settings-text.js';
 
 export const whereCommand: CommandSpec = {
   name: ['where'],
@@ -11,6 +12,12 @@ export const whereCommand: CommandSpec = {
   details: `<dir> is taken as the directory Claude Code is launched in. The key is found the way Claude Code finds
 it, from files only (git is never run): the first .git at or above <dir>; a .git file is followed to the
 main repository only when it is a valid linked worktree (its commondir and back-link agree).
+The memory moves where autoMemoryDirectory says: managed, then local, then the project's shared
+.claude/settings.json, then your own settings (as Claude Code 2.1.332 reads them). The repository's
+files count in \`claude -p\` and, in a session, once the folder is trusted (Claude Code's trust
+dialog names the setting first): autoMemoryDirectoryTrust says whether .claude.json records that
+trust for the launch directory, a folder above it or its repository; null when the directory
+comes from elsewhere.
 JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs path>", "exists": bool,
        "via": "no-git"|"repository"|"worktree"|"bare-worktree"|"own-root",
        "gitEntry": {"path", "kind": "directory"|"file"} or null,
@@ -18,7 +25,8 @@ JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs 
        "launchDir": "<dir, resolved>", "transcriptFolder": "<sanitised launch dir>",
        "autoMemoryEnabled": bool, "autoMemoryEnabledSource": "default"|"env"|"managed"|"user"|"local"|"project",
        "autoMemoryEnabledFrom": "<file or variable>" or null,
-       "autoMemoryDirectorySource": "default"|"env"|"managed"|"user"|"local", "autoMemoryDirectoryFrom",
+       "autoMemoryDirectorySource": "default"|"env"|"managed"|"user"|"local"|"project", "autoMemoryDirectoryFrom",
+       "autoMemoryDirectoryTrust": {"trusted", "config", "folder"} or null,
        "settingsFiles": [{"source", "file", "exists"}], "ignored": [{"file", "key", "reason"}]}`,
   async run({ positionals, values, io }) {
     const home = typeof values.home === 'string' ? path.resolve(io.cwd, values.home) : resolveHome(io.env);
@@ -41,6 +49,7 @@ JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs 
       autoMemoryEnabledFrom: loc.settings.autoMemoryEnabledFrom,
       autoMemoryDirectorySource: loc.settings.autoMemoryDirectorySource,
       autoMemoryDirectoryFrom: loc.settings.autoMemoryDirectoryFrom,
+      autoMemoryDirectoryTrust: loc.settings.autoMemoryDirectoryTrust,
       settingsFiles: loc.settings.files,
       ignored: loc.settings.ignored,
     };
@@ -51,6 +60,8 @@ JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs 
       io.out(`directory    ${result.dir}\n`);
       io.out(`memory       ${result.memoryDir}${result.exists ? '' : '  (no memory yet)'}\n`);
       if (result.autoMemoryDirectoryFrom) io.out(`             moved by ${result.autoMemoryDirectoryFrom}\n`);
+      const trust = autoMemoryDirectoryTrustSentence(loc.settings);
+      if (trust) io.out(`             ${trust}\n`);
       io.out(`transcripts  ${path.join(home, 'projects', result.transcriptFolder)}  (sessions launched in ${launchDir})\n`);
       io.out(`auto memory  ${result.autoMemoryEnabled ? 'on' : 'off'} (${result.autoMemoryEnabledFrom ?? result.autoMemoryEnabledSource})\n`);
       for (const i of result.ignored) io.out(`ignored      ${i.key} in ${i.file}: ${i.reason}\n`);

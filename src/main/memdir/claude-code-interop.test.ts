@@ -228,6 +228,33 @@ describe.skipIf(claudeCodeSkipReason !== null)(
       expect(r.claude).toBe(path.join(tmp, 'remote', 'projects', sanitizeDirName(repo), 'memory'));
     });
 
+    it("moves the memory where the repository's shared settings say, below local settings and above your own, in the launch directory only", async () => {
+      const shared = path.join(tmp, 'shared-memory');
+      await fresh({ '.claude/settings.json': { autoMemoryDirectory: shared } });
+      let r = await both(repo);
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).toBe(shared);
+      r = await both(repo, { user: { autoMemoryDirectory: path.join(tmp, 'my-memory') } });
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).toBe(shared);
+      // Project settings are the launch directory's: a subdirectory's session reads the default.
+      r = await both(sub);
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).toBe(path.join(tmp, `config-${runs}`, 'projects', sanitizeDirName(repo), 'memory'));
+
+      await fresh({
+        '.claude/settings.json': { autoMemoryDirectory: '~/shared' },
+        '.claude/settings.local.json': { autoMemoryDirectory: path.join(tmp, 'local') },
+      });
+      r = await both(repo);
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).toBe(path.join(tmp, 'local'));
+      await fresh({ '.claude/settings.json': { autoMemoryDirectory: '~/shared' } });
+      r = await both(repo);
+      expect(r.memdir).toBe(r.claude);
+      expect(r.claude).toBe(path.join(tmp, `scratch-${runs}`, 'home', 'shared'));
+    });
+
     it('scans the sessions of a subdirectory and a worktree as one project, the one whose memory they read', async () => {
       await fresh();
       git(repo, 'commit', '-q', '--allow-empty', '-m', 'init');

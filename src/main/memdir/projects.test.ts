@@ -248,16 +248,19 @@ describe('locateProject', () => {
     expect([loc.memoryDir, loc.settings.autoMemoryDirectorySource]).toEqual([moved, 'local']);
   });
 
-  it('moves the memory directory by user or local settings, never by project settings', async () => {
+  it("moves the memory directory by the repository's shared settings over your own, as Claude Code 2.1.332 does", async () => {
     const repo = await repoWithCommit(path.join(tmp, 'app'));
     await fs.mkdir(path.join(repo, '.claude'));
-    await fs.writeFile(path.join(repo, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '~/.ssh' }));
+    await fs.writeFile(path.join(repo, '.claude', 'settings.json'), JSON.stringify({ autoMemoryDirectory: '~/shared' }));
     let loc = await locateProject(home, repo, env);
-    expect(loc.memoryDir).toBe(memoryDirOf(home, sanitizeDirName(repo)));
-    expect(loc.settings.ignored.map((i) => i.key)).toEqual(['autoMemoryDirectory']);
+    expect([loc.memoryDir, loc.settings.autoMemoryDirectorySource]).toEqual([path.join(tmp, 'me', 'shared'), 'project']);
+    expect(loc.settings.ignored).toEqual([]);
 
     await fs.mkdir(home, { recursive: true });
     await fs.writeFile(path.join(home, 'settings.json'), JSON.stringify({ autoMemoryDirectory: '~/memories' }));
+    loc = await locateProject(home, repo, env);
+    expect(loc.memoryDir).toBe(path.join(tmp, 'me', 'shared'));
+    await fs.rm(path.join(repo, '.claude', 'settings.json'));
     loc = await locateProject(home, repo, env);
     expect(loc.memoryDir).toBe(path.join(tmp, 'me', 'memories'));
   });

@@ -46,6 +46,7 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
       autoMemoryDirectory: null,
       autoMemoryDirectorySource: 'default',
       autoMemoryDirectoryFrom: null,
+      autoMemoryDirectoryTrust: null,
       memoryBase: null,
       autoDreamEnabled: false,
       autoDreamEnabledSource: 'default',
@@ -177,25 +178,22 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
       expect(s.ignored).toEqual([{ file: userFile(), key: 'autoMemoryDirectory', reason: `overridden by ${localFile()}` }]);
     });
 
-    it('never takes it from the shared project settings, and says so', async () => {
+    it('takes it from the shared project settings, below local and above user settings, as Claude Code 2.1.332 does', async () => {
       await write(projectFile(), { autoMemoryDirectory: '~/.ssh' });
-      const s = await readEffectiveSettings(home, repo, env);
-      expect([s.autoMemoryDirectory, s.autoMemoryDirectorySource]).toEqual([null, 'default']);
-      expect(s.ignored).toEqual([
-        {
-          file: projectFile(),
-          key: 'autoMemoryDirectory',
-          reason: 'only managed, your own or local settings may move the memory directory, not the shared project settings',
-        },
-      ]);
-    });
+      let s = await readEffectiveSettings(home, repo, env);
+      expect([s.autoMemoryDirectory, s.autoMemoryDirectorySource, s.autoMemoryDirectoryFrom]).toEqual([path.join(userHome, '.ssh'), 'project', projectFile()]);
+      expect(s.ignored).toEqual([]);
 
-    it('keeps a user value when the project settings try to override it', async () => {
       await write(userFile(), { autoMemoryDirectory: path.join(tmp, 'mine') });
       await write(projectFile(), { autoMemoryDirectory: path.join(tmp, 'theirs') });
-      const s = await readEffectiveSettings(home, repo, env);
-      expect([s.autoMemoryDirectory, s.autoMemoryDirectorySource]).toEqual([path.join(tmp, 'mine'), 'user']);
-      expect(s.ignored.map((i) => i.file)).toEqual([projectFile()]);
+      s = await readEffectiveSettings(home, repo, env);
+      expect([s.autoMemoryDirectory, s.autoMemoryDirectorySource]).toEqual([path.join(tmp, 'theirs'), 'project']);
+      expect(s.ignored).toEqual([{ file: userFile(), key: 'autoMemoryDirectory', reason: `overridden by ${projectFile()}` }]);
+
+      await write(localFile(), { autoMemoryDirectory: path.join(tmp, 'local') });
+      s = await readEffectiveSettings(home, repo, env);
+      expect([s.autoMemoryDirectory, s.autoMemoryDirectorySource]).toEqual([path.join(tmp, 'local'), 'local']);
+      expect(s.ignored.map((i) => i.file)).toEqual([projectFile(), userFile()]);
     });
 
     it('ignores a relative path, as Claude Code does, and reports it', async () => {
@@ -306,6 +304,34 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
     await write(dropIn('10.json'), { autoMemoryDirectory: path.join(tmp, 'policy') });
     await write(localFile(), { autoMemoryDirectory: path.join(tmp, 'local') });
     expect(await readEffectiveSettings(home, repo, env)).toMatchObject({ autoMemoryDirectory: path.join(tmp, 'policy'), autoMemoryDirectorySource: 'managed' });
+  });
+
+  it("says whether the folder is trusted when a repository's settings move the memory: Claude Code follows them in claude -p, and in a session only once the folder is trusted", async () => {
+    const trust = async (e = env) => (await readEffectiveSettings(home, repo, e)).autoMemoryDirectoryTrust;
+    const config = path.join(userHome, '.claude.json');
+    await write(projectFile(), { autoMemoryDirectory: path.join(tmp, 'theirs') });
+    expect(await trust()).toMatchObject({ trusted: false, config: null });
+    await write(config, { projects: { [repo]: { hasTrustDialogAccepted: true } } });
+    expect(await trust()).toEqual({ trusted: true, config, folder: repo });
+    // A folder above counts (outside git), another folder does not.
+    await write(config, { projects: { [tmp]: { hasTrustDialogAccepted: true }, [repo]: { hasTrustDialogAccepted: false } } });
+    expect(await trust()).toEqual({ trusted: true, config, folder: tmp });
+    await write(config, { projects: { [path.join(repo, 'other')]: { hasTrustDialogAccepted: true } } });
+    expect(await trust()).toEqual({ trusted: false, config, folder: null });
+    // In a git repository, a folder above its root does not.
+    await fs.mkdir(path.join(repo, '.git'));
+    await write(config, { projects: { [tmp]: { hasTrustDialogAccepted: true } } });
+    expect(await trust()).toEqual({ trusted: false, config, folder: null });
+    // With CLAUDE_CONFIG_DIR the config is inside it.
+    await write(path.join(home, '.claude.json'), { projects: { [repo]: { hasTrustDialogAccepted: true } } });
+    expect(await trust({ ...env, CLAUDE_CONFIG_DIR: home })).toEqual({ trusted: true, config: path.join(home, '.claude.json'), folder: repo });
+    // Local settings are gated the same way; the user's own settings are not.
+    await write(localFile(), { autoMemoryDirectory: path.join(tmp, 'local') });
+    expect(await trust()).toMatchObject({ trusted: false });
+    await fs.rm(localFile());
+    await fs.rm(projectFile());
+    await write(userFile(), { autoMemoryDirectory: path.join(tmp, 'mine') });
+    expect(await trust()).toBeNull();
   });
 
   it('says that a broken managed file stops Claude Code', async () => {

@@ -16,11 +16,18 @@
  *   `--bare` and the two that move the memory only from managed and user settings;
  *   `CLAUDE_CODE_REMOTE` only from the shell;
  * - the memory directory: `CLAUDE_COWORK_MEMORY_PATH_OVERRIDE` (an absolute path), else
- *   `autoMemoryDirectory` from managed, local or user settings (the first that sets it decides,
- *   even when its value is then refused), else `<base>/projects/<key>/memory` where the base is
- *   `CLAUDE_CODE_REMOTE_MEMORY_DIR` or the home.
+ *   `autoMemoryDirectory` from managed, local, project or user settings (the first that sets it
+ *   decides, even when its value is then refused), else `<base>/projects/<key>/memory` where the
+ *   base is `CLAUDE_CODE_REMOTE_MEMORY_DIR` or the home. The repository's files (local and the
+ *   shared project settings) count in `claude -p` and, in a session, once the folder is trusted:
+ *   Claude Code's trust dialog names the setting, and no session starts before it is accepted,
+ *   so Memdir follows them and says whether the folder is trusted yet (claude-config.ts). The
+ *   settings schema's own description still says "Ignored if set in projectSettings"; the code
+ *   reads them (`policySettings`, `flagSettings`, then `localSettings` and `projectSettings` when
+ *   non-interactive or trusted, then `userSettings`).
  */
 import path from 'node:path';
+import { type FolderTrust, readFolderTrust } from './claude-config.js';
 import { expandTilde } from './home.js';
 import {
   type SettingsCache,
@@ -44,8 +51,14 @@ export interface EffectiveSettings {
   autoMemoryEnabledFrom: string | null;
   /** The validated absolute memory directory that replaces the default, or null. */
   autoMemoryDirectory: string | null;
-  autoMemoryDirectorySource: 'default' | 'env' | 'managed' | 'user' | 'local';
+  autoMemoryDirectorySource: 'default' | 'env' | 'managed' | 'user' | 'local' | 'project';
   autoMemoryDirectoryFrom: string | null;
+  /**
+   * When the repository's own settings (local or project) move the memory: whether Claude Code
+   * trusts the folder (its interactive sessions follow them only then; `claude -p` always does).
+   * Null when the directory comes from anywhere else.
+   */
+  autoMemoryDirectoryTrust: FolderTrust | null;
   /** `CLAUDE_CODE_REMOTE_MEMORY_DIR`: where `projects/<key>/memory` lives instead of the home, or null. */
   memoryBase: string | null;
   /** Memdir's own scheduled dreams (R-DREAM-GATE): the `autoDreamEnabled` setting, default off. */
@@ -301,15 +314,6 @@ export async function readEffectiveSettings(
     if (!Object.hasOwn(f.values!, 'autoMemoryDirectory')) continue;
     const value = f.values!.autoMemoryDirectory;
     if (value === null || value === undefined) continue;
-    if (f.source === 'project') {
-      // R-SETTINGS: a cloned repository's shared settings never move the user's memory.
-      ignored.push({
-        file: f.file,
-        key: 'autoMemoryDirectory',
-        reason: 'only managed, your own or local settings may move the memory directory, not the shared project settings',
-      });
-      continue;
-    }
     if (decided) {
       ignored.push({ file: f.file, key: 'autoMemoryDirectory', reason: `overridden by ${autoMemoryDirectoryFrom ?? 'a setting before it'}` });
       continue;
@@ -326,13 +330,16 @@ export async function readEffectiveSettings(
       continue;
     }
     autoMemoryDirectory = checked.dir;
-    autoMemoryDirectorySource = f.source === 'managed' ? 'managed' : f.source === 'local' ? 'local' : 'user';
+    autoMemoryDirectorySource = f.source;
     autoMemoryDirectoryFrom = f.file;
   }
   if (autoMemoryDirectory === null) {
     autoMemoryDirectorySource = 'default';
     autoMemoryDirectoryFrom = null;
   }
+  // Read only when the repository's files move the memory: `.claude.json` can be large.
+  const autoMemoryDirectoryTrust =
+    launch && (autoMemoryDirectorySource === 'local' || autoMemoryDirectorySource === 'project') ? readFolderTrust(home, env, launch) : null;
 
   let memoryBase: string | null = null;
   const remoteDir = vars.get('CLAUDE_CODE_REMOTE_MEMORY_DIR');
@@ -367,6 +374,7 @@ export async function readEffectiveSettings(
     autoMemoryDirectory,
     autoMemoryDirectorySource,
     autoMemoryDirectoryFrom,
+    autoMemoryDirectoryTrust,
     memoryBase,
     autoDreamEnabled: dream ? dream.value : false,
     autoDreamEnabledSource: dream ? dream.file.source : 'default',

@@ -67,6 +67,7 @@ const summary = (dir: string, over: Partial<ProjectSummary> = {}): ProjectSummar
     autoMemoryDirectory: null,
     autoMemoryDirectorySource: 'default',
     autoMemoryDirectoryFrom: null,
+    autoMemoryDirectoryTrust: null,
     memoryBase: null,
     autoDreamEnabled: false,
     autoDreamEnabledSource: 'default',

@@ -9,7 +9,7 @@
  * CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set), so its recall is off then.
  */
 import fs from 'node:fs/promises';
-import path from 'node:path';
+import { claudeConfigFiles } from '../../memdir/index.js';
 
 /** What Memdir can tell about Claude Code's own recall switch. */
 export interface ClaudeCodeRecallSwitch {
@@ -19,15 +19,6 @@ export interface ClaudeCodeRecallSwitch {
 }
 
 const FLAG = 'tengu_moth_copse';
-
-/**
- * Where Claude Code keeps its global config for a home: `.config.json` in the home when present,
- * else `.claude.json` — beside the default `~/.claude`, or inside a home set by CLAUDE_CONFIG_DIR.
- */
-export function claudeConfigFiles(home: string, env: NodeJS.ProcessEnv): string[] {
-  const beside = path.basename(home) === '.claude' && !env.CLAUDE_CONFIG_DIR?.trim();
-  return [path.join(home, '.config.json'), beside ? path.join(path.dirname(home), '.claude.json') : path.join(home, '.claude.json')];
-}
 
 /** Read Claude Code's recall switch for a home. Never throws. */
 export async function readClaudeCodeRecallSwitch(home: string, env: NodeJS.ProcessEnv, autoMemoryEnabled: boolean): Promise<ClaudeCodeRecallSwitch> {

@@ -1,0 +1,36 @@
+/**
+ * The sentences that say which Claude Code setting is in force and where it came from (R-SETTINGS),
+ * one place for the CLI and the app: why no index loads when auto memory is off, and when a
+ * repository's own settings move the memory, whether Claude Code trusts the folder.
+ */
+import type { ProjectSettings } from './scan-types.js';
+
+/**
+ * Why Claude Code loads no memory index for a project (R-INDEX: with auto memory off it injects
+ * none), naming the setting and the file or variable it came from; null when auto memory is on.
+ */
+export function autoMemoryOffSentence(s: Pick<ProjectSettings, 'autoMemoryEnabled' | 'autoMemoryEnabledSource' | 'autoMemoryEnabledFrom'>): string | null {
+  if (s.autoMemoryEnabled) return null;
+  const from = s.autoMemoryEnabledFrom ?? s.autoMemoryEnabledSource;
+  const by =
+    s.autoMemoryEnabledSource === 'env'
+      ? from.includes(' in the env block of ')
+        ? from
+        : `${from}, set in the environment`
+      : `"autoMemoryEnabled": false in ${from}`;
+  return `Auto memory is off for this project (${by}), so Claude Code loads no MEMORY.md at session start: the agent sees none of this index.`;
+}
+
+/**
+ * When the repository's own settings move the memory: Claude Code follows them in `claude -p`, and
+ * in a session only once the folder is trusted (its trust dialog names the setting first). Null
+ * when the directory comes from anywhere else.
+ */
+export function autoMemoryDirectoryTrustSentence(s: Pick<ProjectSettings, 'autoMemoryDirectorySource' | 'autoMemoryDirectoryTrust'>): string | null {
+  const trust = s.autoMemoryDirectoryTrust;
+  if (!trust) return null;
+  const which = s.autoMemoryDirectorySource === 'project' ? "the repository's shared settings" : "the repository's local settings";
+  const rule = `Claude Code follows ${which} in \`claude -p\`, and in a session once you trust the folder`;
+  if (trust.trusted) return `${rule}: it is trusted (${trust.folder} in ${trust.config}).`;
+  return `${rule}: it is not trusted yet${trust.config ? ` (${trust.config} records no trust for it)` : ''}; a session there first asks you to trust it, naming this setting, and uses this directory once you do.`;
+}
