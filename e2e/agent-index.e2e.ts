@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIndexAsClaudeCode } from '../src/shared/index-load.js';
+import { sanitizeDirName } from '../src/shared/sanitize.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { type Host, artifact, startHost } from './support/host.js';
 
@@ -33,6 +34,7 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
   let host: Host;
   let browser: Browser;
   let page: Page;
+  let offDir: string;
   const index = async () => fs.readFile(path.join(FIXTURES, 'fm-comment-220.md'), 'utf8');
 
   beforeAll(async () => {
@@ -47,6 +49,11 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
     const spaced = (r: object) => JSON.stringify(r, null, 1).replace(/\n */g, ' ');
     await project(home, '-work-spaced', '/work/spaced', text, 'x', spaced);
     await project(home, '-work-unsaid', '/work/unsaid', text, 'x', (r) => JSON.stringify({ ...r, version: undefined }));
+    // Auto memory off in the project's own settings: Claude Code 2.1.332 then injects no index.
+    offDir = await fs.realpath(await fs.mkdtemp(path.join(root, 'off-')));
+    await fs.mkdir(path.join(offDir, '.claude'));
+    await fs.writeFile(path.join(offDir, '.claude', 'settings.json'), JSON.stringify({ autoMemoryEnabled: false }));
+    await project(home, sanitizeDirName(offDir), offDir, text, 'x');
     host = await startHost(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')]);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
@@ -98,5 +105,19 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
       const sees = page.getByRole('region', { name: 'What the agent sees' });
       await sees.getByText(words).waitFor();
     }
+  });
+
+  it('with auto memory off says the index is not loaded and why, and shows no text as what the agent sees', async () => {
+    await page.getByRole('button', { name: 'Projects', exact: true }).click();
+    await page.getByRole('button', { name: offDir }).click();
+    await page.getByRole('button', { name: 'MEMORY.md' }).click();
+    const sees = page.getByRole('region', { name: 'What the agent sees' });
+    await sees.waitFor();
+    const why = `Auto memory is off for this project ("autoMemoryEnabled": false in ${path.join(offDir, '.claude', 'settings.json')}), so Claude Code loads no MEMORY.md at session start`;
+    await expect.poll(() => page.getByRole('status', { name: 'Index not loaded' }).textContent()).toContain(why);
+    await expect.poll(() => sees.getByLabel('Index text the agent gets').textContent()).toBe('(nothing: auto memory is off)');
+    expect(await page.getByText('Everything reaches the agent').count()).toBe(0);
+    await expect.poll(() => page.getByLabel(/^Index load:/).textContent()).toContain('Not loaded: auto memory is off');
+    await page.screenshot({ path: artifact('agent-index-off.png'), fullPage: true });
   });
 });

@@ -11,7 +11,8 @@ const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/claude-code-ind
 let root: string;
 let home: string;
 let memory: string;
-const env = () => ({ CLAUDE_CONFIG_DIR: home, MEMDIR_DATA_DIR: path.join(root, 'data') });
+let extraEnv: Record<string, string> = {};
+const env = () => ({ CLAUDE_CONFIG_DIR: home, MEMDIR_DATA_DIR: path.join(root, 'data'), ...extraEnv });
 
 async function run(...argv: string[]) {
   let out = '';
@@ -48,6 +49,7 @@ describe('memdir show --loaded', () => {
       claudeCodeVersion: '2.1.332',
       hasTranscript: true,
       lastInjected: '- [A](a.md) — first\n- [B](b.md) — second',
+      autoMemoryOff: null,
     });
   });
 
@@ -99,6 +101,35 @@ describe('memdir show --loaded', () => {
     expect(JSON.parse((await run('show', '-work-spaced', '--loaded', '--json')).out)).toMatchObject({ claudeCodeVersion: null, hasTranscript: true });
     await fs.rm(transcript);
     expect(JSON.parse((await run('show', '-work-spaced', '--loaded', '--json')).out)).toMatchObject({ claudeCodeVersion: null, hasTranscript: false });
+  });
+
+  it('prints nothing with auto memory off, as Claude Code then loads no index, and says which setting from where', async () => {
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [A](a.md) — first\n');
+    const userSettings = path.join(home, 'settings.json');
+    await fs.writeFile(userSettings, JSON.stringify({ autoMemoryEnabled: false }));
+    try {
+      let r = await run('show', '-work-app', '--loaded');
+      expect(r).toMatchObject({ code: 0, out: '' });
+      expect(r.err).toBe(
+        `Auto memory is off for this project ("autoMemoryEnabled": false in ${userSettings}), so Claude Code loads no MEMORY.md at session start: the agent sees none of this index.\n`,
+      );
+      expect(JSON.parse((await run('show', '-work-app', '--loaded', '--json')).out)).toMatchObject({
+        text: '',
+        truncated: false,
+        reason: null,
+        autoMemoryOff: expect.stringContaining(`"autoMemoryEnabled": false in ${userSettings}`),
+      });
+      expect((await run('show', '-work-app')).out).toContain(`Auto memory is off for this project ("autoMemoryEnabled": false in ${userSettings})`);
+      await fs.writeFile(userSettings, JSON.stringify({ autoMemoryEnabled: true }));
+      extraEnv = { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' };
+      r = await run('show', '-work-app', '--loaded');
+      expect(r).toMatchObject({ code: 0, out: '' });
+      expect(r.err).toContain('(CLAUDE_CODE_DISABLE_AUTO_MEMORY, set in the environment)');
+    } finally {
+      extraEnv = {};
+      await fs.rm(userSettings);
+    }
+    expect((await run('show', '-work-app', '--loaded')).out).toBe('- [A](a.md) — first\n');
   });
 
   it('refuses a file with --loaded', async () => {

@@ -7,6 +7,7 @@ import { MemoryFileError, resolveDataDir } from '../../main/core/index.js';
 import { agentIndexView } from '../../main/transcripts/index.js';
 import { cutFactsText } from '../../shared/index-cut.js';
 import { INDEX_FILE } from '../../shared/limits.js';
+import { autoMemoryOffSentence } from '../../shared/settings-text.js';
 import { plural } from '../../shared/size-text.js';
 
 export const showCommand: CommandSpec = {
@@ -29,11 +30,13 @@ how many pointers below the cut name missing files (index.cutMemories, index.cut
 JSON with [file]: {"file", "text", "name", "description", "type", "body", "problems": [...]}
 --loaded: the index text the agent gets (frontmatter and block comments stripped, trimmed, cut at
 200 lines / 25,000 UTF-16 code units, Claude Code's warning paragraph appended when cut, control
-characters removed), then a newline; nothing when Claude Code would load no index.
---loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "hasTranscript", "lastInjected"}: reason in
+characters removed), then a newline; nothing when Claude Code would load no index — with auto memory
+off it loads none, and a sentence on stderr names the setting and the file or variable it came from.
+--loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "hasTranscript", "lastInjected", "autoMemoryOff"}: reason in
 Claude Code's words or null; claudeCodeVersion from the project's transcripts (it words the warning; read
 as \`dream status\` reads it) or null; hasTranscript false when no session has run yet; lastInjected = the
-index text the newest transcript recorded as injected, or null.`,
+index text the newest transcript recorded as injected, or null; autoMemoryOff = that sentence when
+auto memory is off (text is then empty), else null.`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
@@ -43,6 +46,8 @@ index text the newest transcript recorded as injected, or null.`,
       const view = await agentIndexView(loc);
       if (values.json) printJson(io, view);
       else if (view.text) io.out(`${view.text}\n`);
+      // Nothing on stdout (Claude Code loads nothing); the reason for the person reading.
+      else if (view.autoMemoryOff) io.err(`${view.autoMemoryOff}\n`);
       return 0;
     }
     if (!file) {
@@ -52,6 +57,8 @@ index text the newest transcript recorded as injected, or null.`,
         return 0;
       }
       io.out(`${scan.path ?? scan.dir}\nmemory dir: ${scan.memoryDir}\n\n`);
+      const off = autoMemoryOffSentence(scan.settings);
+      if (off) io.out(`${off}\n`);
       if (!scan.index.exists) io.out(`No ${INDEX_FILE}: the agent starts with no memory index.\n`);
       else {
         const facts = cutFactsText(scan.index);

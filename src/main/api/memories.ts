@@ -163,7 +163,11 @@ export const memoryHandlers: Pick<
   async 'index.loaded'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');
     const folders = project.launchDirs.length > 0 ? project.launchDirs.map((l) => l.folder) : [dir];
-    return agentIndexView({ transcriptDirs: folders.map((f) => path.join(projectsRoot(ctx.home), f)), memoryDir: project.memoryDir });
+    return agentIndexView({
+      transcriptDirs: folders.map((f) => path.join(projectsRoot(ctx.home), f)),
+      memoryDir: project.memoryDir,
+      settings: project.settings,
+    });
   },
   async 'index.save'({ dir, scope, text, baseText, allowSecrets }, ctx) {
     const where = await ctx.where(dir, scope);

@@ -4,12 +4,16 @@
  * the ground truth — the text the newest transcript recorded as injected (an `attachment` record
  * of type `instructions` holding `{path, type: "AutoMem", content}`, observed with Claude Code
  * 2.1.332), and the Claude Code version the project's transcripts name (it words the cut warning;
- * read by `claudeCodeVersionIn`, as `dream status` reads it).
+ * read by `claudeCodeVersionIn`, as `dream status` reads it). With auto memory off Claude Code
+ * injects no index at all (observed with 2.1.332: no `AutoMem` attachment): the text is then empty
+ * and `autoMemoryOff` says which setting, from which file or variable.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
+import type { ProjectSettings } from '../../shared/scan-types.js';
+import { autoMemoryOffSentence } from '../../shared/settings-text.js';
 import { INDEX_READ_MAX_BYTES, readMemoryText } from '../memdir/index.js';
 import { claudeCodeVersionIn } from './claude-code-version.js';
 import { listTranscriptsIn } from './list-transcripts.js';
@@ -28,6 +32,8 @@ export interface AgentIndexView {
   hasTranscript: boolean;
   /** The index text the newest transcript recorded as injected, or null when it recorded none. */
   lastInjected: string | null;
+  /** With auto memory off (Claude Code then loads no index): why, naming the setting and where it came from; else null. */
+  autoMemoryOff: string | null;
 }
 
 /** Read one transcript for the last `AutoMem` instructions it injected: the index text, or null. */
@@ -61,10 +67,16 @@ async function newestTranscript(transcriptDirs: readonly string[]): Promise<stri
 }
 
 /** What the agent sees of a memory directory's index, and what it was last given. */
-export async function agentIndexView(where: { transcriptDirs: readonly string[]; memoryDir: string }): Promise<AgentIndexView> {
+export async function agentIndexView(where: {
+  transcriptDirs: readonly string[];
+  memoryDir: string;
+  settings: Pick<ProjectSettings, 'autoMemoryEnabled' | 'autoMemoryEnabledSource' | 'autoMemoryEnabledFrom'>;
+}): Promise<AgentIndexView> {
   const transcript = await newestTranscript(where.transcriptDirs);
   const lastInjected = transcript ? await readInjectedIndex(transcript) : null;
   const { version, hasTranscript } = await claudeCodeVersionIn(where.transcriptDirs);
+  const autoMemoryOff = autoMemoryOffSentence(where.settings);
+  if (autoMemoryOff) return { text: '', truncated: false, reason: null, claudeCodeVersion: version, hasTranscript, lastInjected, autoMemoryOff };
   const abs = path.join(where.memoryDir, INDEX_FILE);
   const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
   let raw = '';
@@ -74,5 +86,5 @@ export async function agentIndexView(where: { transcriptDirs: readonly string[];
     if (outcome.ok) raw = outcome.text;
   }
   const load = loadIndexAsClaudeCode(raw, { version });
-  return { text: load.text, truncated: load.truncated, reason: load.reason, claudeCodeVersion: version, hasTranscript, lastInjected };
+  return { text: load.text, truncated: load.truncated, reason: load.reason, claudeCodeVersion: version, hasTranscript, lastInjected, autoMemoryOff: null };
 }

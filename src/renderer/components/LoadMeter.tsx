@@ -42,8 +42,19 @@ function Bar({ label, value, limit, unit }: { label: string; value: number; limi
 /**
  * `cutMemories`: the number the compact badge shows, when it is not this index's own (the
  * dashboard's row counts the project's memories past the cut, private and team, as its memory list does).
+ * `off`: why Claude Code loads no index at all (auto memory off, settings-text.ts), or null.
  */
-export function LoadMeter({ index, compact = false, cutMemories }: { index: Omit<IndexSummary, 'loaded'>; compact?: boolean; cutMemories?: number }) {
+export function LoadMeter({
+  index,
+  compact = false,
+  cutMemories,
+  off = null,
+}: {
+  index: Omit<IndexSummary, 'loaded'>;
+  compact?: boolean;
+  cutMemories?: number;
+  off?: string | null;
+}) {
   if (!index.exists) return <span className="muted">no MEMORY.md</span>;
   const lines = index.lines / INDEX_MAX_LINES;
   const chars = index.chars / INDEX_MAX_CHARS;
@@ -78,9 +89,15 @@ export function LoadMeter({ index, compact = false, cutMemories }: { index: Omit
     <div className={`gauge ${level}`} aria-label={`Index load: ${label}`}>
       <Bar label="Lines" value={index.lines} limit={INDEX_MAX_LINES} unit="lines" />
       <Bar label="Characters" value={index.chars} limit={INDEX_MAX_CHARS} unit="characters" />
-      <span className={`gauge-cut ${truncated ? 'over' : 'ok'}`}>
-        {truncated ? `✂ ${where[0]!.toUpperCase()}${where.slice(1)}: ${index.reason}` : 'Everything reaches the agent'}
-      </span>
+      {off ? (
+        <span className="gauge-cut over" title={off}>
+          Not loaded: auto memory is off
+        </span>
+      ) : (
+        <span className={`gauge-cut ${truncated ? 'over' : 'ok'}`}>
+          {truncated ? `✂ ${where[0]!.toUpperCase()}${where.slice(1)}: ${index.reason}` : 'Everything reaches the agent'}
+        </span>
+      )}
     </div>
   );
 }

@@ -3,7 +3,8 @@
  * first visibly apart, with the load meter; "What the agent sees" — the exact text of the next
  * session start, and a warning when the last session was given something else (R-INDEX);
  * editing shows, before saving, which pointers the new text would push past the cut, and asks
- * first when it would drop the pointers to memories that exist; a save has one Undo.
+ * first when it would drop the pointers to memories that exist; a save has one Undo. With auto
+ * memory off Claude Code loads no index at all: the view says so and why (settings-text.ts).
  */
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
@@ -16,6 +17,7 @@ import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
+import { autoMemoryOffSentence } from '../../shared/settings-text.js';
 import { IndexReorder } from '../components/IndexReorder.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { MakeRoom } from '../components/MakeRoom.js';
@@ -43,6 +45,8 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [makingRoom, setMakingRoom] = useState(false);
   const [reordering, setReordering] = useState(false);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
+  // Auto memory off: Claude Code loads neither index (R-SETTINGS, R-INDEX).
+  const off = autoMemoryOffSentence(scan.settings);
   const reload = useProject((s) => s.refresh);
   // Health's "Make room…" opens it here, for the index it was asked for.
   const asked = useCuration((s) => s.makeRoomFor);
@@ -109,7 +113,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             <option value="team">Team MEMORY.md</option>
           </select>
         )}
-        {summary && <LoadMeter index={summary} />}
+        {summary && <LoadMeter index={summary} off={off} />}
         {summary?.exists && draft === null && !makingRoom && !reordering && (
           <button
             className={summary.firstCutLine !== null ? 'primary' : ''}
@@ -121,6 +125,11 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         )}
       </div>
       {error && <div className="banner error">{error}</div>}
+      {off && (
+        <div className="banner warning" role="status" aria-label="Index not loaded">
+          {off}
+        </div>
+      )}
       {makingRoom && text !== null ? (
         <MakeRoom
           scope={scope}
@@ -196,7 +205,9 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             {/* Past the cut is past the cut, pointers or prose: the agent never sees those lines (R-INDEX). */}
             {view.load.truncated
               ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `; ${view.cutText}` : ''})`
-              : ', everything reaches the agent'}
+              : off
+                ? ', but auto memory is off: Claude Code loads none of it'
+                : ', everything reaches the agent'}
             {impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>
           {secrets ? (
@@ -248,7 +259,8 @@ function droppingSentence(files: string[]): string {
 
 /** "What the agent sees": the next session's index text, and whether the last session got the same. */
 function AgentSees({ view }: { view: AgentIndexViewShape }) {
-  const differs = view.lastInjected !== null && view.lastInjected !== view.text;
+  // With auto memory off nothing is loaded: an index the last session got is not a misprediction.
+  const differs = view.autoMemoryOff === null && view.lastInjected !== null && view.lastInjected !== view.text;
   const version = view.claudeCodeVersion
     ? `Claude Code ${view.claudeCodeVersion}`
     : `Claude Code (version unknown: ${view.hasTranscript ? 'its transcripts do not say' : 'no transcript yet'})`;
@@ -256,7 +268,9 @@ function AgentSees({ view }: { view: AgentIndexViewShape }) {
     <section className="agent-sees" aria-label="What the agent sees">
       <h3>What the agent sees</h3>
       <p className="muted small">
-        The index exactly as {version} will load it at the next session start{view.truncated ? `, cut: MEMORY.md is ${view.reason}` : ''}.
+        {view.autoMemoryOff
+          ? `${version} loads no index at the next session start: auto memory is off.`
+          : `The index exactly as ${version} will load it at the next session start${view.truncated ? `, cut: MEMORY.md is ${view.reason}` : ''}.`}
       </p>
       {differs && (
         <div className="banner warning" role="status">
@@ -266,9 +280,9 @@ function AgentSees({ view }: { view: AgentIndexViewShape }) {
       )}
       {view.lastInjected === null && <p className="muted small">No transcript records what the last session was given.</p>}
       <pre className="agent-text" aria-label="Index text the agent gets">
-        {view.text || '(nothing: Claude Code loads no index)'}
+        {view.text || (view.autoMemoryOff ? '(nothing: auto memory is off)' : '(nothing: Claude Code loads no index)')}
       </pre>
-      {differs && (
+      {(differs || (view.autoMemoryOff !== null && view.lastInjected !== null)) && (
         <details>
           <summary>What the last session was given</summary>
           <pre className="agent-text" aria-label="Index text the last session got">

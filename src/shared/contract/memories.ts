@@ -52,6 +52,8 @@ export const agentIndexViewSchema = z.object({
   hasTranscript: z.boolean(),
   /** What the newest transcript recorded as injected, or null. */
   lastInjected: z.string().nullable(),
+  /** With auto memory off (Claude Code then loads no index): why, naming the setting and where it came from; else null. */
+  autoMemoryOff: z.string().nullable(),
 });
 export type AgentIndexViewShape = z.infer<typeof agentIndexViewSchema>;
 
