@@ -72,7 +72,7 @@ export const projectSettingsSchema = z.object({
   /**
    * When the repository's own settings (local or the shared project settings) move the memory:
    * whether Claude Code trusts the folder (`.claude.json`). `claude -p` follows them either way;
-   * a session asks first (its trust dialog names the setting) and follows them once trusted.
+   * a session does not start there until the folder is trusted, and then follows them.
    */
   autoMemoryDirectoryTrust: z.object({ trusted: z.boolean(), config: z.string().nullable(), folder: z.string().nullable() }).nullable(),
   /** `CLAUDE_CODE_REMOTE_MEMORY_DIR`: where `projects/<key>/memory` is instead of the home. */

@@ -23,7 +23,7 @@ export function autoMemoryOffSentence(s: Pick<ProjectSettings, 'autoMemoryEnable
 
 /**
  * When the repository's own settings move the memory: Claude Code follows them in `claude -p`, and
- * in a session only once the folder is trusted (its trust dialog names the setting first). Null
+ * in a session only once the folder is trusted (no session starts there before). Null
  * when the directory comes from anywhere else.
  */
 export function autoMemoryDirectoryTrustSentence(s: Pick<ProjectSettings, 'autoMemoryDirectorySource' | 'autoMemoryDirectoryTrust'>): string | null {
@@ -32,5 +32,5 @@ export function autoMemoryDirectoryTrustSentence(s: Pick<ProjectSettings, 'autoM
   const which = s.autoMemoryDirectorySource === 'project' ? "the repository's shared settings" : "the repository's local settings";
   const rule = `Claude Code follows ${which} in \`claude -p\`, and in a session once you trust the folder`;
   if (trust.trusted) return `${rule}: it is trusted (${trust.folder} in ${trust.config}).`;
-  return `${rule}: it is not trusted yet${trust.config ? ` (${trust.config} records no trust for it)` : ''}; a session there first asks you to trust it, naming this setting, and uses this directory once you do.`;
+  return `${rule}: it is not trusted yet${trust.config ? ` (${trust.config} records no trust for it)` : ''}; a session there first asks you to trust it (Claude Code does not start until you do), then uses this directory.`;
 }

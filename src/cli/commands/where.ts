@@ -14,8 +14,8 @@ it, from files only (git is never run): the first .git at or above <dir>; a .git
 main repository only when it is a valid linked worktree (its commondir and back-link agree).
 The memory moves where autoMemoryDirectory says: managed, then local, then the project's shared
 .claude/settings.json, then your own settings (as Claude Code 2.1.332 reads them). The repository's
-files count in \`claude -p\` and, in a session, once the folder is trusted (Claude Code's trust
-dialog names the setting first): autoMemoryDirectoryTrust says whether .claude.json records that
+files count in \`claude -p\` and, in a session, once the folder is trusted (no session starts
+there before): autoMemoryDirectoryTrust says whether .claude.json records that
 trust for the launch directory, a folder above it or its repository; null when the directory
 comes from elsewhere.
 JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs path>", "exists": bool,

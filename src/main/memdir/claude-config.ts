@@ -2,8 +2,9 @@
  * Claude Code's global config file (`.claude.json`): where it is for a home, and what Memdir
  * reads of it — the folders whose trust dialog was accepted (`projects[<folder>].hasTrustDialogAccepted`).
  * Claude Code 2.1.332 lets a repository's settings (local and the shared project settings) move
- * the memory directory only in `claude -p` or in a folder trusted this way (R-SETTINGS); its trust
- * dialog names the setting before a session starts there.
+ * the memory directory only in `claude -p` or in a folder trusted this way (R-SETTINGS); an
+ * interactive session does not start in a folder before its trust dialog is accepted, and
+ * accepting it writes that record for the launch directory (checked with the real client).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -20,9 +20,10 @@
  *   decides, even when its value is then refused), else `<base>/projects/<key>/memory` where the
  *   base is `CLAUDE_CODE_REMOTE_MEMORY_DIR` or the home. The repository's files (local and the
  *   shared project settings) count in `claude -p` and, in a session, once the folder is trusted:
- *   Claude Code's trust dialog names the setting, and no session starts before it is accepted,
- *   so Memdir follows them and says whether the folder is trusted yet (claude-config.ts). The
- *   settings schema's own description still says "Ignored if set in projectSettings"; the code
+ *   no interactive session starts in a folder before its trust dialog is accepted (checked with
+ *   the real client: "Claude Code didn't start because this folder isn't trusted"), so Memdir
+ *   follows them and says whether the folder is trusted yet (claude-config.ts). The settings
+ *   schema's own description still says "Ignored if set in projectSettings"; the code
  *   reads them (`policySettings`, `flagSettings`, then `localSettings` and `projectSettings` when
  *   non-interactive or trusted, then `userSettings`).
  */

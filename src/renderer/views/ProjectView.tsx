@@ -11,6 +11,7 @@ import { IndexTab } from './IndexTab.js';
 import { MemoriesTab } from './MemoriesTab.js';
 import { RecallTab } from './RecallTab.js';
 import { TeamSyncTab } from './TeamSyncTab.js';
+import { autoMemoryDirectoryTrustSentence } from '../../shared/settings-text.js';
 
 export function ProjectView({ route }: { route: Extract<Route, { view: 'project' }> }) {
   const open = useProject((s) => s.open);
@@ -25,7 +26,7 @@ export function ProjectView({ route }: { route: Extract<Route, { view: 'project'
       <header className="view-head">
         <h1 title={scan?.memoryDir}>{summary ? projectName(summary) : route.dir}</h1>
         {scan && (
-          <span className="muted small" title="Memory directory">
+          <span className="muted small" title={['Memory directory', autoMemoryDirectoryTrustSentence(scan.settings)].filter(Boolean).join('. ')}>
             {scan.memoryDir}
             {scan.settings.autoMemoryDirectorySource !== 'default' && ` (moved by ${scan.settings.autoMemoryDirectorySource} settings)`}
           </span>
