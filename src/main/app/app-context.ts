@@ -67,9 +67,8 @@ export class AppContext {
   readonly desktop: DesktopShell | null;
   /**
    * Auto memory, team and personal sync and recall, loaded with import() once the first scan is
-   * done (while the page loads, before it asks for the list; they start after that list with
-   * `servicesAfterFirstList`), at once without `watch`: the dashboard's first list needs none of
-   * their code (issue 16, bench start).
+   * done (with `servicesAfterFirstList`, once the dashboard's first list is answered), at once
+   * without `watch`: the dashboard's first list needs none of their code (issue 16, bench start).
    */
   private loaded: LoadedServices | null = null;
   private loading: Promise<LoadedServices> | null = null;
@@ -162,8 +161,8 @@ export class AppContext {
    * start after that first scan, not beside it: on a start they took the CPU the dashboard's first
    * list waits for (issue 16, bench start) — and with `servicesAfterFirstList`, after that list
    * has been answered. `servicesStarted` settles when they have started. The code of auto memory,
-   * team and personal sync and recall is loaded with import() after that first scan too (at once
-   * without `watch`), so none of it is read before the first list.
+   * team and personal sync and recall is loaded with import() then too (at once without `watch`),
+   * so none of it is read before the first list.
    */
   static async open(options: AppContextOptions = {}): Promise<AppContext> {
     const ctx = new AppContext(options);
@@ -188,8 +187,9 @@ export class AppContext {
   private async startServices(): Promise<void> {
     await this.scanning?.scan.catch(() => undefined);
     if (this.options.servicesAfterFirstList) {
-      // Their code loads while the page loads and before it asks for the list, not beside its paint.
-      this.loadServices().catch(() => undefined);
+      // Their code loads after the list too: read while the page loads, it held the host's one
+      // thread (static files, the event stream, the list asked meanwhile) and took the CPU the
+      // browser was loading the page with (issue 16, bench start).
       const timer = setTimeout(this.releaseServices, FIRST_LIST_WAIT_MS);
       await this.firstList;
       clearTimeout(timer);
