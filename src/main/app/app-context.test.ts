@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { listHistory } from '../history/index.js';
 import { sharedMemoryFixtures } from '../memdir/test-support/shared-fixtures.js';
 import { AppContext } from './app-context.js';
 
@@ -56,6 +57,43 @@ describe('the start of the headless host', () => {
       await fs.writeFile(path.join(memoryDir, 'after_start.md'), '---\nname: After start\ndescription: written as the app opened\ntype: project\n---\nBody\n');
       opened.changed('-work-verl', memoryDir);
       expect(await files(opened.scanHome())).toContain('after_start.md');
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('tells a change another program made before its watcher was on, once the watcher is', async () => {
+    const opened = await AppContext.open({
+      homeFlag: path.join(root, 'home'),
+      dataDir: path.join(root, 'data-gap'),
+      env: {},
+      watch: true,
+      servicesAfterFirstList: true,
+    });
+    try {
+      const told = new Promise<string[]>((resolve) =>
+        opened.events.subscribe((event) => {
+          if (event.type === 'projects-changed' && event.external) resolve(event.dirs);
+        }),
+      );
+      // The first list is answered by the start's scan; a memory another program writes after it,
+      // while the watcher waits for that list, is told once the watcher starts.
+      expect(await files(opened.scanHome())).not.toContain('written_meanwhile.md');
+      await fs.writeFile(
+        path.join(memoryDir, 'written_meanwhile.md'),
+        '---\nname: Meanwhile\ndescription: written before the watcher\ntype: project\n---\nBody\n',
+      );
+      opened.firstListAnswered();
+      expect(await told).toEqual(['-work-verl']);
+      expect(await files(opened.scanHome())).toContain('written_meanwhile.md');
+      // And history records it as a change made outside Memdir, as for any the watcher sees.
+      await vi.waitFor(
+        async () => expect((await listHistory(memoryDir, { dataDir: path.join(root, 'data-gap') })).map((e) => e.source)).toContain('external'),
+        {
+          timeout: 20_000,
+          interval: 50,
+        },
+      );
     } finally {
       await opened.close();
     }

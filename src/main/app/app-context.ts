@@ -41,6 +41,17 @@ export interface AppContextOptions {
   servicesAfterFirstList?: boolean;
 }
 
+/** The projects whose scan differs between two scans of a home (or that only one of them has). */
+function changedProjects(before: HomeScan, after: HomeScan): string[] {
+  const was = new Map(before.projects.map((p) => [p.dir, JSON.stringify(p)]));
+  const dirs: string[] = [];
+  for (const p of after.projects) {
+    if (was.get(p.dir) !== JSON.stringify(p)) dirs.push(p.dir);
+    was.delete(p.dir);
+  }
+  return [...dirs, ...was.keys()];
+}
+
 /** How long the background services wait for the dashboard's first list once the first scan is done. */
 export const FIRST_LIST_WAIT_MS = 1_500;
 
@@ -156,7 +167,7 @@ export class AppContext {
 
   /**
    * The app open far enough to say what the home holds: the home chosen, the scan cache read, a
-   * killed dream undone and (with `watch: true`) the watcher on and the first scan running. The
+   * killed dream undone and (with `watch: true`) the first scan running. The watcher and the
    * background services (dream scheduler, hooks and transcript watcher, team and personal sync)
    * start after that first scan, not beside it: on a start they took the CPU the dashboard's first
    * list waits for (issue 16, bench start) — and with `servicesAfterFirstList`, after that list
@@ -172,7 +183,8 @@ export class AppContext {
     // A dream killed while it applied (kill -9, power loss) is undone before anything is shown.
     await ctx.dreams.recover();
     if (options.watch) {
-      ctx.startWatching();
+      // The start's own scan; the watcher starts once it is done (startServices).
+      ctx.scanHome().catch(() => undefined);
       if (options.servicesAfterFirstList) ctx.startScan = ctx.scanning;
       ctx.servicesStarting = ctx.startServices();
       // Whoever awaits it hears a failure; a process that never does is not brought down by it.
@@ -185,7 +197,7 @@ export class AppContext {
   }
 
   private async startServices(): Promise<void> {
-    await this.scanning?.scan.catch(() => undefined);
+    const first = await this.scanning?.scan.catch(() => null);
     if (this.options.servicesAfterFirstList) {
       // Their code loads after the list too: read while the page loads, it held the host's one
       // thread (static files, the event stream, the list asked meanwhile) and took the CPU the
@@ -197,6 +209,7 @@ export class AppContext {
       // The answer is sent before the services take the CPU: its sending runs in the task that settled it.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    await this.watchFromNow(first ?? null);
     // Loaded even when closed meanwhile: calls still answered after close find the services there.
     const services = await this.loadServices();
     // Closed before they started: nothing to start, nothing to stop.
@@ -255,6 +268,8 @@ export class AppContext {
     if (this.watcher) {
       await this.watcher.close();
       this.startWatching();
+      // Find memory dirs moved by settings now, not at the renderer's first list.
+      this.scanHome().catch(() => undefined);
     }
     this.events.publish({ type: 'home-changed', home: this.homeValue });
   }
@@ -290,7 +305,7 @@ export class AppContext {
 
   /**
    * The home as it is now. A scan already running since the last change answers a caller too:
-   * the start's own scan (startWatching) and the dashboard's first list are one scan, not two
+   * the start's own scan (open) and the dashboard's first list are one scan, not two
    * back to back (issue 16, bench start) — also when the page loaded while the app opened and the
    * list is asked after that scan is done (`startScan`).
    */
@@ -354,8 +369,25 @@ export class AppContext {
       this.changes++;
       this.events.publish({ type: 'projects-changed', dirs, external: true });
     });
-    // Find memory dirs moved by settings now, not at the renderer's first list.
-    this.scanHome().catch(() => undefined);
+  }
+
+  /**
+   * The watcher on after the start's scan (`first`), not before it: setting up its watches lists
+   * every memory dir, and on a start that was CPU the dashboard's first list waited for (issue 16,
+   * bench start). What changed before the watches were set is found by a scan made once they are
+   * (an unchanged home: stats only) and told as the watcher tells a change.
+   */
+  private async watchFromNow(first: HomeScan | null): Promise<void> {
+    if (this.closing) return;
+    this.startWatching();
+    const revision = this.cache.revision;
+    // A scan of its own, begun after the watches: not one already running.
+    this.changes++;
+    const now = await this.scanHome().catch(() => null);
+    // The scan cache's revision moves only when a scan read something new (or Memdir wrote).
+    if (!first?.exists || !now || now.home !== first.home || this.cache.revision === revision) return;
+    const dirs = changedProjects(first, now);
+    if (dirs.length > 0) this.watcher?.noteChanges(dirs);
   }
 
   async close(): Promise<void> {

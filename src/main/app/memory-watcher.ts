@@ -248,6 +248,12 @@ export class MemoryWatcher {
     return this.defaultMemoryDir(dir);
   }
 
+  /** Changes found otherwise (a scan made once the watches were set): told as the watcher's own are. */
+  noteChanges(dirs: readonly string[]): void {
+    if (this.closed) return;
+    for (const dir of dirs) this.note(dir);
+  }
+
   /** Remember that Memdir itself just wrote into this memory dir. */
   noteOwnWrite(memoryDir: string): void {
     this.ownWrites.set(memoryDir, Date.now());
