@@ -10,7 +10,8 @@
  * Kept as they were: each entry's path (npm start, npm run serve, the `memdir` bin, package.json
  * `main`, the installed app's scripts and hooks); native modules (better-sqlite3, pg) and
  * electron loaded from node_modules at run time; source maps beside every file (each entry turns
- * Node's source map support on before loading the rest, so stack traces name src/ files).
+ * source maps on before loading the rest, so stack traces name src/ files: the CLI with Node's
+ * own support, the headless host reading a map only when a stack needs it, core/lazy-source-maps.ts).
  */
 import { type BuildOptions, build } from 'esbuild';
 import fs from 'node:fs';

@@ -2,8 +2,11 @@
  * `npm run serve -- [--home H] [--port N] [--data-dir D]`: the headless host (serve-app.ts) as
  * a process of its own. An entry only: importing it starts a host.
  */
-// Before the app's code loads, so stack traces name the files under src/ (the build bundles it).
-process.setSourceMapsEnabled(true);
+import { mapStackTracesLazily } from '../../core/lazy-source-maps.js';
+
+// Before the app's code loads, so stack traces name the files under src/ (the build bundles it);
+// each map is read when a stack first needs it, not as its module loads (issue 16, bench start).
+mapStackTracesLazily();
 const { serve } = await import('./serve-app.js');
 
 try {
