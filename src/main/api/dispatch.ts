@@ -5,7 +5,7 @@
  */
 import { issueSentence } from '../../shared/issue-sentence.js';
 import * as z from 'zod';
-import { CONTRACT, type CallName, type Contract, type SubscriptionName } from '../../shared/contract/index.js';
+import type { CallName, Contract, SubscriptionName } from '../../shared/contract/index.js';
 import { RpcError, type QueryDef, type RpcErrorShape, type SubscriptionDef } from '../../shared/contract/define.js';
 import { inputSentences, sentenceOf } from '../../shared/contract/input-sentences.js';
 import type { AppEvent } from '../../shared/contract/events.js';
@@ -73,12 +73,19 @@ function logToConsole(call: string, error: unknown): void {
 }
 
 /**
- * A dispatcher over `handlers`: every call of the contract (api/handlers.ts), or some of them (the
- * dashboard's first screen, index.ts); a call it has no handler for is answered as unknown.
+ * A dispatcher over `handlers` and the declarations of their calls in `contract`: every call of
+ * the contract (api/handlers.ts), or some of them (the dashboard's first screen, index.ts, whose
+ * start does not load every domain's schemas); a call it has no handler for is answered as unknown.
  */
-export function createDispatcher(ctx: AppContext, handlers: Partial<Handlers>, subscribers: Subscribers, options: DispatcherOptions = {}): Dispatcher {
+export function createDispatcher(
+  ctx: AppContext,
+  contract: Partial<Contract>,
+  handlers: Partial<Handlers>,
+  subscribers: Subscribers,
+  options: DispatcherOptions = {},
+): Dispatcher {
   const logInternal = options.logInternal ?? logToConsole;
-  const defs = CONTRACT as Record<string, QueryDef | SubscriptionDef>;
+  const defs = contract as Record<string, QueryDef | SubscriptionDef>;
   return {
     async call(name, input) {
       const def = typeof name === 'string' && Object.hasOwn(defs, name) ? defs[name] : undefined;

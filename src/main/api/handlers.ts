@@ -10,6 +10,9 @@ import { claudeSettingsHandlers } from './claude-settings.js';
 import { curationHandlers } from './curation.js';
 import { desktopHandlers } from './desktop.js';
 import type { Handlers } from './dispatch.js';
+
+/** Every call's declaration, loaded with their handlers (the first screen's dispatcher has its own few, index.ts). */
+export { CONTRACT } from '../../shared/contract/index.js';
 import { draftHandlers } from './drafts.js';
 import { dreamHandlers } from './dream.js';
 import { eventHandlers } from './events.js';

@@ -7,6 +7,9 @@ import { appHandlers } from './app.js';
 import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js';
 import { subscribers } from './events.js';
 import { projectHandlers } from './projects.js';
+import { appContract } from '../../shared/contract/app.js';
+import { eventsContract } from '../../shared/contract/events.js';
+import { projectsContract } from '../../shared/contract/projects.js';
 
 /**
  * The calls answered while the app's background services are still starting (AppContext.open):
@@ -18,13 +21,16 @@ const FIRST_SCREEN = {
   'projects.list': projectHandlers['projects.list'],
 } satisfies Partial<Handlers>;
 const ANSWERED_WHILE_STARTING: ReadonlySet<unknown> = new Set(Object.keys(FIRST_SCREEN));
+/** Their declarations, and the event stream's: the other domains' schemas load with their handlers. */
+const FIRST_SCREEN_CONTRACT = { ...appContract, ...projectsContract, ...eventsContract };
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
-  const firstScreen = createDispatcher(ctx, FIRST_SCREEN, subscribers);
+  const firstScreen = createDispatcher(ctx, FIRST_SCREEN_CONTRACT, FIRST_SCREEN, subscribers);
   // The other handlers' code (every capability's) is read when the first of them is called, after
   // the services have started: the host's first list does not wait for it (issue 16, bench start).
   let everything: Promise<Dispatcher> | null = null;
-  const loadEverything = () => (everything ??= import('./handlers.js').then(({ HANDLERS }) => createDispatcher(ctx, HANDLERS, subscribers)));
+  const loadEverything = () =>
+    (everything ??= import('./handlers.js').then(({ CONTRACT, HANDLERS }) => createDispatcher(ctx, CONTRACT, HANDLERS, subscribers)));
   return {
     async call(name, input) {
       if (ANSWERED_WHILE_STARTING.has(name)) {

@@ -13,6 +13,7 @@ import { EXIT_ERROR, ERROR_TABLE, MemdirError, type MemdirErrorCode } from '../.
 import { AppContext } from '../app/app-context.js';
 import { type Handlers, type Subscribers, createDispatcher } from '../api/dispatch.js';
 import { createAppDispatcher } from '../api/index.js';
+import { CONTRACT } from '../../shared/contract/index.js';
 import { buildFixtureHome } from '../memdir/test-support/fixture-home.js';
 import { runCli } from '../../cli/main.js';
 import { CliFailure, type CliIo, type CommandSpec, UsageError } from '../../cli/command.js';
@@ -242,7 +243,7 @@ async function throughDispatcher(error: unknown) {
       throw error;
     },
   });
-  const dispatcher = createDispatcher(ctx, handlers, {} as Subscribers, { logInternal: (call, e) => logged.push({ call, error: e }) });
+  const dispatcher = createDispatcher(ctx, CONTRACT, handlers, {} as Subscribers, { logInternal: (call, e) => logged.push({ call, error: e }) });
   return dispatcher.call('app.info', {});
 }
 
