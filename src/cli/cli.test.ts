@@ -176,6 +176,21 @@ describe('memdir CLI', () => {
     expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toBe('- [Retro AI](retro.md) — PRs #45-#61 introduced the AI assistant\n');
   });
 
+  it('lint --fix and show keep two names that differ only by Unicode form apart (NFD beside NFC)', async () => {
+    const home = path.join(root, 'form-home');
+    const memory = path.join(home, 'projects', '-work-cafe', 'memory');
+    await fs.mkdir(memory, { recursive: true });
+    const topic = (d: string) => `---\nname: Café\ndescription: ${d}\ntype: reference\n---\n${d} body\n`;
+    await fs.writeFile(path.join(memory, 'cafe\u0301.md'), topic('nfd cafe'));
+    await fs.writeFile(path.join(memory, 'caf\u00e9.md'), topic('nfc cafe'));
+    const fixed = await run('lint', '--home', home, '--project', '-work-cafe', '--fix');
+    expect(fixed.code).toBe(0);
+    const index = await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8');
+    expect(index.split('\n').filter(Boolean).sort()).toEqual(['- [Café](cafe\u0301.md) — nfd cafe', '- [Café](caf\u00e9.md) — nfc cafe'].sort());
+    const shown = await run('show', '--home', home, '-work-cafe', 'cafe\u0301.md', '--json');
+    expect(JSON.parse(shown.out)).toMatchObject({ file: 'cafe\u0301.md', description: 'nfd cafe' });
+  });
+
   it('lint --fix stops adding orphans at the cut and says what remains; --past-cut adds them anyway', async () => {
     const home = path.join(root, 'full-home');
     const memory = path.join(home, 'projects', '-work-full', 'memory');

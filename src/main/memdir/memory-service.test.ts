@@ -417,3 +417,77 @@ describe('a secret typed into a memory (R-SYNC-SECURITY: Claude Code sends every
     expect(error.message).toMatch(/would hold 2 secrets: a GitHub token .* and a GitHub token /);
   });
 });
+
+describe('names that differ only by Unicode form (NFD "cafe\\u0301.md" beside NFC "caf\\u00e9.md")', () => {
+  const NFD = 'cafe\u0301.md';
+  const NFC = 'caf\u00e9.md';
+  const topicText = (description: string) => `---\nname: Café\ndescription: ${description}\ntype: reference\n---\n\nAbout ${description}.\n`;
+  const files = async () => (await fs.readdir(where.memoryDir)).filter((f) => f !== 'MEMORY.md').sort();
+  const twins = async (dir = where.memoryDir) => {
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, NFD), topicText('nfd cafe'));
+    await fs.writeFile(path.join(dir, NFC), topicText('nfc cafe'));
+  };
+
+  it('an existing file is edited and deleted by its exact name, never its twin', async () => {
+    await twins();
+    await updateMemory(where, { file: NFD, fields: { name: 'Café', description: 'nfd edited', type: 'reference' }, body: 'Edited.\n' });
+    expect(await read(NFD)).toContain('description: nfd edited');
+    expect(await read(NFC)).toBe(topicText('nfc cafe'));
+    await deleteMemory(where, NFD);
+    expect(await files()).toEqual([NFC]);
+    expect(await read(NFC)).toBe(topicText('nfc cafe'));
+  });
+
+  it('an NFD-only team memory is edited under its own name', async () => {
+    await fs.mkdir(path.join(where.memoryDir, 'team'), { recursive: true });
+    await fs.writeFile(path.join(where.memoryDir, 'team', NFD), topicText('team nfd'));
+    await updateMemory(team, { file: NFD, fields: { name: 'Café', description: 'team edited', type: 'reference' }, body: '' });
+    expect((await fs.readdir(path.join(where.memoryDir, 'team'))).filter((f) => f !== 'MEMORY.md')).toEqual([NFD]);
+    expect(await read(`team/${NFD}`)).toContain('description: team edited');
+  });
+
+  it('renames NFD to NFC when no twin holds the name, and the pointer follows; with a twin it says the name exists', async () => {
+    await fs.writeFile(path.join(where.memoryDir, NFD), topicText('nfd cafe'));
+    await saveIndexText(where, `- [Café](${NFD}) — nfd cafe\n`);
+    const { file, entry } = await renameMemory(where, NFD, NFC);
+    expect(file).toBe(NFC);
+    expect(entry).not.toBeNull();
+    expect(await files()).toEqual([NFC]);
+    expect(await read(NFC)).toBe(topicText('nfd cafe'));
+    expect((await entries()).map(([f]) => f)).toEqual([NFC]);
+
+    await fs.writeFile(path.join(where.memoryDir, NFD), topicText('nfd again'));
+    await expect(renameMemory(where, NFD, NFC)).rejects.toMatchObject({ code: 'exists' });
+    expect(await read(NFD)).toBe(topicText('nfd again'));
+    expect(await read(NFC)).toBe(topicText('nfd cafe'));
+  });
+
+  it('a new name is written in NFC, and one whose twin in another form exists is refused as existing', async () => {
+    const typedNfd = await createMemory(where, { fields, body: '', file: 'cre\u0300me.md' });
+    expect(typedNfd.file).toBe('cr\u00e8me.md');
+    expect(await files()).toEqual(['cr\u00e8me.md']);
+
+    await fs.writeFile(path.join(where.memoryDir, NFD), topicText('nfd cafe'));
+    const error = await createMemory(where, { fields, body: '', file: NFC }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'exists', message: expect.stringContaining('already exists') });
+    await createMemory(where, { fields, body: '', file: 'other.md' });
+    await expect(renameMemory(where, 'other.md', NFC)).rejects.toMatchObject({ code: 'exists' });
+    expect(await files()).toEqual([NFD, 'cr\u00e8me.md', 'other.md'].sort());
+    expect(await read(NFD)).toBe(topicText('nfd cafe'));
+  });
+
+  it('lint --fix gives each twin a pointer with its own description', async () => {
+    await twins();
+    const fixes = scanMemoryDir(where.memoryDir, { scope: 'private' })
+      .problems.map(fixRequestOf)
+      .filter((f) => f !== null);
+    await applyFixes(where, fixes);
+    expect((await entries()).map(([f, , hook]) => [f, hook]).sort()).toEqual(
+      [
+        [NFD, 'nfd cafe'],
+        [NFC, 'nfc cafe'],
+      ].sort(),
+    );
+  });
+});

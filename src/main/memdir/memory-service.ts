@@ -53,10 +53,12 @@ export function inScope(scope: Scope, file: string): string {
 /**
  * Check the name of a topic file: one path segment ending in .md, not the index, not hidden.
  * Enough for a file that exists (whatever another program called it, it can be read, edited,
- * renamed and deleted); a new name must also pass `checkNewFileName`.
+ * renamed and deleted); a new name must also pass `checkNewFileName`. The name is kept as given,
+ * byte for byte: a decomposed `cafe\u0301.md` (macOS tools, archives) is its own file, and may sit
+ * beside a composed `caf\u00e9.md` on Linux — normalising here would act on the other one.
  */
 export function checkFileName(file: string): string {
-  const name = file.normalize('NFC');
+  const name = file;
   if (name === '' || name.includes('/') || name.includes('\\') || name.includes('\0')) {
     throw new MemoryError(
       'invalid-name',
@@ -79,12 +81,46 @@ export function checkFileName(file: string): string {
  * `checkFileName`: they can still be read, edited, renamed away and deleted.
  */
 export function checkNewFileName(file: string, scope?: Scope): string {
-  return checkFileName(checkNameEnters(file, scope));
+  return checkFileName(checkNameEnters(file.normalize('NFC'), scope));
 }
 
-/** {@link checkMemoryPath} for a path about to be created (a rename): every part, as typed, obeys the rule of {@link checkNewFileName}. */
+/**
+ * {@link checkMemoryPath} for a path about to be created (a rename): every part obeys the rule of
+ * {@link checkNewFileName}, in Unicode NFC — the only form Memdir writes (team sync takes no other).
+ */
 export function checkNewMemoryPath(file: string, scope?: Scope): string {
-  return checkMemoryPath(checkNameEnters(file, scope));
+  return checkMemoryPath(checkNameEnters(file.normalize('NFC'), scope));
+}
+
+/**
+ * The file beside `rel` whose name differs from it only in Unicode form (NFD `cafe\u0301.md` for
+ * NFC `caf\u00e9.md`), other than `except`; null when there is none. A new name is refused when
+ * such a twin holds it: the two would look the same everywhere a person reads them.
+ */
+async function formTwin(root: string, rel: string, except?: string): Promise<string | null> {
+  const slash = rel.lastIndexOf('/');
+  const folder = slash < 0 ? '' : rel.slice(0, slash);
+  const name = rel.slice(slash + 1).normalize('NFC');
+  let names: string[];
+  try {
+    names = await fs.readdir(folder ? await resolveInside(root, folder) : root);
+  } catch (error) {
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return null;
+    throw error;
+  }
+  const twin = names.find((n) => n !== rel.slice(slash + 1) && n.normalize('NFC') === name && (folder ? `${folder}/${n}` : n) !== except);
+  return twin === undefined ? null : folder ? `${folder}/${twin}` : twin;
+}
+
+/** Refuse a new name that already exists under another Unicode form, in the words used for one that exists as typed. */
+async function refuseFormTwin(root: string, rel: string, except?: string): Promise<void> {
+  const twin = await formTwin(root, rel, except);
+  if (twin !== null) {
+    throw new MemoryError(
+      'exists',
+      `${rel} already exists: ${quoteName(twin)} is the same name, written in another Unicode form; pick another name or edit it.`,
+    );
+  }
 }
 
 /** The key rule applied to a memory's name, refused in words about the memory (and its scope, when known), not about sync keys. */
@@ -104,7 +140,7 @@ function checkNameEnters(file: string, scope: Scope | undefined): string {
  * scope); the last part passes {@link checkFileName}. Writes are still confined to the directory.
  */
 export function checkMemoryPath(file: string): string {
-  const parts = file.normalize('NFC').trim().split('/');
+  const parts = file.trim().split('/');
   const name = parts.pop()!;
   for (const folder of parts) {
     if (folder === '' || folder.startsWith('.') || folder.includes('\\') || /[\u0000-\u001f\u007f<>:"|?*]/.test(folder)) {
@@ -186,6 +222,7 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const rel = inScope(where.scope, file);
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
+    await refuseFormTwin(where.memoryDir, rel);
     const text = checkedSize(serializeTopicFile(input.fields, input.body));
     await refuseNewSecrets({ label: rel, text, before: null, name: file, allow: input.allowSecrets });
     await writeFileAtomic(where.memoryDir, rel, text);
@@ -258,6 +295,7 @@ export async function renameMemory(where: Where, from: string, to: string, allow
   // Only the name changes: the text it keeps is not checked again.
   await refuseNewSecrets({ label: inScope(where.scope, target), text: '', before: null, name: target, allow: allowSecrets });
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
+    await refuseFormTwin(where.memoryDir, inScope(where.scope, target), inScope(where.scope, source));
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));
     const index = await readIndex(where);
     await writeIndex(where, retargetIndexEntries(index.parsed, source, target), index.text);
