@@ -22,3 +22,29 @@ export function indexStatesOf(scan: Pick<ProjectScan, 'index' | 'team'>): (memor
   const cut = { private: new Set(scan.index.cut), team: new Set([...(scan.team?.index.cut ?? []), ...fromMain(scan.index.cut)]) };
   return ({ scope, file }) => (loaded[scope].has(file) ? 'loaded' : cut[scope].has(file) ? 'cut' : 'unlisted');
 }
+
+/**
+ * Each memory's place in the index order, or null when no pointer names it: the pointers that
+ * reach the agent first — the main MEMORY.md's as they come (a `team/x.md` link places that team
+ * memory), then team/MEMORY.md's — then those past the cut, in the same way. A memory named twice
+ * takes its first place. The list's "Index order", so that it follows a reorder of the index.
+ */
+export function indexOrderOf(scan: Pick<ProjectScan, 'index' | 'team'>): (memory: { scope: 'private' | 'team'; file: string }) => number | null {
+  const order = new Map<string, number>();
+  const place = (scope: 'private' | 'team', file: string) => {
+    const key = `${scope}/${file}`;
+    if (!order.has(key)) order.set(key, order.size);
+  };
+  const fromMain = (files: readonly string[]) => {
+    for (const file of files) {
+      const team = teamFileOfMainLink(file);
+      if (team === null) place('private', file);
+      else place('team', team);
+    }
+  };
+  fromMain(scan.index.loaded);
+  for (const file of scan.team?.index.loaded ?? []) place('team', file);
+  fromMain(scan.index.cut);
+  for (const file of scan.team?.index.cut ?? []) place('team', file);
+  return ({ scope, file }) => order.get(`${scope}/${file}`) ?? null;
+}

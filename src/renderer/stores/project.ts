@@ -2,7 +2,7 @@
 import { create } from 'zustand';
 import { plural } from '../../shared/size-text.js';
 import type { MemoryType, Scope } from '../../shared/memory-types.js';
-import { type IndexState, indexStatesOf } from '../../shared/index-state.js';
+import { type IndexState, indexOrderOf, indexStatesOf } from '../../shared/index-state.js';
 import type { MemorySummary, ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';
 import { call } from '../transport/transport.js';
@@ -19,17 +19,20 @@ export interface MemoryFilter {
 export interface MemoryRow extends MemorySummary {
   /** Whether its pointer reaches the agent, is past the cut, or is missing from the index (a team memory's may be in either index). */
   indexState: IndexState;
+  /** Its place in the index order (`indexOrderOf`), or null when no pointer names it. */
+  indexOrder: number | null;
   problems: number;
 }
 
 export function memoryRows(scan: ProjectScan): MemoryRow[] {
   const rows: MemoryRow[] = [];
   const stateOf = indexStatesOf(scan);
+  const orderOf = indexOrderOf(scan);
   for (const dir of [scan, scan.team]) {
     if (!dir) continue;
     const problems = new Map<string, number>();
     for (const p of dir.problems) if (p.file && p.severity !== 'hint') problems.set(p.file, (problems.get(p.file) ?? 0) + 1);
-    for (const m of dir.memories) rows.push({ ...m, indexState: stateOf(m), problems: problems.get(m.file) ?? 0 });
+    for (const m of dir.memories) rows.push({ ...m, indexState: stateOf(m), indexOrder: orderOf(m), problems: problems.get(m.file) ?? 0 });
   }
   return rows;
 }
@@ -50,14 +53,15 @@ export const MEMORY_SORTS = ['index', 'name', 'type', 'changed', 'size'] as cons
 export type MemorySort = (typeof MEMORY_SORTS)[number];
 export const SORT_LABELS: Record<MemorySort, string> = { index: 'Index order', name: 'Name', type: 'Type', changed: 'Last changed', size: 'Size' };
 
-const INDEX_STATE_ORDER = { loaded: 0, cut: 1, unlisted: 2 } as const;
-
-/** Sorted as asked, stable, never in place. `index` keeps the scan's (index) order, loaded before cut before unlisted. */
+/**
+ * Sorted as asked, stable, never in place. `index` is MEMORY.md's order (`indexOrderOf`: what
+ * reaches the agent, then what is past the cut); memories no pointer names come last, by scope
+ * then file name.
+ */
 export function sortMemories(rows: MemoryRow[], sort: MemorySort, descending = false): MemoryRow[] {
-  const position = new Map(rows.map((r, i) => [r, i]));
   const tie = (a: MemoryRow, b: MemoryRow) => a.scope.localeCompare(b.scope) || a.file.localeCompare(b.file);
   const by: Record<MemorySort, (a: MemoryRow, b: MemoryRow) => number> = {
-    index: (a, b) => INDEX_STATE_ORDER[a.indexState] - INDEX_STATE_ORDER[b.indexState] || position.get(a)! - position.get(b)!,
+    index: (a, b) => (a.indexOrder ?? Number.MAX_SAFE_INTEGER) - (b.indexOrder ?? Number.MAX_SAFE_INTEGER),
     name: (a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }),
     type: (a, b) => (a.type ?? '~').localeCompare(b.type ?? '~'),
     // Newest first reads naturally; "descending" turns it around like the others.

@@ -245,6 +245,50 @@ describe('memory browser', () => {
       ['team', 'lost.md', 'unlisted'],
     ]);
   });
+
+  it("lists in MEMORY.md's order, not the files' (the main index, then the team's; unlisted last, by scope and file), and follows a reorder", () => {
+    // The scan finds files in name order; the index names them in its own.
+    const files: [string, string][] = [
+      ['apple.md', 'Apple'],
+      ['kiwi.md', 'Kiwi'],
+      ['mango.md', 'Mango'],
+      ['zebra.md', 'Zebra'],
+      ['cherry.md', 'Cherry'],
+    ];
+    const teamDir = dir(
+      [
+        ['env.md', 'Env'],
+        ['ops.md', 'Ops'],
+        ['stray.md', 'Stray'],
+      ],
+      ['ops.md', 'env.md'],
+      [],
+      'team',
+    );
+    const scanOf = (loaded: string[], cut: string[]) => ({ ...dir(files, loaded, cut, 'private'), team: teamDir }) as unknown as ProjectScan;
+    const shown = (scan: ProjectScan) => sortMemories(memoryRows(scan), 'index').map(rowKey);
+    expect(shown(scanOf(['zebra.md', 'team/env.md', 'kiwi.md', 'apple.md'], ['mango.md']))).toEqual([
+      'private/zebra.md',
+      'team/env.md',
+      'private/kiwi.md',
+      'private/apple.md',
+      'team/ops.md',
+      'private/mango.md',
+      'private/cherry.md',
+      'team/stray.md',
+    ]);
+    // After "Reorder entries" the scan reads the new order, and the list follows it.
+    expect(shown(scanOf(['apple.md', 'kiwi.md', 'zebra.md', 'team/env.md'], ['mango.md']))).toEqual([
+      'private/apple.md',
+      'private/kiwi.md',
+      'private/zebra.md',
+      'team/env.md',
+      'team/ops.md',
+      'private/mango.md',
+      'private/cherry.md',
+      'team/stray.md',
+    ]);
+  });
 });
 
 const doc = (over: Partial<MemoryDoc> = {}): MemoryDoc => ({
@@ -350,14 +394,15 @@ describe('memory list order and selection', () => {
     mtimeMs: 1,
     layout: 'flat',
     indexState: 'loaded',
+    indexOrder: 0,
     problems: 0,
     ...over,
   });
   const rows = [
-    row('c.md', { name: 'Gamma', indexState: 'unlisted', mtimeMs: 5 }),
-    row('a.md', { name: 'alpha', mtimeMs: 5, bytes: 99 }),
-    row('b.md', { name: 'Beta', indexState: 'cut', mtimeMs: 9 }),
-    row('t.md', { name: 'alpha', scope: 'team', mtimeMs: 5 }),
+    row('c.md', { name: 'Gamma', indexState: 'unlisted', indexOrder: null, mtimeMs: 5 }),
+    row('a.md', { name: 'alpha', indexOrder: 0, mtimeMs: 5, bytes: 99 }),
+    row('b.md', { name: 'Beta', indexState: 'cut', indexOrder: 2, mtimeMs: 9 }),
+    row('t.md', { name: 'alpha', scope: 'team', indexOrder: 1, mtimeMs: 5 }),
   ];
   it('sorts by each order stably, and reverses on request', () => {
     expect(sortMemories(rows, 'index').map(rowKey)).toEqual(['private/a.md', 'team/t.md', 'private/b.md', 'private/c.md']);
