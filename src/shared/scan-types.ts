@@ -46,6 +46,11 @@ export const memorySummarySchema = z.object({
   bytes: z.number(),
   mtimeMs: z.number(),
   layout: z.enum(['flat', 'nested', 'none']),
+  /**
+   * Larger than a memory may be (TOPIC_MAX_BYTES): Memdir does not read it whole (name and
+   * description come from its beginning), Health says so, and Claude Code still offers it to recall.
+   */
+  tooLarge: z.boolean(),
 });
 export type MemorySummary = z.infer<typeof memorySummarySchema>;
 

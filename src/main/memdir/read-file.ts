@@ -29,6 +29,8 @@ export type ReadOutcome =
       facts: FileFacts | null;
       /** The system's error code when opening or reading failed (ENOENT, EACCES…), for callers that tell these apart. */
       errno?: string;
+      /** Set when the only fault is its size (over the limit it was read with): its beginning can still be read. */
+      tooLarge?: true;
     };
 
 // Validity is checked first (textProblem); decoding keeps a BOM, as the file has it.
@@ -113,7 +115,7 @@ export function readMemoryBytes<T>(
     if (!stat.isFile()) return { ok: false, code: 'unreadable', reason: 'it is not a regular file', facts };
     if (stat.size > maxBytes) {
       const [size, limit] = formatBytesAgainst(stat.size, maxBytes);
-      return { ok: false, code: 'unreadable', reason: `it is ${size}, too large for a memory (the limit is ${limit})`, facts };
+      return { ok: false, code: 'unreadable', reason: `it is ${size}, too large for a memory (the limit is ${limit})`, facts, tooLarge: true };
     }
     const buffer = stat.size <= scratch.length ? scratch : Buffer.allocUnsafe(stat.size);
     let filled = 0;
@@ -169,4 +171,29 @@ export function decode(bytes: Uint8Array, facts: FileFacts): ReadOutcome {
   const problem = textProblem(bytes);
   if (problem) return { ok: false, code: 'unreadable', reason: problem, facts };
   return { ok: true, text: decoder.decode(bytes), facts };
+}
+
+/**
+ * The first `maxBytes` of a file, cut after its last whole line (a character is never split;
+ * without a line break, uncut), or null when it cannot be read: what is read of a memory too large
+ * to read whole.
+ */
+export function readFileHead(absPath: string, maxBytes: number): Buffer | null {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(absPath, 'r');
+    const buffer = Buffer.allocUnsafe(maxBytes);
+    let filled = 0;
+    while (filled < maxBytes) {
+      const bytesRead = fs.readSync(fd, buffer, filled, maxBytes - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    const lastLine = filled < maxBytes ? -1 : buffer.lastIndexOf(0x0a, filled - 1);
+    return buffer.subarray(0, lastLine < 0 ? filled : lastLine + 1);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }

@@ -99,7 +99,17 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
       const s = seed[i]!;
       if (s.failure || s.issues.length > 0 || s.hints.length > 0) notes.push([i, s.issues, s.hints, s.failure]);
       if (!s.failure)
-        memories.push({ file, name: s.name, description: s.description, type: s.type, scope, bytes: s.facts[0], mtimeMs: s.facts[1], layout: s.layout });
+        memories.push({
+          file,
+          name: s.name,
+          description: s.description,
+          type: s.type,
+          scope,
+          bytes: s.facts[0],
+          mtimeMs: s.facts[1],
+          layout: s.layout,
+          tooLarge: false,
+        });
     });
     const own = notes.flatMap(([i, issues, hints, failure]) =>
       topicOwnProblems({ file: files[i]!, ...(failure ? { unreadable: failure } : {}), issues, hints }),

@@ -150,7 +150,9 @@ const sameProblem = (a: Problem, b: Problem): boolean =>
 
 /**
  * The record of a directory, or null when its scan is not the one its files give (memories other
- * than its readable topic files in order, say): such a directory is not written down.
+ * than its readable topic files in order, say): such a directory is not written down. One holding
+ * a memory too large to read whole is such a one (that memory has a read failure and a row): rare
+ * enough to be scanned again by each fresh process.
  */
 export function writeDirRecord(dir: string, stored: StoredDir, blocks: BlockWriter): DirRecord | null {
   const { result, files, facts, notes } = stored;
@@ -358,6 +360,8 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
       bytes: facts[4 * i]!,
       mtimeMs: facts[4 * i + 1]!,
       layout: LAYOUTS[k % LAYOUTS.length]!,
+      // A directory holding a file too large to read whole is never written down (writeDirRecord).
+      tooLarge: false,
     };
     m++;
   }

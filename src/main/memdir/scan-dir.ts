@@ -16,7 +16,7 @@ import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/sc
 import { assessHealth, problem, type TopicFacts } from './health.js';
 import { type MemoryFileListing, listMemoryFiles } from './list-memory-files.js';
 import { INDEX_READ_MAX_BYTES } from './read-memory-file.js';
-import { type FileFacts, factsOf, readMemoryBytes, readMemoryText, utf8ByteLength } from './read-file.js';
+import { type FileFacts, factsOf, readFileHead, readMemoryBytes, readMemoryText, utf8ByteLength } from './read-file.js';
 import {
   type CachedDir,
   type CachedIndex,
@@ -78,6 +78,9 @@ function cached<T extends { facts: FileFacts }>(
   return record;
 }
 
+/** How much of a file too large to read whole is read for its frontmatter: what Claude Code reads of every file for recall. */
+const TOO_LARGE_HEAD_BYTES = 65_536;
+
 function loadTopic(memoryDir: string, file: string, isSymlink: boolean, cache: ScanCache | undefined): CachedTopic {
   const abs = childPath(memoryDir, file);
   return cached(cache, cache?.topics, abs, isSymlink, () => {
@@ -86,10 +89,28 @@ function loadTopic(memoryDir: string, file: string, isSymlink: boolean, cache: S
       const summary = summarizeTopicBytes(bytes, file);
       return 'problem' in summary ? { ok: false, code: 'unreadable', reason: summary.problem, facts } : summary;
     });
-    return outcome.ok
-      ? { file, facts: outcome.facts, isSymlink, outcome: null, summary: outcome.value, bytes: outcome.facts.size }
-      : { file, facts: outcome.facts ?? UNKNOWN, isSymlink, outcome, summary: null, bytes: outcome.facts?.size ?? 0 };
+    if (outcome.ok) return { file, facts: outcome.facts, isSymlink, outcome: null, summary: outcome.value, bytes: outcome.facts.size };
+    return {
+      file,
+      facts: outcome.facts ?? UNKNOWN,
+      isSymlink,
+      outcome,
+      summary: outcome.tooLarge ? headSummary(abs, file) : null,
+      bytes: outcome.facts?.size ?? 0,
+    };
   });
+}
+
+/**
+ * What the beginning of a file too large to read whole says (its frontmatter, as Claude Code reads
+ * it for recall), or null when that is not text either: such a file is listed as a memory marked
+ * too large, and its read failure stays a Health problem.
+ */
+function headSummary(abs: string, file: string): TopicSummary | null {
+  const head = readFileHead(abs, TOO_LARGE_HEAD_BYTES);
+  if (!head) return null;
+  const summary = summarizeTopicBytes(head, file);
+  return 'problem' in summary ? null : { ...summary, hints: [] };
 }
 
 function readIndex(abs: string, isSymlink: boolean): CachedIndex {
@@ -322,6 +343,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       bytes: t.bytes,
       mtimeMs: t.facts.mtimeMs,
       layout: meta.layout,
+      tooLarge: t.outcome !== null,
     });
   });
 

@@ -227,3 +227,35 @@ describe('scanHome on a fixture home with every bad case', () => {
     }
   });
 });
+
+describe('a topic file over the size limit (1 MB)', () => {
+  it('is a memory marked too large, named from its beginning, counted, and still a Health problem; a binary one is not', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-big-'));
+    try {
+      const head = '---\nname: Big\ndescription: big file\ntype: reference\n---\n';
+      const text = head + 'x'.repeat(1_300_000) + '\n';
+      await fs.writeFile(path.join(dir, 'big.md'), text);
+      await fs.writeFile(path.join(dir, 'small.md'), '---\nname: Small\ndescription: small file\ntype: user\n---\nbody\n');
+      const zeros = await fs.open(path.join(dir, 'zeros.md'), 'w');
+      await zeros.truncate(2 * 1024 * 1024);
+      await zeros.close();
+      const { ScanCache, scanMemoryDir } = await import('./scan-dir.js');
+      const cache = new ScanCache();
+      for (const scanned of [
+        scanMemoryDir(dir, { scope: 'private' }),
+        scanMemoryDir(dir, { scope: 'private', cache }),
+        scanMemoryDir(dir, { scope: 'private', cache }),
+      ]) {
+        expect(scanned.memories.map((m) => [m.file, m.name, m.description, m.type, m.bytes, m.tooLarge])).toEqual([
+          ['big.md', 'Big', 'big file', 'reference', Buffer.byteLength(text), true],
+          ['small.md', 'Small', 'small file', 'user', expect.any(Number), false],
+        ]);
+        const why = (file: string) => scanned.problems.find((p) => p.file === file && p.code === 'unreadable')?.message;
+        expect(why('big.md')).toMatch(/1\.3 MB, too large for a memory/);
+        expect(why('zeros.md')).toMatch(/too large for a memory/);
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -6,7 +6,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent, type RefObject, memo, useCallback, useEffect, useRef, useState } from 'react';
 import { type MemoryRow, rowKey } from '../stores/project.js';
-import { plural } from '../../shared/size-text.js';
+import { formatBytes, plural } from '../../shared/size-text.js';
 
 const ROW_HEIGHT = 56;
 
@@ -71,6 +71,11 @@ const MemoryRowView = memo(function MemoryRowView({ row, start, open, picked, ac
         {row.indexState === 'unlisted' && (
           <span className="badge warning" title="Not listed in MEMORY.md">
             unlisted
+          </span>
+        )}
+        {row.tooLarge && (
+          <span className="badge error" title="Larger than a memory may be (1 MB): Memdir does not open it, Claude Code still offers it to recall">
+            too large: {formatBytes(row.bytes)}
           </span>
         )}
         {row.problems > 0 && <span className="badge warning">{plural(row.problems, 'problem')}</span>}

@@ -393,6 +393,7 @@ describe('memory list order and selection', () => {
     bytes: 10,
     mtimeMs: 1,
     layout: 'flat',
+    tooLarge: false,
     indexState: 'loaded',
     indexOrder: 0,
     problems: 0,
