@@ -71,4 +71,18 @@ describe.skipIf(!HAS_BROWSER)(`a memory over the size limit${HAS_BROWSER ? '' : 
     await page.locator('[data-file="big.md"]').getByText('too large: 1.3 MB').waitFor();
     expect(errors).toEqual([]);
   });
+
+  it('says why it does not open, and deletes it from there too', async () => {
+    await page
+      .getByRole('toolbar', { name: 'Selected memories' })
+      .waitFor({ state: 'detached' })
+      .catch(() => undefined);
+    await page.locator('[data-file="big.md"]').click();
+    await page.getByRole('alert').filter({ hasText: 'too large for a memory' }).waitFor();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('status').filter({ hasText: 'Deleted big.md' }).waitFor();
+    expect(await exists('big.md')).toBe(false);
+    expect(errors).toEqual([]);
+  });
 });

@@ -13,6 +13,7 @@ import { MEMORY_TYPES, TYPE_DESCRIPTIONS, type Scope } from '../../shared/memory
 import { detectDerivable } from '../../shared/not-worth-saving.js';
 import { memoryTextTooLarge, plural } from '../../shared/size-text.js';
 import { useDesktop } from '../stores/desktop.js';
+import { useProject } from '../stores/project.js';
 import { RepeatWarning } from './RepeatWarning.js';
 import { SecretConfirm } from './SecretConfirm.js';
 import { ConfirmDelete } from './ConfirmDelete.js';
@@ -45,6 +46,8 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   const [preview, setPreview] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  // A memory too large to open (over 1 MB) is not edited here, but it can still be deleted.
+  const tooLarge = useProject((s) => (target?.file ? (s.rows.find((r) => r.scope === target.scope && r.file === target.file)?.tooLarge ?? false) : false));
   const hints = useMemo(() => detectDerivable(draft?.body ?? ''), [draft?.body]);
   const isNew = target?.file === null;
   const dirty = isDirty(doc, draft);
@@ -70,6 +73,14 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           </div>
         )}
         <button onClick={onClosed}>Close</button>
+        {tooLarge && !confirmDelete && (
+          <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
+            Delete
+          </button>
+        )}
+        {tooLarge && confirmDelete && (
+          <ConfirmDelete names={[target?.file ?? '']} onDelete={() => void remove().then((ok) => ok && onDeleted())} onKeep={() => setConfirmDelete(false)} />
+        )}
       </div>
     );
   }
