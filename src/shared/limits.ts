@@ -32,3 +32,10 @@ export const TOPIC_MAX_BYTES = 1_000_000;
  * pull answer is taken with: a server sending more is refused whole (issue 15, unbounded pull).
  */
 export const TEAM_MAX_ENTRIES = 20_000;
+/**
+ * R-SESSION *(fact, Claude Code 2.1.332)*: a hook's `additionalContext` of more than this many
+ * characters (UTF-16 units, as JavaScript counts them, nothing trimmed) is saved to a file and the
+ * model gets only a 2 KB preview of it (test/fixtures/claude-code-session/hook-context-2.1.332.json).
+ * The Session Memory note Memdir hands back, its intro included, is cut to fit.
+ */
+export const SESSION_HANDBACK_MAX_CHARS = 10_000;

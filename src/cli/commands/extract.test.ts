@@ -114,6 +114,18 @@ describe('memdir session status', () => {
     expect((await run('session', 'status')).out).toContain('8,124 / 10,000 to start');
     await expect(fs.readdir(path.join(fx.dataDir, 'session-memory'))).rejects.toThrow();
   });
+  it('shows how much of each note Claude Code gets back, and when it had to be cut to its 10,000 characters', async () => {
+    const t = fx.builder();
+    t.prompt('work').assistant('done', { stopReason: 'end_turn', usage: { cache_read_input_tokens: 12_000 } });
+    await fs.writeFile(fx.transcript(), t.take());
+    const noteFile = path.join(fx.dataDir, 'session-memory', 'session-memory-session-1.md');
+    await fs.mkdir(path.dirname(noteFile), { recursive: true });
+    await fs.writeFile(noteFile, '# Session memory\n\n## Current task\nWork.\n');
+    expect((await run('session', 'status')).out).toMatch(/HANDED BACK[\s\S]*\b2\d\d \/ 10,000\s/);
+    await fs.writeFile(noteFile, `# Session memory\n\n## Where the workflow stands\n${'- a step done and checked\n'.repeat(600)}`);
+    expect((await run('session', 'status')).out).toMatch(/\b\d,\d{3} \/ 10,000 \(cut\)/);
+    expect(JSON.parse((await run('session', 'status', '--json')).out).sessions[0].handBack).toEqual({ chars: expect.any(Number), cut: true });
+  });
 });
 
 describe('memdir hooks', () => {

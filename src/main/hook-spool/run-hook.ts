@@ -18,6 +18,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 // eslint-disable-next-line memdir/front-doors -- the hook process loads hook-spool alone (issue 16): session's entry would bundle all of session, extract and llm into every hook (+1.3 MB)
 import { SessionStore } from '../session/session-state.js';
+// eslint-disable-next-line memdir/front-doors -- the same: the note's hand-back alone (session-note.ts imports only types and shared limits)
+import { handBackNote } from '../session/session-note.js';
 import { parseHookPayload, parseSessionStartPayload } from './hook-payload.js';
 import { MAX_SPOOLED_BYTES, spoolHookPayload } from './hook-spool.js';
 
@@ -106,10 +108,6 @@ export async function logHookProblem(dataDir: string, event: string, message: st
   }
 }
 
-/** What precedes the note in Claude Code's context, so the agent knows what it is reading. */
-const NOTE_INTRO =
-  "Session Memory — Memdir's running note of this session (current task, files changed, errors met, where the workflow stands), kept outside the context so it survives compaction:";
-
 /**
  * SessionStart: the session's note as Claude Code's `additionalContext`, or nothing. Memdir's
  * own sessions never get a note (Session Memory skips them), so none is handed back to them.
@@ -119,18 +117,22 @@ async function answerSessionStart(dataDir: string, stdin: string): Promise<HookR
   if (!parsed.ok) return { outcome: 'failed', message: parsed.problem };
   if (parsed.source !== 'compact' && parsed.source !== 'resume')
     return { outcome: 'ignored', message: `a session start of source ${parsed.source ?? 'unknown'}: a new session gets no note` };
+  const store = new SessionStore(dataDir);
   let note: string | null;
   try {
-    note = await new SessionStore(dataDir).readNote(parsed.sessionId);
+    note = await store.readNote(parsed.sessionId);
   } catch {
     return { outcome: 'failed', message: `"${parsed.sessionId}" is not a session id` };
   }
   if (!note?.trim()) return { outcome: 'ignored', message: `no Session Memory note for session ${parsed.sessionId}` };
-  const additionalContext = `${NOTE_INTRO}\n\n${note.trim()}\n`;
+  const handed = handBackNote(note, store.noteFile(parsed.sessionId));
+  const cut = handed.cut
+    ? `, cut to ${handed.text.length.toLocaleString('en-US')} of its ${handed.noteChars.toLocaleString('en-US')} characters to fit Claude Code's limit`
+    : '';
   return {
     outcome: 'answered',
-    message: `handed back the note of session ${parsed.sessionId} (${parsed.source})`,
-    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } })}\n`,
+    message: `handed back the note of session ${parsed.sessionId} (${parsed.source})${cut}`,
+    stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: handed.text } })}\n`,
   };
 }
 

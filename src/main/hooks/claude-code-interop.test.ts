@@ -5,7 +5,11 @@
  *     exits — even when the hook is slow to start (a loaded machine): Claude Code SIGTERMs async
  *     hooks as it exits, so Memdir's spooling hooks are synchronous (it waits for them);
  *   - after a `--resume` and after a `/compact`, the next request to the model carries the
- *     session's Session Memory note, handed back by the SessionStart hook.
+ *     session's Session Memory note, handed back by the SessionStart hook;
+ *   - a hook's additionalContext reaches the model whole up to 10,000 characters (UTF-16 units),
+ *     past that only as a 2 KB preview (recorded in test/fixtures/claude-code-session/
+ *     hook-context-2.1.332.json, replayed by test/fidelity/session-handback.test.ts;
+ *     `MEMDIR_RECORD_SESSION_FIXTURES=1` rewrites it), so a long note is handed back cut to fit.
  * Skipped, with the reason, when the pinned Claude Code is not installed or Memdir is not built.
  */
 import { existsSync } from 'node:fs';
@@ -19,6 +23,9 @@ import { type ClaudeRunOptions, REAL_CLAUDE_CODE, runClaudeCode } from '../llm/t
 import { SessionStore } from '../session/session-state.js';
 import { applyHooksChange, planHooksChange } from './claude-settings-hooks.js';
 import { drainSpool, type HookEvent } from '../hook-spool/index.js';
+import { HOOK_CONTEXT_CASES, HOOK_CONTEXT_FIXTURE, type HookContextCase, hookContextText } from './test-support/hook-context-cases.js';
+
+const record = process.env.MEMDIR_RECORD_SESSION_FIXTURES === '1';
 
 const CLI_ENTRY = path.resolve(import.meta.dirname, '../../../out/cli/memdir.js');
 const skip = !REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.reason : existsSync(CLI_ENTRY) ? null : `${CLI_ENTRY} is missing (npm run build)`;
@@ -98,6 +105,52 @@ describe.skipIf(skip !== null)(`Memdir's hooks in the real Claude Code${skip ? `
         .map((e) => e.event)
         .sort(),
     ).toEqual(['SessionEnd', 'Stop']);
+  }, 120_000);
+
+  it("a hook's additionalContext reaches the model whole up to 10,000 UTF-16 units, then only as a preview", async () => {
+    const observed: HookContextCase[] = [];
+    for (const spec of HOOK_CONTEXT_CASES) {
+      const text = hookContextText(spec);
+      const configDir = path.join(root, `context-${spec.name}`);
+      const answer = path.join(configDir, 'answer.json');
+      await fs.mkdir(configDir, { recursive: true });
+      await fs.writeFile(answer, JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } }));
+      await fs.writeFile(
+        path.join(configDir, 'settings.json'),
+        JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `cat '${answer}'` }] }] } }),
+      );
+      fake.reset();
+      const result = await runClaudeCode(['-p', 'hello', '--output-format', 'json'], { ...run, configDir });
+      expect(result.code, result.stderr).toBe(0);
+      const body = fake.messageRequests().at(-1)!.rawBody;
+      observed.push({
+        ...spec,
+        chars: text.length,
+        codePoints: [...text].length,
+        utf8Bytes: Buffer.byteLength(text),
+        whole: body.includes(JSON.stringify(text).slice(1, -1)),
+        preview: body.includes('<persisted-output>') && body.includes('Preview (first 2KB)'),
+      });
+    }
+    if (record)
+      await fs.writeFile(HOOK_CONTEXT_FIXTURE, `${JSON.stringify({ client: REAL_CLAUDE_CODE.found && REAL_CLAUDE_CODE.version, cases: observed }, null, 2)}\n`);
+    expect(observed).toEqual((JSON.parse(await fs.readFile(HOOK_CONTEXT_FIXTURE, 'utf8')) as { cases: HookContextCase[] }).cases);
+  }, 180_000);
+
+  it('a note longer than that is handed back cut to fit: the model gets its beginning and its latest lines, not a preview', async () => {
+    const id = await prompt('work through the checkout steps');
+    const steps = Array.from({ length: 300 }, (_, i) => `- step ${i}: checked the checkout flow again (marker 5c1e${i})`);
+    await new SessionStore(dataDir).writeNote(
+      id,
+      ['# Session memory', '', '## Current task', 'Walk the checkout steps (marker 9d2b).', '', ...steps].join('\n'),
+    );
+    fake.reset();
+    await prompt('go on', ['--resume', id]);
+    const resumed = fake.messageRequests().at(-1)!.rawBody;
+    expect(resumed).not.toContain('<persisted-output>');
+    expect(resumed).toContain('marker 9d2b');
+    expect(resumed).toContain('marker 5c1e299');
+    expect(resumed).toContain(new SessionStore(dataDir).noteFile(id));
   }, 120_000);
 
   it('after --resume and after /compact, the next request carries the Session Memory note', async () => {

@@ -183,6 +183,32 @@ describe('SessionStart hands the session note back to Claude Code (R-SESSION)', 
     }
   });
 
+  it('a note too long for Claude Code is cut to fit its 10,000 characters, keeping its beginning and its latest lines, and says where the whole note is', async () => {
+    // Claude Code 2.1.332 puts a hook's additionalContext of more than 10,000 characters in a file
+    // and gives the model a 2 KB preview of it (test/fixtures/claude-code-session/hook-context-2.1.332.json).
+    const steps = Array.from({ length: 300 }, (_, i) => `- step ${i}: ${'checked the checkout flow again, '.repeat(2)}`);
+    const note = ['# Session memory', '', '## Current task', 'Fix the flaky checkout test.', '', '## Where the workflow stands', ...steps, ''].join('\n');
+    expect(note.length).toBeGreaterThan(20_000);
+    await new SessionStore(dataDir).writeNote('abc-123', note);
+    const result = await start('resume');
+    const context = (JSON.parse(result.stdout!) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    expect(context.length).toBeLessThanOrEqual(10_000);
+    expect(context).toMatch(/^Session Memory — Memdir's running note[^\n]*\n\n# Session memory\n\n## Current task\nFix the flaky checkout test\.\n/);
+    expect(context).toContain('- step 0:');
+    expect(context.endsWith(`${steps.at(-1)!.trim()}\n`)).toBe(true);
+    expect(context).not.toContain('- step 150:');
+    expect(context).toContain(new SessionStore(dataDir).noteFile('abc-123'));
+    expect(result.message).toMatch(/cut to \d[\d,]* of its 2\d,\d{3} characters/);
+
+    // A note that fits, intro included, is handed back whole.
+    const intro = context.slice(0, context.indexOf('# Session memory'));
+    const fits = `# Session memory\n\n${'x'.repeat(10_000 - intro.length - '# Session memory\n\n'.length - 1)}`;
+    await new SessionStore(dataDir).writeNote('abc-123', fits);
+    const whole = (JSON.parse((await start('resume')).stdout!) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
+    expect(whole).toBe(`${intro}${fits}\n`);
+    expect(whole).toHaveLength(10_000);
+  });
+
   it('nothing for a new session, another session, or no note; a bad payload is logged', async () => {
     await new SessionStore(dataDir).writeNote('abc-123', 'note');
     expect((await start('startup')).stdout).toBeUndefined();

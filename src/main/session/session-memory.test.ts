@@ -146,6 +146,20 @@ describe('R-SESSION thresholds', () => {
     expect(await sessions().observe(fx.transcript(), { force: true })).toMatchObject({ updates: 1, note: expect.stringContaining('## Current task') });
   });
 
+  it("says how much of the note Claude Code gets back, and whether it had to be cut to the client's 10,000 characters", async () => {
+    turn('one', 1, 1_000);
+    await flush();
+    const memory = sessions();
+    expect(await memory.observe(fx.transcript(), { write: false })).toMatchObject({ note: null, handBack: null });
+    const short = (await memory.observe(fx.transcript(), { force: true }))!;
+    expect(short.handBack).toEqual({ chars: expect.any(Number), cut: false });
+    expect(short.handBack!.chars).toBeGreaterThan(short.note!.trim().length);
+    // A model's note past the limit (a long list of steps).
+    await fs.writeFile(noteFile(), `# Session memory\n\n## Where the workflow stands\n${'- a step of the work, done and checked\n'.repeat(400)}`);
+    expect(await memory.observe(fx.transcript(), { write: false })).toMatchObject({ handBack: { chars: expect.any(Number), cut: true } });
+    expect((await memory.observe(fx.transcript(), { write: false }))!.handBack!.chars).toBeLessThanOrEqual(10_000);
+  });
+
   it('reporting only (write: false) writes nothing', async () => {
     turn('one', 5, 20_000);
     await flush();

@@ -24,7 +24,7 @@ import { type ClaudeCodeSummary, SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSIO
 import { LlmError, type ModelProvider } from '../llm/index.js';
 import { type CursorLoad, CursorStore, FILE_WRITE_TOOLS, listHomeTranscripts, readNewTurns, type TranscriptCursor, type Turn } from '../transcripts/index.js';
 import { isInternalProject, projectOfTranscript } from '../extract/index.js';
-import { SESSION_SYSTEM_PROMPT, buildSessionPrompt, noteProblem, renderModelNote, renderOfflineNote } from './session-note.js';
+import { SESSION_SYSTEM_PROMPT, buildSessionPrompt, handBackNote, noteProblem, renderModelNote, renderOfflineNote } from './session-note.js';
 import { SESSION_ID, type SessionFacts, type SessionState, SessionStore, newSessionState } from './session-state.js';
 
 /** The cursor consumer name of Session Memory (kept in its own state file). */
@@ -276,6 +276,7 @@ export class SessionMemory {
 
   private async status(state: SessionState, contextTokens: number, counters: ReturnType<SessionMemory['counters']>): Promise<SessionStatus> {
     const note = await this.store.readNote(state.sessionId);
+    const handed = note?.trim() ? handBackNote(note, this.store.noteFile(state.sessionId)) : null;
     return {
       sessionId: state.sessionId,
       project: state.project,
@@ -291,6 +292,7 @@ export class SessionMemory {
       fallbackReason: state.lastUpdate?.fallbackReason ?? null,
       note,
       noteFile: note === null ? null : this.store.noteFile(state.sessionId),
+      handBack: handed && { chars: handed.text.length, cut: handed.cut },
       claudeCodeSummary: await readClaudeCodeSummary(state.transcriptPath, state.sessionId),
     };
   }

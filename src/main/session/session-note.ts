@@ -4,6 +4,7 @@
  * note and what happened since, or offline straight from the transcript's own tool calls and
  * errors (clearly labelled as such).
  */
+import { SESSION_HANDBACK_MAX_CHARS } from '../../shared/limits.js';
 import type { SessionFacts, SessionState } from './session-state.js';
 
 /** The sections every note has, in order. */
@@ -99,4 +100,49 @@ export function renderModelNote(state: SessionState, text: string, at: string, m
     .replace(/^#\s+Session memory\s*\n/i, '')
     .trim();
   return `${header(state, at, `by ${model}`)}\n${body}\n`;
+}
+
+/** What precedes the note in Claude Code's context, so the agent knows what it is reading. */
+const HANDBACK_INTRO =
+  "Session Memory — Memdir's running note of this session (current task, files changed, errors met, where the workflow stands), kept outside the context so it survives compaction:";
+
+/** The note as the SessionStart hook hands it back to Claude Code. */
+export interface HandedBackNote {
+  /** The `additionalContext`: the intro, then the note (cut when it had to be). */
+  text: string;
+  /** The note's own length (trimmed), before any cut. */
+  noteChars: number;
+  cut: boolean;
+}
+
+/** `index`, moved by one when it falls between the two halves of a surrogate pair (a cut there would split a character). */
+function offPair(text: string, index: number, step: 1 | -1): number {
+  const code = text.charCodeAt(index);
+  return index > 0 && index < text.length && code >= 0xdc00 && code <= 0xdfff ? index + step : index;
+}
+
+/**
+ * The note as `additionalContext`, within what Claude Code 2.1.332 takes whole from a hook
+ * (`SESSION_HANDBACK_MAX_CHARS`, the intro included: past it the model gets a 2 KB preview of
+ * the note's first lines and never its end). A note too long keeps its beginning (the header and
+ * the current task) and, with twice the room, its latest lines (where the workflow stands, the
+ * latest steps); what is left out of the middle (mostly the lists of files and errors) is said in
+ * one line naming the file that holds the whole note.
+ */
+export function handBackNote(note: string, noteFile: string): HandedBackNote {
+  const body = note.trim();
+  const whole = `${HANDBACK_INTRO}\n\n${body}\n`;
+  if (whole.length <= SESSION_HANDBACK_MAX_CHARS) return { text: whole, noteChars: body.length, cut: false };
+  const gap = (left: number) =>
+    `\n[… ${left.toLocaleString('en-US')} characters of the note's middle are left out here, to stay within the ${SESSION_HANDBACK_MAX_CHARS.toLocaleString('en-US')} characters Claude Code takes from a hook; the whole note is in ${noteFile} …]\n\n`;
+  // The gap line at its longest (every character left out), so the text fits whatever is kept.
+  const room = SESSION_HANDBACK_MAX_CHARS - `${HANDBACK_INTRO}\n\n`.length - gap(body.length).length - 1;
+  // The beginning: whole lines within a third of the room (a first line longer than that: its start).
+  const headRoom = Math.floor(room / 3);
+  const headEnd = body.lastIndexOf('\n', headRoom - 1) + 1 || offPair(body, headRoom, -1);
+  // The end: whole lines within the rest of the room (a last line longer than that: its end).
+  const tailMin = body.length - (room - headEnd);
+  const tailStart = Math.max(headEnd, body.indexOf('\n', tailMin - 1) + 1 || offPair(body, tailMin, 1));
+  const text = `${HANDBACK_INTRO}\n\n${body.slice(0, headEnd)}${gap(tailStart - headEnd)}${body.slice(tailStart)}\n`;
+  return { text, noteChars: body.length, cut: true };
 }

@@ -98,6 +98,7 @@ describe('live sessions state', () => {
     fallbackReason: null,
     note: null,
     noteFile: null,
+    handBack: null,
     claudeCodeSummary: null,
     ...over,
   });

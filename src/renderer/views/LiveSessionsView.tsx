@@ -8,6 +8,7 @@ import { useEffect } from 'react';
 import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
+import { SESSION_HANDBACK_MAX_CHARS } from '../../shared/limits.js';
 import { progressToNext, useSessions } from '../stores/sessions.js';
 
 const REFRESH_MS = 5_000;
@@ -29,6 +30,25 @@ function nextUpdate(s: SessionStatus): string {
   if (s.tokensToNext > 0) needs.push(`${s.tokensToNext.toLocaleString('en-US')} more tokens${s.started ? '' : ' of context'}`);
   if (s.toolCallsToNext > 0) needs.push(`${s.toolCallsToNext} more tool call${s.toolCallsToNext === 1 ? '' : 's'} (or an answer without tools)`);
   return needs.join(' and ');
+}
+
+/** What Claude Code gets back of the note, against its limit for a hook's context. */
+function HandBack({ handBack, note }: { handBack: NonNullable<SessionStatus['handBack']>; note: string }) {
+  const limit = SESSION_HANDBACK_MAX_CHARS.toLocaleString('en-US');
+  if (handBack.cut)
+    return (
+      <p className="banner warning" aria-label="What Claude Code gets back">
+        This note has {note.trim().length.toLocaleString('en-US')} characters, more than the {limit} Claude Code takes from a hook (past that, the agent would
+        see only its first 2 KB). After a compaction or a resume Memdir hands back {handBack.chars.toLocaleString('en-US')} characters: the note&apos;s
+        beginning and its latest lines, with a line saying where the whole note is.
+      </p>
+    );
+  return (
+    <p className="muted small" aria-label="What Claude Code gets back">
+      After a compaction or a resume Claude Code gets this note back whole: {handBack.chars.toLocaleString('en-US')} of the {limit} characters it takes from a
+      hook.
+    </p>
+  );
 }
 
 export function LiveSessionsView() {
@@ -126,6 +146,7 @@ export function LiveSessionsView() {
             <p className="muted">No note yet: {nextUpdate(current)}.</p>
           )}
           {current.noteFile && <p className="muted small">{current.noteFile}</p>}
+          {current.handBack && <HandBack handBack={current.handBack} note={current.note ?? ''} />}
           {current.endedAt && (
             <p className="muted small">
               Claude Code ended this session at {new Date(current.endedAt).toLocaleString()}; the note is kept in case it is resumed.

@@ -62,6 +62,12 @@ export const sessionStatusSchema = z.object({
   /** The note's markdown, when one was written. */
   note: z.string().nullable(),
   noteFile: z.string().nullable(),
+  /**
+   * What the SessionStart hook hands back to Claude Code (the note under a one-line intro), when
+   * there is a note: how many characters, and whether the note was cut to stay within
+   * Claude Code's limit (`SESSION_HANDBACK_MAX_CHARS`) (its beginning and its latest lines kept).
+   */
+  handBack: z.object({ chars: z.number(), cut: z.boolean() }).nullable(),
   /** An older Claude Code's own note of this session, where it exists. */
   claudeCodeSummary: claudeCodeSummarySchema.nullable(),
 });
