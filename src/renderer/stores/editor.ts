@@ -210,6 +210,21 @@ const initial = {
 };
 
 export const useEditor = create<EditorState>()((set, get) => {
+  /**
+   * The open file while this editor deletes or renames it: the watcher's event for that change
+   * is the editor's own, not a change "on disk while it was open" — taking it so kept what was
+   * shown as a draft after its delete had dropped it (a phantom "1 unsaved draft" after Delete,
+   * then Undo).
+   */
+  let changing: EditorTarget | null = null;
+  const own = async <T>(target: EditorTarget, work: () => Promise<T>): Promise<T> => {
+    changing = target;
+    try {
+      return await work();
+    } finally {
+      changing = null;
+    }
+  };
   /** Keep (or forget) the open draft in the drafts store, as it is now. */
   const persist = () => {
     const { target, doc, draft, memoryDir, missing, conflict } = get();
@@ -413,46 +428,51 @@ export const useEditor = create<EditorState>()((set, get) => {
     async remove() {
       const { target } = get();
       if (!target || target.file === null) return false;
-      try {
-        const { rev } = await call('memories.delete', { dir: target.dir, scope: target.scope, file: target.file });
-        const deleted = target.file;
-        await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: deleted });
-        set({ ...initial });
-        offerUndo(target.dir, rev, `Deleted ${deleted}. It stays in history.`);
-        return true;
-      } catch (error) {
-        set({ error: messageOf(error) });
-        return false;
-      }
+      const deleted = target.file;
+      return own(target, async () => {
+        try {
+          const { rev } = await call('memories.delete', { dir: target.dir, scope: target.scope, file: deleted });
+          await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: deleted });
+          set({ ...initial });
+          offerUndo(target.dir, rev, `Deleted ${deleted}. It stays in history.`);
+          return true;
+        } catch (error) {
+          set({ error: messageOf(error) });
+          return false;
+        }
+      });
     },
     async rename(to, allowSecrets) {
       const { target, doc, draft, memoryDir } = get();
       if (!target || target.file === null || !memoryDir) return null;
       set({ pendingSecrets: null });
-      try {
-        const { file, rev } = await call('memories.rename', {
-          dir: target.dir,
-          scope: target.scope,
-          from: target.file,
-          to,
-          ...(allowSecrets?.length ? { allowSecrets } : {}),
-        });
-        // An unsaved edit follows the file to its new name.
-        const dirty = isDirty(doc, draft);
-        await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
-        const next = { dir: target.dir, scope: target.scope, file };
-        if (dirty && draft && doc) useDrafts.getState().keep(toStored(next, memoryDir, { ...doc, file }, draft));
-        await useDrafts.getState().flush();
-        await reopen(next, memoryDir);
-        offerUndo(target.dir, rev, `Renamed to ${file}.`);
-        return file;
-      } catch (error) {
-        const refusal = secretRefusalOf(error);
-        // A name holding a secret is asked about, as a save is; the secrets already allowed stay allowed.
-        if (refusal) set({ pendingSecrets: { ...refusal, options: { allowSecrets: allowedAfter(refusal, allowSecrets) }, renameTo: to } });
-        else set({ error: messageOf(error) });
-        return null;
-      }
+      const from = target.file;
+      return own(target, async () => {
+        try {
+          const { file, rev } = await call('memories.rename', {
+            dir: target.dir,
+            scope: target.scope,
+            from,
+            to,
+            ...(allowSecrets?.length ? { allowSecrets } : {}),
+          });
+          // An unsaved edit follows the file to its new name.
+          const dirty = isDirty(doc, draft);
+          await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: from });
+          const next = { dir: target.dir, scope: target.scope, file };
+          if (dirty && draft && doc) useDrafts.getState().keep(toStored(next, memoryDir, { ...doc, file }, draft));
+          await useDrafts.getState().flush();
+          await reopen(next, memoryDir);
+          offerUndo(target.dir, rev, `Renamed to ${file}.`);
+          return file;
+        } catch (error) {
+          const refusal = secretRefusalOf(error);
+          // A name holding a secret is asked about, as a save is; the secrets already allowed stay allowed.
+          if (refusal) set({ pendingSecrets: { ...refusal, options: { allowSecrets: allowedAfter(refusal, allowSecrets) }, renameTo: to } });
+          else set({ error: messageOf(error) });
+          return null;
+        }
+      });
     },
     async discardDraft(notice = 'Draft discarded.') {
       const { target, doc, draft, memoryDir } = get();
@@ -472,10 +492,11 @@ export const useEditor = create<EditorState>()((set, get) => {
     },
     async noteChangedOnDisk() {
       const { target, doc, draft, saving } = get();
-      if (!target || target.file === null || saving) return;
+      const ours = () => sameTarget(changing, target);
+      if (!target || target.file === null || saving || ours()) return;
       try {
         const fresh = await readDoc(target);
-        if (!sameTarget(get().target, target) || get().saving) return;
+        if (!sameTarget(get().target, target) || get().saving || ours()) return;
         if (!fresh) {
           if (get().missing) return;
           // Deleted on disk while open: keep what was shown as a draft, offer to recreate it.
