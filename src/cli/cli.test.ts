@@ -322,6 +322,16 @@ describe('memdir CLI', () => {
     expect(r).toEqual({ code: 2, out: '', err: 'memdir recall: The query is 20,001 characters; a recall query can be at most 20,000 characters.\n' });
   });
 
+  it('an option followed by another option name has no value: "--query needs a value", for every option that takes one', async () => {
+    const home = fixture.home;
+    const r = await run('recall', '--project', '-work-shop', '--query', '--home', home);
+    expect(r).toEqual({ code: 2, out: '', err: 'memdir recall: --query needs a value. Run `memdir recall --help`.\n' });
+    expect((await run('show', '-work-shop', '--home', '--json')).err).toBe('memdir show: --home needs a value. Run `memdir show --help`.\n');
+    expect((await run('recall', '--project', '-work-shop', '--query=--home', '--home', home, '--offline')).err).not.toContain('needs a value');
+    // A value that only looks like an option is still a value: a project directory name starts with a dash.
+    expect((await run('recall', '--project', '-work-shop', '--query', '--not-an-option', '--home', home, '--offline')).err).not.toContain('needs a value');
+  });
+
   it('usage and I/O errors exit 2 with one line', async () => {
     for (const argv of [['frobnicate'], ['where'], ['scan', '--bogus'], ['show', 'no-such-project-dir'], ['restore', '-work-shop', '--not-a-rev']]) {
       const { code, err } = await run(...argv);

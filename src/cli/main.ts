@@ -44,10 +44,18 @@ export function globalHelp(commands: CommandSpec[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Whether `word` is one of the command's options (`--name` or `--name=value`). */
+function isOptionOf(word: string | undefined, spec: CommandSpec): boolean {
+  if (!word?.startsWith('--')) return false;
+  const eq = word.indexOf('=');
+  return Object.hasOwn(spec.options, word.slice(2, eq === -1 ? undefined : eq));
+}
+
 /**
  * Parse a command's arguments. Not node:util's parseArgs, because project directory names
  * start with a dash (`-Users-me-app`): here only `--name`, `--name=value` and `-h` are options,
- * any other word is a positional, and a string option takes the next word whatever it is.
+ * any other word is a positional, and a string option takes the next word unless that word is
+ * one of the command's options (then its value was left out; `--name=--x` still gives one).
  */
 export function parseCommandArgs(
   argv: string[],
@@ -76,7 +84,8 @@ export function parseCommandArgs(
     }
     let value: string | undefined;
     if (eq !== -1) value = token.slice(eq + 1);
-    else value = argv[++i];
+    // The next word is this command's option (`--query --home H`): the value was left out.
+    else if (!isOptionOf(argv[i + 1], spec)) value = argv[++i];
     if (value === undefined) throw new UsageError(`--${name} needs a value`);
     if (option.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
     else values[name] = value;
