@@ -144,19 +144,33 @@ describe.skipIf(!HAS_BROWSER)(`events the page missed${HAS_BROWSER ? '' : ` (ski
     });
     await page.goto(host.url);
     await privateCount(page, 1);
+    // A memory open in the editor, edited while Memdir is down: the draft cannot be kept, said in Memdir's words, not the browser's.
+    await page.goto(`${host.url}#/p/${DIR}/memories`);
+    await memories(page).getByText('Style', { exact: true }).click();
+    const description = page.getByLabel('Description', { exact: false });
+    await description.waitFor();
     await host.close();
+    await description.fill('Typed while Memdir was down');
+    const unkept = page.getByText(/^Your draft could not be kept: Memdir did not answer/);
+    await unkept.waitFor();
+    expect(await unkept.textContent()).toBe(
+      'Your draft could not be kept: Memdir did not answer: it may have stopped. Is it still running? It is still in the editor.',
+    );
     // Memdir started again on the same port: a new run, a new token.
     again = await serve(ctx, host.port, `${host.token}-next`);
     await page
       .getByRole('status')
-      .getByText('This page belongs to an earlier run of Memdir: open the link Memdir printed when it started.', { exact: true })
+      .getByText(
+        'This page belongs to an earlier run of Memdir: open the link Memdir printed when it started. Drafts Memdir kept are there; an edit it said it could not keep is only on this page, so copy it first.',
+        { exact: true },
+      )
       .waitFor();
     const asked = streamAsks;
     // The stream asked again each second before; three seconds later it has not asked once.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(streamAsks).toBe(asked);
     // What it read stays on the page, under the one sentence (no "wrong token" beside it).
-    await privateCount(page, 1);
+    await description.waitFor();
     expect(await page.getByText('Missing or wrong token').count()).toBe(0);
   });
 

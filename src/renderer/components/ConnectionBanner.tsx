@@ -17,7 +17,10 @@ export function ConnectionBanner() {
         </div>
       )}
       {status === 'refused' && (
-        <div className="banner warning">This page belongs to an earlier run of Memdir: open the link Memdir printed when it started.</div>
+        <div className="banner warning">
+          This page belongs to an earlier run of Memdir: open the link Memdir printed when it started. Drafts Memdir kept are there; an edit it said it could
+          not keep is only on this page, so copy it first.
+        </div>
       )}
     </div>
   );

@@ -53,11 +53,9 @@ export async function call<N extends CallName>(
   let result: WireResult;
   try {
     result = await transport().call(name, input);
-  } catch (error) {
-    throw new RpcError({
-      code: 'unavailable',
-      message: `Memdir did not answer (${error instanceof Error ? error.message : String(error)}). Is it still running?`,
-    });
+  } catch {
+    // The transport's own words ("Failed to fetch", "NetworkError when attempting…") say nothing to a person.
+    throw new RpcError({ code: 'unavailable', message: 'Memdir did not answer: it may have stopped. Is it still running?' });
   }
   if (!result.ok) throw new RpcError(result.error);
   return result.result as never;
