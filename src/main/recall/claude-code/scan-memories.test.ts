@@ -163,6 +163,18 @@ describe('the manifest line of each kind of file, as Claude Code 2.1.332 wrote i
     ).toEqual({ description: null, type: null });
   });
 
+  it('a NUL in the frontmatter makes it none: no type, no description (other control characters are read as written)', () => {
+    // Claude Code 2.1.332's selector request, live: `- nul.md (…)` beside `- [user] esc.md (…): has \u001b[31m esc only`,
+    // and the same for SOH, DEL and NEL.
+    const file = (description: string) => `---\nname: n\ndescription: ${description}\ntype: user\n---\nbody\n`;
+    expect(readHeadFrontmatter(file('has \u0000 nul'))).toEqual({ description: null, type: null });
+    expect(readHeadFrontmatter(file('has \u0000 nul and \u001b[31m esc'))).toEqual({ description: null, type: null });
+    for (const c of ['\u001b[31m', '\u0001', '\u007f', '\u0085'])
+      expect(readHeadFrontmatter(file(`has ${c} x`))).toEqual({ description: `has ${c} x`, type: 'user' });
+    // In the body it is no matter.
+    expect(readHeadFrontmatter(`${file('d')}a \u0000 b\n`)).toEqual({ description: 'd', type: 'user' });
+  });
+
   it('names the candidate paths Claude Code offers', () => {
     expect(['a.md', 'x/y/z.md', 'team/t.md', 'memory.md', 'logs.md'].every(isRecallCandidatePath)).toBe(true);
     expect(['MEMORY.md', 'x/MEMORY.md', 'a.MD', 'a.txt', 'team/x/y.md', '.a.md', 'x/.y/z.md', 'LOGS/a.md', 'sessions./a.md'].some(isRecallCandidatePath)).toBe(

@@ -16,6 +16,7 @@
  *     list or `metadata.description` are ignored; whitespace and newlines are kept as written);
  *   - the type is `metadata.type` if the file has a `metadata:` map holding `type` (even null),
  *     else the top-level `type`, and only one of the four exact words counts;
+ *   - a frontmatter holding a NUL character reads as none (no type, no description);
  *   - newest first by mtime; unreadable files are left out.
  * The 200-newest cap is applied by the caller, who also shows what falls past it.
  */
@@ -166,6 +167,9 @@ export function headOf(text: string): string {
 }
 
 function parseYaml(source: string): unknown {
+  // A NUL anywhere in it makes Claude Code 2.1.332 read no frontmatter at all (its selector request
+  // lists such a file without type or description); other control characters it reads as written.
+  if (source.includes('\u0000')) return {};
   // The shapes memories have are read by the exact scanner (property-tested against the YAML path).
   const simple = scanFrontmatter(source);
   if (simple !== undefined) return simple;
