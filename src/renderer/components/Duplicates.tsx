@@ -8,7 +8,7 @@ import type { DuplicateMemoryShape } from '../../shared/contract/curation.js';
 import { type DuplicatePairView, useCuration } from '../stores/curation.js';
 import './curation.css';
 
-const KIND_LABEL = { exact: 'same text', near: 'near-duplicate', similar: 'says the same' } as const;
+const KIND_LABEL = { exact: 'same body', near: 'near-duplicate', similar: 'says the same' } as const;
 
 function Side({ memory, title }: { memory: DuplicateMemoryShape; title: string }) {
   return (

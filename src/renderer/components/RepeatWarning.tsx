@@ -49,7 +49,8 @@ export function RepeatWarning({
       <button type="button" className="link" onClick={() => go({ view: 'project', dir, tab: 'memories', scope, file: first.file })}>
         {first.name} ({first.file})
       </button>
-      : “{first.description}”{first.kind === 'exact' ? ' — the same text' : ''}. Edit that one instead, or merge them afterwards in Health.
+      : “{first.description}”{/* `exact` compares bodies with case, spacing and markdown folded: the name and description may differ. */}
+      {first.kind === 'exact' ? ' — the same body, letter case, spacing and markdown aside' : ''}. Edit that one instead, or merge them afterwards in Health.
       {matches.length > 1 && (
         <span className="muted small">
           {' '}
