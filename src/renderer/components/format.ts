@@ -11,6 +11,8 @@ const MOMENT_FORMAT = new Intl.DateTimeFormat(undefined, {
   hour: '2-digit',
   minute: '2-digit',
   second: '2-digit',
+  // 24-hour, whatever the locale's habit: the CLI and history print times that way.
+  hourCycle: 'h23',
 });
 /** As `toLocale…String` says it, "Invalid Date" included (the formatter would throw). */
 const formatDate = (format: Intl.DateTimeFormat, ms: number): string => {
@@ -32,7 +34,7 @@ export function ago(ms: number | null, now = Date.now()): string {
   return formatDate(DAY_FORMAT, ms);
 }
 
-/** The exact local time of a moment, for hovers: "Thu, Dec 3, 2026, 11:42:07". */
+/** The exact local time of a moment, 24-hour: "Thu, Dec 3, 2026, 17:42:07". */
 export function exactTime(ms: number): string {
   return formatDate(MOMENT_FORMAT, ms);
 }

@@ -461,6 +461,10 @@ describe('times and plurals', () => {
     expect(ago(now - 3 * 86_400_000, now)).toBe('3 days ago');
     expect(ago(now - 90 * 86_400_000, now)).not.toMatch(/T\d\d:|Z$/);
     expect(when('2026-12-03T12:00:00.000Z')).not.toContain('T12:00');
+    // 24-hour times, as the CLI and history print them (the Team sync page said "05:48:28 PM").
+    const evening = new Date(2026, 11, 5, 17, 48, 28).getTime();
+    expect(when(new Date(evening).toISOString())).toContain('17:48:28');
+    expect(when(new Date(evening).toISOString())).not.toMatch(/AM|PM/i);
     expect(plural(1, 'file')).toBe('1 file');
     expect(plural(1200, 'file')).toBe('1,200 files');
   });
