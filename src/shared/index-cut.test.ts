@@ -5,8 +5,9 @@ const memories = (...files: string[]) => files.map((file) => ({ file }));
 
 describe('what is past the index cut (index-cut.ts)', () => {
   it('tells the memories past the cut from the pointers to missing files, and counts neither twice', () => {
+    const cut = ['a.md', 'gone_1.md', 'gone_2.md', 'a.md', 'kept.md', 'gone_1.md', 'b.md', 'README.md'];
     const facts = cutFactsOf(
-      { loaded: ['kept.md', 'gone_0.md'], cut: ['a.md', 'gone_1.md', 'gone_2.md', 'a.md', 'kept.md', 'gone_1.md', 'b.md', 'README.md'] },
+      { reach: { loaded: ['kept.md', 'gone_0.md'], cut }, cutPointers: cut },
       memories('kept.md', 'a.md', 'b.md', 'orphan.md'),
       () => new Set(['gone_0.md', 'gone_1.md', 'gone_2.md']),
     );
@@ -21,7 +22,10 @@ describe('what is past the index cut (index-cut.ts)', () => {
     expect(cutFactsText({ cutMemories: ['a.md'], cutMissing: [] })).toBe('1 memory past the cut');
     expect(cutFactsText({ cutMemories: [], cutMissing: ['x.md'] })).toBe('1 pointer to missing files');
     expect(cutPointersText(1, { cutMemories: [], cutMissing: [] })).toBe('1 pointer');
-    expect(cutFactsOf({ loaded: ['a.md'], cut: [] }, memories('a.md'), () => new Set())).toEqual({ cutMemories: [], cutMissing: [] });
+    expect(cutFactsOf({ reach: { loaded: ['a.md'], cut: [] }, cutPointers: [] }, memories('a.md'), () => new Set())).toEqual({
+      cutMemories: [],
+      cutMissing: [],
+    });
   });
 
   it("takes a missing file to be what Health calls a dangling link's target", () => {

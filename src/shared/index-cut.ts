@@ -6,7 +6,8 @@
  * - **pointers past the cut**: lines below the cut that point at a file (`index.cut`, a repeat
  *   counted again) — what Make room works on, line by line;
  * - **memories past the cut**: memories of the directory the agent never sees at session start,
- *   because every pointer to them is below the cut (the memory list's rows marked "cut");
+ *   because every link to them is below the cut — for a team memory, the cut of either index
+ *   (index-state.ts's rule; the memory list's rows marked "cut");
  * - **pointers to missing files** among those: they name a file that does not exist (Health's
  *   dangling links), so they are not memories at all.
  *
@@ -14,6 +15,9 @@
  * link to a file that exists but is not a memory. So the two smaller numbers need not add up to
  * the first, and a sentence that shows more than one names each.
  */
+import { type ParsedIndex, splitLoadedEntries } from './index-format.js';
+import type { IndexLoad } from './index-load.js';
+import { type IndexReach, NO_REACH, indexReachOf } from './index-state.js';
 import type { Problem } from './problems.js';
 import { plural } from './size-text.js';
 
@@ -32,28 +36,55 @@ export function missingFilesOf(problems: readonly Pick<Problem, 'code' | 'target
   return missing;
 }
 
+/** The pointers past the cut that name a file that does not exist (`missingOf` asked only when there are any). */
+export function cutMissingOf(cutPointers: readonly string[], missingOf: () => ReadonlySet<string>): string[] {
+  if (cutPointers.length === 0) return [];
+  const missing = missingOf();
+  return cutPointers.filter((file) => missing.has(file));
+}
+
 /**
- * The memories and the missing files among an index's pointers past the cut.
- * `split` is the index's pointers (files) that reach the agent and those past the cut;
- * `memories` the directory's memories; `missingOf` the files its index names that do not exist,
- * asked only when something is past the cut (most indexes: nothing, on every scan and cache load).
+ * The memories and the missing files past an index's cut. `index.reach` is what the index's links
+ * name, on lines that reach the agent and past the cut (index-state.ts: any link lists a memory);
+ * `index.cutPointers` its pointers past the cut (`cut`); `memories` the directory's memories;
+ * `missingOf` the files its index names that do not exist, asked only when a pointer is past the
+ * cut (most indexes: none, on every scan and cache load); `parent` the team files the main
+ * index's links name, for a team directory (R-TEAM: either index lists a team memory).
  */
 export function cutFactsOf(
-  split: { loaded: readonly string[]; cut: readonly string[] },
+  index: { reach: IndexReach; cutPointers: readonly string[] },
   memories: readonly { file: string }[],
   missingOf: () => ReadonlySet<string>,
+  parent: IndexReach = NO_REACH,
 ): CutFacts {
-  if (split.cut.length === 0) return { cutMemories: [], cutMissing: [] };
-  const missing = missingOf();
+  const { reach } = index;
+  if (reach.cut.length === 0 && parent.cut.length === 0) return { cutMemories: [], cutMissing: [] };
   const files = new Set(memories.map((m) => m.file));
-  const loaded = new Set(split.loaded);
+  const loaded = new Set([...reach.loaded, ...parent.loaded]);
   const cutMemories = new Set<string>();
-  const cutMissing: string[] = [];
-  for (const file of split.cut) {
-    if (files.has(file) && !loaded.has(file)) cutMemories.add(file);
-    else if (missing.has(file)) cutMissing.push(file);
-  }
-  return { cutMemories: [...cutMemories], cutMissing };
+  for (const file of [...reach.cut, ...parent.cut]) if (files.has(file) && !loaded.has(file)) cutMemories.add(file);
+  return { cutMemories: [...cutMemories], cutMissing: cutMissingOf(index.cutPointers, missingOf) };
+}
+
+/**
+ * What is past the cut of an index's text as the app shows it (the MEMORY.md tab, Make room's
+ * before and after): the lines below the cut that hold a pointer, and cutFactsOf over `dir`'s
+ * memories and Health's missing files; `parent` for a team index (see cutFactsOf).
+ */
+export function cutOfIndex(
+  parsed: ParsedIndex,
+  load: IndexLoad,
+  dir: { memories: readonly { file: string }[]; problems: readonly Pick<Problem, 'code' | 'target'>[] } | null,
+  parent?: IndexReach,
+): { lines: number[]; facts: CutFacts } {
+  const split = splitLoadedEntries(parsed, load);
+  const facts = cutFactsOf(
+    { reach: indexReachOf(parsed, load), cutPointers: split.cut.map((l) => l.file) },
+    dir?.memories ?? [],
+    () => missingFilesOf(dir?.problems ?? []),
+    parent,
+  );
+  return { lines: split.cut.map((l) => l.line), facts };
 }
 
 /**

@@ -9,7 +9,8 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { DerivableHint } from '../../shared/not-worth-saving.js';
 import { type Problem, type ProblemCode, type FixKind, SEVERITY_OF } from '../../shared/problems.js';
 import type { FrontmatterIssue } from '../../shared/frontmatter.js';
-import { type CutFacts, cutFactsOf } from '../../shared/index-cut.js';
+import { type CutFacts, cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
+import { type IndexReach, indexReachOf } from '../../shared/index-state.js';
 import { plural } from '../../shared/size-text.js';
 import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-types.js';
 
@@ -31,8 +32,8 @@ export interface HealthInput {
   otherExisting: ReadonlySet<string>;
   /** Entries in the directory that are not readable as topic files at all (e.g. a directory named x.md). */
   strays: { file: string; reason: string }[];
-  /** Topic files linked from the parent directory's index (team files from the main `MEMORY.md`). */
-  linkedFromParent?: ReadonlySet<string>;
+  /** Topic files the parent directory's index links (team files from the main `MEMORY.md`), loaded and past the cut. */
+  linkedFromParent?: IndexReach;
   /** Which memory this directory holds; a team directory is held to R-TYPES's scopes. */
   scope?: Scope;
 }
@@ -54,8 +55,10 @@ export function assessHealth(input: HealthInput): Problem[] {
   }
 
   // R-HEALTH on index lines read as the agent reads them: any link to a `.md` file counts, wherever
-  // it sits on its line; lines Claude Code strips first (frontmatter, comment blocks) do not.
-  const linked = new Set<string>(input.linkedFromParent ?? []);
+  // it sits on its line; lines Claude Code strips first (frontmatter, comment blocks) do not
+  // (index-state.ts, the one rule for what an index lists).
+  const parent = input.linkedFromParent;
+  const linked = new Set<string>(parent ? [...parent.loaded, ...parent.cut] : []);
   if (index.parsed) {
     const visible = (line: number) => !index.load || lineFate(index.load, line) !== 'hidden';
     const entryLines = new Set(index.parsed.lines.filter((l) => l.kind === 'entry').map((l) => l.line));
@@ -73,7 +76,6 @@ export function assessHealth(input: HealthInput): Problem[] {
     }
     const pointedAt = new Map<string, number>();
     const reported = new Set<string>();
-    const dangling = new Set<string>();
     for (const link of indexLinks(index.parsed)) {
       if (!visible(link.line)) continue;
       const canonical = link.primary && entryLines.has(link.line);
@@ -112,7 +114,6 @@ export function assessHealth(input: HealthInput): Problem[] {
       }
       if (!reported.has(link.file) && !topicFiles.has(link.file) && !input.otherExisting.has(link.file)) {
         reported.add(link.file);
-        dangling.add(link.file);
         problems.push(
           problem(
             'dangling-link',
@@ -129,7 +130,9 @@ export function assessHealth(input: HealthInput): Problem[] {
       const split = splitLoadedEntries(index.parsed, index.load);
       const cut = split.cut.map((l) => l.file);
       const memories = input.topics.filter((t) => !t.unreadable);
-      const facts = cutFactsOf({ loaded: split.loaded.map((l) => l.file), cut }, memories, () => dangling);
+      // What this index's cut hides: a team memory loaded through MEMORY.md is not among it, nor one only MEMORY.md's cut hides.
+      const loadedElsewhere = parent && { loaded: parent.loaded, cut: [] };
+      const facts = cutFactsOf({ reach: indexReachOf(index.parsed, index.load), cutPointers: cut }, memories, () => missingFilesOf(problems), loadedElsewhere);
       problems.push(
         problem(
           'over-limit',

@@ -31,8 +31,11 @@ import { writeDataFile } from '../core/safe-fs.js';
  * 8: a problem a topic's notes give is written as its number among them (scan-cache-record.ts), not again in full.
  * 9: a team directory's problems include `user-in-team` (a `user` memory in `team/`), and its
  *    orphans name team/MEMORY.md.
+ * 10: one rule for what an index lists (index-state.ts): any link lists a memory, a team memory is
+ *    loaded or past the cut through either index; the record holds `cutMemories`, and an index's
+ *    team links are split into loaded and past the cut.
  */
-export const SCAN_CACHE_VERSION = 9;
+export const SCAN_CACHE_VERSION = 10;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
+import { cutMissingOf, missingFilesOf } from '../../shared/index-cut.js';
 import { MEMORY_TYPES, SCOPES } from '../../shared/memory-types.js';
 import { FIX_KINDS, PROBLEM_CODES, type Problem } from '../../shared/problems.js';
 import { type MemoryDirScan, memoryDirScanSchema } from '../../shared/scan-types.js';
@@ -63,7 +63,7 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
         facts: fc.tuple(fc.nat(), finite, finite, fc.nat()),
         links: fc.array(fc.oneof(fc.nat({ max: 11 }), text, fc.constantFrom('../up.md', 'team/x.md', '')), { maxLength: 6 }),
         failed: fc.boolean(),
-        teamLinks: fc.array(text, { maxLength: 2 }),
+        teamLinks: fc.record({ loaded: fc.array(text, { maxLength: 2 }), cut: fc.array(text, { maxLength: 2 }) }),
       }),
     ),
     summary: fc.record({
@@ -71,6 +71,7 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
       numbers: fc.array(finite, { minLength: 6, maxLength: 6 }),
       loaded: fc.array(fc.oneof(fc.nat({ max: 11 }), text), { maxLength: 5 }),
       cut: fc.array(fc.oneof(fc.nat({ max: 11 }), text), { maxLength: 5 }),
+      cutMemories: fc.array(fc.nat({ max: 11 }), { maxLength: 3 }),
       firstCutLine: fc.option(fc.nat()),
       reason: fc.option(text),
     }),
@@ -82,6 +83,7 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
         relativePath.map((f) => `stray:${f}`),
         relativePath.map((f) => `other:team/${f}`),
         relativePath.map((f) => `parent:${f}`),
+        relativePath.map((f) => `parent-cut:${f}`),
       ),
       {
         maxLength: 3,
@@ -128,7 +130,7 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
       index: index && {
         facts: index.facts,
         targets,
-        teamLinks: index.failed ? [] : index.teamLinks,
+        teamLinks: index.failed ? { loaded: [], cut: [] } : index.teamLinks,
         failure: index.failed ? { code: 'unreadable', reason: 'it is not valid UTF-8' } : null,
       },
       files,
@@ -151,8 +153,9 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
           loadedChars,
           firstCutLine: summary.firstCutLine,
           reason: summary.reason,
-          // Worked out from the rest, as a scan does (the record does not hold them).
-          ...cutFactsOf({ loaded, cut }, memories, () => missingFilesOf(problems)),
+          // Memories past the cut (they depend on links the record does not hold); the missing files past it are worked out from the rest.
+          cutMemories: [...new Set(summary.cutMemories.flatMap((i) => (memories.length > 0 ? [memories[i % memories.length]!.file] : [])))],
+          cutMissing: cutMissingOf(cut, () => missingFilesOf(problems)),
         },
         memories,
         problems,

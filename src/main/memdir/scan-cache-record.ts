@@ -19,7 +19,8 @@
  * while the first scan runs (that copying cost a fresh process more than parsing them).
  */
 import path from 'node:path';
-import { type CutFacts, cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
+import { cutMissingOf, missingFilesOf } from '../../shared/index-cut.js';
+import type { IndexReach } from '../../shared/index-state.js';
 import { MEMORY_TYPES, SCOPES, type Scope } from '../../shared/memory-types.js';
 import { FIX_KINDS, PROBLEM_CODES, type Problem } from '../../shared/problems.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
@@ -93,7 +94,7 @@ export interface DirRecord {
   dir: string;
   scope: Scope;
   /** MEMORY.md's stat facts, its links (a number: that topic file), its team links, why it could not be read. */
-  index: { facts: StoredFacts; targets: (number | string)[] | null; teamLinks: string[]; failure: StoredFailure | null } | null;
+  index: { facts: StoredFacts; targets: (number | string)[] | null; teamLinks: IndexReach; failure: StoredFailure | null } | null;
   files: string[];
   /** Where its files' facts start in the facts block (four numbers a file). */
   factsAt: number;
@@ -109,7 +110,10 @@ export interface DirRecord {
   lengths: number[];
   /** One letter a memory: its type and layout ({@link kindOf}). */
   kinds: string;
-  /** The index summary: exists, lines, bytes, chars, loaded, cut (topic files by position), loadedLines, loadedBytes, loadedChars, firstCutLine, reason. */
+  /**
+   * The index summary: exists, lines, bytes, chars, loaded, cut (topic files by position), loadedLines, loadedBytes, loadedChars,
+   * firstCutLine, reason, cutMemories (by position: they depend on links the record does not hold, and on the main index's for a team).
+   */
   summary: unknown[];
   /**
    * code, file, line, message, severity, fix, and the target when there is one; or, for a problem
@@ -215,6 +219,7 @@ export function writeDirRecord(dir: string, stored: StoredDir, blocks: BlockWrit
       index.loadedChars,
       index.firstCutLine,
       index.reason,
+      index.cutMemories.map(ref),
     ],
     problems: result.problems.map((p) => {
       if (nextOwn < own.length && sameProblem(p, own[nextOwn]!)) return nextOwn++;
@@ -285,19 +290,20 @@ function problemOf(v: unknown): Problem | null {
   return isString(target) ? { code, file, line, message, severity, fix, target } : null;
 }
 
-/** The summary as the record holds it: what is past the cut besides `cut` is worked out again on reading (cutFactsOf). */
-type StoredSummary = Omit<IndexSummary, keyof CutFacts>;
+/** The summary as the record holds it: the pointers to missing files past the cut are worked out again on reading (cutMissingOf). */
+type StoredSummary = Omit<IndexSummary, 'cutMissing'>;
 
 function summaryOf(v: unknown, files: readonly string[]): StoredSummary | null {
-  if (!Array.isArray(v) || v.length !== 11) return null;
-  const [exists, lines, bytes, chars, loadedRefs, cutRefs, loadedLines, loadedBytes, loadedChars, firstCutLine, reason] = v as unknown[];
+  if (!Array.isArray(v) || v.length !== 12) return null;
+  const [exists, lines, bytes, chars, loadedRefs, cutRefs, loadedLines, loadedBytes, loadedChars, firstCutLine, reason, cutMemoryRefs] = v as unknown[];
   if (typeof exists !== 'boolean' || !isNumber(lines) || !isNumber(bytes) || !isNumber(chars)) return null;
   if (!isNumber(loadedLines) || !isNumber(loadedBytes) || !isNumber(loadedChars)) return null;
   if ((firstCutLine !== null && !isNumber(firstCutLine)) || (reason !== null && !isString(reason))) return null;
   const loaded = refsOf(loadedRefs, files);
   const cut = refsOf(cutRefs, files);
-  if (!loaded || !cut) return null;
-  return { exists, lines, bytes, chars, loaded, cut, loadedLines, loadedBytes, loadedChars, firstCutLine, reason };
+  const cutMemories = refsOf(cutMemoryRefs, files);
+  if (!loaded || !cut || !cutMemories) return null;
+  return { exists, lines, bytes, chars, loaded, cut, loadedLines, loadedBytes, loadedChars, firstCutLine, reason, cutMemories };
 }
 
 /**
@@ -310,16 +316,18 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
   if (!Array.isArray(files) || !files.every(isRelativePath) || !isNotes(writtenNotes, files.length)) return null;
   if (!isIndex(factsAt) || factsAt + 4 * files.length > blocks.facts.length) return null;
   const facts = blocks.facts.subarray(factsAt, factsAt + 4 * files.length);
-  if (!Array.isArray(tail) || !tail.every((t) => isString(t) && /^(?:stray|other|parent):/.test(t))) return null;
+  if (!Array.isArray(tail) || !tail.every((t) => isString(t) && /^(?:stray|other|parent|parent-cut):/.test(t))) return null;
 
   let index: StoredDir['index'] = null;
   let others: string[] = [];
   if (v.index !== null) {
     const i = v.index;
-    if (!isRecord(i) || !isNumbers(i.facts, 4) || !isStrings(i.teamLinks) || !isFailure(i.failure)) return null;
+    if (!isRecord(i) || !isNumbers(i.facts, 4) || !isFailure(i.failure)) return null;
+    const team = i.teamLinks;
+    if (!isRecord(team) || !isStrings(team.loaded) || !isStrings(team.cut)) return null;
     const targets = i.targets === null ? null : refsOf(i.targets, files);
     if (i.targets !== null && !targets) return null;
-    index = { facts: i.facts as StoredFacts, targets, teamLinks: i.teamLinks, failure: i.failure as StoredFailure | null };
+    index = { facts: i.facts as StoredFacts, targets, teamLinks: { loaded: team.loaded, cut: team.cut }, failure: i.failure as StoredFailure | null };
     // Links to paths that are not topic files here (see otherTargets): written as paths, not positions.
     if (targets) others = (i.targets as (number | string)[]).filter((t): t is string => typeof t === 'string' && !t.startsWith('..') && t !== '');
   }
@@ -401,7 +409,7 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
     if (!p) return null;
     problems[i] = p;
   }
-  const full: IndexSummary = { ...summary, ...cutFactsOf(summary, memories, () => missingFilesOf(problems)) };
+  const full: IndexSummary = { ...summary, cutMissing: cutMissingOf(summary.cut, () => missingFilesOf(problems)) };
   const result: MemoryDirScan = { memoryDir: dir, exists: true, index: full, memories, problems, lastChangeMs: v.lastChangeMs };
   return { dir, index, files, facts, notes, tail, others, result };
 }

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import type { ParsedIndex } from '../../shared/index-format.js';
 import type { IndexLoad } from '../../shared/index-load.js';
+import { type IndexReach, NO_REACH } from '../../shared/index-state.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { MemoryDirScan } from '../../shared/scan-types.js';
 import type { FileFacts, ReadOutcome } from './read-file.js';
@@ -33,8 +34,8 @@ export interface CachedIndex {
   load: IndexLoad | null;
   /** The files its links name, each once, in order (null when it could not be read). */
   targets: string[] | null;
-  /** Team files (relative to `team/`) it links from lines the agent sees. */
-  teamLinks: string[];
+  /** Team files (relative to `team/`) its links name, on lines that reach the agent and past the cut, each once a list. */
+  teamLinks: IndexReach;
   /**
    * Loaded from the cache file: facts and targets only. Enough to recognise an unchanged
    * directory; read again before a directory's scan is rebuilt.
@@ -62,7 +63,7 @@ export type StoredFailure = { code: 'unreadable' | 'unsafe-link'; reason: string
  * it is unchanged, and to rebuild its records when it is not (see scan-cache-file.ts).
  */
 export interface StoredDir {
-  index: { facts: StoredFacts; targets: string[] | null; teamLinks: string[]; failure: StoredFailure | null } | null;
+  index: { facts: StoredFacts; targets: string[] | null; teamLinks: IndexReach; failure: StoredFailure | null } | null;
   /** The topic files' paths, sorted. */
   files: string[];
   /**
@@ -72,7 +73,7 @@ export interface StoredDir {
   facts: ArrayLike<number>;
   /** For the files that have any, by position in `files`: frontmatter issues, R-NOTSAVE hints, why it could not be read. */
   notes: [number, TopicSummary['issues'], TopicSummary['hints'], StoredFailure | null][];
-  /** The other parts the scan was built from (`stray:x.md`, `other:team/x.md`, `parent:x.md`). */
+  /** The other parts the scan was built from (`stray:x.md`, `other:team/x.md`, `parent:x.md`, `parent-cut:x.md`). */
   tail: string[];
   /** The index's links that name no topic file here ({@link otherTargets}): the paths an unchanged check looks for. */
   others: string[];
@@ -167,7 +168,7 @@ export function restoreStoredDir(cache: ScanCache, memoryDir: string, stored: St
   if (stored.index) {
     const f = toFacts(stored.index.facts);
     index = stored.index.failure
-      ? { facts: f, outcome: { ok: false, ...stored.index.failure, facts: f }, parsed: null, load: null, targets: null, teamLinks: [] }
+      ? { facts: f, outcome: { ok: false, ...stored.index.failure, facts: f }, parsed: null, load: null, targets: null, teamLinks: NO_REACH }
       : { facts: f, outcome: null, parsed: null, load: null, targets: stored.index.targets ?? [], teamLinks: stored.index.teamLinks, stub: true };
     cache.indexes.set(childPath(memoryDir, INDEX_FILE), index);
   }

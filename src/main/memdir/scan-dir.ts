@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
 import { indexLinks, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
-import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
-import { teamFileOfMainLink } from '../../shared/index-state.js';
+import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { type IndexReach, NO_REACH, indexReachOf, teamReachOf } from '../../shared/index-state.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
@@ -116,18 +116,21 @@ function headSummary(abs: string, file: string): TopicSummary | null {
 function readIndex(abs: string, isSymlink: boolean): CachedIndex {
   // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
   const outcome = readMemoryText(path.dirname(abs), abs, isSymlink, INDEX_READ_MAX_BYTES);
-  if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null, teamLinks: [] };
+  if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null, teamLinks: NO_REACH };
   const parsed = parseIndex(outcome.text);
   const load = loadIndexAsClaudeCode(outcome.text, { byteLength: utf8ByteLength });
   const targets = new Set<string>();
-  const teamLinks = new Set<string>();
-  for (const link of indexLinks(parsed)) {
-    targets.add(link.file);
-    // A team file linked from a line the agent sees (R-INDEX: stripped lines are not seen).
-    const teamFile = teamFileOfMainLink(link.file);
-    if (teamFile !== null && lineFate(load, link.line) !== 'hidden') teamLinks.add(teamFile);
-  }
-  return { facts: outcome.facts, outcome: null, parsed, load, targets: [...targets], teamLinks: [...teamLinks] };
+  for (const link of indexLinks(parsed)) targets.add(link.file);
+  // The team files its links name, loaded or past the cut (stripped lines are not seen).
+  const team = teamReachOf(indexReachOf(parsed, load));
+  return {
+    facts: outcome.facts,
+    outcome: null,
+    parsed,
+    load,
+    targets: [...targets],
+    teamLinks: { loaded: [...new Set(team.loaded)], cut: [...new Set(team.cut)] },
+  };
 }
 
 function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined): CachedIndex {
@@ -138,10 +141,11 @@ export interface ScanDirOptions {
   scope: Scope;
   cache?: ScanCache;
   /**
-   * Files of this directory linked from the parent's index (team files linked from `MEMORY.md`):
-   * not orphans. Asked only when the directory exists.
+   * Files of this directory the parent's index links (team files linked from `MEMORY.md`), from
+   * lines that reach the agent and from lines past the cut: not orphans, and loaded or past the
+   * cut by those links too (index-state.ts). Asked only when the directory exists.
    */
-  linkedFromParent?: () => ReadonlySet<string>;
+  linkedFromParent?: () => IndexReach;
 }
 
 const EMPTY_INDEX: IndexSummary = {
@@ -168,8 +172,13 @@ function existingOf(memoryDir: string, others: readonly string[]): Set<string> {
 }
 
 /** The parts of a directory's scan that are not file records, in the order they are compared. */
-function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<string>, linkedFromParent: ReadonlySet<string> | undefined): string[] {
-  return [...strays.map((s) => `stray:${s.file}`), ...[...otherExisting].map((f) => `other:${f}`), ...[...(linkedFromParent ?? [])].map((f) => `parent:${f}`)];
+function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<string>, linkedFromParent: IndexReach | undefined): string[] {
+  return [
+    ...strays.map((s) => `stray:${s.file}`),
+    ...[...otherExisting].map((f) => `other:${f}`),
+    ...(linkedFromParent?.loaded ?? []).map((f) => `parent:${f}`),
+    ...(linkedFromParent?.cut ?? []).map((f) => `parent-cut:${f}`),
+  ];
 }
 
 /** Whether the file at `abs` has the stat facts written down at `facts[at…at+3]` (size, mtimeMs, ctimeMs, ino). */
@@ -187,7 +196,7 @@ function sameStoredFacts(abs: string, facts: ArrayLike<number>, at = 0): boolean
  * entries (subfolders included), every one with the same stat facts, the same other targets and
  * the same files linked from the parent's index. Stats only.
  */
-function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryFileListing, linkedFromParent: ReadonlySet<string> | undefined): boolean {
+function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryFileListing, linkedFromParent: IndexReach | undefined): boolean {
   const { topics: topicEntries, strays, index: indexEntry } = listing;
   if ((stored.index === null) !== (indexEntry === null) || indexEntry?.isSymlink) return false;
   if (stored.files.length !== topicEntries.length) return false;
@@ -218,7 +227,7 @@ function stillSame(abs: string, facts: FileFacts): boolean {
  * instead of looked up by path one by one: a rescan costs the listing and one stat per file.
  * Links are re-read every time, so a directory holding one never holds.
  */
-function previousStillHolds(memoryDir: string, previous: CachedDir, listing: MemoryFileListing, linkedFromParent: ReadonlySet<string> | undefined): boolean {
+function previousStillHolds(memoryDir: string, previous: CachedDir, listing: MemoryFileListing, linkedFromParent: IndexReach | undefined): boolean {
   const { topics: topicEntries, strays, index: indexEntry } = listing;
   const { parts } = previous;
   if (parts.length < topicEntries.length + 1) return false;
@@ -347,12 +356,17 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     });
   });
 
-  let indexSummary = EMPTY_INDEX;
+  const missingOf = () => missingFilesOf(problems);
+  // No team/MEMORY.md: its memories may still be past the main index's cut.
+  let indexSummary = linkedFromParent?.cut.length
+    ? { ...EMPTY_INDEX, ...cutFactsOf({ reach: NO_REACH, cutPointers: [] }, memories, missingOf, linkedFromParent) }
+    : EMPTY_INDEX;
   if (index) {
     const load = index.load;
     const split = index.parsed && load ? splitLoadedEntries(index.parsed, load) : { loaded: [], cut: [] };
     const loaded = split.loaded.map((e) => e.file);
     const cut = split.cut.map((e) => e.file);
+    const reach = index.parsed && load ? indexReachOf(index.parsed, load) : NO_REACH;
     indexSummary = {
       exists: true,
       lines: load?.lines ?? 0,
@@ -365,7 +379,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       loadedChars: load?.loadedChars ?? 0,
       firstCutLine: load?.firstCutLine ?? null,
       reason: load?.reason ?? null,
-      ...cutFactsOf({ loaded, cut }, memories, () => missingFilesOf(problems)),
+      ...cutFactsOf({ reach, cutPointers: cut }, memories, missingOf, linkedFromParent),
     };
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };
@@ -377,17 +391,18 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
 }
 
 /**
- * Team files the private index links (`- [T](team/x.md)`), relative to the team directory: the
- * agent reaches them from the main index, so the team scan must not call them orphans. From the
- * cache file's record of the index while its stat facts hold, else from the index itself.
+ * Team files the private index links (`- [T](team/x.md)`), relative to the team directory, from
+ * lines that reach the agent and from lines past the cut: the team scan calls none of them
+ * orphans, and counts them loaded or past the cut (index-state.ts). From the cache file's record
+ * of the index while its stat facts hold, else from the index itself.
  */
-export function teamFilesLinkedFrom(memoryDir: string, cache?: ScanCache): Set<string> {
+export function teamFilesLinkedFrom(memoryDir: string, cache?: ScanCache): IndexReach {
   const abs = childPath(memoryDir, INDEX_FILE);
   const isSymlink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
-  if (isSymlink === undefined) return new Set();
+  if (isSymlink === undefined) return NO_REACH;
   const stored = isSymlink ? undefined : cache?.stored.get(memoryDir)?.index;
-  if (stored && !stored.failure && sameStoredFacts(abs, stored.facts)) return new Set(stored.teamLinks);
-  return new Set(loadIndex(abs, isSymlink, cache).teamLinks);
+  if (stored && !stored.failure && sameStoredFacts(abs, stored.facts)) return stored.teamLinks;
+  return loadIndex(abs, isSymlink, cache).teamLinks;
 }
 
 /** The team directory of a memory directory (R-LAYOUT). */

@@ -5,9 +5,9 @@
  * Code's own cut (previewRoom → loadIndexAsClaudeCode) and applied as one history entry.
  */
 import { useMemo, useState } from 'react';
-import { type CutFacts, cutFactsOf, cutFactsText, cutPointersText, missingFilesOf } from '../../shared/index-cut.js';
-import { type IndexEntry, type ParsedIndex, indexLinks, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
-import type { IndexLoad } from '../../shared/index-load.js';
+import { cutFactsText, cutOfIndex, cutPointersText } from '../../shared/index-cut.js';
+import { type IndexEntry, indexLinks, parseIndex } from '../../shared/index-format.js';
+import type { IndexReach } from '../../shared/index-state.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import { LONG_HOOK, type RoomAction, previewRoom, roomNeeded, shortenHook } from '../../shared/index-room.js';
@@ -42,26 +42,22 @@ function toActions(choices: ReadonlyMap<number, Choice>, moves: readonly RoomAct
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-/** The lines below the cut that hold a pointer, and what they point at (index-cut.ts): the counts Make room says. */
-function cutOfText(parsed: ParsedIndex, load: IndexLoad, dir: Pick<MemoryDirScan, 'memories' | 'problems'> | null): { lines: number[]; facts: CutFacts } {
-  const split = splitLoadedEntries(parsed, load);
-  const files = { loaded: split.loaded.map((l) => l.file), cut: split.cut.map((l) => l.file) };
-  return { lines: split.cut.map((l) => l.line), facts: cutFactsOf(files, dir?.memories ?? [], () => missingFilesOf(dir?.problems ?? [])) };
-}
-
 /**
  * `dir` is the scan of the index's directory: its memories and Health's missing files tell the
- * pointers below the cut apart; the counts themselves are pointer lines, what the choices act on.
+ * pointers below the cut apart (index-cut.ts, `parent` for team/MEMORY.md); the counts themselves
+ * are pointer lines, what the choices act on.
  */
 export function MakeRoom({
   scope,
   text: current,
   dir,
+  parent,
   onClose,
 }: {
   scope: Scope;
   text: string;
   dir: Pick<MemoryDirScan, 'memories' | 'problems'> | null;
+  parent?: IndexReach;
   onClose: () => void;
 }) {
   // Choices name lines of the text they were made on: it stays put while MEMORY.md changes on disk.
@@ -104,8 +100,8 @@ export function MakeRoom({
 
   const firstCutRow = parsed.lines.find((l) => fates.get(l.line) === 'cut')?.line ?? null;
   // Header, button and result count the same thing: lines below the cut that hold a pointer.
-  const beforeCut = useMemo(() => cutOfText(parsed, beforeLoad, dir), [parsed, beforeLoad, dir]);
-  const afterCut = useMemo(() => cutOfText(parseIndex(preview.text), afterLoad, dir), [preview.text, afterLoad, dir]);
+  const beforeCut = useMemo(() => cutOfIndex(parsed, beforeLoad, dir, parent), [parsed, beforeLoad, dir, parent]);
+  const afterCut = useMemo(() => cutOfIndex(parseIndex(preview.text), afterLoad, dir, parent), [preview.text, afterLoad, dir, parent]);
   // Lines that hold a pointer without being one (`- See [T](f.md) …`): they can be kept or dropped.
   const linkLines = useMemo(() => new Set(indexLinks(parsed).flatMap((l) => (l.primary ? [l.line] : []))), [parsed]);
   const set = (line: number, choice: Choice) => setChoices(new Map(choices).set(line, choice));

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { cutFactsOf } from '../../shared/index-cut.js';
+import { type IndexReach, teamReachOf } from '../../shared/index-state.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { matchItems } from '../components/CommandPalette.js';
 import { deleteQuestion } from '../components/ConfirmDelete.js';
@@ -159,7 +160,8 @@ describe('dashboard', () => {
 });
 
 describe('memory browser', () => {
-  const dir = (files: [string, string][], loaded: string[], cut: string[], scope: 'private' | 'team') => ({
+  /** A directory's scan as a scan works it out from what its index (and, for the team, the main index: `parent`) links. */
+  const dir = (files: [string, string][], loaded: string[], cut: string[], scope: 'private' | 'team', parent?: IndexReach) => ({
     memoryDir: '/m',
     exists: true,
     index: {
@@ -174,11 +176,11 @@ describe('memory browser', () => {
       loadedChars: 0,
       firstCutLine: null,
       reason: null,
-      // As a scan works them out.
       ...cutFactsOf(
-        { loaded, cut },
+        { reach: { loaded, cut }, cutPointers: cut },
         files.map(([file]) => ({ file })),
         () => new Set(),
+        parent,
       ),
     },
     memories: files.map(([file, name]) => ({
@@ -191,7 +193,17 @@ describe('memory browser', () => {
       mtimeMs: 1,
       layout: 'flat' as const,
     })),
-    problems: [],
+    // Health's orphans: memories no link of either index names.
+    problems: files
+      .filter(([file]) => ![...loaded, ...cut, ...(parent?.loaded ?? []), ...(parent?.cut ?? [])].includes(file))
+      .map(([file]) => ({
+        code: 'orphan' as const,
+        file,
+        line: null,
+        message: `${file} is not listed`,
+        severity: 'warning' as const,
+        fix: 'add-to-index' as const,
+      })),
     lastChangeMs: 1,
   });
   const scan = {
@@ -225,17 +237,20 @@ describe('memory browser', () => {
   });
 
   it('marks a team memory pointed at from the main MEMORY.md (team/x.md) as the agent sees it, not unlisted', () => {
+    const main = { loaded: ['a.md', 'team/env.md', 'team/both.md'], cut: ['team/late.md'] };
     const viaMain = {
-      ...dir([['a.md', 'Alpha']], ['a.md', 'team/env.md'], ['team/late.md'], 'private'),
+      ...dir([['a.md', 'Alpha']], main.loaded, main.cut, 'private'),
       team: dir(
         [
           ['env.md', 'Env'],
           ['late.md', 'Late'],
           ['lost.md', 'Lost'],
+          ['both.md', 'Below the team cut, loaded from the main index'],
         ],
         [],
-        [],
+        ['both.md'],
         'team',
+        teamReachOf(main),
       ),
     } as unknown as ProjectScan;
     expect(memoryRows(viaMain).map((r) => [r.scope, r.file, r.indexState])).toEqual([
@@ -243,7 +258,10 @@ describe('memory browser', () => {
       ['team', 'env.md', 'loaded'],
       ['team', 'late.md', 'cut'],
       ['team', 'lost.md', 'unlisted'],
+      ['team', 'both.md', 'loaded'],
     ]);
+    // The counts say the same: one team memory past the cut (late.md, only below the main index's cut), not both.md.
+    expect(viaMain.team!.index.cutMemories).toEqual(['late.md']);
   });
 
   it("lists in MEMORY.md's order, not the files' (the main index, then the team's; unlisted last, by scope and file), and follows a reorder", () => {

@@ -10,8 +10,9 @@ import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
 import { useEffect, useMemo, useState } from 'react';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
-import { cutFactsOf, cutPointersText, missingFilesOf } from '../../shared/index-cut.js';
-import { parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
+import { cutOfIndex, cutPointersText } from '../../shared/index-cut.js';
+import { parseIndex } from '../../shared/index-format.js';
+import { mainTeamPointersOf } from '../../shared/index-state.js';
 import { indexImpact, sizeAgainstLimits } from '../../shared/index-impact.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
@@ -75,15 +76,15 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
 
   const shown = draft ?? text ?? '';
   const dirScan = scope === 'team' ? scan.team : scan;
+  // team/MEMORY.md's memories may be loaded or past the cut through the main index too (index-state.ts).
+  const parent = useMemo(() => (scope === 'team' ? mainTeamPointersOf(scan) : undefined), [scope, scan]);
   const view = useMemo(() => {
     const load = loadIndexAsClaudeCode(shown);
     const parsed = parseIndex(shown);
-    const split = splitLoadedEntries(parsed, load);
-    const files = { loaded: split.loaded.map((l) => l.file), cut: split.cut.map((l) => l.file) };
     // What the pointers below the cut are, by the rule every place counts with (index-cut.ts).
-    const facts = cutFactsOf(files, dirScan?.memories ?? [], () => missingFilesOf(dirScan?.problems ?? []));
-    return { load, lines: parsed.lines, cutCount: split.cut.length, cutText: cutPointersText(split.cut.length, facts) };
-  }, [shown, dirScan]);
+    const { lines: cutLines, facts } = cutOfIndex(parsed, load, dirScan ?? null, parent);
+    return { load, lines: parsed.lines, cutCount: cutLines.length, cutText: cutPointersText(cutLines.length, facts) };
+  }, [shown, dirScan, parent]);
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
   // Memories that exist whose pointer this save would take out of the index: they become orphans.
@@ -135,6 +136,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           scope={scope}
           text={text}
           dir={dirScan ?? null}
+          {...(parent ? { parent } : {})}
           onClose={() => {
             setMakingRoom(false);
             void reload();

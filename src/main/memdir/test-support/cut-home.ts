@@ -32,3 +32,38 @@ export async function layOutCutHome(memory: string): Promise<void> {
   await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), indexWithCut(['- [Team cut](team_cut.md) — below the cut']));
   await fs.writeFile(path.join(memory, 'team', 'team_cut.md'), topic('team_cut', 'reference', 'Where the dashboards are.'));
 }
+
+/**
+ * In `memory`: both indexes cut, laid out with the cases where "listed" and "past the cut" once
+ * differed from place to place (index-state.ts holds the one rule):
+ *
+ * - MEMORY.md loads kept.md, whose hook cross-references aside.md (its only link), and
+ *   `team/team_a.md`; below its cut: late.md, whose hook cross-references later.md (its only
+ *   link), and `team/team_b.md` (its only link);
+ * - team/MEMORY.md loads team_c.md; below its cut: team_a.md (loaded through MEMORY.md) and team_d.md.
+ *
+ * So aside.md, team_a.md and team_c.md reach the agent; late.md, later.md, team_b.md and team_d.md
+ * are past the cut; nothing is unlisted.
+ */
+export async function layOutListingHome(memory: string): Promise<void> {
+  await fs.mkdir(path.join(memory, 'team'), { recursive: true });
+  const prose = (n: number) => Array.from({ length: n }, (_, i) => `- note ${i + 1}: see the lab book, page ${i + 1}`);
+  const main = [
+    ...prose(197),
+    '- [Kept](kept.md) — reaches the agent (see also [Aside](aside.md))',
+    '- [Team A](team/team_a.md) — loaded through the main index',
+    '',
+    '- [Late](late.md) — below the cut (see [Later](later.md))',
+    '- [Team B](team/team_b.md) — only below the main cut',
+  ];
+  await fs.writeFile(path.join(memory, 'MEMORY.md'), `${main.join('\n')}\n`);
+  for (const f of ['kept', 'aside', 'late', 'later']) await fs.writeFile(path.join(memory, `${f}.md`), topic(f, 'project', `About ${f}.`));
+  await fs.writeFile(
+    path.join(memory, 'team', 'MEMORY.md'),
+    indexWithCut(['- [Team A](team_a.md) — below the team cut', '- [Team D](team_d.md) — below both cuts']).replace(
+      '- [Kept](kept.md) — reaches the agent',
+      '- [Team C](team_c.md) — reaches the agent',
+    ),
+  );
+  for (const f of ['team_a', 'team_b', 'team_c', 'team_d']) await fs.writeFile(path.join(memory, 'team', `${f}.md`), topic(f, 'reference', `About ${f}.`));
+}
