@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layOutCutHome } from '../main/memdir/test-support/cut-home.js';
+import { layOutCutHome, layOutListingHome } from '../main/memdir/test-support/cut-home.js';
 
 const CLI_ENTRY = path.resolve(import.meta.dirname, '../../out/cli/memdir.js');
 const skip = existsSync(CLI_ENTRY) ? null : `${CLI_ENTRY} is missing (npm run build)`;
@@ -67,5 +67,55 @@ describe.skipIf(skip !== null)(`"cut" in the built memdir CLI${skip ? ` (skipped
   it('recall: what is always loaded names the memories past the cut, not the files that are gone', async () => {
     const out = await memdir('recall', '--project', DIR, '--query', 'lab book', '--home', home, '--offline');
     expect(out).toContain('always loaded: MEMORY.md, 1 pointer(s); 3 memories past the cut (cut_a.md, cut_b.md, cut_c.md) · 20 pointers to missing files\n');
+  });
+});
+
+describe.skipIf(skip !== null)(`what an index lists, one rule in the built memdir CLI${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  // Both indexes cut (test-support/cut-home.ts, layOutListingHome): team_a.md is below team/MEMORY.md's cut but loaded through
+  // MEMORY.md, team_b.md named only below MEMORY.md's cut; aside.md and later.md named only by a cross-reference in a hook.
+  const LISTING = '-work-listing';
+  let root: string;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  const memdir = async (...args: string[]): Promise<string> =>
+    (await promisify(execFile)(process.execPath, [CLI_ENTRY, ...args], { env }).catch((e: { stdout: string }) => e)).stdout;
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-cli-listing-'));
+    home = path.join(root, 'home');
+    await layOutListingHome(path.join(home, 'projects', LISTING, 'memory'));
+    const { ANTHROPIC_API_KEY: _key, ...rest } = process.env;
+    env = { ...rest, MEMDIR_DATA_DIR: path.join(root, 'data'), CLAUDE_CONFIG_DIR: home };
+  });
+  afterAll(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it('scan, show and lint agree: a team memory through either index, a memory through any link of its line', async () => {
+    const row = (await memdir('scan', '--home', home)).split('\n').find((l) => l.startsWith(LISTING))!;
+    // MEMORIES 4, TEAM 4, then CUT: late.md and later.md, team_d.md and team_b.md — not team_a.md.
+    const cells = row.split(/\s{2,}/);
+    expect([cells[1], cells[2], cells[4]]).toEqual(['4', '4', '4']);
+    const scan = JSON.parse(await memdir('scan', '--home', home, '--json')) as {
+      projects: { index: { cut: string[]; cutMemories: string[] }; team: { index: { cutMemories: string[] } } }[];
+    };
+    const { index, team } = scan.projects[0]!;
+    expect(index.cut).toEqual(['late.md', 'team/team_b.md']);
+    expect(index.cutMemories).toEqual(['late.md', 'later.md']);
+    expect(team.index.cutMemories).toEqual(['team_d.md', 'team_b.md']);
+
+    const show = await memdir('show', LISTING, '--home', home);
+    expect(show).toContain('2 pointers reach the agent, 2 are cut (2 memories past the cut).');
+    expect(show).toContain('team: 4 memories; 2 memories past the cut\n');
+    // Health: MEMORY.md's cut hides late.md and later.md; team/MEMORY.md's only team_d.md.
+    expect(show).toContain('so 2 memories are never seen at session start');
+    expect(show).toContain('so 1 memory is never seen at session start');
+
+    // lint: no orphan (every memory is named by a link of either index), the two over-limit problems Health shows.
+    const lint = JSON.parse(await memdir('lint', '--home', home, '--json')) as { projects: { problems: { code: string; scope: string }[] }[] };
+    expect(lint.projects[0]!.problems.map((p) => [p.code, p.scope])).toEqual([
+      ['over-limit', 'private'],
+      ['over-limit', 'team'],
+    ]);
   });
 });
