@@ -67,22 +67,25 @@ export function cutFactsOf(
 }
 
 /**
- * What is past the cut of an index's text as the app shows it (the MEMORY.md tab, Make room's
- * before and after): the lines below the cut that hold a pointer, and cutFactsOf over `dir`'s
- * memories and Health's missing files; `parent` for a team index (see cutFactsOf).
+ * What the cut of one index's text hides, for the places that work on its lines (Health's
+ * over-limit sentence, the MEMORY.md tab, Make room's before and after): the lines below the cut
+ * that hold a pointer, and cutFactsOf over `dir`'s memories and Health's missing files, where a
+ * memory `loadedElsewhere` reaches the agent anyway (a team memory through MEMORY.md). A team
+ * memory only MEMORY.md's cut hides is past the cut in its directory's count, not here: this
+ * index's lines do not name it.
  */
 export function cutOfIndex(
   parsed: ParsedIndex,
   load: IndexLoad,
   dir: { memories: readonly { file: string }[]; problems: readonly Pick<Problem, 'code' | 'target'>[] } | null,
-  parent?: IndexReach,
+  loadedElsewhere: readonly string[] = [],
 ): { lines: number[]; facts: CutFacts } {
   const split = splitLoadedEntries(parsed, load);
   const facts = cutFactsOf(
     { reach: indexReachOf(parsed, load), cutPointers: split.cut.map((l) => l.file) },
     dir?.memories ?? [],
     () => missingFilesOf(dir?.problems ?? []),
-    parent,
+    { loaded: loadedElsewhere, cut: [] },
   );
   return { lines: split.cut.map((l) => l.line), facts };
 }

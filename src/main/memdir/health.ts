@@ -3,14 +3,14 @@
  * file, line and a sentence a person understands, plus the fix when one is safe.
  * Pure: the scanner gathers the facts, this decides what is wrong.
  */
-import { type ParsedIndex, indexLinks, splitLoadedEntries } from '../../shared/index-format.js';
+import { type ParsedIndex, indexLinks } from '../../shared/index-format.js';
 import { type IndexLoad, lineFate } from '../../shared/index-load.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { DerivableHint } from '../../shared/not-worth-saving.js';
 import { type Problem, type ProblemCode, type FixKind, SEVERITY_OF } from '../../shared/problems.js';
 import type { FrontmatterIssue } from '../../shared/frontmatter.js';
-import { type CutFacts, cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
-import { type IndexReach, indexReachOf } from '../../shared/index-state.js';
+import { type CutFacts, cutOfIndex } from '../../shared/index-cut.js';
+import type { IndexReach } from '../../shared/index-state.js';
 import { plural } from '../../shared/size-text.js';
 import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-types.js';
 
@@ -127,18 +127,15 @@ export function assessHealth(input: HealthInput): Problem[] {
       }
     }
     if (index.load?.truncated && index.load.firstCutLine !== null) {
-      const split = splitLoadedEntries(index.parsed, index.load);
-      const cut = split.cut.map((l) => l.file);
       const memories = input.topics.filter((t) => !t.unreadable);
-      // What this index's cut hides: a team memory loaded through MEMORY.md is not among it, nor one only MEMORY.md's cut hides.
-      const loadedElsewhere = parent && { loaded: parent.loaded, cut: [] };
-      const facts = cutFactsOf({ reach: indexReachOf(index.parsed, index.load), cutPointers: cut }, memories, () => missingFilesOf(problems), loadedElsewhere);
+      // What this index's cut hides: a team memory loaded through MEMORY.md is not among it.
+      const { lines: cutLines, facts } = cutOfIndex(index.parsed, index.load, { memories, problems }, parent?.loaded);
       problems.push(
         problem(
           'over-limit',
           INDEX_FILE,
           index.load.firstCutLine,
-          `${INDEX_FILE} is ${index.load.reason}: from line ${index.load.firstCutLine} on it never reaches the agent, ${overLimitLoss(facts, cut.length)}. Shorten hooks, merge entries or move detail into topic files.`,
+          `${INDEX_FILE} is ${index.load.reason}: from line ${index.load.firstCutLine} on it never reaches the agent, ${overLimitLoss(facts, cutLines.length)}. Shorten hooks, merge entries or move detail into topic files.`,
         ),
       );
     }

@@ -7,7 +7,6 @@
 import { useMemo, useState } from 'react';
 import { cutFactsText, cutOfIndex, cutPointersText } from '../../shared/index-cut.js';
 import { type IndexEntry, indexLinks, parseIndex } from '../../shared/index-format.js';
-import type { IndexReach } from '../../shared/index-state.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import { LONG_HOOK, type RoomAction, previewRoom, roomNeeded, shortenHook } from '../../shared/index-room.js';
@@ -44,20 +43,20 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 /**
  * `dir` is the scan of the index's directory: its memories and Health's missing files tell the
- * pointers below the cut apart (index-cut.ts, `parent` for team/MEMORY.md); the counts themselves
- * are pointer lines, what the choices act on.
+ * pointers below the cut apart (index-cut.ts; `loadedElsewhere`, for team/MEMORY.md, the team
+ * memories MEMORY.md loads); the counts themselves are pointer lines, what the choices act on.
  */
 export function MakeRoom({
   scope,
   text: current,
   dir,
-  parent,
+  loadedElsewhere,
   onClose,
 }: {
   scope: Scope;
   text: string;
   dir: Pick<MemoryDirScan, 'memories' | 'problems'> | null;
-  parent?: IndexReach;
+  loadedElsewhere?: readonly string[];
   onClose: () => void;
 }) {
   // Choices name lines of the text they were made on: it stays put while MEMORY.md changes on disk.
@@ -100,8 +99,8 @@ export function MakeRoom({
 
   const firstCutRow = parsed.lines.find((l) => fates.get(l.line) === 'cut')?.line ?? null;
   // Header, button and result count the same thing: lines below the cut that hold a pointer.
-  const beforeCut = useMemo(() => cutOfIndex(parsed, beforeLoad, dir, parent), [parsed, beforeLoad, dir, parent]);
-  const afterCut = useMemo(() => cutOfIndex(parseIndex(preview.text), afterLoad, dir, parent), [preview.text, afterLoad, dir, parent]);
+  const beforeCut = useMemo(() => cutOfIndex(parsed, beforeLoad, dir, loadedElsewhere), [parsed, beforeLoad, dir, loadedElsewhere]);
+  const afterCut = useMemo(() => cutOfIndex(parseIndex(preview.text), afterLoad, dir, loadedElsewhere), [preview.text, afterLoad, dir, loadedElsewhere]);
   // Lines that hold a pointer without being one (`- See [T](f.md) …`): they can be kept or dropped.
   const linkLines = useMemo(() => new Set(indexLinks(parsed).flatMap((l) => (l.primary ? [l.line] : []))), [parsed]);
   const set = (line: number, choice: Choice) => setChoices(new Map(choices).set(line, choice));

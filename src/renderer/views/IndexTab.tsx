@@ -76,15 +76,21 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
 
   const shown = draft ?? text ?? '';
   const dirScan = scope === 'team' ? scan.team : scan;
-  // team/MEMORY.md's memories may be loaded or past the cut through the main index too (index-state.ts).
-  const parent = useMemo(() => (scope === 'team' ? mainTeamPointersOf(scan) : undefined), [scope, scan]);
+  // A team memory MEMORY.md loads is not hidden by team/MEMORY.md's cut (index-state.ts).
+  const loadedElsewhere = useMemo(() => (scope === 'team' ? mainTeamPointersOf(scan).loaded : undefined), [scope, scan]);
   const view = useMemo(() => {
     const load = loadIndexAsClaudeCode(shown);
     const parsed = parseIndex(shown);
     // What the pointers below the cut are, by the rule every place counts with (index-cut.ts).
-    const { lines: cutLines, facts } = cutOfIndex(parsed, load, dirScan ?? null, parent);
-    return { load, lines: parsed.lines, cutCount: cutLines.length, cutText: cutPointersText(cutLines.length, facts) };
-  }, [shown, dirScan, parent]);
+    const { lines: cutLines, facts } = cutOfIndex(parsed, load, dirScan ?? null, loadedElsewhere);
+    return { load, lines: parsed.lines, cutCount: cutLines.length, cutText: cutPointersText(cutLines.length, facts), facts };
+  }, [shown, dirScan, loadedElsewhere]);
+  // The gauge says what this index's cut hides, as the line below says it: of the saved text (a draft has its own line).
+  const savedFacts = useMemo(
+    () =>
+      text === null ? null : text === shown ? view.facts : cutOfIndex(parseIndex(text), loadIndexAsClaudeCode(text), dirScan ?? null, loadedElsewhere).facts,
+    [text, shown, view, dirScan, loadedElsewhere],
+  );
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
   // Memories that exist whose pointer this save would take out of the index: they become orphans.
@@ -114,7 +120,8 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             <option value="team">Team MEMORY.md</option>
           </select>
         )}
-        {summary && <LoadMeter index={summary} off={off} />}
+        {summary && <LoadMeter index={{ ...summary, ...(savedFacts ?? {}) }} off={off} />}
+
         {summary?.exists && draft === null && !makingRoom && !reordering && (
           <button
             className={summary.firstCutLine !== null ? 'primary' : ''}
@@ -136,7 +143,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           scope={scope}
           text={text}
           dir={dirScan ?? null}
-          {...(parent ? { parent } : {})}
+          {...(loadedElsewhere ? { loadedElsewhere } : {})}
           onClose={() => {
             setMakingRoom(false);
             void reload();
