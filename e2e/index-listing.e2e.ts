@@ -1,0 +1,84 @@
+/**
+ * One rule for what an index lists (shared/index-state.ts), in real Chromium against the real
+ * headless host, on a project whose two indexes are both cut (test-support/cut-home.ts,
+ * layOutListingHome): team_a.md is below team/MEMORY.md's cut but loaded through MEMORY.md,
+ * team_b.md is named only below MEMORY.md's cut, aside.md and later.md only by a cross-reference
+ * in a hook. The dashboard's badge, the memory list's rows, the team MEMORY.md tab and Health say
+ * the same as `memdir scan` and `lint` (src/cli/cut-counts.test.ts).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { layOutListingHome } from '../src/main/memdir/test-support/cut-home.js';
+import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { type Host, startHost } from './support/host.js';
+
+requireBrowser();
+
+const DIR = '-work-listing';
+
+describe.skipIf(!HAS_BROWSER)(`what an index lists, in the app${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+  let root: string;
+  let host: Host;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+  const open = async (tab: string) => {
+    await page.evaluate(`location.hash = '#/p/${DIR}/${tab}'`);
+  };
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-listing-'));
+    await layOutListingHome(path.join(root, 'home', 'projects', DIR, 'memory'));
+    host = await startHost(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', path.join(root, 'data')], { ANTHROPIC_API_KEY: '' });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(host.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.stop();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it("the dashboard's badge and the memory list's rows say the same: 4 past the cut, nothing unlisted", async () => {
+    const badge = page.locator('tr', { hasText: 'listing' }).locator('.badge.error', { hasText: 'cut' });
+    await badge.waitFor();
+    expect(await badge.textContent()).toBe('4 cut');
+    await open('memories');
+    const summary = page.locator('.list-count');
+    await expect.poll(() => summary.textContent()).toContain('8 memories');
+    expect(await summary.textContent()).toContain('4 past the index cut');
+    const list = page.getByRole('listbox', { name: 'Memories' });
+    const marks = async (name: string) => {
+      const row = list.getByRole('option', { name, exact: true });
+      expect(await row.count()).toBe(1);
+      return (await row.locator('.badge').allTextContents()).join(' ');
+    };
+    expect(await list.locator('.badge', { hasText: 'unlisted' }).count()).toBe(0);
+    // Named only by a cross-reference: aside.md on a loaded line, later.md below the cut.
+    expect(await marks('aside')).toBe('');
+    expect(await marks('later')).toBe('cut');
+    // Below team/MEMORY.md's cut but loaded through MEMORY.md; named only below MEMORY.md's cut.
+    expect(await marks('team_a, team')).toBe('');
+    expect(await marks('team_b, team')).toBe('cut');
+  });
+
+  it("the team MEMORY.md tab and Health count what team/MEMORY.md's cut hides: team_d.md, not team_a.md", async () => {
+    await open('index');
+    await page.getByLabel('Which index').selectOption('team');
+    const line = page.getByRole('separator').filter({ hasText: 'The agent never sees anything below this line' });
+    await expect.poll(() => line.textContent()).toBe('✂ The agent never sees anything below this line: 2 pointers (1 memory past the cut)');
+    expect(await page.locator('.gauge-cut').textContent()).toBe('✂ Cut from line 201 (1 memory past the cut): 202 lines (limit: 200)');
+    await open('health');
+    const overLimit = page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'over-limit' });
+    await expect.poll(() => overLimit.count()).toBe(2);
+    const sentences = await overLimit.allTextContents();
+    expect(sentences.filter((t) => t.includes('so 2 memories are never seen at session start.'))).toHaveLength(1);
+    expect(sentences.filter((t) => t.includes('so 1 memory is never seen at session start.'))).toHaveLength(1);
+    expect(errors).toEqual([]);
+  });
+});
