@@ -20,9 +20,10 @@ export const scanCommand: CommandSpec = {
   (lines and chars as Claude Code counts them — after stripping frontmatter and block comments;
    chars are UTF-16 code units, what its 25,000 limit counts; bytes are UTF-8, for reference;
    "loaded" and "cut" list the pointers above and below the cut, one per pointer line, files that do
-   not exist included; of "cut", "cutMemories" are the memories the agent never sees because every
-   pointer to them is below the cut (each once) and "cutMissing" the pointers that name files that
-   do not exist — the table's CUT column counts cutMemories, private and team)
+   not exist included; "cutMemories" are the memories the agent never sees because every link to
+   them is below a cut (each once; a team memory's links in MEMORY.md count too) and "cutMissing"
+   the pointers of "cut" that name files that do not exist — the table's CUT column counts
+   cutMemories, private and team)
   "memories": [{"file" (relative: "retros/x.md" for a subfolder), "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
   "team": {same index/memories/problems} or null,
   "problems": [{"code", "file", "line", "message", "severity", "fix", "target"? (the file an index line names)}], "lastChangeMs", "transcripts",
