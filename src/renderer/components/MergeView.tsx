@@ -6,7 +6,7 @@
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { Decoration, type DecorationSet, EditorView, type Extension, StateField } from '@uiw/react-codemirror';
 import { type ReactNode, useMemo, useState } from 'react';
-import { type LineRange, type SideLine, sideBySide, unionMerge } from '../../shared/line-union.js';
+import { type LineRange, type SideLine, sideBySide } from '../../shared/line-union.js';
 import type { SecretRefusal } from '../stores/errors.js';
 import { themeOf, useSettings } from '../stores/settings.js';
 import { SecretConfirm } from './SecretConfirm.js';
@@ -58,8 +58,8 @@ export function MergeView(props: {
   subtitle: ReactNode;
   theirs: { title: string; text: string };
   mine: { title: string; text: string };
-  /** The first proposal (a three-way merge); else every line of both, common lines once. */
-  initial?: string | null;
+  /** The text the result starts from: the one "keep both" of the conflict (the same text `--keep both` writes). */
+  initial: string;
   /** Lines of `initial` where both sides of an overlap stand: marked in the result, and counted above it. */
   overlaps?: readonly LineRange[];
   note: string;
@@ -72,7 +72,7 @@ export function MergeView(props: {
 }) {
   const theme = useSettings((s) => themeOf(s.view));
   const lines = useMemo(() => sideBySide(props.theirs.text, props.mine.text), [props.theirs.text, props.mine.text]);
-  const [result, setResult] = useState(() => props.initial ?? unionMerge(props.theirs.text, props.mine.text));
+  const [result, setResult] = useState(props.initial);
   // Marked once, on the text the editor starts from; the marks then move with the edits.
   const [resultExtensions] = useState(() => (props.overlaps?.length ? [...extensions, markLines(props.overlaps)] : extensions));
   const overlapCount = props.overlaps?.length ?? 0;
