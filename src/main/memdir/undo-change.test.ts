@@ -332,6 +332,98 @@ describe('undo out of order', () => {
     expect(await read('d.md')).toBe(topic('another d'));
   });
 
+  const another = (file: string) => createMemory(where, { file, fields: { name: 'Another', description: 'written since', type: 'project' }, body: '' });
+  const pointers = async () => (await read('MEMORY.md')).match(/\]\(\w+\.md\)/g)?.sort();
+
+  it('undo anyway of a rename whose new name was deleted and written again since: the other memory there stays with its pointer, and the delete counts as undone', async () => {
+    await seed(['a.md', 'c.md']);
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    const deleted = await deleteMemory(where, 'b.md');
+    await another('b.md');
+    const other = await read('b.md');
+    await expect(undoChange({ ...opts, rev: renamed.entry!.rev })).rejects.toMatchObject({
+      message:
+        'Nothing was undone: since "Rename a.md to b.md", b.md was deleted by "Delete b.md", then b.md was written again by "Create b.md". Undo those first, or undo anyway (what is there now stays in history).',
+    });
+    const anyway = await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
+    expect(anyway.notes).toContain('The b.md there now is another memory, written after "Delete b.md" took this one away: it stays.');
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'b.md', 'c.md']);
+    expect(await read('a.md')).toBe(topic('a'));
+    expect(await read('b.md')).toBe(other);
+    expect(await pointers()).toEqual(['](a.md)', '](b.md)', '](c.md)']);
+    const index = await read('MEMORY.md');
+    expect(index).toContain('- [Another](b.md) — written since');
+    const again = await undoChange({ ...opts, rev: deleted.entry!.rev, overwriteChanged: true });
+    expect(again.entry).toBeNull();
+    expect(await read('b.md')).toBe(other);
+    expect(await read('MEMORY.md')).toBe(index);
+  });
+
+  it('undo anyway of a rename whose new name was renamed on and then written again: the later name goes, the other memory stays, and the later rename counts as undone', async () => {
+    await seed(['a.md', 'c.md']);
+    const first = await renameMemory(where, 'a.md', 'b.md');
+    const second = await renameMemory(where, 'b.md', 'd.md');
+    await another('b.md');
+    const other = await read('b.md');
+    const anyway = await undoChange({ ...opts, rev: first.entry!.rev, overwriteChanged: true });
+    expect(anyway.notes).toContain('The b.md there now is another memory, written after "Rename b.md to d.md" took this one away: it stays.');
+    expect(anyway.notes).toContain('d.md goes: it is the memory brought back as a.md.');
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'b.md', 'c.md']);
+    expect(await read('b.md')).toBe(other);
+    expect(await pointers()).toEqual(['](a.md)', '](b.md)', '](c.md)']);
+    const index = await read('MEMORY.md');
+    expect((await undoChange({ ...opts, rev: second.entry!.rev, overwriteChanged: true })).entry).toBeNull();
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'b.md', 'c.md']);
+    expect(await read('MEMORY.md')).toBe(index);
+  });
+
+  it('undo anyway of a rename followed by later renames and edits keeps the edits: the memory is back under its old name as it is now, and the refusal names the edits', async () => {
+    await seed(['a.md', 'c.md']);
+    const first = await renameMemory(where, 'a.md', 'b.md');
+    await renameMemory(where, 'b.md', 'sub/d.md');
+    const edited = await edit(where, 'sub/d.md', 'edited after the renames');
+    const now = await read('sub/d.md');
+    await expect(undoChange({ ...opts, rev: first.entry!.rev })).rejects.toMatchObject({
+      message:
+        'Nothing was undone: since "Rename a.md to b.md", b.md was renamed to sub/d.md by "Rename b.md to sub/d.md", then sub/d.md was edited by "Edit sub/d.md". Undo those first, or undo anyway (what is there now stays in history).',
+    });
+    const anyway = await undoChange({ ...opts, rev: first.entry!.rev, overwriteChanged: true });
+    expect(anyway.notes).toContain(
+      'sub/d.md goes: it is the memory brought back as a.md, with the edits made since ("Edit sub/d.md") — undoing a rename changes the name, not the text.',
+    );
+    // The later name's folder goes with it.
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(now);
+    expect(await pointers()).toEqual(['](a.md)', '](c.md)']);
+    // Undoing the edit then leaves that memory as it is: its text is in a.md.
+    expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).toBeNull();
+    expect(await read('a.md')).toBe(now);
+  });
+
+  it('undo anyway of a rename whose new name was edited since keeps the edit under the old name', async () => {
+    await seed(['a.md', 'c.md']);
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    const edited = await edit(where, 'b.md', 'edited after the rename');
+    const now = await read('b.md');
+    await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(now);
+    expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).toBeNull();
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+  });
+
+  it('undo anyway of a rename renamed back since keeps the memory where it is', async () => {
+    await seed(['a.md', 'c.md']);
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    await renameMemory(where, 'b.md', 'a.md');
+    await edit(where, 'a.md', 'edited since');
+    const now = await read('a.md');
+    await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(now);
+    expect(await pointers()).toEqual(['](a.md)', '](c.md)']);
+  });
+
   it('after undo anyway of a rename, a later bulk delete of the new name and another memory brings back only the other, and an edit between counts as undone', async () => {
     await seed(['a.md', 'c.md']);
     const renamed = await renameMemory(where, 'a.md', 'b.md');
