@@ -8,12 +8,16 @@
  * overwrite (what is there now stays in history either way). Changes are undone newest first: a
  * file a later change put back as it was before the entry is touched too (undoing a rename
  * whose new name was deleted since would otherwise bring the memory back twice). Overwriting
- * never makes a second copy of a memory either: undoing anyway a rename whose new name a later
- * change took away (deleted, renamed on) brings the memory back under its old name, takes away
- * the name it has now, and notes those later changes in its entry (Memdir-Brought-Back) — undoing
- * one of them then leaves that memory as it is, and says so. An entry already wholly undone
+ * never makes a second copy of a memory, nor takes away another: undoing anyway a rename whose
+ * memory a later change touched (edited, deleted, renamed on) follows the memory from its new
+ * name, brings it back under its old name as it is now (undoing a rename changes the name, not the
+ * text; a deleted one as it was before the entry), takes away the name it has now, and notes those
+ * later changes in its entry (Memdir-Brought-Back) — undoing one of them then leaves that memory
+ * as it is, and says so. Another memory written at the new name after it left stays, with its
+ * pointer. An entry already wholly undone
  * (every file as before it, or back under another name) writes nothing. The folders the change
- * created are taken away again when the undo leaves them empty.
+ * created, and those the later changes it brings back created, are taken away again when the
+ * undo leaves them empty.
  */
 import path from 'node:path';
 import { parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
@@ -24,6 +28,7 @@ import {
   broughtBackSince,
   everyLaterChange,
   type HistoryEntry,
+  type LaterChange,
   laterChanges,
   readAtRevision,
   readEntry,
@@ -66,6 +71,7 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
   const notes: string[] = [];
   let undone = false;
   const broughtBack: BroughtBack[] = [];
+  const laterRevs: string[] = [];
   const { entry } = await transact(
     opts.memoryDir,
     { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...history, broughtBack: () => broughtBack },
@@ -86,15 +92,17 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       const touched = files.filter((p) => p.now !== p.after);
       if (touched.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, history));
       undone = true;
-      const followed = opts.overwriteChanged ? await followTakenAway(opts.memoryDir, target, touched, history) : { laterName: [], broughtBack: [] };
+      const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
       broughtBack.push(...followed.broughtBack);
+      laterRevs.push(...new Set(followed.broughtBack.map((b) => b.rev)));
       const removed = new Set<string>();
       for (const p of plan) {
-        if (isIndex(p.rel) || back.has(p.rel) || p.now === p.before) continue;
-        if (p.before === null) {
+        const want = followed.text.get(p.rel) ?? p.before;
+        if (isIndex(p.rel) || back.has(p.rel) || followed.another.has(p.rel) || p.now === want) continue;
+        if (want === null) {
           await removeFileConfined(opts.memoryDir, p.rel);
           removed.add(p.rel);
-        } else await writeFileAtomic(opts.memoryDir, p.rel, p.before);
+        } else await writeFileAtomic(opts.memoryDir, p.rel, want);
       }
       for (const p of plan) {
         if (!isIndex(p.rel)) continue;
@@ -111,6 +119,7 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
         else if (text !== (p.now ?? '')) await writeFileAtomic(opts.memoryDir, p.rel, text);
         notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
       }
+      notes.push(...followed.notes);
       // The memory's later name goes, with its pointer: it is back under the name it had before the entry.
       for (const rel of followed.laterName) {
         await removeFileConfined(opts.memoryDir, rel);
@@ -122,8 +131,9 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       }
     },
   );
-  // The tree as it was: the folders the change made (team/, a rename's new folder) go when empty.
-  if (undone) await removeFoldersCreatedBy(opts.memoryDir, target.rev, history);
+  // The tree as it was: the folders the change made (team/, a rename's new folder) go when empty,
+  // and those the later changes brought back with it made (the later name's folder).
+  if (undone) for (const rev of [target.rev, ...laterRevs]) await removeFoldersCreatedBy(opts.memoryDir, rev, history);
   return { entry, notes };
 }
 
@@ -137,7 +147,8 @@ async function backAlready(memoryDir: string, target: HistoryEntry, plan: Planne
   const back = new Map<string, BackAlready>();
   for (const b of await broughtBackSince(memoryDir, target.rev, history)) {
     const p = plan.find((q) => q.rel === b.path);
-    if (back.has(b.path) || !p || p.before === null || p.now !== null) continue;
+    // Whatever is at that name now is another memory (or nothing): this one is back under the other name.
+    if (back.has(b.path) || !p || p.before === null) continue;
     if (!(await stillThere(memoryDir, b.entry.rev, b.as, history))) continue;
     back.set(b.path, b);
     const renamedTo = target.files.find((f) => f.status === 'renamed' && f.from === b.path)?.path;
@@ -162,18 +173,13 @@ async function stillThere(memoryDir: string, rev: string, file: string, history:
  * with the name it had then — through its renames, up to a delete — and its name now (null when
  * one of them deleted it, or it is gone).
  */
-async function followMemory(
-  memoryDir: string,
-  rev: string,
-  file: string,
-  history: History,
-): Promise<{ changes: { rev: string; path: string }[]; now: string | null }> {
-  const changes: { rev: string; path: string }[] = [];
+async function followMemory(memoryDir: string, rev: string, file: string, history: History): Promise<{ changes: Followed[]; now: string | null }> {
+  const changes: Followed[] = [];
   let at = { rev, file };
   for (let step = 0; step < 100; step++) {
     let renamedTo: { rev: string; file: string } | null = null;
     for (const c of (await everyLaterChange(memoryDir, at.rev, at.file, history)).reverse()) {
-      changes.push({ rev: c.entry.rev, path: at.file });
+      changes.push({ rev: c.entry.rev, path: at.file, later: c });
       if (c.change.status === 'deleted') return { changes, now: null };
       if (c.change.status === 'renamed' && c.change.from === at.file) {
         renamedTo = { rev: c.entry.rev, file: c.change.path };
@@ -186,49 +192,104 @@ async function followMemory(
   return { changes, now: null };
 }
 
+/** One later change to a memory followed through its renames, with the name it had then. */
+type Followed = { rev: string; path: string; later: LaterChange };
+
+/** Whether a later change took the memory away from `path`: deleted it, or renamed it to another name. */
+function tookAway(c: LaterChange, path: string): boolean {
+  return c.change.status === 'deleted' || (c.change.status === 'renamed' && c.change.from === path);
+}
+
+/** How a later change treated the memory at `path`, in words: "was renamed to d.md", "was edited". */
+function how(c: LaterChange, path: string): string {
+  if (c.change.status === 'deleted') return 'was deleted';
+  if (c.change.status === 'renamed' && c.change.from === path) return `was renamed to ${c.change.path}`;
+  return c.change.status === 'added' ? 'was written again' : 'was edited';
+}
+
+interface FollowedRenames {
+  /** The text each old name comes back with, when not its text before the entry. */
+  text: Map<string, string>;
+  /** The entry's new names that hold another memory now: they stay, with their pointers. */
+  another: Set<string>;
+  /** The names the memories have now, other than the entry's: they go, with their pointers. */
+  laterName: string[];
+  broughtBack: BroughtBack[];
+  notes: string[];
+}
+
+const NOT_FOLLOWED: FollowedRenames = { text: new Map(), another: new Set(), laterName: [], broughtBack: [], notes: [] };
+
 /**
- * Undo anyway of an entry that renamed a memory a later change then took away (deleted, renamed
- * on): the memory comes back under its old name once. Each later change to it is noted as
- * brought back (undoing one of them must not bring the memory back twice), and the name it has
- * now, if any, goes.
+ * Undo anyway of an entry that renamed a memory changed since (edited, deleted, renamed on): the
+ * memory comes back under its old name once, followed from its new name through every later
+ * change up to a delete. Each of those changes is noted as brought back (undoing one of them
+ * must not bring the memory back twice). A memory still there comes back as it is now, its later
+ * edits kept (undoing a rename changes the name, not the text), and the name it has now goes; a
+ * deleted one comes back as it was before the entry. What is at the new name now, once the
+ * memory left it, is another memory and stays.
  */
-async function followTakenAway(
-  memoryDir: string,
-  target: HistoryEntry,
-  touched: Planned[],
-  history: History,
-): Promise<{ laterName: string[]; broughtBack: BroughtBack[] }> {
-  const laterName: string[] = [];
-  const broughtBack: BroughtBack[] = [];
+async function followRenamed(memoryDir: string, target: HistoryEntry, plan: Planned[], touched: Planned[], history: History): Promise<FollowedRenames> {
+  const out: FollowedRenames = { text: new Map(), another: new Set(), laterName: [], broughtBack: [], notes: [] };
+  const paths = new Set(plan.map((p) => p.rel));
   for (const p of touched) {
     const as = target.files.find((f) => f.status === 'renamed' && f.path === p.rel)?.from;
-    if (p.now !== null || as === undefined) continue;
+    if (as === undefined) continue;
     const { changes, now } = await followMemory(memoryDir, target.rev, p.rel, history);
-    broughtBack.push(...changes.map((c) => ({ rev: c.rev, path: c.path, as })));
-    if (now !== null && now !== p.rel) laterName.push(now);
+    out.broughtBack.push(...changes.map((c) => ({ rev: c.rev, path: c.path, as })));
+    if (now !== p.rel && p.now !== null) {
+      out.another.add(p.rel);
+      const left = changes.find((c) => c.path === p.rel && tookAway(c.later, p.rel));
+      out.notes.push(
+        `The ${p.rel} there now is another memory, written after ${left ? `"${left.later.entry.summary}"` : 'this one left'} took this one away: it stays.`,
+      );
+    }
+    if (now === null) continue;
+    const text = (await readText(memoryDir, now)) ?? '';
+    const edited = text !== p.after;
+    // Unchanged since the entry: the entry is undone whole (its own edit too, for a rename that changed the text).
+    if (edited) out.text.set(as, text);
+    if (!paths.has(now)) out.laterName.push(now);
+    if (now === as) continue;
+    const edits = [...new Set(changes.filter((c) => how(c.later, c.path) === 'was edited').map((c) => `"${c.later.entry.summary}"`))];
+    out.notes.push(
+      edited && edits.length > 0
+        ? `${now} goes: it is the memory brought back as ${as}, with the edits made since (${edits.join(', ')}) — undoing a rename changes the name, not the text.`
+        : `${now} goes: it is the memory brought back as ${as}.`,
+    );
   }
-  return { laterName, broughtBack };
+  return out;
 }
 
 /**
  * Why an undo stops: which later change touched which of the entry's files, and how, so the
- * person can undo those first (newest first) or undo anyway.
+ * person can undo those first (newest first) or undo anyway. A memory the entry renamed is
+ * followed through its later changes (renamed on, edited, deleted), each named; a memory written
+ * at its new name after it left is named too.
  */
-async function touchedSince(
-  memoryDir: string,
-  target: HistoryEntry,
-  touched: { rel: string; after: string | null; now: string | null }[],
-  history: History,
-): Promise<string> {
+async function touchedSince(memoryDir: string, target: HistoryEntry, touched: Planned[], history: History): Promise<string> {
   const later = await laterChanges(
     memoryDir,
     target.rev,
     touched.map((p) => p.rel),
     history,
   );
-  const what = touched.map((p) => {
+  const revs = new Set([...later.values()].map((c) => c.entry.rev));
+  const what: string[] = [];
+  for (const p of touched) {
     const by = later.get(p.rel);
-    const how =
+    const renamedHere = target.files.some((f) => f.status === 'renamed' && f.path === p.rel);
+    if (renamedHere) {
+      const { changes, now } = await followMemory(memoryDir, target.rev, p.rel, history);
+      if (changes.length > 0) {
+        const clauses = changes.map((c) => `${c.path} ${how(c.later, c.path)} by "${c.later.entry.summary}"`);
+        if (now !== p.rel && p.now !== null && by) clauses.push(`${p.rel} was written again by "${by.entry.summary}"`);
+        for (const c of changes) revs.add(c.rev);
+        what.push(clauses.join(', then '));
+        continue;
+      }
+    }
+    const said =
       p.now === null
         ? by?.change.status === 'renamed' && by.change.from === p.rel
           ? `was renamed to ${by.change.path}`
@@ -236,9 +297,8 @@ async function touchedSince(
         : p.after === null
           ? 'was written again'
           : 'was edited';
-    return `${p.rel} ${how}${by ? ` by "${by.entry.summary}"` : ''}`;
-  });
-  const revs = new Set([...later.values()].map((c) => c.entry.rev));
+    what.push(`${p.rel} ${said}${by ? ` by "${by.entry.summary}"` : ''}`);
+  }
   const list = what.length === 1 ? what[0]! : `${what.slice(0, -1).join(', ')} and ${what.at(-1)!}`;
   return `Nothing was undone: since "${target.summary}", ${list}. Undo ${revs.size > 1 ? 'those' : 'that'} first, or undo anyway (what is there now stays in history).`;
 }
