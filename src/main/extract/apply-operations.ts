@@ -13,7 +13,7 @@
 import fs from 'node:fs/promises';
 import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { TEAM_DIR } from '../../shared/limits.js';
-import { transact } from '../history/index.js';
+import { type ChangeDescription, transact } from '../history/index.js';
 import { applyFixes, createMemory, MemoryError, serializeTopicFile, type TopicFields, updateMemory } from '../memdir/index.js';
 import { UnsafePathError, resolveInside } from '../core/confined-path.js';
 import { SecretFoundError } from '../secrets/index.js';
@@ -47,6 +47,11 @@ function fieldsOf(op: ExtractOperation, sessionId: string | null): TopicFields {
   return { name: op.name, description: op.description, type: op.type, ...(op.action === 'create' && sessionId ? { originSessionId: sessionId } : {}) };
 }
 
+/** An operation as a history summary names it: `create feedback_ci.md`, `update team/project_freeze.md`. */
+export function describeOperation(op: ExtractOperation): string {
+  return `${op.action} ${op.scope === 'team' ? `${TEAM_DIR}/` : ''}${op.file}`;
+}
+
 /** Whether a `create` is already on disk exactly as it would be written (a crash after writing it). */
 export async function isAlreadyCreated(memoryDir: string, op: ExtractOperation, sessionId: string | null): Promise<boolean> {
   if (op.action !== 'create') return false;
@@ -57,16 +62,21 @@ export async function isAlreadyCreated(memoryDir: string, op: ExtractOperation, 
 /**
  * Apply `operations` to `memoryDir` in one history entry (source `extract`). Each is written or
  * refused on its own; an I/O failure (lock busy, disk full) rejects and leaves the rest for a
- * retry — which the idempotence above makes safe.
+ * retry — which the idempotence above makes safe. The entry's summary, `summary(written)`, names
+ * only the operations written: a refused one (a token in its name, say) never reaches history,
+ * where the History page, `memdir history` and every export's secret scan would read it.
  */
 export async function applyOperations(
   memoryDir: string,
   operations: readonly ExtractOperation[],
-  options: { dataDir: string; sessionId: string | null; summary: string },
+  options: { dataDir: string; sessionId: string | null; summary: (written: readonly ExtractOperation[]) => string },
 ): Promise<ApplyResult> {
   if (operations.length === 0) return { results: [], rev: null };
-  const { result, entry } = await transact(memoryDir, { source: 'extract', summary: options.summary, dataDir: options.dataDir }, async () => {
+  // `transact` reads the description when it records, after the writes (or after a failure): kept in step with what was written.
+  const description: ChangeDescription = { source: 'extract', summary: options.summary([]), dataDir: options.dataDir };
+  const { result, entry } = await transact(memoryDir, description, async () => {
     const results: AppliedOperation[] = [];
+    const written = () => results.flatMap((r) => (r.ok ? [r.operation] : []));
     for (const op of operations) {
       const where = { memoryDir, scope: op.scope, dataDir: options.dataDir };
       const rel = op.scope === 'team' ? `${TEAM_DIR}/${op.file}` : op.file;
@@ -95,6 +105,7 @@ export async function applyOperations(
           }
         }
         results.push({ operation: op, ok: true, reason: null });
+        description.summary = options.summary(written());
       } catch (error) {
         // A refused path or name (a secret in it, too) is this operation's problem; I/O trouble fails the whole run (retried).
         if (!(error instanceof MemoryError) && !(error instanceof UnsafePathError) && !(error instanceof SecretFoundError)) throw error;

@@ -98,6 +98,10 @@ describe('what the model proposes is validated before anything is written', () =
     expect(ops[0]!.reason).not.toContain(token.slice(6));
     expect(await exists(`reference_${token}.md`)).toBe(false);
     expect(await indexFiles()).not.toContain(`reference_${token}.md`);
+    // The history entry names what was written, not the refused name: no entry (History page, `memdir history`, export's scan) holds the token.
+    const history = await h.historyOf();
+    expect(history.find((e) => e.source === 'extract')?.summary).toMatch(/^Extract from session \S+: create feedback_ci\.md$/);
+    expect(history.filter((e) => e.summary.includes(token.slice(6)))).toEqual([]);
   });
 
   it('keeps a team-leaning memory private when the project has no team memory', async () => {

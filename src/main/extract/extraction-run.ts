@@ -8,7 +8,7 @@ import type { ExtractOperation, ExtractionLogEntry, Proposal, TurnOutcome } from
 import { type ProjectLocation } from '../memdir/index.js';
 import { realpathDeepestExistingSync } from '../core/memory-lock.js';
 import { commitCursor, CursorStore, memoryWritesInTurn, type NewTurns, type Turn } from '../transcripts/index.js';
-import { applyOperations } from './apply-operations.js';
+import { applyOperations, describeOperation } from './apply-operations.js';
 import { SpanDecider, skipped } from './decide-span.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';
 import { type ExtractJournal, type JournalApply, ExtractionStore, newId } from './extraction-store.js';
@@ -185,7 +185,8 @@ export class ExtractionRun {
     const entries = structuredClone(journal.entries);
     for (const group of journal.apply) {
       const entry = entries.find((e) => e.id === group.entryId);
-      const summary = `Extract from session ${shortSession(group.sessionId)}: ${group.operations.map((o) => `${o.action} ${o.scope === 'team' ? 'team/' : ''}${o.file}`).join(', ')}`;
+      const summary = (written: readonly ExtractOperation[]) =>
+        `Extract from session ${shortSession(group.sessionId)}${written.length > 0 ? `: ${written.map(describeOperation).join(', ')}` : ''}`;
       const { results } = await applyOperations(journal.memoryDir, group.operations, { dataDir, sessionId: group.sessionId, summary });
       if (results.some((r) => r.ok)) this.wrote = true;
       if (entry?.kind !== 'turns') continue;

@@ -10,7 +10,7 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { MemoryError, scanMemoryDir, teamDirOf } from '../memdir/index.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { applyOperations, isAlreadyCreated } from './apply-operations.js';
+import { applyOperations, describeOperation, isAlreadyCreated } from './apply-operations.js';
 import { ExtractionStore, newId } from './extraction-store.js';
 import { type ValidationTarget, validateOperation } from './validate-operation.js';
 
@@ -60,7 +60,8 @@ export async function acceptProposal(dataDir: string, id: string, edit?: Proposa
     if (!checked.ok) throw new MemoryError(/user.*team/i.test(checked.reason) ? 'scope-refused' : 'invalid-input', checked.reason);
     operation = checked.operation;
   }
-  const summary = `Accept ${proposal.kind === 'suggestion' ? 'suggestion' : 'proposal'}: ${operation.action} ${operation.scope === 'team' ? 'team/' : ''}${operation.file}`;
+  const summary = (written: readonly ExtractOperation[]) =>
+    `Accept ${proposal.kind === 'suggestion' ? 'suggestion' : 'proposal'}${written.length > 0 ? `: ${written.map(describeOperation).join(', ')}` : ''}`;
   const { results, rev } = await applyOperations(proposal.memoryDir, [operation], { dataDir, sessionId: proposal.sessionId, summary });
   const result = results[0]!;
   if (!result.ok) throw new MemoryError('conflict', result.reason ?? 'The memory could not be written.');
