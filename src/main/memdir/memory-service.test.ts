@@ -408,6 +408,14 @@ describe('a secret typed into a memory (R-SYNC-SECURITY: Claude Code sends every
       error.secrets!.map((s) => s.fingerprint),
     );
     expect(await entries()).toEqual([[`reference_${token}.md`, 'No ORM', 'We write SQL by hand']]);
+    // Renamed again, keeping the token its name held already: nothing new reaches the model, so nothing to ask.
+    await renameMemory(where, `reference_${token}.md`, `reference_${token}_old.md`);
+    expect(await entries()).toEqual([[`reference_${token}_old.md`, 'No ORM', 'We write SQL by hand']]);
+    // Another token in the new name is new, though.
+    const other = `ghp_${'Wd3Kf8Lm1Qp6Rs9Tv2Xy5Zb7Nc4Hg0Ja3Eu8I'.slice(0, 36)}`;
+    expect((await refusal(renameMemory(where, `reference_${token}_old.md`, `reference_${token}_${other}.md`))).message).toMatch(
+      /^Nothing was saved: reference_ghp_\*+_ghp_\*+\.md would hold a GitHub token \(ghp_\*+\) in its name/,
+    );
   });
 
   it('names several secrets in one sentence', async () => {

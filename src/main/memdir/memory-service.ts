@@ -292,8 +292,8 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
 export async function renameMemory(where: Where, from: string, to: string, allowSecrets?: readonly string[]): Promise<WriteResult> {
   const source = checkMemoryPath(from);
   const target = checkNewMemoryPath(to, where.scope);
-  // Only the name changes: the text it keeps is not checked again.
-  await refuseNewSecrets({ label: inScope(where.scope, target), text: '', before: null, name: target, allow: allowSecrets });
+  // Only the name changes: the text it keeps is not checked again, nor a secret the old name held (the model has it already).
+  await refuseNewSecrets({ label: inScope(where.scope, target), text: '', before: null, name: target, nameBefore: source, allow: allowSecrets });
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
     await refuseFormTwin(where.memoryDir, inScope(where.scope, target), inScope(where.scope, source));
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));

@@ -7,7 +7,8 @@
  * fingerprint is allowed on purpose. A secret already in the file does not block unrelated edits.
  * A save that gives a file its name — a new memory, a rename, a move between private and team —
  * has the name checked too: it becomes the file's pointer in MEMORY.md, which Claude Code sends
- * to the model in every session as well.
+ * to the model in every session as well. A secret the old name held already (a rename, a move to
+ * private) is not new; a move to the team is checked whole, its name being new to the server.
  */
 import { MemdirError } from '../../shared/errors.js';
 import { type SecretOnSave, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
@@ -36,10 +37,16 @@ export interface GuardedSave {
   before: string | readonly string[] | null;
   /**
    * The name the save gives the file, relative to its scope's MEMORY.md (`reference_bot.md`,
-   * `retros/2026.md`): a new memory, a rename, a move. Every part is checked, none counts as held
-   * before (the pointer is new to that index), and `label`, which ends with it, is shown masked.
+   * `retros/2026.md`): a new memory, a rename, a move. Every part is checked, and `label`, which
+   * ends with it, is shown masked. A secret in it counts as held before only when `nameBefore` holds it.
    */
   name?: string | undefined;
+  /**
+   * The name the file had, when the model has been sent it already (a rename; a move from team to
+   * private): a secret in it is nothing new. A move from private to team gives none: that name is
+   * new to the server and to teammates.
+   */
+  nameBefore?: string | undefined;
   /** Fingerprints the person chose to save anyway. */
   allow?: readonly string[] | undefined;
 }
@@ -62,11 +69,13 @@ export async function refuseNewSecrets(save: GuardedSave): Promise<void> {
   const known = new Set(save.allow ?? []);
   const before = save.before === null ? [] : typeof save.before === 'string' ? [save.before] : save.before;
   for (const text of before) if (text !== '') for (const f of await scanText(text, { file: save.label })) known.add(f.fingerprint);
+  // A name's secret is held only by the name before it (the text's do not count: the pointer is new to the index it goes into).
+  const knownInName = new Set<string>();
+  if (save.nameBefore !== undefined) for (const f of await scanText('', { file: save.label, name: save.nameBefore })) knownInName.add(f.fingerprint);
   const fresh: (SecretOnSave & { inName: boolean })[] = [];
   for (const f of found) {
-    // A name is new to the index it goes into: only the person's allowing lets a secret in it through.
-    if ((f.where === 'content' && known.has(f.fingerprint)) || save.allow?.includes(f.fingerprint) || fresh.some((s) => s.fingerprint === f.fingerprint))
-      continue;
+    const held = f.where === 'content' ? known.has(f.fingerprint) : knownInName.has(f.fingerprint);
+    if (held || save.allow?.includes(f.fingerprint) || fresh.some((s) => s.fingerprint === f.fingerprint)) continue;
     fresh.push({ title: f.title, match: f.match, line: f.line, fingerprint: f.fingerprint, inName: f.where === 'name' });
   }
   if (fresh.length === 0) return;

@@ -38,10 +38,7 @@ async function refusal(move: Promise<unknown>): Promise<Error & { code?: string;
   return error!;
 }
 
-it.each([
-  ['team', ''],
-  ['private', 'team/'],
-] as const)('refuses to move a memory whose name holds a token to %s, masked, until moved anyway on purpose', async (to, from) => {
+it.each([['team', '']] as const)('refuses to move a memory whose name holds a token to %s, masked, until moved anyway on purpose', async (to, from) => {
   await fs.writeFile(path.join(memoryDir, `${from}${NAMED}`), TOPIC);
   await fs.writeFile(path.join(memoryDir, `${from}MEMORY.md`), `- [CI bot](${NAMED}) — the CI bot\n`);
   const error = await refusal(moveMemoryScope({ memoryDir, dataDir, file: NAMED, to }));
@@ -58,6 +55,18 @@ it.each([
   await moveMemoryScope({ memoryDir, dataDir, file: NAMED, to, allowSecrets: error.secrets!.map((s) => s.fingerprint) });
   expect(await read(`${to === 'team' ? 'team/' : ''}${NAMED}`)).toBe(TOPIC);
   expect(await read(toIndex)).toContain(NAMED);
+});
+
+it('moves a team memory whose name holds a token to private without asking: team/MEMORY.md, sent to the model too, held that name already', async () => {
+  await fs.writeFile(path.join(memoryDir, 'team', NAMED), TOPIC);
+  await fs.writeFile(path.join(memoryDir, 'team', 'MEMORY.md'), `- [CI bot](${NAMED}) — the CI bot\n`);
+  await moveMemoryScope({ memoryDir, dataDir, file: NAMED, to: 'private' });
+  expect(await read(NAMED)).toBe(TOPIC);
+  expect(await read('MEMORY.md')).toContain(NAMED);
+  // Back to the team, the name is new to the server and to teammates: asked again.
+  const error = await refusal(moveMemoryScope({ memoryDir, dataDir, file: NAMED, to: 'team' }));
+  expect(error.code).toBe('secret-found');
+  expect(error.message).not.toContain(TOKEN.slice(6));
 });
 
 it('a bulk move leaves a memory whose name holds a token where it is, its reason masked, and moves the rest', async () => {

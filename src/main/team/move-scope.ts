@@ -68,8 +68,9 @@ export async function moveMemoryScope(opts: {
     const shared = opts.to === 'private' ? (await privateMoveRefusals(opts.memoryDir, opts.dataDir))(name) : null;
     if (shared) throw new MemoryError('scope-refused', shared);
     if ((await readText(opts.memoryDir, toRel)) !== null) throw new MemoryError('exists', `${toRel} already exists; rename one of them first.`);
-    // Only the name is new to the other index: the text moves byte for byte, as it was.
-    await refuseNewSecrets({ label: toRel, text: '', before: null, name, allow: opts.allowSecrets });
+    // Only the name is new to the other index: the text moves byte for byte, as it was. Into the
+    // private index, its name is nothing new (team/MEMORY.md is sent to the model too); to the team, it is new to the server and teammates.
+    await refuseNewSecrets({ label: toRel, text: '', before: null, name, ...(opts.to === 'private' ? { nameBefore: name } : {}), allow: opts.allowSecrets });
     await writeFileAtomic(opts.memoryDir, toRel, text);
     await removeFileConfined(opts.memoryDir, fromRel);
 
