@@ -391,6 +391,18 @@ describe('a secret typed into a memory (R-SYNC-SECURITY: Claude Code sends every
     expect(await entries()).toEqual([[named, 'No ORM', 'We write SQL by hand']]);
   });
 
+  it('refuses an invalid name holding a token with the token masked', async () => {
+    const created = await refusal(createMemory(where, { fields, body: 'x\n', file: `${token}/x.md` }));
+    expect(created.code).toBe('invalid-name');
+    expect(created.message).toMatch(/^"ghp_\*+\/x\.md" is not a valid memory file name/);
+    expect(created.message).not.toContain(token.slice(6));
+    await createMemory(where, { fields, body: 'x\n', file: 'reference_bot.md' });
+    const renamed = await refusal(renameMemory(where, 'reference_bot.md', `reference_${token}`));
+    expect(renamed.code).toBe('invalid-name');
+    expect(renamed.message).toMatch(/^"reference_ghp_\*+" cannot be the name of a private memory: .* must end in "\.md"/);
+    expect(renamed.message).not.toContain(token.slice(6));
+  });
+
   it('refuses a rename to a name holding a token, masked, until allowed; nothing moves', async () => {
     await createMemory(where, { fields, body: 'The CI bot.\n', file: 'reference_bot.md' });
     const error = await refusal(renameMemory(where, 'reference_bot.md', `reference_${token}.md`));

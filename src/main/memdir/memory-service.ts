@@ -24,7 +24,8 @@ import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import type { FixRequest } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/index.js';
-import { refuseNewSecrets } from '../secrets/index.js';
+import { refuseNewSecrets, scanText } from '../secrets/index.js';
+import { SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
@@ -152,6 +153,24 @@ export function checkMemoryPath(file: string): string {
   return [...parts, checkFileName(name)].join('/');
 }
 
+/**
+ * `check(name)` for a name a person typed, its refusal saying each secret in the name masked, as
+ * the scanner masks it (R-SYNC-SECURITY): a token typed into the name box is not printed back in
+ * a toast or a terminal. The checks above stay synchronous; the scan runs only on a refusal.
+ */
+async function maskedRefusal<T>(name: string, check: () => T): Promise<T> {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof MemoryError) || error.code !== 'invalid-name') throw error;
+    const inName = (await scanText('', { name })).filter((f) => f.where === 'name' && f.rule !== SCANNER_ERROR_RULE);
+    if (inName.length === 0) throw error;
+    let message = error.message;
+    for (const f of inName) message = message.split(name.slice(...f.range)).join(f.match);
+    throw new MemoryError('invalid-name', message);
+  }
+}
+
 /** A file name for a new memory from its type and name: `feedback_no_orm.md`. */
 export function suggestFileName(type: string, name: string): string {
   const slug = name
@@ -218,7 +237,8 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const refusal = scopeRefusal(input.fields.type, where.scope);
   if (refusal) throw new MemoryError('scope-refused', refusal);
   if (!input.fields.name.trim()) throw new MemoryError('invalid-input', 'A memory needs a name.');
-  const file = checkNewFileName(input.file ?? suggestFileName(input.fields.type, input.fields.name), where.scope);
+  const typed = input.file ?? suggestFileName(input.fields.type, input.fields.name);
+  const file = await maskedRefusal(typed, () => checkNewFileName(typed, where.scope));
   const rel = inScope(where.scope, file);
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
@@ -290,8 +310,8 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
  * unless allowed (its pointer is MEMORY.md's, sent to the model: see {@link refuseNewSecrets}).
  */
 export async function renameMemory(where: Where, from: string, to: string, allowSecrets?: readonly string[]): Promise<WriteResult> {
-  const source = checkMemoryPath(from);
-  const target = checkNewMemoryPath(to, where.scope);
+  const source = await maskedRefusal(from, () => checkMemoryPath(from));
+  const target = await maskedRefusal(to, () => checkNewMemoryPath(to, where.scope));
   // Only the name changes: the text it keeps is not checked again, nor a secret the old name held (the model has it already).
   await refuseNewSecrets({ label: inScope(where.scope, target), text: '', before: null, name: target, nameBefore: source, allow: allowSecrets });
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
