@@ -308,12 +308,21 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
 /**
  * Rename a topic file and retarget its index pointers. A new name holding a secret is refused
  * unless allowed (its pointer is MEMORY.md's, sent to the model: see {@link refuseNewSecrets}).
+ * `clearsName`: the rename is to take a secret out of the name (the Alerts page), so a secret the
+ * old name held is refused in the new one too.
  */
-export async function renameMemory(where: Where, from: string, to: string, allowSecrets?: readonly string[]): Promise<WriteResult> {
+export async function renameMemory(
+  where: Where,
+  from: string,
+  to: string,
+  allowSecrets?: readonly string[],
+  opts: { clearsName?: boolean } = {},
+): Promise<WriteResult> {
   const source = await maskedRefusal(from, () => checkMemoryPath(from));
   const target = await maskedRefusal(to, () => checkNewMemoryPath(to, where.scope));
   // Only the name changes: the text it keeps is not checked again, nor a secret the old name held (the model has it already).
-  await refuseNewSecrets({ label: inScope(where.scope, target), text: '', before: null, name: target, nameBefore: source, allow: allowSecrets });
+  const nameBefore = opts.clearsName ? {} : { nameBefore: source };
+  await refuseNewSecrets({ label: inScope(where.scope, target), text: '', before: null, name: target, ...nameBefore, allow: allowSecrets });
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
     await refuseFormTwin(where.memoryDir, inScope(where.scope, target), inScope(where.scope, source));
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));

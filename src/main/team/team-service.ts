@@ -350,8 +350,8 @@ export class TeamService {
     const inTeam = alert.file.startsWith(`${TEAM_DIR}/`);
     const scope: Scope = inTeam ? 'team' : 'private';
     const from = inTeam ? alert.file.slice(TEAM_DIR.length + 1) : alert.file;
-    // A new name that still holds a secret is refused by the rename's own guard (secrets/save-guard.ts), masked.
-    const { file, entry } = await renameMemory({ memoryDir: alert.memoryDir, scope, dataDir: this.host.dataDir }, from, to);
+    // A new name that still holds a secret (the old one's too: this rename is to clear it) is refused by the rename's guard, masked.
+    const { file, entry } = await renameMemory({ memoryDir: alert.memoryDir, scope, dataDir: this.host.dataDir }, from, to, undefined, { clearsName: true });
     const newRel = inTeam ? `${TEAM_DIR}/${file}` : file;
     const updated = (await this.alerts.resolve(alert.topic, `renamed to ${newRel}`)) ?? alert;
     if (alert.dir) {
