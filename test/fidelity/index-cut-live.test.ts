@@ -12,9 +12,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../src/main/llm/test-support/fake-anthropic.js';
 import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE, runClaudeCode } from '../../src/main/llm/test-support/real-claude-code.js';
-import { readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
+import { agentIndexView, readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
 import { claudeCodeVersionIn } from '../../src/main/transcripts/claude-code-version.js';
 import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
+
+/** Auto memory on, as by default: Claude Code loads the index. */
+const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null } as const;
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/claude-code-index');
 const skip = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;
@@ -27,14 +30,22 @@ const cases = record
   : ['cjk120', 'fm-comment-220', 'long-line', 'comments'];
 
 /** Run `claude -p` once with `index` as the project's MEMORY.md; what its transcript recorded. */
-async function injectedBy(fake: FakeAnthropic, index: string): Promise<{ version: string | null; content: string | null }> {
+async function injectedBy(
+  fake: FakeAnthropic,
+  index: string | Buffer,
+  options: { link?: boolean } = {},
+): Promise<{ version: string | null; content: string | null }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-'));
   try {
     const [scratch, config, project] = ['scratch', 'config', 'project'].map((d) => path.join(root, d));
     for (const d of [scratch!, config!, project!]) fs.mkdirSync(d, { recursive: true });
     const folder = path.join(config!, 'projects', fs.realpathSync(project!).replace(/[^A-Za-z0-9]/g, '-'));
     fs.mkdirSync(path.join(folder, 'memory'), { recursive: true });
-    fs.writeFileSync(path.join(folder, 'memory', 'MEMORY.md'), index);
+    if (options.link) {
+      // MEMORY.md a link to a file outside the memory folder, as a dotfiles setup makes it.
+      fs.writeFileSync(path.join(root, 'dotfiles-index.md'), index);
+      fs.symlinkSync(path.join(root, 'dotfiles-index.md'), path.join(folder, 'memory', 'MEMORY.md'));
+    } else fs.writeFileSync(path.join(folder, 'memory', 'MEMORY.md'), index);
     await runClaudeCode(['-p', 'hello'], { cwd: project!, configDir: config!, scratch: scratch!, baseUrl: fake.url });
     const transcript = fs.readdirSync(folder).find((f) => f.endsWith('.jsonl'));
     const { version } = await claudeCodeVersionIn([folder]);
@@ -64,6 +75,31 @@ describe.skipIf(skip !== null)(`the real Claude Code injects what Memdir predict
       observed[name] = { version: got.version, injected: got.content };
       expect(got.version).toBe(PINNED_CLAUDE_CODE);
       expect(got.content ?? '').toBe(loadIndexAsClaudeCode(index, { version: got.version }).text);
+    },
+    60_000,
+  );
+
+  // Indexes Memdir will not edit (not UTF-8, control bytes, a link out of the folder): the client
+  // still loads them, and `memdir show --loaded` must predict it from the same bytes on disk.
+  it.each([
+    ['latin1', false],
+    ['nul', false],
+    ['outside', true],
+  ] as const)(
+    'unreadable/%s',
+    async (name, link) => {
+      const bytes = fs.readFileSync(path.join(FIXTURES, 'unreadable', `${name}.md`));
+      const got = await injectedBy(fake, bytes, { link });
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-predict-'));
+      try {
+        const memoryDir = path.join(root, 'memory');
+        fs.mkdirSync(memoryDir);
+        fs.writeFileSync(path.join(link ? root : memoryDir, link ? 'dotfiles-index.md' : 'MEMORY.md'), bytes);
+        if (link) fs.symlinkSync(path.join(root, 'dotfiles-index.md'), path.join(memoryDir, 'MEMORY.md'));
+        expect(got.content).toBe((await agentIndexView({ transcriptDirs: [], memoryDir, settings: AUTO_MEMORY_ON })).text);
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
     },
     60_000,
   );

@@ -1,9 +1,15 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { scanMemoryDir } from '../../src/main/memdir/scan-dir.js';
+import { agentIndexView } from '../../src/main/transcripts/agent-index.js';
 import { parseIndex, splitLoadedEntries } from '../../src/shared/index-format.js';
 import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from '../../src/main/memdir/test-support/shared-fixtures.js';
 import { formatIndexSize, lineFate, loadIndexAsClaudeCode, warningWordingFor } from '../../src/shared/index-load.js';
+
+/** Auto memory on, as by default: Claude Code loads the index. */
+const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null } as const;
 
 // Indexes written into a temporary home and loaded by the real Claude Code 2.1.332 (`claude -p`
 // against a loopback fake API); observed.json holds what its transcript recorded as injected
@@ -16,6 +22,64 @@ describe('loadIndexAsClaudeCode against what Claude Code 2.1.332 injected', () =
   it.each(Object.keys(observed))('%s', (name) => {
     const { version, injected } = observed[name]!;
     expect(loadIndexAsClaudeCode(fixture(name), { version }).text).toBe(injected ?? '');
+  });
+});
+
+// Indexes Memdir will not edit — not UTF-8, NUL and other control bytes, MEMORY.md a link to a
+// file outside the memory folder (a dotfiles setup) — as the real 2.1.332 loaded them from disk:
+// bad bytes as U+FFFD, control characters dropped, the link followed. The files' bytes are kept
+// in unreadable/; observed-unreadable.json holds what the client's transcript recorded.
+const UNREADABLE = path.join(FIXTURES, 'unreadable');
+const observedUnreadable = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'observed-unreadable.json'), 'utf8')) as Record<
+  string,
+  { version: string; injected: string; link?: true }
+>;
+
+describe('an index Memdir will not edit still reaches the agent, as Claude Code 2.1.332 loaded it', () => {
+  const roots: string[] = [];
+  afterEach(() => {
+    for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+  });
+  /** A memory folder whose MEMORY.md holds the fixture's bytes, or links to it from outside the folder. */
+  const memoryDirWith = (name: string, link: boolean): string => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-unreadable-'));
+    roots.push(root);
+    const memoryDir = path.join(root, 'memory');
+    fs.mkdirSync(memoryDir);
+    const bytes = fs.readFileSync(path.join(UNREADABLE, `${name}.md`));
+    if (link) {
+      fs.writeFileSync(path.join(root, 'dotfiles-index.md'), bytes);
+      fs.symlinkSync(path.join(root, 'dotfiles-index.md'), path.join(memoryDir, 'MEMORY.md'));
+    } else fs.writeFileSync(path.join(memoryDir, 'MEMORY.md'), bytes);
+    return memoryDir;
+  };
+
+  it.each(Object.keys(observedUnreadable))('%s: memdir show --loaded prints what the client injected, byte for byte', async (name) => {
+    const { injected, link } = observedUnreadable[name]!;
+    const memoryDir = memoryDirWith(name, link === true);
+    expect((await agentIndexView({ transcriptDirs: [], memoryDir, settings: AUTO_MEMORY_ON })).text).toBe(injected);
+  });
+
+  it.each(Object.keys(observedUnreadable))('%s: the scan lists its pointers as loaded, and Health says only the editing is refused', (name) => {
+    const { injected, link } = observedUnreadable[name]!;
+    const scan = scanMemoryDir(memoryDirWith(name, link === true), { scope: 'private' });
+    const pointed = [...injected.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]);
+    expect(scan.index.loaded).toEqual(pointed);
+    expect(scan.index).toMatchObject({ exists: true, lines: injected.split('\n').length, firstCutLine: null });
+    const refusal = scan.problems.find((p) => p.file === 'MEMORY.md' && p.line === null)!;
+    expect(refusal.code).toBe(link ? 'unsafe-link' : 'unreadable');
+    expect(refusal.message).toMatch(/^Memdir cannot edit MEMORY\.md: .*\. Claude Code still loads it/);
+    expect(refusal.message).not.toContain('starts without');
+  });
+
+  it('a link that loops loads nothing, and Health says so', async () => {
+    const memoryDir = memoryDirWith('latin1', false);
+    fs.rmSync(path.join(memoryDir, 'MEMORY.md'));
+    fs.symlinkSync('MEMORY.md', path.join(memoryDir, 'MEMORY.md'));
+    expect((await agentIndexView({ transcriptDirs: [], memoryDir, settings: AUTO_MEMORY_ON })).text).toBe('');
+    const scan = scanMemoryDir(memoryDir, { scope: 'private' });
+    expect(scan.index).toMatchObject({ exists: true, lines: 0, loaded: [] });
+    expect(scan.problems.find((p) => p.file === 'MEMORY.md')!.message).toMatch(/The agent starts without its memory index\.$/);
   });
 });
 

@@ -49,9 +49,11 @@ export function assessHealth(input: HealthInput): Problem[] {
   const topicFiles = new Set(input.topics.map((t) => t.file));
 
   if (index.unreadable) {
-    problems.push(
-      problem(index.unreadable.code, INDEX_FILE, null, `${INDEX_FILE} cannot be used: ${index.unreadable.reason}. The agent starts without its memory index.`),
-    );
+    // Claude Code reads what Memdir will not edit (a link out, not UTF-8): then only the editing is refused.
+    const message = index.load
+      ? `Memdir cannot edit ${INDEX_FILE}: ${index.unreadable.reason}. Claude Code still loads it: memdir show --loaded and the MEMORY.md tab show what the agent gets.`
+      : `${INDEX_FILE} cannot be used: ${index.unreadable.reason}. The agent starts without its memory index.`;
+    problems.push(problem(index.unreadable.code, INDEX_FILE, null, message));
   }
 
   // R-HEALTH on index lines read as the agent reads them: any link to a `.md` file counts, wherever

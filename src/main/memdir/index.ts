@@ -39,7 +39,7 @@ export {
   type ProjectLocation,
   ProjectNotFoundError,
 } from './projects.js';
-export { factsOf, type FileFacts, readMemoryText } from './read-file.js';
+export { factsOf, type FileFacts, readIndexAsClaudeCode, readMemoryText } from './read-file.js';
 export { INDEX_READ_MAX_BYTES, type MemoryFileText, readMemoryFile, UnreadableMemoryError } from './read-memory-file.js';
 export { runGit } from './run-git.js';
 export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';

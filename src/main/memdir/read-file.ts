@@ -166,6 +166,36 @@ export function utf8ByteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+// Claude Code reads MEMORY.md as Node's `readFile(…, 'utf8')` does: a byte that is not UTF-8 becomes U+FFFD.
+const lossyDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * MEMORY.md as Claude Code reads it, beside whether Memdir may edit it (R-INDEX, R-HEALTH): the
+ * client follows a link wherever it leads and decodes what is not UTF-8 as U+FFFD (its load then
+ * drops the control characters, NUL included), so an index Memdir refuses to edit — a link out of
+ * the memory directory, binary or not UTF-8 — still reaches the agent. `refusal` is why Memdir
+ * will not edit it (null: it may). A link loop, a folder, a file too large or gone: nothing is
+ * loaded, and the failure says why. Checked against 2.1.332 (test/fidelity/index-cut.test.ts).
+ */
+export function readIndexAsClaudeCode(
+  root: string,
+  absPath: string,
+  isSymlink: boolean,
+  maxBytes: number,
+): { ok: true; text: string; facts: FileFacts; refusal: Failure | null } | Failure {
+  const link = isSymlink ? linkStaysInside(root, absPath) : { inside: true, loop: false };
+  if (link.loop) return { ok: false, code: 'unreadable', reason: errnoReason({ code: 'ELOOP' }), facts: null };
+  const outcome = readMemoryBytes(root, absPath, false, (bytes, facts) => ({ text: lossyDecoder.decode(bytes), problem: textProblem(bytes), facts }), maxBytes);
+  if (!outcome.ok) return outcome;
+  const { text, problem, facts } = outcome.value;
+  const refusal: Failure | null = !link.inside
+    ? { ok: false, code: 'unsafe-link', reason: 'it is a symbolic link that leads outside the memory directory, so Memdir does not edit it', facts: null }
+    : problem
+      ? { ok: false, code: 'unreadable', reason: problem, facts }
+      : null;
+  return { ok: true, text, facts, refusal };
+}
+
 /** Decode UTF-8 strictly; a NUL byte means binary. */
 export function decode(bytes: Uint8Array, facts: FileFacts): ReadOutcome {
   const problem = textProblem(bytes);

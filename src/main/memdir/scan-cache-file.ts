@@ -34,8 +34,11 @@ import { writeDataFile } from '../core/safe-fs.js';
  * 10: one rule for what an index lists (index-state.ts): any link lists a memory, a team memory is
  *    loaded or past the cut through either index; the record holds `cutMemories`, and an index's
  *    team links are split into loaded and past the cut.
+ * 11: an index Memdir will not edit (a link out of the folder, not UTF-8, binary) is scanned as
+ *    Claude Code reads it: its links, loaded and cut lists were empty in a version 10 file.
+
  */
-export const SCAN_CACHE_VERSION = 10;
+export const SCAN_CACHE_VERSION = 11;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

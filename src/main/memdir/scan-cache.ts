@@ -167,9 +167,13 @@ export function restoreStoredDir(cache: ScanCache, memoryDir: string, stored: St
   let index: CachedIndex | null = null;
   if (stored.index) {
     const f = toFacts(stored.index.facts);
-    index = stored.index.failure
-      ? { facts: f, outcome: { ok: false, ...stored.index.failure, facts: f }, parsed: null, load: null, targets: null, teamLinks: NO_REACH }
-      : { facts: f, outcome: null, parsed: null, load: null, targets: stored.index.targets ?? [], teamLinks: stored.index.teamLinks, stub: true };
+    const failure: Failure | null = stored.index.failure ? { ok: false, ...stored.index.failure, facts: f } : null;
+    // An index Memdir will not edit still has links when Claude Code reads it (a link out, not UTF-8): a stub like any other.
+    index =
+      failure && stored.index.targets === null
+        ? { facts: f, outcome: failure, parsed: null, load: null, targets: null, teamLinks: NO_REACH }
+        : { facts: f, outcome: failure, parsed: null, load: null, targets: stored.index.targets ?? [], teamLinks: stored.index.teamLinks, stub: true };
+
     cache.indexes.set(childPath(memoryDir, INDEX_FILE), index);
   }
   for (const t of topics) cache.topics.set(childPath(memoryDir, t.file), t);

@@ -16,7 +16,7 @@ import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/sc
 import { assessHealth, problem, type TopicFacts } from './health.js';
 import { type MemoryFileListing, listMemoryFiles } from './list-memory-files.js';
 import { INDEX_READ_MAX_BYTES } from './read-memory-file.js';
-import { type FileFacts, factsOf, readFileHead, readMemoryBytes, readMemoryText, utf8ByteLength } from './read-file.js';
+import { type FileFacts, factsOf, readFileHead, readIndexAsClaudeCode, readMemoryBytes, utf8ByteLength } from './read-file.js';
 import {
   type CachedDir,
   type CachedIndex,
@@ -115,7 +115,8 @@ function headSummary(abs: string, file: string): TopicSummary | null {
 
 function readIndex(abs: string, isSymlink: boolean): CachedIndex {
   // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
-  const outcome = readMemoryText(path.dirname(abs), abs, isSymlink, INDEX_READ_MAX_BYTES);
+  // One Memdir will not edit (a link out, not UTF-8) still reaches the agent: scanned as the client reads it.
+  const outcome = readIndexAsClaudeCode(path.dirname(abs), abs, isSymlink, INDEX_READ_MAX_BYTES);
   if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null, teamLinks: NO_REACH };
   const parsed = parseIndex(outcome.text);
   const load = loadIndexAsClaudeCode(outcome.text, { byteLength: utf8ByteLength });
@@ -125,7 +126,7 @@ function readIndex(abs: string, isSymlink: boolean): CachedIndex {
   const team = teamReachOf(indexReachOf(parsed, load));
   return {
     facts: outcome.facts,
-    outcome: null,
+    outcome: outcome.refusal,
     parsed,
     load,
     targets: [...targets],

@@ -14,7 +14,8 @@ import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { ProjectSettings } from '../../shared/scan-types.js';
 import { autoMemoryOffSentence } from '../../shared/settings-text.js';
-import { INDEX_READ_MAX_BYTES, readMemoryText } from '../memdir/index.js';
+import { INDEX_READ_MAX_BYTES, readIndexAsClaudeCode } from '../memdir/index.js';
+
 import { claudeCodeVersionIn } from './claude-code-version.js';
 import { listTranscriptsIn } from './list-transcripts.js';
 import { readLines } from './line-reader.js';
@@ -81,8 +82,8 @@ export async function agentIndexView(where: {
   const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
   let raw = '';
   if (isLink !== undefined) {
-    const outcome = readMemoryText(where.memoryDir, abs, isLink, INDEX_READ_MAX_BYTES);
-    // An index Claude Code cannot read either (a link out of the directory, not UTF-8) loads as nothing here.
+    // Read as the client reads it: one Memdir will not edit (a link out, not UTF-8) still loads; a link loop or a folder does not.
+    const outcome = readIndexAsClaudeCode(where.memoryDir, abs, isLink, INDEX_READ_MAX_BYTES);
     if (outcome.ok) raw = outcome.text;
   }
   const load = loadIndexAsClaudeCode(raw, { version });
