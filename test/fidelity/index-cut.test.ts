@@ -51,6 +51,7 @@ describe('an index Memdir will not edit still reaches the agent, as Claude Code 
       fs.writeFileSync(path.join(root, 'dotfiles-index.md'), bytes);
       fs.symlinkSync(path.join(root, 'dotfiles-index.md'), path.join(memoryDir, 'MEMORY.md'));
     } else fs.writeFileSync(path.join(memoryDir, 'MEMORY.md'), bytes);
+    fs.writeFileSync(path.join(memoryDir, 'orphan.md'), '---\nname: Orphan\ndescription: listed nowhere\ntype: user\n---\nBody.\n');
     return memoryDir;
   };
 
@@ -70,6 +71,9 @@ describe('an index Memdir will not edit still reaches the agent, as Claude Code 
     expect(refusal.code).toBe(link ? 'unsafe-link' : 'unreadable');
     expect(refusal.message).toMatch(/^Memdir cannot edit MEMORY\.md: .*\. Claude Code still loads it/);
     expect(refusal.message).not.toContain('starts without');
+    // The agent never sees the orphan, but no fix is offered: each would rewrite a file Memdir will not edit.
+    expect(scan.problems.find((p) => p.code === 'orphan')).toMatchObject({ file: 'orphan.md', fix: null });
+    expect(scan.problems.filter((p) => p.fix !== null)).toEqual([]);
   });
 
   it('a link that loops loads nothing, and Health says so', async () => {

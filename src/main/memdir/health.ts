@@ -80,7 +80,8 @@ export function assessHealth(input: HealthInput): Problem[] {
     const reported = new Set<string>();
     for (const link of indexLinks(index.parsed)) {
       if (!visible(link.line)) continue;
-      const canonical = link.primary && entryLines.has(link.line);
+      // A fix rewrites MEMORY.md: none is offered for one Memdir will not edit.
+      const canonical = link.primary && entryLines.has(link.line) && !index.unreadable;
       if (link.file === '..' || link.file.startsWith('../')) {
         if (!reported.has(link.file))
           problems.push(
@@ -160,7 +161,7 @@ export function assessHealth(input: HealthInput): Problem[] {
             topic.file,
             null,
             `${input.scope === 'team' ? `${TEAM_DIR}/${topic.file}` : topic.file} is not listed in ${where}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${own} yet)`}.`,
-            'add-to-index',
+            index.unreadable ? null : 'add-to-index',
           ),
         );
       }
