@@ -191,6 +191,32 @@ describe('memdir CLI', () => {
     expect(JSON.parse(shown.out)).toMatchObject({ file: 'cafe\u0301.md', description: 'nfd cafe' });
   });
 
+  it('lint --fix writes pointers the index rules allow: a long description cut to one short hook, control and bidi characters dropped, both brackets escaped', async () => {
+    const home = path.join(root, 'pointer-home');
+    const memory = path.join(home, 'projects', '-work-pointers', 'memory');
+    await fs.mkdir(memory, { recursive: true });
+    const topic = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\ntype: project\n---\nbody\n`;
+    await fs.writeFile(path.join(memory, 'longdesc.md'), topic('Long', 'word '.repeat(2000).trim()));
+    // YAML's own escapes: a TAB, a BEL and a right-to-left override in a quoted description.
+    await fs.writeFile(path.join(memory, 'ctrl.md'), topic('Ctrl\u0007', '"tab\\there\\abell \\u202Eevil"'));
+    await fs.writeFile(path.join(memory, 'brk.md'), topic('"Br]ack[et"', 'brackets'));
+    await fs.writeFile(path.join(memory, 'br[ack]et.md'), topic('"br[ack]et"', 'both'));
+    const fixed = await run('lint', '--home', home, '--project', '-work-pointers', '--fix', '--json');
+    expect(fixed.code).toBe(0);
+    // Claude Code's advice for an index entry is "one line, under ~150 characters" (LONG_HOOK): the hook is cut at a word, with an ellipsis.
+    expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toBe(
+      [
+        '- [br\\[ack\\]et](br[ack]et.md) — both',
+        '- [Br\\]ack\\[et](brk.md) — brackets',
+        '- [Ctrl](ctrl.md) — tab herebell evil',
+        `- [Long](longdesc.md) — ${Array.from({ length: 29 }, () => 'word').join(' ')}\u2026`,
+        '',
+      ].join('\n'),
+    );
+    const clean = await run('lint', '--home', home, '--project', '-work-pointers', '--json');
+    expect(JSON.parse(clean.out).projects[0].problems).toEqual([]);
+  });
+
   it('lint --fix stops adding orphans at the cut and says what remains; --past-cut adds them anyway', async () => {
     const home = path.join(root, 'full-home');
     const memory = path.join(home, 'projects', '-work-full', 'memory');

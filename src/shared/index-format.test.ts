@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { micromark } from 'micromark';
 import { describe, expect, it } from 'vitest';
 import {
   addIndexEntry,
@@ -100,7 +101,7 @@ describe('parseIndex', () => {
     index = retargetIndexEntries(index, 'a.md', 'a2.md');
     index = removeIndexEntries(index, 'b.md');
     index = addIndexEntry(index, { title: 'C [x]', file: 'c.md', hook: 'multi\nline' });
-    expect(serializeIndex(index)).toBe('# Index\n- [A](a2.md) — one\n\nnote\n- [C [x\\]](c.md) — multi line\n');
+    expect(serializeIndex(index)).toBe('# Index\n- [A](a2.md) — one\n\nnote\n- [C \\[x\\]](c.md) — multi line\n');
     expect(indexEntries(parseIndex(serializeIndex(index))).map((e) => e.title)).toEqual(['A', 'C [x]']);
   });
 
@@ -146,6 +147,41 @@ describe('parseIndex', () => {
         },
       ),
     );
+  });
+});
+
+// A CommonMark reader, as a Markdown preview reads MEMORY.md: micromark, the parser under the app's react-markdown.
+const commonMark = (text: string) => micromark(text);
+
+describe('formatIndexEntry: the pointer line Memdir writes keeps the index rules (s30-explore 7)', () => {
+  it('cuts a long description to one hook of at most 150 characters, at a word, with an ellipsis', () => {
+    const line = formatIndexEntry({ title: 'Long', file: 'longdesc.md', hook: 'word '.repeat(2000) });
+    expect(line).toBe(`- [Long](longdesc.md) — ${Array.from({ length: 29 }, () => 'word').join(' ')}\u2026`);
+    expect(indexEntries(parseIndex(line))[0]!.hook.length).toBeLessThanOrEqual(150);
+    // A hook of 150 characters is written whole; a Chinese one is cut by UTF-16 units, never inside a character.
+    const whole = 'x'.repeat(150);
+    expect(formatIndexEntry({ title: 'T', file: 't.md', hook: whole })).toBe(`- [T](t.md) — ${whole}`);
+    expect(formatIndexEntry({ title: 'T', file: 't.md', hook: '😀'.repeat(100) })).toBe(`- [T](t.md) — ${'😀'.repeat(74)}\u2026`);
+  });
+
+  it('writes no control, bidi or invisible character (what Claude Code removes at load): tabs and line breaks become spaces', () => {
+    expect(formatIndexEntry({ title: 'Ct\u0007rl\u202e', file: 'ctrl.md', hook: 'tab\there\u0007bell \u202eevil\u200b\r\nnext\u001b[31m' })).toBe(
+      '- [Ctrl](ctrl.md) — tab herebell evil next[31m',
+    );
+    // Joiners that are part of writing stay (an emoji sequence).
+    expect(formatIndexEntry({ title: 'Dev', file: 'dev.md', hook: '👩\u200d💻 at work' })).toBe('- [Dev](dev.md) — 👩\u200d💻 at work');
+  });
+
+  it('escapes both brackets of a title: Memdir and a CommonMark reader read back the same title', () => {
+    for (const [title, file, line] of [
+      ['Br]ack[et', 'brk.md', '- [Br\\]ack\\[et](brk.md)'],
+      ['br[ack]et', 'br[ack]et.md', '- [br\\[ack\\]et](br[ack]et.md)'],
+      ['back\\slash [x]', 'b.md', '- [back\\\\slash \\[x\\]](b.md)'],
+    ] as const) {
+      expect(formatIndexEntry({ title, file })).toBe(line);
+      expect(indexEntries(parseIndex(line))).toMatchObject([{ title, file }]);
+      expect(commonMark(line)).toBe(`<ul>\n<li><a href="${encodeURI(file)}">${title}</a></li>\n</ul>`);
+    }
   });
 });
 

@@ -3,7 +3,7 @@
  * Parsing keeps every line — unknown ones verbatim and in order — so a round trip through
  * Memdir never rewrites what it does not understand.
  */
-import { type IndexLoad, lineFate } from './index-load.js';
+import { type IndexLoad, dropInvisible, lineFate } from './index-load.js';
 
 /** A pointer to a topic file. `file` is the link target as written (relative to the index). */
 export interface IndexEntry {
@@ -191,9 +191,44 @@ export function serializeIndex(index: ParsedIndex): string {
   return (index.bom ? '\uFEFF' : '') + withEnd;
 }
 
-/** Escape a title for use inside `[...]`. */
+/**
+ * A title or hook as one line of text Claude Code loads as written: line breaks and tabs become
+ * spaces, and what it removes at load (control, bidi and other invisible characters) is not written.
+ */
+function oneLine(text: string): string {
+  return dropInvisible(text.replace(/[\t\n\v\f\r\u2028\u2029]+/g, ' '));
+}
+
+/**
+ * Escape a title for use inside `[...]`: `\`, `]` and `[` — an unescaped `[` makes a CommonMark
+ * reader start the link there (`[br[ack\]et](…)` renders as `[br` and a link `ack]et`).
+ */
 function escapeTitle(title: string): string {
-  return title.replace(/[\\\]]/g, '\\$&').replace(/[\r\n]+/g, ' ');
+  return oneLine(title).replace(/[\\[\]]/g, '\\$&');
+}
+
+/** Claude Code's advice, as a number: "each entry should be one line, under ~150 characters"; a hook longer than this is a candidate for shortening. */
+export const LONG_HOOK = 150;
+
+/** A hook cut to at most `max` characters, at a word end when one is near, with an ellipsis. */
+export function shortenHook(hook: string, max: number): string {
+  const flat = hook.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  let cut = flat.slice(0, max - 1);
+  // Never half of a character that takes two UTF-16 units (Claude Code would drop the lone half).
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.—–-]+$/, '')}…`;
+}
+
+/**
+ * The hook of a pointer Memdir writes (R-INDEX): one line, without what Claude Code removes at
+ * load, and — from a long description — cut to {@link LONG_HOOK} characters, so one pointer never
+ * takes a large share of the index's 25,000.
+ */
+export function pointerHook(hook: string): string {
+  const line = oneLine(hook).trim();
+  return line.length <= LONG_HOOK ? line : shortenHook(line, LONG_HOOK);
 }
 
 // What a link target cannot hold as it is: `%` (decoded on reading), `#` (an anchor), `?` (a
@@ -212,10 +247,10 @@ export function encodeTarget(file: string): string {
   return /[\s()]/.test(escaped) ? `<${escaped}>` : escaped;
 }
 
-/** The canonical pointer line for a topic file. */
+/** The canonical pointer line for a topic file: every pointer Memdir writes is made here (see {@link pointerHook}, {@link escapeTitle}). */
 export function formatIndexEntry(entry: { title: string; file: string; hook?: string }): string {
   const target = encodeTarget(entry.file);
-  const hook = (entry.hook ?? '').replace(/[\r\n]+/g, ' ').trim();
+  const hook = pointerHook(entry.hook ?? '');
   return `- [${escapeTitle(entry.title)}](${target})${hook ? ` — ${hook}` : ''}`;
 }
 

@@ -28,11 +28,13 @@ describe('indexImpact', () => {
   });
 
   it('names the existing pointers a longer hook pushes past the byte limit', () => {
-    const text = Array.from({ length: 90 }, (_, i) => `- [M${i}](m${i}.md) — ${'x'.repeat(230)}`).join('\n') + '\n';
+    // 24,905 characters: m0's short hook, then 100 pointers of 230-character hooks. A pointer Memdir
+    // writes holds at most 150 characters of hook (pointerHook), so a 3,000-character one adds 145.
+    const text = ['- [M0](m0.md) — short', ...Array.from({ length: 100 }, (_, i) => `- [M${i + 1}](m${i + 1}.md) — ${'x'.repeat(230)}`)].join('\n') + '\n';
+    expect(text.trim().length).toBe(24_905);
     const impact = indexImpact(text, { kind: 'update', file: 'm0.md', title: 'M0', hook: 'y'.repeat(3000) });
     expect(indexImpact(text, { kind: 'update', file: 'm0.md', title: 'M0', hook: 'short' }).newlyCut).toEqual([]);
-    expect(impact.newlyCut.length).toBeGreaterThan(0);
-    expect(impact.newlyCut).toContain('m89.md');
+    expect(impact.newlyCut).toEqual(['m100.md']);
     expect(impact.changedIsCut).toBe(false);
   });
 

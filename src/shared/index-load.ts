@@ -100,6 +100,11 @@ function shortenLine(line: string, max: number): string {
 // use, unassigned, lone surrogate and default-ignorable code points — ZWNJ, ZWJ and VS15/16 kept.
 const CONTROL = /(?!\u200c|\u200d|\ufe0e|\ufe0f)[\0-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{DI}]/gu;
 
+/** Text without what Claude Code removes from the index when it loads it (control, format and invisible characters; see above). */
+export function dropInvisible(text: string): string {
+  return text.replace(CONTROL, '');
+}
+
 function scrub(text: string): string {
   return text.replace(/\r\n?|[\u2028\u2029]/g, '\n').replace(CONTROL, '');
 }

@@ -39,17 +39,8 @@ export interface RoomResult {
   problems: string[];
 }
 
-/** Claude Code's advice, as a number: a hook longer than this is a candidate for shortening. */
-export const LONG_HOOK = 150;
-
-/** A hook cut to at most `max` characters, at a word end when one is near, with an ellipsis. */
-export function shortenHook(hook: string, max: number): string {
-  const flat = hook.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  const cut = flat.slice(0, max - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.—–-]+$/, '')}…`;
-}
+// The hook rules live with the pointer line (index-format.ts); Make room offers them from here too.
+export { LONG_HOOK, shortenHook } from './index-format.js';
 
 function actionLines(action: RoomAction): number[] {
   return action.kind === 'move-lines' ? action.lines : [action.line];

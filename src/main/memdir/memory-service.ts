@@ -9,6 +9,7 @@ import {
   addIndexEntry,
   indexEntries,
   parseIndex,
+  pointerHook,
   removeIndexEntries,
   retargetIndexEntries,
   serializeIndex,
@@ -298,7 +299,9 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
     const pointer = indexEntries(index.parsed).find((e) => e.file === file);
     if (pointer) {
       const title = pointer.title === previous.meta.name ? input.fields.name : pointer.title;
-      const hook = input.hook ?? (pointer.hook === previous.meta.description ? input.fields.description : pointer.hook);
+      // A hook written from the description (whole, or as a pointer holds it: one line, cut) follows it.
+      const followed = pointer.hook === previous.meta.description || pointer.hook === pointerHook(previous.meta.description);
+      const hook = input.hook ?? (followed ? input.fields.description : pointer.hook);
       if (title !== pointer.title || hook !== pointer.hook) await writeIndex(where, updateIndexEntry(index.parsed, file, { title, hook }), index.text);
     }
   });
