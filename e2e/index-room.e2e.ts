@@ -166,6 +166,23 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     expect(await page.getByRole('meter', { name: 'Lines' }).getAttribute('aria-valuenow')).toBe('240');
   });
 
+  it("the index editor keeps the file's BOM and CRLF line ends, and Ctrl+S saves it", async () => {
+    await fs.mkdir(memoryOf('-demo-docs-site'), { recursive: true });
+    await fs.writeFile(path.join(memoryOf('-demo-docs-site'), 'MEMORY.md'), '\uFEFF# Index\r\n- [Style](style.md) — house style\r\n');
+    await open('-demo-docs-site', 'index');
+    await page.getByRole('list', { name: 'MEMORY.md lines' }).getByText('# Index').waitFor();
+    await page.getByRole('button', { name: 'Edit MEMORY.md' }).click();
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('ControlOrMeta+End');
+    await page.keyboard.type('Note added');
+    // Ctrl+S, with the focus in the editor: no button clicked.
+    await page.keyboard.press('ControlOrMeta+S');
+    await page.getByRole('status').filter({ hasText: 'Saved MEMORY.md.' }).first().waitFor();
+    expect(await indexOf('-demo-docs-site')).toBe('\uFEFF# Index\r\n- [Style](style.md) — house style\r\nNote added');
+    await page.getByRole('button', { name: 'Edit MEMORY.md' }).waitFor();
+    expect(errors).toEqual([]);
+  });
+
   it('finds a duplicate, shows both side by side, and merges them keeping both; the editor warns before a third is written', async () => {
     await open('-demo-checkout-service', 'health');
     const dups = page.getByRole('region', { name: 'Duplicate memories' });

@@ -313,6 +313,17 @@ describe('saveIndexText', () => {
     await expect(saveIndexText(where, 'mine', 'stale base')).rejects.toMatchObject({ code: 'conflict' });
     expect(await read('MEMORY.md')).toBe('- [A](a.md) — a\n');
   });
+
+  it("keeps the file's line endings and BOM: an editor's \\n lines are written as the file's CRLF", async () => {
+    const base = '\uFEFF# Index\r\n- [A](a.md) — a\r\n';
+    await saveIndexText(where, base);
+    await saveIndexText(where, '\uFEFF# Index\n- [A](a.md) — a\nNote added\n', base);
+    expect(await read('MEMORY.md')).toBe('\uFEFF# Index\r\n- [A](a.md) — a\r\nNote added\r\n');
+    // An LF file stays LF.
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [A](a.md) — a\n');
+    await saveIndexText(where, '- [A](a.md) — a\r\n- [B](b.md) — b\n');
+    expect(await read('MEMORY.md')).toBe('- [A](a.md) — a\n- [B](b.md) — b\n');
+  });
 });
 
 describe('a secret typed into a memory (R-SYNC-SECURITY: Claude Code sends every memory to the model)', () => {

@@ -356,8 +356,11 @@ export async function saveIndexText(where: Where, text: string, baseText?: strin
     if (baseText !== undefined && (current ?? '') !== baseText) {
       throw new MemoryError('conflict', `${rel} was changed on disk while you were editing it; compare both versions before saving.`, current ?? '');
     }
-    await refuseNewSecrets({ label: rel, text, before: current, allow: allowSecrets });
-    await writeFileAtomic(where.memoryDir, rel, text);
+    // The file keeps its line endings, as a topic file does (topic-file.ts): an editor hands back
+    // `\n` lines, and a save rewriting every CRLF of the file is a change nobody asked for.
+    const written = current !== null ? text.replace(/\r?\n/g, parseIndex(current).eol) : text;
+    await refuseNewSecrets({ label: rel, text: written, before: current, allow: allowSecrets });
+    await writeFileAtomic(where.memoryDir, rel, written);
   });
   return { file: INDEX_FILE, entry };
 }

@@ -8,7 +8,7 @@
  */
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import { cutOfIndex, cutPointersText } from '../../shared/index-cut.js';
 import { parseIndex } from '../../shared/index-format.js';
@@ -110,6 +110,22 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
     setEdit(null);
     await reload();
   };
+
+  // Ctrl+S (Cmd+S) saves while editing, as in the memory editor (README's keyboard list).
+  const saveRef = useRef(save);
+  saveRef.current = save;
+  const editing = edit !== null;
+  useEffect(() => {
+    if (!editing) return;
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.metaKey || e.ctrlKey) && e.key.toLowerCase() === 's') {
+        e.preventDefault();
+        void saveRef.current();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [editing]);
 
   return (
     <div className="index-tab">
