@@ -108,6 +108,14 @@ describe('updateMemory', () => {
     expect(await read('MEMORY.md')).toBe('# Index\n- [New](f.md) — new hook\n');
   });
 
+  it('a hook Memdir cut from a long description still follows the description', async () => {
+    const long = `${'detail '.repeat(40)}end`;
+    await createMemory(where, { fields: { name: 'A', description: long, type: 'feedback' }, body: 'x\n', file: 'f.md' });
+    expect(indexEntries(parseIndex(await read('MEMORY.md')))[0]!.hook).toMatch(/^detail detail .*\u2026$/);
+    await updateMemory(where, { file: 'f.md', fields: { name: 'A', description: 'short now', type: 'feedback' }, body: 'x\n' });
+    expect(await read('MEMORY.md')).toBe('- [A](f.md) — short now\n');
+  });
+
   it('keeps a hand-written index hook that differs from the description', async () => {
     await fs.writeFile(path.join(where.memoryDir, 'f.md'), '---\nname: A\ndescription: d\ntype: feedback\n---\n');
     await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [A](f.md) — my own hook\n');
