@@ -21,6 +21,7 @@ export {
   inScope,
   previewFixes,
   readText,
+  refuseTakenName,
   renameMemory,
   saveIndexText,
   suggestFileName,

@@ -95,14 +95,16 @@ export function checkNewMemoryPath(file: string, scope?: Scope): string {
 }
 
 /**
- * The file beside `rel` whose name differs from it only in Unicode form (NFD `cafe\u0301.md` for
- * NFC `caf\u00e9.md`), other than `except`; null when there is none. A new name is refused when
- * such a twin holds it: the two would look the same everywhere a person reads them.
+ * The entry beside `rel` that holds its name, other than `except`: the name itself, or the same name in
+ * another Unicode form (NFD `cafe\u0301.md` for NFC `caf\u00e9.md`), which would look the same everywhere
+ * a person reads it; null when there is none. Read from the folder's listing, so a rename that changes
+ * only letter case on a case-insensitive file system does not find its own source.
  */
-async function formTwin(root: string, rel: string, except?: string): Promise<string | null> {
+async function takenBy(root: string, rel: string, except?: string): Promise<string | null> {
   const slash = rel.lastIndexOf('/');
   const folder = slash < 0 ? '' : rel.slice(0, slash);
-  const name = rel.slice(slash + 1).normalize('NFC');
+  const exact = rel.slice(slash + 1);
+  const name = exact.normalize('NFC');
   let names: string[];
   try {
     names = await fs.readdir(folder ? await resolveInside(root, folder) : root);
@@ -110,19 +112,21 @@ async function formTwin(root: string, rel: string, except?: string): Promise<str
     if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return null;
     throw error;
   }
-  const twin = names.find((n) => n !== rel.slice(slash + 1) && n.normalize('NFC') === name && (folder ? `${folder}/${n}` : n) !== except);
-  return twin === undefined ? null : folder ? `${folder}/${twin}` : twin;
+  const at = (n: string) => (folder ? `${folder}/${n}` : n);
+  const holder = names.find((n) => at(n) !== except && n === exact) ?? names.find((n) => at(n) !== except && n.normalize('NFC') === name);
+  return holder === undefined ? null : at(holder);
 }
 
-/** Refuse a new name that already exists under another Unicode form, in the words used for one that exists as typed. */
-async function refuseFormTwin(root: string, rel: string, except?: string): Promise<void> {
-  const twin = await formTwin(root, rel, except);
-  if (twin !== null) {
-    throw new MemoryError(
-      'exists',
-      `${rel} already exists: ${quoteName(twin)} is the same name, written in another Unicode form; pick another name or edit it.`,
-    );
-  }
+/**
+ * A memory may be written at the new name `rel` (create, rename, a move between scopes): refused when
+ * the name exists, as typed or in another Unicode form, other than `except` (the source of a rename).
+ * `advice` ends the sentence: what the person can do instead.
+ */
+export async function refuseTakenName(root: string, rel: string, advice: string, except?: string): Promise<void> {
+  const holder = await takenBy(root, rel, except);
+  if (holder === null) return;
+  if (holder === rel) throw new MemoryError('exists', `${rel} already exists; ${advice}`);
+  throw new MemoryError('exists', `${rel} already exists: ${quoteName(holder)} is the same name, written in another Unicode form; ${advice}`);
 }
 
 /** The key rule applied to a memory's name, refused in words about the memory (and its scope, when known), not about sync keys. */
@@ -242,8 +246,7 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const file = await maskedRefusal(typed, () => checkNewFileName(typed, where.scope));
   const rel = inScope(where.scope, file);
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
-    if ((await readText(where.memoryDir, rel)) !== null) throw new MemoryError('exists', `${rel} already exists; pick another name or edit it.`);
-    await refuseFormTwin(where.memoryDir, rel);
+    await refuseTakenName(where.memoryDir, rel, 'pick another name or edit it.');
     const text = checkedSize(serializeTopicFile(input.fields, input.body));
     await refuseNewSecrets({ label: rel, text, before: null, name: file, allow: input.allowSecrets });
     await writeFileAtomic(where.memoryDir, rel, text);
@@ -327,7 +330,7 @@ export async function renameMemory(
   const nameBefore = opts.clearsName ? {} : { nameBefore: source };
   await refuseNewSecrets({ label: inScope(where.scope, target), text: '', before: null, name: target, ...nameBefore, allow: allowSecrets });
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
-    await refuseFormTwin(where.memoryDir, inScope(where.scope, target), inScope(where.scope, source));
+    await refuseTakenName(where.memoryDir, inScope(where.scope, target), 'pick another name or edit it.', inScope(where.scope, source));
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));
     const index = await readIndex(where);
     await writeIndex(where, retargetIndexEntries(index.parsed, source, target), index.text);

@@ -87,3 +87,21 @@ it('a bulk move leaves a memory whose name holds a token where it is, its reason
   expect(result.refused[0]!.reason).not.toContain(TOKEN.slice(6));
   expect(await read(NAMED)).toBe(TOPIC);
 });
+
+it('refuses to move a team memory to private beside a private one of the same name in another Unicode form, and moves nothing', async () => {
+  const nfd = 'cafe\u0301.md';
+  const nfc = 'caf\u00e9.md';
+  const topic = (name: string) => `---\nname: ${name}\ndescription: ${name}\ntype: project\n---\n\n${name}\n`;
+  await fs.writeFile(path.join(memoryDir, nfd), topic('private'));
+  await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), `- [private](${nfd}) — private\n`);
+  await fs.writeFile(path.join(memoryDir, 'team', nfc), topic('team'));
+  await fs.writeFile(path.join(memoryDir, 'team', 'MEMORY.md'), `- [team](${nfc}) — team\n`);
+
+  const error = await refusal(moveMemoryScope({ memoryDir, dataDir, file: nfc, to: 'private' }));
+  expect(error.code).toBe('exists');
+  expect(error.message).toContain('is the same name, written in another Unicode form; rename one of them first.');
+  // One café.md in each folder, each index with its own pointer, as before.
+  expect((await fs.readdir(memoryDir)).filter((n) => n.endsWith('.md')).sort()).toEqual(['MEMORY.md', nfd]);
+  expect(await read(`team/${nfc}`)).toBe(topic('team'));
+  expect(await read('MEMORY.md')).toBe(`- [private](${nfd}) — private\n`);
+});

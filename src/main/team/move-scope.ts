@@ -13,7 +13,7 @@ import { INDEX_FILE } from '../../shared/limits.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { transact } from '../history/index.js';
-import { checkFileName, inScope, MemoryError, parseTopicFile, readText } from '../memdir/index.js';
+import { checkFileName, inScope, MemoryError, parseTopicFile, readText, refuseTakenName } from '../memdir/index.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { memoryDirKey } from '../core/memory-lock.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
@@ -67,7 +67,7 @@ export async function moveMemoryScope(opts: {
     if (refusal) throw new MemoryError('scope-refused', refusal);
     const shared = opts.to === 'private' ? (await privateMoveRefusals(opts.memoryDir, opts.dataDir))(name) : null;
     if (shared) throw new MemoryError('scope-refused', shared);
-    if ((await readText(opts.memoryDir, toRel)) !== null) throw new MemoryError('exists', `${toRel} already exists; rename one of them first.`);
+    await refuseTakenName(opts.memoryDir, toRel, 'rename one of them first.');
     // Only the name is new to the other index: the text moves byte for byte, as it was. Into the
     // private index, its name is nothing new (team/MEMORY.md is sent to the model too); to the team, it is new to the server and teammates.
     await refuseNewSecrets({ label: toRel, text: '', before: null, name, ...(opts.to === 'private' ? { nameBefore: name } : {}), allow: opts.allowSecrets });
