@@ -98,4 +98,52 @@ describe('the start of the headless host', () => {
       await opened.close();
     }
   });
+
+  it('tells a change made before its watcher was on even when another list read it first', async () => {
+    const opened = await AppContext.open({
+      homeFlag: path.join(root, 'home'),
+      dataDir: path.join(root, 'data-gap-read'),
+      env: {},
+      watch: true,
+      servicesAfterFirstList: true,
+    });
+    try {
+      const told = new Promise<string[]>((resolve) =>
+        opened.events.subscribe((event) => {
+          if (event.type === 'projects-changed' && event.external) resolve(event.dirs);
+        }),
+      );
+      expect(await files(opened.scanHome())).not.toContain('written_meanwhile.md');
+      await fs.writeFile(
+        path.join(memoryDir, 'written_meanwhile.md'),
+        '---\nname: Meanwhile\ndescription: written before the watcher\ntype: project\n---\nBody\n',
+      );
+      // A second tab's list reads the change before the watcher starts: the page that showed the first list still hears of it.
+      expect(await files(opened.scanHome())).toContain('written_meanwhile.md');
+      opened.firstListAnswered();
+      expect(await told).toEqual(['-work-verl']);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('tells the projects of a home created before its watcher was on', async () => {
+    const later = path.join(root, 'home-later');
+    const opened = await AppContext.open({ homeFlag: later, dataDir: path.join(root, 'data-later'), env: {}, watch: true, servicesAfterFirstList: true });
+    try {
+      const told = new Promise<string[]>((resolve) =>
+        opened.events.subscribe((event) => {
+          if (event.type === 'projects-changed' && event.external) resolve(event.dirs);
+        }),
+      );
+      expect((await opened.scanHome()).exists).toBe(false);
+      const created = path.join(later, 'projects', '-work-new', 'memory');
+      await fs.mkdir(created, { recursive: true });
+      await fs.writeFile(path.join(created, 'first.md'), '---\nname: First\ndescription: the first memory\ntype: project\n---\nBody\n');
+      opened.firstListAnswered();
+      expect(await told).toEqual(['-work-new']);
+    } finally {
+      await opened.close();
+    }
+  });
 });

@@ -198,6 +198,8 @@ export class AppContext {
 
   private async startServices(): Promise<void> {
     const first = await this.scanning?.scan.catch(() => null);
+    // Taken as the start's scan settles: a scan made before the watches (a second list) may read a change first.
+    const revision = this.cache.revision;
     if (this.options.servicesAfterFirstList) {
       // Their code loads after the list too: read while the page loads, it held the host's one
       // thread (static files, the event stream, the list asked meanwhile) and took the CPU the
@@ -209,7 +211,7 @@ export class AppContext {
       // The answer is sent before the services take the CPU: its sending runs in the task that settled it.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await this.watchFromNow(first ?? null);
+    await this.watchFromNow(first ?? null, revision);
     // Loaded even when closed meanwhile: calls still answered after close find the services there.
     const services = await this.loadServices();
     // Closed before they started: nothing to start, nothing to stop.
@@ -375,17 +377,18 @@ export class AppContext {
    * The watcher on after the start's scan (`first`), not before it: setting up its watches lists
    * every memory dir, and on a start that was CPU the dashboard's first list waited for (issue 16,
    * bench start). What changed before the watches were set is found by a scan made once they are
-   * (an unchanged home: stats only) and told as the watcher tells a change.
+   * (an unchanged home: stats only) and told as the watcher tells a change: compared with `first`,
+   * whichever scan read the change first, and every project of a home created meanwhile.
+   * `revision`: the scan cache's as `first` settled.
    */
-  private async watchFromNow(first: HomeScan | null): Promise<void> {
+  private async watchFromNow(first: HomeScan | null, revision: number): Promise<void> {
     if (this.closing) return;
     this.startWatching();
-    const revision = this.cache.revision;
     // A scan of its own, begun after the watches: not one already running.
     this.changes++;
     const now = await this.scanHome().catch(() => null);
-    // The scan cache's revision moves only when a scan read something new (or Memdir wrote).
-    if (!first?.exists || !now || now.home !== first.home || this.cache.revision === revision) return;
+    // The scan cache's revision moves only when a scan read something new (or Memdir wrote), since `first` too.
+    if (!first || !now || now.home !== first.home || this.cache.revision === revision) return;
     const dirs = changedProjects(first, now);
     if (dirs.length > 0) this.watcher?.noteChanges(dirs);
   }
