@@ -359,6 +359,26 @@ describe('undo out of order', () => {
     expect(await read('MEMORY.md')).toBe(index);
   });
 
+  it('undo anyway of a rename whose old name holds another memory written since refuses, naming it: that memory is never overwritten', async () => {
+    await seed(['a.md', 'c.md']);
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    await another('a.md');
+    const other = await read('a.md');
+    const index = await read('MEMORY.md');
+    const recorded = await entries();
+    for (const overwriteChanged of [false, true]) {
+      await expect(undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged })).rejects.toMatchObject({ code: 'conflict' });
+    }
+    await expect(undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true })).rejects.toMatchObject({
+      message:
+        'Nothing was undone: a.md holds another memory now ("Another", written by "Create a.md"), and undoing "Rename a.md to b.md" anyway would overwrite it. Rename or delete that memory first.',
+    });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'b.md', 'c.md']);
+    expect(await read('a.md')).toBe(other);
+    expect(await read('MEMORY.md')).toBe(index);
+    expect(await entries()).toBe(recorded);
+  });
+
   it('undo anyway of a rename whose new name was renamed on and then written again: the later name goes, the other memory stays, and the later rename counts as undone', async () => {
     await seed(['a.md', 'c.md']);
     const first = await renameMemory(where, 'a.md', 'b.md');
