@@ -14,7 +14,8 @@
  * text; a deleted one as it was before the entry), takes away the name it has now, and notes those
  * later changes in its entry (Memdir-Brought-Back) — undoing one of them then leaves that memory
  * as it is, and says so. Another memory written at the new name after it left stays, with its
- * pointer. An entry already wholly undone
+ * pointer; another memory written at the old name since stops the undo, even anyway, naming it.
+ * An entry already wholly undone
  * (every file as before it, or back under another name) writes nothing. The folders the change
  * created, and those the later changes it brings back created, are taken away again when the
  * undo leaves them empty.
@@ -38,6 +39,7 @@ import {
 } from '../history/index.js';
 import { MemoryError } from './memory-error.js';
 import { readText } from './memory-service.js';
+import { parseTopicFile } from './topic-file.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 
 /** What an undo or a restore did, with sentences about the pointers it put back. */
@@ -91,6 +93,7 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       if (own.length > 0 && files.every((p) => p.now === p.before)) return;
       const touched = files.filter((p) => p.now !== p.after);
       if (touched.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, history));
+      if (opts.overwriteChanged) await refuseAnotherAtOldName(opts.memoryDir, target, plan, back, history);
       undone = true;
       const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
       broughtBack.push(...followed.broughtBack);
@@ -259,6 +262,33 @@ async function followRenamed(memoryDir: string, target: HistoryEntry, plan: Plan
     );
   }
   return out;
+}
+
+/**
+ * Undo anyway of a rename never takes away another memory: when the old name holds a memory
+ * written there since (the renamed one did not come back there), the undo stops, naming it —
+ * even when the caller says to overwrite. Bringing the renamed memory back would overwrite it.
+ */
+async function refuseAnotherAtOldName(
+  memoryDir: string,
+  target: HistoryEntry,
+  plan: Planned[],
+  back: Map<string, BackAlready>,
+  history: History,
+): Promise<void> {
+  for (const f of target.files) {
+    if (f.status !== 'renamed' || !f.from || back.has(f.from)) continue;
+    const old = plan.find((p) => p.rel === f.from);
+    if (!old || old.now === null) continue;
+    if ((await followMemory(memoryDir, target.rev, f.path, history)).now === f.from) continue;
+    const by = (await laterChanges(memoryDir, target.rev, [f.from], history)).get(f.from);
+    const name = parseTopicFile(old.now, f.from).meta.name;
+    const what = [name ? `"${name}"` : '', by ? `written by "${by.entry.summary}"` : ''].filter(Boolean).join(', ');
+    throw new MemoryError(
+      'conflict',
+      `Nothing was undone: ${f.from} holds another memory now${what ? ` (${what})` : ''}, and undoing "${target.summary}" anyway would overwrite it. Rename or delete that memory first.`,
+    );
+  }
 }
 
 /**
