@@ -444,10 +444,11 @@ describe('undo out of order', () => {
     expect(await pointers()).toEqual(['](a.md)', '](c.md)']);
   });
 
-  it('after undo anyway of a rename, a later bulk delete of the new name and another memory brings back only the other, and an edit between counts as undone', async () => {
+  it('after undo anyway of a rename, a later bulk delete of the new name and another memory brings back only the other, and an edit between is kept', async () => {
     await seed(['a.md', 'c.md']);
     const renamed = await renameMemory(where, 'a.md', 'b.md');
     const edited = await edit(where, 'b.md', 'edited');
+    const now = await read('b.md');
     const removed = await bulkChange(
       opts,
       [
@@ -456,14 +457,20 @@ describe('undo out of order', () => {
       ],
       { kind: 'delete' },
     );
-    await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
+    const anyway = await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
     expect(await fs.readdir(where.memoryDir)).toEqual(['MEMORY.md', 'a.md']);
+    // The memory comes back as it was just before its delete: undoing a rename changes the name, not the text.
+    expect(await read('a.md')).toBe(now);
+    expect(anyway.notes).toContain(
+      'a.md comes back as b.md was just before "Delete 2 memories", with the edits made since ("Edit b.md") — undoing a rename changes the name, not the text.',
+    );
     const undone = await undoChange({ ...opts, rev: removed.entry!.rev });
     expect(undone.notes[0]).toBe('b.md is back already, as a.md, since "Undo: Rename a.md to b.md" (undone anyway): it is not brought back twice.');
     expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
     expect((await read('MEMORY.md')).match(/\]\((a|b|c)\.md\)/g)?.sort()).toEqual(['](a.md)', '](c.md)']);
     expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).toBeNull();
     expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(now);
   });
 
   it('a change already undone says there is nothing to undo, and writes nothing', async () => {
