@@ -11,7 +11,7 @@
  * never makes a second copy of a memory, nor takes away another: undoing anyway a rename whose
  * memory a later change touched (edited, deleted, renamed on) follows the memory from its new
  * name, brings it back under its old name as it is now (undoing a rename changes the name, not the
- * text; a deleted one as it was before the entry), takes away the name it has now, and notes those
+ * text; a deleted one as it was just before its delete), takes away the name it has now, and notes those
  * later changes in its entry (Memdir-Brought-Back) — undoing one of them then leaves that memory
  * as it is, and says so. Another memory written at the new name after it left stays, with its
  * pointer; another memory written at the old name since stops the undo, even anyway, naming it.
@@ -210,6 +210,11 @@ function how(c: LaterChange, path: string): string {
   return c.change.status === 'added' ? 'was written again' : 'was edited';
 }
 
+/** The later changes that edited the memory, as the summaries a person reads. */
+function editsIn(changes: Followed[]): string[] {
+  return [...new Set(changes.filter((c) => how(c.later, c.path) === 'was edited').map((c) => `"${c.later.entry.summary}"`))];
+}
+
 interface FollowedRenames {
   /** The text each old name comes back with, when not its text before the entry. */
   text: Map<string, string>;
@@ -229,7 +234,7 @@ const NOT_FOLLOWED: FollowedRenames = { text: new Map(), another: new Set(), lat
  * change up to a delete. Each of those changes is noted as brought back (undoing one of them
  * must not bring the memory back twice). A memory still there comes back as it is now, its later
  * edits kept (undoing a rename changes the name, not the text), and the name it has now goes; a
- * deleted one comes back as it was before the entry. What is at the new name now, once the
+ * deleted one comes back as it was just before its delete, its edits kept too. What is at the new name now, once the
  * memory left it, is another memory and stays.
  */
 async function followRenamed(memoryDir: string, target: HistoryEntry, plan: Planned[], touched: Planned[], history: History): Promise<FollowedRenames> {
@@ -247,14 +252,26 @@ async function followRenamed(memoryDir: string, target: HistoryEntry, plan: Plan
         `The ${p.rel} there now is another memory, written after ${left ? `"${left.later.entry.summary}"` : 'this one left'} took this one away: it stays.`,
       );
     }
-    if (now === null) continue;
+    if (now === null) {
+      // Deleted since: it comes back as it was just before its delete, its edits kept.
+      const gone = changes.at(-1);
+      const parent = gone ? (await readEntry(memoryDir, gone.rev, history)).parent : null;
+      const text = gone && parent ? await readAtRevision(memoryDir, parent, gone.path, history) : null;
+      if (text === null || text === p.after) continue;
+      out.text.set(as, text);
+      const edits = editsIn(changes);
+      out.notes.push(
+        `${as} comes back as ${gone!.path} was just before "${gone!.later.entry.summary}"${edits.length > 0 ? `, with the edits made since (${edits.join(', ')})` : ''} — undoing a rename changes the name, not the text.`,
+      );
+      continue;
+    }
     const text = (await readText(memoryDir, now)) ?? '';
     const edited = text !== p.after;
     // Unchanged since the entry: the entry is undone whole (its own edit too, for a rename that changed the text).
     if (edited) out.text.set(as, text);
     if (!paths.has(now)) out.laterName.push(now);
     if (now === as) continue;
-    const edits = [...new Set(changes.filter((c) => how(c.later, c.path) === 'was edited').map((c) => `"${c.later.entry.summary}"`))];
+    const edits = editsIn(changes);
     out.notes.push(
       edited && edits.length > 0
         ? `${now} goes: it is the memory brought back as ${as}, with the edits made since (${edits.join(', ')}) — undoing a rename changes the name, not the text.`
