@@ -91,9 +91,10 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       const own = plan.filter((p) => !isIndex(p.rel));
       const files = own.filter((p) => !back.has(p.rel));
       if (own.length > 0 && files.every((p) => p.now === p.before)) return;
+      // Before the plain refusal too: it would offer an undo anyway that cannot be done.
+      await refuseAnotherAtOldName(opts.memoryDir, target, plan, back, history);
       const touched = files.filter((p) => p.now !== p.after);
       if (touched.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, history));
-      if (opts.overwriteChanged) await refuseAnotherAtOldName(opts.memoryDir, target, plan, back, history);
       undone = true;
       const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
       broughtBack.push(...followed.broughtBack);
@@ -284,7 +285,7 @@ async function followRenamed(memoryDir: string, target: HistoryEntry, plan: Plan
 /**
  * Undo anyway of a rename never takes away another memory: when the old name holds a memory
  * written there since (the renamed one did not come back there), the undo stops, naming it —
- * even when the caller says to overwrite. Bringing the renamed memory back would overwrite it.
+ * even when the caller says to overwrite (so a plain undo says so rather than offer undo anyway). Bringing the renamed memory back would overwrite it.
  */
 async function refuseAnotherAtOldName(
   memoryDir: string,
@@ -303,7 +304,7 @@ async function refuseAnotherAtOldName(
     const what = [name ? `"${name}"` : '', by ? `written by "${by.entry.summary}"` : ''].filter(Boolean).join(', ');
     throw new MemoryError(
       'conflict',
-      `Nothing was undone: ${f.from} holds another memory now${what ? ` (${what})` : ''}, and undoing "${target.summary}" anyway would overwrite it. Rename or delete that memory first.`,
+      `Nothing was undone: ${f.from} holds another memory now${what ? ` (${what})` : ''}, and undoing "${target.summary}" would overwrite it. Rename or delete that memory first.`,
     );
   }
 }
