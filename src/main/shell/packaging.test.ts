@@ -141,10 +141,11 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
         .split('\n')
         .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line))
         .join('\n');
+      // A specifier holds no white space: prose in a help text ("the import's merge record … ') is not an import.
       const specifiers = [
-        ...[...text.matchAll(/(?:^|[\s;}])(?:import|export)\s[^'"`]*?\bfrom\s*['"]([^'"]+)['"]/g)].map((m) => [m[1]!, lazy] as const),
-        ...[...text.matchAll(/(?:^|[\s;}])import\s*['"]([^'"]+)['"]/g)].map((m) => [m[1]!, lazy] as const),
-        ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => [m[1]!, true] as const),
+        ...[...text.matchAll(/(?:^|[\s;}])(?:import|export)\s[^'"`]*?\bfrom\s*['"]([^'"\s]+)['"]/g)].map((m) => [m[1]!, lazy] as const),
+        ...[...text.matchAll(/(?:^|[\s;}])import\s*['"]([^'"\s]+)['"]/g)].map((m) => [m[1]!, lazy] as const),
+        ...[...text.matchAll(/\bimport\(\s*['"]([^'"\s]+)['"]\s*\)/g)].map((m) => [m[1]!, true] as const),
       ];
       for (const [spec, isLazy] of specifiers) {
         if (spec.startsWith('.')) {
