@@ -50,6 +50,19 @@ export async function openShadowRepo(memoryDir: string, dataDir?: string): Promi
 export async function ensureShadowRepo(memoryDir: string, dataDir?: string): Promise<ShadowRepo> {
   const repo = await locate(memoryDir, dataDir);
   if (ready.has(repo.gitDir)) return repo;
+  // One creation at a time in this process: a second one swept the first's temp folder as "half-made"
+  // while git was still writing into it (ENOTEMPTY; the app's start catch-up beside a first change).
+  let pending = creating.get(repo.gitDir);
+  if (!pending) {
+    pending = createShadowRepo(repo).finally(() => creating.delete(repo.gitDir));
+    creating.set(repo.gitDir, pending);
+  }
+  return pending;
+}
+
+const creating = new Map<string, Promise<ShadowRepo>>();
+
+async function createShadowRepo(repo: ShadowRepo & { dir: string }): Promise<ShadowRepo> {
   if (!(await exists(path.join(repo.gitDir, 'HEAD')))) {
     await fs.mkdir(repo.dir, { recursive: true });
     // Half-made repos of a process killed while creating one.
