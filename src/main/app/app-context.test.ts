@@ -28,6 +28,21 @@ afterEach(async () => {
 
 const files = async (scan: ReturnType<AppContext['scanHome']>) => (await scan).projects.find((p) => p.dir === '-work-verl')!.memories.map((m) => m.file);
 
+/** The headless host's start, watching: the app, and the directories its first external change is told for. */
+async function openWatching(dataDir: string, home = path.join(root, 'home')): Promise<{ opened: AppContext; told: Promise<string[]> }> {
+  const opened = await AppContext.open({ homeFlag: home, dataDir: path.join(root, dataDir), env: {}, watch: true, servicesAfterFirstList: true });
+  const told = new Promise<string[]>((resolve) =>
+    opened.events.subscribe((event) => {
+      if (event.type === 'projects-changed' && event.external) resolve(event.dirs);
+    }),
+  );
+  return { opened, told };
+}
+
+/** What another program writes while the host waits for its first list. */
+const writeMeanwhile = () =>
+  fs.writeFile(path.join(memoryDir, 'written_meanwhile.md'), '---\nname: Meanwhile\ndescription: written before the watcher\ntype: project\n---\nBody\n');
+
 describe('the home scan of the app', () => {
   it('answers callers asking at once with one scan, but never a scan older than a change Memdir made', async () => {
     const first = ctx.scanHome();
@@ -63,26 +78,12 @@ describe('the start of the headless host', () => {
   });
 
   it('tells a change another program made before its watcher was on, once the watcher is', async () => {
-    const opened = await AppContext.open({
-      homeFlag: path.join(root, 'home'),
-      dataDir: path.join(root, 'data-gap'),
-      env: {},
-      watch: true,
-      servicesAfterFirstList: true,
-    });
+    const { opened, told } = await openWatching('data-gap');
     try {
-      const told = new Promise<string[]>((resolve) =>
-        opened.events.subscribe((event) => {
-          if (event.type === 'projects-changed' && event.external) resolve(event.dirs);
-        }),
-      );
       // The first list is answered by the start's scan; a memory another program writes after it,
       // while the watcher waits for that list, is told once the watcher starts.
       expect(await files(opened.scanHome())).not.toContain('written_meanwhile.md');
-      await fs.writeFile(
-        path.join(memoryDir, 'written_meanwhile.md'),
-        '---\nname: Meanwhile\ndescription: written before the watcher\ntype: project\n---\nBody\n',
-      );
+      await writeMeanwhile();
       opened.firstListAnswered();
       expect(await told).toEqual(['-work-verl']);
       expect(await files(opened.scanHome())).toContain('written_meanwhile.md');
@@ -100,24 +101,10 @@ describe('the start of the headless host', () => {
   });
 
   it('tells a change made before its watcher was on even when another list read it first', async () => {
-    const opened = await AppContext.open({
-      homeFlag: path.join(root, 'home'),
-      dataDir: path.join(root, 'data-gap-read'),
-      env: {},
-      watch: true,
-      servicesAfterFirstList: true,
-    });
+    const { opened, told } = await openWatching('data-gap-read');
     try {
-      const told = new Promise<string[]>((resolve) =>
-        opened.events.subscribe((event) => {
-          if (event.type === 'projects-changed' && event.external) resolve(event.dirs);
-        }),
-      );
       expect(await files(opened.scanHome())).not.toContain('written_meanwhile.md');
-      await fs.writeFile(
-        path.join(memoryDir, 'written_meanwhile.md'),
-        '---\nname: Meanwhile\ndescription: written before the watcher\ntype: project\n---\nBody\n',
-      );
+      await writeMeanwhile();
       // A second tab's list reads the change before the watcher starts: the page that showed the first list still hears of it.
       expect(await files(opened.scanHome())).toContain('written_meanwhile.md');
       opened.firstListAnswered();
@@ -129,13 +116,8 @@ describe('the start of the headless host', () => {
 
   it('tells the projects of a home created before its watcher was on', async () => {
     const later = path.join(root, 'home-later');
-    const opened = await AppContext.open({ homeFlag: later, dataDir: path.join(root, 'data-later'), env: {}, watch: true, servicesAfterFirstList: true });
+    const { opened, told } = await openWatching('data-later', later);
     try {
-      const told = new Promise<string[]>((resolve) =>
-        opened.events.subscribe((event) => {
-          if (event.type === 'projects-changed' && event.external) resolve(event.dirs);
-        }),
-      );
       expect((await opened.scanHome()).exists).toBe(false);
       const created = path.join(later, 'projects', '-work-new', 'memory');
       await fs.mkdir(created, { recursive: true });
