@@ -100,6 +100,20 @@ describe('the start of the headless host', () => {
     }
   });
 
+  it('is done writing the history of a change it was told of when it closes', async () => {
+    const { opened, told } = await openWatching('data-closing');
+    expect(await files(opened.scanHome())).not.toContain('written_meanwhile.md');
+    await writeMeanwhile();
+    opened.firstListAnswered();
+    expect(await told).toEqual(['-work-verl']);
+    // Told as the recording of it begins: closing now must wait for it.
+    await opened.close();
+    // Closed means nothing more is written: the external entry is there already, no half-made repo beside it.
+    expect((await listHistory(memoryDir, { dataDir: path.join(root, 'data-closing') })).map((e) => e.source)).toContain('external');
+    const history = path.join(root, 'data-closing', 'history');
+    for (const key of await fs.readdir(history)) expect((await fs.readdir(path.join(history, key))).filter((n) => n.includes('.tmp-'))).toEqual([]);
+  });
+
   it('tells a change made before its watcher was on even when another list read it first', async () => {
     const { opened, told } = await openWatching('data-gap-read');
     try {

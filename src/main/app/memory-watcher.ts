@@ -50,6 +50,8 @@ export class MemoryWatcher {
   private readonly moved = new Map<string, string>();
   private readonly projects: string;
   private closed = false;
+  /** History entries being recorded for changes made outside Memdir: close waits for them. */
+  private readonly recording = new Set<Promise<unknown>>();
 
   constructor(
     private readonly home: string,
@@ -279,7 +281,10 @@ export class MemoryWatcher {
     for (const dir of external) {
       const memoryDir = this.memoryDirOf(dir);
       // Best effort: history catches up again at the next write or history view.
-      recordSnapshot(memoryDir, { source: 'external', summary: 'Changes made outside Memdir', dataDir: this.dataDir }).catch(() => undefined);
+      const recorded = recordSnapshot(memoryDir, { source: 'external', summary: 'Changes made outside Memdir', dataDir: this.dataDir })
+        .catch(() => undefined)
+        .finally(() => this.recording.delete(recorded));
+      this.recording.add(recorded);
     }
   }
 
@@ -287,5 +292,7 @@ export class MemoryWatcher {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     for (const dir of [...this.watches.keys()]) this.unwatch(dir);
+    // Closed means done writing: a recording already begun lands before close returns, never in a data dir being removed.
+    await Promise.all([...this.recording]);
   }
 }
