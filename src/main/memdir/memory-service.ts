@@ -118,12 +118,25 @@ async function takenBy(root: string, rel: string, except?: string): Promise<stri
 }
 
 /**
+ * Whether the file system finds a file at `rel` that is not `except`: on a case-insensitive file
+ * system (macOS, Windows) `foo.md` opens `Foo.md`, which the listing above does not name — a write
+ * there would replace another memory. The same file as `except` (a rename of letter case only) is not.
+ */
+async function sameFileElsewhere(root: string, rel: string, except?: string): Promise<boolean> {
+  const statOf = async (name: string) => fs.lstat(await resolveInside(root, name)).catch(() => null);
+  const found = await statOf(rel);
+  if (!found) return false;
+  const source = except === undefined ? null : await statOf(except);
+  return !source || source.ino !== found.ino || source.dev !== found.dev;
+}
+
+/**
  * A memory may be written at the new name `rel` (create, rename, a move between scopes): refused when
  * the name exists, as typed or in another Unicode form, other than `except` (the source of a rename).
  * `advice` ends the sentence: what the person can do instead.
  */
 export async function refuseTakenName(root: string, rel: string, advice: string, except?: string): Promise<void> {
-  const holder = await takenBy(root, rel, except);
+  const holder = (await takenBy(root, rel, except)) ?? ((await sameFileElsewhere(root, rel, except)) ? rel : null);
   if (holder === null) return;
   if (holder === rel) throw new MemoryError('exists', `${rel} already exists; ${advice}`);
   throw new MemoryError('exists', `${rel} already exists: ${quoteName(holder)} is the same name, written in another Unicode form; ${advice}`);
