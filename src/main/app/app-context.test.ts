@@ -114,6 +114,25 @@ describe('the start of the headless host', () => {
     for (const key of await fs.readdir(history)) expect((await fs.readdir(path.join(history, key))).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 
+  it('tells only the projects whose memory changed before its watcher was on, not one that only had a new session', async () => {
+    const other = path.join(root, 'home', 'projects', '-work-other', 'memory');
+    await fs.mkdir(other, { recursive: true });
+    const { opened, told } = await openWatching('data-only-memory');
+    try {
+      await opened.scanHome();
+      // A new session of -work-verl (the watcher does not watch sessions), a memory another program writes in -work-other.
+      await fs.writeFile(
+        path.join(root, 'home', 'projects', '-work-verl', '9d1c2e3f-1111-4222-8333-944455556666.jsonl'),
+        '{"type":"user","cwd":"/work/verl"}\n',
+      );
+      await fs.writeFile(path.join(other, 'elsewhere.md'), '---\nname: Elsewhere\ndescription: written by another program\ntype: project\n---\nBody\n');
+      opened.firstListAnswered();
+      expect(await told).toEqual(['-work-other']);
+    } finally {
+      await opened.close();
+    }
+  });
+
   it('tells a change made before its watcher was on even when another list read it first', async () => {
     const { opened, told } = await openWatching('data-gap-read');
     try {

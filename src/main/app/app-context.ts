@@ -41,12 +41,30 @@ export interface AppContextOptions {
   servicesAfterFirstList?: boolean;
 }
 
-/** The projects whose scan differs between two scans of a home (or that only one of them has). */
+/**
+ * A project's memory as a scan reads it (its memory directory and team memory), without what the
+ * watcher does not watch either: its sessions, settings and identity.
+ */
+function memoryOf(p: ProjectScan): string {
+  const {
+    dir: _dir,
+    path: _path,
+    transcripts: _transcripts,
+    launchDirs: _launchDirs,
+    readInstead: _readInstead,
+    settings: _settings,
+    identity: _identity,
+    ...memory
+  } = p;
+  return JSON.stringify(memory);
+}
+
+/** The projects whose memory differs between two scans of a home (or that only one of them has). */
 function changedProjects(before: HomeScan, after: HomeScan): string[] {
-  const was = new Map(before.projects.map((p) => [p.dir, JSON.stringify(p)]));
+  const was = new Map(before.projects.map((p) => [p.dir, memoryOf(p)]));
   const dirs: string[] = [];
   for (const p of after.projects) {
-    if (was.get(p.dir) !== JSON.stringify(p)) dirs.push(p.dir);
+    if (was.get(p.dir) !== memoryOf(p)) dirs.push(p.dir);
     was.delete(p.dir);
   }
   return [...dirs, ...was.keys()];
