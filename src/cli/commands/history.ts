@@ -38,6 +38,8 @@ nothing was imported ("source" and "importedAt" null when the import's merge rec
       printJson(io, { memoryDir: loc.memoryDir, entries, imported });
       return 0;
     }
+    const rows = (list: typeof entries) =>
+      table([['REV', 'WHEN', 'SOURCE', 'CHANGE'], ...list.map((e) => [e.rev.slice(0, 10), e.time.replace('T', ' ').slice(0, 19), e.source, e.summary])]);
     if (entries.length === 0) {
       const recorded = typeof values.file === 'string' ? (await listHistory(loc.memoryDir, { limit: 100_000, dataDir })).length : 0;
       io.out(
@@ -45,11 +47,7 @@ nothing was imported ("source" and "importedAt" null when the import's merge rec
           ? `No recorded change touches ${values.file as string} in ${loc.memoryDir} (${plural(recorded, 'change')} ${recorded === 1 ? 'is' : 'are'} recorded).\n`
           : `No history yet for ${loc.memoryDir}.\n`,
       );
-      return 0;
-    }
-    const rows = (list: typeof entries) =>
-      table([['REV', 'WHEN', 'SOURCE', 'CHANGE'], ...list.map((e) => [e.rev.slice(0, 10), e.time.replace('T', ' ').slice(0, 19), e.source, e.summary])]);
-    io.out(rows(entries));
+    } else io.out(rows(entries));
     for (const h of imported) {
       io.out(
         `\nImported history (import ${h.id}${h.source ? `, from ${h.source}` : ''}): restore from it with memdir restore ${positionals[0]} <rev> [file]\n`,

@@ -134,6 +134,10 @@ describe('memdir orphans / relink / merge', () => {
     const memoryDir = await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
     expect((await memdir('history', project)).code).toBe(0);
     await fs.writeFile(path.join(memoryDir, 'a.md'), topic('A', 'user', 'second words'));
+    // A memory the other project had and deleted: only the imported history holds it.
+    await fs.writeFile(path.join(memoryDir, 'b.md'), topic('B', 'user', 'gone since'));
+    expect((await memdir('history', project)).code).toBe(0);
+    await fs.rm(path.join(memoryDir, 'b.md'));
     const file = path.join(root, 'p.tar');
     expect((await memdir('export', project, file)).code).toBe(0);
     const target = path.join(root, 'q');
@@ -149,13 +153,21 @@ describe('memdir orphans / relink / merge', () => {
     expect(listed.entries.map((e) => e.summary)).toContain('Imported from p.tar');
     expect(listed.imported).toHaveLength(1);
     expect(listed.imported[0]).toMatchObject({ id: merge!.id, rev: listed.imported[0]!.entries[0]!.rev });
-    expect(listed.imported[0]!.entries.map((e) => e.summary)).toEqual(['Changes made outside Memdir', 'Changes made outside Memdir']);
+    expect(listed.imported[0]!.entries.map((e) => e.summary)).toEqual([
+      'Changes made outside Memdir',
+      'Changes made outside Memdir',
+      'Changes made outside Memdir',
+    ]);
     const text = (await memdir('history', target)).out;
     expect(text).toContain(`Imported history (import ${merge!.id}, from p.tar (exported `);
-    expect(text).toContain(listed.imported[0]!.entries[1]!.rev.slice(0, 10));
+    expect(text).toContain(listed.imported[0]!.entries[2]!.rev.slice(0, 10));
+    // A file only the imported history touched: its changes are listed there, after the sentence that the project's own has none.
+    const onlyImported = (await memdir('history', target, '--file', 'b.md')).out;
+    expect(onlyImported).toContain('No recorded change touches b.md');
+    expect(onlyImported).toContain(`Imported history (import ${merge!.id}`);
 
-    // The older version, from the listing: a.md as the other project first had it.
-    const first = listed.imported[0]!.entries[1]!;
+    // The oldest version, from the listing: a.md as the other project first had it.
+    const first = listed.imported[0]!.entries[2]!;
     const restored = await memdir('restore', target, first.rev, 'a.md');
     expect(restored.code).toBe(0);
     expect(await fs.readFile(path.join(targetMemory, 'a.md'), 'utf8')).toBe(topic('A', 'user', 'first words'));
