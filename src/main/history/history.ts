@@ -293,7 +293,7 @@ export interface LaterChange {
  */
 export async function laterChanges(memoryDir: string, rev: string, files: readonly string[], opts: HistoryOptions = {}): Promise<Map<string, LaterChange>> {
   const found = new Map<string, LaterChange>();
-  for (const { file, ...later } of await changesAfter(memoryDir, rev, files, opts)) if (!found.has(file)) found.set(file, later);
+  for (const { file, ...later } of await changesAfter(memoryDir, rev, files, opts, true)) if (!found.has(file)) found.set(file, later);
   return found;
 }
 
@@ -302,7 +302,14 @@ export async function everyLaterChange(memoryDir: string, rev: string, file: str
   return (await changesAfter(memoryDir, rev, [file], opts)).map(({ entry, change }) => ({ entry, change }));
 }
 
-async function changesAfter(memoryDir: string, rev: string, files: readonly string[], opts: HistoryOptions): Promise<(LaterChange & { file: string })[]> {
+/** `newestOnly`: only each file's newest change is wanted, so an older delete's entry is not read whole (one git run each). */
+async function changesAfter(
+  memoryDir: string,
+  rev: string,
+  files: readonly string[],
+  opts: HistoryOptions,
+  newestOnly = false,
+): Promise<(LaterChange & { file: string })[]> {
   const paths = files.map(checkFile);
   const found: (LaterChange & { file: string })[] = [];
   if (paths.length === 0) return found;
@@ -314,7 +321,7 @@ async function changesAfter(memoryDir: string, rev: string, files: readonly stri
     for (const change of logged.files) {
       // A rename between two of the files touched both: the one it wrote, and the one it took away.
       if (change.from !== undefined && paths.includes(change.from)) found.push({ file: change.from, entry, change });
-      if (!paths.includes(change.path)) continue;
+      if (!paths.includes(change.path) || (newestOnly && found.some((f) => f.file === change.path))) continue;
       const whole = change.status === 'deleted' ? (await readLog(repo, ['-1', logged.rev]))[0] : undefined;
       const renamed = whole?.files.find((f) => f.status === 'renamed' && f.from === change.path);
       found.push({ file: change.path, entry, change: renamed ?? change });
