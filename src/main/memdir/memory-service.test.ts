@@ -420,6 +420,17 @@ describe('a secret typed into a memory (R-SYNC-SECURITY: Claude Code sends every
     expect(renamed.code).toBe('invalid-name');
     expect(renamed.message).toMatch(/^"reference_ghp_\*+" cannot be the name of a private memory: .* must end in "\.md"/);
     expect(renamed.message).not.toContain(token.slice(6));
+    // A long name quoted cut at 80 characters, the token across the cut: no part of it printed.
+    const long = await refusal(createMemory(where, { fields, body: 'x\n', file: `${'n'.repeat(60)}_${token}/x.md` }));
+    expect(long.code).toBe('invalid-name');
+    expect(long.message).not.toContain(token.slice(4, 12));
+  });
+
+  it('says a name holding a token is refused for the token before it says the name exists', async () => {
+    await fs.writeFile(path.join(where.memoryDir, `reference_${token}.md`), '---\nname: Bot\ndescription: d\ntype: reference\n---\nx\n');
+    const error = await refusal(createMemory(where, { fields, body: 'x\n', file: `reference_${token}.md` }));
+    expect(error.code).toBe('secret-found');
+    expect(error.message).not.toContain(token.slice(6));
   });
 
   it('refuses a rename to a name holding a token, masked, until allowed; nothing moves', async () => {

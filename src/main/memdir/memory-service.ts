@@ -25,7 +25,7 @@ import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import type { FixRequest } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/index.js';
-import { refuseNewSecrets, scanText } from '../secrets/index.js';
+import { maskedPath, refuseNewSecrets, scanText } from '../secrets/index.js';
 import { SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
@@ -183,7 +183,14 @@ async function maskedRefusal<T>(name: string, check: () => T): Promise<T> {
     if (!(error instanceof MemoryError) || error.code !== 'invalid-name') throw error;
     const inName = (await scanText('', { name })).filter((f) => f.where === 'name' && f.rule !== SCANNER_ERROR_RULE);
     if (inName.length === 0) throw error;
-    let message = error.message;
+    // The checks quote the name, or one of its parts, cut at 80 characters (a token across the cut is
+    // not found whole in the sentence): each quoted form is replaced by the masked name's, then any
+    // secret still there as written.
+    const masked = maskedPath(name, name, inName);
+    const parts = name.split('/');
+    const maskedParts = masked.split('/');
+    let message = error.message.split(quoteName(name)).join(quoteName(masked));
+    if (maskedParts.length === parts.length) parts.forEach((part, i) => (message = message.split(quoteName(part)).join(quoteName(maskedParts[i]!))));
     for (const f of inName) message = message.split(name.slice(...f.range)).join(f.match);
     throw new MemoryError('invalid-name', message);
   }
@@ -259,9 +266,10 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
   const file = await maskedRefusal(typed, () => checkNewFileName(typed, where.scope));
   const rel = inScope(where.scope, file);
   const { result, entry } = await tx(where, input.source ?? 'manual', `Create ${rel}`, async () => {
-    await refuseTakenName(where.memoryDir, rel, 'pick another name or edit it.');
     const text = checkedSize(serializeTopicFile(input.fields, input.body));
+    // A secret in the name first: the sentence that the name exists would print it as typed.
     await refuseNewSecrets({ label: rel, text, before: null, name: file, allow: input.allowSecrets });
+    await refuseTakenName(where.memoryDir, rel, 'pick another name or edit it.');
     await writeFileAtomic(where.memoryDir, rel, text);
     const index = await readIndex(where);
     const already = indexEntries(index.parsed).some((e) => e.file === file);

@@ -67,10 +67,12 @@ export async function moveMemoryScope(opts: {
     if (refusal) throw new MemoryError('scope-refused', refusal);
     const shared = opts.to === 'private' ? (await privateMoveRefusals(opts.memoryDir, opts.dataDir))(name) : null;
     if (shared) throw new MemoryError('scope-refused', shared);
-    await refuseTakenName(opts.memoryDir, toRel, 'rename one of them first.');
     // Only the name is new to the other index: the text moves byte for byte, as it was. Into the
-    // private index, its name is nothing new (team/MEMORY.md is sent to the model too); to the team, it is new to the server and teammates.
+    // private index, its name is nothing new as SPEC R-LAYOUT reads team/MEMORY.md (loaded too; 2.1.332 was
+    // seen not to load it: see the note); to the team, it is new to the server and teammates.
+    // Checked before the name is found taken, whose sentence would print it as typed.
     await refuseNewSecrets({ label: toRel, text: '', before: null, name, ...(opts.to === 'private' ? { nameBefore: name } : {}), allow: opts.allowSecrets });
+    await refuseTakenName(opts.memoryDir, toRel, 'rename one of them first.');
     await writeFileAtomic(opts.memoryDir, toRel, text);
     await removeFileConfined(opts.memoryDir, fromRel);
 
