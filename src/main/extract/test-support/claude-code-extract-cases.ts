@@ -57,6 +57,11 @@ export function layOutExtractHome(root: string, options: { flags?: Record<string
   for (const dir of [memoryDir, project, outside]) fs.mkdirSync(dir, { recursive: true });
   for (const [file, text] of Object.entries(SEED_FILES)) fs.writeFileSync(path.join(memoryDir, file), text);
   fs.writeFileSync(path.join(outside, 'target.md'), 'outside the memory dir\n');
+  // The client lists existing memories newest first; files written in one clock tick tie, and
+  // the tie broke either way (a recorded instruction differed by order only). The link target is
+  // a minute older than the seed files, so the order is the recorded one on every run.
+  const minuteAgo = new Date(Date.now() - 60_000);
+  fs.utimesSync(path.join(outside, 'target.md'), minuteAgo, minuteAgo);
   fs.symlinkSync(outside, path.join(memoryDir, 'linked'));
   fs.symlinkSync(path.join(outside, 'target.md'), path.join(memoryDir, 'filelink.md'));
   fs.symlinkSync(memoryDir, path.join(root, 'memlink'));
