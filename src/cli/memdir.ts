@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /** The `memdir` executable. */
-// Before the CLI's code loads, so stack traces name the files under src/ (the build bundles it).
-process.setSourceMapsEnabled(true);
+// Before the CLI's code loads, so stack traces name the files under src/ (the build bundles it);
+// a map is read when a stack names its file, not as every module loads (every hook runs this CLI).
+import { mapStackTracesLazily } from '../main/core/lazy-source-maps.js';
+mapStackTracesLazily();
 const { runCli } = await import('./main.js');
 
 /**

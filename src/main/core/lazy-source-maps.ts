@@ -1,10 +1,11 @@
 /**
- * Stack traces that name the files under src/ (the built files' source maps), as Node's own
- * source map support gives them, without its cost at start: with `process.setSourceMapsEnabled`
+ * Stack traces that name the files and lines under src/ (the built files' source maps), without
+ * the cost at start of Node's own source map support: with `process.setSourceMapsEnabled`
  * Node reads and parses the map of every module as it loads (about 25 ms of CPU of the headless
  * host's start, issue 16, bench start). Here a built file's map (beside it, as the build writes
  * them) is read the first time a stack names that file. A frame whose map is missing, unreadable
- * or has no entry for its position is shown as V8 shows it.
+ * or has no entry for its position is shown as V8 shows it. A frame's function name is the
+ * bundle's (esbuild may have renamed it, `boom2`), where Node would give the source's name.
  */
 import fs from 'node:fs';
 import { SourceMap } from 'node:module';
