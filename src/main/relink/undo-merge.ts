@@ -100,16 +100,10 @@ export async function conflictSides(dataDir: string, id: string, n: number): Pro
   if (!kept) throw new MemoryError('not-found', `The kept version of ${conflict.file} is missing from Memdir's data folder.`);
   const here = readNow(conflict.memoryDir, conflict.file) ?? '';
   const moved = kept.toString('utf8');
-  return { record, here, moved, both: keepBoth(here, moved) };
-}
-
-/**
- * What keeping both versions of a merge conflict writes, and the text the app's merge editor
- * starts from: every line of both, common lines once, the version here first where they differ.
- * The one order, for the CLI's `--keep both` and the app alike.
- */
-function keepBoth(here: string, moved: string): string {
-  return unionMerge(here, moved);
+  // What keeping both writes, and the text the app's merge editor starts from: every line of
+  // both, common lines once, the version here first where they differ — one order for the CLI's
+  // `--keep both` and the app alike.
+  return { record, here, moved, both: unionMerge(here, moved) };
 }
 
 /**
