@@ -2,7 +2,7 @@
 /** The `memdir` executable. */
 // Before the CLI's code loads, so stack traces name the files under src/ (the build bundles it);
 // a map is read when a stack names its file, not as every module loads (every hook runs this CLI).
-import { mapStackTracesLazily } from '../main/core/lazy-source-maps.js';
+import { mapStackTracesLazily } from '../main/core/index.js';
 mapStackTracesLazily();
 const { runCli } = await import('./main.js');
 
