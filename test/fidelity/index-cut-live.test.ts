@@ -4,7 +4,7 @@
  * the check behind test/fixtures/claude-code-index/observed.json. Runs where the pinned native
  * binary is: `$CLAUDE_CODE_BIN`, or `@anthropic-ai/claude-code-linux-x64` in node_modules;
  * skipped with the reason otherwise. `MEMDIR_RECORD_INDEX_FIXTURES=1` runs every fixture and
- * rewrites observed.json from what the client did.
+ * rewrites observed.json from what the client did (and observed-team.json, the team case).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +15,7 @@ import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE, runClaudeCode } from '../../src/m
 import { agentIndexView, readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
 import { claudeCodeVersionIn } from '../../src/main/transcripts/claude-code-version.js';
 import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
+import { TEAM_CASE_FIXTURE, type TeamCase, markersIn } from './team-index-case.js';
 
 /** Auto memory on, as by default: Claude Code loads the index. */
 const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null } as const;
@@ -103,4 +104,44 @@ describe.skipIf(skip !== null)(`the real Claude Code injects what Memdir predict
     },
     60_000,
   );
+
+  // R-LAYOUT's team/MEMORY.md: 2.1.332 sends the agent MEMORY.md's text only (its team/x.md
+  // pointers with it), never team/MEMORY.md nor a memory's own text at session start.
+  it('team/MEMORY.md', async () => {
+    const recorded = JSON.parse(fs.readFileSync(TEAM_CASE_FIXTURE, 'utf8')) as TeamCase;
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-team-')));
+    try {
+      const [scratch, config, project] = ['scratch', 'config', 'project'].map((d) => path.join(root, d)) as [string, string, string];
+      for (const d of [scratch, config, project]) fs.mkdirSync(d, { recursive: true });
+      const folder = path.join(config, 'projects', project.replace(/[^A-Za-z0-9]/g, '-'));
+      const memoryDir = path.join(folder, 'memory');
+      for (const [file, text] of Object.entries(recorded.files)) {
+        fs.mkdirSync(path.dirname(path.join(memoryDir, file)), { recursive: true });
+        fs.writeFileSync(path.join(memoryDir, file), text);
+      }
+      fake.reset();
+      const run = await runClaudeCode(['-p', 'hello'], { cwd: project, configDir: config, scratch, baseUrl: fake.url });
+      expect(run.code, run.stderr).toBe(0);
+      const transcript = fs.readdirSync(folder).find((f) => f.endsWith('.jsonl'))!;
+      const lines = fs.readFileSync(path.join(folder, transcript), 'utf8').split('\n').filter(Boolean);
+      const attachment = lines.map((l) => JSON.parse(l) as { attachment?: { type?: string; files?: { path: string; type: string; content: string }[] } });
+      const instructions = attachment.flatMap((l) => (l.attachment?.type === 'instructions' ? (l.attachment.files ?? []) : []));
+      const seen = {
+        claudeCode: (await claudeCodeVersionIn([folder])).version,
+        instructions: instructions.map((f) => ({ file: path.relative(memoryDir, f.path), type: f.type, content: f.content })),
+        reached: markersIn(recorded.files, JSON.stringify(fake.messageRequests().map((r) => r.body))),
+      };
+      if (record) fs.writeFileSync(TEAM_CASE_FIXTURE, `${JSON.stringify({ ...recorded, ...seen }, null, 1)}\n`);
+      if (!record) expect(seen).toEqual({ claudeCode: recorded.claudeCode, instructions: recorded.instructions, reached: recorded.reached });
+      // The client's truth, as it stands in the recording: only MEMORY.md, whole, and its team/a.md pointer with it.
+      expect(seen.instructions).toEqual([{ file: 'MEMORY.md', type: 'AutoMem', content: recorded.files['MEMORY.md']!.trim() }]);
+      expect(
+        Object.entries(seen.reached)
+          .filter(([, reached]) => reached)
+          .map(([marker]) => marker),
+      ).toEqual(['MARKER-MAIN-INDEX', 'MARKER-MAIN-POINTER-A']);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
