@@ -33,7 +33,8 @@ describe.skipIf(!HAS_BROWSER)(`the memory list's summary${HAS_BROWSER ? '' : ` (
     const memory = path.join(root, 'home', 'projects', DIR, 'memory');
     await fs.mkdir(path.join(memory, 'team'), { recursive: true });
     const gone = Array.from({ length: 20 }, (_, i) => `gone_${i}.md`);
-    await fs.writeFile(path.join(memory, 'MEMORY.md'), index(['cut_a.md', ...gone, 'cut_b.md']));
+    // team_cut.md is past the cut through MEMORY.md's team/ pointer: Claude Code 2.1.332 does not load team/MEMORY.md.
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), index(['cut_a.md', ...gone, 'cut_b.md', 'team/team_cut.md']));
     for (const f of ['kept', 'cut_a', 'cut_b']) await fs.writeFile(path.join(memory, `${f}.md`), topic(f, 'project', `About ${f}.`));
     await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), index(['team_cut.md']));
     await fs.writeFile(path.join(memory, 'team', 'team_cut.md'), topic('team_cut', 'reference', 'Where the dashboards are.'));

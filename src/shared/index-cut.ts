@@ -6,8 +6,8 @@
  * - **pointers past the cut**: lines below the cut that point at a file (`index.cut`, a repeat
  *   counted again) — what Make room works on, line by line;
  * - **memories past the cut**: memories of the directory the agent never sees at session start,
- *   because every link to them is below the cut — for a team memory, the cut of either index
- *   (index-state.ts's rule; the memory list's rows marked "cut");
+ *   because every link to them is below the cut — for a team memory, MEMORY.md's cut: the client
+ *   does not load team/MEMORY.md (index-state.ts's rule; the memory list's rows marked "cut");
  * - **pointers to missing files** among those: they name a file that does not exist (Health's
  *   dangling links), so they are not memories at all.
  *
@@ -49,7 +49,7 @@ export function cutMissingOf(cutPointers: readonly string[], missingOf: () => Re
  * `index.cutPointers` its pointers past the cut (`cut`); `memories` the directory's memories;
  * `missingOf` the files its index names that do not exist, asked only when a pointer is past the
  * cut (most indexes: none, on every scan and cache load); `parent` the team files the main
- * index's links name, for a team directory (R-TEAM: either index lists a team memory).
+ * index's links name, for a team directory (whose own index reaches nothing: NO_REACH).
  */
 export function cutFactsOf(
   index: { reach: IndexReach; cutPointers: readonly string[] },
@@ -67,25 +67,20 @@ export function cutFactsOf(
 }
 
 /**
- * What the cut of one index's text hides, for the places that work on its lines (Health's
+ * What the cut of MEMORY.md's text hides, for the places that work on its lines (Health's
  * over-limit sentence, the MEMORY.md tab, Make room's before and after): the lines below the cut
- * that hold a pointer, and cutFactsOf over `dir`'s memories and Health's missing files, where a
- * memory `loadedElsewhere` reaches the agent anyway (a team memory through MEMORY.md). A team
- * memory only MEMORY.md's cut hides is past the cut in its directory's count, not here: this
- * index's lines do not name it.
+ * that hold a pointer, and cutFactsOf over `dir`'s memories and Health's missing files. (A team
+ * memory MEMORY.md's cut hides is past the cut in the team's count, not here; team/MEMORY.md,
+ * which the client does not load, has no cut.)
  */
 export function cutOfIndex(
   parsed: ParsedIndex,
   load: IndexLoad,
   dir: { memories: readonly { file: string }[]; problems: readonly Pick<Problem, 'code' | 'target'>[] } | null,
-  loadedElsewhere: readonly string[] = [],
 ): { lines: number[]; facts: CutFacts } {
   const split = splitLoadedEntries(parsed, load);
-  const facts = cutFactsOf(
-    { reach: indexReachOf(parsed, load), cutPointers: split.cut.map((l) => l.file) },
-    dir?.memories ?? [],
-    () => missingFilesOf(dir?.problems ?? []),
-    { loaded: loadedElsewhere, cut: [] },
+  const facts = cutFactsOf({ reach: indexReachOf(parsed, load), cutPointers: split.cut.map((l) => l.file) }, dir?.memories ?? [], () =>
+    missingFilesOf(dir?.problems ?? []),
   );
   return { lines: split.cut.map((l) => l.line), facts };
 }

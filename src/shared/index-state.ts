@@ -7,9 +7,12 @@
  *   (up to its cut), so the agent sees every link on a line it gets — a canonical pointer, a
  *   `- See [T](f.md)` line, a cross-reference in another pointer's hook. A memory any such link
  *   names is listed; the first link of a line only decides repeated pointers (index-format.ts).
- * - **Team memories through either index.** A team memory is listed by `- [T](x.md)` in
- *   `team/MEMORY.md` or by `- [T](team/x.md)` in the main `MEMORY.md`; it reaches the agent when
- *   any of those links is on a loaded line, and is past the cut when all of them are below a cut.
+ * - **Team memories through MEMORY.md only.** Claude Code 2.1.332 sends the agent MEMORY.md's
+ *   text and nothing of `team/MEMORY.md` (test/fidelity/team-index.test.ts, recorded from the
+ *   client): a team memory reaches the agent when a `team/x.md` link is on a loaded line of the
+ *   main `MEMORY.md`, is past the cut when all such links are below its cut, and is unlisted
+ *   otherwise — listed in `team/MEMORY.md` or not. team/MEMORY.md stays a file the team shares;
+ *   its lines load nothing and its size cuts nothing.
  */
 import { indexLinks, type ParsedIndex } from './index-format.js';
 import { type IndexLoad, lineFate } from './index-load.js';
@@ -50,16 +53,10 @@ export function teamReachOf(reach: IndexReach): IndexReach {
   return { loaded: team(reach.loaded), cut: team(reach.cut) };
 }
 
-/**
- * The team files the main index points at, as a project's scan summary holds them: its pointers
- * (`index.loaded`, `index.cut`), not the cross-references the summary does not keep. For what the
- * app works out from an index's text (a draft of team/MEMORY.md) beside the scan.
- */
-export function mainTeamPointersOf(scan: Pick<ProjectScan, 'index'>): IndexReach {
-  return teamReachOf({ loaded: scan.index.loaded, cut: scan.index.cut });
-}
+/** Why team/MEMORY.md reaches no one: the one sentence the MEMORY.md tab and Health show for it. */
+export const TEAM_INDEX_NOT_LOADED = `Claude Code 2.1.332 does not load ${TEAM_DIR}/${INDEX_FILE}: a team memory reaches the agent at session start only through a ${TEAM_DIR}/x.md pointer in ${INDEX_FILE}.`;
 
-/** Loaded (it reaches the agent), cut (every link to it is past a cut) or unlisted (no link). */
+/** Loaded (it reaches the agent), cut (every link to it is past a cut) or unlisted (no link that loads). */
 export type IndexState = 'loaded' | 'cut' | 'unlisted';
 
 /** Whether the directory's index exists but could not be read: the agent starts without it, so nothing of it is listed. */
@@ -70,33 +67,31 @@ function indexUnreadable(dir: Pick<MemoryDirScan, 'index' | 'problems'>): boolea
 /**
  * The index state of every memory of a project, by scope and file, read from the scan's own
  * verdicts: past the cut when its directory's `cutMemories` has it, unlisted when Health calls it
- * an orphan (or its index cannot be read), else loaded. So the list never disagrees with the counts or lint.
+ * an orphan (or, for a private memory, MEMORY.md cannot be read; a team memory is then an orphan
+ * already, as no link of MEMORY.md is read), else loaded. So the list never disagrees with the counts or lint.
  */
 export function indexStatesOf(scan: Pick<ProjectScan, 'index' | 'problems' | 'team'>): (memory: { scope: 'private' | 'team'; file: string }) => IndexState {
   const verdicts = (dir: Pick<MemoryDirScan, 'index' | 'problems'> | null) => ({
     cut: new Set(dir?.index.cutMemories ?? []),
     orphans: new Set((dir?.problems ?? []).flatMap((p) => (p.code === 'orphan' && p.file !== null ? [p.file] : []))),
-    unreadable: dir !== null && indexUnreadable(dir),
   });
   const of = { private: verdicts(scan), team: verdicts(scan.team) };
-  // A team index that cannot be read leaves the main index's pointers to team files.
-  const teamFromMain = new Set(of.private.unreadable ? [] : mainTeamPointersOf(scan).loaded);
+  const unreadable = indexUnreadable(scan);
   return ({ scope, file }) => {
     const v = of[scope];
     if (v.cut.has(file)) return 'cut';
-    if (v.orphans.has(file)) return 'unlisted';
-    if (v.unreadable && !(scope === 'team' && teamFromMain.has(file))) return 'unlisted';
+    if (v.orphans.has(file) || (scope === 'private' && unreadable)) return 'unlisted';
     return 'loaded';
   };
 }
 
 /**
- * Each memory's place in the index order, or null when no pointer names it: the pointers that
- * reach the agent first — the main MEMORY.md's as they come (a `team/x.md` link places that team
- * memory), then team/MEMORY.md's — then those past the cut, in the same way. A memory named twice
- * takes its first place. The list's "Index order", so that it follows a reorder of the index.
+ * Each memory's place in the index order, or null when no pointer of MEMORY.md names it: the
+ * pointers that reach the agent first, as they come (a `team/x.md` link places that team memory),
+ * then those past the cut. A memory named twice takes its first place; team/MEMORY.md, which the
+ * agent never gets, places nothing. The list's "Index order", so that it follows a reorder of the index.
  */
-export function indexOrderOf(scan: Pick<ProjectScan, 'index' | 'team'>): (memory: { scope: 'private' | 'team'; file: string }) => number | null {
+export function indexOrderOf(scan: Pick<ProjectScan, 'index'>): (memory: { scope: 'private' | 'team'; file: string }) => number | null {
   const order = new Map<string, number>();
   const place = (scope: 'private' | 'team', file: string) => {
     const key = `${scope}/${file}`;
@@ -110,8 +105,6 @@ export function indexOrderOf(scan: Pick<ProjectScan, 'index' | 'team'>): (memory
     }
   };
   fromMain(scan.index.loaded);
-  for (const file of scan.team?.index.loaded ?? []) place('team', file);
   fromMain(scan.index.cut);
-  for (const file of scan.team?.index.cut ?? []) place('team', file);
   return ({ scope, file }) => order.get(`${scope}/${file}`) ?? null;
 }

@@ -29,8 +29,8 @@ const indexPartSchema = z.object({
   cutMemories: z.array(z.string()),
   cutMissing: z.array(z.string()),
 });
-/** The index that is always loaded (R-RECALL-INDEX), with the team index when there is one. */
-export const alwaysLoadedSchema = indexPartSchema.extend({ team: indexPartSchema.optional() });
+/** The index that is always loaded (R-RECALL-INDEX): MEMORY.md alone, as Claude Code 2.1.332 loads no team/MEMORY.md (index-state.ts). */
+export const alwaysLoadedSchema = indexPartSchema;
 export type AlwaysLoaded = z.infer<typeof alwaysLoadedSchema>;
 
 /**

@@ -2,7 +2,8 @@
  * The team-index case recorded from the real Claude Code 2.1.332 (test/fixtures/claude-code-index/
  * observed-team.json): a memory folder whose MEMORY.md points at `team/a.md` and whose
  * `team/MEMORY.md` points at `b.md`, each file holding a marker. The live test
- * (index-cut-live.test.ts) lays the files out, runs the client and compares with the recording.
+ * (index-cut-live.test.ts) lays the files out, runs the client and compares with the recording;
+ * team-index.test.ts replays the recording against Memdir without the binary.
  */
 import path from 'node:path';
 

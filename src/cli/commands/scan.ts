@@ -21,11 +21,12 @@ export const scanCommand: CommandSpec = {
    chars are UTF-16 code units, what its 25,000 limit counts; bytes are UTF-8, for reference;
    "loaded" and "cut" list the pointers above and below the cut, one per pointer line, files that do
    not exist included; "cutMemories" are the memories the agent never sees because every link to
-   them is below a cut (each once; a team memory's links in MEMORY.md count too) and "cutMissing"
+   them is below a cut (each once; for a team memory, its team/x.md links in MEMORY.md) and "cutMissing"
    the pointers of "cut" that name files that do not exist — the table's CUT column counts
    cutMemories, private and team)
   "memories": [{"file" (relative: "retros/x.md" for a subfolder), "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
-  "team": {same index/memories/problems} or null,
+  "team": {same index/memories/problems} or null (Claude Code 2.1.332 does not load team/MEMORY.md: its "index"
+   describes the file's text only, "cutMissing" is empty, and a team memory only it lists is an orphan),
   "problems": [{"code", "file", "line", "message", "severity", "fix", "target"? (the file an index line names)}], "lastChangeMs", "transcripts",
   "launchDirs": [{"cwd", "folder", "transcripts", "autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom"}],
   "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …, "permissionRules"},
@@ -70,7 +71,7 @@ A missing home is not an error: it scans as empty. What each file held is kept i
     }
     io.out(table(rows));
     io.out(`\n${plural(scan.projects.length, 'project')} in ${home}. \`memdir lint\` explains the problems.\n`);
-    if (scan.projects.some((p) => p.index.cut.length + (p.team?.index.cut.length ?? 0) > 0))
+    if (scan.projects.some((p) => p.index.cut.length + (p.team?.index.cutMemories.length ?? 0) > 0))
       io.out(
         'CUT: memories the agent never sees (private and team), every pointer to them past the MEMORY.md cut; `memdir show <project>` lists each pointer below it.\n',
       );

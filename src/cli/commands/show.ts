@@ -74,7 +74,7 @@ auto memory is off (text is then empty), else null.`,
       for (const m of scan.memories) io.out(`  ${(m.type ?? '?').padEnd(10)} ${m.file}  ${m.description}\n`);
       if (scan.team) {
         const teamFacts = cutFactsText(scan.team.index);
-        // Past the cut of team/MEMORY.md or of MEMORY.md (a team memory is listed by either); its missing files are team/MEMORY.md's.
+        // Past MEMORY.md's cut: Claude Code 2.1.332 does not load team/MEMORY.md (index-state.ts).
         io.out(`\nteam: ${plural(scan.team.memories.length, 'memory', 'memories')}${teamFacts ? `; ${teamFacts}` : ''}\n`);
       }
       for (const p of [...scan.problems, ...(scan.team?.problems ?? [])]) io.out(`${formatProblem(p)}\n`);

@@ -60,7 +60,11 @@ export function assessHealth(input: HealthInput): Problem[] {
   // it sits on its line; lines Claude Code strips first (frontmatter, comment blocks) do not
   // (index-state.ts, the one rule for what an index lists).
   const parent = input.linkedFromParent;
+  const team = input.scope === 'team';
+  // What lists a memory: its directory's own index, or for a team memory MEMORY.md's links alone
+  // (Claude Code 2.1.332 does not load team/MEMORY.md, index-state.ts); what team/MEMORY.md names only says why.
   const linked = new Set<string>(parent ? [...parent.loaded, ...parent.cut] : []);
+  const listedInOwn = team ? new Set<string>() : linked;
   if (index.parsed) {
     const visible = (line: number) => !index.load || lineFate(index.load, line) !== 'hidden';
     const entryLines = new Set(index.parsed.lines.filter((l) => l.kind === 'entry').map((l) => l.line));
@@ -97,7 +101,7 @@ export function assessHealth(input: HealthInput): Problem[] {
         reported.add(link.file);
         continue;
       }
-      linked.add(link.file);
+      listedInOwn.add(link.file);
       if (link.primary) {
         const seen = pointedAt.get(link.file);
         if (seen !== undefined) {
@@ -129,10 +133,10 @@ export function assessHealth(input: HealthInput): Problem[] {
         );
       }
     }
-    if (index.load?.truncated && index.load.firstCutLine !== null) {
+    // An index no one loads has no cut to warn of.
+    if (!team && index.load?.truncated && index.load.firstCutLine !== null) {
       const memories = input.topics.filter((t) => !t.unreadable);
-      // What this index's cut hides: a team memory loaded through MEMORY.md is not among it.
-      const { lines: cutLines, facts } = cutOfIndex(index.parsed, index.load, { memories, problems }, parent?.loaded);
+      const { lines: cutLines, facts } = cutOfIndex(index.parsed, index.load, { memories, problems });
       problems.push(
         problem(
           'over-limit',
@@ -150,21 +154,17 @@ export function assessHealth(input: HealthInput): Problem[] {
       continue;
     }
     for (const issue of topic.issues ?? []) problems.push(issueProblem(topic.file, issue));
-    if (index.parsed !== null || index.exists === false) {
-      if (!linked.has(topic.file)) {
-        // A team memory may be listed in either index (R-TEAM): name both, and the team's own where it is missing.
-        const own = input.scope === 'team' ? `${TEAM_DIR}/${INDEX_FILE}` : INDEX_FILE;
-        const where = input.scope === 'team' ? `${own} (or in ${INDEX_FILE} as ${TEAM_DIR}/${topic.file})` : own;
-        problems.push(
-          problem(
-            'orphan',
-            topic.file,
-            null,
-            `${input.scope === 'team' ? `${TEAM_DIR}/${topic.file}` : topic.file} is not listed in ${where}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${own} yet)`}.`,
-            index.unreadable ? null : 'add-to-index',
-          ),
-        );
-      }
+    if (team && !linked.has(topic.file)) problems.push(teamOrphan(topic.file, index.parsed !== null && listedInOwn.has(topic.file)));
+    else if (!team && (index.parsed !== null || index.exists === false) && !linked.has(topic.file)) {
+      problems.push(
+        problem(
+          'orphan',
+          topic.file,
+          null,
+          `${topic.file} is not listed in ${INDEX_FILE}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${INDEX_FILE} yet)`}.`,
+          index.unreadable ? null : 'add-to-index',
+        ),
+      );
     }
     for (const hint of topic.hints ?? []) problems.push(hintProblem(topic.file, hint));
     if (input.scope === 'team' && scopeRefusal(topic.type ?? null, 'team')) {
@@ -181,6 +181,16 @@ export function assessHealth(input: HealthInput): Problem[] {
 
   for (const stray of input.strays) problems.push(problem('unreadable', stray.file, null, `${stray.file} cannot be read: ${stray.reason}.`));
   return problems;
+}
+
+/**
+ * A team memory no link of MEMORY.md names: the agent never sees it, listed in team/MEMORY.md or
+ * not. No one-click fix: adding it to team/MEMORY.md would not load it.
+ */
+function teamOrphan(file: string, inTeamIndex: boolean): Problem {
+  const name = `${TEAM_DIR}/${file}`;
+  const why = inTeamIndex ? `is listed only in ${TEAM_DIR}/${INDEX_FILE}, which Claude Code 2.1.332 does not load` : `is not listed in ${INDEX_FILE}`;
+  return problem('orphan', file, null, `${name} ${why}, so the agent never sees it at session start: point at it from ${INDEX_FILE} as ${name}.`);
 }
 
 /**

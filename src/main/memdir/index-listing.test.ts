@@ -1,9 +1,10 @@
 /**
  * One rule for what an index lists and what is past its cut (shared/index-state.ts), on one
- * project whose two indexes are both cut: the scan's counts (`cutMemories`), Health's orphans
- * and over-limit sentences, and the app's list (indexStatesOf) say the same of every memory —
- * a team memory through either index, a memory through any link of a line — in a first scan, a
- * rescan, and a fresh process answered from the scan cache file.
+ * project whose two indexes are both over the limit: the scan's counts (`cutMemories`), Health's
+ * orphans and over-limit sentences, and the app's list (indexStatesOf) say the same of every
+ * memory — a team memory through MEMORY.md only (Claude Code 2.1.332 does not load
+ * team/MEMORY.md), a memory through any link of a line — in a first scan, a rescan, and a fresh
+ * process answered from the scan cache file.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -48,25 +49,30 @@ const EXPECTED = {
     'private/late.md: cut',
     // later.md: only a cross-reference below the cut names it.
     'private/later.md: cut',
-    // team_a.md: below team/MEMORY.md's cut, but loaded through MEMORY.md.
+    // team_a.md: loaded through MEMORY.md (team/MEMORY.md's line for it is beside the point).
     'team/team_a.md: loaded',
     // team_b.md: named only below MEMORY.md's cut.
     'team/team_b.md: cut',
-    'team/team_c.md: loaded',
-    'team/team_d.md: cut',
+    // team_c.md and team_d.md: listed in team/MEMORY.md only, above and below where its cut would fall: the agent gets neither.
+    'team/team_c.md: unlisted',
+    'team/team_d.md: unlisted',
   ],
-  cutMemories: { private: ['late.md', 'later.md'], team: ['team_d.md', 'team_b.md'] },
-  orphans: [],
+  cutMemories: { private: ['late.md', 'later.md'], team: ['team_b.md'] },
+  orphans: ['team_c.md', 'team_d.md'],
 };
 
 describe('what an index lists, and what is past its cut: one rule for the counts, Health and the list', () => {
-  it('a team memory through either index, a memory through any link of its line', async () => {
+  it('a team memory through MEMORY.md only, a memory through any link of its line', async () => {
     const scan = await scanProject(home, DIR, { env: {} });
     expect(verdicts(scan)).toEqual(EXPECTED);
-    // Health's over-limit sentences count what the counts count: team_a.md is loaded through MEMORY.md.
+    // Health's over-limit sentence counts what the counts count; team/MEMORY.md, which no one loads, has none.
     const overLimit = (problems: ProjectScan['problems']) => problems.find((p) => p.code === 'over-limit')?.message;
     expect(overLimit(scan.problems)).toContain('so 2 memories are never seen at session start');
-    expect(overLimit(scan.team!.problems)).toContain('so 1 memory is never seen at session start');
+    expect(overLimit(scan.team!.problems)).toBeUndefined();
+    expect(scan.team!.problems.filter((p) => p.code === 'orphan').map((p) => p.message)).toEqual([
+      'team/team_c.md is listed only in team/MEMORY.md, which Claude Code 2.1.332 does not load, so the agent never sees it at session start: point at it from MEMORY.md as team/team_c.md.',
+      'team/team_d.md is listed only in team/MEMORY.md, which Claude Code 2.1.332 does not load, so the agent never sees it at session start: point at it from MEMORY.md as team/team_d.md.',
+    ]);
   });
 
   it('a rescan and a fresh process answered from the cache file say the same; moving a team pointer past the main cut is seen', async () => {
@@ -80,14 +86,14 @@ describe('what an index lists, and what is past its cut: one rule for the counts
     expect(fresh.loaded.loaded).toBe(true);
     expect(verdicts(await scanProject(home, DIR, { env: {}, cache: fresh.cache }))).toEqual(EXPECTED);
 
-    // team/team_a.md's pointer moves below MEMORY.md's cut: the same team files are linked, but team_a.md is now past both cuts.
+    // team/team_a.md's pointer moves below MEMORY.md's cut: the same team files are linked, but team_a.md is now past the cut.
     const text = await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8');
     const line = '- [Team A](team/team_a.md) — loaded through the main index\n';
     await fs.writeFile(path.join(memory, 'MEMORY.md'), `${text.replace(line, '- note: moved\n')}${line}`);
     for (const cache of [fresh.cache, openScanCache(dataDir, home, { now: later }).cache, new HomeScanCache()]) {
       const scan = await scanProject(home, DIR, { env: {}, cache });
       expect(indexStatesOf(scan)({ scope: 'team', file: 'team_a.md' })).toBe('cut');
-      expect(scan.team!.index.cutMemories).toEqual(['team_a.md', 'team_d.md', 'team_b.md']);
+      expect(scan.team!.index.cutMemories).toEqual(['team_b.md', 'team_a.md']);
     }
   });
 

@@ -36,9 +36,12 @@ import { writeDataFile } from '../core/safe-fs.js';
  *    team links are split into loaded and past the cut.
  * 11: an index Memdir will not edit (a link out of the folder, not UTF-8, binary) is scanned as
  *    Claude Code reads it: its links, loaded and cut lists were empty in a version 10 file.
+ * 12: team/MEMORY.md loads nothing (Claude Code 2.1.332, index-state.ts): a team memory it alone
+ *    lists is an orphan, its cut hides nothing (no over-limit, no cutMissing), and the team's
+ *    cutMemories come from MEMORY.md's cut only.
 
  */
-export const SCAN_CACHE_VERSION = 11;
+export const SCAN_CACHE_VERSION = 12;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

@@ -409,7 +409,8 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
     if (!p) return null;
     problems[i] = p;
   }
-  const full: IndexSummary = { ...summary, cutMissing: cutMissingOf(summary.cut, () => missingFilesOf(problems)) };
+  // team/MEMORY.md loads nothing, so none of its pointers is past a cut (scan-dir.ts).
+  const full: IndexSummary = { ...summary, cutMissing: scope === 'team' ? [] : cutMissingOf(summary.cut, () => missingFilesOf(problems)) };
   const result: MemoryDirScan = { memoryDir: dir, exists: true, index: full, memories, problems, lastChangeMs: v.lastChangeMs };
   return { dir, index, files, facts, notes, tail, others, result };
 }

@@ -367,7 +367,8 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     const split = index.parsed && load ? splitLoadedEntries(index.parsed, load) : { loaded: [], cut: [] };
     const loaded = split.loaded.map((e) => e.file);
     const cut = split.cut.map((e) => e.file);
-    const reach = index.parsed && load ? indexReachOf(index.parsed, load) : NO_REACH;
+    // team/MEMORY.md loads nothing (index-state.ts): a team memory is past the cut only through MEMORY.md's.
+    const reach = index.parsed && load && scope === 'private' ? indexReachOf(index.parsed, load) : NO_REACH;
     indexSummary = {
       exists: true,
       lines: load?.lines ?? 0,
@@ -380,7 +381,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       loadedChars: load?.loadedChars ?? 0,
       firstCutLine: load?.firstCutLine ?? null,
       reason: load?.reason ?? null,
-      ...cutFactsOf({ reach, cutPointers: cut }, memories, missingOf, linkedFromParent),
+      ...cutFactsOf({ reach, cutPointers: scope === 'private' ? cut : [] }, memories, missingOf, linkedFromParent),
     };
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };

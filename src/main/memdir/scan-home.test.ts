@@ -90,13 +90,18 @@ describe('scanHome on a fixture home with every bad case', () => {
       expect(files).not.toContain(f);
   });
 
-  it('scans the team directory with its own index', () => {
+  it('scans the team directory; what only team/MEMORY.md lists is an orphan, as Claude Code does not load it', () => {
     const team = project('-work-shop').team!;
     expect(team.memories.map((m) => [m.file, m.scope])).toEqual([
       ['project_api.md', 'team'],
       ['reference_oncall.md', 'team'],
     ]);
-    expect(problemsOf(team, 'orphan')).toEqual([['reference_oncall.md', null]]);
+    // project_api.md is listed in team/MEMORY.md only, reference_oncall.md nowhere: MEMORY.md points at neither.
+    expect(problemsOf(team, 'orphan')).toEqual([
+      ['project_api.md', null],
+      ['reference_oncall.md', null],
+    ]);
+    expect(team.problems.find((p) => p.file === 'project_api.md')!.message).toContain('listed only in team/MEMORY.md, which Claude Code 2.1.332 does not load');
     expect(project(sanitizeDirName(fixture.zhPath)).team).toBeNull();
   });
 

@@ -46,7 +46,6 @@ export interface FindRelevantOptions {
   ranker?: LocalRanker;
   /** The memory dir's index summary (from its scan), shown as always loaded. */
   index?: IndexSummary | null;
-  teamIndex?: IndexSummary | null;
   /** `local` skips the model (the playground's right-hand column). */
   method?: 'auto' | 'local';
   /** Files already recalled in this session: never chosen again (as Claude Code removes surfaced files). */
@@ -166,21 +165,20 @@ export function parseSelection(
   return { selected, dropped };
 }
 
-function alwaysLoadedOf(index: IndexSummary | null | undefined, team: IndexSummary | null | undefined): AlwaysLoaded | null {
+function alwaysLoadedOf(index: IndexSummary | null | undefined): AlwaysLoaded | null {
   if (!index) return null;
-  const pick = (i: IndexSummary) => ({
-    exists: i.exists,
-    loaded: i.loaded,
-    cut: i.cut,
-    lines: i.lines,
-    bytes: i.bytes,
-    loadedLines: i.loadedLines,
-    loadedBytes: i.loadedBytes,
-    firstCutLine: i.firstCutLine,
-    cutMemories: i.cutMemories,
-    cutMissing: i.cutMissing,
-  });
-  return { ...pick(index), ...(team?.exists ? { team: pick(team) } : {}) };
+  return {
+    exists: index.exists,
+    loaded: index.loaded,
+    cut: index.cut,
+    lines: index.lines,
+    bytes: index.bytes,
+    loadedLines: index.loadedLines,
+    loadedBytes: index.loadedBytes,
+    firstCutLine: index.firstCutLine,
+    cutMemories: index.cutMemories,
+    cutMissing: index.cutMissing,
+  };
 }
 
 const thousands = (n: number) => n.toLocaleString('en');
@@ -221,7 +219,7 @@ async function choose(options: FindRelevantOptions, excluded: ReadonlySet<string
   if (truncated) notes.push(`The query is ${thousands(trimmed.length)} characters long; only the first ${thousands(maxQuery)} were used.`);
   const memories = options.memories;
   const base = {
-    alwaysLoaded: alwaysLoadedOf(options.index, options.teamIndex),
+    alwaysLoaded: alwaysLoadedOf(options.index),
     query: { chars: trimmed.length, usedChars: query.length, truncated },
     dropped: [] as { file: string; reason: string }[],
   };

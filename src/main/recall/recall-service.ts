@@ -109,7 +109,6 @@ interface DirState {
   ranker: LocalRanker;
   candidates: RecallCandidate[];
   index: IndexSummary;
-  teamIndex: IndexSummary | null;
   /** Bodies read so far, by file, kept while the file's mtime stays (the ranker indexes their lead). */
   bodies: Map<string, { mtimeMs: number; body: string | undefined }>;
 }
@@ -149,7 +148,7 @@ export class RecallService {
     const candidates = recallCandidates(own, team);
     let state = this.dirs.get(memoryDir);
     if (!state || state.ranker.searchBodies !== searchBodies) {
-      state = { ranker: new LocalRanker({ searchBodies }), candidates, index: own.index, teamIndex: team?.index ?? null, bodies: new Map() };
+      state = { ranker: new LocalRanker({ searchBodies }), candidates, index: own.index, bodies: new Map() };
       this.dirs.set(memoryDir, state);
     }
     // Bodies are read once per change of a file: a query on an unchanged directory reads none.
@@ -170,7 +169,6 @@ export class RecallService {
     state.ranker.sync(rankable);
     state.candidates = candidates;
     state.index = own.index;
-    state.teamIndex = team?.index ?? null;
     return state;
   }
 
@@ -195,7 +193,6 @@ export class RecallService {
       provider,
       ranker: state.ranker,
       index: state.index,
-      teamIndex: state.teamIndex,
       timeoutMs: settings.recall.timeoutMs,
       ...(request.exclude ? { exclude: request.exclude } : {}),
       ...(request.signal ? { signal: request.signal } : {}),

@@ -43,20 +43,18 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 /**
  * `dir` is the scan of the index's directory: its memories and Health's missing files tell the
- * pointers below the cut apart (index-cut.ts; `loadedElsewhere`, for team/MEMORY.md, the team
- * memories MEMORY.md loads); the counts themselves are pointer lines, what the choices act on.
+ * pointers below the cut apart (index-cut.ts); the counts themselves are pointer lines, what the
+ * choices act on.
  */
 export function MakeRoom({
   scope,
   text: current,
   dir,
-  loadedElsewhere,
   onClose,
 }: {
   scope: Scope;
   text: string;
   dir: Pick<MemoryDirScan, 'memories' | 'problems'> | null;
-  loadedElsewhere?: readonly string[];
   onClose: () => void;
 }) {
   // Choices name lines of the text they were made on: it stays put while MEMORY.md changes on disk.
@@ -99,8 +97,8 @@ export function MakeRoom({
 
   const firstCutRow = parsed.lines.find((l) => fates.get(l.line) === 'cut')?.line ?? null;
   // Header, button and result count the same thing: lines below the cut that hold a pointer.
-  const beforeCut = useMemo(() => cutOfIndex(parsed, beforeLoad, dir, loadedElsewhere), [parsed, beforeLoad, dir, loadedElsewhere]);
-  const afterCut = useMemo(() => cutOfIndex(parseIndex(preview.text), afterLoad, dir, loadedElsewhere), [preview.text, afterLoad, dir, loadedElsewhere]);
+  const beforeCut = useMemo(() => cutOfIndex(parsed, beforeLoad, dir), [parsed, beforeLoad, dir]);
+  const afterCut = useMemo(() => cutOfIndex(parseIndex(preview.text), afterLoad, dir), [preview.text, afterLoad, dir]);
   // Lines that hold a pointer without being one (`- See [T](f.md) …`): they can be kept or dropped.
   const linkLines = useMemo(() => new Set(indexLinks(parsed).flatMap((l) => (l.primary ? [l.line] : []))), [parsed]);
   const set = (line: number, choice: Choice) => setChoices(new Map(choices).set(line, choice));

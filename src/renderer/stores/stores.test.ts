@@ -160,7 +160,10 @@ describe('dashboard', () => {
 });
 
 describe('memory browser', () => {
-  /** A directory's scan as a scan works it out from what its index (and, for the team, the main index: `parent`) links. */
+  /**
+   * A directory's scan as a scan works it out from what its index links — for the team, from what
+   * the main index links (`parent`) alone: Claude Code 2.1.332 does not load team/MEMORY.md.
+   */
   const dir = (files: [string, string][], loaded: string[], cut: string[], scope: 'private' | 'team', parent?: IndexReach) => ({
     memoryDir: '/m',
     exists: true,
@@ -177,7 +180,7 @@ describe('memory browser', () => {
       firstCutLine: null,
       reason: null,
       ...cutFactsOf(
-        { reach: { loaded, cut }, cutPointers: cut },
+        { reach: scope === 'team' ? { loaded: [], cut: [] } : { loaded, cut }, cutPointers: scope === 'team' ? [] : cut },
         files.map(([file]) => ({ file })),
         () => new Set(),
         parent,
@@ -193,9 +196,9 @@ describe('memory browser', () => {
       mtimeMs: 1,
       layout: 'flat' as const,
     })),
-    // Health's orphans: memories no link of either index names.
+    // Health's orphans: memories no link of an index that loads names.
     problems: files
-      .filter(([file]) => ![...loaded, ...cut, ...(parent?.loaded ?? []), ...(parent?.cut ?? [])].includes(file))
+      .filter(([file]) => ![...(scope === 'team' ? [] : [...loaded, ...cut]), ...(parent?.loaded ?? []), ...(parent?.cut ?? [])].includes(file))
       .map(([file]) => ({
         code: 'orphan' as const,
         file,
@@ -213,14 +216,14 @@ describe('memory browser', () => {
         ['b.md', 'Beta 部署'],
         ['c.md', 'Gamma'],
       ],
-      ['a.md'],
+      ['a.md', 'team/t.md'],
       ['b.md'],
       'private',
     ),
     dir: 'x',
     path: null,
     transcripts: 0,
-    team: dir([['t.md', 'Team thing']], ['t.md'], [], 'team'),
+    team: dir([['t.md', 'Team thing']], ['t.md'], [], 'team', teamReachOf({ loaded: ['a.md', 'team/t.md'], cut: ['b.md'] })),
   } as unknown as ProjectScan;
   it('marks what reaches the agent, what is cut and what is unlisted, and filters by text, type and scope', () => {
     const rows = memoryRows(scan);
@@ -236,7 +239,7 @@ describe('memory browser', () => {
     expect(filterMemories(rows, { text: '', type: 'user', scope: 'all' })).toEqual([]);
   });
 
-  it('marks a team memory pointed at from the main MEMORY.md (team/x.md) as the agent sees it, not unlisted', () => {
+  it('marks a team memory as the main MEMORY.md points at it (team/x.md), whatever team/MEMORY.md says', () => {
     const main = { loaded: ['a.md', 'team/env.md', 'team/both.md'], cut: ['team/late.md'] };
     const viaMain = {
       ...dir([['a.md', 'Alpha']], main.loaded, main.cut, 'private'),
@@ -246,8 +249,9 @@ describe('memory browser', () => {
           ['late.md', 'Late'],
           ['lost.md', 'Lost'],
           ['both.md', 'Below the team cut, loaded from the main index'],
+          ['shared.md', 'Listed in team/MEMORY.md only'],
         ],
-        [],
+        ['shared.md'],
         ['both.md'],
         'team',
         teamReachOf(main),
@@ -259,12 +263,13 @@ describe('memory browser', () => {
       ['team', 'late.md', 'cut'],
       ['team', 'lost.md', 'unlisted'],
       ['team', 'both.md', 'loaded'],
+      ['team', 'shared.md', 'unlisted'],
     ]);
     // The counts say the same: one team memory past the cut (late.md, only below the main index's cut), not both.md.
     expect(viaMain.team!.index.cutMemories).toEqual(['late.md']);
   });
 
-  it("lists in MEMORY.md's order, not the files' (the main index, then the team's; unlisted last, by scope and file), and follows a reorder", () => {
+  it("lists in MEMORY.md's order, not the files' (team/MEMORY.md places nothing: the agent never gets it; unlisted last, by scope and file), and follows a reorder", () => {
     // The scan finds files in name order; the index names them in its own.
     const files: [string, string][] = [
       ['apple.md', 'Apple'],
@@ -290,9 +295,9 @@ describe('memory browser', () => {
       'team/env.md',
       'private/kiwi.md',
       'private/apple.md',
-      'team/ops.md',
       'private/mango.md',
       'private/cherry.md',
+      'team/ops.md',
       'team/stray.md',
     ]);
     // After "Reorder entries" the scan reads the new order, and the list follows it.
@@ -301,9 +306,9 @@ describe('memory browser', () => {
       'private/kiwi.md',
       'private/zebra.md',
       'team/env.md',
-      'team/ops.md',
       'private/mango.md',
       'private/cherry.md',
+      'team/ops.md',
       'team/stray.md',
     ]);
   });

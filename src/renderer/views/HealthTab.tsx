@@ -39,10 +39,14 @@ function FixAllEffect({ previews }: { previews: Partial<Record<Scope, FixPreview
       before.lines === after.lines && before.chars === after.chars
         ? `${name} stays at ${after.lines} lines`
         : `${name} goes from ${before.lines} lines to ${sizeAgainstLimits(after)}`;
-    const loaded = after.truncated
-      ? `; from line ${after.firstCutLine} on it is cut, ${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'} never seen`
-      : '; everything reaches the agent';
-    const newly = p.impact.newlyCut.length > 0 ? `; ${p.impact.newlyCut.length} pointers would fall below the cut` : '';
+    // team/MEMORY.md loads nothing (index-state.ts): its fixes change no part the agent gets.
+    const loaded =
+      scope === 'team'
+        ? ', which Claude Code does not load'
+        : after.truncated
+          ? `; from line ${after.firstCutLine} on it is cut, ${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'} never seen`
+          : '; everything reaches the agent';
+    const newly = scope === 'private' && p.impact.newlyCut.length > 0 ? `; ${p.impact.newlyCut.length} pointers would fall below the cut` : '';
     return [`${change}${loaded}${newly}.`];
   });
   return parts.length > 0 ? (

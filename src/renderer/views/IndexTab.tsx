@@ -5,6 +5,8 @@
  * editing shows, before saving, which pointers the new text would push past the cut, and asks
  * first when it would drop the pointers to memories that exist; a save has one Undo. With auto
  * memory off Claude Code loads no index at all: the view says so and why (settings-text.ts).
+ * team/MEMORY.md is shown and edited as the file the team shares, never as loaded: Claude Code
+ * 2.1.332 does not load it (index-state.ts), so it has no meter, no cut and no Make room.
  */
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
@@ -12,7 +14,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import { cutOfIndex, cutPointersText } from '../../shared/index-cut.js';
 import { parseIndex } from '../../shared/index-format.js';
-import { mainTeamPointersOf } from '../../shared/index-state.js';
+import { TEAM_INDEX_NOT_LOADED } from '../../shared/index-state.js';
 import { indexImpact, sizeAgainstLimits } from '../../shared/index-impact.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
@@ -46,8 +48,9 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [makingRoom, setMakingRoom] = useState(false);
   const [reordering, setReordering] = useState(false);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
-  // Auto memory off: Claude Code loads neither index (R-SETTINGS, R-INDEX).
-  const off = autoMemoryOffSentence(scan.settings);
+  // team/MEMORY.md: never loaded. Auto memory off: Claude Code loads no index (R-SETTINGS, R-INDEX).
+  const team = scope === 'team';
+  const off = team ? TEAM_INDEX_NOT_LOADED : autoMemoryOffSentence(scan.settings);
   const reload = useProject((s) => s.refresh);
   // Health's "Make room…" opens it here, for the index it was asked for.
   const asked = useCuration((s) => s.makeRoomFor);
@@ -76,20 +79,17 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
 
   const shown = draft ?? text ?? '';
   const dirScan = scope === 'team' ? scan.team : scan;
-  // A team memory MEMORY.md loads is not hidden by team/MEMORY.md's cut (index-state.ts).
-  const loadedElsewhere = useMemo(() => (scope === 'team' ? mainTeamPointersOf(scan).loaded : undefined), [scope, scan]);
   const view = useMemo(() => {
     const load = loadIndexAsClaudeCode(shown);
     const parsed = parseIndex(shown);
     // What the pointers below the cut are, by the rule every place counts with (index-cut.ts).
-    const { lines: cutLines, facts } = cutOfIndex(parsed, load, dirScan ?? null, loadedElsewhere);
+    const { lines: cutLines, facts } = cutOfIndex(parsed, load, dirScan ?? null);
     return { load, lines: parsed.lines, cutCount: cutLines.length, cutText: cutPointersText(cutLines.length, facts), facts };
-  }, [shown, dirScan, loadedElsewhere]);
+  }, [shown, dirScan]);
   // The gauge says what this index's cut hides, as the line below says it: of the saved text (a draft has its own line).
   const savedFacts = useMemo(
-    () =>
-      text === null ? null : text === shown ? view.facts : cutOfIndex(parseIndex(text), loadIndexAsClaudeCode(text), dirScan ?? null, loadedElsewhere).facts,
-    [text, shown, view, dirScan, loadedElsewhere],
+    () => (text === null ? null : text === shown ? view.facts : cutOfIndex(parseIndex(text), loadIndexAsClaudeCode(text), dirScan ?? null).facts),
+    [text, shown, view, dirScan],
   );
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
@@ -136,9 +136,9 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             <option value="team">Team MEMORY.md</option>
           </select>
         )}
-        {summary && <LoadMeter index={{ ...summary, ...(savedFacts ?? {}) }} off={off} />}
+        {summary && !team && <LoadMeter index={{ ...summary, ...(savedFacts ?? {}) }} off={off} />}
 
-        {summary?.exists && draft === null && !makingRoom && !reordering && (
+        {summary?.exists && !team && draft === null && !makingRoom && !reordering && (
           <button
             className={summary.firstCutLine !== null ? 'primary' : ''}
             onClick={() => setMakingRoom(true)}
@@ -154,12 +154,11 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           {off}
         </div>
       )}
-      {makingRoom && text !== null ? (
+      {makingRoom && !team && text !== null ? (
         <MakeRoom
           scope={scope}
           text={text}
           dir={dirScan ?? null}
-          {...(loadedElsewhere ? { loadedElsewhere } : {})}
           onClose={() => {
             setMakingRoom(false);
             void reload();
@@ -175,14 +174,17 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         />
       ) : draft === null ? (
         <>
-          <p className="muted small">
-            At the start of every session Claude Code strips this file&apos;s frontmatter and comment blocks, then loads only the first {INDEX_MAX_LINES} lines
-            or {INDEX_MAX_CHARS.toLocaleString('en-US')} characters (UTF-16 code units, so Chinese text counts one per character) of what is left. Past the cut
-            it tells the agent, never you.
-          </p>
+          {!team && (
+            <p className="muted small">
+              At the start of every session Claude Code strips this file&apos;s frontmatter and comment blocks, then loads only the first {INDEX_MAX_LINES}{' '}
+              lines or {INDEX_MAX_CHARS.toLocaleString('en-US')} characters (UTF-16 code units, so Chinese text counts one per character) of what is left. Past
+              the cut it tells the agent, never you.
+            </p>
+          )}
           <ol className="index-lines" aria-label="MEMORY.md lines">
             {view.lines.map((l) => {
-              const fate = lineFate(view.load, l.line);
+              // Lines of team/MEMORY.md neither load nor fall past a cut: none reaches the agent.
+              const fate = team ? 'unloaded' : lineFate(view.load, l.line);
               return (
                 <li
                   key={l.line}
@@ -190,7 +192,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
                   value={l.line}
                   title={fate === 'hidden' ? 'Stripped by Claude Code before loading' : undefined}
                 >
-                  {view.load.firstCutLine === l.line && (
+                  {!team && view.load.firstCutLine === l.line && (
                     <div className="cut-line" role="separator">
                       ✂ The agent never sees anything below this line: {view.cutText}
                     </div>
@@ -225,15 +227,17 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             }}
             aria-label="MEMORY.md text"
           />
-          <p className={view.load.truncated || (impact && impact.newlyCut.length > 0) ? 'banner warning' : 'muted small'} aria-label="After saving">
-            After saving: {sizeAgainstLimits(view.load)}
+          <p className={!team && (view.load.truncated || (impact && impact.newlyCut.length > 0)) ? 'banner warning' : 'muted small'} aria-label="After saving">
+            After saving: {team ? `${view.load.lines} ${view.load.lines === 1 ? 'line' : 'lines'}` : sizeAgainstLimits(view.load)}
             {/* Past the cut is past the cut, pointers or prose: the agent never sees those lines (R-INDEX). */}
-            {view.load.truncated
-              ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `; ${view.cutText}` : ''})`
-              : off
-                ? ', but auto memory is off: Claude Code loads none of it'
-                : ', everything reaches the agent'}
-            {impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
+            {team
+              ? `. ${TEAM_INDEX_NOT_LOADED}`
+              : view.load.truncated
+                ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `; ${view.cutText}` : ''})`
+                : off
+                  ? ', but auto memory is off: Claude Code loads none of it'
+                  : ', everything reaches the agent'}
+            {!team && impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>
           {secrets ? (
             <SecretConfirm
@@ -244,7 +248,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             />
           ) : confirmDrop && dropping.length > 0 ? (
             <div className="inline-form" role="group" aria-label="Confirm save">
-              <span>{droppingSentence(dropping)}</span>{' '}
+              <span>{droppingSentence(dropping, team)}</span>{' '}
               <button className="danger" onClick={() => void save(true)}>
                 Save anyway
               </button>
@@ -274,12 +278,13 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   );
 }
 
-/** The question before a save that drops pointers: how many memories lose theirs, and what that means. */
-function droppingSentence(files: string[]): string {
+/** The question before a save that drops pointers: how many memories lose theirs, and what that means (team/MEMORY.md's never reached the agent). */
+function droppingSentence(files: string[], team: boolean): string {
   const n = files.length;
   const named = n <= 5 ? files.join(', ') : `${files.slice(0, 5).join(', ')} and ${n - 5} more`;
   const memories = n === 1 ? '1 memory' : `${n} memories`;
-  return `This save removes the pointers to ${memories} (${named}): the agent will no longer find ${n === 1 ? 'it' : 'them'}. ${n === 1 ? 'It stays' : 'They stay'} on disk, and Undo puts the pointers back. Save anyway?`;
+  const loss = team ? ' from team/MEMORY.md' : `: the agent will no longer find ${n === 1 ? 'it' : 'them'}`;
+  return `This save removes the pointers to ${memories} (${named})${loss}. ${n === 1 ? 'It stays' : 'They stay'} on disk, and Undo puts the pointers back. Save anyway?`;
 }
 
 /** "What the agent sees": the next session's index text, and whether the last session got the same. */

@@ -15,7 +15,8 @@ export function indexWithCut(below: readonly string[]): string {
 /**
  * In `memory`: MEMORY.md with 24 pointers below its cut — cut_a and cut_b, twenty to files that do
  * not exist, cut_c on a `- See […](…)` line, and a repeat of kept.md, which loads higher up — and
- * team/MEMORY.md with one more memory (team_cut) past its own cut.
+ * team/MEMORY.md naming one more memory (team_cut) where its cut would fall; as Claude Code 2.1.332
+ * does not load team/MEMORY.md, team_cut is unlisted, not past a cut.
  */
 export async function layOutCutHome(memory: string): Promise<void> {
   await fs.mkdir(path.join(memory, 'team'), { recursive: true });
@@ -40,10 +41,11 @@ export async function layOutCutHome(memory: string): Promise<void> {
  * - MEMORY.md loads kept.md, whose hook cross-references aside.md (its only link), and
  *   `team/team_a.md`; below its cut: late.md, whose hook cross-references later.md (its only
  *   link), and `team/team_b.md` (its only link);
- * - team/MEMORY.md loads team_c.md; below its cut: team_a.md (loaded through MEMORY.md) and team_d.md.
+ * - team/MEMORY.md names team_c.md above where its cut would fall, team_a.md and team_d.md below
+ *   it — but Claude Code 2.1.332 does not load team/MEMORY.md at all.
  *
- * So aside.md, team_a.md and team_c.md reach the agent; late.md, later.md, team_b.md and team_d.md
- * are past the cut; nothing is unlisted.
+ * So aside.md and team_a.md reach the agent; late.md, later.md and team_b.md are past the cut;
+ * team_c.md and team_d.md, listed in team/MEMORY.md only, are unlisted.
  */
 export async function layOutListingHome(memory: string): Promise<void> {
   await fs.mkdir(path.join(memory, 'team'), { recursive: true });
