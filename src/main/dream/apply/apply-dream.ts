@@ -4,11 +4,13 @@
  *
  *   - Before writing, every file a change touches is compared with what Orient read. A file
  *     edited by someone else mid-dream is left alone, with every change grouped with it (a merge
- *     never deletes a duplicate whose keeper could not be written), and reported.
+ *     never deletes a duplicate whose keeper could not be written), and reported. So is a file it
+ *     would create under a name taken on disk in another Unicode form (or letter case, on macOS and
+ *     Windows): written, it would sit beside that memory looking the same, or replace it.
  *   - The indexes are recomputed from the disk after the topic changes (so a skipped change never
  *     leaves a pointer wrong), and left alone when they were edited mid-dream.
- *   - Across files, all or nothing even against kill -9: before the first write a journal with
- *     every file's pre-dream content goes to `<dataDir>/dream-journals/<key>.json` (fsynced). If
+ *   - Across files, all or nothing even against kill -9: before each write a journal with the
+ *     pre-dream content of every file written so far goes to `<dataDir>/dream-journals/<key>.json` (fsynced). If
  *     the process dies before the history entry is recorded, {@link recoverInterruptedApply}
  *     (the scheduler's start and tick, the next dream of that dir, the CLI) puts the files back.
  */
@@ -23,6 +25,7 @@ import { isProcessAlive } from '../../core/process.js';
 import { type IndexContext, describePrune, indexRelOf, pruneScope } from '../plan/dream-index.js';
 import type { StagedChange } from '../plan/dream-plan.js';
 import { hashText, readCurrent, readMemorySnapshot } from '../plan/memory-snapshot.js';
+import { takenNameRefusal } from '../model/proposal-check.js';
 
 /** What apply needs. */
 export interface ApplyInput {
@@ -106,19 +109,23 @@ export async function applyDream(input: ApplyInput): Promise<ApplyResult> {
       const key = change.group ?? `file:${change.file}`;
       groups.set(key, [...(groups.get(key) ?? []), change]);
     }
-    const accepted: StagedChange[] = [];
+    // Each group is checked against the disk as the groups before it left it, then written: a file
+    // this dream creates is checked against the names it has already written too.
+    let first = true;
     for (const members of groups.values()) {
-      const conflicts = members.map((c) => conflictOf(memoryDir, c)).filter((r): r is string => r !== null);
-      if (conflicts.length === 0) accepted.push(...members);
-      else
+      const conflicts: string[] = [];
+      for (const change of members) {
+        const conflict = conflictOf(memoryDir, change) ?? (change.before === null ? await takenNameRefusal(memoryDir, change.file, 'left alone') : null);
+        if (conflict !== null) conflicts.push(conflict);
+      }
+      if (conflicts.length > 0) {
         for (const change of members)
           result.skipped.push({ change, reason: members.length > 1 ? `${conflicts.join('; ')} — and so was the rest of its merge` : conflicts[0]! });
-    }
-    let first = true;
-    if (accepted.length > 0) {
-      journal.writes = accepted.map((c) => ({ rel: c.file, before: c.before, afterHash: c.after === null ? null : hashText(c.after) }));
+        continue;
+      }
+      journal.writes.push(...members.map((c) => ({ rel: c.file, before: c.before, afterHash: c.after === null ? null : hashText(c.after) })));
       await saveJournal();
-      for (const change of accepted) {
+      for (const change of members) {
         await writeOne(memoryDir, change.file, change.after);
         result.applied.push(change);
         if (first) {

@@ -199,4 +199,45 @@ describe('a dream with a model (the fake Messages API over HTTP)', () => {
     // The rules did the work: the duplicate merged.
     expect(Object.keys(await fx.files())).not.toContain('feedback_db_copy.md');
   });
+  describe('a new name that is an existing one in another Unicode form', () => {
+    const nfd = 'project_cafe\u0301.md';
+    const nfc = 'project_caf\u00e9.md';
+    const CAFE = topic({ name: 'Café', description: 'The café by the office', type: 'project' }, 'Opens at 8.');
+    const twin = topic({ name: 'Café twin', description: 'Another café memory', type: 'project' }, 'Opens at 9.');
+
+    it('is refused to the model, with the reason in the report, and the memory under the other form is left as it was', async () => {
+      calls = 0;
+      await fx.write(nfd, CAFE);
+      fake.enqueue(turn(use('write_memory', { file: nfc, content: twin, reason: 'a new café memory' })), turn(use('finish', { summary: 'Wrote the café.' })));
+      const { record } = await runDream(options());
+      expect(toolResults(1)['toolu_1']).toMatchObject({
+        is_error: true,
+        content: expect.stringContaining('is the same name, written in another Unicode form'),
+      });
+      expect(record!.flags.filter((f) => f.kind === 'refused').map((f) => f.message)).toEqual([
+        expect.stringContaining('is the same name, written in another Unicode form'),
+      ]);
+      const files = await fx.files();
+      expect(Object.keys(files).filter((n) => n.normalize('NFC') === nfc)).toEqual([nfd]);
+      expect(files[nfd]).toBe(CAFE);
+    });
+
+    it('is left alone at apply when the other form was written while the dream ran, and said so', async () => {
+      calls = 0;
+      // The user's own session writes the other form while the model is still working.
+      fake.setHandler(async (_request, i) => {
+        if (i === 0) return turn(use('write_memory', { file: nfc, content: twin, reason: 'a new café memory' }));
+        await fx.write(nfd, CAFE);
+        return turn(use('finish', { summary: 'Wrote the café.' }));
+      });
+      const { record } = await runDream(options());
+      expect(record!.changes.find((c) => c.file === nfc)).toMatchObject({
+        status: 'skipped',
+        skippedReason: expect.stringContaining('is the same name, written in another Unicode form'),
+      });
+      const files = await fx.files();
+      expect(Object.keys(files).filter((n) => n.normalize('NFC') === nfc)).toEqual([nfd]);
+      expect(files[nfd]).toBe(CAFE);
+    });
+  });
 });

@@ -21,7 +21,7 @@ import type { AnswerBlock, ModelProvider } from '../../llm/index.js';
 import { grepTranscript, listTranscriptsIn } from '../../transcripts/index.js';
 import type { DreamPlan } from '../plan/dream-plan.js';
 import type { GatherResult } from '../plan/gather.js';
-import { type KnownSecrets, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets } from './proposal-check.js';
+import { type KnownSecrets, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets, takenNameRefusal } from './proposal-check.js';
 import { isoDay } from '../../../shared/day-dates.js';
 
 /** Bounds of the loop. */
@@ -280,6 +280,10 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
             `Refused ${path.rel}: it would write a secret into memory (${secrets.join('; ')}). Leave credentials out; point to where they are kept instead.`,
           );
         const existed = plan.exists(path.rel);
+        // A new name that is an existing memory's in another Unicode form (or letter case, on macOS and
+        // Windows) would sit beside it looking the same, or overwrite it: refused, so the model can write to that memory instead.
+        const taken = existed ? null : await takenNameRefusal(plan.snapshot.memoryDir, path.rel, 'to change that memory, write to it by its exact name.');
+        if (taken) return refuse(`Refused ${path.rel}: ${taken}`);
         plan.write(path.rel, input.content as string, {
           kind: 'model',
           reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason.trim() : 'Rewritten by the model.',
