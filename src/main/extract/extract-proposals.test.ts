@@ -186,3 +186,20 @@ describe('review mode and offline suggestions', () => {
     expect((await store().listProposals()).filter((s) => s.evidence === '以后提交前先跑 lint。')).toHaveLength(1);
   });
 });
+
+describe('a new name that is an existing one in another Unicode form', () => {
+  const nfd = 'feedback_cafe\u0301.md';
+  const nfc = 'feedback_caf\u00e9.md';
+
+  it('is refused with its reason, and the memory under the other form is left as it was', async () => {
+    const before = `---\nname: Café\ndescription: the café memory\ntype: feedback\n---\n\nKept.\n`;
+    await fs.writeFile(path.join(h.fx.memoryDir, nfd), before);
+    h.fake.enqueue(operationsReply({ ...testingMemory, file: nfc }, { ...testingMemory, file: 'feedback_ci.md' }));
+    await writeTurns('a turn about the café');
+    const ops = (await run()).outcomes[0]!.operations;
+    expect(ops.map((o) => o.disposition)).toEqual(['refused', 'applied']);
+    expect(ops[0]!.reason).toContain('is the same name, written in another Unicode form');
+    expect((await fs.readdir(h.fx.memoryDir)).filter((n) => n.normalize('NFC') === nfc)).toEqual([nfd]);
+    expect(await memory(nfd)).toBe(before);
+  });
+});
