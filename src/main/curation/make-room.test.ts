@@ -115,3 +115,21 @@ describe('makeRoom', () => {
     expect(await read('MEMORY.md')).toBe(baseText);
   });
 });
+
+describe('a new memory from moved lines, named as an existing one in another Unicode form', () => {
+  it('is refused with the reason, and writes nothing', async () => {
+    const nfd = 'project_cafe\u0301.md';
+    const nfc = 'project_caf\u00e9.md';
+    await fs.writeFile(path.join(memoryDir, nfd), topic('Café', 'the café', 'Opens at 8.'));
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), `# Notes\nThe café opens at 9 on Sundays.\n- [Café](${nfd}) — the café\n`);
+    const baseText = await read('MEMORY.md');
+    const error = await makeRoom(where(), {
+      baseText,
+      actions: [{ kind: 'move-lines', lines: [2], file: nfc, name: 'Sundays', description: 'Sunday hours', type: 'project' }],
+    }).catch((e: unknown) => e as { code: string; message: string });
+    expect(error).toMatchObject({ code: 'exists', message: expect.stringContaining('is the same name, written in another Unicode form') });
+    expect((await fs.readdir(memoryDir)).filter((n) => n.normalize('NFC') === nfc)).toEqual([nfd]);
+    expect(await read(nfd)).toBe(topic('Café', 'the café', 'Opens at 8.'));
+    expect(await read('MEMORY.md')).toBe(baseText);
+  });
+});

@@ -9,7 +9,7 @@ import { type RoomAction, applyRoom } from '../../shared/index-room.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { scopeRefusal } from '../../shared/memory-types.js';
 import { type HistoryEntry, transact } from '../history/index.js';
-import { checkMemoryPath, checkNewFileName, inScope, MemoryError, readText, serializeTopicFile, type Where } from '../memdir/index.js';
+import { checkMemoryPath, checkNewFileName, inScope, MemoryError, readText, refuseTakenName, serializeTopicFile, type Where } from '../memdir/index.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { composeMerge, mergeSourceOf } from './merge-memories.js';
 
@@ -47,8 +47,8 @@ export async function makeRoom(where: Where, input: { baseText: string; actions:
       const refusal = scopeRefusal(c.type, where.scope);
       if (refusal) throw new MemoryError('scope-refused', refusal);
       if (!c.name.trim()) throw new MemoryError('invalid-input', `The new memory ${c.file} needs a name.`);
-      if ((await readText(where.memoryDir, inScope(where.scope, c.file))) !== null)
-        throw new MemoryError('exists', `${inScope(where.scope, c.file)} already exists; pick another name for the moved lines.`);
+      // Taken as written, or in another Unicode form or letter case: the new file would sit beside a memory looking the same, or replace it.
+      await refuseTakenName(where.memoryDir, inScope(where.scope, c.file), 'pick another name for the moved lines.');
     }
     const texts = new Map<string, string>();
     const load = async (file: string): Promise<string> => {
