@@ -12,6 +12,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { resetPersonal } from '../../server/admin.js';
 import { type StoreHarness, describeStores } from '../../server/test-support/stores.js';
 import type { TeamStore } from '../../server/store.js';
+import { renameMemory } from '../memdir/index.js';
 import { PersonalSyncError, readAccount } from './personal-account.js';
 import { type Machine, type PersonalServer, makeMachine, startPersonalServer } from './test-support/personal-fixture.js';
 
@@ -239,5 +240,32 @@ describeStores('personal sync across two machines (issue 18)', (h) => {
     expect(after.error).toBeNull();
     expect(after.pull.conflicts).toEqual(['user_role.md']);
     expect(await laptop.read('user_role.md')).toBe('Desktop: I moved to the payments team.\n');
+  });
+  it('does not write a memory from the other machine beside one of the same name in another Unicode form; renamed here, both versions are kept', async () => {
+    const nfc = 'feedback_caf\u00e9.md';
+    const nfd = 'feedback_cafe\u0301.md';
+    const laptopText = '---\nname: Café\ndescription: The café by the office\ntype: feedback\n---\nOpens at 8.\n';
+    const desktopText = '---\nname: Café\ndescription: The café by the office\ntype: feedback\n---\nOpens at 9 on Sundays.\n';
+    await laptop.connect(PASSPHRASE);
+    await laptop.write(nfc, laptopText);
+    await (await laptop.enable()).sync();
+    // The desktop holds the same memory under the decomposed name (unpacked from a macOS archive, say).
+    await desktop.write(nfd, desktopText);
+    await desktop.connect(PASSPHRASE);
+    const desktopSync = await desktop.enable();
+    const refused = await desktopSync.sync();
+    expect(refused.error).toBeNull();
+    expect(refused.pull.written).toEqual([]);
+    expect(refused.pull.refused).toEqual([{ key: nfc, reason: expect.stringContaining('is the same name, written in another Unicode form') }]);
+    expect(await desktop.files()).toEqual({ [nfd]: desktopText });
+    const alert = (await desktop.alerts.list()).alerts.find((a) => a.message.includes('another Unicode form'));
+    expect(alert?.message).toMatch(/Rename it in Memdir/);
+
+    // Renamed as the sentence says (to the name it shows: Memdir writes it in the form sync uses), the next sync keeps both versions.
+    await renameMemory({ memoryDir: desktop.memoryDir, scope: 'private', dataDir: desktop.dataDir }, nfd, nfd);
+    const joined = await desktopSync.sync();
+    expect(joined.error).toBeNull();
+    expect(joined.pull.conflicts).toEqual([nfc]);
+    expect((await desktop.files())[nfc]).toBe(laptopText);
   });
 });

@@ -191,6 +191,17 @@ export class TeamSync {
             break;
           }
         }
+        // A file here under a key the server holds at a version this client never took (a pull left it
+        // alone: a name in another Unicode form was in its way, since renamed): only a full answer has
+        // that version, and the waiting list promises the next pull brings it in.
+        if (!missing)
+          for (const key of cycle.listing.files.keys()) {
+            const sha = e.server.get(key);
+            if (sha !== undefined && sha !== e.base.get(key) && e.failedWrites.get(key) !== sha && e.refused.get(key) !== sha) {
+              missing = true;
+              break;
+            }
+          }
         if (conditional) await pull(e, cycle, 'conditional', conditional);
         if (missing || !conditional) await pull(e, cycle, 'full');
       }

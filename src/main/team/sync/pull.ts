@@ -22,6 +22,7 @@ import { foldPathKey } from '../../../shared/path-key.js';
 import { parseEtag } from '../../../shared/protocol/sync.js';
 import { utf8Length } from '../../../shared/utf8.js';
 import { listHistory, transact } from '../../history/index.js';
+import { MemoryError, refuseTakenName } from '../../memdir/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, resolveTeamKey } from '../team-paths.js';
@@ -171,6 +172,9 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
 
   // Decide each key, writing nothing yet. Each key is resolved here once; the write uses the same handle.
   const plan = new Map<string, TeamFile>();
+  // A key not here by its name may be here in another Unicode form, which a name that is not a valid key (NFC) is:
+  // only then is each new key's folder listed (a first pull of thousands of keys would list it as often).
+  const twinsPossible = cycle.listing.problems.some((p) => p.reason === 'invalid-key');
   for (const [key, entry] of accepted) {
     let file: TeamFile;
     let local: LocalInfo | null;
@@ -188,6 +192,11 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
       e.bases.save(entry.sha256, entry.content);
     } else if (action === 'write' || action === 'conflict') {
       if (e.failedWrites.get(key) === entry.sha256) continue;
+      const taken = local === null && twinsPossible ? await takenNameRefusal(e, file) : null;
+      if (taken !== null) {
+        refused.push({ key, reason: taken, security: false });
+        continue;
+      }
       plan.set(key, file);
     }
   }
@@ -215,6 +224,28 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     e.dirty = true;
   }
   return wrote;
+}
+
+/**
+ * Why a key that is new here must not be written, or null: a file here holds its name in another
+ * Unicode form (NFD `cafe\u0301.md` for the key `caf\u00e9.md`). Written beside it, the two would
+ * look the same everywhere a person reads them; written into it, the server's version would replace
+ * a file that cannot sync (its name is not a key) with no base to merge on. Left alone, the key
+ * stays missing here, so every sync pulls it again until that file is renamed — then its text is
+ * the local side of an ordinary conflict, and both versions are kept.
+ */
+async function takenNameRefusal(e: SyncEngine, file: TeamFile): Promise<string | null> {
+  try {
+    await refuseTakenName(
+      e.memoryDir,
+      file.rel,
+      `the version from ${e.space.kind === 'team' ? `team ${e.connection.team}` : 'your personal space'} was not written beside it. Rename it in Memdir (even to the name it shows: Memdir writes names in the form sync uses) and sync again; both versions are then kept.`,
+    );
+    return null;
+  } catch (error) {
+    if (error instanceof MemoryError) return error.message;
+    throw error;
+  }
 }
 
 /** Write the planned keys, as one history entry (conflicts kept before their key is overwritten). */
