@@ -95,12 +95,12 @@ export function checkNewMemoryPath(file: string, scope?: Scope): string {
 }
 
 /**
- * The entry beside `rel` that holds its name, other than `except`: the name itself, or the same name in
+ * The entry beside `rel` that holds its name, other than those in `except`: the name itself, or the same name in
  * another Unicode form (NFD `cafe\u0301.md` for NFC `caf\u00e9.md`), which would look the same everywhere
  * a person reads it; null when there is none. Read from the folder's listing, so a rename that changes
  * only letter case on a case-insensitive file system does not find its own source.
  */
-async function takenBy(root: string, rel: string, except?: string): Promise<string | null> {
+async function takenBy(root: string, rel: string, except: readonly string[]): Promise<string | null> {
   const slash = rel.lastIndexOf('/');
   const folder = slash < 0 ? '' : rel.slice(0, slash);
   const exact = rel.slice(slash + 1);
@@ -113,30 +113,35 @@ async function takenBy(root: string, rel: string, except?: string): Promise<stri
     throw error;
   }
   const at = (n: string) => (folder ? `${folder}/${n}` : n);
-  const holder = names.find((n) => at(n) !== except && n === exact) ?? names.find((n) => at(n) !== except && n.normalize('NFC') === name);
+  const holder = names.find((n) => !except.includes(at(n)) && n === exact) ?? names.find((n) => !except.includes(at(n)) && n.normalize('NFC') === name);
   return holder === undefined ? null : at(holder);
 }
 
 /**
- * Whether the file system finds a file at `rel` that is not `except`: on a case-insensitive file
+ * Whether the file system finds a file at `rel` that is none of `except`: on a case-insensitive file
  * system (macOS, Windows) `foo.md` opens `Foo.md`, which the listing above does not name — a write
- * there would replace another memory. The same file as `except` (a rename of letter case only) is not.
+ * there would replace another memory. The same file as one of `except` (a rename of letter case only) is not.
  */
-async function sameFileElsewhere(root: string, rel: string, except?: string): Promise<boolean> {
+async function sameFileElsewhere(root: string, rel: string, except: readonly string[]): Promise<boolean> {
   const statOf = async (name: string) => fs.lstat(await resolveInside(root, name)).catch(() => null);
   const found = await statOf(rel);
   if (!found) return false;
-  const source = except === undefined ? null : await statOf(except);
-  return !source || source.ino !== found.ino || source.dev !== found.dev;
+  for (const name of except) {
+    const source = await statOf(name);
+    if (source && source.ino === found.ino && source.dev === found.dev) return false;
+  }
+  return true;
 }
 
 /**
- * A memory may be written at the new name `rel` (create, rename, a move between scopes): refused when
- * the name exists, as typed or in another Unicode form, other than `except` (the source of a rename).
+ * A memory may be written at the new name `rel` (create, rename, a move between scopes, every writer
+ * that makes a file): refused when the name exists, as typed or in another Unicode form, other than
+ * `except` (the source of a rename; the names an undo itself writes or takes away).
  * `advice` ends the sentence: what the person can do instead.
  */
-export async function refuseTakenName(root: string, rel: string, advice: string, except?: string): Promise<void> {
-  const holder = (await takenBy(root, rel, except)) ?? ((await sameFileElsewhere(root, rel, except)) ? rel : null);
+export async function refuseTakenName(root: string, rel: string, advice: string, except?: string | readonly string[]): Promise<void> {
+  const others = except === undefined ? [] : typeof except === 'string' ? [except] : except;
+  const holder = (await takenBy(root, rel, others)) ?? ((await sameFileElsewhere(root, rel, others)) ? rel : null);
   if (holder === null) return;
   if (holder === rel) throw new MemoryError('exists', `${rel} already exists; ${advice}`);
   throw new MemoryError('exists', `${rel} already exists: ${quoteName(holder)} is the same name, written in another Unicode form; ${advice}`);

@@ -550,3 +550,34 @@ describe('undo out of order', () => {
     expect(await read('b.md')).toBe(topic('b'));
   });
 });
+
+describe('undo that writes a name back beside the same name in another Unicode form', () => {
+  const nfc = 'project_caf\u00e9.md';
+  const nfd = 'project_cafe\u0301.md';
+  const names = async () => (await fs.readdir(where.memoryDir)).filter((n) => n.normalize('NFC') === nfc).sort();
+
+  it('stops, naming the memory written there since, and writes nothing; undone anyway too', async () => {
+    await seed([nfc]);
+    const { entry } = await deleteMemory(where, nfc);
+    // Another memory, written since under the decomposed form of that name (a macOS tool, an archive).
+    await fs.writeFile(path.join(where.memoryDir, nfd), topic('Another café'));
+    const indexBefore = await read('MEMORY.md');
+    for (const overwriteChanged of [false, true]) {
+      const error = (await undoChange({ ...opts, rev: entry!.rev, overwriteChanged }).catch((e: unknown) => e)) as { code: string; message: string };
+      expect(error).toMatchObject({ code: 'exists', message: expect.stringContaining('is the same name, written in another Unicode form') });
+      expect(error.message).toMatch(/^Nothing was undone: /);
+      expect(await names()).toEqual([nfd]);
+      expect(await read(nfd)).toBe(topic('Another café'));
+      expect(await read('MEMORY.md')).toBe(indexBefore);
+    }
+  });
+
+  it('undoes a rename that changed only the form: the memory is back under its old form, once', async () => {
+    await seed([nfd]);
+    const { entry } = await renameMemory(where, nfd, nfd);
+    expect(await names()).toEqual([nfc]);
+    await undoChange({ ...opts, rev: entry!.rev });
+    expect(await names()).toEqual([nfd]);
+    expect(await read(nfd)).toBe(topic(nfd.replace('.md', '')));
+  });
+});

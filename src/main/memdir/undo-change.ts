@@ -38,7 +38,7 @@ import {
   transact,
 } from '../history/index.js';
 import { MemoryError } from './memory-error.js';
-import { readText } from './memory-service.js';
+import { readText, refuseTakenName } from './memory-service.js';
 import { parseTopicFile } from './topic-file.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 
@@ -97,6 +97,7 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       if (touched.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, history));
       undone = true;
       const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
+      await refuseTwinOfWritten(opts.memoryDir, target, plan, back, followed);
       broughtBack.push(...followed.broughtBack);
       laterRevs.push(...new Set(followed.broughtBack.map((b) => b.rev)));
       const removed = new Set<string>();
@@ -306,6 +307,28 @@ async function refuseAnotherAtOldName(
       'conflict',
       `Nothing was undone: ${f.from} holds another memory now${what ? ` (${what})` : ''}, and undoing "${target.summary}" would overwrite it. Rename or delete that memory first.`,
     );
+  }
+}
+
+/**
+ * An undo never writes a memory back beside another that holds its name in another Unicode form
+ * (NFD `cafe\u0301.md` written since for the NFC `caf\u00e9.md` the entry deleted), or in another
+ * letter case on macOS and Windows, where the write would replace it: the two would look the same
+ * everywhere a person reads them. It stops, naming it, even anyway — as for another memory at
+ * the name itself (refuseAnotherAtOldName). The names the undo itself writes or takes away are not
+ * in its way: undoing a rename that changed only the form puts the memory back under its old one.
+ */
+async function refuseTwinOfWritten(memoryDir: string, target: HistoryEntry, plan: Planned[], back: Map<string, BackAlready>, followed: FollowedRenames) {
+  const own = plan.filter((p) => !isIndex(p.rel) && !back.has(p.rel) && !followed.another.has(p.rel));
+  const ours = [...own.map((p) => p.rel), ...followed.laterName];
+  for (const p of own) {
+    if (p.now !== null || (followed.text.get(p.rel) ?? p.before) === null) continue;
+    try {
+      await refuseTakenName(memoryDir, p.rel, `undoing "${target.summary}" would write it beside that memory. Rename or delete that memory first.`, ours);
+    } catch (error) {
+      if (error instanceof MemoryError) throw new MemoryError(error.code, `Nothing was undone: ${error.message}`);
+      throw error;
+    }
   }
 }
 
