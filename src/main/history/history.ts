@@ -418,6 +418,8 @@ export async function restoreFromHistory(
   rev: string,
   opts: HistoryOptions & {
     file?: string;
+    /** A check run inside the transaction before anything is written: when it throws, nothing is (a name taken since). */
+    first?: () => Promise<void>;
     /** More work belonging to the same entry, run inside its transaction after the restore (a memory's index pointer). */
     then?: () => Promise<void>;
   } = {},
@@ -429,6 +431,7 @@ export async function restoreFromHistory(
   const point = `${hash.slice(0, 7)} (${when})`;
   const summary = file ? `Restored ${file} as of ${point}` : `Restored all memories as of ${point}`;
   const { entry } = await transact(memoryDir, { source: 'restore', summary, dataDir: opts.dataDir }, async () => {
+    await opts.first?.();
     if (file) await restoreFile(repo, hash, file, memoryDir, point);
     else await restoreSnapshot(repo, hash, memoryDir);
     await opts.then?.();

@@ -218,6 +218,21 @@ describe('restoring from history', () => {
     expect(restored.entry?.files.map((f) => f.path).sort()).toEqual(['MEMORY.md', 'b.md']);
   });
 
+  it('a deleted memory is not restored beside another written since under its name in another Unicode form, and nothing is written', async () => {
+    const nfc = 'project_caf\u00e9.md';
+    const nfd = 'project_cafe\u0301.md';
+    await seed([nfc]);
+    await deleteMemory(where, nfc);
+    await fs.writeFile(path.join(where.memoryDir, nfd), topic('Another café'));
+    const indexBefore = await read('MEMORY.md');
+    const [gone] = await deletedFiles(where.memoryDir, opts);
+    const error = (await restoreMemoryFile({ ...opts, rev: gone!.rev, file: gone!.path }).catch((e: unknown) => e)) as { code: string; message: string };
+    expect(error).toMatchObject({ code: 'exists', message: expect.stringContaining('is the same name, written in another Unicode form') });
+    expect((await fs.readdir(where.memoryDir)).filter((n) => n.normalize('NFC') === nfc)).toEqual([nfd]);
+    expect(await read(nfd)).toBe(topic('Another café'));
+    expect(await read('MEMORY.md')).toBe(indexBefore);
+  });
+
   it('a whole snapshot: the plan lists what will change, and one undo puts everything back', async () => {
     await seed(['a.md', 'b.md']);
     const start = (await recordExternalChanges(where.memoryDir, opts))!.rev;

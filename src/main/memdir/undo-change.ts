@@ -386,6 +386,11 @@ export async function restoreMemoryFile(opts: Options & { rev: string; file: str
   const entry = await restoreFromHistory(opts.memoryDir, opts.rev, {
     ...history,
     file: rel,
+    // Brought back where nothing is now: not beside another memory holding its name in another Unicode form (or letter case, on macOS and Windows).
+    first: async () => {
+      if ((await readText(opts.memoryDir, rel)) === null)
+        await refuseTakenName(opts.memoryDir, rel, 'restoring it would write it beside that memory. Rename or delete that memory first.');
+    },
     then: async () => {
       if (isIndex(rel) || !/\.md$/i.test(rel)) return;
       const { index, name } = indexOf(rel);
