@@ -1,7 +1,7 @@
 /**
  * A topic file over the size limit (1 MB), in real Chromium against the real headless host: Claude
  * Code still offers it to recall, so the list shows it — marked too large, with its size — counts
- * it, and it can be deleted from the list (Undo as always). Checked on disk, not only on screen.
+ * it, and it can be renamed and deleted (Undo as always). Checked on disk, not only on screen.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -69,6 +69,31 @@ describe.skipIf(!HAS_BROWSER)(`a memory over the size limit${HAS_BROWSER ? '' : 
     await eventually(() => exists('big.md')).toBe(true);
     expect(await fs.readFile(path.join(memory, 'big.md'), 'utf8')).toBe(BIG);
     await page.locator('[data-file="big.md"]').getByText('too large: 1.3 MB').waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('renames it from where it says why it does not open: the file keeps every byte and its pointer follows', async () => {
+    await page
+      .getByRole('toolbar', { name: 'Selected memories' })
+      .waitFor({ state: 'detached' })
+      .catch(() => undefined);
+    const rename = async (from: string, to: string) => {
+      await page.locator(`[data-file="${from}"]`).click();
+      await page.getByRole('alert').filter({ hasText: 'too large for a memory' }).waitFor();
+      await page.getByRole('button', { name: 'Rename' }).click();
+      await page.getByLabel('New file name').fill(to);
+      await page.getByRole('button', { name: 'Rename' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Renamed to ${to}.` })
+        .waitFor();
+      await eventually(() => exists(from)).toBe(false);
+      expect(await fs.readFile(path.join(memory, to), 'utf8')).toBe(BIG);
+      expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toContain(`- [Big](${to}) — big file`);
+    };
+    await rename('big.md', 'reference_big.md');
+    await page.locator('[data-file="reference_big.md"]').getByText('too large: 1.3 MB').waitFor();
+    await rename('reference_big.md', 'big.md');
     expect(errors).toEqual([]);
   });
 

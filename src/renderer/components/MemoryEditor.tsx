@@ -38,6 +38,21 @@ function FieldNote({ id, text }: { id: string; text: string | null }) {
   ) : null;
 }
 
+/** The new file name, asked for in place (Cancel: `onChange(null)`). */
+function RenameForm({ value, onChange, onRename }: { value: string; onChange: (name: string | null) => void; onRename: () => void }) {
+  return (
+    <span className="inline-form">
+      <input aria-label="New file name" value={value} onChange={(e) => onChange(e.target.value)} />
+      <button type="button" onClick={onRename}>
+        Rename
+      </button>
+      <button type="button" onClick={() => onChange(null)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
 export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () => void; onSaved: (file: string, scope: Scope) => void; onDeleted: () => void }) {
   const { target, doc, draft, loading, saving, error, conflict, missing, restoredAt, pendingImpact, pendingSecrets } = useEditor();
   const { edit, setType, save, remove, rename, recreate, discardDraft } = useEditor.getState();
@@ -46,7 +61,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   const [preview, setPreview] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  // A memory too large to open (over 1 MB) is not edited here, but it can still be deleted.
+  // A memory too large to open (over 1 MB) is not edited here, but it can still be renamed and deleted.
   const tooLarge = useProject((s) => (target?.file ? (s.rows.find((r) => r.scope === target.scope && r.file === target.file)?.tooLarge ?? false) : false));
   const hints = useMemo(() => detectDerivable(draft?.body ?? ''), [draft?.body]);
   const isNew = target?.file === null;
@@ -63,6 +78,15 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
     return () => window.removeEventListener('keydown', onKey);
   }, [save, onSaved]);
 
+  const doRename = async (to: string, allowSecrets?: string[]) => {
+    const scope = target?.scope;
+    const file = await rename(to, allowSecrets);
+    if (file && scope) {
+      setRenaming(null);
+      onSaved(file, scope);
+    }
+  };
+
   if (loading) return <p className="muted">Opening…</p>;
   if (!draft || !target) {
     return (
@@ -73,6 +97,20 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           </div>
         )}
         <button onClick={onClosed}>Close</button>
+        {tooLarge && renaming === null && !confirmDelete && (
+          <button type="button" onClick={() => setRenaming(target?.file ?? '')}>
+            Rename
+          </button>
+        )}
+        {tooLarge && renaming !== null && <RenameForm value={renaming} onChange={setRenaming} onRename={() => void doRename(renaming)} />}
+        {pendingSecrets?.renameTo !== undefined && (
+          <SecretConfirm
+            refusal={pendingSecrets}
+            verb="Rename"
+            saveAnyway={() => void doRename(pendingSecrets.renameTo!, pendingSecrets.options.allowSecrets)}
+            back={() => useEditor.setState({ pendingSecrets: null })}
+          />
+        )}
         {tooLarge && !confirmDelete && (
           <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
             Delete
@@ -89,13 +127,6 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   const doSave = async (options?: SaveOptions) => {
     const file = await save(options);
     if (file) onSaved(file, useEditor.getState().target!.scope);
-  };
-  const doRename = async (to: string, allowSecrets?: string[]) => {
-    const file = await rename(to, allowSecrets);
-    if (file) {
-      setRenaming(null);
-      onSaved(file, target.scope);
-    }
   };
   const cmTheme = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches) ? 'dark' : 'light';
   const missingField = (field: 'name' | 'description' | 'type') =>
@@ -362,17 +393,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
             Rename
           </button>
         )}
-        {renaming !== null && (
-          <span className="inline-form">
-            <input aria-label="New file name" value={renaming} onChange={(e) => setRenaming(e.target.value)} />
-            <button type="button" onClick={() => void doRename(renaming)}>
-              Rename
-            </button>
-            <button type="button" onClick={() => setRenaming(null)}>
-              Cancel
-            </button>
-          </span>
-        )}
+        {renaming !== null && <RenameForm value={renaming} onChange={setRenaming} onRename={() => void doRename(renaming)} />}
         {!isNew && !confirmDelete && !missing && (
           <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
             Delete

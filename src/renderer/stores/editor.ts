@@ -305,7 +305,8 @@ export const useEditor = create<EditorState>()((set, get) => {
             resumed.conflict !== null ? `${target.file} changed on disk since your draft. Both versions are shown: keep yours, or take what is on disk.` : null,
         });
       } catch (error) {
-        if (sameTarget(get().target, target)) set({ error: messageOf(error), loading: false });
+        // The memory dir stays known: a file that cannot be opened (too large) can still be renamed.
+        if (sameTarget(get().target, target)) set({ error: messageOf(error), loading: false, memoryDir: opts.memoryDir });
       }
     },
     async close() {
