@@ -133,3 +133,19 @@ describe('a new memory from moved lines, named as an existing one in another Uni
     expect(await read('MEMORY.md')).toBe(baseText);
   });
 });
+
+describe('a new memory from moved lines, its name typed in decomposed form', () => {
+  it('is written under the name its pointer says, in the one form Memdir writes', async () => {
+    const nfd = 'project_cafe\u0301.md';
+    const nfc = 'project_caf\u00e9.md';
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '# Notes\nThe café opens at 9 on Sundays.\n- [Source 0](source_0.md) — feed 0\n');
+    await makeRoom(where(), {
+      baseText: await read('MEMORY.md'),
+      actions: [{ kind: 'move-lines', lines: [2], file: nfd, name: 'Sundays', description: 'Sunday hours', type: 'project' }],
+    });
+    expect((await fs.readdir(memoryDir)).filter((n) => n.normalize('NFC') === nfc)).toEqual([nfc]);
+    expect(await read('MEMORY.md')).toBe(`# Notes\n- [Sundays](${nfc}) — Sunday hours\n- [Source 0](source_0.md) — feed 0\n`);
+    const scan = scanMemoryDir(memoryDir, { scope: 'private' });
+    expect(scan.problems.filter((p) => p.code === 'dangling-link' || (p.code === 'orphan' && p.file === nfc))).toEqual([]);
+  });
+});

@@ -37,12 +37,15 @@ export async function makeRoom(where: Where, input: { baseText: string; actions:
   const { result, entry } = await transact(where.memoryDir, { source: 'manual', summary, ...(where.dataDir ? { dataDir: where.dataDir } : {}) }, async () => {
     const current = (await readText(where.memoryDir, indexRel)) ?? '';
     if (current !== input.baseText) throw new MemoryError('conflict', `${indexRel} changed since you started making room; look at it again.`, current);
-    const room = applyRoom(current, input.actions);
+    // A new memory's name is checked, and put in the one form Memdir writes, before the index is
+    // worked out: its pointer then names the file as written (a decomposed name typed would dangle).
+    const actions = input.actions.map((a) => (a.kind === 'move-lines' ? { ...a, file: checkNewFileName(a.file) } : a));
+    const room = applyRoom(current, actions);
     if (room.problems.length > 0) throw new MemoryError('invalid-input', room.problems[0]!);
     const notes: string[] = [];
 
     // Check everything before the first write: a refused choice leaves every file as it was.
-    const created = room.created.map((c) => ({ ...c, file: checkNewFileName(c.file) }));
+    const created = room.created;
     for (const c of created) {
       const refusal = scopeRefusal(c.type, where.scope);
       if (refusal) throw new MemoryError('scope-refused', refusal);
