@@ -229,12 +229,11 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
       {pendingSecrets && (
         <SecretConfirm
           refusal={pendingSecrets}
-          verb={pendingSecrets.renameTo !== undefined ? 'Rename' : 'Save'}
-          saveAnyway={() =>
-            void (pendingSecrets.renameTo !== undefined
-              ? doRename(pendingSecrets.renameTo, pendingSecrets.options.allowSecrets)
-              : doSave(pendingSecrets.options))
-          }
+          verb={pendingSecrets.retry.kind === 'rename' ? 'Rename' : 'Save'}
+          saveAnyway={() => {
+            const { retry, allowSecrets } = pendingSecrets;
+            void (retry.kind === 'rename' ? doRename(retry.to, allowSecrets) : doSave({ ...retry.options, allowSecrets }));
+          }}
           back={() => useEditor.setState({ pendingSecrets: null })}
         />
       )}

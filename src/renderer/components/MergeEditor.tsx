@@ -6,7 +6,7 @@
  * known. Take theirs, take mine, or save the merge. Team sync and personal sync both use it.
  */
 import type { ConflictDetail, ConflictResolution } from '../../shared/contract/team.js';
-import type { SecretRefusal } from '../stores/errors.js';
+import type { SecretAsk } from '../stores/errors.js';
 import { when } from './format.js';
 import { MergeView } from './MergeView.js';
 import { Time } from './Time.js';
@@ -37,7 +37,7 @@ export function MergeEditor({
   resolve: (take: ConflictResolution, text?: string, allowSecrets?: string[]) => Promise<void>;
   close: () => void;
   /** A merge refused for a secret, asked before saving it anyway (the store's `secrets`). */
-  secrets: (SecretRefusal & { allowSecrets: string[] }) | null;
+  secrets: SecretAsk | null;
   keepEditing: () => void;
 }) {
   const { conflict } = detail;

@@ -5,7 +5,7 @@
  * it: the memory editor (a save, a new memory, a rename), MEMORY.md, and the merge editors of
  * team, personal and relink conflicts.
  */
-import type { SecretRefusal } from '../stores/errors.js';
+import { anywayLabel, type SecretRefusal } from '../stores/errors.js';
 
 export function SecretConfirm({
   refusal,
@@ -32,7 +32,7 @@ export function SecretConfirm({
         {secrets.map((s) => `${s.title} ${s.match} [fingerprint ${s.fingerprint}]`).join(', ')}.
       </p>
       <button type="button" className="danger" onClick={saveAnyway} disabled={busy}>
-        {verb} anyway, with {secrets.length === 1 ? 'this secret' : 'these secrets'}
+        {anywayLabel(verb, secrets)}
       </button>
       <button type="button" onClick={back} autoFocus>
         {backLabel}

@@ -16,7 +16,7 @@ import { MEMORY_TYPES, type MemoryType, type Scope, defaultScope, scopeRefusal }
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
 import { draftKey, useDrafts } from './drafts.js';
-import { allowedAfter, messageOf, type SecretRefusal, secretRefusalOf } from './errors.js';
+import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
 
@@ -169,10 +169,10 @@ interface EditorState {
   pendingImpact: IndexImpact | null;
   /**
    * A save refused because it would add a secret (Claude Code sends every memory to the model),
-   * or a rename to a name holding one (`renameTo`): the refusal's sentence and each secret, asking
-   * before saving (renaming) anyway on purpose with `options.allowSecrets`.
+   * or a rename to a name holding one: the refusal's sentence and each secret, asking before
+   * doing it again (`retry`) anyway on purpose with `allowSecrets`.
    */
-  pendingSecrets: (SecretRefusal & { options: SaveOptions; renameTo?: string }) | null;
+  pendingSecrets: (SecretAsk & { retry: { kind: 'save'; options: SaveOptions } | { kind: 'rename'; to: string } }) | null;
   /** Open a file (or a project's new memory); what was open is kept as a draft if it was edited. */
   open: (target: EditorTarget, opts: { memoryDir: string }) => Promise<void>;
   /** Close the editor, keeping an unsaved edit as a draft. */
@@ -390,15 +390,11 @@ export const useEditor = create<EditorState>()((set, get) => {
           useToasts.getState().show('error', `${target.file ?? 'The new memory'} was not saved: ${messageOf(error)} Your edit is kept as a draft.`);
           return null;
         }
-        const refusal = secretRefusalOf(error);
+        const ask = secretAskOf(error, options.allowSecrets);
         if (error instanceof RpcError && error.code === 'conflict' && error.current !== undefined)
           set({ conflict: error.current, saving: false, error: error.message });
-        else if (refusal)
-          // Asked, never saved unasked: the secrets already allowed stay allowed, the impact already accepted stays accepted.
-          set({
-            pendingSecrets: { ...refusal, options: { ...options, acceptImpact: true, allowSecrets: allowedAfter(refusal, options.allowSecrets) } },
-            saving: false,
-          });
+        // Asked, never saved unasked: the secrets already allowed stay allowed, the impact already accepted stays accepted.
+        else if (ask) set({ pendingSecrets: { ...ask, retry: { kind: 'save', options: { ...options, acceptImpact: true } } }, saving: false });
         else set({ error: messageOf(error), saving: false });
         persist();
         return null;
@@ -467,9 +463,9 @@ export const useEditor = create<EditorState>()((set, get) => {
           offerUndo(target.dir, rev, `Renamed to ${file}.`);
           return file;
         } catch (error) {
-          const refusal = secretRefusalOf(error);
+          const ask = secretAskOf(error, allowSecrets);
           // A name holding a secret is asked about, as a save is; the secrets already allowed stay allowed.
-          if (refusal) set({ pendingSecrets: { ...refusal, options: { allowSecrets: allowedAfter(refusal, allowSecrets) }, renameTo: to } });
+          if (ask) set({ pendingSecrets: { ...ask, retry: { kind: 'rename', to } } });
           else set({ error: messageOf(error) });
           return null;
         }

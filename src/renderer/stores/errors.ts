@@ -1,6 +1,7 @@
 /** Human text for any failure a store meets. */
 import { RpcError } from '../../shared/contract/rpc-error.js';
 import type { SecretOnSave } from '../../shared/secret-types.js';
+import { useToasts } from './toasts.js';
 
 export function messageOf(error: unknown): string {
   // An invalid input's message already says each problem in a sentence (the issues, joined).
@@ -14,12 +15,33 @@ export interface SecretRefusal {
   secrets: SecretOnSave[];
 }
 
-/** The secret refusal `error` is, or null: every save that can be refused for a secret asks with it before saving anyway. */
-export function secretRefusalOf(error: unknown): SecretRefusal | null {
-  return error instanceof RpcError && error.secrets?.length ? { message: error.message, secrets: error.secrets } : null;
+/** A secret refusal to ask about: its sentence, each secret masked, and the fingerprints that save anyway (those allowed before, and its own). */
+export interface SecretAsk extends SecretRefusal {
+  allowSecrets: string[];
 }
 
-/** The fingerprints to save with once the person says "anyway": those allowed before, and the refusal's. */
-export function allowedAfter(refusal: SecretRefusal, before: readonly string[] = []): string[] {
-  return [...before, ...refusal.secrets.map((s) => s.fingerprint)];
+/**
+ * The question a secret refusal asks, or null when `error` is not one: every save the guard can
+ * refuse (a save, a rename, a merge, MEMORY.md, a move) asks with it before saving anyway on
+ * purpose with `allowSecrets`; the fingerprints allowed before stay allowed.
+ */
+export function secretAskOf(error: unknown, allowedBefore: readonly string[] = []): SecretAsk | null {
+  if (!(error instanceof RpcError) || !error.secrets?.length) return null;
+  return { message: error.message, secrets: error.secrets, allowSecrets: [...allowedBefore, ...error.secrets.map((s) => s.fingerprint)] };
+}
+
+/** The button that saves anyway: "Save anyway, with this secret", "Move anyway, with these secrets". */
+export function anywayLabel(verb: string, secrets: readonly SecretOnSave[]): string {
+  return `${verb} anyway, with ${secrets.length === 1 ? 'this secret' : 'these secrets'}`;
+}
+
+/**
+ * Ask in a notice, where no form stays open to ask in (a move): the refusal, masked, with
+ * "<verb> anyway", which runs `anyway` with the fingerprints to allow; its failure is said too.
+ */
+export function askInNotice(ask: SecretAsk, verb: string, anyway: (allowSecrets: string[]) => Promise<unknown>): void {
+  useToasts.getState().show('error', `${ask.message} Remove it (and revoke it if it is real), or ${verb.toLowerCase()} anyway on purpose.`, {
+    label: anywayLabel(verb, ask.secrets),
+    run: () => void anyway(ask.allowSecrets).catch((e: unknown) => useToasts.getState().show('error', messageOf(e))),
+  });
 }

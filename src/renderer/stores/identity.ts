@@ -6,7 +6,7 @@
 import { create } from 'zustand';
 import type { CloneGroup, ConflictSides, MergePlan, MergeRecord, OrphanReport } from '../../shared/contract/identity.js';
 import { call } from '../transport/transport.js';
-import { allowedAfter, messageOf, type SecretRefusal, secretRefusalOf } from './errors.js';
+import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { useProjects } from './projects.js';
 
 /** What a preview is of: the same confirm button does either. */
@@ -22,7 +22,7 @@ interface IdentityState {
   result: MergeRecord | null;
   conflict: { id: string; sides: ConflictSides } | null;
   /** A merged text refused because it would hold a secret: asked in the merge editor, saved anyway with `allowSecrets` on purpose. */
-  secrets: (SecretRefusal & { allowSecrets: string[] }) | null;
+  secrets: SecretAsk | null;
   load: () => Promise<void>;
   addLookIn: (folder: string) => Promise<void>;
   previewRelink: (dir: string, path: string) => Promise<void>;
@@ -116,10 +116,10 @@ export const useIdentity = create<IdentityState>()((set, get) => {
           const input = { id: c.id, n: c.sides.conflict.n, keep, ...(text !== undefined ? { text } : {}), ...(allowSecrets?.length ? { allowSecrets } : {}) };
           set({ result: await call('identity.resolve', input), conflict: null });
         } catch (error) {
-          const refusal = secretRefusalOf(error);
+          const ask = secretAskOf(error, allowSecrets);
           // Asked in the merge editor, as the memory editor asks: the merge as edited stays there.
-          if (!refusal || get().conflict !== c) throw error;
-          set({ secrets: { ...refusal, allowSecrets: allowedAfter(refusal, allowSecrets) } });
+          if (!ask || get().conflict !== c) throw error;
+          set({ secrets: ask });
           return;
         }
         void useProjects.getState().load();

@@ -7,9 +7,8 @@ import { create } from 'zustand';
 import { RpcError } from '../../shared/contract/rpc-error.js';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import type { Scope } from '../../shared/memory-types.js';
-import type { SecretOnSave } from '../../shared/secret-types.js';
 import { call } from '../transport/transport.js';
-import { messageOf, secretRefusalOf } from './errors.js';
+import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
 
@@ -21,7 +20,7 @@ interface IndexFileState {
   agent: AgentIndexViewShape | null;
   error: string | null;
   /** A save refused because it would add a secret (Claude Code loads MEMORY.md into every session): asking before saving it anyway. */
-  secrets: { message: string; secrets: SecretOnSave[] } | null;
+  secrets: SecretAsk | null;
   /** Read the index (again, after a rescan); another project or index starts from nothing. */
   load: (dir: string, scope: Scope) => Promise<void>;
   /** Save `draft` as the index if the file still holds `base` (with secrets allowed on purpose: their fingerprints); true when saved. */
@@ -63,9 +62,9 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
       if (shown()) set({ text: edit.draft });
       return true;
     } catch (e) {
-      const refusal = secretRefusalOf(e);
-      if (refusal && shown()) {
-        set({ secrets: refusal });
+      const ask = secretAskOf(e, allowSecrets);
+      if (ask && shown()) {
+        set({ secrets: ask });
         return false;
       }
       const message = e instanceof RpcError && e.code === 'conflict' ? `${e.message} Your text is still in the editor; reload to see theirs.` : messageOf(e);

@@ -5,7 +5,7 @@
  * late answer is dropped, what is busy) is written once here.
  */
 import type { ConflictDetail, ConflictResolution, SyncReport } from '../../shared/contract/team.js';
-import { allowedAfter, messageOf, type SecretRefusal, secretRefusalOf } from './errors.js';
+import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { useToasts } from './toasts.js';
 
 /** One resolution's answer, the same for team and personal sync. */
@@ -37,7 +37,7 @@ export interface ProjectSyncSlice<S> {
   /** The conflict open in the merge editor. */
   detail: ConflictDetail | null;
   /** A merge refused because it would hold a secret: asked in the merge editor, saved anyway with `allowSecrets` on purpose. */
-  secrets: (SecretRefusal & { allowSecrets: string[] }) | null;
+  secrets: SecretAsk | null;
   busy: boolean;
   error: string | null;
   open: (dir: string) => Promise<void>;
@@ -155,10 +155,10 @@ export function projectSyncSlice<S>(
         side.resolved(dir, detail, take, answer);
         await get().refresh();
       } catch (error) {
-        const refusal = secretRefusalOf(error);
+        const ask = secretAskOf(error, allowSecrets);
         // Asked in the merge editor, as the memory editor asks: the merge as edited stays there.
-        if (refusal && get().detail === detail) {
-          set({ secrets: { ...refusal, allowSecrets: allowedAfter(refusal, allowSecrets) } });
+        if (ask && get().detail === detail) {
+          set({ secrets: ask });
           return;
         }
         toastError(error);

@@ -10,7 +10,7 @@ import type { TeamOverviewRow, TeamStatus, WaitingReason } from '../../shared/co
 import type { Scope } from '../../shared/memory-types.js';
 import { ago } from '../components/format.js';
 import { call } from '../transport/transport.js';
-import { allowedAfter, messageOf, secretRefusalOf } from './errors.js';
+import { askInNotice, messageOf, secretAskOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
@@ -24,14 +24,9 @@ export async function moveMemory(dir: string, file: string, to: Scope, allowSecr
   try {
     ({ rev } = await call('team.move', { dir, file, to, ...(allowSecrets?.length ? { allowSecrets } : {}) }));
   } catch (error) {
-    const refusal = secretRefusalOf(error);
-    if (!refusal) throw error;
-    const anyway = () =>
-      void moveMemory(dir, file, to, allowedAfter(refusal, allowSecrets)).catch((e: unknown) => useToasts.getState().show('error', messageOf(e)));
-    useToasts.getState().show('error', `${refusal.message} Remove it (and revoke it if it is real), or move anyway on purpose.`, {
-      label: `Move anyway, with ${refusal.secrets.length === 1 ? 'this secret' : 'these secrets'}`,
-      run: anyway,
-    });
+    const ask = secretAskOf(error, allowSecrets);
+    if (!ask) throw error;
+    askInNotice(ask, 'Move', (allow) => moveMemory(dir, file, to, allow));
     return;
   }
   offerUndo(dir, rev, `Moved ${file} to the ${to === 'team' ? 'team' : 'private'} memory.`);

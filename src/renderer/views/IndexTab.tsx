@@ -26,7 +26,6 @@ import { LoadMeter } from '../components/LoadMeter.js';
 import { MakeRoom } from '../components/MakeRoom.js';
 import { SecretConfirm } from '../components/SecretConfirm.js';
 import { useCuration } from '../stores/curation.js';
-import { allowedAfter } from '../stores/errors.js';
 import { useIndexFile } from '../stores/index-file.js';
 import { useIndexOrder } from '../stores/index-order.js';
 import { useProject } from '../stores/project.js';
@@ -242,7 +241,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           {secrets ? (
             <SecretConfirm
               refusal={secrets}
-              saveAnyway={() => void save(true, allowedAfter(secrets))}
+              saveAnyway={() => void save(true, secrets.allowSecrets)}
               back={() => useIndexFile.setState({ secrets: null })}
               backLabel="Keep editing"
             />
