@@ -66,22 +66,23 @@ export async function refuseNewSecrets(save: GuardedSave): Promise<void> {
     (f) => f.rule !== SCANNER_ERROR_RULE,
   );
   if (found.length === 0) return;
-  const known = new Set(save.allow ?? []);
+  // Nothing new: allowed on purpose, or held before (a name's secret only by the name before it:
+  // the text's do not count, the pointer is new to the index it goes into).
+  const allowed = new Set(save.allow);
+  const heldInText = new Set<string>();
+  const heldInName = new Set<string>();
   const before = save.before === null ? [] : typeof save.before === 'string' ? [save.before] : save.before;
-  for (const text of before) if (text !== '') for (const f of await scanText(text, { file: save.label })) known.add(f.fingerprint);
-  // A name's secret is held only by the name before it (the text's do not count: the pointer is new to the index it goes into).
-  const knownInName = new Set<string>();
-  if (save.nameBefore !== undefined) for (const f of await scanText('', { file: save.label, name: save.nameBefore })) knownInName.add(f.fingerprint);
+  for (const text of before) if (text !== '') for (const f of await scanText(text, { file: save.label })) heldInText.add(f.fingerprint);
+  if (save.nameBefore !== undefined) for (const f of await scanText('', { file: save.label, name: save.nameBefore })) heldInName.add(f.fingerprint);
   const fresh: (SecretOnSave & { inName: boolean })[] = [];
   for (const f of found) {
-    const held = f.where === 'content' ? known.has(f.fingerprint) : knownInName.has(f.fingerprint);
-    if (held || save.allow?.includes(f.fingerprint) || fresh.some((s) => s.fingerprint === f.fingerprint)) continue;
+    const held = f.where === 'name' ? heldInName : heldInText;
+    if (allowed.has(f.fingerprint) || held.has(f.fingerprint) || fresh.some((s) => s.fingerprint === f.fingerprint)) continue;
     fresh.push({ title: f.title, match: f.match, line: f.line, fingerprint: f.fingerprint, inName: f.where === 'name' });
   }
   if (fresh.length === 0) return;
-  // A name holding a secret is never printed: the label ends with the name, masked where it holds one.
-  const inName = found.filter((f) => f.where === 'name');
-  const label = save.name !== undefined && inName.length > 0 && save.label.endsWith(save.name) ? maskedPath(save.label, save.name, inName) : save.label;
+  // A name holding a secret is never printed: the label ends with the name (GuardedSave), masked where it holds one.
+  const label = save.name !== undefined ? maskedPath(save.label, save.name, found) : save.label;
   const named = fresh.map(
     (s) => `${article(s.title)} ${s.title} (${s.match}) ${s.inName ? 'in its name' : `at line ${s.line}`} [fingerprint ${s.fingerprint}]`,
   );
