@@ -11,7 +11,7 @@
  * private) is not new; a move to the team is checked whole, its name being new to the server.
  */
 import { MemdirError } from '../../shared/errors.js';
-import { type SecretOnSave, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { type Finding, type SecretOnSave, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { plural } from '../../shared/size-text.js';
 import { maskedPath, scanText } from './scanner.js';
 
@@ -60,12 +60,15 @@ function article(title: string): string {
  * allowed. A secret is recognised by its fingerprint, so one already in the file (moved, or on a
  * line that shifted) is not new. A failed scan is not a reason to refuse a person's save (the
  * scanner fails closed before an upload, where it reports it): it is Memdir's fault, not theirs.
+ *
+ * Saved, it returns the secrets it let through only because they were allowed (each named by
+ * the label, masked): a save that shares them on purpose records that choice where sync reads it.
  */
-export async function refuseNewSecrets(save: GuardedSave): Promise<void> {
+export async function refuseNewSecrets(save: GuardedSave): Promise<Finding[]> {
   const found = (await scanText(save.text, { file: save.label, ...(save.name !== undefined ? { name: save.name } : {}) })).filter(
     (f) => f.rule !== SCANNER_ERROR_RULE,
   );
-  if (found.length === 0) return;
+  if (found.length === 0) return [];
   // Nothing new: allowed on purpose, or held before (a name's secret only by the name before it:
   // the text's do not count, the pointer is new to the index it goes into).
   const allowed = new Set(save.allow);
@@ -74,15 +77,19 @@ export async function refuseNewSecrets(save: GuardedSave): Promise<void> {
   const before = save.before === null ? [] : typeof save.before === 'string' ? [save.before] : save.before;
   for (const text of before) if (text !== '') for (const f of await scanText(text, { file: save.label })) heldInText.add(f.fingerprint);
   if (save.nameBefore !== undefined) for (const f of await scanText('', { file: save.label, name: save.nameBefore })) heldInName.add(f.fingerprint);
-  const fresh: (SecretOnSave & { inName: boolean })[] = [];
-  for (const f of found) {
-    const held = f.where === 'name' ? heldInName : heldInText;
-    if (allowed.has(f.fingerprint) || held.has(f.fingerprint) || fresh.some((s) => s.fingerprint === f.fingerprint)) continue;
-    fresh.push({ title: f.title, match: f.match, line: f.line, fingerprint: f.fingerprint, inName: f.where === 'name' });
-  }
-  if (fresh.length === 0) return;
   // A name holding a secret is never printed: the label ends with the name (GuardedSave), masked where it holds one.
   const label = save.name !== undefined ? maskedPath(save.label, save.name, found) : save.label;
+  const fresh: (SecretOnSave & { inName: boolean })[] = [];
+  const allowedOnPurpose: Finding[] = [];
+  const seen = new Set<string>();
+  for (const f of found) {
+    const held = f.where === 'name' ? heldInName : heldInText;
+    if (held.has(f.fingerprint) || seen.has(f.fingerprint)) continue;
+    seen.add(f.fingerprint);
+    if (allowed.has(f.fingerprint)) allowedOnPurpose.push({ ...f, file: label });
+    else fresh.push({ title: f.title, match: f.match, line: f.line, fingerprint: f.fingerprint, inName: f.where === 'name' });
+  }
+  if (fresh.length === 0) return allowedOnPurpose;
   const named = fresh.map(
     (s) => `${article(s.title)} ${s.title} (${s.match}) ${s.inName ? 'in its name' : `at line ${s.line}`} [fingerprint ${s.fingerprint}]`,
   );

@@ -12,7 +12,9 @@
  * until its cause changes.
  *
  * Allowed findings (`allow`) are kept in `<dataDir>/alerts/allowed.json` with who and why; an
- * allowed fingerprint no longer blocks an upload of that exact match in that memory dir.
+ * allowed fingerprint no longer blocks an upload of that exact match in that memory dir. A person
+ * who allowed a secret where Memdir asked before sharing it (a move to the team anyway) is not
+ * asked again: `allowOnPurpose` keeps that choice in the same list.
  *
  * The app and the CLI both change these files: every change holds Memdir's lock on the alerts
  * folder (across processes), works on a fresh copy and replaces the files atomically.
@@ -257,23 +259,40 @@ export class AlertCenter {
       if (!finding) throw new AlertError('not-found', 'That finding is no longer part of this alert; scan again.');
       if (finding.rule === SCANNER_ERROR_RULE || !alert.memoryDir)
         throw new AlertError('invalid-input', 'This finding cannot be allowed: the scan itself failed, so nothing is known about the file.');
-      const record: AllowedSecret = {
-        memoryDir: alert.memoryDir,
-        fingerprint,
-        rule: finding.rule,
-        file: finding.file,
-        match: finding.match,
-        who,
-        why: why.trim(),
-        at: now.toISOString(),
-      };
+      const record = allowedRecord(alert.memoryDir, finding, who, why, now);
       allowed.push(record);
-      await writeDataFile(this.allowedFile, `${JSON.stringify({ version: 1, allowed }, null, 1)}\n`, { mode: 0o600 });
+      await this.saveAllowed();
       this.dropFinding(alert, fingerprint, `allowed by ${who}`, now);
       await this.saveAlerts();
       this.changed();
       return { alert: publicRecord(alert), allowed: record };
     });
+  }
+
+  /**
+   * Record findings allowed where Memdir asked before sharing them (a move to the team anyway),
+   * as `allow` records an alert's: each no longer blocks an upload of that match in `memoryDir`.
+   * One allowed there already is not recorded twice.
+   */
+  allowOnPurpose(memoryDir: string, findings: readonly Finding[], who: string, why: string, now = new Date()): Promise<void> {
+    return this.exclusive(async () => {
+      const { allowed } = await this.ensure();
+      const fresh = findings.filter(
+        (f, i) =>
+          f.rule !== SCANNER_ERROR_RULE &&
+          f.fingerprint !== '' &&
+          findings.findIndex((g) => g.fingerprint === f.fingerprint) === i &&
+          !allowed.some((a) => a.memoryDir === memoryDir && a.fingerprint === f.fingerprint),
+      );
+      if (fresh.length === 0) return;
+      allowed.push(...fresh.map((f) => allowedRecord(memoryDir, f, who, why, now)));
+      await this.saveAllowed();
+    });
+  }
+
+  private async saveAllowed(): Promise<void> {
+    await writeDataFile(this.allowedFile, `${JSON.stringify({ version: 1, allowed: this.allowed ?? [] }, null, 1)}\n`, { mode: 0o600 });
+    this.stamp = `${await this.fileStamp(this.file)}|${await this.fileStamp(this.allowedFile)}`;
   }
 
   /** Remove one finding from an alert (redacted); resolved when none is left. */
@@ -300,6 +319,20 @@ export class AlertCenter {
     // Named as its findings name it: a secret in the file's name stays masked (team/sync/delta.ts).
     else alert.message = secretAlertMessage(shownFileOf(alert), alert.findings, spaceOfTopic(alert.topic));
   }
+}
+
+/** What `allowed.json` keeps of an allowed finding: where, what (masked, with its fingerprint), who and why. */
+function allowedRecord(memoryDir: string, finding: Finding, who: string, why: string, now: Date): AllowedSecret {
+  return {
+    memoryDir,
+    fingerprint: finding.fingerprint,
+    rule: finding.rule,
+    file: finding.file,
+    match: finding.match,
+    who,
+    why: why.trim(),
+    at: now.toISOString(),
+  };
 }
 
 /** The space of a secret alert's topic (SyncEngine.topic: a personal engine's topics start with `personal-`). */

@@ -11,6 +11,7 @@
  * (across processes) and replaces it atomically, so neither loses the other's connection.
  */
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import * as z from 'zod';
 import { isTeamName } from '../../shared/protocol/team-name.js';
@@ -45,6 +46,17 @@ export const connectionSchema = z.object({
 export type TeamConnection = z.infer<typeof connectionSchema>;
 
 const fileSchema = z.object({ version: z.literal(1), connections: z.array(connectionSchema) });
+
+/** Who is acting, for "allowed by" records: this machine's user, and the member they sync as when connected. */
+export function actingAs(connection: TeamConnection | null): string {
+  let user: string;
+  try {
+    user = os.userInfo().username || 'unknown';
+  } catch {
+    user = 'unknown';
+  }
+  return connection ? `${user} (${connection.member})` : user;
+}
 
 /** A connection request Memdir refuses, in words. */
 export class TeamConfigError extends MemdirError<'invalid-input'> {

@@ -10,14 +10,16 @@
  */
 import { addIndexEntry, indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { INDEX_FILE } from '../../shared/limits.js';
+import type { Finding } from '../../shared/secret-types.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { transact } from '../history/index.js';
 import { checkFileName, inScope, MemoryError, parseTopicFile, readText, refuseTakenName } from '../memdir/index.js';
 import { refuseNewSecrets } from '../secrets/index.js';
-import { memoryDirKey } from '../core/memory-lock.js';
+import { memoryDirKey, realpathDeepestExisting } from '../core/memory-lock.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
-import { connectionDir } from './connections.js';
+import { actingAs, connectionDir, ConnectionStore } from './connections.js';
+import { AlertCenter } from './alert-center.js';
 import { StateFile } from './sync-state.js';
 import { checkTeamDir, resolveTeamKey } from './team-paths.js';
 
@@ -33,6 +35,14 @@ export async function privateMoveRefusals(memoryDir: string, dataDir: string = r
       : null;
 }
 
+/** Record secrets a person moved to the team on purpose as allowed for that memory dir's sync, by them (one list: alert-center.ts). */
+async function allowForSync(memoryDir: string, dataDir: string, findings: Finding[]): Promise<void> {
+  const connection = await new ConnectionStore(dataDir).forMemoryDir(memoryDir);
+  // Keyed as sync keys it: the connection's real path (one made later is the same real path).
+  const key = connection?.memoryDir ?? (await realpathDeepestExisting(memoryDir));
+  await new AlertCenter(dataDir).allowOnPurpose(key, findings, actingAs(connection), 'moved to the team anyway, on purpose');
+}
+
 export interface MoveResult {
   file: string;
   scope: Scope;
@@ -42,7 +52,9 @@ export interface MoveResult {
 /**
  * Move `file` into scope `to` (see the file comment). Its name becomes a pointer in the other
  * MEMORY.md, sent to the model in every session: one holding a secret is refused unless allowed
- * (`allowSecrets`, see refuseNewSecrets).
+ * (`allowSecrets`, see refuseNewSecrets). Allowed into the team, it is shared on purpose: the
+ * choice is recorded where team sync reads what was allowed (alert-center.ts), so the next sync
+ * uploads the file and its pointer rather than holding them back and asking again.
  */
 export async function moveMemoryScope(opts: {
   memoryDir: string;
@@ -71,8 +83,16 @@ export async function moveMemoryScope(opts: {
     // private index, its name is nothing new as SPEC R-LAYOUT reads team/MEMORY.md (loaded too; 2.1.332 was
     // seen not to load it: see the issue's note); to the team, it is new to the server and teammates.
     // Checked before the name is found taken, whose sentence would print it as typed.
-    await refuseNewSecrets({ label: toRel, text: '', before: null, name, ...(opts.to === 'private' ? { nameBefore: name } : {}), allow: opts.allowSecrets });
+    const allowed = await refuseNewSecrets({
+      label: toRel,
+      text: '',
+      before: null,
+      name,
+      ...(opts.to === 'private' ? { nameBefore: name } : {}),
+      allow: opts.allowSecrets,
+    });
     await refuseTakenName(opts.memoryDir, toRel, 'rename one of them first.');
+    if (allowed.length > 0) await allowForSync(opts.memoryDir, opts.dataDir ?? resolveDataDir(), allowed);
     await writeFileAtomic(opts.memoryDir, toRel, text);
     await removeFileConfined(opts.memoryDir, fromRel);
 

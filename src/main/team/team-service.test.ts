@@ -27,6 +27,7 @@ const OTHER_GITHUB_TOKEN = ['ghp_', 'Zt4Kw8Lm', 'Qp2Vn6Xr', 'Hb9Cj3Fs', 'Ya7Ud1G
 const NAME_GITHUB_TOKEN = ['ghp_', 'Q8wE3rT6', 'yU9iO2pA', '5sD7fG1h', 'J4kL0zX3', 'cV6b'].join('');
 const ALLOWED_NAME_TOKEN = ['ghp_', 'Mx7Wq2Er', 'Lk9Tz4Pb', 'Nc3Yh8Vd', 'Gs6Ja1Fu', 'r0Oi'].join('');
 const TEXT_GITHUB_TOKEN = ['ghp_', 'Bn5Rt8Yq', 'Wz2Kx7Lp', 'Dm4Hc9Vs', 'Fj1Ga6Ne', 'u3Ty'].join('');
+const MOVED_NAME_TOKEN = ['ghp_', 'Hw3Nd8Qs', 'Tf6Lb1Xk', 'Vr9Mc4Zp', 'Ey2Ug7Ja', 'i5Ko'].join('');
 const topic = (name: string, type: string, body: string) => `---\nname: ${name}\ndescription: ${name} in one line\ntype: ${type}\n---\n\n${body}\n`;
 
 let root: string;
@@ -372,6 +373,32 @@ describe('team sync in the app', () => {
     const said = { allowed: list.allowed, alerts: list.alerts.map(({ file: _file, ...words }) => words), held };
     expect(JSON.stringify(said)).not.toContain(ALLOWED_NAME_TOKEN.slice(6));
     expect((await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toEqual([named]);
+  });
+
+  it('a memory moved to the team anyway, its name holding a secret, is shared by the next sync: the move asked, Alerts does not ask again', async () => {
+    const named = `reference_${MOVED_NAME_TOKEN}.md`;
+    await fs.writeFile(path.join(a.memoryDir, named), topic('Bot', 'reference', 'The deploy bot is named after its token.'));
+    const refused = await a.api.call('team.move', { dir: '-work-app', file: named, to: 'team' });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input', secrets: [expect.objectContaining({ match: expect.stringMatching(/^ghp_\*+$/) })] },
+    });
+    const allowSecrets = (refused as { error: { secrets: { fingerprint: string }[] } }).error.secrets.map((s) => s.fingerprint);
+    await ok(a.api, 'team.move', { dir: '-work-app', file: named, to: 'team', allowSecrets });
+    // Its name is in the file's key and in team/MEMORY.md's new pointer: both go up, nothing waits for it, no alert asks again.
+    const report = await ok<{ push: { uploaded: string[] }; waiting: { key: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
+    expect(report.push.uploaded.sort()).toEqual(['MEMORY.md', named]);
+    expect(report.waiting.filter((w) => w.key === 'MEMORY.md' || w.key.startsWith('reference_ghp_'))).toEqual([]);
+    const list = await ok<{ alerts: { status: string; file: string }[]; allowed: { file: string; who: string; why: string }[] }>(a.api, 'alerts.list', {});
+    expect(list.alerts.filter((x) => x.status === 'open' && [`team/${named}`, 'team/MEMORY.md'].includes(x.file))).toEqual([]);
+    // Recorded once, where the Alerts page lists what was allowed: who, why, and the file named masked.
+    expect(list.allowed[0]).toMatchObject({
+      file: expect.stringMatching(/^team\/reference_ghp_\*+\.md$/),
+      who: expect.stringContaining('(member-0)'),
+      why: 'moved to the team anyway, on purpose',
+    });
+    expect(JSON.stringify(list.allowed)).not.toContain(MOVED_NAME_TOKEN.slice(6));
+    expect(Object.keys(await serverEntries(server.url, server.team, server.tokens[0]!))).toContain(named);
   });
 
   it('lists connected projects for the dashboard, and disconnects (files stay, token deleted)', async () => {

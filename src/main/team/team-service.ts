@@ -24,12 +24,12 @@ import type { CredentialStore } from '../settings/index.js';
 import { AlertCenter, AlertError } from './alert-center.js';
 import { connectTeam } from './connect-team.js';
 import { disconnectTeam } from './disconnect-team.js';
-import { ConnectionStore, type TeamConnection, readToken, tokenCredentialName } from './connections.js';
+import { actingAs, ConnectionStore, type TeamConnection, readToken, tokenCredentialName } from './connections.js';
 import { moveMemoryScope, privateMoveRefusals } from './move-scope.js';
 import { type Running, type SchedulerOptions, SyncScheduler } from './sync-scheduler.js';
 import { TEAM_SPACE } from './sync-space.js';
 import { checkTeamDir, resolveTeamKey } from './team-paths.js';
-import { type RetryPolicy, TeamSync, TeamSyncError, currentUser } from './team-sync.js';
+import { type RetryPolicy, TeamSync, TeamSyncError } from './team-sync.js';
 
 /** What the app gives (AppContext satisfies it). */
 export interface TeamHost {
@@ -365,8 +365,7 @@ export class TeamService {
   async allow(id: string, fingerprint: string, why: string): Promise<{ alert: AlertRecord; allowed: AllowedSecret }> {
     const alert = await this.alerts.get(id);
     const connection = alert?.memoryDir ? await this.connections.forMemoryDir(alert.memoryDir).catch(() => null) : null;
-    const who = connection ? `${currentUser()} (${connection.member})` : currentUser();
-    const result = await this.alerts.allow(id, fingerprint, who, why);
+    const result = await this.alerts.allow(id, fingerprint, actingAs(connection), why);
     if (alert?.dir) void this.scheduler.schedule(alert.dir);
     return result;
   }

@@ -13,7 +13,6 @@
  * (lock, outside changes recorded first, history entry `sync`) and safe-fs (atomic, confined).
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import type { ConflictDetail, ConflictResolution, SyncError, SyncReport, TeamConflict, WaitingItem } from '../../shared/contract/team.js';
 import { parseEtag } from '../../shared/protocol/sync.js';
 import { MemoryLockError } from '../core/lock.js';
@@ -312,14 +311,5 @@ export class TeamSync {
     const done = await this.exclusive(() => resolveConflict(this.e, id, take, opts));
     const report = take === 'server' ? null : await this.sync();
     return { ...done, report };
-  }
-}
-
-/** Who is acting, for "allowed by" records. */
-export function currentUser(): string {
-  try {
-    return os.userInfo().username || 'unknown';
-  } catch {
-    return 'unknown';
   }
 }

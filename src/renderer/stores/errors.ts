@@ -38,9 +38,10 @@ export function anywayLabel(verb: string, secrets: readonly SecretOnSave[]): str
 /**
  * Ask in a notice, where no form stays open to ask in (a move): the refusal, masked, with
  * "<verb> anyway", which runs `anyway` with the fingerprints to allow; its failure is said too.
+ * `then` says what else doing it anyway decides (", and team sync shares it").
  */
-export function askInNotice(ask: SecretAsk, verb: string, anyway: (allowSecrets: string[]) => Promise<unknown>): void {
-  useToasts.getState().show('error', `${ask.message} Remove it (and revoke it if it is real), or ${verb.toLowerCase()} anyway on purpose.`, {
+export function askInNotice(ask: SecretAsk, verb: string, anyway: (allowSecrets: string[]) => Promise<unknown>, then = ''): void {
+  useToasts.getState().show('error', `${ask.message} Remove it (and revoke it if it is real), or ${verb.toLowerCase()} anyway on purpose${then}.`, {
     label: anywayLabel(verb, ask.secrets),
     run: () => void anyway(ask.allowSecrets).catch((e: unknown) => useToasts.getState().show('error', messageOf(e))),
   });

@@ -17,7 +17,8 @@ import { offerUndo } from './undo.js';
 
 /**
  * Move a memory between private and team (one history entry; R-TYPES refusals come back as errors), offering Undo.
- * A name holding a secret (it would go into the other MEMORY.md) is asked about: the refusal, masked, with "Move anyway".
+ * A name holding a secret (it would go into the other MEMORY.md) is asked about: the refusal, masked, with "Move anyway"
+ * (to the team: shared by team sync then, the choice recorded as allowed, team/move-scope.ts).
  */
 export async function moveMemory(dir: string, file: string, to: Scope, allowSecrets?: string[]): Promise<void> {
   let rev: string | null;
@@ -26,7 +27,7 @@ export async function moveMemory(dir: string, file: string, to: Scope, allowSecr
   } catch (error) {
     const ask = secretAskOf(error, allowSecrets);
     if (!ask) throw error;
-    askInNotice(ask, 'Move', (allow) => moveMemory(dir, file, to, allow));
+    askInNotice(ask, 'Move', (allow) => moveMemory(dir, file, to, allow), to === 'team' ? ', and team sync shares it with your team' : '');
     return;
   }
   offerUndo(dir, rev, `Moved ${file} to the ${to === 'team' ? 'team' : 'private'} memory.`);

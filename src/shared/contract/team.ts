@@ -242,7 +242,7 @@ export const teamContract = {
     z.object({ conflict: teamConflictSchema, rev: z.string().nullable(), report: syncReportSchema.nullable() }),
   ),
   'team.move': mutation(
-    'Move a memory between private and team (R-TYPES: a "user" memory never goes to team). Its index line moves between MEMORY.md and team/MEMORY.md; one history entry. A secret in its name is refused (`secrets` in the error) unless its fingerprint is in allowSecrets.',
+    'Move a memory between private and team (R-TYPES: a "user" memory never goes to team). Its index line moves between MEMORY.md and team/MEMORY.md; one history entry. A secret in its name is refused (`secrets` in the error) unless its fingerprint is in allowSecrets; allowed into the team, it is recorded as allowed for team sync (the Alerts allowed list), which then shares it.',
     projectRef.extend({ file: z.string().min(1).max(255), to: z.enum(SCOPES), allowSecrets }),
     z.object({ file: z.string(), scope: z.enum(SCOPES), rev: z.string().nullable() }),
   ),
