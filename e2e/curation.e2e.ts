@@ -526,4 +526,35 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await eventually(() => read('-work-full', 'MEMORY.md')).toBe(index);
     expect(errors).toEqual([]);
   });
+
+  it('a bulk move to the team asks about a memory whose name holds a token, masked, as a single move does; Move anyway moves it with its pointer', async () => {
+    const token = ['ghp_', 'Lp4Wn8Qx', 'Rt2Ym6Ke', 'Vb9Hs3Jd', 'Fc7Ua1Zo', 'g5Ni'].join('');
+    const named = `reference_${token}.md`;
+    await fs.writeFile(path.join(mem('-work-beta'), named), topic('Deploy bot', 'The bot named after its token', 'reference', 'The deploy bot.'));
+    await openProject('-work-beta');
+    await page.locator(`[data-file="${named}"]`).waitFor({ timeout: 15_000 });
+    await page.locator(`[data-file="${named}"]`).click({ modifiers: ['Control'] });
+    await page.locator('[data-file="notes.md"]').click({ modifiers: ['Control'] });
+    const bar = page.getByRole('toolbar', { name: 'Selected memories' });
+    await bar.getByText('2 memories selected').waitFor();
+    await bar.getByRole('button', { name: 'Move to team' }).click();
+    // The rest moves (one Undo); the token-named one is asked about on its own, masked, and stays until the answer.
+    await page.getByRole('status').filter({ hasText: 'Moved to the team memory: 1 memory.' }).waitFor();
+    const ask = page.getByRole('alert').filter({ hasText: 'would hold a GitHub token' });
+    await ask
+      .getByText(
+        /^Nothing was saved: team\/reference_ghp_\*+\.md would hold a GitHub token \(ghp_\*+\) in its name .* or move anyway on purpose, and team sync shares it with your team\.$/,
+      )
+      .waitFor();
+    expect(await ask.textContent()).not.toContain(token.slice(6));
+    expect(await exists('-work-beta', 'team/notes.md')).toBe(true);
+    expect(await exists('-work-beta', named)).toBe(true);
+    expect(await read('-work-beta', 'team/MEMORY.md')).not.toContain(named);
+    await ask.getByRole('button', { name: 'Move anyway, with this secret' }).click();
+    // (The file is written before its pointer, in the one history entry.)
+    await eventually(() => read('-work-beta', 'team/MEMORY.md')).toContain(named);
+    expect(await exists('-work-beta', `team/${named}`)).toBe(true);
+    expect(await exists('-work-beta', named)).toBe(false);
+    expect(errors).toEqual([]);
+  });
 });

@@ -54,12 +54,8 @@ export function reportedFinding(f: Finding) {
  * A secret a save would add to a memory (the refusal of a save, \`secret-found\`): what it is,
  * masked, where, and the fingerprint that saves it anyway on purpose.
  */
-export interface SecretOnSave {
-  title: string;
-  match: string;
-  line: number;
-  fingerprint: string;
-}
+export const secretOnSaveSchema = z.object({ title: z.string(), match: z.string(), line: z.number().int(), fingerprint: z.string() });
+export type SecretOnSave = z.infer<typeof secretOnSaveSchema>;
 
 /** The rule of the finding the scanner reports when scanning itself failed: never allowed. */
 export const SCANNER_ERROR_RULE = 'memdir/scanner-error';

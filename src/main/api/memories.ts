@@ -143,9 +143,9 @@ export const memoryHandlers: Pick<
     ctx.changed(input.dir, where.memoryDir);
     return { file, rev: entry?.rev ?? null };
   },
-  async 'memories.bulk'({ dir, items, action }, ctx) {
+  async 'memories.bulk'({ dir, items, action, allowSecrets }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    const { entry, done, refused } = await bulkChange({ memoryDir: project.memoryDir, dataDir: ctx.dataDir }, items, action);
+    const { entry, done, refused } = await bulkChange({ memoryDir: project.memoryDir, dataDir: ctx.dataDir }, items, action, allowSecrets);
     ctx.changed(dir, project.memoryDir);
     if (action.kind === 'move' || items.some((i) => i.scope === 'team')) ctx.events.publish({ type: 'team-changed', dir });
     return { rev: entry?.rev ?? null, done, refused };

@@ -3,9 +3,12 @@
  * several memories at once — as ONE history entry, so one undo takes it all back. Each memory
  * goes through the same service as a single change (the same checks, the same index upkeep);
  * one that cannot (a `user` memory for the team, a file changed or gone) is left as it is and
- * reported with its reason, and the rest still happen.
+ * reported with its reason, and the rest still happen. One left for a secret in its name (a move
+ * to the team) carries the secrets, masked, to ask about: moved again with their fingerprints
+ * allowed, it goes as a single move anyway does.
  */
 import type { MemoryType, Scope } from '../../shared/memory-types.js';
+import type { SecretOnSave } from '../../shared/secret-types.js';
 import { plural } from '../../shared/size-text.js';
 import { type HistoryEntry, transact } from '../history/index.js';
 import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, updateMemory } from '../memdir/index.js';
@@ -23,7 +26,7 @@ export interface BulkItem {
 export interface BulkResult {
   entry: HistoryEntry | null;
   done: BulkItem[];
-  refused: (BulkItem & { reason: string })[];
+  refused: (BulkItem & { reason: string; secrets?: SecretOnSave[] })[];
 }
 
 function summaryOf(action: BulkAction, n: number): string {
@@ -33,7 +36,13 @@ function summaryOf(action: BulkAction, n: number): string {
   return `Move ${memories} to ${action.to === 'team' ? 'the team memory' : 'the private memory'}`;
 }
 
-async function applyOne(memoryDir: string, dataDir: string | undefined, item: BulkItem, action: BulkAction): Promise<void> {
+async function applyOne(
+  memoryDir: string,
+  dataDir: string | undefined,
+  item: BulkItem,
+  action: BulkAction,
+  allowSecrets: readonly string[] | undefined,
+): Promise<void> {
   const where = { memoryDir, scope: item.scope, ...(dataDir ? { dataDir } : {}) };
   if (action.kind === 'delete') {
     await deleteMemory(where, item.file);
@@ -41,7 +50,7 @@ async function applyOne(memoryDir: string, dataDir: string | undefined, item: Bu
   }
   if (action.kind === 'move') {
     if (action.to === item.scope) throw new MemoryError('invalid-input', `${inScope(item.scope, item.file)} is already in the ${item.scope} memory.`);
-    await moveMemoryScope({ memoryDir, ...(dataDir ? { dataDir } : {}), file: item.file, to: action.to });
+    await moveMemoryScope({ memoryDir, ...(dataDir ? { dataDir } : {}), file: item.file, to: action.to, ...(allowSecrets ? { allowSecrets } : {}) });
     return;
   }
   const text = await readText(memoryDir, inScope(item.scope, item.file));
@@ -58,8 +67,13 @@ async function applyOne(memoryDir: string, dataDir: string | undefined, item: Bu
   });
 }
 
-/** Apply `action` to every item, as one history entry (see the file comment). */
-export async function bulkChange(opts: { memoryDir: string; dataDir?: string }, items: BulkItem[], action: BulkAction): Promise<BulkResult> {
+/** Apply `action` to every item, as one history entry (see the file comment); `allowSecrets`: fingerprints a move takes anyway. */
+export async function bulkChange(
+  opts: { memoryDir: string; dataDir?: string },
+  items: BulkItem[],
+  action: BulkAction,
+  allowSecrets?: readonly string[],
+): Promise<BulkResult> {
   const done: BulkItem[] = [];
   const refused: BulkResult['refused'] = [];
   const { entry } = await transact(
@@ -68,13 +82,13 @@ export async function bulkChange(opts: { memoryDir: string; dataDir?: string }, 
     async () => {
       for (const item of items) {
         try {
-          await applyOne(opts.memoryDir, opts.dataDir, item, action);
+          await applyOne(opts.memoryDir, opts.dataDir, item, action, allowSecrets);
           done.push(item);
         } catch (error) {
-          // A secret in a name is one item's refusal, said masked (the single move asks to move it anyway).
+          // A secret in a name is one item's refusal, said masked, with what to ask about before moving it anyway.
           if (!(error instanceof MemoryError || error instanceof UnsafePathError || error instanceof TeamPathError || error instanceof SecretFoundError))
             throw error;
-          refused.push({ ...item, reason: error.message });
+          refused.push({ ...item, reason: error.message, ...(error instanceof SecretFoundError ? { secrets: error.secrets } : {}) });
         }
       }
     },

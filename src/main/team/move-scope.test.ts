@@ -69,7 +69,7 @@ it('moves a team memory whose name holds a token to private without asking: team
   expect(error.message).not.toContain(TOKEN.slice(6));
 });
 
-it('a bulk move leaves a memory whose name holds a token where it is, its reason masked, and moves the rest', async () => {
+it('a bulk move leaves a memory whose name holds a token where it is, its reason and secret masked, moves the rest; moved again anyway, it goes', async () => {
   await fs.writeFile(path.join(memoryDir, NAMED), TOPIC);
   await fs.writeFile(path.join(memoryDir, 'reference_docs.md'), TOPIC.replace('CI bot', 'Docs'));
   const result = await bulkChange(
@@ -82,10 +82,22 @@ it('a bulk move leaves a memory whose name holds a token where it is, its reason
   );
   expect(result.done).toEqual([{ scope: 'private', file: 'reference_docs.md' }]);
   expect(result.refused).toEqual([
-    { scope: 'private', file: NAMED, reason: expect.stringMatching(/^Nothing was saved: team\/reference_ghp_\*+\.md would hold/) },
+    {
+      scope: 'private',
+      file: NAMED,
+      reason: expect.stringMatching(/^Nothing was saved: team\/reference_ghp_\*+\.md would hold/),
+      secrets: [{ title: 'GitHub token', match: expect.stringMatching(/^ghp_\*+$/), line: 0, fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/) }],
+    },
   ]);
-  expect(result.refused[0]!.reason).not.toContain(TOKEN.slice(6));
+  // Said masked (`file` is the item as asked, to move it again).
+  expect(JSON.stringify(result.refused.map(({ reason, secrets }) => ({ reason, secrets })))).not.toContain(TOKEN.slice(6));
   expect(await read(NAMED)).toBe(TOPIC);
+  const again = await bulkChange({ memoryDir, dataDir }, [{ scope: 'private', file: NAMED }], { kind: 'move', to: 'team' }, [
+    result.refused[0]!.secrets![0]!.fingerprint,
+  ]);
+  expect(again).toMatchObject({ done: [{ scope: 'private', file: NAMED }], refused: [] });
+  expect(await read(`team/${NAMED}`)).toBe(TOPIC);
+  expect(await read('team/MEMORY.md')).toContain(NAMED);
 });
 
 it('refuses to move a team memory to private beside a private one of the same name in another Unicode form, and moves nothing', async () => {

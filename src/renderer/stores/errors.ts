@@ -27,7 +27,12 @@ export interface SecretAsk extends SecretRefusal {
  */
 export function secretAskOf(error: unknown, allowedBefore: readonly string[] = []): SecretAsk | null {
   if (!(error instanceof RpcError) || !error.secrets?.length) return null;
-  return { message: error.message, secrets: error.secrets, allowSecrets: [...allowedBefore, ...error.secrets.map((s) => s.fingerprint)] };
+  return askOf({ message: error.message, secrets: error.secrets }, allowedBefore);
+}
+
+/** The question of a refusal not thrown (a bulk change lists each memory's): the same as secretAskOf's. */
+export function askOf(refusal: SecretRefusal, allowedBefore: readonly string[] = []): SecretAsk {
+  return { ...refusal, allowSecrets: [...allowedBefore, ...refusal.secrets.map((s) => s.fingerprint)] };
 }
 
 /** The button that saves anyway: "Save anyway, with this secret", "Move anyway, with these secrets". */

@@ -6,7 +6,8 @@ import { type IndexState, indexOrderOf, indexStatesOf } from '../../shared/index
 import type { MemorySummary, ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';
 import { call } from '../transport/transport.js';
-import { messageOf } from './errors.js';
+import { askOf, messageOf } from './errors.js';
+import { askMoveAnyway } from './team.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
 
@@ -95,6 +96,12 @@ export function toggleSelection(selected: ReadonlySet<string>, rows: MemoryRow[]
 
 export type BulkAction = { kind: 'delete' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
 
+/** A memory a bulk action names. */
+export interface BulkItem {
+  scope: Scope;
+  file: string;
+}
+
 export function problemsOf(scan: ProjectScan): (Problem & { scope: Scope })[] {
   return [...scan.problems.map((p) => ({ ...p, scope: 'private' as const })), ...(scan.team?.problems ?? []).map((p) => ({ ...p, scope: 'team' as const }))];
 }
@@ -116,8 +123,11 @@ interface ProjectState {
   setSort: (sort: MemorySort, descending?: boolean) => void;
   select: (key: string, rows: MemoryRow[], range?: boolean) => void;
   clearSelection: () => void;
-  /** Apply one action to every selected memory: one history entry, one Undo. */
-  bulk: (action: BulkAction) => Promise<void>;
+  /**
+   * Apply one action to every selected memory: one history entry, one Undo. A move left for a
+   * secret in a name is asked about; "Move anyway" runs it again (`again`) for those memories.
+   */
+  bulk: (action: BulkAction, again?: { dir: string; items: BulkItem[]; allowSecrets: string[] }) => Promise<void>;
 }
 
 export const useProject = create<ProjectState>()((set, get) => ({
@@ -163,27 +173,36 @@ export const useProject = create<ProjectState>()((set, get) => ({
   clearSelection() {
     set({ selected: new Set(), anchor: null });
   },
-  async bulk(action) {
-    const { dir, selected, rows } = get();
-    const items = rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ scope: r.scope, file: r.file }));
+  async bulk(action, again) {
+    const { selected, rows } = get();
+    const dir = again?.dir ?? get().dir;
+    const items = again?.items ?? rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ scope: r.scope, file: r.file }));
     if (!dir || items.length === 0) return;
     try {
-      const { rev, done, refused } = await call('memories.bulk', { dir, items, action });
+      const { rev, done, refused } = await call('memories.bulk', { dir, items, action, ...(again ? { allowSecrets: again.allowSecrets } : {}) });
       const what =
         action.kind === 'delete'
           ? 'Deleted'
           : action.kind === 'move'
             ? `Moved to ${action.to === 'team' ? 'the team memory' : 'the private memory'}:`
             : `Changed to ${action.type}:`;
+      // Those left for a secret in their name are asked about on their own, as a single move is.
+      const asked = action.kind === 'move' ? refused.filter((r) => r.secrets?.length) : [];
+      const others = refused.filter((r) => !asked.includes(r));
       const left =
-        refused.length > 0
-          ? ` ${plural(refused.length, 'memory', 'memories')} left as ${refused.length === 1 ? 'it was' : 'they were'}: ${refused.map((r) => r.reason).join(' ')}`
+        others.length > 0
+          ? ` ${plural(others.length, 'memory', 'memories')} left as ${others.length === 1 ? 'it was' : 'they were'}: ${others.map((r) => r.reason).join(' ')}`
           : '';
-      offerUndo(dir, rev, `${what} ${plural(done.length, 'memory', 'memories')}.${left}`);
-      set({ selected: new Set(refused.map(rowKey)), anchor: null });
+      if (done.length > 0 || others.length > 0) offerUndo(dir, rev, `${what} ${plural(done.length, 'memory', 'memories')}.${left}`);
+      if (action.kind === 'move' && asked.length > 0) {
+        const ask = askOf({ message: asked.map((r) => r.reason).join(' '), secrets: asked.flatMap((r) => r.secrets ?? []) }, again?.allowSecrets);
+        const items = asked.map(({ scope, file }) => ({ scope, file }));
+        askMoveAnyway(ask, action.to, (allowSecrets) => get().bulk(action, { dir, items, allowSecrets }));
+      }
+      if (get().dir === dir) set({ selected: new Set(refused.map(rowKey)), anchor: null });
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));
     }
-    await get().refresh();
+    if (get().dir === dir) await get().refresh();
   },
 }));

@@ -10,7 +10,7 @@ import type { TeamOverviewRow, TeamStatus, WaitingReason } from '../../shared/co
 import type { Scope } from '../../shared/memory-types.js';
 import { ago } from '../components/format.js';
 import { call } from '../transport/transport.js';
-import { askInNotice, messageOf, secretAskOf } from './errors.js';
+import { askInNotice, messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
@@ -27,10 +27,15 @@ export async function moveMemory(dir: string, file: string, to: Scope, allowSecr
   } catch (error) {
     const ask = secretAskOf(error, allowSecrets);
     if (!ask) throw error;
-    askInNotice(ask, 'Move', (allow) => moveMemory(dir, file, to, allow), to === 'team' ? ', and team sync shares it with your team' : '');
+    askMoveAnyway(ask, to, (allow) => moveMemory(dir, file, to, allow));
     return;
   }
   offerUndo(dir, rev, `Moved ${file} to the ${to === 'team' ? 'team' : 'private'} memory.`);
+}
+
+/** Ask about a move refused for a secret in a name (one move or a bulk one): "Move anyway", which team sync then shares (team/move-scope.ts). */
+export function askMoveAnyway(ask: SecretAsk, to: Scope, anyway: (allowSecrets: string[]) => Promise<unknown>): void {
+  askInNotice(ask, 'Move', anyway, to === 'team' ? ', and team sync shares it with your team' : '');
 }
 
 /** What the dashboard's Team cell says. */

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { MEMORY_TYPES, SCOPES } from '../memory-types.js';
 import { problemSchema } from '../problems.js';
+import { secretOnSaveSchema } from '../secret-types.js';
 import { mutation, query } from './define.js';
 import { allowSecrets, dirRef, fileName, historyEntrySchema, importedHistorySchema, memoryBody, projectRef, topicFields, writeResult } from './common.js';
 
@@ -92,16 +93,21 @@ export const memoriesContract = {
   ),
   'memories.delete': mutation('Delete a memory and its pointers. It stays in history and can be restored.', dirRef.extend({ file: fileName }), writeResult),
   'memories.bulk': mutation(
-    'Change several memories at once — set their type, move them between private and team, or delete them — as one history entry (one undo). A memory that cannot change is left as it is and listed with the reason.',
+    'Change several memories at once — set their type, move them between private and team, or delete them — as one history entry (one undo). A memory that cannot change is left as it is and listed with the reason; one left for a secret in its name lists it (`secrets`, masked) and moves with its fingerprint in allowSecrets, as team.move does.',
     projectRef.extend({
       items: z.array(bulkItem).min(1).max(1000),
+      allowSecrets,
       action: z.discriminatedUnion('kind', [
         z.object({ kind: z.literal('delete') }),
         z.object({ kind: z.literal('set-type'), type: z.enum(MEMORY_TYPES) }),
         z.object({ kind: z.literal('move'), to: z.enum(SCOPES) }),
       ]),
     }),
-    z.object({ rev: z.string().nullable(), done: z.array(bulkItem), refused: z.array(bulkItem.extend({ reason: z.string() })) }),
+    z.object({
+      rev: z.string().nullable(),
+      done: z.array(bulkItem),
+      refused: z.array(bulkItem.extend({ reason: z.string(), secrets: z.array(secretOnSaveSchema).optional() })),
+    }),
   ),
   'index.read': query('MEMORY.md as text (empty when there is none).', dirRef, z.object({ text: z.string(), exists: z.boolean() })),
   'index.loaded': query(
