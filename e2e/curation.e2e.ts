@@ -557,4 +557,25 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     expect(await exists('-work-beta', named)).toBe(false);
     expect(errors).toEqual([]);
   });
+
+  it('recreating a token-named file deleted on disk asks about its name, masked, as a save does; Recreate anyway brings it back from the draft', async () => {
+    const token = ['ghp_', 'Nk5Tb2Wq', 'Xe8Jr4Lm', 'Ds1Gv7Hc', 'Py3Fa9Zu', 'o6Ri'].join('');
+    const named = `reference_${token}.md`;
+    await fs.writeFile(path.join(mem('-work-alpha'), named), topic('Release bot', 'The bot named after its token', 'reference', 'The release bot.'));
+    await openProject('-work-alpha');
+    await page.locator(`[data-file="${named}"]`).waitFor({ timeout: 15_000 });
+    await openMemory(named);
+    await description().fill('Still the release bot');
+    await fs.rm(path.join(mem('-work-alpha'), named));
+    const gone = page.getByRole('region', { name: 'Deleted on disk' });
+    await gone.waitFor();
+    await gone.getByRole('button', { name: /^Recreate reference_.* from this draft$/ }).click();
+    const ask = page.getByRole('alertdialog', { name: 'Secret warning' });
+    await ask.getByText(/^Nothing was saved: reference_ghp_\*+\.md would hold a GitHub token \(ghp_\*+\) in its name/).waitFor();
+    expect(await ask.textContent()).not.toContain(token.slice(6));
+    expect(await exists('-work-alpha', named)).toBe(false);
+    await ask.getByRole('button', { name: 'Recreate anyway, with this secret' }).click();
+    await eventually(() => read('-work-alpha', named).catch(() => '')).toContain('description: Still the release bot');
+    expect(errors).toEqual([]);
+  });
 });

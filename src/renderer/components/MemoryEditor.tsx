@@ -229,10 +229,14 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
       {pendingSecrets && (
         <SecretConfirm
           refusal={pendingSecrets}
-          verb={pendingSecrets.retry.kind === 'rename' ? 'Rename' : 'Save'}
+          verb={{ save: 'Save', rename: 'Rename', recreate: 'Recreate' }[pendingSecrets.retry.kind]}
           saveAnyway={() => {
             const { retry, allowSecrets } = pendingSecrets;
-            void (retry.kind === 'rename' ? doRename(retry.to, allowSecrets) : doSave({ ...retry.options, allowSecrets }));
+            void (retry.kind === 'rename'
+              ? doRename(retry.to, allowSecrets)
+              : retry.kind === 'recreate'
+                ? recreate(allowSecrets)
+                : doSave({ ...retry.options, allowSecrets }));
           }}
           back={() => useEditor.setState({ pendingSecrets: null })}
         />

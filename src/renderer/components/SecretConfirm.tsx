@@ -2,7 +2,7 @@
  * A save refused because it would hold a secret it did not hold before (secrets/save-guard.ts):
  * the refusal in words, each secret masked with the fingerprint that saves it anyway, and the
  * person's choice — save anyway on purpose, or go back. Every save the guard can refuse asks with
- * it: the memory editor (a save, a new memory, a rename), MEMORY.md, and the merge editors of
+ * it: the memory editor (a save, a new memory, a rename, a recreate), MEMORY.md, and the merge editors of
  * team, personal and relink conflicts.
  */
 import { anywayLabel, type SecretRefusal } from '../stores/errors.js';
@@ -18,7 +18,7 @@ export function SecretConfirm({
   refusal: SecretRefusal;
   saveAnyway: () => void;
   back: () => void;
-  /** What the confirm button does, capitalised: "Save", "Rename", "Move". */
+  /** What the confirm button does, capitalised: "Save", "Rename", "Recreate". */
   verb?: string;
   backLabel?: string;
   busy?: boolean;

@@ -169,10 +169,10 @@ interface EditorState {
   pendingImpact: IndexImpact | null;
   /**
    * A save refused because it would add a secret (Claude Code sends every memory to the model),
-   * or a rename to a name holding one: the refusal's sentence and each secret, asking before
-   * doing it again (`retry`) anyway on purpose with `allowSecrets`.
+   * or a rename or a recreate to a name holding one: the refusal's sentence and each secret,
+   * asking before doing it again (`retry`) anyway on purpose with `allowSecrets`.
    */
-  pendingSecrets: (SecretAsk & { retry: { kind: 'save'; options: SaveOptions } | { kind: 'rename'; to: string } }) | null;
+  pendingSecrets: (SecretAsk & { retry: { kind: 'save'; options: SaveOptions } | { kind: 'rename'; to: string } | { kind: 'recreate' } }) | null;
   /** Open a file (or a project's new memory); what was open is kept as a draft if it was edited. */
   open: (target: EditorTarget, opts: { memoryDir: string }) => Promise<void>;
   /** Close the editor, keeping an unsaved edit as a draft. */
@@ -180,8 +180,8 @@ interface EditorState {
   edit: (patch: Partial<Draft>) => void;
   setType: (type: MemoryType) => void;
   save: (options?: SaveOptions) => Promise<string | null>;
-  /** Recreate a file deleted on disk from the draft. */
-  recreate: () => Promise<string | null>;
+  /** Recreate a file deleted on disk from the draft (with secrets allowed on purpose: their fingerprints). */
+  recreate: (allowSecrets?: string[]) => Promise<string | null>;
   remove: () => Promise<boolean>;
   /** Rename the open file (with secrets in the new name allowed on purpose: their fingerprints); its new name, or null. */
   rename: (to: string, allowSecrets?: string[]) => Promise<string | null>;
@@ -400,9 +400,10 @@ export const useEditor = create<EditorState>()((set, get) => {
         return null;
       }
     },
-    async recreate() {
+    async recreate(allowSecrets) {
       const { target, draft, memoryDir } = get();
       if (!target || target.file === null || !draft || !memoryDir || draft.type === null) return null;
+      set({ pendingSecrets: null, error: null });
       try {
         const { file, rev } = await call('memories.create', {
           dir: target.dir,
@@ -411,6 +412,7 @@ export const useEditor = create<EditorState>()((set, get) => {
           file: target.file,
           fields: { name: draft.name, description: draft.description, type: draft.type },
           body: draft.body,
+          ...(allowSecrets?.length ? { allowSecrets } : {}),
         });
         await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: target.file });
         const fresh = await call('memories.read', { dir: target.dir, scope: target.scope, file });
@@ -418,7 +420,10 @@ export const useEditor = create<EditorState>()((set, get) => {
         offerUndo(target.dir, rev, `Recreated ${file} from your draft.`);
         return file;
       } catch (error) {
-        set({ error: messageOf(error) });
+        // Its name (or the draft) holding a secret is asked about, as a save is.
+        const ask = secretAskOf(error, allowSecrets);
+        if (ask && sameTarget(get().target, target)) set({ pendingSecrets: { ...ask, retry: { kind: 'recreate' } } });
+        else set({ error: messageOf(error) });
         return null;
       }
     },
