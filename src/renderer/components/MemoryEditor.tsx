@@ -103,11 +103,11 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           </button>
         )}
         {tooLarge && renaming !== null && <RenameForm value={renaming} onChange={setRenaming} onRename={() => void doRename(renaming)} />}
-        {pendingSecrets?.renameTo !== undefined && (
+        {pendingSecrets?.retry.kind === 'rename' && (
           <SecretConfirm
             refusal={pendingSecrets}
             verb="Rename"
-            saveAnyway={() => void doRename(pendingSecrets.renameTo!, pendingSecrets.options.allowSecrets)}
+            saveAnyway={() => pendingSecrets.retry.kind === 'rename' && void doRename(pendingSecrets.retry.to, pendingSecrets.allowSecrets)}
             back={() => useEditor.setState({ pendingSecrets: null })}
           />
         )}
