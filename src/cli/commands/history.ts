@@ -20,10 +20,12 @@ export const historyCommand: CommandSpec = {
   details: `Every change made through Memdir is recorded with its source (manual, external, extract, dream,
 restore, fix, sync, …) in a shadow git repository in Memdir's data directory — never in your repo.
 The history an import brought in (\`memdir import\`) is listed after it, newest import first; restore from
-it with \`memdir restore <project> <rev> [file]\` as from the project's own.
-JSON: {"memoryDir", "entries": [<entry>], "imported": [{"id", "rev", "source", "importedAt", "entries": [<entry>]}]},
+it with \`memdir restore <project> <rev> [file]\` as from the project's own. An import undone with
+\`memdir merge undo\` is still listed, marked undone, to read: a restore from its history is refused.
+JSON: {"memoryDir", "entries": [<entry>], "imported": [{"id", "rev", "source", "importedAt", "undone", "entries": [<entry>]}]},
 an entry being {"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]}; "imported" is [] when
-nothing was imported ("source" and "importedAt" null when the import's merge record is gone).`,
+nothing was imported ("source" and "importedAt" null when the import's merge record is gone; "undone" true
+once the import was undone).`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
@@ -49,8 +51,11 @@ nothing was imported ("source" and "importedAt" null when the import's merge rec
       );
     } else io.out(rows(entries));
     for (const h of imported) {
+      const from = `import ${h.id}${h.source ? `, from ${h.source}` : ''}`;
       io.out(
-        `\nImported history (import ${h.id}${h.source ? `, from ${h.source}` : ''}): restore from it with memdir restore ${positionals[0]} <rev> [file]\n`,
+        h.undone
+          ? `\nImported history (${from}; undone with memdir merge undo: listed to read, nothing is restored from it)\n`
+          : `\nImported history (${from}): restore from it with memdir restore ${positionals[0]} <rev> [file]\n`,
       );
       io.out(rows(h.entries));
     }

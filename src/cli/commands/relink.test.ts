@@ -173,6 +173,44 @@ describe('memdir orphans / relink / merge', () => {
     expect(await fs.readFile(path.join(targetMemory, 'a.md'), 'utf8')).toBe(topic('A', 'user', 'first words'));
   });
 
+  it('lists an import undone with `memdir merge undo` as undone, and refuses to restore from its history in a sentence', async () => {
+    const project = path.join(root, 'p');
+    await makeRepo(project);
+    await addSession(home, project);
+    await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
+    expect((await memdir('history', project)).code).toBe(0);
+    const file = path.join(root, 'p.tar');
+    expect((await memdir('export', project, file)).code).toBe(0);
+    const target = path.join(root, 'q');
+    await fs.mkdir(target);
+    expect((await memdir('import', file, target, '--yes')).code).toBe(0);
+    const targetMemory = path.join(home, 'projects', sanitizeDirName(target), 'memory');
+    const [merge] = JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { id: string }[];
+    const before = JSON.parse((await memdir('history', target, '--json')).out) as { imported: { undone: boolean; entries: { rev: string }[] }[] };
+    expect(before.imported).toMatchObject([{ id: merge!.id, undone: false }]);
+    expect((await memdir('merge', 'undo', merge!.id)).code).toBe(0);
+    expect(await fs.readdir(targetMemory).catch(() => [])).toEqual([]);
+
+    // Still listed, to read what the import held, but marked undone: nothing restores from it.
+    const listed = JSON.parse((await memdir('history', target, '--json')).out) as typeof before;
+    expect(listed.imported).toMatchObject([{ id: merge!.id, undone: true }]);
+    const text = (await memdir('history', target)).out;
+    expect(text).toContain(`Imported history (import ${merge!.id}, from p.tar (exported `);
+    expect(text).toContain(`undone with memdir merge undo: listed to read, nothing is restored from it`);
+    expect(text).not.toContain('restore from it with');
+    const rev = listed.imported[0]!.entries[0]!.rev;
+    for (const args of [[rev, 'a.md'], [rev]]) {
+      const restored = await memdir('restore', target, ...args);
+      expect(restored).toMatchObject({
+        code: 2,
+        err: expect.stringContaining(
+          `${rev.slice(0, 10)} is in the history import ${merge!.id} brought in, and that import was undone (memdir merge undo): nothing was restored.`,
+        ),
+      });
+    }
+    expect(await fs.readdir(targetMemory).catch(() => [])).toEqual([]);
+  });
+
   it('exports and imports', async () => {
     const project = path.join(root, 'p');
     await makeRepo(project);

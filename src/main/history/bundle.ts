@@ -2,7 +2,7 @@
  * A memory dir's history as one file, and back (issue 18, export and import): `git bundle` of
  * the shadow repository, which a person can inspect with `git bundle list-heads` or clone. An
  * imported bundle is kept in the target's shadow repository under `refs/memdir/imports/<name>`,
- * so the history the memories had elsewhere stays readable beside their new one.
+ * so the history the memories had elsewhere stays readable beside their new one (imports.ts).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 import { listHistory } from './history.js';
 import type { HistoryEntry } from './log-format.js';
 import { withMemoryLock } from '../core/memory-lock.js';
+import { IMPORT_NAME, IMPORTS, UNDONE_IMPORTS } from './imports.js';
 
 async function withTempFile<T>(fn: (file: string) => Promise<T>): Promise<T> {
   const file = path.join(os.tmpdir(), `memdir-bundle-${process.pid}-${randomBytes(6).toString('hex')}.bundle`);
@@ -132,7 +133,7 @@ export async function readBundledTexts(bundle: Buffer): Promise<BundledText[]> {
  * @throws {HistoryError} when the bundle is not a readable git bundle.
  */
 export async function keepBundledHistory(memoryDir: string, bundle: Buffer, name: string, opts: { dataDir?: string } = {}): Promise<string> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) throw new HistoryError('bad-argument', `"${name}" cannot name an imported history`);
+  if (!IMPORT_NAME.test(name)) throw new HistoryError('bad-argument', `"${name}" cannot name an imported history`);
   return withMemoryLock(
     memoryDir,
     async () => {
@@ -141,8 +142,8 @@ export async function keepBundledHistory(memoryDir: string, bundle: Buffer, name
         await fs.writeFile(file, bundle);
         const verified = await git(repo, ['bundle', 'verify', '-q', file], { okCodes: [1, 128] });
         if (verified.code !== 0) throw new HistoryError('bad-argument', 'The history in the archive is not a readable git bundle');
-        await git(repo, ['fetch', '-q', '--no-tags', file, `+HEAD:refs/memdir/imports/${name}`]);
-        return (await git(repo, ['rev-parse', `refs/memdir/imports/${name}`])).stdout.trim();
+        await git(repo, ['fetch', '-q', '--no-tags', file, `+HEAD:${IMPORTS}${name}`]);
+        return (await git(repo, ['rev-parse', `${IMPORTS}${name}`])).stdout.trim();
       });
     },
     { ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) },
@@ -157,6 +158,8 @@ export interface ImportedHistory {
   rev: string;
   /** Its entries, newest first: each can be diffed, read and restored from as the memory dir's own. */
   entries: HistoryEntry[];
+  /** The import was undone (see retireImportedHistory): its entries are listed and read, never restored from. */
+  undone: boolean;
 }
 
 /**
@@ -166,12 +169,13 @@ export interface ImportedHistory {
 export async function listImportedHistories(memoryDir: string, opts: { dataDir?: string; file?: string; limit?: number } = {}): Promise<ImportedHistory[]> {
   const repo = await openShadowRepo(memoryDir, opts.dataDir);
   if (!repo) return [];
-  const refs = await git(repo, ['for-each-ref', '--sort=-creatordate', '--format=%(refname)%00%(objectname)', 'refs/memdir/imports/']);
+  const refs = await git(repo, ['for-each-ref', '--sort=-creatordate', '--format=%(refname)%00%(objectname)', IMPORTS, UNDONE_IMPORTS]);
   const imported: ImportedHistory[] = [];
   for (const line of refs.stdout.split('\n').filter(Boolean)) {
     const [ref = '', rev = ''] = line.split('\0');
+    const undone = ref.startsWith(UNDONE_IMPORTS);
     const entries = await listHistory(memoryDir, { ...opts, from: rev });
-    if (entries.length > 0 || opts.file === undefined) imported.push({ id: ref.slice('refs/memdir/imports/'.length), rev, entries });
+    if (entries.length > 0 || opts.file === undefined) imported.push({ id: ref.slice((undone ? UNDONE_IMPORTS : IMPORTS).length), rev, entries, undone });
   }
   return imported;
 }

@@ -19,6 +19,7 @@ import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog } from './log-format.js';
 import type { BroughtBack, HistoryEntry, HistoryFileChange, LoggedEntry } from './log-format.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
+import { refuseUndoneImport } from './imports.js';
 
 export { HistoryError } from './git.js';
 export type { BroughtBack, HistoryEntry, HistoryFileChange } from './log-format.js';
@@ -427,6 +428,7 @@ export async function restoreFromHistory(
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
   const repo = await requireRepo(memoryDir, opts.dataDir);
   const hash = await resolveRev(repo, rev, memoryDir);
+  await refuseUndoneImport(repo, hash);
   const when = (await git(repo, ['show', '-s', '--format=%cI', hash])).stdout.trim();
   const point = `${hash.slice(0, 7)} (${when})`;
   const summary = file ? `Restored ${file} as of ${point}` : `Restored all memories as of ${point}`;
@@ -499,6 +501,7 @@ export async function planRestore(memoryDir: string, rev: string, opts: HistoryO
   await recordExternalChanges(memoryDir, opts);
   const repo = await requireRepo(memoryDir, opts.dataDir);
   const hash = await resolveRev(repo, rev, memoryDir);
+  await refuseUndoneImport(repo, hash);
   const target = new Map((await listTree(repo, hash, file)).filter(isRegularBlob).map((e) => [e.path, e.oid]));
   const current = new Map((await listTree(repo, 'HEAD', file)).filter(isRegularBlob).map((e) => [e.path, e.oid]));
   const changes: PlannedChange[] = [];

@@ -34,4 +34,5 @@ export {
   restoreFromHistory,
   transact,
 } from './history.js';
+export { retireImportedHistory } from './imports.js';
 export { recordedMemoryDirs } from './shadow-repo.js';

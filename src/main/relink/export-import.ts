@@ -17,7 +17,15 @@ import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { identitiesDisagree } from '../../shared/project-identity.js';
 import { projectIdentitySchema } from '../../shared/project-identity-schema.js';
 import { VERSION } from '../core/version.js';
-import { bundleHistory, type HistoryEntry, isReadableBundle, keepBundledHistory, listImportedHistories, recordExternalChanges } from '../history/index.js';
+import {
+  bundleHistory,
+  type HistoryEntry,
+  isReadableBundle,
+  keepBundledHistory,
+  listImportedHistories,
+  recordExternalChanges,
+  retireImportedHistory,
+} from '../history/index.js';
 import { identityOfPath, locateProject, MemoryError, readPathFacts, rememberProjectPath, scanProject } from '../memdir/index.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
 import { type ExportFinding, findExportSecrets } from './export-secrets.js';
@@ -271,16 +279,20 @@ export interface ImportedHistoryListing {
   source: string | null;
   /** When it was imported, null when its merge record is gone. */
   importedAt: string | null;
-  /** Its entries, newest first: each can be diffed, read and restored from as the dir's own. */
+  /** Its entries, newest first: each can be diffed, read and restored from as the dir's own (unless `undone`). */
   entries: HistoryEntry[];
+  /** The import was undone (`memdir merge undo`): its entries are listed to read, and a restore from them is refused. */
+  undone: boolean;
 }
 
 /** The histories imported into `memoryDir`, newest first (`memdir history`, the History page). */
 export async function importedHistories(memoryDir: string, opts: { dataDir: string; file?: string; limit?: number }): Promise<ImportedHistoryListing[]> {
   const listed: ImportedHistoryListing[] = [];
-  for (const { id, rev, entries } of await listImportedHistories(memoryDir, opts)) {
+  for (const { id, rev, entries, undone } of await listImportedHistories(memoryDir, opts)) {
     const record = await readMergeRecord(opts.dataDir, id);
-    listed.push({ id, rev, source: record?.plan.source.label ?? null, importedAt: record?.createdAt ?? null, entries });
+    // Undone by a Memdir that left its history as it was: marked now, so nothing restores from it.
+    if (!undone && record?.undone) await retireImportedHistory(memoryDir, id, { dataDir: opts.dataDir });
+    listed.push({ id, rev, source: record?.plan.source.label ?? null, importedAt: record?.createdAt ?? null, undone: undone || !!record?.undone, entries });
   }
   // Newest import first (history lists them newest history first); one whose record is gone, last.
   return listed.sort((a, b) => (b.importedAt ?? '').localeCompare(a.importedAt ?? ''));

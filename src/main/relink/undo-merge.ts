@@ -8,7 +8,7 @@
  * `memdir restore`.
  */
 import type { MergeRecord } from '../../shared/contract/identity.js';
-import { HistoryError, readAtRevision, removeFoldersCreatedBy, transact } from '../history/index.js';
+import { HistoryError, readAtRevision, removeFoldersCreatedBy, retireImportedHistory, transact } from '../history/index.js';
 import { MemoryError } from '../memdir/index.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
@@ -86,6 +86,8 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
     // The folders the merge made there (a relink's new memory folder and its project folder) go when empty.
     await removeFoldersCreatedBy(p.memoryDir, p.rev, { dataDir });
   }
+  // The history an import brought in stays to read, but nothing restores from it any more.
+  if (record.kind === 'import') await retireImportedHistory(record.plan.target.memoryDir, id, { dataDir });
   const updated: MergeRecord = { ...record, undone: { at: new Date().toISOString(), revs } };
   await saveMergeRecord(dataDir, updated);
   return updated;

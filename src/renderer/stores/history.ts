@@ -38,7 +38,7 @@ export function describePlan(changes: PendingRestore['changes']): string {
 interface HistoryState {
   dir: string | null;
   entries: HistoryEntryShape[];
-  /** Histories imports brought in, newest import first: their entries are chosen and restored from as the dir's own. */
+  /** Histories imports brought in, newest import first: their entries are chosen and restored from as the dir's own (an undone import's only read). */
   imported: ImportedHistoryShape[];
   deleted: Deleted[];
   selected: string | null;
@@ -58,6 +58,13 @@ interface HistoryState {
 /** The entry `rev`, in the dir's own history or an imported one. */
 export function entryOf(state: Pick<HistoryState, 'entries' | 'imported'>, rev: string | null): HistoryEntryShape | undefined {
   return state.entries.find((e) => e.rev === rev) ?? state.imported.flatMap((h) => h.entries).find((e) => e.rev === rev);
+}
+
+/** Whether a restore from `rev` is offered: not when only imports undone since hold it (the host refuses it too). */
+export function restorableFrom(state: Pick<HistoryState, 'entries' | 'imported'>, rev: string): boolean {
+  if (state.entries.some((e) => e.rev === rev)) return true;
+  const holding = state.imported.filter((h) => h.entries.some((e) => e.rev === rev));
+  return holding.length === 0 || holding.some((h) => !h.undone);
 }
 
 export const useHistory = create<HistoryState>()((set, get) => ({

@@ -10,7 +10,7 @@ import type { MemoryDoc } from '../../shared/contract/memories.js';
 import { ago, when } from '../components/format.js';
 import { draftKey, sortDrafts } from './drafts.js';
 import { draftOf, draftProblem, emptyDraft, fromStored, isDirty, needsRepair, resume, sameTarget, toStored, withType } from './editor.js';
-import { describePlan } from './history.js';
+import { describePlan, restorableFrom } from './history.js';
 import { toastLifetime } from './toasts.js';
 import { cutOf, lineLabel, moveLine } from './index-order.js';
 import { parseIndex, serializeIndex } from '../../shared/index-format.js';
@@ -470,6 +470,12 @@ describe('whole-snapshot restore', () => {
     ];
     expect(describePlan(plan)).toBe('1 file brought back, 1 file rewritten, 2 files removed.');
     expect(describePlan([])).toBe('Nothing would change: the memory is already that way.');
+  });
+  it('offers no restore from an entry only imports undone since hold', () => {
+    const entry = (rev: string) => ({ rev, time: '2026-12-05T10:00:00Z', source: 'manual', summary: rev, files: [] });
+    const imported = (id: string, undone: boolean, revs: string[]) => ({ id, rev: revs[0]!, source: null, importedAt: null, undone, entries: revs.map(entry) });
+    const state = { entries: [entry('own')], imported: [imported('i1', true, ['a', 'b']), imported('i2', false, ['b', 'c'])] };
+    expect(['own', 'a', 'b', 'c'].map((rev) => restorableFrom(state, rev))).toEqual([true, false, true, true]);
   });
 });
 

@@ -4,7 +4,7 @@ import { DiffView } from '../components/DiffView.js';
 import { plural } from '../../shared/size-text.js';
 import { Time } from '../components/Time.js';
 import type { HistoryEntryShape } from '../../shared/contract/common.js';
-import { PLAN_WORDS, type PendingRestore, describePlan, entryOf, useHistory } from '../stores/history.js';
+import { PLAN_WORDS, type PendingRestore, describePlan, entryOf, restorableFrom, useHistory } from '../stores/history.js';
 
 /** "Restore whole snapshot" asks first: the files that will change, and how; Undo afterwards is one click. */
 function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
@@ -66,6 +66,7 @@ export function HistoryTab({ dir }: { dir: string }) {
     void load(dir);
   }, [dir, load]);
   const current = entryOf({ entries, imported }, selected);
+  const restorable = current !== undefined && restorableFrom({ entries, imported }, current.rev);
   return (
     <div className="split">
       <div className="pane list-pane">
@@ -92,7 +93,7 @@ export function HistoryTab({ dir }: { dir: string }) {
         {imported.map((h) => (
           <details key={h.id} className="imported-history" open>
             <summary>
-              Imported history{h.source ? ` from ${h.source}` : ''} ({plural(h.entries.length, 'change')})
+              Imported history{h.source ? ` from ${h.source}` : ''} ({plural(h.entries.length, 'change')}){h.undone ? ' — undone' : ''}
             </summary>
             <p className="muted small">
               Brought in by import {h.id}
@@ -102,7 +103,9 @@ export function HistoryTab({ dir }: { dir: string }) {
                   (<Time at={h.importedAt} />)
                 </>
               )}
-              : choose a change to see it, and restore a file or the whole snapshot from it.
+              {h.undone
+                ? ', undone since: choose a change to see what it held; nothing is restored from it.'
+                : ': choose a change to see it, and restore a file or the whole snapshot from it.'}
             </p>
             <Timeline label={`Imported history ${h.id}`} entries={h.entries} selected={selected} />
           </details>
@@ -120,11 +123,18 @@ export function HistoryTab({ dir }: { dir: string }) {
             <div className="toolbar">
               <strong>{current.summary}</strong>
               <span className="spacer" />
-              <button onClick={() => void planSnapshot(current.rev)} title="Put every memory back as it was right after this change (asks first)">
-                Restore whole snapshot…
-              </button>
+              {restorable && (
+                <button onClick={() => void planSnapshot(current.rev)} title="Put every memory back as it was right after this change (asks first)">
+                  Restore whole snapshot…
+                </button>
+              )}
             </div>
-            <DiffView diff={diff} onRestoreFile={(file, deletedHere) => void restore(deletedHere ? `${current.rev}~1` : current.rev, file)} />
+            <DiffView
+              diff={diff}
+              {...(restorable
+                ? { onRestoreFile: (file: string, deletedHere: boolean) => void restore(deletedHere ? `${current.rev}~1` : current.rev, file) }
+                : {})}
+            />
           </>
         )}
         {!current && entries.length > 0 && <p className="muted placeholder">Choose a change on the left to see what it did.</p>}

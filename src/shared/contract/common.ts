@@ -43,6 +43,8 @@ export const importedHistorySchema = z.object({
   source: z.string().nullable(),
   importedAt: z.string().nullable(),
   entries: z.array(historyEntrySchema),
+  /** The import was undone (`memdir merge undo`): its entries are listed to read, and a restore from them is refused. */
+  undone: z.boolean(),
 });
 export type ImportedHistoryShape = z.infer<typeof importedHistorySchema>;
 
