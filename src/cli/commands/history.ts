@@ -34,8 +34,10 @@ once the import was undone).`,
     const dataDir = resolveDataDir(io.env);
     if (loc.existing) await recordExternalChanges(loc.memoryDir, { dataDir });
     const only = typeof values.file === 'string' ? { file: values.file } : {};
-    const entries = await listHistory(loc.memoryDir, { limit, dataDir, ...only });
-    const imported = await importedHistories(loc.memoryDir, { limit, dataDir, ...only });
+    const [entries, imported] = await Promise.all([
+      listHistory(loc.memoryDir, { limit, dataDir, ...only }),
+      importedHistories(loc.memoryDir, { limit, dataDir, ...only }),
+    ]);
     if (values.json) {
       printJson(io, { memoryDir: loc.memoryDir, entries, imported });
       return 0;

@@ -179,7 +179,9 @@ export const memoryHandlers: Pick<
     const { project } = await ctx.where(dir, 'private');
     if (project.exists) await recordExternalChanges(project.memoryDir, { dataDir: ctx.dataDir });
     const opts = { dataDir: ctx.dataDir, limit: limit ?? 200, ...(file ? { file } : {}) };
-    return { entries: await listHistory(project.memoryDir, opts), imported: await importedHistories(project.memoryDir, opts) };
+    // Independent reads of the shadow repository: run side by side.
+    const [entries, imported] = await Promise.all([listHistory(project.memoryDir, opts), importedHistories(project.memoryDir, opts)]);
+    return { entries, imported };
   },
   async 'history.diff'({ dir, from, to, file }, ctx) {
     const { project } = await ctx.where(dir, 'private');

@@ -169,6 +169,7 @@ export interface ImportedHistory {
 export async function listImportedHistories(memoryDir: string, opts: { dataDir?: string; file?: string; limit?: number } = {}): Promise<ImportedHistory[]> {
   const repo = await openShadowRepo(memoryDir, opts.dataDir);
   if (!repo) return [];
+  // Newest entry first: importedHistories orders by import time and keeps this order for imports whose record is gone.
   const refs = await git(repo, ['for-each-ref', '--sort=-creatordate', '--format=%(refname)%00%(objectname)', IMPORTS, UNDONE_IMPORTS]);
   const imported: ImportedHistory[] = [];
   for (const line of refs.stdout.split('\n').filter(Boolean)) {

@@ -287,13 +287,14 @@ export interface ImportedHistoryListing {
 
 /** The histories imported into `memoryDir`, newest first (`memdir history`, the History page). */
 export async function importedHistories(memoryDir: string, opts: { dataDir: string; file?: string; limit?: number }): Promise<ImportedHistoryListing[]> {
-  const listed: ImportedHistoryListing[] = [];
-  for (const { id, rev, entries, undone } of await listImportedHistories(memoryDir, opts)) {
-    const record = await readMergeRecord(opts.dataDir, id);
-    // Undone by a Memdir that left its history as it was: marked now, so nothing restores from it.
-    if (!undone && record?.undone) await retireImportedHistory(memoryDir, id, { dataDir: opts.dataDir });
-    listed.push({ id, rev, source: record?.plan.source.label ?? null, importedAt: record?.createdAt ?? null, undone: undone || !!record?.undone, entries });
-  }
-  // Newest import first (history lists them newest history first); one whose record is gone, last.
+  const listed = await Promise.all(
+    (await listImportedHistories(memoryDir, opts)).map(async ({ id, rev, entries, undone }): Promise<ImportedHistoryListing> => {
+      const record = await readMergeRecord(opts.dataDir, id);
+      // Undone by a Memdir that left its history as it was: marked now, so nothing restores from it.
+      if (!undone && record?.undone) await retireImportedHistory(memoryDir, id, { dataDir: opts.dataDir });
+      return { id, rev, source: record?.plan.source.label ?? null, importedAt: record?.createdAt ?? null, undone: undone || !!record?.undone, entries };
+    }),
+  );
+  // Newest import first; one whose record is gone, last — among those, the order listImportedHistories gives (a stable sort).
   return listed.sort((a, b) => (b.importedAt ?? '').localeCompare(a.importedAt ?? ''));
 }
