@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { HistoryError, type ShadowRepo, git, gitBlobs, gitInitBare } from './git.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
-import { listHistory } from './history.js';
-import type { HistoryEntry } from './log-format.js';
+import { checkFile, checkLimit, readLog } from './history.js';
+import { type HistoryEntry, LOG_FORMAT, parseLog, toEntry } from './log-format.js';
 import { withMemoryLock } from '../core/memory-lock.js';
 import { IMPORT_NAME, IMPORTS, UNDONE_IMPORTS } from './imports.js';
 
@@ -164,19 +164,73 @@ export interface ImportedHistory {
 
 /**
  * The histories imports brought into the shadow repository of `memoryDir`, newest import first
- * (with `file`: only entries touching it, and only imports holding any). Empty when none.
+ * (with `file`: only entries touching it, and only imports holding any). Empty when none. Each
+ * import's entries are those `listHistory` lists from its newest entry; without `file` they take
+ * three git runs however many imports there are (with `file`, one more per import: each follows
+ * the file's renames along its own history).
  */
 export async function listImportedHistories(memoryDir: string, opts: { dataDir?: string; file?: string; limit?: number } = {}): Promise<ImportedHistory[]> {
+  const file = opts.file === undefined ? undefined : checkFile(opts.file);
+  checkLimit(opts.limit);
   const repo = await openShadowRepo(memoryDir, opts.dataDir);
   if (!repo) return [];
   // Newest entry first: importedHistories orders by import time and keeps this order for imports whose record is gone.
   const refs = await git(repo, ['for-each-ref', '--sort=-creatordate', '--format=%(refname)%00%(objectname)', IMPORTS, UNDONE_IMPORTS]);
-  const imported: ImportedHistory[] = [];
-  for (const line of refs.stdout.split('\n').filter(Boolean)) {
-    const [ref = '', rev = ''] = line.split('\0');
-    const undone = ref.startsWith(UNDONE_IMPORTS);
-    const entries = await listHistory(memoryDir, { ...opts, from: rev });
-    if (entries.length > 0 || opts.file === undefined) imported.push({ id: ref.slice((undone ? UNDONE_IMPORTS : IMPORTS).length), rev, entries, undone });
+  const found = refs.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [ref = '', rev = ''] = line.split('\0');
+      const undone = ref.startsWith(UNDONE_IMPORTS);
+      return { id: ref.slice((undone ? UNDONE_IMPORTS : IMPORTS).length), rev, undone };
+    });
+  if (found.length === 0) return [];
+  const limit = opts.limit ? [`-n${opts.limit}`] : [];
+  const lists =
+    file === undefined
+      ? await readHistories(
+          repo,
+          found.map((f) => f.rev),
+          opts.limit,
+        )
+      : await Promise.all(found.map(async (f) => (await readLog(repo, [...limit, '--follow', f.rev], [file])).map(toEntry)));
+  return found.map((f, i) => ({ ...f, entries: lists[i]! })).filter((h) => h.entries.length > 0 || file === undefined);
+}
+
+/**
+ * The entries from each of `revs`, newest first, as `git log --topo-order <rev>` lists them (at
+ * most `limit` each): one walk of them all, then one read of the entries wanted. A history whose
+ * order the shared walk cannot settle (two lines of changes, not a merge's one side) is walked alone.
+ */
+async function readHistories(repo: ShadowRepo, revs: readonly string[], limit: number | undefined): Promise<HistoryEntry[][]> {
+  const walk = await git(repo, ['rev-list', '--topo-order', '--parents', ...new Set(revs)]);
+  const order: string[] = [];
+  const parents = new Map<string, string[]>();
+  for (const line of walk.stdout.split('\n').filter(Boolean)) {
+    const [rev = '', ...of] = line.split(' ');
+    order.push(rev);
+    parents.set(rev, of);
   }
-  return imported;
+  const lists = await Promise.all(
+    revs.map(async (rev) => {
+      const reached = new Set<string>();
+      for (const todo = [rev]; todo.length > 0; ) {
+        const next = todo.pop()!;
+        if (reached.has(next)) continue;
+        reached.add(next);
+        todo.push(...(parents.get(next) ?? []));
+      }
+      const own = order.filter((r) => reached.has(r));
+      // Its only order when each entry's next is one of its parents: git's walk from it gives the same.
+      const settled = own.every((r, i) => i === 0 || parents.get(own[i - 1]!)!.includes(r));
+      const ordered = settled ? own : (await git(repo, ['rev-list', '--topo-order', rev])).stdout.split('\n').filter(Boolean);
+      return limit ? ordered.slice(0, limit) : ordered;
+    }),
+  );
+  const wanted = [...new Set(lists.flat())];
+  const read = await git(repo, ['log', '--no-walk=unsorted', '--stdin', '-z', '--name-status', '-M', '--no-color', LOG_FORMAT], {
+    input: `${wanted.join('\n')}\n`,
+  });
+  const entries = new Map(parseLog(read.stdout).map((e) => [e.rev, toEntry(e)]));
+  return lists.map((list) => list.map((rev) => entries.get(rev)!));
 }

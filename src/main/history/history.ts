@@ -16,7 +16,7 @@ import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../core/m
 import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { git, gitBlob, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
-import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog } from './log-format.js';
+import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog, toEntry } from './log-format.js';
 import type { BroughtBack, HistoryEntry, HistoryFileChange, LoggedEntry } from './log-format.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 import { refuseUndoneImport } from './imports.js';
@@ -61,13 +61,19 @@ function checkSource(source: string): string {
 }
 
 /** A caller's file argument as a confined, normalised relative path, or a HistoryError. */
-function checkFile(file: string): string {
+export function checkFile(file: string): string {
   try {
     return splitRelativePath(file, 'the memory directory', 'use').join('/');
   } catch (err) {
     if (err instanceof UnsafePathError) throw new HistoryError('bad-path', err.message, { cause: err });
     throw err;
   }
+}
+
+/** A history listing's limit: a positive whole number (or none), else a HistoryError. */
+export function checkLimit(limit: number | undefined): void {
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new HistoryError('bad-argument', `The history limit must be a positive whole number, not ${limit}`);
 }
 
 async function isDirectory(p: string): Promise<boolean> {
@@ -99,14 +105,10 @@ async function resolveRev(repo: ShadowRepo, rev: string, memoryDir: string): Pro
   return out.stdout.trim();
 }
 
-/** `git log` parsed; the repo must have at least one commit (check with `headRev`). */
-async function readLog(repo: ShadowRepo, args: string[], files: readonly string[] = []): Promise<LoggedEntry[]> {
+/** `git log` parsed; the repo must have at least one commit (check with `headRev`). For this folder's files only (bundle.ts). */
+export async function readLog(repo: ShadowRepo, args: string[], files: readonly string[] = []): Promise<LoggedEntry[]> {
   const out = await git(repo, ['log', '--topo-order', '-z', '--name-status', '-M', '--no-color', LOG_FORMAT, ...args, '--', ...files]);
   return parseLog(out.stdout);
-}
-
-function toEntry({ parents: _parents, broughtBack: _broughtBack, ...entry }: LoggedEntry): HistoryEntry {
-  return entry;
 }
 
 /**
@@ -270,9 +272,7 @@ async function commitSide(memoryDir: string, dataDir: string, files: { path: str
  */
 export async function listHistory(memoryDir: string, opts: HistoryOptions & { file?: string; limit?: number; from?: string } = {}): Promise<HistoryEntry[]> {
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
-  if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 1)) {
-    throw new HistoryError('bad-argument', `The history limit must be a positive whole number, not ${opts.limit}`);
-  }
+  checkLimit(opts.limit);
   const repo = await openShadowRepo(memoryDir, opts.dataDir);
   if (!repo || !(await headRev(repo))) return [];
   const from = opts.from === undefined ? [] : [await resolveRev(repo, opts.from, memoryDir)];

@@ -43,6 +43,11 @@ export interface LoggedEntry extends HistoryEntry {
   broughtBack: BroughtBack[];
 }
 
+/** A logged entry as callers see it: without its parents and trailers. */
+export function toEntry({ parents: _parents, broughtBack: _broughtBack, ...entry }: LoggedEntry): HistoryEntry {
+  return entry;
+}
+
 const TRAILER = 'Memdir-Source';
 /** One per folder a change created (relative to the memory dir, see safe-fs `noteCreatedFolders`): what its undo takes away when empty. */
 const CREATED_TRAILER = 'Memdir-Created-Folder';
