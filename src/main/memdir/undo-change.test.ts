@@ -436,6 +436,17 @@ describe('undo out of order', () => {
     expect(await read('a.md')).toBe(now);
   });
 
+  it('undo anyway follows a memory through any number of later renames: one memory comes back, never a second copy', async () => {
+    await seed(['a.md', 'c.md']);
+    const first = await renameMemory(where, 'a.md', 'r0.md');
+    for (let i = 1; i <= 101; i++) await renameMemory(where, `r${i - 1}.md`, `r${i}.md`);
+    const now = await read('r101.md');
+    await undoChange({ ...opts, rev: first.entry!.rev, overwriteChanged: true });
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(now);
+    expect(await pointers()).toEqual(['](a.md)', '](c.md)']);
+  }, 120_000);
+
   it('undo anyway of a rename whose new name was edited since keeps the edit under the old name', async () => {
     await seed(['a.md', 'c.md']);
     const renamed = await renameMemory(where, 'a.md', 'b.md');

@@ -175,13 +175,14 @@ async function stillThere(memoryDir: string, rev: string, file: string, history:
 
 /**
  * What happened to the memory `file` was as of `rev`: the later changes to it, oldest first, each
- * with the name it had then — through its renames, up to a delete — and its name now (null when
- * one of them deleted it, or it is gone).
+ * with the name it had then — through its renames, however many, up to a delete — and its name
+ * now (null when one of them deleted it, or it is gone). Each rename followed is a later entry on
+ * the line to now than the last, so the walk ends.
  */
 async function followMemory(memoryDir: string, rev: string, file: string, history: History): Promise<{ changes: Followed[]; now: string | null }> {
   const changes: Followed[] = [];
   let at = { rev, file };
-  for (let step = 0; step < 100; step++) {
+  for (;;) {
     let renamedTo: { rev: string; file: string } | null = null;
     for (const c of (await everyLaterChange(memoryDir, at.rev, at.file, history)).reverse()) {
       changes.push({ rev: c.entry.rev, path: at.file, later: c });
@@ -194,7 +195,6 @@ async function followMemory(memoryDir: string, rev: string, file: string, histor
     if (!renamedTo) return { changes, now: (await readText(memoryDir, at.file)) === null ? null : at.file };
     at = renamedTo;
   }
-  return { changes, now: null };
 }
 
 /** One later change to a memory followed through its renames, with the name it had then. */
