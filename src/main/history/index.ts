@@ -21,6 +21,7 @@ export {
   everyLaterChange,
   type HistoryEntry,
   HistoryError,
+  type HistoryFileChange,
   type LaterChange,
   laterChanges,
   listHistory,

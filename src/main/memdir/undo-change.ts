@@ -29,6 +29,7 @@ import {
   broughtBackSince,
   everyLaterChange,
   type HistoryEntry,
+  type HistoryFileChange,
   type LaterChange,
   laterChanges,
   readAtRevision,
@@ -200,21 +201,27 @@ async function followMemory(memoryDir: string, rev: string, file: string, histor
 /** One later change to a memory followed through its renames, with the name it had then. */
 type Followed = { rev: string; path: string; later: LaterChange };
 
-/** Whether a later change took the memory away from `path`: deleted it, or renamed it to another name. */
-function tookAway(c: LaterChange, path: string): boolean {
-  return c.change.status === 'deleted' || (c.change.status === 'renamed' && c.change.from === path);
+/** What a later change did at `path`: took the memory away (deleted it, renamed it on), put one there (written, renamed in), or edited it. */
+function didAt(change: HistoryFileChange, path: string): 'deleted' | 'renamed' | 'added' | 'edited' {
+  if (change.status === 'deleted') return 'deleted';
+  if (change.status === 'renamed') return change.from === path ? 'renamed' : 'added';
+  return change.status === 'added' ? 'added' : 'edited';
 }
 
-/** How a later change treated the memory at `path`, in words: "was renamed to d.md", "was edited". */
-function how(c: LaterChange, path: string): string {
-  if (c.change.status === 'deleted') return 'was deleted';
-  if (c.change.status === 'renamed' && c.change.from === path) return `was renamed to ${c.change.path}`;
-  return c.change.status === 'added' ? 'was written again' : 'was edited';
+/** Whether a later change took the memory away from `path`: deleted it, or renamed it to another name. */
+function tookAway(c: LaterChange, path: string): boolean {
+  return ['deleted', 'renamed'].includes(didAt(c.change, path));
+}
+
+/** How a later change treated the memory at `path`, in words: "was renamed to d.md", "was edited" (the one place of these words). */
+function how(change: HistoryFileChange, path: string): string {
+  const did = didAt(change, path);
+  return did === 'renamed' ? `was renamed to ${change.path}` : did === 'added' ? 'was written again' : `was ${did}`;
 }
 
 /** The later changes that edited the memory, as the summaries a person reads. */
 function editsIn(changes: Followed[]): string[] {
-  return [...new Set(changes.filter((c) => how(c.later, c.path) === 'was edited').map((c) => `"${c.later.entry.summary}"`))];
+  return [...new Set(changes.filter((c) => didAt(c.later.change, c.path) === 'edited').map((c) => `"${c.later.entry.summary}"`))];
 }
 
 interface FollowedRenames {
@@ -353,22 +360,16 @@ async function touchedSince(memoryDir: string, target: HistoryEntry, touched: Pl
     if (renamedHere) {
       const { changes, now } = await followMemory(memoryDir, target.rev, p.rel, history);
       if (changes.length > 0) {
-        const clauses = changes.map((c) => `${c.path} ${how(c.later, c.path)} by "${c.later.entry.summary}"`);
+        const clauses = changes.map((c) => `${c.path} ${how(c.later.change, c.path)} by "${c.later.entry.summary}"`);
         if (now !== p.rel && p.now !== null && by) clauses.push(`${p.rel} was written again by "${by.entry.summary}"`);
         for (const c of changes) revs.add(c.rev);
         what.push(clauses.join(', then '));
         continue;
       }
     }
-    const said =
-      p.now === null
-        ? by?.change.status === 'renamed' && by.change.from === p.rel
-          ? `was renamed to ${by.change.path}`
-          : 'was deleted'
-        : p.after === null
-          ? 'was written again'
-          : 'was edited';
-    what.push(`${p.rel} ${said}${by ? ` by "${by.entry.summary}"` : ''}`);
+    // Without a recorded change (none on the line to now), what the disk shows.
+    const seen = { path: p.rel, status: p.now === null ? 'deleted' : p.after === null ? 'added' : 'modified' } as const;
+    what.push(`${p.rel} ${how(by?.change ?? seen, p.rel)}${by ? ` by "${by.entry.summary}"` : ''}`);
   }
   const list = what.length === 1 ? what[0]! : `${what.slice(0, -1).join(', ')} and ${what.at(-1)!}`;
   return `Nothing was undone: since "${target.summary}", ${list}. Undo ${revs.size > 1 ? 'those' : 'that'} first, or undo anyway (what is there now stays in history).`;
