@@ -107,8 +107,9 @@ changes are reversed, and a pointer it removed goes back at its old place when i
 A memory file a later change touched (edited, deleted, renamed, written again) stops the undo (exit 2, nothing
 written), naming that change: undo the later changes first, newest first, or pass --overwrite-changed. Undoing
 anyway a rename whose memory a later change edited, deleted or renamed on brings the memory back once, under its
-old name and as it is now (a rename undone changes the name, not the text): its later name goes, and those later
-changes count as undone (never a second copy); another memory written at the new name since stays. A change already undone
+old name and as it is now (a rename undone changes the name, not the text): its later name goes, and the later
+deletes and renames count as undone (never a second copy) — undoing one of the later edits takes it out of the
+memory where it is back; another memory written at the new name since stays. A change already undone
 (its files all as before it) writes nothing.
 The undo is itself an entry (source "restore"): undo it to redo.
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,

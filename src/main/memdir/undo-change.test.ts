@@ -417,6 +417,7 @@ describe('undo out of order', () => {
     await seed(['a.md', 'c.md']);
     const first = await renameMemory(where, 'a.md', 'b.md');
     await renameMemory(where, 'b.md', 'sub/d.md');
+    const beforeEdit = await read('sub/d.md');
     const edited = await edit(where, 'sub/d.md', 'edited after the renames');
     const now = await read('sub/d.md');
     await expect(undoChange({ ...opts, rev: first.entry!.rev })).rejects.toMatchObject({
@@ -431,9 +432,9 @@ describe('undo out of order', () => {
     expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
     expect(await read('a.md')).toBe(now);
     expect(await pointers()).toEqual(['](a.md)', '](c.md)']);
-    // Undoing the edit then leaves that memory as it is: its text is in a.md.
-    expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).toBeNull();
-    expect(await read('a.md')).toBe(now);
+    // Undoing the edit then takes it out of that memory, in a.md where it is now.
+    expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).not.toBeNull();
+    expect(await read('a.md')).toBe(beforeEdit);
   });
 
   it('undo anyway follows a memory through any number of later renames: one memory comes back, never a second copy', async () => {
@@ -447,16 +448,32 @@ describe('undo out of order', () => {
     expect(await pointers()).toEqual(['](a.md)', '](c.md)']);
   }, 120_000);
 
-  it('undo anyway of a rename whose new name was edited since keeps the edit under the old name', async () => {
+  it('undo anyway of a rename whose new name was edited since keeps the edit under the old name; undoing the edit then takes it out there', async () => {
     await seed(['a.md', 'c.md']);
     const renamed = await renameMemory(where, 'a.md', 'b.md');
+    const beforeEdit = await read('b.md');
     const edited = await edit(where, 'b.md', 'edited after the rename');
     const now = await read('b.md');
     await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
     expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
     expect(await read('a.md')).toBe(now);
-    expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).toBeNull();
+    expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).not.toBeNull();
     expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(beforeEdit);
+  });
+
+  it('undoing an edit after undo anyway of the rename before it takes the edit out of the memory, under the name it is back under', async () => {
+    await seed(['a.md', 'c.md']);
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    const beforeEdit = await read('b.md');
+    const edited = await edit(where, 'b.md', 'edited after the rename');
+    await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
+    const undone = await undoChange({ ...opts, rev: edited.entry!.rev });
+    expect(undone.entry).toMatchObject({ summary: 'Undo: Edit b.md', files: [{ path: 'a.md', status: 'modified' }] });
+    expect(undone.notes).toContain('b.md is back as a.md since "Undo: Rename a.md to b.md" (undone anyway): the edit is undone there.');
+    expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
+    expect(await read('a.md')).toBe(beforeEdit);
+    expect(await pointers()).toEqual(['](a.md)', '](c.md)']);
   });
 
   it('undo anyway of a rename renamed back since keeps the memory where it is', async () => {
@@ -474,6 +491,7 @@ describe('undo out of order', () => {
   it('after undo anyway of a rename, a later bulk delete of the new name and another memory brings back only the other, and an edit between is kept', async () => {
     await seed(['a.md', 'c.md']);
     const renamed = await renameMemory(where, 'a.md', 'b.md');
+    const beforeEdit = await read('b.md');
     const edited = await edit(where, 'b.md', 'edited');
     const now = await read('b.md');
     const removed = await bulkChange(
@@ -495,9 +513,10 @@ describe('undo out of order', () => {
     expect(undone.notes[0]).toBe('b.md is back already, as a.md, since "Undo: Rename a.md to b.md" (undone anyway): it is not brought back twice.');
     expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
     expect((await read('MEMORY.md')).match(/\]\((a|b|c)\.md\)/g)?.sort()).toEqual(['](a.md)', '](c.md)']);
-    expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).toBeNull();
+    // The edit is taken out of the memory, in a.md.
+    expect((await undoChange({ ...opts, rev: edited.entry!.rev, overwriteChanged: true })).entry).not.toBeNull();
     expect((await fs.readdir(where.memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md', 'c.md']);
-    expect(await read('a.md')).toBe(now);
+    expect(await read('a.md')).toBe(beforeEdit);
   });
 
   it('a change already undone says there is nothing to undo, and writes nothing', async () => {

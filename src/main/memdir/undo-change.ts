@@ -12,8 +12,9 @@
  * memory a later change touched (edited, deleted, renamed on) follows the memory from its new
  * name, brings it back under its old name as it is now (undoing a rename changes the name, not the
  * text; a deleted one as it was just before its delete), takes away the name it has now, and notes those
- * later changes in its entry (Memdir-Brought-Back) — undoing one of them then leaves that memory
- * as it is, and says so. Another memory written at the new name after it left stays, with its
+ * later changes in its entry (Memdir-Brought-Back) — undoing a delete or rename among them then
+ * leaves that memory as it is, and says so; undoing an edit among them takes the edit out of the
+ * memory under the name it is back under (the person asked for that edit to go). Another memory written at the new name after it left stays, with its
  * pointer; another memory written at the old name since stops the undo, even anyway, naming it.
  * An entry already wholly undone
  * (every file as before it, or back under another name) writes nothing. The folders the change
@@ -86,6 +87,7 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
         plan.push({ rel, before, after, now: await readText(opts.memoryDir, rel) });
       }
       const back = await backAlready(opts.memoryDir, target, plan, history);
+      notes.push(...(await undoEditsWhereBack(opts.memoryDir, target, plan, back, history)));
       for (const [rel, b] of back) {
         if (rel === b.path) notes.push(`${rel} is back already, as ${b.as}, since "${b.entry.summary}" (undone anyway): it is not brought back twice.`);
       }
@@ -161,6 +163,31 @@ async function backAlready(memoryDir: string, target: HistoryEntry, plan: Planne
     if (renamedTo !== undefined && !back.has(renamedTo)) back.set(renamedTo, b);
   }
   return back;
+}
+
+/**
+ * An edit of a memory an undo anyway has brought back under another name since took nothing away:
+ * it is undone where the memory is now (its plan moves there, and `back` lets go of it), as the
+ * person asked. Returns the notes saying so.
+ */
+async function undoEditsWhereBack(
+  memoryDir: string,
+  target: HistoryEntry,
+  plan: Planned[],
+  back: Map<string, BackAlready>,
+  history: History,
+): Promise<string[]> {
+  const notes: string[] = [];
+  for (const [rel, b] of back) {
+    const p = plan.find((q) => q.rel === rel);
+    if (!p || target.files.find((f) => f.path === rel)?.status !== 'modified') continue;
+    const now = (await followMemory(memoryDir, b.entry.rev, b.as, history)).now;
+    if (now === null || plan.some((q) => q.rel === now)) continue;
+    back.delete(rel);
+    Object.assign(p, { rel: now, now: await readText(memoryDir, now) });
+    notes.push(`${rel} is back as ${now} since "${b.entry.summary}" (undone anyway): the edit is undone there.`);
+  }
+  return notes;
 }
 
 interface BackAlready {
