@@ -5,17 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { UnsafePathError } from '../core/confined-path.js';
-import {
-  broughtBackSince,
-  deletedFiles,
-  diffRevisions,
-  HistoryError,
-  listHistory,
-  readAtRevision,
-  recordSnapshot,
-  restoreFromHistory,
-  transact,
-} from './history.js';
+import { deletedFiles, diffRevisions, HistoryError, listHistory, readAtRevision, recordSnapshot, restoreFromHistory, transact } from './history.js';
+import { broughtBackSince } from './later-changes.js';
 
 let tmp: string;
 let mem: string;

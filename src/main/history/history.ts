@@ -17,7 +17,7 @@ import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
 import { git, gitBlob, HistoryError } from './git.js';
 import type { ShadowRepo } from './git.js';
 import { formatMessage, LOG_FORMAT, parseCreatedFolders, parseLog, toEntry } from './log-format.js';
-import type { BroughtBack, HistoryEntry, HistoryFileChange, LoggedEntry } from './log-format.js';
+import type { BroughtBack, HistoryEntry, LoggedEntry } from './log-format.js';
 import { ensureShadowRepo, openShadowRepo } from './shadow-repo.js';
 import { refuseUndoneImport } from './imports.js';
 
@@ -93,7 +93,7 @@ async function headRev(repo: ShadowRepo): Promise<string | null> {
  * Anything git could read as an option, a range or a path (`-x`, `a..b`, `rev:file`) is refused
  * before git sees it, and git's own complaint never reaches the user.
  */
-async function resolveRev(repo: ShadowRepo, rev: string, memoryDir: string): Promise<string> {
+export async function resolveRev(repo: ShadowRepo, rev: string, memoryDir: string): Promise<string> {
   const shown = typeof rev === 'string' ? JSON.stringify(rev.slice(0, 80)) : String(rev);
   if (typeof rev !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_./~^-]{0,199}$/.test(rev) || rev.includes('..')) {
     throw new HistoryError('bad-revision', `${shown} is not a point in history; expected a commit id such as 3f2a9c1`);
@@ -280,77 +280,8 @@ export async function listHistory(memoryDir: string, opts: HistoryOptions & { fi
   return (await readLog(repo, args, file ? [file] : [])).map(toEntry);
 }
 
-/** What a later entry did to one file: the entry, and its change to the file (a rename names the file as `from`). */
-export interface LaterChange {
-  entry: HistoryEntry;
-  change: HistoryFileChange;
-}
-
-/**
- * For each of `files`, the newest entry after `rev` that touched it — the one to undo first
- * before undoing `rev` — with what it did to the file. Only entries on the line from `rev` to
- * now count (a team merge's other side is not a change made here). A file no later entry
- * touched is absent from the map.
- */
-export async function laterChanges(memoryDir: string, rev: string, files: readonly string[], opts: HistoryOptions = {}): Promise<Map<string, LaterChange>> {
-  const found = new Map<string, LaterChange>();
-  for (const { file, ...later } of await changesAfter(memoryDir, rev, files, opts, true)) if (!found.has(file)) found.set(file, later);
-  return found;
-}
-
-/** Every entry after `rev` that touched `file`, newest first, with what it did to it (see laterChanges). */
-export async function everyLaterChange(memoryDir: string, rev: string, file: string, opts: HistoryOptions = {}): Promise<LaterChange[]> {
-  return (await changesAfter(memoryDir, rev, [file], opts)).map(({ entry, change }) => ({ entry, change }));
-}
-
-/** `newestOnly`: only each file's newest change is wanted, so an older delete's entry is not read whole (one git run each). */
-async function changesAfter(
-  memoryDir: string,
-  rev: string,
-  files: readonly string[],
-  opts: HistoryOptions,
-  newestOnly = false,
-): Promise<(LaterChange & { file: string })[]> {
-  const paths = files.map(checkFile);
-  const found: (LaterChange & { file: string })[] = [];
-  if (paths.length === 0) return found;
-  const repo = await requireRepo(memoryDir, opts.dataDir);
-  const hash = await resolveRev(repo, rev, memoryDir);
-  // Newest first; limited to the files, so a rename away shows as the file deleted: read that entry whole to say where it went.
-  for (const logged of await readLog(repo, ['--first-parent', `${hash}..HEAD`], paths)) {
-    const entry = toEntry(logged);
-    for (const change of logged.files) {
-      // A rename between two of the files touched both: the one it wrote, and the one it took away.
-      if (change.from !== undefined && paths.includes(change.from)) found.push({ file: change.from, entry, change });
-      if (!paths.includes(change.path) || (newestOnly && found.some((f) => f.file === change.path))) continue;
-      const whole = change.status === 'deleted' ? (await readLog(repo, ['-1', logged.rev]))[0] : undefined;
-      const renamed = whole?.files.find((f) => f.status === 'renamed' && f.from === change.path);
-      found.push({ file: change.path, entry, change: renamed ?? change });
-    }
-  }
-  return found;
-}
-
-/**
- * The memories taken away by the change `rev` that a later undo anyway brought back under their
- * earlier name (see BroughtBack), each with the entry that did, newest first. Only entries on the
- * line from `rev` to now count.
- */
-export async function broughtBackSince(
-  memoryDir: string,
-  rev: string,
-  opts: HistoryOptions = {},
-): Promise<{ entry: HistoryEntry; path: string; as: string }[]> {
-  const repo = await requireRepo(memoryDir, opts.dataDir);
-  const hash = await resolveRev(repo, rev, memoryDir);
-  const found: { entry: HistoryEntry; path: string; as: string }[] = [];
-  for (const logged of await readLog(repo, ['--first-parent', `${hash}..HEAD`])) {
-    for (const back of logged.broughtBack) if (back.rev === hash) found.push({ entry: toEntry(logged), path: back.path, as: back.as });
-  }
-  return found;
-}
-
-async function requireRepo(memoryDir: string, dataDir: string | undefined): Promise<ShadowRepo> {
+/** The shadow repository of `memoryDir`, or a HistoryError saying there is no history yet. For this folder's files only. */
+export async function requireRepo(memoryDir: string, dataDir: string | undefined): Promise<ShadowRepo> {
   const repo = await openShadowRepo(memoryDir, dataDir);
   if (!repo) throw new HistoryError('not-found', `There is no history for ${memoryDir} yet`);
   return repo;

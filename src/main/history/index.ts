@@ -13,17 +13,13 @@ export {
 } from './bundle.js';
 export {
   type BroughtBack,
-  broughtBackSince,
   type ChangeDescription,
   type ChangeSource,
   deletedFiles,
   diffRevisions,
-  everyLaterChange,
   type HistoryEntry,
   HistoryError,
   type HistoryFileChange,
-  type LaterChange,
-  laterChanges,
   listHistory,
   planRestore,
   readAtRevision,
@@ -36,4 +32,5 @@ export {
   transact,
 } from './history.js';
 export { retireImportedHistory } from './imports.js';
+export { broughtBackSince, everyLaterChange, type LaterChange, laterChanges } from './later-changes.js';
 export { recordedMemoryDirs } from './shadow-repo.js';
