@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { bundleHistory, keepBundledHistory, listImportedHistories } from './bundle.js';
-import { listHistory, transact } from './history.js';
+import { listHistory, planRestore, restoreFromHistory, transact } from './history.js';
+import { retireImportedHistory } from './imports.js';
 import { openShadowRepo } from './shadow-repo.js';
 
 let tmp: string;
@@ -107,5 +108,29 @@ describe('imported histories', () => {
     expect(onlyZ.map((h) => h.id)).toEqual(['20261205-110000-bbbb']);
     expect(onlyZ[0]!.entries).toEqual(await listHistory(target, { dataDir, file: 'z.md', from: onlyZ[0]!.rev }));
     expect(onlyZ[0]!.entries.map((e) => e.summary)).toEqual(['Edit z.md', 'Rename x.md to z.md', 'Create x.md']);
+  });
+
+  it('refuses a restore from an entry only undone imports hold, and allows it while an import that stands holds it too', async () => {
+    const a = await memoryDir('a');
+    await change(a, 'Create x.md', () => writeFileAtomic(a, 'x.md', 'x one\n'));
+    const bundle = (await bundleHistory(a, { dataDir }))!;
+    const target = await memoryDir('target');
+    await change(target, 'Create own.md', () => writeFileAtomic(target, 'own.md', 'own\n'));
+    const rev = await keepBundledHistory(target, bundle, '20261205-100000-aaaa', { dataDir });
+    await keepBundledHistory(target, bundle, '20261205-110000-bbbb', { dataDir });
+    await retireImportedHistory(target, '20261205-100000-aaaa', { dataDir });
+    expect((await listImportedHistories(target, { dataDir })).map((h) => [h.id, h.undone]).sort()).toEqual([
+      ['20261205-100000-aaaa', true],
+      ['20261205-110000-bbbb', false],
+    ]);
+    // The other import of the same archive stands: its history restores.
+    expect(await restoreFromHistory(target, rev, { dataDir, file: 'x.md' })).not.toBeNull();
+    await fs.rm(path.join(target, 'x.md'));
+    await retireImportedHistory(target, '20261205-110000-bbbb', { dataDir });
+    await expect(restoreFromHistory(target, rev, { dataDir, file: 'x.md' })).rejects.toThrow(
+      `${rev.slice(0, 10)} is in the history import 20261205-100000-aaaa brought in, and that import was undone (memdir merge undo): nothing was restored.`,
+    );
+    await expect(planRestore(target, rev, { dataDir })).rejects.toThrow('that import was undone');
+    expect(await fs.readdir(target)).toEqual(['own.md']);
   });
 });

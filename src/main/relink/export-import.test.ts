@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { listHistory } from '../history/history.js';
 import { openShadowRepo } from '../history/shadow-repo.js';
-import { exportProject, importArchive, planImport, undoMerge } from './index.js';
+import { exportProject, importArchive, importedHistories, planImport, undoMerge } from './index.js';
 import { readTar, writeTar } from './tar.js';
 import { addMemories, addSession, git, makeRepo, topic } from './test-support/moved-project.js';
 
@@ -98,6 +98,13 @@ describe('export and import (issue 18, item 6)', () => {
     expect(git(tmp, '--git-dir', repo.gitDir, 'log', '--format=%s', `refs/memdir/imports/${record.id}`)).toMatch(/Changes made outside Memdir/);
     await undoMerge(dataDir, record.id);
     expect((await fs.readdir(otherMemory)).sort()).toEqual(['MEMORY.md', 'feedback_sql.md']);
+    // Its history stays, marked undone; one an earlier Memdir undone (its ref left in place) is marked when listed.
+    const refs = () => git(tmp, '--git-dir', repo.gitDir, 'for-each-ref', '--format=%(refname)', 'refs/memdir/').trim();
+    expect(refs()).toBe(`refs/memdir/undone-imports/${record.id}`);
+    git(tmp, '--git-dir', repo.gitDir, 'update-ref', `refs/memdir/imports/${record.id}`, `refs/memdir/undone-imports/${record.id}`);
+    git(tmp, '--git-dir', repo.gitDir, 'update-ref', '-d', `refs/memdir/undone-imports/${record.id}`);
+    expect((await importedHistories(otherMemory, { dataDir })).map((h) => [h.id, h.undone])).toEqual([[record.id, true]]);
+    expect(refs()).toBe(`refs/memdir/undone-imports/${record.id}`);
     expect(await fs.readFile(path.join(otherMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](feedback_sql.md) — by hand\n');
     expect(sanitizeDirName(other)).toBe(record.plan.target.dir);
   });
