@@ -29,6 +29,18 @@ async function memdir(...args: string[]): Promise<{ code: number; out: string; e
   return { code, out, err };
 }
 
+/** Export `project` to p.tar and import it into a new folder q: the target, its memory dir and the import's merge record. */
+async function exportAndImport(project: string): Promise<{ target: string; targetMemory: string; merge: { id: string } | undefined }> {
+  const file = path.join(root, 'p.tar');
+  expect((await memdir('export', project, file)).code).toBe(0);
+  const target = path.join(root, 'q');
+  await fs.mkdir(target);
+  expect((await memdir('import', file, target, '--yes')).code).toBe(0);
+  const targetMemory = path.join(home, 'projects', sanitizeDirName(target), 'memory');
+  const [merge] = JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { id: string }[];
+  return { target, targetMemory, merge };
+}
+
 describe('memdir orphans / relink / merge', () => {
   it('lists the orphan with its candidate, previews, relinks with --yes, keeps a conflict to resolve, and undoes', async () => {
     const oldPath = path.join(root, 'src', 'shop');
@@ -138,13 +150,7 @@ describe('memdir orphans / relink / merge', () => {
     await fs.writeFile(path.join(memoryDir, 'b.md'), topic('B', 'user', 'gone since'));
     expect((await memdir('history', project)).code).toBe(0);
     await fs.rm(path.join(memoryDir, 'b.md'));
-    const file = path.join(root, 'p.tar');
-    expect((await memdir('export', project, file)).code).toBe(0);
-    const target = path.join(root, 'q');
-    await fs.mkdir(target);
-    expect((await memdir('import', file, target, '--yes')).code).toBe(0);
-    const targetMemory = path.join(home, 'projects', sanitizeDirName(target), 'memory');
-    const [merge] = JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { id: string }[];
+    const { target, targetMemory, merge } = await exportAndImport(project);
 
     const listed = JSON.parse((await memdir('history', target, '--json')).out) as {
       entries: { summary: string }[];
@@ -179,13 +185,7 @@ describe('memdir orphans / relink / merge', () => {
     await addSession(home, project);
     await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
     expect((await memdir('history', project)).code).toBe(0);
-    const file = path.join(root, 'p.tar');
-    expect((await memdir('export', project, file)).code).toBe(0);
-    const target = path.join(root, 'q');
-    await fs.mkdir(target);
-    expect((await memdir('import', file, target, '--yes')).code).toBe(0);
-    const targetMemory = path.join(home, 'projects', sanitizeDirName(target), 'memory');
-    const [merge] = JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { id: string }[];
+    const { target, targetMemory, merge } = await exportAndImport(project);
     const before = JSON.parse((await memdir('history', target, '--json')).out) as { imported: { undone: boolean; entries: { rev: string }[] }[] };
     expect(before.imported).toMatchObject([{ id: merge!.id, undone: false }]);
     expect((await memdir('merge', 'undo', merge!.id)).code).toBe(0);
