@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listHistory, recordExternalChanges } from '../src/main/history/history.js';
-import { exportProject, importArchive } from '../src/main/relink/index.js';
+import { exportProject, importArchive, undoMerge } from '../src/main/relink/index.js';
 import { addMemories, addSession, git, makeRepo, topic } from '../src/main/relink/test-support/moved-project.js';
 import { sanitizeDirName } from '../src/shared/sanitize.js';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
@@ -237,5 +237,29 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     await page.getByRole('status').filter({ hasText: 'Restored plan.md.' }).waitFor();
     expect(await fs.readFile(path.join(memoryOf(targetPath), 'plan.md'), 'utf8')).toBe(topic('Plan', 'project', 'First plan.'));
     await page.screenshot({ path: artifact('relink-imported-history.png'), fullPage: true });
+  });
+
+  it('marks an import undone since on the History page, and offers no restore from its history', async () => {
+    const sourcePath = path.join(root, 'elsewhere', 'drafts');
+    await makeRepo(sourcePath);
+    await addSession(home, sourcePath);
+    await addMemories(home, sourcePath, { 'MEMORY.md': '- [Idea](idea.md) — an idea\n', 'idea.md': topic('Idea', 'project', 'An idea.') });
+    const archive = path.join(root, 'drafts.memdir.tar');
+    await exportProject({ home, dataDir }, sourcePath, archive);
+    const targetPath = path.join(root, 'fresh', 'drafts');
+    await makeRepo(targetPath);
+    await addSession(home, targetPath);
+    await addMemories(home, targetPath, { 'MEMORY.md': '- [Own](own.md) — its own\n', 'own.md': topic('Own', 'project', 'Its own.') });
+    const record = await importArchive({ home, dataDir }, archive, targetPath, { force: true });
+    await undoMerge(dataDir, record.id);
+    await page.goto(`${host.url}#/p/${sanitizeDirName(targetPath)}/history`);
+    const imported = page.getByRole('list', { name: `Imported history ${record.id}` });
+    await imported.waitFor();
+    await page.getByText(`Brought in by import ${record.id}`).filter({ hasText: 'undone since' }).waitFor();
+    await imported.getByRole('button').last().click();
+    await page.getByRole('region', { name: 'Changes to idea.md' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Restore this version' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Restore whole snapshot…' }).count()).toBe(0);
+    await page.screenshot({ path: artifact('relink-undone-import-history.png'), fullPage: true });
   });
 });
