@@ -124,7 +124,10 @@ describe('memdir session status', () => {
     expect((await run('session', 'status')).out).toMatch(/HANDED BACK[\s\S]*\b2\d\d \/ 10,000\s/);
     await fs.writeFile(noteFile, `# Session memory\n\n## Where the workflow stands\n${'- a step done and checked\n'.repeat(600)}`);
     expect((await run('session', 'status')).out).toMatch(/\b\d,\d{3} \/ 10,000 \(cut\)/);
-    expect(JSON.parse((await run('session', 'status', '--json')).out).sessions[0].handBack).toEqual({ chars: expect.any(Number), cut: true });
+    const { handBack } = JSON.parse((await run('session', 'status', '--json')).out).sessions[0];
+    expect(handBack).toEqual({ chars: expect.any(Number), wholeChars: expect.any(Number), cut: true });
+    expect(handBack.chars).toBeLessThanOrEqual(10_000);
+    expect(handBack.wholeChars).toBeGreaterThan(10_000);
   });
 });
 

@@ -12,7 +12,7 @@ export const sessionStatusCommand: CommandSpec = {
   details: `JSON: {"sessions": [{"sessionId", "project", "projectPath", "transcriptPath", "contextTokens",
   "started": bool, "tokensSinceUpdate", "toolCallsSinceUpdate", "lastResponseUsedTools": bool,
   "due": bool, "tokensToNext", "toolCallsToNext", "lastActivityAt", "endedAt", "lastUpdateAt",
-  "updates", "method", "fallbackReason", "note", "noteFile", "handBack": {"chars", "cut": bool}|null,
+  "updates", "method", "fallbackReason", "note", "noteFile", "handBack": {"chars", "wholeChars", "cut": bool}|null,
   "claudeCodeSummary": {"file", "text", "modifiedAt", "truncated"}|null}]}
 The context is counted as Claude Code counts it: input + cache + output tokens of the latest
 response, plus characters / 4 of what came after it. The first note is written once it reaches
@@ -21,7 +21,8 @@ since the last update AND either 3 tool calls happened since or the latest respo
 HANDED BACK (handBack) is what the SessionStart hook gives Claude Code after a compaction or a
 resume: the note under a one-line intro, within the 10,000 characters Claude Code 2.1.332 takes
 whole from a hook (past that the model would get a 2 KB preview); a longer note is cut ("cut"),
-keeping its beginning and its latest lines and naming the file with the whole note.
+keeping its beginning and its latest lines and naming the file with the whole note. "chars" is
+what is handed back, "wholeChars" what the intro and the whole note come to (UTF-16 units both).
 claudeCodeSummary is the summary.md an older Claude Code wrote for the session, where it exists.
 Live sessions: those the app follows (an ended one until it has been idle for Settings → Session
 Memory's idle time, default 4 hours, so that a resume gets its note back), and session transcripts

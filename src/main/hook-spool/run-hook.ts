@@ -127,7 +127,7 @@ async function answerSessionStart(dataDir: string, stdin: string): Promise<HookR
   if (!note?.trim()) return { outcome: 'ignored', message: `no Session Memory note for session ${parsed.sessionId}` };
   const handed = handBackNote(note, store.noteFile(parsed.sessionId));
   const cut = handed.cut
-    ? `, cut to ${handed.text.length.toLocaleString('en-US')} of its ${handed.noteChars.toLocaleString('en-US')} characters to fit Claude Code's limit`
+    ? `, cut to ${handed.text.length.toLocaleString('en-US')} of its ${handed.wholeChars.toLocaleString('en-US')} characters (intro included) to fit Claude Code's limit`
     : '';
   return {
     outcome: 'answered',

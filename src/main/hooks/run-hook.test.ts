@@ -207,6 +207,11 @@ describe('SessionStart hands the session note back to Claude Code (R-SESSION)', 
     const whole = (JSON.parse((await start('resume')).stdout!) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
     expect(whole).toBe(`${intro}${fits}\n`);
     expect(whole).toHaveLength(10_000);
+    // One character more and it is cut: the count is of what would be handed back (the intro
+    // included), not of the note alone, which is shorter than the limit.
+    await new SessionStore(dataDir).writeNote('abc-123', `${fits}x`);
+    const over = await start('resume');
+    expect(over.message).toMatch(/, cut to [\d,]+ of its 10,001 characters \(intro included\) to fit Claude Code's limit$/);
   });
 
   it('nothing for a new session, another session, or no note; a bad payload is logged', async () => {

@@ -152,7 +152,7 @@ describe('R-SESSION thresholds', () => {
     const memory = sessions();
     expect(await memory.observe(fx.transcript(), { write: false })).toMatchObject({ note: null, handBack: null });
     const short = (await memory.observe(fx.transcript(), { force: true }))!;
-    expect(short.handBack).toEqual({ chars: expect.any(Number), cut: false });
+    expect(short.handBack).toEqual({ chars: expect.any(Number), wholeChars: short.handBack!.chars, cut: false });
     expect(short.handBack!.chars).toBeGreaterThan(short.note!.trim().length);
     // A model's note past the limit (a long list of steps).
     await fs.writeFile(noteFile(), `# Session memory\n\n## Where the workflow stands\n${'- a step of the work, done and checked\n'.repeat(400)}`);

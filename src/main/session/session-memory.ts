@@ -292,7 +292,7 @@ export class SessionMemory {
       fallbackReason: state.lastUpdate?.fallbackReason ?? null,
       note,
       noteFile: note === null ? null : this.store.noteFile(state.sessionId),
-      handBack: handed && { chars: handed.text.length, cut: handed.cut },
+      handBack: handed && { chars: handed.text.length, wholeChars: handed.wholeChars, cut: handed.cut },
       claudeCodeSummary: await readClaudeCodeSummary(state.transcriptPath, state.sessionId),
     };
   }

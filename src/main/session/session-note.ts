@@ -110,8 +110,11 @@ const HANDBACK_INTRO =
 export interface HandedBackNote {
   /** The `additionalContext`: the intro, then the note (cut when it had to be). */
   text: string;
-  /** The note's own length (trimmed), before any cut. */
-  noteChars: number;
+  /**
+   * The UTF-16 units the intro and the whole note come to: what would be handed back uncut (more
+   * than `SESSION_HANDBACK_MAX_CHARS` exactly when the note is cut).
+   */
+  wholeChars: number;
   cut: boolean;
 }
 
@@ -132,7 +135,7 @@ function offPair(text: string, index: number, step: 1 | -1): number {
 export function handBackNote(note: string, noteFile: string): HandedBackNote {
   const body = note.trim();
   const whole = `${HANDBACK_INTRO}\n\n${body}\n`;
-  if (whole.length <= SESSION_HANDBACK_MAX_CHARS) return { text: whole, noteChars: body.length, cut: false };
+  if (whole.length <= SESSION_HANDBACK_MAX_CHARS) return { text: whole, wholeChars: whole.length, cut: false };
   const gap = (left: number) =>
     `\n[… ${left.toLocaleString('en-US')} characters of the note's middle are left out here, to stay within the ${SESSION_HANDBACK_MAX_CHARS.toLocaleString('en-US')} characters Claude Code takes from a hook; the whole note is in ${noteFile} …]\n\n`;
   // The gap line at its longest (every character left out), so the text fits whatever is kept.
@@ -144,5 +147,5 @@ export function handBackNote(note: string, noteFile: string): HandedBackNote {
   const tailMin = body.length - (room - headEnd);
   const tailStart = Math.max(headEnd, body.indexOf('\n', tailMin - 1) + 1 || offPair(body, tailMin, 1));
   const text = `${HANDBACK_INTRO}\n\n${body.slice(0, headEnd)}${gap(tailStart - headEnd)}${body.slice(tailStart)}\n`;
-  return { text, noteChars: body.length, cut: true };
+  return { text, wholeChars: whole.length, cut: true };
 }

@@ -5,6 +5,7 @@ import type { SessionStatus } from '../../shared/contract/session.js';
 import { describeLogEntry } from '../views/ReviewView.js';
 import { editOf, totalPending, withoutProposal } from './extract.js';
 import { parseRoute, routeToHash } from './nav.js';
+import { handBackSentence } from '../views/LiveSessionsView.js';
 import { progressToNext, withSession } from './sessions.js';
 
 const proposal = (id: string, project: string): Proposal => ({
@@ -117,6 +118,19 @@ describe('live sessions state', () => {
       ['b', 3],
     ]);
     expect(withSession(list, session({ sessionId: 'c' })).map((s) => s.sessionId)).toEqual(['c', 'a', 'b']);
+  });
+  it('says how much of the note Claude Code gets back, counting what is handed back, not the note alone (R-SESSION)', () => {
+    // A 9,869-character note is cut: under its one-line intro the text handed back would be 10,069.
+    const cut = handBackSentence({ chars: 9_991, wholeChars: 10_069, cut: true });
+    expect(cut.warning).toBe(true);
+    expect(cut.text).toContain('10,069 characters, more than the 10,000 Claude Code takes from a hook');
+    expect(cut.text).toContain('Memdir hands back 9,991 characters');
+    expect(cut.text).not.toContain('9,869');
+    const whole = handBackSentence({ chars: 412, wholeChars: 412, cut: false });
+    expect(whole).toEqual({
+      warning: false,
+      text: 'After a compaction or a resume Claude Code gets this note back whole: 412 of the 10,000 characters it takes from a hook.',
+    });
   });
   it('has routes for the review queue and live sessions', () => {
     for (const route of [{ view: 'review' } as const, { view: 'review', dir: '-a-b' } as const, { view: 'sessions' } as const])

@@ -32,21 +32,29 @@ function nextUpdate(s: SessionStatus): string {
   return needs.join(' and ');
 }
 
-/** What Claude Code gets back of the note, against its limit for a hook's context. */
-function HandBack({ handBack, note }: { handBack: NonNullable<SessionStatus['handBack']>; note: string }) {
+/**
+ * What Claude Code gets back of the note, against its limit for a hook's context: a warning when
+ * the note had to be cut. Both counts are of the text handed back (the note under its one-line
+ * intro), as Claude Code counts it: a note itself shorter than the limit can be cut with its intro.
+ */
+export function handBackSentence(handBack: NonNullable<SessionStatus['handBack']>): { warning: boolean; text: string } {
   const limit = SESSION_HANDBACK_MAX_CHARS.toLocaleString('en-US');
   if (handBack.cut)
-    return (
-      <p className="banner warning" aria-label="What Claude Code gets back">
-        This note has {note.trim().length.toLocaleString('en-US')} characters, more than the {limit} Claude Code takes from a hook (past that, the agent would
-        see only its first 2 KB). After a compaction or a resume Memdir hands back {handBack.chars.toLocaleString('en-US')} characters: the note&apos;s
-        beginning and its latest lines, with a line saying where the whole note is.
-      </p>
-    );
+    return {
+      warning: true,
+      text: `Under its one-line intro this note comes to ${handBack.wholeChars.toLocaleString('en-US')} characters, more than the ${limit} Claude Code takes from a hook (past that, the agent would see only its first 2 KB). After a compaction or a resume Memdir hands back ${handBack.chars.toLocaleString('en-US')} characters: the note's beginning and its latest lines, with a line saying where the whole note is.`,
+    };
+  return {
+    warning: false,
+    text: `After a compaction or a resume Claude Code gets this note back whole: ${handBack.chars.toLocaleString('en-US')} of the ${limit} characters it takes from a hook.`,
+  };
+}
+
+function HandBack({ handBack }: { handBack: NonNullable<SessionStatus['handBack']> }) {
+  const { warning, text } = handBackSentence(handBack);
   return (
-    <p className="muted small" aria-label="What Claude Code gets back">
-      After a compaction or a resume Claude Code gets this note back whole: {handBack.chars.toLocaleString('en-US')} of the {limit} characters it takes from a
-      hook.
+    <p className={warning ? 'banner warning' : 'muted small'} aria-label="What Claude Code gets back">
+      {text}
     </p>
   );
 }
@@ -146,7 +154,7 @@ export function LiveSessionsView() {
             <p className="muted">No note yet: {nextUpdate(current)}.</p>
           )}
           {current.noteFile && <p className="muted small">{current.noteFile}</p>}
-          {current.handBack && <HandBack handBack={current.handBack} note={current.note ?? ''} />}
+          {current.handBack && <HandBack handBack={current.handBack} />}
           {current.endedAt && (
             <p className="muted small">
               Claude Code ended this session at {new Date(current.endedAt).toLocaleString()}; the note is kept in case it is resumed.

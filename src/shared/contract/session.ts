@@ -64,10 +64,12 @@ export const sessionStatusSchema = z.object({
   noteFile: z.string().nullable(),
   /**
    * What the SessionStart hook hands back to Claude Code (the note under a one-line intro), when
-   * there is a note: how many characters, and whether the note was cut to stay within
-   * Claude Code's limit (`SESSION_HANDBACK_MAX_CHARS`) (its beginning and its latest lines kept).
+   * there is a note: how many characters (UTF-16 units, as Claude Code counts them), how many the
+   * intro and the whole note come to (`wholeChars`, the same as `chars` unless cut), and whether
+   * the note was cut to stay within Claude Code's limit (`SESSION_HANDBACK_MAX_CHARS`) (its
+   * beginning and its latest lines kept).
    */
-  handBack: z.object({ chars: z.number(), cut: z.boolean() }).nullable(),
+  handBack: z.object({ chars: z.number(), wholeChars: z.number(), cut: z.boolean() }).nullable(),
   /** An older Claude Code's own note of this session, where it exists. */
   claudeCodeSummary: claudeCodeSummarySchema.nullable(),
 });
