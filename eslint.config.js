@@ -208,6 +208,11 @@ export default tseslint.config(
         dynamicImport(builtinSource, `${RENDERER_NO_NODE} Not even through import().`),
         dynamicImport(`^(${nodeOnlyPackages.join('|')}|@secretlint/.*)(/|$)`, `${RENDERER_NO_NODE} That package runs only under Node.`),
         dynamicImport(otherLayer(['shared', 'renderer']), `${RENDERER_ONLY_SHARED} Not even through import().`),
+        {
+          // The browser's locale decides the clock there ("10:04:05 PM"): the app says times one way.
+          selector: 'CallExpression[callee.property.name=/^toLocale(Time)?String$/][arguments.length=0]',
+          message: 'A time is shown 24-hour by the one formatter: when() or exactTime() from components/format.ts (a number: toLocaleString("en-US")).',
+        },
       ],
     },
   },

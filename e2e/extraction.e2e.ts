@@ -144,6 +144,9 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
     await page.getByLabel('Session Memory note').getByText('No note yet', { exact: false }).waitFor();
     await page.getByRole('button', { name: 'Update now' }).click();
     await page.getByLabel('Session Memory note').getByRole('heading', { name: 'Current task' }).waitFor();
+    // The time of the last update, 24-hour as everywhere else in the app (it said "10:04:05 PM").
+    await expect.poll(() => table.textContent()).toMatch(/1 · .*\b\d\d:\d\d:\d\d\b/);
+    expect(await table.textContent()).not.toMatch(/\d\d:\d\d:\d\d\s?[AP]M/i);
     await page.screenshot({ path: artifact('09-live-sessions.png') });
   });
 

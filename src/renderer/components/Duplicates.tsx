@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import type { DuplicateMemoryShape } from '../../shared/contract/curation.js';
 import { type DuplicatePairView, useCuration } from '../stores/curation.js';
+import { exactTime } from './format.js';
 import './curation.css';
 
 const KIND_LABEL = { exact: 'same body', near: 'near-duplicate', similar: 'says the same' } as const;
@@ -17,7 +18,7 @@ function Side({ memory, title }: { memory: DuplicateMemoryShape; title: string }
         {memory.name} <span className="chip">{memory.type ?? 'no type'}</span>
       </h4>
       <p className="muted small">
-        <code>{memory.file}</code> · changed {new Date(memory.mtimeMs).toLocaleString()}
+        <code>{memory.file}</code> · changed {exactTime(memory.mtimeMs)}
       </p>
       <p>{memory.description || <span className="muted">(no description)</span>}</p>
       <pre>{memory.body.trim() || '(empty body)'}</pre>

@@ -9,6 +9,7 @@ import { INDEX_MAX_LINES } from '../../shared/limits.js';
 import { useHistory } from '../stores/history.js';
 import { useTimeline } from '../stores/timeline.js';
 import { Chart, type ChartTheme, spread } from './Chart.js';
+import { when } from './format.js';
 
 const MARKED = new Set(['dream', 'sync']);
 
@@ -78,7 +79,7 @@ export function ProjectTimeline({ dir, version }: { dir: string; version: unknow
               {marked.map((p) => (
                 <li key={p.rev}>
                   <button className="link" onClick={() => open(p.rev)} title={p.summary}>
-                    {p.source === 'dream' ? '◆ Dream' : '● Sync'} {new Date(p.time).toLocaleString()}
+                    {p.source === 'dream' ? '◆ Dream' : '● Sync'} {when(p.time)}
                   </button>
                 </li>
               ))}

@@ -9,6 +9,7 @@ import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSION_MIN_TOOL_CALLS, type SessionStatus } from '../../shared/contract/session.js';
 import { SESSION_HANDBACK_MAX_CHARS } from '../../shared/limits.js';
+import { when } from '../components/format.js';
 import { progressToNext, useSessions } from '../stores/sessions.js';
 
 const REFRESH_MS = 5_000;
@@ -130,7 +131,7 @@ export function LiveSessionsView() {
                   <td className="small">{nextUpdate(s)}</td>
                   <td className="small">
                     {s.updates}
-                    {s.lastUpdateAt ? ` · ${new Date(s.lastUpdateAt).toLocaleTimeString()}` : ''}
+                    {s.lastUpdateAt ? ` · ${when(s.lastUpdateAt)}` : ''}
                   </td>
                 </tr>
               );
@@ -155,16 +156,12 @@ export function LiveSessionsView() {
           )}
           {current.noteFile && <p className="muted small">{current.noteFile}</p>}
           {current.handBack && <HandBack handBack={current.handBack} />}
-          {current.endedAt && (
-            <p className="muted small">
-              Claude Code ended this session at {new Date(current.endedAt).toLocaleString()}; the note is kept in case it is resumed.
-            </p>
-          )}
+          {current.endedAt && <p className="muted small">Claude Code ended this session at {when(current.endedAt)}; the note is kept in case it is resumed.</p>}
           {current.claudeCodeSummary && (
             <section aria-label="Claude Code's own session summary">
               <h3>Claude Code&apos;s own summary</h3>
               <p className="muted small">
-                Written by an older Claude Code (its Session Memory, behind a flag) on {new Date(current.claudeCodeSummary.modifiedAt).toLocaleString()}:{' '}
+                Written by an older Claude Code (its Session Memory, behind a flag) on {when(current.claudeCodeSummary.modifiedAt)}:{' '}
                 <code>{current.claudeCodeSummary.file}</code>
                 {current.claudeCodeSummary.truncated ? ' (only its beginning is shown)' : ''}
               </p>

@@ -13,6 +13,7 @@ import { plural } from '../../shared/size-text.js';
 import type { ClaudeCodeRecallResult, ProjectRecallResult } from '../../shared/recall-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { RecallExplanationView } from '../components/RecallExplanation.js';
+import { when } from '../components/format.js';
 import { useNav } from '../stores/nav.js';
 import { type RecallMode, useRecall } from '../stores/recall.js';
 
@@ -139,8 +140,8 @@ function ClaudeCodeResult({ dir, result }: { dir: string; result: ClaudeCodeReca
           </h3>
           <p className="small">
             Claude Code offers its selector only the {result.manifest.offered} newest topic files.{' '}
-            {never.count === 1 ? 'This memory is' : `These ${never.count} memories are`} older than{' '}
-            {never.cutoff ? new Date(never.cutoff).toLocaleString() : 'the cut'}, so no query can load {never.count === 1 ? 'it' : 'them'}:
+            {never.count === 1 ? 'This memory is' : `These ${never.count} memories are`} older than {never.cutoff ? when(never.cutoff) : 'the cut'}, so no query
+            can load {never.count === 1 ? 'it' : 'them'}:
           </p>
           <ul className="small">
             {never.files.slice(0, NEVER_SHOWN).map((f) => (

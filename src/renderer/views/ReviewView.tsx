@@ -9,6 +9,7 @@ import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import type { ExtractionLogEntry, Proposal } from '../../shared/contract/extract.js';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
+import { when } from '../components/format.js';
 import { useExtract } from '../stores/extract.js';
 import { useNav } from '../stores/nav.js';
 import { projectName, useProjects } from '../stores/projects.js';
@@ -176,7 +177,7 @@ function ExtractionLog() {
             <tbody>
               {log.map((entry) => (
                 <tr key={entry.id}>
-                  <td className="small">{new Date(entry.time).toLocaleString()}</td>
+                  <td className="small">{when(entry.time)}</td>
                   <td className="small">{entry.project}</td>
                   <td>{describeLogEntry(entry)}</td>
                   <td className="small muted">{entry.kind === 'turns' ? (entry.outcome.message ?? '') : ''}</td>
