@@ -8,6 +8,7 @@ import { type Dispatcher, type Handlers, createDispatcher } from './dispatch.js'
 import { subscribers } from './events.js';
 import { projectHandlers } from './projects.js';
 import { appContract } from '../../shared/contract/app.js';
+import type { Contract, SubscriptionName } from '../../shared/contract/index.js';
 import { eventsContract } from '../../shared/contract/events.js';
 import { projectsContract } from '../../shared/contract/projects.js';
 
@@ -21,8 +22,12 @@ const FIRST_SCREEN = {
   'projects.list': projectHandlers['projects.list'],
 } satisfies Partial<Handlers>;
 const ANSWERED_WHILE_STARTING: ReadonlySet<unknown> = new Set(Object.keys(FIRST_SCREEN));
-/** Their declarations, and the event stream's: the other domains' schemas load with their handlers. */
-const FIRST_SCREEN_CONTRACT = { ...appContract, ...projectsContract, ...eventsContract };
+/**
+ * Their declarations, and the event stream's: the other domains' schemas load with their handlers.
+ * Checked against the whole contract: every first-screen call and every subscription (all of them
+ * are served here) must be declared in it as CONTRACT declares them, or the build fails.
+ */
+const FIRST_SCREEN_CONTRACT = { ...appContract, ...projectsContract, ...eventsContract } satisfies Pick<Contract, keyof typeof FIRST_SCREEN | SubscriptionName>;
 
 export function createAppDispatcher(ctx: AppContext): Dispatcher {
   const firstScreen = createDispatcher(ctx, FIRST_SCREEN_CONTRACT, FIRST_SCREEN, subscribers);
