@@ -10,7 +10,7 @@
  */
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentIndexViewShape } from '../../shared/contract/memories.js';
 import { cutOfIndex, cutPointersText } from '../../shared/index-cut.js';
 import { parseIndex } from '../../shared/index-format.js';
@@ -78,18 +78,21 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
 
   const shown = draft ?? text ?? '';
   const dirScan = scope === 'team' ? scan.team : scan;
-  const view = useMemo(() => {
-    const load = loadIndexAsClaudeCode(shown);
-    const parsed = parseIndex(shown);
-    // What the pointers below the cut are, by the rule every place counts with (index-cut.ts).
-    const { lines: cutLines, facts } = cutOfIndex(parsed, load, dirScan ?? null);
-    return { load, lines: parsed.lines, cutCount: cutLines.length, cutText: cutPointersText(cutLines.length, facts), facts };
-  }, [shown, dirScan]);
-  // The gauge says what this index's cut hides, as the line below says it: of the saved text (a draft has its own line).
-  const savedFacts = useMemo(
-    () => (text === null ? null : text === shown ? view.facts : cutOfIndex(parseIndex(text), loadIndexAsClaudeCode(text), dirScan ?? null).facts),
-    [text, shown, view, dirScan],
+  // What Claude Code loads of a text and what its cut hides, by the rule every place counts with (index-cut.ts).
+  const viewOf = useCallback(
+    (of: string) => {
+      const load = loadIndexAsClaudeCode(of);
+      const parsed = parseIndex(of);
+      const { lines: cutLines, facts } = cutOfIndex(parsed, load, dirScan ?? null);
+      return { load, lines: parsed.lines, cutCount: cutLines.length, cutText: cutPointersText(cutLines.length, facts), facts };
+    },
+    [dirScan],
   );
+  // The saved text's, read once per version of the file: a keystroke in the draft recomputes only the draft's.
+  const saved = useMemo(() => (text === null ? null : viewOf(text)), [text, viewOf]);
+  const view = useMemo(() => (draft === null && saved !== null ? saved : viewOf(shown)), [draft, saved, shown, viewOf]);
+  // The gauge says what this index's cut hides, as the line below says it: of the saved text (a draft has its own line).
+  const savedFacts = saved?.facts ?? null;
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
   // Memories that exist whose pointer this save would take out of the index: they become orphans.
