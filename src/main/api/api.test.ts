@@ -320,8 +320,31 @@ describe('reading and restoring through the app API (the same services `memdir s
     const leak = await api.call('memories.read', { dir: '-work-noindex', scope: 'private', file: 'leak.md' });
     expect(leak).toMatchObject({ ok: false, error: { code: 'unsafe-path', message: expect.stringContaining('leads outside the memory directory') } });
     expect(JSON.stringify(leak)).not.toContain('SECRET');
-    expect(await api.call('index.read', { dir: '-work-noindex', scope: 'team' })).toEqual({ ok: true, result: { text: '', exists: false } });
-    expect(await api.call('index.read', { dir: '-work-shop', scope: 'private' })).toMatchObject({ ok: true, result: { exists: true } });
+    expect(await api.call('index.read', { dir: '-work-noindex', scope: 'team' })).toEqual({ ok: true, result: { text: '', exists: false, readOnly: null } });
+    expect(await api.call('index.read', { dir: '-work-shop', scope: 'private' })).toMatchObject({ ok: true, result: { exists: true, readOnly: null } });
+  });
+
+  it('reads an index Memdir will not edit as Claude Code reads it, read-only and saying why; one it cannot read at all is an error', async () => {
+    const index = path.join(mem('-work-noindex'), 'MEMORY.md');
+    await fs.writeFile(index, Buffer.concat([Buffer.from('- [Cafe](cafe.md) — caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    expect(await api.call('index.read', { dir: '-work-noindex', scope: 'private' })).toEqual({
+      ok: true,
+      result: { text: '- [Cafe](cafe.md) — caf\uFFFD\n', exists: true, readOnly: 'it is not valid UTF-8 text (saved in another encoding?)' },
+    });
+    await fs.rm(index);
+    await fs.writeFile(path.join(root, 'shared-index.md'), '- [Tea](tea.md) — from a shared file\n');
+    await fs.symlink(path.join(root, 'shared-index.md'), index);
+    expect(await api.call('index.read', { dir: '-work-noindex', scope: 'private' })).toMatchObject({
+      ok: true,
+      result: { text: '- [Tea](tea.md) — from a shared file\n', readOnly: expect.stringContaining('leads outside the memory directory') },
+    });
+    await fs.rm(index);
+    await fs.mkdir(index);
+    expect(await api.call('index.read', { dir: '-work-noindex', scope: 'private' })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining('MEMORY.md cannot be opened') },
+    });
+    await fs.rm(index, { recursive: true });
   });
 
   it('restores one deleted memory with its pointer, or the whole memory dir', async () => {

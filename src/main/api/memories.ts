@@ -9,6 +9,7 @@ import {
   missingMemory,
   parseTopicFile,
   projectsRoot,
+  readIndexFile,
   readMemoryFile,
   renameMemory,
   restoreRevision,
@@ -152,13 +153,7 @@ export const memoryHandlers: Pick<
   },
   async 'index.read'({ dir, scope }, ctx) {
     const { project } = await ctx.where(dir, scope);
-    const root = scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir;
-    try {
-      return { text: (await readMemoryFile(root, INDEX_FILE)).text, exists: true };
-    } catch (error) {
-      if (error instanceof MemoryFileError && error.code === 'not-found') return { text: '', exists: false };
-      throw error;
-    }
+    return readIndexFile(scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir);
   },
   async 'index.loaded'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');

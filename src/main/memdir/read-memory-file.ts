@@ -14,7 +14,7 @@ import { INDEX_FILE, TEAM_DIR, TOPIC_MAX_BYTES } from '../../shared/limits.js';
 import { MemdirError } from '../../shared/errors.js';
 import { errCode } from '../core/fs-errors.js';
 import { confine, MemoryFileError, splitRelativePath, UnsafePathError } from '../core/confined-path.js';
-import { type FileFacts, readMemoryText } from './read-file.js';
+import { type FileFacts, readIndexAsClaudeCode, readMemoryText } from './read-file.js';
 
 /**
  * The largest index Memdir opens. Claude Code loads only its first 25,000 characters, but the
@@ -83,4 +83,35 @@ export async function readMemoryFile(root: string, file: string, opts: { maxByte
   if (outcome.code === 'unsafe-link') throw new UnsafePathError('outside', file, message);
   if (outcome.errno === 'EACCES' || outcome.errno === 'EPERM') throw new MemoryFileError('permission', file, message);
   throw new UnreadableMemoryError(file, message);
+}
+
+/** MEMORY.md as the index tab reads it: its text, and why Memdir will not edit it (null: it may). */
+export interface IndexFileText {
+  /** The text to edit; for an index Memdir will not edit, the text as Claude Code reads it. Empty when there is none. */
+  text: string;
+  exists: boolean;
+  /** Why Memdir will not edit it (a link out of the memory directory, not UTF-8, binary), or null. */
+  readOnly: string | null;
+}
+
+/**
+ * Read the index of `root` (a memory dir, or its `team/`) for showing and editing (R-INDEX). One
+ * Memdir will not edit still reaches the agent, so it is not an error: its text comes as Claude
+ * Code reads it (`readIndexAsClaudeCode`: the link followed, a byte that is not UTF-8 as U+FFFD)
+ * with the reason it is read-only. Other failures (a folder, too large, a link loop, no
+ * permission) throw as `readMemoryFile` says them.
+ */
+export async function readIndexFile(root: string): Promise<IndexFileText> {
+  try {
+    return { text: (await readMemoryFile(root, INDEX_FILE)).text, exists: true, readOnly: null };
+  } catch (error) {
+    if (error instanceof MemoryFileError && error.code === 'not-found') return { text: '', exists: false, readOnly: null };
+    if (!(error instanceof UnreadableMemoryError || error instanceof UnsafePathError)) throw error;
+    const rootReal = await fs.promises.realpath(root);
+    const abs = path.join(rootReal, INDEX_FILE);
+    const isSymlink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+    const asClient = readIndexAsClaudeCode(rootReal, abs, isSymlink, INDEX_READ_MAX_BYTES);
+    if (!asClient.ok || !asClient.refusal) throw error;
+    return { text: asClient.text, exists: true, readOnly: asClient.refusal.reason };
+  }
 }

@@ -24,7 +24,23 @@ export function IndexReorder({ scope, onDone }: { scope: Scope; onDone: () => vo
   // in the page meanwhile (that would end the browser's drag): CSS `order` shows them moved.
   const shown = useMemo(() => (index && dragging !== null && over !== null ? moveLine(index, dragging, over) : index), [index, dragging, over]);
   const cut = useMemo(() => (shown ? cutOf(shown) : { firstCut: null, cut: [], fate: [] }), [shown]);
-  if (!index || !shown) return error ? <div className="banner error">{error}</div> : <p className="muted">Reading MEMORY.md…</p>;
+  if (!index || !shown)
+    return error ? (
+      // A read that failed is no dead end: the way back is here.
+      <div className="banner error" role="alert">
+        {error}{' '}
+        <button
+          onClick={() => {
+            cancel();
+            onDone();
+          }}
+        >
+          Back
+        </button>
+      </div>
+    ) : (
+      <p className="muted">Reading MEMORY.md…</p>
+    );
   const at = (k: number) => (dragging !== null && over !== null ? shownPosition(k, dragging, over) : k);
   return (
     <section aria-label={`Reorder ${scope === 'team' ? 'team ' : ''}MEMORY.md`}>

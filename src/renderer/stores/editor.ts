@@ -338,6 +338,14 @@ export const useEditor = create<EditorState>()((set, get) => {
         const fields = { name: draft.name, description: draft.description, type: draft.type };
         if (!options.acceptImpact) {
           const index = await call('index.read', { dir: target.dir, scope: draft.scope });
+          // Its pointer could not be written: say so before anything is (as when the index could not be read at all).
+          if (index.readOnly) {
+            set({
+              error: `Nothing was saved: Memdir does not edit this MEMORY.md (${index.readOnly}), so it cannot keep the memory's pointer.`,
+              saving: false,
+            });
+            return null;
+          }
           const fileForIndex = target.file ?? (draft.file.trim() || '(new memory)');
           const impact = indexImpact(
             index.text,

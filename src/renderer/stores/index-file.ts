@@ -17,6 +17,8 @@ interface IndexFileState {
   scope: Scope;
   /** The file's text, null until read. */
   text: string | null;
+  /** Why Memdir will not edit this index (`text` is then what Claude Code reads), or null. */
+  readOnly: string | null;
   agent: AgentIndexViewShape | null;
   error: string | null;
   /** A save refused because it would add a secret (Claude Code loads MEMORY.md into every session): asking before saving it anyway. */
@@ -34,16 +36,17 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
   dir: null,
   scope: 'private',
   text: null,
+  readOnly: null,
   agent: null,
   error: null,
   secrets: null,
   async load(dir, scope) {
     const read = ++reads;
-    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, agent: null, error: null, secrets: null });
+    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, readOnly: null, agent: null, error: null, secrets: null });
     const current = () => read === reads;
     await Promise.all([
       call('index.read', { dir, scope })
-        .then((r) => current() && set({ text: r.text }))
+        .then((r) => current() && set({ text: r.text, readOnly: r.readOnly }))
         .catch((e: unknown) => current() && set({ error: messageOf(e) })),
       scope === 'private'
         ? call('index.loaded', { dir })

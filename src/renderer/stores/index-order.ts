@@ -64,8 +64,10 @@ export const useIndexOrder = create<IndexOrderState>()((set, get) => ({
   async start(dir, scope) {
     set({ dir, scope, base: null, index: null, error: null });
     try {
-      const { text } = await call('index.read', { dir, scope });
-      if (get().dir === dir && get().scope === scope) set({ base: text, index: parseIndex(text) });
+      const { text, readOnly } = await call('index.read', { dir, scope });
+      if (get().dir !== dir || get().scope !== scope) return;
+      if (readOnly) set({ error: `MEMORY.md cannot be reordered: ${readOnly}.` });
+      else set({ base: text, index: parseIndex(text) });
     } catch (error) {
       set({ error: messageOf(error) });
     }

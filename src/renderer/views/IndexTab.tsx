@@ -37,6 +37,8 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   // What main says of this index; another index's answers are not this one's.
   const text = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.text : null));
   const error = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.error : null));
+  // Why Memdir will not edit this index (its lines are then shown as Claude Code reads them), or null.
+  const readOnly = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.readOnly : null));
   const agent = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.agent : null));
   const secrets = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.secrets : null));
   // The editor's text and the file text it started from: saving checks the file still holds `base`.
@@ -140,7 +142,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         )}
         {summary && !team && <LoadMeter index={{ ...summary, ...(savedFacts ?? {}) }} off={off} />}
 
-        {summary?.exists && !team && draft === null && !makingRoom && !reordering && (
+        {summary?.exists && !team && draft === null && !makingRoom && !reordering && !readOnly && (
           <button
             className={summary.firstCutLine !== null ? 'primary' : ''}
             onClick={() => setMakingRoom(true)}
@@ -151,12 +153,18 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         )}
       </div>
       {error && <div className="banner error">{error}</div>}
+      {readOnly && (
+        <div className="banner warning" role="status" aria-label="MEMORY.md is read-only">
+          This MEMORY.md is shown read-only: {readOnly}. Claude Code still reads it: its lines are shown below as Claude Code reads them
+          {/\uFFFD/.test(text ?? '') ? ' (a byte that is not UTF-8 shows as �)' : ''}. Fix the file outside Memdir to edit it here.
+        </div>
+      )}
       {off && (
         <div className="banner warning" role="status" aria-label="Index not loaded">
           {off}
         </div>
       )}
-      {makingRoom && !team && text !== null ? (
+      {makingRoom && !team && text !== null && !readOnly ? (
         <MakeRoom
           scope={scope}
           text={text}
@@ -204,10 +212,16 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
               );
             })}
           </ol>
-          <button disabled={text === null} onClick={() => text !== null && setEdit({ base: text, draft: text })}>
+          <button
+            disabled={text === null || readOnly !== null}
+            title={readOnly ? `Read-only: ${readOnly}` : undefined}
+            onClick={() => text !== null && setEdit({ base: text, draft: text })}
+          >
             Edit MEMORY.md
           </button>{' '}
           <button
+            disabled={readOnly !== null}
+            title={readOnly ? `Read-only: ${readOnly}` : undefined}
             onClick={() => {
               setReordering(true);
               void useIndexOrder.getState().start(dir, scope);

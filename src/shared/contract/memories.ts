@@ -109,7 +109,16 @@ export const memoriesContract = {
       refused: z.array(bulkItem.extend({ reason: z.string(), secrets: z.array(secretOnSaveSchema).optional() })),
     }),
   ),
-  'index.read': query('MEMORY.md as text (empty when there is none).', dirRef, z.object({ text: z.string(), exists: z.boolean() })),
+  'index.read': query(
+    'MEMORY.md as text (empty when there is none); one Memdir will not edit comes as Claude Code reads it, with why it is read-only.',
+    dirRef,
+    z.object({
+      text: z.string(),
+      exists: z.boolean(),
+      /** Why Memdir will not edit it (a link out of the memory directory, not UTF-8, binary), or null: `text` is then what Claude Code reads. */
+      readOnly: z.string().nullable(),
+    }),
+  ),
   'index.loaded': query(
     'MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded.',
     projectRef,
