@@ -200,9 +200,11 @@ describe.skipIf(!HAS_BROWSER)(`memory that follows the project${HAS_BROWSER ? ''
     await result.getByRole('button', { name: 'Resolve feedback_sql.md' }).click();
     const editor = page.getByRole('region', { name: 'Resolve feedback_sql.md' });
     await editor.waitFor();
-    // The result starts as every line of both versions: saving it keeps both bodies, the frontmatter once.
-    await editor.getByRole('button', { name: 'Save merge' }).click();
-    await expect.poll(() => result.textContent(), SLOW).toContain('feedback_sql.md: resolved (merged)');
+    // The result starts as every line of both versions; "Keep both" writes that text (the one keepBoth, as
+    // `memdir merge resolve --keep both` does): both bodies, the frontmatter once.
+    expect(await editor.getByRole('button', { name: 'Keep both' }).getAttribute('title')).toContain('common lines once');
+    await editor.getByRole('button', { name: 'Keep both' }).click();
+    await expect.poll(() => result.textContent(), SLOW).toContain('feedback_sql.md: resolved (both)');
     const kept = await fs.readFile(path.join(memoryOf(into), 'feedback_sql.md'), 'utf8');
     expect(kept).toContain('Write SQL by hand.');
     expect(kept).toContain('the laptop uses a query builder');

@@ -120,6 +120,11 @@ function ConflictEditor() {
         actions={[
           { label: 'Keep this one', title: 'Leave the file as it is; the other version stays in history', run: () => void resolve('here') },
           { label: 'Take the moved one', run: () => void resolve('moved') },
+          {
+            label: 'Keep both',
+            title: 'Write every line of both versions, common lines once: the text the result started from, whatever you typed since',
+            run: () => void resolve('both'),
+          },
           { label: 'Save merge', primary: true, run: (text) => void resolve('merged', text) },
         ]}
       />
