@@ -104,14 +104,21 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       broughtBack.push(...followed.broughtBack);
       laterRevs.push(...new Set(followed.broughtBack.map((b) => b.rev)));
       const removed = new Set<string>();
+      const writes: { rel: string; text: string }[] = [];
       for (const p of plan) {
         const want = followed.text.get(p.rel) ?? p.before;
         if (isIndex(p.rel) || back.has(p.rel) || followed.another.has(p.rel) || p.now === want) continue;
-        if (want === null) {
+        if (want !== null) writes.push({ rel: p.rel, text: want });
+        else {
           await removeFileConfined(opts.memoryDir, p.rel);
           removed.add(p.rel);
-        } else await writeFileAtomic(opts.memoryDir, p.rel, want);
+        }
       }
+      // Removals first: undoing a rename that changed only letter case or Unicode form (A.md → a.md)
+      // names one file twice on a case-insensitive file system (macOS, Windows), where writing the
+      // old name and then removing the new one would remove the memory just written.
+      for (const rel of followed.laterName) await removeFileConfined(opts.memoryDir, rel);
+      for (const w of writes) await writeFileAtomic(opts.memoryDir, w.rel, w.text);
       for (const p of plan) {
         if (!isIndex(p.rel)) continue;
         // The files this undo removes, and those it leaves out, as this index names them (`team/x.md` is `x.md` in team/MEMORY.md).
@@ -128,9 +135,8 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
         notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
       }
       notes.push(...followed.notes);
-      // The memory's later name goes, with its pointer: it is back under the name it had before the entry.
+      // The memory's later name went (above), its pointer goes: it is back under the name it had before the entry.
       for (const rel of followed.laterName) {
-        await removeFileConfined(opts.memoryDir, rel);
         const { index, name } = indexOf(rel);
         const text = await readText(opts.memoryDir, index);
         if (text === null) continue;
