@@ -7,8 +7,10 @@
  * fingerprint is allowed on purpose. A secret already in the file does not block unrelated edits.
  * A save that gives a file its name — a new memory, a rename, a move between private and team —
  * has the name checked too: it becomes the file's pointer in MEMORY.md, which Claude Code sends
- * to the model in every session as well. A secret the old name held already (a rename, a move to
- * private) is not new; a move to the team is checked whole, its name being new to the server.
+ * to the model in every session as well. A secret the old name held already is not new when the
+ * model was sent that name (a rename; a move to private of a team memory a loaded line of
+ * MEMORY.md named as team/x.md — Claude Code does not send team/MEMORY.md); a move to the team is
+ * checked whole, its name being new to the server.
  */
 import { MemdirError } from '../../shared/errors.js';
 import { type Finding, type SecretOnSave, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
@@ -43,7 +45,7 @@ export interface GuardedSave {
   name?: string | undefined;
   /**
    * The name the file had, when the model has been sent it already (a rename; a move from team to
-   * private): a secret in it is nothing new. A move from private to team gives none: that name is
+   * private of a memory MEMORY.md linked as team/x.md): a secret in it is nothing new. A move from private to team gives none: that name is
    * new to the server and to teammates.
    */
   nameBefore?: string | undefined;

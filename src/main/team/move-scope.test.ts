@@ -1,7 +1,8 @@
 /**
- * Moving a memory between private and team writes its name into the other MEMORY.md, which
- * Claude Code sends to the model in every session: a name holding a secret is refused by the
- * save guard (masked, with its fingerprint) until the person moves it anyway on purpose.
+ * Moving a memory between private and team writes its name into the other MEMORY.md: MEMORY.md,
+ * which Claude Code sends to the model in every session, or team/MEMORY.md, shared with the team.
+ * A name holding a secret neither had seen is refused by the save guard (masked, with its
+ * fingerprint) until the person moves it anyway on purpose.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -57,10 +58,23 @@ it.each([['team', '']] as const)('refuses to move a memory whose name holds a to
   expect(await read(toIndex)).toContain(NAMED);
 });
 
-it('moves a team memory whose name holds a token to private without asking: team/MEMORY.md, sent to the model too, held that name already', async () => {
+it.each([
+  ['', 'team/MEMORY.md alone named it, and Claude Code 2.1.332 does not load that file: asked'],
+  [`- [CI bot](team/${NAMED}) — the CI bot\n`, 'MEMORY.md named it already (a team/ link): not asked'],
+])('moves a team memory whose name holds a token to private only when the model was sent the name (MEMORY.md %j): %s', async (privateIndex) => {
   await fs.writeFile(path.join(memoryDir, 'team', NAMED), TOPIC);
   await fs.writeFile(path.join(memoryDir, 'team', 'MEMORY.md'), `- [CI bot](${NAMED}) — the CI bot\n`);
-  await moveMemoryScope({ memoryDir, dataDir, file: NAMED, to: 'private' });
+  await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), privateIndex);
+  if (privateIndex === '') {
+    const error = await refusal(moveMemoryScope({ memoryDir, dataDir, file: NAMED, to: 'private' }));
+    expect(error.code).toBe('secret-found');
+    expect(error.message).toMatch(/^Nothing was saved: reference_ghp_\*+\.md would hold a GitHub token \(ghp_\*+\) in its name/);
+    expect(error.message).not.toContain(TOKEN.slice(6));
+    // Nothing moved, and what Claude Code loads still does not hold the token.
+    expect(await read('MEMORY.md')).toBe('');
+    expect(await read(`team/${NAMED}`)).toBe(TOPIC);
+    await moveMemoryScope({ memoryDir, dataDir, file: NAMED, to: 'private', allowSecrets: error.secrets!.map((s) => s.fingerprint) });
+  } else await moveMemoryScope({ memoryDir, dataDir, file: NAMED, to: 'private' });
   expect(await read(NAMED)).toBe(TOPIC);
   expect(await read('MEMORY.md')).toContain(NAMED);
   // Back to the team, the name is new to the server and to teammates: asked again.

@@ -9,6 +9,8 @@
  * index line is gone. One that was never pushed moves freely.
  */
 import { addIndexEntry, indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
+import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { indexReachOf, teamReachOf } from '../../shared/index-state.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { Finding } from '../../shared/secret-types.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
@@ -43,6 +45,13 @@ async function allowForSync(memoryDir: string, dataDir: string, findings: Findin
   await new AlertCenter(dataDir).allowOnPurpose(key, findings, actingAs(connection), 'moved to the team anyway, on purpose');
 }
 
+/** Whether a loaded line of MEMORY.md links to the team memory `name` (`team/x.md`): the model has been sent that name. */
+async function namedByLoadedIndex(memoryDir: string, name: string): Promise<boolean> {
+  const text = await readText(memoryDir, INDEX_FILE);
+  if (text === null) return false;
+  return teamReachOf(indexReachOf(parseIndex(text), loadIndexAsClaudeCode(text))).loaded.includes(name);
+}
+
 export interface MoveResult {
   file: string;
   scope: Scope;
@@ -51,8 +60,8 @@ export interface MoveResult {
 
 /**
  * Move `file` into scope `to` (see the file comment). Its name becomes a pointer in the other
- * MEMORY.md, sent to the model in every session: one holding a secret is refused unless allowed
- * (`allowSecrets`, see refuseNewSecrets). Allowed into the team, it is shared on purpose: the
+ * index: MEMORY.md, sent to the model in every session, or team/MEMORY.md, shared with the team.
+ * One holding a secret new there is refused unless allowed (`allowSecrets`, see refuseNewSecrets). Allowed into the team, it is shared on purpose: the
  * choice is recorded where team sync reads what was allowed (alert-center.ts), so the next sync
  * uploads the file and its pointer rather than holding them back and asking again.
  */
@@ -79,16 +88,18 @@ export async function moveMemoryScope(opts: {
     if (refusal) throw new MemoryError('scope-refused', refusal);
     const shared = opts.to === 'private' ? (await privateMoveRefusals(opts.memoryDir, opts.dataDir))(name) : null;
     if (shared) throw new MemoryError('scope-refused', shared);
-    // Only the name is new to the other index: the text moves byte for byte, as it was. Into the
-    // private index, its name is nothing new as SPEC R-LAYOUT reads team/MEMORY.md (loaded too; 2.1.332 was
-    // seen not to load it: see the issue's note); to the team, it is new to the server and teammates.
-    // Checked before the name is found taken, whose sentence would print it as typed.
+    // Only the name is new to the other index: the text moves byte for byte, as it was. To the
+    // team, the name is new to the server and teammates. Into MEMORY.md, it is new to the model
+    // unless a loaded line of MEMORY.md named it already (`team/x.md`): Claude Code 2.1.332 sends
+    // nothing of team/MEMORY.md (shared/index-state.ts). Checked before the name is found taken,
+    // whose sentence would print it as typed.
+    const sentAlready = opts.to === 'private' && (await namedByLoadedIndex(opts.memoryDir, name));
     const allowed = await refuseNewSecrets({
       label: toRel,
       text: '',
       before: null,
       name,
-      ...(opts.to === 'private' ? { nameBefore: name } : {}),
+      ...(sentAlready ? { nameBefore: name } : {}),
       allow: opts.allowSecrets,
     });
     await refuseTakenName(opts.memoryDir, toRel, 'rename one of them first.');
