@@ -26,7 +26,7 @@ import { memoryTextTooLarge } from '../../shared/size-text.js';
 import type { FixRequest } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/index.js';
 import { maskedPath, refuseNewSecrets, scanText } from '../secrets/index.js';
-import { SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
@@ -143,8 +143,19 @@ export async function refuseTakenName(root: string, rel: string, advice: string,
   const others = except === undefined ? [] : typeof except === 'string' ? [except] : except;
   const holder = (await takenBy(root, rel, others)) ?? ((await sameFileElsewhere(root, rel, others)) ? rel : null);
   if (holder === null) return;
-  if (holder === rel) throw new MemoryError('exists', `${rel} already exists; ${advice}`);
-  throw new MemoryError('exists', `${rel} already exists: ${quoteName(holder)} is the same name, written in another Unicode form; ${advice}`);
+  // Named masked: a name holding a secret (saved anyway on purpose) is still not printed.
+  const shown = (await maskedName(rel)).masked;
+  if (holder === rel) throw new MemoryError('exists', `${shown} already exists; ${advice}`);
+  throw new MemoryError(
+    'exists',
+    `${shown} already exists: ${quoteName((await maskedName(holder)).masked)} is the same name, written in another Unicode form; ${advice}`,
+  );
+}
+
+/** `name` with each secret in it masked, as the scanner masks it, and those secrets. */
+async function maskedName(name: string): Promise<{ masked: string; inName: Finding[] }> {
+  const inName = (await scanText('', { name })).filter((f) => f.where === 'name' && f.rule !== SCANNER_ERROR_RULE);
+  return { masked: maskedPath(name, name, inName), inName };
 }
 
 /** The key rule applied to a memory's name, refused in words about the memory (and its scope, when known), not about sync keys. */
@@ -186,12 +197,11 @@ async function maskedRefusal<T>(name: string, check: () => T): Promise<T> {
     return check();
   } catch (error) {
     if (!(error instanceof MemoryError) || error.code !== 'invalid-name') throw error;
-    const inName = (await scanText('', { name })).filter((f) => f.where === 'name' && f.rule !== SCANNER_ERROR_RULE);
+    const { masked, inName } = await maskedName(name);
     if (inName.length === 0) throw error;
     // The checks quote the name, or one of its parts, cut at 80 characters (a token across the cut is
     // not found whole in the sentence): each quoted form is replaced by the masked name's, then any
     // secret still there as written.
-    const masked = maskedPath(name, name, inName);
     const parts = name.split('/');
     const maskedParts = masked.split('/');
     let message = error.message.split(quoteName(name)).join(quoteName(masked));

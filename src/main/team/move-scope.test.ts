@@ -131,3 +131,14 @@ it('refuses to move a team memory to private beside a private one of the same na
   expect(await read(`team/${nfc}`)).toBe(topic('team'));
   expect(await read('MEMORY.md')).toBe(`- [private](${nfd}) — private\n`);
 });
+
+it('moved anyway to a name the team already has, the refusal names it masked', async () => {
+  await fs.writeFile(path.join(memoryDir, NAMED), TOPIC);
+  await fs.writeFile(path.join(memoryDir, 'team', NAMED), TOPIC.replace('CI bot', 'Team bot'));
+  const asked = await refusal(moveMemoryScope({ memoryDir, dataDir, file: NAMED, to: 'team' }));
+  const error = await refusal(moveMemoryScope({ memoryDir, dataDir, file: NAMED, to: 'team', allowSecrets: asked.secrets!.map((s) => s.fingerprint) }));
+  expect(error.code).toBe('exists');
+  expect(error.message).toMatch(/^team\/reference_ghp_\*+\.md already exists; rename one of them first\.$/);
+  expect(error.message).not.toContain(TOKEN.slice(6));
+  expect(await read(NAMED)).toBe(TOPIC);
+});

@@ -91,8 +91,7 @@ export async function moveMemoryScope(opts: {
     // Only the name is new to the other index: the text moves byte for byte, as it was. To the
     // team, the name is new to the server and teammates. Into MEMORY.md, it is new to the model
     // unless a loaded line of MEMORY.md named it already (`team/x.md`): Claude Code 2.1.332 sends
-    // nothing of team/MEMORY.md (shared/index-state.ts). Checked before the name is found taken,
-    // whose sentence would print it as typed.
+    // nothing of team/MEMORY.md (shared/index-state.ts).
     const sentAlready = opts.to === 'private' && (await namedByLoadedIndex(opts.memoryDir, name));
     const allowed = await refuseNewSecrets({
       label: toRel,
