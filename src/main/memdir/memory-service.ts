@@ -25,8 +25,7 @@ import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import type { FixRequest } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/index.js';
-import { maskedPath, refuseNewSecrets, scanText } from '../secrets/index.js';
-import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { maskedName, refuseNewSecrets } from '../secrets/index.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
@@ -150,12 +149,6 @@ export async function refuseTakenName(root: string, rel: string, advice: string,
     'exists',
     `${shown} already exists: ${quoteName((await maskedName(holder)).masked)} is the same name, written in another Unicode form; ${advice}`,
   );
-}
-
-/** `name` with each secret in it masked, as the scanner masks it, and those secrets. */
-async function maskedName(name: string): Promise<{ masked: string; inName: Finding[] }> {
-  const inName = (await scanText('', { name })).filter((f) => f.where === 'name' && f.rule !== SCANNER_ERROR_RULE);
-  return { masked: maskedPath(name, name, inName), inName };
 }
 
 /** The key rule applied to a memory's name, refused in words about the memory (and its scope, when known), not about sync keys. */

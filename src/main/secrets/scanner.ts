@@ -342,6 +342,12 @@ export function maskedPath(full: string, rel: string, findings: readonly Finding
   return full.slice(0, full.length - rel.length) + masked;
 }
 
+/** A path relative to a memory folder (`team/x.md`, `retros/2026.md`) with each secret in it masked as {@link maskedPath} masks it, and those secrets. */
+export async function maskedName(name: string): Promise<{ masked: string; inName: Finding[] }> {
+  const inName = (await scanText('', { name })).filter((f) => f.where === 'name' && f.rule !== SCANNER_ERROR_RULE);
+  return { masked: maskedPath(name, name, inName), inName };
+}
+
 /** Scan a file's name (`rel`, relative to where the scan started) and, when it can be read, its content. */
 async function scanPath(full: string, rel: string, options: ScanOptions): Promise<ScanReport> {
   const inName = await scanName(rel, full);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AlertCenter } from './alert-center.js';
+import { maskedName, scanText } from '../secrets/index.js';
 import { runWorkersTogether } from '../memdir/test-support/spawn-worker.js';
 
 const dataFileWorker = fileURLToPath(new URL('./test-support/data-file-worker.ts', import.meta.url));
@@ -33,4 +34,30 @@ describe('AlertCenter', () => {
       [...Array.from({ length: 15 }, (_, i) => `Alert app-${i}`), ...Array.from({ length: 15 }, (_, i) => `Alert cli-${i}`)].sort(),
     );
   }, 60_000);
+
+  it("a secret allowed in a moved file's name is allowed there and in the link to it only: not in its text, its pointer's hook, another file or another name", async () => {
+    const token = ['ghp_', 'Wd4Rt8Yq', 'Nz2Kx7Lp', 'Dm4Hc9Vs', 'Fj1Ga6Ne', 'u3Tb'].join('');
+    const named = `reference_${token}.md`;
+    const memoryDir = path.join(tmp, 'memory');
+    const { masked, inName } = await maskedName(`team/${named}`);
+    const center = new AlertCenter(dataDir);
+    await center.allowOnPurpose(
+      memoryDir,
+      inName.map((f) => ({ ...f, file: masked })),
+      'me',
+      'moved to the team anyway, on purpose',
+    );
+    const allowedIn = async (rel: string, content: string, name?: string) => {
+      const found = await scanText(content, { file: rel, ...(name ? { name } : {}) });
+      expect(found.length, `${rel} holds the token`).toBeGreaterThan(0);
+      return Promise.all(found.map((f) => center.isAllowed(memoryDir, f, { rel, content })));
+    };
+    expect(await allowedIn(`team/${named}`, 'No secret here.\n', named)).toEqual([true]);
+    expect(await allowedIn(`team/${named}`, `The token is ${token}.\n`, named)).toEqual([false, true]);
+    expect(await allowedIn('team/MEMORY.md', `- [Other](other.md) — x\n- [CI bot](${named}) — the bot, ${token}\n`)).toEqual([true, false]);
+    expect(await allowedIn('team/ops_notes.md', `Use ${token}.\n`)).toEqual([false]);
+    expect(await allowedIn(`team/copy_${token}.md`, 'No secret here.\n', `copy_${token}.md`)).toEqual([false]);
+    // Recorded once, as the name's only (the Alerts page says so).
+    expect((await center.list()).allowed).toEqual([expect.objectContaining({ file: masked, only: 'name' })]);
+  });
 });

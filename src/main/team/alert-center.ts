@@ -14,7 +14,8 @@
  * Allowed findings (`allow`) are kept in `<dataDir>/alerts/allowed.json` with who and why; an
  * allowed fingerprint no longer blocks an upload of that exact match in that memory dir. A person
  * who allowed a secret where Memdir asked before sharing it (a move to the team anyway) is not
- * asked again: `allowOnPurpose` keeps that choice in the same list.
+ * asked again: `allowOnPurpose` keeps that choice in the same list, for exactly what was asked —
+ * that file's name and the index lines linking to it (`only: 'name'`), not its text nor another file.
  *
  * The app and the CLI both change these files: every change holds Memdir's lock on the alerts
  * folder (across processes), works on a fresh copy and replaces the files atomically.
@@ -27,7 +28,10 @@ import { type AlertRecord, type AllowedSecret, alertRecordSchema, allowedSecretS
 import { shownFileOf } from '../../shared/alert-file.js';
 import type { AppEvent } from '../../shared/contract/events.js';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { indexLinks, parseIndex } from '../../shared/index-format.js';
+import { INDEX_FILE } from '../../shared/limits.js';
 import { withMemoryLock } from '../core/memory-lock.js';
+import { maskedName } from '../secrets/index.js';
 import { writeDataFile } from '../core/safe-fs.js';
 import { MemdirError } from '../../shared/errors.js';
 import { PERSONAL_SPACE, type SyncSpace, TEAM_SPACE } from './sync-space.js';
@@ -242,11 +246,18 @@ export class AlertCenter {
     return { alerts: sorted.map(publicRecord), open: alerts.filter((a) => a.status === 'open').length, allowed: [...allowed].reverse() };
   }
 
-  /** Whether a finding was allowed in this memory dir (by its exact match's fingerprint). */
-  async isAllowed(memoryDir: string, finding: Finding): Promise<boolean> {
+  /**
+   * Whether a finding in `place` was allowed in this memory dir: by its exact match's fingerprint,
+   * anywhere there, or only in the name it was allowed in and the index lines linking to it.
+   */
+  async isAllowed(memoryDir: string, finding: Finding, place: FindingPlace): Promise<boolean> {
     if (finding.rule === SCANNER_ERROR_RULE || finding.fingerprint === '') return false;
     const { allowed } = await this.ensure();
-    return allowed.some((a) => a.memoryDir === memoryDir && a.fingerprint === finding.fingerprint);
+    for (const a of allowed) {
+      if (a.memoryDir !== memoryDir || a.fingerprint !== finding.fingerprint) continue;
+      if (a.only === undefined || (await namesAllowedFile(a.file, finding, place))) return true;
+    }
+    return false;
   }
 
   /** Record that a finding of an alert is allowed (who and why); the alert loses that finding. */
@@ -277,15 +288,15 @@ export class AlertCenter {
   allowOnPurpose(memoryDir: string, findings: readonly Finding[], who: string, why: string, now = new Date()): Promise<void> {
     return this.exclusive(async () => {
       const { allowed } = await this.ensure();
-      const fresh = findings.filter(
-        (f, i) =>
-          f.rule !== SCANNER_ERROR_RULE &&
-          f.fingerprint !== '' &&
-          findings.findIndex((g) => g.fingerprint === f.fingerprint) === i &&
-          !allowed.some((a) => a.memoryDir === memoryDir && a.fingerprint === f.fingerprint),
-      );
+      // A name's secret is allowed in that name only (see the file comment).
+      const records = findings
+        .filter((f) => f.rule !== SCANNER_ERROR_RULE && f.fingerprint !== '')
+        .map((f) => ({ ...allowedRecord(memoryDir, f, who, why, now), ...(f.where === 'name' ? { only: 'name' as const } : {}) }));
+      const covers = (a: AllowedSecret, r: AllowedSecret) =>
+        a.memoryDir === r.memoryDir && a.fingerprint === r.fingerprint && (a.only === undefined || (a.only === r.only && a.file === r.file));
+      const fresh = records.filter((r, i) => records.findIndex((g) => covers(g, r)) === i && !allowed.some((a) => covers(a, r)));
       if (fresh.length === 0) return;
-      allowed.push(...fresh.map((f) => allowedRecord(memoryDir, f, who, why, now)));
+      allowed.push(...fresh);
       await this.saveAllowed();
     });
   }
@@ -333,6 +344,34 @@ function allowedRecord(memoryDir: string, finding: Finding, who: string, why: st
     why: why.trim(),
     at: now.toISOString(),
   };
+}
+
+/** Where a finding was found: its file relative to the memory dir (`team/x.md`, as `file` names it, unmasked) and that file's text. */
+export interface FindingPlace {
+  rel: string;
+  content: string;
+}
+
+/**
+ * Whether `finding` is in the name allowed as `file` (masked, relative to the memory dir): in that
+ * file's own name, or inside a link to it on a line of an index (`MEMORY.md`) — its pointer.
+ */
+async function namesAllowedFile(file: string, finding: Finding, place: FindingPlace): Promise<boolean> {
+  if (finding.where === 'name') return (await maskedName(place.rel)).masked === file;
+  if (path.posix.basename(place.rel) !== INDEX_FILE) return false;
+  const index = parseIndex(place.content);
+  const raw = index.lines[finding.line - 1]?.raw;
+  if (raw === undefined) return false;
+  for (const link of indexLinks(index).filter((l) => l.line === finding.line)) {
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(place.rel), link.file));
+    const { masked, inName } = await maskedName(target);
+    if (masked !== file || !inName.some((f) => f.fingerprint === finding.fingerprint)) continue;
+    // The secret itself lies in the link's target, `](file)`, not elsewhere on the line.
+    const at = raw.indexOf(`](${link.file})`);
+    const column = finding.column - 1;
+    if (at >= 0 && column >= at + 2 && column < at + 2 + link.file.length) return true;
+  }
+  return false;
 }
 
 /** The space of a secret alert's topic (SyncEngine.topic: a personal engine's topics start with `personal-`). */

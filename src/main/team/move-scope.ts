@@ -37,7 +37,7 @@ export async function privateMoveRefusals(memoryDir: string, dataDir: string = r
       : null;
 }
 
-/** Record secrets a person moved to the team on purpose as allowed for that memory dir's sync, by them (one list: alert-center.ts). */
+/** Record secrets a person moved to the team on purpose in a memory's name as allowed for that memory dir's sync, in that name and its pointer only, by them (one list: alert-center.ts). */
 async function allowForSync(memoryDir: string, dataDir: string, findings: Finding[]): Promise<void> {
   const connection = await new ConnectionStore(dataDir).forMemoryDir(memoryDir);
   // Keyed as sync keys it: the connection's real path (one made later is the same real path).

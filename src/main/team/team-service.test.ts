@@ -401,6 +401,33 @@ describe('team sync in the app', () => {
     expect(Object.keys(await serverEntries(server.url, server.team, server.tokens[0]!))).toContain(named);
   });
 
+  it("a move anyway allows that file's name and its pointer only: the same token in its text or in another team file still waits", async () => {
+    const token = ['ghp_', 'Pq3Nd8Qs', 'Tf6Lb1Xk', 'Vr9Mc4Zp', 'Ey2Ug7Ja', 'i5Kz'].join('');
+    const named = `reference_${token}.md`;
+    await fs.writeFile(path.join(a.memoryDir, named), topic('Bot', 'reference', `The token is ${token} itself.`));
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'ops_notes.md'), topic('Ops', 'project', `Use ${token} for deploys.`));
+    const refused = await a.api.call('team.move', { dir: '-work-app', file: named, to: 'team' });
+    const allowSecrets = (refused as { error: { secrets: { fingerprint: string }[] } }).error.secrets.map((s) => s.fingerprint);
+    await ok(a.api, 'team.move', { dir: '-work-app', file: named, to: 'team', allowSecrets });
+    const report = await ok<{ push: { uploaded: string[] }; waiting: { key: string; reason: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
+    // The pointer naming it goes up; its text and ops_notes.md's were not part of the question.
+    expect(report.push.uploaded).toEqual(['MEMORY.md']);
+    expect(report.waiting.filter((w) => w.reason === 'secret').map((w) => w.key)).toEqual(
+      expect.arrayContaining(['ops_notes.md', expect.stringMatching(/^reference_ghp_\*+\.md$/)]),
+    );
+    const entries = await serverEntries(server.url, server.team, server.tokens[0]!);
+    expect(
+      Object.entries(entries)
+        .filter(([, text]) => text.includes(token))
+        .map(([key]) => key),
+    ).toEqual(['MEMORY.md']);
+    // Its text cleaned, the file goes up under its allowed name; ops_notes.md cleaned goes too.
+    await fs.writeFile(path.join(a.memoryDir, 'team', named), topic('Bot', 'reference', 'The token is in the vault.'));
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'ops_notes.md'), topic('Ops', 'project', 'Use the vault for deploys.'));
+    const after = await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' });
+    expect(after.push.uploaded.sort()).toEqual(['ops_notes.md', named]);
+  });
+
   it('lists connected projects for the dashboard, and disconnects (files stay, token deleted)', async () => {
     const { projects } = await ok<{ projects: { dir: string; state: string; connected: boolean }[] }>(a.api, 'team.overview', {});
     // The demo file with a live token is still held back: the project is not fully shared.

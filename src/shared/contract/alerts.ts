@@ -45,6 +45,11 @@ export const allowedSecretSchema = z.object({
   who: z.string(),
   why: z.string(),
   at: z.string(),
+  /**
+   * `name`: allowed in the name of `file` (masked as shown) and on index lines linking to it, only
+   * (a move to the team anyway); absent: everywhere in the memory dir (an alert's Allow).
+   */
+  only: z.literal('name').optional(),
 });
 export type AllowedSecret = z.infer<typeof allowedSecretSchema>;
 

@@ -231,7 +231,7 @@ async function blockingFindings(e: SyncEngine, key: string, sha: string, content
   }
   const blocking: Finding[] = [];
   for (const f of findings) {
-    if (!(await e.options.alerts?.isAllowed(e.memoryDir, f))) blocking.push({ ...f, file: e.rel(key) });
+    if (!(await e.options.alerts?.isAllowed(e.memoryDir, f, { rel: e.rel(key), content }))) blocking.push({ ...f, file: e.rel(key) });
   }
   return { all: findings, blocking };
 }
