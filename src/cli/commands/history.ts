@@ -1,11 +1,11 @@
 import { type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { plural, table } from '../format.js';
-import { locateProject, MemoryError, restoreRevision, undoChange } from '../../main/memdir/index.js';
+import { locateProject, MemoryError, restoreRevision } from '../../main/memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
 import { homeFrom } from './scan.js';
 import { listHistory, recordExternalChanges } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/core/index.js';
-import { importedHistories } from '../../main/relink/index.js';
+import { importedHistories, undoHistoryEntry } from '../../main/relink/index.js';
 
 export const historyCommand: CommandSpec = {
   name: ['history'],
@@ -111,12 +111,13 @@ old name and as it is now (a rename undone changes the name, not the text): its 
 deletes and renames count as undone (never a second copy) — undoing one of the later edits takes it out of the
 memory where it is back; another memory written at the new name since stays. A change already undone
 (its files all as before it) writes nothing.
-The undo is itself an entry (source "restore"): undo it to redo.
+The undo is itself an entry (source "restore"): undo it to redo. Undoing the "Undo import <id>" entry of
+\`memdir merge undo\` brings the import back whole: its memories, and its history to restore from.
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
-    const { entry, notes } = await undoChange({
+    const { entry, notes } = await undoHistoryEntry({
       memoryDir: loc.memoryDir,
       dataDir: resolveDataDir(io.env),
       rev: positionals[1]!,

@@ -211,6 +211,47 @@ describe('memdir orphans / relink / merge', () => {
     expect(await fs.readdir(targetMemory).catch(() => [])).toEqual([]);
   });
 
+  it('undoing the undo of an import brings the import back: listed and restored from again', async () => {
+    const project = path.join(root, 'p');
+    await makeRepo(project);
+    await addSession(home, project);
+    await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
+    expect((await memdir('history', project)).code).toBe(0);
+    await addMemories(home, project, { 'a.md': topic('A', 'user', 'second words') });
+    expect((await memdir('history', project)).code).toBe(0);
+    const file = path.join(root, 'p.tar');
+    expect((await memdir('export', project, file)).code).toBe(0);
+    // The target holds a memory of its own, so the merge undo leaves its memory folder.
+    const target = path.join(root, 'q');
+    await makeRepo(target);
+    await addSession(home, target);
+    const targetMemory = await addMemories(home, target, { 'mine.md': topic('Mine', 'user', 'mine') });
+    expect((await memdir('history', target)).code).toBe(0);
+    expect((await memdir('import', file, target, '--yes')).code).toBe(0);
+    const [merge] = JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { id: string }[];
+    expect((await memdir('merge', 'undo', merge!.id)).code).toBe(0);
+    expect((await fs.readdir(targetMemory)).sort()).not.toContain('a.md');
+
+    const own = JSON.parse((await memdir('history', target, '--json')).out) as { entries: { rev: string; summary: string }[] };
+    expect(own.entries[0]!.summary).toBe(`Undo import ${merge!.id}`);
+    const undo = await memdir('undo', target, own.entries[0]!.rev);
+    expect(undo).toMatchObject({ code: 0, out: expect.stringContaining(`Undo: Undo import ${merge!.id}`) });
+    expect(await fs.readFile(path.join(targetMemory, 'a.md'), 'utf8')).toBe(topic('A', 'user', 'second words'));
+
+    // The import stands again: not listed as undone, its history restores.
+    const listed = JSON.parse((await memdir('history', target, '--json')).out) as { imported: { id: string; undone: boolean; entries: { rev: string }[] }[] };
+    expect(listed.imported).toMatchObject([{ id: merge!.id, undone: false }]);
+    expect((await memdir('history', target)).out).not.toContain('undone with memdir merge undo');
+    expect(JSON.parse((await memdir('merge', 'list', '--json')).out).merges).toMatchObject([{ id: merge!.id, undone: null }]);
+    const oldest = listed.imported[0]!.entries.at(-1)!.rev;
+    expect((await memdir('restore', target, oldest, 'a.md')).code).toBe(0);
+    expect(await fs.readFile(path.join(targetMemory, 'a.md'), 'utf8')).toBe(topic('A', 'user', 'first words'));
+    // And it can be undone again, whole.
+    expect((await memdir('restore', target, listed.imported[0]!.entries[0]!.rev, 'a.md')).code).toBe(0);
+    expect((await memdir('merge', 'undo', merge!.id)).code).toBe(0);
+    expect((await fs.readdir(targetMemory)).sort()).not.toContain('a.md');
+  });
+
   it('exports and imports', async () => {
     const project = path.join(root, 'p');
     await makeRepo(project);

@@ -14,14 +14,13 @@ import {
   renameMemory,
   restoreRevision,
   saveIndexText,
-  undoChange,
   updateMemory,
 } from '../memdir/index.js';
 import { MemoryFileError } from '../core/index.js';
 import { bulkChange } from '../curation/index.js';
 import { agentIndexView } from '../transcripts/index.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
-import { importedHistories } from '../relink/index.js';
+import { importedHistories, undoHistoryEntry } from '../relink/index.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
@@ -198,7 +197,7 @@ export const memoryHandlers: Pick<
   },
   async 'history.undo'({ dir, rev, overwriteChanged }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    const done = await undoChange({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, ...(overwriteChanged ? { overwriteChanged } : {}) });
+    const done = await undoHistoryEntry({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, ...(overwriteChanged ? { overwriteChanged } : {}) });
     ctx.changed(dir, project.memoryDir);
     return done;
   },

@@ -31,6 +31,6 @@ export {
   restoreFromHistory,
   transact,
 } from './history.js';
-export { retireImportedHistory } from './imports.js';
+export { reinstateImportedHistory, retireImportedHistory } from './imports.js';
 export { broughtBackSince, everyLaterChange, type LaterChange, laterChanges } from './later-changes.js';
 export { recordedMemoryDirs } from './shadow-repo.js';

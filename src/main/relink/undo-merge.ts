@@ -8,12 +8,20 @@
  * `memdir restore`.
  */
 import type { MergeRecord } from '../../shared/contract/identity.js';
-import { HistoryError, readAtRevision, removeFoldersCreatedBy, retireImportedHistory, transact } from '../history/index.js';
-import { MemoryError } from '../memdir/index.js';
+import {
+  HistoryError,
+  readAtRevision,
+  readEntry,
+  reinstateImportedHistory,
+  removeFoldersCreatedBy,
+  retireImportedHistory,
+  transact,
+} from '../history/index.js';
+import { MemoryError, undoChange } from '../memdir/index.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
-import { readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
+import { listMergeRecords, readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -91,6 +99,24 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
   const updated: MergeRecord = { ...record, undone: { at: new Date().toISOString(), revs } };
   await saveMergeRecord(dataDir, updated);
   return updated;
+}
+
+/**
+ * Undo history entry `rev` of `memoryDir` — memdir's undoChange, the one undo of an entry, for the
+ * CLI's `memdir undo` and the app's History page alike. When that entry is the one undoing an
+ * import wrote there (undoMerge above), the import stands again once its memories are back: its
+ * history is restored from again and `memdir merge list` no longer says undone (it can be undone anew).
+ */
+export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>>> {
+  const undoneImports = opts.dataDir ? (await listMergeRecords(opts.dataDir)).filter((r) => r.kind === 'import' && r.undone) : [];
+  const rev = undoneImports.length > 0 ? (await readEntry(opts.memoryDir, opts.rev, { dataDir: opts.dataDir })).rev : null;
+  const record = undoneImports.find((r) => rev !== null && r.undone!.revs.includes(rev));
+  const done = await undoChange(opts);
+  if (record && done.entry) {
+    await reinstateImportedHistory(record.plan.target.memoryDir, record.id, { dataDir: opts.dataDir });
+    await saveMergeRecord(opts.dataDir!, { ...record, undone: null });
+  }
+  return done;
 }
 
 /** Both versions of conflict `n`: the one in place and the one the merge kept. */
