@@ -252,6 +252,24 @@ describe('memdir orphans / relink / merge', () => {
     expect((await fs.readdir(targetMemory)).sort()).not.toContain('a.md');
   });
 
+  it('undoing the undo of an import that took the whole memory folder away makes the folder again', async () => {
+    const project = path.join(root, 'p');
+    await makeRepo(project);
+    await addSession(home, project);
+    await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
+    expect((await memdir('history', project)).code).toBe(0);
+    const { target, targetMemory, merge } = await exportAndImport(project);
+    expect((await memdir('merge', 'undo', merge!.id)).code).toBe(0);
+    expect(await fs.stat(targetMemory).catch(() => null)).toBeNull();
+
+    const own = JSON.parse((await memdir('history', target, '--json')).out) as { entries: { rev: string; summary: string }[] };
+    expect(own.entries[0]!.summary).toBe(`Undo import ${merge!.id}`);
+    const undo = await memdir('undo', target, own.entries[0]!.rev);
+    expect(undo).toMatchObject({ code: 0, err: '' });
+    expect(await fs.readFile(path.join(targetMemory, 'a.md'), 'utf8')).toBe(topic('A', 'user', 'first words'));
+    expect(JSON.parse((await memdir('history', target, '--json')).out).imported).toMatchObject([{ id: merge!.id, undone: false }]);
+  });
+
   it('exports and imports', async () => {
     const project = path.join(root, 'p');
     await makeRepo(project);

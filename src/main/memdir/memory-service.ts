@@ -31,6 +31,7 @@ import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { resolveInside } from '../core/confined-path.js';
+import { errCode } from '../core/fs-errors.js';
 import { type TopicFields, frontmatterProblem, parseTopicFile, quoteCutValues, replaceFrontmatter, serializeTopicFile } from './topic-file.js';
 
 export interface Where {
@@ -122,7 +123,10 @@ async function takenBy(root: string, rel: string, except: readonly string[]): Pr
  * there would replace another memory. The same file as one of `except` (a rename of letter case only) is not.
  */
 async function sameFileElsewhere(root: string, rel: string, except: readonly string[]): Promise<boolean> {
-  const statOf = async (name: string) => fs.lstat(await resolveInside(root, name)).catch(() => null);
+  const statOf = async (name: string) => {
+    const abs = await insideOrNull(root, name);
+    return abs === null ? null : fs.lstat(abs).catch(() => null);
+  };
   const found = await statOf(rel);
   if (!found) return false;
   for (const name of except) {
@@ -217,9 +221,23 @@ export function suggestFileName(type: string, name: string): string {
   return `${type}_${slug || Date.now().toString(36)}.md`;
 }
 
-/** A memory file's text, confined to `root` (links refused); null when it does not exist; a clear error when it is not text. */
+/**
+ * Where `rel` is under `root` (resolveInside: links refused); null when the memory dir itself does
+ * not exist — nothing is there (an undo of a change that removed the whole folder writes it again).
+ */
+async function insideOrNull(root: string, rel: string): Promise<string | null> {
+  try {
+    return await resolveInside(root, rel);
+  } catch (error) {
+    if (errCode(error) === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** A memory file's text, confined to `root` (links refused); null when it (or the memory dir) does not exist; a clear error when it is not text. */
 export async function readText(root: string, rel: string): Promise<string | null> {
-  const abs = await resolveInside(root, rel);
+  const abs = await insideOrNull(root, rel);
+  if (abs === null) return null;
   let bytes: Buffer;
   try {
     bytes = await fs.readFile(abs);
