@@ -25,6 +25,7 @@ export {
   renameMemory,
   saveIndexText,
   suggestFileName,
+  takenNameRefusal,
   updateMemory,
   type Where,
 } from './memory-service.js';

@@ -155,6 +155,20 @@ export async function refuseTakenName(root: string, rel: string, advice: string,
   );
 }
 
+/**
+ * refuseTakenName as a sentence instead of a throw: why a file may not be made at `rel`, or null
+ * when the name is free (a dream's proposal, a pulled key — they report a refusal and go on).
+ */
+export async function takenNameRefusal(root: string, rel: string, advice: string): Promise<string | null> {
+  try {
+    await refuseTakenName(root, rel, advice);
+    return null;
+  } catch (error) {
+    if (error instanceof MemoryError) return error.message;
+    throw error;
+  }
+}
+
 /** The key rule applied to a memory's name, refused in words about the memory (and its scope, when known), not about sync keys. */
 function checkNameEnters(file: string, scope: Scope | undefined): string {
   const check = sanitizePathKey(file);

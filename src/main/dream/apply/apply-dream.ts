@@ -25,7 +25,7 @@ import { isProcessAlive } from '../../core/process.js';
 import { type IndexContext, describePrune, indexRelOf, pruneScope } from '../plan/dream-index.js';
 import type { StagedChange } from '../plan/dream-plan.js';
 import { hashText, readCurrent, readMemorySnapshot } from '../plan/memory-snapshot.js';
-import { takenNameRefusal } from '../model/proposal-check.js';
+import { takenNameRefusal } from '../../memdir/index.js';
 
 /** What apply needs. */
 export interface ApplyInput {

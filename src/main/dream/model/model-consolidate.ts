@@ -16,12 +16,12 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { DreamFlag } from '../../../shared/contract/dream.js';
 import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
 import { TYPE_DESCRIPTIONS } from '../../../shared/memory-types.js';
-import { parseTopicFile } from '../../memdir/index.js';
+import { parseTopicFile, takenNameRefusal } from '../../memdir/index.js';
 import type { AnswerBlock, ModelProvider } from '../../llm/index.js';
 import { grepTranscript, listTranscriptsIn } from '../../transcripts/index.js';
 import type { DreamPlan } from '../plan/dream-plan.js';
 import type { GatherResult } from '../plan/gather.js';
-import { type KnownSecrets, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets, takenNameRefusal } from './proposal-check.js';
+import { type KnownSecrets, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets } from './proposal-check.js';
 import { isoDay } from '../../../shared/day-dates.js';
 
 /** Bounds of the loop. */

@@ -14,7 +14,7 @@
  */
 import { TEAM_DIR } from '../../../shared/limits.js';
 import { scopeRefusal } from '../../../shared/memory-types.js';
-import { checkFileName, checkNewFileName, MemoryError, parseTopicFile, refuseTakenName } from '../../memdir/index.js';
+import { checkFileName, checkNewFileName, MemoryError, parseTopicFile } from '../../memdir/index.js';
 import { visibleText } from '../../../shared/visible-text.js';
 import { UnsafePathError, splitRelativePath } from '../../core/confined-path.js';
 import { scanText } from '../../secrets/index.js';
@@ -60,21 +60,6 @@ export function checkProposedPath(file: unknown, snapshot: MemorySnapshot): Prop
   const known = snapshot.files.get(rel);
   if (known && known.text === null) return { ok: false, reason: `Refused ${rel}: ${known.problem ?? 'it could not be read'}, so a dream leaves it alone.` };
   return { ok: true, rel, scope };
-}
-
-/**
- * Why a file the dream would create at `rel` may not be, or null: the name is taken on disk, as
- * written or in another Unicode form (or letter case, on macOS and Windows), where a write would
- * sit beside a memory looking the same or overwrite it (memdir's one rule). `advice` ends the sentence.
- */
-export async function takenNameRefusal(memoryDir: string, rel: string, advice: string): Promise<string | null> {
-  try {
-    await refuseTakenName(memoryDir, rel, advice);
-    return null;
-  } catch (error) {
-    if (error instanceof MemoryError) return error.message;
-    throw error;
-  }
 }
 
 /** Checks a proposed topic file's content (not its secrets: see {@link findNewSecrets}). */

@@ -22,7 +22,7 @@ import { foldPathKey } from '../../../shared/path-key.js';
 import { parseEtag } from '../../../shared/protocol/sync.js';
 import { utf8Length } from '../../../shared/utf8.js';
 import { listHistory, transact } from '../../history/index.js';
-import { MemoryError, refuseTakenName } from '../../memdir/index.js';
+import { takenNameRefusal } from '../../memdir/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, resolveTeamKey } from '../team-paths.js';
@@ -192,7 +192,7 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
       e.bases.save(entry.sha256, entry.content);
     } else if (action === 'write' || action === 'conflict') {
       if (e.failedWrites.get(key) === entry.sha256) continue;
-      const taken = local === null && twinsPossible ? await takenNameRefusal(e, file) : null;
+      const taken = local === null && twinsPossible ? await takenNameRefusal(e.memoryDir, file.rel, twinAdvice(e)) : null;
       if (taken !== null) {
         refused.push({ key, reason: taken, security: false });
         continue;
@@ -227,25 +227,15 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
 }
 
 /**
- * Why a key that is new here must not be written, or null: a file here holds its name in another
- * Unicode form (NFD `cafe\u0301.md` for the key `caf\u00e9.md`). Written beside it, the two would
+ * What a key that is new here, refused because a file here holds its name in another Unicode form
+ * (NFD `cafe\u0301.md` for the key `caf\u00e9.md`), tells the person. Written beside it, the two would
  * look the same everywhere a person reads them; written into it, the server's version would replace
  * a file that cannot sync (its name is not a key) with no base to merge on. Left alone, the key
  * stays missing here, so every sync pulls it again until that file is renamed — then its text is
  * the local side of an ordinary conflict, and both versions are kept.
  */
-async function takenNameRefusal(e: SyncEngine, file: TeamFile): Promise<string | null> {
-  try {
-    await refuseTakenName(
-      e.memoryDir,
-      file.rel,
-      `the version from ${e.space.kind === 'team' ? `team ${e.connection.team}` : 'your personal space'} was not written beside it. Rename it in Memdir (even to the name it shows: Memdir writes names in the form sync uses) and sync again; both versions are then kept.`,
-    );
-    return null;
-  } catch (error) {
-    if (error instanceof MemoryError) return error.message;
-    throw error;
-  }
+function twinAdvice(e: SyncEngine): string {
+  return `the version from ${e.space.kind === 'team' ? `team ${e.connection.team}` : 'your personal space'} was not written beside it. Rename it in Memdir (even to the name it shows: Memdir writes names in the form sync uses) and sync again; both versions are then kept.`;
 }
 
 /** Write the planned keys, as one history entry (conflicts kept before their key is overwritten). */
