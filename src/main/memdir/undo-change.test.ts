@@ -476,6 +476,23 @@ describe('undo out of order', () => {
     expect(await pointers()).toEqual(['](a.md)', '](c.md)']);
   });
 
+  it('undoing an older edit after undo anyway of the rename names the later edit in its way, not the undo that brought the memory back', async () => {
+    await seed(['a.md', 'c.md']);
+    const renamed = await renameMemory(where, 'a.md', 'b.md');
+    const beforeEdit = await read('b.md');
+    const first = await edit(where, 'b.md', 'first edit');
+    await edit(where, 'b.md', 'second edit');
+    await undoChange({ ...opts, rev: renamed.entry!.rev, overwriteChanged: true });
+    const now = await read('a.md');
+    await expect(undoChange({ ...opts, rev: first.entry!.rev })).rejects.toThrow(
+      'Nothing was undone: since "Edit b.md", b.md was edited by "Edit b.md" (the memory is back as a.md since "Undo: Rename a.md to b.md", undone anyway). Undo that first, or undo anyway (what is there now stays in history).',
+    );
+    expect(await read('a.md')).toBe(now);
+    const anyway = await undoChange({ ...opts, rev: first.entry!.rev, overwriteChanged: true });
+    expect(anyway.entry).toMatchObject({ summary: 'Undo: Edit b.md', files: [{ path: 'a.md', status: 'modified' }] });
+    expect(await read('a.md')).toBe(beforeEdit);
+  });
+
   it('undo anyway of a rename renamed back since keeps the memory where it is', async () => {
     await seed(['a.md', 'c.md']);
     const renamed = await renameMemory(where, 'a.md', 'b.md');

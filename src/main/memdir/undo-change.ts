@@ -64,7 +64,8 @@ function indexOf(rel: string): { index: string; name: string } {
   return rel.startsWith(`${TEAM_DIR}/`) ? { index: `${TEAM_DIR}/${INDEX_FILE}`, name: rel.slice(TEAM_DIR.length + 1) } : { index: INDEX_FILE, name: rel };
 }
 
-type Planned = { rel: string; before: string | null; after: string | null; now: string | null };
+/** `was`: the name the entry wrote, when an undo anyway brought the memory back under another name since (undoEditsWhereBack moved the plan there). */
+type Planned = { rel: string; before: string | null; after: string | null; now: string | null; was?: { rel: string; by: HistoryEntry } };
 type History = { dataDir?: string };
 
 /** Undo the history entry `rev` (see the file comment). */
@@ -190,7 +191,7 @@ async function undoEditsWhereBack(
     const now = (await followMemory(memoryDir, b.entry.rev, b.as, history)).now;
     if (now === null || plan.some((q) => q.rel === now)) continue;
     back.delete(rel);
-    Object.assign(p, { rel: now, now: await readText(memoryDir, now) });
+    Object.assign(p, { rel: now, now: await readText(memoryDir, now), was: { rel, by: b.entry } });
     notes.push(`${rel} is back as ${now} since "${b.entry.summary}" (undone anyway): the edit is undone there.`);
   }
   return notes;
@@ -376,7 +377,8 @@ async function refuseTwinOfWritten(memoryDir: string, target: HistoryEntry, plan
  * Why an undo stops: which later change touched which of the entry's files, and how, so the
  * person can undo those first (newest first) or undo anyway. A memory the entry renamed is
  * followed through its later changes (renamed on, edited, deleted), each named; a memory written
- * at its new name after it left is named too.
+ * at its new name after it left is named too. So is an edit's memory an undo anyway brought back
+ * under another name since: its later changes from the name the edit wrote, but that undo.
  */
 async function touchedSince(memoryDir: string, target: HistoryEntry, touched: Planned[], history: History): Promise<string> {
   const later = await laterChanges(
@@ -385,10 +387,21 @@ async function touchedSince(memoryDir: string, target: HistoryEntry, touched: Pl
     touched.map((p) => p.rel),
     history,
   );
-  const revs = new Set([...later.values()].map((c) => c.entry.rev));
+  // A memory back under another name: the later change to that name is the undo anyway that brought it back, not what is in the way.
+  const revs = new Set(touched.flatMap((p) => (p.was ? [] : [later.get(p.rel)?.entry.rev ?? []].flat())));
   const what: string[] = [];
   for (const p of touched) {
     const by = later.get(p.rel);
+    if (p.was) {
+      // The memory followed from the name the entry wrote: its later changes, but for the one that brought it back here.
+      const since = (await followMemory(memoryDir, target.rev, p.was.rel, history)).changes.filter((c) => c.rev !== p.was!.by.rev);
+      if (since.length > 0) {
+        for (const c of since) revs.add(c.rev);
+        const clauses = since.map((c) => `${c.path} ${how(c.later.change, c.path)} by "${c.later.entry.summary}"`).join(', then ');
+        what.push(`${clauses} (the memory is back as ${p.rel} since "${p.was.by.summary}", undone anyway)`);
+        continue;
+      }
+    }
     const renamedHere = target.files.some((f) => f.status === 'renamed' && f.path === p.rel);
     if (renamedHere) {
       const { changes, now } = await followMemory(memoryDir, target.rev, p.rel, history);
