@@ -176,6 +176,23 @@ describe('memdir CLI', () => {
     expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toBe('- [Retro AI](retro.md) — PRs #45-#61 introduced the AI assistant\n');
   });
 
+  it('lint --fix points at a team memory listed only in team/MEMORY.md from MEMORY.md as team/x.md, and leaves team/MEMORY.md as it is', async () => {
+    const home = path.join(root, 'team-fix-home');
+    const memory = path.join(home, 'projects', '-work-teamfix', 'memory');
+    await fs.mkdir(path.join(memory, 'team'), { recursive: true });
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [Own](own.md) — mine\n');
+    await fs.writeFile(path.join(memory, 'own.md'), '---\nname: Own\ndescription: mine\ntype: user\n---\n');
+    await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), '- [Deploys](deploys.md) — how we ship\n');
+    await fs.writeFile(path.join(memory, 'team', 'deploys.md'), '---\nname: Deploys\ndescription: how we ship\ntype: project\n---\n');
+    const before = await run('lint', '--home', home, '--project', '-work-teamfix', '--json');
+    expect(JSON.parse(before.out).projects[0].problems).toMatchObject([{ code: 'orphan', file: 'deploys.md', fix: 'add-to-index', scope: 'team' }]);
+    const fixed = await run('lint', '--home', home, '--project', '-work-teamfix', '--fix', '--json');
+    expect(fixed.code).toBe(0);
+    expect(JSON.parse(fixed.out).projects[0]).toMatchObject({ problems: [], fixed: [{ kind: 'add-to-index', file: 'deploys.md', line: null, scope: 'team' }] });
+    expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toBe('- [Own](own.md) — mine\n- [Deploys](team/deploys.md) — how we ship\n');
+    expect(await fs.readFile(path.join(memory, 'team', 'MEMORY.md'), 'utf8')).toBe('- [Deploys](deploys.md) — how we ship\n');
+  });
+
   it('lint --fix and show keep two names that differ only by Unicode form apart (NFD beside NFC)', async () => {
     const home = path.join(root, 'form-home');
     const memory = path.join(home, 'projects', '-work-cafe', 'memory');

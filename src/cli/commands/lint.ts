@@ -37,7 +37,8 @@ export const lintCommand: CommandSpec = {
     'past-cut': { type: 'boolean', description: 'with --fix, also add orphans whose pointers would fall below the cut (Claude Code never loads them)' },
     json: jsonOption,
   },
-  details: `--fix stops adding orphans at the cut (R-INDEX): an orphan whose pointer would fall past the first 200 lines or
+  details: `--fix adds a team orphan to MEMORY.md as team/x.md, the one index Claude Code loads (not to team/MEMORY.md).
+--fix stops adding orphans at the cut (R-INDEX): an orphan whose pointer would fall past the first 200 lines or
 25,000 characters Claude Code loads is held back, and so are the ones after it; make room first (shorten hooks, merge,
 drop pointers: the app's MEMORY.md tab, Make room) or add them anyway with --past-cut.
 JSON: {"projects": [{"dir", "path", "memoryDir", "problems": [{"code", "file", "line", "message", "severity", "fix", "target"?, "scope"}],

@@ -185,12 +185,18 @@ export function assessHealth(input: HealthInput): Problem[] {
 
 /**
  * A team memory no link of MEMORY.md names: the agent never sees it, listed in team/MEMORY.md or
- * not. No one-click fix: adding it to team/MEMORY.md would not load it.
+ * not. Its one-click fix adds `team/x.md` to MEMORY.md (memory-service.ts, pointerHome).
  */
 function teamOrphan(file: string, inTeamIndex: boolean): Problem {
   const name = `${TEAM_DIR}/${file}`;
   const why = inTeamIndex ? `is listed only in ${TEAM_DIR}/${INDEX_FILE}, which Claude Code 2.1.332 does not load` : `is not listed in ${INDEX_FILE}`;
-  return problem('orphan', file, null, `${name} ${why}, so the agent never sees it at session start: point at it from ${INDEX_FILE} as ${name}.`);
+  return problem(
+    'orphan',
+    file,
+    null,
+    `${name} ${why}, so the agent never sees it at session start: point at it from ${INDEX_FILE} as ${name}.`,
+    'add-to-index',
+  );
 }
 
 /**

@@ -53,6 +53,14 @@ export function inScope(scope: Scope, file: string): string {
 }
 
 /**
+ * The pointer that loads a memory, and the name it has there: MEMORY.md's — as `team/x.md` for a
+ * team memory, since Claude Code 2.1.332 loads no other index (index-state.ts). Where a fix adds an orphan's.
+ */
+export function pointerHome(where: Where, file: string): { index: Where; file: string } {
+  return { index: { ...where, scope: 'private' }, file: inScope(where.scope, file) };
+}
+
+/**
  * Check the name of a topic file: one path segment ending in .md, not the index, not hidden.
  * Enough for a file that exists (whatever another program called it, it can be read, edited,
  * renamed and deleted); a new name must also pass `checkNewFileName`. The name is kept as given,
@@ -564,6 +572,54 @@ async function gatherFixFacts(where: Where, fixes: readonly FixRequest[]): Promi
   return { topics, existing, quoted };
 }
 
+/** A team orphan's pointer goes into MEMORY.md ({@link pointerHome}); every other fix acts on its directory's own index. */
+function goesToMain(where: Where, fix: FixRequest): boolean {
+  return where.scope === 'team' && fix.kind === 'add-to-index';
+}
+
+/** The texts the fixes act on: the directory's own index, and MEMORY.md when a team orphan's pointer goes there. */
+async function readFixIndexes(where: Where, fixes: readonly FixRequest[]): Promise<{ own: string | null; main: string | null }> {
+  const own = (await readIndex(where)).text;
+  const main = fixes.some((f) => goesToMain(where, f)) ? (await readIndex({ ...where, scope: 'private' })).text : null;
+  return { own, main };
+}
+
+/**
+ * The fixes planned on the index each writes: a team orphan's pointer, `team/x.md`, on MEMORY.md
+ * (checked against its cut), the rest on the directory's own index. The plan together names the
+ * requests as asked, and its impact is MEMORY.md's when it adds pointers there (the part the agent
+ * loads), else the own index's.
+ */
+function planRouted(
+  where: Where,
+  indexes: { own: string | null; main: string | null },
+  fixes: readonly FixRequest[],
+  facts: FixFacts,
+  pastCut = false,
+): { plan: FixPlan; own: FixPlan; main: FixPlan | null } {
+  const toMain = fixes.filter((f) => goesToMain(where, f));
+  const own = planFixes(indexes.own ?? '', toMain.length > 0 ? fixes.filter((f) => !goesToMain(where, f)) : fixes, facts, pastCut);
+  if (toMain.length === 0) return { plan: own, own, main: null };
+  const home = (file: string) => pointerHome(where, file).file;
+  const mainFacts = { ...facts, topics: new Map([...facts.topics].map(([file, topic]) => [home(file), topic])) };
+  const main = planFixes(
+    indexes.main ?? '',
+    toMain.map((f) => ({ ...f, file: home(f.file) })),
+    mainFacts,
+    pastCut,
+  );
+  // Back to the requests as asked (x.md), so the caller matches them to its problems.
+  const asked = (list: FixRequest[]) => list.map((f) => toMain.find((t) => home(t.file) === f.file)!);
+  const plan: FixPlan = {
+    ...own,
+    applied: [...own.applied, ...asked(main.applied)],
+    heldBack: asked(main.heldBack),
+    stale: [...own.stale, ...asked(main.stale)],
+    impact: main.impact,
+  };
+  return { plan, own, main };
+}
+
 /** What fixing one problem alone would do to the loaded part. */
 export interface FixEffect {
   fix: FixRequest;
@@ -576,12 +632,11 @@ export interface FixEffect {
  * and what each would do alone — so Health shows the effect on the loaded part on every button.
  */
 export async function previewFixes(where: Where, fixes: readonly FixRequest[]): Promise<{ plan: FixPlan; each: FixEffect[] }> {
-  const index = await readIndex(where);
+  const indexes = await readFixIndexes(where, fixes);
   const facts = await gatherFixFacts(where, fixes);
-  const text = index.text ?? '';
-  const plan = planFixes(text, fixes, facts);
+  const plan = planRouted(where, indexes, fixes, facts).plan;
   const each = fixes.map((fix): FixEffect => {
-    const alone = planFixes(text, [fix], facts);
+    const alone = planRouted(where, indexes, [fix], facts).plan;
     const verdict =
       alone.applied.length > 0
         ? fix.kind === 'add-to-index'
@@ -613,10 +668,11 @@ export async function applyFixes(
   // not fixed. transact records its description after the change, so the count is set in it.
   const description = { source: options.source ?? 'fix', summary: summary(fixes.length), ...(where.dataDir ? { dataDir: where.dataDir } : {}) };
   const { result, entry } = await transact(where.memoryDir, description, async () => {
-    const index = await readIndex(where);
-    const plan = planFixes(index.text ?? '', fixes, await gatherFixFacts(where, fixes), options.pastCut ?? false);
+    const indexes = await readFixIndexes(where, fixes);
+    const { plan, own, main } = planRouted(where, indexes, fixes, await gatherFixFacts(where, fixes), options.pastCut ?? false);
     for (const [file, text] of plan.topics) await writeFileAtomic(where.memoryDir, inScope(where.scope, checkMemoryPath(file)), text);
-    if (plan.applied.some((f) => f.kind !== 'quote-value')) await writeIndex(where, parseIndex(plan.text), index.text);
+    if (own.applied.some((f) => f.kind !== 'quote-value')) await writeIndex(where, parseIndex(own.text), indexes.own);
+    if (main && main.applied.length > 0) await writeIndex({ ...where, scope: 'private' }, parseIndex(main.text), indexes.main);
     description.summary = summary(plan.applied.length, plan.topics.size === 0);
     return plan;
   });

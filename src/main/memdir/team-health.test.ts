@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { indexStatesOf } from '../../shared/index-state.js';
+import { fixRequestOf } from '../../shared/problems.js';
+import { restoreFromHistory } from '../history/history.js';
+import { applyFixes, previewFixes } from './memory-service.js';
 import { scanProject } from './scan-home.js';
 
 let root: string;
@@ -57,7 +60,47 @@ describe('team memories pointed at from the main MEMORY.md (no team/MEMORY.md)',
     expect(orphans[0]!.message).toBe(
       'team/oncall.md is not listed in MEMORY.md, so the agent never sees it at session start: point at it from MEMORY.md as team/oncall.md.',
     );
-    // No one-click fix: adding it to team/MEMORY.md would not load it.
-    expect(orphans[0]!.fix).toBeNull();
+    // Its one-click fix points at it from MEMORY.md (below).
+    expect(orphans[0]!.fix).toBe('add-to-index');
+  });
+});
+
+describe('"Add to MEMORY.md" for a team memory listed only in team/MEMORY.md', () => {
+  it('points at it from MEMORY.md as team/x.md, so it is loaded; team/MEMORY.md keeps its line; one history entry, and Undo takes it out', async () => {
+    const dataDir = path.join(root, 'data');
+    const mainText = '# Index\n\n- [Env](team/env.md) — the shared environment\n';
+    const teamText = '- [Env](env.md) — the shared environment\n- [Oncall](oncall.md) — who is on call\n';
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), mainText);
+    await fs.writeFile(path.join(memoryDir, 'team', 'MEMORY.md'), teamText);
+    await fs.writeFile(path.join(memoryDir, 'team', 'env.md'), topic('Env', 'project'));
+    await fs.writeFile(path.join(memoryDir, 'team', 'oncall.md'), topic('Oncall', 'project'));
+    const scan = await scanProject(home, DIR, { env: {} });
+    const orphan = scan.team!.problems.find((p) => p.code === 'orphan')!;
+    expect(orphan.message).toMatch(/^team\/oncall\.md is listed only in team\/MEMORY\.md, which Claude Code 2\.1\.332 does not load/);
+    const fix = fixRequestOf(orphan);
+    expect(fix).toEqual({ kind: 'add-to-index', file: 'oncall.md' });
+    const where = { memoryDir, scope: 'team' as const, dataDir };
+    // Health shows what the button does before it is clicked: the pointer reaches the agent.
+    const { each } = await previewFixes(where, [fix!]);
+    expect(each.map((e) => e.alone)).toEqual(['loaded']);
+    const { applied, heldBack, impact, entry } = await applyFixes(where, [fix!]);
+    expect(applied).toEqual([fix]);
+    expect(heldBack).toEqual([]);
+    // The impact is MEMORY.md's, the index whose loaded part changed.
+    expect(impact.after.lines).toBe(impact.before.lines + 1);
+    expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(`${mainText}- [Oncall](team/oncall.md) — about Oncall\n`);
+    expect(await fs.readFile(path.join(memoryDir, 'team', 'MEMORY.md'), 'utf8')).toBe(teamText);
+    expect(entry).toMatchObject({ source: 'fix', summary: 'Fix 1 index problem' });
+    const after = await scanProject(home, DIR, { env: {} });
+    expect(after.team!.problems.filter((p) => p.code === 'orphan')).toEqual([]);
+    expect(after.team!.memories.map((m) => [m.file, indexStatesOf(after)(m)])).toEqual([
+      ['env.md', 'loaded'],
+      ['oncall.md', 'loaded'],
+    ]);
+    // Asked again: nothing left to do, nothing written twice.
+    expect((await applyFixes(where, [fix!])).applied).toEqual([]);
+    // Undo (the entry's parent) puts MEMORY.md back as it was.
+    await restoreFromHistory(memoryDir, `${entry!.rev}~1`, { dataDir });
+    expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(mainText);
   });
 });

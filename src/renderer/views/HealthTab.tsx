@@ -34,19 +34,20 @@ function FixAllEffect({ previews }: { previews: Partial<Record<Scope, FixPreview
     const p = previews[scope];
     if (!p) return [];
     const { before, after } = p.impact;
-    const name = scope === 'team' ? 'team/MEMORY.md' : 'MEMORY.md';
+    // A team orphan's pointer goes into MEMORY.md (memory-service.ts, pointerHome): the impact is then MEMORY.md's.
+    const intoMain = scope === 'private' || [...p.applied, ...p.heldBack, ...p.stale].some((f) => f.kind === 'add-to-index');
+    const name = scope === 'private' ? 'MEMORY.md' : intoMain ? 'MEMORY.md (team pointers)' : 'team/MEMORY.md';
     const change =
       before.lines === after.lines && before.chars === after.chars
         ? `${name} stays at ${after.lines} lines`
         : `${name} goes from ${before.lines} lines to ${sizeAgainstLimits(after)}`;
     // team/MEMORY.md loads nothing (index-state.ts): its fixes change no part the agent gets.
-    const loaded =
-      scope === 'team'
-        ? ', which Claude Code does not load'
-        : after.truncated
-          ? `; from line ${after.firstCutLine} on it is cut, ${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'} never seen`
-          : '; everything reaches the agent';
-    const newly = scope === 'private' && p.impact.newlyCut.length > 0 ? `; ${p.impact.newlyCut.length} pointers would fall below the cut` : '';
+    const loaded = !intoMain
+      ? ', which Claude Code does not load'
+      : after.truncated
+        ? `; from line ${after.firstCutLine} on it is cut, ${after.cut} ${after.cut === 1 ? 'pointer' : 'pointers'} never seen`
+        : '; everything reaches the agent';
+    const newly = intoMain && p.impact.newlyCut.length > 0 ? `; ${p.impact.newlyCut.length} pointers would fall below the cut` : '';
     return [`${change}${loaded}${newly}.`];
   });
   return parts.length > 0 ? (
@@ -152,7 +153,9 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
                       {p.fix === 'add-to-index'
                         ? alone === 'below-cut'
                           ? 'Add below the cut'
-                          : 'Add to index'
+                          : p.scope === 'team'
+                            ? 'Add to MEMORY.md'
+                            : 'Add to index'
                         : p.fix === 'drop-pointer'
                           ? 'Remove pointer'
                           : p.fix === 'quote-value'
