@@ -19,6 +19,7 @@ export {
   createMemory,
   deleteMemory,
   inScope,
+  pointerPlaces,
   previewFixes,
   readText,
   refuseTakenName,

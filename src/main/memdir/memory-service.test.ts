@@ -51,9 +51,21 @@ describe('createMemory', () => {
     expect(scan.problems).toEqual([]);
   });
 
-  it('creates team memories in memory/team with their own index, but never a "user" one', async () => {
+  it('creates team memories in memory/team, pointed at from MEMORY.md as team/x.md (the index Claude Code loads) and listed in team/MEMORY.md, but never a "user" one', async () => {
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [Mine](mine.md) — m\n');
     await createMemory(team, { fields: { name: 'CI', description: 'No Python 3.8 in CI', type: 'project' }, body: '' });
+    expect(await entries()).toEqual([
+      ['mine.md', 'Mine', 'm'],
+      ['team/project_ci.md', 'CI', 'No Python 3.8 in CI'],
+    ]);
+    // The team's shared table of contents, synced to teammates, lists it too.
     expect(await entries('team/MEMORY.md')).toEqual([['project_ci.md', 'CI', 'No Python 3.8 in CI']]);
+    // So it is loaded at once, not "unlisted".
+    const scan = scanMemoryDir(path.join(where.memoryDir, 'team'), {
+      scope: 'team',
+      linkedFromParent: () => ({ loaded: ['project_ci.md'], cut: [] }),
+    });
+    expect(scan.problems).toEqual([]);
     await expect(createMemory(team, { fields: { name: 'Me', description: 'x', type: 'user' }, body: '' })).rejects.toMatchObject({ code: 'scope-refused' });
   });
 
@@ -177,6 +189,56 @@ describe('renameMemory and deleteMemory', () => {
     expect((await entries()).map(([f]) => f)).toEqual(['p.md']);
     const sources = (await listHistory(where.memoryDir, { dataDir: where.dataDir! })).map((e) => e.source);
     expect(sources.slice(0, 3)).toEqual(['restore', 'manual', 'manual']);
+  });
+});
+
+describe("a team memory's pointers in MEMORY.md (team/x.md) and team/MEMORY.md", () => {
+  const teamTopic = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\ntype: project\n---\nbody\n`;
+  beforeEach(async () => {
+    await fs.mkdir(path.join(where.memoryDir, 'team'));
+    await fs.writeFile(path.join(where.memoryDir, 'team', 'ci.md'), teamTopic('CI', 'No Python 3.8'));
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [Mine](mine.md) — m\n- [CI](team/ci.md) — No Python 3.8\n');
+    await fs.writeFile(path.join(where.memoryDir, 'team', 'MEMORY.md'), '- [CI](ci.md) — No Python 3.8\n');
+  });
+
+  it('follow an edit of its name and description', async () => {
+    await updateMemory(team, { file: 'ci.md', fields: { name: 'CI images', description: 'No Python 3.8 in CI images', type: 'project' }, body: 'body\n' });
+    expect(await entries()).toEqual([
+      ['mine.md', 'Mine', 'm'],
+      ['team/ci.md', 'CI images', 'No Python 3.8 in CI images'],
+    ]);
+    expect(await entries('team/MEMORY.md')).toEqual([['ci.md', 'CI images', 'No Python 3.8 in CI images']]);
+  });
+
+  it('follow a rename, in place, so it stays loaded', async () => {
+    await renameMemory(team, 'ci.md', 'ci_images.md');
+    expect(await entries()).toEqual([
+      ['mine.md', 'Mine', 'm'],
+      ['team/ci_images.md', 'CI', 'No Python 3.8'],
+    ]);
+    expect(await entries('team/MEMORY.md')).toEqual([['ci_images.md', 'CI', 'No Python 3.8']]);
+  });
+
+  it('go with a delete, and Undo brings both back', async () => {
+    const { entry } = await deleteMemory(team, 'ci.md');
+    expect(await entries()).toEqual([['mine.md', 'Mine', 'm']]);
+    expect(await entries('team/MEMORY.md')).toEqual([]);
+    await restoreFromHistory(where.memoryDir, `${entry!.rev}~1`, { dataDir: where.dataDir });
+    expect(await read('MEMORY.md')).toBe('- [Mine](mine.md) — m\n- [CI](team/ci.md) — No Python 3.8\n');
+    expect(await read('team/MEMORY.md')).toBe('- [CI](ci.md) — No Python 3.8\n');
+  });
+
+  it('leave a private memory of the same name alone, and write no MEMORY.md where there is none', async () => {
+    await fs.writeFile(path.join(where.memoryDir, 'ci.md'), teamTopic('Private CI', 'mine'));
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [Private CI](ci.md) — mine\n- [CI](team/ci.md) — No Python 3.8\n');
+    await renameMemory(team, 'ci.md', 'ci2.md');
+    expect(await entries()).toEqual([
+      ['ci.md', 'Private CI', 'mine'],
+      ['team/ci2.md', 'CI', 'No Python 3.8'],
+    ]);
+    await fs.rm(path.join(where.memoryDir, 'MEMORY.md'));
+    await deleteMemory(team, 'ci2.md');
+    await expect(fs.access(path.join(where.memoryDir, 'MEMORY.md'))).rejects.toThrow();
   });
 });
 

@@ -53,11 +53,27 @@ export function inScope(scope: Scope, file: string): string {
 }
 
 /**
- * The pointer that loads a memory, and the name it has there: MEMORY.md's — as `team/x.md` for a
- * team memory, since Claude Code 2.1.332 loads no other index (index-state.ts). Where a fix adds an orphan's.
+ * Every index that points at a memory, and the name it has there: MEMORY.md first — as `team/x.md`
+ * for a team memory, since Claude Code 2.1.332 loads no other index (index-state.ts) — then, for a
+ * team memory, team/MEMORY.md as `x.md`: the team's shared table of contents, synced to teammates,
+ * which loads nothing. A new memory gets a pointer in each; edit, rename and delete follow them all.
  */
+export function pointerPlaces(where: Where, file: string): { index: Where; file: string }[] {
+  const main = { index: { ...where, scope: 'private' as const }, file: inScope(where.scope, file) };
+  return where.scope === 'team' ? [main, { index: where, file }] : [main];
+}
+
+/** The pointer that loads a memory: MEMORY.md's ({@link pointerPlaces}). Where a fix adds an orphan's. */
 export function pointerHome(where: Where, file: string): { index: Where; file: string } {
-  return { index: { ...where, scope: 'private' }, file: inScope(where.scope, file) };
+  return pointerPlaces(where, file)[0]!;
+}
+
+/** Change a memory's pointers in every index that has them ({@link pointerPlaces}); an index that does not exist is left so. */
+async function editPointers(where: Where, file: string, edit: (index: ParsedIndex, file: string) => ParsedIndex): Promise<void> {
+  for (const place of pointerPlaces(where, file)) {
+    const index = await readIndex(place.index);
+    if (index.text !== null) await writeIndex(place.index, edit(index.parsed, place.file), index.text);
+  }
 }
 
 /**
@@ -319,10 +335,12 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
     await refuseNewSecrets({ label: rel, text, before: null, name: file, allow: input.allowSecrets });
     await refuseTakenName(where.memoryDir, rel, 'pick another name or edit it.');
     await writeFileAtomic(where.memoryDir, rel, text);
-    const index = await readIndex(where);
-    const already = indexEntries(index.parsed).some((e) => e.file === file);
-    if (!already)
-      await writeIndex(where, addIndexEntry(index.parsed, { title: input.fields.name, file, hook: input.hook ?? input.fields.description }), index.text);
+    for (const place of pointerPlaces(where, file)) {
+      const index = await readIndex(place.index);
+      const already = indexEntries(index.parsed).some((e) => e.file === place.file);
+      const pointer = { title: input.fields.name, file: place.file, hook: input.hook ?? input.fields.description };
+      if (!already) await writeIndex(place.index, addIndexEntry(index.parsed, pointer), index.text);
+    }
     return file;
   });
   return { file: result, entry };
@@ -367,15 +385,15 @@ export async function updateMemory(where: Where, input: UpdateInput): Promise<Wr
     const text = checkedSize(serializeTopicFile(input.fields, input.body, base));
     await refuseNewSecrets({ label: rel, text, before: current, allow: input.allowSecrets });
     await writeFileAtomic(where.memoryDir, rel, text);
-    const index = await readIndex(where);
-    const pointer = indexEntries(index.parsed).find((e) => e.file === file);
-    if (pointer) {
+    await editPointers(where, file, (index, named) => {
+      const pointer = indexEntries(index).find((e) => e.file === named);
+      if (!pointer) return index;
       const title = pointer.title === previous.meta.name ? input.fields.name : pointer.title;
       // A hook written from the description (whole, or as a pointer holds it: one line, cut) follows it.
       const followed = pointer.hook === previous.meta.description || pointer.hook === pointerHook(previous.meta.description);
       const hook = input.hook ?? (followed ? input.fields.description : pointer.hook);
-      if (title !== pointer.title || hook !== pointer.hook) await writeIndex(where, updateIndexEntry(index.parsed, file, { title, hook }), index.text);
-    }
+      return title !== pointer.title || hook !== pointer.hook ? updateIndexEntry(index, named, { title, hook }) : index;
+    });
   });
   return { file, entry };
 }
@@ -401,8 +419,8 @@ export async function renameMemory(
   const { entry } = await tx(where, 'manual', `Rename ${inScope(where.scope, source)} to ${target}`, async () => {
     await refuseTakenName(where.memoryDir, inScope(where.scope, target), 'pick another name or edit it.', inScope(where.scope, source));
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));
-    const index = await readIndex(where);
-    await writeIndex(where, retargetIndexEntries(index.parsed, source, target), index.text);
+    // Each index names it as it names the source: x.md in its own directory's, team/x.md in MEMORY.md.
+    await editPointers(where, source, (index, named) => retargetIndexEntries(index, named, named === source ? target : inScope(where.scope, target)));
   });
   return { file: target, entry };
 }
@@ -414,8 +432,7 @@ export async function deleteMemory(where: Where, file: string): Promise<WriteRes
   const { entry } = await tx(where, 'manual', `Delete ${rel}`, async () => {
     if ((await readText(where.memoryDir, rel)) === null) throw new MemoryError('not-found', `${rel} does not exist.`);
     await removeFileConfined(where.memoryDir, rel);
-    const index = await readIndex(where);
-    await writeIndex(where, removeIndexEntries(index.parsed, name), index.text);
+    await editPointers(where, name, (index, named) => removeIndexEntries(index, named));
   });
   return { file: name, entry };
 }

@@ -142,3 +142,17 @@ it('moved anyway to a name the team already has, the refusal names it masked', a
   expect(error.message).not.toContain(TOKEN.slice(6));
   expect(await read(NAMED)).toBe(TOPIC);
 });
+
+it('moves a private memory to the team with its MEMORY.md pointer retargeted in place to team/x.md (still loaded), listed in team/MEMORY.md too; and back', async () => {
+  const topic = '---\nname: Deploys\ndescription: how we ship\ntype: project\n---\nbody\n';
+  await fs.writeFile(path.join(memoryDir, 'deploys.md'), topic);
+  await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Deploys](deploys.md) — my hook\n- [Other](other.md) — o\n');
+  await fs.writeFile(path.join(memoryDir, 'other.md'), topic.replace('Deploys', 'Other'));
+  await moveMemoryScope({ memoryDir, dataDir, file: 'deploys.md', to: 'team' });
+  expect(await read('MEMORY.md')).toBe('- [Deploys](team/deploys.md) — my hook\n- [Other](other.md) — o\n');
+  expect(await read('team/MEMORY.md')).toBe('- [Deploys](deploys.md) — my hook\n');
+  // Back to private (never pushed): the pointer is retargeted in place again, the team's line goes.
+  await moveMemoryScope({ memoryDir, dataDir, file: 'deploys.md', to: 'private' });
+  expect(await read('MEMORY.md')).toBe('- [Deploys](deploys.md) — my hook\n- [Other](other.md) — o\n');
+  expect(await read('team/MEMORY.md')).toBe('');
+});

@@ -1,14 +1,24 @@
 /**
  * Move a memory between private (`memory/`) and team (`memory/team/`) — R-TYPES: a `user`
  * memory never goes to the team; the others may, `project` and `reference` being the ones
- * the team usually wants. The file moves byte for byte, its pointer moves from one index to
- * the other (title and hook kept), all in one `transact`: one history entry, undoable.
+ * the team usually wants. The file moves byte for byte, its pointers follow it (title and hook
+ * kept): MEMORY.md's is retargeted in place (a team memory is loaded only through `team/x.md` there),
+ * team/MEMORY.md's line goes or comes. All in one `transact`: one history entry, undoable.
  *
  * A team memory the server already has cannot go back to private (R-SYNC: deletions never
  * propagate): the next full pull would bring it back, and teammates would keep a file whose
  * index line is gone. One that was never pushed moves freely.
  */
-import { addIndexEntry, indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
+import {
+  addIndexEntry,
+  indexEntries,
+  parseIndex,
+  removeIndexEntries,
+  retargetIndexEntries,
+  serializeIndex,
+  type IndexEntry,
+  type ParsedIndex,
+} from '../../shared/index-format.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { indexReachOf, teamReachOf } from '../../shared/index-state.js';
 import { INDEX_FILE } from '../../shared/limits.js';
@@ -16,7 +26,7 @@ import type { Finding } from '../../shared/secret-types.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { transact } from '../history/index.js';
-import { checkFileName, inScope, MemoryError, parseTopicFile, readText, refuseTakenName } from '../memdir/index.js';
+import { checkFileName, inScope, MemoryError, parseTopicFile, pointerPlaces, readText, refuseTakenName } from '../memdir/index.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { memoryDirKey, realpathDeepestExisting } from '../core/memory-lock.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
@@ -106,17 +116,35 @@ export async function moveMemoryScope(opts: {
     await writeFileAtomic(opts.memoryDir, toRel, text);
     await removeFileConfined(opts.memoryDir, fromRel);
 
-    const fromIndexRel = inScope(from, INDEX_FILE);
-    const toIndexRel = inScope(opts.to, INDEX_FILE);
-    const fromIndexText = await readText(opts.memoryDir, fromIndexRel);
-    const fromIndex = parseIndex(fromIndexText ?? '');
-    const pointer = indexEntries(fromIndex).find((e) => e.file === name);
-    if (fromIndexText !== null && pointer) await writeFileAtomic(opts.memoryDir, fromIndexRel, serializeIndex(removeIndexEntries(fromIndex, name)));
-    const toIndexText = await readText(opts.memoryDir, toIndexRel);
-    const toIndex = parseIndex(toIndexText ?? '');
-    if (!indexEntries(toIndex).some((e) => e.file === name)) {
-      const added = addIndexEntry(toIndex, { title: pointer?.title ?? parsed.meta.name, file: name, hook: pointer?.hook ?? parsed.meta.description });
-      await writeFileAtomic(opts.memoryDir, toIndexRel, serializeIndex(added));
+    // Its pointers follow it (pointerPlaces): MEMORY.md's is retargeted in place (x.md <-> team/x.md),
+    // so it keeps its place before the cut; team/MEMORY.md's line goes with a move out, comes with a move in.
+    const read = async (scope: Scope) => {
+      const text = await readText(opts.memoryDir, inScope(scope, INDEX_FILE));
+      return { text, parsed: parseIndex(text ?? '') };
+    };
+    const write = async (scope: Scope, before: string | null, after: ParsedIndex) => {
+      const text = serializeIndex(after);
+      if (text !== before) await writeFileAtomic(opts.memoryDir, inScope(scope, INDEX_FILE), text);
+    };
+    const [mainFrom, ...ownFrom] = pointerPlaces({ memoryDir: opts.memoryDir, scope: from }, name);
+    const [mainTo, ...ownTo] = pointerPlaces({ memoryDir: opts.memoryDir, scope: opts.to }, name);
+    let pointer: IndexEntry | undefined;
+    for (const place of ownFrom) {
+      const index = await read(place.index.scope);
+      const own = indexEntries(index.parsed).find((e) => e.file === place.file);
+      pointer ??= own;
+      if (index.text !== null && own) await write(place.index.scope, index.text, removeIndexEntries(index.parsed, place.file));
+    }
+    const main = await read('private');
+    const mainPointer = indexEntries(main.parsed).find((e) => e.file === mainFrom!.file);
+    const line = { title: (mainPointer ?? pointer)?.title ?? parsed.meta.name, hook: (mainPointer ?? pointer)?.hook ?? parsed.meta.description };
+    if (mainPointer) await write('private', main.text, retargetIndexEntries(main.parsed, mainFrom!.file, mainTo!.file));
+    else if (!indexEntries(main.parsed).some((e) => e.file === mainTo!.file))
+      await write('private', main.text, addIndexEntry(main.parsed, { ...line, file: mainTo!.file }));
+    for (const place of ownTo) {
+      const index = await read(place.index.scope);
+      if (!indexEntries(index.parsed).some((e) => e.file === place.file))
+        await write(place.index.scope, index.text, addIndexEntry(index.parsed, { ...line, file: place.file }));
     }
   });
   return { file: name, scope: opts.to, rev: entry?.rev ?? null };

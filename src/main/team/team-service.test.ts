@@ -180,7 +180,10 @@ describe('team sync in the app', () => {
     });
     const moved = await ok<{ file: string; scope: string; rev: string }>(a.api, 'team.move', { dir: '-work-app', file: 'project_deploys.md', to: 'team' });
     expect(moved).toMatchObject({ file: 'project_deploys.md', scope: 'team' });
-    expect(await fs.readFile(path.join(a.memoryDir, 'MEMORY.md'), 'utf8')).toBe('- [Me](user_me.md) — who I am\n');
+    // MEMORY.md's pointer now names team/project_deploys.md, in place: the one index Claude Code loads.
+    expect(await fs.readFile(path.join(a.memoryDir, 'MEMORY.md'), 'utf8')).toBe(
+      '- [Me](user_me.md) — who I am\n- [Deploys](team/project_deploys.md) — deploy rules\n',
+    );
     expect(await fs.readFile(path.join(a.memoryDir, 'team', 'MEMORY.md'), 'utf8')).toBe('- [Deploys](project_deploys.md) — deploy rules\n');
     const [entry] = await listHistory(a.memoryDir, { dataDir: a.ctx.dataDir, limit: 1 });
     expect(entry).toMatchObject({ source: 'manual', summary: 'Move project_deploys.md to the team memory' });

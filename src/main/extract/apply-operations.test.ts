@@ -1,0 +1,50 @@
+// Extraction writes a team memory through the same writers as the app: its pointer goes into
+// MEMORY.md as team/x.md (the one index Claude Code 2.1.332 loads) and into team/MEMORY.md.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { ExtractOperation } from '../../shared/contract/extract.js';
+import { serializeTopicFile } from '../memdir/index.js';
+import { applyOperations } from './apply-operations.js';
+
+let root: string;
+let memoryDir: string;
+const read = (rel: string) => fs.readFile(path.join(memoryDir, rel), 'utf8');
+const op = (file: string): ExtractOperation => ({
+  action: 'create',
+  file,
+  scope: 'team',
+  type: 'project',
+  name: 'Deploys',
+  description: 'no deploys on Fridays',
+  body: 'Because of the weekend.\n',
+  hook: null,
+  reason: null,
+});
+const options = () => ({ dataDir: path.join(root, 'data'), sessionId: null, summary: () => 'Extract' });
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-apply-ops-'));
+  memoryDir = path.join(root, 'memory');
+  await fs.mkdir(path.join(memoryDir, 'team'), { recursive: true });
+  await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Mine](mine.md) — m\n');
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+it('a team memory it creates is pointed at from MEMORY.md as team/x.md, and listed in team/MEMORY.md', async () => {
+  const { results } = await applyOperations(memoryDir, [op('project_deploys.md')], options());
+  expect(results.map((r) => r.ok)).toEqual([true]);
+  expect(await read('MEMORY.md')).toBe('- [Mine](mine.md) — m\n- [Deploys](team/project_deploys.md) — no deploys on Fridays\n');
+  expect(await read('team/MEMORY.md')).toBe('- [Deploys](project_deploys.md) — no deploys on Fridays\n');
+});
+
+it('after a crash between the file and its pointer, the retry adds the pointer to MEMORY.md as team/x.md', async () => {
+  const o = op('project_deploys.md');
+  await fs.writeFile(path.join(memoryDir, 'team', o.file), serializeTopicFile({ name: o.name, description: o.description, type: o.type }, o.body));
+  const { results } = await applyOperations(memoryDir, [o], options());
+  expect(results.map((r) => r.ok)).toEqual([true]);
+  expect(await read('MEMORY.md')).toBe('- [Mine](mine.md) — m\n- [Deploys](team/project_deploys.md) — no deploys on Fridays\n');
+});
