@@ -643,3 +643,18 @@ describe('undo that writes a name back beside the same name in another Unicode f
     expect(await read(nfd)).toBe(topic(nfd.replace('.md', '')));
   });
 });
+
+describe('undoing a change to a team memory', () => {
+  it('takes its team/x.md pointer in MEMORY.md back with its team/MEMORY.md line (create, then rename)', async () => {
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [Mine](mine.md) — m\n');
+    const team = { ...where, scope: 'team' as const };
+    const created = await createMemory(team, { fields: { name: 'CI', description: 'No Python 3.8', type: 'project' }, body: '' });
+    const renamed = await renameMemory(team, created.file, 'ci.md');
+    expect(await read('MEMORY.md')).toBe('- [Mine](mine.md) — m\n- [CI](team/ci.md) — No Python 3.8\n');
+    await undoChange({ ...opts, rev: renamed.entry!.rev });
+    expect(await read('MEMORY.md')).toBe(`- [Mine](mine.md) — m\n- [CI](team/${created.file}) — No Python 3.8\n`);
+    expect(await read('team/MEMORY.md')).toBe(`- [CI](${created.file}) — No Python 3.8\n`);
+    await undoChange({ ...opts, rev: created.entry!.rev });
+    expect(await read('MEMORY.md')).toBe('- [Mine](mine.md) — m\n');
+  });
+});
