@@ -87,4 +87,27 @@ describe.skipIf(!HAS_BROWSER)(`what an index lists, in the app${HAS_BROWSER ? ''
     expect(await orphans.count()).toBe(2);
     expect(errors).toEqual([]);
   });
+
+  it("Health's fix for a team memory listed only in team/MEMORY.md points at it from MEMORY.md as team/x.md (here below the cut, as it says), and Undo takes it back", async () => {
+    const memory = path.join(root, 'home', 'projects', DIR, 'memory');
+    const before = await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8');
+    const teamBefore = await fs.readFile(path.join(memory, 'team', 'MEMORY.md'), 'utf8');
+    await open('health');
+    const problems = page.getByRole('list', { name: 'Problems' });
+    const orphan = problems.locator('li', { hasText: 'team/team_c.md is listed only in team/MEMORY.md' });
+    // MEMORY.md is past its limit: the button says where the pointer would land.
+    await orphan.getByText('Its pointer would land below the cut: Claude Code would never load it.').waitFor();
+    const fix = orphan.getByRole('button', { name: /^Fix: team\/team_c\.md is listed only in team\/MEMORY\.md/ });
+    expect(await fix.textContent()).toBe('Add below the cut');
+    await fix.click();
+    await page.getByText(/^Fixed 1 problem\. MEMORY\.md/).waitFor();
+    expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toMatch(/\n- \[team_c\]\(team\/team_c\.md\) — [^\n]+\n/);
+    expect(await fs.readFile(path.join(memory, 'team', 'MEMORY.md'), 'utf8')).toBe(teamBefore);
+    await expect.poll(() => problems.locator('li', { hasText: 'listed only in team/MEMORY.md' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await page.getByText('Undid the fixes.').waitFor();
+    expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toBe(before);
+    await expect.poll(() => problems.locator('li', { hasText: 'listed only in team/MEMORY.md' }).count()).toBe(2);
+    expect(errors).toEqual([]);
+  });
 });
