@@ -38,6 +38,28 @@ export interface HealthInput {
   scope?: Scope;
 }
 
+/**
+ * How a problem of an index's lines names the index and what a bad line costs, by scope: MEMORY.md
+ * reaches the agent, team/MEMORY.md only the people who read the team's index (Claude Code
+ * 2.1.332 does not load it, index-state.ts). The one place for these words.
+ */
+const INDEX_WORDS = {
+  private: {
+    name: INDEX_FILE,
+    dangling: 'the agent is told about a memory it cannot read',
+    repeat: 'the repeat only uses up index space',
+    unreadableButRead: ' Claude Code still loads it: memdir show --loaded and the MEMORY.md tab show what the agent gets.',
+    unreadable: ' The agent starts without its memory index.',
+  },
+  team: {
+    name: `${TEAM_DIR}/${INDEX_FILE}`,
+    unreadableButRead: '',
+    unreadable: '',
+    dangling: "whoever reads the team's index is sent to a memory that is not there",
+    repeat: "the repeat only makes the team's index longer to read",
+  },
+} as const;
+
 export function problem(code: ProblemCode, file: string | null, line: number | null, message: string, fix: FixKind | null = null, target?: string): Problem {
   const severity = SEVERITY_OF[code];
   return target !== undefined ? { code, file, line, message, severity, fix, target } : { code, file, line, message, severity, fix };
@@ -48,11 +70,13 @@ export function assessHealth(input: HealthInput): Problem[] {
   const { index } = input;
   const topicFiles = new Set(input.topics.map((t) => t.file));
 
+  const team = input.scope === 'team';
+  const words = INDEX_WORDS[team ? 'team' : 'private'];
   if (index.unreadable) {
     // Claude Code reads what Memdir will not edit (a link out, not UTF-8): then only the editing is refused.
     const message = index.load
-      ? `Memdir cannot edit ${INDEX_FILE}: ${index.unreadable.reason}. Claude Code still loads it: memdir show --loaded and the MEMORY.md tab show what the agent gets.`
-      : `${INDEX_FILE} cannot be used: ${index.unreadable.reason}. The agent starts without its memory index.`;
+      ? `Memdir cannot edit ${words.name}: ${index.unreadable.reason}.${words.unreadableButRead}`
+      : `${words.name} cannot be used: ${index.unreadable.reason}.${words.unreadable}`;
     problems.push(problem(index.unreadable.code, INDEX_FILE, null, message));
   }
 
@@ -60,7 +84,6 @@ export function assessHealth(input: HealthInput): Problem[] {
   // it sits on its line; lines Claude Code strips first (frontmatter, comment blocks) do not
   // (index-state.ts, the one rule for what an index lists).
   const parent = input.linkedFromParent;
-  const team = input.scope === 'team';
   // What lists a memory: its directory's own index, or for a team memory MEMORY.md's links alone
   // (Claude Code 2.1.332 does not load team/MEMORY.md, index-state.ts); what team/MEMORY.md names only says why.
   const linked = new Set<string>(parent ? [...parent.loaded, ...parent.cut] : []);
@@ -75,7 +98,7 @@ export function assessHealth(input: HealthInput): Problem[] {
             'malformed-line',
             INDEX_FILE,
             line.line,
-            `Line ${line.line} of ${INDEX_FILE} looks like a pointer but ${line.reason}, so it points at nothing: "${clip(line.raw)}".`,
+            `Line ${line.line} of ${words.name} looks like a pointer but ${line.reason}, so it points at nothing: "${clip(line.raw)}".`,
           ),
         );
       }
@@ -93,7 +116,7 @@ export function assessHealth(input: HealthInput): Problem[] {
               'unsafe-link',
               INDEX_FILE,
               link.line,
-              `Line ${link.line} of ${INDEX_FILE} points outside the memory directory (${link.file}); Memdir never follows such links.`,
+              `Line ${link.line} of ${words.name} points outside the memory directory (${link.file}); Memdir never follows such links.`,
               null,
               link.file,
             ),
@@ -110,7 +133,7 @@ export function assessHealth(input: HealthInput): Problem[] {
               'duplicate-pointer',
               INDEX_FILE,
               link.line,
-              `Line ${link.line} of ${INDEX_FILE} points at ${link.file} again (first on line ${seen}); the repeat only uses up index space.`,
+              `Line ${link.line} of ${words.name} points at ${link.file} again (first on line ${seen}); ${words.repeat}.`,
               canonical ? 'dedupe-pointer' : null,
               link.file,
             ),
@@ -126,7 +149,7 @@ export function assessHealth(input: HealthInput): Problem[] {
             'dangling-link',
             INDEX_FILE,
             link.line,
-            `Line ${link.line} of ${INDEX_FILE} points at ${link.file}, which does not exist; the agent is told about a memory it cannot read.`,
+            `Line ${link.line} of ${words.name} points at ${link.file}, which does not exist; ${words.dangling}.`,
             canonical ? 'drop-pointer' : null,
             link.file,
           ),

@@ -39,9 +39,10 @@ import { writeDataFile } from '../core/safe-fs.js';
  * 12: team/MEMORY.md loads nothing (Claude Code 2.1.332, index-state.ts): a team memory it alone
  *    lists is an orphan, its cut hides nothing (no over-limit, no cutMissing), and the team's
  *    cutMemories come from MEMORY.md's cut only.
-
+ * 13: team/MEMORY.md's own problems (dangling, repeated, malformed, unsafe or unreadable lines) name
+ *    team/MEMORY.md and no longer say the agent is told.
  */
-export const SCAN_CACHE_VERSION = 12;
+export const SCAN_CACHE_VERSION = 13;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

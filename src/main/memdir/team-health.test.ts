@@ -104,3 +104,44 @@ describe('"Add to MEMORY.md" for a team memory listed only in team/MEMORY.md', (
     expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(mainText);
   });
 });
+
+describe("team/MEMORY.md's own problems", () => {
+  it('name team/MEMORY.md and say what a bad line costs the people who read it, never that the agent is told', async () => {
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Gone](gone.md) — missing\n- [Gone](gone.md) — again\n');
+    await fs.writeFile(path.join(memoryDir, 'team', 'MEMORY.md'), '- [Deploys](deploys.md) — how\n- [Lost](lost.md) — gone\n- [Deploys](deploys.md) — again\n');
+    await fs.writeFile(path.join(memoryDir, 'team', 'deploys.md'), topic('Deploys', 'project'));
+    const scan = await scanProject(home, DIR, { env: {} });
+    const team = scan.team!.problems.filter((p) => p.code === 'dangling-link' || p.code === 'duplicate-pointer');
+    expect(team.map((p) => [p.code, p.file, p.line, p.message, p.fix])).toEqual([
+      [
+        'dangling-link',
+        'MEMORY.md',
+        2,
+        "Line 2 of team/MEMORY.md points at lost.md, which does not exist; whoever reads the team's index is sent to a memory that is not there.",
+        'drop-pointer',
+      ],
+      [
+        'duplicate-pointer',
+        'MEMORY.md',
+        3,
+        "Line 3 of team/MEMORY.md points at deploys.md again (first on line 1); the repeat only makes the team's index longer to read.",
+        'dedupe-pointer',
+      ],
+    ]);
+    // The private index keeps the agent's words.
+    const own = scan.problems.filter((p) => p.code === 'dangling-link' || p.code === 'duplicate-pointer');
+    expect(own.map((p) => p.message)).toEqual([
+      'Line 1 of MEMORY.md points at gone.md, which does not exist; the agent is told about a memory it cannot read.',
+      'Line 2 of MEMORY.md points at gone.md again (first on line 1); the repeat only uses up index space.',
+    ]);
+  });
+
+  it('an unreadable team/MEMORY.md is named as such, with no claim about the agent', async () => {
+    await fs.writeFile(path.join(memoryDir, 'team', 'MEMORY.md'), Buffer.from([0x2d, 0x20, 0xff, 0xfe, 0x0a]));
+    const scan = await scanProject(home, DIR, { env: {} });
+    const index = scan.team!.problems.filter((p) => p.file === 'MEMORY.md' && p.line === null);
+    expect(index.map((p) => p.code)).toEqual(['unreadable']);
+    expect(index[0]!.message).toMatch(/^(Memdir cannot edit team\/MEMORY\.md|team\/MEMORY\.md cannot be used): [^]*\.$/);
+    expect(index[0]!.message).not.toMatch(/agent|loads it/);
+  });
+});
