@@ -100,12 +100,16 @@ describe.skipIf(skip !== null)(`what an index lists, one rule in the built memdi
     const cells = row.split(/\s{2,}/);
     expect([cells[1], cells[2], cells[4]]).toEqual(['4', '4', '3']);
     const scan = JSON.parse(await memdir('scan', '--home', home, '--json')) as {
-      projects: { index: { cut: string[]; cutMemories: string[] }; team: { index: { cutMemories: string[] } } }[];
+      projects: { index: { cut: string[]; cutMemories: string[] }; team: { index: Record<string, unknown> & { cutMemories: string[] } } }[];
     };
     const { index, team } = scan.projects[0]!;
     expect(index.cut).toEqual(['late.md', 'team/team_b.md']);
     expect(index.cutMemories).toEqual(['late.md', 'later.md']);
     expect(team.index.cutMemories).toEqual(['team_b.md']);
+    // team/MEMORY.md is over the limit too, but Claude Code 2.1.332 loads none of it: its index says nothing loads and nothing is
+    // cut (same keys), its size the file's own; team_c.md, which only it names, is not called loaded here while Health calls it an orphan.
+    expect(team.index).toMatchObject({ exists: true, loaded: [], cut: [], loadedLines: 0, loadedBytes: 0, loadedChars: 0, firstCutLine: null, reason: null });
+    expect(team.index.lines).toBeGreaterThan(200);
 
     const show = await memdir('show', LISTING, '--home', home);
     expect(show).toContain('2 pointers reach the agent, 2 are cut (2 memories past the cut).');

@@ -26,7 +26,9 @@ export const scanCommand: CommandSpec = {
    cutMemories, private and team)
   "memories": [{"file" (relative: "retros/x.md" for a subfolder), "name", "description", "type", "scope", "bytes", "mtimeMs", "layout"}],
   "team": {same index/memories/problems} or null (Claude Code 2.1.332 does not load team/MEMORY.md: its "index"
-   describes the file's text only, "cutMissing" is empty, and a team memory only it lists is an orphan),
+   gives the file's "exists", "lines", "bytes" and "chars" and says nothing of it loads — "loaded", "cut" and
+   "cutMissing" empty, "loadedLines", "loadedBytes" and "loadedChars" 0, "firstCutLine" and "reason" null;
+   "cutMemories" are the team memories past MEMORY.md's cut, and a team memory only team/MEMORY.md lists is an orphan),
   "problems": [{"code", "file", "line", "message", "severity", "fix", "target"? (the file an index line names)}], "lastChangeMs", "transcripts",
   "launchDirs": [{"cwd", "folder", "transcripts", "autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom"}],
   "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …, "permissionRules"},

@@ -41,8 +41,10 @@ import { writeDataFile } from '../core/safe-fs.js';
  *    cutMemories come from MEMORY.md's cut only.
  * 13: team/MEMORY.md's own problems (dangling, repeated, malformed, unsafe or unreadable lines) name
  *    team/MEMORY.md and no longer say the agent is told.
+ * 14: team/MEMORY.md's summary says nothing of it loads: no loaded or cut pointers, no loaded
+ *    lines, bytes or characters, no first cut line, no reason (they described a cut no one makes).
  */
-export const SCAN_CACHE_VERSION = 13;
+export const SCAN_CACHE_VERSION = 14;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

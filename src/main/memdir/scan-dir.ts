@@ -364,11 +364,13 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     : EMPTY_INDEX;
   if (index) {
     const load = index.load;
-    const split = index.parsed && load ? splitLoadedEntries(index.parsed, load) : { loaded: [], cut: [] };
+    // team/MEMORY.md loads nothing (index-state.ts): its summary gives the file's size and says nothing
+    // of it loads or is cut; a team memory is past the cut only through MEMORY.md's.
+    const loads = scope === 'private' ? load : null;
+    const split = index.parsed && loads ? splitLoadedEntries(index.parsed, loads) : { loaded: [], cut: [] };
     const loaded = split.loaded.map((e) => e.file);
     const cut = split.cut.map((e) => e.file);
-    // team/MEMORY.md loads nothing (index-state.ts): a team memory is past the cut only through MEMORY.md's.
-    const reach = index.parsed && load && scope === 'private' ? indexReachOf(index.parsed, load) : NO_REACH;
+    const reach = index.parsed && loads ? indexReachOf(index.parsed, loads) : NO_REACH;
     indexSummary = {
       exists: true,
       lines: load?.lines ?? 0,
@@ -376,12 +378,12 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       chars: load?.chars ?? 0,
       loaded,
       cut,
-      loadedLines: load?.loadedLines ?? 0,
-      loadedBytes: load?.loadedBytes ?? 0,
-      loadedChars: load?.loadedChars ?? 0,
-      firstCutLine: load?.firstCutLine ?? null,
-      reason: load?.reason ?? null,
-      ...cutFactsOf({ reach, cutPointers: scope === 'private' ? cut : [] }, memories, missingOf, linkedFromParent),
+      loadedLines: loads?.loadedLines ?? 0,
+      loadedBytes: loads?.loadedBytes ?? 0,
+      loadedChars: loads?.loadedChars ?? 0,
+      firstCutLine: loads?.firstCutLine ?? null,
+      reason: loads?.reason ?? null,
+      ...cutFactsOf({ reach, cutPointers: cut }, memories, missingOf, linkedFromParent),
     };
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };
