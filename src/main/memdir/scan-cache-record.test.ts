@@ -155,8 +155,7 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
           reason: summary.reason,
           // Memories past the cut (they depend on links the record does not hold); the missing files past it are worked out from the rest.
           cutMemories: [...new Set(summary.cutMemories.flatMap((i) => (memories.length > 0 ? [memories[i % memories.length]!.file] : [])))],
-          // team/MEMORY.md loads nothing: none of its pointers is past a cut.
-          cutMissing: scope === 'team' ? [] : cutMissingOf(cut, () => missingFilesOf(problems)),
+          cutMissing: cutMissingOf(cut, () => missingFilesOf(problems)),
         },
         memories,
         problems,

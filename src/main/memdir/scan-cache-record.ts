@@ -409,8 +409,10 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
     if (!p) return null;
     problems[i] = p;
   }
-  // team/MEMORY.md loads nothing, so none of its pointers is past a cut (scan-dir.ts).
-  const full: IndexSummary = { ...summary, cutMissing: scope === 'team' ? [] : cutMissingOf(summary.cut, () => missingFilesOf(problems)) };
+  // One rule for every directory: team/MEMORY.md loads nothing, so its `cut` is empty (scan-dir.ts)
+  // and so is this. (The record's scope is its first memory's: a team folder with no readable
+  // memory reads back as private, and a rule by scope here answered differently for it.)
+  const full: IndexSummary = { ...summary, cutMissing: cutMissingOf(summary.cut, () => missingFilesOf(problems)) };
   const result: MemoryDirScan = { memoryDir: dir, exists: true, index: full, memories, problems, lastChangeMs: v.lastChangeMs };
   return { dir, index, files, facts, notes, tail, others, result };
 }
