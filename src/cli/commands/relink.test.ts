@@ -29,6 +29,16 @@ async function memdir(...args: string[]): Promise<{ code: number; out: string; e
   return { code, out, err };
 }
 
+/** Project p with a.md at `words` and its first history entry: the project and its memory dir. */
+async function projectWithHistory(words = 'first words'): Promise<{ project: string; memoryDir: string }> {
+  const project = path.join(root, 'p');
+  await makeRepo(project);
+  await addSession(home, project);
+  const memoryDir = await addMemories(home, project, { 'a.md': topic('A', 'user', words) });
+  expect((await memdir('history', project)).code).toBe(0);
+  return { project, memoryDir };
+}
+
 /** Export `project` to p.tar and import it into a new folder q: the target, its memory dir and the import's merge record. */
 async function exportAndImport(project: string): Promise<{ target: string; targetMemory: string; merge: { id: string } | undefined }> {
   const file = path.join(root, 'p.tar');
@@ -140,11 +150,7 @@ describe('memdir orphans / relink / merge', () => {
   });
 
   it('lists the history an import brought in `memdir history`, and restores a memory from it', async () => {
-    const project = path.join(root, 'p');
-    await makeRepo(project);
-    await addSession(home, project);
-    const memoryDir = await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
-    expect((await memdir('history', project)).code).toBe(0);
+    const { project, memoryDir } = await projectWithHistory();
     await fs.writeFile(path.join(memoryDir, 'a.md'), topic('A', 'user', 'second words'));
     // A memory the other project had and deleted: only the imported history holds it.
     await fs.writeFile(path.join(memoryDir, 'b.md'), topic('B', 'user', 'gone since'));
@@ -180,11 +186,7 @@ describe('memdir orphans / relink / merge', () => {
   });
 
   it('lists an import undone with `memdir merge undo` as undone, and refuses to restore from its history in a sentence', async () => {
-    const project = path.join(root, 'p');
-    await makeRepo(project);
-    await addSession(home, project);
-    await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
-    expect((await memdir('history', project)).code).toBe(0);
+    const { project } = await projectWithHistory();
     const { target, targetMemory, merge } = await exportAndImport(project);
     const before = JSON.parse((await memdir('history', target, '--json')).out) as { imported: { undone: boolean; entries: { rev: string }[] }[] };
     expect(before.imported).toMatchObject([{ id: merge!.id, undone: false }]);
@@ -212,11 +214,7 @@ describe('memdir orphans / relink / merge', () => {
   });
 
   it('undoing the undo of an import brings the import back: listed and restored from again', async () => {
-    const project = path.join(root, 'p');
-    await makeRepo(project);
-    await addSession(home, project);
-    await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
-    expect((await memdir('history', project)).code).toBe(0);
+    const { project } = await projectWithHistory();
     await addMemories(home, project, { 'a.md': topic('A', 'user', 'second words') });
     expect((await memdir('history', project)).code).toBe(0);
     const file = path.join(root, 'p.tar');
@@ -253,11 +251,7 @@ describe('memdir orphans / relink / merge', () => {
   });
 
   it('undoing the undo of an import that took the whole memory folder away makes the folder again', async () => {
-    const project = path.join(root, 'p');
-    await makeRepo(project);
-    await addSession(home, project);
-    await addMemories(home, project, { 'a.md': topic('A', 'user', 'first words') });
-    expect((await memdir('history', project)).code).toBe(0);
+    const { project } = await projectWithHistory();
     const { target, targetMemory, merge } = await exportAndImport(project);
     expect((await memdir('merge', 'undo', merge!.id)).code).toBe(0);
     expect(await fs.stat(targetMemory).catch(() => null)).toBeNull();
