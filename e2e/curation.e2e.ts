@@ -8,8 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { HAS_BROWSER, MISSING_BROWSER, requireBrowser } from './support/browser.js';
 import { type Host, artifact, startHost } from './support/host.js';
+import { openApp } from './support/app.js';
 
 requireBrowser();
 
@@ -83,11 +84,7 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
       `# Full\n${Array.from({ length: 204 }, (_, i) => `- [Memory ${i}](m${i}.md) — hook ${i}`).join('\n')}\n`,
     );
     for (let i = 0; i < 204; i++) await fs.writeFile(path.join(mem('-work-full'), `m${i}.md`), topic(`Memory ${i}`, `hook ${i}`, 'project', `Fact ${i}.`));
-    host = await startHost(['--home', home, '--port', '0', '--data-dir', dataDir]);
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(host.url);
+    ({ host, browser, page } = await openApp(['--home', home, '--port', '0', '--data-dir', dataDir], errors));
     await page.getByRole('button', { name: '-work-alpha', exact: true }).waitFor({ timeout: 30_000 });
   });
   afterAll(async () => {

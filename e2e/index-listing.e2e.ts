@@ -13,8 +13,9 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { layOutListingHome } from '../src/main/memdir/test-support/cut-home.js';
-import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
-import { type Host, startHost } from './support/host.js';
+import { HAS_BROWSER, MISSING_BROWSER, requireBrowser } from './support/browser.js';
+import type { Host } from './support/host.js';
+import { openApp } from './support/app.js';
 
 requireBrowser();
 
@@ -33,11 +34,9 @@ describe.skipIf(!HAS_BROWSER)(`what an index lists, in the app${HAS_BROWSER ? ''
   beforeAll(async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-listing-'));
     await layOutListingHome(path.join(root, 'home', 'projects', DIR, 'memory'));
-    host = await startHost(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', path.join(root, 'data')], { ANTHROPIC_API_KEY: '' });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(host.url);
+    ({ host, browser, page } = await openApp(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', path.join(root, 'data')], errors, {
+      ANTHROPIC_API_KEY: '',
+    }));
   });
   afterAll(async () => {
     await browser?.close();

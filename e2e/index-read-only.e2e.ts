@@ -10,8 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
-import { type Host, artifact, startHost } from './support/host.js';
+import { HAS_BROWSER, MISSING_BROWSER, requireBrowser } from './support/browser.js';
+import { type Host, artifact } from './support/host.js';
+import { openApp } from './support/app.js';
 
 requireBrowser();
 
@@ -41,11 +42,7 @@ describe.skipIf(!HAS_BROWSER)(`an index Memdir will not edit${HAS_BROWSER ? '' :
     await fs.writeFile(path.join(memoryOf('-work-binary'), 'MEMORY.md'), BINARY);
     await fs.writeFile(path.join(root, 'shared-index.md'), OUTSIDE);
     await fs.symlink(path.join(root, 'shared-index.md'), path.join(memoryOf('-work-linked'), 'MEMORY.md'));
-    host = await startHost(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')]);
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(host.url);
+    ({ host, browser, page } = await openApp(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')], errors));
   });
   afterAll(async () => {
     await browser?.close();

@@ -13,8 +13,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexEntries, parseIndex } from '../src/shared/index-format.js';
 import { loadIndexAsClaudeCode } from '../src/shared/index-load.js';
-import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
-import { type Host, artifact, startHost } from './support/host.js';
+import { HAS_BROWSER, MISSING_BROWSER, requireBrowser } from './support/browser.js';
+import { type Host, artifact } from './support/host.js';
+import { openApp } from './support/app.js';
 
 requireBrowser();
 
@@ -37,11 +38,7 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
 
   beforeAll(async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-room-'));
-    host = await startHost(['--home', path.join(root, 'none'), '--port', '0', '--data-dir', path.join(root, 'data')]);
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(host.url);
+    ({ host, browser, page } = await openApp(['--home', path.join(root, 'none'), '--port', '0', '--data-dir', path.join(root, 'data')], errors));
     await page.getByRole('button', { name: 'Open demo workspace' }).first().click();
     await page.getByRole('button', { name: '/demo/data-pipeline' }).waitFor({ timeout: 30_000 });
   });

@@ -10,8 +10,9 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topic } from '../src/main/relink/test-support/moved-project.js';
-import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
-import { type Host, startHost } from './support/host.js';
+import { HAS_BROWSER, MISSING_BROWSER, requireBrowser } from './support/browser.js';
+import type { Host } from './support/host.js';
+import { openApp } from './support/app.js';
 
 requireBrowser();
 
@@ -38,11 +39,7 @@ describe.skipIf(!HAS_BROWSER)(`orphaned memory on the dashboard${HAS_BROWSER ? '
       const when = new Date(Date.now() - i * day);
       for (const f of ['MEMORY.md', 'note.md']) await fs.utimes(path.join(memory, f), when, when);
     }
-    host = await startHost(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', path.join(root, 'data')]);
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(host.url);
+    ({ host, browser, page } = await openApp(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', path.join(root, 'data')], errors));
   });
   afterAll(async () => {
     await browser?.close();
