@@ -21,6 +21,7 @@ export {
   inScope,
   pointerPlaces,
   previewFixes,
+  readIndex,
   readText,
   refuseTakenName,
   renameMemory,
@@ -28,6 +29,7 @@ export {
   suggestFileName,
   takenNameRefusal,
   updateMemory,
+  writeIndex,
   type Where,
 } from './memory-service.js';
 export { fixRequestOf } from '../../shared/problems.js';

@@ -68,11 +68,16 @@ export function pointerHome(where: Where, file: string): { index: Where; file: s
   return pointerPlaces(where, file)[0]!;
 }
 
-/** Change a memory's pointers in every index that has them ({@link pointerPlaces}); an index that does not exist is left so. */
-async function editPointers(where: Where, file: string, edit: (index: ParsedIndex, file: string) => ParsedIndex): Promise<void> {
-  for (const place of pointerPlaces(where, file)) {
+/**
+ * Change a memory's pointers in every index that has them ({@link pointerPlaces}); an index that
+ * does not exist is left so. `edit` gets each index, the memory's name there and the place's number.
+ */
+async function editPointers(where: Where, file: string, edit: (index: ParsedIndex, file: string, place: number) => ParsedIndex): Promise<void> {
+  const places = pointerPlaces(where, file);
+  for (let i = 0; i < places.length; i++) {
+    const place = places[i]!;
     const index = await readIndex(place.index);
-    if (index.text !== null) await writeIndex(place.index, edit(index.parsed, place.file), index.text);
+    if (index.text !== null) await writeIndex(place.index, edit(index.parsed, place.file, i), index.text);
   }
 }
 
@@ -288,12 +293,14 @@ export async function readText(root: string, rel: string): Promise<string | null
   return outcome.text;
 }
 
-async function readIndex(where: Where): Promise<{ parsed: ParsedIndex; text: string | null }> {
+/** A directory's index (`where.scope`'s MEMORY.md), parsed, and its text (null when there is none). */
+export async function readIndex(where: Where): Promise<{ parsed: ParsedIndex; text: string | null }> {
   const text = await readText(where.memoryDir, inScope(where.scope, INDEX_FILE));
   return { parsed: parseIndex(text ?? ''), text };
 }
 
-async function writeIndex(where: Where, parsed: ParsedIndex, before: string | null): Promise<void> {
+/** Writes a directory's index when `parsed` differs from the text read (`before`). */
+export async function writeIndex(where: Where, parsed: ParsedIndex, before: string | null): Promise<void> {
   const text = serializeIndex(parsed);
   if (text !== before) await writeFileAtomic(where.memoryDir, inScope(where.scope, INDEX_FILE), text);
 }
@@ -420,7 +427,8 @@ export async function renameMemory(
     await refuseTakenName(where.memoryDir, inScope(where.scope, target), 'pick another name or edit it.', inScope(where.scope, source));
     await renameConfined(where.memoryDir, inScope(where.scope, source), inScope(where.scope, target));
     // Each index names it as it names the source: x.md in its own directory's, team/x.md in MEMORY.md.
-    await editPointers(where, source, (index, named) => retargetIndexEntries(index, named, named === source ? target : inScope(where.scope, target)));
+    const to = pointerPlaces(where, target);
+    await editPointers(where, source, (index, named, place) => retargetIndexEntries(index, named, to[place]!.file));
   });
   return { file: target, entry };
 }

@@ -15,7 +15,6 @@ import {
   parseIndex,
   removeIndexEntries,
   retargetIndexEntries,
-  serializeIndex,
   type IndexEntry,
   type ParsedIndex,
 } from '../../shared/index-format.js';
@@ -26,7 +25,7 @@ import type { Finding } from '../../shared/secret-types.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { transact } from '../history/index.js';
-import { checkFileName, inScope, MemoryError, parseTopicFile, pointerPlaces, readText, refuseTakenName } from '../memdir/index.js';
+import { checkFileName, inScope, MemoryError, parseTopicFile, pointerPlaces, readIndex, readText, refuseTakenName, writeIndex } from '../memdir/index.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { memoryDirKey, realpathDeepestExisting } from '../core/memory-lock.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
@@ -118,16 +117,10 @@ export async function moveMemoryScope(opts: {
 
     // Its pointers follow it (pointerPlaces): MEMORY.md's is retargeted in place (x.md <-> team/x.md),
     // so it keeps its place before the cut; team/MEMORY.md's line goes with a move out, comes with a move in.
-    const read = async (scope: Scope) => {
-      const text = await readText(opts.memoryDir, inScope(scope, INDEX_FILE));
-      return { text, parsed: parseIndex(text ?? '') };
-    };
-    const write = async (scope: Scope, before: string | null, after: ParsedIndex) => {
-      const text = serializeIndex(after);
-      if (text !== before) await writeFileAtomic(opts.memoryDir, inScope(scope, INDEX_FILE), text);
-    };
     const [mainFrom, ...ownFrom] = pointerPlaces({ memoryDir: opts.memoryDir, scope: from }, name);
     const [mainTo, ...ownTo] = pointerPlaces({ memoryDir: opts.memoryDir, scope: opts.to }, name);
+    const read = (scope: Scope) => readIndex({ memoryDir: opts.memoryDir, scope });
+    const write = (scope: Scope, before: string | null, after: ParsedIndex) => writeIndex({ memoryDir: opts.memoryDir, scope }, after, before);
     let pointer: IndexEntry | undefined;
     for (const place of ownFrom) {
       const index = await read(place.index.scope);
