@@ -108,7 +108,11 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
  * history is restored from again and `memdir merge list` no longer says undone (it can be undone anew).
  */
 export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>>> {
-  const undoneImports = opts.dataDir ? (await listMergeRecords(opts.dataDir)).filter((r) => r.kind === 'import' && r.undone) : [];
+  const undoneImports = opts.dataDir
+    ? (await listMergeRecords(opts.dataDir)).filter(
+        (r) => r.kind === 'import' && r.undone && path.resolve(r.plan.target.memoryDir) === path.resolve(opts.memoryDir),
+      )
+    : [];
   const rev = undoneImports.length > 0 ? (await readEntry(opts.memoryDir, opts.rev, { dataDir: opts.dataDir })).rev : null;
   const record = undoneImports.find((r) => rev !== null && r.undone!.revs.includes(rev));
   const done = await undoChange(opts);
