@@ -202,4 +202,19 @@ describe('a new name that is an existing one in another Unicode form', () => {
     expect((await fs.readdir(h.fx.memoryDir)).filter((n) => n.normalize('NFC') === nfc)).toEqual([nfd]);
     expect(await memory(nfd)).toBe(before);
   });
+
+  it('in review mode is refused when proposed, not queued to fail when accepted, and an update of the other form is refused too', async () => {
+    await fs.writeFile(path.join(h.fx.memoryDir, nfd), `---\nname: Café\ndescription: the café memory\ntype: feedback\n---\n\nKept.\n`);
+    h.fake.enqueue(operationsReply({ ...testingMemory, file: nfc }, { ...testingMemory, action: 'update', file: nfc }));
+    await writeTurns('a turn about the café');
+    const ops = (await run({ mode: 'review' })).outcomes[0]!.operations;
+    expect(ops.map((o) => o.disposition)).toEqual(['refused', 'refused']);
+    expect(ops[0]!.reason).toBe(
+      `${nfc} already exists in the memory: "${nfd}" is the same name, written in another Unicode form; an update of it was expected.`,
+    );
+    expect(ops[1]!.reason).toBe(
+      `${nfc} does not exist in the memory: "${nfd}" is the same name, written in another Unicode form; update it by that exact name.`,
+    );
+    expect(await store().listProposals()).toEqual([]);
+  });
 });

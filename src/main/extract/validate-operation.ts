@@ -18,7 +18,7 @@ import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { indexImpact } from '../../shared/index-impact.js';
 import { type MemoryType, type Scope, defaultScope, isMemoryType, scopeRefusal, typeFromFileName } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
-import { checkFileName, checkNewFileName, MemoryError, suggestFileName } from '../memdir/index.js';
+import { checkFileName, checkNewFileName, formTwin, MemoryError, suggestFileName, twinClause } from '../memdir/index.js';
 import { findSecrets } from './secret-guard.js';
 
 /** The memory directory as the validator needs to know it. */
@@ -143,6 +143,10 @@ export async function validateOperation(raw: unknown, target: ValidationTarget):
   const existing = op.scope === 'team' ? target.teamFiles! : target.privateFiles;
   const where = op.scope === 'team' ? 'team memory' : 'memory';
   if (op.action === 'create' && existing.has(op.file)) return refuse(`${op.file} already exists in the ${where}; an update of it was expected.`);
+  // The same name in another Unicode form is taken too: the write would be refused when accepted (refuseTakenName).
+  const twin = existing.has(op.file) ? null : formTwin(existing, op.file);
+  if (op.action === 'create' && twin !== null) return refuse(`${op.file} already exists in the ${where}: ${twinClause(twin)}; an update of it was expected.`);
+  if (op.action === 'update' && twin !== null) return refuse(`${op.file} does not exist in the ${where}: ${twinClause(twin)}; update it by that exact name.`);
   if (op.action === 'update' && !existing.has(op.file)) return refuse(`${op.file} does not exist in the ${where}, so it cannot be updated.`);
 
   const secrets = await findSecrets([

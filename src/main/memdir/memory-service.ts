@@ -133,7 +133,6 @@ async function takenBy(root: string, rel: string, except: readonly string[]): Pr
   const slash = rel.lastIndexOf('/');
   const folder = slash < 0 ? '' : rel.slice(0, slash);
   const exact = rel.slice(slash + 1);
-  const name = exact.normalize('NFC');
   let names: string[];
   try {
     names = await fs.readdir(folder ? await resolveInside(root, folder) : root);
@@ -142,8 +141,24 @@ async function takenBy(root: string, rel: string, except: readonly string[]): Pr
     throw error;
   }
   const at = (n: string) => (folder ? `${folder}/${n}` : n);
-  const holder = names.find((n) => !except.includes(at(n)) && n === exact) ?? names.find((n) => !except.includes(at(n)) && n.normalize('NFC') === name);
-  return holder === undefined ? null : at(holder);
+  const free = names.filter((n) => !except.includes(at(n)));
+  const holder = free.includes(exact) ? exact : formTwin(free, exact);
+  return holder === null ? null : at(holder);
+}
+
+/** How a refusal names `holder`, the same name as the one asked for in another Unicode form (see {@link formTwin}). */
+export function twinClause(holder: string): string {
+  return `${quoteName(holder)} is the same name, written in another Unicode form`;
+}
+
+/**
+ * The name among `names` that is `name` written in another Unicode form (NFD `cafe\u0301.md` for NFC
+ * `caf\u00e9.md`), or null: two such names look the same wherever a person reads them.
+ */
+export function formTwin(names: Iterable<string>, name: string): string | null {
+  const key = name.normalize('NFC');
+  for (const n of names) if (n !== name && n.normalize('NFC') === key) return n;
+  return null;
 }
 
 /**
@@ -178,10 +193,7 @@ export async function refuseTakenName(root: string, rel: string, advice: string,
   // Named masked: a name holding a secret (saved anyway on purpose) is still not printed.
   const shown = (await maskedName(rel)).masked;
   if (holder === rel) throw new MemoryError('exists', `${shown} already exists; ${advice}`);
-  throw new MemoryError(
-    'exists',
-    `${shown} already exists: ${quoteName((await maskedName(holder)).masked)} is the same name, written in another Unicode form; ${advice}`,
-  );
+  throw new MemoryError('exists', `${shown} already exists: ${twinClause((await maskedName(holder)).masked)}; ${advice}`);
 }
 
 /**
