@@ -29,6 +29,7 @@ export {
   saveIndexText,
   suggestFileName,
   takenNameRefusal,
+  takenSentence,
   twinClause,
   updateMemory,
   writeIndex,

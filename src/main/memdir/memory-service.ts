@@ -190,10 +190,17 @@ export async function refuseTakenName(root: string, rel: string, advice: string,
   const others = except === undefined ? [] : typeof except === 'string' ? [except] : except;
   const holder = (await takenBy(root, rel, others)) ?? ((await sameFileElsewhere(root, rel, others)) ? rel : null);
   if (holder === null) return;
-  // Named masked: a name holding a secret (saved anyway on purpose) is still not printed.
+  throw new MemoryError('exists', await takenSentence(rel, holder, advice));
+}
+
+/**
+ * Why the name `rel` may not be written: `holder` has it, as typed or in another Unicode form. The names are
+ * shown masked: a name holding a secret (saved anyway on purpose) is still not printed.
+ */
+export async function takenSentence(rel: string, holder: string, advice: string): Promise<string> {
   const shown = (await maskedName(rel)).masked;
-  if (holder === rel) throw new MemoryError('exists', `${shown} already exists; ${advice}`);
-  throw new MemoryError('exists', `${shown} already exists: ${twinClause((await maskedName(holder)).masked)}; ${advice}`);
+  if (holder === rel) return `${shown} already exists; ${advice}`;
+  return `${shown} already exists: ${twinClause((await maskedName(holder)).masked)}; ${advice}`;
 }
 
 /**

@@ -222,6 +222,27 @@ describe('a dream with a model (the fake Messages API over HTTP)', () => {
       expect(files[nfd]).toBe(CAFE);
     });
 
+    it('is refused to the model when its own earlier write in this dream staged the other form, and only that one is written', async () => {
+      calls = 0;
+      fake.enqueue(
+        turn(
+          use('write_memory', { file: nfd, content: CAFE, reason: 'the café' }),
+          use('write_memory', { file: nfc, content: twin, reason: 'the café again' }),
+        ),
+        turn(use('finish', { summary: 'Wrote the café twice.' })),
+      );
+      const { record } = await runDream(options());
+      expect(toolResults(1)['toolu_1']).toEqual({ content: `Staged: create ${nfd}.` });
+      expect(toolResults(1)['toolu_2']).toMatchObject({
+        is_error: true,
+        content: `Refused ${nfc}: ${nfc} already exists: "${nfd}" is the same name, written in another Unicode form; to change that memory, write to it by its exact name.`,
+      });
+      expect(record!.changes.map((c) => [c.file, c.status])).not.toContainEqual([nfc, expect.anything()]);
+      const files = await fx.files();
+      expect(Object.keys(files).filter((n) => n.normalize('NFC') === nfc)).toEqual([nfd]);
+      expect(files[nfd]).toBe(CAFE);
+    });
+
     it('is left alone at apply when the other form was written while the dream ran, and said so', async () => {
       calls = 0;
       // The user's own session writes the other form while the model is still working.

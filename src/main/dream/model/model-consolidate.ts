@@ -16,7 +16,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { DreamFlag } from '../../../shared/contract/dream.js';
 import { INDEX_FILE, TEAM_DIR } from '../../../shared/limits.js';
 import { TYPE_DESCRIPTIONS } from '../../../shared/memory-types.js';
-import { parseTopicFile, takenNameRefusal } from '../../memdir/index.js';
+import { formTwin, parseTopicFile, takenNameRefusal, takenSentence } from '../../memdir/index.js';
 import type { AnswerBlock, ModelProvider } from '../../llm/index.js';
 import { grepTranscript, listTranscriptsIn } from '../../transcripts/index.js';
 import type { DreamPlan } from '../plan/dream-plan.js';
@@ -282,7 +282,14 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
         const existed = plan.exists(path.rel);
         // A new name that is an existing memory's in another Unicode form (or letter case, on macOS and
         // Windows) would sit beside it looking the same, or overwrite it: refused, so the model can write to that memory instead.
-        const taken = existed ? null : await takenNameRefusal(plan.snapshot.memoryDir, path.rel, 'to change that memory, write to it by its exact name.');
+        // Its own earlier writes count: two names staged in one dream would be written side by side.
+        const advice = 'to change that memory, write to it by its exact name.';
+        const stagedTwin = existed ? null : formTwin(plan.topicRels(path.scope), path.rel);
+        const taken = existed
+          ? null
+          : stagedTwin !== null
+            ? await takenSentence(path.rel, stagedTwin, advice)
+            : await takenNameRefusal(plan.snapshot.memoryDir, path.rel, advice);
         if (taken) return refuse(`Refused ${path.rel}: ${taken}`);
         plan.write(path.rel, input.content as string, {
           kind: 'model',
