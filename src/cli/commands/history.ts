@@ -112,7 +112,10 @@ deletes and renames count as undone (never a second copy) — undoing one of the
 memory where it is back; another memory written at the new name since stays. A change already undone
 (its files all as before it) writes nothing.
 The undo is itself an entry (source "restore"): undo it to redo. Undoing the "Undo import <id>" entry of
-\`memdir merge undo\` brings the import back whole: its memories, and its history to restore from.
+\`memdir merge undo\` brings the import back whole: its memories, and its history to restore from; undoing
+that redo takes it back again (\`memdir merge list\` says undone), at any depth. A relink or merge turns as one:
+undoing its entry in one project undoes the matching entry in every directory it changed (refused, nothing
+written, when a file there changed since).
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
-import { addMemories, addSession, makeRepo, topic } from '../../main/relink/test-support/moved-project.js';
+import { addMemories, addSession, git, makeRepo, topic } from '../../main/relink/test-support/moved-project.js';
 import type { CliIo } from '../command.js';
 import { runCli } from '../main.js';
 
@@ -249,6 +249,106 @@ describe('memdir orphans / relink / merge', () => {
     expect((await memdir('merge', 'undo', merge!.id)).code).toBe(0);
     expect((await fs.readdir(targetMemory)).sort()).not.toContain('a.md');
   });
+
+  it('undoing the redo of an import takes it back again, as undone as a merge undo left it; undoing that brings it back, at any depth', async () => {
+    const { project } = await projectWithHistory();
+    const { target, targetMemory, merge } = await exportAndImport(project);
+    const id = merge!.id;
+    const newest = async () => (JSON.parse((await memdir('history', target, '--json')).out) as { entries: { rev: string; summary: string }[] }).entries[0]!;
+    const state = async () => ({
+      listed: (JSON.parse((await memdir('history', target, '--json')).out) as { imported: { undone: boolean }[] }).imported.map((i) => i.undone),
+      merge: (JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { undone: unknown }[])[0]!.undone !== null,
+      a: await fs.readFile(path.join(targetMemory, 'a.md'), 'utf8').catch(() => null),
+    });
+    expect((await memdir('merge', 'undo', id)).code).toBe(0);
+    expect((await newest()).summary).toBe(`Undo import ${id}`);
+    expect((await memdir('undo', target, (await newest()).rev)).code).toBe(0);
+    expect(await state()).toEqual({ listed: [false], merge: false, a: topic('A', 'user', 'first words') });
+
+    // The redo undone: the memories go again, and the import says so everywhere.
+    for (let depth = 0; depth < 2; depth++) {
+      expect((await newest()).summary).toMatch(/^Undo: /);
+      expect((await memdir('undo', target, (await newest()).rev)).code).toBe(0);
+      expect(await state()).toEqual({ listed: [true], merge: true, a: null });
+      expect((await memdir('merge', 'list')).out).toMatch(new RegExp(`${id}\\s+import.*undone`));
+      expect(await memdir('merge', 'undo', id)).toMatchObject({ code: 2, err: expect.stringContaining('already undone') });
+      const imported = (JSON.parse((await memdir('history', target, '--json')).out) as { imported: { entries: { rev: string }[] }[] }).imported[0]!;
+      expect(await memdir('restore', target, imported.entries[0]!.rev, 'a.md')).toMatchObject({
+        code: 2,
+        err: expect.stringContaining(`that import was undone (memdir merge undo): nothing was restored.`),
+      });
+      // And undone once more: it stands again, whole.
+      expect((await memdir('undo', target, (await newest()).rev)).code).toBe(0);
+      expect(await state()).toEqual({ listed: [false], merge: false, a: topic('A', 'user', 'first words') });
+    }
+    // Standing after all that, `merge undo` takes it away as at first.
+    expect((await memdir('merge', 'undo', id)).code).toBe(0);
+    expect(await state()).toEqual({ listed: [true], merge: true, a: null });
+  });
+
+  it.each(['relink', 'merge'] as const)(
+    'undoing the undo of a %s in one directory brings it back in every directory it changed; undoing that takes it all back again, at any depth',
+    async (kind) => {
+      const from = path.join(root, 'src', 'shop');
+      await makeRepo(from);
+      await addSession(home, from);
+      const fromMemory = await addMemories(home, from, { 'MEMORY.md': '- [SQL](sql.md) — by hand\n', 'sql.md': topic('SQL', 'feedback', 'by hand') });
+      expect((await memdir('history', from)).code).toBe(0);
+      const into = path.join(root, 'work', 'shop');
+      await fs.mkdir(path.dirname(into), { recursive: true });
+      if (kind === 'relink') await fs.rename(from, into);
+      else {
+        git(root, 'clone', '-q', from, into);
+        git(into, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+      }
+      await addSession(home, into);
+      const intoMemory = await addMemories(home, into, { 'mine.md': topic('Mine', 'user', 'mine') });
+      expect((await memdir('history', into)).code).toBe(0);
+      const done =
+        kind === 'relink'
+          ? await memdir('relink', sanitizeDirName(from), into, '--yes', '--json')
+          : await memdir('merge', sanitizeDirName(from), sanitizeDirName(into), '--yes', '--json');
+      expect(done.code).toBe(0);
+      const id = (JSON.parse(done.out) as { record: { id: string } }).record.id;
+      const tree = async (dir: string) => (await fs.readdir(dir).catch(() => [])).sort();
+      const merged = { from: [], into: ['MEMORY.md', 'mine.md', 'sql.md'], undone: false };
+      const apart = { from: ['MEMORY.md', 'sql.md'], into: ['mine.md'], undone: true };
+      const state = async () => ({
+        from: await tree(fromMemory),
+        into: await tree(intoMemory),
+        undone: (JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { undone: unknown }[])[0]!.undone !== null,
+      });
+      const newest = async (project: string) =>
+        (JSON.parse((await memdir('history', project, '--json')).out) as { entries: { rev: string; summary: string }[] }).entries[0]!;
+      expect(await state()).toEqual(merged);
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      expect(await state()).toEqual(apart);
+      // The other directory changed since: nothing is undone anywhere, and the sentence names the file.
+      await fs.writeFile(path.join(fromMemory, 'sql.md'), topic('SQL', 'feedback', 'an ORM after all'));
+      const refused = await memdir('undo', into, (await newest(into)).rev);
+      expect(refused).toMatchObject({
+        code: 2,
+        err: expect.stringContaining(`Nothing was undone: this would bring ${kind} ${id} back in every directory it changed`),
+      });
+      expect(refused.err).toContain(path.join(fromMemory, 'sql.md'));
+      expect(await state()).toEqual(apart);
+      await fs.writeFile(path.join(fromMemory, 'sql.md'), topic('SQL', 'feedback', 'by hand'));
+
+      // Undone in one directory (the one, then the other), the merge comes back — or goes — in all of them, and its record says so.
+      for (const [n, project] of [into, sanitizeDirName(from), into, sanitizeDirName(from)].entries()) {
+        const entry = await newest(project);
+        expect(entry.summary).toMatch(n === 0 ? new RegExp(`^Undo ${kind} ${id}$`) : /^Undo: /);
+        expect((await memdir('undo', project, entry.rev)).code).toBe(0);
+        expect(await state()).toEqual(n % 2 === 0 ? merged : apart);
+        if (n % 2 === 1) expect(await memdir('merge', 'undo', id)).toMatchObject({ code: 2, err: expect.stringContaining('already undone') });
+      }
+      // Back once more, it is undone as at first.
+      expect((await memdir('undo', into, (await newest(into)).rev)).code).toBe(0);
+      expect((await memdir('merge', 'list')).out).toMatch(new RegExp(`${id}\\s+${kind}.*\\sdone`));
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      expect(await state()).toEqual(apart);
+    },
+  );
 
   it('undoing the undo of an import that took the whole memory folder away makes the folder again', async () => {
     const { project } = await projectWithHistory();

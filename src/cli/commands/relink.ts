@@ -123,7 +123,8 @@ const PLAN_JSON = `JSON: {"applied": false, "plan": {"kind", "source": {"label",
   "files": [{"area": "private"|"team"|"agent:<scope>:<type>", "file", "action": "add"|"same"|"conflict"|"index"}],
   "areas": [{"area", "from", "to", "indexAdded", "notInIndex"}], "evidence", "warnings", "blockers"}}
   or, with --yes, {"applied": true, "record": {"id", "kind", "createdAt", "plan", "touched": [{"memoryDir", "rev", "files"}],
-  "conflicts": [{"n", "area", "file", "memoryDir", "status", "resolution", "resolvedAt"}], "undone"}}.
+  "conflicts": [{"n", "area", "file", "memoryDir", "status", "resolution", "resolvedAt"}], "undone", "redone"}}
+  ("undone"/"redone": {"at", "revs"} or null — taken back, or brought back by undoing its undo with memdir undo).
 Exit 0 done (or could be done), 1 stopped by a blocker (preview) or conflicts kept, 2 refused.`;
 
 export const orphansCommand: CommandSpec = {
@@ -314,7 +315,8 @@ export const mergeUndoCommand: CommandSpec = {
   args: ['<id>'],
   options: { home: mergeHomeOption, json: jsonOption },
   details: `Refused, with nothing written, when a file it changed was changed since (or, with --home H, when it was made in another home).
-JSON: the merge record ("undone": {"at", "revs"}).`,
+Undoing its "Undo <kind> <id>" entry with \`memdir undo\` brings it back in every directory; undoing that takes it back again.
+JSON: the merge record ("undone": {"at", "revs"}, "redone": null).`,
   async run({ positionals, values, io }) {
     await checkHome(values, io, positionals[0]!);
     const record = await undoMerge(resolveDataDir(io.env), positionals[0]!);

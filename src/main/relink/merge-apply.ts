@@ -191,6 +191,7 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
     touched,
     conflicts,
     undone: null,
+    redone: null,
   };
   await saveMergeRecord(options.dataDir, record);
   return record;

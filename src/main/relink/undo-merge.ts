@@ -9,6 +9,7 @@
  */
 import type { MergeRecord } from '../../shared/contract/identity.js';
 import {
+  type HistoryEntry,
   HistoryError,
   readAtRevision,
   readEntry,
@@ -56,12 +57,9 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
   const plans: { memoryDir: string; rev: string; files: { file: string; text: string | null }[] }[] = [];
   const changed: string[] = [];
   for (const t of record.touched) {
+    changed.push(...(await changedSince(t.memoryDir, t.rev, t.files, dataDir)));
     const files: { file: string; text: string | null }[] = [];
-    for (const file of t.files) {
-      const after = await readAtRevision(t.memoryDir, t.rev, file, { dataDir });
-      if (readNow(t.memoryDir, file) !== after) changed.push(path.join(t.memoryDir, file));
-      files.push({ file, text: await before(t.memoryDir, t.rev, file, dataDir) });
-    }
+    for (const file of t.files) files.push({ file, text: await before(t.memoryDir, t.rev, file, dataDir) });
     plans.push({ memoryDir: t.memoryDir, rev: t.rev, files });
   }
   // A conflict resolved by writing brought part of the other side in since: undoing around it would leave a mix.
@@ -94,33 +92,117 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
     // The folders the merge made there (a relink's new memory folder and its project folder) go when empty.
     await removeFoldersCreatedBy(p.memoryDir, p.rev, { dataDir });
   }
-  // The history an import brought in stays to read, but nothing restores from it any more.
-  if (record.kind === 'import') await retireImportedHistory(record.plan.target.memoryDir, id, { dataDir });
-  const updated: MergeRecord = { ...record, undone: { at: new Date().toISOString(), revs } };
+  return markMerge(dataDir, record, 'undone', revs);
+}
+
+/** The files of `files` that are not now as history entry `rev` of `memoryDir` left them, as full paths. */
+async function changedSince(memoryDir: string, rev: string, files: readonly string[], dataDir: string): Promise<string[]> {
+  const changed: string[] = [];
+  for (const file of files)
+    if (readNow(memoryDir, file) !== (await readAtRevision(memoryDir, rev, file, { dataDir }))) changed.push(path.join(memoryDir, file));
+  return changed;
+}
+
+/**
+ * Record merge `record` as taken back (`undone`) or standing again (`redone`) by the history
+ * entries `revs` (one per directory): undoing one of them turns it the other way
+ * (undoHistoryEntry). The one place an import's history loses its standing (nothing restores from
+ * it while the import is undone) and gets it back.
+ */
+async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | 'redone', revs: string[]): Promise<MergeRecord> {
+  const turn = { at: new Date().toISOString(), revs };
+  if (record.kind === 'import') {
+    const move = now === 'undone' ? retireImportedHistory : reinstateImportedHistory;
+    await move(record.plan.target.memoryDir, record.id, { dataDir });
+  }
+  const updated: MergeRecord = { ...record, undone: now === 'undone' ? turn : null, redone: now === 'redone' ? turn : null };
   await saveMergeRecord(dataDir, updated);
   return updated;
 }
 
 /**
  * Undo history entry `rev` of `memoryDir` — memdir's undoChange, the one undo of an entry, for the
- * CLI's `memdir undo` and the app's History page alike. When that entry is the one undoing an
- * import wrote there (undoMerge above), the import stands again once its memories are back: its
- * history is restored from again and `memdir merge list` no longer says undone (it can be undone anew).
+ * CLI's `memdir undo` and the app's History page alike. When that entry turned a merge (the undo
+ * `memdir merge undo` wrote there, or an undo of one of those, at any depth), the merge turns
+ * again, as one, in every directory it changed — undone in one of them alone, a relink's memories
+ * would be in both places, or in neither — and its record follows: `memdir merge list`, and an
+ * import's history (restored from only while the import stands), say where it is now. Another
+ * directory changed since its entry stops the undo before anything is written, naming the files.
  */
 export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>>> {
-  const undoneImports = opts.dataDir
-    ? (await listMergeRecords(opts.dataDir)).filter(
-        (r) => r.kind === 'import' && r.undone && path.resolve(r.plan.target.memoryDir) === path.resolve(opts.memoryDir),
-      )
-    : [];
-  const rev = undoneImports.length > 0 ? (await readEntry(opts.memoryDir, opts.rev, { dataDir: opts.dataDir })).rev : null;
-  const record = undoneImports.find((r) => rev !== null && r.undone!.revs.includes(rev));
+  const turned = opts.dataDir ? await mergeTurnedBy(opts.dataDir, opts.memoryDir, opts.rev) : null;
+  if (!turned) return undoChange(opts);
+  const { record, others } = turned;
+  const dataDir = opts.dataDir!;
+  const changed: string[] = [];
+  for (const o of others)
+    changed.push(
+      ...(await changedSince(
+        o.memoryDir,
+        o.entry.rev,
+        o.entry.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])),
+        dataDir,
+      )),
+    );
+  const what = `${record.undone ? 'bring' : 'take'} ${record.kind} ${record.id} ${record.undone ? 'back' : 'away again'}`;
+  if (changed.length > 0)
+    throw new MemoryError(
+      'conflict',
+      `Nothing was undone: this would ${what} in every directory it changed, and ${changed.length === 1 ? 'this file was' : 'these files were'} changed there since — ${changed.join(', ')}. Undo those changes first.`,
+    );
   const done = await undoChange(opts);
-  if (record && done.entry) {
-    await reinstateImportedHistory(record.plan.target.memoryDir, record.id, { dataDir: opts.dataDir });
-    await saveMergeRecord(opts.dataDir!, { ...record, undone: null });
+  const revs = done.entry ? [done.entry.rev] : [];
+  const notes = [...done.notes];
+  for (const o of others) {
+    const more = await undoChange({ memoryDir: o.memoryDir, dataDir, rev: o.entry.rev });
+    if (more.entry) revs.push(more.entry.rev);
+    notes.push(...more.notes);
   }
-  return done;
+  if (others.length > 0) notes.push(`${others.map((o) => o.memoryDir).join(', ')} ${others.length === 1 ? 'was' : 'were'} undone too, to ${what} whole.`);
+  if (revs.length > 0) await markMerge(dataDir, record, record.undone ? 'redone' : 'undone', revs);
+  return { entry: done.entry, notes };
+}
+
+/**
+ * The merge history entry `rev` of `memoryDir` turned (see undoHistoryEntry), with its entries in
+ * the other directories it changed, newest turn; null when it turned none. Reads the entry only when
+ * a merge into or out of this directory was undone or redone.
+ */
+async function mergeTurnedBy(
+  dataDir: string,
+  memoryDir: string,
+  rev: string,
+): Promise<{ record: MergeRecord; others: { memoryDir: string; entry: HistoryEntry }[] } | null> {
+  const here = path.resolve(memoryDir);
+  const turned = (await listMergeRecords(dataDir)).filter((r) => (r.undone || r.redone) && r.touched.some((t) => path.resolve(t.memoryDir) === here));
+  if (turned.length === 0) return null;
+  const full = (await readEntry(memoryDir, rev, { dataDir })).rev;
+  const record = turned.find((r) => (r.undone ?? r.redone)!.revs.includes(full));
+  if (!record) return null;
+  const others: { memoryDir: string; entry: HistoryEntry }[] = [];
+  const dirs = [...new Set(record.touched.map((t) => t.memoryDir))].filter((d) => path.resolve(d) !== here);
+  for (const other of (record.undone ?? record.redone)!.revs.filter((r) => r !== full)) {
+    const found = await entryIn(dirs, other, dataDir);
+    if (!found)
+      throw new MemoryError(
+        'not-found',
+        `Nothing was undone: this entry turned ${record.kind} ${record.id} in every directory it changed, and its entry ${other.slice(0, 10)} is no longer in the history of any of them.`,
+      );
+    others.push(found);
+  }
+  return { record, others };
+}
+
+/** The directory among `dirs` whose history holds entry `rev`, with that entry; null when none does. */
+async function entryIn(dirs: readonly string[], rev: string, dataDir: string): Promise<{ memoryDir: string; entry: HistoryEntry } | null> {
+  for (const memoryDir of dirs) {
+    try {
+      return { memoryDir, entry: await readEntry(memoryDir, rev, { dataDir }) };
+    } catch (error) {
+      if (!(error instanceof HistoryError)) throw error;
+    }
+  }
+  return null;
 }
 
 /** Both versions of conflict `n`: the one in place and the one the merge kept. */

@@ -112,7 +112,13 @@ export const mergeRecordSchema = z.object({
   plan: mergePlanSchema,
   touched: z.array(mergeTouchSchema),
   conflicts: z.array(mergeConflictSchema),
+  /** Taken back (`memdir merge undo`, or an undo of its redo): when, and the history entries that did it, one per directory — undoing one of them brings the merge back. */
   undone: z.object({ at: z.string(), revs: z.array(z.string()) }).nullable(),
+  /** Brought back by an undo of its undo: when, and the history entries that did it, one per directory — undoing one of them takes the merge back again. */
+  redone: z
+    .object({ at: z.string(), revs: z.array(z.string()) })
+    .nullable()
+    .default(null),
 });
 export type MergeRecord = z.infer<typeof mergeRecordSchema>;
 
