@@ -364,6 +364,35 @@ describe('memdir orphans / relink / merge', () => {
     expect(JSON.parse((await memdir('history', target, '--json')).out).imported).toMatchObject([{ id: merge!.id, undone: false }]);
   });
 
+  it('every undo refuses in one sentence, writing nothing, when a file is where the memory folder should be', async () => {
+    const { project, memoryDir } = await projectWithHistory();
+    await fs.writeFile(path.join(memoryDir, 'a.md'), topic('A', 'user', 'second words'));
+    const [edit, first] = (JSON.parse((await memdir('history', project, '--json')).out) as { entries: { rev: string }[] }).entries;
+    const { target, targetMemory, merge } = await exportAndImport(project);
+    expect((await memdir('merge', 'undo', merge!.id)).code).toBe(0);
+    const undoImport = (JSON.parse((await memdir('history', target, '--json')).out) as { entries: { rev: string }[] }).entries[0]!;
+    const notAFolder = 'not a folder, kept as it is';
+    for (const dir of [memoryDir, targetMemory]) {
+      await fs.rm(dir, { recursive: true, force: true });
+      await fs.mkdir(path.dirname(dir), { recursive: true });
+      await fs.writeFile(dir, notAFolder);
+    }
+    const refusals = [
+      await memdir('undo', project, edit!.rev),
+      await memdir('undo', project, edit!.rev, '--overwrite-changed'),
+      await memdir('restore', project, first!.rev, 'a.md'),
+      await memdir('restore', project, first!.rev),
+      await memdir('undo', target, undoImport.rev),
+    ];
+    for (const r of refusals) {
+      expect(r).toMatchObject({ code: 2, out: '' });
+      expect(r.err).toMatch(/The memory folder .* is a file, not a folder, so a\.md cannot be read or written there\. Move that file away/);
+      expect(r.err).not.toMatch(/E[A-Z]{3,}:/);
+    }
+    for (const dir of [memoryDir, targetMemory]) expect(await fs.readFile(dir, 'utf8')).toBe(notAFolder);
+    expect(JSON.parse((await memdir('merge', 'list', '--json')).out).merges).toMatchObject([{ id: merge!.id, undone: { revs: [undoImport.rev] } }]);
+  });
+
   it('exports and imports', async () => {
     const project = path.join(root, 'p');
     await makeRepo(project);

@@ -128,10 +128,34 @@ async function walkNoLinks(rootReal: string, parts: string[], rel: string, verb:
 
 /** Resolves `rel` under the real path of `root`, refusing links on the way; see {@link Confined}. */
 export async function confine(root: string, rel: string, verb = 'write'): Promise<Confined> {
-  const rootReal = await fs.realpath(root);
+  let rootReal: string;
+  try {
+    rootReal = await fs.realpath(root);
+  } catch (err) {
+    // A memory dir not there yet stays ENOENT: its readers take it for empty, its writers make it.
+    throw errCode(err) === 'ENOENT' ? err : explain(err, verb, rel, `the memory folder ${root}`);
+  }
   const parts = splitRelativePath(rel, `the memory directory ${rootReal}`, verb);
-  const target = await walkNoLinks(rootReal, parts, rel, verb);
+  let target: Stats | null;
+  try {
+    target = await walkNoLinks(rootReal, parts, rel, verb);
+  } catch (err) {
+    if (errCode(err) === 'ENOTDIR' && !(await fs.stat(rootReal)).isDirectory()) throw notAFolder(root, rel);
+    throw errCode(err) === undefined ? err : explain(err, verb, rel, `the memory folder ${root}`);
+  }
   return { rootReal, parts, abs: path.join(rootReal, ...parts), target };
+}
+
+/**
+ * The sentence for a memory folder that is not a folder (a file in its place): every reader and
+ * writer of a memory dir says it, never a raw ENOTDIR or EEXIST, and leaves that file as it is.
+ */
+export function notAFolder(root: string, rel: string): MemoryFileError {
+  return new MemoryFileError(
+    'not-a-file',
+    rel,
+    `The memory folder ${root} is a file, not a folder, so ${rel} cannot be read or written there. Move that file away (it is left as it is), then try again.`,
+  );
 }
 
 /**

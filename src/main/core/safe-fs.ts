@@ -18,7 +18,7 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { errCode } from './fs-errors.js';
-import { type Confined, MemoryFileError, UnsafePathError, confine, explain, lstatOrNull, verifyOpened } from './confined-path.js';
+import { type Confined, MemoryFileError, UnsafePathError, confine, explain, lstatOrNull, notAFolder, verifyOpened } from './confined-path.js';
 
 /** Temp files start with a dot so scans, watchers and history (which ignore dotfiles) skip them. */
 export const TEMP_FILE_PREFIX = '.memdir-tmp-';
@@ -45,8 +45,14 @@ function noteCreated(root: string, rel: string): void {
 }
 
 /** `fs.mkdir(root, { recursive: true })`, noting (see noteCreatedFolders) the folders it made. */
-async function ensureRoot(root: string): Promise<void> {
-  const first = await fs.mkdir(root, { recursive: true });
+async function ensureRoot(root: string, rel: string): Promise<void> {
+  let first: string | undefined;
+  try {
+    first = await fs.mkdir(root, { recursive: true });
+  } catch (err) {
+    if (errCode(err) === 'EEXIST') throw notAFolder(root, rel);
+    throw err;
+  }
   if (first === undefined) return;
   const up = path
     .relative(root, first)
@@ -120,7 +126,7 @@ export async function writeFileAtomic(root: string, rel: string, data: string | 
   try {
     // The root is the caller's choice (a memory dir that may not exist yet); only what lies
     // under it is confined.
-    await ensureRoot(root);
+    await ensureRoot(root, rel);
     const c = await confine(root, rel);
     where = path.dirname(c.abs);
     assertRegularFile(c, rel);
