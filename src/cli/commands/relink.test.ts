@@ -284,6 +284,16 @@ describe('memdir orphans / relink / merge', () => {
     // Standing after all that, `merge undo` takes it away as at first.
     expect((await memdir('merge', 'undo', id)).code).toBe(0);
     expect(await state()).toEqual({ listed: [true], merge: true, a: null });
+    // Back, then its own entry undone with `memdir undo`: undone whole, as `merge undo` does — and undoing that brings it back.
+    expect((await memdir('undo', target, (await newest()).rev)).code).toBe(0);
+    const own = (JSON.parse((await memdir('history', target, '--json')).out) as { entries: { rev: string; summary: string }[] }).entries.find(
+      (e) => e.summary === 'Imported from p.tar',
+    )!;
+    expect((await memdir('undo', target, own.rev)).code).toBe(0);
+    expect(await state()).toEqual({ listed: [true], merge: true, a: null });
+    expect((await newest()).summary).toBe(`Undo import ${id}`);
+    expect((await memdir('undo', target, (await newest()).rev)).code).toBe(0);
+    expect(await state()).toEqual({ listed: [false], merge: false, a: topic('A', 'user', 'first words') });
   });
 
   it.each(['relink', 'merge'] as const)(
@@ -346,6 +356,18 @@ describe('memdir orphans / relink / merge', () => {
       expect((await memdir('undo', into, (await newest(into)).rev)).code).toBe(0);
       expect((await memdir('merge', 'list')).out).toMatch(new RegExp(`${id}\\s+${kind}.*\\sdone`));
       expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      expect(await state()).toEqual(apart);
+      // Back again, then its own entry undone in one directory: the merge is undone whole, as merge undo does.
+      expect((await memdir('undo', into, (await newest(into)).rev)).code).toBe(0);
+      expect(await state()).toEqual(merged);
+      const own = (JSON.parse((await memdir('history', into, '--json')).out) as { entries: { rev: string; source: string }[] }).entries.find(
+        (e) => e.source === 'relink',
+      )!;
+      const whole = await memdir('undo', into, own.rev);
+      expect(whole).toMatchObject({
+        code: 0,
+        out: expect.stringContaining(`This entry is ${kind} ${id}: it was undone whole, as \`memdir merge undo ${id}\` does`),
+      });
       expect(await state()).toEqual(apart);
     },
   );

@@ -128,12 +128,22 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
  * would be in both places, or in neither — and its record follows: `memdir merge list`, and an
  * import's history (restored from only while the import stands), say where it is now. Another
  * directory changed since its entry stops the undo before anything is written, naming the files.
+ * The merge's own entry (a relink's, an import's), undone while the merge stands, undoes it whole,
+ * as `memdir merge undo` does.
  */
 export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>>> {
   const turned = opts.dataDir ? await mergeTurnedBy(opts.dataDir, opts.memoryDir, opts.rev) : null;
   if (!turned) return undoChange(opts);
-  const { record, others } = turned;
   const dataDir = opts.dataDir!;
+  if ('merge' in turned) {
+    // The merge's own entry, while it stands: undone whole, as `memdir merge undo` does (its checks, its entries).
+    const undone = await undoMerge(dataDir, turned.merge.id);
+    const here = await entryIn([opts.memoryDir], undone.undone!.revs, dataDir);
+    const elsewhere = undone.touched.filter((t) => path.resolve(t.memoryDir) !== path.resolve(opts.memoryDir)).map((t) => t.memoryDir);
+    const note = `This entry is ${undone.kind} ${undone.id}: it was undone whole, as \`memdir merge undo ${undone.id}\` does${elsewhere.length > 0 ? ` — ${elsewhere.join(', ')} too` : ''}.`;
+    return { entry: here?.entry ?? null, notes: [note] };
+  }
+  const { record, others } = turned;
   const changed: string[] = [];
   for (const o of others)
     changed.push(
@@ -172,17 +182,19 @@ async function mergeTurnedBy(
   dataDir: string,
   memoryDir: string,
   rev: string,
-): Promise<{ record: MergeRecord; others: { memoryDir: string; entry: HistoryEntry }[] } | null> {
+): Promise<{ record: MergeRecord; others: { memoryDir: string; entry: HistoryEntry }[] } | { merge: MergeRecord } | null> {
   const here = path.resolve(memoryDir);
-  const turned = (await listMergeRecords(dataDir)).filter((r) => (r.undone || r.redone) && r.touched.some((t) => path.resolve(t.memoryDir) === here));
-  if (turned.length === 0) return null;
+  const merges = (await listMergeRecords(dataDir)).filter((r) => r.touched.some((t) => path.resolve(t.memoryDir) === here));
+  if (merges.length === 0) return null;
   const full = (await readEntry(memoryDir, rev, { dataDir })).rev;
-  const record = turned.find((r) => (r.undone ?? r.redone)!.revs.includes(full));
+  const merge = merges.find((r) => !r.undone && r.touched.some((t) => t.rev === full));
+  if (merge) return { merge };
+  const record = merges.find((r) => (r.undone ?? r.redone)?.revs.includes(full));
   if (!record) return null;
   const others: { memoryDir: string; entry: HistoryEntry }[] = [];
   const dirs = [...new Set(record.touched.map((t) => t.memoryDir))].filter((d) => path.resolve(d) !== here);
   for (const other of (record.undone ?? record.redone)!.revs.filter((r) => r !== full)) {
-    const found = await entryIn(dirs, other, dataDir);
+    const found = await entryIn(dirs, [other], dataDir);
     if (!found)
       throw new MemoryError(
         'not-found',
@@ -193,13 +205,15 @@ async function mergeTurnedBy(
   return { record, others };
 }
 
-/** The directory among `dirs` whose history holds entry `rev`, with that entry; null when none does. */
-async function entryIn(dirs: readonly string[], rev: string, dataDir: string): Promise<{ memoryDir: string; entry: HistoryEntry } | null> {
+/** The first directory among `dirs` whose history holds one of the entries `revs`, with that entry; null when none does. */
+async function entryIn(dirs: readonly string[], revs: readonly string[], dataDir: string): Promise<{ memoryDir: string; entry: HistoryEntry } | null> {
   for (const memoryDir of dirs) {
-    try {
-      return { memoryDir, entry: await readEntry(memoryDir, rev, { dataDir }) };
-    } catch (error) {
-      if (!(error instanceof HistoryError)) throw error;
+    for (const rev of revs) {
+      try {
+        return { memoryDir, entry: await readEntry(memoryDir, rev, { dataDir }) };
+      } catch (error) {
+        if (!(error instanceof HistoryError)) throw error;
+      }
     }
   }
   return null;
