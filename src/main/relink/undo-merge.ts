@@ -127,7 +127,8 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
  * again, as one, in every directory it changed — undone in one of them alone, a relink's memories
  * would be in both places, or in neither — and its record follows: `memdir merge list`, and an
  * import's history (restored from only while the import stands), say where it is now. Another
- * directory changed since its entry stops the undo before anything is written, naming the files.
+ * directory changed since its entry stops the undo before anything is written, naming the files —
+ * unless the person undoes anyway, which overwrites there too (what was there stays in history).
  * The merge's own entry (a relink's, an import's), undone while the merge stands, undoes it whole,
  * as `memdir merge undo` does.
  */
@@ -145,7 +146,8 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   }
   const { record, others } = turned;
   const changed: string[] = [];
-  for (const o of others)
+  // Undo anyway overwrites there too, as here (what is there now stays in history).
+  for (const o of opts.overwriteChanged ? [] : others)
     changed.push(
       ...(await changedSince(
         o.memoryDir,
@@ -158,13 +160,13 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   if (changed.length > 0)
     throw new MemoryError(
       'conflict',
-      `Nothing was undone: this would ${what} in every directory it changed, and ${changed.length === 1 ? 'this file was' : 'these files were'} changed there since — ${changed.join(', ')}. Undo those changes first.`,
+      `Nothing was undone: this would ${what} in every directory it changed, and ${changed.length === 1 ? 'this file was' : 'these files were'} changed there since — ${changed.join(', ')}. Undo those changes first, or undo anyway (what is there now stays in history).`,
     );
   const done = await undoChange(opts);
   const revs = done.entry ? [done.entry.rev] : [];
   const notes = [...done.notes];
   for (const o of others) {
-    const more = await undoChange({ memoryDir: o.memoryDir, dataDir, rev: o.entry.rev });
+    const more = await undoChange({ memoryDir: o.memoryDir, dataDir, rev: o.entry.rev, ...(opts.overwriteChanged ? { overwriteChanged: true } : {}) });
     if (more.entry) revs.push(more.entry.rev);
     notes.push(...more.notes);
   }
