@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { scanHome } from '../memdir/scan-home.js';
 import { claudeCodeSkipReason, observeClaudeCode } from '../memdir/test-support/claude-code.js';
-import { relink } from './index.js';
+import { listHistory } from '../history/index.js';
+import { relink, undoHistoryEntry, undoMerge } from './index.js';
 import { addMemories, addSession, makeRepo, topic } from './test-support/moved-project.js';
 
 let tmp: string;
@@ -43,5 +44,33 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code reads the r
     const after = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-2') });
     expect(after.memoryDir).toBe(before.memoryDir);
     expect(after.requests).toContain('relinked-marker write SQL by hand');
+  }, 120_000);
+
+  it('loads the relinked index again once the undo of the relink is undone in the old folder alone', async () => {
+    const home = path.join(tmp, 'config');
+    const dataDir = path.join(tmp, 'data');
+    const oldPath = path.join(tmp, 'src', 'shop');
+    await makeRepo(oldPath);
+    await addSession(home, oldPath);
+    const oldMemory = await addMemories(home, oldPath, {
+      'MEMORY.md': '- [No ORM](feedback_sql.md) — redone-marker write SQL by hand\n',
+      'feedback_sql.md': topic('No ORM', 'feedback', 'Write SQL by hand.'),
+    });
+    await scanHome(home, { dataDir });
+    const newPath = path.join(tmp, 'work', 'shop');
+    await fs.mkdir(path.dirname(newPath), { recursive: true });
+    await fs.rename(oldPath, newPath);
+    const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    await undoMerge(dataDir, record.id);
+    const undone = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-1') });
+    expect(undone.requests).not.toContain('redone-marker');
+
+    // The History page of the old folder: its "Undo relink" entry undone brings the relink back whole.
+    const [entry] = await listHistory(oldMemory, { dataDir, limit: 1 });
+    expect(entry!.summary).toBe(`Undo relink ${record.id}`);
+    await undoHistoryEntry({ memoryDir: oldMemory, dataDir, rev: entry!.rev });
+    const redone = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-2') });
+    expect(redone.memoryDir).toBe(record.plan.target.memoryDir);
+    expect(redone.requests).toContain('redone-marker write SQL by hand');
   }, 120_000);
 });
