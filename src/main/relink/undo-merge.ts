@@ -176,9 +176,10 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
 }
 
 /**
- * The merge history entry `rev` of `memoryDir` turned (see undoHistoryEntry), with its entries in
- * the other directories it changed, newest turn; null when it turned none. Reads the entry only when
- * a merge into or out of this directory was undone or redone.
+ * What history entry `rev` of `memoryDir` is to a merge: the merge's own entry while it stands
+ * (`merge`), or the entry that last turned it here — with that turn's entries in the other
+ * directories it changed (`record`, `others`); null when neither. Reads the entry only when a
+ * merge changed this directory.
  */
 async function mergeTurnedBy(
   dataDir: string,
