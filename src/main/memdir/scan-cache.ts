@@ -34,7 +34,7 @@ export interface CachedIndex {
   load: IndexLoad | null;
   /** The files its links name, each once, in order (null when it could not be read). */
   targets: string[] | null;
-  /** Team files (relative to `team/`) its links name, on lines that reach the agent and past the cut, each once a list. */
+  /** Team files (relative to `team/`) its links name, on lines that reach the agent and past the cut, each once a list; empty for team/MEMORY.md, which no one loads. */
   teamLinks: IndexReach;
   /**
    * Loaded from the cache file: facts and targets only. Enough to recognise an unchanged

@@ -113,7 +113,13 @@ function headSummary(abs: string, file: string): TopicSummary | null {
   return 'problem' in summary ? null : { ...summary, hints: [] };
 }
 
-function readIndex(abs: string, isSymlink: boolean): CachedIndex {
+/**
+ * One index read as Claude Code reads it. Its load is kept for either scope: for team/MEMORY.md
+ * too it says which lines are stripped (Health ignores those) and the size shown. Only MEMORY.md's
+ * links can bring a team memory to the agent (index-state.ts), so team/MEMORY.md's are not
+ * split into team files loaded or cut: no one asks.
+ */
+function readIndex(abs: string, isSymlink: boolean, scope: Scope): CachedIndex {
   // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
   // One Memdir will not edit (a link out, not UTF-8) still reaches the agent: scanned as the client reads it.
   const outcome = readIndexAsClaudeCode(path.dirname(abs), abs, isSymlink, INDEX_READ_MAX_BYTES);
@@ -123,7 +129,7 @@ function readIndex(abs: string, isSymlink: boolean): CachedIndex {
   const targets = new Set<string>();
   for (const link of indexLinks(parsed)) targets.add(link.file);
   // The team files its links name, loaded or past the cut (stripped lines are not seen).
-  const team = teamReachOf(indexReachOf(parsed, load));
+  const team = scope === 'private' ? teamReachOf(indexReachOf(parsed, load)) : NO_REACH;
   return {
     facts: outcome.facts,
     outcome: outcome.refusal,
@@ -134,8 +140,8 @@ function readIndex(abs: string, isSymlink: boolean): CachedIndex {
   };
 }
 
-function loadIndex(abs: string, isSymlink: boolean, cache: ScanCache | undefined): CachedIndex {
-  return cached(cache, cache?.indexes, abs, isSymlink, () => readIndex(abs, isSymlink));
+function loadIndex(abs: string, isSymlink: boolean, scope: Scope, cache: ScanCache | undefined): CachedIndex {
+  return cached(cache, cache?.indexes, abs, isSymlink, () => readIndex(abs, isSymlink, scope));
 }
 
 export interface ScanDirOptions {
@@ -300,7 +306,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   const previous = cache?.dirs.get(memoryDir);
   if (previous && previousStillHolds(memoryDir, previous, listing, linkedFromParent)) return previous.result;
 
-  let index = indexEntry ? loadIndex(childPath(memoryDir, INDEX_FILE), indexEntry.isSymlink, cache) : null;
+  let index = indexEntry ? loadIndex(childPath(memoryDir, INDEX_FILE), indexEntry.isSymlink, scope, cache) : null;
   const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
   const others = otherTargets(
     index?.targets ?? null,
@@ -314,7 +320,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   if (previous && previous.parts.length === parts.length && previous.parts.every((p, i) => p === parts[i])) return previous.result;
   // Something changed: an index known only from the cache file is read now.
   if (index?.stub) {
-    index = readIndex(childPath(memoryDir, INDEX_FILE), false);
+    index = readIndex(childPath(memoryDir, INDEX_FILE), false, scope);
     if (cache && index.facts.ino !== -1) cache.indexes.set(childPath(memoryDir, INDEX_FILE), index);
     parts[0] = index;
   }
@@ -406,7 +412,7 @@ export function teamFilesLinkedFrom(memoryDir: string, cache?: ScanCache): Index
   if (isSymlink === undefined) return NO_REACH;
   const stored = isSymlink ? undefined : cache?.stored.get(memoryDir)?.index;
   if (stored && !stored.failure && sameStoredFacts(abs, stored.facts)) return stored.teamLinks;
-  return loadIndex(abs, isSymlink, cache).teamLinks;
+  return loadIndex(abs, isSymlink, 'private', cache).teamLinks;
 }
 
 /** The team directory of a memory directory (R-LAYOUT). */
