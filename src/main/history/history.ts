@@ -280,6 +280,15 @@ export async function listHistory(memoryDir: string, opts: HistoryOptions & { fi
   return (await readLog(repo, args, file ? [file] : [])).map(toEntry);
 }
 
+/**
+ * The newest entry of `memoryDir`'s history (its commit id), or null before the first. Inside a
+ * `transact` it is the entry the change will be recorded on: that entry's parent.
+ */
+export async function headRevision(memoryDir: string, opts: HistoryOptions = {}): Promise<string | null> {
+  const repo = await openShadowRepo(memoryDir, opts.dataDir);
+  return repo ? headRev(repo) : null;
+}
+
 /** The shadow repository of `memoryDir`, or a HistoryError saying there is no history yet. For this folder's files only. */
 export async function requireRepo(memoryDir: string, dataDir: string | undefined): Promise<ShadowRepo> {
   const repo = await openShadowRepo(memoryDir, dataDir);

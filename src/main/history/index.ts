@@ -19,6 +19,7 @@ export {
   diffRevisions,
   type HistoryEntry,
   HistoryError,
+  headRevision,
   type HistoryFileChange,
   listHistory,
   planRestore,

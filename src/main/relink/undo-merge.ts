@@ -20,6 +20,8 @@ import {
 } from '../history/index.js';
 import { MemoryError, undoChange } from '../memdir/index.js';
 import { refuseNewSecrets } from '../secrets/index.js';
+import { moveAllowsOf } from '../team/index.js';
+import { resolveDataDir } from '../core/data-dir.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
 import { listMergeRecords, readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
@@ -130,11 +132,16 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
  * directory changed since its entry stops the undo before anything is written, naming the files —
  * unless the person undoes anyway, which overwrites there too (what was there stays in history).
  * The merge's own entry (a relink's, an import's), undone while the merge stands, undoes it whole,
- * as `memdir merge undo` does.
+ * as `memdir merge undo` does. When the entry holds a move to the team anyway, what that move
+ * allowed team sync to share is withdrawn (team/move-scope.ts's moveAllowsOf), and a note says so.
  */
 export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>>> {
   const turned = opts.dataDir ? await mergeTurnedBy(opts.dataDir, opts.memoryDir, opts.rev) : null;
-  if (!turned) return undoChange(opts);
+  if (!turned) {
+    const allows = await moveAllowsOf(opts.memoryDir, opts.dataDir ?? resolveDataDir(), opts.rev);
+    const done = await undoChange(opts);
+    return { ...done, notes: [...done.notes, ...(await allows.withdraw())] };
+  }
   const dataDir = opts.dataDir!;
   if ('merge' in turned) {
     // The merge's own entry, while it stands: undone whole, as `memdir merge undo` does (its checks, its entries).

@@ -45,7 +45,7 @@ describe('AlertCenter', () => {
       memoryDir,
       inName.map((f) => ({ ...f, file: masked })),
       'me',
-      'moved to the team anyway, on purpose',
+      null,
     );
     const allowedIn = async (rel: string, content: string, name?: string) => {
       const found = await scanText(content, { file: rel, ...(name ? { name } : {}) });

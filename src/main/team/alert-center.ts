@@ -283,21 +283,38 @@ export class AlertCenter {
   /**
    * Record findings allowed where Memdir asked before sharing them (a move to the team anyway),
    * as `allow` records an alert's: each no longer blocks an upload of that match in `memoryDir`.
-   * One allowed there already is not recorded twice.
+   * One allowed there already is not recorded twice. `madeOn`: the history entry the move was
+   * made on, so that undoing the move withdraws what it allowed (move-scope.ts).
    */
-  allowOnPurpose(memoryDir: string, findings: readonly Finding[], who: string, why: string, now = new Date()): Promise<void> {
+  allowOnPurpose(memoryDir: string, findings: readonly Finding[], who: string, madeOn: string | null, now = new Date()): Promise<void> {
     return this.exclusive(async () => {
       const { allowed } = await this.ensure();
       // A name's secret is allowed in that name only (see the file comment).
       const records = findings
         .filter((f) => f.rule !== SCANNER_ERROR_RULE && f.fingerprint !== '')
-        .map((f) => ({ ...allowedRecord(memoryDir, f, who, why, now), ...(f.where === 'name' ? { only: 'name' as const } : {}) }));
+        .map((f) => ({
+          ...allowedRecord(memoryDir, f, who, MOVED_ANYWAY, now),
+          ...(f.where === 'name' ? { only: 'name' as const } : {}),
+          ...(madeOn ? { madeOn } : {}),
+        }));
       const covers = (a: AllowedSecret, r: AllowedSecret) =>
         a.memoryDir === r.memoryDir && a.fingerprint === r.fingerprint && (a.only === undefined || (a.only === r.only && a.file === r.file));
       const fresh = records.filter((r, i) => records.findIndex((g) => covers(g, r)) === i && !allowed.some((a) => covers(a, r)));
       if (fresh.length === 0) return;
       allowed.push(...fresh);
       await this.saveAllowed();
+    });
+  }
+
+  /** Take away the allowed records `match` picks (a move undone takes back what it allowed); those taken. */
+  withdraw(match: (a: AllowedSecret) => boolean): Promise<AllowedSecret[]> {
+    return this.exclusive(async () => {
+      const { allowed } = await this.ensure();
+      const gone = allowed.filter(match);
+      if (gone.length === 0) return [];
+      this.allowed = allowed.filter((a) => !gone.includes(a));
+      await this.saveAllowed();
+      return gone;
     });
   }
 
@@ -331,6 +348,9 @@ export class AlertCenter {
     else alert.message = secretAlertMessage(shownFileOf(alert), alert.findings, spaceOfTopic(alert.topic));
   }
 }
+
+/** Why a move to the team anyway allowed the secret in the moved memory's name (allowOnPurpose). */
+export const MOVED_ANYWAY = 'moved to the team anyway, on purpose';
 
 /** What `allowed.json` keeps of an allowed finding: where, what (masked, with its fingerprint), who and why. */
 function allowedRecord(memoryDir: string, finding: Finding, who: string, why: string, now: Date): AllowedSecret {

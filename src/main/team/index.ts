@@ -18,7 +18,7 @@ export {
   tokenIdOf,
 } from './connections.js';
 export { sha256Hex } from './hash-cache.js';
-export { moveMemoryScope } from './move-scope.js';
+export { moveAllowsOf, moveMemoryScope } from './move-scope.js';
 export { type Running, SyncScheduler } from './sync-scheduler.js';
 export { PERSONAL_SPACE } from './sync-space.js';
 export { type CommitOutcome, type Conditional, type PulledEntries, type PutOutcome, type SpaceClient, TeamClient, TeamClientError } from './team-client.js';

@@ -9,6 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { bulkChange } from '../curation/bulk-change.js';
+import { undoHistoryEntry } from '../relink/index.js';
+import { maskedName } from '../secrets/index.js';
+import { AlertCenter } from './alert-center.js';
 import { moveMemoryScope } from './move-scope.js';
 
 const TOKEN = ['ghp_', 'Zq8Rv2Tx', '6Wb4Ny1L', 'm3Pk5Hj7', 'Qs9Df0Ga', '2Xc4'].join('');
@@ -155,4 +158,41 @@ it('moves a private memory to the team with its MEMORY.md pointer retargeted in 
   await moveMemoryScope({ memoryDir, dataDir, file: 'deploys.md', to: 'private' });
   expect(await read('MEMORY.md')).toBe('- [Deploys](deploys.md) — my hook\n- [Other](other.md) — o\n');
   expect(await read('team/MEMORY.md')).toBe('');
+});
+
+it("undoing a move anyway withdraws that move's allow and no other: not another move's of the same token, not an alert's Allow; a bulk move's undo withdraws its own", async () => {
+  const other = `project_${TOKEN}.md`;
+  const third = `feedback_${TOKEN}.md`;
+  for (const name of [NAMED, other, third]) await fs.writeFile(path.join(memoryDir, name), TOPIC);
+  const [finding] = (await maskedName(`team/${NAMED}`)).inName;
+  const allow = [finding!.fingerprint];
+  const first = await moveMemoryScope({ memoryDir, dataDir, file: NAMED, to: 'team', allowSecrets: allow });
+  await moveMemoryScope({ memoryDir, dataDir, file: other, to: 'team', allowSecrets: allow });
+  const bulk = await bulkChange({ memoryDir, dataDir }, [{ scope: 'private', file: third }], { kind: 'move', to: 'team' }, allow);
+  // A person's Allow on an alert about the same token, everywhere in the folder.
+  const center = new AlertCenter(dataDir);
+  const key = await fs.realpath(memoryDir);
+  const alert = await center.raise({
+    topic: 'secret:x',
+    kind: 'secret',
+    title: 't',
+    message: 'm',
+    memoryDir: key,
+    findings: [{ ...finding!, file: 'team/notes.md' }],
+  });
+  await center.allow(alert.id, finding!.fingerprint, 'me', 'a test token, safe to share');
+  const files = async () => (await center.list()).allowed.map((a) => `${a.file} ${a.only ?? 'everywhere'}`).sort();
+  const masked = async (name: string) => (await maskedName(`team/${name}`)).masked;
+  expect(await files()).toHaveLength(4);
+
+  const undone = await undoHistoryEntry({ memoryDir, dataDir, rev: first.rev! });
+  expect(await read(NAMED)).toBe(TOPIC);
+  expect(undone.notes).toEqual([expect.stringMatching(/^Team sync asks again before sharing team\/reference_ghp_\*+\.md: /)]);
+  expect(await files()).toEqual([`${await masked(third)} name`, `${await masked(other)} name`, 'team/notes.md everywhere'].sort());
+  // Undone again, it is not allowed again (asked once more, by team sync).
+  await undoHistoryEntry({ memoryDir, dataDir, rev: undone.entry!.rev });
+  expect(await read(`team/${NAMED}`)).toBe(TOPIC);
+  expect(await files()).toHaveLength(3);
+  await undoHistoryEntry({ memoryDir, dataDir, rev: bulk.entry!.rev });
+  expect(await files()).toEqual([`${await masked(other)} name`, 'team/notes.md everywhere'].sort());
 });

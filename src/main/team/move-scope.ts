@@ -24,9 +24,9 @@ import { INDEX_FILE } from '../../shared/limits.js';
 import type { Finding } from '../../shared/secret-types.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { resolveDataDir } from '../core/data-dir.js';
-import { transact } from '../history/index.js';
+import { headRevision, readEntry, transact } from '../history/index.js';
 import { checkFileName, inScope, MemoryError, parseTopicFile, pointerPlaces, readIndex, readText, refuseTakenName, writeIndex } from '../memdir/index.js';
-import { refuseNewSecrets } from '../secrets/index.js';
+import { maskedName, refuseNewSecrets } from '../secrets/index.js';
 import { memoryDirKey, realpathDeepestExisting } from '../core/memory-lock.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { actingAs, connectionDir, ConnectionStore } from './connections.js';
@@ -46,12 +46,46 @@ export async function privateMoveRefusals(memoryDir: string, dataDir: string = r
       : null;
 }
 
-/** Record secrets a person moved to the team on purpose in a memory's name as allowed for that memory dir's sync, in that name and its pointer only, by them (one list: alert-center.ts). */
-async function allowForSync(memoryDir: string, dataDir: string, findings: Finding[]): Promise<void> {
+/** A memory dir as team sync keys it, and its allowed records: the connection's real path (one made later is the same real path). */
+async function syncKeyOf(memoryDir: string, dataDir: string): Promise<{ key: string; who: string }> {
   const connection = await new ConnectionStore(dataDir).forMemoryDir(memoryDir);
-  // Keyed as sync keys it: the connection's real path (one made later is the same real path).
-  const key = connection?.memoryDir ?? (await realpathDeepestExisting(memoryDir));
-  await new AlertCenter(dataDir).allowOnPurpose(key, findings, actingAs(connection), 'moved to the team anyway, on purpose');
+  return { key: connection?.memoryDir ?? (await realpathDeepestExisting(memoryDir)), who: actingAs(connection) };
+}
+
+/**
+ * Record secrets a person moved to the team on purpose in a memory's name as allowed for that
+ * memory dir's sync, in that name and its pointer only, by them (one list: alert-center.ts), with
+ * the history entry the move is made on: undoing the move withdraws them (withdrawMoveAllows).
+ */
+async function allowForSync(memoryDir: string, dataDir: string, findings: Finding[]): Promise<void> {
+  const { key, who } = await syncKeyOf(memoryDir, dataDir);
+  await new AlertCenter(dataDir).allowOnPurpose(key, findings, who, await headRevision(memoryDir, { dataDir }));
+}
+
+/**
+ * Undoing history entry `rev` undoes a move to the team anyway it holds: the allows that move
+ * recorded (made on the entry's parent, for a name among its files) are withdrawn with it, and
+ * no other — not another move's of the same secret, not an alert's Allow. Undoing that undo moves
+ * the memory again but does not allow again: the secret has not left this machine, and a person
+ * who took the move back is asked once more (team sync holds the file, its alert offers Allow)
+ * before it does. Call before the undo (`rev` may name HEAD); `withdraw` after it. Sentences for its notes.
+ */
+export async function moveAllowsOf(memoryDir: string, dataDir: string, rev: string): Promise<{ withdraw: () => Promise<string[]> }> {
+  const none = { withdraw: async () => [] };
+  const center = new AlertCenter(dataDir);
+  const { key } = await syncKeyOf(memoryDir, dataDir);
+  if (!(await center.list()).allowed.some((a) => a.memoryDir === key && a.madeOn !== undefined)) return none;
+  const entry = await readEntry(memoryDir, rev, { dataDir });
+  if (entry.parent === null) return none;
+  const names = new Set(
+    await Promise.all(entry.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])).map(async (rel) => (await maskedName(rel)).masked)),
+  );
+  return {
+    withdraw: async () =>
+      (await center.withdraw((a) => a.memoryDir === key && a.madeOn === entry.parent && names.has(a.file))).map(
+        (a) => `Team sync asks again before sharing ${a.file}: the allow its move to the team anyway recorded is withdrawn with the move.`,
+      ),
+  };
 }
 
 /** Whether a loaded line of MEMORY.md links to the team memory `name` (`team/x.md`): the model has been sent that name. */

@@ -50,6 +50,11 @@ export const allowedSecretSchema = z.object({
    * (a move to the team anyway); absent: everywhere in the memory dir (an alert's Allow).
    */
   only: z.literal('name').optional(),
+  /**
+   * A move to the team anyway's: the history entry of the memory dir the move was made on (its
+   * entry's parent). Undoing that move withdraws this allow.
+   */
+  madeOn: z.string().optional(),
 });
 export type AllowedSecret = z.infer<typeof allowedSecretSchema>;
 
