@@ -60,4 +60,42 @@ describe('AlertCenter', () => {
     // Recorded once, as the name's only (the Alerts page says so).
     expect((await center.list()).allowed).toEqual([expect.objectContaining({ file: masked, only: 'name' })]);
   });
+  it("an allow an earlier Memdir's Move anyway recorded for the whole folder is read as that name's only; a person's Allow on an alert stays the folder's", async () => {
+    const token = ['ghp_', 'Od4Rt8Yq', 'Nz2Kx7Lp', 'Dm4Hc9Vs', 'Fj1Ga6Ne', 'u3Tc'].join('');
+    const alerted = ['ghp_', 'Al4Rt8Yq', 'Nz2Kx7Lp', 'Dm4Hc9Vs', 'Fj1Ga6Ne', 'u3Td'].join('');
+    const named = `reference_${token}.md`;
+    const memoryDir = path.join(tmp, 'memory');
+    const { masked, inName } = await maskedName(`team/${named}`);
+    const [inText] = await scanText(`Use ${alerted}.\n`, { file: 'team/ops.md' });
+    // allowed.json as Memdir wrote it between f140a1e and cb355c9: no `only`, that why.
+    const record = (f: { fingerprint: string; rule: string; match: string }, file: string, why: string) => ({
+      memoryDir,
+      fingerprint: f.fingerprint,
+      rule: f.rule,
+      file,
+      match: f.match,
+      who: 'me',
+      why,
+      at: '2026-12-05T23:00:00.000Z',
+    });
+    await fs.mkdir(path.join(dataDir, 'alerts'), { recursive: true });
+    await fs.writeFile(
+      path.join(dataDir, 'alerts', 'allowed.json'),
+      JSON.stringify({
+        version: 1,
+        allowed: [record(inName[0]!, masked, 'moved to the team anyway, on purpose'), record(inText!, 'team/ops.md', 'a test token, safe to share')],
+      }),
+    );
+    const center = new AlertCenter(dataDir);
+    const allowedIn = async (rel: string, content: string, name?: string) => {
+      const found = await scanText(content, { file: rel, ...(name ? { name } : {}) });
+      return Promise.all(found.map((f) => center.isAllowed(memoryDir, f, { rel, content })));
+    };
+    expect(await allowedIn(`team/${named}`, 'No secret here.\n', named)).toEqual([true]);
+    expect(await allowedIn('team/ops_notes.md', `Use ${token}.\n`)).toEqual([false]);
+    expect(await allowedIn(`team/${named}`, `The token is ${token}.\n`, named)).toEqual([false, true]);
+    // The person's own Allow still covers the folder.
+    expect(await allowedIn('team/other.md', `Use ${alerted}.\n`)).toEqual([true]);
+    expect((await center.list()).allowed.map((a) => a.only ?? 'everywhere')).toEqual(['everywhere', 'name']);
+  });
 });

@@ -109,7 +109,7 @@ export class AlertCenter {
       }
     };
     this.alerts = (await read(this.file, alertsFileSchema))?.alerts ?? [];
-    this.allowed = (await read(this.allowedFile, allowedFileSchema))?.allowed ?? [];
+    this.allowed = ((await read(this.allowedFile, allowedFileSchema))?.allowed ?? []).map(narrowedOldMove);
     this.stamp = stamp;
     return { alerts: this.alerts, allowed: this.allowed };
   }
@@ -351,6 +351,17 @@ export class AlertCenter {
 
 /** Why a move to the team anyway allowed the secret in the moved memory's name (allowOnPurpose). */
 export const MOVED_ANYWAY = 'moved to the team anyway, on purpose';
+
+/**
+ * An allow as it is read. Move anyway's first version (before cb355c9) recorded the secret in the
+ * moved memory's name for the whole memory dir: no `only`. Its why is Memdir's own sentence
+ * (MOVED_ANYWAY), where an alert's Allow keeps what the person typed, and its file is the moved
+ * name masked, as now: read as that name's only, as Move anyway allows now. A person who typed that
+ * very sentence on the Alerts page is asked again for the rest of the folder, never less.
+ */
+function narrowedOldMove(a: AllowedSecret): AllowedSecret {
+  return a.only === undefined && a.why === MOVED_ANYWAY ? { ...a, only: 'name' } : a;
+}
 
 /** What `allowed.json` keeps of an allowed finding: where, what (masked, with its fingerprint), who and why. */
 function allowedRecord(memoryDir: string, finding: Finding, who: string, why: string, now: Date): AllowedSecret {
