@@ -414,7 +414,8 @@ describe('team sync in the app', () => {
     await ok(a.api, 'team.move', { dir: '-work-app', file: named, to: 'team', allowSecrets });
     const report = await ok<{ push: { uploaded: string[] }; waiting: { key: string; reason: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
     // The pointer naming it goes up; its text and ops_notes.md's were not part of the question.
-    expect(report.push.uploaded).toEqual(['MEMORY.md']);
+    // (The scheduler's debounced sync, set off by the move, may have sent it first: the server's entries below say what went up.)
+    expect(report.push.uploaded.filter((key) => key !== 'MEMORY.md')).toEqual([]);
     expect(report.waiting.filter((w) => w.reason === 'secret').map((w) => w.key)).toEqual(
       expect.arrayContaining(['ops_notes.md', expect.stringMatching(/^reference_ghp_\*+\.md$/)]),
     );
@@ -431,42 +432,6 @@ describe('team sync in the app', () => {
     expect(after.push.uploaded.sort()).toEqual(['ops_notes.md', named]);
   });
 
-  it('undoing a move anyway withdraws the allow it recorded: moved to the team again by undoing that undo, the name waits and the alert asks again', async () => {
-    const token = ['ghp_', 'Ud7Nq2Ws', 'Kf4Lb8Xm', 'Tr1Mc6Zp', 'Ey3Vg9Ja', 'h5Ko'].join('');
-    const named = `reference_${token}.md`;
-    await fs.writeFile(path.join(a.memoryDir, named), topic('Undo bot', 'reference', 'The undo bot is named after its token.'));
-    const refused = await a.api.call('team.move', { dir: '-work-app', file: named, to: 'team' });
-    const [fingerprint] = (refused as { error: { secrets: { fingerprint: string }[] } }).error.secrets.map((s) => s.fingerprint);
-    const moved = await ok<{ rev: string }>(a.api, 'team.move', { dir: '-work-app', file: named, to: 'team', allowSecrets: [fingerprint] });
-    const allowedNow = async () =>
-      (await ok<{ allowed: { fingerprint: string }[] }>(a.api, 'alerts.list', {})).allowed.filter((x) => x.fingerprint === fingerprint);
-    expect(await allowedNow()).toHaveLength(1);
-
-    const undone = await ok<{ entry: { rev: string }; notes: string[] }>(a.api, 'history.undo', { dir: '-work-app', rev: moved.rev });
-    await fs.access(path.join(a.memoryDir, named));
-    expect(await allowedNow()).toEqual([]);
-    // The person is told, the name masked.
-    expect(undone.notes).toContainEqual(expect.stringMatching(/^Team sync asks again before sharing team\/reference_ghp_\*+\.md/));
-    expect(undone.notes.join('\n')).not.toContain(token.slice(6));
-
-    // Undoing the undo moves it to the team again; the allow is not back, so sync holds it and asks.
-    await ok(a.api, 'history.undo', { dir: '-work-app', rev: undone.entry.rev });
-    await fs.access(path.join(a.memoryDir, 'team', named));
-    const report = await ok<{ push: { uploaded: string[] }; waiting: { key: string; reason: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
-    expect(report.push.uploaded).not.toContain(named);
-    expect(report.waiting).toContainEqual(expect.objectContaining({ key: expect.stringMatching(/^reference_ghp_\*+\.md$/), reason: 'secret' }));
-    // Asked about the file and about its pointer in team/MEMORY.md.
-    const alerts = await ok<{ alerts: { status: string; file: string; findings: { fingerprint: string }[] }[] }>(a.api, 'alerts.list', {});
-    expect(alerts.alerts.filter((x) => x.status === 'open' && x.findings.some((f) => f.fingerprint === fingerprint)).map((x) => x.file)).toEqual(
-      expect.arrayContaining([`team/${named}`, 'team/MEMORY.md']),
-    );
-    const entries = await serverEntries(server.url, server.team, server.tokens[0]!);
-    expect(Object.entries(entries).filter(([key, text]) => key.includes(token) || text.includes(token))).toEqual([]);
-    // Back to private (never shared, so it may), as the next case expects the project.
-    await ok(a.api, 'team.move', { dir: '-work-app', file: named, to: 'private' });
-    await ok(a.api, 'team.sync', { dir: '-work-app' });
-  });
-
   it('lists connected projects for the dashboard, and disconnects (files stay, token deleted)', async () => {
     const { projects } = await ok<{ projects: { dir: string; state: string; connected: boolean }[] }>(a.api, 'team.overview', {});
     // The demo file with a live token is still held back: the project is not fully shared.
@@ -475,6 +440,54 @@ describe('team sync in the app', () => {
     expect(await b.ctx.credentials.list()).toEqual([]);
     expect(await fs.readFile(path.join(b.memoryDir, 'team', 'project_deploys.md'), 'utf8')).toContain('Rollbacks');
     expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('not-connected');
+  });
+});
+
+describe('undoing a move to the team anyway', () => {
+  it('withdraws the allow the move recorded: moved to the team again by undoing that undo, the name waits and the alert asks again', async () => {
+    const u = await machine('u');
+    // A service that syncs only when told: a scheduled sync between the move and its undo would share the name, as allowed then.
+    await u.ctx.team.close();
+    const service = new TeamService(u.ctx, { debounceMs: 600_000, tickMs: 600_000 });
+    try {
+      await service.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[1]! });
+      const token = ['ghp_', 'Ud7Nq2Ws', 'Kf4Lb8Xm', 'Tr1Mc6Zp', 'Ey3Vg9Ja', 'h5Ko'].join('');
+      const named = `reference_${token}.md`;
+      await fs.writeFile(path.join(u.memoryDir, named), topic('Undo bot', 'reference', 'The undo bot is named after its token.'));
+      const refused = await service.move('-work-app', named, 'team').then(
+        () => null,
+        (e: unknown) => e as { secrets?: { fingerprint: string }[] },
+      );
+      const fingerprint = refused!.secrets![0]!.fingerprint;
+      const moved = await service.move('-work-app', named, 'team', [fingerprint]);
+      const allowedNow = async () =>
+        (await ok<{ allowed: { fingerprint: string }[] }>(u.api, 'alerts.list', {})).allowed.filter((x) => x.fingerprint === fingerprint);
+      expect(await allowedNow()).toHaveLength(1);
+
+      const undone = await ok<{ entry: { rev: string }; notes: string[] }>(u.api, 'history.undo', { dir: '-work-app', rev: moved.rev });
+      await fs.access(path.join(u.memoryDir, named));
+      expect(await allowedNow()).toEqual([]);
+      // The person is told, the name masked.
+      expect(undone.notes).toContainEqual(expect.stringMatching(/^Team sync asks again before sharing team\/reference_ghp_\*+\.md/));
+      expect(undone.notes.join('\n')).not.toContain(token.slice(6));
+
+      // Undoing the undo moves it to the team again; the allow is not back, so sync holds it and asks.
+      await ok(u.api, 'history.undo', { dir: '-work-app', rev: undone.entry.rev });
+      await fs.access(path.join(u.memoryDir, 'team', named));
+      const report = await service.syncNow('-work-app');
+      expect(report.push.uploaded).not.toContain(named);
+      expect(report.waiting).toContainEqual(expect.objectContaining({ key: expect.stringMatching(/^reference_ghp_\*+\.md$/), reason: 'secret' }));
+      // Asked about the file and about its pointer in team/MEMORY.md.
+      const alerts = await ok<{ alerts: { status: string; file: string; findings: { fingerprint: string }[] }[] }>(u.api, 'alerts.list', {});
+      expect(alerts.alerts.filter((x) => x.status === 'open' && x.findings.some((f) => f.fingerprint === fingerprint)).map((x) => x.file)).toEqual(
+        expect.arrayContaining([`team/${named}`, 'team/MEMORY.md']),
+      );
+      const entries = await serverEntries(server.url, server.team, server.tokens[0]!);
+      expect(Object.entries(entries).filter(([key, text]) => key.includes(token) || text.includes(token))).toEqual([]);
+    } finally {
+      await service.close();
+      await u.ctx.close();
+    }
   });
 });
 
