@@ -143,7 +143,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       sha = e.hashBytes(key, read.facts, read.data);
       if (sha === server) continue;
     }
-    const vetted = await vetForUpload(e, key, sha, bytes);
+    const vetted = await vetForUpload(e, cycle, key, sha, bytes);
     if ('reason' in vetted) {
       // A token in the file's name is shown masked, as one in its text is: in the waiting list and the alert's words.
       waiting(cycle, { key: vetted.key, reason: vetted.reason, detail: vetted.detail });
@@ -182,6 +182,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
  */
 async function vetForUpload(
   e: SyncEngine,
+  cycle: Cycle,
   key: string,
   sha: string,
   bytes: Uint8Array,
@@ -195,7 +196,7 @@ async function vetForUpload(
   if (content.includes('\0')) return { key, reason: 'binary', detail: `${e.rel(key)} contains null bytes (a binary file); ${e.space.noun} is text.` };
   const personal = userMemoryRefusal(e, key, content);
   if (personal) return { key, reason: 'user-memory', detail: personal };
-  const { all, blocking: findings } = await blockingFindings(e, key, sha, content);
+  const { all, blocking: findings } = await blockingFindings(e, cycle, key, sha, content);
   if (findings.length > 0) {
     // Named with every secret in its name masked (the findings' name ranges are in the key): one
     // allowed on purpose too, which no longer blocks but is still no reason to print it.
@@ -220,18 +221,28 @@ function userMemoryRefusal(e: SyncEngine, key: string, content: string): string 
   return `${e.rel(key)} is a "user" memory: it describes you personally and always stays private, so it was not uploaded to the team. Move it to your private memory (Move to private in the app's Health or Team sync tab), or change its type if the team should have it.`;
 }
 
-/** The findings in a file (`all`), and those that keep it back (`blocking`): every one not allowed in this memory dir. */
-async function blockingFindings(e: SyncEngine, key: string, sha: string, content: string): Promise<{ all: Finding[]; blocking: Finding[] }> {
-  // The key is part of what is scanned (a token in a file or folder name): cached per key and hash.
-  let findings = e.scans.get(`${key}\0${sha}`);
+/**
+ * The findings in a file (`all`), and those that keep it back (`blocking`): every one not allowed
+ * in this memory dir. Both by key and content hash: the scan across syncs (the key is part of what
+ * is scanned, a token in a file or folder name), the allowed list's answer once per sync (`cycle.blocking`:
+ * an allow of a name scans names and parses the index again for each finding).
+ */
+async function blockingFindings(e: SyncEngine, cycle: Cycle, key: string, sha: string, content: string): Promise<{ all: Finding[]; blocking: Finding[] }> {
+  const id = `${key}\0${sha}`;
+  let findings = e.scans.get(id);
   if (!findings) {
     findings = await scanText(content, { file: e.rel(key), name: key });
     if (e.scans.size > 2_000) e.scans.clear();
-    e.scans.set(`${key}\0${sha}`, findings);
+    e.scans.set(id, findings);
   }
-  const blocking: Finding[] = [];
-  for (const f of findings) {
-    if (!(await e.options.alerts?.isAllowed(e.memoryDir, f, { rel: e.rel(key), content }))) blocking.push({ ...f, file: e.rel(key) });
+  cycle.blocking ??= new Map();
+  let blocking = cycle.blocking.get(id);
+  if (!blocking) {
+    blocking = [];
+    for (const f of findings) {
+      if (!(await e.options.alerts?.isAllowed(e.memoryDir, f, { rel: e.rel(key), content }))) blocking.push({ ...f, file: e.rel(key) });
+    }
+    cycle.blocking.set(id, blocking);
   }
   return { all: findings, blocking };
 }

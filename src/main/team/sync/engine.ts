@@ -127,6 +127,11 @@ export interface Cycle {
    * the server's checksums showed when they were older too (it went back), or null (a replay).
    */
   serverAt?: string | null;
+  /**
+   * What keeps a file back in this sync, by key and content hash (delta.ts's blockingFindings):
+   * a push computes its delta again after every pull or refusal, and asks the allowed list once.
+   */
+  blocking?: Map<string, Finding[]>;
 }
 
 export type AlertInput = { kind: 'secret' | 'sync' | 'security' | 'error'; title: string; message: string; file?: string | null; findings?: Finding[] };
