@@ -234,6 +234,20 @@ export async function resolveInside(root: string, rel: string): Promise<string> 
   return (await confine(root, rel)).abs;
 }
 
+/**
+ * `rel` under `root`, as {@link resolveInside} resolves it (links refused); null when the memory dir
+ * itself does not exist: nothing is there to read (an undo of a change that removed the whole
+ * folder writes it again). The one rule for every confined reader.
+ */
+export async function confineOrNull(root: string, rel: string): Promise<string | null> {
+  try {
+    return await resolveInside(root, rel);
+  } catch (error) {
+    if (errCode(error) === 'ENOENT') return null;
+    throw error;
+  }
+}
+
 /** Turns an OS error into a MemoryFileError; our own typed errors pass through unchanged. */
 export function explain(err: unknown, verb: string, rel: string, where: string): Error {
   if (err instanceof UnsafePathError || err instanceof MemoryFileError) return err;

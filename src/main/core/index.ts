@@ -4,7 +4,7 @@
  * edges (the CLI and the app's handlers) take what they need of it here, through a front door like
  * every capability's.
  */
-export { MemoryFileError, resolveInside } from './confined-path.js';
+export { confineOrNull, MemoryFileError, resolveInside } from './confined-path.js';
 export { VERSION } from './version.js';
 export { resolveDataDir } from './data-dir.js';
 export { mapStackTracesLazily } from './lazy-source-maps.js';

@@ -30,8 +30,7 @@ import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
 import { decode, factsOf } from './read-file.js';
 import { removeFileConfined, renameConfined, writeFileAtomic } from '../core/safe-fs.js';
-import { resolveInside } from '../core/confined-path.js';
-import { errCode } from '../core/fs-errors.js';
+import { confineOrNull, resolveInside } from '../core/confined-path.js';
 import { type TopicFields, frontmatterProblem, parseTopicFile, quoteCutValues, replaceFrontmatter, serializeTopicFile } from './topic-file.js';
 
 export interface Where {
@@ -168,7 +167,7 @@ export function formTwin(names: Iterable<string>, name: string): string | null {
  */
 async function sameFileElsewhere(root: string, rel: string, except: readonly string[]): Promise<boolean> {
   const statOf = async (name: string) => {
-    const abs = await insideOrNull(root, name);
+    const abs = await confineOrNull(root, name);
     return abs === null ? null : fs.lstat(abs).catch(() => null);
   };
   const found = await statOf(rel);
@@ -283,22 +282,9 @@ export function suggestFileName(type: string, name: string): string {
   return `${type}_${slug || Date.now().toString(36)}.md`;
 }
 
-/**
- * Where `rel` is under `root` (resolveInside: links refused); null when the memory dir itself does
- * not exist — nothing is there (an undo of a change that removed the whole folder writes it again).
- */
-async function insideOrNull(root: string, rel: string): Promise<string | null> {
-  try {
-    return await resolveInside(root, rel);
-  } catch (error) {
-    if (errCode(error) === 'ENOENT') return null;
-    throw error;
-  }
-}
-
 /** A memory file's text, confined to `root` (links refused); null when it (or the memory dir) does not exist; a clear error when it is not text. */
 export async function readText(root: string, rel: string): Promise<string | null> {
-  const abs = await insideOrNull(root, rel);
+  const abs = await confineOrNull(root, rel);
   if (abs === null) return null;
   let bytes: Buffer;
   try {

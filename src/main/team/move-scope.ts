@@ -9,18 +9,9 @@
  * propagate): the next full pull would bring it back, and teammates would keep a file whose
  * index line is gone. One that was never pushed moves freely.
  */
-import {
-  addIndexEntry,
-  indexEntries,
-  parseIndex,
-  removeIndexEntries,
-  retargetIndexEntries,
-  type IndexEntry,
-  type ParsedIndex,
-} from '../../shared/index-format.js';
+import { addIndexEntry, indexEntries, removeIndexEntries, retargetIndexEntries, type IndexEntry, type ParsedIndex } from '../../shared/index-format.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { indexReachOf, teamReachOf } from '../../shared/index-state.js';
-import { INDEX_FILE } from '../../shared/limits.js';
 import type { Finding } from '../../shared/secret-types.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { resolveDataDir } from '../core/data-dir.js';
@@ -88,11 +79,10 @@ export async function moveAllowsOf(memoryDir: string, dataDir: string, rev: stri
   };
 }
 
-/** Whether a loaded line of MEMORY.md links to the team memory `name` (`team/x.md`): the model has been sent that name. */
-async function namedByLoadedIndex(memoryDir: string, name: string): Promise<boolean> {
-  const text = await readText(memoryDir, INDEX_FILE);
-  if (text === null) return false;
-  return teamReachOf(indexReachOf(parseIndex(text), loadIndexAsClaudeCode(text))).loaded.includes(name);
+/** Whether a loaded line of MEMORY.md (`main`, as read) links to the team memory `name` (`team/x.md`): the model has been sent that name. */
+function namedByLoadedIndex(main: { parsed: ParsedIndex; text: string | null }, name: string): boolean {
+  if (main.text === null) return false;
+  return teamReachOf(indexReachOf(main.parsed, loadIndexAsClaudeCode(main.text))).loaded.includes(name);
 }
 
 export interface MoveResult {
@@ -125,6 +115,9 @@ export async function moveMemoryScope(opts: {
     const team = await checkTeamDir(opts.memoryDir);
     await resolveTeamKey(team, name);
     const text = await readText(opts.memoryDir, fromRel);
+    // MEMORY.md, read once (the secret check of a move to private, then its pointer): nothing below writes it before its pointer changes.
+    let mainIndex: ReturnType<typeof readIndex> | undefined;
+    const readMain = () => (mainIndex ??= readIndex({ memoryDir: opts.memoryDir, scope: 'private' }));
     if (text === null) throw new MemoryError('not-found', `${fromRel} does not exist.`);
     const parsed = parseTopicFile(text, name);
     const refusal = scopeRefusal(parsed.meta.type, opts.to);
@@ -135,7 +128,7 @@ export async function moveMemoryScope(opts: {
     // team, the name is new to the server and teammates. Into MEMORY.md, it is new to the model
     // unless a loaded line of MEMORY.md named it already (`team/x.md`): Claude Code 2.1.332 sends
     // nothing of team/MEMORY.md (shared/index-state.ts).
-    const sentAlready = opts.to === 'private' && (await namedByLoadedIndex(opts.memoryDir, name));
+    const sentAlready = opts.to === 'private' && namedByLoadedIndex(await readMain(), name);
     const allowed = await refuseNewSecrets({
       label: toRel,
       text: '',
@@ -162,7 +155,7 @@ export async function moveMemoryScope(opts: {
       pointer ??= own;
       if (index.text !== null && own) await write(place.index.scope, index.text, removeIndexEntries(index.parsed, place.file));
     }
-    const main = await read('private');
+    const main = await readMain();
     const mainPointer = indexEntries(main.parsed).find((e) => e.file === mainFrom!.file);
     const line = { title: (mainPointer ?? pointer)?.title ?? parsed.meta.name, hook: (mainPointer ?? pointer)?.hook ?? parsed.meta.description };
     if (mainPointer) await write('private', main.text, retargetIndexEntries(main.parsed, mainFrom!.file, mainTo!.file));
