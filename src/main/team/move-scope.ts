@@ -64,8 +64,11 @@ async function allowForSync(memoryDir: string, dataDir: string, findings: Findin
 export async function moveAllowsOf(memoryDir: string, dataDir: string, rev: string): Promise<{ withdraw: () => Promise<string[]> }> {
   const none = { withdraw: async () => [] };
   const center = new AlertCenter(dataDir);
+  // Most undos: no move anyway recorded anything to withdraw, and nothing more is read.
+  const made = (await center.list()).allowed.filter((a) => a.madeOn !== undefined);
+  if (made.length === 0) return none;
   const { key } = await syncKeyOf(memoryDir, dataDir);
-  if (!(await center.list()).allowed.some((a) => a.memoryDir === key && a.madeOn !== undefined)) return none;
+  if (!made.some((a) => a.memoryDir === key)) return none;
   const entry = await readEntry(memoryDir, rev, { dataDir });
   if (entry.parent === null) return none;
   const names = new Set(
