@@ -18,6 +18,7 @@ import {
 } from '../../shared/index-format.js';
 import { type IndexImpact, indexImpact } from '../../shared/index-impact.js';
 import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { teamFileOfMainLink } from '../../shared/index-state.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { quoteName } from '../../shared/visible-text.js';
@@ -62,6 +63,21 @@ export function pointerPlaces(where: Where, file: string): { index: Where; file:
   return where.scope === 'team' ? [main, { index: where, file }] : [main];
 }
 
+/** The memory at a path in the memory directory (`team/x.md`, `x.md`): its scope's {@link Where}, and its name there. */
+export function memoryAt(memoryDir: string, rel: string, dataDir?: string): { where: Where; file: string } {
+  const team = teamFileOfMainLink(rel);
+  return { where: { memoryDir, scope: team === null ? 'private' : 'team', ...(dataDir ? { dataDir } : {}) }, file: team ?? rel };
+}
+
+/**
+ * {@link pointerPlaces} of a memory named by its path in the memory directory, each index by its
+ * path there too (`MEMORY.md`, `team/MEMORY.md`): for the writers that work on paths (undo, restore).
+ */
+export function pointerPlacesAt(rel: string): { index: string; file: string }[] {
+  const { where, file } = memoryAt('', rel);
+  return pointerPlaces(where, file).map((p) => ({ index: inScope(p.index.scope, INDEX_FILE), file: p.file }));
+}
+
 /** The pointer that loads a memory: MEMORY.md's ({@link pointerPlaces}). Where a fix adds an orphan's. */
 export function pointerHome(where: Where, file: string): { index: Where; file: string } {
   return pointerPlaces(where, file)[0]!;
@@ -71,7 +87,7 @@ export function pointerHome(where: Where, file: string): { index: Where; file: s
  * Change a memory's pointers in every index that has them ({@link pointerPlaces}); an index that
  * does not exist is left so. `edit` gets each index, the memory's name there and the place's number.
  */
-async function editPointers(where: Where, file: string, edit: (index: ParsedIndex, file: string, place: number) => ParsedIndex): Promise<void> {
+export async function editPointers(where: Where, file: string, edit: (index: ParsedIndex, file: string, place: number) => ParsedIndex): Promise<void> {
   const places = pointerPlaces(where, file);
   for (let i = 0; i < places.length; i++) {
     const place = places[i]!;

@@ -658,3 +658,37 @@ describe('undoing a change to a team memory', () => {
     expect(await read('MEMORY.md')).toBe('- [Mine](mine.md) — m\n');
   });
 });
+
+describe('undo anyway of a team rename renamed on since', () => {
+  it('takes the later name out of MEMORY.md too: no team/x.md pointer is left at a file that is gone', async () => {
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [Mine](mine.md) — m\n');
+    const team = { ...where, scope: 'team' as const };
+    const created = await createMemory(team, { fields: { name: 'CI', description: 'No Python 3.8', type: 'project' }, body: '' });
+    const first = await renameMemory(team, created.file, 'ci.md');
+    await renameMemory(team, 'ci.md', 'ci-later.md');
+    expect(await read('MEMORY.md')).toBe('- [Mine](mine.md) — m\n- [CI](team/ci-later.md) — No Python 3.8\n');
+    await undoChange({ ...opts, rev: first.entry!.rev, overwriteChanged: true });
+    expect((await fs.readdir(path.join(where.memoryDir, 'team'))).sort()).toEqual(['MEMORY.md', created.file]);
+    // The agent is shown MEMORY.md's links: one, to the memory as it is now.
+    expect(await read('MEMORY.md')).toBe(`- [Mine](mine.md) — m\n- [CI](team/${created.file}) — No Python 3.8\n`);
+    expect(await read('team/MEMORY.md')).toBe(`- [CI](${created.file}) — No Python 3.8\n`);
+  });
+});
+
+describe('restoring a deleted team memory', () => {
+  it('puts back its team/x.md pointer in MEMORY.md, the one the agent is shown, with its team/MEMORY.md line', async () => {
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [Mine](mine.md) — m\n');
+    const team = { ...where, scope: 'team' as const };
+    const created = await createMemory(team, { fields: { name: 'CI', description: 'No Python 3.8', type: 'project' }, body: '' });
+    await deleteMemory(team, created.file);
+    expect(await read('MEMORY.md')).toBe('- [Mine](mine.md) — m\n');
+    const [gone] = await deletedFiles(where.memoryDir, opts);
+    const restored = await restoreMemoryFile({ ...opts, rev: gone!.rev, file: gone!.path });
+    expect(await read('MEMORY.md')).toBe(`- [Mine](mine.md) — m\n- [CI](team/${created.file}) — No Python 3.8\n`);
+    expect(await read('team/MEMORY.md')).toBe(`- [CI](${created.file}) — No Python 3.8\n`);
+    expect(restored.notes).toEqual([
+      `The pointer to team/${created.file} is back at line 2 of MEMORY.md, where it was.`,
+      `The pointer to ${created.file} is back at line 1 of team/MEMORY.md, where it was.`,
+    ]);
+  });
+});

@@ -24,7 +24,7 @@
 import path from 'node:path';
 import { parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { describePlacement, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
-import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { INDEX_FILE } from '../../shared/limits.js';
 import {
   type BroughtBack,
   broughtBackSince,
@@ -40,7 +40,7 @@ import {
   transact,
 } from '../history/index.js';
 import { MemoryError } from './memory-error.js';
-import { readText, refuseTakenName } from './memory-service.js';
+import { editPointers, memoryAt, pointerPlacesAt, readText, refuseTakenName } from './memory-service.js';
 import { parseTopicFile } from './topic-file.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 
@@ -57,11 +57,6 @@ interface Options {
 
 function isIndex(rel: string): boolean {
   return path.posix.basename(rel) === INDEX_FILE;
-}
-
-/** The index a memory file is listed in, and its name there: `team/x.md` → `team/MEMORY.md`, `x.md`. */
-function indexOf(rel: string): { index: string; name: string } {
-  return rel.startsWith(`${TEAM_DIR}/`) ? { index: `${TEAM_DIR}/${INDEX_FILE}`, name: rel.slice(TEAM_DIR.length + 1) } : { index: INDEX_FILE, name: rel };
 }
 
 /** `was`: the name the entry wrote, when an undo anyway brought the memory back under another name since (undoEditsWhereBack moved the plan there). */
@@ -122,27 +117,19 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       for (const w of writes) await writeFileAtomic(opts.memoryDir, w.rel, w.text);
       for (const p of plan) {
         if (!isIndex(p.rel)) continue;
-        // The files this undo removes, and those it leaves out, as this index names them (`team/x.md` is `x.md` in team/MEMORY.md).
-        const named = (files: Iterable<string>) =>
-          new Set(
-            [...files]
-              .map(indexOf)
-              .filter((r) => r.index === p.rel)
-              .map((r) => r.name),
-          );
+        // The files this undo removes, and those it leaves out, as this index names them (pointerPlacesAt: `team/x.md` in MEMORY.md, `x.md` in team/MEMORY.md).
+        const named = (files: Iterable<string>) => new Set([...files].flatMap((f) => pointerPlacesAt(f).flatMap((r) => (r.index === p.rel ? [r.file] : []))));
         const { text, placements } = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', named(removed), named(back.keys()));
         if (p.before === null && p.now === p.after) await removeFileConfined(opts.memoryDir, p.rel);
         else if (text !== (p.now ?? '')) await writeFileAtomic(opts.memoryDir, p.rel, text);
         notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
       }
       notes.push(...followed.notes);
-      // The memory's later name went (above), its pointer goes: it is back under the name it had before the entry.
+      // The memory's later name went (above), its pointers go, in every index that has one (MEMORY.md's
+      // `team/x.md` too, which the agent is shown): it is back under the name it had before the entry.
       for (const rel of followed.laterName) {
-        const { index, name } = indexOf(rel);
-        const text = await readText(opts.memoryDir, index);
-        if (text === null) continue;
-        const without = serializeIndex(removeIndexEntries(parseIndex(text), name));
-        if (without !== text) await writeFileAtomic(opts.memoryDir, index, without);
+        const later = memoryAt(opts.memoryDir, rel);
+        await editPointers(later.where, later.file, (index, named) => removeIndexEntries(index, named));
       }
     },
   );
@@ -422,8 +409,8 @@ async function touchedSince(memoryDir: string, target: HistoryEntry, touched: Pl
 }
 
 /**
- * Restore one file as it was at `rev`; a memory file gets its index pointer back too (as it was
- * at `rev`, when the index has none for it now) — restoring a deleted memory without its pointer
+ * Restore one file as it was at `rev`; a memory file gets its index pointers back too (as they were
+ * at `rev`, in each index that has none for it now) — restoring a deleted memory without its pointer
  * would leave it where the agent never looks.
  */
 export async function restoreMemoryFile(opts: Options & { rev: string; file: string }): Promise<UndoResult> {
@@ -440,14 +427,16 @@ export async function restoreMemoryFile(opts: Options & { rev: string; file: str
     },
     then: async () => {
       if (isIndex(rel) || !/\.md$/i.test(rel)) return;
-      const { index, name } = indexOf(rel);
-      const old = await readAtRevision(opts.memoryDir, opts.rev, index, history);
-      if (old === null) return;
-      const current = await readText(opts.memoryDir, index);
-      const put = reinsertPointer(parseIndex(current ?? ''), parseIndex(old), name);
-      if (!put) return;
-      await writeFileAtomic(opts.memoryDir, index, serializeIndex(put.index));
-      notes.push(describePlacement(put.placement, index));
+      // Every index that had a pointer to it (pointerPlacesAt): a team memory's `team/x.md` in MEMORY.md, which loads it, too.
+      for (const { index, file } of pointerPlacesAt(rel)) {
+        const old = await readAtRevision(opts.memoryDir, opts.rev, index, history);
+        if (old === null) continue;
+        const current = await readText(opts.memoryDir, index);
+        const put = reinsertPointer(parseIndex(current ?? ''), parseIndex(old), file);
+        if (!put) continue;
+        await writeFileAtomic(opts.memoryDir, index, serializeIndex(put.index));
+        notes.push(describePlacement(put.placement, index));
+      }
     },
   });
   return { entry, notes };
