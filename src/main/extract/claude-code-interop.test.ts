@@ -29,6 +29,11 @@ import {
   type ExtractHome,
   type ExtractRecording,
   GATE_CASES,
+  TEAM_EXTRACT_FIXTURE,
+  TEAM_EXTRACT_HOW,
+  TEAM_SEED,
+  TEAM_STORES,
+  type TeamExtractRecording,
   type ScriptedCall,
   WRITES_SCRIPT,
   extractionEvents,
@@ -110,11 +115,15 @@ describe.skipIf(skip !== null)(`Claude Code's own extraction, recorded for Memdi
   async function session(
     prompts: readonly string[],
     answers: { extraction?: (step: number, fork: number, home: ExtractHome) => FakeReply; main?: (turn: number, home: ExtractHome) => FakeReply },
-    options: { flags?: Record<string, unknown>; waitForPasses?: boolean } = {},
+    options: { flags?: Record<string, unknown>; waitForPasses?: boolean; env?: NodeJS.ProcessEnv; seed?: Record<string, string> } = {},
   ) {
     const root = path.join(tmp, `session-${count++}`);
     fs.mkdirSync(path.join(root, 'scratch'), { recursive: true });
     const home = layOutExtractHome(root, { ...(options.flags ? { flags: options.flags } : {}), apiKeySuffix: apiKey.slice(-20) });
+    for (const [rel, t] of Object.entries(options.seed ?? {})) {
+      fs.mkdirSync(path.dirname(path.join(home.memoryDir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(home.memoryDir, rel), t);
+    }
     const debugLog = debugLogIn(root);
     let forks = 0;
     let turns = 0;
@@ -140,7 +149,7 @@ describe.skipIf(skip !== null)(`Claude Code's own extraction, recorded for Memdi
       configDir: home.configDir,
       scratch: path.join(root, 'scratch'),
       baseUrl: fake.url,
-      env: EMBEDDED_SESSION_ENV,
+      env: { ...EMBEDDED_SESSION_ENV, ...options.env },
       ...(options.waitForPasses === false ? {} : { beforeTurn: waitForPasses, beforeExit: () => waitForPasses(prompts.length) }),
       timeoutMs: 90_000,
     });
@@ -149,6 +158,35 @@ describe.skipIf(skip !== null)(`Claude Code's own extraction, recorded for Memdi
     const sessionId = transcripts.length === 1 ? transcripts[0]!.replace(/\.jsonl$/, '') : null;
     return { home, requests: [...fake.messageRequests()], debugLog: debugLog.read(), sessionId };
   }
+
+  it('team: what the extraction agent is told with team memory on (a team store in CLAUDE_MEMORY_STORES)', async () => {
+    const { home, requests, sessionId } = await session(
+      ['Remember that we never use an ORM, always plain SQL', 'Thank you, that is all for today'],
+      {},
+      {
+        env: { CLAUDE_MEMORY_STORES: TEAM_STORES },
+        seed: TEAM_SEED,
+      },
+    );
+    const first = requests.find((r) => isExtraction(r) && instructionIndex(messagesOf(r)) === messagesOf(r).length - 1)!;
+    const system = ((first.body?.system ?? []) as Block[]).map((b) => b.text ?? '').join('\n');
+    const seen: TeamExtractRecording = {
+      client: REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.version : null,
+      how: TEAM_EXTRACT_HOW,
+      stores: TEAM_STORES,
+      seed: TEAM_SEED,
+      instruction: normalizeObserved(
+        blocks(messagesOf(first).at(-1))
+          .map((b) => b.text ?? '')
+          .join(''),
+        home,
+        sessionId,
+      ),
+      memorySection: normalizeObserved(/^# Memory\n[\s\S]*?(?=\n# )/m.exec(system)?.[0] ?? '', home, sessionId),
+    };
+    if (record) fs.writeFileSync(TEAM_EXTRACT_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+    else expect(seen).toEqual(JSON.parse(fs.readFileSync(TEAM_EXTRACT_FIXTURE, 'utf8')));
+  }, 120_000);
 
   it('writes: what is on disk after the extraction agent writes, and what it is refused', async () => {
     const { home, requests, sessionId } = await session(['Remember that we never use an ORM, always plain SQL', 'Thank you, that is all for today'], {

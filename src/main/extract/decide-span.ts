@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ExtractOperation, OperationOutcome, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
-import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { INDEX_FILE } from '../../shared/limits.js';
 import { LlmError } from '../llm/index.js';
 import { type ProjectLocation, scanMemoryDir, teamDirOf } from '../memdir/index.js';
 import type { Turn } from '../transcripts/index.js';
@@ -65,7 +65,6 @@ export class SpanDecider {
       privateFiles: new Set(own.memories.map((m) => m.file)),
       teamFiles: team.exists ? new Set(team.memories.map((m) => m.file)) : null,
       indexText: readText(path.join(memoryDir, INDEX_FILE)) ?? '',
-      teamIndexText: team.exists ? (readText(path.join(memoryDir, TEAM_DIR, INDEX_FILE)) ?? '') : null,
     };
     return this.target;
   }
@@ -159,7 +158,6 @@ export class SpanDecider {
             role: 'user',
             content: buildExtractPrompt(turns, {
               indexText: target.indexText,
-              teamIndexText: target.teamIndexText,
               memories: own.memories,
               teamMemories: team.exists ? team.memories : null,
             }),

@@ -18,12 +18,20 @@ export const MAX_CONTEXT_CHARS = 40_000;
 /** The answer: a few operations with short bodies. */
 export const MAX_ANSWER_TOKENS = 4_000;
 
+/**
+ * Which memories go to the team, in Claude Code 2.1.332's words to its own extraction agent with
+ * team memory on (test/fixtures/claude-code-extract/observed-team-2.1.332.json).
+ */
+const TEAM_SCOPE_GUIDANCE =
+  '`user` memories are always private; default `feedback` to private, `project` and `reference` to team. Never write secrets or credentials to the team directory.';
+
 /** The rules every automatic writer follows (R-TYPES, R-NOTSAVE), as the model reads them. */
 export const EXTRACT_SYSTEM_PROMPT = `You maintain the long-term memory of an AI coding agent (Claude Code). After a conversation turn you decide whether anything in it is worth remembering in future sessions, and if so you write it as a memory.
 
-A memory is a markdown topic file with a name, a one-line description and a type, listed in the index MEMORY.md. Types:
+A memory is a markdown topic file with a name, a one-line description and a type. Types:
 ${MEMORY_TYPES.map((t) => `- ${t}: ${TYPE_DESCRIPTIONS[t]}`).join('\n')}
-Scopes: "private" (only this user) or "team" (shared with the team). "user" memories are always private. "feedback" is private unless it is clearly a project-wide convention. "project" and "reference" usually go to the team.
+Scopes: "private" (only this user) or "team" (shared with all users of this project). ${TEAM_SCOPE_GUIDANCE}
+Each memory gets a one-line pointer in the index MEMORY.md, the one index the agent loads each session: a private memory as x.md, a team memory as team/x.md (the pointers are written for you).
 
 Only what cannot be derived from the project itself is worth saving. Never save:
 - code patterns, conventions, architecture, file paths or project structure (the code says it);
@@ -78,10 +86,13 @@ export function describeTurn(turn: Turn, index: number): string {
   return parts.join('\n');
 }
 
-/** What the model is told about the memory that exists. */
+/**
+ * What the model is told about the memory that exists: MEMORY.md, the index the agent loads (its
+ * `team/x.md` pointers load team memories; team/MEMORY.md loads nothing and is not shown), and the
+ * memories of each scope (`teamMemories` null: the project has no team memory).
+ */
 export interface ExtractContext {
   indexText: string;
-  teamIndexText: string | null;
   memories: readonly MemorySummary[];
   teamMemories: readonly MemorySummary[] | null;
 }
@@ -95,9 +106,7 @@ export function buildExtractPrompt(turns: readonly Turn[], context: ExtractConte
   const memoryPart = cap(
     [
       `<memory_index>\n${context.indexText.trim() || '(empty)'}\n</memory_index>`,
-      context.teamIndexText !== null
-        ? `<team_memory_index>\n${context.teamIndexText.trim() || '(empty)'}\n</team_memory_index>`
-        : '<team_memory_index>(this project has no team memory: use "private")</team_memory_index>',
+      ...(context.teamMemories === null ? ['<team_memory>(this project has no team memory: use "private")</team_memory>'] : []),
       `<existing_memories>\n${manifest || '(none)'}\n</existing_memories>`,
     ].join('\n\n'),
     MAX_CONTEXT_CHARS,

@@ -22,7 +22,6 @@ async function currentTarget(memoryDir: string): Promise<ValidationTarget> {
     privateFiles: new Set(own.memories.map((m) => m.file)),
     teamFiles: team.exists ? new Set(team.memories.map((m) => m.file)) : null,
     indexText: await read(path.join(memoryDir, INDEX_FILE)),
-    teamIndexText: team.exists ? await read(path.join(memoryDir, TEAM_DIR, INDEX_FILE)) : null,
   };
 }
 

@@ -18,7 +18,7 @@ import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { indexImpact } from '../../shared/index-impact.js';
 import { type MemoryType, type Scope, defaultScope, isMemoryType, scopeRefusal, typeFromFileName } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
-import { checkFileName, checkNewFileName, formTwin, MemoryError, suggestFileName, twinClause } from '../memdir/index.js';
+import { checkFileName, checkNewFileName, formTwin, MemoryError, pointerHome, suggestFileName, twinClause } from '../memdir/index.js';
 import { findSecrets } from './secret-guard.js';
 
 /** The memory directory as the validator needs to know it. */
@@ -27,8 +27,8 @@ export interface ValidationTarget {
   privateFiles: ReadonlySet<string>;
   /** Topic files of the team scope; null when the project has no team memory. */
   teamFiles: ReadonlySet<string> | null;
+  /** MEMORY.md: the one index the agent loads, a team memory's pointer (`team/x.md`) among them. */
   indexText: string;
-  teamIndexText: string | null;
 }
 
 /** An operation that may be written (with warnings to show), or why it may not. */
@@ -159,8 +159,9 @@ export async function validateOperation(raw: unknown, target: ValidationTarget):
 
   for (const hint of detectDerivable(op.body)) warnings.push(hint.message);
   if (op.action === 'create') {
-    const indexText = op.scope === 'team' ? (target.teamIndexText ?? '') : target.indexText;
-    const impact = indexImpact(indexText, { kind: 'add', title: op.name, file: op.file, hook: op.hook ?? op.description });
+    // Measured where the pointer that loads it goes: MEMORY.md, `team/x.md` for a team memory (pointerHome).
+    const home = pointerHome({ memoryDir: '', scope: op.scope }, op.file).file;
+    const impact = indexImpact(target.indexText, { kind: 'add', title: op.name, file: home, hook: op.hook ?? op.description });
     if (impact.changedIsCut) warnings.push('MEMORY.md is past its limit: this pointer would be cut and never reach the agent. Shorten the index first.');
     else if (impact.newlyCut.length > 0)
       warnings.push(

@@ -20,6 +20,7 @@ export {
   deleteMemory,
   formTwin,
   inScope,
+  pointerHome,
   pointerPlaces,
   previewFixes,
   readIndex,

@@ -21,6 +21,43 @@ import { sanitizeDirName } from '../../../shared/sanitize.js';
 /** The recording. */
 export const EXTRACT_FIXTURE = path.resolve(import.meta.dirname, '../../../../test/fixtures/claude-code-extract/observed-2.1.332.json');
 
+/** MEMORY.md as a home starts with ({@link SEED_FILES}). */
+const SEED_FILES_INDEX = '- [Build](build.md) — how the project builds\n';
+
+/** The recording of what the extraction agent is told with team memory on (claude-code-interop.test.ts, 'team'). */
+export const TEAM_EXTRACT_FIXTURE = path.resolve(import.meta.dirname, '../../../../test/fixtures/claude-code-extract/observed-team-2.1.332.json');
+
+/**
+ * Team memory on, as 2.1.332 turns it on: a `scope: "team"` store in `CLAUDE_MEMORY_STORES`
+ * (beside the user's own, so the private folder stays), which makes the client's Memory section
+ * the two-folder one (`team/` beside the private folder). Offline the stores never sync; the
+ * prompts do not depend on it.
+ */
+export const TEAM_STORES = JSON.stringify([
+  { path: '/personal', scope: 'user', mode: 'rw' },
+  { path: '/team', scope: 'team', mode: 'rw' },
+]);
+
+/** A team memory, pointed at from MEMORY.md as `team/deploy.md` and listed in team/MEMORY.md. */
+export const TEAM_SEED: Record<string, string> = {
+  'MEMORY.md': `${SEED_FILES_INDEX}- [Deploy](team/deploy.md) — how the team deploys\n`,
+  'team/MEMORY.md': '- [Deploy](deploy.md) — how the team deploys\n',
+  'team/deploy.md': '---\nname: Deploy\ndescription: how the team deploys\ntype: project\n---\nmake deploy\n',
+};
+
+export const TEAM_EXTRACT_HOW =
+  "src/main/extract/claude-code-interop.test.ts ('team'): a home laid out as for 'writes', with `seed` written over it, `stores` as CLAUDE_MEMORY_STORES, two prompts against the loopback fake Messages API. `instruction`: the extraction agent's instruction (the last user message of its first request); `memorySection`: the '# Memory' section of that request's system prompt.";
+
+/** What {@link TEAM_EXTRACT_FIXTURE} holds. */
+export interface TeamExtractRecording {
+  client: string | null;
+  how: string;
+  stores: string;
+  seed: Record<string, string>;
+  instruction: string;
+  memorySection: string;
+}
+
 /** The first words of the extraction agent's instruction (the last user message of its first request). */
 export const EXTRACT_MARKER = 'You are now acting as the memory extraction subagent';
 
@@ -35,7 +72,7 @@ export interface ExtractHome {
 
 /** What a home starts with in its memory dir (besides the links). */
 export const SEED_FILES: Record<string, string> = {
-  'MEMORY.md': '- [Build](build.md) — how the project builds\n',
+  'MEMORY.md': SEED_FILES_INDEX,
   // As Memdir writes a memory: flat frontmatter, a title for a name.
   'build.md': '---\nname: Build\ndescription: how the project builds\ntype: project\n---\nnpm run build\n',
 };
