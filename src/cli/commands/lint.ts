@@ -38,6 +38,8 @@ export const lintCommand: CommandSpec = {
     json: jsonOption,
   },
   details: `--fix adds a team orphan to MEMORY.md as team/x.md, the one index Claude Code loads (not to team/MEMORY.md).
+When MEMORY.md is one Memdir will not edit (a link out of the memory folder, not UTF-8, binary), a team orphan has no
+fix ("fix": null) and its message says why; --fix leaves it.
 --fix stops adding orphans at the cut (R-INDEX): an orphan whose pointer would fall past the first 200 lines or
 25,000 characters Claude Code loads is held back, and so are the ones after it; make room first (shorten hooks, merge,
 drop pointers: the app's MEMORY.md tab, Make room) or add them anyway with --past-cut.

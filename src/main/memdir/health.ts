@@ -32,8 +32,8 @@ export interface HealthInput {
   otherExisting: ReadonlySet<string>;
   /** Entries in the directory that are not readable as topic files at all (e.g. a directory named x.md). */
   strays: { file: string; reason: string }[];
-  /** Topic files the parent directory's index links (team files from the main `MEMORY.md`), loaded and past the cut. */
-  linkedFromParent?: IndexReach;
+  /** Topic files the parent directory's index links (team files from the main `MEMORY.md`), loaded and past the cut, and why Memdir will not edit that index (then no fix adds to it). */
+  linkedFromParent?: IndexReach & { readOnly?: string };
   /** Which memory this directory holds; a team directory is held to R-TYPES's scopes. */
   scope?: Scope;
 }
@@ -177,7 +177,7 @@ export function assessHealth(input: HealthInput): Problem[] {
       continue;
     }
     for (const issue of topic.issues ?? []) problems.push(issueProblem(topic.file, issue));
-    if (team && !linked.has(topic.file)) problems.push(teamOrphan(topic.file, index.parsed !== null && listedInOwn.has(topic.file)));
+    if (team && !linked.has(topic.file)) problems.push(teamOrphan(topic.file, index.parsed !== null && listedInOwn.has(topic.file), parent?.readOnly));
     else if (!team && (index.parsed !== null || index.exists === false) && !linked.has(topic.file)) {
       problems.push(
         problem(
@@ -208,17 +208,20 @@ export function assessHealth(input: HealthInput): Problem[] {
 
 /**
  * A team memory no link of MEMORY.md names: the agent never sees it, listed in team/MEMORY.md or
- * not. Its one-click fix adds `team/x.md` to MEMORY.md (memory-service.ts, pointerHome).
+ * not. Its one-click fix adds `team/x.md` to MEMORY.md (memory-service.ts, pointerHome) — offered
+ * only when Memdir will edit MEMORY.md; else the sentence says why not (`mainReadOnly`, as the
+ * MEMORY.md tab says it).
  */
-function teamOrphan(file: string, inTeamIndex: boolean): Problem {
+function teamOrphan(file: string, inTeamIndex: boolean, mainReadOnly: string | undefined): Problem {
   const name = `${TEAM_DIR}/${file}`;
   const why = inTeamIndex ? `is listed only in ${TEAM_DIR}/${INDEX_FILE}, which Claude Code 2.1.332 does not load` : `is not listed in ${INDEX_FILE}`;
+  const cannot = mainReadOnly === undefined ? '' : ` Memdir cannot add that pointer: ${INDEX_FILE} ${mainReadOnly.replace(/^it /, '')}.`;
   return problem(
     'orphan',
     file,
     null,
-    `${name} ${why}, so the agent never sees it at session start: point at it from ${INDEX_FILE} as ${name}.`,
-    'add-to-index',
+    `${name} ${why}, so the agent never sees it at session start: point at it from ${INDEX_FILE} as ${name}.${cannot}`,
+    mainReadOnly === undefined ? 'add-to-index' : null,
   );
 }
 

@@ -73,7 +73,7 @@ export interface StoredDir {
   facts: ArrayLike<number>;
   /** For the files that have any, by position in `files`: frontmatter issues, R-NOTSAVE hints, why it could not be read. */
   notes: [number, TopicSummary['issues'], TopicSummary['hints'], StoredFailure | null][];
-  /** The other parts the scan was built from (`stray:x.md`, `other:team/x.md`, `parent:x.md`, `parent-cut:x.md`). */
+  /** The other parts the scan was built from (`stray:x.md`, `other:team/x.md`, `parent:x.md`, `parent-cut:x.md`, `parent-read-only:<why>`). */
   tail: string[];
   /** The index's links that name no topic file here ({@link otherTargets}): the paths an unchanged check looks for. */
   others: string[];

@@ -152,7 +152,12 @@ export interface ScanDirOptions {
    * lines that reach the agent and from lines past the cut: not orphans, and loaded or past the
    * cut by those links too (index-state.ts). Asked only when the directory exists.
    */
-  linkedFromParent?: () => IndexReach;
+  linkedFromParent?: () => ParentLinks;
+}
+
+/** What the parent's index (MEMORY.md) links of a directory's files, and why Memdir will not edit it, when it will not: then no fix adds a pointer there. */
+export interface ParentLinks extends IndexReach {
+  readOnly?: string;
 }
 
 const EMPTY_INDEX: IndexSummary = {
@@ -179,12 +184,13 @@ function existingOf(memoryDir: string, others: readonly string[]): Set<string> {
 }
 
 /** The parts of a directory's scan that are not file records, in the order they are compared. */
-function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<string>, linkedFromParent: IndexReach | undefined): string[] {
+function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<string>, linkedFromParent: ParentLinks | undefined): string[] {
   return [
     ...strays.map((s) => `stray:${s.file}`),
     ...[...otherExisting].map((f) => `other:${f}`),
     ...(linkedFromParent?.loaded ?? []).map((f) => `parent:${f}`),
     ...(linkedFromParent?.cut ?? []).map((f) => `parent-cut:${f}`),
+    ...(linkedFromParent?.readOnly !== undefined ? [`parent-read-only:${linkedFromParent.readOnly}`] : []),
   ];
 }
 
@@ -203,7 +209,7 @@ function sameStoredFacts(abs: string, facts: ArrayLike<number>, at = 0): boolean
  * entries (subfolders included), every one with the same stat facts, the same other targets and
  * the same files linked from the parent's index. Stats only.
  */
-function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryFileListing, linkedFromParent: IndexReach | undefined): boolean {
+function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryFileListing, linkedFromParent: ParentLinks | undefined): boolean {
   const { topics: topicEntries, strays, index: indexEntry } = listing;
   if ((stored.index === null) !== (indexEntry === null) || indexEntry?.isSymlink) return false;
   if (stored.files.length !== topicEntries.length) return false;
@@ -234,7 +240,7 @@ function stillSame(abs: string, facts: FileFacts): boolean {
  * instead of looked up by path one by one: a rescan costs the listing and one stat per file.
  * Links are re-read every time, so a directory holding one never holds.
  */
-function previousStillHolds(memoryDir: string, previous: CachedDir, listing: MemoryFileListing, linkedFromParent: IndexReach | undefined): boolean {
+function previousStillHolds(memoryDir: string, previous: CachedDir, listing: MemoryFileListing, linkedFromParent: ParentLinks | undefined): boolean {
   const { topics: topicEntries, strays, index: indexEntry } = listing;
   const { parts } = previous;
   if (parts.length < topicEntries.length + 1) return false;
@@ -406,13 +412,15 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
  * orphans, and counts them loaded or past the cut (index-state.ts). From the cache file's record
  * of the index while its stat facts hold, else from the index itself.
  */
-export function teamFilesLinkedFrom(memoryDir: string, cache?: ScanCache): IndexReach {
+export function teamFilesLinkedFrom(memoryDir: string, cache?: ScanCache): ParentLinks {
   const abs = childPath(memoryDir, INDEX_FILE);
   const isSymlink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
   if (isSymlink === undefined) return NO_REACH;
   const stored = isSymlink ? undefined : cache?.stored.get(memoryDir)?.index;
   if (stored && !stored.failure && sameStoredFacts(abs, stored.facts)) return stored.teamLinks;
-  return loadIndex(abs, isSymlink, 'private', cache).teamLinks;
+  const index = loadIndex(abs, isSymlink, 'private', cache);
+  // Read as the client reads it but not edited by Memdir (a link out, not UTF-8), or not read at all.
+  return index.outcome ? { ...index.teamLinks, readOnly: index.outcome.reason } : index.teamLinks;
 }
 
 /** The team directory of a memory directory (R-LAYOUT). */

@@ -145,3 +145,38 @@ describe("team/MEMORY.md's own problems", () => {
     expect(index[0]!.message).not.toMatch(/agent|loads it/);
   });
 });
+
+describe('"Add to MEMORY.md" for a team memory when MEMORY.md is one Memdir will not edit', () => {
+  const LATIN1 = Buffer.from('- [Env](team/env.md) — caf\xe9\n', 'latin1');
+
+  it('is not offered; the problem says why, as the MEMORY.md tab does, and nothing is written', async () => {
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), LATIN1);
+    await fs.writeFile(path.join(memoryDir, 'team', 'MEMORY.md'), '- [Oncall](oncall.md) — who is on call\n');
+    await fs.writeFile(path.join(memoryDir, 'team', 'env.md'), topic('Env', 'project'));
+    await fs.writeFile(path.join(memoryDir, 'team', 'oncall.md'), topic('Oncall', 'project'));
+    const scan = await scanProject(home, DIR, { env: {} });
+    const orphan = scan.team!.problems.find((p) => p.code === 'orphan')!;
+    expect(orphan.file).toBe('oncall.md');
+    expect(orphan.fix).toBeNull();
+    const why = scan.problems.find((p) => p.file === 'MEMORY.md' && p.line === null)!.message;
+    expect(why).toMatch(/^Memdir cannot edit MEMORY\.md: /);
+    expect(orphan.message).toMatch(/point at it from MEMORY\.md as team\/oncall\.md\. Memdir cannot add that pointer: MEMORY\.md .+\.$/);
+    expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'))).toEqual(LATIN1);
+  });
+
+  it('is not offered when MEMORY.md is a link out of the memory folder; offered again once it is a plain file', async () => {
+    const outside = path.join(root, 'outside.md');
+    await fs.writeFile(outside, '- [Env](team/env.md) — the shared environment\n');
+    await fs.symlink(outside, path.join(memoryDir, 'MEMORY.md'));
+    await fs.writeFile(path.join(memoryDir, 'team', 'env.md'), topic('Env', 'project'));
+    await fs.writeFile(path.join(memoryDir, 'team', 'oncall.md'), topic('Oncall', 'project'));
+    const scan = await scanProject(home, DIR, { env: {} });
+    const orphan = scan.team!.problems.find((p) => p.code === 'orphan')!;
+    expect(orphan.fix).toBeNull();
+    expect(orphan.message).toContain('Memdir cannot add that pointer: MEMORY.md is a symbolic link that leads outside the memory directory');
+    await fs.rm(path.join(memoryDir, 'MEMORY.md'));
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Env](team/env.md) — the shared environment\n');
+    const after = await scanProject(home, DIR, { env: {} });
+    expect(after.team!.problems.find((p) => p.code === 'orphan')!.fix).toBe('add-to-index');
+  });
+});
