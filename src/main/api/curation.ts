@@ -17,9 +17,9 @@ export const curationHandlers: Pick<
   Handlers,
   'health.preview' | 'health.fix' | 'index.makeRoom' | 'duplicates.list' | 'duplicates.merge' | 'projects.timeline' | 'memories.similar'
 > = {
-  async 'health.preview'({ dir, scope, fixes }, ctx) {
+  async 'health.preview'({ dir, scope, fixes, first }, ctx) {
     const where = await ctx.where(dir, scope);
-    const { plan, each } = await previewFixes(where, fixes);
+    const { plan, each } = await previewFixes(where, fixes, first ? { first } : {});
     return { applied: plan.applied, heldBack: plan.heldBack, stale: plan.stale, impact: impactView(plan.impact), each };
   },
   async 'health.fix'({ dir, scope, fixes, pastCut }, ctx) {

@@ -676,11 +676,24 @@ export interface FixEffect {
 /**
  * R-INDEX, before a fix is applied: what the fixes would do together (the plan, nothing written)
  * and what each would do alone — so Health shows the effect on the loaded part on every button.
+ * `first`: the private fixes applied before these team fixes ("Fix all" applies the private scope
+ * first): the team's pointers are then planned on MEMORY.md as those leave it, so the two previews
+ * add up and hold back what applying them in that order holds back. Each alone is still against
+ * MEMORY.md as it is.
  */
-export async function previewFixes(where: Where, fixes: readonly FixRequest[]): Promise<{ plan: FixPlan; each: FixEffect[] }> {
+export async function previewFixes(
+  where: Where,
+  fixes: readonly FixRequest[],
+  options: { first?: readonly FixRequest[] } = {},
+): Promise<{ plan: FixPlan; each: FixEffect[] }> {
   const indexes = await readFixIndexes(where, fixes);
   const facts = await gatherFixFacts(where, fixes);
-  const plan = planRouted(where, indexes, fixes, facts).plan;
+  const mine: Where = { ...where, scope: 'private' };
+  const first = fixes.some((f) => goesToMain(where, f)) && options.first?.length ? options.first : null;
+  const afterFirst = first
+    ? { ...indexes, main: planRouted(mine, await readFixIndexes(mine, first), first, await gatherFixFacts(mine, first)).plan.text }
+    : indexes;
+  const plan = planRouted(where, afterFirst, fixes, facts).plan;
   const each = fixes.map((fix): FixEffect => {
     const alone = planRouted(where, indexes, [fix], facts).plan;
     const verdict =

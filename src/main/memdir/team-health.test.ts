@@ -180,3 +180,34 @@ describe('"Add to MEMORY.md" for a team memory when MEMORY.md is one Memdir will
     expect(after.team!.problems.find((p) => p.code === 'orphan')!.fix).toBe('add-to-index');
   });
 });
+
+describe('"Fix all" across both scopes, previewed in the order it applies them', () => {
+  it("previews the team's pointers on MEMORY.md as the private fixes leave it: the sentences add up, and what the preview holds back applying holds back", async () => {
+    const dataDir = path.join(root, 'data');
+    // 198 lines: the two private orphans fill it to 200, so the team orphan's pointer would be line 201, past the cut.
+    const notes = Array.from({ length: 198 }, (_, i) => `- note ${i}`).join('\n') + '\n';
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), notes);
+    await fs.writeFile(path.join(memoryDir, 'a.md'), topic('A', 'feedback'));
+    await fs.writeFile(path.join(memoryDir, 'b.md'), topic('B', 'feedback'));
+    await fs.writeFile(path.join(memoryDir, 'team', 'oncall.md'), topic('Oncall', 'project'));
+    const scan = await scanProject(home, DIR, { env: {} });
+    const own = scan.problems.map(fixRequestOf).filter((f) => f !== null);
+    const team = scan.team!.problems.map(fixRequestOf).filter((f) => f !== null);
+    expect([own.map((f) => f.file), team.map((f) => f.file)]).toEqual([['a.md', 'b.md'], ['oncall.md']]);
+    const mine = { memoryDir, scope: 'private' as const, dataDir };
+    const ours = { memoryDir, scope: 'team' as const, dataDir };
+    const first = await previewFixes(mine, own);
+    const then = await previewFixes(ours, team, { first: own });
+    expect(first.plan.impact.after.lines).toBe(200);
+    expect(then.plan.impact.before.lines).toBe(200);
+    expect(then.plan.heldBack).toEqual(team);
+    expect(then.plan.applied).toEqual([]);
+    // Alone, the team orphan would still reach the agent: its own button says so.
+    expect(then.each.map((e) => e.alone)).toEqual(['loaded']);
+    // Applied in that order, it is as previewed.
+    expect((await applyFixes(mine, own)).applied).toEqual(own);
+    const applied = await applyFixes(ours, team);
+    expect([applied.applied, applied.heldBack]).toEqual([[], team]);
+    expect((await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).trimEnd().split('\n')).toHaveLength(then.plan.impact.after.lines);
+  });
+});

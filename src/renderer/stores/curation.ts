@@ -80,12 +80,16 @@ export const useCuration = create<CurationState>()((set, get) => ({
     if (get().dir !== dir) set({ dir, previews: {}, pairs: null, error: null });
     try {
       const previews: Partial<Record<Scope, FixPreview>> = {};
-      for (const scope of ['private', 'team'] as const) {
-        const fixes = problems
+      const fixesOf = (scope: Scope) =>
+        problems
           .filter((p) => p.scope === scope)
           .map(fixRequestOf)
           .filter((f) => f !== null);
-        if (fixes.length > 0) previews[scope] = await call('health.preview', { dir, scope, fixes });
+      // In the order "Fix all" applies them: the team's pointers on MEMORY.md as the private fixes leave it.
+      const first = fixesOf('private');
+      for (const scope of ['private', 'team'] as const) {
+        const fixes = fixesOf(scope);
+        if (fixes.length > 0) previews[scope] = await call('health.preview', { dir, scope, fixes, ...(scope === 'team' && first.length > 0 ? { first } : {}) });
       }
       const { pairs } = await call('duplicates.list', { dir });
       if (get().dir === dir) set({ previews, pairs, error: null });

@@ -71,8 +71,8 @@ const duplicateKind = z.enum(['exact', 'near', 'similar']);
 
 export const curationContract = {
   'health.preview': query(
-    "What fixes would do to MEMORY.md's loaded part, before anything is written: together (orphans past the cut held back) and each alone.",
-    dirRef.extend({ fixes }),
+    "What fixes would do to MEMORY.md's loaded part, before anything is written: together (orphans past the cut held back) and each alone. first: for the team scope, the private fixes applied before these (Fix all's order); the team's pointers are then previewed on MEMORY.md as those leave it.",
+    dirRef.extend({ fixes, first: fixes.optional() }),
     z.object({
       applied: z.array(fixRequestSchema),
       heldBack: z.array(fixRequestSchema),

@@ -37,6 +37,7 @@ export const FIELD_WORDS: Record<string, FieldWords> = {
   'index.save:text': { the: 'MEMORY.md', a: 'MEMORY.md' },
   'team.resolve:text': { the: 'the merged memory', a: 'a merged memory' },
   fixes: { the: 'the list of fixes', a: 'a list of fixes' },
+  first: { the: 'the list of private fixes applied first', a: 'a list of fixes' },
   limit: { the: 'the number of entries asked for', a: 'the number of entries' },
   id: { the: 'the id', a: 'an id' },
   home: { the: 'the folder path', a: 'a folder path' },
