@@ -73,6 +73,19 @@ function resultText(block: Block): string {
   return Array.isArray(content) ? (content as Block[]).map((b) => b.text ?? '').join('') : '';
 }
 
+/** What the first extraction pass was told: its instruction (the last user message of its first request) and the '# Memory' section of that request's system prompt. */
+function firstPassTold(requests: FakeRequest[], home: ExtractHome, sessionId: string | null): { instruction: string; memorySection: string } {
+  const first = requests.find((r) => isExtraction(r) && instructionIndex(messagesOf(r)) === messagesOf(r).length - 1)!;
+  const system = ((first.body?.system ?? []) as Block[]).map((b) => b.text ?? '').join('\n');
+  const instruction = blocks(messagesOf(first).at(-1))
+    .map((b) => b.text ?? '')
+    .join('');
+  return {
+    instruction: normalizeObserved(instruction, home, sessionId),
+    memorySection: normalizeObserved(/^# Memory\n[\s\S]*?(?=\n# )/m.exec(system)?.[0] ?? '', home, sessionId),
+  };
+}
+
 /** Every tool result any request carried, by tool_use id. */
 function toolResults(requests: FakeRequest[]): Map<string, Block> {
   const out = new Map<string, Block>();
@@ -168,21 +181,12 @@ describe.skipIf(skip !== null)(`Claude Code's own extraction, recorded for Memdi
         seed: TEAM_SEED,
       },
     );
-    const first = requests.find((r) => isExtraction(r) && instructionIndex(messagesOf(r)) === messagesOf(r).length - 1)!;
-    const system = ((first.body?.system ?? []) as Block[]).map((b) => b.text ?? '').join('\n');
     const seen: TeamExtractRecording = {
       client: REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.version : null,
       how: TEAM_EXTRACT_HOW,
       stores: TEAM_STORES,
       seed: TEAM_SEED,
-      instruction: normalizeObserved(
-        blocks(messagesOf(first).at(-1))
-          .map((b) => b.text ?? '')
-          .join(''),
-        home,
-        sessionId,
-      ),
-      memorySection: normalizeObserved(/^# Memory\n[\s\S]*?(?=\n# )/m.exec(system)?.[0] ?? '', home, sessionId),
+      ...firstPassTold(requests, home, sessionId),
     };
     if (record) fs.writeFileSync(TEAM_EXTRACT_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
     else expect(seen).toEqual(JSON.parse(fs.readFileSync(TEAM_EXTRACT_FIXTURE, 'utf8')));
@@ -207,21 +211,7 @@ describe.skipIf(skip !== null)(`Claude Code's own extraction, recorded for Memdi
     for (const [rel, t] of Object.entries(filesUnder(home.memoryDir))) files[`$MEM/${rel}`] = normalizeObserved(t, home, sessionId);
     for (const [rel, t] of Object.entries(filesUnder(home.outside))) files[`$ROOT/outside/${rel}`] = normalizeObserved(t, home, sessionId);
     for (const [rel, t] of Object.entries(filesUnder(home.project))) files[`$PROJ/${rel}`] = normalizeObserved(t, home, sessionId);
-    const first = requests.find((r) => isExtraction(r) && instructionIndex(messagesOf(r)) === messagesOf(r).length - 1)!;
-    const system = ((first.body?.system ?? []) as Block[]).map((b) => b.text ?? '').join('\n');
-    const memorySection = /^# Memory\n[\s\S]*?(?=\n# )/m.exec(system)?.[0] ?? '';
-    Object.assign(observed, {
-      writes,
-      files,
-      instruction: normalizeObserved(
-        blocks(messagesOf(first).at(-1))
-          .map((b) => b.text ?? '')
-          .join(''),
-        home,
-        sessionId,
-      ),
-      memorySection: normalizeObserved(memorySection, home, sessionId),
-    });
+    Object.assign(observed, { writes, files, ...firstPassTold(requests, home, sessionId) });
     if (!record) {
       expect(writes).toEqual(recorded?.writes);
       expect(files).toEqual(recorded?.files);
