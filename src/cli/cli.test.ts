@@ -158,19 +158,21 @@ describe('memdir CLI', () => {
   });
 
   it('lint --fix skips a team orphan when MEMORY.md is one Memdir will not edit, says why, and writes nothing', async () => {
-    const memoryDir = path.join(fixture.home, 'projects', '-work-teamro', 'memory');
+    // A home of its own: the shared fixture home's project count is asserted elsewhere.
+    const home = path.join(root, 'teamro-home');
+    const memoryDir = path.join(home, 'projects', '-work-teamro', 'memory');
     await fs.mkdir(path.join(memoryDir, 'team'), { recursive: true });
     const latin1 = Buffer.from('- [Env](team/env.md) \u2014 caf\xe9\n', 'latin1');
     await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), latin1);
     await fs.writeFile(path.join(memoryDir, 'team', 'env.md'), '---\nname: Env\ndescription: the environment\ntype: project\n---\nEnv.\n');
     await fs.writeFile(path.join(memoryDir, 'team', 'oncall.md'), '---\nname: Oncall\ndescription: who is on call\ntype: project\n---\nOncall.\n');
-    const fixed = await run('lint', '--project', '-work-teamro', '--fix');
+    const fixed = await run('lint', '--home', home, '--project', '-work-teamro', '--fix');
     expect(fixed.err).toBe('');
     expect(fixed.code).toBe(1);
     expect(fixed.out).not.toMatch(/fixed add-to-index/);
     expect(fixed.out).toMatch(/team\/oncall\.md[^\n]*Memdir cannot add that pointer: MEMORY\.md /);
     expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'))).toEqual(latin1);
-    const json = JSON.parse((await run('lint', '--project', '-work-teamro', '--fix', '--json')).out);
+    const json = JSON.parse((await run('lint', '--home', home, '--project', '-work-teamro', '--fix', '--json')).out);
     expect(json.projects[0].fixed).toEqual([]);
     expect(json.projects[0].problems.find((p: { code: string; scope: string }) => p.code === 'orphan' && p.scope === 'team')).toMatchObject({
       file: 'oncall.md',
