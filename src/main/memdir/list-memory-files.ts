@@ -20,6 +20,27 @@ export interface MemoryFileListing {
   topics: { file: string; isSymlink: boolean }[];
   /** Entries that look like memories but cannot be read as files, with why. */
   strays: { file: string; reason: string }[];
+  /**
+   * Every folder listed, the directory itself first (`''`), with its stat facts taken before it was
+   * listed: while none of them changes, nothing was added, removed or renamed in them, so the
+   * listing is the same (the scan cache file keeps them, scan-cache.ts). A folder that could not
+   * be stat'ed or listed has `ino` -1: it never matches.
+   */
+  folders: FolderFacts[];
+}
+
+/** A folder's path relative to the memory directory (`''`: the directory itself), mtimeMs, ctimeMs, ino. */
+export type FolderFacts = [string, number, number, number];
+
+/** The facts of the folder at `abs` as a listing records them (ino -1: unknown). */
+export function folderFacts(rel: string, abs: string): FolderFacts {
+  try {
+    const st = fs.statSync(abs, { throwIfNoEntry: false });
+    if (st?.isDirectory()) return [rel, st.mtimeMs, st.ctimeMs, st.ino];
+  } catch {
+    // Unknown: never matches.
+  }
+  return [rel, -1, -1, -1];
 }
 
 /**
@@ -27,13 +48,18 @@ export interface MemoryFileListing {
  * turns that into a problem); a subfolder that cannot be listed becomes a stray.
  */
 export function listMemoryFiles(memoryDir: string, options: { excludeTeam: boolean }): MemoryFileListing {
-  const listing: MemoryFileListing = { index: null, topics: [], strays: [] };
+  const listing: MemoryFileListing = { index: null, topics: [], strays: [], folders: [] };
   const walk = (rel: string, depth: number) => {
     let dirents: fs.Dirent[];
+    const abs = rel ? path.join(memoryDir, rel) : memoryDir;
+    // Before the listing: a change made while it runs moves these facts, and the next process lists again.
+    const facts = folderFacts(rel, abs);
+    listing.folders.push(facts);
     try {
-      dirents = fs.readdirSync(rel ? path.join(memoryDir, rel) : memoryDir, { withFileTypes: true });
+      dirents = fs.readdirSync(abs, { withFileTypes: true });
     } catch (error) {
       if (!rel) throw error;
+      facts[3] = -1;
       const code = (error as NodeJS.ErrnoException).code;
       listing.strays.push({
         file: `${rel}/`,

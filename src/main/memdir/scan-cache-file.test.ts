@@ -234,6 +234,23 @@ describe('the scan cache on disk', () => {
     expect(saved.dirs.map((d) => d.dir)).not.toContain(memoryDir);
     expect(saved.dirs.map((d) => d.dir)).toContain(path.join(fixture.home, 'projects', '-work-big', 'memory'));
   });
+
+  it('does not write down the listing of a folder changed moments ago: the next process lists it again', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const memoryDir = path.join(fixture.home, 'projects', '-work-noindex', 'memory');
+    // The folder changes (a file comes and goes); every file in it stays as it was.
+    await fs.writeFile(path.join(memoryDir, 'scratch.txt'), 'x');
+    await fs.rm(path.join(memoryDir, 'scratch.txt'));
+    const changed = await fs.stat(memoryDir);
+    const opened = openScanCache(dataDir, fixture.home, { racyMs: 300, now: () => Math.max(changed.mtimeMs, changed.ctimeMs) + 100 });
+    await scanHome(fixture.home, { cache: opened.cache, env: {} });
+    await opened.save();
+    const saved = (await readCacheFile(scanCacheFile(dataDir, fixture.home))).head as { dirs: { dir: string; folders: unknown }[] };
+    expect(saved.dirs.find((d) => d.dir === memoryDir)).toMatchObject({ folders: null });
+    expect(saved.dirs.find((d) => d.dir === path.join(fixture.home, 'projects', '-work-big', 'memory'))?.folders).toEqual([
+      ['', expect.any(Number), expect.any(Number), expect.any(Number)],
+    ]);
+  });
 });
 
 describe('the scan cache on disk, with subfolder memories, team files linked from the main index and grouped sessions', () => {
@@ -310,6 +327,26 @@ describe('the scan cache on disk, with subfolder memories, team files linked fro
     } finally {
       await fs.writeFile(file, memo('Q1 retro', 'What went well: the cutover'));
       await fs.rm(path.join(memoryDir, 'retros', 'deep', 'new.md'));
+    }
+  });
+
+  it('sees a memory added where every file it knew is unchanged: in the folder itself, in a subfolder, in a new subfolder', async () => {
+    // Only a listing tells these apart from the home it saved: no file it knew changed.
+    const added = ['feedback_added.md', 'retros/deep/added.md', 'retros/fresh/added.md'];
+    for (const file of added) {
+      await saveWarmCache(home);
+      await fs.mkdir(path.dirname(path.join(memoryDir, file)), { recursive: true });
+      await fs.writeFile(path.join(memoryDir, file), memo('Added', `Written after the cache, as ${file}`));
+      try {
+        const { scan, reused } = await freshProcess(home);
+        expect(scan).toEqual(await cold(home));
+        expect(project(scan).memories.map((m) => m.file)).toContain(file);
+        expect(project(scan).problems).toContainEqual(expect.objectContaining({ code: 'orphan', file }));
+        expect(reused).toEqual([path.relative(home, path.join(memoryDir, 'team'))]);
+      } finally {
+        await fs.rm(path.join(memoryDir, file));
+        await fs.rm(path.join(memoryDir, 'retros', 'fresh'), { recursive: true, force: true });
+      }
     }
   });
 

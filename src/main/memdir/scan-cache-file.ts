@@ -43,8 +43,10 @@ import { writeDataFile } from '../core/safe-fs.js';
  *    team/MEMORY.md and no longer say the agent is told.
  * 14: team/MEMORY.md's summary says nothing of it loads: no loaded or cut pointers, no loaded
  *    lines, bytes or characters, no first cut line, no reason (they described a cut no one makes).
+ * 15: a directory's record holds its folders' stat facts: a fresh process does not list a
+ *    directory whose folders are unchanged (issue 16, bench start).
  */
-export const SCAN_CACHE_VERSION = 14;
+export const SCAN_CACHE_VERSION = 15;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */
@@ -159,7 +161,7 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
     const record = writeDirRecord(dir, stored, blocks);
     if (record) dirs.push(record);
   };
-  for (const [dir, { parts, result, others }] of cache.dirs) {
+  for (const [dir, { parts, result, others, folders }] of cache.dirs) {
     const [first, ...rest] = parts;
     let index: StoredDir['index'] = null;
     if (first !== '-') {
@@ -195,7 +197,9 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
       files.push(t.file);
       facts.push(t.facts.size, t.facts.mtimeMs, t.facts.ctimeMs, t.facts.ino);
     }
-    if (usable) write(dir, { index, files, facts, notes, tail, others, result });
+    // Folders changed moments ago may change again without their facts moving: listed again next time.
+    const settled = folders && folders.every(([, mtimeMs, ctimeMs, ino]) => ino !== -1 && Math.max(mtimeMs, ctimeMs) <= settledBefore);
+    if (usable) write(dir, { index, files, facts, notes, tail, others, folders: settled ? folders : null, result });
   }
   // Directories still exactly as the last file had them.
   for (const [dir, stored] of cache.stored) write(dir, stored);

@@ -90,8 +90,12 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
       },
     ),
     lastChangeMs: fc.option(finite),
+    /** The directory's folders as listed (itself first), or none written down. */
+    folders: fc.option(
+      fc.tuple(fc.tuple(finite, finite, fc.nat()), fc.uniqueArray(fc.tuple(relativePath, finite, finite, fc.nat()), { maxLength: 2, selector: ([f]) => f })),
+    ),
   })
-  .map(({ files, scope, seed, index, summary, problems: others, interleave, tail, lastChangeMs }) => {
+  .map(({ files, scope, seed, index, summary, problems: others, interleave, tail, lastChangeMs, folders }) => {
     // A link by number names a topic file; otherwise a path that is none of them.
     const pick = (x: number | string): string =>
       typeof x === 'number' ? (files[x % Math.max(files.length, 1)] ?? 'gone.md') : files.includes(x) ? `${x}~` : x;
@@ -138,6 +142,7 @@ const storedDir: fc.Arbitrary<StoredDir> = fc
       notes,
       tail,
       others: otherTargets(targets, files),
+      folders: folders && [['', ...folders[0]], ...folders[1]],
       result: {
         memoryDir: DIR,
         exists: true,

@@ -101,6 +101,8 @@ export interface DirRecord {
   /** The notes, their issues' and hints' messages in the text block. */
   notes: WrittenNote[];
   tail: string[];
+  /** Its folders' paths and stat facts when it was listed (mtimeMs, ctimeMs, ino), the directory first; null: listed every time. */
+  folders: [string, number, number, number][] | null;
   /**
    * Where its memories' names and descriptions start in the text block, and the lengths of its
    * texts there: name, description, memory after memory; then the message of each issue and hint
@@ -204,6 +206,7 @@ export function writeDirRecord(dir: string, stored: StoredDir, blocks: BlockWrit
     factsAt: blocks.addFacts(facts),
     notes: writtenNotes,
     tail: stored.tail,
+    folders: stored.folders,
     textAt,
     lengths,
     kinds: result.memories.map(kindOf).join(''),
@@ -262,6 +265,12 @@ function isNotes(v: unknown, count: number): v is WrittenNote[] {
   return true;
 }
 
+/** Folders as a listing records them: the directory itself first, then subfolders, each with three stat facts. */
+function isFolders(v: unknown): v is [string, number, number, number][] {
+  if (!Array.isArray(v) || v.length === 0) return false;
+  return v.every((f, i) => Array.isArray(f) && f.length === 4 && (i === 0 ? f[0] === '' : f[0] !== '' && isRelativePath(f[0])) && isNumbers(f.slice(1), 3));
+}
+
 /** Topic files named by position, or other paths as written (never a topic file's own path: that is written as its position). */
 function refsOf(v: unknown, files: readonly string[]): string[] | null {
   if (!Array.isArray(v)) return null;
@@ -312,11 +321,12 @@ function summaryOf(v: unknown, files: readonly string[]): StoredSummary | null {
  */
 export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: string }) | null {
   if (!isRecord(v) || !isString(v.dir) || !path.isAbsolute(v.dir) || !oneOf(SCOPES, v.scope)) return null;
-  const { dir, scope, files, factsAt, notes: writtenNotes, tail, textAt, lengths, kinds } = v;
+  const { dir, scope, files, factsAt, notes: writtenNotes, tail, folders, textAt, lengths, kinds } = v;
   if (!Array.isArray(files) || !files.every(isRelativePath) || !isNotes(writtenNotes, files.length)) return null;
   if (!isIndex(factsAt) || factsAt + 4 * files.length > blocks.facts.length) return null;
   const facts = blocks.facts.subarray(factsAt, factsAt + 4 * files.length);
   if (!Array.isArray(tail) || !tail.every((t) => isString(t) && /^(?:stray|other|parent|parent-cut):/.test(t))) return null;
+  if (folders !== null && !isFolders(folders)) return null;
 
   let index: StoredDir['index'] = null;
   let others: string[] = [];
@@ -414,5 +424,5 @@ export function readDirRecord(v: unknown, blocks: Blocks): (StoredDir & { dir: s
   // memory reads back as private, and a rule by scope here answered differently for it.)
   const full: IndexSummary = { ...summary, cutMissing: cutMissingOf(summary.cut, () => missingFilesOf(problems)) };
   const result: MemoryDirScan = { memoryDir: dir, exists: true, index: full, memories, problems, lastChangeMs: v.lastChangeMs };
-  return { dir, index, files, facts, notes, tail, others, result };
+  return { dir, index, files, facts, notes, tail, others, folders, result };
 }

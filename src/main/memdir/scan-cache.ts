@@ -10,6 +10,7 @@ import type { IndexLoad } from '../../shared/index-load.js';
 import { type IndexReach, NO_REACH } from '../../shared/index-state.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { MemoryDirScan } from '../../shared/scan-types.js';
+import type { FolderFacts } from './list-memory-files.js';
 import type { FileFacts, ReadOutcome } from './read-file.js';
 import type { TopicSummary } from './topic-summary.js';
 
@@ -52,6 +53,8 @@ export interface CachedDir {
    * the listing are the same, only whether these exist can change, so a rescan looks up nothing else.
    */
   others: string[];
+  /** The folders of the listing it was built from, with their stat facts (list-memory-files.ts), or null when not known. */
+  folders: FolderFacts[] | null;
 }
 
 /** size, mtimeMs, ctimeMs, ino — as written in the cache file. */
@@ -77,6 +80,11 @@ export interface StoredDir {
   tail: string[];
   /** The index's links that name no topic file here ({@link otherTargets}): the paths an unchanged check looks for. */
   others: string[];
+  /**
+   * Its folders' stat facts when it was listed (the directory first): while they all hold, its
+   * listing is the one written down and it is not listed again. Null: listed every time.
+   */
+  folders: FolderFacts[] | null;
   result: MemoryDirScan;
 }
 
@@ -181,5 +189,6 @@ export function restoreStoredDir(cache: ScanCache, memoryDir: string, stored: St
     parts: [index ?? '-', ...topics, ...stored.tail],
     result: stored.result,
     others: stored.others,
+    folders: stored.folders,
   });
 }

@@ -14,7 +14,7 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
-import { type MemoryFileListing, listMemoryFiles } from './list-memory-files.js';
+import { type FolderFacts, type MemoryFileListing, folderFacts, listMemoryFiles } from './list-memory-files.js';
 import { INDEX_READ_MAX_BYTES } from './read-memory-file.js';
 import { type FileFacts, factsOf, readFileHead, readIndexAsClaudeCode, readMemoryBytes, utf8ByteLength } from './read-file.js';
 import {
@@ -213,14 +213,33 @@ function storedStillHolds(memoryDir: string, stored: StoredDir, listing: MemoryF
   const { topics: topicEntries, strays, index: indexEntry } = listing;
   if ((stored.index === null) !== (indexEntry === null) || indexEntry?.isSymlink) return false;
   if (stored.files.length !== topicEntries.length) return false;
-  if (stored.index && !sameStoredFacts(childPath(memoryDir, INDEX_FILE), stored.index.facts)) return false;
   for (let i = 0; i < topicEntries.length; i++) {
     const entry = topicEntries[i]!;
-    const file = stored.files[i]!;
-    if (entry.file !== file || entry.isSymlink || !sameStoredFacts(childPath(memoryDir, file), stored.facts, 4 * i)) return false;
+    if (entry.file !== stored.files[i] || entry.isSymlink) return false;
   }
+  return storedFilesHold(memoryDir, stored, strays, linkedFromParent);
+}
+
+/** Whether the files of a directory known from the cache file, listed as written down, all have the facts written down, with the same other parts. */
+function storedFilesHold(memoryDir: string, stored: StoredDir, strays: MemoryFileListing['strays'], linkedFromParent: IndexReach | undefined): boolean {
+  if (stored.index && !sameStoredFacts(childPath(memoryDir, INDEX_FILE), stored.index.facts)) return false;
+  for (let i = 0; i < stored.files.length; i++) if (!sameStoredFacts(childPath(memoryDir, stored.files[i]!), stored.facts, 4 * i)) return false;
   const tail = tailOf(strays, existingOf(memoryDir, stored.others), linkedFromParent);
   return tail.length === stored.tail.length && tail.every((t, i) => t === stored.tail[i]);
+}
+
+/** Whether every folder still has the stat facts its listing was taken at: then nothing in them was added, removed or renamed since. */
+function foldersHold(memoryDir: string, folders: readonly FolderFacts[]): boolean {
+  for (const [rel, mtimeMs, ctimeMs, ino] of folders) {
+    const now = folderFacts(rel, rel ? path.join(memoryDir, rel) : memoryDir);
+    if (ino === -1 || now[1] !== mtimeMs || now[2] !== ctimeMs || now[3] !== ino) return false;
+  }
+  return folders.length > 0;
+}
+
+/** The strays of a directory as its record has them (their reasons are not kept): for comparing, never for a scan's result. */
+function strayPartsOf(tail: readonly string[]): MemoryFileListing['strays'] {
+  return tail.filter((t) => t.startsWith('stray:')).map((t) => ({ file: t.slice('stray:'.length), reason: '' }));
 }
 
 /** Whether the file at `abs` still has exactly these stat facts (one `stat`, nothing kept). */
@@ -281,6 +300,15 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   };
   // Most private directories exist (their listing says when not); most team directories do not.
   if (scope === 'team' && isMissing(memoryDir)) return missing();
+  let linked: { reach: IndexReach | undefined } | undefined;
+  const linkedOnce = (): IndexReach | undefined => (linked ??= { reach: options.linkedFromParent?.() }).reach;
+
+  // Known only from the cache file (a fresh process), its folders unchanged since they were listed:
+  // answered from it without listing them again while every file's stat matches.
+  const stored = cache?.stored.get(memoryDir);
+  if (stored?.folders && foldersHold(memoryDir, stored.folders) && storedFilesHold(memoryDir, stored, strayPartsOf(stored.tail), linkedOnce()))
+    return stored.result;
+
   let listing: MemoryFileListing;
   try {
     listing = listMemoryFiles(memoryDir, { excludeTeam: scope === 'private' });
@@ -299,10 +327,9 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     };
   }
   const { topics: topicEntries, strays, index: indexEntry } = listing;
-  const linkedFromParent = options.linkedFromParent?.();
+  const linkedFromParent = linkedOnce();
 
   // Known only from the cache file (a fresh process): answered from it while every stat matches.
-  const stored = cache?.stored.get(memoryDir);
   if (stored) {
     if (storedStillHolds(memoryDir, stored, listing, linkedFromParent)) return stored.result;
     restoreStoredDir(cache!, memoryDir, stored);
@@ -400,7 +427,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };
   if (cache) {
-    cache.dirs.set(memoryDir, { parts, result, others });
+    cache.dirs.set(memoryDir, { parts, result, others, folders: listing.folders });
     cache.revision++;
   }
   return result;
