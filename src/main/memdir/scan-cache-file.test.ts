@@ -253,6 +253,46 @@ describe('the scan cache on disk', () => {
   });
 });
 
+describe('the racy window is measured from when the scan looked, not from the save (the app saves seconds later)', () => {
+  const savedDirs = async () =>
+    ((await readCacheFile(scanCacheFile(dataDir, fixture.home))).head as { dirs: { dir: string; folders: unknown; files: string[] }[] }).dirs;
+
+  it('a memory and a folder changed right before the scan are not written down, however late the save', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const memoryDir = path.join(fixture.home, 'projects', '-work-noindex', 'memory');
+    await fs.writeFile(path.join(memoryDir, 'feedback_tabs.md'), '---\nname: Tabs\ndescription: Indent with tabs, still\ntype: feedback\n---\n');
+    const opened = openScanCache(dataDir, fixture.home, { racyMs: 300 });
+    await scanHome(fixture.home, { cache: opened.cache, env: {} });
+    // A second write within the same timestamp tick would leave the facts just taken: the save,
+    // past the window by its own clock, must not make them count as settled.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await opened.save();
+    expect((await savedDirs()).map((d) => d.dir)).not.toContain(memoryDir);
+
+    const folderDir = path.join(fixture.home, 'projects', '-work-big', 'memory');
+    await fs.writeFile(path.join(folderDir, 'scratch.txt'), 'x');
+    await fs.rm(path.join(folderDir, 'scratch.txt'));
+    const again = openScanCache(dataDir, fixture.home, { racyMs: 300 });
+    await scanHome(fixture.home, { cache: again.cache, env: {} });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await again.save();
+    expect((await savedDirs()).find((d) => d.dir === folderDir)).toMatchObject({ folders: null });
+  });
+
+  it('a directory whose folders were not written down gets them from the next process that finds it unchanged', async () => {
+    const folderDir = path.join(fixture.home, 'projects', '-work-big', 'memory');
+    await fs.writeFile(path.join(folderDir, 'scratch.txt'), 'x');
+    await fs.rm(path.join(folderDir, 'scratch.txt'));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The folder's facts moved since the file was saved (or were never written): listed, found unchanged, and written down as they are now.
+    const opened = openScanCache(dataDir, fixture.home, { racyMs: 300 });
+    await scanHome(fixture.home, { cache: opened.cache, env: {} });
+    await opened.save();
+    const st = await fs.stat(folderDir);
+    expect((await savedDirs()).find((d) => d.dir === folderDir)?.folders).toEqual([['', st.mtimeMs, st.ctimeMs, st.ino]]);
+  });
+});
+
 describe('the scan cache on disk, with subfolder memories, team files linked from the main index and grouped sessions', () => {
   // A repository whose sessions ran at its root and in a subdirectory (two transcript folders,
   // one project: R-LAYOUT), with memories in subfolders and a team file reached from MEMORY.md.

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { FileFacts } from './read-file.js';
-import { type CachedIndex, type CachedTopic, RACY_MS, type StoredDir, UNKNOWN, childPath } from './scan-cache.js';
+import { type CachedIndex, type CachedTopic, type StoredDir, UNKNOWN, childPath } from './scan-cache.js';
 import { isRecord } from '../../shared/is-record.js';
 import { BlockWriter, type DirRecord, isNumber, isNumbers, isString, readBlocks, readDirRecord, writeDirRecord } from './scan-cache-record.js';
 import { HomeScanCache } from './scan-home.js';
@@ -145,23 +145,23 @@ export function loadScanCache(cache: HomeScanCache, file: string, home: string):
   return { loaded: true, dirs: dirs.length };
 }
 
-/** The clock and window that decide which files are too fresh to write down (tests pass their own). */
+/** The clock and window that decide which files are too fresh to write down, measured when a scan looks at them (tests pass their own). */
 export interface Freshness {
   now?: () => number;
   racyMs?: number;
 }
 
 /** The cache as a file — every directory whose records are all still cached (links never are) — and the text block its records share. */
-export function serializeScanCache(cache: HomeScanCache, home: string, freshness: Freshness = {}): { head: CacheFile; text: string } {
-  const settledBefore = (freshness.now ?? Date.now)() - (freshness.racyMs ?? RACY_MS);
-  const racy = (facts: FileFacts): boolean => Math.max(facts.mtimeMs, facts.ctimeMs) > settledBefore;
+export function serializeScanCache(cache: HomeScanCache, home: string): { head: CacheFile; text: string } {
   const dirs: CacheFile['dirs'] = [];
   const blocks = new BlockWriter();
   const write = (dir: string, stored: StoredDir): void => {
     const record = writeDirRecord(dir, stored, blocks);
     if (record) dirs.push(record);
   };
-  for (const [dir, { parts, result, others, folders }] of cache.dirs) {
+  for (const [dir, { parts, result, others, folders, settledBefore }] of cache.dirs) {
+    // Measured from when the directory was looked at: the save comes later.
+    const racy = (facts: FileFacts): boolean => Math.max(facts.mtimeMs, facts.ctimeMs) > settledBefore;
     const [first, ...rest] = parts;
     let index: StoredDir['index'] = null;
     if (first !== '-') {
@@ -197,16 +197,15 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
       files.push(t.file);
       facts.push(t.facts.size, t.facts.mtimeMs, t.facts.ctimeMs, t.facts.ino);
     }
-    // Folders changed moments ago may change again without their facts moving: listed again next time.
-    const settled = folders && folders.every(([, mtimeMs, ctimeMs, ino]) => ino !== -1 && Math.max(mtimeMs, ctimeMs) <= settledBefore);
-    if (usable) write(dir, { index, files, facts, notes, tail, others, folders: settled ? folders : null, result });
+    // Folders changed moments before the listing are already left out (null): listed again next time.
+    if (usable) write(dir, { index, files, facts, notes, tail, others, folders, result });
   }
   // Directories still exactly as the last file had them.
   for (const [dir, stored] of cache.stored) write(dir, stored);
   const folders: CacheFile['folders'] = [];
   for (const [folder, f] of cache.groups) {
-    // A folder changed moments ago may change again without its facts moving: read it next time.
-    if (Math.max(f.mtimeMs, f.ctimeMs) > settledBefore) continue;
+    // A folder changed moments before it was read may change again without its facts moving: read it next time.
+    if (Math.max(f.mtimeMs, f.ctimeMs) > cache.groupsSettledBefore) continue;
     folders.push({ folder, facts: [f.mtimeMs, f.ctimeMs, f.ino], transcripts: f.transcripts, cwd: f.cwd, hasMemory: f.hasMemory });
   }
   const { facts, text } = blocks.written();
@@ -218,8 +217,8 @@ export function serializeScanCache(cache: HomeScanCache, home: string, freshness
  * everything past ASCII is a `\u` escape (a one-byte string parses twice as fast as decoding
  * UTF-8 first), then the text block.
  */
-export async function saveScanCache(cache: HomeScanCache, file: string, home: string, freshness: Freshness = {}): Promise<void> {
-  const { head, text } = serializeScanCache(cache, home, freshness);
+export async function saveScanCache(cache: HomeScanCache, file: string, home: string): Promise<void> {
+  const { head, text } = serializeScanCache(cache, home);
   const json = JSON.stringify(head).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   // The names and descriptions follow the line as UTF-16LE: read back with a copy, where parsing them as JSON cost a fresh process 4 ms.
   await writeDataFile(file, Buffer.concat([Buffer.from(`${json}\n`, 'latin1'), Buffer.from(text, 'utf16le')]), { mode: 0o600 });
@@ -239,6 +238,8 @@ export interface OpenedScanCache {
 
 export function openScanCache(dataDir: string, home: string, freshness: Freshness = {}): OpenedScanCache {
   const cache = new HomeScanCache();
+  if (freshness.now) cache.clock = freshness.now;
+  if (freshness.racyMs !== undefined) cache.racyMs = freshness.racyMs;
   const file = scanCacheFile(dataDir, home);
   const loaded = loadScanCache(cache, file, home);
   let saved = cache.revision;
@@ -248,7 +249,7 @@ export function openScanCache(dataDir: string, home: string, freshness: Freshnes
     if (cache.revision === saved) return false;
     const revision = cache.revision;
     try {
-      await saveScanCache(cache, file, home, freshness);
+      await saveScanCache(cache, file, home);
       saved = revision;
       // An older Memdir's cache for this home would never be read again: nothing of it is needed
       // (removed after the first save of this opening; none comes back while it runs).

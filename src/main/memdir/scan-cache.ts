@@ -53,8 +53,13 @@ export interface CachedDir {
    * the listing are the same, only whether these exist can change, so a rescan looks up nothing else.
    */
   others: string[];
-  /** The folders of the listing it was built from, with their stat facts (list-memory-files.ts), or null when not known. */
+  /**
+   * The folders of the listing it was built from, with their stat facts (list-memory-files.ts), or
+   * null when not known or changed moments before the listing (see {@link settledFolders}).
+   */
   folders: FolderFacts[] | null;
+  /** Files and folders changed after this moment (ms) may change again with the same facts: not written down ({@link ScanCache.settledBefore}). */
+  settledBefore: number;
 }
 
 /** size, mtimeMs, ctimeMs, ino — as written in the cache file. */
@@ -89,9 +94,9 @@ export interface StoredDir {
 }
 
 /**
- * Files changed less than this long before a save are not written down: a second change within
- * the file system's timestamp granularity could leave the same facts (git calls them racily
- * clean). Their directory is read again by the next process.
+ * Files and folders changed less than this long before they were looked at are not written down:
+ * a second change within the file system's timestamp granularity could leave the same facts (git
+ * calls them racily clean). Their directory is read again by the next process.
  */
 export const RACY_MS = 2_000;
 
@@ -107,6 +112,17 @@ export class ScanCache {
   readonly stored = new Map<string, StoredDir>();
   /** Bumped on every change, so a saver knows whether there is anything new to write. */
   revision = 0;
+  /** The clock and the racy window (RACY_MS) a scan measures freshness with (tests pass their own: openScanCache). */
+  clock: () => number = Date.now;
+  racyMs = RACY_MS;
+  /**
+   * Taken right before a directory is looked at: what changed after it may change again without
+   * its stat facts moving, so it is not written down — measured from when the facts were taken, not
+   * from the save, which comes later.
+   */
+  settledBefore(): number {
+    return this.clock() - this.racyMs;
+  }
   /** Drop everything under a directory (after a write Memdir made, say). */
   forget(dir: string): void {
     this.revision++;
@@ -115,6 +131,11 @@ export class ScanCache {
       for (const key of map.keys()) if (key === dir || key.startsWith(prefix)) map.delete(key);
     }
   }
+}
+
+/** A listing's folder facts as the cache file may keep them: null when one is unknown or changed after `settledBefore`. */
+export function settledFolders(folders: FolderFacts[], settledBefore: number): FolderFacts[] | null {
+  return folders.every(([, mtimeMs, ctimeMs, ino]) => ino !== -1 && Math.max(mtimeMs, ctimeMs) <= settledBefore) ? folders : null;
 }
 
 /** Whether two stat snapshots describe the same unchanged file. */
@@ -190,5 +211,7 @@ export function restoreStoredDir(cache: ScanCache, memoryDir: string, stored: St
     result: stored.result,
     others: stored.others,
     folders: stored.folders,
+    // Written down settled, as of an earlier look: still so now.
+    settledBefore: cache.settledBefore(),
   });
 }

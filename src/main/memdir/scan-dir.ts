@@ -29,6 +29,7 @@ import {
   otherTargets,
   restoreStoredDir,
   sameFacts,
+  settledFolders,
 } from './scan-cache.js';
 import { type TopicSummary, summarizeTopicBytes } from './topic-summary.js';
 
@@ -228,6 +229,12 @@ function storedFilesHold(memoryDir: string, stored: StoredDir, strays: MemoryFil
   return tail.length === stored.tail.length && tail.every((t, i) => t === stored.tail[i]);
 }
 
+/** Whether two listings' folder facts are the same (null: not known). */
+function sameFolders(a: readonly FolderFacts[] | null, b: readonly FolderFacts[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((f, i) => f.every((v, j) => v === b[i]![j]));
+}
+
 /** Whether every folder still has the stat facts its listing was taken at: then nothing in them was added, removed or renamed since. */
 function foldersHold(memoryDir: string, folders: readonly FolderFacts[]): boolean {
   for (const [rel, mtimeMs, ctimeMs, ino] of folders) {
@@ -303,6 +310,9 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   let linked: { reach: IndexReach | undefined } | undefined;
   const linkedOnce = (): IndexReach | undefined => (linked ??= { reach: options.linkedFromParent?.() }).reach;
 
+  // Before anything is looked at: what changed after this may change again with the same facts.
+  const settledBefore = cache ? cache.settledBefore() : 0;
+
   // Known only from the cache file (a fresh process), its folders unchanged since they were listed:
   // answered from it without listing them again while every file's stat matches.
   const stored = cache?.stored.get(memoryDir);
@@ -328,16 +338,32 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   }
   const { topics: topicEntries, strays, index: indexEntry } = listing;
   const linkedFromParent = linkedOnce();
+  const folders = settledFolders(listing.folders, settledBefore);
 
   // Known only from the cache file (a fresh process): answered from it while every stat matches.
   if (stored) {
-    if (storedStillHolds(memoryDir, stored, listing, linkedFromParent)) return stored.result;
+    if (storedStillHolds(memoryDir, stored, listing, linkedFromParent)) {
+      // Its folders as listed now, so the next process need not list them (they may have been unknown, or moved and back).
+      if (!sameFolders(stored.folders, folders)) {
+        stored.folders = folders;
+        cache!.revision++;
+      }
+      return stored.result;
+    }
     restoreStoredDir(cache!, memoryDir, stored);
   }
 
   // Scanned before in this process: unchanged when every entry is the same file at the same stat facts.
   const previous = cache?.dirs.get(memoryDir);
-  if (previous && previousStillHolds(memoryDir, previous, listing, linkedFromParent)) return previous.result;
+  if (previous && previousStillHolds(memoryDir, previous, listing, linkedFromParent)) {
+    // Every fact checked again now: written down as of now.
+    previous.settledBefore = settledBefore;
+    if (!sameFolders(previous.folders, folders)) {
+      previous.folders = folders;
+      cache!.revision++;
+    }
+    return previous.result;
+  }
 
   let index = indexEntry ? loadIndex(childPath(memoryDir, INDEX_FILE), indexEntry.isSymlink, scope, cache) : null;
   const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
@@ -427,7 +453,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   }
   const result: MemoryDirScan = { memoryDir, exists: true, index: indexSummary, memories, problems, lastChangeMs };
   if (cache) {
-    cache.dirs.set(memoryDir, { parts, result, others, folders: listing.folders });
+    cache.dirs.set(memoryDir, { parts, result, others, folders, settledBefore });
     cache.revision++;
   }
   return result;

@@ -49,6 +49,14 @@ export class HomeScanCache extends ScanCache {
   readonly identities: IdentityCache = new Map();
   /** Each project's identity with the repository files it was read from: an unchanged rescan stats them, no more. */
   readonly identityMemos: IdentityMemos = new Map();
+  /** Taken right before the project folders were last looked at ({@link ScanCache.settledBefore}): folders changed after it are not written down. */
+  groupsSettledBefore = 0;
+}
+
+/** The home's projects, grouped (project-groups.ts), noting for the cache file when their folders were looked at. */
+function groupsOf(home: string, cache: HomeScanCache | undefined): Promise<ProjectGroup[]> {
+  if (cache) cache.groupsSettledBefore = cache.settledBefore();
+  return groupProjects(home, cache?.groups);
 }
 
 /** What one scan reads once for all its projects. */
@@ -131,7 +139,7 @@ async function inPass<T>(home: string, options: ScanHomeOptions, fn: (pass: Scan
  * an empty project of that name.
  */
 export async function scanProject(home: string, dir: string, options: ScanHomeOptions = {}): Promise<ProjectScan> {
-  const groups = await groupProjects(home, options.cache?.groups);
+  const groups = await groupsOf(home, options.cache);
   const group = groupOfFolder(groups, dir) ?? { dir, key: null, explanation: null, launchFolders: [], folderExists: false, readInstead: null };
   return inPass(home, options, (pass) => scanGroup(home, group, pass));
 }
@@ -142,7 +150,7 @@ const YIELD_AFTER_MS = 4;
 /** Scan every project in the home. */
 export async function scanHome(home: string, options: ScanHomeOptions = {}): Promise<HomeScan> {
   if (!fs.existsSync(home)) return { home, exists: false, projects: [] };
-  const groups = await groupProjects(home, options.cache?.groups);
+  const groups = await groupsOf(home, options.cache);
   const projects = await inPass(home, options, async (pass) => {
     const out: ProjectScan[] = [];
     let ranSince = performance.now();
