@@ -6,11 +6,14 @@ import { TEAM_EXTRACT_FIXTURE, type TeamExtractRecording } from '../../src/main/
 
 // What the real Claude Code 2.1.332 tells its own extraction agent with team memory on (live,
 // re-recorded: src/main/extract/claude-code-interop.test.ts, 'team'). Memdir's extraction model
-// is told the same about scopes, in the client's words. What reaches the agent is MEMORY.md
-// alone (test/fidelity/team-index.test.ts): team/MEMORY.md is no index the model should fill.
+// is told the same about scopes, in the client's words. That mode needs a team store in
+// CLAUDE_MEMORY_STORES, and then the client sends no MEMORY.md at all; Memdir models the layout
+// without stores (README), where MEMORY.md alone reaches the agent with its team/x.md lines
+// (test/fidelity/team-index.test.ts): the index sentence is Memdir's, about that layout, and
+// team/MEMORY.md is no index the model should fill.
 const recording = JSON.parse(fs.readFileSync(TEAM_EXTRACT_FIXTURE, 'utf8')) as TeamExtractRecording;
 
-describe("Memdir's extraction, told about team memory as Claude Code 2.1.332 tells its agent", () => {
+describe("Memdir's extraction, told about team scopes as Claude Code 2.1.332 tells its agent, and about MEMORY.md as the layout without stores loads it", () => {
   it('the recording is of the client with team memory on: two folders, the scope guidance, and the instruction pointing to it', () => {
     expect(recording.memorySection).toContain('`$MEM/team/` (shared with all users of this project)');
     expect(recording.instruction).toContain('Apply the memory types, scope guidance, what-not-to-save criteria');

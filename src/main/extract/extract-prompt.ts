@@ -20,7 +20,12 @@ export const MAX_ANSWER_TOKENS = 4_000;
 
 /**
  * Which memories go to the team, in Claude Code 2.1.332's words to its own extraction agent with
- * team memory on (test/fixtures/claude-code-extract/observed-team-2.1.332.json).
+ * team memory on (test/fixtures/claude-code-extract/observed-team-2.1.332.json). The client turns
+ * that mode on only with a team store in CLAUDE_MEMORY_STORES, where it sends no MEMORY.md at all;
+ * Memdir models the layout without stores (README), where MEMORY.md is loaded and its `team/x.md`
+ * lines bring team memories (test/fixtures/claude-code-index/observed-team.json) — the index
+ * sentence below is Memdir's, about that layout, not the client's words. Without stores the client
+ * gives its agent no scope guidance at all: these are the only words it has for it.
  */
 const TEAM_SCOPE_GUIDANCE =
   '`user` memories are always private; default `feedback` to private, `project` and `reference` to team. Never write secrets or credentials to the team directory.';
