@@ -55,4 +55,11 @@ describe.skipIf(!HAS_BROWSER)(`Health's Fix all across both scopes${HAS_BROWSER 
     expect([lines.length, lines.some((l) => l.includes('team/oncall.md'))]).toEqual([200, false]);
     expect(errors).toEqual([]);
   });
+
+  it('Make room for the held-back team orphan opens Make room on MEMORY.md, where its pointer goes (team/MEMORY.md has no cut)', async () => {
+    await page.getByRole('button', { name: 'Make room for 1…' }).click();
+    await page.getByRole('region', { name: 'Make room' }).waitFor({ timeout: 10_000 });
+    expect(await page.getByRole('combobox', { name: 'Which index' }).inputValue()).toBe('private');
+    expect(errors).toEqual([]);
+  });
 });

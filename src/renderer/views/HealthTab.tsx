@@ -70,8 +70,9 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
   const fixable = problems.filter((p) => p.fix);
   const held = fixable.filter((p) => heldBackOf(p, previews));
   const safe = fixable.filter((p) => !heldBackOf(p, previews));
-  const makeRoom = (scope: Scope) => {
-    askMakeRoom(scope);
+  // Room is made in MEMORY.md, the one index with a cut: a team memory's loading pointer goes there too (team/x.md).
+  const makeRoom = () => {
+    askMakeRoom('private');
     if (dir) go({ view: 'project', dir, tab: 'index' });
   };
   return (
@@ -92,7 +93,7 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
             )}
             {held.length > 0 && (
               <>
-                <button disabled={busy} onClick={() => makeRoom(held[0]!.scope)} title="Shorten hooks, merge or drop pointers so these fit under the cut">
+                <button disabled={busy} onClick={makeRoom} title="Shorten hooks, merge or drop pointers so these fit under the cut">
                   Make room for {held.length}…
                 </button>
                 <button disabled={busy} onClick={() => void fix(held, { pastCut: true })} title="Claude Code never loads pointers below the cut">
@@ -169,7 +170,7 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
                     </button>
                   )}
                   {p.code === 'over-limit' && (
-                    <button className="primary" onClick={() => makeRoom(p.scope)} disabled={busy}>
+                    <button className="primary" onClick={makeRoom} disabled={busy}>
                       Make room…
                     </button>
                   )}
