@@ -19,7 +19,7 @@ import { type CredentialCipher, FileCredentialStore } from '../settings/index.js
 import { type HomeChoice, readHomeChoice, writeHomeChoice } from './home-choice.js';
 import { MemoryWatcher } from './memory-watcher.js';
 import type { PersonalService } from '../personal/index.js';
-import type { TeamService } from '../team/index.js';
+import type { TeamService, TeamServiceOptions } from '../team/index.js';
 import type { DesktopShell } from '../desktop/index.js';
 
 export interface AppContextOptions {
@@ -39,6 +39,8 @@ export interface AppContextOptions {
    * first scan when no window asks for one: the headless host, whose page loads while the app opens.
    */
   servicesAfterFirstList?: boolean;
+  /** How team sync runs (tests: `{ onlyWhenTold: true }`, so no background sync races the sync they assert on). */
+  team?: TeamServiceOptions;
 }
 
 /**
@@ -163,7 +165,7 @@ export class AppContext {
       import('../recall/index.js'),
     ]);
     // Runs once: loadServices keeps the one promise.
-    const team = new TeamService(this);
+    const team = new TeamService(this, this.options.team);
     this.loaded = { autoMemory: new AutoMemory(this), team, personal: new PersonalService(this, team.alerts), RecallService };
     return this.loaded;
   }

@@ -44,6 +44,11 @@ export interface SchedulerOptions {
   debounceMs?: number;
   /** How often due syncs are looked for (default 5 s). */
   tickMs?: number;
+  /**
+   * Sync only when told (a sync, connect or resolve call): no debounced sync after an alert is
+   * handled, no periodic one even when started. For tests that assert what their own sync sent.
+   */
+  onlyWhenTold?: boolean;
 }
 
 /** A connection's running engine. */
@@ -218,7 +223,7 @@ export class SyncScheduler {
 
   /** Start the debounced and periodic syncs (the app, with `watch: true`). */
   async start(): Promise<void> {
-    if (this.ticker || this.closed) return;
+    if (this.ticker || this.closed || this.options.onlyWhenTold) return;
     // `projects-changed` says which projects changed, not where, and the watcher reports the
     // echo of Memdir's own writes too: whether the team folder changed is checked when the
     // debounce runs out.
@@ -246,7 +251,7 @@ export class SyncScheduler {
   async schedule(dir: string, opts: { ifTeamChanged?: boolean } = {}): Promise<void> {
     const connections = await this.hooks.list().catch(() => []);
     const id = connections.find((c) => c.dir === dir)?.id;
-    if (!id || this.closed) return;
+    if (!id || this.closed || this.options.onlyWhenTold) return;
     clearTimeout(this.debounces.get(id));
     const timer = setTimeout(() => {
       this.debounces.delete(id);

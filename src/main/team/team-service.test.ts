@@ -45,7 +45,13 @@ afterAll(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-/** A machine: a Claude Code home with one project, and the app running on it. */
+/**
+ * A machine: a Claude Code home with one project, and the app running on it. Without `watch` its
+ * team sync runs only when told: the app's own background syncs (the one set off 1.5 s after an
+ * alert is allowed, redacted or renamed, the periodic one) would race a test's sync and upload
+ * first what the test asserts its own sync sent — or fire into the next test. With `watch`, the
+ * app as it runs: the background syncs are what those tests look at.
+ */
 async function machine(name: string, watch = false): Promise<{ ctx: AppContext; api: Dispatcher; memoryDir: string; events: AppEvent[] }> {
   const home = path.join(root, name, 'home');
   const memoryDir = path.join(home, 'projects', '-work-app', 'memory');
@@ -53,7 +59,13 @@ async function machine(name: string, watch = false): Promise<{ ctx: AppContext; 
   await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [Me](user_me.md) — who I am\n- [Deploys](project_deploys.md) — deploy rules\n');
   await fs.writeFile(path.join(memoryDir, 'user_me.md'), topic('Me', 'user', 'Backend engineer.'));
   await fs.writeFile(path.join(memoryDir, 'project_deploys.md'), topic('Deploys', 'project', 'No deploys on Fridays.'));
-  const ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, name, 'data'), env: {}, watch });
+  const ctx = await AppContext.create({
+    homeFlag: home,
+    dataDir: path.join(root, name, 'data'),
+    env: {},
+    watch,
+    ...(watch ? {} : { team: { onlyWhenTold: true } }),
+  });
   const events: AppEvent[] = [];
   ctx.events.subscribe((e) => events.push(e));
   return { ctx, api: createAppDispatcher(ctx), memoryDir, events };
@@ -414,8 +426,7 @@ describe('team sync in the app', () => {
     await ok(a.api, 'team.move', { dir: '-work-app', file: named, to: 'team', allowSecrets });
     const report = await ok<{ push: { uploaded: string[] }; waiting: { key: string; reason: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
     // The pointer naming it goes up; its text and ops_notes.md's were not part of the question.
-    // (The scheduler's debounced sync, set off by the move, may have sent it first: the server's entries below say what went up.)
-    expect(report.push.uploaded.filter((key) => key !== 'MEMORY.md')).toEqual([]);
+    expect(report.push.uploaded).toEqual(['MEMORY.md']);
     expect(report.waiting.filter((w) => w.reason === 'secret').map((w) => w.key)).toEqual(
       expect.arrayContaining(['ops_notes.md', expect.stringMatching(/^reference_ghp_\*+\.md$/)]),
     );
@@ -445,10 +456,9 @@ describe('team sync in the app', () => {
 
 describe('undoing a move to the team anyway', () => {
   it('withdraws the allow the move recorded: moved to the team again by undoing that undo, the name waits and the alert asks again', async () => {
+    // Its team sync runs only when told (see machine): a sync between the move and its undo would share the name, as allowed then.
     const u = await machine('u');
-    // A service that syncs only when told: a scheduled sync between the move and its undo would share the name, as allowed then.
-    await u.ctx.team.close();
-    const service = new TeamService(u.ctx, { debounceMs: 600_000, tickMs: 600_000 });
+    const service = u.ctx.team;
     try {
       await service.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[1]! });
       const token = ['ghp_', 'Ud7Nq2Ws', 'Kf4Lb8Xm', 'Tr1Mc6Zp', 'Ey3Vg9Ja', 'h5Ko'].join('');
@@ -485,7 +495,6 @@ describe('undoing a move to the team anyway', () => {
       const entries = await serverEntries(server.url, server.team, server.tokens[0]!);
       expect(Object.entries(entries).filter(([key, text]) => key.includes(token) || text.includes(token))).toEqual([]);
     } finally {
-      await service.close();
       await u.ctx.close();
     }
   });
