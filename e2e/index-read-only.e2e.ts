@@ -43,6 +43,8 @@ describe.skipIf(!HAS_BROWSER)(`an index Memdir will not edit${HAS_BROWSER ? '' :
     await fs.writeFile(path.join(root, 'shared-index.md'), OUTSIDE);
     await fs.symlink(path.join(root, 'shared-index.md'), path.join(memoryOf('-work-linked'), 'MEMORY.md'));
     ({ host, browser, page } = await openApp(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')], errors));
+    // The page shown, so it follows the address each case sets (page.goto returns before the UI renders).
+    await page.getByRole('table', { name: 'Projects' }).waitFor({ timeout: 30_000 });
   });
   afterAll(async () => {
     await browser?.close();
@@ -76,4 +78,29 @@ describe.skipIf(!HAS_BROWSER)(`an index Memdir will not edit${HAS_BROWSER ? '' :
       expect(await fs.readFile(path.join(memoryOf(c.dir), 'MEMORY.md'))).toEqual(before);
       expect(errors).toEqual([]);
     });
+
+  it('an address changed while the page loads is followed: the MEMORY.md tab opens, not the dashboard', async () => {
+    // The page renders once its event stream is live: held here, the UI's code is loaded (the route read from the address) but not yet listening.
+    const late = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    late.on('pageerror', (e) => errors.push(e.message));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await late.route('**/api/events', async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      const ui = late.waitForResponse((r) => /\/assets\/render-[^/]*\.js$/.test(new URL(r.url()).pathname));
+      await late.goto(host.url);
+      // Evaluated once: importing it again only waits until it has run. (A string: vitest would rewrite import() in a function.)
+      await late.evaluate(`import(${JSON.stringify((await ui).url())}).then(() => undefined)`);
+      await late.evaluate(`location.hash = '#/p/-work-latin/index'`);
+      release();
+      await late.getByRole('status', { name: 'MEMORY.md is read-only' }).waitFor({ timeout: 15_000 });
+      expect(errors).toEqual([]);
+    } finally {
+      release();
+      await late.close();
+    }
+  });
 });

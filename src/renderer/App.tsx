@@ -54,6 +54,9 @@ function useKeyboard(): void {
     window.addEventListener('keydown', onKey);
     const onHash = () => useNav.getState().sync();
     window.addEventListener('hashchange', onHash);
+    // The address may have changed since the route was read (while the UI's code loaded, before
+    // anything listened): a link or the back button used then is followed, not lost.
+    onHash();
     return () => {
       window.removeEventListener('keydown', onKey);
       window.removeEventListener('hashchange', onHash);
