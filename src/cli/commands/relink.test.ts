@@ -51,6 +51,46 @@ async function exportAndImport(project: string): Promise<{ target: string; targe
   return { target, targetMemory, merge };
 }
 
+/**
+ * src/shop with two memories (and MEMORY.md) moved (a relink) or cloned (a clone merge) to
+ * work/shop, which has one of its own, then relinked or merged: the two projects, their memory
+ * dirs, the merge's id, the two states a test compares (`merged`, `apart`) and readers of them.
+ */
+async function movedAndMerged(kind: 'relink' | 'merge') {
+  const from = path.join(root, 'src', 'shop');
+  await makeRepo(from);
+  await addSession(home, from);
+  const fromMemory = await addMemories(home, from, { 'MEMORY.md': '- [SQL](sql.md) — by hand\n', 'sql.md': topic('SQL', 'feedback', 'by hand') });
+  expect((await memdir('history', from)).code).toBe(0);
+  const into = path.join(root, 'work', 'shop');
+  await fs.mkdir(path.dirname(into), { recursive: true });
+  if (kind === 'relink') await fs.rename(from, into);
+  else {
+    git(root, 'clone', '-q', from, into);
+    git(into, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+  }
+  await addSession(home, into);
+  const intoMemory = await addMemories(home, into, { 'mine.md': topic('Mine', 'user', 'mine') });
+  expect((await memdir('history', into)).code).toBe(0);
+  const done =
+    kind === 'relink'
+      ? await memdir('relink', sanitizeDirName(from), into, '--yes', '--json')
+      : await memdir('merge', sanitizeDirName(from), sanitizeDirName(into), '--yes', '--json');
+  expect(done.code).toBe(0);
+  const id = (JSON.parse(done.out) as { record: { id: string } }).record.id;
+  const tree = async (dir: string) => (await fs.readdir(dir).catch(() => [])).sort();
+  const merged = { from: [], into: ['MEMORY.md', 'mine.md', 'sql.md'], undone: false };
+  const apart = { from: ['MEMORY.md', 'sql.md'], into: ['mine.md'], undone: true };
+  const state = async () => ({
+    from: await tree(fromMemory),
+    into: await tree(intoMemory),
+    undone: (JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { undone: unknown }[])[0]!.undone !== null,
+  });
+  const newest = async (project: string) =>
+    (JSON.parse((await memdir('history', project, '--json')).out) as { entries: { rev: string; summary: string }[] }).entries[0]!;
+  return { from, into, fromMemory, intoMemory, id, merged, apart, state, newest };
+}
+
 describe('memdir orphans / relink / merge', () => {
   it('lists the orphan with its candidate, previews, relinks with --yes, keeps a conflict to resolve, and undoes', async () => {
     const oldPath = path.join(root, 'src', 'shop');
@@ -299,37 +339,7 @@ describe('memdir orphans / relink / merge', () => {
   it.each(['relink', 'merge'] as const)(
     'undoing the undo of a %s in one directory brings it back in every directory it changed; undoing that takes it all back again, at any depth',
     async (kind) => {
-      const from = path.join(root, 'src', 'shop');
-      await makeRepo(from);
-      await addSession(home, from);
-      const fromMemory = await addMemories(home, from, { 'MEMORY.md': '- [SQL](sql.md) — by hand\n', 'sql.md': topic('SQL', 'feedback', 'by hand') });
-      expect((await memdir('history', from)).code).toBe(0);
-      const into = path.join(root, 'work', 'shop');
-      await fs.mkdir(path.dirname(into), { recursive: true });
-      if (kind === 'relink') await fs.rename(from, into);
-      else {
-        git(root, 'clone', '-q', from, into);
-        git(into, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
-      }
-      await addSession(home, into);
-      const intoMemory = await addMemories(home, into, { 'mine.md': topic('Mine', 'user', 'mine') });
-      expect((await memdir('history', into)).code).toBe(0);
-      const done =
-        kind === 'relink'
-          ? await memdir('relink', sanitizeDirName(from), into, '--yes', '--json')
-          : await memdir('merge', sanitizeDirName(from), sanitizeDirName(into), '--yes', '--json');
-      expect(done.code).toBe(0);
-      const id = (JSON.parse(done.out) as { record: { id: string } }).record.id;
-      const tree = async (dir: string) => (await fs.readdir(dir).catch(() => [])).sort();
-      const merged = { from: [], into: ['MEMORY.md', 'mine.md', 'sql.md'], undone: false };
-      const apart = { from: ['MEMORY.md', 'sql.md'], into: ['mine.md'], undone: true };
-      const state = async () => ({
-        from: await tree(fromMemory),
-        into: await tree(intoMemory),
-        undone: (JSON.parse((await memdir('merge', 'list', '--json')).out).merges as { undone: unknown }[])[0]!.undone !== null,
-      });
-      const newest = async (project: string) =>
-        (JSON.parse((await memdir('history', project, '--json')).out) as { entries: { rev: string; summary: string }[] }).entries[0]!;
+      const { from, into, fromMemory, id, merged, apart, state, newest } = await movedAndMerged(kind);
       expect(await state()).toEqual(merged);
       expect((await memdir('merge', 'undo', id)).code).toBe(0);
       expect(await state()).toEqual(apart);
@@ -374,6 +384,28 @@ describe('memdir orphans / relink / merge', () => {
         out: expect.stringContaining(`This entry is ${kind} ${id}: it was undone whole, as \`memdir merge undo ${id}\` does`),
       });
       expect(await state()).toEqual(apart);
+    },
+  );
+
+  it.each(['relink', 'merge'] as const)(
+    'undoing the undo of a %s, anyway or not, refuses in one sentence before writing anywhere when the other memory folder is a file',
+    async (kind) => {
+      const { into, fromMemory, id, apart, state, newest } = await movedAndMerged(kind);
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      const undo = await newest(into);
+      const notAFolder = 'not a folder, kept as it is';
+      await fs.rm(fromMemory, { recursive: true, force: true });
+      await fs.writeFile(fromMemory, notAFolder);
+      for (const anyway of [[], ['--overwrite-changed']]) {
+        const refused = await memdir('undo', into, undo.rev, ...anyway);
+        expect(refused).toMatchObject({ code: 2, out: '' });
+        expect(refused.err).toContain(`The memory folder ${fromMemory} is a file, not a folder`);
+        expect(refused.err).not.toContain('changed there since');
+        // Nothing written here either: no entry, the memories still apart, the record still true.
+        expect(await newest(into)).toEqual(undo);
+        expect(await state()).toEqual({ ...apart, from: [] });
+        expect(await fs.readFile(fromMemory, 'utf8')).toBe(notAFolder);
+      }
     },
   );
 

@@ -21,6 +21,7 @@ import {
 import { MemoryError, undoChange } from '../memdir/index.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { moveAllowsOf } from '../team/index.js';
+import { confineOrNull } from '../core/confined-path.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
@@ -28,11 +29,19 @@ import { listMergeRecords, readConflictBytes, readMergeRecord, saveMergeRecord }
 import fs from 'node:fs';
 import path from 'node:path';
 
-function readNow(root: string, rel: string): string | null {
+/**
+ * A file's text now, confined like every reader (confineOrNull: no link on the way); null when it,
+ * or the memory folder, is not there. A memory folder that is a file says notAFolder's sentence,
+ * never "changed since".
+ */
+async function readNow(root: string, rel: string): Promise<string | null> {
+  const abs = await confineOrNull(root, rel);
+  if (abs === null) return null;
   try {
-    return fs.lstatSync(path.join(root, rel)).isFile() ? fs.readFileSync(path.join(root, rel), 'utf8') : null;
-  } catch {
-    return null;
+    return (await fs.promises.lstat(abs)).isFile() ? await fs.promises.readFile(abs, 'utf8') : null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
 }
 
@@ -85,7 +94,7 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
       async () => {
         for (const f of p.files) {
           if (f.text === null) {
-            if (readNow(p.memoryDir, f.file) !== null) await removeFileConfined(p.memoryDir, f.file);
+            if ((await readNow(p.memoryDir, f.file)) !== null) await removeFileConfined(p.memoryDir, f.file);
           } else await writeFileAtomic(p.memoryDir, f.file, f.text);
         }
       },
@@ -101,7 +110,7 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
 async function changedSince(memoryDir: string, rev: string, files: readonly string[], dataDir: string): Promise<string[]> {
   const changed: string[] = [];
   for (const file of files)
-    if (readNow(memoryDir, file) !== (await readAtRevision(memoryDir, rev, file, { dataDir }))) changed.push(path.join(memoryDir, file));
+    if ((await readNow(memoryDir, file)) !== (await readAtRevision(memoryDir, rev, file, { dataDir }))) changed.push(path.join(memoryDir, file));
   return changed;
 }
 
@@ -153,8 +162,9 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   }
   const { record, others } = turned;
   const changed: string[] = [];
-  // Undo anyway overwrites there too, as here (what is there now stays in history).
-  for (const o of opts.overwriteChanged ? [] : others)
+  // Every other directory is read before anything is written anywhere (a memory folder that is a
+  // file refuses here, in its sentence); undo anyway overwrites there too, as here (what is there now stays in history).
+  for (const o of others)
     changed.push(
       ...(await changedSince(
         o.memoryDir,
@@ -164,7 +174,7 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
       )),
     );
   const what = `${record.undone ? 'bring' : 'take'} ${record.kind} ${record.id} ${record.undone ? 'back' : 'away again'}`;
-  if (changed.length > 0)
+  if (changed.length > 0 && !opts.overwriteChanged)
     throw new MemoryError(
       'conflict',
       `Nothing was undone: this would ${what} in every directory it changed, and ${changed.length === 1 ? 'this file was' : 'these files were'} changed there since — ${changed.join(', ')}. Undo those changes first, or undo anyway (what is there now stays in history).`,
@@ -236,7 +246,7 @@ export async function conflictSides(dataDir: string, id: string, n: number): Pro
   if (!conflict) throw new MemoryError('not-found', `Merge ${id} kept no conflict number ${n}.`);
   const kept = await readConflictBytes(dataDir, id, n);
   if (!kept) throw new MemoryError('not-found', `The kept version of ${conflict.file} is missing from Memdir's data folder.`);
-  const here = readNow(conflict.memoryDir, conflict.file) ?? '';
+  const here = (await readNow(conflict.memoryDir, conflict.file)) ?? '';
   const moved = kept.toString('utf8');
   // What keeping both writes, and the text the app's merge editor starts from: every line of
   // both, common lines once, the version here first where they differ — one order for the CLI's
