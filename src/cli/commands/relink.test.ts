@@ -409,6 +409,35 @@ describe('memdir orphans / relink / merge', () => {
     },
   );
 
+  it.each(['relink', 'merge'] as const)(
+    "undoing an older turn's entry of a %s refuses in one sentence naming the current turn's entry, writing nothing anywhere",
+    async (kind) => {
+      const { from, into, id, merged, apart, state, newest } = await movedAndMerged(kind);
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      const older = { [into]: await newest(into), [sanitizeDirName(from)]: await newest(sanitizeDirName(from)) };
+      expect((await memdir('undo', into, older[into]!.rev)).code).toBe(0);
+      expect(await state()).toEqual(merged);
+      const redo = { [into]: await newest(into), [sanitizeDirName(from)]: await newest(sanitizeDirName(from)) };
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      expect(await state()).toEqual(apart);
+      const current = { [into]: await newest(into), [sanitizeDirName(from)]: await newest(sanitizeDirName(from)) };
+      // The first undo, and the redo, in either directory: both are older than the merge undo that now stands.
+      for (const project of [into, sanitizeDirName(from)]) {
+        for (const entry of [older[project]!, redo[project]!]) {
+          const refused = await memdir('undo', project, entry.rev);
+          expect(refused).toMatchObject({ code: 2, out: '' });
+          expect(refused.err).toContain(`Nothing was undone: this entry turned ${kind} ${id} before its latest turn`);
+          expect(refused.err).toContain(`${current[project]!.rev.slice(0, 10)} ("${current[project]!.summary}")`);
+          expect(await state()).toEqual(apart);
+          expect(await newest(project)).toEqual(current[project]);
+        }
+      }
+      // The current turn's entry turns it, as one.
+      expect((await memdir('undo', sanitizeDirName(from), current[sanitizeDirName(from)]!.rev)).code).toBe(0);
+      expect(await state()).toEqual(merged);
+    },
+  );
+
   it('undoing the undo of an import that took the whole memory folder away makes the folder again', async () => {
     const { project } = await projectWithHistory();
     const { target, targetMemory, merge } = await exportAndImport(project);

@@ -123,7 +123,7 @@ const PLAN_JSON = `JSON: {"applied": false, "plan": {"kind", "source": {"label",
   "files": [{"area": "private"|"team"|"agent:<scope>:<type>", "file", "action": "add"|"same"|"conflict"|"index"}],
   "areas": [{"area", "from", "to", "indexAdded", "notInIndex"}], "evidence", "warnings", "blockers"}}
   or, with --yes, {"applied": true, "record": {"id", "kind", "createdAt", "plan", "touched": [{"memoryDir", "rev", "files"}],
-  "conflicts": [{"n", "area", "file", "memoryDir", "status", "resolution", "resolvedAt"}], "undone", "redone"}}
+  "conflicts": [{"n", "area", "file", "memoryDir", "status", "resolution", "resolvedAt"}], "undone", "redone", "earlier"}}
   ("undone"/"redone": {"at", "revs"} or null — taken back, or brought back by undoing its undo with memdir undo).
 Exit 0 done (or could be done), 1 stopped by a blocker (preview) or conflicts kept, 2 refused.`;
 

@@ -192,6 +192,7 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
     conflicts,
     undone: null,
     redone: null,
+    earlier: [],
   };
   await saveMergeRecord(options.dataDir, record);
   return record;

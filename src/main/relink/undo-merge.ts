@@ -126,7 +126,12 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
     const move = now === 'undone' ? retireImportedHistory : reinstateImportedHistory;
     await move(record.plan.target.memoryDir, record.id, { dataDir });
   }
-  const updated: MergeRecord = { ...record, undone: now === 'undone' ? turn : null, redone: now === 'redone' ? turn : null };
+  const updated: MergeRecord = {
+    ...record,
+    undone: now === 'undone' ? turn : null,
+    redone: now === 'redone' ? turn : null,
+    earlier: [...record.earlier, ...((record.undone ?? record.redone)?.revs ?? [])],
+  };
   await saveMergeRecord(dataDir, updated);
   return updated;
 }
@@ -195,8 +200,8 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
 /**
  * What history entry `rev` of `memoryDir` is to a merge: the merge's own entry while it stands
  * (`merge`), or the entry that last turned it here — with that turn's entries in the other
- * directories it changed (`record`, `others`); null when neither. Reads the entry only when a
- * merge changed this directory.
+ * directories it changed (`record`, `others`); null when neither. An entry of an older turn of a
+ * merge is refused (olderTurn). Reads the entry only when a merge changed this directory.
  */
 async function mergeTurnedBy(
   dataDir: string,
@@ -210,7 +215,11 @@ async function mergeTurnedBy(
   const merge = merges.find((r) => !r.undone && r.touched.some((t) => t.rev === full));
   if (merge) return { merge };
   const record = merges.find((r) => (r.undone ?? r.redone)?.revs.includes(full));
-  if (!record) return null;
+  if (!record) {
+    const passed = merges.find((r) => r.earlier.includes(full));
+    if (passed) throw await olderTurn(passed, memoryDir, dataDir);
+    return null;
+  }
   const others: { memoryDir: string; entry: HistoryEntry }[] = [];
   const dirs = [...new Set(record.touched.map((t) => t.memoryDir))].filter((d) => path.resolve(d) !== here);
   for (const other of (record.undone ?? record.redone)!.revs.filter((r) => r !== full)) {
@@ -223,6 +232,25 @@ async function mergeTurnedBy(
     others.push(found);
   }
   return { record, others };
+}
+
+/**
+ * The refusal for an entry of a turn of merge `record` older than its latest: undoing it would turn
+ * the merge in this directory alone (its memories in both places, or in neither) — the sentence
+ * names the latest turn's entry, here when it has one, which turns it as one.
+ */
+async function olderTurn(record: MergeRecord, memoryDir: string, dataDir: string): Promise<MemoryError> {
+  const latest = record.undone ?? record.redone;
+  const dirs = [memoryDir, ...new Set(record.touched.map((t) => t.memoryDir))];
+  const found = latest ? await entryIn(dirs, latest.revs, dataDir) : null;
+  const where = found && path.resolve(found.memoryDir) !== path.resolve(memoryDir) ? ` in ${found.memoryDir}` : '';
+  const instead = found
+    ? `undo its latest turn's entry${where} instead — ${found.entry.rev.slice(0, 10)} ("${found.entry.summary}") — which turns it in every directory it changed`
+    : `its latest turn's entries are no longer in the history of any directory it changed`;
+  return new MemoryError(
+    'invalid-input',
+    `Nothing was undone: this entry turned ${record.kind} ${record.id} before its latest turn, and undoing it would turn it in this directory alone; ${instead}.`,
+  );
 }
 
 /** The first directory among `dirs` whose history holds one of the entries `revs`, with that entry; null when none does. */
