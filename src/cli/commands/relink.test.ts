@@ -438,6 +438,25 @@ describe('memdir orphans / relink / merge', () => {
     },
   );
 
+  it("undoing an import's own entry anyway after an edit undoes the import whole, the edit kept in history", async () => {
+    const { project } = await projectWithHistory();
+    const { target, targetMemory, merge } = await exportAndImport(project);
+    await fs.writeFile(path.join(targetMemory, 'a.md'), topic('A', 'user', 'my edit'));
+    const entries = async () => (JSON.parse((await memdir('history', target, '--json')).out) as { entries: { rev: string; summary: string }[] }).entries;
+    const own = (await entries()).at(-1)!;
+    const refused = await memdir('undo', target, own.rev);
+    expect(refused).toMatchObject({ code: 2, err: expect.stringContaining('--overwrite-changed') });
+    expect(await fs.readFile(path.join(targetMemory, 'a.md'), 'utf8')).toBe(topic('A', 'user', 'my edit'));
+
+    const anyway = await memdir('undo', target, own.rev, '--overwrite-changed');
+    expect(anyway).toMatchObject({ code: 0, out: expect.stringContaining(`it was undone whole, as \`memdir merge undo ${merge!.id}\` does`) });
+    expect(await fs.stat(path.join(targetMemory, 'a.md')).catch(() => null)).toBeNull();
+    expect(JSON.parse((await memdir('merge', 'list', '--json')).out).merges).toMatchObject([{ id: merge!.id, undone: { revs: [(await entries())[0]!.rev] } }]);
+    // The edit stays in history: undoing the undo brings the import back with it.
+    expect((await memdir('undo', target, (await entries())[0]!.rev)).code).toBe(0);
+    expect(await fs.readFile(path.join(targetMemory, 'a.md'), 'utf8')).toBe(topic('A', 'user', 'my edit'));
+  });
+
   it('undoing the undo of an import that took the whole memory folder away makes the folder again', async () => {
     const { project } = await projectWithHistory();
     const { target, targetMemory, merge } = await exportAndImport(project);

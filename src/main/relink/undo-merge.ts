@@ -61,8 +61,11 @@ async function requireRecord(dataDir: string, id: string): Promise<MergeRecord> 
   return record;
 }
 
-/** Undo merge `id` (see the module comment); returns the updated record. */
-export async function undoMerge(dataDir: string, id: string): Promise<MergeRecord> {
+/**
+ * Undo merge `id` (see the module comment); returns the updated record. `overwriteChanged` (undo
+ * anyway) overwrites the files changed since too: what was there is recorded in history first.
+ */
+export async function undoMerge(dataDir: string, id: string, opts: { overwriteChanged?: boolean } = {}): Promise<MergeRecord> {
   const record = await requireRecord(dataDir, id);
   if (record.undone) throw new MemoryError('conflict', `Merge ${id} was already undone on ${record.undone.at}.`);
   const plans: { memoryDir: string; rev: string; files: { file: string; text: string | null }[] }[] = [];
@@ -75,7 +78,7 @@ export async function undoMerge(dataDir: string, id: string): Promise<MergeRecor
   }
   // A conflict resolved by writing brought part of the other side in since: undoing around it would leave a mix.
   for (const c of record.conflicts) if (c.status === 'resolved' && c.resolution !== 'here') changed.push(path.join(c.memoryDir, c.file));
-  if (changed.length > 0) {
+  if (changed.length > 0 && !opts.overwriteChanged) {
     throw new MemoryError(
       'conflict',
       `Cannot undo merge ${id}: ${changed.length === 1 ? 'this file was' : 'these files were'} changed since — ${changed.join(', ')}. Nothing was undone; put ${changed.length === 1 ? 'it' : 'them'} back with \`memdir restore\` first, or restore the directories from history.`,
@@ -146,7 +149,7 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
  * directory changed since its entry stops the undo before anything is written, naming the files —
  * unless the person undoes anyway, which overwrites there too (what was there stays in history).
  * The merge's own entry (a relink's, an import's), undone while the merge stands, undoes it whole,
- * as `memdir merge undo` does. When the entry holds a move to the team anyway, what that move
+ * as `memdir merge undo` does — anyway too, overwriting the files changed since. When the entry holds a move to the team anyway, what that move
  * allowed team sync to share is withdrawn (team/move-scope.ts's moveAllowsOf), and a note says so.
  */
 export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>>> {
@@ -159,7 +162,7 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   const dataDir = opts.dataDir!;
   if ('merge' in turned) {
     // The merge's own entry, while it stands: undone whole, as `memdir merge undo` does (its checks, its entries).
-    const undone = await undoMerge(dataDir, turned.merge.id);
+    const undone = await undoMerge(dataDir, turned.merge.id, opts.overwriteChanged ? { overwriteChanged: true } : {});
     const here = await entryIn([opts.memoryDir], undone.undone!.revs, dataDir);
     const elsewhere = undone.touched.filter((t) => path.resolve(t.memoryDir) !== path.resolve(opts.memoryDir)).map((t) => t.memoryDir);
     const note = `This entry is ${undone.kind} ${undone.id}: it was undone whole, as \`memdir merge undo ${undone.id}\` does${elsewhere.length > 0 ? ` — ${elsewhere.join(', ')} too` : ''}.`;
