@@ -248,6 +248,22 @@ export async function confineOrNull(root: string, rel: string): Promise<string |
   }
 }
 
+/**
+ * A file's bytes now, confined like every reader ({@link confineOrNull}: no link on the way); null
+ * when it, or the memory dir, is not there, or it is no regular file. A memory dir that is a file
+ * says notAFolder's sentence; any other failure (no permission) is thrown, never read as absent.
+ */
+export async function readBytesOrNull(root: string, rel: string): Promise<Buffer | null> {
+  const abs = await confineOrNull(root, rel);
+  if (abs === null) return null;
+  try {
+    return (await fs.lstat(abs)).isFile() ? await fs.readFile(abs) : null;
+  } catch (error) {
+    if (errCode(error) === 'ENOENT') return null;
+    throw error;
+  }
+}
+
 /** Turns an OS error into a MemoryFileError; our own typed errors pass through unchanged. */
 export function explain(err: unknown, verb: string, rel: string, where: string): Error {
   if (err instanceof UnsafePathError || err instanceof MemoryFileError) return err;

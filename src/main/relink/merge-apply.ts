@@ -12,6 +12,7 @@ import type { MergeConflict, MergePlan, MergeRecord } from '../../shared/contrac
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { transact } from '../history/index.js';
 import { MAX_MEMORY_DEPTH } from '../memdir/index.js';
+import { readBytesOrNull } from '../core/confined-path.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { type AreaPlan, type FileMap, planArea } from './merge-plan.js';
 import { keepConflictBytes, newMergeId, saveMergeRecord } from './merge-records.js';
@@ -97,15 +98,6 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string | null): Map<s
   return out;
 }
 
-function readNow(root: string, rel: string): Buffer | null {
-  try {
-    const st = fs.lstatSync(path.join(root, rel));
-    return st.isFile() ? fs.readFileSync(path.join(root, rel)) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Options of {@link applyMerge}. */
 export interface ApplyOptions {
   dataDir: string;
@@ -133,7 +125,7 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
         // Planned again under the lock: the target may have changed since the preview.
         const target = new Map(area.target);
         for (const file of area.source.keys()) {
-          const now = readNow(toRoot, area.prefix + file);
+          const now = await readBytesOrNull(toRoot, area.prefix + file);
           if (now) target.set(file, now);
           else target.delete(file);
         }
@@ -172,7 +164,7 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
       for (const area of group) {
         for (const file of moved.get(area) ?? []) {
           const rel = area.prefix + file;
-          const now = readNow(fromRoot, rel);
+          const now = await readBytesOrNull(fromRoot, rel);
           // Changed since it was read: it stays (nothing of it came over as it is now).
           if (!now || !now.equals(area.source.get(file)!)) continue;
           await removeFileConfined(fromRoot, rel);

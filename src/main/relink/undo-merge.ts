@@ -21,28 +21,16 @@ import {
 import { MemoryError, undoChange } from '../memdir/index.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { moveAllowsOf } from '../team/index.js';
-import { confineOrNull } from '../core/confined-path.js';
+import { readBytesOrNull } from '../core/confined-path.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
 import { listMergeRecords, readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
-import fs from 'node:fs';
 import path from 'node:path';
 
-/**
- * A file's text now, confined like every reader (confineOrNull: no link on the way); null when it,
- * or the memory folder, is not there. A memory folder that is a file says notAFolder's sentence,
- * never "changed since".
- */
+/** A file's text now (readBytesOrNull: confined; a memory folder that is a file says so, never "changed since"). */
 async function readNow(root: string, rel: string): Promise<string | null> {
-  const abs = await confineOrNull(root, rel);
-  if (abs === null) return null;
-  try {
-    return (await fs.promises.lstat(abs)).isFile() ? await fs.promises.readFile(abs, 'utf8') : null;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  return (await readBytesOrNull(root, rel))?.toString('utf8') ?? null;
 }
 
 async function before(memoryDir: string, rev: string, file: string, dataDir: string): Promise<string | null> {
