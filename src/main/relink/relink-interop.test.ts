@@ -19,21 +19,30 @@ afterEach(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
+/**
+ * A project with a session and a memory whose pointer holds `marker`, scanned (Memdir remembers
+ * it), then moved on disk from src/shop to work/shop.
+ */
+async function movedProject(marker: string) {
+  const home = path.join(tmp, 'config');
+  const dataDir = path.join(tmp, 'data');
+  const oldPath = path.join(tmp, 'src', 'shop');
+  await makeRepo(oldPath);
+  await addSession(home, oldPath);
+  const oldMemory = await addMemories(home, oldPath, {
+    'MEMORY.md': `- [No ORM](feedback_sql.md) — ${marker} write SQL by hand\n`,
+    'feedback_sql.md': topic('No ORM', 'feedback', 'Write SQL by hand.'),
+  });
+  await scanHome(home, { dataDir });
+  const newPath = path.join(tmp, 'work', 'shop');
+  await fs.mkdir(path.dirname(newPath), { recursive: true });
+  await fs.rename(oldPath, newPath);
+  return { home, dataDir, oldPath, newPath, oldMemory };
+}
+
 describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code reads the relinked memory (${claudeCodeSkipReason ?? 'installed'})`, () => {
   it('loads nothing at the new path before the relink, and the relinked index after it', async () => {
-    const home = path.join(tmp, 'config');
-    const dataDir = path.join(tmp, 'data');
-    const oldPath = path.join(tmp, 'src', 'shop');
-    await makeRepo(oldPath);
-    await addSession(home, oldPath);
-    await addMemories(home, oldPath, {
-      'MEMORY.md': '- [No ORM](feedback_sql.md) — relinked-marker write SQL by hand\n',
-      'feedback_sql.md': topic('No ORM', 'feedback', 'Write SQL by hand.'),
-    });
-    await scanHome(home, { dataDir });
-    const newPath = path.join(tmp, 'work', 'shop');
-    await fs.mkdir(path.dirname(newPath), { recursive: true });
-    await fs.rename(oldPath, newPath);
+    const { home, dataDir, oldPath, newPath } = await movedProject('relinked-marker');
 
     const before = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-1') });
     expect(before.memoryDir).toBe(path.join(home, 'projects', sanitizeDirName(newPath), 'memory'));
@@ -47,19 +56,7 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code reads the r
   }, 120_000);
 
   it('loads the relinked index again once the undo of the relink is undone in the old folder alone', async () => {
-    const home = path.join(tmp, 'config');
-    const dataDir = path.join(tmp, 'data');
-    const oldPath = path.join(tmp, 'src', 'shop');
-    await makeRepo(oldPath);
-    await addSession(home, oldPath);
-    const oldMemory = await addMemories(home, oldPath, {
-      'MEMORY.md': '- [No ORM](feedback_sql.md) — redone-marker write SQL by hand\n',
-      'feedback_sql.md': topic('No ORM', 'feedback', 'Write SQL by hand.'),
-    });
-    await scanHome(home, { dataDir });
-    const newPath = path.join(tmp, 'work', 'shop');
-    await fs.mkdir(path.dirname(newPath), { recursive: true });
-    await fs.rename(oldPath, newPath);
+    const { home, dataDir, oldPath, newPath, oldMemory } = await movedProject('redone-marker');
     const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
     await undoMerge(dataDir, record.id);
     const undone = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-1') });
