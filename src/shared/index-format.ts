@@ -98,6 +98,8 @@ function withoutCodeSpans(raw: string): string {
 
 function linksOf(raw: string, line: number): IndexLink[] {
   const links: IndexLink[] = [];
+  // Every link has `](`; hiding code spans never makes one. Most lines that are not pointers have none.
+  if (!raw.includes('](')) return links;
   for (const m of withoutCodeSpans(raw).matchAll(LINK)) {
     if (m[1] === '!') continue;
     const target = m[3] ?? m[4]!;
@@ -119,15 +121,24 @@ export function indexLinks(index: ParsedIndex): IndexLink[] {
   // Scan, health and the team scan all ask for the same parse's links: work them out once.
   const known = linksMemo.get(index);
   if (known) return known;
-  const links = index.lines.flatMap((l) => {
+  const links: IndexLink[] = [];
+  for (const l of index.lines) {
     // A canonical pointer with no other link on its line (the common case) needs no second look.
-    if (l.kind === 'entry' && l.raw.indexOf('](') === l.raw.lastIndexOf('](')) return [{ line: l.line, file: l.file, title: l.title, primary: true }];
-    const links = linksOf(l.raw, l.line);
-    if (l.kind !== 'entry') return links;
+    if (l.kind === 'entry' && l.raw.indexOf('](') === l.raw.lastIndexOf('](')) {
+      links.push({ line: l.line, file: l.file, title: l.title, primary: true });
+      continue;
+    }
+    const found = linksOf(l.raw, l.line);
+    if (l.kind !== 'entry') {
+      for (const k of found) links.push(k);
+      continue;
+    }
     // A canonical pointer points at its own target (whatever its extension); links in its hook are cross-references.
-    const rest = links.filter((k, i) => !(i === 0 && k.file === l.file)).map((k) => ({ ...k, primary: false }));
-    return [{ line: l.line, file: l.file, title: l.title, primary: true }, ...rest];
-  });
+    links.push({ line: l.line, file: l.file, title: l.title, primary: true });
+    found.forEach((k, i) => {
+      if (!(i === 0 && k.file === l.file)) links.push({ ...k, primary: false });
+    });
+  }
   linksMemo.set(index, links);
   return links;
 }
