@@ -116,11 +116,12 @@ export async function readLaunchDir(folder: string, entries?: readonly fsSync.Di
     return null;
   }
   // Synchronous like firstTranscriptField: one stat per transcript, no thread-pool round trips.
+  // A folder's only transcript (most folders) is read without one: there is no order to find.
   const dated = names.map((name) => {
     const file = path.join(folder, name);
     let mtimeMs = 0;
     try {
-      mtimeMs = fsSync.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+      if (names.length > 1) mtimeMs = fsSync.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
     } catch {
       // Unreadable: tried last.
     }
