@@ -115,7 +115,8 @@ The undo is itself an entry (source "restore"): undo it to redo. Undoing the "Un
 \`memdir merge undo\` brings the import back whole: its memories, and its history to restore from; undoing
 that redo takes it back again (\`memdir merge list\` says undone), at any depth. A relink or merge turns as one:
 undoing its entry in one project undoes the matching entry in every directory it changed (refused, nothing
-written, when a file there changed since, unless --overwrite-changed); an entry of an older turn than its latest
+written, when a file there changed since, unless --overwrite-changed, or when the undo there would be refused:
+every directory is checked first; a write the disk refuses puts back what was already changed, and says so); an entry of an older turn than its latest
 is refused, naming the latest turn's entry. Undoing a merge's own entry while it stands is \`memdir merge undo\`
 (refused when a file it wrote changed since, unless --overwrite-changed: then undone whole anyway, kept in history).
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,

@@ -1,5 +1,6 @@
 // Issue 18: `memdir orphans`, `relink`, `merge undo|conflicts|resolve`, `export`, `import` — their
 // words, JSON and exit codes, on a real home with a real git repository moved on disk.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,16 +52,31 @@ async function exportAndImport(project: string): Promise<{ target: string; targe
   return { target, targetMemory, merge };
 }
 
+/** Makes folder `dir` take no new file (chmod; as root, which chmod does not stop, the immutable flag): how to let it be written again, or null when neither bites. */
+async function unwritable(dir: string): Promise<(() => Promise<void>) | null> {
+  const refused = () =>
+    fs.writeFile(path.join(dir, '.probe'), '').then(
+      async () => (await fs.rm(path.join(dir, '.probe')), false),
+      () => true,
+    );
+  await fs.chmod(dir, 0o555);
+  if (await refused()) return () => fs.chmod(dir, 0o755);
+  await fs.chmod(dir, 0o755);
+  if (spawnSync('chattr', ['+i', dir]).status === 0 && (await refused())) return async () => void spawnSync('chattr', ['-i', dir]);
+  spawnSync('chattr', ['-i', dir]);
+  return null;
+}
+
 /**
  * src/shop with two memories (and MEMORY.md) moved (a relink) or cloned (a clone merge) to
- * work/shop, which has one of its own, then relinked or merged: the two projects, their memory
+ * work/shop, which has one of its own, then relinked or merged (the moved memory named `moved`): the two projects, their memory
  * dirs, the merge's id, the two states a test compares (`merged`, `apart`) and readers of them.
  */
-async function movedAndMerged(kind: 'relink' | 'merge') {
+async function movedAndMerged(kind: 'relink' | 'merge', moved = 'sql.md') {
   const from = path.join(root, 'src', 'shop');
   await makeRepo(from);
   await addSession(home, from);
-  const fromMemory = await addMemories(home, from, { 'MEMORY.md': '- [SQL](sql.md) — by hand\n', 'sql.md': topic('SQL', 'feedback', 'by hand') });
+  const fromMemory = await addMemories(home, from, { 'MEMORY.md': `- [SQL](${moved}) — by hand\n`, [moved]: topic('SQL', 'feedback', 'by hand') });
   expect((await memdir('history', from)).code).toBe(0);
   const into = path.join(root, 'work', 'shop');
   await fs.mkdir(path.dirname(into), { recursive: true });
@@ -79,8 +95,8 @@ async function movedAndMerged(kind: 'relink' | 'merge') {
   expect(done.code).toBe(0);
   const id = (JSON.parse(done.out) as { record: { id: string } }).record.id;
   const tree = async (dir: string) => (await fs.readdir(dir).catch(() => [])).sort();
-  const merged = { from: [], into: ['MEMORY.md', 'mine.md', 'sql.md'], undone: false };
-  const apart = { from: ['MEMORY.md', 'sql.md'], into: ['mine.md'], undone: true };
+  const merged = { from: [], into: ['MEMORY.md', 'mine.md', moved].sort(), undone: false };
+  const apart = { from: ['MEMORY.md', moved].sort(), into: ['mine.md'], undone: true };
   const state = async () => ({
     from: await tree(fromMemory),
     into: await tree(intoMemory),
@@ -406,6 +422,74 @@ describe('memdir orphans / relink / merge', () => {
         expect(await state()).toEqual({ ...apart, from: [] });
         expect(await fs.readFile(fromMemory, 'utf8')).toBe(notAFolder);
       }
+    },
+  );
+
+  it.each(['relink', 'merge'] as const)(
+    'undoing a %s, or undoing its undo, refuses whole when the other directory holds its memory under the same name in another Unicode form',
+    async (kind) => {
+      const nfc = 'caf\u00e9.md';
+      const nfd = 'cafe\u0301.md';
+      const twin = topic('Cafe', 'user', 'another memory, written since');
+      const { from, into, fromMemory, intoMemory, id, merged, apart, state, newest } = await movedAndMerged(kind, nfc);
+      // merge undo puts the memory back where it came from, where another one now has its name.
+      await fs.mkdir(fromMemory, { recursive: true });
+      await fs.writeFile(path.join(fromMemory, nfd), twin);
+      const undo = await memdir('merge', 'undo', id);
+      expect(undo).toMatchObject({ code: 2, out: '' });
+      expect(undo.err).toContain(`Nothing was undone: in ${fromMemory}, ${nfc} already exists`);
+      expect(await state()).toEqual({ ...merged, from: [nfd] });
+      await fs.rm(path.join(fromMemory, nfd));
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      expect(await state()).toEqual(apart);
+
+      // Undoing that undo in the folder it came from brings it back into the other one, where another now has its name.
+      await fs.writeFile(path.join(intoMemory, nfd), twin);
+      const before = { into: await newest(into), from: await newest(sanitizeDirName(from)) };
+      const redo = await memdir('undo', sanitizeDirName(from), before.from.rev);
+      expect(redo).toMatchObject({ code: 2, out: '' });
+      expect(redo.err).toContain(`Nothing was undone: this would bring ${kind} ${id} back in every directory it changed, and in ${intoMemory}`);
+      expect(redo.err).toContain(`${nfc} already exists`);
+      expect(await state()).toEqual({ ...apart, into: [nfd, 'mine.md'].sort() });
+      expect({ into: await newest(into), from: await newest(sanitizeDirName(from)) }).toEqual(before);
+    },
+  );
+
+  it.each(['relink', 'merge'] as const)(
+    'a %s undone, or its undo undone, that cannot be written in its second directory is put back in the first: whole or nothing, and said',
+    async (kind) => {
+      const { into, fromMemory, intoMemory, id, merged, apart, state, newest } = await movedAndMerged(kind);
+      // The second directory merge undo writes (the folder the memories came from) takes no new file.
+      await fs.mkdir(fromMemory, { recursive: true });
+      const locked = await unwritable(fromMemory);
+      if (!locked) return; // Neither chmod nor the immutable flag bites here: no real write failure to make.
+      try {
+        const undo = await memdir('merge', 'undo', id);
+        expect(undo).toMatchObject({ code: 2, out: '' });
+        expect(undo.err).toContain(`Nothing was undone: undoing ${kind} ${id} stopped in ${fromMemory} (Cannot write `);
+        expect(undo.err).toContain(`What it had already changed in ${intoMemory} was put back`);
+        expect(await state()).toEqual(merged);
+      } finally {
+        await locked();
+      }
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      expect(await state()).toEqual(apart);
+
+      // Undoing that undo here takes the memories out of the other folder again, which cannot be written now.
+      const unlock = (await unwritable(fromMemory))!;
+      const before = await newest(into);
+      try {
+        const redo = await memdir('undo', into, before.rev);
+        expect(redo).toMatchObject({ code: 2, out: '' });
+        expect(redo.err).toContain(`Nothing was undone: bringing ${kind} ${id} back stopped in ${fromMemory} (Cannot delete `);
+        expect(redo.err).toContain(`What it had already changed in ${intoMemory} was put back`);
+        expect(await state()).toEqual(apart);
+      } finally {
+        await unlock();
+      }
+      // Written again, it turns whole.
+      expect((await memdir('undo', into, before.rev)).code).toBe(0);
+      expect(await state()).toEqual(merged);
     },
   );
 

@@ -63,8 +63,12 @@ function isIndex(rel: string): boolean {
 type Planned = { rel: string; before: string | null; after: string | null; now: string | null; was?: { rel: string; by: HistoryEntry } };
 type History = { dataDir?: string };
 
-/** Undo the history entry `rev` (see the file comment). */
-export async function undoChange(opts: Options & { rev: string; overwriteChanged?: boolean }): Promise<UndoResult> {
+/**
+ * Undo the history entry `rev` (see the file comment). `checkOnly`: decide every refusal as the
+ * undo would, and write nothing (outside changes are recorded first, as for any undo) — what an
+ * undo that must turn several directories as one asks of each before it writes any.
+ */
+export async function undoChange(opts: Options & { rev: string; overwriteChanged?: boolean; checkOnly?: boolean }): Promise<UndoResult> {
   const history: History = opts.dataDir ? { dataDir: opts.dataDir } : {};
   const target = await readEntry(opts.memoryDir, opts.rev, history);
   const paths = [...new Set(target.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])))];
@@ -94,9 +98,10 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       await refuseAnotherAtOldName(opts.memoryDir, target, plan, back, history);
       const touched = files.filter((p) => p.now !== p.after);
       if (touched.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, history));
-      undone = true;
       const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
       await refuseTwinOfWritten(opts.memoryDir, target, plan, back, followed);
+      if (opts.checkOnly) return;
+      undone = true;
       broughtBack.push(...followed.broughtBack);
       laterRevs.push(...new Set(followed.broughtBack.map((b) => b.rev)));
       const removed = new Set<string>();

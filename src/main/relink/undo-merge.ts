@@ -4,13 +4,17 @@
  * just before — the parent of the merge's entry there — and the folders it created go again
  * when that leaves them empty. A file changed since the merge stops the
  * undo before anything is written (it would silently throw away that later work); the sentence
- * names it. Resolving a conflict the merge kept writes one history entry too, undone by
+ * names it. So does a memory it brings back beside another holding its name in another form.
+ * Whole or nothing: every refusal is decided in every directory before any is written, and a write
+ * only the disk refuses puts back the directories already turned (turnAsOne). Resolving a conflict the merge kept writes one history entry too, undone by
  * `memdir restore`.
  */
 import type { MergeRecord } from '../../shared/contract/identity.js';
 import {
+  headRevision,
   type HistoryEntry,
   HistoryError,
+  listHistory,
   readAtRevision,
   readEntry,
   reinstateImportedHistory,
@@ -18,7 +22,8 @@ import {
   retireImportedHistory,
   transact,
 } from '../history/index.js';
-import { MemoryError, undoChange } from '../memdir/index.js';
+import { MemoryError, refuseTakenName, undoChange } from '../memdir/index.js';
+import { MemdirError } from '../../shared/errors.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { moveAllowsOf } from '../team/index.js';
 import { readBytesOrNull } from '../core/confined-path.js';
@@ -72,29 +77,103 @@ export async function undoMerge(dataDir: string, id: string, opts: { overwriteCh
       `Cannot undo merge ${id}: ${changed.length === 1 ? 'this file was' : 'these files were'} changed since — ${changed.join(', ')}. Nothing was undone; put ${changed.length === 1 ? 'it' : 'them'} back with \`memdir restore\` first, or restore the directories from history.`,
     );
   }
-  const revs: string[] = [];
+  // A memory it brings back where another holds its name in another Unicode form (or letter case, on
+  // macOS and Windows) stops it too, in every directory before any is written: the rule every writer keeps.
   for (const p of plans) {
-    const { entry } = await transact(
-      p.memoryDir,
-      {
-        source: 'restore',
-        summary: `Undo ${record.kind} ${id}`,
-        body: `Put back ${p.files.map((f) => f.file).join(', ')} as they were before merge ${id}.`,
-        dataDir,
-      },
-      async () => {
-        for (const f of p.files) {
-          if (f.text === null) {
-            if ((await readNow(p.memoryDir, f.file)) !== null) await removeFileConfined(p.memoryDir, f.file);
-          } else await writeFileAtomic(p.memoryDir, f.file, f.text);
-        }
-      },
-    );
-    if (entry) revs.push(entry.rev);
-    // The folders the merge made there (a relink's new memory folder and its project folder) go when empty.
-    await removeFoldersCreatedBy(p.memoryDir, p.rev, { dataDir });
+    const ours = p.files.map((f) => f.file);
+    for (const f of p.files) {
+      if (f.text === null || (await readNow(p.memoryDir, f.file)) !== null) continue;
+      try {
+        await refuseTakenName(p.memoryDir, f.file, `undoing ${record.kind} ${id} would write it beside that memory. Rename or delete that memory first.`, ours);
+      } catch (error) {
+        if (error instanceof MemoryError) throw new MemoryError(error.code, `Nothing was undone: in ${p.memoryDir}, ${error.message}`);
+        throw error;
+      }
+    }
   }
+  const steps = plans.map((p) => ({
+    memoryDir: p.memoryDir,
+    run: async () => {
+      const { entry } = await transact(
+        p.memoryDir,
+        {
+          source: 'restore',
+          summary: `Undo ${record.kind} ${id}`,
+          body: `Put back ${p.files.map((f) => f.file).join(', ')} as they were before merge ${id}.`,
+          dataDir,
+        },
+        async () => {
+          for (const f of p.files) {
+            if (f.text === null) {
+              if ((await readNow(p.memoryDir, f.file)) !== null) await removeFileConfined(p.memoryDir, f.file);
+            } else await writeFileAtomic(p.memoryDir, f.file, f.text);
+          }
+        },
+      );
+      // The folders the merge made there (a relink's new memory folder and its project folder) go when empty.
+      await removeFoldersCreatedBy(p.memoryDir, p.rev, { dataDir });
+      return entry;
+    },
+  }));
+  const revs = await turnAsOne(steps, dataDir, `undoing ${record.kind} ${id}`);
   return markMerge(dataDir, record, 'undone', revs);
+}
+
+/**
+ * Turn a merge in each of its directories, one after the other (`steps`: each writes one directory
+ * in one history entry, and returns it): the entries made. Every refusal was decided before the
+ * first step; what only a write finds out (no permission, the disk full) stops a step — then the
+ * directories already turned, and whatever the stopped one had written, are put back by undoing the
+ * entries this turn made there (undoChange, the one undo), so the merge stands as it was, whole,
+ * and the sentence says where it stopped, why, and what was put back. `what` names the turn
+ * ("undoing relink …"). When putting back fails too, the sentence says the merge is half turned
+ * and where; every step stays in history either way.
+ */
+async function turnAsOne(steps: { memoryDir: string; run: () => Promise<HistoryEntry | null> }[], dataDir: string, what: string): Promise<string[]> {
+  const revs: string[] = [];
+  const heads: { memoryDir: string; head: string | null }[] = [];
+  for (const step of steps) {
+    heads.push({ memoryDir: step.memoryDir, head: await headRevision(step.memoryDir, { dataDir }) });
+    try {
+      const entry = await step.run();
+      if (entry) revs.push(entry.rev);
+    } catch (error) {
+      throw await putBack(error, step.memoryDir, heads, dataDir, what);
+    }
+  }
+  return revs;
+}
+
+/** turnAsOne's way back: undo, newest first, the entries made since `heads` (outside changes recorded meanwhile stay); the error to throw. */
+async function putBack(
+  error: unknown,
+  stopped: string,
+  heads: readonly { memoryDir: string; head: string | null }[],
+  dataDir: string,
+  what: string,
+): Promise<Error> {
+  const reason = error instanceof Error ? error.message : String(error);
+  const back: string[] = [];
+  const failed: string[] = [];
+  for (const { memoryDir, head } of [...heads].reverse()) {
+    try {
+      const made: HistoryEntry[] = [];
+      for (const entry of await listHistory(memoryDir, { dataDir })) {
+        if (entry.rev === head) break;
+        if (entry.source !== 'external') made.push(entry);
+      }
+      for (const entry of made) await undoChange({ memoryDir, dataDir, rev: entry.rev, overwriteChanged: true });
+      if (made.length > 0) back.unshift(memoryDir);
+    } catch (again) {
+      failed.unshift(`${memoryDir} (${again instanceof Error ? again.message : String(again)})`);
+    }
+  }
+  const code = error instanceof MemdirError ? (error.code as MemdirError['code']) : 'io-failed';
+  const sentence =
+    failed.length === 0
+      ? `Nothing was undone: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}`
+      : `${what[0]!.toUpperCase()}${what.slice(1)} stopped in ${stopped} (${reason}), and putting back what it had changed failed in ${failed.join(', ')}: it is half done there. Every step is in each directory's history, to restore from.`;
+  return new MemdirError(code, sentence, { cause: error });
 }
 
 /** The files of `files` that are not now as history entry `rev` of `memoryDir` left them, as full paths. */
@@ -133,7 +212,9 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
  * `memdir merge undo` wrote there, or an undo of one of those, at any depth), the merge turns
  * again, as one, in every directory it changed — undone in one of them alone, a relink's memories
  * would be in both places, or in neither — and its record follows: `memdir merge list`, and an
- * import's history (restored from only while the import stands), say where it is now. Another
+ * import's history (restored from only while the import stands), say where it is now. Each
+ * directory's undo is first run check-only (undoChange's checkOnly: its own refusals, nothing
+ * written), then each is written; a write the disk refuses puts back the others (turnAsOne). Another
  * directory changed since its entry stops the undo before anything is written, naming the files —
  * unless the person undoes anyway, which overwrites there too (what was there stays in history).
  * The merge's own entry (a relink's, an import's), undone while the merge stands, undoes it whole,
@@ -175,17 +256,34 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
       'conflict',
       `Nothing was undone: this would ${what} in every directory it changed, and ${changed.length === 1 ? 'this file was' : 'these files were'} changed there since — ${changed.join(', ')}. Undo those changes first, or undo anyway (what is there now stays in history).`,
     );
-  const done = await undoChange(opts);
-  const revs = done.entry ? [done.entry.rev] : [];
-  const notes = [...done.notes];
+  const anyway = opts.overwriteChanged ? { overwriteChanged: true } : {};
+  // Every directory's undo decides its refusals — the same code, writing nothing — before any is written.
+  await undoChange({ ...opts, checkOnly: true });
   for (const o of others) {
-    const more = await undoChange({ memoryDir: o.memoryDir, dataDir, rev: o.entry.rev, ...(opts.overwriteChanged ? { overwriteChanged: true } : {}) });
-    if (more.entry) revs.push(more.entry.rev);
-    notes.push(...more.notes);
+    try {
+      await undoChange({ memoryDir: o.memoryDir, dataDir, rev: o.entry.rev, ...anyway, checkOnly: true });
+    } catch (error) {
+      if (!(error instanceof MemdirError)) throw error;
+      const why = error.message.replace(/^Nothing was undone: /, '');
+      throw new MemdirError(error.code, `Nothing was undone: this would ${what} in every directory it changed, and in ${o.memoryDir} ${why}`, { cause: error });
+    }
   }
+  let here: HistoryEntry | null = null;
+  const notes: string[] = [];
+  const turn = (memoryDir: string, rev: string, first: boolean) => ({
+    memoryDir,
+    run: async () => {
+      const done = await undoChange({ ...(first ? opts : { memoryDir, dataDir, rev }), ...anyway });
+      if (first) here = done.entry;
+      notes.push(...done.notes);
+      return done.entry;
+    },
+  });
+  const steps = [turn(opts.memoryDir, opts.rev, true), ...others.map((o) => turn(o.memoryDir, o.entry.rev, false))];
+  const revs = await turnAsOne(steps, dataDir, `${record.undone ? 'bringing' : 'taking'} ${record.kind} ${record.id} ${record.undone ? 'back' : 'away again'}`);
   if (others.length > 0) notes.push(`${others.map((o) => o.memoryDir).join(', ')} ${others.length === 1 ? 'was' : 'were'} undone too, to ${what} whole.`);
   if (revs.length > 0) await markMerge(dataDir, record, record.undone ? 'redone' : 'undone', revs);
-  return { entry: done.entry, notes };
+  return { entry: here, notes };
 }
 
 /**
