@@ -456,6 +456,25 @@ describe('memdir orphans / relink / merge', () => {
   );
 
   it.each(['relink', 'merge'] as const)(
+    'undoing the undo of a %s anyway refuses whole when the other directory holds a file that is not UTF-8 at a name it writes',
+    async (kind) => {
+      const { from, into, intoMemory, id, apart, state, newest } = await movedAndMerged(kind);
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      const latin1 = Buffer.from('caf\xe9 cr\xe8me\n', 'latin1');
+      await fs.writeFile(path.join(intoMemory, 'sql.md'), latin1);
+      const before = { into: await newest(into), from: await newest(sanitizeDirName(from)) };
+      const refused = await memdir('undo', sanitizeDirName(from), before.from.rev, '--overwrite-changed');
+      expect(refused).toMatchObject({ code: 2, out: '' });
+      expect(refused.err).toContain(
+        `Nothing was undone: this would bring ${kind} ${id} back in every directory it changed, and in ${intoMemory} sql.md cannot be edited`,
+      );
+      expect(await state()).toEqual({ ...apart, into: ['mine.md', 'sql.md'] });
+      expect(await fs.readFile(path.join(intoMemory, 'sql.md'))).toEqual(latin1);
+      expect((await newest(sanitizeDirName(from))).rev).toBe(before.from.rev);
+    },
+  );
+
+  it.each(['relink', 'merge'] as const)(
     'a %s undone, or its undo undone, that cannot be written in its second directory is put back in the first: whole or nothing, and said',
     async (kind) => {
       const { into, fromMemory, intoMemory, id, merged, apart, state, newest } = await movedAndMerged(kind);
