@@ -491,6 +491,15 @@ describe('memdir orphans / relink / merge', () => {
       } finally {
         await locked();
       }
+      // The attempt and its putting back are in history there; undoing either would turn the merge in that folder alone.
+      const [putBack, attempt] = (JSON.parse((await memdir('history', into, '--json')).out) as { entries: { rev: string }[] }).entries;
+      for (const entry of [putBack!, attempt!]) {
+        const alone = await memdir('undo', into, entry.rev);
+        expect(alone).toMatchObject({ code: 2, out: '' });
+        expect(alone.err).toContain(`Nothing was undone: this entry turned ${kind} ${id} before its latest turn`);
+        expect(alone.err).toContain(`memdir merge undo ${id}`);
+        expect(await state()).toEqual(merged);
+      }
       expect((await memdir('merge', 'undo', id)).code).toBe(0);
       expect(await state()).toEqual(apart);
 
@@ -506,6 +515,12 @@ describe('memdir orphans / relink / merge', () => {
       } finally {
         await unlock();
       }
+      const [putBackToo] = (JSON.parse((await memdir('history', into, '--json')).out) as { entries: { rev: string }[] }).entries;
+      const aloneToo = await memdir('undo', into, putBackToo!.rev);
+      expect(aloneToo).toMatchObject({ code: 2, out: '' });
+      expect(aloneToo.err).toContain(`Nothing was undone: this entry turned ${kind} ${id} before its latest turn`);
+      expect(aloneToo.err).toContain(`("Undo ${kind} ${id}")`);
+      expect(await state()).toEqual(apart);
       // Written again, it turns whole.
       expect((await memdir('undo', into, before.rev)).code).toBe(0);
       expect(await state()).toEqual(merged);

@@ -115,7 +115,7 @@ export async function undoMerge(dataDir: string, id: string, opts: { overwriteCh
       return entry;
     },
   }));
-  const revs = await turnAsOne(steps, dataDir, `undoing ${record.kind} ${id}`);
+  const revs = await turnAsOne(steps, dataDir, record, `undoing ${record.kind} ${id}`);
   return markMerge(dataDir, record, 'undone', revs);
 }
 
@@ -127,9 +127,16 @@ export async function undoMerge(dataDir: string, id: string, opts: { overwriteCh
  * entries this turn made there (undoChange, the one undo), so the merge stands as it was, whole,
  * and the sentence says where it stopped, why, and what was put back. `what` names the turn
  * ("undoing relink …"). When putting back fails too, the sentence says the merge is half turned
- * and where; every step stays in history either way.
+ * and where; every step stays in history either way, and the record of merge `record` keeps those
+ * entries among its earlier ones: undoing one of them alone would turn the merge in one directory
+ * (refused, as for an older turn's entry).
  */
-async function turnAsOne(steps: { memoryDir: string; run: () => Promise<HistoryEntry | null> }[], dataDir: string, what: string): Promise<string[]> {
+async function turnAsOne(
+  steps: { memoryDir: string; run: () => Promise<HistoryEntry | null> }[],
+  dataDir: string,
+  record: MergeRecord,
+  what: string,
+): Promise<string[]> {
   const revs: string[] = [];
   const heads: { memoryDir: string; head: string | null }[] = [];
   for (const step of steps) {
@@ -138,7 +145,7 @@ async function turnAsOne(steps: { memoryDir: string; run: () => Promise<HistoryE
       const entry = await step.run();
       if (entry) revs.push(entry.rev);
     } catch (error) {
-      throw await putBack(error, step.memoryDir, heads, dataDir, what);
+      throw await putBack(error, step.memoryDir, heads, dataDir, record, what);
     }
   }
   return revs;
@@ -150,11 +157,13 @@ async function putBack(
   stopped: string,
   heads: readonly { memoryDir: string; head: string | null }[],
   dataDir: string,
+  record: MergeRecord,
   what: string,
 ): Promise<Error> {
   const reason = error instanceof Error ? error.message : String(error);
   const back: string[] = [];
   const failed: string[] = [];
+  const steps: string[] = [];
   for (const { memoryDir, head } of [...heads].reverse()) {
     try {
       const made: HistoryEntry[] = [];
@@ -162,12 +171,17 @@ async function putBack(
         if (entry.rev === head) break;
         if (entry.source !== 'external') made.push(entry);
       }
-      for (const entry of made) await undoChange({ memoryDir, dataDir, rev: entry.rev, overwriteChanged: true });
+      for (const entry of made) {
+        steps.push(entry.rev);
+        const undone = await undoChange({ memoryDir, dataDir, rev: entry.rev, overwriteChanged: true });
+        if (undone.entry) steps.push(undone.entry.rev);
+      }
       if (made.length > 0) back.unshift(memoryDir);
     } catch (again) {
       failed.unshift(`${memoryDir} (${again instanceof Error ? again.message : String(again)})`);
     }
   }
+  if (steps.length > 0) await saveMergeRecord(dataDir, { ...record, earlier: [...record.earlier, ...steps] });
   const code = error instanceof MemdirError ? (error.code as MemdirError['code']) : 'io-failed';
   const sentence =
     failed.length === 0
@@ -280,7 +294,12 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
     },
   });
   const steps = [turn(opts.memoryDir, opts.rev, true), ...others.map((o) => turn(o.memoryDir, o.entry.rev, false))];
-  const revs = await turnAsOne(steps, dataDir, `${record.undone ? 'bringing' : 'taking'} ${record.kind} ${record.id} ${record.undone ? 'back' : 'away again'}`);
+  const revs = await turnAsOne(
+    steps,
+    dataDir,
+    record,
+    `${record.undone ? 'bringing' : 'taking'} ${record.kind} ${record.id} ${record.undone ? 'back' : 'away again'}`,
+  );
   if (others.length > 0) notes.push(`${others.map((o) => o.memoryDir).join(', ')} ${others.length === 1 ? 'was' : 'were'} undone too, to ${what} whole.`);
   if (revs.length > 0) await markMerge(dataDir, record, record.undone ? 'redone' : 'undone', revs);
   return { entry: here, notes };
@@ -335,7 +354,9 @@ async function olderTurn(record: MergeRecord, memoryDir: string, dataDir: string
   const where = found && path.resolve(found.memoryDir) !== path.resolve(memoryDir) ? ` in ${found.memoryDir}` : '';
   const instead = found
     ? `undo its latest turn's entry${where} instead — ${found.entry.rev.slice(0, 10)} ("${found.entry.summary}") — which turns it in every directory it changed`
-    : `its latest turn's entries are no longer in the history of any directory it changed`;
+    : latest
+      ? `its latest turn's entries are no longer in the history of any directory it changed`
+      : `it stands as it was made: \`memdir merge undo ${record.id}\` undoes it in every directory it changed`;
   return new MemoryError(
     'invalid-input',
     `Nothing was undone: this entry turned ${record.kind} ${record.id} before its latest turn, and undoing it would turn it in this directory alone; ${instead}.`,

@@ -119,7 +119,7 @@ export const mergeRecordSchema = z.object({
     .object({ at: z.string(), revs: z.array(z.string()) })
     .nullable()
     .default(null),
-  /** The history entries of every turn before the one `undone` or `redone` names (none in records written before they were kept): undoing one of them is refused, naming the current turn's entry. */
+  /** The history entries of every turn before the one `undone` or `redone` names, and those of a turn a failed write stopped and put back (none in records written before they were kept): undoing one of them is refused, naming the current turn's entry. */
   earlier: z.array(z.string()).default([]),
 });
 export type MergeRecord = z.infer<typeof mergeRecordSchema>;
