@@ -527,6 +527,18 @@ describe('memdir orphans / relink / merge', () => {
     },
   );
 
+  it('a relink undone that stops halfway through writing its second directory puts back what it wrote there too', async () => {
+    const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink');
+    // A folder where the moved memory goes back: MEMORY.md is written there first, then sql.md cannot be.
+    await fs.mkdir(path.join(fromMemory, 'sql.md'), { recursive: true });
+    const undo = await memdir('merge', 'undo', id);
+    expect(undo).toMatchObject({ code: 2, out: '' });
+    expect(undo.err).toContain(`Nothing was undone: undoing relink ${id} stopped in ${fromMemory}`);
+    expect(undo.err).toContain(`What it had already changed in ${intoMemory}, ${fromMemory} was put back; both steps stay in history.`);
+    expect(await state()).toEqual({ ...merged, from: ['sql.md'] });
+    expect((await fs.stat(path.join(fromMemory, 'sql.md'))).isDirectory()).toBe(true);
+  });
+
   it.each(['relink', 'merge'] as const)(
     "undoing an older turn's entry of a %s refuses in one sentence naming the current turn's entry, writing nothing anywhere",
     async (kind) => {
