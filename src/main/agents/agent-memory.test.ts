@@ -112,13 +112,44 @@ describe('listAgentMemories (R-AGENT)', () => {
     ]);
   });
 
-  it('uses a directory name without ":" for plugin-namespaced agent types', async () => {
-    await agentFile(userAgents(), 'p.md', definition('name: "myplugin:helper"\nmemory: user'));
-    await fs.mkdir(path.join(home, 'agent-memory', 'myplugin-helper'), { recursive: true });
-    const { agents } = await listAgentMemories(home, null);
-    expect(agents.map((a) => a.agentType)).toEqual(['myplugin:helper']);
-    expect(agents[0]!.scopes[0]).toMatchObject({ memoryDir: path.join(home, 'agent-memory', 'myplugin-helper'), exists: true });
-    expect(agentTypeDirName('a:b:c')).toBe('a-b-c');
+  it('names the memory directory as Claude Code 2.1.332 does: every character outside [A-Za-z0-9_-] becomes "-"', async () => {
+    // Observed with the real client (test/fixtures/claude-code-agent/observed-agent.json).
+    const names: [string, string][] = [
+      ['my-helper', 'my-helper'],
+      ['my_helper', 'my_helper'],
+      ['MyHelper', 'MyHelper'],
+      ['A-B_c9', 'A-B_c9'],
+      ['with space', 'with-space'],
+      ['dots.x', 'dots-x'],
+      ['myplugin:helper', 'myplugin-helper'],
+      ['\u00dcn\u00ef', '-n-'],
+      ['a\u{1F600}b', 'a--b'],
+      ['x/y', 'x-y'],
+      ['..', '--'],
+    ];
+    for (const [name, dir] of names) expect(agentTypeDirName(name)).toBe(dir);
+    for (const [i, [name]] of names.entries()) await agentFile(userAgents(), `a${i}.md`, definition(`name: ${JSON.stringify(name)}\nmemory: user`));
+    await fs.mkdir(path.join(home, 'agent-memory', 'with-space'), { recursive: true });
+    const { agents, warnings } = await listAgentMemories(home, null);
+    expect(warnings).toEqual([]);
+    // Every one is an agent the client runs, its memory confined to the root by the name mapping.
+    expect(agents.map((a) => [a.agentType, a.scopes[0]!.memoryDir]).sort()).toEqual(
+      names.map(([name, dir]) => [name, path.join(home, 'agent-memory', dir)]).sort(),
+    );
+    // A directory on disk is matched to the agent whose name maps to it, not listed again.
+    expect(byType(agents, 'with space').scopes[0]!.exists).toBe(true);
+    expect(agents.some((a) => a.agentType === 'with-space')).toBe(false);
+  });
+
+  it('takes memory only when the field is exactly a scope name, as Claude Code does', async () => {
+    const file = await agentFile(userAgents(), 'spaced.md', definition('name: spaced\nmemory: " local "'));
+    await agentFile(userAgents(), 'cased.md', definition('name: cased\nmemory: Project'));
+    const { agents, warnings } = await listAgentMemories(home, repo);
+    expect(enabledScopes(byType(agents, 'spaced'))).toEqual([]);
+    expect(enabledScopes(byType(agents, 'cased'))).toEqual([]);
+    expect(warnings.find((w) => w.file === file)?.message).toBe(
+      'memory: " local " is not a scope, so agent "spaced" has no memory; use user, project or local.',
+    );
   });
 
   it('finds definitions in subfolders and tolerates CRLF and a BOM', async () => {
@@ -139,25 +170,27 @@ describe('listAgentMemories (R-AGENT)', () => {
     const noFrontmatter = await agentFile(userAgents(), 'a-none.md', '# just markdown\n');
     const noName = await agentFile(userAgents(), 'b-noname.md', definition('memory: user'));
     const badYaml = await agentFile(userAgents(), 'c-yaml.md', '---\n: : :\n  - [\n---\n');
-    const escaping = await agentFile(userAgents(), 'd-escape.md', definition('name: ../../.ssh\nmemory: user'));
+    await agentFile(userAgents(), 'd-escape.md', definition('name: ../../.ssh\nmemory: user'));
     const empty = await agentFile(userAgents(), 'e-empty.md', '');
     await fs.mkdir(path.join(userAgents(), 'f-dir.md'));
     await agentFile(userAgents(), 'good.md', definition('name: good\nmemory: user'));
     await agentFile(userAgents(), 'notes.txt', 'name: ignored');
     const { agents, warnings } = await listAgentMemories(home, null);
-    expect(agents.map((a) => a.agentType)).toEqual(['good']);
+    // A name with path characters is still an agent: its directory name cannot leave the root.
+    expect(agents.map((a) => [a.agentType, a.scopes[0]!.memoryDir])).toEqual([
+      ['../../.ssh', path.join(home, 'agent-memory', '-------ssh')],
+      ['good', path.join(home, 'agent-memory', 'good')],
+    ]);
     expect(warnings.map((w) => [w.code, w.file])).toEqual([
       ['bad-agent-file', noFrontmatter],
       ['bad-agent-file', noName],
       ['bad-agent-file', badYaml],
-      ['bad-agent-file', escaping],
       ['bad-agent-file', empty],
     ]);
     expect(warnings[0]!.message).toBe('This agent definition is skipped: it has no YAML frontmatter (a block between --- lines at the top).');
     expect(warnings[1]!.message).toMatch(/no `name`/);
     expect(warnings[2]!.message).toMatch(/not valid YAML, line 2: [^()]+\.$/);
     expect(warnings[2]!.message).not.toMatch(/column/);
-    expect(warnings[3]!.message).toMatch(/cannot be used as a directory name/);
   });
 
   describe('local agent memory and git', () => {

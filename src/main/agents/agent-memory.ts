@@ -53,11 +53,13 @@ export function agentMemoryRoot(scope: AgentMemoryScopeName, home: string, repoR
 }
 
 /**
- * The directory name of an agent type: `:` (plugin-namespaced types, `plugin:agent`) becomes
- * `-`, as Claude Code does.
+ * The directory name of an agent type, as Claude Code 2.1.332 makes it: every UTF-16 code unit
+ * outside `[A-Za-z0-9_-]` becomes `-` (`plugin:agent` → `plugin-agent`, `with space` →
+ * `with-space`, `a.b` → `a-b`, an emoji → `--`), so no name can lead out of the root
+ * (test/fixtures/claude-code-agent/observed-agent.json).
  */
 export function agentTypeDirName(agentType: string): string {
-  return agentType.replace(/:/g, '-');
+  return agentType.replace(/[^A-Za-z0-9_-]/g, '-');
 }
 
 /**
@@ -148,20 +150,16 @@ async function readDefinition(file: string, level: AgentDefinition['level'], war
   if ('error' in parsed) return bad(parsed.error);
   const name = parsed.data.name;
   if (typeof name !== 'string' || name.trim() === '') return bad('its frontmatter has no `name`');
+  // Any name is usable: its directory name (agentTypeDirName) keeps it inside the root.
   const agentType = name.trim();
-  // The name becomes a directory name: nothing may lead out of the agent-memory root.
-  if (/[/\\\0]/.test(agentType) || agentType === '.' || agentType === '..') {
-    return bad(`its name "${agentType}" cannot be used as a directory name`);
-  }
   let memory: AgentMemoryScopeName | null = null;
   const raw = parsed.data.memory;
   if (raw !== undefined && raw !== null) {
-    const value = typeof raw === 'string' ? raw.trim() : raw;
-    if (value === 'user' || value === 'project' || value === 'local') {
-      memory = value;
+    if (raw === 'user' || raw === 'project' || raw === 'local') {
+      memory = raw;
     } else {
-      // Claude Code accepts only the three scope names; anything else (even `true`) means no
-      // memory, so Memdir says so instead of guessing a scope.
+      // Claude Code accepts only the three scope names exactly (not `Project`, not ` local `);
+      // anything else (even `true`) means no memory, so Memdir says so instead of guessing.
       warnings.push({
         code: 'bad-memory-field',
         file,
