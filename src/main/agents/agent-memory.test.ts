@@ -121,7 +121,6 @@ describe('listAgentMemories (R-AGENT)', () => {
       ['A-B_c9', 'A-B_c9'],
       ['with space', 'with-space'],
       ['dots.x', 'dots-x'],
-      ['myplugin:helper', 'myplugin-helper'],
       ['\u00dcn\u00ef', '-n-'],
       ['a\u{1F600}b', 'a--b'],
       ['x/y', 'x-y'],
@@ -139,6 +138,22 @@ describe('listAgentMemories (R-AGENT)', () => {
     // A directory on disk is matched to the agent whose name maps to it, not listed again.
     expect(byType(agents, 'with space').scopes[0]!.exists).toBe(true);
     expect(agents.some((a) => a.agentType === 'with-space')).toBe(false);
+  });
+
+  it('skips a definition whose name holds ":" (Claude Code does not load it: that form is for plugin agents), and says so', async () => {
+    const file = await agentFile(userAgents(), 'p.md', definition('name: "myplugin:helper"\nmemory: user'));
+    const { agents, warnings } = await listAgentMemories(home, null);
+    expect(agents).toEqual([]);
+    expect(warnings).toEqual([
+      {
+        code: 'bad-agent-file',
+        file,
+        message:
+          'This agent definition is skipped: its name "myplugin:helper" holds ":", which Claude Code keeps for plugin agents (plugin:agent), so it does not load this file.',
+      },
+    ]);
+    // A plugin agent's memory folder on disk is still named as the client names it.
+    expect(agentTypeDirName('myplugin:helper')).toBe('myplugin-helper');
   });
 
   it('takes memory only when the field is exactly a scope name, as Claude Code does', async () => {

@@ -150,8 +150,12 @@ async function readDefinition(file: string, level: AgentDefinition['level'], war
   if ('error' in parsed) return bad(parsed.error);
   const name = parsed.data.name;
   if (typeof name !== 'string' || name.trim() === '') return bad('its frontmatter has no `name`');
-  // Any name is usable: its directory name (agentTypeDirName) keeps it inside the root.
   const agentType = name.trim();
+  // Claude Code 2.1.332 does not load a file-defined agent named like a plugin's (`plugin:agent`).
+  if (agentType.includes(':')) {
+    return bad(`its name "${agentType}" holds ":", which Claude Code keeps for plugin agents (plugin:agent), so it does not load this file`);
+  }
+  // Any other name is usable: its directory name (agentTypeDirName) keeps it inside the root.
   let memory: AgentMemoryScopeName | null = null;
   const raw = parsed.data.memory;
   if (raw !== undefined && raw !== null) {
