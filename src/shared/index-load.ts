@@ -10,6 +10,9 @@
  * append a warning paragraph; finally normalise line ends and remove control and invisible
  * format characters. Sizes in the warning are n/1024 with one decimal (`26.3KB`).
  *
+ * A sub-agent's MEMORY.md (R-AGENT) goes through the same cut and warning but without the
+ * stripping, nor the trim after the scrub (`strip: false`; 2.1.332, test/fixtures/claude-code-agent/).
+ *
  * Not replicated: Claude Code 2.1.332 also defuses tag openers that could pass for its own
  * (`<system-reminder` becomes `<\system-reminder`, confusable spellings included). An index
  * holding such a tag differs from the prediction there, and `lastInjected` shows it.
@@ -123,6 +126,13 @@ export interface IndexLoadOptions {
    * giving the same count (main passes `Buffer.byteLength`: a scan measures every index).
    */
   byteLength?: (text: string) => number;
+  /**
+   * Whether frontmatter and block comments are stripped first (default true: the main memory's
+   * MEMORY.md). A sub-agent's MEMORY.md (R-AGENT) is loaded without that step, and its text is
+   * not trimmed again after the control-character scrub: false (observed with 2.1.332,
+   * test/fixtures/claude-code-agent/observed-agent.json).
+   */
+  strip?: boolean;
 }
 
 /**
@@ -132,7 +142,7 @@ export function loadIndexAsClaudeCode(raw: string, options: IndexLoadOptions = {
   const wording = warningWordingFor(options.version);
   const byteLength = options.byteLength ?? utf8Length;
   const file = mapLines(raw);
-  const stripped = stripBlockComments(stripFrontmatter(file));
+  const stripped = options.strip === false ? file : stripBlockComments(stripFrontmatter(file));
   const lead = stripped.text.length - stripped.text.trimStart().length;
   const trimmed: MappedText = sliceMapped(stripped, lead, lead + stripped.text.trim().length);
   const n = trimmed.text;
@@ -144,9 +154,10 @@ export function loadIndexAsClaudeCode(raw: string, options: IndexLoadOptions = {
   const origin = n === '' ? [] : trimmed.origin;
   const base = { lines, chars, bytes: byteLength(n), overLines, overChars, origin, wording };
   // The scrub is the costly part and only `show --loaded` and the index view need the text.
+  // The main memory's text is trimmed again after the scrub; a sub-agent's is not (2.1.332).
   const lazyText = (source: string) => {
     let text: string | null = null;
-    return () => (text ??= scrub(source).trim());
+    return () => (text ??= options.strip === false ? scrub(source) : scrub(source).trim());
   };
   if (!overLines && !overChars) {
     const text = lazyText(n);

@@ -10,7 +10,7 @@ import { projectIdentitySchema } from './project-identity-schema.js';
 
 export const indexSummarySchema = z.object({
   exists: z.boolean(),
-  /** Lines as Claude Code counts them: after stripping frontmatter and block comments, trimmed. */
+  /** Lines as Claude Code counts them: after stripping frontmatter and block comments (not for a sub-agent's index), trimmed. */
   lines: z.number(),
   /** The same text in UTF-8 bytes (what a file manager shows; the limit does not count these). */
   bytes: z.number(),

@@ -13,7 +13,7 @@ export const agentHandlers: Pick<Handlers, 'agents.list'> = {
       agents: agents.map((a) => ({
         agentType: a.agentType,
         definedIn: a.definedIn,
-        scopes: a.scopes.map((s) => ({ ...s, scan: s.exists ? scanMemoryDir(s.memoryDir, { scope: 'private' }) : null })),
+        scopes: a.scopes.map((s) => ({ ...s, scan: s.exists ? scanMemoryDir(s.memoryDir, { scope: 'private', agent: true }) : null })),
       })),
     };
   },

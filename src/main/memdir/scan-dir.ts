@@ -120,13 +120,13 @@ function headSummary(abs: string, file: string): TopicSummary | null {
  * links can bring a team memory to the agent (index-state.ts), so team/MEMORY.md's are not
  * split into team files loaded or cut: no one asks.
  */
-function readIndex(abs: string, isSymlink: boolean, scope: Scope): CachedIndex {
+function readIndex(abs: string, isSymlink: boolean, scope: Scope, agent = false): CachedIndex {
   // The index has no size cap beyond sanity: an over-long index is a problem to show, not hide.
   // One Memdir will not edit (a link out, not UTF-8) still reaches the agent: scanned as the client reads it.
   const outcome = readIndexAsClaudeCode(path.dirname(abs), abs, isSymlink, INDEX_READ_MAX_BYTES);
   if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null, teamLinks: NO_REACH };
   const parsed = parseIndex(outcome.text);
-  const load = loadIndexAsClaudeCode(outcome.text, { byteLength: utf8ByteLength });
+  const load = loadIndexAsClaudeCode(outcome.text, { byteLength: utf8ByteLength, strip: !agent });
   const targets = new Set<string>();
   for (const link of indexLinks(parsed)) targets.add(link.file);
   // The team files its links name, loaded or past the cut (stripped lines are not seen).
@@ -141,12 +141,18 @@ function readIndex(abs: string, isSymlink: boolean, scope: Scope): CachedIndex {
   };
 }
 
-function loadIndex(abs: string, isSymlink: boolean, scope: Scope, cache: ScanCache | undefined): CachedIndex {
-  return cached(cache, cache?.indexes, abs, isSymlink, () => readIndex(abs, isSymlink, scope));
+function loadIndex(abs: string, isSymlink: boolean, scope: Scope, cache: ScanCache | undefined, agent = false): CachedIndex {
+  // Cached by path: a sub-agent's memory directory is never also a main memory directory.
+  return cached(cache, cache?.indexes, abs, isSymlink, () => readIndex(abs, isSymlink, scope, agent));
 }
 
 export interface ScanDirOptions {
   scope: Scope;
+  /**
+   * A sub-agent's memory directory (R-AGENT): Claude Code 2.1.332 loads its MEMORY.md without
+   * stripping frontmatter and block comments first (the same cut otherwise), so they count.
+   */
+  agent?: boolean;
   cache?: ScanCache;
   /**
    * Files of this directory the parent's index links (team files linked from `MEMORY.md`), from
@@ -365,7 +371,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     return previous.result;
   }
 
-  let index = indexEntry ? loadIndex(childPath(memoryDir, INDEX_FILE), indexEntry.isSymlink, scope, cache) : null;
+  let index = indexEntry ? loadIndex(childPath(memoryDir, INDEX_FILE), indexEntry.isSymlink, scope, cache, options.agent) : null;
   const topics = topicEntries.map((t) => loadTopic(memoryDir, t.file, t.isSymlink, cache));
   const others = otherTargets(
     index?.targets ?? null,
@@ -379,7 +385,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   if (previous && previous.parts.length === parts.length && previous.parts.every((p, i) => p === parts[i])) return previous.result;
   // Something changed: an index known only from the cache file is read now.
   if (index?.stub) {
-    index = readIndex(childPath(memoryDir, INDEX_FILE), false, scope);
+    index = readIndex(childPath(memoryDir, INDEX_FILE), false, scope, options.agent);
     if (cache && index.facts.ino !== -1) cache.indexes.set(childPath(memoryDir, INDEX_FILE), index);
     parts[0] = index;
   }

@@ -1,0 +1,159 @@
+/**
+ * Memdir against the real Claude Code on sub-agent memory (R-AGENT): the main agent launches
+ * sub-agents through its `Agent` tool (test-support/claude-code-agent.ts), and Memdir must name
+ * the memory directory each one is given and predict, byte for byte, the MEMORY.md text it
+ * loads. The live cases skip with a reason when the pinned binary is not installed; the
+ * recorded observations (test/fixtures/claude-code-agent/observed-agent.json) are checked
+ * always. `MEMDIR_RECORD_AGENT_FIXTURES=1` rewrites that file from what the client did.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE } from '../llm/test-support/real-claude-code.js';
+import { scanMemoryDir } from '../memdir/index.js';
+import { agentTypeDirName, listAgentMemories } from './agent-memory.js';
+import { EMPTY_INDEX_SENTENCE, launchSubAgents, writeAgentDefinition } from './test-support/claude-code-agent.js';
+
+const FIXTURE = path.resolve(__dirname, '../../../test/fixtures/claude-code-agent/observed-agent.json');
+const INDEXES = path.resolve(__dirname, '../../../test/fixtures/claude-code-index');
+const skip = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;
+const record = process.env.MEMDIR_RECORD_AGENT_FIXTURES === '1';
+
+/** What the client did, as recorded. Paths are relative to the run's config dir or repository. */
+interface Observed {
+  version: string;
+  /** Agent name → the scope its definition names and the directory the client gave it. */
+  folders: Record<string, { definedAt: 'user' | 'project'; memory: string; launched: boolean; memoryDir: string; created: boolean }>;
+  /** Index fixture → the text of the sub-agent's `## MEMORY.md` section. */
+  indexes: Record<string, string>;
+  /** With `autoMemoryEnabled: false` in the user settings: whether it got a memory section, and whether the folder was made. */
+  autoMemoryOff: { memorySection: boolean; created: boolean };
+}
+
+const FOLDER_AGENTS: { name: string; definedAt: 'user' | 'project'; memory: string }[] = [
+  { name: 'user-helper', definedAt: 'user', memory: 'user' },
+  { name: 'my_helper', definedAt: 'project', memory: 'project' },
+  { name: 'MyHelper2', definedAt: 'project', memory: 'local' },
+  { name: 'with space', definedAt: 'project', memory: 'project' },
+  { name: 'dots.x', definedAt: 'project', memory: 'local' },
+  { name: 'plug:agent', definedAt: 'user', memory: 'user' },
+  { name: 'x/../y', definedAt: 'project', memory: 'project' },
+  { name: 'Ünï 😀', definedAt: 'project', memory: 'project' },
+  { name: 'spaced-scope', definedAt: 'project', memory: '" local "' },
+];
+const INDEX_CASES = ['comments', 'fm-comment-220', 'fm-only', 'bom-ctrl', 'lines-201', 'cjk120', 'long-line', 'crlf-210'];
+
+/** The client's `## MEMORY.md` section for an index text, as Memdir predicts it. */
+function predictedSection(raw: string): string {
+  const text = loadIndexAsClaudeCode(raw, { version: PINNED_CLAUDE_CODE, strip: false }).text;
+  return text === '' ? EMPTY_INDEX_SENTENCE : text;
+}
+
+const recorded = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as Observed;
+
+describe('recorded sub-agent memory of Claude Code 2.1.332 (observed-agent.json)', () => {
+  it('names each folder as Memdir does', () => {
+    for (const [name, seen] of Object.entries(recorded.folders)) {
+      if (seen.memoryDir === '') continue;
+      expect(path.basename(seen.memoryDir), name).toBe(agentTypeDirName(name));
+    }
+  });
+  it.each(Object.keys(recorded.indexes))('loads %s as Memdir predicts', (name) => {
+    expect(recorded.indexes[name]).toBe(predictedSection(fs.readFileSync(path.join(INDEXES, `${name}.md`), 'utf8')));
+  });
+});
+
+describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory Memdir shows${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let tmp: string;
+  let runs = 0;
+  const observed: Partial<Observed> = {};
+  beforeAll(() => {
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-agents-')));
+  });
+  afterAll(() => {
+    if (record && observed.folders && observed.indexes && observed.autoMemoryOff)
+      fs.writeFileSync(FIXTURE, `${JSON.stringify({ version: PINNED_CLAUDE_CODE, ...observed }, null, 1)}\n`);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** A fresh git repository and config dir. */
+  function fresh(): { repo: string; config: string; scratch: string } {
+    const n = ++runs;
+    const repo = path.join(tmp, `repo-${n}`);
+    fs.mkdirSync(repo, { recursive: true });
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    return { repo, config: path.join(tmp, `config-${n}`), scratch: path.join(tmp, `scratch-${n}`) };
+  }
+
+  it('the folder of each scope and agent name', async () => {
+    const { repo, config, scratch } = fresh();
+    FOLDER_AGENTS.forEach((a, i) =>
+      writeAgentDefinition(a.definedAt === 'user' ? path.join(config, 'agents') : path.join(repo, '.claude', 'agents'), `a${i}.md`, a.name, a.memory, i),
+    );
+    const run = await launchSubAgents({ cwd: repo, configDir: config, scratch, agents: FOLDER_AGENTS.map((a) => a.name) });
+    expect(run.code, run.output).toBe(0);
+    const memdir = await listAgentMemories(config, repo);
+    observed.folders = {};
+    FOLDER_AGENTS.forEach((a, i) => {
+      const seen = run.seen[i]!;
+      const shown = memdir.agents.find((m) => m.agentType === a.name);
+      // An agent the client does not load (a file-defined `plugin:agent` name): Memdir lists no definition of it.
+      expect(shown !== undefined, a.name).toBe(seen.launched);
+      const enabled = shown?.scopes.find((s) => s.enabled);
+      expect(enabled?.memoryDir ?? null, a.name).toBe(seen.memoryDir);
+      if (enabled) expect(enabled.exists, `${a.name}: the client makes the folder`).toBe(fs.existsSync(enabled.memoryDir));
+      const rel =
+        seen.memoryDir === null ? '' : seen.memoryDir.startsWith(config) ? path.relative(config, seen.memoryDir) : path.relative(repo, seen.memoryDir);
+      observed.folders![a.name] = {
+        definedAt: a.definedAt,
+        memory: a.memory,
+        launched: seen.launched,
+        memoryDir: rel,
+        created: seen.memoryDir !== null && fs.existsSync(seen.memoryDir),
+      };
+    });
+  }, 180_000);
+
+  it('the MEMORY.md text each sub-agent loads', async () => {
+    const { repo, config, scratch } = fresh();
+    const names = [...INDEX_CASES, 'empty'];
+    names.forEach((name, i) => {
+      writeAgentDefinition(path.join(repo, '.claude', 'agents'), `${name}.md`, `idx-${name}`, 'project', i);
+      const dir = path.join(repo, '.claude', 'agent-memory', `idx-${name}`);
+      fs.mkdirSync(dir, { recursive: true });
+      if (name !== 'empty') fs.copyFileSync(path.join(INDEXES, `${name}.md`), path.join(dir, 'MEMORY.md'));
+    });
+    const run = await launchSubAgents({ cwd: repo, configDir: config, scratch, agents: names.map((n) => `idx-${n}`) });
+    expect(run.code, run.output).toBe(0);
+    observed.indexes = {};
+    names.forEach((name, i) => {
+      const seen = run.seen[i]!;
+      if (name === 'empty') return expect(seen.index).toBe(EMPTY_INDEX_SENTENCE);
+      const dir = path.join(repo, '.claude', 'agent-memory', `idx-${name}`);
+      const raw = fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8');
+      expect(seen.index, name).toBe(predictedSection(raw));
+      observed.indexes![name] = seen.index!;
+      // What the Agents view shows of it: as many whole lines reach the sub-agent as it was given.
+      const shown = scanMemoryDir(dir, { scope: 'private', agent: true }).index;
+      const given = seen.index!.split('\n\n> WARNING: ')[0]!;
+      expect(shown.firstCutLine === null, name).toBe(!seen.index!.includes('\n\n> WARNING: MEMORY.md is '));
+      if (shown.firstCutLine !== null && shown.loadedLines > 0) expect(given.replace(/\n$/, '').split('\n').length, name).toBe(shown.loadedLines);
+    });
+  }, 180_000);
+
+  it('with auto memory off, no sub-agent gets memory', async () => {
+    const { repo, config, scratch } = fresh();
+    writeAgentDefinition(path.join(repo, '.claude', 'agents'), 'a.md', 'helper', 'project', 0);
+    fs.mkdirSync(config, { recursive: true });
+    fs.writeFileSync(path.join(config, 'settings.json'), JSON.stringify({ autoMemoryEnabled: false }));
+    const run = await launchSubAgents({ cwd: repo, configDir: config, scratch, agents: ['helper'] });
+    expect(run.code, run.output).toBe(0);
+    const seen = run.seen[0]!;
+    expect(seen.launched).toBe(true);
+    observed.autoMemoryOff = { memorySection: seen.memoryDir !== null, created: fs.existsSync(path.join(repo, '.claude', 'agent-memory')) };
+    expect(observed.autoMemoryOff).toEqual({ memorySection: false, created: false });
+  }, 120_000);
+});

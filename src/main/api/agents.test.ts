@@ -1,0 +1,54 @@
+/**
+ * The Agents view's answer (`agents.list`, R-AGENT) for a sub-agent's memory: what of its
+ * MEMORY.md reaches the sub-agent, as Claude Code 2.1.332 loads it (checked against the real
+ * client in src/main/agents/claude-code-interop.test.ts).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppContext } from '../app/app-context.js';
+import { createAppDispatcher } from './index.js';
+import type { Dispatcher } from './dispatch.js';
+
+let root: string;
+let home: string;
+let ctx: AppContext;
+let api: Dispatcher;
+beforeEach(async () => {
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-api-agents-')));
+  home = path.join(root, 'claude');
+  await fs.mkdir(path.join(home, 'agents'), { recursive: true });
+  await fs.writeFile(path.join(home, 'agents', 'helper.md'), '---\nname: helper\ndescription: helps\nmemory: user\n---\nYou help.\n');
+  ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data'), env: {} });
+  api = createAppDispatcher(ctx);
+});
+afterEach(async () => {
+  await ctx.close();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+type Listed = { ok: true; result: { agents: { agentType: string; scopes: { scope: string; scan: { index: Record<string, unknown> } | null }[] }[] } };
+
+async function userIndex(text: string): Promise<Record<string, unknown>> {
+  const dir = path.join(home, 'agent-memory', 'helper');
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, 'MEMORY.md'), text);
+  const listed = (await api.call('agents.list', {})) as Listed;
+  return listed.result.agents.find((a) => a.agentType === 'helper')!.scopes.find((s) => s.scope === 'user')!.scan!.index;
+}
+
+describe('agents.list: a sub-agent MEMORY.md as Claude Code loads it', () => {
+  it('counts its frontmatter and comments: the client loads them unstripped, so they push entries past the 200-line cut', async () => {
+    const entries = Array.from({ length: 197 }, (_, i) => `- [E${i + 1}](e${i + 1}.md) — hook ${i + 1}`);
+    const index = await userIndex(['---', 'name: index', '---', '<!-- kept by hand -->', ...entries].join('\n') + '\n');
+    expect(index).toMatchObject({ lines: 201, loadedLines: 200, firstCutLine: 201, reason: '201 lines (limit: 200)', cut: ['e197.md'] });
+  });
+
+  it('an index within the limit only with its frontmatter stripped is cut all the same', async () => {
+    const entries = Array.from({ length: 199 }, (_, i) => `- [E${i + 1}](e${i + 1}.md) — hook ${i + 1}`);
+    const index = await userIndex(['---', 'name: index', '---', ...entries].join('\n'));
+    expect(index).toMatchObject({ lines: 202, loadedLines: 200, firstCutLine: 201 });
+    expect(index.cut).toEqual(['e198.md', 'e199.md']);
+  });
+});
