@@ -5,20 +5,31 @@
  */
 import type { ProjectSettings } from './scan-types.js';
 
+type AutoMemoryFacts = Pick<ProjectSettings, 'autoMemoryEnabled' | 'autoMemoryEnabledSource' | 'autoMemoryEnabledFrom'>;
+
+/** Which setting turned auto memory off, and the file or variable it came from. */
+function autoMemoryOffBy(s: AutoMemoryFacts): string {
+  const from = s.autoMemoryEnabledFrom ?? s.autoMemoryEnabledSource;
+  if (s.autoMemoryEnabledSource !== 'env') return `"autoMemoryEnabled": false in ${from}`;
+  return from.includes(' in the env block of ') ? from : `${from}, set in the environment`;
+}
+
 /**
  * Why Claude Code loads no memory index for a project (R-INDEX: with auto memory off it injects
  * none), naming the setting and the file or variable it came from; null when auto memory is on.
  */
-export function autoMemoryOffSentence(s: Pick<ProjectSettings, 'autoMemoryEnabled' | 'autoMemoryEnabledSource' | 'autoMemoryEnabledFrom'>): string | null {
+export function autoMemoryOffSentence(s: AutoMemoryFacts): string | null {
   if (s.autoMemoryEnabled) return null;
-  const from = s.autoMemoryEnabledFrom ?? s.autoMemoryEnabledSource;
-  const by =
-    s.autoMemoryEnabledSource === 'env'
-      ? from.includes(' in the env block of ')
-        ? from
-        : `${from}, set in the environment`
-      : `"autoMemoryEnabled": false in ${from}`;
-  return `Auto memory is off for this project (${by}), so Claude Code loads no MEMORY.md at session start: the agent sees none of this index.`;
+  return `Auto memory is off for this project (${autoMemoryOffBy(s)}), so Claude Code loads no MEMORY.md at session start: the agent sees none of this index.`;
+}
+
+/**
+ * Why no sub-agent gets its memory (R-AGENT): with auto memory off Claude Code 2.1.332 gives a
+ * sub-agent no memory section and makes no folder (test/fixtures/claude-code-agent/); null when on.
+ */
+export function agentMemoryOffSentence(s: AutoMemoryFacts): string | null {
+  if (s.autoMemoryEnabled) return null;
+  return `Auto memory is off (${autoMemoryOffBy(s)}), so Claude Code gives no sub-agent its memory: the folders below are neither loaded nor written until it is on again.`;
 }
 
 /**

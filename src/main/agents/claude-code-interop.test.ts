@@ -13,7 +13,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE } from '../llm/test-support/real-claude-code.js';
-import { scanMemoryDir } from '../memdir/index.js';
+import { agentMemoryOffSentence } from '../../shared/settings-text.js';
+import { readEffectiveSettings, scanMemoryDir } from '../memdir/index.js';
 import { agentTypeDirName, listAgentMemories } from './agent-memory.js';
 import { EMPTY_INDEX_SENTENCE, launchSubAgents, writeAgentDefinition } from './test-support/claude-code-agent.js';
 
@@ -155,5 +156,7 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     expect(seen.launched).toBe(true);
     observed.autoMemoryOff = { memorySection: seen.memoryDir !== null, created: fs.existsSync(path.join(repo, '.claude', 'agent-memory')) };
     expect(observed.autoMemoryOff).toEqual({ memorySection: false, created: false });
+    // And Memdir says so (the sentence the Agents view shows), from the same settings.
+    expect(agentMemoryOffSentence(await readEffectiveSettings(config, null, {}))).toMatch(/^Auto memory is off \("autoMemoryEnabled": false in /);
   }, 120_000);
 });

@@ -52,3 +52,22 @@ describe('agents.list: a sub-agent MEMORY.md as Claude Code loads it', () => {
     expect(index.cut).toEqual(['e198.md', 'e199.md']);
   });
 });
+
+describe('agents.list: auto memory off', () => {
+  it('says no sub-agent gets its memory while autoMemoryEnabled is false, naming the setting, and loses nothing', async () => {
+    const settings = path.join(home, 'settings.json');
+    await fs.writeFile(settings, JSON.stringify({ autoMemoryEnabled: false }));
+    const listed = (await api.call('agents.list', {})) as Listed & { result: { warnings: { code: string; message: string }[] } };
+    expect(listed.result.warnings).toContainEqual({
+      code: 'auto-memory-off',
+      message: `Auto memory is off ("autoMemoryEnabled": false in ${settings}), so Claude Code gives no sub-agent its memory: the folders below are neither loaded nor written until it is on again.`,
+    });
+    // The agent and the scope its definition names are still listed.
+    expect(listed.result.agents.map((a) => a.agentType)).toEqual(['helper']);
+  });
+
+  it('has no such warning while auto memory is on', async () => {
+    const listed = (await api.call('agents.list', {})) as Listed & { result: { warnings: { code: string }[] } };
+    expect(listed.result.warnings).toEqual([]);
+  });
+});

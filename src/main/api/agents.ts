@@ -1,15 +1,20 @@
 /** Agent memory (R-AGENT): every agent type's three scopes, each scanned like a memory dir. */
+import { agentMemoryOffSentence } from '../../shared/settings-text.js';
 import { listAgentMemories } from '../agents/index.js';
-import { scanMemoryDir } from '../memdir/index.js';
+import { readEffectiveSettings, scanMemoryDir } from '../memdir/index.js';
 import type { Handlers } from './dispatch.js';
 
 export const agentHandlers: Pick<Handlers, 'agents.list'> = {
   async 'agents.list'({ dir }, ctx) {
-    const repoRoot = dir ? (await ctx.project(dir)).path : null;
+    const project = dir ? await ctx.project(dir) : null;
+    const repoRoot = project?.path ?? null;
     const { agents, warnings } = await listAgentMemories(ctx.home, repoRoot);
+    // The settings of the project's launch directory, or the user's and the environment's alone.
+    const settings = project?.settings ?? (await readEffectiveSettings(ctx.home, null, ctx.env));
+    const off = agentMemoryOffSentence(settings);
     return {
       repoRoot,
-      warnings,
+      warnings: off ? [{ code: 'auto-memory-off', message: off }, ...warnings] : warnings,
       agents: agents.map((a) => ({
         agentType: a.agentType,
         definedIn: a.definedIn,
