@@ -208,6 +208,35 @@ describe('listAgentMemories (R-AGENT)', () => {
     expect(warnings[2]!.message).not.toMatch(/column/);
   });
 
+  describe('a session launched below the repository root or in a linked worktree (Claude Code 2.1.332)', () => {
+    it('keeps project and local memory in the launch directory, and reads definitions from there up to the git root, the nearest first', async () => {
+      git(repo, 'init', '-q');
+      const sub = path.join(repo, 'pkg', 'app');
+      await fs.mkdir(sub, { recursive: true });
+      const rootFile = await agentFile(projectAgents(), 'r.md', definition('name: shared\nmemory: project'));
+      const subFile = await agentFile(path.join(repo, 'pkg', '.claude', 'agents'), 's.md', definition('name: shared\nmemory: local'));
+      await agentFile(path.join(repo, '.claude', 'agents'), 'o.md', definition('name: onlyroot\nmemory: project'));
+      // Above the git root: not read.
+      await agentFile(path.join(tmp, '.claude', 'agents'), 'a.md', definition('name: above\nmemory: project'));
+      const { agents } = await listAgentMemories(home, sub, repo);
+      expect(agents.map((a) => a.agentType)).toEqual(['onlyroot', 'shared']);
+      const shared = byType(agents, 'shared');
+      expect(shared.definedIn).toEqual([subFile, rootFile]);
+      expect(shared.scopes.find((s) => s.enabled)!.memoryDir).toBe(path.join(sub, '.claude', 'agent-memory-local', 'shared'));
+      expect(byType(agents, 'onlyroot').scopes.find((s) => s.enabled)!.memoryDir).toBe(path.join(sub, '.claude', 'agent-memory', 'onlyroot'));
+    });
+
+    it("in a linked worktree, reads the main repository's definitions too and keeps the memory in the worktree", async () => {
+      git(repo, 'init', '-q');
+      git(repo, '-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'init');
+      const worktree = path.join(tmp, 'wt');
+      git(repo, 'worktree', 'add', '-q', worktree);
+      await agentFile(projectAgents(), 'm.md', definition('name: mainonly\nmemory: project'));
+      const { agents } = await listAgentMemories(home, worktree, repo);
+      expect(byType(agents, 'mainonly').scopes.find((s) => s.enabled)!.memoryDir).toBe(path.join(worktree, '.claude', 'agent-memory', 'mainonly'));
+    });
+  });
+
   describe('local agent memory and git', () => {
     const localWarnings = async () => (await listAgentMemories(home, repo)).warnings.filter((w) => w.code === 'local-not-ignored');
 

@@ -1,13 +1,19 @@
 /**
  * R-AGENT: sub-agent memory. Sub-agents are markdown files with YAML frontmatter in
- * `<home>/agents/` (user level) and `<repoRoot>/.claude/agents/` (project level); one whose
- * `memory:` names a scope gets its own memory directory, kept apart from the main memory:
- *   user    → `<home>/agent-memory/<agentType>/`                  (every project)
- *   project → `<repoRoot>/.claude/agent-memory/<agentType>/`       (committed, shared by git)
- *   local   → `<repoRoot>/.claude/agent-memory-local/<agentType>/` (never committed)
- * `<home>` is the Claude home (R-HOME), not `~`.
+ * `<home>/agents/` (user level) and `.claude/agents/` (project level: in the directory Claude
+ * Code was launched in and each parent up to the git root, the nearest first, then a linked
+ * worktree's main repository); one whose `memory:` names a scope gets its own memory directory,
+ * kept apart from the main memory:
+ *   user    → `<home>/agent-memory/<agentType>/`                   (every project)
+ *   project → `<launchDir>/.claude/agent-memory/<agentType>/`       (committed, shared by git)
+ *   local   → `<launchDir>/.claude/agent-memory-local/<agentType>/` (never committed)
+ * `<home>` is the Claude home (R-HOME), not `~`; `<launchDir>` is where the session started, not
+ * the canonical key (R-KEY): a session in a subdirectory or a worktree keeps its own agent memory
+ * there (observed with 2.1.332, test/fixtures/claude-code-agent/).
  */
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describeYamlError, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
 
@@ -45,11 +51,33 @@ const AGENT_FILE_MAX_BYTES = 512 * 1024;
 /** Definitions may be grouped in subfolders; this bounds the walk. */
 const AGENT_DIR_MAX_DEPTH = 4;
 
-/** The root directory holding every agent type's memory of one scope. */
-export function agentMemoryRoot(scope: AgentMemoryScopeName, home: string, repoRoot: string | null): string | null {
+/** The root directory holding every agent type's memory of one scope (project and local: in the launch directory). */
+export function agentMemoryRoot(scope: AgentMemoryScopeName, home: string, launchDir: string | null): string | null {
   if (scope === 'user') return path.join(home, 'agent-memory');
-  if (!repoRoot) return null;
-  return path.join(repoRoot, '.claude', scope === 'project' ? 'agent-memory' : 'agent-memory-local');
+  if (!launchDir) return null;
+  return path.join(launchDir, '.claude', scope === 'project' ? 'agent-memory' : 'agent-memory-local');
+}
+
+/**
+ * The project-level definition folders Claude Code 2.1.332 reads, nearest first: `.claude/agents`
+ * of the launch directory and of each parent up to the first one holding `.git` (outside git: up
+ * to, not including, the user's home directory, whose `.claude` is the user level), then of the
+ * canonical root when a linked worktree's main repository is not on that way.
+ */
+function projectAgentDirs(launchDir: string, repoRoot: string | null): string[] {
+  const dirs: string[] = [];
+  const userHome = path.resolve(os.homedir());
+  for (let dir = path.resolve(launchDir); ; ) {
+    if (dir === userHome && dirs.length > 0) break;
+    dirs.push(path.join(dir, '.claude', 'agents'));
+    if (existsSync(path.join(dir, '.git'))) break;
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  const main = repoRoot ? path.join(path.resolve(repoRoot), '.claude', 'agents') : null;
+  if (main && !dirs.includes(main)) dirs.push(main);
+  return dirs;
 }
 
 /**
@@ -67,10 +95,10 @@ export function agentTypeDirName(agentType: string): string {
  * (not realpath'd) and compared by segment, so `agent-memory-local` is not mistaken for a child
  * of `agent-memory`. Used to keep agent memory apart from the main memory.
  */
-export function isAgentMemoryPath(file: string, home: string, repoRoot: string | null): boolean {
+export function isAgentMemoryPath(file: string, home: string, launchDir: string | null): boolean {
   const target = comparable(path.resolve(file));
   return SCOPES.some((scope) => {
-    const root = agentMemoryRoot(scope, home, repoRoot);
+    const root = agentMemoryRoot(scope, home, launchDir);
     if (!root) return false;
     const relative = path.relative(comparable(path.resolve(root)), target);
     return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
@@ -189,16 +217,16 @@ async function listDirNames(dir: string): Promise<string[]> {
 }
 
 /**
- * Warn when `<repoRoot>/.claude/agent-memory-local/` would be committed: not git-ignored, or
+ * Warn when `<launchDir>/.claude/agent-memory-local/` would be committed: not git-ignored, or
  * ignored but with files already tracked (ignore rules do not apply to those). Checked only
  * when it matters (the directory exists or an agent uses local memory); outside git, or when
  * git cannot answer, there is nothing to warn about.
  */
-async function localIgnoredWarning(repoRoot: string): Promise<AgentMemoryWarning | null> {
+async function localIgnoredWarning(launchDir: string): Promise<AgentMemoryWarning | null> {
   const rel = '.claude/agent-memory-local/';
-  const file = path.join(repoRoot, rel);
+  const file = path.join(launchDir, rel);
   // The directory itself (dir-only patterns) and a file inside it (patterns like `dir/*`).
-  const ignored = await runGit(['check-ignore', rel, `${rel}MEMORY.md`], repoRoot);
+  const ignored = await runGit(['check-ignore', rel, `${rel}MEMORY.md`], launchDir);
   if (ignored.code === 1) {
     return {
       code: 'local-not-ignored',
@@ -208,7 +236,7 @@ async function localIgnoredWarning(repoRoot: string): Promise<AgentMemoryWarning
     };
   }
   if (ignored.code !== 0) return null;
-  const tracked = await runGit(['ls-files', '-z', '--', rel], repoRoot);
+  const tracked = await runGit(['ls-files', '-z', '--', rel], launchDir);
   const count = tracked.code === 0 ? tracked.stdout.split('\0').filter(Boolean).length : 0;
   if (count === 0) return null;
   return {
@@ -219,18 +247,25 @@ async function localIgnoredWarning(repoRoot: string): Promise<AgentMemoryWarning
 }
 
 /**
- * Every agent type of this home and repository with its three memory scopes: those defined in
- * agent files (user level `<home>/agents/**.md`, project level `<repoRoot>/.claude/agents/**.md`;
- * listed even without `memory:`, with no scope enabled) and those that only have memory
- * directories on disk (`definedIn: []`). A project definition overrides a user
- * one of the same name (as in Claude Code), so its `memory:` decides which scope is enabled.
- * Without a repository only the user scope is listed. Bad agent files and a local memory
- * directory that git would commit are reported as warnings, never thrown.
+ * Every agent type of this home and project with its three memory scopes: those defined in
+ * agent files (user level `<home>/agents/**.md`, project level `.claude/agents/**.md` of the
+ * launch directory and its parents, see {@link projectAgentDirs}; listed even without `memory:`,
+ * with no scope enabled) and those that only have memory directories on disk (`definedIn: []`).
+ * A project definition overrides a user one of the same name, and a nearer folder's a farther
+ * one's (as in Claude Code), so its `memory:` decides which scope is enabled. `launchDir` is the
+ * directory Claude Code is launched in (its project and local memory live there), `repoRoot` the
+ * project's canonical key (R-KEY; by default the launch directory). Without a launch directory
+ * only the user scope is listed. Bad agent files and a local memory directory that git would
+ * commit are reported as warnings, never thrown.
  */
-export async function listAgentMemories(home: string, repoRoot: string | null): Promise<{ agents: AgentMemory[]; warnings: AgentMemoryWarning[] }> {
+export async function listAgentMemories(
+  home: string,
+  launchDir: string | null,
+  repoRoot: string | null = launchDir,
+): Promise<{ agents: AgentMemory[]; warnings: AgentMemoryWarning[] }> {
   const warnings: AgentMemoryWarning[] = [];
   const userFiles = await listAgentFiles(path.join(home, 'agents'));
-  const projectFiles = repoRoot ? await listAgentFiles(path.join(repoRoot, '.claude', 'agents')) : [];
+  const projectFiles = launchDir ? (await Promise.all(projectAgentDirs(launchDir, repoRoot).map((dir) => listAgentFiles(dir)))).flat() : [];
   // Each file reports into its own list so warnings keep file order despite parallel reads.
   const sources = [...userFiles.map((file) => ({ file, level: 'user' as const })), ...projectFiles.map((file) => ({ file, level: 'project' as const }))];
   const read = await Promise.all(
@@ -254,10 +289,10 @@ export async function listAgentMemories(home: string, repoRoot: string | null): 
     byType.set(def.agentType, entry);
   }
 
-  const scopes = SCOPES.filter((scope) => agentMemoryRoot(scope, home, repoRoot) !== null);
+  const scopes = SCOPES.filter((scope) => agentMemoryRoot(scope, home, launchDir) !== null);
   const definedDirNames = new Set([...byType.keys()].map(agentTypeDirName));
   for (const scope of scopes) {
-    for (const name of await listDirNames(agentMemoryRoot(scope, home, repoRoot)!)) {
+    for (const name of await listDirNames(agentMemoryRoot(scope, home, launchDir)!)) {
       if (!definedDirNames.has(name) && !byType.has(name)) byType.set(name, { definedIn: [], memory: null, level: null });
     }
   }
@@ -270,18 +305,18 @@ export async function listAgentMemories(home: string, repoRoot: string | null): 
         definedIn: entry.definedIn,
         scopes: await Promise.all(
           scopes.map(async (scope) => {
-            const memoryDir = path.join(agentMemoryRoot(scope, home, repoRoot)!, agentTypeDirName(agentType));
+            const memoryDir = path.join(agentMemoryRoot(scope, home, launchDir)!, agentTypeDirName(agentType));
             return { scope, memoryDir, exists: await isDirectory(memoryDir), enabled: entry.memory === scope };
           }),
         ),
       })),
   );
 
-  if (repoRoot) {
-    const localRoot = agentMemoryRoot('local', home, repoRoot)!;
+  if (launchDir) {
+    const localRoot = agentMemoryRoot('local', home, launchDir)!;
     const usesLocal = agents.some((a) => a.scopes.some((s) => s.scope === 'local' && s.enabled));
     if (usesLocal || (await isDirectory(localRoot))) {
-      const warning = await localIgnoredWarning(repoRoot);
+      const warning = await localIgnoredWarning(launchDir);
       if (warning) warnings.push(warning);
     }
   }

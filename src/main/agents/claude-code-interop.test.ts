@@ -30,6 +30,8 @@ interface Observed {
   folders: Record<string, { definedAt: 'user' | 'project'; memory: string; launched: boolean; memoryDir: string; created: boolean }>;
   /** Index fixture → the text of the sub-agent's `## MEMORY.md` section. */
   indexes: Record<string, string>;
+  /** Launched in the repository's `pkg/app` or in a linked worktree: `<where>:<agent>` → the folder it got there. */
+  launchDirs: Record<string, string>;
   /** With `autoMemoryEnabled: false` in the user settings: whether it got a memory section, and whether the folder was made. */
   autoMemoryOff: { memorySection: boolean; created: boolean };
 }
@@ -75,7 +77,7 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-agents-')));
   });
   afterAll(() => {
-    if (record && observed.folders && observed.indexes && observed.autoMemoryOff)
+    if (record && observed.folders && observed.indexes && observed.launchDirs && observed.autoMemoryOff)
       fs.writeFileSync(FIXTURE, `${JSON.stringify({ version: PINNED_CLAUDE_CODE, ...observed }, null, 1)}\n`);
     fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -143,6 +145,34 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
       expect(shown.firstCutLine === null, name).toBe(!seen.index!.includes('\n\n> WARNING: MEMORY.md is '));
       if (shown.firstCutLine !== null && shown.loadedLines > 0) expect(given.replace(/\n$/, '').split('\n').length, name).toBe(shown.loadedLines);
     });
+  }, 180_000);
+
+  it("launched in a subdirectory or a linked worktree: the memory folder is the launch directory's", async () => {
+    const { repo, config, scratch } = fresh();
+    execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'init'], { cwd: repo });
+    const sub = path.join(repo, 'pkg', 'app');
+    fs.mkdirSync(sub, { recursive: true });
+    const worktree = `${repo}-wt`;
+    execFileSync('git', ['worktree', 'add', '-q', worktree], { cwd: repo });
+    const agents = ['rooted', 'nearer'];
+    writeAgentDefinition(path.join(repo, '.claude', 'agents'), 'r.md', 'rooted', 'project', 0);
+    writeAgentDefinition(path.join(repo, '.claude', 'agents'), 'n.md', 'nearer', 'project', 1);
+    // The same name nearer the launch directory wins there.
+    writeAgentDefinition(path.join(repo, 'pkg', '.claude', 'agents'), 'n.md', 'nearer', 'local', 1);
+    observed.launchDirs = {};
+    for (const cwd of [sub, worktree]) {
+      const run = await launchSubAgents({ cwd, configDir: config, scratch, agents });
+      expect(run.code, run.output).toBe(0);
+      // Both share the repository's memory (R-KEY): the canonical key is the repository.
+      const memdir = await listAgentMemories(config, cwd, repo);
+      for (const [i, agent] of agents.entries()) {
+        const seen = run.seen[i]!;
+        expect(seen.launched, `${cwd}: ${agent}`).toBe(true);
+        expect(memdir.agents.find((a) => a.agentType === agent)?.scopes.find((s) => s.enabled)?.memoryDir, `${cwd}: ${agent}`).toBe(seen.memoryDir);
+        const label = cwd === sub ? 'pkg/app' : 'worktree';
+        observed.launchDirs![`${label}:${agent}`] = `${label}/${path.relative(cwd, seen.memoryDir!)}`;
+      }
+    }
   }, 180_000);
 
   it('with auto memory off, no sub-agent gets memory', async () => {

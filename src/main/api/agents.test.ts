@@ -7,6 +7,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { sanitizeDirName } from '../../shared/sanitize.js';
 import { AppContext } from '../app/app-context.js';
 import { createAppDispatcher } from './index.js';
 import type { Dispatcher } from './dispatch.js';
@@ -69,5 +71,37 @@ describe('agents.list: auto memory off', () => {
   it('has no such warning while auto memory is on', async () => {
     const listed = (await api.call('agents.list', {})) as Listed & { result: { warnings: { code: string }[] } };
     expect(listed.result.warnings).toEqual([]);
+  });
+});
+
+describe('agents.list for a project whose sessions start in a subdirectory', () => {
+  it("shows the project and local memory of the launch directory, where Claude Code keeps it, with the root's definitions", async () => {
+    const repo = path.join(root, 'repo');
+    const sub = path.join(repo, 'app');
+    await fs.mkdir(sub, { recursive: true });
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    await fs.mkdir(path.join(repo, '.claude', 'agents'), { recursive: true });
+    await fs.writeFile(path.join(repo, '.claude', 'agents', 'rev.md'), '---\nname: reviewer\ndescription: reviews\nmemory: project\n---\nReview.\n');
+    // One session, launched in app/: its transcript goes to app/'s folder, its memory is the repository's.
+    const folder = path.join(home, 'projects', sanitizeDirName(sub));
+    await fs.mkdir(folder, { recursive: true });
+    const line = {
+      type: 'user',
+      uuid: 'u1',
+      parentUuid: null,
+      sessionId: 's1',
+      timestamp: '2026-12-01T10:00:00.000Z',
+      cwd: sub,
+      message: { role: 'user', content: 'hi' },
+    };
+    await fs.writeFile(path.join(folder, 's1.jsonl'), `${JSON.stringify(line)}\n`);
+    await fs.mkdir(path.join(home, 'projects', sanitizeDirName(repo), 'memory'), { recursive: true });
+    const listed = (await api.call('agents.list', { dir: sanitizeDirName(repo) })) as {
+      ok: true;
+      result: { repoRoot: string; launchDir: string | null; agents: { agentType: string; scopes: { scope: string; memoryDir: string; enabled: boolean }[] }[] };
+    };
+    expect(listed.result).toMatchObject({ repoRoot: repo, launchDir: sub });
+    const reviewer = listed.result.agents.find((a) => a.agentType === 'reviewer')!;
+    expect(reviewer.scopes.find((s) => s.enabled)).toMatchObject({ scope: 'project', memoryDir: path.join(sub, '.claude', 'agent-memory', 'reviewer') });
   });
 });

@@ -8,12 +8,16 @@ export const agentHandlers: Pick<Handlers, 'agents.list'> = {
   async 'agents.list'({ dir }, ctx) {
     const project = dir ? await ctx.project(dir) : null;
     const repoRoot = project?.path ?? null;
-    const { agents, warnings } = await listAgentMemories(ctx.home, repoRoot);
+    // Claude Code keeps project and local agent memory in the launch directory (its sessions'
+    // main one, whose settings are read too), not at the canonical key.
+    const launchDir = project ? (project.settings.launchDir ?? repoRoot) : null;
+    const { agents, warnings } = await listAgentMemories(ctx.home, launchDir, repoRoot);
     // The settings of the project's launch directory, or the user's and the environment's alone.
     const settings = project?.settings ?? (await readEffectiveSettings(ctx.home, null, ctx.env));
     const off = agentMemoryOffSentence(settings);
     return {
       repoRoot,
+      launchDir,
       warnings: off ? [{ code: 'auto-memory-off', message: off }, ...warnings] : warnings,
       agents: agents.map((a) => ({
         agentType: a.agentType,

@@ -22,7 +22,11 @@ export function AgentsView({ dir }: { dir?: string }) {
     <section>
       <header className="view-head">
         <h1>Agent memory</h1>
-        <span className="muted">{result.repoRoot ? `for ${result.repoRoot}` : 'user level (open a project to see its agents)'}</span>
+        <span className="muted">
+          {result.repoRoot
+            ? `for ${result.repoRoot}${result.launchDir && result.launchDir !== result.repoRoot ? ` (sessions start in ${result.launchDir})` : ''}`
+            : 'user level (open a project to see its agents)'}
+        </span>
       </header>
       {result.warnings.map((w, i) => (
         <div key={i} className="banner warning">

@@ -20,10 +20,12 @@ export const agentMemorySchema = z.object({
 
 export const agentsContract = {
   'agents.list': query(
-    "Agent types with memory, for a project (its repository's .claude/agents) or the user level only.",
+    'Agent types with memory, for a project (the .claude folders of the directory its sessions start in, and of its parents up to the git root) or the user level only.',
     projectRef.partial(),
     z.object({
       repoRoot: z.string().nullable(),
+      /** Where the project's sessions start (most of them): its `.claude/agent-memory*` folders are the ones Claude Code uses. */
+      launchDir: z.string().nullable(),
       agents: z.array(agentMemorySchema),
       warnings: z.array(z.object({ code: z.string(), file: z.string().optional(), message: z.string() })),
     }),
