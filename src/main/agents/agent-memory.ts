@@ -51,9 +51,13 @@ const AGENT_FILE_MAX_BYTES = 512 * 1024;
 /** Definitions may be grouped in subfolders; this bounds the walk. */
 const AGENT_DIR_MAX_DEPTH = 4;
 
-/** The root directory holding every agent type's memory of one scope (project and local: in the launch directory). */
-export function agentMemoryRoot(scope: AgentMemoryScopeName, home: string, launchDir: string | null): string | null {
-  if (scope === 'user') return path.join(home, 'agent-memory');
+/**
+ * The root directory holding every agent type's memory of one scope: user under `userBase` (the
+ * Claude home, or `CLAUDE_CODE_REMOTE_MEMORY_DIR` when set, as Claude Code 2.1.332 does), project
+ * and local in the launch directory.
+ */
+export function agentMemoryRoot(scope: AgentMemoryScopeName, userBase: string, launchDir: string | null): string | null {
+  if (scope === 'user') return path.join(userBase, 'agent-memory');
   if (!launchDir) return null;
   return path.join(launchDir, '.claude', scope === 'project' ? 'agent-memory' : 'agent-memory-local');
 }
@@ -262,8 +266,11 @@ export async function listAgentMemories(
   home: string,
   launchDir: string | null,
   repoRoot: string | null = launchDir,
+  options: { memoryBase?: string | null } = {},
 ): Promise<{ agents: AgentMemory[]; warnings: AgentMemoryWarning[] }> {
   const warnings: AgentMemoryWarning[] = [];
+  // User-level memory moves with CLAUDE_CODE_REMOTE_MEMORY_DIR (settings' memoryBase); definitions do not.
+  const userBase = options.memoryBase ?? home;
   const userFiles = await listAgentFiles(path.join(home, 'agents'));
   const projectFiles = launchDir ? (await Promise.all(projectAgentDirs(launchDir, repoRoot).map((dir) => listAgentFiles(dir)))).flat() : [];
   // Each file reports into its own list so warnings keep file order despite parallel reads.
@@ -289,10 +296,10 @@ export async function listAgentMemories(
     byType.set(def.agentType, entry);
   }
 
-  const scopes = SCOPES.filter((scope) => agentMemoryRoot(scope, home, launchDir) !== null);
+  const scopes = SCOPES.filter((scope) => agentMemoryRoot(scope, userBase, launchDir) !== null);
   const definedDirNames = new Set([...byType.keys()].map(agentTypeDirName));
   for (const scope of scopes) {
-    for (const name of await listDirNames(agentMemoryRoot(scope, home, launchDir)!)) {
+    for (const name of await listDirNames(agentMemoryRoot(scope, userBase, launchDir)!)) {
       if (!definedDirNames.has(name) && !byType.has(name)) byType.set(name, { definedIn: [], memory: null, level: null });
     }
   }
@@ -305,7 +312,7 @@ export async function listAgentMemories(
         definedIn: entry.definedIn,
         scopes: await Promise.all(
           scopes.map(async (scope) => {
-            const memoryDir = path.join(agentMemoryRoot(scope, home, launchDir)!, agentTypeDirName(agentType));
+            const memoryDir = path.join(agentMemoryRoot(scope, userBase, launchDir)!, agentTypeDirName(agentType));
             return { scope, memoryDir, exists: await isDirectory(memoryDir), enabled: entry.memory === scope };
           }),
         ),
@@ -313,7 +320,7 @@ export async function listAgentMemories(
   );
 
   if (launchDir) {
-    const localRoot = agentMemoryRoot('local', home, launchDir)!;
+    const localRoot = agentMemoryRoot('local', userBase, launchDir)!;
     const usesLocal = agents.some((a) => a.scopes.some((s) => s.scope === 'local' && s.enabled));
     if (usesLocal || (await isDirectory(localRoot))) {
       const warning = await localIgnoredWarning(launchDir);

@@ -32,6 +32,8 @@ interface Observed {
   indexes: Record<string, string>;
   /** Launched in the repository's `pkg/app` or in a linked worktree: `<where>:<agent>` → the folder it got there. */
   launchDirs: Record<string, string>;
+  /** With `CLAUDE_CODE_REMOTE_MEMORY_DIR=<remote>`: the folder of a user-level and of a project agent. */
+  remoteMemoryDir: Record<string, string>;
   /** With `autoMemoryEnabled: false` in the user settings: whether it got a memory section, and whether the folder was made. */
   autoMemoryOff: { memorySection: boolean; created: boolean };
 }
@@ -77,7 +79,7 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-agents-')));
   });
   afterAll(() => {
-    if (record && observed.folders && observed.indexes && observed.launchDirs && observed.autoMemoryOff)
+    if (record && observed.folders && observed.indexes && observed.launchDirs && observed.remoteMemoryDir && observed.autoMemoryOff)
       fs.writeFileSync(FIXTURE, `${JSON.stringify({ version: PINNED_CLAUDE_CODE, ...observed }, null, 1)}\n`);
     fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -174,6 +176,21 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
       }
     }
   }, 180_000);
+
+  it('CLAUDE_CODE_REMOTE_MEMORY_DIR moves user-level agent memory, not project memory', async () => {
+    const { repo, config, scratch } = fresh();
+    const remote = path.join(tmp, `remote-${runs}`);
+    writeAgentDefinition(path.join(config, 'agents'), 'u.md', 'usr', 'user', 0);
+    writeAgentDefinition(path.join(repo, '.claude', 'agents'), 'p.md', 'prj', 'project', 1);
+    const env = { CLAUDE_CODE_REMOTE_MEMORY_DIR: remote };
+    const run = await launchSubAgents({ cwd: repo, configDir: config, scratch, agents: ['usr', 'prj'], env });
+    expect(run.code, run.output).toBe(0);
+    const { memoryBase } = await readEffectiveSettings(config, null, env);
+    const memdir = await listAgentMemories(config, repo, repo, { memoryBase });
+    const shown = (agent: string) => memdir.agents.find((a) => a.agentType === agent)?.scopes.find((s) => s.enabled)?.memoryDir;
+    expect([shown('usr'), shown('prj')]).toEqual(run.seen.map((s) => s.memoryDir));
+    observed.remoteMemoryDir = { usr: `remote/${path.relative(remote, run.seen[0]!.memoryDir!)}`, prj: path.relative(repo, run.seen[1]!.memoryDir!) };
+  }, 120_000);
 
   it('with auto memory off, no sub-agent gets memory', async () => {
     const { repo, config, scratch } = fresh();

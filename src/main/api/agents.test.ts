@@ -105,3 +105,25 @@ describe('agents.list for a project whose sessions start in a subdirectory', () 
     expect(reviewer.scopes.find((s) => s.enabled)).toMatchObject({ scope: 'project', memoryDir: path.join(sub, '.claude', 'agent-memory', 'reviewer') });
   });
 });
+
+describe('agents.list with CLAUDE_CODE_REMOTE_MEMORY_DIR', () => {
+  it('shows user-level agent memory under that directory, where Claude Code 2.1.332 keeps it; definitions stay in the home', async () => {
+    const remote = path.join(root, 'remote');
+    const moved = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data-remote'), env: { CLAUDE_CODE_REMOTE_MEMORY_DIR: remote } });
+    try {
+      const listed = (await createAppDispatcher(moved).call('agents.list', {})) as {
+        ok: true;
+        result: { agents: { agentType: string; definedIn: string[]; scopes: { scope: string; memoryDir: string }[] }[] };
+      };
+      expect(listed.result.agents).toMatchObject([
+        {
+          agentType: 'helper',
+          definedIn: [path.join(home, 'agents', 'helper.md')],
+          scopes: [{ scope: 'user', memoryDir: path.join(remote, 'agent-memory', 'helper') }],
+        },
+      ]);
+    } finally {
+      await moved.close();
+    }
+  });
+});

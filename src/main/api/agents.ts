@@ -11,9 +11,9 @@ export const agentHandlers: Pick<Handlers, 'agents.list'> = {
     // Claude Code keeps project and local agent memory in the launch directory (its sessions'
     // main one, whose settings are read too), not at the canonical key.
     const launchDir = project ? (project.settings.launchDir ?? repoRoot) : null;
-    const { agents, warnings } = await listAgentMemories(ctx.home, launchDir, repoRoot);
     // The settings of the project's launch directory, or the user's and the environment's alone.
     const settings = project?.settings ?? (await readEffectiveSettings(ctx.home, null, ctx.env));
+    const { agents, warnings } = await listAgentMemories(ctx.home, launchDir, repoRoot, { memoryBase: settings.memoryBase });
     const off = agentMemoryOffSentence(settings);
     return {
       repoRoot,
