@@ -40,7 +40,7 @@ export interface AgentMemory {
 
 /** Something worth telling the user about agent memory; never thrown. */
 export interface AgentMemoryWarning {
-  code: 'local-not-ignored' | 'bad-agent-file' | 'bad-memory-field';
+  code: 'local-not-ignored' | 'bad-agent-file' | 'bad-memory-field' | 'other-launch-dir';
   file?: string;
   message: string;
 }
@@ -328,4 +328,27 @@ export async function listAgentMemories(
     }
   }
   return { agents, warnings };
+}
+
+/**
+ * The other directories a project's sessions start in that hold project or local agent memory of
+ * their own (Claude Code keeps it per launch directory): one warning each, naming the folders, so
+ * the user knows the memory is split. `shown` is the launch directory listed.
+ */
+export async function otherLaunchDirWarnings(shown: string, others: readonly string[]): Promise<AgentMemoryWarning[]> {
+  const warnings: AgentMemoryWarning[] = [];
+  for (const dir of [...new Set(others)].filter((d) => path.resolve(d) !== path.resolve(shown))) {
+    const held: string[] = [];
+    for (const scope of ['project', 'local'] as const) {
+      const root = agentMemoryRoot(scope, dir, dir)!; // (the user base plays no part in these scopes)
+      if ((await listDirNames(root)).length > 0) held.push(`.claude/${path.basename(root)}/`);
+    }
+    if (held.length === 0) continue;
+    warnings.push({
+      code: 'other-launch-dir',
+      file: path.join(dir, '.claude'),
+      message: `Sessions started in ${dir} keep their own agent memory there (${held.join(', ')}): Claude Code gives it only to sub-agents of sessions launched in that directory. This view shows ${shown}'s.`,
+    });
+  }
+  return warnings;
 }

@@ -127,3 +127,43 @@ describe('agents.list with CLAUDE_CODE_REMOTE_MEMORY_DIR', () => {
     }
   });
 });
+
+describe('agents.list for a project launched in more than one directory', () => {
+  it('names the other launch directories that hold agent memory of their own', async () => {
+    const repo = path.join(root, 'multi');
+    const sub = path.join(repo, 'tools');
+    await fs.mkdir(sub, { recursive: true });
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    // Two sessions at the root (the main launch directory), one in tools/, which has agent memory.
+    for (const [cwd, ids] of [
+      [repo, ['a', 'b']],
+      [sub, ['c']],
+    ] as const) {
+      const folder = path.join(home, 'projects', sanitizeDirName(cwd));
+      await fs.mkdir(folder, { recursive: true });
+      for (const id of ids) {
+        const line = {
+          type: 'user',
+          uuid: `u-${id}`,
+          parentUuid: null,
+          sessionId: id,
+          timestamp: '2026-12-01T10:00:00.000Z',
+          cwd,
+          message: { role: 'user', content: 'hi' },
+        };
+        await fs.writeFile(path.join(folder, `${id}.jsonl`), `${JSON.stringify(line)}\n`);
+      }
+    }
+    await fs.mkdir(path.join(sub, '.claude', 'agent-memory-local', 'helper'), { recursive: true });
+    const listed = (await api.call('agents.list', { dir: sanitizeDirName(repo) })) as {
+      ok: true;
+      result: { launchDir: string; warnings: { code: string; file?: string; message: string }[] };
+    };
+    expect(listed.result.launchDir).toBe(repo);
+    expect(listed.result.warnings).toContainEqual({
+      code: 'other-launch-dir',
+      file: path.join(sub, '.claude'),
+      message: `Sessions started in ${sub} keep their own agent memory there (.claude/agent-memory-local/): Claude Code gives it only to sub-agents of sessions launched in that directory. This view shows ${repo}'s.`,
+    });
+  });
+});

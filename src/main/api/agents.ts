@@ -1,6 +1,6 @@
 /** Agent memory (R-AGENT): every agent type's three scopes, each scanned like a memory dir. */
 import { agentMemoryOffSentence } from '../../shared/settings-text.js';
-import { listAgentMemories } from '../agents/index.js';
+import { listAgentMemories, otherLaunchDirWarnings } from '../agents/index.js';
 import { readEffectiveSettings, scanMemoryDir } from '../memdir/index.js';
 import type { Handlers } from './dispatch.js';
 
@@ -15,10 +15,17 @@ export const agentHandlers: Pick<Handlers, 'agents.list'> = {
     const settings = project?.settings ?? (await readEffectiveSettings(ctx.home, null, ctx.env));
     const { agents, warnings } = await listAgentMemories(ctx.home, launchDir, repoRoot, { memoryBase: settings.memoryBase });
     const off = agentMemoryOffSentence(settings);
+    const others =
+      project && launchDir
+        ? await otherLaunchDirWarnings(
+            launchDir,
+            project.launchDirs.flatMap((l) => (l.cwd ? [l.cwd] : [])),
+          )
+        : [];
     return {
       repoRoot,
       launchDir,
-      warnings: off ? [{ code: 'auto-memory-off', message: off }, ...warnings] : warnings,
+      warnings: [...(off ? [{ code: 'auto-memory-off', message: off }] : []), ...warnings, ...others],
       agents: agents.map((a) => ({
         agentType: a.agentType,
         definedIn: a.definedIn,
