@@ -27,7 +27,9 @@ const record = process.env.MEMDIR_RECORD_AGENT_FIXTURES === '1';
 interface Observed {
   version: string;
   /** Agent name → the scope its definition names and the directory the client gave it. */
-  folders: Record<string, { definedAt: 'user' | 'project'; memory: string; launched: boolean; memoryDir: string; created: boolean }>;
+  folders: Record<string, { definedAt: 'user' | 'project'; memory: string; launched: boolean; memoryDir: string; created: boolean; scopeLine: string | null }>;
+  /** The sentence that opens a sub-agent's memory section, its directory written `<dir>`. */
+  guidance: string;
   /** Index fixture → the text of the sub-agent's `## MEMORY.md` section. */
   indexes: Record<string, string>;
   /** Launched in the repository's `pkg/app` or in a linked worktree: `<where>:<agent>` → the folder it got there. */
@@ -79,7 +81,7 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-agents-')));
   });
   afterAll(() => {
-    if (record && observed.folders && observed.indexes && observed.launchDirs && observed.remoteMemoryDir && observed.autoMemoryOff)
+    if (record && observed.guidance && observed.folders && observed.indexes && observed.launchDirs && observed.remoteMemoryDir && observed.autoMemoryOff)
       fs.writeFileSync(FIXTURE, `${JSON.stringify({ version: PINNED_CLAUDE_CODE, ...observed }, null, 1)}\n`);
     fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -118,7 +120,9 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
         launched: seen.launched,
         memoryDir: rel,
         created: seen.memoryDir !== null && fs.existsSync(seen.memoryDir),
+        scopeLine: seen.scopeLine,
       };
+      if (seen.guidance && seen.memoryDir) observed.guidance = seen.guidance.replace(`${seen.memoryDir}/`, '<dir>/');
     });
   }, 180_000);
 
