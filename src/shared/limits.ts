@@ -15,6 +15,8 @@ export const RECALL_MAX_SELECTED = 5;
 export const INDEX_FILE = 'MEMORY.md';
 /** The team memory lives in this subdirectory of a memory directory (R-LAYOUT). */
 export const TEAM_DIR = 'team';
+/** The folder of each agent memory scope (R-AGENT): user under the Claude home, project and local under `<launch dir>/.claude/`. */
+export const AGENT_MEMORY_FOLDER = { user: 'agent-memory', project: 'agent-memory', local: 'agent-memory-local' } as const;
 /**
  * Top-level folders of a memory directory whose files Claude Code never offers as memories
  * (its recall scan skips them; `team` has its own rule): recall mirrors it, and personal sync

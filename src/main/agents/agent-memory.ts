@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { AGENT_MEMORY_FOLDER } from '../../shared/limits.js';
 import { describeYamlError, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
 
 /** The three places an agent type's memory can live. */
@@ -57,9 +58,9 @@ const AGENT_DIR_MAX_DEPTH = 4;
  * and local in the launch directory.
  */
 export function agentMemoryRoot(scope: AgentMemoryScopeName, userBase: string, launchDir: string | null): string | null {
-  if (scope === 'user') return path.join(userBase, 'agent-memory');
+  if (scope === 'user') return path.join(userBase, AGENT_MEMORY_FOLDER.user);
   if (!launchDir) return null;
-  return path.join(launchDir, '.claude', scope === 'project' ? 'agent-memory' : 'agent-memory-local');
+  return path.join(launchDir, '.claude', AGENT_MEMORY_FOLDER[scope]);
 }
 
 /**
@@ -227,7 +228,7 @@ async function listDirNames(dir: string): Promise<string[]> {
  * git cannot answer, there is nothing to warn about.
  */
 async function localIgnoredWarning(launchDir: string): Promise<AgentMemoryWarning | null> {
-  const rel = '.claude/agent-memory-local/';
+  const rel = `.claude/${AGENT_MEMORY_FOLDER.local}/`;
   const file = path.join(launchDir, rel);
   // The directory itself (dir-only patterns) and a file inside it (patterns like `dir/*`).
   const ignored = await runGit(['check-ignore', rel, `${rel}MEMORY.md`], launchDir);

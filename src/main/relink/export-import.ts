@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
+import { AGENT_MEMORY_FOLDER } from '../../shared/limits.js';
 import { identitiesDisagree } from '../../shared/project-identity.js';
 import { projectIdentitySchema } from '../../shared/project-identity-schema.js';
 import { VERSION } from '../core/version.js';
@@ -37,7 +38,6 @@ import { TAR_LIMITS, TarError, type TarEntry, readTar, writeTar } from './tar.js
 
 const ROOT = 'memdir-export';
 const FORMAT = 'memdir-export';
-const AGENT_FOLDERS = { project: 'agent-memory', local: 'agent-memory-local' } as const;
 
 const manifestSchema = z.object({
   format: z.literal(FORMAT),
@@ -102,7 +102,7 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
   for (const [rel, data] of readArea(loc.memoryDir, { excludeTeam: false }).files) entries.push({ name: `${ROOT}/memory/${rel}`, data });
   if (loc.key && fs.existsSync(loc.key)) {
     for (const scope of ['project', 'local'] as const) {
-      const root = path.join(loc.key, '.claude', AGENT_FOLDERS[scope]);
+      const root = path.join(loc.key, '.claude', AGENT_MEMORY_FOLDER[scope]);
       for (const [rel, data] of readArea(root, { excludeTeam: false }).files) entries.push({ name: `${ROOT}/agents/${scope}/${rel}`, data });
     }
   }
@@ -236,7 +236,7 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
       warnings.push(`The ${scope} agent memory of ${type} is not imported: ${loc.key} is not a folder on this machine.`);
       continue;
     }
-    add(`agent:${scope}:${type}`, subMap(files, `agents/${scopeType}/`), path.join(loc.key, '.claude', AGENT_FOLDERS[scope], type), '');
+    add(`agent:${scope}:${type}`, subMap(files, `agents/${scopeType}/`), path.join(loc.key, '.claude', AGENT_MEMORY_FOLDER[scope], type), '');
   }
   const read = fs.existsSync(loc.key) ? await readPathFacts(loc.key).catch(() => null) : null;
   const tid = read ? identityOfPath(read.explanation, read.facts) : null;

@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
+import { AGENT_MEMORY_FOLDER } from '../../shared/limits.js';
 import { compareIdentities, identitiesDisagree, type ProjectIdentity } from '../../shared/project-identity.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { readSnapshot, recordedMemoryDirs } from '../history/index.js';
@@ -37,8 +38,6 @@ export interface RelinkContext {
   /** Workspace folders from Settings (for the claims of other orphans). */
   workspaces?: readonly string[];
 }
-
-const AGENT_FOLDERS = { project: 'agent-memory', local: 'agent-memory-local' } as const;
 
 function listDirs(dir: string): string[] {
   try {
@@ -79,8 +78,8 @@ async function agentAreas(oldRoot: string | null, newRoot: string, dataDir: stri
   const areas: MergeArea[] = [];
   const recorded = await recordedMemoryDirs(dataDir);
   for (const scope of ['project', 'local'] as const) {
-    const from = path.join(oldRoot, '.claude', AGENT_FOLDERS[scope]);
-    const to = path.join(newRoot, '.claude', AGENT_FOLDERS[scope]);
+    const from = path.join(oldRoot, '.claude', AGENT_MEMORY_FOLDER[scope]);
+    const to = path.join(newRoot, '.claude', AGENT_MEMORY_FOLDER[scope]);
     if (fs.existsSync(from)) {
       if (scope === 'project') {
         if (listDirs(from).length > 0) warnings.push(`The project agent memory in ${from} is committed and shared through git; it is left to git.`);
