@@ -4,7 +4,8 @@
  * Mailgun, PyPI, DigitalOcean, the GitLab token kinds beyond `glpat-`, Memdir's own sync
  * tokens, credentials in any URL, and generic high-entropy assignments — and for two preset
  * rules that miss real keys: OpenAI keys ending in a dash, SendGrid keys with more than one
- * dash, SEC1 EC private keys. Formats follow the
+ * dash, SEC1 EC private keys — and every token Claude Code 2.1.332's own team-memory scanner
+ * refuses (claude-code-rules.test.ts holds Memdir to its table). Formats follow the
  * public gitleaks rules and the providers' documentation. JavaScript has no `(?i)` groups: a
  * case-insensitive rule uses the `i` flag on the whole pattern.
  *
@@ -343,10 +344,11 @@ export const SECRET_RULES: SecretRule[] = [
     severity: 'error',
     priority: 2,
     // The preset ends its pattern with \b, so a key whose last character is "-" slips through.
-    hint: /T3BlbkFJ/,
+    // A legacy key is sk- and 48 letters and digits, with or without the T3BlbkFJ marker.
+    hint: /T3BlbkFJ|sk-[A-Za-z0-9]{48}/,
     find: matches(
-      /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])/g,
-      (key) => !looksMasked(key),
+      /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_])sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])/g,
+      (key) => !looksMasked(key) && (key.includes('T3BlbkFJ') || randomish(3.5)(key.slice(3))),
     ),
   },
   {
@@ -357,6 +359,94 @@ export const SECRET_RULES: SecretRule[] = [
     // The preset's pattern allows a single dash, but both base64url parts may hold several.
     hint: /SG\./,
     find: matches(/(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, (key) => randomish(3.5)(key.slice(3))),
+  },
+  // Tokens Claude Code 2.1.332 refuses to write into team memory and leaves out of its sync
+  // that neither the preset nor the rules above saw (its rule table, read from the binary:
+  // test/fixtures/claude-code/secret-rules-2.1.332.json). Each is at least as broad as the
+  // client's pattern, so nothing the client holds back is uploaded by Memdir.
+  {
+    id: 'google-oauth-client-secret',
+    title: 'Google OAuth client secret',
+    severity: 'error',
+    priority: 2,
+    hint: /GOCSPX-/,
+    find: matches(/(?<![A-Za-z0-9_])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/g, (key) => randomish(3.5)(key.slice(7))),
+  },
+  {
+    id: 'azure-ad-client-secret',
+    title: 'Azure AD client secret',
+    severity: 'error',
+    priority: 2,
+    hint: /\dQ~/,
+    find: matches(/(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g, randomish(3.5)),
+  },
+  {
+    id: 'supabase-key',
+    title: 'Supabase secret key or access token',
+    severity: 'error',
+    priority: 2,
+    hint: /sb_secret_|sbp_/,
+    find: matches(/(?<![A-Za-z0-9_])(?:sb_secret_[A-Za-z0-9_-]{20,1000}(?![A-Za-z0-9_-])|sbp_[a-z0-9]{40,1000}(?![a-z0-9]))/g, (key) =>
+      randomish(3.0)(key.slice(key.indexOf('_', 3) + 1)),
+    ),
+  },
+  {
+    id: 'slack-token',
+    title: 'Slack rotating or workflow token',
+    severity: 'error',
+    priority: 2,
+    // The preset knows xoxb/xoxp/xoxa/xapp tokens and webhooks, not refresh-rotated or workflow ones.
+    hint: /xoxe|xwfp-/,
+    find: matches(/(?<![A-Za-z0-9_])(?:xoxe(?:\.xox[a-z])?-\d-[A-Za-z0-9-]{28,1000}|xwfp-[A-Za-z0-9-]{20,1000})(?![A-Za-z0-9-])/g, (key) =>
+      randomish(3.5)(key.slice(key.lastIndexOf('-', 16) + 1)),
+    ),
+  },
+  {
+    id: 'terraform-cloud-token',
+    title: 'Terraform Cloud / HashiCorp API token',
+    severity: 'error',
+    priority: 2,
+    hint: /\.atlasv1\./,
+    find: matches(/(?<![A-Za-z0-9])[A-Za-z0-9]{14,100}\.atlasv1\.[A-Za-z0-9_=-]{60,1000}(?![A-Za-z0-9_=-])/g, (key) =>
+      randomish(3.5)(key.slice(key.lastIndexOf('.') + 1)),
+    ),
+  },
+  {
+    id: 'pulumi-token',
+    title: 'Pulumi access token',
+    severity: 'error',
+    priority: 2,
+    hint: /pul-/,
+    find: matches(/(?<![A-Za-z0-9_])pul-[a-f0-9]{40}(?![A-Za-z0-9_-])/g, (key) => randomish(3.0)(key.slice(4))),
+  },
+  {
+    id: 'postman-key',
+    title: 'Postman API key',
+    severity: 'error',
+    priority: 2,
+    hint: /PMAK-/,
+    find: matches(/(?<![A-Za-z0-9_])PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}(?![A-Za-z0-9_-])/g, (key) => randomish(3.0)(key.slice(5))),
+  },
+  {
+    id: 'grafana-api-key',
+    title: 'Grafana API key',
+    severity: 'error',
+    priority: 2,
+    // Base64 of {"k":"…","n":"…","id":…}; the preset knows only Grafana's glc_ and glsa_ tokens.
+    hint: /eyJrIjoi/,
+    find: matches(/(?<![A-Za-z0-9_])eyJrIjoi[A-Za-z0-9+/]{70,400}={0,3}(?![A-Za-z0-9+/=])/g, (key) => randomish(3.5)(key.slice(8))),
+  },
+  {
+    id: 'sentry-token',
+    title: 'Sentry auth token',
+    severity: 'error',
+    priority: 2,
+    // User tokens, and organisation tokens: base64 of {"iat":…,"region_url":…}, then a secret.
+    hint: /sntry[us]_/,
+    find: matches(
+      /(?<![A-Za-z0-9_])(?:sntryu_[a-f0-9]{64}(?![A-Za-z0-9_-])|sntrys_eyJpYXQiO[A-Za-z0-9+/]{10,200}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[A-Za-z0-9+/]{10,200}={0,2}_[A-Za-z0-9+/]{43})/g,
+      (key) => randomish(3.0)(key.slice(7)),
+    ),
   },
   {
     id: 'private-key',
