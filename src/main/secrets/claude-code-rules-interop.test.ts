@@ -41,7 +41,7 @@ describe.skipIf(skip !== null)(`Claude Code refuses a team memory holding a toke
     fs.mkdirSync(path.join(tmp, 'scratch'));
     const team = path.join(home.memoryDir, 'team');
     const writes = [
-      ...CLIENT_RULE_SAMPLES.map(({ rule, token }) => ({ id: `toolu_${rule.id.replaceAll('-', '_')}`, rule: rule.id, content: memoryHolding(rule.id, token) })),
+      ...CLIENT_RULE_SAMPLES.map(({ name, token }, i) => ({ id: `toolu_w${i}`, rule: name, content: memoryHolding(name, token) })),
       { id: 'toolu_clean', rule: null, content: memoryHolding('clean', 'in the vault, under staging/api') },
     ];
     fake.setHandler((request): FakeReply => {

@@ -27,13 +27,13 @@ describe("Claude Code 2.1.332's team-memory secret rules", () => {
     expect(new Set(CLIENT_RULES.rules.map((r) => r.id)).size).toBe(CLIENT_RULES.rules.length);
   });
 
-  it.each(CLIENT_RULE_SAMPLES)('$rule.id: the sample is one the client refuses', ({ rule, token }) => {
+  it.each(CLIENT_RULE_SAMPLES)('$name: the sample is one the client refuses', ({ rule, token }) => {
     expect(new RegExp(rule.source, rule.flags).test(`note ${token}\n`)).toBe(true);
   });
 
-  it.each(CLIENT_RULE_SAMPLES)('$rule.id: Memdir finds it in a memory file and shows it masked', async ({ rule, token }) => {
-    const file = path.join(dir, `reference_${rule.id}.md`);
-    const text = memoryHolding(rule.id, token);
+  it.each(CLIENT_RULE_SAMPLES)('$name: Memdir finds it in a memory file and shows it masked', async ({ name, token }) => {
+    const file = path.join(dir, `reference_${name}.md`);
+    const text = memoryHolding(name, token);
     await fs.writeFile(file, text);
     const report = await scanFile(file);
     const at = text.indexOf(token);

@@ -252,8 +252,12 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'AWS credential',
     severity: 'error',
     priority: 2,
-    hint: /A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA/,
-    find: matches(/\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)[A-Z0-9]{16}\b/g, (id) => id !== 'AKIAIOSFODNN7EXAMPLE' && !looksMasked(id)),
+    // ABIA (STS service bearer) and ACCA (context-specific) ids too, as Claude Code refuses them.
+    hint: /A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|ABIA|ACCA/,
+    find: matches(
+      /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g,
+      (id) => id !== 'AKIAIOSFODNN7EXAMPLE' && !looksMasked(id),
+    ),
   },
   {
     id: 'anthropic-key',
@@ -400,6 +404,15 @@ export const SECRET_RULES: SecretRule[] = [
     find: matches(/(?<![A-Za-z0-9_])(?:xoxe(?:\.xox[a-z])?-\d-[A-Za-z0-9-]{28,1000}|xwfp-[A-Za-z0-9-]{20,1000})(?![A-Za-z0-9-])/g, (key) =>
       randomish(3.5)(key.slice(key.lastIndexOf('-', 16) + 1)),
     ),
+  },
+  {
+    id: 'slack-workflow-webhook',
+    title: 'Slack workflow or trigger webhook',
+    severity: 'error',
+    priority: 2,
+    // The preset knows /services/ webhooks; a Workflow Builder one is as good a key. The secret is the path.
+    hint: /hooks\.slack\.com\/(?:workflows|triggers)\//i,
+    find: matches(/hooks\.slack\.com\/(?:workflows|triggers)\/([A-Za-z0-9+/_-]{40,1000})/gi, (path) => randomish(3.5)(path)),
   },
   {
     id: 'terraform-cloud-token',

@@ -12,6 +12,7 @@ export interface ClientRule {
   source: string;
   flags: string;
   sample: Part[];
+  moreSamples?: Part[][];
 }
 
 export const CLIENT_RULES = captured as { client: string; rules: ClientRule[] };
@@ -35,11 +36,14 @@ function body(alphabet: string, n: number, seed: number): string {
   return Array.from({ length: n }, (_, i) => alphabet[(i * 7 + seed * 13 + ((i * i) % 11)) % alphabet.length]).join('');
 }
 
-/** Every client rule with a fake token for it. */
-export const CLIENT_RULE_SAMPLES: { rule: ClientRule; token: string }[] = CLIENT_RULES.rules.map((rule, seed) => ({
-  rule,
-  token: rule.sample.map((part) => (typeof part === 'string' ? part : body(ALPHABETS[part[0]]!, part[1], seed))).join(''),
-}));
+/** Every client rule with a fake token for it (`name`: the rule's id, numbered when it has several). */
+export const CLIENT_RULE_SAMPLES: { rule: ClientRule; name: string; token: string }[] = CLIENT_RULES.rules.flatMap((rule, seed) =>
+  [rule.sample, ...(rule.moreSamples ?? [])].map((sample, n) => ({
+    rule,
+    name: n === 0 ? rule.id : `${rule.id}-${n + 1}`,
+    token: sample.map((part) => (typeof part === 'string' ? part : body(ALPHABETS[part[0]]!, part[1], seed + n))).join(''),
+  })),
+);
 
 /** A memory file as Claude Code writes one, holding `token`. */
 export function memoryHolding(id: string, token: string): string {
