@@ -115,7 +115,8 @@ The undo is itself an entry (source "restore"): undo it to redo. Undoing the "Un
 \`memdir merge undo\` brings the import back whole: its memories, and its history to restore from; undoing
 that redo takes it back again (\`memdir merge list\` says undone), at any depth. A relink or merge turns as one:
 undoing its entry in one project undoes the matching entry in every directory it changed (refused, nothing
-written, when a file there changed since, unless --overwrite-changed, or when the undo there would be refused:
+written, when a file there changed since, unless --overwrite-changed, or when the undo there would be refused,
+or when one directory is already as the turn would leave it (its memory deleted by hand since; restore it first):
 every directory is checked first; a write the disk refuses puts back what was already changed, and says so); an entry of an older turn than its latest
 is refused, naming the latest turn's entry. Undoing a merge's own entry while it stands is \`memdir merge undo\`
 (refused when a file it wrote changed since, unless --overwrite-changed: then undone whole anyway, kept in history).

@@ -527,6 +527,30 @@ describe('memdir orphans / relink / merge', () => {
     },
   );
 
+  it.each(['relink', 'merge'] as const)(
+    'a %s undone, its memory then deleted by hand in one folder: undoing that undo there is refused whole, not done in the other folder alone',
+    async (kind) => {
+      const { from, fromMemory, intoMemory, id, apart, state, newest } = await movedAndMerged(kind);
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      expect(await state()).toEqual(apart);
+      const undoEntry = await newest(sanitizeDirName(from));
+      // Deleted outside Memdir (Claude Code may): this folder is already as bringing the merge back would leave its memories.
+      await fs.rm(path.join(fromMemory, 'sql.md'));
+      const intoBefore = await newest(sanitizeDirName(path.join(root, 'work', 'shop')));
+      const redo = await memdir('undo', sanitizeDirName(from), undoEntry.rev);
+      expect(redo).toMatchObject({ code: 2, out: '' });
+      expect(redo.err).toContain(`Nothing was undone: this would bring ${kind === 'merge' ? 'merge' : 'relink'} ${id} back in every directory it changed`);
+      expect(redo.err).toContain(`in ${fromMemory}, sql.md is already as that would leave it`);
+      // Not a change to overwrite: undo anyway is refused the same way, never offered in vain.
+      expect(redo.err).not.toContain('--overwrite-changed');
+      expect((await memdir('undo', sanitizeDirName(from), undoEntry.rev, '--overwrite-changed')).code).toBe(2);
+      // Nothing written in the other folder, and the record still says undone.
+      expect(await fs.readdir(intoMemory)).toEqual(['mine.md']);
+      expect((await newest(sanitizeDirName(path.join(root, 'work', 'shop')))).rev).toBe(intoBefore.rev);
+      expect((await state()).undone).toBe(true);
+    },
+  );
+
   it('a relink undone that stops halfway through writing its second directory puts back what it wrote there too', async () => {
     const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink');
     // A folder where the moved memory goes back: MEMORY.md is written there first, then sql.md cannot be.

@@ -48,6 +48,8 @@ import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 export interface UndoResult {
   entry: HistoryEntry | null;
   notes: string[];
+  /** Check-only: its memory files are already as the undo would leave them, so it would write nothing — those files. */
+  already?: string[];
 }
 
 interface Options {
@@ -76,6 +78,7 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
   let undone = false;
   const broughtBack: BroughtBack[] = [];
   const laterRevs: string[] = [];
+  let already: string[] | undefined;
   const { entry } = await transact(
     opts.memoryDir,
     { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...history, broughtBack: () => broughtBack },
@@ -93,7 +96,10 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       }
       const own = plan.filter((p) => !isIndex(p.rel));
       const files = own.filter((p) => !back.has(p.rel));
-      if (own.length > 0 && files.every((p) => p.now === p.before)) return;
+      if (own.length > 0 && files.every((p) => p.now === p.before)) {
+        already = files.map((p) => p.rel);
+        return;
+      }
       // Before the plain refusal too: it would offer an undo anyway that cannot be done.
       await refuseAnotherAtOldName(opts.memoryDir, target, plan, back, history);
       const touched = files.filter((p) => p.now !== p.after);
@@ -141,7 +147,7 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
   // The tree as it was: the folders the change made (team/, a rename's new folder) go when empty,
   // and those the later changes brought back with it made (the later name's folder).
   if (undone) for (const rev of [target.rev, ...laterRevs]) await removeFoldersCreatedBy(opts.memoryDir, rev, history);
-  return { entry, notes };
+  return { entry, notes, ...(already && opts.checkOnly ? { already } : {}) };
 }
 
 /**

@@ -272,15 +272,26 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
     );
   const anyway = opts.overwriteChanged ? { overwriteChanged: true } : {};
   // Every directory's undo decides its refusals — the same code, writing nothing — before any is written.
-  await undoChange({ ...opts, checkOnly: true });
+  const checked = [{ memoryDir: opts.memoryDir, ...(await undoChange({ ...opts, checkOnly: true })) }];
   for (const o of others) {
     try {
-      await undoChange({ memoryDir: o.memoryDir, dataDir, rev: o.entry.rev, ...anyway, checkOnly: true });
+      checked.push({ memoryDir: o.memoryDir, ...(await undoChange({ memoryDir: o.memoryDir, dataDir, rev: o.entry.rev, ...anyway, checkOnly: true })) });
     } catch (error) {
       if (!(error instanceof MemdirError)) throw error;
       const why = error.message.replace(/^Nothing was undone: /, '');
       throw new MemdirError(error.code, `Nothing was undone: this would ${what} in every directory it changed, and in ${o.memoryDir} ${why}`, { cause: error });
     }
+  }
+  // A directory already as the turn would leave it (its memories deleted or put back by hand since)
+  // would be left as it is while the others turn: the merge half turned, and its record naming only
+  // the others, so a later undo of the turn would miss that directory. Refused whole instead.
+  const still = checked.find((c) => c.already);
+  if (still && checked.some((c) => !c.already)) {
+    const files = still.already!;
+    throw new MemoryError(
+      'invalid-input',
+      `Nothing was undone: this would ${what} in every directory it changed, and in ${still.memoryDir}, ${files.join(', ')} ${files.length === 1 ? 'is' : 'are'} already as that would leave ${files.length === 1 ? 'it' : 'them'} (changed outside this ${record.kind} since), so only the other directories would turn. Put ${files.length === 1 ? 'it' : 'them'} back there first (\`memdir restore\`), then undo again.`,
+    );
   }
   let here: HistoryEntry | null = null;
   const notes: string[] = [];
