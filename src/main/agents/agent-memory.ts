@@ -95,27 +95,6 @@ export function agentTypeDirName(agentType: string): string {
   return agentType.replace(/[^A-Za-z0-9_-]/g, '-');
 }
 
-/**
- * Whether `file` is inside one of the three agent-memory roots (or is one). Paths are resolved
- * (not realpath'd) and compared by segment, so `agent-memory-local` is not mistaken for a child
- * of `agent-memory`. Used to keep agent memory apart from the main memory.
- */
-export function isAgentMemoryPath(file: string, home: string, launchDir: string | null): boolean {
-  const target = comparable(path.resolve(file));
-  return SCOPES.some((scope) => {
-    const root = agentMemoryRoot(scope, home, launchDir);
-    if (!root) return false;
-    const relative = path.relative(comparable(path.resolve(root)), target);
-    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-  });
-}
-
-function comparable(p: string): string {
-  const nfc = p.normalize('NFC');
-  // Windows and default macOS file systems ignore case; a case-only difference is the same file.
-  return process.platform === 'win32' || process.platform === 'darwin' ? nfc.toLowerCase() : nfc;
-}
-
 interface AgentDefinition {
   agentType: string;
   file: string;
@@ -183,7 +162,8 @@ async function readDefinition(file: string, level: AgentDefinition['level'], war
   if ('error' in parsed) return bad(parsed.error);
   const name = parsed.data.name;
   if (typeof name !== 'string' || name.trim() === '') return bad('its frontmatter has no `name`');
-  const agentType = name.trim();
+  // As written: Claude Code 2.1.332 does not trim it ("  padded  " keeps its memory in `--padded--`).
+  const agentType = name;
   // Claude Code 2.1.332 does not load a file-defined agent named like a plugin's (`plugin:agent`).
   if (agentType.includes(':')) {
     return bad(`its name "${agentType}" holds ":", which Claude Code keeps for plugin agents (plugin:agent), so it does not load this file`);

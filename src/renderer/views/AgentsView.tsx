@@ -5,9 +5,9 @@ import { LoadMeter } from '../components/LoadMeter.js';
 import { useAgents } from '../stores/agents.js';
 
 const SCOPE_HELP = {
-  user: 'All projects (~/.claude/agent-memory)',
-  project: 'This repository, committed and shared through git',
-  local: 'This repository, never committed',
+  user: 'All projects (agent-memory in the Claude home, or in CLAUDE_CODE_REMOTE_MEMORY_DIR when set)',
+  project: 'The directory the sessions start in, committed and shared through git',
+  local: 'The directory the sessions start in, never committed',
 } as const;
 
 export function AgentsView({ dir }: { dir?: string }) {

@@ -24,7 +24,7 @@ export const agentsContract = {
     projectRef.partial(),
     z.object({
       repoRoot: z.string().nullable(),
-      /** Where the project's sessions start (most of them): its `.claude/agent-memory*` folders are the ones Claude Code uses. */
+      /** The directory the project's sessions start in whose settings speak for it (its root when any session starts there, else the one with most sessions): its `.claude/agent-memory*` folders are the ones Claude Code uses for those sessions; other launch directories' are named in warnings. */
       launchDir: z.string().nullable(),
       agents: z.array(agentMemorySchema),
       warnings: z.array(z.object({ code: z.string(), file: z.string().optional(), message: z.string() })),
