@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
+import { withMemoryLock } from '../../main/core/memory-lock.js';
 import { addMemories, addSession, git, makeRepo, topic } from '../../main/relink/test-support/moved-project.js';
 import type { CliIo } from '../command.js';
 import { runCli } from '../main.js';
@@ -550,6 +551,35 @@ describe('memdir orphans / relink / merge', () => {
       expect((await state()).undone).toBe(true);
     },
   );
+
+  it('a put-back that overwrites a change made while the undo waited says so, naming the file; the change stays in history', async () => {
+    const { into, fromMemory, intoMemory, id, merged, state, newest } = await movedAndMerged('relink');
+    // The second directory's write fails (a folder where sql.md goes back)…
+    await fs.mkdir(path.join(fromMemory, 'sql.md'), { recursive: true });
+    const meanwhile = topic('SQL', 'feedback', 'written by Claude Code while the undo waited');
+    // …and while the undo waits for that directory (another writer holds it), sql.md is written in the first, already turned.
+    const held = withMemoryLock(
+      fromMemory,
+      async () => {
+        // Once the first directory's turn is in its history (a write inside that step would be part of it).
+        const turned = async () => (await newest(into)).summary === `Undo relink ${id}`;
+        for (let i = 0; i < 250 && !(await turned()); i++) await new Promise((r) => setTimeout(r, 20));
+        await fs.writeFile(path.join(intoMemory, 'sql.md'), meanwhile);
+      },
+      { dataDir: path.join(root, 'data') },
+    );
+    const undo = memdir('merge', 'undo', id);
+    await held;
+    const done = await undo;
+    expect(done.code).toBe(2);
+    expect(done.err).toContain(`was put back`);
+    expect(done.err).toContain(`A change made meanwhile in ${intoMemory} (sql.md) was overwritten by putting back`);
+    await fs.rm(path.join(fromMemory, 'sql.md'), { recursive: true });
+    expect(await state()).toEqual(merged);
+    // The overwritten text is in history there, to restore from.
+    const entries = (JSON.parse((await memdir('history', into, '--json')).out) as { entries: { summary: string }[] }).entries;
+    expect(entries.some((e) => e.summary.startsWith('Changes made outside Memdir'))).toBe(true);
+  });
 
   it('a relink undone that stops halfway through writing its second directory puts back what it wrote there too', async () => {
     const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink');

@@ -163,6 +163,7 @@ async function putBack(
   const reason = error instanceof Error ? error.message : String(error);
   const back: string[] = [];
   const failed: string[] = [];
+  const overwritten: string[] = [];
   const steps: string[] = [];
   for (const { memoryDir, head } of [...heads].reverse()) {
     try {
@@ -177,6 +178,13 @@ async function putBack(
         if (undone.entry) steps.push(undone.entry.rev);
       }
       if (made.length > 0) back.unshift(memoryDir);
+      // A change made there meanwhile (recorded by the put-back, as outside changes are) was overwritten: said, never silent.
+      const outside = new Set<string>();
+      for (const entry of await listHistory(memoryDir, { dataDir })) {
+        if (entry.rev === head) break;
+        if (entry.source === 'external' && made.length > 0) for (const f of entry.files) outside.add(f.path);
+      }
+      if (outside.size > 0) overwritten.unshift(`${memoryDir} (${[...outside].join(', ')})`);
     } catch (again) {
       failed.unshift(`${memoryDir} (${again instanceof Error ? again.message : String(again)})`);
     }
@@ -185,7 +193,7 @@ async function putBack(
   const code = error instanceof MemdirError ? (error.code as MemdirError['code']) : 'io-failed';
   const sentence =
     failed.length === 0
-      ? `Nothing was undone: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}`
+      ? `Nothing was undone: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}${overwritten.length > 0 ? ` A change made meanwhile in ${overwritten.join(', ')} was overwritten by putting back; it stays in history ("Changes made outside Memdir"), to restore from.` : ''}`
       : `${what[0]!.toUpperCase()}${what.slice(1)} stopped in ${stopped} (${reason}), and putting back what it had changed failed in ${failed.join(', ')}: it is half done there. Every step is in each directory's history, to restore from.`;
   return new MemdirError(code, sentence, { cause: error });
 }
