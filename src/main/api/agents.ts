@@ -1,7 +1,7 @@
 /** Agent memory (R-AGENT): every agent type's three scopes, each scanned like a memory dir. */
 import { agentMemoryOffSentence } from '../../shared/settings-text.js';
 import { listAgentMemories, otherLaunchDirWarnings } from '../agents/index.js';
-import { readEffectiveSettings, scanMemoryDir } from '../memdir/index.js';
+import { projectLaunchDirs, readEffectiveSettings, scanMemoryDir } from '../memdir/index.js';
 import type { Handlers } from './dispatch.js';
 
 export const agentHandlers: Pick<Handlers, 'agents.list'> = {
@@ -10,18 +10,13 @@ export const agentHandlers: Pick<Handlers, 'agents.list'> = {
     const repoRoot = project?.path ?? null;
     // Claude Code keeps project and local agent memory in the launch directory (its sessions'
     // main one, whose settings are read too), not at the canonical key.
-    const launchDir = project ? (project.settings.launchDir ?? repoRoot) : null;
+    const dirs = project ? projectLaunchDirs(project) : null;
+    const launchDir = dirs?.main ?? null;
     // The settings of the project's launch directory, or the user's and the environment's alone.
     const settings = project?.settings ?? (await readEffectiveSettings(ctx.home, null, ctx.env));
     const { agents, warnings } = await listAgentMemories(ctx.home, launchDir, repoRoot, { memoryBase: settings.memoryBase });
     const off = agentMemoryOffSentence(settings);
-    const others =
-      project && launchDir
-        ? await otherLaunchDirWarnings(
-            launchDir,
-            project.launchDirs.flatMap((l) => (l.cwd ? [l.cwd] : [])),
-          )
-        : [];
+    const others = dirs && launchDir ? await otherLaunchDirWarnings(launchDir, dirs.others) : [];
     return {
       repoRoot,
       launchDir,

@@ -54,6 +54,7 @@ export { runGit } from './run-git.js';
 export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';
 export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
 export { HomeScanCache, scanHome, scanProject } from './scan-home.js';
+export { type LaunchDirsOf, projectLaunchDirs } from './launch-dirs.js';
 export { claudeConfigFiles, type FolderTrust, readFolderTrust } from './claude-config.js';
 export { type EffectiveSettings, type PermissionRule, readEffectiveSettings, type SettingsCache } from './settings.js';
 export { locateFrontmatter, type ParsedTopic, parseTopicFile, serializeTopicFile, type TopicFields } from './topic-file.js';
