@@ -715,4 +715,30 @@ describe('memdir orphans / relink / merge', () => {
       err: expect.stringContaining('cannot be imported: it is not a tar archive'),
     });
   });
+
+  it("exports the agent memory of app/, where the sessions start, into app/ of the target, and names a worktree's it cannot carry", async () => {
+    const project = path.join(root, 'p');
+    await makeRepo(project);
+    await fs.mkdir(path.join(project, 'app'));
+    await addSession(home, path.join(project, 'app'));
+    const wt = path.join(root, 'p-wt');
+    git(project, 'worktree', 'add', '-q', wt);
+    await addSession(home, wt, '0b0e3f5c-4444-4111-8111-111111111111');
+    await addMemories(home, project, { 'a.md': topic('A', 'user', 'a') });
+    for (const dir of [path.join(project, 'app'), wt]) {
+      await fs.mkdir(path.join(dir, '.claude', 'agent-memory-local', 'reviewer'), { recursive: true });
+      await fs.writeFile(path.join(dir, '.claude', 'agent-memory-local', 'reviewer', 'MEMORY.md'), '- terse\n');
+    }
+    const left = `The agent memory in ${path.join(wt, '.claude')} (sessions started there, outside ${project}) is not in the archive: it carries only what is under the project's root.`;
+    const file = path.join(root, 'p.tar');
+    const exported = await memdir('export', project, file);
+    expect(exported.out).toBe(`Exported 2 files of ${project} with its history to ${file}.\n${left}\n`);
+    expect(JSON.parse((await memdir('export', project, path.join(root, 'p2.tar'), '--json')).out)).toMatchObject({ files: 2, warnings: [left] });
+    const target = path.join(root, 'q');
+    await fs.mkdir(path.join(target, 'app'), { recursive: true });
+    const plan = JSON.parse((await memdir('import', file, target, '--json')).out).plan;
+    expect(plan.files).toContainEqual({ area: 'agent:local:reviewer@app', file: 'MEMORY.md', action: 'add' });
+    expect((await memdir('import', file, target, '--yes')).code).toBe(0);
+    expect(await fs.readFile(path.join(target, 'app', '.claude', 'agent-memory-local', 'reviewer', 'MEMORY.md'), 'utf8')).toBe('- terse\n');
+  });
 });

@@ -120,7 +120,7 @@ async function previewOrApply(
 }
 
 const PLAN_JSON = `JSON: {"applied": false, "plan": {"kind", "source": {"label", "dir", "memoryDir", "identity"}, "target": {"path", "dir", "memoryDir", "identity"},
-  "files": [{"area": "private"|"team"|"agent:<scope>:<type>", "file", "action": "add"|"same"|"conflict"|"index"}],
+  "files": [{"area": "private"|"team"|"agent:<scope>:<type>"|"agent:<scope>:<type>@<launch dir from the root>", "file", "action": "add"|"same"|"conflict"|"index"}],
   "areas": [{"area", "from", "to", "indexAdded", "notInIndex"}], "evidence", "warnings", "blockers"}}
   or, with --yes, {"applied": true, "record": {"id", "kind", "createdAt", "plan", "touched": [{"memoryDir", "rev", "files"}],
   "conflicts": [{"n", "area", "file", "memoryDir", "status", "resolution", "resolvedAt"}], "undone", "redone", "earlier"}}
@@ -181,7 +181,10 @@ export const relinkCommand: CommandSpec = {
   details: `Without --yes, shows what would happen. Where the target already has memories they are merged:
 identical files once, a file with the same name and other content kept as a conflict (the target's
 stays), index lines added while MEMORY.md stays under Claude Code's cut (the rest are named, and
-the moved MEMORY.md is kept as a conflict when a line of it has no place). One history entry in each directory; \`memdir merge undo <id>\` undoes all of it. Transcripts and
+the moved MEMORY.md is kept as a conflict when a line of it has no place). The local agent memory
+of the root and of each directory under it the sessions start in moves to the same place under the
+new root (app/.claude/agent-memory-local/ to the new app/); what has no place there stays, named in
+the warnings. One history entry in each directory; \`memdir merge undo <id>\` undoes all of it. Transcripts and
 settings are never rewritten.
 ${PLAN_JSON}`,
   async run({ positionals, values, io }) {
@@ -344,8 +347,11 @@ export const exportCommand: CommandSpec = {
     json: jsonOption,
   },
   details: `The archive opens with \`tar xf\`: memdir-export/manifest.json (the project, its identity, each file and
-its SHA-256), memory/ (MEMORY.md, topic files, team/), agents/<scope>/<type>/ (the repository's agent
-memory) and history/memory.bundle (the history as a git bundle). An existing file is never replaced.
+its SHA-256), memory/ (MEMORY.md, topic files, team/), agents/<scope>/<type>/ (the agent memory at
+the repository root), agents-in/<dir>/<scope>/<type>/ (that of each directory under the root the
+sessions start in, <dir> its path from the root in one segment: app, packages%2Fweb) and
+history/memory.bundle (the history as a git bundle). Agent memory of a launch directory outside the
+root (a linked worktree) is not packed: a warning names it. An existing file is never replaced.
 A folder for it that does not exist is made when its parent exists (and said); with its parent missing
 too, the export is refused (a mistyped path), nothing written.
 Everything it packs is checked first with the scanner of \`memdir secrets scan\`: every file (and its
@@ -354,7 +360,8 @@ a token you undid or edited out is still in the history. With any finding, nothi
 is named in one sentence (the file, the revision and its date, the secret masked, its fingerprint).
 To go on: remove the secret from the current files (and revoke it), export with --without-history
 to leave the history out, or, for a finding that is not a secret, --allow <fingerprint>.
-JSON: {"exported": true, "file", "project": {"dir", "path"}, "files", "bytes", "history", "createdFolder": path|null}, or refused
+JSON: {"exported": true, "file", "project": {"dir", "path"}, "files", "bytes", "history", "createdFolder": path|null,
+  "warnings": [sentence]}, or refused
   {"exported": false, "file", "project", "findings": [{"in": "file"|"history", "where": "content"|"name"|"message",
   "file"|null, "line"|null, "column"|null, "rev"|null, "time"|null, "stillInFile"|null, "title", "match", "rule",
   "severity", "fingerprint", "message"}]}
@@ -370,7 +377,8 @@ Exit codes: 0 exported, 1 refused for secrets (nothing written), 2 error.`,
     else if (result.exported)
       io.out(
         `Exported ${plural(result.files, 'file')} of ${result.project.path ?? result.project.dir}${result.history ? ' with its history' : ' without its history'} to ${result.file}.\n` +
-          (result.createdFolder ? `The folder ${result.createdFolder} did not exist: it was made for the archive.\n` : ''),
+          (result.createdFolder ? `The folder ${result.createdFolder} did not exist: it was made for the archive.\n` : '') +
+          result.warnings.map((w) => `${w}\n`).join(''),
       );
     else {
       for (const f of result.findings) io.out(`${f.message}\n`);
@@ -395,6 +403,8 @@ export const importCommand: CommandSpec = {
   args: ['<file>', '<project>'],
   options: { home: homeOption, yes: yesOption, force: forceOption, json: jsonOption },
   details: `Without --yes, shows what would happen. A damaged or foreign archive is refused, nothing written.
+Agent memory goes to the same place under the project's root as it was exported from (agents-in/app/…
+into app/.claude/…); a directory the project does not have is named in the warnings and left out.
 The exported history is kept in the project's history as refs/memdir/imports/<id>.
 ${PLAN_JSON}`,
   async run({ positionals, values, io }) {

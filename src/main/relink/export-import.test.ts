@@ -109,6 +109,97 @@ describe('export and import (issue 18, item 6)', () => {
     expect(sanitizeDirName(other)).toBe(record.plan.target.dir);
   });
 
+  it('carries the agent memory of the directories the sessions start in, and puts it back at the same place under the new root', async () => {
+    // Claude Code 2.1.332 launched in shop/app keeps its local agent memory in shop/app/.claude/ (never committed).
+    const dir = path.join(tmp, 'shop');
+    await makeRepo(dir);
+    for (const sub of ['app', 'app', 'tools']) await fs.mkdir(path.join(dir, sub), { recursive: true });
+    await addSession(home, path.join(dir, 'app'));
+    await addSession(home, path.join(dir, 'app'), '0b0e3f5c-2222-4111-8111-111111111111');
+    await addSession(home, path.join(dir, 'tools'), '0b0e3f5c-3333-4111-8111-111111111111');
+    await addMemories(home, dir, { 'a.md': topic('A', 'user', 'a') });
+    const agentFile = (root: string, sub: string, type: string, name: string) => path.join(root, sub, '.claude', 'agent-memory-local', type, name);
+    for (const [sub, type, name] of [
+      ['app', 'reviewer', 'MEMORY.md'],
+      ['tools', 'helper', 'notes.md'],
+      ['', 'root-agent', 'notes.md'],
+    ] as const) {
+      await fs.mkdir(path.dirname(agentFile(dir, sub, type, name)), { recursive: true });
+      await fs.writeFile(agentFile(dir, sub, type, name), `${sub || 'root'} ${type}\n`);
+    }
+    const file = path.join(tmp, 'shop.tar');
+    const result = await exportProject({ home, dataDir }, dir, file);
+    expect(result).toMatchObject({ exported: true, files: 4 });
+    const listed = execFileSync('tar', ['tf', file], { encoding: 'utf8' }).split('\n');
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        'memdir-export/agents-in/app/local/reviewer/MEMORY.md',
+        'memdir-export/agents-in/tools/local/helper/notes.md',
+        'memdir-export/agents/local/root-agent/notes.md',
+      ]),
+    );
+    // Another machine: a fresh clone whose sessions start in app/ too; it has no tools/.
+    const home2 = path.join(tmp, 'home2');
+    const dir2 = path.join(tmp, 'elsewhere', 'shop');
+    await makeRepo(dir2);
+    await fs.mkdir(path.join(dir2, 'app'));
+    await addSession(home2, path.join(dir2, 'app'));
+    const ctx2 = { home: home2, dataDir: path.join(tmp, 'data2') };
+    const { plan } = await planImport(ctx2, file, dir2);
+    expect(plan.warnings.join(' ')).toContain(
+      `The local agent memory of helper (kept in tools/ by the sessions started there) is not imported: ${path.join(dir2, 'tools')} is not a folder on this machine.`,
+    );
+    await importArchive(ctx2, file, dir2);
+    expect(await fs.readFile(agentFile(dir2, 'app', 'reviewer', 'MEMORY.md'), 'utf8')).toBe('app reviewer\n');
+    expect(await fs.readFile(agentFile(dir2, '', 'root-agent', 'notes.md'), 'utf8')).toBe('root root-agent\n');
+    await expect(fs.access(path.join(dir2, 'tools'))).rejects.toThrow();
+    await expect(fs.access(path.join(dir2, '.claude', 'agent-memory-local', 'reviewer'))).rejects.toThrow();
+  });
+
+  it('names the agent memory of a linked worktree the sessions start in, which an archive cannot carry', async () => {
+    const { dir } = await project('shop', { 'a.md': topic('A', 'user', 'a') });
+    const wt = path.join(tmp, 'shop-wt');
+    git(dir, 'worktree', 'add', '-q', wt);
+    await addSession(home, wt, '0b0e3f5c-4444-4111-8111-111111111111');
+    await fs.mkdir(path.join(wt, '.claude', 'agent-memory-local', 'reviewer'), { recursive: true });
+    await fs.writeFile(path.join(wt, '.claude', 'agent-memory-local', 'reviewer', 'MEMORY.md'), '- terse\n');
+    const result = await exportProject({ home, dataDir }, dir, path.join(tmp, 'shop.tar'));
+    expect(result).toMatchObject({
+      exported: true,
+      files: 1,
+      warnings: [
+        `The agent memory in ${path.join(wt, '.claude')} (sessions started there, outside ${dir}) is not in the archive: it carries only what is under the project's root.`,
+      ],
+    });
+  });
+
+  it('refuses an archive whose agent memory would land outside the project', async () => {
+    const { dir } = await project('shop', { 'a.md': topic('A', 'user', 'a') });
+    const good = path.join(tmp, 'good.tar');
+    await exportProject({ home, dataDir }, dir, good);
+    const entries = readTar(await fs.readFile(good));
+    const manifestEntry = entries.find((e) => e.name.endsWith('manifest.json'))!;
+    const target = path.join(tmp, 'target');
+    await makeRepo(target);
+    for (const where of ['..%2F..%2Fetc', '%2Fetc', '%2E', '%2E%2E', 'a%2F..%2F..']) {
+      const name = `agents-in/${where}/local/x/notes.md`;
+      const data = Buffer.from('x\n');
+      const manifest = JSON.parse(manifestEntry.data.toString('utf8'));
+      manifest.files.push({ path: name, sha256: createHash('sha256').update(data).digest('hex'), bytes: data.length });
+      const bad = path.join(tmp, `bad-${entries.length}-${where.length}.tar`);
+      await fs.writeFile(
+        bad,
+        writeTar([
+          ...entries.map((e) => (e === manifestEntry ? { ...e, data: Buffer.from(JSON.stringify(manifest)) } : e)),
+          { name: `memdir-export/${name}`, data },
+        ]),
+      );
+      await expect(importArchive({ home, dataDir }, bad, target), where).rejects.toThrow(
+        /which is neither a memory nor an agent memory.*Nothing was written\.$/,
+      );
+    }
+  });
+
   it('refuses a corrupt or foreign archive in a sentence and writes nothing', async () => {
     const target = path.join(tmp, 'target');
     await fs.mkdir(target);

@@ -2,7 +2,8 @@
  * Export and import (issue 18, item 6). `memdir export <project> <file>` writes one tar a person
  * can open: `memdir-export/manifest.json` (what it is, the project and its identity, every file
  * with its SHA-256), `memory/` (the memory directory: index, topic files, `team/`),
- * `agents/<scope>/<type>/` (the agent memory kept in the repository) and
+ * `agents/<scope>/<type>/` (the agent memory at the repository root), `agents-in/<dir>/<scope>/<type>/`
+ * (that of each directory under the root its sessions start in, agent-places.ts) and
  * `history/memory.bundle` (the shadow history as a git bundle) — refused, nothing written, while
  * anything it packs holds a secret (export-secrets.ts). `memdir import <file> <project>`
  * reads it strictly — a corrupt or foreign archive is refused in a sentence, nothing written —
@@ -14,7 +15,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
-import { AGENT_MEMORY_FOLDER } from '../../shared/limits.js';
 import { identitiesDisagree } from '../../shared/project-identity.js';
 import { projectIdentitySchema } from '../../shared/project-identity-schema.js';
 import { VERSION } from '../core/version.js';
@@ -29,6 +29,7 @@ import {
 } from '../history/index.js';
 import { identityOfPath, locateProject, MemoryError, readPathFacts, rememberProjectPath, scanProject } from '../memdir/index.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
+import { agentAreaName, agentFolderOf, agentPlaces, placeUnder } from './agent-places.js';
 import { type ExportFinding, findExportSecrets } from './export-secrets.js';
 import { type MergeArea, applyMerge, readArea } from './merge-apply.js';
 import { readMergeRecord } from './merge-records.js';
@@ -62,6 +63,8 @@ export interface ExportResult {
   history: boolean;
   /** The folder made for the archive (it did not exist; its parent did), or null. */
   createdFolder: string | null;
+  /** What was left out, one sentence each (agent memory of a launch directory outside the root). */
+  warnings: string[];
 }
 
 /** An export refused: what it would have packed holds secrets, and nothing was written. */
@@ -100,11 +103,18 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
   const scan = await scanProject(ctx.home, loc.dir, { dataDir: ctx.dataDir, ...(ctx.env ? { env: ctx.env } : {}) });
   const entries: TarEntry[] = [];
   for (const [rel, data] of readArea(loc.memoryDir, { excludeTeam: false }).files) entries.push({ name: `${ROOT}/memory/${rel}`, data });
+  const warnings: string[] = [];
   if (loc.key && fs.existsSync(loc.key)) {
-    for (const scope of ['project', 'local'] as const) {
-      const root = path.join(loc.key, '.claude', AGENT_MEMORY_FOLDER[scope]);
-      for (const [rel, data] of readArea(root, { excludeTeam: false }).files) entries.push({ name: `${ROOT}/agents/${scope}/${rel}`, data });
-    }
+    // The root's and each launch directory's under it, at the same place relative to the root.
+    const { inside, outside } = agentPlaces(loc.key, { ...scan, path: loc.key });
+    for (const { rel, dir } of inside)
+      for (const scope of ['project', 'local'] as const)
+        for (const [name, data] of readArea(agentFolderOf(dir, scope), { excludeTeam: false }).files)
+          entries.push({ name: `${ROOT}/${agentArchivePrefix(rel, scope)}${name}`, data });
+    for (const dir of outside)
+      warnings.push(
+        `The agent memory in ${path.join(dir, '.claude')} (sessions started there, outside ${loc.key}) is not in the archive: it carries only what is under the project's root.`,
+      );
   }
   if (entries.length === 0) throw new MemoryError('not-found', `${loc.dir} has no memories to export (looked in ${loc.memoryDir}).`);
   // The history is brought up to date first, so the bundle holds what is exported.
@@ -139,7 +149,34 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
     bytes: archive.length,
     history: bundle !== null,
     createdFolder: folderMissing ? folder : null,
+    warnings,
   };
+}
+
+/**
+ * Where an agent memory folder goes in the archive: `agents/<scope>/` for the root's (the layout
+ * of every archive), `agents-in/<dir>/<scope>/` for a launch directory under the root, `<dir>` its
+ * path from the root in one segment (`packages%2Fweb`).
+ */
+function agentArchivePrefix(rel: string, scope: 'project' | 'local'): string {
+  return rel ? `agents-in/${encodeURIComponent(rel)}/${scope}/` : `agents/${scope}/`;
+}
+
+/** The agent memory an archive path belongs to, or null when it is none (or would land outside the project). */
+function agentOfArchivePath(p: string): { rel: string; scope: 'project' | 'local'; type: string } | null {
+  const root = /^agents\/(project|local)\/([^/]+)\/./.exec(p);
+  if (root) return { rel: '', scope: root[1] as 'project' | 'local', type: root[2]! };
+  const under = /^agents-in\/([^/]+)\/(project|local)\/([^/]+)\/./.exec(p);
+  if (!under) return null;
+  let rel: string;
+  try {
+    rel = decodeURIComponent(under[1]!);
+  } catch {
+    return null;
+  }
+  // A plain relative path: no `..`, `.` or empty segment, nothing absolute, no backslash or NUL.
+  if (rel.split('/').some((seg) => seg === '' || seg === '.' || seg === '..') || /[\\\0]/.test(rel) || path.isAbsolute(rel)) return null;
+  return { rel, scope: under[2] as 'project' | 'local', type: under[3]! };
 }
 
 /** An archive read and checked: its manifest, files by path (under `memdir-export/`), the history bundle. */
@@ -180,7 +217,7 @@ function readArchive(file: string): { manifest: Manifest; files: Map<string, Buf
   const manifest = checked.data;
   const files = new Map<string, Buffer>();
   for (const f of manifest.files) {
-    if (!/^(memory|agents\/(project|local)\/[^/]+)\//.test(f.path))
+    if (!f.path.startsWith('memory/') && !agentOfArchivePath(f.path))
       refuse(`its manifest lists ${JSON.stringify(f.path)}, which is neither a memory nor an agent memory`);
     const data = byName.get(`${ROOT}/${f.path}`);
     if (!data) refuse(`${f.path} is listed in its manifest but missing`);
@@ -229,14 +266,20 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
   };
   add('private', subMap(files, 'memory/', 'memory/team/'), loc.memoryDir, '');
   add('team', subMap(files, 'memory/team/'), loc.memoryDir, 'team/');
-  const agentTypes = new Set([...files.keys()].filter((p) => p.startsWith('agents/')).map((p) => p.split('/').slice(1, 3).join('/')));
-  for (const scopeType of agentTypes) {
-    const [scope, type] = scopeType.split('/') as ['project' | 'local', string];
-    if (!fs.existsSync(loc.key)) {
-      warnings.push(`The ${scope} agent memory of ${type} is not imported: ${loc.key} is not a folder on this machine.`);
+  const agents = new Map<string, { rel: string; scope: 'project' | 'local'; type: string }>();
+  for (const p of files.keys()) {
+    const a = agentOfArchivePath(p);
+    if (a) agents.set(`${agentArchivePrefix(a.rel, a.scope)}${a.type}/`, a);
+  }
+  for (const [prefix, { rel, scope, type }] of agents) {
+    const dir = placeUnder(loc.key, rel);
+    if (!fs.existsSync(dir)) {
+      warnings.push(
+        `The ${scope} agent memory of ${type}${rel ? ` (kept in ${rel}/ by the sessions started there)` : ''} is not imported: ${dir} is not a folder on this machine.`,
+      );
       continue;
     }
-    add(`agent:${scope}:${type}`, subMap(files, `agents/${scopeType}/`), path.join(loc.key, '.claude', AGENT_MEMORY_FOLDER[scope], type), '');
+    add(agentAreaName(scope, type, rel), subMap(files, prefix), path.join(agentFolderOf(dir, scope), type), '');
   }
   const read = fs.existsSync(loc.key) ? await readPathFacts(loc.key).catch(() => null) : null;
   const tid = read ? identityOfPath(read.explanation, read.facts) : null;

@@ -1,7 +1,7 @@
 /**
  * Relink and merge (issue 18, items 3 and 4), the service the CLI and the app both call:
- * - relink: an orphan's memories (private, team, the local and project agent memory of its old
- *   repository) move into the memory directory Claude Code now uses for the project's new path
+ * - relink: an orphan's memories (private, team, the local agent memory of its old repository's
+ *   root and launch directories, agent-places.ts) move into the memory directory Claude Code now uses for the project's new path
  *   (`locateProject`: R-KEY, R-SANITIZE and the settings that move memory);
  * - merge: one project's memory into another's with the same identity (two clones, a moved copy).
  * Both plan first (what is added, identical, in conflict, what the index can take), refuse
@@ -12,12 +12,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MergePlan, MergeRecord } from '../../shared/contract/identity.js';
-import { AGENT_MEMORY_FOLDER } from '../../shared/limits.js';
 import { compareIdentities, identitiesDisagree, type ProjectIdentity } from '../../shared/project-identity.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { readSnapshot, recordedMemoryDirs } from '../history/index.js';
 import {
   identityOfPath,
+  type LaunchDirsOf,
   locateProject,
   MemoryError,
   type ProjectLocation,
@@ -28,6 +28,8 @@ import {
 } from '../memdir/index.js';
 import { ConnectionStore } from '../team/index.js';
 import { type MergeArea, applyMerge, planAreas, planFiles, readArea } from './merge-apply.js';
+import { agentAreaName, agentFolderOf, agentPlaces, listDirs, placeName, placeUnder } from './agent-places.js';
+import type { FileMap } from './merge-plan.js';
 import { findOrphans, isOrphan } from './orphans.js';
 
 /** Where the service works. */
@@ -37,18 +39,6 @@ export interface RelinkContext {
   env?: NodeJS.ProcessEnv;
   /** Workspace folders from Settings (for the claims of other orphans). */
   workspaces?: readonly string[];
-}
-
-function listDirs(dir: string): string[] {
-  try {
-    return fs
-      .readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-      .map((e) => e.name)
-      .sort();
-  } catch {
-    return [];
-  }
 }
 
 /** The private and team areas of a memory directory into another. */
@@ -68,51 +58,59 @@ function memoryAreas(from: string, to: string, removeSource: boolean, skipped: s
 }
 
 /**
- * Agent memory that lives in the repository (R-AGENT: `.claude/agent-memory/`,
- * `.claude/agent-memory-local/`): from the old root on disk — only the never-committed local
- * memory, since the project memory is shared through git — or, when the old root is gone,
- * from what Memdir's history last recorded of it.
+ * Agent memory kept in the project's directories (R-AGENT: `.claude/agent-memory/`,
+ * `.claude/agent-memory-local/` of the root and of each directory its sessions start in), to the
+ * same place under the new root: from the old places on disk — only the never-committed local
+ * memory, since the project memory is shared through git — or, for a place that is gone, from
+ * what Memdir's history last recorded of it.
  */
-async function agentAreas(oldRoot: string | null, newRoot: string, dataDir: string, warnings: string[]): Promise<MergeArea[]> {
+async function agentAreas(source: ProjectScan, newRoot: string, dataDir: string, warnings: string[]): Promise<MergeArea[]> {
+  // A repository that is gone has no transcripts left to say where it was: the paths recorded of
+  // it (its key, then its sessions' launch directories) do.
+  const oldRoot = source.path ?? source.identity.paths[0] ?? null;
   if (!oldRoot || oldRoot === newRoot) return [];
+  const project: LaunchDirsOf = { ...source, path: oldRoot, launchDirs: [...source.launchDirs, ...source.identity.paths.map((cwd) => ({ cwd }))] };
   const areas: MergeArea[] = [];
   const recorded = await recordedMemoryDirs(dataDir);
-  for (const scope of ['project', 'local'] as const) {
-    const from = path.join(oldRoot, '.claude', AGENT_MEMORY_FOLDER[scope]);
-    const to = path.join(newRoot, '.claude', AGENT_MEMORY_FOLDER[scope]);
-    if (fs.existsSync(from)) {
-      if (scope === 'project') {
+  const { inside, outside } = agentPlaces(oldRoot, project);
+  for (const dir of outside)
+    warnings.push(
+      `The agent memory in ${path.join(dir, '.claude')} (sessions started there, outside ${oldRoot}) stays where it is: it has no place under ${newRoot}.`,
+    );
+  for (const { rel, dir } of inside) {
+    const toDir = placeUnder(newRoot, rel);
+    for (const scope of ['project', 'local'] as const) {
+      const from = agentFolderOf(dir, scope);
+      const to = agentFolderOf(toDir, scope);
+      const onDisk = fs.existsSync(from);
+      if (onDisk && scope === 'project') {
         if (listDirs(from).length > 0) warnings.push(`The project agent memory in ${from} is committed and shared through git; it is left to git.`);
         continue;
       }
-      for (const type of listDirs(from)) {
-        const src = readArea(path.join(from, type), { excludeTeam: false });
-        if (src.files.size === 0) continue;
+      const sources: { type: string; fromRoot: string | null; files: FileMap }[] = [];
+      if (onDisk) {
+        for (const type of listDirs(from))
+          sources.push({ type, fromRoot: path.join(from, type), files: readArea(path.join(from, type), { excludeTeam: false }).files });
+      } else {
+        for (const d of recorded.filter((r) => path.dirname(r) === from))
+          sources.push({ type: path.basename(d), fromRoot: null, files: await readSnapshot(d, { dataDir }) });
+      }
+      const held = sources.filter((s) => s.files.size > 0);
+      if (held.length === 0) continue;
+      if (!fs.existsSync(toDir)) {
+        warnings.push(`The ${scope} agent memory in ${from} (sessions started in ${placeName(rel)}) stays where it is: ${toDir} is not a folder.`);
+        continue;
+      }
+      for (const { type, fromRoot, files } of held)
         areas.push({
-          area: `agent:${scope}:${type}`,
-          fromRoot: path.join(from, type),
+          area: agentAreaName(scope, type, rel),
+          fromRoot,
           prefix: '',
           toRoot: path.join(to, type),
-          source: src.files,
+          source: files,
           target: readArea(path.join(to, type), { excludeTeam: false }).files,
-          removeSource: true,
+          removeSource: fromRoot !== null,
         });
-      }
-      continue;
-    }
-    for (const dir of recorded.filter((d) => path.dirname(d) === from)) {
-      const files = await readSnapshot(dir, { dataDir });
-      if (files.size === 0) continue;
-      const type = path.basename(dir);
-      areas.push({
-        area: `agent:${scope}:${type}`,
-        fromRoot: null,
-        prefix: '',
-        toRoot: path.join(to, type),
-        source: files,
-        target: readArea(path.join(to, type), { excludeTeam: false }).files,
-        removeSource: false,
-      });
     }
   }
   return areas;
@@ -228,7 +226,7 @@ export async function planRelink(ctx: RelinkContext, dir: string, newPath: strin
       `Another orphan also claims ${target.key}: ${others.join(', ')}. Relinking both merges both into it; relink them one at a time, each with force.`,
     );
   const skipped: string[] = [];
-  const areas = [...memoryAreas(source.memoryDir, target.memoryDir, true, skipped), ...(await agentAreas(source.path, target.key, ctx.dataDir, warnings))];
+  const areas = [...memoryAreas(source.memoryDir, target.memoryDir, true, skipped), ...(await agentAreas(source, target.key, ctx.dataDir, warnings))];
   if (skipped.length > 0) warnings.push(`Left where they are (not memories Memdir moves): ${skipped.join(', ')}.`);
   if (areas.length === 0) warnings.push(`${dir} holds nothing to move.`);
   const syncing = await teamSyncWarning(ctx.dataDir, source.memoryDir, target.memoryDir, dir, areas);
@@ -292,7 +290,7 @@ export async function planMerge(ctx: RelinkContext, from: string, into: string):
   const targetPath = target.path ?? target.identity.paths[0] ?? null;
   const areas = [
     ...memoryAreas(source.memoryDir, target.memoryDir, true, skipped),
-    ...(sourcePath && targetPath && fs.existsSync(targetPath) ? await agentAreas(sourcePath, targetPath, ctx.dataDir, warnings) : []),
+    ...(sourcePath && targetPath && fs.existsSync(targetPath) ? await agentAreas(source, targetPath, ctx.dataDir, warnings) : []),
   ];
   if (skipped.length > 0) warnings.push(`Left where they are (not memories Memdir moves): ${skipped.join(', ')}.`);
   const syncing = await teamSyncWarning(ctx.dataDir, source.memoryDir, target.memoryDir, from, areas);

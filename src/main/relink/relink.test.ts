@@ -209,31 +209,50 @@ describe('relink (issue 18, item 3)', () => {
     expect(plan.warnings.join(' ')).toMatch(/syncs with https:\/\/memdir\.example\.com \(team acme\): connect the new place/);
   });
 
-  it('brings back the local agent memory of a repository that was deleted and cloned afresh, from what history recorded of it', async () => {
+  /**
+   * Shop, its sessions started in `sub` ('' for the root) with local agent memory `files` there
+   * recorded by Memdir's history; then deleted (local agent memory is never committed) and cloned
+   * again elsewhere: the old path and the fresh clone.
+   */
+  async function deletedAndClonedAfresh(sub: string, files: Record<string, string>): Promise<{ oldPath: string; fresh: string }> {
     const oldPath = path.join(tmp, 'src', 'shop');
     await makeRepo(oldPath);
-    await addSession(home, oldPath);
+    if (sub) {
+      await fs.mkdir(path.join(oldPath, sub));
+      await fs.writeFile(path.join(oldPath, sub, 'main.ts'), '\n');
+      git(oldPath, 'add', '-A');
+      git(oldPath, 'commit', '-q', '-m', sub);
+    }
+    await addSession(home, path.join(oldPath, sub));
     await addMemories(home, oldPath, { 'a.md': topic('A', 'user', 'a') });
-    const agentDir = path.join(oldPath, '.claude', 'agent-memory-local', 'reviewer');
+    const agentDir = path.join(oldPath, sub, '.claude', 'agent-memory-local', 'reviewer');
     await fs.mkdir(agentDir, { recursive: true });
-    await fs.writeFile(path.join(agentDir, 'MEMORY.md'), '- [Style](style.md) — terse\n');
-    await fs.writeFile(path.join(agentDir, 'style.md'), 'terse reviews\n');
+    for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(agentDir, name), text);
     await recordExternalChanges(agentDir, { dataDir });
     await scanHome(home, { dataDir });
-    // Deleted (local agent memory is never committed), then cloned again elsewhere.
     const fresh = path.join(tmp, 'fresh', 'shop');
     await fs.mkdir(path.dirname(fresh), { recursive: true });
     git(tmp, 'clone', '-q', oldPath, fresh);
     git(fresh, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
     await fs.rm(oldPath, { recursive: true });
+    return { oldPath, fresh };
+  }
+
+  it('brings back the local agent memory of a repository that was deleted and cloned afresh, from what history recorded of it', async () => {
+    const files = { 'MEMORY.md': '- [Style](style.md) — terse\n', 'style.md': 'terse reviews\n' };
+    const { oldPath, fresh } = await deletedAndClonedAfresh('', files);
     const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), fresh);
     expect(record.plan.files).toContainEqual({ area: 'agent:local:reviewer', file: 'style.md', action: 'add' });
-    expect(await readTree(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'))).toEqual({
-      'MEMORY.md': '- [Style](style.md) — terse\n',
-      'style.md': 'terse reviews\n',
-    });
+    expect(await readTree(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'))).toEqual(files);
     const [entry] = await listHistory(path.join(fresh, '.claude', 'agent-memory-local', 'reviewer'), { dataDir });
     expect(entry).toMatchObject({ source: 'relink' });
+  });
+
+  it('brings back the local agent memory of app/, where the sessions of a deleted repository started, into app/ of the fresh clone', async () => {
+    const { oldPath, fresh } = await deletedAndClonedAfresh('app', { 'MEMORY.md': '- terse\n' });
+    const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), fresh);
+    expect(record.plan.files).toContainEqual({ area: 'agent:local:reviewer@app', file: 'MEMORY.md', action: 'add' });
+    expect(await readTree(path.join(fresh, 'app', '.claude', 'agent-memory-local', 'reviewer'))).toEqual({ 'MEMORY.md': '- terse\n' });
   });
 
   it('stops at the cut: index lines that would not be loaded are left out of the index and named', async () => {
@@ -345,5 +364,39 @@ describe('clones (issue 18, item 4)', () => {
     await undoMerge(dataDir, record.id);
     expect(await fs.readFile(path.join(a, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'), 'utf8')).toBe('terse\n');
     expect(Object.keys(await readTree(bMemory)).sort()).toEqual(['MEMORY.md', 'b.md']);
+  });
+
+  it('merges a clone whose sessions start in app/: the local agent memory of app/ goes to app/ of the other clone', async () => {
+    // Claude Code 2.1.332 launched in shop/app keeps its local agent memory in shop/app/.claude/, not at the root.
+    const a = path.join(tmp, 'src', 'shop');
+    await makeRepo(a);
+    const b = path.join(tmp, 'fresh', 'shop');
+    await fs.mkdir(path.dirname(b), { recursive: true });
+    git(tmp, 'clone', '-q', a, b);
+    git(b, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    for (const p of [a, b]) await fs.mkdir(path.join(p, 'app'), { recursive: true });
+    await fs.mkdir(path.join(a, 'tools'), { recursive: true });
+    await addSession(home, path.join(a, 'app'));
+    await addSession(home, path.join(a, 'tools'), '0b0e3f5c-3333-4111-8111-111111111111');
+    await addSession(home, path.join(b, 'app'), '0b0e3f5c-2222-4111-8111-111111111111');
+    await addMemories(home, a, { 'a.md': topic('A', 'user', 'a') });
+    await addMemories(home, b, { 'b.md': topic('B', 'user', 'b') });
+    const local = (root: string, sub: string) => path.join(root, sub, '.claude', 'agent-memory-local', 'reviewer');
+    for (const sub of ['app', 'tools', '']) {
+      await fs.mkdir(local(a, sub), { recursive: true });
+      await fs.writeFile(path.join(local(a, sub), `from-${sub || 'root'}.md`), `${sub || 'root'}\n`);
+    }
+    await scanHome(home, { dataDir });
+    const record = await mergeProjects({ home, dataDir }, sanitizeDirName(a), sanitizeDirName(b));
+    expect(await fs.readFile(path.join(local(b, 'app'), 'from-app.md'), 'utf8')).toBe('app\n');
+    expect(await fs.readFile(path.join(local(b, ''), 'from-root.md'), 'utf8')).toBe('root\n');
+    await expect(fs.access(path.join(local(a, 'app'), 'from-app.md'))).rejects.toThrow();
+    // b has no tools/: that memory stays where it is, and the merge says so.
+    expect(await fs.readFile(path.join(local(a, 'tools'), 'from-tools.md'), 'utf8')).toBe('tools\n');
+    expect(record.plan.warnings).toContain(
+      `The local agent memory in ${path.join(a, 'tools', '.claude', 'agent-memory-local')} (sessions started in tools/) stays where it is: ${path.join(b, 'tools')} is not a folder.`,
+    );
+    await undoMerge(dataDir, record.id);
+    expect(await fs.readFile(path.join(local(a, 'app'), 'from-app.md'), 'utf8')).toBe('app\n');
   });
 });
