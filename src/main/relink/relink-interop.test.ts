@@ -1,5 +1,6 @@
 // Issue 18 against the real Claude Code 2.1.332 (when installed): a project moved on disk starts
-// with an empty memory, and after `relink` the session at the new path loads the relinked one.
+// with an empty memory, and after `relink` the session at the new path loads the relinked one;
+// agent memory exported from where the sessions start reaches a sub-agent after the import.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +9,9 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { scanHome } from '../memdir/scan-home.js';
 import { claudeCodeSkipReason, observeClaudeCode } from '../memdir/test-support/claude-code.js';
 import { listHistory } from '../history/index.js';
-import { relink, undoHistoryEntry, undoMerge } from './index.js';
-import { addMemories, addSession, makeRepo, topic } from './test-support/moved-project.js';
+import { EMPTY_INDEX_SENTENCE, launchSubAgents, writeAgentDefinition } from '../agents/test-support/claude-code-agent.js';
+import { exportProject, importArchive, relink, undoHistoryEntry, undoMerge } from './index.js';
+import { addMemories, addSession, git, makeRepo, topic } from './test-support/moved-project.js';
 
 let tmp: string;
 beforeEach(async () => {
@@ -71,3 +73,40 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code reads the r
     expect(redone.requests).toContain('redone-marker write SQL by hand');
   }, 120_000);
 });
+
+describe.skipIf(claudeCodeSkipReason !== null)(
+  `the real Claude Code gives a sub-agent the agent memory an import brought (${claudeCodeSkipReason ?? 'installed'})`,
+  () => {
+    it('exported from app/, where the sessions start, imported into a fresh clone: a sub-agent launched in its app/ loads it', async () => {
+      const marker = 'MARKER-IMPORTED-AGENT-MEMORY';
+      const shop = path.join(tmp, 'src', 'shop');
+      await makeRepo(shop);
+      // The definition is committed with the repository; the local agent memory never is.
+      writeAgentDefinition(path.join(shop, 'app', '.claude', 'agents'), 'r.md', 'reviewer', 'local', 0);
+      git(shop, 'add', '-A');
+      git(shop, 'commit', '-q', '-m', 'reviewer');
+      const home = path.join(tmp, 'config');
+      await addSession(home, path.join(shop, 'app'));
+      await addMemories(home, shop, { 'a.md': topic('A', 'user', 'a') });
+      const agentMemory = path.join(shop, 'app', '.claude', 'agent-memory-local', 'reviewer');
+      await fs.mkdir(agentMemory, { recursive: true });
+      await fs.writeFile(path.join(agentMemory, 'MEMORY.md'), `- ${marker} keep reviews terse\n`);
+      const file = path.join(tmp, 'shop.tar');
+      expect(await exportProject({ home, dataDir: path.join(tmp, 'data') }, shop, file)).toMatchObject({ exported: true, files: 2 });
+      // Another machine: a fresh clone, its own Claude home.
+      const fresh = path.join(tmp, 'elsewhere', 'shop');
+      await fs.mkdir(path.dirname(fresh), { recursive: true });
+      git(tmp, 'clone', '-q', shop, fresh);
+      const home2 = path.join(tmp, 'config2');
+      const launch = () => launchSubAgents({ cwd: path.join(fresh, 'app'), configDir: home2, scratch: path.join(tmp, 'scratch'), agents: ['reviewer'] });
+      const before = await launch();
+      expect(before.code, before.output).toBe(0);
+      expect(before.seen[0]!.index).toBe(EMPTY_INDEX_SENTENCE);
+      await importArchive({ home: home2, dataDir: path.join(tmp, 'data2') }, file, fresh);
+      const after = await launch();
+      expect(after.code, after.output).toBe(0);
+      expect(after.seen[0]!.memoryDir).toBe(path.join(fresh, 'app', '.claude', 'agent-memory-local', 'reviewer'));
+      expect(after.seen[0]!.index).toContain(marker);
+    }, 180_000);
+  },
+);
