@@ -9,12 +9,15 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { execFileSync } from 'node:child_process';
+import { sanitizeDirName } from '../src/shared/sanitize.js';
 import { type Host, artifact, startHost } from './support/host.js';
 
 requireBrowser();
 
 describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
   let root: string;
+  let repo: string;
   let host: Host;
   let browser: Browser;
   let page: Page;
@@ -28,6 +31,34 @@ describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skip
     await fs.mkdir(memory, { recursive: true });
     await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [Naming](naming.md) — kebab-case files\n');
     await fs.writeFile(path.join(memory, 'naming.md'), '---\nname: Naming\ndescription: kebab-case files\ntype: feedback\n---\nFiles are kebab-case.\n');
+    // A project whose sessions start at its root and in tools/, where its own agent keeps local memory.
+    repo = path.join(root, 'shop');
+    const tools = path.join(repo, 'tools');
+    await fs.mkdir(path.join(tools, '.claude', 'agents'), { recursive: true });
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    await fs.writeFile(path.join(tools, '.claude', 'agents', 'fixer.md'), '---\nname: fixer\nmemory: local\ndescription: Fixes\n---\nYou fix.\n');
+    const fixer = path.join(tools, '.claude', 'agent-memory-local', 'fixer');
+    await fs.mkdir(fixer, { recursive: true });
+    await fs.writeFile(path.join(fixer, 'MEMORY.md'), '- [Flaky](flaky.md) — the flaky test\n');
+    await fs.writeFile(path.join(fixer, 'flaky.md'), '---\nname: Flaky\ndescription: the flaky test\ntype: project\n---\nRetry it once.\n');
+    for (const [cwd, id] of [
+      [repo, 'a'],
+      [tools, 'b'],
+    ] as const) {
+      const folder = path.join(home, 'projects', sanitizeDirName(cwd));
+      await fs.mkdir(folder, { recursive: true });
+      const line = {
+        type: 'user',
+        uuid: `u-${id}`,
+        parentUuid: null,
+        sessionId: id,
+        timestamp: '2026-12-01T10:00:00.000Z',
+        cwd,
+        message: { role: 'user', content: 'hi' },
+      };
+      await fs.writeFile(path.join(folder, `${id}.jsonl`), `${JSON.stringify(line)}\n`);
+    }
+    await fs.mkdir(path.join(home, 'projects', sanitizeDirName(repo), 'memory'), { recursive: true });
     host = await startHost(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')]);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
@@ -50,6 +81,17 @@ describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skip
     await page.getByRole('button', { name: 'Projects', exact: true }).click();
     await table.waitFor({ state: 'detached' });
     await page.goto(`${host.url}#/agents`);
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memory');
+  });
+
+  it('shows the agent memory of another directory the sessions start in, chosen above the table', async () => {
+    await page.goto(`${host.url}#/agents/${encodeURIComponent(sanitizeDirName(repo))}`);
+    const choice = page.getByLabel('Sessions started in');
+    await choice.waitFor({ timeout: 20_000 });
+    const table = page.getByRole('table', { name: 'Agent memory' });
+    expect(await table.getByRole('row').filter({ hasText: 'fixer' }).count()).toBe(0);
+    await choice.selectOption(path.join(repo, 'tools'));
+    const row = table.getByRole('row').filter({ hasText: 'fixer' });
     await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memory');
   });
 });

@@ -328,7 +328,7 @@ export async function otherLaunchDirWarnings(shown: string, others: readonly str
     warnings.push({
       code: 'other-launch-dir',
       file: path.join(dir, '.claude'),
-      message: `Sessions started in ${dir} keep their own agent memory there (${held.join(', ')}): Claude Code gives it only to sub-agents of sessions launched in that directory. This view shows ${shown}'s.`,
+      message: `Sessions started in ${dir} keep their own agent memory there (${held.join(', ')}): Claude Code gives it only to sub-agents of sessions launched in that directory. This view shows ${shown}'s; choose the other directory above to see it.`,
     });
   }
   return warnings;

@@ -157,13 +157,57 @@ describe('agents.list for a project launched in more than one directory', () => 
     await fs.mkdir(path.join(sub, '.claude', 'agent-memory-local', 'helper'), { recursive: true });
     const listed = (await api.call('agents.list', { dir: sanitizeDirName(repo) })) as {
       ok: true;
-      result: { launchDir: string; warnings: { code: string; file?: string; message: string }[] };
+      result: { launchDir: string; launchDirs: string[]; warnings: { code: string; file?: string; message: string }[] };
     };
     expect(listed.result.launchDir).toBe(repo);
+    expect(listed.result.launchDirs).toEqual([repo, sub]);
     expect(listed.result.warnings).toContainEqual({
       code: 'other-launch-dir',
       file: path.join(sub, '.claude'),
-      message: `Sessions started in ${sub} keep their own agent memory there (.claude/agent-memory-local/): Claude Code gives it only to sub-agents of sessions launched in that directory. This view shows ${repo}'s.`,
+      message: `Sessions started in ${sub} keep their own agent memory there (.claude/agent-memory-local/): Claude Code gives it only to sub-agents of sessions launched in that directory. This view shows ${repo}'s; choose the other directory above to see it.`,
+    });
+  });
+
+  it('shows the agent memory of another launch directory when asked for it, and refuses one no session starts in', async () => {
+    const repo = path.join(root, 'multi');
+    const sub = path.join(repo, 'tools');
+    await fs.mkdir(sub, { recursive: true });
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    for (const [cwd, id] of [
+      [repo, 'a'],
+      [sub, 'c'],
+    ] as const) {
+      const folder = path.join(home, 'projects', sanitizeDirName(cwd));
+      await fs.mkdir(folder, { recursive: true });
+      const line = {
+        type: 'user',
+        uuid: `u-${id}`,
+        parentUuid: null,
+        sessionId: id,
+        timestamp: '2026-12-01T10:00:00.000Z',
+        cwd,
+        message: { role: 'user', content: 'hi' },
+      };
+      await fs.writeFile(path.join(folder, `${id}.jsonl`), `${JSON.stringify(line)}\n`);
+    }
+    // Most of the work is in tools/: its own agent, with local memory there.
+    await fs.mkdir(path.join(sub, '.claude', 'agents'), { recursive: true });
+    await fs.writeFile(path.join(sub, '.claude', 'agents', 'fixer.md'), '---\nname: fixer\ndescription: fixes\nmemory: local\n---\nFix.\n');
+    await fs.mkdir(path.join(sub, '.claude', 'agent-memory-local', 'fixer'), { recursive: true });
+    await fs.writeFile(path.join(sub, '.claude', 'agent-memory-local', 'fixer', 'MEMORY.md'), '- [Flaky](flaky.md) — the flaky test\n');
+    type Answer = { ok: true; result: { launchDir: string; agents: { agentType: string; scopes: { scope: string; enabled: boolean; exists: boolean }[] }[] } };
+    const main = (await api.call('agents.list', { dir: sanitizeDirName(repo) })) as Answer;
+    expect(main.result.agents.map((a) => a.agentType)).toEqual(['helper']);
+    const tools = (await api.call('agents.list', { dir: sanitizeDirName(repo), launchDir: sub })) as Answer;
+    expect(tools.result.launchDir).toBe(sub);
+    expect(tools.result.agents.find((a) => a.agentType === 'fixer')!.scopes.find((s) => s.scope === 'local')).toMatchObject({ enabled: true, exists: true });
+    const refused = await api.call('agents.list', { dir: sanitizeDirName(repo), launchDir: path.join(root, 'elsewhere') });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid-input',
+        message: `No session of this project starts in ${path.join(root, 'elsewhere')}, so it keeps no agent memory of this project.`,
+      },
     });
   });
 });

@@ -27,6 +27,18 @@ export function AgentsView({ dir }: { dir?: string }) {
             ? `for ${result.repoRoot}${result.launchDir && result.launchDir !== result.repoRoot ? ` (sessions start in ${result.launchDir})` : ''}`
             : 'user level (open a project to see its agents)'}
         </span>
+        {result.launchDirs.length > 1 && (
+          <label>
+            Sessions started in{' '}
+            <select value={result.launchDir ?? ''} onChange={(e) => void useAgents.getState().load(dir, e.target.value)}>
+              {result.launchDirs.map((d) => (
+                <option key={d} value={d}>
+                  {d}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
       </header>
       {result.warnings.map((w, i) => (
         <div key={i} className="banner warning">

@@ -21,11 +21,16 @@ export const agentMemorySchema = z.object({
 export const agentsContract = {
   'agents.list': query(
     'Agent types with memory, for a project (the .claude folders of the directory its sessions start in, and of its parents up to the git root) or the user level only.',
-    projectRef.partial(),
+    projectRef.partial().extend({
+      /** Which of the project's launch directories to show (default the main one, `launchDir` of the answer). */
+      launchDir: z.string().min(1).max(4096).optional(),
+    }),
     z.object({
       repoRoot: z.string().nullable(),
       /** The directory the project's sessions start in whose settings speak for it (its root when any session starts there, else the one with most sessions): its `.claude/agent-memory*` folders are the ones Claude Code uses for those sessions; other launch directories' are named in warnings. */
       launchDir: z.string().nullable(),
+      /** Every directory the project's sessions start in, the main one first: each keeps agent memory of its own. */
+      launchDirs: z.array(z.string()),
       agents: z.array(agentMemorySchema),
       warnings: z.array(z.object({ code: z.string(), file: z.string().optional(), message: z.string() })),
     }),
