@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { execFileSync } from 'node:child_process';
 import { sanitizeDirName } from '../src/shared/sanitize.js';
+import { addSession } from '../src/main/relink/test-support/moved-project.js';
 import { type Host, artifact, startHost } from './support/host.js';
 
 requireBrowser();
@@ -41,23 +42,8 @@ describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skip
     await fs.mkdir(fixer, { recursive: true });
     await fs.writeFile(path.join(fixer, 'MEMORY.md'), '- [Flaky](flaky.md) — the flaky test\n');
     await fs.writeFile(path.join(fixer, 'flaky.md'), '---\nname: Flaky\ndescription: the flaky test\ntype: project\n---\nRetry it once.\n');
-    for (const [cwd, id] of [
-      [repo, 'a'],
-      [tools, 'b'],
-    ] as const) {
-      const folder = path.join(home, 'projects', sanitizeDirName(cwd));
-      await fs.mkdir(folder, { recursive: true });
-      const line = {
-        type: 'user',
-        uuid: `u-${id}`,
-        parentUuid: null,
-        sessionId: id,
-        timestamp: '2026-12-01T10:00:00.000Z',
-        cwd,
-        message: { role: 'user', content: 'hi' },
-      };
-      await fs.writeFile(path.join(folder, `${id}.jsonl`), `${JSON.stringify(line)}\n`);
-    }
+    await addSession(home, repo, 'a');
+    await addSession(home, tools, 'b');
     await fs.mkdir(path.join(home, 'projects', sanitizeDirName(repo), 'memory'), { recursive: true });
     host = await startHost(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')]);
     browser = await launchBrowser();

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { AppContext } from '../app/app-context.js';
+import { addSession } from '../relink/test-support/moved-project.js';
 import { createAppDispatcher } from './index.js';
 import type { Dispatcher } from './dispatch.js';
 
@@ -83,18 +84,7 @@ describe('agents.list for a project whose sessions start in a subdirectory', () 
     await fs.mkdir(path.join(repo, '.claude', 'agents'), { recursive: true });
     await fs.writeFile(path.join(repo, '.claude', 'agents', 'rev.md'), '---\nname: reviewer\ndescription: reviews\nmemory: project\n---\nReview.\n');
     // One session, launched in app/: its transcript goes to app/'s folder, its memory is the repository's.
-    const folder = path.join(home, 'projects', sanitizeDirName(sub));
-    await fs.mkdir(folder, { recursive: true });
-    const line = {
-      type: 'user',
-      uuid: 'u1',
-      parentUuid: null,
-      sessionId: 's1',
-      timestamp: '2026-12-01T10:00:00.000Z',
-      cwd: sub,
-      message: { role: 'user', content: 'hi' },
-    };
-    await fs.writeFile(path.join(folder, 's1.jsonl'), `${JSON.stringify(line)}\n`);
+    await addSession(home, sub, 's1');
     await fs.mkdir(path.join(home, 'projects', sanitizeDirName(repo), 'memory'), { recursive: true });
     const listed = (await api.call('agents.list', { dir: sanitizeDirName(repo) })) as {
       ok: true;
@@ -135,25 +125,8 @@ describe('agents.list for a project launched in more than one directory', () => 
     await fs.mkdir(sub, { recursive: true });
     execFileSync('git', ['init', '-q'], { cwd: repo });
     // Two sessions at the root (the main launch directory), one in tools/, which has agent memory.
-    for (const [cwd, ids] of [
-      [repo, ['a', 'b']],
-      [sub, ['c']],
-    ] as const) {
-      const folder = path.join(home, 'projects', sanitizeDirName(cwd));
-      await fs.mkdir(folder, { recursive: true });
-      for (const id of ids) {
-        const line = {
-          type: 'user',
-          uuid: `u-${id}`,
-          parentUuid: null,
-          sessionId: id,
-          timestamp: '2026-12-01T10:00:00.000Z',
-          cwd,
-          message: { role: 'user', content: 'hi' },
-        };
-        await fs.writeFile(path.join(folder, `${id}.jsonl`), `${JSON.stringify(line)}\n`);
-      }
-    }
+    for (const id of ['a', 'b']) await addSession(home, repo, id);
+    await addSession(home, sub, 'c');
     await fs.mkdir(path.join(sub, '.claude', 'agent-memory-local', 'helper'), { recursive: true });
     const listed = (await api.call('agents.list', { dir: sanitizeDirName(repo) })) as {
       ok: true;
@@ -173,23 +146,8 @@ describe('agents.list for a project launched in more than one directory', () => 
     const sub = path.join(repo, 'tools');
     await fs.mkdir(sub, { recursive: true });
     execFileSync('git', ['init', '-q'], { cwd: repo });
-    for (const [cwd, id] of [
-      [repo, 'a'],
-      [sub, 'c'],
-    ] as const) {
-      const folder = path.join(home, 'projects', sanitizeDirName(cwd));
-      await fs.mkdir(folder, { recursive: true });
-      const line = {
-        type: 'user',
-        uuid: `u-${id}`,
-        parentUuid: null,
-        sessionId: id,
-        timestamp: '2026-12-01T10:00:00.000Z',
-        cwd,
-        message: { role: 'user', content: 'hi' },
-      };
-      await fs.writeFile(path.join(folder, `${id}.jsonl`), `${JSON.stringify(line)}\n`);
-    }
+    await addSession(home, repo, 'a');
+    await addSession(home, sub, 'c');
     // Most of the work is in tools/: its own agent, with local memory there.
     await fs.mkdir(path.join(sub, '.claude', 'agents'), { recursive: true });
     await fs.writeFile(path.join(sub, '.claude', 'agents', 'fixer.md'), '---\nname: fixer\ndescription: fixes\nmemory: local\n---\nFix.\n');
