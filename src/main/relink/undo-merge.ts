@@ -178,12 +178,13 @@ async function putBack(
         if (undone.entry) steps.push(undone.entry.rev);
       }
       if (made.length > 0) back.unshift(memoryDir);
-      // A change made there meanwhile (recorded by the put-back, as outside changes are) was overwritten: said, never silent.
+      // A change made there meanwhile — after this turn wrote there, recorded by the put-back as outside
+      // changes are — was overwritten: said, never silent. (One recorded before the turn's own entry,
+      // an undo anyway's, is what the put-back restores.)
       const outside = new Set<string>();
-      for (const entry of await listHistory(memoryDir, { dataDir })) {
-        if (entry.rev === head) break;
-        if (entry.source === 'external' && made.length > 0) for (const f of entry.files) outside.add(f.path);
-      }
+      const since = await listHistory(memoryDir, { dataDir });
+      const first = made.length > 0 ? since.findIndex((e) => e.rev === made[made.length - 1]!.rev) : -1;
+      for (const entry of since.slice(0, Math.max(first, 0))) if (entry.source === 'external') for (const f of entry.files) outside.add(f.path);
       if (outside.size > 0) overwritten.unshift(`${memoryDir} (${[...outside].join(', ')})`);
     } catch (again) {
       failed.unshift(`${memoryDir} (${again instanceof Error ? again.message : String(again)})`);
