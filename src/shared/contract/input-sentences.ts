@@ -26,6 +26,7 @@ const MEMORY_BODY: FieldWords = { the: 'this memory', a: 'a memory', unit: 'byte
  */
 export const FIELD_WORDS: Record<string, FieldWords> = {
   dir: { the: 'the project folder name', a: 'a project folder name' },
+  launchDir: { the: 'the directory the sessions start in', a: 'a directory sessions start in' },
   file: { the: 'the file name', a: 'a memory file name' },
   from: { the: 'the current file name', a: 'a memory file name' },
   to: { the: 'the new file name', a: 'a memory file name' },
