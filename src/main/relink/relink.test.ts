@@ -54,6 +54,13 @@ async function readTree(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
+/** A clone of `from` at `to` (its parent made), its origin set as the original's: same identity. */
+async function cloneTo(from: string, to: string): Promise<void> {
+  await fs.mkdir(path.dirname(to), { recursive: true });
+  git(tmp, 'clone', '-q', from, to);
+  git(to, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+}
+
 /** A project with memories that Memdir has seen, then moved on disk. */
 async function movedProject(): Promise<{ oldPath: string; newPath: string; oldMemory: string }> {
   const oldPath = path.join(tmp, 'src', 'shop');
@@ -231,9 +238,7 @@ describe('relink (issue 18, item 3)', () => {
     await recordExternalChanges(agentDir, { dataDir });
     await scanHome(home, { dataDir });
     const fresh = path.join(tmp, 'fresh', 'shop');
-    await fs.mkdir(path.dirname(fresh), { recursive: true });
-    git(tmp, 'clone', '-q', oldPath, fresh);
-    git(fresh, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    await cloneTo(oldPath, fresh);
     await fs.rm(oldPath, { recursive: true });
     return { oldPath, fresh };
   }
@@ -308,9 +313,7 @@ describe('relink (issue 18, item 3)', () => {
     const { oldPath, newPath, oldMemory } = await movedProject();
     // An older copy of the same repository, also gone.
     const older = path.join(tmp, 'old-copy', 'shop');
-    await fs.mkdir(path.dirname(older), { recursive: true });
-    git(tmp, 'clone', '-q', newPath, older);
-    git(older, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    await cloneTo(newPath, older);
     await addSession(home, older);
     await addMemories(home, older, { 'c.md': topic('C', 'user', 'c') });
     await scanHome(home, { dataDir });
@@ -335,9 +338,7 @@ describe('clones (issue 18, item 4)', () => {
     const a = path.join(tmp, 'a', 'shop');
     await makeRepo(a);
     const b = path.join(tmp, 'b', 'shop');
-    await fs.mkdir(path.dirname(b), { recursive: true });
-    git(tmp, 'clone', '-q', a, b);
-    git(b, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    await cloneTo(a, b);
     for (const p of [a, b]) await addSession(home, p);
     await addMemories(home, a, { 'MEMORY.md': '- [A](a.md) — a\n', 'a.md': topic('A', 'user', 'a') });
     const bMemory = await addMemories(home, b, { 'MEMORY.md': '- [B](b.md) — b\n', 'b.md': topic('B', 'user', 'b') });
@@ -371,9 +372,7 @@ describe('clones (issue 18, item 4)', () => {
     const a = path.join(tmp, 'src', 'shop');
     await makeRepo(a);
     const b = path.join(tmp, 'fresh', 'shop');
-    await fs.mkdir(path.dirname(b), { recursive: true });
-    git(tmp, 'clone', '-q', a, b);
-    git(b, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    await cloneTo(a, b);
     for (const p of [a, b]) await fs.mkdir(path.join(p, 'app'), { recursive: true });
     await fs.mkdir(path.join(a, 'tools'), { recursive: true });
     await addSession(home, path.join(a, 'app'));
