@@ -19,7 +19,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import tls from 'node:tls';
 import { pathToFileURL } from 'node:url';
 
 /** A request as received. */
@@ -88,6 +89,22 @@ export type FakeReply = FakeMessageReply | FakeErrorReply | FakeMalformedReply |
 /** Compute a reply from the request (and its 0-based index among messages requests). */
 export type FakeHandler = (request: FakeRequest, index: number) => FakeReply | Promise<FakeReply>;
 
+/** An answer to a request outside the Messages API (see {@link FakeAnthropicOptions.routes}). */
+export interface FakeRouteReply {
+  status: number;
+  /** JSON unless a string (then sent as is, with `contentType`). */
+  body?: unknown;
+  contentType?: string;
+}
+/** Answers another of the API's endpoints, or undefined to leave it unfaked (404). */
+export type FakeRoutes = (request: FakeRequest) => FakeRouteReply | undefined | Promise<FakeRouteReply | undefined>;
+
+/** A certificate the fake presents for hosts reached through {@link FakeAnthropic.proxyUrl} (PEM). */
+export interface FakeTls {
+  cert: string;
+  key: string;
+}
+
 /** Options of startFakeAnthropic(). */
 export interface FakeAnthropicOptions {
   /** 0 (default) = a free port. */
@@ -97,6 +114,15 @@ export interface FakeAnthropicOptions {
   replies?: FakeReply[];
   /** Used when the queue is empty and no handler is set; default: a message saying "ok". */
   fallback?: FakeReply;
+  /** The API's other endpoints (Claude Code's memory stores, its policy); unanswered ones get the API's 404. */
+  routes?: FakeRoutes;
+  /**
+   * Also be an HTTPS proxy (`proxyUrl`): a `CONNECT` to any host is answered by this same fake,
+   * over TLS with this certificate. For a client that reaches a host it will not take from
+   * `ANTHROPIC_BASE_URL` (Claude Code's memory and policy calls go to api.anthropic.com): give it
+   * `HTTPS_PROXY` and trust the certificate (`NODE_EXTRA_CA_CERTS`).
+   */
+  tls?: FakeTls;
 }
 
 /** A running fake server. */
@@ -104,6 +130,8 @@ export interface FakeAnthropic {
   /** Base URL to give the SDK (`baseURL`), e.g. `http://127.0.0.1:43121`. */
   readonly url: string;
   readonly port: number;
+  /** With `tls`: the URL to give a client as `HTTPS_PROXY`; null without. */
+  readonly proxyUrl: string | null;
   /** Every request received, oldest first (control endpoints excluded). */
   readonly requests: FakeRequest[];
   /** Requests to `POST /v1/messages` only. */
@@ -291,6 +319,15 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       if (request.method === 'POST' && route === '/v1/messages/count_tokens') {
         return sendJson(res, 200, { input_tokens: Math.ceil(rawBody.length / 4) });
       }
+      const routed = route === '/v1/messages' ? undefined : await options.routes?.(request);
+      if (routed) {
+        if (typeof routed.body === 'string' || routed.body === undefined) {
+          res.writeHead(routed.status, { 'content-type': routed.contentType ?? 'application/json', 'request-id': requestId() });
+          res.end(routed.body ?? '');
+          return;
+        }
+        return sendJson(res, routed.status, routed.body);
+      }
       if (request.method !== 'POST' || route !== '/v1/messages') {
         return sendJson(res, 404, {
           type: 'error',
@@ -313,10 +350,21 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   });
   const { port } = server.address() as AddressInfo;
   const host = options.host ?? '127.0.0.1';
+  if (options.tls) {
+    const context = tls.createSecureContext(options.tls);
+    // A CONNECT tunnel ends here: its TLS is taken off and what is inside served as any request.
+    server.on('connect', (req: http.IncomingMessage, socket: Socket) => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: context });
+      secure.on('error', () => socket.destroy());
+      server.emit('connection', secure);
+    });
+  }
 
   const fake: FakeAnthropic = {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
+    proxyUrl: options.tls ? `http://${host.includes(':') ? `[${host}]` : host}:${port}` : null,
     requests,
     messageRequests: () => requests.filter((r) => r.method === 'POST' && r.path.split('?')[0] === '/v1/messages'),
     enqueue: (...replies) => {

@@ -1,0 +1,132 @@
+/**
+ * R-TEAM, R-SYNC, R-SYNC-SECURITY against the real Claude Code: its team memory store really
+ * synced, offline (test-support/claude-code-stores-cases.ts says what that takes). What it sent,
+ * what it wrote under the memory folder and what the server held after each session must equal
+ * the recording (test/fixtures/claude-code-stores/), which claude-code-stores.test.ts holds
+ * Memdir's model to without the binary. `MEMDIR_RECORD_STORES_FIXTURE=1` rewrites the recording.
+ * Skipped, with the reason, when the pinned Claude Code or openssl is missing.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { layOutExtractHome } from '../extract/test-support/claude-code-extract-cases.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
+import { createFakeMemoryStores } from '../llm/test-support/fake-memory-stores.js';
+import { EMBEDDED_SESSION_ENV, REAL_CLAUDE_CODE, debugLogIn, runClaudeCodeTurns } from '../llm/test-support/real-claude-code.js';
+import {
+  FAKE_GITHUB_TOKEN,
+  SIDECARS,
+  STORES_FIXTURE,
+  STORES_HOW,
+  STORE_SCENARIO,
+  SYNC_STORES,
+  type StoreSession,
+  type StoresRecording,
+  makeApiCertificate,
+  normalizeSidecar,
+  storeSyncEnv,
+  trustProject,
+} from './test-support/claude-code-stores-cases.js';
+
+const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-stores-live-')));
+const certificate = REAL_CLAUDE_CODE.found ? makeApiCertificate(scratch) : { reason: REAL_CLAUDE_CODE.reason };
+const skip = 'reason' in certificate ? certificate.reason : null;
+const record = process.env.MEMDIR_RECORD_STORES_FIXTURE === '1';
+
+/** Ids, times and the made-up token made constant, so that runs compare. */
+const constant = (text: string) => normalizeSidecar(text).replaceAll(FAKE_GITHUB_TOKEN, '<github-token>');
+
+function walk(dir: string, rel = ''): string[] {
+  return fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((e) => {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    return e.isDirectory() ? walk(dir, r) : e.isFile() ? [r] : [];
+  });
+}
+
+describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, recorded for Memdir${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let fake: FakeAnthropic;
+  afterAll(async () => {
+    await fake?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+  beforeAll(() => undefined);
+
+  it('pull, push, conflict, a local delete, a read-only store, a secret and hostile path keys', async () => {
+    const cert = certificate as { cert: string; key: string; certFile: string };
+    const stores = createFakeMemoryStores();
+    fake = await startFakeAnthropic({ routes: (r) => stores.routes(r), tls: cert });
+    const home = layOutExtractHome(path.join(scratch, 'home'));
+    trustProject(home.configDir, home.project);
+    const debugLog = debugLogIn(path.join(scratch, 'home'));
+    const write = (files: Record<string, string>) => {
+      for (const [rel, text] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(home.memoryDir, rel)), { recursive: true });
+        fs.writeFileSync(path.join(home.memoryDir, rel), text);
+      }
+    };
+    const serve = (server: Record<string, Record<string, string>>) => {
+      for (const [store, files] of Object.entries(server)) {
+        stores.provision(store);
+        for (const [key, text] of Object.entries(files)) stores.put(store, key, text);
+      }
+    };
+    let logSeen = 0;
+    const session = async (): Promise<StoreSession> => {
+      const run = await runClaudeCodeTurns(['hello there friend'], debugLog.args, {
+        cwd: home.project,
+        configDir: home.configDir,
+        scratch: path.join(scratch, 'home', 'scratch'),
+        baseUrl: fake.url,
+        env: { ...EMBEDDED_SESSION_ENV, ...storeSyncEnv(fake.proxyUrl!, cert.certFile) },
+        // The client pulls and pushes once at start; the second session's conflict refetch comes just after.
+        beforeExit: () => new Promise((resolve) => setTimeout(resolve, 3_000)),
+        timeoutMs: 90_000,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const requests = fake.requests.splice(0).filter((r) => r.path.includes('/memories'));
+      const disk: StoreSession['disk'] = {};
+      for (const rel of walk(home.memoryDir).sort()) {
+        const abs = path.join(home.memoryDir, rel);
+        disk[rel] = { mode: (fs.statSync(abs).mode & 0o777).toString(8), content: constant(fs.readFileSync(abs, 'utf8')) };
+      }
+      const lines = debugLog.read().split('\n');
+      const log = lines
+        .slice(logSeen)
+        .filter((l) => l.includes('multi-store-sync'))
+        .map((l) => constant(l.replace(/^\S+ /, '').replace(/\d+(\.\d+)?\s?ms\b/g, '<ms>')))
+        .sort();
+      logSeen = lines.length;
+      return {
+        requests: requests.map((r) => constant(`${r.method} ${r.path}${r.rawBody ? ` ${r.rawBody}` : ''}`)).sort(),
+        disk,
+        server: Object.fromEntries(
+          Object.keys({ ...STORE_SCENARIO.server1 }).map((s) => [s, JSON.parse(constant(JSON.stringify(stores.files(s)))) as Record<string, string>]),
+        ),
+        log,
+      };
+    };
+
+    serve(STORE_SCENARIO.server1);
+    write(STORE_SCENARIO.disk1);
+    const first = await session();
+    serve(STORE_SCENARIO.server2);
+    write(STORE_SCENARIO.disk2);
+    for (const rel of STORE_SCENARIO.deleted2) fs.rmSync(path.join(home.memoryDir, rel));
+    const second = await session();
+
+    // The client keeps its sidecars in every mount it synced.
+    for (const mount of ['team/memstore_team', 'team/memstore_ro']) for (const s of SIDECARS) expect(first.disk[`${mount}/${s}`]).toBeDefined();
+    const seen: StoresRecording = {
+      client: REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.version : null,
+      how: STORES_HOW,
+      stores: SYNC_STORES,
+      scenario: JSON.parse(constant(JSON.stringify(STORE_SCENARIO))) as StoresRecording['scenario'],
+      sessions: [first, second],
+    };
+    if (record) {
+      fs.mkdirSync(path.dirname(STORES_FIXTURE), { recursive: true });
+      fs.writeFileSync(STORES_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+    } else expect(seen).toEqual(JSON.parse(fs.readFileSync(STORES_FIXTURE, 'utf8')));
+  }, 240_000);
+});
