@@ -171,7 +171,9 @@ JSON: {"project": {"dir", "memoryDir"}, "connected": bool, "connection": {…} |
   "lastPushAt", "version", "files", "waiting": [{"key", "reason", "detail"}],
   "conflicts": [{"id", "key", "createdAt", "localSha", "serverSha", "serverUpdatedBy", "localRev", …}]}
 "reason" is one of pending, secret, invalid-key, too-large, not-utf8, binary, symlink, hardlink, not-a-file,
-too-deep, server-moved, refused, user-memory (a "user" memory in team/: never uploaded). Exit codes: 0 in step, 1 conflicts or files held back, 2 error.`,
+too-deep, server-moved, refused, user-memory (a "user" memory in team/: never uploaded), claude-code-store (a folder
+Claude Code syncs itself with a memory store: its .memory-sync file is there; left to it, both ways). Exit codes: 0 in step,
+1 conflicts or files held back, 2 error.`,
   async run({ values, io }) {
     const loc = await locate(values, io);
     const dataDir = dataDirOf(io);

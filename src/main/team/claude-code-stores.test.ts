@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { listMemoryFiles } from '../memdir/list-memory-files.js';
 import { scanText } from '../secrets/scanner.js';
+import { PERSONAL_SPACE } from './sync-space.js';
+import { TeamPathError, checkTeamDir, listTeamFiles, resolveTeamKey } from './team-paths.js';
+import { makeClient } from './test-support/team-fixture.js';
 import { useSharedTeamServer } from './test-support/shared-server.js';
 import {
   FAKE_GITHUB_TOKEN,
@@ -57,5 +60,46 @@ describe('what the client refuses, Memdir refuses too', () => {
     const listed = listMemoryFiles(path.join(memoryDir, 'team'), { excludeTeam: false }).topics.map((t) => t.file);
     for (const sidecar of SIDECARS) expect(listed.some((f) => f.endsWith(sidecar))).toBe(false);
     expect(listed).toContain('memstore_team/local.md');
+  });
+});
+
+describe("Memdir's team sync leaves a folder Claude Code syncs to Claude Code", () => {
+  it('pushes none of its files, pulls nothing into it, and says why', async () => {
+    h.n++;
+    const a = await makeClient(h.root, `a${h.n}`, h.server, h.server.tokens[0]!);
+    const b = await makeClient(h.root, `b${h.n}`, h.server, h.server.tokens[1]!);
+    await layOutAsSynced(a.memoryDir);
+    await a.write('deploy.md', '---\nname: Deploy\ndescription: how we deploy\ntype: project\n---\nmake deploy\n');
+    const pushed = await a.sync.sync();
+    expect(pushed.error).toBeNull();
+    expect(pushed.push.uploaded).toEqual(['deploy.md']);
+    const held = pushed.waiting.filter((w) => w.reason === 'claude-code-store');
+    expect(held.map((w) => w.key).sort()).toEqual(['memstore_ro', 'memstore_team']);
+    expect(held[0]!.detail).toMatch(/Claude Code syncs .*itself.*Memdir's team sync leaves it alone/);
+
+    // Another machine, with no such folder, shares a file under the same name: it stays out of the client's folder.
+    await b.write('memstore_team/server.md', 'from a Memdir teammate\n');
+    expect((await b.sync.sync()).push.uploaded).toEqual(['memstore_team/server.md']);
+    const pulled = await a.sync.sync();
+    expect(pulled.pull.written).toEqual([]);
+    expect(pulled.pull.refused.map((r) => r.key)).toEqual(['memstore_team/server.md']);
+    expect(await a.read('memstore_team/server.md')).toBe(real(last.disk[`${RW_MOUNT}/server.md`]!.content));
+  });
+});
+
+describe("Memdir's personal sync leaves a memory folder Claude Code syncs as the user's own store to Claude Code", () => {
+  it('lists nothing of it to upload, says why, and writes nothing into it', async () => {
+    const memoryDir = path.join(h.root, 'personal', 'memory');
+    await layOutAsSynced(memoryDir);
+    // The recording: a `scope: "user"` store is the memory folder itself, its manifest at the top.
+    expect(last.disk['.memory-sync']).toBeDefined();
+    const space = await checkTeamDir(memoryDir, PERSONAL_SPACE);
+    const listing = listTeamFiles(space);
+    expect([...listing.files.keys()]).toEqual([]);
+    expect(listing.problems.map((p) => [p.key, p.reason])).toEqual([['.', 'claude-code-store']]);
+    expect(listing.problems[0]!.detail).toMatch(/^This memory folder is a folder Claude Code syncs itself/);
+    const refused = await resolveTeamKey(space, 'mine.md').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TeamPathError);
+    expect((refused as TeamPathError).reason).toBe('claude-code-store');
   });
 });

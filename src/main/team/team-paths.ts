@@ -30,13 +30,35 @@ import { MemdirError } from '../../shared/errors.js';
 export class TeamPathError extends MemdirError<'unsafe-path'> {
   override readonly name = 'TeamPathError';
   constructor(
-    readonly reason: 'invalid-key' | 'symlink' | 'outside' | 'not-a-file' | 'not-a-folder' | 'hardlink',
+    readonly reason: 'invalid-key' | 'symlink' | 'outside' | 'not-a-file' | 'not-a-folder' | 'hardlink' | 'claude-code-store',
     /** The key (or folder) as given. */
     readonly key: string,
     message: string,
   ) {
     super('unsafe-path', message);
   }
+}
+
+/**
+ * The file Claude Code 2.1.332 keeps in every folder it syncs itself with a memory store
+ * (`CLAUDE_MEMORY_STORES`): `team/<store>/` for a team store, the memory dir for the user's own
+ * (test/fixtures/claude-code-stores/). Beside it, `.memory-sync-basis`: what it last synced.
+ */
+export const CLAUDE_CODE_STORE_MANIFEST = '.memory-sync';
+
+/**
+ * Whether the folder at `abs` is one Claude Code syncs itself (it holds the client's manifest).
+ * Memdir's sync leaves such a folder alone, both ways: two engines writing one folder to two
+ * servers would each take the other's writes for edits to upload, and undo each other's pulls.
+ */
+export function isClaudeCodeStoreFolder(abs: string): boolean {
+  return fs.lstatSync(path.join(abs, CLAUDE_CODE_STORE_MANIFEST), { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/** Why Memdir's sync leaves `rel` (relative to the memory dir; '' for the memory dir itself) alone. */
+export function claudeCodeStoreDetail(rel: string, space: SyncSpace): string {
+  const where = rel === '' ? 'This memory folder' : `${rel}/`;
+  return `${where} is a folder Claude Code syncs itself with a memory store (its ${CLAUDE_CODE_STORE_MANIFEST} file is there): Memdir's ${space.title.toLowerCase()} leaves it alone, so the two never upload or overwrite each other's files. Its files reach Claude Code's store, not this server.`;
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -163,6 +185,14 @@ export class TeamFile {
   }
 }
 
+/** The folder Claude Code syncs itself that a key's `parts` lie in (relative to the memory dir), or null. */
+function claudeCodeStoreOf(team: TeamDir, parts: string[]): string | null {
+  if (!team.exists) return null;
+  if (isClaudeCodeStoreFolder(team.teamDir)) return team.space.folder;
+  if (parts.length > 1 && isClaudeCodeStoreFolder(path.join(team.teamDir, parts[0]!))) return spaceRel(team.space, parts[0]!);
+  return null;
+}
+
 /**
  * Team key `key`, after the full check (see the file comment), as the handle every later step
  * on it uses. It does not create anything.
@@ -176,6 +206,9 @@ export async function resolveTeamKey(team: TeamDir, key: string): Promise<TeamFi
   if (parts.length > 1 && isExcluded(team.space, parts[0]!)) {
     throw new TeamPathError('invalid-key', key, `${key} is inside ${parts[0]}/, which ${team.space.title.toLowerCase()} leaves alone; refused.`);
   }
+  const store = claudeCodeStoreOf(team, parts);
+  if (store !== null)
+    throw new TeamPathError('claude-code-store', key, `${spaceRel(team.space, key)} was refused: ${claudeCodeStoreDetail(store, team.space)}`);
   let current = team.teamDir;
   for (let i = 0; i < parts.length; i++) {
     current = path.join(current, parts[i]!);
@@ -224,7 +257,7 @@ export interface LocalTeamFile extends FileFacts {
 /** Something in the team directory that is not synced, and why (shown as "waiting"). */
 export interface LocalProblem {
   key: string;
-  reason: 'symlink' | 'invalid-key' | 'not-a-file' | 'too-deep' | 'hardlink';
+  reason: 'symlink' | 'invalid-key' | 'not-a-file' | 'too-deep' | 'hardlink' | 'claude-code-store';
   detail: string;
   /** For links: where it points (read with readlink, never followed). */
   target?: string;
@@ -252,6 +285,10 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
   const inStep = new Set<string>();
   const problems: LocalProblem[] = [];
   if (!team.exists) return { files, inStep, problems };
+  if (isClaudeCodeStoreFolder(team.teamDir)) {
+    problems.push({ key: '.', reason: 'claude-code-store', detail: claudeCodeStoreDetail(team.space.folder, team.space) });
+    return { files, inStep, problems };
+  }
   const walk = (dir: string, prefix: string, depth: number): void => {
     let entries: fs.Dirent[];
     try {
@@ -337,7 +374,9 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
           target,
         });
       } else if (entry.isDirectory()) {
-        if (depth === 0) walk(abs, `${key}/`, 1);
+        if (depth === 0 && isClaudeCodeStoreFolder(abs))
+          problems.push({ key, reason: 'claude-code-store', detail: claudeCodeStoreDetail(spaceRel(team.space, key), team.space) });
+        else if (depth === 0) walk(abs, `${key}/`, 1);
         else
           problems.push({
             key,

@@ -78,6 +78,7 @@ const WAITING_LABELS: Record<WaitingReason, string> = {
   'server-moved': 'changed on the server',
   refused: 'refused by the server',
   'user-memory': 'user memory: stays private',
+  'claude-code-store': "synced by Claude Code's own store",
 };
 
 /** A short label for why a file waits. */

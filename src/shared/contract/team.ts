@@ -45,7 +45,10 @@ export const teamConflictSchema = z.object({
 });
 export type TeamConflict = z.infer<typeof teamConflictSchema>;
 
-/** Why a local team file is not on the server (yet); `user-memory`: a `user` memory in the team folder (R-TYPES: always private). */
+/**
+ * Why a local team file is not on the server (yet); `user-memory`: a `user` memory in the team folder (R-TYPES: always private);
+ * `claude-code-store`: a folder Claude Code syncs itself with a memory store (its `.memory-sync` is there), left to it.
+ */
 export const WAITING_REASONS = [
   'pending',
   'secret',
@@ -60,6 +63,7 @@ export const WAITING_REASONS = [
   'server-moved',
   'refused',
   'user-memory',
+  'claude-code-store',
 ] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
 
