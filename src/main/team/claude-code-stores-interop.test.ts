@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layOutExtractHome } from '../extract/test-support/claude-code-extract-cases.js';
-import { type FakeAnthropic, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
+import { layOutExtractHome, normalizeObserved } from '../extract/test-support/claude-code-extract-cases.js';
+import { type FakeAnthropic, makeFakeCertificate, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
 import { createFakeMemoryStores } from '../llm/test-support/fake-memory-stores.js';
 import { EMBEDDED_SESSION_ENV, REAL_CLAUDE_CODE, debugLogIn, runClaudeCodeTurns } from '../llm/test-support/real-claude-code.js';
 import {
@@ -23,14 +23,13 @@ import {
   SYNC_STORES,
   type StoreSession,
   type StoresRecording,
-  makeApiCertificate,
   normalizeSidecar,
   storeSyncEnv,
   trustProject,
 } from './test-support/claude-code-stores-cases.js';
 
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-stores-live-')));
-const certificate = REAL_CLAUDE_CODE.found ? makeApiCertificate(scratch) : { reason: REAL_CLAUDE_CODE.reason };
+const certificate = REAL_CLAUDE_CODE.found ? makeFakeCertificate(scratch) : { reason: REAL_CLAUDE_CODE.reason };
 const skip = 'reason' in certificate ? certificate.reason : null;
 const record = process.env.MEMDIR_RECORD_STORES_FIXTURE === '1';
 
@@ -84,7 +83,11 @@ describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, record
         timeoutMs: 90_000,
       });
       expect(run.code, run.stderr).toBe(0);
-      const requests = fake.requests.splice(0).filter((r) => r.path.includes('/memories'));
+      const all = fake.requests.splice(0);
+      const requests = all.filter((r) => r.path.includes('/memories'));
+      const messages = all.filter((r) => r.method === 'POST' && r.path.startsWith('/v1/messages'));
+      const system = (r: (typeof all)[number]) => ((r.body?.system ?? []) as { text?: string }[]).map((b) => b.text ?? '').join('\n');
+      const main = messages.find((r) => system(r).includes('# Memory'));
       const disk: StoreSession['disk'] = {};
       for (const rel of walk(home.memoryDir).sort()) {
         const abs = path.join(home.memoryDir, rel);
@@ -104,6 +107,7 @@ describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, record
           Object.keys({ ...STORE_SCENARIO.server1 }).map((s) => [s, JSON.parse(constant(JSON.stringify(stores.files(s)))) as Record<string, string>]),
         ),
         log,
+        memorySection: main ? normalizeObserved(/^# Memory\n[\s\S]*?(?=\n# )/m.exec(system(main))?.[0] ?? '', home, null) : '(no request held one)',
       };
     };
 

@@ -4,7 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, startFakeAnthropic } from './fake-anthropic.js';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import tls from 'node:tls';
+import { type FakeAnthropic, makeFakeCertificate, startFakeAnthropic } from './fake-anthropic.js';
+import { createFakeMemoryStores } from './fake-memory-stores.js';
 
 let fake: FakeAnthropic | null = null;
 afterEach(async () => {
@@ -66,6 +70,46 @@ describe('fake Anthropic server', () => {
       expect(answer.content[0]!.text).toBe('from file');
     } finally {
       child.kill('SIGTERM');
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is also an HTTPS proxy for api.anthropic.com, answering other endpoints from `routes` (Claude Code's memory stores)", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-fake-tls-'));
+    try {
+      const certificate = makeFakeCertificate(dir);
+      if ('reason' in certificate) throw new Error(certificate.reason);
+      const stores = createFakeMemoryStores();
+      stores.provision('/v1/memory_stores/s1');
+      stores.put('/v1/memory_stores/s1', '/a.md', 'alpha\n');
+      fake = await startFakeAnthropic({ routes: (r) => stores.routes(r), tls: certificate });
+      // As a client behind HTTPS_PROXY does: CONNECT, then TLS to the named host over the tunnel.
+      const proxy = new URL(fake.proxyUrl!);
+      const socket = await new Promise<Socket>((resolve, reject) => {
+        const req = http.request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: 'api.anthropic.com:443' });
+        req.on('connect', (res, s) => (res.statusCode === 200 ? resolve(s) : reject(new Error(`CONNECT ${res.statusCode}`))));
+        req.on('error', reject);
+        req.end();
+      });
+      const get = (p: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const secure = tls.connect({ socket, servername: 'api.anthropic.com', ca: certificate.cert });
+          const req = http.request(
+            { createConnection: () => secure, host: 'api.anthropic.com', headers: { host: 'api.anthropic.com' }, path: p, method: 'GET' },
+            (res) => {
+              let body = '';
+              res.setEncoding('utf8').on('data', (d: string) => (body += d));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+      const listed = await get('/v1/memory_stores/s1/memories?limit=100');
+      expect(listed.status).toBe(200);
+      expect(JSON.parse(listed.body)).toMatchObject({ data: [{ type: 'memory', path: '/a.md', content_size_bytes: 6 }], next_page: null });
+      expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/memory_stores/s1/memories?limit=100', headers: { host: 'api.anthropic.com' } });
+    } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
   });

@@ -16,11 +16,14 @@
  * `POST /__fake/replies` (body: a reply or an array; appended to the queue),
  * `GET /__fake/requests` (what was received), `POST /__fake/reset`.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import tls from 'node:tls';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** A request as received. */
@@ -387,6 +390,42 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       }),
   };
   return fake;
+}
+
+/**
+ * A self-signed certificate for `host` (default api.anthropic.com), made with openssl into `dir`,
+ * for {@link FakeAnthropicOptions.tls}; a client trusts it through `NODE_EXTRA_CA_CERTS=certFile`.
+ * Without openssl: why not.
+ */
+export function makeFakeCertificate(dir: string, host = 'api.anthropic.com'): (FakeTls & { certFile: string }) | { reason: string } {
+  const certFile = path.join(dir, 'fake-cert.pem');
+  const keyFile = path.join(dir, 'fake-key.pem');
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${host}`,
+        '-addext',
+        `subjectAltName=DNS:${host}`,
+      ],
+      { stdio: 'ignore' },
+    );
+  } catch (error) {
+    return { reason: `openssl could not make a certificate for the fake ${host} (${String(error)})` };
+  }
+  return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), certFile };
 }
 
 /** A message reply whose text is `value` as JSON: the usual answer of a JSON-speaking task. */

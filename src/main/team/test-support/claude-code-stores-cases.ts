@@ -14,7 +14,6 @@
  * A store entry needs only `path` (its URL prefix; no id field exists): the team store mounts at
  * `memory/team/<last path segment>/`, a `scope: "user"` store at the memory dir itself.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -75,7 +74,7 @@ export const STORE_SCENARIO = {
 } as const;
 
 export const STORES_HOW =
-  "src/main/team/claude-code-stores-interop.test.ts: two `-p` sessions of the real client on one home with `CLAUDE_MEMORY_STORES` = `stores`, a claude.ai OAuth login, and the loopback fake serving both the Messages API and (as its HTTPS proxy) api.anthropic.com's memory-store endpoints (fake-memory-stores.ts). `scenario` is what the server and disk held before each session. Per session: `requests` (memory-store calls, ids as <id>, sorted: the stores sync concurrently), `disk` (every regular file under the memory dir: mode and content, sidecars with ids and times made constant), `server` (each store's files after), `log` (the client's multi-store-sync debug lines, sorted).";
+  "src/main/team/claude-code-stores-interop.test.ts: two `-p` sessions of the real client on one home with `CLAUDE_MEMORY_STORES` = `stores`, a claude.ai OAuth login, and the loopback fake serving both the Messages API and (as its HTTPS proxy) api.anthropic.com's memory-store endpoints (fake-memory-stores.ts). `scenario` is what the server and disk held before each session. Per session: `requests` (memory-store calls, ids as <id>, sorted: the stores sync concurrently), `disk` (every regular file under the memory dir: mode and content, sidecars with ids and times made constant), `server` (each store's files after), `log` (the client's multi-store-sync debug lines, sorted), `memorySection` (the '# Memory' section of the first main request's system prompt).";
 
 /** What one session did. */
 export interface StoreSession {
@@ -83,6 +82,8 @@ export interface StoreSession {
   disk: Record<string, { mode: string; content: string }>;
   server: Record<string, Record<string, string>>;
   log: string[];
+  /** The '# Memory' section of the first main request's system prompt (`$MEM`: the memory dir). */
+  memorySection: string;
 }
 
 /** What {@link STORES_FIXTURE} holds. */
@@ -92,38 +93,6 @@ export interface StoresRecording {
   stores: string;
   scenario: typeof STORE_SCENARIO;
   sessions: StoreSession[];
-}
-
-/** A certificate for api.anthropic.com, made with openssl into `dir`; null (with why) without openssl. */
-export function makeApiCertificate(dir: string): { cert: string; key: string; certFile: string } | { reason: string } {
-  const certFile = path.join(dir, 'api-cert.pem');
-  const keyFile = path.join(dir, 'api-key.pem');
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=api.anthropic.com',
-        '-addext',
-        'subjectAltName=DNS:api.anthropic.com',
-      ],
-      { stdio: 'ignore' },
-    );
-  } catch (error) {
-    return { reason: `openssl could not make a certificate for the fake api.anthropic.com (${String(error)})` };
-  }
-  return { cert: fs.readFileSync(certFile, 'utf8'), key: fs.readFileSync(keyFile, 'utf8'), certFile };
 }
 
 /** The variables that make the offline client sync its stores through the fake (see the file comment). */
