@@ -4,31 +4,23 @@
  * shared lock, four phases, one history entry, record in Memdir's data dir, model and crash sweep
  * as the app's "Dream now" — without jobs: progress goes to stderr.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
+import { type CliIo, type CommandSpec, homeOption, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
 import { homeFrom } from './scan.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { type DreamRunResult, DreamService } from '../../main/dream/index.js';
-import { locateProject, type ProjectLocation, projectsRoot } from '../../main/memdir/index.js';
+import type { ProjectLocation } from '../../main/memdir/index.js';
+import { locateProjectOption, projectOption } from '../project-option.js';
 import type { DreamRecord } from '../../shared/contract/dream.js';
-
-const projectOption = { type: 'string' as const, valueName: 'PATH|DIR', description: 'project directory, or its directory name under projects/ (required)' };
 
 /** The dream service for one command: no jobs, no scheduler; its session count is fresh (a command line is one look). */
 function dreamsFor(io: CliIo, home: string): DreamService {
   return new DreamService({ home, dataDir: resolveDataDir(io.env), env: io.env });
 }
 
-/** `--project` as a dir name under `projects/` when one exists by that name, else a path from the caller's cwd. */
+/** The project `--project` names, and the home it is in. */
 async function project(values: Record<string, unknown>, io: CliIo): Promise<{ home: string; loc: ProjectLocation }> {
-  if (typeof values.project !== 'string' || values.project.trim() === '')
-    throw new UsageError('--project is required: a project directory or its name under projects/');
-  const home = homeFrom(values, io);
-  const target = values.project;
-  const asDir = !/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target));
-  return { home, loc: await locateProject(home, asDir || target.startsWith('~') ? target : path.resolve(io.cwd, target), io.env) };
+  return { home: homeFrom(values, io), loc: await locateProjectOption(values, io) };
 }
 
 /** `memdir dream status`. */

@@ -1,15 +1,8 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { type CommandSpec, CliFailure, UsageError, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
 import { plural, table } from '../format.js';
 import { homeFrom } from './scan.js';
 import type { TurnOutcome } from '../../shared/contract/extract.js';
-
-/** A directory name under `projects/` when one exists by that name, else a path from the caller's cwd. */
-function projectTarget(target: string, projectsRoot: string, cwd: string): string {
-  if (!/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot, target))) return target;
-  return target.startsWith('~') ? target : path.resolve(cwd, target);
-}
 
 /** One span of turns as `--json` prints it. */
 function turnJson(outcome: TurnOutcome) {
@@ -70,11 +63,9 @@ A turn in which the agent itself wrote into the memory directory is skipped (R-E
 nothing is written when Claude Code's autoMemoryEnabled is false (R-SETTINGS).
 Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
   async run({ values, io }) {
-    if (typeof values.project !== 'string' || values.project.trim() === '')
-      throw new UsageError('--project is required: a project directory or its name under projects/');
     // Loaded here, not at the top: `memdir hook` shares this process image and must start fast.
     const { resolveDataDir } = await import('../../main/core/index.js');
-    const { locateProject, projectsRoot } = await import('../../main/memdir/index.js');
+    const { locateProjectOption } = await import('../project-option.js');
     const { loadAppSettings } = await import('../../main/settings/index.js');
     const { resolveProvider } = await import('../../main/llm/index.js');
     const { listTranscriptsIn } = await import('../../main/transcripts/index.js');
@@ -82,7 +73,7 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
 
     const home = homeFrom(values, io);
     const dataDir = resolveDataDir(io.env);
-    const location = await locateProject(home, projectTarget(values.project, projectsRoot(home), io.cwd), io.env);
+    const location = await locateProjectOption(values, io);
     if (location.transcriptDirs.length === 0)
       throw new CliFailure(`Claude Code has no transcripts for ${location.key} yet (no session launched there or in a directory that reads its memory).`);
     const { settings } = await loadAppSettings(dataDir);

@@ -1,22 +1,12 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { type CliIo, type CommandSpec, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { checkContractLimits } from '../contract-limits.js';
 import { table } from '../format.js';
 import { resolveDataDir } from '../../main/core/index.js';
-import { projectsRoot } from '../../main/memdir/index.js';
+import { projectTarget } from '../project-option.js';
 import { type ClaudeCodeRecallResult, type ProjectRecallResult, RecallService } from '../../main/recall/index.js';
 import { homeFrom } from './scan.js';
 import { cutFactsText } from '../../shared/index-cut.js';
-
-/**
- * `--project` is a directory name under `projects/` when one exists by that name, else a path
- * relative to the caller's directory (the CLI's cwd may differ from the process's in tests).
- */
-function projectTarget(target: string, home: string, cwd: string): string {
-  if (!/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target))) return target;
-  return target.startsWith('~') ? target : path.resolve(cwd, target);
-}
 
 function describeModelCall(result: Pick<ProjectRecallResult, 'model' | 'tokens' | 'costUsd'>): string {
   const parts: string[] = [];

@@ -5,43 +5,14 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import {
-  allowedSecrets,
-  type CliIo,
-  type OptionSpec,
-  CliFailure,
-  EXIT_ERROR,
-  EXIT_OK,
-  EXIT_PROBLEMS,
-  UsageError,
-  printJson,
-  withAllowHint,
-} from '../command.js';
+import { allowedSecrets, type CliIo, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson, withAllowHint } from '../command.js';
 import type { SyncReport, TeamConflict } from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/core/index.js';
-import { locateProject, type ProjectLocation, projectsRoot } from '../../main/memdir/index.js';
+import type { ProjectLocation } from '../../main/memdir/index.js';
 import { CREDENTIALS_FILE } from '../../main/settings/index.js';
 import { type TeamConnection, type TeamSync } from '../../main/team/index.js';
-import { homeFrom } from './scan.js';
 
-export const projectOption: OptionSpec = {
-  type: 'string',
-  valueName: 'PATH|DIR',
-  description: 'project directory, or its directory name under projects/ (required)',
-};
-
-/** A directory name under projects/ when one exists by that name, else a path from the caller's directory. */
-function projectTarget(target: string, home: string, cwd: string): string {
-  if (!/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target))) return target;
-  return target.startsWith('~') ? target : path.resolve(cwd, target);
-}
-
-export async function locate(values: Record<string, unknown>, io: CliIo): Promise<ProjectLocation> {
-  if (typeof values.project !== 'string' || values.project.trim() === '')
-    throw new UsageError('--project is required: a project directory or its name under projects/');
-  const home = homeFrom(values, io);
-  return locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
-}
+export { projectOption, locateProjectOption as locate } from '../project-option.js';
 
 export function dataDirOf(io: CliIo): string {
   return resolveDataDir(io.env);

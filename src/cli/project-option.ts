@@ -1,0 +1,30 @@
+/**
+ * `--project PATH|DIR`, read one way by every command that takes it: a directory name under
+ * `projects/` when one exists by that name, else a path from the caller's directory (the CLI's
+ * cwd may differ from the process's in tests), `~/…` as given.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { type CliIo, type OptionSpec, UsageError } from './command.js';
+import { homeFrom } from './commands/scan.js';
+import { locateProject, type ProjectLocation, projectsRoot } from '../main/memdir/index.js';
+
+export const projectOption: OptionSpec = {
+  type: 'string',
+  valueName: 'PATH|DIR',
+  description: 'project directory, or its directory name under projects/ (required)',
+};
+
+/** What `locateProject` is given for `--project target`. */
+export function projectTarget(target: string, home: string, cwd: string): string {
+  if (!/[/\\]/.test(target) && !target.startsWith('.') && !target.startsWith('~') && fs.existsSync(path.join(projectsRoot(home), target))) return target;
+  return target.startsWith('~') ? target : path.resolve(cwd, target);
+}
+
+/** The project `--project` names, in the home `--home` names; a UsageError when it is missing or empty. */
+export async function locateProjectOption(values: Record<string, unknown>, io: CliIo): Promise<ProjectLocation> {
+  if (typeof values.project !== 'string' || values.project.trim() === '')
+    throw new UsageError('--project is required: a project directory or its name under projects/');
+  const home = homeFrom(values, io);
+  return locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
+}
