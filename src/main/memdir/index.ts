@@ -49,7 +49,15 @@ export {
   ProjectNotFoundError,
 } from './projects.js';
 export { factsOf, type FileFacts, readIndexAsClaudeCode, readMemoryText } from './read-file.js';
-export { INDEX_READ_MAX_BYTES, type IndexFileText, type MemoryFileText, readIndexFile, readMemoryFile, UnreadableMemoryError } from './read-memory-file.js';
+export {
+  INDEX_READ_MAX_BYTES,
+  type IndexFileText,
+  type MemoryFileText,
+  readIndexFile,
+  readIndexTextAsClaudeCode,
+  readMemoryFile,
+  UnreadableMemoryError,
+} from './read-memory-file.js';
 export { runGit } from './run-git.js';
 export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';
 export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';

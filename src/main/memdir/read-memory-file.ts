@@ -22,6 +22,20 @@ import { type FileFacts, readIndexAsClaudeCode, readMemoryText } from './read-fi
  */
 export const INDEX_READ_MAX_BYTES = 20_000_000;
 
+/**
+ * The text of a memory directory's MEMORY.md as Claude Code reads it before its load cuts it
+ * (R-INDEX): one Memdir will not edit (a link out, not UTF-8) still reaches the agent; none, a
+ * link loop or a folder gives ''. For the main agent's view (`memdir show --loaded`) and a
+ * sub-agent's (`memdir agents`) alike.
+ */
+export function readIndexTextAsClaudeCode(memoryDir: string): string {
+  const abs = path.join(memoryDir, INDEX_FILE);
+  const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
+  if (isLink === undefined) return '';
+  const outcome = readIndexAsClaudeCode(memoryDir, abs, isLink, INDEX_READ_MAX_BYTES);
+  return outcome.ok ? outcome.text : '';
+}
+
 /** A memory file that is there but holds no text Memdir can show: a folder, binary, not UTF-8, too large, a link loop. */
 export class UnreadableMemoryError extends MemdirError<'invalid-file'> {
   override readonly name = 'UnreadableMemoryError';

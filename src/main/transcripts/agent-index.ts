@@ -8,13 +8,12 @@
  * injects no index at all (observed with 2.1.332: no `AutoMem` attachment): the text is then empty
  * and `autoMemoryOff` says which setting, from which file or variable.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { ProjectSettings } from '../../shared/scan-types.js';
 import { autoMemoryOffSentence } from '../../shared/settings-text.js';
-import { INDEX_READ_MAX_BYTES, readIndexAsClaudeCode } from '../memdir/index.js';
+import { readIndexTextAsClaudeCode } from '../memdir/index.js';
 
 import { claudeCodeVersionIn } from './claude-code-version.js';
 import { listTranscriptsIn } from './list-transcripts.js';
@@ -78,14 +77,6 @@ export async function agentIndexView(where: {
   const { version, hasTranscript } = await claudeCodeVersionIn(where.transcriptDirs);
   const autoMemoryOff = autoMemoryOffSentence(where.settings);
   if (autoMemoryOff) return { text: '', truncated: false, reason: null, claudeCodeVersion: version, hasTranscript, lastInjected, autoMemoryOff };
-  const abs = path.join(where.memoryDir, INDEX_FILE);
-  const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
-  let raw = '';
-  if (isLink !== undefined) {
-    // Read as the client reads it: one Memdir will not edit (a link out, not UTF-8) still loads; a link loop or a folder does not.
-    const outcome = readIndexAsClaudeCode(where.memoryDir, abs, isLink, INDEX_READ_MAX_BYTES);
-    if (outcome.ok) raw = outcome.text;
-  }
-  const load = loadIndexAsClaudeCode(raw, { version });
+  const load = loadIndexAsClaudeCode(readIndexTextAsClaudeCode(where.memoryDir), { version });
   return { text: load.text, truncated: load.truncated, reason: load.reason, claudeCodeVersion: version, hasTranscript, lastInjected, autoMemoryOff: null };
 }

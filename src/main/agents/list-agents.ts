@@ -1,0 +1,80 @@
+/**
+ * R-AGENT: a project's sub-agents with their memory, as the Agents view (`agents.list`) and
+ * `memdir agents` show them — one service for both doors. Which launch directory's memory is
+ * shown (Claude Code keeps project and local agent memory where a session starts), the settings
+ * in force there, each scope scanned as a sub-agent loads it, and every warning.
+ */
+import path from 'node:path';
+import { MemdirError } from '../../shared/errors.js';
+import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
+import type { MemoryDirScan, ProjectScan } from '../../shared/scan-types.js';
+import { agentMemoryOffSentence } from '../../shared/settings-text.js';
+import { projectLaunchDirs, readEffectiveSettings, readIndexTextAsClaudeCode, scanMemoryDir } from '../memdir/index.js';
+import { type AgentMemory, type AgentMemoryScope, listAgentMemories, otherLaunchDirWarnings } from './agent-memory.js';
+
+/** The answer of `agents.list` (src/shared/contract/agents.ts) and of `memdir agents --json`. */
+export interface AgentsListing {
+  repoRoot: string | null;
+  /** The launch directory whose project and local agent memory is shown, or null (user level only). */
+  launchDir: string | null;
+  /** Every directory the project's sessions start in, the main one first. */
+  launchDirs: string[];
+  agents: (Omit<AgentMemory, 'scopes'> & { scopes: (AgentMemoryScope & { scan: MemoryDirScan | null })[] })[];
+  warnings: { code: string; file?: string; message: string }[];
+}
+
+/**
+ * The sub-agents of `project` (null: the user level only) with their memory. `launchDir` picks
+ * one of the project's launch directories (default its main one).
+ * @throws {MemdirError} 'invalid-input' when no session of the project starts in `launchDir`.
+ */
+export async function listProjectAgents(
+  home: string,
+  project: ProjectScan | null,
+  options: { launchDir?: string | undefined; env: NodeJS.ProcessEnv },
+): Promise<AgentsListing> {
+  const asked = options.launchDir;
+  const repoRoot = project?.path ?? null;
+  // Claude Code keeps project and local agent memory in the directory a session starts in (the
+  // main one, whose settings speak for the project, unless another is asked for), not at the canonical key.
+  const dirs = project ? projectLaunchDirs(project) : null;
+  const launchDirs = dirs ? [...(dirs.main ? [dirs.main] : []), ...dirs.others] : [];
+  let launchDir = dirs?.main ?? null;
+  if (asked !== undefined && (!dirs || path.resolve(asked) !== path.resolve(launchDir ?? ''))) {
+    const found = launchDirs.find((d) => path.resolve(d) === path.resolve(asked));
+    if (!found)
+      throw new MemdirError(
+        'invalid-input',
+        `No session of ${project ? 'this project' : 'a project'} starts in ${asked}, so it keeps no agent memory of this project.`,
+      );
+    launchDir = found;
+  }
+  // The settings of that launch directory, or the user's and the environment's alone.
+  const settings =
+    project && launchDir === dirs?.main
+      ? project.settings
+      : await readEffectiveSettings(home, launchDir && repoRoot ? { launchDir, canonicalRoot: repoRoot } : null, options.env);
+  const { agents, warnings } = await listAgentMemories(home, launchDir, repoRoot, { memoryBase: settings.memoryBase });
+  const off = agentMemoryOffSentence(settings);
+  const others = launchDir ? await otherLaunchDirWarnings(launchDir, launchDirs) : [];
+  return {
+    repoRoot,
+    launchDir,
+    launchDirs,
+    warnings: [...(off ? [{ code: 'auto-memory-off', message: off }] : []), ...warnings, ...others],
+    agents: agents.map((a) => ({
+      agentType: a.agentType,
+      definedIn: a.definedIn,
+      scopes: a.scopes.map((s) => ({ ...s, scan: s.exists ? scanMemoryDir(s.memoryDir, { scope: 'private', agent: true }) : null })),
+    })),
+  };
+}
+
+/**
+ * The text a sub-agent is given of its MEMORY.md: cut at 200 lines / 25,000 characters and, unlike
+ * the main agent's, not stripped of frontmatter or comments (Claude Code 2.1.332, checked in
+ * claude-code-interop.test.ts); '' when it has none.
+ */
+export function loadedAgentIndexText(memoryDir: string): string {
+  return loadIndexAsClaudeCode(readIndexTextAsClaudeCode(memoryDir), { strip: false }).text;
+}
