@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './main.js';
+import { commandHelp, runCli } from './main.js';
 import { COMMANDS } from './registry.js';
 import { buildFixtureHome } from '../main/memdir/test-support/fixture-home.js';
 
@@ -56,6 +56,33 @@ describe('README', () => {
           command,
         ).toEqual([]);
       }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+  it("names every field memdir agents --json prints, in its section and its --help (the app's agents.list shape)", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-readme-agents-'));
+    try {
+      const home = path.join(root, 'claude');
+      const memory = path.join(home, 'agent-memory', 'helper');
+      fs.mkdirSync(path.join(home, 'agents'), { recursive: true });
+      fs.mkdirSync(memory, { recursive: true });
+      fs.writeFileSync(path.join(home, 'agents', 'helper.md'), '---\nname: helper\ndescription: helps\nmemory: user\n---\nHelp.\n');
+      fs.writeFileSync(path.join(home, 'agents', 'odd.md'), '---\nname: odd\ndescription: odd\nmemory: everywhere\n---\nOdd.\n');
+      fs.writeFileSync(path.join(memory, 'MEMORY.md'), '- [Tabs](tabs.md) — tabs\n');
+      fs.writeFileSync(path.join(memory, 'tabs.md'), '---\nname: tabs\ndescription: tabs\ntype: feedback\n---\nTabs.\n');
+      let out = '';
+      const env = { MEMDIR_DATA_DIR: path.join(root, 'data'), CLAUDE_CONFIG_DIR: home };
+      expect(await runCli(['agents', '--json'], { out: (t) => (out += t), err: () => undefined, env, cwd: root })).toBe(0);
+      const answer = JSON.parse(out) as { agents: { scopes: { scan: unknown }[] }[] };
+      const scans = answer.agents.flatMap((a) => a.scopes.map((s) => s.scan));
+      for (const a of answer.agents) for (const s of a.scopes) s.scan = s.scan ? {} : null;
+      const own = [...keysOf(answer)];
+      const help = commandHelp(COMMANDS.find((c) => c.name.join(' ') === 'agents')!);
+      expect(own.filter((key) => !section('agents').includes(`"${key}"`))).toEqual([]);
+      expect(own.filter((key) => !help.includes(`"${key}"`))).toEqual([]);
+      // What is inside each scan is memdir scan's, documented there.
+      expect([...keysOf(scans)].filter((key) => !section('scan').includes(`"${key}"`))).toEqual([]);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

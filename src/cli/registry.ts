@@ -1,5 +1,6 @@
 /** Every `memdir` sub-command, in the order `memdir --help` lists them. */
 import type { CommandSpec } from './command.js';
+import { agentsCommand } from './commands/agents.js';
 import { dreamCommand, dreamConfirmCommand, dreamListCommand, dreamRevertCommand, dreamStatusCommand } from './commands/dream.js';
 import { extractCommand } from './commands/extract.js';
 import { historyCommand, restoreCommand, undoCommand } from './commands/history.js';
@@ -47,6 +48,7 @@ export const COMMANDS: CommandSpec[] = [
   scanCommand,
   lintCommand,
   showCommand,
+  agentsCommand,
   historyCommand,
   restoreCommand,
   undoCommand,
