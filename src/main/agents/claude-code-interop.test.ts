@@ -16,6 +16,9 @@ import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE } from '../llm/test-support/real-c
 import { agentMemoryOffSentence } from '../../shared/settings-text.js';
 import { readEffectiveSettings, scanMemoryDir } from '../memdir/index.js';
 import { agentTypeDirName, listAgentMemories } from './agent-memory.js';
+import { loadedAgentIndexText } from './list-agents.js';
+import { runCli } from '../../cli/main.js';
+import { visibleText } from '../../shared/visible-text.js';
 import { EMPTY_INDEX_SENTENCE, launchSubAgents, writeAgentDefinition } from './test-support/claude-code-agent.js';
 
 const FIXTURE = path.resolve(__dirname, '../../../test/fixtures/claude-code-agent/observed-agent.json');
@@ -150,7 +153,22 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
       const given = seen.index!.split('\n\n> WARNING: ')[0]!;
       expect(shown.firstCutLine === null, name).toBe(!seen.index!.includes('\n\n> WARNING: MEMORY.md is '));
       if (shown.firstCutLine !== null && shown.loadedLines > 0) expect(given.replace(/\n$/, '').split('\n').length, name).toBe(shown.loadedLines);
+      // What `memdir agents` shows of it: the text it was given, its first lines in the block.
+      expect(loadedAgentIndexText(dir), name).toBe(seen.index);
     });
+    let out = '';
+    const code = await runCli(['agents', '--project', repo], {
+      out: (t) => (out += t),
+      err: (t) => (out += t),
+      env: { CLAUDE_CONFIG_DIR: config, MEMDIR_DATA_DIR: scratch },
+      cwd: repo,
+    });
+    expect(code, out).toBe(0);
+    for (const [i, name] of INDEX_CASES.entries()) {
+      const head = run.seen[i]!.index!.split('\n').slice(0, 5).join('\n              ');
+      expect(out, name).toContain(`\nidx-${name}  project memory (committed with the repository)\n`);
+      expect(out, name).toContain(visibleText(`  loads       ${head}\n`));
+    }
   }, 180_000);
 
   it("launched in a subdirectory or a linked worktree: the memory folder is the launch directory's", async () => {
