@@ -120,6 +120,42 @@ describe('memdir agents (text)', () => {
   });
 });
 
+/**
+ * A sub-agent transcript as Claude Code 2.1.332 writes it (`<session>/subagents/agent-<id>.jsonl`):
+ * its `prompt_snapshot` record, recorded from the real client (test/fixtures/claude-code-agent/
+ * prompt-snapshot.jsonl, its guidance cut for size), given `memoryDir` and the index `text`.
+ */
+async function addSubAgentTranscript(sessionFolder: string, sessionId: string, memoryDir: string, text: string): Promise<void> {
+  const recorded = await fs.readFile(path.resolve(__dirname, '../../../test/fixtures/claude-code-agent/prompt-snapshot.jsonl'), 'utf8');
+  const json = (s: string) => JSON.stringify(s).slice(1, -1);
+  const line = recorded.replace('$MARKER', 'MARKER-0').replace('$MEMORY_DIR', json(memoryDir)).replace('$INDEX', json(text)).replace('$REPO', json(repo));
+  await write(
+    path.join(home, 'projects', sessionFolder, sessionId, 'subagents', 'agent-a1.jsonl'),
+    `{"type":"user","isSidechain":true,"sessionId":"${sessionId}"}\n${line}`,
+  );
+}
+
+describe('memdir agents: what a sub-agent was last given', () => {
+  it('reads it from the sub-agent transcript, and says when MEMORY.md changed since', async () => {
+    const fixer = path.join(app, '.claude', 'agent-memory-local', 'fixer');
+    // A fixer of the session in app/ was given the index as it is now.
+    await addSubAgentTranscript(sanitizeDirName(app), 'c', fixer, '- [Flaky](flaky.md) — the flaky test');
+    const now = await run('agents', '--project', repo, '--launch-dir', app);
+    expect(now.out).toContain('  last given  1 line at 2026-12-06T07:47:37.532Z (session c): the same as it loads now\n');
+    // A reviewer of a root session was given an older index.
+    const reviewer = path.join(repo, '.claude', 'agent-memory', 'reviewer');
+    await addSubAgentTranscript(sanitizeDirName(repo), 'a', reviewer, '- [Old](old.md) — an older rule');
+    const json = JSON.parse((await run('agents', '--project', repo, '--json')).out) as {
+      agents: { agentType: string; scopes: { scope: string; lastInjected: unknown }[] }[];
+    };
+    const project = json.agents.find((a) => a.agentType === 'reviewer')!.scopes.find((s) => s.scope === 'project')!;
+    expect(project.lastInjected).toEqual({ text: '- [Old](old.md) — an older rule', at: '2026-12-06T07:47:37.532Z', sessionId: 'a' });
+    expect((await run('agents', '--project', repo)).out).toContain(
+      '  last given  1 line at 2026-12-06T07:47:37.532Z (session a): not what it loads now: MEMORY.md changed since\n',
+    );
+  });
+});
+
 describe('memdir agents --json', () => {
   it('prints what the app gets from agents.list for the same project and launch directory', async () => {
     const ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data-app'), env: {} });

@@ -51,10 +51,12 @@ directories has agent memory in each: --launch-dir picks which one is shown; war
 Without --project only user-level agents and their user memory are shown.
 Text: one block per agent: its scope, definition files, memory folder, its memories and MEMORY.md (how
 much of it a sub-agent loads: 200 lines / 25,000 characters, frontmatter and comments not stripped), the
-first ${HEAD_LINES} lines it loads, and folders of the other scopes it does not load.
+first ${HEAD_LINES} lines it loads, what a sub-agent of the project's sessions was last given (read from its
+transcript, projects/<folder>/<session>/subagents/agent-*.jsonl), and folders of the other scopes it does not load.
 JSON (the app's agents.list answer): {"repoRoot", "launchDir", "launchDirs": [dir…],
   "agents": [{"agentType", "definedIn": [file…], "scopes": [{"scope": "user"|"project"|"local", "memoryDir",
-    "exists", "enabled", "scan": {"memoryDir", "exists", "index": {…}, "memories": [{…}], "problems": [{…}], "lastChangeMs"} or null}]}],
+    "exists", "enabled", "scan": {"memoryDir", "exists", "index": {…}, "memories": [{…}], "problems": [{…}], "lastChangeMs"} or null,
+    "lastInjected": {"text", "at", "sessionId"} or null}]}],
   "warnings": [{"code", "file"?, "message"}]}
 "index", "memories" and "problems" are those of \`memdir scan --json\`; warning codes: auto-memory-off,
 local-not-ignored, bad-agent-file, bad-memory-field, other-launch-dir.
@@ -121,10 +123,18 @@ function printAgent(io: CliIo, agent: AgentsListing['agents'][number]): void {
         ? `no ${INDEX_FILE}`
         : `${INDEX_FILE} ${plural(index.lines, 'line')}, ${plural(index.chars, 'character')}${index.reason ? `; cut at line ${index.firstCutLine}: ${index.reason}${cut ? ` (${cut})` : ''}` : ', all loaded'}`;
       io.out(`  files       ${plural(scan.memories.length, 'memory', 'memories')}; ${indexText}\n`);
-      const lines = loadedAgentIndexText(used.memoryDir).split('\n');
-      if (lines.length > 1 || lines[0] !== '') {
+      const text = loadedAgentIndexText(used.memoryDir);
+      const lines = text.split('\n');
+      if (text !== '') {
         io.out(`  loads       ${lines.slice(0, HEAD_LINES).join('\n              ')}\n`);
         if (lines.length > HEAD_LINES) io.out(`              … ${plural(lines.length - HEAD_LINES, 'more line')}\n`);
+      }
+      const last = used.lastInjected;
+      if (last) {
+        const given = last.text === '' ? 'an empty index' : plural(last.text.split('\n').length, 'line');
+        io.out(
+          `  last given  ${given}${last.at ? ` at ${last.at}` : ''} (session ${last.sessionId}): ${last.text === text ? 'the same as it loads now' : 'not what it loads now: MEMORY.md changed since'}\n`,
+        );
       }
       const problems = scan.problems.filter((x) => x.severity !== 'hint');
       for (const p of problems.slice(0, MAX_PROBLEMS))

@@ -156,6 +156,22 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
       // What `memdir agents` shows of it: the text it was given, its first lines in the block.
       expect(loadedAgentIndexText(dir), name).toBe(seen.index);
     });
+    // And what each was given, read back from its own transcript (agents.list's lastInjected).
+    let json = '';
+    expect(
+      await runCli(['agents', '--project', repo, '--json'], {
+        out: (t) => (json += t),
+        err: (t) => (json += t),
+        env: { CLAUDE_CONFIG_DIR: config, MEMDIR_DATA_DIR: scratch },
+        cwd: repo,
+      }),
+      json,
+    ).toBe(0);
+    const listed = JSON.parse(json) as { agents: { agentType: string; scopes: { enabled: boolean; lastInjected: { text: string } | null }[] }[] };
+    for (const [i, name] of names.entries()) {
+      const given = run.seen[i]!.index === EMPTY_INDEX_SENTENCE ? '' : run.seen[i]!.index;
+      expect(listed.agents.find((a) => a.agentType === `idx-${name}`)?.scopes.find((s) => s.enabled)?.lastInjected?.text, name).toBe(given);
+    }
     let out = '';
     const code = await runCli(['agents', '--project', repo], {
       out: (t) => (out += t),

@@ -9,8 +9,16 @@ import { MemdirError } from '../../shared/errors.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import type { MemoryDirScan, ProjectScan } from '../../shared/scan-types.js';
 import { agentMemoryOffSentence } from '../../shared/settings-text.js';
-import { projectLaunchDirs, readEffectiveSettings, readIndexTextAsClaudeCode, scanMemoryDir } from '../memdir/index.js';
+import { projectLaunchDirs, projectsRoot, readEffectiveSettings, readIndexTextAsClaudeCode, scanMemoryDir } from '../memdir/index.js';
+import { lastSubAgentInjections } from '../transcripts/index.js';
 import { type AgentMemory, type AgentMemoryScope, listAgentMemories, otherLaunchDirWarnings } from './agent-memory.js';
+
+/** What a sub-agent was last given of a folder's MEMORY.md, as its transcript recorded it. */
+export interface LastInjected {
+  text: string;
+  at: string | null;
+  sessionId: string;
+}
 
 /** The answer of `agents.list` (src/shared/contract/agents.ts) and of `memdir agents --json`. */
 export interface AgentsListing {
@@ -19,7 +27,7 @@ export interface AgentsListing {
   launchDir: string | null;
   /** Every directory the project's sessions start in, the main one first. */
   launchDirs: string[];
-  agents: (Omit<AgentMemory, 'scopes'> & { scopes: (AgentMemoryScope & { scan: MemoryDirScan | null })[] })[];
+  agents: (Omit<AgentMemory, 'scopes'> & { scopes: (AgentMemoryScope & { scan: MemoryDirScan | null; lastInjected: LastInjected | null })[] })[];
   warnings: { code: string; file?: string; message: string }[];
 }
 
@@ -57,6 +65,12 @@ export async function listProjectAgents(
   const { agents, warnings } = await listAgentMemories(home, launchDir, repoRoot, { memoryBase: settings.memoryBase });
   const off = agentMemoryOffSentence(settings);
   const others = launchDir ? await otherLaunchDirWarnings(launchDir, launchDirs) : [];
+  // Sub-agents of the project's sessions, wherever they started (user memory is given in any project).
+  const injections = project ? await lastSubAgentInjections(project.launchDirs.map((l) => path.join(projectsRoot(home), l.folder))) : new Map();
+  const lastInjected = (memoryDir: string): LastInjected | null => {
+    const found = injections.get(path.resolve(memoryDir));
+    return found ? { text: found.text, at: found.at, sessionId: found.sessionId } : null;
+  };
   return {
     repoRoot,
     launchDir,
@@ -65,7 +79,11 @@ export async function listProjectAgents(
     agents: agents.map((a) => ({
       agentType: a.agentType,
       definedIn: a.definedIn,
-      scopes: a.scopes.map((s) => ({ ...s, scan: s.exists ? scanMemoryDir(s.memoryDir, { scope: 'private', agent: true }) : null })),
+      scopes: a.scopes.map((s) => ({
+        ...s,
+        scan: s.exists ? scanMemoryDir(s.memoryDir, { scope: 'private', agent: true }) : null,
+        lastInjected: lastInjected(s.memoryDir),
+      })),
     })),
   };
 }

@@ -11,5 +11,6 @@ export { listHomeTranscripts, listTranscriptsIn } from './list-transcripts.js';
 export { FILE_WRITE_TOOLS, memoryWritesInTurn } from './memory-writes.js';
 export { commitCursor, type NewTurns, readNewTurns } from './read-new-turns.js';
 export { grepTranscript } from './signal-grep.js';
+export { lastSubAgentInjections, type SubAgentInjection } from './sub-agent-injections.js';
 export { type Turn } from './turn-types.js';
 export { isSubagentTranscriptPath, readTurns, type TrailingTurnPolicy } from './turns.js';

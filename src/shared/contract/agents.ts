@@ -14,6 +14,12 @@ export const agentMemorySchema = z.object({
       exists: z.boolean(),
       enabled: z.boolean(),
       scan: memoryDirScanSchema.nullable(),
+      /**
+       * What a sub-agent was last given of this folder's MEMORY.md, as the newest of the project's
+       * sub-agent transcripts recorded it (its system prompt's snapshot): the text ('' for an empty
+       * index), when, and in which session; null when no transcript of the project records one.
+       */
+      lastInjected: z.object({ text: z.string(), at: z.string().nullable(), sessionId: z.string() }).nullable(),
     }),
   ),
 });
