@@ -66,7 +66,14 @@ export async function listProjectAgents(
   const off = agentMemoryOffSentence(settings);
   const others = launchDir ? await otherLaunchDirWarnings(launchDir, launchDirs) : [];
   // Sub-agents of the project's sessions, wherever they started (user memory is given in any project).
-  const injections = project ? await lastSubAgentInjections(project.launchDirs.map((l) => path.join(projectsRoot(home), l.folder))) : new Map();
+  const folders = project ? project.launchDirs.map((l) => path.join(projectsRoot(home), l.folder)) : [];
+  const injections = project
+    ? await lastSubAgentInjections(
+        folders,
+        // A folder neither named by a definition nor on disk was never given to a sub-agent worth naming.
+        agents.flatMap((a) => a.scopes.filter((s) => s.enabled || s.exists).map((s) => s.memoryDir)),
+      )
+    : new Map();
   const lastInjected = (memoryDir: string): LastInjected | null => {
     const found = injections.get(path.resolve(memoryDir));
     return found ? { text: found.text, at: found.at, sessionId: found.sessionId } : null;

@@ -68,16 +68,21 @@ async function readInjection(file: string): Promise<{ memoryDir: string; text: s
 }
 
 /**
- * The newest injection into each sub-agent memory directory, across the sub-agent transcripts of
- * the given transcript folders (a project's launch folders), keyed by the resolved memory directory.
+ * The newest injection into each of the `wanted` sub-agent memory directories, across the sub-agent
+ * transcripts of the given transcript folders (a project's launch folders), keyed by the resolved
+ * memory directory. Reading stops once each has been found.
  */
-export async function lastSubAgentInjections(transcriptDirs: readonly string[]): Promise<Map<string, SubAgentInjection>> {
+export async function lastSubAgentInjections(transcriptDirs: readonly string[], wanted: Iterable<string>): Promise<Map<string, SubAgentInjection>> {
+  const left = new Set([...wanted].map((dir) => path.resolve(dir)));
   const files = (await listTranscriptsIn(transcriptDirs, { includeSubagents: true }).catch(() => [])).filter((f) => f.kind === 'subagent');
   const found = new Map<string, SubAgentInjection>();
   for (const file of files.slice(0, MAX_TRANSCRIPTS)) {
+    if (left.size === 0) break;
     const injection = await readInjection(file.path).catch(() => null);
     const key = injection ? path.resolve(injection.memoryDir) : null;
-    if (injection && key && !found.has(key)) found.set(key, { ...injection, sessionId: file.sessionId });
+    if (!injection || !key || !left.has(key)) continue;
+    left.delete(key);
+    found.set(key, { ...injection, sessionId: file.sessionId });
   }
   return found;
 }
