@@ -44,6 +44,16 @@ describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skip
     await fs.writeFile(path.join(fixer, 'flaky.md'), '---\nname: Flaky\ndescription: the flaky test\ntype: project\n---\nRetry it once.\n');
     await addSession(home, repo, 'a');
     await addSession(home, tools, 'b');
+    // A fixer launched by the session in tools/ was given its index: its transcript says so (as Claude Code 2.1.332 writes it).
+    const snapshot = (await fs.readFile(path.resolve(__dirname, '../test/fixtures/claude-code-agent/prompt-snapshot.jsonl'), 'utf8'))
+      .replace('$MEMORY_DIR', fixer)
+      .replace('$INDEX', '- [Flaky](flaky.md) — the flaky test')
+      .replace('$MARKER', 'M')
+      .replace('$REPO', repo)
+      .replace('2026-12-06T07:47:37.532Z', new Date(Date.now() - 3 * 3600_000).toISOString());
+    const subagents = path.join(home, 'projects', sanitizeDirName(tools), 'b', 'subagents');
+    await fs.mkdir(subagents, { recursive: true });
+    await fs.writeFile(path.join(subagents, 'agent-a1.jsonl'), snapshot);
     await fs.mkdir(path.join(home, 'projects', sanitizeDirName(repo), 'memory'), { recursive: true });
     host = await startHost(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')]);
     browser = await launchBrowser();
@@ -79,5 +89,7 @@ describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skip
     await choice.selectOption(path.join(repo, 'tools'));
     const row = table.getByRole('row').filter({ hasText: 'fixer' });
     await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memory');
+    // What its sub-agent was last given, read from the sub-agent's transcript.
+    expect(await row.textContent()).toContain('last given to a sub-agent 3 hours ago');
   });
 });

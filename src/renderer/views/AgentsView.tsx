@@ -1,6 +1,7 @@
 /** Sub-agent memory (R-AGENT): each agent type's user, project and local memory, kept apart. */
 import { useEffect } from 'react';
 import { plural } from '../../shared/size-text.js';
+import { ago, toMs, when } from '../components/format.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { useAgents } from '../stores/agents.js';
 
@@ -77,6 +78,13 @@ export function AgentsView({ dir }: { dir?: string }) {
                           {plural(scope.scan.memories.length, 'memory', 'memories')} <LoadMeter index={scope.scan.index} compact />
                           {scope.scan.problems.filter((p) => p.severity !== 'hint').length > 0 && (
                             <span className="badge warning">{scope.scan.problems.length} problems</span>
+                          )}
+                          {scope.lastInjected && (
+                            // What a sub-agent of this project was last given, from its own transcript.
+                            <div className="muted small" title={scope.lastInjected.text || 'an empty index'}>
+                              last given to a sub-agent{' '}
+                              {scope.lastInjected.at ? <span title={when(scope.lastInjected.at)}>{ago(toMs(scope.lastInjected.at))}</span> : ''}
+                            </div>
                           )}
                         </>
                       ) : (
