@@ -112,6 +112,19 @@ describe('listAgentMemories (R-AGENT)', () => {
     ]);
   });
 
+  it('lists an agent memory folder that is a symbolic link, as Claude Code loads a user-level one through it; not one whose name is not UTF-8', async () => {
+    // Kept in a dotfiles checkout and linked into the Claude home (claude-code-interop.test.ts: the sub-agent loads it).
+    const kept = path.join(tmp, 'dotfiles', 'reviewer');
+    await fs.mkdir(kept, { recursive: true });
+    await fs.writeFile(path.join(kept, 'MEMORY.md'), '- terse reviews\n');
+    await fs.mkdir(path.join(home, 'agent-memory'), { recursive: true });
+    await fs.symlink(kept, path.join(home, 'agent-memory', 'reviewer'));
+    // No agent's folder has such a name (Claude Code names them [A-Za-z0-9_-]); read as text it would be another folder.
+    await fs.mkdir(Buffer.concat([Buffer.from(path.join(home, 'agent-memory', 'caf')), Buffer.from([0xe9])]));
+    const { agents } = await listAgentMemories(home, repo);
+    expect(agents.map((a) => [a.agentType, a.scopes.filter((s) => s.exists).map((s) => s.scope)])).toEqual([['reviewer', ['user']]]);
+  });
+
   it('names the memory directory as Claude Code 2.1.332 does: every character outside [A-Za-z0-9_-] becomes "-"', async () => {
     // Observed with the real client (test/fixtures/claude-code-agent/observed-agent.json).
     const names: [string, string][] = [

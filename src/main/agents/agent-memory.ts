@@ -16,7 +16,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AGENT_MEMORY_FOLDER } from '../../shared/limits.js';
-import { describeYamlError, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
+import { describeYamlError, listSubfolders, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';
@@ -192,15 +192,6 @@ async function isDirectory(p: string): Promise<boolean> {
   return stat?.isDirectory() ?? false;
 }
 
-async function listDirNames(dir: string): Promise<string[]> {
-  try {
-    const entries = await fs.readdir(dir, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Warn when `<launchDir>/.claude/agent-memory-local/` would be committed: not git-ignored, or
  * ignored but with files already tracked (ignore rules do not apply to those). Checked only
@@ -280,7 +271,8 @@ export async function listAgentMemories(
   const scopes = SCOPES.filter((scope) => agentMemoryRoot(scope, userBase, launchDir) !== null);
   const definedDirNames = new Set([...byType.keys()].map(agentTypeDirName));
   for (const scope of scopes) {
-    for (const name of await listDirNames(agentMemoryRoot(scope, userBase, launchDir)!)) {
+    // A folder that is a symbolic link is listed too: Claude Code loads a user-level one through it.
+    for (const { name } of listSubfolders(agentMemoryRoot(scope, userBase, launchDir)!)) {
       if (!definedDirNames.has(name) && !byType.has(name)) byType.set(name, { definedIn: [], memory: null, level: null });
     }
   }
@@ -322,7 +314,7 @@ export async function otherLaunchDirWarnings(shown: string, others: readonly str
     const held: string[] = [];
     for (const scope of ['project', 'local'] as const) {
       const root = agentMemoryRoot(scope, dir, dir)!; // (the user base plays no part in these scopes)
-      if ((await listDirNames(root)).length > 0) held.push(`.claude/${path.basename(root)}/`);
+      if (listSubfolders(root).length > 0) held.push(`.claude/${path.basename(root)}/`);
     }
     if (held.length === 0) continue;
     warnings.push({

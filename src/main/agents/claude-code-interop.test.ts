@@ -187,6 +187,22 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     }
   }, 180_000);
 
+  it('a user-level memory folder that is a symbolic link: the sub-agent loads its MEMORY.md through the link, and Memdir lists it', async () => {
+    const { repo, config, scratch } = fresh();
+    writeAgentDefinition(path.join(config, 'agents'), 'l.md', 'linked', 'user', 0);
+    // Kept in a dotfiles checkout and linked into the Claude home.
+    const kept = path.join(tmp, `dotfiles-${runs}`, 'linked');
+    fs.mkdirSync(kept, { recursive: true });
+    fs.writeFileSync(path.join(kept, 'MEMORY.md'), '- [Style](style.md) — terse reviews, kept in dotfiles\n');
+    fs.mkdirSync(path.join(config, 'agent-memory'), { recursive: true });
+    fs.symlinkSync(kept, path.join(config, 'agent-memory', 'linked'));
+    const run = await launchSubAgents({ cwd: repo, configDir: config, scratch, agents: ['linked'] });
+    expect(run.code, run.output).toBe(0);
+    expect(run.seen[0]!.index).toBe(predictedSection(fs.readFileSync(path.join(kept, 'MEMORY.md'), 'utf8')));
+    const shown = (await listAgentMemories(config, repo)).agents.find((a) => a.agentType === 'linked')?.scopes.find((s) => s.enabled);
+    expect(shown).toMatchObject({ memoryDir: run.seen[0]!.memoryDir, exists: true });
+  }, 120_000);
+
   it("launched in a subdirectory or a linked worktree: the memory folder is the launch directory's", async () => {
     const { repo, config, scratch } = fresh();
     execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'init'], { cwd: repo });

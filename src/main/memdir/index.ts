@@ -59,6 +59,7 @@ export {
   UnreadableMemoryError,
 } from './read-memory-file.js';
 export { runGit } from './run-git.js';
+export { listSubfolders, type Subfolder } from './subfolders.js';
 export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';
 export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
 export { HomeScanCache, scanHome, scanProject } from './scan-home.js';

@@ -4,10 +4,10 @@
  * locating the project and memory directory of any path, directory name or transcript.
  */
 import fsSync from 'node:fs';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DirectoryError, type KeyExplanation, explainCanonicalKey } from './canonical-key.js';
 import { expandTilde, projectsRoot } from './home.js';
+import { listSubfolders } from './subfolders.js';
 import { type LaunchFolder, type ProjectGroup, dirNameForKey, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
 import { type EffectiveSettings, type LaunchContext, type SettingsCache, type SharedSettings, memoryDirFor, readEffectiveSettings } from './settings.js';
 import { MemdirError } from '../../shared/errors.js';
@@ -25,20 +25,14 @@ const NEWLINE = 0x0a;
 const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
 
 /**
- * Directory names under `<home>/projects/`, sorted. Files, symlinks and dot-entries are
- * skipped (Claude Code never creates them; following a link could leave the home). A missing
- * or unreadable home gives [] — a home with nothing in it is not an error.
+ * Directory names under `<home>/projects/`, sorted (listSubfolders). Symbolic links are skipped
+ * too (Claude Code never creates them; following a link could leave the home). A missing or
+ * unreadable home gives [] — a home with nothing in it is not an error.
  */
 export async function listProjectDirs(home: string): Promise<string[]> {
-  try {
-    const entries = await fs.readdir(projectsRoot(home), { withFileTypes: true });
-    return entries
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-      .map((entry) => entry.name)
-      .sort();
-  } catch {
-    return [];
-  }
+  return listSubfolders(projectsRoot(home))
+    .filter((f) => !f.link)
+    .map((f) => f.name);
 }
 
 /**

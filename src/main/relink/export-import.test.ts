@@ -173,6 +173,24 @@ describe('export and import (issue 18, item 6)', () => {
     });
   });
 
+  it('names an agent memory folder that is a symbolic link, which the archive does not carry', async () => {
+    const { dir } = await project('shop', { 'a.md': topic('A', 'user', 'a') });
+    const kept = path.join(tmp, 'dotfiles', 'reviewer');
+    await fs.mkdir(kept, { recursive: true });
+    await fs.writeFile(path.join(kept, 'notes.md'), 'terse\n');
+    const local = path.join(dir, '.claude', 'agent-memory-local');
+    await fs.mkdir(local, { recursive: true });
+    await fs.symlink(kept, path.join(local, 'reviewer'));
+    const result = await exportProject({ home, dataDir }, dir, path.join(tmp, 'shop.tar'));
+    expect(result).toMatchObject({
+      exported: true,
+      files: 1,
+      warnings: [
+        `The agent memory of reviewer in ${path.join(local, 'reviewer')} is a symbolic link to ${kept}: it is not in the archive, as Memdir never follows a link with your files; copy what it leads to by hand if you want it there.`,
+      ],
+    });
+  });
+
   it('refuses an archive whose agent memory would land outside the project', async () => {
     const { dir } = await project('shop', { 'a.md': topic('A', 'user', 'a') });
     const good = path.join(tmp, 'good.tar');

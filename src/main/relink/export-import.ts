@@ -27,9 +27,9 @@ import {
   recordExternalChanges,
   retireImportedHistory,
 } from '../history/index.js';
-import { identityOfPath, locateProject, MemoryError, readPathFacts, rememberProjectPath, scanProject } from '../memdir/index.js';
+import { identityOfPath, listSubfolders, locateProject, MemoryError, readPathFacts, rememberProjectPath, scanProject } from '../memdir/index.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
-import { agentAreaName, agentFolderOf, agentPlaces, placeUnder } from './agent-places.js';
+import { agentAreaName, agentFolderOf, agentPlaces, linkedAgentFolder, placeUnder } from './agent-places.js';
 import { type ExportFinding, findExportSecrets } from './export-secrets.js';
 import { type MergeArea, applyMerge, readArea } from './merge-apply.js';
 import { readMergeRecord } from './merge-records.js';
@@ -108,9 +108,12 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
     // The root's and each launch directory's under it, at the same place relative to the root.
     const { inside, outside } = agentPlaces(loc.key, { ...scan, path: loc.key });
     for (const { rel, dir } of inside)
-      for (const scope of ['project', 'local'] as const)
-        for (const [name, data] of readArea(agentFolderOf(dir, scope), { excludeTeam: false }).files)
+      for (const scope of ['project', 'local'] as const) {
+        const folder = agentFolderOf(dir, scope);
+        for (const [name, data] of readArea(folder, { excludeTeam: false }).files)
           entries.push({ name: `${ROOT}/${agentArchivePrefix(rel, scope)}${name}`, data });
+        for (const { name, link } of listSubfolders(folder)) if (link) warnings.push(linkedAgentFolder(folder, name, 'is not in the archive'));
+      }
     for (const dir of outside)
       warnings.push(
         `The agent memory in ${path.join(dir, '.claude')} (sessions started there, outside ${loc.key}) is not in the archive: it carries only what is under the project's root.`,

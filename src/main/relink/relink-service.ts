@@ -17,6 +17,7 @@ import type { ProjectScan } from '../../shared/scan-types.js';
 import { readSnapshot, recordedMemoryDirs } from '../history/index.js';
 import {
   identityOfPath,
+  listSubfolders,
   type LaunchDirsOf,
   locateProject,
   MemoryError,
@@ -28,7 +29,7 @@ import {
 } from '../memdir/index.js';
 import { ConnectionStore } from '../team/index.js';
 import { type MergeArea, applyMerge, planAreas, planFiles, readArea } from './merge-apply.js';
-import { agentAreaName, agentFolderOf, agentPlaces, listDirs, placeName, placeUnder } from './agent-places.js';
+import { agentAreaName, agentFolderOf, agentPlaces, linkedAgentFolder, placeName, placeUnder } from './agent-places.js';
 import type { FileMap } from './merge-plan.js';
 import { findOrphans, isOrphan } from './orphans.js';
 
@@ -84,13 +85,14 @@ async function agentAreas(source: ProjectScan, newRoot: string, dataDir: string,
       const to = agentFolderOf(toDir, scope);
       const onDisk = fs.existsSync(from);
       if (onDisk && scope === 'project') {
-        if (listDirs(from).length > 0) warnings.push(`The project agent memory in ${from} is committed and shared through git; it is left to git.`);
+        if (listSubfolders(from).length > 0) warnings.push(`The project agent memory in ${from} is committed and shared through git; it is left to git.`);
         continue;
       }
       const sources: { type: string; fromRoot: string | null; files: FileMap }[] = [];
       if (onDisk) {
-        for (const type of listDirs(from))
-          sources.push({ type, fromRoot: path.join(from, type), files: readArea(path.join(from, type), { excludeTeam: false }).files });
+        for (const { name: type, link } of listSubfolders(from))
+          if (link) warnings.push(linkedAgentFolder(from, type, 'stays where it is'));
+          else sources.push({ type, fromRoot: path.join(from, type), files: readArea(path.join(from, type), { excludeTeam: false }).files });
       } else {
         for (const d of recorded.filter((r) => path.dirname(r) === from))
           sources.push({ type: path.basename(d), fromRoot: null, files: await readSnapshot(d, { dataDir }) });

@@ -61,6 +61,16 @@ async function cloneTo(from: string, to: string): Promise<void> {
   git(to, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
 }
 
+/** Two live clones of one repository, a/shop and b/shop, each with a session: what a clone merge takes. */
+async function twoClones(): Promise<{ a: string; b: string }> {
+  const a = path.join(tmp, 'a', 'shop');
+  await makeRepo(a);
+  const b = path.join(tmp, 'b', 'shop');
+  await cloneTo(a, b);
+  for (const p of [a, b]) await addSession(home, p);
+  return { a, b };
+}
+
 /** A project with memories that Memdir has seen, then moved on disk. */
 async function movedProject(): Promise<{ oldPath: string; newPath: string; oldMemory: string }> {
   const oldPath = path.join(tmp, 'src', 'shop');
@@ -335,11 +345,7 @@ describe('relink (issue 18, item 3)', () => {
 
 describe('clones (issue 18, item 4)', () => {
   it('groups two live clones with the same identity, merges one into the other with its local agent memory, and remembers keeping apart', async () => {
-    const a = path.join(tmp, 'a', 'shop');
-    await makeRepo(a);
-    const b = path.join(tmp, 'b', 'shop');
-    await cloneTo(a, b);
-    for (const p of [a, b]) await addSession(home, p);
+    const { a, b } = await twoClones();
     await addMemories(home, a, { 'MEMORY.md': '- [A](a.md) — a\n', 'a.md': topic('A', 'user', 'a') });
     const bMemory = await addMemories(home, b, { 'MEMORY.md': '- [B](b.md) — b\n', 'b.md': topic('B', 'user', 'b') });
     await fs.mkdir(path.join(a, '.claude', 'agent-memory-local', 'reviewer'), { recursive: true });
@@ -365,6 +371,30 @@ describe('clones (issue 18, item 4)', () => {
     await undoMerge(dataDir, record.id);
     expect(await fs.readFile(path.join(a, '.claude', 'agent-memory-local', 'reviewer', 'notes.md'), 'utf8')).toBe('terse\n');
     expect(Object.keys(await readTree(bMemory)).sort()).toEqual(['MEMORY.md', 'b.md']);
+  });
+
+  it('merging a clone leaves an agent memory folder that is a symbolic link where it is, and says so; what it leads to is untouched', async () => {
+    const { a, b } = await twoClones();
+    await addMemories(home, a, { 'a.md': topic('A', 'user', 'a') });
+    await addMemories(home, b, { 'b.md': topic('B', 'user', 'b') });
+    // The reviewer's local memory is kept in a dotfiles checkout and linked in (the Agents view lists it).
+    const kept = path.join(tmp, 'dotfiles', 'reviewer');
+    await fs.mkdir(kept, { recursive: true });
+    await fs.writeFile(path.join(kept, 'notes.md'), 'terse\n');
+    const local = path.join(a, '.claude', 'agent-memory-local');
+    await fs.mkdir(path.join(local, 'planner'), { recursive: true });
+    await fs.writeFile(path.join(local, 'planner', 'notes.md'), 'plan\n');
+    await fs.symlink(kept, path.join(local, 'reviewer'));
+    await scanHome(home, { dataDir });
+    const record = await mergeProjects({ home, dataDir }, sanitizeDirName(a), sanitizeDirName(b));
+    expect(record.plan.warnings).toContain(
+      `The agent memory of reviewer in ${path.join(local, 'reviewer')} is a symbolic link to ${kept}: it stays where it is, as Memdir never follows a link with your files; copy what it leads to by hand if you want it there.`,
+    );
+    // The folder beside it moves; the link and what it leads to stay as they were.
+    expect(await fs.readFile(path.join(b, '.claude', 'agent-memory-local', 'planner', 'notes.md'), 'utf8')).toBe('plan\n');
+    expect(await fs.readlink(path.join(local, 'reviewer'))).toBe(kept);
+    expect(await readTree(kept)).toEqual({ 'notes.md': 'terse\n' });
+    await expect(fs.access(path.join(b, '.claude', 'agent-memory-local', 'reviewer'))).rejects.toThrow();
   });
 
   it('merges a clone whose sessions start in app/: the local agent memory of app/ goes to app/ of the other clone', async () => {
