@@ -119,7 +119,8 @@ written, when a file there changed since, unless --overwrite-changed, or when th
 or when one directory is already as the turn would leave it (its memory deleted by hand since; restore it first):
 every directory is checked first; a write the disk refuses puts back what was already changed, and says so); an entry of an older turn than its latest
 is refused, naming the latest turn's entry. Undoing a merge's own entry while it stands is \`memdir merge undo\`
-(refused when a file it wrote changed since, unless --overwrite-changed: then undone whole anyway, kept in history).
+(refused for the same reasons, in the same sentences; a file it wrote changed since is overwritten with --overwrite-changed:
+then undone whole anyway, kept in history).
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);

@@ -105,7 +105,12 @@ async function movedAndMerged(kind: 'relink' | 'merge', moved = 'sql.md') {
   });
   const newest = async (project: string) =>
     (JSON.parse((await memdir('history', project, '--json')).out) as { entries: { rev: string; summary: string }[] }).entries[0]!;
-  return { from, into, fromMemory, intoMemory, id, merged, apart, state, newest };
+  // The merge's own entry in `project` (source "relink", for a relink and a clone merge alike).
+  const mergeEntry = async (project: string) =>
+    (JSON.parse((await memdir('history', project, '--json')).out) as { entries: { rev: string; source: string }[] }).entries.find(
+      (e) => e.source === 'relink',
+    )!;
+  return { from, into, fromMemory, intoMemory, id, merged, apart, state, newest, mergeEntry };
 }
 
 describe('memdir orphans / relink / merge', () => {
@@ -356,7 +361,7 @@ describe('memdir orphans / relink / merge', () => {
   it.each(['relink', 'merge'] as const)(
     'undoing the undo of a %s in one directory brings it back in every directory it changed; undoing that takes it all back again, at any depth',
     async (kind) => {
-      const { from, into, fromMemory, id, merged, apart, state, newest } = await movedAndMerged(kind);
+      const { from, into, fromMemory, id, merged, apart, state, newest, mergeEntry } = await movedAndMerged(kind);
       expect(await state()).toEqual(merged);
       expect((await memdir('merge', 'undo', id)).code).toBe(0);
       expect(await state()).toEqual(apart);
@@ -392,9 +397,7 @@ describe('memdir orphans / relink / merge', () => {
       // Back again, then its own entry undone in one directory: the merge is undone whole, as merge undo does.
       expect((await memdir('undo', into, (await newest(into)).rev)).code).toBe(0);
       expect(await state()).toEqual(merged);
-      const own = (JSON.parse((await memdir('history', into, '--json')).out) as { entries: { rev: string; source: string }[] }).entries.find(
-        (e) => e.source === 'relink',
-      )!;
+      const own = await mergeEntry(into);
       const whole = await memdir('undo', into, own.rev);
       expect(whole).toMatchObject({
         code: 0,
@@ -402,6 +405,8 @@ describe('memdir orphans / relink / merge', () => {
       });
       expect(await state()).toEqual(apart);
     },
+    // Some twenty CLI runs, each turning two directories (every one checked before any is written): slow on a shared machine.
+    90_000,
   );
 
   it.each(['relink', 'merge'] as const)(
@@ -438,7 +443,9 @@ describe('memdir orphans / relink / merge', () => {
       await fs.writeFile(path.join(fromMemory, nfd), twin);
       const undo = await memdir('merge', 'undo', id);
       expect(undo).toMatchObject({ code: 2, out: '' });
-      expect(undo.err).toContain(`Nothing was undone: in ${fromMemory}, ${nfc} already exists`);
+      expect(undo.err).toContain(
+        `Nothing was undone: this would take ${kind} ${id} away in every directory it changed, and in ${fromMemory}, ${nfc} already exists`,
+      );
       expect(await state()).toEqual({ ...merged, from: [nfd] });
       await fs.rm(path.join(fromMemory, nfd));
       expect((await memdir('merge', 'undo', id)).code).toBe(0);
@@ -449,8 +456,9 @@ describe('memdir orphans / relink / merge', () => {
       const before = { into: await newest(into), from: await newest(sanitizeDirName(from)) };
       const redo = await memdir('undo', sanitizeDirName(from), before.from.rev);
       expect(redo).toMatchObject({ code: 2, out: '' });
-      expect(redo.err).toContain(`Nothing was undone: this would bring ${kind} ${id} back in every directory it changed, and in ${intoMemory}`);
-      expect(redo.err).toContain(`${nfc} already exists`);
+      expect(redo.err).toContain(
+        `Nothing was undone: this would bring ${kind} ${id} back in every directory it changed, and in ${intoMemory}, ${nfc} already exists`,
+      );
       expect(await state()).toEqual({ ...apart, into: [nfd, 'mine.md'].sort() });
       expect({ into: await newest(into), from: await newest(sanitizeDirName(from)) }).toEqual(before);
     },
@@ -467,7 +475,7 @@ describe('memdir orphans / relink / merge', () => {
       const refused = await memdir('undo', sanitizeDirName(from), before.from.rev, '--overwrite-changed');
       expect(refused).toMatchObject({ code: 2, out: '' });
       expect(refused.err).toContain(
-        `Nothing was undone: this would bring ${kind} ${id} back in every directory it changed, and in ${intoMemory} sql.md cannot be edited`,
+        `Nothing was undone: this would bring ${kind} ${id} back in every directory it changed, and in ${intoMemory}, sql.md cannot be edited`,
       );
       expect(await state()).toEqual({ ...apart, into: ['mine.md', 'sql.md'] });
       expect(await fs.readFile(path.join(intoMemory, 'sql.md'))).toEqual(latin1);
@@ -552,46 +560,112 @@ describe('memdir orphans / relink / merge', () => {
     },
   );
 
-  it('a put-back that overwrites a change made while the undo waited says so, naming the file; the change stays in history', async () => {
+  it.each(['relink', 'merge'] as const)(
+    'a %s undone anyway, its memory deleted by hand in one folder since: refused whole, as the undo of its undo is, not done in the other folder alone',
+    async (kind) => {
+      const { into, fromMemory, intoMemory, id, state, mergeEntry } = await movedAndMerged(kind);
+      const own = await mergeEntry(into);
+      // Deleted outside Memdir: this folder is already as undoing the merge would leave its memory.
+      await fs.rm(path.join(intoMemory, 'sql.md'));
+      for (const undo of [
+        ['undo', into, own.rev, '--overwrite-changed'],
+        ['merge', 'undo', id],
+      ]) {
+        const refused = await memdir(...undo);
+        expect(refused).toMatchObject({ code: 2, out: '' });
+        expect(refused.err).toContain(`Nothing was undone: this would take ${kind} ${id} away in every directory it changed`);
+        expect(refused.err).toContain(`in ${intoMemory}, sql.md is already as that would leave it`);
+        // Not a change to overwrite: undo anyway is never offered in vain.
+        expect(refused.err).not.toContain('--overwrite-changed');
+        expect(await state()).toEqual({ from: [], into: ['MEMORY.md', 'mine.md'], undone: false });
+        expect(await fs.readdir(fromMemory).catch(() => [])).toEqual([]);
+      }
+    },
+  );
+
+  it.each(['relink', 'merge'] as const)(
+    'a %s undone anyway refuses whole, before writing anywhere, when a file it would take away is not UTF-8 now, as the undo of its undo does',
+    async (kind) => {
+      const { into, intoMemory, id, state, mergeEntry } = await movedAndMerged(kind);
+      const own = await mergeEntry(into);
+      const latin1 = Buffer.from('caf\xe9 cr\xe8me\n', 'latin1');
+      await fs.writeFile(path.join(intoMemory, 'sql.md'), latin1);
+      const refused = await memdir('undo', into, own.rev, '--overwrite-changed');
+      expect(refused).toMatchObject({ code: 2, out: '' });
+      expect(refused.err).toContain(
+        `Nothing was undone: this would take ${kind} ${id} away in every directory it changed, and in ${intoMemory}, sql.md cannot be edited`,
+      );
+      expect(await fs.readFile(path.join(intoMemory, 'sql.md'))).toEqual(latin1);
+      expect(await state()).toEqual({ from: [], into: ['MEMORY.md', 'mine.md', 'sql.md'], undone: false });
+    },
+  );
+
+  it('a change made while the undo waits for a directory another writer holds stops it before anything is written, naming the file', async () => {
     const { into, fromMemory, intoMemory, id, merged, state, newest } = await movedAndMerged('relink');
-    // The second directory's write fails (a folder where sql.md goes back)…
-    await fs.mkdir(path.join(fromMemory, 'sql.md'), { recursive: true });
     const meanwhile = topic('SQL', 'feedback', 'written by Claude Code while the undo waited');
-    // …and while the undo waits for that directory (another writer holds it), sql.md is written in the first, already turned.
-    const held = withMemoryLock(
+    // Another writer holds the folder the memories go back to; while the undo waits for it, sql.md is written in the other.
+    // Every directory is checked before any is written (refuseTurn), and the check of this one waits too: nothing is turned yet.
+    await fs.mkdir(fromMemory, { recursive: true });
+    const undo = memdir('merge', 'undo', id);
+    await withMemoryLock(
       fromMemory,
       async () => {
-        // Once the first directory's turn is in its history (a write inside that step would be part of it).
-        const turned = async () => (await newest(into)).summary === `Undo relink ${id}`;
-        for (let i = 0; i < 250 && !(await turned()); i++) await new Promise((r) => setTimeout(r, 20));
-        await fs.writeFile(path.join(intoMemory, 'sql.md'), meanwhile);
+        await new Promise((r) => setTimeout(r, 500));
+        // Written as a Memdir writer would, holding that folder too: before its check, or after it.
+        await withMemoryLock(intoMemory, () => fs.writeFile(path.join(intoMemory, 'sql.md'), meanwhile), { dataDir: path.join(root, 'data') });
       },
       { dataDir: path.join(root, 'data') },
     );
-    const undo = memdir('merge', 'undo', id);
-    await held;
     const done = await undo;
-    expect(done.code).toBe(2);
-    expect(done.err).toContain(`was put back`);
-    expect(done.err).toContain(`A change made meanwhile in ${intoMemory} (sql.md) was overwritten by putting back`);
-    await fs.rm(path.join(fromMemory, 'sql.md'), { recursive: true });
+    expect(done).toMatchObject({ code: 2, out: '' });
+    expect(done.err).toContain(
+      `Nothing was undone: this would take relink ${id} away in every directory it changed, and this file was changed there since — ${path.join(intoMemory, 'sql.md')}.`,
+    );
+    // The change made meanwhile stays, and nothing was turned: no undo entry there.
+    expect(await fs.readFile(path.join(intoMemory, 'sql.md'), 'utf8')).toBe(meanwhile);
     expect(await state()).toEqual(merged);
-    // The overwritten text is in history there, to restore from.
-    const entries = (JSON.parse((await memdir('history', into, '--json')).out) as { entries: { summary: string }[] }).entries;
-    expect(entries.some((e) => e.summary.startsWith('Changes made outside Memdir'))).toBe(true);
+    expect((await newest(into)).summary).not.toBe(`Undo relink ${id}`);
   });
 
   it('a relink undone that stops halfway through writing its second directory puts back what it wrote there too', async () => {
-    const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink');
-    // A folder where the moved memory goes back: MEMORY.md is written there first, then sql.md cannot be.
-    await fs.mkdir(path.join(fromMemory, 'sql.md'), { recursive: true });
-    const undo = await memdir('merge', 'undo', id);
-    expect(undo).toMatchObject({ code: 2, out: '' });
-    expect(undo.err).toContain(`Nothing was undone: undoing relink ${id} stopped in ${fromMemory}`);
-    expect(undo.err).toContain(`What it had already changed in ${intoMemory}, ${fromMemory} was put back; both steps stay in history.`);
-    expect(await state()).toEqual({ ...merged, from: ['sql.md'] });
-    expect((await fs.stat(path.join(fromMemory, 'sql.md'))).isDirectory()).toBe(true);
+    const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink', 'db/sql.md');
+    // A folder the moved memory goes back into that takes no new file: MEMORY.md is written there first, then db/sql.md cannot be.
+    await fs.mkdir(path.join(fromMemory, 'db'), { recursive: true });
+    const locked = await unwritable(path.join(fromMemory, 'db'));
+    if (!locked) return; // Neither chmod nor the immutable flag bites here: no real write failure to make.
+    try {
+      const undo = await memdir('merge', 'undo', id);
+      expect(undo).toMatchObject({ code: 2, out: '' });
+      expect(undo.err).toContain(`Nothing was undone: undoing relink ${id} stopped in ${fromMemory}`);
+      expect(undo.err).toContain(`What it had already changed in ${intoMemory}, ${fromMemory} was put back; both steps stay in history.`);
+      expect(await state()).toEqual({ ...merged, from: ['db'], into: ['MEMORY.md', 'db', 'mine.md'] });
+    } finally {
+      await locked();
+    }
   });
+
+  it.each(['relink', 'merge'] as const)(
+    'a %s undone, or undone anyway, where a folder now sits at a name it writes back, refuses before writing anywhere, naming it',
+    async (kind) => {
+      const { into, fromMemory, id, merged, state, newest, mergeEntry } = await movedAndMerged(kind);
+      await fs.mkdir(path.join(fromMemory, 'sql.md'), { recursive: true });
+      const before = await newest(into);
+      const own = await mergeEntry(into);
+      for (const undo of [
+        ['merge', 'undo', id],
+        ['undo', into, own.rev, '--overwrite-changed'],
+      ]) {
+        const refused = await memdir(...undo);
+        expect(refused).toMatchObject({ code: 2, out: '' });
+        expect(refused.err).toContain(
+          `Nothing was undone: this would take ${kind} ${id} away in every directory it changed, and in ${fromMemory}, sql.md is a folder, not a memory file`,
+        );
+        // Nothing written: no entry here, the folder kept as it is.
+        expect(await newest(into)).toEqual(before);
+        expect(await state()).toEqual({ ...merged, from: ['sql.md'] });
+      }
+    },
+  );
 
   it.each(['relink', 'merge'] as const)(
     "undoing an older turn's entry of a %s refuses in one sentence naming the current turn's entry, writing nothing anywhere",

@@ -317,9 +317,11 @@ export const mergeUndoCommand: CommandSpec = {
   summary: 'Undo a relink, merge or import: every directory it changed is put back (one history entry each).',
   args: ['<id>'],
   options: { home: mergeHomeOption, json: jsonOption },
-  details: `Refused, with nothing written, when a file it changed was changed since, when a memory it brings back would sit beside another
-holding its name in another Unicode form (every directory is checked before any is written), or, with --home H, when it was made
-in another home. A write the disk refuses (no permission, the disk full) puts back what it had already changed: whole or nothing.
+  details: `Refused, with nothing written, for the reasons and in the sentences of undoing its turn with \`memdir undo\` (every
+directory is checked before any is written): a file it changed was changed since (a resolved conflict included), a memory it
+brings back would sit beside another holding its name in another Unicode form, a file at a name it writes is not UTF-8 or is a
+folder, or one directory is already as the undo would leave it while another is not (restore it first); or, with --home H,
+when it was made in another home. A write the disk refuses (no permission, the disk full) puts back what it had already changed: whole or nothing.
 Undoing its "Undo <kind> <id>" entry with \`memdir undo\` brings it back in every directory; undoing that takes it back again.
 JSON: the merge record ("undone": {"at", "revs"}, "redone": null).`,
   async run({ positionals, values, io }) {

@@ -298,7 +298,7 @@ export function suggestFileName(type: string, name: string): string {
   return `${type}_${slug || Date.now().toString(36)}.md`;
 }
 
-/** A memory file's text, confined to `root` (links refused); null when it (or the memory dir) does not exist; a clear error when it is not text. */
+/** A memory file's text, confined to `root` (links refused); null when it (or the memory dir) does not exist; a clear error when it is not text, or a folder. */
 export async function readText(root: string, rel: string): Promise<string | null> {
   const abs = await confineOrNull(root, rel);
   if (abs === null) return null;
@@ -307,6 +307,8 @@ export async function readText(root: string, rel: string): Promise<string | null
     bytes = await fs.readFile(abs);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR')
+      throw new MemoryError('invalid-input', `${rel} is a folder, not a memory file: move or rename that folder first.`);
     throw error;
   }
   const outcome = decode(bytes, factsOf({ size: bytes.length, mtimeMs: 0, ctimeMs: 0, ino: 0 }));

@@ -206,7 +206,7 @@ describe('relink (issue 18, item 3)', () => {
     expect(sides.both).toBe(both);
     expect(both.indexOf('fine now')).toBeLessThan(both.indexOf('No deploys on Fridays.'));
     // The resolution came after: one undo now would throw that work away, so it refuses and writes nothing.
-    await expect(undoMerge(dataDir, record.id)).rejects.toThrow(/changed since.*project_deploys\.md/);
+    await expect(undoMerge(dataDir, record.id)).rejects.toThrow(/changed there since — .*project_deploys\.md\. Put it back first/);
     expect(await fs.readFile(path.join(newMemory, 'project_deploys.md'), 'utf8')).toBe(both);
   });
 

@@ -4,7 +4,9 @@
  * just before — the parent of the merge's entry there — and the folders it created go again
  * when that leaves them empty. A file changed since the merge stops the
  * undo before anything is written (it would silently throw away that later work); the sentence
- * names it. So does a memory it brings back beside another holding its name in another form.
+ * names it. So does whatever undoing its entry there would refuse (a memory it brings back beside
+ * another holding its name in another form, a file that is not text), and a directory already as the
+ * undo would leave it — refuseTurn, the one place these are decided, for the undo of a turn too.
  * Whole or nothing: every refusal is decided in every directory before any is written, and a write
  * only the disk refuses puts back the directories already turned (turnAsOne). Resolving a conflict the merge kept writes one history entry too, undone by
  * `memdir restore`.
@@ -22,7 +24,7 @@ import {
   retireImportedHistory,
   transact,
 } from '../history/index.js';
-import { MemoryError, refuseTakenName, undoChange } from '../memdir/index.js';
+import { MemoryError, undoChange } from '../memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { moveAllowsOf } from '../team/index.js';
@@ -62,35 +64,14 @@ export async function undoMerge(dataDir: string, id: string, opts: { overwriteCh
   const record = await requireRecord(dataDir, id);
   if (record.undone) throw new MemoryError('conflict', `Merge ${id} was already undone on ${record.undone.at}.`);
   const plans: { memoryDir: string; rev: string; files: { file: string; text: string | null }[] }[] = [];
-  const changed: string[] = [];
   for (const t of record.touched) {
-    changed.push(...(await changedSince(t.memoryDir, t.rev, t.files, dataDir)));
     const files: { file: string; text: string | null }[] = [];
     for (const file of t.files) files.push({ file, text: await before(t.memoryDir, t.rev, file, dataDir) });
     plans.push({ memoryDir: t.memoryDir, rev: t.rev, files });
   }
   // A conflict resolved by writing brought part of the other side in since: undoing around it would leave a mix.
-  for (const c of record.conflicts) if (c.status === 'resolved' && c.resolution !== 'here') changed.push(path.join(c.memoryDir, c.file));
-  if (changed.length > 0 && !opts.overwriteChanged) {
-    throw new MemoryError(
-      'conflict',
-      `Cannot undo merge ${id}: ${changed.length === 1 ? 'this file was' : 'these files were'} changed since — ${changed.join(', ')}. Nothing was undone; put ${changed.length === 1 ? 'it' : 'them'} back with \`memdir restore\` first, or restore the directories from history.`,
-    );
-  }
-  // A memory it brings back where another holds its name in another Unicode form (or letter case, on
-  // macOS and Windows) stops it too, in every directory before any is written: the rule every writer keeps.
-  for (const p of plans) {
-    const ours = p.files.map((f) => f.file);
-    for (const f of p.files) {
-      if (f.text === null || (await readNow(p.memoryDir, f.file)) !== null) continue;
-      try {
-        await refuseTakenName(p.memoryDir, f.file, `undoing ${record.kind} ${id} would write it beside that memory. Rename or delete that memory first.`, ours);
-      } catch (error) {
-        if (error instanceof MemoryError) throw new MemoryError(error.code, `Nothing was undone: in ${p.memoryDir}, ${error.message}`);
-        throw error;
-      }
-    }
-  }
+  const resolved = record.conflicts.filter((c) => c.status === 'resolved' && c.resolution !== 'here').map((c) => path.join(c.memoryDir, c.file));
+  await refuseTurn(record, record.touched, { dataDir, anyway: opts.overwriteChanged === true, changed: resolved });
   const steps = plans.map((p) => ({
     memoryDir: p.memoryDir,
     run: async () => {
@@ -207,6 +188,67 @@ async function changedSince(memoryDir: string, rev: string, files: readonly stri
   return changed;
 }
 
+/** What turning merge `record` once more does, in words: "take relink X away", "bring relink X back", "take relink X away again". */
+function turnWords(record: MergeRecord): string {
+  return record.undone ? `bring ${record.kind} ${record.id} back` : `take ${record.kind} ${record.id} away${record.redone ? ' again' : ''}`;
+}
+
+/**
+ * The one place every refusal of turning merge `record` as one is decided — `memdir merge undo`
+ * (undoMerge) and the undo of a turn's entry (undoHistoryEntry) alike — before anything is written
+ * anywhere, one sentence for each reason, naming the directory and the files. `dirs`: each
+ * directory to turn with its history entry there and the files that entry wrote (`here`, the one
+ * whose entry is being undone, was checked by its own undo already). In this order:
+ * - what the undo there refuses by itself (undoChange's check-only pass, as if anyway: a memory
+ *   folder that is a file, a file that is not UTF-8, another memory at a name it writes or holding
+ *   it in another Unicode form);
+ * - a directory already as the turn would leave it while another is not — its memories deleted or
+ *   put back by hand since: turning only the others would leave the merge half turned, its record
+ *   naming only them (a later undo of the turn would miss that directory), and undoing anyway
+ *   cannot help, so it is not offered;
+ * - a file changed since in any of them, or one of `changed` (a conflict resolved by writing):
+ *   unless `anyway`, which overwrites them (what is there now stays in history).
+ */
+async function refuseTurn(
+  record: MergeRecord,
+  dirs: readonly { memoryDir: string; rev: string; files: readonly string[] }[],
+  opts: { dataDir: string; anyway: boolean; changed?: readonly string[]; here?: { memoryDir: string; already: string[] | undefined } },
+): Promise<void> {
+  const what = turnWords(record);
+  const refused = (where: string, why: string) => `Nothing was undone: this would ${what} in every directory it changed, and in ${where}, ${why}`;
+  const already: { memoryDir: string; files: string[] | undefined }[] = opts.here ? [{ memoryDir: opts.here.memoryDir, files: opts.here.already }] : [];
+  for (const d of dirs) {
+    try {
+      const checked = await undoChange({ memoryDir: d.memoryDir, dataDir: opts.dataDir, rev: d.rev, overwriteChanged: true, checkOnly: true });
+      already.push({ memoryDir: d.memoryDir, files: checked.already });
+    } catch (error) {
+      if (!(error instanceof MemdirError)) throw error;
+      throw new MemdirError(error.code, refused(d.memoryDir, error.message.replace(/^Nothing was undone: /, '')), { cause: error });
+    }
+  }
+  const still = already.find((a) => a.files);
+  if (still && already.some((a) => !a.files)) {
+    const files = still.files!;
+    const one = files.length === 1;
+    throw new MemoryError(
+      'invalid-input',
+      refused(
+        still.memoryDir,
+        `${files.join(', ')} ${one ? 'is' : 'are'} already as that would leave ${one ? 'it' : 'them'} (changed outside this ${record.kind} since), so only the other directories would turn. Put ${one ? 'it' : 'them'} back there first (\`memdir restore\`), then undo again.`,
+      ),
+    );
+  }
+  const changed = [...(opts.changed ?? [])];
+  for (const d of dirs) changed.push(...(await changedSince(d.memoryDir, d.rev, d.files, opts.dataDir)));
+  if (changed.length > 0 && !opts.anyway) {
+    const one = changed.length === 1;
+    throw new MemoryError(
+      'conflict',
+      `Nothing was undone: this would ${what} in every directory it changed, and ${one ? 'this file was' : 'these files were'} changed there since — ${changed.join(', ')}. Put ${one ? 'it' : 'them'} back first (\`memdir restore\`), or undo anyway (its entry in History, \`memdir undo --overwrite-changed\`): what is there now stays in history.`,
+    );
+  }
+}
+
 /**
  * Record merge `record` as taken back (`undone`) or standing again (`redone`) by the history
  * entries `revs` (one per directory): undoing one of them turns it the other way
@@ -235,11 +277,12 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
  * `memdir merge undo` wrote there, or an undo of one of those, at any depth), the merge turns
  * again, as one, in every directory it changed — undone in one of them alone, a relink's memories
  * would be in both places, or in neither — and its record follows: `memdir merge list`, and an
- * import's history (restored from only while the import stands), say where it is now. Each
- * directory's undo is first run check-only (undoChange's checkOnly: its own refusals, nothing
- * written), then each is written; a write the disk refuses puts back the others (turnAsOne). Another
- * directory changed since its entry stops the undo before anything is written, naming the files —
- * unless the person undoes anyway, which overwrites there too (what was there stays in history).
+ * import's history (restored from only while the import stands), say where it is now. This
+ * directory's undo is first run check-only (undoChange's checkOnly: its own refusals, in its words),
+ * then every other's refusals are decided as for `memdir merge undo` (refuseTurn: another directory
+ * changed since its entry stops the undo, naming the files, unless the person undoes anyway, which
+ * overwrites there too — what was there stays in history); then each is written, and a write the
+ * disk refuses puts back the others (turnAsOne).
  * The merge's own entry (a relink's, an import's), undone while the merge stands, undoes it whole,
  * as `memdir merge undo` does — anyway too, overwriting the files changed since. When the entry holds a move to the team anyway, what that move
  * allowed team sync to share is withdrawn (team/move-scope.ts's moveAllowsOf), and a note says so.
@@ -261,47 +304,14 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
     return { entry: here?.entry ?? null, notes: [note] };
   }
   const { record, others } = turned;
-  const changed: string[] = [];
-  // Every other directory is read before anything is written anywhere (a memory folder that is a
-  // file refuses here, in its sentence); undo anyway overwrites there too, as here (what is there now stays in history).
-  for (const o of others)
-    changed.push(
-      ...(await changedSince(
-        o.memoryDir,
-        o.entry.rev,
-        o.entry.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])),
-        dataDir,
-      )),
-    );
-  const what = `${record.undone ? 'bring' : 'take'} ${record.kind} ${record.id} ${record.undone ? 'back' : 'away again'}`;
-  if (changed.length > 0 && !opts.overwriteChanged)
-    throw new MemoryError(
-      'conflict',
-      `Nothing was undone: this would ${what} in every directory it changed, and ${changed.length === 1 ? 'this file was' : 'these files were'} changed there since — ${changed.join(', ')}. Undo those changes first, or undo anyway (what is there now stays in history).`,
-    );
   const anyway = opts.overwriteChanged ? { overwriteChanged: true } : {};
-  // Every directory's undo decides its refusals — the same code, writing nothing — before any is written.
-  const checked = [{ memoryDir: opts.memoryDir, ...(await undoChange({ ...opts, checkOnly: true })) }];
-  for (const o of others) {
-    try {
-      checked.push({ memoryDir: o.memoryDir, ...(await undoChange({ memoryDir: o.memoryDir, dataDir, rev: o.entry.rev, ...anyway, checkOnly: true })) });
-    } catch (error) {
-      if (!(error instanceof MemdirError)) throw error;
-      const why = error.message.replace(/^Nothing was undone: /, '');
-      throw new MemdirError(error.code, `Nothing was undone: this would ${what} in every directory it changed, and in ${o.memoryDir} ${why}`, { cause: error });
-    }
-  }
-  // A directory already as the turn would leave it (its memories deleted or put back by hand since)
-  // would be left as it is while the others turn: the merge half turned, and its record naming only
-  // the others, so a later undo of the turn would miss that directory. Refused whole instead.
-  const still = checked.find((c) => c.already);
-  if (still && checked.some((c) => !c.already)) {
-    const files = still.already!;
-    throw new MemoryError(
-      'invalid-input',
-      `Nothing was undone: this would ${what} in every directory it changed, and in ${still.memoryDir}, ${files.join(', ')} ${files.length === 1 ? 'is' : 'are'} already as that would leave ${files.length === 1 ? 'it' : 'them'} (changed outside this ${record.kind} since), so only the other directories would turn. Put ${files.length === 1 ? 'it' : 'them'} back there first (\`memdir restore\`), then undo again.`,
-    );
-  }
+  // This directory's undo decides its own refusals first, in its own words (the later changes here, by name).
+  const checked = await undoChange({ ...opts, checkOnly: true });
+  await refuseTurn(
+    record,
+    others.map((o) => ({ memoryDir: o.memoryDir, rev: o.entry.rev, files: o.entry.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])) })),
+    { dataDir, anyway: opts.overwriteChanged === true, here: { memoryDir: opts.memoryDir, already: checked.already } },
+  );
   let here: HistoryEntry | null = null;
   const notes: string[] = [];
   const turn = (memoryDir: string, rev: string, first: boolean) => ({
@@ -320,7 +330,8 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
     record,
     `${record.undone ? 'bringing' : 'taking'} ${record.kind} ${record.id} ${record.undone ? 'back' : 'away again'}`,
   );
-  if (others.length > 0) notes.push(`${others.map((o) => o.memoryDir).join(', ')} ${others.length === 1 ? 'was' : 'were'} undone too, to ${what} whole.`);
+  if (others.length > 0)
+    notes.push(`${others.map((o) => o.memoryDir).join(', ')} ${others.length === 1 ? 'was' : 'were'} undone too, to ${turnWords(record)} whole.`);
   if (revs.length > 0) await markMerge(dataDir, record, record.undone ? 'redone' : 'undone', revs);
   return { entry: here, notes };
 }
