@@ -51,8 +51,9 @@ directories has agent memory in each: --launch-dir picks which one is shown; war
 Without --project only user-level agents and their user memory are shown.
 Text: one block per agent: its scope, definition files, memory folder, its memories and MEMORY.md (how
 much of it a sub-agent loads: 200 lines / 25,000 characters, frontmatter and comments not stripped), the
-first ${HEAD_LINES} lines it loads, what a sub-agent of the project's sessions was last given (read from its
-transcript, projects/<folder>/<session>/subagents/agent-*.jsonl), and folders of the other scopes it does not load.
+first ${HEAD_LINES} lines it loads, what a sub-agent of the project's sessions was last given (of every sub-agent
+transcript, projects/<folder>/<session>/subagents/agent-*.jsonl, the one whose prompt snapshot, in its first
+50 lines, was taken last), and folders of the other scopes it does not load.
 JSON (the app's agents.list answer): {"repoRoot", "launchDir", "launchDirs": [dir…],
   "agents": [{"agentType", "definedIn": [file…], "scopes": [{"scope": "user"|"project"|"local", "memoryDir",
     "exists", "enabled", "scan": {"memoryDir", "exists", "index": {…}, "memories": [{…}], "problems": [{…}], "lastChangeMs"} or null,

@@ -18,6 +18,7 @@ import { readEffectiveSettings, scanMemoryDir } from '../memdir/index.js';
 import { agentTypeDirName, listAgentMemories } from './agent-memory.js';
 import { loadedAgentIndexText } from './list-agents.js';
 import { runCli } from '../../cli/main.js';
+import { listHomeTranscripts } from '../transcripts/index.js';
 import { visibleText } from '../../shared/visible-text.js';
 import { EMPTY_INDEX_SENTENCE, launchSubAgents, writeAgentDefinition } from './test-support/claude-code-agent.js';
 
@@ -171,6 +172,18 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     for (const [i, name] of names.entries()) {
       const given = run.seen[i]!.index === EMPTY_INDEX_SENTENCE ? '' : run.seen[i]!.index;
       expect(listed.agents.find((a) => a.agentType === `idx-${name}`)?.scopes.find((s) => s.enabled)?.lastInjected?.text, name).toBe(given);
+    }
+    // lastInjected stops reading older transcripts on this: a sub-agent's transcript is last written
+    // no earlier than its prompt snapshot's time.
+    const subAgents = (await listHomeTranscripts(config, { includeSubagents: true })).filter((f) => f.kind === 'subagent');
+    expect(subAgents.length).toBeGreaterThanOrEqual(names.length);
+    for (const file of subAgents) {
+      const snapshot = fs
+        .readFileSync(file.path, 'utf8')
+        .split('\n')
+        .find((line) => line.includes('"prompt_snapshot"'));
+      const at = Date.parse((JSON.parse(snapshot ?? '{}') as { timestamp?: string }).timestamp ?? '');
+      expect(file.mtimeMs, file.path).toBeGreaterThanOrEqual(at);
     }
     let out = '';
     const code = await runCli(['agents', '--project', repo], {

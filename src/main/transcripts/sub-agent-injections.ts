@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { readLines } from './line-reader.js';
-import { listTranscriptsIn } from './list-transcripts.js';
+import { type TranscriptFile, listTranscriptsIn } from './list-transcripts.js';
 
 /** One sub-agent's memory as it was given to it. */
 export interface SubAgentInjection {
@@ -28,10 +28,18 @@ const EMPTY_INDEX_SENTENCE = 'Your MEMORY.md is currently empty. When you save n
 const SECTION = '\n## MEMORY.md\n\n';
 /** The part of the prompt that follows the memory section when both share a string. */
 const AFTER_SECTION = '\n\nMessages from the agent that launched you';
-/** Sub-agent transcripts read, newest first: older ones can only repeat an older injection. */
-const MAX_TRANSCRIPTS = 200;
 /** A prompt snapshot comes within the first records; a transcript without one by then has none. */
 const MAX_LINES = 50;
+/** Bytes per read: the snapshot is near the start, so a transcript's first chunk usually holds it. */
+const CHUNK_BYTES = 64 * 1024;
+/**
+ * How much later than a transcript's last write its snapshot's timestamp may say it was given (a
+ * file system keeping mtimes to the second or two, say) and still be found: older transcripts are
+ * read until they were last written this long before the best injection found.
+ */
+const MTIME_SLACK_MS = 2000;
+/** Transcripts read at once. */
+const READ_AHEAD = 8;
 
 /** The memory section of one system prompt, or null when it has none. */
 export function memorySectionOf(systemPrompt: readonly unknown[]): { memoryDir: string; text: string } | null {
@@ -47,10 +55,13 @@ export function memorySectionOf(systemPrompt: readonly unknown[]): { memoryDir: 
   return null;
 }
 
+/** A transcript's first snapshot's memory section, with its timestamp. */
+type Injection = { memoryDir: string; text: string; at: string | null };
+
 /** The memory section of a sub-agent transcript's first prompt snapshot, with its timestamp. */
-async function readInjection(file: string): Promise<{ memoryDir: string; text: string; at: string | null } | null> {
+async function readInjection(file: string): Promise<Injection | null> {
   let lines = 0;
-  for await (const event of readLines(file)) {
+  for await (const event of readLines(file, { chunkBytes: CHUNK_BYTES })) {
     if (event.kind !== 'line') continue;
     if (++lines > MAX_LINES) break;
     if (!event.text.includes('"prompt_snapshot"')) continue;
@@ -68,21 +79,68 @@ async function readInjection(file: string): Promise<{ memoryDir: string; text: s
 }
 
 /**
- * The newest injection into each of the `wanted` sub-agent memory directories, across the sub-agent
- * transcripts of the given transcript folders (a project's launch folders), keyed by the resolved
- * memory directory. Reading stops once each has been found.
+ * What each sub-agent transcript read in this process holds (its injection, or null for none), with
+ * the size and mtime it had then: a transcript is read again only once it has changed, so opening
+ * the Agents view again reads only transcripts new or changed since.
+ */
+const seen = new Map<string, { size: number; mtimeMs: number; injection: Injection | null }>();
+/** One copy of each text given: many sub-agents are given the same index. */
+const texts = new Map<string, string>();
+
+async function injectionOf(file: TranscriptFile): Promise<Injection | null> {
+  const known = seen.get(file.path);
+  if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) return known.injection;
+  const read = await readInjection(file.path).catch(() => null);
+  let text = read ? texts.get(read.text) : undefined;
+  if (read && text === undefined) texts.set(read.text, (text = read.text));
+  const injection = read && text !== undefined ? { ...read, text } : null;
+  seen.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, injection });
+  return injection;
+}
+
+/** When an injection was given, for comparing: one without a timestamp ranks below every one with. */
+function givenMs(injection: Injection): number {
+  const ms = injection.at === null ? NaN : Date.parse(injection.at);
+  return Number.isFinite(ms) ? ms : -Infinity;
+}
+
+/**
+ * The newest injection into each of the `wanted` sub-agent memory directories — the one given last,
+ * by its snapshot's timestamp, whichever transcript was written last (sub-agents run side by side) —
+ * across every sub-agent transcript of the given transcript folders (a project's launch folders),
+ * the first 50 lines of each, keyed by the resolved memory directory. Transcripts are read newest
+ * first, and reading stops once each directory has an injection given after the next transcript was
+ * last written (it cannot hold a later one).
  */
 export async function lastSubAgentInjections(transcriptDirs: readonly string[], wanted: Iterable<string>): Promise<Map<string, SubAgentInjection>> {
   const left = new Set([...wanted].map((dir) => path.resolve(dir)));
   const files = (await listTranscriptsIn(transcriptDirs, { includeSubagents: true }).catch(() => [])).filter((f) => f.kind === 'subagent');
-  const found = new Map<string, SubAgentInjection>();
-  for (const file of files.slice(0, MAX_TRANSCRIPTS)) {
-    if (left.size === 0) break;
-    const injection = await readInjection(file.path).catch(() => null);
+  forgetGone(transcriptDirs, files);
+  const found = new Map<string, SubAgentInjection & { ms: number }>();
+  // Read a few ahead at a time: at most that many more than the early stop needs.
+  const ahead: Promise<Injection | null>[] = [];
+  for (const [i, file] of files.entries()) {
+    if (left.size === found.size && [...found.values()].every((f) => f.ms > file.mtimeMs + MTIME_SLACK_MS)) break;
+    while (ahead.length < i + READ_AHEAD && ahead.length < files.length) ahead.push(injectionOf(files[ahead.length]!));
+    const injection = await ahead[i]!;
     const key = injection ? path.resolve(injection.memoryDir) : null;
     if (!injection || !key || !left.has(key)) continue;
-    left.delete(key);
-    found.set(key, { ...injection, sessionId: file.sessionId });
+    const ms = givenMs(injection);
+    const best = found.get(key);
+    // Newest transcripts come first: of two given at the same time, the one written last.
+    if (!best || ms > best.ms) found.set(key, { ...injection, sessionId: file.sessionId, ms });
   }
-  return found;
+  return new Map([...found].map(([key, { ms: _ms, ...injection }]) => [key, injection]));
+}
+
+/** Forgets the transcripts of these folders that are no longer on disk. */
+function forgetGone(transcriptDirs: readonly string[], files: readonly TranscriptFile[]): void {
+  const listed = new Set(files.map((f) => f.path));
+  const under = transcriptDirs.map((dir) => path.resolve(dir) + path.sep);
+  let forgot = false;
+  for (const file of seen.keys()) if (!listed.has(file) && under.some((dir) => file.startsWith(dir))) forgot = seen.delete(file) || forgot;
+  if (!forgot) return;
+  // And the texts only they were given.
+  const kept = new Set([...seen.values()].map((s) => s.injection?.text));
+  for (const text of texts.keys()) if (!kept.has(text)) texts.delete(text);
 }
