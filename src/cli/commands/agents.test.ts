@@ -180,6 +180,27 @@ describe('memdir agents --json', () => {
   });
 });
 
+describe('memdir agents --launch-dir through a symbolic link or with a trailing slash', () => {
+  it('names the same launch directory as its real path, as --project through the link does', async () => {
+    const link = path.join(root, 'link-to-repo');
+    await fs.symlink(repo, link);
+    try {
+      const real = await run('agents', '--project', repo, '--launch-dir', app, '--json');
+      expect(real.code).toBe(0);
+      for (const asked of [path.join(link, 'app'), `${app}/`, `${path.join(link, 'app')}/`, 'app/']) {
+        const { code, out, err } = await run('agents', '--project', repo, '--launch-dir', asked, '--json');
+        expect(err, asked).toBe('');
+        expect(code, asked).toBe(0);
+        // The directory the sessions were recorded in, and the same answer.
+        expect(out, asked).toBe(real.out);
+      }
+      expect((await run('agents', '--project', link, '--launch-dir', link, '--json')).out).toBe((await run('agents', '--project', repo, '--json')).out);
+    } finally {
+      await fs.rm(link);
+    }
+  });
+});
+
 describe('memdir agents: bad input', () => {
   it('refuses a launch directory no session of the project starts in, in one sentence, exit 2', async () => {
     const elsewhere = path.join(root, 'elsewhere');

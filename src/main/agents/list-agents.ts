@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { MemdirError } from '../../shared/errors.js';
+import { realpathDeepestExisting } from '../core/memory-lock.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import type { MemoryDirScan, ProjectScan } from '../../shared/scan-types.js';
 import { agentMemoryOffSentence } from '../../shared/settings-text.js';
@@ -48,8 +49,10 @@ export async function listProjectAgents(
   const dirs = project ? projectLaunchDirs(project) : null;
   const launchDirs = dirs ? [...(dirs.main ? [dirs.main] : []), ...dirs.others] : [];
   let launchDir = dirs?.main ?? null;
-  if (asked !== undefined && (!dirs || path.resolve(asked) !== path.resolve(launchDir ?? ''))) {
-    const found = launchDirs.find((d) => path.resolve(d) === path.resolve(asked));
+  if (asked !== undefined) {
+    // The same directory however it is named: through a symbolic link, with a trailing slash.
+    const real = await realPath(asked);
+    const found = launchDirs[(await Promise.all(launchDirs.map(realPath))).indexOf(real)];
     if (!found)
       throw new MemdirError(
         'invalid-input',
@@ -93,6 +96,11 @@ export async function listProjectAgents(
       })),
     })),
   };
+}
+
+/** The real path of a directory (links followed), or the path itself, resolved, when that fails. */
+async function realPath(dir: string): Promise<string> {
+  return realpathDeepestExisting(dir).catch(() => path.resolve(dir));
 }
 
 /**

@@ -159,6 +159,12 @@ describe('agents.list for a project launched in more than one directory', () => 
     const tools = (await api.call('agents.list', { dir: sanitizeDirName(repo), launchDir: sub })) as Answer;
     expect(tools.result.launchDir).toBe(sub);
     expect(tools.result.agents.find((a) => a.agentType === 'fixer')!.scopes.find((s) => s.scope === 'local')).toMatchObject({ enabled: true, exists: true });
+    // The same directory through a symbolic link, or with a trailing slash.
+    await fs.symlink(repo, path.join(root, 'link'));
+    for (const launchDir of [path.join(root, 'link', 'tools'), `${sub}/`]) {
+      const same = (await api.call('agents.list', { dir: sanitizeDirName(repo), launchDir })) as Answer;
+      expect(same, launchDir).toEqual(tools);
+    }
     const refused = await api.call('agents.list', { dir: sanitizeDirName(repo), launchDir: path.join(root, 'elsewhere') });
     expect(refused).toMatchObject({
       ok: false,
