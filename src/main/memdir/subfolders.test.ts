@@ -38,4 +38,13 @@ describe('listSubfolders (the one listing of a folder’s subfolders)', () => {
     expect(listSubfolders(path.join(tmp, 'file'))).toEqual([]);
     expect(listSubfolders(path.join(tmp, 'link'))).toEqual([]);
   });
+
+  it('skips a link it cannot follow (a loop, a link through a file) instead of failing the whole listing', async () => {
+    const dir = path.join(tmp, 'projects');
+    await fs.mkdir(path.join(dir, 'kept'), { recursive: true });
+    await fs.writeFile(path.join(tmp, 'file'), 'x');
+    await fs.symlink(path.join(dir, 'loop'), path.join(dir, 'loop'));
+    await fs.symlink(path.join(tmp, 'file', 'below'), path.join(dir, 'through-a-file'));
+    expect(listSubfolders(dir)).toEqual([{ name: 'kept', link: false }]);
+  });
 });

@@ -5,7 +5,8 @@
  * as text it would name another folder. A symbolic link to a folder is listed, marked `link` —
  * Claude Code reads and writes through it, so it is memory — and the caller decides: listing
  * follows it, moving never does (merge-apply's readArea). A missing or unreadable folder, or a
- * file in its place, has no subfolders: [].
+ * file in its place, has no subfolders: []; a link that cannot be followed (a loop, through a file) is
+ * skipped, never a reason to fail the whole listing.
  */
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
@@ -31,7 +32,16 @@ export function listSubfolders(dir: string): Subfolder[] {
     const name = raw.toString('utf8');
     if (name.startsWith('.')) continue;
     if (entry.isDirectory()) out.push({ name, link: false });
-    else if (entry.isSymbolicLink() && fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.isDirectory()) out.push({ name, link: true });
+    else if (entry.isSymbolicLink() && leadsToFolder(path.join(dir, name))) out.push({ name, link: true });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Whether the link at `link` leads to a folder; a link that cannot be followed (dangling, a loop, through a file, no permission) does not. */
+function leadsToFolder(link: string): boolean {
+  try {
+    return fs.statSync(link, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
