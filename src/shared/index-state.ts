@@ -56,8 +56,12 @@ export function teamReachOf(reach: IndexReach): IndexReach {
 /** Why team/MEMORY.md reaches no one: the one sentence the MEMORY.md tab and Health show for it. */
 export const TEAM_INDEX_NOT_LOADED = `Claude Code 2.1.332 does not load ${TEAM_DIR}/${INDEX_FILE}: a team memory reaches the agent at session start only through a ${TEAM_DIR}/x.md pointer in ${INDEX_FILE}.`;
 
-/** Loaded (it reaches the agent), cut (every link to it is past a cut) or unlisted (no link that loads). */
-export type IndexState = 'loaded' | 'cut' | 'unlisted';
+/**
+ * Loaded (it reaches the agent), cut (every link to it is past a cut), unlisted (no link that
+ * loads), or no-index: Claude Code syncs the project's memory with its stores and then loads no
+ * index at all (the scan's `no-index-loaded` hint, health.ts): no pointer would bring it.
+ */
+export type IndexState = 'loaded' | 'cut' | 'unlisted' | 'no-index';
 
 /** Whether the directory's index exists but could not be read: the agent starts without it, so nothing of it is listed. */
 function indexUnreadable(dir: Pick<MemoryDirScan, 'index' | 'problems'>): boolean {
@@ -77,6 +81,7 @@ export function indexStatesOf(scan: Pick<ProjectScan, 'index' | 'problems' | 'te
   });
   const of = { private: verdicts(scan), team: verdicts(scan.team) };
   const unreadable = indexUnreadable(scan);
+  if (scan.problems.some((p) => p.code === 'no-index-loaded')) return () => 'no-index';
   return ({ scope, file }) => {
     const v = of[scope];
     if (v.cut.has(file)) return 'cut';

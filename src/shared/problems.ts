@@ -16,6 +16,7 @@ export const PROBLEM_CODES = [
   'unsafe-link',
   'not-worth-saving',
   'user-in-team',
+  'no-index-loaded',
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -72,4 +73,5 @@ export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
   'unsafe-link': 'error',
   'not-worth-saving': 'hint',
   'user-in-team': 'warning',
+  'no-index-loaded': 'hint',
 };

@@ -36,6 +36,23 @@ export const indexSummarySchema = z.object({
 });
 export type IndexSummary = z.infer<typeof indexSummarySchema>;
 
+/** The summary of a directory with no index: nothing of it loads. */
+export const EMPTY_INDEX: IndexSummary = {
+  exists: false,
+  lines: 0,
+  bytes: 0,
+  chars: 0,
+  loaded: [],
+  cut: [],
+  loadedLines: 0,
+  loadedBytes: 0,
+  loadedChars: 0,
+  firstCutLine: null,
+  reason: null,
+  cutMemories: [],
+  cutMissing: [],
+};
+
 export const memorySummarySchema = z.object({
   /** Path relative to the memory directory it belongs to (the team dir for team memories). */
   file: z.string(),

@@ -50,6 +50,7 @@ describe('memdir show --loaded', () => {
       hasTranscript: true,
       lastInjected: '- [A](a.md) — first\n- [B](b.md) — second',
       autoMemoryOff: null,
+      storesLoadNoIndex: null,
     });
   });
 

@@ -32,11 +32,13 @@ JSON with [file]: {"file", "text", "name", "description", "type", "body", "probl
 200 lines / 25,000 UTF-16 code units, Claude Code's warning paragraph appended when cut, control
 characters removed), then a newline; nothing when Claude Code would load no index — with auto memory
 off it loads none, and a sentence on stderr names the setting and the file or variable it came from.
---loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "hasTranscript", "lastInjected", "autoMemoryOff"}: reason in
+While Claude Code syncs the memory with its stores (a .memory-sync file in the memory folder or a
+team/<store>/ folder) it loads no index either: the sentence on stderr names those folders.
+--loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "hasTranscript", "lastInjected", "autoMemoryOff", "storesLoadNoIndex"}: reason in
 Claude Code's words or null; claudeCodeVersion from the project's transcripts (it words the warning; read
 as \`dream status\` reads it) or null; hasTranscript false when no session has run yet; lastInjected = the
 index text the newest transcript recorded as injected, or null; autoMemoryOff = that sentence when
-auto memory is off (text is then empty), else null.`,
+auto memory is off (text is then empty), else null; storesLoadNoIndex = the store sentence, else null.`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
@@ -47,7 +49,7 @@ auto memory is off (text is then empty), else null.`,
       if (values.json) printJson(io, view);
       else if (view.text) io.out(`${view.text}\n`);
       // Nothing on stdout (Claude Code loads nothing); the reason for the person reading.
-      else if (view.autoMemoryOff) io.err(`${view.autoMemoryOff}\n`);
+      else if (view.autoMemoryOff ?? view.storesLoadNoIndex) io.err(`${view.autoMemoryOff ?? view.storesLoadNoIndex}\n`);
       return 0;
     }
     if (!file) {

@@ -12,6 +12,7 @@ import type { FrontmatterIssue } from '../../shared/frontmatter.js';
 import { type CutFacts, cutOfIndex } from '../../shared/index-cut.js';
 import type { IndexReach } from '../../shared/index-state.js';
 import { plural } from '../../shared/size-text.js';
+import { EMPTY_INDEX, type MemoryDirScan } from '../../shared/scan-types.js';
 import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-types.js';
 
 export interface TopicFacts {
@@ -204,6 +205,24 @@ export function assessHealth(input: HealthInput): Problem[] {
 
   for (const stray of input.strays) problems.push(problem('unreadable', stray.file, null, `${stray.file} cannot be read: ${stray.reason}.`));
   return problems;
+}
+
+/**
+ * A project whose memory Claude Code syncs with its memory stores (`why`: storesLoadNoIndex's
+ * sentence, null when it does not): the client then loads no index at all
+ * (claude-code-stores.ts), so no memory is unlisted, nothing is past a cut and no pointer is
+ * worth adding. The scans say so once, on the private one, instead of per memory; their index
+ * summaries say nothing loads. Applied after the cached scans (the manifest is not a memory file).
+ */
+export function withStoresLoadingNoIndex<T extends MemoryDirScan>(own: T, team: MemoryDirScan, why: string | null): { own: T; team: MemoryDirScan } {
+  if (why === null) return { own, team };
+  // What the index files hold stays; nothing of them loads.
+  const noLoad = ({ index }: MemoryDirScan) => ({ ...EMPTY_INDEX, exists: index.exists, lines: index.lines, bytes: index.bytes, chars: index.chars });
+  const kept = (dir: MemoryDirScan) => dir.problems.filter((p) => p.code !== 'orphan' && p.code !== 'over-limit');
+  return {
+    own: { ...own, index: noLoad(own), problems: [problem('no-index-loaded', null, null, why), ...kept(own)] },
+    team: { ...team, index: noLoad(team), problems: kept(team) },
+  };
 }
 
 /**

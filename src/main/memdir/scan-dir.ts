@@ -12,7 +12,7 @@ import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { type IndexReach, NO_REACH, indexReachOf, teamReachOf } from '../../shared/index-state.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
-import type { IndexSummary, MemoryDirScan, MemorySummary } from '../../shared/scan-types.js';
+import { EMPTY_INDEX, type MemoryDirScan, type MemorySummary } from '../../shared/scan-types.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
 import { type FolderFacts, type MemoryFileListing, folderFacts, listMemoryFiles } from './list-memory-files.js';
 import { INDEX_READ_MAX_BYTES } from './read-memory-file.js';
@@ -166,22 +166,6 @@ export interface ScanDirOptions {
 export interface ParentLinks extends IndexReach {
   readOnly?: string;
 }
-
-const EMPTY_INDEX: IndexSummary = {
-  exists: false,
-  lines: 0,
-  bytes: 0,
-  chars: 0,
-  loaded: [],
-  cut: [],
-  loadedLines: 0,
-  loadedBytes: 0,
-  loadedChars: 0,
-  firstCutLine: null,
-  reason: null,
-  cutMemories: [],
-  cutMissing: [],
-};
 
 /** Which of these links (see otherTargets) exist, in their order. */
 function existingOf(memoryDir: string, others: readonly string[]): Set<string> {

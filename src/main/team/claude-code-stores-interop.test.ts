@@ -13,10 +13,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { layOutExtractHome, normalizeObserved } from '../extract/test-support/claude-code-extract-cases.js';
 import { type FakeAnthropic, makeFakeCertificate, startFakeAnthropic } from '../llm/test-support/fake-anthropic.js';
 import { createFakeMemoryStores } from '../llm/test-support/fake-memory-stores.js';
-import { EMBEDDED_SESSION_ENV, REAL_CLAUDE_CODE, debugLogIn, runClaudeCodeTurns } from '../llm/test-support/real-claude-code.js';
+import { EMBEDDED_SESSION_ENV, REAL_CLAUDE_CODE, debugLogIn, runClaudeCode, runClaudeCodeTurns } from '../llm/test-support/real-claude-code.js';
+import { markersIn } from '../../../test/fidelity/team-index-case.js';
 import {
   FAKE_GITHUB_TOKEN,
+  LOADED_FILES,
+  LOADED_FIXTURE,
+  LOADED_HOW,
+  type LoadedRecording,
+  type LoadedRun,
+  RO_STORE,
+  RW_STORE,
   SIDECARS,
+  USER_STORE,
   STORES_FIXTURE,
   STORES_HOW,
   STORE_SCENARIO,
@@ -132,5 +141,61 @@ describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, record
       fs.mkdirSync(path.dirname(STORES_FIXTURE), { recursive: true });
       fs.writeFileSync(STORES_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
     } else expect(seen).toEqual(JSON.parse(fs.readFileSync(STORES_FIXTURE, 'utf8')));
+  }, 240_000);
+
+  // R-INDEX in store mode: the client's Memory section drops "MEMORY.md is loaded each session";
+  // what does it load? Seen with 2.1.332: without stores, MEMORY.md (an AutoMem instruction, in
+  // the messages, not the system prompt); with stores, no index at all, of any folder.
+  it('what it loads at session start, with stores and without', async () => {
+    const cert = certificate as { cert: string; key: string; certFile: string };
+    const run = async (name: string, stores: string | undefined): Promise<LoadedRun> => {
+      const memoryStores = createFakeMemoryStores();
+      for (const s of [USER_STORE, RW_STORE, RO_STORE]) memoryStores.provision(s);
+      const api = await startFakeAnthropic({ routes: (r) => memoryStores.routes(r), tls: cert });
+      try {
+        const home = layOutExtractHome(path.join(scratch, name));
+        trustProject(home.configDir, home.project);
+        for (const [rel, text] of Object.entries(LOADED_FILES)) {
+          fs.mkdirSync(path.dirname(path.join(home.memoryDir, rel)), { recursive: true });
+          fs.writeFileSync(path.join(home.memoryDir, rel), text);
+        }
+        const env = { ...EMBEDDED_SESSION_ENV, ...storeSyncEnv(api.proxyUrl!, cert.certFile), CLAUDE_MEMORY_STORES: stores };
+        const done = await runClaudeCode(['-p', 'hello there friend'], {
+          cwd: home.project,
+          configDir: home.configDir,
+          scratch: path.join(scratch, name, 'scratch'),
+          baseUrl: api.url,
+          env,
+          timeoutMs: 90_000,
+        });
+        expect(done.code, done.stderr).toBe(0);
+        const folder = path.dirname(home.memoryDir);
+        const transcript = fs.readdirSync(folder).find((f) => f.endsWith('.jsonl'));
+        const lines = transcript ? fs.readFileSync(path.join(folder, transcript), 'utf8').split('\n').filter(Boolean) : [];
+        const instructions = lines.flatMap((l) => {
+          const a = (JSON.parse(l) as { attachment?: { type?: string; files?: { path: string; type: string }[] } }).attachment;
+          return a?.type === 'instructions' ? (a.files ?? []).map((f) => `${path.relative(home.memoryDir, f.path)} (${f.type})`) : [];
+        });
+        const reached = markersIn(LOADED_FILES, JSON.stringify(api.messageRequests().map((r) => r.body)));
+        return {
+          instructions,
+          reached: Object.entries(reached)
+            .filter(([, hit]) => hit)
+            .map(([marker]) => marker),
+        };
+      } finally {
+        await api.close();
+      }
+    };
+    const seen: LoadedRecording = {
+      client: REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.version : null,
+      how: LOADED_HOW,
+      stores: SYNC_STORES,
+      files: LOADED_FILES,
+      withoutStores: await run('loaded-without', undefined),
+      withStores: await run('loaded-with', SYNC_STORES),
+    };
+    if (record) fs.writeFileSync(LOADED_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+    else expect(seen).toEqual(JSON.parse(fs.readFileSync(LOADED_FIXTURE, 'utf8')));
   }, 240_000);
 });

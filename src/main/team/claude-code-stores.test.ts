@@ -6,8 +6,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { indexStatesOf } from '../../shared/index-state.js';
 import { sanitizePathKey } from '../../shared/path-key.js';
+import { scanProject } from '../memdir/index.js';
 import { listMemoryFiles } from '../memdir/list-memory-files.js';
+import { agentIndexView } from '../transcripts/index.js';
 import { scanText } from '../secrets/scanner.js';
 import { PERSONAL_SPACE } from './sync-space.js';
 import { TeamPathError, checkTeamDir, listTeamFiles, resolveTeamKey } from './team-paths.js';
@@ -16,6 +19,8 @@ import { useSharedTeamServer } from './test-support/shared-server.js';
 import {
   FAKE_GITHUB_TOKEN,
   HOSTILE_KEYS,
+  LOADED_FIXTURE,
+  type LoadedRecording,
   RW_MOUNT,
   RW_STORE,
   SIDECARS,
@@ -26,6 +31,7 @@ import {
 const recording = JSON.parse(await fs.readFile(STORES_FIXTURE, 'utf8')) as StoresRecording;
 const [first, last] = [recording.sessions[0]!, recording.sessions.at(-1)!];
 const real = (text: string) => text.replaceAll('<github-token>', FAKE_GITHUB_TOKEN);
+const loaded = JSON.parse(await fs.readFile(LOADED_FIXTURE, 'utf8')) as LoadedRecording;
 const h = useSharedTeamServer();
 
 /** The memory dir as the client left it, under `memoryDir`. */
@@ -101,5 +107,45 @@ describe("Memdir's personal sync leaves a memory folder Claude Code syncs as the
     const refused = await resolveTeamKey(space, 'mine.md').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(TeamPathError);
     expect((refused as TeamPathError).reason).toBe('claude-code-store');
+  });
+});
+
+describe('what Memdir says the agent sees, in a project whose memory Claude Code syncs with its stores', () => {
+  it('no index reaches the agent, so Health offers no pointer and says why once', async () => {
+    // The recording: with stores set the client loads no index at all, without them MEMORY.md.
+    expect(loaded.withoutStores.instructions).toEqual(['MEMORY.md (AutoMem)']);
+    expect(loaded.withStores.instructions).toEqual([]);
+    expect(loaded.withStores.reached).not.toContain('MARKER-MAIN-INDEX');
+    expect(loaded.withStores.reached).toContain('MARKER-STORE-A-DESC');
+
+    const home = path.join(h.root, 'loaded-home');
+    const memoryDir = path.join(home, 'projects', '-work-stores', 'memory');
+    for (const [rel, text] of Object.entries(loaded.files)) {
+      await fs.mkdir(path.dirname(path.join(memoryDir, rel)), { recursive: true });
+      await fs.writeFile(path.join(memoryDir, rel), text);
+    }
+    // The manifests as the client wrote them after its first sync.
+    for (const rel of Object.keys(first.disk).filter((r) => r.endsWith('.memory-sync')))
+      await fs.writeFile(path.join(memoryDir, rel), first.disk[rel]!.content);
+
+    const scan = await scanProject(home, '-work-stores', { env: {} });
+    const all = [...scan.problems, ...scan.team!.problems];
+    expect(all.filter((p) => p.fix === 'add-to-index')).toEqual([]);
+    expect(all.filter((p) => /not listed in MEMORY\.md|never sees it at session start/.test(p.message))).toEqual([]);
+    const said = all.filter((p) => p.code === 'no-index-loaded');
+    expect(said.map((p) => [p.file, p.severity])).toEqual([[null, 'hint']]);
+    expect(said[0]!.message).toMatch(
+      /Claude Code syncs this memory folder, team\/memstore_ro\/, team\/memstore_team\/ itself.*loads no MEMORY\.md at session start/,
+    );
+    expect(scan.index.loaded).toEqual([]);
+    expect(scan.index.loadedLines).toBe(0);
+    const stateOf = indexStatesOf(scan);
+    expect(stateOf({ scope: 'private', file: 'build.md' })).toBe('no-index');
+    expect(stateOf({ scope: 'team', file: 'memstore_team/a.md' })).toBe('no-index');
+
+    // `memdir show --loaded`: the text the agent gets of MEMORY.md is none, and why.
+    const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings: scan.settings });
+    expect(view.text).toBe('');
+    expect(view.storesLoadNoIndex).toBe(said[0]!.message);
   });
 });

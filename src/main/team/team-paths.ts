@@ -19,7 +19,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { type SyncSpace, TEAM_SPACE, isExcluded, spaceRel } from './sync-space.js';
-import { factsOf, type FileFacts } from '../memdir/index.js';
+import { CLAUDE_CODE_STORE_MANIFEST, factsOf, type FileFacts, isClaudeCodeStoreFolder } from '../memdir/index.js';
 import { realpathDeepestExisting, realpathDeepestExistingSync } from '../core/memory-lock.js';
 import { errCode as code } from '../core/fs-errors.js';
 import { MemoryFileError, UnsafePathError, openConfinedForRead } from '../core/confined-path.js';
@@ -37,22 +37,6 @@ export class TeamPathError extends MemdirError<'unsafe-path'> {
   ) {
     super('unsafe-path', message);
   }
-}
-
-/**
- * The file Claude Code 2.1.332 keeps in every folder it syncs itself with a memory store
- * (`CLAUDE_MEMORY_STORES`): `team/<store>/` for a team store, the memory dir for the user's own
- * (test/fixtures/claude-code-stores/). Beside it, `.memory-sync-basis`: what it last synced.
- */
-export const CLAUDE_CODE_STORE_MANIFEST = '.memory-sync';
-
-/**
- * Whether the folder at `abs` is one Claude Code syncs itself (it holds the client's manifest).
- * Memdir's sync leaves such a folder alone, both ways: two engines writing one folder to two
- * servers would each take the other's writes for edits to upload, and undo each other's pulls.
- */
-export function isClaudeCodeStoreFolder(abs: string): boolean {
-  return fs.lstatSync(path.join(abs, CLAUDE_CODE_STORE_MANIFEST), { throwIfNoEntry: false })?.isFile() === true;
 }
 
 /** Why Memdir's sync leaves `rel` (relative to the memory dir; '' for the memory dir itself) alone. */

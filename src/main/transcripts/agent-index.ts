@@ -6,14 +6,15 @@
  * 2.1.332), and the Claude Code version the project's transcripts name (it words the cut warning;
  * read by `claudeCodeVersionIn`, as `dream status` reads it). With auto memory off Claude Code
  * injects no index at all (observed with 2.1.332: no `AutoMem` attachment): the text is then empty
- * and `autoMemoryOff` says which setting, from which file or variable.
+ * and `autoMemoryOff` says which setting, from which file or variable. While Claude Code syncs the
+ * memory with its stores it injects none either (claude-code-stores.ts): `storesLoadNoIndex` says so.
  */
 import path from 'node:path';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { ProjectSettings } from '../../shared/scan-types.js';
 import { autoMemoryOffSentence } from '../../shared/settings-text.js';
-import { readIndexTextAsClaudeCode } from '../memdir/index.js';
+import { readIndexTextAsClaudeCode, storesLoadNoIndex } from '../memdir/index.js';
 
 import { claudeCodeVersionIn } from './claude-code-version.js';
 import { listTranscriptsIn } from './list-transcripts.js';
@@ -34,6 +35,8 @@ export interface AgentIndexView {
   lastInjected: string | null;
   /** With auto memory off (Claude Code then loads no index): why, naming the setting and where it came from; else null. */
   autoMemoryOff: string | null;
+  /** While Claude Code syncs this memory with its stores (it then loads no index): which folders, and what it means; else null. */
+  storesLoadNoIndex: string | null;
 }
 
 /** Read one transcript for the last `AutoMem` instructions it injected: the index text, or null. */
@@ -76,7 +79,18 @@ export async function agentIndexView(where: {
   const lastInjected = transcript ? await readInjectedIndex(transcript) : null;
   const { version, hasTranscript } = await claudeCodeVersionIn(where.transcriptDirs);
   const autoMemoryOff = autoMemoryOffSentence(where.settings);
-  if (autoMemoryOff) return { text: '', truncated: false, reason: null, claudeCodeVersion: version, hasTranscript, lastInjected, autoMemoryOff };
+  const stores = storesLoadNoIndex(where.memoryDir);
+  if (autoMemoryOff || stores)
+    return { text: '', truncated: false, reason: null, claudeCodeVersion: version, hasTranscript, lastInjected, autoMemoryOff, storesLoadNoIndex: stores };
   const load = loadIndexAsClaudeCode(readIndexTextAsClaudeCode(where.memoryDir), { version });
-  return { text: load.text, truncated: load.truncated, reason: load.reason, claudeCodeVersion: version, hasTranscript, lastInjected, autoMemoryOff: null };
+  return {
+    text: load.text,
+    truncated: load.truncated,
+    reason: load.reason,
+    claudeCodeVersion: version,
+    hasTranscript,
+    lastInjected,
+    autoMemoryOff: null,
+    storesLoadNoIndex: null,
+  };
 }

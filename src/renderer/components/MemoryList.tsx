@@ -73,6 +73,14 @@ const MemoryRowView = memo(function MemoryRowView({ row, start, open, picked, ac
             unlisted
           </span>
         )}
+        {row.indexState === 'no-index' && (
+          <span
+            className="badge"
+            title="Claude Code syncs this project's memory with its memory stores and then loads no MEMORY.md: the agent is offered this memory by its description"
+          >
+            no index
+          </span>
+        )}
         {row.tooLarge && (
           <span className="badge error" title="Larger than a memory may be (1 MB): Memdir does not open it, Claude Code still offers it to recall">
             too large: {formatBytes(row.bytes)}

@@ -49,9 +49,10 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const [makingRoom, setMakingRoom] = useState(false);
   const [reordering, setReordering] = useState(false);
   const summary = scope === 'team' ? scan.team?.index : scan.index;
-  // team/MEMORY.md: never loaded. Auto memory off: Claude Code loads no index (R-SETTINGS, R-INDEX).
+  // team/MEMORY.md: never loaded. Auto memory off, or Claude Code syncing memory stores: it loads no index (R-SETTINGS, R-INDEX).
   const team = scope === 'team';
-  const off = team ? TEAM_INDEX_NOT_LOADED : autoMemoryOffSentence(scan.settings);
+  const stores = scan.problems.find((p) => p.code === 'no-index-loaded')?.message ?? null;
+  const off = stores ?? (team ? TEAM_INDEX_NOT_LOADED : autoMemoryOffSentence(scan.settings));
   const reload = useProject((s) => s.refresh);
   // Health's "Make room…" opens it here, for the index it was asked for.
   const asked = useCuration((s) => s.makeRoomFor);
@@ -246,13 +247,15 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
           <p className={!team && (view.load.truncated || (impact && impact.newlyCut.length > 0)) ? 'banner warning' : 'muted small'} aria-label="After saving">
             After saving: {team ? `${view.load.lines} ${view.load.lines === 1 ? 'line' : 'lines'}` : sizeAgainstLimits(view.load)}
             {/* Past the cut is past the cut, pointers or prose: the agent never sees those lines (R-INDEX). */}
-            {team
-              ? `. ${TEAM_INDEX_NOT_LOADED}`
-              : view.load.truncated
-                ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `; ${view.cutText}` : ''})`
-                : off
-                  ? ', but auto memory is off: Claude Code loads none of it'
-                  : ', everything reaches the agent'}
+            {stores
+              ? ', but Claude Code syncs memory stores here: it loads none of it'
+              : team
+                ? `. ${TEAM_INDEX_NOT_LOADED}`
+                : view.load.truncated
+                  ? ` — MEMORY.md is ${view.load.reason}: from line ${view.load.firstCutLine} on nothing reaches the agent (${view.load.lines - view.load.loadedLines} ${view.load.lines - view.load.loadedLines === 1 ? 'line' : 'lines'}${view.cutCount > 0 ? `; ${view.cutText}` : ''})`
+                  : off
+                    ? ', but auto memory is off: Claude Code loads none of it'
+                    : ', everything reaches the agent'}
             {!team && impact && impact.newlyCut.length > 0 ? ` — newly cut: ${impact.newlyCut.join(', ')}` : ''}
           </p>
           {secrets ? (
@@ -306,7 +309,8 @@ function droppingSentence(files: string[], team: boolean): string {
 /** "What the agent sees": the next session's index text, and whether the last session got the same. */
 function AgentSees({ view }: { view: AgentIndexViewShape }) {
   // With auto memory off nothing is loaded: an index the last session got is not a misprediction.
-  const differs = view.autoMemoryOff === null && view.lastInjected !== null && view.lastInjected !== view.text;
+  const none = view.autoMemoryOff ?? view.storesLoadNoIndex;
+  const differs = none === null && view.lastInjected !== null && view.lastInjected !== view.text;
   const version = view.claudeCodeVersion
     ? `Claude Code ${view.claudeCodeVersion}`
     : `Claude Code (version unknown: ${view.hasTranscript ? 'its transcripts do not say' : 'no transcript yet'})`;
@@ -316,7 +320,9 @@ function AgentSees({ view }: { view: AgentIndexViewShape }) {
       <p className="muted small">
         {view.autoMemoryOff
           ? `${version} loads no index at the next session start: auto memory is off.`
-          : `The index exactly as ${version} will load it at the next session start${view.truncated ? `, cut: MEMORY.md is ${view.reason}` : ''}.`}
+          : view.storesLoadNoIndex
+            ? view.storesLoadNoIndex
+            : `The index exactly as ${version} will load it at the next session start${view.truncated ? `, cut: MEMORY.md is ${view.reason}` : ''}.`}
       </p>
       {differs && (
         <div className="banner warning" role="status">
@@ -326,9 +332,14 @@ function AgentSees({ view }: { view: AgentIndexViewShape }) {
       )}
       {view.lastInjected === null && <p className="muted small">No transcript records what the last session was given.</p>}
       <pre className="agent-text" aria-label="Index text the agent gets">
-        {view.text || (view.autoMemoryOff ? '(nothing: auto memory is off)' : '(nothing: Claude Code loads no index)')}
+        {view.text ||
+          (view.autoMemoryOff
+            ? '(nothing: auto memory is off)'
+            : view.storesLoadNoIndex
+              ? '(nothing: Claude Code syncs memory stores)'
+              : '(nothing: Claude Code loads no index)')}
       </pre>
-      {(differs || (view.autoMemoryOff !== null && view.lastInjected !== null)) && (
+      {(differs || (none !== null && view.lastInjected !== null)) && (
         <details>
           <summary>What the last session was given</summary>
           <pre className="agent-text" aria-label="Index text the last session got">

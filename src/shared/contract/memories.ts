@@ -55,6 +55,8 @@ export const agentIndexViewSchema = z.object({
   lastInjected: z.string().nullable(),
   /** With auto memory off (Claude Code then loads no index): why, naming the setting and where it came from; else null. */
   autoMemoryOff: z.string().nullable(),
+  /** While Claude Code syncs the memory with its stores (it then loads no index): which folders, and what it means; else null. */
+  storesLoadNoIndex: z.string().nullable(),
 });
 export type AgentIndexViewShape = z.infer<typeof agentIndexViewSchema>;
 

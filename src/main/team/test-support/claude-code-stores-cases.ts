@@ -132,3 +132,41 @@ export function normalizeSidecar(text: string): string {
   }
   return out.replace(/mem_[0-9a-f]{16}/g, '<id>').replace(/\b1\d{12}\b/g, '<ms>');
 }
+
+/** What the client loads at session start, with and without stores (test/fixtures/claude-code-stores/). */
+export const LOADED_FIXTURE = path.resolve(import.meta.dirname, '../../../../test/fixtures/claude-code-stores/loaded-2.1.332.json');
+
+/**
+ * The memory folder of the loading runs: MEMORY.md pointing at a private memory and at a file of
+ * the team store, `team/MEMORY.md`, an index and a memory in each store folder, and a memory
+ * directly in `team/` (no store's). Each line holds a marker, to see what reached the model.
+ */
+export const LOADED_FILES: Record<string, string> = {
+  'MEMORY.md': '- [Build](build.md) — MARKER-MAIN-INDEX\n- [A](team/memstore_team/a.md) — MARKER-MAIN-POINTER\n',
+  'build.md': '---\nname: Build\ndescription: MARKER-BUILD-DESC\ntype: project\n---\nMARKER-BUILD-BODY\n',
+  'team/MEMORY.md': '- [Loose](loose.md) — MARKER-TEAMROOT-INDEX\n',
+  'team/loose.md': '---\nname: Loose\ndescription: MARKER-LOOSE-DESC\ntype: project\n---\nMARKER-LOOSE-BODY\n',
+  [`${RW_MOUNT}/MEMORY.md`]: '- [A](a.md) — MARKER-STORE-INDEX\n',
+  [`${RW_MOUNT}/a.md`]: '---\nname: A\ndescription: MARKER-STORE-A-DESC\ntype: project\n---\nMARKER-STORE-A-BODY\n',
+  [`${RO_MOUNT}/MEMORY.md`]: '- [R](r.md) — MARKER-RO-INDEX\n',
+  [`${RO_MOUNT}/r.md`]: '---\nname: R\ndescription: MARKER-RO-DESC\ntype: project\n---\nMARKER-RO-BODY\n',
+};
+
+export const LOADED_HOW =
+  "src/main/team/claude-code-stores-interop.test.ts ('what it loads'): `files` in the memory folder, one `-p` session each way on a fresh home, both with the claude.ai login and the fake as proxy, `withStores` with `CLAUDE_MEMORY_STORES` = `stores` (synced at start), `withoutStores` without it. Per run: `instructions` (the transcript's instructions attachment: each file relative to the memory folder and its type) and `reached` (the markers of `files` found in any request the client sent the model).";
+
+/** One loading run. */
+export interface LoadedRun {
+  instructions: string[];
+  reached: string[];
+}
+
+/** What {@link LOADED_FIXTURE} holds. */
+export interface LoadedRecording {
+  client: string | null;
+  how: string;
+  stores: string;
+  files: Record<string, string>;
+  withoutStores: LoadedRun;
+  withStores: LoadedRun;
+}

@@ -1,0 +1,44 @@
+/**
+ * Folders Claude Code 2.1.332 syncs itself with its memory stores (`CLAUDE_MEMORY_STORES`), known
+ * by the manifest the client keeps in each (test/fixtures/claude-code-stores/): `team/<store>/`
+ * for a team store, the memory dir itself for the user's own. The one place that finds them, for
+ * Memdir's sync (which leaves them alone, team-paths.ts) and for what the agent is said to see
+ * (health.ts, agent-index.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+
+/** The file the client keeps in every folder it syncs; beside it, `.memory-sync-basis`: what it last synced. */
+export const CLAUDE_CODE_STORE_MANIFEST = '.memory-sync';
+
+/** Whether the folder at `abs` is one Claude Code syncs itself (it holds the client's manifest). */
+export function isClaudeCodeStoreFolder(abs: string): boolean {
+  return fs.lstatSync(path.join(abs, CLAUDE_CODE_STORE_MANIFEST), { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/** The folders of a memory dir Claude Code syncs with its stores, relative to it ('' for the memory dir itself), sorted. */
+export function claudeCodeStoreFolders(memoryDir: string): string[] {
+  const found = isClaudeCodeStoreFolder(memoryDir) ? [''] : [];
+  let names: fs.Dirent[] = [];
+  try {
+    names = fs.readdirSync(path.join(memoryDir, TEAM_DIR), { withFileTypes: true });
+  } catch {
+    // No team folder (or not one Memdir can list): no team store there.
+  }
+  for (const e of names) if (e.isDirectory() && isClaudeCodeStoreFolder(path.join(memoryDir, TEAM_DIR, e.name))) found.push(`${TEAM_DIR}/${e.name}`);
+  return found.sort();
+}
+
+/**
+ * Why no MEMORY.md reaches the agent while Claude Code syncs memory stores: seen with 2.1.332
+ * (test/fixtures/claude-code-stores/loaded-2.1.332.json), it then loads no index at session start,
+ * neither the memory dir's nor a store folder's, and offers memories to the agent by their
+ * descriptions. Null when no folder of the memory dir is a store's.
+ */
+export function storesLoadNoIndex(memoryDir: string): string | null {
+  const folders = claudeCodeStoreFolders(memoryDir);
+  if (folders.length === 0) return null;
+  const where = folders.map((f) => (f === '' ? 'this memory folder' : `${f}/`)).join(', ');
+  return `Claude Code syncs ${where} itself with its memory stores (the ${CLAUDE_CODE_STORE_MANIFEST} file is there). While it does, Claude Code 2.1.332 loads no ${INDEX_FILE} at session start, so a pointer in an index brings nothing to the agent: it is offered memories by their descriptions instead.`;
+}
