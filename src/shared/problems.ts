@@ -17,6 +17,7 @@ export const PROBLEM_CODES = [
   'not-worth-saving',
   'user-in-team',
   'no-index-loaded',
+  'read-only-store',
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -74,4 +75,5 @@ export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
   'not-worth-saving': 'hint',
   'user-in-team': 'warning',
   'no-index-loaded': 'hint',
+  'read-only-store': 'warning',
 };

@@ -31,7 +31,7 @@ export const scanCommand: CommandSpec = {
    "cutMemories" are the team memories past MEMORY.md's cut, and a team memory only team/MEMORY.md lists is an orphan),
   "problems": [{"code", "file", "line", "message", "severity", "fix", "target"? (the file an index line names)}], "lastChangeMs", "transcripts",
   "launchDirs": [{"cwd", "folder", "transcripts", "autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom"}],
-  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …, "permissionRules"},
+  "readInstead" (folder name or null), "settings": {"autoMemoryEnabled", "autoMemoryEnabledSource", "autoMemoryEnabledFrom", …, "permissionRules", "memoryStores": {"value", "from"} or null},
   "identity": {"source": "repository"|"remembered"|"paths", "remotes": [normalised URL…], "rootCommits": [oid…],
                "paths": [last known path…], "gitDir", "readAt", "note"}}]}
 One project per memory folder: transcript folders of sessions launched in a subdirectory or a linked

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { type CommandSpec, UsageError, homeOption, jsonOption, printJson } from '../command.js';
 import { formatProblem } from '../format.js';
 import { homeFrom } from './scan.js';
-import { locateProject, missingMemory, parseTopicFile, readMemoryFile, scanProject } from '../../main/memdir/index.js';
+import { locateProject, missingMemory, parseTopicFile, readMemoryFile, readOnlyStoreFolders, readOnlyStoreNote, scanProject } from '../../main/memdir/index.js';
 import { MemoryFileError, resolveDataDir } from '../../main/core/index.js';
 import { agentIndexView } from '../../main/transcripts/index.js';
 import { cutFactsText } from '../../shared/index-cut.js';
@@ -27,7 +27,10 @@ JSON without [file]: the project's scan (see \`memdir scan --help\`).
 Without --json: each pointer above the cut (loaded) and below it (CUT), those below naming a file
 that does not exist marked "missing"; the count says how many memories the agent never sees and
 how many pointers below the cut name missing files (index.cutMemories, index.cutMissing).
-JSON with [file]: {"file", "text", "name", "description", "type", "body", "problems": [...]}
+JSON with [file]: {"file", "text", "name", "description", "type", "body", "problems": [...], "readOnlyStore"}:
+readOnlyStore is null, or, for a file in a read-only Claude Code memory store (its mode from
+CLAUDE_MEMORY_STORES, in the environment or a settings env block), the sentence saying an edit
+stays on this machine and is replaced when the store's copy changes.
 --loaded: the index text the agent gets (frontmatter and block comments stripped, trimmed, cut at
 200 lines / 25,000 UTF-16 code units, Claude Code's warning paragraph appended when cut, control
 characters removed), then a newline; nothing when Claude Code would load no index — with auto memory
@@ -92,6 +95,7 @@ auto memory is off (text is then empty), else null; storesLoadNoIndex = the stor
         file,
         text,
         ...(topic ? { name: topic.meta.name, description: topic.meta.description, type: topic.meta.type, body: topic.body, problems: topic.issues } : {}),
+        readOnlyStore: readOnlyStoreNote(readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores), file),
       });
     } else io.out(text.endsWith('\n') ? text : `${text}\n`);
     return 0;

@@ -42,3 +42,49 @@ export function storesLoadNoIndex(memoryDir: string): string | null {
   const where = folders.map((f) => (f === '' ? 'this memory folder' : `${f}/`)).join(', ');
   return `Claude Code syncs ${where} itself with its memory stores (the ${CLAUDE_CODE_STORE_MANIFEST} file is there). While it does, Claude Code 2.1.332 loads no ${INDEX_FILE} at session start, so a pointer in an index brings nothing to the agent: it is offered memories by their descriptions instead.`;
 }
+
+/** A folder of a read-only store (`mode: "ro"`), relative to the memory dir, and the setting that says so. */
+export interface ReadOnlyStoreFolder {
+  folder: string;
+  from: string;
+}
+
+/**
+ * The store folders of a memory dir whose store is read-only. The client's manifest names only the
+ * store (`{"v":1,"partition":<path>}`, no mode): the mode is the `CLAUDE_MEMORY_STORES` entry with
+ * that path (a bare string, or `mode` left out, is read-write). Unknown without the setting.
+ */
+export function readOnlyStoreFolders(memoryDir: string, setting: { value: string; from: string } | null): ReadOnlyStoreFolder[] {
+  if (!setting) return [];
+  let entries: unknown;
+  try {
+    entries = JSON.parse(setting.value);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(entries)) return [];
+  const readOnly = new Set(
+    entries.flatMap((e: unknown) => {
+      const entry = e as { path?: unknown; mode?: unknown } | null;
+      return typeof entry === 'object' && entry !== null && typeof entry.path === 'string' && entry.mode === 'ro' ? [entry.path] : [];
+    }),
+  );
+  return claudeCodeStoreFolders(memoryDir).flatMap((folder) => {
+    try {
+      const manifest = JSON.parse(fs.readFileSync(path.join(memoryDir, folder, CLAUDE_CODE_STORE_MANIFEST), 'utf8')) as { partition?: unknown };
+      return typeof manifest.partition === 'string' && readOnly.has(manifest.partition) ? [{ folder, from: setting.from }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * What a user editing `rel` (relative to the memory dir) must know when it lies in a read-only
+ * store's folder, else null (recorded: test/fixtures/claude-code-stores/read-only-2.1.332.json).
+ */
+export function readOnlyStoreNote(folders: readonly ReadOnlyStoreFolder[], rel: string): string | null {
+  const store = folders.find((r) => r.folder === '' || rel.startsWith(`${r.folder}/`));
+  if (!store) return null;
+  return `${rel} is in a read-only memory store (${store.from}): Claude Code never uploads an edit of it, so an edit stays on this machine, and the next time the store's copy changes Claude Code replaces it with the store's copy, keeping no copy of the edit.`;
+}

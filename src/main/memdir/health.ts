@@ -12,6 +12,7 @@ import type { FrontmatterIssue } from '../../shared/frontmatter.js';
 import { type CutFacts, cutOfIndex } from '../../shared/index-cut.js';
 import type { IndexReach } from '../../shared/index-state.js';
 import { plural } from '../../shared/size-text.js';
+import { type ReadOnlyStoreFolder, readOnlyStoreNote } from './claude-code-stores.js';
 import { EMPTY_INDEX, type MemoryDirScan } from '../../shared/scan-types.js';
 import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-types.js';
 
@@ -208,20 +209,31 @@ export function assessHealth(input: HealthInput): Problem[] {
 }
 
 /**
- * A project whose memory Claude Code syncs with its memory stores (`why`: storesLoadNoIndex's
- * sentence, null when it does not): the client then loads no index at all
- * (claude-code-stores.ts), so no memory is unlisted, nothing is past a cut and no pointer is
- * worth adding. The scans say so once, on the private one, instead of per memory; their index
- * summaries say nothing loads. Applied after the cached scans (the manifest is not a memory file).
+ * A project whose memory Claude Code syncs with its memory stores (claude-code-stores.ts), applied
+ * after the cached scans (the client's manifest is not a memory file):
+ * - `noIndex` (storesLoadNoIndex's sentence, null when no folder is a store's): the client then
+ *   loads no index at all, so no memory is unlisted, nothing is past a cut and no pointer is worth
+ *   adding. Said once, on the private scan, instead of per memory; the summaries say nothing loads.
+ * - `readOnly`: each memory in a read-only store's folder gets `read-only-store`, which the list,
+ *   the editor, Health and `memdir show <file> --json` show with the file.
  */
-export function withStoresLoadingNoIndex<T extends MemoryDirScan>(own: T, team: MemoryDirScan, why: string | null): { own: T; team: MemoryDirScan } {
-  if (why === null) return { own, team };
+export function withClaudeCodeStores<T extends MemoryDirScan>(
+  own: T,
+  team: MemoryDirScan,
+  stores: { noIndex: string | null; readOnly: readonly ReadOnlyStoreFolder[] },
+): { own: T; team: MemoryDirScan } {
+  if (stores.noIndex === null) return { own, team };
   // What the index files hold stays; nothing of them loads.
   const noLoad = ({ index }: MemoryDirScan) => ({ ...EMPTY_INDEX, exists: index.exists, lines: index.lines, bytes: index.bytes, chars: index.chars });
   const kept = (dir: MemoryDirScan) => dir.problems.filter((p) => p.code !== 'orphan' && p.code !== 'over-limit');
+  const readOnly = (dir: MemoryDirScan, prefix: string) =>
+    dir.memories.flatMap((m) => {
+      const note = readOnlyStoreNote(stores.readOnly, `${prefix}${m.file}`);
+      return note ? [problem('read-only-store', m.file, null, note)] : [];
+    });
   return {
-    own: { ...own, index: noLoad(own), problems: [problem('no-index-loaded', null, null, why), ...kept(own)] },
-    team: { ...team, index: noLoad(team), problems: kept(team) },
+    own: { ...own, index: noLoad(own), problems: [problem('no-index-loaded', null, null, stores.noIndex), ...kept(own), ...readOnly(own, '')] },
+    team: { ...team, index: noLoad(team), problems: [...kept(team), ...readOnly(team, `${TEAM_DIR}/`)] },
   };
 }
 

@@ -4,7 +4,14 @@
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
 export { changeDataFile, LEAVE_AS_IS, readDataFileNow } from './data-file-merge.js';
-export { CLAUDE_CODE_STORE_MANIFEST, claudeCodeStoreFolders, isClaudeCodeStoreFolder, storesLoadNoIndex } from './claude-code-stores.js';
+export {
+  CLAUDE_CODE_STORE_MANIFEST,
+  claudeCodeStoreFolders,
+  isClaudeCodeStoreFolder,
+  readOnlyStoreFolders,
+  readOnlyStoreNote,
+  storesLoadNoIndex,
+} from './claude-code-stores.js';
 export { quoteProblematicValues } from './frontmatter-retry.js';
 export { scanFrontmatter } from './frontmatter-scanner.js';
 export { describeYamlError, parseFrontmatterYaml } from './frontmatter-yaml.js';

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import type { HomeScan, LaunchDirScan, ProjectScan } from '../../shared/scan-types.js';
 import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
 import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
-import { storesLoadNoIndex } from './claude-code-stores.js';
-import { withStoresLoadingNoIndex } from './health.js';
+import { readOnlyStoreFolders, storesLoadNoIndex } from './claude-code-stores.js';
+import { withClaudeCodeStores } from './health.js';
 import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
 import { type EffectiveSettings, type SettingsCache, type SharedSettings, readEffectiveSettings, readSharedSettings } from './settings.js';
 import { type IdentityCache, type IdentityMemos, RememberedIdentities, identifyProject } from './project-identity.js';
@@ -100,14 +100,14 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanPass): 
   };
   const loc = await locateGroup(home, group, options.env, locateOptions);
   const cache = options.cache;
-  const { own, team } = withStoresLoadingNoIndex(
+  const { own, team } = withClaudeCodeStores(
     scanMemoryDir(loc.memoryDir, { scope: 'private', ...(cache ? { cache } : {}) }),
     scanMemoryDir(teamDirOf(loc.memoryDir), {
       scope: 'team',
       linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache),
       ...(cache ? { cache } : {}),
     }),
-    storesLoadNoIndex(loc.memoryDir),
+    { noIndex: storesLoadNoIndex(loc.memoryDir), readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores) },
   );
   return {
     ...own,

@@ -53,6 +53,7 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
       autoDreamEnabledFrom: null,
       launchDir: repo,
       permissionRules: [],
+      memoryStores: null,
       files: [
         { source: 'managed', file: path.join(managedDir, 'managed-settings.json'), exists: false },
         { source: 'local', file: localFile(), exists: false },

@@ -73,6 +73,8 @@ export interface EffectiveSettings {
    * first: some of them stop Claude Code's own dream (R-DREAM-GATE, claude-code-dream.ts).
    */
   permissionRules: PermissionRule[];
+  /** `CLAUDE_MEMORY_STORES` as the session sees it (the shell's, or an env block's) and where it came from, or null. */
+  memoryStores: { value: string; from: string } | null;
   /** Every settings file consulted, highest precedence first, and whether it exists. */
   files: { source: SettingsSource; file: string; exists: boolean }[];
   /** Settings found but not applied, with the reason, to show the user. */
@@ -127,6 +129,8 @@ export function readSharedSettings(home: string, options: Omit<ReadSettingsOptio
 
 /** The environment variable that turns automatic memory off (or, set falsy, forces it on). */
 export const DISABLE_AUTO_MEMORY_ENV = 'CLAUDE_CODE_DISABLE_AUTO_MEMORY';
+/** The memory stores Claude Code syncs itself (claude-code-stores.ts). */
+export const MEMORY_STORES_ENV = 'CLAUDE_MEMORY_STORES';
 
 const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
 const FALSY = new Set(['0', 'false', 'no', 'off']);
@@ -145,6 +149,8 @@ const BLOCK_VARS: Record<string, readonly SettingsSource[]> = {
   CLAUDE_CODE_SIMPLE: ['managed', 'user'],
   CLAUDE_CODE_REMOTE_MEMORY_DIR: ['managed', 'user'],
   CLAUDE_COWORK_MEMORY_PATH_OVERRIDE: ['managed', 'user'],
+  // Its memory stores: honoured from every file's env block (seen with 2.1.332 for user, project and local).
+  [MEMORY_STORES_ENV]: ['managed', 'user', 'project', 'local'],
 };
 
 /**
@@ -382,6 +388,7 @@ export async function readEffectiveSettings(
     autoDreamEnabledFrom: dream ? dream.file.file : null,
     launchDir: launch?.launchDir ?? null,
     permissionRules,
+    memoryStores: vars.get(MEMORY_STORES_ENV) ?? null,
     files: files.map((f) => ({ source: f.source, file: f.file, exists: f.exists })),
     ignored,
     problems,

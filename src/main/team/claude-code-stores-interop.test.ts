@@ -22,7 +22,13 @@ import {
   LOADED_HOW,
   type LoadedRecording,
   type LoadedRun,
+  RO_FIXTURE,
+  RO_HOW,
+  RO_MOUNT,
+  RO_SCENARIO,
   RO_STORE,
+  type RoRecording,
+  type RoSession,
   RW_STORE,
   SIDECARS,
   USER_STORE,
@@ -197,5 +203,60 @@ describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, record
     };
     if (record) fs.writeFileSync(LOADED_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
     else expect(seen).toEqual(JSON.parse(fs.readFileSync(LOADED_FIXTURE, 'utf8')));
+  }, 240_000);
+
+  // A read-only store: an edit on disk is never pushed, kept while the store's copy stays, and
+  // replaced (no copy kept) when it changes; a file deleted on disk comes back.
+  it('what becomes of a local edit and a local delete in a read-only store', async () => {
+    const cert = certificate as { cert: string; key: string; certFile: string };
+    const stores = createFakeMemoryStores();
+    for (const s of [USER_STORE, RW_STORE, RO_STORE]) stores.provision(s);
+    for (const [key, text] of Object.entries(RO_SCENARIO.server)) stores.put(RO_STORE, key, text);
+    const api = await startFakeAnthropic({ routes: (r) => stores.routes(r), tls: cert });
+    try {
+      const home = layOutExtractHome(path.join(scratch, 'ro'));
+      trustProject(home.configDir, home.project);
+      const folder = path.join(home.memoryDir, RO_MOUNT);
+      const session = async (): Promise<RoSession> => {
+        const done = await runClaudeCodeTurns(['hello there friend'], [], {
+          cwd: home.project,
+          configDir: home.configDir,
+          scratch: path.join(scratch, 'ro', 'scratch'),
+          baseUrl: api.url,
+          env: { ...EMBEDDED_SESSION_ENV, ...storeSyncEnv(api.proxyUrl!, cert.certFile) },
+          beforeExit: () => new Promise((resolve) => setTimeout(resolve, 3_000)),
+          timeoutMs: 90_000,
+        });
+        expect(done.code, done.stderr).toBe(0);
+        const sent = api.requests.splice(0);
+        return {
+          disk: Object.fromEntries(
+            fs
+              .readdirSync(folder)
+              .sort()
+              .map((f) => [f, constant(fs.readFileSync(path.join(folder, f), 'utf8'))]),
+          ),
+          server: stores.files(RO_STORE),
+          writes: sent.filter((r) => r.path.startsWith(`${RO_STORE}/`) && r.method !== 'GET').map((r) => constant(`${r.method} ${r.path}`)),
+        };
+      };
+      const first = await session();
+      fs.writeFileSync(path.join(folder, RO_SCENARIO.edited.file), RO_SCENARIO.edited.content);
+      fs.rmSync(path.join(folder, RO_SCENARIO.deleted));
+      const second = await session();
+      stores.put(RO_STORE, `/${RO_SCENARIO.edited.file}`, RO_SCENARIO.serverChange);
+      const third = await session();
+      const seen: RoRecording = {
+        client: REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.version : null,
+        how: RO_HOW,
+        stores: SYNC_STORES,
+        ...JSON.parse(JSON.stringify(RO_SCENARIO)),
+        sessions: [first, second, third],
+      } as RoRecording;
+      if (record) fs.writeFileSync(RO_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+      else expect(seen).toEqual(JSON.parse(fs.readFileSync(RO_FIXTURE, 'utf8')));
+    } finally {
+      await api.close();
+    }
   }, 240_000);
 });

@@ -11,6 +11,7 @@ import { sanitizePathKey } from '../../shared/path-key.js';
 import { scanProject } from '../memdir/index.js';
 import { listMemoryFiles } from '../memdir/list-memory-files.js';
 import { agentIndexView } from '../transcripts/index.js';
+import { runCli } from '../../cli/main.js';
 import { scanText } from '../secrets/scanner.js';
 import { PERSONAL_SPACE } from './sync-space.js';
 import { TeamPathError, checkTeamDir, listTeamFiles, resolveTeamKey } from './team-paths.js';
@@ -20,8 +21,11 @@ import {
   FAKE_GITHUB_TOKEN,
   HOSTILE_KEYS,
   LOADED_FIXTURE,
+  RO_FIXTURE,
+  type RoRecording,
   type LoadedRecording,
   RW_MOUNT,
+  RO_STORE,
   RW_STORE,
   SIDECARS,
   STORES_FIXTURE,
@@ -32,6 +36,7 @@ const recording = JSON.parse(await fs.readFile(STORES_FIXTURE, 'utf8')) as Store
 const [first, last] = [recording.sessions[0]!, recording.sessions.at(-1)!];
 const real = (text: string) => text.replaceAll('<github-token>', FAKE_GITHUB_TOKEN);
 const loaded = JSON.parse(await fs.readFile(LOADED_FIXTURE, 'utf8')) as LoadedRecording;
+const readOnly = JSON.parse(await fs.readFile(RO_FIXTURE, 'utf8')) as RoRecording;
 const h = useSharedTeamServer();
 
 /** The memory dir as the client left it, under `memoryDir`. */
@@ -147,5 +152,49 @@ describe('what Memdir says the agent sees, in a project whose memory Claude Code
     const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings: scan.settings });
     expect(view.text).toBe('');
     expect(view.storesLoadNoIndex).toBe(said[0]!.message);
+  });
+});
+
+describe("a read-only store's files, edited in Memdir", () => {
+  it('are flagged where the file is shown: the edit stays on this machine and the store replaces it', async () => {
+    // The recording: an edit on disk is never pushed, kept while the store's copy stays, then replaced by it.
+    const [, edited, changed] = readOnly.sessions;
+    expect(edited!.writes).toEqual([]);
+    expect(edited!.disk[readOnly.edited.file]).toBe(readOnly.edited.content);
+    expect(edited!.server[`/${readOnly.edited.file}`]).not.toBe(readOnly.edited.content);
+    expect(changed!.disk[readOnly.edited.file]).toBe(readOnly.serverChange);
+    // The manifest says nothing of the mode: only the stores setting does.
+    expect(JSON.parse(edited!.disk['.memory-sync']!)).toEqual({ v: 1, partition: RO_STORE });
+
+    const home = path.join(h.root, 'ro-home');
+    const memoryDir = path.join(home, 'projects', '-work-ro', 'memory');
+    await layOutAsSynced(memoryDir);
+    const settings = path.join(home, 'settings.json');
+    await fs.writeFile(settings, JSON.stringify({ env: { CLAUDE_MEMORY_STORES: recording.stores } }));
+    const scan = await scanProject(home, '-work-ro', { env: {} });
+    const flagged = scan.team!.problems.filter((p) => p.code === 'read-only-store');
+    expect(flagged.map((p) => p.file).sort()).toEqual(['memstore_ro/ro-local.md', 'memstore_ro/ro-server.md']);
+    expect(flagged[0]!.message).toMatch(
+      /^team\/memstore_ro\/ro-\w+\.md is in a read-only memory store .*CLAUDE_MEMORY_STORES in the env block of .*settings\.json.*Claude Code never uploads an edit of it.*replaces it with the store's copy/,
+    );
+    expect(scan.problems.filter((p) => p.code === 'read-only-store')).toEqual([]);
+    // `memdir show <project> <file> --json` gives the same sentence with the file's facts.
+    let out = '';
+    const cli = (file: string) =>
+      runCli(['show', '-work-ro', file, '--json'], {
+        out: (t) => (out = t),
+        err: () => undefined,
+        env: { CLAUDE_CONFIG_DIR: home, MEMDIR_DATA_DIR: path.join(h.root, 'ro-data') },
+        cwd: h.root,
+      });
+    expect(await cli('team/memstore_ro/ro-server.md')).toBe(0);
+    expect((JSON.parse(out) as { readOnlyStore: string | null }).readOnlyStore).toBe(flagged.find((p) => p.file === 'memstore_ro/ro-server.md')!.message);
+    expect(await cli('team/memstore_team/local.md')).toBe(0);
+    expect((JSON.parse(out) as { readOnlyStore: string | null }).readOnlyStore).toBeNull();
+
+    // Without the setting Memdir cannot know the mode, and says nothing.
+    await fs.rm(settings);
+    const unknown = await scanProject(home, '-work-ro', { env: {} });
+    expect(unknown.team!.problems.filter((p) => p.code === 'read-only-store')).toEqual([]);
   });
 });

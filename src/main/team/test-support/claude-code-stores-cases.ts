@@ -170,3 +170,36 @@ export interface LoadedRecording {
   withoutStores: LoadedRun;
   withStores: LoadedRun;
 }
+
+/** What the client does with a read-only store's files edited or deleted on disk (test/fixtures/claude-code-stores/). */
+export const RO_FIXTURE = path.resolve(import.meta.dirname, '../../../../test/fixtures/claude-code-stores/read-only-2.1.332.json');
+
+export const RO_HOW =
+  "src/main/team/claude-code-stores-interop.test.ts ('what becomes of a local edit and a local delete in a read-only store'): the read-only store holds `server` before the first session; three sessions on one home with `CLAUDE_MEMORY_STORES` = `stores`: after the first, `edited` is written and `deleted` removed in the store's folder; after the second, the store's copy of `edited` changes to `serverChange`. Per session: `disk` (the folder's files, sidecars with ids made constant), `server` (the store's files), `writes` (requests other than GET to the store).";
+
+/** One session of the read-only run. */
+export interface RoSession {
+  disk: Record<string, string>;
+  server: Record<string, string>;
+  writes: string[];
+}
+
+/** What {@link RO_FIXTURE} holds. */
+export interface RoRecording {
+  client: string | null;
+  how: string;
+  stores: string;
+  server: Record<string, string>;
+  edited: { file: string; content: string };
+  deleted: string;
+  serverChange: string;
+  sessions: RoSession[];
+}
+
+/** The read-only run's scenario. */
+export const RO_SCENARIO = {
+  server: { '/ro-server.md': 'ro v1\n', '/gone.md': 'gone v1\n' },
+  edited: { file: 'ro-server.md', content: 'ro edited locally\n' },
+  deleted: 'gone.md',
+  serverChange: 'ro v2 from the store\n',
+} as const;
