@@ -18,6 +18,7 @@ export const PROBLEM_CODES = [
   'user-in-team',
   'no-index-loaded',
   'read-only-store',
+  'outside-store',
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -76,4 +77,5 @@ export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
   'user-in-team': 'warning',
   'no-index-loaded': 'hint',
   'read-only-store': 'warning',
+  'outside-store': 'warning',
 };

@@ -37,10 +37,31 @@ export function claudeCodeStoreFolders(memoryDir: string): string[] {
  * descriptions. Null when no folder of the memory dir is a store's.
  */
 export function storesLoadNoIndex(memoryDir: string): string | null {
-  const folders = claudeCodeStoreFolders(memoryDir);
+  return noIndexSentence(claudeCodeStoreFolders(memoryDir));
+}
+
+/** {@link storesLoadNoIndex} for the store folders found. */
+export function noIndexSentence(folders: readonly string[]): string | null {
   if (folders.length === 0) return null;
   const where = folders.map((f) => (f === '' ? 'this memory folder' : `${f}/`)).join(', ');
   return `Claude Code syncs ${where} itself with its memory stores (the ${CLAUDE_CODE_STORE_MANIFEST} file is there). While it does, Claude Code 2.1.332 loads no ${INDEX_FILE} at session start, so a pointer in an index brings nothing to the agent: it is offered memories by their descriptions instead.`;
+}
+
+/**
+ * Team memories (relative to the memory dir) in no team store's folder, while there is one: the
+ * client's prompt sends team memories to `team/` (test/fixtures/claude-code-stores/observed-2.1.332.json,
+ * memorySection) but it syncs only `team/<store>/`, so no one shares these but Memdir's team sync.
+ * `readOnly` folders are not offered as where to move them. Null when there is nothing to say.
+ */
+export function outsideStoresSentence(folders: readonly string[], teamFiles: readonly string[], readOnly: readonly ReadOnlyStoreFolder[]): string | null {
+  const teamStores = folders.filter((f) => f.startsWith(`${TEAM_DIR}/`));
+  if (teamStores.length === 0) return null;
+  const outside = teamFiles.filter((f) => !teamStores.some((s) => f.startsWith(`${s}/`)));
+  if (outside.length === 0) return null;
+  const named = outside.length === 1 ? outside[0]! : `${outside.slice(0, -1).join(', ')} and ${outside.at(-1)!}`;
+  const writable = teamStores.filter((s) => !readOnly.some((r) => r.folder === s));
+  const into = (writable.length > 0 ? writable : teamStores).map((s) => `${s}/`).join(' or ');
+  return `${named} ${outside.length === 1 ? 'is' : 'are'} in ${TEAM_DIR}/ but in no folder Claude Code syncs with a team store (${teamStores.map((s) => `${s}/`).join(', ')}): Claude Code tells the agent to write team memories to ${TEAM_DIR}/, yet shares only those folders, so no teammate gets ${outside.length === 1 ? 'it' : 'these'} unless Memdir's team sync is connected for this project. Move ${outside.length === 1 ? 'it' : 'them'} into ${into} to share ${outside.length === 1 ? 'it' : 'them'} through Claude Code.`;
 }
 
 /** A folder of a read-only store (`mode: "ro"`), relative to the memory dir, and the setting that says so. */

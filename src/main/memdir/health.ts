@@ -12,7 +12,7 @@ import type { FrontmatterIssue } from '../../shared/frontmatter.js';
 import { type CutFacts, cutOfIndex } from '../../shared/index-cut.js';
 import type { IndexReach } from '../../shared/index-state.js';
 import { plural } from '../../shared/size-text.js';
-import { type ReadOnlyStoreFolder, readOnlyStoreNote } from './claude-code-stores.js';
+import { type ReadOnlyStoreFolder, noIndexSentence, outsideStoresSentence, readOnlyStoreNote } from './claude-code-stores.js';
 import { EMPTY_INDEX, type MemoryDirScan } from '../../shared/scan-types.js';
 import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-types.js';
 
@@ -216,15 +216,23 @@ export function assessHealth(input: HealthInput): Problem[] {
  *   adding. Said once, on the private scan, instead of per memory; the summaries say nothing loads.
  * - `readOnly`: each memory in a read-only store's folder gets `read-only-store`, which the list,
  *   the editor, Health and `memdir show <file> --json` show with the file.
+ * - Team memories in no team store's folder: `outside-store`, once on the team scan, naming them.
  */
 export function withClaudeCodeStores<T extends MemoryDirScan>(
   own: T,
   team: MemoryDirScan,
-  stores: { noIndex: string | null; readOnly: readonly ReadOnlyStoreFolder[] },
+  stores: { folders: readonly string[]; readOnly: readonly ReadOnlyStoreFolder[] },
 ): { own: T; team: MemoryDirScan } {
-  if (stores.noIndex === null) return { own, team };
+  const noIndex = noIndexSentence(stores.folders);
+  if (noIndex === null) return { own, team };
   // What the index files hold stays; nothing of them loads.
   const noLoad = ({ index }: MemoryDirScan) => ({ ...EMPTY_INDEX, exists: index.exists, lines: index.lines, bytes: index.bytes, chars: index.chars });
+  const away = outsideStoresSentence(
+    stores.folders,
+    team.memories.map((m) => `${TEAM_DIR}/${m.file}`),
+    stores.readOnly,
+  );
+  const outside = away === null ? [] : [problem('outside-store', null, null, away)];
   const kept = (dir: MemoryDirScan) => dir.problems.filter((p) => p.code !== 'orphan' && p.code !== 'over-limit');
   const readOnly = (dir: MemoryDirScan, prefix: string) =>
     dir.memories.flatMap((m) => {
@@ -232,8 +240,8 @@ export function withClaudeCodeStores<T extends MemoryDirScan>(
       return note ? [problem('read-only-store', m.file, null, note)] : [];
     });
   return {
-    own: { ...own, index: noLoad(own), problems: [problem('no-index-loaded', null, null, stores.noIndex), ...kept(own), ...readOnly(own, '')] },
-    team: { ...team, index: noLoad(team), problems: [...kept(team), ...readOnly(team, `${TEAM_DIR}/`)] },
+    own: { ...own, index: noLoad(own), problems: [problem('no-index-loaded', null, null, noIndex), ...kept(own), ...readOnly(own, '')] },
+    team: { ...team, index: noLoad(team), problems: [...outside, ...kept(team), ...readOnly(team, `${TEAM_DIR}/`)] },
   };
 }
 

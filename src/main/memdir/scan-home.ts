@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type { HomeScan, LaunchDirScan, ProjectScan } from '../../shared/scan-types.js';
 import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
 import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
-import { readOnlyStoreFolders, storesLoadNoIndex } from './claude-code-stores.js';
+import { claudeCodeStoreFolders, readOnlyStoreFolders } from './claude-code-stores.js';
 import { withClaudeCodeStores } from './health.js';
 import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
 import { type EffectiveSettings, type SettingsCache, type SharedSettings, readEffectiveSettings, readSharedSettings } from './settings.js';
@@ -107,7 +107,7 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanPass): 
       linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache),
       ...(cache ? { cache } : {}),
     }),
-    { noIndex: storesLoadNoIndex(loc.memoryDir), readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores) },
+    { folders: claudeCodeStoreFolders(loc.memoryDir), readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores) },
   );
   return {
     ...own,

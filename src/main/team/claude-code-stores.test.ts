@@ -198,3 +198,29 @@ describe("a read-only store's files, edited in Memdir", () => {
     expect(unknown.team!.problems.filter((p) => p.code === 'read-only-store')).toEqual([]);
   });
 });
+
+describe('team memories in no store folder, with a team store', () => {
+  it('Health names them once and says to move them into the store folder', async () => {
+    const home = path.join(h.root, 'outside-home');
+    const memoryDir = path.join(home, 'projects', '-work-outside', 'memory');
+    const files = { ...loaded.files, 'team/notes/plan.md': '---\nname: Plan\ndescription: the plan\ntype: project\n---\nthe plan\n' };
+    for (const [rel, text] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(memoryDir, rel)), { recursive: true });
+      await fs.writeFile(path.join(memoryDir, rel), text);
+    }
+    for (const rel of Object.keys(first.disk).filter((r) => r.endsWith('.memory-sync')))
+      await fs.writeFile(path.join(memoryDir, rel), first.disk[rel]!.content);
+    const scan = await scanProject(home, '-work-outside', { env: {} });
+    const said = [...scan.problems, ...scan.team!.problems].filter((p) => p.code === 'outside-store');
+    expect(said.map((p) => [p.file, p.severity])).toEqual([[null, 'warning']]);
+    expect(said[0]!.message).toBe(
+      "team/loose.md and team/notes/plan.md are in team/ but in no folder Claude Code syncs with a team store (team/memstore_ro/, team/memstore_team/): Claude Code tells the agent to write team memories to team/, yet shares only those folders, so no teammate gets these unless Memdir's team sync is connected for this project. Move them into team/memstore_ro/ or team/memstore_team/ to share them through Claude Code.",
+    );
+
+    // All in store folders: nothing to say.
+    await fs.rm(path.join(memoryDir, 'team', 'loose.md'));
+    await fs.rm(path.join(memoryDir, 'team', 'notes'), { recursive: true });
+    const clean = await scanProject(home, '-work-outside', { env: {} });
+    expect(clean.team!.problems.filter((p) => p.code === 'outside-store')).toEqual([]);
+  });
+});
