@@ -19,6 +19,7 @@ export const PROBLEM_CODES = [
   'no-index-loaded',
   'read-only-store',
   'outside-store',
+  'held-delete',
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -78,4 +79,5 @@ export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
   'no-index-loaded': 'hint',
   'read-only-store': 'warning',
   'outside-store': 'warning',
+  'held-delete': 'hint',
 };

@@ -109,3 +109,40 @@ export function readOnlyStoreNote(folders: readonly ReadOnlyStoreFolder[], rel: 
   if (!store) return null;
   return `${rel} is in a read-only memory store (${store.from}): Claude Code never uploads an edit of it, so an edit stays on this machine, and the next time the store's copy changes Claude Code replaces it with the store's copy, keeping no copy of the edit.`;
 }
+
+/** The client's record of what it last synced in a store folder (beside the manifest). */
+export const CLAUDE_CODE_STORE_BASIS = '.memory-sync-basis';
+
+/**
+ * Files deleted on disk in a store folder that the client holds back, relative to the memory dir,
+ * sorted: its basis (`{"v":1, …, "deletes": [[path, ms, syncs seen], …]}`) lists them. Recorded
+ * (test/fixtures/claude-code-stores/held-delete-2.1.332.json): such a delete is never sent, the
+ * file is not restored, and it comes back when the store's copy changes. A basis of another
+ * shape says nothing (the format is the client's, not a contract).
+ */
+export function heldDeletes(memoryDir: string, folders: readonly string[]): string[] {
+  return folders
+    .flatMap((folder) => {
+      try {
+        const basis = JSON.parse(fs.readFileSync(path.join(memoryDir, folder, CLAUDE_CODE_STORE_BASIS), 'utf8')) as { v?: unknown; deletes?: unknown };
+        if (basis.v !== 1 || !Array.isArray(basis.deletes)) return [];
+        return basis.deletes.flatMap((d: unknown) => {
+          const key = Array.isArray(d) ? (d[0] as unknown) : null;
+          if (typeof key !== 'string' || !key.startsWith('/') || key.split('/').some((s) => s === '..')) return [];
+          const rel = path.posix.join(folder, key.slice(1));
+          return fs.existsSync(path.join(memoryDir, rel)) ? [] : [rel];
+        });
+      } catch {
+        return [];
+      }
+    })
+    .sort();
+}
+
+/** What a held-back delete means for the user, or null when there is none. */
+export function heldDeletesSentence(files: readonly string[]): string | null {
+  if (files.length === 0) return null;
+  const one = files.length === 1;
+  const named = one ? files[0]! : `${files.slice(0, -1).join(', ')} and ${files.at(-1)!}`;
+  return `You deleted ${named}, but Claude Code holds the deletion back: the store keeps ${one ? 'the file' : 'them'}, so teammates still have ${one ? 'it' : 'them'}, and Claude Code puts ${one ? 'it' : 'each'} back here when a teammate changes ${one ? 'it' : 'it'}.`;
+}

@@ -12,7 +12,7 @@ import type { FrontmatterIssue } from '../../shared/frontmatter.js';
 import { type CutFacts, cutOfIndex } from '../../shared/index-cut.js';
 import type { IndexReach } from '../../shared/index-state.js';
 import { plural } from '../../shared/size-text.js';
-import { type ReadOnlyStoreFolder, noIndexSentence, outsideStoresSentence, readOnlyStoreNote } from './claude-code-stores.js';
+import { type ReadOnlyStoreFolder, heldDeletes, heldDeletesSentence, noIndexSentence, outsideStoresSentence, readOnlyStoreNote } from './claude-code-stores.js';
 import { EMPTY_INDEX, type MemoryDirScan } from '../../shared/scan-types.js';
 import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-types.js';
 
@@ -217,11 +217,12 @@ export function assessHealth(input: HealthInput): Problem[] {
  * - `readOnly`: each memory in a read-only store's folder gets `read-only-store`, which the list,
  *   the editor, Health and `memdir show <file> --json` show with the file.
  * - Team memories in no team store's folder: `outside-store`, once on the team scan, naming them.
+ * - Files deleted on disk that the client holds back (its basis): `held-delete`, once per scan.
  */
 export function withClaudeCodeStores<T extends MemoryDirScan>(
   own: T,
   team: MemoryDirScan,
-  stores: { folders: readonly string[]; readOnly: readonly ReadOnlyStoreFolder[] },
+  stores: { memoryDir: string; folders: readonly string[]; readOnly: readonly ReadOnlyStoreFolder[] },
 ): { own: T; team: MemoryDirScan } {
   const noIndex = noIndexSentence(stores.folders);
   if (noIndex === null) return { own, team };
@@ -233,6 +234,12 @@ export function withClaudeCodeStores<T extends MemoryDirScan>(
     stores.readOnly,
   );
   const outside = away === null ? [] : [problem('outside-store', null, null, away)];
+  // Held deletes, said on the scan whose folder holds them (the user's own store: the private one).
+  const gone = heldDeletes(stores.memoryDir, stores.folders);
+  const heldIn = (team: boolean) => {
+    const sentence = heldDeletesSentence(gone.filter((f) => f.startsWith(`${TEAM_DIR}/`) === team));
+    return sentence === null ? [] : [problem('held-delete', null, null, sentence)];
+  };
   const kept = (dir: MemoryDirScan) => dir.problems.filter((p) => p.code !== 'orphan' && p.code !== 'over-limit');
   const readOnly = (dir: MemoryDirScan, prefix: string) =>
     dir.memories.flatMap((m) => {
@@ -240,8 +247,8 @@ export function withClaudeCodeStores<T extends MemoryDirScan>(
       return note ? [problem('read-only-store', m.file, null, note)] : [];
     });
   return {
-    own: { ...own, index: noLoad(own), problems: [problem('no-index-loaded', null, null, noIndex), ...kept(own), ...readOnly(own, '')] },
-    team: { ...team, index: noLoad(team), problems: [...outside, ...kept(team), ...readOnly(team, `${TEAM_DIR}/`)] },
+    own: { ...own, index: noLoad(own), problems: [problem('no-index-loaded', null, null, noIndex), ...heldIn(false), ...kept(own), ...readOnly(own, '')] },
+    team: { ...team, index: noLoad(team), problems: [...outside, ...heldIn(true), ...kept(team), ...readOnly(team, `${TEAM_DIR}/`)] },
   };
 }
 

@@ -107,7 +107,7 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanPass): 
       linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache),
       ...(cache ? { cache } : {}),
     }),
-    { folders: claudeCodeStoreFolders(loc.memoryDir), readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores) },
+    { memoryDir: loc.memoryDir, folders: claudeCodeStoreFolders(loc.memoryDir), readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores) },
   );
   return {
     ...own,

@@ -17,6 +17,10 @@ import { EMBEDDED_SESSION_ENV, REAL_CLAUDE_CODE, debugLogIn, runClaudeCode, runC
 import { markersIn } from '../../../test/fidelity/team-index-case.js';
 import {
   FAKE_GITHUB_TOKEN,
+  HELD_DELETE_FIXTURE,
+  HELD_DELETE_HOW,
+  HELD_DELETE_SCENARIO,
+  type HeldDeleteSession,
   LOADED_FILES,
   LOADED_FIXTURE,
   LOADED_HOW,
@@ -27,6 +31,7 @@ import {
   RO_MOUNT,
   RO_SCENARIO,
   RO_STORE,
+  RW_MOUNT,
   type RoRecording,
   type RoSession,
   RW_STORE,
@@ -205,30 +210,45 @@ describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, record
     else expect(seen).toEqual(JSON.parse(fs.readFileSync(LOADED_FIXTURE, 'utf8')));
   }, 240_000);
 
-  // A read-only store: an edit on disk is never pushed, kept while the store's copy stays, and
-  // replaced (no copy kept) when it changes; a file deleted on disk comes back.
-  it('what becomes of a local edit and a local delete in a read-only store', async () => {
+  /**
+   * A fresh home whose stores hold `server` (store path → key → text) and the fake serving them;
+   * `session()` runs one session of the client there and hands back the memory-store calls it made.
+   */
+  async function storeHome(name: string, server: Record<string, Record<string, string>>) {
     const cert = certificate as { cert: string; key: string; certFile: string };
     const stores = createFakeMemoryStores();
     for (const s of [USER_STORE, RW_STORE, RO_STORE]) stores.provision(s);
-    for (const [key, text] of Object.entries(RO_SCENARIO.server)) stores.put(RO_STORE, key, text);
+    for (const [store, files] of Object.entries(server)) for (const [key, text] of Object.entries(files)) stores.put(store, key, text);
     const api = await startFakeAnthropic({ routes: (r) => stores.routes(r), tls: cert });
+    const home = layOutExtractHome(path.join(scratch, name));
+    trustProject(home.configDir, home.project);
+    const session = async (store: string) => {
+      const done = await runClaudeCodeTurns(['hello there friend'], [], {
+        cwd: home.project,
+        configDir: home.configDir,
+        scratch: path.join(scratch, name, 'scratch'),
+        baseUrl: api.url,
+        env: { ...EMBEDDED_SESSION_ENV, ...storeSyncEnv(api.proxyUrl!, cert.certFile) },
+        beforeExit: () => new Promise((resolve) => setTimeout(resolve, 3_000)),
+        timeoutMs: 90_000,
+      });
+      expect(done.code, done.stderr).toBe(0);
+      return api.requests
+        .splice(0)
+        .filter((r) => r.path.startsWith(`${store}/`) && r.method !== 'GET')
+        .map((r) => constant(`${r.method} ${r.path}`));
+    };
+    return { stores, api, home, session };
+  }
+
+  // A read-only store: an edit on disk is never pushed, kept while the store's copy stays, and
+  // replaced (no copy kept) when it changes; a file deleted on disk comes back.
+  it('what becomes of a local edit and a local delete in a read-only store', async () => {
+    const { stores, api, home, session: run } = await storeHome('ro', { [RO_STORE]: RO_SCENARIO.server });
     try {
-      const home = layOutExtractHome(path.join(scratch, 'ro'));
-      trustProject(home.configDir, home.project);
       const folder = path.join(home.memoryDir, RO_MOUNT);
       const session = async (): Promise<RoSession> => {
-        const done = await runClaudeCodeTurns(['hello there friend'], [], {
-          cwd: home.project,
-          configDir: home.configDir,
-          scratch: path.join(scratch, 'ro', 'scratch'),
-          baseUrl: api.url,
-          env: { ...EMBEDDED_SESSION_ENV, ...storeSyncEnv(api.proxyUrl!, cert.certFile) },
-          beforeExit: () => new Promise((resolve) => setTimeout(resolve, 3_000)),
-          timeoutMs: 90_000,
-        });
-        expect(done.code, done.stderr).toBe(0);
-        const sent = api.requests.splice(0);
+        const writes = await run(RO_STORE);
         return {
           disk: Object.fromEntries(
             fs
@@ -237,7 +257,7 @@ describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, record
               .map((f) => [f, constant(fs.readFileSync(path.join(folder, f), 'utf8'))]),
           ),
           server: stores.files(RO_STORE),
-          writes: sent.filter((r) => r.path.startsWith(`${RO_STORE}/`) && r.method !== 'GET').map((r) => constant(`${r.method} ${r.path}`)),
+          writes,
         };
       };
       const first = await session();
@@ -255,6 +275,40 @@ describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, record
       } as RoRecording;
       if (record) fs.writeFileSync(RO_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
       else expect(seen).toEqual(JSON.parse(fs.readFileSync(RO_FIXTURE, 'utf8')));
+    } finally {
+      await api.close();
+    }
+  }, 240_000);
+
+  // R-SYNC says a pull restores a file deleted locally; the client holds the delete in its basis instead.
+  it('a local delete in a read-write store', async () => {
+    const { stores, api, home, session: run } = await storeHome('held', { [RW_STORE]: HELD_DELETE_SCENARIO.server });
+    try {
+      const folder = path.join(home.memoryDir, RW_MOUNT);
+      const session = async (): Promise<HeldDeleteSession> => {
+        const writes = await run(RW_STORE);
+        const basis = JSON.parse(fs.readFileSync(path.join(folder, '.memory-sync-basis'), 'utf8')) as { deletes: [string, number, number][] };
+        return {
+          files: fs.readdirSync(folder).sort(),
+          deletes: basis.deletes.map(([p, , n]) => [p, n]),
+          server: Object.keys(stores.files(RW_STORE)).sort(),
+          writes,
+        };
+      };
+      const sessions = [await session()];
+      fs.rmSync(path.join(folder, HELD_DELETE_SCENARIO.deleted));
+      sessions.push(await session(), await session());
+      stores.put(RW_STORE, `/${HELD_DELETE_SCENARIO.deleted}`, HELD_DELETE_SCENARIO.changed);
+      sessions.push(await session());
+      const seen = {
+        client: REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.version : null,
+        how: HELD_DELETE_HOW,
+        stores: SYNC_STORES,
+        ...HELD_DELETE_SCENARIO,
+        sessions,
+      };
+      if (record) fs.writeFileSync(HELD_DELETE_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+      else expect(JSON.parse(JSON.stringify(seen))).toEqual(JSON.parse(fs.readFileSync(HELD_DELETE_FIXTURE, 'utf8')));
     } finally {
       await api.close();
     }

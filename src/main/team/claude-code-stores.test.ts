@@ -19,6 +19,8 @@ import { makeClient } from './test-support/team-fixture.js';
 import { useSharedTeamServer } from './test-support/shared-server.js';
 import {
   FAKE_GITHUB_TOKEN,
+  HELD_DELETE_FIXTURE,
+  type HeldDeleteSession,
   HOSTILE_KEYS,
   LOADED_FIXTURE,
   RO_FIXTURE,
@@ -37,6 +39,7 @@ const [first, last] = [recording.sessions[0]!, recording.sessions.at(-1)!];
 const real = (text: string) => text.replaceAll('<github-token>', FAKE_GITHUB_TOKEN);
 const loaded = JSON.parse(await fs.readFile(LOADED_FIXTURE, 'utf8')) as LoadedRecording;
 const readOnly = JSON.parse(await fs.readFile(RO_FIXTURE, 'utf8')) as RoRecording;
+const held = JSON.parse(await fs.readFile(HELD_DELETE_FIXTURE, 'utf8')) as { deleted: string; changed: string; sessions: HeldDeleteSession[] };
 const h = useSharedTeamServer();
 
 /** The memory dir as the client left it, under `memoryDir`. */
@@ -222,5 +225,39 @@ describe('team memories in no store folder, with a team store', () => {
     await fs.rm(path.join(memoryDir, 'team', 'notes'), { recursive: true });
     const clean = await scanProject(home, '-work-outside', { env: {} });
     expect(clean.team!.problems.filter((p) => p.code === 'outside-store')).toEqual([]);
+  });
+});
+
+describe('a file deleted in a store folder, which Claude Code holds back', () => {
+  it('Health says the store still has it and it comes back when a teammate changes it', async () => {
+    // The recording: the delete is held (never sent), the file not restored, until the store's copy changes.
+    const [, second, third, fourth] = held.sessions;
+    expect(second!.deletes).toEqual([[`/${held.deleted}`, 1]]);
+    expect(third!.deletes).toEqual([[`/${held.deleted}`, 2]]);
+    expect([second!.writes, third!.writes]).toEqual([[], []]);
+    expect(third!.files).not.toContain(held.deleted);
+    expect(fourth!.files).toContain(held.deleted);
+    expect(fourth!.deletes).toEqual([]);
+
+    const home = path.join(h.root, 'held-home');
+    const memoryDir = path.join(home, 'projects', '-work-held', 'memory');
+    const folder = path.join(memoryDir, RW_MOUNT);
+    await fs.mkdir(folder, { recursive: true });
+    await fs.writeFile(path.join(folder, 'kept.md'), '---\nname: Kept\ndescription: kept\ntype: project\n---\nkept\n');
+    await fs.writeFile(path.join(folder, '.memory-sync'), JSON.stringify({ v: 1, partition: RW_STORE }));
+    // The basis as the client writes it: [path, when (ms), how many syncs saw it].
+    const basis = { v: 1, partition: RW_STORE, entries: [], deletes: [[`/${held.deleted}`, 1796545458790, 2]], entriesWereOnDisk: true };
+    await fs.writeFile(path.join(folder, '.memory-sync-basis'), JSON.stringify(basis));
+    const scan = await scanProject(home, '-work-held', { env: {} });
+    const said = scan.team!.problems.filter((p) => p.code === 'held-delete');
+    expect(said.map((p) => [p.file, p.severity])).toEqual([[null, 'hint']]);
+    expect(said[0]!.message).toBe(
+      'You deleted team/memstore_team/gone.md, but Claude Code holds the deletion back: the store keeps the file, so teammates still have it, and Claude Code puts it back here when a teammate changes it.',
+    );
+
+    // A basis Memdir cannot read as the client's says nothing.
+    await fs.writeFile(path.join(folder, '.memory-sync-basis'), '{"v":2,"deletes":"?"}');
+    const unknown = await scanProject(home, '-work-held', { env: {} });
+    expect(unknown.team!.problems.filter((p) => p.code === 'held-delete')).toEqual([]);
   });
 });

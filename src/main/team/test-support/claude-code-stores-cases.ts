@@ -203,3 +203,24 @@ export const RO_SCENARIO = {
   deleted: 'gone.md',
   serverChange: 'ro v2 from the store\n',
 } as const;
+
+/** What the client does with a file deleted on disk in a read-write store (test/fixtures/claude-code-stores/). */
+export const HELD_DELETE_FIXTURE = path.resolve(import.meta.dirname, '../../../../test/fixtures/claude-code-stores/held-delete-2.1.332.json');
+
+export const HELD_DELETE_HOW =
+  "src/main/team/claude-code-stores-interop.test.ts ('a local delete in a read-write store'): the read-write store holds `server` before the first session; four sessions on one home with `CLAUDE_MEMORY_STORES` = `stores`: before the second `deleted` is removed from the store's folder; before the fourth a teammate changes it in the store to `changed`. Per session: `files` (the folder's files), `deletes` (the basis's held deletes: path and the number it ends with; its time left out), `server` (the store's paths), `writes` (requests other than GET to the store).";
+
+/** The held-delete run's scenario. */
+export const HELD_DELETE_SCENARIO = {
+  server: { '/gone.md': 'gone v1\n', '/kept.md': 'kept v1\n' },
+  deleted: 'gone.md',
+  changed: 'gone v2 from a teammate\n',
+} as const;
+
+/** One session of the held-delete run. */
+export interface HeldDeleteSession {
+  files: string[];
+  deletes: [string, number][];
+  server: string[];
+  writes: string[];
+}
