@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { allowedSecrets, type CliIo, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson, withAllowHint } from '../command.js';
-import type { SyncReport, TeamConflict } from '../../shared/contract/team.js';
+import { type SyncReport, type TeamConflict, resolvedInClaudeCodeStore } from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import type { ProjectLocation } from '../../main/memdir/index.js';
 import { CREDENTIALS_FILE } from '../../main/settings/index.js';
@@ -199,6 +199,8 @@ export async function resolveFromCli(
       merged: 'the merge is written',
     }[keep];
     io.out(`Resolved ${words.prefix}${key}: ${what}.${result.rev ? ` History entry ${result.rev.slice(0, 10)}; undo with: ${undo}` : ''}\n`);
+    const local = keep !== 'server' && result.report ? resolvedInClaudeCodeStore(key, result.report.waiting, words.prefix) : null;
+    if (local) io.out(`${local}\n`);
     if (result.report) describeReport(io, result.report, connection, `memdir ${words.family} resolve`, words);
   }
   return result.report?.error ? EXIT_PROBLEMS : EXIT_OK;

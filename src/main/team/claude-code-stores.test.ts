@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { indexStatesOf } from '../../shared/index-state.js';
+import { resolvedInClaudeCodeStore } from '../../shared/contract/team.js';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { scanProject } from '../memdir/index.js';
 import { listMemoryFiles } from '../memdir/list-memory-files.js';
@@ -14,8 +15,8 @@ import { agentIndexView } from '../transcripts/index.js';
 import { runCli } from '../../cli/main.js';
 import { scanText } from '../secrets/scanner.js';
 import { PERSONAL_SPACE } from './sync-space.js';
-import { TeamPathError, checkTeamDir, listTeamFiles, resolveTeamKey } from './team-paths.js';
-import { makeClient } from './test-support/team-fixture.js';
+import { TeamPathError, checkTeamDir, claudeCodeStoreRefusal, listTeamFiles } from './team-paths.js';
+import { makeClient, serverEntries } from './test-support/team-fixture.js';
 import { useSharedTeamServer } from './test-support/shared-server.js';
 import {
   FAKE_GITHUB_TOKEN,
@@ -90,6 +91,11 @@ describe("Memdir's team sync leaves a folder Claude Code syncs to Claude Code", 
     const held = pushed.waiting.filter((w) => w.reason === 'claude-code-store');
     expect(held.map((w) => w.key).sort()).toEqual(['memstore_ro', 'memstore_team']);
     expect(held[0]!.detail).toMatch(/Claude Code syncs .*itself.*Memdir's team sync leaves it alone/);
+    // Only what is true for every store: a read-only store's local files, and those the client skips, reach no one.
+    expect(held[0]!.detail).toMatch(
+      /Memdir's server gets none of its files; whether Claude Code's own sync sends them is up to it \(a read-only store sends none/,
+    );
+    expect(held[0]!.detail).not.toMatch(/reach Claude Code's store/);
 
     // Another machine, with no such folder, shares a file under the same name: it stays out of the client's folder.
     await b.write('memstore_team/server.md', 'from a Memdir teammate\n');
@@ -112,9 +118,73 @@ describe("Memdir's personal sync leaves a memory folder Claude Code syncs as the
     expect([...listing.files.keys()]).toEqual([]);
     expect(listing.problems.map((p) => [p.key, p.reason])).toEqual([['.', 'claude-code-store']]);
     expect(listing.problems[0]!.detail).toMatch(/^This memory folder is a folder Claude Code syncs itself/);
-    const refused = await resolveTeamKey(space, 'mine.md').catch((error: unknown) => error);
+    const refused = claudeCodeStoreRefusal(space, 'mine.md');
     expect(refused).toBeInstanceOf(TeamPathError);
-    expect((refused as TeamPathError).reason).toBe('claude-code-store');
+    expect(refused!.reason).toBe('claude-code-store');
+    expect(refused!.message).toBe('mine.md was not written here: this memory folder is a folder Claude Code syncs itself.');
+  });
+});
+
+/** Claude Code starts syncing `team/<folder>/` on machine `c` (its manifest appears). */
+async function becomesStore(c: { teamDir: string }, folder: string): Promise<void> {
+  await fs.mkdir(path.join(c.teamDir, folder), { recursive: true });
+  await fs.writeFile(path.join(c.teamDir, folder, '.memory-sync'), '{"v":1,"partition":"/x/store"}');
+}
+
+describe('a folder that becomes a store', () => {
+  it('a conflict opened before it did is shown and resolved here, kept local, and not pushed to Memdir', async () => {
+    h.n++;
+    const f = `store${h.n}`;
+    const a = await makeClient(h.root, `a${h.n}`, h.server, h.server.tokens[0]!);
+    const b = await makeClient(h.root, `b${h.n}`, h.server, h.server.tokens[1]!);
+    await a.write(`${f}/x.md`, 'v1\n');
+    await a.sync.sync();
+    await b.sync.sync();
+    await b.write(`${f}/x.md`, 'v1\nfrom b\n');
+    await b.sync.sync();
+    await a.write(`${f}/x.md`, 'MY EDIT\n');
+    const opened = await a.sync.sync();
+    expect(opened.pull.conflicts).toEqual([`${f}/x.md`]);
+    await becomesStore(a, f);
+
+    const [x] = (await a.sync.inspect()).conflicts;
+    const detail = await a.sync.conflictDetail(x!.id);
+    expect(detail.mine).toBe('MY EDIT\n');
+    expect(detail.theirs).toBe('v1\nfrom b\n');
+    const mine = await a.sync.resolve(x!.id, 'mine');
+    expect(mine.conflict.status).toBe('resolved');
+    expect(await a.read(`${f}/x.md`)).toBe('MY EDIT\n');
+    expect(mine.report!.push.uploaded).toEqual([]);
+    expect(mine.report!.waiting.find((w) => w.reason === 'claude-code-store')?.key).toBe(f);
+    // What the app's toast and `team resolve` say after it.
+    expect(resolvedInClaudeCodeStore(x!.key, mine.report!.waiting, 'team/')).toBe(
+      `team/${f}/x.md is saved here but not sent to Memdir's server: team/${f}/ is a folder Claude Code syncs itself, so its own sync takes it from there.`,
+    );
+    // Memdir's server still holds b's versions: a store folder's files are Claude Code's to sync.
+    const server = await serverEntries(h.server.url, h.server.team, h.server.tokens[1]!);
+    expect(server[`${f}/x.md`]).toBe('v1\nfrom b\n');
+    expect((await a.sync.inspect()).conflicts).toEqual([]);
+  });
+
+  it('a store folder made between the plan and the write still gets no pulled file', async () => {
+    h.n++;
+    const f = `store${h.n}`;
+    const b = await makeClient(h.root, `b${h.n}`, h.server, h.server.tokens[1]!);
+    let teamDir = '';
+    const a = await makeClient(h.root, `a${h.n}`, h.server, h.server.tokens[0]!, {
+      beforeWriteKey: async (key) => {
+        if (key === `${f}/server.md`) await becomesStore({ teamDir }, f);
+      },
+    });
+    teamDir = a.teamDir;
+    await a.write(`${f}/other.md`, 'already here\n');
+    await a.sync.sync();
+    await b.write(`${f}/server.md`, 'from a Memdir teammate\n');
+    await b.sync.sync();
+    const r = await a.sync.sync();
+    expect(r.pull.written).toEqual([]);
+    expect(r.pull.refused.map((x) => x.key)).toEqual([`${f}/server.md`]);
+    expect((await fs.readdir(path.join(a.teamDir, f))).sort()).toEqual(['.memory-sync', 'other.md']);
   });
 });
 

@@ -25,6 +25,7 @@ import { errCode as code } from '../core/fs-errors.js';
 import { MemoryFileError, UnsafePathError, openConfinedForRead } from '../core/confined-path.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
 import { MemdirError } from '../../shared/errors.js';
+import { WHOLE_FOLDER_KEY } from '../../shared/contract/team.js';
 
 /** A team path that Memdir refuses to read or write, with a sentence a person understands. */
 export class TeamPathError extends MemdirError<'unsafe-path'> {
@@ -42,7 +43,7 @@ export class TeamPathError extends MemdirError<'unsafe-path'> {
 /** Why Memdir's sync leaves `rel` (relative to the memory dir; '' for the memory dir itself) alone. */
 export function claudeCodeStoreDetail(rel: string, space: SyncSpace): string {
   const where = rel === '' ? 'This memory folder' : `${rel}/`;
-  return `${where} is a folder Claude Code syncs itself with a memory store (its ${CLAUDE_CODE_STORE_MANIFEST} file is there): Memdir's ${space.title.toLowerCase()} leaves it alone, so the two never upload or overwrite each other's files. Its files reach Claude Code's store, not this server.`;
+  return `${where} is a folder Claude Code syncs itself with a memory store (its ${CLAUDE_CODE_STORE_MANIFEST} file is there): Memdir's ${space.title.toLowerCase()} leaves it alone, so the two never upload or overwrite each other's files. Memdir's server gets none of its files; whether Claude Code's own sync sends them is up to it (a read-only store sends none, and it skips some, such as a file holding a secret).`;
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -169,12 +170,25 @@ export class TeamFile {
   }
 }
 
-/** The folder Claude Code syncs itself that a key's `parts` lie in (relative to the memory dir), or null. */
-function claudeCodeStoreOf(team: TeamDir, parts: string[]): string | null {
-  if (!team.exists) return null;
-  if (isClaudeCodeStoreFolder(team.teamDir)) return team.space.folder;
-  if (parts.length > 1 && isClaudeCodeStoreFolder(path.join(team.teamDir, parts[0]!))) return spaceRel(team.space, parts[0]!);
-  return null;
+/**
+ * Why sync must leave team key `key` alone, or null: it lies in a folder Claude Code syncs itself
+ * (`isClaudeCodeStoreFolder`, looked at now). Sync asks before it uploads a file and right before
+ * a pull writes one (STYLE: confinement is checked at the moment of the write); a person's own
+ * edit there — the editor, a conflict resolved here — is not sync's, and is written.
+ */
+export function claudeCodeStoreRefusal(team: TeamDir, key: string): TeamPathError | null {
+  const slash = key.indexOf('/');
+  const store = isClaudeCodeStoreFolder(team.teamDir)
+    ? team.space.folder
+    : slash > 0 && isClaudeCodeStoreFolder(path.join(team.teamDir, key.slice(0, slash)))
+      ? spaceRel(team.space, key.slice(0, slash))
+      : null;
+  if (store === null) return null;
+  return new TeamPathError(
+    'claude-code-store',
+    key,
+    `${spaceRel(team.space, key)} was not written here: ${store === '' ? 'this memory folder' : `${store}/`} is a folder Claude Code syncs itself.`,
+  );
 }
 
 /**
@@ -190,9 +204,6 @@ export async function resolveTeamKey(team: TeamDir, key: string): Promise<TeamFi
   if (parts.length > 1 && isExcluded(team.space, parts[0]!)) {
     throw new TeamPathError('invalid-key', key, `${key} is inside ${parts[0]}/, which ${team.space.title.toLowerCase()} leaves alone; refused.`);
   }
-  const store = claudeCodeStoreOf(team, parts);
-  if (store !== null)
-    throw new TeamPathError('claude-code-store', key, `${spaceRel(team.space, key)} was refused: ${claudeCodeStoreDetail(store, team.space)}`);
   let current = team.teamDir;
   for (let i = 0; i < parts.length; i++) {
     current = path.join(current, parts[i]!);
@@ -270,7 +281,7 @@ export function listTeamFiles(team: TeamDir, skip?: (key: string, facts: FileFac
   const problems: LocalProblem[] = [];
   if (!team.exists) return { files, inStep, problems };
   if (isClaudeCodeStoreFolder(team.teamDir)) {
-    problems.push({ key: '.', reason: 'claude-code-store', detail: claudeCodeStoreDetail(team.space.folder, team.space) });
+    problems.push({ key: WHOLE_FOLDER_KEY, reason: 'claude-code-store', detail: claudeCodeStoreDetail(team.space.folder, team.space) });
     return { files, inStep, problems };
   }
   const walk = (dir: string, prefix: string, depth: number): void => {

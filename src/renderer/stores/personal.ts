@@ -7,6 +7,7 @@
  */
 import { create } from 'zustand';
 import type { PersonalProjectStatus, PersonalStatus } from '../../shared/contract/personal.js';
+import { resolvedInClaudeCodeStore } from '../../shared/contract/team.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
@@ -77,7 +78,7 @@ const PERSONAL_SIDE: SyncSide<PersonalProjectStatus> = {
           ? `Kept your other machine's version of ${detail.conflict.key}.`
           : report?.error
             ? `Saved, but the push failed: ${report.error.message}`
-            : `Saved ${detail.conflict.key}.`,
+            : (resolvedInClaudeCodeStore(detail.conflict.key, report?.waiting ?? []) ?? `Saved ${detail.conflict.key}.`),
       );
   },
   reopenRefused: false,

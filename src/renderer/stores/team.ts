@@ -6,7 +6,7 @@
  * below, tested without React.
  */
 import { create } from 'zustand';
-import type { TeamOverviewRow, TeamStatus, WaitingReason } from '../../shared/contract/team.js';
+import { type TeamOverviewRow, type TeamStatus, type WaitingReason, resolvedInClaudeCodeStore } from '../../shared/contract/team.js';
 import type { Scope } from '../../shared/memory-types.js';
 import { ago } from '../components/format.js';
 import { call } from '../transport/transport.js';
@@ -129,7 +129,7 @@ const TEAM_SIDE: SyncSide<TeamStatus> = {
         ? `Kept the team's version of ${detail.conflict.key}.`
         : report?.error
           ? `Saved, but the push failed: ${report.error.message}`
-          : `Saved${pushed ? ' and pushed' : ''} ${detail.conflict.key}.`;
+          : (resolvedInClaudeCodeStore(detail.conflict.key, report?.waiting ?? [], 'team/') ?? `Saved${pushed ? ' and pushed' : ''} ${detail.conflict.key}.`);
     // The resolution is one history entry; its Undo puts the file back as it was before.
     if (report?.error) useToasts.getState().show('error', said);
     else offerUndo(dir, rev, said);

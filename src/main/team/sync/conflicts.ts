@@ -4,7 +4,10 @@
  * snapshot made) before the server's version is written. The user looks at both sides and
  * resolves: keep the server's, take mine, or a merged text — written (history entry `sync`)
  * and pushed based on the server version this client has seen, so a newer one on the server
- * makes it a conflict again, never a loss.
+ * makes it a conflict again, never a loss. A resolution is the user's own edit: it is written even
+ * when the file's folder has since become one Claude Code syncs itself (only sync's own uploads
+ * and pulls leave such a folder alone — team-paths.ts `claudeCodeStoreRefusal`), and the sync
+ * after it then uploads nothing from there.
  */
 import { findConflictMarker } from '../../../shared/conflict-markers.js';
 import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';

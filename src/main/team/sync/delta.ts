@@ -13,13 +13,14 @@ import { scopeRefusal } from '../../../shared/memory-types.js';
 import { type FileFacts, parseTopicFile } from '../../memdir/index.js';
 import { maskedPath, scanText } from '../../secrets/index.js';
 import { secretAlertMessage, secretAlertTitle } from '../alert-center.js';
-import { type TeamFile, TeamPathError, checkTeamDir, resolveTeamKey } from '../team-paths.js';
+import { type TeamFile, TeamPathError, checkTeamDir, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
 import type { Cycle, LocalInfo, SyncEngine } from './engine.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** How a refused read shows in the waiting list. */
 function waitingReason(error: TeamPathError): WaitingItem['reason'] {
+  if (error.reason === 'claude-code-store') return 'claude-code-store';
   return error.reason === 'symlink' || error.reason === 'outside' ? 'symlink' : error.reason === 'hardlink' ? 'hardlink' : 'not-a-file';
 }
 
@@ -83,6 +84,9 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     let handle: TeamFile;
     try {
       handle = await resolveTeamKey(cycle.team, key);
+      // A folder Claude Code began to sync since the listing: none of its files go up either.
+      const store = claudeCodeStoreRefusal(cycle.team, key);
+      if (store) throw store;
     } catch (error) {
       if (!(error instanceof TeamPathError)) throw error;
       waiting(cycle, { key, reason: waitingReason(error), detail: error.message });

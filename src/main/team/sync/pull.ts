@@ -25,7 +25,7 @@ import { listHistory, transact } from '../../history/index.js';
 import { takenNameRefusal } from '../../memdir/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
-import { type TeamFile, TeamPathError, checkKey, resolveTeamKey } from '../team-paths.js';
+import { type TeamFile, TeamPathError, checkKey, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
 import { keepConflict } from './conflicts.js';
 import { type LineMerge, mergeLines } from './merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
@@ -180,6 +180,8 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     let local: LocalInfo | null;
     try {
       file = await resolveTeamKey(cycle.team, key);
+      const store = claudeCodeStoreRefusal(cycle.team, key);
+      if (store) throw store;
       local = await e.localInfo(file);
     } catch (error) {
       if (!(error instanceof TeamPathError)) throw error;
@@ -320,6 +322,12 @@ async function applyKey(
       }
     }
     await e.options.beforeWriteKey?.(key);
+    // A folder Claude Code began to sync since the plan gets nothing either (checked at the moment of the write).
+    const store = claudeCodeStoreRefusal(file.team, key);
+    if (store) {
+      cycle.report.pull.refused.push({ key, reason: store.message });
+      return false;
+    }
     if (!sameFacts(await file.facts(), local?.facts ?? null)) continue;
     try {
       await e.write(file, content, sha);
