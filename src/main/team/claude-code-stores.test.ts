@@ -166,6 +166,32 @@ describe('a folder that becomes a store', () => {
     expect((await a.sync.inspect()).conflicts).toEqual([]);
   });
 
+  it('a sync with nothing changed costs one 304, and the refusal is said once', async () => {
+    h.n++;
+    const f = `store${h.n}`;
+    const a = await makeClient(h.root, `a${h.n}`, h.server, h.server.tokens[0]!);
+    const b = await makeClient(h.root, `b${h.n}`, h.server, h.server.tokens[1]!);
+    // A key synced before the folder became a store (the usual migration), and one new to a.
+    await a.write(`${f}/old.md`, 'old\n');
+    await a.sync.sync();
+    await becomesStore(a, f);
+    await b.sync.sync();
+    await b.write(`${f}/server.md`, 'from a Memdir teammate\n');
+    await b.sync.sync();
+    const first = await a.sync.sync();
+    expect(first.pull.refused.map((r) => r.key)).toEqual([`${f}/server.md`]);
+    for (let i = 0; i < 3; i++) {
+      a.requests.length = 0;
+      const again = await a.sync.sync();
+      expect(again.error).toBeNull();
+      expect(a.requests.map((q) => `${q.method} ${q.status}`)).toEqual(['GET 304']);
+      expect(again.pull.refused).toEqual([]);
+    }
+    const pulls = (await a.alerts.list()).alerts.filter((x) => x.title === 'Some team memory entries were not written');
+    expect(pulls.map((x) => x.count)).toEqual([1]);
+    expect(await a.read(`${f}/server.md`)).toBeNull();
+  });
+
   it('a store folder made between the plan and the write still gets no pulled file', async () => {
     h.n++;
     const f = `store${h.n}`;

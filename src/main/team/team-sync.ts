@@ -11,9 +11,20 @@
  * Every read and write in the team dir goes through `resolveTeamKey` (sanitised key, no link
  * on the way, `realpathDeepestExisting` inside the team dir); writes go through `transact`
  * (lock, outside changes recorded first, history entry `sync`) and safe-fs (atomic, confined).
+ * A folder Claude Code syncs itself is left alone both ways (`claudeCodeStoreRefusal`, asked
+ * again right before each upload and each pulled write); the server's keys under it are not
+ * missing here, so they cost no full pull.
  */
 import fs from 'node:fs/promises';
-import type { ConflictDetail, ConflictResolution, SyncError, SyncReport, TeamConflict, WaitingItem } from '../../shared/contract/team.js';
+import {
+  type ConflictDetail,
+  type ConflictResolution,
+  type SyncError,
+  type SyncReport,
+  type TeamConflict,
+  type WaitingItem,
+  claudeCodeStoreOver,
+} from '../../shared/contract/team.js';
 import { parseEtag } from '../../shared/protocol/sync.js';
 import { MemoryLockError } from '../core/lock.js';
 import { TeamClientError } from './team-client.js';
@@ -42,6 +53,14 @@ const ALERTED_ERRORS = new Set([
   'server',
   'key-mismatch',
 ]);
+
+/** Whether the server holds a key this client leaves alone because its folder is one Claude Code syncs itself. */
+function heldByStore(e: SyncEngine, cycle: Cycle): boolean {
+  const stores = cycle.listing.problems.filter((p) => p.reason === 'claude-code-store');
+  if (stores.length === 0) return false;
+  for (const key of e.server.keys()) if (claudeCodeStoreOver(stores, key)) return true;
+  return false;
+}
 
 /** See the file comment. */
 export class TeamSync {
@@ -175,6 +194,8 @@ export class TeamSync {
       if (opts.pull !== false) {
         // A file deleted here comes back (R-SYNC: deletions do not propagate): only a full answer has it.
         const problems = new Set(cycle.listing.problems.map((p) => p.key));
+        // Keys under a folder Claude Code syncs itself are left alone here, not missing.
+        const stores = cycle.listing.problems.filter((p) => p.reason === 'claude-code-store');
         // (Every key in the map passed sanitizePathKey when its entry was accepted.) A key whose
         // content was refused or whose write failed is not missing: fetching it again changes nothing.
         let missing = false;
@@ -183,6 +204,7 @@ export class TeamSync {
             !cycle.listing.inStep.has(key) &&
             !cycle.listing.files.has(key) &&
             !problems.has(key) &&
+            (stores.length === 0 || !claudeCodeStoreOver(stores, key)) &&
             e.failedWrites.get(key) !== sha &&
             e.refused.get(key) !== sha
           ) {
@@ -208,7 +230,8 @@ export class TeamSync {
       else await computeDelta(e, cycle, { dry: true });
       this.lastFiles = cycle.listing.files.size + cycle.listing.inStep.size;
       if (report.pull.written.length > 0 || report.push.uploaded.length > 0) await e.pruneBases();
-      if (!report.pull.refused.length && e.refused.size === 0) await e.resolveTopic(e.topic('pull'), 'the next pull was clean');
+      // A server key held back from a folder Claude Code syncs itself stays held back while it is one: the alert stays too.
+      if (!report.pull.refused.length && e.refused.size === 0 && !heldByStore(e, cycle)) await e.resolveTopic(e.topic('pull'), 'the next pull was clean');
       await e.resolveTopic(e.topic('sync'), 'the next sync worked');
       // The server that went back was caught up with by the sync that said so (what it lost uploaded
       // again, or kept as a conflict, listed on its own); a later one that finds it in step ends it.
