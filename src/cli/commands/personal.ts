@@ -19,7 +19,7 @@ import {
   jsonOption,
   printJson,
 } from '../command.js';
-import type { SyncReport } from '../../shared/contract/team.js';
+import { type SyncReport, waitingItemName, waitingNeedsYou } from '../../shared/contract/team.js';
 import { type ProjectLocation } from '../../main/memdir/index.js';
 import {
   connectAccount,
@@ -251,7 +251,7 @@ export const personalStatusCommand: CommandSpec = {
 JSON: {"connected": bool, "account": {"server", "user", "member", "tokenId", "keyId", "connectedAt"} | null,
   "projects": [{"dir", "memoryDir", "identity", "projectId", "lastPullAt", "lastPushAt", "version", "files",
   "waiting": [{"key", "reason", "detail"}], "conflicts": [{"id", "key", "createdAt", …}]}]}
-Exit codes: 0 in step (or not connected), 1 conflicts or files held back, 2 error.`,
+Exit codes: 0 in step (or not connected; a claude-code-store item alone included), 1 conflicts or files held back, 2 error.`,
   async run({ values, io }) {
     const dataDir = dataDirOf(io);
     const account = await readAccount(dataDir);
@@ -264,7 +264,7 @@ Exit codes: 0 in step (or not connected), 1 conflicts or files held back, 2 erro
     }
     const projects = [];
     for (const c of connections) projects.push({ ...projectView(c), ...(await (await openSync(c, io, dataDir, true)).inspect()) });
-    const problems = projects.some((p) => p.conflicts.length > 0 || p.waiting.some((w) => w.reason !== 'pending'));
+    const problems = projects.some((p) => p.conflicts.length > 0 || p.waiting.some(waitingNeedsYou));
     if (values.json) {
       printJson(io, {
         connected: account !== null,
@@ -279,7 +279,7 @@ Exit codes: 0 in step (or not connected), 1 conflicts or files held back, 2 erro
       io.out(
         `${p.dir ?? p.memoryDir}: synced under ${p.identity?.detail ?? '?'}; last pull ${p.lastPullAt ?? 'never'}, last push ${p.lastPushAt ?? 'never'}; ${p.files} file(s) here.\n`,
       );
-      for (const w of p.waiting) io.out(`  ${w.reason === 'pending' ? 'Waiting' : 'Held back'}: ${w.key} — ${w.detail}\n`);
+      for (const w of p.waiting) io.out(`  ${w.reason === 'pending' ? 'Waiting' : 'Held back'}: ${waitingItemName(w)} — ${w.detail}\n`);
       for (const c of p.conflicts) io.out(`  Conflict ${c.id}: ${c.key} (changed on ${c.serverUpdatedBy ?? '?'} too; yours is kept).\n`);
     }
     if (account && projects.length === 0) io.out('No project is synced yet: memdir personal connect --project <dir>.\n');
@@ -297,7 +297,8 @@ export const personalSyncCommand: CommandSpec = {
 encrypted. A server whose personal space is now encrypted with another key stops the sync before anything is
 written or sent (connect again with that passphrase).
 JSON: {"projects": [{"project": {"dir", "memoryDir"}, <the report of \`memdir team sync --json\`>}]}
-Exit codes: 0 synced, 1 conflicts open, files held back or entries refused, 2 a sync failed (or not connected).`,
+Exit codes: 0 synced, 1 conflicts open, files held back or entries refused (not a claude-code-store folder and what
+it leaves out), 2 a sync failed (or not connected).`,
   async run({ values, io }) {
     const dataDir = dataDirOf(io);
     let connections = await personalConnections(dataDir)

@@ -6,7 +6,14 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { allowedSecrets, type CliIo, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson, withAllowHint } from '../command.js';
-import { type SyncReport, type TeamConflict, resolvedInClaudeCodeStore } from '../../shared/contract/team.js';
+import {
+  type SyncReport,
+  type TeamConflict,
+  claudeCodeStoreOver,
+  resolvedInClaudeCodeStore,
+  waitingItemName,
+  waitingNeedsYou,
+} from '../../shared/contract/team.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import type { ProjectLocation } from '../../main/memdir/index.js';
 import { CREDENTIALS_FILE } from '../../main/settings/index.js';
@@ -90,7 +97,7 @@ export function describeReport(
   else if (pending.length) io.out(`Push: ${pending.length} file(s) still wait: ${pending.map((w) => w.key).join(', ')}.\n`);
   else io.out('Push: nothing to upload.\n');
   if (report.push.stale) io.out(`(${report.push.stale} push(es) were based on an older version and were retried.)\n`);
-  for (const w of report.waiting.filter((x) => x.reason !== 'pending')) io.out(`Not uploaded: ${prefix}${w.key} — ${w.detail}\n`);
+  for (const w of report.waiting.filter((x) => x.reason !== 'pending')) io.out(`Not uploaded: ${waitingItemName(w, prefix)} — ${w.detail}\n`);
   const earlier = open.filter((c) => !report.pull.conflicts.includes(c.key));
   if (earlier.length > 0) {
     const keys = earlier.map((c) => `${prefix}${c.key}`);
@@ -104,11 +111,14 @@ export function describeReport(
 /**
  * The exit code of a sync (issue 15, finding 10): 2 it failed; 1 it ran but something is not
  * where it should be — a conflict open, a local file held back, an entry from the server refused;
- * 0 everything here is on the server and the other way round.
+ * 0 everything here is on the server and the other way round. A folder Claude Code syncs itself
+ * (`claude-code-store`), and the server's files Memdir leaves out of it, are not the user's to
+ * act on: listed, never a 1 by themselves.
  */
 export function syncExitCode(report: SyncReport, openConflicts: number): number {
   if (report.error) return EXIT_ERROR;
-  if (openConflicts > 0 || report.pull.refused.length > 0 || report.waiting.some((w) => w.reason !== 'pending')) return EXIT_PROBLEMS;
+  const refused = report.pull.refused.some((r) => !claudeCodeStoreOver(report.waiting, r.key));
+  if (openConflicts > 0 || refused || report.waiting.some(waitingNeedsYou)) return EXIT_PROBLEMS;
   return EXIT_OK;
 }
 

@@ -66,3 +66,30 @@ describe('team exit codes', () => {
     expect(again.err).toMatch(/^memdir team sync: /m);
   });
 });
+
+describe('a folder Claude Code syncs itself', () => {
+  it('is listed, named in words, and never makes connect, sync or status exit 1 by itself', async () => {
+    const team = path.join(home, 'projects', '-work-app', 'memory', 'team');
+    await fs.mkdir(path.join(team, 'store'), { recursive: true });
+    await fs.writeFile(path.join(team, 'store', '.memory-sync'), '{"v":1,"partition":"/x/store"}');
+    await fs.writeFile(path.join(team, 'store', 'local.md'), 'the client syncs this\n');
+    const connected = await connect({ kind: 'entries', entries: { 'store/server.md': { content: 'from a teammate\n' }, 'ok.md': { content: 'fine\n' } } });
+    const report = JSON.parse(connected.out).sync;
+    expect(report.pull.written).toEqual(['ok.md']);
+    expect(report.pull.refused).toEqual([expect.objectContaining({ key: 'store/server.md' })]);
+    expect(report.waiting).toEqual([expect.objectContaining({ key: 'store', reason: 'claude-code-store' })]);
+    expect(connected.code).toBe(0);
+    const again = await memdir(['team', 'sync', '--project', '-work-app', '--home', home]);
+    expect(again.out).toContain('Not uploaded: team/store — team/store/ is a folder Claude Code syncs itself');
+    expect(again.code).toBe(0);
+    const status = await memdir(['team', 'status', '--project', '-work-app', '--home', home]);
+    expect(status.out).toContain('Held back: team/store — ');
+    expect(status.code).toBe(0);
+
+    // The whole team folder: named in words, not ".".
+    await fs.writeFile(path.join(team, '.memory-sync'), '{"v":1,"partition":"/x/team"}');
+    const whole = await memdir(['team', 'status', '--project', '-work-app', '--home', home]);
+    expect(whole.out).toContain('Held back: the whole team folder — team/ is a folder Claude Code syncs itself');
+    expect(whole.code).toBe(0);
+  });
+});

@@ -19,6 +19,7 @@ import {
   printJson,
   wholeNumberOption,
 } from '../command.js';
+import { waitingItemName, waitingNeedsYou } from '../../shared/contract/team.js';
 import { checkContractLimits } from '../contract-limits.js';
 import { type ProjectLocation } from '../../main/memdir/index.js';
 import { FileCredentialStore } from '../../main/settings/index.js';
@@ -172,7 +173,8 @@ JSON: {"project": {"dir", "memoryDir"}, "connected": bool, "connection": {…} |
   "conflicts": [{"id", "key", "createdAt", "localSha", "serverSha", "serverUpdatedBy", "localRev", …}]}
 "reason" is one of pending, secret, invalid-key, too-large, not-utf8, binary, symlink, hardlink, not-a-file,
 too-deep, server-moved, refused, user-memory (a "user" memory in team/: never uploaded), claude-code-store (a folder
-Claude Code syncs itself with a memory store: its .memory-sync file is there; left to it, both ways). Exit codes: 0 in step,
+Claude Code syncs itself with a memory store: its .memory-sync file is there; left to it, both ways; key "." is the
+whole team folder). Exit codes: 0 in step (a claude-code-store folder alone included: it stays listed in "waiting"),
 1 conflicts or files held back, 2 error.`,
   async run({ values, io }) {
     const loc = await locate(values, io);
@@ -185,7 +187,7 @@ Claude Code syncs itself with a memory store: its .memory-sync file is there; le
     }
     const sync = await openSync(connection, io, dataDir, true);
     const inspected = await sync.inspect();
-    const blocked = inspected.waiting.filter((w) => w.reason !== 'pending');
+    const blocked = inspected.waiting.filter(waitingNeedsYou);
     if (values.json) {
       printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, connected: true, connection: connectionView(connection), ...inspected });
     } else {
@@ -193,7 +195,7 @@ Claude Code syncs itself with a memory store: its .memory-sync file is there; le
       io.out(
         `Last pull: ${inspected.lastPullAt ?? 'never'}; last push: ${inspected.lastPushAt ?? 'never'}; server version ${inspected.version ?? '?'}; ${inspected.files} team file(s) here.\n`,
       );
-      for (const w of inspected.waiting) io.out(`${w.reason === 'pending' ? 'Waiting' : 'Held back'}: team/${w.key} — ${w.detail}\n`);
+      for (const w of inspected.waiting) io.out(`${w.reason === 'pending' ? 'Waiting' : 'Held back'}: ${waitingItemName(w, 'team/')} — ${w.detail}\n`);
       for (const c of inspected.conflicts) io.out(`Conflict ${c.id}: team/${c.key} (server version by ${c.serverUpdatedBy ?? '?'}; yours is kept).\n`);
       if (inspected.waiting.length === 0 && inspected.conflicts.length === 0) io.out('Everything here is on the server.\n');
     }
@@ -215,7 +217,8 @@ JSON: {"project": {"dir", "memoryDir"}, "pull": {"status": 200|304|null, "full",
   "requests"}, "waiting": [{"key", "reason", "detail"}], "bytesHashed", "filesHashed", "version",
   "etag", "error": {"code", "message", "at"} | null, "durationMs"}
 Exit codes: 0 synced, 1 synced but conflicts are open, files were held back or entries from the server
-were refused, 2 the sync failed.`,
+were refused, 2 the sync failed. A folder Claude Code syncs itself (claude-code-store), and the server's files
+left out of it, never make it 1 by themselves.`,
   async run({ values, io }) {
     const { loc, connection, dataDir } = await requireConnection(values, io);
     const sync = await openSync(connection, io, dataDir);

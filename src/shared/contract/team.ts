@@ -99,6 +99,14 @@ export function resolvedInClaudeCodeStore(key: string, waiting: readonly Waiting
   return `${prefix}${key} is saved here but not sent to Memdir's server: ${folder} is a folder Claude Code syncs itself, so its own sync takes it from there.`;
 }
 
+/**
+ * Whether a waiting item is one the user can act on, so a command's exit code says "look" (1):
+ * not a file waiting for the next push, nor a folder Claude Code syncs itself (left to it for good).
+ */
+export function waitingNeedsYou(item: Pick<WaitingItem, 'reason'>): boolean {
+  return item.reason !== 'pending' && item.reason !== 'claude-code-store';
+}
+
 /** A short summary of the sync state, for badges and the dashboard. */
 export const SYNC_STATES = ['not-connected', 'synced', 'pending', 'syncing', 'conflicts', 'error', 'never-synced'] as const;
 export type SyncStateName = (typeof SYNC_STATES)[number];
