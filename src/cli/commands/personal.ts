@@ -19,7 +19,8 @@ import {
   jsonOption,
   printJson,
 } from '../command.js';
-import { type SyncReport, waitingItemName, waitingNeedsYou } from '../../shared/contract/team.js';
+import type { SyncReport } from '../../shared/contract/team.js';
+import { waitingItemName, waitingNeedsYou } from '../../shared/sync-waiting.js';
 import { type ProjectLocation } from '../../main/memdir/index.js';
 import {
   connectAccount,

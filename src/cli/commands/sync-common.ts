@@ -6,14 +6,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { allowedSecrets, type CliIo, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson, withAllowHint } from '../command.js';
-import {
-  type SyncReport,
-  type TeamConflict,
-  claudeCodeStoreOver,
-  resolvedInClaudeCodeStore,
-  waitingItemName,
-  waitingNeedsYou,
-} from '../../shared/contract/team.js';
+import type { SyncReport, TeamConflict } from '../../shared/contract/team.js';
+import { claudeCodeStoreOver, resolvedInClaudeCodeStore, waitingItemName, waitingNeedsYou } from '../../shared/sync-waiting.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import type { ProjectLocation } from '../../main/memdir/index.js';
 import { CREDENTIALS_FILE } from '../../main/settings/index.js';

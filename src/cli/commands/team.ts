@@ -19,7 +19,7 @@ import {
   printJson,
   wholeNumberOption,
 } from '../command.js';
-import { waitingItemName, waitingNeedsYou } from '../../shared/contract/team.js';
+import { waitingItemName, waitingNeedsYou } from '../../shared/sync-waiting.js';
 import { checkContractLimits } from '../contract-limits.js';
 import { type ProjectLocation } from '../../main/memdir/index.js';
 import { FileCredentialStore } from '../../main/settings/index.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { indexStatesOf } from '../../shared/index-state.js';
-import { resolvedInClaudeCodeStore } from '../../shared/contract/team.js';
+import { resolvedInClaudeCodeStore } from '../../shared/sync-waiting.js';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { scanProject } from '../memdir/index.js';
 import { listMemoryFiles } from '../memdir/list-memory-files.js';

@@ -25,7 +25,7 @@ import { errCode as code } from '../core/fs-errors.js';
 import { MemoryFileError, UnsafePathError, openConfinedForRead } from '../core/confined-path.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
 import { MemdirError } from '../../shared/errors.js';
-import { WHOLE_FOLDER_KEY } from '../../shared/contract/team.js';
+import { WHOLE_FOLDER_KEY } from '../../shared/sync-waiting.js';
 
 /** A team path that Memdir refuses to read or write, with a sentence a person understands. */
 export class TeamPathError extends MemdirError<'unsafe-path'> {

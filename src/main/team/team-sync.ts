@@ -16,15 +16,8 @@
  * missing here, so they cost no full pull.
  */
 import fs from 'node:fs/promises';
-import {
-  type ConflictDetail,
-  type ConflictResolution,
-  type SyncError,
-  type SyncReport,
-  type TeamConflict,
-  type WaitingItem,
-  claudeCodeStoreOver,
-} from '../../shared/contract/team.js';
+import type { ConflictDetail, ConflictResolution, SyncError, SyncReport, TeamConflict, WaitingItem } from '../../shared/contract/team.js';
+import { claudeCodeStoreOver } from '../../shared/sync-waiting.js';
 import { parseEtag } from '../../shared/protocol/sync.js';
 import { MemoryLockError } from '../core/lock.js';
 import { TeamClientError } from './team-client.js';

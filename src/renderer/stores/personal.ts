@@ -7,7 +7,7 @@
  */
 import { create } from 'zustand';
 import type { PersonalProjectStatus, PersonalStatus } from '../../shared/contract/personal.js';
-import { resolvedInClaudeCodeStore } from '../../shared/contract/team.js';
+import { resolvedInClaudeCodeStore } from '../../shared/sync-waiting.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';

@@ -6,7 +6,8 @@
  * below, tested without React.
  */
 import { create } from 'zustand';
-import { type TeamOverviewRow, type TeamStatus, type WaitingReason, resolvedInClaudeCodeStore } from '../../shared/contract/team.js';
+import type { TeamOverviewRow, TeamStatus, WaitingReason } from '../../shared/contract/team.js';
+import { resolvedInClaudeCodeStore } from '../../shared/sync-waiting.js';
 import type { Scope } from '../../shared/memory-types.js';
 import { ago } from '../components/format.js';
 import { call } from '../transport/transport.js';
