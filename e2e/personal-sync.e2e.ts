@@ -144,4 +144,17 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
     await b.screenshot({ path: artifact('21-personal-synced.png'), fullPage: true });
     expect(errors).toEqual([]);
   });
+
+  it('a memory folder Claude Code syncs itself as the user\'s store shows as such in words, not as "."', async () => {
+    const b = pages[1]!;
+    await fs.writeFile(path.join(memory('b'), '.memory-sync'), '{"v":1,"partition":"/u"}');
+    const panel = b.getByRole('region', { name: 'Personal sync' });
+    await panel.getByRole('button', { name: 'Sync now' }).click();
+    const row = panel.getByRole('table', { name: 'Not on your other machines yet' }).locator('tr[data-reason="claude-code-store"]');
+    await row.waitFor({ timeout: 20_000 });
+    expect(await row.locator('code').textContent()).toBe('the whole memory folder');
+    expect(await row.textContent()).toContain('This memory folder is a folder Claude Code syncs itself');
+    await b.screenshot({ path: artifact('22-personal-user-store.png'), fullPage: true });
+    expect(errors).toEqual([]);
+  });
 });

@@ -5,6 +5,7 @@
  */
 import type { ReactNode } from 'react';
 import type { SyncStateName, TeamConflict, WaitingItem } from '../../shared/contract/team.js';
+import { waitingItemName } from '../../shared/sync-waiting.js';
 import { waitingLabel } from '../stores/team.js';
 
 /** The badge's tone for a sync state: in step, broken, neutral (not connected, not synced yet), or waiting on something. */
@@ -93,10 +94,7 @@ export function WaitingTable({ label, prefix, waiting }: { label: string; prefix
         {waiting.map((w) => (
           <tr key={w.key} data-reason={w.reason}>
             <td>
-              <code>
-                {prefix}
-                {w.key}
-              </code>
+              <code>{waitingItemName(w, prefix)}</code>
             </td>
             <td>
               <span className={`badge ${w.reason === 'pending' ? '' : w.reason === 'secret' || w.reason === 'symlink' ? 'error' : 'warning'}`}>
