@@ -190,6 +190,13 @@ describe('a folder that becomes a store', () => {
     const pulls = (await a.alerts.list()).alerts.filter((x) => x.title === 'Some team memory entries were not written');
     expect(pulls.map((x) => x.count)).toEqual([1]);
     expect(await a.read(`${f}/server.md`)).toBeNull();
+
+    // Claude Code stops syncing the folder: the teammate's file is missing here again, so the next sync brings it.
+    await fs.rm(path.join(a.teamDir, f, '.memory-sync'));
+    const after = await a.sync.sync();
+    expect(after.pull.written).toContain(`${f}/server.md`);
+    expect(await a.read(`${f}/server.md`)).toBe('from a Memdir teammate\n');
+    expect((await a.alerts.list()).alerts.find((x) => x.title === 'Some team memory entries were not written')?.status).toBe('resolved');
   });
 
   it('a store folder made between the plan and the write still gets no pulled file', async () => {
