@@ -73,11 +73,11 @@ async function unwritable(dir: string): Promise<(() => Promise<void>) | null> {
  * work/shop, which has one of its own, then relinked or merged (the moved memory named `moved`): the two projects, their memory
  * dirs, the merge's id, the two states a test compares (`merged`, `apart`) and readers of them.
  */
-async function movedAndMerged(kind: 'relink' | 'merge', moved = 'sql.md') {
+async function movedAndMerged(kind: 'relink' | 'merge', moved = 'sql.md', also: Record<string, string> = {}) {
   const from = path.join(root, 'src', 'shop');
   await makeRepo(from);
   await addSession(home, from);
-  const fromMemory = await addMemories(home, from, { 'MEMORY.md': `- [SQL](${moved}) — by hand\n`, [moved]: topic('SQL', 'feedback', 'by hand') });
+  const fromMemory = await addMemories(home, from, { 'MEMORY.md': `- [SQL](${moved}) — by hand\n`, [moved]: topic('SQL', 'feedback', 'by hand'), ...also });
   expect((await memdir('history', from)).code).toBe(0);
   const into = path.join(root, 'work', 'shop');
   await fs.mkdir(path.dirname(into), { recursive: true });
@@ -475,7 +475,7 @@ describe('memdir orphans / relink / merge', () => {
       const refused = await memdir('undo', sanitizeDirName(from), before.from.rev, '--overwrite-changed');
       expect(refused).toMatchObject({ code: 2, out: '' });
       expect(refused.err).toContain(
-        `Nothing was undone: this would bring ${kind} ${id} back in every directory it changed, and in ${intoMemory}, sql.md cannot be edited`,
+        `Nothing was undone: this would bring ${kind} ${id} back in every directory it changed, and in ${intoMemory}, sql.md is not valid UTF-8 text (saved in another encoding?), so the undo would not know what to put back; fix or delete it, then undo again.`,
       );
       expect(await state()).toEqual({ ...apart, into: ['mine.md', 'sql.md'] });
       expect(await fs.readFile(path.join(intoMemory, 'sql.md'))).toEqual(latin1);
@@ -593,7 +593,7 @@ describe('memdir orphans / relink / merge', () => {
       const refused = await memdir('undo', into, own.rev, '--overwrite-changed');
       expect(refused).toMatchObject({ code: 2, out: '' });
       expect(refused.err).toContain(
-        `Nothing was undone: this would take ${kind} ${id} away in every directory it changed, and in ${intoMemory}, sql.md cannot be edited`,
+        `Nothing was undone: this would take ${kind} ${id} away in every directory it changed, and in ${intoMemory}, sql.md is not valid UTF-8 text (saved in another encoding?), so the undo would not know what to put back; fix or delete it, then undo again.`,
       );
       expect(await fs.readFile(path.join(intoMemory, 'sql.md'))).toEqual(latin1);
       expect(await state()).toEqual({ from: [], into: ['MEMORY.md', 'mine.md', 'sql.md'], undone: false });
@@ -627,9 +627,71 @@ describe('memdir orphans / relink / merge', () => {
     expect((await newest(into)).summary).not.toBe(`Undo relink ${id}`);
   });
 
+  it.each(['relink', 'merge'] as const)(
+    'a memory Claude Code adds after a %s (its file and its MEMORY.md line) does not stop merge undo, and keeps its line; the redo keeps it too',
+    async (kind) => {
+      const { into, fromMemory, intoMemory, id, apart, state, newest } = await movedAndMerged(kind);
+      const other = '- [Other](other.md) — other\n';
+      await fs.writeFile(path.join(intoMemory, 'other.md'), topic('Other', 'user', 'other'));
+      await fs.appendFile(path.join(intoMemory, 'MEMORY.md'), other);
+      const undo = await memdir('merge', 'undo', id);
+      expect(undo).toMatchObject({ code: 0, err: '' });
+      // The merge's own pointer goes with its memory; the later one stays, so Claude Code still loads other.md.
+      expect(await state()).toEqual({ ...apart, into: ['MEMORY.md', 'mine.md', 'other.md'] });
+      expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe(other);
+      expect(await fs.readFile(path.join(fromMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
+      // Brought back, the merge's pointer returns beside the later one.
+      expect((await memdir('undo', into, (await newest(into)).rev)).code).toBe(0);
+      const index = await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8');
+      expect(index).toContain(other);
+      expect(index).toContain('(sql.md)');
+      expect((await state()).into).toEqual(['MEMORY.md', 'mine.md', 'other.md', 'sql.md']);
+    },
+    60_000,
+  );
+
+  it.each(['relink', 'merge'] as const)(
+    'a memory added since in either directory of a %s is kept, with its MEMORY.md line, whichever directory the turn is undone from, both ways',
+    async (kind) => {
+      const { from, into, fromMemory, intoMemory, id, merged, state, newest } = await movedAndMerged(kind);
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      const add = async (memoryDir: string, name: string) => {
+        await fs.writeFile(path.join(memoryDir, `${name}.md`), topic(name, 'user', name));
+        await fs.appendFile(path.join(memoryDir, 'MEMORY.md'), `- [${name}](${name}.md) — ${name}\n`);
+      };
+      // Redo from this directory, a memory added in the other one (where the memories are) since.
+      await add(fromMemory, 'other');
+      expect((await memdir('undo', into, (await newest(into)).rev)).code).toBe(0);
+      expect(await state()).toEqual({ ...merged, from: ['MEMORY.md', 'other.md'] });
+      expect(await fs.readFile(path.join(fromMemory, 'MEMORY.md'), 'utf8')).toBe('- [other](other.md) — other\n');
+      // Taken away again from that other directory, a memory added here since: kept with its line too.
+      await add(intoMemory, 'other2');
+      expect((await memdir('undo', sanitizeDirName(from), (await newest(sanitizeDirName(from))).rev)).code).toBe(0);
+      expect(await state()).toEqual({ from: ['MEMORY.md', 'other.md', 'sql.md'], into: ['MEMORY.md', 'mine.md', 'other2.md'], undone: true });
+      expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [other2](other2.md) — other2\n');
+      const fromIndex = await fs.readFile(path.join(fromMemory, 'MEMORY.md'), 'utf8');
+      expect(fromIndex).toContain('- [other](other.md) — other\n');
+      expect(fromIndex).toContain('(sql.md)');
+    },
+    60_000,
+  );
+
+  it.each(['relink', 'merge'] as const)(
+    'a %s whose memory was edited since: merge undo says the exact command that undoes it anyway, and that works',
+    async (kind) => {
+      const { intoMemory, id, apart, state } = await movedAndMerged(kind);
+      await fs.writeFile(path.join(intoMemory, 'sql.md'), topic('SQL', 'feedback', 'an ORM after all'));
+      const refused = await memdir('merge', 'undo', id);
+      expect(refused).toMatchObject({ code: 2, out: '' });
+      expect(refused.err).toContain(`\`memdir merge undo ${id} --overwrite-changed\``);
+      expect(await memdir('merge', 'undo', id, '--overwrite-changed')).toMatchObject({ code: 0 });
+      expect(await state()).toEqual(apart);
+    },
+  );
+
   it('a relink undone that stops halfway through writing its second directory puts back what it wrote there too', async () => {
-    const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink', 'db/sql.md');
-    // A folder the moved memory goes back into that takes no new file: MEMORY.md is written there first, then db/sql.md cannot be.
+    const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink', 'db/sql.md', { 'a.md': topic('A', 'user', 'a') });
+    // A folder the moved memory goes back into that takes no new file: a.md is written there first, then db/sql.md cannot be.
     await fs.mkdir(path.join(fromMemory, 'db'), { recursive: true });
     const locked = await unwritable(path.join(fromMemory, 'db'));
     if (!locked) return; // Neither chmod nor the immutable flag bites here: no real write failure to make.
@@ -638,7 +700,7 @@ describe('memdir orphans / relink / merge', () => {
       expect(undo).toMatchObject({ code: 2, out: '' });
       expect(undo.err).toContain(`Nothing was undone: undoing relink ${id} stopped in ${fromMemory}`);
       expect(undo.err).toContain(`What it had already changed in ${intoMemory}, ${fromMemory} was put back; both steps stay in history.`);
-      expect(await state()).toEqual({ ...merged, from: ['db'], into: ['MEMORY.md', 'db', 'mine.md'] });
+      expect(await state()).toEqual({ ...merged, from: ['db'], into: ['MEMORY.md', 'a.md', 'db', 'mine.md'] });
     } finally {
       await locked();
     }

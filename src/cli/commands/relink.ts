@@ -316,9 +316,16 @@ export const mergeUndoCommand: CommandSpec = {
   name: ['merge', 'undo'],
   summary: 'Undo a relink, merge or import: every directory it changed is put back (one history entry each).',
   args: ['<id>'],
-  options: { home: mergeHomeOption, json: jsonOption },
-  details: `Refused, with nothing written, for the reasons and in the sentences of undoing its turn with \`memdir undo\` (every
-directory is checked before any is written): a file it changed was changed since (a resolved conflict included), a memory it
+  options: {
+    home: mergeHomeOption,
+    'overwrite-changed': { type: 'boolean', description: 'undo anyway: also put back memory files changed since (their later content stays in history)' },
+    json: jsonOption,
+  },
+  details: `Each directory's merge entry is undone as \`memdir undo\` undoes one: its memory files as before, its own MEMORY.md lines
+reversed while lines added since stay (a memory written after the merge keeps its pointer).
+Refused, with nothing written, for the reasons and in the sentences of undoing its turn with \`memdir undo\` (every
+directory is checked before any is written): a memory file it changed was changed since (a resolved conflict included; unless
+--overwrite-changed), a memory it
 brings back would sit beside another holding its name in another Unicode form, a file at a name it writes is not UTF-8 or is a
 folder, or one directory is already as the undo would leave it while another is not (restore it first); or, with --home H,
 when it was made in another home. A write the disk refuses (no permission, the disk full) puts back what it had already changed: whole or nothing.
@@ -326,7 +333,7 @@ Undoing its "Undo <kind> <id>" entry with \`memdir undo\` brings it back in ever
 JSON: the merge record ("undone": {"at", "revs"}, "redone": null).`,
   async run({ positionals, values, io }) {
     await checkHome(values, io, positionals[0]!);
-    const record = await undoMerge(resolveDataDir(io.env), positionals[0]!);
+    const record = await undoMerge(resolveDataDir(io.env), positionals[0]!, { overwriteChanged: values['overwrite-changed'] === true });
     if (values.json) printJson(io, record);
     else io.out(`Undone: ${record.touched.map((t) => t.memoryDir).join(', ')} put back as before merge ${record.id}.\n`);
     return 0;

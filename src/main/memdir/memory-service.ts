@@ -298,8 +298,12 @@ export function suggestFileName(type: string, name: string): string {
   return `${type}_${slug || Date.now().toString(36)}.md`;
 }
 
-/** A memory file's text, confined to `root` (links refused); null when it (or the memory dir) does not exist; a clear error when it is not text, or a folder. */
-export async function readText(root: string, rel: string): Promise<string | null> {
+/**
+ * A memory file's text, confined to `root` (links refused); null when it (or the memory dir) does
+ * not exist; a clear error when it is not text (`notText` words it for the caller, from the reason
+ * "it is not valid UTF-8 text…"; by default "… cannot be edited"), or a folder.
+ */
+export async function readText(root: string, rel: string, notText?: (rel: string, reason: string) => string): Promise<string | null> {
   const abs = await confineOrNull(root, rel);
   if (abs === null) return null;
   let bytes: Buffer;
@@ -312,7 +316,7 @@ export async function readText(root: string, rel: string): Promise<string | null
     throw error;
   }
   const outcome = decode(bytes, factsOf({ size: bytes.length, mtimeMs: 0, ctimeMs: 0, ino: 0 }));
-  if (!outcome.ok) throw new MemoryError('invalid-input', `${rel} cannot be edited: ${outcome.reason}.`);
+  if (!outcome.ok) throw new MemoryError('invalid-input', notText ? notText(rel, outcome.reason) : `${rel} cannot be edited: ${outcome.reason}.`);
   return outcome.text;
 }
 

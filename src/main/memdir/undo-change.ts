@@ -50,6 +50,8 @@ export interface UndoResult {
   notes: string[];
   /** Check-only: its memory files are already as the undo would leave them, so it would write nothing — those files. */
   already?: string[];
+  /** Check-only: the memory files changed since the entry (the index never counts: its later lines are kept), which only an undo anyway overwrites. */
+  touched?: string[];
 }
 
 interface Options {
@@ -68,9 +70,13 @@ type History = { dataDir?: string };
 /**
  * Undo the history entry `rev` (see the file comment). `checkOnly`: decide every refusal as the
  * undo would, and write nothing (outside changes are recorded first, as for any undo) — what an
- * undo that must turn several directories as one asks of each before it writes any.
+ * undo that must turn several directories as one asks of each before it writes any. `as`: the
+ * new entry's summary and body, when the undo is part of a larger one (`memdir merge undo`'s
+ * "Undo relink <id>").
  */
-export async function undoChange(opts: Options & { rev: string; overwriteChanged?: boolean; checkOnly?: boolean }): Promise<UndoResult> {
+export async function undoChange(
+  opts: Options & { rev: string; overwriteChanged?: boolean; checkOnly?: boolean; as?: { summary: string; body: string } },
+): Promise<UndoResult> {
   const history: History = opts.dataDir ? { dataDir: opts.dataDir } : {};
   const target = await readEntry(opts.memoryDir, opts.rev, history);
   const paths = [...new Set(target.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])))];
@@ -79,15 +85,16 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
   const broughtBack: BroughtBack[] = [];
   const laterRevs: string[] = [];
   let already: string[] | undefined;
+  let changed: string[] | undefined;
   const { entry } = await transact(
     opts.memoryDir,
-    { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...history, broughtBack: () => broughtBack },
+    { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...opts.as, ...history, broughtBack: () => broughtBack },
     async () => {
       const plan: Planned[] = [];
       for (const rel of paths) {
         const before = target.parent ? await readAtRevision(opts.memoryDir, target.parent, rel, history) : null;
         const after = await readAtRevision(opts.memoryDir, target.rev, rel, history);
-        plan.push({ rel, before, after, now: await readText(opts.memoryDir, rel) });
+        plan.push({ rel, before, after, now: await readText(opts.memoryDir, rel, NOT_TEXT) });
       }
       const back = await backAlready(opts.memoryDir, target, plan, history);
       notes.push(...(await undoEditsWhereBack(opts.memoryDir, target, plan, back, history)));
@@ -103,6 +110,7 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
       // Before the plain refusal too: it would offer an undo anyway that cannot be done.
       await refuseAnotherAtOldName(opts.memoryDir, target, plan, back, history);
       const touched = files.filter((p) => p.now !== p.after);
+      changed = touched.map((p) => p.rel);
       if (touched.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, history));
       const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
       await refuseTwinOfWritten(opts.memoryDir, target, plan, back, followed);
@@ -147,8 +155,12 @@ export async function undoChange(opts: Options & { rev: string; overwriteChanged
   // The tree as it was: the folders the change made (team/, a rename's new folder) go when empty,
   // and those the later changes brought back with it made (the later name's folder).
   if (undone) for (const rev of [target.rev, ...laterRevs]) await removeFoldersCreatedBy(opts.memoryDir, rev, history);
-  return { entry, notes, ...(already && opts.checkOnly ? { already } : {}) };
+  return { entry, notes, ...(opts.checkOnly ? { ...(already ? { already } : {}), ...(changed ? { touched: changed } : {}) } : {}) };
 }
+
+/** The refusal for a file of the entry that is not text now (not UTF-8, binary): the undo cannot tell what to put back, and says what to do. */
+const NOT_TEXT = (rel: string, reason: string) =>
+  `Nothing was undone: ${rel} ${reason.replace(/^it /, '')}, so the undo would not know what to put back; fix or delete it, then undo again.`;
 
 /**
  * The files of `target` whose memory is back already under another name: `target` took it away

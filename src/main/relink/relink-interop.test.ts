@@ -57,6 +57,20 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code reads the r
     expect(after.requests).toContain('relinked-marker write SQL by hand');
   }, 120_000);
 
+  it('still loads a memory written at the new path after the relink once the relink is undone', async () => {
+    const { home, dataDir, oldPath, newPath } = await movedProject('moved-marker');
+    const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    // Written after the relink, as Claude Code writes a memory: its file, and its line in MEMORY.md.
+    const memoryDir = record.plan.target.memoryDir;
+    await fs.writeFile(path.join(memoryDir, 'user_later.md'), topic('Later', 'user', 'Written after the relink.'));
+    await fs.appendFile(path.join(memoryDir, 'MEMORY.md'), '- [Later](user_later.md) — later-marker written after the relink\n');
+    await undoMerge(dataDir, record.id);
+    const undone = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-1') });
+    expect(undone.memoryDir).toBe(memoryDir);
+    expect(undone.requests).toContain('later-marker written after the relink');
+    expect(undone.requests).not.toContain('moved-marker');
+  }, 120_000);
+
   it('loads the relinked index again once the undo of the relink is undone in the old folder alone', async () => {
     const { home, dataDir, oldPath, newPath, oldMemory } = await movedProject('redone-marker');
     const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath);

@@ -1,12 +1,14 @@
 /**
- * One undo for a whole merge (issue 18: "one undo"): every directory the merge changed gets
- * back, in one history entry of its own (`restore`), each file it wrote or removed as it was
- * just before — the parent of the merge's entry there — and the folders it created go again
- * when that leaves them empty. A file changed since the merge stops the
- * undo before anything is written (it would silently throw away that later work); the sentence
- * names it. So does whatever undoing its entry there would refuse (a memory it brings back beside
- * another holding its name in another form, a file that is not text), and a directory already as the
- * undo would leave it — refuseTurn, the one place these are decided, for the undo of a turn too.
+ * One undo for a whole merge (issue 18: "one undo"): every directory the merge changed has its
+ * merge entry undone (undoChange, the one undo of an entry), in one history entry of its own
+ * (`restore`, "Undo <kind> <id>"): each memory file it wrote or removed as it was just before, its
+ * own MEMORY.md lines reversed while lines added since stay (a memory Claude Code wrote after the
+ * merge keeps its pointer), and the folders it created go again when that leaves them empty. A
+ * memory file changed since the merge stops the undo before anything is written (it would silently
+ * throw away that later work); the sentence names it. So does whatever undoing its entry there would
+ * refuse (a memory it brings back beside another holding its name in another form, a file that is
+ * not text), and a directory already as the undo would leave it — refuseTurn, the one place these
+ * are decided, for the undo of a turn too.
  * Whole or nothing: every refusal is decided in every directory before any is written, and a write
  * only the disk refuses puts back the directories already turned (turnAsOne). Resolving a conflict the merge kept writes one history entry too, undone by
  * `memdir restore`.
@@ -17,10 +19,8 @@ import {
   type HistoryEntry,
   HistoryError,
   listHistory,
-  readAtRevision,
   readEntry,
   reinstateImportedHistory,
-  removeFoldersCreatedBy,
   retireImportedHistory,
   transact,
 } from '../history/index.js';
@@ -30,7 +30,7 @@ import { refuseNewSecrets } from '../secrets/index.js';
 import { moveAllowsOf } from '../team/index.js';
 import { readBytesOrNull } from '../core/confined-path.js';
 import { resolveDataDir } from '../core/data-dir.js';
-import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
+import { writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
 import { listMergeRecords, readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
 import path from 'node:path';
@@ -38,16 +38,6 @@ import path from 'node:path';
 /** A file's text now (readBytesOrNull: confined; a memory folder that is a file says so, never "changed since"). */
 async function readNow(root: string, rel: string): Promise<string | null> {
   return (await readBytesOrNull(root, rel))?.toString('utf8') ?? null;
-}
-
-async function before(memoryDir: string, rev: string, file: string, dataDir: string): Promise<string | null> {
-  try {
-    return await readAtRevision(memoryDir, `${rev}~1`, file, { dataDir });
-  } catch (error) {
-    // The merge's entry is the first of this history: nothing was there before it.
-    if (error instanceof HistoryError) return null;
-    throw error;
-  }
 }
 
 async function requireRecord(dataDir: string, id: string): Promise<MergeRecord> {
@@ -63,38 +53,23 @@ async function requireRecord(dataDir: string, id: string): Promise<MergeRecord> 
 export async function undoMerge(dataDir: string, id: string, opts: { overwriteChanged?: boolean } = {}): Promise<MergeRecord> {
   const record = await requireRecord(dataDir, id);
   if (record.undone) throw new MemoryError('conflict', `Merge ${id} was already undone on ${record.undone.at}.`);
-  const plans: { memoryDir: string; rev: string; files: { file: string; text: string | null }[] }[] = [];
-  for (const t of record.touched) {
-    const files: { file: string; text: string | null }[] = [];
-    for (const file of t.files) files.push({ file, text: await before(t.memoryDir, t.rev, file, dataDir) });
-    plans.push({ memoryDir: t.memoryDir, rev: t.rev, files });
-  }
   // A conflict resolved by writing brought part of the other side in since: undoing around it would leave a mix.
   const resolved = record.conflicts.filter((c) => c.status === 'resolved' && c.resolution !== 'here').map((c) => path.join(c.memoryDir, c.file));
-  await refuseTurn(record, record.touched, { dataDir, anyway: opts.overwriteChanged === true, changed: resolved });
-  const steps = plans.map((p) => ({
-    memoryDir: p.memoryDir,
-    run: async () => {
-      const { entry } = await transact(
-        p.memoryDir,
-        {
-          source: 'restore',
-          summary: `Undo ${record.kind} ${id}`,
-          body: `Put back ${p.files.map((f) => f.file).join(', ')} as they were before merge ${id}.`,
+  const anyway = opts.overwriteChanged === true;
+  await refuseTurn(record, record.touched, { dataDir, anyway, changed: resolved, anywayHow: `\`memdir merge undo ${id} --overwrite-changed\`` });
+  // Each directory's merge entry undone by the one undo (the folders the merge made there go when empty, too).
+  const steps = record.touched.map((t) => ({
+    memoryDir: t.memoryDir,
+    run: async () =>
+      (
+        await undoChange({
+          memoryDir: t.memoryDir,
           dataDir,
-        },
-        async () => {
-          for (const f of p.files) {
-            if (f.text === null) {
-              if ((await readNow(p.memoryDir, f.file)) !== null) await removeFileConfined(p.memoryDir, f.file);
-            } else await writeFileAtomic(p.memoryDir, f.file, f.text);
-          }
-        },
-      );
-      // The folders the merge made there (a relink's new memory folder and its project folder) go when empty.
-      await removeFoldersCreatedBy(p.memoryDir, p.rev, { dataDir });
-      return entry;
-    },
+          rev: t.rev,
+          overwriteChanged: anyway,
+          as: { summary: `Undo ${record.kind} ${id}`, body: `Put back ${t.files.join(', ')} as they were before merge ${id}.` },
+        })
+      ).entry,
   }));
   const revs = await turnAsOne(steps, dataDir, record, `undoing ${record.kind} ${id}`);
   return markMerge(dataDir, record, 'undone', revs);
@@ -180,14 +155,6 @@ async function putBack(
   return new MemdirError(code, sentence, { cause: error });
 }
 
-/** The files of `files` that are not now as history entry `rev` of `memoryDir` left them, as full paths. */
-async function changedSince(memoryDir: string, rev: string, files: readonly string[], dataDir: string): Promise<string[]> {
-  const changed: string[] = [];
-  for (const file of files)
-    if ((await readNow(memoryDir, file)) !== (await readAtRevision(memoryDir, rev, file, { dataDir }))) changed.push(path.join(memoryDir, file));
-  return changed;
-}
-
 /** What turning merge `record` once more does, in words: "take relink X away", "bring relink X back", "take relink X away again". */
 function turnWords(record: MergeRecord): string {
   return record.undone ? `bring ${record.kind} ${record.id} back` : `take ${record.kind} ${record.id} away${record.redone ? ' again' : ''}`;
@@ -197,7 +164,7 @@ function turnWords(record: MergeRecord): string {
  * The one place every refusal of turning merge `record` as one is decided — `memdir merge undo`
  * (undoMerge) and the undo of a turn's entry (undoHistoryEntry) alike — before anything is written
  * anywhere, one sentence for each reason, naming the directory and the files. `dirs`: each
- * directory to turn with its history entry there and the files that entry wrote (`here`, the one
+ * directory to turn with its history entry there (`here`, the one
  * whose entry is being undone, was checked by its own undo already). In this order:
  * - what the undo there refuses by itself (undoChange's check-only pass, as if anyway: a memory
  *   folder that is a file, a file that is not UTF-8, another memory at a name it writes or holding
@@ -206,13 +173,22 @@ function turnWords(record: MergeRecord): string {
  *   put back by hand since: turning only the others would leave the merge half turned, its record
  *   naming only them (a later undo of the turn would miss that directory), and undoing anyway
  *   cannot help, so it is not offered;
- * - a file changed since in any of them, or one of `changed` (a conflict resolved by writing):
- *   unless `anyway`, which overwrites them (what is there now stays in history).
+ * - a memory file changed since in any of them — as that undo decides it (the same check-only pass,
+ *   asked again once all were checked): MEMORY.md never counts, its later lines are kept — or one
+ *   of `changed` (a conflict resolved by writing):
+ *   unless `anyway`, which overwrites them (what is there now stays in history); `anywayHow` is
+ *   the command that does so (`memdir merge undo <id> --overwrite-changed`), when there is one to name.
  */
 async function refuseTurn(
   record: MergeRecord,
-  dirs: readonly { memoryDir: string; rev: string; files: readonly string[] }[],
-  opts: { dataDir: string; anyway: boolean; changed?: readonly string[]; here?: { memoryDir: string; already: string[] | undefined } },
+  dirs: readonly { memoryDir: string; rev: string }[],
+  opts: {
+    dataDir: string;
+    anyway: boolean;
+    changed?: readonly string[];
+    anywayHow?: string;
+    here?: { memoryDir: string; already: string[] | undefined };
+  },
 ): Promise<void> {
   const what = turnWords(record);
   const refused = (where: string, why: string) => `Nothing was undone: this would ${what} in every directory it changed, and in ${where}, ${why}`;
@@ -238,13 +214,18 @@ async function refuseTurn(
       ),
     );
   }
+  // Asked again of each once all were checked: a file changed while a later directory's check waited for its writer counts too.
   const changed = [...(opts.changed ?? [])];
-  for (const d of dirs) changed.push(...(await changedSince(d.memoryDir, d.rev, d.files, opts.dataDir)));
+  if (!opts.anyway)
+    for (const d of dirs) {
+      const checked = await undoChange({ memoryDir: d.memoryDir, dataDir: opts.dataDir, rev: d.rev, overwriteChanged: true, checkOnly: true });
+      changed.push(...(checked.touched ?? []).map((f) => path.join(d.memoryDir, f)));
+    }
   if (changed.length > 0 && !opts.anyway) {
     const one = changed.length === 1;
     throw new MemoryError(
       'conflict',
-      `Nothing was undone: this would ${what} in every directory it changed, and ${one ? 'this file was' : 'these files were'} changed there since — ${changed.join(', ')}. Put ${one ? 'it' : 'them'} back first (\`memdir restore\`), or undo anyway (its entry in History, \`memdir undo --overwrite-changed\`): what is there now stays in history.`,
+      `Nothing was undone: this would ${what} in every directory it changed, and ${one ? 'this file was' : 'these files were'} changed there since — ${changed.join(', ')}. Put ${one ? 'it' : 'them'} back first (\`memdir restore\`), or undo anyway${opts.anywayHow ? ` (${opts.anywayHow})` : ''}: what is there now stays in history.`,
     );
   }
 }
@@ -309,7 +290,7 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   const checked = await undoChange({ ...opts, checkOnly: true });
   await refuseTurn(
     record,
-    others.map((o) => ({ memoryDir: o.memoryDir, rev: o.entry.rev, files: o.entry.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])) })),
+    others.map((o) => ({ memoryDir: o.memoryDir, rev: o.entry.rev })),
     { dataDir, anyway: opts.overwriteChanged === true, here: { memoryDir: opts.memoryDir, already: checked.already } },
   );
   let here: HistoryEntry | null = null;
