@@ -17,14 +17,20 @@ export function isClaudeCodeStoreFolder(abs: string): boolean {
   return fs.lstatSync(path.join(abs, CLAUDE_CODE_STORE_MANIFEST), { throwIfNoEntry: false })?.isFile() === true;
 }
 
-/** The folders of a memory dir Claude Code syncs with its stores, relative to it ('' for the memory dir itself), sorted. */
-export function claudeCodeStoreFolders(memoryDir: string): string[] {
+/**
+ * The folders of a memory dir Claude Code syncs with its stores, relative to it ('' for the memory
+ * dir itself), sorted. `teamExists: false` (the scan already found no team folder) spares listing
+ * it: asked for every project on every scan, that listing would cost a rescan a tenth of its floor.
+ */
+export function claudeCodeStoreFolders(memoryDir: string, opts: { teamExists?: boolean } = {}): string[] {
   const found = isClaudeCodeStoreFolder(memoryDir) ? [''] : [];
   let names: fs.Dirent[] = [];
-  try {
-    names = fs.readdirSync(path.join(memoryDir, TEAM_DIR), { withFileTypes: true });
-  } catch {
-    // No team folder (or not one Memdir can list): no team store there.
+  if (opts.teamExists !== false) {
+    try {
+      names = fs.readdirSync(path.join(memoryDir, TEAM_DIR), { withFileTypes: true });
+    } catch {
+      // No team folder (or not one Memdir can list): no team store there.
+    }
   }
   for (const e of names) if (e.isDirectory() && isClaudeCodeStoreFolder(path.join(memoryDir, TEAM_DIR, e.name))) found.push(`${TEAM_DIR}/${e.name}`);
   return found.sort();

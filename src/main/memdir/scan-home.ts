@@ -100,15 +100,17 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanPass): 
   };
   const loc = await locateGroup(home, group, options.env, locateOptions);
   const cache = options.cache;
-  const { own, team } = withClaudeCodeStores(
-    scanMemoryDir(loc.memoryDir, { scope: 'private', ...(cache ? { cache } : {}) }),
-    scanMemoryDir(teamDirOf(loc.memoryDir), {
-      scope: 'team',
-      linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache),
-      ...(cache ? { cache } : {}),
-    }),
-    { memoryDir: loc.memoryDir, folders: claudeCodeStoreFolders(loc.memoryDir), readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores) },
-  );
+  const ownScan = scanMemoryDir(loc.memoryDir, { scope: 'private', ...(cache ? { cache } : {}) });
+  const teamScan = scanMemoryDir(teamDirOf(loc.memoryDir), {
+    scope: 'team',
+    linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache),
+    ...(cache ? { cache } : {}),
+  });
+  const { own, team } = withClaudeCodeStores(ownScan, teamScan, {
+    memoryDir: loc.memoryDir,
+    folders: claudeCodeStoreFolders(loc.memoryDir, { teamExists: teamScan.exists }),
+    readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores),
+  });
   return {
     ...own,
     dir: group.dir,
