@@ -6,7 +6,6 @@ import { homeFrom } from './scan.js';
 import { listHistory, recordExternalChanges } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { importedHistories, undoHistoryEntry } from '../../main/relink/index.js';
-import { finishTurnFirst, RECOVERED_HELP } from './relink.js';
 
 export const historyCommand: CommandSpec = {
   name: ['history'],
@@ -122,10 +121,8 @@ every directory is checked first; a write the disk refuses puts back what was al
 is refused, naming the latest turn's entry. Undoing a merge's own entry while it stands is \`memdir merge undo\`
 (refused for the same reasons, in the same sentences; a file it wrote changed since is overwritten with --overwrite-changed:
 then undone whole anyway, kept in history).
-JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}
-${RECOVERED_HELP}`,
+JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
-    const recovered = await finishTurnFirst(io);
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
     const { entry, notes } = await undoHistoryEntry({
@@ -140,7 +137,7 @@ ${RECOVERED_HELP}`,
       }
       throw error;
     });
-    if (values.json) printJson(io, { undone: entry, notes, ...recovered });
+    if (values.json) printJson(io, { undone: entry, notes });
     else {
       io.out(entry ? `${entry.summary} (${plural(entry.files.length, 'file')} changed).\n` : 'Nothing to undo: it is already that way.\n');
       for (const note of notes) io.out(`${note}\n`);

@@ -5,7 +5,7 @@
  * resolved in the merge editor.
  */
 import { Suspense, lazy, useEffect, useState } from 'react';
-import type { MergePlan, MergeRecord, Orphan } from '../../shared/contract/identity.js';
+import type { MergePlan, Orphan } from '../../shared/contract/identity.js';
 import { describeEvidence } from '../../shared/project-identity.js';
 import { plural } from '../../shared/size-text.js';
 import { useIdentity } from '../stores/identity.js';
@@ -68,36 +68,12 @@ function Preview({ plan }: { plan: MergePlan }) {
 
 function Result() {
   const result = useIdentity((s) => s.result);
-  const recovered = useIdentity((s) => s.recovered);
   const busy = useIdentity((s) => s.busy);
   const { undo, openConflict } = useIdentity.getState();
-  if (!result && recovered.length === 0) return null;
-  return (
-    <section className="panel" aria-label="Merge result">
-      {recovered.map((sentence) => (
-        <p key={sentence} className="banner warning" role="status">
-          {sentence}
-        </p>
-      ))}
-      {result && <ResultOf result={result} busy={busy} undo={undo} openConflict={openConflict} />}
-    </section>
-  );
-}
-
-function ResultOf({
-  result,
-  busy,
-  undo,
-  openConflict,
-}: {
-  result: MergeRecord;
-  busy: boolean;
-  undo: () => Promise<void>;
-  openConflict: (n: number) => Promise<void>;
-}) {
+  if (!result) return null;
   const added = result.plan.files.filter((f) => f.action === 'add').length;
   return (
-    <>
+    <section className="panel" aria-label="Merge result">
       {result.undone ? (
         <p>Undone: every directory is back as it was before.</p>
       ) : (
@@ -116,7 +92,7 @@ function ResultOf({
             {c.status === 'open' && <button onClick={() => void openConflict(c.n)}>Resolve {c.file}</button>}
           </p>
         ))}
-    </>
+    </section>
   );
 }
 

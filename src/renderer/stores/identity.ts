@@ -20,8 +20,6 @@ interface IdentityState {
   error: string | null;
   preview: { of: PreviewOf; plan: MergePlan } | null;
   result: MergeRecord | null;
-  /** Merges a killed Memdir left between their folders, put back whole: one sentence each, shown with the merge results. */
-  recovered: string[];
   conflict: { id: string; sides: ConflictSides } | null;
   /** A merged text refused because it would hold a secret: asked in the merge editor, saved anyway with `allowSecrets` on purpose. */
   secrets: SecretAsk | null;
@@ -52,9 +50,6 @@ export const useIdentity = create<IdentityState>()((set, get) => {
     }
   };
   const refreshAll = async () => {
-    // First, so the lists below read folders a killed merge no longer leaves half turned.
-    const { recovered } = await call('identity.recovered', {});
-    if (recovered.length > 0) set({ recovered: [...get().recovered, ...recovered] });
     const [report, { groups }] = await Promise.all([call('identity.orphans', { lookIn: get().lookIn }), call('identity.cloneGroups', {})]);
     set({ report, groups });
     void useProjects.getState().load();
@@ -67,7 +62,6 @@ export const useIdentity = create<IdentityState>()((set, get) => {
     error: null,
     preview: null,
     result: null,
-    recovered: [],
     conflict: null,
     secrets: null,
     load: () => guarded(refreshAll),

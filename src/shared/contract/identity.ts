@@ -180,11 +180,6 @@ export const identityContract = {
   ),
   'identity.merges': query('Merges done (relinks, merges, imports), newest first.', z.object({}), z.object({ merges: z.array(mergeRecordSchema) })),
   'identity.undo': mutation('Undo a relink, merge or import: every directory it changed is put back.', z.object({ id: mergeId }), mergeRecordSchema),
-  'identity.recovered': mutation(
-    'Finish a relink, merge, import or undo of one that a killed Memdir left between its folders (put back whole, as before it), and say so: the sentences not shown yet, each once.',
-    z.object({}),
-    z.object({ recovered: z.array(z.string()) }),
-  ),
   'identity.conflict': query('Both versions of a file a merge kept.', z.object({ id: mergeId, n: z.number().int().min(0) }), conflictSidesSchema),
   'identity.resolve': mutation(
     'Resolve a merge conflict: keep the version here, take the moved one, keep both, or save a merged text.',

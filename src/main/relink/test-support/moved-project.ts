@@ -40,29 +40,3 @@ export async function addMemories(home: string, key: string, files: Record<strin
   }
   return memoryDir;
 }
-
-/** Every memory file under `dir` (dotfiles left out, as Memdir leaves them), with its text: what a folder holds, to compare. */
-export async function readTree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (abs: string, rel: string) => {
-    for (const e of await fs.readdir(abs, { withFileTypes: true }).catch(() => [])) {
-      if (e.name.startsWith('.')) continue;
-      if (e.isDirectory()) await walk(path.join(abs, e.name), `${rel}${e.name}/`);
-      else out[`${rel}${e.name}`] = await fs.readFile(path.join(abs, e.name), 'utf8');
-    }
-  };
-  await walk(dir, '');
-  return out;
-}
-
-/** Two clones of one repository (`<root>/a/shop`, `<root>/b/shop`: same remote, same root commit), each with a session in `home`. */
-export async function twoClones(root: string, home: string): Promise<{ a: string; b: string }> {
-  const a = path.join(root, 'a', 'shop');
-  const b = path.join(root, 'b', 'shop');
-  await makeRepo(a);
-  await fs.mkdir(path.dirname(b), { recursive: true });
-  git(root, 'clone', '-q', a, b);
-  git(b, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
-  for (const p of [a, b]) await addSession(home, p);
-  return { a, b };
-}
