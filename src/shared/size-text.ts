@@ -40,6 +40,11 @@ export function formatBytesAgainst(bytes: number, limit: number): [string, strin
   return shown === max && bytes !== limit ? [`${formatCount(bytes)} bytes`, `${formatCount(limit)} bytes`] : [shown, max];
 }
 
+/** "a", "a and b", "a, b and c". */
+export function listInWords(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}`;
+}
+
 /** "1 memory", "3 memories". */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { listInWords } from '../../shared/size-text.js';
 
 /** The file the client keeps in every folder it syncs; beside it, `.memory-sync-basis`: what it last synced. */
 export const CLAUDE_CODE_STORE_MANIFEST = '.memory-sync';
@@ -64,7 +65,7 @@ export function outsideStoresSentence(folders: readonly string[], teamFiles: rea
   if (teamStores.length === 0) return null;
   const outside = teamFiles.filter((f) => !teamStores.some((s) => f.startsWith(`${s}/`)));
   if (outside.length === 0) return null;
-  const named = outside.length === 1 ? outside[0]! : `${outside.slice(0, -1).join(', ')} and ${outside.at(-1)!}`;
+  const named = listInWords(outside);
   const writable = teamStores.filter((s) => !readOnly.some((r) => r.folder === s));
   const into = (writable.length > 0 ? writable : teamStores).map((s) => `${s}/`).join(' or ');
   return `${named} ${outside.length === 1 ? 'is' : 'are'} in ${TEAM_DIR}/ but in no folder Claude Code syncs with a team store (${teamStores.map((s) => `${s}/`).join(', ')}): Claude Code tells the agent to write team memories to ${TEAM_DIR}/, yet shares only those folders, so no teammate gets ${outside.length === 1 ? 'it' : 'these'} unless Memdir's team sync is connected for this project. Move ${outside.length === 1 ? 'it' : 'them'} into ${into} to share ${outside.length === 1 ? 'it' : 'them'} through Claude Code.`;
@@ -81,7 +82,11 @@ export interface ReadOnlyStoreFolder {
  * store (`{"v":1,"partition":<path>}`, no mode): the mode is the `CLAUDE_MEMORY_STORES` entry with
  * that path (a bare string, or `mode` left out, is read-write). Unknown without the setting.
  */
-export function readOnlyStoreFolders(memoryDir: string, setting: { value: string; from: string } | null): ReadOnlyStoreFolder[] {
+export function readOnlyStoreFolders(
+  memoryDir: string,
+  setting: { value: string; from: string } | null,
+  folders: readonly string[] = setting ? claudeCodeStoreFolders(memoryDir) : [],
+): ReadOnlyStoreFolder[] {
   if (!setting) return [];
   let entries: unknown;
   try {
@@ -96,7 +101,7 @@ export function readOnlyStoreFolders(memoryDir: string, setting: { value: string
       return typeof entry === 'object' && entry !== null && typeof entry.path === 'string' && entry.mode === 'ro' ? [entry.path] : [];
     }),
   );
-  return claudeCodeStoreFolders(memoryDir).flatMap((folder) => {
+  return folders.flatMap((folder) => {
     try {
       const manifest = JSON.parse(fs.readFileSync(path.join(memoryDir, folder, CLAUDE_CODE_STORE_MANIFEST), 'utf8')) as { partition?: unknown };
       return typeof manifest.partition === 'string' && readOnly.has(manifest.partition) ? [{ folder, from: setting.from }] : [];
@@ -149,6 +154,6 @@ export function heldDeletes(memoryDir: string, folders: readonly string[]): stri
 export function heldDeletesSentence(files: readonly string[]): string | null {
   if (files.length === 0) return null;
   const one = files.length === 1;
-  const named = one ? files[0]! : `${files.slice(0, -1).join(', ')} and ${files.at(-1)!}`;
-  return `You deleted ${named}, but Claude Code holds the deletion back: the store keeps ${one ? 'the file' : 'them'}, so teammates still have ${one ? 'it' : 'them'}, and Claude Code puts ${one ? 'it' : 'each'} back here when a teammate changes ${one ? 'it' : 'it'}.`;
+  const named = listInWords(files);
+  return `You deleted ${named}, but Claude Code holds the deletion back: the store keeps ${one ? 'the file' : 'them'}, so teammates still have ${one ? 'it' : 'them'}, and Claude Code puts ${one ? 'it' : 'each'} back here when a teammate changes it.`;
 }

@@ -106,10 +106,11 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanPass): 
     linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache),
     ...(cache ? { cache } : {}),
   });
+  const folders = claudeCodeStoreFolders(loc.memoryDir, { teamExists: teamScan.exists });
   const { own, team } = withClaudeCodeStores(ownScan, teamScan, {
     memoryDir: loc.memoryDir,
-    folders: claudeCodeStoreFolders(loc.memoryDir, { teamExists: teamScan.exists }),
-    readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores),
+    folders,
+    readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores, folders),
   });
   return {
     ...own,

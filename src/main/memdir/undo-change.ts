@@ -25,6 +25,7 @@ import path from 'node:path';
 import { parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { describePlacement, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE } from '../../shared/limits.js';
+import { listInWords } from '../../shared/size-text.js';
 import {
   type BroughtBack,
   broughtBackSince,
@@ -427,7 +428,7 @@ async function touchedSince(memoryDir: string, target: HistoryEntry, touched: Pl
     const seen = { path: p.rel, status: p.now === null ? 'deleted' : p.after === null ? 'added' : 'modified' } as const;
     what.push(`${p.rel} ${how(by?.change ?? seen, p.rel)}${by ? ` by "${by.entry.summary}"` : ''}`);
   }
-  const list = what.length === 1 ? what[0]! : `${what.slice(0, -1).join(', ')} and ${what.at(-1)!}`;
+  const list = listInWords(what);
   return `Nothing was undone: since "${target.summary}", ${list}. Undo ${revs.size > 1 ? 'those' : 'that'} first, or undo anyway (what is there now stays in history).`;
 }
 

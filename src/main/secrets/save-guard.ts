@@ -14,7 +14,7 @@
  */
 import { MemdirError } from '../../shared/errors.js';
 import { type Finding, type SecretOnSave, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
-import { plural } from '../../shared/size-text.js';
+import { listInWords, plural } from '../../shared/size-text.js';
 import { maskedPath, scanText } from './scanner.js';
 
 /** A save refused because the text would hold a secret it did not hold before. */
@@ -95,7 +95,7 @@ export async function refuseNewSecrets(save: GuardedSave): Promise<Finding[]> {
   const named = fresh.map(
     (s) => `${article(s.title)} ${s.title} (${s.match}) ${s.inName ? 'in its name' : `at line ${s.line}`} [fingerprint ${s.fingerprint}]`,
   );
-  const what = named.length === 1 ? named[0] : `${plural(named.length, 'secret')}: ${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  const what = named.length === 1 ? named[0] : `${plural(named.length, 'secret')}: ${listInWords(named)}`;
   const how = fresh.every((s) => s.inName)
     ? 'its name goes into MEMORY.md, which Claude Code sends to the model in every session'
     : 'Claude Code sends every memory to the model in every session';
