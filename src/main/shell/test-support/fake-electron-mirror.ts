@@ -120,7 +120,7 @@ export async function startFakeMirror(mode: MirrorMode, version: string): Promis
       return;
     }
     if (mode === 'slow') {
-      // Slow but steady: a twentieth of the zip every 100 ms (2 s for the whole zip, whatever its
+      // Slow but steady: a twentieth of the zip every 200 ms (4 s for the whole zip, whatever its
       // size), never a long pause.
       res.writeHead(200, { 'content-length': zip.length });
       const step = Math.ceil(zip.length / 20);
@@ -133,7 +133,7 @@ export async function startFakeMirror(mode: MirrorMode, version: string): Promis
           clearInterval(timer);
           res.end();
         }
-      }, 100);
+      }, 200);
       res.on('close', () => clearInterval(timer));
       return;
     }
