@@ -105,6 +105,8 @@ export const projectSettingsSchema = z.object({
   autoDreamEnabledFrom: z.string().nullable(),
   /** The launch directory project and local settings were read for; null when none is known. */
   launchDir: z.string().nullable(),
+  /** `CLAUDE_MEMORY_STORES` as a session sees it (the shell's, or a settings file's env block) and where it is set, or null: set, Claude Code runs in memory-store mode. */
+  memoryStores: z.object({ value: z.string(), from: z.string() }).nullable(),
   /** Every settings file consulted, highest precedence first. */
   files: z.array(z.object({ source: z.enum(['managed', 'user', 'project', 'local']), file: z.string(), exists: z.boolean() })),
   ignored: z.array(z.object({ file: z.string(), key: z.string(), reason: z.string() })),

@@ -18,7 +18,7 @@ import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
 import { TEAM_CASE_FIXTURE, type TeamCase, markersIn } from './team-index-case.js';
 
 /** Auto memory on, as by default: Claude Code loads the index. */
-const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null } as const;
+const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null, memoryStores: null } as const;
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/claude-code-index');
 const skip = REAL_CLAUDE_CODE.found ? null : REAL_CLAUDE_CODE.reason;

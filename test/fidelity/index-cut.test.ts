@@ -9,7 +9,7 @@ import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from '../../src/main/memdir/
 import { formatIndexSize, lineFate, loadIndexAsClaudeCode, warningWordingFor } from '../../src/shared/index-load.js';
 
 /** Auto memory on, as by default: Claude Code loads the index. */
-const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null } as const;
+const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null, memoryStores: null } as const;
 
 // Indexes written into a temporary home and loaded by the real Claude Code 2.1.332 (`claude -p`
 // against a loopback fake API); observed.json holds what its transcript recorded as injected

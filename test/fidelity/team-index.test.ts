@@ -15,7 +15,7 @@ import { indexStatesOf } from '../../src/shared/index-state.js';
 import type { ProjectScan } from '../../src/shared/scan-types.js';
 import { TEAM_CASE_FIXTURE, type TeamCase } from './team-index-case.js';
 
-const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null } as const;
+const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null, memoryStores: null } as const;
 const recorded = JSON.parse(fs.readFileSync(TEAM_CASE_FIXTURE, 'utf8')) as TeamCase;
 const DIR = '-work-team-case';
 

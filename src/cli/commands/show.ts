@@ -35,8 +35,9 @@ stays on this machine and is replaced when the store's copy changes.
 200 lines / 25,000 UTF-16 code units, Claude Code's warning paragraph appended when cut, control
 characters removed), then a newline; nothing when Claude Code would load no index — with auto memory
 off it loads none, and a sentence on stderr names the setting and the file or variable it came from.
-While Claude Code syncs the memory with its stores (a .memory-sync file in the memory folder or a
-team/<store>/ folder) it loads no index either: the sentence on stderr names those folders.
+While CLAUDE_MEMORY_STORES is set (the environment or a settings env block) Claude Code syncs the
+memory with its stores and loads no index either, synced yet or not: the sentence on stderr says
+where it is set and names the store folders. Left .memory-sync files without the setting count for nothing.
 --loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "hasTranscript", "lastInjected", "autoMemoryOff", "storesLoadNoIndex"}: reason in
 Claude Code's words or null; claudeCodeVersion from the project's transcripts (it words the warning; read
 as \`dream status\` reads it) or null; hasTranscript false when no session has run yet; lastInjected = the

@@ -2,8 +2,9 @@
  * Folders Claude Code 2.1.332 syncs itself with its memory stores (`CLAUDE_MEMORY_STORES`), known
  * by the manifest the client keeps in each (test/fixtures/claude-code-stores/): `team/<store>/`
  * for a team store, the memory dir itself for the user's own. The one place that finds them, for
- * Memdir's sync (which leaves them alone, team-paths.ts) and for what the agent is said to see
- * (health.ts, agent-index.ts).
+ * Memdir's sync (which leaves them alone, team-paths.ts), and that says whether the client is in
+ * store mode (the setting, not the sidecars), for what the agent is said to see (health.ts,
+ * agent-index.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,21 +38,70 @@ export function claudeCodeStoreFolders(memoryDir: string, opts: { teamExists?: b
   return found.sort();
 }
 
+/** `CLAUDE_MEMORY_STORES` as a session sees it (settings.ts `memoryStores`): its value and where it is set. */
+export type MemoryStoresSetting = { value: string; from: string } | null;
+
 /**
- * Why no MEMORY.md reaches the agent while Claude Code syncs memory stores: seen with 2.1.332
- * (test/fixtures/claude-code-stores/loaded-2.1.332.json), it then loads no index at session start,
- * neither the memory dir's nor a store folder's, and offers memories to the agent by their
- * descriptions. Null when no folder of the memory dir is a store's.
+ * Whether Claude Code runs in memory-store mode: as 2.1.332 decides it, `CLAUDE_MEMORY_STORES` set
+ * to anything but blanks. Neither a sync nor the sidecars it leaves count (recorded,
+ * test/fixtures/claude-code-stores/loaded-2.1.332.json: the setting dropped, sidecars left, loads
+ * MEMORY.md again; the setting with the stores never reached loads none).
  */
-export function storesLoadNoIndex(memoryDir: string): string | null {
-  return noIndexSentence(claudeCodeStoreFolders(memoryDir));
+export function inStoreMode(setting: MemoryStoresSetting): setting is { value: string; from: string } {
+  return setting !== null && setting.value.trim() !== '';
+}
+
+/**
+ * The folders the setting's stores mount at, relative to the memory dir, as the client mounts
+ * them: a `scope: "user"` store at the memory dir itself (''), a team one (a bare string is one)
+ * at `team/<mount>`, `mount` else the path's last segment with other characters than letters,
+ * digits, `_` and `-` made `-`. A value the client would refuse names none.
+ */
+export function settingStoreFolders(setting: MemoryStoresSetting): string[] {
+  if (!inStoreMode(setting)) return [];
+  let entries: unknown;
+  try {
+    entries = JSON.parse(setting.value);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((e: unknown) => {
+    const entry = (typeof e === 'string' ? { path: e } : e) as { path?: unknown; scope?: unknown; mount?: unknown } | null;
+    if (typeof entry !== 'object' || entry === null || typeof entry.path !== 'string') return [];
+    if (entry.scope === 'user') return [''];
+    const last = entry.path.replace(/\/+$/, '').split('/').at(-1) ?? '';
+    const mount = typeof entry.mount === 'string' ? entry.mount : last.replace(/[^A-Za-z0-9_-]/g, '-');
+    return mount && mount !== '.' && mount !== '..' && !mount.includes('/') ? [`${TEAM_DIR}/${mount}`] : [];
+  });
+}
+
+/**
+ * The store folders of a memory dir while in store mode ({@link inStoreMode}), sorted: those the
+ * setting names and those holding the client's manifest. None out of store mode: the client then
+ * syncs nothing and loads MEMORY.md, whatever sidecars an earlier sync left.
+ */
+export function storeModeFolders(memoryDir: string, setting: MemoryStoresSetting, opts: { teamExists?: boolean } = {}): string[] {
+  if (!inStoreMode(setting)) return [];
+  return [...new Set([...settingStoreFolders(setting), ...claudeCodeStoreFolders(memoryDir, opts)])].sort();
+}
+
+/**
+ * Why no MEMORY.md reaches the agent in store mode: seen with 2.1.332
+ * (test/fixtures/claude-code-stores/loaded-2.1.332.json), it then loads no index at session start,
+ * neither the memory dir's nor a store folder's, synced or not, and offers memories to the agent
+ * by their descriptions. Null out of store mode.
+ */
+export function storesLoadNoIndex(memoryDir: string, setting: MemoryStoresSetting): string | null {
+  return inStoreMode(setting) ? noIndexSentence(setting, storeModeFolders(memoryDir, setting)) : null;
 }
 
 /** {@link storesLoadNoIndex} for the store folders found. */
-export function noIndexSentence(folders: readonly string[]): string | null {
-  if (folders.length === 0) return null;
-  const where = folders.map((f) => (f === '' ? 'this memory folder' : `${f}/`)).join(', ');
-  return `Claude Code syncs ${where} itself with its memory stores (the ${CLAUDE_CODE_STORE_MANIFEST} file is there). While it does, Claude Code 2.1.332 loads no ${INDEX_FILE} at session start, so a pointer in an index brings nothing to the agent: it is offered memories by their descriptions instead.`;
+export function noIndexSentence(setting: { from: string }, folders: readonly string[]): string {
+  const where =
+    folders.length === 0 ? 'its memory stores' : `${folders.map((f) => (f === '' ? 'this memory folder' : `${f}/`)).join(', ')} itself with its memory stores`;
+  const set = setting.from === 'CLAUDE_MEMORY_STORES' ? 'in the environment' : setting.from.replace(/^CLAUDE_MEMORY_STORES /, '');
+  return `CLAUDE_MEMORY_STORES is set (${set}), so Claude Code syncs ${where}, and Claude Code 2.1.332 then loads no ${INDEX_FILE} at session start, synced yet or not: a pointer in an index brings nothing to the agent, which is offered memories by their descriptions instead.`;
 }
 
 /**

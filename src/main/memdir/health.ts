@@ -12,7 +12,16 @@ import type { FrontmatterIssue } from '../../shared/frontmatter.js';
 import { type CutFacts, cutOfIndex } from '../../shared/index-cut.js';
 import type { IndexReach } from '../../shared/index-state.js';
 import { plural } from '../../shared/size-text.js';
-import { type ReadOnlyStoreFolder, heldDeletes, heldDeletesSentence, noIndexSentence, outsideStoresSentence, readOnlyStoreNote } from './claude-code-stores.js';
+import {
+  type MemoryStoresSetting,
+  type ReadOnlyStoreFolder,
+  heldDeletes,
+  heldDeletesSentence,
+  inStoreMode,
+  noIndexSentence,
+  outsideStoresSentence,
+  readOnlyStoreNote,
+} from './claude-code-stores.js';
 import { EMPTY_INDEX, type MemoryDirScan } from '../../shared/scan-types.js';
 import { type MemoryType, type Scope, scopeRefusal } from '../../shared/memory-types.js';
 
@@ -211,7 +220,7 @@ export function assessHealth(input: HealthInput): Problem[] {
 /**
  * A project whose memory Claude Code syncs with its memory stores (claude-code-stores.ts), applied
  * after the cached scans (the client's manifest is not a memory file):
- * - `noIndex` (storesLoadNoIndex's sentence, null when no folder is a store's): the client then
+ * - `noIndex` (storesLoadNoIndex's sentence; nothing here out of store mode): the client then
  *   loads no index at all, so no memory is unlisted, nothing is past a cut and no pointer is worth
  *   adding. Said once, on the private scan, instead of per memory; the summaries say nothing loads.
  * - `readOnly`: each memory in a read-only store's folder gets `read-only-store`, which the list,
@@ -222,10 +231,10 @@ export function assessHealth(input: HealthInput): Problem[] {
 export function withClaudeCodeStores<T extends MemoryDirScan>(
   own: T,
   team: MemoryDirScan,
-  stores: { memoryDir: string; folders: readonly string[]; readOnly: readonly ReadOnlyStoreFolder[] },
+  stores: { memoryDir: string; setting: MemoryStoresSetting; folders: readonly string[]; readOnly: readonly ReadOnlyStoreFolder[] },
 ): { own: T; team: MemoryDirScan } {
-  const noIndex = noIndexSentence(stores.folders);
-  if (noIndex === null) return { own, team };
+  if (!inStoreMode(stores.setting)) return { own, team };
+  const noIndex = noIndexSentence(stores.setting, stores.folders);
   // What the index files hold stays; nothing of them loads.
   const noLoad = ({ index }: MemoryDirScan) => ({ ...EMPTY_INDEX, exists: index.exists, lines: index.lines, bytes: index.bytes, chars: index.chars });
   const away = outsideStoresSentence(

@@ -7,7 +7,9 @@ export { changeDataFile, LEAVE_AS_IS, readDataFileNow } from './data-file-merge.
 export {
   CLAUDE_CODE_STORE_MANIFEST,
   claudeCodeStoreFolders,
+  inStoreMode,
   isClaudeCodeStoreFolder,
+  type MemoryStoresSetting,
   readOnlyStoreFolders,
   readOnlyStoreNote,
   storesLoadNoIndex,

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type { HomeScan, LaunchDirScan, ProjectScan } from '../../shared/scan-types.js';
 import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
 import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
-import { claudeCodeStoreFolders, readOnlyStoreFolders } from './claude-code-stores.js';
+import { readOnlyStoreFolders, storeModeFolders } from './claude-code-stores.js';
 import { withClaudeCodeStores } from './health.js';
 import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
 import { type EffectiveSettings, type SettingsCache, type SharedSettings, readEffectiveSettings, readSharedSettings } from './settings.js';
@@ -106,9 +106,11 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanPass): 
     linkedFromParent: () => teamFilesLinkedFrom(loc.memoryDir, cache),
     ...(cache ? { cache } : {}),
   });
-  const folders = claudeCodeStoreFolders(loc.memoryDir, { teamExists: teamScan.exists });
+  const setting = loc.settings.memoryStores;
+  const folders = storeModeFolders(loc.memoryDir, setting, { teamExists: teamScan.exists });
   const { own, team } = withClaudeCodeStores(ownScan, teamScan, {
     memoryDir: loc.memoryDir,
+    setting,
     folders,
     readOnly: readOnlyStoreFolders(loc.memoryDir, loc.settings.memoryStores, folders),
   });

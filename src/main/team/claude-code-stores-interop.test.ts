@@ -15,6 +15,7 @@ import { type FakeAnthropic, makeFakeCertificate, startFakeAnthropic } from '../
 import { createFakeMemoryStores } from '../llm/test-support/fake-memory-stores.js';
 import { EMBEDDED_SESSION_ENV, REAL_CLAUDE_CODE, debugLogIn, runClaudeCode, runClaudeCodeTurns } from '../llm/test-support/real-claude-code.js';
 import { markersIn } from '../../../test/fidelity/team-index-case.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
 import {
   FAKE_GITHUB_TOKEN,
   HELD_DELETE_FIXTURE,
@@ -36,6 +37,7 @@ import {
   type RoSession,
   RW_STORE,
   SIDECARS,
+  SIDECAR_FOLDERS,
   USER_STORE,
   STORES_FIXTURE,
   STORES_HOW,
@@ -159,33 +161,45 @@ describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, record
   // the messages, not the system prompt); with stores, no index at all, of any folder.
   it('what it loads at session start, with stores and without', async () => {
     const cert = certificate as { cert: string; key: string; certFile: string };
-    const run = async (name: string, stores: string | undefined): Promise<LoadedRun> => {
+    /**
+     * One `-p` session in the home `name` (laid out with LOADED_FILES the first time), with
+     * `stores` as CLAUDE_MEMORY_STORES; `unreachable`: the client's proxy is a closed port, so
+     * api.anthropic.com (the stores, the policy) cannot be reached while the model can.
+     */
+    const run = async (name: string, stores: string | undefined, opts: { unreachable?: boolean } = {}): Promise<LoadedRun> => {
       const memoryStores = createFakeMemoryStores();
       for (const s of [USER_STORE, RW_STORE, RO_STORE]) memoryStores.provision(s);
       const api = await startFakeAnthropic({ routes: (r) => memoryStores.routes(r), tls: cert });
       try {
-        const home = layOutExtractHome(path.join(scratch, name));
-        trustProject(home.configDir, home.project);
-        for (const [rel, text] of Object.entries(LOADED_FILES)) {
-          fs.mkdirSync(path.dirname(path.join(home.memoryDir, rel)), { recursive: true });
-          fs.writeFileSync(path.join(home.memoryDir, rel), text);
+        const root = path.join(scratch, name);
+        const fresh = !fs.existsSync(root);
+        const home = fresh ? layOutExtractHome(root) : { root, configDir: path.join(root, 'config'), project: path.join(root, 'project') };
+        const memoryDir = path.join(home.configDir, 'projects', sanitizeDirName(home.project), 'memory');
+        if (fresh) {
+          trustProject(home.configDir, home.project);
+          for (const [rel, text] of Object.entries(LOADED_FILES)) {
+            fs.mkdirSync(path.dirname(path.join(memoryDir, rel)), { recursive: true });
+            fs.writeFileSync(path.join(memoryDir, rel), text);
+          }
         }
-        const env = { ...EMBEDDED_SESSION_ENV, ...storeSyncEnv(api.proxyUrl!, cert.certFile), CLAUDE_MEMORY_STORES: stores };
+        const folder = path.dirname(memoryDir);
+        for (const f of fs.readdirSync(folder)) if (f.endsWith('.jsonl')) fs.rmSync(path.join(folder, f));
+        const proxy = opts.unreachable ? 'http://127.0.0.1:9' : api.proxyUrl!;
+        const env = { ...EMBEDDED_SESSION_ENV, ...storeSyncEnv(proxy, cert.certFile), CLAUDE_MEMORY_STORES: stores };
         const done = await runClaudeCode(['-p', 'hello there friend'], {
           cwd: home.project,
           configDir: home.configDir,
-          scratch: path.join(scratch, name, 'scratch'),
+          scratch: path.join(root, 'scratch'),
           baseUrl: api.url,
           env,
           timeoutMs: 90_000,
         });
         expect(done.code, done.stderr).toBe(0);
-        const folder = path.dirname(home.memoryDir);
         const transcript = fs.readdirSync(folder).find((f) => f.endsWith('.jsonl'));
         const lines = transcript ? fs.readFileSync(path.join(folder, transcript), 'utf8').split('\n').filter(Boolean) : [];
         const instructions = lines.flatMap((l) => {
           const a = (JSON.parse(l) as { attachment?: { type?: string; files?: { path: string; type: string }[] } }).attachment;
-          return a?.type === 'instructions' ? (a.files ?? []).map((f) => `${path.relative(home.memoryDir, f.path)} (${f.type})`) : [];
+          return a?.type === 'instructions' ? (a.files ?? []).map((f) => `${path.relative(memoryDir, f.path)} (${f.type})`) : [];
         });
         const reached = markersIn(LOADED_FILES, JSON.stringify(api.messageRequests().map((r) => r.body)));
         return {
@@ -193,18 +207,24 @@ describe.skipIf(skip !== null)(`Claude Code's own team memory store sync, record
           reached: Object.entries(reached)
             .filter(([, hit]) => hit)
             .map(([marker]) => marker),
+          sidecars: SIDECAR_FOLDERS.filter((f) => fs.existsSync(path.join(memoryDir, f, '.memory-sync'))),
         };
       } finally {
         await api.close();
       }
     };
+    const withStores = await run('loaded-with', SYNC_STORES);
     const seen: LoadedRecording = {
       client: REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.version : null,
       how: LOADED_HOW,
       stores: SYNC_STORES,
       files: LOADED_FILES,
       withoutStores: await run('loaded-without', undefined),
-      withStores: await run('loaded-with', SYNC_STORES),
+      withStores,
+      // The same home again, the setting dropped: the sidecars of the sync before are still there.
+      sidecarsWithoutSetting: await run('loaded-with', undefined),
+      // The setting, and the stores never reached: no sync, no sidecar.
+      settingNeverSynced: await run('loaded-unsynced', SYNC_STORES, { unreachable: true }),
     };
     if (record) fs.writeFileSync(LOADED_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
     else expect(seen).toEqual(JSON.parse(fs.readFileSync(LOADED_FIXTURE, 'utf8')));

@@ -239,7 +239,7 @@ describe('what Memdir says the agent sees, in a project whose memory Claude Code
     for (const rel of Object.keys(first.disk).filter((r) => r.endsWith('.memory-sync')))
       await fs.writeFile(path.join(memoryDir, rel), first.disk[rel]!.content);
 
-    const scan = await scanProject(home, '-work-stores', { env: {} });
+    const scan = await scanProject(home, '-work-stores', { env: { CLAUDE_MEMORY_STORES: loaded.stores } });
     const all = [...scan.problems, ...scan.team!.problems];
     expect(all.filter((p) => p.fix === 'add-to-index')).toEqual([]);
     expect(all.filter((p) => /not listed in MEMORY\.md|never sees it at session start/.test(p.message))).toEqual([]);
@@ -255,6 +255,58 @@ describe('what Memdir says the agent sees, in a project whose memory Claude Code
     expect(stateOf({ scope: 'team', file: 'memstore_team/a.md' })).toBe('no-index');
 
     // `memdir show --loaded`: the text the agent gets of MEMORY.md is none, and why.
+    const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings: scan.settings });
+    expect(view.text).toBe('');
+    expect(view.storesLoadNoIndex).toBe(said[0]!.message);
+  });
+});
+
+/** A home laid out with the loading runs' files, and the client's manifests in `sidecars` (as it wrote them). */
+async function loadedHome(name: string, sidecars: readonly string[]): Promise<{ home: string; memoryDir: string }> {
+  const home = path.join(h.root, name);
+  const memoryDir = path.join(home, 'projects', '-work-stores', 'memory');
+  for (const [rel, text] of Object.entries(loaded.files)) {
+    await fs.mkdir(path.dirname(path.join(memoryDir, rel)), { recursive: true });
+    await fs.writeFile(path.join(memoryDir, rel), text);
+  }
+  for (const folder of sidecars) await fs.writeFile(path.join(memoryDir, folder, '.memory-sync'), first.disk[`${folder}/.memory-sync`]!.content);
+  return { home, memoryDir };
+}
+
+describe('store mode is what CLAUDE_MEMORY_STORES says, not what sidecars are left', () => {
+  it('the setting dropped, its sidecars left: MEMORY.md loads again, and Memdir says so', async () => {
+    // Recorded: the same home, synced before, with the setting gone, loads MEMORY.md as before stores.
+    expect(loaded.sidecarsWithoutSetting.sidecars).toEqual(loaded.withStores.sidecars);
+    expect(loaded.sidecarsWithoutSetting.instructions).toEqual(['MEMORY.md (AutoMem)']);
+    expect(loaded.sidecarsWithoutSetting.reached).toEqual(loaded.withoutStores.reached);
+
+    const { home, memoryDir } = await loadedHome('stale-sidecars', loaded.sidecarsWithoutSetting.sidecars);
+    const scan = await scanProject(home, '-work-stores', { env: {} });
+    const all = [...scan.problems, ...scan.team!.problems];
+    expect(all.filter((p) => p.code === 'no-index-loaded')).toEqual([]);
+    expect(scan.index.loadedLines).toBe(2);
+    const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings: scan.settings });
+    expect(view.storesLoadNoIndex).toBeNull();
+    expect(view.text).toBe(loaded.files['MEMORY.md']!.trimEnd());
+  });
+
+  it('the setting in a settings file, never synced (no sidecar yet): no index loads, and Memdir says so from the first session', async () => {
+    // Recorded: with the setting and the stores unreachable, nothing synced and no index loaded.
+    expect(loaded.settingNeverSynced.sidecars).toEqual([]);
+    expect(loaded.settingNeverSynced.instructions).toEqual([]);
+    expect(loaded.settingNeverSynced.reached).toEqual(loaded.withStores.reached);
+
+    const { home, memoryDir } = await loadedHome('never-synced', []);
+    const settings = path.join(home, 'settings.json');
+    await fs.writeFile(settings, JSON.stringify({ env: { CLAUDE_MEMORY_STORES: loaded.stores } }));
+    const scan = await scanProject(home, '-work-stores', { env: {} });
+    const all = [...scan.problems, ...scan.team!.problems];
+    expect(all.filter((p) => p.fix === 'add-to-index')).toEqual([]);
+    const said = all.filter((p) => p.code === 'no-index-loaded');
+    expect(said.map((p) => p.message)).toEqual([
+      `CLAUDE_MEMORY_STORES is set (in the env block of ${settings}), so Claude Code syncs this memory folder, team/memstore_ro/, team/memstore_team/ itself with its memory stores, and Claude Code 2.1.332 then loads no MEMORY.md at session start, synced yet or not: a pointer in an index brings nothing to the agent, which is offered memories by their descriptions instead.`,
+    ]);
+    expect(indexStatesOf(scan)({ scope: 'private', file: 'build.md' })).toBe('no-index');
     const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings: scan.settings });
     expect(view.text).toBe('');
     expect(view.storesLoadNoIndex).toBe(said[0]!.message);
@@ -316,17 +368,17 @@ describe('team memories in no store folder, with a team store', () => {
     }
     for (const rel of Object.keys(first.disk).filter((r) => r.endsWith('.memory-sync')))
       await fs.writeFile(path.join(memoryDir, rel), first.disk[rel]!.content);
-    const scan = await scanProject(home, '-work-outside', { env: {} });
+    const scan = await scanProject(home, '-work-outside', { env: { CLAUDE_MEMORY_STORES: loaded.stores } });
     const said = [...scan.problems, ...scan.team!.problems].filter((p) => p.code === 'outside-store');
     expect(said.map((p) => [p.file, p.severity])).toEqual([[null, 'warning']]);
     expect(said[0]!.message).toBe(
-      "team/loose.md and team/notes/plan.md are in team/ but in no folder Claude Code syncs with a team store (team/memstore_ro/, team/memstore_team/): Claude Code tells the agent to write team memories to team/, yet shares only those folders, so no teammate gets these unless Memdir's team sync is connected for this project. Move them into team/memstore_ro/ or team/memstore_team/ to share them through Claude Code.",
+      "team/loose.md and team/notes/plan.md are in team/ but in no folder Claude Code syncs with a team store (team/memstore_ro/, team/memstore_team/): Claude Code tells the agent to write team memories to team/, yet shares only those folders, so no teammate gets these unless Memdir's team sync is connected for this project. Move them into team/memstore_team/ to share them through Claude Code.",
     );
 
     // All in store folders: nothing to say.
     await fs.rm(path.join(memoryDir, 'team', 'loose.md'));
     await fs.rm(path.join(memoryDir, 'team', 'notes'), { recursive: true });
-    const clean = await scanProject(home, '-work-outside', { env: {} });
+    const clean = await scanProject(home, '-work-outside', { env: { CLAUDE_MEMORY_STORES: loaded.stores } });
     expect(clean.team!.problems.filter((p) => p.code === 'outside-store')).toEqual([]);
   });
 });
@@ -351,7 +403,7 @@ describe('a file deleted in a store folder, which Claude Code holds back', () =>
     // The basis as the client writes it: [path, when (ms), how many syncs saw it].
     const basis = { v: 1, partition: RW_STORE, entries: [], deletes: [[`/${held.deleted}`, 1796545458790, 2]], entriesWereOnDisk: true };
     await fs.writeFile(path.join(folder, '.memory-sync-basis'), JSON.stringify(basis));
-    const scan = await scanProject(home, '-work-held', { env: {} });
+    const scan = await scanProject(home, '-work-held', { env: { CLAUDE_MEMORY_STORES: loaded.stores } });
     const said = scan.team!.problems.filter((p) => p.code === 'held-delete');
     expect(said.map((p) => [p.file, p.severity])).toEqual([[null, 'hint']]);
     expect(said[0]!.message).toBe(
@@ -360,7 +412,7 @@ describe('a file deleted in a store folder, which Claude Code holds back', () =>
 
     // A basis Memdir cannot read as the client's says nothing.
     await fs.writeFile(path.join(folder, '.memory-sync-basis'), '{"v":2,"deletes":"?"}');
-    const unknown = await scanProject(home, '-work-held', { env: {} });
+    const unknown = await scanProject(home, '-work-held', { env: { CLAUDE_MEMORY_STORES: loaded.stores } });
     expect(unknown.team!.problems.filter((p) => p.code === 'held-delete')).toEqual([]);
   });
 });

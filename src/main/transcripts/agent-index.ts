@@ -73,13 +73,13 @@ async function newestTranscript(transcriptDirs: readonly string[]): Promise<stri
 export async function agentIndexView(where: {
   transcriptDirs: readonly string[];
   memoryDir: string;
-  settings: Pick<ProjectSettings, 'autoMemoryEnabled' | 'autoMemoryEnabledSource' | 'autoMemoryEnabledFrom'>;
+  settings: Pick<ProjectSettings, 'autoMemoryEnabled' | 'autoMemoryEnabledSource' | 'autoMemoryEnabledFrom' | 'memoryStores'>;
 }): Promise<AgentIndexView> {
   const transcript = await newestTranscript(where.transcriptDirs);
   const lastInjected = transcript ? await readInjectedIndex(transcript) : null;
   const { version, hasTranscript } = await claudeCodeVersionIn(where.transcriptDirs);
   const autoMemoryOff = autoMemoryOffSentence(where.settings);
-  const stores = storesLoadNoIndex(where.memoryDir);
+  const stores = storesLoadNoIndex(where.memoryDir, where.settings.memoryStores);
   if (autoMemoryOff || stores)
     return { text: '', truncated: false, reason: null, claudeCodeVersion: version, hasTranscript, lastInjected, autoMemoryOff, storesLoadNoIndex: stores };
   const load = loadIndexAsClaudeCode(readIndexTextAsClaudeCode(where.memoryDir), { version });

@@ -74,6 +74,7 @@ const summary = (dir: string, over: Partial<ProjectSummary> = {}): ProjectSummar
     autoDreamEnabledSource: 'default',
     autoDreamEnabledFrom: null,
     launchDir: null,
+    memoryStores: null,
     files: [],
     ignored: [],
     problems: [],

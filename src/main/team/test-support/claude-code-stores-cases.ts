@@ -153,13 +153,18 @@ export const LOADED_FILES: Record<string, string> = {
 };
 
 export const LOADED_HOW =
-  "src/main/team/claude-code-stores-interop.test.ts ('what it loads'): `files` in the memory folder, one `-p` session each way on a fresh home, both with the claude.ai login and the fake as proxy, `withStores` with `CLAUDE_MEMORY_STORES` = `stores` (synced at start), `withoutStores` without it. Per run: `instructions` (the transcript's instructions attachment: each file relative to the memory folder and its type) and `reached` (the markers of `files` found in any request the client sent the model).";
+  "src/main/team/claude-code-stores-interop.test.ts ('what it loads'): `files` in the memory folder, one `-p` session each way on a fresh home, both with the claude.ai login and the fake as proxy, `withStores` with `CLAUDE_MEMORY_STORES` = `stores` (synced at start), `withoutStores` without it; `sidecarsWithoutSetting`: the home of `withStores` once more without the setting (its sidecars left); `settingNeverSynced`: a fresh home with the setting while api.anthropic.com is unreachable (the client's HTTPS proxy a closed port). Per run: `instructions` (the transcript's instructions attachment: each file relative to the memory folder and its type), `reached` (the markers of `files` found in any request the client sent the model) and `sidecars` (the folders holding `.memory-sync` after it, '' for the memory folder).";
 
 /** One loading run. */
 export interface LoadedRun {
   instructions: string[];
   reached: string[];
+  /** The folders of the memory dir ('' for itself) holding the client's `.memory-sync` after the run. */
+  sidecars: string[];
 }
+
+/** The folders a loading run looks in for the client's sidecars. */
+export const SIDECAR_FOLDERS = ['', RW_MOUNT, RO_MOUNT];
 
 /** What {@link LOADED_FIXTURE} holds. */
 export interface LoadedRecording {
@@ -169,6 +174,10 @@ export interface LoadedRecording {
   files: Record<string, string>;
   withoutStores: LoadedRun;
   withStores: LoadedRun;
+  /** The home of `withStores` again, with no `CLAUDE_MEMORY_STORES`: its sidecars left from that sync. */
+  sidecarsWithoutSetting: LoadedRun;
+  /** A fresh home with the setting but api.anthropic.com unreachable: never synced. */
+  settingNeverSynced: LoadedRun;
 }
 
 /** What the client does with a read-only store's files edited or deleted on disk (test/fixtures/claude-code-stores/). */
