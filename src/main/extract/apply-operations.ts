@@ -4,6 +4,9 @@
  * and safe-fs (atomic, confined, no symlinks). All operations of one span share one history
  * entry: the service calls nest inside one outer transaction.
  *
+ * In Claude Code's memory-store mode no index loads and the client writes no pointer (recorded:
+ * test/fixtures/claude-code-extract/observed-stores-2.1.332.json): neither does this.
+ *
  * Idempotent, because a run interrupted after writing is finished from its journal after a
  * restart: a `create` whose file already holds exactly what it would write is done (its index
  * pointer is added if the crash fell between the two writes); an `update` whose file already
@@ -69,7 +72,13 @@ export async function isAlreadyCreated(memoryDir: string, op: ExtractOperation, 
 export async function applyOperations(
   memoryDir: string,
   operations: readonly ExtractOperation[],
-  options: { dataDir: string; sessionId: string | null; summary: (written: readonly ExtractOperation[]) => string },
+  options: {
+    dataDir: string;
+    sessionId: string | null;
+    summary: (written: readonly ExtractOperation[]) => string;
+    /** Claude Code's memory-store mode (claude-code-stores.ts inStoreMode): no index loads, so no pointer is written, as the client writes none. */
+    storeMode?: boolean;
+  },
 ): Promise<ApplyResult> {
   if (operations.length === 0) return { results: [], rev: null };
   // `transact` reads the description when it records, after the writes (or after a failure): kept in step with what was written.
@@ -91,9 +100,16 @@ export async function applyOperations(
             }
             // Written before a crash: make sure the pointer made it too.
             // As createMemory does (and Claude Code): the pointer is appended wherever it lands.
-            await applyFixes(where, [{ kind: 'add-to-index', file: op.file }], { source: 'extract', pastCut: true });
+            if (!options.storeMode) await applyFixes(where, [{ kind: 'add-to-index', file: op.file }], { source: 'extract', pastCut: true });
           } else {
-            await createMemory(where, { fields, body: op.body, file: op.file, ...(op.hook ? { hook: op.hook } : {}), source: 'extract' });
+            await createMemory(where, {
+              fields,
+              body: op.body,
+              file: op.file,
+              ...(op.hook ? { hook: op.hook } : {}),
+              source: 'extract',
+              ...(options.storeMode ? { noPointer: true } : {}),
+            });
           }
         } else {
           if (current === null) {

@@ -29,12 +29,18 @@ import {
   type ExtractHome,
   type ExtractRecording,
   GATE_CASES,
+  STORES_EXTRACT_FIXTURE,
+  STORES_EXTRACT_HOW,
+  STORES_EXTRACT_SCRIPT,
+  STORES_EXTRACT_SETTINGS,
+  type StoresExtractRecording,
   TEAM_EXTRACT_FIXTURE,
   TEAM_EXTRACT_HOW,
   TEAM_SEED,
   TEAM_STORES,
   type TeamExtractRecording,
   type ScriptedCall,
+  type ToolOutcome,
   WRITES_SCRIPT,
   extractionEvents,
   extractionPassesEnded,
@@ -90,6 +96,27 @@ function firstPassTold(requests: FakeRequest[], home: ExtractHome, sessionId: st
 function toolResults(requests: FakeRequest[]): Map<string, Block> {
   const out = new Map<string, Block>();
   for (const r of requests) for (const m of messagesOf(r)) for (const b of blocks(m)) if (b.type === 'tool_result' && b.tool_use_id) out.set(b.tool_use_id, b);
+  return out;
+}
+
+/** The extraction agent's answers: `script`, step by step, in the first pass; nothing to save after. */
+const scripted =
+  (script: ScriptedCall[][]) =>
+  (step: number, fork: number, home: ExtractHome): FakeReply =>
+    fork === 0 ? answer(script[step] ? toolUses(script[step], home) : [{ type: 'text', text: 'Saved.' }]) : text('Nothing to save.');
+
+/** What each call of `script` got back, by id, normalised. */
+function outcomesOf(script: ScriptedCall[][], requests: FakeRequest[], home: ExtractHome, sessionId: string | null): Record<string, ToolOutcome> {
+  const results = toolResults(requests);
+  const out: Record<string, ToolOutcome> = {};
+  for (const call of script.flat()) {
+    const result = results.get(call.id);
+    out[call.id] = {
+      tool: call.name,
+      isError: result?.is_error === true,
+      result: result ? normalizeObserved(resultText(result), home, sessionId).slice(0, 240) : '(no result)',
+    };
+  }
   return out;
 }
 
@@ -192,21 +219,40 @@ describe.skipIf(skip !== null)(`Claude Code's own extraction, recorded for Memdi
     else expect(seen).toEqual(JSON.parse(fs.readFileSync(TEAM_EXTRACT_FIXTURE, 'utf8')));
   }, 120_000);
 
+  // In memory-store mode: what the agent is told (no MEMORY.md, where team memories go) and what
+  // becomes of its writes, a pointer in MEMORY.md among them.
+  it('stores: what the extraction agent is told and what becomes of its writes in memory-store mode', async () => {
+    const runs: StoresExtractRecording['runs'] = {};
+    for (const [name, stores] of Object.entries(STORES_EXTRACT_SETTINGS)) {
+      const { home, requests, sessionId } = await session(
+        ['Remember that we never use an ORM, always plain SQL', 'Thank you, that is all for today'],
+        { extraction: scripted(STORES_EXTRACT_SCRIPT) },
+        { env: { CLAUDE_MEMORY_STORES: stores } },
+      );
+      const writes = outcomesOf(STORES_EXTRACT_SCRIPT, requests, home, sessionId);
+      const files: Record<string, string> = {};
+      for (const [rel, t] of Object.entries(filesUnder(home.memoryDir))) {
+        const seen = normalizeObserved(t, home, sessionId);
+        files[rel] = seen.length > 1000 ? `(${seen.length} characters)` : seen;
+      }
+      runs[name] = { ...firstPassTold(requests, home, sessionId), writes, files };
+    }
+    const seen: StoresExtractRecording = {
+      client: REAL_CLAUDE_CODE.found ? REAL_CLAUDE_CODE.version : null,
+      how: STORES_EXTRACT_HOW,
+      settings: STORES_EXTRACT_SETTINGS,
+      script: STORES_EXTRACT_SCRIPT,
+      runs,
+    };
+    if (record) fs.writeFileSync(STORES_EXTRACT_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+    else expect(seen).toEqual(JSON.parse(fs.readFileSync(STORES_EXTRACT_FIXTURE, 'utf8')));
+  }, 240_000);
+
   it('writes: what is on disk after the extraction agent writes, and what it is refused', async () => {
     const { home, requests, sessionId } = await session(['Remember that we never use an ORM, always plain SQL', 'Thank you, that is all for today'], {
-      extraction: (step, fork, h) =>
-        fork === 0 ? answer(WRITES_SCRIPT[step] ? toolUses(WRITES_SCRIPT[step], h) : [{ type: 'text', text: 'Saved.' }]) : text('Nothing to save.'),
+      extraction: scripted(WRITES_SCRIPT),
     });
-    const results = toolResults(requests);
-    const writes: ExtractRecording['writes'] = {};
-    for (const call of WRITES_SCRIPT.flat()) {
-      const result = results.get(call.id);
-      writes[call.id] = {
-        tool: call.name,
-        isError: result?.is_error === true,
-        result: result ? normalizeObserved(resultText(result), home, sessionId).slice(0, 240) : '(no result)',
-      };
-    }
+    const writes = outcomesOf(WRITES_SCRIPT, requests, home, sessionId);
     const files: Record<string, string> = {};
     for (const [rel, t] of Object.entries(filesUnder(home.memoryDir))) files[`$MEM/${rel}`] = normalizeObserved(t, home, sessionId);
     for (const [rel, t] of Object.entries(filesUnder(home.outside))) files[`$ROOT/outside/${rel}`] = normalizeObserved(t, home, sessionId);

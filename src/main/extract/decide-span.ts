@@ -9,10 +9,10 @@ import path from 'node:path';
 import type { ExtractOperation, OperationOutcome, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { LlmError } from '../llm/index.js';
-import { type ProjectLocation, scanMemoryDir, teamDirOf } from '../memdir/index.js';
+import { inStoreMode, type ProjectLocation, scanMemoryDir, teamDirOf } from '../memdir/index.js';
 import type { Turn } from '../transcripts/index.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';
-import { EXTRACT_SYSTEM_PROMPT, ExtractAnswerError, MAX_ANSWER_TOKENS, buildExtractPrompt, parseExtractAnswer } from './extract-prompt.js';
+import { ExtractAnswerError, extractSystemPrompt, MAX_ANSWER_TOKENS, buildExtractPrompt, parseExtractAnswer } from './extract-prompt.js';
 import { type ExtractionStore, newId } from './extraction-store.js';
 import { findRememberStatements, suggestionOperation } from './remember-statements.js';
 import { type ValidationTarget, validateOperation } from './validate-operation.js';
@@ -64,7 +64,8 @@ export class SpanDecider {
     this.target = {
       privateFiles: new Set(own.memories.map((m) => m.file)),
       teamFiles: team.exists ? new Set(team.memories.map((m) => m.file)) : null,
-      indexText: readText(path.join(memoryDir, INDEX_FILE)) ?? '',
+      // In memory-store mode no index loads: none to show or to measure against.
+      indexText: inStoreMode(this.location.settings.memoryStores) ? null : (readText(path.join(memoryDir, INDEX_FILE)) ?? ''),
     };
     return this.target;
   }
@@ -152,7 +153,7 @@ export class SpanDecider {
     try {
       answer = await provider.complete({
         task: 'extract',
-        system: EXTRACT_SYSTEM_PROMPT,
+        system: extractSystemPrompt({ storeMode: target.indexText === null }),
         messages: [
           {
             role: 'user',

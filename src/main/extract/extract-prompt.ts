@@ -10,6 +10,7 @@ import { MEMORY_TYPES, TYPE_DESCRIPTIONS } from '../../shared/memory-types.js';
 import type { MemorySummary } from '../../shared/scan-types.js';
 import type { Turn } from '../transcripts/index.js';
 import { MemdirError } from '../../shared/errors.js';
+import { STORE_FILE_SIZE_RULE } from '../memdir/index.js';
 
 /** Budget of the turns part of one request (about 15k tokens). */
 export const MAX_TURNS_CHARS = 60_000;
@@ -21,22 +22,35 @@ export const MAX_ANSWER_TOKENS = 4_000;
 /**
  * Which memories go to the team, in Claude Code 2.1.332's words to its own extraction agent with
  * team memory on (test/fixtures/claude-code-extract/observed-team-2.1.332.json). The client turns
- * that mode on only with a team store in CLAUDE_MEMORY_STORES, where it sends no MEMORY.md at all;
- * Memdir models the layout without stores (README), where MEMORY.md is loaded and its `team/x.md`
- * lines bring team memories (test/fixtures/claude-code-index/observed-team.json) — the index
- * sentence below is Memdir's, about that layout, not the client's words. Without stores the client
- * gives its agent no scope guidance at all: these are the only words it has for it.
+ * that mode on only with a team store in CLAUDE_MEMORY_STORES (memory-store mode), where it sends
+ * no MEMORY.md at all and asks for no pointer (observed-stores-2.1.332.json): Memdir's prompt then
+ * says so and gives the client's 4KB rule in its words. Without stores Memdir models the layout
+ * where MEMORY.md is loaded and its `team/x.md` lines bring team memories
+ * (test/fixtures/claude-code-index/observed-team.json) — that index sentence is Memdir's, not the
+ * client's words. Without stores the client gives its agent no scope guidance at all: these are
+ * the only words it has for it.
  */
 const TEAM_SCOPE_GUIDANCE =
   '`user` memories are always private; default `feedback` to private, `project` and `reference` to team. Never write secrets or credentials to the team directory.';
 
-/** The rules every automatic writer follows (R-TYPES, R-NOTSAVE), as the model reads them. */
-export const EXTRACT_SYSTEM_PROMPT = `You maintain the long-term memory of an AI coding agent (Claude Code). After a conversation turn you decide whether anything in it is worth remembering in future sessions, and if so you write it as a memory.
+/** Where MEMORY.md loads (no memory stores): the pointer each memory gets there. */
+const INDEX_RULE =
+  'Each memory gets a one-line pointer in the index MEMORY.md, the one index the agent loads each session: a private memory as x.md, a team memory as team/x.md (the pointers are written for you).';
+
+/** In memory-store mode: no index loads, and the client's size rule. */
+const STORE_MODE_RULE = `No index is loaded: Claude Code syncs this memory with its memory stores and offers the agent each memory by its description alone. ${STORE_FILE_SIZE_RULE}`;
+
+/** The rules every automatic writer follows (R-TYPES, R-NOTSAVE), as the model reads them; `storeMode`: Claude Code's memory-store mode (claude-code-stores.ts inStoreMode). */
+export function extractSystemPrompt({ storeMode }: { storeMode: boolean }): string {
+  return EXTRACT_SYSTEM_PROMPT_TEMPLATE.replace('<index rule>', storeMode ? STORE_MODE_RULE : INDEX_RULE);
+}
+
+const EXTRACT_SYSTEM_PROMPT_TEMPLATE = `You maintain the long-term memory of an AI coding agent (Claude Code). After a conversation turn you decide whether anything in it is worth remembering in future sessions, and if so you write it as a memory.
 
 A memory is a markdown topic file with a name, a one-line description and a type. Types:
 ${MEMORY_TYPES.map((t) => `- ${t}: ${TYPE_DESCRIPTIONS[t]}`).join('\n')}
 Scopes: "private" (only this user) or "team" (shared with all users of this project). ${TEAM_SCOPE_GUIDANCE}
-Each memory gets a one-line pointer in the index MEMORY.md, the one index the agent loads each session: a private memory as x.md, a team memory as team/x.md (the pointers are written for you).
+<index rule>
 
 Only what cannot be derived from the project itself is worth saving. Never save:
 - code patterns, conventions, architecture, file paths or project structure (the code says it);
@@ -53,6 +67,9 @@ Convert relative dates to absolute ones ("tomorrow" → the date) using the turn
 Answer with JSON only, no prose:
 {"operations": [{"action": "create" | "update", "file": "feedback_no_orm.md", "scope": "private" | "team", "type": "user" | "feedback" | "project" | "reference", "name": "short title", "description": "one line used for recall", "body": "the memory in markdown: the fact, then **Why:** and **How to apply:** lines", "reason": "why this is worth remembering"}]}
 For "update", give the existing file name and the complete new body. File names: lower case, type prefix, underscores, ".md", no folders.`;
+
+/** {@link extractSystemPrompt} where MEMORY.md loads. */
+export const EXTRACT_SYSTEM_PROMPT = extractSystemPrompt({ storeMode: false });
 
 function cap(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
@@ -93,11 +110,12 @@ export function describeTurn(turn: Turn, index: number): string {
 
 /**
  * What the model is told about the memory that exists: MEMORY.md, the index the agent loads (its
- * `team/x.md` pointers load team memories; team/MEMORY.md loads nothing and is not shown), and the
- * memories of each scope (`teamMemories` null: the project has no team memory).
+ * `team/x.md` pointers load team memories; team/MEMORY.md loads nothing and is not shown; null in
+ * memory-store mode, where none loads), and the memories of each scope (`teamMemories` null: the
+ * project has no team memory).
  */
 export interface ExtractContext {
-  indexText: string;
+  indexText: string | null;
   memories: readonly MemorySummary[];
   teamMemories: readonly MemorySummary[] | null;
 }
@@ -110,7 +128,7 @@ export function buildExtractPrompt(turns: readonly Turn[], context: ExtractConte
   ].join('\n');
   const memoryPart = cap(
     [
-      `<memory_index>\n${context.indexText.trim() || '(empty)'}\n</memory_index>`,
+      ...(context.indexText === null ? [] : [`<memory_index>\n${context.indexText.trim() || '(empty)'}\n</memory_index>`]),
       ...(context.teamMemories === null ? ['<team_memory>(this project has no team memory: use "private")</team_memory>'] : []),
       `<existing_memories>\n${manifest || '(none)'}\n</existing_memories>`,
     ].join('\n\n'),

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { ExtractOperation, ExtractionLogEntry, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
-import { type ProjectLocation } from '../memdir/index.js';
+import { inStoreMode, type ProjectLocation } from '../memdir/index.js';
 import { realpathDeepestExistingSync } from '../core/memory-lock.js';
 import { commitCursor, CursorStore, memoryWritesInTurn, type NewTurns, type Turn } from '../transcripts/index.js';
 import { applyOperations, describeOperation } from './apply-operations.js';
@@ -187,7 +187,12 @@ export class ExtractionRun {
       const entry = entries.find((e) => e.id === group.entryId);
       const summary = (written: readonly ExtractOperation[]) =>
         `Extract from session ${shortSession(group.sessionId)}${written.length > 0 ? `: ${written.map(describeOperation).join(', ')}` : ''}`;
-      const { results } = await applyOperations(journal.memoryDir, group.operations, { dataDir, sessionId: group.sessionId, summary });
+      const { results } = await applyOperations(journal.memoryDir, group.operations, {
+        dataDir,
+        sessionId: group.sessionId,
+        summary,
+        storeMode: inStoreMode(this.location.settings.memoryStores),
+      });
       if (results.some((r) => r.ok)) this.wrote = true;
       if (entry?.kind !== 'turns') continue;
       for (const result of results) {

@@ -7,21 +7,21 @@
  */
 import type { ExtractOperation, Proposal, ProposalEdit } from '../../shared/contract/extract.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import { MemoryError, scanMemoryDir, teamDirOf } from '../memdir/index.js';
+import { inStoreMode, MemoryError, type MemoryStoresSetting, scanMemoryDir, teamDirOf } from '../memdir/index.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { applyOperations, describeOperation, isAlreadyCreated } from './apply-operations.js';
 import { ExtractionStore, newId } from './extraction-store.js';
 import { type ValidationTarget, validateOperation } from './validate-operation.js';
 
-async function currentTarget(memoryDir: string): Promise<ValidationTarget> {
+async function currentTarget(memoryDir: string, storeMode: boolean): Promise<ValidationTarget> {
   const own = scanMemoryDir(memoryDir, { scope: 'private' });
   const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team' });
   const read = (file: string) => fs.readFile(file, 'utf8').catch(() => '');
   return {
     privateFiles: new Set(own.memories.map((m) => m.file)),
     teamFiles: team.exists ? new Set(team.memories.map((m) => m.file)) : null,
-    indexText: await read(path.join(memoryDir, INDEX_FILE)),
+    indexText: storeMode ? null : await read(path.join(memoryDir, INDEX_FILE)),
   };
 }
 
@@ -46,22 +46,31 @@ function differs(op: ExtractOperation, edit: ProposalEdit): boolean {
 
 /**
  * Accept a pending proposal, as it is or edited. Throws MemoryError (`not-found`, `conflict`,
- * `scope-refused`, `invalid-input`) with a sentence the app shows.
+ * `scope-refused`, `invalid-input`) with a sentence the app shows. `memoryStores`: the project's
+ * `CLAUDE_MEMORY_STORES` as its sessions see it now (settings.ts): in memory-store mode the
+ * memory is checked and written as extraction does then (no index, no pointer).
  */
-export async function acceptProposal(dataDir: string, id: string, edit?: ProposalEdit, store = new ExtractionStore(dataDir)): Promise<Proposal> {
+export async function acceptProposal(
+  dataDir: string,
+  id: string,
+  edit?: ProposalEdit,
+  store = new ExtractionStore(dataDir),
+  memoryStores: MemoryStoresSetting = null,
+): Promise<Proposal> {
   const proposal = await pending(store, id);
+  const storeMode = inStoreMode(memoryStores);
   const edited = edit !== undefined && differs(proposal.operation, edit);
   const raw: ExtractOperation = edit ? { ...proposal.operation, ...edit } : proposal.operation;
   let operation = raw;
   // A crash between writing and recording leaves the memory written and the proposal pending.
   if (!(await isAlreadyCreated(proposal.memoryDir, raw, proposal.sessionId))) {
-    const checked = await validateOperation(raw, await currentTarget(proposal.memoryDir));
+    const checked = await validateOperation(raw, await currentTarget(proposal.memoryDir, storeMode));
     if (!checked.ok) throw new MemoryError(/user.*team/i.test(checked.reason) ? 'scope-refused' : 'invalid-input', checked.reason);
     operation = checked.operation;
   }
   const summary = (written: readonly ExtractOperation[]) =>
     `Accept ${proposal.kind === 'suggestion' ? 'suggestion' : 'proposal'}${written.length > 0 ? `: ${written.map(describeOperation).join(', ')}` : ''}`;
-  const { results, rev } = await applyOperations(proposal.memoryDir, [operation], { dataDir, sessionId: proposal.sessionId, summary });
+  const { results, rev } = await applyOperations(proposal.memoryDir, [operation], { dataDir, sessionId: proposal.sessionId, summary, storeMode });
   const result = results[0]!;
   if (!result.ok) throw new MemoryError('conflict', result.reason ?? 'The memory could not be written.');
   const decided: Proposal = {

@@ -10,7 +10,8 @@
  *     created behind the user's back);
  *   - `create` only for a file that does not exist, `update` only for one that does;
  *   - no secret in anything that would be written.
- * R-NOTSAVE hints and index-limit warnings do not refuse: they travel with the operation, and
+ * R-NOTSAVE hints, index-limit warnings (in memory-store mode, where no index loads: a file over the
+ * client's 4KB instead) do not refuse: they travel with the operation, and
  * in apply mode send it to the review queue instead of straight to disk.
  */
 import path from 'node:path';
@@ -18,7 +19,17 @@ import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { indexImpact } from '../../shared/index-impact.js';
 import { type MemoryType, type Scope, defaultScope, isMemoryType, scopeRefusal, typeFromFileName } from '../../shared/memory-types.js';
 import { detectDerivable } from '../../shared/not-worth-saving.js';
-import { checkFileName, checkNewFileName, formTwin, MemoryError, pointerHome, suggestFileName, twinClause } from '../memdir/index.js';
+import {
+  checkFileName,
+  checkNewFileName,
+  formTwin,
+  MemoryError,
+  pointerHome,
+  serializeTopicFile,
+  storeFileSizeWarning,
+  suggestFileName,
+  twinClause,
+} from '../memdir/index.js';
 import { findSecrets } from './secret-guard.js';
 
 /** The memory directory as the validator needs to know it. */
@@ -27,8 +38,11 @@ export interface ValidationTarget {
   privateFiles: ReadonlySet<string>;
   /** Topic files of the team scope; null when the project has no team memory. */
   teamFiles: ReadonlySet<string> | null;
-  /** MEMORY.md: the one index the agent loads, a team memory's pointer (`team/x.md`) among them. */
-  indexText: string;
+  /**
+   * MEMORY.md: the one index the agent loads, a team memory's pointer (`team/x.md`) among them;
+   * null in Claude Code's memory-store mode, where no index loads (claude-code-stores.ts).
+   */
+  indexText: string | null;
 }
 
 /** An operation that may be written (with warnings to show), or why it may not. */
@@ -158,7 +172,11 @@ export async function validateOperation(raw: unknown, target: ValidationTarget):
   if (secrets.length > 0) return refuse(`It would write a secret: ${secrets.join('; ')}.`);
 
   for (const hint of detectDerivable(op.body)) warnings.push(hint.message);
-  if (op.action === 'create') {
+  if (target.indexText === null) {
+    // Memory-store mode: no pointer, and the client's size rule instead of the index's.
+    const size = storeFileSizeWarning(op.file, Buffer.byteLength(serializeTopicFile({ name: op.name, description: op.description, type: op.type }, op.body)));
+    if (size) warnings.push(size);
+  } else if (op.action === 'create') {
     // Measured where the pointer that loads it goes: MEMORY.md, `team/x.md` for a team memory (pointerHome).
     const home = pointerHome({ memoryDir: '', scope: op.scope }, op.file).file;
     const impact = indexImpact(target.indexText, { kind: 'add', title: op.name, file: home, hook: op.hook ?? op.description });

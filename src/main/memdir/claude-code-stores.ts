@@ -51,6 +51,17 @@ export function inStoreMode(setting: MemoryStoresSetting): setting is { value: s
   return setting !== null && setting.value.trim() !== '';
 }
 
+/** The entries of the setting, unchecked; none when it is not a JSON array (the client refuses it then). */
+function settingEntries(setting: MemoryStoresSetting): unknown[] {
+  if (!inStoreMode(setting)) return [];
+  try {
+    const entries = JSON.parse(setting.value) as unknown;
+    return Array.isArray(entries) ? entries : [];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The folders the setting's stores mount at, relative to the memory dir, as the client mounts
  * them: a `scope: "user"` store at the memory dir itself (''), a team one (a bare string is one)
@@ -58,15 +69,7 @@ export function inStoreMode(setting: MemoryStoresSetting): setting is { value: s
  * digits, `_` and `-` made `-`. A value the client would refuse names none.
  */
 export function settingStoreFolders(setting: MemoryStoresSetting): string[] {
-  if (!inStoreMode(setting)) return [];
-  let entries: unknown;
-  try {
-    entries = JSON.parse(setting.value);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(entries)) return [];
-  return entries.flatMap((e: unknown) => {
+  return settingEntries(setting).flatMap((e: unknown) => {
     const entry = (typeof e === 'string' ? { path: e } : e) as { path?: unknown; scope?: unknown; mount?: unknown } | null;
     if (typeof entry !== 'object' || entry === null || typeof entry.path !== 'string') return [];
     if (entry.scope === 'user') return [''];
@@ -138,15 +141,8 @@ export function readOnlyStoreFolders(
   folders: readonly string[] = setting ? claudeCodeStoreFolders(memoryDir) : [],
 ): ReadOnlyStoreFolder[] {
   if (!setting) return [];
-  let entries: unknown;
-  try {
-    entries = JSON.parse(setting.value);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(entries)) return [];
   const readOnly = new Set(
-    entries.flatMap((e: unknown) => {
+    settingEntries(setting).flatMap((e: unknown) => {
       const entry = e as { path?: unknown; mode?: unknown } | null;
       return typeof entry === 'object' && entry !== null && typeof entry.path === 'string' && entry.mode === 'ro' ? [entry.path] : [];
     }),
@@ -206,4 +202,21 @@ export function heldDeletesSentence(files: readonly string[]): string | null {
   const one = files.length === 1;
   const named = listInWords(files);
   return `You deleted ${named}, but Claude Code holds the deletion back: the store keeps ${one ? 'the file' : 'them'}, so teammates still have ${one ? 'it' : 'them'}, and Claude Code puts ${one ? 'it' : 'each'} back here when a teammate changes it.`;
+}
+
+/**
+ * Claude Code 2.1.332's rule for a memory file in memory-store mode, in its words: its Memory
+ * section says it only then (test/fixtures/claude-code-extract/observed-stores-2.1.332.json);
+ * Memdir's extraction model is told the same.
+ */
+export const STORE_FILE_SIZE_RULE =
+  'Keep each memory file under 4KB including frontmatter (recall shows only the first 4KB) and the description to one specific line; when a file outgrows that, split or summarize it rather than continuing it in a second file.';
+
+/** The 4KB of {@link STORE_FILE_SIZE_RULE}, in bytes. */
+export const STORE_FILE_MAX_BYTES = 4096;
+
+/** What to say of a memory file of `bytes` bytes in memory-store mode: null within {@link STORE_FILE_SIZE_RULE}. */
+export function storeFileSizeWarning(file: string, bytes: number): string | null {
+  if (bytes <= STORE_FILE_MAX_BYTES) return null;
+  return `${file} would be ${bytes.toLocaleString('en')} bytes: Claude Code asks in memory-store mode to keep each memory file under 4KB including frontmatter (recall shows only the first 4KB). Split or summarize it.`;
 }

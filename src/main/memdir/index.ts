@@ -12,6 +12,8 @@ export {
   type MemoryStoresSetting,
   readOnlyStoreFolders,
   readOnlyStoreNote,
+  STORE_FILE_SIZE_RULE,
+  storeFileSizeWarning,
   storesLoadNoIndex,
 } from './claude-code-stores.js';
 export { quoteProblematicValues } from './frontmatter-retry.js';

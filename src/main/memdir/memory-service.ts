@@ -353,9 +353,11 @@ export interface CreateInput {
   source?: ChangeSource;
   /** Fingerprints of secrets to save anyway, on purpose (see {@link refuseNewSecrets}). */
   allowSecrets?: readonly string[];
+  /** Write no index pointer: where no index loads (Claude Code's memory-store mode, as its extraction does). */
+  noPointer?: boolean;
 }
 
-/** Create a topic file and its index pointer. A secret in it is refused unless allowed. */
+/** Create a topic file and its index pointer (none with `noPointer`). A secret in it is refused unless allowed. */
 export async function createMemory(where: Where, input: CreateInput): Promise<WriteResult> {
   const refusal = scopeRefusal(input.fields.type, where.scope);
   if (refusal) throw new MemoryError('scope-refused', refusal);
@@ -369,7 +371,7 @@ export async function createMemory(where: Where, input: CreateInput): Promise<Wr
     await refuseNewSecrets({ label: rel, text, before: null, name: file, allow: input.allowSecrets });
     await refuseTakenName(where.memoryDir, rel, 'pick another name or edit it.');
     await writeFileAtomic(where.memoryDir, rel, text);
-    for (const place of pointerPlaces(where, file)) {
+    for (const place of input.noPointer ? [] : pointerPlaces(where, file)) {
       const index = await readIndex(place.index);
       const already = indexEntries(index.parsed).some((e) => e.file === place.file);
       const pointer = { title: input.fields.name, file: place.file, hook: input.hook ?? input.fields.description };

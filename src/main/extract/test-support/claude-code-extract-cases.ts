@@ -320,3 +320,73 @@ export function filesUnder(dir: string): Record<string, string> {
   if (fs.existsSync(dir)) walk('');
   return out;
 }
+
+/** The recording of what the extraction agent is told and what becomes of its writes in memory-store mode (claude-code-interop.test.ts, 'stores'). */
+export const STORES_EXTRACT_FIXTURE = path.resolve(import.meta.dirname, '../../../../test/fixtures/claude-code-extract/observed-stores-2.1.332.json');
+
+/**
+ * The `CLAUDE_MEMORY_STORES` of the store-mode runs: the user's own store beside a team store
+ * (mounted at `team/memstore_team/`), and the team store alone. Offline the stores never sync
+ * (no claude.ai login); store mode is the setting's (test/fixtures/claude-code-stores/loaded-2.1.332.json).
+ */
+export const STORES_EXTRACT_SETTINGS: Record<string, string> = {
+  userAndTeam: JSON.stringify([
+    { path: '/v1/memory_stores/memstore_me', scope: 'user', mode: 'rw' },
+    { path: '/v1/memory_stores/memstore_team', scope: 'team', mode: 'rw' },
+  ]),
+  teamOnly: JSON.stringify([{ path: '/v1/memory_stores/memstore_team', scope: 'team', mode: 'rw' }]),
+};
+
+/** A memory in the client's format. */
+const memoryOf = (name: string, type: string, body: string) =>
+  `${frontmatter([`name: ${name}`, `description: ${name} in one line`, 'metadata:', `  type: ${type}`])}\n${body}\n`;
+
+/**
+ * The extraction agent's answers in a store-mode run: it reads MEMORY.md, writes a private
+ * memory, a team memory where the two-folder prompt says (`team/`), one in the team store's
+ * folder, and one over 4KB; then edits MEMORY.md as the prompt without stores asks.
+ */
+export const STORES_EXTRACT_SCRIPT: ScriptedCall[][] = [
+  [
+    { id: 'toolu_read_index', name: 'Read', input: { file_path: '$MEM/MEMORY.md' } },
+    { id: 'toolu_private', name: 'Write', input: { file_path: '$MEM/private-note.md', content: memoryOf('private-note', 'feedback', 'Private.') } },
+    { id: 'toolu_team', name: 'Write', input: { file_path: '$MEM/team/team-note.md', content: memoryOf('team-note', 'project', 'For the team.') } },
+    {
+      id: 'toolu_store',
+      name: 'Write',
+      input: { file_path: '$MEM/team/memstore_team/store-note.md', content: memoryOf('store-note', 'reference', 'In the store folder.') },
+    },
+    { id: 'toolu_big', name: 'Write', input: { file_path: '$MEM/team/memstore_team/big.md', content: memoryOf('big', 'project', 'x'.repeat(5000)) } },
+  ],
+  [
+    {
+      id: 'toolu_edit_index',
+      name: 'Edit',
+      input: {
+        file_path: '$MEM/MEMORY.md',
+        old_string: 'how the project builds\n',
+        new_string: 'how the project builds\n- [Private](private-note.md) — private\n',
+      },
+    },
+  ],
+];
+
+export const STORES_EXTRACT_HOW =
+  "src/main/extract/claude-code-interop.test.ts ('stores'): per setting of `settings` (as CLAUDE_MEMORY_STORES, offline: never synced), a home laid out as for 'writes', two prompts against the loopback fake Messages API, the extraction agent answering `script` (by step; `$MEM` is the memory dir). `instruction`: its instruction (the last user message of its first request); `memorySection`: the '# Memory' section of that request's system prompt; `writes`: each scripted call's outcome; `files`: every file under the memory dir after (not through links), normalised, a file over 1,000 characters as its length.";
+
+/** One store-mode run. */
+export interface StoresExtractRun {
+  instruction: string;
+  memorySection: string;
+  writes: Record<string, ToolOutcome>;
+  files: Record<string, string>;
+}
+
+/** What {@link STORES_EXTRACT_FIXTURE} holds. */
+export interface StoresExtractRecording {
+  client: string | null;
+  how: string;
+  settings: Record<string, string>;
+  script: ScriptedCall[][];
+  runs: Record<string, StoresExtractRun>;
+}
