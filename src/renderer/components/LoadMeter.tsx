@@ -42,7 +42,8 @@ function Bar({ label, value, limit, unit }: { label: string; value: number; limi
 /**
  * `cutMemories`: the number the compact badge shows, when it is not this index's own (the
  * dashboard's row counts the project's memories past the cut, private and team, as its memory list does).
- * `off`: why Claude Code loads no index at all (auto memory off, settings-text.ts), or null.
+ * `off`: why Claude Code loads no index at all, or null: `why` in full (auto memory off,
+ * settings-text.ts; memory-store mode, claude-code-stores.ts) and `label`, the few words the gauge shows.
  */
 export function LoadMeter({
   index,
@@ -53,7 +54,7 @@ export function LoadMeter({
   index: Omit<IndexSummary, 'loaded'>;
   compact?: boolean;
   cutMemories?: number;
-  off?: string | null;
+  off?: { why: string; label: string } | null;
 }) {
   if (!index.exists) return <span className="muted">no MEMORY.md</span>;
   const lines = index.lines / INDEX_MAX_LINES;
@@ -90,8 +91,8 @@ export function LoadMeter({
       <Bar label="Lines" value={index.lines} limit={INDEX_MAX_LINES} unit="lines" />
       <Bar label="Characters" value={index.chars} limit={INDEX_MAX_CHARS} unit="characters" />
       {off ? (
-        <span className="gauge-cut over" title={off}>
-          Not loaded: auto memory is off
+        <span className="gauge-cut over" title={off.why}>
+          Not loaded: {off.label}
         </span>
       ) : (
         <span className={`gauge-cut ${truncated ? 'over' : 'ok'}`}>

@@ -141,7 +141,12 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             <option value="team">Team MEMORY.md</option>
           </select>
         )}
-        {summary && !team && <LoadMeter index={{ ...summary, ...(savedFacts ?? {}) }} off={off} />}
+        {summary && !team && (
+          <LoadMeter
+            index={{ ...summary, ...(savedFacts ?? {}) }}
+            off={off ? { why: off, label: stores ? 'Claude Code syncs memory stores' : 'auto memory is off' } : null}
+          />
+        )}
 
         {summary?.exists && !team && draft === null && !makingRoom && !reordering && !readOnly && (
           <button
