@@ -44,6 +44,9 @@ export async function captureClaudeCodeRecall(options: {
   root: string;
   model?: string;
   queries?: readonly { query: string; answer: string }[];
+  /** More variables for the client (CLAUDE_MEMORY_STORES, say), and files written into the memory dir beside the scenario's. */
+  env?: NodeJS.ProcessEnv;
+  files?: Record<string, string>;
 }): Promise<CapturedRecall> {
   const queries = options.queries ?? SCENARIO_QUERIES;
   const [home, config, tmp, project] = ['home', 'config', 'tmp', 'project'].map((d) => path.join(options.root, d)) as [string, string, string, string];
@@ -52,6 +55,10 @@ export async function captureClaudeCodeRecall(options: {
   const projectDir = path.join(config, 'projects', sanitizeDirName(key));
   const memoryDir = path.join(projectDir, 'memory');
   await writeRecallScenario(memoryDir);
+  for (const [rel, text] of Object.entries(options.files ?? {})) {
+    await fs.mkdir(path.dirname(path.join(memoryDir, rel)), { recursive: true });
+    await fs.writeFile(path.join(memoryDir, rel), text);
+  }
   await fs.writeFile(path.join(project, 'README.md'), 'hello\n');
   await fs.writeFile(
     path.join(config, '.claude.json'),
@@ -88,6 +95,7 @@ export async function captureClaudeCodeRecall(options: {
         HOME: home,
         CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF: '1',
         ...(options.model ? { ANTHROPIC_DEFAULT_SONNET_MODEL: options.model } : {}),
+        ...options.env,
       },
     );
     const child = spawn(options.binary, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], {
