@@ -115,6 +115,8 @@ export function reinsertPointer(current: ParsedIndex, old: ParsedIndex, file: st
  * still as it wrote them, or whose file the undo removes), the pointers it rewrote go back where
  * nobody changed them since. Everything else in `now` — later edits, other pointers — stays.
  * The pointers of `keptOut` files do not come back (their memory is back under another name).
+ * `dropped`: the files whose pointer line the change added, edited since, that go all the same
+ * because their file goes (a person's edit of that line: an undo asks before, see undoChange).
  */
 export function revertIndexChange(
   now: string,
@@ -122,7 +124,7 @@ export function revertIndexChange(
   after: string,
   removedFiles: ReadonlySet<string> = new Set(),
   keptOut: ReadonlySet<string> = new Set(),
-): { text: string; placements: PointerPlacement[] } {
+): { text: string; placements: PointerPlacement[]; dropped: string[] } {
   const b = parseIndex(before);
   const a = parseIndex(after);
   if (now === after && keptOut.size === 0) {
@@ -133,19 +135,17 @@ export function revertIndexChange(
     const placements = indexEntries(b)
       .filter((e) => !gone.has(e.file))
       .map((e): PointerPlacement => ({ file: e.file, line: e.line, placed: 'old-position', loaded: loaded.has(e.file), pushedOut }));
-    return { text: before, placements };
+    return { text: before, placements, dropped: [] };
   }
+  const dropped: string[] = [];
   let index = parseIndex(now);
   const beforeEntries = new Map(indexEntries(b).map((e) => [e.file, e]));
   const afterEntries = new Map(indexEntries(a).map((e) => [e.file, e]));
   for (const [file, added] of afterEntries) {
     if (beforeEntries.has(file)) continue;
-    const lines = new Set(
-      indexEntries(index)
-        .filter((e) => e.file === file && (e.raw === added.raw || removedFiles.has(file)))
-        .map((e) => e.line),
-    );
-    if (lines.size > 0) index = removeIndexEntries(index, file, lines);
+    const going = indexEntries(index).filter((e) => e.file === file && (e.raw === added.raw || removedFiles.has(file)));
+    if (going.some((e) => e.raw !== added.raw)) dropped.push(file);
+    if (going.length > 0) index = removeIndexEntries(index, file, new Set(going.map((e) => e.line)));
   }
   for (const [file, was] of beforeEntries) {
     const rewritten = afterEntries.get(file);
@@ -163,7 +163,7 @@ export function revertIndexChange(
     index = put.index;
     placements.push(put.placement);
   }
-  return { text: serializeIndex(index), placements };
+  return { text: serializeIndex(index), placements, dropped };
 }
 
 /** A placement in words, for the toast and the CLI. */

@@ -104,6 +104,9 @@ export const undoCommand: CommandSpec = {
   },
   details: `<rev> is an entry from \`memdir history\`. Index lines changed since are kept: only the entry's own pointer
 changes are reversed, and a pointer it removed goes back at its old place when it still reaches the agent there.
+A pointer line it wrote and someone edited since, which the undo would take away with its memory, stops it too
+(naming MEMORY.md and the memory; --overwrite-changed takes it away, and a note says so). No MEMORY.md is left
+where there was none before the change unless a line added since is in it, nor one the undo empties.
 A memory file a later change touched (edited, deleted, renamed, written again) stops the undo (exit 2, nothing
 written), naming that change: undo the later changes first, newest first, or pass --overwrite-changed. Undoing
 anyway a rename whose memory a later change edited, deleted or renamed on brings the memory back once, under its

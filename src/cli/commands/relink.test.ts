@@ -107,7 +107,7 @@ async function movedAndMerged(kind: 'relink' | 'merge', moved = 'sql.md', also: 
     (JSON.parse((await memdir('history', project, '--json')).out) as { entries: { rev: string; summary: string }[] }).entries[0]!;
   // The merge's own entry in `project` (source "relink", for a relink and a clone merge alike).
   const mergeEntry = async (project: string) =>
-    (JSON.parse((await memdir('history', project, '--json')).out) as { entries: { rev: string; source: string }[] }).entries.find(
+    (JSON.parse((await memdir('history', project, '--json')).out) as { entries: { rev: string; source: string; summary: string }[] }).entries.find(
       (e) => e.source === 'relink',
     )!;
   return { from, into, fromMemory, intoMemory, id, merged, apart, state, newest, mergeEntry };
@@ -686,6 +686,51 @@ describe('memdir orphans / relink / merge', () => {
       expect(refused.err).toContain(`\`memdir merge undo ${id} --overwrite-changed\``);
       expect(await memdir('merge', 'undo', id, '--overwrite-changed')).toMatchObject({ code: 0 });
       expect(await state()).toEqual(apart);
+    },
+  );
+
+  it.each(['relink', 'merge'] as const)(
+    'a %s whose MEMORY.md line was edited since: merge undo refuses, naming MEMORY.md and the memory, and says the command that undoes it anyway; that takes the line away, says so, and leaves no empty MEMORY.md',
+    async (kind) => {
+      const { into, intoMemory, id, apart, state, mergeEntry } = await movedAndMerged(kind);
+      const index = path.join(intoMemory, 'MEMORY.md');
+      await fs.writeFile(index, (await fs.readFile(index, 'utf8')).replace('by hand', 'by hand, edited by me'));
+      const edited = await fs.readFile(index, 'utf8');
+      const merged = await state();
+      for (const refused of [await memdir('merge', 'undo', id), await memdir('undo', into, (await mergeEntry(into)).rev)]) {
+        expect(refused).toMatchObject({ code: 2, out: '' });
+        expect(refused.err).toContain(`this file was changed there since — ${index} (the line for sql.md).`);
+        expect(await state()).toEqual(merged);
+        expect(await fs.readFile(index, 'utf8')).toBe(edited);
+      }
+      expect((await memdir('merge', 'undo', id)).err).toContain(`\`memdir merge undo ${id} --overwrite-changed\``);
+      // As a person reads it (a relink), and as a script does (a merge, JSON).
+      const anyway = await memdir('merge', 'undo', id, '--overwrite-changed', ...(kind === 'merge' ? ['--json'] : []));
+      expect(anyway).toMatchObject({ code: 0, err: '' });
+      const note = `In ${intoMemory}: MEMORY.md's line for sql.md was edited since "${(await mergeEntry(into)).summary}": undone anyway, it went too (as edited, it stays in history).`;
+      if (kind === 'merge') expect((JSON.parse(anyway.out) as { notes: string[] }).notes).toEqual([note]);
+      else expect(anyway.out.split('\n')).toEqual([expect.stringMatching(/^Undone: /), note, '']);
+      // No MEMORY.md where there was none before the merge (apart: mine.md alone).
+      expect(await state()).toEqual(apart);
+    },
+  );
+
+  it.each(['older', 'newer'] as const)(
+    'two merges of one clone, Claude Code writing in it between: undoing both, the %s first, leaves no MEMORY.md where there was none',
+    async (first) => {
+      const { from, into, fromMemory, intoMemory, id, state } = await movedAndMerged('merge');
+      // Claude Code, started again in the old clone, writes a memory there.
+      await fs.mkdir(fromMemory, { recursive: true });
+      await fs.writeFile(path.join(fromMemory, 'cc.md'), topic('CC', 'user', 'from claude code'));
+      await fs.writeFile(path.join(fromMemory, 'MEMORY.md'), '- [CC](cc.md) — claude code wrote\n');
+      expect((await memdir('history', from)).code).toBe(0);
+      const again = await memdir('merge', sanitizeDirName(from), sanitizeDirName(into), '--yes', '--json');
+      expect(again.code).toBe(0);
+      const second = (JSON.parse(again.out) as { record: { id: string } }).record.id;
+      for (const undo of first === 'older' ? [id, second] : [second, id]) expect((await memdir('merge', 'undo', undo)).code).toBe(0);
+      expect(await fs.readdir(intoMemory)).toEqual(['mine.md']);
+      expect((await fs.readdir(fromMemory)).sort()).toEqual(['MEMORY.md', 'cc.md', 'sql.md']);
+      expect((await state()).into).toEqual(['mine.md']);
     },
   );
 

@@ -322,20 +322,29 @@ export const mergeUndoCommand: CommandSpec = {
     json: jsonOption,
   },
   details: `Each directory's merge entry is undone as \`memdir undo\` undoes one: its memory files as before, its own MEMORY.md lines
-reversed while lines added since stay (a memory written after the merge keeps its pointer).
+reversed while lines added since stay (a memory written after the merge keeps its pointer); no MEMORY.md is left where
+there was none before the merge, unless a line added since is in it.
 Refused, with nothing written, for the reasons and in the sentences of undoing its turn with \`memdir undo\` (every
-directory is checked before any is written): a memory file it changed was changed since (a resolved conflict included; unless
---overwrite-changed), a memory it
+directory is checked before any is written): a memory file it changed was changed since, or a MEMORY.md line it wrote
+was edited since (the sentence names MEMORY.md and the memory), or a conflict was resolved (unless
+--overwrite-changed: what was there stays in history, and a note says which edited lines went), a memory it
 brings back would sit beside another holding its name in another Unicode form, a file at a name it writes is not UTF-8 or is a
 folder, or one directory is already as the undo would leave it while another is not (restore it first); or, with --home H,
 when it was made in another home. A write the disk refuses (no permission, the disk full) puts back what it had already changed: whole or nothing.
 Undoing its "Undo <kind> <id>" entry with \`memdir undo\` brings it back in every directory; undoing that takes it back again.
-JSON: the merge record ("undone": {"at", "revs"}, "redone": null).`,
+JSON: the merge record ("undone": {"at", "revs"}, "redone": null) with "notes": [sentence] (an edited line undone anyway).`,
   async run({ positionals, values, io }) {
     await checkHome(values, io, positionals[0]!);
-    const record = await undoMerge(resolveDataDir(io.env), positionals[0]!, { overwriteChanged: values['overwrite-changed'] === true });
+    const id = positionals[0]!;
+    const record = await undoMerge(resolveDataDir(io.env), id, {
+      overwriteChanged: values['overwrite-changed'] === true,
+      anywayHow: `\`memdir merge undo ${id} --overwrite-changed\``,
+    });
     if (values.json) printJson(io, record);
-    else io.out(`Undone: ${record.touched.map((t) => t.memoryDir).join(', ')} put back as before merge ${record.id}.\n`);
+    else {
+      io.out(`Undone: ${record.touched.map((t) => t.memoryDir).join(', ')} put back as before merge ${record.id}.\n`);
+      for (const note of record.notes) io.out(`${note}\n`);
+    }
     return 0;
   },
 };

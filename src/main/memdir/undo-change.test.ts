@@ -692,3 +692,63 @@ describe('restoring a deleted team memory', () => {
     ]);
   });
 });
+
+describe('a pointer line the change wrote, edited since', () => {
+  const edit = async (from: string, to: string) => {
+    const index = await read('MEMORY.md');
+    expect(index).toContain(from);
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), index.replace(from, to));
+    return index.replace(from, to);
+  };
+
+  it('stops the undo, naming MEMORY.md and the memory, and writes nothing; undo anyway takes the line away and says so', async () => {
+    await seed(['a.md']);
+    const before = await read('MEMORY.md');
+    const created = await createMemory(where, { fields: { name: 'New', description: 'fresh', type: 'project' }, body: '' });
+    const edited = await edit('— fresh', '— fresh, edited by me');
+    await expect(undoChange({ ...opts, rev: created.entry!.rev })).rejects.toMatchObject({
+      code: 'conflict',
+      message: `Nothing was undone: since "${created.entry!.summary}", MEMORY.md's line for project_new.md was edited by "Changes made outside Memdir". Undo that first, or undo anyway (what is there now stays in history).`,
+    });
+    expect(await read('MEMORY.md')).toBe(edited);
+    expect(await exists('project_new.md')).toBe(true);
+    // Check-only (what a merge undo asks of every folder first): MEMORY.md counts as changed since.
+    const checked = await undoChange({ ...opts, rev: created.entry!.rev, overwriteChanged: true, checkOnly: true });
+    expect(checked).toMatchObject({ touched: ['MEMORY.md'], editedLines: [{ index: 'MEMORY.md', files: ['project_new.md'] }] });
+    const undone = await undoChange({ ...opts, rev: created.entry!.rev, overwriteChanged: true });
+    expect(await read('MEMORY.md')).toBe(before);
+    expect(await exists('project_new.md')).toBe(false);
+    expect(undone.notes).toContain(
+      `MEMORY.md's line for project_new.md was edited since "${created.entry!.summary}": undone anyway, it went too (as edited, it stays in history).`,
+    );
+  });
+
+  it('a line added since is kept, and is no reason to refuse', async () => {
+    await seed(['a.md']);
+    const created = await createMemory(where, { fields: { name: 'New', description: 'fresh', type: 'project' }, body: '' });
+    await fs.appendFile(path.join(where.memoryDir, 'MEMORY.md'), '- [Later](later.md) — Claude Code wrote it\n');
+    await undoChange({ ...opts, rev: created.entry!.rev });
+    expect(await read('MEMORY.md')).toBe(`# Memory\n\n${pointer('a.md')}\n- [Later](later.md) — Claude Code wrote it\n`);
+  });
+});
+
+describe('an undo leaves no MEMORY.md where there was none before the change', () => {
+  it('when the undo anyway took away the only line, edited since', async () => {
+    const created = await createMemory(where, { fields: { name: 'New', description: 'fresh', type: 'project' }, body: '' });
+    const index = await read('MEMORY.md');
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), index.replace('— fresh', '— fresh, edited by me'));
+    await undoChange({ ...opts, rev: created.entry!.rev, overwriteChanged: true });
+    expect(await fs.readdir(where.memoryDir)).toEqual([]);
+  });
+
+  it('when a blank line was added since; a line added since keeps it, with that line alone', async () => {
+    const created = await createMemory(where, { fields: { name: 'New', description: 'fresh', type: 'project' }, body: '' });
+    await fs.appendFile(path.join(where.memoryDir, 'MEMORY.md'), '\n');
+    await undoChange({ ...opts, rev: created.entry!.rev });
+    expect(await fs.readdir(where.memoryDir)).toEqual([]);
+    const again = await createMemory(where, { fields: { name: 'Again', description: 'fresh', type: 'project' }, body: '' });
+    await fs.appendFile(path.join(where.memoryDir, 'MEMORY.md'), '- [Later](later.md) — Claude Code wrote it\n');
+    await undoChange({ ...opts, rev: again.entry!.rev });
+    expect(await read('MEMORY.md')).toBe('- [Later](later.md) — Claude Code wrote it\n');
+  });
+});

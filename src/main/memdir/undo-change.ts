@@ -22,7 +22,7 @@
  * undo leaves them empty.
  */
 import path from 'node:path';
-import { parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
+import { indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { describePlacement, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { listInWords } from '../../shared/size-text.js';
@@ -51,8 +51,22 @@ export interface UndoResult {
   notes: string[];
   /** Check-only: its memory files are already as the undo would leave them, so it would write nothing — those files. */
   already?: string[];
-  /** Check-only: the memory files changed since the entry (the index never counts: its later lines are kept), which only an undo anyway overwrites. */
+  /**
+   * Check-only: the files changed since the entry, which only an undo anyway overwrites — its memory
+   * files, and an index whose pointer line the entry wrote was edited since (a line added since
+   * never counts: it is kept); `editedLines` says whose lines.
+   */
   touched?: string[];
+  /** Check-only: each index among `touched`, with the memories whose line in it the entry wrote and a person edited since. */
+  editedLines?: EditedLines[];
+  /** What an undo anyway took away that was edited since, in sentences (among `notes` too): each pointer line. */
+  dropped?: string[];
+}
+
+/** An index whose pointer lines for `files`, written by the entry, were edited since. */
+export interface EditedLines {
+  index: string;
+  files: string[];
 }
 
 interface Options {
@@ -62,6 +76,21 @@ interface Options {
 
 function isIndex(rel: string): boolean {
   return path.posix.basename(rel) === INDEX_FILE;
+}
+
+/** `files` (paths in the memory dir) as index `index` names them (pointerPlacesAt: `team/x.md` in MEMORY.md, `x.md` in team/MEMORY.md). */
+function namedIn(index: string, files: Iterable<string>): Set<string> {
+  return new Set([...files].flatMap((f) => pointerPlacesAt(f).flatMap((r) => (r.index === index ? [r.file] : []))));
+}
+
+/** Pointer lines of `files`, in words: "line for sql.md", "lines for a.md and b.md". */
+export function linesFor(files: readonly string[]): string {
+  return `line${files.length > 1 ? 's' : ''} for ${listInWords(files)}`;
+}
+
+/** `lines` in words: "MEMORY.md's line for sql.md". */
+function linesInWords(lines: EditedLines): string {
+  return `${lines.index}'s ${linesFor(lines.files)}`;
 }
 
 /** `was`: the name the entry wrote, when an undo anyway brought the memory back under another name since (undoEditsWhereBack moved the plan there). */
@@ -87,6 +116,8 @@ export async function undoChange(
   const laterRevs: string[] = [];
   let already: string[] | undefined;
   let changed: string[] | undefined;
+  let edited: EditedLines[] = [];
+  const dropped: string[] = [];
   const { entry } = await transact(
     opts.memoryDir,
     { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...opts.as, ...history, broughtBack: () => broughtBack },
@@ -111,8 +142,23 @@ export async function undoChange(
       // Before the plain refusal too: it would offer an undo anyway that cannot be done.
       await refuseAnotherAtOldName(opts.memoryDir, target, plan, back, history);
       const touched = files.filter((p) => p.now !== p.after);
-      changed = touched.map((p) => p.rel);
-      if (touched.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, history));
+      // A pointer line the entry wrote, edited since, that the undo takes away (its memory goes): changed since too —
+      // unless its memory was changed since as well (that change is named, and its line went with it).
+      const going = files.filter((p) => p.before === null && p.now !== null).map((p) => p.rel);
+      edited = plan.flatMap((p) => {
+        if (!isIndex(p.rel)) return [];
+        const named = namedIn(
+          p.rel,
+          touched.map((t) => t.rel),
+        );
+        const lines = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', namedIn(p.rel, going), namedIn(p.rel, back.keys())).dropped.filter(
+          (f) => !named.has(f),
+        );
+        return lines.length > 0 ? [{ index: p.rel, files: lines }] : [];
+      });
+      changed = [...touched.map((p) => p.rel), ...edited.map((e) => e.index)];
+      if (changed.length > 0 && !opts.overwriteChanged)
+        throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, plan, edited, history));
       const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
       await refuseTwinOfWritten(opts.memoryDir, target, plan, back, followed);
       if (opts.checkOnly) return;
@@ -137,14 +183,27 @@ export async function undoChange(
       for (const w of writes) await writeFileAtomic(opts.memoryDir, w.rel, w.text);
       for (const p of plan) {
         if (!isIndex(p.rel)) continue;
-        // The files this undo removes, and those it leaves out, as this index names them (pointerPlacesAt: `team/x.md` in MEMORY.md, `x.md` in team/MEMORY.md).
-        const named = (files: Iterable<string>) => new Set([...files].flatMap((f) => pointerPlacesAt(f).flatMap((r) => (r.index === p.rel ? [r.file] : []))));
-        const { text, placements } = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', named(removed), named(back.keys()));
-        if (p.before === null && p.now === p.after) await removeFileConfined(opts.memoryDir, p.rel);
+        // The files this undo removes, and those it leaves out, as this index names them.
+        const {
+          text,
+          placements,
+          dropped: lines,
+        } = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', namedIn(p.rel, removed), namedIn(p.rel, back.keys()));
+        // No index where there was none before the entry, unless a line added since is in it; nor one this undo
+        // empties (a line of it went with another undo since), unless the entry found it just so: Claude Code loads nothing from it.
+        const blank = text.trim() === '';
+        const gone = p.before === null ? p.now === p.after || blank : blank && text !== p.now && text !== p.before;
+        if (p.now !== null && gone) await removeFileConfined(opts.memoryDir, p.rel);
         else if (text !== (p.now ?? '')) await writeFileAtomic(opts.memoryDir, p.rel, text);
         notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
+        if (lines.length > 0) {
+          const one = lines.length === 1;
+          dropped.push(
+            `${linesInWords({ index: p.rel, files: lines })} ${one ? 'was' : 'were'} edited since "${target.summary}": undone anyway, ${one ? 'it' : 'they'} went too (as edited, ${one ? 'it stays' : 'they stay'} in history).`,
+          );
+        }
       }
-      notes.push(...followed.notes);
+      notes.push(...dropped, ...followed.notes);
       // The memory's later name went (above), its pointers go, in every index that has one (MEMORY.md's
       // `team/x.md` too, which the agent is shown): it is back under the name it had before the entry.
       for (const rel of followed.laterName) {
@@ -156,7 +215,14 @@ export async function undoChange(
   // The tree as it was: the folders the change made (team/, a rename's new folder) go when empty,
   // and those the later changes brought back with it made (the later name's folder).
   if (undone) for (const rev of [target.rev, ...laterRevs]) await removeFoldersCreatedBy(opts.memoryDir, rev, history);
-  return { entry, notes, ...(opts.checkOnly ? { ...(already ? { already } : {}), ...(changed ? { touched: changed } : {}) } : {}) };
+  return {
+    entry,
+    notes,
+    ...(dropped.length > 0 ? { dropped } : {}),
+    ...(opts.checkOnly
+      ? { ...(already ? { already } : {}), ...(changed ? { touched: changed } : {}), ...(edited.length > 0 ? { editedLines: edited } : {}) }
+      : {}),
+  };
 }
 
 /** The refusal for a file of the entry that is not text now (not UTF-8, binary): the undo cannot tell what to put back, and says what to do. */
@@ -391,7 +457,14 @@ async function refuseTwinOfWritten(memoryDir: string, target: HistoryEntry, plan
  * at its new name after it left is named too. So is an edit's memory an undo anyway brought back
  * under another name since: its later changes from the name the edit wrote, but that undo.
  */
-async function touchedSince(memoryDir: string, target: HistoryEntry, touched: Planned[], history: History): Promise<string> {
+async function touchedSince(
+  memoryDir: string,
+  target: HistoryEntry,
+  touched: Planned[],
+  plan: Planned[],
+  edited: EditedLines[],
+  history: History,
+): Promise<string> {
   const later = await laterChanges(
     memoryDir,
     target.rev,
@@ -428,8 +501,26 @@ async function touchedSince(memoryDir: string, target: HistoryEntry, touched: Pl
     const seen = { path: p.rel, status: p.now === null ? 'deleted' : p.after === null ? 'added' : 'modified' } as const;
     what.push(`${p.rel} ${how(by?.change ?? seen, p.rel)}${by ? ` by "${by.entry.summary}"` : ''}`);
   }
+  for (const lines of edited) {
+    const by = await lineEditedBy(memoryDir, target, plan.find((p) => p.rel === lines.index)!, lines.files, history);
+    if (by) revs.add(by.rev);
+    what.push(`${linesInWords(lines)} ${lines.files.length > 1 ? 'were' : 'was'} edited${by ? ` by "${by.summary}"` : ''}`);
+  }
   const list = listInWords(what);
   return `Nothing was undone: since "${target.summary}", ${list}. Undo ${revs.size > 1 ? 'those' : 'that'} first, or undo anyway (what is there now stays in history).`;
+}
+
+/**
+ * The first change after `target` that left a pointer line of `files` in `index` other than
+ * `target` wrote it (the person's edit, as recorded); null when none is recorded.
+ */
+async function lineEditedBy(memoryDir: string, target: HistoryEntry, index: Planned, files: string[], history: History): Promise<HistoryEntry | null> {
+  const wrote = new Map(indexEntries(parseIndex(index.after ?? '')).map((e) => [e.file, e.raw]));
+  for (const { entry } of (await everyLaterChange(memoryDir, target.rev, index.rel, history)).reverse()) {
+    const then = indexEntries(parseIndex((await readAtRevision(memoryDir, entry.rev, index.rel, history)) ?? ''));
+    if (then.some((e) => files.includes(e.file) && e.raw !== wrote.get(e.file))) return entry;
+  }
+  return null;
 }
 
 /**

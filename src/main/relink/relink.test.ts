@@ -397,6 +397,29 @@ describe('clones (issue 18, item 4)', () => {
     await expect(fs.access(path.join(b, '.claude', 'agent-memory-local', 'reviewer'))).rejects.toThrow();
   });
 
+  it('a merge whose MEMORY.md line was edited since: the undo refuses, naming it, and writes nothing in any folder; undo anyway takes it away, says so, and leaves no empty MEMORY.md', async () => {
+    const { a, b } = await twoClones();
+    const aMemory = await addMemories(home, a, { 'MEMORY.md': '- [SQL](sql.md) — by hand\n', 'sql.md': topic('SQL', 'feedback', 'by hand') });
+    const bMemory = await addMemories(home, b, { 'mine.md': topic('Mine', 'user', 'mine') });
+    await scanHome(home, { dataDir });
+    const before = { a: await readTree(aMemory), b: await readTree(bMemory) };
+    const record = await mergeProjects({ home, dataDir }, sanitizeDirName(a), sanitizeDirName(b));
+    const index = path.join(bMemory, 'MEMORY.md');
+    await fs.writeFile(index, (await fs.readFile(index, 'utf8')).replace('by hand', 'by hand, edited by me'));
+    const merged = { a: await readTree(aMemory), b: await readTree(bMemory) };
+    await expect(undoMerge(dataDir, record.id)).rejects.toMatchObject({
+      code: 'conflict',
+      message: `Nothing was undone: this would take merge ${record.id} away in every directory it changed, and this file was changed there since — ${index} (the line for sql.md). Put it back first (\`memdir restore\`), or undo anyway: what is there now stays in history.`,
+    });
+    expect({ a: await readTree(aMemory), b: await readTree(bMemory) }).toEqual(merged);
+    const undone = await undoMerge(dataDir, record.id, { overwriteChanged: true });
+    expect(await readTree(aMemory)).toEqual(before.a);
+    expect(await readTree(bMemory)).toEqual(before.b);
+    expect(undone.notes).toContain(
+      `In ${bMemory}: MEMORY.md's line for sql.md was edited since "${(await listHistory(bMemory, { dataDir })).find((e) => e.source === 'relink')!.summary}": undone anyway, it went too (as edited, it stays in history).`,
+    );
+  });
+
   it('merges a clone whose sessions start in app/: the local agent memory of app/ goes to app/ of the other clone', async () => {
     // Claude Code 2.1.332 launched in shop/app keeps its local agent memory in shop/app/.claude/, not at the root.
     const a = path.join(tmp, 'src', 'shop');

@@ -24,7 +24,7 @@ import {
   retireImportedHistory,
   transact,
 } from '../history/index.js';
-import { MemoryError, undoChange } from '../memdir/index.js';
+import { linesFor, MemoryError, undoChange } from '../memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
 import { refuseNewSecrets } from '../secrets/index.js';
 import { moveAllowsOf } from '../team/index.js';
@@ -47,32 +47,41 @@ async function requireRecord(dataDir: string, id: string): Promise<MergeRecord> 
 }
 
 /**
- * Undo merge `id` (see the module comment); returns the updated record. `overwriteChanged` (undo
+ * Undo merge `id` (see the module comment); returns the updated record, with `notes`: what an undo
+ * anyway took away that was edited since (a pointer line), by directory. `overwriteChanged` (undo
  * anyway) overwrites the files changed since too: what was there is recorded in history first.
+ * `anywayHow`: the command that undoes it anyway, for the refusal to name (the CLI's; the app
+ * offers a button).
  */
-export async function undoMerge(dataDir: string, id: string, opts: { overwriteChanged?: boolean } = {}): Promise<MergeRecord> {
+export async function undoMerge(
+  dataDir: string,
+  id: string,
+  opts: { overwriteChanged?: boolean; anywayHow?: string } = {},
+): Promise<MergeRecord & { notes: string[] }> {
   const record = await requireRecord(dataDir, id);
   if (record.undone) throw new MemoryError('conflict', `Merge ${id} was already undone on ${record.undone.at}.`);
   // A conflict resolved by writing brought part of the other side in since: undoing around it would leave a mix.
   const resolved = record.conflicts.filter((c) => c.status === 'resolved' && c.resolution !== 'here').map((c) => path.join(c.memoryDir, c.file));
   const anyway = opts.overwriteChanged === true;
-  await refuseTurn(record, record.touched, { dataDir, anyway, changed: resolved, anywayHow: `\`memdir merge undo ${id} --overwrite-changed\`` });
+  await refuseTurn(record, record.touched, { dataDir, anyway, changed: resolved, ...(opts.anywayHow ? { anywayHow: opts.anywayHow } : {}) });
+  const notes: string[] = [];
   // Each directory's merge entry undone by the one undo (the folders the merge made there go when empty, too).
   const steps = record.touched.map((t) => ({
     memoryDir: t.memoryDir,
-    run: async () =>
-      (
-        await undoChange({
-          memoryDir: t.memoryDir,
-          dataDir,
-          rev: t.rev,
-          overwriteChanged: anyway,
-          as: { summary: `Undo ${record.kind} ${id}`, body: `Put back ${t.files.join(', ')} as they were before merge ${id}.` },
-        })
-      ).entry,
+    run: async () => {
+      const done = await undoChange({
+        memoryDir: t.memoryDir,
+        dataDir,
+        rev: t.rev,
+        overwriteChanged: anyway,
+        as: { summary: `Undo ${record.kind} ${id}`, body: `Put back ${t.files.join(', ')} as they were before merge ${id}.` },
+      });
+      notes.push(...(done.dropped ?? []).map((d) => `In ${t.memoryDir}: ${d}`));
+      return done.entry;
+    },
   }));
   const revs = await turnAsOne(steps, dataDir, record, `undoing ${record.kind} ${id}`);
-  return markMerge(dataDir, record, 'undone', revs);
+  return { ...(await markMerge(dataDir, record, 'undone', revs)), notes };
 }
 
 /**
@@ -173,8 +182,9 @@ function turnWords(record: MergeRecord): string {
  *   put back by hand since: turning only the others would leave the merge half turned, its record
  *   naming only them (a later undo of the turn would miss that directory), and undoing anyway
  *   cannot help, so it is not offered;
- * - a memory file changed since in any of them — as that undo decides it (the same check-only pass,
- *   asked again once all were checked): MEMORY.md never counts, its later lines are kept — or one
+ * - a file changed since in any of them — as that undo decides it (the same check-only pass,
+ *   asked again once all were checked): a memory file, or an index whose pointer line the entry
+ *   wrote was edited since (named with the memory; a line added since never counts, it is kept) — or one
  *   of `changed` (a conflict resolved by writing):
  *   unless `anyway`, which overwrites them (what is there now stays in history); `anywayHow` is
  *   the command that does so (`memdir merge undo <id> --overwrite-changed`), when there is one to name.
@@ -219,7 +229,10 @@ async function refuseTurn(
   if (!opts.anyway)
     for (const d of dirs) {
       const checked = await undoChange({ memoryDir: d.memoryDir, dataDir: opts.dataDir, rev: d.rev, overwriteChanged: true, checkOnly: true });
-      changed.push(...(checked.touched ?? []).map((f) => path.join(d.memoryDir, f)));
+      for (const f of checked.touched ?? []) {
+        const lines = checked.editedLines?.find((e) => e.index === f)?.files;
+        changed.push(`${path.join(d.memoryDir, f)}${lines ? ` (the ${linesFor(lines)})` : ''}`);
+      }
     }
   if (changed.length > 0 && !opts.anyway) {
     const one = changed.length === 1;
@@ -282,7 +295,7 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
     const here = await entryIn([opts.memoryDir], undone.undone!.revs, dataDir);
     const elsewhere = undone.touched.filter((t) => path.resolve(t.memoryDir) !== path.resolve(opts.memoryDir)).map((t) => t.memoryDir);
     const note = `This entry is ${undone.kind} ${undone.id}: it was undone whole, as \`memdir merge undo ${undone.id}\` does${elsewhere.length > 0 ? ` — ${elsewhere.join(', ')} too` : ''}.`;
-    return { entry: here?.entry ?? null, notes: [note] };
+    return { entry: here?.entry ?? null, notes: [note, ...undone.notes] };
   }
   const { record, others } = turned;
   const anyway = opts.overwriteChanged ? { overwriteChanged: true } : {};
