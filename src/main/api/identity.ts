@@ -25,7 +25,7 @@ async function relinkContext(ctx: AppContext): Promise<RelinkContext> {
 }
 
 /** Every directory a merge changed is news for the dashboard and any open project. */
-function announce(ctx: AppContext, record: MergeRecord): MergeRecord {
+function announce<R extends MergeRecord>(ctx: AppContext, record: R): R {
   for (const t of record.touched) ctx.changed(record.plan.target.dir, t.memoryDir);
   if (record.plan.source.dir && record.plan.source.memoryDir) ctx.changed(record.plan.source.dir, record.plan.source.memoryDir);
   return record;
@@ -71,8 +71,8 @@ export const identityHandlers: Pick<
   async 'identity.merges'(_input, ctx) {
     return { merges: await listMergeRecords(ctx.dataDir) };
   },
-  async 'identity.undo'({ id }, ctx) {
-    return announce(ctx, await undoMerge(ctx.dataDir, id));
+  async 'identity.undo'({ id, overwriteChanged }, ctx) {
+    return announce(ctx, await undoMerge(ctx.dataDir, id, overwriteChanged ? { overwriteChanged } : {}));
   },
   async 'identity.conflict'({ id, n }, ctx) {
     const { record, here, moved, both } = await conflictSides(ctx.dataDir, id, n);

@@ -68,6 +68,7 @@ function Preview({ plan }: { plan: MergePlan }) {
 
 function Result() {
   const result = useIdentity((s) => s.result);
+  const undoNotes = useIdentity((s) => s.undoNotes);
   const busy = useIdentity((s) => s.busy);
   const { undo, openConflict } = useIdentity.getState();
   if (!result) return null;
@@ -75,7 +76,14 @@ function Result() {
   return (
     <section className="panel" aria-label="Merge result">
       {result.undone ? (
-        <p>Undone: every directory is back as it was before.</p>
+        <>
+          <p>Undone: every directory is back as it was before.</p>
+          {undoNotes.map((n) => (
+            <p key={n} className="muted small">
+              {n}
+            </p>
+          ))}
+        </>
       ) : (
         <p>
           {result.kind === 'relink' ? 'Relinked' : 'Merged'}: {added} file{added === 1 ? '' : 's'} moved to {result.plan.target.dir}, one history entry in each

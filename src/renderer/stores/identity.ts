@@ -8,6 +8,7 @@ import type { CloneGroup, ConflictSides, MergePlan, MergeRecord, OrphanReport } 
 import { call } from '../transport/transport.js';
 import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { useProjects } from './projects.js';
+import { sayRefusedUndo } from './undo.js';
 
 /** What a preview is of: the same confirm button does either. */
 export type PreviewOf = { kind: 'relink'; dir: string; path: string } | { kind: 'merge'; from: string; into: string };
@@ -20,6 +21,8 @@ interface IdentityState {
   error: string | null;
   preview: { of: PreviewOf; plan: MergePlan } | null;
   result: MergeRecord | null;
+  /** What the undo of `result` says besides: an edited MEMORY.md line an undo anyway took away, by directory. */
+  undoNotes: string[];
   conflict: { id: string; sides: ConflictSides } | null;
   /** A merged text refused because it would hold a secret: asked in the merge editor, saved anyway with `allowSecrets` on purpose. */
   secrets: SecretAsk | null;
@@ -29,7 +32,8 @@ interface IdentityState {
   previewMerge: (from: string, into: string) => Promise<void>;
   confirm: (force: boolean) => Promise<void>;
   cancel: () => void;
-  undo: () => Promise<void>;
+  /** Undo `result`; a change made since stops it, said with "Undo anyway" (`overwriteChanged`), as History's undo is. */
+  undo: (overwriteChanged?: boolean) => Promise<void>;
   keepApart: (dirs: string[]) => Promise<void>;
   openConflict: (n: number) => Promise<void>;
   resolve: (keep: 'here' | 'moved' | 'both' | 'merged', text?: string, allowSecrets?: string[]) => Promise<void>;
@@ -62,6 +66,7 @@ export const useIdentity = create<IdentityState>()((set, get) => {
     error: null,
     preview: null,
     result: null,
+    undoNotes: [],
     conflict: null,
     secrets: null,
     load: () => guarded(refreshAll),
@@ -86,15 +91,23 @@ export const useIdentity = create<IdentityState>()((set, get) => {
           of.kind === 'relink'
             ? await call('identity.relink', { dir: of.dir, path: of.path, force })
             : await call('identity.merge', { from: of.from, into: of.into, force });
-        set({ preview: null, result });
+        set({ preview: null, result, undoNotes: [] });
         await refreshAll();
       }),
     cancel: () => set({ preview: null }),
-    undo: () =>
+    undo: (overwriteChanged = false) =>
       guarded(async () => {
         const id = get().result?.id;
         if (!id) return;
-        set({ result: await call('identity.undo', { id }), conflict: null });
+        let undone;
+        try {
+          undone = await call('identity.undo', { id, ...(overwriteChanged ? { overwriteChanged } : {}) });
+        } catch (error) {
+          sayRefusedUndo(error, overwriteChanged, () => void get().undo(true));
+          return;
+        }
+        const { notes, ...result } = undone;
+        set({ result, undoNotes: notes, conflict: null });
         await refreshAll();
       }),
     keepApart: (dirs) =>

@@ -17,11 +17,19 @@ export async function undoEntry(dir: string, rev: string, overwriteChanged = fal
     useToasts.getState().show('info', text, entry ? { label: 'Redo', run: () => void undoEntry(dir, entry.rev) } : undefined);
     return entry !== null;
   } catch (error) {
-    if (error instanceof RpcError && error.code === 'conflict' && !overwriteChanged) {
-      useToasts.getState().show('error', error.message, { label: 'Undo anyway', run: () => void undoEntry(dir, rev, true) });
-    } else useToasts.getState().show('error', messageOf(error));
+    sayRefusedUndo(error, overwriteChanged, () => void undoEntry(dir, rev, true));
     return false;
   }
+}
+
+/**
+ * An undo refused, said: a change made since (a conflict) with "Undo anyway", which runs `anyway`
+ * (what is there now stays in history) — History's undo and a merge's alike; anything else as it is.
+ */
+export function sayRefusedUndo(error: unknown, overwriteChanged: boolean, anyway: () => void): void {
+  if (error instanceof RpcError && error.code === 'conflict' && !overwriteChanged) {
+    useToasts.getState().show('error', error.message, { label: 'Undo anyway', run: anyway });
+  } else useToasts.getState().show('error', messageOf(error));
 }
 
 /** Say what was done, with one Undo (when it was recorded as an entry). */

@@ -179,7 +179,11 @@ export const identityContract = {
     z.object({ kept: z.array(z.array(z.string())) }),
   ),
   'identity.merges': query('Merges done (relinks, merges, imports), newest first.', z.object({}), z.object({ merges: z.array(mergeRecordSchema) })),
-  'identity.undo': mutation('Undo a relink, merge or import: every directory it changed is put back.', z.object({ id: mergeId }), mergeRecordSchema),
+  'identity.undo': mutation(
+    'Undo a relink, merge or import: every directory it changed is put back. A file changed since (a memory, a MEMORY.md line it wrote, a resolved conflict) stops it (a conflict naming them) unless overwriteChanged; notes say which edited lines an undo anyway took away.',
+    z.object({ id: mergeId, overwriteChanged: z.boolean().optional() }),
+    mergeRecordSchema.extend({ notes: z.array(z.string()) }),
+  ),
   'identity.conflict': query('Both versions of a file a merge kept.', z.object({ id: mergeId, n: z.number().int().min(0) }), conflictSidesSchema),
   'identity.resolve': mutation(
     'Resolve a merge conflict: keep the version here, take the moved one, keep both, or save a merged text.',
