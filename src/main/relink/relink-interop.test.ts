@@ -71,6 +71,23 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code reads the r
     expect(undone.requests).not.toContain('moved-marker');
   }, 120_000);
 
+  it('keeps loading a relinked MEMORY.md line the person edited while the undo refuses; undone anyway, loads no index at all', async () => {
+    const { home, dataDir, oldPath, newPath } = await movedProject('moved-marker');
+    const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    const index = path.join(record.plan.target.memoryDir, 'MEMORY.md');
+    await fs.writeFile(index, (await fs.readFile(index, 'utf8')).replace('moved-marker', 'edited-marker'));
+    await expect(undoMerge(dataDir, record.id)).rejects.toThrow(`${index} (the line for feedback_sql.md)`);
+    const refused = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-1') });
+    expect(refused.requests).toContain('edited-marker write SQL by hand');
+    const undone = await undoMerge(dataDir, record.id, { overwriteChanged: true });
+    expect(undone.notes).toEqual([expect.stringContaining("MEMORY.md's line for feedback_sql.md was edited since")]);
+    await expect(fs.access(index)).rejects.toThrow();
+    const after = await observeClaudeCode({ cwd: newPath, configDir: home, scratch: path.join(tmp, 'scratch-2') });
+    expect(after.memoryDir).toBe(record.plan.target.memoryDir);
+    expect(after.requests).not.toContain('edited-marker');
+    expect(after.requests).not.toContain('moved-marker');
+  }, 120_000);
+
   it('loads the relinked index again once the undo of the relink is undone in the old folder alone', async () => {
     const { home, dataDir, oldPath, newPath, oldMemory } = await movedProject('redone-marker');
     const record = await relink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
