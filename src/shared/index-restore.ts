@@ -9,7 +9,6 @@ import {
   insertIndexLine,
   newPointerPlace,
   parseIndex,
-  removeIndexEntries,
   serializeIndex,
   splitLoadedEntries,
   type IndexEntry,
@@ -17,6 +16,7 @@ import {
   type ParsedIndex,
 } from './index-format.js';
 import { loadIndexAsClaudeCode } from './index-load.js';
+import { mergeLineRegions } from './line-merge.js';
 
 /** Where a put-back pointer landed. */
 export interface PointerPlacement {
@@ -109,14 +109,71 @@ export function reinsertPointer(current: ParsedIndex, old: ParsedIndex, file: st
   return { index, placement: { file, line, placed, loaded: loaded.has(file), pushedOut: pushedPastCut(current, index) } };
 }
 
+/** What reversing one change on the index does: the text, where the pointers it put back are, and what it could not reverse cleanly. */
+export interface IndexReversal {
+  text: string;
+  placements: PointerPlacement[];
+  /**
+   * Lines both the change and a later edit changed, as they are now: not reversed (the undo refuses,
+   * naming them); with `anyway`, reversed, and these are the lines that went.
+   */
+  clashes: string[];
+  /**
+   * The files whose pointer line the change added, edited since, that go all the same because their
+   * file goes (a person's edit of that line: an undo asks before, see undoChange).
+   */
+  dropped: string[];
+}
+
+function lineOf(raw: string): IndexLine {
+  return parseIndex(`${raw}\n`).lines[0]!;
+}
+
+function pointsAt(raw: string, file: string): boolean {
+  const l = lineOf(raw);
+  return l.kind === 'entry' && l.file === file;
+}
+
+function countIn(index: ParsedIndex, file: string): number {
+  return index.lines.filter((l) => l.kind === 'entry' && l.file === file).length;
+}
+
 /**
- * Reverse, on the index as it is `now`, what one change did to it (`before` → `after`): the
- * pointers it removed come back (see {@link reinsertPointer}), the pointers it added go (those
- * still as it wrote them, or whose file the undo removes), the pointers it rewrote go back where
- * nobody changed them since. Everything else in `now` — later edits, other pointers — stays.
- * The pointers of `keptOut` files do not come back (their memory is back under another name).
- * `dropped`: the files whose pointer line the change added, edited since, that go all the same
- * because their file goes (a person's edit of that line: an undo asks before, see undoChange).
+ * Where only pointers overlap (the change and a later edit rewrote pointers side by side), the
+ * change's pointer edits are reversed one by one, as before the line merge: those it added go when
+ * still as it wrote them, those it rewrote go back where nobody changed them since, those it
+ * removed come back; a pointer edited since stays as it is now.
+ */
+function revertPointers(
+  mine: string[],
+  base: string[],
+  theirs: string[],
+  files: { inBefore: ReadonlySet<string>; inAfter: ReadonlySet<string>; inNow: ReadonlySet<string>; keptOut: ReadonlySet<string> },
+): string[] {
+  const theirsByFile = new Map(theirs.map(lineOf).flatMap((l) => (l.kind === 'entry' ? [[l.file, l.raw] as const] : [])));
+  const out: string[] = [];
+  for (const raw of mine) {
+    const l = lineOf(raw);
+    if (l.kind !== 'entry' || !base.includes(raw)) out.push(raw);
+    else if (files.inBefore.has(l.file)) out.push(theirsByFile.get(l.file) ?? raw);
+  }
+  for (const raw of theirs) {
+    const l = lineOf(raw);
+    if (l.kind === 'entry' && !files.inAfter.has(l.file) && !files.inNow.has(l.file) && !files.keptOut.has(l.file)) out.push(raw);
+  }
+  return out;
+}
+
+/**
+ * Reverse, on the index as it is `now`, what one change did to it (`before` → `after`), line by
+ * line: a three-way merge whose base is `after`, with `now` (what changed since) and `before` (the
+ * change undone). Every line the change removed comes back at its place (prose, headings, order
+ * too), every line it added goes, every line added since stays; lines both the change and a later
+ * edit changed are `clashes` — left as they are now, or with `anyway` put back as they were. The
+ * pointers it added go too when their file goes with the undo (`removedFiles`), even edited since;
+ * a pointer it removed comes back at its old place when it reaches the agent there, else at the
+ * end (see {@link reinsertPointer}), never twice. The pointers of `keptOut` files do not come back
+ * (their memory is back under another name).
  */
 export function revertIndexChange(
   now: string,
@@ -124,7 +181,8 @@ export function revertIndexChange(
   after: string,
   removedFiles: ReadonlySet<string> = new Set(),
   keptOut: ReadonlySet<string> = new Set(),
-): { text: string; placements: PointerPlacement[]; dropped: string[] } {
+  opts: { anyway?: boolean } = {},
+): IndexReversal {
   const b = parseIndex(before);
   const a = parseIndex(after);
   if (now === after && keptOut.size === 0) {
@@ -135,35 +193,69 @@ export function revertIndexChange(
     const placements = indexEntries(b)
       .filter((e) => !gone.has(e.file))
       .map((e): PointerPlacement => ({ file: e.file, line: e.line, placed: 'old-position', loaded: loaded.has(e.file), pushedOut }));
-    return { text: before, placements, dropped: [] };
+    return { text: before, placements, clashes: [], dropped: [] };
   }
-  const dropped: string[] = [];
-  let index = parseIndex(now);
-  const beforeEntries = new Map(indexEntries(b).map((e) => [e.file, e]));
-  const afterEntries = new Map(indexEntries(a).map((e) => [e.file, e]));
-  for (const [file, added] of afterEntries) {
-    if (beforeEntries.has(file)) continue;
-    const going = indexEntries(index).filter((e) => e.file === file && (e.raw === added.raw || removedFiles.has(file)));
-    if (going.some((e) => e.raw !== added.raw)) dropped.push(file);
-    if (going.length > 0) index = removeIndexEntries(index, file, new Set(going.map((e) => e.line)));
+  const n = parseIndex(now);
+  const inAfter = new Set(indexEntries(a).map((e) => e.file));
+  const inBefore = new Set(indexEntries(b).map((e) => e.file));
+  const inNow = new Set(indexEntries(n).map((e) => e.file));
+  // A pointer the change added whose memory the undo removes goes, however it reads now.
+  const goes = (l: IndexLine) => l.kind === 'entry' && removedFiles.has(l.file) && inAfter.has(l.file) && !inBefore.has(l.file);
+  // A pointer the change removed does not come back for a memory back under another name.
+  const staysOut = (l: IndexLine) => l.kind === 'entry' && !inAfter.has(l.file) && keptOut.has(l.file) && !inNow.has(l.file);
+  const addedAs = new Map(indexEntries(a).map((e) => [e.file, e.raw]));
+  const dropped = [...new Set(n.lines.flatMap((l) => (l.kind === 'entry' && goes(l) && l.raw !== addedAs.get(l.file) ? [l.file] : [])))];
+  const raws = (index: ParsedIndex, drop: (l: IndexLine) => boolean) => index.lines.filter((l) => !drop(l)).map((l) => l.raw);
+  const merged: string[] = [];
+  const clashes: string[] = [];
+  for (const region of mergeLineRegions(raws(a, goes), raws(n, goes), raws(b, staysOut), { besideInsertions: true })) {
+    if ('ok' in region) {
+      merged.push(...region.ok);
+      continue;
+    }
+    const { mine, base, theirs } = region.conflict;
+    const pointersOnly = [...mine, ...base, ...theirs].every((raw) => raw.trim() === '' || lineOf(raw).kind === 'entry');
+    if (pointersOnly) {
+      merged.push(...revertPointers(mine, base, theirs, { inBefore, inAfter, inNow, keptOut }));
+      continue;
+    }
+    const changedSince = mine.length > 0 ? mine : base;
+    clashes.push(...changedSince.filter((l) => l.trim() !== '' && !theirs.includes(l)));
+    merged.push(...(opts.anyway ? theirs : mine));
   }
-  for (const [file, was] of beforeEntries) {
-    const rewritten = afterEntries.get(file);
-    if (!rewritten || rewritten.raw === was.raw) continue;
-    index = withLines(
-      index,
-      index.lines.map((l) => (l.kind === 'entry' && l.file === file && l.raw === rewritten.raw ? parseIndex(was.raw).lines[0]! : l)),
-    );
+  // A pointer the change removed that is back since (Claude Code wrote it again): once, as it is now.
+  for (const file of inNow) {
+    if (inAfter.has(file) || !inBefore.has(file)) continue;
+    const kept = new Set(n.lines.filter((l) => l.kind === 'entry' && l.file === file).map((l) => l.raw));
+    const at = merged.flatMap((raw, i) => (pointsAt(raw, file) ? [i] : []));
+    // The lines not as they are now go first, then later copies.
+    const extra = [...at.filter((i) => !kept.has(merged[i]!)), ...at.filter((i) => kept.has(merged[i]!)).reverse()].slice(0, at.length - countIn(n, file));
+    for (const i of extra.sort((x, y) => y - x)) merged.splice(i, 1);
   }
+  const shape = n.lines.length > 0 || now !== '' ? n : b;
+  let index: ParsedIndex = {
+    ...withLines(shape, merged.length === 0 ? [] : parseIndex(`${merged.join('\n')}\n`).lines),
+    finalNewline: shape.finalNewline || merged.length === 0,
+  };
+  // The pointers put back: at their old place when they reach the agent there, else where new pointers go.
   const placements: PointerPlacement[] = [];
-  for (const file of beforeEntries.keys()) {
-    if (afterEntries.has(file) || keptOut.has(file)) continue;
-    const put = reinsertPointer(index, b, file);
-    if (!put) continue;
-    index = put.index;
-    placements.push(put.placement);
+  for (const file of inBefore) {
+    if (inAfter.has(file) || inNow.has(file) || keptOut.has(file)) continue;
+    const at = index.lines.findIndex((l) => l.kind === 'entry' && l.file === file);
+    if (at === -1) continue;
+    const without = withLines(
+      index,
+      index.lines.filter((_, i) => i !== at),
+    );
+    let placed: PointerPlacement['placed'] = 'old-position';
+    if (!loadedFiles(index).has(file)) {
+      index = insertIndexLine(without, newPointerPlace(without), index.lines[at]!.raw);
+      placed = 'end';
+    }
+    const line = index.lines.findIndex((l) => l.kind === 'entry' && l.file === file) + 1;
+    placements.push({ file, line, placed, loaded: loadedFiles(index).has(file), pushedOut: pushedPastCut(without, index) });
   }
-  return { text: serializeIndex(index), placements, dropped };
+  return { text: serializeIndex(index), placements, clashes, dropped };
 }
 
 /** A placement in words, for the toast and the CLI. */

@@ -752,3 +752,85 @@ describe('an undo leaves no MEMORY.md where there was none before the change', (
     expect(await read('MEMORY.md')).toBe('- [Later](later.md) — Claude Code wrote it\n');
   });
 });
+
+describe('undoing a change to MEMORY.md after Claude Code added a line keeps every line (review x1 F2)', () => {
+  // How Claude Code adds a memory: the topic file, then MEMORY.md written whole with its line appended.
+  const claudeCodeAdds = async (file: string) => {
+    await fs.writeFile(path.join(where.memoryDir, file), topic(file.replace('.md', '')));
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), `${await read('MEMORY.md')}${pointer(file)}\n`);
+  };
+
+  it('Make room, move lines: the moved prose comes back where it was, the new memory and its pointer go, Claude Code’s line stays', async () => {
+    const { makeRoom } = await import('../curation/make-room.js');
+    await fs.writeFile(path.join(where.memoryDir, 'a.md'), topic('a'));
+    await fs.writeFile(path.join(where.memoryDir, 'c.md'), topic('c'));
+    const before = `# Index\n${pointer('a.md')}\n${pointer('c.md')}\n## Build notes\nAlways run make gen before make test.\nDeploys go through the staging branch first.\n`;
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), before);
+    const { entry } = await makeRoom(where, {
+      baseText: before,
+      actions: [{ kind: 'move-lines', lines: [4, 5, 6], file: 'build_notes.md', name: 'Build notes', description: 'build and deploy notes', type: 'project' }],
+    });
+    await claudeCodeAdds('d.md');
+    const undone = await undoChange({ ...opts, rev: entry!.rev });
+    expect(undone.entry).not.toBeNull();
+    expect(await exists('build_notes.md')).toBe(false);
+    expect(await read('MEMORY.md')).toBe(`${before}${pointer('d.md')}\n`);
+  });
+
+  it('an editor save that removed a section: the section comes back; "nothing to undo" is never said', async () => {
+    await seed(['a.md'], ['', '## Rules', 'Never push to main on Fridays.']);
+    const before = await read('MEMORY.md');
+    const { entry } = await saveIndexText(where, `# Memory\n\n${pointer('a.md')}\n`, before);
+    await claudeCodeAdds('b.md');
+    const undone = await undoChange({ ...opts, rev: entry!.rev });
+    expect(undone.entry).not.toBeNull();
+    expect(await read('MEMORY.md')).toBe(`${before}${pointer('b.md')}\n`);
+  });
+
+  it('a whole-snapshot restore that dropped a section: undone, the section is back beside the later line', async () => {
+    await seed(['a.md']);
+    const start = (await recordExternalChanges(where.memoryDir, opts))!.rev;
+    const withRules = `${await read('MEMORY.md')}## Rules\nNever push on Fridays.\n`;
+    await saveIndexText(where, withRules);
+    const restore = await restoreFromHistory(where.memoryDir, start, opts);
+    await claudeCodeAdds('b.md');
+    const undone = await undoChange({ ...opts, rev: restore!.rev });
+    expect(undone.entry).not.toBeNull();
+    expect(await read('MEMORY.md')).toBe(`${withRules}${pointer('b.md')}\n`);
+  });
+
+  it('a reorder: the order comes back, the later line stays', async () => {
+    await seed(['a.md', 'b.md', 'c.md']);
+    const before = await read('MEMORY.md');
+    const { entry } = await saveIndexText(where, `# Memory\n\n${pointer('c.md')}\n${pointer('b.md')}\n${pointer('a.md')}\n`, before);
+    await claudeCodeAdds('d.md');
+    await undoChange({ ...opts, rev: entry!.rev });
+    expect(await read('MEMORY.md')).toBe(`${before}${pointer('d.md')}\n`);
+  });
+
+  it('a CRLF index with a BOM stays CRLF, byte for byte, with the later line kept', async () => {
+    for (const f of ['a.md', 'b.md']) await fs.writeFile(path.join(where.memoryDir, f), topic(f.replace('.md', '')));
+    const before = `\uFEFF# Memory\r\n${pointer('a.md')}\r\n${pointer('b.md')}\r\nKeep this note.\r\n`;
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), before);
+    const { entry } = await saveIndexText(where, `\uFEFF# Memory\n${pointer('a.md')}\n`, before);
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), `${await read('MEMORY.md')}${pointer('c.md')}\r\n`);
+    await undoChange({ ...opts, rev: entry!.rev });
+    expect(await read('MEMORY.md')).toBe(`${before}${pointer('c.md')}\r\n`);
+  });
+
+  it('a line the entry changed and that was changed again since: refused, naming the line; undo anyway says what went', async () => {
+    await seed(['a.md'], ['Deploys need one approval.']);
+    const before = await read('MEMORY.md');
+    const { entry } = await saveIndexText(where, before.replace('one approval', 'two approvals'), before);
+    const since = (await read('MEMORY.md')).replace('two approvals', 'two approvals from SRE');
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), since);
+    await expect(undoChange({ ...opts, rev: entry!.rev })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('"Deploys need two approvals from SRE."'),
+    });
+    expect(await read('MEMORY.md')).toBe(since);
+    const anyway = await undoChange({ ...opts, rev: entry!.rev, overwriteChanged: true });
+    expect(await read('MEMORY.md')).toBe(before);
+    expect(anyway.notes.join(' ')).toContain('"Deploys need two approvals from SRE."');
+  });
+});

@@ -23,7 +23,7 @@
  */
 import path from 'node:path';
 import { indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
-import { describePlacement, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
+import { describePlacement, type IndexReversal, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { listInWords } from '../../shared/size-text.js';
 import {
@@ -161,20 +161,32 @@ export async function undoChange(
         throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, plan, edited, history));
       const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
       await refuseTwinOfWritten(opts.memoryDir, target, plan, back, followed);
+      // Each index reversed line by line (revertIndexChange), decided before anything is written: a
+      // line both the entry and a later edit changed stops the undo, naming it, unless undone anyway.
+      const removing = plan.filter(
+        (p) => !isIndex(p.rel) && !back.has(p.rel) && !followed.another.has(p.rel) && p.now !== null && (followed.text.get(p.rel) ?? p.before) === null,
+      );
+      const anyway = opts.overwriteChanged ? { anyway: true } : {};
+      const reversals = new Map(
+        plan
+          .filter((p) => isIndex(p.rel))
+          .map((p) => {
+            const rel = removing.map((q) => q.rel);
+            return [p.rel, revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', namedIn(p.rel, rel), namedIn(p.rel, back.keys()), anyway)] as const;
+          }),
+      );
+      const clashing = [...reversals].filter(([, r]) => r.clashes.length > 0);
+      if (clashing.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', indexClash(target, clashing));
       if (opts.checkOnly) return;
       undone = true;
       broughtBack.push(...followed.broughtBack);
       laterRevs.push(...new Set(followed.broughtBack.map((b) => b.rev)));
-      const removed = new Set<string>();
       const writes: { rel: string; text: string }[] = [];
       for (const p of plan) {
         const want = followed.text.get(p.rel) ?? p.before;
         if (isIndex(p.rel) || back.has(p.rel) || followed.another.has(p.rel) || p.now === want) continue;
         if (want !== null) writes.push({ rel: p.rel, text: want });
-        else {
-          await removeFileConfined(opts.memoryDir, p.rel);
-          removed.add(p.rel);
-        }
+        else await removeFileConfined(opts.memoryDir, p.rel);
       }
       // Removals first: undoing a rename that changed only letter case or Unicode form (A.md → a.md)
       // names one file twice on a case-insensitive file system (macOS, Windows), where writing the
@@ -182,13 +194,9 @@ export async function undoChange(
       for (const rel of followed.laterName) await removeFileConfined(opts.memoryDir, rel);
       for (const w of writes) await writeFileAtomic(opts.memoryDir, w.rel, w.text);
       for (const p of plan) {
-        if (!isIndex(p.rel)) continue;
-        // The files this undo removes, and those it leaves out, as this index names them.
-        const {
-          text,
-          placements,
-          dropped: lines,
-        } = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', namedIn(p.rel, removed), namedIn(p.rel, back.keys()));
+        const reversal = reversals.get(p.rel);
+        if (!reversal) continue;
+        const { text, placements, clashes, dropped: lines } = reversal;
         // No index where there was none before the entry, unless a line added since is in it; nor one this undo
         // empties (a line of it went with another undo since), unless the entry found it just so: Claude Code loads nothing from it.
         const blank = text.trim() === '';
@@ -202,6 +210,8 @@ export async function undoChange(
             `${linesInWords({ index: p.rel, files: lines })} ${one ? 'was' : 'were'} edited since "${target.summary}": undone anyway, ${one ? 'it' : 'they'} went too (as edited, ${one ? 'it stays' : 'they stay'} in history).`,
           );
         }
+        if (clashes.length > 0)
+          notes.push(`Undone anyway: ${quotedLines(clashes)} of ${p.rel}, changed since, went (put back as before "${target.summary}"); history keeps them.`);
       }
       notes.push(...dropped, ...followed.notes);
       // The memory's later name went (above), its pointers go, in every index that has one (MEMORY.md's
@@ -223,6 +233,20 @@ export async function undoChange(
       ? { ...(already ? { already } : {}), ...(changed ? { touched: changed } : {}), ...(edited.length > 0 ? { editedLines: edited } : {}) }
       : {}),
   };
+}
+
+/** Index lines in quotes, the first few of them: `"a", "b" and 2 more lines`. */
+function quotedLines(lines: readonly string[]): string {
+  const shown = lines.slice(0, 3).map((l) => `"${l.trim()}"`);
+  const more = lines.length - shown.length;
+  return `${lines.length === 1 ? 'the line' : 'the lines'} ${listInWords(more > 0 ? [...shown, `${more} more`] : shown)}`;
+}
+
+/** The refusal of an undo whose index lines were changed both by the entry and since. */
+function indexClash(target: HistoryEntry, clashing: readonly (readonly [string, IndexReversal])[]): string {
+  const what = clashing.map(([rel, r]) => `${quotedLines(r.clashes)} in ${rel}`);
+  const one = clashing.length === 1 && clashing[0]![1].clashes.length === 1;
+  return `Nothing was undone: "${target.summary}" changed ${listInWords(what)}, and ${one ? 'it was' : 'they were'} changed again since. Edit ${clashing.length === 1 ? 'it' : 'them'} by hand, or undo anyway to put ${one ? 'it' : 'them'} back as before the change (what is there now stays in history).`;
 }
 
 /** The refusal for a file of the entry that is not text now (not UTF-8, binary): the undo cannot tell what to put back, and says what to do. */

@@ -16,7 +16,7 @@ import { transact } from '../../history/index.js';
 import { refuseNewSecrets } from '../../secrets/index.js';
 import { sha256Hex } from '../hash-cache.js';
 import { type TeamFile, checkTeamDir, resolveTeamKey } from '../team-paths.js';
-import { mergeLines } from './merge.js';
+import { mergeLines } from '../../../shared/line-merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BaseStore } from '../sync-state.js';
 import { unionWithOverlaps } from '../../../shared/line-union.js';
-import { mergeLines } from './merge.js';
+import { mergeLines } from '../../../shared/line-merge.js';
 
 describe('three-way line merge of team files', () => {
   const base = '# Deploys\n\n## Staging\nFreeze on Fridays.\n\n## Production\nTwo approvals.\n';

@@ -27,7 +27,7 @@ import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
 import { keepConflict } from './conflicts.js';
-import { type LineMerge, mergeLines } from './merge.js';
+import { type LineMerge, mergeLines } from '../../../shared/line-merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
