@@ -69,6 +69,8 @@ export interface LineMerge {
   mineWins: string;
   /** How many places overlap. */
   conflicts: number;
+  /** The lines theirs has where the versions overlap (not blank), first to last: what a refusal quotes. */
+  theirsInConflict: string[];
 }
 
 /** Merge `mine` and `theirs`, both derived from `base`, line by line (see the file comment for `besideInsertions`). */
@@ -85,6 +87,7 @@ export function mergeLines(
   const serverWins: string[] = [];
   const mineWins: string[] = [];
   const bothOverlaps: LineRange[] = [];
+  const theirsInConflict: string[] = [];
   let conflicts = 0;
   for (const region of regions) {
     if ('ok' in region) {
@@ -98,6 +101,7 @@ export function mergeLines(
     both.push(...c.mine, ...c.theirs);
     serverWins.push(...c.theirs);
     mineWins.push(...c.mine);
+    theirsInConflict.push(...c.theirs.filter((l) => l.trim() !== ''));
   }
   return {
     clean: conflicts === 0,
@@ -107,5 +111,6 @@ export function mergeLines(
     serverWins: serverWins.join('\n'),
     mineWins: mineWins.join('\n'),
     conflicts,
+    theirsInConflict,
   };
 }

@@ -45,6 +45,13 @@ export function listInWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}`;
 }
 
+/** Lines of a file in quotes, the first three of them: `the lines "a", "b", "c" and 2 more`. */
+export function quotedLines(lines: readonly string[]): string {
+  const shown = lines.slice(0, 3).map((l) => `"${l.trim()}"`);
+  const more = lines.length - shown.length;
+  return `${lines.length === 1 ? 'the line' : 'the lines'} ${listInWords(more > 0 ? [...shown, `${more} more`] : shown)}`;
+}
+
 /** "1 memory", "3 memories". */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;

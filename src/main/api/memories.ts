@@ -165,9 +165,9 @@ export const memoryHandlers: Pick<
   },
   async 'index.save'({ dir, scope, text, baseText, allowSecrets }, ctx) {
     const where = await ctx.where(dir, scope);
-    const { entry } = await saveIndexText(where, text, baseText, allowSecrets);
+    const { entry, merged } = await saveIndexText(where, text, baseText, allowSecrets);
     ctx.changed(dir, where.memoryDir);
-    return { file: INDEX_FILE, rev: entry?.rev ?? null };
+    return { file: INDEX_FILE, rev: entry?.rev ?? null, merged };
   },
   async 'history.list'({ dir, file, limit }, ctx) {
     const { project } = await ctx.where(dir, 'private');

@@ -384,6 +384,25 @@ describe('saveIndexText', () => {
     expect(await read('MEMORY.md')).toBe('- [A](a.md) — a\n');
   });
 
+  it('merges an edit onto a change Claude Code made on disk since, when the lines do not overlap (review x1 F3)', async () => {
+    const base = '# Index\n- [A](a.md) — a\n';
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), base);
+    // Claude Code appends a pointer while the user adds a section at the top.
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), `${base}- [B](b.md) — b\n`);
+    const saved = await saveIndexText(where, '# Index\n## My notes\nRun make gen first.\n- [A](a.md) — a\n', base);
+    expect(saved.merged).toBe(true);
+    expect(await read('MEMORY.md')).toBe('# Index\n## My notes\nRun make gen first.\n- [A](a.md) — a\n- [B](b.md) — b\n');
+  });
+
+  it('refuses a save whose lines Claude Code changed too, with what is on disk now, writing nothing', async () => {
+    const base = '# Index\n- [A](a.md) — a\n';
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), base.replace('— a', '— alpha, from Claude Code'));
+    const error = await saveIndexText(where, base.replace('— a', '— alpha, mine'), base).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'conflict', current: base.replace('— a', '— alpha, from Claude Code') });
+    expect((error as Error).message).toContain('"- [A](a.md) — alpha, from Claude Code"');
+    expect(await read('MEMORY.md')).toBe(base.replace('— a', '— alpha, from Claude Code'));
+  });
+
   it("keeps the file's line endings and BOM: an editor's \\n lines are written as the file's CRLF", async () => {
     const base = '\uFEFF# Index\r\n- [A](a.md) — a\r\n';
     await saveIndexText(where, base);

@@ -23,7 +23,8 @@ import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { sanitizePathKey } from '../../shared/path-key.js';
 import { quoteName } from '../../shared/visible-text.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
-import { memoryTextTooLarge } from '../../shared/size-text.js';
+import { memoryTextTooLarge, quotedLines } from '../../shared/size-text.js';
+import { mergeLines } from '../../shared/line-merge.js';
 import type { FixRequest } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, transact } from '../history/index.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
@@ -474,21 +475,44 @@ export async function deleteMemory(where: Where, file: string): Promise<WriteRes
   return { file: name, entry };
 }
 
-/** Replace the whole index text (the app's MEMORY.md editor). A secret it did not hold before is refused unless allowed. */
-export async function saveIndexText(where: Where, text: string, baseText?: string, allowSecrets?: readonly string[]): Promise<WriteResult> {
+/**
+ * Replace the whole index text (the app's MEMORY.md editor). With `baseText` (the text the edit
+ * started from), a file changed on disk since — Claude Code appending a pointer — gets the edit
+ * merged onto it line by line (the one three-way merge, shared/line-merge.ts): `merged` says so.
+ * Where both changed the same lines it is refused with a conflict that quotes them and carries what
+ * is on disk now, writing nothing. A secret it did not hold before is refused unless allowed.
+ */
+export async function saveIndexText(
+  where: Where,
+  text: string,
+  baseText?: string,
+  allowSecrets?: readonly string[],
+): Promise<WriteResult & { merged: boolean }> {
   const rel = inScope(where.scope, INDEX_FILE);
+  let merged = false;
   const { entry } = await tx(where, 'manual', `Edit ${rel}`, async () => {
     const current = await readText(where.memoryDir, rel);
+    let mine = text;
     if (baseText !== undefined && (current ?? '') !== baseText) {
-      throw new MemoryError('conflict', `${rel} was changed on disk while you were editing it; compare both versions before saving.`, current ?? '');
+      const lf = (t: string) => t.replace(/\r\n/g, '\n');
+      const merge = mergeLines(lf(baseText), lf(text), lf(current ?? ''), {}, { besideInsertions: true });
+      if (!merge.clean) {
+        throw new MemoryError(
+          'conflict',
+          `${rel} was changed on disk while you were editing it, on lines you changed too (${quotedLines(merge.theirsInConflict)}): nothing was saved. Compare both versions and keep theirs, yours, or a merge of both.`,
+          current ?? '',
+        );
+      }
+      mine = merge.text;
+      merged = true;
     }
     // The file keeps its line endings, as a topic file does (topic-file.ts): an editor hands back
     // `\n` lines, and a save rewriting every CRLF of the file is a change nobody asked for.
-    const written = current !== null ? text.replace(/\r?\n/g, parseIndex(current).eol) : text;
+    const written = current !== null ? mine.replace(/\r?\n/g, parseIndex(current).eol) : mine;
     await refuseNewSecrets({ label: rel, text: written, before: current, allow: allowSecrets });
     await writeFileAtomic(where.memoryDir, rel, written);
   });
-  return { file: INDEX_FILE, entry };
+  return { file: INDEX_FILE, entry, merged };
 }
 
 /** How {@link applyFixes} runs. */

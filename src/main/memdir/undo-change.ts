@@ -25,7 +25,7 @@ import path from 'node:path';
 import { indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { describePlacement, type IndexReversal, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE } from '../../shared/limits.js';
-import { listInWords } from '../../shared/size-text.js';
+import { listInWords, quotedLines } from '../../shared/size-text.js';
 import {
   type BroughtBack,
   broughtBackSince,
@@ -233,13 +233,6 @@ export async function undoChange(
       ? { ...(already ? { already } : {}), ...(changed ? { touched: changed } : {}), ...(edited.length > 0 ? { editedLines: edited } : {}) }
       : {}),
   };
-}
-
-/** Index lines in quotes, the first few of them: `"a", "b" and 2 more lines`. */
-function quotedLines(lines: readonly string[]): string {
-  const shown = lines.slice(0, 3).map((l) => `"${l.trim()}"`);
-  const more = lines.length - shown.length;
-  return `${lines.length === 1 ? 'the line' : 'the lines'} ${listInWords(more > 0 ? [...shown, `${more} more`] : shown)}`;
 }
 
 /** The refusal of an undo whose index lines were changed both by the entry and since. */

@@ -127,9 +127,9 @@ export const memoriesContract = {
     agentIndexViewSchema,
   ),
   'index.save': mutation(
-    'Save MEMORY.md. With baseText, refused with a conflict if it changed on disk since. A secret it did not hold before is refused (`secrets` in the error) unless its fingerprint is in allowSecrets.',
+    'Save MEMORY.md. With baseText (the text the edit started from), a file changed on disk since gets the edit merged onto it line by line (`merged` true); where both changed the same lines, refused with a conflict carrying the text on disk (`current`). A secret it did not hold before is refused (`secrets` in the error) unless its fingerprint is in allowSecrets.',
     dirRef.extend({ text: z.string().max(5_000_000), baseText: z.string().optional(), allowSecrets }),
-    writeResult,
+    writeResult.extend({ merged: z.boolean() }),
   ),
   'history.list': query(
     "Recorded changes of a project's memory, newest first (outside changes are recorded first), and the histories imports brought in, newest import first.",
