@@ -5,6 +5,8 @@
  */
 import { create } from 'zustand';
 import type { DraftRef, StoredDraft } from '../../shared/contract/drafts.js';
+import { INDEX_FILE } from '../../shared/limits.js';
+import type { Scope } from '../../shared/memory-types.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
@@ -12,6 +14,21 @@ import { useToasts } from './toasts.js';
 /** One key per file (a new memory: one per project). */
 export function draftKey(ref: DraftRef): string {
   return ref.file === null ? `${ref.dir}\0new` : `${ref.dir}\0${ref.scope}\0${ref.file}`;
+}
+
+/** MEMORY.md's draft is kept here too, as its file's: the index editor's text as the body, the text it started from as the base. */
+export function indexDraftRef(dir: string, scope: Scope): DraftRef {
+  return { dir, scope, file: INDEX_FILE };
+}
+
+/** The draft of an index edit. */
+export function indexDraft(ref: DraftRef, memoryDir: string, edit: { base: string; draft: string }): Omit<StoredDraft, 'savedAt'> {
+  return { ...ref, memoryDir, baseText: edit.base, name: '', description: '', type: null, body: edit.draft, newFile: '', frontmatter: null };
+}
+
+/** Whether a draft is of an index (opened in the MEMORY.md tab, not the memory editor). */
+export function isIndexDraft(ref: DraftRef): boolean {
+  return ref.file === INDEX_FILE;
 }
 
 /** Newest first, stable by key for equal times. */

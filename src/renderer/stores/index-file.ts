@@ -21,11 +21,17 @@ interface IndexFileState {
   readOnly: string | null;
   agent: AgentIndexViewShape | null;
   error: string | null;
+  /** A save refused because Claude Code (or another writer) changed the same lines on disk meanwhile: both versions, and the text the edit started from. */
+  conflict: { theirs: string; mine: string; base: string } | null;
   /** A save refused because it would add a secret (Claude Code loads MEMORY.md into every session): asking before saving it anyway. */
   secrets: SecretAsk | null;
   /** Read the index (again, after a rescan); another project or index starts from nothing. */
   load: (dir: string, scope: Scope) => Promise<void>;
-  /** Save `draft` as the index if the file still holds `base` (with secrets allowed on purpose: their fingerprints); true when saved. */
+  /**
+   * Save `draft` as the index (with secrets allowed on purpose: their fingerprints); true when saved.
+   * A file changed on disk since `base` gets the edit merged onto it by main (the toast says so);
+   * where both changed the same lines nothing is saved and `conflict` holds both versions.
+   */
   save: (dir: string, scope: Scope, edit: { base: string; draft: string }, allowSecrets?: string[]) => Promise<boolean>;
 }
 
@@ -39,10 +45,11 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
   readOnly: null,
   agent: null,
   error: null,
+  conflict: null,
   secrets: null,
   async load(dir, scope) {
     const read = ++reads;
-    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, readOnly: null, agent: null, error: null, secrets: null });
+    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, readOnly: null, agent: null, error: null, conflict: null, secrets: null });
     const current = () => read === reads;
     await Promise.all([
       call('index.read', { dir, scope })
@@ -57,12 +64,18 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
   },
   async save(dir, scope, edit, allowSecrets) {
     const shown = () => get().dir === dir && get().scope === scope;
-    if (shown()) set({ secrets: null });
+    if (shown()) set({ secrets: null, error: null });
     try {
-      const { rev } = await call('index.save', { dir, scope, text: edit.draft, baseText: edit.base, ...(allowSecrets?.length ? { allowSecrets } : {}) });
+      const { rev, merged } = await call('index.save', {
+        dir,
+        scope,
+        text: edit.draft,
+        baseText: edit.base,
+        ...(allowSecrets?.length ? { allowSecrets } : {}),
+      });
       // An index save can drop every pointer: like every other destructive action, one Undo takes it back.
-      offerUndo(dir, rev, 'Saved MEMORY.md.');
-      if (shown()) set({ text: edit.draft });
+      offerUndo(dir, rev, merged ? 'Saved MEMORY.md, merged with the change made on disk meanwhile (its lines are kept).' : 'Saved MEMORY.md.');
+      if (shown()) set({ conflict: null, ...(merged ? {} : { text: edit.draft }) });
       return true;
     } catch (e) {
       const ask = secretAskOf(e, allowSecrets);
@@ -70,7 +83,11 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
         set({ secrets: ask });
         return false;
       }
-      const message = e instanceof RpcError && e.code === 'conflict' ? `${e.message} Your text is still in the editor; reload to see theirs.` : messageOf(e);
+      if (e instanceof RpcError && e.code === 'conflict' && e.current !== undefined && shown()) {
+        set({ conflict: { theirs: e.current, mine: edit.draft, base: edit.base } });
+        return false;
+      }
+      const message = messageOf(e);
       if (shown()) set({ error: message });
       else useToasts.getState().show('error', message);
       return false;

@@ -2,7 +2,7 @@
 import { useEffect, useMemo } from 'react';
 import { plural } from '../../shared/size-text.js';
 import { Time } from '../components/Time.js';
-import { sortDrafts, useDrafts } from '../stores/drafts.js';
+import { isIndexDraft, sortDrafts, useDrafts } from '../stores/drafts.js';
 import { useNav } from '../stores/nav.js';
 import { projectName, useProjects } from '../stores/projects.js';
 
@@ -41,7 +41,13 @@ export function DraftsView() {
             </div>
             <span className="spacer" />
             <button
-              onClick={() => go({ view: 'project', dir: d.dir, tab: 'memories', scope: d.scope, file: d.file ?? '__new__' })}
+              onClick={() =>
+                go(
+                  isIndexDraft(d)
+                    ? { view: 'project', dir: d.dir, tab: 'index', scope: d.scope, file: d.file! }
+                    : { view: 'project', dir: d.dir, tab: 'memories', scope: d.scope, file: d.file ?? '__new__' },
+                )
+              }
               aria-label={`Open the draft of ${d.file ?? 'a new memory'} in ${projectOf(d.dir)}`}
             >
               Open

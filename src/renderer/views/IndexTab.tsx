@@ -3,7 +3,10 @@
  * first visibly apart, with the load meter; "What the agent sees" — the exact text of the next
  * session start, and a warning when the last session was given something else (R-INDEX);
  * editing shows, before saving, which pointers the new text would push past the cut, and asks
- * first when it would drop the pointers to memories that exist; a save has one Undo. With auto
+ * first when the edit drops the pointers to memories that exist; a save has one Undo. An unsaved
+ * edit is a draft (stores/drafts.ts), kept when the tab, scope, project or window goes; a save over
+ * a change made on disk meanwhile is merged by main, and where both changed the same lines both
+ * versions are shown (MergeView) to keep theirs, mine (theirs stays in history) or a merge. With auto
  * memory off Claude Code loads no index at all: the view says so and why (settings-text.ts).
  * team/MEMORY.md is shown and edited as the file the team shares, never as loaded: Claude Code
  * 2.1.332 does not load it (index-state.ts), so it has no meter, no cut and no Make room.
@@ -21,19 +24,23 @@ import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { autoMemoryOffSentence } from '../../shared/settings-text.js';
+import { mergeLines } from '../../shared/line-merge.js';
 import { IndexReorder } from '../components/IndexReorder.js';
+import { MergeView } from '../components/MergeView.js';
+import { Time } from '../components/Time.js';
 import { LoadMeter } from '../components/LoadMeter.js';
 import { MakeRoom } from '../components/MakeRoom.js';
 import { SecretConfirm } from '../components/SecretConfirm.js';
 import { useCuration } from '../stores/curation.js';
+import { indexDraft, indexDraftRef, useDrafts } from '../stores/drafts.js';
 import { useIndexFile } from '../stores/index-file.js';
 import { useIndexOrder } from '../stores/index-order.js';
 import { useProject } from '../stores/project.js';
 
 const INDEX_EXTENSIONS = [markdown(), EditorView.lineWrapping];
 
-export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
-  const [scope, setScope] = useState<Scope>('private');
+export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: ProjectScan; initialScope?: Scope | undefined }) {
+  const [scope, setScope] = useState<Scope>(initialScope ?? 'private');
   // What main says of this index; another index's answers are not this one's.
   const text = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.text : null));
   const error = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.error : null));
@@ -41,6 +48,11 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const readOnly = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.readOnly : null));
   const agent = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.agent : null));
   const secrets = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.secrets : null));
+  const conflict = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.conflict : null));
+  const draftRef = useMemo(() => indexDraftRef(dir, scope), [dir, scope]);
+  const memoryDir = (scope === 'team' ? scan.team?.memoryDir : scan.memoryDir) ?? scan.memoryDir;
+  // When the editor holds a draft kept from before (another tab, project, a closed window).
+  const [restoredAt, setRestoredAt] = useState<string | null>(null);
   // The editor's text and the file text it started from: saving checks the file still holds `base`.
   const [edit, setEdit] = useState<{ base: string; draft: string } | null>(null);
   const draft = edit?.draft ?? null;
@@ -64,10 +76,42 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
     useCuration.getState().askMakeRoom(null);
   }, [asked]);
 
-  // Another project or index: leave the editor, and edit nothing until this index is read.
+  // Another project or index: leave the editor (its edit is kept as a draft: written now), and edit nothing until this index is read.
   useEffect(() => {
     setEdit(null);
+    setRestoredAt(null);
+    return () => void useDrafts.getState().flush();
   }, [dir, scope]);
+
+  // This index read: an unsaved edit kept as its draft opens again in the editor.
+  const loaded = text !== null;
+  useEffect(() => {
+    if (!loaded) return;
+    let live = true;
+    void useDrafts
+      .getState()
+      .find(draftRef)
+      .then((d) => {
+        if (!live || d === null) return;
+        setEdit((e) => e ?? { base: d.baseText ?? '', draft: d.body });
+        setRestoredAt(d.savedAt);
+      });
+    return () => {
+      live = false;
+    };
+  }, [draftRef, loaded]);
+
+  /** The edit changes: shown, and kept as the draft. */
+  const change = (next: { base: string; draft: string }) => {
+    setEdit(next);
+    useDrafts.getState().keep(indexDraft(draftRef, memoryDir, next));
+  };
+  /** The edit ends (saved, cancelled, theirs taken): its draft goes. */
+  const close = () => {
+    setEdit(null);
+    setRestoredAt(null);
+    void useDrafts.getState().discard(draftRef);
+  };
 
   // The file changed (a rescan read it again): an untouched draft follows it; an edited one keeps
   // the text it started from, so its save is refused rather than overwriting the other writer.
@@ -98,11 +142,14 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
   const savedFacts = saved?.facts ?? null;
   const impact = useMemo(() => (draft !== null && text !== null ? indexImpact(text, { kind: 'replace', text: draft }) : null), [draft, text]);
 
-  // Memories that exist whose pointer this save would take out of the index: they become orphans.
+  // Memories that exist whose pointer the edit took out of the index: they become orphans. Only
+  // those the person removed — a pointer Claude Code added on disk meanwhile is kept by the merge.
+  const base = edit?.base ?? null;
   const dropping = useMemo(() => {
+    if (draft === null || base === null) return [];
     const memories = new Set(((scope === 'team' ? scan.team?.memories : scan.memories) ?? []).map((m) => m.file));
-    return impact ? impact.dropped.filter((f) => memories.has(f)) : [];
-  }, [impact, scan, scope]);
+    return indexImpact(base, { kind: 'replace', text: draft }).dropped.filter((f) => memories.has(f));
+  }, [base, draft, scan, scope]);
 
   const save = async (confirmed = false, allowSecrets?: string[]) => {
     if (edit === null) return;
@@ -111,8 +158,12 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
       return;
     }
     setConfirmDrop(false);
-    if (!(await useIndexFile.getState().save(dir, scope, edit, allowSecrets))) return;
-    setEdit(null);
+    await saveText(edit, allowSecrets);
+  };
+
+  const saveText = async (e: { base: string; draft: string }, allowSecrets?: string[]) => {
+    if (!(await useIndexFile.getState().save(dir, scope, e, allowSecrets))) return;
+    close();
     await reload();
   };
 
@@ -188,6 +239,20 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
             void reload();
           }}
         />
+      ) : conflict !== null ? (
+        <IndexConflict
+          conflict={conflict}
+          keep={(t) => void saveText({ base: conflict.theirs, draft: t })}
+          takeTheirs={() => {
+            const kept = useDrafts.getState().drafts;
+            const stored = Object.values(kept).find((d) => d.dir === dir && d.scope === scope && d.file === draftRef.file);
+            setEdit(null);
+            setRestoredAt(null);
+            useIndexFile.setState({ conflict: null });
+            void (stored ? useDrafts.getState().throwAway(stored) : useDrafts.getState().discard(draftRef));
+          }}
+          back={() => useIndexFile.setState({ conflict: null })}
+        />
       ) : draft === null ? (
         <>
           {!team && (
@@ -239,13 +304,18 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         </>
       ) : (
         <>
+          {restoredAt && (
+            <p className="banner info" role="status">
+              Restored your unsaved edit of MEMORY.md from <Time at={restoredAt} />.
+            </p>
+          )}
           <CodeMirror
             value={draft}
             height="420px"
             extensions={INDEX_EXTENSIONS}
             onChange={(v) => {
               setConfirmDrop(false);
-              setEdit((e) => e && { ...e, draft: v });
+              if (edit) change({ ...edit, draft: v });
             }}
             aria-label="MEMORY.md text"
           />
@@ -288,7 +358,7 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
               <button
                 onClick={() => {
                   setConfirmDrop(false);
-                  setEdit(null);
+                  close();
                   useIndexFile.setState({ secrets: null });
                 }}
               >
@@ -299,6 +369,43 @@ export function IndexTab({ dir, scan }: { dir: string; scan: ProjectScan }) {
         </>
       )}
     </div>
+  );
+}
+
+/**
+ * A save refused because the same lines changed on disk meanwhile: both versions side by side, and
+ * a result that starts as their merge (where they overlap, both sides' lines, marked).
+ */
+function IndexConflict({
+  conflict,
+  keep,
+  takeTheirs,
+  back,
+}: {
+  conflict: { theirs: string; mine: string; base: string };
+  keep: (text: string) => void;
+  takeTheirs: () => void;
+  back: () => void;
+}) {
+  const merge = useMemo(() => mergeLines(conflict.base, conflict.mine, conflict.theirs, {}, { besideInsertions: true }), [conflict]);
+  return (
+    <MergeView
+      label="MEMORY.md changed on disk"
+      heading="MEMORY.md changed on disk while you were editing it"
+      subtitle="Claude Code (or another writer) changed lines you changed too. Nothing has been saved."
+      theirs={{ title: 'On disk now', text: conflict.theirs }}
+      mine={{ title: 'Yours (not saved)', text: conflict.mine }}
+      initial={merge.both}
+      overlaps={merge.bothOverlaps}
+      note="The result starts as both versions merged; edit it, then save it — or keep one version whole. What is on disk now stays in history either way."
+      busy={false}
+      actions={[
+        { label: 'Save the merge', primary: true, run: keep },
+        { label: 'Keep mine (theirs stays in history)', run: () => keep(conflict.mine) },
+        { label: 'Take theirs (set my edit aside)', run: takeTheirs },
+      ]}
+      onClose={back}
+    />
   );
 }
 

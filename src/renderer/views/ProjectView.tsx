@@ -34,7 +34,7 @@ export function ProjectView({ route }: { route: Extract<Route, { view: 'project'
       </header>
       {error && <div className="banner error">{error}</div>}
       {scan && route.tab === 'memories' && <MemoriesTab route={route} scan={scan} />}
-      {scan && route.tab === 'index' && <IndexTab dir={route.dir} scan={scan} />}
+      {scan && route.tab === 'index' && <IndexTab dir={route.dir} scan={scan} initialScope={route.scope} />}
       {scan && route.tab === 'health' && <HealthTab scan={scan} />}
       {route.tab === 'history' && <ProjectTimeline dir={route.dir} version={scan} />}
       {route.tab === 'history' && <HistoryTab dir={route.dir} />}
