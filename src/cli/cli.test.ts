@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './main.js';
 import { COMMANDS } from './registry.js';
-import { deleteMemory, renameMemory } from '../main/memdir/memory-service.js';
+import { deleteMemory, renameMemory, saveIndexText } from '../main/memdir/memory-service.js';
 import { buildFixtureHome, canChangePermissions, type FixtureHome } from '../main/memdir/test-support/fixture-home.js';
 
 let root: string;
@@ -382,6 +382,32 @@ describe('memdir CLI', () => {
       err: '',
     });
     expect((await fs.readdir(memoryDir)).sort()).toEqual(['MEMORY.md', 'a.md']);
+  });
+
+  it('memdir undo of a MEMORY.md save after Claude Code appended a line puts the removed section back and keeps that line; a line changed on both sides is quoted', async () => {
+    const home = path.join(root, 'undo-index-home');
+    const memoryDir = path.join(home, 'projects', '-work-undoidx', 'memory');
+    await fs.mkdir(memoryDir, { recursive: true });
+    await fs.writeFile(path.join(memoryDir, 'a.md'), '---\nname: A\ndescription: about a\ntype: project\n---\nbody\n');
+    const before = '- [A](a.md) — about a\n## Rules\nNever push to main on Fridays.\n';
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), before);
+    const where = { memoryDir, scope: 'private' as const, dataDir: env.MEMDIR_DATA_DIR! };
+    const saved = await saveIndexText(where, '- [A](a.md) — about a\n', before);
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [A](a.md) — about a\n- [B](b.md) — from Claude Code\n');
+    expect(await run('undo', '--home', home, '-work-undoidx', saved.entry!.rev)).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^Undo: Edit MEMORY\.md/),
+    });
+    expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(`${before}- [B](b.md) — from Claude Code\n`);
+
+    const edited = await saveIndexText(where, (await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).replace('Fridays', 'Fridays or Mondays'));
+    const since = (await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).replace('or Mondays', 'or holidays');
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), since);
+    const refused = await run('undo', '--home', home, '-work-undoidx', edited.entry!.rev);
+    expect(refused).toMatchObject({ code: 2, err: expect.stringContaining('"Never push to main on Fridays or holidays."') });
+    expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(since);
+    expect(await run('undo', '--home', home, '-work-undoidx', edited.entry!.rev, '--overwrite-changed')).toMatchObject({ code: 0 });
+    expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe(since.replace(' or holidays', ''));
   });
 
   it('says the limits it shares with the app in sentences: the recall query', async () => {

@@ -102,8 +102,10 @@ export const undoCommand: CommandSpec = {
     'overwrite-changed': { type: 'boolean', description: 'also put back files changed since (their later content stays in history)' },
     json: jsonOption,
   },
-  details: `<rev> is an entry from \`memdir history\`. Index lines changed since are kept: only the entry's own pointer
-changes are reversed, and a pointer it removed goes back at its old place when it still reaches the agent there.
+  details: `<rev> is an entry from \`memdir history\`. MEMORY.md is reversed line by line (a three-way merge): every line
+the entry removed comes back at its place (pointers, prose, headings, order), every line it added goes, and lines
+added since are kept; a pointer it removed goes back at its old place when it still reaches the agent there. A
+line both the entry and a later edit changed stops the undo (exit 2), quoting it; --overwrite-changed puts it back.
 A pointer line it wrote and someone edited since, which the undo would take away with its memory, stops it too
 (naming MEMORY.md and the memory; --overwrite-changed takes it away, and a note says so). No MEMORY.md is left
 where there was none before the change unless a line added since is in it, nor one the undo empties.

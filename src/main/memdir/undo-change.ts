@@ -2,8 +2,9 @@
  * Undo that is whole (issue 14): one history entry undone brings back its files *and* its index
  * lines, as one new entry (itself undoable). A memory restored from history gets its pointer
  * back too, at its old place when it still reaches the agent there (R-INDEX). What changed
- * since the entry is never lost: an index keeps its later edits (only the entry's own pointer
- * changes are reversed), and a topic file a later change touched — edited, deleted, renamed,
+ * since the entry is never lost: an index keeps its later lines (it is reversed line by line,
+ * revertIndexChange; a line both the entry and a later edit changed stops the undo, quoting it,
+ * unless undone anyway), and a topic file a later change touched — edited, deleted, renamed,
  * written again — stops the undo with a sentence naming that change, unless the caller says to
  * overwrite (what is there now stays in history either way). Changes are undone newest first: a
  * file a later change put back as it was before the entry is touched too (undoing a rename
