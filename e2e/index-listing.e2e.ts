@@ -104,7 +104,7 @@ describe.skipIf(!HAS_BROWSER)(`what an index lists, in the app${HAS_BROWSER ? ''
     expect(await fs.readFile(path.join(memory, 'team', 'MEMORY.md'), 'utf8')).toBe(teamBefore);
     await expect.poll(() => problems.locator('li', { hasText: 'listed only in team/MEMORY.md' }).count()).toBe(1);
     await page.getByRole('button', { name: 'Undo' }).click();
-    await page.getByText('Undid the fixes.').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Undone.' }).first().waitFor();
     expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toBe(before);
     await expect.poll(() => problems.locator('li', { hasText: 'listed only in team/MEMORY.md' }).count()).toBe(2);
     expect(errors).toEqual([]);

@@ -85,7 +85,7 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
 
     // One entry in history; its Undo brings every file back.
     await page.getByRole('button', { name: 'Undo' }).click();
-    await page.getByText('Undid Make room.').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Undone.' }).first().waitFor();
     expect(await indexOf('-demo-data-pipeline')).toBe(before);
     expect(await fs.readFile(path.join(memoryOf('-demo-data-pipeline'), 'project_source_1.md'), 'utf8')).toContain('Feed 1 arrives hourly');
   });

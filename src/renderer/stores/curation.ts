@@ -1,7 +1,8 @@
 /**
  * Curation of the open project (R-HEALTH, R-INDEX): Health's fixes with their effect on the
  * loaded part worked out before they are applied, near-duplicate memories and their merge, and
- * Make room. Each write is one history entry; its notice offers Undo.
+ * Make room. Each write is one history entry; its notice offers Undo, the one undo (undoEntry):
+ * only that entry is reversed, and what changed since (Claude Code's writes too) is kept.
  */
 import { create } from 'zustand';
 import type { Contract } from '../../shared/contract/index.js';
@@ -17,6 +18,7 @@ import { messageOf } from './errors.js';
 import { useProject } from './project.js';
 import { moveMemory } from './team.js';
 import { useToasts } from './toasts.js';
+import { undoEntry } from './undo.js';
 
 export type FixPreview = z.output<Contract['health.preview']['output']>;
 
@@ -66,7 +68,8 @@ interface CurationState {
   askMakeRoom: (scope: Scope | null) => void;
   /** Health's answer to a `user` memory in the team folder: move it back to private (undoable). */
   moveToPrivate: (file: string) => Promise<void>;
-  undo: (rev: string, what: string) => Promise<void>;
+  /** Undo the entry `rev` through the one undo, then reload the project. */
+  undo: (rev: string) => Promise<void>;
 }
 
 export const useCuration = create<CurationState>()((set, get) => ({
@@ -114,7 +117,7 @@ export const useCuration = create<CurationState>()((set, get) => ({
             ? ` ${heldBack.length === 1 ? '1 orphan was' : `${heldBack.length} orphans were`} held back: ${heldBack.length === 1 ? 'its pointer' : 'their pointers'} would fall below the cut.`
             : '';
         const text = `${applied === 1 ? 'Fixed 1 problem.' : `Fixed ${applied} problems.`}${held} ${impactSentence(impact)}`;
-        useToasts.getState().show('info', text, rev ? { label: 'Undo', run: () => void get().undo(rev, 'the fixes') } : undefined);
+        useToasts.getState().show('info', text, rev ? { label: 'Undo', run: () => void get().undo(rev) } : undefined);
       } catch (error) {
         useToasts.getState().show('error', messageOf(error));
       }
@@ -147,7 +150,7 @@ export const useCuration = create<CurationState>()((set, get) => ({
         .show(
           'info',
           `Merged ${merged.join(', ')} into ${keeper.file}. ${merged.length === 1 ? 'It stays' : 'They stay'} in history.`,
-          rev ? { label: 'Undo', run: () => void get().undo(rev, 'the merge') } : undefined,
+          rev ? { label: 'Undo', run: () => void get().undo(rev) } : undefined,
         );
     } catch (error) {
       useToasts.getState().show('error', messageOf(error));
@@ -167,7 +170,7 @@ export const useCuration = create<CurationState>()((set, get) => ({
         .show(
           'info',
           `Made room: ${roomResultSentence(impact)} ${impactSentence(impact)}${notes.length > 0 ? ` ${notes.length === 1 ? notes[0] : `${notes.length} memories changed too.`}` : ''}`,
-          rev ? { label: 'Undo', run: () => void get().undo(rev, 'Make room') } : undefined,
+          rev ? { label: 'Undo', run: () => void get().undo(rev) } : undefined,
         );
       return true;
     } catch (error) {
@@ -181,16 +184,10 @@ export const useCuration = create<CurationState>()((set, get) => ({
   askMakeRoom(scope) {
     set({ makeRoomFor: scope });
   },
-  async undo(rev, what) {
+  async undo(rev) {
     const dir = get().dir ?? useProject.getState().dir;
     if (!dir) return;
-    try {
-      // The entry's parent is the state just before it: every file it touched goes back in one entry.
-      await call('history.restore', { dir, rev: `${rev}~1` });
-      useToasts.getState().show('info', `Undid ${what}.`);
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    }
+    await undoEntry(dir, rev);
     await useProject.getState().refresh();
   },
 }));
