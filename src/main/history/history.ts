@@ -341,11 +341,16 @@ async function readBlob(repo: ShadowRepo, oid: string): Promise<Buffer> {
 
 /** The content of `file` at `rev`, or null if it did not exist there (or was not a regular file). */
 export async function readAtRevision(memoryDir: string, rev: string, file: string, opts: HistoryOptions = {}): Promise<string | null> {
+  return (await readBytesAtRevision(memoryDir, rev, file, opts))?.toString('utf8') ?? null;
+}
+
+/** A file's bytes as they were at a revision, exactly (a file that is not UTF-8 text too); null when it did not exist. */
+export async function readBytesAtRevision(memoryDir: string, rev: string, file: string, opts: HistoryOptions = {}): Promise<Buffer | null> {
   const rel = checkFile(file);
   const repo = await requireRepo(memoryDir, opts.dataDir);
   const hash = await resolveRev(repo, rev, memoryDir);
   const entry = (await listTree(repo, hash, rel)).find((e) => e.path === rel);
-  return isRegularBlob(entry) ? (await readBlob(repo, entry.oid)).toString('utf8') : null;
+  return isRegularBlob(entry) ? await readBlob(repo, entry.oid) : null;
 }
 
 /**

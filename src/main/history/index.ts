@@ -24,6 +24,7 @@ export {
   listHistory,
   planRestore,
   readAtRevision,
+  readBytesAtRevision,
   readEntry,
   readSnapshot,
   recordExternalChanges,

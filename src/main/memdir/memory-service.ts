@@ -463,12 +463,18 @@ export async function renameMemory(
   return { file: target, entry };
 }
 
-/** Delete a topic file and its pointers. The content stays in history, restorable any time. */
+/**
+ * Delete a topic file and its pointers. The content stays in history, restorable any time. Its text
+ * is never read: a file that is not UTF-8 (or too large to open) deletes too, its bytes kept in history.
+ */
 export async function deleteMemory(where: Where, file: string): Promise<WriteResult> {
   const name = checkMemoryPath(file);
   const rel = inScope(where.scope, name);
   const { entry } = await tx(where, 'manual', `Delete ${rel}`, async () => {
-    if ((await readText(where.memoryDir, rel)) === null) throw new MemoryError('not-found', `${rel} does not exist.`);
+    const abs = await confineOrNull(where.memoryDir, rel);
+    const found = abs === null ? null : await fs.lstat(abs).catch(() => null);
+    if (found === null) throw new MemoryError('not-found', `${rel} does not exist.`);
+    if (found.isDirectory()) throw new MemoryError('invalid-input', `${rel} is a folder, not a memory file: move or rename that folder first.`);
     await removeFileConfined(where.memoryDir, rel);
     await editPointers(where, name, (index, named) => removeIndexEntries(index, named));
   });

@@ -36,6 +36,7 @@ import {
   type LaterChange,
   laterChanges,
   readAtRevision,
+  readBytesAtRevision,
   readEntry,
   removeFoldersCreatedBy,
   restoreFromHistory,
@@ -182,11 +183,13 @@ export async function undoChange(
       undone = true;
       broughtBack.push(...followed.broughtBack);
       laterRevs.push(...new Set(followed.broughtBack.map((b) => b.rev)));
-      const writes: { rel: string; text: string }[] = [];
+      const writes: { rel: string; text: string | Buffer }[] = [];
       for (const p of plan) {
         const want = followed.text.get(p.rel) ?? p.before;
         if (isIndex(p.rel) || back.has(p.rel) || followed.another.has(p.rel) || p.now === want) continue;
-        if (want !== null) writes.push({ rel: p.rel, text: want });
+        // As it was, byte for byte: a memory that is not UTF-8 text comes back exactly, not decoded.
+        const exact = want === p.before && target.parent ? await readBytesAtRevision(opts.memoryDir, target.parent, p.was?.rel ?? p.rel, history) : null;
+        if (want !== null) writes.push({ rel: p.rel, text: exact ?? want });
         else await removeFileConfined(opts.memoryDir, p.rel);
       }
       // Removals first: undoing a rename that changed only letter case or Unicode form (A.md → a.md)

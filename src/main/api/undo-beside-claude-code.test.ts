@@ -1,0 +1,66 @@
+/**
+ * Deleting and restoring memories through the app's API (the calls the renderer sends), beside a
+ * Claude Code that writes the same folder (review x1, F7 and F8): a memory that is not UTF-8 text
+ * deletes (single or bulk) and its undo brings its bytes back exactly.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppContext } from '../app/app-context.js';
+import { createAppDispatcher } from './index.js';
+import type { Dispatcher } from './dispatch.js';
+
+const LATIN1 = Buffer.from('---\nname: Caf\xe9\ndescription: latin1 file\ntype: project\n---\nR\xe9sum\xe9 of the build\n', 'latin1');
+
+let root: string;
+let home: string;
+let ctx: AppContext;
+let api: Dispatcher;
+const mem = (dir: string) => path.join(home, 'projects', dir, 'memory');
+const read = (dir: string, file: string) => fs.readFile(path.join(mem(dir), file), 'utf8').catch(() => null);
+
+async function call<T = Record<string, unknown>>(name: string, input: Record<string, unknown>): Promise<T> {
+  const answer = (await api.call(name, input)) as { ok: boolean; result?: T; error?: { code: string; message: string } };
+  if (!answer.ok) throw Object.assign(new Error(answer.error!.message), { code: answer.error!.code });
+  return answer.result!;
+}
+
+async function project(dir: string, files: Record<string, string | Buffer>): Promise<void> {
+  await fs.mkdir(mem(dir), { recursive: true });
+  for (const [file, text] of Object.entries(files)) await fs.writeFile(path.join(mem(dir), file), text);
+}
+
+beforeAll(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-undo-beside-cc-'));
+  home = path.join(root, 'home');
+  await project('-w-latin', { 'notes.md': LATIN1, 'MEMORY.md': '- [Café](notes.md) — latin1 file\n' });
+  await project('-w-bulk', { 'notes.md': LATIN1, 'MEMORY.md': '- [Café](notes.md) — latin1 file\n' });
+  ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data'), env: {} });
+  api = createAppDispatcher(ctx);
+});
+afterAll(async () => {
+  await ctx.close();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe('a memory that is not UTF-8 text', () => {
+  it('deletes with its pointer, and Undo brings its bytes back exactly, pointer too', async () => {
+    const { rev } = await call<{ rev: string }>('memories.delete', { dir: '-w-latin', scope: 'private', file: 'notes.md' });
+    expect(await read('-w-latin', 'notes.md')).toBeNull();
+    expect(await read('-w-latin', 'MEMORY.md')).not.toContain('notes.md');
+    await call('history.undo', { dir: '-w-latin', rev });
+    expect(await fs.readFile(path.join(mem('-w-latin'), 'notes.md'))).toEqual(LATIN1);
+    expect(await read('-w-latin', 'MEMORY.md')).toBe('- [Café](notes.md) — latin1 file\n');
+  });
+
+  it('deletes in a bulk delete too', async () => {
+    const { done, refused } = await call<{ done: string[]; refused: unknown[] }>('memories.bulk', {
+      dir: '-w-bulk',
+      items: [{ scope: 'private', file: 'notes.md' }],
+      action: { kind: 'delete' },
+    });
+    expect([done.length, refused]).toEqual([1, []]);
+    expect(await read('-w-bulk', 'notes.md')).toBeNull();
+  });
+});
