@@ -100,7 +100,11 @@ describe.skipIf(!HAS_BROWSER)(`dream${HAS_BROWSER ? '' : ` (skipped: ${MISSING_B
   it('reverts the dream: the pre-dream content comes back', async () => {
     await page.getByRole('button', { name: 'Dream', exact: true }).click();
     await page.getByRole('button', { name: 'Revert this dream' }).click();
-    await page.getByText(/^Reverted: 5 files put back\.$/).waitFor();
+    // Then where each pointer the dream dropped is back, in the one undo's words.
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Reverted: 5 files put back\. The pointer to feedback_no_db_mocks\.md is back at line 6 of MEMORY\.md, where it was\./ })
+      .waitFor();
     await page.getByText(/^Reverted just now: /).waitFor();
     expect(await fs.readdir(checkout())).toContain('feedback_no_db_mocks.md');
     expect(await fs.readFile(path.join(checkout(), 'project_payment_incident.md'), 'utf8')).toContain('doubled some charges yesterday');

@@ -102,6 +102,52 @@ describe('memdir dream', () => {
     expect(await fx.read('feedback_sql_2.md')).not.toBeNull();
   });
 
+  it('revert after Claude Code added a memory is the one undo: the merged-away memory comes back with its pointer, and the new pointer stays', async () => {
+    const index = '# Memory\n- [No ORM](feedback_sql.md) — We write SQL by hand\n- [No ORM again](feedback_sql_2.md) — We write SQL by hand\n';
+    await fx.write('MEMORY.md', index);
+    const r = await cli('dream', '--project', fx.dir, '--offline', '--force', '--allow-deletes', '--json');
+    const id = (r.json() as { id: string }).id;
+    expect(await fx.read('feedback_sql_2.md')).toBeNull();
+    // Claude Code, in a session since: a new memory and its pointer.
+    await fx.write('d.md', topic({ name: 'D', description: 'delta', type: 'project' }, 'ddd'));
+    await fx.write('MEMORY.md', (await fx.read('MEMORY.md')) + '- [D](d.md) — delta\n');
+    const revert = await cli('dream', 'revert', id);
+    expect([revert.code, revert.out]).toEqual([0, expect.stringContaining('The pointer to feedback_sql_2.md is back at line 3 of MEMORY.md, where it was.')]);
+    expect(revert.out).not.toContain('warning');
+    const after = (await fx.read('MEMORY.md'))!;
+    expect(after).toContain('- [No ORM again](feedback_sql_2.md) — We write SQL by hand\n');
+    expect(after).toContain('- [D](d.md) — delta\n');
+    expect(await fx.read('feedback_sql_2.md')).not.toBeNull();
+    expect(await fx.read('d.md')).not.toBeNull();
+    const lint = await cli('lint', '--project', fx.dir, '--json');
+    const orphans = (lint.json() as { projects: { problems: { code: string; file: string }[] }[] }).projects[0]!.problems.filter((p) => p.code === 'orphan');
+    expect(orphans.map((p) => p.file)).not.toContain('feedback_sql_2.md');
+    expect(orphans.map((p) => p.file)).not.toContain('d.md');
+  });
+
+  it('revert of a dream whose memory was edited since writes nothing and says which; overwriting keeps later index lines', async () => {
+    await fx.write('MEMORY.md', '- [No ORM](feedback_sql.md) — We write SQL by hand\n- [No ORM again](feedback_sql_2.md) — We write SQL by hand\n');
+    const id = ((await cli('dream', '--project', fx.dir, '--offline', '--force', '--allow-deletes', '--json')).json() as { id: string }).id;
+    const edited = (await fx.read('feedback_sql.md')) + 'Claude Code added: migrations are SQL files too.\n';
+    await fx.write('feedback_sql.md', edited);
+    await fx.write('d.md', topic({ name: 'D', description: 'delta', type: 'project' }, 'ddd'));
+    await fx.write('MEMORY.md', (await fx.read('MEMORY.md')) + '- [D](d.md) — delta\n');
+    const refused = await cli('dream', 'revert', id, '--json');
+    expect(refused.code).toBe(1);
+    expect(refused.json()).toMatchObject({
+      restored: [],
+      rev: null,
+      warnings: [{ file: 'feedback_sql.md', message: expect.stringMatching(/nothing was reverted/) }],
+    });
+    expect([await fx.read('feedback_sql.md'), await fx.read('feedback_sql_2.md')]).toEqual([edited, null]);
+    const anyway = await cli('dream', 'revert', id, '--overwrite-changed');
+    expect(anyway.code).toBe(0);
+    expect(await fx.read('feedback_sql_2.md')).not.toBeNull();
+    const after = (await fx.read('MEMORY.md'))!;
+    expect(after).toContain('(feedback_sql_2.md)');
+    expect(after).toContain('- [D](d.md) — delta\n');
+  });
+
   it('fails in words with exit 2 on usage and unknown ids', async () => {
     expect((await cli('dream')).code).toBe(2);
     const unknown = await cli('dream', 'revert', '20200101-000000-abcd');

@@ -193,7 +193,8 @@ held back for confirmation, or cancelled, 2 usage or I/O error, or the dream fai
 /** `memdir dream revert <id>`. */
 export const dreamRevertCommand: CommandSpec = {
   name: ['dream', 'revert'],
-  summary: 'Undo a dream: the files it changed go back to their pre-dream content (as a new history entry).',
+  summary:
+    'Undo a dream through the one undo (as `memdir undo` of its entry): its files go back, MEMORY.md keeps the lines added since (as a new history entry).',
   args: ['<id>'],
   options: {
     'overwrite-changed': { type: 'boolean', description: 'also put back files changed since the dream (their later content stays in history)' },
@@ -201,15 +202,21 @@ export const dreamRevertCommand: CommandSpec = {
   },
   details: `<id> is the id \`memdir dream\` printed (also in \`memdir dream list\`); ids are unique in Memdir's data
 directory and each names its memory directory, so no --project is needed.
-JSON: {"id", "restored": [file…], "warnings": [{"file", "message"}], "rev" (the revert's history entry) }
-Files changed since the dream are left as they are and listed in "warnings" unless --overwrite-changed.
-Exit codes: 0 reverted, 1 reverted in part or not at all (files changed since were left alone), 2 usage or I/O error (unknown id).`,
+The revert is the dream's history entry undone, as \`memdir undo\` would: the memories it merged away or deleted
+come back with their MEMORY.md pointers (at their old place when they still reach the agent there), and the
+index lines added since the dream (Claude Code's pointers too) stay.
+JSON: {"id", "restored": [file…], "notes": [sentence: where a pointer is back], "warnings": [{"file", "message"}], "rev" (the revert's history entry) }
+A memory file changed since the dream stops the revert, nothing written, and is listed in "warnings" with the
+change that touched it; --overwrite-changed reverts anyway (the later version stays in history).
+Exit codes: 0 reverted (or nothing left to revert), 1 not reverted (files changed since; nothing written), 2 usage or I/O error (unknown id).`,
   async run({ positionals, values, io }) {
     const id = positionals[0]!;
     const { revert } = await dreamsFor(io, homeFrom(values, io)).revert(id, values['overwrite-changed'] === true);
-    if (values.json) printJson(io, { id, restored: revert.restored, warnings: revert.warnings, rev: revert.rev });
+    const notes = revert.notes ?? [];
+    if (values.json) printJson(io, { id, restored: revert.restored, notes, warnings: revert.warnings, rev: revert.rev });
     else {
       io.out(revert.restored.length > 0 ? `Reverted dream ${id}: ${revert.restored.join(', ')} put back.\n` : `Nothing reverted for dream ${id}.\n`);
+      for (const note of notes) io.out(`${note}\n`);
       for (const w of revert.warnings) io.out(`warning: ${w.message}\n`);
     }
     return revert.warnings.length > 0 && !values['overwrite-changed'] ? 1 : 0;

@@ -226,24 +226,23 @@ describe('a dream', () => {
     expect(history[1]).toMatchObject({ source: 'external', files: [{ path: 'feedback_db_copy.md', status: 'modified' }] });
   });
 
-  it('reverts: the files it touched get their pre-dream content back, warning about files changed since', async () => {
+  it('reverts through the one undo: a file changed since stops it, nothing written; overwriting puts every file back', async () => {
     const before = await fx.files();
     const { record } = await runDream(options());
+    const dreamt = await fx.files();
     await fx.write('project_freeze.md', 'rewritten by hand after the dream\n');
     const first = await revertDream(record!.id, { dataDir: fx.dataDir });
-    expect(first.revert.restored.sort()).toEqual(['MEMORY.md', 'feedback_db.md', 'feedback_db_copy.md']);
-    expect(first.revert.warnings).toEqual([{ file: 'project_freeze.md', message: expect.stringMatching(/changed since; left as it is/) }]);
-    const files = await fx.files();
-    expect(files['feedback_db_copy.md']).toBe(before['feedback_db_copy.md']);
-    expect(files['MEMORY.md']).toBe(before['MEMORY.md']);
-    expect(files['project_freeze.md']).toBe('rewritten by hand after the dream\n');
+    expect(first.revert).toMatchObject({ rev: null, restored: [] });
+    expect(first.revert.warnings).toEqual([{ file: 'project_freeze.md', message: expect.stringMatching(/changed since the dream .*so nothing was reverted/) }]);
+    expect(await fx.files()).toEqual({ ...dreamt, 'project_freeze.md': 'rewritten by hand after the dream\n' });
+
+    // Asked again, overwriting: every file comes back (the later content stays in history).
+    const second = await revertDream(record!.id, { dataDir: fx.dataDir, overwriteChanged: true });
+    expect(second.revert.restored.sort()).toEqual(['MEMORY.md', 'feedback_db.md', 'feedback_db_copy.md', 'project_freeze.md']);
+    expect(second.revert.warnings).toEqual([{ file: 'project_freeze.md', message: expect.stringMatching(/overwritten with its pre-dream content/) }]);
+    expect(await fx.files()).toEqual(before);
     const history = await listHistory(fx.memoryDir, { dataDir: fx.dataDir });
     expect(history[0]).toMatchObject({ source: 'restore', summary: `revert dream ${record!.id}` });
-
-    // Asked again, overwriting: the last file comes back too (its later content stays in history).
-    const second = await revertDream(record!.id, { dataDir: fx.dataDir, overwriteChanged: true });
-    expect(second.revert.restored).toEqual(['project_freeze.md']);
-    expect(await fx.files()).toEqual(before);
     expect((await readDreamRecord(fx.dataDir, record!.id))!.revert!.restored.sort()).toEqual([
       'MEMORY.md',
       'feedback_db.md',

@@ -177,14 +177,16 @@ export const useDream = create<DreamState>()((set, get) => ({
       const { revert } = await call('dream.revert', { id, ...(overwriteChanged ? { overwriteChanged } : {}) });
       set({ revert });
       const n = revert.restored.length;
-      const text =
-        n > 0
-          ? `Reverted: ${plural(n, 'file')} put back${revert.warnings.length ? `; ${revert.warnings.length} changed since, left alone` : ''}.`
-          : 'Nothing was reverted: every file changed since the dream.';
+      const refused = revert.rev === null && revert.warnings.length > 0;
+      const text = refused
+        ? `Nothing was reverted: ${plural(revert.warnings.length, 'memory', 'memories')} changed since the dream.`
+        : n > 0
+          ? [`Reverted: ${plural(n, 'file')} put back.`, ...(revert.notes ?? [])].join(' ')
+          : 'Nothing to revert: it is already as before the dream.';
       const dir = get().dir;
-      // The revert is one history entry: its Undo puts the dream's version back, files and index.
-      if (dir && revert.rev && revert.warnings.length === 0) offerUndo(dir, revert.rev, text);
-      else useToasts.getState().show(revert.warnings.length > 0 ? 'error' : 'info', text);
+      // The revert is one history entry (the dream's undone): its Undo puts the dream's version back, files and index.
+      if (dir && revert.rev) offerUndo(dir, revert.rev, text);
+      else useToasts.getState().show(refused ? 'error' : 'info', text);
       await get().refresh();
       set({ revert });
     } catch (error) {

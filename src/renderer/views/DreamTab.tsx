@@ -130,14 +130,14 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
       )}
       {open.length > 0 && (
         <div className="banner warning" role="alert">
-          <p>Some files changed since this dream and were left as they are:</p>
+          <p>Memories changed since this dream, so nothing was reverted (MEMORY.md lines added since are always kept):</p>
           <ul>
             {open.map((w) => (
               <li key={w.file}>{w.message}</li>
             ))}
           </ul>
           <button onClick={() => void revertDream(dream.id, true)} disabled={busy}>
-            Revert those too (overwrite)
+            Revert anyway (overwrite them)
           </button>
         </div>
       )}

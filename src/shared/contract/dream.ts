@@ -79,7 +79,9 @@ export const dreamRevertSchema = z.object({
   /** The history entry of the revert (itself restorable). */
   rev: z.string().nullable(),
   restored: z.array(z.string()),
-  /** Files changed since the dream: left alone unless the revert was told to overwrite them. */
+  /** Where the pointers the dream removed are back (the one undo's sentences); absent in records from before it. */
+  notes: z.array(z.string()).optional(),
+  /** Memory files changed since the dream: with any, nothing is reverted unless the revert was told to overwrite them. */
   warnings: z.array(z.object({ file: z.string(), message: z.string() })),
 });
 export type DreamRevert = z.infer<typeof dreamRevertSchema>;
