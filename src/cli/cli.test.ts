@@ -348,6 +348,38 @@ describe('memdir CLI', () => {
     expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).not.toContain('feedback_review.md');
   });
 
+  it('restore of a deleted memory whose name Claude Code wrote again stops, naming it; --as restores it beside it, --overwrite-changed over it', async () => {
+    // A home of its own: the fixture's projects are counted elsewhere.
+    const home = path.join(root, 'home-taken');
+    const memoryDir = path.join(home, 'projects', '-w-taken', 'memory');
+    await fs.mkdir(memoryDir, { recursive: true });
+    const restore = async (...argv: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await runCli(['restore', ...argv], { out: (t) => (out += t), err: (t) => (err += t), env: { ...env, CLAUDE_CONFIG_DIR: home }, cwd: root });
+      return { code, out, err };
+    };
+    const old = '---\nname: A\ndescription: alpha\ntype: feedback\n---\n\nOLD user fact\n';
+    const cc = '---\nname: A\ndescription: alpha new\ntype: feedback\n---\n\nNEW CC fact\n';
+    await fs.writeFile(path.join(memoryDir, 'a.md'), old);
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [A](a.md) — alpha\n');
+    const { entry } = await deleteMemory({ memoryDir, scope: 'private', dataDir: env.MEMDIR_DATA_DIR! }, 'a.md');
+    await fs.writeFile(path.join(memoryDir, 'a.md'), cc);
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), '- [A](a.md) — alpha new\n');
+    const refused = await restore('-w-taken', `${entry!.rev}~1`, 'a.md');
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('Nothing was restored: a.md holds another memory now ("A", written by "Changes made outside Memdir")');
+    expect(refused.err).toContain('--as');
+    expect(await fs.readFile(path.join(memoryDir, 'a.md'), 'utf8')).toBe(cc);
+    const beside = await restore('-w-taken', `${entry!.rev}~1`, 'a.md', '--as', 'a_old.md');
+    expect(beside.code).toBe(0);
+    expect(await fs.readFile(path.join(memoryDir, 'a_old.md'), 'utf8')).toBe(old);
+    expect(await fs.readFile(path.join(memoryDir, 'MEMORY.md'), 'utf8')).toBe('- [A](a.md) — alpha new\n- [A](a_old.md) — alpha\n');
+    const anyway = await restore('-w-taken', `${entry!.rev}~1`, 'a.md', '--overwrite-changed');
+    expect(anyway.code).toBe(0);
+    expect(await fs.readFile(path.join(memoryDir, 'a.md'), 'utf8')).toBe(old);
+  });
+
   it('undo out of order stops with a sentence naming the later change, and says how to undo anyway', async () => {
     // A home of its own: the fixture's projects are counted elsewhere.
     const home = path.join(root, 'undo-home');

@@ -69,9 +69,17 @@ export const restoreCommand: CommandSpec = {
   name: ['restore'],
   summary: 'Restore one memory file, or the whole memory directory, as it was at a revision from `memdir history`.',
   args: ['<project>', '<rev>', '[file]'],
-  options: { home: homeOption, json: jsonOption },
+  options: {
+    home: homeOption,
+    as: { type: 'string', valueName: 'NAME', description: 'restore the file under this free name instead (its pointer names it)' },
+    'overwrite-changed': { type: 'boolean', description: 'overwrite another memory written at its name since it left (kept in history)' },
+    json: jsonOption,
+  },
   details: `A memory file restored alone gets its MEMORY.md pointer back too, at its old place when it
 still reaches the agent there (else at the end); "notes" say where.
+When its name holds another memory written since it was deleted or renamed away (by Claude Code, say), the
+restore stops (exit 2, nothing written), naming it: --as NAME restores it under another name beside it,
+--overwrite-changed restores anyway (what is there now stays in history).
 The restore is itself recorded in history (source "restore"), so \`memdir undo <project> <its rev>\` undoes it.
 JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
@@ -79,7 +87,23 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null 
     const loc = await locateProject(home, positionals[0]!, io.env);
     const [, rev, file] = positionals as [string, string, string | undefined];
     const dataDir = resolveDataDir(io.env);
-    const { entry, notes } = await restoreRevision({ memoryDir: loc.memoryDir, dataDir, rev, ...(file ? { file } : {}) });
+    const as = typeof values.as === 'string' ? values.as : undefined;
+    const { entry, notes } = await restoreRevision({
+      memoryDir: loc.memoryDir,
+      dataDir,
+      rev,
+      ...(file ? { file } : {}),
+      ...(as !== undefined ? { as } : {}),
+      ...(values['overwrite-changed'] === true ? { overwriteChanged: true } : {}),
+    }).catch((error: unknown) => {
+      if (error instanceof MemoryError && error.code === 'conflict') {
+        throw new MemdirError(error.code, error.message, {
+          hint: 'Run it again with --as <new name>, or with --overwrite-changed to restore anyway.',
+          cause: error,
+        });
+      }
+      throw error;
+    });
     if (values.json) printJson(io, { restored: entry, notes });
     else {
       io.out(

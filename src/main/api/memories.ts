@@ -185,9 +185,16 @@ export const memoryHandlers: Pick<
     const { project } = await ctx.where(dir, 'private');
     return { text: await readAtRevision(project.memoryDir, rev, file, { dataDir: ctx.dataDir }) };
   },
-  async 'history.restore'({ dir, rev, file }, ctx) {
+  async 'history.restore'({ dir, rev, file, as, overwriteChanged }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    const done = await restoreRevision({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, ...(file ? { file } : {}) });
+    const done = await restoreRevision({
+      memoryDir: project.memoryDir,
+      dataDir: ctx.dataDir,
+      rev,
+      ...(file ? { file } : {}),
+      ...(as ? { as } : {}),
+      ...(overwriteChanged ? { overwriteChanged } : {}),
+    });
     ctx.changed(dir, project.memoryDir);
     return done;
   },
@@ -203,6 +210,8 @@ export const memoryHandlers: Pick<
   },
   async 'history.deleted'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');
+    // A memory Claude Code wrote again under a deleted one's name is not deleted: the disk is recorded first, as for the list.
+    if (project.exists) await recordExternalChanges(project.memoryDir, { dataDir: ctx.dataDir });
     return { files: await deletedFiles(project.memoryDir, { dataDir: ctx.dataDir }) };
   },
 };

@@ -1,7 +1,8 @@
 /**
  * Deleting and restoring memories through the app's API (the calls the renderer sends), beside a
  * Claude Code that writes the same folder (review x1, F7 and F8): a memory that is not UTF-8 text
- * deletes (single or bulk) and its undo brings its bytes back exactly.
+ * deletes (single or bulk) and its undo brings its bytes back exactly; restoring a deleted memory
+ * never overwrites another memory written since under its name without asking.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -11,6 +12,8 @@ import { AppContext } from '../app/app-context.js';
 import { createAppDispatcher } from './index.js';
 import type { Dispatcher } from './dispatch.js';
 
+const topic = (name: string, description: string, type: string, body: string) =>
+  `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n\n${body}\n`;
 const LATIN1 = Buffer.from('---\nname: Caf\xe9\ndescription: latin1 file\ntype: project\n---\nR\xe9sum\xe9 of the build\n', 'latin1');
 
 let root: string;
@@ -25,6 +28,11 @@ async function call<T = Record<string, unknown>>(name: string, input: Record<str
   if (!answer.ok) throw Object.assign(new Error(answer.error!.message), { code: answer.error!.code });
   return answer.result!;
 }
+async function refusal(name: string, input: Record<string, unknown>): Promise<{ code: string; message: string }> {
+  const answer = (await api.call(name, input)) as { ok: boolean; error?: { code: string; message: string } };
+  expect(answer.ok).toBe(false);
+  return answer.error!;
+}
 
 async function project(dir: string, files: Record<string, string | Buffer>): Promise<void> {
   await fs.mkdir(mem(dir), { recursive: true });
@@ -36,6 +44,7 @@ beforeAll(async () => {
   home = path.join(root, 'home');
   await project('-w-latin', { 'notes.md': LATIN1, 'MEMORY.md': '- [Café](notes.md) — latin1 file\n' });
   await project('-w-bulk', { 'notes.md': LATIN1, 'MEMORY.md': '- [Café](notes.md) — latin1 file\n' });
+  await project('-w-taken', { 'a.md': topic('A', 'alpha', 'feedback', 'OLD user fact'), 'MEMORY.md': '- [A](a.md) — alpha\n' });
   ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data'), env: {} });
   api = createAppDispatcher(ctx);
 });
@@ -62,5 +71,53 @@ describe('a memory that is not UTF-8 text', () => {
     });
     expect([done.length, refused]).toEqual([1, []]);
     expect(await read('-w-bulk', 'notes.md')).toBeNull();
+  });
+});
+
+describe('restoring a deleted memory whose name Claude Code has written again since', () => {
+  let deletedIn: string;
+  const cc = topic('A', 'alpha new', 'feedback', 'NEW CC fact');
+  it('lists it as deleted only while nothing is at its name, even asked before the history list', async () => {
+    deletedIn = (await call<{ rev: string }>('memories.delete', { dir: '-w-taken', scope: 'private', file: 'a.md' })).rev;
+    // Claude Code writes a new a.md and its pointer.
+    await fs.writeFile(path.join(mem('-w-taken'), 'a.md'), cc);
+    await fs.writeFile(path.join(mem('-w-taken'), 'MEMORY.md'), '- [A](a.md) — alpha new\n');
+    const { files } = await call<{ files: { path: string }[] }>('history.deleted', { dir: '-w-taken' });
+    expect(files.map((f) => f.path)).toEqual([]);
+  });
+
+  it('refuses to overwrite it, naming it, and offers another name or restore anyway', async () => {
+    const error = await refusal('history.restore', { dir: '-w-taken', rev: `${deletedIn}~1`, file: 'a.md' });
+    expect(error.code).toBe('conflict');
+    expect(error.message).toBe(
+      'Nothing was restored: a.md holds another memory now ("A", written by "Changes made outside Memdir"), and restoring would overwrite it. Restore it under another name, or restore anyway (what is there now stays in history).',
+    );
+    expect(await read('-w-taken', 'a.md')).toBe(cc);
+  });
+
+  it('restores it under another name, with its pointer, beside the new one', async () => {
+    const { entry, notes } = await call<{ entry: { files: { path: string }[] }; notes: string[] }>('history.restore', {
+      dir: '-w-taken',
+      rev: `${deletedIn}~1`,
+      file: 'a.md',
+      as: 'a_old.md',
+    });
+    expect(entry.files.map((f) => f.path).sort()).toEqual(['MEMORY.md', 'a_old.md']);
+    expect(await read('-w-taken', 'a_old.md')).toBe(topic('A', 'alpha', 'feedback', 'OLD user fact'));
+    expect(await read('-w-taken', 'a.md')).toBe(cc);
+    expect(await read('-w-taken', 'MEMORY.md')).toBe('- [A](a.md) — alpha new\n- [A](a_old.md) — alpha\n');
+    expect(notes.join(' ')).toContain('a_old.md');
+  });
+
+  it('restores anyway when told to: the new one stays in history', async () => {
+    const { entry } = await call<{ entry: { rev: string } }>('history.restore', {
+      dir: '-w-taken',
+      rev: `${deletedIn}~1`,
+      file: 'a.md',
+      overwriteChanged: true,
+    });
+    expect(await read('-w-taken', 'a.md')).toBe(topic('A', 'alpha', 'feedback', 'OLD user fact'));
+    await call('history.undo', { dir: '-w-taken', rev: entry.rev });
+    expect(await read('-w-taken', 'a.md')).toBe(cc);
   });
 });

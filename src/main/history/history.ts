@@ -364,6 +364,8 @@ export async function restoreFromHistory(
   rev: string,
   opts: HistoryOptions & {
     file?: string;
+    /** With `file`: write it under this name instead (a restore beside the memory that holds its name now). */
+    as?: string;
     /** A check run inside the transaction before anything is written: when it throws, nothing is (a name taken since). */
     first?: () => Promise<void>;
     /** More work belonging to the same entry, run inside its transaction after the restore (a memory's index pointer). */
@@ -376,10 +378,11 @@ export async function restoreFromHistory(
   await refuseUndoneImport(repo, hash);
   const when = (await git(repo, ['show', '-s', '--format=%cI', hash])).stdout.trim();
   const point = `${hash.slice(0, 7)} (${when})`;
-  const summary = file ? `Restored ${file} as of ${point}` : `Restored all memories as of ${point}`;
+  const as = file !== undefined && opts.as !== undefined && opts.as !== file ? checkFile(opts.as) : undefined;
+  const summary = file ? `Restored ${file}${as ? ` as ${as}` : ''} as of ${point}` : `Restored all memories as of ${point}`;
   const { entry } = await transact(memoryDir, { source: 'restore', summary, dataDir: opts.dataDir }, async () => {
     await opts.first?.();
-    if (file) await restoreFile(repo, hash, file, memoryDir, point);
+    if (file) await restoreFile(repo, hash, file, memoryDir, point, as);
     else await restoreSnapshot(repo, hash, memoryDir);
     await opts.then?.();
   });
@@ -460,11 +463,11 @@ export async function planRestore(memoryDir: string, rev: string, opts: HistoryO
   return changes.sort((a, b) => a.path.localeCompare(b.path));
 }
 
-async function restoreFile(repo: ShadowRepo, hash: string, file: string, memoryDir: string, point: string): Promise<void> {
+async function restoreFile(repo: ShadowRepo, hash: string, file: string, memoryDir: string, point: string, as = file): Promise<void> {
   const entry = (await listTree(repo, hash, file)).find((e) => e.path === file);
   if (!entry) throw new HistoryError('not-found', `${file} did not exist at ${point}; there is nothing to restore`);
   if (!isRegularBlob(entry)) throw new HistoryError('bad-path', `${file} was not a regular file at ${point}; Memdir only restores files`);
-  await writeFileAtomic(memoryDir, file, await readBlob(repo, entry.oid));
+  await writeFileAtomic(memoryDir, as, await readBlob(repo, entry.oid));
 }
 
 async function restoreSnapshot(repo: ShadowRepo, hash: string, memoryDir: string): Promise<void> {

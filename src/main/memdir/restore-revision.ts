@@ -1,9 +1,15 @@
 /**
  * Restoring from history — the one way, shared by the app's History view (`history.restore`) and
  * `memdir restore` (issue 17, item 1): one memory file with its index pointer, or the whole memory
- * directory, as it was at a revision.
+ * directory, as it was at a revision. A memory restored alone never overwrites, unasked, another
+ * memory written under its name since it left (deleted, renamed away): the restore stops, naming
+ * it, and offers to restore under another name (`as`) or anyway (`overwriteChanged`, what is there
+ * stays in history) — as the one undo stops for another memory at an old name.
  */
-import { restoreFromHistory } from '../history/index.js';
+import { everyLaterChange, restoreFromHistory } from '../history/index.js';
+import { MemoryError } from './memory-error.js';
+import { checkNewMemoryPath, readText } from './memory-service.js';
+import { parseTopicFile } from './topic-file.js';
 import { restoreMemoryFile, type UndoResult } from './undo-change.js';
 
 /**
@@ -11,8 +17,49 @@ import { restoreMemoryFile, type UndoResult } from './undo-change.js';
  * one, the whole memory directory (no notes) to how it was at `rev`, as a new `restore` entry;
  * the entry is null when nothing changed.
  */
-export async function restoreRevision(opts: { memoryDir: string; dataDir?: string; rev: string; file?: string }): Promise<UndoResult> {
+export async function restoreRevision(opts: {
+  memoryDir: string;
+  dataDir?: string;
+  rev: string;
+  file?: string;
+  /** With `file`: restore it under this (free) name instead. */
+  as?: string;
+  /** With `file`: overwrite another memory written at its name since it left. */
+  overwriteChanged?: boolean;
+}): Promise<UndoResult> {
   const history = opts.dataDir ? { dataDir: opts.dataDir } : {};
-  if (opts.file) return restoreMemoryFile({ memoryDir: opts.memoryDir, ...history, rev: opts.rev, file: opts.file });
+  if (opts.as !== undefined && !opts.file) throw new MemoryError('invalid-input', 'A new name is for restoring one memory: name the file to restore.');
+  if (opts.file) {
+    const file = opts.file.replace(/\\/g, '/');
+    const as = opts.as === undefined ? undefined : checkNewMemoryPath(opts.as);
+    const first = as !== undefined || opts.overwriteChanged ? undefined : () => refuseAnotherMemory(opts.memoryDir, opts.rev, file, history);
+    return restoreMemoryFile({ memoryDir: opts.memoryDir, ...history, rev: opts.rev, file, ...(as !== undefined ? { as } : {}), ...(first ? { first } : {}) });
+  }
   return { entry: await restoreFromHistory(opts.memoryDir, opts.rev, history), notes: [] };
+}
+
+/**
+ * Stops the restore of `file` as of `rev` when the name holds another memory now: a later change
+ * took the memory away from it (deleted it, renamed it away), and the newest one to write the name
+ * since was not a restore or an undo bringing it back. Run inside the restore's transaction, after
+ * outside changes (Claude Code's write) are recorded.
+ */
+async function refuseAnotherMemory(memoryDir: string, rev: string, file: string, history: { dataDir?: string }): Promise<void> {
+  const now = await readText(memoryDir, file);
+  if (now === null) return;
+  // Newest first: the changes since the memory last left the name.
+  const since = [];
+  for (const c of await everyLaterChange(memoryDir, rev, file, history)) {
+    if (c.change.status === 'deleted' || (c.change.status === 'renamed' && c.change.from === file)) {
+      const wrote = since.find((s) => s.change.status === 'added' || (s.change.status === 'renamed' && s.change.path === file));
+      if (!wrote || wrote.entry.source === 'restore') return;
+      const name = parseTopicFile(now, file).meta.name;
+      const what = [name ? `"${name}"` : '', `written by "${wrote.entry.summary}"`].filter(Boolean).join(', ');
+      throw new MemoryError(
+        'conflict',
+        `Nothing was restored: ${file} holds another memory now (${what}), and restoring would overwrite it. Restore it under another name, or restore anyway (what is there now stays in history).`,
+      );
+    }
+    since.unshift(c);
+  }
 }

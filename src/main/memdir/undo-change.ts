@@ -23,7 +23,7 @@
  * undo leaves them empty.
  */
 import path from 'node:path';
-import { indexEntries, parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
+import { indexEntries, parseIndex, removeIndexEntries, retargetIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { describePlacement, type IndexReversal, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { listInWords, quotedLines } from '../../shared/size-text.js';
@@ -547,28 +547,35 @@ async function lineEditedBy(memoryDir: string, target: HistoryEntry, index: Plan
 /**
  * Restore one file as it was at `rev`; a memory file gets its index pointers back too (as they were
  * at `rev`, in each index that has none for it now) — restoring a deleted memory without its pointer
- * would leave it where the agent never looks.
+ * would leave it where the agent never looks. `as`: under that name instead (a free one), its
+ * pointers naming it. `first`: the caller's check before anything is written (restore-revision.ts:
+ * another memory written at the name since).
  */
-export async function restoreMemoryFile(opts: Options & { rev: string; file: string }): Promise<UndoResult> {
+export async function restoreMemoryFile(opts: Options & { rev: string; file: string; as?: string; first?: () => Promise<void> }): Promise<UndoResult> {
   const history = opts.dataDir ? { dataDir: opts.dataDir } : {};
   const notes: string[] = [];
   const rel = opts.file.replace(/\\/g, '/');
+  const to = opts.as?.replace(/\\/g, '/') ?? rel;
   const entry = await restoreFromHistory(opts.memoryDir, opts.rev, {
     ...history,
     file: rel,
+    ...(to !== rel ? { as: to } : {}),
     // Brought back where nothing is now: not beside another memory holding its name in another Unicode form (or letter case, on macOS and Windows).
     first: async () => {
-      if ((await readText(opts.memoryDir, rel)) === null)
+      await opts.first?.();
+      if (to !== rel) await refuseTakenName(opts.memoryDir, to, 'pick another name.');
+      else if ((await readText(opts.memoryDir, rel)) === null)
         await refuseTakenName(opts.memoryDir, rel, 'restoring it would write it beside that memory. Rename or delete that memory first.');
     },
     then: async () => {
       if (isIndex(rel) || !/\.md$/i.test(rel)) return;
       // Every index that had a pointer to it (pointerPlacesAt): a team memory's `team/x.md` in MEMORY.md, which loads it, too.
       for (const { index, file } of pointerPlacesAt(rel)) {
+        const named = pointerPlacesAt(to).find((p) => p.index === index)?.file;
         const old = await readAtRevision(opts.memoryDir, opts.rev, index, history);
-        if (old === null) continue;
+        if (old === null || named === undefined) continue;
         const current = await readText(opts.memoryDir, index);
-        const put = reinsertPointer(parseIndex(current ?? ''), parseIndex(old), file);
+        const put = reinsertPointer(parseIndex(current ?? ''), named === file ? parseIndex(old) : retargetIndexEntries(parseIndex(old), file, named), named);
         if (!put) continue;
         await writeFileAtomic(opts.memoryDir, index, serializeIndex(put.index));
         notes.push(describePlacement(put.placement, index));

@@ -1,6 +1,7 @@
 /** A project's history: the timeline, a diff, restores (a whole snapshot asks first), deleted memories. */
 import { create } from 'zustand';
 import type { HistoryEntryShape, ImportedHistoryShape } from '../../shared/contract/common.js';
+import { RpcError } from '../../shared/contract/rpc-error.js';
 import { plural } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
@@ -47,8 +48,11 @@ interface HistoryState {
   pendingRestore: PendingRestore | null;
   load: (dir: string) => Promise<void>;
   select: (rev: string) => Promise<void>;
-  /** Restore one file at once (it is one file, and Undo is one click away). */
-  restore: (rev: string, file: string) => Promise<void>;
+  /**
+   * Restore one file at once (it is one file, and Undo is one click away); `as`: under that name.
+   * Another memory written at its name since it left stops it, and the notice offers to restore it beside that one.
+   */
+  restore: (rev: string, file: string, as?: string) => Promise<void>;
   /** Ask before a whole-snapshot restore: fetch what it would change. */
   planSnapshot: (rev: string) => Promise<void>;
   confirmSnapshot: () => Promise<void>;
@@ -99,16 +103,20 @@ export const useHistory = create<HistoryState>()((set, get) => ({
       set({ error: messageOf(error) });
     }
   },
-  async restore(rev, file) {
+  async restore(rev, file, as) {
     const dir = get().dir;
     if (!dir) return;
     try {
-      const { entry, notes } = await call('history.restore', { dir, rev, file });
-      if (entry) offerUndo(dir, entry.rev, [`Restored ${file}.`, ...notes].join(' '));
+      const { entry, notes } = await call('history.restore', { dir, rev, file, ...(as ? { as } : {}) });
+      if (entry) offerUndo(dir, entry.rev, [`Restored ${file}${as ? ` as ${as}` : ''}.`, ...notes].join(' '));
       else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
       await get().load(dir);
     } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
+      // Another memory holds its name now (written since it left): never overwritten unasked; it can come back beside it.
+      const beside = file.replace(/(\.md)?$/i, '-restored$1');
+      if (error instanceof RpcError && error.code === 'conflict' && !as)
+        useToasts.getState().show('error', error.message, { label: `Restore as ${beside}`, run: () => void get().restore(rev, file, beside) });
+      else useToasts.getState().show('error', messageOf(error));
     }
   },
   async planSnapshot(rev) {

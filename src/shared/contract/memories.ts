@@ -143,8 +143,8 @@ export const memoriesContract = {
   ),
   'history.read': query('A file as it was at a revision.', projectRef.extend({ rev: z.string(), file: z.string() }), z.object({ text: z.string().nullable() })),
   'history.restore': mutation(
-    'Restore one file or the whole memory directory as it was at a revision. A memory restored alone gets its index pointer back too (at its old place when it still reaches the agent there); notes say where.',
-    projectRef.extend({ rev: revision, file: z.string().max(400).optional() }),
+    'Restore one file or the whole memory directory as it was at a revision. A memory restored alone gets its index pointer back too (at its old place when it still reaches the agent there); notes say where. When its name holds another memory written since it left (deleted, renamed away), a conflict names it: `as` restores it under that free name instead (its pointer naming it), overwriteChanged overwrites (what is there stays in history).',
+    projectRef.extend({ rev: revision, file: z.string().max(400).optional(), as: z.string().max(400).optional(), overwriteChanged: z.boolean().optional() }),
     z.object({ entry: historyEntrySchema.nullable(), notes: z.array(z.string()) }),
   ),
   'history.plan': query(
