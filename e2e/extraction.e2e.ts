@@ -56,6 +56,26 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
     fake = await startFakeAnthropic();
     fake.setHandler((request) => {
       const prompt = JSON.stringify(request.body?.messages ?? '');
+      // An update of the SQL memory, proposed from it as it is when the turn ends.
+      if (prompt.includes('sql folder')) {
+        return {
+          kind: 'message',
+          text: JSON.stringify({
+            operations: [
+              {
+                action: 'update',
+                file: 'feedback_sql.md',
+                scope: 'private',
+                type: 'feedback',
+                name: 'No ORM',
+                description: 'We write SQL by hand',
+                body: 'The ORM hid N+1 queries; the SQL lives in the sql folder.\n',
+                reason: 'Where the SQL lives.',
+              },
+            ],
+          }),
+        };
+      }
       // The model answers from the turn it was sent: a correction about tests is worth keeping.
       if (!prompt.includes('integration tests')) return { kind: 'message', text: '{"operations": []}' };
       return {
@@ -133,6 +153,36 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
     const log = page.getByRole('region', { name: 'Extraction log' });
     await log.getByText('accepted feedback_real_db.md').waitFor();
     await log.getByText('1 turn: 1 queued').waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('accepting an update over a change made since shows both, writes the chosen one, and its toast undoes it (review x1 F5)', async () => {
+    const sqlFile = path.join(memoryDir, 'feedback_sql.md');
+    const t = new TranscriptBuilder({ sessionId: 'session-e2e', cwd, uuidPrefix: 'upd', start: '2026-03-05T09:10:00.000Z' });
+    t.prompt('Keep every query in the sql folder from now on.').assistant('Noted.', { stopReason: 'end_turn' });
+    await fs.appendFile(transcript, t.take());
+    const card = page.getByRole('article', { name: 'Proposal No ORM' });
+    await card.waitFor({ timeout: 30_000 });
+    // Meanwhile Claude Code rewrites the same line of the memory.
+    const now = '---\nname: No ORM\ndescription: We write SQL by hand\ntype: feedback\n---\nThe ORM hid N+1 queries and slow joins (Claude Code, later).\n';
+    await fs.writeFile(sqlFile, now);
+
+    await card.getByRole('button', { name: 'Accept' }).click();
+    await page.getByText('feedback_sql.md was changed since this update was proposed, and the change overlaps it', { exact: false }).waitFor();
+    const compare = card.getByRole('region', { name: 'Compare feedback_sql.md with the proposal' });
+    await compare.getByRole('region', { name: 'The memory as it is now' }).getByText('slow joins (Claude Code, later)').waitFor();
+    await compare.getByRole('region', { name: 'The proposal' }).getByText('the SQL lives in the sql folder').waitFor();
+    await page.screenshot({ path: artifact('07b-review-compare.png') });
+    expect(await fs.readFile(sqlFile, 'utf8')).toBe(now);
+
+    await compare.getByRole('button', { name: 'Take the proposal' }).click();
+    const toast = page.getByRole('status').filter({ hasText: 'Saved feedback_sql.md.' });
+    await toast.waitFor();
+    await card.waitFor({ state: 'detached' });
+    expect(await fs.readFile(sqlFile, 'utf8')).toContain('the SQL lives in the sql folder');
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await page.getByText('Undone.').waitFor();
+    expect(await fs.readFile(sqlFile, 'utf8')).toBe(now);
     expect(errors).toEqual([]);
   });
 

@@ -11,12 +11,18 @@ export const extractHandlers: Pick<Handlers, 'extract.queue' | 'extract.accept' 
       pending[p.project] = (pending[p.project] ?? 0) + 1;
     return { proposals, pending };
   },
-  async 'extract.accept'({ id, edit }, ctx) {
+  async 'extract.accept'({ id, edit, baseText }, ctx) {
     const store = new ExtractionStore(ctx.dataDir);
     // Checked and written as extraction does in the project's memory-store mode, as its sessions see the setting now.
     const project = (await store.getProposal(id))?.project;
     const memoryStores = project ? (await ctx.project(project).catch(() => null))?.settings.memoryStores : null;
-    const proposal = await acceptProposal(ctx.dataDir, id, edit, store, memoryStores ?? null);
+    const proposal = await acceptProposal(
+      ctx.dataDir,
+      id,
+      edit,
+      { ...(baseText !== undefined ? { baseText } : {}), memoryStores: memoryStores ?? null },
+      store,
+    );
     ctx.changed(proposal.project, proposal.memoryDir);
     return { proposal };
   },

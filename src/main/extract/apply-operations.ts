@@ -12,12 +12,18 @@
  * pointer is added if the crash fell between the two writes); an `update` whose file already
  * reads as its result is done. Anything else that changed meanwhile is refused with a reason,
  * never overwritten.
+ *
+ * An update accepted from the review queue carries the text it was proposed from (`baseOf`): a
+ * file that changed since gets the proposal merged onto it line by line (shared/line-merge.ts),
+ * so what it gained meanwhile stays; when the changes overlap, or the base is unknown (a queue
+ * written before Memdir kept it), nothing is written and the file as it is now is handed back.
  */
 import fs from 'node:fs/promises';
 import type { ExtractOperation } from '../../shared/contract/extract.js';
 import { TEAM_DIR } from '../../shared/limits.js';
+import { mergeLines } from '../../shared/line-merge.js';
 import { type ChangeDescription, transact } from '../history/index.js';
-import { applyFixes, createMemory, MemoryError, serializeTopicFile, type TopicFields, updateMemory } from '../memdir/index.js';
+import { applyFixes, createMemory, MemoryError, parseTopicFile, serializeTopicFile, type TopicFields, updateMemory } from '../memdir/index.js';
 import { UnsafePathError, resolveInside } from '../core/confined-path.js';
 import { SecretFoundError } from '../secrets/index.js';
 
@@ -27,6 +33,8 @@ export interface AppliedOperation {
   ok: boolean;
   /** Why it was not written. */
   reason: string | null;
+  /** Not written because the file changed since the update was proposed, in a way that overlaps it: the file as it is now. */
+  current?: string;
 }
 
 /** The result of applying a span's operations. */
@@ -55,6 +63,19 @@ export function describeOperation(op: ExtractOperation): string {
   return `${op.action} ${op.scope === 'team' ? `${TEAM_DIR}/` : ''}${op.file}`;
 }
 
+/**
+ * The text an update writes onto `current`, proposed from `base`: the proposal itself when the
+ * file is unchanged since, else the proposal's change merged onto the file; null when they overlap
+ * or the base is unknown (`null`).
+ */
+function updatedText(fields: TopicFields, body: string, base: string | null, current: string): string | null {
+  if (base === null) return null;
+  const proposed = serializeTopicFile(fields, body, base);
+  if (base === current) return proposed;
+  const merged = mergeLines(base, proposed, current);
+  return merged.clean ? merged.text : null;
+}
+
 /** Whether a `create` is already on disk exactly as it would be written (a crash after writing it). */
 export async function isAlreadyCreated(memoryDir: string, op: ExtractOperation, sessionId: string | null): Promise<boolean> {
   if (op.action !== 'create') return false;
@@ -78,6 +99,8 @@ export async function applyOperations(
     summary: (written: readonly ExtractOperation[]) => string;
     /** Claude Code's memory-store mode (claude-code-stores.ts inStoreMode): no index loads, so no pointer is written, as the client writes none. */
     storeMode?: boolean;
+    /** For an update: the file's text it was proposed from (null: unknown, so never written over a file); absent: written as it stands. */
+    baseOf?: (op: ExtractOperation) => string | null | undefined;
   },
 ): Promise<ApplyResult> {
   if (operations.length === 0) return { results: [], rev: null };
@@ -116,8 +139,29 @@ export async function applyOperations(
             results.push({ operation: op, ok: false, reason: `${rel} no longer exists; not recreated.` });
             continue;
           }
-          if (serializeTopicFile(fields, op.body, current) !== current) {
-            await updateMemory(where, { file: op.file, fields, body: op.body, ...(op.hook ? { hook: op.hook } : {}), source: 'extract' });
+          const base = options.baseOf?.(op);
+          const hook = op.hook ? { hook: op.hook } : {};
+          if (base === undefined) {
+            if (serializeTopicFile(fields, op.body, current) !== current) {
+              await updateMemory(where, { file: op.file, fields, body: op.body, ...hook, source: 'extract' });
+            }
+          } else {
+            const text = updatedText(fields, op.body, base, current);
+            if (text === null) {
+              results.push({
+                operation: op,
+                ok: false,
+                reason: `${rel} was changed since this update was proposed, and the change overlaps it: compare both and choose which to keep.`,
+                current,
+              });
+              continue;
+            }
+            if (text !== current) {
+              // The merge's own frontmatter values (a description changed since is kept), written onto the file as it is.
+              const merged = parseTopicFile(text, op.file);
+              const mergedFields = { name: merged.meta.name || op.name, description: merged.meta.description, type: merged.meta.type ?? op.type };
+              await updateMemory(where, { file: op.file, fields: mergedFields, body: merged.body, baseText: current, ...hook, source: 'extract' });
+            }
           }
         }
         results.push({ operation: op, ok: true, reason: null });

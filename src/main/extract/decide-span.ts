@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ExtractOperation, OperationOutcome, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
-import { INDEX_FILE } from '../../shared/limits.js';
+import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { LlmError } from '../llm/index.js';
 import { inStoreMode, type ProjectLocation, scanMemoryDir, teamDirOf } from '../memdir/index.js';
 import type { Turn } from '../transcripts/index.js';
@@ -89,6 +89,8 @@ export class SpanDecider {
       transcriptPath: path.resolve(this.options.transcriptPath),
       turnUuid: outcomeBase(turns).lastUuid,
       operation: op,
+      // What an update is proposed from: accepting it later merges onto what the file gained since.
+      baseText: op.action === 'update' ? readText(path.join(this.location.memoryDir, op.scope === 'team' ? `${TEAM_DIR}/${op.file}` : op.file)) : null,
       evidence: evidence.length > 1000 ? `${evidence.slice(0, 999)}…` : evidence,
       warnings,
       edited: false,

@@ -218,3 +218,58 @@ describe('a new name that is an existing one in another Unicode form', () => {
     expect(await store().listProposals()).toEqual([]);
   });
 });
+
+describe('accepting a queued update onto a memory that changed since it was queued (review x1 F5)', () => {
+  const topic = (body: string) => `---\nname: CI\ndescription: how CI runs\ntype: project\n---\n\n${body}\n`;
+  const proposeUpdate = async (body: string) => {
+    await fs.writeFile(path.join(h.fx.memoryDir, 'project_ci.md'), topic('CI runs on GitHub Actions.'));
+    await fs.appendFile(path.join(h.fx.memoryDir, 'MEMORY.md'), '- [CI](project_ci.md) — how CI runs\n');
+    h.fake.enqueue(
+      operationsReply({ ...testingMemory, action: 'update', file: 'project_ci.md', type: 'project', name: 'CI', description: 'how CI runs', body }),
+    );
+    await writeTurns('CI caches node_modules now');
+    await run({ mode: 'review' });
+    const [p] = await store().listProposals();
+    return p!;
+  };
+
+  it('keeps the text the update was proposed from, and merges the proposal onto a line added since', async () => {
+    const p = await proposeUpdate('CI runs on GitHub Actions.\nCI caches node_modules.\n');
+    expect(p.baseText).toBe(topic('CI runs on GitHub Actions.'));
+    await fs.writeFile(path.join(h.fx.memoryDir, 'project_ci.md'), topic('CI runs on GitHub Actions.\n\nNEVER re-run flaky jobs more than twice.'));
+    const accepted = await acceptProposal(h.fx.dataDir, p.id);
+    expect(accepted.status).toBe('accepted');
+    const text = await memory('project_ci.md');
+    expect(text).toContain('CI caches node_modules.');
+    expect(text).toContain('NEVER re-run flaky jobs more than twice.');
+  });
+
+  it('refuses to overwrite when the change since overlaps the proposal, giving the file as it is now; accepted from that text it is written whole', async () => {
+    const p = await proposeUpdate('CI runs on GitHub Actions, on Linux runners only.\n');
+    const now = topic('CI runs on Buildkite since May.');
+    await fs.writeFile(path.join(h.fx.memoryDir, 'project_ci.md'), now);
+    const refused = await acceptProposal(h.fx.dataDir, p.id).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'conflict', current: now });
+    expect((refused as Error).message).toBe(
+      'project_ci.md was changed since this update was proposed, and the change overlaps it: compare both and choose which to keep.',
+    );
+    expect(await memory('project_ci.md')).toBe(now);
+    expect((await store().getProposal(p.id))!.status).toBe('pending');
+    // The user saw both and chose the proposal: written, the file as it was kept in history.
+    const accepted = await acceptProposal(h.fx.dataDir, p.id, undefined, { baseText: now });
+    expect(await memory('project_ci.md')).toContain('on Linux runners only.');
+    expect(await memory('project_ci.md')).not.toContain('Buildkite');
+    const log = await h.historyOf();
+    expect(log[0]!.rev).toBe(accepted.result!.rev);
+    expect(log[1]!.summary).toMatch(/outside Memdir/);
+  });
+
+  it('a queued update written by the older Memdir (no base text) is never written blindly over a file: both are shown', async () => {
+    const p = await proposeUpdate('CI runs on GitHub Actions.\nCI caches node_modules.\n');
+    const { baseText: _dropped, ...old } = p;
+    await store().saveProposal(old as typeof p);
+    expect((await store().getProposal(p.id))!.baseText).toBeUndefined();
+    await expect(acceptProposal(h.fx.dataDir, p.id)).rejects.toMatchObject({ code: 'conflict', current: topic('CI runs on GitHub Actions.') });
+    expect(await memory('project_ci.md')).toBe(topic('CI runs on GitHub Actions.'));
+  });
+});

@@ -71,7 +71,7 @@ describe("Memdir's extraction in store mode, as the client's", () => {
     await h.writeTurns('We indent with tabs, not spaces');
     const queued = await h.run({ env: STORES, mode: 'review' });
     const id = queued.outcomes[0]!.operations[0]!.proposalId!;
-    await acceptProposal(h.fx.dataDir, id, undefined, undefined, { value: STORES.CLAUDE_MEMORY_STORES, from: 'CLAUDE_MEMORY_STORES' });
+    await acceptProposal(h.fx.dataDir, id, undefined, { memoryStores: { value: STORES.CLAUDE_MEMORY_STORES, from: 'CLAUDE_MEMORY_STORES' } });
     expect(await fs.readFile(path.join(h.fx.memoryDir, 'feedback_tabs.md'), 'utf8')).toContain('tabs, not spaces');
     expect(await h.memory('MEMORY.md')).toBe(before);
   });

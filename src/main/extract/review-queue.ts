@@ -46,19 +46,21 @@ function differs(op: ExtractOperation, edit: ProposalEdit): boolean {
 
 /**
  * Accept a pending proposal, as it is or edited. Throws MemoryError (`not-found`, `conflict`,
- * `scope-refused`, `invalid-input`) with a sentence the app shows. `memoryStores`: the project's
- * `CLAUDE_MEMORY_STORES` as its sessions see it now (settings.ts): in memory-store mode the
- * memory is checked and written as extraction does then (no index, no pointer).
+ * `scope-refused`, `invalid-input`) with a sentence the app shows. An update is merged onto the
+ * file from the text it was proposed from, or from `opts.baseText` (the file as the user saw it
+ * when choosing); a `conflict` for an overlap carries the file as it is now. `opts.memoryStores`:
+ * the project's `CLAUDE_MEMORY_STORES` as its sessions see it now (settings.ts): in memory-store
+ * mode the memory is checked and written as extraction does then (no index, no pointer).
  */
 export async function acceptProposal(
   dataDir: string,
   id: string,
   edit?: ProposalEdit,
+  opts: { baseText?: string; memoryStores?: MemoryStoresSetting } = {},
   store = new ExtractionStore(dataDir),
-  memoryStores: MemoryStoresSetting = null,
 ): Promise<Proposal> {
   const proposal = await pending(store, id);
-  const storeMode = inStoreMode(memoryStores);
+  const storeMode = inStoreMode(opts.memoryStores ?? null);
   const edited = edit !== undefined && differs(proposal.operation, edit);
   const raw: ExtractOperation = edit ? { ...proposal.operation, ...edit } : proposal.operation;
   let operation = raw;
@@ -70,9 +72,11 @@ export async function acceptProposal(
   }
   const summary = (written: readonly ExtractOperation[]) =>
     `Accept ${proposal.kind === 'suggestion' ? 'suggestion' : 'proposal'}${written.length > 0 ? `: ${written.map(describeOperation).join(', ')}` : ''}`;
-  const { results, rev } = await applyOperations(proposal.memoryDir, [operation], { dataDir, sessionId: proposal.sessionId, summary, storeMode });
+  // A queue written before the base was kept has none: never written over a file blindly.
+  const baseOf = () => opts.baseText ?? proposal.baseText ?? null;
+  const { results, rev } = await applyOperations(proposal.memoryDir, [operation], { dataDir, sessionId: proposal.sessionId, summary, storeMode, baseOf });
   const result = results[0]!;
-  if (!result.ok) throw new MemoryError('conflict', result.reason ?? 'The memory could not be written.');
+  if (!result.ok) throw new MemoryError('conflict', result.reason ?? 'The memory could not be written.', result.current);
   const decided: Proposal = {
     ...proposal,
     operation,

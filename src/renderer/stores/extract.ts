@@ -2,9 +2,11 @@
 import { create } from 'zustand';
 import type { ExtractionLogEntry, Proposal, ProposalEdit } from '../../shared/contract/extract.js';
 import type { Job } from '../../shared/contract/events.js';
+import { RpcError } from '../../shared/contract/rpc-error.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
+import { offerUndo } from './undo.js';
 
 /** The queue without the proposal that was just decided, and the project's count one lower. */
 export function withoutProposal(
@@ -42,12 +44,21 @@ interface ExtractState {
   error: string | null;
   /** The proposal being edited, and the draft. */
   editing: { id: string; draft: ProposalEdit } | null;
+  /**
+   * An update whose memory changed since it was proposed, in a way that overlaps it: the file as
+   * it is now (its whole text, sent back as the base of the user's choice, and its body), shown
+   * beside the proposal until the user chooses.
+   */
+  comparing: { id: string; text: string; body: string } | null;
   load: (dir?: string | null) => Promise<void>;
   loadLog: () => Promise<void>;
   startEdit: (proposal: Proposal) => void;
   changeDraft: (patch: Partial<ProposalEdit>) => void;
   cancelEdit: () => void;
-  accept: (id: string, edit?: ProposalEdit) => Promise<boolean>;
+  /** Accept; `baseText`: the file as the user saw it beside the proposal (after a conflict), so it is written over as chosen. */
+  accept: (id: string, edit?: ProposalEdit, baseText?: string) => Promise<boolean>;
+  /** Close the comparison: the proposal stays in the queue. */
+  closeComparison: () => void;
   reject: (id: string, reason?: string) => Promise<void>;
   extractNow: (dir: string) => Promise<void>;
   /** A job changed (`null`: any may have, its events were lost): a finished extraction may have queued proposals. */
@@ -62,6 +73,7 @@ export const useExtract = create<ExtractState>()((set, get) => ({
   loading: false,
   error: null,
   editing: null,
+  comparing: null,
   async load(dir) {
     const next = dir === undefined ? get().dir : dir;
     set({ loading: true, dir: next });
@@ -92,17 +104,27 @@ export const useExtract = create<ExtractState>()((set, get) => ({
   cancelEdit() {
     set({ editing: null });
   },
-  async accept(id, edit) {
+  async accept(id, edit, baseText) {
     try {
-      const { proposal } = await call('extract.accept', { id, ...(edit ? { edit } : {}) });
-      set({ ...withoutProposal(get(), proposal), editing: null, error: null });
-      useToasts.getState().show('info', `Saved ${proposal.result?.file ?? proposal.operation.file}.`);
+      const { proposal } = await call('extract.accept', { id, ...(edit ? { edit } : {}), ...(baseText !== undefined ? { baseText } : {}) });
+      set({ ...withoutProposal(get(), proposal), editing: null, comparing: null, error: null });
+      offerUndo(proposal.project, proposal.result?.rev ?? null, `Saved ${proposal.result?.file ?? proposal.operation.file}.`);
       void get().loadLog();
       return true;
     } catch (error) {
+      const queued = get().proposals.find((p) => p.id === id);
+      if (error instanceof RpcError && error.code === 'conflict' && error.current !== undefined && queued) {
+        // Read through the one parser of memory files, for the body to set beside the proposal's.
+        const { scope, file } = queued.operation;
+        const doc = await call('memories.read', { dir: queued.project, scope, file }).catch(() => null);
+        set({ comparing: { id, text: doc?.text ?? error.current, body: doc?.body ?? error.current }, editing: null });
+      }
       set({ error: messageOf(error) });
       return false;
     }
+  },
+  closeComparison() {
+    set({ comparing: null, error: null });
   },
   async reject(id, reason) {
     try {

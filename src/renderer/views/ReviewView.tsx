@@ -8,9 +8,11 @@ import { useEffect, useState } from 'react';
 import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import type { ExtractionLogEntry, Proposal } from '../../shared/contract/extract.js';
+import { unionWithOverlaps } from '../../shared/line-union.js';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import { when } from '../components/format.js';
-import { useExtract } from '../stores/extract.js';
+import { MergeView } from '../components/MergeView.js';
+import { editOf, useExtract } from '../stores/extract.js';
 import { useNav } from '../stores/nav.js';
 import { projectName, useProjects } from '../stores/projects.js';
 
@@ -87,8 +89,50 @@ function EditForm({ proposal }: { proposal: Proposal }) {
   );
 }
 
+/**
+ * An update whose memory changed since it was proposed, in a way that overlaps it: the memory as
+ * it is now beside the proposal. Keep the file (the proposal is rejected), take the proposal (the
+ * file as it is now stays in history; Undo on the toast), or save a merge of both.
+ */
+function Comparison({ proposal }: { proposal: Proposal }) {
+  const comparing = useExtract((s) => (s.comparing?.id === proposal.id ? s.comparing : null));
+  const { accept, reject, closeComparison } = useExtract.getState();
+  const [initial] = useState(() => (comparing ? unionWithOverlaps(comparing.body, proposal.operation.body) : null));
+  if (!comparing || !initial) return null;
+  const op = proposal.operation;
+  const file = `${op.scope === 'team' ? 'team/' : ''}${op.file}`;
+  return (
+    <MergeView
+      label={`Compare ${file} with the proposal`}
+      heading={file}
+      subtitle="changed since this update was proposed"
+      theirs={{ title: 'The memory as it is now', text: comparing.body }}
+      mine={{ title: 'The proposal', text: op.body }}
+      initial={initial.text}
+      overlaps={initial.overlaps}
+      note="Starts as every line of both, in order. Edit it, then save: the memory as it is now stays in history."
+      busy={false}
+      onClose={closeComparison}
+      actions={[
+        {
+          label: 'Keep the memory as it is',
+          title: 'The proposal is rejected',
+          run: () => void reject(proposal.id, 'kept the memory as it was changed since'),
+        },
+        {
+          label: 'Take the proposal',
+          title: 'Write the proposal over it; the memory as it is now stays in history',
+          run: () => void accept(proposal.id, undefined, comparing.text),
+        },
+        { label: 'Save merge', primary: true, run: (body) => void accept(proposal.id, { ...editOf(proposal), body }, comparing.text) },
+      ]}
+    />
+  );
+}
+
 function ProposalCard({ proposal }: { proposal: Proposal }) {
   const editing = useExtract((s) => s.editing?.id === proposal.id);
+  const comparing = useExtract((s) => s.comparing?.id === proposal.id);
   const { accept, reject, startEdit } = useExtract.getState();
   const summary = useProjects((s) => s.projects.find((p) => p.dir === proposal.project));
   const op = proposal.operation;
@@ -123,7 +167,9 @@ function ProposalCard({ proposal }: { proposal: Proposal }) {
           {w}
         </div>
       ))}
-      {editing ? (
+      {comparing ? (
+        <Comparison proposal={proposal} />
+      ) : editing ? (
         <EditForm proposal={proposal} />
       ) : (
         <div className="actions">

@@ -118,6 +118,13 @@ export const proposalSchema = z.object({
   /** The line the proposal came from (the turn's last line). */
   turnUuid: z.string().nullable(),
   operation: extractOperationSchema,
+  /**
+   * For an `update`: the memory file's whole text when the update was proposed. Accepting merges
+   * the proposal onto the file as it is then (a three-way line merge from this text), so a line
+   * added since is kept; when the change since overlaps, nothing is written and both are shown.
+   * Absent in a queue written before Memdir kept it: treated as changed since.
+   */
+  baseText: z.string().nullable().optional(),
   /** What the user said (a suggestion's statement, a proposal's prompt excerpt). */
   evidence: z.string(),
   warnings: z.array(z.string()),
@@ -177,8 +184,17 @@ export const extractContract = {
     z.object({ proposals: z.array(proposalSchema), pending: z.record(z.string(), z.number()) }),
   ),
   'extract.accept': mutation(
-    'Accept a proposal (optionally edited): written through the single safe path, recorded in history as `extract`. Validated again: a user memory never goes to the team, no secret is written.',
-    z.object({ id: z.string().min(1).max(100), edit: proposalEditSchema.optional() }),
+    'Accept a proposal (optionally edited): written through the single safe path, recorded in history as `extract`. Validated again: a user memory never goes to the team, no secret is written. An update is merged onto what the memory gained since it was proposed; when that change overlaps it, `conflict` (with `current`) and nothing is written.',
+    z.object({
+      id: z.string().min(1).max(100),
+      edit: proposalEditSchema.optional(),
+      /**
+       * The memory file as the user saw it when choosing to accept over a change (after a `conflict`,
+       * whose `current` it is): the proposal is merged onto the file from this text instead of the
+       * one it was proposed from, so it is written as shown unless the file changed again.
+       */
+      baseText: memoryBody.optional(),
+    }),
     z.object({ proposal: proposalSchema }),
   ),
   'extract.reject': mutation(
