@@ -209,3 +209,13 @@ describe('encodeTarget: one encoding rule, used both ways (issue 15)', () => {
     expect(encodeTarget('feedback_sql.md')).toBe('feedback_sql.md');
   });
 });
+
+describe('a link target with a raw space, as the agent reads it (review x1 F9)', () => {
+  it('reads `[T](my notes.md)` as a pointer to my notes.md, and as a link inside a sentence too', () => {
+    const index = parseIndex('- [My notes](my notes.md) — notes\n- See [Old plan](old plan.md "the old one") first.\n- [Docs](docs page)\n');
+    expect(index.lines[0]).toMatchObject({ kind: 'entry', file: 'my notes.md', title: 'My notes', hook: 'notes' });
+    expect(indexLinks(index).map((l) => l.file)).toEqual(['my notes.md', 'old plan.md']);
+    // Not a .md target: not a memory link, as before.
+    expect(index.lines[2]!.kind).not.toBe('entry');
+  });
+});

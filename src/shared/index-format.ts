@@ -40,14 +40,19 @@ export interface ParsedIndex {
 }
 
 // `- [Title](target) — hook`, with *, + or - bullets and —, –, -, : as hook separators.
+// A target may hold raw spaces when it ends in `.md` (`[My notes](my notes.md)`): CommonMark
+// reads no link there, but Claude Code loads MEMORY.md as text and its model reads the file name
+// from the line (checked against the real binary: claude-code-interop.test.ts), so Memdir does too.
 // The hook is `(?:.*\S)?` rather than a lazy `.*?` before `\s*$`: the same text, in linear time.
-const POINTER = /^\s*[-*+]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^)<>\s]+))\s*\)\s*(?:(?:—|–|-{1,2}|:)\s*((?:.*\S)?))?\s*$/;
+const POINTER =
+  /^\s*[-*+]\s+\[((?:[^\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^)<>\s]+|[^()<>\s][^()<>\r\n]*?\.[mM][dD]))\s*\)\s*(?:(?:—|–|-{1,2}|:)\s*((?:.*\S)?))?\s*$/;
 // A bullet that starts the way the canonical pointer does — with a `[Title](` link (not a
 // `[[wikilink]]`) or a bare `file.md` — and so is trying to be one.
 const TRIES_POINTER = /^\s*[-*+]\s+(?:\[(?!\[)|[^\s`[\]()]+\.md(?:\s|$))/i;
 const EXTERNAL = /^[a-z][a-z0-9+.-]*:/i;
-// An inline Markdown link (not an image): `[text](target)` or `[text](<target>)`, optional title.
-const LINK = /(!?)\[((?:[^[\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^()<>\s]+))(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
+// An inline Markdown link (not an image): `[text](target)` or `[text](<target>)`, optional title;
+// a `.md` target with raw spaces as the agent reads it (see POINTER).
+const LINK = /(!?)\[((?:[^[\]\\]|\\.)*)\]\(\s*(?:<([^<>\r\n]+)>|([^()<>\s]+|[^()<>\s][^()<>\r\n]*?\.[mM][dD]))(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
 
 /** Whether a link target names a topic file inside the memory dir (not a URL or an anchor). */
 export function isFileTarget(target: string): boolean {

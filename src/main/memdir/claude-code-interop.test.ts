@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { locateProject } from './projects.js';
+import { scanMemoryDir } from './scan-dir.js';
 import { scanHome } from './scan-home.js';
 import { claudeCodeSkipReason, observeClaudeCode } from './test-support/claude-code.js';
 import { git } from './test-support/test-git.js';
@@ -115,6 +116,21 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code agrees with
     const r = await agree(worktree);
     expect(r.memoryDir).toBe(r.expectedMemoryDir);
     expect(path.basename(path.dirname(r.expectedMemoryDir))).toBe(sanitizeDirName(bare));
+  });
+
+  it('loads a pointer whose link holds a raw space as written, so Memdir reads it as a pointer too (review x1 F9)', async () => {
+    const cwd = path.join(repo, 'sub');
+    const configDir = path.join(tmp, `config-${++runs}`);
+    const { memoryDir } = await locateProject(configDir, cwd, {});
+    await fs.mkdir(memoryDir, { recursive: true });
+    const line = '- [My notes](my notes.md) — notes kept with a space in the name';
+    await fs.writeFile(path.join(memoryDir, 'MEMORY.md'), `${line}\n`);
+    await fs.writeFile(path.join(memoryDir, 'my notes.md'), '---\nname: My notes\ndescription: notes\ntype: user\n---\n\nbody\n');
+    const run = await observeClaudeCode({ cwd, configDir, scratch: path.join(tmp, `scratch-${runs}`) });
+    expect(run.exitCode, run.output).toBe(0);
+    // The model is given the line as it is written: it reads `my notes.md` from it, as Memdir's index reading now does.
+    expect(run.requests).toContain(JSON.stringify(line).slice(1, -1));
+    expect(scanMemoryDir(memoryDir, { scope: 'private' }).problems).toEqual([]);
   });
 
   it.skipIf(process.getuid?.() !== 0)(

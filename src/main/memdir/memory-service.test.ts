@@ -622,3 +622,23 @@ describe('names that differ only by Unicode form (NFD "cafe\\u0301.md" beside NF
     );
   });
 });
+
+describe('a pointer whose link holds a raw space, `[My notes](my notes.md)` (review x1 F9)', () => {
+  // Claude Code loads MEMORY.md as text: its model reads `my notes.md` from the line (see claude-code-interop.test.ts).
+  const topic = (name: string) => `---\nname: ${name}\ndescription: notes\ntype: feedback\n---\n\nbody\n`;
+
+  it('points at the file: no dangling link, no orphan, and applying every fix adds no second pointer', async () => {
+    await fs.writeFile(path.join(where.memoryDir, 'my notes.md'), topic('My notes'));
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [My notes](my notes.md) — notes\n');
+    const scan = scanMemoryDir(where.memoryDir, { scope: 'private' });
+    expect(scan.problems.map((p) => p.message)).toEqual([]);
+    expect(await entries()).toEqual([['my notes.md', 'My notes', 'notes']]);
+  });
+
+  it('a rename retargets it (written as <…>), in any script', async () => {
+    await fs.writeFile(path.join(where.memoryDir, '我的 笔记.md'), topic('我的笔记'));
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '- [我的笔记](我的 笔记.md) — 中文\n- [B](b.md) — beta\n');
+    await renameMemory(where, '我的 笔记.md', '新 名字.md');
+    expect(await read('MEMORY.md')).toBe('- [我的笔记](<新 名字.md>) — 中文\n- [B](b.md) — beta\n');
+  });
+});
