@@ -7,6 +7,7 @@ import { create } from 'zustand';
 import type { DraftRef, StoredDraft } from '../../shared/contract/drafts.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
+import { RpcError } from '../../shared/contract/rpc-error.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
@@ -56,6 +57,11 @@ interface DraftsState {
   throwAway: (draft: StoredDraft) => Promise<void>;
 }
 
+/** This window (one page load): main keeps another window's unsaved draft of a file from being replaced unseen. */
+const WINDOW = crypto.randomUUID();
+/** Per file, the savedAt of the stored draft this window last saw (listed, or written by it): what a write may replace. */
+const seen = new Map<string, string>();
+
 const pending = new Map<string, Pending>();
 /** Per file, the last write or discard sent: the next waits for it, so a late write never revives a discarded draft. */
 const inFlight = new Map<string, Promise<void>>();
@@ -71,14 +77,31 @@ function write(draft: Omit<StoredDraft, 'savedAt'>): Promise<void> {
   const key = draftKey(draft);
   return inOrder(key, async () => {
     try {
-      const { draft: stored } = await call('drafts.keep', draft);
+      const { draft: stored } = await call('drafts.keep', { ...draft, window: WINDOW, over: seen.get(key) ?? null });
+      seen.set(key, stored.savedAt);
       // Discarded meanwhile (saved, thrown away): the stored copy goes too.
-      if (!useDrafts.getState().drafts[key]) await call('drafts.discard', { dir: draft.dir, scope: draft.scope, file: draft.file });
+      if (!useDrafts.getState().drafts[key]) await discardStored(draft);
       else useDrafts.setState((s) => ({ drafts: { ...s.drafts, [key]: stored } }));
     } catch (error) {
-      useToasts.getState().show('error', `Your draft could not be kept: ${messageOf(error)} It is still in the editor.`);
+      if (error instanceof RpcError && error.code === 'conflict') {
+        // Another window's draft of this file: said, and this window's kept over it only when the person says so.
+        useToasts.getState().show('error', error.message, { label: 'Keep mine instead', run: () => void keepOver(draft) });
+      } else useToasts.getState().show('error', `Your draft could not be kept: ${messageOf(error)} It is still in the editor.`);
     }
   });
+}
+
+/** Keep this window's draft over another window's, seen now (the person chose it). */
+async function keepOver(draft: Omit<StoredDraft, 'savedAt'>): Promise<void> {
+  const { drafts } = await call('drafts.list', {});
+  const theirs = drafts.find((d) => draftKey(d) === draftKey(draft));
+  if (theirs) seen.set(draftKey(draft), theirs.savedAt);
+  await write(draft);
+}
+
+async function discardStored(ref: DraftRef): Promise<void> {
+  seen.delete(draftKey(ref));
+  await call('drafts.discard', { dir: ref.dir, scope: ref.scope, file: ref.file });
 }
 
 export const useDrafts = create<DraftsState>()((set, get) => ({
@@ -88,6 +111,7 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     loading = (async () => {
       try {
         const { drafts } = await call('drafts.list', {});
+        for (const d of drafts) seen.set(draftKey(d), d.savedAt);
         // Drafts typed since the list was asked for win over what it returned.
         const current = get().drafts;
         set({ drafts: { ...Object.fromEntries(drafts.map((d) => [draftKey(d), d])), ...current }, loaded: true });
@@ -131,7 +155,7 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     set({ drafts: rest });
     await inOrder(key, async () => {
       try {
-        await call('drafts.discard', { dir: ref.dir, scope: ref.scope, file: ref.file });
+        await discardStored(ref);
       } catch (error) {
         useToasts.getState().show('error', messageOf(error));
       }

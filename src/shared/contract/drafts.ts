@@ -33,14 +33,16 @@ export const draftSchema = draftRefSchema.extend({
   frontmatter: z.string().max(100_000).nullable(),
   /** When main last stored it (ISO); set by main. */
   savedAt: z.string(),
+  /** The window (one app page load) that typed it: another window's draft of the same file is never replaced unseen. */
+  window: z.string().max(100).optional(),
 });
 export type StoredDraft = z.infer<typeof draftSchema>;
 
 export const draftsContract = {
   'drafts.list': query('Every unsaved draft, newest first, in every project.', z.object({}), z.object({ drafts: z.array(draftSchema) })),
   'drafts.keep': mutation(
-    'Keep (or update) the draft of one file; it survives switching, closing and restarts until saved or discarded.',
-    draftSchema.omit({ savedAt: true }),
+    'Keep (or update) the draft of one file; it survives switching, closing and restarts until saved or discarded. A stored draft another window typed, that this window has not seen (`over`: the savedAt of the stored draft it last saw, or null), is not replaced: `conflict`.',
+    draftSchema.omit({ savedAt: true }).extend({ over: z.string().max(100).nullable().optional() }),
     z.object({ draft: draftSchema }),
   ),
   'drafts.discard': mutation('Forget the draft of one file (saved, or thrown away by the person).', draftRefSchema, z.object({ discarded: z.boolean() })),

@@ -59,6 +59,8 @@ export const FIELD_WORDS: Record<string, FieldWords> = {
   theirsSha: { the: 'the server version', a: 'a server version' },
   line: { the: 'the line number', a: 'a line number' },
   baseText: { the: 'the version you started from', a: 'a version' },
+  'drafts.keep:window': { the: 'the window id', a: 'a window id' },
+  'drafts.keep:over': { the: 'the draft this window last saw', a: "a draft's time" },
   frontmatter: { the: 'the frontmatter', a: "a memory's frontmatter" },
   newFile: { the: 'the file name', a: 'a memory file name' },
   items: { the: 'the selection', a: 'a selection' },

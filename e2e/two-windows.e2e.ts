@@ -1,0 +1,81 @@
+/**
+ * Two windows on one memory (the headless host open in two tabs), in real Chromium (review x1
+ * F6): drafts are kept per file, so the second window's draft must never silently replace the
+ * first's. The second window is told, the first window's draft stays stored; "Keep mine instead"
+ * keeps the second's, and then the first window is told in turn when it types again.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
+import { type Host, startHost } from './support/host.js';
+
+requireBrowser();
+
+const DIR = '-work-two-windows';
+
+describe.skipIf(!HAS_BROWSER)(`two windows on one memory${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+  let root: string;
+  let dataDir: string;
+  let host: Host;
+  let browser: Browser;
+  let context: BrowserContext;
+  const errors: string[] = [];
+
+  /** The descriptions of the drafts stored on disk. */
+  const stored = async (): Promise<string[]> => {
+    const dir = path.join(dataDir, 'drafts');
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    return Promise.all(names.map(async (n) => (JSON.parse(await fs.readFile(path.join(dir, n), 'utf8')) as { description: string }).description));
+  };
+
+  const open = async (): Promise<Page> => {
+    const page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${host.url}#/p/${DIR}/memories`);
+    await page.locator('[data-file="a.md"][data-scope="private"]').click();
+    await page.getByRole('textbox', { name: /^Description/ }).waitFor();
+    return page;
+  };
+
+  beforeAll(async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-windows-'));
+    const memory = path.join(root, 'home', 'projects', DIR, 'memory');
+    await fs.mkdir(memory, { recursive: true });
+    await fs.writeFile(path.join(memory, 'a.md'), '---\nname: A\ndescription: alpha\ntype: feedback\n---\n\naaa\n');
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [A](a.md) — alpha\n');
+    dataDir = path.join(root, 'data');
+    host = await startHost(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', dataDir]);
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.stop();
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it("the second window is told of the first's unsaved draft, which is never replaced unseen", async () => {
+    const w1 = await open();
+    const w2 = await open();
+    await w1.getByRole('textbox', { name: /^Description/ }).fill('E1 typed in window 1');
+    await expect.poll(stored).toEqual(['E1 typed in window 1']);
+
+    await w2.getByRole('textbox', { name: /^Description/ }).fill('E2 typed in window 2');
+    const told = w2.getByRole('alert').filter({ hasText: 'Another window has an unsaved draft of a.md' });
+    await told.waitFor();
+    expect(await stored()).toEqual(['E1 typed in window 1']);
+    // Window 2 still shows what it typed.
+    expect(await w2.getByRole('textbox', { name: /^Description/ }).inputValue()).toBe('E2 typed in window 2');
+
+    // The person chooses window 2's: kept; window 1 is told in turn when it types again.
+    await told.getByRole('button', { name: 'Keep mine instead' }).click();
+    await expect.poll(stored).toEqual(['E2 typed in window 2']);
+    await w1.getByRole('textbox', { name: /^Description/ }).fill('E1 typed in window 1, more');
+    await w1.getByRole('alert').filter({ hasText: 'Another window has an unsaved draft of a.md' }).waitFor();
+    expect(await stored()).toEqual(['E2 typed in window 2']);
+    expect(errors).toEqual([]);
+  });
+});
