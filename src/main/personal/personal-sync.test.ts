@@ -148,7 +148,7 @@ describeStores('personal sync across two machines (issue 18)', (h) => {
     const heldDetail = held.waiting.find((w) => w.key === 'reference_deploy.md')!.detail;
     expect(heldDetail).toMatch(/^reference_deploy\.md was not uploaded to your personal space: AWS .* on line 6/);
     expect(heldDetail).toMatch(
-      /Take it out of the file \(the app's Alerts page does it in one click\), or allow it there if it is safe to keep on your other machines\.$/,
+      /Take it out of the file \(the app's Alerts page does it in one click\), or allow it for personal sync \(any private memory of this project\) if it is safe to keep on your other machines\.$/,
     );
     expect(heldDetail).not.toMatch(/team|share/);
     const alert = (await desktop.alerts.list()).alerts.find((a) => a.file === 'reference_deploy.md')!;

@@ -50,7 +50,7 @@ describe('AlertCenter', () => {
     const allowedIn = async (rel: string, content: string, name?: string) => {
       const found = await scanText(content, { file: rel, ...(name ? { name } : {}) });
       expect(found.length, `${rel} holds the token`).toBeGreaterThan(0);
-      return Promise.all(found.map((f) => center.isAllowed(memoryDir, f, { rel, content })));
+      return Promise.all(found.map((f) => center.isAllowed(memoryDir, 'team', f, { rel, content })));
     };
     expect(await allowedIn(`team/${named}`, 'No secret here.\n', named)).toEqual([true]);
     expect(await allowedIn(`team/${named}`, `The token is ${token}.\n`, named)).toEqual([false, true]);
@@ -89,13 +89,50 @@ describe('AlertCenter', () => {
     const center = new AlertCenter(dataDir);
     const allowedIn = async (rel: string, content: string, name?: string) => {
       const found = await scanText(content, { file: rel, ...(name ? { name } : {}) });
-      return Promise.all(found.map((f) => center.isAllowed(memoryDir, f, { rel, content })));
+      return Promise.all(found.map((f) => center.isAllowed(memoryDir, 'team', f, { rel, content })));
     };
     expect(await allowedIn(`team/${named}`, 'No secret here.\n', named)).toEqual([true]);
     expect(await allowedIn('team/ops_notes.md', `Use ${token}.\n`)).toEqual([false]);
     expect(await allowedIn(`team/${named}`, `The token is ${token}.\n`, named)).toEqual([false, true]);
-    // The person's own Allow still covers the folder.
+    // The person's own Allow still covers the team folder.
     expect(await allowedIn('team/other.md', `Use ${alerted}.\n`)).toEqual([true]);
-    expect((await center.list()).allowed.map((a) => a.only ?? 'everywhere')).toEqual(['everywhere', 'name']);
+    expect((await center.list()).allowed.map((a) => [a.only ?? 'everywhere', a.space])).toEqual([
+      ['everywhere', 'team'],
+      ['name', 'team'],
+    ]);
+  });
+
+  it('an allow recorded before its space was kept counts only in the space its alert came from, as its file says', async () => {
+    const tokenOf = (tail: string) => ['ghp_', 'Sp4Rt8Yq', 'Nz2Kx7Lp', 'Dm4Hc9Vs', 'Fj1Ga6Ne', tail].join('');
+    const [personal, team] = [tokenOf('u3Te'), tokenOf('u3Tf')];
+    const memoryDir = path.join(tmp, 'memory');
+    const [p] = await scanText(`Use ${personal}.\n`, { file: 'reference_ci.md' });
+    const [t] = await scanText(`Use ${team}.\n`, { file: 'team/ops.md' });
+    // allowed.json as Memdir wrote it before s35: no `space`.
+    const record = (f: { fingerprint: string; rule: string; match: string }, file: string) => ({
+      memoryDir,
+      fingerprint: f.fingerprint,
+      rule: f.rule,
+      file,
+      match: f.match,
+      who: 'me',
+      why: 'a test token',
+      at: '2026-12-05T23:00:00.000Z',
+    });
+    await fs.mkdir(path.join(dataDir, 'alerts'), { recursive: true });
+    await fs.writeFile(
+      path.join(dataDir, 'alerts', 'allowed.json'),
+      JSON.stringify({ version: 1, allowed: [record(p!, 'reference_ci.md'), record(t!, 'team/ops.md')] }),
+    );
+    const center = new AlertCenter(dataDir);
+    const allowed = async (space: 'team' | 'personal', rel: string, token: string) => {
+      const content = `Use ${token}.\n`;
+      const [f] = await scanText(content, { file: rel });
+      return center.isAllowed(memoryDir, space, f!, { rel, content });
+    };
+    expect(await allowed('personal', 'notes.md', personal)).toBe(true);
+    expect(await allowed('team', 'team/notes.md', personal)).toBe(false);
+    expect(await allowed('team', 'team/notes.md', team)).toBe(true);
+    expect(await allowed('personal', 'notes.md', team)).toBe(false);
   });
 });

@@ -12,7 +12,8 @@
  * until its cause changes.
  *
  * Allowed findings (`allow`) are kept in `<dataDir>/alerts/allowed.json` with who and why; an
- * allowed fingerprint no longer blocks an upload of that exact match in that memory dir. A person
+ * allowed fingerprint no longer blocks an upload of that exact match in that memory dir, in the
+ * sync it was allowed for only (team or personal: the alert's space, `space`). A person
  * who allowed a secret where Memdir asked before sharing it (a move to the team anyway) is not
  * asked again: `allowOnPurpose` keeps that choice in the same list, for exactly what was asked —
  * that file's name and the index lines linking to it (`only: 'name'`), not its text nor another file.
@@ -109,7 +110,7 @@ export class AlertCenter {
       }
     };
     this.alerts = (await read(this.file, alertsFileSchema))?.alerts ?? [];
-    this.allowed = ((await read(this.allowedFile, allowedFileSchema))?.allowed ?? []).map(narrowedOldMove);
+    this.allowed = ((await read(this.allowedFile, allowedFileSchema))?.allowed ?? []).map((a) => withSpace(narrowedOldMove(a)));
     this.stamp = stamp;
     return { alerts: this.alerts, allowed: this.allowed };
   }
@@ -247,14 +248,16 @@ export class AlertCenter {
   }
 
   /**
-   * Whether a finding in `place` was allowed in this memory dir: by its exact match's fingerprint,
-   * anywhere there, or only in the name it was allowed in and the index lines linking to it.
+   * Whether a finding in `place`, on its way to `space`, was allowed in this memory dir for that
+   * space (never the other one: allowed for my own machines is not shared with the team): by its
+   * exact match's fingerprint, anywhere in the space, or only in the name it was allowed in and the
+   * index lines linking to it.
    */
-  async isAllowed(memoryDir: string, finding: Finding, place: FindingPlace): Promise<boolean> {
+  async isAllowed(memoryDir: string, space: SyncSpace['kind'], finding: Finding, place: FindingPlace): Promise<boolean> {
     if (finding.rule === SCANNER_ERROR_RULE || finding.fingerprint === '') return false;
     const { allowed } = await this.ensure();
     for (const a of allowed) {
-      if (a.memoryDir !== memoryDir || a.fingerprint !== finding.fingerprint) continue;
+      if (a.memoryDir !== memoryDir || a.space !== space || a.fingerprint !== finding.fingerprint) continue;
       if (a.only === undefined || (await namesAllowedFile(a.file, finding, place))) return true;
     }
     return false;
@@ -270,7 +273,7 @@ export class AlertCenter {
       if (!finding) throw new AlertError('not-found', 'That finding is no longer part of this alert; scan again.');
       if (finding.rule === SCANNER_ERROR_RULE || !alert.memoryDir)
         throw new AlertError('invalid-input', 'This finding cannot be allowed: the scan itself failed, so nothing is known about the file.');
-      const record = allowedRecord(alert.memoryDir, finding, who, why, now);
+      const record = allowedRecord(alert.memoryDir, spaceOfTopic(alert.topic).kind, finding, who, why, now);
       allowed.push(record);
       await this.saveAllowed();
       this.dropFinding(alert, fingerprint, `allowed by ${who}`, now);
@@ -293,12 +296,15 @@ export class AlertCenter {
       const records = findings
         .filter((f) => f.rule !== SCANNER_ERROR_RULE && f.fingerprint !== '')
         .map((f) => ({
-          ...allowedRecord(memoryDir, f, who, MOVED_ANYWAY, now),
+          ...allowedRecord(memoryDir, TEAM_SPACE.kind, f, who, MOVED_ANYWAY, now),
           ...(f.where === 'name' ? { only: 'name' as const } : {}),
           ...(madeOn ? { madeOn } : {}),
         }));
       const covers = (a: AllowedSecret, r: AllowedSecret) =>
-        a.memoryDir === r.memoryDir && a.fingerprint === r.fingerprint && (a.only === undefined || (a.only === r.only && a.file === r.file));
+        a.memoryDir === r.memoryDir &&
+        a.space === r.space &&
+        a.fingerprint === r.fingerprint &&
+        (a.only === undefined || (a.only === r.only && a.file === r.file));
       const fresh = records.filter((r, i) => records.findIndex((g) => covers(g, r)) === i && !allowed.some((a) => covers(a, r)));
       if (fresh.length === 0) return;
       allowed.push(...fresh);
@@ -363,10 +369,22 @@ function narrowedOldMove(a: AllowedSecret): AllowedSecret {
   return a.only === undefined && a.why === MOVED_ANYWAY ? { ...a, only: 'name' } : a;
 }
 
-/** What `allowed.json` keeps of an allowed finding: where, what (masked, with its fingerprint), who and why. */
-function allowedRecord(memoryDir: string, finding: Finding, who: string, why: string, now: Date): AllowedSecret {
+/**
+ * An allow recorded before its space was kept (s35): given in the space of the alert it came from,
+ * which its file names — a team sync alert's file is `team/…`, and personal sync never syncs that
+ * folder (sync-space.ts); a move to the team anyway is the team's. Never wider than where it was given.
+ */
+function withSpace(a: AllowedSecret): AllowedSecret {
+  if (a.space) return a;
+  const team = a.why === MOVED_ANYWAY || a.file.toLowerCase().startsWith(`${TEAM_SPACE.folder}/`);
+  return { ...a, space: team ? TEAM_SPACE.kind : PERSONAL_SPACE.kind };
+}
+
+/** What `allowed.json` keeps of an allowed finding: where (the memory dir and the sync), what (masked, with its fingerprint), who and why. */
+function allowedRecord(memoryDir: string, space: SyncSpace['kind'], finding: Finding, who: string, why: string, now: Date): AllowedSecret {
   return {
     memoryDir,
+    space,
     fingerprint: finding.fingerprint,
     rule: finding.rule,
     file: finding.file,
@@ -430,5 +448,10 @@ export function secretAlertMessage(file: string, findings: readonly Finding[], s
   const inText = findings.some((f) => f.where !== 'name');
   const fix = inName && inText ? 'Take it out of the file and rename the file' : inName ? 'Rename the file' : 'Take it out of the file';
   const safe = space.kind === 'team' ? 'safe to share' : 'safe to keep on your other machines';
-  return `${file} was not uploaded to ${space.destination}: ${list}${more}. ${fix} (the app's Alerts page does it in one click), or allow it there if it is ${safe}.`;
+  // What an Allow covers, said exactly (allowCovers): this space, every file of it in this project; never the other space.
+  const covers =
+    space.kind === 'team'
+      ? "allow it for team sync (any file of this project's team memory)"
+      : 'allow it for personal sync (any private memory of this project)';
+  return `${file} was not uploaded to ${space.destination}: ${list}${more}. ${fix} (the app's Alerts page does it in one click), or ${covers} if it is ${safe}.`;
 }

@@ -188,7 +188,7 @@ describe('team sync between two machines', () => {
     expect(report.waiting).toEqual([expect.objectContaining({ key, reason: 'secret' })]);
     // What to do names where it can be done: the CLI has no redact or allow, the app's Alerts page has both.
     expect(report.waiting[0]!.detail).toMatch(
-      /^team\/.* was not uploaded to the team: .*\. Take it out of the file \(the app's Alerts page does it in one click\), or allow it there if it is safe to share\.$/,
+      /^team\/.* was not uploaded to the team: .*\. Take it out of the file \(the app's Alerts page does it in one click\), or allow it for team sync \(any file of this project's team memory\) if it is safe to share\.$/,
     );
     expect((await serverEntries(h.server.url, h.server.team, h.server.tokens[0]!))[key]).toBeUndefined();
     const { alerts } = await a.alerts.list();

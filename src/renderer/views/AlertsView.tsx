@@ -206,13 +206,14 @@ export function AlertsView() {
           <table className="grid" aria-label="Allowed findings">
             <tbody>
               {allowed.map((a) => (
-                <tr key={`${a.memoryDir}:${a.fingerprint}:${a.only ?? ''}:${a.file}`}>
+                <tr key={`${a.memoryDir}:${a.space ?? ''}:${a.fingerprint}:${a.only ?? ''}:${a.file}`}>
                   <td>
                     <code>{a.match}</code> <span className="muted small">{a.rule}</span>
                   </td>
                   <td className="small">
                     {a.file}
                     {a.only === 'name' && <span className="muted"> (in its name and its pointer only)</span>}
+                    {a.space && <span className="muted"> · {a.space === 'team' ? 'team sync' : 'personal sync'} only</span>}
                   </td>
                   <td className="small">
                     by {a.who}, <Time at={a.at} />: “{a.why}”

@@ -35,7 +35,7 @@ export const alertRecordSchema = z.object({
 });
 export type AlertRecord = z.infer<typeof alertRecordSchema>;
 
-/** A finding the user allowed: it no longer blocks an upload of that exact match. */
+/** A finding the user allowed: it no longer blocks an upload of that exact match, in the space it was allowed in. */
 export const allowedSecretSchema = z.object({
   memoryDir: z.string(),
   fingerprint: z.string().regex(/^[0-9a-f]{16}$/),
@@ -50,6 +50,13 @@ export const allowedSecretSchema = z.object({
    * (a move to the team anyway); absent: everywhere in the memory dir (an alert's Allow).
    */
   only: z.literal('name').optional(),
+  /**
+   * Where it was allowed, and the only sync it lets through: `team` (an Allow on a team sync alert,
+   * a move to the team anyway) or `personal` (an Allow on a personal sync alert). Absent in records
+   * written before it was kept: read as the space of the alert it came from, which its `file` says
+   * (a team file is `team/…`; personal sync never syncs that folder).
+   */
+  space: z.enum(['team', 'personal']).optional(),
   /**
    * A move to the team anyway's: the history entry of the memory dir the move was made on (its
    * entry's parent). Undoing that move withdraws this allow.
@@ -78,7 +85,7 @@ export const alertsContract = {
     z.object({ alert: alertRecordSchema, file: z.string(), rev: z.string().nullable() }),
   ),
   'alerts.allow': mutation(
-    'Allow one finding (not a secret, or meant to be shared): recorded with who and why; that exact match no longer blocks an upload in this project.',
+    'Allow one finding (not a secret, or meant to be shared): recorded with who and why; that exact match no longer blocks an upload in this project, in the sync of the alert (team or personal) only.',
     alertRef.extend({ fingerprint: z.string().regex(/^[0-9a-f]{16}$/), why: z.string().trim().min(3, 'Say why it is safe to share.').max(500) }),
     z.object({ alert: alertRecordSchema, allowed: allowedSecretSchema }),
   ),

@@ -227,7 +227,7 @@ function userMemoryRefusal(e: SyncEngine, key: string, content: string): string 
 
 /**
  * The findings in a file (`all`), and those that keep it back (`blocking`): every one not allowed
- * in this memory dir. Both by key and content hash: the scan across syncs (the key is part of what
+ * in this memory dir for this engine's space (an allow for personal sync never lets a team upload through). Both by key and content hash: the scan across syncs (the key is part of what
  * is scanned, a token in a file or folder name), the allowed list's answer once per sync (`cycle.blocking`:
  * an allow of a name scans names and parses the index again for each finding).
  */
@@ -244,7 +244,7 @@ async function blockingFindings(e: SyncEngine, cycle: Cycle, key: string, sha: s
   if (!blocking) {
     blocking = [];
     for (const f of findings) {
-      if (!(await e.options.alerts?.isAllowed(e.memoryDir, f, { rel: e.rel(key), content }))) blocking.push({ ...f, file: e.rel(key) });
+      if (!(await e.options.alerts?.isAllowed(e.memoryDir, e.space.kind, f, { rel: e.rel(key), content }))) blocking.push({ ...f, file: e.rel(key) });
     }
     cycle.blocking.set(id, blocking);
   }
