@@ -23,15 +23,37 @@ export function charClasses(value: string): number {
   return [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
 }
 
-// Words that mark a value as an example, a template or a masked value (lower case).
-const PLACEHOLDER_WORDS = [
-  'xxxx',
+// Marks of a template, a reference or a masked value: anywhere in a value, they make it a stand-in.
+const TEMPLATE_MARKS = ['xxxx', '****', '…', '...', '<', '>', '${', '{{', '$(', '%(', 'process.env', 'os.environ', 'getenv', 'vault:', 'op://'];
+
+// Words a placeholder is made of (lower case). A value is a placeholder when it is (nearly) only
+// these — `your_password_here`, `MySecretPassword`, `secret123`, `replace-with-your-token` — never
+// because one of them sits inside a real password (`MySecretPw2024`, `Mastodon2024!`: review x2 F2).
+const PLACEHOLDER_WORDS = new Set([
   'example',
   'placeholder',
   'your',
+  'yours',
+  'my',
+  'the',
+  'a',
+  'an',
+  'some',
+  'any',
+  'here',
+  'goes',
+  'put',
+  'with',
+  'for',
+  'of',
+  'to',
+  'me',
+  'real',
+  'actual',
+  'new',
+  'value',
+  'change',
   'changeme',
-  'change_me',
-  'change-me',
   'dummy',
   'sample',
   'fake',
@@ -40,32 +62,35 @@ const PLACEHOLDER_WORDS = [
   'insert',
   'todo',
   'fixme',
+  'tbd',
+  'test',
+  'tests',
+  'testing',
+  'demo',
+  'local',
+  'dev',
   'secret',
+  'secrets',
   'password',
   'passwd',
   'passphrase',
+  'pass',
   'token',
+  'api',
+  'key',
   'apikey',
-  'api_key',
-  'api-key',
   'mykey',
-  '****',
-  '…',
-  '...',
-  '<',
-  '>',
-  '${',
-  '{{',
-  '$(',
-  '%(',
-  'process.env',
-  'os.environ',
-  'getenv',
-  'vault:',
-  'op://',
+  'user',
+  'username',
+  'db',
+  'database',
   'keychain',
-];
-// Whole values that are clearly not credentials.
+]);
+
+/**
+ * Whole values that are no credential — a type, a yes/no, a default or example password — in one
+ * list for every rule (the URL password rule and the assignments alike).
+ */
 const NON_VALUES = new Set([
   'none',
   'null',
@@ -103,6 +128,10 @@ const NON_VALUES = new Set([
   'redis',
   'user',
   'pass',
+  'password',
+  'secret',
+  'example',
+  'changeme',
   'letmein',
   'qwerty',
   'abc123',
@@ -110,16 +139,43 @@ const NON_VALUES = new Set([
   '12345678',
 ]);
 
-/** Whether `value` is a template, an example or a masked value rather than a credential. */
+/** Whether `letters` (lower case, letters only) is a run of PLACEHOLDER_WORDS, one after another. */
+function madeOfPlaceholderWords(letters: string): boolean {
+  // ends[i]: letters[0, i) splits into words of the list.
+  const ends = [true, ...Array.from({ length: letters.length }, () => false)];
+  for (let i = 1; i <= letters.length; i++) {
+    for (let j = Math.max(0, i - 11); j < i && !ends[i]; j++) ends[i] = ends[j]! && PLACEHOLDER_WORDS.has(letters.slice(j, i));
+  }
+  return ends[letters.length]!;
+}
+
+/**
+ * Whether `value` is a template, an example or a masked value rather than a credential: a whole
+ * value of NON_VALUES, a template mark anywhere (`<your-password>`, `${VAR}`, `xxxx`), one character
+ * repeated or a counting sequence, or (nearly) only placeholder words — separators and at most
+ * three digits besides (`your-password-here`, `changeme2`). A placeholder word inside a value with
+ * other letters, more digits or a symbol is part of a real password.
+ */
 export function looksLikePlaceholder(value: string): boolean {
   const lower = value.toLowerCase();
   if (NON_VALUES.has(lower)) return true;
-  if (PLACEHOLDER_WORDS.some((w) => lower.includes(w))) return true;
+  if (TEMPLATE_MARKS.some((w) => lower.includes(w))) return true;
   // One character repeated (`aaaaaaaa`, `00000000`), or a run of x/X/*/0/# of 6+.
   if (/^(.)\1*$/.test(value) || /([xX*#0.])\1{5,}/.test(value)) return true;
   // Counting sequences (`1234567890`, `abcdefgh`).
   if (/0123456789|123456789|abcdefghij/i.test(value)) return true;
-  return false;
+  if (/[^A-Za-z0-9_\-. ]/.test(value) || (value.match(/\d/g)?.length ?? 0) > 3) return false;
+  const letters = lower.replace(/[^a-z]/g, '');
+  return letters.length > 0 && madeOfPlaceholderWords(letters);
+}
+
+/**
+ * Whether a password found in a URL (`scheme://user:password@host`) is a stand-in rather than a
+ * credential: too short, the user name again, a template or placeholder. The one check for
+ * Memdir's URL rule and the preset's connection-string rules alike.
+ */
+export function looksLikePlaceholderUrlPassword(password: string, user?: string): boolean {
+  return password.length < 4 || password === user || /^[:$%{<[]/.test(password) || looksLikePlaceholder(password);
 }
 
 /**

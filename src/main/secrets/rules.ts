@@ -12,7 +12,7 @@
  * Each rule returns where the secret itself is (not the whole line or URL), so a redaction
  * replaces just the secret and leaves `postgres://app:[REDACTED]@db/x` readable.
  */
-import { charClasses, entropy, looksLikePlaceholder, looksLikeReference, looksMasked } from './heuristics.js';
+import { charClasses, entropy, looksLikePlaceholder, looksLikePlaceholderUrlPassword, looksLikeReference, looksMasked } from './heuristics.js';
 
 export interface RuleMatch {
   start: number;
@@ -209,29 +209,12 @@ function pemKeys(text: string): RuleMatch[] {
 
 // scheme://user:password@host — any scheme (postgres, mysql, mongodb+srv, redis, amqp, smtp, https…).
 const URL_CREDENTIALS = /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:@/?#'"<>]{0,100}):([^\s@/?#'"<>]{1,200})@[^\s/?#'"<>:]{1,253}/gi;
-const DEFAULT_PASSWORDS = new Set([
-  'password',
-  'pass',
-  'secret',
-  'postgres',
-  'root',
-  'admin',
-  'guest',
-  'test',
-  'example',
-  'changeme',
-  'redis',
-  'mysql',
-  'user',
-]);
-
 function urlCredentials(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const m of text.matchAll(URL_CREDENTIALS)) {
     const user = m[1]!;
     const password = m[2]!;
-    if (password.length < 4 || DEFAULT_PASSWORDS.has(password.toLowerCase()) || password === user) continue;
-    if (looksLikePlaceholder(password) || /^[:$%{<[]/.test(password)) continue;
+    if (looksLikePlaceholderUrlPassword(password, user)) continue;
     const start = m.index + m[0].indexOf(`:${password}@`, m[0].indexOf('://') + 3) + 1;
     found.push({ start, end: start + password.length });
   }

@@ -61,7 +61,62 @@ const CLEAN: [string, string][] = [
   ['AWS documentation example', 'AKIAIOSFODNN7EXAMPLE'],
 ];
 
+// Review x2, F2: a word that marks a placeholder (secret, password, your, todo…) inside a real
+// password does not make it one; a value that is (nearly) only such words, or a template, still is.
+const REAL_WITH_A_WORD: [string, string][] = [
+  ['URL password holding "Secret"', 'postgres://app:MySecretPw2024@prod-db.internal:5432/app'],
+  ['URL password holding "todo" (Mastodon)', '缓存: redis://default:Mastodon2024!@cache.internal:6379'],
+  ['password assignment holding "Secret"', 'DB_PASSWORD=MySecret#2024'],
+  ['password assignment holding "Token"', 'API_TOKEN=Tok3nFor2024Prod!'],
+  ['password in prose holding "Sample"', 'the admin password is SampleRoom#88'],
+  ['quoted password holding "your"', 'password: "Yours7ruly!Q"'],
+];
+const PLACEHOLDER_VALUES: [string, string][] = [
+  ['placeholder words only', 'DB_PASSWORD=your_password_here'],
+  ['placeholder words in camel case', 'password: MySecretPassword'],
+  ['placeholder word with a small number', 'password: secret123'],
+  ['a template in angle brackets', 'postgres://app:<your-password>@db.internal/app'],
+  ['a template variable', 'redis://default:${REDIS_PASSWORD}@cache:6379'],
+  ['a default password', 'postgres://app:changeme@db.internal/app'],
+  ['a default password in an assignment', 'DB_PASSWORD=changeme'],
+  ['x-ed out', 'DB_PASSWORD=xxxxxxxx'],
+  ['a placeholder sentence', 'password: replace-with-your-token'],
+  ['a URL with someuser:somepassword', 'mysql://someuser:somepassword@localhost/db'],
+];
+
 describe('scanText', () => {
+  it.each(REAL_WITH_A_WORD)('finds a %s', async (_name, text) => {
+    expect(await scanText(text, { file: 'notes.md' })).toHaveLength(1);
+  });
+
+  it.each(PLACEHOLDER_VALUES)('leaves alone %s', async (_name, text) => {
+    expect(await scanText(text)).toEqual([]);
+  });
+
+  it('judges a placeholder word by the whole value: only words of a placeholder are one, a word inside a real password is not', async () => {
+    const word = fc.constantFrom('your', 'secret', 'password', 'token', 'todo', 'sample', 'example', 'here', 'change', 'me', 'db');
+    const cased = (w: string, upper: boolean) => (upper ? w.toUpperCase() : w);
+    const placeholder = fc
+      .tuple(fc.array(word, { minLength: 1, maxLength: 4 }), fc.constantFrom('_', '-', '', '.'), fc.boolean(), fc.integer({ min: 0, max: 999 }), fc.boolean())
+      .map(([words, sep, upper, n, digits]) => `${words.map((w) => cased(w, upper)).join(sep)}${digits ? n : ''}`);
+    await fc.assert(
+      fc.asyncProperty(placeholder, async (value) => {
+        expect(await scanText(`DB_PASSWORD=${value}\npostgres://app:${value}@db.internal/app\n`)).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+    const real = fc
+      .tuple(word, fc.stringMatching(/^[A-Z][a-z]{3,6}$/), fc.integer({ min: 1000, max: 9999 }), fc.constantFrom('!', '#', '%', '+'))
+      .map(([w, name, n, mark]) => `${w[0]!.toUpperCase()}${w.slice(1)}${name}${n}${mark}`);
+    await fc.assert(
+      fc.asyncProperty(real, async (value) => {
+        expect(await scanText(`DB_PASSWORD=${value}\n`)).toHaveLength(1);
+        expect(await scanText(`postgres://app:${value}@db.internal/app\n`)).toHaveLength(1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it.each(SECRETS)('finds a %s', async (_name, text, rule) => {
     const findings = await scanText(text, { file: 'notes.md' });
     expect(findings.map((f) => f.rule)).toEqual([rule]);

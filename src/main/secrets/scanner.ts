@@ -15,7 +15,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { lintSource } from '@secretlint/core';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
-import { looksLikePlaceholder, looksMasked, maskSecret } from './heuristics.js';
+import { looksLikePlaceholderUrlPassword, looksMasked, maskSecret } from './heuristics.js';
 import { SECRET_RULES, rulesToRun } from './rules.js';
 import { decodedView, nameView, originalRange } from './views.js';
 
@@ -152,7 +152,7 @@ function firstString(data: unknown): string | null {
  * Where a preset finding's secret really is. Some preset ranges start at the assignment rather
  * than the value (AWS secret keys), and URL rules report the whole URL: narrow to the password.
  */
-function locate(text: string, range: readonly [number, number], data: unknown): { range: [number, number]; inUrl: boolean } {
+function locate(text: string, range: readonly [number, number], data: unknown): { range: [number, number]; inUrl: boolean; user?: string } {
   let [start, end] = range;
   const value = firstString(data);
   if (value) {
@@ -160,12 +160,12 @@ function locate(text: string, range: readonly [number, number], data: unknown): 
     if (at !== -1 && at <= end + 200) [start, end] = [at, at + value.length];
   }
   const slice = text.slice(start, end);
-  const url = /^(?:jdbc:)?[a-z][a-z0-9+.-]*:\/\/[^:/\s@]*:([^@/\s]+)@/i.exec(slice);
+  const url = /^(?:jdbc:)?[a-z][a-z0-9+.-]*:\/\/([^:/\s@]*):([^@/\s]+)@/i.exec(slice);
   if (url) {
-    start += url[0].lastIndexOf(`:${url[1]}@`) + 1;
-    end = start + url[1]!.length;
+    start += url[0].lastIndexOf(`:${url[2]}@`) + 1;
+    end = start + url[2]!.length;
   }
-  return { range: [start, end], inUrl: url !== null };
+  return { range: [start, end], inUrl: url !== null, ...(url ? { user: url[1]! } : {}) };
 }
 
 interface Candidate extends Finding {
@@ -228,8 +228,9 @@ async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
     const located = ours ? { range: [range[0], range[1]] as [number, number], inUrl: false } : locate(text, range, message.data);
     const secret = text.slice(located.range[0], located.range[1]);
     // The preset's formats match `ghp_xxxx…` and `<password>` as well as real keys, and its
-    // URL rules take `someuser:somepassword@` for a credential.
-    if (!ours && secret.length <= 500 && (looksMasked(secret) || (located.inUrl && looksLikePlaceholder(secret)))) continue;
+    // URL rules take `someuser:somepassword@` for a credential: a URL's password is judged as
+    // Memdir's own URL rule judges it (heuristics.ts), every other preset match by its mask.
+    if (!ours && secret.length <= 500 && (located.inUrl ? looksLikePlaceholderUrlPassword(secret, located.user) : looksMasked(secret))) continue;
     hits.push({
       range: located.range,
       rule: rule?.reportedAs ?? `${source}/${message.messageId}`,

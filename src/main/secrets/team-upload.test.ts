@@ -63,6 +63,10 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   },
   { key: 'reference_alerts.md', content: `Alerts hook: https://relay.internal/r?u=${encodeURIComponent(slack)}\n`, secret: slack.split('/').at(-1)! },
   { key: 'reference_comment.md', content: `Notes\n<!--${ant}-->\n`, secret: ant },
+  // Review x2, F2: real passwords that hold a word placeholders use (Secret, todo in Mastodon).
+  { key: 'reference_db.md', content: 'prod db: postgres://app:MySecretPw2024@prod-db.internal:5432/app\n', secret: 'MySecretPw2024' },
+  { key: 'reference_cache.md', content: '缓存: redis://default:Mastodon2024!@cache.internal:6379\n', secret: 'Mastodon2024!' },
+  { key: 'reference_env.md', content: 'DB_PASSWORD=MySecret#2024\n', secret: 'MySecret#2024' },
   { key: `reference_${ghp}.md`, content: 'The token for the release bot is in this file name.\n', secret: ghp },
   { key: `${akia}/notes.md`, content: 'A folder named after a key id.\n', secret: akia },
 ];
