@@ -349,6 +349,26 @@ export async function maskedName(name: string): Promise<{ masked: string; inName
   return { masked: maskedPath(name, name, inName), inName };
 }
 
+/**
+ * The one way to show a file's name, and a sentence about it, when the file is not shown for a
+ * secret (a link, a `user` memory, too large, not UTF-8): `name` (a path relative to a memory
+ * folder) masked as {@link maskedName} masks it, and every `texts` with each secret of that name
+ * masked wherever it stands (the sentence names the file, perhaps under its folder), and any other
+ * secret in them too (a link's target).
+ */
+export async function maskedForShowing(name: string, texts: readonly string[]): Promise<{ name: string; texts: string[] }> {
+  const { masked, inName } = await maskedName(name);
+  const shown: string[] = [];
+  for (const text of texts) {
+    let said = text;
+    for (const f of inName) said = said.split(name.slice(f.range[0], f.range[1])).join(f.match);
+    const rest = (await scanText(said)).filter((f) => f.rule !== SCANNER_ERROR_RULE).sort((a, b) => b.range[0] - a.range[0]);
+    for (const f of rest) said = said.slice(0, f.range[0]) + f.match + said.slice(f.range[1]);
+    shown.push(said);
+  }
+  return { name: masked, texts: shown };
+}
+
 /** Scan a file's name (`rel`, relative to where the scan started) and, when it can be read, its content. */
 async function scanPath(full: string, rel: string, options: ScanOptions): Promise<ScanReport> {
   const inName = await scanName(rel, full);

@@ -71,6 +71,14 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: `${akia}/notes.md`, content: 'A folder named after a key id.\n', secret: akia },
 ];
 
+// Review x2, F3: files held back for another reason than a secret, a token in their names.
+const HELD_FOR_OTHER_REASONS = {
+  user: `ghp_${rand(ALNUM, 36)}`,
+  link: `ghp_${rand(ALNUM, 36)}`,
+  binary: `ghp_${rand(ALNUM, 36)}`,
+  target: `ghp_${rand(ALNUM, 36)}`,
+};
+
 /** A file as its sync report and alert name it: a secret in its name masked as the scanner masks it (the first 4 characters kept). */
 const shown = (leak: { key: string; secret: string }): string => leak.key.replace(leak.secret, `${leak.secret.slice(0, 4)}${'*'.repeat(12)}`);
 const IN_NAMES = LEAKS.filter((l) => l.key.includes(l.secret));
@@ -124,6 +132,10 @@ beforeAll(async () => {
     await fs.mkdir(path.dirname(path.join(teamDir, leak.key)), { recursive: true });
     await fs.writeFile(path.join(teamDir, leak.key), leak.content);
   }
+  const other = HELD_FOR_OTHER_REASONS;
+  await fs.writeFile(path.join(teamDir, `user_${other.user}.md`), '---\nname: me\ndescription: me\ntype: user\n---\n\nI like tea.\n');
+  await fs.symlink(path.join(root, `notes_${other.target}.md`), path.join(teamDir, `link_${other.link}.md`));
+  await fs.writeFile(path.join(teamDir, `reference_${other.binary}.md`), Buffer.from([0x2d, 0x2d, 0xff, 0xfe, 0x00, 0x41]));
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
@@ -171,5 +183,24 @@ describe('a team sync to a real server', () => {
       expect(said).not.toContain(leak.secret);
       expect(text.out).toContain(`Held back: team/${shown(leak)} — team/${shown(leak)} was not uploaded to the team:`);
     }
+  });
+
+  it('a token in the name of a file held back for another reason (a user memory, a link, not UTF-8) is printed nowhere either', async () => {
+    const sync = await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json']);
+    const report = JSON.parse(sync.out) as Report & { waiting: { key: string; reason: string; detail: string }[] };
+    const reasons = new Set(report.waiting.map((w) => w.reason));
+    for (const reason of ['user-memory', 'symlink', 'not-utf8']) expect(reasons).toContain(reason);
+    const status = await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json']);
+    const text = await memdir(['team', 'status', '--project', '-work-app', '--home', home]);
+    // What an alert says and names (the Alerts page, the desktop notification's body); its topic is Memdir's own key, never shown.
+    const alerts = (await new AlertCenter(dataDir).list()).alerts.map((a) => [a.title, a.message, a.file]);
+    expect(alerts.some(([title]) => title === 'A link in the team folder was refused')).toBe(true);
+    const said = [sync.out, status.out, text.out, JSON.stringify(alerts)].join('\n');
+    for (const token of Object.values(HELD_FOR_OTHER_REASONS)) expect(said).not.toContain(token.slice(4));
+    // Still named, masked as a secret's name is.
+    expect(text.out).toContain(`team/link_${HELD_FOR_OTHER_REASONS.link.slice(0, 4)}${'*'.repeat(12)}.md`);
+    expect(report.waiting).toContainEqual(
+      expect.objectContaining({ key: `user_${HELD_FOR_OTHER_REASONS.user.slice(0, 4)}${'*'.repeat(12)}.md`, reason: 'user-memory' }),
+    );
   });
 });

@@ -11,7 +11,7 @@ import type { Finding } from '../../../shared/secret-types.js';
 import { INDEX_FILE } from '../../../shared/limits.js';
 import { scopeRefusal } from '../../../shared/memory-types.js';
 import { type FileFacts, parseTopicFile } from '../../memdir/index.js';
-import { maskedPath, scanText } from '../../secrets/index.js';
+import { maskedForShowing, maskedPath, scanText } from '../../secrets/index.js';
 import { secretAlertMessage, secretAlertTitle } from '../alert-center.js';
 import { type TeamFile, TeamPathError, checkTeamDir, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
 import type { Cycle, LocalInfo, SyncEngine } from './engine.js';
@@ -33,8 +33,18 @@ export interface DeltaItem {
 /** What a push sends: key → the file to upload. */
 export type Delta = Map<string, DeltaItem>;
 
-function waiting(cycle: Cycle, item: WaitingItem): void {
-  cycle.report.waiting.push(item);
+/**
+ * Add a file to the waiting list, named as it may be shown: a token in its name (or in a link's
+ * target) masked, whatever the reason it waits. A file held for a secret comes named masked
+ * already (vetForUpload); one pending goes up under its name, allowed (push.ts finds it by it).
+ */
+async function waiting(cycle: Cycle, item: WaitingItem): Promise<void> {
+  if (item.reason === 'secret' || item.reason === 'pending') {
+    cycle.report.waiting.push(item);
+    return;
+  }
+  const shown = await maskedForShowing(item.key, [item.detail]);
+  cycle.report.waiting.push({ ...item, key: shown.name, detail: shown.texts[0]! });
 }
 
 /** The delta to push now: key → content, for every local file that differs and may be pushed. */
@@ -49,19 +59,22 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
   const secretTopics = new Set<string>();
   const linkTopics = new Set<string>();
   for (const problem of cycle.listing.problems) {
-    waiting(cycle, { key: problem.key, reason: problem.reason, detail: problem.detail });
+    await waiting(cycle, { key: problem.key, reason: problem.reason, detail: problem.detail });
     if ((problem.reason === 'symlink' || problem.reason === 'hardlink') && !opts.dry) {
       const topic = e.topic('link', e.rel(problem.key));
       linkTopics.add(topic);
       const where = e.space.kind === 'team' ? 'the team folder' : 'the memory folder';
+      // Its words are a desktop notification's body: a token in the link's name or target masked.
+      const shown = await maskedForShowing(e.rel(problem.key), [
+        problem.reason === 'symlink'
+          ? `${e.rel(problem.key)} is a symbolic link (to ${problem.target ?? '?'}). Memdir never follows links in ${where} when it syncs: nothing was read or written through it, and it is not synced. Remove it or replace it with a real file.`
+          : `${problem.detail} Nothing was read from it.`,
+      ]);
       await e.raise(topic, {
         kind: 'security',
         title: problem.reason === 'symlink' ? `A link in ${where} was refused` : `A hard link in ${where} was refused`,
-        message:
-          problem.reason === 'symlink'
-            ? `${e.rel(problem.key)} is a symbolic link (to ${problem.target ?? '?'}). Memdir never follows links in ${where} when it syncs: nothing was read or written through it, and it is not synced. Remove it or replace it with a real file.`
-            : `${problem.detail} Nothing was read from it.`,
-        file: e.rel(problem.key),
+        message: shown.texts[0]!,
+        file: shown.name,
       });
     }
   }
@@ -73,7 +86,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     if (sha !== null && sha === serverMap.get(key) && sha === baseMap.get(key)) continue;
     let bytes: Buffer | null = null;
     if (sha === null && file.size > e.maxEntryBytes) {
-      waiting(cycle, {
+      await waiting(cycle, {
         key,
         reason: 'too-large',
         detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.`,
@@ -89,7 +102,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       if (store) throw store;
     } catch (error) {
       if (!(error instanceof TeamPathError)) throw error;
-      waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+      await waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
       continue;
     }
     if (sha === null) {
@@ -98,7 +111,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
         info = await e.localInfo(handle);
       } catch (error) {
         if (!(error instanceof TeamPathError)) throw error;
-        waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+        await waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
         continue;
       }
       if (!info) continue;
@@ -112,7 +125,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       continue;
     }
     if (server !== undefined && server !== base) {
-      waiting(cycle, {
+      await waiting(cycle, {
         key,
         reason: 'server-moved',
         detail: `${e.rel(key)} changed on the server since this copy; the next pull brings it in (your version is kept as a conflict if it differs).`,
@@ -121,11 +134,11 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     }
     const refusal = cycle.refusedByServer.get(key);
     if (refusal && refusal.sha === sha) {
-      waiting(cycle, { key, reason: 'refused', detail: refusal.reason });
+      await waiting(cycle, { key, reason: 'refused', detail: refusal.reason });
       continue;
     }
     if (file.size > e.maxEntryBytes) {
-      waiting(cycle, {
+      await waiting(cycle, {
         key,
         reason: 'too-large',
         detail: `${e.rel(key)} is ${file.size} bytes; a ${e.space.noun} file may hold at most ${e.maxEntryBytes}. Shorten it or split it.`,
@@ -138,7 +151,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
         read = await handle.read();
       } catch (error) {
         if (!(error instanceof TeamPathError)) throw error;
-        waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
+        await waiting(cycle, { key, reason: waitingReason(error), detail: error.message });
         continue;
       }
       if (!read) continue;
@@ -150,7 +163,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     const vetted = await vetForUpload(e, cycle, key, sha, bytes);
     if ('reason' in vetted) {
       // A token in the file's name is shown masked, as one in its text is: in the waiting list and the alert's words.
-      waiting(cycle, { key: vetted.key, reason: vetted.reason, detail: vetted.detail });
+      await waiting(cycle, { key: vetted.key, reason: vetted.reason, detail: vetted.detail });
       if (vetted.reason === 'secret') {
         const topic = e.topic('secret', e.rel(key));
         secretTopics.add(topic);
@@ -166,7 +179,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
       }
       continue;
     }
-    waiting(cycle, { key, reason: 'pending', detail: `${e.rel(key)} changed here and waits to be pushed.` });
+    await waiting(cycle, { key, reason: 'pending', detail: `${e.rel(key)} changed here and waits to be pushed.` });
     delta.set(key, { content: vetted.content, sha, bytes: bytes.byteLength });
   }
   if (!opts.dry && e.raised.size > 0) {
