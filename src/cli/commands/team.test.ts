@@ -93,6 +93,23 @@ describe('memdir team', () => {
     expect(r).toMatchObject({ code: 2, err: expect.stringContaining('no token') });
   });
 
+  it('a token pasted into --server or --team is not quoted back in full (review x2 F5)', async () => {
+    const pasted = server.tokens[0]!;
+    const secretPart = pasted.slice(pasted.lastIndexOf('_') + 1);
+    const base = ['team', 'connect', '--project', '-work-app', '--home', home];
+    const asServer = await memdir([...base, '--server', pasted, '--team', 'platform', '--token-stdin'], { stdin: `${pasted}\n` });
+    expect(asServer.code).toBe(2);
+    expect(asServer.err).toMatch(/^memdir team connect: "mdt_\*+" is not a URL; give the sync server's address/);
+    const asTeam = await memdir([...base, '--server', server.url, '--team', pasted, '--token-stdin'], { stdin: `${pasted}\n` });
+    expect(asTeam.code).toBe(2);
+    expect(asTeam.err).toMatch(/^memdir team connect: "mdt_\*+" is not a team name/);
+    for (const r of [asServer, asTeam]) expect(r.err + r.out).not.toContain(secretPart.slice(0, 12));
+    // Anything else is quoted as typed, so the person sees what was wrong.
+    expect((await memdir([...base, '--server', 'sync.example', '--team', 'platform', '--token-stdin'], { stdin: `${pasted}\n` })).err).toContain(
+      '"sync.example" is not a URL',
+    );
+  });
+
   it('connect says each limit it shares with the app in a sentence, before any network', async () => {
     const base = ['team', 'connect', '--project', '-work-app', '--home', home];
     const cases: [string[], string][] = [

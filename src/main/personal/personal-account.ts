@@ -113,7 +113,7 @@ export interface ConnectInput {
  * ids the (maybe new) key gives them.
  */
 export async function connectAccount(input: ConnectInput): Promise<{ account: PersonalAccount; created: boolean }> {
-  const server = checkServerUrl(input.server, input.allowHttp === true);
+  const server = await checkServerUrl(input.server, input.allowHttp === true);
   const token = input.token.trim();
   const tokenId = tokenIdOf(token);
   if (!tokenId) throw new TeamConfigError('That is not a Memdir token (they look like mdt_…, from `memdir server admin issue-token <you> --personal`).');

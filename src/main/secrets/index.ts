@@ -2,5 +2,17 @@
  * Finding secrets in memory text before it leaves the machine.
  * The front door (STYLE.md "The house"): code outside this folder imports only from here.
  */
-export { type Finding, maskedForShowing, maskedName, maskedPath, redactFinding, scanContent, scanDir, scanFile, type ScanReport, scanText } from './scanner.js';
+export {
+  type Finding,
+  maskedForShowing,
+  maskedName,
+  maskedPath,
+  maskSecretsIn,
+  redactFinding,
+  scanContent,
+  scanDir,
+  scanFile,
+  type ScanReport,
+  scanText,
+} from './scanner.js';
 export { type GuardedSave, refuseNewSecrets, SecretFoundError } from './save-guard.js';

@@ -349,6 +349,14 @@ export async function maskedName(name: string): Promise<{ masked: string; inName
   return { masked: maskedPath(name, name, inName), inName };
 }
 
+/** `text` with every secret the scanner finds in it masked (as a finding's `match`), to quote back what someone typed. */
+export async function maskSecretsIn(text: string): Promise<string> {
+  let said = text;
+  const found = (await scanText(text)).filter((f) => f.rule !== SCANNER_ERROR_RULE).sort((a, b) => b.range[0] - a.range[0]);
+  for (const f of found) said = said.slice(0, f.range[0]) + f.match + said.slice(f.range[1]);
+  return said;
+}
+
 /**
  * The one way to show a file's name, and a sentence about it, when the file is not shown for a
  * secret (a link, a `user` memory, too large, not UTF-8): `name` (a path relative to a memory
@@ -362,9 +370,7 @@ export async function maskedForShowing(name: string, texts: readonly string[]): 
   for (const text of texts) {
     let said = text;
     for (const f of inName) said = said.split(name.slice(f.range[0], f.range[1])).join(f.match);
-    const rest = (await scanText(said)).filter((f) => f.rule !== SCANNER_ERROR_RULE).sort((a, b) => b.range[0] - a.range[0]);
-    for (const f of rest) said = said.slice(0, f.range[0]) + f.match + said.slice(f.range[1]);
-    shown.push(said);
+    shown.push(await maskSecretsIn(said));
   }
   return { name: masked, texts: shown };
 }

@@ -40,8 +40,8 @@ export interface ConnectTeamDeps {
  * in the credential store. Nothing is stored when any check fails. The first sync is the caller's.
  */
 export async function connectTeam(input: ConnectTeamInput, deps: ConnectTeamDeps): Promise<{ connection: TeamConnection; previous: TeamConnection | null }> {
-  const server = checkServerUrl(input.server, input.allowHttp === true);
-  const team = checkTeamName(input.team);
+  const server = await checkServerUrl(input.server, input.allowHttp === true);
+  const team = await checkTeamName(input.team);
   const token = input.token.trim();
   const tokenId = tokenIdOf(token);
   if (!tokenId) throw new TeamConfigError('That is not a Memdir team token (they look like mdt_…, from `memdir server admin issue-token`).');

@@ -20,6 +20,7 @@ import { writeDataFile } from '../core/safe-fs.js';
 import type { CredentialStore } from '../settings/index.js';
 import { StateFile, lockSyncState } from './sync-state.js';
 import { normalizeServerUrl } from './team-client.js';
+import { maskSecretsIn } from '../secrets/index.js';
 import { MemdirError } from '../../shared/errors.js';
 
 /** How often the app pulls when nothing else prompts it (seconds). */
@@ -87,12 +88,12 @@ const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
  * Check a server URL: http(s) only, no credentials, query or fragment in it, and plain http
  * only to this machine unless `allowHttp` (the token would cross the network in clear text).
  */
-export function checkServerUrl(server: string, allowHttp = false): string {
+export async function checkServerUrl(server: string, allowHttp = false): Promise<string> {
   let url: URL;
   try {
     url = new URL(server.trim());
   } catch {
-    throw new TeamConfigError(`"${server.slice(0, 200)}" is not a URL; give the sync server's address, e.g. https://memdir.example.com`);
+    throw new TeamConfigError(`"${await quotedBack(server, 200)}" is not a URL; give the sync server's address, e.g. https://memdir.example.com`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TeamConfigError(`The sync server must be an http(s) URL, not ${url.protocol}`);
   if (url.username || url.password) throw new TeamConfigError('Put the token in the token field, not in the URL.');
@@ -104,10 +105,20 @@ export function checkServerUrl(server: string, allowHttp = false): string {
 }
 
 /** Check a team name the way the server does (it is a URL path segment). */
-export function checkTeamName(team: string): string {
+export async function checkTeamName(team: string): Promise<string> {
   const name = team.trim();
-  if (!isTeamName(name)) throw new TeamConfigError(`"${team.slice(0, 80)}" is not a team name: lower-case letters, digits and dashes, e.g. platform-team.`);
+  if (!isTeamName(name))
+    throw new TeamConfigError(`"${await quotedBack(team, 80)}" is not a team name: lower-case letters, digits and dashes, e.g. platform-team.`);
   return name;
+}
+
+/**
+ * What a person typed into the wrong field, as a refusal quotes it: its first `max` characters, a
+ * secret in it masked (a token pasted as the server or the team ends up in terminal and CI logs,
+ * and in the app's Connect form).
+ */
+async function quotedBack(value: string, max: number): Promise<string> {
+  return [...(await maskSecretsIn(value))].slice(0, max).join('');
 }
 
 /** The public id of a Memdir token (`mdt_<id>_<secret>`), or null for something else. */
