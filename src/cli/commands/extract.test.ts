@@ -65,6 +65,22 @@ describe('memdir extract', () => {
     expect(JSON.parse(again.out).turns).toEqual([]);
   });
 
+  it('an operation refused because it would write a secret is logged with that secret masked (review x2 F4)', async () => {
+    // Assembled at run time, so no key-shaped literal sits in the repository.
+    const token = ['ghp_', 'R8mK2vQ9', 'xT4pL7nW', '3zY6bC1d', 'F5hJ0sA8', 'eG2u'].join('');
+    const t = fx.builder();
+    t.prompt(`Remember: the CI token is ${token}`).assistant('ok', { stopReason: 'end_turn' });
+    await fs.writeFile(fx.transcript(), t.take());
+    fake.enqueue(operationsReply({ ...memory, file: 'reference_ci.md', type: 'reference', name: 'CI token', body: `The CI token is ${token}\n` }));
+    const { code, out } = await run('extract', '--project', fx.cwd, '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(out).turns[0].operations).toEqual([expect.objectContaining({ disposition: 'refused' })]);
+    const log = await fs.readFile(path.join(fx.dataDir, 'extract', 'log.jsonl'), 'utf8');
+    expect(log).toContain('"disposition":"refused"');
+    expect(log).toContain(`The CI token is ${token.slice(0, 4)}`);
+    expect(log).not.toContain(token.slice(8));
+  });
+
   it('--dry-run writes nothing; --offline lists "remember this" statements; text output reads well', async () => {
     await fs.writeFile(
       fx.transcript(),

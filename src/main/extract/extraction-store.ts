@@ -7,6 +7,7 @@
  *   - `journal/<hash>.json` — per transcript, the decisions of a run not yet fully carried out
  *     (see extract-memories.ts): what makes a restart finish the work instead of redoing it.
  */
+import { maskSecretsIn, maskedName } from '../secrets/index.js';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -80,8 +81,8 @@ export class ExtractionStore {
   /** Append entries to the log, durably (fsync), in call order within this process. */
   appendLog(entries: readonly ExtractionLogEntry[]): Promise<void> {
     if (entries.length === 0) return this.appending;
-    const text = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
     const run = this.appending.then(async () => {
+      const text = (await Promise.all(entries.map(loggable))).map((e) => `${JSON.stringify(e)}\n`).join('');
       await fs.mkdir(this.dir, { recursive: true });
       const size = (await fs.stat(this.logFile).catch(() => null))?.size ?? 0;
       if (size > LOG_ROTATE_BYTES) await fs.rename(this.logFile, path.join(this.dir, 'log.1.jsonl')).catch(() => undefined);
@@ -203,4 +204,33 @@ export class ExtractionStore {
   async removeJournal(transcriptPath: string): Promise<void> {
     await fs.rm(this.journalFile(transcriptPath), { force: true });
   }
+}
+
+/**
+ * An entry as the log keeps it: an operation refused (its reason, say, that it would write a
+ * secret) with every secret in its words masked, its file's name too — the log is no second copy
+ * of what Memdir refused to write.
+ */
+async function loggable(entry: ExtractionLogEntry): Promise<ExtractionLogEntry> {
+  if (entry.kind !== 'turns' || !entry.outcome.operations.some((o) => o.disposition === 'refused')) return entry;
+  const operations = await Promise.all(
+    entry.outcome.operations.map(async (o) => {
+      if (o.disposition !== 'refused') return o;
+      const op = o.operation;
+      const masked = async (text: string | null) => (text === null ? null : await maskSecretsIn(text));
+      return {
+        ...o,
+        operation: {
+          ...op,
+          file: (await maskedName(op.file)).masked,
+          name: await maskSecretsIn(op.name),
+          description: await maskSecretsIn(op.description),
+          body: await maskSecretsIn(op.body),
+          hook: await masked(op.hook),
+          reason: await masked(op.reason),
+        },
+      };
+    }),
+  );
+  return { ...entry, outcome: { ...entry.outcome, operations } };
 }
