@@ -150,9 +150,12 @@ function genericAssignments(text: string): RuleMatch[] {
 // "the admin password is: X", "password was X" — prose rather than an assignment.
 const PASSWORD_PROSE = /\b(?:password|passwd|passphrase)[ \t]+(?:is|was)[ \t]*:?[ \t]*(["'`]?)([^\s"'`<>(){}[\]]{6,100})\1/gi;
 
+// The same in Chinese: "密码：X", "数据库密码是 X", "口令为 X" (full-width or ASCII colon, or none after 是/为).
+const PASSWORD_PROSE_ZH = /(?:密码|密碼|口令)(?:[ \t]*(?:是|为|為)[ \t]*[:：]?|[ \t]*[:：])[ \t]*(["'`]?)([^\s"'`<>(){}[\]，。；、）（]{6,100})\1/g;
+
 function passwordProse(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
-  for (const m of text.matchAll(PASSWORD_PROSE)) {
+  for (const m of [...text.matchAll(PASSWORD_PROSE), ...text.matchAll(PASSWORD_PROSE_ZH)]) {
     const value = m[1] === '' ? m[2]!.replace(/[.,;:!?]+$/, '') : m[2]!;
     if (looksLikePlaceholder(value) || looksLikeReference(value) || /^\d+$/.test(value)) continue;
     if (value.length < 6 || entropy(value) < 2.0 || charClasses(value) < 2) continue;
@@ -480,11 +483,25 @@ export const SECRET_RULES: SecretRule[] = [
     ),
   },
   {
+    // HTTP Basic credentials: base64 of `user:password`, judged by its password as a URL's is.
+    id: 'basic-auth',
+    title: 'HTTP Basic credentials',
+    severity: 'warning',
+    priority: 0,
+    hint: /Basic/,
+    find: matches(/\bBasic[ \t]+([A-Za-z0-9+/]{8,2000}={0,2})(?![A-Za-z0-9+/=])/g, (encoded) => {
+      const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon < 1 || !/^[\x20-\x7e]+$/.test(decoded)) return false;
+      return !looksLikePlaceholderUrlPassword(decoded.slice(colon + 1), decoded.slice(0, colon));
+    }),
+  },
+  {
     id: 'generic-assignment',
     title: 'Credential assigned in text (password = …, api_key: …)',
     severity: 'warning',
     priority: 0,
-    hint: /pass|pwd|secret|token|key|credential/i,
+    hint: /pass|pwd|secret|token|key|credential|密码|密碼|口令/i,
     find: (text) => [...genericAssignments(text), ...passwordProse(text)],
   },
 ];

@@ -70,6 +70,10 @@ const REAL_WITH_A_WORD: [string, string][] = [
   ['password assignment holding "Token"', 'API_TOKEN=Tok3nFor2024Prod!'],
   ['password in prose holding "Sample"', 'the admin password is SampleRoom#88'],
   ['quoted password holding "your"', 'password: "Yours7ruly!Q"'],
+  // Review x2, F2 (lower grade): password prose in Chinese, and HTTP Basic credentials.
+  ['password after a full-width colon, in Chinese', '密码：Hunter2Rocks!9'],
+  ['password in Chinese prose', '数据库密码是 Xk9#mP2$vL7q'],
+  ['HTTP Basic credentials', `curl -H "Authorization: Basic ${Buffer.from('admin:Kq9Lm2Vx7Pz4').toString('base64')}" https://api.internal`],
 ];
 const PLACEHOLDER_VALUES: [string, string][] = [
   ['placeholder words only', 'DB_PASSWORD=your_password_here'],
@@ -82,6 +86,9 @@ const PLACEHOLDER_VALUES: [string, string][] = [
   ['x-ed out', 'DB_PASSWORD=xxxxxxxx'],
   ['a placeholder sentence', 'password: replace-with-your-token'],
   ['a URL with someuser:somepassword', 'mysql://someuser:somepassword@localhost/db'],
+  ['a password placeholder in Chinese', '密码：<你的密码>'],
+  ['HTTP Basic with a placeholder', 'Authorization: Basic <base64 of user:password>'],
+  ['HTTP Basic of a default password', `Authorization: Basic ${Buffer.from('user:password').toString('base64')}`],
 ];
 
 describe('scanText', () => {
