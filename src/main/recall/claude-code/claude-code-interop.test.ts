@@ -12,16 +12,22 @@ import { RecallService } from '../recall-service.js';
 import { SCENARIO_QUERIES } from '../test-support/claude-code-recall-scenario.js';
 import { findClaudeCodeBinary } from '../../llm/test-support/real-claude-code.js';
 import { CAPTURE_FIXTURE, captureClaudeCodeRecall, withoutClaudeCodeOwnParts } from '../test-support/capture-claude-code-recall.js';
-import { LOADED_FILES, SYNC_STORES } from '../../team/test-support/claude-code-stores-cases.js';
+import { SYNC_STORES } from '../../team/test-support/claude-code-stores-cases.js';
+import {
+  INVALID_STORE_VALUES,
+  recordedManifest,
+  STORES_RECALL_FILES,
+  STORES_RECALL_FIXTURE,
+  STORES_RECALL_QUERY,
+  STORES_SETTING_FIXTURE,
+  type StoresRecallRecording,
+} from '../test-support/claude-code-stores-recall-cases.js';
 
-/**
- * What the selector is offered in Claude Code's memory-store mode and without it, on one memory
- * dir (the recall scenario, plus the store-folder layout of the stores' loading runs). Recorded,
- * not yet modelled by Memdir's recall (scan-memories.ts holds the rule without stores).
- */
-const STORES_RECALL_FIXTURE = path.join('test', 'fixtures', 'claude-code', 'recall-stores-2.1.332.json');
 const STORES_RECALL_HOW =
-  "src/main/recall/claude-code/claude-code-interop.test.ts ('memory-store mode'): captureClaudeCodeRecall on the recall scenario with `files` written beside it, one prompt (`query`), once with `CLAUDE_MEMORY_STORES` = `stores` (offline: never synced) and once without. Per run: the selector's 'Available memories' lines (without their '- '), sorted (files written in one clock tick tie on time, so the client's newest-first order varies), the time of a file written by the run made <time>. Seen: with the setting the selector is also offered every MEMORY.md but the memory dir's own, the files of the setting's store folders (team/<mount>/…, not other team/ subfolders), and for a file with no description a line of its text ('# ' dropped); the 200 newest still.";
+  "src/main/recall/claude-code/claude-code-interop.test.ts ('memory-store mode'): captureClaudeCodeRecall on the recall scenario with `files` written beside it, one prompt (`query`), once with `CLAUDE_MEMORY_STORES` = `stores` (offline: never synced) and once without. Per run: the selector's 'Available memories' lines (without their '- '), sorted (files written in one clock tick tie on time, so the client's newest-first order varies), the time of a file written by the run made <time>. Seen: with the setting the selector is also offered every MEMORY.md but the memory dir's own (not one in a team folder that is no store's), the files of the setting's store folders at any depth, dot folders included (team/<mount>/…, not other team/ subfolders), and for a file whose description is missing or null the first line of text with a leading '#'s-and-space dropped, cut at 120 characters; the 200 newest still. Modelled: scan-memories.ts (recallStoreRules).";
+
+const STORES_SETTING_HOW =
+  "src/main/recall/claude-code/claude-code-interop.test.ts ('a setting it cannot use'): captureClaudeCodeRecall on the recall scenario with the store-mode recall files, one prompt, recall's server flag NOT cached, per run a value of `CLAUDE_MEMORY_STORES` in the shell (`shell`), or the valid `stores` in the user settings' env block (`settingsEnvBlock`), or none (`unset`). Per run: `instructions` (the memory files the transcript's instructions attachment loaded: MEMORY.md when the index loads), `selectorAsked` (recall requests sent), and the offered lines beyond or missing from the plain manifest (recall-stores-2.1.332.json withoutStores).";
 
 const binary = await findClaudeCodeBinary();
 
@@ -46,34 +52,62 @@ describe.skipIf(!binary.found)(`recall against the real Claude Code${binary.foun
   });
 
   it('memory-store mode: what the selector is offered, with the setting and without (recorded)', async () => {
-    const query = 'how do we deploy the build';
     const manifest = async (name: string, env: NodeJS.ProcessEnv) => {
       const run = await captureClaudeCodeRecall({
         binary: binary.found ? binary.path : '',
         root: path.join(root, name),
-        queries: [{ query, answer: '{"selected_memories":[]}' }],
+        queries: [{ query: STORES_RECALL_QUERY, answer: '{"selected_memories":[]}' }],
         env,
-        files: LOADED_FILES,
+        files: STORES_RECALL_FILES,
       });
-      const first = (run.requests[0]?.messages as { content: { text: string }[] }[])[0]!.content[0]!.text;
-      return first
-        .replace(/^Available memories:\n- /, '')
-        .replace(/\(20\d\d-\d\d-\d\dT[\d:.]+Z\)/g, (t) => (t.startsWith('(2026-01-01') ? t : '(<time>)'))
-        .split('\n- ')
-        .sort();
+      return recordedManifest((run.requests[0]?.messages as { content: { text: string }[] }[])[0]!.content[0]!.text);
     };
-    const seen = {
+    const seen: StoresRecallRecording = {
       client: binary.found ? binary.version : null,
       how: STORES_RECALL_HOW,
       stores: SYNC_STORES,
-      files: LOADED_FILES,
-      query,
+      files: STORES_RECALL_FILES,
+      query: STORES_RECALL_QUERY,
       withoutStores: await manifest('recall-without', {}),
       withStores: await manifest('recall-with', { CLAUDE_MEMORY_STORES: SYNC_STORES }),
     };
     if (process.env.MEMDIR_RECORD_STORES_FIXTURE === '1') await fs.writeFile(STORES_RECALL_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
     else expect(seen).toEqual(JSON.parse(await fs.readFile(STORES_RECALL_FIXTURE, 'utf8')));
   }, 240_000);
+
+  it('a setting it cannot use, and the setting in a settings env block: is MEMORY.md loaded, is recall on (recorded)', async () => {
+    const recording = JSON.parse(await fs.readFile(STORES_RECALL_FIXTURE, 'utf8')) as StoresRecallRecording;
+    const plain = new Set(recording.withoutStores);
+    const once = async (name: string, opts: { env?: NodeJS.ProcessEnv; settingsEnv?: Record<string, string> }) => {
+      const run = await captureClaudeCodeRecall({
+        binary: binary.found ? binary.path : '',
+        root: path.join(root, name),
+        queries: [{ query: STORES_RECALL_QUERY, answer: '{"selected_memories":[]}' }],
+        files: STORES_RECALL_FILES,
+        recallFlag: false,
+        ...opts,
+      });
+      const offered = run.requests[0] ? recordedManifest((run.requests[0].messages as { content: { text: string }[] }[])[0]!.content[0]!.text) : [];
+      return {
+        instructions: run.instructions,
+        selectorAsked: run.requests.length,
+        beyondPlain: offered.filter((l) => !plain.has(l)),
+        missingFromPlain: offered.length === 0 ? [] : recording.withoutStores.filter((l) => !offered.includes(l)),
+      };
+    };
+    const seen = {
+      client: binary.found ? binary.version : null,
+      how: STORES_SETTING_HOW,
+      stores: SYNC_STORES,
+      unset: await once('setting-unset', {}),
+      shell: {} as Record<string, Awaited<ReturnType<typeof once>>>,
+      settingsEnvBlock: await once('setting-env-block', { settingsEnv: { CLAUDE_MEMORY_STORES: SYNC_STORES } }),
+    };
+    // One at a time: the client's runs share the machine's cores.
+    for (const [i, value] of INVALID_STORE_VALUES.entries()) seen.shell[value] = await once(`setting-invalid-${i}`, { env: { CLAUDE_MEMORY_STORES: value } });
+    if (process.env.MEMDIR_RECORD_STORES_FIXTURE === '1') await fs.writeFile(STORES_SETTING_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+    else expect(seen).toEqual(JSON.parse(await fs.readFile(STORES_SETTING_FIXTURE, 'utf8')));
+  }, 300_000);
 
   it('agrees with Memdir on the same memory directory: same requests, same memories loaded', async () => {
     const fake = await startFakeAnthropic();

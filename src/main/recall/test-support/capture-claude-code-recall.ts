@@ -34,6 +34,8 @@ export interface CapturedRecall {
   loaded: string[][];
   /** Where the scenario was written (left for the caller to compare with). */
   memoryDir: string;
+  /** The files its instructions attachments loaded at session start, relative to the memory dir, with their type (`MEMORY.md (AutoMem)`). */
+  instructions: string[];
 }
 
 const isSelector = (r: FakeRequest): boolean => JSON.stringify(r.body?.system ?? '').includes('You are selecting memories');
@@ -47,6 +49,10 @@ export async function captureClaudeCodeRecall(options: {
   /** More variables for the client (CLAUDE_MEMORY_STORES, say), and files written into the memory dir beside the scenario's. */
   env?: NodeJS.ProcessEnv;
   files?: Record<string, string>;
+  /** The `env` block of the user's settings.json (none by default). */
+  settingsEnv?: Record<string, string>;
+  /** The cached server flag that switches recall on (default true); false: recall is on only if something else turns it on. */
+  recallFlag?: boolean;
 }): Promise<CapturedRecall> {
   const queries = options.queries ?? SCENARIO_QUERIES;
   const [home, config, tmp, project] = ['home', 'config', 'tmp', 'project'].map((d) => path.join(options.root, d)) as [string, string, string, string];
@@ -65,9 +71,10 @@ export async function captureClaudeCodeRecall(options: {
     JSON.stringify({
       hasCompletedOnboarding: true,
       projects: { [key]: { hasTrustDialogAccepted: true } },
-      cachedGrowthBookFeatures: { tengu_moth_copse: true },
+      cachedGrowthBookFeatures: { tengu_moth_copse: options.recallFlag ?? true },
     }),
   );
+  if (options.settingsEnv) await fs.writeFile(path.join(config, 'settings.json'), JSON.stringify({ env: options.settingsEnv }));
 
   const fake = await startFakeAnthropic();
   let selectorCalls = 0;
@@ -131,14 +138,25 @@ export async function captureClaudeCodeRecall(options: {
     const selector = fake.messageRequests().filter(isSelector);
     const transcripts = (await fs.readdir(projectDir)).filter((f) => f.endsWith('.jsonl'));
     const loaded: string[][] = [];
+    const instructions: string[] = [];
     for (const transcript of transcripts) {
       // One session: each recall attachment is one prompt's load, in order.
       for (const line of (await fs.readFile(path.join(projectDir, transcript), 'utf8')).split('\n')) {
         const recalled = recalledInLine(line, memoryDir);
         if (recalled) loaded.push(recalled.map((m) => m.file));
+        if (!line.includes('"instructions"')) continue;
+        const attachment = (JSON.parse(line) as { attachment?: { type?: string; files?: { path: string; type: string }[] } }).attachment;
+        if (attachment?.type === 'instructions')
+          for (const f of attachment.files ?? []) if (f.path.startsWith(memoryDir)) instructions.push(`${path.relative(memoryDir, f.path)} (${f.type})`);
       }
     }
-    return { requests: selector.map((r) => r.body ?? {}), betas: selector.map((r) => String(r.headers['anthropic-beta'] ?? '')), loaded, memoryDir };
+    return {
+      requests: selector.map((r) => r.body ?? {}),
+      betas: selector.map((r) => String(r.headers['anthropic-beta'] ?? '')),
+      loaded,
+      memoryDir,
+      instructions,
+    };
   } finally {
     await fake.close();
   }
