@@ -45,47 +45,121 @@ export type MemoryStoresSetting = { value: string; from: string } | null;
  * Whether Claude Code runs in memory-store mode: as 2.1.332 decides it, `CLAUDE_MEMORY_STORES` set
  * to anything but blanks. Neither a sync nor the sidecars it leaves count (recorded,
  * test/fixtures/claude-code-stores/loaded-2.1.332.json: the setting dropped, sidecars left, loads
- * MEMORY.md again; the setting with the stores never reached loads none).
+ * MEMORY.md again; the setting with the stores never reached loads none). A value the client cannot
+ * use as a store list counts too: it then syncs nothing, yet loads no MEMORY.md and recalls
+ * (recorded, test/fixtures/claude-code/stores-setting-2.1.332.json: `notjson`, `[]`, `{}`).
  */
 export function inStoreMode(setting: MemoryStoresSetting): setting is { value: string; from: string } {
   return setting !== null && setting.value.trim() !== '';
 }
 
-/** The entries of the setting, unchecked; none when it is not a JSON array (the client refuses it then). */
-function settingEntries(setting: MemoryStoresSetting): unknown[] {
-  if (!inStoreMode(setting)) return [];
+/** One store of the setting as the client reads it, with the folder name it mounts at. */
+export interface MemoryStoreEntry {
+  path: string;
+  mode: 'rw' | 'ro';
+  scope: 'user' | 'team';
+  /** `mount`, else the path's last segment with other characters than letters, digits, `_` and `-` made `-`. */
+  mount: string;
+  promptIndex?: string;
+  skillsDirs?: string[];
+}
+
+/** A path segment list the client accepts for `promptIndex` and `skillsDirs`. */
+const isSegments = (v: unknown): v is string =>
+  typeof v === 'string' && v.length > 0 && v.split('/').every((s) => /^[A-Za-z0-9._-]+$/.test(s) && s !== '.' && s !== '..');
+
+/** The client's test of a store path: path-absolute, and not one that names another host (`//host/…`). */
+function isStorePath(v: unknown): v is string {
+  if (typeof v !== 'string' || !v.startsWith('/')) return false;
   try {
-    const entries = JSON.parse(setting.value) as unknown;
-    return Array.isArray(entries) ? entries : [];
+    return new URL(v, 'https://sentinel.invalid').origin === 'https://sentinel.invalid';
   } catch {
-    return [];
+    return false;
   }
+}
+
+/** Why one entry of the setting is refused, or its store. */
+function readStoreEntry(raw: unknown, at: number): MemoryStoreEntry | string {
+  const entry = typeof raw === 'string' ? { path: raw } : raw;
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return `entry ${at + 1} is neither a path nor an object`;
+  const e = entry as Record<string, unknown>;
+  if (!isStorePath(e.path)) return `entry ${at + 1} has no path starting with / (on the store's host)`;
+  if (e.mode !== undefined && e.mode !== 'rw' && e.mode !== 'ro') return `entry ${at + 1} has a mode other than "rw" or "ro"`;
+  if (e.scope !== undefined && e.scope !== 'user' && e.scope !== 'team') return `entry ${at + 1} has a scope other than "user" or "team"`;
+  if (e.mount !== undefined && (typeof e.mount !== 'string' || !/^[A-Za-z0-9_-]+$/.test(e.mount)))
+    return `entry ${at + 1} has a mount other than letters, digits, _ and -`;
+  if (e.promptIndex !== undefined && !isSegments(e.promptIndex)) return `entry ${at + 1} has a promptIndex that is not a relative path`;
+  const dirs = e.skillsDirs;
+  if (dirs !== undefined && (!Array.isArray(dirs) || dirs.length > 10 || !dirs.every((d) => isSegments(d) && d.split('/').at(-1) === 'skills')))
+    return `entry ${at + 1} has skillsDirs that are not at most 10 relative paths ending in skills`;
+  if (e.promptIndexMaxBytes !== undefined && !(Number.isInteger(e.promptIndexMaxBytes) && (e.promptIndexMaxBytes as number) > 0))
+    return `entry ${at + 1} has a promptIndexMaxBytes that is not a positive whole number`;
+  let mount = e.mount as string | undefined;
+  if (mount === undefined) {
+    const trimmed = e.path.replace(/\/+$/, '');
+    mount = trimmed.slice(trimmed.lastIndexOf('/') + 1).replace(/[^A-Za-z0-9_-]/g, '-');
+    if (mount === '' || mount === '.' || mount === '..') return `entry ${at + 1} has a path whose last segment names no folder`;
+  }
+  return {
+    path: e.path,
+    mode: (e.mode as 'rw' | 'ro' | undefined) ?? 'rw',
+    scope: (e.scope as 'user' | 'team' | undefined) ?? 'team',
+    mount,
+    ...(e.promptIndex !== undefined ? { promptIndex: e.promptIndex as string } : {}),
+    ...(Array.isArray(dirs) && dirs.length > 0 ? { skillsDirs: dirs as string[] } : {}),
+  };
+}
+
+/**
+ * The setting read as Claude Code 2.1.332 reads it (its schema and checks, read from the bundle):
+ * the stores, `null` when it names none (unset, empty, `[]`), or why the client refuses the whole
+ * value (not JSON, not a list, a bad entry, a mount twice, two `scope: "user"` stores) — it then
+ * syncs nothing and recall scans as without stores (recorded: stores-setting-2.1.332.json).
+ */
+export function readStoreSetting(setting: MemoryStoresSetting): { stores: MemoryStoreEntry[] } | { refused: string } | null {
+  if (setting === null || setting.value === '') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(setting.value);
+  } catch {
+    return { refused: 'it is not valid JSON' };
+  }
+  if (!Array.isArray(parsed)) return { refused: 'it is not a list of stores' };
+  const stores: MemoryStoreEntry[] = [];
+  for (const [at, raw] of parsed.entries()) {
+    const entry = readStoreEntry(raw, at);
+    if (typeof entry === 'string') return { refused: entry };
+    if (stores.some((s) => s.mount === entry.mount)) return { refused: `two stores mount at ${entry.mount}` };
+    if (entry.scope === 'user' && stores.some((s) => s.scope === 'user')) return { refused: 'it has more than one scope "user" store' };
+    stores.push(entry);
+  }
+  return stores.length === 0 ? null : { stores };
+}
+
+/** The stores of a setting the client can use; none otherwise. */
+export function settingStores(setting: MemoryStoresSetting): MemoryStoreEntry[] {
+  const read = readStoreSetting(setting);
+  return read && 'stores' in read ? read.stores : [];
 }
 
 /**
  * The folders the setting's stores mount at, relative to the memory dir, as the client mounts
  * them: a `scope: "user"` store at the memory dir itself (''), a team one (a bare string is one)
- * at `team/<mount>`, `mount` else the path's last segment with other characters than letters,
- * digits, `_` and `-` made `-`. A value the client would refuse names none.
+ * at `team/<mount>`. A value the client refuses names none.
  */
 export function settingStoreFolders(setting: MemoryStoresSetting): string[] {
-  return settingEntries(setting).flatMap((e: unknown) => {
-    const entry = (typeof e === 'string' ? { path: e } : e) as { path?: unknown; scope?: unknown; mount?: unknown } | null;
-    if (typeof entry !== 'object' || entry === null || typeof entry.path !== 'string') return [];
-    if (entry.scope === 'user') return [''];
-    const last = entry.path.replace(/\/+$/, '').split('/').at(-1) ?? '';
-    const mount = typeof entry.mount === 'string' ? entry.mount : last.replace(/[^A-Za-z0-9_-]/g, '-');
-    return mount && mount !== '.' && mount !== '..' && !mount.includes('/') ? [`${TEAM_DIR}/${mount}`] : [];
-  });
+  return settingStores(setting).map((s) => (s.scope === 'user' ? '' : `${TEAM_DIR}/${s.mount}`));
 }
 
 /**
  * The store folders of a memory dir while in store mode ({@link inStoreMode}), sorted: those the
  * setting names and those holding the client's manifest. None out of store mode: the client then
- * syncs nothing and loads MEMORY.md, whatever sidecars an earlier sync left.
+ * syncs nothing and loads MEMORY.md, whatever sidecars an earlier sync left; none either when the
+ * client cannot use the value ({@link readStoreSetting}).
  */
 export function storeModeFolders(memoryDir: string, setting: MemoryStoresSetting, opts: { teamExists?: boolean } = {}): string[] {
-  if (!inStoreMode(setting)) return [];
+  // A value the client cannot use as a store list: it syncs nothing, so no folder is a store's.
+  if (!inStoreMode(setting) || settingStores(setting).length === 0) return [];
   return [...new Set([...settingStoreFolders(setting), ...claudeCodeStoreFolders(memoryDir, opts)])].sort();
 }
 
@@ -100,10 +174,15 @@ export function storesLoadNoIndex(memoryDir: string, setting: MemoryStoresSettin
 }
 
 /** {@link storesLoadNoIndex} for the store folders found. */
-export function noIndexSentence(setting: { from: string }, folders: readonly string[]): string {
+export function noIndexSentence(setting: { value: string; from: string }, folders: readonly string[]): string {
+  const set = setting.from === 'CLAUDE_MEMORY_STORES' ? 'in the environment' : setting.from.replace(/^CLAUDE_MEMORY_STORES /, '');
+  const read = readStoreSetting(setting);
+  if (!read || 'refused' in read) {
+    const why = read ? `Claude Code cannot use it as a list of memory stores (${read.refused})` : 'it names no memory store';
+    return `CLAUDE_MEMORY_STORES is set (${set}) but ${why}, so Claude Code syncs nothing; Claude Code 2.1.332 still loads no ${INDEX_FILE} at session start while it is set: a pointer in an index brings nothing to the agent, which is offered memories by their descriptions instead. Fix the value or remove it.`;
+  }
   const where =
     folders.length === 0 ? 'its memory stores' : `${folders.map((f) => (f === '' ? 'this memory folder' : `${f}/`)).join(', ')} itself with its memory stores`;
-  const set = setting.from === 'CLAUDE_MEMORY_STORES' ? 'in the environment' : setting.from.replace(/^CLAUDE_MEMORY_STORES /, '');
   return `CLAUDE_MEMORY_STORES is set (${set}), so Claude Code syncs ${where}, and Claude Code 2.1.332 then loads no ${INDEX_FILE} at session start, synced yet or not: a pointer in an index brings nothing to the agent, which is offered memories by their descriptions instead.`;
 }
 
@@ -141,12 +220,7 @@ export function readOnlyStoreFolders(
   folders: readonly string[] = setting ? claudeCodeStoreFolders(memoryDir) : [],
 ): ReadOnlyStoreFolder[] {
   if (!setting) return [];
-  const readOnly = new Set(
-    settingEntries(setting).flatMap((e: unknown) => {
-      const entry = e as { path?: unknown; mode?: unknown } | null;
-      return typeof entry === 'object' && entry !== null && typeof entry.path === 'string' && entry.mode === 'ro' ? [entry.path] : [];
-    }),
-  );
+  const readOnly = new Set(settingStores(setting).flatMap((s) => (s.mode === 'ro' ? [s.path] : [])));
   return folders.flatMap((folder) => {
     try {
       const manifest = JSON.parse(fs.readFileSync(path.join(memoryDir, folder, CLAUDE_CODE_STORE_MANIFEST), 'utf8')) as { partition?: unknown };

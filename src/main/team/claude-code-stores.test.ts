@@ -34,6 +34,7 @@ import {
   STORES_FIXTURE,
   type StoresRecording,
 } from './test-support/claude-code-stores-cases.js';
+import { STORES_SETTING_FIXTURE } from '../recall/test-support/claude-code-stores-recall-cases.js';
 
 const recording = JSON.parse(await fs.readFile(STORES_FIXTURE, 'utf8')) as StoresRecording;
 const [first, last] = [recording.sessions[0]!, recording.sessions.at(-1)!];
@@ -310,6 +311,49 @@ describe('store mode is what CLAUDE_MEMORY_STORES says, not what sidecars are le
     const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings: scan.settings });
     expect(view.text).toBe('');
     expect(view.storesLoadNoIndex).toBe(said[0]!.message);
+  });
+});
+
+describe('a CLAUDE_MEMORY_STORES the client cannot use as a store list', () => {
+  it('still loads no index, but syncs nothing: Memdir names no store folder and says the value is unusable', async () => {
+    // Recorded with 2.1.332 (test/fixtures/claude-code/stores-setting-2.1.332.json): `notjson`, `[]`
+    // and `{}` load no MEMORY.md and turn recall on; blanks are as if unset.
+    const settingRuns = JSON.parse(await fs.readFile(STORES_SETTING_FIXTURE, 'utf8')) as { shell: Record<string, { instructions: string[] }> };
+    for (const value of ['notjson', '[]', '{}']) expect(settingRuns.shell[value]!.instructions, value).toEqual([]);
+    expect(settingRuns.shell['   ']!.instructions).toEqual(['MEMORY.md (AutoMem)']);
+
+    // Sidecars of an earlier sync are left in the folders; the client syncs none of them now.
+    const { home } = await loadedHome('unusable-setting', loaded.withStores.sidecars);
+    const cases: [string, string][] = [
+      ['notjson', 'it is not valid JSON'],
+      ['{}', 'it is not a list of stores'],
+      // One bad entry makes the client refuse the whole list, the good store too.
+      [JSON.stringify([RW_STORE, { path: 'no-slash', scope: 'team' }]), "entry 2 has no path starting with / (on the store's host)"],
+      [JSON.stringify([RW_STORE, RW_STORE]), 'two stores mount at memstore_team'],
+    ];
+    for (const [value, why] of cases) {
+      const scan = await scanProject(home, '-work-stores', { env: { CLAUDE_MEMORY_STORES: value } });
+      const all = [...scan.problems, ...scan.team!.problems];
+      expect(
+        all.filter((p) => p.fix === 'add-to-index'),
+        value,
+      ).toEqual([]);
+      expect(
+        all.filter((p) => p.code === 'no-index-loaded').map((p) => p.message),
+        value,
+      ).toEqual([
+        `CLAUDE_MEMORY_STORES is set (in the environment) but Claude Code cannot use it as a list of memory stores (${why}), so Claude Code syncs nothing; Claude Code 2.1.332 still loads no MEMORY.md at session start while it is set: a pointer in an index brings nothing to the agent, which is offered memories by their descriptions instead. Fix the value or remove it.`,
+      ]);
+      // No folder is a store's, so no team memory is "outside" one.
+      expect(
+        all.filter((p) => p.code === 'outside-store'),
+        value,
+      ).toEqual([]);
+    }
+    const empty = await scanProject(home, '-work-stores', { env: { CLAUDE_MEMORY_STORES: '[]' } });
+    expect([...empty.problems, ...empty.team!.problems].filter((p) => p.code === 'no-index-loaded').map((p) => p.message)).toEqual([
+      'CLAUDE_MEMORY_STORES is set (in the environment) but it names no memory store, so Claude Code syncs nothing; Claude Code 2.1.332 still loads no MEMORY.md at session start while it is set: a pointer in an index brings nothing to the agent, which is offered memories by their descriptions instead. Fix the value or remove it.',
+    ]);
   });
 });
 
