@@ -54,6 +54,9 @@ With --claude-code, JSON: {"mode": "claude-code", "claudeCodeVersion", "outcome"
   "session": {"id", "turns", "surfaced": [file…], "surfacedChars", "transcript"},
   "claudeCodeSwitch": {"state": "on"|"off"|"unknown", "reason"}, "notes", "latencyMs", "tokens"?, "costUsd"?,
   "model", "provider", "project"}
+In Claude Code's memory-store mode (CLAUDE_MEMORY_STORES, from the environment or a settings env block) the
+list offered is the client's for that mode: every MEMORY.md but the root one, team store folders at any depth,
+a line of text for a file without a description.
 It needs the Anthropic API (a key): the Claude Code CLI provider cannot send Claude Code's exact request.
 Exit codes: 0 done (whichever method chose, or whatever Claude Code would load), 2 usage or I/O error
 (unknown project or session, no --query).`,

@@ -242,7 +242,8 @@ export class RecallService {
       provider,
       model: provider.modelFor('recall'),
       autoMemoryEnabled,
-      recallSwitch: await readClaudeCodeRecallSwitch(this.home, this.env, autoMemoryEnabled),
+      memoryStores: location.settings.memoryStores,
+      recallSwitch: await readClaudeCodeRecallSwitch(this.home, this.env, location.settings),
       timeoutMs: settings.recall.timeoutMs,
       ...(request.signal ? { signal: request.signal } : {}),
     });

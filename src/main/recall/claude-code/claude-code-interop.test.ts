@@ -22,6 +22,7 @@ import {
   STORES_SETTING_FIXTURE,
   type StoresRecallRecording,
 } from '../test-support/claude-code-stores-recall-cases.js';
+import { newClaudeCodeSession, recallLikeClaudeCode } from './recall-like-claude-code.js';
 
 const STORES_RECALL_HOW =
   "src/main/recall/claude-code/claude-code-interop.test.ts ('memory-store mode'): captureClaudeCodeRecall on the recall scenario with `files` written beside it, one prompt (`query`), once with `CLAUDE_MEMORY_STORES` = `stores` (offline: never synced) and once without. Per run: the selector's 'Available memories' lines (without their '- '), sorted (files written in one clock tick tie on time, so the client's newest-first order varies), the time of a file written by the run made <time>. Seen: with the setting the selector is also offered every MEMORY.md but the memory dir's own (not one in a team folder that is no store's), the files of the setting's store folders at any depth, dot folders included (team/<mount>/…, not other team/ subfolders), and for a file whose description is missing or null the first line of text with a leading '#'s-and-space dropped, cut at 120 characters; the 200 newest still. Modelled: scan-memories.ts (recallStoreRules).";
@@ -73,6 +74,29 @@ describe.skipIf(!binary.found)(`recall against the real Claude Code${binary.foun
     };
     if (process.env.MEMDIR_RECORD_STORES_FIXTURE === '1') await fs.writeFile(STORES_RECALL_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
     else expect(seen).toEqual(JSON.parse(await fs.readFile(STORES_RECALL_FIXTURE, 'utf8')));
+  }, 240_000);
+
+  it('memory-store mode: Memdir offers what the client offers (its request, byte for byte)', async () => {
+    const run = await captureClaudeCodeRecall({
+      binary: binary.found ? binary.path : '',
+      root: path.join(root, 'recall-with-memdir'),
+      queries: [{ query: STORES_RECALL_QUERY, answer: '{"selected_memories":[]}' }],
+      env: { CLAUDE_MEMORY_STORES: SYNC_STORES },
+      files: STORES_RECALL_FILES,
+    });
+    const memdir = await recallLikeClaudeCode({
+      session: newClaudeCodeSession(run.memoryDir),
+      query: STORES_RECALL_QUERY,
+      provider: null,
+      model: String(run.requests[0]!.model),
+      autoMemoryEnabled: true,
+      memoryStores: { value: SYNC_STORES, from: 'CLAUDE_MEMORY_STORES' },
+      recallSwitch: { state: 'on', reason: '' },
+    });
+    // Same files, same mtimes: the same manifest, in the same order but where times tie.
+    const first = (body: Record<string, unknown>) => (body.messages as { content: { text: string }[] }[])[0]!.content[0]!.text;
+    expect(recordedManifest(first(memdir.request as unknown as Record<string, unknown>))).toEqual(recordedManifest(first(run.requests[0]!)));
+    expect(first(memdir.request as unknown as Record<string, unknown>).length).toBe(first(run.requests[0]!).length);
   }, 240_000);
 
   it('a setting it cannot use, and the setting in a settings env block: is MEMORY.md loaded, is recall on (recorded)', async () => {

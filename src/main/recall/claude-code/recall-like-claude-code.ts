@@ -14,7 +14,8 @@ import path from 'node:path';
 import type { ClaudeCodeRecallResult } from '../../../shared/recall-types.js';
 import { LlmError, type ModelProvider } from '../../llm/index.js';
 import type { ClaudeCodeRecallSwitch } from './recall-switch.js';
-import { CLAUDE_CODE_RECALL_CAP, type ClaudeCodeMemoryHeader, scanLikeClaudeCode } from './scan-memories.js';
+import type { MemoryStoresSetting } from '../../memdir/index.js';
+import { CLAUDE_CODE_RECALL_CAP, type ClaudeCodeMemoryHeader, recallStoreRules, scanLikeClaudeCode } from './scan-memories.js';
 import {
   buildSelectorRequest,
   CLAUDE_CODE_RECALL_VERSION,
@@ -54,6 +55,8 @@ export interface RecallLikeClaudeCodeOptions {
   provider: ModelProvider | null;
   model: string;
   autoMemoryEnabled: boolean;
+  /** The project's `CLAUDE_MEMORY_STORES` (settings.ts memoryStores): in memory-store mode the client offers more files. */
+  memoryStores: MemoryStoresSetting;
   recallSwitch: ClaudeCodeRecallSwitch;
   signal?: AbortSignal;
   timeoutMs?: number;
@@ -86,7 +89,7 @@ async function contentChars(memoryDir: string, file: string): Promise<number> {
 export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions): Promise<Omit<ClaudeCodeRecallResult, 'project'>> {
   const started = performance.now();
   const { session, query } = options;
-  const scan = await scanLikeClaudeCode(session.memoryDir);
+  const scan = await scanLikeClaudeCode(session.memoryDir, recallStoreRules(options.memoryStores));
   const notes: string[] = [];
   if (scan.error) notes.push(scan.error);
   if (options.model !== CLAUDE_CODE_SELECTOR_MODEL) {

@@ -2,14 +2,16 @@
  * Whether Claude Code recalls topic files at all. In 2.1.332 its selector runs only when auto
  * memory is on and either its server-side feature flag `tengu_moth_copse` is on (Anthropic's
  * servers set it; Claude Code caches the value in `.claude.json` under
- * `cachedGrowthBookFeatures`, older files `cachedFeatureFlags`) or `CLAUDE_MEMORY_STORES` is set.
+ * `cachedGrowthBookFeatures`, older files `cachedFeatureFlags`) or `CLAUDE_MEMORY_STORES` is set to
+ * anything but blanks, in the shell or a settings file's `env` block (recorded with the flag off:
+ * test/fixtures/claude-code/stores-setting-2.1.332.json).
  * Otherwise only MEMORY.md reaches the agent, whatever a selector would choose. The cached flag
  * is the best Memdir can know; Claude Code may hold a fresher value from its servers, and with
  * telemetry turned off it does not read the cache at all (unless
  * CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set), so its recall is off then.
  */
 import fs from 'node:fs/promises';
-import { claudeConfigFiles } from '../../memdir/index.js';
+import { claudeConfigFiles, type EffectiveSettings, inStoreMode } from '../../memdir/index.js';
 
 /** What Memdir can tell about Claude Code's own recall switch. */
 export interface ClaudeCodeRecallSwitch {
@@ -20,10 +22,22 @@ export interface ClaudeCodeRecallSwitch {
 
 const FLAG = 'tengu_moth_copse';
 
-/** Read Claude Code's recall switch for a home. Never throws. */
-export async function readClaudeCodeRecallSwitch(home: string, env: NodeJS.ProcessEnv, autoMemoryEnabled: boolean): Promise<ClaudeCodeRecallSwitch> {
-  if (!autoMemoryEnabled) return { state: 'off', reason: 'Auto memory is off for this project, so Claude Code recalls no memory at all.' };
-  if (env.CLAUDE_MEMORY_STORES?.trim()) return { state: 'on', reason: "CLAUDE_MEMORY_STORES is set, which turns Claude Code's recall on." };
+/**
+ * Read Claude Code's recall switch for a project of a home, from its effective settings (settings.ts:
+ * auto memory, and `CLAUDE_MEMORY_STORES` from the shell or any settings file's `env` block). Never throws.
+ */
+export async function readClaudeCodeRecallSwitch(
+  home: string,
+  env: NodeJS.ProcessEnv,
+  settings: Pick<EffectiveSettings, 'autoMemoryEnabled' | 'memoryStores'>,
+): Promise<ClaudeCodeRecallSwitch> {
+  if (!settings.autoMemoryEnabled) return { state: 'off', reason: 'Auto memory is off for this project, so Claude Code recalls no memory at all.' };
+  // Any value but blanks, even one the client cannot use as a store list (recorded: stores-setting-2.1.332.json).
+  if (inStoreMode(settings.memoryStores)) {
+    const where =
+      settings.memoryStores.from === 'CLAUDE_MEMORY_STORES' ? 'in the environment' : settings.memoryStores.from.replace(/^CLAUDE_MEMORY_STORES /, '');
+    return { state: 'on', reason: `CLAUDE_MEMORY_STORES is set (${where}), which turns Claude Code's recall on.` };
+  }
   for (const file of claudeConfigFiles(home, env)) {
     let config: unknown;
     try {

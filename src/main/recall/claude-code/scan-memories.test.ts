@@ -176,10 +176,10 @@ describe('the manifest line of each kind of file, as Claude Code 2.1.332 wrote i
   });
 
   it('names the candidate paths Claude Code offers', () => {
-    expect(['a.md', 'x/y/z.md', 'team/t.md', 'memory.md', 'logs.md'].every(isRecallCandidatePath)).toBe(true);
-    expect(['MEMORY.md', 'x/MEMORY.md', 'a.MD', 'a.txt', 'team/x/y.md', '.a.md', 'x/.y/z.md', 'LOGS/a.md', 'sessions./a.md'].some(isRecallCandidatePath)).toBe(
-      false,
-    );
+    expect(['a.md', 'x/y/z.md', 'team/t.md', 'memory.md', 'logs.md'].every((p) => isRecallCandidatePath(p))).toBe(true);
+    expect(
+      ['MEMORY.md', 'x/MEMORY.md', 'a.MD', 'a.txt', 'team/x/y.md', '.a.md', 'x/.y/z.md', 'LOGS/a.md', 'sessions./a.md'].some((p) => isRecallCandidatePath(p)),
+    ).toBe(false);
   });
 
   it('an unreadable memory dir yields nothing, a missing one no error', async () => {

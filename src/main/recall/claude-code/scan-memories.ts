@@ -18,6 +18,12 @@
  *     else the top-level `type`, and only one of the four exact words counts;
  *   - a frontmatter holding a NUL character reads as none (no type, no description);
  *   - newest first by mtime; unreadable files are left out.
+ * In memory-store mode (a `CLAUDE_MEMORY_STORES` the client can use: {@link recallStoreRules}) three
+ * things change (recorded: test/fixtures/claude-code/recall-stores-2.1.332.json): only the memory
+ * dir's own `MEMORY.md` (and a store's `promptIndex`) is left out, so every other `MEMORY.md` is
+ * offered; the files of a team store's folder `team/<mount>/` are offered at any depth (dot folders
+ * too, as everything under team/); and a file without a description is offered with its first line
+ * of text after the frontmatter ({@link firstTextLine}).
  * The 200-newest cap is applied by the caller, who also shows what falls past it.
  */
 import fs from 'node:fs/promises';
@@ -25,7 +31,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { isMemoryType, type MemoryType } from '../../../shared/memory-types.js';
 import { SKIPPED_TOP_FOLDERS } from '../../../shared/limits.js';
-import { mapLimit, quoteProblematicValues, scanFrontmatter } from '../../memdir/index.js';
+import { mapLimit, type MemoryStoresSetting, quoteProblematicValues, scanFrontmatter, settingStores } from '../../memdir/index.js';
 import { isRecord } from '../../../shared/is-record.js';
 
 /** A topic file as Claude Code's recall sees it. */
@@ -54,13 +60,37 @@ function folderKey(name: string): string {
     .toLowerCase();
 }
 
-/** Whether Claude Code offers this relative path to its selector. */
-export function isRecallCandidatePath(relative: string): boolean {
+/** What memory-store mode changes in the scan (2.1.332, read from its bundle and recorded). */
+export interface RecallStoreRules {
+  /** Relative paths never offered: the memory dir's MEMORY.md and each store's `promptIndex`. */
+  excluded: ReadonlySet<string>;
+  /** Folders never offered (each store's `skillsDirs`), relative, ending in the separator. */
+  excludedFolders: readonly string[];
+  /** Team stores' mounts: `team/<mount>/` is offered at any depth (a mount named `account` never). */
+  teamMounts: ReadonlySet<string>;
+}
+
+/** The rules of {@link RecallStoreRules} for a setting, or null when the client has no stores from it (unset, blank, refused, `[]`). */
+export function recallStoreRules(setting: MemoryStoresSetting): RecallStoreRules | null {
+  const stores = settingStores(setting);
+  if (stores.length === 0) return null;
+  const under = (store: (typeof stores)[number], rel: string) =>
+    store.scope === 'user' ? path.join(...rel.split('/')) : path.join('team', store.mount, ...rel.split('/'));
+  return {
+    excluded: new Set(['MEMORY.md', ...stores.flatMap((s) => (s.promptIndex === undefined ? [] : [under(s, s.promptIndex)]))]),
+    excludedFolders: stores.flatMap((s) => (s.skillsDirs ?? []).map((d) => under(s, d) + path.sep)),
+    teamMounts: new Set(stores.flatMap((s) => (s.scope === 'team' && s.mount !== 'account' ? [s.mount] : []))),
+  };
+}
+
+/** Whether Claude Code offers this relative path to its selector; `stores`: in memory-store mode. */
+export function isRecallCandidatePath(relative: string, stores: RecallStoreRules | null = null): boolean {
   const segments = relative.split(/[\\/]/);
   const name = segments[segments.length - 1]!;
-  if (!relative.endsWith('.md') || name === 'MEMORY.md') return false;
-  // Team memory: only files directly in team/ (deeper ones belong to mounts this scan never has).
-  if (folderKey(segments[0]!) === 'team') return segments.length < 3;
+  if (!relative.endsWith('.md')) return false;
+  if (stores ? stores.excluded.has(relative) || stores.excludedFolders.some((f) => relative.startsWith(f)) : name === 'MEMORY.md') return false;
+  // Team memory: files directly in team/, and in store mode anything in a team store's folder.
+  if (folderKey(segments[0]!) === 'team') return segments.length < 3 || (stores?.teamMounts.has(segments[1]!) ?? false);
   if (segments.some((s) => s.startsWith('.'))) return false;
   return !SKIPPED_TOP_FOLDERS.includes(folderKey(segments[0]!));
 }
@@ -187,12 +217,34 @@ function parseYaml(source: string): unknown {
   }
 }
 
-/** The description and type Claude Code reads from a file's head. */
-export function readHeadFrontmatter(head: string): { description: string | null; type: MemoryType | null } {
+/** A head's frontmatter text (null: none) and what follows it, split where Claude Code splits them. */
+function splitHead(head: string): { frontmatter: string | null; body: string } {
   const text = head.charCodeAt(0) === 0xfeff ? head.slice(1) : head;
   const match = text.indexOf('---', 3) < 0 ? null : /^---\s*\n([\s\S]*?)---\s*\n?/.exec(text);
-  if (!match) return { description: null, type: null };
-  const parsed = parseYaml(match[1] ?? '');
+  return match ? { frontmatter: match[1] ?? '', body: text.slice(match[0].length) } : { frontmatter: null, body: text };
+}
+
+/** How much of a line {@link firstTextLine} keeps (UTF-16 units, as the client cuts). */
+const TEXT_LINE_CHARS = 120;
+
+/**
+ * The line Claude Code offers in memory-store mode for a file without a description: the first
+ * line after the frontmatter with text once one to six leading `#`s and the blanks after them
+ * are dropped and it is trimmed, cut at 120 characters; null when there is none.
+ */
+export function firstTextLine(head: string): string | null {
+  for (const line of splitHead(head).body.split('\n')) {
+    const text = line.replace(/^#{1,6}\s+/, '').trim();
+    if (text) return text.slice(0, TEXT_LINE_CHARS);
+  }
+  return null;
+}
+
+/** The description and type Claude Code reads from a file's head. */
+export function readHeadFrontmatter(head: string): { description: string | null; type: MemoryType | null } {
+  const { frontmatter } = splitHead(head);
+  if (frontmatter === null) return { description: null, type: null };
+  const parsed = parseYaml(frontmatter);
   const data = isRecord(parsed) ? parsed : {};
   const description = typeof data.description === 'string' && data.description.length > 0 ? data.description : null;
   // Flat keys (but name, description, metadata and empty values), then `metadata:` over them.
@@ -220,13 +272,17 @@ async function readHead(abs: string): Promise<{ head: string; mtimeMs: number }>
 
 /**
  * Scan a memory dir as Claude Code's recall does: every candidate with its description and
- * type, newest first, uncapped (the caller cuts at CLAUDE_CODE_RECALL_CAP). A memory dir that
+ * type, newest first, uncapped (the caller cuts at CLAUDE_CODE_RECALL_CAP); `stores`: the rules of
+ * memory-store mode ({@link recallStoreRules}), null without it. A memory dir that
  * cannot be listed gives `error` and no memories — Claude Code then offers nothing either.
  */
-export async function scanLikeClaudeCode(memoryDir: string): Promise<{ memories: ClaudeCodeMemoryHeader[]; error: string | null }> {
+export async function scanLikeClaudeCode(
+  memoryDir: string,
+  stores: RecallStoreRules | null = null,
+): Promise<{ memories: ClaudeCodeMemoryHeader[]; error: string | null }> {
   let files: string[];
   try {
-    files = (await listFiles(memoryDir)).filter(isRecallCandidatePath);
+    files = (await listFiles(memoryDir)).filter((file) => isRecallCandidatePath(file, stores));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return { memories: [], error: code === 'ENOENT' ? null : `The memory directory could not be listed (${code ?? String(error)}).` };
@@ -234,7 +290,8 @@ export async function scanLikeClaudeCode(memoryDir: string): Promise<{ memories:
   const read = await mapLimit(files, 32, async (file) => {
     try {
       const { head, mtimeMs } = await readHead(path.join(memoryDir, file));
-      return { file, mtimeMs, ...readHeadFrontmatter(head) };
+      const { description, type } = readHeadFrontmatter(head);
+      return { file, mtimeMs, type, description: description ?? (stores ? firstTextLine(head) : null) };
     } catch {
       return null;
     }
