@@ -44,6 +44,7 @@ beforeAll(async () => {
   home = path.join(root, 'home');
   await project('-w-latin', { 'notes.md': LATIN1, 'MEMORY.md': '- [Café](notes.md) — latin1 file\n' });
   await project('-w-bulk', { 'notes.md': LATIN1, 'MEMORY.md': '- [Café](notes.md) — latin1 file\n' });
+  await project('-w-back', { 'lang.md': topic('Lang', 'languages', 'project', 'TypeScript only.'), 'MEMORY.md': '- [Lang](lang.md) — languages\n' });
   await project('-w-taken', { 'a.md': topic('A', 'alpha', 'feedback', 'OLD user fact'), 'MEMORY.md': '- [A](a.md) — alpha\n' });
   ctx = await AppContext.create({ homeFlag: home, dataDir: path.join(root, 'data'), env: {} });
   api = createAppDispatcher(ctx);
@@ -71,6 +72,26 @@ describe('a memory that is not UTF-8 text', () => {
     });
     expect([done.length, refused]).toEqual([1, []]);
     expect(await read('-w-bulk', 'notes.md')).toBeNull();
+  });
+});
+
+describe('undoing a delete whose file came back since, byte for byte (a sync, a hand copy)', () => {
+  it('is not "already that way" while its index line is gone: it names the file written since, and undo anyway puts the line back', async () => {
+    const text = (await read('-w-back', 'lang.md'))!;
+    const { rev } = await call<{ rev: string }>('memories.delete', { dir: '-w-back', scope: 'private', file: 'lang.md' });
+    expect(await read('-w-back', 'MEMORY.md')).toBe('');
+    await fs.writeFile(path.join(mem('-w-back'), 'lang.md'), text);
+    // Not "Nothing to undo: it is already that way": the file written since is named, and undo anyway is offered.
+    expect(await refusal('history.undo', { dir: '-w-back', rev })).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('lang.md was written again by "Changes made outside Memdir"'),
+    });
+    const undone = await call<{ entry: { rev: string } | null }>('history.undo', { dir: '-w-back', rev, overwriteChanged: true });
+    expect(undone.entry).not.toBeNull();
+    expect(await read('-w-back', 'MEMORY.md')).toBe('- [Lang](lang.md) — languages\n');
+    expect(await read('-w-back', 'lang.md')).toBe(text);
+    // Now both the file and its line are back: that is "already that way".
+    expect((await call<{ entry: unknown }>('history.undo', { dir: '-w-back', rev })).entry).toBeNull();
   });
 });
 

@@ -85,6 +85,13 @@ function namedIn(index: string, files: Iterable<string>): Set<string> {
   return new Set([...files].flatMap((f) => pointerPlacesAt(f).flatMap((r) => (r.index === index ? [r.file] : []))));
 }
 
+/** Whether index `p` names now the files the entry took a pointer away from (but those kept out) and none it gave one. */
+function pointersBack(p: Planned, keptOut: ReadonlySet<string>): boolean {
+  const files = (text: string | null) => new Set(indexEntries(parseIndex(text ?? '')).map((e) => e.file));
+  const [before, after, now] = [files(p.before), files(p.after), files(p.now)];
+  return [...before].every((f) => after.has(f) || keptOut.has(f) || now.has(f)) && [...after].every((f) => before.has(f) || !now.has(f));
+}
+
 /** Pointer lines of `files`, in words: "line for sql.md", "lines for a.md and b.md". */
 export function linesFor(files: readonly string[]): string {
   return `line${files.length > 1 ? 's' : ''} for ${listInWords(files)}`;
@@ -137,7 +144,9 @@ export async function undoChange(
       }
       const own = plan.filter((p) => !isIndex(p.rel));
       const files = own.filter((p) => !back.has(p.rel));
-      if (own.length > 0 && files.every((p) => p.now === p.before)) {
+      // Already undone: its memories as they were, and its indexes' pointer lines too — a file
+      // that came back alone (a sync, a hand copy) leaves the lines the entry took away to put back.
+      if (own.length > 0 && files.every((p) => p.now === p.before) && plan.every((p) => !isIndex(p.rel) || pointersBack(p, namedIn(p.rel, back.keys())))) {
         already = files.map((p) => p.rel);
         return;
       }
