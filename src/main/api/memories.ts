@@ -21,6 +21,7 @@ import { bulkChange } from '../curation/index.js';
 import { agentIndexView } from '../transcripts/index.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
 import { importedHistories, undoHistoryEntry } from '../relink/index.js';
+import { refuseChangingSharedKey } from '../team/index.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
@@ -133,12 +134,14 @@ export const memoryHandlers: Pick<
   },
   async 'memories.rename'(input, ctx) {
     const where = await ctx.where(input.dir, input.scope);
+    await refuseChangingSharedKey(where, input.from, 'rename');
     const { file, entry } = await renameMemory(where, input.from, input.to, input.allowSecrets);
     ctx.changed(input.dir, where.memoryDir);
     return { file, rev: entry?.rev ?? null };
   },
   async 'memories.delete'(input, ctx) {
     const where = await ctx.where(input.dir, input.scope);
+    await refuseChangingSharedKey(where, input.file, 'delete');
     const { file, entry } = await deleteMemory(where, input.file);
     ctx.changed(input.dir, where.memoryDir);
     return { file, rev: entry?.rev ?? null };

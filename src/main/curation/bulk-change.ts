@@ -13,7 +13,7 @@ import { plural } from '../../shared/size-text.js';
 import { type HistoryEntry, transact } from '../history/index.js';
 import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, updateMemory } from '../memdir/index.js';
 import { SecretFoundError } from '../secrets/index.js';
-import { moveMemoryScope, TeamPathError } from '../team/index.js';
+import { moveMemoryScope, refuseChangingSharedKey, TeamPathError } from '../team/index.js';
 import { UnsafePathError } from '../core/confined-path.js';
 
 export type BulkAction = { kind: 'delete' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
@@ -45,6 +45,7 @@ async function applyOne(
 ): Promise<void> {
   const where = { memoryDir, scope: item.scope, ...(dataDir ? { dataDir } : {}) };
   if (action.kind === 'delete') {
+    await refuseChangingSharedKey(where, item.file, 'delete');
     await deleteMemory(where, item.file);
     return;
   }

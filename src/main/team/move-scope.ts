@@ -5,9 +5,8 @@
  * kept): MEMORY.md's is retargeted in place (a team memory is loaded only through `team/x.md` there),
  * team/MEMORY.md's line goes or comes. All in one `transact`: one history entry, undoable.
  *
- * A team memory the server already has cannot go back to private (R-SYNC: deletions never
- * propagate): the next full pull would bring it back, and teammates would keep a file whose
- * index line is gone. One that was never pushed moves freely.
+ * A team memory the server already has cannot go back to private (shared-keys.ts, the one rule
+ * for deleting, renaming and moving a shared key). One that was never pushed moves freely.
  */
 import { addIndexEntry, indexEntries, removeIndexEntries, retargetIndexEntries, type IndexEntry, type ParsedIndex } from '../../shared/index-format.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
@@ -18,24 +17,12 @@ import { resolveDataDir } from '../core/data-dir.js';
 import { headRevision, readEntry, transact } from '../history/index.js';
 import { checkFileName, inScope, MemoryError, parseTopicFile, pointerPlaces, readIndex, readText, refuseTakenName, writeIndex } from '../memdir/index.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
-import { memoryDirKey, realpathDeepestExisting } from '../core/memory-lock.js';
+import { realpathDeepestExisting } from '../core/memory-lock.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
-import { actingAs, connectionDir, ConnectionStore } from './connections.js';
+import { actingAs, ConnectionStore } from './connections.js';
 import { AlertCenter } from './alert-center.js';
-import { StateFile } from './sync-state.js';
+import { refuseChangingSharedKey } from './shared-keys.js';
 import { checkTeamDir, resolveTeamKey } from './team-paths.js';
-
-/**
- * Why a team memory cannot move to private, per key: those the sync server is known to hold
- * (the last sync's checksums, or the versions both sides agreed on) stay shared; null for the rest.
- */
-export async function privateMoveRefusals(memoryDir: string, dataDir: string = resolveDataDir()): Promise<(key: string) => string | null> {
-  const state = await new StateFile(connectionDir(dataDir, await memoryDirKey(memoryDir))).load();
-  return (key) =>
-    Object.hasOwn(state.server, key) || Object.hasOwn(state.base, key)
-      ? `${key} is already shared with the team, so it stays shared: deletions never propagate, and the next sync would bring it back. To keep a private version, copy its content into a new private memory; to withdraw it from the team, empty it in the team memory.`
-      : null;
-}
 
 /** A memory dir as team sync keys it, and its allowed records: the connection's real path (one made later is the same real path). */
 async function syncKeyOf(memoryDir: string, dataDir: string): Promise<{ key: string; who: string }> {
@@ -125,8 +112,8 @@ export async function moveMemoryScope(opts: {
     const parsed = parseTopicFile(text, name);
     const refusal = scopeRefusal(parsed.meta.type, opts.to);
     if (refusal) throw new MemoryError('scope-refused', refusal);
-    const shared = opts.to === 'private' ? (await privateMoveRefusals(opts.memoryDir, opts.dataDir))(name) : null;
-    if (shared) throw new MemoryError('scope-refused', shared);
+    if (opts.to === 'private')
+      await refuseChangingSharedKey({ memoryDir: opts.memoryDir, scope: 'team', ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, name, 'private');
     // Only the name is new to the other index: the text moves byte for byte, as it was. To the
     // team, the name is new to the server and teammates. Into MEMORY.md, it is new to the model
     // unless a loaded line of MEMORY.md named it already (`team/x.md`): Claude Code 2.1.332 sends

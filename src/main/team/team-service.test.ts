@@ -223,6 +223,31 @@ describe('team sync in the app', () => {
     expect(await fs.readFile(path.join(a.memoryDir, 'project_draft.md'), 'utf8')).toContain('Not shared yet.');
   });
 
+  it('refuses to delete or rename a memory the server holds, alone or in bulk, and says how to retire it (it would come back, its index lines gone); one never pushed goes', async () => {
+    const mainBefore = await fs.readFile(path.join(a.memoryDir, 'MEMORY.md'), 'utf8');
+    const teamIndexBefore = await fs.readFile(path.join(a.memoryDir, 'team', 'MEMORY.md'), 'utf8');
+    const deleted = await a.api.call('memories.delete', { dir: '-work-app', scope: 'team', file: 'project_deploys.md' });
+    expect(deleted).toMatchObject({ ok: false, error: { code: 'scope-refused', message: expect.stringContaining('the next sync would bring it back') } });
+    expect(deleted).toMatchObject({ ok: false, error: { message: expect.stringContaining('empty its text') } });
+    const renamed = await a.api.call('memories.rename', { dir: '-work-app', scope: 'team', from: 'project_deploys.md', to: 'project_deploy_rules.md' });
+    expect(renamed).toMatchObject({ ok: false, error: { code: 'scope-refused', message: expect.stringContaining('keeps its name') } });
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_scratch.md'), topic('Scratch', 'project', 'Not shared yet.'));
+    const bulk = await ok<{ done: unknown[]; refused: { file: string; reason: string }[] }>(a.api, 'memories.bulk', {
+      dir: '-work-app',
+      action: { kind: 'delete' },
+      items: [
+        { scope: 'team', file: 'project_deploys.md' },
+        { scope: 'team', file: 'project_scratch.md' },
+      ],
+    });
+    expect(bulk.done).toEqual([{ scope: 'team', file: 'project_scratch.md' }]);
+    expect(bulk.refused).toEqual([{ scope: 'team', file: 'project_deploys.md', reason: expect.stringContaining('the next sync would bring it back') }]);
+    // Nothing of the shared memory moved: its file, its name and both index lines are as they were.
+    expect(await fs.readdir(path.join(a.memoryDir, 'team'))).toEqual(['MEMORY.md', 'project_deploys.md']);
+    expect(await fs.readFile(path.join(a.memoryDir, 'MEMORY.md'), 'utf8')).toBe(mainBefore);
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', 'MEMORY.md'), 'utf8')).toBe(teamIndexBefore);
+  });
+
   it('shows a conflict with both sides and resolves it with a merge', async () => {
     await fs.writeFile(path.join(a.memoryDir, 'team', 'project_deploys.md'), topic('Deploys', 'project', 'No deploys on Fridays.\nAlso not on holidays.'));
     await fs.writeFile(

@@ -25,7 +25,8 @@ import { AlertCenter, AlertError } from './alert-center.js';
 import { connectTeam } from './connect-team.js';
 import { disconnectTeam } from './disconnect-team.js';
 import { actingAs, ConnectionStore, type TeamConnection, readToken, tokenCredentialName } from './connections.js';
-import { moveMemoryScope, privateMoveRefusals } from './move-scope.js';
+import { moveMemoryScope } from './move-scope.js';
+import { sharedKeyRefusals } from './shared-keys.js';
 import { type Running, type SchedulerOptions, SyncScheduler } from './sync-scheduler.js';
 import { TEAM_SPACE } from './sync-space.js';
 import { checkTeamDir, resolveTeamKey } from './team-paths.js';
@@ -139,7 +140,7 @@ export class TeamService {
     const running = connection ? await this.scheduler.engine(connection) : null;
     const inspected = running ? await running.sync.inspect() : null;
     const names = connection ? await this.host.credentials.list().catch(() => []) : [];
-    const stayShared = await privateMoveRefusals(project.memoryDir, this.host.dataDir).catch(() => () => null);
+    const stayShared = await sharedKeyRefusals(project.memoryDir, this.host.dataDir).catch(() => () => null);
     const movable: TeamStatus['movable'] = [
       ...project.memories.map((m) => ({
         file: m.file,
@@ -150,7 +151,7 @@ export class TeamService {
         refusal: scopeRefusal(m.type, 'team'),
       })),
       ...(project.team?.memories ?? []).map((m) => {
-        const refusal = stayShared(m.file);
+        const refusal = stayShared(m.file, 'private');
         return {
           file: m.file,
           name: m.name,

@@ -89,11 +89,15 @@ export const memoriesContract = {
     writeResult,
   ),
   'memories.rename': mutation(
-    'Rename a memory file; its index pointers follow. A new name holding a secret is refused (`secrets` in the error) unless its fingerprint is in allowSecrets.',
+    'Rename a memory file; its index pointers follow. A new name holding a secret is refused (`secrets` in the error) unless its fingerprint is in allowSecrets. A team memory the sync server holds keeps its name (scope-refused, saying what to do instead).',
     dirRef.extend({ from: fileName, to: fileName, allowSecrets }),
     writeResult,
   ),
-  'memories.delete': mutation('Delete a memory and its pointers. It stays in history and can be restored.', dirRef.extend({ file: fileName }), writeResult),
+  'memories.delete': mutation(
+    'Delete a memory and its pointers. It stays in history and can be restored. A team memory the sync server holds is not deleted (scope-refused, saying how to retire it: empty it).',
+    dirRef.extend({ file: fileName }),
+    writeResult,
+  ),
   'memories.bulk': mutation(
     'Change several memories at once — set their type, move them between private and team, or delete them — as one history entry (one undo). A memory that cannot change is left as it is and listed with the reason; one left for a secret in its name lists it (`secrets`, masked) and moves with its fingerprint in allowSecrets, as team.move does.',
     projectRef.extend({
