@@ -690,3 +690,29 @@ describe('reconnecting to another team', () => {
     }
   });
 });
+
+describe('a sync that fails with an edit waiting (review x3 F3)', () => {
+  it('lists the edit as waiting, in the sync report and the status: not "everything is on the server"', async () => {
+    const ownStore = await openSqliteStore(path.join(root, 'down.sqlite'));
+    const own = await startTestServer(ownStore, 1, 'down');
+    const m = await machine('down');
+    try {
+      await ok(m.api, 'team.connect', { dir: '-work-app', server: own.url, team: own.team, token: own.tokens[0] });
+      const file = path.join(m.memoryDir, 'team', 'project_style.md');
+      await fs.writeFile(file, topic('Style', 'project', 'Tabs.'));
+      expect((await ok<{ push: { uploaded: string[] } }>(m.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toContain('project_style.md');
+      await own.server.close();
+      await fs.appendFile(file, 'Also: no trailing spaces.\n');
+      const report = await ok<{ error: { message: string } | null; waiting: { key: string }[] }>(m.api, 'team.sync', { dir: '-work-app' });
+      expect(report.error?.message).toContain('Cannot reach the sync server');
+      expect(report.waiting.map((w) => w.key)).toEqual(['project_style.md']);
+      const status = await ok<{ state: string; waiting: { key: string }[] }>(m.api, 'team.status', { dir: '-work-app' });
+      expect(status.state).toBe('error');
+      expect(status.waiting.map((w) => w.key)).toEqual(['project_style.md']);
+    } finally {
+      await m.ctx.close();
+      await own.server.close().catch(() => undefined);
+      await ownStore.close();
+    }
+  });
+});

@@ -233,6 +233,9 @@ export class TeamSync {
     } catch (error) {
       report.error = this.asSyncError(error);
       this.lastError = report.error;
+      // What still waits, from the files: the push may not have got to say it (server down, slow, refused).
+      if (report.error.code !== 'unsafe-team-dir' && report.error.code !== 'cancelled')
+        report.waiting = (await this.waitingFromFiles().catch(() => null))?.waiting ?? report.waiting;
       this.retryAfterSeconds = error instanceof TeamClientError ? error.retryAfterSeconds : null;
       if (ALERTED_ERRORS.has(report.error.code)) {
         await e.raise(e.topic('sync'), {
@@ -288,25 +291,35 @@ export class TeamSync {
     // A sync is running: answer from memory rather than wait for it (the view shows "syncing").
     if (this.running) return snapshot(this.lastFiles, this.lastReport?.waiting ?? []);
     return this.exclusive(async () => {
-      e.cycleHashes.clear();
-      let files = 0;
-      let waiting = this.lastReport?.waiting ?? null;
-      try {
-        const team = await checkTeamDir(e.memoryDir, e.space);
-        const listing = e.list(team);
-        files = listing.files.size + listing.inStep.size;
-        this.lastFiles = files;
-        if (!waiting) {
-          const cycle: Cycle = { report: emptyReport(), team, listing, relist: false, refusedByServer: new Map() };
-          await computeDelta(e, cycle, { dry: true });
-          waiting = cycle.report.waiting;
-          await e.persist();
-        }
-      } catch (error) {
-        waiting ??= [{ key: e.space.folder || '.', reason: 'symlink', detail: (error as Error).message }];
-      }
-      return snapshot(files, waiting);
+      const last = this.lastReport?.waiting;
+      const now = await this.waitingFromFiles(last === undefined);
+      return snapshot(now.files, last ?? now.waiting);
     });
+  }
+
+  /**
+   * The one answer to "what waits to be pushed": the folder compared with what the server holds
+   * (a dry delta), as a sync would push it. Asked by the status before any sync, and by a sync that
+   * failed before its push said so — an edit waiting behind a server down is listed, never hidden.
+   * `delta` false: count the files only. Call under the lock.
+   */
+  private async waitingFromFiles(delta = true): Promise<{ files: number; waiting: WaitingItem[] }> {
+    const e = this.e;
+    e.cycleHashes.clear();
+    let files = 0;
+    try {
+      const team = await checkTeamDir(e.memoryDir, e.space);
+      const listing = e.list(team);
+      files = listing.files.size + listing.inStep.size;
+      this.lastFiles = files;
+      if (!delta) return { files, waiting: [] };
+      const cycle: Cycle = { report: emptyReport(), team, listing, relist: false, refusedByServer: new Map() };
+      await computeDelta(e, cycle, { dry: true });
+      await e.persist();
+      return { files, waiting: cycle.report.waiting };
+    } catch (error) {
+      return { files, waiting: [{ key: e.space.folder || '.', reason: 'symlink', detail: (error as Error).message }] };
+    }
   }
 
   /** Both sides of a conflict, the base and the three-way proposal. */
