@@ -86,9 +86,11 @@ export function describeReport(
   for (const r of report.pull.refused) io.out(`Refused from the server: ${r.reason}\n`);
   const pending = report.waiting.filter((w) => w.reason === 'pending');
   if (report.push.uploaded.length) io.out(`Push: ${report.push.uploaded.length} file(s): ${report.push.uploaded.join(', ')}.\n`);
-  else if (report.error)
-    io.out(`Push: not done (the error below); your changes are kept${pending.length ? ` (${pending.length} file(s) wait)` : ''} and go up at the next sync.\n`);
-  else if (pending.length) io.out(`Push: ${pending.length} file(s) still wait: ${pending.map((w) => w.key).join(', ')}.\n`);
+  else if (report.error) {
+    // A token refused stays refused: the changes go up only after connecting again with another.
+    const when = report.error.code === 'revoked' || report.error.code === 'unauthorized' ? 'once you connect again with a new token' : 'at the next sync';
+    io.out(`Push: not done (the error below); your changes are kept${pending.length ? ` (${pending.length} file(s) wait)` : ''} and go up ${when}.\n`);
+  } else if (pending.length) io.out(`Push: ${pending.length} file(s) still wait: ${pending.map((w) => w.key).join(', ')}.\n`);
   else io.out('Push: nothing to upload.\n');
   if (report.push.stale) io.out(`(${report.push.stale} push(es) were based on an older version and were retried.)\n`);
   for (const w of report.waiting.filter((x) => x.reason !== 'pending')) io.out(`Not uploaded: ${waitingItemName(w, prefix)} — ${w.detail}\n`);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTeam, issueToken } from '../../server/admin.js';
+import { createTeam, issueToken, revokeToken } from '../../server/admin.js';
 import { openSqliteStore } from '../../server/sqlite-store.js';
 import type { TeamStore } from '../../server/store.js';
 import { ConnectionStore, tokenCredentialName } from '../../main/team/index.js';
@@ -337,5 +337,28 @@ describe('memdir team', () => {
     const resolved = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged', '--file', 'merged.md']);
     expect(resolved).toMatchObject({ code: 0, out: expect.stringContaining('Resolved team/project_api.md: the merge is written.') });
     expect((await serverEntries(server.url, 'design', other))['project_api.md']).toBe('Cutover: Wednesday (moved from Tuesday).\nOwner: ann.\n');
+  });
+});
+
+describe('memdir team: times and sentences that are true (review x3 F4)', () => {
+  it('a sync that finds nothing new moves "last pull"; with a revoked token, the push waits for a new connection and says so', async () => {
+    const args = ['--project', '-work-app', '--home', home];
+    const token = (await issueToken(store, 'platform', 'rita')).token;
+    await memdir(['team', 'connect', ...args, '--server', server.url, '--team', 'platform', '--token-stdin'], { stdin: `${token}\n` });
+    await memdir(['team', 'sync', ...args]);
+    const lastPull = async () => (JSON.parse((await memdir(['team', 'status', ...args, '--json'])).out) as { lastPullAt: string | null }).lastPullAt;
+    const before = await lastPull();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await memdir(['team', 'sync', ...args])).out).toContain('Pull: nothing new from platform');
+    const after = await lastPull();
+    expect(after).not.toBeNull();
+    expect(after! > before!).toBe(true);
+
+    await revokeToken(store, token);
+    await fs.appendFile(path.join(home, 'projects', '-work-app', 'memory', 'team', 'project_api.md'), 'Owner: rita.\n');
+    const r = await memdir(['team', 'sync', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.out).not.toContain('go up at the next sync');
+    expect(r.out).toContain('your changes are kept (1 file(s) wait) and go up once you connect again with a new token');
   });
 });

@@ -84,3 +84,32 @@ it(
     }
   },
 );
+
+it(
+  'a push confirmed by the next sync moves "last push" (review x3 F4): the confirmed save is the last push, not the one before',
+  { timeout: 60_000 },
+  async () => {
+    const db = path.join(root, 'confirmed.sqlite');
+    const setup = openSqliteStore(db);
+    await createTeam(setup, 'platform');
+    const { token } = await issueToken(setup, 'platform', 'ann');
+    await setup.close();
+
+    const dying = await startDyingServer(db);
+    const a = await makeClient(root, 'ann-confirmed', { url: dying.url, team: 'platform' }, token);
+    await a.write('deploys.md', '# Deploys\n- freeze on Fridays\n');
+    expect((await a.sync.sync()).error).toMatchObject({ code: 'network' });
+    expect(await dying.exited).toBe('SIGKILL');
+    expect((await a.sync.inspect()).lastPushAt).toBeNull();
+
+    const store = openSqliteStore(db);
+    const back = await startServer({ store, port: Number(new URL(dying.url).port), closeStore: true, limits: { rateLimit: { burst: 1000, perSecond: 1000 } } });
+    try {
+      const next = await a.sync.sync();
+      expect(next.push).toMatchObject({ confirmed: ['deploys.md'], uploaded: [] });
+      expect((await a.sync.inspect()).lastPushAt).not.toBeNull();
+    } finally {
+      await back.close();
+    }
+  },
+);

@@ -108,6 +108,7 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
   e.lastCheckAt = at;
   if (answer.status === 304) {
     cycle.report.pull.status ??= 304;
+    notePulled(e, at);
     return false;
   }
   const body = answer.body;
@@ -221,11 +222,15 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
   if (plan.size > 0) wrote = await apply(e, cycle, plan, accepted);
   e.setEtag(answer.etag);
   cycle.report.version = body.version;
-  if (e.state.lastPullAt !== at) {
-    e.state.lastPullAt = at;
-    e.dirty = true;
-  }
+  notePulled(e, at);
   return wrote;
+}
+
+/** The last pull is the last answer the server gave one, new entries or none (304): what `team status` calls "last pull". */
+function notePulled(e: SyncEngine, at: string): void {
+  if (e.state.lastPullAt === at) return;
+  e.state.lastPullAt = at;
+  e.dirty = true;
 }
 
 /**

@@ -157,8 +157,12 @@ export async function confirmLostPush(e: SyncEngine, cycle: Cycle): Promise<void
   if (e.protocol === 2) {
     const outcome = await e.client.commit(lost.pushId, {}, { signal: cycle.signal });
     // Not replayed: the push never reached the server, which saved this empty one under its id instead (nothing committed).
-    if (outcome.ok)
-      cycle.report.push.confirmed.push(...recordCommit(e, cycle, outcome.body, (key) => (Object.hasOwn(lost.entries, key) ? lost.entries[key] : undefined)));
+    if (outcome.ok) {
+      const confirmed = recordCommit(e, cycle, outcome.body, (key) => (Object.hasOwn(lost.entries, key) ? lost.entries[key] : undefined));
+      cycle.report.push.confirmed.push(...confirmed);
+      // A push confirmed saved is a push: "last push" says when it was known to be on the server.
+      if (confirmed.length > 0) e.state.lastPushAt = e.now().toISOString();
+    }
   }
   e.state.lostPush = null;
   e.dirty = true;
