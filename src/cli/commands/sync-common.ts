@@ -78,9 +78,11 @@ export function describeReport(
     );
   for (const key of report.pull.merged.filter((k) => !report.pull.conflicts.includes(k)))
     io.out(`Merged: ${prefix}${key} — your changes and ${theirs} touched different lines; the merge is written and pushed.\n`);
+  // After the server went back, a copy here that differs may be the newer one, changed here or not: not said to "overlap".
+  const why = report.pull.wentBack ? 'the server went back to an older version, so which text is newer is not known' : `your changes and ${theirs} overlap`;
   for (const key of report.pull.conflicts) {
     io.out(
-      `Conflict: ${prefix}${key} — your changes and ${theirs} overlap; ${theirs} version is on disk${report.pull.merged.includes(key) ? ' with your other changes merged' : ''}, yours is kept. See \`memdir ${words.family} conflicts --project ${connection.dir ?? '<project>'}\`.\n`,
+      `Conflict: ${prefix}${key} — ${why}; ${theirs} version is on disk${report.pull.merged.includes(key) ? ' with your other changes merged' : ''}, yours is kept. See \`memdir ${words.family} conflicts --project ${connection.dir ?? '<project>'}\`.\n`,
     );
   }
   for (const r of report.pull.refused) io.out(`Refused from the server: ${r.reason}\n`);

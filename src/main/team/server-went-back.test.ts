@@ -13,6 +13,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/server.js';
 import { type SqliteStore, openSqliteStore } from '../../server/sqlite-store.js';
 import { startFaultProxy } from './test-support/fault-proxy.js';
+import { describeReport } from '../../cli/commands/sync-common.js';
+import { ConnectionStore } from './connections.js';
 import { makeClient, serverEntries, startTestServer } from './test-support/team-fixture.js';
 
 let root: string;
@@ -148,6 +150,12 @@ it(
       const { conflicts } = await alice.sync.inspect();
       expect(conflicts.map((c) => c.key)).toEqual(['conventions.md']);
       expect((await alice.sync.conflictDetail(conflicts[0]!.id)).mine).toBe('# conventions\n- tabs\n');
+      // Said as it is (review x3 F0): Alice changed nothing, so not "your changes and the team's overlap".
+      let said = '';
+      const connection = (await new ConnectionStore(alice.dataDir).forMemoryDir(alice.memoryDir))!;
+      describeReport({ out: (t) => (said += t), err: (t) => (said += t), env: {}, cwd: root }, back, connection);
+      expect(said).not.toContain('overlap');
+      expect(said).toContain('Conflict: team/conventions.md — the server went back to an older version, so which text is newer is not known');
     } finally {
       await proxy.close();
       await restorable.stop();
