@@ -148,6 +148,43 @@ describe('memdir dream', () => {
     expect(after).toContain('- [D](d.md) — delta\n');
   });
 
+  it('the dream record says the truth whichever door undid its entry: memdir undo reverts it, undoing that brings it back, and revert agrees', async () => {
+    await fx.write('MEMORY.md', '- [No ORM](feedback_sql.md) — We write SQL by hand\n- [No ORM again](feedback_sql_2.md) — We write SQL by hand\n');
+    const dreamt = (await cli('dream', '--project', fx.dir, '--offline', '--force', '--allow-deletes', '--json')).json() as { id: string; rev: string };
+    const recordOf = async () =>
+      ((await cli('dream', 'list', '--project', fx.dir, '--json')).json() as { dreams: { id: string; revert: { rev: string | null } | null }[] }).dreams.find(
+        (d) => d.id === dreamt.id,
+      )!;
+    // History's door: the dream's entry undone by `memdir undo`.
+    const undone = await cli('undo', fx.dir, dreamt.rev.slice(0, 10), '--json');
+    expect(undone.code).toBe(0);
+    const undoRev = (undone.json() as { undone: { rev: string } }).undone.rev;
+    expect(await fx.read('feedback_sql_2.md')).not.toBeNull();
+    expect((await recordOf()).revert).toMatchObject({ rev: undoRev });
+    expect((await cli('dream', 'list', '--project', fx.dir)).out).toContain('reverted');
+    // A second revert says it was reverted already, and how to bring it back; it writes nothing.
+    const again = await cli('dream', 'revert', dreamt.id);
+    expect(again.code).toBe(2);
+    expect(again.err).toContain(`Dream ${dreamt.id} was already reverted`);
+    expect(again.err).toContain(undoRev.slice(0, 10));
+    // Undoing that undo (a redo) brings the dream back: the record says so, and Revert reverts it again.
+    const redone = await cli('undo', fx.dir, undoRev, '--json');
+    expect(redone.code).toBe(0);
+    const redoRev = (redone.json() as { undone: { rev: string } }).undone.rev;
+    expect(await fx.read('feedback_sql_2.md')).toBeNull();
+    expect((await recordOf()).revert).toBeNull();
+    const revert = await cli('dream', 'revert', dreamt.id, '--json');
+    expect(revert.code).toBe(0);
+    const revertRev = (revert.json() as { rev: string }).rev;
+    expect(await fx.read('feedback_sql_2.md')).not.toBeNull();
+    expect((await recordOf()).revert).toMatchObject({ rev: revertRev });
+    // The revert's own entry undone through history: back again.
+    expect((await cli('undo', fx.dir, revertRev)).code).toBe(0);
+    expect((await recordOf()).revert).toBeNull();
+    expect(await fx.read('feedback_sql_2.md')).toBeNull();
+    expect(redoRev).not.toBe(revertRev);
+  });
+
   it('fails in words with exit 2 on usage and unknown ids', async () => {
     expect((await cli('dream')).code).toBe(2);
     const unknown = await cli('dream', 'revert', '20200101-000000-abcd');

@@ -14,7 +14,7 @@ import { locateProjectOption, projectOption } from '../project-option.js';
 import type { DreamRecord } from '../../shared/contract/dream.js';
 
 /** The dream service for one command: no jobs, no scheduler; its session count is fresh (a command line is one look). */
-function dreamsFor(io: CliIo, home: string): DreamService {
+export function dreamsFor(io: CliIo, home: string): DreamService {
   return new DreamService({ home, dataDir: resolveDataDir(io.env), env: io.env });
 }
 
@@ -208,7 +208,9 @@ index lines added since the dream (Claude Code's pointers too) stay.
 JSON: {"id", "restored": [file…], "notes": [sentence: where a pointer is back], "warnings": [{"file", "message"}], "rev" (the revert's history entry) }
 A memory file changed since the dream stops the revert, nothing written, and is listed in "warnings" with the
 change that touched it; --overwrite-changed reverts anyway (the later version stays in history).
-Exit codes: 0 reverted (or nothing left to revert), 1 not reverted (files changed since; nothing written), 2 usage or I/O error (unknown id).`,
+A dream already reverted (by this command, \`memdir undo\` or History's Undo of its entry) is refused (exit 2), naming
+the entry to undo to bring its changes back.
+Exit codes: 0 reverted (or nothing left to revert), 1 not reverted (files changed since; nothing written), 2 usage or I/O error (unknown id, already reverted).`,
   async run({ positionals, values, io }) {
     const id = positionals[0]!;
     const { revert } = await dreamsFor(io, homeFrom(values, io)).revert(id, values['overwrite-changed'] === true);
@@ -251,7 +253,9 @@ export const dreamListCommand: CommandSpec = {
     json: jsonOption,
   },
   details: `JSON: {"memoryDir", "dreams": [<record>: {"id", "trigger", "status", "method", "startedAt", "durationMs", "tokens",
-  "changes": [...], "flags": [...], "rev", "revert", "report", …}]}. Exit codes: 0, or 2 on a usage or I/O error.`,
+  "changes": [...], "flags": [...], "rev", "revert", "redone"?, "report", …}]}. "revert" is set however the dream's
+entry was undone (\`memdir dream revert\`, \`memdir undo\`, History's Undo); undoing the revert's entry sets it null again
+and "redone" to {"at", "rev"} (that entry). Exit codes: 0, or 2 on a usage or I/O error.`,
   async run({ values, io }) {
     const { home, loc } = await project(values, io);
     const limit = wholeNumberOption(values, 'limit', { min: 1, max: 100_000 }, 20)!;

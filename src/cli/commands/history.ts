@@ -3,6 +3,7 @@ import { plural, table } from '../format.js';
 import { locateProject, MemoryError, restoreRevision } from '../../main/memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
 import { homeFrom } from './scan.js';
+import { dreamsFor } from './dream.js';
 import { listHistory, recordExternalChanges } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { importedHistories, undoHistoryEntry } from '../../main/relink/index.js';
@@ -150,6 +151,8 @@ every directory is checked first; a write the disk refuses puts back what was al
 is refused, naming the latest turn's entry. Undoing a merge's own entry while it stands is \`memdir merge undo\`
 (refused for the same reasons, in the same sentences; a file it wrote changed since is overwritten with --overwrite-changed:
 then undone whole anyway, kept in history).
+Undoing a dream's entry marks the dream reverted (\`memdir dream list\`); undoing that undo, or a dream revert's
+entry, marks it back (its Revert works again).
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
@@ -159,13 +162,19 @@ JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null wh
       dataDir: resolveDataDir(io.env),
       rev: positionals[1]!,
       overwriteChanged: values['overwrite-changed'] === true,
-    }).catch((error: unknown) => {
-      // The app offers "Undo anyway" on the conflict; here it is a flag.
-      if (error instanceof MemoryError && error.code === 'conflict') {
-        throw new MemdirError(error.code, error.message, { hint: 'Run it again with --overwrite-changed to undo anyway.', cause: error });
-      }
-      throw error;
-    });
+    })
+      .then(async (done) => {
+        // A dream whose entry this undid (or whose revert it undid) says so in `memdir dream list`.
+        await dreamsFor(io, home).followUndo(loc.memoryDir, positionals[1]!, done);
+        return done;
+      })
+      .catch((error: unknown) => {
+        // The app offers "Undo anyway" on the conflict; here it is a flag.
+        if (error instanceof MemoryError && error.code === 'conflict') {
+          throw new MemdirError(error.code, error.message, { hint: 'Run it again with --overwrite-changed to undo anyway.', cause: error });
+        }
+        throw error;
+      });
     if (values.json) printJson(io, { undone: entry, notes });
     else {
       io.out(entry ? `${entry.summary} (${plural(entry.files.length, 'file')} changed).\n` : 'Nothing to undo: it is already that way.\n');

@@ -208,6 +208,8 @@ export const memoryHandlers: Pick<
   async 'history.undo'({ dir, rev, overwriteChanged }, ctx) {
     const { project } = await ctx.where(dir, 'private');
     const done = await undoHistoryEntry({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, ...(overwriteChanged ? { overwriteChanged } : {}) });
+    // A dream whose entry this undid (or whose revert it undid) says so on the Dream tab.
+    await ctx.dreams.followUndo(project.memoryDir, rev, done);
     ctx.changed(dir, project.memoryDir);
     return done;
   },

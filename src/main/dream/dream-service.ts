@@ -14,7 +14,7 @@
 import path from 'node:path';
 import type { DreamOverviewRow, DreamRecord, DreamStatusView, DreamTrigger } from '../../shared/contract/dream.js';
 import type { Job } from '../../shared/contract/events.js';
-import { diffRevisions } from '../history/index.js';
+import { diffRevisions, type HistoryEntry } from '../history/index.js';
 import { JobBusyError, type JobRunner } from '../jobs/index.js';
 import type { ModelProvider } from '../llm/index.js';
 import { groupProjects, locateGroup, locateProject, locateTranscriptProject, type ProjectLocation, ProjectNotFoundError } from '../memdir/index.js';
@@ -26,7 +26,7 @@ import { checkDreamGates } from './gates/dream-gates.js';
 import { listDreamRecords, requireDreamRecord } from './records/dream-records.js';
 import { type ScheduledProject, DreamScheduler } from './dream-scheduler.js';
 import { type DreamRecovery, interruptedNotice, recoverInterruptedDreams } from './apply/recover-dreams.js';
-import { revertDream } from './apply/revert-dream.js';
+import { followUndo, revertDream } from './apply/revert-dream.js';
 import type { DreamProgress, DreamRunResult, DreamSettings } from './run-dream.js';
 import { SessionScanCache } from './gates/session-scan.js';
 
@@ -415,6 +415,15 @@ export class DreamService {
     const result = await revertDream(id, { dataDir: this.host.dataDir, overwriteChanged });
     if (result.revert.rev && result.record.dir) this.host.changed?.(result.record.dir, result.record.memoryDir);
     return result;
+  }
+
+  /**
+   * History entry `undone` of `memoryDir` was undone by another door (History's Undo, `memdir undo`),
+   * as the new entry `done.entry`: the dreams it reverted or brought back say so (revert-dream.ts's
+   * followUndo, the one place for that rule). Call it after every undo of an entry.
+   */
+  async followUndo(memoryDir: string, undone: string, done: { entry: HistoryEntry | null; notes: string[] }): Promise<void> {
+    await followUndo(this.host.dataDir, memoryDir, undone, done);
   }
 
   /** Starts the scheduler (the app, with `watch: true`). */

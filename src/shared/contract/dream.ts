@@ -117,6 +117,11 @@ export const dreamRecordSchema = z.object({
   report: z.string(),
   error: z.string().nullable(),
   revert: dreamRevertSchema.nullable(),
+  /**
+   * The history entry that undid the dream's revert (its changes are back: Revert offers again), when
+   * its revert was undone (History's Undo, \`memdir undo\`); absent in records from before it.
+   */
+  redone: z.object({ at: z.string(), rev: z.string() }).nullable().optional(),
   /** Process that ran it (to tell a crashed dream from a running one). */
   pid: z.number(),
 });

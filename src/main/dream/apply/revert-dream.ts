@@ -7,13 +7,14 @@
  * removed. A memory file changed since the dream (by the user, Claude Code, a later dream) stops
  * the revert, nothing written, each named in a warning, unless the caller says to overwrite it
  * (the later version stays in history): reverting must not silently undo someone else's later work.
+ * The record follows every door that undoes the dream's entry or its revert's (followUndo).
  */
 import type { DreamRecord, DreamRevert } from '../../../shared/contract/dream.js';
-import { laterChanges } from '../../history/index.js';
+import { type HistoryEntry, laterChanges, readEntry } from '../../history/index.js';
 import { undoChange } from '../../memdir/index.js';
 import { DreamError } from '../dream-error.js';
 import { formatReport } from '../records/dream-report.js';
-import { requireDreamRecord, saveDreamRecord } from '../records/dream-records.js';
+import { listDreamRecords, requireDreamRecord, saveDreamRecord } from '../records/dream-records.js';
 
 /** Options of {@link revertDream}. */
 export interface RevertOptions {
@@ -28,9 +29,13 @@ export async function revertDream(id: string, opts: RevertOptions): Promise<{ re
   const record = await requireDreamRecord(opts.dataDir, id);
   if (!record.rev) throw new DreamError('invalid-input', `Dream ${id} changed nothing (${record.status}); there is nothing to revert.`);
   // A revert that left changed files alone (before the one undo, reverts went file by file) may be run again for them.
-  const done = record.revert?.restored ?? [];
-  if (record.revert && record.revert.warnings.length === 0)
-    throw new DreamError('conflict', `Dream ${id} was already reverted on ${record.revert.at}; restore from history to undo that.`);
+  if (!standing(record)) {
+    const by = record.revert!.rev ? ` (history entry ${record.revert!.rev.slice(0, 10)})` : '';
+    throw new DreamError(
+      'conflict',
+      `Dream ${id} was already reverted on ${record.revert!.at}${by}; undo that entry (History's Undo, or \`memdir undo\`) to bring the dream's changes back.`,
+    );
+  }
   const { memoryDir, rev } = record;
   const at = new Date((opts.now ?? Date.now)()).toISOString();
   const undo = { memoryDir, dataDir: opts.dataDir, rev, as: { summary: `revert dream ${id}`, body: `Undoes ${rev} (dream ${id}).` } };
@@ -56,7 +61,47 @@ export async function revertDream(id: string, opts: RevertOptions): Promise<{ re
   const revert: DreamRevert = { at, rev: entry?.rev ?? null, restored, notes, warnings };
   // A revert that wrote nothing (already as before the dream) is not recorded as one.
   if (!entry) return { record, revert };
-  const updated = { ...record, revert: { ...revert, restored: [...new Set([...done, ...restored])], warnings: [] } };
-  await saveDreamRecord(opts.dataDir, { ...updated, report: formatReport(updated) });
-  return { record: updated, revert };
+  const [updated] = await followUndo(opts.dataDir, memoryDir, rev, { entry, notes });
+  return { record: updated ?? record, revert };
+}
+
+/** Whether dream `record`'s changes stand (never reverted, or its revert undone), so Revert is offered; an old partial revert (it left changed files alone) counts as standing. */
+function standing(record: DreamRecord): boolean {
+  return record.revert === null || record.revert.warnings.length > 0;
+}
+
+/**
+ * The one place a dream's record follows its history entry, whichever door undid an entry — the
+ * Dream tab's Revert and `memdir dream revert`, History's Undo and `memdir undo`, a redo (an undo's
+ * undo), at any depth: undoing the entry that made a dream's changes stand (the dream's own, or the
+ * one that undid its revert) marks it reverted by the new entry `done.entry`; undoing the entry that
+ * reverted it marks it back (`redone`), so Revert is offered again. `undone`: the entry undone (any
+ * form `readEntry` takes). Returns the records it changed; none when the undo wrote nothing.
+ */
+export async function followUndo(
+  dataDir: string,
+  memoryDir: string,
+  undone: string,
+  done: { entry: HistoryEntry | null; notes: string[] },
+): Promise<DreamRecord[]> {
+  const { entry } = done;
+  if (!entry) return [];
+  const dreams = (await listDreamRecords(dataDir, { memoryDir })).filter((r) => r.rev !== null);
+  if (dreams.length === 0) return [];
+  const full = (await readEntry(memoryDir, undone, { dataDir })).rev;
+  const changed: DreamRecord[] = [];
+  for (const record of dreams) {
+    let updated: DreamRecord | null = null;
+    if (standing(record) && (record.rev === full || record.redone?.rev === full)) {
+      const restored = [...new Set([...(record.revert?.restored ?? []), ...entry.files.map((f) => f.path)])];
+      updated = { ...record, revert: { at: entry.time, rev: entry.rev, restored, notes: done.notes, warnings: [] }, redone: null };
+    } else if (!standing(record) && record.revert?.rev === full) {
+      updated = { ...record, revert: null, redone: { at: entry.time, rev: entry.rev } };
+    }
+    if (!updated) continue;
+    updated = { ...updated, report: formatReport(updated) };
+    await saveDreamRecord(dataDir, updated);
+    changed.push(updated);
+  }
+  return changed;
 }
