@@ -85,15 +85,24 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
 
     // One entry in history; its Undo brings every file back.
     await page.getByRole('button', { name: 'Undo' }).click();
-    await page.getByRole('status').filter({ hasText: 'Undone.' }).first().waitFor();
+    const undone = page.getByRole('status').filter({ hasText: 'Undone.' }).first();
+    await undone.waitFor();
+    // One line for the pointers it put back, not one per pointer (15 lines covered the Dream now button);
+    // every one of them a click away.
+    expect(await undone.locator('span').first().textContent()).toMatch(
+      /^Undone\. Put back 15 pointers in MEMORY\.md \(10 past the cut, 5 pushing others past it\)\.$/,
+    );
+    expect((await undone.boundingBox())!.height).toBeLessThan(90);
+    await undone.getByRole('button', { name: 'Show all 15' }).click();
+    await undone.getByText(/^The pointer to project_source_1\.md is back at line 2 of MEMORY\.md, where it was\. It pushes /).waitFor();
+    expect(await undone.getByRole('listitem').count()).toBe(15);
+    await undone.getByRole('button', { name: 'Show less' }).click();
     expect(await indexOf('-demo-data-pipeline')).toBe(before);
     expect(await fs.readFile(path.join(memoryOf('-demo-data-pipeline'), 'project_source_1.md'), 'utf8')).toContain('Feed 1 arrives hourly');
   });
 
   it("Health's orphan fix after a dream stops at the cut and offers the rest as a choice", async () => {
     await open('-demo-data-pipeline', 'dream');
-    // The last test's Undo notice (it names every pointer put back) would cover the button.
-    await closeNotices();
     await page.getByRole('button', { name: 'Dream now' }).click();
     await page.getByRole('list', { name: 'Dreams' }).getByRole('button').first().waitFor({ timeout: 60_000 });
     await expect.poll(() => page.getByRole('list', { name: 'Dreams' }).getByRole('button').first().textContent(), { timeout: 60_000 }).toMatch(/completed/);

@@ -268,3 +268,9 @@ export function describePlacement(p: PointerPlacement, indexName: string): strin
     ? `${it} is back at ${where}, where it was.${pushed}`
     : `${it} is back at ${where}: at its old place it would have been cut.${pushed}`;
 }
+
+/** Which describePlacement sentence a note is: the index it names and whether the pointer is past the cut; null for any other sentence. */
+export function placementOf(note: string): { index: string; cut: boolean } | null {
+  const m = /^The pointer to .+ is back at line \d+ of (.+?)(, past the cut: |, where it was\.|: at its old place it would have been cut\.)/u.exec(note);
+  return m ? { index: m[1]!, cut: m[2] === ', past the cut: ' } : null;
+}

@@ -1,28 +1,53 @@
-import { useToasts } from '../stores/toasts.js';
+import { useState } from 'react';
+import { type Toast, type ToastAction, useToasts } from '../stores/toasts.js';
 
 export function Toasts() {
   const toasts = useToasts((s) => s.toasts);
-  const dismiss = useToasts((s) => s.dismiss);
   return (
     <div className="toasts" role="region" aria-label="Notifications" aria-live="polite">
       {toasts.map((t) => (
-        <div key={t.id} className={`toast ${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
-          <span>{t.text}</span>
-          {t.action && (
-            <button
-              onClick={() => {
-                t.action!.run();
-                dismiss(t.id);
-              }}
-            >
-              {t.action.label}
-            </button>
-          )}
-          <button className="icon" aria-label="Dismiss" onClick={() => dismiss(t.id)}>
-            ×
-          </button>
-        </div>
+        <Notice key={t.id} toast={t} />
       ))}
+    </div>
+  );
+}
+
+/** One notice: its line, its details behind "Show all" (kept short: a long list covered the buttons under it), its choices. */
+function Notice({ toast: t }: { toast: Toast }) {
+  const dismiss = useToasts((s) => s.dismiss);
+  const [open, setOpen] = useState(false);
+  const choice = (a: ToastAction) => (
+    <button
+      onClick={() => {
+        a.run();
+        dismiss(t.id);
+      }}
+    >
+      {a.label}
+    </button>
+  );
+  return (
+    <div className={`toast ${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
+      <div className="toast-body">
+        <span>{t.text}</span>
+        {t.details && open && (
+          <ul className="toast-details">
+            {t.details.map((d, i) => (
+              <li key={i}>{d}</li>
+            ))}
+          </ul>
+        )}
+      </div>
+      {t.details && (
+        <button className="link small" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {open ? 'Show less' : `Show all ${t.details.length}`}
+        </button>
+      )}
+      {t.action && choice(t.action)}
+      {t.also && choice(t.also)}
+      <button className="icon" aria-label="Dismiss" onClick={() => dismiss(t.id)}>
+        ×
+      </button>
     </div>
   );
 }

@@ -181,11 +181,11 @@ export const useDream = create<DreamState>()((set, get) => ({
       const text = refused
         ? `Nothing was reverted: ${plural(revert.warnings.length, 'memory', 'memories')} changed since the dream.`
         : n > 0
-          ? [`Reverted: ${plural(n, 'file')} put back.`, ...(revert.notes ?? [])].join(' ')
+          ? `Reverted: ${plural(n, 'file')} put back.`
           : 'Nothing to revert: it is already as before the dream.';
       const dir = get().dir;
       // The revert is one history entry (the dream's undone): its Undo puts the dream's version back, files and index.
-      if (dir && revert.rev) offerUndo(dir, revert.rev, text);
+      if (dir && revert.rev) offerUndo(dir, revert.rev, text, revert.notes ?? []);
       else useToasts.getState().show(refused ? 'error' : 'info', text);
       await get().refresh();
       set({ revert });

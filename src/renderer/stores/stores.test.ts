@@ -12,6 +12,7 @@ import { draftKey, sortDrafts } from './drafts.js';
 import { draftOf, draftProblem, emptyDraft, fromStored, isDirty, needsRepair, resume, sameTarget, toStored, withType } from './editor.js';
 import { describePlan, restorableFrom } from './history.js';
 import { toastLifetime } from './toasts.js';
+import { noticeOf } from './undo.js';
 import { cutOf, lineLabel, moveLine } from './index-order.js';
 import { parseIndex, serializeIndex } from '../../shared/index-format.js';
 import { plural } from '../../shared/size-text.js';
@@ -501,6 +502,19 @@ describe('times and plurals', () => {
   it('keeps a notice with an Undo long enough to reach it', () => {
     expect(toastLifetime({ kind: 'info', text: 'Saved a.md.' })).toBe(5000);
     expect(toastLifetime({ kind: 'info', text: 'Deleted a.md.', action: { label: 'Undo', run: () => undefined } })).toBeGreaterThanOrEqual(15_000);
+  });
+  it('says many pointers put back in one line, every sentence kept behind it, other notes as they are', () => {
+    const back = (n: number) => `The pointer to s${n}.md is back at line ${n + 1} of MEMORY.md, where it was.`;
+    const cut = (n: number) =>
+      `The pointer to s${n}.md is back at line ${n + 1} of MEMORY.md, past the cut: the agent will not see it until the index is shortened.`;
+    const team = 'The pointer to t.md is back at line 2 of team/MEMORY.md: at its old place it would have been cut. It pushes u.md past the cut.';
+    const other = 'MEMORY.md\'s line for a.md was edited since "x": undone anyway, it went too (as edited, it stays in history).';
+    expect(noticeOf('Undone.', [back(1), other])).toEqual({ text: `Undone. ${back(1)} ${other}`, details: [] });
+    const notes = [back(1), back(2), cut(300), team, other];
+    expect(noticeOf('Undone.', notes)).toEqual({
+      text: `Undone. Put back 3 pointers in MEMORY.md (1 past the cut). Put back 1 pointer in team/MEMORY.md (1 pushing others past it). ${other}`,
+      details: [back(1), back(2), cut(300), team],
+    });
   });
 });
 
