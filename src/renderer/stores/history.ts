@@ -50,9 +50,10 @@ interface HistoryState {
   select: (rev: string) => Promise<void>;
   /**
    * Restore one file at once (it is one file, and Undo is one click away); `as`: under that name.
-   * Another memory written at its name since it left stops it, and the notice offers to restore it beside that one.
+   * Another memory written at its name since it left stops it, and the notice offers to restore it beside that one,
+   * or anyway (`anyway`: over it — it stays in history, and the notice says so).
    */
-  restore: (rev: string, file: string, as?: string) => Promise<void>;
+  restore: (rev: string, file: string, as?: string, anyway?: boolean) => Promise<void>;
   /** Ask before a whole-snapshot restore: fetch what it would change. */
   planSnapshot: (rev: string) => Promise<void>;
   confirmSnapshot: () => Promise<void>;
@@ -103,20 +104,33 @@ export const useHistory = create<HistoryState>()((set, get) => ({
       set({ error: messageOf(error) });
     }
   },
-  async restore(rev, file, as) {
+  async restore(rev, file, as, anyway) {
     const dir = get().dir;
     if (!dir) return;
     try {
-      const { entry, notes } = await call('history.restore', { dir, rev, file, ...(as ? { as } : {}) });
-      if (entry) offerUndo(dir, entry.rev, [`Restored ${file}${as ? ` as ${as}` : ''}.`, ...notes].join(' '));
+      const { entry, notes } = await call('history.restore', { dir, rev, file, ...(as ? { as } : {}), ...(anyway ? { overwriteChanged: true } : {}) });
+      const done = as
+        ? `Restored ${file} as ${as}.`
+        : anyway
+          ? `Restored ${file} anyway: the memory that was there stays in history (Undo puts it back).`
+          : `Restored ${file}.`;
+      if (entry) offerUndo(dir, entry.rev, done, notes);
       else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
       await get().load(dir);
     } catch (error) {
-      // Another memory holds its name now (written since it left): never overwritten unasked; it can come back beside it.
+      // Another memory holds its name now (written since it left): never overwritten unasked; it can come back
+      // beside it, or over it (what is there now is recorded in history first: the restore's Undo brings it back).
       const beside = file.replace(/(\.md)?$/i, '-restored$1');
-      if (error instanceof RpcError && error.code === 'conflict' && !as)
-        useToasts.getState().show('error', error.message, { label: `Restore as ${beside}`, run: () => void get().restore(rev, file, beside) });
-      else useToasts.getState().show('error', messageOf(error));
+      if (error instanceof RpcError && error.code === 'conflict' && !as && !anyway) {
+        useToasts
+          .getState()
+          .show(
+            'error',
+            error.message,
+            { label: `Restore as ${beside}`, run: () => void get().restore(rev, file, beside) },
+            { also: { label: 'Restore anyway', run: () => void get().restore(rev, file, undefined, true) } },
+          );
+      } else useToasts.getState().show('error', messageOf(error));
     }
   },
   async planSnapshot(rev) {
