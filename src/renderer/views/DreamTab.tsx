@@ -91,7 +91,8 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
   const { select, revertDream, confirm, now } = useDream.getState();
   const facts = dreamFacts(dream);
   const reverted = dream.revert !== null && dream.revert.warnings.length === 0;
-  const open = dream.revert?.warnings ?? revert?.warnings ?? [];
+  // A refused revert's warnings (nothing written); those of a revert anyway say what was overwritten, not what stopped it.
+  const open = dream.revert?.warnings ?? (revert?.rev === null ? revert.warnings : []);
   return (
     <section className="dream-detail" aria-label={`Dream ${dream.id}`}>
       <div className="toolbar">
@@ -205,12 +206,16 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
   );
 }
 
-export function DreamTab({ dir }: { dir: string }) {
+export function DreamTab({ dir, version }: { dir: string; version?: unknown }) {
   const { status, dreams, selected, job, busy, error } = useDream();
   const { open, now, select, cancel } = useDream.getState();
   useEffect(() => {
     void open(dir);
   }, [dir, open]);
+  // The memory changed (an Undo of a revert, History's Undo of a dream): the dreams' records say whether each is reverted now.
+  useEffect(() => {
+    if (version !== undefined && useDream.getState().dir === dir) void useDream.getState().refresh();
+  }, [dir, version]);
   const current = dreams.find((d) => d.id === selected) ?? null;
   const running = job && (job.state === 'running' || job.state === 'queued');
   return (

@@ -39,7 +39,7 @@ export function ProjectView({ route }: { route: Extract<Route, { view: 'project'
       {route.tab === 'history' && <ProjectTimeline dir={route.dir} version={scan} />}
       {route.tab === 'history' && <HistoryTab dir={route.dir} />}
       {scan && route.tab === 'recall' && <RecallTab dir={route.dir} scan={scan} />}
-      {route.tab === 'dream' && <DreamTab dir={route.dir} />}
+      {route.tab === 'dream' && <DreamTab dir={route.dir} version={scan} />}
       {route.tab === 'team' && <TeamSyncTab dir={route.dir} />}
     </section>
   );
