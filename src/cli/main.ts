@@ -4,7 +4,7 @@
  */
 import { type CliIo, type CommandSpec, EXIT_ERROR, UsageError } from './command.js';
 import { MemdirError, errorMapping, oneLine } from '../shared/errors.js';
-import { VERSION } from '../main/core/index.js';
+import { VERSION, resolveDataDir, workInDataDir } from '../main/core/index.js';
 import { visibleText } from '../shared/visible-text.js';
 
 function usageLine(spec: CommandSpec): string {
@@ -158,6 +158,8 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
     io.out(commandHelp(spec));
     return 0;
   }
+  // What lives in the data dir for the whole run (the key of secrets' fingerprints) is the one this run was given.
+  workInDataDir(resolveDataDir(io.env));
   try {
     const parsed = parseCommandArgs(rest, spec);
     const required = spec.args.filter((a) => a.startsWith('<')).length;

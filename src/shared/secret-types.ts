@@ -1,7 +1,7 @@
 /**
  * What the secret scanner (src/main/secrets) reports, as a schema the app contract can carry:
  * the Alerts view lists findings, and "redact" / "allow" send one back. A finding never holds
- * the secret itself — `match` is masked and `fingerprint` is a truncated hash of it.
+ * the secret itself — `match` is masked and `fingerprint` is a keyed hash of it.
  */
 import * as z from 'zod';
 
@@ -25,7 +25,11 @@ export const findingSchema = z.object({
   severity: z.enum(['error', 'warning']),
   /** UTF-16 offsets of the secret in the scanned text (for a name: in the relative path): [start, end). */
   range: z.tuple([z.number().int(), z.number().int()]),
-  /** First 16 hex of sha256(secret): recognises the same secret later without storing it. Empty for a failed scan. */
+  /**
+   * 16 hex of an HMAC-SHA256 of the secret under this install's own key (secrets/fingerprint.ts):
+   * recognises the same secret later on this machine without storing it, and, unlike a plain hash,
+   * gives no weak password away. Empty for a failed scan.
+   */
   fingerprint: z.string(),
   /** In the file's text, or in its name (a file or folder name holding a token). Absent in alerts saved before names were scanned: the text. */
   where: z.enum(['content', 'name']).optional(),

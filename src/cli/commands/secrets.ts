@@ -28,7 +28,8 @@ A finding in a file's text can be silenced in the file with <!-- secretlint-disa
 JSON: {"findings": [{"file", "where": "content"|"name", "line", "column", "rule", "title", "match",
   "severity", "fingerprint"}], "skipped": [{"file", "reason"}], "files"}
   "where" says whether the secret is in the file's text (at "line" and "column") or in its name
-  (line and column null).
+  (line and column null). "fingerprint" is a hash keyed by this install (the same secret, the same
+  fingerprint on this machine only; it gives no password away), as --allow and Allow take it.
 Exit codes: 0 nothing found, 1 findings, 2 the path could not be scanned.`,
   async run({ positionals, values, io }) {
     const target = path.resolve(io.cwd, positionals[0]!);

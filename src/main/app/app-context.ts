@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolveDataDir } from '../core/data-dir.js';
+import { resolveDataDir, workInDataDir } from '../core/data-dir.js';
 import { type HomeScanCache, type OpenedScanCache, openScanCache, resolveHome, scanHome, scanProject, type Where } from '../memdir/index.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { HomeScan, ProjectScan } from '../../shared/scan-types.js';
@@ -128,6 +128,8 @@ export class AppContext {
   private constructor(private readonly options: AppContextOptions) {
     this.env = options.env ?? process.env;
     this.dataDir = options.dataDir ?? resolveDataDir(this.env);
+    // The process works in this context's data dir (the key of secrets' fingerprints lives there).
+    workInDataDir(this.dataDir);
     this.credentials = new FileCredentialStore(this.dataDir, options.cipher);
     this.desktop = options.desktop ?? null;
     this.firstList = new Promise<void>((resolve) => (this.releaseServices = resolve));

@@ -6,5 +6,5 @@
  */
 export { confineOrNull, MemoryFileError, resolveInside } from './confined-path.js';
 export { VERSION } from './version.js';
-export { resolveDataDir } from './data-dir.js';
+export { processDataDir, resolveDataDir, workInDataDir } from './data-dir.js';
 export { mapStackTracesLazily } from './lazy-source-maps.js';

@@ -8,7 +8,7 @@
  */
 import { readBundledTexts } from '../history/index.js';
 import { reportedFinding } from '../../shared/secret-types.js';
-import { type Finding, scanContent, scanText } from '../secrets/index.js';
+import { type Finding, fingerprintIn, scanContent, scanText } from '../secrets/index.js';
 
 /** A secret the export would carry, masked, with the one sentence that says where it is. */
 export interface ExportFinding {
@@ -82,7 +82,7 @@ export async function findExportSecrets(files: readonly PackedFile[], bundle: Bu
   for (const file of files) {
     for (const f of await scanContent(file.path, file.data)) {
       current.add(`${file.path}\0${f.fingerprint}`);
-      if (!allow.has(f.fingerprint) || f.fingerprint === '') found.push(finding({ in: 'file', file: f.file, rev: null, time: null, stillInFile: null }, f));
+      if (!fingerprintIn(allow, f.fingerprint)) found.push(finding({ in: 'file', file: f.file, rev: null, time: null, stillInFile: null }, f));
     }
   }
   if (!bundle) return found;
@@ -90,7 +90,7 @@ export async function findExportSecrets(files: readonly PackedFile[], bundle: Bu
   for (const text of await readBundledTexts(bundle)) {
     if (text.path === null) {
       for (const f of await scanText(text.data.toString('utf8'), { file: `revision ${text.rev}` })) {
-        if (!allow.has(f.fingerprint) || f.fingerprint === '')
+        if (!fingerprintIn(allow, f.fingerprint))
           found.push(finding({ in: 'history', file: null, rev: text.rev, time: text.time, stillInFile: null }, f, 'message'));
       }
       continue;
@@ -98,7 +98,7 @@ export async function findExportSecrets(files: readonly PackedFile[], bundle: Bu
     const packedAs = `memory/${text.path}`;
     for (const f of await scanContent(packedAs, text.data)) {
       const key = `${packedAs}\0${f.where}\0${f.fingerprint}`;
-      if ((allow.has(f.fingerprint) && f.fingerprint !== '') || reported.has(key)) continue;
+      if (fingerprintIn(allow, f.fingerprint) || reported.has(key)) continue;
       reported.add(key);
       found.push(finding({ in: 'history', file: f.file, rev: text.rev, time: text.time, stillInFile: current.has(`${packedAs}\0${f.fingerprint}`) }, f));
     }

@@ -15,4 +15,5 @@ export {
   type ScanReport,
   scanText,
 } from './scanner.js';
+export { fingerprintIn, fingerprintMatches } from './fingerprint.js';
 export { type GuardedSave, refuseNewSecrets, SecretFoundError } from './save-guard.js';

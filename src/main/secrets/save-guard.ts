@@ -15,6 +15,7 @@
 import { MemdirError } from '../../shared/errors.js';
 import { type Finding, type SecretOnSave, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { listInWords, plural } from '../../shared/size-text.js';
+import { fingerprintIn } from './fingerprint.js';
 import { maskedPath, scanText } from './scanner.js';
 
 /** A save refused because the text would hold a secret it did not hold before. */
@@ -88,7 +89,7 @@ export async function refuseNewSecrets(save: GuardedSave): Promise<Finding[]> {
     const held = f.where === 'name' ? heldInName : heldInText;
     if (held.has(f.fingerprint) || seen.has(f.fingerprint)) continue;
     seen.add(f.fingerprint);
-    if (allowed.has(f.fingerprint)) allowedOnPurpose.push({ ...f, file: label });
+    if (fingerprintIn(allowed, f.fingerprint)) allowedOnPurpose.push({ ...f, file: label });
     else fresh.push({ title: f.title, match: f.match, line: f.line, fingerprint: f.fingerprint, inName: f.where === 'name' });
   }
   if (fresh.length === 0) return allowedOnPurpose;

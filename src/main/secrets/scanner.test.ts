@@ -160,7 +160,7 @@ describe('scanText', () => {
       ['memdir/stripe-key', stripe],
       ['github/GITHUB_TOKEN', github],
     ]);
-    const redacted = redactFinding(text, findings[0]!);
+    const redacted = await redactFinding(text, findings[0]!);
     expect(redacted).toEqual({ ok: true, text: `\uFEFFnote [REDACTED]\nand ${github}\n` });
   });
 
@@ -264,7 +264,7 @@ describe('every view a reader could decode (issue 15)', () => {
     expect(f!.where).toBe('content');
     expect(f!.line).toBe(2);
     // Redacting removes the secret in the form it was written.
-    const redacted = redactFinding(`Notes\n${text}\n`, f!);
+    const redacted = await redactFinding(`Notes\n${text}\n`, f!);
     expect(redacted.ok).toBe(true);
     if (redacted.ok) expect(await scanText(redacted.text)).toEqual([]);
   });
@@ -274,7 +274,7 @@ describe('every view a reader could decode (issue 15)', () => {
       const findings = await scanText('Nothing secret in here.', { file: `team/${name}`, name });
       expect(findings, name).toEqual([expect.objectContaining({ where: 'name', line: 0, rule: 'github/GITHUB_TOKEN', file: `team/${name}` })]);
       expect(name.slice(...findings[0]!.range)).toBe(ghp);
-      expect(redactFinding('Nothing secret in here.', findings[0]!)).toEqual({ ok: false, reason: expect.stringContaining('rename the file') });
+      expect(await redactFinding('Nothing secret in here.', findings[0]!)).toEqual({ ok: false, reason: expect.stringContaining('rename the file') });
     }
     expect(await scanText('x', { name: `project_session_9b2e4c1a-7f3d-4e2b-9a1c-5d6e7f8a9b0c.md` })).toEqual([]);
   });
@@ -287,7 +287,7 @@ describe('redactFinding', () => {
     let current = text;
     for (const finding of await scanText(text)) {
       const fresh = (await scanText(current)).find((f) => f.fingerprint === finding.fingerprint)!;
-      const result = redactFinding(current, fresh);
+      const result = await redactFinding(current, fresh);
       expect(result.ok).toBe(true);
       if (result.ok) current = result.text;
     }
@@ -299,9 +299,9 @@ describe('redactFinding', () => {
     const text = `key: sk_live_${r(ALNUM, 24)}`;
     const [finding] = await scanText(text);
     const edited = `# moved down\n${text}`;
-    expect(redactFinding(edited, finding!)).toEqual({ ok: false, reason: expect.stringContaining('changed since it was scanned') });
+    expect(await redactFinding(edited, finding!)).toEqual({ ok: false, reason: expect.stringContaining('changed since it was scanned') });
     const noSecret: Finding = { ...finding!, fingerprint: '' };
-    expect(redactFinding(text, noSecret).ok).toBe(false);
+    expect((await redactFinding(text, noSecret)).ok).toBe(false);
   });
 });
 

@@ -5,16 +5,16 @@
  * (AWS with key-id scanning on, GitHub, GitLab, Slack, npm, OpenAI, Anthropic api03, private
  * keys, database URLs, SendGrid, Shopify, …) plus Memdir's rules in rules.ts for the gaps.
  *
- * A finding never carries the secret: `match` is masked, `fingerprint` is a truncated
- * sha256 (for "allow" decisions that survive edits), `range` locates it for `redactFinding`.
+ * A finding never carries the secret: `match` is masked, `fingerprint` is a keyed hash of this
+ * install (fingerprint.ts; for "allow" decisions that survive edits), `range` locates it for `redactFinding`.
  * The scanner fails closed: it never throws, and if scanning itself breaks, the text gets a
  * `memdir/scanner-error` finding so it is not uploaded unchecked.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { lintSource } from '@secretlint/core';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
+import { fingerprintMatches, fingerprinter } from './fingerprint.js';
 import { looksLikePlaceholderUrlPassword, looksMasked, maskSecret } from './heuristics.js';
 import { SECRET_RULES, rulesToRun } from './rules.js';
 import { decodedView, nameView, originalRange } from './views.js';
@@ -126,10 +126,6 @@ function configWith(recommendedPreset: unknown): unknown {
       { id: MEMDIR_RULE_ID, rule: memdirRule },
     ],
   };
-}
-
-function fingerprintOf(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex').slice(0, 16);
 }
 
 function position(text: string, offset: number): { line: number; column: number } {
@@ -253,7 +249,7 @@ async function hitsInEveryView(original: string, filePath: string): Promise<Hit[
   return hits;
 }
 
-function candidate(file: string, hit: Hit, original: string, where: Finding['where']): Candidate {
+function candidate(file: string, hit: Hit, original: string, where: Finding['where'], fingerprintOf: (secret: string) => string): Candidate {
   const at = where === 'name' ? { line: 0, column: hit.range[0] + 1 } : position(original, hit.range[0]);
   return {
     file,
@@ -283,7 +279,8 @@ async function scanName(rel: string, file: string): Promise<Finding[]> {
     const view = nameView(rel);
     const hits: Hit[] = [];
     for (const hit of await hitsInEveryView(view.text, '<name>')) hits.push({ ...hit, range: originalRange(view, ...hit.range) });
-    findings = dedupe(hits.map((hit) => candidate(file, hit, rel, 'name')));
+    const fingerprintOf = await fingerprinter();
+    findings = dedupe(hits.map((hit) => candidate(file, hit, rel, 'name', fingerprintOf)));
   } catch (error) {
     return failClosed(file, error instanceof Error ? error.message.slice(0, 200) : 'unknown error').map((f) => ({ ...f, line: 0, where: 'name' as const }));
   }
@@ -311,7 +308,9 @@ export async function scanText(text: string, options: ScanTextOptions = {}): Pro
   const file = options.file ?? '<text>';
   if (typeof text !== 'string') return failClosed(file, 'not text');
   try {
-    const content = dedupe((await hitsInEveryView(text, file)).map((hit) => candidate(file, hit, text, 'content')));
+    const hits = await hitsInEveryView(text, file);
+    const fingerprintOf = await fingerprinter();
+    const content = dedupe(hits.map((hit) => candidate(file, hit, text, 'content', fingerprintOf)));
     return options.name === undefined ? content : [...content, ...(await scanName(options.name, file))];
   } catch (error) {
     return failClosed(file, error instanceof Error ? error.message.slice(0, 200) : 'unknown error');
@@ -444,11 +443,15 @@ export async function scanDir(dir: string, options: ScanOptions = {}): Promise<S
  * Refuses when the text changed since the scan (the secret is no longer at its range): scan
  * again and redact the fresh finding, rather than cut the wrong characters.
  */
-export function redactFinding(text: string, finding: Finding, placeholder = '[REDACTED]'): { ok: true; text: string } | { ok: false; reason: string } {
+export async function redactFinding(
+  text: string,
+  finding: Finding,
+  placeholder = '[REDACTED]',
+): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
   if (finding.where === 'name') return { ok: false, reason: `The secret is in the name of ${finding.file}, not in its text: rename the file.` };
   const [start, end] = finding.range;
   if (finding.fingerprint === '' || start < 0 || end > text.length || start >= end) return { ok: false, reason: 'This finding has no secret to redact.' };
-  if (fingerprintOf(text.slice(start, end)) !== finding.fingerprint) {
+  if (!fingerprintMatches(finding.fingerprint, (await fingerprinter())(text.slice(start, end)))) {
     return { ok: false, reason: `${finding.file} changed since it was scanned; scan it again, then redact.` };
   }
   return { ok: true, text: text.slice(0, start) + placeholder + text.slice(end) };

@@ -32,7 +32,7 @@ import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { indexLinks, parseIndex } from '../../shared/index-format.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { withMemoryLock } from '../core/memory-lock.js';
-import { maskedName } from '../secrets/index.js';
+import { fingerprintMatches, maskedName } from '../secrets/index.js';
 import { writeDataFile } from '../core/safe-fs.js';
 import { MemdirError } from '../../shared/errors.js';
 import { PERSONAL_SPACE, type SyncSpace, TEAM_SPACE } from './sync-space.js';
@@ -257,7 +257,7 @@ export class AlertCenter {
     if (finding.rule === SCANNER_ERROR_RULE || finding.fingerprint === '') return false;
     const { allowed } = await this.ensure();
     for (const a of allowed) {
-      if (a.memoryDir !== memoryDir || a.space !== space || a.fingerprint !== finding.fingerprint) continue;
+      if (a.memoryDir !== memoryDir || a.space !== space || !fingerprintMatches(a.fingerprint, finding.fingerprint)) continue;
       if (a.only === undefined || (await namesAllowedFile(a.file, finding, place))) return true;
     }
     return false;

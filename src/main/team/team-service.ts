@@ -19,7 +19,7 @@ import { transact } from '../history/index.js';
 import { resolveInside } from '../core/confined-path.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
 import { renameMemory } from '../memdir/index.js';
-import { redactFinding, scanText } from '../secrets/index.js';
+import { fingerprintMatches, redactFinding, scanText } from '../secrets/index.js';
 import type { CredentialStore } from '../settings/index.js';
 import { AlertCenter, AlertError } from './alert-center.js';
 import { connectTeam } from './connect-team.js';
@@ -321,9 +321,10 @@ export class TeamService {
         : await fs.readFile(await resolveInside(memoryDir, rel), 'utf8').catch(() => null);
       if (text === null) throw new AlertError('not-found', `${shownFileOf(alert)} no longer exists.`);
       // Scan again: the range in the alert may be stale; the fingerprint says which secret.
-      const fresh = (await scanText(text, { file: rel })).find((f) => f.fingerprint === fingerprint);
+      // (An alert raised before fingerprints were keyed holds the plain form: it names its secret still.)
+      const fresh = (await scanText(text, { file: rel })).find((f) => fingerprintMatches(fingerprint, f.fingerprint));
       if (!fresh) return;
-      const outcome = redactFinding(text, fresh);
+      const outcome = await redactFinding(text, fresh);
       if (!outcome.ok) throw new AlertError('conflict', outcome.reason);
       await writeFileAtomic(memoryDir, rel, outcome.text);
       redacted = true;
