@@ -23,8 +23,22 @@ export function charClasses(value: string): number {
   return [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((re) => re.test(value)).length;
 }
 
-// Marks of a template, a reference or a masked value: anywhere in a value, they make it a stand-in.
-const TEMPLATE_MARKS = ['xxxx', '****', '…', '...', '<', '>', '${', '{{', '$(', '%(', 'process.env', 'os.environ', 'getenv', 'vault:', 'op://'];
+// Marks of a masked value or a reference: anywhere in a value, they make it a stand-in.
+const TEMPLATE_MARKS = ['xxxx', '****', 'process.env', 'os.environ', 'getenv', 'vault:', 'op://'];
+
+// Template shapes, where a bare `<`, `>`, `{` or `...` could be part of a real password (`Xk9<q2!vR>t...`):
+// `<your-token>`, `<API_KEY>`, `<base64 of user:password>` (words in angle brackets, each one
+// lower, UPPER or Capitalised, a number after it at most), `${VAR}`, `{{ var }}`, `$(cmd)`, `%(name)s`.
+const TEMPLATE_SHAPES = [
+  /<(?:[a-z]+|[A-Z]+|[A-Z][a-z]+)\d*(?:[ _.:/-]+(?:[a-z]+|[A-Z]+|[A-Z][a-z]+)\d*)*>/,
+  /\$\{[^{}\s]+\}/,
+  /\{\{[^{}]+\}\}/,
+  /\$\([^()]+\)/,
+  /%\([A-Za-z_]\w*\)[sdr]/,
+];
+// Dots standing for what was left out: alone, or joining parts with no other symbol — a prefix and
+// the dots (`sk-ant-...`, `ghp_…`), a value shown elided (`ghp_Ab12...Yz89`).
+const ELIDED = /^[\w-]*(?:\.\.\.|…)[\w-]*$/;
 
 // Words a placeholder is made of (lower case). A value is a placeholder when it is (nearly) only
 // these — `your_password_here`, `MySecretPassword`, `secret123`, `replace-with-your-token` — never
@@ -151,7 +165,8 @@ function madeOfPlaceholderWords(letters: string): boolean {
 
 /**
  * Whether `value` is a template, an example or a masked value rather than a credential: a whole
- * value of NON_VALUES, a template mark anywhere (`<your-password>`, `${VAR}`, `xxxx`), one character
+ * value of NON_VALUES, a template anywhere (`<your-password>`, `${VAR}`, `{{x}}`, `xxxx`), dots for
+ * what was left out (`...`, `sk-ant-...`), one character
  * repeated or a counting sequence, or (nearly) only placeholder words — separators and at most
  * three digits besides (`your-password-here`, `changeme2`). A placeholder word inside a value with
  * other letters, more digits or a symbol is part of a real password.
@@ -159,7 +174,7 @@ function madeOfPlaceholderWords(letters: string): boolean {
 export function looksLikePlaceholder(value: string): boolean {
   const lower = value.toLowerCase();
   if (NON_VALUES.has(lower)) return true;
-  if (TEMPLATE_MARKS.some((w) => lower.includes(w))) return true;
+  if (TEMPLATE_MARKS.some((w) => lower.includes(w)) || TEMPLATE_SHAPES.some((re) => re.test(value)) || ELIDED.test(value)) return true;
   // One character repeated (`aaaaaaaa`, `00000000`), or a run of x/X/*/0/# of 6+.
   if (/^(.)\1*$/.test(value) || /([xX*#0.])\1{5,}/.test(value)) return true;
   // Counting sequences (`1234567890`, `abcdefgh`).
@@ -175,7 +190,7 @@ export function looksLikePlaceholder(value: string): boolean {
  * Memdir's URL rule and the preset's connection-string rules alike.
  */
 export function looksLikePlaceholderUrlPassword(password: string, user?: string): boolean {
-  return password.length < 4 || password === user || /^[:$%{<[]/.test(password) || looksLikePlaceholder(password);
+  return password.length < 4 || password === user || /^[:$%{[]/.test(password) || looksLikePlaceholder(password);
 }
 
 /**

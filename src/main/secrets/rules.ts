@@ -70,10 +70,12 @@ const PASSWORD_NAME = /(password|passwd|passphrase|pwd)/;
 const NOT_A_SECRET_NAME =
   /(name|names|id|ids|file|path|dir|url|uri|endpoint|type|length|len|count|size|policy|expiry|expires|expiration|ttl|env|var|header|field|param|prefix|suffix|version|ref|hint|format|limit|limits|regex|pattern|enabled|required|timeout|usage|tokens|tokenizer|budget|max|min|cost|price|rotation|manager|store|location|arn|source|provider|mode|method|kind|hash|salt|reset|strength|rules|length)$/;
 
-// key [quote] [**] op [quote] value — bounded repetitions keep it linear on long lines. Sticky:
+// key [quote] [**] op [quote] value — bounded repetitions keep it linear on long lines. The value
+// may hold < and > after its first character (a real password can: `Xk9<q2!vR>t`; heuristics.ts
+// says which are templates), never a bracket that would run it into code (`grad(loss`). Sticky:
 // tried only where `assignments` says a match may start.
 export const ASSIGNMENT =
-  /(?<![A-Za-z0-9_])(["'`]?)([A-Za-z_][A-Za-z0-9_.-]{0,60})\1[*_`]{0,2}[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}(["'`]?)([^\s"'`,;<>(){}[\]]{6,300})\3/y;
+  /(?<![A-Za-z0-9_])(["'`]?)([A-Za-z_][A-Za-z0-9_.-]{0,60})\1[*_`]{0,2}[ \t]{0,4}(?::=|=>|=|:)[ \t]{0,4}(["'`]?)([^\s"'`,;<>(){}[\]][^\s"'`,;(){}[\]]{5,299})\3/y;
 // Its operator's first character, and how far past the start of a match it can be: a quote, 61
 // characters of name, a quote, two markers, four blanks.
 const OPERATOR = /[:=]/g;
@@ -211,7 +213,8 @@ function pemKeys(text: string): RuleMatch[] {
 }
 
 // scheme://user:password@host — any scheme (postgres, mysql, mongodb+srv, redis, amqp, smtp, https…).
-const URL_CREDENTIALS = /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:@/?#'"<>]{0,100}):([^\s@/?#'"<>]{1,200})@[^\s/?#'"<>:]{1,253}/gi;
+// The password may hold < and > (`<q2!vR>t`); `<password>` is a template (heuristics.ts).
+const URL_CREDENTIALS = /\b[a-z][a-z0-9+.-]{1,20}:\/\/([^\s:@/?#'"<>]{0,100}):([^\s@/?#'"]{1,200})@[^\s/?#'"<>:]{1,253}/gi;
 function urlCredentials(text: string): RuleMatch[] {
   const found: RuleMatch[] = [];
   for (const m of text.matchAll(URL_CREDENTIALS)) {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildLabelledSet } from '../../../bench/data/secrets-labelled.js';
+import { sharedMemoryFixtures } from '../memdir/test-support/shared-fixtures.js';
 import { type Finding, redactFinding, scanDir, scanFile, scanText } from './scanner.js';
 
 // Bodies are built at run time so no key-shaped literal sits in the repository.
@@ -75,6 +76,26 @@ const REAL_WITH_A_WORD: [string, string][] = [
   ['password in Chinese prose', '数据库密码是 Xk9#mP2$vL7q'],
   ['HTTP Basic credentials', `curl -H "Authorization: Basic ${Buffer.from('admin:Kq9Lm2Vx7Pz4').toString('base64')}" https://api.internal`],
 ];
+// A real password may hold <, > or dots: only real template shapes make a value a stand-in
+// (`<your-token>`, `${VAR}`, `{{x}}`, `...` alone or joining two plain parts, `sk-ant-...`).
+const REAL_WITH_TEMPLATE_CHARACTERS: [string, string][] = [
+  ['password with angle brackets and a trailing ...', 'DB_PASSWORD=Xk9<q2!vR>t...'],
+  ['quoted password with angle brackets', 'db_password: "Xk9<q2!vR>t..."'],
+  ['password with angle brackets', 'password = Xk9<q2!vR>tZ'],
+  ['password with ... inside', 'DB_PASSWORD=Tr0ub...4dor&3'],
+  ['URL password with angle brackets', 'postgres://app:Xk9<q2!vR>t@db.internal:5432/app'],
+  ['URL password starting with an angle bracket', 'redis://default:<q2!vR>tXk9@cache.internal:6379'],
+];
+const TEMPLATE_VALUES: [string, string][] = [
+  ['a template in angle brackets, assigned', 'API_KEY=<your-token>'],
+  ['a redacted value', 'password: <redacted>'],
+  ['a shell variable', 'DB_PASSWORD=${DB_PW}'],
+  ['a template variable with spaces', 'password: "{{ vault_db_password }}"'],
+  ['dots alone', 'DB_PASSWORD=...'],
+  ['a provider prefix and dots', 'ANTHROPIC_API_KEY=sk-ant-api03-...'],
+  ['a token shown elided', 'GITHUB_TOKEN="ghp_Ab12...Yz89"'],
+  ['an ellipsis alone', 'password: …'],
+];
 const PLACEHOLDER_VALUES: [string, string][] = [
   ['placeholder words only', 'DB_PASSWORD=your_password_here'],
   ['placeholder words in camel case', 'password: MySecretPassword'],
@@ -94,6 +115,14 @@ const PLACEHOLDER_VALUES: [string, string][] = [
 describe('scanText', () => {
   it.each(REAL_WITH_A_WORD)('finds a %s', async (_name, text) => {
     expect(await scanText(text, { file: 'notes.md' })).toHaveLength(1);
+  });
+
+  it.each(REAL_WITH_TEMPLATE_CHARACTERS)('finds a %s', async (_name, text) => {
+    expect(await scanText(text, { file: 'notes.md' })).toHaveLength(1);
+  });
+
+  it.each(TEMPLATE_VALUES)('leaves alone %s', async (_name, text) => {
+    expect(await scanText(text)).toEqual([]);
   });
 
   it.each(PLACEHOLDER_VALUES)('leaves alone %s', async (_name, text) => {
@@ -209,6 +238,12 @@ describe('scanText', () => {
       // Generous for a loaded CI machine; backtracking blow-ups take minutes, not seconds.
       expect(performance.now() - start, text.slice(0, 30)).toBeLessThan(3000);
     }
+  });
+
+  it.skipIf(sharedMemoryFixtures() === null)('finds nothing in the real memories other projects wrote (shared/fixtures/memories)', async () => {
+    const report = await scanDir(sharedMemoryFixtures()!);
+    expect(report.files).toBeGreaterThan(300);
+    expect(report.findings.map((f) => `${f.file}:${f.line} ${f.rule} ${f.match}`)).toEqual([]);
   });
 
   it('meets its targets on the labelled set: recall ≥ 0.95, false positives ≤ 0.05', async () => {
