@@ -218,7 +218,8 @@ JSON: {"project": {"dir", "memoryDir"}, "pull": {"status": 200|304|null, "full",
   "etag", "error": {"code", "message", "at"} | null, "durationMs"}
 Exit codes: 0 synced, 1 synced but conflicts are open, files were held back or entries from the server
 were refused, 2 the sync failed. A folder Claude Code syncs itself (claude-code-store), and the server's files
-left out of it, never make it 1 by themselves.`,
+left out of it, never make it 1 by themselves. A secret in a file's name is masked wherever a key is shown
+("waiting", "push.uploaded", the text lines), one allowed on purpose too.`,
   async run({ values, io }) {
     const { loc, connection, dataDir } = await requireConnection(values, io);
     const sync = await openSync(connection, io, dataDir);

@@ -203,4 +203,26 @@ describe('a team sync to a real server', () => {
       expect.objectContaining({ key: `user_${HELD_FOR_OTHER_REASONS.user.slice(0, 4)}${'*'.repeat(12)}.md`, reason: 'user-memory' }),
     );
   });
+
+  it('a file whose name holds a secret allowed on purpose is named masked while it waits to be pushed, and once pushed', async () => {
+    const leak = IN_NAMES.find((l) => l.secret === ghp)!;
+    const alerts = new AlertCenter(dataDir);
+    const alert = (await alerts.list()).alerts.find((a) => a.kind === 'secret' && a.status === 'open' && a.file === `team/${leak.key}`)!;
+    await alerts.allow(alert.id, alert.findings[0]!.fingerprint, 'mei', 'the release bot token is revoked, the name is history');
+    const status = await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json']);
+    const waiting = (JSON.parse(status.out) as { waiting: { key: string; reason: string; detail: string }[] }).waiting;
+    expect(waiting).toContainEqual({ key: shown(leak), reason: 'pending', detail: `team/${shown(leak)} changed here and waits to be pushed.` });
+    const text = await memdir(['team', 'status', '--project', '-work-app', '--home', home]);
+    expect(text.out).toContain(`Waiting: team/${shown(leak)} — team/${shown(leak)} changed here and waits to be pushed.`);
+    const sync = await memdir(['team', 'sync', '--project', '-work-app', '--home', home, '--json']);
+    // (The same token is allowed in every file of the team memory: the login link's goes up too.)
+    expect((JSON.parse(sync.out) as Report).push.uploaded).toContain(shown(leak));
+    await fs.appendFile(path.join(teamDir, leak.key), 'Rotated since.\n');
+    const said = await memdir(['team', 'sync', '--project', '-work-app', '--home', home]);
+    expect(said.out).toContain(`Push: 1 file(s): ${shown(leak)}.`);
+    for (const out of [status.out, text.out, sync.out, said.out]) expect(out).not.toContain(ghp);
+    // Sent on purpose: the server has it under its name.
+    const res = await fetch(`${server.url}/v1/teams/platform/entries`, { headers: { authorization: `Bearer ${token}` } });
+    expect(Object.keys((JSON.parse(await res.text()) as { entries: Record<string, unknown> }).entries)).toContain(leak.key);
+  });
 });

@@ -11,7 +11,7 @@ import type { Finding } from '../../../shared/secret-types.js';
 import { INDEX_FILE } from '../../../shared/limits.js';
 import { scopeRefusal } from '../../../shared/memory-types.js';
 import { type FileFacts, parseTopicFile } from '../../memdir/index.js';
-import { maskedForShowing, maskedPath, scanText } from '../../secrets/index.js';
+import { maskedForShowing, maskedName, maskedPath, scanText } from '../../secrets/index.js';
 import { secretAlertMessage, secretAlertTitle } from '../alert-center.js';
 import { type TeamFile, TeamPathError, checkTeamDir, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
 import type { Cycle, LocalInfo, SyncEngine } from './engine.js';
@@ -33,14 +33,28 @@ export interface DeltaItem {
 /** What a push sends: key → the file to upload. */
 export type Delta = Map<string, DeltaItem>;
 
+/** A key as a sync report names it: every secret in the name masked, one allowed on purpose too (sent is no reason to print it). */
+export async function shownKey(key: string): Promise<string> {
+  return (await maskedName(key)).masked;
+}
+
 /**
  * Add a file to the waiting list, named as it may be shown: a token in its name (or in a link's
  * target) masked, whatever the reason it waits. A file held for a secret comes named masked
- * already (vetForUpload); one pending goes up under its name, allowed (push.ts finds it by it).
+ * already (vetForUpload); one pending goes up under its name, allowed on purpose, and is shown
+ * masked all the same (`cycle.pending` keeps its item by its key, for push.ts to take it off).
  */
 async function waiting(cycle: Cycle, item: WaitingItem): Promise<void> {
-  if (item.reason === 'secret' || item.reason === 'pending') {
+  if (item.reason === 'secret') {
     cycle.report.waiting.push(item);
+    return;
+  }
+  if (item.reason === 'pending') {
+    // Its detail is Memdir's own sentence naming the file: the name masked in it is all there is to mask.
+    const key = await shownKey(item.key);
+    const shown = key === item.key ? item : { ...item, key, detail: item.detail.split(item.key).join(key) };
+    (cycle.pending ??= new Map()).set(item.key, shown);
+    cycle.report.waiting.push(shown);
     return;
   }
   const shown = await maskedForShowing(item.key, [item.detail]);
@@ -55,6 +69,7 @@ export async function computeDelta(e: SyncEngine, cycle: Cycle, opts: { dry: boo
     cycle.relist = false;
   }
   cycle.report.waiting = [];
+  cycle.pending = new Map();
   const delta: Delta = new Map();
   const secretTopics = new Set<string>();
   const linkTopics = new Set<string>();

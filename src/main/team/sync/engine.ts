@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { SyncReport } from '../../../shared/contract/team.js';
+import type { SyncReport, WaitingItem } from '../../../shared/contract/team.js';
 import { TOPIC_MAX_BYTES } from '../../../shared/limits.js';
 import type { Finding } from '../../../shared/secret-types.js';
 import { parseEtag } from '../../../shared/protocol/sync.js';
@@ -132,6 +132,8 @@ export interface Cycle {
    * a push computes its delta again after every pull or refusal, and asks the allowed list once.
    */
   blocking?: Map<string, Finding[]>;
+  /** The waiting list's item of each file waiting to be pushed, by its key (the item names it masked: delta.ts). */
+  pending?: Map<string, WaitingItem>;
 }
 
 export type AlertInput = { kind: 'secret' | 'sync' | 'security' | 'error'; title: string; message: string; file?: string | null; findings?: Finding[] };

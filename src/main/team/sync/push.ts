@@ -12,9 +12,16 @@
 import { randomBytes } from 'node:crypto';
 import { type CommitResponse, type ErrorResponse, parseEtag } from '../../../shared/protocol/sync.js';
 import { TeamClientError } from '../team-client.js';
-import { type Delta, type DeltaItem, computeDelta } from './delta.js';
+import { type Delta, type DeltaItem, computeDelta, shownKey } from './delta.js';
 import { type Cycle, type SyncEngine, TeamSyncError, sleep } from './engine.js';
 import { pull } from './pull.js';
+
+/** Files the server took: in the report's uploaded list, named as shown (delta.ts), and off the waiting list. */
+async function pushed(cycle: Cycle, keys: readonly string[]): Promise<void> {
+  for (const key of keys) cycle.report.push.uploaded.push(await shownKey(key));
+  const gone = new Set(keys.map((key) => cycle.pending?.get(key)));
+  cycle.report.waiting = cycle.report.waiting.filter((w) => !gone.has(w));
+}
 
 function backoff(e: SyncEngine, attempt: number): number {
   const ceiling = Math.min(e.retry.maxMs, e.retry.baseMs * 2 ** Math.max(0, attempt - 1));
@@ -232,8 +239,7 @@ async function pushCommits(e: SyncEngine, cycle: Cycle): Promise<boolean> {
     }
     const done = recordCommit(e, cycle, outcome.body, (key) => batch.get(key)?.sha);
     for (const key of batch.keys()) delta.delete(key);
-    cycle.report.push.uploaded.push(...done);
-    cycle.report.waiting = cycle.report.waiting.filter((w) => !(w.reason === 'pending' && done.includes(w.key)));
+    await pushed(cycle, done);
     if (done.length > 0) e.state.lastPushAt = e.now().toISOString();
   }
 }
@@ -282,8 +288,7 @@ export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
       }
       e.setEtag(outcome.body.etag);
       cycle.report.version = outcome.body.version;
-      cycle.report.push.uploaded.push(...items.keys());
-      cycle.report.waiting = cycle.report.waiting.filter((w) => !(w.reason === 'pending' && items.has(w.key)));
+      await pushed(cycle, [...items.keys()]);
       e.state.lastPushAt = e.now().toISOString();
       e.dirty = true;
       continue;
