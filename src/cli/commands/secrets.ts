@@ -19,7 +19,8 @@ export const secretsScanCommand: CommandSpec = {
   details: `The same scan runs before every team upload: a file with a finding is not uploaded.
 Every view a reader could decode is scanned: the text as written; with quote markers (> ) and
 indentation stripped per line; JSON strings unescaped; URL-decoded (also nested); invisible
-characters removed; comment markers removed — and every file's path below <path>, so a token in
+characters removed; comment markers removed; a token wrapped onto the next line joined; base64
+that decodes to text (a .env piped through base64) decoded, a finding there shown by its base64 — and every file's path below <path>, so a token in
 a file or folder name is found too.
 The secret itself is never printed: matches are masked (a few leading characters, then *), and a
 file whose name holds a secret is shown with that part of its path masked the same way.

@@ -290,7 +290,34 @@ describe('every view a reader could decode (issue 15)', () => {
     ['a token encoded twice', `https://r/?u=${encodeURIComponent(encodeURIComponent(`https://x/?t=${ghp}`))}`],
     ['a token in an HTML comment without spaces', `<!--${ghp}-->`],
     ['a token split by an invisible character', `${ghp.slice(0, 9)}\u200b${ghp.slice(9)}`],
+    // Review x2 (lower grade): a .env piped through base64 (wrapped at 76 as `base64` does), and a token split across two lines.
+    [
+      'a .env blob through base64',
+      Buffer.from(`NODE_ENV=production\nPORT=8080\nGITHUB_TOKEN=${ghp}\nLOG_LEVEL=debug\n`)
+        .toString('base64')
+        .match(/.{1,76}/g)!
+        .join('\n'),
+    ],
+    ['a token line in base64', `echo ${Buffer.from(`GITHUB_TOKEN=${ghp}\n`).toString('base64')} | base64 -d >> .env`],
+    ['a token split across two lines', `${ghp.slice(0, 20)}\n${ghp.slice(20)}`],
+    ['a token split across two quoted lines', `> token: ${ghp.slice(0, 17)}\n> ${ghp.slice(17)}`],
   ];
+
+  it('names a secret found in base64 by a masked excerpt of the base64 as written', async () => {
+    const blob = Buffer.from(`NODE_ENV=production\nGITHUB_TOKEN=${ghp}\n`).toString('base64');
+    const [f] = await scanText(`Pasted: ${blob}\n`);
+    expect(f).toMatchObject({ rule: 'github/GITHUB_TOKEN', line: 1 });
+    expect(blob).toContain(`Pasted: ${blob}`.slice(...f!.range));
+    expect(f!.match).toBe(`${`Pasted: ${blob}`.slice(f!.range[0], f!.range[0] + 4)}${'*'.repeat(12)}`);
+    expect(f!.match.startsWith('ghp_')).toBe(false);
+  });
+
+  it('leaves alone base64 that is no text (an image, a hash) and text in base64 without a secret', async () => {
+    const png = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 73 + 11) % 256)).toString('base64');
+    expect(await scanText(`![x](data:image/png;base64,${png})`)).toEqual([]);
+    expect(await scanText(`sha512-${Buffer.from(r(HEX, 64, 5), 'hex').toString('base64')}`)).toEqual([]);
+    expect(await scanText(Buffer.from('NODE_ENV=production\nPORT=8080\nLOG_LEVEL=debug\n').toString('base64'))).toEqual([]);
+  });
 
   it.each(FORMS)('finds %s, located in the text as written', async (_name, text) => {
     const findings = await scanText(`Notes\n${text}\n`, { file: 'x.md' });

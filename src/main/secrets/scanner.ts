@@ -17,7 +17,7 @@ import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { fingerprintMatches, fingerprinter } from './fingerprint.js';
 import { looksLikePlaceholderUrlPassword, looksMasked, maskSecret } from './heuristics.js';
 import { SECRET_RULES, rulesToRun } from './rules.js';
-import { decodedView, nameView, originalRange } from './views.js';
+import { base64View, decodedView, joinedView, nameView, originalRange } from './views.js';
 
 export type { Finding } from '../../shared/secret-types.js';
 
@@ -239,12 +239,28 @@ async function hitsIn(text: string, filePath: string): Promise<Hit[]> {
   return hits;
 }
 
-/** Hits in `original` and in what a reader would decode of it (views.ts), in `original`'s offsets. */
+/**
+ * Hits in `original` and in what a reader would decode of it (views.ts), in `original`'s offsets.
+ * One found in base64 is named by the base64 as written (its mask, its fingerprint): that is what
+ * the file holds and a person finds in it.
+ */
 async function hitsInEveryView(original: string, filePath: string): Promise<Hit[]> {
   const hits = await hitsIn(original, filePath);
   const decoded = decodedView(original);
   if (decoded) {
     for (const hit of await hitsIn(decoded.text, filePath)) hits.push({ ...hit, range: originalRange(decoded, ...hit.range) });
+  }
+  const joined = joinedView(original);
+  if (joined) {
+    for (const hit of await hitsIn(joined.text, filePath)) hits.push({ ...hit, range: originalRange(joined, ...hit.range), priority: hit.priority - 10 });
+  }
+  const encoded = base64View(decoded?.text ?? original);
+  if (encoded) {
+    for (const hit of await hitsIn(encoded.text, filePath)) {
+      const inDecoded = originalRange(encoded, ...hit.range);
+      const range = decoded ? originalRange(decoded, ...inDecoded) : inDecoded;
+      hits.push({ ...hit, range, secret: original.slice(...range) });
+    }
   }
   return hits;
 }

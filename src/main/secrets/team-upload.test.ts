@@ -30,6 +30,11 @@ const ghp = `ghp_${rand(ALNUM, 36)}`;
 const ant = `sk-ant-api03-${rand(`${ALNUM}-_`, 93)}AA`;
 const slack = `https://hooks.slack.com/services/T${rand('ABCDEFGHJKLMNPQRSTUVWXYZ23456789', 8)}/B${rand('ABCDEFGHJKLMNPQRSTUVWXYZ23456789', 10)}/${rand(ALNUM, 24)}`;
 const akia = `AKIA${rand('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16)}`;
+const ghp2 = `ghp_${rand(ALNUM, 36)}`;
+const envBlob = Buffer.from(`NODE_ENV=production\nDEPLOY_TOKEN=${rand(ALNUM, 24)}\nGITHUB_TOKEN=${ghp2}\n`)
+  .toString('base64')
+  .match(/.{1,76}/g)!
+  .join('\n');
 const ec = pem('EC ', 'MHcCAQEEI');
 
 /** key → content of files that must stay home, and the secret each one holds. */
@@ -67,6 +72,9 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: 'reference_db.md', content: 'prod db: postgres://app:MySecretPw2024@prod-db.internal:5432/app\n', secret: 'MySecretPw2024' },
   { key: 'reference_cache.md', content: '缓存: redis://default:Mastodon2024!@cache.internal:6379\n', secret: 'Mastodon2024!' },
   { key: 'reference_env.md', content: 'DB_PASSWORD=MySecret#2024\n', secret: 'MySecret#2024' },
+  // Review x2 (lower grade): a .env piped through base64 and pasted, and a token split across two lines.
+  { key: 'reference_env_blob.md', content: `The CI .env, as \`base64 .env\` printed it:\n\n${envBlob}\n`, secret: envBlob.slice(-60, -20) },
+  { key: 'reference_split.md', content: `Bot token (wrapped by the terminal):\n${ghp2.slice(0, 23)}\n${ghp2.slice(23)}\n`, secret: ghp2.slice(0, 23) },
   { key: `reference_${ghp}.md`, content: 'The token for the release bot is in this file name.\n', secret: ghp },
   { key: `${akia}/notes.md`, content: 'A folder named after a key id.\n', secret: akia },
 ];

@@ -4,8 +4,10 @@
  * a JSON string (`"-----BEGIN EC PRIVATE KEY-----\nMHc…"`), URL-encoded inside another URL
  * (`…%3Fnext%3D…%3Dghp_…`, where the letter before the token defeats word boundaries), in an
  * HTML comment with no space (`<!--sk-ant-…-->`), split by an invisible character, quoted with
- * `> ` or indented on every line. The scanner runs its rules on the text as written and on
- * `decodedView` of it, and on `nameView` of a file's path: a token in a file or folder name.
+ * `> ` or indented on every line, wrapped onto the next line, or in base64 (a `.env` piped through
+ * `base64`: review x2). The scanner runs its rules — the same rules — on the text as written, on
+ * `decodedView`, `joinedView` and `base64View` of it, and on `nameView` of a file's path: a token
+ * in a file or folder name.
  *
  * Every view keeps, for each of its UTF-16 units, the offset in the original it came from, so a
  * finding in a view is reported (and redacted) where it sits in the original.
@@ -76,16 +78,23 @@ const PERCENT_ESCAPE = /%([0-7][0-9A-Fa-f])/g;
 const LINE_PREFIX = /(^|\n)([ \t]*(?:>[ \t]?)+[ \t]*|[ \t]+)/g;
 // Multi-line formats, the only ones a per-line prefix can hide.
 const MULTI_LINE_HINT = /PRIVATE KEY|service_account/;
+// A token a terminal or an editor wrapped: a line that ends in a provider's token prefix and part
+// of its body, and the next line (after its quote marker or indentation) that goes on with the body.
+// Only the line break goes; every rule still judges the joined token by its exact format.
+const TOKEN_PREFIX = String.raw`(?:gh[pousr]_|github_pat_|glpat-|gl(?:dt|rt|cbt|ptt|ft|imt|agent|oas)-|sk-ant-|sk-proj-|sk-svcacct-|sk-admin-|xox[abeoprs]-|xapp-|npm_|pypi-|hf_|lin_api_|dop_v1_|hvs\.|dapi|shpat_|shpss_|SG\.|AKIA|ASIA|AIza|mdt_)`;
+const SPLIT_TOKEN = new RegExp(String.raw`(?<=${TOKEN_PREFIX}[A-Za-z0-9_.-]{0,200})\r?\n[ \t]*(?:>[ \t]?)*[ \t]*(?=[A-Za-z0-9_-]{4})`, 'g');
 
 // Whether any of the above could apply (a line prefix only matters to a multi-line format).
 const ANY_ENCODING =
   /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|<!--|-->|\\[nrtbf"\\/u]|%[0-7][0-9A-Fa-f]|PRIVATE KEY|service_account/;
+const SPLIT_HINT = new RegExp(String.raw`${TOKEN_PREFIX}[A-Za-z0-9_.-]{0,200}\r?\n`);
 
 const removeInvisible = rewrite(INVISIBLE, () => '');
 const blankCommentMarkers = rewrite(COMMENT_MARKER, (m) => ' '.repeat(m[0].length));
 const unescapeJson = rewrite(JSON_ESCAPE, (m) => (m[1] !== undefined ? String.fromCharCode(parseInt(m[1], 16)) : JSON_SIMPLE[m[2]!]!));
 const decodePercent = rewrite(PERCENT_ESCAPE, (m) => String.fromCharCode(parseInt(m[1]!, 16)));
 const stripLinePrefixes = rewrite(LINE_PREFIX, (m) => m[1]!);
+const joinSplitTokens = rewrite(SPLIT_TOKEN, () => '');
 
 /** Decoding rounds: `%253D` is `%3D` once decoded, `=` twice; a JSON string inside a URL and back. */
 const MAX_ROUNDS = 3;
@@ -160,4 +169,55 @@ export function originalRange(view: TextView, start: number, end: number): [numb
   const next = view.origin[end]!;
   const last = view.origin[Math.max(start, end - 1)]!;
   return [from, next > last ? next : last + 1];
+}
+
+/**
+ * The text with every line break inside a wrapped token taken out (SPLIT_TOKEN), or null when no
+ * line ends in a token's prefix. A token whole on its line is whole in the text as written too: a
+ * finding there is the one that counts (the scanner ranks this view's below it).
+ */
+export function joinedView(text: string): TextView | null {
+  if (!SPLIT_HINT.test(text)) return null;
+  const view = joinSplitTokens(identity(text));
+  return view.text === text ? null : view;
+}
+
+// A run of base64 as `base64` prints it: at least MIN_BASE64 characters, on one line or wrapped
+// over several (each but the last a full line), `=` padding at its end. Not inside a longer word.
+const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{16,}(?:\r?\n[A-Za-z0-9+/]{4,})*={0,2}(?![A-Za-z0-9+/=_-])/g;
+/** The shortest run worth decoding: 24 bytes, below which no credential format (nor a `.env` line with one) fits. */
+const MIN_BASE64 = 32;
+/** How much of what a run decodes to must be printable text for it to be text that was encoded. */
+const PRINTABLE_SHARE = 0.95;
+
+/**
+ * The text that long base64 runs of `text` decode to, where it is text (review x2: a `.env`
+ * piped through `base64` and pasted): each run that decodes to (nearly) only printable ASCII, on
+ * its own line, every decoded character pointing at the base64 character its bits start in, so a finding in it is located — and masked — in the base64 as written.
+ * Binary (an image, a hash) is left out. Null when there is no such run (most memories).
+ */
+export function base64View(text: string): TextView | null {
+  let out = '';
+  const origin: number[] = [];
+  for (const m of text.matchAll(BASE64_RUN)) {
+    // Where each base64 character sits in `text`, line breaks left out.
+    const at: number[] = [];
+    for (let i = 0; i < m[0].length; i++) if (m[0][i] !== '\n' && m[0][i] !== '\r') at.push(m.index + i);
+    if (at.length < MIN_BASE64) continue;
+    const bytes = Buffer.from(at.map((i) => text[i]).join(''), 'base64');
+    let printable = 0;
+    for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 0x09 || b === 0x0a || b === 0x0d) printable++;
+    if (printable < bytes.length * PRINTABLE_SHARE) continue;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i]!;
+      out += b < 0x80 ? String.fromCharCode(b) : '?';
+      // Byte i of a group of three starts in character i of its group of four.
+      origin.push(at[Math.floor(i / 3) * 4 + (i % 3)]!);
+    }
+    out += '\n';
+    origin.push(m.index + m[0].length);
+  }
+  if (out === '') return null;
+  origin.push(text.length);
+  return { text: out, origin: Int32Array.from(origin) };
 }
