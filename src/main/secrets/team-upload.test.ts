@@ -72,6 +72,9 @@ const LEAKS: { key: string; content: string; secret: string }[] = [
   { key: 'reference_db.md', content: 'prod db: postgres://app:MySecretPw2024@prod-db.internal:5432/app\n', secret: 'MySecretPw2024' },
   { key: 'reference_cache.md', content: '缓存: redis://default:Mastodon2024!@cache.internal:6379\n', secret: 'Mastodon2024!' },
   { key: 'reference_env.md', content: 'DB_PASSWORD=MySecret#2024\n', secret: 'MySecret#2024' },
+  // Real passwords holding <, > or dots are no templates.
+  { key: 'reference_env_angle.md', content: 'DB_PASSWORD=Xk9<q2!vR>t...\n', secret: 'Xk9<q2!vR>t' },
+  { key: 'reference_redis_angle.md', content: 'cache: redis://default:<q2!vR>tXk9@cache.internal:6379\n', secret: '<q2!vR>tXk9' },
   // Review x2 (lower grade): a .env piped through base64 and pasted, and a token split across two lines.
   { key: 'reference_env_blob.md', content: `The CI .env, as \`base64 .env\` printed it:\n\n${envBlob}\n`, secret: envBlob.slice(-60, -20) },
   { key: 'reference_split.md', content: `Bot token (wrapped by the terminal):\n${ghp2.slice(0, 23)}\n${ghp2.slice(23)}\n`, secret: ghp2.slice(0, 23) },
