@@ -62,6 +62,26 @@ it("prints a weak password's fingerprint keyed by this install: not its sha256, 
   expect(await scan(path.join(root, 'other-data'))).not.toBe(first);
 });
 
+it('makes no key for a clean scan; without a usable key a secret is still found and masked, and the scan says why', async () => {
+  await fs.writeFile(path.join(root, 'clean.md'), memory('clean', 'Nothing to hide.'));
+  await fs.writeFile(path.join(root, 'reference_db.md'), memory('db', `DB_PASSWORD=${WEAK}`));
+  const dataDir = path.join(root, 'data');
+  const clean = await memdir(['secrets', 'scan', path.join(root, 'clean.md'), '--json'], dataDir);
+  expect(clean.code, clean.err).toBe(0);
+  await expect(fs.access(path.join(dataDir, 'secrets'))).rejects.toThrow();
+  // A key file Memdir did not write (cut short, edited by hand): never guessed around.
+  await fs.mkdir(path.join(dataDir, 'secrets'), { recursive: true });
+  await fs.writeFile(path.join(dataDir, 'secrets', 'fingerprint.key'), 'not a key\n');
+  const scan = await memdir(['secrets', 'scan', path.join(root, 'reference_db.md'), '--json'], dataDir);
+  expect(scan.code).toBe(1);
+  const { findings } = JSON.parse(scan.out) as { findings: { rule: string; title: string; match: string; fingerprint: string }[] };
+  expect(findings).toEqual([
+    expect.objectContaining({ rule: 'memdir/generic-assignment', match: 'Su********', fingerprint: '' }),
+    expect.objectContaining({ rule: 'memdir/scanner-error', title: expect.stringContaining('no fingerprint key') }),
+  ]);
+  expect(scan.out).not.toContain(WEAK);
+});
+
 it('an allowed.json record written with the old plain fingerprint still lets that secret go to the team', async () => {
   const store = await openSqliteStore(path.join(root, 'server.sqlite'));
   const server = await startServer({ store, port: 0, closeStore: false });

@@ -282,6 +282,25 @@ function candidate(file: string, hit: Hit, original: string, where: Finding['whe
   };
 }
 
+/**
+ * The findings of `hits` in `original`, one per stretch, fingerprinted: the key is read (or made)
+ * only when there is a finding. Without it (the data dir can be neither read nor written) each is
+ * still found and masked, with no fingerprint (so never allowed), and a failed-scan finding says why.
+ */
+async function findingsOf(file: string, hits: Hit[], original: string, where: Finding['where']): Promise<Finding[]> {
+  if (hits.length === 0) return [];
+  let fingerprintOf: (secret: string) => string = () => '';
+  let problem: string | null = null;
+  try {
+    fingerprintOf = await fingerprinter();
+  } catch (error) {
+    problem = `no fingerprint key: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`;
+  }
+  const found = dedupe(hits.map((hit) => candidate(file, hit, original, where, fingerprintOf)));
+  if (problem === null) return found;
+  return [...found, ...failClosed(file, problem).map((f) => (where === 'name' ? { ...f, line: 0, where } : f))];
+}
+
 // Names are scanned again on every sync of a changed file: remember the verdicts (bounded).
 const nameVerdicts = new Map<string, Finding[]>();
 const MAX_NAME_VERDICTS = 5_000;
@@ -295,11 +314,11 @@ async function scanName(rel: string, file: string): Promise<Finding[]> {
     const view = nameView(rel);
     const hits: Hit[] = [];
     for (const hit of await hitsInEveryView(view.text, '<name>')) hits.push({ ...hit, range: originalRange(view, ...hit.range) });
-    const fingerprintOf = await fingerprinter();
-    findings = dedupe(hits.map((hit) => candidate(file, hit, rel, 'name', fingerprintOf)));
+    findings = await findingsOf(file, hits, rel, 'name');
   } catch (error) {
     return failClosed(file, error instanceof Error ? error.message.slice(0, 200) : 'unknown error').map((f) => ({ ...f, line: 0, where: 'name' as const }));
   }
+  if (findings.some((f) => f.rule === SCANNER_ERROR_RULE)) return findings;
   if (nameVerdicts.size >= MAX_NAME_VERDICTS) nameVerdicts.clear();
   nameVerdicts.set(rel, findings);
   return findings;
@@ -324,9 +343,7 @@ export async function scanText(text: string, options: ScanTextOptions = {}): Pro
   const file = options.file ?? '<text>';
   if (typeof text !== 'string') return failClosed(file, 'not text');
   try {
-    const hits = await hitsInEveryView(text, file);
-    const fingerprintOf = await fingerprinter();
-    const content = dedupe(hits.map((hit) => candidate(file, hit, text, 'content', fingerprintOf)));
+    const content = await findingsOf(file, await hitsInEveryView(text, file), text, 'content');
     return options.name === undefined ? content : [...content, ...(await scanName(options.name, file))];
   } catch (error) {
     return failClosed(file, error instanceof Error ? error.message.slice(0, 200) : 'unknown error');
@@ -467,7 +484,13 @@ export async function redactFinding(
   if (finding.where === 'name') return { ok: false, reason: `The secret is in the name of ${finding.file}, not in its text: rename the file.` };
   const [start, end] = finding.range;
   if (finding.fingerprint === '' || start < 0 || end > text.length || start >= end) return { ok: false, reason: 'This finding has no secret to redact.' };
-  if (!fingerprintMatches(finding.fingerprint, (await fingerprinter())(text.slice(start, end)))) {
+  const fingerprintOf = await fingerprinter().catch(() => null);
+  if (!fingerprintOf)
+    return {
+      ok: false,
+      reason: 'Memdir cannot read or make its fingerprint key in its data dir, so it cannot tell this secret; see that the data dir is writable.',
+    };
+  if (!fingerprintMatches(finding.fingerprint, fingerprintOf(text.slice(start, end)))) {
     return { ok: false, reason: `${finding.file} changed since it was scanned; scan it again, then redact.` };
   }
   return { ok: true, text: text.slice(0, start) + placeholder + text.slice(end) };
