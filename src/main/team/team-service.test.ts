@@ -113,6 +113,9 @@ function gatedFetch() {
   };
 }
 
+/** A file name as a sync report shows it: the GitHub token in it masked (its first 4 characters kept). */
+const shownName = (name: string): string => name.replace(/ghp_[A-Za-z0-9]{36}/, `ghp_${'*'.repeat(12)}`);
+
 async function ok<T>(api: Dispatcher, name: string, input: unknown): Promise<T> {
   const r = await api.call(name, input);
   if (!r.ok) throw new Error(`${name}: ${r.error.code}: ${r.error.message}`);
@@ -412,7 +415,8 @@ describe('team sync in the app', () => {
     // An alert's `file` is the real path, only to open the file (shared/alert-file.ts); everything said in words is masked.
     const said = { allowed: list.allowed, alerts: list.alerts.map(({ file: _file, ...words }) => words), held };
     expect(JSON.stringify(said)).not.toContain(ALLOWED_NAME_TOKEN.slice(6));
-    expect((await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toEqual([named]);
+    // Sent on purpose, and still named masked in the report.
+    expect((await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toEqual([shownName(named)]);
   });
 
   it('a memory moved to the team anyway, its name holding a secret, is shared by the next sync: the move asked, Alerts does not ask again', async () => {
@@ -427,7 +431,7 @@ describe('team sync in the app', () => {
     await ok(a.api, 'team.move', { dir: '-work-app', file: named, to: 'team', allowSecrets });
     // Its name is in the file's key and in team/MEMORY.md's new pointer: both go up, nothing waits for it, no alert asks again.
     const report = await ok<{ push: { uploaded: string[] }; waiting: { key: string }[] }>(a.api, 'team.sync', { dir: '-work-app' });
-    expect(report.push.uploaded.sort()).toEqual(['MEMORY.md', named]);
+    expect(report.push.uploaded.sort()).toEqual(['MEMORY.md', shownName(named)]);
     expect(report.waiting.filter((w) => w.key === 'MEMORY.md' || w.key.startsWith('reference_ghp_'))).toEqual([]);
     const list = await ok<{ alerts: { status: string; file: string }[]; allowed: { file: string; who: string; why: string }[] }>(a.api, 'alerts.list', {});
     expect(list.alerts.filter((x) => x.status === 'open' && [`team/${named}`, 'team/MEMORY.md'].includes(x.file))).toEqual([]);
@@ -465,7 +469,7 @@ describe('team sync in the app', () => {
     await fs.writeFile(path.join(a.memoryDir, 'team', named), topic('Bot', 'reference', 'The token is in the vault.'));
     await fs.writeFile(path.join(a.memoryDir, 'team', 'ops_notes.md'), topic('Ops', 'project', 'Use the vault for deploys.'));
     const after = await ok<{ push: { uploaded: string[] } }>(a.api, 'team.sync', { dir: '-work-app' });
-    expect(after.push.uploaded.sort()).toEqual(['ops_notes.md', named]);
+    expect(after.push.uploaded.sort()).toEqual(['ops_notes.md', shownName(named)]);
   });
 
   it('lists connected projects for the dashboard, and disconnects (files stay, token deleted)', async () => {
