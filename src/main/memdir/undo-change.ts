@@ -85,11 +85,16 @@ function namedIn(index: string, files: Iterable<string>): Set<string> {
   return new Set([...files].flatMap((f) => pointerPlacesAt(f).flatMap((r) => (r.index === index ? [r.file] : []))));
 }
 
-/** Whether index `p` names now the files the entry took a pointer away from (but those kept out) and none it gave one. */
+/**
+ * Whether index `p` names now every file the entry took a pointer away from (but those kept out).
+ * A pointer the entry gave that still stands does not count: its file gone by hand since leaves a
+ * dangling line, and the undo's refusals (a folder of a turn already as it would leave it) go by
+ * the memory files, as before.
+ */
 function pointersBack(p: Planned, keptOut: ReadonlySet<string>): boolean {
   const files = (text: string | null) => new Set(indexEntries(parseIndex(text ?? '')).map((e) => e.file));
   const [before, after, now] = [files(p.before), files(p.after), files(p.now)];
-  return [...before].every((f) => after.has(f) || keptOut.has(f) || now.has(f)) && [...after].every((f) => before.has(f) || !now.has(f));
+  return [...before].every((f) => after.has(f) || keptOut.has(f) || now.has(f));
 }
 
 /** Pointer lines of `files`, in words: "line for sql.md", "lines for a.md and b.md". */
