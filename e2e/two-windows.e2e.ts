@@ -2,13 +2,14 @@
  * Two windows on one memory (the headless host open in two tabs), in real Chromium (review x1
  * F6): drafts are kept per file, so the second window's draft must never silently replace the
  * first's. The second window is told, the first window's draft stays stored; "Keep mine instead"
- * keeps the second's, and then the first window is told in turn when it types again.
+ * keeps the second's, and then the first window is told in turn when it types again. A save in
+ * one window leaves the other's draft stored.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_BROWSER, MISSING_BROWSER, launchBrowser, requireBrowser } from './support/browser.js';
 import { type Host, startHost } from './support/host.js';
 
@@ -24,6 +25,7 @@ describe.skipIf(!HAS_BROWSER)(`two windows on one memory${HAS_BROWSER ? '' : ` (
   let context: BrowserContext;
   const errors: string[] = [];
 
+  let memory: string;
   /** The descriptions of the drafts stored on disk. */
   const stored = async (): Promise<string[]> => {
     const dir = path.join(dataDir, 'drafts');
@@ -31,25 +33,31 @@ describe.skipIf(!HAS_BROWSER)(`two windows on one memory${HAS_BROWSER ? '' : ` (
     return Promise.all(names.map(async (n) => (JSON.parse(await fs.readFile(path.join(dir, n), 'utf8')) as { description: string }).description));
   };
 
-  const open = async (): Promise<Page> => {
+  const open = async (file = 'a.md'): Promise<Page> => {
     const page = await context.newPage();
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${host.url}#/p/${DIR}/memories`);
-    await page.locator('[data-file="a.md"][data-scope="private"]').click();
+    await page.locator(`[data-file="${file}"][data-scope="private"]`).click();
     await page.getByRole('textbox', { name: /^Description/ }).waitFor();
     return page;
   };
 
   beforeAll(async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-windows-'));
-    const memory = path.join(root, 'home', 'projects', DIR, 'memory');
+    memory = path.join(root, 'home', 'projects', DIR, 'memory');
     await fs.mkdir(memory, { recursive: true });
     await fs.writeFile(path.join(memory, 'a.md'), '---\nname: A\ndescription: alpha\ntype: feedback\n---\n\naaa\n');
-    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [A](a.md) — alpha\n');
+    await fs.writeFile(path.join(memory, 'sql.md'), '---\nname: SQL\ndescription: queries\ntype: feedback\n---\n\nuse joins\n');
+    await fs.writeFile(path.join(memory, 'b.md'), '---\nname: B\ndescription: beta\ntype: feedback\n---\n\nbbb\n');
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [A](a.md) — alpha\n- [SQL](sql.md) — queries\n- [B](b.md) — beta\n');
     dataDir = path.join(root, 'data');
     host = await startHost(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', dataDir]);
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+  });
+  // Each page holds a live event stream: Chromium opens at most 6 connections to one host.
+  afterEach(async () => {
+    for (const page of context.pages()) await page.close();
   });
   afterAll(async () => {
     await browser?.close();
@@ -76,6 +84,33 @@ describe.skipIf(!HAS_BROWSER)(`two windows on one memory${HAS_BROWSER ? '' : ` (
     await w1.getByRole('textbox', { name: /^Description/ }).fill('E1 typed in window 1, more');
     await w1.getByRole('alert').filter({ hasText: 'Another window has an unsaved draft of a.md' }).waitFor();
     expect(await stored()).toEqual(['E2 typed in window 2']);
+    expect(errors).toEqual([]);
+  });
+
+  it("a save in one window leaves the other window's draft stored: closed and reopened, it is shown beside what was saved", async () => {
+    const wB = await open('sql.md');
+    const wA = await open('sql.md');
+    const description = (page: Page) => page.getByRole('textbox', { name: /^Description/ });
+    await description(wB).fill("B's careful edit");
+    await expect.poll(stored).toContain("B's careful edit");
+
+    await description(wA).fill("A's saved edit");
+    // B's window is closed (or reloaded) with its draft stored, then A saves: B's draft stays.
+    await wB.close();
+    await wA.getByRole('button', { name: 'Save', exact: true }).click();
+    await wA.getByText('Saved sql.md.').waitFor();
+    expect(await fs.readFile(path.join(memory, 'sql.md'), 'utf8')).toContain("description: A's saved edit");
+    expect(await stored()).toContain("B's careful edit");
+
+    // Reopened, B's draft is there, beside what A saved: keep it, or take A's.
+    const again = await open('sql.md');
+    expect(await description(again).inputValue()).toBe("B's careful edit");
+    const conflict = again.getByRole('region', { name: 'Conflict' });
+    await conflict.waitFor();
+    expect(await conflict.textContent()).toContain("description: A's saved edit");
+    await conflict.getByRole('button', { name: 'Keep mine (save over it)' }).click();
+    await again.getByText('Saved sql.md.').waitFor();
+    expect(await fs.readFile(path.join(memory, 'sql.md'), 'utf8')).toContain("description: B's careful edit");
     expect(errors).toEqual([]);
   });
 });

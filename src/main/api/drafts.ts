@@ -1,4 +1,4 @@
-/** Drafts: unsaved edits kept per file in Memdir's data dir. Thin: draft-store does the work. */
+/** Drafts: unsaved edits kept per file in Memdir's data dir. Thin: draft-store does the work */
 import { discardDraft, keepDraft, listDrafts } from '../app/index.js';
 import type { Handlers } from './dispatch.js';
 
@@ -9,7 +9,7 @@ export const draftHandlers: Pick<Handlers, 'drafts.list' | 'drafts.keep' | 'draf
   async 'drafts.keep'(draft, ctx) {
     return { draft: await keepDraft(ctx.dataDir, draft) };
   },
-  async 'drafts.discard'(ref, ctx) {
-    return { discarded: await discardDraft(ctx.dataDir, ref) };
+  async 'drafts.discard'({ window, over, ...ref }, ctx) {
+    return { discarded: await discardDraft(ctx.dataDir, ref, { window, over }) };
   },
 };

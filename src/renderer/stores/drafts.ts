@@ -52,6 +52,7 @@ interface DraftsState {
   keep: (draft: Omit<StoredDraft, 'savedAt'>) => void;
   /** Write every draft still waiting for its debounce. */
   flush: () => Promise<void>;
+  /** Forget this window's draft of a file (saved, set aside): another window's draft this one has not seen stays. */
   discard: (ref: DraftRef) => Promise<void>;
   /** Discard a draft from the Drafts list, saying so with an Undo that keeps it again. */
   throwAway: (draft: StoredDraft) => Promise<void>;
@@ -59,6 +60,7 @@ interface DraftsState {
 
 /** This window (one page load): main keeps another window's unsaved draft of a file from being replaced unseen. */
 const WINDOW = crypto.randomUUID();
+
 /** Per file, the savedAt of the stored draft this window last saw (listed, or written by it): what a write may replace. */
 const seen = new Map<string, string>();
 
@@ -80,7 +82,7 @@ function write(draft: Omit<StoredDraft, 'savedAt'>): Promise<void> {
       const { draft: stored } = await call('drafts.keep', { ...draft, window: WINDOW, over: seen.get(key) ?? null });
       seen.set(key, stored.savedAt);
       // Discarded meanwhile (saved, thrown away): the stored copy goes too.
-      if (!useDrafts.getState().drafts[key]) await discardStored(draft);
+      if (!useDrafts.getState().drafts[key]) await discardStored(draft, seen.get(key) ?? null);
       else useDrafts.setState((s) => ({ drafts: { ...s.drafts, [key]: stored } }));
     } catch (error) {
       if (error instanceof RpcError && error.code === 'conflict') {
@@ -99,9 +101,14 @@ async function keepOver(draft: Omit<StoredDraft, 'savedAt'>): Promise<void> {
   await write(draft);
 }
 
-async function discardStored(ref: DraftRef): Promise<void> {
+/**
+ * Forget the stored draft of a file if it is this window's, or the one it saw (`over`: that
+ * draft's savedAt): a save here never deletes another window's unsaved edit. Whether it went.
+ */
+async function discardStored(ref: DraftRef, over: string | null): Promise<boolean> {
   seen.delete(draftKey(ref));
-  await call('drafts.discard', { dir: ref.dir, scope: ref.scope, file: ref.file });
+  const { discarded } = await call('drafts.discard', { dir: ref.dir, scope: ref.scope, file: ref.file, window: WINDOW, over });
+  return discarded;
 }
 
 export const useDrafts = create<DraftsState>()((set, get) => ({
@@ -155,16 +162,27 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     set({ drafts: rest });
     await inOrder(key, async () => {
       try {
-        await discardStored(ref);
+        await discardStored(ref, seen.get(key) ?? null);
       } catch (error) {
         useToasts.getState().show('error', messageOf(error));
       }
     });
   },
   async throwAway(draft) {
-    await get().discard(draft);
-    const { savedAt: _at, ...kept } = draft;
     const what = draft.file ?? 'a new memory';
+    const key = draftKey(draft);
+    // The draft as listed: one another window typed since stays, and the list shows it.
+    seen.set(key, draft.savedAt);
+    await get().discard(draft);
+    const { drafts } = await call('drafts.list', {}).catch(() => ({ drafts: [] as StoredDraft[] }));
+    const newer = drafts.find((d) => draftKey(d) === key);
+    if (newer) {
+      seen.set(key, newer.savedAt);
+      set({ drafts: { ...get().drafts, [key]: newer } });
+      useToasts.getState().show('info', `The draft of ${what} was changed in another window since it was listed, so it was kept: here it is as it is now.`);
+      return;
+    }
+    const { savedAt: _at, ...kept } = draft;
     useToasts.getState().show('info', `Discarded the draft of ${what}.`, {
       label: 'Undo',
       // Written at once: nothing is being typed, and a window closed right after must not lose it.

@@ -45,5 +45,9 @@ export const draftsContract = {
     draftSchema.omit({ savedAt: true }).extend({ over: z.string().max(100).nullable().optional() }),
     z.object({ draft: draftSchema }),
   ),
-  'drafts.discard': mutation('Forget the draft of one file (saved, or thrown away by the person).', draftRefSchema, z.object({ discarded: z.boolean() })),
+  'drafts.discard': mutation(
+    "Forget the draft of one file (saved, or thrown away by the person). Asked by a window (`window`, `over` as for drafts.keep), another window's draft it has not seen stays: `discarded` false.",
+    draftRefSchema.extend({ window: z.string().max(100).optional(), over: z.string().max(100).nullable().optional() }),
+    z.object({ discarded: z.boolean() }),
+  ),
 };

@@ -61,6 +61,8 @@ export const FIELD_WORDS: Record<string, FieldWords> = {
   baseText: { the: 'the version you started from', a: 'a version' },
   'drafts.keep:window': { the: 'the window id', a: 'a window id' },
   'drafts.keep:over': { the: 'the draft this window last saw', a: "a draft's time" },
+  'drafts.discard:window': { the: 'the window id', a: 'a window id' },
+  'drafts.discard:over': { the: 'the draft this window last saw', a: "a draft's time" },
   'history.restore:as': { the: 'the name to restore it as', a: 'a memory file name' },
   frontmatter: { the: 'the frontmatter', a: "a memory's frontmatter" },
   newFile: { the: 'the file name', a: 'a memory file name' },
