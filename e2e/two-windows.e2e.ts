@@ -3,7 +3,8 @@
  * F6): drafts are kept per file, so the second window's draft must never silently replace the
  * first's. The second window is told, the first window's draft stays stored; "Keep mine instead"
  * keeps the second's, and then the first window is told in turn when it types again. A save in
- * one window leaves the other's draft stored.
+ * one window leaves the other's draft stored, and the other window is told at once, as is an
+ * idle window when another one starts a draft of its memory.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -93,6 +94,8 @@ describe.skipIf(!HAS_BROWSER)(`two windows on one memory${HAS_BROWSER ? '' : ` (
     const description = (page: Page) => page.getByRole('textbox', { name: /^Description/ });
     await description(wB).fill("B's careful edit");
     await expect.poll(stored).toContain("B's careful edit");
+    // Window A, idle, hears of B's draft at once.
+    await wA.getByRole('status').filter({ hasText: 'Another window has an unsaved draft of sql.md' }).waitFor();
 
     await description(wA).fill("A's saved edit");
     // B's window is closed (or reloaded) with its draft stored, then A saves: B's draft stays.
@@ -111,6 +114,32 @@ describe.skipIf(!HAS_BROWSER)(`two windows on one memory${HAS_BROWSER ? '' : ` (
     await conflict.getByRole('button', { name: 'Keep mine (save over it)' }).click();
     await again.getByText('Saved sql.md.').waitFor();
     expect(await fs.readFile(path.join(memory, 'sql.md'), 'utf8')).toContain("description: B's careful edit");
+    expect(errors).toEqual([]);
+  });
+
+  it('an idle window on a memory is told at once when another window drafts or saves it, not silently replaced', async () => {
+    const w1 = await open('b.md');
+    const w2 = await open('b.md');
+    const description = (page: Page) => page.getByRole('textbox', { name: /^Description/ });
+    await description(w1).fill('beta, edited in window 1');
+    await w2.getByRole('status').filter({ hasText: 'Another window has an unsaved draft of b.md' }).waitFor();
+    expect(await description(w2).inputValue()).toBe('beta');
+
+    await w1.getByRole('button', { name: 'Save', exact: true }).click();
+    await w1.getByText('Saved b.md.').waitFor();
+    await w2.getByRole('status').filter({ hasText: 'b.md was just changed in another window or by another program' }).waitFor();
+    await expect.poll(() => description(w2).inputValue()).toBe('beta, edited in window 1');
+
+    // Window 2 edits and leaves it; window 1 saves again: window 2 is shown both versions at once.
+    await description(w2).fill('beta, from window 2');
+    await expect.poll(stored).toContain('beta, from window 2');
+    await w1.getByRole('status').filter({ hasText: 'Another window has an unsaved draft of b.md' }).waitFor();
+    await description(w1).fill('beta, again from window 1');
+    await w1.getByRole('button', { name: 'Save', exact: true }).click();
+    await w1.getByText('Saved b.md.').waitFor();
+    await w2.getByRole('region', { name: 'Conflict' }).waitFor();
+    expect(await description(w2).inputValue()).toBe('beta, from window 2');
+    expect(await stored()).toContain('beta, from window 2');
     expect(errors).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-/** Drafts: unsaved edits kept per file in Memdir's data dir. Thin: draft-store does the work */
+/** Drafts: unsaved edits kept per file in Memdir's data dir. Thin: draft-store does the work; every window hears of a change (drafts-changed). */
 import { discardDraft, keepDraft, listDrafts } from '../app/index.js';
 import type { Handlers } from './dispatch.js';
 
@@ -7,9 +7,13 @@ export const draftHandlers: Pick<Handlers, 'drafts.list' | 'drafts.keep' | 'draf
     return { drafts: await listDrafts(ctx.dataDir) };
   },
   async 'drafts.keep'(draft, ctx) {
-    return { draft: await keepDraft(ctx.dataDir, draft) };
+    const kept = await keepDraft(ctx.dataDir, draft);
+    ctx.events.publish({ type: 'drafts-changed', dir: kept.dir, scope: kept.scope, file: kept.file, window: kept.window ?? null, kept: true });
+    return { draft: kept };
   },
   async 'drafts.discard'({ window, over, ...ref }, ctx) {
-    return { discarded: await discardDraft(ctx.dataDir, ref, { window, over }) };
+    const discarded = await discardDraft(ctx.dataDir, ref, { window, over });
+    if (discarded) ctx.events.publish({ type: 'drafts-changed', ...ref, window: window ?? null, kept: false });
+    return { discarded };
   },
 };

@@ -54,7 +54,7 @@ function RenameForm({ value, onChange, onRename }: { value: string; onChange: (n
 }
 
 export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () => void; onSaved: (file: string, scope: Scope) => void; onDeleted: () => void }) {
-  const { target, doc, draft, loading, saving, error, conflict, missing, restoredAt, pendingImpact, pendingSecrets } = useEditor();
+  const { target, doc, draft, loading, saving, error, conflict, missing, restoredAt, notice, pendingImpact, pendingSecrets } = useEditor();
   const { edit, setType, save, remove, rename, recreate, discardDraft } = useEditor.getState();
   const theme = useSettings((s) => themeOf(s.view));
   const desktop = useDesktop((s) => s.status?.available ?? false);
@@ -166,6 +166,16 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           <button type="button" className="link" onClick={() => void discardDraft()}>
             Discard draft
           </button>
+        </div>
+      )}
+      {notice && (
+        <div className="banner info" role="status" aria-label={notice.kind === 'draft' ? 'Another window' : 'Changed elsewhere'}>
+          {notice.text}{' '}
+          {notice.kind === 'draft' && dirty && (
+            <button type="button" className="link" onClick={() => void useEditor.getState().keepMineOver()}>
+              Keep mine instead
+            </button>
+          )}
         </div>
       )}
       {error && (

@@ -54,6 +54,8 @@ interface DraftsState {
   flush: () => Promise<void>;
   /** Forget this window's draft of a file (saved, set aside): another window's draft this one has not seen stays. */
   discard: (ref: DraftRef) => Promise<void>;
+  /** Keep this window's draft over another window's, seen now (the person chose it). */
+  keepOver: (draft: Omit<StoredDraft, 'savedAt'>) => Promise<void>;
   /** Discard a draft from the Drafts list, saying so with an Undo that keeps it again. */
   throwAway: (draft: StoredDraft) => Promise<void>;
 }
@@ -61,6 +63,10 @@ interface DraftsState {
 /** This window (one page load): main keeps another window's unsaved draft of a file from being replaced unseen. */
 const WINDOW = crypto.randomUUID();
 
+/** Whether a draft event came from this window (its own keep or discard). */
+export function isThisWindow(window: string | null): boolean {
+  return window === WINDOW;
+}
 /** Per file, the savedAt of the stored draft this window last saw (listed, or written by it): what a write may replace. */
 const seen = new Map<string, string>();
 
@@ -168,6 +174,7 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
       }
     });
   },
+  keepOver,
   async throwAway(draft) {
     const what = draft.file ?? 'a new memory';
     const key = draftKey(draft);

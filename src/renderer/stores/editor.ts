@@ -15,7 +15,7 @@ import { indexImpact, type IndexImpact } from '../../shared/index-impact.js';
 import { MEMORY_TYPES, type MemoryType, type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
-import { draftKey, useDrafts } from './drafts.js';
+import { draftKey, isThisWindow, useDrafts } from './drafts.js';
 import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
@@ -165,6 +165,11 @@ interface EditorState {
   /** The file was deleted on disk while its draft was open. */
   missing: boolean;
   restoredAt: string | null;
+  /**
+   * Said at once, from main's live events, about the open file: another window has an unsaved
+   * draft of it (`draft`), or it was changed elsewhere and is shown as it is now (`reloaded`).
+   */
+  notice: { kind: 'draft' | 'reloaded'; text: string } | null;
   /** Pointers a pending save would push past the cut: asking before saving. */
   pendingImpact: IndexImpact | null;
   /**
@@ -190,8 +195,12 @@ interface EditorState {
    * conflict (`notice` says which). The notice's Undo brings the draft back.
    */
   discardDraft: (notice?: string) => Promise<void>;
-  /** The file changed on disk (watcher, another window): reload if untouched, else show both. */
+  /** The file changed on disk (watcher, another window): reload if untouched (saying so), else show both. */
   noteChangedOnDisk: () => Promise<void>;
+  /** Another window kept (or forgot) a draft: said at once if it is of the open file. */
+  noteDraftElsewhere: (event: { dir: string; scope: Scope; file: string | null; window: string | null; kept: boolean }) => void;
+  /** Keep this window's edit as the file's draft over another window's (the person chose it). */
+  keepMineOver: () => Promise<void>;
 }
 
 const initial = {
@@ -205,6 +214,7 @@ const initial = {
   conflict: null,
   missing: false,
   restoredAt: null,
+  notice: null,
   pendingImpact: null,
   pendingSecrets: null,
 };
@@ -315,7 +325,8 @@ export const useEditor = create<EditorState>()((set, get) => {
     edit(patch) {
       const draft = get().draft;
       if (!draft) return;
-      set({ draft: { ...draft, ...patch } });
+      // Typing again: "shown as it is now" has been read.
+      set({ draft: { ...draft, ...patch }, ...(get().notice?.kind === 'reloaded' ? { notice: null } : {}) });
       persist();
     },
     setType(type) {
@@ -515,7 +526,14 @@ export const useEditor = create<EditorState>()((set, get) => {
           return;
         }
         if (doc && fresh.text === doc.text && !get().missing) return;
-        if (!isDirty(doc, draft) && get().conflict === null) set({ doc: fresh, draft: draftOf(fresh, target.scope), missing: false, error: null });
+        if (!isDirty(doc, draft) && get().conflict === null)
+          set({
+            doc: fresh,
+            draft: draftOf(fresh, target.scope),
+            missing: false,
+            error: null,
+            notice: { kind: 'reloaded', text: `${target.file} was just changed in another window or by another program: it is shown as it is now.` },
+          });
         else {
           set({
             conflict: fresh.text,
@@ -527,6 +545,30 @@ export const useEditor = create<EditorState>()((set, get) => {
       } catch (error) {
         set({ error: messageOf(error) });
       }
+    },
+    noteDraftElsewhere(event) {
+      const { target, doc, draft } = get();
+      if (!target || !sameTarget(target, { dir: event.dir, scope: event.scope, file: event.file })) return;
+      // This window's own draft is the stored one again (kept over the other's): nothing more to say.
+      if (isThisWindow(event.window)) {
+        if (event.kept && get().notice?.kind === 'draft') set({ notice: null });
+        return;
+      }
+      if (!event.kept) {
+        if (get().notice?.kind === 'draft') set({ notice: null });
+        return;
+      }
+      const what = target.file ?? 'the new memory';
+      const text = isDirty(doc, draft)
+        ? `Another window has an unsaved draft of ${what}: your edit here is only in this window until you keep it.`
+        : `Another window has an unsaved draft of ${what}. This window shows ${target.file === null ? 'its own' : 'the file as saved'}.`;
+      set({ notice: { kind: 'draft', text } });
+    },
+    async keepMineOver() {
+      const { target, doc, draft, memoryDir } = get();
+      if (!target || !draft || !memoryDir) return;
+      await useDrafts.getState().keepOver(toStored(target, memoryDir, doc, draft));
+      if (sameTarget(get().target, target)) set({ notice: null });
     },
   };
 });

@@ -1,6 +1,6 @@
 /**
  * Main's live events (`events.stream`) handed to the stores they concern: a job's progress, an
- * alert, a team or personal sync change, a changed project, a navigation asked by the desktop
+ * alert, another window's draft, a team or personal sync change, a changed project, a navigation asked by the desktop
  * shell; and, when the stream is live again after it dropped, those stores read again (`resync`).
  * Started once by the app's shell on the stream the entry opened (live-stream.ts); returns the stop.
  */
@@ -85,6 +85,9 @@ function applyEvent(event: AppEvent): void {
       return readAgain.team(event.dir);
     case 'personal-changed':
       return readAgain.personal(event.dir);
+    case 'drafts-changed':
+      // Another window typed (or let go of) a draft: an editor open on that memory says so at once.
+      return useEditor.getState().noteDraftElsewhere(event);
     case 'navigate':
       // A notification clicked or a memdir:// link opened in the desktop app.
       useNav.getState().go(parseRoute(event.hash));

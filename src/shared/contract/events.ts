@@ -1,5 +1,6 @@
 /** What main tells the renderer without being asked: file changes, job progress, alerts. */
 import * as z from 'zod';
+import { SCOPES } from '../memory-types.js';
 import { mutation, query, subscription } from './define.js';
 
 export const jobSchema = z.object({
@@ -31,6 +32,19 @@ export type Alert = z.infer<typeof alertSchema>;
 export const appEventSchema = z.discriminatedUnion('type', [
   /** Memory files changed on disk (by Memdir or another program) in these projects. */
   z.object({ type: z.literal('projects-changed'), dirs: z.array(z.string()), external: z.boolean() }),
+  /**
+   * A window kept (`kept`) or forgot a draft of a memory (`file` null: the project's new memory);
+   * `window` is the one that typed it (null: not a window's, e.g. thrown away from the Drafts list).
+   * Another window open on that memory says so at once.
+   */
+  z.object({
+    type: z.literal('drafts-changed'),
+    dir: z.string(),
+    scope: z.enum(SCOPES),
+    file: z.string().nullable(),
+    window: z.string().nullable(),
+    kept: z.boolean(),
+  }),
   /** The home was switched (Settings, demo workspace). */
   z.object({ type: z.literal('home-changed'), home: z.string() }),
   z.object({ type: z.literal('job'), job: jobSchema }),
