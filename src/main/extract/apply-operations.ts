@@ -13,8 +13,8 @@
  * reads as its result is done. Anything else that changed meanwhile is refused with a reason,
  * never overwritten.
  *
- * An update accepted from the review queue carries the text it was proposed from (`baseOf`): a
- * file that changed since gets the proposal merged onto it line by line (shared/line-merge.ts),
+ * An update accepted from the review queue carries the text it was proposed from (`baseOf`), as
+ * does one applied at once (the text the model read, kept in the run's journal): a file that changed since gets the proposal merged onto it line by line (shared/line-merge.ts),
  * so what it gained meanwhile stays; when the changes overlap, or the base is unknown (a queue
  * written before Memdir kept it), nothing is written and the file as it is now is handed back.
  */
@@ -58,9 +58,14 @@ function fieldsOf(op: ExtractOperation, sessionId: string | null): TopicFields {
   return { name: op.name, description: op.description, type: op.type, ...(op.action === 'create' && sessionId ? { originSessionId: sessionId } : {}) };
 }
 
+/** The file an operation writes, by path in the memory dir: `feedback_ci.md`, `team/project_freeze.md`. */
+export function operationPath(op: Pick<ExtractOperation, 'scope' | 'file'>): string {
+  return op.scope === 'team' ? `${TEAM_DIR}/${op.file}` : op.file;
+}
+
 /** An operation as a history summary names it: `create feedback_ci.md`, `update team/project_freeze.md`. */
 export function describeOperation(op: ExtractOperation): string {
-  return `${op.action} ${op.scope === 'team' ? `${TEAM_DIR}/` : ''}${op.file}`;
+  return `${op.action} ${operationPath(op)}`;
 }
 
 /**
@@ -79,7 +84,7 @@ function updatedText(fields: TopicFields, body: string, base: string | null, cur
 /** Whether a `create` is already on disk exactly as it would be written (a crash after writing it). */
 export async function isAlreadyCreated(memoryDir: string, op: ExtractOperation, sessionId: string | null): Promise<boolean> {
   if (op.action !== 'create') return false;
-  const current = await readIfExists(memoryDir, op.scope === 'team' ? `${TEAM_DIR}/${op.file}` : op.file).catch(() => null);
+  const current = await readIfExists(memoryDir, operationPath(op)).catch(() => null);
   return current !== null && current === serializeTopicFile(fieldsOf(op, sessionId), op.body);
 }
 
@@ -111,7 +116,7 @@ export async function applyOperations(
     const written = () => results.flatMap((r) => (r.ok ? [r.operation] : []));
     for (const op of operations) {
       const where = { memoryDir, scope: op.scope, dataDir: options.dataDir };
-      const rel = op.scope === 'team' ? `${TEAM_DIR}/${op.file}` : op.file;
+      const rel = operationPath(op);
       const fields = fieldsOf(op, options.sessionId);
       try {
         const current = await readIfExists(memoryDir, rel);

@@ -7,11 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ExtractOperation, OperationOutcome, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
-import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { INDEX_FILE } from '../../shared/limits.js';
 import { LlmError } from '../llm/index.js';
 import { inStoreMode, type ProjectLocation, scanMemoryDir, teamDirOf } from '../memdir/index.js';
 import type { Turn } from '../transcripts/index.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';
+import { operationPath } from './apply-operations.js';
 import { ExtractAnswerError, extractSystemPrompt, MAX_ANSWER_TOKENS, buildExtractPrompt, parseExtractAnswer } from './extract-prompt.js';
 import { type ExtractionStore, newId } from './extraction-store.js';
 import { findRememberStatements, suggestionOperation } from './remember-statements.js';
@@ -90,7 +91,7 @@ export class SpanDecider {
       turnUuid: outcomeBase(turns).lastUuid,
       operation: op,
       // What an update is proposed from: accepting it later merges onto what the file gained since.
-      baseText: op.action === 'update' ? readText(path.join(this.location.memoryDir, op.scope === 'team' ? `${TEAM_DIR}/${op.file}` : op.file)) : null,
+      baseText: op.action === 'update' ? this.baseOf(op) : null,
       evidence: evidence.length > 1000 ? `${evidence.slice(0, 999)}…` : evidence,
       warnings,
       edited: false,
@@ -144,13 +145,41 @@ export class SpanDecider {
   }
 
   /** Ask the model about one span; `transient` when the call should simply be tried again later. */
-  async decide(turns: readonly Turn[], proposals: Proposal[], apply: ExtractOperation[]): Promise<TurnOutcome | { transient: string }> {
+  /**
+   * What an update is proposed from: the file as the model read it (the texts taken when its
+   * request was made), so an edit made while it answered is merged with, never taken as its base.
+   */
+  private baseOf(op: ExtractOperation): string | null {
+    const rel = operationPath(op);
+    return this.readForModel?.has(rel) ? this.readForModel.get(rel)! : readText(path.join(this.location.memoryDir, rel));
+  }
+
+  /** The memory files' texts when the model's request was made, by path in the memory dir. */
+  private readForModel: Map<string, string | null> | null = null;
+
+  /**
+   * Decide a span: proposals are queued into `proposals`; operations to write at once go into
+   * `apply`, with, for an update, the file's text the model read in `bases` (by path in the memory
+   * dir), which the write merges onto what the file gained since.
+   */
+  async decide(
+    turns: readonly Turn[],
+    proposals: Proposal[],
+    apply: ExtractOperation[],
+    bases: Map<string, string | null> = new Map(),
+  ): Promise<TurnOutcome | { transient: string }> {
     const { provider, mode, dryRun } = this.options;
     if (provider.kind === 'offline') return this.offline(turns, 'Offline: nothing is written automatically.', proposals);
     const memoryDir = this.location.memoryDir;
     const own = scanMemoryDir(memoryDir, { scope: 'private' });
     const team = scanMemoryDir(teamDirOf(memoryDir), { scope: 'team' });
     const target = this.validationTarget();
+    this.readForModel = new Map(
+      [
+        ...own.memories.map((m) => operationPath({ scope: 'private', file: m.file })),
+        ...team.memories.map((m) => operationPath({ scope: 'team', file: m.file })),
+      ].map((rel) => [rel, readText(path.join(memoryDir, rel))] as const),
+    );
     let answer;
     try {
       answer = await provider.complete({
@@ -203,6 +232,7 @@ export class SpanDecider {
       if (dryRun) operations.push({ operation, disposition: 'dry-run', reason: null, warnings, proposalId: null });
       else if (mode === 'apply' && warnings.length === 0) {
         apply.push(operation);
+        if (operation.action === 'update') bases.set(operationPath(operation), this.baseOf(operation));
         operations.push({ operation, disposition: 'applied', reason: null, warnings, proposalId: null });
       } else {
         const proposal = this.proposal('proposal', operation, turns, evidence, warnings);

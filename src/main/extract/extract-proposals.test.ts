@@ -273,3 +273,41 @@ describe('accepting a queued update onto a memory that changed since it was queu
     expect(await memory('project_ci.md')).toBe(topic('CI runs on GitHub Actions.'));
   });
 });
+
+describe('an update applied at once (apply mode) onto a memory the person edited while the model was answering', () => {
+  const topic = (body: string) => `---\nname: CI\ndescription: how CI runs\ntype: project\n---\n\n${body}\n`;
+  /** The model reads project_ci.md; while it answers, the person edits the file to `edited`; then it answers with `body`. */
+  const applyWhileEdited = async (edited: string, body: string) => {
+    await fs.writeFile(path.join(h.fx.memoryDir, 'project_ci.md'), topic('CI runs on GitHub Actions.'));
+    await fs.appendFile(path.join(h.fx.memoryDir, 'MEMORY.md'), '- [CI](project_ci.md) — how CI runs\n');
+    h.fake.setHandler(async () => {
+      await fs.writeFile(path.join(h.fx.memoryDir, 'project_ci.md'), edited);
+      return operationsReply({ ...testingMemory, action: 'update', file: 'project_ci.md', type: 'project', name: 'CI', description: 'how CI runs', body });
+    });
+    await writeTurns('CI caches node_modules now');
+    return run({ mode: 'apply' });
+  };
+
+  it("merges the update onto the person's edit: the line added meanwhile stays", async () => {
+    await applyWhileEdited(
+      topic('CI runs on GitHub Actions.\n\nNEVER re-run flaky jobs more than twice.'),
+      'CI runs on GitHub Actions.\nCI caches node_modules.\n',
+    );
+    const text = await memory('project_ci.md');
+    expect(text).toContain('CI caches node_modules.');
+    expect(text).toContain('NEVER re-run flaky jobs more than twice.');
+  });
+
+  it("writes nothing over an edit that overlaps it, and says so: the person's text stays", async () => {
+    const now = topic('CI runs on Buildkite since May.');
+    const result = await applyWhileEdited(now, 'CI runs on GitHub Actions, on Linux runners only.\n');
+    expect(await memory('project_ci.md')).toBe(now);
+    const ops = result.outcomes.flatMap((o) => o.operations);
+    expect(ops).toEqual([
+      expect.objectContaining({
+        disposition: 'refused',
+        reason: 'project_ci.md was changed since this update was proposed, and the change overlaps it: compare both and choose which to keep.',
+      }),
+    ]);
+  });
+});

@@ -8,7 +8,7 @@ import type { ExtractOperation, ExtractionLogEntry, Proposal, TurnOutcome } from
 import { inStoreMode, type ProjectLocation } from '../memdir/index.js';
 import { realpathDeepestExistingSync } from '../core/memory-lock.js';
 import { commitCursor, CursorStore, memoryWritesInTurn, type NewTurns, type Turn } from '../transcripts/index.js';
-import { applyOperations, describeOperation } from './apply-operations.js';
+import { applyOperations, describeOperation, operationPath } from './apply-operations.js';
 import { SpanDecider, skipped } from './decide-span.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';
 import { type ExtractJournal, type JournalApply, ExtractionStore, newId } from './extraction-store.js';
@@ -166,13 +166,14 @@ export class ExtractionRun {
         record(skipped(span.turns, 'no-prompt', 'No prompt from the user in these turns.'));
       } else {
         const toApply: ExtractOperation[] = [];
-        const decided = await this.decider.decide(span.turns, proposals, toApply);
+        const bases = new Map<string, string | null>();
+        const decided = await this.decider.decide(span.turns, proposals, toApply, bases);
         if ('transient' in decided) {
           record(skipped(span.turns, 'model-failed', `${decided.transient} Tried again at the next turn end.`));
           return { entries, proposals, apply, stopAt: done };
         }
         const id = record(decided);
-        if (toApply.length > 0) apply.push({ entryId: id, sessionId: decided.sessionId, operations: toApply });
+        if (toApply.length > 0) apply.push({ entryId: id, sessionId: decided.sessionId, operations: toApply, bases: Object.fromEntries(bases) });
       }
       done += span.turns.length;
     }
@@ -192,6 +193,8 @@ export class ExtractionRun {
         sessionId: group.sessionId,
         summary,
         storeMode: inStoreMode(this.location.settings.memoryStores),
+        // An update merges onto what the file gained since the model read it (a journal of an older Memdir has no bases: written as it stands).
+        ...(group.bases ? { baseOf: (op: ExtractOperation) => group.bases?.[operationPath(op)] ?? null } : {}),
       });
       if (results.some((r) => r.ok)) this.wrote = true;
       if (entry?.kind !== 'turns') continue;

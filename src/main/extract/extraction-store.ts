@@ -39,7 +39,13 @@ const cursorSchema = z.custom<TranscriptCursor>(
 );
 
 /** The operations of one span to apply, under the log entry that will record them. */
-export const journalApplySchema = z.object({ entryId: z.string(), sessionId: z.string().nullable(), operations: z.array(extractOperationSchema) });
+export const journalApplySchema = z.object({
+  entryId: z.string(),
+  sessionId: z.string().nullable(),
+  operations: z.array(extractOperationSchema),
+  /** For each update, by path in the memory dir: the file's text the model read (null: none), merged onto what it gained since. Absent in journals of an older Memdir. */
+  bases: z.record(z.string(), z.string().nullable()).optional(),
+});
 
 /** A run's decisions, written before any of them is carried out. */
 export const journalSchema = z.object({
@@ -63,6 +69,7 @@ export interface JournalApply {
   entryId: string;
   sessionId: string | null;
   operations: ExtractOperation[];
+  bases?: Record<string, string | null>;
 }
 
 /** Extraction's files in the data dir (see the module comment). */
