@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { withMemoryLock } from '../../main/core/memory-lock.js';
-import { addMemories, addSession, git, makeRepo, topic } from '../../main/relink/test-support/moved-project.js';
+import { addMemories, addSession, git, makeRepo, movedWithOneConflict, topic } from '../../main/relink/test-support/moved-project.js';
 import type { CliIo } from '../command.js';
 import { runCli } from '../main.js';
 
@@ -172,14 +172,7 @@ describe('memdir orphans / relink / merge', () => {
   });
 
   it('refuses a merged text that adds a secret, naming it masked, until --allow gives its fingerprint', async () => {
-    const oldPath = path.join(root, 'src', 'shop');
-    await makeRepo(oldPath);
-    await addSession(home, oldPath);
-    await addMemories(home, oldPath, { 'feedback_sql.md': topic('SQL', 'feedback', 'by hand') });
-    const newPath = path.join(root, 'work', 'shop');
-    await fs.mkdir(path.dirname(newPath));
-    await fs.rename(oldPath, newPath);
-    const newMemory = await addMemories(home, newPath, { 'feedback_sql.md': topic('SQL', 'feedback', 'an ORM after all') });
+    const { oldPath, newPath, newMemory } = await movedWithOneConflict(home, root);
     const record = JSON.parse((await memdir('relink', sanitizeDirName(oldPath), newPath, '--yes', '--json')).out).record;
     const token = `ghp_${'Zq8Rv2Tx6Wb4Ny1Lm3Pk5Hj7Qs9Df0Ga2Xc4V'.slice(0, 36)}`;
     await fs.writeFile(path.join(root, 'merged.md'), `${topic('SQL', 'feedback', 'by hand')}deploy token ${token}\n`);
@@ -197,6 +190,33 @@ describe('memdir orphans / relink / merge', () => {
     const allowed = await memdir('merge', 'resolve', record.id, '0', '--keep', 'merged', '--file', 'merged.md', '--allow', fingerprint!);
     expect(allowed.code).toBe(0);
     expect(await fs.readFile(path.join(newMemory, 'feedback_sql.md'), 'utf8')).toContain(token);
+  });
+
+  it('refuses a merged text with a conflict marker, binary or not UTF-8, or over 1 MB, naming why; the memory stays as it was (review x4 F1)', async () => {
+    const { oldPath, newPath, newMemory } = await movedWithOneConflict(home, root);
+    const record = JSON.parse((await memdir('relink', sanitizeDirName(oldPath), newPath, '--yes', '--json')).out).record;
+    const before = await fs.readFile(path.join(newMemory, 'feedback_sql.md'), 'utf8');
+    const resolve = (file: string) => memdir('merge', 'resolve', record.id, '0', '--keep', 'merged', '--file', file);
+
+    await fs.writeFile(path.join(root, 'markers.md'), `${topic('SQL', 'feedback', 'x')}<<<<<<< here\nby hand\n=======\nan ORM\n>>>>>>> moved\n`);
+    const markers = await resolve('markers.md');
+    expect(markers.code).toBe(2);
+    expect(markers.err).toMatch(/The merged text of feedback_sql\.md still holds a conflict marker on line \d+ \("<<<<<<< here"\); nothing was written/);
+    await fs.writeFile(path.join(root, 'bin.md'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));
+    const binary = await resolve('bin.md');
+    expect(binary).toMatchObject({
+      code: 2,
+      err: expect.stringContaining(`cannot use ${path.join(root, 'bin.md')} as the merged text: it is a binary file, not text`),
+    });
+    await fs.writeFile(path.join(root, 'latin1.md'), Buffer.from('caf\xe9 au lait\n', 'latin1'));
+    const latin1 = await resolve('latin1.md');
+    expect(latin1).toMatchObject({ code: 2, err: expect.stringContaining('it is not valid UTF-8 text') });
+    await fs.writeFile(path.join(root, 'huge.md'), 'a line of a memory\n'.repeat(110_000));
+    const huge = await resolve('huge.md');
+    expect(huge).toMatchObject({ code: 2, err: expect.stringContaining('it is 2.1 MB, too large for a memory (the limit is 1 MB)') });
+    for (const refused of [markers, binary, latin1, huge]) expect(refused.err).toContain('nothing was written');
+    expect(await fs.readFile(path.join(newMemory, 'feedback_sql.md'), 'utf8')).toBe(before);
+    expect(JSON.parse((await memdir('merge', 'conflicts', record.id, '--json')).out).conflicts[0].conflict.status).toBe('open');
   });
 
   it('says in a sentence why a relink is refused: not an orphan, an unknown folder name, a missing path', async () => {

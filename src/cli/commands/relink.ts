@@ -44,6 +44,7 @@ import {
 } from '../command.js';
 import { ago, plural, table } from '../format.js';
 import { homeFrom } from './scan.js';
+import { readMergedTextFile } from '../merged-text-file.js';
 
 async function contextOf(values: Record<string, unknown>, io: CliIo): Promise<RelinkContext> {
   const dataDir = resolveDataDir(io.env);
@@ -291,6 +292,8 @@ export const mergeResolveCommand: CommandSpec = {
     json: jsonOption,
   },
   details: `One history entry (undo it with \`memdir restore\`). With --home H, refused unless the merge was made in H. JSON: the merge record.
+--keep merged refuses, nothing written, a text still holding a <<<<<<< or >>>>>>> line (named by its number), or a
+--file that is binary, not UTF-8 or over 1 MB.
 ${ALLOW_SECRET_HELP}`,
   async run({ positionals, values, io }) {
     const keep = values.keep;
@@ -299,12 +302,7 @@ ${ALLOW_SECRET_HELP}`,
     await checkHome(values, io, positionals[0]!);
     if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
     let text: string | undefined;
-    if (typeof values.file === 'string') {
-      const file = path.resolve(io.cwd, values.file);
-      text = await fs.promises.readFile(file, 'utf8').catch(() => {
-        throw new UsageError(`cannot read ${file}: give the merged text as a file that exists`);
-      });
-    }
+    if (typeof values.file === 'string') text = readMergedTextFile(io, values.file);
     const record = await withAllowHint(() => resolveMergeConflict(resolveDataDir(io.env), positionals[0]!, n, keep, text, allowedSecrets(values)));
     if (values.json) printJson(io, record);
     else io.out(`Resolved #${n} (${keep}). ${plural(record.conflicts.filter((c) => c.status === 'open').length, 'conflict')} left.\n`);

@@ -3,7 +3,6 @@
  * and its credential store, reading a secret from stdin, and telling what a sync did.
  */
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { allowedSecrets, type CliIo, CliFailure, EXIT_ERROR, EXIT_OK, EXIT_PROBLEMS, UsageError, printJson, withAllowHint } from '../command.js';
 import type { SyncReport, TeamConflict } from '../../shared/contract/team.js';
@@ -12,6 +11,7 @@ import { resolveDataDir } from '../../main/core/index.js';
 import type { ProjectLocation } from '../../main/memdir/index.js';
 import { CREDENTIALS_FILE } from '../../main/settings/index.js';
 import { type TeamConnection, type TeamSync } from '../../main/team/index.js';
+import { readMergedTextFile } from '../merged-text-file.js';
 
 export { projectOption, locateProjectOption as locate } from '../project-option.js';
 
@@ -175,9 +175,7 @@ export async function resolveFromCli(
   let text: string | undefined;
   if (keep === 'merged') {
     if (typeof values.file === 'string') {
-      text = await fsp.readFile(path.resolve(io.cwd, values.file), 'utf8').catch(() => {
-        throw new CliFailure(`cannot read ${String(values.file)}`);
-      });
+      text = readMergedTextFile(io, values.file);
     } else if (detail.proposal !== null && detail.overlaps === 0) {
       text = detail.proposal;
     } else {

@@ -333,6 +333,10 @@ describe('memdir team', () => {
     expect(unedited.code).toBe(2);
     expect(unedited.err).toContain('The merged text of team/project_api.md still holds a conflict marker on line 1 ("<<<<<<< mine (kept here)")');
     expect((await serverEntries(server.url, 'design', other))['project_api.md']).toBe('Cutover: Tuesday.\nOwner: ann.\n');
+    // A file that is no memory (binary here) is refused as it is read (review x4 F1).
+    await fs.writeFile(path.join(root, 'bin.md'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]));
+    const binary = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged', '--file', 'bin.md']);
+    expect(binary).toMatchObject({ code: 2, err: expect.stringContaining('as the merged text: it is a binary file, not text; nothing was written') });
     await fs.writeFile(path.join(root, 'merged.md'), 'Cutover: Wednesday (moved from Tuesday).\nOwner: ann.\n');
     const resolved = await memdir(['team', 'resolve', conflict!.id, '--project', '-work-app', '--home', home, '--keep', 'merged', '--file', 'merged.md']);
     expect(resolved).toMatchObject({ code: 0, out: expect.stringContaining('Resolved team/project_api.md: the merge is written.') });

@@ -268,8 +268,8 @@ export const teamResolveCommand: CommandSpec = {
 --keep both     every line of both: merged where they differ apart, yours then theirs where they overlap (with no
                 common base, every line of both, common lines once); pushed;
 --keep merged   the text of --file F (start from \`memdir team conflicts --json\`'s "proposal" and delete its
-                <<<<<<<, ======= and >>>>>>> lines: a text still holding one is refused), or the three-way
-                merge when nothing overlaps; pushed.
+                <<<<<<<, ======= and >>>>>>> lines: a text still holding one is refused, as is a file that
+                is binary, not UTF-8 or over 1 MB), or the three-way merge when nothing overlaps; pushed.
 A write is one history entry (source "sync"); undo it with the \`memdir restore\` command printed (and in the JSON).
 Nothing is written when the file changed since the conflict was shown.
 ${ALLOW_SECRET_HELP}

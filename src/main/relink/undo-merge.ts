@@ -32,6 +32,7 @@ import { readBytesOrNull } from '../core/confined-path.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
+import { mergedTextProblem } from '../../shared/conflict-markers.js';
 import { listMergeRecords, readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
 import path from 'node:path';
 
@@ -436,6 +437,8 @@ export async function resolveMergeConflict(
   if (conflict.status === 'resolved') throw new MemoryError('conflict', `${conflict.file} of merge ${id} was already resolved (${conflict.resolution}).`);
   if (keep === 'merged' && text === undefined) throw new MemoryError('invalid-input', 'Keeping a merged version needs the merged text (--file F).');
   const content = keep === 'moved' ? moved : keep === 'both' ? both : keep === 'merged' ? text! : null;
+  const problem = keep === 'merged' ? mergedTextProblem(conflict.file, text!) : null;
+  if (problem) throw new MemoryError('invalid-input', problem);
   if (keep === 'merged') await refuseNewSecrets({ label: conflict.file, text: text!, before: [here, moved], allow: allowSecrets });
   if (content !== null && content !== here) {
     const what = keep === 'moved' ? 'took the moved version' : keep === 'both' ? 'kept both versions' : 'saved a merge of both';

@@ -40,3 +40,19 @@ export async function addMemories(home: string, key: string, files: Record<strin
   }
   return memoryDir;
 }
+
+/**
+ * A project moved on disk from `<root>/src/shop` to `<root>/work/shop`, its feedback_sql.md
+ * written again at the new place: relinking it keeps one conflict (number 0) on that file.
+ */
+export async function movedWithOneConflict(home: string, root: string): Promise<{ oldPath: string; newPath: string; newMemory: string }> {
+  const oldPath = path.join(root, 'src', 'shop');
+  await makeRepo(oldPath);
+  await addSession(home, oldPath);
+  await addMemories(home, oldPath, { 'feedback_sql.md': topic('SQL', 'feedback', 'by hand') });
+  const newPath = path.join(root, 'work', 'shop');
+  await fs.mkdir(path.dirname(newPath));
+  await fs.rename(oldPath, newPath);
+  const newMemory = await addMemories(home, newPath, { 'feedback_sql.md': topic('SQL', 'feedback', 'an ORM after all') });
+  return { oldPath, newPath, newMemory };
+}

@@ -9,7 +9,7 @@
  * and pulls leave such a folder alone — team-paths.ts `claudeCodeStoreRefusal`), and the sync
  * after it then uploads nothing from there.
  */
-import { findConflictMarker } from '../../../shared/conflict-markers.js';
+import { mergedTextProblem } from '../../../shared/conflict-markers.js';
 import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
 import { unionWithOverlaps } from '../../../shared/line-union.js';
 import { transact } from '../../history/index.js';
@@ -117,12 +117,8 @@ export async function resolveConflict(
       bytes = Buffer.from((await conflictDetail(e, id)).both, 'utf8');
     } else {
       if (opts.text === undefined) throw new TeamSyncError('invalid-input', 'A merge needs the merged text.');
-      const marker = findConflictMarker(opts.text);
-      if (marker)
-        throw new TeamSyncError(
-          'invalid-input',
-          `The merged text of ${e.rel(conflict.key)} still holds a conflict marker on line ${marker.line} (${JSON.stringify(marker.text.slice(0, 80))}); nothing was written. Keep the lines you want, delete the <<<<<<<, ======= and >>>>>>> lines, and save the merge again.`,
-        );
+      const problem = mergedTextProblem(e.rel(conflict.key), opts.text);
+      if (problem) throw new TeamSyncError('invalid-input', problem);
       // A merged text is written by a person: a secret neither side held is refused unless allowed.
       const detail = await conflictDetail(e, id);
       await refuseNewSecrets({ label: e.rel(conflict.key), text: opts.text, before: [detail.mine, detail.theirs], allow: opts.allowSecrets });
