@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AGENT_MEMORY_FOLDER } from '../../shared/limits.js';
 import { describeYamlError, listSubfolders, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
+import { agentTypeDirName } from '../../shared/agent-type-name.js';
 
 /** The three places an agent type's memory can live. */
 export type AgentMemoryScopeName = 'user' | 'project' | 'local';
@@ -85,15 +86,8 @@ function projectAgentDirs(launchDir: string, repoRoot: string | null): string[] 
   return dirs;
 }
 
-/**
- * The directory name of an agent type, as Claude Code 2.1.332 makes it: every UTF-16 code unit
- * outside `[A-Za-z0-9_-]` becomes `-` (`plugin:agent` → `plugin-agent`, `with space` →
- * `with-space`, `a.b` → `a-b`, an emoji → `--`), so no name can lead out of the root
- * (test/fixtures/claude-code-agent/observed-agent.json).
- */
-export function agentTypeDirName(agentType: string): string {
-  return agentType.replace(/[^A-Za-z0-9_-]/g, '-');
-}
+// The directory name of an agent type: one rule, in shared/ (export-import checks archives with it).
+export { agentTypeDirName };
 
 interface AgentDefinition {
   agentType: string;

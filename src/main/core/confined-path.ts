@@ -126,6 +126,36 @@ async function walkNoLinks(rootReal: string, parts: string[], rel: string, verb:
   return null;
 }
 
+/**
+ * The first part of `rel` under `root` that is a symbolic link (`link` of `link/.claude/x`), or
+ * null when none is on the way (a missing part ends the walk: what is made there is a folder).
+ */
+export async function linkOnTheWay(root: string, rel: string): Promise<string | null> {
+  const parts = splitRelativePath(rel, root);
+  let current = await fs.realpath(root);
+  for (let i = 0; i < parts.length; i++) {
+    current = path.join(current, parts[i] as string);
+    const st = await lstatOrNull(current);
+    if (!st) return null;
+    if (st.isSymbolicLink()) return parts.slice(0, i + 1).join('/');
+  }
+  return null;
+}
+
+/**
+ * Refuses a write of `rel` under `root` unless `root` is inside `within` with no symbolic link on
+ * the way (a folder the caller chose under a root it must not leave: an import's agent memory).
+ */
+export async function rootStaysWithin(within: string, root: string, rel: string): Promise<void> {
+  const from = path.relative(path.resolve(within), path.resolve(root));
+  if (from === '') return;
+  if (from === '..' || from.startsWith(`..${path.sep}`) || path.isAbsolute(from))
+    throw new UnsafePathError('outside', rel, `Refused to write ${rel}: ${root} is outside ${within}`);
+  const link = await linkOnTheWay(within, from.split(path.sep).join('/'));
+  if (link)
+    throw new UnsafePathError('symlink', rel, `Refused to write ${rel}: ${path.join(within, link)} is a symbolic link, and Memdir never writes through a link`);
+}
+
 /** Resolves `rel` under the real path of `root`, refusing links on the way; see {@link Confined}. */
 export async function confine(root: string, rel: string, verb = 'write'): Promise<Confined> {
   let rootReal: string;

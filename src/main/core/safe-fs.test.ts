@@ -136,6 +136,19 @@ describe('writeFileAtomic', () => {
     expect(new Uint8Array(await fs.readFile(path.join(root, 'bom.md')))).toEqual(bytes);
   });
 
+  it('with `within`, refuses a root reached through a link, or outside that folder, at the write — nothing made there (review x4 F2)', async () => {
+    // The link appears after any check a caller made: the write itself looks again.
+    await fs.symlink(outside, path.join(root, 'link'));
+    const through = await refusal(writeFileAtomic(path.join(root, 'link', '.claude', 'agent'), 'x.md', 'x', { within: root }));
+    expect(through.message).toBe(`Refused to write x.md: ${path.join(root, 'link')} is a symbolic link, and Memdir never writes through a link`);
+    expect(await listAll(outside)).toEqual([]);
+    const away = await refusal(writeFileAtomic(path.join(outside, 'agent'), 'x.md', 'x', { within: root }));
+    expect(away.reason).toBe('outside');
+    expect(await listAll(outside)).toEqual([]);
+    await writeFileAtomic(path.join(root, 'app', '.claude', 'agent'), 'x.md', 'x', { within: root });
+    expect(await fs.readFile(path.join(root, 'app', '.claude', 'agent', 'x.md'), 'utf8')).toBe('x');
+  });
+
   it.skipIf(isRoot)('explains a read-only folder instead of failing obscurely (skipped as root: root ignores permission bits)', async () => {
     await fs.chmod(root, 0o555);
     const err = await writeFileAtomic(root, 'x.md', 'x').catch((e: unknown) => e);

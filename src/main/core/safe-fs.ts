@@ -18,7 +18,7 @@ import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { errCode } from './fs-errors.js';
-import { type Confined, MemoryFileError, UnsafePathError, confine, explain, lstatOrNull, notAFolder, verifyOpened } from './confined-path.js';
+import { type Confined, MemoryFileError, UnsafePathError, confine, explain, lstatOrNull, notAFolder, rootStaysWithin, verifyOpened } from './confined-path.js';
 
 /** Temp files start with a dot so scans, watchers and history (which ignore dotfiles) skip them. */
 export const TEMP_FILE_PREFIX = '.memdir-tmp-';
@@ -115,17 +115,24 @@ async function fsyncDir(dir: string): Promise<void> {
  * Writes `data` to `rel` under `root` atomically (temp file in the same folder, fsync, rename,
  * fsync the folder). Creates `root` and missing parent folders. Refuses symlinks on the way and a
  * target that exists but is not a regular file. A replaced file keeps its mode unless `mode` is
- * given; a new one gets `mode` (default 0o666 less the umask).
+ * given; a new one gets `mode` (default 0o666 less the umask). With `within`, `root` must be inside
+ * that folder with no symbolic link on the way (checked at the write, rootStaysWithin).
  *
  * Hand-rolled rather than write-file-atomic: its temp names (`file.<hash>`) are visible to scans,
  * and it neither fsyncs the folder nor refuses links and folders in the way.
  */
-export async function writeFileAtomic(root: string, rel: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(
+  root: string,
+  rel: string,
+  data: string | Uint8Array,
+  opts: { mode?: number; within?: string | undefined } = {},
+): Promise<void> {
   let where = root;
   let temp: string | undefined;
   try {
     // The root is the caller's choice (a memory dir that may not exist yet); only what lies
-    // under it is confined.
+    // under it is confined — and, with `within`, the way to it from there.
+    if (opts.within !== undefined) await rootStaysWithin(opts.within, root, rel);
     await ensureRoot(root, rel);
     const c = await confine(root, rel);
     where = path.dirname(c.abs);

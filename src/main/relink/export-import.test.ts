@@ -191,20 +191,19 @@ describe('export and import (issue 18, item 6)', () => {
     });
   });
 
-  it('refuses an archive whose agent memory would land outside the project', async () => {
+  /** A good export of a project, and `archiveWith(name)`: it with one more file listed in its manifest (a hostile archive). */
+  async function hostileArchives(): Promise<(name: string) => Promise<string>> {
     const { dir } = await project('shop', { 'a.md': topic('A', 'user', 'a') });
     const good = path.join(tmp, 'good.tar');
     await exportProject({ home, dataDir }, dir, good);
     const entries = readTar(await fs.readFile(good));
     const manifestEntry = entries.find((e) => e.name.endsWith('manifest.json'))!;
-    const target = path.join(tmp, 'target');
-    await makeRepo(target);
-    for (const where of ['..%2F..%2Fetc', '%2Fetc', '%2E', '%2E%2E', 'a%2F..%2F..']) {
-      const name = `agents-in/${where}/local/x/notes.md`;
-      const data = Buffer.from('x\n');
+    let n = 0;
+    return async (name: string) => {
+      const data = Buffer.from('---\nname: P\ndescription: p\ntype: project\n---\npwn\n');
       const manifest = JSON.parse(manifestEntry.data.toString('utf8'));
       manifest.files.push({ path: name, sha256: createHash('sha256').update(data).digest('hex'), bytes: data.length });
-      const bad = path.join(tmp, `bad-${entries.length}-${where.length}.tar`);
+      const bad = path.join(tmp, `bad-${n++}.tar`);
       await fs.writeFile(
         bad,
         writeTar([
@@ -212,10 +211,70 @@ describe('export and import (issue 18, item 6)', () => {
           { name: `memdir-export/${name}`, data },
         ]),
       );
-      await expect(importArchive({ home, dataDir }, bad, target), where).rejects.toThrow(
+      return bad;
+    };
+  }
+
+  it('refuses an archive whose agent memory would land outside the project', async () => {
+    const archiveWith = await hostileArchives();
+    const target = path.join(tmp, 'target');
+    await makeRepo(target);
+    for (const where of ['..%2F..%2Fetc', '%2Fetc', '%2E', '%2E%2E', 'a%2F..%2F..']) {
+      await expect(importArchive({ home, dataDir }, await archiveWith(`agents-in/${where}/local/x/notes.md`), target), where).rejects.toThrow(
         /which is neither a memory nor an agent memory.*Nothing was written\.$/,
       );
     }
+  });
+
+  it('never writes agent memory through a link out of the target, into .git, or under an agent type name Claude Code never makes (review x4 F2)', async () => {
+    const archiveWith = await hostileArchives();
+    const target = path.join(tmp, 'target');
+    await makeRepo(target);
+    const outside = path.join(tmp, 'outside');
+    await fs.mkdir(outside);
+    await fs.symlink(outside, path.join(target, 'link'));
+    const ctx = { home, dataDir };
+    const before = await fs.readdir(path.join(target, '.git'));
+    // A folder of the target that is a link leading out: that agent memory is not imported, and the rest is.
+    const linked = await importArchive(ctx, await archiveWith('agents-in/link/local/pwn/PWNED.md'), target);
+    expect(linked.plan.warnings.join(' ')).toContain(
+      `The local agent memory of pwn (kept in link/ by the sessions started there) is not imported: ${path.join(target, 'link')} is a symbolic link, and Memdir never writes through a link.`,
+    );
+    expect(await fs.readdir(outside)).toEqual([]);
+    await undoMerge(dataDir, linked.id);
+    // .git, and a type name that is no folder name Claude Code gives an agent: the archive is refused whole.
+    for (const name of [
+      'agents-in/.git/local/pwn/x.md',
+      'agents-in/app%2F.git/local/pwn/x.md',
+      'agents-in/.GIT/local/pwn/x.md',
+      'agents/local/%2E%2E/x.md',
+      'agents/local/..%2F..%2F..%2FPWNED7/x.md',
+      'agents/project/a.b/x.md',
+    ]) {
+      await expect(importArchive(ctx, await archiveWith(name), target), name).rejects.toThrow(
+        /which is neither a memory nor an agent memory.*Nothing was written\.$/,
+      );
+    }
+    expect(await fs.readdir(path.join(target, '.git'))).toEqual(before);
+    await expect(fs.access(path.join(target, '.claude'))).rejects.toThrow();
+  });
+
+  it('leaves out of an export an agent memory folder Claude Code never reads (a name it never makes), and says so', async () => {
+    const { dir } = await project('shop', { 'a.md': topic('A', 'user', 'a') });
+    const local = path.join(dir, '.claude', 'agent-memory-local');
+    for (const type of ['reviewer', 'a.b']) {
+      await fs.mkdir(path.join(local, type), { recursive: true });
+      await fs.writeFile(path.join(local, type, 'notes.md'), 'n\n');
+    }
+    const result = await exportProject({ home, dataDir }, dir, path.join(tmp, 'shop.tar'));
+    expect(result).toMatchObject({ exported: true });
+    expect('warnings' in result && result.warnings).toEqual([
+      `The folder ${path.join(local, 'a.b')} is not in the archive: Claude Code names an agent's memory folder with letters, digits, - and _ only, so it never reads this one.`,
+    ]);
+    const target = path.join(tmp, 'target');
+    await makeRepo(target);
+    await importArchive({ home, dataDir }, path.join(tmp, 'shop.tar'), target);
+    expect(await fs.readdir(path.join(target, '.claude', 'agent-memory-local'))).toEqual(['reviewer']);
   });
 
   it('refuses a corrupt or foreign archive in a sentence and writes nothing', async () => {

@@ -29,6 +29,9 @@ import {
 } from '../history/index.js';
 import { identityOfPath, listSubfolders, locateProject, MemoryError, readPathFacts, rememberProjectPath, scanProject } from '../memdir/index.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
+import { linkOnTheWay } from '../core/confined-path.js';
+import { isAgentTypeDirName } from '../../shared/agent-type-name.js';
+import { AGENT_MEMORY_FOLDER } from '../../shared/limits.js';
 import { agentAreaName, agentFolderOf, agentPlaces, linkedAgentFolder, placeUnder } from './agent-places.js';
 import { type ExportFinding, findExportSecrets } from './export-secrets.js';
 import { type MergeArea, applyMerge, readArea } from './merge-apply.js';
@@ -110,8 +113,16 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
     for (const { rel, dir } of inside)
       for (const scope of ['project', 'local'] as const) {
         const folder = agentFolderOf(dir, scope);
-        for (const [name, data] of readArea(folder, { excludeTeam: false }).files)
-          entries.push({ name: `${ROOT}/${agentArchivePrefix(rel, scope)}${name}`, data });
+        const unnamed = new Set<string>();
+        for (const [name, data] of readArea(folder, { excludeTeam: false }).files) {
+          const type = name.split('/')[0]!;
+          if (isAgentTypeDirName(type)) entries.push({ name: `${ROOT}/${agentArchivePrefix(rel, scope)}${name}`, data });
+          else unnamed.add(type);
+        }
+        for (const type of unnamed)
+          warnings.push(
+            `The folder ${path.join(folder, type)} is not in the archive: Claude Code names an agent's memory folder with letters, digits, - and _ only, so it never reads this one.`,
+          );
         for (const { name, link } of listSubfolders(folder)) if (link) warnings.push(linkedAgentFolder(folder, name, 'is not in the archive'));
       }
     for (const dir of outside)
@@ -168,17 +179,19 @@ function agentArchivePrefix(rel: string, scope: 'project' | 'local'): string {
 /** The agent memory an archive path belongs to, or null when it is none (or would land outside the project). */
 function agentOfArchivePath(p: string): { rel: string; scope: 'project' | 'local'; type: string } | null {
   const root = /^agents\/(project|local)\/([^/]+)\/./.exec(p);
-  if (root) return { rel: '', scope: root[1] as 'project' | 'local', type: root[2]! };
+  // The type's folder: a name Claude Code gives an agent type (`%2E%2E`, `..%2F..` are none).
+  if (root) return isAgentTypeDirName(root[2]!) ? { rel: '', scope: root[1] as 'project' | 'local', type: root[2]! } : null;
   const under = /^agents-in\/([^/]+)\/(project|local)\/([^/]+)\/./.exec(p);
-  if (!under) return null;
+  if (!under || !isAgentTypeDirName(under[3]!)) return null;
   let rel: string;
   try {
     rel = decodeURIComponent(under[1]!);
   } catch {
     return null;
   }
-  // A plain relative path: no `..`, `.` or empty segment, nothing absolute, no backslash or NUL.
-  if (rel.split('/').some((seg) => seg === '' || seg === '.' || seg === '..') || /[\\\0]/.test(rel) || path.isAbsolute(rel)) return null;
+  // A plain relative path: no `..`, `.` or empty segment, nothing absolute, no backslash or NUL, never into `.git`.
+  if (rel.split('/').some((seg) => seg === '' || seg === '.' || seg === '..' || seg.toLowerCase() === '.git') || /[\\\0]/.test(rel) || path.isAbsolute(rel))
+    return null;
   return { rel, scope: under[2] as 'project' | 'local', type: under[3]! };
 }
 
@@ -255,13 +268,14 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
   const warnings: string[] = [];
   const blockers: string[] = [];
   const areas: MergeArea[] = [];
-  const add = (area: string, source: FileMap, toRoot: string, prefix: string) => {
+  const add = (area: string, source: FileMap, toRoot: string, prefix: string, within?: string) => {
     if (source.size > 0)
       areas.push({
         area,
         fromRoot: null,
         prefix,
         toRoot,
+        ...(within ? { within } : {}),
         source,
         target: readArea(path.join(toRoot, prefix), { excludeTeam: area === 'private' }).files,
         removeSource: false,
@@ -282,7 +296,15 @@ export async function planImport(ctx: RelinkContext, file: string, target: strin
       );
       continue;
     }
-    add(agentAreaName(scope, type, rel), subMap(files, prefix), path.join(agentFolderOf(dir, scope), type), '');
+    // Kept under the target's root: no symbolic link on the way there (checked again at each write, `within`).
+    const through = await linkOnTheWay(loc.key, [rel, '.claude', AGENT_MEMORY_FOLDER[scope], type].filter(Boolean).join('/'));
+    if (through) {
+      warnings.push(
+        `The ${scope} agent memory of ${type}${rel ? ` (kept in ${rel}/ by the sessions started there)` : ''} is not imported: ${path.join(loc.key, through)} is a symbolic link, and Memdir never writes through a link.`,
+      );
+      continue;
+    }
+    add(agentAreaName(scope, type, rel), subMap(files, prefix), path.join(agentFolderOf(dir, scope), type), '', loc.key);
   }
   const read = fs.existsSync(loc.key) ? await readPathFacts(loc.key).catch(() => null) : null;
   const tid = read ? identityOfPath(read.explanation, read.facts) : null;

@@ -29,6 +29,8 @@ export interface MergeArea {
   /** Where in `fromRoot` / `toRoot` the area is: '' or 'team/'. */
   prefix: string;
   toRoot: string;
+  /** A folder `toRoot` must stay in, with no link on the way, checked at each write (an import's agent memory: the target's root). */
+  within?: string;
   source: FileMap;
   target: FileMap;
   /** Remove what came over from the source (relink, clone merge). */
@@ -133,12 +135,12 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
         const came = new Set([...plan.same]);
         for (const file of plan.add) {
           const bytes = file === INDEX_FILE ? Buffer.from(plan.index ?? '', 'utf8') : area.source.get(file)!;
-          await writeFileAtomic(toRoot, area.prefix + file, bytes);
+          await writeFileAtomic(toRoot, area.prefix + file, bytes, { within: area.within });
           written.push(area.prefix + file);
           came.add(file);
         }
         if (plan.index !== null && !plan.add.includes(INDEX_FILE)) {
-          await writeFileAtomic(toRoot, area.prefix + INDEX_FILE, plan.index);
+          await writeFileAtomic(toRoot, area.prefix + INDEX_FILE, plan.index, { within: area.within });
           written.push(area.prefix + INDEX_FILE);
         }
         for (const file of plan.conflict) {
