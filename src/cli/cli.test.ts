@@ -42,6 +42,20 @@ describe('memdir CLI', () => {
     }
   });
 
+  it('hooks, secrets and session alone, or with --help, name their subcommands as team does (review x4 F3)', async () => {
+    for (const [family, subs] of [
+      ['hooks', 'connect, disconnect, status'],
+      ['secrets', 'scan'],
+      ['session', 'status'],
+    ] as const) {
+      const alone = await run(family);
+      expect(alone, family).toMatchObject({ code: 2, err: `memdir ${family}: name a subcommand (${subs}). Run \`memdir ${family} --help\`.\n` });
+      const help = await run(family, '--help');
+      expect(help.code, family).toBe(0);
+      for (const sub of subs.split(', ')) expect(help.out, family).toContain(`memdir ${family} ${sub}: `);
+    }
+  });
+
   it('where: canonical key, sanitised name and memory dir as JSON', async () => {
     const repo = path.join(root, 'some project');
     await fs.mkdir(path.join(repo, 'sub'), { recursive: true });

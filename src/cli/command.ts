@@ -114,3 +114,23 @@ export function wholeNumberOption(
   }
   return n;
 }
+
+/**
+ * The parent of a command family (`memdir hooks`): alone it says to name a subcommand, listing
+ * them; `--help` lists each with its summary. One shape for every family without its own.
+ */
+export function familyCommand(family: string, summary: string, subcommands: readonly CommandSpec[]): CommandSpec {
+  const names = subcommands.map((c) => c.name.slice(1).join(' '));
+  return {
+    name: [family],
+    summary,
+    args: [],
+    options: {},
+    details: `${subcommands.map((c) => `memdir ${c.name.join(' ')}: ${c.summary}`).join('\n')}
+Run \`memdir ${family} <subcommand> --help\` for each one's options and JSON output.`,
+    async run({ io }) {
+      io.err(`memdir ${family}: name a subcommand (${names.join(', ')}). Run \`memdir ${family} --help\`.\n`);
+      return EXIT_ERROR;
+    },
+  };
+}

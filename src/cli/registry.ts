@@ -1,5 +1,5 @@
 /** Every `memdir` sub-command, in the order `memdir --help` lists them. */
-import type { CommandSpec } from './command.js';
+import { type CommandSpec, familyCommand } from './command.js';
 import { agentsCommand } from './commands/agents.js';
 import { dreamCommand, dreamConfirmCommand, dreamListCommand, dreamRevertCommand, dreamStatusCommand } from './commands/dream.js';
 import { extractCommand } from './commands/extract.js';
@@ -55,8 +55,14 @@ export const COMMANDS: CommandSpec[] = [
   ...RELINK_COMMANDS,
   recallCommand,
   extractCommand,
+  familyCommand('session', 'Session Memory: what Claude Code keeps of the current session (status).', [sessionStatusCommand]),
   sessionStatusCommand,
   hookCommand,
+  familyCommand('hooks', "Connect Claude Code's hooks to Memdir, take them out again, or see their state.", [
+    hooksConnectCommand,
+    hooksDisconnectCommand,
+    hooksStatusCommand,
+  ]),
   hooksConnectCommand,
   hooksDisconnectCommand,
   hooksStatusCommand,
@@ -65,6 +71,7 @@ export const COMMANDS: CommandSpec[] = [
   dreamListCommand,
   dreamRevertCommand,
   dreamConfirmCommand,
+  familyCommand('secrets', 'Find secrets in files with the scanner every save goes through (scan).', [secretsScanCommand]),
   secretsScanCommand,
   serverCommand,
   serverAdminCommand,
