@@ -172,14 +172,23 @@ export async function installElectron(options: InstallOptions): Promise<InstallR
   let bytes = 0;
   let lastChange = Date.now();
   let stalled = false;
+  // The stall clock starts at the request: @electron/get makes its download folder in our temp
+  // folder right before it asks. Until then (the child starting, slow on a loaded machine) it
+  // gets the real window at least, so a short test window never abandons an installer not yet asking.
+  let requested = false;
+  const startupMs = Math.max(stallMs, DEFAULT_STALL_MS);
   const poll = setInterval(
     () => {
+      if (!requested && fs.readdirSync(temp).length > 0) {
+        requested = true;
+        lastChange = Date.now();
+      }
       const now = bytesUnder(temp) + bytesUnder(dist);
       if (now !== bytes) {
         bytes = now;
         lastChange = Date.now();
         options.onProgress?.(bytes);
-      } else if (Date.now() - lastChange >= stallMs && !stalled) {
+      } else if (Date.now() - lastChange >= (requested ? stallMs : startupMs) && !stalled) {
         stalled = true;
         stop(child);
       }
