@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalKey, DirectoryError, explainCanonicalKey, newKeyWalkMemo } from './canonical-key.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
+import { NFD_KEY_CASES, NFD_KEY_FIXTURE } from './test-support/nfd-key-fixture.js';
 import { git } from './test-support/test-git.js';
 
 async function repoWithCommit(dir: string): Promise<string> {
@@ -66,18 +68,23 @@ describe('canonicalKey (R-KEY)', () => {
     expect(await canonicalKey(path.relative(process.cwd(), repo))).toBe(repo);
   });
 
-  it('NFC-normalises the key (the file system keeps the decomposed bytes)', async () => {
-    const nfdRepo = path.join(tmp, 'cafe\u0301');
-    await repoWithCommit(nfdRepo);
-    const sub = path.join(nfdRepo, 'sub');
-    await fs.mkdir(sub);
-    const key = await canonicalKey(sub);
-    expect(key).toBe(path.join(tmp, 'caf\u00e9'));
-    expect(key).toBe(key.normalize('NFC'));
-
-    const nfdPlain = path.join(tmp, 'plain-\u0041\u030a');
-    await fs.mkdir(nfdPlain);
-    expect(await canonicalKey(nfdPlain)).toBe(path.join(tmp, 'plain-\u00c5'));
+  it('keys a folder named in decomposed Unicode as it is on disk, as the recorded client does (review x5 F3)', async () => {
+    const base = path.join(tmp, 'nfd');
+    const prefix = sanitizeDirName(base);
+    for (const c of NFD_KEY_CASES) {
+      const dir = path.join(base, ...c.launch.split('/'));
+      await fs.mkdir(dir, { recursive: true });
+      if (c.git) git(path.join(base, c.launch.split('/')[0]!), 'init', '-q');
+    }
+    const seen = [];
+    for (const c of NFD_KEY_CASES) {
+      const dir = path.join(base, ...c.launch.split('/'));
+      const key = await canonicalKey(dir);
+      seen.push({ launch: c.launch, memoryFolder: sanitizeDirName(key).slice(prefix.length), transcriptFolder: sanitizeDirName(dir).slice(prefix.length) });
+    }
+    expect(seen).toEqual(NFD_KEY_FIXTURE.cases);
+    // The decomposed bytes stay: `café` written `e` + U+0301 is not the composed `é`.
+    expect(await canonicalKey(path.join(base, 'cafe\u0301 proj', 'sub-\u00e9'))).toBe(path.join(base, 'cafe\u0301 proj'));
   });
 
   it('keys a submodule to its own root', async () => {

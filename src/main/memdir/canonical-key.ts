@@ -4,7 +4,9 @@
  * against the real client in subdirectories, worktrees, moved repositories, submodules, bare
  * repositories and without git on PATH):
  *
- * 1. the directory, symlinks resolved and NFC-normalised;
+ * 1. the directory, symlinks resolved, in the bytes the OS gives: never Unicode-normalised (a
+ *    folder named in decomposed form, as macOS, zip and rsync leave `café`, is keyed decomposed:
+ *    2.1.332 on Linux does so, review x5 F3; only the config dir is NFC-normalised, home.ts);
  * 2. walk up to the first ancestor holding `.git` (a directory or a file, or a link to one),
  *    the filesystem root included; none → the key is the directory itself;
  * 3. `.git` is a directory → the key is that ancestor (the repository root);
@@ -63,7 +65,7 @@ export interface WorktreeLink {
 
 /** How the key of a directory was chosen. */
 export interface KeyExplanation {
-  /** The directory asked about, symlinks resolved, NFC. */
+  /** The directory asked about, symlinks resolved, as the OS gives it (never Unicode-normalised). */
   dir: string;
   /** False when the directory no longer exists (a launch directory deleted since): then the walk starts at its nearest existing parent. */
   exists: boolean;
@@ -268,13 +270,12 @@ function nearestExistingOnDisk(from: string): string | null {
 
 function explainFrom(dir: string, start: string, exists: boolean, memo: KeyWalkMemo | undefined): KeyExplanation {
   const found = findGitRoot(start, memo);
-  const nfc = (p: string): string => p.normalize('NFC');
   const gone = exists ? '' : ` (${dir} no longer exists; looked from ${start})`;
   if (!found) {
     return {
-      dir: nfc(dir),
+      dir,
       exists,
-      key: nfc(dir),
+      key: dir,
       via: 'no-git',
       root: null,
       gitEntry: null,
@@ -283,15 +284,15 @@ function explainFrom(dir: string, start: string, exists: boolean, memo: KeyWalkM
     };
   }
   const gitEntry: GitEntry = { path: path.join(found.root, '.git'), kind: found.kind };
-  const base = { dir: nfc(dir), exists, root: nfc(found.root), gitEntry };
+  const base = { dir, exists, root: found.root, gitEntry };
   if (found.kind === 'directory') {
-    return { ...base, key: nfc(found.root), via: 'repository', worktree: null, detail: `Found the repository ${gitEntry.path}${gone}: the key is its root.` };
+    return { ...base, key: found.root, via: 'repository', worktree: null, detail: `Found the repository ${gitEntry.path}${gone}: the key is its root.` };
   }
   const { key, bare, link } = followWorktreeLink(found.root);
   if (!link.valid) {
     return {
       ...base,
-      key: nfc(found.root),
+      key: found.root,
       via: 'own-root',
       worktree: link,
       detail: `Found ${gitEntry.path}, a file linking elsewhere, but ${link.problem}${gone}: Claude Code then keys this checkout to its own root.`,
@@ -300,7 +301,7 @@ function explainFrom(dir: string, start: string, exists: boolean, memo: KeyWalkM
   const what = bare ? `the bare repository ${link.commondir}` : `the repository ${key}`;
   return {
     ...base,
-    key: nfc(key),
+    key,
     via: bare ? 'bare-worktree' : 'worktree',
     worktree: link,
     detail: `Found ${gitEntry.path}, a linked worktree of ${what} (its entry ${link.gitdir} links back to it)${gone}: the key is ${bare ? 'the bare repository' : 'the main repository'}, shared by all its worktrees.`,
@@ -334,7 +335,7 @@ export async function explainCanonicalKey(dir: string, options: { missingOk?: bo
 }
 
 /**
- * The canonical key (R-KEY) of `dir`: see the module comment. Realpath'd input, NFC result.
+ * The canonical key (R-KEY) of `dir`: see the module comment. Realpath'd input, never Unicode-normalised.
  * @throws {DirectoryError} when `dir` does not exist, is not a directory or cannot be read.
  */
 export async function canonicalKey(dir: string): Promise<string> {

@@ -10,11 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
+import { resolveHome } from './home.js';
 import { locateProject } from './projects.js';
 import { scanMemoryDir } from './scan-dir.js';
 import { scanHome } from './scan-home.js';
 import { claudeCodeSkipReason, observeClaudeCode } from './test-support/claude-code.js';
 import { git } from './test-support/test-git.js';
+import { NFD_KEY_CASES, NFD_KEY_FIXTURE, NFD_KEY_FIXTURE_PATH } from './test-support/nfd-key-fixture.js';
 
 let tmp: string;
 let runs = 0;
@@ -106,6 +108,33 @@ describe.skipIf(claudeCodeSkipReason !== null)(`the real Claude Code agrees with
     }
     expect(sanitizeDirName(long)).toMatch(/^-.{199}-[0-9a-z]+$/);
     expect(sanitizeDirName(wide).endsWith('-'.repeat(7))).toBe(true);
+  });
+
+  it('keys a folder named in decomposed Unicode (NFD) as it is on disk, not NFC-normalised; an NFD config dir is normalised (review x5 F3)', async () => {
+    // "café" as macOS, zip and rsync leave it: `e` + U+0301. The binary keys the bytes the OS gives.
+    const cases = NFD_KEY_CASES.map((c) => ({ ...c, cwd: path.join(tmp, 'nfd', ...c.launch.split('/')) }));
+    for (const c of cases) {
+      await fs.mkdir(c.cwd, { recursive: true });
+      if (c.git) git(path.join(tmp, 'nfd', c.launch.split('/')[0]!), 'init', '-q');
+    }
+    const seen: { launch: string; memoryFolder: string; transcriptFolder: string }[] = [];
+    const prefix = sanitizeDirName(path.join(tmp, 'nfd'));
+    for (const c of cases) {
+      const r = await agree(c.cwd);
+      expect(r.memoryDir, c.launch).toBe(r.expectedMemoryDir);
+      const memoryFolder = path.basename(path.dirname(r.memoryDir!));
+      expect(r.transcriptFolder, c.launch).toBe(sanitizeDirName(c.cwd));
+      seen.push({ launch: c.launch, memoryFolder: memoryFolder.slice(prefix.length), transcriptFolder: r.transcriptFolder!.slice(prefix.length) });
+    }
+    // The config dir is the other way round: the client NFC-normalises it, and so does Memdir.
+    const nfdConfig = path.join(tmp, 'Rene\u0301', '.claude');
+    const run = await observeClaudeCode({ cwd: repo, configDir: nfdConfig, scratch: path.join(tmp, `scratch-${++runs}`) });
+    expect(run.exitCode, run.output).toBe(0);
+    expect(run.memoryDir).toBe((await locateProject(resolveHome({ CLAUDE_CONFIG_DIR: nfdConfig }), repo, {})).memoryDir);
+    expect(run.memoryDir!.startsWith(path.join(tmp, 'Ren\u00e9'))).toBe(true);
+    const recorded = { ...NFD_KEY_FIXTURE, configDirNormalised: true, cases: seen };
+    if (process.env.MEMDIR_RECORD_KEY_FIXTURES === '1') await fs.writeFile(NFD_KEY_FIXTURE_PATH, `${JSON.stringify(recorded, null, 1)}\n`);
+    else expect(recorded).toEqual(NFD_KEY_FIXTURE);
   });
 
   it('a worktree of a bare repository reads the bare repository memory', async () => {

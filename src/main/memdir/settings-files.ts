@@ -153,7 +153,7 @@ export function localSettingsRoots(
   } catch {
     // A home that cannot be resolved is compared as written.
   }
-  if (canonicalRoot === home.normalize('NFC')) return { root: launchDir, beneath: null, reason: 'the repository root is your home directory' };
+  if (canonicalRoot.normalize('NFC') === home.normalize('NFC')) return { root: launchDir, beneath: null, reason: 'the repository root is your home directory' };
   const euid = process.geteuid?.() ?? process.getuid?.();
   // No uid semantics (Windows): Claude Code keeps the store at the launch directory.
   if (euid === undefined) return { root: launchDir, beneath: null, reason: 'ownership cannot be checked on this platform' };

@@ -57,7 +57,7 @@ export async function captureClaudeCodeRecall(options: {
   const queries = options.queries ?? SCENARIO_QUERIES;
   const [home, config, tmp, project] = ['home', 'config', 'tmp', 'project'].map((d) => path.join(options.root, d)) as [string, string, string, string];
   for (const dir of [home, config, tmp, project]) await fs.mkdir(dir, { recursive: true });
-  const key = (await fs.realpath(project)).normalize('NFC');
+  const key = await fs.realpath(project);
   const projectDir = path.join(config, 'projects', sanitizeDirName(key));
   const memoryDir = path.join(projectDir, 'memory');
   await writeRecallScenario(memoryDir);
