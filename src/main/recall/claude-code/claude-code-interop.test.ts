@@ -23,6 +23,8 @@ import {
   type StoresRecallRecording,
 } from '../test-support/claude-code-stores-recall-cases.js';
 import { newClaudeCodeSession, recallLikeClaudeCode } from './recall-like-claude-code.js';
+import { folderListing, inListingOrder, RECALL_ORDER_FIXTURE, type RecallOrderFixture, stampAll, tiedFiles } from '../test-support/tied-mtimes.js';
+import { CLAUDE_CODE_RECALL_CAP, scanLikeClaudeCode } from './scan-memories.js';
 
 const STORES_RECALL_HOW =
   "src/main/recall/claude-code/claude-code-interop.test.ts ('memory-store mode'): captureClaudeCodeRecall on the recall scenario with `files` written beside it, one prompt (`query`), once with `CLAUDE_MEMORY_STORES` = `stores` (offline: never synced) and once without. Per run: the selector's 'Available memories' lines (without their '- '), sorted (files written in one clock tick tie on time, so the client's newest-first order varies), the time of a file written by the run made <time>. Seen: with the setting the selector is also offered every MEMORY.md but the memory dir's own (not one in a team folder that is no store's), the files of the setting's store folders at any depth, dot folders included (team/<mount>/…, not other team/ subfolders), and for a file whose description is missing or null the first line of text with a leading '#'s-and-space dropped, cut at 120 characters; the 200 newest still. Modelled: scan-memories.ts (recallStoreRules).";
@@ -132,6 +134,34 @@ describe.skipIf(!binary.found)(`recall against the real Claude Code${binary.foun
     if (process.env.MEMDIR_RECORD_STORES_FIXTURE === '1') await fs.writeFile(STORES_SETTING_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
     else expect(seen).toEqual(JSON.parse(await fs.readFile(STORES_SETTING_FIXTURE, 'utf8')));
   }, 300_000);
+
+  it("tied mtimes: offers the first 200 in the folders' own listing order, as Memdir does (review x5 F4)", async () => {
+    const files = tiedFiles(230);
+    const run = await captureClaudeCodeRecall({
+      binary: binary.found ? binary.path : '',
+      root: path.join(root, 'tied'),
+      queries: [{ query: 'how do we deploy', answer: '{"selected_memories":[]}' }],
+      files,
+      touch: (memoryDir) => stampAll(memoryDir),
+    });
+    const manifest = (run.requests[0]?.messages as { content: { text: string }[] }[])[0]!.content[0]!.text;
+    const offered = manifest
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => /^- (?:\[\w+\] )?(\S+) \(/.exec(l)![1]!);
+    const memdir = (await scanLikeClaudeCode(run.memoryDir)).memories;
+    expect(memdir.slice(0, CLAUDE_CODE_RECALL_CAP).map((m) => m.file)).toEqual(offered);
+    const seen: RecallOrderFixture = {
+      claudeCode: binary.found ? binary.version : '',
+      how: "src/main/recall/claude-code/claude-code-interop.test.ts ('tied mtimes'): captureClaudeCodeRecall on the recall scenario plus tiedFiles(230) in r/, every file stamped one mtime (stampAll); the files of the selector's first request, against `ls -U` of each folder, depth first (links aside), and against name order.",
+      candidates: memdir.length,
+      offered: offered.length,
+      offeredInFolderListingOrder: inListingOrder(offered, folderListing(run.memoryDir)),
+      offeredInNameOrder: offered.every((f, i) => i === 0 || offered[i - 1]! < f),
+    };
+    if (process.env.MEMDIR_RECORD_RECALL_ORDER_FIXTURE === '1') await fs.writeFile(RECALL_ORDER_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+    else expect(seen).toEqual(JSON.parse(await fs.readFile(RECALL_ORDER_FIXTURE, 'utf8')));
+  }, 240_000);
 
   it('agrees with Memdir on the same memory directory: same requests, same memories loaded', async () => {
     const fake = await startFakeAnthropic();

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { headOf, isRecallCandidatePath, readHeadFrontmatter, scanLikeClaudeCode } from './scan-memories.js';
 import { scanMemoryDir } from '../../memdir/scan-dir.js';
+import { folderListing, RECALL_ORDER_FIXTURE, type RecallOrderFixture, stampAll, tiedFiles } from '../test-support/tied-mtimes.js';
 import { manifestLine, parseSelectorAnswer, selectorBudget } from './selector-request.js';
 
 let root: string;
@@ -147,6 +148,21 @@ describe('the manifest line of each kind of file, as Claude Code 2.1.332 wrote i
       `- [user] link-file.md (${at(0)}): linked from outside`,
     ]);
     expect(withLinks).toHaveLength(6);
+  });
+
+  it('keeps files of one mtime in the order the OS lists each folder, as the recorded client does, not in name order (review x5 F4)', async () => {
+    const recorded = JSON.parse(await fs.readFile(RECALL_ORDER_FIXTURE, 'utf8')) as RecallOrderFixture;
+    expect([recorded.offeredInFolderListingOrder, recorded.offeredInNameOrder]).toEqual([true, false]);
+    const files = { ...tiedFiles(40), ...tiedFiles(12, 'sub'), ...tiedFiles(12, '.') };
+    for (const [rel, text] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(memoryDir, rel)), { recursive: true });
+      await fs.writeFile(path.join(memoryDir, rel), text);
+    }
+    await stampAll(memoryDir);
+    const scanned = (await scanLikeClaudeCode(memoryDir)).memories.map((m) => m.file);
+    expect(scanned).toHaveLength(64);
+    expect(scanned).toEqual(folderListing(memoryDir));
+    expect(scanned).not.toEqual([...scanned].sort());
   });
 
   it('reads only the first 30 lines and 64 KiB of a file', () => {

@@ -26,6 +26,7 @@
  * of text after the frontmatter ({@link firstTextLine}).
  * The 200-newest cap is applied by the caller, who also shows what falls past it.
  */
+import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -114,6 +115,16 @@ async function folderId(abs: string): Promise<string | null> {
 }
 
 /**
+ * A folder's entries in the order the OS lists them (`ls -U`): `fs.readdir` would sort them by
+ * name (libuv's scandir does), and Claude Code keeps files of one mtime in this order (review x5 F4).
+ */
+async function entriesInOsOrder(abs: string): Promise<Dirent[]> {
+  const entries: Dirent[] = [];
+  for await (const entry of await fs.opendir(abs)) entries.push(entry);
+  return entries;
+}
+
+/**
  * Every file below `root` (relative paths), in Claude Code's order: depth first, each folder's
  * entries in the order the OS lists them, then what symlinks lead to (links sorted by path).
  */
@@ -132,7 +143,7 @@ async function listFiles(root: string): Promise<string[]> {
       if (entered.has(id)) return [];
       entered.add(id);
     } else if (relative !== '') realFolders.push(relative);
-    const entries = await fs.readdir(abs, { withFileTypes: true });
+    const entries = await entriesInOsOrder(abs);
     const nested = await Promise.all(
       entries.map(async (entry) => {
         const child = relative ? path.join(relative, entry.name) : entry.name;

@@ -53,6 +53,8 @@ export async function captureClaudeCodeRecall(options: {
   settingsEnv?: Record<string, string>;
   /** The cached server flag that switches recall on (default true); false: recall is on only if something else turns it on. */
   recallFlag?: boolean;
+  /** Runs on the written memory dir before the client starts (to give files one mtime, say). */
+  touch?: (memoryDir: string) => Promise<void>;
 }): Promise<CapturedRecall> {
   const queries = options.queries ?? SCENARIO_QUERIES;
   const [home, config, tmp, project] = ['home', 'config', 'tmp', 'project'].map((d) => path.join(options.root, d)) as [string, string, string, string];
@@ -65,6 +67,7 @@ export async function captureClaudeCodeRecall(options: {
     await fs.mkdir(path.dirname(path.join(memoryDir, rel)), { recursive: true });
     await fs.writeFile(path.join(memoryDir, rel), text);
   }
+  await options.touch?.(memoryDir);
   await fs.writeFile(path.join(project, 'README.md'), 'hello\n');
   await fs.writeFile(
     path.join(config, '.claude.json'),
