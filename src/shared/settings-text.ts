@@ -45,3 +45,12 @@ export function autoMemoryDirectoryTrustSentence(s: Pick<ProjectSettings, 'autoM
   if (trust.trusted) return `${rule}: it is trusted (${trust.folder} in ${trust.config}).`;
   return `${rule}: it is not trusted yet${trust.config ? ` (${trust.config} records no trust for it)` : ''}; a session there first asks you to trust it (Claude Code does not start until you do), then uses this directory.`;
 }
+
+/**
+ * One line per settings file Claude Code does not apply (not valid JSON, unreadable, or dropped
+ * whole for a value its schema rejects: settings-files.ts), naming the file: what none of its
+ * settings does is then not in force, whatever it says.
+ */
+export function unappliedSettingsLines(s: Pick<ProjectSettings, 'problems'>): string[] {
+  return s.problems.map((p) => `${p.file}: ${p.message}`);
+}

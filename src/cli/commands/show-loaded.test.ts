@@ -133,6 +133,31 @@ describe('memdir show --loaded', () => {
     expect((await run('show', '-work-app', '--loaded')).out).toBe('- [A](a.md) — first\n');
   });
 
+  it('loads the index when the file that turns memory off is one Claude Code drops whole, and says why (review x5 F1)', async () => {
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [Deploy](deploy.md) — how we ship\n');
+    const userSettings = path.join(home, 'settings.json');
+    await fs.writeFile(userSettings, JSON.stringify({ autoMemoryEnabled: false, hooks: { PreToolUse: [{ matcher: 'Bash', command: 'echo hi' }] } }));
+    const why = `${userSettings}: Claude Code 2.1.332 does not load this file at all: hooks.PreToolUse[0] is in the old hook format`;
+    try {
+      const r = await run('show', '-work-app', '--loaded');
+      expect(r.out).toBe('- [Deploy](deploy.md) — how we ship\n');
+      expect(r.err).toContain(why);
+      expect(JSON.parse((await run('show', '-work-app', '--loaded', '--json')).out)).toMatchObject({
+        text: '- [Deploy](deploy.md) — how we ship',
+        autoMemoryOff: null,
+      });
+      const shown = (await run('show', '-work-app')).out;
+      expect(shown).not.toContain('Auto memory is off');
+      expect(shown).toContain(why);
+      await fs.mkdir(path.join(root, 'elsewhere'), { recursive: true });
+      const where = JSON.parse((await run('where', path.join(root, 'elsewhere'), '--json')).out);
+      expect(where).toMatchObject({ autoMemoryEnabled: true, autoMemoryEnabledSource: 'default' });
+      expect(where.ignored).toEqual([{ file: userSettings, key: 'hooks.PreToolUse.0', reason: expect.stringContaining('does not load this file at all') }]);
+    } finally {
+      await fs.rm(userSettings);
+    }
+  });
+
   it('refuses a file with --loaded', async () => {
     const r = await run('show', '-work-app', 'a.md', '--loaded');
     expect(r.code).toBe(2);

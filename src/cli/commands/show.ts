@@ -7,7 +7,7 @@ import { MemoryFileError, resolveDataDir } from '../../main/core/index.js';
 import { agentIndexView } from '../../main/transcripts/index.js';
 import { cutFactsText } from '../../shared/index-cut.js';
 import { INDEX_FILE } from '../../shared/limits.js';
-import { autoMemoryOffSentence } from '../../shared/settings-text.js';
+import { autoMemoryOffSentence, unappliedSettingsLines } from '../../shared/settings-text.js';
 import { plural } from '../../shared/size-text.js';
 
 export const showCommand: CommandSpec = {
@@ -35,6 +35,10 @@ stays on this machine and is replaced when the store's copy changes.
 200 lines / 25,000 UTF-16 code units, Claude Code's warning paragraph appended when cut, control
 characters removed), then a newline; nothing when Claude Code would load no index — with auto memory
 off it loads none, and a sentence on stderr names the setting and the file or variable it came from.
+A settings file Claude Code does not apply (not valid JSON, or dropped whole because one value fails
+its schema: an old-format PreToolUse hook, "permissions.allow" as text, a non-boolean
+autoMemoryEnabled…) is named on stderr with why; its settings are not in force (\`where\` lists it
+under "ignored").
 While CLAUDE_MEMORY_STORES is set (the environment or a settings env block) Claude Code syncs the
 memory with its stores and loads no index either, synced yet or not: the sentence on stderr says
 where it is set and names the store folders. Left .memory-sync files without the setting count for nothing.
@@ -54,6 +58,8 @@ auto memory is off (text is then empty), else null; storesLoadNoIndex = the stor
       else if (view.text) io.out(`${view.text}\n`);
       // Nothing on stdout (Claude Code loads nothing); the reason for the person reading.
       else if (view.autoMemoryOff ?? view.storesLoadNoIndex) io.err(`${view.autoMemoryOff ?? view.storesLoadNoIndex}\n`);
+      // Settings files Claude Code does not apply: what they say (memory off, a folder) is not in force.
+      if (!values.json) for (const line of unappliedSettingsLines(loc.settings)) io.err(`${line}\n`);
       return 0;
     }
     if (!file) {
@@ -65,6 +71,7 @@ auto memory is off (text is then empty), else null; storesLoadNoIndex = the stor
       io.out(`${scan.path ?? scan.dir}\nmemory dir: ${scan.memoryDir}\n\n`);
       const off = autoMemoryOffSentence(scan.settings);
       if (off) io.out(`${off}\n`);
+      for (const line of unappliedSettingsLines(scan.settings)) io.out(`${line}\n`);
       if (!scan.index.exists) io.out(`No ${INDEX_FILE}: the agent starts with no memory index.\n`);
       else {
         const facts = cutFactsText(scan.index);

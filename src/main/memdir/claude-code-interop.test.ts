@@ -16,6 +16,13 @@ import { scanMemoryDir } from './scan-dir.js';
 import { scanHome } from './scan-home.js';
 import { claudeCodeSkipReason, observeClaudeCode } from './test-support/claude-code.js';
 import { git } from './test-support/test-git.js';
+import {
+  SETTINGS_CASES,
+  SETTINGS_REJECTED,
+  SETTINGS_REJECTED_FIXTURE,
+  type SettingsRejectedFixture,
+  writeCase,
+} from './test-support/settings-rejected-cases.js';
 import { NFD_KEY_CASES, NFD_KEY_FIXTURE, NFD_KEY_FIXTURE_PATH } from './test-support/nfd-key-fixture.js';
 
 let tmp: string;
@@ -299,6 +306,35 @@ describe.skipIf(claudeCodeSkipReason !== null)(
       expect(r.memdir).toBe(r.claude);
       expect(r.claude).toBe(path.join(tmp, `scratch-${runs}`, 'home', 'shared'));
     });
+
+    it('drops a settings file whole for the schema errors Claude Code drops it for, and only those (review x5 F1; recorded)', async () => {
+      const seen: SettingsRejectedFixture['cases'] = [];
+      for (const c of SETTINGS_CASES) {
+        await fresh();
+        const configDir = path.join(tmp, `config-${++runs}`);
+        const movedTo = path.join(tmp, `moved-${runs}`);
+        const file = writeCase(c, repo, configDir, movedTo);
+        const run = await observeClaudeCode({ cwd: repo, configDir, scratch: path.join(tmp, `scratch-${runs}`) });
+        expect(run.exitCode, run.output).toBe(0);
+        // The client lists each file it dropped as `<file> (<dotted path>): <why>`.
+        const named = run.output.indexOf(`${file} (`);
+        const at = named === -1 ? null : run.output.slice(named + file.length + 2, run.output.indexOf(')', named + file.length));
+        // Loaded: its probe setting took effect (a file can be named with a warning and still load: a broken PostToolUse hook).
+        const loaded = c.probe === 'off' ? run.memoryDir === null : run.memoryDir !== path.join(configDir, 'projects', sanitizeDirName(repo), 'memory');
+        seen.push({ name: c.name, loaded, at });
+        const loc = await locateProject(configDir, repo, { HOME: path.join(tmp, `scratch-${runs}`, 'home') });
+        expect(loc.settings.autoMemoryEnabled ? loc.memoryDir : null, c.name).toBe(run.memoryDir);
+        const ignored = loc.settings.ignored.find((i) => i.file === file && i.reason.startsWith('Claude Code 2.1.332 does not load this file'));
+        expect(ignored?.key ?? null, c.name).toBe(loaded ? null : at);
+      }
+      const recorded: SettingsRejectedFixture = {
+        claudeCode: '2.1.332',
+        how: "src/main/memdir/claude-code-interop.test.ts ('drops a settings file whole'): per case (settings-rejected-cases.ts), claude -p in a fresh repository with the case's file; loaded = the file's probe setting (autoMemoryEnabled false, or an autoMemoryDirectory) took effect; at = the dotted path the client named after the file in its output (a file can be named and still load).",
+        cases: seen,
+      };
+      if (process.env.MEMDIR_RECORD_SETTINGS_FIXTURE === '1') await fs.writeFile(SETTINGS_REJECTED_FIXTURE, `${JSON.stringify(recorded, null, 1)}\n`);
+      else expect(recorded).toEqual(SETTINGS_REJECTED);
+    }, 600_000);
 
     it('scans the sessions of a subdirectory and a worktree as one project, the one whose memory they read', async () => {
       await fresh();

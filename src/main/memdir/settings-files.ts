@@ -30,6 +30,8 @@ export interface SettingsFile {
   values: Record<string, unknown> | null;
   /** Whether something is at that path. */
   exists: boolean;
+  /** When Claude Code drops the whole file for a value its schema rejects: where (its dotted path) and why, in a sentence. */
+  rejected?: { key: string; reason: string };
 }
 
 /** A settings file that exists but could not be used. */
@@ -100,7 +102,105 @@ function parseSettingsFile(source: SettingsSource, file: string, problems: Setti
     problems.push({ file, message: 'These settings are not a JSON object; none of them is applied.' });
     return { source, file, values: null };
   }
+  const rejected = claudeCodeRejection(parsed as Record<string, unknown>);
+  if (rejected) {
+    const reason = `Claude Code 2.1.332 does not load this file at all: ${rejected.why}. It drops a settings file with any such error whole, so none of its settings applies (its env block neither).`;
+    problems.push({ file, message: reason });
+    return { source, file, values: null, rejected: { key: rejected.key, reason } };
+  }
   return { source, file, values: parsed as Record<string, unknown> };
+}
+
+/*
+ * The schema checks of Claude Code 2.1.332 that drop a whole settings file, as seen live
+ * (test/fixtures/claude-code/settings-rejected-2.1.332.json): only these; an unknown key, a
+ * non-string env value, a permission rule that is no string, `hooks` that is no object, an
+ * unknown hook event and a broken hook of another event than PreToolUse / PermissionRequest
+ * leave the file loaded.
+ */
+const KEY_KINDS: Record<string, 'boolean' | 'string' | 'number' | 'object' | 'map'> = {
+  autoMemoryEnabled: 'boolean',
+  autoDreamEnabled: 'boolean',
+  includeCoAuthoredBy: 'boolean',
+  autoMemoryDirectory: 'string',
+  model: 'string',
+  apiKeyHelper: 'string',
+  cleanupPeriodDays: 'number',
+  permissions: 'object',
+  statusLine: 'object',
+  env: 'map',
+  enabledPlugins: 'map',
+};
+const KIND_WORDS = { boolean: 'true or false', string: 'text', number: 'a number', object: 'an object ({…})', map: 'an object of names and values ({…})' };
+const PERMISSION_LISTS = ['allow', 'deny', 'ask', 'additionalDirectories'];
+const PERMISSION_MODES = ['acceptEdits', 'auto', 'bypassPermissions', 'default', 'dontAsk', 'plan'];
+/** The events whose broken hook drops the file: such a hook may be what guards the permissions beside it. */
+const GUARD_EVENTS = ['PreToolUse', 'PermissionRequest'];
+const HOOK_TYPES = ['command', 'prompt', 'agent', 'http'];
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return 'text';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return typeof value === 'number' ? 'a number' : 'an object';
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The first value Claude Code's schema rejects (its dotted path, and why), or null when it loads the file. */
+export function claudeCodeRejection(values: Record<string, unknown>): { key: string; why: string } | null {
+  for (const [key, value] of Object.entries(values)) {
+    const kind = KEY_KINDS[key];
+    if (kind) {
+      const ok = kind === 'object' || kind === 'map' ? isObject(value) : typeof value === kind;
+      if (!ok) return { key, why: `"${key}" must be ${KIND_WORDS[kind]}, and it is ${kindOf(value)}` };
+    }
+    if (key === 'permissions' && isObject(value)) {
+      for (const list of PERMISSION_LISTS)
+        if (Object.hasOwn(value, list) && !Array.isArray(value[list]))
+          return { key: `permissions.${list}`, why: `"permissions.${list}" must be a list ([…]), and it is ${kindOf(value[list])}` };
+      if (Object.hasOwn(value, 'defaultMode') && !PERMISSION_MODES.includes(value.defaultMode as string))
+        return { key: 'permissions.defaultMode', why: `"permissions.defaultMode" must be one of ${PERMISSION_MODES.join(', ')}` };
+    }
+    if (key === 'hooks' && isObject(value)) {
+      const broken = brokenGuardHook(value);
+      if (broken) return broken;
+    }
+  }
+  return null;
+}
+
+function brokenGuardHook(hooks: Record<string, unknown>): { key: string; why: string } | null {
+  for (const event of GUARD_EVENTS) {
+    if (!Object.hasOwn(hooks, event)) continue;
+    const matchers = hooks[event];
+    const at = `hooks.${event}`;
+    if (!Array.isArray(matchers)) return { key: at, why: `"${at}" must be a list of matchers, and it is ${kindOf(matchers)}` };
+    for (const [i, entry] of matchers.entries()) {
+      if (!isObject(entry)) continue;
+      if (Object.hasOwn(entry, 'matcher') && typeof entry.matcher !== 'string')
+        return { key: `${at}.${i}`, why: `the "matcher" of ${at}[${i}] must be text, and it is ${kindOf(entry.matcher)}` };
+      if (!Array.isArray(entry.hooks))
+        return {
+          key: `${at}.${i}`,
+          why:
+            entry.hooks === undefined && typeof entry.command === 'string'
+              ? `${at}[${i}] is in the old hook format ({"matcher", "command"}); it is now {"matcher": …, "hooks": [{"type": "command", "command": …}]}`
+              : `${at}[${i}] has no "hooks" list of hook entries`,
+        };
+      for (const [j, hook] of entry.hooks.entries()) {
+        if (!isObject(hook)) continue;
+        const where = `${at}[${i}].hooks[${j}]`;
+        if (!Object.hasOwn(hook, 'type')) return { key: `${at}.${i}.hooks.${j}.type`, why: `${where} has no "type"` };
+        if (!HOOK_TYPES.includes(hook.type as string))
+          return { key: `${at}.${i}.hooks.${j}.type`, why: `the "type" of ${where} is not one Claude Code knows (${HOOK_TYPES.join(', ')})` };
+        if (hook.type === 'command' && typeof hook.command !== 'string')
+          return { key: `${at}.${i}.hooks.${j}`, why: `${where} is a command hook with no "command" text` };
+      }
+    }
+  }
+  return null;
 }
 
 /**

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SETTINGS_CASES, SETTINGS_REJECTED, writeCase } from './test-support/settings-rejected-cases.js';
 import { type LaunchContext, type ReadSettingsOptions, readEffectiveSettings as read, validateMemoryDirectory } from './settings.js';
 
 let tmp: string;
@@ -122,12 +123,19 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
     expect([s.autoMemoryEnabled, s.autoMemoryEnabledSource]).toEqual([false, 'user']);
   });
 
-  it('reports a non-boolean autoMemoryEnabled and uses the next file', async () => {
+  it('a non-boolean autoMemoryEnabled drops its whole file, as Claude Code does, and the next file decides', async () => {
     await write(localFile(), { autoMemoryEnabled: 'false' });
     await write(userFile(), { autoMemoryEnabled: false });
     const s = await readEffectiveSettings(home, repo, env);
     expect([s.autoMemoryEnabled, s.autoMemoryEnabledSource]).toEqual([false, 'user']);
-    expect(s.ignored).toEqual([{ file: localFile(), key: 'autoMemoryEnabled', reason: 'it must be true or false' }]);
+    expect(s.ignored).toEqual([
+      {
+        file: localFile(),
+        key: 'autoMemoryEnabled',
+        reason:
+          'Claude Code 2.1.332 does not load this file at all: "autoMemoryEnabled" must be true or false, and it is text. It drops a settings file with any such error whole, so none of its settings applies (its env block neither).',
+      },
+    ]);
   });
 
   it('lists the deny and ask rules of every file, managed over local over project over user (R-DREAM-GATE)', async () => {
@@ -213,12 +221,13 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
       expect(s.ignored.map((i) => i.file)).toEqual([localFile(), userFile()]);
     });
 
-    it('reports a value that is not a string and falls through to the user settings', async () => {
+    it('a value that is not a string drops its whole file, as Claude Code does, and the user settings decide', async () => {
       await write(localFile(), { autoMemoryDirectory: 42 });
       await write(userFile(), { autoMemoryDirectory: path.join(tmp, 'from-user') });
       const s = await readEffectiveSettings(home, repo, env);
       expect(s.autoMemoryDirectory).toBe(path.join(tmp, 'from-user'));
-      expect(s.ignored).toEqual([{ file: localFile(), key: 'autoMemoryDirectory', reason: 'it must be a path (a string)' }]);
+      expect(s.ignored.map((i) => [i.file, i.key])).toEqual([[localFile(), 'autoMemoryDirectory']]);
+      expect(s.ignored[0]!.reason).toContain('"autoMemoryDirectory" must be text, and it is a number');
     });
 
     it('NFC-normalises the directory', async () => {
@@ -518,5 +527,39 @@ describe('validateMemoryDirectory', () => {
     ['~/../shared/mem', '/home/shared/mem'],
   ])('accepts %j as %j', (raw, dir) => {
     expect(validateMemoryDirectory(raw, e)).toEqual({ ok: true, dir });
+  });
+});
+
+describe('settings files Claude Code drops whole (review x5 F1, recorded from 2.1.332)', () => {
+  it('drops a file for each schema error the client drops it for, says so in ignored, and keeps the files it keeps', async () => {
+    const byName = new Map(SETTINGS_CASES.map((c) => [c.name, c]));
+    expect(SETTINGS_REJECTED.cases.map((c) => c.name)).toEqual(SETTINGS_CASES.map((c) => c.name));
+    for (const recorded of SETTINGS_REJECTED.cases) {
+      const c = byName.get(recorded.name)!;
+      await fs.rm(path.join(repo, '.claude'), { recursive: true, force: true });
+      await fs.rm(userFile(), { force: true });
+      const movedTo = path.join(tmp, 'moved');
+      const file = writeCase(c, repo, home, movedTo);
+      const s = await readEffectiveSettings(home, repo, env);
+      const probeInEffect = c.probe === 'off' ? !s.autoMemoryEnabled : s.autoMemoryDirectory !== null;
+      expect(probeInEffect, c.name).toBe(recorded.loaded);
+      const dropped = s.ignored.find((i) => i.file === file && i.reason.startsWith('Claude Code 2.1.332 does not load this file at all'));
+      expect(dropped?.key ?? null, c.name).toBe(recorded.loaded ? null : recorded.at);
+      if (dropped) expect(s.problems).toContainEqual({ file, message: dropped.reason });
+    }
+  });
+
+  it('says why in a sentence that names the setting and the way to fix the old hook format', async () => {
+    await write(userFile(), { autoMemoryEnabled: false, hooks: { PreToolUse: [{ matcher: 'Bash', command: 'echo hi' }] } });
+    const s = await readEffectiveSettings(home, repo, env);
+    expect(s.autoMemoryEnabled).toBe(true);
+    expect(s.ignored).toEqual([
+      {
+        file: userFile(),
+        key: 'hooks.PreToolUse.0',
+        reason:
+          'Claude Code 2.1.332 does not load this file at all: hooks.PreToolUse[0] is in the old hook format ({"matcher", "command"}); it is now {"matcher": …, "hooks": [{"type": "command", "command": …}]}. It drops a settings file with any such error whole, so none of its settings applies (its env block neither).',
+      },
+    ]);
   });
 });

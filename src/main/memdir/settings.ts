@@ -251,6 +251,7 @@ export async function readEffectiveSettings(
   const ignored: EffectiveSettings['ignored'] = [];
   // Settings files are tiny; read synchronously (cached by stat when a cache is given).
   const files = filesFor(home, launch, env, options, problems);
+  for (const f of files) if (f.rejected) ignored.push({ file: f.file, key: f.rejected.key, reason: f.rejected.reason });
   const usable = files.filter((f) => f.values !== null);
   const vars = effectiveEnv(files, env);
 
