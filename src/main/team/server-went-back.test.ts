@@ -199,3 +199,50 @@ it(
     }
   },
 );
+
+it(
+  'after a restore, a teammate pushing first brings the server back to the same version number: the edit the server lost is still uploaded again (review x3 F0)',
+  { timeout: 60_000 },
+  async () => {
+    const { restorable, url, team, tokens } = await RestorableServer.start(path.join(root, 'team4.sqlite'));
+    try {
+      const alice = await makeClient(root, 'alice4', { url, team }, tokens[0]!);
+      await alice.write('x.md', '# x\n- original\n');
+      await alice.write('y.md', '# y\n- original\n');
+      expect((await alice.sync.sync()).error).toBeNull();
+      const bob = await makeClient(root, 'bob4', { url, team }, tokens[1]!);
+      expect((await bob.sync.sync()).pull.written.sort()).toEqual(['x.md', 'y.md']);
+      await restorable.backup(path.join(root, 'backup4.sqlite'));
+
+      // Each of Alice's syncs from here runs in a process of its own, as `memdir team sync` does.
+      const aliceAgain = () => makeClient(root, 'alice4', { url, team }, tokens[0]!);
+      await alice.write('x.md', '# x\n- edited by alice after the backup\n');
+      expect((await (await aliceAgain()).sync.sync()).push.uploaded).toEqual(['x.md']);
+      await restorable.restore(path.join(root, 'backup4.sqlite'));
+      // Bob syncs first: the restored server takes his edit at the version number Alice's push had.
+      await bob.write('y.md', '# y\n- edited by bob\n');
+      const bobs = await bob.sync.sync();
+      expect(bobs.push.uploaded).toEqual(['y.md']);
+
+      const back = await (await aliceAgain()).sync.sync();
+      expect(back.error).toBeNull();
+      expect(back.pull.wentBack).toMatch(/went back to an older version of the team memory \(it no longer holds what this client uploaded.*uploaded again/);
+      expect(back.push.uploaded).toEqual(['x.md']);
+      // Bob's y.md may be older or newer than the copy here (the server numbers anew): Alice's copy is kept as a conflict.
+      const { conflicts } = await alice.sync.inspect();
+      expect(conflicts.map((c) => [c.key, c.status])).toEqual([['y.md', 'open']]);
+      // Nothing lost: Alice's edit is on the server again, Bob's is on Alice's disk.
+      expect(await serverEntries(url, team, tokens[0]!)).toEqual({ 'x.md': '# x\n- edited by alice after the backup\n', 'y.md': '# y\n- edited by bob\n' });
+      expect(await alice.files()).toEqual({ 'x.md': '# x\n- edited by alice after the backup\n', 'y.md': '# y\n- edited by bob\n' });
+      await bob.sync.sync();
+      expect(await bob.files()).toEqual(await alice.files());
+      // In step: the next sync has nothing to say, and asks for no checksums any more.
+      const after = await (await aliceAgain()).sync.sync();
+      expect(after).toMatchObject({ error: null, pull: { wentBack: null, status: 304 }, push: { uploaded: [] } });
+      const quiet = await (await aliceAgain()).sync.sync();
+      expect(quiet.push.requests).toBe(1);
+    } finally {
+      await restorable.stop();
+    }
+  },
+);

@@ -14,6 +14,9 @@
  *     pushed), written before the push leaves; the next sync asks the server for that push's
  *     result (same id) and recognises its own write instead of taking it for someone else's;
  *   - `seen`: the newest team version any answer showed (never go backwards on a replayed one);
+ *   - `pushed`: per key, the hash this client pushed and has not yet seen the server hold at a
+ *     version it pulled (pull.ts `verifyPushed`): a server restored from a backup and numbered up
+ *     to the same version again by others is told apart by it;
  *   - the conflicts list (the local bytes of each are files beside it, `conflicts/<id>.local`).
  * Beside it, `bases/<sha256>`: the content of each base version, so a pull can merge lines
  * three ways (a cache: a missing one only means a conflict instead of a merge).
@@ -53,6 +56,8 @@ export const syncStateSchema = z.object({
     .nullable()
     .default(null)
     .transform((etag) => (isProtocolEtag(etag) ? etag : null)),
+  /** Keys pushed since the server was last seen holding them, with the hash pushed (see the file comment). */
+  pushed: z.record(z.string(), sha).default({}),
 });
 export type SyncState = z.infer<typeof syncStateSchema>;
 
@@ -60,7 +65,19 @@ export type SyncState = z.infer<typeof syncStateSchema>;
 const KEEP_RESOLVED = 50;
 
 export function emptyState(): SyncState {
-  return { version: 1, etag: null, server: {}, base: {}, refused: {}, lastPullAt: null, lastPushAt: null, conflicts: [], lostPush: null, seen: null };
+  return {
+    version: 1,
+    etag: null,
+    server: {},
+    base: {},
+    refused: {},
+    lastPullAt: null,
+    lastPushAt: null,
+    conflicts: [],
+    lostPush: null,
+    seen: null,
+    pushed: {},
+  };
 }
 
 /** The state file of a connection folder, loaded and saved as a whole. */

@@ -25,7 +25,7 @@ import { type TeamDir, TeamPathError, checkTeamDir } from './team-paths.js';
 import { lockSyncState } from './sync-state.js';
 import { conflictDetail, resolveConflict } from './sync/conflicts.js';
 import { type Cycle, SyncEngine, type TeamSyncOptions, TeamSyncError, emptyReport } from './sync/engine.js';
-import { pull } from './sync/pull.js';
+import { pull, verifyPushed } from './sync/pull.js';
 import { computeDelta } from './sync/delta.js';
 import { confirmLostPush, push } from './sync/push.js';
 
@@ -217,7 +217,9 @@ export class TeamSync {
             }
           }
         if (conditional) await pull(e, cycle, 'conditional', conditional);
-        if (missing || !conditional) await pull(e, cycle, 'full');
+        // A 304 (or a delta) is not proof the server still holds this client's pushes: a restored one may number other content alike.
+        const lost = conditional !== null && report.pull.wentBack === null && (await verifyPushed(e, cycle));
+        if (missing || !conditional || lost) await pull(e, cycle, 'full');
       }
       if (opts.push !== false) await push(e, cycle);
       else await computeDelta(e, cycle, { dry: true });

@@ -128,6 +128,12 @@ export interface Cycle {
    */
   serverAt?: string | null;
   /**
+   * The server's ETag when its checksums showed it no longer holds what this client pushed, at the
+   * version this client had pulled (a restored backup numbered up again by others, pull.ts
+   * `verifyPushed`): the full pull that follows takes the went-back path.
+   */
+  lostAt?: string;
+  /**
    * What keeps a file back in this sync, by key and content hash (delta.ts's blockingFindings):
    * a push computes its delta again after every pull or refusal, and asks the allowed list once.
    */
@@ -271,6 +277,13 @@ export class SyncEngine {
     this.setIn(this.base, key, sha);
   }
 
+  /** A key this client pushed: remembered until a pull sees the server hold it (pull.ts `verifyPushed`). */
+  notePushed(key: string, sha: string): void {
+    if (this.state.pushed[key] === sha) return;
+    this.state.pushed = { ...this.state.pushed, [key]: sha };
+    this.dirty = true;
+  }
+
   /** Remember the newest team version seen (see sync-state.ts `seen`). */
   sawEtag(etag: string): void {
     const now = parseEtag(etag);
@@ -313,6 +326,9 @@ export class SyncEngine {
 
   /** Drop base contents no key names any more (after syncs that moved something; at most every 10 minutes). */
   async pruneBases(): Promise<void> {
+    // Until the server is seen holding this client's pushes, the versions they replaced are kept:
+    // a server restored to them is then known to be older, and what it lost goes up again (pull.ts rebase).
+    if (Object.keys(this.state.pushed).length > 0) return;
     if (Date.now() - this.lastPrune < 10 * 60_000) return;
     this.lastPrune = Date.now();
     const keep = new Set([...this.base.values(), ...Object.values(this.state.lostPush?.entries ?? {})]);

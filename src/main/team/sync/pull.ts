@@ -70,7 +70,13 @@ function decide(e: SyncEngine, key: string, local: string | null, server: string
  *     merged over.
  * Then the answer's version is the newest there is; the rest of the pull is as ever.
  */
-async function rebase(e: SyncEngine, cycle: Cycle, etag: string, stale: { told: number; known: number }, accepted: Map<string, PulledEntry>): Promise<void> {
+async function rebase(
+  e: SyncEngine,
+  cycle: Cycle,
+  etag: string,
+  stale: { told: number; known: number } | null,
+  accepted: Map<string, PulledEntry>,
+): Promise<void> {
   const mine = e.state.etag ? parseEtag(e.state.etag) : null;
   const told = parseEtag(etag)!;
   const lostOnly = mine !== null && mine.epoch === told.epoch && mine.version >= told.version;
@@ -91,7 +97,11 @@ async function rebase(e: SyncEngine, cycle: Cycle, etag: string, stale: { told: 
   e.wentBackTo(etag);
   // Files in step with the old maps are not in step any more: the push lists them again.
   cycle.relist = true;
-  const sentence = `The sync server went back to an older version of the ${e.space.noun} (version ${stale.told}; this client had seen ${stale.known}), as after a restored backup: what it lost is uploaded again from here${unsure ? ', or kept as a conflict where someone else changed it since' : ''}.`;
+  // Without a lower number (`stale` null): others' pushes numbered the restored server up to (or past) the version seen here.
+  const which = stale
+    ? `(version ${stale.told}; this client had seen ${stale.known})`
+    : `(it no longer holds what this client uploaded, though its version number, ${told.version}, is not lower)`;
+  const sentence = `The sync server went back to an older version of the ${e.space.noun} ${which}, as after a restored backup: what it lost is uploaded again from here${unsure ? ', or kept as a conflict where someone else changed it since' : ''}.`;
   cycle.report.pull.wentBack = sentence;
   await e.raise(e.topic('went-back'), { kind: 'sync', title: `The ${e.space.noun} server went back to an older version`, message: sentence });
 }
@@ -159,7 +169,10 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
     }
     accepted.set(key, entry);
   }
-  if (stale) await rebase(e, cycle, answer.etag, stale, accepted);
+  // The server lost what this client pushed at a version number it had reached again (verifyPushed).
+  const lost = body.full && cycle.lostAt !== undefined;
+  if (lost) delete cycle.lostAt;
+  if (stale || lost) await rebase(e, cycle, answer.etag, stale, accepted);
 
   if (body.full) {
     // The server's whole state: keys it no longer has (a re-created database) are forgotten,
@@ -224,6 +237,43 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
   cycle.report.version = body.version;
   notePulled(e, at);
   return wrote;
+}
+
+/**
+ * Whether the server lost what this client pushed, though its version number says nothing of it
+ * (review x3 F0): a server restored from a backup and then pushed to by others numbers its
+ * versions anew, so the version this client pulled last can name other content, and a pull
+ * answers 304 (or a delta) as if all were in step. While keys pushed here have not been seen held
+ * by the server, its checksums are asked for after a conditional pull: at the version this client
+ * holds, a pushed key that the server lacks or holds at another hash than the one known here means
+ * it went back — `cycle.lostAt` is set and true is returned (the caller pulls in full, and the
+ * went-back path uploads again what was lost). The same map: the server holds what was pushed (or
+ * what a pull since brought in its place), and nothing is asked again until the next push. At
+ * another version (someone pushed meanwhile), it is asked again at the next sync.
+ * Only the team space (personal sync's client has no checksums; a restored personal space is left
+ * as before). A restore after this check passed, followed by pushes of others, still goes unseen.
+ */
+export async function verifyPushed(e: SyncEngine, cycle: Cycle): Promise<boolean> {
+  const pushed = Object.entries(e.state.pushed);
+  if (pushed.length === 0) return false;
+  if (e.space.kind !== 'team') {
+    e.state.pushed = {};
+    e.dirty = true;
+    return false;
+  }
+  const held = e.state.etag ? parseEtag(e.state.etag) : null;
+  if (!held) return false;
+  const sums = await e.client.checksums({ signal: cycle.signal });
+  if (sums.status !== 200) return false;
+  const at = parseEtag(sums.etag);
+  if (!at || at.epoch !== held.epoch || at.version !== held.version) return false;
+  if (pushed.some(([key]) => sums.body.checksums[key] !== e.server.get(key))) {
+    cycle.lostAt = sums.etag;
+    return true;
+  }
+  e.state.pushed = {};
+  e.dirty = true;
+  return false;
 }
 
 /** The last pull is the last answer the server gave one, new entries or none (304): what `team status` calls "last pull". */

@@ -134,6 +134,7 @@ function recordCommit(e: SyncEngine, cycle: Cycle, body: CommitResponse, pushed:
     const sha = pushed(key);
     if (sha === undefined) continue;
     agreed(e, key, sha);
+    e.notePushed(key, sha);
     done.push(key);
   }
   for (const [key, conflict] of Object.entries(body.conflicts)) {
@@ -283,6 +284,7 @@ export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
     if (outcome.ok) {
       for (const [key, item] of items) {
         agreed(e, key, item.sha);
+        e.notePushed(key, item.sha);
         e.bases.save(item.sha, item.content);
         delta.delete(key);
       }
