@@ -8,6 +8,7 @@ export { planRelink, relink, planMerge, mergeProjects, type RelinkContext } from
 export { cloneGroups, keepApart, readKeptApart } from './clone-groups.js';
 export { undoMerge, undoHistoryEntry, conflictSides, resolveMergeConflict } from './undo-merge.js';
 export { checkMergeHome, listMergeRecords, mergeInHome, readMergeRecord } from './merge-records.js';
+export { finishUnfinishedTurn } from './turn-as-one.js';
 export {
   exportProject,
   importArchive,

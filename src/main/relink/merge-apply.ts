@@ -16,6 +16,7 @@ import { readBytesOrNull } from '../core/confined-path.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { type AreaPlan, type FileMap, planArea } from './merge-plan.js';
 import { keepConflictBytes, newMergeId, saveMergeRecord } from './merge-records.js';
+import { journaled } from './turn-as-one.js';
 
 /** A file larger than this is not a memory; it is left where it is (and named). */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -120,74 +121,90 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
   const moved = new Map<MergeArea, Set<string>>();
   const body = `Merge ${id} (${options.kind}). Undo: memdir merge undo ${id}`;
 
-  for (const [toRoot, group] of groupBy(areas, (a) => a.toRoot)) {
-    const written: string[] = [];
-    const { entry } = await transact(toRoot, { source, summary: options.summaryTo, body, dataDir: options.dataDir }, async () => {
-      for (const area of group) {
-        // Planned again under the lock: the target may have changed since the preview.
-        const target = new Map(area.target);
-        for (const file of area.source.keys()) {
-          const now = await readBytesOrNull(toRoot, area.prefix + file);
-          if (now) target.set(file, now);
-          else target.delete(file);
-        }
-        const plan = planArea(area.area, area.source, target);
-        const came = new Set([...plan.same]);
-        for (const file of plan.add) {
-          const bytes = file === INDEX_FILE ? Buffer.from(plan.index ?? '', 'utf8') : area.source.get(file)!;
-          await writeFileAtomic(toRoot, area.prefix + file, bytes, { within: area.within });
-          written.push(area.prefix + file);
-          came.add(file);
-        }
-        if (plan.index !== null && !plan.add.includes(INDEX_FILE)) {
-          await writeFileAtomic(toRoot, area.prefix + INDEX_FILE, plan.index, { within: area.within });
-          written.push(area.prefix + INDEX_FILE);
-        }
-        for (const file of plan.conflict) {
-          const n = conflicts.length;
-          await keepConflictBytes(options.dataDir, id, n, area.source.get(file)!);
-          conflicts.push({ n, area: area.area, file: area.prefix + file, memoryDir: toRoot, status: 'open', resolution: null, resolvedAt: null });
-          came.add(file);
-        }
-        // The source's index came over (as it was, or as lines): it leaves with the files.
-        if (area.source.has(INDEX_FILE)) came.add(INDEX_FILE);
-        moved.set(area, came);
-      }
-    });
-    if (entry) touched.push({ memoryDir: toRoot, rev: entry.rev, files: written });
-  }
-
-  for (const [fromRoot, group] of groupBy(
-    areas.filter((a) => a.removeSource),
-    (a) => a.fromRoot,
-  )) {
-    const removed: string[] = [];
-    const { entry } = await transact(fromRoot, { source, summary: options.summaryFrom, body, dataDir: options.dataDir }, async () => {
-      for (const area of group) {
-        for (const file of moved.get(area) ?? []) {
-          const rel = area.prefix + file;
-          const now = await readBytesOrNull(fromRoot, rel);
-          // Changed since it was read: it stays (nothing of it came over as it is now).
-          if (!now || !now.equals(area.source.get(file)!)) continue;
-          await removeFileConfined(fromRoot, rel);
-          removed.push(rel);
-        }
-      }
-    });
-    if (entry) touched.push({ memoryDir: fromRoot, rev: entry.rev, files: removed });
-  }
-
-  const record: MergeRecord = {
+  const doing = options.kind === 'relink' ? 'relinking' : options.kind === 'import' ? 'importing' : 'merging';
+  const folders = [...new Set([...areas.map((a) => a.toRoot), ...areas.flatMap((a) => (a.removeSource && a.fromRoot ? [a.fromRoot] : []))])];
+  const plan = {
+    op: 'apply' as const,
     id,
     kind: options.kind,
-    createdAt: new Date(options.now?.() ?? Date.now()).toISOString(),
-    plan: options.plan,
-    touched,
-    conflicts,
-    undone: null,
-    redone: null,
-    earlier: [],
+    what: `${doing} ${options.plan.source.label} into projects/${options.plan.target.dir} (${options.kind} ${id})`,
+    source,
+    folders,
+    record: null,
   };
-  await saveMergeRecord(options.dataDir, record);
-  return record;
+  // Journalled (turn-as-one.ts): a process killed between the folders leaves an intent the next start puts back.
+  return journaled(options.dataDir, plan, async (begin) => {
+    for (const [toRoot, group] of groupBy(areas, (a) => a.toRoot)) {
+      const written: string[] = [];
+      await begin(toRoot);
+      const { entry } = await transact(toRoot, { source, summary: options.summaryTo, body, dataDir: options.dataDir }, async () => {
+        for (const area of group) {
+          // Planned again under the lock: the target may have changed since the preview.
+          const target = new Map(area.target);
+          for (const file of area.source.keys()) {
+            const now = await readBytesOrNull(toRoot, area.prefix + file);
+            if (now) target.set(file, now);
+            else target.delete(file);
+          }
+          const plan = planArea(area.area, area.source, target);
+          const came = new Set([...plan.same]);
+          for (const file of plan.add) {
+            const bytes = file === INDEX_FILE ? Buffer.from(plan.index ?? '', 'utf8') : area.source.get(file)!;
+            await writeFileAtomic(toRoot, area.prefix + file, bytes, { within: area.within });
+            written.push(area.prefix + file);
+            came.add(file);
+          }
+          if (plan.index !== null && !plan.add.includes(INDEX_FILE)) {
+            await writeFileAtomic(toRoot, area.prefix + INDEX_FILE, plan.index, { within: area.within });
+            written.push(area.prefix + INDEX_FILE);
+          }
+          for (const file of plan.conflict) {
+            const n = conflicts.length;
+            await keepConflictBytes(options.dataDir, id, n, area.source.get(file)!);
+            conflicts.push({ n, area: area.area, file: area.prefix + file, memoryDir: toRoot, status: 'open', resolution: null, resolvedAt: null });
+            came.add(file);
+          }
+          // The source's index came over (as it was, or as lines): it leaves with the files.
+          if (area.source.has(INDEX_FILE)) came.add(INDEX_FILE);
+          moved.set(area, came);
+        }
+      });
+      if (entry) touched.push({ memoryDir: toRoot, rev: entry.rev, files: written });
+    }
+
+    for (const [fromRoot, group] of groupBy(
+      areas.filter((a) => a.removeSource),
+      (a) => a.fromRoot,
+    )) {
+      const removed: string[] = [];
+      await begin(fromRoot);
+      const { entry } = await transact(fromRoot, { source, summary: options.summaryFrom, body, dataDir: options.dataDir }, async () => {
+        for (const area of group) {
+          for (const file of moved.get(area) ?? []) {
+            const rel = area.prefix + file;
+            const now = await readBytesOrNull(fromRoot, rel);
+            // Changed since it was read: it stays (nothing of it came over as it is now).
+            if (!now || !now.equals(area.source.get(file)!)) continue;
+            await removeFileConfined(fromRoot, rel);
+            removed.push(rel);
+          }
+        }
+      });
+      if (entry) touched.push({ memoryDir: fromRoot, rev: entry.rev, files: removed });
+    }
+
+    const record: MergeRecord = {
+      id,
+      kind: options.kind,
+      createdAt: new Date(options.now?.() ?? Date.now()).toISOString(),
+      plan: options.plan,
+      touched,
+      conflicts,
+      undone: null,
+      redone: null,
+      earlier: [],
+    };
+    await saveMergeRecord(options.dataDir, record);
+    return record;
+  });
 }

@@ -18,7 +18,7 @@ import {
   resolveMergeConflict,
   undoMerge,
 } from './index.js';
-import { addMemories, addSession, git, makeRepo, topic } from './test-support/moved-project.js';
+import { addMemories, addSession, git, makeRepo, readTree, topic } from './test-support/moved-project.js';
 
 let tmp: string;
 let home: string;
@@ -40,19 +40,6 @@ const MEMORIES = {
   'team/MEMORY.md': '- [CI](project_ci.md) — CI has no Python 3.8\n',
   'team/project_ci.md': topic('CI', 'project', 'CI dropped Python 3.8.'),
 };
-
-async function readTree(dir: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (abs: string, rel: string) => {
-    for (const e of await fs.readdir(abs, { withFileTypes: true }).catch(() => [])) {
-      if (e.name.startsWith('.')) continue;
-      if (e.isDirectory()) await walk(path.join(abs, e.name), `${rel}${e.name}/`);
-      else out[`${rel}${e.name}`] = await fs.readFile(path.join(abs, e.name), 'utf8');
-    }
-  };
-  await walk(dir, '');
-  return out;
-}
 
 /** A clone of `from` at `to` (its parent made), its origin set as the original's: same identity. */
 async function cloneTo(from: string, to: string): Promise<void> {

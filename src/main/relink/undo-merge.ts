@@ -14,16 +14,7 @@
  * `memdir restore`.
  */
 import type { MergeRecord } from '../../shared/contract/identity.js';
-import {
-  headRevision,
-  type HistoryEntry,
-  HistoryError,
-  listHistory,
-  readEntry,
-  reinstateImportedHistory,
-  retireImportedHistory,
-  transact,
-} from '../history/index.js';
+import { type HistoryEntry, HistoryError, readEntry, reinstateImportedHistory, retireImportedHistory, transact } from '../history/index.js';
 import { linesFor, MemoryError, undoChange } from '../memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
 import { refuseNewSecrets } from '../secrets/index.js';
@@ -34,6 +25,7 @@ import { writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
 import { mergedTextProblem } from '../../shared/conflict-markers.js';
 import { listMergeRecords, readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
+import { turnAsOne } from './turn-as-one.js';
 import path from 'node:path';
 
 /** A file's text now (readBytesOrNull: confined; a memory folder that is a file says so, never "changed since"). */
@@ -81,88 +73,8 @@ export async function undoMerge(
       return done.entry;
     },
   }));
-  const revs = await turnAsOne(steps, dataDir, record, `undoing ${record.kind} ${id}`);
-  return { ...(await markMerge(dataDir, record, 'undone', revs)), notes };
-}
-
-/**
- * Turn a merge in each of its directories, one after the other (`steps`: each writes one directory
- * in one history entry, and returns it): the entries made. Every refusal was decided before the
- * first step; what only a write finds out (no permission, the disk full) stops a step — then the
- * directories already turned, and whatever the stopped one had written, are put back by undoing the
- * entries this turn made there (undoChange, the one undo), so the merge stands as it was, whole,
- * and the sentence says where it stopped, why, and what was put back. `what` names the turn
- * ("undoing relink …"). When putting back fails too, the sentence says the merge is half turned
- * and where; every step stays in history either way, and the record of merge `record` keeps those
- * entries among its earlier ones: undoing one of them alone would turn the merge in one directory
- * (refused, as for an older turn's entry).
- */
-async function turnAsOne(
-  steps: { memoryDir: string; run: () => Promise<HistoryEntry | null> }[],
-  dataDir: string,
-  record: MergeRecord,
-  what: string,
-): Promise<string[]> {
-  const revs: string[] = [];
-  const heads: { memoryDir: string; head: string | null }[] = [];
-  for (const step of steps) {
-    heads.push({ memoryDir: step.memoryDir, head: await headRevision(step.memoryDir, { dataDir }) });
-    try {
-      const entry = await step.run();
-      if (entry) revs.push(entry.rev);
-    } catch (error) {
-      throw await putBack(error, step.memoryDir, heads, dataDir, record, what);
-    }
-  }
-  return revs;
-}
-
-/** turnAsOne's way back: undo, newest first, the entries made since `heads` (outside changes recorded meanwhile stay); the error to throw. */
-async function putBack(
-  error: unknown,
-  stopped: string,
-  heads: readonly { memoryDir: string; head: string | null }[],
-  dataDir: string,
-  record: MergeRecord,
-  what: string,
-): Promise<Error> {
-  const reason = error instanceof Error ? error.message : String(error);
-  const back: string[] = [];
-  const failed: string[] = [];
-  const overwritten: string[] = [];
-  const steps: string[] = [];
-  for (const { memoryDir, head } of [...heads].reverse()) {
-    try {
-      const made: HistoryEntry[] = [];
-      for (const entry of await listHistory(memoryDir, { dataDir })) {
-        if (entry.rev === head) break;
-        if (entry.source !== 'external') made.push(entry);
-      }
-      for (const entry of made) {
-        steps.push(entry.rev);
-        const undone = await undoChange({ memoryDir, dataDir, rev: entry.rev, overwriteChanged: true });
-        if (undone.entry) steps.push(undone.entry.rev);
-      }
-      if (made.length > 0) back.unshift(memoryDir);
-      // A change made there meanwhile — after this turn wrote there, recorded by the put-back as outside
-      // changes are — was overwritten: said, never silent. (One recorded before the turn's own entry,
-      // an undo anyway's, is what the put-back restores.)
-      const outside = new Set<string>();
-      const since = await listHistory(memoryDir, { dataDir });
-      const first = made.length > 0 ? since.findIndex((e) => e.rev === made[made.length - 1]!.rev) : -1;
-      for (const entry of since.slice(0, Math.max(first, 0))) if (entry.source === 'external') for (const f of entry.files) outside.add(f.path);
-      if (outside.size > 0) overwritten.unshift(`${memoryDir} (${[...outside].join(', ')})`);
-    } catch (again) {
-      failed.unshift(`${memoryDir} (${again instanceof Error ? again.message : String(again)})`);
-    }
-  }
-  if (steps.length > 0) await saveMergeRecord(dataDir, { ...record, earlier: [...record.earlier, ...steps] });
-  const code = error instanceof MemdirError ? (error.code as MemdirError['code']) : 'io-failed';
-  const sentence =
-    failed.length === 0
-      ? `Nothing was undone: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}${overwritten.length > 0 ? ` A change made meanwhile in ${overwritten.join(', ')} was overwritten by putting back; it stays in history ("Changes made outside Memdir"), to restore from.` : ''}`
-      : `${what[0]!.toUpperCase()}${what.slice(1)} stopped in ${stopped} (${reason}), and putting back what it had changed failed in ${failed.join(', ')}: it is half done there. Every step is in each directory's history, to restore from.`;
-  return new MemdirError(code, sentence, { cause: error });
+  const marked = await turnAsOne(steps, dataDir, record, `undoing ${record.kind} ${id}`, (revs) => markMerge(dataDir, record, 'undone', revs));
+  return { ...marked, notes };
 }
 
 /** What turning merge `record` once more does, in words: "take relink X away", "bring relink X back", "take relink X away again". */
@@ -319,15 +231,15 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
     },
   });
   const steps = [turn(opts.memoryDir, opts.rev, true), ...others.map((o) => turn(o.memoryDir, o.entry.rev, false))];
-  const revs = await turnAsOne(
+  await turnAsOne(
     steps,
     dataDir,
     record,
     `${record.undone ? 'bringing' : 'taking'} ${record.kind} ${record.id} ${record.undone ? 'back' : 'away again'}`,
+    async (revs) => (revs.length > 0 ? markMerge(dataDir, record, record.undone ? 'redone' : 'undone', revs) : record),
   );
   if (others.length > 0)
     notes.push(`${others.map((o) => o.memoryDir).join(', ')} ${others.length === 1 ? 'was' : 'were'} undone too, to ${turnWords(record)} whole.`);
-  if (revs.length > 0) await markMerge(dataDir, record, record.undone ? 'redone' : 'undone', revs);
   return { entry: here, notes };
 }
 

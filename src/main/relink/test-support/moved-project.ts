@@ -56,3 +56,17 @@ export async function movedWithOneConflict(home: string, root: string): Promise<
   const newMemory = await addMemories(home, newPath, { 'feedback_sql.md': topic('SQL', 'feedback', 'an ORM after all') });
   return { oldPath, newPath, newMemory };
 }
+
+/** Every memory file under `dir` (dotfiles left out, as Memdir leaves them), with its text: what a folder holds, to compare. */
+export async function readTree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (abs: string, rel: string) => {
+    for (const e of await fs.readdir(abs, { withFileTypes: true }).catch(() => [])) {
+      if (e.name.startsWith('.')) continue;
+      if (e.isDirectory()) await walk(path.join(abs, e.name), `${rel}${e.name}/`);
+      else out[`${rel}${e.name}`] = await fs.readFile(path.join(abs, e.name), 'utf8');
+    }
+  };
+  await walk(dir, '');
+  return out;
+}

@@ -1,0 +1,148 @@
+/**
+ * The crash test for changes of two memory folders as one (a clone merge and its undo), in the
+ * way of history/crash.test.ts: a child process merging clone A's memory into clone B's and
+ * undoing it in a loop is SIGKILLed at random moments — many of them while a merge or an undo is
+ * between its two folders. After each kill, once Memdir has finished what the killed process left
+ * (as the next command or app start does), both folders are whole — every file as before the merge
+ * or every file as after it — and the merge records say the same.
+ */
+import { watch } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bundleWorker, sleep, startWorker } from '../../../bench/kill/harness.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
+import { scanHome } from '../memdir/scan-home.js';
+import { fsckHistory, processGroupGone } from '../history/test-support/crash-check.js';
+import { finishUnfinishedTurn, listMergeRecords, mergeProjects, undoMerge } from './index.js';
+import { addMemories, addSession, git, makeRepo, readTree, topic } from './test-support/moved-project.js';
+
+// Each kill costs 2.5–4 s (a writer's start, a merge's planning, the put-back): 20 land ~7 between the folders.
+const KILLS = 20;
+
+let tmp: string;
+let writer: string;
+
+beforeAll(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-turn-crash-')));
+  writer = await bundleWorker('src/main/relink/test-support/turn-crash-writer.ts');
+});
+
+afterAll(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+/**
+ * Random moments: up to ~1.5 s after the writer starts (a merge and its undo take about that),
+ * or — so kills land between the folders often, not only in the planning — 0–40 ms after a
+ * history entry is recorded in either folder's history (a step of a turn has just ended).
+ */
+async function waitForKillMoment(historyDir: string): Promise<void> {
+  if (Math.random() < 0.4) return sleep(Math.random() * 1_500);
+  await fs.mkdir(historyDir, { recursive: true });
+  const watcher = watch(historyDir, { recursive: true });
+  try {
+    let seen = 0;
+    const wanted = 1 + Math.floor(Math.random() * 4);
+    await Promise.race([
+      new Promise<void>((resolve) =>
+        watcher.on('change', (_event, name) => {
+          if (String(name).endsWith('HEAD') && ++seen >= wanted) resolve();
+        }),
+      ),
+      sleep(3_000),
+    ]);
+  } finally {
+    watcher.close();
+  }
+  await sleep(Math.random() * 40);
+}
+
+it(`crash test: ${KILLS} SIGKILLs of a clone merge and its undo never leave the two folders half turned`, async () => {
+  const home = path.join(tmp, 'home');
+  const dataDir = path.join(tmp, 'data');
+  const a = path.join(tmp, 'a', 'shop');
+  const b = path.join(tmp, 'b', 'shop');
+  await makeRepo(a);
+  await fs.mkdir(path.dirname(b), { recursive: true });
+  git(tmp, 'clone', '-q', a, b);
+  git(b, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+  for (const p of [a, b]) await addSession(home, p);
+  const aMemory = await addMemories(home, a, {
+    'MEMORY.md': '- [A](a.md) — a\n- [Shared](shared.md) — both\n',
+    'a.md': topic('A', 'user', 'a'),
+    'shared.md': topic('Shared', 'project', 'the same in both'),
+    'team/MEMORY.md': '- [CI](ci.md) — CI\n',
+    'team/ci.md': topic('CI', 'project', 'CI dropped Python 3.8.'),
+  });
+  const bMemory = await addMemories(home, b, {
+    'MEMORY.md': '- [B](b.md) — b\n- [Shared](shared.md) — both\n',
+    'b.md': topic('B', 'user', 'b'),
+    'shared.md': topic('Shared', 'project', 'the same in both'),
+  });
+  await scanHome(home, { dataDir });
+  const [from, into] = [sanitizeDirName(a), sanitizeDirName(b)];
+  const now = async () => ({ a: await readTree(aMemory), b: await readTree(bMemory) });
+  // What "as before" and "as after" are: one merge and its undo, done here.
+  const apart = await now();
+  const record = await mergeProjects({ home, dataDir }, from, into);
+  const merged = await now();
+  await undoMerge(dataDir, record.id);
+  expect(await now()).toEqual(apart);
+  expect(merged.a).toEqual({});
+  expect(Object.keys(merged.b).sort()).toEqual(['MEMORY.md', 'a.md', 'b.md', 'shared.md', 'team/MEMORY.md', 'team/ci.md']);
+
+  const historyDir = path.join(dataDir, 'history');
+  let between = 0;
+  let killedPuttingBack = 0;
+  let leftHalf = false;
+  const states = { apart: 0, merged: 0 };
+  const args = [home, dataDir, from, into];
+  let next = startWorker(writer, args);
+  for (let kill = 0; kill < KILLS; kill++) {
+    const w = await next;
+    w.child.stdin?.end('go\n');
+    await waitForKillMoment(historyDir);
+    w.child.kill('SIGKILL');
+    const [, signal] = await w.exit;
+    expect(signal, `the writer died on its own: ${w.stderr()}`).toBe('SIGKILL');
+    expect(await processGroupGone(w.child.pid!)).toBe(true);
+    if (leftHalf && !w.stdout().includes('recovered')) killedPuttingBack++;
+
+    const left = await now();
+    const half = JSON.stringify(left) !== JSON.stringify(apart) && JSON.stringify(left) !== JSON.stringify(merged);
+    if (half) between++;
+    // Every other half-turned state is left for the next writer to put back, so that some kills
+    // land while it does (a put-back killed is put back again).
+    leftHalf = half && kill % 2 === 1 && kill < KILLS - 1;
+    if (leftHalf) {
+      next = startWorker(writer, args);
+      continue;
+    }
+    // What the next command, or the app's start, does first.
+    const told = await finishUnfinishedTurn(dataDir);
+    if (half) expect(told, 'a half-turned merge is put back, and said').toMatch(/^Memdir was stopped while /);
+    const after = await now();
+    const standing = (await listMergeRecords(dataDir)).filter((r) => !r.undone);
+    if (JSON.stringify(after) === JSON.stringify(merged)) {
+      states.merged++;
+      expect(standing, `after kill ${kill}: merged, and one merge stands`).toHaveLength(1);
+    } else {
+      expect(after, `after kill ${kill}, the folders are neither as before the merge nor as after it`).toEqual(apart);
+      states.apart++;
+      expect(standing, `after kill ${kill}: apart, and no merge stands`).toEqual([]);
+    }
+    await fsckHistory(dataDir, true);
+    next = startWorker(writer, args);
+  }
+  const last = await next;
+  last.child.kill('SIGKILL');
+  await last.exit;
+  expect(await processGroupGone(last.child.pid!)).toBe(true);
+  // The kills did land between the two folders of a turn, not only before or after one.
+  expect(between).toBeGreaterThanOrEqual(5);
+  console.info(
+    `turn crash test: ${KILLS} kills, ${between} between the folders (${killedPuttingBack} of the next writers killed while putting back), then ${states.apart} apart and ${states.merged} merged`,
+  );
+}, 240_000);
