@@ -7,6 +7,7 @@ import { dreamsFor } from './dream.js';
 import { listHistory, recordExternalChanges } from '../../main/history/index.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { importedHistories, undoHistoryEntry } from '../../main/relink/index.js';
+import { finishTurnFirst, RECOVERED_HELP } from './relink.js';
 
 export const historyCommand: CommandSpec = {
   name: ['history'],
@@ -153,8 +154,10 @@ is refused, naming the latest turn's entry. Undoing a merge's own entry while it
 then undone whole anyway, kept in history).
 Undoing a dream's entry marks the dream reverted (\`memdir dream list\`); undoing that undo, or a dream revert's
 entry, marks it back (its Revert works again).
-JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
+JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}
+${RECOVERED_HELP}`,
   async run({ positionals, values, io }) {
+    const recovered = await finishTurnFirst(io);
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
     const { entry, notes } = await undoHistoryEntry({
@@ -175,7 +178,7 @@ JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null wh
         }
         throw error;
       });
-    if (values.json) printJson(io, { undone: entry, notes });
+    if (values.json) printJson(io, { undone: entry, notes, ...recovered });
     else {
       io.out(entry ? `${entry.summary} (${plural(entry.files.length, 'file')} changed).\n` : 'Nothing to undo: it is already that way.\n');
       for (const note of notes) io.out(`${note}\n`);

@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { withMemoryLock } from '../../main/core/memory-lock.js';
 import { addMemories, addSession, git, makeRepo, movedWithOneConflict, topic } from '../../main/relink/test-support/moved-project.js';
+import { undoKilledBetweenFolders } from '../../main/relink/test-support/killed-turn.js';
+import { readMergeRecord } from '../../main/relink/index.js';
 import type { CliIo } from '../command.js';
 import { runCli } from '../main.js';
 
@@ -942,4 +944,28 @@ describe('memdir orphans / relink / merge', () => {
     expect((await memdir('import', file, target, '--yes')).code).toBe(0);
     expect(await fs.readFile(path.join(target, 'app', '.claude', 'agent-memory-local', 'reviewer', 'MEMORY.md'), 'utf8')).toBe('- terse\n');
   });
+
+  it.each(['relink', 'merge'] as const)(
+    'an undo of a %s killed between its two folders is put back by the next merge command, said on stderr and in its JSON, once',
+    async (kind) => {
+      const { id, merged, state } = await movedAndMerged(kind);
+      const dataDir = path.join(root, 'data');
+      await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!);
+      const list = await memdir('merge', 'list', '--json');
+      expect(list.code).toBe(0);
+      const sentence = `Memdir was stopped while undoing ${kind} ${id}`;
+      expect(list.err).toContain(sentence);
+      const json = JSON.parse(list.out) as { merges: { id: string; undone: unknown }[]; recovered?: string };
+      expect(json.recovered).toContain(sentence);
+      expect(json.recovered).toContain(`so ${kind} ${id} stands as it was before`);
+      expect(json.merges[0]).toMatchObject({ id, undone: null });
+      expect(await state()).toEqual(merged);
+      // Told once: the next command has nothing to finish.
+      const again = await memdir('merge', 'list', '--json');
+      expect(again.err).toBe('');
+      expect(JSON.parse(again.out)).not.toHaveProperty('recovered');
+      // And the merge still undoes whole.
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+    },
+  );
 });

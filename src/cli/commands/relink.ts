@@ -13,6 +13,7 @@ import {
   conflictSides,
   exportProject,
   findOrphans,
+  finishUnfinishedTurn,
   importArchive,
   listMergeRecords,
   mergeInHome,
@@ -45,6 +46,23 @@ import {
 import { ago, plural, table } from '../format.js';
 import { homeFrom } from './scan.js';
 import { readMergedTextFile } from '../merged-text-file.js';
+
+/**
+ * What every relink, merge and import command does first, and `memdir undo`: finish a turn of a
+ * merge that a killed Memdir left between its folders (relink/turn-as-one.ts) — put back whole —
+ * so nothing reads a half-turned merge. The sentence goes to stderr, and into the JSON as
+ * `recovered` (absent when there was nothing to finish).
+ */
+export async function finishTurnFirst(io: CliIo): Promise<{ recovered?: string }> {
+  const sentence = await finishUnfinishedTurn(resolveDataDir(io.env));
+  if (!sentence) return {};
+  io.err(`${sentence}\n`);
+  return { recovered: sentence };
+}
+
+/** The --help line of {@link finishTurnFirst}. */
+export const RECOVERED_HELP = `A merge, relink, import or undo of one that a killed Memdir left between its folders is first put back
+whole (said on stderr and, in JSON, as "recovered": sentence — absent when there was nothing to finish).`;
 
 async function contextOf(values: Record<string, unknown>, io: CliIo): Promise<RelinkContext> {
   const dataDir = resolveDataDir(io.env);
@@ -103,9 +121,10 @@ async function previewOrApply(
   plan: () => Promise<{ plan: MergePlan }>,
   apply: () => Promise<MergeRecord>,
 ): Promise<number> {
+  const recovered = await finishTurnFirst(io);
   if (!values.yes) {
     const { plan: p } = await plan();
-    if (values.json) printJson(io, { applied: false, plan: p });
+    if (values.json) printJson(io, { applied: false, plan: p, ...recovered });
     else {
       printPlan(io, p);
       io.out(
@@ -115,7 +134,7 @@ async function previewOrApply(
     return p.blockers.length > 0 ? 1 : 0;
   }
   const record = await apply();
-  if (values.json) printJson(io, { applied: true, record });
+  if (values.json) printJson(io, { applied: true, record, ...recovered });
   else printDone(io, record);
   return record.conflicts.some((c) => c.status === 'open') ? 1 : 0;
 }
@@ -126,6 +145,7 @@ const PLAN_JSON = `JSON: {"applied": false, "plan": {"kind", "source": {"label",
   or, with --yes, {"applied": true, "record": {"id", "kind", "createdAt", "plan", "touched": [{"memoryDir", "rev", "files"}],
   "conflicts": [{"n", "area", "file", "memoryDir", "status", "resolution", "resolvedAt"}], "undone", "redone", "earlier"}}
   ("undone"/"redone": {"at", "revs"} or null — taken back, or brought back by undoing its undo with memdir undo).
+${RECOVERED_HELP}
 Exit 0 done (or could be done), 1 stopped by a blocker (preview) or conflicts kept, 2 refused.`;
 
 export const orphansCommand: CommandSpec = {
@@ -143,14 +163,16 @@ matched by identity: same remote, same root commit, same name (read from the rep
 JSON: {"orphans": [{"dir", "memoryDir", "paths", "identity", "memories": {"private", "team", "files"}, "lastActivityMs",
   "candidates": [{"path", "evidence": ["same-remote"|"same-root-commit"|"same-name"], "origin": "transcripts"|"workspace"|"given",
                   "dir", "memoryDir", "memories", "claimedBy"}]}], "searched": {"workspaces", "given", "folders"}}
+${RECOVERED_HELP}
 Exit 0 no orphans, 1 orphans found.`,
   async run({ values, io }) {
+    const recovered = await finishTurnFirst(io);
     const ctx = await contextOf(values, io);
     const lookIn = ((values['look-in'] as string[] | undefined) ?? []).map((d) => path.resolve(io.cwd, d));
     for (const d of lookIn) if (!fs.existsSync(d)) throw new UsageError(`--look-in ${d}: no such folder`);
     const report = await findOrphans(ctx.home, { dataDir: ctx.dataDir, env: io.env, workspaces: ctx.workspaces ?? [], lookIn });
     if (values.json) {
-      printJson(io, report);
+      printJson(io, { ...report, ...recovered });
       return report.orphans.length > 0 ? 1 : 0;
     }
     if (report.orphans.length === 0) {
@@ -226,11 +248,13 @@ export const mergeListCommand: CommandSpec = {
   args: [],
   options: { home: mergeHomeOption, json: jsonOption },
   details: `With --home H, only those made in H (into one of its projects); without, those of every home.
-JSON: {"merges": [<record>]} (see \`memdir relink --help\`).`,
+JSON: {"merges": [<record>]} (see \`memdir relink --help\`).
+${RECOVERED_HELP}`,
   async run({ values, io }) {
+    const recovered = await finishTurnFirst(io);
     const all = await listMergeRecords(resolveDataDir(io.env));
     const merges = typeof values.home === 'string' ? all.filter((m) => mergeInHome(m, homeFrom(values, io))) : all;
-    if (values.json) printJson(io, { merges });
+    if (values.json) printJson(io, { merges, ...recovered });
     else if (merges.length === 0) io.out(all.length === 0 ? 'No merges yet.\n' : `No merges made in ${homeFrom(values, io)}.\n`);
     else
       io.out(
@@ -258,8 +282,10 @@ export const mergeConflictsCommand: CommandSpec = {
   details: `With --home H, refused unless the merge was made in H.
 JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", …}, "here", "moved", "both", "source"}]}
 ("both": what --keep both writes, the app's merge editor's first text: every line of both, the one in place first).
+${RECOVERED_HELP}
 Exit 0 none open, 1 open conflicts.`,
   async run({ positionals, values, io }) {
+    const recovered = await finishTurnFirst(io);
     const dataDir = resolveDataDir(io.env);
     await checkHome(values, io, positionals[0]!);
     const record = await readMergeRecord(dataDir, positionals[0]!);
@@ -269,7 +295,7 @@ Exit 0 none open, 1 open conflicts.`,
       const sides = await conflictSides(dataDir, record.id, c.n);
       conflicts.push({ conflict: c, here: sides.here, moved: sides.moved, both: sides.both, source: record.plan.source.label });
     }
-    if (values.json) printJson(io, { id: record.id, conflicts });
+    if (values.json) printJson(io, { id: record.id, conflicts, ...recovered });
     else if (conflicts.length === 0) io.out(`Merge ${record.id} kept no conflict.\n`);
     else
       for (const c of conflicts)
@@ -294,17 +320,19 @@ export const mergeResolveCommand: CommandSpec = {
   details: `One history entry (undo it with \`memdir restore\`). With --home H, refused unless the merge was made in H. JSON: the merge record.
 --keep merged refuses, nothing written, a text still holding a <<<<<<< or >>>>>>> line (named by its number), or a
 --file that is binary, not UTF-8 or over 1 MB.
-${ALLOW_SECRET_HELP}`,
+${ALLOW_SECRET_HELP}
+${RECOVERED_HELP}`,
   async run({ positionals, values, io }) {
     const keep = values.keep;
     if (keep !== 'here' && keep !== 'moved' && keep !== 'both' && keep !== 'merged') throw new UsageError('--keep must be here, moved, both or merged');
+    const recovered = await finishTurnFirst(io);
     const n = wholeNumberOption({ n: positionals[1] }, 'n', { min: 0, max: 100_000 })!;
     await checkHome(values, io, positionals[0]!);
     if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
     let text: string | undefined;
     if (typeof values.file === 'string') text = readMergedTextFile(io, values.file);
     const record = await withAllowHint(() => resolveMergeConflict(resolveDataDir(io.env), positionals[0]!, n, keep, text, allowedSecrets(values)));
-    if (values.json) printJson(io, record);
+    if (values.json) printJson(io, { ...record, ...recovered });
     else io.out(`Resolved #${n} (${keep}). ${plural(record.conflicts.filter((c) => c.status === 'open').length, 'conflict')} left.\n`);
     return 0;
   },
@@ -330,15 +358,17 @@ brings back would sit beside another holding its name in another Unicode form, a
 folder, or one directory is already as the undo would leave it while another is not (restore it first); or, with --home H,
 when it was made in another home. A write the disk refuses (no permission, the disk full) puts back what it had already changed: whole or nothing.
 Undoing its "Undo <kind> <id>" entry with \`memdir undo\` brings it back in every directory; undoing that takes it back again.
-JSON: the merge record ("undone": {"at", "revs"}, "redone": null) with "notes": [sentence] (an edited line undone anyway).`,
+JSON: the merge record ("undone": {"at", "revs"}, "redone": null) with "notes": [sentence] (an edited line undone anyway).
+${RECOVERED_HELP}`,
   async run({ positionals, values, io }) {
+    const recovered = await finishTurnFirst(io);
     await checkHome(values, io, positionals[0]!);
     const id = positionals[0]!;
     const record = await undoMerge(resolveDataDir(io.env), id, {
       overwriteChanged: values['overwrite-changed'] === true,
       anywayHow: `\`memdir merge undo ${id} --overwrite-changed\``,
     });
-    if (values.json) printJson(io, record);
+    if (values.json) printJson(io, { ...record, ...recovered });
     else {
       io.out(`Undone: ${record.touched.map((t) => t.memoryDir).join(', ')} put back as before merge ${record.id}.\n`);
       for (const note of record.notes) io.out(`${note}\n`);
@@ -381,15 +411,17 @@ JSON: {"exported": true, "file", "project": {"dir", "path"}, "files", "bytes", "
   {"exported": false, "file", "project", "findings": [{"in": "file"|"history", "where": "content"|"name"|"message",
   "file"|null, "line"|null, "column"|null, "rev"|null, "time"|null, "stillInFile"|null, "title", "match", "rule",
   "severity", "fingerprint", "message"}]}
+${RECOVERED_HELP}
 Exit codes: 0 exported, 1 refused for secrets (nothing written), 2 error.`,
   async run({ positionals, values, io }) {
+    const recovered = await finishTurnFirst(io);
     const ctx = await contextOf(values, io);
     const allow = Array.isArray(values.allow) ? values.allow : typeof values.allow === 'string' ? [values.allow] : [];
     const result = await exportProject(ctx, positionals[0]!, path.resolve(io.cwd, positionals[1]!), {
       withoutHistory: Boolean(values['without-history']),
       allow,
     });
-    if (values.json) printJson(io, result);
+    if (values.json) printJson(io, { ...result, ...recovered });
     else if (result.exported)
       io.out(
         `Exported ${plural(result.files, 'file')} of ${result.project.path ?? result.project.dir}${result.history ? ' with its history' : ' without its history'} to ${result.file}.\n` +

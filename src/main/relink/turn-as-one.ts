@@ -32,6 +32,14 @@ import { mergesDir, readMergeRecord, saveMergeRecord } from './merge-records.js'
 
 const JOURNAL = 'turning.json';
 
+/** `<dataDir>/merges/turning.json`: the intent of the turn under way, or one a dead process left. */
+export function journalFile(dataDir: string): string {
+  return path.join(mergesDir(dataDir), JOURNAL);
+}
+
+/** Per data folder, what was finished and not told yet (a turn that finished one first, before its own). */
+const untold = new Map<string, string[]>();
+
 const intentSchema = z.object({
   /** The merge record this turn makes (`apply`: none until the end) or turns (`turn`: an undo, or an undo of one). */
   op: z.enum(['apply', 'turn']),
@@ -50,7 +58,8 @@ const intentSchema = z.object({
   startedAt: z.string(),
   pid: z.number(),
 });
-type TurnIntent = z.infer<typeof intentSchema>;
+/** What a turn records before it writes (see the module comment). */
+export type TurnIntent = z.infer<typeof intentSchema>;
 type Head = TurnIntent['heads'][number];
 
 /** Where a turn of a merge stands in its record: a finished turn changes it. */
@@ -70,7 +79,7 @@ function withTurnLock<T>(dataDir: string, fn: () => Promise<T>, timeoutMs = 60_0
 }
 
 async function writeIntent(dataDir: string, intent: TurnIntent): Promise<void> {
-  await writeDataFile(path.join(mergesDir(dataDir), JOURNAL), `${JSON.stringify(intent, null, 2)}\n`);
+  await writeDataFile(journalFile(dataDir), `${JSON.stringify(intent, null, 2)}\n`);
 }
 
 async function removeIntent(dataDir: string): Promise<void> {
@@ -80,7 +89,7 @@ async function removeIntent(dataDir: string): Promise<void> {
 }
 
 async function hasIntent(dataDir: string): Promise<boolean> {
-  return fs.access(path.join(mergesDir(dataDir), JOURNAL)).then(
+  return fs.access(journalFile(dataDir)).then(
     () => true,
     () => false,
   );
@@ -97,8 +106,9 @@ export type TurnPlan = Omit<TurnIntent, 'heads' | 'recordState' | 'startedAt' | 
  */
 export async function journaled<T>(dataDir: string, plan: TurnPlan, body: (begin: (memoryDir: string) => Promise<Head>) => Promise<T>): Promise<T> {
   return withTurnLock(dataDir, async () => {
-    // A turn a dead process left is finished before another starts (its sentence was, or will be, said at the front door).
-    await finishLocked(dataDir);
+    // A turn a dead process left is finished before another starts; its sentence is told at the next front door.
+    const left = await finishLocked(dataDir);
+    if (left) untold.set(dataDir, [...(untold.get(dataDir) ?? []), left]);
     const { record, ...rest } = plan;
     const intent: TurnIntent = {
       ...rest,
@@ -242,18 +252,22 @@ function stoppedError(error: unknown, stopped: string, what: string, { back, fai
  * process is left to it.
  */
 export async function finishUnfinishedTurn(dataDir: string): Promise<string | null> {
-  if (!(await hasIntent(dataDir))) return null;
-  try {
-    return await withTurnLock(dataDir, () => finishLocked(dataDir), 2_000);
-  } catch (error) {
-    // Held by a live process: its turn is not unfinished, only under way.
-    if (error instanceof MemdirError && error.code === 'busy') return null;
-    throw error;
+  let now: string | null = null;
+  if (await hasIntent(dataDir)) {
+    try {
+      now = await withTurnLock(dataDir, () => finishLocked(dataDir), 2_000);
+    } catch (error) {
+      // Held by a live process: its turn is not unfinished, only under way.
+      if (!(error instanceof MemdirError && error.code === 'busy')) throw error;
+    }
   }
+  const told = [...(untold.get(dataDir) ?? []), ...(now ? [now] : [])];
+  untold.delete(dataDir);
+  return told.length > 0 ? told.join(' ') : null;
 }
 
 async function finishLocked(dataDir: string): Promise<string | null> {
-  const file = path.join(mergesDir(dataDir), JOURNAL);
+  const file = journalFile(dataDir);
   const text = await fs.readFile(file, 'utf8').catch(() => null);
   if (text === null) return null;
   let intent: TurnIntent;
