@@ -3,6 +3,7 @@ import {
   cloneGroups,
   conflictSides,
   findOrphans,
+  finishUnfinishedTurn,
   keepApart,
   listMergeRecords,
   mergeProjects,
@@ -24,6 +25,16 @@ async function relinkContext(ctx: AppContext): Promise<RelinkContext> {
   return { home: ctx.home, dataDir: ctx.dataDir, env: ctx.env, workspaces: settings.workspaces.folders };
 }
 
+/**
+ * What every merge handler does first: finish a turn a killed Memdir left between a merge's folders
+ * (relink/turn-as-one.ts); its sentence waits in the context until the dashboard asks
+ * (`identity.recovered`), where merge results show.
+ */
+export async function finishTurnFirst(ctx: AppContext): Promise<void> {
+  const sentence = await finishUnfinishedTurn(ctx.dataDir);
+  if (sentence) ctx.turnNotices.push(sentence);
+}
+
 /** Every directory a merge changed is news for the dashboard and any open project. */
 function announce<R extends MergeRecord>(ctx: AppContext, record: R): R {
   for (const t of record.touched) ctx.changed(record.plan.target.dir, t.memoryDir);
@@ -42,17 +53,21 @@ export const identityHandlers: Pick<
   | 'identity.keepApart'
   | 'identity.merges'
   | 'identity.undo'
+  | 'identity.recovered'
   | 'identity.conflict'
   | 'identity.resolve'
 > = {
   async 'identity.orphans'({ lookIn }, ctx) {
+    await finishTurnFirst(ctx);
     const rc = await relinkContext(ctx);
     return findOrphans(rc.home, { dataDir: rc.dataDir, env: ctx.env, workspaces: rc.workspaces ?? [], lookIn });
   },
   async 'identity.planRelink'({ dir, path }, ctx) {
+    await finishTurnFirst(ctx);
     return (await planRelink(await relinkContext(ctx), dir, path)).plan;
   },
   async 'identity.relink'({ dir, path, force }, ctx) {
+    await finishTurnFirst(ctx);
     return announce(ctx, await relink(await relinkContext(ctx), dir, path, { force }));
   },
   async 'identity.cloneGroups'(_input, ctx) {
@@ -60,25 +75,35 @@ export const identityHandlers: Pick<
     return { groups: cloneGroups(scan.projects, await readKeptApart(ctx.dataDir)) };
   },
   async 'identity.planMerge'({ from, into }, ctx) {
+    await finishTurnFirst(ctx);
     return (await planMerge(await relinkContext(ctx), from, into)).plan;
   },
   async 'identity.merge'({ from, into, force }, ctx) {
+    await finishTurnFirst(ctx);
     return announce(ctx, await mergeProjects(await relinkContext(ctx), from, into, { force }));
   },
   async 'identity.keepApart'({ dirs }, ctx) {
     return { kept: await keepApart(ctx.dataDir, dirs) };
   },
   async 'identity.merges'(_input, ctx) {
+    await finishTurnFirst(ctx);
     return { merges: await listMergeRecords(ctx.dataDir) };
   },
   async 'identity.undo'({ id, overwriteChanged }, ctx) {
+    await finishTurnFirst(ctx);
     return announce(ctx, await undoMerge(ctx.dataDir, id, overwriteChanged ? { overwriteChanged } : {}));
   },
+  async 'identity.recovered'(_input, ctx) {
+    await finishTurnFirst(ctx);
+    return { recovered: ctx.turnNotices.splice(0) };
+  },
   async 'identity.conflict'({ id, n }, ctx) {
+    await finishTurnFirst(ctx);
     const { record, here, moved, both } = await conflictSides(ctx.dataDir, id, n);
     return { conflict: record.conflicts.find((c) => c.n === n)!, here, moved, both, source: record.plan.source.label };
   },
   async 'identity.resolve'({ id, n, keep, text, allowSecrets }, ctx) {
+    await finishTurnFirst(ctx);
     return announce(ctx, await resolveMergeConflict(ctx.dataDir, id, n, keep, text, allowSecrets));
   },
 };

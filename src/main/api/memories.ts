@@ -20,7 +20,7 @@ import { MemoryFileError } from '../core/index.js';
 import { bulkChange } from '../curation/index.js';
 import { agentIndexView } from '../transcripts/index.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
-import { importedHistories, undoHistoryEntry } from '../relink/index.js';
+import { finishUnfinishedTurn, importedHistories, undoHistoryEntry } from '../relink/index.js';
 import { refuseChangingSharedKey } from '../team/index.js';
 import type { Handlers } from './dispatch.js';
 
@@ -207,11 +207,13 @@ export const memoryHandlers: Pick<
   },
   async 'history.undo'({ dir, rev, overwriteChanged }, ctx) {
     const { project } = await ctx.where(dir, 'private');
+    // A merge a killed Memdir left between its folders is put back first (it may be the one this entry turns); said with the notes.
+    const recovered = await finishUnfinishedTurn(ctx.dataDir);
     const done = await undoHistoryEntry({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, ...(overwriteChanged ? { overwriteChanged } : {}) });
     // A dream whose entry this undid (or whose revert it undid) says so on the Dream tab.
     await ctx.dreams.followUndo(project.memoryDir, rev, done);
     ctx.changed(dir, project.memoryDir);
-    return done;
+    return recovered ? { ...done, notes: [recovered, ...done.notes] } : done;
   },
   async 'history.deleted'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');

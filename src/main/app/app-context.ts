@@ -13,6 +13,7 @@ import { RpcError } from '../../shared/contract/define.js';
 import { EventBus } from '../core/event-bus.js';
 import { JobRunner } from '../jobs/index.js';
 import { DreamService } from '../dream/index.js';
+import { finishUnfinishedTurn } from '../relink/index.js';
 import type { AutoMemory } from '../hooks/index.js';
 import type { RecallService } from '../recall/index.js';
 import { type CredentialCipher, FileCredentialStore } from '../settings/index.js';
@@ -94,6 +95,12 @@ export class AppContext {
    */
   readonly dreams: DreamService = new DreamService(this);
   readonly credentials: FileCredentialStore;
+  /**
+   * Sentences of merges a killed Memdir left between their folders, put back whole (at the start,
+   * or by a merge call since), not shown yet: the dashboard takes them where merge results show
+   * (`identity.recovered`).
+   */
+  readonly turnNotices: string[] = [];
   /** The desktop app's own abilities (reveal a file, login item, theme); null in the headless host. */
   readonly desktop: DesktopShell | null;
   /**
@@ -204,6 +211,11 @@ export class AppContext {
     ctx.openCache();
     // A dream killed while it applied (kill -9, power loss) is undone before anything is shown.
     await ctx.dreams.recover();
+    // So is a merge, relink or import (or its undo) killed between its folders: put back whole, and told on the dashboard.
+    const turn = await finishUnfinishedTurn(ctx.dataDir).catch(
+      (error: unknown) => `Memdir could not finish a merge it was stopped in: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    if (turn) ctx.turnNotices.push(turn);
     if (options.watch) {
       // The start's own scan; the watcher starts once it is done (startServices).
       ctx.scanHome().catch(() => undefined);

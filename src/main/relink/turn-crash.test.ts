@@ -16,7 +16,7 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { scanHome } from '../memdir/scan-home.js';
 import { fsckHistory, processGroupGone } from '../history/test-support/crash-check.js';
 import { finishUnfinishedTurn, listMergeRecords, mergeProjects, undoMerge } from './index.js';
-import { addMemories, addSession, git, makeRepo, readTree, topic } from './test-support/moved-project.js';
+import { addMemories, readTree, topic, twoClones } from './test-support/moved-project.js';
 
 // Each kill costs 2.5–4 s (a writer's start, a merge's planning, the put-back): 20 land ~7 between the folders.
 const KILLS = 20;
@@ -62,13 +62,7 @@ async function waitForKillMoment(historyDir: string): Promise<void> {
 it(`crash test: ${KILLS} SIGKILLs of a clone merge and its undo never leave the two folders half turned`, async () => {
   const home = path.join(tmp, 'home');
   const dataDir = path.join(tmp, 'data');
-  const a = path.join(tmp, 'a', 'shop');
-  const b = path.join(tmp, 'b', 'shop');
-  await makeRepo(a);
-  await fs.mkdir(path.dirname(b), { recursive: true });
-  git(tmp, 'clone', '-q', a, b);
-  git(b, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
-  for (const p of [a, b]) await addSession(home, p);
+  const { a, b } = await twoClones(tmp, home);
   const aMemory = await addMemories(home, a, {
     'MEMORY.md': '- [A](a.md) — a\n- [Shared](shared.md) — both\n',
     'a.md': topic('A', 'user', 'a'),

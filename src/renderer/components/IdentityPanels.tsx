@@ -5,7 +5,7 @@
  * resolved in the merge editor.
  */
 import { Suspense, lazy, useEffect, useState } from 'react';
-import type { MergePlan, Orphan } from '../../shared/contract/identity.js';
+import type { MergePlan, MergeRecord, Orphan } from '../../shared/contract/identity.js';
 import { describeEvidence } from '../../shared/project-identity.js';
 import { plural } from '../../shared/size-text.js';
 import { useIdentity } from '../stores/identity.js';
@@ -69,12 +69,38 @@ function Preview({ plan }: { plan: MergePlan }) {
 function Result() {
   const result = useIdentity((s) => s.result);
   const undoNotes = useIdentity((s) => s.undoNotes);
+  const recovered = useIdentity((s) => s.recovered);
   const busy = useIdentity((s) => s.busy);
   const { undo, openConflict } = useIdentity.getState();
-  if (!result) return null;
-  const added = result.plan.files.filter((f) => f.action === 'add').length;
+  if (!result && recovered.length === 0) return null;
   return (
     <section className="panel" aria-label="Merge result">
+      {recovered.map((sentence) => (
+        <p key={sentence} className="banner warning" role="status">
+          {sentence}
+        </p>
+      ))}
+      {result && <ResultOf result={result} undoNotes={undoNotes} busy={busy} undo={undo} openConflict={openConflict} />}
+    </section>
+  );
+}
+
+function ResultOf({
+  result,
+  undoNotes,
+  busy,
+  undo,
+  openConflict,
+}: {
+  result: MergeRecord;
+  undoNotes: string[];
+  busy: boolean;
+  undo: () => Promise<void>;
+  openConflict: (n: number) => Promise<void>;
+}) {
+  const added = result.plan.files.filter((f) => f.action === 'add').length;
+  return (
+    <>
       {result.undone ? (
         <>
           <p>Undone: every directory is back as it was before.</p>
@@ -100,7 +126,7 @@ function Result() {
             {c.status === 'open' && <button onClick={() => void openConflict(c.n)}>Resolve {c.file}</button>}
           </p>
         ))}
-    </section>
+    </>
   );
 }
 

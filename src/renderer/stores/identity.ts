@@ -23,6 +23,8 @@ interface IdentityState {
   result: MergeRecord | null;
   /** What the undo of `result` says besides: an edited MEMORY.md line an undo anyway took away, by directory. */
   undoNotes: string[];
+  /** Merges a killed Memdir left between their folders, put back whole: one sentence each, shown with the merge results. */
+  recovered: string[];
   conflict: { id: string; sides: ConflictSides } | null;
   /** A merged text refused because it would hold a secret: asked in the merge editor, saved anyway with `allowSecrets` on purpose. */
   secrets: SecretAsk | null;
@@ -54,6 +56,9 @@ export const useIdentity = create<IdentityState>()((set, get) => {
     }
   };
   const refreshAll = async () => {
+    // First, so the lists below read folders a killed merge no longer leaves half turned.
+    const { recovered } = await call('identity.recovered', {});
+    if (recovered.length > 0) set({ recovered: [...get().recovered, ...recovered] });
     const [report, { groups }] = await Promise.all([call('identity.orphans', { lookIn: get().lookIn }), call('identity.cloneGroups', {})]);
     set({ report, groups });
     void useProjects.getState().load();
@@ -67,6 +72,7 @@ export const useIdentity = create<IdentityState>()((set, get) => {
     preview: null,
     result: null,
     undoNotes: [],
+    recovered: [],
     conflict: null,
     secrets: null,
     load: () => guarded(refreshAll),

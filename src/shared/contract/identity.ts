@@ -184,6 +184,11 @@ export const identityContract = {
     z.object({ id: mergeId, overwriteChanged: z.boolean().optional() }),
     mergeRecordSchema.extend({ notes: z.array(z.string()) }),
   ),
+  'identity.recovered': mutation(
+    'Finish a relink, merge, import or undo of one that a killed Memdir left between its folders (put back whole, as before it), and say so: the sentences not shown yet, each once.',
+    z.object({}),
+    z.object({ recovered: z.array(z.string()) }),
+  ),
   'identity.conflict': query('Both versions of a file a merge kept.', z.object({ id: mergeId, n: z.number().int().min(0) }), conflictSidesSchema),
   'identity.resolve': mutation(
     'Resolve a merge conflict: keep the version here, take the moved one, keep both, or save a merged text.',

@@ -70,3 +70,15 @@ export async function readTree(dir: string): Promise<Record<string, string>> {
   await walk(dir, '');
   return out;
 }
+
+/** Two clones of one repository (`<root>/a/shop`, `<root>/b/shop`: same remote, same root commit), each with a session in `home`. */
+export async function twoClones(root: string, home: string): Promise<{ a: string; b: string }> {
+  const a = path.join(root, 'a', 'shop');
+  const b = path.join(root, 'b', 'shop');
+  await makeRepo(a);
+  await fs.mkdir(path.dirname(b), { recursive: true });
+  git(root, 'clone', '-q', a, b);
+  git(b, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+  for (const p of [a, b]) await addSession(home, p);
+  return { a, b };
+}
