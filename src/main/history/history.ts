@@ -118,9 +118,16 @@ export async function readLog(repo: ShadowRepo, args: string[], files: readonly 
  */
 export async function recordSnapshot(
   memoryDir: string,
-  opts: Omit<ChangeDescription, 'broughtBack'> & { secondParent?: string | null; createdFolders?: readonly string[]; broughtBack?: readonly BroughtBack[] },
+  opts: Omit<ChangeDescription, 'broughtBack'> & {
+    secondParent?: string | null;
+    createdFolders?: readonly string[];
+    broughtBack?: readonly BroughtBack[];
+    /** Record only these files (paths in the memory dir); other changes stay unrecorded (the next record takes them, as outside changes). */
+    only?: readonly string[];
+  },
 ): Promise<HistoryEntry | null> {
   const source = checkSource(opts.source);
+  const only = opts.only?.map(checkFile);
   const dataDir = opts.dataDir ?? resolveDataDir();
   return withMemoryLock(
     memoryDir,
@@ -128,12 +135,13 @@ export async function recordSnapshot(
       if (!(await isDirectory(await realpathDeepestExisting(memoryDir)))) return null;
       const repo = await ensureShadowRepo(memoryDir, dataDir);
       const locked = { workTree: true, clearStaleLocks: true };
-      const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], locked);
+      const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', ...(only ? ['--', ...only] : [])], locked);
       if (status.stdout.length === 0) return null;
-      // --ignore-errors: an unreadable file (EACCES) is skipped rather than blocking the record;
-      // the health scan reports it as `unreadable`. Then whether anything is left to commit
-      // must be asked again.
-      const added = await git(repo, ['add', '-A', '--ignore-errors'], { ...locked, okCodes: [1] });
+      // With `only`: those files, as they are (gone ones removed; one neither here nor recorded is
+      // no matter) — `git add` would stop at a path it finds nowhere, or one a killed record staged.
+      const added = only
+        ? await git(repo, ['update-index', '--add', '--remove', '--', ...only], locked)
+        : await git(repo, ['add', '-A', '--ignore-errors'], { ...locked, okCodes: [1] });
       if (added.code !== 0) {
         const staged = await git(repo, ['diff', '--cached', '--quiet', '--no-ext-diff'], { okCodes: [1] });
         if (staged.code === 0) return null;

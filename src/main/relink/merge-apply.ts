@@ -136,7 +136,10 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
   return journaled(options.dataDir, plan, async (begin) => {
     for (const [toRoot, group] of groupBy(areas, (a) => a.toRoot)) {
       const written: string[] = [];
-      await begin(toRoot);
+      await begin(
+        toRoot,
+        group.flatMap((area) => [...area.source.keys(), INDEX_FILE].map((file) => area.prefix + file)),
+      );
       const { entry } = await transact(toRoot, { source, summary: options.summaryTo, body, dataDir: options.dataDir }, async () => {
         for (const area of group) {
           // Planned again under the lock: the target may have changed since the preview.
@@ -177,7 +180,10 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
       (a) => a.fromRoot,
     )) {
       const removed: string[] = [];
-      await begin(fromRoot);
+      await begin(
+        fromRoot,
+        group.flatMap((area) => [...area.source.keys()].map((file) => area.prefix + file)),
+      );
       const { entry } = await transact(fromRoot, { source, summary: options.summaryFrom, body, dataDir: options.dataDir }, async () => {
         for (const area of group) {
           for (const file of moved.get(area) ?? []) {

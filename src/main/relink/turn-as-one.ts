@@ -51,8 +51,12 @@ const intentSchema = z.object({
   source: z.string(),
   /** Every folder it writes, in order. */
   folders: z.array(z.string()),
-  /** The folders begun, each with its history head just before: what putting back undoes down to. */
-  heads: z.array(z.object({ memoryDir: z.string(), head: z.string().nullable() })),
+  /**
+   * The folders begun, each with its history head just before (what putting back undoes down to)
+   * and the files the turn writes there: what a step killed before it recorded wrote can only be
+   * those — a change to another file there is someone else's (Claude Code's), and stays.
+   */
+  heads: z.array(z.object({ memoryDir: z.string(), head: z.string().nullable(), files: z.array(z.string()) })),
   /** The record's turn before (`made`, `undone <at>`, `redone <at>`), or null when it makes the record. */
   recordState: z.string().nullable(),
   startedAt: z.string(),
@@ -104,7 +108,11 @@ export type TurnPlan = Omit<TurnIntent, 'heads' | 'recordState' | 'startedAt' | 
  * returns it). The intent goes once the body has returned — after the record is saved — or thrown
  * (its error already said what was put back, or that it is half done).
  */
-export async function journaled<T>(dataDir: string, plan: TurnPlan, body: (begin: (memoryDir: string) => Promise<Head>) => Promise<T>): Promise<T> {
+export async function journaled<T>(
+  dataDir: string,
+  plan: TurnPlan,
+  body: (begin: (memoryDir: string, files: readonly string[]) => Promise<Head>) => Promise<T>,
+): Promise<T> {
   return withTurnLock(dataDir, async () => {
     // A turn a dead process left is finished before another starts; its sentence is told at the next front door.
     const left = await finishLocked(dataDir);
@@ -118,8 +126,8 @@ export async function journaled<T>(dataDir: string, plan: TurnPlan, body: (begin
       pid: process.pid,
     };
     await writeIntent(dataDir, intent);
-    const begin = async (memoryDir: string): Promise<Head> => {
-      const head = { memoryDir, head: await headRevision(memoryDir, { dataDir }) };
+    const begin = async (memoryDir: string, files: readonly string[]): Promise<Head> => {
+      const head = { memoryDir, head: await headRevision(memoryDir, { dataDir }), files: [...new Set(files)] };
       intent.heads.push(head);
       await writeIntent(dataDir, intent);
       return head;
@@ -145,7 +153,7 @@ export async function journaled<T>(dataDir: string, plan: TurnPlan, body: (begin
  * the merge in one directory (refused, as for an older turn's entry).
  */
 export async function turnAsOne<R>(
-  steps: { memoryDir: string; run: () => Promise<HistoryEntry | null> }[],
+  steps: { memoryDir: string; files: readonly string[]; run: () => Promise<HistoryEntry | null> }[],
   dataDir: string,
   record: MergeRecord,
   what: string,
@@ -164,7 +172,7 @@ export async function turnAsOne<R>(
     const revs: string[] = [];
     const heads: Head[] = [];
     for (const step of steps) {
-      heads.push(await begin(step.memoryDir));
+      heads.push(await begin(step.memoryDir, step.files));
       try {
         const entry = await step.run();
         if (entry) revs.push(entry.rev);
@@ -255,7 +263,7 @@ export async function finishUnfinishedTurn(dataDir: string): Promise<string | nu
   let now: string | null = null;
   if (await hasIntent(dataDir)) {
     try {
-      now = await withTurnLock(dataDir, () => finishLocked(dataDir), 2_000);
+      now = await withTurnLock(dataDir, () => finishLocked(dataDir), 10_000);
     } catch (error) {
       // Held by a live process: its turn is not unfinished, only under way.
       if (!(error instanceof MemdirError && error.code === 'busy')) throw error;
@@ -285,12 +293,20 @@ async function finishLocked(dataDir: string): Promise<string | null> {
     await removeIntent(dataDir);
     return null;
   }
-  // The step under way when the process died may have written part of its folder without
-  // recording it: those writes are the turn's, and are put back with it.
+  // The step under way when the process died may have written some of its files without
+  // recording them: those writes are the turn's, recorded as its own and put back with it. Its
+  // files only — another file changed there is someone else's, and stays.
   const last = intent.heads.at(-1);
-  if (last) await recordSnapshot(last.memoryDir, { source: intent.source, summary: `${cap(intent.what)} (stopped)`, dataDir }).catch(() => null);
-  const result = await putBack(intent.heads, dataDir, record);
   const when = intent.startedAt.replace('T', ' ').slice(0, 16);
+  if (last && last.files.length > 0) {
+    try {
+      await recordSnapshot(last.memoryDir, { source: intent.source, summary: `${cap(intent.what)} (stopped)`, dataDir, only: last.files });
+    } catch (error) {
+      // Putting back without it would leave those writes standing: nothing is put back, and the next time tries again.
+      return `Memdir was stopped while ${intent.what} (at ${when} UTC), and recording what it had begun to write in ${last.memoryDir} failed (${error instanceof Error ? error.message : String(error)}): nothing was put back yet. Memdir tries again the next time.`;
+    }
+  }
+  const result = await putBack(intent.heads, dataDir, record);
   if (result.failed.length > 0)
     return `Memdir was stopped while ${intent.what} (at ${when} UTC), and putting back what it had changed failed in ${result.failed.join(', ')}: it is half done there. Memdir tries again the next time; every step is in each directory's history, to restore from.`;
   await removeIntent(dataDir);

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bundleWorker, sleep, startWorker } from '../../../bench/kill/harness.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { scanHome } from '../memdir/scan-home.js';
+import { listHistory } from '../history/index.js';
 import { fsckHistory, processGroupGone } from '../history/test-support/crash-check.js';
 import { finishUnfinishedTurn, listMergeRecords, mergeProjects, undoMerge } from './index.js';
 import { addMemories, readTree, topic, twoClones } from './test-support/moved-project.js';
@@ -123,7 +124,16 @@ it(`crash test: ${KILLS} SIGKILLs of a clone merge and its undo never leave the 
       states.merged++;
       expect(standing, `after kill ${kill}: merged, and one merge stands`).toHaveLength(1);
     } else {
-      expect(after, `after kill ${kill}, the folders are neither as before the merge nor as after it`).toEqual(apart);
+      // On a failure, what each folder's history says happened: the kill moment is random.
+      const story =
+        JSON.stringify(after) === JSON.stringify(apart)
+          ? ''
+          : (
+              await Promise.all(
+                [aMemory, bMemory].map(async (d) => (await listHistory(d, { dataDir, limit: 6 })).map((e) => `${e.source}: ${e.summary}`).join('; ')),
+              )
+            ).join(' | ');
+      expect(after, `after kill ${kill} (${told ?? 'nothing told'}; ${story}), the folders are neither as before the merge nor as after it`).toEqual(apart);
       states.apart++;
       expect(standing, `after kill ${kill}: apart, and no merge stands`).toEqual([]);
     }

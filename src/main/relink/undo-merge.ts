@@ -61,6 +61,7 @@ export async function undoMerge(
   // Each directory's merge entry undone by the one undo (the folders the merge made there go when empty, too).
   const steps = record.touched.map((t) => ({
     memoryDir: t.memoryDir,
+    files: t.files,
     run: async () => {
       const done = await undoChange({
         memoryDir: t.memoryDir,
@@ -221,8 +222,9 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   );
   let here: HistoryEntry | null = null;
   const notes: string[] = [];
-  const turn = (memoryDir: string, rev: string, first: boolean) => ({
+  const turn = (memoryDir: string, rev: string, first: boolean, files: readonly string[]) => ({
     memoryDir,
+    files,
     run: async () => {
       const done = await undoChange({ ...(first ? opts : { memoryDir, dataDir, rev }), ...anyway });
       if (first) here = done.entry;
@@ -230,7 +232,12 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
       return done.entry;
     },
   });
-  const steps = [turn(opts.memoryDir, opts.rev, true), ...others.map((o) => turn(o.memoryDir, o.entry.rev, false))];
+  // The files each undo writes: those its entry changed (a step killed before it recorded wrote only these).
+  const filesOf = (entry: HistoryEntry) => entry.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path]));
+  const steps = [
+    turn(opts.memoryDir, opts.rev, true, filesOf(await readEntry(opts.memoryDir, opts.rev, { dataDir }))),
+    ...others.map((o) => turn(o.memoryDir, o.entry.rev, false, filesOf(o.entry))),
+  ];
   await turnAsOne(
     steps,
     dataDir,

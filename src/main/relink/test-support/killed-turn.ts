@@ -20,12 +20,17 @@ export async function undoKilledBetweenFolders(dataDir: string, record: MergeRec
     what: `undoing ${record.kind} ${record.id}`,
     source: 'restore',
     folders: record.touched.map((t) => t.memoryDir),
-    heads: [{ memoryDir: first.memoryDir, head: await headRevision(first.memoryDir, { dataDir }) }],
+    heads: [{ memoryDir: first.memoryDir, head: await headRevision(first.memoryDir, { dataDir }), files: first.files }],
     recordState: 'made',
     startedAt: new Date().toISOString(),
     pid: 2 ** 22 + 1,
   };
-  await fs.mkdir(path.dirname(journalFile(dataDir)), { recursive: true });
-  await fs.writeFile(journalFile(dataDir), `${JSON.stringify(intent, null, 2)}\n`);
+  await leaveIntent(dataDir, intent);
   await undoChange({ memoryDir: first.memoryDir, dataDir, rev: first.rev });
+}
+
+/** The intent a killed turn leaves in the data folder, as given. */
+export async function leaveIntent(dataDir: string, intent: TurnIntent | string): Promise<void> {
+  await fs.mkdir(path.dirname(journalFile(dataDir)), { recursive: true });
+  await fs.writeFile(journalFile(dataDir), typeof intent === 'string' ? intent : `${JSON.stringify(intent, null, 2)}\n`);
 }

@@ -1,0 +1,89 @@
+/**
+ * What finishing a killed turn does with what it finds besides a half-turned merge (the half-turned
+ * ones: turn-crash.test.ts, with real kills; the CLI's and the app's front doors: their tests).
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { bundleWorker, startWorker } from '../../../bench/kill/harness.js';
+import { processGroupGone } from '../history/test-support/crash-check.js';
+import { scanHome } from '../memdir/scan-home.js';
+import { sanitizeDirName } from '../../shared/sanitize.js';
+import { finishUnfinishedTurn, listMergeRecords, mergeProjects } from './index.js';
+import { journalFile } from './turn-as-one.js';
+import { leaveIntent } from './test-support/killed-turn.js';
+import { addMemories, readTree, topic, twoClones } from './test-support/moved-project.js';
+
+let tmp: string;
+let dataDir: string;
+beforeEach(async () => {
+  tmp = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-turn-')));
+  dataDir = path.join(tmp, 'data');
+});
+afterEach(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+it('finds nothing to finish when no turn was under way, and says nothing', async () => {
+  expect(await finishUnfinishedTurn(dataDir)).toBeNull();
+});
+
+it('leaves a merge that was done whole as it is when the process died only before removing its intent, and says nothing', async () => {
+  const home = path.join(tmp, 'home');
+  const { a, b } = await twoClones(tmp, home);
+  const aMemory = await addMemories(home, a, { 'a.md': topic('A', 'user', 'a') });
+  const bMemory = await addMemories(home, b, { 'b.md': topic('B', 'user', 'b') });
+  await scanHome(home, { dataDir });
+  const record = await mergeProjects({ home, dataDir }, sanitizeDirName(a), sanitizeDirName(b));
+  const merged = { a: await readTree(aMemory), b: await readTree(bMemory) };
+  await leaveIntent(dataDir, {
+    op: 'apply',
+    id: record.id,
+    kind: 'merge',
+    what: `merging projects/${sanitizeDirName(a)} into projects/${sanitizeDirName(b)} (merge ${record.id})`,
+    source: 'relink',
+    folders: [bMemory, aMemory],
+    heads: [{ memoryDir: bMemory, head: null, files: ['a.md', 'MEMORY.md'] }],
+    recordState: null,
+    startedAt: new Date().toISOString(),
+    pid: 2 ** 22 + 1,
+  });
+  expect(await finishUnfinishedTurn(dataDir)).toBeNull();
+  expect({ a: await readTree(aMemory), b: await readTree(bMemory) }).toEqual(merged);
+  expect((await listMergeRecords(dataDir)).map((r) => r.undone)).toEqual([null]);
+  await expect(fs.access(journalFile(dataDir))).rejects.toThrow();
+});
+
+it('keeps aside an intent it cannot read, in a sentence naming where, and touches nothing else', async () => {
+  await leaveIntent(dataDir, '{"op": "turn", "id": ');
+  const told = await finishUnfinishedTurn(dataDir);
+  expect(told).toMatch(/^Memdir found a note of an unfinished merge it cannot read \(.*turning\.json\.unreadable-\d+\); it was left as it is\./);
+  const aside = /\((.*turning\.json\.unreadable-\d+)\)/.exec(told!)![1]!;
+  expect(await fs.readFile(aside, 'utf8')).toBe('{"op": "turn", "id": ');
+  await expect(fs.access(journalFile(dataDir))).rejects.toThrow();
+  expect(await finishUnfinishedTurn(dataDir)).toBeNull();
+});
+
+it('leaves a turn under way in another Memdir process alone, and finishes it once that process is killed, keeping a memory Claude Code wrote there', async () => {
+  const memoryDir = path.join(tmp, 'memory');
+  await fs.mkdir(memoryDir);
+  // Written outside Memdir (as Claude Code writes), never recorded: not the turn's (it writes b.md), so it stays.
+  await fs.writeFile(path.join(memoryDir, 'a.md'), topic('A', 'user', 'a'));
+  const holder = await startWorker(await bundleWorker('src/main/relink/test-support/turn-holder.ts'), [dataDir, memoryDir, '20261206-080000-abcd']);
+  holder.child.stdin!.end('go\n');
+  await expect.poll(() => holder.stdout(), { timeout: 15_000 }).toContain('holding');
+  // Alive and holding the turn: not unfinished, only under way.
+  expect(await finishUnfinishedTurn(dataDir)).toBeNull();
+  await fs.access(journalFile(dataDir));
+  holder.child.kill('SIGKILL');
+  await holder.exit;
+  expect(await processGroupGone(holder.child.pid!)).toBe(true);
+  // Dead: its lock is taken over at once, and its turn finished (it had written nothing).
+  expect(await finishUnfinishedTurn(dataDir)).toMatch(
+    /^Memdir was stopped while undoing merge 20261206-080000-abcd \(at .*\): it had changed nothing yet, so /,
+  );
+  await expect(fs.access(journalFile(dataDir))).rejects.toThrow();
+  expect(await fs.readdir(memoryDir)).toEqual(['a.md']);
+  // A live holder is waited for up to 10 s before it is left to finish.
+}, 40_000);
