@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { withMemoryLock } from '../../main/core/memory-lock.js';
 import { addMemories, addSession, git, makeRepo, movedWithOneConflict, topic } from '../../main/relink/test-support/moved-project.js';
-import { undoKilledBetweenFolders } from '../../main/relink/test-support/killed-turn.js';
+import { undoKilledBetweenFolders, undoKilledInsideFirstFolder } from '../../main/relink/test-support/killed-turn.js';
+import { createMemory } from '../../main/memdir/index.js';
 import { readMergeRecord } from '../../main/relink/index.js';
 import type { CliIo } from '../command.js';
 import { runCli } from '../main.js';
@@ -968,4 +969,79 @@ describe('memdir orphans / relink / merge', () => {
       expect((await memdir('merge', 'undo', id)).code).toBe(0);
     },
   );
+
+  // Review C's reproductions (F1-F4): what the person or Claude Code wrote between the kill and the
+  // recovery survives it, and a put-back that failed is never wiped.
+  it('F2: a memory the person writes in Memdir between a killed merge undo and the recovery is kept, with its pointer', async () => {
+    const { id, intoMemory, merged, state } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!);
+    await createMemory(
+      { memoryDir: intoMemory, scope: 'private', dataDir },
+      { fields: { name: 'New one', description: 'kept', type: 'user' }, body: 'I wrote this after' },
+    );
+    const list = await memdir('merge', 'list', '--json');
+    expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+    expect((await state()).into).toEqual([...merged.into, 'user_new_one.md'].sort());
+    expect((await state()).from).toEqual([]);
+    const index = await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8');
+    expect(index).toContain('(user_new_one.md)');
+    expect(index).toContain('- [SQL](sql.md) — by hand');
+  });
+
+  it('F3: a memory Claude Code writes between a killed merge undo and the recovery keeps its MEMORY.md line, and nothing is said to be overwritten', async () => {
+    const { id, intoMemory, merged, state } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!);
+    await fs.writeFile(path.join(intoMemory, 'cc_new.md'), topic('CC', 'user', 'from claude code'));
+    const index = path.join(intoMemory, 'MEMORY.md');
+    await fs.writeFile(index, (await fs.readFile(index, 'utf8').catch(() => '')) + '- [CC](cc_new.md) — claude code wrote\n');
+    const list = await memdir('merge', 'list', '--json');
+    expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+    expect(list.err).not.toContain('overwritten');
+    expect(list.err).not.toContain('cc_new.md');
+    expect((await state()).into).toEqual([...merged.into, 'cc_new.md'].sort());
+    const text = await fs.readFile(index, 'utf8');
+    expect(text).toContain('- [CC](cc_new.md) — claude code wrote');
+    expect(text).toContain('- [SQL](sql.md) — by hand');
+  });
+
+  it('F4: a merge undo killed inside its first folder is put back even when `memdir history` recorded its writes as outside changes first', async () => {
+    const { into, id, merged, state } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    await undoKilledInsideFirstFolder(dataDir, (await readMergeRecord(dataDir, id))!);
+    expect((await memdir('history', into)).code).toBe(0);
+    const list = await memdir('merge', 'list', '--json');
+    expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+    expect(list.err).not.toContain('it had changed nothing yet');
+    expect(await state()).toEqual(merged);
+  });
+
+  it('F1: a put-back that failed is kept: a new import refuses in a sentence until it is put back, then it is', async () => {
+    const { into, id, intoMemory, merged, state } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!);
+    const unlock = await unwritable(intoMemory);
+    if (!unlock) return; // Neither chmod nor the immutable flag bites here: no real write failure to make.
+    try {
+      const list = await memdir('merge', 'list', '--json');
+      expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+      expect(list.err).toContain('failed in');
+      expect(JSON.parse(list.out).recovered).toContain('failed in');
+      const file = path.join(root, 'p.tar');
+      expect((await memdir('export', into, file)).code).toBe(0);
+      await fs.mkdir(path.join(root, 'q'));
+      const imported = await memdir('import', file, path.join(root, 'q'), '--yes');
+      expect(imported.code).not.toBe(0);
+      expect(imported.err).toContain(`could not be put back`);
+      await fs.access(path.join(dataDir, 'merges', 'turning.json'));
+    } finally {
+      await unlock();
+    }
+    const again = await memdir('merge', 'list', '--json');
+    expect(again.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+    expect(again.err).not.toContain('failed in');
+    expect(await state()).toEqual(merged);
+    await expect(fs.access(path.join(dataDir, 'merges', 'turning.json'))).rejects.toThrow();
+  });
 });

@@ -34,3 +34,25 @@ export async function leaveIntent(dataDir: string, intent: TurnIntent | string):
   await fs.mkdir(path.dirname(journalFile(dataDir)), { recursive: true });
   await fs.writeFile(journalFile(dataDir), typeof intent === 'string' ? intent : `${JSON.stringify(intent, null, 2)}\n`);
 }
+
+/**
+ * What a Memdir killed inside the first folder of `memdir merge undo <id>` leaves: its intent, and
+ * that folder's files written as the undo writes them (the moved memory gone, its pointer line
+ * out), the entry not yet recorded.
+ */
+export async function undoKilledInsideFirstFolder(dataDir: string, record: MergeRecord): Promise<void> {
+  const first = record.touched[0]!;
+  await leaveIntent(dataDir, {
+    op: 'turn',
+    id: record.id,
+    kind: record.kind,
+    what: `undoing ${record.kind} ${record.id}`,
+    source: 'restore',
+    folders: record.touched.map((t) => t.memoryDir),
+    heads: [{ memoryDir: first.memoryDir, head: await headRevision(first.memoryDir, { dataDir }), files: first.files }],
+    recordState: 'made',
+    startedAt: new Date().toISOString(),
+    pid: 2 ** 22 + 1,
+  });
+  for (const file of first.files) await fs.rm(path.join(first.memoryDir, file), { force: true });
+}
