@@ -49,6 +49,12 @@ export interface ChangeDescription extends HistoryOptions {
   theirs?: () => { path: string; content: string; from: string }[];
   /** For `transact`: the memories an undo anyway brought back, asked after the change (kept as trailers of its entry). */
   broughtBack?: () => BroughtBack[];
+  /**
+   * The turn of a merge (relink, import, their undo) this change is a step of, kept as a trailer
+   * no body can spoof: putting a killed turn back finds its own entries by it (turnEntries), and
+   * only those.
+   */
+  turn?: string;
 }
 
 const EXTERNAL = { source: 'external', summary: 'Changes made outside Memdir' } as const;
@@ -118,16 +124,9 @@ export async function readLog(repo: ShadowRepo, args: string[], files: readonly 
  */
 export async function recordSnapshot(
   memoryDir: string,
-  opts: Omit<ChangeDescription, 'broughtBack'> & {
-    secondParent?: string | null;
-    createdFolders?: readonly string[];
-    broughtBack?: readonly BroughtBack[];
-    /** Record only these files (paths in the memory dir); other changes stay unrecorded (the next record takes them, as outside changes). */
-    only?: readonly string[];
-  },
+  opts: Omit<ChangeDescription, 'broughtBack'> & { secondParent?: string | null; createdFolders?: readonly string[]; broughtBack?: readonly BroughtBack[] },
 ): Promise<HistoryEntry | null> {
   const source = checkSource(opts.source);
-  const only = opts.only?.map(checkFile);
   const dataDir = opts.dataDir ?? resolveDataDir();
   return withMemoryLock(
     memoryDir,
@@ -135,13 +134,12 @@ export async function recordSnapshot(
       if (!(await isDirectory(await realpathDeepestExisting(memoryDir)))) return null;
       const repo = await ensureShadowRepo(memoryDir, dataDir);
       const locked = { workTree: true, clearStaleLocks: true };
-      const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', ...(only ? ['--', ...only] : [])], locked);
+      const status = await git(repo, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames'], locked);
       if (status.stdout.length === 0) return null;
-      // With `only`: those files, as they are (gone ones removed; one neither here nor recorded is
-      // no matter) — `git add` would stop at a path it finds nowhere, or one a killed record staged.
-      const added = only
-        ? await git(repo, ['update-index', '--add', '--remove', '--', ...only], locked)
-        : await git(repo, ['add', '-A', '--ignore-errors'], { ...locked, okCodes: [1] });
+      // --ignore-errors: an unreadable file (EACCES) is skipped rather than blocking the record;
+      // the health scan reports it as `unreadable`. Then whether anything is left to commit
+      // must be asked again.
+      const added = await git(repo, ['add', '-A', '--ignore-errors'], { ...locked, okCodes: [1] });
       if (added.code !== 0) {
         const staged = await git(repo, ['diff', '--cached', '--quiet', '--no-ext-diff'], { okCodes: [1] });
         if (staged.code === 0) return null;
@@ -150,7 +148,7 @@ export async function recordSnapshot(
         // A merge: the staged tree with both parents (git commit cannot take a second parent without a merge in progress).
         const tree = (await git(repo, ['write-tree'], locked)).stdout.trim();
         const made = await git(repo, ['commit-tree', tree, '-p', 'HEAD', '-p', opts.secondParent, '-F', '-'], {
-          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack),
+          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack, opts.turn),
           env: await monotonicDate(repo),
         });
         await git(repo, ['update-ref', 'HEAD', made.stdout.trim()], locked);
@@ -158,7 +156,7 @@ export async function recordSnapshot(
         const commit = await git(repo, ['commit', '-q', '--no-verify', '--cleanup=whitespace', '-F', '-'], {
           ...locked,
           okCodes: [1],
-          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack),
+          input: formatMessage(opts.summary, source, opts.body, opts.createdFolders, opts.broughtBack, opts.turn),
           env: await monotonicDate(repo),
         });
         // Exit 1 is git's "nothing to commit" (status saw a change that staging cancelled out).
@@ -286,6 +284,17 @@ export async function listHistory(memoryDir: string, opts: HistoryOptions & { fi
   const from = opts.from === undefined ? [] : [await resolveRev(repo, opts.from, memoryDir)];
   const args = [...(opts.limit ? [`-n${opts.limit}`] : []), ...(file ? ['--follow'] : []), ...from];
   return (await readLog(repo, args, file ? [file] : [])).map(toEntry);
+}
+
+/**
+ * The entries of `memoryDir` since `since` (a commit; null: all) that are steps of merge turn
+ * `turn` (ChangeDescription.turn), newest first.
+ */
+export async function turnEntries(memoryDir: string, turn: string, since: string | null, opts: HistoryOptions = {}): Promise<HistoryEntry[]> {
+  const repo = await openShadowRepo(memoryDir, opts.dataDir);
+  if (!repo || !(await headRev(repo))) return [];
+  const range = since === null ? [] : [`${await resolveRev(repo, since, memoryDir)}..HEAD`];
+  return (await readLog(repo, range)).filter((e) => e.turn === turn).map(toEntry);
 }
 
 /**

@@ -32,6 +32,7 @@ export {
   removeFoldersCreatedBy,
   restoreFromHistory,
   transact,
+  turnEntries,
 } from './history.js';
 export { reinstateImportedHistory, retireImportedHistory } from './imports.js';
 export { broughtBackSince, everyLaterChange, type LaterChange, laterChanges } from './later-changes.js';

@@ -41,10 +41,12 @@ export interface LoggedEntry extends HistoryEntry {
   parents: string[];
   /** What this entry brought back (an undo anyway), from its trailers. */
   broughtBack: BroughtBack[];
+  /** The turn of a merge this entry is a step of (see ChangeDescription.turn), from its trailer; null for any other entry. */
+  turn: string | null;
 }
 
 /** A logged entry as callers see it: without its parents and trailers. */
-export function toEntry({ parents: _parents, broughtBack: _broughtBack, ...entry }: LoggedEntry): HistoryEntry {
+export function toEntry({ parents: _parents, broughtBack: _broughtBack, turn: _turn, ...entry }: LoggedEntry): HistoryEntry {
   return entry;
 }
 
@@ -53,7 +55,9 @@ const TRAILER = 'Memdir-Source';
 const CREATED_TRAILER = 'Memdir-Created-Folder';
 /** One per memory an undo anyway brought back (see BroughtBack), as JSON: paths may hold any character. */
 const BROUGHT_BACK_TRAILER = 'Memdir-Brought-Back';
-const OWN_TRAILERS = [TRAILER, CREATED_TRAILER, BROUGHT_BACK_TRAILER];
+/** The turn of a merge (relink, import, their undo) whose step this entry is: what putting that turn back undoes, and nothing else. */
+const TURN_TRAILER = 'Memdir-Turn';
+const OWN_TRAILERS = [TRAILER, CREATED_TRAILER, BROUGHT_BACK_TRAILER, TURN_TRAILER];
 
 /** `git log` arguments producing what `parseLog` reads (use with `-z --name-status`). */
 export const LOG_FORMAT = '--format=%x1e%H%x1f%cI%x1f%P%x1f%B%x1f';
@@ -67,8 +71,8 @@ export function cleanSummary(summary: string): string {
 }
 
 /**
- * Builds a commit message, with a trailer for each folder the change created and each memory it
- * brought back. A body line that looks like one of our trailers is dropped so it cannot spoof them.
+ * Builds a commit message, with a trailer for each folder the change created, each memory it
+ * brought back and the turn of a merge it is a step of. A body line that looks like one of our trailers is dropped so it cannot spoof them.
  */
 export function formatMessage(
   summary: string,
@@ -76,6 +80,7 @@ export function formatMessage(
   body?: string,
   createdFolders: readonly string[] = [],
   broughtBack: readonly BroughtBack[] = [],
+  turn: string | null = null,
 ): string {
   const cleanBody = (body ?? '')
     .replace(CONTROL, '')
@@ -89,7 +94,8 @@ export function formatMessage(
     .join('');
   // JSON escapes every control character, so each stays one line.
   const back = broughtBack.map((b) => `${BROUGHT_BACK_TRAILER}: ${JSON.stringify({ rev: b.rev, path: b.path, as: b.as })}\n`).join('');
-  return `${cleanSummary(summary)}\n\n${cleanBody ? `${cleanBody}\n\n` : ''}${created}${back}${TRAILER}: ${source}\n`;
+  const step = turn !== null && /^[A-Za-z0-9-]{1,80}$/.test(turn) ? `${TURN_TRAILER}: ${turn}\n` : '';
+  return `${cleanSummary(summary)}\n\n${cleanBody ? `${cleanBody}\n\n` : ''}${created}${back}${step}${TRAILER}: ${source}\n`;
 }
 
 /** The memories a commit message says its undo anyway brought back (see formatMessage); a trailer that does not read is skipped. */
@@ -146,6 +152,7 @@ export function parseLog(out: string): LoggedEntry[] {
         summary: body.split('\n')[0]?.trim() ?? '',
         files: parseStatus(tokens),
         broughtBack: parseBroughtBack(body),
+        turn: [...body.matchAll(new RegExp(`^${TURN_TRAILER}:[ \\t]*([A-Za-z0-9-]+)[ \\t]*$`, 'gm'))].at(-1)?.[1] ?? null,
       };
     });
 }

@@ -47,6 +47,17 @@ import { editPointers, memoryAt, pointerPlacesAt, readText, refuseTakenName } fr
 import { parseTopicFile } from './topic-file.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 
+/**
+ * One file an undo is about to write (`after`; null: remove it), with what is there now (`before`):
+ * what `beforeWrite` is told, before the first write, so a turn of a merge can journal its step.
+ */
+export interface PlannedWrite {
+  file: string;
+  before: string | null;
+  /** Bytes for a memory that is not UTF-8 text, brought back exactly. */
+  after: string | Buffer | null;
+}
+
 /** What an undo or a restore did, with sentences about the pointers it put back. */
 export interface UndoResult {
   entry: HistoryEntry | null;
@@ -116,10 +127,19 @@ type History = { dataDir?: string };
  * undo would, and write nothing (outside changes are recorded first, as for any undo) — what an
  * undo that must turn several directories as one asks of each before it writes any. `as`: the
  * new entry's summary and body, when the undo is part of a larger one (`memdir merge undo`'s
- * "Undo relink <id>").
+ * "Undo relink <id>"); `turn`: the turn of a merge it is a step of (its entry's tag), and
+ * `beforeWrite` is told every file it writes before the first write (that turn's journal). Not
+ * told: the pointers an undo anyway following a renamed memory takes out of other indexes.
  */
 export async function undoChange(
-  opts: Options & { rev: string; overwriteChanged?: boolean; checkOnly?: boolean; as?: { summary: string; body: string } },
+  opts: Options & {
+    rev: string;
+    overwriteChanged?: boolean;
+    checkOnly?: boolean;
+    as?: { summary: string; body: string };
+    turn?: string;
+    beforeWrite?: (writes: PlannedWrite[]) => Promise<void>;
+  },
 ): Promise<UndoResult> {
   const history: History = opts.dataDir ? { dataDir: opts.dataDir } : {};
   const target = await readEntry(opts.memoryDir, opts.rev, history);
@@ -134,7 +154,15 @@ export async function undoChange(
   const dropped: string[] = [];
   const { entry } = await transact(
     opts.memoryDir,
-    { source: 'restore', summary: `Undo: ${target.summary}`, body: `Undoes ${target.rev}.`, ...opts.as, ...history, broughtBack: () => broughtBack },
+    {
+      source: 'restore',
+      summary: `Undo: ${target.summary}`,
+      body: `Undoes ${target.rev}.`,
+      ...opts.as,
+      ...history,
+      broughtBack: () => broughtBack,
+      ...(opts.turn ? { turn: opts.turn } : {}),
+    },
     async () => {
       const plan: Planned[] = [];
       for (const rel of paths) {
@@ -197,20 +225,14 @@ export async function undoChange(
       undone = true;
       broughtBack.push(...followed.broughtBack);
       laterRevs.push(...new Set(followed.broughtBack.map((b) => b.rev)));
-      const writes: { rel: string; text: string | Buffer }[] = [];
+      const writes: PlannedWrite[] = [];
       for (const p of plan) {
         const want = followed.text.get(p.rel) ?? p.before;
         if (isIndex(p.rel) || back.has(p.rel) || followed.another.has(p.rel) || p.now === want) continue;
         // As it was, byte for byte: a memory that is not UTF-8 text comes back exactly, not decoded.
         const exact = want === p.before && target.parent ? await readBytesAtRevision(opts.memoryDir, target.parent, p.was?.rel ?? p.rel, history) : null;
-        if (want !== null) writes.push({ rel: p.rel, text: exact ?? want });
-        else await removeFileConfined(opts.memoryDir, p.rel);
+        writes.push({ file: p.rel, before: p.now, after: want === null ? null : (exact ?? want) });
       }
-      // Removals first: undoing a rename that changed only letter case or Unicode form (A.md → a.md)
-      // names one file twice on a case-insensitive file system (macOS, Windows), where writing the
-      // old name and then removing the new one would remove the memory just written.
-      for (const rel of followed.laterName) await removeFileConfined(opts.memoryDir, rel);
-      for (const w of writes) await writeFileAtomic(opts.memoryDir, w.rel, w.text);
       for (const p of plan) {
         const reversal = reversals.get(p.rel);
         if (!reversal) continue;
@@ -219,8 +241,8 @@ export async function undoChange(
         // empties (a line of it went with another undo since), unless the entry found it just so: Claude Code loads nothing from it.
         const blank = text.trim() === '';
         const gone = p.before === null ? p.now === p.after || blank : blank && text !== p.now && text !== p.before;
-        if (p.now !== null && gone) await removeFileConfined(opts.memoryDir, p.rel);
-        else if (text !== (p.now ?? '')) await writeFileAtomic(opts.memoryDir, p.rel, text);
+        if (p.now !== null && gone) writes.push({ file: p.rel, before: p.now, after: null });
+        else if (text !== (p.now ?? '')) writes.push({ file: p.rel, before: p.now, after: text });
         notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
         if (lines.length > 0) {
           const one = lines.length === 1;
@@ -232,6 +254,19 @@ export async function undoChange(
           notes.push(`Undone anyway: ${quotedLines(clashes)} of ${p.rel}, changed since, went (put back as before "${target.summary}"); history keeps them.`);
       }
       notes.push(...dropped, ...followed.notes);
+      const laterName = await Promise.all(followed.laterName.map(async (rel) => ({ file: rel, before: await readText(opts.memoryDir, rel), after: null })));
+      await opts.beforeWrite?.([...laterName, ...writes]);
+      // Removals first: undoing a rename that changed only letter case or Unicode form (A.md → a.md)
+      // names one file twice on a case-insensitive file system (macOS, Windows), where writing the
+      // old name and then removing the new one would remove the memory just written.
+      for (const w of writes) if (!isIndex(w.file) && w.after === null) await removeFileConfined(opts.memoryDir, w.file);
+      for (const rel of followed.laterName) await removeFileConfined(opts.memoryDir, rel);
+      for (const w of writes) if (!isIndex(w.file) && w.after !== null) await writeFileAtomic(opts.memoryDir, w.file, w.after);
+      for (const w of writes) {
+        if (!isIndex(w.file)) continue;
+        if (w.after === null) await removeFileConfined(opts.memoryDir, w.file);
+        else await writeFileAtomic(opts.memoryDir, w.file, w.after);
+      }
       // The memory's later name went (above), its pointers go, in every index that has one (MEMORY.md's
       // `team/x.md` too, which the agent is shown): it is back under the name it had before the entry.
       for (const rel of followed.laterName) {

@@ -16,7 +16,7 @@ import { readBytesOrNull } from '../core/confined-path.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { type AreaPlan, type FileMap, planArea } from './merge-plan.js';
 import { keepConflictBytes, newMergeId, saveMergeRecord } from './merge-records.js';
-import { journaled } from './turn-as-one.js';
+import { journaled, type StepWrite } from './turn-as-one.js';
 
 /** A file larger than this is not a memory; it is left where it is (and named). */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -128,19 +128,16 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
     id,
     kind: options.kind,
     what: `${doing} ${options.plan.source.label} into projects/${options.plan.target.dir} (${options.kind} ${id})`,
-    source,
     folders,
     record: null,
   };
-  // Journalled (turn-as-one.ts): a process killed between the folders leaves an intent the next start puts back.
-  return journaled(options.dataDir, plan, async (begin) => {
+  // Journalled (turn-as-one.ts): each step's writes are planned in the journal before they are made,
+  // and its entry tagged with the turn, so a process killed between the folders or in one is put back.
+  return journaled(options.dataDir, plan, async (journal) => {
+    const step = { source, body, dataDir: options.dataDir, turn: journal.turn };
     for (const [toRoot, group] of groupBy(areas, (a) => a.toRoot)) {
-      const written: string[] = [];
-      await begin(
-        toRoot,
-        group.flatMap((area) => [...area.source.keys(), INDEX_FILE].map((file) => area.prefix + file)),
-      );
-      const { entry } = await transact(toRoot, { source, summary: options.summaryTo, body, dataDir: options.dataDir }, async () => {
+      const writes: StepWrite[] = [];
+      const { entry } = await transact(toRoot, { ...step, summary: options.summaryTo }, async () => {
         for (const area of group) {
           // Planned again under the lock: the target may have changed since the preview.
           const target = new Map(area.target);
@@ -153,14 +150,11 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
           const came = new Set([...plan.same]);
           for (const file of plan.add) {
             const bytes = file === INDEX_FILE ? Buffer.from(plan.index ?? '', 'utf8') : area.source.get(file)!;
-            await writeFileAtomic(toRoot, area.prefix + file, bytes, { within: area.within });
-            written.push(area.prefix + file);
+            writes.push({ file: area.prefix + file, before: await readBytesOrNull(toRoot, area.prefix + file), after: bytes });
             came.add(file);
           }
-          if (plan.index !== null && !plan.add.includes(INDEX_FILE)) {
-            await writeFileAtomic(toRoot, area.prefix + INDEX_FILE, plan.index, { within: area.within });
-            written.push(area.prefix + INDEX_FILE);
-          }
+          if (plan.index !== null && !plan.add.includes(INDEX_FILE))
+            writes.push({ file: area.prefix + INDEX_FILE, before: await readBytesOrNull(toRoot, area.prefix + INDEX_FILE), after: plan.index });
           for (const file of plan.conflict) {
             const n = conflicts.length;
             await keepConflictBytes(options.dataDir, id, n, area.source.get(file)!);
@@ -171,32 +165,33 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
           if (area.source.has(INDEX_FILE)) came.add(INDEX_FILE);
           moved.set(area, came);
         }
+        await journal.plan(toRoot, writes);
+        // Every area of a group has this toRoot, so the folder it must stay within is theirs alike.
+        const within = group[0]!.within;
+        for (const w of writes) await writeFileAtomic(toRoot, w.file, w.after!, { within });
       });
-      if (entry) touched.push({ memoryDir: toRoot, rev: entry.rev, files: written });
+      if (entry) touched.push({ memoryDir: toRoot, rev: entry.rev, files: writes.map((w) => w.file) });
     }
 
     for (const [fromRoot, group] of groupBy(
       areas.filter((a) => a.removeSource),
       (a) => a.fromRoot,
     )) {
-      const removed: string[] = [];
-      await begin(
-        fromRoot,
-        group.flatMap((area) => [...area.source.keys()].map((file) => area.prefix + file)),
-      );
-      const { entry } = await transact(fromRoot, { source, summary: options.summaryFrom, body, dataDir: options.dataDir }, async () => {
+      const removed: StepWrite[] = [];
+      const { entry } = await transact(fromRoot, { ...step, summary: options.summaryFrom }, async () => {
         for (const area of group) {
           for (const file of moved.get(area) ?? []) {
             const rel = area.prefix + file;
             const now = await readBytesOrNull(fromRoot, rel);
             // Changed since it was read: it stays (nothing of it came over as it is now).
             if (!now || !now.equals(area.source.get(file)!)) continue;
-            await removeFileConfined(fromRoot, rel);
-            removed.push(rel);
+            removed.push({ file: rel, before: now, after: null });
           }
         }
+        await journal.plan(fromRoot, removed);
+        for (const r of removed) await removeFileConfined(fromRoot, r.file);
       });
-      if (entry) touched.push({ memoryDir: fromRoot, rev: entry.rev, files: removed });
+      if (entry) touched.push({ memoryDir: fromRoot, rev: entry.rev, files: removed.map((r) => r.file) });
     }
 
     const record: MergeRecord = {

@@ -1,33 +1,52 @@
 /**
  * Changing two (or more) memory folders as one — a merge being made (relink, clone merge,
  * import), its undo, the undo of that undo — and what makes that whole even when the process dies
- * between the folders (kill -9, a force quit, a power cut).
+ * between the folders or inside one (kill -9, a force quit, a power cut).
  *
  * Before the first folder is written, the intent is recorded in Memdir's data folder
  * (`<dataDir>/merges/turning.json`, written atomically and fsynced): the operation and its merge
- * record, the folders it writes, each folder's history head just before it is written, and the
- * record's state before (so a turn that finished is told from one that did not). It goes after the
- * last folder is written and the record saved. One turn at a time per data folder (a lock, the
- * same policy as every Memdir lock: a killed holder is taken over at once, a live one is waited
- * for), so an intent on disk that nobody holds is one a dead process left.
+ * record, the turn's own tag, and the record's state before (so a turn that finished is told from
+ * one that did not). Then, inside each step's history transaction, just before its first write,
+ * the step's plan goes into it too, durably: each file it writes there, as it is now and as the
+ * step leaves it (MEMORY.md as whole texts, so its lines can be reversed one by one). Each step's
+ * history entry carries the turn's tag (a `Memdir-Turn` trailer no body can spoof). The intent
+ * goes after the last folder is written and the record saved. One turn at a time per data folder
+ * (a lock, the same policy as every Memdir lock: a killed holder is taken over at once, a live one
+ * is waited for), so an intent on disk that nobody holds is one a dead process left.
  *
- * The way back is one (putBack): undo, newest first, the entries made since the recorded heads;
- * outside changes recorded meanwhile stay. A write the disk refuses takes it at once (turnAsOne);
- * an intent a dead process left takes it the next time anything opens the merges
- * (finishUnfinishedTurn: the app's start, every relink and merge command) — a dead step's writes
- * it never recorded are recorded first, as its own, so they are put back too. Killed while putting
- * back, the intent is still there: the next time puts back again (undoing the first put-back's
- * entries too, newest first, so the folders still end as before the turn).
+ * The way back is one (putBack), folder by folder, newest step first, and it owns exactly the
+ * turn's own writes, never anything inferred from history:
+ * - the step's own entry (found by its tag) is undone by the one undo (undoChange): its memory
+ *   files as before, only its own MEMORY.md lines reversed, the lines added since kept; it
+ *   refuses when one of its memory files changed since — then, as when the step never recorded
+ *   its entry (killed inside the folder; its writes perhaps recorded by someone else as outside
+ *   changes meanwhile), or the entry holds a file the step did not plan (a change made outside
+ *   while the step ran, which it must not take back),
+ * - the step's plan: each file still as the step left it goes back as it was; one changed since is
+ *   kept as it is, and named (its history has both); MEMORY.md gets the step's own lines reversed.
+ * What anyone else wrote meanwhile — the person in the app, a dream, Claude Code — stays.
+ *
+ * A write the disk refuses takes it at once (turnAsOne); an intent a dead process left takes it the
+ * next time anything opens the merges (finishUnfinishedTurn: the app's start, every relink and
+ * merge command). It is idempotent: killed while putting back, the intent is still there, and the
+ * next time puts back what is still as the step left it. A put-back that fails keeps the intent,
+ * says so at once, and no other turn starts until it is put back (journaled refuses).
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import type { MergeRecord } from '../../shared/contract/identity.js';
 import { MemdirError } from '../../shared/errors.js';
+import { parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
+import { revertIndexChange } from '../../shared/index-restore.js';
+import { INDEX_FILE } from '../../shared/limits.js';
+import { listInWords } from '../../shared/size-text.js';
+import { readBytesOrNull } from '../core/confined-path.js';
 import { withLock } from '../core/lock.js';
-import { removeFileConfined, writeDataFile } from '../core/safe-fs.js';
-import { headRevision, type HistoryEntry, listHistory, recordSnapshot } from '../history/index.js';
-import { undoChange } from '../memdir/index.js';
+import { removeFileConfined, writeDataFile, writeFileAtomic } from '../core/safe-fs.js';
+import { headRevision, type HistoryEntry, transact, turnEntries } from '../history/index.js';
+import { MemoryError, type PlannedWrite, pointerPlacesAt, undoChange } from '../memdir/index.js';
 import { mergesDir, readMergeRecord, saveMergeRecord } from './merge-records.js';
 
 const JOURNAL = 'turning.json';
@@ -40,6 +59,15 @@ export function journalFile(dataDir: string): string {
 /** Per data folder, what was finished and not told yet (a turn that finished one first, before its own). */
 const untold = new Map<string, string[]>();
 
+/** File contents in the journal: base64 (a memory file may be any bytes), null for no file. */
+const content = z.string().nullable();
+const stepSchema = z.object({
+  memoryDir: z.string(),
+  /** The folder's history head when the step planned (inside its transaction): its entry's parent. */
+  head: z.string().nullable(),
+  /** Each file the step writes there: as it was (`before`) and as the step leaves it (`after`). */
+  writes: z.array(z.object({ file: z.string(), before: content, after: content })),
+});
 const intentSchema = z.object({
   /** The merge record this turn makes (`apply`: none until the end) or turns (`turn`: an undo, or an undo of one). */
   op: z.enum(['apply', 'turn']),
@@ -47,16 +75,12 @@ const intentSchema = z.object({
   kind: z.enum(['relink', 'merge', 'import']),
   /** What the turn is, in words: "undoing merge 20261206-…", "merging projects/a into projects/b". */
   what: z.string(),
-  /** The history source of the turn's entries (what its dead step's unrecorded writes are recorded as). */
-  source: z.string(),
+  /** The tag of this turn's history entries (their `Memdir-Turn` trailer). */
+  turn: z.string(),
   /** Every folder it writes, in order. */
   folders: z.array(z.string()),
-  /**
-   * The folders begun, each with its history head just before (what putting back undoes down to)
-   * and the files the turn writes there: what a step killed before it recorded wrote can only be
-   * those — a change to another file there is someone else's (Claude Code's), and stays.
-   */
-  heads: z.array(z.object({ memoryDir: z.string(), head: z.string().nullable(), files: z.array(z.string()) })),
+  /** The steps begun, in order, each with its plan. */
+  steps: z.array(stepSchema),
   /** The record's turn before (`made`, `undone <at>`, `redone <at>`), or null when it makes the record. */
   recordState: z.string().nullable(),
   startedAt: z.string(),
@@ -64,7 +88,16 @@ const intentSchema = z.object({
 });
 /** What a turn records before it writes (see the module comment). */
 export type TurnIntent = z.infer<typeof intentSchema>;
-type Head = TurnIntent['heads'][number];
+type Step = TurnIntent['steps'][number];
+
+/** A file's bytes as the journal keeps them. */
+function encode(text: string | Buffer | null): string | null {
+  return text === null ? null : (typeof text === 'string' ? Buffer.from(text, 'utf8') : text).toString('base64');
+}
+
+function decode(text: string | null): Buffer | null {
+  return text === null ? null : Buffer.from(text, 'base64');
+}
 
 /** Where a turn of a merge stands in its record: a finished turn changes it. */
 function turnState(record: MergeRecord): string {
@@ -99,171 +132,254 @@ async function hasIntent(dataDir: string): Promise<boolean> {
   );
 }
 
-/** What a turn tells the journal before it starts; the heads it adds as it goes. */
-export type TurnPlan = Omit<TurnIntent, 'heads' | 'recordState' | 'startedAt' | 'pid'> & { record: MergeRecord | null };
+/** What a turn tells the journal before it starts; its steps it adds as it goes. */
+export type TurnPlan = Omit<TurnIntent, 'turn' | 'steps' | 'recordState' | 'startedAt' | 'pid'> & { record: MergeRecord | null };
+
+/** A file a step writes (an undo's PlannedWrite, or a merge's bytes). */
+export type StepWrite = { file: string; before: string | Buffer | null; after: string | Buffer | null };
+
+/** What the body of a journalled turn is given. */
+export interface TurnJournal {
+  /** The tag each step's history entry carries (ChangeDescription.turn). */
+  turn: string;
+  /** Called inside a step's transaction, just before its first write: its plan goes into the journal, durably. */
+  plan(memoryDir: string, writes: readonly StepWrite[]): Promise<void>;
+  /** Put back every step begun (see putBack); when that fails the intent stays, for the next time. */
+  putBack(record: MergeRecord | null): Promise<PutBack>;
+}
 
 /**
- * Run `body` as one turn of `plan`, journalled (see the module comment): `begin(memoryDir)` is
- * called by the body just before it writes a folder (it records that folder's head, durably, and
- * returns it). The intent goes once the body has returned — after the record is saved — or thrown
- * (its error already said what was put back, or that it is half done).
+ * Run `body` as one turn of `plan`, journalled (see the module comment). Refused, in a sentence,
+ * while a turn a dead process left cannot be put back. The intent goes once the body has returned
+ * — after the record is saved — or thrown (its error already said what was put back), unless a
+ * put-back failed: then it stays for the next time.
  */
-export async function journaled<T>(
-  dataDir: string,
-  plan: TurnPlan,
-  body: (begin: (memoryDir: string, files: readonly string[]) => Promise<Head>) => Promise<T>,
-): Promise<T> {
+export async function journaled<T>(dataDir: string, plan: TurnPlan, body: (journal: TurnJournal) => Promise<T>): Promise<T> {
   return withTurnLock(dataDir, async () => {
-    // A turn a dead process left is finished before another starts; its sentence is told at the next front door.
     const left = await finishLocked(dataDir);
-    if (left) untold.set(dataDir, [...(untold.get(dataDir) ?? []), left]);
+    if (left && !left.done)
+      throw new MemdirError(
+        'conflict',
+        `Nothing was started: ${left.sentence} Until it is put back, no merge, relink or import starts; once the folder can be written again, \`memdir merge list\` (or the app's start) puts it back.`,
+      );
+    // A turn a dead process left, finished first: its sentence is told at the next front door.
+    if (left) untold.set(dataDir, [...(untold.get(dataDir) ?? []), left.sentence]);
     const { record, ...rest } = plan;
     const intent: TurnIntent = {
       ...rest,
-      heads: [],
+      turn: randomUUID(),
+      steps: [],
       recordState: record ? turnState(record) : null,
       startedAt: new Date().toISOString(),
       pid: process.pid,
     };
     await writeIntent(dataDir, intent);
-    const begin = async (memoryDir: string, files: readonly string[]): Promise<Head> => {
-      const head = { memoryDir, head: await headRevision(memoryDir, { dataDir }), files: [...new Set(files)] };
-      intent.heads.push(head);
-      await writeIntent(dataDir, intent);
-      return head;
+    let keep = false;
+    const journal: TurnJournal = {
+      turn: intent.turn,
+      plan: async (memoryDir, writes) => {
+        const own = writes.filter((w) => !sameBytes(w.before, w.after)).map((w) => ({ file: w.file, before: encode(w.before), after: encode(w.after) }));
+        intent.steps.push({ memoryDir, head: await headRevision(memoryDir, { dataDir }), writes: own });
+        await writeIntent(dataDir, intent);
+      },
+      putBack: async (now) => {
+        const back = await putBack(intent, dataDir, now);
+        keep = back.failed.length > 0;
+        return back;
+      },
     };
     try {
-      return await body(begin);
+      return await body(journal);
     } finally {
-      await removeIntent(dataDir);
+      if (!keep) await removeIntent(dataDir);
     }
   });
 }
 
+function sameBytes(a: string | Buffer | null, b: string | Buffer | null): boolean {
+  if (a === null || b === null) return a === b;
+  return Buffer.from(a).equals(Buffer.from(b));
+}
+
+/** What a step of turnAsOne gives the undo it runs (undoChange's options of the same names). */
+export interface TurnStep {
+  turn: string;
+  beforeWrite: (writes: PlannedWrite[]) => Promise<void>;
+}
+
 /**
  * Turn a merge in each of its directories, one after the other (`steps`: each writes one directory
- * in one history entry, and returns it), journalled, then `finish` with the entries made (it saves
- * the record). Every refusal was decided before the first step; what only a write finds out (no
- * permission, the disk full) stops a step — then the directories already turned, and whatever the
- * stopped one had written, are put back by undoing the entries this turn made there (putBack), so
- * the merge stands as it was, whole, and the sentence says where it stopped, why, and what was put
- * back. `what` names the turn ("undoing relink …"). When putting back fails too, the sentence says
- * the merge is half turned and where; every step stays in history either way, and the record of
- * merge `record` keeps those entries among its earlier ones: undoing one of them alone would turn
- * the merge in one directory (refused, as for an older turn's entry).
+ * in one history entry, tagged with the turn and journalled first — `undoChange`'s `turn` and
+ * `beforeWrite` — and returns it), then `finish` with the entries made (it saves the record). Every
+ * refusal was decided before the first step; what only a write finds out (no permission, the disk
+ * full) stops a step — then what the turn had written, in the stopped directory too, is put back
+ * (putBack), so the merge stands as it was, whole, and the sentence says where it stopped, why,
+ * and what was put back. `what` names the turn ("undoing relink …"). When putting back fails too,
+ * the sentence says the merge is half turned and where, and the intent stays for the next time;
+ * every step stays in history either way, and the record of merge `record` keeps those entries
+ * among its earlier ones: undoing one of them alone would turn the merge in one directory (refused,
+ * as for an older turn's entry).
  */
 export async function turnAsOne<R>(
-  steps: { memoryDir: string; files: readonly string[]; run: () => Promise<HistoryEntry | null> }[],
+  steps: { memoryDir: string; run: (step: TurnStep) => Promise<HistoryEntry | null> }[],
   dataDir: string,
   record: MergeRecord,
   what: string,
   finish: (revs: string[]) => Promise<R>,
 ): Promise<R> {
-  const plan = {
-    op: 'turn' as const,
-    id: record.id,
-    kind: record.kind,
-    what,
-    source: 'restore',
-    folders: steps.map((s) => s.memoryDir),
-    record,
-  };
-  return journaled(dataDir, plan, async (begin) => {
+  const plan = { op: 'turn' as const, id: record.id, kind: record.kind, what, folders: steps.map((s) => s.memoryDir), record };
+  return journaled(dataDir, plan, async (journal) => {
     const revs: string[] = [];
-    const heads: Head[] = [];
     for (const step of steps) {
-      heads.push(await begin(step.memoryDir, step.files));
       try {
-        const entry = await step.run();
+        const entry = await step.run({ turn: journal.turn, beforeWrite: (writes) => journal.plan(step.memoryDir, writes) });
         if (entry) revs.push(entry.rev);
       } catch (error) {
-        const back = await putBack(heads, dataDir, record);
-        throw stoppedError(error, step.memoryDir, what, back);
+        throw stoppedError(error, step.memoryDir, what, await journal.putBack(record));
       }
     }
     return finish(revs);
   });
 }
 
-/** What putting back did: the folders put back, those where it failed (with why), those where a change made meanwhile was overwritten. */
+/** What putting back did: the folders put back, those where it failed (with why), the files kept because they changed since the turn wrote them. */
 interface PutBack {
   back: string[];
   failed: string[];
-  overwritten: string[];
+  kept: string[];
 }
 
 /**
- * The one way back of a turn: undo, newest first, the entries made since `heads` (outside changes
- * recorded meanwhile stay), and keep the entries it made among the earlier ones of merge `record`
- * (when there is one yet).
+ * The one way back of a turn (see the module comment), newest step first; the entries it made,
+ * and the turn's own, go among the earlier ones of merge `record` (when there is one yet).
  */
-async function putBack(heads: readonly Head[], dataDir: string, record: MergeRecord | null): Promise<PutBack> {
-  const back: string[] = [];
-  const failed: string[] = [];
-  const overwritten: string[] = [];
-  const steps: string[] = [];
-  for (const { memoryDir, head } of [...heads].reverse()) {
+async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord | null): Promise<PutBack> {
+  const result: PutBack = { back: [], failed: [], kept: [] };
+  const revs: string[] = [];
+  const twice = new Set(intent.steps.map((s) => path.resolve(s.memoryDir)).filter((d, i, all) => all.indexOf(d) !== i));
+  for (const step of [...intent.steps].reverse()) {
     try {
-      const made: HistoryEntry[] = [];
-      for (const entry of await listHistory(memoryDir, { dataDir })) {
-        if (entry.rev === head) break;
-        if (entry.source !== 'external') made.push(entry);
+      const own = await turnEntries(step.memoryDir, intent.turn, step.head, { dataDir });
+      revs.push(...own.map((e) => e.rev));
+      const planned = new Set(step.writes.map((w) => w.file));
+      let made: HistoryEntry | null = null;
+      let undone = false;
+      // Its own entry, holding only what it planned: the one undo (refusing a memory file changed since).
+      if (own.length === 1 && !twice.has(path.resolve(step.memoryDir)) && own[0]!.files.every((f) => planned.has(f.path) && (!f.from || planned.has(f.from)))) {
+        try {
+          made = (
+            await undoChange({
+              memoryDir: step.memoryDir,
+              dataDir,
+              rev: own[0]!.rev,
+              as: {
+                summary: `Put back: ${own[0]!.summary}`,
+                body: `${cap(intent.what)} was stopped; this puts back what it had changed here. Undoes ${own[0]!.rev}.`,
+              },
+            })
+          ).entry;
+          undone = true;
+        } catch (error) {
+          if (!(error instanceof MemoryError)) throw error;
+        }
       }
-      for (const entry of made) {
-        steps.push(entry.rev);
-        const undone = await undoChange({ memoryDir, dataDir, rev: entry.rev, overwriteChanged: true });
-        if (undone.entry) steps.push(undone.entry.rev);
+      if (!undone) {
+        const byPlan = await putBackByPlan(step, dataDir, intent.what);
+        made = byPlan.entry;
+        result.kept.unshift(...byPlan.kept.map((f) => path.join(step.memoryDir, f)));
       }
-      if (made.length > 0) back.unshift(memoryDir);
-      // A change made there meanwhile — after this turn wrote there, recorded by the put-back as outside
-      // changes are — was overwritten: said, never silent. (One recorded before the turn's own entry,
-      // an undo anyway's, is what the put-back restores.)
-      const outside = new Set<string>();
-      const since = await listHistory(memoryDir, { dataDir });
-      const first = made.length > 0 ? since.findIndex((e) => e.rev === made[made.length - 1]!.rev) : -1;
-      for (const entry of since.slice(0, Math.max(first, 0))) if (entry.source === 'external') for (const f of entry.files) outside.add(f.path);
-      if (outside.size > 0) overwritten.unshift(`${memoryDir} (${[...outside].join(', ')})`);
+      if (made) {
+        revs.push(made.rev);
+        if (!result.back.includes(step.memoryDir)) result.back.unshift(step.memoryDir);
+      }
     } catch (again) {
-      failed.unshift(`${memoryDir} (${again instanceof Error ? again.message : String(again)})`);
+      result.failed.unshift(`${step.memoryDir} (${again instanceof Error ? again.message : String(again)})`);
     }
   }
-  if (steps.length > 0 && record) {
+  if (revs.length > 0 && record) {
     const now = (await readMergeRecord(dataDir, record.id)) ?? record;
-    await saveMergeRecord(dataDir, { ...now, earlier: [...now.earlier, ...steps] });
+    await saveMergeRecord(dataDir, { ...now, earlier: [...new Set([...now.earlier, ...revs])] });
   }
-  return { back, failed, overwritten };
+  return result;
 }
 
-function overwrittenSentence(overwritten: readonly string[]): string {
-  return overwritten.length > 0
-    ? ` A change made meanwhile in ${overwritten.join(', ')} was overwritten by putting back; it stays in history ("Changes made outside Memdir"), to restore from.`
-    : '';
+/**
+ * Put back step `step` by its plan, in one history entry (outside changes recorded first, as by any
+ * write): each memory file still as the step left it goes back as it was before; one changed since
+ * is kept as it is (returned, to be named); each index gets the step's own line changes reversed —
+ * the lines anyone added since stay, and so do the pointers of the files kept.
+ */
+async function putBackByPlan(step: Step, dataDir: string, what: string): Promise<{ entry: HistoryEntry | null; kept: string[] }> {
+  const kept: string[] = [];
+  const isIndex = (file: string) => path.posix.basename(file) === INDEX_FILE;
+  const { entry } = await transact(
+    step.memoryDir,
+    { source: 'restore', summary: `Put back what ${what} had written here (it was stopped)`, dataDir },
+    async () => {
+      const removed = new Set<string>();
+      for (const w of step.writes.filter((x) => !isIndex(x.file))) {
+        const [now, before, after] = [await readBytesOrNull(step.memoryDir, w.file), decode(w.before), decode(w.after)];
+        if (sameBytes(now, before)) continue;
+        if (!sameBytes(now, after)) {
+          kept.push(w.file);
+          continue;
+        }
+        if (before === null) {
+          await removeFileConfined(step.memoryDir, w.file);
+          removed.add(w.file);
+        } else await writeFileAtomic(step.memoryDir, w.file, before);
+      }
+      for (const w of step.writes.filter((x) => isIndex(x.file))) {
+        const now = (await readBytesOrNull(step.memoryDir, w.file))?.toString('utf8') ?? null;
+        const [before, after] = [decode(w.before)?.toString('utf8') ?? null, decode(w.after)?.toString('utf8') ?? null];
+        if (now === before) continue;
+        if (before === null && now === after) {
+          await removeFileConfined(step.memoryDir, w.file);
+          continue;
+        }
+        // As this index names them (`team/x.md` in MEMORY.md, `x.md` in team/MEMORY.md).
+        const named = (files: Iterable<string>) => [...files].flatMap((f) => pointerPlacesAt(f).flatMap((r) => (r.index === w.file ? [r.file] : [])));
+        // A kept file's pointer is not the step's to take away: as if the step had not written it.
+        const afterKeeping = named(kept).reduce((index, file) => removeIndexEntries(index, file), parseIndex(after ?? ''));
+        const { text } = revertIndexChange(now ?? '', before ?? '', serializeIndex(afterKeeping), new Set(named(removed)));
+        if (text !== (now ?? '')) await writeFileAtomic(step.memoryDir, w.file, text);
+      }
+    },
+  );
+  return { entry, kept };
+}
+
+function keptSentence(kept: readonly string[]): string {
+  if (kept.length === 0) return '';
+  const one = kept.length === 1;
+  return ` ${listInWords(kept)} ${one ? 'was' : 'were'} changed since it wrote ${one ? 'it' : 'them'}, so ${one ? 'it was' : 'they were'} kept as ${one ? 'it is' : 'they are'} now (history has both versions).`;
 }
 
 /** The error a turn stopped by a write throws, once putting back is done. */
-function stoppedError(error: unknown, stopped: string, what: string, { back, failed, overwritten }: PutBack): MemdirError {
+function stoppedError(error: unknown, stopped: string, what: string, { back, failed, kept }: PutBack): MemdirError {
   const reason = error instanceof Error ? error.message : String(error);
   const code = error instanceof MemdirError ? (error.code as MemdirError['code']) : 'io-failed';
   const sentence =
     failed.length === 0
-      ? `Nothing was undone: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}${overwrittenSentence(overwritten)}`
-      : `${what[0]!.toUpperCase()}${what.slice(1)} stopped in ${stopped} (${reason}), and putting back what it had changed failed in ${failed.join(', ')}: it is half done there. Every step is in each directory's history, to restore from.`;
+      ? `Nothing was undone: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}${keptSentence(kept)}`
+      : `${cap(what)} stopped in ${stopped} (${reason}), and putting back what it had changed failed in ${failed.join(', ')}: it is half done there. Memdir tries again at the next merge command or app start (\`memdir merge list\`); until then no merge, relink or import starts. Every step is in each directory's history.`;
   return new MemdirError(code, sentence, { cause: error });
 }
 
 /**
  * Finish a turn a process left when it died between (or in) the folders of a merge, its undo or
- * the undo of that: what it had changed is put back, so every folder is as before that turn and its
- * merge record says so. Returns the one sentence to tell the person, or null when there was
- * nothing to finish. Cheap when there is none (one stat). Called at the front door of everything
- * that opens merges: the app's start, every relink and merge command. A live turn in another
- * process is left to it.
+ * the undo of that: what it had changed is put back (see the module comment), so every folder is as
+ * before that turn — but for what anyone wrote there since, which stays — and its merge record says
+ * so. Returns the one sentence to tell the person (also when putting back failed: then the intent
+ * stays, and no other turn starts until it is put back), or null when there was nothing to finish.
+ * Cheap when there is none (one stat). Called at the front door of everything that opens merges:
+ * the app's start, every relink and merge command. A live turn in another process is left to it.
  */
 export async function finishUnfinishedTurn(dataDir: string): Promise<string | null> {
   let now: string | null = null;
   if (await hasIntent(dataDir)) {
     try {
-      now = await withTurnLock(dataDir, () => finishLocked(dataDir), 10_000);
+      now = (await withTurnLock(dataDir, () => finishLocked(dataDir), 10_000))?.sentence ?? null;
     } catch (error) {
       // Held by a live process: its turn is not unfinished, only under way.
       if (!(error instanceof MemdirError && error.code === 'busy')) throw error;
@@ -274,7 +390,8 @@ export async function finishUnfinishedTurn(dataDir: string): Promise<string | nu
   return told.length > 0 ? told.join(' ') : null;
 }
 
-async function finishLocked(dataDir: string): Promise<string | null> {
+/** Finish the turn a dead process left, if any: its sentence, and whether it is done (false: put back it failed, the intent stays). */
+async function finishLocked(dataDir: string): Promise<{ sentence: string; done: boolean } | null> {
   const file = journalFile(dataDir);
   const text = await fs.readFile(file, 'utf8').catch(() => null);
   if (text === null) return null;
@@ -285,7 +402,10 @@ async function finishLocked(dataDir: string): Promise<string | null> {
     // Written atomically, so never torn by Memdir: kept aside for a person to read, and said.
     const aside = `${file}.unreadable-${Date.now()}`;
     await fs.rename(file, aside);
-    return `Memdir found a note of an unfinished merge it cannot read (${aside}); it was left as it is. Check \`memdir merge list\` and the history of the projects you last merged.`;
+    return {
+      sentence: `Memdir found a note of an unfinished merge it cannot read (${aside}); it was left as it is. Check \`memdir merge list\` and the history of the projects you last merged.`,
+      done: true,
+    };
   }
   const record = await readMergeRecord(dataDir, intent.id);
   const finished = intent.recordState === null ? record !== null : record !== null && turnState(record) !== intent.recordState;
@@ -293,22 +413,13 @@ async function finishLocked(dataDir: string): Promise<string | null> {
     await removeIntent(dataDir);
     return null;
   }
-  // The step under way when the process died may have written some of its files without
-  // recording them: those writes are the turn's, recorded as its own and put back with it. Its
-  // files only — another file changed there is someone else's, and stays.
-  const last = intent.heads.at(-1);
   const when = intent.startedAt.replace('T', ' ').slice(0, 16);
-  if (last && last.files.length > 0) {
-    try {
-      await recordSnapshot(last.memoryDir, { source: intent.source, summary: `${cap(intent.what)} (stopped)`, dataDir, only: last.files });
-    } catch (error) {
-      // Putting back without it would leave those writes standing: nothing is put back, and the next time tries again.
-      return `Memdir was stopped while ${intent.what} (at ${when} UTC), and recording what it had begun to write in ${last.memoryDir} failed (${error instanceof Error ? error.message : String(error)}): nothing was put back yet. Memdir tries again the next time.`;
-    }
-  }
-  const result = await putBack(intent.heads, dataDir, record);
+  const result = await putBack(intent, dataDir, record);
   if (result.failed.length > 0)
-    return `Memdir was stopped while ${intent.what} (at ${when} UTC), and putting back what it had changed failed in ${result.failed.join(', ')}: it is half done there. Memdir tries again the next time; every step is in each directory's history, to restore from.`;
+    return {
+      sentence: `Memdir was stopped while ${intent.what} (at ${when} UTC), and it could not be put back yet — putting back failed in ${result.failed.join(', ')}: it is half done there. Memdir tries again at the next merge command or app start (\`memdir merge list\`); every step is in each directory's history.`,
+      done: false,
+    };
   await removeIntent(dataDir);
   const stands =
     intent.op === 'apply'
@@ -316,7 +427,10 @@ async function finishLocked(dataDir: string): Promise<string | null> {
       : `${intent.kind} ${intent.id} stands as it was before (\`memdir merge list\`)`;
   const putBackWhere =
     result.back.length > 0 ? `what it had changed in ${result.back.join(', ')} was put back (both steps stay in history)` : 'it had changed nothing yet';
-  return `Memdir was stopped while ${intent.what} (at ${when} UTC): ${putBackWhere}, so ${stands}.${overwrittenSentence(result.overwritten)}`;
+  return {
+    sentence: `Memdir was stopped while ${intent.what} (at ${when} UTC): ${putBackWhere}, so ${stands}; what was written there since stays.${keptSentence(result.kept)}`,
+    done: true,
+  };
 }
 
 function cap(text: string): string {

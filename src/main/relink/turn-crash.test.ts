@@ -19,8 +19,8 @@ import { fsckHistory, processGroupGone } from '../history/test-support/crash-che
 import { finishUnfinishedTurn, listMergeRecords, mergeProjects, undoMerge } from './index.js';
 import { addMemories, readTree, topic, twoClones } from './test-support/moved-project.js';
 
-// Each kill costs 2.5–4 s (a writer's start, a merge's planning, the put-back): 20 land ~7 between the folders.
-const KILLS = 20;
+// Each kill costs 3–6 s on a loaded machine (a writer's start, a merge's planning, the put-back): 16 land 5 or more between the folders or inside one.
+const KILLS = 16;
 
 let tmp: string;
 let writer: string;
@@ -35,27 +35,31 @@ afterAll(async () => {
 });
 
 /**
- * Random moments: up to ~1.5 s after the writer starts (a merge and its undo take about that),
- * or — so kills land between the folders often, not only in the planning — 0–40 ms after a
- * history entry is recorded in either folder's history (a step of a turn has just ended).
+ * Random moments: up to ~1.5 s after the writer starts (a merge and its undo take a few seconds),
+ * or — so kills land between the folders and inside one often, not only in the planning — 0–40 ms
+ * after the 1st to 4th change of the turn's journal (a step has just planned its writes: it is
+ * writing that folder) or of either folder's history head (a step has just ended).
  */
-async function waitForKillMoment(historyDir: string): Promise<void> {
-  if (Math.random() < 0.4) return sleep(Math.random() * 1_500);
+async function waitForKillMoment(historyDir: string, mergesDir: string): Promise<void> {
+  if (Math.random() < 0.25) return sleep(Math.random() * 1_500);
   await fs.mkdir(historyDir, { recursive: true });
-  const watcher = watch(historyDir, { recursive: true });
+  await fs.mkdir(mergesDir, { recursive: true });
+  const watchers = [watch(historyDir, { recursive: true }), watch(mergesDir)];
   try {
     let seen = 0;
     const wanted = 1 + Math.floor(Math.random() * 4);
     await Promise.race([
-      new Promise<void>((resolve) =>
-        watcher.on('change', (_event, name) => {
-          if (String(name).endsWith('HEAD') && ++seen >= wanted) resolve();
-        }),
-      ),
-      sleep(3_000),
+      new Promise<void>((resolve) => {
+        for (const watcher of watchers)
+          watcher.on('change', (_event, name) => {
+            const file = String(name);
+            if ((file.endsWith('HEAD') || file === 'turning.json') && ++seen >= wanted) resolve();
+          });
+      }),
+      sleep(6_000),
     ]);
   } finally {
-    watcher.close();
+    for (const watcher of watchers) watcher.close();
   }
   await sleep(Math.random() * 40);
 }
@@ -98,7 +102,7 @@ it(`crash test: ${KILLS} SIGKILLs of a clone merge and its undo never leave the 
   for (let kill = 0; kill < KILLS; kill++) {
     const w = await next;
     w.child.stdin?.end('go\n');
-    await waitForKillMoment(historyDir);
+    await waitForKillMoment(historyDir, path.join(dataDir, 'merges'));
     w.child.kill('SIGKILL');
     const [, signal] = await w.exit;
     expect(signal, `the writer died on its own: ${w.stderr()}`).toBe('SIGKILL');

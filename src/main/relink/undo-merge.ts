@@ -25,7 +25,7 @@ import { writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
 import { mergedTextProblem } from '../../shared/conflict-markers.js';
 import { listMergeRecords, readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
-import { turnAsOne } from './turn-as-one.js';
+import { turnAsOne, type TurnStep } from './turn-as-one.js';
 import path from 'node:path';
 
 /** A file's text now (readBytesOrNull: confined; a memory folder that is a file says so, never "changed since"). */
@@ -61,14 +61,14 @@ export async function undoMerge(
   // Each directory's merge entry undone by the one undo (the folders the merge made there go when empty, too).
   const steps = record.touched.map((t) => ({
     memoryDir: t.memoryDir,
-    files: t.files,
-    run: async () => {
+    run: async (step: TurnStep) => {
       const done = await undoChange({
         memoryDir: t.memoryDir,
         dataDir,
         rev: t.rev,
         overwriteChanged: anyway,
         as: { summary: `Undo ${record.kind} ${id}`, body: `Put back ${t.files.join(', ')} as they were before merge ${id}.` },
+        ...step,
       });
       notes.push(...(done.dropped ?? []).map((d) => `In ${t.memoryDir}: ${d}`));
       return done.entry;
@@ -222,22 +222,16 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   );
   let here: HistoryEntry | null = null;
   const notes: string[] = [];
-  const turn = (memoryDir: string, rev: string, first: boolean, files: readonly string[]) => ({
+  const turn = (memoryDir: string, rev: string, first: boolean) => ({
     memoryDir,
-    files,
-    run: async () => {
-      const done = await undoChange({ ...(first ? opts : { memoryDir, dataDir, rev }), ...anyway });
+    run: async (step: TurnStep) => {
+      const done = await undoChange({ ...(first ? opts : { memoryDir, dataDir, rev }), ...anyway, ...step });
       if (first) here = done.entry;
       notes.push(...done.notes);
       return done.entry;
     },
   });
-  // The files each undo writes: those its entry changed (a step killed before it recorded wrote only these).
-  const filesOf = (entry: HistoryEntry) => entry.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path]));
-  const steps = [
-    turn(opts.memoryDir, opts.rev, true, filesOf(await readEntry(opts.memoryDir, opts.rev, { dataDir }))),
-    ...others.map((o) => turn(o.memoryDir, o.entry.rev, false, filesOf(o.entry))),
-  ];
+  const steps = [turn(opts.memoryDir, opts.rev, true), ...others.map((o) => turn(o.memoryDir, o.entry.rev, false))];
   await turnAsOne(
     steps,
     dataDir,

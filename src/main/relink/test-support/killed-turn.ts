@@ -1,58 +1,88 @@
 /**
- * What a Memdir killed between the two folders of `memdir merge undo <id>` leaves on disk, made
- * without a kill so a test of the front doors (the CLI, the app) is exact: the undo written in the
- * first folder the record names (a `restore` entry, as undoMerge's step writes), not in the second,
- * and the turn's intent still in the data folder. turn-crash.test.ts makes the same with real kills.
+ * What a Memdir killed in the middle of `memdir merge undo <id>` leaves on disk, made without a
+ * kill so a test of the front doors (the CLI, the app) is exact: the turn's intent still in the
+ * data folder, with the first folder's step planned in it, and that folder written — with its
+ * entry recorded (killed between the folders) or not (killed inside the first folder).
+ * turn-crash.test.ts makes the same with real kills.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { MergeRecord } from '../../../shared/contract/identity.js';
+import { readAtRevision, readEntry } from '../../history/index.js';
 import { headRevision } from '../../history/index.js';
+import { removeFileConfined, writeFileAtomic } from '../../core/safe-fs.js';
 import { undoChange } from '../../memdir/index.js';
 import { journalFile, type TurnIntent } from '../turn-as-one.js';
 
-export async function undoKilledBetweenFolders(dataDir: string, record: MergeRecord): Promise<void> {
-  const first = record.touched[0]!;
-  const intent: TurnIntent = {
+function intentOf(record: MergeRecord): TurnIntent {
+  return {
     op: 'turn',
     id: record.id,
     kind: record.kind,
     what: `undoing ${record.kind} ${record.id}`,
-    source: 'restore',
+    turn: randomUUID(),
     folders: record.touched.map((t) => t.memoryDir),
-    heads: [{ memoryDir: first.memoryDir, head: await headRevision(first.memoryDir, { dataDir }), files: first.files }],
+    steps: [],
     recordState: 'made',
     startedAt: new Date().toISOString(),
     pid: 2 ** 22 + 1,
   };
+}
+
+const base64 = (text: string | null) => (text === null ? null : Buffer.from(text, 'utf8').toString('base64'));
+
+/** Killed between the folders: the undo written and recorded (tagged) in the first folder the record names, not in the second. */
+export async function undoKilledBetweenFolders(dataDir: string, record: MergeRecord): Promise<void> {
+  const first = record.touched[0]!;
+  const intent = intentOf(record);
   await leaveIntent(dataDir, intent);
-  await undoChange({ memoryDir: first.memoryDir, dataDir, rev: first.rev });
+  await undoChange({
+    memoryDir: first.memoryDir,
+    dataDir,
+    rev: first.rev,
+    turn: intent.turn,
+    beforeWrite: async (writes) => {
+      intent.steps.push({
+        memoryDir: first.memoryDir,
+        head: await headRevision(first.memoryDir, { dataDir }),
+        writes: writes.map((w) => ({ file: w.file, before: base64(w.before), after: base64(w.after) })),
+      });
+      await leaveIntent(dataDir, intent);
+    },
+  });
+}
+
+/**
+ * Killed inside the first folder: its step planned in the intent and its files written as the undo
+ * writes them (each as before the merge: the moved memory gone, MEMORY.md as it was), the entry
+ * not yet recorded.
+ */
+export async function undoKilledInsideFirstFolder(dataDir: string, record: MergeRecord): Promise<void> {
+  const first = record.touched[0]!;
+  const intent = intentOf(record);
+  const parent = (await readEntry(first.memoryDir, first.rev, { dataDir })).parent;
+  const writes = await Promise.all(
+    first.files.map(async (file) => ({
+      file,
+      before: await fs.readFile(path.join(first.memoryDir, file), 'utf8').catch(() => null),
+      after: parent ? await readAtRevision(first.memoryDir, parent, file, { dataDir }) : null,
+    })),
+  );
+  intent.steps.push({
+    memoryDir: first.memoryDir,
+    head: await headRevision(first.memoryDir, { dataDir }),
+    writes: writes.map((w) => ({ file: w.file, before: base64(w.before), after: base64(w.after) })),
+  });
+  await leaveIntent(dataDir, intent);
+  for (const w of writes) {
+    if (w.after === null) await removeFileConfined(first.memoryDir, w.file);
+    else await writeFileAtomic(first.memoryDir, w.file, w.after);
+  }
 }
 
 /** The intent a killed turn leaves in the data folder, as given. */
 export async function leaveIntent(dataDir: string, intent: TurnIntent | string): Promise<void> {
   await fs.mkdir(path.dirname(journalFile(dataDir)), { recursive: true });
   await fs.writeFile(journalFile(dataDir), typeof intent === 'string' ? intent : `${JSON.stringify(intent, null, 2)}\n`);
-}
-
-/**
- * What a Memdir killed inside the first folder of `memdir merge undo <id>` leaves: its intent, and
- * that folder's files written as the undo writes them (the moved memory gone, its pointer line
- * out), the entry not yet recorded.
- */
-export async function undoKilledInsideFirstFolder(dataDir: string, record: MergeRecord): Promise<void> {
-  const first = record.touched[0]!;
-  await leaveIntent(dataDir, {
-    op: 'turn',
-    id: record.id,
-    kind: record.kind,
-    what: `undoing ${record.kind} ${record.id}`,
-    source: 'restore',
-    folders: record.touched.map((t) => t.memoryDir),
-    heads: [{ memoryDir: first.memoryDir, head: await headRevision(first.memoryDir, { dataDir }), files: first.files }],
-    recordState: 'made',
-    startedAt: new Date().toISOString(),
-    pid: 2 ** 22 + 1,
-  });
-  for (const file of first.files) await fs.rm(path.join(first.memoryDir, file), { force: true });
 }

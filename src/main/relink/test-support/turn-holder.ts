@@ -1,7 +1,8 @@
 /**
  * Child process for turn-as-one.test.ts: starts a turn of merge <id> (its intent written, the first
- * folder begun) and holds it, writing nothing, until it is killed — a turn under way in another
- * Memdir process. Prints "ready", starts on a line on stdin, prints "holding" once the intent is down.
+ * folder planned: b.md to write) and holds it, writing nothing, until it is killed — a turn under
+ * way in another Memdir process. Prints "ready", starts on a line on stdin, prints "holding" once
+ * the intent is down.
  */
 import { once } from 'node:events';
 import { journaled } from '../turn-as-one.js';
@@ -10,13 +11,9 @@ const [dataDir = '', memoryDir = '', id = ''] = process.argv.slice(2);
 
 process.stdout.write('ready\n');
 await once(process.stdin, 'data');
-await journaled(
-  dataDir,
-  { op: 'turn', id, kind: 'merge', what: `undoing merge ${id}`, source: 'restore', folders: [memoryDir], record: null },
-  async (begin) => {
-    await begin(memoryDir, ['b.md']);
-    process.stdout.write('holding\n');
-    // Kept alive (a pending promise alone would let Node exit) until it is killed.
-    await new Promise(() => setInterval(() => undefined, 1_000));
-  },
-);
+await journaled(dataDir, { op: 'turn', id, kind: 'merge', what: `undoing merge ${id}`, folders: [memoryDir], record: null }, async (journal) => {
+  await journal.plan(memoryDir, [{ file: 'b.md', before: null, after: 'b' }]);
+  process.stdout.write('holding\n');
+  // Kept alive (a pending promise alone would let Node exit) until it is killed.
+  await new Promise(() => setInterval(() => undefined, 1_000));
+});
