@@ -1044,4 +1044,19 @@ describe('memdir orphans / relink / merge', () => {
     expect(await state()).toEqual(merged);
     await expect(fs.access(path.join(dataDir, 'merges', 'turning.json'))).rejects.toThrow();
   });
+
+  it('a put-back killed half-way (the memory written back, its pointer not yet) is finished by the next merge command, pointer and all', async () => {
+    const { id, intoMemory, merged, state } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    const record = (await readMergeRecord(dataDir, id))!;
+    const sql = await fs.readFile(path.join(intoMemory, 'sql.md'), 'utf8');
+    const index = await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8');
+    await undoKilledBetweenFolders(dataDir, record);
+    // The recovery, killed after writing sql.md back and before MEMORY.md: nothing of it recorded.
+    await fs.writeFile(path.join(intoMemory, 'sql.md'), sql);
+    const list = await memdir('merge', 'list', '--json');
+    expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+    expect(await state()).toEqual(merged);
+    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe(index);
+  });
 });

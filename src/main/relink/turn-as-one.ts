@@ -283,9 +283,11 @@ async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord 
           if (!(error instanceof MemoryError)) throw error;
         }
       }
-      if (!undone) {
+      // No entry of its own, or a file changed since — or the undo found its memory files back already
+      // (a put-back killed half-way): by the plan, which finishes what is not back yet (MEMORY.md's lines too).
+      if (!undone || !made) {
         const byPlan = await putBackByPlan(step, dataDir, intent.what);
-        made = byPlan.entry;
+        made = byPlan.entry ?? made;
         result.kept.unshift(...byPlan.kept.map((f) => path.join(step.memoryDir, f)));
       }
       if (made) {
