@@ -1059,4 +1059,18 @@ describe('memdir orphans / relink / merge', () => {
     expect(await state()).toEqual(merged);
     expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe(index);
   });
+
+  it('a file the killed turn wrote that was changed since is kept as it is and named; the rest is put back', async () => {
+    const { id, intoMemory, merged, state } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!);
+    // The killed undo took sql.md out of work/shop; someone writes another sql.md there since.
+    const mine = topic('SQL', 'feedback', 'written again, by me');
+    await fs.writeFile(path.join(intoMemory, 'sql.md'), mine);
+    const list = await memdir('merge', 'list', '--json');
+    expect(list.err).toContain(`${path.join(intoMemory, 'sql.md')} was changed since it wrote it, so it was kept as it is now (history has both versions).`);
+    expect(await state()).toEqual(merged);
+    expect(await fs.readFile(path.join(intoMemory, 'sql.md'), 'utf8')).toBe(mine);
+    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
+  });
 });
