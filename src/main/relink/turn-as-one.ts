@@ -45,7 +45,7 @@ import { listInWords } from '../../shared/size-text.js';
 import { readBytesOrNull } from '../core/confined-path.js';
 import { withLock } from '../core/lock.js';
 import { removeFileConfined, writeDataFile, writeFileAtomic } from '../core/safe-fs.js';
-import { headRevision, type HistoryEntry, transact, turnEntries } from '../history/index.js';
+import { headRevision, type HistoryEntry, readAtRevision, transact, turnEntries } from '../history/index.js';
 import { MemoryError, type PlannedWrite, pointerPlacesAt, undoChange } from '../memdir/index.js';
 import { mergesDir, readMergeRecord, saveMergeRecord } from './merge-records.js';
 
@@ -261,11 +261,10 @@ async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord 
     try {
       const own = await turnEntries(step.memoryDir, intent.turn, step.head, { dataDir });
       revs.push(...own.map((e) => e.rev));
-      const planned = new Set(step.writes.map((w) => w.file));
       let made: HistoryEntry | null = null;
       let undone = false;
       // Its own entry, holding only what it planned: the one undo (refusing a memory file changed since).
-      if (own.length === 1 && !twice.has(path.resolve(step.memoryDir)) && own[0]!.files.every((f) => planned.has(f.path) && (!f.from || planned.has(f.from)))) {
+      if (own.length === 1 && !twice.has(path.resolve(step.memoryDir)) && (await holdsOnlyPlan(step, own[0]!, dataDir))) {
         try {
           made = (
             await undoChange({
@@ -303,6 +302,18 @@ async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord 
     await saveMergeRecord(dataDir, { ...now, earlier: [...new Set([...now.earlier, ...revs])] });
   }
   return result;
+}
+
+/**
+ * Whether entry `entry` holds exactly what step `step` planned: only its files, each as the step
+ * left it. A change someone made there while the step ran (between its plan and its record) is in
+ * its entry too — a Claude Code line in MEMORY.md — and undoing the entry would take it back.
+ */
+async function holdsOnlyPlan(step: Step, entry: HistoryEntry, dataDir: string): Promise<boolean> {
+  const planned = new Map(step.writes.map((w) => [w.file, decode(w.after)?.toString('utf8') ?? null]));
+  if (!entry.files.every((f) => planned.has(f.path) && (!f.from || planned.has(f.from)))) return false;
+  for (const [file, after] of planned) if ((await readAtRevision(step.memoryDir, entry.rev, file, { dataDir })) !== after) return false;
+  return true;
 }
 
 /**
