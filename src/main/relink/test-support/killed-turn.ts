@@ -30,7 +30,7 @@ function intentOf(record: MergeRecord): TurnIntent {
   };
 }
 
-const base64 = (text: string | null) => (text === null ? null : Buffer.from(text, 'utf8').toString('base64'));
+const base64 = (text: string | Buffer | null) => (text === null ? null : Buffer.from(text).toString('base64'));
 
 /** Killed between the folders: the undo written and recorded (tagged) in the first folder the record names, not in the second. */
 export async function undoKilledBetweenFolders(dataDir: string, record: MergeRecord): Promise<void> {
