@@ -9,7 +9,9 @@ import { sanitizeDirName } from '../../shared/sanitize.js';
 import { withMemoryLock } from '../../main/core/memory-lock.js';
 import { addMemories, addSession, git, makeRepo, movedWithOneConflict, topic } from '../../main/relink/test-support/moved-project.js';
 import { undoKilledBetweenFolders, undoKilledInsideFirstFolder } from '../../main/relink/test-support/killed-turn.js';
-import { createMemory } from '../../main/memdir/index.js';
+import { bundleWorker, sleep, startWorker } from '../../../bench/kill/harness.js';
+import { headRevision, listHistory, readAtRevision } from '../../main/history/index.js';
+import { createMemory, deleteMemory, renameMemory } from '../../main/memdir/index.js';
 import { readMergeRecord } from '../../main/relink/index.js';
 import type { CliIo } from '../command.js';
 import { runCli } from '../main.js';
@@ -1073,4 +1075,126 @@ describe('memdir orphans / relink / merge', () => {
     expect(await fs.readFile(path.join(intoMemory, 'sql.md'), 'utf8')).toBe(mine);
     expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
   });
+  // Review of the journal (F1-F4): a put-back never takes the last copy of a memory, never undoes
+  // what the person did in Memdir since, says only what is true, and leaves no empty MEMORY.md.
+  it('a put-back that cannot write one folder never takes the memory out of the only other folder it is in (F1)', async () => {
+    const { id, intoMemory, fromMemory, merged, state } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    // Killed after its last folder, its record not saved: sql.md is in src/shop again, and only there.
+    await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!, 2);
+    expect(await fs.readdir(fromMemory)).toContain('sql.md');
+    expect(await fs.readdir(intoMemory)).not.toContain('sql.md');
+    const unlock = await unwritable(intoMemory);
+    if (!unlock) return; // Neither chmod nor the immutable flag bites here: no real write failure to make.
+    try {
+      const list = await memdir('merge', 'list', '--json');
+      expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+      expect(list.err).toContain(`failed in ${intoMemory}`);
+      // Still where it was: the put-back that could not bring it back to work/shop took nothing from src/shop.
+      expect((await fs.readdir(fromMemory)).sort()).toEqual(['MEMORY.md', 'sql.md']);
+      expect(await fs.readFile(path.join(fromMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
+    } finally {
+      await unlock();
+    }
+    const again = await memdir('merge', 'list', '--json');
+    expect(again.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+    expect(again.err).not.toContain('failed in');
+    expect(await state()).toEqual(merged);
+  });
+
+  it('a memory the person deletes in Memdir after a merge undo was killed before its first write stays deleted, and is named (F2)', async () => {
+    const { id, intoMemory } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    await undoKilledInsideFirstFolder(dataDir, (await readMergeRecord(dataDir, id))!, []);
+    await deleteMemory({ memoryDir: intoMemory, scope: 'private', dataDir }, 'sql.md');
+    const list = await memdir('merge', 'list', '--json');
+    expect(await fs.readdir(intoMemory)).not.toContain('sql.md');
+    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8').catch(() => '')).not.toContain('sql.md');
+    expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+    expect(list.err).toContain(`${path.join(intoMemory, 'sql.md')} (by "Delete sql.md") was changed since, so it was left as it is now`);
+  });
+
+  it('a memory the person renames in Memdir after a merge undo was killed before its first write keeps its new name only, with one pointer (F2)', async () => {
+    const { id, intoMemory } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    await undoKilledInsideFirstFolder(dataDir, (await readMergeRecord(dataDir, id))!, []);
+    await renameMemory({ memoryDir: intoMemory, scope: 'private', dataDir }, 'sql.md', 'feedback_sql.md');
+    const list = await memdir('merge', 'list', '--json');
+    expect((await fs.readdir(intoMemory)).sort()).toEqual(['MEMORY.md', 'feedback_sql.md', 'mine.md']);
+    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](feedback_sql.md) — by hand\n');
+    expect(list.err).toContain(`${path.join(intoMemory, 'sql.md')} (by "Rename sql.md to feedback_sql.md") was changed since`);
+  });
+
+  it('a killed step is put back file by file: what it wrote goes back, a memory the person renamed since keeps its new name (F2)', async () => {
+    const { id, intoMemory } = await movedAndMerged('merge', 'sql.md', { 'ci.md': topic('CI', 'project', 'CI dropped 3.8') });
+    const dataDir = path.join(root, 'data');
+    // Killed inside work/shop after taking sql.md out, before ci.md.
+    await undoKilledInsideFirstFolder(dataDir, (await readMergeRecord(dataDir, id))!, ['sql.md']);
+    await renameMemory({ memoryDir: intoMemory, scope: 'private', dataDir }, 'ci.md', 'project_ci.md');
+    const list = await memdir('merge', 'list', '--json');
+    expect((await fs.readdir(intoMemory)).sort()).toEqual(['MEMORY.md', 'mine.md', 'project_ci.md', 'sql.md']);
+    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
+    expect(list.err).toContain(`what it had changed in ${intoMemory} was put back`);
+    expect(list.err).toContain(`${path.join(intoMemory, 'ci.md')} (by "Rename ci.md to project_ci.md") was changed since`);
+  });
+
+  it('the recovery never says the killed turn had changed nothing when the person put its change back by hand (F3)', async () => {
+    const { id, into, intoMemory, merged, state } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    const record = (await readMergeRecord(dataDir, id))!;
+    await undoKilledBetweenFolders(dataDir, record);
+    expect((await memdir('restore', into, record.touched[0]!.rev, 'sql.md')).code).toBe(0);
+    const list = await memdir('merge', 'list', '--json');
+    expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+    expect(list.err).not.toContain('changed nothing');
+    expect(list.err).toContain(`nothing of it was left to put back in ${intoMemory}`);
+    expect(await state()).toEqual(merged);
+  });
+
+  it('a merge killed between its folders is put back with no empty MEMORY.md, and a line Claude Code edited since is said to go (F4)', async () => {
+    const from = path.join(root, 'src', 'shop');
+    await makeRepo(from);
+    await addSession(home, from);
+    const fromMemory = await addMemories(home, from, { 'MEMORY.md': '- [SQL](sql.md) — by hand\n', 'sql.md': topic('SQL', 'feedback', 'by hand') });
+    expect((await memdir('history', from)).code).toBe(0);
+    const into = path.join(root, 'work', 'shop');
+    await fs.mkdir(path.dirname(into), { recursive: true });
+    git(root, 'clone', '-q', from, into);
+    git(into, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    await addSession(home, into);
+    const intoMemory = await addMemories(home, into, { 'mine.md': topic('Mine', 'user', 'mine') });
+    expect((await memdir('history', into)).code).toBe(0);
+    const dataDir = path.join(root, 'data');
+    // A real merge, SIGKILLed once work/shop is written and recorded: src/shop's step waits for its lock, held here.
+    const worker = await bundleWorker('src/main/relink/test-support/merge-worker.ts');
+    const journal = path.join(dataDir, 'merges', 'turning.json');
+    await withMemoryLock(
+      fromMemory,
+      async () => {
+        const w = await startWorker(worker, [home, dataDir, sanitizeDirName(from), sanitizeDirName(into)]);
+        w.child.stdin!.end('go\n');
+        for (let i = 0; i < 600; i++) {
+          const steps = (JSON.parse((await fs.readFile(journal, 'utf8').catch(() => '')) || '{"steps":[]}') as { steps: { head: string }[] }).steps;
+          if (steps.length === 1 && (await headRevision(intoMemory, { dataDir })) !== steps[0]!.head) break;
+          await sleep(50);
+        }
+        w.child.kill('SIGKILL');
+        await w.exit;
+      },
+      { dataDir, timeoutMs: 60_000 },
+    );
+    const index = path.join(intoMemory, 'MEMORY.md');
+    expect(await fs.readFile(index, 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
+    await fs.writeFile(index, '- [SQL](sql.md) — by hand, edited after the kill\n');
+    const list = await memdir('merge', 'list', '--json');
+    // work/shop as before the merge: no MEMORY.md at all (it had none), src/shop whole.
+    expect((await fs.readdir(intoMemory)).sort()).toEqual(['mine.md']);
+    expect((await fs.readdir(fromMemory)).sort()).toEqual(['MEMORY.md', 'sql.md']);
+    expect(list.err).toContain('Memdir was stopped while merging');
+    expect(list.err).toContain(`${index}'s line for sql.md was edited since merging`);
+    expect(list.err).toContain('put back anyway, it went too (as edited, it stays in history)');
+    const outside = (await listHistory(intoMemory, { dataDir })).find((e) => e.source === 'external')!;
+    expect(await readAtRevision(intoMemory, outside.rev, 'MEMORY.md', { dataDir })).toBe('- [SQL](sql.md) — by hand, edited after the kill\n');
+    expect(JSON.parse((await memdir('merge', 'list', '--json')).out).merges).toEqual([]);
+  }, 60_000);
 });

@@ -2,8 +2,9 @@
  * What a Memdir killed in the middle of `memdir merge undo <id>` leaves on disk, made without a
  * kill so a test of the front doors (the CLI, the app) is exact: the turn's intent still in the
  * data folder, with the first folder's step planned in it, and that folder written — with its
- * entry recorded (killed between the folders) or not (killed inside the first folder).
- * turn-crash.test.ts makes the same with real kills.
+ * entry recorded (killed between the folders, or after the last one) or not (killed inside the
+ * first folder, before or after its writes). turn-crash.test.ts makes the same with real kills;
+ * applyKilledBetweenFolders kills a real merge.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -32,33 +33,38 @@ function intentOf(record: MergeRecord): TurnIntent {
 
 const base64 = (text: string | Buffer | null) => (text === null ? null : Buffer.from(text).toString('base64'));
 
-/** Killed between the folders: the undo written and recorded (tagged) in the first folder the record names, not in the second. */
-export async function undoKilledBetweenFolders(dataDir: string, record: MergeRecord): Promise<void> {
-  const first = record.touched[0]!;
+/**
+ * Killed between the folders: the undo written and recorded (tagged) in the first `folders`
+ * folders the record names (1: between the folders; all of them: after the last folder, its record
+ * not saved yet), not in the others.
+ */
+export async function undoKilledBetweenFolders(dataDir: string, record: MergeRecord, folders = 1): Promise<void> {
   const intent = intentOf(record);
   await leaveIntent(dataDir, intent);
-  await undoChange({
-    memoryDir: first.memoryDir,
-    dataDir,
-    rev: first.rev,
-    turn: intent.turn,
-    beforeWrite: async (writes) => {
-      intent.steps.push({
-        memoryDir: first.memoryDir,
-        head: await headRevision(first.memoryDir, { dataDir }),
-        writes: writes.map((w) => ({ file: w.file, before: base64(w.before), after: base64(w.after) })),
-      });
-      await leaveIntent(dataDir, intent);
-    },
-  });
+  for (const step of record.touched.slice(0, folders))
+    await undoChange({
+      memoryDir: step.memoryDir,
+      dataDir,
+      rev: step.rev,
+      turn: intent.turn,
+      beforeWrite: async (writes) => {
+        intent.steps.push({
+          memoryDir: step.memoryDir,
+          head: await headRevision(step.memoryDir, { dataDir }),
+          writes: writes.map((w) => ({ file: w.file, before: base64(w.before), after: base64(w.after) })),
+        });
+        await leaveIntent(dataDir, intent);
+      },
+    });
 }
 
 /**
  * Killed inside the first folder: its step planned in the intent and its files written as the undo
  * writes them (each as before the merge: the moved memory gone, MEMORY.md as it was), the entry
- * not yet recorded.
+ * not yet recorded. `written`: only these of its files were written before the kill (none: killed
+ * right after its plan was journalled).
  */
-export async function undoKilledInsideFirstFolder(dataDir: string, record: MergeRecord): Promise<void> {
+export async function undoKilledInsideFirstFolder(dataDir: string, record: MergeRecord, written?: readonly string[]): Promise<void> {
   const first = record.touched[0]!;
   const intent = intentOf(record);
   const parent = (await readEntry(first.memoryDir, first.rev, { dataDir })).parent;
@@ -76,6 +82,7 @@ export async function undoKilledInsideFirstFolder(dataDir: string, record: Merge
   });
   await leaveIntent(dataDir, intent);
   for (const w of writes) {
+    if (written && !written.includes(w.file)) continue;
     if (w.after === null) await removeFileConfined(first.memoryDir, w.file);
     else await writeFileAtomic(first.memoryDir, w.file, w.after);
   }
