@@ -1070,7 +1070,7 @@ describe('memdir orphans / relink / merge', () => {
     const mine = topic('SQL', 'feedback', 'written again, by me');
     await fs.writeFile(path.join(intoMemory, 'sql.md'), mine);
     const list = await memdir('merge', 'list', '--json');
-    expect(list.err).toContain(`${path.join(intoMemory, 'sql.md')} was changed since it wrote it, so it was kept as it is now (history has both versions).`);
+    expect(list.err).toContain(`${path.join(intoMemory, 'sql.md')} was changed since, so it was left as it is now (history has both versions).`);
     expect(await state()).toEqual(merged);
     expect(await fs.readFile(path.join(intoMemory, 'sql.md'), 'utf8')).toBe(mine);
     expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');

@@ -62,8 +62,10 @@ export async function finishTurnFirst(io: CliIo): Promise<{ recovered?: string }
 
 /** The --help line of {@link finishTurnFirst}. */
 export const RECOVERED_HELP = `A merge, relink, import or undo of one that a killed Memdir left between its folders is first put back
-whole — only what it wrote; what was written there since stays (said on stderr and, in JSON, as "recovered": sentence — absent
-when there was nothing to finish; a put-back that failed is said too, and refuses new merges until it is done).`;
+whole — only what it wrote; what was written there since stays, and a file it wrote that was changed since (a delete or rename
+in the app too) is left as it is and named; a memory it moved is never in neither folder (said on stderr and, in JSON, as
+"recovered": sentence — absent when there was nothing to finish; a put-back that failed is said too, and refuses new merges
+until it is done).`;
 
 async function contextOf(values: Record<string, unknown>, io: CliIo): Promise<RelinkContext> {
   const dataDir = resolveDataDir(io.env);

@@ -286,15 +286,19 @@ export async function listHistory(memoryDir: string, opts: HistoryOptions & { fi
   return (await readLog(repo, args, file ? [file] : [])).map(toEntry);
 }
 
+/** An entry with the turn of a merge it is a step of (ChangeDescription.turn), null for any other. */
+export type TurnTaggedEntry = HistoryEntry & { turn: string | null };
+
 /**
- * The entries of `memoryDir` since `since` (a commit; null: all) that are steps of merge turn
- * `turn` (ChangeDescription.turn), newest first.
+ * The entries of `memoryDir` since `since` (a commit; null: all), newest first, each with the turn
+ * of a merge it is a step of: what putting a killed turn back asks (its own entries, and who else
+ * wrote there since).
  */
-export async function turnEntries(memoryDir: string, turn: string, since: string | null, opts: HistoryOptions = {}): Promise<HistoryEntry[]> {
+export async function entriesSince(memoryDir: string, since: string | null, opts: HistoryOptions = {}): Promise<TurnTaggedEntry[]> {
   const repo = await openShadowRepo(memoryDir, opts.dataDir);
   if (!repo || !(await headRev(repo))) return [];
   const range = since === null ? [] : [`${await resolveRev(repo, since, memoryDir)}..HEAD`];
-  return (await readLog(repo, range)).filter((e) => e.turn === turn).map(toEntry);
+  return (await readLog(repo, range)).map((e) => ({ ...toEntry(e), turn: e.turn }));
 }
 
 /**

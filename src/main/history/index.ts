@@ -17,6 +17,7 @@ export {
   type ChangeSource,
   deletedFiles,
   diffRevisions,
+  entriesSince,
   type HistoryEntry,
   HistoryError,
   headRevision,
@@ -32,7 +33,7 @@ export {
   removeFoldersCreatedBy,
   restoreFromHistory,
   transact,
-  turnEntries,
+  type TurnTaggedEntry,
 } from './history.js';
 export { reinstateImportedHistory, retireImportedHistory } from './imports.js';
 export { broughtBackSince, everyLaterChange, type LaterChange, laterChanges } from './later-changes.js';

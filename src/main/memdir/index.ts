@@ -84,4 +84,4 @@ export { claudeConfigFiles, type FolderTrust, readFolderTrust } from './claude-c
 export { type EffectiveSettings, type PermissionRule, readEffectiveSettings, type SettingsCache } from './settings.js';
 export { locateFrontmatter, type ParsedTopic, parseTopicFile, serializeTopicFile, type TopicFields } from './topic-file.js';
 export { restoreRevision } from './restore-revision.js';
-export { linesFor, type PlannedWrite, restoreMemoryFile, undoChange } from './undo-change.js';
+export { editedLinesWent, linesFor, type PlannedWrite, restoreMemoryFile, revertedIndexWrite, undoChange } from './undo-change.js';

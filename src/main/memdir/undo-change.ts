@@ -118,6 +118,30 @@ function linesInWords(lines: EditedLines): string {
   return `${lines.index}'s ${linesFor(lines.files)}`;
 }
 
+/**
+ * The sentence for pointer lines a reversal took away although edited since `since` (revertIndexChange's
+ * `dropped`): "MEMORY.md's line for sql.md was edited since "…": undone anyway, it went too (as edited,
+ * it stays in history)." `how`: what took them ("undone anyway", "putting back").
+ */
+export function editedLinesWent(lines: EditedLines, since: string, how: string): string {
+  const one = lines.files.length === 1;
+  return `${linesInWords(lines)} ${one ? 'was' : 'were'} edited since ${since}: ${how}, ${one ? 'it' : 'they'} went too (as edited, ${one ? 'it stays' : 'they stay'} in history).`;
+}
+
+/**
+ * What an index reversed to `text` (revertIndexChange) becomes, for a change that took it from
+ * `before` to `after`, `now` as it is: the text to write, null to remove it, undefined to leave it
+ * as it is. No index where there was none before the change, unless a line added since is in it;
+ * nor one the reversal empties (a line of it went with another undo since), unless the change
+ * found it just so: Claude Code loads nothing from it, and an empty MEMORY.md is never left.
+ */
+export function revertedIndexWrite(index: { before: string | null; after: string | null; now: string | null }, text: string): string | null | undefined {
+  const blank = text.trim() === '';
+  const gone = index.before === null ? index.now === index.after || blank : blank && text !== index.now && text !== index.before;
+  if (index.now !== null && gone) return null;
+  return text !== (index.now ?? '') ? text : undefined;
+}
+
 /** `was`: the name the entry wrote, when an undo anyway brought the memory back under another name since (undoEditsWhereBack moved the plan there). */
 type Planned = { rel: string; before: string | null; after: string | null; now: string | null; was?: { rel: string; by: HistoryEntry } };
 type History = { dataDir?: string };
@@ -237,19 +261,10 @@ export async function undoChange(
         const reversal = reversals.get(p.rel);
         if (!reversal) continue;
         const { text, placements, clashes, dropped: lines } = reversal;
-        // No index where there was none before the entry, unless a line added since is in it; nor one this undo
-        // empties (a line of it went with another undo since), unless the entry found it just so: Claude Code loads nothing from it.
-        const blank = text.trim() === '';
-        const gone = p.before === null ? p.now === p.after || blank : blank && text !== p.now && text !== p.before;
-        if (p.now !== null && gone) writes.push({ file: p.rel, before: p.now, after: null });
-        else if (text !== (p.now ?? '')) writes.push({ file: p.rel, before: p.now, after: text });
+        const write = revertedIndexWrite(p, text);
+        if (write !== undefined) writes.push({ file: p.rel, before: p.now, after: write });
         notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
-        if (lines.length > 0) {
-          const one = lines.length === 1;
-          dropped.push(
-            `${linesInWords({ index: p.rel, files: lines })} ${one ? 'was' : 'were'} edited since "${target.summary}": undone anyway, ${one ? 'it' : 'they'} went too (as edited, ${one ? 'it stays' : 'they stay'} in history).`,
-          );
-        }
+        if (lines.length > 0) dropped.push(editedLinesWent({ index: p.rel, files: lines }, `"${target.summary}"`, 'undone anyway'));
         if (clashes.length > 0)
           notes.push(`Undone anyway: ${quotedLines(clashes)} of ${p.rel}, changed since, went (put back as before "${target.summary}"); history keeps them.`);
       }

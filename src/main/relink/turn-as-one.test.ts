@@ -81,7 +81,7 @@ it('leaves a turn under way in another Memdir process alone, and finishes it onc
   expect(await processGroupGone(holder.child.pid!)).toBe(true);
   // Dead: its lock is taken over at once, and its turn finished (it had written nothing).
   expect(await finishUnfinishedTurn(dataDir)).toMatch(
-    /^Memdir was stopped while undoing merge 20261206-080000-abcd \(at .*\): it had changed nothing yet, so /,
+    new RegExp(`^Memdir was stopped while undoing merge 20261206-080000-abcd \\(at .*\\): nothing of it was left to put back in ${memoryDir}, so `),
   );
   await expect(fs.access(journalFile(dataDir))).rejects.toThrow();
   expect(await fs.readdir(memoryDir)).toEqual(['a.md']);

@@ -14,17 +14,22 @@
  * (a lock, the same policy as every Memdir lock: a killed holder is taken over at once, a live one
  * is waited for), so an intent on disk that nobody holds is one a dead process left.
  *
- * The way back is one (putBack), folder by folder, newest step first, and it owns exactly the
- * turn's own writes, never anything inferred from history:
+ * The way back is one (putBack), folder by folder — the folders it writes back to before those it
+ * only takes out of (putBackOrder), so a memory the turn moved is never in neither folder, even when
+ * putting back stops half-way — and it owns exactly the turn's own writes, never anything inferred
+ * from history:
  * - the step's own entry (found by its tag) is undone by the one undo (undoChange): its memory
  *   files as before, only its own MEMORY.md lines reversed, the lines added since kept; it
- *   refuses when one of its memory files changed since — then, as when the step never recorded
- *   its entry (killed inside the folder; its writes perhaps recorded by someone else as outside
- *   changes meanwhile), or the entry holds a file the step did not plan (a change made outside
- *   while the step ran, which it must not take back),
- * - the step's plan: each file still as the step left it goes back as it was; one changed since is
- *   kept as it is, and named (its history has both); MEMORY.md gets the step's own lines reversed.
- * What anyone else wrote meanwhile — the person in the app, a dream, Claude Code — stays.
+ *   refuses when one of its files changed since (a memory, a MEMORY.md line edited) — then, as when
+ *   the step never recorded its entry (killed inside the folder; its writes perhaps recorded by
+ *   someone else as outside changes meanwhile), or the entry holds a file the step did not plan (a
+ *   change made outside while the step ran, which it must not take back),
+ * - the step's plan: each file still as the step left it, and touched by no change recorded since
+ *   but outside ones, goes back as it was; one changed since — or deleted or renamed in the app
+ *   since, which leaves it as the step would have — is kept as it is, and named with that change
+ *   (its history has both); MEMORY.md gets the step's own lines reversed.
+ * What anyone else wrote meanwhile — the person in the app, a dream, Claude Code — stays; a
+ * pointer line the step wrote that was edited since goes with its memory, said.
  *
  * A write the disk refuses takes it at once (turnAsOne); an intent a dead process left takes it the
  * next time anything opens the merges (finishUnfinishedTurn: the app's start, every relink and
@@ -41,12 +46,12 @@ import { MemdirError } from '../../shared/errors.js';
 import { parseIndex, removeIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE } from '../../shared/limits.js';
-import { listInWords } from '../../shared/size-text.js';
+import { listInWords, quotedLines } from '../../shared/size-text.js';
 import { readBytesOrNull } from '../core/confined-path.js';
 import { withLock } from '../core/lock.js';
 import { removeFileConfined, writeDataFile, writeFileAtomic } from '../core/safe-fs.js';
-import { headRevision, type HistoryEntry, readAtRevision, transact, turnEntries } from '../history/index.js';
-import { MemoryError, type PlannedWrite, pointerPlacesAt, undoChange } from '../memdir/index.js';
+import { entriesSince, headRevision, type HistoryEntry, readAtRevision, transact } from '../history/index.js';
+import { editedLinesWent, MemoryError, type PlannedWrite, pointerPlacesAt, revertedIndexWrite, undoChange } from '../memdir/index.js';
 import { mergesDir, readMergeRecord, saveMergeRecord } from './merge-records.js';
 
 const JOURNAL = 'turning.json';
@@ -242,28 +247,53 @@ export async function turnAsOne<R>(
   });
 }
 
-/** What putting back did: the folders put back, those where it failed (with why), the files kept because they changed since the turn wrote them. */
+/**
+ * What putting back did: the folders put back, those where it failed (with why), the files kept
+ * because someone changed them since the turn planned them (each named, with the change when
+ * history has it), and what it took away although edited since, in sentences.
+ */
 interface PutBack {
   back: string[];
   failed: string[];
   kept: string[];
+  dropped: string[];
 }
 
 /**
- * The one way back of a turn (see the module comment), newest step first; the entries it made,
- * and the turn's own, go among the earlier ones of merge `record` (when there is one yet).
+ * The order steps are put back in: those whose put-back writes a file back (the step removed or
+ * changed one) before those whose put-back only removes what the step added, newest first within
+ * each, a folder's steps together. A memory moved from one folder to the other is so written back
+ * where it was taken from before it is taken from where it was written: a put-back that fails half
+ * way (a folder that cannot be written) leaves it in two places, never in none.
+ */
+function putBackOrder(steps: readonly Step[]): Step[] {
+  const restores = new Set(steps.filter((s) => s.writes.some((w) => !isIndex(w.file) && w.before !== null)).map((s) => path.resolve(s.memoryDir)));
+  const newestFirst = [...steps].reverse();
+  return [...newestFirst.filter((s) => restores.has(path.resolve(s.memoryDir))), ...newestFirst.filter((s) => !restores.has(path.resolve(s.memoryDir)))];
+}
+
+function isIndex(file: string): boolean {
+  return path.posix.basename(file) === INDEX_FILE;
+}
+
+/**
+ * The one way back of a turn (see the module comment), in putBackOrder; it stops at the first step
+ * it cannot put back (the rest waits for the next time, with the intent). Its entries carry the
+ * turn's tag too (they are its own, for a later put-back), and they and the turn's own go among the
+ * earlier ones of merge `record` (when there is one yet).
  */
 async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord | null): Promise<PutBack> {
-  const result: PutBack = { back: [], failed: [], kept: [] };
+  const result: PutBack = { back: [], failed: [], kept: [], dropped: [] };
   const revs: string[] = [];
   const twice = new Set(intent.steps.map((s) => path.resolve(s.memoryDir)).filter((d, i, all) => all.indexOf(d) !== i));
-  for (const step of [...intent.steps].reverse()) {
+  for (const step of putBackOrder(intent.steps)) {
     try {
-      const own = await turnEntries(step.memoryDir, intent.turn, step.head, { dataDir });
+      const since = await entriesSince(step.memoryDir, step.head, { dataDir });
+      const own = since.filter((e) => e.turn === intent.turn);
       revs.push(...own.map((e) => e.rev));
       let made: HistoryEntry | null = null;
       let undone = false;
-      // Its own entry, holding only what it planned: the one undo (refusing a memory file changed since).
+      // Its own entry, holding only what it planned: the one undo (refusing a file changed since, a MEMORY.md line edited since too).
       if (own.length === 1 && !twice.has(path.resolve(step.memoryDir)) && (await holdsOnlyPlan(step, own[0]!, dataDir))) {
         try {
           made = (
@@ -275,6 +305,7 @@ async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord 
                 summary: `Put back: ${own[0]!.summary}`,
                 body: `${cap(intent.what)} was stopped; this puts back what it had changed here. Undoes ${own[0]!.rev}.`,
               },
+              turn: intent.turn,
             })
           ).entry;
           undone = true;
@@ -285,16 +316,18 @@ async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord 
       // No entry of its own, or a file changed since — or the undo found its memory files back already
       // (a put-back killed half-way): by the plan, which finishes what is not back yet (MEMORY.md's lines too).
       if (!undone || !made) {
-        const byPlan = await putBackByPlan(step, dataDir, intent.what);
+        const byPlan = await putBackByPlan(step, dataDir, intent);
         made = byPlan.entry ?? made;
-        result.kept.unshift(...byPlan.kept.map((f) => path.join(step.memoryDir, f)));
+        result.kept.push(...byPlan.kept);
+        result.dropped.push(...byPlan.dropped);
       }
       if (made) {
         revs.push(made.rev);
-        if (!result.back.includes(step.memoryDir)) result.back.unshift(step.memoryDir);
+        if (!result.back.includes(step.memoryDir)) result.back.push(step.memoryDir);
       }
     } catch (again) {
-      result.failed.unshift(`${step.memoryDir} (${again instanceof Error ? again.message : String(again)})`);
+      result.failed.push(`${step.memoryDir} (${again instanceof Error ? again.message : String(again)})`);
+      break;
     }
   }
   if (revs.length > 0 && record) {
@@ -317,24 +350,39 @@ async function holdsOnlyPlan(step: Step, entry: HistoryEntry, dataDir: string): 
 }
 
 /**
- * Put back step `step` by its plan, in one history entry (outside changes recorded first, as by any
- * write): each memory file still as the step left it goes back as it was before; one changed since
- * is kept as it is (returned, to be named); each index gets the step's own line changes reversed —
- * the lines anyone added since stay, and so do the pointers of the files kept.
+ * Put back step `step` of turn `intent` by its plan, in one history entry (outside changes recorded
+ * first, as by any write; tagged with the turn): each memory file the step wrote goes back as it was
+ * before. A file is not the step's when it is not as the step left it, or when a change recorded
+ * since — the person's in Memdir (a delete, a rename), a dream's, a restore; not an outside change,
+ * not the turn's own — touched it: that change is what it is now. It is kept as it is and named
+ * (returned, with that change). Each index gets the step's own line changes reversed: the lines
+ * anyone added since stay, and so do the pointers of the files kept; a pointer line the step wrote
+ * whose memory goes goes too even when edited since, said (`dropped`: the edit stays in history,
+ * recorded first); an index left with no line goes (revertedIndexWrite).
  */
-async function putBackByPlan(step: Step, dataDir: string, what: string): Promise<{ entry: HistoryEntry | null; kept: string[] }> {
+async function putBackByPlan(step: Step, dataDir: string, intent: TurnIntent): Promise<{ entry: HistoryEntry | null; kept: string[]; dropped: string[] }> {
   const kept: string[] = [];
-  const isIndex = (file: string) => path.posix.basename(file) === INDEX_FILE;
+  const dropped: string[] = [];
   const { entry } = await transact(
     step.memoryDir,
-    { source: 'restore', summary: `Put back what ${what} had written here (it was stopped)`, dataDir },
+    { source: 'restore', summary: `Put back what ${intent.what} had written here (it was stopped)`, dataDir, turn: intent.turn },
     async () => {
+      // Inside the transaction: outside changes are recorded by now, and no one else writes here.
+      const since = await entriesSince(step.memoryDir, step.head, { dataDir });
+      const changedBy = (file: string) =>
+        since.find((e) => e.source !== 'external' && e.turn !== intent.turn && e.files.some((f) => f.path === file || f.from === file));
       const removed = new Set<string>();
+      const keptFiles: string[] = [];
+      // Kept files not there now (deleted, renamed away since): their pointers the step took away do not come back.
+      const keptAbsent: string[] = [];
       for (const w of step.writes.filter((x) => !isIndex(x.file))) {
         const [now, before, after] = [await readBytesOrNull(step.memoryDir, w.file), decode(w.before), decode(w.after)];
         if (sameBytes(now, before)) continue;
-        if (!sameBytes(now, after)) {
-          kept.push(w.file);
+        const by = changedBy(w.file);
+        if (!sameBytes(now, after) || by) {
+          keptFiles.push(w.file);
+          if (now === null) keptAbsent.push(w.file);
+          kept.push(`${path.join(step.memoryDir, w.file)}${by ? ` (by "${by.summary}")` : ''}`);
           continue;
         }
         if (before === null) {
@@ -346,35 +394,36 @@ async function putBackByPlan(step: Step, dataDir: string, what: string): Promise
         const now = (await readBytesOrNull(step.memoryDir, w.file))?.toString('utf8') ?? null;
         const [before, after] = [decode(w.before)?.toString('utf8') ?? null, decode(w.after)?.toString('utf8') ?? null];
         if (now === before) continue;
-        if (before === null && now === after) {
-          await removeFileConfined(step.memoryDir, w.file);
-          continue;
-        }
         // As this index names them (`team/x.md` in MEMORY.md, `x.md` in team/MEMORY.md).
         const named = (files: Iterable<string>) => [...files].flatMap((f) => pointerPlacesAt(f).flatMap((r) => (r.index === w.file ? [r.file] : [])));
-        // A kept file's pointer is not the step's to take away: as if the step had not written it.
-        const afterKeeping = named(kept).reduce((index, file) => removeIndexEntries(index, file), parseIndex(after ?? ''));
-        const { text } = revertIndexChange(now ?? '', before ?? '', serializeIndex(afterKeeping), new Set(named(removed)));
-        if (text !== (now ?? '')) await writeFileAtomic(step.memoryDir, w.file, text);
+        // A kept file's pointer the step added is not the step's to take away: as if the step had not written it.
+        const afterKeeping = named(keptFiles).reduce((index, file) => removeIndexEntries(index, file), parseIndex(after ?? ''));
+        const reversal = revertIndexChange(now ?? '', before ?? '', serializeIndex(afterKeeping), new Set(named(removed)), new Set(named(keptAbsent)));
+        const write = revertedIndexWrite({ before, after, now }, reversal.text);
+        if (write === null) await removeFileConfined(step.memoryDir, w.file);
+        else if (write !== undefined) await writeFileAtomic(step.memoryDir, w.file, write);
+        const index = path.join(step.memoryDir, w.file);
+        if (reversal.dropped.length > 0) dropped.push(editedLinesWent({ index, files: reversal.dropped }, intent.what, 'put back anyway'));
+        if (reversal.clashes.length > 0) kept.push(`${quotedLines(reversal.clashes)} in ${index}`);
       }
     },
   );
-  return { entry, kept };
+  return { entry, kept, dropped };
 }
 
 function keptSentence(kept: readonly string[]): string {
   if (kept.length === 0) return '';
   const one = kept.length === 1;
-  return ` ${listInWords(kept)} ${one ? 'was' : 'were'} changed since it wrote ${one ? 'it' : 'them'}, so ${one ? 'it was' : 'they were'} kept as ${one ? 'it is' : 'they are'} now (history has both versions).`;
+  return ` ${listInWords(kept)} ${one ? 'was' : 'were'} changed since, so ${one ? 'it was' : 'they were'} left as ${one ? 'it is' : 'they are'} now (history has both versions).`;
 }
 
 /** The error a turn stopped by a write throws, once putting back is done. */
-function stoppedError(error: unknown, stopped: string, what: string, { back, failed, kept }: PutBack): MemdirError {
+function stoppedError(error: unknown, stopped: string, what: string, { back, failed, kept, dropped }: PutBack): MemdirError {
   const reason = error instanceof Error ? error.message : String(error);
   const code = error instanceof MemdirError ? (error.code as MemdirError['code']) : 'io-failed';
   const sentence =
     failed.length === 0
-      ? `Nothing was undone: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}${keptSentence(kept)}`
+      ? `Nothing was undone: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}${keptSentence(kept)}${dropped.map((d) => ` ${d}`).join('')}`
       : `${cap(what)} stopped in ${stopped} (${reason}), and putting back what it had changed failed in ${failed.join(', ')}: it is half done there. Memdir tries again at the next merge command or app start (\`memdir merge list\`); until then no merge, relink or import starts. Every step is in each directory's history.`;
   return new MemdirError(code, sentence, { cause: error });
 }
@@ -438,10 +487,16 @@ async function finishLocked(dataDir: string): Promise<{ sentence: string; done: 
     intent.op === 'apply'
       ? `nothing of ${intent.kind} ${intent.id} stands — do it again to have it`
       : `${intent.kind} ${intent.id} stands as it was before (\`memdir merge list\`)`;
+  // Where a step began and nothing of it was left to put back (as before it already: never written, or put back by hand since).
+  const already = [...new Set(intent.steps.map((st) => st.memoryDir))].filter((d) => !result.back.includes(d));
   const putBackWhere =
-    result.back.length > 0 ? `what it had changed in ${result.back.join(', ')} was put back (both steps stay in history)` : 'it had changed nothing yet';
+    [
+      ...(result.back.length > 0 ? [`what it had changed in ${result.back.join(', ')} was put back (both steps stay in history)`] : []),
+      ...(already.length > 0 ? [`nothing of it was left to put back in ${already.join(', ')}`] : []),
+    ].join(', and ') || 'it had changed nothing yet';
+  const since = result.dropped.length > 0 ? `what else was written there since stays. ${result.dropped.join(' ')}` : 'what was written there since stays.';
   return {
-    sentence: `Memdir was stopped while ${intent.what} (at ${when} UTC): ${putBackWhere}, so ${stands}; what was written there since stays.${keptSentence(result.kept)}`,
+    sentence: `Memdir was stopped while ${intent.what} (at ${when} UTC): ${putBackWhere}, so ${stands}; ${since}${keptSentence(result.kept)}`,
     done: true,
   };
 }
