@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { withMemoryLock } from '../../main/core/memory-lock.js';
 import { addMemories, addSession, git, makeRepo, movedWithOneConflict, topic } from '../../main/relink/test-support/moved-project.js';
-import { undoKilledBetweenFolders, undoKilledInsideFirstFolder } from '../../main/relink/test-support/killed-turn.js';
+import { undoKilledBetweenFolders, undoKilledInsideLastFolder } from '../../main/relink/test-support/killed-turn.js';
 import { bundleWorker, sleep, startWorker } from '../../../bench/kill/harness.js';
 import { headRevision, listHistory, readAtRevision } from '../../main/history/index.js';
 import { createMemory, deleteMemory, renameMemory } from '../../main/memdir/index.js';
@@ -511,24 +511,23 @@ describe('memdir orphans / relink / merge', () => {
   it.each(['relink', 'merge'] as const)(
     'a %s undone, or its undo undone, that cannot be written in its second directory is put back in the first: whole or nothing, and said',
     async (kind) => {
-      const { into, fromMemory, intoMemory, id, merged, apart, state, newest } = await movedAndMerged(kind);
-      // The second directory merge undo writes (the folder the memories came from) takes no new file.
-      await fs.mkdir(fromMemory, { recursive: true });
-      const locked = await unwritable(fromMemory);
+      const { from, into, fromMemory, intoMemory, id, merged, apart, state, newest } = await movedAndMerged(kind);
+      // The second directory merge undo writes (the folder the memories went to: it writes them back where they came from first) takes out no file.
+      const locked = await unwritable(intoMemory);
       if (!locked) return; // Neither chmod nor the immutable flag bites here: no real write failure to make.
       try {
         const undo = await memdir('merge', 'undo', id);
         expect(undo).toMatchObject({ code: 2, out: '' });
-        expect(undo.err).toContain(`Nothing was undone: undoing ${kind} ${id} stopped in ${fromMemory} (Cannot write `);
-        expect(undo.err).toContain(`What it had already changed in ${intoMemory} was put back`);
+        expect(undo.err).toContain(`Nothing was undone: undoing ${kind} ${id} stopped in ${intoMemory} (Cannot delete `);
+        expect(undo.err).toContain(`What it had already changed in ${fromMemory} was put back`);
         expect(await state()).toEqual(merged);
       } finally {
         await locked();
       }
       // The attempt and its putting back are in history there; undoing either would turn the merge in that folder alone.
-      const [putBack, attempt] = (JSON.parse((await memdir('history', into, '--json')).out) as { entries: { rev: string }[] }).entries;
+      const [putBack, attempt] = (JSON.parse((await memdir('history', sanitizeDirName(from), '--json')).out) as { entries: { rev: string }[] }).entries;
       for (const entry of [putBack!, attempt!]) {
-        const alone = await memdir('undo', into, entry.rev);
+        const alone = await memdir('undo', sanitizeDirName(from), entry.rev);
         expect(alone).toMatchObject({ code: 2, out: '' });
         expect(alone.err).toContain(`Nothing was undone: this entry turned ${kind} ${id} before its latest turn`);
         expect(alone.err).toContain(`memdir merge undo ${id}`);
@@ -761,14 +760,14 @@ describe('memdir orphans / relink / merge', () => {
 
   it('a relink undone that stops halfway through writing its second directory puts back what it wrote there too', async () => {
     const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink', 'db/sql.md', { 'a.md': topic('A', 'user', 'a') });
-    // A folder the moved memory goes back into that takes no new file: a.md is written there first, then db/sql.md cannot be.
+    // A folder the moved memory is taken out of that lets none go: a.md is taken out of work/shop first, then db/sql.md cannot be.
     await fs.mkdir(path.join(fromMemory, 'db'), { recursive: true });
-    const locked = await unwritable(path.join(fromMemory, 'db'));
+    const locked = await unwritable(path.join(intoMemory, 'db'));
     if (!locked) return; // Neither chmod nor the immutable flag bites here: no real write failure to make.
     try {
       const undo = await memdir('merge', 'undo', id);
       expect(undo).toMatchObject({ code: 2, out: '' });
-      expect(undo.err).toContain(`Nothing was undone: undoing relink ${id} stopped in ${fromMemory}`);
+      expect(undo.err).toContain(`Nothing was undone: undoing relink ${id} stopped in ${intoMemory}`);
       expect(undo.err).toContain(`What it had already changed in ${intoMemory}, ${fromMemory} was put back; both steps stay in history.`);
       expect(await state()).toEqual({ ...merged, from: ['db'], into: ['MEMORY.md', 'a.md', 'db', 'mine.md'] });
     } finally {
@@ -975,43 +974,42 @@ describe('memdir orphans / relink / merge', () => {
   // Review C's reproductions (F1-F4): what the person or Claude Code wrote between the kill and the
   // recovery survives it, and a put-back that failed is never wiped.
   it('F2: a memory the person writes in Memdir between a killed merge undo and the recovery is kept, with its pointer', async () => {
-    const { id, intoMemory, merged, state } = await movedAndMerged('merge');
+    const { id, fromMemory, merged, state } = await movedAndMerged('merge');
     const dataDir = path.join(root, 'data');
+    // Killed once it had written sql.md back into src/shop, before taking it out of work/shop.
     await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!);
     await createMemory(
-      { memoryDir: intoMemory, scope: 'private', dataDir },
+      { memoryDir: fromMemory, scope: 'private', dataDir },
       { fields: { name: 'New one', description: 'kept', type: 'user' }, body: 'I wrote this after' },
     );
     const list = await memdir('merge', 'list', '--json');
     expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
-    expect((await state()).into).toEqual([...merged.into, 'user_new_one.md'].sort());
-    expect((await state()).from).toEqual([]);
-    const index = await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8');
+    expect(await state()).toEqual({ ...merged, from: ['MEMORY.md', 'user_new_one.md'] });
+    const index = await fs.readFile(path.join(fromMemory, 'MEMORY.md'), 'utf8');
     expect(index).toContain('(user_new_one.md)');
-    expect(index).toContain('- [SQL](sql.md) — by hand');
+    expect(index).not.toContain('sql.md');
   });
 
   it('F3: a memory Claude Code writes between a killed merge undo and the recovery keeps its MEMORY.md line, and nothing is said to be overwritten', async () => {
-    const { id, intoMemory, merged, state } = await movedAndMerged('merge');
+    const { id, fromMemory, merged, state } = await movedAndMerged('merge');
     const dataDir = path.join(root, 'data');
+    // Killed once it had written sql.md back into src/shop, before taking it out of work/shop.
     await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!);
-    await fs.writeFile(path.join(intoMemory, 'cc_new.md'), topic('CC', 'user', 'from claude code'));
-    const index = path.join(intoMemory, 'MEMORY.md');
+    await fs.writeFile(path.join(fromMemory, 'cc_new.md'), topic('CC', 'user', 'from claude code'));
+    const index = path.join(fromMemory, 'MEMORY.md');
     await fs.writeFile(index, (await fs.readFile(index, 'utf8').catch(() => '')) + '- [CC](cc_new.md) — claude code wrote\n');
     const list = await memdir('merge', 'list', '--json');
     expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
     expect(list.err).not.toContain('overwritten');
     expect(list.err).not.toContain('cc_new.md');
-    expect((await state()).into).toEqual([...merged.into, 'cc_new.md'].sort());
-    const text = await fs.readFile(index, 'utf8');
-    expect(text).toContain('- [CC](cc_new.md) — claude code wrote');
-    expect(text).toContain('- [SQL](sql.md) — by hand');
+    expect(await state()).toEqual({ ...merged, from: ['MEMORY.md', 'cc_new.md'] });
+    expect(await fs.readFile(index, 'utf8')).toBe('- [CC](cc_new.md) — claude code wrote\n');
   });
 
   it('F4: a merge undo killed inside its first folder is put back even when `memdir history` recorded its writes as outside changes first', async () => {
     const { into, id, merged, state } = await movedAndMerged('merge');
     const dataDir = path.join(root, 'data');
-    await undoKilledInsideFirstFolder(dataDir, (await readMergeRecord(dataDir, id))!);
+    await undoKilledInsideLastFolder(dataDir, (await readMergeRecord(dataDir, id))!);
     expect((await memdir('history', into)).code).toBe(0);
     const list = await memdir('merge', 'list', '--json');
     expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
@@ -1020,10 +1018,11 @@ describe('memdir orphans / relink / merge', () => {
   });
 
   it('F1: a put-back that failed is kept: a new import refuses in a sentence until it is put back, then it is', async () => {
-    const { into, id, intoMemory, merged, state } = await movedAndMerged('merge');
+    const { into, id, fromMemory, merged, state } = await movedAndMerged('merge');
     const dataDir = path.join(root, 'data');
     await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!);
-    const unlock = await unwritable(intoMemory);
+    // The folder the killed undo wrote sql.md back into, which the put-back takes it out of again.
+    const unlock = await unwritable(fromMemory);
     if (!unlock) return; // Neither chmod nor the immutable flag bites here: no real write failure to make.
     try {
       const list = await memdir('merge', 'list', '--json');
@@ -1053,8 +1052,9 @@ describe('memdir orphans / relink / merge', () => {
     const record = (await readMergeRecord(dataDir, id))!;
     const sql = await fs.readFile(path.join(intoMemory, 'sql.md'), 'utf8');
     const index = await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8');
-    await undoKilledBetweenFolders(dataDir, record);
-    // The recovery, killed after writing sql.md back and before MEMORY.md: nothing of it recorded.
+    // Killed after its last folder: sql.md taken out of work/shop (with its pointer), back in src/shop.
+    await undoKilledBetweenFolders(dataDir, record, 2);
+    // The recovery, killed after writing sql.md back into work/shop and before MEMORY.md: nothing of it recorded.
     await fs.writeFile(path.join(intoMemory, 'sql.md'), sql);
     const list = await memdir('merge', 'list', '--json');
     expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
@@ -1065,7 +1065,7 @@ describe('memdir orphans / relink / merge', () => {
   it('a file the killed turn wrote that was changed since is kept as it is and named; the rest is put back', async () => {
     const { id, intoMemory, merged, state } = await movedAndMerged('merge');
     const dataDir = path.join(root, 'data');
-    await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!);
+    await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!, 2);
     // The killed undo took sql.md out of work/shop; someone writes another sql.md there since.
     const mine = topic('SQL', 'feedback', 'written again, by me');
     await fs.writeFile(path.join(intoMemory, 'sql.md'), mine);
@@ -1105,7 +1105,7 @@ describe('memdir orphans / relink / merge', () => {
   it('a memory the person deletes in Memdir after a merge undo was killed before its first write stays deleted, and is named (F2)', async () => {
     const { id, intoMemory } = await movedAndMerged('merge');
     const dataDir = path.join(root, 'data');
-    await undoKilledInsideFirstFolder(dataDir, (await readMergeRecord(dataDir, id))!, []);
+    await undoKilledInsideLastFolder(dataDir, (await readMergeRecord(dataDir, id))!, []);
     await deleteMemory({ memoryDir: intoMemory, scope: 'private', dataDir }, 'sql.md');
     const list = await memdir('merge', 'list', '--json');
     expect(await fs.readdir(intoMemory)).not.toContain('sql.md');
@@ -1117,7 +1117,7 @@ describe('memdir orphans / relink / merge', () => {
   it('a memory the person renames in Memdir after a merge undo was killed before its first write keeps its new name only, with one pointer (F2)', async () => {
     const { id, intoMemory } = await movedAndMerged('merge');
     const dataDir = path.join(root, 'data');
-    await undoKilledInsideFirstFolder(dataDir, (await readMergeRecord(dataDir, id))!, []);
+    await undoKilledInsideLastFolder(dataDir, (await readMergeRecord(dataDir, id))!, []);
     await renameMemory({ memoryDir: intoMemory, scope: 'private', dataDir }, 'sql.md', 'feedback_sql.md');
     const list = await memdir('merge', 'list', '--json');
     expect((await fs.readdir(intoMemory)).sort()).toEqual(['MEMORY.md', 'feedback_sql.md', 'mine.md']);
@@ -1126,15 +1126,15 @@ describe('memdir orphans / relink / merge', () => {
   });
 
   it('a killed step is put back file by file: what it wrote goes back, a memory the person renamed since keeps its new name (F2)', async () => {
-    const { id, intoMemory } = await movedAndMerged('merge', 'sql.md', { 'ci.md': topic('CI', 'project', 'CI dropped 3.8') });
+    const { id, intoMemory, fromMemory } = await movedAndMerged('merge', 'sql.md', { 'ci.md': topic('CI', 'project', 'CI dropped 3.8') });
     const dataDir = path.join(root, 'data');
     // Killed inside work/shop after taking sql.md out, before ci.md.
-    await undoKilledInsideFirstFolder(dataDir, (await readMergeRecord(dataDir, id))!, ['sql.md']);
+    await undoKilledInsideLastFolder(dataDir, (await readMergeRecord(dataDir, id))!, ['sql.md']);
     await renameMemory({ memoryDir: intoMemory, scope: 'private', dataDir }, 'ci.md', 'project_ci.md');
     const list = await memdir('merge', 'list', '--json');
     expect((await fs.readdir(intoMemory)).sort()).toEqual(['MEMORY.md', 'mine.md', 'project_ci.md', 'sql.md']);
     expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
-    expect(list.err).toContain(`what it had changed in ${intoMemory} was put back`);
+    expect(list.err).toContain(`what it had changed in ${intoMemory}, ${fromMemory} was put back`);
     expect(list.err).toContain(`${path.join(intoMemory, 'ci.md')} (by "Rename ci.md to project_ci.md") was changed since`);
   });
 
@@ -1142,7 +1142,8 @@ describe('memdir orphans / relink / merge', () => {
     const { id, into, intoMemory, merged, state } = await movedAndMerged('merge');
     const dataDir = path.join(root, 'data');
     const record = (await readMergeRecord(dataDir, id))!;
-    await undoKilledBetweenFolders(dataDir, record);
+    // Killed after its last folder: sql.md taken out of work/shop, which the person then restores.
+    await undoKilledBetweenFolders(dataDir, record, 2);
     expect((await memdir('restore', into, record.touched[0]!.rev, 'sql.md')).code).toBe(0);
     const list = await memdir('merge', 'list', '--json');
     expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
@@ -1171,7 +1172,7 @@ describe('memdir orphans / relink / merge', () => {
     await withMemoryLock(
       fromMemory,
       async () => {
-        const w = await startWorker(worker, [home, dataDir, sanitizeDirName(from), sanitizeDirName(into)]);
+        const w = await startWorker(worker, ['merge', home, dataDir, sanitizeDirName(from), sanitizeDirName(into)]);
         w.child.stdin!.end('go\n');
         for (let i = 0; i < 600; i++) {
           const steps = (JSON.parse((await fs.readFile(journal, 'utf8').catch(() => '')) || '{"steps":[]}') as { steps: { head: string }[] }).steps;
@@ -1197,4 +1198,42 @@ describe('memdir orphans / relink / merge', () => {
     expect(await readAtRevision(intoMemory, outside.rev, 'MEMORY.md', { dataDir })).toBe('- [SQL](sql.md) — by hand, edited after the kill\n');
     expect(JSON.parse((await memdir('merge', 'list', '--json')).out).merges).toEqual([]);
   }, 60_000);
+
+  // A real `memdir merge undo` SIGKILLed between its folders: one folder's lock, taken once the undo
+  // has journalled its intent (its checks are done), holds it there — after its step in the other
+  // folder when that one goes first. The moved memory is in one folder at least at the kill.
+  it.each(['src/shop', 'work/shop'] as const)(
+    'a merge undo SIGKILLed between its folders (%s held) leaves the moved memory in one of them at least, and is put back',
+    async (held) => {
+      const { id, fromMemory, intoMemory, merged, apart, state } = await movedAndMerged('merge');
+      const dataDir = path.join(root, 'data');
+      const worker = await bundleWorker('src/main/relink/test-support/merge-worker.ts');
+      const journal = path.join(dataDir, 'merges', 'turning.json');
+      const w = await startWorker(worker, ['undo', dataDir, id]);
+      w.child.stdin!.end('go\n');
+      for (let i = 0; i < 6_000 && !(await fs.stat(journal).catch(() => null)); i++) await sleep(2);
+      await withMemoryLock(
+        held === 'src/shop' ? fromMemory : intoMemory,
+        async () => {
+          // Until the other folder's step is recorded (it went first), or the undo waits here from the start.
+          for (let i = 0; i < 60; i++) {
+            const steps = (
+              JSON.parse((await fs.readFile(journal, 'utf8').catch(() => '')) || '{"steps":[]}') as { steps: { memoryDir: string; head: string }[] }
+            ).steps;
+            if (steps.length === 1 && (await headRevision(steps[0]!.memoryDir, { dataDir })) !== steps[0]!.head) break;
+            await sleep(50);
+          }
+          w.child.kill('SIGKILL');
+          await w.exit;
+        },
+        { dataDir, timeoutMs: 60_000 },
+      );
+      const sql = await Promise.all([fromMemory, intoMemory].map(async (dir) => (await fs.readdir(dir).catch((): string[] => [])).includes('sql.md')));
+      expect(sql, 'sql.md in src/shop, in work/shop at the kill').not.toEqual([false, false]);
+      expect((await memdir('merge', 'list', '--json')).code).toBe(0);
+      // Whole: put back (the undo was killed), or undone (it got past the lock before this test took it).
+      expect([merged, apart]).toContainEqual(await state());
+    },
+    60_000,
+  );
 });

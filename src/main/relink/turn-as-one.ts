@@ -268,8 +268,18 @@ interface PutBack {
  */
 function putBackOrder(steps: readonly Step[]): Step[] {
   const restores = new Set(steps.filter((s) => s.writes.some((w) => !isIndex(w.file) && w.before !== null)).map((s) => path.resolve(s.memoryDir)));
-  const newestFirst = [...steps].reverse();
-  return [...newestFirst.filter((s) => restores.has(path.resolve(s.memoryDir))), ...newestFirst.filter((s) => !restores.has(path.resolve(s.memoryDir)))];
+  return writesBackFirst([...steps].reverse(), (s) => restores.has(path.resolve(s.memoryDir)));
+}
+
+/**
+ * The one rule of the order in which the folders of a merge are turned back — an undo's steps
+ * (undo-merge.ts) and a put-back's (putBackOrder) alike: those that write a memory back (`writesBack`)
+ * before those that only take memories out, each group in the order given. A memory moving from one
+ * folder to the other is so in one of them, or both, at every moment — a kill between them, or a
+ * folder that cannot be written, never leaves it in neither.
+ */
+export function writesBackFirst<T>(steps: readonly T[], writesBack: (step: T) => boolean): T[] {
+  return [...steps.filter(writesBack), ...steps.filter((s) => !writesBack(s))];
 }
 
 function isIndex(file: string): boolean {

@@ -4,7 +4,8 @@
  * undoing it in a loop is SIGKILLed at random moments — many of them while a merge or an undo is
  * between its two folders. After each kill, once Memdir has finished what the killed process left
  * (as the next command or app start does), both folders are whole — every file as before the merge
- * or every file as after it — and the merge records say the same.
+ * or every file as after it — and the merge records say the same; and at each kill, before
+ * anything is put back, every memory is in one folder at least.
  */
 import { watch } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -110,6 +111,9 @@ it(`crash test: ${KILLS} SIGKILLs of a clone merge and its undo never leave the 
     if (leftHalf && !w.stdout().includes('recovered')) killedPuttingBack++;
 
     const left = await now();
+    // At the kill itself, before anything is put back: every memory of A's in one folder at least (a turn writes it where it goes before it takes it out of where it was).
+    const lost = Object.keys(apart.a).filter((f) => !(f in left.a) && !(f in left.b));
+    expect(lost, `at kill ${kill}, memories in neither folder`).toEqual([]);
     const half = JSON.stringify(left) !== JSON.stringify(apart) && JSON.stringify(left) !== JSON.stringify(merged);
     if (half) between++;
     // Every other half-turned state is left for the next writer to put back, so that some kills

@@ -25,7 +25,8 @@ import { writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
 import { mergedTextProblem } from '../../shared/conflict-markers.js';
 import { listMergeRecords, readConflictBytes, readMergeRecord, saveMergeRecord } from './merge-records.js';
-import { turnAsOne, type TurnStep } from './turn-as-one.js';
+import { turnAsOne, type TurnStep, writesBackFirst } from './turn-as-one.js';
+import { INDEX_FILE } from '../../shared/limits.js';
 import path from 'node:path';
 
 /** A file's text now (readBytesOrNull: confined; a memory folder that is a file says so, never "changed since"). */
@@ -58,8 +59,9 @@ export async function undoMerge(
   const anyway = opts.overwriteChanged === true;
   await refuseTurn(record, record.touched, { dataDir, anyway, changed: resolved, ...(opts.anywayHow ? { anywayHow: opts.anywayHow } : {}) });
   const notes: string[] = [];
-  // Each directory's merge entry undone by the one undo (the folders the merge made there go when empty, too).
-  const steps = record.touched.map((t) => ({
+  // Each directory's merge entry undone by the one undo (the folders the merge made there go when empty, too),
+  // where it writes the memories back first.
+  const steps = (await undoOrder(dataDir, record.touched)).map((t) => ({
     memoryDir: t.memoryDir,
     run: async (step: TurnStep) => {
       const done = await undoChange({
@@ -76,6 +78,20 @@ export async function undoMerge(
   }));
   const marked = await turnAsOne(steps, dataDir, record, `undoing ${record.kind} ${id}`, (revs) => markMerge(dataDir, record, 'undone', revs));
   return { ...marked, notes };
+}
+
+/**
+ * `dirs` (each a directory with its entry of a turn of a merge) in the order a turn undoes them
+ * (writesBackFirst): first those whose undo writes a memory back — their entry took it out — then
+ * those whose undo takes memories out. Killed between them, the memories are in both, never in neither.
+ */
+export async function undoOrder<T extends { memoryDir: string; rev: string }>(dataDir: string, dirs: readonly T[]): Promise<T[]> {
+  const writesBack = new Set<T>();
+  for (const d of dirs) {
+    const entry = await readEntry(d.memoryDir, d.rev, { dataDir });
+    if (entry.files.some((f) => f.status === 'deleted' && path.posix.basename(f.path) !== INDEX_FILE)) writesBack.add(d);
+  }
+  return writesBackFirst(dirs, (d) => writesBack.has(d));
 }
 
 /** What turning merge `record` once more does, in words: "take relink X away", "bring relink X back", "take relink X away again". */
@@ -231,7 +247,8 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
       return done.entry;
     },
   });
-  const steps = [turn(opts.memoryDir, opts.rev, true), ...others.map((o) => turn(o.memoryDir, o.entry.rev, false))];
+  const dirs = [{ memoryDir: opts.memoryDir, rev: opts.rev, first: true }, ...others.map((o) => ({ memoryDir: o.memoryDir, rev: o.entry.rev, first: false }))];
+  const steps = (await undoOrder(dataDir, dirs)).map((d) => turn(d.memoryDir, d.rev, d.first));
   await turnAsOne(
     steps,
     dataDir,
