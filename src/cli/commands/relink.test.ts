@@ -1063,7 +1063,7 @@ describe('memdir orphans / relink / merge', () => {
   });
 
   it('a file the killed turn wrote that was changed since is kept as it is and named; the rest is put back', async () => {
-    const { id, intoMemory, merged, state } = await movedAndMerged('merge');
+    const { id, intoMemory, fromMemory, merged, state } = await movedAndMerged('merge');
     const dataDir = path.join(root, 'data');
     await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!, 2);
     // The killed undo took sql.md out of work/shop; someone writes another sql.md there since.
@@ -1071,7 +1071,9 @@ describe('memdir orphans / relink / merge', () => {
     await fs.writeFile(path.join(intoMemory, 'sql.md'), mine);
     const list = await memdir('merge', 'list', '--json');
     expect(list.err).toContain(`${path.join(intoMemory, 'sql.md')} was changed since, so it was left as it is now (history has both versions).`);
-    expect(await state()).toEqual(merged);
+    // The sql.md the merge moved could not go back into work/shop: the copy the killed undo wrote in src/shop stays, its only one.
+    expect(list.err).toContain(`${path.join(fromMemory, 'sql.md')} stays, its only copy`);
+    expect(await state()).toEqual({ ...merged, from: ['MEMORY.md', 'sql.md'] });
     expect(await fs.readFile(path.join(intoMemory, 'sql.md'), 'utf8')).toBe(mine);
     expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
   });
@@ -1198,6 +1200,68 @@ describe('memdir orphans / relink / merge', () => {
     expect(await readAtRevision(intoMemory, outside.rev, 'MEMORY.md', { dataDir })).toBe('- [SQL](sql.md) — by hand, edited after the kill\n');
     expect(JSON.parse((await memdir('merge', 'list', '--json')).out).merges).toEqual([]);
   }, 60_000);
+
+  // Review of s35-journal2, finding 1: the folder a put-back writes back into keeps a file of that name written since.
+  it('a put-back that keeps a file written since where the memory goes back never takes the only copy out of the other folder (review 1)', async () => {
+    const { id, fromMemory, intoMemory } = await movedAndMerged('merge', 'feedback_sql.md');
+    const dataDir = path.join(root, 'data');
+    // Killed after its last folder: feedback_sql.md ("by hand") taken out of work/shop, back in src/shop only.
+    await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!, 2);
+    // The person writes it again in the app, in work/shop: another feedback_sql.md.
+    await createMemory(
+      { memoryDir: intoMemory, scope: 'private', dataDir },
+      { fields: { name: 'SQL', description: 'shorter', type: 'feedback' }, body: 'the person wrote it again, shorter' },
+    );
+    const list = await memdir('merge', 'list', '--json');
+    expect(list.code).toBe(0);
+    expect(await fs.readFile(path.join(intoMemory, 'feedback_sql.md'), 'utf8')).toContain('the person wrote it again, shorter');
+    // The memory the merge moved, "by hand", is still in src/shop, with its pointer: its only copy.
+    expect(await fs.readFile(path.join(fromMemory, 'feedback_sql.md'), 'utf8')).toContain('by hand');
+    expect(await fs.readFile(path.join(fromMemory, 'MEMORY.md'), 'utf8')).toContain('(feedback_sql.md)');
+    expect(list.err).toContain(`${path.join(intoMemory, 'feedback_sql.md')} (by "Create feedback_sql.md") was changed since`);
+    expect(list.err).toContain(`${path.join(fromMemory, 'feedback_sql.md')} stays`);
+  });
+
+  // Review of s35-journal2, finding 3: a merge whose second folder refuses a write is put back at once, and said.
+  it('a merge that cannot take the memories out of the folder they came from puts back what it wrote into the other, and says so (review 3)', async () => {
+    const from = path.join(root, 'src', 'shop');
+    await makeRepo(from);
+    await addSession(home, from);
+    const fromMemory = await addMemories(home, from, { 'MEMORY.md': '- [SQL](sql.md) — by hand\n', 'sql.md': topic('SQL', 'feedback', 'by hand') });
+    const into = path.join(root, 'work', 'shop');
+    await fs.mkdir(path.dirname(into), { recursive: true });
+    git(root, 'clone', '-q', from, into);
+    git(into, 'remote', 'set-url', 'origin', 'git@github.com:acme/shop.git');
+    await addSession(home, into);
+    const intoMemory = await addMemories(home, into, { 'mine.md': topic('Mine', 'user', 'mine') });
+    const locked = await unwritable(fromMemory);
+    if (!locked) return; // Neither chmod nor the immutable flag bites here: no real write failure to make.
+    try {
+      const merge = await memdir('merge', sanitizeDirName(from), sanitizeDirName(into), '--yes');
+      expect(merge.code).toBe(2);
+      expect(merge.err).toContain(`Nothing was done: merging`);
+      expect(merge.err).toContain(`stopped in ${fromMemory} (Cannot delete `);
+      expect(merge.err).toContain(`What it had already changed in ${intoMemory} was put back`);
+    } finally {
+      await locked();
+    }
+    expect((await fs.readdir(intoMemory)).sort()).toEqual(['mine.md']);
+    expect((await fs.readdir(fromMemory)).sort()).toEqual(['MEMORY.md', 'sql.md']);
+    expect(JSON.parse((await memdir('merge', 'list', '--json')).out).merges).toEqual([]);
+    await expect(fs.access(path.join(root, 'data', 'merges', 'turning.json'))).rejects.toThrow();
+  });
+
+  // Review of s35-journal2, finding 4: the memory the killed undo wrote back, renamed since, is named.
+  it('a memory the killed undo wrote back that the person renamed since is named as kept (review 4)', async () => {
+    const { id, fromMemory } = await movedAndMerged('merge');
+    const dataDir = path.join(root, 'data');
+    await undoKilledBetweenFolders(dataDir, (await readMergeRecord(dataDir, id))!, 2);
+    await renameMemory({ memoryDir: fromMemory, scope: 'private', dataDir }, 'sql.md', 'feedback_sql.md');
+    const list = await memdir('merge', 'list', '--json');
+    expect(list.err).toContain(`Memdir was stopped while undoing merge ${id}`);
+    expect(list.err).toContain(`${path.join(fromMemory, 'sql.md')} (by "Rename sql.md to feedback_sql.md") was changed since`);
+    expect((await fs.readdir(fromMemory)).sort()).toEqual(['MEMORY.md', 'feedback_sql.md']);
+  });
 
   // A real `memdir merge undo` SIGKILLed between its folders: one folder's lock, taken once the undo
   // has journalled its intent (its checks are done), holds it there — after its step in the other

@@ -135,63 +135,71 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
   // and its entry tagged with the turn, so a process killed between the folders or in one is put back.
   return journaled(options.dataDir, plan, async (journal) => {
     const step = { source, body, dataDir: options.dataDir, turn: journal.turn };
-    for (const [toRoot, group] of groupBy(areas, (a) => a.toRoot)) {
-      const writes: StepWrite[] = [];
-      const { entry } = await transact(toRoot, { ...step, summary: options.summaryTo }, async () => {
-        for (const area of group) {
-          // Planned again under the lock: the target may have changed since the preview.
-          const target = new Map(area.target);
-          for (const file of area.source.keys()) {
-            const now = await readBytesOrNull(toRoot, area.prefix + file);
-            if (now) target.set(file, now);
-            else target.delete(file);
+    // The folder being written: a write the disk refuses there puts back every folder written (journal.stopped).
+    let at = '';
+    try {
+      for (const [toRoot, group] of groupBy(areas, (a) => a.toRoot)) {
+        at = toRoot;
+        const writes: StepWrite[] = [];
+        const { entry } = await transact(toRoot, { ...step, summary: options.summaryTo }, async () => {
+          for (const area of group) {
+            // Planned again under the lock: the target may have changed since the preview.
+            const target = new Map(area.target);
+            for (const file of area.source.keys()) {
+              const now = await readBytesOrNull(toRoot, area.prefix + file);
+              if (now) target.set(file, now);
+              else target.delete(file);
+            }
+            const plan = planArea(area.area, area.source, target);
+            const came = new Set([...plan.same]);
+            for (const file of plan.add) {
+              const bytes = file === INDEX_FILE ? Buffer.from(plan.index ?? '', 'utf8') : area.source.get(file)!;
+              writes.push({ file: area.prefix + file, before: await readBytesOrNull(toRoot, area.prefix + file), after: bytes });
+              came.add(file);
+            }
+            if (plan.index !== null && !plan.add.includes(INDEX_FILE))
+              writes.push({ file: area.prefix + INDEX_FILE, before: await readBytesOrNull(toRoot, area.prefix + INDEX_FILE), after: plan.index });
+            for (const file of plan.conflict) {
+              const n = conflicts.length;
+              await keepConflictBytes(options.dataDir, id, n, area.source.get(file)!);
+              conflicts.push({ n, area: area.area, file: area.prefix + file, memoryDir: toRoot, status: 'open', resolution: null, resolvedAt: null });
+              came.add(file);
+            }
+            // The source's index came over (as it was, or as lines): it leaves with the files.
+            if (area.source.has(INDEX_FILE)) came.add(INDEX_FILE);
+            moved.set(area, came);
           }
-          const plan = planArea(area.area, area.source, target);
-          const came = new Set([...plan.same]);
-          for (const file of plan.add) {
-            const bytes = file === INDEX_FILE ? Buffer.from(plan.index ?? '', 'utf8') : area.source.get(file)!;
-            writes.push({ file: area.prefix + file, before: await readBytesOrNull(toRoot, area.prefix + file), after: bytes });
-            came.add(file);
-          }
-          if (plan.index !== null && !plan.add.includes(INDEX_FILE))
-            writes.push({ file: area.prefix + INDEX_FILE, before: await readBytesOrNull(toRoot, area.prefix + INDEX_FILE), after: plan.index });
-          for (const file of plan.conflict) {
-            const n = conflicts.length;
-            await keepConflictBytes(options.dataDir, id, n, area.source.get(file)!);
-            conflicts.push({ n, area: area.area, file: area.prefix + file, memoryDir: toRoot, status: 'open', resolution: null, resolvedAt: null });
-            came.add(file);
-          }
-          // The source's index came over (as it was, or as lines): it leaves with the files.
-          if (area.source.has(INDEX_FILE)) came.add(INDEX_FILE);
-          moved.set(area, came);
-        }
-        await journal.plan(toRoot, writes);
-        // Every area of a group has this toRoot, so the folder it must stay within is theirs alike.
+          await journal.plan(toRoot, writes);
+          // Every area of a group has this toRoot, so the folder it must stay within is theirs alike.
         const within = group[0]!.within;
         for (const w of writes) await writeFileAtomic(toRoot, w.file, w.after!, { within });
-      });
-      if (entry) touched.push({ memoryDir: toRoot, rev: entry.rev, files: writes.map((w) => w.file) });
-    }
+        });
+        if (entry) touched.push({ memoryDir: toRoot, rev: entry.rev, files: writes.map((w) => w.file) });
+      }
 
-    for (const [fromRoot, group] of groupBy(
-      areas.filter((a) => a.removeSource),
-      (a) => a.fromRoot,
-    )) {
-      const removed: StepWrite[] = [];
-      const { entry } = await transact(fromRoot, { ...step, summary: options.summaryFrom }, async () => {
-        for (const area of group) {
-          for (const file of moved.get(area) ?? []) {
-            const rel = area.prefix + file;
-            const now = await readBytesOrNull(fromRoot, rel);
-            // Changed since it was read: it stays (nothing of it came over as it is now).
-            if (!now || !now.equals(area.source.get(file)!)) continue;
-            removed.push({ file: rel, before: now, after: null });
+      for (const [fromRoot, group] of groupBy(
+        areas.filter((a) => a.removeSource),
+        (a) => a.fromRoot,
+      )) {
+        at = fromRoot;
+        const removed: StepWrite[] = [];
+        const { entry } = await transact(fromRoot, { ...step, summary: options.summaryFrom }, async () => {
+          for (const area of group) {
+            for (const file of moved.get(area) ?? []) {
+              const rel = area.prefix + file;
+              const now = await readBytesOrNull(fromRoot, rel);
+              // Changed since it was read: it stays (nothing of it came over as it is now).
+              if (!now || !now.equals(area.source.get(file)!)) continue;
+              removed.push({ file: rel, before: now, after: null });
+            }
           }
-        }
-        await journal.plan(fromRoot, removed);
-        for (const r of removed) await removeFileConfined(fromRoot, r.file);
-      });
-      if (entry) touched.push({ memoryDir: fromRoot, rev: entry.rev, files: removed.map((r) => r.file) });
+          await journal.plan(fromRoot, removed);
+          for (const r of removed) await removeFileConfined(fromRoot, r.file);
+        });
+        if (entry) touched.push({ memoryDir: fromRoot, rev: entry.rev, files: removed.map((r) => r.file) });
+      }
+    } catch (error) {
+      throw await journal.stopped(error, at);
     }
 
     const record: MergeRecord = {

@@ -27,13 +27,14 @@
  * - the step's plan: each file still as the step left it, and touched by no change recorded since
  *   but outside ones, goes back as it was; one changed since — or deleted or renamed in the app
  *   since, which leaves it as the step would have — is kept as it is, and named with that change
- *   (its history has both); MEMORY.md gets the step's own lines reversed.
+ *   (its history has both); MEMORY.md gets the step's own lines reversed. A file kept so where it
+ *   should have gone back keeps the turn's copy of it in the other folder too: the only one.
  * What anyone else wrote meanwhile — the person in the app, a dream, Claude Code — stays; a
  * pointer line the step wrote that was edited since goes with its memory, said.
  *
- * A write the disk refuses takes it at once (turnAsOne); an intent a dead process left takes it the
- * next time anything opens the merges (finishUnfinishedTurn: the app's start, every relink and
- * merge command). It is idempotent: killed while putting back, the intent is still there, and the
+ * A write the disk refuses takes it at once (journal.stopped: turnAsOne, a merge being made); an
+ * intent a dead process left takes it the next time anything opens the merges
+ * (finishUnfinishedTurn: the app's start, every relink and merge command). It is idempotent: killed while putting back, the intent is still there, and the
  * next time puts back what is still as the step left it. A put-back that fails keeps the intent,
  * says so at once, and no other turn starts until it is put back (journaled refuses).
  */
@@ -151,6 +152,12 @@ export interface TurnJournal {
   plan(memoryDir: string, writes: readonly StepWrite[]): Promise<void>;
   /** Put back every step begun (see putBack); when that fails the intent stays, for the next time. */
   putBack(record: MergeRecord | null): Promise<PutBack>;
+  /**
+   * A write the disk refused (`error`) stopped the turn in `memoryDir`: every step begun is put
+   * back (putBack), and the error to throw says where it stopped, why, and what was put back — a
+   * merge that had not begun writing throws its own error as it is.
+   */
+  stopped(error: unknown, memoryDir: string): Promise<unknown>;
 }
 
 /**
@@ -192,6 +199,8 @@ export async function journaled<T>(dataDir: string, plan: TurnPlan, body: (journ
         keep = back.failed.length > 0;
         return back;
       },
+      stopped: async (error, memoryDir) =>
+        intent.op === 'apply' && intent.steps.length === 0 ? error : stoppedError(error, memoryDir, intent, await journal.putBack(record)),
     };
     try {
       return await body(journal);
@@ -240,7 +249,7 @@ export async function turnAsOne<R>(
         const entry = await step.run({ turn: journal.turn, beforeWrite: (writes) => journal.plan(step.memoryDir, writes) });
         if (entry) revs.push(entry.rev);
       } catch (error) {
-        throw stoppedError(error, step.memoryDir, what, await journal.putBack(record));
+        throw await journal.stopped(error, step.memoryDir);
       }
     }
     return finish(revs);
@@ -257,6 +266,8 @@ interface PutBack {
   failed: string[];
   kept: string[];
   dropped: string[];
+  /** A copy the turn wrote that stays, in sentences: the one it was moved from was kept (written since), so it is the only one. */
+  stays: string[];
 }
 
 /**
@@ -293,9 +304,12 @@ function isIndex(file: string): boolean {
  * earlier ones of merge `record` (when there is one yet).
  */
 async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord | null): Promise<PutBack> {
-  const result: PutBack = { back: [], failed: [], kept: [], dropped: [] };
+  const result: PutBack = { back: [], failed: [], kept: [], dropped: [], stays: [] };
   const revs: string[] = [];
   const twice = new Set(intent.steps.map((s) => path.resolve(s.memoryDir)).filter((d, i, all) => all.indexOf(d) !== i));
+  // Each file a folder's put-back kept instead of writing it back (written there since), with that folder:
+  // the copy the turn wrote of it in another folder stays, the only one (its put-back comes later, putBackOrder).
+  const notBack = new Map<string, string>();
   for (const step of putBackOrder(intent.steps)) {
     try {
       const since = await entriesSince(step.memoryDir, step.head, { dataDir });
@@ -303,8 +317,9 @@ async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord 
       revs.push(...own.map((e) => e.rev));
       let made: HistoryEntry | null = null;
       let undone = false;
+      const onlyCopy = step.writes.some((w) => w.before === null && notBack.has(w.file));
       // Its own entry, holding only what it planned: the one undo (refusing a file changed since, a MEMORY.md line edited since too).
-      if (own.length === 1 && !twice.has(path.resolve(step.memoryDir)) && (await holdsOnlyPlan(step, own[0]!, dataDir))) {
+      if (own.length === 1 && !onlyCopy && !twice.has(path.resolve(step.memoryDir)) && (await holdsOnlyPlan(step, own[0]!, dataDir))) {
         try {
           made = (
             await undoChange({
@@ -326,10 +341,12 @@ async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord 
       // No entry of its own, or a file changed since — or the undo found its memory files back already
       // (a put-back killed half-way): by the plan, which finishes what is not back yet (MEMORY.md's lines too).
       if (!undone || !made) {
-        const byPlan = await putBackByPlan(step, dataDir, intent);
+        const byPlan = await putBackByPlan(step, dataDir, intent, notBack);
         made = byPlan.entry ?? made;
         result.kept.push(...byPlan.kept);
         result.dropped.push(...byPlan.dropped);
+        result.stays.push(...byPlan.stays);
+        for (const file of byPlan.notBack) notBack.set(file, step.memoryDir);
       }
       if (made) {
         revs.push(made.rev);
@@ -370,9 +387,16 @@ async function holdsOnlyPlan(step: Step, entry: HistoryEntry, dataDir: string): 
  * whose memory goes goes too even when edited since, said (`dropped`: the edit stays in history,
  * recorded first); an index left with no line goes (revertedIndexWrite).
  */
-async function putBackByPlan(step: Step, dataDir: string, intent: TurnIntent): Promise<{ entry: HistoryEntry | null; kept: string[]; dropped: string[] }> {
+async function putBackByPlan(
+  step: Step,
+  dataDir: string,
+  intent: TurnIntent,
+  notBack: ReadonlyMap<string, string>,
+): Promise<{ entry: HistoryEntry | null; kept: string[]; dropped: string[]; stays: string[]; notBack: string[] }> {
   const kept: string[] = [];
   const dropped: string[] = [];
+  const stays: string[] = [];
+  const keptBack: string[] = [];
   const { entry } = await transact(
     step.memoryDir,
     { source: 'restore', summary: `Put back what ${intent.what} had written here (it was stopped)`, dataDir, turn: intent.turn },
@@ -387,11 +411,24 @@ async function putBackByPlan(step: Step, dataDir: string, intent: TurnIntent): P
       const keptAbsent: string[] = [];
       for (const w of step.writes.filter((x) => !isIndex(x.file))) {
         const [now, before, after] = [await readBytesOrNull(step.memoryDir, w.file), decode(w.before), decode(w.after)];
-        if (sameBytes(now, before)) continue;
+        if (sameBytes(now, before)) {
+          // As before the step, by a change recorded since (the person renamed or deleted it): named, as it is now.
+          const by = changedBy(w.file);
+          if (by) kept.push(`${path.join(step.memoryDir, w.file)} (by "${by.summary}")`);
+          continue;
+        }
+        const elsewhere = before === null && now !== null ? notBack.get(w.file) : undefined;
+        if (elsewhere) {
+          // Its copy in the folder it was moved from was not written back (written there since): this one is the only one.
+          keptFiles.push(w.file);
+          stays.push(`${path.join(step.memoryDir, w.file)} stays, its only copy: ${path.join(elsewhere, w.file)} holds what was written there since.`);
+          continue;
+        }
         const by = changedBy(w.file);
         if (!sameBytes(now, after) || by) {
           keptFiles.push(w.file);
           if (now === null) keptAbsent.push(w.file);
+          if (before !== null && after === null) keptBack.push(w.file);
           kept.push(`${path.join(step.memoryDir, w.file)}${by ? ` (by "${by.summary}")` : ''}`);
           continue;
         }
@@ -407,9 +444,10 @@ async function putBackByPlan(step: Step, dataDir: string, intent: TurnIntent): P
         // As this index names them (`team/x.md` in MEMORY.md, `x.md` in team/MEMORY.md).
         const named = (files: Iterable<string>) => [...files].flatMap((f) => pointerPlacesAt(f).flatMap((r) => (r.index === w.file ? [r.file] : [])));
         // A kept file's pointer the step added is not the step's to take away: as if the step had not written it.
-        const afterKeeping = named(keptFiles).reduce((index, file) => removeIndexEntries(index, file), parseIndex(after ?? ''));
-        const reversal = revertIndexChange(now ?? '', before ?? '', serializeIndex(afterKeeping), new Set(named(removed)), new Set(named(keptAbsent)));
-        const write = revertedIndexWrite({ before, after, now }, reversal.text);
+        const keeping = named(keptFiles);
+        const own = keeping.length > 0 ? serializeIndex(keeping.reduce((index, file) => removeIndexEntries(index, file), parseIndex(after ?? ''))) : after;
+        const reversal = revertIndexChange(now ?? '', before ?? '', own ?? '', new Set(named(removed)), new Set(named(keptAbsent)));
+        const write = revertedIndexWrite({ before, after: own, now }, reversal.text);
         if (write === null) await removeFileConfined(step.memoryDir, w.file);
         else if (write !== undefined) await writeFileAtomic(step.memoryDir, w.file, write);
         const index = path.join(step.memoryDir, w.file);
@@ -418,7 +456,7 @@ async function putBackByPlan(step: Step, dataDir: string, intent: TurnIntent): P
       }
     },
   );
-  return { entry, kept, dropped };
+  return { entry, kept, dropped, stays, notBack: keptBack };
 }
 
 function keptSentence(kept: readonly string[]): string {
@@ -428,12 +466,13 @@ function keptSentence(kept: readonly string[]): string {
 }
 
 /** The error a turn stopped by a write throws, once putting back is done. */
-function stoppedError(error: unknown, stopped: string, what: string, { back, failed, kept, dropped }: PutBack): MemdirError {
+function stoppedError(error: unknown, stopped: string, intent: TurnIntent, { back, failed, kept, dropped, stays }: PutBack): MemdirError {
+  const what = intent.what;
   const reason = error instanceof Error ? error.message : String(error);
   const code = error instanceof MemdirError ? (error.code as MemdirError['code']) : 'io-failed';
   const sentence =
     failed.length === 0
-      ? `Nothing was undone: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}${keptSentence(kept)}${dropped.map((d) => ` ${d}`).join('')}`
+      ? `Nothing was ${intent.op === 'apply' ? 'done' : 'undone'}: ${what} stopped in ${stopped} (${reason}).${back.length > 0 ? ` What it had already changed in ${back.join(', ')} was put back; both steps stay in history.` : ''}${keptSentence(kept)}${[...dropped, ...stays].map((d) => ` ${d}`).join('')}`
       : `${cap(what)} stopped in ${stopped} (${reason}), and putting back what it had changed failed in ${failed.join(', ')}: it is half done there. Memdir tries again at the next merge command or app start (\`memdir merge list\`); until then no merge, relink or import starts. Every step is in each directory's history.`;
   return new MemdirError(code, sentence, { cause: error });
 }
@@ -506,7 +545,7 @@ async function finishLocked(dataDir: string): Promise<{ sentence: string; done: 
     ].join(', and ') || 'it had changed nothing yet';
   const since = result.dropped.length > 0 ? `what else was written there since stays. ${result.dropped.join(' ')}` : 'what was written there since stays.';
   return {
-    sentence: `Memdir was stopped while ${intent.what} (at ${when} UTC): ${putBackWhere}, so ${stands}; ${since}${keptSentence(result.kept)}`,
+    sentence: `Memdir was stopped while ${intent.what} (at ${when} UTC): ${putBackWhere}, so ${stands}; ${since}${keptSentence(result.kept)}${result.stays.map((s) => ` ${s}`).join('')}`,
     done: true,
   };
 }
