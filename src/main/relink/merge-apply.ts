@@ -171,8 +171,8 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
           }
           await journal.plan(toRoot, writes);
           // Every area of a group has this toRoot, so the folder it must stay within is theirs alike.
-        const within = group[0]!.within;
-        for (const w of writes) await writeFileAtomic(toRoot, w.file, w.after!, { within });
+          const within = group[0]!.within;
+          for (const w of writes) await writeFileAtomic(toRoot, w.file, w.after!, { within });
         });
         if (entry) touched.push({ memoryDir: toRoot, rev: entry.rev, files: writes.map((w) => w.file) });
       }
