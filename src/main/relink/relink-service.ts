@@ -27,7 +27,6 @@ import {
   scanHome,
   scanProject,
 } from '../memdir/index.js';
-import { ConnectionStore } from '../team/index.js';
 import { type MergeArea, applyMerge, planAreas, planFiles, readArea } from './merge-apply.js';
 import { agentAreaName, agentFolderOf, agentPlaces, linkedAgentFolder, placeName, placeUnder } from './agent-places.js';
 import type { FileMap } from './merge-plan.js';
@@ -121,6 +120,8 @@ async function agentAreas(source: ProjectScan, newRoot: string, dataDir: string,
 /** A team folder that syncs: moving its files away would have the next pull bring them back into the old folder. */
 async function teamSyncWarning(dataDir: string, from: string, to: string, fromDir: string, areas: readonly MergeArea[]): Promise<string | null> {
   if (!areas.some((a) => a.area === 'team')) return null;
+  // Loaded here, not with relink: the app's start puts back a killed merge through relink's front door before its first list, and team sync's code waits until after it.
+  const { ConnectionStore } = await import('../team/index.js');
   const connection = await new ConnectionStore(dataDir).forMemoryDir(from).catch(() => null);
   if (!connection) return null;
   const target = await new ConnectionStore(dataDir).forMemoryDir(to).catch(() => null);

@@ -18,7 +18,6 @@ import { type HistoryEntry, HistoryError, readEntry, reinstateImportedHistory, r
 import { linesFor, MemoryError, undoChange } from '../memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
 import { refuseNewSecrets } from '../secrets/index.js';
-import { moveAllowsOf } from '../team/index.js';
 import { readBytesOrNull } from '../core/confined-path.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
@@ -214,6 +213,8 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
 export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>>> {
   const turned = opts.dataDir ? await mergeTurnedBy(opts.dataDir, opts.memoryDir, opts.rev) : null;
   if (!turned) {
+    // Loaded here, not with relink (as relink-service.ts's team sync warning): team sync's code waits until after the app's first list.
+    const { moveAllowsOf } = await import('../team/index.js');
     const allows = await moveAllowsOf(opts.memoryDir, opts.dataDir ?? resolveDataDir(), opts.rev);
     const done = await undoChange(opts);
     return { ...done, notes: [...done.notes, ...(await allows.withdraw())] };
