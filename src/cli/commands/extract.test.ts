@@ -81,6 +81,31 @@ describe('memdir extract', () => {
     expect(log).not.toContain(token.slice(8));
   });
 
+  it("apply mode: an update that overlaps the person's edit made while the model answered is not written, said in full, and queued", async () => {
+    await updateAppSettings(fx.dataDir, { extraction: { mode: 'apply' } });
+    await fs.writeFile(fx.transcript(), fx.builder().prompt('The ORM also hid slow joins.').assistant('ok', { stopReason: 'end_turn' }).take());
+    const sql = path.join(fx.memoryDir, 'feedback_sql.md');
+    const edited = '---\nname: No ORM\ndescription: We write SQL by hand\ntype: feedback\n---\nThe ORM hid N+1 queries (the person, meanwhile).\n';
+    fake.setHandler(async () => {
+      await fs.writeFile(sql, edited);
+      return operationsReply({
+        ...memory,
+        action: 'update',
+        file: 'feedback_sql.md',
+        name: 'No ORM',
+        description: 'We write SQL by hand',
+        body: 'The ORM hid N+1 queries and slow joins.\n',
+      });
+    });
+    const { code, out } = await run('extract', '--project', fx.dir);
+    expect(code).toBe(0);
+    expect(await fs.readFile(sql, 'utf8')).toBe(edited);
+    expect(out).toContain(
+      'feedback_sql.md: Not written: feedback_sql.md was changed since the model read it, and the change overlaps its update. It waits in the review queue: compare both and choose which to keep.',
+    );
+    expect(out).toContain('1 proposal queued: review it in the app (Review queue).');
+  });
+
   it('--dry-run writes nothing; --offline lists "remember this" statements; text output reads well', async () => {
     await fs.writeFile(
       fx.transcript(),

@@ -58,7 +58,8 @@ export const extractCommand: CommandSpec = {
 Each entry covers the turns from firstUuid to lastUuid of one session (usually one turn; a
 backlog is sent to the model a few turns at a time). The mode is Memdir's setting (Settings →
 Extraction): "review" queues proposals for the app's review queue, "apply" writes them (history
-source "extract"). The first run on a project reads its whole history: try --dry-run first.
+source "extract"); an update that overlaps an edit made while the model answered is not written but
+queued, with the reason. The first run on a project reads its whole history: try --dry-run first.
 A turn in which the agent itself wrote into the memory directory is skipped (R-EXCLUSIVE);
 nothing is written when Claude Code's autoMemoryEnabled is false (R-SETTINGS).
 Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
@@ -132,6 +133,9 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
       }
       io.out(`\n${table(rows)}`);
     }
+    // Why each operation was not written, whole (the table cuts a long detail): refused, or queued for a look in apply mode.
+    const notWritten = turns.flatMap((t) => t.operations ?? []).filter((o) => (o.disposition === 'refused' || o.disposition === 'queued') && o.reason);
+    if (notWritten.length > 0) io.out(`\n${notWritten.map((o) => `${o.scope === 'team' ? 'team/' : ''}${o.file}: ${o.reason}\n`).join('')}`);
     const queued = turns.flatMap((t) => t.operations ?? []).filter((o) => o.disposition === 'queued').length;
     if (queued > 0) io.out(`\n${plural(queued, 'proposal')} queued: review ${queued === 1 ? 'it' : 'them'} in the app (Review queue).\n`);
     for (const f of files) {

@@ -29,6 +29,15 @@ function readText(file: string): string | null {
   }
 }
 
+/** What the user said in a span, as a proposal shows it: the last 1,000 characters of their prompts. */
+export function evidenceOf(turns: readonly Turn[]): string {
+  return turns
+    .filter((t) => t.userText)
+    .map((t) => t.userText)
+    .join('\n')
+    .slice(-1000);
+}
+
 /** The session and line range of a span of turns, as its outcome records them. */
 export function outcomeBase(turns: readonly Turn[]): Pick<TurnOutcome, 'sessionId' | 'firstUuid' | 'lastUuid' | 'turns'> {
   return {
@@ -216,11 +225,7 @@ export class SpanDecider {
       return { ...(await this.offline(turns, `The model's answer was not used (${error.message}); offline path:`, proposals)), model };
     }
     const operations: OperationOutcome[] = [];
-    const evidence = turns
-      .filter((t) => t.userText)
-      .map((t) => t.userText)
-      .join('\n')
-      .slice(-1000);
+    const evidence = evidenceOf(turns);
     for (const raw of raws) {
       const checked = await validateOperation(raw, target);
       if (!checked.ok) {

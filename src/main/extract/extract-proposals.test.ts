@@ -298,16 +298,30 @@ describe('an update applied at once (apply mode) onto a memory the person edited
     expect(text).toContain('NEVER re-run flaky jobs more than twice.');
   });
 
-  it("writes nothing over an edit that overlaps it, and says so: the person's text stays", async () => {
+  it('writes nothing over an edit that overlaps it, says so, and keeps the update in the review queue: accepted there, both are shown', async () => {
     const now = topic('CI runs on Buildkite since May.');
     const result = await applyWhileEdited(now, 'CI runs on GitHub Actions, on Linux runners only.\n');
     expect(await memory('project_ci.md')).toBe(now);
     const ops = result.outcomes.flatMap((o) => o.operations);
     expect(ops).toEqual([
       expect.objectContaining({
-        disposition: 'refused',
-        reason: 'project_ci.md was changed since this update was proposed, and the change overlaps it: compare both and choose which to keep.',
+        disposition: 'queued',
+        reason:
+          'Not written: project_ci.md was changed since the model read it, and the change overlaps its update. It waits in the review queue: compare both and choose which to keep.',
+        proposalId: expect.any(String),
       }),
     ]);
+    expect(result.queued).toBe(1);
+    // Not lost: a pending proposal, from the text the model read.
+    const proposal = (await store().getProposal(ops[0]!.proposalId!))!;
+    expect(proposal).toMatchObject({ status: 'pending', kind: 'proposal', baseText: topic('CI runs on GitHub Actions.') });
+    expect(proposal.operation.body).toBe('CI runs on GitHub Actions, on Linux runners only.\n');
+    expect(proposal.warnings).toEqual([ops[0]!.reason]);
+    // Accepted as it is, it still overlaps: the file as it is now is handed back to compare, nothing written.
+    await expect(acceptProposal(h.fx.dataDir, proposal.id)).rejects.toMatchObject({ code: 'conflict', current: now });
+    // Accepted from the file as the person sees it now (the app's "Take the proposal"), it is written.
+    const taken = await acceptProposal(h.fx.dataDir, proposal.id, undefined, { baseText: now });
+    expect(taken.result?.rev).toBeTruthy();
+    expect(await memory('project_ci.md')).toContain('on Linux runners only.');
   });
 });

@@ -9,9 +9,9 @@ import { inStoreMode, type ProjectLocation } from '../memdir/index.js';
 import { realpathDeepestExistingSync } from '../core/memory-lock.js';
 import { commitCursor, CursorStore, memoryWritesInTurn, type NewTurns, type Turn } from '../transcripts/index.js';
 import { applyOperations, describeOperation, operationPath } from './apply-operations.js';
-import { SpanDecider, skipped } from './decide-span.js';
+import { SpanDecider, evidenceOf, skipped } from './decide-span.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';
-import { type ExtractJournal, type JournalApply, ExtractionStore, newId } from './extraction-store.js';
+import { type ExtractJournal, type JournalApply, ExtractionStore, newId, proposalIdOf } from './extraction-store.js';
 
 /** The cursor consumer name of extraction. */
 export const EXTRACT_CONSUMER = 'extract';
@@ -61,6 +61,33 @@ function spansOf(turns: readonly Turn[], memoryDir: string): Span[] {
 
 function shortSession(id: string | null): string {
   return id ? id.slice(0, 8) : 'an unknown session';
+}
+
+/**
+ * An update refused at apply time because it overlaps an edit made meanwhile, as a pending
+ * proposal from the text the model read: its id is the same each time the journal is carried out.
+ */
+function overlapProposal(journal: ExtractJournal, group: JournalApply, turnUuid: string | null, operation: ExtractOperation, reason: string): Proposal {
+  const rel = operationPath(operation);
+  return {
+    id: proposalIdOf(group.entryId, rel),
+    kind: 'proposal',
+    status: 'pending',
+    createdAt: journal.createdAt,
+    decidedAt: null,
+    project: journal.project,
+    memoryDir: journal.memoryDir,
+    sessionId: group.sessionId,
+    transcriptPath: journal.transcriptPath,
+    turnUuid,
+    operation,
+    baseText: group.bases?.[rel] ?? null,
+    evidence: group.evidence ?? operation.reason ?? '',
+    warnings: [reason],
+    edited: false,
+    result: null,
+    rejectReason: null,
+  };
 }
 
 /** One run over one transcript: the state shared by its reads. */
@@ -173,7 +200,8 @@ export class ExtractionRun {
           return { entries, proposals, apply, stopAt: done };
         }
         const id = record(decided);
-        if (toApply.length > 0) apply.push({ entryId: id, sessionId: decided.sessionId, operations: toApply, bases: Object.fromEntries(bases) });
+        if (toApply.length > 0)
+          apply.push({ entryId: id, sessionId: decided.sessionId, operations: toApply, bases: Object.fromEntries(bases), evidence: evidenceOf(span.turns) });
       }
       done += span.turns.length;
     }
@@ -184,6 +212,7 @@ export class ExtractionRun {
   async execute(journal: ExtractJournal): Promise<TurnOutcome[]> {
     const { dataDir } = this.options;
     const entries = structuredClone(journal.entries);
+    const queue: Proposal[] = [...journal.proposals];
     for (const group of journal.apply) {
       const entry = entries.find((e) => e.id === group.entryId);
       const summary = (written: readonly ExtractOperation[]) =>
@@ -202,17 +231,28 @@ export class ExtractionRun {
         const outcome = entry.outcome.operations.find(
           (o) => o.disposition === 'applied' && o.operation.file === result.operation.file && o.operation.scope === result.operation.scope,
         );
-        if (outcome && !result.ok) {
+        if (!outcome || result.ok) continue;
+        if (result.current === undefined) {
           outcome.disposition = 'refused';
           outcome.reason = result.reason;
+          continue;
         }
+        // The person edited the memory while the model answered, where the update changes it: not
+        // written, and not lost either — it waits in the review queue, where accepting it shows both.
+        const rel = operationPath(result.operation);
+        const reason = `Not written: ${rel} was changed since the model read it, and the change overlaps its update. It waits in the review queue: compare both and choose which to keep.`;
+        const proposal = overlapProposal(journal, group, entry.outcome.lastUuid, result.operation, reason);
+        outcome.disposition = 'queued';
+        outcome.reason = reason;
+        outcome.proposalId = proposal.id;
+        queue.push(proposal);
       }
     }
     await this.options.hooks?.afterStep?.('operations-applied');
-    for (const proposal of journal.proposals) {
+    for (const proposal of queue) {
       if (!(await this.store.getProposal(proposal.id))) await this.store.saveProposal(proposal);
     }
-    this.queued += journal.proposals.length;
+    this.queued += queue.length;
     const logged = await this.store.loggedIds();
     await this.store.appendLog(entries.filter((e) => !logged.has(e.id)));
     await this.options.hooks?.afterStep?.('log-appended');

@@ -34,6 +34,12 @@ export function newId(prefix: 'ext' | 'prop' | 'dec'): string {
   return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 }
 
+/** The id of a proposal made from one operation of a log entry: the same each time (a journal carried out again after a crash queues it once). */
+export function proposalIdOf(entryId: string, operationPath: string): string {
+  const time = entryId.split('-')[1] ?? '0';
+  return `prop-${time}-${createHash('sha256').update(`${entryId}\0${operationPath}`).digest('hex').slice(0, 12)}`;
+}
+
 const cursorSchema = z.custom<TranscriptCursor>(
   (value) => typeof value === 'object' && value !== null && typeof (value as { offset?: unknown }).offset === 'number',
 );
@@ -45,6 +51,8 @@ export const journalApplySchema = z.object({
   operations: z.array(extractOperationSchema),
   /** For each update, by path in the memory dir: the file's text the model read (null: none), merged onto what it gained since. Absent in journals of an older Memdir. */
   bases: z.record(z.string(), z.string().nullable()).optional(),
+  /** What the user said in the span: the evidence of an update queued because it overlapped an edit made meanwhile. */
+  evidence: z.string().optional(),
 });
 
 /** A run's decisions, written before any of them is carried out. */
@@ -70,6 +78,8 @@ export interface JournalApply {
   sessionId: string | null;
   operations: ExtractOperation[];
   bases?: Record<string, string | null>;
+  /** What the user said in the span (as a proposal's evidence): an update refused at apply time is queued with it. */
+  evidence?: string;
 }
 
 /** Extraction's files in the data dir (see the module comment). */

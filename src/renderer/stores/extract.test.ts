@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractionLogEntry, Proposal } from '../../shared/contract/extract.js';
 import type { SessionStatus } from '../../shared/contract/session.js';
-import { describeLogEntry } from '../views/ReviewView.js';
+import { describeLogEntry, logDetail } from '../views/ReviewView.js';
 import { editOf, totalPending, withoutProposal } from './extract.js';
 import { parseRoute, routeToHash } from './nav.js';
 import { handBackSentence } from '../views/LiveSessionsView.js';
@@ -71,6 +71,23 @@ describe('review queue state', () => {
         }),
       ),
     ).toBe('1 turn: 1 queued, 1 refused (offline)');
+    // The log's detail says why each operation was not written: an apply-mode update that overlapped an edit is queued, in a sentence.
+    const overlap =
+      'Not written: a.md was changed since the model read it, and the change overlaps its update. It waits in the review queue: compare both and choose which to keep.';
+    expect(
+      logDetail({
+        ...base,
+        message: '2 operations.',
+        turns: 1,
+        skipped: false,
+        reason: null,
+        method: 'model',
+        operations: [
+          { ...op, disposition: 'queued', reason: overlap },
+          { ...op, disposition: 'applied' },
+        ],
+      }),
+    ).toBe(`2 operations. a.md: ${overlap}`);
     expect(
       describeLogEntry({ kind: 'decision', id: 'd', time: 't', project: 'p', proposalId: 'x', decision: 'rejected', file: 'a.md', rev: null, reason: 'stale' }),
     ).toBe('rejected a.md (stale)');

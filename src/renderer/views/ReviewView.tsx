@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'react';
 import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
-import type { ExtractionLogEntry, Proposal } from '../../shared/contract/extract.js';
+import type { ExtractionLogEntry, Proposal, TurnOutcome } from '../../shared/contract/extract.js';
 import { unionWithOverlaps } from '../../shared/line-union.js';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import { when } from '../components/format.js';
@@ -196,6 +196,12 @@ export function describeLogEntry(entry: ExtractionLogEntry): string {
   return `${span}: ${parts.length ? parts.join(', ') : 'nothing to remember'}${o.method === 'offline' ? ' (offline)' : ''}`;
 }
 
+/** A log line's detail: the outcome's message, and why each operation was not written (refused, or queued for a look). */
+export function logDetail(outcome: TurnOutcome): string {
+  const why = outcome.operations.flatMap((o) => (o.disposition !== 'applied' && o.reason ? [`${o.operation.file}: ${o.reason}`] : []));
+  return [outcome.message ?? '', ...why].filter(Boolean).join(' ');
+}
+
 function ExtractionLog() {
   const log = useExtract((s) => s.log);
   const [open, setOpen] = useState(false);
@@ -226,7 +232,7 @@ function ExtractionLog() {
                   <td className="small">{when(entry.time)}</td>
                   <td className="small">{entry.project}</td>
                   <td>{describeLogEntry(entry)}</td>
-                  <td className="small muted">{entry.kind === 'turns' ? (entry.outcome.message ?? '') : ''}</td>
+                  <td className="small muted">{entry.kind === 'turns' ? logDetail(entry.outcome) : ''}</td>
                 </tr>
               ))}
             </tbody>
