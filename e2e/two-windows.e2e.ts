@@ -4,7 +4,8 @@
  * first's. The second window is told, the first window's draft stays stored; "Keep mine instead"
  * keeps the second's, and then the first window is told in turn when it types again. A save in
  * one window leaves the other's draft stored, and the other window is told at once, as is an
- * idle window when another one starts a draft of its memory.
+ * idle window when another one starts a draft of its memory. The Drafts list of every other window
+ * follows at once: a draft typed elsewhere appears, one saved or discarded elsewhere goes.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -50,7 +51,8 @@ describe.skipIf(!HAS_BROWSER)(`two windows on one memory${HAS_BROWSER ? '' : ` (
     await fs.writeFile(path.join(memory, 'a.md'), '---\nname: A\ndescription: alpha\ntype: feedback\n---\n\naaa\n');
     await fs.writeFile(path.join(memory, 'sql.md'), '---\nname: SQL\ndescription: queries\ntype: feedback\n---\n\nuse joins\n');
     await fs.writeFile(path.join(memory, 'b.md'), '---\nname: B\ndescription: beta\ntype: feedback\n---\n\nbbb\n');
-    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [A](a.md) — alpha\n- [SQL](sql.md) — queries\n- [B](b.md) — beta\n');
+    await fs.writeFile(path.join(memory, 'd.md'), '---\nname: D\ndescription: delta\ntype: feedback\n---\n\nddd\n');
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [A](a.md) — alpha\n- [SQL](sql.md) — queries\n- [B](b.md) — beta\n- [D](d.md) — delta\n');
     dataDir = path.join(root, 'data');
     host = await startHost(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', dataDir]);
     browser = await launchBrowser();
@@ -140,6 +142,48 @@ describe.skipIf(!HAS_BROWSER)(`two windows on one memory${HAS_BROWSER ? '' : ` (
     await w2.getByRole('region', { name: 'Conflict' }).waitFor();
     expect(await description(w2).inputValue()).toBe('beta, from window 2');
     expect(await stored()).toContain('beta, from window 2');
+    expect(errors).toEqual([]);
+  });
+
+  it("another window's Drafts list follows at once: a draft typed elsewhere appears, one saved or discarded elsewhere goes", async () => {
+    const listed = async (): Promise<Page> => {
+      const page = await context.newPage();
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(host.url);
+      await page.getByRole('button', { name: /^Drafts/ }).click();
+      await page.getByRole('heading', { name: 'Drafts' }).waitFor();
+      return page;
+    };
+    const list = await listed();
+    const row = (page: Page, file: string) => page.getByRole('list', { name: 'Drafts' }).locator('li', { hasText: file });
+    /** The sidebar's count of drafts (no badge: none). */
+    const count = async (page: Page): Promise<number> => {
+      const badge = page.getByRole('button', { name: /^Drafts/ }).getByLabel(/unsaved$/);
+      return (await badge.count()) ? Number(await badge.textContent()) : 0;
+    };
+    expect(await row(list, 'd.md').count()).toBe(0);
+
+    // Another window drafts d.md: the list here shows it without being asked again.
+    const editing = await open('d.md');
+    await editing.getByRole('textbox', { name: /^Description/ }).fill('delta, drafted in another window');
+    await expect.poll(stored).toContain('delta, drafted in another window');
+    await row(list, 'd.md').waitFor();
+    const before = await count(list);
+
+    // It saves there: the draft goes from the list here, and from the sidebar's count.
+    await editing.getByRole('button', { name: 'Save', exact: true }).click();
+    await editing.getByText('Saved d.md.').waitFor();
+    await row(list, 'd.md').waitFor({ state: 'detached' });
+    await expect.poll(() => count(list)).toBe(before - 1);
+
+    // Drafted again there, then discarded from a third window's Drafts list: it goes from this one too.
+    await editing.getByRole('textbox', { name: /^Description/ }).fill('delta, drafted again');
+    await row(list, 'd.md').waitFor();
+    const other = await listed();
+    await other.getByRole('button', { name: 'Discard the draft of d.md' }).click();
+    await other.getByText('Discarded the draft of d.md.').waitFor();
+    await row(list, 'd.md').waitFor({ state: 'detached' });
+    expect(await stored()).not.toContain('delta, drafted again');
     expect(errors).toEqual([]);
   });
 });

@@ -45,7 +45,16 @@ type Pending = { draft: Omit<StoredDraft, 'savedAt'>; timer: ReturnType<typeof s
 interface DraftsState {
   drafts: Record<string, StoredDraft>;
   loaded: boolean;
+  /** Read the list (the app's start, the Drafts view): every draft listed counts as seen by this window. */
   load: () => Promise<void>;
+  /**
+   * A window kept or forgot a draft (`drafts-changed`): another window's change is read again so
+   * the list and the sidebar's count show it; this window's own is already here. What is only
+   * listed is not "seen" (a write here still does not replace another window's draft unseen);
+   * a burst of changes is read once more after the read under way. `window` null: not known (the
+   * stream dropped meanwhile), read again.
+   */
+  onChanged: (event: { window: string | null }) => void;
   /** The stored draft of a file, once the list is loaded. */
   find: (ref: DraftRef) => Promise<StoredDraft | null>;
   /** Keep a draft (debounced write). */
@@ -73,12 +82,69 @@ const seen = new Map<string, string>();
 const pending = new Map<string, Pending>();
 /** Per file, the last write or discard sent: the next waits for it, so a late write never revives a discarded draft. */
 const inFlight = new Map<string, Promise<void>>();
+/** Per file, how many writes or discards of this window are queued or under way. */
+const busy = new Map<string, number>();
+/** The files this window changed while each list read is under way: what it did wins over what that list says. */
+const reads = new Set<Set<string>>();
 let loading: Promise<void> | null = null;
 
+/** This window changed a file's draft (typed, wrote, discarded): a list read now under way may be older. */
+function touch(key: string): void {
+  for (const touched of reads) touched.add(key);
+}
+
 function inOrder(key: string, work: () => Promise<void>): Promise<void> {
-  const next = (inFlight.get(key) ?? Promise.resolve()).then(work);
+  busy.set(key, (busy.get(key) ?? 0) + 1);
+  touch(key);
+  const next = (inFlight.get(key) ?? Promise.resolve()).then(work).finally(() => {
+    touch(key);
+    const left = (busy.get(key) ?? 1) - 1;
+    if (left > 0) busy.set(key, left);
+    else busy.delete(key);
+  });
   inFlight.set(key, next);
   return next;
+}
+
+/**
+ * The stored drafts, as main lists them now, with this window's changes the list may not have
+ * seen yet (typed and not yet written, written or discarded while it was read) kept as they are
+ * here. `see`: the listed drafts count as seen by this window (what a write may replace).
+ */
+async function readList(see: boolean): Promise<void> {
+  const touched = new Set<string>([...pending.keys(), ...busy.keys()]);
+  reads.add(touched);
+  try {
+    const { drafts } = await call('drafts.list', {});
+    if (see) for (const d of drafts) if (!touched.has(draftKey(d))) seen.set(draftKey(d), d.savedAt);
+    const current = useDrafts.getState().drafts;
+    const listed = Object.fromEntries(drafts.filter((d) => !touched.has(draftKey(d))).map((d) => [draftKey(d), d]));
+    const mine = Object.fromEntries([...touched].flatMap((key) => (current[key] ? [[key, current[key]]] : [])));
+    useDrafts.setState({ drafts: { ...listed, ...mine }, loaded: true });
+  } finally {
+    reads.delete(touched);
+  }
+}
+
+/** The list read for another window's change: one at a time, and one more after it for changes heard meanwhile. */
+let refreshing: Promise<void> | null = null;
+let again = false;
+function refresh(): void {
+  if (refreshing) {
+    again = true;
+    return;
+  }
+  refreshing = readList(false)
+    .catch(() => {
+      // The list stays as it was; the next change, or the stream's resync, reads it again.
+    })
+    .finally(() => {
+      refreshing = null;
+      if (again) {
+        again = false;
+        refresh();
+      }
+    });
 }
 
 function write(draft: Omit<StoredDraft, 'savedAt'>): Promise<void> {
@@ -121,28 +187,27 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
   drafts: {},
   loaded: false,
   load() {
-    loading = (async () => {
-      try {
-        const { drafts } = await call('drafts.list', {});
-        for (const d of drafts) seen.set(draftKey(d), d.savedAt);
-        // Drafts typed since the list was asked for win over what it returned.
-        const current = get().drafts;
-        set({ drafts: { ...Object.fromEntries(drafts.map((d) => [draftKey(d), d])), ...current }, loaded: true });
-      } catch (error) {
-        set({ loaded: true });
-        useToasts.getState().show('error', `Drafts could not be read: ${messageOf(error)}`);
-      }
-    })();
+    loading = readList(true).catch((error: unknown) => {
+      set({ loaded: true });
+      useToasts.getState().show('error', `Drafts could not be read: ${messageOf(error)}`);
+    });
     return loading;
+  },
+  onChanged(event) {
+    if (!isThisWindow(event.window)) refresh();
   },
   async find(ref) {
     if (!get().loaded) await (loading ?? get().load());
-    return get().drafts[draftKey(ref)] ?? null;
+    const found = get().drafts[draftKey(ref)] ?? null;
+    // Opened in this window's editor: the person sees it, so a write here may replace it.
+    if (found && !pending.has(draftKey(ref)) && !busy.has(draftKey(ref))) seen.set(draftKey(ref), found.savedAt);
+    return found;
   },
   keep(draft) {
     const key = draftKey(draft);
     const waiting = pending.get(key);
     if (waiting) clearTimeout(waiting.timer);
+    touch(key);
     // Shown at once (the list, the badge), written once typing settles.
     set({ drafts: { ...get().drafts, [key]: { ...draft, savedAt: new Date().toISOString() } } });
     pending.set(key, {
@@ -164,11 +229,13 @@ export const useDrafts = create<DraftsState>()((set, get) => ({
     const waiting = pending.get(key);
     if (waiting) clearTimeout(waiting.timer);
     pending.delete(key);
+    touch(key);
     const { [key]: _gone, ...rest } = get().drafts;
     set({ drafts: rest });
     await inOrder(key, async () => {
       try {
-        await discardStored(ref, seen.get(key) ?? null);
+        // Another window's draft this one has not seen stays stored: the list shows it again.
+        if (!(await discardStored(ref, seen.get(key) ?? null))) refresh();
       } catch (error) {
         useToasts.getState().show('error', messageOf(error));
       }

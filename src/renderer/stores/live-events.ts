@@ -1,12 +1,13 @@
 /**
  * Main's live events (`events.stream`) handed to the stores they concern: a job's progress, an
- * alert, another window's draft, a team or personal sync change, a changed project, a navigation asked by the desktop
+ * alert, another window's draft (the editor's notice, the Drafts list), a team or personal sync change, a changed project, a navigation asked by the desktop
  * shell; and, when the stream is live again after it dropped, those stores read again (`resync`).
  * Started once by the app's shell on the stream the entry opened (live-stream.ts); returns the stop.
  */
 import type { AppEvent, Job } from '../../shared/contract/events.js';
 import { useAlerts } from './alerts.js';
 import { useApp } from './app.js';
+import { useDrafts } from './drafts.js';
 import { useDream } from './dream.js';
 import { useEditor } from './editor.js';
 import { useExtract } from './extract.js';
@@ -86,7 +87,8 @@ function applyEvent(event: AppEvent): void {
     case 'personal-changed':
       return readAgain.personal(event.dir);
     case 'drafts-changed':
-      // Another window typed (or let go of) a draft: an editor open on that memory says so at once.
+      // Another window typed (or let go of) a draft: an editor open on that memory says so at once, the Drafts list and its count follow.
+      useDrafts.getState().onChanged(event);
       return useEditor.getState().noteDraftElsewhere(event);
     case 'navigate':
       // A notification clicked or a memdir:// link opened in the desktop app.
@@ -124,4 +126,6 @@ function resync(): void {
   readAgain.job(null);
   readAgain.team(null);
   readAgain.personal(null);
+  // Drafts kept or forgotten by other windows meanwhile: the list as main has it now.
+  useDrafts.getState().onChanged({ window: null });
 }
