@@ -3,6 +3,7 @@ import { create } from 'zustand';
 import type { AppInfo } from '../../shared/contract/app.js';
 import { call } from '../transport/transport.js';
 import { messageOf } from './errors.js';
+import { useNav } from './nav.js';
 import { useProjects } from './projects.js';
 
 interface AppState {
@@ -29,6 +30,8 @@ export const useApp = create<AppState>()((set) => ({
     set({ busy: true });
     try {
       set({ info: await call('app.openDemo', {}), error: null });
+      // The new home's dashboard, whichever comes first: this answer or the switch's home-changed event (which then leaves the page where it is).
+      useNav.getState().go({ view: 'dashboard' });
       await useProjects.getState().load();
     } catch (error) {
       set({ error: messageOf(error) });
@@ -40,6 +43,8 @@ export const useApp = create<AppState>()((set) => ({
     set({ busy: true });
     try {
       set({ info: await call('app.setHome', { home }), error: null });
+      // The new home's dashboard, whichever comes first: this answer or the switch's home-changed event (which then leaves the page where it is).
+      useNav.getState().go({ view: 'dashboard' });
       await useProjects.getState().load();
     } catch (error) {
       set({ error: messageOf(error) });

@@ -4,6 +4,7 @@
  * Driven through the transport's seam (setTransport); the e2e suite runs the same over real HTTP.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AppEvent } from '../../shared/contract/events.js';
 import type { StreamState, Transport, WireResult } from '../transport/transport.js';
 
 /** A host whose home the test switches, whose stream it drops and brings back; it records the calls it is asked. */
@@ -11,15 +12,19 @@ async function pageOnAHost(home: { path: string }) {
   vi.resetModules();
   const asked: string[] = [];
   let state: ((state: StreamState) => void) | null = null;
+  let emit: ((event: AppEvent) => void) | null = null;
   const transport: Transport = {
     kind: 'host',
     call(name): Promise<WireResult> {
       asked.push(name);
-      if (name === 'app.info') return Promise.resolve({ ok: true, result: { home: home.path, homeSource: 'flag', homeExists: true } });
+      if (name === 'app.openDemo') home.path = '/data/demo/claude-home';
+      if (name === 'app.info' || name === 'app.openDemo')
+        return Promise.resolve({ ok: true, result: { home: home.path, homeSource: 'flag', homeExists: true } });
       return Promise.resolve({ ok: false, error: { code: 'unavailable', message: 'Not in this test.' } });
     },
-    subscribe(_name, _input, _onEvent, onState) {
+    subscribe(_name, _input, onEvent, onState) {
       state = onState ?? null;
+      emit = onEvent as (event: AppEvent) => void;
       return () => undefined;
     },
   };
@@ -43,7 +48,7 @@ async function pageOnAHost(home: { path: string }) {
     // Its answer, and what the page does with it, after the microtasks already queued.
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
-  return { useNav, reconnect, stop, asked };
+  return { useApp, useNav, reconnect, stop, asked, emit: (event: AppEvent) => emit!(event) };
 }
 
 describe('the page after its event stream comes back', () => {
@@ -68,6 +73,22 @@ describe('the page after its event stream comes back', () => {
     expect(useNav.getState().route).toEqual({ view: 'project', dir: '-work-app', tab: 'memories' });
     // The projects are read again once, not once for the home and once more for the list.
     expect(asked.slice(before).filter((name) => name === 'projects.list')).toHaveLength(1);
+    stop();
+  });
+
+  it("stays in the project opened after this page switched the home itself, when that switch's event comes late", async () => {
+    const home = { path: '/homes/one' };
+    const { useApp, useNav, stop, emit } = await pageOnAHost(home);
+    // The person opens the demo workspace here, then a project of it, before the event of the switch arrives (a loaded machine).
+    await useApp.getState().openDemo();
+    useNav.getState().go({ view: 'project', dir: '-demo-checkout-service', tab: 'dream' });
+    emit({ type: 'home-changed', home: '/data/demo/claude-home' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(useNav.getState().route).toEqual({ view: 'project', dir: '-demo-checkout-service', tab: 'dream' });
+    // Another window's switch still takes this one to the dashboard of the new home.
+    home.path = '/homes/two';
+    emit({ type: 'home-changed', home: '/homes/two' });
+    await vi.waitFor(() => expect(useNav.getState().route).toEqual({ view: 'dashboard' }));
     stop();
   });
 });

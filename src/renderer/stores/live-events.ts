@@ -69,6 +69,9 @@ const readAgain = {
 function applyEvent(event: AppEvent): void {
   switch (event.type) {
     case 'home-changed':
+      // This page switched to that home itself (it already shows it): its event, late on a loaded
+      // machine, must not take the person back from a project of it they opened meanwhile.
+      if (useApp.getState().info?.home === event.home) return;
       void readAgain.home();
       // The page leaves any project of the old home: none of them is read again.
       useNav.getState().go({ view: 'dashboard' });
