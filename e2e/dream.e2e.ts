@@ -120,4 +120,32 @@ describe.skipIf(!HAS_BROWSER)(`dream${HAS_BROWSER ? '' : ` (skipped: ${MISSING_B
     await page.screenshot({ path: artifact('09-dashboard-dream.png') });
     expect(errors).toEqual([]);
   });
+
+  it('reads its dreams once per burst of memory changes, not once per file, and still shows a dream that ends', async () => {
+    await page.getByRole('button', { name: '/demo/checkout-service' }).click();
+    await page.getByRole('button', { name: 'Dream', exact: true }).click();
+    const dreams = page.getByRole('list', { name: 'Dreams' });
+    await dreams.getByRole('button').first().waitFor();
+    const before = await dreams.getByRole('button').count();
+    // Every dream.list the page asks the host, from now on.
+    let reads = 0;
+    const started = Date.now();
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/call') && (JSON.parse(r.postData() ?? '{}') as { name?: string }).name === 'dream.list') reads++;
+    });
+    // Another program writes 30 memories, one at a time: each is its own change event (the watcher settles in 120 ms).
+    for (let i = 0; i < 30; i++) {
+      await fs.writeFile(path.join(checkout(), `reference_note_${i}.md`), `---\nname: Note ${i}\ndescription: note ${i}\ntype: reference\n---\n\nnote ${i}\n`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await new Promise((r) => setTimeout(r, 2_000));
+    // Was one read per change (23 for these 30 files); now at most one a second, however slow the machine makes the writes.
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(reads, `dream.list was read ${reads} times in ${seconds} s`).toBeLessThanOrEqual(seconds + 1);
+
+    // A dream that ends is shown without a refresh, however the reads are spaced.
+    await page.getByRole('button', { name: 'Dream now' }).click();
+    await expect.poll(() => dreams.getByRole('button').count(), { timeout: 30_000 }).toBe(before + 1);
+    expect(errors).toEqual([]);
+  });
 });

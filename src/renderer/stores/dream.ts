@@ -92,7 +92,14 @@ interface DreamState {
   busy: boolean;
   error: string | null;
   open: (dir: string) => Promise<void>;
+  /** Read the status and the dreams again: one read at a time; calls made during one share the one read after it. */
   refresh: () => Promise<void>;
+  /**
+   * The open project's memory changed (an Undo of a revert, History's Undo of a dream, any write):
+   * read again once per burst — at once when nothing was read in the last second, else once that
+   * second is over. A dream writing 30 files is one read, not 30.
+   */
+  onMemoryChanged: (dir: string) => void;
   select: (id: string, file?: string | null) => Promise<void>;
   now: (dir: string, allowDeletes?: boolean) => Promise<void>;
   confirm: (id: string) => Promise<void>;
@@ -106,26 +113,18 @@ interface DreamState {
   onJob: (job: Job | null) => void;
 }
 
-export const useDream = create<DreamState>()((set, get) => ({
-  dir: null,
-  status: null,
-  dreams: [],
-  selected: null,
-  diff: '',
-  diffFile: null,
-  revert: null,
-  job: null,
-  overview: {},
-  overviewAt: 0,
-  busy: false,
-  error: null,
-  async open(dir) {
-    if (get().dir !== dir) set({ dir, status: null, dreams: [], selected: null, diff: '', diffFile: null, revert: null, job: null, error: null });
-    await get().refresh();
-  },
-  async refresh() {
+/** How often a burst of memory changes reads the Dream tab again, at most. */
+const MEMORY_CHANGE_MS = 1_000;
+
+export const useDream = create<DreamState>()((set, get) => {
+  let reading: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
+  let readAt = 0;
+  let soon: ReturnType<typeof setTimeout> | null = null;
+  const read = async (): Promise<void> => {
     const dir = get().dir;
     if (!dir) return;
+    readAt = Date.now();
     try {
       const [status, { dreams }] = await Promise.all([call('dream.status', { dir }), call('dream.list', { dir, limit: 100 })]);
       if (get().dir !== dir) return;
@@ -135,98 +134,140 @@ export const useDream = create<DreamState>()((set, get) => ({
     } catch (error) {
       set({ error: messageOf(error) });
     }
-  },
-  async select(id, file = null) {
-    if (get().selected !== id) set({ revert: null });
-    set({ selected: id, diffFile: file });
-    try {
-      const { diff } = await call('dream.diff', { id, ...(file ? { file } : {}) });
-      if (get().selected === id && get().diffFile === file) set({ diff });
-    } catch (error) {
-      set({ error: messageOf(error) });
-    }
-  },
-  async now(dir, allowDeletes) {
-    set({ busy: true });
-    try {
-      const r = await call('dream.now', { dir, ...(allowDeletes ? { allowDeletes } : {}) });
-      if (r.started) useToasts.getState().show('info', 'Dream started.');
-      else useToasts.getState().show('error', r.reason ?? 'The dream did not start.');
-      if (get().dir === dir) await get().refresh();
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    } finally {
-      set({ busy: false });
-    }
-  },
-  async confirm(id) {
-    set({ busy: true });
-    try {
-      const r = await call('dream.confirm', { id });
-      if (!r.started) useToasts.getState().show('error', r.reason ?? 'The dream was not applied.');
+  };
+  return {
+    dir: null,
+    status: null,
+    dreams: [],
+    selected: null,
+    diff: '',
+    diffFile: null,
+    revert: null,
+    job: null,
+    overview: {},
+    overviewAt: 0,
+    busy: false,
+    error: null,
+    async open(dir) {
+      if (get().dir !== dir) set({ dir, status: null, dreams: [], selected: null, diff: '', diffFile: null, revert: null, job: null, error: null });
       await get().refresh();
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    } finally {
-      set({ busy: false });
-    }
-  },
-  async revertDream(id, overwriteChanged) {
-    set({ busy: true });
-    try {
-      const { revert } = await call('dream.revert', { id, ...(overwriteChanged ? { overwriteChanged } : {}) });
-      set({ revert });
-      const n = revert.restored.length;
-      const refused = revert.rev === null && revert.warnings.length > 0;
-      const text = refused
-        ? `Nothing was reverted: ${plural(revert.warnings.length, 'memory', 'memories')} changed since the dream.`
-        : n > 0
-          ? `Reverted: ${plural(n, 'file')} put back.`
-          : 'Nothing to revert: it is already as before the dream.';
-      const dir = get().dir;
-      // The revert is one history entry (the dream's undone): its Undo puts the dream's version back, files and index.
-      if (dir && revert.rev) offerUndo(dir, revert.rev, text, revert.notes ?? []);
-      else useToasts.getState().show(refused ? 'error' : 'info', text);
-      await get().refresh();
-      set({ revert });
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    } finally {
-      set({ busy: false });
-    }
-  },
-  async cancel() {
-    const job = get().job;
-    if (!job) return;
-    try {
-      await call('jobs.cancel', { id: job.id });
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    }
-  },
-  async loadOverview(force = false) {
-    // The dashboard asks each time it shows its rows; one answer serves a few seconds.
-    if (!force && Date.now() - get().overviewAt < 5_000) return;
-    set({ overviewAt: Date.now() });
-    try {
-      const { projects } = await call('dream.overview', {});
-      set({ overview: Object.fromEntries(projects.map((p) => [p.dir, p])) });
-    } catch {
-      // The column shows "—"; the Dream tab says what is wrong.
-    }
-  },
-  onJob(job) {
-    if (job !== null && job.kind !== 'dream') return;
-    if (job !== null && job.dir === get().dir) set({ job });
-    if (job === null || dreamEnded(job, null)) {
-      if (job === null || job.dir === get().dir) {
-        if (job?.state === 'failed' && job.message) useToasts.getState().show('error', `Dream failed: ${job.message}`);
-        void get().refresh();
+    },
+    refresh() {
+      if (!reading) {
+        reading = read().finally(() => (reading = null));
+        return reading;
       }
-      // A column not read yet is read when the dashboard shows it.
-      if (get().overviewAt > 0) void get().loadOverview(true);
-    } else if (get().overview[job.dir ?? ''] && !get().overview[job.dir ?? '']!.running) {
-      set({ overview: { ...get().overview, [job.dir!]: { ...get().overview[job.dir!]!, running: true } } });
-    }
-  },
-}));
+      // Asked while a read is under way: what it returns may be older than the call, so one more read after it.
+      next ??= reading.then(() => {
+        next = null;
+        return get().refresh();
+      });
+      return next;
+    },
+    onMemoryChanged(dir) {
+      if (get().dir !== dir || soon) return;
+      const wait = readAt + MEMORY_CHANGE_MS - Date.now();
+      if (wait <= 0) {
+        void get().refresh();
+        return;
+      }
+      soon = setTimeout(() => {
+        soon = null;
+        if (get().dir === dir) void get().refresh();
+      }, wait);
+    },
+    async select(id, file = null) {
+      if (get().selected !== id) set({ revert: null });
+      set({ selected: id, diffFile: file });
+      try {
+        const { diff } = await call('dream.diff', { id, ...(file ? { file } : {}) });
+        if (get().selected === id && get().diffFile === file) set({ diff });
+      } catch (error) {
+        set({ error: messageOf(error) });
+      }
+    },
+    async now(dir, allowDeletes) {
+      set({ busy: true });
+      try {
+        const r = await call('dream.now', { dir, ...(allowDeletes ? { allowDeletes } : {}) });
+        if (r.started) useToasts.getState().show('info', 'Dream started.');
+        else useToasts.getState().show('error', r.reason ?? 'The dream did not start.');
+        if (get().dir === dir) await get().refresh();
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
+      } finally {
+        set({ busy: false });
+      }
+    },
+    async confirm(id) {
+      set({ busy: true });
+      try {
+        const r = await call('dream.confirm', { id });
+        if (!r.started) useToasts.getState().show('error', r.reason ?? 'The dream was not applied.');
+        await get().refresh();
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
+      } finally {
+        set({ busy: false });
+      }
+    },
+    async revertDream(id, overwriteChanged) {
+      set({ busy: true });
+      try {
+        const { revert } = await call('dream.revert', { id, ...(overwriteChanged ? { overwriteChanged } : {}) });
+        set({ revert });
+        const n = revert.restored.length;
+        const refused = revert.rev === null && revert.warnings.length > 0;
+        const text = refused
+          ? `Nothing was reverted: ${plural(revert.warnings.length, 'memory', 'memories')} changed since the dream.`
+          : n > 0
+            ? `Reverted: ${plural(n, 'file')} put back.`
+            : 'Nothing to revert: it is already as before the dream.';
+        const dir = get().dir;
+        // The revert is one history entry (the dream's undone): its Undo puts the dream's version back, files and index.
+        if (dir && revert.rev) offerUndo(dir, revert.rev, text, revert.notes ?? []);
+        else useToasts.getState().show(refused ? 'error' : 'info', text);
+        await get().refresh();
+        set({ revert });
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
+      } finally {
+        set({ busy: false });
+      }
+    },
+    async cancel() {
+      const job = get().job;
+      if (!job) return;
+      try {
+        await call('jobs.cancel', { id: job.id });
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
+      }
+    },
+    async loadOverview(force = false) {
+      // The dashboard asks each time it shows its rows; one answer serves a few seconds.
+      if (!force && Date.now() - get().overviewAt < 5_000) return;
+      set({ overviewAt: Date.now() });
+      try {
+        const { projects } = await call('dream.overview', {});
+        set({ overview: Object.fromEntries(projects.map((p) => [p.dir, p])) });
+      } catch {
+        // The column shows "—"; the Dream tab says what is wrong.
+      }
+    },
+    onJob(job) {
+      if (job !== null && job.kind !== 'dream') return;
+      if (job !== null && job.dir === get().dir) set({ job });
+      if (job === null || dreamEnded(job, null)) {
+        if (job === null || job.dir === get().dir) {
+          if (job?.state === 'failed' && job.message) useToasts.getState().show('error', `Dream failed: ${job.message}`);
+          void get().refresh();
+        }
+        // A column not read yet is read when the dashboard shows it.
+        if (get().overviewAt > 0) void get().loadOverview(true);
+      } else if (get().overview[job.dir ?? ''] && !get().overview[job.dir ?? '']!.running) {
+        set({ overview: { ...get().overview, [job.dir!]: { ...get().overview[job.dir!]!, running: true } } });
+      }
+    },
+  };
+});

@@ -4,7 +4,7 @@
  * with cancel; and the history of dreams — when, trigger, duration, tokens, files — with what
  * each changed (per-file diffs), what it flagged for you, and revert.
  */
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import type { DreamRecord, DreamStatusView } from '../../shared/contract/dream.js';
 import { plural } from '../../shared/size-text.js';
 import { DiffView } from '../components/DiffView.js';
@@ -213,8 +213,12 @@ export function DreamTab({ dir, version }: { dir: string; version?: unknown }) {
     void open(dir);
   }, [dir, open]);
   // The memory changed (an Undo of a revert, History's Undo of a dream): the dreams' records say whether each is reverted now.
+  // Once per burst of changes (a dream writing 30 files is one read), and not for the memory as the tab opened on it (`open` reads).
+  const shown = useRef(version);
   useEffect(() => {
-    if (version !== undefined && useDream.getState().dir === dir) void useDream.getState().refresh();
+    if (version === undefined || version === shown.current) return;
+    shown.current = version;
+    useDream.getState().onMemoryChanged(dir);
   }, [dir, version]);
   const current = dreams.find((d) => d.id === selected) ?? null;
   const running = job && (job.state === 'running' || job.state === 'queued');
