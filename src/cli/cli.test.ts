@@ -158,6 +158,12 @@ describe('memdir CLI', () => {
   });
 
   it('lint exits 1 with problems, --fix repairs what is safe and records it in history', async () => {
+    // No MEMORY.md: Claude Code 2.1.332 writes one listing the memory at the next session start, so nothing is unlisted.
+    const built = await run('lint', '--project', '-work-noindex', '--json');
+    expect(built.code).toBe(0);
+    expect(JSON.parse(built.out).projects[0].problems.map((p: { code: string }) => p.code)).toEqual(['index-built']);
+    // An empty MEMORY.md it keeps as it is, and loads nothing: the memory is unlisted.
+    await fs.writeFile(path.join(fixture.home, 'projects', '-work-noindex', 'memory', 'MEMORY.md'), '');
     const before = await run('lint', '--project', '-work-noindex', '--json');
     expect(before.code).toBe(1);
     expect(JSON.parse(before.out).projects[0].problems.map((p: { code: string }) => p.code)).toEqual(['orphan']);
@@ -199,6 +205,8 @@ describe('memdir CLI', () => {
     const home = path.join(root, 'cut-home');
     const memory = path.join(home, 'projects', '-work-retros', 'memory');
     await fs.mkdir(memory, { recursive: true });
+    // An empty MEMORY.md: Claude Code keeps it (it builds one only when there is none), so the memories are unlisted.
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '');
     await fs.writeFile(path.join(memory, 'retro.md'), '---\nname: Retro AI\ndescription: PRs #45-#61 introduced the AI assistant\ntype: project\n---\nbody\n');
     const before = await run('lint', '--home', home, '--project', '-work-retros');
     expect(before.code).toBe(1);
@@ -235,6 +243,8 @@ describe('memdir CLI', () => {
     const home = path.join(root, 'form-home');
     const memory = path.join(home, 'projects', '-work-cafe', 'memory');
     await fs.mkdir(memory, { recursive: true });
+    // An empty MEMORY.md: Claude Code keeps it (it builds one only when there is none), so the memories are unlisted.
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '');
     const topic = (d: string) => `---\nname: Café\ndescription: ${d}\ntype: reference\n---\n${d} body\n`;
     await fs.writeFile(path.join(memory, 'cafe\u0301.md'), topic('nfd cafe'));
     await fs.writeFile(path.join(memory, 'caf\u00e9.md'), topic('nfc cafe'));
@@ -250,6 +260,8 @@ describe('memdir CLI', () => {
     const home = path.join(root, 'pointer-home');
     const memory = path.join(home, 'projects', '-work-pointers', 'memory');
     await fs.mkdir(memory, { recursive: true });
+    // An empty MEMORY.md: Claude Code keeps it (it builds one only when there is none), so the memories are unlisted.
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '');
     const topic = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\ntype: project\n---\nbody\n`;
     await fs.writeFile(path.join(memory, 'longdesc.md'), topic('Long', 'word '.repeat(2000).trim()));
     // YAML's own escapes: a TAB, a BEL and a right-to-left override in a quoted description.

@@ -88,8 +88,8 @@ export function formatIndexSize(units: number): string {
   return mb < 1024 ? `${one(mb)}MB` : `${one(mb / 1024)}GB`;
 }
 
-/** Claude Code's line shortening for the warning: at most `max` units, at a word end when one is past half-way. */
-function shortenLine(line: string, max: number): string {
+/** Claude Code's line shortening (`PW`: the warning's quoted line, a built index's hooks): at most `max` units, at a word end when one is past half-way. */
+export function shortenLine(line: string, max: number): string {
   if (line.length <= max) return line;
   let head = line.slice(0, max - 1);
   const last = head.charCodeAt(head.length - 1);

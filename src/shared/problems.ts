@@ -20,6 +20,7 @@ export const PROBLEM_CODES = [
   'read-only-store',
   'outside-store',
   'held-delete',
+  'index-built',
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
@@ -80,4 +81,5 @@ export const SEVERITY_OF: Record<ProblemCode, Problem['severity']> = {
   'read-only-store': 'warning',
   'outside-store': 'warning',
   'held-delete': 'hint',
+  'index-built': 'hint',
 };

@@ -51,6 +51,7 @@ describe('memdir show --loaded', () => {
       lastInjected: '- [A](a.md) — first\n- [B](b.md) — second',
       autoMemoryOff: null,
       storesLoadNoIndex: null,
+      builtByClaudeCode: null,
     });
   });
 
@@ -162,5 +163,43 @@ describe('memdir show --loaded', () => {
     const r = await run('show', '-work-app', 'a.md', '--loaded');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/takes no \[file\]/);
+  });
+});
+
+describe('a memory folder with memories but no MEMORY.md (Claude Code 2.1.332 writes one at session start)', () => {
+  const dir = '-work-unindexed';
+  const folder = () => path.join(home, 'projects', dir, 'memory');
+  beforeAll(async () => {
+    await fs.mkdir(folder(), { recursive: true });
+    for (const [file, hook, at] of [
+      ['feedback_sql.md', 'we write SQL, no ORM', 1_767_225_600],
+      ['deploy.md', 'deploys go through the staging cluster first', 1_767_225_660],
+    ] as const) {
+      await fs.writeFile(path.join(folder(), file), `---\nname: ${file}\ndescription: ${hook}\ntype: project\n---\nBody.\n`);
+      await fs.utimes(path.join(folder(), file), at, at);
+    }
+  });
+  const built = '- [deploy](deploy.md) — deploys go through the staging cluster first\n- [feedback_sql](feedback_sql.md) — we write SQL, no ORM';
+  const sentence = 'There is no MEMORY.md: Claude Code 2.1.332 writes one at its next session start, listing 2 memories newest first, and loads it.';
+
+  it('show --loaded prints the index Claude Code will write and load, and --json says it builds it', async () => {
+    expect((await run('show', dir, '--loaded')).out).toBe(`${built}\n`);
+    const json = JSON.parse((await run('show', dir, '--loaded', '--json')).out);
+    expect(json).toMatchObject({ text: built, builtByClaudeCode: sentence });
+  });
+
+  it('show lists those memories as reaching the agent, and lint calls none of them unlisted', async () => {
+    const show = await run('show', dir);
+    expect(show.out).toContain(
+      'No MEMORY.md yet: Claude Code writes one at its next session start; 2 pointers will reach the agent.\n  loaded  deploy.md\n  loaded  feedback_sql.md\n',
+    );
+    expect(show.out).not.toContain('the agent starts with no memory index');
+    expect(show.out).not.toContain('not listed');
+    const lint = await run('lint', '--project', dir);
+    expect(lint.out).toContain(sentence);
+    expect(lint.out).not.toContain('not listed');
+    expect(lint.code).toBe(0);
+    // Memdir wrote nothing: Claude Code does, once.
+    await expect(fs.stat(path.join(folder(), 'MEMORY.md'))).rejects.toThrow();
   });
 });

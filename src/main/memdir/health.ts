@@ -4,6 +4,8 @@
  * Pure: the scanner gathers the facts, this decides what is wrong.
  */
 import { type ParsedIndex, indexLinks } from '../../shared/index-format.js';
+import path from 'node:path';
+import { type BuiltIndex, builtIndexSentence } from '../../shared/index-build.js';
 import { type IndexLoad, lineFate } from '../../shared/index-load.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { DerivableHint } from '../../shared/not-worth-saving.js';
@@ -37,7 +39,14 @@ export interface TopicFacts {
 }
 
 export interface HealthInput {
-  index: { exists: boolean; parsed: ParsedIndex | null; load: IndexLoad | null; unreadable?: { code: 'unreadable' | 'unsafe-link'; reason: string } };
+  index: {
+    exists: boolean;
+    parsed: ParsedIndex | null;
+    load: IndexLoad | null;
+    unreadable?: { code: 'unreadable' | 'unsafe-link'; reason: string };
+    /** No MEMORY.md: the index Claude Code writes at its next session start (index-build.ts); what it lists is not an orphan. */
+    built?: BuiltIndex;
+  };
   topics: TopicFacts[];
   /** Other paths (relative) the index points at that exist on disk but are not topic files. */
   otherExisting: ReadonlySet<string>;
@@ -98,6 +107,10 @@ export function assessHealth(input: HealthInput): Problem[] {
   // What lists a memory: its directory's own index, or for a team memory MEMORY.md's links alone
   // (Claude Code 2.1.332 does not load team/MEMORY.md, index-state.ts); what team/MEMORY.md names only says why.
   const linked = new Set<string>(parent ? [...parent.loaded, ...parent.cut] : []);
+  if (index.built && !team) {
+    for (const file of index.built.listed) linked.add(file.split('/').join(path.sep));
+    problems.push(problem('index-built', null, null, builtIndexSentence(index.built)));
+  }
   const listedInOwn = team ? new Set<string>() : linked;
   if (index.parsed) {
     const visible = (line: number) => !index.load || lineFate(index.load, line) !== 'hidden';
@@ -195,8 +208,11 @@ export function assessHealth(input: HealthInput): Problem[] {
           'orphan',
           topic.file,
           null,
-          `${topic.file} is not listed in ${INDEX_FILE}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${INDEX_FILE} yet)`}.`,
-          index.unreadable ? null : 'add-to-index',
+          index.built
+            ? `${topic.file} is left out of the ${INDEX_FILE} Claude Code writes at its next session start, so the agent never sees it there.`
+            : `${topic.file} is not listed in ${INDEX_FILE}, so the agent never sees it at session start${index.exists ? '' : ` (there is no ${INDEX_FILE} yet)`}.`,
+          // Adding it would write a MEMORY.md of one line, and Claude Code would then build none.
+          index.unreadable || index.built ? null : 'add-to-index',
         ),
       );
     }
@@ -249,7 +265,7 @@ export function withClaudeCodeStores<T extends MemoryDirScan>(
     const sentence = heldDeletesSentence(gone.filter((f) => f.startsWith(`${TEAM_DIR}/`) === team));
     return sentence === null ? [] : [problem('held-delete', null, null, sentence)];
   };
-  const kept = (dir: MemoryDirScan) => dir.problems.filter((p) => p.code !== 'orphan' && p.code !== 'over-limit');
+  const kept = (dir: MemoryDirScan) => dir.problems.filter((p) => p.code !== 'orphan' && p.code !== 'over-limit' && p.code !== 'index-built');
   const readOnly = (dir: MemoryDirScan, prefix: string) =>
     dir.memories.flatMap((m) => {
       const note = readOnlyStoreNote(stores.readOnly, `${prefix}${m.file}`);

@@ -77,7 +77,7 @@ export {
 export { runGit } from './run-git.js';
 export { listSubfolders, type Subfolder } from './subfolders.js';
 export { type OpenedScanCache, openScanCache } from './scan-cache-file.js';
-export { mapLimit, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
+export { mapLimit, predictBuiltIndex, ScanCache, scanMemoryDir, teamDirOf } from './scan-dir.js';
 export { HomeScanCache, scanHome, scanProject } from './scan-home.js';
 export { type LaunchDirsOf, projectLaunchDirs } from './launch-dirs.js';
 export { claudeConfigFiles, type FolderTrust, readFolderTrust } from './claude-config.js';

@@ -266,6 +266,8 @@ describe('applyFixes', () => {
 describe('applyFixes: a description cut short by a YAML comment', () => {
   it('quotes the value in place (every other byte kept), in one history entry with the orphan it makes whole in the index', async () => {
     const text = '---\nname: Retro\ndescription: PRs #45-#61 introduced the AI assistant   \ntype: project # kept\n---\n\nbody\n';
+    // An empty MEMORY.md: Claude Code keeps it (it builds one only when there is none), so the memories are unlisted.
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '');
     await fs.writeFile(path.join(where.memoryDir, 'retro.md'), text);
     const scan = scanMemoryDir(where.memoryDir, { scope: 'private' });
     const cut = scan.problems.find((p) => p.code === 'cut-by-comment')!;
@@ -360,6 +362,8 @@ describe('applyFixes at the cut (R-INDEX)', () => {
 describe('lint --fix on files Claude Code or an editor named with %, # or spaces', () => {
   it('adds one pointer per file, whose text decodes back to the file name, and never a second one', async () => {
     const names = ['a%41b.md', 'x#y.md', 'notes (old).md', '50%.md', 'q?.md'];
+    // An empty MEMORY.md: Claude Code keeps it (it builds one only when there is none), so the memories are unlisted.
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '');
     for (const name of names) await fs.writeFile(path.join(where.memoryDir, name), `---\nname: ${name}\ndescription: d\ntype: reference\n---\n`);
     for (let run = 0; run < 3; run++) {
       const fixes = scanMemoryDir(where.memoryDir, { scope: 'private' })
@@ -609,6 +613,8 @@ describe('names that differ only by Unicode form (NFD "cafe\\u0301.md" beside NF
   });
 
   it('lint --fix gives each twin a pointer with its own description', async () => {
+    // An empty MEMORY.md: Claude Code keeps it (it builds one only when there is none), so the memories are unlisted.
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), '');
     await twins();
     const fixes = scanMemoryDir(where.memoryDir, { scope: 'private' })
       .problems.map(fixRequestOf)

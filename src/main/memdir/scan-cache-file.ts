@@ -45,8 +45,10 @@ import { writeDataFile } from '../core/safe-fs.js';
  *    lines, bytes or characters, no first cut line, no reason (they described a cut no one makes).
  * 15: a directory's record holds its folders' stat facts: a fresh process does not list a
  *    directory whose folders are unchanged (issue 16, bench start).
+ * 16: a folder with memories but no MEMORY.md lists them as loaded, as the index Claude Code
+ *    builds at session start does (index-build.ts), with an `index-built` hint; they were orphans.
  */
-export const SCAN_CACHE_VERSION = 15;
+export const SCAN_CACHE_VERSION = 16;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

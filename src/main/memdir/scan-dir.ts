@@ -8,11 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
 import { indexLinks, parseIndex, splitLoadedEntries } from '../../shared/index-format.js';
+import type { BuiltIndex } from '../../shared/index-build.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { type IndexReach, NO_REACH, indexReachOf, teamReachOf } from '../../shared/index-state.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import { EMPTY_INDEX, type MemoryDirScan, type MemorySummary } from '../../shared/scan-types.js';
+import { builtIndexOf } from './built-index.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
 import { type FolderFacts, type MemoryFileListing, folderFacts, listMemoryFiles } from './list-memory-files.js';
 import { INDEX_READ_MAX_BYTES } from './read-memory-file.js';
@@ -379,20 +381,6 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     if (t.outcome) return { file, unreadable: { code: t.outcome.code, reason: t.outcome.reason } };
     return { file, issues: t.summary!.issues, hints: t.summary!.hints, type: t.summary!.meta.type };
   });
-  const problems = assessHealth({
-    index: {
-      exists: index !== null,
-      parsed: index?.parsed ?? null,
-      load: index?.load ?? null,
-      ...(index?.outcome ? { unreadable: { code: index.outcome.code, reason: index.outcome.reason } } : {}),
-    },
-    topics: topicFacts,
-    otherExisting,
-    strays,
-    scope,
-    ...(linkedFromParent ? { linkedFromParent } : {}),
-  });
-
   const memories: MemorySummary[] = [];
   let lastChangeMs: number | null = index && index.facts.mtimeMs > 0 ? index.facts.mtimeMs : null;
   topics.forEach((t, i) => {
@@ -412,11 +400,42 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     });
   });
 
+  // No MEMORY.md: Claude Code writes one from these memories at its next session start (index-build.ts).
+  const built = !index && scope === 'private' && !options.agent ? builtIndexOf(memoryDir, memories) : null;
+  const problems = assessHealth({
+    index: {
+      exists: index !== null,
+      parsed: index?.parsed ?? null,
+      load: index?.load ?? null,
+      ...(index?.outcome ? { unreadable: { code: index.outcome.code, reason: index.outcome.reason } } : {}),
+      ...(built ? { built } : {}),
+    },
+    topics: topicFacts,
+    otherExisting,
+    strays,
+    scope,
+    ...(linkedFromParent ? { linkedFromParent } : {}),
+  });
+
   const missingOf = () => missingFilesOf(problems);
   // No team/MEMORY.md: its memories may still be past the main index's cut.
   let indexSummary = linkedFromParent?.cut.length
     ? { ...EMPTY_INDEX, ...cutFactsOf({ reach: NO_REACH, cutPointers: [] }, memories, missingOf, linkedFromParent) }
     : EMPTY_INDEX;
+  if (built) {
+    // What the built file will hold: its memories reach the agent (it is far under the cut); `exists` stays false.
+    const load = loadIndexAsClaudeCode(built.text, { byteLength: utf8ByteLength });
+    indexSummary = {
+      ...EMPTY_INDEX,
+      lines: load.lines,
+      bytes: load.bytes,
+      chars: load.chars,
+      loaded: built.listed.map((f) => f.split('/').join(path.sep)),
+      loadedLines: load.loadedLines,
+      loadedBytes: load.loadedBytes,
+      loadedChars: load.loadedChars,
+    };
+  }
   if (index) {
     const load = index.load;
     // team/MEMORY.md loads nothing (index-state.ts): its summary gives the file's size and says nothing
@@ -469,4 +488,10 @@ export function teamFilesLinkedFrom(memoryDir: string, cache?: ScanCache): Paren
 /** The team directory of a memory directory (R-LAYOUT). */
 export function teamDirOf(memoryDir: string): string {
   return path.join(memoryDir, TEAM_DIR);
+}
+
+/** The index Claude Code would write for a main memory folder now (built-index.ts), or null: there is a MEMORY.md, or nothing to list. */
+export function predictBuiltIndex(memoryDir: string): BuiltIndex | null {
+  if (fs.lstatSync(childPath(memoryDir, INDEX_FILE), { throwIfNoEntry: false }) !== undefined) return null;
+  return builtIndexOf(memoryDir, scanMemoryDir(memoryDir, { scope: 'private' }).memories);
 }

@@ -119,7 +119,9 @@ describe('scanHome on a fixture home with every bad case', () => {
   it('handles a missing index and a missing memory directory', () => {
     const noindex = project('-work-noindex');
     expect(noindex.index.exists).toBe(false);
-    expect(noindex.problems.find((p) => p.code === 'orphan')!.message).toMatch(/no MEMORY.md yet/);
+    // Claude Code 2.1.332 writes a MEMORY.md listing it at the next session start (index-build.ts): not an orphan.
+    expect(noindex.problems.map((p) => p.code)).toEqual(['index-built']);
+    expect(noindex.index.loaded).toEqual(['feedback_tabs.md']);
     const nomem = project('-work-nomem');
     expect(nomem).toMatchObject({ exists: false, memories: [], problems: [], path: '/work/nomem', transcripts: 1 });
   });

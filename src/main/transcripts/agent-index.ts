@@ -14,7 +14,8 @@ import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { ProjectSettings } from '../../shared/scan-types.js';
 import { autoMemoryOffSentence } from '../../shared/settings-text.js';
-import { readIndexTextAsClaudeCode, storesLoadNoIndex } from '../memdir/index.js';
+import { predictBuiltIndex, readIndexTextAsClaudeCode, storesLoadNoIndex } from '../memdir/index.js';
+import { builtIndexSentence } from '../../shared/index-build.js';
 
 import { claudeCodeVersionIn } from './claude-code-version.js';
 import { listTranscriptsIn } from './list-transcripts.js';
@@ -37,6 +38,11 @@ export interface AgentIndexView {
   autoMemoryOff: string | null;
   /** While Claude Code syncs this memory with its stores (it then loads no index): which folders, and what it means; else null. */
   storesLoadNoIndex: string | null;
+  /**
+   * With no MEMORY.md but memories: Claude Code 2.1.332 writes one at its next session start and
+   * loads it (index-build.ts); this says so, and `text` is what it will load. Else null.
+   */
+  builtByClaudeCode: string | null;
 }
 
 /** Read one transcript for the last `AutoMem` instructions it injected: the index text, or null. */
@@ -81,8 +87,19 @@ export async function agentIndexView(where: {
   const autoMemoryOff = autoMemoryOffSentence(where.settings);
   const stores = storesLoadNoIndex(where.memoryDir, where.settings.memoryStores);
   if (autoMemoryOff || stores)
-    return { text: '', truncated: false, reason: null, claudeCodeVersion: version, hasTranscript, lastInjected, autoMemoryOff, storesLoadNoIndex: stores };
-  const load = loadIndexAsClaudeCode(readIndexTextAsClaudeCode(where.memoryDir), { version });
+    return {
+      text: '',
+      truncated: false,
+      reason: null,
+      claudeCodeVersion: version,
+      hasTranscript,
+      lastInjected,
+      autoMemoryOff,
+      storesLoadNoIndex: stores,
+      builtByClaudeCode: null,
+    };
+  const built = predictBuiltIndex(where.memoryDir);
+  const load = loadIndexAsClaudeCode(built?.text ?? readIndexTextAsClaudeCode(where.memoryDir), { version });
   return {
     text: load.text,
     truncated: load.truncated,
@@ -92,5 +109,6 @@ export async function agentIndexView(where: {
     lastInjected,
     autoMemoryOff: null,
     storesLoadNoIndex: null,
+    builtByClaudeCode: built ? builtIndexSentence(built) : null,
   };
 }

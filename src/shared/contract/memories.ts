@@ -57,6 +57,8 @@ export const agentIndexViewSchema = z.object({
   autoMemoryOff: z.string().nullable(),
   /** While Claude Code syncs the memory with its stores (it then loads no index): which folders, and what it means; else null. */
   storesLoadNoIndex: z.string().nullable(),
+  /** With memories but no MEMORY.md: Claude Code writes one at its next session start and loads it (`text`); this says so. Else null. */
+  builtByClaudeCode: z.string().nullable(),
 });
 export type AgentIndexViewShape = z.infer<typeof agentIndexViewSchema>;
 
