@@ -35,6 +35,7 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
   let browser: Browser;
   let page: Page;
   let offDir: string;
+  let droppedDir: string;
   const index = async () => fs.readFile(path.join(FIXTURES, 'fm-comment-220.md'), 'utf8');
 
   beforeAll(async () => {
@@ -54,6 +55,22 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
     await fs.mkdir(path.join(offDir, '.claude'));
     await fs.writeFile(path.join(offDir, '.claude', 'settings.json'), JSON.stringify({ autoMemoryEnabled: false }));
     await project(home, sanitizeDirName(offDir), offDir, text, 'x');
+    // Memories but no MEMORY.md: Claude Code 2.1.332 writes one at the next session start (index-build.ts).
+    await project(home, '-work-built', '/work/built', '', 'x');
+    const built = path.join(home, 'projects', '-work-built', 'memory');
+    await fs.rm(path.join(built, 'MEMORY.md'));
+    for (const [file, hook, at] of [
+      ['older.md', 'the older one', 1_767_225_600],
+      ['newer.md', 'the newer one', 1_767_225_660],
+    ] as const) {
+      await fs.writeFile(path.join(built, file), `---\nname: ${file}\ndescription: ${hook}\ntype: project\n---\nBody.\n`);
+      await fs.utimes(path.join(built, file), at, at);
+    }
+    // The project's settings dropped whole by Claude Code's schema (a permission mode it does not know).
+    droppedDir = await fs.realpath(await fs.mkdtemp(path.join(root, 'dropped-')));
+    await fs.mkdir(path.join(droppedDir, '.claude'));
+    await fs.writeFile(path.join(droppedDir, '.claude', 'settings.json'), JSON.stringify({ autoMemoryEnabled: false, permissions: { defaultMode: 'bogus' } }));
+    await project(home, sanitizeDirName(droppedDir), droppedDir, text, 'x');
     host = await startHost(['--home', home, '--port', '0', '--data-dir', path.join(root, 'data')]);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
@@ -119,5 +136,31 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
     expect(await page.getByText('Everything reaches the agent').count()).toBe(0);
     await expect.poll(() => page.getByLabel(/^Index load:/).textContent()).toContain('Not loaded: auto memory is off');
     await page.screenshot({ path: artifact('agent-index-off.png'), fullPage: true });
+  });
+
+  it('with memories but no MEMORY.md says Claude Code writes one, and shows the index it will write and load', async () => {
+    await page.getByRole('button', { name: 'Projects', exact: true }).click();
+    await page.getByRole('button', { name: '/work/built' }).click();
+    await page.getByRole('button', { name: 'MEMORY.md' }).click();
+    await expect
+      .poll(() => page.getByRole('status', { name: 'Index built by Claude Code' }).textContent())
+      .toBe('There is no MEMORY.md: Claude Code 2.1.332 writes one at its next session start, listing 2 memories newest first, and loads it.');
+    const sees = page.getByRole('region', { name: 'What the agent sees' });
+    await expect
+      .poll(() => sees.getByLabel('Index text the agent gets').textContent())
+      .toBe('- [newer](newer.md) — the newer one\n- [older](older.md) — the older one');
+    await sees.getByText('The index Claude Code 2.1.332 will write as MEMORY.md and load at the next session start.').waitFor();
+    await page.screenshot({ path: artifact('agent-index-built.png'), fullPage: true });
+  });
+
+  it('says when Claude Code drops the settings file whole, as `memdir where` and `show` do', async () => {
+    await page.getByRole('button', { name: 'Projects', exact: true }).click();
+    await page.getByRole('button', { name: droppedDir }).click();
+    await page.getByRole('button', { name: 'MEMORY.md' }).click();
+    const file = path.join(droppedDir, '.claude', 'settings.json');
+    await expect.poll(() => page.getByRole('status', { name: 'Settings not applied' }).textContent()).toContain(file);
+    await expect.poll(() => page.getByRole('status', { name: 'Settings not applied' }).textContent()).toContain('permissions.defaultMode');
+    // Its "autoMemoryEnabled": false is not in force: the index loads.
+    expect(await page.getByRole('status', { name: 'Index not loaded' }).count()).toBe(0);
   });
 });

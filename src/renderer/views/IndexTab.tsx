@@ -23,7 +23,7 @@ import { lineFate, loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_MAX_CHARS, INDEX_MAX_LINES } from '../../shared/limits.js';
 import type { Scope } from '../../shared/memory-types.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
-import { autoMemoryOffSentence } from '../../shared/settings-text.js';
+import { autoMemoryOffSentence, unappliedSettingsLines } from '../../shared/settings-text.js';
 import { mergeLines } from '../../shared/line-merge.js';
 import { IndexReorder } from '../components/IndexReorder.js';
 import { MergeView } from '../components/MergeView.js';
@@ -65,6 +65,10 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
   const team = scope === 'team';
   const stores = scan.problems.find((p) => p.code === 'no-index-loaded')?.message ?? null;
   const off = stores ?? (team ? TEAM_INDEX_NOT_LOADED : autoMemoryOffSentence(scan.settings));
+  // No MEMORY.md yet: Claude Code writes one at its next session start (index-build.ts), as Health says.
+  const built = team || off ? null : (scan.problems.find((p) => p.code === 'index-built')?.message ?? null);
+  // Settings files Claude Code drops whole: what they say is not in force (the lines `memdir where` and `show` print).
+  const unapplied = unappliedSettingsLines(scan.settings);
   const reload = useProject((s) => s.refresh);
   // Health's "Make room…" opens it here, for the index it was asked for.
   const asked = useCuration((s) => s.makeRoomFor);
@@ -216,9 +220,21 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
           {/\uFFFD/.test(text ?? '') ? ' (a byte that is not UTF-8 shows as �)' : ''}. Fix the file outside Memdir to edit it here.
         </div>
       )}
+      {unapplied.length > 0 && (
+        <div className="banner warning" role="status" aria-label="Settings not applied">
+          {unapplied.map((line) => (
+            <p key={line}>{line}</p>
+          ))}
+        </div>
+      )}
       {off && (
         <div className="banner warning" role="status" aria-label="Index not loaded">
           {off}
+        </div>
+      )}
+      {built && (
+        <div className="banner info" role="status" aria-label="Index built by Claude Code">
+          {built}
         </div>
       )}
       {makingRoom && !team && text !== null && !readOnly ? (
@@ -434,7 +450,9 @@ function AgentSees({ view }: { view: AgentIndexViewShape }) {
           ? `${version} loads no index at the next session start: auto memory is off.`
           : view.storesLoadNoIndex
             ? view.storesLoadNoIndex
-            : `The index exactly as ${version} will load it at the next session start${view.truncated ? `, cut: MEMORY.md is ${view.reason}` : ''}.`}
+            : view.builtByClaudeCode
+              ? `The index ${version} will write as MEMORY.md and load at the next session start.`
+              : `The index exactly as ${version} will load it at the next session start${view.truncated ? `, cut: MEMORY.md is ${view.reason}` : ''}.`}
       </p>
       {differs && (
         <div className="banner warning" role="status">
