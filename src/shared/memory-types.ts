@@ -42,3 +42,12 @@ export function typeFromFileName(file: string): MemoryType | null {
   const match = /^(user|feedback|project|reference)[_-]/i.exec(base);
   return match ? (match[1]!.toLowerCase() as MemoryType) : null;
 }
+
+/**
+ * Whether a topic file of `bytes` in `scope` is a retired team memory (R-SYNC): emptied, the way a
+ * team memory the sync server holds is taken away (deletions do not propagate). It is no memory:
+ * listed nowhere, offered by no recall, given no pointer.
+ */
+export function isRetiredMemory(scope: Scope, bytes: number): boolean {
+  return scope === 'team' && bytes === 0;
+}

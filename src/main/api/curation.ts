@@ -34,9 +34,9 @@ export const curationHandlers: Pick<
   },
   async 'index.makeRoom'({ dir, scope, baseText, actions }, ctx) {
     const where = await ctx.where(dir, scope);
-    const { impact, entry, notes } = await makeRoom(where, { baseText, actions });
+    const { impact, entry, notes, retired } = await makeRoom(where, { baseText, actions });
     ctx.changed(dir, where.memoryDir);
-    return { rev: entry?.rev ?? null, impact: impactView(impact), notes };
+    return { rev: entry?.rev ?? null, impact: impactView(impact), notes, retired };
   },
   async 'duplicates.list'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');

@@ -10,8 +10,8 @@ import { INDEX_FILE } from '../../shared/limits.js';
 import { scopeRefusal } from '../../shared/memory-types.js';
 import { type HistoryEntry, transact } from '../history/index.js';
 import { checkMemoryPath, checkNewFileName, inScope, MemoryError, readText, refuseTakenName, serializeTopicFile, type Where } from '../memdir/index.js';
-import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
-import { composeMerge, mergeSourceOf } from './merge-memories.js';
+import { writeFileAtomic } from '../core/safe-fs.js';
+import { composeMerge, mergeSourceOf, takeAwayMerged } from './merge-memories.js';
 
 /** What Make room did. */
 export interface MakeRoomResult {
@@ -19,6 +19,8 @@ export interface MakeRoomResult {
   entry: HistoryEntry | null;
   /** What else changed besides MEMORY.md, in sentences. */
   notes: string[];
+  /** Which merged-away team memories were retired instead of deleted (the sync server holds them), in a sentence; null when none. */
+  retired: string | null;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -96,11 +98,11 @@ export async function makeRoom(where: Where, input: { baseText: string; actions:
       const sources = [keeper, ...others].map(mergeSource);
       const merged = composeMerge(sources[0]!, sources.slice(1), { now: input.now ?? new Date(), by: 'user' });
       await writeFileAtomic(where.memoryDir, inScope(where.scope, keeper), merged.text);
-      for (const other of others) await removeFileConfined(where.memoryDir, inScope(where.scope, other));
       notes.push(`Merged ${others.join(', ')} into ${keeper}.`);
     }
+    const { note } = await takeAwayMerged(where, byKeeper);
     await writeFileAtomic(where.memoryDir, indexRel, room.text);
-    return { impact: indexImpact(current, { kind: 'replace', text: room.text }), notes };
+    return { impact: indexImpact(current, { kind: 'replace', text: room.text }), notes, retired: note };
   });
-  return { impact: result.impact, notes: result.notes, entry };
+  return { impact: result.impact, notes: result.notes, retired: result.retired, entry };
 }

@@ -3,7 +3,8 @@
  * (R-DREAM-PHASES, Consolidate), Health's duplicates and Make room all compose the merged text
  * with {@link composeMerge}. The keeper keeps its frontmatter and body, gains every paragraph the
  * others said that it did not, and ends with the list of both sources; the others are deleted —
- * their text is in the keeper and their whole history stays in Memdir's history, restorable.
+ * or, a team memory the sync server holds, retired ({@link takeAwayMerged}) — their text is in the
+ * keeper and their whole history stays in Memdir's history, restorable.
  */
 import { indexEntries, parseIndex, removeIndexEntries, retargetIndexEntries, serializeIndex } from '../../shared/index-format.js';
 import { type IndexImpact, indexImpact } from '../../shared/index-impact.js';
@@ -11,7 +12,7 @@ import { INDEX_FILE } from '../../shared/limits.js';
 import type { MemoryType } from '../../shared/memory-types.js';
 import { isoDay } from '../../shared/day-dates.js';
 import { type HistoryEntry, transact } from '../history/index.js';
-import { checkMemoryPath, inScope, MemoryError, parseTopicFile, readText, serializeTopicFile, type Where } from '../memdir/index.js';
+import { checkMemoryPath, inScope, MemoryError, parseTopicFile, readText, retireMemoryFile, serializeTopicFile, type Where } from '../memdir/index.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { featuresOf, jaccard, normalizeForExact, sameSet } from './memory-similarity.js';
 
@@ -139,6 +140,42 @@ export function indexAfterMerge(indexText: string, keeper: string, others: reado
   return serializeIndex(parsed);
 }
 
+/**
+ * Take the merged-away memories of a merge out — the one way for Make room and Health's merges: a
+ * team memory the sync server holds is retired instead (its text emptied: team/shared-keys.ts's
+ * rule, R-SYNC — a deleted one would come back with the next sync), the rest deleted. For team
+ * memories, MEMORY.md's pointers to them (`team/x.md`, the ones Claude Code loads) follow the
+ * team index's: gone, or the first pointed at the keeper when it has none there. The files
+ * retired (paths in the memory directory), and the sentence saying so.
+ */
+export async function takeAwayMerged(where: Where, merges: ReadonlyMap<string, readonly string[]>): Promise<{ retired: string[]; note: string | null }> {
+  const rels = [...merges.values()].flat().map((o) => inScope(where.scope, o));
+  if (where.scope !== 'team') {
+    for (const rel of rels) await removeFileConfined(where.memoryDir, rel);
+    return { retired: [], note: null };
+  }
+  // Loaded here: team sync's code waits until a team memory is merged (first-list-code.test.ts).
+  const { retiredInsteadOfDeleted, retiredNote } = await import('../team/index.js');
+  const retire = await retiredInsteadOfDeleted(where.memoryDir, where.dataDir);
+  const retired = rels.filter(retire);
+  for (const rel of rels) {
+    if (retired.includes(rel)) await retireMemoryFile(where.memoryDir, rel);
+    else await removeFileConfined(where.memoryDir, rel);
+  }
+  const before = await readText(where.memoryDir, INDEX_FILE);
+  if (before !== null) {
+    let after = before;
+    for (const [keeper, others] of merges)
+      after = indexAfterMerge(
+        after,
+        inScope('team', keeper),
+        others.map((o) => inScope('team', o)),
+      );
+    if (after !== before) await writeFileAtomic(where.memoryDir, INDEX_FILE, after);
+  }
+  return { retired, note: retiredNote(retired) };
+}
+
 /** What a merge did. */
 export interface MergeResult {
   keeper: string;
@@ -147,6 +184,10 @@ export interface MergeResult {
   added: number;
   impact: IndexImpact;
   entry: HistoryEntry | null;
+  /** Merged-away team memories the sync server holds, retired (emptied) instead of deleted ({@link takeAwayMerged}); paths in the memory directory. */
+  retired: string[];
+  /** The sentence saying so, null when none was. */
+  note: string | null;
 }
 
 /**
@@ -188,13 +229,13 @@ export async function mergeMemories(
       const [first, ...rest] = sources;
       const merged = composeMerge(first!, rest, { now: input.now ?? new Date(), by: 'user' });
       await writeFileAtomic(where.memoryDir, inScope(where.scope, keeper), merged.text);
-      for (const other of others) await removeFileConfined(where.memoryDir, inScope(where.scope, other));
+      const taken = await takeAwayMerged(where, new Map([[keeper, others]]));
       const indexRel = inScope(where.scope, INDEX_FILE);
       const before = (await readText(where.memoryDir, indexRel)) ?? '';
       const after = indexAfterMerge(before, keeper, others);
       if (after !== before) await writeFileAtomic(where.memoryDir, indexRel, after);
-      return { added: merged.added, impact: indexImpact(before, { kind: 'replace', text: after }) };
+      return { added: merged.added, impact: indexImpact(before, { kind: 'replace', text: after }), ...taken };
     },
   );
-  return { keeper, merged: others, added: result.added, impact: result.impact, entry };
+  return { keeper, merged: others, added: result.added, impact: result.impact, entry, retired: result.retired, note: result.note };
 }

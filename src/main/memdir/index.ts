@@ -33,6 +33,7 @@ export {
   checkNewFileName,
   createMemory,
   deleteMemory,
+  retireMemoryFile,
   formTwin,
   inScope,
   pointerHome,

@@ -464,6 +464,15 @@ export async function renameMemory(
 }
 
 /**
+ * Retire a team memory (R-SYNC: deletions do not propagate): its text emptied, which the next sync
+ * shares, so it never comes back and teammates see it retired. A retired memory is no memory: the
+ * scan lists it nowhere and Health offers no pointer to it (shared/memory-types.ts, isRetiredMemory). Pointers are the caller's.
+ */
+export async function retireMemoryFile(memoryDir: string, rel: string): Promise<void> {
+  await writeFileAtomic(memoryDir, rel, '');
+}
+
+/**
  * Delete a topic file and its pointers. The content stays in history, restorable any time. Its text
  * is never read: a file that is not UTF-8 (or too large to open) deletes too, its bytes kept in history.
  */

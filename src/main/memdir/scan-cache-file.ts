@@ -47,8 +47,10 @@ import { writeDataFile } from '../core/safe-fs.js';
  *    directory whose folders are unchanged (issue 16, bench start).
  * 16: a folder with memories but no MEMORY.md lists them as loaded, as the index Claude Code
  *    builds at session start does (index-build.ts), with an `index-built` hint; they were orphans.
+ * 17: a retired team memory (an empty file in team/, R-SYNC) is no memory: not listed, no orphan
+ *    problem (a version 16 file lists it and offers it a pointer).
  */
-export const SCAN_CACHE_VERSION = 16;
+export const SCAN_CACHE_VERSION = 17;
 const FORMAT = 'memdir-scan-cache';
 
 /** A transcript folder under `projects/` (project-groups.ts): how it groups, at which stat facts. */

@@ -12,7 +12,7 @@ import type { BuiltIndex } from '../../shared/index-build.js';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { type IndexReach, NO_REACH, indexReachOf, teamReachOf } from '../../shared/index-state.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
-import type { Scope } from '../../shared/memory-types.js';
+import { isRetiredMemory, type Scope } from '../../shared/memory-types.js';
 import { EMPTY_INDEX, type MemoryDirScan, type MemorySummary } from '../../shared/scan-types.js';
 import { builtIndexOf } from './built-index.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
@@ -172,7 +172,16 @@ export interface ParentLinks extends IndexReach {
 /** Which of these links (see otherTargets) exist, in their order. */
 function existingOf(memoryDir: string, others: readonly string[]): Set<string> {
   const existing = new Set<string>();
-  for (const target of others) if (fs.existsSync(path.join(memoryDir, target))) existing.add(target);
+  for (const target of others) {
+    let found: fs.Stats | undefined;
+    try {
+      found = fs.statSync(path.join(memoryDir, target), { throwIfNoEntry: false });
+    } catch {
+      found = undefined; // not a path that exists (a file in the way, no permission): as existsSync said
+    }
+    // A retired team memory (emptied, R-SYNC) is no memory: MEMORY.md's pointer to it dangles, and Health offers to drop it.
+    if (found && !(target.startsWith(`${TEAM_DIR}/`) && found.isFile() && isRetiredMemory('team', found.size))) existing.add(target);
+  }
   return existing;
 }
 
@@ -376,16 +385,19 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     parts[0] = index;
   }
 
-  const topicFacts: TopicFacts[] = topics.map((t, i) => {
+  // A retired team memory (emptied, R-SYNC) is no memory: not listed, and no problem offers it a pointer.
+  const retired = (t: CachedTopic) => t.outcome === null && isRetiredMemory(scope, t.bytes);
+  const topicFacts: TopicFacts[] = topics.flatMap((t, i): TopicFacts[] => {
     const file = topicEntries[i]!.file;
-    if (t.outcome) return { file, unreadable: { code: t.outcome.code, reason: t.outcome.reason } };
-    return { file, issues: t.summary!.issues, hints: t.summary!.hints, type: t.summary!.meta.type };
+    if (retired(t)) return [];
+    if (t.outcome) return [{ file, unreadable: { code: t.outcome.code, reason: t.outcome.reason } }];
+    return [{ file, issues: t.summary!.issues, hints: t.summary!.hints, type: t.summary!.meta.type }];
   });
   const memories: MemorySummary[] = [];
   let lastChangeMs: number | null = index && index.facts.mtimeMs > 0 ? index.facts.mtimeMs : null;
   topics.forEach((t, i) => {
     if (t.facts.mtimeMs > (lastChangeMs ?? 0)) lastChangeMs = t.facts.mtimeMs;
-    if (!t.summary) return;
+    if (!t.summary || retired(t)) return;
     const { meta } = t.summary;
     memories.push({
       file: topicEntries[i]!.file,

@@ -43,7 +43,7 @@ import {
   transact,
 } from '../history/index.js';
 import { MemoryError } from './memory-error.js';
-import { editPointers, memoryAt, pointerPlacesAt, readText, refuseTakenName } from './memory-service.js';
+import { editPointers, memoryAt, pointerPlacesAt, readText, refuseTakenName, retireMemoryFile } from './memory-service.js';
 import { parseTopicFile } from './topic-file.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 
@@ -163,6 +163,12 @@ export async function undoChange(
     as?: { summary: string; body: string };
     turn?: string;
     beforeWrite?: (writes: PlannedWrite[]) => Promise<void>;
+    /**
+     * The memories (paths in the memory dir) this undo retires instead of deleting, where it would
+     * take them away: team memories the sync server holds (team/shared-keys.ts, R-SYNC). Their text
+     * is emptied, their pointers go as for a deletion, and `retiredNote` says so.
+     */
+    retire?: { instead: (rel: string) => boolean; note: (rels: readonly string[]) => string | null };
   },
 ): Promise<UndoResult> {
   const history: History = opts.dataDir ? { dataDir: opts.dataDir } : {};
@@ -274,7 +280,15 @@ export async function undoChange(
       // Removals first: undoing a rename that changed only letter case or Unicode form (A.md → a.md)
       // names one file twice on a case-insensitive file system (macOS, Windows), where writing the
       // old name and then removing the new one would remove the memory just written.
-      for (const w of writes) if (!isIndex(w.file) && w.after === null) await removeFileConfined(opts.memoryDir, w.file);
+      // A shared team memory the undo takes away is retired, not deleted: it would come back with the next sync.
+      const retired = writes.filter((w) => !isIndex(w.file) && w.after === null && opts.retire?.instead(w.file)).map((w) => w.file);
+      for (const w of writes) {
+        if (isIndex(w.file) || w.after !== null) continue;
+        if (retired.includes(w.file)) await retireMemoryFile(opts.memoryDir, w.file);
+        else await removeFileConfined(opts.memoryDir, w.file);
+      }
+      const retiredSaid = opts.retire?.note(retired);
+      if (retiredSaid) notes.push(retiredSaid);
       for (const rel of followed.laterName) await removeFileConfined(opts.memoryDir, rel);
       for (const w of writes) if (!isIndex(w.file) && w.after !== null) await writeFileAtomic(opts.memoryDir, w.file, w.after);
       for (const w of writes) {

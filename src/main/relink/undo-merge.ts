@@ -209,14 +209,17 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
  * The merge's own entry (a relink's, an import's), undone while the merge stands, undoes it whole,
  * as `memdir merge undo` does — anyway too, overwriting the files changed since. When the entry holds a move to the team anyway, what that move
  * allowed team sync to share is withdrawn (team/move-scope.ts's moveAllowsOf), and a note says so.
+ * A team memory the sync server holds that the undo would take away is retired instead
+ * (team/shared-keys.ts's retiredInsteadOfDeleted: a deleted one comes back with the next sync).
  */
 export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>>> {
   const turned = opts.dataDir ? await mergeTurnedBy(opts.dataDir, opts.memoryDir, opts.rev) : null;
   if (!turned) {
     // Loaded here, not with relink (as relink-service.ts's team sync warning): team sync's code waits until after the app's first list.
-    const { moveAllowsOf } = await import('../team/index.js');
+    const { moveAllowsOf, retiredInsteadOfDeleted, retiredNote } = await import('../team/index.js');
     const allows = await moveAllowsOf(opts.memoryDir, opts.dataDir ?? resolveDataDir(), opts.rev);
-    const done = await undoChange(opts);
+    const instead = await retiredInsteadOfDeleted(opts.memoryDir, opts.dataDir ?? resolveDataDir());
+    const done = await undoChange({ ...opts, retire: { instead, note: retiredNote } });
     return { ...done, notes: [...done.notes, ...(await allows.withdraw())] };
   }
   const dataDir = opts.dataDir!;

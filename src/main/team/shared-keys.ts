@@ -6,6 +6,7 @@
  * team/MEMORY.md is pushed, for every teammate. Retiring it goes through consolidation: emptying
  * its text, which the next sync shares. A memory never pushed changes freely.
  */
+import { TEAM_DIR } from '../../shared/limits.js';
 import { resolveDataDir } from '../core/data-dir.js';
 import { memoryDirKey } from '../core/memory-lock.js';
 import { checkMemoryPath, inScope, MemoryError, type Where } from '../memdir/index.js';
@@ -28,16 +29,38 @@ function sentence(key: string, change: SharedKeyChange): string {
   return `${key} ${HELD}, so it stays shared: ${COMES_BACK}. To keep a private version, copy its content into a new private memory; to withdraw it from the team, ${EMPTY}.`;
 }
 
-/**
- * Why a team memory cannot be deleted, renamed or moved to private, per key: those the sync server
- * is known to hold (the last sync's checksums, or the versions both sides agreed on); null for the rest.
- */
+/** Whether the sync server is known to hold a team key: the last sync's checksums name it, or a version both sides agreed on. */
+export async function sharedKeysHeld(memoryDir: string, dataDir: string = resolveDataDir()): Promise<(key: string) => boolean> {
+  const state = await new StateFile(connectionDir(dataDir, await memoryDirKey(memoryDir))).load();
+  return (key) => Object.hasOwn(state.server, key) || Object.hasOwn(state.base, key);
+}
+
+/** Why a team memory cannot be deleted, renamed or moved to private, per key: those the sync server holds ({@link sharedKeysHeld}); null for the rest. */
 export async function sharedKeyRefusals(
   memoryDir: string,
   dataDir: string = resolveDataDir(),
 ): Promise<(key: string, change: SharedKeyChange) => string | null> {
-  const state = await new StateFile(connectionDir(dataDir, await memoryDirKey(memoryDir))).load();
-  return (key, change) => (Object.hasOwn(state.server, key) || Object.hasOwn(state.base, key) ? sentence(key, change) : null);
+  const held = await sharedKeysHeld(memoryDir, dataDir);
+  return (key, change) => (held(key) ? sentence(key, change) : null);
+}
+
+/**
+ * Which memories a change that takes memories away — a merge's merged-away ones, an undo of their
+ * creation — retires instead of deleting, by path in the memory directory (`team/x.md`): the team
+ * memories the server holds, as a person told by the refusal above would (their text emptied,
+ * retireMemoryFile); the rest, private or never pushed, are deleted as before.
+ */
+export async function retiredInsteadOfDeleted(memoryDir: string, dataDir: string = resolveDataDir()): Promise<(rel: string) => boolean> {
+  const held = await sharedKeysHeld(memoryDir, dataDir);
+  const prefix = `${TEAM_DIR}/`;
+  return (rel) => rel.startsWith(prefix) && held(rel.slice(prefix.length));
+}
+
+/** The sentence a merge or an undo adds for the team memories it retired instead of deleting. */
+export function retiredNote(rels: readonly string[]): string | null {
+  if (rels.length === 0) return null;
+  const one = rels.length === 1;
+  return `Retired ${rels.join(', ')} instead of deleting ${one ? 'it' : 'them'}: the sync server holds ${one ? 'it' : 'them'}, and a deleted team memory comes back with the next sync. ${one ? 'Its' : 'Their'} text is emptied and ${one ? 'its' : 'their'} index lines are gone; the next sync shares that with the team.`;
 }
 
 /** Refuse (MemoryError `scope-refused`, nothing written) a `change` of `file` that would take a team key the server holds away; private memories pass. */

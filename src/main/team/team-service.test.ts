@@ -15,6 +15,7 @@ import type { TeamStore } from '../../server/store.js';
 import { createAppDispatcher } from '../api/index.js';
 import type { Dispatcher } from '../api/dispatch.js';
 import { AppContext } from '../app/app-context.js';
+import { mergeMemories } from '../curation/index.js';
 import { listHistory } from '../history/history.js';
 import { FileCredentialStore } from '../settings/index.js';
 import { ConnectionStore } from './connections.js';
@@ -717,6 +718,134 @@ describe('a sync that fails with an edit waiting (review x3 F3)', () => {
       await m.ctx.close();
       await own.server.close().catch(() => undefined);
       await ownStore.close();
+    }
+  });
+});
+
+describe('a merge retires a team memory the server holds (R-SYNC: deletions do not propagate)', () => {
+  it('Make room empties a merged-away shared memory and drops its pointers, the next sync shares that, one never pushed is deleted, and undo brings all back', async () => {
+    const r = await machine('retire-r');
+    const t = await machine('retire-t');
+    try {
+      await r.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
+      await t.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[1]! });
+      const team = (f: string) => path.join(r.memoryDir, 'team', f);
+      const ci = topic('CI', 'project', 'CI runs on every push.');
+      const runs = topic('CI runs', 'project', 'CI runs on every push.\n\nFlaky jobs are retried once.');
+      await fs.writeFile(team('project_ci.md'), ci);
+      await fs.writeFile(team('project_ci_runs.md'), runs);
+      await fs.writeFile(team('MEMORY.md'), '- [CI](project_ci.md) — how CI runs\n- [CI runs](project_ci_runs.md) — retries\n');
+      const mainIndex = await fs.readFile(path.join(r.memoryDir, 'MEMORY.md'), 'utf8');
+      await fs.writeFile(
+        path.join(r.memoryDir, 'MEMORY.md'),
+        `${mainIndex}- [CI](team/project_ci.md) — how CI runs\n- [CI runs](team/project_ci_runs.md) — retries\n`,
+      );
+      expect((await ok<{ push: { uploaded: string[] } }>(r.api, 'team.sync', { dir: '-work-app' })).push.uploaded).toContain('project_ci_runs.md');
+      // Written after the sync: never pushed, so the server does not hold it.
+      await fs.writeFile(team('project_ci_draft.md'), topic('CI draft', 'project', 'CI draft: cache node_modules.'));
+      await fs.appendFile(team('MEMORY.md'), '- [CI draft](project_ci_draft.md) — cache\n');
+      await fs.appendFile(path.join(r.memoryDir, 'MEMORY.md'), '- [CI draft](team/project_ci_draft.md) — cache\n');
+      const teamIndexBefore = await fs.readFile(team('MEMORY.md'), 'utf8');
+      const mainBefore = await fs.readFile(path.join(r.memoryDir, 'MEMORY.md'), 'utf8');
+
+      const room = await ok<{ rev: string; notes: string[]; retired: string | null }>(r.api, 'index.makeRoom', {
+        dir: '-work-app',
+        scope: 'team',
+        baseText: teamIndexBefore,
+        actions: [
+          { kind: 'merge', line: 2, into: 1 },
+          { kind: 'merge', line: 3, into: 1 },
+        ],
+      });
+      // Retired, not deleted: the server holds it, a deleted one would come back with the next sync.
+      expect(await fs.readFile(team('project_ci_runs.md'), 'utf8')).toBe('');
+      await expect(fs.access(team('project_ci_draft.md'))).rejects.toThrow();
+      expect(await fs.readFile(team('project_ci.md'), 'utf8')).toContain('Flaky jobs are retried once.');
+      expect(room.retired).toContain('Retired team/project_ci_runs.md instead of deleting it');
+      expect(room.retired).not.toContain('project_ci_draft.md');
+      // No pointer names it in either index: Claude Code, which loads MEMORY.md, sees no pointer to an empty file.
+      expect(await fs.readFile(team('MEMORY.md'), 'utf8')).toBe('- [CI](project_ci.md) — how CI runs\n');
+      const mainAfter = await fs.readFile(path.join(r.memoryDir, 'MEMORY.md'), 'utf8');
+      expect(mainAfter).toContain('(team/project_ci.md)');
+      expect(mainAfter).not.toMatch(/team\/project_ci_(runs|draft)\.md/);
+
+      // The next sync shares the retirement, and the memory does not come back with text.
+      const pushed = await ok<{ push: { uploaded: string[] } }>(r.api, 'team.sync', { dir: '-work-app' });
+      expect(pushed.push.uploaded).toEqual(expect.arrayContaining(['project_ci_runs.md', 'MEMORY.md']));
+      expect(await fs.readFile(team('project_ci_runs.md'), 'utf8')).toBe('');
+      expect((await serverEntries(server.url, server.team, server.tokens[0]!))['project_ci_runs.md']).toBe('');
+      // The teammate had pointed at it from their own MEMORY.md: that pointer now dangles, and Health offers to drop it.
+      await fs.appendFile(path.join(t.memoryDir, 'MEMORY.md'), '- [CI runs](team/project_ci_runs.md) — retries\n');
+      await ok(t.api, 'team.sync', { dir: '-work-app' });
+      expect(await fs.readFile(path.join(t.memoryDir, 'team', 'project_ci_runs.md'), 'utf8')).toBe('');
+      const own = await ok<{ problems: { code: string; fix: string | null; target?: string }[] }>(t.api, 'projects.get', { dir: '-work-app' });
+      expect(own.problems).toContainEqual(expect.objectContaining({ code: 'dangling-link', fix: 'drop-pointer', target: 'team/project_ci_runs.md' }));
+      // A retired memory is no memory: not listed, no Health problem offering a pointer to it, not recalled.
+      for (const m of [r, t]) {
+        const scan = await ok<{ team: { memories: { file: string }[]; problems: { file: string | null }[] } }>(m.api, 'projects.get', { dir: '-work-app' });
+        expect(scan.team.memories.map((x) => x.file)).not.toContain('project_ci_runs.md');
+        expect(scan.team.problems.filter((p) => p.file === 'project_ci_runs.md')).toEqual([]);
+      }
+
+      // The merge's undo brings its text and pointers back (and the never-pushed one), and the next sync shares that.
+      await ok(r.api, 'history.undo', { dir: '-work-app', rev: room.rev });
+      expect(await fs.readFile(team('project_ci_runs.md'), 'utf8')).toBe(runs);
+      expect(await fs.readFile(team('project_ci_draft.md'), 'utf8')).toContain('cache node_modules');
+      expect(await fs.readFile(team('MEMORY.md'), 'utf8')).toBe(teamIndexBefore);
+      expect(await fs.readFile(path.join(r.memoryDir, 'MEMORY.md'), 'utf8')).toBe(mainBefore);
+      await ok(r.api, 'team.sync', { dir: '-work-app' });
+      await ok(t.api, 'team.sync', { dir: '-work-app' });
+      expect(await fs.readFile(path.join(t.memoryDir, 'team', 'project_ci_runs.md'), 'utf8')).toBe(runs);
+
+      // Health's merge (the same takeaway as Make room's) retires it too.
+      const merged = await mergeMemories(
+        { memoryDir: r.memoryDir, scope: 'team', dataDir: r.ctx.dataDir },
+        { keeper: 'project_ci.md', others: ['project_ci_runs.md'] },
+      );
+      expect(merged).toMatchObject({
+        retired: ['team/project_ci_runs.md'],
+        note: expect.stringContaining('Retired team/project_ci_runs.md instead of deleting it'),
+      });
+      expect(await fs.readFile(team('project_ci_runs.md'), 'utf8')).toBe('');
+      expect(await fs.readFile(path.join(r.memoryDir, 'MEMORY.md'), 'utf8')).not.toContain('team/project_ci_runs.md');
+    } finally {
+      await r.ctx.close();
+      await t.ctx.close();
+    }
+  });
+
+  it('undoing the creation of a team memory pushed since retires it (its pointers go, the next sync shares it); one never pushed is deleted', async () => {
+    const u = await machine('retire-u');
+    try {
+      await u.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
+      const create = (file: string, name: string) =>
+        ok<{ file: string; rev: string }>(u.api, 'memories.create', {
+          dir: '-work-app',
+          scope: 'team',
+          memoryDir: u.memoryDir,
+          fields: { name, description: `${name} in one line`, type: 'project' },
+          body: `${name}: tagged on every merge.`,
+          file,
+        });
+      const shared = await create('project_release_tags.md', 'Release tags');
+      await ok(u.api, 'team.sync', { dir: '-work-app' });
+      const fresh = await create('project_release_notes.md', 'Release notes');
+      const team = (f: string) => path.join(u.memoryDir, 'team', f);
+      expect(await fs.readFile(path.join(u.memoryDir, 'MEMORY.md'), 'utf8')).toContain('team/project_release_tags.md');
+
+      const undone = await ok<{ notes: string[] }>(u.api, 'history.undo', { dir: '-work-app', rev: shared.rev });
+      expect(await fs.readFile(team('project_release_tags.md'), 'utf8')).toBe('');
+      expect(undone.notes.join('\n')).toContain('Retired team/project_release_tags.md instead of deleting it');
+      expect(await fs.readFile(path.join(u.memoryDir, 'MEMORY.md'), 'utf8')).not.toContain('project_release_tags.md');
+      expect(await fs.readFile(team('MEMORY.md'), 'utf8')).not.toContain('project_release_tags.md');
+      await ok(u.api, 'history.undo', { dir: '-work-app', rev: fresh.rev });
+      await expect(fs.access(team('project_release_notes.md'))).rejects.toThrow();
+
+      await ok(u.api, 'team.sync', { dir: '-work-app' });
+      expect(await fs.readFile(team('project_release_tags.md'), 'utf8')).toBe('');
+      expect((await serverEntries(server.url, server.team, server.tokens[0]!))['project_release_tags.md']).toBe('');
+    } finally {
+      await u.ctx.close();
     }
   });
 });

@@ -345,6 +345,7 @@ export function MakeRoom({
           <span className="muted small">
             {preview.merges.length} {preview.merges.length === 1 ? 'memory is' : 'memories are'} merged into another: the kept one gains its text and lists
             both.
+            {scope === 'team' && ' One the sync server already holds is retired (its text emptied, which the next sync shares), not deleted.'}
           </span>
         )}
       </div>

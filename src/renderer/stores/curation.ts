@@ -164,12 +164,12 @@ export const useCuration = create<CurationState>()((set, get) => ({
     if (!dir) return false;
     set({ busy: true });
     try {
-      const { rev, impact, notes } = await call('index.makeRoom', { dir, scope, baseText, actions: [...actions] });
+      const { rev, impact, notes, retired } = await call('index.makeRoom', { dir, scope, baseText, actions: [...actions] });
       useToasts
         .getState()
         .show(
           'info',
-          `Made room: ${roomResultSentence(impact)} ${impactSentence(impact)}${notes.length > 0 ? ` ${notes.length === 1 ? notes[0] : `${notes.length} memories changed too.`}` : ''}`,
+          `Made room: ${roomResultSentence(impact)} ${impactSentence(impact)}${notes.length > 0 ? ` ${notes.length === 1 ? notes[0] : `${notes.length} memories changed too.`}` : ''}${retired ? ` ${retired}` : ''}`,
           rev ? { label: 'Undo', run: () => void get().undo(rev) } : undefined,
         );
       return true;

@@ -87,9 +87,9 @@ export const curationContract = {
     z.object({ applied: z.number(), heldBack: z.array(fixRequestSchema), impact: indexImpactSchema, rev: z.string().nullable() }),
   ),
   'index.makeRoom': mutation(
-    'Make room in MEMORY.md: shorten hooks or move them into their memories, drop pointers, merge memories, move lines into a new topic file — one history entry. Refused (conflict) when MEMORY.md is no longer baseText.',
+    'Make room in MEMORY.md: shorten hooks or move them into their memories, drop pointers, merge memories, move lines into a new topic file — one history entry. A merged-away team memory the sync server holds is retired (its text emptied, its pointers gone), not deleted: retired says which, in a sentence (null when none). Refused (conflict) when MEMORY.md is no longer baseText.',
     dirRef.extend({ baseText: z.string().max(5_000_000), actions: z.array(roomActionSchema).min(1).max(5000) }),
-    z.object({ rev: z.string().nullable(), impact: indexImpactSchema, notes: z.array(z.string()) }),
+    z.object({ rev: z.string().nullable(), impact: indexImpactSchema, notes: z.array(z.string()), retired: z.string().nullable() }),
   ),
   'duplicates.list': query(
     "Near-duplicate memories of a project's private memory, most alike first, each pair with both memories' text.",

@@ -159,7 +159,7 @@ export const memoriesContract = {
     z.object({ changes: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) })) }),
   ),
   'history.undo': mutation(
-    'Undo one history entry as a new entry: its files and its index lines go back. Later index edits are kept; a file a later change touched stops the undo (a conflict naming that change) unless overwriteChanged; an entry already undone writes nothing (entry null; a note says so when its memory is back under another name, by an undo anyway — never brought back twice).',
+    'Undo one history entry as a new entry: its files and its index lines go back. A team memory the sync server holds that the undo would take away (the entry created it) is retired instead — its text emptied, its pointers gone — and a note says so. Later index edits are kept; a file a later change touched stops the undo (a conflict naming that change) unless overwriteChanged; an entry already undone writes nothing (entry null; a note says so when its memory is back under another name, by an undo anyway — never brought back twice).',
     projectRef.extend({ rev: revision, overwriteChanged: z.boolean().optional() }),
     z.object({ entry: historyEntrySchema.nullable(), notes: z.array(z.string()) }),
   ),

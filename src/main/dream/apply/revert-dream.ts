@@ -55,7 +55,10 @@ export async function revertDream(id: string, opts: RevertOptions): Promise<{ re
     // Nothing written: not recorded as a revert, it can be tried again.
     return { record, revert: { at, rev: null, restored: [], notes: [], warnings } };
   }
-  const { entry, notes } = await undoChange({ ...undo, ...(opts.overwriteChanged ? { overwriteChanged: true } : {}) });
+  // As every undo: a team memory the dream created that the sync server holds since is retired, not deleted (team/shared-keys.ts).
+  const { retiredInsteadOfDeleted, retiredNote } = await import('../../team/index.js');
+  const retire = { instead: await retiredInsteadOfDeleted(memoryDir, opts.dataDir), note: retiredNote };
+  const { entry, notes } = await undoChange({ ...undo, retire, ...(opts.overwriteChanged ? { overwriteChanged: true } : {}) });
   const warnings = touched.map((file) => ({ file, message: `${since(file)}; overwritten with its pre-dream content (the later version is in history).` }));
   const restored = entry?.files.map((f) => f.path) ?? [];
   const revert: DreamRevert = { at, rev: entry?.rev ?? null, restored, notes, warnings };
