@@ -106,6 +106,35 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     await expect.poll(() => b.locator('.team-cell').first().textContent()).toMatch(/^synced/);
   });
 
+  it('refuses to delete a team memory the server holds, in the editor, saying how to retire it; nothing is deleted', async () => {
+    const [a] = pages as [Page, Page];
+    const memory = path.dirname(teamDir('a'));
+    const before = {
+      file: await fs.readFile(path.join(teamDir('a'), 'project_deploys.md'), 'utf8'),
+      teamIndex: await fs.readFile(path.join(teamDir('a'), 'MEMORY.md'), 'utf8'),
+      index: await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8'),
+    };
+    await a.getByRole('button', { name: 'Projects', exact: true }).click();
+    await a.getByRole('button', { name: '-work-app' }).first().click();
+    await a.getByRole('button', { name: 'Memories', exact: true }).click();
+    await a.locator('[data-file="project_deploys.md"][data-scope="team"]').click();
+    const form = a.getByRole('form', { name: 'Edit project_deploys.md' });
+    await form.waitFor();
+    await form.getByRole('button', { name: 'Delete' }).click();
+    await a.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
+    const refusal = a.getByRole('alert').filter({ hasText: 'team/project_deploys.md is already shared with the team' });
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain('the next sync would bring it back, without its index lines. To retire it, empty its text');
+    // Nothing went: the file, both indexes, its row; no "Deleted" toast.
+    expect(await fs.readFile(path.join(teamDir('a'), 'project_deploys.md'), 'utf8')).toBe(before.file);
+    expect(await fs.readFile(path.join(teamDir('a'), 'MEMORY.md'), 'utf8')).toBe(before.teamIndex);
+    expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toBe(before.index);
+    expect(await a.getByRole('status').filter({ hasText: 'Deleted project_deploys.md' }).count()).toBe(0);
+    expect(await a.locator('[data-file="project_deploys.md"][data-scope="team"]').count()).toBe(1);
+    expect(await onServer('project_deploys.md')).toBe(before.file);
+    await a.screenshot({ path: artifact('team-delete-refused.png') });
+  });
+
   it('an edit on both machines becomes a conflict on the second; the merge editor resolves it and it reaches the first', async () => {
     const [a, b] = pages as [Page, Page];
     // ann edits and her app pushes it by itself (watcher → debounced sync).
