@@ -2,13 +2,16 @@ import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CommentCut } from '../../shared/frontmatter.js';
-import { YAML_FAILS, readFrontmatterFast, scanFrontmatter } from './frontmatter-scanner.js';
-import { parseYamlWithRetry } from './frontmatter-yaml.js';
+import type YAML from 'yaml';
+import { YAML_FAILS, type YamlFailure, readFrontmatterFast, scanFrontmatter } from './frontmatter-scanner.js';
+import { describeYamlError, parseFrontmatterYaml, parseYamlWithRetry } from './frontmatter-yaml.js';
 import { NO_FIXTURES, realFixturesRoot, realTopicFiles } from './test-support/real-fixtures.js';
 import { locateFrontmatter } from './topic-file.js';
 
 /** Headers where the scanner found a name or description cut by a comment (and the YAML path agreed). */
 let cutHeaders = 0;
+/** Failing headers whose first error the scanner named itself (and the YAML path agreed). */
+let knownFailures = 0;
 
 /**
  * The scanner's answer must be exactly the YAML path's (YAML, then Claude Code's quoting retry),
@@ -17,11 +20,32 @@ let cutHeaders = 0;
  */
 function agrees(source: string): 'answered' | 'answered-after-retry' | 'fails' | 'declined' {
   const cuts: CommentCut[] = [];
-  const fast = readFrontmatterFast(source, cuts);
+  const failed: { failure?: YamlFailure } = {};
+  const fast = readFrontmatterFast(source, cuts, failed);
   if (fast === undefined || fast === YAML_FAILS) expect(cuts).toEqual([]);
   if (fast === undefined) return 'declined';
   if (fast === YAML_FAILS) {
     expect(() => parseYamlWithRetry(source), JSON.stringify(source)).toThrow();
+    // Where and how: the library's first error is on the line the scanner names, with its code, so
+    // the sentence a person reads is the same whichever of them found it.
+    let thrown: unknown;
+    try {
+      parseYamlWithRetry(source);
+    } catch (error) {
+      thrown = error;
+    }
+    const first = thrown as YAML.YAMLParseError;
+    if (failed.failure) {
+      expect(failed.failure, JSON.stringify(source)).toStrictEqual({ line: first.linePos?.[0].line, code: first.code });
+      knownFailures++;
+    }
+    let fastError: unknown;
+    try {
+      parseFrontmatterYaml(source);
+    } catch (error) {
+      fastError = error;
+    }
+    expect(describeYamlError(fastError, source, 1), JSON.stringify(source)).toBe(describeYamlError(thrown, source, 1));
     return 'fails';
   }
   expect(scanFrontmatter(source)).toStrictEqual(fast);
@@ -123,6 +147,22 @@ describe('frontmatter scanner', () => {
       if (declined !== unsure(c)) wrong.push(`U+${c.toString(16)}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('names where and how YAML fails as the library does, or leaves the wording to it when not sure', () => {
+    const known = (source: string) => {
+      const failed: { failure?: YamlFailure } = {};
+      expect(readFrontmatterFast(source, [], failed)).toBe(YAML_FAILS);
+      expect(agrees(source)).toBe('fails');
+      return failed.failure ?? null;
+    };
+    expect(known('\nname: "plan:" prefix means propose\ntype: feedback')).toEqual({ line: 2, code: 'UNEXPECTED_TOKEN' });
+    expect(known("name: 'it''s' here")).toEqual({ line: 1, code: 'UNEXPECTED_TOKEN' });
+    expect(known('k: "a" b\nname: "c" d')).toEqual({ line: 1, code: 'UNEXPECTED_TOKEN' });
+    expect(known('k: a: b\nname: "c" d')).toEqual({ line: 1, code: 'BLOCK_AS_IMPLICIT_KEY' });
+    // A quoted value with a colon after it may read as a key; the library reads a reserved character before the rest: it words those.
+    expect(known('a: "": "\nname: ""')).toBeNull();
+    expect(known('k: "a" b\nname: `x')).toBeNull();
   });
 
   it('property: on generated headers it answers exactly what the YAML path answers, or declines', () => {
@@ -235,6 +275,7 @@ describe('frontmatter scanner', () => {
     expect(retried).toBeGreaterThan(100);
     expect(fails).toBeGreaterThan(100);
     expect(cutHeaders).toBeGreaterThan(100);
+    expect(knownFailures).toBeGreaterThan(30);
   });
 
   it.skipIf(realFixturesRoot() === null)(`answers nearly every header of the real memory directories, exactly (skipped when ${NO_FIXTURES})`, () => {
@@ -254,7 +295,7 @@ describe('frontmatter scanner', () => {
       else (how === 'fails' ? failing : declined).push(file.slice(root.length + 1));
     }
     expect(headers).toBeGreaterThan(250);
-    // The one real header the YAML path itself cannot read (`name: "plan:" prefix …`) is known to fail: only the library words why.
+    // The one real header the YAML path itself cannot read (`name: "plan:" prefix …`) is known to fail, where and how the library says.
     expect(declined).toEqual([]);
     expect(failing).toEqual(['N3rdage__the-library/memory/feedback_plan_prefix.md']);
     expect(answered).toBe(headers - 1);

@@ -292,7 +292,12 @@ function nestedBlock(
  * sure YAML error), or as they read after the quoting retry (`retry` true); undefined to decline.
  * Values a comment cut short go to `cuts`.
  */
-function readEntries(source: string, retry: boolean, cuts: CommentCut[] | undefined): Record<string, unknown> | undefined | typeof ERROR {
+function readEntries(
+  source: string,
+  retry: boolean,
+  cuts: CommentCut[] | undefined,
+  failed: { failure?: YamlFailure } | undefined,
+): Record<string, unknown> | undefined | typeof ERROR {
   const record: Record<string, unknown> = {};
   const keys: string[] = [];
   let fails = false;
@@ -327,6 +332,13 @@ function readEntries(source: string, retry: boolean, cuts: CommentCut[] | undefi
     if (meaning === ERROR) {
       // YAML certainly fails; the retried text is what counts — unless this line, left as it was, fails it too.
       if (retry) return ERROR;
+      // The library reads some errors before others, whatever their lines: named only when every
+      // refused line is of the one kind the scanner is sure of, and then by the first of them.
+      if (failed) {
+        const code = errorCodeOf(source, start, end);
+        if (!fails) failed.failure = code ? { line: lineOf(source, pos), code } : undefined;
+        else if (!code) failed.failure = undefined;
+      }
       fails = true;
     } else {
       record[key] = meaning;
@@ -339,27 +351,103 @@ function readEntries(source: string, retry: boolean, cuts: CommentCut[] | undefi
   return fails ? ERROR : record;
 }
 
+/** The 1-based line of `source` that the offset `at` is on. */
+function lineOf(source: string, at: number): number {
+  let line = 1;
+  for (let i = source.indexOf('\n'); i !== -1 && i < at; i = source.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/** Where the quoted value starting at `start` closes on its line (`\"` escaped in double quotes, `''` in single ones), or `end`. */
+function closingQuote(source: string, start: number, end: number): number {
+  const quote = source.charCodeAt(start);
+  for (let i = start + 1; i < end; i++) {
+    const c = source.charCodeAt(i);
+    if (quote === 0x22 && c === 0x5c) i++;
+    else if (c === quote) {
+      if (quote === 0x27 && source.charCodeAt(i + 1) === 0x27) i++;
+      else return i;
+    }
+  }
+  return end;
+}
+
+/** Whether a plain scalar may start at `i`: not a quote, a comment, an indicator or a reserved character, which the library reads first. */
+function plainStart(source: string, i: number): boolean {
+  const c = source.charCodeAt(i);
+  return c !== 0x23 && c !== 0x22 && c !== 0x27 && startKind(c) === 'plain';
+}
+
+/**
+ * Whether the text `[from, end)` reads as plain scalars only: one starting at `from`, and one after
+ * each `: ` (a mapping YAML refuses in this place, not a token read sooner), no comment.
+ */
+function plainNodes(source: string, from: number, end: number): boolean {
+  if (!plainStart(source, from)) return false;
+  const comment = source.indexOf(' #', from);
+  if (comment !== -1 && comment < end) return false;
+  for (let colon = source.indexOf(': ', from); colon !== -1 && colon < end; colon = source.indexOf(': ', colon + 1)) {
+    let next = colon + 2;
+    while (next < end && source.charCodeAt(next) === SPACE) next++;
+    if (next < end && !plainStart(source, next)) return false;
+  }
+  return true;
+}
+
+/**
+ * The code the YAML library gives the value `[start, end)` that {@link yamlValue} calls a sure
+ * error, when the scanner is sure of it: a quoted value going on after its closing quote with a
+ * plain scalar and no `:` (what the quoting retry leaves as it is, so nearly every header that
+ * fails both ways), or plain scalars holding `: ` (a mapping where a scalar must be). Null for the
+ * rest — a `:` after a quote may make the value a key, a quote, comment or indicator may fail
+ * sooner in the library's reading — and the library is asked.
+ */
+function errorCodeOf(source: string, start: number, end: number): YamlFailure['code'] | null {
+  const c = source.charCodeAt(start);
+  if (c !== 0x22 && c !== 0x27) return plainNodes(source, start, end) ? 'BLOCK_AS_IMPLICIT_KEY' : null;
+  const after = closingQuote(source, start, end) + 1;
+  if (source.charCodeAt(after) !== SPACE) return null;
+  const colon = source.indexOf(':', after);
+  return (colon === -1 || colon >= end) && plainNodes(source, after + 1, end) ? 'UNEXPECTED_TOKEN' : null;
+}
+
+/**
+ * Where and why the YAML library refuses a header {@link readFrontmatterFast} answers
+ * {@link YAML_FAILS} for: the line of its first error (1-based, in the source) and the library's
+ * code for it. Property-tested against the library's own first error.
+ */
+export interface YamlFailure {
+  line: number;
+  code: 'UNEXPECTED_TOKEN' | 'BLOCK_AS_IMPLICIT_KEY';
+}
+
 /** The scanner's answer when the YAML path certainly fails both ways (YAML, then the quoting retry). */
 export const YAML_FAILS: unique symbol = Symbol('yaml fails');
 
 /**
  * Read frontmatter YAML (line endings already `\n`) exactly as {@link parseWithRetry} would: the
  * data, {@link YAML_FAILS} when it certainly throws (a line YAML refuses that the retry leaves as
- * it is; only the library can word the error), or undefined to leave it to the YAML library.
+ * it is; then `failed.failure` says where and how the library's first error is, when the scanner
+ * is sure of it), or undefined to leave it to the YAML library.
  * With `cuts`, the names and descriptions of the data a ` #` comment cut short are added to it (R-HEALTH):
  * the scanner sees each raw line as it reads it, so this costs no second pass.
  */
-export function readFrontmatterFast(source: string, cuts?: CommentCut[]): Record<string, unknown> | typeof YAML_FAILS | undefined {
+export function readFrontmatterFast(
+  source: string,
+  cuts?: CommentCut[],
+  failed?: { failure?: YamlFailure },
+): Record<string, unknown> | typeof YAML_FAILS | undefined {
   if (UNSURE_CHARS.test(source) || (SURROGATE.test(source) && LONE_SURROGATE.test(source))) return undefined;
   // What a reading noted is dropped when that reading is not the answer (no allocation per header).
   const mark = cuts?.length ?? 0;
-  let data = readEntries(source, false, cuts);
+  let data = readEntries(source, false, cuts, failed);
   if (data === ERROR) {
     // The retried lines are what counts, not what the first reading noted.
     if (cuts) cuts.length = mark;
-    data = readEntries(source, true, cuts);
+    data = readEntries(source, true, cuts, undefined);
   }
   if (cuts && (data === undefined || data === ERROR)) cuts.length = mark;
+  if (failed && data !== ERROR) failed.failure = undefined;
   return data === ERROR ? YAML_FAILS : data;
 }
 

@@ -10,7 +10,7 @@ import YAML from 'yaml';
 import { type CommentCut, READ_KEYS } from '../../shared/frontmatter.js';
 import { quoteName } from '../../shared/visible-text.js';
 import { quoteProblematicValues } from './frontmatter-retry.js';
-import { YAML_FAILS, readFrontmatterFast } from './frontmatter-scanner.js';
+import { YAML_FAILS, type YamlFailure, readFrontmatterFast } from './frontmatter-scanner.js';
 
 /**
  * Parse frontmatter YAML; throws a YAML error with a line number on bad input. With `cuts`, the
@@ -19,11 +19,26 @@ import { YAML_FAILS, readFrontmatterFast } from './frontmatter-scanner.js';
  */
 export function parseFrontmatterYaml(raw: string, cuts?: CommentCut[]): unknown {
   const source = raw.includes('\r') ? raw.replace(/\r\n?/g, '\n') : raw;
-  const fast = readFrontmatterFast(source, cuts);
-  // Both parses would fail and the first one's error is reported: one parse says it.
-  if (fast === YAML_FAILS) return YAML.parse(source, YAML_OPTIONS);
+  const failed: { failure?: YamlFailure } = {};
+  const fast = readFrontmatterFast(source, cuts, failed);
+  // Both parses would fail and the first one's error is reported: where the scanner knows its line
+  // and code, the library is not asked (a scan meets such a header rarely, and the library's code
+  // is then cold: it cost a cold scan more than all the headers the scanner read); else one parse says it.
+  if (fast === YAML_FAILS) {
+    if (failed.failure) throw yamlErrorAt(source, failed.failure);
+    return YAML.parse(source, YAML_OPTIONS);
+  }
   if (fast !== undefined) return fast;
   return parseYamlWithRetry(source, cuts).value;
+}
+
+/** The error the YAML library throws for `source` whose first error the scanner found (what {@link describeYamlError} reads of it). */
+function yamlErrorAt(source: string, failure: YamlFailure): YAML.YAMLParseError {
+  let offset = 0;
+  for (let line = 1; line < failure.line; line++) offset = source.indexOf('\n', offset) + 1;
+  const error = new YAML.YAMLParseError([offset, offset + 1], failure.code, `YAML cannot read line ${failure.line}`);
+  error.linePos = [{ line: failure.line, col: 1 }];
+  return error;
 }
 
 // `uniqueKeys: false` reads duplicate keys (last wins) as js-yaml based tools do. `logLevel: 'error'`:
