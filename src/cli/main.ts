@@ -6,6 +6,7 @@ import { type CliIo, type CommandSpec, EXIT_ERROR, UsageError } from './command.
 import { MemdirError, errorMapping, oneLine } from '../shared/errors.js';
 import { VERSION, resolveDataDir, workInDataDir } from '../main/core/index.js';
 import { visibleText } from '../shared/visible-text.js';
+import { failureSentence } from '../shared/failure-words.js';
 
 function usageLine(spec: CommandSpec): string {
   const opts = Object.entries(spec.options)
@@ -127,10 +128,12 @@ export function failureOutput(command: string, error: unknown): { lines: string[
     const message = oneLine(error.message);
     const lines = [mapping.print === 'usage' ? `${name}: ${message}. Run \`${name} --help\`.` : `${name}: ${message}`];
     if (error.hint) lines.push(`${name}: ${oneLine(error.hint)}`);
+    // A refusal a flag overrules names the flag, whoever worded it (the service speaks to the app too).
+    const flag = error.overruledBy ? `--${error.overruledBy.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : null;
+    if (flag && !lines.some((line) => line.includes(flag))) lines.push(`${name}: run it again with ${flag} to do it anyway.`);
     return { lines, exit: mapping.exit };
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return { lines: [`${name}: ${message.split('\n')[0]}`], exit: EXIT_ERROR };
+  return { lines: [`${name}: ${failureSentence(error)}`], exit: EXIT_ERROR };
 }
 
 /**

@@ -99,6 +99,11 @@ export interface MemdirErrorOptions {
   hint?: string;
   /** The error behind this one (logged, never shown as is). */
   cause?: unknown;
+  /**
+   * The input that overrules this refusal, by its contract name (`allowHttp`, `force`,
+   * `overwriteChanged`): the CLI names its flag (`--allow-http`) whenever the message does not.
+   */
+  overruledBy?: string;
 }
 
 /** The base of every error Memdir explains to a person. See the file comment. */
@@ -106,10 +111,12 @@ export class MemdirError<C extends MemdirErrorCode = MemdirErrorCode> extends Er
   override name = 'MemdirError';
   readonly code: C;
   readonly hint?: string;
+  readonly overruledBy?: string;
   constructor(code: C, message: string, options: MemdirErrorOptions = {}) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.code = code;
     if (options.hint !== undefined) this.hint = options.hint;
+    if (options.overruledBy !== undefined) this.overruledBy = options.overruledBy;
   }
 }
 

@@ -163,7 +163,12 @@ held back for confirmation, or cancelled, 2 usage or I/O error, or the dream fai
           gates: result.gates.gates,
           lastConsolidatedAt: result.gates.lastConsolidatedAt,
         });
-      else io.out(`Not started: ${result.reason ?? 'the gates are closed'}\n`);
+      else {
+        io.out(`Not started: ${result.reason ?? 'the gates are closed'}\n`);
+        // The gates a person can overrule here (the app's Dream now); a dream already running is not one.
+        const lockHeld = result.gates.gates.some((g) => g.name === 'lock' && g.checked && !g.passed);
+        if (!values.force && !lockHeld) io.out('Run it again with --force to dream now anyway.\n');
+      }
       return 1;
     }
     if (values.json) {
@@ -220,6 +225,8 @@ Exit codes: 0 reverted (or nothing left to revert), 1 not reverted (files change
       io.out(revert.restored.length > 0 ? `Reverted dream ${id}: ${revert.restored.join(', ')} put back.\n` : `Nothing reverted for dream ${id}.\n`);
       for (const note of notes) io.out(`${note}\n`);
       for (const w of revert.warnings) io.out(`warning: ${w.message}\n`);
+      if (revert.warnings.length > 0 && !values['overwrite-changed'])
+        io.out('Run it again with --overwrite-changed to revert those files anyway (what is there now stays in history).\n');
     }
     return revert.warnings.length > 0 && !values['overwrite-changed'] ? 1 : 0;
   },

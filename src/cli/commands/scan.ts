@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { type CommandSpec, homeOption, jsonOption, printJson } from '../command.js';
+import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
 import { ago, plural, table } from '../format.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { openScanCache, resolveHome, scanHome } from '../../main/memdir/index.js';
@@ -54,6 +55,9 @@ A missing home is not an error: it scans as empty. What each file held is kept i
       io.out(`No Claude Code home at ${home} yet: nothing to scan.\n`);
       return 0;
     }
+    // A file where the home folder should be is not an empty home: say what is there.
+    if (!fs.statSync(home).isDirectory())
+      throw new CliFailure(`${home} is a file, not a folder: give Claude Code's home folder (--home, $CLAUDE_CONFIG_DIR, else ~/.claude).`);
     if (scan.projects.length === 0) {
       io.out(`No projects in ${home}.\n`);
       return 0;

@@ -11,6 +11,7 @@
  * the canonical key (R-KEY): a session in a subdirectory or a worktree keeps its own agent memory
  * there (observed with 2.1.332, test/fixtures/claude-code-agent/).
  */
+import { failureWords } from '../../shared/failure-words.js';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -150,7 +151,7 @@ async function readDefinition(file: string, level: AgentDefinition['level'], war
     if (stat.size > AGENT_FILE_MAX_BYTES) return bad(`it is larger than ${AGENT_FILE_MAX_BYTES / 1024} KB`);
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
-    return bad(`it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    return bad(`it cannot be read (${failureWords(error)})`);
   }
   const parsed = readFrontmatter(text);
   if ('error' in parsed) return bad(parsed.error);

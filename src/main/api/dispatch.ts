@@ -11,6 +11,7 @@ import { inputSentences, sentenceOf } from '../../shared/contract/input-sentence
 import type { AppEvent } from '../../shared/contract/events.js';
 import type { AppContext } from '../app/index.js';
 import { MemdirError, errorMapping } from '../../shared/errors.js';
+import { failureSentence } from '../../shared/failure-words.js';
 
 export type Handler<D extends QueryDef> = (input: z.output<D['input']>, ctx: AppContext) => Promise<z.input<D['output']>>;
 export type Handlers = { [K in CallName]: Contract[K] extends QueryDef ? Handler<Contract[K]> : never };
@@ -47,8 +48,7 @@ export function toRpcError(error: unknown): RpcErrorShape {
     const sentences = [...new Set(error.issues.map((i) => sentenceOf('', i)))];
     return { code: 'invalid-input', message: sentences.join(' '), issues: sentences };
   }
-  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-  return { code: 'internal', message: `Something went wrong: ${message}` };
+  return { code: 'internal', message: `Something went wrong: ${failureSentence(error)}` };
 }
 
 /** A refused input as the person reads it: one sentence per problem, no call name, no validator wording. */

@@ -20,6 +20,7 @@
  * Every subdirectory and valid worktree of one repository shares one memory. The explanation
  * says which `.git` was found and why a worktree link was or was not followed (`memdir where`).
  */
+import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemdirError } from '../../shared/errors.js';
@@ -195,7 +196,7 @@ function followWorktreeLink(root: string): { key: string; bare: boolean; link: W
     if (st.size > LINK_FILE_MAX_BYTES) return fail({ gitdir: null, commondir: null, problem: `${dotGit} is larger than a .git link file can be` });
     text = fs.readFileSync(dotGit, 'utf8').trim();
   } catch (error) {
-    return fail({ gitdir: null, commondir: null, problem: `${dotGit} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+    return fail({ gitdir: null, commondir: null, problem: `${dotGit} cannot be read (${failureWords(error)})` });
   }
   if (!text.startsWith('gitdir:')) return fail({ gitdir: null, commondir: null, problem: `${dotGit} does not start with "gitdir:"` });
   const named = text.slice('gitdir:'.length).trim();
@@ -369,5 +370,5 @@ function directoryError(dir: string, error: unknown): DirectoryError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new DirectoryError(dir, 'missing');
   if (code === 'ENOTDIR') return new DirectoryError(dir, 'not-a-directory');
-  return new DirectoryError(dir, 'unreadable', code ?? String(error));
+  return new DirectoryError(dir, 'unreadable', failureWords(error));
 }

@@ -5,6 +5,7 @@
  * scanned on its own. Dot-entries (`.consolidate-lock`, temp files, `.git`) are not memories, and
  * linked directories are never entered (a link could lead anywhere).
  */
+import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
@@ -64,7 +65,7 @@ export function listMemoryFiles(memoryDir: string, options: { excludeTeam: boole
       listing.strays.push({
         file: `${rel}/`,
         reason:
-          code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list this folder' : `this folder could not be listed (${code ?? String(error)})`,
+          code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list this folder' : `this folder could not be listed (${failureWords(error)})`,
       });
       return;
     }

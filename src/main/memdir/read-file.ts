@@ -7,6 +7,7 @@
  * thousands of them a synchronous read costs a fraction of a thread-pool round trip each
  * (see `npm run bench scan`). Callers yield to the event loop between directories.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -53,7 +54,7 @@ function errnoReason(error: unknown): string {
     case 'EISDIR':
       return 'it is a directory, not a file';
     default:
-      return `it could not be read (${code ?? String(error)})`;
+      return `it could not be read (${failureWords(error)})`;
   }
 }
 

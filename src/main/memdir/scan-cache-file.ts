@@ -9,6 +9,7 @@
  * used only while every stat matches — the scanner checks each file as it always does. Written
  * atomically (temp file, fsync, rename), private to the user (0600).
  */
+import { failureWords } from '../../shared/failure-words.js';
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -118,7 +119,7 @@ export function loadScanCache(cache: HomeScanCache, file: string, home: string):
   } catch (error) {
     return {
       loaded: false,
-      reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no cache file yet' : `the cache file cannot be read (${String(error)})`,
+      reason: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no cache file yet' : `the cache file cannot be read (${failureWords(error)})`,
     };
   }
   let data: unknown;

@@ -4,6 +4,7 @@
  * rescan with nothing changed cost the directory listings and one stat per file: no re-reads,
  * no re-parsing, and the previous result handed back as is.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cutFactsOf, missingFilesOf } from '../../shared/index-cut.js';
@@ -327,7 +328,7 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return missing();
     if (cache?.dirs.delete(memoryDir)) cache.revision++;
-    const reason = code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list it' : `it could not be listed (${code ?? String(error)})`;
+    const reason = code === 'EACCES' || code === 'EPERM' ? 'Memdir has no permission to list it' : `it could not be listed (${failureWords(error)})`;
     return {
       memoryDir,
       exists: true,

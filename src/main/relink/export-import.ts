@@ -10,6 +10,7 @@
  * and brings it in through the merge of a relink (identical once, conflicts kept, the index
  * under the cut), its history kept beside the target's.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -96,10 +97,18 @@ export async function exportProject(ctx: RelinkContext, target: string, file: st
     throw new MemoryError('not-found', error.message);
   });
   const out = path.resolve(file);
+  const folder = path.dirname(out);
+  // A file on the way, or a folder given as the archive: said as such (a stat through a file throws ENOTDIR).
+  if (fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() === false)
+    throw new MemoryError('invalid-input', `${folder} is a file, not a folder, so the export cannot be written in it (nothing was written).`);
+  if (fs.statSync(out, { throwIfNoEntry: false })?.isDirectory())
+    throw new MemoryError(
+      'invalid-input',
+      `${out} is a folder; give the export a file name in it, e.g. ${path.join(out, `${loc.dir}.tar`)} (nothing was written).`,
+    );
   if (fs.existsSync(out)) throw new MemoryError('exists', `${out} already exists; give the export a new file name (nothing was written).`);
   // A new folder for the archive (`backups/shop.tar`) is made, and said; a path missing two levels
   // is more likely a typo (`~/Bakups/2026/shop.tar`), and an archive written there would be lost to view.
-  const folder = path.dirname(out);
   const folderMissing = !fs.existsSync(folder);
   if (folderMissing && !fs.existsSync(path.dirname(folder)))
     throw new MemoryError('not-found', `Neither ${folder} nor ${path.dirname(folder)} exists; check the path, or make the folder first (nothing was written).`);
@@ -207,7 +216,7 @@ function readArchive(file: string): { manifest: Manifest; files: Map<string, Buf
     // Bounded before it is read: an archive comes from outside.
     bytes = size > TAR_LIMITS.bytes ? Buffer.alloc(0) : fs.readFileSync(file);
   } catch (error) {
-    return refuse(`it cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    return refuse(failureWords(error));
   }
   if (size > TAR_LIMITS.bytes) return refuse(`it is larger than ${TAR_LIMITS.bytes / 1024 / 1024} MB`);
   let entries: TarEntry[];

@@ -402,7 +402,7 @@ describe('scanFile and scanDir', () => {
     );
     const report = await scanFile(path.join(tmp, 'bin.md'));
     expect(report.findings.map((f) => f.rule)).toEqual(['memdir/stripe-key']);
-    expect((await scanFile(path.join(tmp, 'missing.md'))).skipped[0]!.reason).toContain('ENOENT');
+    expect((await scanFile(path.join(tmp, 'missing.md'))).skipped[0]!.reason).toBe('it could not be read (it does not exist)');
     await fs.writeFile(path.join(tmp, 'big.md'), 'x'.repeat(2000));
     expect((await scanFile(path.join(tmp, 'big.md'), { maxFileBytes: 1000 })).skipped[0]!.reason).toContain('more than the 1000');
   });

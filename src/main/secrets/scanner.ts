@@ -10,6 +10,7 @@
  * The scanner fails closed: it never throws, and if scanning itself breaks, the text gets a
  * `memdir/scanner-error` finding so it is not uploaded unchecked.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { lintSource } from '@secretlint/core';
@@ -359,7 +360,7 @@ async function readForScan(file: string, maxBytes: number): Promise<{ text: stri
     if (stat.size > maxBytes) return { reason: `it is ${stat.size} bytes, more than the ${maxBytes} the scanner reads` };
     return { text: new TextDecoder('utf-8', { fatal: false }).decode(await fs.readFile(file)) };
   } catch (error) {
-    return { reason: `it could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+    return { reason: `it could not be read (${failureWords(error)})` };
   }
 }
 
@@ -451,7 +452,7 @@ export async function scanDir(dir: string, options: ScanOptions = {}): Promise<S
     } catch (error) {
       const rel = path.relative(dir, current);
       const shown = rel ? maskedPath(current, rel, await scanName(rel, current)) : current;
-      report.skipped.push({ file: shown, reason: `the folder could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+      report.skipped.push({ file: shown, reason: `the folder could not be read (${failureWords(error)})` });
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : 1));

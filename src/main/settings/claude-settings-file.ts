@@ -13,6 +13,7 @@
  * is ignored whole (observed: its hooks never run). Such a file is still edited byte for byte —
  * it is the user's — but the plan carries a warning saying nothing in it is in force.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -52,7 +53,7 @@ export async function readSettingsFile(file: string): Promise<SettingsFileRead> 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { file, text: null, doc: new JsoncDocument('{}'), problems: [], warnings: [] };
-    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (code ?? String(error));
+    const why = failureWords(error);
     return { file, text: null, doc: null, problems: [`${file} cannot be read (${why}); Memdir leaves it alone.`], warnings: [] };
   }
   let doc: JsoncDocument;

@@ -5,6 +5,7 @@
  * without a keyring) values are stored unencrypted, and `encrypted` says so for the UI to show.
  * Values never leave this module except through `get`: nothing here logs them.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
@@ -64,7 +65,7 @@ function parseCredentialFile(text: string): CredentialFile | null {
 /** A file-system error while reading or writing the file, in words (a MemdirError already is). */
 function inWords(file: string, error: unknown): unknown {
   if (error instanceof MemdirError || !(error as NodeJS.ErrnoException | null)?.code) return error;
-  return new CredentialError(`The credential file ${file} cannot be read (${(error as NodeJS.ErrnoException).code}).`);
+  return new CredentialError(`The credential file ${file} cannot be read (${failureWords(error)}).`);
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;

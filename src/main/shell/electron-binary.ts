@@ -12,6 +12,7 @@
  *
  * Plain Node: nothing here imports `electron`.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -107,7 +108,12 @@ export function installerErrorLine(output: string): string | null {
   const line = header
     .replace(/\s+/g, ' ')
     .trim()
-    .replace(/^Error: /, '');
+    .replace(/^Error: /, '')
+    // The preload's cause, in words (never the code): "the download failed: nothing is listening there …".
+    .replace(
+      /(?:TypeError: )?fetch failed \[cause ([^\]]*)\]/,
+      (_, detail: string) => `the download failed: ${failureWords(/^[A-Z][A-Z0-9_]+$/.test(detail) ? { code: detail } : { message: detail })}`,
+    );
   return line === '' ? null : line;
 }
 
@@ -124,8 +130,9 @@ export interface InstallOptions {
 /**
  * Loaded (`node --import`) before `install.js`. Node's `fetch` reports every network failure as
  * "fetch failed", the reason (DNS, refused, reset, TLS) only in `cause`, which `install.js` does
- * not print: this adds the cause to the message, so the one line the user sees says what really
- * went wrong. Nothing else changes. A data: URL, so it needs no file beside the build.
+ * not print: this adds the cause to the message (`[cause ECONNREFUSED]`), which
+ * {@link installerErrorLine} words, so the one line the user sees says what really went wrong.
+ * Nothing else changes. A data: URL, so it needs no file beside the build.
  */
 const FETCH_CAUSE_PRELOAD = `const original = globalThis.fetch;
 globalThis.fetch = async (...args) => {
@@ -133,8 +140,10 @@ globalThis.fetch = async (...args) => {
     return await original(...args);
   } catch (error) {
     const cause = error && error.cause;
-    const detail = cause instanceof Error ? cause.message : typeof cause === 'string' ? cause : null;
-    if (error instanceof Error && detail && !error.message.includes(detail)) throw new TypeError(error.message + ' (' + detail + ')', { cause });
+    const inner = cause && Array.isArray(cause.errors) && cause.errors[0] ? cause.errors[0] : cause;
+    const code = inner && typeof inner.code === 'string' ? inner.code : null;
+    const detail = code ?? (cause instanceof Error ? cause.message : typeof cause === 'string' ? cause : null);
+    if (error instanceof Error && detail) throw new TypeError('fetch failed [cause ' + detail + ']', { cause });
     throw error;
   }
 };`;

@@ -10,6 +10,7 @@
  * The app and the CLI both change the file: every read-modify-write holds Memdir's lock on it
  * (across processes) and replaces it atomically, so neither loses the other's connection.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +22,7 @@ import type { CredentialStore } from '../settings/index.js';
 import { StateFile, lockSyncState } from './sync-state.js';
 import { normalizeServerUrl } from './team-client.js';
 import { maskSecretsIn } from '../secrets/index.js';
-import { MemdirError } from '../../shared/errors.js';
+import { MemdirError, type MemdirErrorOptions } from '../../shared/errors.js';
 
 /** How often the app pulls when nothing else prompts it (seconds). */
 export const DEFAULT_PULL_INTERVAL_SEC = 60;
@@ -62,8 +63,8 @@ export function actingAs(connection: TeamConnection | null): string {
 /** A connection request Memdir refuses, in words. */
 export class TeamConfigError extends MemdirError<'invalid-input'> {
   override readonly name = 'TeamConfigError';
-  constructor(message: string) {
-    super('invalid-input', message);
+  constructor(message: string, options?: MemdirErrorOptions) {
+    super('invalid-input', message, options);
   }
 }
 
@@ -99,7 +100,9 @@ export async function checkServerUrl(server: string, allowHttp = false): Promise
   if (url.username || url.password) throw new TeamConfigError('Put the token in the token field, not in the URL.');
   if (url.search || url.hash) throw new TeamConfigError('The server URL takes no query or fragment.');
   if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname) && !allowHttp) {
-    throw new TeamConfigError(`http://${url.host} would send your token unencrypted; use https (or allow plain http explicitly for a trusted network).`);
+    throw new TeamConfigError(`http://${url.host} would send your token unencrypted; use https (or allow plain http explicitly for a trusted network).`, {
+      overruledBy: 'allowHttp',
+    });
   }
   return normalizeServerUrl(url.toString());
 }
@@ -187,7 +190,7 @@ export class ConnectionStore {
       text = await fs.readFile(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new TeamConfigError(`The team settings ${this.file} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+      throw new TeamConfigError(`The team settings ${this.file} cannot be read (${failureWords(error)}).`);
     }
     try {
       return fileSchema.parse(JSON.parse(text)).connections;

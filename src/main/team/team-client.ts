@@ -28,6 +28,7 @@ import type * as z from 'zod';
 import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
 import { MemdirError } from '../../shared/errors.js';
+import { failureWords } from '../../shared/failure-words.js';
 
 /** Why a request failed, for code; the message is for people. */
 export type TeamClientErrorCode =
@@ -253,12 +254,13 @@ export class TeamClient implements SpaceClient {
     }
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const code = cause?.code ?? (error as { code?: string }).code;
-    const detail = code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    const said = code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    const words = failureWords(error);
     // These come after the server was reached (a socket closed mid-request, an answer cut off):
     // it may have acted on the request. Anything else never got there.
-    if ((code && SENT.has(code)) || detail === 'terminated')
-      return new TeamClientError('network', `The connection to the sync server at ${this.base} was lost (${detail}).`, null, null, true);
-    return new TeamClientError('network', `Cannot reach the sync server at ${this.base} (${detail}).`);
+    if ((code && SENT.has(code)) || said === 'terminated')
+      return new TeamClientError('network', `The connection to the sync server at ${this.base} was lost (${words}).`, null, null, true);
+    return new TeamClientError('network', `Cannot reach the sync server at ${this.base}: ${words}.`);
   }
 
   private parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>, what: string, precheck?: (value: unknown) => void): T {

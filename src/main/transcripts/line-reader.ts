@@ -8,6 +8,7 @@
  * one per line keeps the reader close to a bare split + `JSON.parse` loop (`npm run bench
  * transcripts`).
  */
+import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs/promises';
 import { errCode } from '../core/fs-errors.js';
 
@@ -274,7 +275,7 @@ function describeError(error: unknown): string {
   const code = errCode(error);
   if (code === 'EACCES' || code === 'EPERM') return 'Memdir has no permission to read the transcript';
   if (code === 'EISDIR') return 'the path is a folder, not a transcript file';
-  return `the transcript could not be read (${code ?? (error instanceof Error ? error.message : String(error))})`;
+  return `the transcript could not be read (${failureWords(error)})`;
 }
 
 /** Whether `file` is still the file that was opened: gone, replaced, or the same. */

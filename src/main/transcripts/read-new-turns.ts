@@ -8,6 +8,7 @@
  * offset, the line with the recorded uuid. A file that fails the check was truncated, replaced
  * or rewritten: that is reported and the file is read again from the start.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type CursorStore, type TranscriptCursor } from './cursor-store.js';
@@ -76,7 +77,7 @@ export async function checkCursor(file: string, cursor: TranscriptCursor, maxLin
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { status: 'missing' };
-    return { status: 'error', message: `the transcript could not be checked (${code ?? String(error)})` };
+    return { status: 'error', message: `the transcript could not be checked (${failureWords(error)})` };
   }
   const identityChanged = String(stat.dev) !== cursor.dev || String(stat.ino) !== cursor.ino;
   const size = Number(stat.size);
@@ -102,7 +103,7 @@ export async function checkCursor(file: string, cursor: TranscriptCursor, maxLin
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { status: 'missing' };
-    return { status: 'error', message: `the transcript could not be checked (${code ?? String(error)})` };
+    return { status: 'error', message: `the transcript could not be checked (${failureWords(error)})` };
   }
   return { status: 'valid', identityChanged };
 }

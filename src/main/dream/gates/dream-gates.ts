@@ -15,6 +15,7 @@
  * `autoDreamEnabled: false` and auto memory off stop scheduled dreams (reported as the reason),
  * not a dream the user asks for: forcing is allowed with them off.
  */
+import { failureWords } from '../../../shared/failure-words.js';
 import path from 'node:path';
 import { isoTime } from '../../../shared/iso-time.js';
 import type { EffectiveSettings } from '../../memdir/index.js';
@@ -256,7 +257,7 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
     } catch (err) {
       const code = errCode(err);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-        const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? String(err));
+        const why = failureWords(err);
         report.gates.push({
           name: 'time',
           checked: true,

@@ -18,6 +18,7 @@
  * The scan is readdir + one stat per transcript, throttled (R-DREAM-LOCK) to once per
  * 10 minutes per project by {@link SessionScanCache}.
  */
+import { failureWords } from '../../../shared/failure-words.js';
 import path from 'node:path';
 import { type DreamFs, nodeDreamFs } from '../dream-fs.js';
 import { errCode } from '../../core/fs-errors.js';
@@ -107,7 +108,7 @@ export async function countSessionsSince(dirs: string | readonly string[], since
 function unreadableWhy(code: string | undefined, err: unknown): string {
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'ENOTDIR') return 'not a folder';
-  return code ?? String(err);
+  return failureWords(err);
 }
 
 /**

@@ -26,6 +26,7 @@
  * of text after the frontmatter ({@link firstTextLine}).
  * The 200-newest cap is applied by the caller, who also shows what falls past it.
  */
+import { failureWords } from '../../../shared/failure-words.js';
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -296,7 +297,7 @@ export async function scanLikeClaudeCode(
     files = (await listFiles(memoryDir)).filter((file) => isRecallCandidatePath(file, stores));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { memories: [], error: code === 'ENOENT' ? null : `The memory directory could not be listed (${code ?? String(error)}).` };
+    return { memories: [], error: code === 'ENOENT' ? null : `The memory directory could not be listed (${failureWords(error)}).` };
   }
   const read = await mapLimit(files, 32, async (file) => {
     try {
