@@ -39,6 +39,8 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
   beforeAll(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-personal-')));
     const db = path.join(root, 'server', 'sync.sqlite');
+    // The server creates its store; admin commands only open one that is there.
+    server = await startServerProcess([MEMDIR], db, { rate: 1000, timeoutMs: 20_000 });
     await run(process.execPath, [MEMDIR, 'server', 'admin', 'create-personal', 'ann', '--db', db]);
     for (const m of ['a', 'b'] as const) {
       const { stdout } = await run(process.execPath, [
@@ -56,7 +58,6 @@ describe.skipIf(!HAS_BROWSER)(`personal sync between two machines${HAS_BROWSER ?
       ]);
       tokens[m] = (JSON.parse(stdout) as { token: string }).token;
     }
-    server = await startServerProcess([MEMDIR], db, { rate: 1000, timeoutMs: 20_000 });
     // One repository, checked out at two unrelated paths; a Claude Code session in each.
     const checkouts = { a: path.join(root, 'a', 'src', 'shop'), b: path.join(root, 'b', 'work', 'clones', 'shop-2') };
     const remotes = { a: 'git@github.com:ann/shop.git', b: 'https://github.com/ann/shop' };

@@ -47,13 +47,14 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-team-')));
     const db = path.join(root, 'server', 'team-sync.sqlite');
     // Step 1 of the README's guide: a server, a team, a token per member.
+    // The server creates its store; admin commands only open one that is there.
+    server = await startServerProcess([MEMDIR], db, { rate: 1000, timeoutMs: 20_000 });
     await run(process.execPath, [MEMDIR, 'server', 'admin', 'create-team', 'platform', '--db', db]);
     tokens = [];
     for (const member of ['ann', 'bob']) {
       const { stdout } = await run(process.execPath, [MEMDIR, 'server', 'admin', 'issue-token', 'platform', '--member', member, '--db', db, '--json']);
       tokens.push((JSON.parse(stdout) as { token: string }).token);
     }
-    server = await startServerProcess([MEMDIR], db, { rate: 1000, timeoutMs: 20_000 });
 
     for (const m of ['a', 'b'] as const) {
       const memory = path.join(root, m, 'home', 'projects', '-work-app', 'memory');

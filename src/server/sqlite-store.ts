@@ -128,9 +128,11 @@ function stateOf(row: TeamRow): TeamState {
 }
 
 /** Open (creating if needed) and migrate a SQLite store at `file`. */
-export function openSqliteStore(file: string): SqliteStore {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const db = new Database(file);
+export function openSqliteStore(file: string, options: { create?: boolean } = {}): SqliteStore {
+  const create = options.create ?? true;
+  if (file !== ':memory:' && create) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  // Only the server (and tests) create a store; an admin command on a mistyped path must not.
+  const db = new Database(file, { fileMustExist: !create });
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

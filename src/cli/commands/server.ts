@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
+import { MemdirError } from '../../shared/errors.js';
+import { failureWords } from '../../shared/failure-words.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { createPersonal, createTeam, issuePersonalToken, issueToken, listMembers, listPersonalSpaces, resetPersonal, revokeToken } from '../../server/admin.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../../server/limits.js';
@@ -32,14 +34,20 @@ export function resolveServerDb(values: Record<string, unknown>, io: Pick<CliIo,
   return path.join(resolveDataDir(io.env), 'server', 'team-sync.sqlite');
 }
 
+/** Why the store `db` names could not be opened, in words (the one sentence for the server and every admin command). */
+function storeOpenFailure(db: string, error: unknown): Error {
+  if (isMissingPackage(error)) return new CliFailure(SERVER_NOT_INSTALLED);
+  if (error instanceof MemdirError) return error;
+  return new CliFailure(`cannot open the team store ${redactConnectionString(db)}: ${failureWords(error)}`);
+}
+
 async function withStore<T>(values: Record<string, unknown>, io: CliIo, fn: (store: TeamStore) => Promise<T>): Promise<T> {
   const db = resolveServerDb(values, io);
   let store: TeamStore;
   try {
-    store = await openStore(db);
+    store = await openStore(db, io.cwd, { create: false });
   } catch (error) {
-    if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
-    throw new CliFailure(`cannot open the team store ${redactConnectionString(db)}: ${(error as Error).message.split('\n')[0]}`);
+    throw storeOpenFailure(db, error);
   }
   // A StoreError (a duplicate team, an unknown token) is a sentence for the admin: main.ts prints it.
   try {
@@ -66,8 +74,7 @@ export async function runServer(options: RunServerOptions, io: CliIo, signal: Ab
   try {
     store = await openStore(options.db);
   } catch (error) {
-    if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
-    throw new CliFailure(`cannot open the team store ${redactConnectionString(options.db)}: ${(error as Error).message.split('\n')[0]}`);
+    throw storeOpenFailure(options.db, error);
   }
   let server;
   try {
@@ -86,7 +93,9 @@ export async function runServer(options: RunServerOptions, io: CliIo, signal: Ab
     if (isMissingPackage(error)) throw new CliFailure(SERVER_NOT_INSTALLED);
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliFailure(
-      code === 'EADDRINUSE' ? `port ${options.port} on ${options.host} is already in use (try --port 0 for a free one)` : (error as Error).message,
+      code === 'EADDRINUSE'
+        ? `port ${options.port} on ${options.host} is already in use (try --port 0 for a free one)`
+        : `cannot listen on ${options.host} port ${options.port}: ${failureWords(error)}`,
     );
   }
   io.err(`Memdir team sync server listening on ${server.url} (${store.kind}: ${store.location}). Ctrl-C stops it.\n`);

@@ -135,9 +135,10 @@ beforeAll(async () => {
     if (code !== 0) throw new Error(`memdir ${args.join(' ')} failed`);
     return out;
   };
+  // The server creates its store; admin commands only open one that is there.
+  server = await startServerProcess(MEMDIR, db, { rate: 1000 });
   await run(['server', 'admin', 'create-team', 'platform', '--db', db]);
   token = (JSON.parse(await run(['server', 'admin', 'issue-token', 'platform', '--member', 'mei', '--db', db, '--json'])) as { token: string }).token;
-  server = await startServerProcess(MEMDIR, db, { rate: 1000 });
   await fs.writeFile(path.join(teamDir, 'project_api.md'), '---\nname: API\ndescription: v2 cutover\ntype: project\n---\n\nv2 on 2026-04-01.\n');
   for (const leak of LEAKS) {
     await fs.mkdir(path.dirname(path.join(teamDir, leak.key)), { recursive: true });

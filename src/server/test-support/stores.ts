@@ -41,7 +41,12 @@ function harness(kind: StoreKind): StoreHarness {
   const h: StoreHarness = {
     kind,
     async freshDb() {
-      if (kind === 'sqlite') return path.join(tmp, `db-${++n}`, 'team-sync.sqlite');
+      if (kind === 'sqlite') {
+        // Created as `memdir server` creates it: admin commands only open a store that is there.
+        const file = path.join(tmp, `db-${++n}`, 'team-sync.sqlite');
+        await (await openStore(file)).close();
+        return file;
+      }
       return cluster!.createDatabase();
     },
     async open(db) {
