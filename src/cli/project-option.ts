@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type CliIo, type OptionSpec, UsageError } from './command.js';
 import { homeFrom } from './commands/scan.js';
-import { locateProject, type ProjectLocation, projectsRoot } from '../main/memdir/index.js';
+import { locateProject, ProjectNotFoundError, type ProjectLocation, projectsRoot } from '../main/memdir/index.js';
 
 export const projectOption: OptionSpec = {
   type: 'string',
@@ -26,5 +26,12 @@ export async function locateProjectOption(values: Record<string, unknown>, io: C
   if (typeof values.project !== 'string' || values.project.trim() === '')
     throw new UsageError('--project is required: a project directory or its name under projects/');
   const home = homeFrom(values, io);
-  return locateProject(home, projectTarget(values.project, home, io.cwd), io.env);
+  const typed = values.project;
+  const target = projectTarget(typed, home, io.cwd);
+  return locateProject(home, target, io.env).catch((error: unknown) => {
+    // A name (`-nope`) is also looked for as a folder here; neither is there: say so of what was typed.
+    if (error instanceof ProjectNotFoundError && target !== typed && !/^[.~]|[/\\]/.test(typed) && !fs.existsSync(target))
+      throw new ProjectNotFoundError(typed, home);
+    throw error;
+  });
 }

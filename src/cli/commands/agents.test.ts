@@ -214,7 +214,7 @@ describe('memdir agents: bad input', () => {
     const { code, err } = await run('agents', '--project', 'no-such-project');
     expect(code).toBe(2);
     expect(err).toBe(
-      `memdir agents: "${path.join(repo, 'no-such-project')}" is neither a directory nor a project under ${path.join(home, 'projects')}: give a project directory or one of the names \`memdir scan\` lists.\n`,
+      `memdir agents: There is no project "no-such-project" under ${path.join(home, 'projects')}, and no directory of that name: give a project directory, or one of the names \`memdir scan\` lists.\n`,
     );
   });
 

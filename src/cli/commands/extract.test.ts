@@ -124,7 +124,7 @@ describe('memdir extract', () => {
   });
 
   it('fails with exit 2 and one line for an unknown project or a missing --project', async () => {
-    expect(await run('extract', '--project', '-nope')).toMatchObject({ code: 2, err: expect.stringContaining('neither a directory nor a project') });
+    expect(await run('extract', '--project', '-nope')).toMatchObject({ code: 2, err: expect.stringContaining('There is no project "-nope" under') });
     expect((await run('extract')).code).toBe(2);
   });
 });

@@ -233,7 +233,9 @@ describe('memdir orphans / relink / merge', () => {
     expect(notOrphan).toMatchObject({ code: 2, err: expect.stringContaining('is not an orphan: its project is still at') });
     expect((await memdir('relink', '-no-such', root)).err).toContain('There is no project "-no-such"');
     await fs.rm(live, { recursive: true });
-    expect((await memdir('relink', sanitizeDirName(live), path.join(root, 'nowhere'))).err).toMatch(/nowhere" is neither a directory nor a project/);
+    expect((await memdir('relink', sanitizeDirName(live), path.join(root, 'nowhere'))).err).toMatch(
+      /There is no directory ".*nowhere": give the directory where the project is now\./,
+    );
   });
 
   it('lists the history an import brought in `memdir history`, and restores a memory from it', async () => {

@@ -269,7 +269,7 @@ describe('locateProject', () => {
     const error = await locateProject(home, 'no-such-project', env).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProjectNotFoundError);
     expect((error as Error).message).toBe(
-      `"no-such-project" is neither a directory nor a project under ${path.join(home, 'projects')}: give a project directory or one of the names \`memdir scan\` lists.`,
+      `There is no project "no-such-project" under ${path.join(home, 'projects')}, and no directory of that name: give a project directory, or one of the names \`memdir scan\` lists.`,
     );
     await expect(locateProject(home, path.join(tmp, 'missing', 'dir'), env)).rejects.toBeInstanceOf(ProjectNotFoundError);
   });

@@ -158,7 +158,11 @@ export interface ProjectLocation {
   readInstead: string | null;
 }
 
-/** A target that is neither a directory nor a project known under `projects/`. */
+/**
+ * A target that names no project: a name with no folder under `projects/` (and no directory of
+ * that name), a path where there is no directory, or (`detail`) a path that cannot be used. The
+ * one place this is worded, true for each case.
+ */
 export class ProjectNotFoundError extends MemdirError<'project-not-found'> {
   override readonly name = 'ProjectNotFoundError';
   constructor(
@@ -166,12 +170,14 @@ export class ProjectNotFoundError extends MemdirError<'project-not-found'> {
     readonly home: string,
     detail?: string,
   ) {
-    super(
-      'project-not-found',
-      detail ??
-        `"${target}" is neither a directory nor a project under ${projectsRoot(home)}: give a project directory or one of the names \`memdir scan\` lists.`,
-    );
+    super('project-not-found', detail ?? projectNotFoundSentence(target, home));
   }
+}
+
+function projectNotFoundSentence(target: string, home: string): string {
+  const choose = 'give a project directory, or one of the names `memdir scan` lists';
+  if (looksLikeDirName(target)) return `There is no project "${target}" under ${projectsRoot(home)}, and no directory of that name: ${choose}.`;
+  return `There is no directory "${target}": ${choose}.`;
 }
 
 function looksLikeDirName(target: string): boolean {

@@ -22,6 +22,7 @@ import {
   locateProject,
   MemoryError,
   type ProjectLocation,
+  ProjectNotFoundError,
   readPathFacts,
   rememberProjectPath,
   scanHome,
@@ -172,12 +173,14 @@ export function planOf(
   };
 }
 
-async function projectByDir(ctx: RelinkContext, dir: string): Promise<ProjectScan> {
-  if (!/^[^/\\]+$/.test(dir) || dir === '.' || dir === '..')
+async function projectByDir(ctx: RelinkContext, dir: string, lists: 'orphans' | 'scan'): Promise<ProjectScan> {
+  if (!/^[^/\\]+$/.test(dir) || dir === '.' || dir === '..') {
+    const what = fs.existsSync(dir) ? `"${dir}" is a path, not` : `"${dir}" is not`;
     throw new MemoryError(
       'invalid-input',
-      `"${dir}" is not a project folder name under ${path.join(ctx.home, 'projects')}; \`memdir orphans\` lists the orphans by name.`,
+      `${what} a project folder name under ${path.join(ctx.home, 'projects')}; \`memdir ${lists}\` lists the ${lists === 'orphans' ? 'orphans' : 'projects'} by name.`,
     );
+  }
   const project = await scanProject(ctx.home, dir, { dataDir: ctx.dataDir, ...(ctx.env ? { env: ctx.env } : {}) });
   if (!project.exists && !fs.existsSync(path.join(ctx.home, 'projects', dir)))
     throw new MemoryError('not-found', `There is no project "${dir}" in ${ctx.home}.`);
@@ -187,7 +190,7 @@ async function projectByDir(ctx: RelinkContext, dir: string): Promise<ProjectSca
 /** What relinking orphan `dir` to `newPath` would do (nothing is written). */
 export async function planRelink(ctx: RelinkContext, dir: string, newPath: string): Promise<{ plan: MergePlan; areas: MergeArea[] }> {
   const env = ctx.env ?? process.env;
-  const source = await projectByDir(ctx, dir);
+  const source = await projectByDir(ctx, dir, 'orphans');
   if (!isOrphan(source)) {
     const where = source.identity.paths.find((p) => fs.existsSync(p));
     throw new MemoryError(
@@ -196,6 +199,9 @@ export async function planRelink(ctx: RelinkContext, dir: string, newPath: strin
     );
   }
   const target = await locateProject(ctx.home, newPath, env).catch((error: Error) => {
+    // The new path is where the project is now: a place, never a project name.
+    if (error instanceof ProjectNotFoundError && !fs.existsSync(newPath))
+      throw new MemoryError('not-found', `There is no directory "${newPath}": give the directory where the project is now.`);
     throw new MemoryError('not-found', error.message);
   });
   if (target.dir === dir) throw new MemoryError('invalid-input', `${newPath} is keyed to ${dir} itself: Claude Code already reads this memory there.`);
@@ -280,8 +286,8 @@ export async function relink(ctx: RelinkContext, dir: string, newPath: string, o
 /** What merging project `from` into project `into` would do. */
 export async function planMerge(ctx: RelinkContext, from: string, into: string): Promise<{ plan: MergePlan; areas: MergeArea[] }> {
   if (from === into) throw new MemoryError('invalid-input', 'A project cannot be merged into itself.');
-  const source = await projectByDir(ctx, from);
-  const target = await projectByDir(ctx, into);
+  const source = await projectByDir(ctx, from, 'scan');
+  const target = await projectByDir(ctx, into, 'scan');
   const warnings: string[] = [];
   const blockers: string[] = [];
   if (identitiesDisagree(source.identity, target.identity))

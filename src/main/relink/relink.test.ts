@@ -291,7 +291,9 @@ describe('relink (issue 18, item 3)', () => {
     await addSession(home, other);
     await addMemories(home, other, { 'b.md': topic('B', 'user', 'b') });
     await expect(planRelink({ home, dataDir }, sanitizeDirName(other), dir)).rejects.toThrow(/is itself an orphan/);
-    await expect(planRelink({ home, dataDir }, sanitizeDirName(other), path.join(tmp, 'nowhere'))).rejects.toThrow(/neither a directory nor a project/);
+    await expect(planRelink({ home, dataDir }, sanitizeDirName(other), path.join(tmp, 'nowhere'))).rejects.toThrow(
+      /There is no directory ".*nowhere": give the directory where the project is now\./,
+    );
   });
 
   it("warns when nothing shows the new path is the orphan's project (no remote, first commit or name in common)", async () => {
