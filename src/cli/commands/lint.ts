@@ -4,20 +4,24 @@ import { homeFrom } from './scan.js';
 import { applyFixes, fixRequestOf, locateProject, openScanCache, scanHome, scanProject } from '../../main/memdir/index.js';
 import { resolveDataDir } from '../../main/core/index.js';
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
-import type { ProjectScan } from '../../shared/scan-types.js';
+import type { ProjectScan, ProjectSettings } from '../../shared/scan-types.js';
+import { unappliedSettingsLines } from '../../shared/settings-text.js';
 import type { Problem } from '../../shared/problems.js';
 import type { Scope } from '../../shared/memory-types.js';
 
-async function lintProjects(home: string, project: string | undefined, env: NodeJS.ProcessEnv): Promise<ProjectScan[]> {
+/** The projects to lint, and the settings files Claude Code does not load for them (named in the text output). */
+async function lintProjects(home: string, project: string | undefined, env: NodeJS.ProcessEnv): Promise<ProjectScan[] & { unappliedSettings: string[] }> {
+  const withSettings = (projects: ProjectScan[], more: readonly ProjectSettings[] = []) =>
+    Object.assign(projects, { unappliedSettings: [...new Set([...more, ...projects.map((p) => p.settings)].flatMap(unappliedSettingsLines))] });
   if (project) {
     const loc = await locateProject(home, project, env);
-    return [await scanProject(home, loc.dir, { env })];
+    return withSettings([await scanProject(home, loc.dir, { env })], [loc.settings]);
   }
   // The whole home: through the scan cache in Memdir's data dir, as `memdir scan` does.
   const { cache, save } = openScanCache(resolveDataDir(env), home);
   const scan = await scanHome(home, { env, cache });
   if (scan.exists) await save();
-  return scan.projects;
+  return withSettings(scan.projects);
 }
 
 const counted = (p: Problem) => p.severity !== 'hint';
@@ -87,6 +91,8 @@ Exit codes: 0 no problems (hints do not count), 1 problems remain, 2 usage or I/
     const remaining = report.reduce((n, p) => n + p.problems.filter(counted).length, 0);
     if (values.json) printJson(io, { projects: report });
     else {
+      for (const line of projects.unappliedSettings) io.out(`${line}\n`);
+      if (projects.unappliedSettings.length > 0) io.out('\n');
       for (const p of report) {
         if (p.problems.length === 0 && p.fixed.length === 0) continue;
         io.out(`${p.path ?? p.dir}\n`);

@@ -73,7 +73,8 @@ start (text is then what it will write and load), else null.`,
       io.out(`${scan.path ?? scan.dir}\nmemory dir: ${scan.memoryDir}\n\n`);
       const off = autoMemoryOffSentence(scan.settings);
       if (off) io.out(`${off}\n`);
-      for (const line of unappliedSettingsLines(scan.settings)) io.out(`${line}\n`);
+      // The scan's (its sessions' launch directory) and, for a path, that directory's own.
+      for (const line of new Set([...unappliedSettingsLines(scan.settings), ...unappliedSettingsLines(loc.settings)])) io.out(`${line}\n`);
       if (!scan.index.exists && scan.index.loaded.length > 0) {
         // Claude Code writes one at its next session start (index-build.ts; the `index-built` hint below says so).
         io.out(`No ${INDEX_FILE} yet: Claude Code writes one at its next session start; ${scan.index.loaded.length} pointers will reach the agent.\n`);

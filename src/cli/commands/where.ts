@@ -27,7 +27,7 @@ JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs 
        "autoMemoryEnabledFrom": "<file or variable>" or null,
        "autoMemoryDirectorySource": "default"|"env"|"managed"|"user"|"local"|"project", "autoMemoryDirectoryFrom",
        "autoMemoryDirectoryTrust": {"trusted", "config", "folder"} or null,
-       "settingsFiles": [{"source", "file", "exists"}], "ignored": [{"file", "key", "reason"}]}`,
+       "settingsFiles": [{"source", "file", "exists"}], "ignored": [{"file", "key", "reason"}]} ("key" is "" when the whole file is not loaded)`,
   async run({ positionals, values, io }) {
     const home = typeof values.home === 'string' ? path.resolve(io.cwd, values.home) : resolveHome(io.env);
     const loc = await locateProject(home, path.resolve(io.cwd, positionals[0]!), io.env);
@@ -64,7 +64,8 @@ JSON: {"key": "<canonical root>", "dir": "<sanitised name>", "memoryDir": "<abs 
       if (trust) io.out(`             ${trust}\n`);
       io.out(`transcripts  ${path.join(home, 'projects', result.transcriptFolder)}  (sessions launched in ${launchDir})\n`);
       io.out(`auto memory  ${result.autoMemoryEnabled ? 'on' : 'off'} (${result.autoMemoryEnabledFrom ?? result.autoMemoryEnabledSource})\n`);
-      for (const i of result.ignored) io.out(`ignored      ${i.key} in ${i.file}: ${i.reason}\n`);
+      // A whole file Claude Code does not load has no key: the file is what is ignored.
+      for (const i of result.ignored) io.out(`ignored      ${i.key ? `${i.key} in ` : ''}${i.file}: ${i.reason}\n`);
     }
     return 0;
   },

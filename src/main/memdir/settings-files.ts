@@ -15,6 +15,7 @@
  *   otherwise the launch directory. When the store root is not the launch directory, the
  *   launch directory's own `.claude/settings.local.json` is read too, beneath it.
  */
+import { failureWords, notJsonWords } from '../../shared/failure-words.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { userHomeDir } from './home.js';
@@ -82,7 +83,7 @@ function parseSettingsFile(source: SettingsSource, file: string, problems: Setti
     const code = (error as NodeJS.ErrnoException).code;
     // A missing file (or a missing parent) is the normal case: nothing is configured there.
     if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-      const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(error));
+      const why = failureWords(error);
       problems.push({ file, message: `Cannot read these settings (${why}); they are not applied.` });
     }
     return { source, file, values: null };
@@ -93,10 +94,16 @@ function parseSettingsFile(source: SettingsSource, file: string, problems: Setti
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    const consequence = source === 'managed' ? 'Claude Code refuses to start while it is broken' : 'none of them is applied';
-    problems.push({ file, message: `These settings are not valid JSON (${detail}); ${consequence}.` });
-    return { source, file, values: null };
+    const why = notJsonWords(text, error);
+    if (source === 'managed') {
+      problems.push({ file, message: `Claude Code refuses to start while this file is broken: ${why}.` });
+      return { source, file, values: null };
+    }
+    // Claude Code 2.1.332 drops such a file whole and says so ("Invalid or malformed JSON":
+    // test/fixtures/claude-code/settings-unparseable-2.1.332.json): the same route as a schema rejection.
+    const reason = droppedWholeReason(why);
+    problems.push({ file, message: reason });
+    return { source, file, values: null, rejected: { key: '', reason } };
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     problems.push({ file, message: 'These settings are not a JSON object; none of them is applied.' });
@@ -104,11 +111,16 @@ function parseSettingsFile(source: SettingsSource, file: string, problems: Setti
   }
   const rejected = claudeCodeRejection(parsed as Record<string, unknown>);
   if (rejected) {
-    const reason = `Claude Code 2.1.332 does not load this file at all: ${rejected.why}. It drops a settings file with any such error whole, so none of its settings applies (its env block neither).`;
+    const reason = droppedWholeReason(rejected.why);
     problems.push({ file, message: reason });
     return { source, file, values: null, rejected: { key: rejected.key, reason } };
   }
   return { source, file, values: parsed as Record<string, unknown> };
+}
+
+/** Why Claude Code does not load a settings file at all (not JSON, or a value its schema rejects), as one sentence. */
+function droppedWholeReason(why: string): string {
+  return `Claude Code 2.1.332 does not load this file at all: ${why}. It drops a settings file with any such error whole, so none of its settings applies (its env block neither).`;
 }
 
 /*
@@ -222,7 +234,7 @@ export function readManagedSettings(dir: string, problems: SettingsProblem[], ca
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR')
-      problems.push({ file: dropIns, message: `Cannot list these managed settings (${code ?? String(error)}); they are not applied.` });
+      problems.push({ file: dropIns, message: `Cannot list these managed settings (${failureWords(error)}); they are not applied.` });
   }
   for (const name of names) files.push(readSettingsFile('managed', path.join(dropIns, name), problems, cache));
   return files;

@@ -245,7 +245,32 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
       expect(s.autoDreamEnabled).toBe(false);
       expect(s.problems).toHaveLength(1);
       expect(s.problems[0]!.file).toBe(userFile());
-      expect(s.problems[0]!.message).toMatch(/^These settings are not valid JSON \(.+\); none of them is applied\.$/);
+      expect(s.problems[0]!.message).toBe(
+        'Claude Code 2.1.332 does not load this file at all: it is not valid JSON (line 1, column 31). It drops a settings file with any such error whole, so none of its settings applies (its env block neither).',
+      );
+      expect(s.ignored).toEqual([{ file: userFile(), key: '', reason: s.problems[0]!.message }]);
+    });
+
+    it('drops a file that is not JSON whole, as the real client did (test/fixtures/claude-code/settings-unparseable-2.1.332.json)', async () => {
+      const recorded = JSON.parse(
+        await fs.readFile(path.resolve(import.meta.dirname, '../../../test/fixtures/claude-code/settings-unparseable-2.1.332.json'), 'utf8'),
+      ) as { cases: { name: string; file: string; text: string; loaded: boolean }[] };
+      expect(recorded.cases.length).toBeGreaterThan(0);
+      for (const c of recorded.cases) {
+        await fs.rm(home, { recursive: true, force: true });
+        await fs.rm(path.join(repo, '.claude'), { recursive: true, force: true });
+        await fs.mkdir(home, { recursive: true });
+        await fs.mkdir(path.join(repo, '.claude'), { recursive: true });
+        const file = c.file.replace('<case>/config', home).replace('<case>/repo', repo);
+        await write(file, c.text);
+        const s = await readEffectiveSettings(home, repo, env);
+        // The case's text holds autoMemoryEnabled: false; the client ran with memory on (not loaded).
+        expect(s.autoMemoryEnabled, c.name).toBe(!c.loaded);
+        expect(
+          s.ignored.map((i) => [i.file, i.key]),
+          c.name,
+        ).toEqual(c.loaded ? [] : [[file, '']]);
+      }
     });
 
     it('reports JSON that is not an object', async () => {
@@ -267,7 +292,7 @@ describe('readEffectiveSettings (R-SETTINGS)', () => {
     it('reports a directory where a settings file should be', async () => {
       await fs.mkdir(userFile());
       const s = await readEffectiveSettings(home, repo, env);
-      expect(s.problems).toEqual([{ file: userFile(), message: 'Cannot read these settings (it is a directory); they are not applied.' }]);
+      expect(s.problems).toEqual([{ file: userFile(), message: 'Cannot read these settings (it is a folder, not a file); they are not applied.' }]);
     });
 
     it.skipIf(process.getuid?.() === 0)('reports an unreadable file', async () => {
@@ -348,7 +373,7 @@ describe('Claude Code 2.1.332 rules, as observed with the real client (R-SETTING
     await write(managedFile(), 'not json');
     const s = await readEffectiveSettings(home, repo, env);
     expect(s.problems).toHaveLength(1);
-    expect(s.problems[0]!.message).toMatch(/Claude Code refuses to start while it is broken/);
+    expect(s.problems[0]!.message).toMatch(/^Claude Code refuses to start while this file is broken: it is not valid JSON/);
   });
 
   it('CLAUDE_CODE_DISABLE_AUTO_MEMORY=0 forces memory on even over managed settings', async () => {

@@ -7,6 +7,7 @@
  * (`settings.json.damaged-…`) like the other data files, never overwritten: a hand edit with a
  * stray comma is still there to repair.
  */
+import { failureWords, notJsonWords } from '../../shared/failure-words.js';
 import { issueSentence } from '../../shared/issue-sentence.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -44,7 +45,7 @@ export async function loadAppSettings(dataDir: string): Promise<AppSettingsLoad>
     if (code === 'ENOENT') return { settings: defaultAppSettings(), problems: [], file, exists: false };
     return {
       settings: defaultAppSettings(),
-      problems: [`${file} cannot be read (${code ?? String(error)}); every setting is at its default.`],
+      problems: [`${file} cannot be read (${failureWords(error)}); every setting is at its default.`],
       file,
       exists: true,
     };
@@ -53,11 +54,10 @@ export async function loadAppSettings(dataDir: string): Promise<AppSettingsLoad>
   try {
     raw = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
     return {
       settings: defaultAppSettings(),
       problems: [
-        `${file} is not valid JSON (${detail}); every setting is at its default until one is saved (the file is then kept aside as ${APP_SETTINGS_FILE}.damaged-<date>).`,
+        `${file}: ${notJsonWords(text, error)}; every setting is at its default until one is saved (the file is then kept aside as ${APP_SETTINGS_FILE}.damaged-<date>).`,
       ],
       file,
       exists: true,
