@@ -103,6 +103,18 @@ describe('a failure is worded, never a code or library text', () => {
   });
 });
 
+describe("a file where Memdir's data folder should be", () => {
+  it('is named as the lock folder that cannot be made, not as the memory', async () => {
+    fs.writeFileSync(path.join(root, 'data'), 'a file');
+    const r = await memdir(['history', '-work-app', '--home', home]);
+    const memory = path.join(home, 'projects', '-work-app', 'memory');
+    expect(r).toMatchObject({
+      code: 2,
+      err: `memdir history: Cannot lock ${memory}: Memdir's lock folder ${path.join(root, 'data', 'locks')} cannot be made, a file is in the way (check Memdir's data folder: --data-dir or $MEMDIR_DATA_DIR).\n`,
+    });
+  });
+});
+
 describe('server admin never creates a store', () => {
   it('refuses a mistyped --db and writes nothing; the server creates its store, then admin uses it', async () => {
     const typo = path.join(root, 'srv', 'team-synk.sqlite');

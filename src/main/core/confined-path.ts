@@ -12,6 +12,7 @@
  * (`openConfinedForRead`). The worst a winning race can leave outside is an empty temp file,
  * and only when the attacker also swaps the folder back in time.
  */
+import { failureWords } from '../../shared/failure-words.js';
 import { constants as fsConstants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -316,6 +317,6 @@ export function explain(err: unknown, verb: string, rel: string, where: string):
     case 'ENOTDIR':
       return say('not-a-file', 'a file is in the way of a folder on its path');
     default:
-      return say('io', err instanceof Error ? err.message : String(err));
+      return say('io', failureWords(err));
   }
 }

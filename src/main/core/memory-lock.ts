@@ -10,7 +10,7 @@ import path from 'node:path';
 import { resolveDataDir } from './data-dir.js';
 import { errCode } from './fs-errors.js';
 import { acquireLock, withLock } from './lock.js';
-import { explain } from './confined-path.js';
+import { explain, MemoryFileError } from './confined-path.js';
 
 /**
  * A stable id for a memory dir: the first 16 hex digits of sha256 of its real path. A dir that
@@ -78,7 +78,16 @@ export async function withMemoryLock<T>(memoryDir: string, fn: () => Promise<T>,
     busy: `Another Memdir process is writing to ${memoryDir}; try again in a moment`,
     busyHere: `Memdir is busy writing to ${memoryDir}; try again in a moment`,
     lost: `Lost the lock on ${memoryDir} while writing (another process took it over); check the result and try again`,
-    failed: (err) => explain(err, 'lock', memoryDir, lockDir),
+    // A file where Memdir's data folder (or its locks/) should be: the lock folder is what cannot be made, not the memory.
+    failed: (err) =>
+      errCode(err) === 'ENOTDIR'
+        ? new MemoryFileError(
+            'not-a-file',
+            memoryDir,
+            `Cannot lock ${memoryDir}: Memdir's lock folder ${lockDir} cannot be made, a file is in the way (check Memdir's data folder: --data-dir or $MEMDIR_DATA_DIR).`,
+            { cause: err },
+          )
+        : explain(err, 'lock', memoryDir, lockDir),
   });
 }
 
