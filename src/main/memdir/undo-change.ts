@@ -216,26 +216,8 @@ export async function undoChange(
       // Before the plain refusal too: it would offer an undo anyway that cannot be done.
       await refuseAnotherAtOldName(opts.memoryDir, target, plan, back, history);
       const touched = files.filter((p) => p.now !== p.after);
-      // A pointer line the entry wrote, edited since, that the undo takes away (its memory goes): changed since too —
-      // unless its memory was changed since as well (that change is named, and its line went with it).
-      const going = files.filter((p) => p.before === null && p.now !== null).map((p) => p.rel);
-      edited = plan.flatMap((p) => {
-        if (!isIndex(p.rel)) return [];
-        const named = namedIn(
-          p.rel,
-          touched.map((t) => t.rel),
-        );
-        const lines = revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', namedIn(p.rel, going), namedIn(p.rel, back.keys())).dropped.filter(
-          (f) => !named.has(f),
-        );
-        return lines.length > 0 ? [{ index: p.rel, files: lines }] : [];
-      });
-      changed = [...touched.map((p) => p.rel), ...edited.map((e) => e.index)];
-      if (changed.length > 0 && !opts.overwriteChanged)
-        throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, plan, edited, history));
       const followed = opts.overwriteChanged ? await followRenamed(opts.memoryDir, target, plan, touched, history) : NOT_FOLLOWED;
-      await refuseTwinOfWritten(opts.memoryDir, target, plan, back, followed);
-      // Each index reversed line by line (revertIndexChange), decided before anything is written: a
+      // Each index reversed line by line (revertIndexChange), once, decided before anything is written: a
       // line both the entry and a later edit changed stops the undo, naming it, unless undone anyway.
       const removing = plan.filter(
         (p) => !isIndex(p.rel) && !back.has(p.rel) && !followed.another.has(p.rel) && p.now !== null && (followed.text.get(p.rel) ?? p.before) === null,
@@ -249,6 +231,20 @@ export async function undoChange(
             return [p.rel, revertIndexChange(p.now ?? '', p.before ?? '', p.after ?? '', namedIn(p.rel, rel), namedIn(p.rel, back.keys()), anyway)] as const;
           }),
       );
+      // A pointer line the entry wrote, edited since, that the undo takes away (its memory goes): changed since too —
+      // unless its memory was changed since as well (that change is named, and its line went with it).
+      edited = [...reversals].flatMap(([index, reversal]) => {
+        const named = namedIn(
+          index,
+          touched.map((t) => t.rel),
+        );
+        const lines = reversal.dropped.filter((f) => !named.has(f));
+        return lines.length > 0 ? [{ index, files: lines }] : [];
+      });
+      changed = [...touched.map((p) => p.rel), ...edited.map((e) => e.index)];
+      if (changed.length > 0 && !opts.overwriteChanged)
+        throw new MemoryError('conflict', await touchedSince(opts.memoryDir, target, touched, plan, edited, history));
+      await refuseTwinOfWritten(opts.memoryDir, target, plan, back, followed);
       const clashing = [...reversals].filter(([, r]) => r.clashes.length > 0);
       if (clashing.length > 0 && !opts.overwriteChanged) throw new MemoryError('conflict', indexClash(target, clashing));
       if (opts.checkOnly) return;
