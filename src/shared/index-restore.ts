@@ -23,8 +23,8 @@ export interface PointerPlacement {
   file: string;
   /** 1-based line in the new index. */
   line: number;
-  /** `old-position`: where it was; `end`: appended, because at its old place it would be cut. */
-  placed: 'old-position' | 'end';
+  /** `old-position`: where it was; `end`: appended, because at its old place it would be cut; `new`: it had none, a new one where new pointers go. */
+  placed: 'old-position' | 'end' | 'new';
   /** Whether it reaches the agent (above the cut). */
   loaded: boolean;
   /** Pointers that reached the agent before and are pushed past the cut by this one. */
@@ -107,6 +107,13 @@ export function reinsertPointer(current: ParsedIndex, old: ParsedIndex, file: st
   }
   const line = indexEntries(index).find((e) => e.file === file)!.line;
   return { index, placement: { file, line, placed, loaded: loaded.has(file), pushedOut: pushedPastCut(current, index) } };
+}
+
+/** A new pointer line `raw` to `file` where new pointers go: for a memory brought back that no index listed (placed `new`). */
+export function addNewPointer(current: ParsedIndex, raw: string, file: string): { index: ParsedIndex; placement: PointerPlacement } {
+  const index = insertIndexLine(current, newPointerPlace(current), raw);
+  const line = indexEntries(index).find((e) => e.file === file)!.line;
+  return { index, placement: { file, line, placed: 'new', loaded: loadedFiles(index).has(file), pushedOut: pushedPastCut(current, index) } };
 }
 
 /** What reversing one change on the index does: the text, where the pointers it put back are, and what it could not reverse cleanly. */
@@ -262,8 +269,12 @@ export function revertIndexChange(
 export function describePlacement(p: PointerPlacement, indexName: string): string {
   const where = `line ${p.line} of ${indexName}`;
   const it = `The pointer to ${p.file}`;
-  if (!p.loaded) return `${it} is back at ${where}, past the cut: the agent will not see it until the index is shortened.`;
   const pushed = p.pushedOut.length > 0 ? ` It pushes ${p.pushedOut.join(', ')} past the cut.` : '';
+  if (p.placed === 'new')
+    return p.loaded
+      ? `${it} is new, at ${where}: it had none.${pushed}`
+      : `${it} is new, at ${where}: it had none, and it is past the cut: the agent will not see it until the index is shortened.`;
+  if (!p.loaded) return `${it} is back at ${where}, past the cut: the agent will not see it until the index is shortened.`;
   return p.placed === 'old-position'
     ? `${it} is back at ${where}, where it was.${pushed}`
     : `${it} is back at ${where}: at its old place it would have been cut.${pushed}`;

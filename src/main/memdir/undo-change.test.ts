@@ -7,6 +7,7 @@ import { deletedFiles, listHistory, planRestore, recordExternalChanges, restoreF
 import { createMemory, deleteMemory, renameMemory, saveIndexText, updateMemory, type Where } from './memory-service.js';
 import { bulkChange } from '../curation/bulk-change.js';
 import { restoreMemoryFile, undoChange } from './undo-change.js';
+import { restoreRevision } from './restore-revision.js';
 import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from './test-support/shared-fixtures.js';
 
 let root: string;
@@ -231,6 +232,42 @@ describe('restoring from history', () => {
     expect((await fs.readdir(where.memoryDir)).filter((n) => n.normalize('NFC') === nfc)).toEqual([nfd]);
     expect(await read(nfd)).toBe(topic('Another café'));
     expect(await read('MEMORY.md')).toBe(indexBefore);
+  });
+
+  // s37 defect 1: deleted outside Memdir — Claude Code takes the pointer line out, then the file, each recorded apart.
+  it('a memory deleted outside Memdir, its line gone in an earlier change, comes back with its pointer where it was; as another name too; one undo takes both', async () => {
+    await seed(['a.md', 'b.md', 'c.md']);
+    const indexBefore = await read('MEMORY.md');
+    await recordExternalChanges(where.memoryDir, opts);
+    await fs.writeFile(path.join(where.memoryDir, 'MEMORY.md'), `# Memory\n\n${[pointer('a.md'), pointer('c.md')].join('\n')}\n`);
+    await recordExternalChanges(where.memoryDir, opts);
+    await fs.rm(path.join(where.memoryDir, 'b.md'));
+    await recordExternalChanges(where.memoryDir, opts);
+    const [gone] = await deletedFiles(where.memoryDir, opts);
+    const renamed = await restoreRevision({ ...opts, rev: gone!.rev, file: gone!.path, as: 'b2.md' });
+    expect(await read('b2.md')).toBe(topic('b'));
+    expect((await read('MEMORY.md')).split('\n').slice(2, 5)).toEqual([pointer('a.md'), pointer('b.md').replace('(b.md)', '(b2.md)'), pointer('c.md')]);
+    expect(renamed.notes).toEqual(['The pointer to b2.md is back at line 4 of MEMORY.md, where it was.']);
+    expect(renamed.entry?.files.map((f) => f.path).sort()).toEqual(['MEMORY.md', 'b2.md']);
+    // Its own undo takes the memory and its pointer away again, in one entry.
+    await undoChange({ ...opts, rev: renamed.entry!.rev });
+    expect(await exists('b2.md')).toBe(false);
+    const restored = await restoreRevision({ ...opts, rev: gone!.rev, file: gone!.path });
+    expect(await read('MEMORY.md')).toBe(indexBefore);
+    expect(restored.notes).toEqual(['The pointer to b.md is back at line 4 of MEMORY.md, where it was.']);
+  });
+
+  it('a memory no index ever listed, deleted outside Memdir, comes back with a new pointer in the index format, where new pointers go', async () => {
+    await seed(['a.md']);
+    await fs.writeFile(path.join(where.memoryDir, 'loose.md'), topic('Loose'));
+    await recordExternalChanges(where.memoryDir, opts);
+    await fs.rm(path.join(where.memoryDir, 'loose.md'));
+    await recordExternalChanges(where.memoryDir, opts);
+    const [gone] = await deletedFiles(where.memoryDir, opts);
+    const restored = await restoreRevision({ ...opts, rev: gone!.rev, file: gone!.path });
+    expect(await read('MEMORY.md')).toBe(`# Memory\n\n${pointer('a.md')}\n- [Loose](loose.md) — about Loose\n`);
+    expect(restored.notes).toEqual(['The pointer to loose.md is new, at line 4 of MEMORY.md: it had none.']);
+    expect(restored.entry?.files.map((f) => f.path).sort()).toEqual(['MEMORY.md', 'loose.md']);
   });
 
   it('a whole snapshot: the plan lists what will change, and one undo puts everything back', async () => {

@@ -23,8 +23,16 @@
  * undo leaves them empty.
  */
 import path from 'node:path';
-import { indexEntries, parseIndex, removeIndexEntries, retargetIndexEntries, serializeIndex } from '../../shared/index-format.js';
-import { describePlacement, type IndexReversal, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
+import {
+  formatIndexEntry,
+  indexEntries,
+  type ParsedIndex,
+  parseIndex,
+  removeIndexEntries,
+  retargetIndexEntries,
+  serializeIndex,
+} from '../../shared/index-format.js';
+import { addNewPointer, describePlacement, type IndexReversal, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { listInWords, quotedLines } from '../../shared/size-text.js';
 import {
@@ -35,6 +43,7 @@ import {
   type HistoryFileChange,
   type LaterChange,
   laterChanges,
+  listHistory,
   readAtRevision,
   readBytesAtRevision,
   readEntry,
@@ -619,11 +628,15 @@ async function lineEditedBy(memoryDir: string, target: HistoryEntry, index: Plan
 }
 
 /**
- * Restore one file as it was at `rev`; a memory file gets its index pointers back too (as they were
- * at `rev`, in each index that has none for it now) — restoring a deleted memory without its pointer
- * would leave it where the agent never looks. `as`: under that name instead (a free one), its
- * pointers naming it. `first`: the caller's check before anything is written (restore-revision.ts:
- * another memory written at the name since).
+ * Restore one file as it was at `rev`; a memory file gets its index pointers back too, in each
+ * index that has none for it now — restoring a deleted memory without its pointer would leave it
+ * where the agent never looks. Each pointer as the index last listed it, at `rev` or before it
+ * (lastListing: a memory deleted outside Memdir may have lost its line in an earlier recorded
+ * change than its file), at its old place when it reaches the agent there; a memory no index ever
+ * listed gets a new pointer, from its name and description, where new pointers go. `as`: under that
+ * name instead (a free one), its pointers naming it. `first`: the caller's check before anything is
+ * written (restore-revision.ts: another memory written at the name since). One history entry: the
+ * file and its pointers, undone together.
  */
 export async function restoreMemoryFile(opts: Options & { rev: string; file: string; as?: string; first?: () => Promise<void> }): Promise<UndoResult> {
   const history = opts.dataDir ? { dataDir: opts.dataDir } : {};
@@ -646,10 +659,13 @@ export async function restoreMemoryFile(opts: Options & { rev: string; file: str
       // Every index that had a pointer to it (pointerPlacesAt): a team memory's `team/x.md` in MEMORY.md, which loads it, too.
       for (const { index, file } of pointerPlacesAt(rel)) {
         const named = pointerPlacesAt(to).find((p) => p.index === index)?.file;
-        const old = await readAtRevision(opts.memoryDir, opts.rev, index, history);
-        if (old === null || named === undefined) continue;
-        const current = await readText(opts.memoryDir, index);
-        const put = reinsertPointer(parseIndex(current ?? ''), named === file ? parseIndex(old) : retargetIndexEntries(parseIndex(old), file, named), named);
+        if (named === undefined) continue;
+        const current = parseIndex((await readText(opts.memoryDir, index)) ?? '');
+        if (indexEntries(current).some((e) => e.file === named)) continue;
+        const old = await lastListing(opts.memoryDir, opts.rev, index, file, history);
+        const put = old
+          ? reinsertPointer(current, named === file ? old : retargetIndexEntries(old, file, named), named)
+          : addNewPointer(current, await newPointerLine(opts.memoryDir, to, named), named);
         if (!put) continue;
         await writeFileAtomic(opts.memoryDir, index, serializeIndex(put.index));
         notes.push(describePlacement(put.placement, index));
@@ -657,4 +673,32 @@ export async function restoreMemoryFile(opts: Options & { rev: string; file: str
     },
   });
   return { entry, notes };
+}
+
+/** How far back a restore looks for the index's last line to a memory (index changes, newest first). */
+const LISTING_LOOKBACK = 100;
+
+/**
+ * Index `index` as it last listed `file` (named as that index names it), at `rev` or in an earlier
+ * change to it; null when none of the last {@link LISTING_LOOKBACK} did.
+ */
+async function lastListing(memoryDir: string, rev: string, index: string, file: string, history: History): Promise<ParsedIndex | null> {
+  const lists = (text: string | null) => {
+    const parsed = parseIndex(text ?? '');
+    return indexEntries(parsed).some((e) => e.file === file) ? parsed : null;
+  };
+  const at = lists(await readAtRevision(memoryDir, rev, index, history));
+  if (at) return at;
+  for (const e of await listHistory(memoryDir, { ...history, file: index, from: rev, limit: LISTING_LOOKBACK })) {
+    const then = lists(await readAtRevision(memoryDir, e.rev, index, history));
+    if (then) return then;
+  }
+  return null;
+}
+
+/** The pointer line Memdir writes for the memory restored at `rel` (index-format's formatIndexEntry): its name and description; its file name without a name. */
+async function newPointerLine(memoryDir: string, rel: string, named: string): Promise<string> {
+  const { meta } = parseTopicFile((await readText(memoryDir, rel).catch(() => null)) ?? '', rel);
+  const title = typeof meta.name === 'string' && meta.name.trim() ? meta.name : path.posix.basename(rel).replace(/\.md$/i, '');
+  return formatIndexEntry({ title, file: named, ...(typeof meta.description === 'string' ? { hook: meta.description } : {}) });
 }
