@@ -185,6 +185,29 @@ describe('memdir dream', () => {
     expect(redoRev).not.toBe(revertRev);
   });
 
+  it('a restore that takes the dream back marks it reverted, whole or the last file of it; undoing the restore brings it back (s37)', async () => {
+    await fx.write('MEMORY.md', '- [No ORM](feedback_sql.md) — We write SQL by hand\n- [No ORM again](feedback_sql_2.md) — We write SQL by hand\n');
+    const dreamt = (await cli('dream', '--project', fx.dir, '--offline', '--force', '--allow-deletes', '--json')).json() as { id: string; rev: string };
+    const recordOf = async () =>
+      ((await cli('dream', 'list', '--project', fx.dir, '--json')).json() as { dreams: { id: string; revert: { rev: string | null } | null }[] }).dreams.find(
+        (d) => d.id === dreamt.id,
+      )!;
+    // The whole memory directory as it was before the dream.
+    const restored = await cli('restore', fx.dir, `${dreamt.rev}~1`, '--json');
+    expect(restored.code).toBe(0);
+    const restoreRev = (restored.json() as { restored: { rev: string } }).restored.rev;
+    expect(await fx.read('feedback_sql_2.md')).not.toBeNull();
+    expect((await recordOf()).revert).toMatchObject({ rev: restoreRev });
+    // Undoing the restore brings the dream's changes back, and Revert is offered again.
+    expect((await cli('undo', fx.dir, restoreRev)).code).toBe(0);
+    expect(await fx.read('feedback_sql_2.md')).toBeNull();
+    expect((await recordOf()).revert).toBeNull();
+    // One file restored takes back part of the dream: it still stands.
+    const one = await cli('restore', fx.dir, `${dreamt.rev}~1`, 'feedback_sql_2.md', '--json');
+    expect(one.code).toBe(0);
+    expect((await recordOf()).revert).toBeNull();
+  });
+
   it('fails in words with exit 2 on usage and unknown ids', async () => {
     expect((await cli('dream')).code).toBe(2);
     const unknown = await cli('dream', 'revert', '20200101-000000-abcd');

@@ -78,11 +78,13 @@ export const restoreCommand: CommandSpec = {
     json: jsonOption,
   },
   details: `A memory file restored alone gets its MEMORY.md pointer back too, at its old place when it
-still reaches the agent there (else at the end); "notes" say where.
+still reaches the agent there (else at the end); "notes" say where. The pointer is the line the index last
+had for it (deleted outside Memdir, its line may have gone first); a memory no index ever listed gets a new one.
 When its name holds another memory written since it was deleted or renamed away (by Claude Code, say), the
 restore stops (exit 2, nothing written), naming it: --as NAME restores it under another name beside it,
 --overwrite-changed restores anyway (what is there now stays in history).
 The restore is itself recorded in history (source "restore"), so \`memdir undo <project> <its rev>\` undoes it.
+A restore that takes back the last of a dream's changes marks the dream reverted (\`memdir dream list\`).
 JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
@@ -106,6 +108,8 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null 
       }
       throw error;
     });
+    // A dream whose changes the restore took back says so in `memdir dream list`.
+    await dreamsFor(io, home).followUndo(loc.memoryDir, null, { entry, notes });
     if (values.json) printJson(io, { restored: entry, notes });
     else {
       io.out(
@@ -141,7 +145,8 @@ anyway a rename whose memory a later change edited, deleted or renamed on brings
 old name and as it is now (a rename undone changes the name, not the text): its later name goes, and the later
 deletes and renames count as undone (never a second copy) — undoing one of the later edits takes it out of the
 memory where it is back; another memory written at the new name since stays. A change already undone
-(its files all as before it) writes nothing.
+(its files all as before it) writes nothing. An undo that would take away a team memory the sync server
+holds is refused (exit 2, nothing written, even anyway), in the sentence a delete of it gets.
 The undo is itself an entry (source "restore"): undo it to redo. Undoing the "Undo import <id>" entry of
 \`memdir merge undo\` brings the import back whole: its memories, and its history to restore from; undoing
 that redo takes it back again (\`memdir merge list\` says undone), at any depth. A relink or merge turns as one:

@@ -25,6 +25,7 @@ import {
   relink,
   type RelinkContext,
   resolveMergeConflict,
+  turnEntries,
   undoMerge,
 } from '../../main/relink/index.js';
 import { loadAppSettings } from '../../main/settings/index.js';
@@ -45,6 +46,7 @@ import {
 } from '../command.js';
 import { ago, plural, table } from '../format.js';
 import { homeFrom } from './scan.js';
+import { dreamsFor } from './dream.js';
 import { readMergedTextFile } from '../merged-text-file.js';
 
 /**
@@ -361,6 +363,7 @@ brings back would sit beside another holding its name in another Unicode form, a
 folder, or one directory is already as the undo would leave it while another is not (restore it first); or, with --home H,
 when it was made in another home. A write the disk refuses (no permission, the disk full) puts back what it had already changed: whole or nothing.
 Undoing its "Undo <kind> <id>" entry with \`memdir undo\` brings it back in every directory; undoing that takes it back again.
+A dream whose last changes the undo took back (anyway, over them) is marked reverted (\`memdir dream list\`).
 JSON: the merge record ("undone": {"at", "revs"}, "redone": null) with "notes": [sentence] (an edited line undone anyway).
 ${RECOVERED_HELP}`,
   async run({ positionals, values, io }) {
@@ -371,6 +374,9 @@ ${RECOVERED_HELP}`,
       overwriteChanged: values['overwrite-changed'] === true,
       anywayHow: `\`memdir merge undo ${id} --overwrite-changed\``,
     });
+    // A dream whose changes the undo took back (undone anyway over it) says so in `memdir dream list`.
+    const dreams = dreamsFor(io, homeFrom(values, io));
+    for (const { memoryDir, entry } of await turnEntries(resolveDataDir(io.env), record)) await dreams.followUndo(memoryDir, null, { entry, notes: [] });
     if (values.json) printJson(io, { ...record, ...recovered });
     else {
       io.out(`Undone: ${record.touched.map((t) => t.memoryDir).join(', ')} put back as before merge ${record.id}.\n`);

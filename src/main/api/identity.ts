@@ -13,6 +13,7 @@ import {
   relink,
   type RelinkContext,
   resolveMergeConflict,
+  turnEntries,
   undoMerge,
 } from '../relink/index.js';
 import type { MergeRecord } from '../../shared/contract/identity.js';
@@ -91,7 +92,10 @@ export const identityHandlers: Pick<
   },
   async 'identity.undo'({ id, overwriteChanged }, ctx) {
     await finishTurnFirst(ctx);
-    return announce(ctx, await undoMerge(ctx.dataDir, id, overwriteChanged ? { overwriteChanged } : {}));
+    const record = await undoMerge(ctx.dataDir, id, overwriteChanged ? { overwriteChanged } : {});
+    // A dream whose changes the undo took back (undone anyway over it) says so on the Dream tab.
+    for (const { memoryDir, entry } of await turnEntries(ctx.dataDir, record)) await ctx.dreams.followUndo(memoryDir, null, { entry, notes: [] });
+    return announce(ctx, record);
   },
   async 'identity.recovered'(_input, ctx) {
     await finishTurnFirst(ctx);

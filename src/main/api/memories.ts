@@ -198,6 +198,8 @@ export const memoryHandlers: Pick<
       ...(as ? { as } : {}),
       ...(overwriteChanged ? { overwriteChanged } : {}),
     });
+    // A dream whose changes the restore took back says so on the Dream tab.
+    await ctx.dreams.followUndo(project.memoryDir, null, done);
     ctx.changed(dir, project.memoryDir);
     return done;
   },

@@ -418,11 +418,12 @@ export class DreamService {
   }
 
   /**
-   * History entry `undone` of `memoryDir` was undone by another door (History's Undo, `memdir undo`),
-   * as the new entry `done.entry`: the dreams it reverted or brought back say so (revert-dream.ts's
-   * followUndo, the one place for that rule). Call it after every undo of an entry.
+   * History entry `undone` of `memoryDir` was undone by another door (History's Undo, `memdir undo`), or
+   * files were put back (`undone` null: a restore, `memdir merge undo`), as the new entry
+   * `done.entry`: the dreams it reverted or brought back say so (revert-dream.ts's followUndo, the
+   * one place for that rule). Call it after every undo of an entry and every restore.
    */
-  async followUndo(memoryDir: string, undone: string, done: { entry: HistoryEntry | null; notes: string[] }): Promise<void> {
+  async followUndo(memoryDir: string, undone: string | null, done: { entry: HistoryEntry | null; notes: string[] }): Promise<void> {
     await followUndo(this.host.dataDir, memoryDir, undone, done);
   }
 

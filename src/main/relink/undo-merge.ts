@@ -324,6 +324,17 @@ async function olderTurn(record: MergeRecord, memoryDir: string, dataDir: string
 }
 
 /** The first directory among `dirs` whose history holds one of the entries `revs`, with that entry; null when none does. */
+/**
+ * The entries the latest turn of merge `record` (its undo, or its redo) wrote, each with its
+ * directory: what a door that turned it tells the dreams of those directories (a dream whose changes
+ * the undo took back is reverted).
+ */
+export async function turnEntries(dataDir: string, record: MergeRecord): Promise<{ memoryDir: string; entry: HistoryEntry }[]> {
+  const revs = (record.undone ?? record.redone)?.revs ?? [];
+  const dirs = [...new Set(record.touched.map((t) => t.memoryDir))];
+  return (await Promise.all(dirs.map((d) => entryIn([d], revs, dataDir)))).filter((e) => e !== null);
+}
+
 async function entryIn(dirs: readonly string[], revs: readonly string[], dataDir: string): Promise<{ memoryDir: string; entry: HistoryEntry } | null> {
   for (const memoryDir of dirs) {
     for (const rev of revs) {

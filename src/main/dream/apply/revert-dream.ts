@@ -10,7 +10,9 @@
  * The record follows every door that undoes the dream's entry or its revert's (followUndo).
  */
 import type { DreamRecord, DreamRevert } from '../../../shared/contract/dream.js';
-import { type HistoryEntry, laterChanges, readEntry } from '../../history/index.js';
+import path from 'node:path';
+import { INDEX_FILE } from '../../../shared/limits.js';
+import { type HistoryEntry, laterChanges, readAtRevision, readEntry } from '../../history/index.js';
 import { undoChange } from '../../memdir/index.js';
 import { DreamError } from '../dream-error.js';
 import { formatReport } from '../records/dream-report.js';
@@ -74,31 +76,37 @@ function standing(record: DreamRecord): boolean {
 }
 
 /**
- * The one place a dream's record follows its history entry, whichever door undid an entry — the
- * Dream tab's Revert and `memdir dream revert`, History's Undo and `memdir undo`, a redo (an undo's
- * undo), at any depth: undoing the entry that made a dream's changes stand (the dream's own, or the
- * one that undid its revert) marks it reverted by the new entry `done.entry`; undoing the entry that
- * reverted it marks it back (`redone`), so Revert is offered again. `undone`: the entry undone (any
- * form `readEntry` takes). Returns the records it changed; none when the undo wrote nothing.
+ * The one place a dream's record follows its history entry, whichever door undid an entry or put
+ * files back — the Dream tab's Revert and `memdir dream revert`, History's Undo and `memdir undo`, a
+ * redo (an undo's undo), at any depth, a restore (a whole snapshot, or one file), `memdir merge
+ * undo`: the new entry `done.entry` marks a dream reverted when it undid the entry that made the
+ * dream's changes stand (the dream's own, or the one that undid its revert), or when it took back
+ * the last of them (tookBack: no memory file of the dream is as the dream left it, and this entry
+ * changed one of them); undoing the entry that reverted it marks it back (`redone`), so Revert is
+ * offered again. `undone`: the entry undone (any form `readEntry` takes), null for a restore or a
+ * merge undo. Returns the records it changed; none when nothing was written.
  */
 export async function followUndo(
   dataDir: string,
   memoryDir: string,
-  undone: string,
+  undone: string | null,
   done: { entry: HistoryEntry | null; notes: string[] },
 ): Promise<DreamRecord[]> {
   const { entry } = done;
   if (!entry) return [];
   const dreams = (await listDreamRecords(dataDir, { memoryDir })).filter((r) => r.rev !== null);
   if (dreams.length === 0) return [];
-  const full = (await readEntry(memoryDir, undone, { dataDir })).rev;
+  const full = undone === null ? null : (await readEntry(memoryDir, undone, { dataDir })).rev;
   const changed: DreamRecord[] = [];
   for (const record of dreams) {
     let updated: DreamRecord | null = null;
-    if (standing(record) && (record.rev === full || record.redone?.rev === full)) {
+    const undid = full !== null && (record.rev === full || record.redone?.rev === full);
+    // Only a dream that changed a file this entry wrote is asked of its history (its changes name them).
+    const near = record.changes.some((c) => entry.files.some((f) => f.path === c.file || f.from === c.file));
+    if (standing(record) && (undid || (near && (await tookBack(dataDir, memoryDir, record.rev!, entry))))) {
       const restored = [...new Set([...(record.revert?.restored ?? []), ...entry.files.map((f) => f.path)])];
       updated = { ...record, revert: { at: entry.time, rev: entry.rev, restored, notes: done.notes, warnings: [] }, redone: null };
-    } else if (!standing(record) && record.revert?.rev === full) {
+    } else if (!standing(record) && full !== null && record.revert?.rev === full) {
       updated = { ...record, revert: null, redone: { at: entry.time, rev: entry.rev } };
     }
     if (!updated) continue;
@@ -107,4 +115,23 @@ export async function followUndo(
     changed.push(updated);
   }
   return changed;
+}
+
+/**
+ * Whether `entry` took back the last of dream `rev`'s changes: it changed a memory file the dream
+ * changed, and after it none of them is as the dream left it (MEMORY.md never counts: its later
+ * lines stay). A dream that changed only the index is followed by its entry alone.
+ */
+async function tookBack(dataDir: string, memoryDir: string, rev: string, entry: HistoryEntry): Promise<boolean> {
+  const isMemory = (file: string) => path.posix.basename(file) !== INDEX_FILE;
+  const dream = await readEntry(memoryDir, rev, { dataDir }).catch(() => null);
+  const files = [...new Set((dream?.files ?? []).flatMap((f) => (f.from ? [f.from, f.path] : [f.path])).filter(isMemory))];
+  if (files.length === 0) return false;
+  const touched = new Set(entry.files.flatMap((f) => (f.from ? [f.from, f.path] : [f.path])));
+  if (!files.some((f) => touched.has(f))) return false;
+  for (const file of files) {
+    const [left, now] = await Promise.all([readAtRevision(memoryDir, rev, file, { dataDir }), readAtRevision(memoryDir, entry.rev, file, { dataDir })]);
+    if (left === now) return false;
+  }
+  return true;
 }
