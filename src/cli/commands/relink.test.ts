@@ -760,6 +760,30 @@ describe('memdir orphans / relink / merge', () => {
     },
   );
 
+  // s37 defect 4: a memory in a sub-folder (db/sql.md) moved, then the move undone — whole, redone, undone again.
+  it.each(['relink', 'merge'] as const)(
+    'a %s of a memory in a sub-folder undone leaves both trees exactly as before it: no empty db/ anywhere',
+    async (kind) => {
+      const from = path.join(root, 'src', 'shop');
+      const into = path.join(root, 'work', 'shop');
+      const fromMemory = path.join(home, 'projects', sanitizeDirName(from), 'memory');
+      const intoMemory = path.join(home, 'projects', sanitizeDirName(into), 'memory');
+      const walk = async (dir: string): Promise<string[]> => {
+        const out: string[] = [];
+        for (const e of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+          out.push(e.isDirectory() ? `${e.name}/` : e.name);
+          if (e.isDirectory()) out.push(...(await walk(path.join(dir, e.name))).map((n) => `${e.name}/${n}`));
+        }
+        return out.sort();
+      };
+      // The trees before the move, as movedAndMerged builds them.
+      const before = { from: ['MEMORY.md', 'db/', 'db/sql.md'], into: ['mine.md'] };
+      const { id } = await movedAndMerged(kind, 'db/sql.md');
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      expect({ from: await walk(fromMemory), into: await walk(intoMemory) }).toEqual(before);
+    },
+  );
+
   it('a relink undone that stops halfway through writing its second directory puts back what it wrote there too', async () => {
     const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink', 'db/sql.md', { 'a.md': topic('A', 'user', 'a') });
     // A folder the moved memory is taken out of that lets none go: a.md is taken out of work/shop first, then db/sql.md cannot be.
@@ -1075,6 +1099,9 @@ describe('memdir orphans / relink / merge', () => {
     expect(list.err).toContain(`${path.join(intoMemory, 'sql.md')} was changed since, so it was left as it is now (history has both versions).`);
     // The sql.md the merge moved could not go back into work/shop: the copy the killed undo wrote in src/shop stays, its only one.
     expect(list.err).toContain(`${path.join(fromMemory, 'sql.md')} stays, its only copy`);
+    // Something of the killed undo was there, and was left: never "nothing of it was left to put back" (s37 defect 5).
+    expect(list.err).not.toContain('nothing of it was left to put back');
+    expect(list.err).toContain(`${fromMemory} was left there, as said below`);
     expect(await state()).toEqual({ ...merged, from: ['MEMORY.md', 'sql.md'] });
     expect(await fs.readFile(path.join(intoMemory, 'sql.md'), 'utf8')).toBe(mine);
     expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');

@@ -268,6 +268,8 @@ interface PutBack {
   dropped: string[];
   /** A copy the turn wrote that stays, in sentences: the one it was moved from was kept (written since), so it is the only one. */
   stays: string[];
+  /** The folders where a file the turn wrote was kept as it is (`kept`, `stays`): something of the turn was there, and was left. */
+  keptIn: string[];
 }
 
 /**
@@ -304,7 +306,7 @@ function isIndex(file: string): boolean {
  * earlier ones of merge `record` (when there is one yet).
  */
 async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord | null): Promise<PutBack> {
-  const result: PutBack = { back: [], failed: [], kept: [], dropped: [], stays: [] };
+  const result: PutBack = { back: [], failed: [], kept: [], dropped: [], stays: [], keptIn: [] };
   const revs: string[] = [];
   const twice = new Set(intent.steps.map((s) => path.resolve(s.memoryDir)).filter((d, i, all) => all.indexOf(d) !== i));
   // Each file a folder's put-back kept instead of writing it back (written there since), with that folder:
@@ -346,6 +348,7 @@ async function putBack(intent: TurnIntent, dataDir: string, record: MergeRecord 
         result.kept.push(...byPlan.kept);
         result.dropped.push(...byPlan.dropped);
         result.stays.push(...byPlan.stays);
+        if (byPlan.left) result.keptIn.push(step.memoryDir);
         for (const file of byPlan.notBack) notBack.set(file, step.memoryDir);
       }
       if (made) {
@@ -392,8 +395,10 @@ async function putBackByPlan(
   dataDir: string,
   intent: TurnIntent,
   notBack: ReadonlyMap<string, string>,
-): Promise<{ entry: HistoryEntry | null; kept: string[]; dropped: string[]; stays: string[]; notBack: string[] }> {
+): Promise<{ entry: HistoryEntry | null; kept: string[]; dropped: string[]; stays: string[]; notBack: string[]; left: boolean }> {
   const kept: string[] = [];
+  // A file the step wrote that is left as the step (or someone since) made it: something of the step stays here.
+  let left = false;
   const dropped: string[] = [];
   const stays: string[] = [];
   const keptBack: string[] = [];
@@ -421,12 +426,14 @@ async function putBackByPlan(
         if (elsewhere) {
           // Its copy in the folder it was moved from was not written back (written there since): this one is the only one.
           keptFiles.push(w.file);
+          left = true;
           stays.push(`${path.join(step.memoryDir, w.file)} stays, its only copy: ${path.join(elsewhere, w.file)} holds what was written there since.`);
           continue;
         }
         const by = changedBy(w.file);
         if (!sameBytes(now, after) || by) {
           keptFiles.push(w.file);
+          left = true;
           if (now === null) keptAbsent.push(w.file);
           if (before !== null && after === null) keptBack.push(w.file);
           kept.push(`${path.join(step.memoryDir, w.file)}${by ? ` (by "${by.summary}")` : ''}`);
@@ -456,7 +463,7 @@ async function putBackByPlan(
       }
     },
   );
-  return { entry, kept, dropped, stays, notBack: keptBack };
+  return { entry, kept, dropped, stays, notBack: keptBack, left };
 }
 
 function keptSentence(kept: readonly string[]): string {
@@ -536,11 +543,15 @@ async function finishLocked(dataDir: string): Promise<{ sentence: string; done: 
     intent.op === 'apply'
       ? `nothing of ${intent.kind} ${intent.id} stands — do it again to have it`
       : `${intent.kind} ${intent.id} stands as it was before (\`memdir merge list\`)`;
-  // Where a step began and nothing of it was left to put back (as before it already: never written, or put back by hand since).
-  const already = [...new Set(intent.steps.map((st) => st.memoryDir))].filter((d) => !result.back.includes(d));
+  // Where a step began and nothing was put back: what it wrote there was kept as it is (said below, with why), or
+  // nothing of it was left to put back (as before it already: never written, or put back by hand since).
+  const untouched = [...new Set(intent.steps.map((st) => st.memoryDir))].filter((d) => !result.back.includes(d));
+  const keptOnly = untouched.filter((d) => result.keptIn.includes(d));
+  const already = untouched.filter((d) => !result.keptIn.includes(d));
   const putBackWhere =
     [
       ...(result.back.length > 0 ? [`what it had changed in ${result.back.join(', ')} was put back (both steps stay in history)`] : []),
+      ...(keptOnly.length > 0 ? [`what it had written in ${keptOnly.join(', ')} was left there, as said below`] : []),
       ...(already.length > 0 ? [`nothing of it was left to put back in ${already.join(', ')}`] : []),
     ].join(', and ') || 'it had changed nothing yet';
   const since = result.dropped.length > 0 ? `what else was written there since stays. ${result.dropped.join(' ')}` : 'what was written there since stays.';
