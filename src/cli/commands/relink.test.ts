@@ -1,6 +1,7 @@
 // Issue 18: `memdir orphans`, `relink`, `merge undo|conflicts|resolve`, `export`, `import` — their
 // words, JSON and exit codes, on a real home with a real git repository moved on disk.
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { withMemoryLock } from '../../main/core/memory-lock.js';
 import { addMemories, addSession, git, makeRepo, movedWithOneConflict, topic } from '../../main/relink/test-support/moved-project.js';
-import { undoKilledBetweenFolders, undoKilledInsideLastFolder } from '../../main/relink/test-support/killed-turn.js';
+import { leaveIntent, undoKilledBetweenFolders, undoKilledInsideLastFolder } from '../../main/relink/test-support/killed-turn.js';
 import { bundleWorker, sleep, startWorker } from '../../../bench/kill/harness.js';
 import { headRevision, listHistory, readAtRevision } from '../../main/history/index.js';
 import { createMemory, deleteMemory, renameMemory } from '../../main/memdir/index.js';
@@ -783,6 +784,55 @@ describe('memdir orphans / relink / merge', () => {
       expect({ from: await walk(fromMemory), into: await walk(intoMemory) }).toEqual(before);
     },
   );
+
+  it('a relink killed inside the folder it writes a sub-folder memory into is put back with that folder as before: no empty db/ left', async () => {
+    const from = path.join(root, 'src', 'shop');
+    await makeRepo(from);
+    await addSession(home, from);
+    const sql = topic('SQL', 'feedback', 'by hand');
+    const fromMemory = await addMemories(home, from, { 'MEMORY.md': '- [SQL](db/sql.md) — by hand\n', 'db/sql.md': sql });
+    expect((await memdir('history', from)).code).toBe(0);
+    const into = path.join(root, 'work', 'shop');
+    await fs.mkdir(path.dirname(into), { recursive: true });
+    await fs.rename(from, into);
+    await addSession(home, into);
+    const intoMemory = await addMemories(home, into, { 'mine.md': topic('Mine', 'user', 'mine') });
+    expect((await memdir('history', into)).code).toBe(0);
+    const dataDir = path.join(root, 'data');
+    const before = (await fs.readdir(intoMemory)).sort();
+    // Killed inside work/shop: its writes planned in the journal and made (db/ made for db/sql.md), its entry not recorded.
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    await leaveIntent(dataDir, {
+      op: 'apply',
+      id: '20261206-080000-abcd',
+      kind: 'relink',
+      what: `relinking ${from} into projects/${sanitizeDirName(into)} (relink 20261206-080000-abcd)`,
+      turn: randomUUID(),
+      folders: [intoMemory, fromMemory],
+      steps: [
+        {
+          memoryDir: intoMemory,
+          head: await headRevision(intoMemory, { dataDir }),
+          writes: [
+            { file: 'db/sql.md', before: null, after: b64(sql) },
+            { file: 'MEMORY.md', before: null, after: b64('- [SQL](db/sql.md) — by hand\n') },
+          ],
+          // As the journal plans it: db/ was not there, the step's write makes it.
+          made: ['db'],
+        },
+      ],
+      recordState: null,
+      startedAt: new Date().toISOString(),
+      pid: 2 ** 22 + 1,
+    });
+    await fs.mkdir(path.join(intoMemory, 'db'));
+    await fs.writeFile(path.join(intoMemory, 'db', 'sql.md'), sql);
+    await fs.writeFile(path.join(intoMemory, 'MEMORY.md'), '- [SQL](db/sql.md) — by hand\n');
+    const list = await memdir('merge', 'list', '--json');
+    expect(list.err).toContain('Memdir was stopped while relinking');
+    expect((await fs.readdir(intoMemory)).sort()).toEqual(before);
+    expect(await fs.readFile(path.join(fromMemory, 'db', 'sql.md'), 'utf8')).toBe(sql);
+  });
 
   it('a relink undone that stops halfway through writing its second directory puts back what it wrote there too', async () => {
     const { fromMemory, intoMemory, id, merged, state } = await movedAndMerged('relink', 'db/sql.md', { 'a.md': topic('A', 'user', 'a') });

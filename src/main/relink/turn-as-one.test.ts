@@ -11,7 +11,7 @@ import { processGroupGone } from '../history/test-support/crash-check.js';
 import { scanHome } from '../memdir/scan-home.js';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { finishUnfinishedTurn, listMergeRecords, mergeProjects } from './index.js';
-import { journalFile } from './turn-as-one.js';
+import { journaled, journalFile } from './turn-as-one.js';
 import { leaveIntent } from './test-support/killed-turn.js';
 import { addMemories, readTree, topic, twoClones } from './test-support/moved-project.js';
 
@@ -87,3 +87,18 @@ it('leaves a turn under way in another Memdir process alone, and finishes it onc
   expect(await fs.readdir(memoryDir)).toEqual(['a.md']);
   // A live holder is waited for up to 10 s before it is left to finish.
 }, 40_000);
+
+it('journals the folders a step makes, so putting a killed step back takes them away again (a sub-folder memory’s db/)', async () => {
+  const memoryDir = path.join(tmp, 'memory');
+  await fs.mkdir(path.join(memoryDir, 'kept'), { recursive: true });
+  const plan = { op: 'apply' as const, id: '20261206-080000-abcd', kind: 'relink' as const, what: 'relinking', folders: [memoryDir], record: null };
+  const made = await journaled(dataDir, plan, async (journal) => {
+    await journal.plan(memoryDir, [
+      { file: 'db/deep/sql.md', before: null, after: 'x' },
+      { file: 'kept/a.md', before: null, after: 'y' },
+      { file: 'MEMORY.md', before: null, after: 'z' },
+    ]);
+    return (JSON.parse(await fs.readFile(journalFile(dataDir), 'utf8')) as { steps: { made: string[] }[] }).steps[0]!.made;
+  });
+  expect(made.sort()).toEqual(['db', 'db/deep']);
+});

@@ -73,6 +73,8 @@ const stepSchema = z.object({
   head: z.string().nullable(),
   /** Each file the step writes there: as it was (`before`) and as the step leaves it (`after`). */
   writes: z.array(z.object({ file: z.string(), before: content, after: content })),
+  /** The folders its writes make (not there when it planned; `.` the folder itself): a put-back takes them away again when empty. */
+  made: z.array(z.string()).optional(),
 });
 const intentSchema = z.object({
   /** The merge record this turn makes (`apply`: none until the end) or turns (`turn`: an undo, or an undo of one). */
@@ -191,7 +193,7 @@ export async function journaled<T>(dataDir: string, plan: TurnPlan, body: (journ
       turn: intent.turn,
       plan: async (memoryDir, writes) => {
         const own = writes.filter((w) => !sameBytes(w.before, w.after)).map((w) => ({ file: w.file, before: encode(w.before), after: encode(w.after) }));
-        intent.steps.push({ memoryDir, head: await headRevision(memoryDir, { dataDir }), writes: own });
+        intent.steps.push({ memoryDir, head: await headRevision(memoryDir, { dataDir }), writes: own, made: await foldersMadeBy(memoryDir, own) });
         await writeIntent(dataDir, intent);
       },
       putBack: async (now) => {
@@ -208,6 +210,29 @@ export async function journaled<T>(dataDir: string, plan: TurnPlan, body: (journ
       if (!keep) await removeIntent(dataDir);
     }
   });
+}
+
+/** The folders writing `writes` into `memoryDir` makes: those on the way to a file it writes that are not there now (`.`: the folder itself). */
+async function foldersMadeBy(memoryDir: string, writes: readonly { file: string; after: string | null }[]): Promise<string[]> {
+  const there = (rel: string) =>
+    fs.lstat(path.join(memoryDir, rel)).then(
+      () => true,
+      () => false,
+    );
+  const made = new Set<string>();
+  for (const w of writes) {
+    if (w.after === null) continue;
+    const parts = w.file.split('/').slice(0, -1);
+    for (const rel of ['.', ...parts.map((_, i) => parts.slice(0, i + 1).join('/'))]) if (!made.has(rel) && !(await there(rel))) made.add(rel);
+  }
+  return [...made];
+}
+
+/** Takes away the folders step `step` made (foldersMadeBy), each only when empty now, deepest first: the folder is as before the step. */
+async function removeFoldersMade(step: Step): Promise<void> {
+  const made = (step.made ?? []).filter((rel) => rel === '.' || rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..'));
+  // rmdir removes only an empty folder, and never follows a link.
+  for (const rel of made.sort((a, b) => b.length - a.length)) await fs.rmdir(path.resolve(step.memoryDir, rel)).catch(() => undefined);
 }
 
 function sameBytes(a: string | Buffer | null, b: string | Buffer | null): boolean {
@@ -461,6 +486,8 @@ async function putBackByPlan(
         if (reversal.dropped.length > 0) dropped.push(editedLinesWent({ index, files: reversal.dropped }, intent.what, 'put back anyway'));
         if (reversal.clashes.length > 0) kept.push(`${quotedLines(reversal.clashes)} in ${index}`);
       }
+      // The folders the step made go again when that left them empty (a sub-folder memory's db/).
+      await removeFoldersMade(step);
     },
   );
   return { entry, kept, dropped, stays, notBack: keptBack, left };
