@@ -146,7 +146,7 @@ old name and as it is now (a rename undone changes the name, not the text): its 
 deletes and renames count as undone (never a second copy) — undoing one of the later edits takes it out of the
 memory where it is back; another memory written at the new name since stays. A change already undone
 (its files all as before it) writes nothing. An undo that would take away a team memory the sync server
-holds is refused (exit 2, nothing written, even anyway), in the sentence a delete of it gets.
+holds retires it instead (its text emptied, its pointers gone; a note says so).
 The undo is itself an entry (source "restore"): undo it to redo. Undoing the "Undo import <id>" entry of
 \`memdir merge undo\` brings the import back whole: its memories, and its history to restore from; undoing
 that redo takes it back again (\`memdir merge list\` says undone), at any depth. A relink or merge turns as one:
