@@ -60,7 +60,7 @@ JSON (the app's agents.list answer): {"repoRoot", "launchDir", "launchDirs": [di
     "lastInjected": {"text", "at", "sessionId"} or null}]}],
   "warnings": [{"code", "file"?, "message"}]}
 "index", "memories" and "problems" are those of \`memdir scan --json\`; warning codes: auto-memory-off,
-local-not-ignored, bad-agent-file, bad-memory-field, other-launch-dir.
+local-not-ignored, bad-agent-file, bad-memory-field, other-launch-dir, shared-memory-folder.
 Exit codes: 0 shown, 2 usage or I/O error (unknown project, a --launch-dir no session of it starts in).`,
   async run({ values, io }) {
     const home = homeFrom(values, io);

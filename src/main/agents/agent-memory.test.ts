@@ -155,6 +155,33 @@ describe('listAgentMemories (R-AGENT)', () => {
     expect(agents.some((a) => a.agentType === 'with-space')).toBe(false);
   });
 
+  it('warns when two sub-agents share one memory folder because their names map to the same directory name, as Claude Code gives them', async () => {
+    // Observed with the real client 2.1.332 (review s37-x6): "日本語" and "中文字" both load
+    // `.claude/agent-memory/---`, "a b" and "a-b" both `a-b`, each reading the other's MEMORY.md.
+    git(repo, 'init', '-q');
+    await agentFile(projectAgents(), 'ja.md', definition('name: 日本語\nmemory: project'));
+    await agentFile(projectAgents(), 'zh.md', definition('name: 中文字\nmemory: project'));
+    await agentFile(userAgents(), 'ab.md', definition('name: a b\nmemory: user'));
+    await agentFile(projectAgents(), 'a-b.md', definition('name: a-b\nmemory: user'));
+    // Same directory name, different scopes: different folders, nothing shared.
+    await agentFile(projectAgents(), 'x.md', definition('name: x.y\nmemory: local'));
+    await agentFile(projectAgents(), 'y.md', definition('name: x y\nmemory: project'));
+    const { warnings } = await listAgentMemories(home, repo);
+    const shared = path.join(repo, '.claude', 'agent-memory', '---');
+    expect(warnings.filter((w) => w.code === 'shared-memory-folder')).toEqual([
+      {
+        code: 'shared-memory-folder',
+        file: path.join(home, 'agent-memory', 'a-b'),
+        message: `Sub-agents "a b" and "a-b" share one memory folder, ${path.join(home, 'agent-memory', 'a-b')}: Claude Code turns every character of a name other than A–Z, a–z, 0–9, "_" and "-" into "-", so each reads and writes the others' memories. Rename all but one of them to keep their memories apart.`,
+      },
+      {
+        code: 'shared-memory-folder',
+        file: shared,
+        message: `Sub-agents "中文字" and "日本語" share one memory folder, ${shared}: Claude Code turns every character of a name other than A–Z, a–z, 0–9, "_" and "-" into "-", so each reads and writes the others' memories. Rename all but one of them to keep their memories apart.`,
+      },
+    ]);
+  });
+
   it('skips a definition whose name holds ":" (Claude Code does not load it: that form is for plugin agents), and says so', async () => {
     const file = await agentFile(userAgents(), 'p.md', definition('name: "myplugin:helper"\nmemory: user'));
     const { agents, warnings } = await listAgentMemories(home, null);

@@ -43,7 +43,7 @@ export interface AgentMemory {
 
 /** Something worth telling the user about agent memory; never thrown. */
 export interface AgentMemoryWarning {
-  code: 'local-not-ignored' | 'bad-agent-file' | 'bad-memory-field' | 'other-launch-dir';
+  code: 'local-not-ignored' | 'bad-agent-file' | 'bad-memory-field' | 'other-launch-dir' | 'shared-memory-folder';
   file?: string;
   message: string;
 }
@@ -287,6 +287,7 @@ export async function listAgentMemories(
       })),
   );
 
+  warnings.push(...sharedFolderWarnings(agents));
   if (launchDir) {
     const localRoot = agentMemoryRoot('local', userBase, launchDir)!;
     const usesLocal = agents.some((a) => a.scopes.some((s) => s.scope === 'local' && s.enabled));
@@ -296,6 +297,31 @@ export async function listAgentMemories(
     }
   }
   return { agents, warnings };
+}
+
+/**
+ * Defined agents whose memory lands in one folder: Claude Code 2.1.332 names the folder from the
+ * name with every character outside [A-Za-z0-9_-] turned into "-" (agentTypeDirName), so "a b"
+ * and "a-b", or "日本語" and "中文字", read and write one memory. One warning per shared folder.
+ */
+function sharedFolderWarnings(agents: readonly AgentMemory[]): AgentMemoryWarning[] {
+  const byFolder = new Map<string, string[]>();
+  for (const agent of agents) {
+    if (agent.definedIn.length === 0) continue;
+    for (const scope of agent.scopes.filter((s) => s.enabled)) byFolder.set(scope.memoryDir, [...(byFolder.get(scope.memoryDir) ?? []), agent.agentType]);
+  }
+  return [...byFolder]
+    .filter(([, names]) => names.length > 1)
+    .map(([folder, names]) => ({
+      code: 'shared-memory-folder',
+      file: folder,
+      message: `Sub-agents ${names
+        .slice(0, -1)
+        .map((n) => JSON.stringify(n))
+        .join(
+          ', ',
+        )} and ${JSON.stringify(names.at(-1))} share one memory folder, ${folder}: Claude Code turns every character of a name other than A–Z, a–z, 0–9, "_" and "-" into "-", so each reads and writes the others' memories. Rename all but one of them to keep their memories apart.`,
+    }));
 }
 
 /**

@@ -259,6 +259,20 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     observed.remoteMemoryDir = { usr: `remote/${path.relative(remote, run.seen[0]!.memoryDir!)}`, prj: path.relative(repo, run.seen[1]!.memoryDir!) };
   }, 120_000);
 
+  it('two names that map to one folder name share one memory, and Memdir warns of it', async () => {
+    const { repo, config, scratch } = fresh();
+    const names = ['日本語', '中文字'];
+    names.forEach((name, i) => writeAgentDefinition(path.join(repo, '.claude', 'agents'), `a${i}.md`, name, 'project', i));
+    const shared = path.join(repo, '.claude', 'agent-memory', '---');
+    fs.mkdirSync(shared, { recursive: true });
+    fs.writeFileSync(path.join(shared, 'MEMORY.md'), '- [One](one.md) — written by either\n');
+    const run = await launchSubAgents({ cwd: repo, configDir: config, scratch, agents: names });
+    expect(run.code, run.output).toBe(0);
+    expect(run.seen.map((s) => [s.memoryDir, s.index])).toEqual(names.map(() => [shared, '- [One](one.md) — written by either']));
+    const memdir = await listAgentMemories(config, repo);
+    expect(memdir.warnings.filter((w) => w.code === 'shared-memory-folder').map((w) => w.file)).toEqual([shared]);
+  }, 120_000);
+
   it('with auto memory off, no sub-agent gets memory', async () => {
     const { repo, config, scratch } = fresh();
     writeAgentDefinition(path.join(repo, '.claude', 'agents'), 'a.md', 'helper', 'project', 0);
