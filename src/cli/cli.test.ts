@@ -56,6 +56,12 @@ describe('memdir CLI', () => {
     }
   });
 
+  it("memdir session --help says Session Memory is Memdir's own, not something Claude Code 2.1.332 keeps (review s37-x6)", async () => {
+    const help = await run('session', '--help');
+    expect(help.out).not.toMatch(/what Claude Code keeps/);
+    expect(help.out).toContain("Session Memory: Memdir's note of each live Claude Code session (Claude Code 2.1.332 keeps none) (status).");
+  });
+
   it('where: canonical key, sanitised name and memory dir as JSON', async () => {
     const repo = path.join(root, 'some project');
     await fs.mkdir(path.join(repo, 'sub'), { recursive: true });

@@ -55,7 +55,7 @@ export const COMMANDS: CommandSpec[] = [
   ...RELINK_COMMANDS,
   recallCommand,
   extractCommand,
-  familyCommand('session', 'Session Memory: what Claude Code keeps of the current session (status).', [sessionStatusCommand]),
+  familyCommand('session', "Session Memory: Memdir's note of each live Claude Code session (Claude Code 2.1.332 keeps none) (status).", [sessionStatusCommand]),
   sessionStatusCommand,
   hookCommand,
   familyCommand('hooks', "Connect Claude Code's hooks to Memdir, take them out again, or see their state.", [

@@ -75,10 +75,11 @@ export function LiveSessionsView() {
         <h1>Live sessions</h1>
       </header>
       <p className="muted small">
-        Each Claude Code session keeps a Session Memory note (current task, files changed, errors met, where the workflow stands), started once the context
-        reaches {SESSION_INIT_TOKENS.toLocaleString('en-US')} tokens, then updated when it grew by {SESSION_MIN_TOKENS.toLocaleString('en-US')} tokens and{' '}
-        {SESSION_MIN_TOOL_CALLS} tool calls happened since (or the last answer needed none), and before a compaction. With the hooks connected, Claude Code gets
-        the note back after a compaction or a <code>--resume</code>. It is removed once the session has been idle for the time set in Settings.
+        Memdir keeps a Session Memory note for each Claude Code session (Claude Code 2.1.332 keeps none): current task, files changed, errors met, where the
+        workflow stands. It is started once the context reaches {SESSION_INIT_TOKENS.toLocaleString('en-US')} tokens, then updated when it grew by{' '}
+        {SESSION_MIN_TOKENS.toLocaleString('en-US')} tokens and {SESSION_MIN_TOOL_CALLS} tool calls happened since (or the last answer needed none), and before
+        a compaction. With the hooks connected, Claude Code gets the note back after a compaction or a <code>--resume</code>. It is removed once the session has
+        been idle for the time set in Settings.
       </p>
       {error && <div className="banner error">{error}</div>}
       {loaded && sessions.length === 0 && (
