@@ -107,6 +107,10 @@ describe('memdir agents (text)', () => {
     expect(out).toContain(
       `reviewer  project memory (committed with the repository)\n  defined in  ${path.join(repo, '.claude', 'agents', 'reviewer.md')}\n  folder      ${path.join(app, '.claude', 'agent-memory', 'reviewer')}\n  files       none yet`,
     );
+    // Claude Code 2.1.332 makes the folder when it launches the sub-agent, before anything is saved
+    // (test/fixtures/claude-code-agent/observed-agent.json, "created"), so Memdir says that (review s37-x6).
+    expect(out).toContain('  files       none yet: Claude Code makes the folder the first time it launches the sub-agent\n');
+
     expect(out).toContain('warning: Local agent memory (.claude/agent-memory-local/) is not git-ignored, so it may be committed and shared.');
     expect(out).toContain(`warning: Sessions started in ${repo} keep their own agent memory there (.claude/agent-memory/)`);
   });

@@ -116,7 +116,7 @@ function printAgent(io: CliIo, agent: AgentsListing['agents'][number]): void {
   } else {
     io.out(`  folder      ${used.memoryDir}\n`);
     const scan = used.scan;
-    if (!scan) io.out('  files       none yet: Claude Code makes the folder when the sub-agent first saves a memory\n');
+    if (!scan) io.out('  files       none yet: Claude Code makes the folder the first time it launches the sub-agent\n');
     else {
       const index = scan.index;
       const cut = cutFactsText(index);

@@ -72,6 +72,9 @@ describe('recorded sub-agent memory of Claude Code 2.1.332 (observed-agent.json)
       expect(path.basename(seen.memoryDir), name).toBe(agentTypeDirName(name));
     }
   });
+  it('makes the folder when it launches the sub-agent, though the sub-agent saved nothing', () => {
+    for (const [name, seen] of Object.entries(recorded.folders)) expect(seen.created, name).toBe(seen.memoryDir !== '');
+  });
   it.each(Object.keys(recorded.indexes))('loads %s as Memdir predicts', (name) => {
     expect(recorded.indexes[name]).toBe(predictedSection(fs.readFileSync(path.join(INDEXES, `${name}.md`), 'utf8')));
   });
