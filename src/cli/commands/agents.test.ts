@@ -115,6 +115,20 @@ describe('memdir agents (text)', () => {
     expect(out).toContain(`warning: Sessions started in ${repo} keep their own agent memory there (.claude/agent-memory/)`);
   });
 
+  it('names an agent whose name holds a line break on one line, the break shown as \\u000a (review s37-x6)', async () => {
+    // Claude Code 2.1.332 runs a sub-agent named "two\nlines" (its folder: two-lines); its block must stay one block.
+    const file = path.join(home, 'agents', 'two-lines.md');
+    await write(file, '---\nname: "two\\nlines"\ndescription: d\nmemory: user\n---\nYou help.\n');
+    try {
+      const { out } = await run('agents');
+      expect(out).toContain(
+        `\ntwo\\u000alines  user memory (every project)\n  defined in  ${file}\n  folder      ${path.join(home, 'agent-memory', 'two-lines')}\n`,
+      );
+    } finally {
+      await fs.rm(file);
+    }
+  });
+
   it('without --project shows the user-level agents only, and says so', async () => {
     const { code, out } = await run('agents');
     expect(code).toBe(0);

@@ -109,7 +109,8 @@ function printListing(io: CliIo, listing: AgentsListing, project: { option: stri
 
 function printAgent(io: CliIo, agent: AgentsListing['agents'][number]): void {
   const used = agent.scopes.find((s) => s.enabled);
-  io.out(`\n${agent.agentType}  ${used ? SCOPE_WORDS[used.scope] : 'no memory'}\n`);
+  // A line break in a name would split the block: shown as `\u000a`, as other control characters are.
+  io.out(`\n${agent.agentType.replace(/\n/g, '\\u000a')}  ${used ? SCOPE_WORDS[used.scope] : 'no memory'}\n`);
   io.out(`  defined in  ${agent.definedIn.length ? agent.definedIn.join(', ') : 'no definition file found (only its memory folders)'}\n`);
   if (!used) {
     if (agent.definedIn.length) io.out('  memory      none: its definition has no `memory:` field (user, project or local)\n');
