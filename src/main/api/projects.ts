@@ -15,6 +15,16 @@ function withoutLoadedNames({ loaded: _loaded, ...load }: ProjectScan['index']):
   return load;
 }
 
+/**
+ * A project's settings as the contract sends them (projectSettingsSchema): without the permission
+ * rules the scan keeps for the dream gate (and `memdir scan` prints). The host sends its
+ * list and get answers as produced (dispatch.ts, OUTPUTS_PROVEN_EXACT), so they must be the
+ * contract's shape exactly.
+ */
+function contractSettings({ permissionRules: _rules, ...settings }: ProjectScan['settings'] & { permissionRules?: unknown }): ProjectScan['settings'] {
+  return settings;
+}
+
 /** The dashboard row of a project. */
 export function summarize(p: ProjectScan): ProjectSummary {
   const all = [...p.problems, ...(p.team?.problems ?? [])];
@@ -36,7 +46,7 @@ export function summarize(p: ProjectScan): ProjectSummary {
     transcripts: p.transcripts,
     launchDirs: p.launchDirs,
     readInstead: p.readInstead,
-    settings: p.settings,
+    settings: contractSettings(p.settings),
     identity: p.identity,
   };
 }
@@ -47,6 +57,7 @@ export const projectHandlers: Pick<Handlers, 'projects.list' | 'projects.get'> =
     return { home: scan.home, exists: scan.exists, projects: scan.projects.map(summarize) };
   },
   async 'projects.get'({ dir }, ctx) {
-    return ctx.project(dir);
+    const project = await ctx.project(dir);
+    return { ...project, settings: contractSettings(project.settings) };
   },
 };
