@@ -50,6 +50,8 @@ export interface HealthInput {
   topics: TopicFacts[];
   /** Other paths (relative) the index points at that exist on disk but are not topic files. */
   otherExisting: ReadonlySet<string>;
+  /** Other paths the index points at that hold a retired (emptied) team memory: no memory, so the pointer dangles. */
+  otherRetired?: ReadonlySet<string>;
   /** Entries in the directory that are not readable as topic files at all (e.g. a directory named x.md). */
   strays: { file: string; reason: string }[];
   /** Topic files the parent directory's index links (team files from the main `MEMORY.md`), loaded and past the cut, and why Memdir will not edit that index (then no fix adds to it). */
@@ -173,7 +175,9 @@ export function assessHealth(input: HealthInput): Problem[] {
             'dangling-link',
             INDEX_FILE,
             link.line,
-            `Line ${link.line} of ${words.name} points at ${link.file}, which does not exist; ${words.dangling}.`,
+            input.otherRetired?.has(link.file)
+              ? `Line ${link.line} of ${words.name} points at ${link.file}, a retired team memory (its text emptied); ${words.dangling}.`
+              : `Line ${link.line} of ${words.name} points at ${link.file}, which does not exist; ${words.dangling}.`,
             canonical ? 'drop-pointer' : null,
             link.file,
           ),

@@ -170,9 +170,10 @@ export interface ParentLinks extends IndexReach {
   readOnly?: string;
 }
 
-/** Which of these links (see otherTargets) exist, in their order. */
-function existingOf(memoryDir: string, others: readonly string[]): Set<string> {
+/** Which of these links (see otherTargets) exist, in their order, and which point at a retired team memory. */
+function existingOf(memoryDir: string, others: readonly string[]): OtherTargets {
   const existing = new Set<string>();
+  const retired = new Set<string>();
   for (const target of others) {
     let found: fs.Stats | undefined;
     try {
@@ -180,17 +181,25 @@ function existingOf(memoryDir: string, others: readonly string[]): Set<string> {
     } catch {
       found = undefined; // not a path that exists (a file in the way, no permission): as existsSync said
     }
-    // A retired team memory (emptied, R-SYNC) is no memory: MEMORY.md's pointer to it dangles, and Health offers to drop it.
-    if (found && !(target.startsWith(`${TEAM_DIR}/`) && found.isFile() && isRetiredMemory('team', found.size))) existing.add(target);
+    // A retired team memory (emptied, R-SYNC) is no memory: MEMORY.md's pointer to it dangles, and Health offers to drop it, saying why.
+    if (found && target.startsWith(`${TEAM_DIR}/`) && found.isFile() && isRetiredMemory('team', found.size)) retired.add(target);
+    else if (found) existing.add(target);
   }
-  return existing;
+  return { existing, retired };
+}
+
+/** The links of an index to paths that are not its directory's topic files: those that exist, and those that point at a retired team memory. */
+interface OtherTargets {
+  existing: Set<string>;
+  retired: Set<string>;
 }
 
 /** The parts of a directory's scan that are not file records, in the order they are compared. */
-function tailOf(strays: MemoryFileListing['strays'], otherExisting: ReadonlySet<string>, linkedFromParent: ParentLinks | undefined): string[] {
+function tailOf(strays: MemoryFileListing['strays'], others: OtherTargets, linkedFromParent: ParentLinks | undefined): string[] {
   return [
     ...strays.map((s) => `stray:${s.file}`),
-    ...[...otherExisting].map((f) => `other:${f}`),
+    ...[...others.existing].map((f) => `other:${f}`),
+    ...[...others.retired].map((f) => `retired:${f}`),
     ...(linkedFromParent?.loaded ?? []).map((f) => `parent:${f}`),
     ...(linkedFromParent?.cut ?? []).map((f) => `parent-cut:${f}`),
     ...(linkedFromParent?.readOnly !== undefined ? [`parent-read-only:${linkedFromParent.readOnly}`] : []),
@@ -373,11 +382,11 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
     index?.targets ?? null,
     topicEntries.map((t) => t.file),
   );
-  const otherExisting = existingOf(memoryDir, others);
+  const linkTargets = existingOf(memoryDir, others);
 
   // Nothing changed since the last scan: hand back the same result. (Links are re-read every
   // time, so a directory holding one never matches.)
-  const parts: CachedDir['parts'] = [index ?? '-', ...topics, ...tailOf(strays, otherExisting, linkedFromParent)];
+  const parts: CachedDir['parts'] = [index ?? '-', ...topics, ...tailOf(strays, linkTargets, linkedFromParent)];
   if (previous && previous.parts.length === parts.length && previous.parts.every((p, i) => p === parts[i])) return previous.result;
   // Something changed: an index known only from the cache file is read now.
   if (index?.stub) {
@@ -424,7 +433,8 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
       ...(built ? { built } : {}),
     },
     topics: topicFacts,
-    otherExisting,
+    otherExisting: linkTargets.existing,
+    otherRetired: linkTargets.retired,
     strays,
     scope,
     ...(linkedFromParent ? { linkedFromParent } : {}),
