@@ -125,7 +125,9 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     await a.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
     const refusal = a.getByRole('alert').filter({ hasText: 'team/project_deploys.md is already shared with the team' });
     await refusal.waitFor();
-    expect(await refusal.textContent()).toContain('the next sync would bring it back, without its index lines. To retire it, empty its text');
+    expect(await refusal.textContent()).toContain(
+      'the next sync would bring it back, without its index lines. Instead, retire it (Retire in the app, or `memdir team retire team/project_deploys.md`)',
+    );
     // Nothing went: the file, both indexes, its row; no "Deleted" toast.
     expect(await fs.readFile(path.join(teamDir('a'), 'project_deploys.md'), 'utf8')).toBe(before.file);
     expect(await fs.readFile(path.join(teamDir('a'), 'MEMORY.md'), 'utf8')).toBe(before.teamIndex);
@@ -134,6 +136,27 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     expect(await a.locator('[data-file="project_deploys.md"][data-scope="team"]').count()).toBe(1);
     expect(await onServer('project_deploys.md')).toBe(before.file);
     await a.screenshot({ path: artifact('team-delete-refused.png') });
+
+    // The refusal's "Retire instead" retires it: 0 bytes, both pointers gone, its row gone, and the server gets it empty.
+    await refusal.getByRole('button', { name: 'Retire instead' }).click();
+    const toast = a.getByRole('status').filter({ hasText: 'Retired team/project_deploys.md' });
+    await toast.waitFor();
+    expect(await fs.readFile(path.join(teamDir('a'), 'project_deploys.md'), 'utf8')).toBe('');
+    expect(await fs.readFile(path.join(teamDir('a'), 'MEMORY.md'), 'utf8')).not.toContain('project_deploys.md');
+    expect(await fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).not.toContain('project_deploys.md');
+    await expect.poll(() => a.locator('[data-file="project_deploys.md"][data-scope="team"]').count()).toBe(0);
+    await expect.poll(() => onServer('project_deploys.md'), { timeout: 20_000 }).toBe('');
+    await a.screenshot({ path: artifact('team-retired.png') });
+    // One Undo brings the text, both indexes and the row back, and the next sync shares that.
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(() => fs.readFile(path.join(teamDir('a'), 'project_deploys.md'), 'utf8')).toBe(before.file);
+    // The undo writes the file, then the indexes: each is waited for.
+    await expect.poll(() => fs.readFile(path.join(teamDir('a'), 'MEMORY.md'), 'utf8')).toBe(before.teamIndex);
+    await expect.poll(() => fs.readFile(path.join(memory, 'MEMORY.md'), 'utf8')).toBe(before.index);
+    await expect.poll(() => a.locator('[data-file="project_deploys.md"][data-scope="team"]').count()).toBe(1);
+    await expect.poll(() => onServer('project_deploys.md'), { timeout: 20_000 }).toBe(before.file);
+    // Back where the next test expects ann: her Team sync tab.
+    await a.getByRole('button', { name: 'Team sync', exact: true }).click();
   });
 
   it('an edit on both machines becomes a conflict on the second; the merge editor resolves it and it reaches the first', async () => {

@@ -54,7 +54,7 @@ describe('memdir team', () => {
   it('`memdir team` alone names its subcommands; --help lists them', async () => {
     expect(await memdir(['team'])).toMatchObject({
       code: 2,
-      err: expect.stringContaining('name a subcommand (connect, status, sync, conflicts, resolve, disconnect)'),
+      err: expect.stringContaining('name a subcommand (connect, status, sync, conflicts, resolve, retire, disconnect)'),
     });
     const help = await memdir(['team', '--help']);
     expect(help.code).toBe(0);
@@ -364,5 +364,34 @@ describe('memdir team: times and sentences that are true (review x3 F4)', () => 
     expect(r.code).toBe(2);
     expect(r.out).not.toContain('go up at the next sync');
     expect(r.out).toContain('your changes are kept (1 file(s) wait) and go up once you connect again with a new token');
+  });
+
+  it('retire empties a team memory and takes its pointers out of both indexes, one entry the printed `memdir undo` takes back; private and already retired refused', async () => {
+    const mem = path.join(home, 'projects', '-work-retire', 'memory');
+    await fs.mkdir(path.join(mem, 'team'), { recursive: true });
+    const text = '---\nname: Ports\ndescription: dev ports\ntype: reference\n---\n\nAPI on 8080.\n';
+    await fs.writeFile(path.join(mem, 'team', 'reference_ports.md'), text);
+    await fs.writeFile(path.join(mem, 'team', 'MEMORY.md'), '- [Ports](reference_ports.md) — dev ports\n');
+    await fs.writeFile(path.join(mem, 'MEMORY.md'), '- [Ports](team/reference_ports.md) — dev ports\n- [Me](user_me.md) — me\n');
+    await fs.writeFile(path.join(mem, 'user_me.md'), '---\nname: Me\ndescription: me\ntype: user\n---\n\nMe.\n');
+    const r = await memdir(['team', 'retire', 'team/reference_ports.md', '--project', '-work-retire', '--home', home, '--json']);
+    expect(r).toMatchObject({ code: 0, err: '' });
+    const json = JSON.parse(r.out) as { file: string; rev: string; undo: string };
+    expect(json).toMatchObject({ file: 'team/reference_ports.md', rev: expect.any(String), undo: expect.stringMatching(/^memdir undo \S+ [0-9a-f]{10}$/) });
+    expect(await fs.readFile(path.join(mem, 'team', 'reference_ports.md'), 'utf8')).toBe('');
+    expect(await fs.readFile(path.join(mem, 'team', 'MEMORY.md'), 'utf8')).toBe('');
+    expect(await fs.readFile(path.join(mem, 'MEMORY.md'), 'utf8')).toBe('- [Me](user_me.md) — me\n');
+    expect(await memdir(['team', 'retire', 'reference_ports.md', '--project', '-work-retire', '--home', home])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('team/reference_ports.md is already retired'),
+    });
+    const [, , dir, rev] = json.undo.split(' ');
+    expect(await memdir(['undo', dir!, rev!, '--home', home])).toMatchObject({ code: 0 });
+    expect(await fs.readFile(path.join(mem, 'team', 'reference_ports.md'), 'utf8')).toBe(text);
+    expect(await fs.readFile(path.join(mem, 'MEMORY.md'), 'utf8')).toBe('- [Ports](team/reference_ports.md) — dev ports\n- [Me](user_me.md) — me\n');
+    expect(await memdir(['team', 'retire', 'user_me.md', '--project', '-work-retire', '--home', home])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('team/user_me.md does not exist'),
+    });
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `memdir team connect|status|sync|disconnect`: share a project's `memory/team/` through a
+ * `memdir team connect|status|sync|conflicts|resolve|retire|disconnect`: share a project's `memory/team/` through a
  * Memdir sync server from the command line — the same TeamSync the app runs, once.
  */
 import fsp from 'node:fs/promises';
@@ -21,7 +21,7 @@ import {
 } from '../command.js';
 import { waitingItemName, waitingNeedsYou } from '../../shared/sync-waiting.js';
 import { checkContractLimits } from '../contract-limits.js';
-import { type ProjectLocation } from '../../main/memdir/index.js';
+import { retireMemory, type ProjectLocation } from '../../main/memdir/index.js';
 import { FileCredentialStore } from '../../main/settings/index.js';
 import { AlertCenter, connectTeam, ConnectionStore, disconnectTeam, readToken, type TeamConnection, TeamSync } from '../../main/team/index.js';
 import {
@@ -55,7 +55,7 @@ async function openSync(connection: TeamConnection, io: CliIo, dataDir: string, 
 
 export const teamCommand: CommandSpec = {
   name: ['team'],
-  summary: "Share a project's memory/team/ through a sync server: connect, status, sync, conflicts, resolve, disconnect.",
+  summary: "Share a project's memory/team/ through a sync server: connect, status, sync, conflicts, resolve, retire, disconnect.",
   args: [],
   options: {},
   details: `memdir team connect --project P --server URL --team TEAM --token-stdin [--json]
@@ -66,7 +66,7 @@ memdir team resolve <id> --project P --keep mine|server|both|merged [--file F] [
 memdir team disconnect --project P [--json]
 Run \`memdir team <subcommand> --help\` for each one's options and JSON output.`,
   async run({ io }) {
-    io.err('memdir team: name a subcommand (connect, status, sync, conflicts, resolve, disconnect). Run `memdir team --help`.\n');
+    io.err('memdir team: name a subcommand (connect, status, sync, conflicts, resolve, retire, disconnect). Run `memdir team --help`.\n');
     return EXIT_ERROR;
   },
 };
@@ -281,6 +281,31 @@ Exit codes: 0 resolved (and pushed), 1 resolved but the push did not go through 
     const id = positionals[0]!;
     const { loc, connection, dataDir } = await requireConnection(values, io);
     return resolveFromCli(io, id, values, loc, (localOnly) => openSync(connection, io, dataDir, localOnly), connection, teamWords(connection));
+  },
+};
+
+export const teamRetireCommand: CommandSpec = {
+  name: ['team', 'retire'],
+  summary: 'Retire a team memory: its text emptied and its index lines removed — one history entry, one undo; the next sync shares it.',
+  args: ['<file>'],
+  options: { project: projectOption, home: homeOption, json: jsonOption },
+  details: `<file> is the team memory, as team/x.md or x.md. A team memory the sync server holds cannot be deleted or
+renamed (deletions never propagate: the next sync would bring it back); retiring is how it leaves. Its file stays,
+emptied (0 bytes), and its pointers leave team/MEMORY.md and MEMORY.md; the next sync shares the empty file, so
+it is retired for every teammate. The same action as the app's Retire. Needs no connection (a memory never
+pushed is retired too). A private memory is refused (delete it), as is one already retired.
+JSON: {"project": {"dir", "memoryDir"}, "file": "team/x.md", "rev": id|null, "undo": "memdir undo …"|null}
+Exit codes: 0 retired, 2 refused (nothing written).`,
+  async run({ positionals, values, io }) {
+    const loc = await locate(values, io);
+    const given = positionals[0]!;
+    const file = given.startsWith('team/') ? given.slice('team/'.length) : given;
+    const { entry } = await retireMemory({ memoryDir: loc.memoryDir, scope: 'team', dataDir: dataDirOf(io) }, file);
+    const rel = `team/${file}`;
+    const undo = entry ? `memdir undo ${loc.dir} ${entry.rev.slice(0, 10)}` : null;
+    if (values.json) printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, file: rel, rev: entry?.rev ?? null, undo });
+    else io.out(`Retired ${rel}: its text is emptied and its index lines removed; the next sync shares that.${undo ? ` Undo with: ${undo}` : ''}\n`);
+    return EXIT_OK;
   },
 };
 

@@ -13,6 +13,7 @@ import {
   readMemoryFile,
   renameMemory,
   restoreRevision,
+  retireMemory,
   saveIndexText,
   updateMemory,
 } from '../memdir/index.js';
@@ -57,6 +58,7 @@ export const memoryHandlers: Pick<
   | 'memories.update'
   | 'memories.rename'
   | 'memories.delete'
+  | 'memories.retire'
   | 'memories.bulk'
   | 'index.read'
   | 'index.loaded'
@@ -144,6 +146,13 @@ export const memoryHandlers: Pick<
     await refuseChangingSharedKey(where, input.file, 'delete');
     const { file, entry } = await deleteMemory(where, input.file);
     ctx.changed(input.dir, where.memoryDir);
+    return { file, rev: entry?.rev ?? null };
+  },
+  async 'memories.retire'(input, ctx) {
+    const where = await ctx.where(input.dir, input.scope);
+    const { file, entry } = await retireMemory(where, input.file);
+    ctx.changed(input.dir, where.memoryDir);
+    ctx.events.publish({ type: 'team-changed', dir: input.dir });
     return { file, rev: entry?.rev ?? null };
   },
   async 'memories.bulk'({ dir, items, action, allowSecrets }, ctx) {

@@ -33,6 +33,7 @@ export {
   checkNewFileName,
   createMemory,
   deleteMemory,
+  retireMemory,
   retireMemoryFile,
   formTwin,
   inScope,

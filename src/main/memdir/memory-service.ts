@@ -473,6 +473,33 @@ export async function retireMemoryFile(memoryDir: string, rel: string): Promise<
 }
 
 /**
+ * Retire a team memory — the one front door for the app's Retire and `memdir team retire`: its text
+ * emptied (a 0-byte file, written atomically: {@link retireMemoryFile}) and its pointers taken out of
+ * team/MEMORY.md and MEMORY.md, as one history entry that one undo takes back whole. The next sync
+ * shares the empty file, so it stays retired for every teammate (R-SYNC: a deletion would not
+ * propagate). A private memory is not retired (delete it), nor one already retired.
+ */
+export async function retireMemory(where: Where, file: string): Promise<WriteResult> {
+  const name = checkMemoryPath(file);
+  const rel = inScope(where.scope, name);
+  if (where.scope !== 'team')
+    throw new MemoryError(
+      'invalid-input',
+      `${rel} is a private memory: only a team memory is retired (its emptied text shared by the sync). Delete a private memory instead.`,
+    );
+  const { entry } = await tx(where, 'manual', `Retire ${rel}`, async () => {
+    const abs = await confineOrNull(where.memoryDir, rel);
+    const found = abs === null ? null : await fs.lstat(abs).catch(() => null);
+    if (found === null) throw new MemoryError('not-found', `${rel} does not exist.`);
+    if (!found.isFile()) throw new MemoryError('invalid-input', `${rel} is not a memory file: move or rename it first.`);
+    if (found.size === 0) throw new MemoryError('invalid-input', `${rel} is already retired (its text is empty).`);
+    await retireMemoryFile(where.memoryDir, rel);
+    await editPointers(where, name, (index, named) => removeIndexEntries(index, named));
+  });
+  return { file: name, entry };
+}
+
+/**
  * Delete a topic file and its pointers. The content stays in history, restorable any time. Its text
  * is never read: a file that is not UTF-8 (or too large to open) deletes too, its bytes kept in history.
  */

@@ -3,8 +3,8 @@
  * propagate): it cannot leave the team folder under its name — not deleted, not renamed, not
  * moved to private. The next sync would pull it back from the server (beside the new name, for a
  * rename) while the index lines that went with it stay gone, for this machine and, once
- * team/MEMORY.md is pushed, for every teammate. Retiring it goes through consolidation: emptying
- * its text, which the next sync shares. A memory never pushed changes freely.
+ * team/MEMORY.md is pushed, for every teammate. Retiring it (memdir retireMemory) empties its text
+ * and removes its pointers, which the next sync shares. A memory never pushed changes freely.
  */
 import { TEAM_DIR } from '../../shared/limits.js';
 import { resolveDataDir } from '../core/data-dir.js';
@@ -18,15 +18,18 @@ export type SharedKeyChange = 'delete' | 'rename' | 'private';
 
 const HELD = 'is already shared with the team (the sync server holds it)';
 const COMES_BACK = 'deletions never propagate, and the next sync would bring it back';
-const EMPTY = 'empty its text in the team memory (open it, delete its text, save) and the next sync shares that';
+/** The one Retire action (memdir retireMemory: the app's Retire, `memdir team retire`), named by the memory's path. */
+const retire = (rel: string) =>
+  `retire it (Retire in the app, or \`memdir team retire ${rel}\`): its text is emptied and its index lines removed, and the next sync shares that`;
 
 function sentence(key: string, change: SharedKeyChange): string {
   const rel = inScope('team', key);
+  const retiring = retire(rel);
   if (change === 'delete')
-    return `${rel} ${HELD}, so it cannot be deleted: ${COMES_BACK}, without its index lines. To retire it, ${EMPTY}; to keep what it says, merge it into another memory first.`;
+    return `${rel} ${HELD}, so it cannot be deleted: ${COMES_BACK}, without its index lines. Instead, ${retiring}; to keep what it says, merge it into another memory first.`;
   if (change === 'rename')
-    return `${rel} ${HELD}, so it keeps its name: ${COMES_BACK} under the old name, beside the new one. To give it another name, create a memory with that name and its text, then ${EMPTY}.`;
-  return `${key} ${HELD}, so it stays shared: ${COMES_BACK}. To keep a private version, copy its content into a new private memory; to withdraw it from the team, ${EMPTY}.`;
+    return `${rel} ${HELD}, so it keeps its name: ${COMES_BACK} under the old name, beside the new one. To give it another name, create a memory with that name and its text, then ${retiring}.`;
+  return `${key} ${HELD}, so it stays shared: ${COMES_BACK}. To keep a private version, copy its content into a new private memory; to withdraw it from the team, ${retiring}.`;
 }
 
 /** Whether the sync server is known to hold a team key: the last sync's checksums name it, or a version both sides agreed on. */

@@ -232,7 +232,10 @@ describe('team sync in the app', () => {
     const teamIndexBefore = await fs.readFile(path.join(a.memoryDir, 'team', 'MEMORY.md'), 'utf8');
     const deleted = await a.api.call('memories.delete', { dir: '-work-app', scope: 'team', file: 'project_deploys.md' });
     expect(deleted).toMatchObject({ ok: false, error: { code: 'scope-refused', message: expect.stringContaining('the next sync would bring it back') } });
-    expect(deleted).toMatchObject({ ok: false, error: { message: expect.stringContaining('empty its text') } });
+    expect(deleted).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining('Instead, retire it (Retire in the app, or `memdir team retire team/project_deploys.md`)') },
+    });
     const renamed = await a.api.call('memories.rename', { dir: '-work-app', scope: 'team', from: 'project_deploys.md', to: 'project_deploy_rules.md' });
     expect(renamed).toMatchObject({ ok: false, error: { code: 'scope-refused', message: expect.stringContaining('keeps its name') } });
     await fs.writeFile(path.join(a.memoryDir, 'team', 'project_scratch.md'), topic('Scratch', 'project', 'Not shared yet.'));
@@ -779,7 +782,15 @@ describe('a merge retires a team memory the server holds (R-SYNC: deletions do n
       await ok(t.api, 'team.sync', { dir: '-work-app' });
       expect(await fs.readFile(path.join(t.memoryDir, 'team', 'project_ci_runs.md'), 'utf8')).toBe('');
       const own = await ok<{ problems: { code: string; fix: string | null; target?: string }[] }>(t.api, 'projects.get', { dir: '-work-app' });
-      expect(own.problems).toContainEqual(expect.objectContaining({ code: 'dangling-link', fix: 'drop-pointer', target: 'team/project_ci_runs.md' }));
+      expect(own.problems).toContainEqual(
+        expect.objectContaining({
+          code: 'dangling-link',
+          fix: 'drop-pointer',
+          target: 'team/project_ci_runs.md',
+          // The sentence is true: the file is there, retired, not missing.
+          message: expect.stringContaining('points at team/project_ci_runs.md, a retired team memory (its text emptied)'),
+        }),
+      );
       // A retired memory is no memory: not listed, no Health problem offering a pointer to it, not recalled.
       for (const m of [r, t]) {
         const scan = await ok<{ team: { memories: { file: string }[]; problems: { file: string | null }[] } }>(m.api, 'projects.get', { dir: '-work-app' });
@@ -846,6 +857,65 @@ describe('a merge retires a team memory the server holds (R-SYNC: deletions do n
       expect((await serverEntries(server.url, server.team, server.tokens[0]!))['project_release_tags.md']).toBe('');
     } finally {
       await u.ctx.close();
+    }
+  });
+});
+
+describe('Retire: the one action that retires a team memory (app and `memdir team retire`)', () => {
+  it('empties the file, takes its pointers out of both indexes as one history entry, the next sync shares it, and one undo brings all back', async () => {
+    const v = await machine('retire-v');
+    try {
+      await v.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
+      const { rev: created } = await ok<{ rev: string }>(v.api, 'memories.create', {
+        dir: '-work-app',
+        scope: 'team',
+        memoryDir: v.memoryDir,
+        fields: { name: 'Staging', description: 'staging resets nightly', type: 'project' },
+        body: 'Staging is reset every night at 02:00.',
+        file: 'project_staging.md',
+      });
+      expect(created).toBeTruthy();
+      await ok(v.api, 'team.sync', { dir: '-work-app' });
+      const team = (f: string) => path.join(v.memoryDir, 'team', f);
+      const text = await fs.readFile(team('project_staging.md'), 'utf8');
+      const mainBefore = await fs.readFile(path.join(v.memoryDir, 'MEMORY.md'), 'utf8');
+      const teamIndexBefore = await fs.readFile(team('MEMORY.md'), 'utf8');
+      expect(mainBefore).toContain('(team/project_staging.md)');
+      expect(teamIndexBefore).toContain('(project_staging.md)');
+      // The refusal names the action that works.
+      const deleted = await v.api.call('memories.delete', { dir: '-work-app', scope: 'team', file: 'project_staging.md' });
+      expect(deleted).toMatchObject({ ok: false, error: { message: expect.stringContaining('`memdir team retire team/project_staging.md`') } });
+
+      const entriesBefore = (await listHistory(v.memoryDir, { dataDir: v.ctx.dataDir })).length;
+      const retired = await ok<{ file: string; rev: string }>(v.api, 'memories.retire', { dir: '-work-app', scope: 'team', file: 'project_staging.md' });
+      expect(retired.file).toBe('project_staging.md');
+      // 0 bytes: no frontmatter left for recall to offer it by.
+      expect(await fs.readFile(team('project_staging.md'), 'utf8')).toBe('');
+      expect(await fs.readFile(path.join(v.memoryDir, 'MEMORY.md'), 'utf8')).not.toContain('project_staging.md');
+      expect(await fs.readFile(team('MEMORY.md'), 'utf8')).not.toContain('project_staging.md');
+      const entries = await listHistory(v.memoryDir, { dataDir: v.ctx.dataDir });
+      expect(entries.length).toBe(entriesBefore + 1);
+      expect(entries[0]).toMatchObject({ rev: retired.rev, summary: 'Retire team/project_staging.md' });
+      const scan = await ok<{ team: { memories: { file: string }[] } }>(v.api, 'projects.get', { dir: '-work-app' });
+      expect(scan.team.memories.map((m) => m.file)).not.toContain('project_staging.md');
+
+      // Retired once is enough; a private memory is deleted, not retired.
+      const again = await v.api.call('memories.retire', { dir: '-work-app', scope: 'team', file: 'project_staging.md' });
+      expect(again).toMatchObject({ ok: false, error: { message: 'team/project_staging.md is already retired (its text is empty).' } });
+      const priv = await v.api.call('memories.retire', { dir: '-work-app', scope: 'private', file: 'project_deploys.md' });
+      expect(priv).toMatchObject({ ok: false, error: { message: expect.stringContaining('Delete a private memory instead') } });
+
+      await ok(v.api, 'team.sync', { dir: '-work-app' });
+      expect((await serverEntries(server.url, server.team, server.tokens[0]!))['project_staging.md']).toBe('');
+      expect(await fs.readFile(team('project_staging.md'), 'utf8')).toBe('');
+
+      // One undo brings the text and both pointers back, byte for byte.
+      await ok(v.api, 'history.undo', { dir: '-work-app', rev: retired.rev });
+      expect(await fs.readFile(team('project_staging.md'), 'utf8')).toBe(text);
+      expect(await fs.readFile(path.join(v.memoryDir, 'MEMORY.md'), 'utf8')).toBe(mainBefore);
+      expect(await fs.readFile(team('MEMORY.md'), 'utf8')).toBe(teamIndexBefore);
+    } finally {
+      await v.ctx.close();
     }
   });
 });

@@ -54,13 +54,14 @@ function RenameForm({ value, onChange, onRename }: { value: string; onChange: (n
 }
 
 export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () => void; onSaved: (file: string, scope: Scope) => void; onDeleted: () => void }) {
-  const { target, doc, draft, loading, saving, error, conflict, missing, restoredAt, notice, pendingImpact, pendingSecrets } = useEditor();
-  const { edit, setType, save, remove, rename, recreate, discardDraft } = useEditor.getState();
+  const { target, doc, draft, loading, saving, error, conflict, missing, restoredAt, notice, pendingImpact, pendingSecrets, retireOffered } = useEditor();
+  const { edit, setType, save, remove, retire, rename, recreate, discardDraft } = useEditor.getState();
   const theme = useSettings((s) => themeOf(s.view));
   const desktop = useDesktop((s) => s.status?.available ?? false);
   const [preview, setPreview] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [confirmRetire, setConfirmRetire] = useState(false);
   // A memory too large to open (over 1 MB) is not edited here, but it can still be renamed and deleted.
   const tooLarge = useProject((s) => (target?.file ? (s.rows.find((r) => r.scope === target.scope && r.file === target.file)?.tooLarge ?? false) : false));
   const hints = useMemo(() => detectDerivable(draft?.body ?? ''), [draft?.body]);
@@ -181,6 +182,14 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
       {error && (
         <div className="banner error" role="alert">
           {error}
+          {retireOffered === error && (
+            <>
+              {' '}
+              <button type="button" className="danger" onClick={() => void retire().then((ok) => ok && onDeleted())}>
+                Retire instead
+              </button>
+            </>
+          )}
         </div>
       )}
       {missing && (
@@ -407,13 +416,36 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           </button>
         )}
         {renaming !== null && <RenameForm value={renaming} onChange={setRenaming} onRename={() => void doRename(renaming)} />}
-        {!isNew && !confirmDelete && !missing && (
+        {/* A team memory's way out that the team sees (R-SYNC: a deletion never propagates). */}
+        {!isNew && target.scope === 'team' && !confirmRetire && !confirmDelete && !missing && (
+          <button type="button" className="danger" onClick={() => setConfirmRetire(true)}>
+            Retire
+          </button>
+        )}
+        {confirmRetire && (
+          <span className="inline-form" role="group" aria-label="Confirm retire">
+            <span>
+              Retire team/{target.file}? Its text is emptied and its index lines removed; the next sync shares that with the team. Undo brings it back.
+            </span>
+            <button type="button" className="danger" onClick={() => void retire().then((ok) => (ok ? onDeleted() : setConfirmRetire(false)))}>
+              Retire
+            </button>
+            <button type="button" onClick={() => setConfirmRetire(false)} autoFocus>
+              Keep
+            </button>
+          </span>
+        )}
+        {!isNew && !confirmDelete && !confirmRetire && !missing && (
           <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
             Delete
           </button>
         )}
         {confirmDelete && (
-          <ConfirmDelete names={[target.file ?? '']} onDelete={() => void remove().then((ok) => ok && onDeleted())} onKeep={() => setConfirmDelete(false)} />
+          <ConfirmDelete
+            names={[target.file ?? '']}
+            onDelete={() => void remove().then((ok) => (ok ? onDeleted() : setConfirmDelete(false)))}
+            onKeep={() => setConfirmDelete(false)}
+          />
         )}
       </div>
     </form>

@@ -172,6 +172,8 @@ interface EditorState {
   notice: { kind: 'draft' | 'reloaded'; text: string } | null;
   /** Pointers a pending save would push past the cut: asking before saving. */
   pendingImpact: IndexImpact | null;
+  /** The refusal (its sentence, while it is the `error` shown) of a delete of a team memory the sync server holds: it offers Retire instead. */
+  retireOffered: string | null;
   /**
    * A save refused because it would add a secret (Claude Code sends every memory to the model),
    * or a rename or a recreate to a name holding one: the refusal's sentence and each secret,
@@ -188,6 +190,8 @@ interface EditorState {
   /** Recreate a file deleted on disk from the draft (with secrets allowed on purpose: their fingerprints). */
   recreate: (allowSecrets?: string[]) => Promise<string | null>;
   remove: () => Promise<boolean>;
+  /** Retire the open team memory (memories.retire: its text emptied, its pointers removed, one undo). */
+  retire: () => Promise<boolean>;
   /** Rename the open file (with secrets in the new name allowed on purpose: their fingerprints); its new name, or null. */
   rename: (to: string, allowSecrets?: string[]) => Promise<string | null>;
   /**
@@ -217,6 +221,7 @@ const initial = {
   notice: null,
   pendingImpact: null,
   pendingSecrets: null,
+  retireOffered: null,
 };
 
 export const useEditor = create<EditorState>()((set, get) => {
@@ -458,7 +463,26 @@ export const useEditor = create<EditorState>()((set, get) => {
           offerUndo(target.dir, rev, `Deleted ${deleted}. It stays in history.`);
           return true;
         } catch (error) {
-          set({ error: messageOf(error) });
+          // A team memory the server holds cannot be deleted (it would come back): retiring is how it leaves.
+          const refused = target.scope === 'team' && error instanceof RpcError && error.code === 'scope-refused';
+          set({ error: messageOf(error), retireOffered: refused ? messageOf(error) : null });
+          return false;
+        }
+      });
+    },
+    async retire() {
+      const { target } = get();
+      if (!target || target.file === null || target.scope !== 'team') return false;
+      const retired = target.file;
+      return own(target, async () => {
+        try {
+          const { rev } = await call('memories.retire', { dir: target.dir, scope: 'team', file: retired });
+          await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: retired });
+          set({ ...initial });
+          offerUndo(target.dir, rev, `Retired team/${retired}: its text is emptied and its index lines removed; the next sync shares that with the team.`);
+          return true;
+        } catch (error) {
+          set({ error: messageOf(error), retireOffered: null });
           return false;
         }
       });

@@ -96,7 +96,12 @@ export const memoriesContract = {
     writeResult,
   ),
   'memories.delete': mutation(
-    'Delete a memory and its pointers. It stays in history and can be restored. A team memory the sync server holds is not deleted (scope-refused, saying how to retire it: empty it).',
+    'Delete a memory and its pointers. It stays in history and can be restored. A team memory the sync server holds is not deleted (scope-refused, saying to retire it instead: memories.retire).',
+    dirRef.extend({ file: fileName }),
+    writeResult,
+  ),
+  'memories.retire': mutation(
+    "Retire a team memory (R-SYNC: a deletion never propagates): its text emptied (a 0-byte file) and its pointers removed from team/MEMORY.md and MEMORY.md, one history entry, one undo; the next sync shares it. scope must be 'team'; a private memory is refused (delete it), as is one already retired.",
     dirRef.extend({ file: fileName }),
     writeResult,
   ),
