@@ -791,7 +791,7 @@ describe('a merge retires a team memory the server holds (R-SYNC: deletions do n
           message: expect.stringContaining('points at team/project_ci_runs.md, a retired team memory (its text emptied)'),
         }),
       );
-      // A retired memory is no memory: not listed, no Health problem offering a pointer to it, not recalled.
+      // A retired memory is no memory in Memdir: not listed, no Health problem offering a pointer to it, not recalled by Memdir's recall (Claude Code's still offers its path: recall-retired.test.ts).
       for (const m of [r, t]) {
         const scan = await ok<{ team: { memories: { file: string }[]; problems: { file: string | null }[] } }>(m.api, 'projects.get', { dir: '-work-app' });
         expect(scan.team.memories.map((x) => x.file)).not.toContain('project_ci_runs.md');
