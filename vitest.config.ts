@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// Each test file's Memdir data dir is a temp dir, never the user's (test/setup-data-dir.ts).
+const setupFiles = ['test/setup-data-dir.ts'];
+
 export default defineConfig({
   test: {
     projects: [
@@ -9,6 +12,7 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: ['src/main/shell/packaging.test.ts'],
           environment: 'node',
+          setupFiles,
           testTimeout: 30_000,
           hookTimeout: 30_000,
           sequence: { groupOrder: 0 },
@@ -19,6 +23,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['e2e/**/*.e2e.ts'],
           environment: 'node',
+          setupFiles,
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // Every expect.poll here waits for the page to show what the real host answered, often
@@ -36,6 +41,7 @@ export default defineConfig({
           name: 'packaging',
           include: ['src/main/shell/packaging.test.ts'],
           environment: 'node',
+          setupFiles,
           testTimeout: 60_000,
           hookTimeout: 420_000,
           sequence: { groupOrder: 1 },
