@@ -2,6 +2,7 @@
  * `memdir` command-line entry: parses arguments, dispatches to a command, turns every failure
  * into a one-line message and an exit code (0 fine, 1 problems found, 2 usage or I/O error).
  */
+import path from 'node:path';
 import { type CliIo, type CommandSpec, EXIT_ERROR, UsageError } from './command.js';
 import { MemdirError, errorMapping, oneLine } from '../shared/errors.js';
 import { VERSION, resolveDataDir, workInDataDir } from '../main/core/index.js';
@@ -165,6 +166,9 @@ export async function runCli(argv: string[], raw: CliIo, commands?: CommandSpec[
   workInDataDir(resolveDataDir(io.env));
   try {
     const parsed = parseCommandArgs(rest, spec);
+    // A command that takes `--data-dir D` (the hooks Claude Code runs) works in D: every path under it follows.
+    const dataDir = parsed.values['data-dir'];
+    if (typeof dataDir === 'string') workInDataDir(path.resolve(io.cwd, dataDir));
     const required = spec.args.filter((a) => a.startsWith('<')).length;
     const optional = spec.args.length - required;
     const variadic = spec.args.some((a) => a.includes('...'));

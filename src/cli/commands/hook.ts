@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { type CommandSpec, jsonOption, printJson } from '../command.js';
 
 const dataDirOption = { type: 'string' as const, valueName: 'D', description: "Memdir's data folder (default: $MEMDIR_DATA_DIR, else the platform's)" };
@@ -25,9 +24,10 @@ Sessions with MEMDIR_INTERNAL=1 (Memdir's own model calls) are ignored. Always e
 to <data folder>/hook-errors.log. --json prints {"outcome": "spooled"|"answered"|"ignored"|"failed", "message"}
 instead of what Claude Code reads.`,
   async run({ positionals, values, io }) {
-    const { resolveDataDir } = await import('../../main/core/index.js');
+    const { processDataDir } = await import('../../main/core/index.js');
     const { runHook, logHookProblem } = await import('../../main/hook-spool/index.js');
-    const dataDir = typeof values['data-dir'] === 'string' ? path.resolve(io.cwd, values['data-dir']) : resolveDataDir(io.env);
+    // runCli made `--data-dir` (else the environment's) the run's data dir: the log, the spool and the fingerprint key alike.
+    const dataDir = processDataDir();
     const event = positionals[0] ?? '';
     if (positionals.length !== 1) {
       await logHookProblem(dataDir, event || '(none)', `expected one event name, got ${positionals.length}`);

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { type CommandSpec, CliFailure, homeOption, jsonOption, printJson } from '../command.js';
 import type { HooksAction } from '../../shared/contract/hooks.js';
 import { homeFrom } from './scan.js';
@@ -9,9 +8,10 @@ const dataDirOption = {
   description: "Memdir's data folder the hooks hand events to (default: $MEMDIR_DATA_DIR, else the platform's)",
 };
 
-async function dataDirFrom(values: Record<string, unknown>, io: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
-  const { resolveDataDir } = await import('../../main/core/index.js');
-  return typeof values['data-dir'] === 'string' ? path.resolve(io.cwd, values['data-dir']) : resolveDataDir(io.env);
+/** The run's data dir: runCli made `--data-dir` (else the environment's) the one this process works in. */
+async function runDataDir(): Promise<string> {
+  const { processDataDir } = await import('../../main/core/index.js');
+  return processDataDir();
 }
 
 function changeCommand(action: HooksAction): CommandSpec {
@@ -41,7 +41,7 @@ or not JSON.`,
     async run({ values, io }) {
       const { applyHooksChange, planHooksChange } = await import('../../main/hooks/index.js');
       const home = homeFrom(values, io);
-      const options = { dataDir: await dataDirFrom(values, io) };
+      const options = { dataDir: await runDataDir() };
       const plan = await planHooksChange(home, action, options);
       if (plan.problems.length > 0) throw new CliFailure(plan.problems.join(' '));
       let applied = false;
@@ -87,7 +87,7 @@ export const hooksStatusCommand: CommandSpec = {
   "events": [{"event", "command", "current"}], "command", "listening", "spooled", "problems": [..]}`,
   async run({ values, io }) {
     const { readHooksStatus } = await import('../../main/hooks/index.js');
-    const status = await readHooksStatus(homeFrom(values, io), { dataDir: await dataDirFrom(values, io) });
+    const status = await readHooksStatus(homeFrom(values, io), { dataDir: await runDataDir() });
     if (values.json) {
       printJson(io, status);
       return 0;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fsCallbacks from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { resolveDataDir } from './data-dir.js';
+import { processDataDir } from './data-dir.js';
 import { errCode } from './fs-errors.js';
 import { acquireLock, withLock } from './lock.js';
 import { explain, MemoryFileError } from './confined-path.js';
@@ -69,7 +69,7 @@ export function realpathDeepestExistingSync(p: string): string {
  * with reason `compromised` instead of crashing the process from a timer.
  */
 export async function withMemoryLock<T>(memoryDir: string, fn: () => Promise<T>, opts: { dataDir?: string; timeoutMs?: number } = {}): Promise<T> {
-  const lockDir = path.join(opts.dataDir ?? resolveDataDir(), 'locks');
+  const lockDir = path.join(opts.dataDir ?? processDataDir(), 'locks');
   return withLock(async () => path.join(lockDir, `${await memoryDirKey(memoryDir)}.lock`), fn, {
     // Keyed by the resolved path, known before the first await; the realpath-keyed folder still
     // serialises aliases of one dir.

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import path from 'node:path';
-import { resolveDataDir } from '../core/data-dir.js';
+import { processDataDir } from '../core/data-dir.js';
 import type { DreamFs } from './dream-fs.js';
 import { errCode } from '../core/fs-errors.js';
 import { type HeldLock, MemoryLockError, acquireLock } from '../core/lock.js';
@@ -22,7 +22,7 @@ export const heldHere = new Set<string>();
 
 /** Options shared by the lock functions. */
 export interface DreamLockOptions {
-  /** Memdir's data dir (rollback records, acquire guard). Default: `resolveDataDir()`. */
+  /** Memdir's data dir (rollback records, acquire guard). Default: `processDataDir()`. */
   dataDir?: string;
   /** File system calls (tests pass a counting wrapper over the real fs). */
   fs?: DreamFs;
@@ -40,7 +40,7 @@ export interface RollbackRecord {
 }
 
 export function recordsDirOf(dataDir: string | undefined): string {
-  return path.join(dataDir ?? resolveDataDir(), RECORDS_DIR);
+  return path.join(dataDir ?? processDataDir(), RECORDS_DIR);
 }
 
 export function keyOf(realDir: string): string {

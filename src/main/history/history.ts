@@ -10,7 +10,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { resolveDataDir } from '../core/data-dir.js';
+import { processDataDir } from '../core/data-dir.js';
 import { cleanupTempFiles, noteCreatedFolders, removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { memoryDirKey, realpathDeepestExisting, withMemoryLock } from '../core/memory-lock.js';
 import { splitRelativePath, UnsafePathError } from '../core/confined-path.js';
@@ -127,7 +127,7 @@ export async function recordSnapshot(
   opts: Omit<ChangeDescription, 'broughtBack'> & { secondParent?: string | null; createdFolders?: readonly string[]; broughtBack?: readonly BroughtBack[] },
 ): Promise<HistoryEntry | null> {
   const source = checkSource(opts.source);
-  const dataDir = opts.dataDir ?? resolveDataDir();
+  const dataDir = opts.dataDir ?? processDataDir();
   return withMemoryLock(
     memoryDir,
     async () => {
@@ -210,7 +210,7 @@ const transactions = new AsyncLocalStorage<ReadonlyMap<string, { active: boolean
  */
 export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn: () => Promise<T>): Promise<{ result: T; entry: HistoryEntry | null }> {
   checkSource(opts.source);
-  const dataDir = opts.dataDir ?? resolveDataDir();
+  const dataDir = opts.dataDir ?? processDataDir();
   const key = `${dataDir}\0${await memoryDirKey(memoryDir)}`;
   const outer = transactions.getStore();
   if (outer?.get(key)?.active) return { result: await fn(), entry: null };
@@ -440,7 +440,7 @@ export async function removeFoldersCreatedBy(memoryDir: string, rev: string, opt
       }
       return removed;
     },
-    { dataDir: opts.dataDir ?? resolveDataDir() },
+    { dataDir: opts.dataDir ?? processDataDir() },
   );
 }
 

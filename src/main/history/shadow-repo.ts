@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { resolveDataDir } from '../core/data-dir.js';
+import { processDataDir } from '../core/data-dir.js';
 import { memoryDirKey, realpathDeepestExisting } from '../core/memory-lock.js';
 import { git, gitInitBare } from './git.js';
 import type { ShadowRepo } from './git.js';
@@ -26,7 +26,7 @@ export interface ShadowRepoMeta {
 const ready = new Set<string>();
 
 async function locate(memoryDir: string, dataDir: string | undefined): Promise<ShadowRepo & { dir: string }> {
-  const dir = path.join(dataDir ?? resolveDataDir(), 'history', await memoryDirKey(memoryDir));
+  const dir = path.join(dataDir ?? processDataDir(), 'history', await memoryDirKey(memoryDir));
   return { dir, gitDir: path.join(dir, 'repo.git'), workTree: await realpathDeepestExisting(memoryDir) };
 }
 
@@ -88,7 +88,7 @@ async function createShadowRepo(repo: ShadowRepo & { dir: string }): Promise<Sha
 
 /** Every memory dir Memdir keeps a history of (from the `meta.json` beside each shadow repo), existing or not. */
 export async function recordedMemoryDirs(dataDir?: string): Promise<string[]> {
-  const root = path.join(dataDir ?? resolveDataDir(), 'history');
+  const root = path.join(dataDir ?? processDataDir(), 'history');
   let names: string[];
   try {
     names = await fs.readdir(root);

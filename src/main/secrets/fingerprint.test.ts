@@ -13,6 +13,7 @@ import { createTeam, issueToken } from '../../server/admin.js';
 import { startServer } from '../../server/server.js';
 import { openSqliteStore } from '../../server/sqlite-store.js';
 import { recordExternalChanges } from '../history/index.js';
+import { scanText } from './index.js';
 import { addMemories, addSession, makeRepo, topic } from '../relink/test-support/moved-project.js';
 
 // A weak password, assembled at run time: in any dictionary of leaked passwords.
@@ -60,6 +61,21 @@ it("prints a weak password's fingerprint keyed by this install: not its sha256, 
   expect(await fs.readdir(path.join(dataDir, 'secrets'))).toEqual(['fingerprint.key']);
   // Another install has another key, so the fingerprint of the same password differs there.
   expect(await scan(path.join(root, 'other-data'))).not.toBe(first);
+});
+
+it('memdir hook --data-dir D works in D: the fingerprint key (and all else the run keeps) follows it, not $MEMDIR_DATA_DIR', async () => {
+  const env = path.join(root, 'env-data');
+  for (const [given, argv] of [
+    [path.join(root, 'hook-data'), ['hook', 'SessionStart']],
+    [path.join(root, 'hooks-data'), ['hooks', 'status', '--home', path.join(root, 'claude')]],
+  ] as const) {
+    await memdir([...argv, '--data-dir', given], env, '{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}');
+    // What the run fingerprints next (a hook that scans, a refusal) keys it with the data dir it was given.
+    const [finding] = await scanText(`DB_PASSWORD=${WEAK}\n`);
+    expect(finding?.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect((await fs.stat(path.join(given, 'secrets', 'fingerprint.key'))).mode & 0o777).toBe(0o600);
+    await expect(fs.access(path.join(env, 'secrets'))).rejects.toThrow();
+  }
 });
 
 it('makes no key for a clean scan; without a usable key a secret is still found and masked, and the scan says why', async () => {

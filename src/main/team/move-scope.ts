@@ -13,7 +13,7 @@ import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { indexReachOf, teamReachOf } from '../../shared/index-state.js';
 import type { Finding } from '../../shared/secret-types.js';
 import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
-import { resolveDataDir } from '../core/data-dir.js';
+import { processDataDir } from '../core/data-dir.js';
 import { headRevision, readEntry, transact } from '../history/index.js';
 import { checkFileName, inScope, MemoryError, parseTopicFile, pointerPlaces, readIndex, readText, refuseTakenName, writeIndex } from '../memdir/index.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
@@ -128,7 +128,7 @@ export async function moveMemoryScope(opts: {
       allow: opts.allowSecrets,
     });
     await refuseTakenName(opts.memoryDir, toRel, 'rename one of them first.');
-    if (allowed.length > 0) await allowForSync(opts.memoryDir, opts.dataDir ?? resolveDataDir(), allowed);
+    if (allowed.length > 0) await allowForSync(opts.memoryDir, opts.dataDir ?? processDataDir(), allowed);
     await writeFileAtomic(opts.memoryDir, toRel, text);
     await removeFileConfined(opts.memoryDir, fromRel);
 

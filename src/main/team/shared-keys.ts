@@ -7,7 +7,7 @@
  * and removes its pointers, which the next sync shares. A memory never pushed changes freely.
  */
 import { TEAM_DIR } from '../../shared/limits.js';
-import { resolveDataDir } from '../core/data-dir.js';
+import { processDataDir } from '../core/data-dir.js';
 import { memoryDirKey } from '../core/memory-lock.js';
 import { checkMemoryPath, inScope, MemoryError, type Where } from '../memdir/index.js';
 import { connectionDir } from './connections.js';
@@ -33,7 +33,7 @@ function sentence(key: string, change: SharedKeyChange): string {
 }
 
 /** Whether the sync server is known to hold a team key: the last sync's checksums name it, or a version both sides agreed on. */
-export async function sharedKeysHeld(memoryDir: string, dataDir: string = resolveDataDir()): Promise<(key: string) => boolean> {
+export async function sharedKeysHeld(memoryDir: string, dataDir: string = processDataDir()): Promise<(key: string) => boolean> {
   const state = await new StateFile(connectionDir(dataDir, await memoryDirKey(memoryDir))).load();
   return (key) => Object.hasOwn(state.server, key) || Object.hasOwn(state.base, key);
 }
@@ -41,7 +41,7 @@ export async function sharedKeysHeld(memoryDir: string, dataDir: string = resolv
 /** Why a team memory cannot be deleted, renamed or moved to private, per key: those the sync server holds ({@link sharedKeysHeld}); null for the rest. */
 export async function sharedKeyRefusals(
   memoryDir: string,
-  dataDir: string = resolveDataDir(),
+  dataDir: string = processDataDir(),
 ): Promise<(key: string, change: SharedKeyChange) => string | null> {
   const held = await sharedKeysHeld(memoryDir, dataDir);
   return (key, change) => (held(key) ? sentence(key, change) : null);
@@ -53,7 +53,7 @@ export async function sharedKeyRefusals(
  * memories the server holds, as a person told by the refusal above would (their text emptied,
  * retireMemoryFile); the rest, private or never pushed, are deleted as before.
  */
-export async function retiredInsteadOfDeleted(memoryDir: string, dataDir: string = resolveDataDir()): Promise<(rel: string) => boolean> {
+export async function retiredInsteadOfDeleted(memoryDir: string, dataDir: string = processDataDir()): Promise<(rel: string) => boolean> {
   const held = await sharedKeysHeld(memoryDir, dataDir);
   const prefix = `${TEAM_DIR}/`;
   return (rel) => rel.startsWith(prefix) && held(rel.slice(prefix.length));
