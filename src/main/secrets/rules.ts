@@ -28,8 +28,14 @@ export interface SecretRule {
   severity: 'error' | 'warning';
   /** Specific rules win over generic ones when two report the same text. */
   priority: number;
-  /** A cheap test every text with a match passes; most memories fail it and skip `find`. */
+  /** A cheap test every text with a match passes; most memories fail it and skip `find` (a prefixed format's: its prefix). */
   hint: RegExp;
+  /**
+   * What every token of the format starts with, when it is a provider's prefix (`sk-ant-`,
+   * `GOCSPX-`): a token wrapped onto the next line after it is joined back (views.ts
+   * `joinedView`). The one list of such prefixes, with {@link PRESET_FORMATS}.
+   */
+  prefix?: RegExp;
   /** The rule its findings are reported under, when it is a preset check run here (`aws/AWSAccessKeyID`); `memdir/<id>` otherwise. */
   reportedAs?: string;
   find: (text: string) => RuleMatch[];
@@ -227,8 +233,11 @@ function urlCredentials(text: string): RuleMatch[] {
   return found;
 }
 
+/** A rule as written below: a token format with a prefix needs no other hint (its prefix is the hint). */
+type RuleSpec = Omit<SecretRule, 'hint'> & ({ hint: RegExp } | { prefix: RegExp });
+
 /** Memdir's rules, most specific first. */
-export const SECRET_RULES: SecretRule[] = [
+const RULE_SPECS: RuleSpec[] = [
   {
     // The preset's AWS access key id check (`enableIDScanRule`), run here: the option also runs
     // the preset's account-id search, whose findings are not secrets and were thrown away, and
@@ -242,7 +251,7 @@ export const SECRET_RULES: SecretRule[] = [
     severity: 'error',
     priority: 2,
     // ABIA (STS service bearer) and ACCA (context-specific) ids too, as Claude Code refuses them.
-    hint: /A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|ABIA|ACCA/,
+    prefix: /A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|ABIA|ACCA/,
     find: matches(
       /\b(?:A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g,
       (id) => id !== 'AKIAIOSFODNN7EXAMPLE' && !looksMasked(id),
@@ -254,7 +263,7 @@ export const SECRET_RULES: SecretRule[] = [
     severity: 'error',
     priority: 2,
     // api03 (API), admin01 (Admin API), oat01/ort01 (OAuth access/refresh), and kinds to come.
-    hint: /sk-ant-/,
+    prefix: /sk-ant-/,
     find: matches(/(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{32,300}(?![A-Za-z0-9_-])/g, (key) =>
       randomish(3.5)(key.replace(/^sk-ant-[a-z]+\d+-/, '')),
     ),
@@ -264,7 +273,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'Google API key',
     severity: 'error',
     priority: 2,
-    hint: /AIza/,
+    prefix: /AIza/,
     find: matches(/(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g, randomish(3.5)),
   },
   {
@@ -283,7 +292,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'Stripe secret or restricted key',
     severity: 'error',
     priority: 2,
-    hint: /[sr]k_(?:live|test|prod)_/,
+    prefix: /[sr]k_(?:live|test|prod)_/,
     find: matches(/(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,247}(?![A-Za-z0-9_])/g, (key) =>
       randomish(3.0)(key.slice(key.indexOf('_', 3) + 1)),
     ),
@@ -309,7 +318,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'PyPI upload token',
     severity: 'error',
     priority: 2,
-    hint: /pypi-/,
+    prefix: /pypi-/,
     find: matches(/(?<![A-Za-z0-9_-])pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1000}(?![A-Za-z0-9_-])/g),
   },
   {
@@ -317,7 +326,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'DigitalOcean token',
     severity: 'error',
     priority: 2,
-    hint: /do[opr]_v1_/,
+    prefix: /do[opr]_v1_/,
     find: matches(/(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])/g, (key) => randomish(3.0)(key.slice(7))),
   },
   {
@@ -325,7 +334,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'GitLab token',
     severity: 'error',
     priority: 2,
-    hint: /gl(?:dt|rt|ptt|ft|soat|cbt|oas|imt|agent|ffct)-|GR1348941/,
+    prefix: /gl(?:dt|rt|ptt|ft|soat|cbt|oas|imt|agent|ffct)-|GR1348941/,
     find: matches(
       /(?<![A-Za-z0-9_-])(?:(?:gldt|glrt|glptt|glft|glsoat|glcbt|gloas|glimt|glagent|glffct)-[A-Za-z0-9_-]{20,200}|GR1348941[A-Za-z0-9_-]{20,200})(?![A-Za-z0-9_-])/g,
       randomish(3.0),
@@ -339,6 +348,7 @@ export const SECRET_RULES: SecretRule[] = [
     // The preset ends its pattern with \b, so a key whose last character is "-" slips through.
     // A legacy key is sk- and 48 letters and digits, with or without the T3BlbkFJ marker.
     hint: /T3BlbkFJ|sk-[A-Za-z0-9]{48}/,
+    prefix: /sk-(?:proj|svcacct|admin)-/,
     find: matches(
       /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{20,200}T3BlbkFJ[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])|(?<![A-Za-z0-9_])sk-[A-Za-z0-9]{48}(?![A-Za-z0-9])/g,
       (key) => !looksMasked(key) && (key.includes('T3BlbkFJ') || randomish(3.5)(key.slice(3))),
@@ -350,7 +360,7 @@ export const SECRET_RULES: SecretRule[] = [
     severity: 'error',
     priority: 2,
     // The preset's pattern allows a single dash, but both base64url parts may hold several.
-    hint: /SG\./,
+    prefix: /SG\./,
     find: matches(/(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, (key) => randomish(3.5)(key.slice(3))),
   },
   // Tokens Claude Code 2.1.332 refuses to write into team memory and leaves out of its sync
@@ -362,7 +372,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'Google OAuth client secret',
     severity: 'error',
     priority: 2,
-    hint: /GOCSPX-/,
+    prefix: /GOCSPX-/,
     find: matches(/(?<![A-Za-z0-9_])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/g, (key) => randomish(3.5)(key.slice(7))),
   },
   {
@@ -378,7 +388,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'Supabase secret key or access token',
     severity: 'error',
     priority: 2,
-    hint: /sb_secret_|sbp_/,
+    prefix: /sb_secret_|sbp_/,
     find: matches(/(?<![A-Za-z0-9_])(?:sb_secret_[A-Za-z0-9_-]{20,1000}(?![A-Za-z0-9_-])|sbp_[a-z0-9]{40,1000}(?![a-z0-9]))/g, (key) =>
       randomish(3.0)(key.slice(key.indexOf('_', 3) + 1)),
     ),
@@ -389,7 +399,7 @@ export const SECRET_RULES: SecretRule[] = [
     severity: 'error',
     priority: 2,
     // The preset knows xoxb/xoxp/xoxa/xapp tokens and webhooks, not refresh-rotated or workflow ones.
-    hint: /xoxe|xwfp-/,
+    prefix: /xoxe|xwfp-/,
     find: matches(/(?<![A-Za-z0-9_])(?:xoxe(?:\.xox[a-z])?-\d-[A-Za-z0-9-]{28,1000}|xwfp-[A-Za-z0-9-]{20,1000})(?![A-Za-z0-9-])/g, (key) =>
       randomish(3.5)(key.slice(key.lastIndexOf('-', 16) + 1)),
     ),
@@ -418,7 +428,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'Pulumi access token',
     severity: 'error',
     priority: 2,
-    hint: /pul-/,
+    prefix: /pul-/,
     find: matches(/(?<![A-Za-z0-9_])pul-[a-f0-9]{40}(?![A-Za-z0-9_-])/g, (key) => randomish(3.0)(key.slice(4))),
   },
   {
@@ -426,7 +436,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'Postman API key',
     severity: 'error',
     priority: 2,
-    hint: /PMAK-/,
+    prefix: /PMAK-/,
     find: matches(/(?<![A-Za-z0-9_])PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}(?![A-Za-z0-9_-])/g, (key) => randomish(3.0)(key.slice(5))),
   },
   {
@@ -444,7 +454,7 @@ export const SECRET_RULES: SecretRule[] = [
     severity: 'error',
     priority: 2,
     // User tokens, and organisation tokens: base64 of {"iat":…,"region_url":…}, then a secret.
-    hint: /sntry[us]_/,
+    prefix: /sntry[us]_/,
     find: matches(
       /(?<![A-Za-z0-9_])(?:sntryu_[a-f0-9]{64}(?![A-Za-z0-9_-])|sntrys_eyJpYXQiO[A-Za-z0-9+/]{10,200}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[A-Za-z0-9+/]{10,200}={0,2}_[A-Za-z0-9+/]{43})/g,
       (key) => randomish(3.0)(key.slice(7)),
@@ -463,7 +473,7 @@ export const SECRET_RULES: SecretRule[] = [
     title: 'Memdir team sync token',
     severity: 'error',
     priority: 2,
-    hint: /mdt_/,
+    prefix: /mdt_/,
     find: matches(/(?<![A-Za-z0-9_-])mdt_[0-9a-f]{16}_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g),
   },
   {
@@ -508,6 +518,45 @@ export const SECRET_RULES: SecretRule[] = [
     find: (text) => [...genericAssignments(text), ...passwordProse(text)],
   },
 ];
+
+/** Memdir's rules, most specific first. */
+export const SECRET_RULES: SecretRule[] = RULE_SPECS.map((r) => ({ ...r, hint: 'hint' in r ? r.hint : r.prefix }));
+
+/**
+ * The formats of @secretlint/secretlint-rule-preset-recommend that Memdir's findings name (a
+ * finding's rule is `<family>/…`): what each is called for people (the preset's own messages
+ * embed the raw secret, so they are never shown), and, for a token format, what every token of it
+ * starts with (see {@link SecretRule.prefix}). The preset's patterns stay in the preset.
+ */
+export const PRESET_FORMATS: readonly { family: string; title: string; prefix?: RegExp }[] = [
+  { family: 'aws', title: 'AWS credential' },
+  { family: 'gcp', title: 'Google Cloud service account key' },
+  { family: 'npm', title: 'npm token', prefix: /npm_/ },
+  { family: 'slack', title: 'Slack token or webhook', prefix: /xox[abeoprs]-|xapp-/ },
+  { family: 'basicauth', title: 'Password in a URL' },
+  { family: 'openai', title: 'OpenAI API key' },
+  { family: 'anthropic', title: 'Anthropic API key' },
+  { family: 'groq', title: 'Groq API key' },
+  { family: 'huggingface', title: 'Hugging Face token', prefix: /hf_/ },
+  { family: 'linear', title: 'Linear API key', prefix: /lin_api_/ },
+  { family: 'notion', title: 'Notion token' },
+  { family: 'privatekey', title: 'Private key' },
+  { family: 'sendgrid', title: 'SendGrid API key' },
+  { family: 'shopify', title: 'Shopify token', prefix: /shp(?:at|ss)_/ },
+  { family: 'github', title: 'GitHub token', prefix: /gh[pousr]_|github_pat_/ },
+  { family: 'gitlab', title: 'GitLab token', prefix: /glpat-/ },
+  { family: 'grafana', title: 'Grafana token' },
+  { family: '1password', title: '1Password service account token' },
+  { family: 'database-connection-string', title: 'Password in a database connection string' },
+  { family: 'hashicorp-vault', title: 'HashiCorp Vault token', prefix: /hvs\./ },
+  { family: 'vercel', title: 'Vercel token' },
+  { family: 'databricks', title: 'Databricks token', prefix: /dapi/ },
+  { family: 'docker', title: 'Docker Hub token' },
+  { family: 'figma', title: 'Figma token' },
+];
+
+/** Every token prefix the rules hold (Memdir's and the preset's), as one pattern's source: `(?:ghp_|…)`. */
+export const TOKEN_PREFIX_SOURCE = `(?:${[...SECRET_RULES, ...PRESET_FORMATS].flatMap((r) => (r.prefix ? [r.prefix.source] : [])).join('|')})`;
 
 // The hints without flags in one pattern: most memories hold none of them, and one pass over a
 // memory costs about what one hint's pass does, against sixteen. (The generic rule's hint, case

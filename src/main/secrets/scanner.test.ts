@@ -14,6 +14,12 @@ const ALNUM = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ';
 const B64URL = `${ALNUM}-_`;
 const HEX = '0123456789abcdef';
 const b64url = (s: string) => Buffer.from(s).toString('base64url');
+/** `text` in base64url, checked to hold `-` or `_` (else it is plain base64 too, and proves nothing). */
+const base64urlWith = (text: string): string => {
+  const encoded = Buffer.from(text).toString('base64url');
+  if (!/[-_]/.test(encoded)) throw new Error(`the base64url of ${JSON.stringify(text.slice(0, 20))} holds neither - nor _`);
+  return encoded;
+};
 
 const SECRETS: [string, string, string][] = [
   ['Anthropic API key (api03)', `key: sk-ant-api03-${r(B64URL, 93)}AA`, 'anthropic/ANTHROPIC_API_KEY'],
@@ -300,6 +306,17 @@ describe('every view a reader could decode (issue 15)', () => {
     ],
     ['a token line in base64', `echo ${Buffer.from(`GITHUB_TOKEN=${ghp}\n`).toString('base64')} | base64 -d >> .env`],
     ['a token split across two lines', `${ghp.slice(0, 20)}\n${ghp.slice(20)}`],
+    // The wrapped token's prefix comes from the rules (one list): formats only Memdir's rules know too.
+    ['a Google OAuth client secret split across two lines', `GOCSPX-${r(B64URL, 10, 6)}\n${r(B64URL, 18, 8)}`],
+    ['a Stripe key split across two quoted lines', `> sk_live_${r(ALNUM, 8, 9)}\n> ${r(ALNUM, 16, 10)}`],
+    // base64url (`-`/`_` for `+`/`/`, no padding), as JWT parts and URL-safe tools write it: decoded like base64.
+    ['a .env line in base64url', base64urlWith(`NODE_ENV=production\nGITHUB_TOKEN=${ghp}\nOWNER=ops?\n`)],
+    [
+      'a JSON credential in base64url, wrapped',
+      base64urlWith(JSON.stringify({ user: 'deploy', api_key: ghp, region: 'eu-west-1?' }))
+        .match(/.{1,40}/g)!
+        .join('\n'),
+    ],
     ['a token split across two quoted lines', `> token: ${ghp.slice(0, 17)}\n> ${ghp.slice(17)}`],
   ];
 

@@ -17,7 +17,7 @@ import type { lintSource } from '@secretlint/core';
 import { type Finding, SCANNER_ERROR_RULE } from '../../shared/secret-types.js';
 import { fingerprintMatches, fingerprinter } from './fingerprint.js';
 import { looksLikePlaceholderUrlPassword, looksMasked, maskSecret } from './heuristics.js';
-import { SECRET_RULES, rulesToRun } from './rules.js';
+import { PRESET_FORMATS, SECRET_RULES, rulesToRun } from './rules.js';
 import { base64View, decodedView, joinedView, nameView, originalRange } from './views.js';
 
 export type { Finding } from '../../shared/secret-types.js';
@@ -58,33 +58,8 @@ const MEMDIR_RULE_ID = '@memdir/secretlint-rule-memdir';
 const DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const BY_ID = new Map(SECRET_RULES.map((r) => [r.id, r]));
 
-/** Titles for the preset's findings; its own messages embed the raw secret, so they are never shown. */
-const PRESET_TITLES: Record<string, string> = {
-  aws: 'AWS credential',
-  gcp: 'Google Cloud service account key',
-  npm: 'npm token',
-  slack: 'Slack token or webhook',
-  basicauth: 'Password in a URL',
-  openai: 'OpenAI API key',
-  anthropic: 'Anthropic API key',
-  groq: 'Groq API key',
-  huggingface: 'Hugging Face token',
-  linear: 'Linear API key',
-  notion: 'Notion token',
-  privatekey: 'Private key',
-  sendgrid: 'SendGrid API key',
-  shopify: 'Shopify token',
-  github: 'GitHub token',
-  gitlab: 'GitLab token',
-  grafana: 'Grafana token',
-  '1password': '1Password service account token',
-  'database-connection-string': 'Password in a database connection string',
-  'hashicorp-vault': 'HashiCorp Vault token',
-  vercel: 'Vercel token',
-  databricks: 'Databricks token',
-  docker: 'Docker Hub token',
-  figma: 'Figma token',
-};
+/** Titles for the preset's findings, by family (rules.ts PRESET_FORMATS). */
+const PRESET_TITLES: Record<string, string> = Object.fromEntries(PRESET_FORMATS.map((f) => [f.family, f.title]));
 
 interface RuleContext {
   createTranslator: (messages: unknown) => (id: string) => unknown;

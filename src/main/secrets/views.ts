@@ -12,6 +12,7 @@
  * Every view keeps, for each of its UTF-16 units, the offset in the original it came from, so a
  * finding in a view is reported (and redacted) where it sits in the original.
  */
+import { TOKEN_PREFIX_SOURCE } from './rules.js';
 
 /** A text derived from another, with where each of its units came from. */
 export interface TextView {
@@ -80,14 +81,14 @@ const LINE_PREFIX = /(^|\n)([ \t]*(?:>[ \t]?)+[ \t]*|[ \t]+)/g;
 const MULTI_LINE_HINT = /PRIVATE KEY|service_account/;
 // A token a terminal or an editor wrapped: a line that ends in a provider's token prefix and part
 // of its body, and the next line (after its quote marker or indentation) that goes on with the body.
-// Only the line break goes; every rule still judges the joined token by its exact format.
-const TOKEN_PREFIX = String.raw`(?:gh[pousr]_|github_pat_|glpat-|gl(?:dt|rt|cbt|ptt|ft|imt|agent|oas)-|sk-ant-|sk-proj-|sk-svcacct-|sk-admin-|xox[abeoprs]-|xapp-|npm_|pypi-|hf_|lin_api_|dop_v1_|hvs\.|dapi|shpat_|shpss_|SG\.|AKIA|ASIA|AIza|mdt_)`;
-const SPLIT_TOKEN = new RegExp(String.raw`(?<=${TOKEN_PREFIX}[A-Za-z0-9_.-]{0,200})\r?\n[ \t]*(?:>[ \t]?)*[ \t]*(?=[A-Za-z0-9_-]{4})`, 'g');
+// Only the line break goes; every rule still judges the joined token by its exact format. The
+// prefixes are the rules' own (rules.ts `prefix`, PRESET_FORMATS): a new format's prefix is joined too.
+const SPLIT_TOKEN = new RegExp(String.raw`(?<=${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200})\r?\n[ \t]*(?:>[ \t]?)*[ \t]*(?=[A-Za-z0-9_-]{4})`, 'g');
 
 // Whether any of the above could apply (a line prefix only matters to a multi-line format).
 const ANY_ENCODING =
   /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|<!--|-->|\\[nrtbf"\\/u]|%[0-7][0-9A-Fa-f]|PRIVATE KEY|service_account/;
-const SPLIT_HINT = new RegExp(String.raw`${TOKEN_PREFIX}[A-Za-z0-9_.-]{0,200}\r?\n`);
+const SPLIT_HINT = new RegExp(String.raw`${TOKEN_PREFIX_SOURCE}[A-Za-z0-9_.-]{0,200}\r?\n`);
 
 const removeInvisible = rewrite(INVISIBLE, () => '');
 const blankCommentMarkers = rewrite(COMMENT_MARKER, (m) => ' '.repeat(m[0].length));
@@ -183,16 +184,19 @@ export function joinedView(text: string): TextView | null {
 }
 
 // A run of base64 as `base64` prints it: at least MIN_BASE64 characters, on one line or wrapped
-// over several (each but the last a full line), `=` padding at its end. Not inside a longer word.
-const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{16,}(?:\r?\n[A-Za-z0-9+/]{4,})*={0,2}(?![A-Za-z0-9+/=_-])/g;
+// over several (each but the last a full line), `=` padding at its end; or of base64url (RFC 4648
+// §5: `-` and `_` for `+` and `/`, padding usually left out), as JWT parts, URL-safe tokens and
+// `basenc --base64url` write it. Not inside a longer word. Node's base64 decoder reads both alphabets
+// (a run mixing them decodes to bytes that are no text, and is left out as binary is).
+const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}(?:\r?\n[A-Za-z0-9+/_-]{4,})*={0,2}(?![A-Za-z0-9+/=_-])/g;
 /** The shortest run worth decoding: 24 bytes, below which no credential format (nor a `.env` line with one) fits. */
 const MIN_BASE64 = 32;
 /** How much of what a run decodes to must be printable text for it to be text that was encoded. */
 const PRINTABLE_SHARE = 0.95;
 
 /**
- * The text that long base64 runs of `text` decode to, where it is text (review x2: a `.env`
- * piped through `base64` and pasted): each run that decodes to (nearly) only printable ASCII, on
+ * The text that long base64 (or base64url) runs of `text` decode to, where it is text (review x2:
+ * a `.env` piped through `base64` and pasted): each run that decodes to (nearly) only printable ASCII, on
  * its own line, every decoded character pointing at the base64 character its bits start in, so a finding in it is located — and masked — in the base64 as written.
  * Binary (an image, a hash) is left out. Null when there is no such run (most memories).
  */
