@@ -177,6 +177,40 @@ describe('memdir orphans / relink / merge', () => {
     expect(again).toMatchObject({ code: 2, err: expect.stringContaining('already undone') });
   });
 
+  it('names a conflict whose file name holds a secret masked wherever a merge shows it: preview, record, list, conflicts, resolve, history', async () => {
+    const token = ['ghp_', 'Wd4Nq7Ls', 'Tf2Kb9Xm', 'Vr5Mc8Zp', 'Ey1Ug3Ja', 'h6Ko'].join('');
+    const named = `reference_${token}.md`;
+    const oldPath = path.join(root, 'src', 'shop');
+    await makeRepo(oldPath);
+    await addSession(home, oldPath);
+    await addMemories(home, oldPath, { [named]: topic('Bot', 'reference', 'by hand') });
+    const newPath = path.join(root, 'work', 'shop');
+    await fs.mkdir(path.dirname(newPath));
+    await fs.rename(oldPath, newPath);
+    const newMemory = await addMemories(home, newPath, { [named]: topic('Bot', 'reference', 'an ORM after all') });
+
+    const shown = [await memdir('relink', sanitizeDirName(oldPath), newPath), await memdir('relink', sanitizeDirName(oldPath), newPath, '--json')];
+    const done = await memdir('relink', sanitizeDirName(oldPath), newPath, '--yes', '--json');
+    expect(done.code, done.err).toBe(1);
+    const record = JSON.parse(done.out).record as { id: string; conflicts: { file: string }[] };
+    expect(record.conflicts).toEqual([expect.objectContaining({ file: expect.stringMatching(/^reference_ghp_\*+\.md$/) })]);
+    shown.push(
+      done,
+      await memdir('merge', 'list', '--json'),
+      await memdir('merge', 'conflicts', record.id),
+      await memdir('merge', 'conflicts', record.id, '--json'),
+    );
+    expect(shown.at(-2)!.out).toMatch(/^#0 reference_ghp_\*+\.md \(open\)/);
+    const resolved = await memdir('merge', 'resolve', record.id, '0', '--keep', 'both', '--json');
+    expect(resolved.code, resolved.err).toBe(0);
+    shown.push(resolved);
+    // Resolved under its real name all the same; nothing said or recorded gives the token away.
+    expect(await fs.readFile(path.join(newMemory, named), 'utf8')).toContain('by hand');
+    const history = (await listHistory(newMemory, { dataDir: path.join(root, 'data') })).map((e) => e.summary);
+    expect(history).toContainEqual(expect.stringMatching(/^Resolve reference_ghp_\*+\.md of merge /));
+    for (const said of [...shown.flatMap((r) => [r.out, r.err]), ...history]) expect(said).not.toContain(token.slice(4));
+  });
+
   it('refuses a merged text that adds a secret, naming it masked, until --allow gives its fingerprint', async () => {
     const { oldPath, newPath, newMemory } = await movedWithOneConflict(home, root);
     const record = JSON.parse((await memdir('relink', sanitizeDirName(oldPath), newPath, '--yes', '--json')).out).record;

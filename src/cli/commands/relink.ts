@@ -26,6 +26,9 @@ import {
   type RelinkContext,
   resolveMergeConflict,
   turnEntries,
+  shownMergeConflict,
+  shownMergePlan,
+  shownMergeRecord,
   undoMerge,
 } from '../../main/relink/index.js';
 import { loadAppSettings } from '../../main/settings/index.js';
@@ -128,7 +131,8 @@ async function previewOrApply(
 ): Promise<number> {
   const recovered = await finishTurnFirst(io);
   if (!values.yes) {
-    const { plan: p } = await plan();
+    // Shown as the app shows it: a secret in a conflict's name masked (shownMergePlan, shownMergeRecord).
+    const p = await shownMergePlan((await plan()).plan);
     if (values.json) printJson(io, { applied: false, plan: p, ...recovered });
     else {
       printPlan(io, p);
@@ -138,7 +142,7 @@ async function previewOrApply(
     }
     return p.blockers.length > 0 ? 1 : 0;
   }
-  const record = await apply();
+  const record = await shownMergeRecord(await apply());
   if (values.json) printJson(io, { applied: true, record, ...recovered });
   else printDone(io, record);
   return record.conflicts.some((c) => c.status === 'open') ? 1 : 0;
@@ -257,7 +261,7 @@ JSON: {"merges": [<record>]} (see \`memdir relink --help\`).
 ${RECOVERED_HELP}`,
   async run({ values, io }) {
     const recovered = await finishTurnFirst(io);
-    const all = await listMergeRecords(resolveDataDir(io.env));
+    const all = await Promise.all((await listMergeRecords(resolveDataDir(io.env))).map(shownMergeRecord));
     const merges = typeof values.home === 'string' ? all.filter((m) => mergeInHome(m, homeFrom(values, io))) : all;
     if (values.json) printJson(io, { merges, ...recovered });
     else if (merges.length === 0) io.out(all.length === 0 ? 'No merges yet.\n' : `No merges made in ${homeFrom(values, io)}.\n`);
@@ -298,7 +302,7 @@ Exit 0 none open, 1 open conflicts.`,
     const conflicts = [];
     for (const c of record.conflicts) {
       const sides = await conflictSides(dataDir, record.id, c.n);
-      conflicts.push({ conflict: c, here: sides.here, moved: sides.moved, both: sides.both, source: record.plan.source.label });
+      conflicts.push({ conflict: await shownMergeConflict(c), here: sides.here, moved: sides.moved, both: sides.both, source: record.plan.source.label });
     }
     if (values.json) printJson(io, { id: record.id, conflicts, ...recovered });
     else if (conflicts.length === 0) io.out(`Merge ${record.id} kept no conflict.\n`);
@@ -336,7 +340,9 @@ ${RECOVERED_HELP}`,
     if (values.file !== undefined && keep !== 'merged') throw new UsageError('--file goes with --keep merged');
     let text: string | undefined;
     if (typeof values.file === 'string') text = readMergedTextFile(io, values.file);
-    const record = await withAllowHint(() => resolveMergeConflict(resolveDataDir(io.env), positionals[0]!, n, keep, text, allowedSecrets(values)));
+    const record = await shownMergeRecord(
+      await withAllowHint(() => resolveMergeConflict(resolveDataDir(io.env), positionals[0]!, n, keep, text, allowedSecrets(values))),
+    );
     if (values.json) printJson(io, { ...record, ...recovered });
     else io.out(`Resolved #${n} (${keep}). ${plural(record.conflicts.filter((c) => c.status === 'open').length, 'conflict')} left.\n`);
     return 0;
@@ -370,13 +376,14 @@ ${RECOVERED_HELP}`,
     const recovered = await finishTurnFirst(io);
     await checkHome(values, io, positionals[0]!);
     const id = positionals[0]!;
-    const record = await undoMerge(resolveDataDir(io.env), id, {
+    const undone = await undoMerge(resolveDataDir(io.env), id, {
       overwriteChanged: values['overwrite-changed'] === true,
       anywayHow: `\`memdir merge undo ${id} --overwrite-changed\``,
     });
     // A dream whose changes the undo took back (undone anyway over it) says so in `memdir dream list`.
     const dreams = dreamsFor(io, homeFrom(values, io));
-    for (const { memoryDir, entry } of await turnEntries(resolveDataDir(io.env), record)) await dreams.followUndo(memoryDir, null, { entry, notes: [] });
+    for (const { memoryDir, entry } of await turnEntries(resolveDataDir(io.env), undone)) await dreams.followUndo(memoryDir, null, { entry, notes: [] });
+    const record = await shownMergeRecord(undone);
     if (values.json) printJson(io, { ...record, ...recovered });
     else {
       io.out(`Undone: ${record.touched.map((t) => t.memoryDir).join(', ')} put back as before merge ${record.id}.\n`);

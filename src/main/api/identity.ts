@@ -14,6 +14,9 @@ import {
   type RelinkContext,
   resolveMergeConflict,
   turnEntries,
+  shownMergeConflict,
+  shownMergePlan,
+  shownMergeRecord,
   undoMerge,
 } from '../relink/index.js';
 import type { MergeRecord } from '../../shared/contract/identity.js';
@@ -36,11 +39,11 @@ export async function finishTurnFirst(ctx: AppContext): Promise<void> {
   if (sentence) ctx.turnNotices.push(sentence);
 }
 
-/** Every directory a merge changed is news for the dashboard and any open project. */
-function announce<R extends MergeRecord>(ctx: AppContext, record: R): R {
+/** Every directory a merge changed is news for the dashboard and any open project; the record is answered as it may be shown (a secret in a conflict's name masked). */
+function announce<R extends MergeRecord>(ctx: AppContext, record: R): Promise<R> {
   for (const t of record.touched) ctx.changed(record.plan.target.dir, t.memoryDir);
   if (record.plan.source.dir && record.plan.source.memoryDir) ctx.changed(record.plan.source.dir, record.plan.source.memoryDir);
-  return record;
+  return shownMergeRecord(record);
 }
 
 export const identityHandlers: Pick<
@@ -65,7 +68,7 @@ export const identityHandlers: Pick<
   },
   async 'identity.planRelink'({ dir, path }, ctx) {
     await finishTurnFirst(ctx);
-    return (await planRelink(await relinkContext(ctx), dir, path)).plan;
+    return shownMergePlan((await planRelink(await relinkContext(ctx), dir, path)).plan);
   },
   async 'identity.relink'({ dir, path, force }, ctx) {
     await finishTurnFirst(ctx);
@@ -77,7 +80,7 @@ export const identityHandlers: Pick<
   },
   async 'identity.planMerge'({ from, into }, ctx) {
     await finishTurnFirst(ctx);
-    return (await planMerge(await relinkContext(ctx), from, into)).plan;
+    return shownMergePlan((await planMerge(await relinkContext(ctx), from, into)).plan);
   },
   async 'identity.merge'({ from, into, force }, ctx) {
     await finishTurnFirst(ctx);
@@ -88,7 +91,7 @@ export const identityHandlers: Pick<
   },
   async 'identity.merges'(_input, ctx) {
     await finishTurnFirst(ctx);
-    return { merges: await listMergeRecords(ctx.dataDir) };
+    return { merges: await Promise.all((await listMergeRecords(ctx.dataDir)).map(shownMergeRecord)) };
   },
   async 'identity.undo'({ id, overwriteChanged }, ctx) {
     await finishTurnFirst(ctx);
@@ -104,7 +107,7 @@ export const identityHandlers: Pick<
   async 'identity.conflict'({ id, n }, ctx) {
     await finishTurnFirst(ctx);
     const { record, here, moved, both } = await conflictSides(ctx.dataDir, id, n);
-    return { conflict: record.conflicts.find((c) => c.n === n)!, here, moved, both, source: record.plan.source.label };
+    return { conflict: await shownMergeConflict(record.conflicts.find((c) => c.n === n)!), here, moved, both, source: record.plan.source.label };
   },
   async 'identity.resolve'({ id, n, keep, text, allowSecrets }, ctx) {
     await finishTurnFirst(ctx);

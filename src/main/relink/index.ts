@@ -7,7 +7,7 @@ export { findOrphans, isOrphan, shallowProjects, pathsForDirName, type FindOrpha
 export { planRelink, relink, planMerge, mergeProjects, type RelinkContext } from './relink-service.js';
 export { cloneGroups, keepApart, readKeptApart } from './clone-groups.js';
 export { undoMerge, undoHistoryEntry, conflictSides, resolveMergeConflict, turnEntries } from './undo-merge.js';
-export { checkMergeHome, listMergeRecords, mergeInHome, readMergeRecord } from './merge-records.js';
+export { checkMergeHome, listMergeRecords, mergeInHome, readMergeRecord, shownMergeConflict, shownMergePlan, shownMergeRecord } from './merge-records.js';
 export { finishUnfinishedTurn } from './turn-as-one.js';
 export {
   exportProject,

@@ -7,9 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type MergeRecord, mergeRecordSchema } from '../../shared/contract/identity.js';
+import { type MergeConflict, type MergePlan, type MergeRecord, mergeRecordSchema } from '../../shared/contract/identity.js';
 import { writeDataFile } from '../core/safe-fs.js';
 import { MemoryError, projectsRoot } from '../memdir/index.js';
+import { maskedName } from '../secrets/index.js';
 
 const ID = /^\d{8}-\d{6}-[0-9a-f]{4}$/;
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -101,4 +102,27 @@ export async function checkMergeHome(dataDir: string, id: string, home: string):
       'not-found',
       `Merge ${id} was made in another Claude Code home (into ${record.plan.target.memoryDir}), not in ${home}; give its home, or leave out --home.`,
     );
+}
+
+/**
+ * A conflict a merge kept, as it may be shown (the app, the CLI): each secret in its file's name
+ * masked, the one rule for names (secrets `maskedName`), as a team sync conflict's key is. The
+ * record keeps the name; a conflict is found again by its number.
+ */
+export async function shownMergeConflict(conflict: MergeConflict): Promise<MergeConflict> {
+  return { ...conflict, file: (await maskedName(conflict.file)).masked };
+}
+
+/** A plan as it may be shown: every file it names named as {@link shownMergeConflict} names a conflict's. */
+export async function shownMergePlan<P extends MergePlan>(plan: P): Promise<P> {
+  const files = await Promise.all(plan.files.map(async (f) => ({ ...f, file: (await maskedName(f.file)).masked })));
+  return { ...plan, files };
+}
+
+/** A record as it may be shown: every file its plan, its history entries and its conflicts name, as {@link shownMergeConflict} names a conflict's. */
+export async function shownMergeRecord<R extends MergeRecord>(record: R): Promise<R> {
+  const touched = await Promise.all(
+    record.touched.map(async (t) => ({ ...t, files: await Promise.all(t.files.map(async (f) => (await maskedName(f)).masked)) })),
+  );
+  return { ...record, plan: await shownMergePlan(record.plan), touched, conflicts: await Promise.all(record.conflicts.map(shownMergeConflict)) };
 }

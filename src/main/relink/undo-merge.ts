@@ -17,9 +17,9 @@ import type { MergeRecord } from '../../shared/contract/identity.js';
 import { type HistoryEntry, HistoryError, readEntry, reinstateImportedHistory, retireImportedHistory, transact } from '../history/index.js';
 import { linesFor, MemoryError, undoChange } from '../memdir/index.js';
 import { MemdirError } from '../../shared/errors.js';
-import { refuseNewSecrets } from '../secrets/index.js';
+import { maskedName, refuseNewSecrets } from '../secrets/index.js';
 import { readBytesOrNull } from '../core/confined-path.js';
-import { resolveDataDir } from '../core/data-dir.js';
+import { processDataDir } from '../core/data-dir.js';
 import { writeFileAtomic } from '../core/safe-fs.js';
 import { unionMerge } from '../../shared/line-union.js';
 import { mergedTextProblem } from '../../shared/conflict-markers.js';
@@ -217,8 +217,8 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   if (!turned) {
     // Loaded here, not with relink (as relink-service.ts's team sync warning): team sync's code waits until after the app's first list.
     const { moveAllowsOf, retiredInsteadOfDeleted, retiredNote } = await import('../team/index.js');
-    const allows = await moveAllowsOf(opts.memoryDir, opts.dataDir ?? resolveDataDir(), opts.rev);
-    const instead = await retiredInsteadOfDeleted(opts.memoryDir, opts.dataDir ?? resolveDataDir());
+    const allows = await moveAllowsOf(opts.memoryDir, opts.dataDir ?? processDataDir(), opts.rev);
+    const instead = await retiredInsteadOfDeleted(opts.memoryDir, opts.dataDir ?? processDataDir());
     const done = await undoChange({ ...opts, retire: { instead, note: retiredNote } });
     return { ...done, notes: [...done.notes, ...(await allows.withdraw())] };
   }
@@ -354,7 +354,7 @@ export async function conflictSides(dataDir: string, id: string, n: number): Pro
   const conflict = record.conflicts.find((c) => c.n === n);
   if (!conflict) throw new MemoryError('not-found', `Merge ${id} kept no conflict number ${n}.`);
   const kept = await readConflictBytes(dataDir, id, n);
-  if (!kept) throw new MemoryError('not-found', `The kept version of ${conflict.file} is missing from Memdir's data folder.`);
+  if (!kept) throw new MemoryError('not-found', `The kept version of ${(await maskedName(conflict.file)).masked} is missing from Memdir's data folder.`);
   const here = (await readNow(conflict.memoryDir, conflict.file)) ?? '';
   const moved = kept.toString('utf8');
   // What keeping both writes, and the text the app's merge editor starts from: every line of
@@ -379,15 +379,17 @@ export async function resolveMergeConflict(
 ): Promise<MergeRecord> {
   const { record, here, moved, both } = await conflictSides(dataDir, id, n);
   const conflict = record.conflicts.find((c) => c.n === n)!;
-  if (conflict.status === 'resolved') throw new MemoryError('conflict', `${conflict.file} of merge ${id} was already resolved (${conflict.resolution}).`);
+  // How every sentence and the history entry name the file: a secret in its name masked.
+  const named = (await maskedName(conflict.file)).masked;
+  if (conflict.status === 'resolved') throw new MemoryError('conflict', `${named} of merge ${id} was already resolved (${conflict.resolution}).`);
   if (keep === 'merged' && text === undefined) throw new MemoryError('invalid-input', 'Keeping a merged version needs the merged text (--file F).');
   const content = keep === 'moved' ? moved : keep === 'both' ? both : keep === 'merged' ? text! : null;
-  const problem = keep === 'merged' ? mergedTextProblem(conflict.file, text!) : null;
+  const problem = keep === 'merged' ? mergedTextProblem(named, text!) : null;
   if (problem) throw new MemoryError('invalid-input', problem);
-  if (keep === 'merged') await refuseNewSecrets({ label: conflict.file, text: text!, before: [here, moved], allow: allowSecrets });
+  if (keep === 'merged') await refuseNewSecrets({ label: named, text: text!, before: [here, moved], allow: allowSecrets });
   if (content !== null && content !== here) {
     const what = keep === 'moved' ? 'took the moved version' : keep === 'both' ? 'kept both versions' : 'saved a merge of both';
-    await transact(conflict.memoryDir, { source: 'manual', summary: `Resolve ${conflict.file} of merge ${id}: ${what}`, dataDir }, () =>
+    await transact(conflict.memoryDir, { source: 'manual', summary: `Resolve ${named} of merge ${id}: ${what}`, dataDir }, () =>
       writeFileAtomic(conflict.memoryDir, conflict.file, content),
     );
   }

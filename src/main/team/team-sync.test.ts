@@ -109,6 +109,48 @@ describe('team sync between two machines', () => {
     expect((await b.sync.inspect()).conflicts).toHaveLength(0);
   });
 
+  it('names a conflict on a key whose name holds a secret masked wherever it is shown: report, status, both sides, resolve, history', async () => {
+    const [a] = await pair();
+    // A name someone put on the team on purpose (its token allowed where it was uploaded): the server takes any key.
+    const token = ['ghp_', 'Cf5Nd2Qs', 'Tk8Lb3Xw', 'Vr6Mc1Zp', 'Ey9Ug4Ja', 'm7Ho'].join('');
+    const key = keyOf(`reference_${token}`);
+    const put = async (content: string) => {
+      const url = `${h.server.url}/v1/teams/${h.server.team}/entries`;
+      const authorization = `Bearer ${h.server.tokens[0]!}`;
+      const etag = (await fetch(url, { headers: { authorization } })).headers.get('etag')!;
+      const r = await fetch(url, {
+        method: 'PUT',
+        headers: { authorization, 'content-type': 'application/json', 'if-match': etag },
+        body: JSON.stringify({ entries: { [key]: content } }),
+      });
+      expect(r.status).toBe(200);
+    };
+    await put('v1\n');
+    await a.sync.sync();
+    expect(await a.read(key)).toBe('v1\n');
+    await a.write(key, 'v2 from a — never pushed\n');
+    await put('v2 from the team\n');
+
+    const masked = expect.stringMatching(/^t\d+-reference_ghp_\*+\.md$/);
+    const pulled = await a.sync.sync();
+    expect(pulled.pull.conflicts).toEqual([masked]);
+    const status = await a.sync.inspect();
+    expect(status.conflicts).toEqual([expect.objectContaining({ key: masked, status: 'open' })]);
+    const detail = await a.sync.conflictDetail(status.conflicts[0]!.id);
+    expect(detail.conflict.key).toEqual(masked);
+    const resolved = await a.sync.resolve(detail.conflict.id, 'both', { theirsSha: detail.theirsSha });
+    expect(resolved.conflict).toMatchObject({ key: masked, status: 'resolved' });
+    expect((await a.sync.inspect()).resolved).toEqual([expect.objectContaining({ key: masked })]);
+    // Written under its real name all the same; no word shown or recorded gives the token away.
+    expect(await a.read(key)).toContain('v2 from a — never pushed');
+    const history = await listHistory(a.memoryDir, { dataDir: a.dataDir, limit: 5 });
+    expect(history.map((e) => e.summary)).toContainEqual(
+      expect.stringMatching(/^Resolve the conflict on team\/t\d+-reference_ghp_\*+\.md: kept both versions/),
+    );
+    const shown = JSON.stringify({ pulled, status, conflict: detail.conflict, resolved: resolved.conflict, history: history.map((e) => e.summary) });
+    expect(shown).not.toContain(token.slice(4));
+  });
+
   it('a merged text is written, recorded and pushed', async () => {
     const [a, b] = await pair();
     const key = keyOf('merge');

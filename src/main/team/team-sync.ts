@@ -23,7 +23,7 @@ import { MemoryLockError } from '../core/lock.js';
 import { TeamClientError } from './team-client.js';
 import { type TeamDir, TeamPathError, checkTeamDir } from './team-paths.js';
 import { lockSyncState } from './sync-state.js';
-import { conflictDetail, resolveConflict } from './sync/conflicts.js';
+import { conflictDetail, resolveConflict, shownConflict } from './sync/conflicts.js';
 import { type Cycle, SyncEngine, type TeamSyncOptions, TeamSyncError, emptyReport } from './sync/engine.js';
 import { pull, verifyPushed } from './sync/pull.js';
 import { computeDelta } from './sync/delta.js';
@@ -278,14 +278,18 @@ export class TeamSync {
     version: number | null;
   }> {
     const e = this.e;
-    const snapshot = (files: number, waiting: WaitingItem[]) => ({
+    // Conflicts as they may be shown: a secret in a key masked (shownConflict).
+    const snapshot = async (files: number, waiting: WaitingItem[]) => ({
       files,
       waiting,
-      conflicts: e.state.conflicts.filter((c) => c.status === 'open'),
-      resolved: e.state.conflicts
-        .filter((c) => c.status === 'resolved')
-        .slice(-10)
-        .reverse(),
+      conflicts: await Promise.all(e.state.conflicts.filter((c) => c.status === 'open').map(shownConflict)),
+      resolved: await Promise.all(
+        e.state.conflicts
+          .filter((c) => c.status === 'resolved')
+          .slice(-10)
+          .reverse()
+          .map(shownConflict),
+      ),
       lastPullAt: e.state.lastPullAt,
       lastPushAt: e.state.lastPushAt,
       version: e.state.etag ? (parseEtag(e.state.etag)?.version ?? null) : null,

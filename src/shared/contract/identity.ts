@@ -88,6 +88,7 @@ export type MergePlan = z.infer<typeof mergePlanSchema>;
 export const mergeConflictSchema = z.object({
   n: z.number(),
   area: z.string(),
+  /** Relative to `memoryDir`; as answered to the app and printed, each secret in the name masked (the record on disk keeps it). */
   file: z.string(),
   /** The memory directory the file is in. */
   memoryDir: z.string(),

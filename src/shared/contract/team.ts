@@ -24,7 +24,7 @@ export type ConflictResolution = (typeof CONFLICT_RESOLUTIONS)[number];
  */
 export const teamConflictSchema = z.object({
   id: z.string(),
-  /** The team key (path relative to `memory/team/`). */
+  /** The team key (path relative to `memory/team/`), as it may be shown: each secret in it masked (a conflict is named by its `id`). */
   key: z.string(),
   createdAt: z.string(),
   localSha: sha,

@@ -18,6 +18,7 @@ import { sha256Hex } from '../hash-cache.js';
 import { type TeamFile, checkTeamDir, resolveTeamKey } from '../team-paths.js';
 import { mergeLines } from '../../../shared/line-merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
+import { shownKey } from './delta.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenientUtf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
@@ -59,7 +60,15 @@ export async function keepConflict(e: SyncEngine, cycle: Cycle, file: TeamFile, 
   };
   e.state.conflicts.push(conflict);
   e.dirty = true;
-  cycle.report.pull.conflicts.push(key);
+  cycle.report.pull.conflicts.push(await shownKey(key));
+}
+
+/**
+ * A conflict as it may be shown (the app, the CLI, a notification): each secret in its key masked,
+ * as a waiting file's is (delta.ts `shownKey`). The record keeps the key; it is found again by its id.
+ */
+export async function shownConflict(conflict: TeamConflict): Promise<TeamConflict> {
+  return { ...conflict, key: await shownKey(conflict.key) };
 }
 
 /** Both sides of a conflict, the base and the three-way proposal (call under the sync's lock). */
@@ -83,7 +92,7 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
   // Keeping both: the three-way merge with both sides where they overlap; with no base, every line of both, common lines once.
   const union = merge ? null : unionWithOverlaps(mine, theirs);
   return {
-    conflict,
+    conflict: await shownConflict(conflict),
     mine,
     theirs,
     theirsSha: current ? sha256Hex(current.data) : null,
@@ -105,6 +114,8 @@ export async function resolveConflict(
   const conflict = e.state.conflicts.find((c) => c.id === id);
   if (!conflict) throw new TeamSyncError('not-found', 'There is no such conflict (it may have been resolved).');
   if (conflict.status === 'resolved') throw new TeamSyncError('conflict', `This conflict was already resolved (${conflict.resolution}).`);
+  // How every sentence and the history entry name the file: a secret in its name masked.
+  const named = e.rel(await shownKey(conflict.key));
   let rev: string | null = null;
   if (take !== 'server') {
     let bytes: Buffer;
@@ -117,21 +128,21 @@ export async function resolveConflict(
       bytes = Buffer.from((await conflictDetail(e, id)).both, 'utf8');
     } else {
       if (opts.text === undefined) throw new TeamSyncError('invalid-input', 'A merge needs the merged text.');
-      const problem = mergedTextProblem(e.rel(conflict.key), opts.text);
+      const problem = mergedTextProblem(named, opts.text);
       if (problem) throw new TeamSyncError('invalid-input', problem);
       // A merged text is written by a person: a secret neither side held is refused unless allowed.
       const detail = await conflictDetail(e, id);
-      await refuseNewSecrets({ label: e.rel(conflict.key), text: opts.text, before: [detail.mine, detail.theirs], allow: opts.allowSecrets });
+      await refuseNewSecrets({ label: named, text: opts.text, before: [detail.mine, detail.theirs], allow: opts.allowSecrets });
       bytes = Buffer.from(opts.text, 'utf8');
     }
     const file = await resolveTeamKey(await checkTeamDir(e.memoryDir, e.space), conflict.key);
     const current = await file.read();
     const currentSha = current ? sha256Hex(current.data) : null;
     if (opts.theirsSha !== undefined && opts.theirsSha !== currentSha) {
-      throw new TeamSyncError('conflict', `${e.rel(conflict.key)} changed since the conflict was opened; look at it again before choosing.`);
+      throw new TeamSyncError('conflict', `${named} changed since the conflict was opened; look at it again before choosing.`);
     }
     const sha = sha256Hex(bytes);
-    const summary = `Resolve the conflict on ${e.rel(conflict.key)}: ${take === 'mine' ? 'took my version' : take === 'both' ? 'kept both versions' : 'merged both versions'}`;
+    const summary = `Resolve the conflict on ${named}: ${take === 'mine' ? 'took my version' : take === 'both' ? 'kept both versions' : 'merged both versions'}`;
     e.options.onWrite?.('before', [conflict.key]);
     const { entry } = await transact(e.memoryDir, { source: 'sync', summary, dataDir: e.options.dataDir }, () => e.write(file, bytes, sha));
     e.options.onWrite?.('after', [conflict.key]);
@@ -143,5 +154,5 @@ export async function resolveConflict(
   Object.assign(conflict, { status: 'resolved', resolution: take, resolvedAt: e.now().toISOString() });
   e.dirty = true;
   await e.persist();
-  return { conflict: { ...conflict }, rev };
+  return { conflict: await shownConflict(conflict), rev };
 }

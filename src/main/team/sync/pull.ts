@@ -27,6 +27,7 @@ import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
 import { keepConflict } from './conflicts.js';
+import { shownKey } from './delta.js';
 import { type LineMerge, mergeLines } from '../../../shared/line-merge.js';
 import { type Cycle, type LocalInfo, type PulledEntry, type SyncEngine, TeamSyncError } from './engine.js';
 
@@ -324,7 +325,8 @@ async function apply(e: SyncEngine, cycle: Cycle, plan: Map<string, TeamFile>, a
       },
     );
   } finally {
-    cycle.report.pull.written.push(...written);
+    // Named as they may be shown, as conflicts are: a secret in a key masked.
+    for (const key of written) cycle.report.pull.written.push(await shownKey(key));
     if (written.length > 0) cycle.relist = true;
     e.options.onWrite?.('after', written);
   }
@@ -402,7 +404,7 @@ async function applyKey(
     e.setBase(key, entry.sha256);
     e.bases.save(entry.sha256, entry.content);
     if (merged) {
-      cycle.report.pull.merged.push(key);
+      cycle.report.pull.merged.push(await shownKey(key));
       merges.push({ rel: file.rel, theirs: entry.content });
     }
     return true;
