@@ -113,3 +113,11 @@ export function builtIndexSentence(built: Pick<BuiltIndex, 'listed' | 'leftOut' 
       : `; ${memories(out)} ${out === 1 ? 'is' : 'are'} left out of it (it lists at most ${BUILT_MAX_LINES} lines and ${BUILT_MAX_CHARS.toLocaleString('en-US')} characters, and no file whose name holds brackets or parentheses)`;
   return `There is no ${INDEX_FILE}: Claude Code 2.1.332 writes one at its next session start, listing ${memories(built.listed.length)} newest first, and loads it${left}.`;
 }
+
+/**
+ * What a change that created MEMORY.md says of the pointers it wrote first (memory-service's
+ * writeIndex): those Claude Code would have built there (R-INDEX).
+ */
+export function builtIndexNote(pointers: number): string {
+  return `${INDEX_FILE} written with the ${pointers === 1 ? 'pointer' : `${pointers} pointers`} Claude Code would have built`;
+}

@@ -202,4 +202,18 @@ describe('a memory folder with memories but no MEMORY.md (Claude Code 2.1.332 wr
     // Memdir wrote nothing: Claude Code does, once.
     await expect(fs.stat(path.join(folder(), 'MEMORY.md'))).rejects.toThrow();
   });
+
+  it('lint --fix that adds a team pointer to MEMORY.md first writes the index Claude Code would have built: nothing becomes unlisted', async () => {
+    await fs.mkdir(path.join(folder(), 'team'), { recursive: true });
+    await fs.writeFile(path.join(folder(), 'team', 'oncall.md'), '---\nname: On call\ndescription: who is on call\ntype: project\n---\nBody.\n');
+    const fixed = await run('lint', '--project', dir, '--fix');
+    expect(fixed.code).toBe(0);
+    expect(await fs.readFile(path.join(folder(), 'MEMORY.md'), 'utf8')).toBe(`${built}\n- [On call](team/oncall.md) — who is on call\n`);
+    const after = await run('lint', '--project', dir);
+    expect(after.out).not.toContain('not listed');
+    const history = await run('history', dir);
+    expect(history.out).toContain('MEMORY.md written with the 2 pointers Claude Code would have built');
+    await fs.rm(path.join(folder(), 'team'), { recursive: true });
+    await fs.rm(path.join(folder(), 'MEMORY.md'));
+  });
 });

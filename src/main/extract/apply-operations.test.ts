@@ -48,3 +48,20 @@ it('after a crash between the file and its pointer, the retry adds the pointer t
   expect(results.map((r) => r.ok)).toEqual([true]);
   expect(await read('MEMORY.md')).toBe('- [Mine](mine.md) — m\n- [Deploys](team/project_deploys.md) — no deploys on Fridays\n');
 });
+
+it('a memory it creates where there is no MEMORY.md keeps the others listed: the index Claude Code would have built comes first (R-INDEX)', async () => {
+  await fs.rm(path.join(memoryDir, 'MEMORY.md'));
+  await fs.writeFile(path.join(memoryDir, 'mine.md'), '---\nname: mine\ndescription: my own habit\ntype: user\n---\nBody.\n');
+  const { results } = await applyOperations(
+    memoryDir,
+    [
+      { ...op('project_deploys.md'), scope: 'private' },
+      { ...op('project_tests.md'), scope: 'private', name: 'Tests' },
+    ],
+    options(),
+  );
+  expect(results.map((r) => r.ok)).toEqual([true, true]);
+  expect(await read('MEMORY.md')).toBe(
+    '- [mine](mine.md) — my own habit\n- [Deploys](project_deploys.md) — no deploys on Fridays\n- [Tests](project_tests.md) — no deploys on Fridays\n',
+  );
+});

@@ -196,7 +196,20 @@ export async function recordExternalChanges(memoryDir: string, opts: HistoryOpti
   return recordSnapshot(memoryDir, { ...EXTERNAL, ...opts });
 }
 
-const transactions = new AsyncLocalStorage<ReadonlyMap<string, { active: boolean }>>();
+const transactions = new AsyncLocalStorage<ReadonlyMap<string, { active: boolean; notes: string[] }>>();
+
+/**
+ * Adds a note to the summary of the change now being made (each active {@link transact}, the
+ * outermost included): for what a writer did on top of what it was asked, which the person should
+ * read in the history list (a MEMORY.md written with the pointers Claude Code would have built).
+ */
+export function noteInChange(note: string): void {
+  for (const state of transactions.getStore()?.values() ?? []) if (state.active && !state.notes.includes(note)) state.notes.push(note);
+}
+
+function withNotes(summary: string, notes: readonly string[]): string {
+  return notes.length === 0 ? summary : `${summary}; ${notes.join('; ')}`;
+}
 
 /**
  * The single path every Memdir write goes through: takes the memory lock, removes temp files
@@ -220,7 +233,7 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
     async () => {
       await cleanupTempFiles(await realpathDeepestExisting(memoryDir));
       await recordSnapshot(memoryDir, { ...EXTERNAL, dataDir });
-      const state = { active: true };
+      const state = { active: true, notes: [] as string[] };
       // The folders this change creates, kept in its entry so that undoing it takes them away again.
       const createdFolders: string[] = [];
       let result: T;
@@ -231,13 +244,26 @@ export async function transact<T>(memoryDir: string, opts: ChangeDescription, fn
         // The original error matters more than a failure to record; the next transact picks
         // anything left unrecorded up as `external`.
         const broughtBack = opts.broughtBack?.() ?? [];
-        await recordSnapshot(memoryDir, { ...opts, dataDir, summary: `${opts.summary} (incomplete)`, createdFolders, broughtBack }).catch(() => undefined);
+        await recordSnapshot(memoryDir, {
+          ...opts,
+          dataDir,
+          summary: `${withNotes(opts.summary, state.notes)} (incomplete)`,
+          createdFolders,
+          broughtBack,
+        }).catch(() => undefined);
         throw err;
       }
       state.active = false;
       const side = opts.theirs?.() ?? [];
       const secondParent = side.length > 0 ? await commitSide(memoryDir, dataDir, side) : null;
-      const entry = await recordSnapshot(memoryDir, { ...opts, dataDir, secondParent, createdFolders, broughtBack: opts.broughtBack?.() ?? [] });
+      const entry = await recordSnapshot(memoryDir, {
+        ...opts,
+        summary: withNotes(opts.summary, state.notes),
+        dataDir,
+        secondParent,
+        createdFolders,
+        broughtBack: opts.broughtBack?.() ?? [],
+      });
       return { result, entry };
     },
     { dataDir },

@@ -23,6 +23,7 @@ export {
   headRevision,
   type HistoryFileChange,
   listHistory,
+  noteInChange,
   planRestore,
   readAtRevision,
   readBytesAtRevision,

@@ -26,7 +26,10 @@ import { type Scope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge, quotedLines } from '../../shared/size-text.js';
 import { mergeLines } from '../../shared/line-merge.js';
 import type { FixRequest } from '../../shared/problems.js';
-import { type ChangeSource, type HistoryEntry, transact } from '../history/index.js';
+import { type ChangeSource, type HistoryEntry, noteInChange, transact } from '../history/index.js';
+import { builtIndexNote } from '../../shared/index-build.js';
+import { builtIndexOf } from './built-index.js';
+import { scanMemoryDir } from './scan-dir.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
@@ -327,10 +330,31 @@ export async function readIndex(where: Where): Promise<{ parsed: ParsedIndex; te
   return { parsed: parseIndex(text ?? ''), text };
 }
 
-/** Writes a directory's index when `parsed` differs from the text read (`before`). */
+/**
+ * Writes a directory's index when `parsed` differs from the text read (`before`) — the one place
+ * Memdir writes an index, so the one place it creates MEMORY.md. Where there was none and the
+ * folder has memories, Claude Code 2.1.332 would build one at its next session start
+ * (shared/index-build.ts); a MEMORY.md holding only this change's pointers would stop that build
+ * and leave every other memory unlisted. So MEMORY.md is first what Claude Code would have built
+ * from the memories there before this change (the ones `parsed` points at left out: they are the
+ * change's own), and the change's lines follow — as if a session had started first. An empty or
+ * blank MEMORY.md that exists is kept as the client keeps it (`before` is then not null).
+ */
 export async function writeIndex(where: Where, parsed: ParsedIndex, before: string | null): Promise<void> {
-  const text = serializeIndex(parsed);
-  if (text !== before) await writeFileAtomic(where.memoryDir, inScope(where.scope, INDEX_FILE), text);
+  let text = serializeIndex(parsed);
+  if (text === before) return;
+  if (before === null && where.scope === 'private') {
+    const own = new Set(indexEntries(parsed).map((e) => e.file));
+    const built = builtIndexOf(
+      where.memoryDir,
+      scanMemoryDir(where.memoryDir, { scope: 'private' }).memories.filter((m) => !own.has(m.file.split(path.sep).join('/'))),
+    );
+    if (built !== null) {
+      text = built.text + text;
+      noteInChange(builtIndexNote(built.listed.length));
+    }
+  }
+  await writeFileAtomic(where.memoryDir, inScope(where.scope, INDEX_FILE), text);
 }
 
 /** A memory's text, refused in words when it is larger than any scan would read (TOPIC_MAX_BYTES). */
