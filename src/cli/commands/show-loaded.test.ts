@@ -203,6 +203,29 @@ describe('a memory folder with memories but no MEMORY.md (Claude Code 2.1.332 wr
     await expect(fs.stat(path.join(folder(), 'MEMORY.md'))).rejects.toThrow();
   });
 
+  it('with auto memory off nothing is built or loaded: show, the scan and lint give no index-built hint and call nothing loaded', async () => {
+    const userSettings = path.join(home, 'settings.json');
+    for (const off of ['settings', 'env'] as const) {
+      if (off === 'settings') await fs.writeFile(userSettings, JSON.stringify({ autoMemoryEnabled: false }));
+      else extraEnv = { CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' };
+      try {
+        const show = await run('show', dir);
+        expect(show.out).not.toContain('pointers will reach the agent');
+        expect(show.out).not.toContain('loaded  deploy.md');
+        const lint = await run('lint', '--project', dir, '--json');
+        const problems = JSON.parse(lint.out).projects[0].problems as { code: string }[];
+        expect(problems.map((p) => p.code)).not.toContain('index-built');
+        const scan = JSON.parse((await run('scan', '--json')).out) as { projects: { dir: string; index: { loaded: string[] } }[] };
+        expect(scan.projects.find((p) => p.dir === dir)!.index.loaded).toEqual([]);
+      } finally {
+        extraEnv = {};
+        await fs.rm(userSettings, { force: true });
+      }
+    }
+    // Memory on again: Claude Code builds it at its next session start.
+    expect((await run('show', dir)).out).toContain('2 pointers will reach the agent');
+  });
+
   it('lint --fix that adds a team pointer to MEMORY.md first writes the index Claude Code would have built: nothing becomes unlisted', async () => {
     await fs.mkdir(path.join(folder(), 'team'), { recursive: true });
     await fs.writeFile(path.join(folder(), 'team', 'oncall.md'), '---\nname: On call\ndescription: who is on call\ntype: project\n---\nBody.\n');

@@ -238,6 +238,17 @@ export function assessHealth(input: HealthInput): Problem[] {
 }
 
 /**
+ * A main memory folder with no MEMORY.md while auto memory is off (settings `autoMemoryEnabled`
+ * false, or the environment switch): Claude Code 2.1.332 then builds no index and loads none, so
+ * the scan's built index (built-index.ts) is dropped — no `index-built` hint, nothing loaded. What
+ * the build would list is still no orphan: Claude Code builds it once memory is on again.
+ */
+export function withAutoMemory<T extends MemoryDirScan>(own: T, autoMemoryEnabled: boolean): T {
+  if (autoMemoryEnabled || own.index.exists || own.index.loaded.length === 0) return own;
+  return { ...own, index: EMPTY_INDEX, problems: own.problems.filter((p) => p.code !== 'index-built') };
+}
+
+/**
  * A project whose memory Claude Code syncs with its memory stores (claude-code-stores.ts), applied
  * after the cached scans (the client's manifest is not a memory file):
  * - `noIndex` (storesLoadNoIndex's sentence; nothing here out of store mode): the client then

@@ -9,7 +9,7 @@ import type { HomeScan, LaunchDirScan, ProjectScan } from '../../shared/scan-typ
 import { type GroupCache, type ProjectGroup, groupOfFolder, groupProjects, primaryLaunchFolder } from './project-groups.js';
 import { type LocateOptions, launchContextOf, locateGroup } from './projects.js';
 import { readOnlyStoreFolders, storeModeFolders } from './claude-code-stores.js';
-import { withClaudeCodeStores } from './health.js';
+import { withAutoMemory, withClaudeCodeStores } from './health.js';
 import { ScanCache, scanMemoryDir, teamDirOf, teamFilesLinkedFrom } from './scan-dir.js';
 import { type EffectiveSettings, type SettingsCache, type SharedSettings, readEffectiveSettings, readSharedSettings } from './settings.js';
 import { type IdentityCache, type IdentityMemos, RememberedIdentities, identifyProject } from './project-identity.js';
@@ -108,7 +108,7 @@ async function scanGroup(home: string, group: ProjectGroup, options: ScanPass): 
   });
   const setting = loc.settings.memoryStores;
   const folders = storeModeFolders(loc.memoryDir, setting, { teamExists: teamScan.exists });
-  const { own, team } = withClaudeCodeStores(ownScan, teamScan, {
+  const { own, team } = withClaudeCodeStores(withAutoMemory(ownScan, loc.settings.autoMemoryEnabled), teamScan, {
     memoryDir: loc.memoryDir,
     setting,
     folders,
