@@ -199,12 +199,16 @@ export async function recordExternalChanges(memoryDir: string, opts: HistoryOpti
 const transactions = new AsyncLocalStorage<ReadonlyMap<string, { active: boolean; notes: string[] }>>();
 
 /**
- * Adds a note to the summary of the change now being made (each active {@link transact}, the
- * outermost included): for what a writer did on top of what it was asked, which the person should
- * read in the history list (a MEMORY.md written with the pointers Claude Code would have built).
+ * Adds a note to the summary of the change now being made in `memoryDir` (its active
+ * {@link transact}; a change in another folder at the same moment, the other side of a move, is not
+ * told): for what a writer did on top of what it was asked, which the person should read in the
+ * history list (a MEMORY.md written with the pointers Claude Code would have built).
  */
-export function noteInChange(note: string): void {
-  for (const state of transactions.getStore()?.values() ?? []) if (state.active && !state.notes.includes(note)) state.notes.push(note);
+export async function noteInChange(memoryDir: string, note: string): Promise<void> {
+  const store = transactions.getStore();
+  if (!store) return;
+  const dirKey = `\0${await memoryDirKey(memoryDir)}`;
+  for (const [key, state] of store) if (key.endsWith(dirKey) && state.active && !state.notes.includes(note)) state.notes.push(note);
 }
 
 function withNotes(summary: string, notes: readonly string[]): string {

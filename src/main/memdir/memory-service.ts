@@ -351,7 +351,7 @@ export async function writeIndex(where: Where, parsed: ParsedIndex, before: stri
     );
     if (built !== null) {
       text = built.text + text;
-      noteInChange(builtIndexNote(built.listed.length));
+      await noteInChange(where.memoryDir, builtIndexNote(built.listed.length));
     }
   }
   await writeFileAtomic(where.memoryDir, inScope(where.scope, INDEX_FILE), text);
