@@ -1331,7 +1331,10 @@ describe('memdir orphans / relink / merge', () => {
     // The memory the merge moved, "by hand", is still in src/shop, with its pointer: its only copy.
     expect(await fs.readFile(path.join(fromMemory, 'feedback_sql.md'), 'utf8')).toContain('by hand');
     expect(await fs.readFile(path.join(fromMemory, 'MEMORY.md'), 'utf8')).toContain('(feedback_sql.md)');
-    expect(list.err).toContain(`${path.join(intoMemory, 'feedback_sql.md')} (by "Create feedback_sql.md") was changed since`);
+    // The create also wrote MEMORY.md there with what Claude Code would have built (no index was left): its summary says so.
+    expect(list.err).toContain(
+      `${path.join(intoMemory, 'feedback_sql.md')} (by "Create feedback_sql.md; MEMORY.md written with the pointer Claude Code would have built") was changed since`,
+    );
     expect(list.err).toContain(`${path.join(fromMemory, 'feedback_sql.md')} stays`);
   });
 
