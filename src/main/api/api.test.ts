@@ -283,7 +283,11 @@ describe('the app API', () => {
       ok: true;
       result: { entries: { source: string; summary: string }[]; imported: unknown[] };
     };
-    expect(history.result.entries[0]).toMatchObject({ source: 'manual', summary: 'Create feedback_spaces.md' });
+    // -work-noindex has a memory and no MEMORY.md: the create writes first what Claude Code would have built, and says so.
+    expect(history.result.entries[0]).toMatchObject({
+      source: 'manual',
+      summary: 'Create feedback_spaces.md; MEMORY.md written with the pointer Claude Code would have built',
+    });
     // Nothing was imported here: no imported history beside the project's own.
     expect(history.result.imported).toEqual([]);
     if (sub.ok) sub.unsubscribe();
