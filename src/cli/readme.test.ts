@@ -65,9 +65,7 @@ const UNDOCUMENTED: Record<string, string[]> = {
     'identity',
     'target',
     'path',
-    'files',
     'area',
-    'file',
     'action',
     'areas',
     'from',
@@ -91,7 +89,7 @@ const UNDOCUMENTED: Record<string, string[]> = {
     'at',
     'revs',
   ],
-  'merge conflicts': ['n', 'area', 'file', 'memoryDir', 'status'],
+  'merge conflicts': ['n', 'area', 'memoryDir', 'status'],
   'merge undo': ['at', 'revs', 'redone'],
   import: [
     'applied',
