@@ -49,6 +49,10 @@ describe.skipIf(!HAS_BROWSER)(`extraction and the review queue${HAS_BROWSER ? ''
       transcript,
       new TranscriptBuilder({ sessionId: 'session-e2e', cwd, uuidPrefix: 'old' }).prompt('hello').assistant('Hi!', { stopReason: 'end_turn' }).take(),
     );
+    // Written an hour ago, as a session there before the app is: a transcript written within the turn
+    // watcher's clock margin (1 s) of its start counts as written since, and its last turn as new.
+    const anHourAgo = Date.now() / 1000 - 3600;
+    await fs.utimes(transcript, anHourAgo, anHourAgo);
     const dataDir = path.join(root, 'data');
     await fs.mkdir(dataDir, { recursive: true });
     await fs.writeFile(path.join(dataDir, 'settings.json'), JSON.stringify({ extraction: { mode: 'review', quietSeconds: 1 }, model: { maxRetries: 0 } }));
