@@ -15,14 +15,23 @@ import { type BuiltIndex, buildIndexLikeClaudeCode } from '../../shared/index-bu
 import { INDEX_FILE } from '../../shared/limits.js';
 import type { MemorySummary } from '../../shared/scan-types.js';
 
+type BuildSource = Pick<MemorySummary, 'file' | 'mtimeMs' | 'description'>;
+
 /**
  * What Claude Code would write as MEMORY.md for these memories of a main memory folder, or null
  * when it writes nothing: an entry named MEMORY.md is there (an empty or unreadable file too), or
  * nothing is linkable. Links are left out, as Claude Code follows none when it builds.
  */
-export function builtIndexOf(memoryDir: string, memories: readonly Pick<MemorySummary, 'file' | 'mtimeMs' | 'description'>[]): BuiltIndex | null {
+export function builtIndexOf(memoryDir: string, memories: readonly BuildSource[]): BuiltIndex | null {
   if (fs.lstatSync(path.join(memoryDir, INDEX_FILE), { throwIfNoEntry: false }) !== undefined) return null;
-  const regular = memories.filter((m) => fs.lstatSync(path.join(memoryDir, m.file), { throwIfNoEntry: false })?.isFile() === true);
+  return builtIndexFrom(memories.filter((m) => fs.lstatSync(path.join(memoryDir, m.file), { throwIfNoEntry: false })?.isFile() === true));
+}
+
+/**
+ * The same from memories already known to be regular files of a folder with no MEMORY.md (the
+ * scan's listing says both: no second lstat of each on the scan's path).
+ */
+export function builtIndexFrom(regular: readonly BuildSource[]): BuiltIndex | null {
   // Array.prototype.sort is stable: files of one mtime keep the listing's order.
   const newestFirst = [...regular].sort((a, b) => b.mtimeMs - a.mtimeMs);
   const built = buildIndexLikeClaudeCode(newestFirst.map((m) => ({ file: m.file.split(path.sep).join('/'), description: m.description || null })));

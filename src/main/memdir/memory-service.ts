@@ -28,8 +28,7 @@ import { mergeLines } from '../../shared/line-merge.js';
 import type { FixRequest } from '../../shared/problems.js';
 import { type ChangeSource, type HistoryEntry, noteInChange, transact } from '../history/index.js';
 import { builtIndexNote } from '../../shared/index-build.js';
-import { builtIndexOf } from './built-index.js';
-import { scanMemoryDir } from './scan-dir.js';
+import { predictBuiltIndex } from './scan-dir.js';
 import { maskedName, refuseNewSecrets } from '../secrets/index.js';
 import { MAX_MEMORY_DEPTH } from './list-memory-files.js';
 import { MemoryError } from './memory-error.js';
@@ -344,11 +343,7 @@ export async function writeIndex(where: Where, parsed: ParsedIndex, before: stri
   let text = serializeIndex(parsed);
   if (text === before) return;
   if (before === null && where.scope === 'private') {
-    const own = new Set(indexEntries(parsed).map((e) => e.file));
-    const built = builtIndexOf(
-      where.memoryDir,
-      scanMemoryDir(where.memoryDir, { scope: 'private' }).memories.filter((m) => !own.has(m.file.split(path.sep).join('/'))),
-    );
+    const built = predictBuiltIndex(where.memoryDir, new Set(indexEntries(parsed).map((e) => e.file)));
     if (built !== null) {
       text = built.text + text;
       await noteInChange(where.memoryDir, builtIndexNote(built.listed.length));

@@ -15,7 +15,7 @@ import { type IndexReach, NO_REACH, indexReachOf, teamReachOf } from '../../shar
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { isRetiredMemory, type Scope } from '../../shared/memory-types.js';
 import { EMPTY_INDEX, type MemoryDirScan, type MemorySummary } from '../../shared/scan-types.js';
-import { builtIndexOf } from './built-index.js';
+import { builtIndexFrom, builtIndexOf } from './built-index.js';
 import { assessHealth, problem, type TopicFacts } from './health.js';
 import { type FolderFacts, type MemoryFileListing, folderFacts, listMemoryFiles } from './list-memory-files.js';
 import { INDEX_READ_MAX_BYTES } from './read-memory-file.js';
@@ -423,7 +423,9 @@ export function scanMemoryDir(memoryDir: string, options: ScanDirOptions): Memor
   });
 
   // No MEMORY.md: Claude Code writes one from these memories at its next session start (index-build.ts).
-  const built = !index && scope === 'private' && !options.agent ? builtIndexOf(memoryDir, memories) : null;
+  // The listing says there is no entry named MEMORY.md and which topics are links: nothing to stat again.
+  const links = !index && scope === 'private' && !options.agent ? new Set(topicEntries.filter((t) => t.isSymlink).map((t) => t.file)) : null;
+  const built = links ? builtIndexFrom(memories.filter((m) => !links.has(m.file))) : null;
   const problems = assessHealth({
     index: {
       exists: index !== null,
@@ -513,8 +515,16 @@ export function teamDirOf(memoryDir: string): string {
   return path.join(memoryDir, TEAM_DIR);
 }
 
-/** The index Claude Code would write for a main memory folder now (built-index.ts), or null: there is a MEMORY.md, or nothing to list. */
-export function predictBuiltIndex(memoryDir: string): BuiltIndex | null {
+/**
+ * The index Claude Code would write for a main memory folder now (built-index.ts), or null: there
+ * is a MEMORY.md, or nothing to list. `leaveOut`: memories (`/`-separated) not to count — those a
+ * change is writing its own pointers for (memory-service's writeIndex).
+ */
+export function predictBuiltIndex(memoryDir: string, leaveOut: ReadonlySet<string> = new Set()): BuiltIndex | null {
   if (fs.lstatSync(childPath(memoryDir, INDEX_FILE), { throwIfNoEntry: false }) !== undefined) return null;
-  return builtIndexOf(memoryDir, scanMemoryDir(memoryDir, { scope: 'private' }).memories);
+  const memories = scanMemoryDir(memoryDir, { scope: 'private' }).memories;
+  return builtIndexOf(
+    memoryDir,
+    memories.filter((m) => !leaveOut.has(m.file.split(path.sep).join('/'))),
+  );
 }
