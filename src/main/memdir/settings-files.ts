@@ -163,7 +163,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** The first value Claude Code's schema rejects (its dotted path, and why), or null when it loads the file. */
 export function claudeCodeRejection(values: Record<string, unknown>): { key: string; why: string } | null {
   for (const [key, value] of Object.entries(values)) {
-    const kind = KEY_KINDS[key];
+    // Own keys only: a key named `toString` or `constructor` is an unknown key, which the client keeps.
+    const kind = Object.hasOwn(KEY_KINDS, key) ? KEY_KINDS[key] : undefined;
     if (kind) {
       const ok = kind === 'object' || kind === 'map' ? isObject(value) : typeof value === kind;
       if (!ok) return { key, why: `"${key}" must be ${KIND_WORDS[kind]}, and it is ${kindOf(value)}` };

@@ -87,6 +87,11 @@ export const SETTINGS_CASES: SettingsCase[] = [
   { name: 'cleanupPeriodDays as text', file: 'user', probe: 'off', shape: { cleanupPeriodDays: 'x' } },
   { name: 'enabledPlugins as a list', file: 'user', probe: 'off', shape: { enabledPlugins: ['x'] } },
   { name: 'an unknown key', file: 'user', probe: 'off', shape: { myOwnKey: 5 } },
+  // Unknown keys named like what every object has (found by the fuzz test: Memdir took them for known keys).
+  { name: 'a key named toString', file: 'user', probe: 'off', shape: { toString: null } },
+  { name: 'a key named constructor', file: 'user', probe: 'off', shape: { constructor: 5 } },
+  { name: 'a key named __proto__', file: 'user', probe: 'off', shape: { ['__proto__']: 'x' } },
+  { name: 'permissions holding a key named toString', file: 'user', probe: 'off', shape: { permissions: { toString: 'x' } } },
   // The project's shared and local files are dropped the same way.
   { name: 'project settings with permissions.deny as text', file: 'project', probe: 'off', shape: { permissions: { deny: 'x' } } },
   { name: 'local settings with permissions.allow as text', file: 'local', probe: 'dir', shape: { permissions: { allow: 'x' } } },
