@@ -62,6 +62,9 @@ const ACTIONS: Record<string, ExtractOperation['action']> = {
   replace: 'update',
 };
 
+/** The action a word names, or null: the table's own words only (a model may write `constructor`). */
+const actionOf = (word: string | null): ExtractOperation['action'] | null => (word !== null && Object.hasOwn(ACTIONS, word) ? ACTIONS[word]! : null);
+
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const oneLine = (text: string): string =>
   text
@@ -83,7 +86,7 @@ function normalize(raw: Record<string, unknown>): {
   const file = str(raw.file)?.trim().replace(/^\.\//, '') ?? null;
   const name = oneLine(str(raw.name) ?? '');
   const op: ExtractOperation = {
-    action: (action && ACTIONS[action]) || 'create',
+    action: actionOf(action) ?? 'create',
     file: file ?? '',
     scope: scope === 'team' ? 'team' : 'private',
     type: isMemoryType(type) ? type : (typeFromFileName(file ?? '') ?? 'feedback'),
@@ -115,7 +118,7 @@ export async function validateOperation(raw: unknown, target: ValidationTarget):
   const { op, action, scope, type, file } = normalize(raw as Record<string, unknown>);
   const refuse = (reason: string): ValidatedOperation => ({ ok: false, operation: op, reason });
 
-  if (action !== null && !ACTIONS[action]) return refuse(`"${action}" is not an action extraction may take (create or update).`);
+  if (action !== null && !actionOf(action)) return refuse(`"${action}" is not an action extraction may take (create or update).`);
   if (type !== null && !isMemoryType(type)) return refuse(`"${type}" is not a memory type (user, feedback, project or reference).`);
   if (type === null && !typeFromFileName(file ?? '')) return refuse('The operation has no type.');
   if (!op.name) return refuse('The memory has no name.');

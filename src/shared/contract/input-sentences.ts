@@ -98,8 +98,10 @@ export function wordsFor(call: string, path: readonly PropertyKey[]): FieldWords
   const keys = path.filter((k): k is string => typeof k === 'string');
   const last = keys[keys.length - 1];
   if (last === undefined) return null;
-  const item = typeof path[path.length - 1] === 'number' ? (FIELD_WORDS[`${call}:${keys.join('.')}[]`] ?? FIELD_WORDS[`${last}[]`]) : undefined;
-  return item ?? FIELD_WORDS[`${call}:${keys.join('.')}`] ?? FIELD_WORDS[last] ?? null;
+  // Own entries only: a field a person named `constructor` has no words here.
+  const words = (key: string): FieldWords | undefined => (Object.hasOwn(FIELD_WORDS, key) ? FIELD_WORDS[key] : undefined);
+  const item = typeof path[path.length - 1] === 'number' ? (words(`${call}:${keys.join('.')}[]`) ?? words(`${last}[]`)) : undefined;
+  return item ?? words(`${call}:${keys.join('.')}`) ?? words(last) ?? null;
 }
 
 function capital(text: string): string {
