@@ -208,6 +208,16 @@ describe('memdir dream', () => {
     expect((await recordOf()).revert).toBeNull();
   });
 
+  it('confirm --json prints what memdir dream --json prints (its --help says so): the confirmed dream with its method, flags, tokens', async () => {
+    for (const rel of ['project_x.md', 'user_me.md', 'reference_y.md']) await fs.rm(path.join(fx.memoryDir, rel));
+    const held = await cli('dream', '--project', fx.dir, '--offline', '--force', '--json');
+    expect([held.code, held.json().status]).toEqual([1, 'needs-confirmation']);
+    const confirmed = await cli('dream', 'confirm', held.json().id as string, '--json');
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.json()).toMatchObject({ id: held.json().id, status: 'completed', method: 'rules', rev: expect.any(String) });
+    expect(Object.keys(confirmed.json())).toEqual(Object.keys(held.json()));
+  });
+
   it('fails in words with exit 2 on usage and unknown ids', async () => {
     expect((await cli('dream')).code).toBe(2);
     const unknown = await cli('dream', 'revert', '20200101-000000-abcd');

@@ -103,6 +103,23 @@ function changedOf(record: DreamRecord): { file: string; action: string; status:
   }));
 }
 
+/** What `memdir dream --json` prints of a dream, and `memdir dream confirm --json` of the one it applied. */
+function dreamJson(record: DreamRecord): Record<string, unknown> {
+  return {
+    id: record.status === 'dry-run' ? null : record.id,
+    status: record.status,
+    changed: changedOf(record),
+    report: record.report,
+    method: record.method,
+    fallbackReason: record.fallbackReason,
+    rev: record.rev,
+    flags: record.flags,
+    tokens: record.tokens,
+    durationMs: record.durationMs,
+    ...(record.error ? { error: record.error } : {}),
+  };
+}
+
 /** `memdir dream`. */
 export const dreamCommand: CommandSpec = {
   name: ['dream'],
@@ -123,8 +140,9 @@ export const dreamCommand: CommandSpec = {
   details: `JSON: {"id", "status": "completed"|"no-changes"|"needs-confirmation"|"dry-run"|"cancelled"|"failed",
   "changed": [{"file", "action": "create"|"update"|"delete", "status": "applied"|"planned"|"skipped", "kind", "reason"}],
   "report" (text), "method": "model"|"rules", "fallbackReason", "rev" (history entry), "flags": [{"kind", "files", "message"}],
-  "tokens": {"input", "output"}, "durationMs"}
-or, when the dream did not start: {"id": null, "status": "not-started", "reason", "gates": [...]}.
+  "tokens": {"input", "output"}, "durationMs", "error"? (only when it failed)}
+or, when the dream did not start: {"id": null, "status": "not-started", "reason", "gates": [...], "lastConsolidatedAt"}
+(the gates as \`memdir dream status --json\` prints them: see \`memdir dream status --help\`).
 With a model (ANTHROPIC_API_KEY, the key saved in Memdir's settings, or the Claude Code CLI, as the
 app's "Dream now") Consolidate is a bounded tool-using loop; without one, or if it fails, deterministic
 rules: duplicates merged, relative dates made absolute, stale facts and contradictions flagged. Undo with \`memdir dream revert <id>\`.
@@ -171,21 +189,8 @@ held back for confirmation, or cancelled, 2 usage or I/O error, or the dream fai
       }
       return 1;
     }
-    if (values.json) {
-      printJson(io, {
-        id: record.status === 'dry-run' ? null : record.id,
-        status: record.status,
-        changed: changedOf(record),
-        report: record.report,
-        method: record.method,
-        fallbackReason: record.fallbackReason,
-        rev: record.rev,
-        flags: record.flags,
-        tokens: record.tokens,
-        durationMs: record.durationMs,
-        ...(record.error ? { error: record.error } : {}),
-      });
-    } else {
+    if (values.json) printJson(io, dreamJson(record));
+    else {
       io.out(`${record.report}\n`);
       if (record.rev) io.out(`\nUndo with: memdir dream revert ${record.id}\n`);
       if (record.status === 'needs-confirmation') io.out(`\nApply it anyway with: memdir dream confirm ${record.id}\n`);
@@ -242,7 +247,7 @@ export const dreamConfirmCommand: CommandSpec = {
 JSON: the same as \`memdir dream --json\`. Exit codes: 0 applied, 2 usage or I/O error (unknown id, not held back, lock held).`,
   async run({ positionals, io, values }) {
     const record = await dreamsFor(io, homeFrom(values, io)).confirmNow(positionals[0]!);
-    if (values.json) printJson(io, { id: record.id, status: record.status, changed: changedOf(record), report: record.report, rev: record.rev });
+    if (values.json) printJson(io, dreamJson(record));
     else io.out(`${record.report}\n`);
     return record.status === 'completed' || record.status === 'no-changes' ? 0 : 2;
   },
@@ -259,8 +264,11 @@ export const dreamListCommand: CommandSpec = {
     limit: { type: 'string', valueName: 'N', description: 'at most N dreams (default 20)' },
     json: jsonOption,
   },
-  details: `JSON: {"memoryDir", "dreams": [<record>: {"id", "trigger", "status", "method", "startedAt", "durationMs", "tokens",
-  "changes": [...], "flags": [...], "rev", "revert", "redone"?, "report", …}]}. "revert" is set however the dream's
+  details: `JSON: {"memoryDir", "dreams": [<record>: {"id", "memoryDir", "dir", "trigger": "manual"|"scheduled"|"cli", "status",
+  "method", "model", "fallbackReason", "startedAt", "endedAt", "durationMs", "since", "tokens": {"input", "output"}, "costUsd",
+  "changes": [{"file", "action", "kind", "reason", "group", "status", "skippedReason"}], "flags": [{"kind", "files", "message"}],
+  "deletions": {"count", "total", "limit"}, "rev", "report", "error",
+  "revert": {"at", "rev", "restored", "notes", "warnings": [{"file", "message"}]} or null, "redone"?, "pid"}]}. "revert" is set however the dream's
 entry was undone (\`memdir dream revert\`, \`memdir undo\`, History's Undo); undoing the revert's entry sets it null again
 and "redone" to {"at", "rev"} (that entry). Exit codes: 0, or 2 on a usage or I/O error.`,
   async run({ values, io }) {
