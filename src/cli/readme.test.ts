@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { commandHelp, runCli } from './main.js';
 import { COMMANDS } from './registry.js';
 import { buildFixtureHome } from '../main/memdir/test-support/fixture-home.js';
+import { addMemories, addSession, makeRepo, movedWithOneConflict, topic, twoClones } from '../main/relink/test-support/moved-project.js';
+import { sanitizeDirName } from '../shared/sanitize.js';
 
 const README = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../README.md'), 'utf8');
 
@@ -40,94 +42,29 @@ function sectionsOf(name: readonly string[]): string {
   return found || name.length === 1 ? found : sectionsOf(name.slice(0, -1));
 }
 
+/**
+ * What documents a command's JSON in the README: its sections, and the one they send the reader to
+ * for a shape said once (`the JSON of \`memdir relink\``: merge and import print relink's plan and record).
+ */
+function readmeJson(name: readonly string[]): string {
+  const own = sectionsOf(name);
+  const sent = [...own.matchAll(/JSON of `memdir ([a-z][a-z -]*[a-z])`/g)].map((m) => m[1]!);
+  return [own, ...[...new Set(sent)].map((other) => sectionsOf(other.split(' ')))].join('\n');
+}
+
+/** A command's `--help`, with the one it sends the reader to for its JSON (`see \`memdir relink --help\``). */
+function helpJson(spec: (typeof COMMANDS)[number]): string {
+  const own = commandHelp(spec);
+  const sent = [...own.matchAll(/see `memdir ([a-z][a-z -]*[a-z]) --help`/g)].map((m) => m[1]!);
+  const other = (name: string) => COMMANDS.find((c) => c.name.join(' ') === name);
+  return [own, ...[...new Set(sent)].map((name) => (other(name) ? commandHelp(other(name)!) : ''))].join('\n');
+}
+
 /** The keys a command's `--help` lists in its JSON shape (`JSON: {"a", "b": [{"c"}]}`). */
 function helpJsonKeys(help: string): string[] {
   const json = help.slice(help.indexOf('JSON'));
   return [...new Set([...json.matchAll(/(?<=[{,[]\s*)"([A-Za-z][A-Za-z0-9]*)"(?=\s*[:,}\]])/g)].map((m) => m[1]!))];
 }
-
-/**
- * JSON fields the README did not name yet when the check above was made general (it covered only
- * scan, lint and agents, so `hooks status --json` went undocumented unnoticed). The list may only
- * shrink: a field documented since fails the check until it is taken off.
- */
-const UNDOCUMENTED: Record<string, string[]> = {
-  restore: ['rev', 'time', 'source', 'summary', 'files'],
-  undo: ['rev', 'time', 'source', 'summary', 'files'],
-  relink: ['label', 'dir', 'identity', 'path', 'at', 'revs'],
-  merge: [
-    'applied',
-    'plan',
-    'kind',
-    'label',
-    'dir',
-    'memoryDir',
-    'identity',
-    'target',
-    'path',
-    'area',
-    'action',
-    'areas',
-    'from',
-    'to',
-    'indexAdded',
-    'notInIndex',
-    'evidence',
-    'warnings',
-    'blockers',
-    'record',
-    'createdAt',
-    'touched',
-    'rev',
-    'n',
-    'status',
-    'resolution',
-    'resolvedAt',
-    'undone',
-    'redone',
-    'earlier',
-    'at',
-    'revs',
-  ],
-  'merge conflicts': ['n', 'area', 'memoryDir', 'status'],
-  'merge undo': ['at', 'revs', 'redone'],
-  import: [
-    'applied',
-    'plan',
-    'kind',
-    'source',
-    'label',
-    'memoryDir',
-    'target',
-    'area',
-    'action',
-    'areas',
-    'from',
-    'to',
-    'indexAdded',
-    'notInIndex',
-    'evidence',
-    'blockers',
-    'record',
-    'id',
-    'createdAt',
-    'touched',
-    'conflicts',
-    'n',
-    'status',
-    'resolution',
-    'resolvedAt',
-    'undone',
-    'redone',
-    'earlier',
-    'at',
-    'revs',
-  ],
-  dream: ['files', 'message', 'input', 'output'],
-  'dream status': ['behavior', 'file', 'folder'],
-  'dream list': ['memoryDir', 'dreams', 'trigger', 'status', 'method', 'startedAt', 'durationMs', 'tokens', 'changes', 'flags', 'report'],
-  'dream revert': ['file', 'message'],
-};
 
 /** Every key of every object in a JSON value. */
 function keysOf(value: unknown, into = new Set<string>()): Set<string> {
@@ -155,15 +92,10 @@ describe('README', () => {
         gaps.push(`${name}: --help shows no JSON shape`);
         continue;
       }
-      const readme = sectionsOf(spec.name);
-      if (readme === '') gaps.push(`${name}: no README section`);
+      if (sectionsOf(spec.name) === '') gaps.push(`${name}: no README section`);
+      const readme = readmeJson(spec.name);
       const missing = helpJsonKeys(help).filter((key) => !readme.includes(`"${key}"`) && !readme.includes(`\`${key}\``));
-      const known = UNDOCUMENTED[name] ?? [];
-      const newGaps = missing.filter((key) => !known.includes(key));
-      if (newGaps.length > 0) gaps.push(`${name}: README leaves out ${newGaps.join(', ')}`);
-      // Documented since: take it off the list, so the list only shrinks.
-      const closed = known.filter((key) => !missing.includes(key));
-      if (closed.length > 0) gaps.push(`${name}: ${closed.join(', ')} now documented; remove from UNDOCUMENTED`);
+      if (missing.length > 0) gaps.push(`${name}: README leaves out ${missing.join(', ')}`);
     }
     expect(gaps).toEqual([]);
   });
@@ -213,4 +145,112 @@ describe('README', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it('names every field restore, undo, relink, merge (list, conflicts, undo), import and dream (status, list, revert) print, run on a real home: in their README sections and --help', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-readme-merge-')));
+    const home = path.join(root, 'home');
+    const printed = new Map<string, unknown[]>();
+    const memdir = async (...args: string[]): Promise<{ code: number; json: Record<string, unknown> }> => {
+      let out = '';
+      const env = { MEMDIR_DATA_DIR: path.join(root, 'data'), HOME: root, CLAUDE_CONFIG_DIR: home };
+      const code = await runCli([...args, '--json'], { out: (t) => (out += t), err: () => undefined, env, cwd: root });
+      const json = JSON.parse(out) as Record<string, unknown>;
+      const name = COMMANDS.map((c) => c.name)
+        .filter((n) => n.every((w, i) => args[i] === w))
+        .sort((a, b) => b.length - a.length)[0]!
+        .join(' ');
+      printed.set(name, [...(printed.get(name) ?? []), json]);
+      return { code, json };
+    };
+    const history = async (project: string) =>
+      (await memdir('history', project)).json.entries as { rev: string; source: string; summary: string; files: { path: string }[] }[];
+    try {
+      // A relink keeping a conflict: its preview, its record, its conflicts, its undo and the redo of that undo.
+      const moved = await movedWithOneConflict(home, root);
+      await addSession(home, moved.newPath);
+      const orphan = sanitizeDirName(moved.oldPath);
+      expect((await memdir('relink', orphan, moved.newPath)).json.applied).toBe(false);
+      const relinked = await memdir('relink', orphan, moved.newPath, '--yes');
+      expect(relinked.code).toBe(1);
+      const id = (relinked.json.record as { id: string }).id;
+      expect((await memdir('merge', 'conflicts', id)).code).toBe(1);
+      expect((await memdir('merge', 'undo', id)).code).toBe(0);
+      const undoEntry = (await history(orphan)).find((e) => e.summary.startsWith('Undo relink'))!;
+      expect((await memdir('undo', orphan, undoEntry.rev)).code).toBe(0);
+      expect((await memdir('merge', 'list')).code).toBe(0);
+      // A memory edited, then restored as it was first.
+      const edited = path.join(root, 'edited');
+      await makeRepo(edited, null);
+      await addSession(home, edited);
+      const editedMemory = await addMemories(home, edited, { 'MEMORY.md': '- [Tabs](tabs.md) — tabs\n', 'tabs.md': topic('Tabs', 'feedback', 'tabs') });
+      const [first] = await history(edited);
+      fs.writeFileSync(path.join(editedMemory, 'tabs.md'), topic('Tabs', 'feedback', 'spaces'));
+      expect((await memdir('restore', edited, first!.rev, 'tabs.md')).json.restored).not.toBeNull();
+
+      // Two clones merged: a preview and the merge.
+      const { a, b } = await twoClones(path.join(root, 'clones'), home);
+      await addMemories(home, a, { 'MEMORY.md': '- [Tabs](tabs.md) — tabs\n', 'tabs.md': topic('Tabs', 'feedback', 'tabs') });
+      await addMemories(home, b, { 'user_me.md': topic('Me', 'user', 'me') });
+      expect((await memdir('merge', sanitizeDirName(a), sanitizeDirName(b))).json.applied).toBe(false);
+      expect((await memdir('merge', sanitizeDirName(a), sanitizeDirName(b), '--yes')).json.applied).toBe(true);
+
+      // An export imported into another project: a preview and the import.
+      const archive = path.join(root, 'b.tar');
+      expect((await memdir('export', b, archive, '--home', home)).code).toBe(0);
+      const target = path.join(root, 'q');
+      await makeRepo(target, null);
+      await addSession(home, target);
+      await addMemories(home, target, { 'user_me.md': topic('Me', 'user', 'someone else') });
+      // Another project's: a blocker previewing, a conflict kept importing anyway.
+      expect((await memdir('import', archive, target, '--home', home)).code).toBe(1);
+      expect((await memdir('import', archive, target, '--home', home, '--yes', '--force')).code).toBe(1);
+
+      // A dream (offline rules): not started, a dry run, done, its status, its list, its revert.
+      const dup = topic('No ORM', 'feedback', 'We write SQL by hand.');
+      const dreamer = path.join(root, 'dreamer');
+      await makeRepo(dreamer, null);
+      await addSession(home, dreamer);
+      await addMemories(home, dreamer, { 'feedback_sql.md': dup, 'feedback_sql_2.md': dup });
+      expect((await memdir('dream', '--project', dreamer, '--offline')).json.status).toBe('not-started');
+      expect((await memdir('dream', '--project', dreamer, '--offline', '--force', '--dry-run')).json.status).toBe('dry-run');
+      expect((await memdir('dream', '--project', dreamer, '--offline', '--force')).json.status).toBe('needs-confirmation');
+      const dreamt = await memdir('dream', '--project', dreamer, '--offline', '--force', '--allow-deletes');
+      expect(dreamt.json.status).toBe('completed');
+      await memdir('dream', 'status', '--project', dreamer);
+      await memdir('dream', 'list', '--project', dreamer);
+      expect((await memdir('dream', 'revert', dreamt.json.id as string)).code).toBe(0);
+      await memdir('dream', 'list', '--project', dreamer);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+    const gaps: string[] = [];
+    for (const name of [
+      'restore',
+      'undo',
+      'relink',
+      'merge',
+      'merge list',
+      'merge conflicts',
+      'merge undo',
+      'import',
+      'dream',
+      'dream status',
+      'dream list',
+      'dream revert',
+    ]) {
+      const outputs = printed.get(name);
+      if (!outputs) {
+        gaps.push(`${name}: not run`);
+        continue;
+      }
+      const readme = readmeJson(name.split(' '));
+      const help = helpJson(COMMANDS.find((c) => c.name.join(' ') === name)!);
+      const keys = [...keysOf(outputs)];
+      const notInReadme = keys.filter((key) => !readme.includes(`"${key}"`) && !readme.includes(`\`${key}\``));
+      const notInHelp = keys.filter((key) => !help.includes(`"${key}"`));
+      if (notInReadme.length > 0) gaps.push(`${name}: README leaves out ${notInReadme.join(', ')}`);
+      if (notInHelp.length > 0) gaps.push(`${name}: --help leaves out ${notInHelp.join(', ')}`);
+    }
+    expect(gaps).toEqual([]);
+  }, 60_000);
 });

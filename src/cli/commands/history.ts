@@ -85,7 +85,8 @@ restore stops (exit 2, nothing written), naming it: --as NAME restores it under 
 --overwrite-changed restores anyway (what is there now stays in history).
 The restore is itself recorded in history (source "restore"), so \`memdir undo <project> <its rev>\` undoes it.
 A restore that takes back the last of a dream's changes marks the dream reverted (\`memdir dream list\`).
-JSON: {"restored": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}`,
+JSON: {"restored": {"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]} (the history entry it wrote, as
+\`memdir history\` lists it) or null when nothing changed, "notes": [sentence]}`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);
@@ -159,7 +160,8 @@ is refused, naming the latest turn's entry. Undoing a merge's own entry while it
 then undone whole anyway, kept in history).
 Undoing a dream's entry marks the dream reverted (\`memdir dream list\`); undoing that undo, or a dream revert's
 entry, marks it back (its Revert works again).
-JSON: {"undone": {"rev", "time", "source", "summary", "files": [...]} or null when nothing changed, "notes": [sentence]}
+JSON: {"undone": {"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]} (the history entry it wrote, as
+\`memdir history\` lists it) or null when nothing changed, "notes": [sentence]}
 ${RECOVERED_HELP}`,
   async run({ positionals, values, io }) {
     const recovered = await finishTurnFirst(io);

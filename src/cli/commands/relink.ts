@@ -151,6 +151,7 @@ async function previewOrApply(
 const PLAN_JSON = `JSON: {"applied": false, "plan": {"kind", "source": {"label", "dir", "memoryDir", "identity"}, "target": {"path", "dir", "memoryDir", "identity"},
   "files": [{"area": "private"|"team"|"agent:<scope>:<type>"|"agent:<scope>:<type>@<launch dir from the root>", "file", "action": "add"|"same"|"conflict"|"index"}],
   "areas": [{"area", "from", "to", "indexAdded", "notInIndex"}], "evidence", "warnings", "blockers"}}
+  ("identity": {"source": "repository"|"remembered"|"paths", "remotes", "rootCommits", "paths", "gitDir", "readAt", "note"} or null)
   or, with --yes, {"applied": true, "record": {"id", "kind", "createdAt", "plan", "touched": [{"memoryDir", "rev", "files"}],
   "conflicts": [{"n", "area", "file", "memoryDir", "status", "resolution", "resolvedAt"}], "undone", "redone", "earlier"}}
   ("undone"/"redone": {"at", "revs"} or null — taken back, or brought back by undoing its undo with memdir undo).
@@ -289,7 +290,7 @@ export const mergeConflictsCommand: CommandSpec = {
   args: ['<id>'],
   options: { home: mergeHomeOption, json: jsonOption },
   details: `With --home H, refused unless the merge was made in H.
-JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", …}, "here", "moved", "both", "source"}]}
+JSON: {"id", "conflicts": [{"conflict": {"n", "area", "file", "memoryDir", "status", "resolution", "resolvedAt"}, "here", "moved", "both", "source"}]}
 ("both": what --keep both writes, the app's merge editor's first text: every line of both, the one in place first).
 ${RECOVERED_HELP}
 Exit 0 none open, 1 open conflicts.`,
@@ -326,7 +327,8 @@ export const mergeResolveCommand: CommandSpec = {
     home: mergeHomeOption,
     json: jsonOption,
   },
-  details: `One history entry (undo it with \`memdir restore\`). With --home H, refused unless the merge was made in H. JSON: the merge record.
+  details: `One history entry (undo it with \`memdir restore\`). With --home H, refused unless the merge was made in H.
+JSON: the merge record (see \`memdir relink --help\`).
 --keep merged refuses, nothing written, a text still holding a <<<<<<< or >>>>>>> line (named by its number), or a
 --file that is binary, not UTF-8 or over 1 MB.
 ${ALLOW_SECRET_HELP}
@@ -370,7 +372,8 @@ folder, or one directory is already as the undo would leave it while another is 
 when it was made in another home. A write the disk refuses (no permission, the disk full) puts back what it had already changed: whole or nothing.
 Undoing its "Undo <kind> <id>" entry with \`memdir undo\` brings it back in every directory; undoing that takes it back again.
 A dream whose last changes the undo took back (anyway, over them) is marked reverted (\`memdir dream list\`).
-JSON: the merge record ("undone": {"at", "revs"}, "redone": null) with "notes": [sentence] (an edited line undone anyway).
+JSON: the merge record (see \`memdir relink --help\`; "undone": {"at", "revs"}, "redone": null) with "notes": [sentence]
+(an edited line undone anyway).
 ${RECOVERED_HELP}`,
   async run({ positionals, values, io }) {
     const recovered = await finishTurnFirst(io);
