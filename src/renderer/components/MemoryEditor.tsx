@@ -6,7 +6,7 @@
  */
 import { markdown } from '@codemirror/lang-markdown';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import Markdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { MEMORY_TYPES, TYPE_DESCRIPTIONS, type Scope } from '../../shared/memory-types.js';
@@ -42,7 +42,19 @@ function FieldNote({ id, text }: { id: string; text: string | null }) {
 function RenameForm({ value, onChange, onRename }: { value: string; onChange: (name: string | null) => void; onRename: () => void }) {
   return (
     <span className="inline-form">
-      <input aria-label="New file name" value={value} onChange={(e) => onChange(e.target.value)} />
+      {/* Enter renames, Escape cancels: inside the editor's form, Enter would otherwise submit a save. */}
+      <input
+        aria-label="New file name"
+        value={value}
+        autoFocus
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key !== 'Enter' && e.key !== 'Escape') return;
+          e.preventDefault();
+          if (e.key === 'Enter') onRename();
+          else onChange(null);
+        }}
+      />
       <button type="button" onClick={onRename}>
         Rename
       </button>
@@ -68,16 +80,43 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   const isNew = target?.file === null;
   const dirty = isDirty(doc, draft);
 
+  const conflictRef = useRef<HTMLDivElement>(null);
+  const keepMineRef = useRef<HTMLButtonElement>(null);
+  const errorRef = useRef<HTMLDivElement>(null);
+  /**
+   * After an action the person took (Save, Rename, Delete…): what it refused is said at the top of
+   * the editor, often scrolled away from the button at the bottom, where the button looked dead.
+   */
+  const revealRefusal = () => requestAnimationFrame(() => errorRef.current?.scrollIntoView({ block: 'nearest' }));
+  /**
+   * The one save (button, Enter, Ctrl+S). While a change on disk stands, a plain save is that
+   * choice: both versions are brought into view with the choice focused — they sit at the top of
+   * the editor, often scrolled away from the body being typed in, where a refused save looked like
+   * a button that did nothing.
+   */
+  const doSave = async (options?: SaveOptions) => {
+    if (useEditor.getState().conflict !== null && !options?.overwrite) {
+      conflictRef.current?.scrollIntoView({ block: 'nearest' });
+      keepMineRef.current?.focus({ preventScroll: true });
+      return;
+    }
+    const file = await save(options);
+    if (file) onSaved(file, useEditor.getState().target!.scope);
+    else revealRefusal();
+  };
+  const saveNow = useRef(doSave);
+  saveNow.current = doSave;
+
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if ((e.metaKey || e.ctrlKey) && e.key.toLowerCase() === 's') {
         e.preventDefault();
-        void save().then((file) => file && onSaved(file, useEditor.getState().target!.scope));
+        void saveNow.current();
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [save, onSaved]);
+  }, []);
 
   const doRename = async (to: string, allowSecrets?: string[]) => {
     const scope = target?.scope;
@@ -85,7 +124,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
     if (file && scope) {
       setRenaming(null);
       onSaved(file, scope);
-    }
+    } else revealRefusal();
   };
 
   if (loading) return <p className="muted">Opening…</p>;
@@ -125,10 +164,6 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   }
   const problem = draftProblem(draft);
   const repair = needsRepair(doc);
-  const doSave = async (options?: SaveOptions) => {
-    const file = await save(options);
-    if (file) onSaved(file, useEditor.getState().target!.scope);
-  };
   const cmTheme = theme === 'dark' || (theme === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches) ? 'dark' : 'light';
   const missingField = (field: 'name' | 'description' | 'type') =>
     doc?.missingFields.includes(field) && !dirty ? `The file has no ${field}: ${field === 'type' ? 'pick one' : 'this is what a save writes'}.` : null;
@@ -180,7 +215,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         </div>
       )}
       {error && (
-        <div className="banner error" role="alert">
+        <div className="banner error" role="alert" ref={errorRef}>
           {error}
           {retireOffered === error && (
             <>
@@ -206,7 +241,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         </div>
       )}
       {conflict !== null && (
-        <div className="conflict" role="region" aria-label="Conflict">
+        <div className="conflict" role="region" aria-label="Conflict" ref={conflictRef}>
           <p>
             <strong>Changed on disk.</strong> This file changed outside this editor while you had unsaved edits. Nothing has been overwritten: compare and
             choose.
@@ -221,7 +256,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
               <pre>{conflict}</pre>
             </div>
           </div>
-          <button type="button" className="primary" onClick={() => void doSave({ overwrite: true })} disabled={problem !== null}>
+          <button type="button" className="primary" ref={keepMineRef} onClick={() => void doSave({ overwrite: true })} disabled={problem !== null}>
             Keep mine (save over it)
           </button>
           <button type="button" onClick={() => void discardDraft('Showing the version on disk; your draft was set aside.')}>
@@ -404,6 +439,11 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           {saving ? 'Saving…' : isNew ? 'Create memory' : repair && !dirty ? 'Save repaired file' : 'Save'}
         </button>
         {problem && (dirty || repair) && problem !== sizeProblem && <span className="muted small">{problem}</span>}
+        {conflict !== null && (
+          <span className="muted small" role="status" aria-label="Not saved">
+            Not saved: {target.file} changed on disk. Compare both versions above: keep yours or take what is on disk.
+          </span>
+        )}
         {dirty && !isNew && !restoredAt && (
           <button type="button" className="link" onClick={() => void discardDraft()}>
             Discard changes
@@ -427,7 +467,11 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
             <span>
               Retire team/{target.file}? Its text is emptied and its index lines removed; the next sync shares that with the team. Undo brings it back.
             </span>
-            <button type="button" className="danger" onClick={() => void retire().then((ok) => (ok ? onDeleted() : setConfirmRetire(false)))}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => void retire().then((ok) => (ok ? onDeleted() : (setConfirmRetire(false), revealRefusal())))}
+            >
               Retire
             </button>
             <button type="button" onClick={() => setConfirmRetire(false)} autoFocus>
@@ -443,7 +487,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         {confirmDelete && (
           <ConfirmDelete
             names={[target.file ?? '']}
-            onDelete={() => void remove().then((ok) => (ok ? onDeleted() : setConfirmDelete(false)))}
+            onDelete={() => void remove().then((ok) => (ok ? onDeleted() : (setConfirmDelete(false), revealRefusal())))}
             onKeep={() => setConfirmDelete(false)}
           />
         )}
