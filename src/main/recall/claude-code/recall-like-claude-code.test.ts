@@ -97,6 +97,16 @@ describe('Claude Code mode: when Claude Code loads nothing', () => {
     expect(fake.messageRequests()).toHaveLength(0);
   });
 
+  it('says why a sentence with no space (Chinese) loads nothing: Claude Code counts it as one word', async () => {
+    const result = await (await serviceWith('claude-sonnet-4-6')).claudeCode({ project: '-work-shop', query: '部署到生产环境之前要检查什么' });
+    expect(result).toMatchObject({ outcome: 'skipped', selected: [], request: null });
+    // "a one-word prompt" alone read as wrong to a person who typed a whole sentence.
+    expect(result.reason).toBe(
+      'Claude Code recalls only for a prompt of two words or more, and counts words by spaces: this prompt has no space, so it is one word to Claude Code (as a sentence in Chinese or Japanese is) and loads no memory.',
+    );
+    expect(fake.messageRequests()).toHaveLength(0);
+  });
+
   it('loads nothing when the request fails, and shows the request it sent', async () => {
     fake.setHandler(() => ({ kind: 'error', status: 500 }));
     const result = await (await serviceWith('claude-sonnet-4-6')).claudeCode({ project: '-work-shop', query: 'fix the migration' });

@@ -136,7 +136,7 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
       reason:
         query.trim() === ''
           ? 'The prompt is empty: Claude Code recalls nothing for it.'
-          : 'Claude Code recalls only for a prompt of two words or more; a one-word prompt loads no memory.',
+          : 'Claude Code recalls only for a prompt of two words or more, and counts words by spaces: this prompt has no space, so it is one word to Claude Code (as a sentence in Chinese or Japanese is) and loads no memory.',
     });
   }
   if (surfacedChars(session.surfaced) >= SESSION_RECALL_BUDGET_CHARS) {
