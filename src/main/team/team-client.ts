@@ -263,12 +263,26 @@ export class TeamClient implements SpaceClient {
     return new TeamClientError('network', `Cannot reach the sync server at ${this.base}: ${words}.`);
   }
 
+  /**
+   * The one sentence for an address that is not a Memdir team server (a wrong URL: any web
+   * server answers 404 or a page): said as such, never as "no team" or an empty team.
+   */
+  private notATeamServer(detail: string, status: number | null): TeamClientError {
+    return new TeamClientError(
+      'bad-response',
+      `${this.base} does not answer as a Memdir team server (${detail}): check the address. Memdir pulled, pushed and stored nothing.`,
+      status,
+    );
+  }
+
   private parseJson<T>(bytes: Uint8Array, schema: z.ZodType<T>, what: string, precheck?: (value: unknown) => void): T {
     let value: unknown;
     try {
       value = JSON.parse(decoder.decode(bytes));
     } catch {
-      throw new TeamClientError('bad-response', `The sync server's ${what} is not valid UTF-8 JSON; nothing was written.`);
+      // Every answer of a Memdir server is JSON: anything else (a web page) is another server.
+      const page = /^\s*</.test(Buffer.from(bytes.subarray(0, 512)).toString('utf8'));
+      throw this.notATeamServer(`its ${what} is not valid UTF-8 JSON${page ? ' but a web page' : ''}`, 200);
     }
     precheck?.(value);
     const parsed = schema.safeParse(value);
@@ -299,6 +313,8 @@ export class TeamClient implements SpaceClient {
       return new TeamClientError('revoked', 'The sync server says this token was revoked; ask your team admin for a new one and connect again.', status);
     if (status === 401)
       return new TeamClientError('unauthorized', `The sync server refused the token${said}. Check it, or ask your team admin for a new one.`, status);
+    // A Memdir server's every 404 and 405 carries the protocol's error body; a bare one is another server.
+    if ((status === 404 || status === 405) && !error) return this.notATeamServer(`it answered ${status} with no Memdir error`, status);
     if (status === 404) {
       if (this.options.scope === 'personal')
         return new TeamClientError(
@@ -435,6 +451,7 @@ export class TeamClient implements SpaceClient {
     }
     if ([400, 404, 405, 409, 413].includes(r.status)) {
       const error = this.errorBody(r.bytes);
+      if (!error && (r.status === 404 || r.status === 405)) throw this.failure(r.status, r.headers, r.bytes);
       if (!error)
         throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
       return { ok: false, status: r.status, error };
