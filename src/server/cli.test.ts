@@ -113,6 +113,31 @@ describeStores('memdir server admin', (h) => {
     expect((await run(serverListCommand, [], { db })).out).toContain('personal space of alice: 0 project(s), 0 entries (encrypted), key not set yet');
   });
 
+  it('refuses a database that holds no Memdir store, and creates nothing in it (an empty or foreign PostgreSQL database, like a missing SQLite file)', async () => {
+    const db = await h.emptyDb();
+    for (const [spec, positionals] of [
+      [serverListCommand, []],
+      [serverCreateTeamCommand, ['platform']],
+      [serverIssueTokenCommand, ['platform']],
+    ] as const) {
+      const error = await run(spec, [...positionals], { db, member: spec === serverIssueTokenCommand ? 'ann' : undefined }).catch((e: Error) => e);
+      expect(String(error), spec.name.join(' ')).toMatch(
+        /There is no team store (at|in) .*: check .*--db.*`memdir server` creates one on its first start; admin commands never do\./,
+      );
+      expect(String(error)).not.toContain('hunter2');
+    }
+    if (h.kind === 'postgres') {
+      const pg = (await import('pg')).default;
+      const client = new pg.Client({ connectionString: db });
+      await client.connect();
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')",
+      );
+      await client.end();
+      expect(rows[0]!.n).toBe(0);
+    }
+  });
+
   it('explains mistakes with exit 2 (CliFailure) rather than a stack trace', async () => {
     const db = await h.freshDb();
     await run(serverCreateTeamCommand, ['platform'], { db });

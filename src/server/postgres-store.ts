@@ -27,6 +27,7 @@ import {
   type PersonalInfo,
   type ProjectOutcome,
   StoreError,
+  noStoreError,
   personalProjectName,
   personalSpaceName,
   planCommit,
@@ -116,12 +117,20 @@ function tokenInfo(row: TokenRow): TokenInfo {
   return { id: row.id, team: row.team, member: row.member, createdAt: iso(row.created_at)!, revokedAt: iso(row.revoked_at) };
 }
 
-/** Connect, migrate (idempotent, safe when several servers start at once) and return a store. */
-export async function openPostgresStore(connectionString: string, options: { poolSize?: number } = {}): Promise<PostgresStore> {
+/**
+ * Connect, migrate (idempotent, safe when several servers start at once) and return a store.
+ * With `create: false` (admin commands) a database without Memdir's tables — empty, or another
+ * application's — is refused before anything is created in it.
+ */
+export async function openPostgresStore(connectionString: string, options: { poolSize?: number; create?: boolean } = {}): Promise<PostgresStore> {
   const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10, statement_timeout: 15_000, connectionTimeoutMillis: 10_000 });
   // An idle client losing its connection emits on the pool; unhandled, that would kill the server.
   pool.on('error', () => undefined);
   try {
+    if (options.create === false) {
+      const { rows } = await pool.query<{ present: boolean }>("SELECT to_regclass('memdir_schema') IS NOT NULL AS present");
+      if (!rows[0]?.present) throw noStoreError(`in ${redactConnectionString(connectionString)}`, 'URL');
+    }
     await migrate(pool);
   } catch (error) {
     await pool.end();

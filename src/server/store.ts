@@ -258,6 +258,18 @@ export class StoreError extends MemdirError<'exists' | 'not-found' | 'invalid-in
   override name = 'StoreError';
 }
 
+/**
+ * The one refusal of an admin command (`create: false`) whose `--db` holds no Memdir store — a
+ * missing SQLite file, an empty or foreign PostgreSQL database: a mistyped `--db` must never
+ * become a new, empty store that the running server does not use.
+ */
+export function noStoreError(where: string, check: 'path' | 'URL'): StoreError {
+  return new StoreError(
+    'not-found',
+    `There is no team store ${where}: check the ${check} (--db or $MEMDIR_SERVER_DB). \`memdir server\` creates one on its first start; admin commands never do.`,
+  );
+}
+
 export interface TeamStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Where it is, for messages, with any password removed. */

@@ -16,8 +16,10 @@ export type StoreKind = 'sqlite' | 'postgres';
 
 export interface StoreHarness {
   readonly kind: StoreKind;
-  /** A new empty database: a SQLite file path or a PostgreSQL URL (what `--db` takes). */
+  /** A new store's database, as `memdir server` leaves it on its first start: a SQLite file path or a PostgreSQL URL (what `--db` takes). */
   freshDb: () => Promise<string>;
+  /** A database that holds no Memdir store: a SQLite path with no file, or an empty PostgreSQL database. */
+  emptyDb: () => Promise<string>;
   /** Open (and migrate) a store on `db`; closed automatically after the suite. */
   open: (db: string) => Promise<TeamStore>;
   /** A store on a fresh database. */
@@ -47,7 +49,13 @@ function harness(kind: StoreKind): StoreHarness {
         await (await openStore(file)).close();
         return file;
       }
-      return cluster!.createDatabase();
+      // Created as `memdir server` creates it: admin commands only open a store that is there.
+      const url = await cluster!.createDatabase();
+      await (await openStore(url)).close();
+      return url;
+    },
+    async emptyDb() {
+      return kind === 'sqlite' ? path.join(tmp, `empty-${++n}`, 'team-sync.sqlite') : cluster!.createDatabase();
     },
     async open(db) {
       const store = await openStore(db);
