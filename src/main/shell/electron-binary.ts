@@ -31,8 +31,8 @@ export type ElectronLocation =
   | { state: 'present'; path: string; source: 'package' | 'override' }
   | { state: 'missing'; path: string | null; source: 'package' | 'override'; reason: string };
 
-/** What an install attempt came to. */
-export type InstallResult = { ok: true; path: string; bytes: number } | { ok: false; error: string };
+/** What an install attempt came to (`interrupted`: stopped by `signal`, Ctrl-C at the terminal). */
+export type InstallResult = { ok: true; path: string; bytes: number } | { ok: false; error: string; interrupted?: true };
 
 /** How long a download may bring no byte before it is abandoned. */
 export const DEFAULT_STALL_MS = 30_000;
@@ -125,6 +125,42 @@ export interface InstallOptions {
   stallMs?: number;
   /** Called whenever more bytes arrived (downloaded, then unzipped). */
   onProgress?: (bytes: number) => void;
+  /** Stops the install (the launcher's Ctrl-C): the installer is ended and nothing of it is kept. */
+  signal?: AbortSignal;
+}
+
+/** Our download folders in the temp folder: `<prefix><pid of the launcher>-<random>`. */
+const TEMP_PREFIX = 'memdir-electron-download-';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * What an earlier download left when its launcher was killed outright (SIGKILL, a closed
+ * terminal, a power cut) and could not clean up: its temp folder (a part of the zip) and a
+ * `dist/` without `path.txt` (a half-done unzip, never an install: `path.txt` is written last).
+ * Removed before the next download, so it starts clean and nothing is left behind. A folder
+ * of a launcher still running (another `npm start`) is left alone.
+ */
+function removeLeftovers(pkg: ElectronPackage, tmp: string): void {
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(tmp);
+  } catch {
+    // No temp folder to sweep: mkdtemp below says what is wrong with it.
+  }
+  for (const name of names) {
+    const pid = name.startsWith(TEMP_PREFIX) ? Number(/^(\d+)-/.exec(name.slice(TEMP_PREFIX.length))?.[1]) : NaN;
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) fs.rmSync(path.join(tmp, name), { recursive: true, force: true });
+  }
+  if (!fs.existsSync(path.join(pkg.dir, 'path.txt'))) fs.rmSync(path.join(pkg.dir, 'dist'), { recursive: true, force: true });
 }
 
 /**
@@ -163,7 +199,8 @@ function stop(child: ChildProcess): void {
 export async function installElectron(options: InstallOptions): Promise<InstallResult> {
   const { pkg, env } = options;
   const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
-  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-electron-download-'));
+  removeLeftovers(pkg, os.tmpdir());
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), `${TEMP_PREFIX}${process.pid}-`));
   const dist = path.join(pkg.dir, 'dist');
   // @electron/get downloads into os.tmpdir(): point it at a folder of ours, to measure and clean it.
   const child = spawn(process.execPath, ['--import', PRELOAD, path.join(pkg.dir, 'install.js')], {
@@ -204,20 +241,33 @@ export async function installElectron(options: InstallOptions): Promise<InstallR
     },
     Math.max(50, Math.min(1_000, Math.floor(stallMs / 4))),
   );
+  let interrupted = false;
+  const interrupt = (): void => {
+    interrupted = true;
+    stop(child);
+  };
+  if (options.signal?.aborted) interrupt();
+  options.signal?.addEventListener('abort', interrupt, { once: true });
   const code = await new Promise<number | null>((resolve) => {
     child.on('error', (error) => {
       output += `${error.message}\n`;
       resolve(null);
     });
-    child.on('close', (exitCode) => resolve(exitCode));
+    child.on('close', (exitCode, signal) => {
+      // Ctrl-C at the terminal reaches the installer too (one process group): it may end first.
+      if (!stalled && (signal === 'SIGINT' || signal === 'SIGTERM')) interrupted = true;
+      resolve(exitCode);
+    });
   });
   clearInterval(poll);
+  options.signal?.removeEventListener('abort', interrupt);
   fs.rmSync(temp, { recursive: true, force: true });
 
   const found = locateElectron(pkg, env);
-  if (!stalled && code === 0 && found.state === 'present') return { ok: true, path: found.path, bytes };
+  if (!stalled && !interrupted && code === 0 && found.state === 'present') return { ok: true, path: found.path, bytes };
   // Whatever was unzipped before the failure is of no use, and must not pass for an install.
   if (found.state !== 'present') fs.rmSync(dist, { recursive: true, force: true });
+  if (interrupted) return { ok: false, error: 'the download was interrupted', interrupted: true };
   if (stalled) return { ok: false, error: `the download stalled (no data for ${Math.round(stallMs / 1000)} s) and was abandoned` };
   if (code === 0) return { ok: false, error: `the installer finished but left no binary (${found.state === 'missing' ? found.reason : found.path})` };
   return { ok: false, error: installerErrorLine(output) ?? `the installer exited with code ${code ?? 'unknown'}` };

@@ -3,8 +3,9 @@
  * Real processes throughout — Electron's own install.js (on a copy of the package), a loopback
  * mirror that records requests, a fake Electron (a script recording its argv), the real host.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -70,7 +71,7 @@ async function launch(env: NodeJS.ProcessEnv, extra: Partial<LauncherOptions> = 
 
 /** The argv the fake Electron was started with, once it has exited. */
 async function electronArgv(result: LaunchOutcome): Promise<string[]> {
-  if (result.kind !== 'electron') throw new Error(`expected Electron, got the host: ${result.reason}`);
+  if (result.kind !== 'electron') throw new Error(`expected Electron, got ${result.kind === 'host' ? `the host: ${result.reason}` : 'stopped'}`);
   await new Promise((resolve) => (result.child.exitCode === null ? result.child.once('close', resolve) : resolve(null)));
   return readFileSync(argvFile, 'utf8').split('\n').filter(Boolean);
 }
@@ -173,6 +174,91 @@ describe.runIf(unix)('npm start without Electronʼs binary', () => {
     await withMirror('zip');
     const second = await launch(envFor({ electron_use_remote_checksums: '1' }));
     expect((await electronArgv(second.outcome))[0]).toBe(APP_MAIN);
+  });
+});
+
+describe.runIf(unix)('npm start stopped during Electronʼs download', () => {
+  const DRIVER = path.join(import.meta.dirname, 'test-support', 'launch-driver.ts');
+
+  /** What is in the temp folder `tmp`, but tsxʼs compile cache (the test driverʼs, not the launcherʼs). */
+  const leftIn = (tmp: string): string[] => readdirSync(tmp).filter((name) => !name.startsWith('tsx-'));
+
+  /** Bytes of the zip being downloaded into the launcherʼs temp folder `tmp`. */
+  function downloadedBytes(tmp: string): number {
+    let total = 0;
+    for (const name of readdirSync(tmp, { recursive: true, encoding: 'utf8' })) {
+      const stat = statSync(path.join(tmp, name), { throwIfNoEntry: false });
+      if (stat?.isFile() && name.endsWith('.zip')) total += stat.size;
+    }
+    return total;
+  }
+
+  /** The launcher as its own process group (a terminalʼs job), its temp folder `tmp`, signalled once the zip is arriving. */
+  async function launchAndSignal(tmp: string, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
+    await fs.mkdir(tmp, { recursive: true });
+    const child = spawn(process.execPath, ['--import', 'tsx', DRIVER, pkg.dir, pkg.version], {
+      cwd: REPO,
+      env: envFor({ electron_use_remote_checksums: '1', TMPDIR: tmp }),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('close', (code, sig) => resolve({ code, signal: sig })),
+    );
+    await expect.poll(() => downloadedBytes(tmp), { timeout: 30_000, interval: 20 }).toBeGreaterThan(0);
+    // Ctrl-C: the terminal signals the whole foreground group — the launcher and Electronʼs installer.
+    process.kill(-child.pid!, signal);
+    return { ...(await closed), out };
+  }
+
+  /** A start in this process with `tmp` as its temp folder (os.tmpdir() reads TMPDIR on each call). */
+  async function launchWithTmp(tmp: string): Promise<{ outcome: LaunchOutcome; text: string }> {
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      return await launch(envFor({ electron_use_remote_checksums: '1' }));
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  }
+
+  it('Ctrl-C stops it, leaves no temp zip and no half-unzipped dist/, and the next start installs normally', async () => {
+    await withMirror('slow');
+    const tmp = path.join(root, 'tmp');
+    const stopped = await launchAndSignal(tmp, 'SIGINT');
+    expect(stopped.out).toContain("Stopped: Electron's download was interrupted and nothing of it was kept");
+    expect(stopped.code).toBe(130);
+    expect(leftIn(tmp)).toEqual([]);
+    expect(existsSync(path.join(pkg.dir, 'dist'))).toBe(false);
+    expect(existsSync(path.join(pkg.dir, 'path.txt'))).toBe(false);
+    await mirror!.close();
+
+    await withMirror('zip');
+    const next = await launchWithTmp(tmp);
+    expect((await electronArgv(next.outcome))[0]).toBe(APP_MAIN);
+    expect(leftIn(tmp)).toEqual([]);
+  });
+
+  it('after a launcher killed outright mid-download, the next start sweeps what it left and installs normally', async () => {
+    await withMirror('slow');
+    const tmp = path.join(root, 'tmp');
+    const killed = await launchAndSignal(tmp, 'SIGKILL');
+    expect(killed.signal).toBe('SIGKILL');
+    // What SIGKILL leaves: the temp folder with part of the zip, and a dist/ half unzipped.
+    expect(leftIn(tmp)).not.toEqual([]);
+    await fs.mkdir(path.join(pkg.dir, 'dist'), { recursive: true });
+    await fs.writeFile(path.join(pkg.dir, 'dist', 'LICENSES.chromium.html'), 'half');
+    await mirror!.close();
+
+    await withMirror('zip');
+    const next = await launchWithTmp(tmp);
+    expect((await electronArgv(next.outcome))[0]).toBe(APP_MAIN);
+    expect(leftIn(tmp)).toEqual([]);
+    expect(readdirSync(path.join(pkg.dir, 'dist')).sort()).toEqual(['electron', 'version']);
   });
 });
 

@@ -61,8 +61,11 @@ export interface LauncherOptions {
   startHost?: (args: string[]) => Promise<RunningHost>;
 }
 
-/** What `npm start` turned into. */
-export type LaunchOutcome = { kind: 'electron'; binary: string; child: ChildProcess } | { kind: 'host'; reason: string; host: RunningHost };
+/** What `npm start` turned into (`stopped`: Ctrl-C during Electron's download, which kept nothing). */
+export type LaunchOutcome =
+  | { kind: 'electron'; binary: string; child: ChildProcess }
+  | { kind: 'host'; reason: string; host: RunningHost }
+  | { kind: 'stopped'; signal: NodeJS.Signals };
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
@@ -85,13 +88,35 @@ export async function runLauncher(options: LauncherOptions): Promise<LaunchOutco
   if (found.state === 'missing' && found.source === 'package') {
     const title = `Downloading Electron ${pkg.version} (first start only)`;
     write(options.tty ? `${title}…` : `${title}…\n`);
-    const result = await installElectron({
-      pkg,
-      env,
-      ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
-      onProgress: (bytes) => options.tty && write(`\r\x1b[K${title}: ${megabytes(bytes)}`),
-    });
+    // Ctrl-C (or a SIGTERM) during the download stops it cleanly: the installer is ended and its
+    // temp zip and half-unzipped dist/ removed before the launcher ends (Node's default would
+    // end it at once, leaving both behind).
+    const interruption = new AbortController();
+    let stoppedBy: NodeJS.Signals | null = null;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      stoppedBy ??= signal;
+      interruption.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    let result;
+    try {
+      result = await installElectron({
+        pkg,
+        env,
+        ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
+        onProgress: (bytes) => options.tty && write(`\r\x1b[K${title}: ${megabytes(bytes)}`),
+        signal: interruption.signal,
+      });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
     if (options.tty) write('\r\x1b[K');
+    if (stoppedBy || (!result.ok && result.interrupted)) {
+      write(`Stopped: Electron's download was interrupted and nothing of it was kept; npm start downloads it again next time.\n`);
+      return { kind: 'stopped', signal: stoppedBy ?? 'SIGINT' };
+    }
     if (!result.ok) return host(`Electron ${pkg.version} could not be installed: ${result.error}`);
     write(`Electron ${pkg.version} installed (${megabytes(result.bytes)}).\n`);
     found = locateElectron(pkg, env);
@@ -120,6 +145,8 @@ if (isMain) {
       write: (text) => process.stdout.write(text),
       tty: process.stdout.isTTY === true,
     });
+    // The shell's convention for a program ended by a signal: 128 + its number (130 for Ctrl-C).
+    if (outcome.kind === 'stopped') process.exit(outcome.signal === 'SIGINT' ? 130 : 143);
     if (outcome.kind === 'electron') {
       const { child } = outcome;
       // Like Electron's own cli.js: the app ends with the launcher, and the launcher with the app.
