@@ -99,6 +99,19 @@ describe('the app API', () => {
     expect(await api.call('projects.get', { dir: '-no-such' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
 
+  it('a refusal an input overrules names that input in the appʼs error, as the CLI names its flag (plain http to another machine)', async () => {
+    const r = await api.call('team.connect', {
+      dir: '-work-shop',
+      server: 'http://sync.example.com',
+      team: 'platform',
+      token: `mdt_${'0'.repeat(16)}_${'A'.repeat(43)}`,
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input', message: expect.stringContaining('would send your token unencrypted'), overruledBy: 'allowHttp' },
+    });
+  });
+
   it('lists projects for the dashboard with counts, load and problems', async () => {
     const result = await api.call('projects.list', {});
     expect(result.ok).toBe(true);

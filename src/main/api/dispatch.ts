@@ -50,6 +50,8 @@ export function toRpcError(error: unknown): RpcErrorShape {
       code: errorMapping(error.code).rpc,
       message: error.message,
       ...(error.hint !== undefined ? { hint: error.hint } : {}),
+      // The app offers the override the CLI names as a flag (src/cli/main.ts failureOutput).
+      ...(error.overruledBy !== undefined ? { overruledBy: error.overruledBy } : {}),
       ...(typeof current === 'string' ? { current } : {}),
       ...(Array.isArray(secrets) ? { secrets } : {}),
     };

@@ -23,6 +23,7 @@ const CONNECT_WORDS: ConnectWords = {
 function ConnectForm({ warning, minChars }: { warning: string; minChars: number }) {
   const busy = usePersonal((s) => s.busy);
   const error = usePersonal((s) => s.accountError);
+  const overruledBy = usePersonal((s) => s.connectOverruledBy);
   const confirm = usePersonal((s) => s.confirm);
   const fields = useConnectFields();
   const [passphrase, setPassphrase] = useState('');
@@ -82,18 +83,19 @@ function ConnectForm({ warning, minChars }: { warning: string; minChars: number 
       locked={step === 'confirm'}
       busy={busy}
       error={error}
+      overruledBy={overruledBy}
       disabled={busy || problem !== null}
       problem={problem}
       submitLabel={step === 'confirm' ? 'Set the passphrase and connect' : 'Connect'}
       {...(step === 'confirm' ? { back: () => usePersonal.getState().cancelConfirm() } : {})}
-      onSubmit={() =>
+      onSubmit={(override) =>
         void usePersonal
           .getState()
           .connect({
             server: server.trim(),
             token: token.trim(),
             passphrase,
-            ...(allowHttp ? { allowHttp } : {}),
+            ...(allowHttp || override?.allowHttp ? { allowHttp: true } : {}),
             ...(step === 'confirm' ? { acknowledged: true } : {}),
           })
           .then((done) => {

@@ -37,6 +37,7 @@ export function SyncConnectForm({
   locked = false,
   busy,
   error,
+  overruledBy = null,
   disabled,
   problem,
   submitLabel,
@@ -55,13 +56,16 @@ export function SyncConnectForm({
   locked?: boolean;
   busy: boolean;
   error: string | null;
+  /** The input that overrules the refusal in `error` (`allowHttp`): the form offers that choice with it. */
+  overruledBy?: string | null;
   disabled: boolean;
   /** Why it cannot be sent yet, on the button. */
   problem?: string | null;
   submitLabel: string;
   /** A way back from a confirming step. */
   back?: () => void;
-  onSubmit: () => void;
+  /** Send the fields; `override` carries a choice the refusal offered (plain http), taken at once. */
+  onSubmit: (override?: { allowHttp: true }) => void;
 }) {
   return (
     <form
@@ -105,6 +109,21 @@ export function SyncConnectForm({
       {error && (
         <div className="banner error" role="alert">
           {error}
+          {/* The refusal the CLI overrules with --allow-http: the same choice, named, one click (the box is ticked too). */}
+          {overruledBy === 'allowHttp' && !fields.allowHttp && (
+            <div className="actions">
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => {
+                  fields.setAllowHttp(true);
+                  onSubmit({ allowHttp: true });
+                }}
+              >
+                Allow plain http and {submitLabel.charAt(0).toLowerCase() + submitLabel.slice(1)}
+              </button>
+            </div>
+          )}
         </div>
       )}
       <div className="actions">

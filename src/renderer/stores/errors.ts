@@ -9,6 +9,11 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The input that overrules a refusal (`allowHttp`), for the view to offer that choice; null when none does. */
+export function overruledByOf(error: unknown): string | null {
+  return error instanceof RpcError ? (error.overruledBy ?? null) : null;
+}
+
 /** A save refused because it would hold a secret (secrets/save-guard.ts): its sentence and each secret, masked, to ask about. */
 export interface SecretRefusal {
   message: string;

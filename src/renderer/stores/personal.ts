@@ -9,7 +9,7 @@ import { create } from 'zustand';
 import type { PersonalProjectStatus, PersonalStatus } from '../../shared/contract/personal.js';
 import { resolvedInClaudeCodeStore } from '../../shared/sync-waiting.js';
 import { call } from '../transport/transport.js';
-import { messageOf } from './errors.js';
+import { messageOf, overruledByOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
 
@@ -55,6 +55,8 @@ interface PersonalStoreState extends ProjectSyncSlice<PersonalProjectStatus> {
   confirm: string | null;
   /** Why the account could not be read or connected (the project's own trouble is `error`). */
   accountError: string | null;
+  /** The input that overrules the last connect's refusal (`allowHttp`), offered with the error. */
+  connectOverruledBy: string | null;
   load: () => Promise<void>;
   connect: (input: { server: string; token: string; passphrase: string; allowHttp?: boolean; acknowledged?: boolean }) => Promise<boolean>;
   cancelConfirm: () => void;
@@ -89,6 +91,7 @@ export const usePersonal = create<PersonalStoreState>()((set, get) => ({
   status: null,
   confirm: null,
   accountError: null,
+  connectOverruledBy: null,
   async load() {
     try {
       set({ status: await call('personal.status', {}) });
@@ -97,7 +100,7 @@ export const usePersonal = create<PersonalStoreState>()((set, get) => ({
     }
   },
   async connect(input) {
-    set({ busy: true, accountError: null });
+    set({ busy: true, accountError: null, connectOverruledBy: null });
     try {
       const result = await call('personal.connect', input);
       if (result.outcome === 'needs-acknowledgement') {
@@ -114,7 +117,7 @@ export const usePersonal = create<PersonalStoreState>()((set, get) => ({
       if (get().dir) await get().refresh();
       return true;
     } catch (error) {
-      set({ accountError: messageOf(error) });
+      set({ accountError: messageOf(error), connectOverruledBy: overruledByOf(error) });
       return false;
     } finally {
       set({ busy: false });

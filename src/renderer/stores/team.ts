@@ -11,7 +11,7 @@ import { resolvedInClaudeCodeStore } from '../../shared/sync-waiting.js';
 import type { Scope } from '../../shared/memory-types.js';
 import { ago } from '../components/format.js';
 import { call } from '../transport/transport.js';
-import { askInNotice, messageOf, type SecretAsk, secretAskOf } from './errors.js';
+import { askInNotice, messageOf, overruledByOf, type SecretAsk, secretAskOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
@@ -111,6 +111,8 @@ interface TeamStoreState extends ProjectSyncSlice<TeamStatus> {
   overview: Record<string, TeamOverviewRow>;
   overviewAt: number;
   connect: (input: { server: string; team: string; token: string; allowHttp?: boolean }) => Promise<boolean>;
+  /** The input that overrules the last connect's refusal (`allowHttp`), offered with the error. */
+  connectOverruledBy: string | null;
   disconnect: () => Promise<void>;
   move: (file: string, to: Scope) => Promise<void>;
   loadOverview: (force?: boolean) => Promise<void>;
@@ -142,10 +144,11 @@ export const useTeam = create<TeamStoreState>()((set, get) => ({
   ...projectSyncSlice(TEAM_SIDE, set, get),
   overview: {},
   overviewAt: 0,
+  connectOverruledBy: null,
   async connect(input) {
     const dir = get().dir;
     if (!dir) return false;
-    set({ busy: true, error: null });
+    set({ busy: true, error: null, connectOverruledBy: null });
     try {
       const project = await call('team.connect', { dir, ...input });
       set({ project });
@@ -153,7 +156,7 @@ export const useTeam = create<TeamStoreState>()((set, get) => ({
       void get().loadOverview(true);
       return true;
     } catch (error) {
-      set({ error: messageOf(error) });
+      set({ error: messageOf(error), connectOverruledBy: overruledByOf(error) });
       return false;
     } finally {
       set({ busy: false });

@@ -26,6 +26,7 @@ const CONNECT_WORDS: ConnectWords = {
 function ConnectForm() {
   const busy = useTeam((s) => s.busy);
   const error = useTeam((s) => s.error);
+  const overruledBy = useTeam((s) => s.connectOverruledBy);
   const fields = useConnectFields();
   const [team, setTeam] = useState('');
   const { server, token, allowHttp } = fields;
@@ -53,12 +54,13 @@ function ConnectForm() {
       }
       busy={busy}
       error={error}
+      overruledBy={overruledBy}
       disabled={busy || !server.trim() || !team.trim() || !token.trim()}
       submitLabel="Connect"
-      onSubmit={() =>
+      onSubmit={(override) =>
         void useTeam
           .getState()
-          .connect({ server: server.trim(), team: team.trim(), token: token.trim(), ...(allowHttp ? { allowHttp } : {}) })
+          .connect({ server: server.trim(), team: team.trim(), token: token.trim(), ...(allowHttp || override?.allowHttp ? { allowHttp: true } : {}) })
           .then((ok) => ok && fields.setToken(''))
       }
     />

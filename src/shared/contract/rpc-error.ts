@@ -31,6 +31,11 @@ export type RpcErrorShape = {
   issues?: string[] | undefined;
   /** What the person can do about it, one sentence (a MemdirError's hint). */
   hint?: string | undefined;
+  /**
+   * A refusal the caller may overrule: the input that does it, by its contract name
+   * (`allowHttp`). The CLI names the flag; the app offers the same choice (a button).
+   */
+  overruledBy?: string | undefined;
   /** For a save refused for a secret: each secret it would add, masked, with the fingerprint that saves it anyway. */
   secrets?: SecretOnSave[] | undefined;
 };
@@ -41,6 +46,7 @@ export class RpcError extends Error {
   readonly current?: string;
   readonly issues?: string[];
   readonly hint?: string;
+  readonly overruledBy?: string;
   readonly secrets?: SecretOnSave[];
   constructor(shape: RpcErrorShape) {
     super(shape.message);
@@ -49,6 +55,7 @@ export class RpcError extends Error {
     if (shape.current !== undefined) this.current = shape.current;
     if (shape.issues !== undefined) this.issues = shape.issues;
     if (shape.hint !== undefined) this.hint = shape.hint;
+    if (shape.overruledBy !== undefined) this.overruledBy = shape.overruledBy;
     if (shape.secrets !== undefined) this.secrets = shape.secrets;
   }
   toJSON(): RpcErrorShape {
@@ -58,6 +65,7 @@ export class RpcError extends Error {
       ...(this.current !== undefined ? { current: this.current } : {}),
       ...(this.issues ? { issues: this.issues } : {}),
       ...(this.hint !== undefined ? { hint: this.hint } : {}),
+      ...(this.overruledBy !== undefined ? { overruledBy: this.overruledBy } : {}),
       ...(this.secrets !== undefined ? { secrets: this.secrets } : {}),
     };
   }
