@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { buildIndexLikeClaudeCode } from '../../shared/index-build.js';
-import { listHistory } from '../history/history.js';
-import { createMemory, type Where } from './memory-service.js';
+import { deletedFiles, listHistory } from '../history/history.js';
+import { createMemory, deleteMemory, type Where } from './memory-service.js';
 import { scanMemoryDir } from './scan-dir.js';
-import { undoChange } from './undo-change.js';
+import { restoreMemoryFile, undoChange } from './undo-change.js';
 
 let root: string;
 let where: Where;
@@ -77,4 +77,22 @@ it('a folder with no other memory gets just the pointer, and no note', async () 
   const { entry } = await create();
   expect(await read('MEMORY.md')).toBe(mine);
   expect(entry!.summary).toBe('Create project_friday_freeze.md');
+});
+
+it('restoring a deleted memory where there is no MEMORY.md writes the index Claude Code would have built, then its pointer', async () => {
+  await createMemory(where, {
+    fields: { name: 'Gone', description: 'a memory deleted and brought back', type: 'project' },
+    body: 'Back.\n',
+    file: 'gone.md',
+    noPointer: true,
+  });
+  await deleteMemory(where, 'gone.md');
+  await expect(fs.lstat(path.join(memoryDir(), 'MEMORY.md'))).rejects.toThrow();
+  const [gone] = await deletedFiles(memoryDir(), { dataDir: where.dataDir! });
+  const restored = await restoreMemoryFile({ memoryDir: memoryDir(), dataDir: where.dataDir!, rev: gone!.rev, file: gone!.path });
+  expect(await read('MEMORY.md')).toBe(`${built}- [Gone](gone.md) — a memory deleted and brought back\n`);
+  expect(restored.entry!.summary).toMatch(/^Restored gone\.md as of .*; MEMORY\.md written with the 2 pointers Claude Code would have built$/);
+  await undoChange({ memoryDir: memoryDir(), dataDir: where.dataDir!, rev: restored.entry!.rev });
+  await expect(fs.lstat(path.join(memoryDir(), 'MEMORY.md'))).rejects.toThrow();
+  await expect(fs.lstat(path.join(memoryDir(), 'gone.md'))).rejects.toThrow();
 });

@@ -46,6 +46,7 @@ export {
   refuseTakenName,
   renameMemory,
   saveIndexText,
+  seedIndex,
   suggestFileName,
   takenNameRefusal,
   takenSentence,

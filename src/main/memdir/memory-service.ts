@@ -330,26 +330,38 @@ export async function readIndex(where: Where): Promise<{ parsed: ParsedIndex; te
 }
 
 /**
+ * What a writer that creates MEMORY.md starts from (R-INDEX) — the one rule for every such writer
+ * (writeIndex, a dream's Prune, a relink or import, a restore). Where there was none (`before` is
+ * null) and the folder has memories, Claude Code 2.1.332 would build one at its next session start
+ * (shared/index-build.ts); a MEMORY.md holding only the writer's pointers would stop that build and
+ * leave every other memory unlisted for good. So the writer's change goes on top of what Claude
+ * Code would have built from the memories there — its own (`own`: the paths it writes pointers
+ * for) left out — as if a session had started first, and its history entry says so. '' when
+ * nothing is seeded: an index that exists (an empty or blank one too: the client keeps it), the
+ * team's index (it loads nothing), or nothing to list. Called inside the writer's `transact`.
+ */
+export async function seedIndex(where: Where, before: string | null, own: Iterable<string>): Promise<string> {
+  if (before !== null || where.scope !== 'private') return '';
+  const built = predictBuiltIndex(where.memoryDir, new Set(own));
+  if (built === null) return '';
+  await noteInChange(where.memoryDir, builtIndexNote(built.listed.length));
+  return built.text;
+}
+
+/**
  * Writes a directory's index when `parsed` differs from the text read (`before`) — the one place
- * Memdir writes an index, so the one place it creates MEMORY.md. Where there was none and the
- * folder has memories, Claude Code 2.1.332 would build one at its next session start
- * (shared/index-build.ts); a MEMORY.md holding only this change's pointers would stop that build
- * and leave every other memory unlisted. So MEMORY.md is first what Claude Code would have built
- * from the memories there before this change (the ones `parsed` points at left out: they are the
- * change's own), and the change's lines follow — as if a session had started first. An empty or
- * blank MEMORY.md that exists is kept as the client keeps it (`before` is then not null).
+ * the memory service writes an index. A MEMORY.md it creates is seeded ({@link seedIndex}): what
+ * Claude Code would have built from the other memories there first, then the change's lines.
  */
 export async function writeIndex(where: Where, parsed: ParsedIndex, before: string | null): Promise<void> {
-  let text = serializeIndex(parsed);
+  const text = serializeIndex(parsed);
   if (text === before) return;
-  if (before === null && where.scope === 'private') {
-    const built = predictBuiltIndex(where.memoryDir, new Set(indexEntries(parsed).map((e) => e.file)));
-    if (built !== null) {
-      text = built.text + text;
-      await noteInChange(where.memoryDir, builtIndexNote(built.listed.length));
-    }
-  }
-  await writeFileAtomic(where.memoryDir, inScope(where.scope, INDEX_FILE), text);
+  const seed = await seedIndex(
+    where,
+    before,
+    indexEntries(parsed).map((e) => e.file),
+  );
+  await writeFileAtomic(where.memoryDir, inScope(where.scope, INDEX_FILE), seed + text);
 }
 
 /** A memory's text, refused in words when it is larger than any scan would read (TOPIC_MAX_BYTES). */

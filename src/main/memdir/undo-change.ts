@@ -23,15 +23,7 @@
  * undo leaves them empty.
  */
 import path from 'node:path';
-import {
-  formatIndexEntry,
-  indexEntries,
-  type ParsedIndex,
-  parseIndex,
-  removeIndexEntries,
-  retargetIndexEntries,
-  serializeIndex,
-} from '../../shared/index-format.js';
+import { formatIndexEntry, indexEntries, type ParsedIndex, parseIndex, removeIndexEntries, retargetIndexEntries } from '../../shared/index-format.js';
 import { addNewPointer, describePlacement, type IndexReversal, reinsertPointer, revertIndexChange } from '../../shared/index-restore.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { listInWords, quotedLines } from '../../shared/size-text.js';
@@ -52,7 +44,7 @@ import {
   transact,
 } from '../history/index.js';
 import { MemoryError } from './memory-error.js';
-import { editPointers, memoryAt, pointerPlacesAt, readText, refuseTakenName, retireMemoryFile } from './memory-service.js';
+import { editPointers, memoryAt, pointerPlacesAt, readText, refuseTakenName, retireMemoryFile, writeIndex } from './memory-service.js';
 import { parseTopicFile } from './topic-file.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 
@@ -660,14 +652,16 @@ export async function restoreMemoryFile(opts: Options & { rev: string; file: str
       for (const { index, file } of pointerPlacesAt(rel)) {
         const named = pointerPlacesAt(to).find((p) => p.index === index)?.file;
         if (named === undefined) continue;
-        const current = parseIndex((await readText(opts.memoryDir, index)) ?? '');
+        const text = await readText(opts.memoryDir, index);
+        const current = parseIndex(text ?? '');
         if (indexEntries(current).some((e) => e.file === named)) continue;
         const old = await lastListing(opts.memoryDir, opts.rev, index, file, history);
         const put = old
           ? reinsertPointer(current, named === file ? old : retargetIndexEntries(old, file, named), named)
           : addNewPointer(current, await newPointerLine(opts.memoryDir, to, named), named);
         if (!put) continue;
-        await writeFileAtomic(opts.memoryDir, index, serializeIndex(put.index));
+        // Through the one index writer: a MEMORY.md this restore creates is seeded (seedIndex).
+        await writeIndex({ memoryDir: opts.memoryDir, scope: index === INDEX_FILE ? 'private' : 'team' }, put.index, text);
         notes.push(describePlacement(put.placement, index));
       }
     },
