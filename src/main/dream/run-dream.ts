@@ -17,6 +17,7 @@
 import type { DreamFlag, DreamPhase, DreamRecord, DreamTrigger } from '../../shared/contract/dream.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { LlmError, type ModelProvider } from '../llm/index.js';
+import { seedIndex } from '../memdir/index.js';
 import type { AppSettings } from '../settings/index.js';
 import { recoverInterruptedApply } from './apply/apply-dream.js';
 import { type DreamApplyHooks, applyPlanUnderLock } from './apply/apply-plan.js';
@@ -270,7 +271,18 @@ async function runPhases(opts: DreamRunOptions, sinceMs: number | null, signal: 
   await enter('prune', 'tidying MEMORY.md');
   for (const rel of indexesBefore.keys()) {
     const scope = rel === INDEX_FILE ? 'private' : 'team';
-    const pruned = pruneScope(scope, plan.text(rel), { rels: plan.topicRels(scope), textOf: (r) => plan.text(r), exists: (r) => plan.exists(r) }, index);
+    // Where the dream creates MEMORY.md, Prune starts from what Claude Code would have built (as apply does).
+    const seed = await seedIndex(
+      { memoryDir: opts.memoryDir, scope },
+      plan.text(rel),
+      plan.changes().map((c) => c.file),
+    );
+    const pruned = pruneScope(
+      scope,
+      seed || plan.text(rel),
+      { rels: plan.topicRels(scope), textOf: (r) => plan.text(r), exists: (r) => plan.exists(r) },
+      index,
+    );
     if (pruned.text !== null && pruned.text !== plan.text(indexRelOf(scope)))
       plan.write(rel, pruned.text, { kind: 'index', reason: describePrune(rel, pruned) });
   }

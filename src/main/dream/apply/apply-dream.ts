@@ -25,7 +25,7 @@ import { isProcessAlive } from '../../core/process.js';
 import { type IndexContext, describePrune, indexRelOf, pruneScope } from '../plan/dream-index.js';
 import type { StagedChange } from '../plan/dream-plan.js';
 import { hashText, readCurrent, readMemorySnapshot } from '../plan/memory-snapshot.js';
-import { takenNameRefusal } from '../../memdir/index.js';
+import { seedIndex, takenNameRefusal } from '../../memdir/index.js';
 
 /** What apply needs. */
 export interface ApplyInput {
@@ -146,9 +146,16 @@ export async function applyDream(input: ApplyInput): Promise<ApplyResult> {
         continue;
       }
       const rels = [...after.files.values()].filter((f) => f.kind === 'topic' && f.scope === scope).map((f) => f.rel);
+      // A MEMORY.md this dream creates starts from what Claude Code would have built from the
+      // memories the dream did not write (seedIndex): Prune then tidies it as any index.
+      const seed = await seedIndex(
+        { memoryDir, scope },
+        before,
+        result.applied.map((c) => c.file),
+      );
       const pruned = pruneScope(
         scope,
-        before,
+        seed || before,
         { rels, textOf: (r) => after.files.get(r)?.text ?? null, exists: (r) => readCurrent(memoryDir, r).text !== null || after.files.has(r) },
         input.index,
       );
