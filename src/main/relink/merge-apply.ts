@@ -11,7 +11,8 @@ import path from 'node:path';
 import type { MergeConflict, MergePlan, MergeRecord } from '../../shared/contract/identity.js';
 import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
 import { transact } from '../history/index.js';
-import { MAX_MEMORY_DEPTH } from '../memdir/index.js';
+import { MAX_MEMORY_DEPTH, seedIndex } from '../memdir/index.js';
+import { indexLinks, parseIndex } from '../../shared/index-format.js';
 import { readBytesOrNull } from '../core/confined-path.js';
 import { removeFileConfined, writeFileAtomic } from '../core/safe-fs.js';
 import { type AreaPlan, type FileMap, planArea } from './merge-plan.js';
@@ -151,6 +152,12 @@ export async function applyMerge(areas: readonly MergeArea[], options: ApplyOpti
               else target.delete(file);
             }
             const plan = planArea(area.area, area.source, target);
+            // The source's index coming where there is none: it goes on top of what Claude Code would
+            // have built from the memories already there (seedIndex), or they would go unlisted for good.
+            if (area.prefix === '' && plan.add.includes(INDEX_FILE) && plan.index !== null) {
+              const own = indexLinks(parseIndex(plan.index)).map((l) => l.file);
+              plan.index = (await seedIndex({ memoryDir: toRoot, scope: 'private' }, null, own)) + plan.index;
+            }
             const came = new Set([...plan.same]);
             for (const file of plan.add) {
               const bytes = file === INDEX_FILE ? Buffer.from(plan.index ?? '', 'utf8') : area.source.get(file)!;

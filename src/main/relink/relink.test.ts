@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeDirName } from '../../shared/sanitize.js';
 import { listHistory, recordExternalChanges } from '../history/history.js';
+import { predictBuiltIndex } from '../memdir/index.js';
 import { scanHome } from '../memdir/scan-home.js';
 import { ConnectionStore } from '../team/connections.js';
 import {
@@ -407,6 +408,24 @@ describe('clones (issue 18, item 4)', () => {
     expect(undone.notes).toContain(
       `In ${bMemory}: MEMORY.md's line for sql.md was edited since "${(await listHistory(bMemory, { dataDir })).find((e) => e.source === 'relink')!.summary}": undone anyway, it went too (as edited, it stays in history).`,
     );
+  });
+
+  it('merging into a folder with memories and no MEMORY.md writes the index Claude Code would have built there, then the lines that came over; undo leaves none', async () => {
+    const { a, b } = await twoClones();
+    await addMemories(home, a, { 'MEMORY.md': '- [SQL](sql.md) — by hand\n', 'sql.md': topic('SQL', 'feedback', 'by hand') });
+    const bMemory = await addMemories(home, b, { 'mine.md': topic('Mine', 'user', 'mine'), 'older.md': topic('Older', 'project', 'older') });
+    await fs.utimes(path.join(bMemory, 'older.md'), 1_767_225_600, 1_767_225_600);
+    await fs.utimes(path.join(bMemory, 'mine.md'), 1_767_225_660, 1_767_225_660);
+    await scanHome(home, { dataDir });
+    const built = predictBuiltIndex(bMemory)!.text;
+    expect(built).toBe('- [mine](mine.md) — Mine in one line\n- [older](older.md) — Older in one line\n');
+    const record = await mergeProjects({ home, dataDir }, sanitizeDirName(a), sanitizeDirName(b));
+    expect(await fs.readFile(path.join(bMemory, 'MEMORY.md'), 'utf8')).toBe(`${built}- [SQL](sql.md) — by hand\n`);
+    expect((await listHistory(bMemory, { dataDir })).find((e) => e.source === 'relink')!.summary).toMatch(
+      /; MEMORY\.md written with the 2 pointers Claude Code would have built$/,
+    );
+    await undoMerge(dataDir, record.id);
+    expect(Object.keys(await readTree(bMemory)).sort()).toEqual(['mine.md', 'older.md']);
   });
 
   it('merges a clone whose sessions start in app/: the local agent memory of app/ goes to app/ of the other clone', async () => {
