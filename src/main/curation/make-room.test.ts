@@ -116,6 +116,25 @@ describe('makeRoom', () => {
   });
 });
 
+describe('a folder with no MEMORY.md', () => {
+  // R-INDEX: Make room only takes lines out of an index there is: it never creates MEMORY.md, so
+  // it never stops the index Claude Code builds where there is none (memory-service's seedIndex).
+  it('is refused, writing nothing: there is no line to make room from', async () => {
+    await fs.rm(path.join(memoryDir, 'MEMORY.md'));
+    for (const action of [
+      { kind: 'drop' as const, line: 1 },
+      { kind: 'merge' as const, line: 2, into: 1 },
+    ]) {
+      await expect(makeRoom(where(), { baseText: '', actions: [action] })).rejects.toMatchObject({
+        code: 'invalid-input',
+        message: expect.stringMatching(/^Line \d is not in MEMORY\.md any more\.$/),
+      });
+    }
+    await expect(fs.lstat(path.join(memoryDir, 'MEMORY.md'))).rejects.toThrow();
+    expect(await fs.readFile(path.join(memoryDir, 'source_1.md'), 'utf8')).toContain('Feed 1');
+  });
+});
+
 describe('a new memory from moved lines, named as an existing one in another Unicode form', () => {
   it('is refused with the reason, and writes nothing', async () => {
     const nfd = 'project_cafe\u0301.md';
