@@ -153,6 +153,25 @@ describe.skipIf(!HAS_BROWSER)(`what the agent sees${HAS_BROWSER ? '' : ` (skippe
     await page.screenshot({ path: artifact('agent-index-built.png'), fullPage: true });
   });
 
+  // Saving the editor's text as typed into an empty editor wrote MEMORY.md with that line alone: Claude
+  // Code then builds nothing, and every other memory stayed unlisted for the agent for good.
+  it('Edit MEMORY.md with none there starts from the index Claude Code would write, so a save keeps every memory listed', async () => {
+    await page.getByRole('button', { name: 'Projects', exact: true }).click();
+    await page.getByRole('button', { name: '/work/built' }).click();
+    await page.getByRole('button', { name: 'MEMORY.md' }).click();
+    await page.getByRole('button', { name: 'Edit MEMORY.md' }).click();
+    const cm = page.locator('.cm-content');
+    await expect.poll(() => cm.innerText()).toMatch(/^- \[newer\]\(newer\.md\) — the newer one\n- \[older\]\(older\.md\) — the older one\n/);
+    await cm.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('## Notes\n');
+    await page.getByRole('button', { name: 'Save MEMORY.md' }).click();
+    const file = path.join(root, 'home', 'projects', '-work-built', 'memory', 'MEMORY.md');
+    await expect
+      .poll(() => fs.readFile(file, 'utf8').catch(() => null))
+      .toBe('- [newer](newer.md) — the newer one\n- [older](older.md) — the older one\n## Notes\n');
+  });
+
   it('says when Claude Code drops the settings file whole, as `memdir where` and `show` do', async () => {
     await page.getByRole('button', { name: 'Projects', exact: true }).click();
     await page.getByRole('button', { name: droppedDir }).click();

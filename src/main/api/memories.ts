@@ -8,6 +8,7 @@ import {
   deleteMemory,
   missingMemory,
   parseTopicFile,
+  predictBuiltIndex,
   projectsRoot,
   readIndexFile,
   readMemoryFile,
@@ -164,7 +165,9 @@ export const memoryHandlers: Pick<
   },
   async 'index.read'({ dir, scope }, ctx) {
     const { project } = await ctx.where(dir, scope);
-    return readIndexFile(scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir);
+    const read = await readIndexFile(scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir);
+    // What Claude Code would write here (team/MEMORY.md it never builds), as every writer that creates MEMORY.md starts from it.
+    return { ...read, built: scope === 'private' && !read.exists ? (predictBuiltIndex(project.memoryDir)?.text ?? null) : null };
   },
   async 'index.loaded'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');

@@ -19,6 +19,8 @@ interface IndexFileState {
   text: string | null;
   /** Why Memdir will not edit this index (`text` is then what Claude Code reads), or null. */
   readOnly: string | null;
+  /** No MEMORY.md: the file Claude Code would write at its next session start, which an edit starts from; else null. */
+  built: string | null;
   agent: AgentIndexViewShape | null;
   error: string | null;
   /** A save refused because Claude Code (or another writer) changed the same lines on disk meanwhile: both versions, and the text the edit started from. */
@@ -43,17 +45,18 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
   scope: 'private',
   text: null,
   readOnly: null,
+  built: null,
   agent: null,
   error: null,
   conflict: null,
   secrets: null,
   async load(dir, scope) {
     const read = ++reads;
-    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, readOnly: null, agent: null, error: null, conflict: null, secrets: null });
+    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, readOnly: null, built: null, agent: null, error: null, conflict: null, secrets: null });
     const current = () => read === reads;
     await Promise.all([
       call('index.read', { dir, scope })
-        .then((r) => current() && set({ text: r.text, readOnly: r.readOnly }))
+        .then((r) => current() && set({ text: r.text, readOnly: r.readOnly, built: r.built }))
         .catch((e: unknown) => current() && set({ error: messageOf(e) })),
       scope === 'private'
         ? call('index.loaded', { dir })

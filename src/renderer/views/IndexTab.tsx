@@ -46,6 +46,8 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
   const error = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.error : null));
   // Why Memdir will not edit this index (its lines are then shown as Claude Code reads them), or null.
   const readOnly = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.readOnly : null));
+  // No MEMORY.md: an edit starts from the file Claude Code would write, so saving keeps the other memories listed.
+  const builtText = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.built : null));
   const agent = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.agent : null));
   const secrets = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.secrets : null));
   const conflict = useIndexFile((s) => (s.dir === dir && s.scope === scope ? s.conflict : null));
@@ -302,7 +304,7 @@ export function IndexTab({ dir, scan, initialScope }: { dir: string; scan: Proje
           <button
             disabled={text === null || readOnly !== null}
             title={readOnly ? `Read-only: ${readOnly}` : undefined}
-            onClick={() => text !== null && setEdit({ base: text, draft: text })}
+            onClick={() => text !== null && setEdit({ base: text, draft: builtText ?? text })}
           >
             Edit MEMORY.md
           </button>{' '}

@@ -130,6 +130,11 @@ export const memoriesContract = {
       exists: z.boolean(),
       /** Why Memdir will not edit it (a link out of the memory directory, not UTF-8, binary), or null: `text` is then what Claude Code reads. */
       readOnly: z.string().nullable(),
+      /**
+       * No MEMORY.md, memories beside it: the file Claude Code would write at its next session start (index-build.ts), which an
+       * edit starts from — a save of the typed lines alone would stop that build and leave every other memory unlisted. Else null.
+       */
+      built: z.string().nullable(),
     }),
   ),
   'index.loaded': query(
