@@ -3,7 +3,7 @@
  * each change, the 200-line limit drawn, each dream and sync marked; a click on the chart (or on a
  * marked change below it) opens that change in the history.
  */
-import { useCallback, useEffect, useMemo } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import type uPlot from 'uplot';
 import { INDEX_MAX_LINES } from '../../shared/limits.js';
 import { useHistory } from '../stores/history.js';
@@ -18,6 +18,13 @@ export function ProjectTimeline({ dir, version }: { dir: string; version: unknow
   const error = useTimeline((s) => (s.dir === dir ? s.error : null));
   useEffect(() => {
     void useTimeline.getState().load(dir);
+  }, [dir]);
+  // The memory changed: once per burst of changes (`coalescedReads`), and not for the memory as the chart opened on it (`load` reads).
+  const shown = useRef(version);
+  useEffect(() => {
+    if (version === shown.current) return;
+    shown.current = version;
+    useTimeline.getState().onChanged(dir);
   }, [dir, version]);
 
   const open = useCallback((rev: string) => void useHistory.getState().select(rev), []);

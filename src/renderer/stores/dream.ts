@@ -9,6 +9,7 @@ import { DREAM_PHASES, type DreamPhase } from '../../shared/contract/dream-phase
 import type { Job } from '../../shared/contract/events.js';
 import { plural } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
+import { coalescedReads } from './coalesced-read.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
@@ -96,8 +97,7 @@ interface DreamState {
   refresh: () => Promise<void>;
   /**
    * The open project's memory changed (an Undo of a revert, History's Undo of a dream, any write):
-   * read again once per burst — at once when nothing was read in the last second, else once that
-   * second is over. A dream writing 30 files is one read, not 30.
+   * read again once per burst (`coalescedReads`). A dream writing 30 files is one read, not 30.
    */
   onMemoryChanged: (dir: string) => void;
   select: (id: string, file?: string | null) => Promise<void>;
@@ -113,18 +113,9 @@ interface DreamState {
   onJob: (job: Job | null) => void;
 }
 
-/** How often a burst of memory changes reads the Dream tab again, at most. */
-const MEMORY_CHANGE_MS = 1_000;
-
 export const useDream = create<DreamState>()((set, get) => {
-  let reading: Promise<void> | null = null;
-  let next: Promise<void> | null = null;
-  let readAt = 0;
-  let soon: ReturnType<typeof setTimeout> | null = null;
-  const read = async (): Promise<void> => {
-    const dir = get().dir;
-    if (!dir) return;
-    readAt = Date.now();
+  const reads = coalescedReads(async (dir: string) => {
+    if (get().dir !== dir) return;
     try {
       const [status, { dreams }] = await Promise.all([call('dream.status', { dir }), call('dream.list', { dir, limit: 100 })]);
       if (get().dir !== dir) return;
@@ -132,9 +123,9 @@ export const useDream = create<DreamState>()((set, get) => {
       const selected = get().selected && dreams.some((d) => d.id === get().selected) ? get().selected : (dreams[0]?.id ?? null);
       if (selected) await get().select(selected, selected === get().selected ? get().diffFile : null);
     } catch (error) {
-      set({ error: messageOf(error) });
+      if (get().dir === dir) set({ error: messageOf(error) });
     }
-  };
+  });
   return {
     dir: null,
     status: null,
@@ -153,28 +144,11 @@ export const useDream = create<DreamState>()((set, get) => {
       await get().refresh();
     },
     refresh() {
-      if (!reading) {
-        reading = read().finally(() => (reading = null));
-        return reading;
-      }
-      // Asked while a read is under way: what it returns may be older than the call, so one more read after it.
-      next ??= reading.then(() => {
-        next = null;
-        return get().refresh();
-      });
-      return next;
+      const dir = get().dir;
+      return dir ? reads.now(dir) : Promise.resolve();
     },
     onMemoryChanged(dir) {
-      if (get().dir !== dir || soon) return;
-      const wait = readAt + MEMORY_CHANGE_MS - Date.now();
-      if (wait <= 0) {
-        void get().refresh();
-        return;
-      }
-      soon = setTimeout(() => {
-        soon = null;
-        if (get().dir === dir) void get().refresh();
-      }, wait);
+      if (get().dir === dir) reads.changed(dir);
     },
     async select(id, file = null) {
       if (get().selected !== id) set({ revert: null });

@@ -4,6 +4,7 @@ import type { HistoryEntryShape, ImportedHistoryShape } from '../../shared/contr
 import { RpcError } from '../../shared/contract/rpc-error.js';
 import { plural } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
+import { coalescedReads } from './coalesced-read.js';
 import { messageOf } from './errors.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
@@ -46,7 +47,10 @@ interface HistoryState {
   diff: string;
   error: string | null;
   pendingRestore: PendingRestore | null;
+  /** Read `dir`'s history now (one read at a time: calls made during one share the one after it). */
   load: (dir: string) => Promise<void>;
+  /** Project `dir`'s memory changed: read its history again once per burst of changes if it is the one shown (`coalescedReads`). */
+  onChanged: (dir: string, outside: boolean) => void;
   select: (rev: string) => Promise<void>;
   /**
    * Restore one file at once (it is one file, and Undo is one click away); `as`: under that name.
@@ -72,17 +76,9 @@ export function restorableFrom(state: Pick<HistoryState, 'entries' | 'imported'>
   return holding.length === 0 || holding.some((h) => !h.undone);
 }
 
-export const useHistory = create<HistoryState>()((set, get) => ({
-  dir: null,
-  entries: [],
-  imported: [],
-  deleted: [],
-  selected: null,
-  diff: '',
-  error: null,
-  pendingRestore: null,
-  async load(dir) {
-    if (get().dir !== dir) set({ dir, entries: [], imported: [], deleted: [], selected: null, diff: '', pendingRestore: null });
+export const useHistory = create<HistoryState>()((set, get) => {
+  const reads = coalescedReads(async (dir: string) => {
+    if (get().dir !== dir) return;
     try {
       const [{ entries, imported }, { files }] = await Promise.all([call('history.list', { dir }), call('history.deleted', { dir })]);
       if (get().dir !== dir) return;
@@ -90,75 +86,92 @@ export const useHistory = create<HistoryState>()((set, get) => ({
       const selected = get().selected ?? entries[0]?.rev ?? null;
       if (selected) await get().select(selected);
     } catch (error) {
-      set({ error: messageOf(error) });
+      if (get().dir === dir) set({ error: messageOf(error) });
     }
-  },
-  async select(rev) {
-    const dir = get().dir;
-    if (!dir) return;
-    set({ selected: rev });
-    try {
-      const { diff } = await call('history.diff', { dir, from: null, to: rev });
-      if (get().selected === rev) set({ diff });
-    } catch (error) {
-      set({ error: messageOf(error) });
-    }
-  },
-  async restore(rev, file, as, anyway) {
-    const dir = get().dir;
-    if (!dir) return;
-    try {
-      const { entry, notes } = await call('history.restore', { dir, rev, file, ...(as ? { as } : {}), ...(anyway ? { overwriteChanged: true } : {}) });
-      const done = as
-        ? `Restored ${file} as ${as}.`
-        : anyway
-          ? `Restored ${file} anyway: the memory that was there stays in history (Undo puts it back).`
-          : `Restored ${file}.`;
-      if (entry) offerUndo(dir, entry.rev, done, notes);
-      else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
-      await get().load(dir);
-    } catch (error) {
-      // Another memory holds its name now (written since it left): never overwritten unasked; it can come back
-      // beside it, or over it (what is there now is recorded in history first: the restore's Undo brings it back).
-      const beside = file.replace(/(\.md)?$/i, '-restored$1');
-      if (error instanceof RpcError && error.code === 'conflict' && !as && !anyway) {
-        useToasts
-          .getState()
-          .show(
-            'error',
-            error.message,
-            { label: `Restore as ${beside}`, run: () => void get().restore(rev, file, beside) },
-            { also: { label: 'Restore anyway', run: () => void get().restore(rev, file, undefined, true) } },
-          );
-      } else useToasts.getState().show('error', messageOf(error));
-    }
-  },
-  async planSnapshot(rev) {
-    const dir = get().dir;
-    const entry = entryOf(get(), rev);
-    if (!dir || !entry) return;
-    try {
-      const { changes } = await call('history.plan', { dir, rev });
-      set({ pendingRestore: { rev, summary: entry.summary, time: entry.time, changes } });
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    }
-  },
-  async confirmSnapshot() {
-    const dir = get().dir;
-    const pending = get().pendingRestore;
-    if (!dir || !pending) return;
-    set({ pendingRestore: null });
-    try {
-      const { entry } = await call('history.restore', { dir, rev: pending.rev });
-      if (entry) offerUndo(dir, entry.rev, `Restored the whole snapshot: ${plural(entry.files.length, 'file')} changed.`);
-      else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
-      await get().load(dir);
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    }
-  },
-  cancelSnapshot() {
-    set({ pendingRestore: null });
-  },
-}));
+  });
+  return {
+    dir: null,
+    entries: [],
+    imported: [],
+    deleted: [],
+    selected: null,
+    diff: '',
+    error: null,
+    pendingRestore: null,
+    load(dir) {
+      if (get().dir !== dir) set({ dir, entries: [], imported: [], deleted: [], selected: null, diff: '', pendingRestore: null });
+      return reads.now(dir);
+    },
+    onChanged(dir, outside) {
+      if (get().dir === dir) reads.changed(dir, outside);
+    },
+    async select(rev) {
+      const dir = get().dir;
+      if (!dir) return;
+      set({ selected: rev });
+      try {
+        const { diff } = await call('history.diff', { dir, from: null, to: rev });
+        if (get().selected === rev) set({ diff });
+      } catch (error) {
+        set({ error: messageOf(error) });
+      }
+    },
+    async restore(rev, file, as, anyway) {
+      const dir = get().dir;
+      if (!dir) return;
+      try {
+        const { entry, notes } = await call('history.restore', { dir, rev, file, ...(as ? { as } : {}), ...(anyway ? { overwriteChanged: true } : {}) });
+        const done = as
+          ? `Restored ${file} as ${as}.`
+          : anyway
+            ? `Restored ${file} anyway: the memory that was there stays in history (Undo puts it back).`
+            : `Restored ${file}.`;
+        if (entry) offerUndo(dir, entry.rev, done, notes);
+        else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
+        await get().load(dir);
+      } catch (error) {
+        // Another memory holds its name now (written since it left): never overwritten unasked; it can come back
+        // beside it, or over it (what is there now is recorded in history first: the restore's Undo brings it back).
+        const beside = file.replace(/(\.md)?$/i, '-restored$1');
+        if (error instanceof RpcError && error.code === 'conflict' && !as && !anyway) {
+          useToasts
+            .getState()
+            .show(
+              'error',
+              error.message,
+              { label: `Restore as ${beside}`, run: () => void get().restore(rev, file, beside) },
+              { also: { label: 'Restore anyway', run: () => void get().restore(rev, file, undefined, true) } },
+            );
+        } else useToasts.getState().show('error', messageOf(error));
+      }
+    },
+    async planSnapshot(rev) {
+      const dir = get().dir;
+      const entry = entryOf(get(), rev);
+      if (!dir || !entry) return;
+      try {
+        const { changes } = await call('history.plan', { dir, rev });
+        set({ pendingRestore: { rev, summary: entry.summary, time: entry.time, changes } });
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
+      }
+    },
+    async confirmSnapshot() {
+      const dir = get().dir;
+      const pending = get().pendingRestore;
+      if (!dir || !pending) return;
+      set({ pendingRestore: null });
+      try {
+        const { entry } = await call('history.restore', { dir, rev: pending.rev });
+        if (entry) offerUndo(dir, entry.rev, `Restored the whole snapshot: ${plural(entry.files.length, 'file')} changed.`);
+        else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
+        await get().load(dir);
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
+      }
+    },
+    cancelSnapshot() {
+      set({ pendingRestore: null });
+    },
+  };
+});

@@ -36,11 +36,15 @@ const readAgain = {
   home(): Promise<void> {
     return useApp.getState().load();
   },
-  /** projects-changed: the dashboard's list and counts; the open project if it is among `dirs`, its editor's file and history. */
-  projects(dirs: readonly string[] | null): void {
-    void useProjects.getState().load();
+  /**
+   * projects-changed: the dashboard's list and counts; the open project if it is among `dirs`, its
+   * editor's file and history. A change made `outside` Memdir is read once per burst (`coalescedReads`):
+   * Claude Code, a dream or a `git pull` writing 20 files is up to 20 events, not 20 reads of each.
+   */
+  projects(dirs: readonly string[] | null, outside = true): void {
+    useProjects.getState().onChanged(outside);
     const open = useProject.getState().dir;
-    if (open && (dirs === null || dirs.includes(open))) refreshOpenProject(open);
+    if (open && (dirs === null || dirs.includes(open))) refreshOpenProject(open, outside);
   },
   /** alert: the alerts and the sidebar's count. */
   alerts(): void {
@@ -77,7 +81,7 @@ function applyEvent(event: AppEvent): void {
       useNav.getState().go({ view: 'dashboard' });
       return readAgain.projects([]);
     case 'projects-changed':
-      return readAgain.projects(event.dirs);
+      return readAgain.projects(event.dirs, event.external);
     case 'alert':
       return readAgain.alerts();
     case 'alerts-changed':
@@ -101,12 +105,16 @@ function applyEvent(event: AppEvent): void {
   }
 }
 
-/** The open project changed on disk: its memories, the file open in the editor, its history if shown. */
-function refreshOpenProject(open: string): void {
-  void useProject.getState().refresh();
+/** The open project changed on disk: its memories and history if the page shows them, the file open in the editor. */
+function refreshOpenProject(open: string, outside: boolean): void {
+  // Read only while the page shows it: going back to it reads it as it opens (ProjectView).
+  const route = useNav.getState().route;
+  if (route.view === 'project' && route.dir === open) {
+    useProject.getState().onChanged(open, outside);
+    if (route.tab === 'history') useHistory.getState().onChanged(open, outside);
+  }
   // Another program, or another Memdir window: the open file may have changed or gone.
   void useEditor.getState().noteChangedOnDisk();
-  if (useHistory.getState().dir === open && useNav.getState().route.view === 'project') void useHistory.getState().load(open);
 }
 
 /**

@@ -6,6 +6,7 @@ import { type IndexState, indexOrderOf, indexStatesOf } from '../../shared/index
 import type { MemorySummary, ProjectScan } from '../../shared/scan-types.js';
 import type { Problem } from '../../shared/problems.js';
 import { call } from '../transport/transport.js';
+import { coalescedReads } from './coalesced-read.js';
 import { askOf, messageOf } from './errors.js';
 import { askMoveAnyway } from './team.js';
 import { useToasts } from './toasts.js';
@@ -118,7 +119,10 @@ interface ProjectState {
   selected: ReadonlySet<string>;
   anchor: string | null;
   open: (dir: string) => Promise<void>;
+  /** Read the open project now (one read at a time: calls made during one share the one after it). */
   refresh: () => Promise<void>;
+  /** Project `dir`'s memory changed: read it again once per burst of changes if it is the one open (`coalescedReads`). */
+  onChanged: (dir: string, outside: boolean) => void;
   setFilter: (patch: Partial<MemoryFilter>) => void;
   setSort: (sort: MemorySort, descending?: boolean) => void;
   select: (key: string, rows: MemoryRow[], range?: boolean) => void;
@@ -130,23 +134,9 @@ interface ProjectState {
   bulk: (action: BulkAction, again?: { dir: string; items: BulkItem[]; allowSecrets: string[] }) => Promise<void>;
 }
 
-export const useProject = create<ProjectState>()((set, get) => ({
-  dir: null,
-  scan: null,
-  rows: [],
-  error: null,
-  filter: { text: '', type: 'all', scope: 'all' },
-  sort: 'index',
-  descending: false,
-  selected: new Set(),
-  anchor: null,
-  async open(dir) {
-    if (get().dir !== dir) set({ dir, scan: null, rows: [], error: null, selected: new Set(), anchor: null });
-    await get().refresh();
-  },
-  async refresh() {
-    const dir = get().dir;
-    if (!dir) return;
+export const useProject = create<ProjectState>()((set, get) => {
+  const reads = coalescedReads(async (dir: string) => {
+    if (get().dir !== dir) return;
     try {
       const scan = await call('projects.get', { dir });
       // User Timing marks: visible in devtools, and read by `npm run bench renderer`.
@@ -160,49 +150,71 @@ export const useProject = create<ProjectState>()((set, get) => ({
     } catch (error) {
       if (get().dir === dir) set({ error: messageOf(error) });
     }
-  },
-  setFilter(patch) {
-    set({ filter: { ...get().filter, ...patch } });
-  },
-  setSort(sort, descending = false) {
-    set({ sort, descending });
-  },
-  select(key, rows, range = false) {
-    set({ selected: toggleSelection(get().selected, rows, key, get().anchor, range), anchor: key });
-  },
-  clearSelection() {
-    set({ selected: new Set(), anchor: null });
-  },
-  async bulk(action, again) {
-    const { selected, rows } = get();
-    const dir = again?.dir ?? get().dir;
-    const items = again?.items ?? rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ scope: r.scope, file: r.file }));
-    if (!dir || items.length === 0) return;
-    try {
-      const { rev, done, refused } = await call('memories.bulk', { dir, items, action, ...(again ? { allowSecrets: again.allowSecrets } : {}) });
-      const what =
-        action.kind === 'delete'
-          ? 'Deleted'
-          : action.kind === 'move'
-            ? `Moved to ${action.to === 'team' ? 'the team memory' : 'the private memory'}:`
-            : `Changed to ${action.type}:`;
-      // Those left for a secret in their name are asked about on their own, as a single move is.
-      const asked = action.kind === 'move' ? refused.filter((r) => r.secrets?.length) : [];
-      const others = refused.filter((r) => !asked.includes(r));
-      const left =
-        others.length > 0
-          ? ` ${plural(others.length, 'memory', 'memories')} left as ${others.length === 1 ? 'it was' : 'they were'}: ${others.map((r) => r.reason).join(' ')}`
-          : '';
-      if (done.length > 0 || others.length > 0) offerUndo(dir, rev, `${what} ${plural(done.length, 'memory', 'memories')}.${left}`);
-      if (action.kind === 'move' && asked.length > 0) {
-        const ask = askOf({ message: asked.map((r) => r.reason).join(' '), secrets: asked.flatMap((r) => r.secrets ?? []) }, again?.allowSecrets);
-        const items = asked.map(({ scope, file }) => ({ scope, file }));
-        askMoveAnyway(ask, action.to, (allowSecrets) => get().bulk(action, { dir, items, allowSecrets }));
+  });
+  return {
+    dir: null,
+    scan: null,
+    rows: [],
+    error: null,
+    filter: { text: '', type: 'all', scope: 'all' },
+    sort: 'index',
+    descending: false,
+    selected: new Set(),
+    anchor: null,
+    async open(dir) {
+      if (get().dir !== dir) set({ dir, scan: null, rows: [], error: null, selected: new Set(), anchor: null });
+      await get().refresh();
+    },
+    refresh() {
+      const dir = get().dir;
+      return dir ? reads.now(dir) : Promise.resolve();
+    },
+    onChanged(dir, outside) {
+      if (get().dir === dir) reads.changed(dir, outside);
+    },
+    setFilter(patch) {
+      set({ filter: { ...get().filter, ...patch } });
+    },
+    setSort(sort, descending = false) {
+      set({ sort, descending });
+    },
+    select(key, rows, range = false) {
+      set({ selected: toggleSelection(get().selected, rows, key, get().anchor, range), anchor: key });
+    },
+    clearSelection() {
+      set({ selected: new Set(), anchor: null });
+    },
+    async bulk(action, again) {
+      const { selected, rows } = get();
+      const dir = again?.dir ?? get().dir;
+      const items = again?.items ?? rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ scope: r.scope, file: r.file }));
+      if (!dir || items.length === 0) return;
+      try {
+        const { rev, done, refused } = await call('memories.bulk', { dir, items, action, ...(again ? { allowSecrets: again.allowSecrets } : {}) });
+        const what =
+          action.kind === 'delete'
+            ? 'Deleted'
+            : action.kind === 'move'
+              ? `Moved to ${action.to === 'team' ? 'the team memory' : 'the private memory'}:`
+              : `Changed to ${action.type}:`;
+        // Those left for a secret in their name are asked about on their own, as a single move is.
+        const asked = action.kind === 'move' ? refused.filter((r) => r.secrets?.length) : [];
+        const others = refused.filter((r) => !asked.includes(r));
+        const left =
+          others.length > 0
+            ? ` ${plural(others.length, 'memory', 'memories')} left as ${others.length === 1 ? 'it was' : 'they were'}: ${others.map((r) => r.reason).join(' ')}`
+            : '';
+        if (done.length > 0 || others.length > 0) offerUndo(dir, rev, `${what} ${plural(done.length, 'memory', 'memories')}.${left}`);
+        if (action.kind === 'move' && asked.length > 0) {
+          const ask = askOf({ message: asked.map((r) => r.reason).join(' '), secrets: asked.flatMap((r) => r.secrets ?? []) }, again?.allowSecrets);
+          const items = asked.map(({ scope, file }) => ({ scope, file }));
+          askMoveAnyway(ask, action.to, (allowSecrets) => get().bulk(action, { dir, items, allowSecrets }));
+        }
+        if (get().dir === dir) set({ selected: new Set(refused.map(rowKey)), anchor: null });
+      } catch (error) {
+        useToasts.getState().show('error', messageOf(error));
       }
-      if (get().dir === dir) set({ selected: new Set(refused.map(rowKey)), anchor: null });
-    } catch (error) {
-      useToasts.getState().show('error', messageOf(error));
-    }
-    if (get().dir === dir) await get().refresh();
-  },
-}));
+      if (get().dir === dir) await get().refresh();
+    },
+  };
+});

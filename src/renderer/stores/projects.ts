@@ -4,6 +4,7 @@ import { create } from 'zustand';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import type { MemoryType } from '../../shared/memory-types.js';
 import { call } from '../transport/transport.js';
+import { coalescedReads } from './coalesced-read.js';
 import { messageOf } from './errors.js';
 
 export type ProjectSort = 'name' | 'memories' | 'problems' | 'changed' | 'load';
@@ -130,21 +131,16 @@ interface ProjectsState {
   filter: ProjectFilter;
   sort: ProjectSort;
   descending: boolean;
+  /** Read the list now (one read at a time: calls made during one share the one after it). */
   load: () => Promise<void>;
+  /** A project's memory changed: read the list again once per burst of changes (`coalescedReads`). */
+  onChanged: (outside: boolean) => void;
   setFilter: (patch: Partial<ProjectFilter>) => void;
   setSort: (sort: ProjectSort) => void;
 }
 
-export const useProjects = create<ProjectsState>()((set, get) => ({
-  projects: [],
-  home: null,
-  homeExists: false,
-  loaded: false,
-  error: null,
-  filter: { text: '', type: 'all', onlyProblems: false, onlyTeam: false },
-  sort: 'changed',
-  descending: true,
-  async load() {
+export const useProjects = create<ProjectsState>()((set, get) => {
+  const reads = coalescedReads<null>(async () => {
     try {
       const list = await call('projects.list', {});
       const { projects, home, homeExists, loaded, error } = get();
@@ -155,12 +151,24 @@ export const useProjects = create<ProjectsState>()((set, get) => ({
     } catch (error) {
       set({ error: messageOf(error), loaded: true });
     }
-  },
-  setFilter(patch) {
-    set({ filter: { ...get().filter, ...patch } });
-  },
-  setSort(sort) {
-    const { sort: current, descending } = get();
-    set(sort === current ? { descending: !descending } : { sort, descending: sort !== 'name' });
-  },
-}));
+  });
+  return {
+    projects: [],
+    home: null,
+    homeExists: false,
+    loaded: false,
+    error: null,
+    filter: { text: '', type: 'all', onlyProblems: false, onlyTeam: false },
+    sort: 'changed',
+    descending: true,
+    load: () => reads.now(null),
+    onChanged: (outside) => reads.changed(null, outside),
+    setFilter(patch) {
+      set({ filter: { ...get().filter, ...patch } });
+    },
+    setSort(sort) {
+      const { sort: current, descending } = get();
+      set(sort === current ? { descending: !descending } : { sort, descending: sort !== 'name' });
+    },
+  };
+});

@@ -3,6 +3,7 @@ import { create } from 'zustand';
 import type * as z from 'zod';
 import type { Contract } from '../../shared/contract/index.js';
 import { call } from '../transport/transport.js';
+import { coalescedReads } from './coalesced-read.js';
 import { messageOf } from './errors.js';
 
 export type TimelinePoint = z.output<Contract['projects.timeline']['output']>['points'][number];
@@ -14,22 +15,30 @@ interface TimelineState {
   error: string | null;
   /** Read the timeline (again, after a change); another project starts from nothing. */
   load: (dir: string) => Promise<void>;
+  /** Project `dir`'s memory changed: read its timeline again once per burst of changes if it is the one shown (`coalescedReads`). */
+  onChanged: (dir: string) => void;
 }
 
-let reads = 0;
-
-export const useTimeline = create<TimelineState>()((set, get) => ({
-  dir: null,
-  points: null,
-  error: null,
-  async load(dir) {
-    const read = ++reads;
-    if (get().dir !== dir) set({ dir, points: null, error: null });
+export const useTimeline = create<TimelineState>()((set, get) => {
+  const reads = coalescedReads(async (dir: string) => {
+    if (get().dir !== dir) return;
     try {
       const { points } = await call('projects.timeline', { dir });
-      if (read === reads) set({ points });
+      if (get().dir === dir) set({ points });
     } catch (error) {
-      if (read === reads) set({ error: messageOf(error) });
+      if (get().dir === dir) set({ error: messageOf(error) });
     }
-  },
-}));
+  });
+  return {
+    dir: null,
+    points: null,
+    error: null,
+    load(dir) {
+      if (get().dir !== dir) set({ dir, points: null, error: null });
+      return reads.now(dir);
+    },
+    onChanged(dir) {
+      if (get().dir === dir) reads.changed(dir);
+    },
+  };
+});
