@@ -105,14 +105,14 @@ function applyEvent(event: AppEvent): void {
   }
 }
 
-/** The open project changed on disk: its memories and history if the page shows them, the file open in the editor. */
+/**
+ * The open project changed on disk: its memories, its history once read, the file open in the
+ * editor. Read on any page, not only while shown: the project page (and History) open on what
+ * the store holds, which must be the memory as it is now.
+ */
 function refreshOpenProject(open: string, outside: boolean): void {
-  // Read only while the page shows it: going back to it reads it as it opens (ProjectView).
-  const route = useNav.getState().route;
-  if (route.view === 'project' && route.dir === open) {
-    useProject.getState().onChanged(open, outside);
-    if (route.tab === 'history') useHistory.getState().onChanged(open, outside);
-  }
+  useProject.getState().onChanged(open, outside);
+  if (useNav.getState().route.view === 'project') useHistory.getState().onChanged(open, outside);
   // Another program, or another Memdir window: the open file may have changed or gone.
   void useEditor.getState().noteChangedOnDisk();
 }
