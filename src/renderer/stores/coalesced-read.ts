@@ -17,7 +17,7 @@
  * Every change has a read of its key that starts after it, so the last change is always shown;
  * and no answer lands after a newer one, since no two reads of a key overlap. Keys are the
  * query's arguments (a project's dir): another project is read at once, not after this one's read
-(a key's few fields stay for the page's life: one per project or file opened).
+ * (a key's few fields stay for the page's life: one per project or file opened).
  */
 
 /** How often a burst of changes reads a query again, at most. */
