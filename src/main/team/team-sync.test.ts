@@ -151,6 +151,36 @@ describe('team sync between two machines', () => {
     expect(shown).not.toContain(token.slice(4));
   });
 
+  it('names a refused key whose name holds a secret masked: the report, its reason and the alert', async () => {
+    const [a] = await pair();
+    const token = ['ghp_', 'Qa7Nd2Ws', 'Tk4Lb8Xe', 'Vr3Mc6Zr', 'Ey5Ug1Jt', 'p2Ho'].join('');
+    const folder = `${keyOf('infra').replace(/\.md$/, '')}_${token}`;
+    const key = `${folder}/notes.md`;
+    const url = `${h.server.url}/v1/teams/${h.server.team}/entries`;
+    const authorization = `Bearer ${h.server.tokens[0]!}`;
+    const etag = (await fetch(url, { headers: { authorization } })).headers.get('etag')!;
+    const put = await fetch(url, {
+      method: 'PUT',
+      headers: { authorization, 'content-type': 'application/json', 'if-match': etag },
+      body: JSON.stringify({ entries: { [key]: 'v1\n' } }),
+    });
+    expect(put.status).toBe(200);
+    // The key's folder here is a link leading out of the team folder: the pull refuses the key.
+    const outside = await fs.mkdtemp(path.join(path.dirname(a.teamDir), 'outside-'));
+    await fs.mkdir(a.teamDir, { recursive: true });
+    await fs.symlink(outside, path.join(a.teamDir, folder));
+
+    const pulled = await a.sync.sync();
+    expect(pulled.pull.refused).toEqual([
+      { key: expect.stringMatching(/-infra_ghp_\*+\/notes\.md$/), reason: expect.stringMatching(/-infra_ghp_\*+ is a symbolic link/) },
+    ]);
+    const alerts = (await a.alerts.list()).alerts.filter((x) => x.title === 'The sync server sent entries Memdir refused');
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]!.message).toMatch(/-infra_ghp_\*+ is a symbolic link/);
+    expect(await fs.readdir(outside)).toEqual([]);
+    expect(JSON.stringify({ pulled, alerts })).not.toContain(token.slice(4));
+  });
+
   it('a merged text is written, recorded and pushed', async () => {
     const [a, b] = await pair();
     const key = keyOf('merge');

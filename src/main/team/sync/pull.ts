@@ -23,6 +23,7 @@ import { parseEtag } from '../../../shared/protocol/sync.js';
 import { utf8Length } from '../../../shared/utf8.js';
 import { listHistory, transact } from '../../history/index.js';
 import { takenNameRefusal } from '../../memdir/index.js';
+import { maskedForShowing } from '../../secrets/index.js';
 import { sameFacts, sha256Hex } from '../hash-cache.js';
 import type { Conditional, PulledEntries } from '../team-client.js';
 import { type TeamFile, TeamPathError, checkKey, claudeCodeStoreRefusal, resolveTeamKey } from '../team-paths.js';
@@ -219,9 +220,10 @@ export async function pull(e: SyncEngine, cycle: Cycle, mode: 'conditional' | 'f
   }
 
   if (refused.length > 0) {
-    cycle.report.pull.refused.push(...refused.map(({ key, reason }) => ({ key, reason })));
+    const said = await Promise.all(refused.map(({ key, reason }) => shownRefusal(key, reason)));
+    cycle.report.pull.refused.push(...said);
     const security = refused.filter((r) => r.security);
-    const shown = refused
+    const shown = said
       .slice(0, 8)
       .map((r) => r.reason)
       .join(' ');
@@ -275,6 +277,16 @@ export async function verifyPushed(e: SyncEngine, cycle: Cycle): Promise<boolean
   e.state.pushed = {};
   e.dirty = true;
   return false;
+}
+
+/**
+ * A key the pull did not write, as it may be shown (the report, the alert): each secret in the
+ * key's name masked wherever the reason names it, as a conflict's key is (delta.ts `shownKey`),
+ * and any other secret in the reason too (a server's words, a link's target).
+ */
+async function shownRefusal(key: string, reason: string): Promise<{ key: string; reason: string }> {
+  const shown = await maskedForShowing(key, [reason]);
+  return { key: shown.name, reason: shown.texts[0]! };
 }
 
 /** The last pull is the last answer the server gave one, new entries or none (304): what `team status` calls "last pull". */
@@ -353,7 +365,7 @@ async function applyKey(
       local = await e.localInfo(file);
     } catch (error) {
       if (!(error instanceof TeamPathError)) throw error;
-      cycle.report.pull.refused.push({ key, reason: error.message });
+      cycle.report.pull.refused.push(await shownRefusal(key, error.message));
       return false;
     }
     const action = decide(e, key, local?.sha ?? null, entry.sha256);
@@ -382,7 +394,7 @@ async function applyKey(
     // A folder Claude Code began to sync since the plan gets nothing either (checked at the moment of the write).
     const store = claudeCodeStoreRefusal(file.team, key);
     if (store) {
-      cycle.report.pull.refused.push({ key, reason: store.message });
+      cycle.report.pull.refused.push(await shownRefusal(key, store.message));
       return false;
     }
     if (!sameFacts(await file.facts(), local?.facts ?? null)) continue;
@@ -390,12 +402,14 @@ async function applyKey(
       await e.write(file, content, sha);
     } catch (error) {
       e.failedWrites.set(key, entry.sha256);
-      cycle.report.pull.refused.push({ key, reason: `Could not write ${e.rel(key)}: ${(error as Error).message}` });
+      const said = await shownRefusal(key, `Could not write ${e.rel(key)}: ${(error as Error).message}`);
+      cycle.report.pull.refused.push(said);
+      const { texts } = await maskedForShowing(key, [(error as Error).message]);
       await e.raise(e.topic('write', e.rel(key)), {
         kind: error instanceof TeamPathError ? 'security' : 'sync',
-        title: `${e.rel(key)} could not be updated`,
-        message: (error as Error).message,
-        file: e.rel(key),
+        title: `${e.rel(said.key)} could not be updated`,
+        message: texts[0]!,
+        file: e.rel(said.key),
       });
       return false;
     }
@@ -411,7 +425,7 @@ async function applyKey(
   }
   // Saved again at every look: left alone (the local file is never overwritten while in use).
   e.failedWrites.set(key, entry.sha256);
-  cycle.report.pull.refused.push({ key, reason: `${e.rel(key)} kept changing while the pull tried to update it; it was left as it is.` });
+  cycle.report.pull.refused.push(await shownRefusal(key, `${e.rel(key)} kept changing while the pull tried to update it; it was left as it is.`));
   return false;
 }
 
