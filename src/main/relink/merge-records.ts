@@ -113,10 +113,26 @@ export async function shownMergeConflict(conflict: MergeConflict): Promise<Merge
   return { ...conflict, file: (await maskedName(conflict.file)).masked };
 }
 
-/** A plan as it may be shown: every file it names named as {@link shownMergeConflict} names a conflict's. */
+/**
+ * A plan as it may be shown: every file it names — its files, the index lines it adds or leaves
+ * past the cut, and the warnings and blockers that name them — named as {@link shownMergeConflict}
+ * names a conflict's.
+ */
 export async function shownMergePlan<P extends MergePlan>(plan: P): Promise<P> {
-  const files = await Promise.all(plan.files.map(async (f) => ({ ...f, file: (await maskedName(f.file)).masked })));
-  return { ...plan, files };
+  const masked = new Map<string, string>();
+  const shown = async (name: string): Promise<string> => {
+    let said = masked.get(name);
+    if (said === undefined) masked.set(name, (said = (await maskedName(name)).masked));
+    return said;
+  };
+  const files = await Promise.all(plan.files.map(async (f) => ({ ...f, file: await shown(f.file) })));
+  const areas = await Promise.all(
+    plan.areas.map(async (a) => ({ ...a, indexAdded: await Promise.all(a.indexAdded.map(shown)), notInIndex: await Promise.all(a.notInIndex.map(shown)) })),
+  );
+  // Longest first: a name that holds another is replaced whole.
+  const renamed = [...masked].filter(([name, said]) => name !== said).sort(([a], [b]) => b.length - a.length);
+  const said = (text: string): string => renamed.reduce((t, [name, as]) => t.split(name).join(as), text);
+  return { ...plan, files, areas, warnings: plan.warnings.map(said), blockers: plan.blockers.map(said) };
 }
 
 /** A record as it may be shown: every file its plan, its history entries and its conflicts name, as {@link shownMergeConflict} names a conflict's. */

@@ -17,6 +17,7 @@ import {
   readKeptApart,
   relink,
   resolveMergeConflict,
+  shownMergePlan,
   undoMerge,
 } from './index.js';
 import { addMemories, addSession, git, makeRepo, readTree, topic } from './test-support/moved-project.js';
@@ -266,6 +267,36 @@ describe('relink (issue 18, item 3)', () => {
     expect(plan.areas.find((a) => a.area === 'private')).toMatchObject({ indexAdded: ['feedback_sql.md'], notInIndex: ['project_deploys.md'] });
     expect(plan.warnings.join(' ')).toMatch(/fall past the cut.*project_deploys\.md.*moved MEMORY\.md is kept as a conflict/);
     expect(plan.files).toContainEqual({ area: 'private', file: 'MEMORY.md', action: 'conflict' });
+  });
+
+  it('names index lines of files whose names hold a secret masked wherever a plan is shown: added, past the cut, the warning', async () => {
+    const token = ['ghp_', 'Hb3Nq8Ls', 'Tf6Kd2Xm', 'Vr9Mc4Zp', 'Ey7Ug5Ja', 'k1Ko'].join('');
+    const added = `reference_${token}.md`;
+    const cut = `project_${token}.md`;
+    const oldPath = path.join(tmp, 'src', 'shop');
+    await makeRepo(oldPath);
+    await addSession(home, oldPath);
+    await addMemories(home, oldPath, {
+      'MEMORY.md': `# Memory\n- [Bot](${added}) — the bot's token\n- [Later](${cut}) — later\n`,
+      [added]: topic('Bot', 'reference', 'by hand'),
+      [cut]: topic('Later', 'project', 'later'),
+    });
+    await scanHome(home, { dataDir });
+    const newPath = path.join(tmp, 'work', 'shop-renamed');
+    await fs.mkdir(path.dirname(newPath), { recursive: true });
+    await fs.rename(oldPath, newPath);
+    const full = Array.from({ length: 199 }, (_, i) => `- [M${i}](m${i}.md) — memory ${i}`).join('\n');
+    await addMemories(home, newPath, { 'MEMORY.md': `${full}\n`, 'm0.md': topic('M0', 'user', 'x') });
+    const { plan } = await planRelink({ home, dataDir }, sanitizeDirName(oldPath), newPath);
+    // The plan keeps the names (the merge needs them); what is shown of it masks them.
+    expect(plan.areas.find((a) => a.area === 'private')).toMatchObject({ indexAdded: [added], notInIndex: [cut] });
+    const shown = await shownMergePlan(plan);
+    expect(shown.areas.find((a) => a.area === 'private')).toMatchObject({
+      indexAdded: [expect.stringMatching(/^reference_ghp_\*+\.md$/)],
+      notInIndex: [expect.stringMatching(/^project_ghp_\*+\.md$/)],
+    });
+    expect(shown.warnings.join(' ')).toMatch(/fall past the cut.*project_ghp_\*+\.md/);
+    expect(JSON.stringify(shown)).not.toContain(token.slice(4));
   });
 
   it('refuses, writing nothing, a repository without a remote whose history was rewritten; a target that is itself an orphan; a path that does not exist', async () => {
