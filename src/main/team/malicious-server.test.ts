@@ -239,6 +239,21 @@ describe('a malicious sync server', () => {
     expect(await client.read('mine.md')).toBe('keep me\n');
   });
 
+  it('refuses keys the push did not carry and names one whose name holds a secret masked, in the report and the alert', async () => {
+    const token = ['ghp_', 'Zk2Nd7Ws', 'Tq4Lb9Xe', 'Vr8Mc3Zr', 'Ey6Ug1Jt', 'p5Ho'].join('');
+    const { server, client } = await victim({
+      kind: 'refuse-push',
+      status: 400,
+      body: { error: 'invalid-key', message: '1 key(s) refused.', keys: [{ key: `reference_${token}.md`, code: 'invalid', reason: 'made up' }] },
+    });
+    await client.write('mine.md', 'keep me\n');
+    const report = await client.sync.sync();
+    expect(report.error).toMatchObject({ code: 'server', message: expect.stringMatching(/"reference_ghp_\*+\.md"/) });
+    expect(server.counts.puts).toBe(1);
+    const alerts = (await client.alerts.list()).alerts;
+    expect(JSON.stringify({ report, alerts })).not.toContain(token.slice(4));
+  });
+
   it('never answers: abort() ends the sync at once with "cancelled" instead of waiting out the timeout, nothing written', async () => {
     const { client, outsideUnchanged } = await victim({ kind: 'hang' });
     await client.write('mine.md', 'keep me\n');

@@ -64,7 +64,13 @@ function nextBatch(e: SyncEngine, delta: Delta): { batch: Map<string, DeltaItem>
  * A refusal of a whole push that the engine can act on: keys the server refused (kept back
  * with the reason), a batch too large (halved). Throws for anything else.
  */
-function handleRefusal(e: SyncEngine, cycle: Cycle, outcome: { status: number; error: ErrorResponse }, batch: Map<string, DeltaItem>, bytes: number): void {
+async function handleRefusal(
+  e: SyncEngine,
+  cycle: Cycle,
+  outcome: { status: number; error: ErrorResponse },
+  batch: Map<string, DeltaItem>,
+  bytes: number,
+): Promise<void> {
   const { error } = outcome;
   const refuse = (key: string, reason: string): void => {
     const item = batch.get(key);
@@ -73,13 +79,9 @@ function handleRefusal(e: SyncEngine, cycle: Cycle, outcome: { status: number; e
   if (outcome.status === 400 && error.keys && error.keys.length > 0) {
     const unknown = error.keys.filter((k) => !batch.has(k.key));
     if (unknown.length > 0) {
-      throw new TeamSyncError(
-        'server',
-        `The sync server refused keys this push did not carry (${unknown
-          .slice(0, 3)
-          .map((k) => JSON.stringify(k.key.slice(0, 80)))
-          .join(', ')}); the push stopped. Your changes are kept.`,
-      );
+      // Named as every key is shown: a secret in a name the server made up, or one of the team's, masked.
+      const named = await Promise.all(unknown.slice(0, 3).map(async (k) => JSON.stringify(await shownKey(k.key.slice(0, 80)))));
+      throw new TeamSyncError('server', `The sync server refused keys this push did not carry (${named.join(', ')}); the push stopped. Your changes are kept.`);
     }
     for (const k of error.keys) refuse(k.key, `The server refused the key: ${k.reason}`);
     return;
@@ -234,7 +236,7 @@ async function pushCommits(e: SyncEngine, cycle: Cycle): Promise<boolean> {
         e.protocol = 1;
         return false;
       }
-      handleRefusal(e, cycle, outcome, batch, bytes);
+      await handleRefusal(e, cycle, outcome, batch, bytes);
       delta = null;
       continue;
     }
@@ -317,6 +319,6 @@ export async function push(e: SyncEngine, cycle: Cycle): Promise<void> {
       await pull(e, cycle, 'full');
       continue;
     }
-    handleRefusal(e, cycle, outcome, items, bytes);
+    await handleRefusal(e, cycle, outcome, items, bytes);
   }
 }
