@@ -322,4 +322,71 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     expect(await b.locator('body').textContent()).not.toContain(GITHUB_TOKEN);
     expect(errors).toEqual([]);
   });
+
+  it('offers Retire only for a team memory the server holds: one never pushed is simply deleted, and a bulk delete offers Retire for the held ones it left', async () => {
+    const [a] = pages as [Page, Page];
+    // Held back for its secret: never pushed, so the server does not hold it.
+    await fs.writeFile(path.join(teamDir('a'), 'project_pager.md'), topic('Pager', `The pager bot posts with ${SLACK_TOKEN}.`));
+    await a.getByRole('button', { name: 'Projects', exact: true }).click();
+    await a.getByRole('button', { name: '-work-app' }).first().click();
+    await a.getByRole('button', { name: 'Memories', exact: true }).click();
+    const row = (file: string) => a.locator(`[data-file="${file}"][data-scope="team"]`);
+    await row('project_deploys.md').click();
+    const held = a.getByRole('form', { name: 'Edit project_deploys.md' });
+    await held.waitFor();
+    await held.getByRole('button', { name: 'Retire', exact: true }).waitFor();
+    await row('project_pager.md').waitFor({ timeout: 20_000 });
+    await row('project_pager.md').click();
+    const local = a.getByRole('form', { name: 'Edit project_pager.md' });
+    await local.waitFor();
+    expect(await onServer('project_pager.md')).toBeUndefined();
+    expect(await local.getByRole('button', { name: 'Retire', exact: true }).count()).toBe(0);
+    await a.screenshot({ path: artifact('team-never-pushed.png') });
+    await local.getByRole('button', { name: 'Delete' }).click();
+    await a.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
+    await a.getByRole('status').filter({ hasText: 'Deleted project_pager.md' }).waitFor();
+    await expect
+      .poll(() =>
+        fs.access(path.join(teamDir('a'), 'project_pager.md')).then(
+          () => true,
+          () => false,
+        ),
+      )
+      .toBe(false);
+
+    // A bulk delete leaves the held one as it was, and offers Retire for it: one click, one entry.
+    await row('project_deploys.md').click({ modifiers: ['Control'] });
+    const bar = a.getByRole('toolbar', { name: 'Selected memories' });
+    await bar.getByText('1 memory selected').waitFor();
+    await bar.getByRole('button', { name: 'Delete' }).click();
+    await bar.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
+    const offer = a.getByRole('status').filter({ hasText: 'team/project_deploys.md is shared with the team (the sync server holds it): retire it instead' });
+    await offer.waitFor();
+    expect(await fs.readFile(path.join(teamDir('a'), 'project_deploys.md'), 'utf8')).toContain('No deploys on Fridays.');
+    await a.screenshot({ path: artifact('team-bulk-retire-offered.png') });
+    await offer.getByRole('button', { name: 'Retire instead' }).click();
+    await a.getByRole('status').filter({ hasText: 'Retired 1 memory.' }).waitFor();
+    expect(await fs.readFile(path.join(teamDir('a'), 'project_deploys.md'), 'utf8')).toBe('');
+    await expect.poll(() => onServer('project_deploys.md'), { timeout: 20_000 }).toBe('');
+
+    // One the server holds that grew past 1 MB here is not opened, but leaves the same way: its delete's refusal offers Retire.
+    await fs.writeFile(path.join(teamDir('a'), 'project_big.md'), topic('Big', 'Soon to grow.'));
+    await expect.poll(() => onServer('project_big.md'), { timeout: 20_000 }).toContain('Soon to grow.');
+    await fs.writeFile(path.join(teamDir('a'), 'project_big.md'), topic('Big', 'x'.repeat(1_100_000)));
+    await row('project_big.md')
+      .getByText(/too large/)
+      .waitFor({ timeout: 20_000 });
+    await row('project_big.md').click();
+    await a.getByRole('alert').filter({ hasText: 'too large' }).first().waitFor();
+    await a.getByRole('button', { name: 'Delete', exact: true }).click();
+    await a.getByRole('group', { name: 'Confirm delete' }).getByRole('button', { name: 'Delete' }).click();
+    const refusal = a.getByRole('alert').filter({ hasText: 'team/project_big.md is already shared with the team' });
+    await refusal.waitFor();
+    await a.screenshot({ path: artifact('team-too-large-retire.png') });
+    await refusal.getByRole('button', { name: 'Retire instead' }).click();
+    await a.getByRole('status').filter({ hasText: 'Retired team/project_big.md' }).waitFor();
+    expect(await fs.readFile(path.join(teamDir('a'), 'project_big.md'), 'utf8')).toBe('');
+    await expect.poll(() => onServer('project_big.md'), { timeout: 20_000 }).toBe('');
+    expect(errors).toEqual([]);
+  });
 });

@@ -83,6 +83,8 @@ had for it (deleted outside Memdir, its line may have gone first); a memory no i
 When its name holds another memory written since it was deleted or renamed away (by Claude Code, say), the
 restore stops (exit 2, nothing written), naming it: --as NAME restores it under another name beside it,
 --overwrite-changed restores anyway (what is there now stays in history).
+A whole-snapshot restore retires a team memory the sync server holds instead of removing it (its text emptied;
+removed, the next sync would bring it back), and a note says so.
 The restore is itself recorded in history (source "restore"), so \`memdir undo <project> <its rev>\` undoes it.
 A restore that takes back the last of a dream's changes marks the dream reverted (\`memdir dream list\`).
 JSON: {"restored": {"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]} (the history entry it wrote, as
@@ -93,6 +95,8 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [{"path", "stat
     const [, rev, file] = positionals as [string, string, string | undefined];
     const dataDir = resolveDataDir(io.env);
     const as = typeof values.as === 'string' ? values.as : undefined;
+    // A whole snapshot asks the shared-key rule: a held team memory it would remove is retired (R-SYNC).
+    const retire = file ? undefined : await (await import('../../main/team/index.js')).retireInstead(loc.memoryDir, dataDir);
     const { entry, notes } = await restoreRevision({
       memoryDir: loc.memoryDir,
       dataDir,
@@ -100,6 +104,7 @@ JSON: {"restored": {"rev", "time", "source", "summary", "files": [{"path", "stat
       ...(file ? { file } : {}),
       ...(as !== undefined ? { as } : {}),
       ...(values['overwrite-changed'] === true ? { overwriteChanged: true } : {}),
+      ...(retire ? { retire } : {}),
     }).catch((error: unknown) => {
       if (error instanceof MemoryError && error.code === 'conflict') {
         throw new MemdirError(error.code, error.message, {

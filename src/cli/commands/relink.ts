@@ -362,7 +362,8 @@ export const mergeUndoCommand: CommandSpec = {
   },
   details: `Each directory's merge entry is undone as \`memdir undo\` undoes one: its memory files as before, its own MEMORY.md lines
 reversed while lines added since stay (a memory written after the merge keeps its pointer); no MEMORY.md is left where
-there was none before the merge, unless a line added since is in it.
+there was none before the merge, unless a line added since is in it. A team memory it brought that the sync server
+holds now (pushed since) is retired instead of deleted (its text emptied, its pointers gone; a note says so).
 Refused, with nothing written, for the reasons and in the sentences of undoing its turn with \`memdir undo\` (every
 directory is checked before any is written): a memory file it changed was changed since, or a MEMORY.md line it wrote
 was edited since (the sentence names MEMORY.md and the memory), or a conflict was resolved (unless
@@ -373,7 +374,7 @@ when it was made in another home. A write the disk refuses (no permission, the d
 Undoing its "Undo <kind> <id>" entry with \`memdir undo\` brings it back in every directory; undoing that takes it back again.
 A dream whose last changes the undo took back (anyway, over them) is marked reverted (\`memdir dream list\`).
 JSON: the merge record (see \`memdir relink --help\`; "undone": {"at", "revs"}, "redone": null) with "notes": [sentence]
-(an edited line undone anyway).
+(an edited line undone anyway, a memory retired).
 ${RECOVERED_HELP}`,
   async run({ positionals, values, io }) {
     const recovered = await finishTurnFirst(io);

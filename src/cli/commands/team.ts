@@ -292,8 +292,10 @@ export const teamRetireCommand: CommandSpec = {
   details: `<file> is the team memory, as team/x.md or x.md. A team memory the sync server holds cannot be deleted or
 renamed (deletions never propagate: the next sync would bring it back); retiring is how it leaves. Its file stays,
 emptied (0 bytes), and its pointers leave team/MEMORY.md and MEMORY.md; the next sync shares the empty file, so
-it is retired for every teammate. The same action as the app's Retire. Needs no connection (a memory never
-pushed is retired too). A private memory is refused (delete it), as is one already retired.
+it is retired for every teammate. The same action as the app's Retire (offered there only for a memory the
+server holds). A memory never pushed (the server does not hold it) need not be retired: delete it (the app's
+Delete; nothing brings it back) — retiring it works too and needs no connection. A private memory is refused
+(delete it), as is one already retired.
 JSON: {"project": {"dir", "memoryDir"}, "file": "team/x.md", "rev": id|null, "undo": "memdir undo …"|null}
 Exit codes: 0 retired, 2 refused (nothing written).`,
   async run({ positionals, values, io }) {

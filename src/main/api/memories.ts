@@ -23,7 +23,7 @@ import { bulkChange } from '../curation/index.js';
 import { agentIndexView } from '../transcripts/index.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
 import { finishUnfinishedTurn, importedHistories, undoHistoryEntry } from '../relink/index.js';
-import { refuseChangingSharedKey } from '../team/index.js';
+import { heldByServer, refuseChangingSharedKey, retireInstead } from '../team/index.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
@@ -105,6 +105,7 @@ export const memoryHandlers: Pick<
       otherKeys: Object.keys(topic.data ?? {}).filter((k) => !KNOWN_KEYS.has(k)),
       problems: (scan?.problems ?? []).filter((p) => p.file === name),
       mtimeMs: facts.mtimeMs,
+      heldByServer: await heldByServer({ memoryDir: project.memoryDir, scope, dataDir: ctx.dataDir }, name),
     };
   },
   async 'memories.create'(input, ctx) {
@@ -209,6 +210,8 @@ export const memoryHandlers: Pick<
       ...(file ? { file } : {}),
       ...(as ? { as } : {}),
       ...(overwriteChanged ? { overwriteChanged } : {}),
+      // A whole snapshot asks the shared-key rule: a held team memory it would remove is retired (R-SYNC).
+      ...(file ? {} : { retire: await retireInstead(project.memoryDir, ctx.dataDir) }),
     });
     // A dream whose changes the restore took back says so on the Dream tab.
     await ctx.dreams.followUndo(project.memoryDir, null, done);
@@ -217,7 +220,8 @@ export const memoryHandlers: Pick<
   },
   async 'history.plan'({ dir, rev, file }, ctx) {
     const { project } = await ctx.where(dir, 'private');
-    return { changes: await planRestore(project.memoryDir, rev, { dataDir: ctx.dataDir, ...(file ? { file } : {}) }) };
+    const retire = file ? {} : { retire: (await retireInstead(project.memoryDir, ctx.dataDir)).instead };
+    return { changes: await planRestore(project.memoryDir, rev, { dataDir: ctx.dataDir, ...(file ? { file } : retire) }) };
   },
   async 'history.undo'({ dir, rev, overwriteChanged }, ctx) {
     const { project } = await ctx.where(dir, 'private');

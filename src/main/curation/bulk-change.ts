@@ -1,6 +1,6 @@
 /**
- * Bulk curation (issue 14): change the type of, move between private and team, or delete
- * several memories at once — as ONE history entry, so one undo takes it all back. Each memory
+ * Bulk curation (issue 14): change the type of, move between private and team, delete or retire
+ * (team memories the sync server holds) several memories at once — as ONE history entry, so one undo takes it all back. Each memory
  * goes through the same service as a single change (the same checks, the same index upkeep);
  * one that cannot (a `user` memory for the team, a file changed or gone) is left as it is and
  * reported with its reason, and the rest still happen. One left for a secret in its name (a move
@@ -11,12 +11,12 @@ import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import type { SecretOnSave } from '../../shared/secret-types.js';
 import { plural } from '../../shared/size-text.js';
 import { type HistoryEntry, transact } from '../history/index.js';
-import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, updateMemory } from '../memdir/index.js';
+import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, retireMemory, updateMemory } from '../memdir/index.js';
 import { SecretFoundError } from '../secrets/index.js';
-import { moveMemoryScope, refuseChangingSharedKey, TeamPathError } from '../team/index.js';
+import { heldByServer, moveMemoryScope, refuseChangingSharedKey, TeamPathError } from '../team/index.js';
 import { UnsafePathError } from '../core/confined-path.js';
 
-export type BulkAction = { kind: 'delete' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
+export type BulkAction = { kind: 'delete' } | { kind: 'retire' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
 
 export interface BulkItem {
   scope: Scope;
@@ -26,12 +26,14 @@ export interface BulkItem {
 export interface BulkResult {
   entry: HistoryEntry | null;
   done: BulkItem[];
-  refused: (BulkItem & { reason: string; secrets?: SecretOnSave[] })[];
+  /** `heldByServer`: refused because the sync server holds it (a delete, a move to private): retiring is how it leaves (memories.retire). */
+  refused: (BulkItem & { reason: string; secrets?: SecretOnSave[]; heldByServer?: boolean })[];
 }
 
 function summaryOf(action: BulkAction, n: number): string {
   const memories = plural(n, 'memory', 'memories');
   if (action.kind === 'delete') return `Delete ${memories}`;
+  if (action.kind === 'retire') return `Retire ${memories}`;
   if (action.kind === 'set-type') return `Change the type of ${memories} to ${action.type}`;
   return `Move ${memories} to ${action.to === 'team' ? 'the team memory' : 'the private memory'}`;
 }
@@ -47,6 +49,11 @@ async function applyOne(
   if (action.kind === 'delete') {
     await refuseChangingSharedKey(where, item.file, 'delete');
     await deleteMemory(where, item.file);
+    return;
+  }
+  // How a team memory the sync server holds leaves (the delete's refusal offers it): the one Retire, memdir retireMemory.
+  if (action.kind === 'retire') {
+    await retireMemory(where, item.file);
     return;
   }
   if (action.kind === 'move') {
@@ -89,7 +96,17 @@ export async function bulkChange(
           // A secret in a name is one item's refusal, said masked, with what to ask about before moving it anyway.
           if (!(error instanceof MemoryError || error instanceof UnsafePathError || error instanceof TeamPathError || error instanceof SecretFoundError))
             throw error;
-          refused.push({ ...item, reason: error.message, ...(error instanceof SecretFoundError ? { secrets: error.secrets } : {}) });
+          // Refused because the sync server holds it (a delete, a move to private): the app offers Retire for it.
+          const held =
+            error instanceof MemoryError &&
+            error.code === 'scope-refused' &&
+            (await heldByServer({ memoryDir: opts.memoryDir, scope: item.scope, ...(opts.dataDir ? { dataDir: opts.dataDir } : {}) }, item.file));
+          refused.push({
+            ...item,
+            reason: error.message,
+            ...(error instanceof SecretFoundError ? { secrets: error.secrets } : {}),
+            ...(held ? { heldByServer: true } : {}),
+          });
         }
       }
     },

@@ -421,6 +421,14 @@ export async function restoreFromHistory(
     first?: () => Promise<void>;
     /** More work belonging to the same entry, run inside its transaction after the restore (a memory's index pointer). */
     then?: () => Promise<void>;
+    /**
+     * A whole-snapshot restore: the files (paths in the memory dir) it empties instead of removing
+     * them — team memories the sync server holds (R-SYNC, a removed one comes back with the next
+     * sync). Asked only of a file it would remove that is not empty already.
+     */
+    retire?: (rel: string) => boolean;
+    /** Told each file `retire` emptied. */
+    retired?: (rel: string) => void;
   } = {},
 ): Promise<HistoryEntry | null> {
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
@@ -434,7 +442,7 @@ export async function restoreFromHistory(
   const { entry } = await transact(memoryDir, { source: 'restore', summary, dataDir: opts.dataDir }, async () => {
     await opts.first?.();
     if (file) await restoreFile(repo, hash, file, memoryDir, point, as);
-    else await restoreSnapshot(repo, hash, memoryDir);
+    else await restoreSnapshot(repo, hash, memoryDir, opts.retire, opts.retired);
     await opts.then?.();
   });
   return entry;
@@ -486,8 +494,8 @@ export async function readEntry(memoryDir: string, rev: string, opts: HistoryOpt
 /** A file a restore would change, and how. */
 export interface PlannedChange {
   path: string;
-  /** What the restore does to it: brings it back, rewrites it, or removes it. */
-  status: 'added' | 'modified' | 'deleted';
+  /** What the restore does to it: brings it back, rewrites it, removes it, or empties it (a held team memory: restoreFromHistory's `retire`). */
+  status: 'added' | 'modified' | 'deleted' | 'retired';
 }
 
 /**
@@ -495,7 +503,11 @@ export interface PlannedChange {
  * content differs between the disk (outside changes recorded first) and `rev`. The app shows
  * this list before a whole-snapshot restore is confirmed.
  */
-export async function planRestore(memoryDir: string, rev: string, opts: HistoryOptions & { file?: string } = {}): Promise<PlannedChange[]> {
+export async function planRestore(
+  memoryDir: string,
+  rev: string,
+  opts: HistoryOptions & { file?: string; retire?: (rel: string) => boolean } = {},
+): Promise<PlannedChange[]> {
   const file = opts.file === undefined ? undefined : checkFile(opts.file);
   await recordExternalChanges(memoryDir, opts);
   const repo = await requireRepo(memoryDir, opts.dataDir);
@@ -510,7 +522,12 @@ export async function planRestore(memoryDir: string, rev: string, opts: HistoryO
     else if (now !== oid) changes.push({ path: p, status: 'modified' });
   }
   // A single-file restore never removes anything.
-  if (!file) for (const p of current.keys()) if (!target.has(p)) changes.push({ path: p, status: 'deleted' });
+  if (!file)
+    for (const [p, oid] of current) {
+      if (target.has(p)) continue;
+      if (!opts.retire?.(p)) changes.push({ path: p, status: 'deleted' });
+      else if (!(await isEmptyBlob(repo, oid))) changes.push({ path: p, status: 'retired' });
+    }
   return changes.sort((a, b) => a.path.localeCompare(b.path));
 }
 
@@ -521,12 +538,28 @@ async function restoreFile(repo: ShadowRepo, hash: string, file: string, memoryD
   await writeFileAtomic(memoryDir, as, await readBlob(repo, entry.oid));
 }
 
-async function restoreSnapshot(repo: ShadowRepo, hash: string, memoryDir: string): Promise<void> {
+async function isEmptyBlob(repo: ShadowRepo, oid: string): Promise<boolean> {
+  return (await readBlob(repo, oid)).length === 0;
+}
+
+async function restoreSnapshot(
+  repo: ShadowRepo,
+  hash: string,
+  memoryDir: string,
+  retire?: (rel: string) => boolean,
+  retired?: (rel: string) => void,
+): Promise<void> {
   const target = new Map((await listTree(repo, hash)).map((e) => [e.path, e]));
   // transact has just recorded the disk, so HEAD is what is there now.
   const current = new Map((await listTree(repo, 'HEAD')).map((e) => [e.path, e]));
   for (const [p, entry] of current) {
-    if (!target.has(p) && isRegularBlob(entry)) await removeFileConfined(memoryDir, p);
+    if (target.has(p) || !isRegularBlob(entry)) continue;
+    // A held team memory is emptied, not removed (one empty already stays as it is).
+    if (!retire?.(p)) await removeFileConfined(memoryDir, p);
+    else if (!(await isEmptyBlob(repo, entry.oid))) {
+      await writeFileAtomic(memoryDir, p, '');
+      retired?.(p);
+    }
   }
   for (const [p, entry] of target) {
     if (!isRegularBlob(entry) || current.get(p)?.oid === entry.oid) continue;

@@ -14,7 +14,7 @@ import { restoreMemoryFile, type UndoResult } from './undo-change.js';
 
 /**
  * Restore `file` (restoreMemoryFile: its pointer comes back too, the notes say where) or, without
- * one, the whole memory directory (no notes) to how it was at `rev`, as a new `restore` entry;
+ * one, the whole memory directory (a note names the held team memories it retired) to how it was at `rev`, as a new `restore` entry;
  * the entry is null when nothing changed.
  */
 export async function restoreRevision(opts: {
@@ -26,6 +26,12 @@ export async function restoreRevision(opts: {
   as?: string;
   /** With `file`: overwrite another memory written at its name since it left. */
   overwriteChanged?: boolean;
+  /**
+   * Without `file`: the memories (paths in the memory dir) the restore retires instead of removing
+   * them — team memories the sync server holds (team/shared-keys.ts's retireInstead, R-SYNC) — and
+   * the note that says so, as for undoChange.
+   */
+  retire?: { instead: (rel: string) => boolean; note: (rels: readonly string[]) => string | null };
 }): Promise<UndoResult> {
   const history = opts.dataDir ? { dataDir: opts.dataDir } : {};
   if (opts.as !== undefined && !opts.file) throw new MemoryError('invalid-input', 'A new name is for restoring one memory: name the file to restore.');
@@ -35,7 +41,11 @@ export async function restoreRevision(opts: {
     const first = as !== undefined || opts.overwriteChanged ? undefined : () => refuseAnotherMemory(opts.memoryDir, opts.rev, file, history);
     return restoreMemoryFile({ memoryDir: opts.memoryDir, ...history, rev: opts.rev, file, ...(as !== undefined ? { as } : {}), ...(first ? { first } : {}) });
   }
-  return { entry: await restoreFromHistory(opts.memoryDir, opts.rev, history), notes: [] };
+  const retired: string[] = [];
+  const retire = opts.retire ? { retire: opts.retire.instead, retired: (rel: string) => retired.push(rel) } : {};
+  const entry = await restoreFromHistory(opts.memoryDir, opts.rev, { ...history, ...retire });
+  const note = opts.retire?.note(retired);
+  return { entry, notes: note ? [note] : [] };
 }
 
 /**

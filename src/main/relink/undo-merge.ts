@@ -8,7 +8,8 @@
  * throw away that later work); the sentence names it. So does whatever undoing its entry there would
  * refuse (a memory it brings back beside another holding its name in another form, a file that is
  * not text), and a directory already as the undo would leave it — refuseTurn, the one place these
- * are decided, for the undo of a turn too.
+ * are decided, for the undo of a turn too. A team memory the sync server holds that the undo would
+ * take away is retired instead (retireHeld), as every undo does; a note says so.
  * Whole or nothing: every refusal is decided in every directory before any is written, and a write
  * only the disk refuses puts back the directories already turned (turnAsOne). Resolving a conflict the merge kept writes one history entry too, undone by
  * `memdir restore`.
@@ -63,20 +64,44 @@ export async function undoMerge(
   const steps = (await undoOrder(dataDir, record.touched)).map((t) => ({
     memoryDir: t.memoryDir,
     run: async (step: TurnStep) => {
+      const retire = await retireHeld(t.memoryDir, dataDir);
       const done = await undoChange({
         memoryDir: t.memoryDir,
         dataDir,
         rev: t.rev,
         overwriteChanged: anyway,
         as: { summary: `Undo ${record.kind} ${id}`, body: `Put back ${t.files.join(', ')} as they were before merge ${id}.` },
+        retire,
         ...step,
       });
-      notes.push(...(done.dropped ?? []).map((d) => `In ${t.memoryDir}: ${d}`));
+      const retired = retire.said(done.notes);
+      notes.push(...[...(done.dropped ?? []), ...retired].map((d) => `In ${t.memoryDir}: ${d}`));
       return done.entry;
     },
   }));
   const marked = await turnAsOne(steps, dataDir, record, `undoing ${record.kind} ${id}`, (revs) => markMerge(dataDir, record, 'undone', revs));
   return { ...marked, notes };
+}
+
+/**
+ * What an undo in `memoryDir` retires instead of deleting (undoChange's `retire`): the team memories
+ * the sync server holds (team/shared-keys.ts's retireInstead, R-SYNC: a deleted one comes back with
+ * the next sync), with `said` picking its note out of the undo's notes. Loaded here, not with
+ * relink (as relink-service.ts's team sync warning): team sync's code waits until after the app's first list.
+ */
+async function retireHeld(memoryDir: string, dataDir: string) {
+  const { retireInstead } = await import('../team/index.js');
+  const retire = await retireInstead(memoryDir, dataDir);
+  const notes: string[] = [];
+  return {
+    instead: retire.instead,
+    note: (rels: readonly string[]) => {
+      const note = retire.note(rels);
+      if (note) notes.push(note);
+      return note;
+    },
+    said: (all: readonly string[]) => all.filter((n) => notes.includes(n)),
+  };
 }
 
 /**
@@ -216,10 +241,9 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   const turned = opts.dataDir ? await mergeTurnedBy(opts.dataDir, opts.memoryDir, opts.rev) : null;
   if (!turned) {
     // Loaded here, not with relink (as relink-service.ts's team sync warning): team sync's code waits until after the app's first list.
-    const { moveAllowsOf, retiredInsteadOfDeleted, retiredNote } = await import('../team/index.js');
+    const { moveAllowsOf } = await import('../team/index.js');
     const allows = await moveAllowsOf(opts.memoryDir, opts.dataDir ?? processDataDir(), opts.rev);
-    const instead = await retiredInsteadOfDeleted(opts.memoryDir, opts.dataDir ?? processDataDir());
-    const done = await undoChange({ ...opts, retire: { instead, note: retiredNote } });
+    const done = await undoChange({ ...opts, retire: await retireHeld(opts.memoryDir, opts.dataDir ?? processDataDir()) });
     return { ...done, notes: [...done.notes, ...(await allows.withdraw())] };
   }
   const dataDir = opts.dataDir!;
@@ -245,7 +269,8 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   const turn = (memoryDir: string, rev: string, first: boolean) => ({
     memoryDir,
     run: async (step: TurnStep) => {
-      const done = await undoChange({ ...(first ? opts : { memoryDir, dataDir, rev }), ...anyway, ...step });
+      const retire = await retireHeld(memoryDir, dataDir);
+      const done = await undoChange({ ...(first ? opts : { memoryDir, dataDir, rev }), ...anyway, retire, ...step });
       if (first) here = done.entry;
       notes.push(...done.notes);
       return done.entry;

@@ -59,6 +59,24 @@ export async function retiredInsteadOfDeleted(memoryDir: string, dataDir: string
   return (rel) => rel.startsWith(prefix) && held(rel.slice(prefix.length));
 }
 
+/**
+ * What an undo or a restore that takes memories away is given to retire (undoChange's and
+ * restoreRevision's `retire`): the held team memories of {@link retiredInsteadOfDeleted}, and
+ * {@link retiredNote} to say so. One call for every such door.
+ */
+export async function retireInstead(
+  memoryDir: string,
+  dataDir: string = processDataDir(),
+): Promise<{ instead: (rel: string) => boolean; note: (rels: readonly string[]) => string | null }> {
+  return { instead: await retiredInsteadOfDeleted(memoryDir, dataDir), note: retiredNote };
+}
+
+/** Whether `file` of `where` is a team memory the sync server holds: it leaves by Retire (the app offers it), not by a delete or a rename. */
+export async function heldByServer(where: Where, file: string): Promise<boolean> {
+  if (where.scope !== 'team') return false;
+  return (await sharedKeysHeld(where.memoryDir, where.dataDir))(checkMemoryPath(file));
+}
+
 /** The sentence a merge or an undo adds for the team memories it retired instead of deleting. */
 export function retiredNote(rels: readonly string[]): string | null {
   if (rels.length === 0) return null;

@@ -248,7 +248,9 @@ describe('team sync in the app', () => {
       ],
     });
     expect(bulk.done).toEqual([{ scope: 'team', file: 'project_scratch.md' }]);
-    expect(bulk.refused).toEqual([{ scope: 'team', file: 'project_deploys.md', reason: expect.stringContaining('the next sync would bring it back') }]);
+    expect(bulk.refused).toEqual([
+      { scope: 'team', file: 'project_deploys.md', reason: expect.stringContaining('the next sync would bring it back'), heldByServer: true },
+    ]);
     // Nothing of the shared memory moved: its file, its name and both index lines are as they were.
     expect(await fs.readdir(path.join(a.memoryDir, 'team'))).toEqual(['MEMORY.md', 'project_deploys.md']);
     expect(await fs.readFile(path.join(a.memoryDir, 'MEMORY.md'), 'utf8')).toBe(mainBefore);
@@ -916,6 +918,110 @@ describe('Retire: the one action that retires a team memory (app and `memdir tea
       expect(await fs.readFile(team('MEMORY.md'), 'utf8')).toBe(teamIndexBefore);
     } finally {
       await v.ctx.close();
+    }
+  });
+});
+
+describe('every way a held team memory could leave asks the one shared-key rule (R-SYNC)', () => {
+  const write = (m: { memoryDir: string }, file: string, name: string) =>
+    fs.writeFile(path.join(m.memoryDir, 'team', file), topic(name, 'project', `${name}: said once, shared.`));
+
+  it('the read answer says whether the server holds a team memory: Retire for a pushed one, a plain delete for one never pushed; bulk refusals say so too', async () => {
+    const w = await machine('held-w');
+    try {
+      await w.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
+      await write(w, 'project_pushed.md', 'Pushed');
+      await ok(w.api, 'team.sync', { dir: '-work-app' });
+      await write(w, 'project_local.md', 'Local');
+      const read = (file: string, scope = 'team') => ok<{ heldByServer: boolean }>(w.api, 'memories.read', { dir: '-work-app', scope, file });
+      expect((await read('project_pushed.md')).heldByServer).toBe(true);
+      expect((await read('project_local.md')).heldByServer).toBe(false);
+      expect((await read('project_deploys.md', 'private')).heldByServer).toBe(false);
+      const bulk = await ok<{ done: unknown[]; refused: { file: string; heldByServer?: boolean }[] }>(w.api, 'memories.bulk', {
+        dir: '-work-app',
+        action: { kind: 'delete' },
+        items: [
+          { scope: 'team', file: 'project_pushed.md' },
+          { scope: 'team', file: 'project_local.md' },
+          { scope: 'team', file: 'project_gone.md' },
+        ],
+      });
+      expect(bulk.done).toEqual([{ scope: 'team', file: 'project_local.md' }]);
+      // The refused held one offers Retire; one refused for another reason does not.
+      expect(bulk.refused).toEqual([
+        expect.objectContaining({ file: 'project_pushed.md', heldByServer: true }),
+        expect.not.objectContaining({ heldByServer: true }),
+      ]);
+    } finally {
+      await w.ctx.close();
+    }
+  });
+
+  it('a whole-snapshot restore to before a held team memory existed retires it instead of deleting it; one never pushed is deleted', async () => {
+    const x = await machine('held-x');
+    try {
+      await x.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
+      await ok(x.api, 'team.sync', { dir: '-work-app' });
+      const before = (await listHistory(x.memoryDir, { dataDir: x.ctx.dataDir }))[0]!.rev;
+      const create = (file: string, name: string) =>
+        ok<{ rev: string }>(x.api, 'memories.create', {
+          dir: '-work-app',
+          scope: 'team',
+          memoryDir: x.memoryDir,
+          fields: { name, description: `${name} in one line`, type: 'project' },
+          body: `${name}: tagged on every merge.`,
+          file,
+        });
+      await create('project_held.md', 'Held');
+      await ok(x.api, 'team.sync', { dir: '-work-app' });
+      await create('project_fresh.md', 'Fresh');
+      const team = (f: string) => path.join(x.memoryDir, 'team', f);
+
+      // What the app shows before the restore is confirmed says so.
+      const plan = await ok<{ changes: { path: string; status: string }[] }>(x.api, 'history.plan', { dir: '-work-app', rev: before });
+      expect(plan.changes).toContainEqual({ path: 'team/project_fresh.md', status: 'deleted' });
+      expect(plan.changes).toContainEqual({ path: 'team/project_held.md', status: 'retired' });
+
+      const restored = await ok<{ notes: string[] }>(x.api, 'history.restore', { dir: '-work-app', rev: before });
+      expect(await fs.readFile(team('project_held.md'), 'utf8')).toBe('');
+      await expect(fs.access(team('project_fresh.md'))).rejects.toThrow();
+      expect(restored.notes.join('\n')).toContain('Retired team/project_held.md instead of deleting it');
+      expect(await fs.readFile(path.join(x.memoryDir, 'MEMORY.md'), 'utf8')).not.toContain('project_held.md');
+      // Retired already: a second restore leaves it as it is.
+      const again = await ok<{ changes: { path: string }[] }>(x.api, 'history.plan', { dir: '-work-app', rev: before });
+      expect(again.changes).not.toContainEqual(expect.objectContaining({ path: 'team/project_held.md' }));
+
+      await ok(x.api, 'team.sync', { dir: '-work-app' });
+      expect((await serverEntries(server.url, server.team, server.tokens[0]!))['project_held.md']).toBe('');
+      expect(await fs.readFile(team('project_held.md'), 'utf8')).toBe('');
+    } finally {
+      await x.ctx.close();
+    }
+  });
+
+  it('`memdir merge undo` of a merge whose team memory was pushed since retires it instead of deleting it', async () => {
+    const y = await machine('held-y');
+    try {
+      const old = path.join(path.dirname(path.dirname(y.memoryDir)), '-work-old', 'memory');
+      await fs.mkdir(path.join(old, 'team'), { recursive: true });
+      await fs.writeFile(path.join(old, 'team', 'project_moved.md'), topic('Moved', 'project', 'Moved: came with the merge.'));
+      await fs.writeFile(path.join(old, 'team', 'MEMORY.md'), '- [Moved](project_moved.md) — came with the merge\n');
+      await fs.writeFile(path.join(old, 'project_old.md'), topic('Old', 'project', 'Old: private.'));
+      await y.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
+      const merged = await ok<{ id: string }>(y.api, 'identity.merge', { from: '-work-old', into: '-work-app', force: true });
+      const team = (f: string) => path.join(y.memoryDir, 'team', f);
+      expect(await fs.readFile(team('project_moved.md'), 'utf8')).toContain('came with the merge');
+      await ok(y.api, 'team.sync', { dir: '-work-app' });
+
+      const undone = await ok<{ notes: string[] }>(y.api, 'identity.undo', { id: merged.id });
+      expect(await fs.readFile(team('project_moved.md'), 'utf8')).toBe('');
+      expect(undone.notes.join('\n')).toContain('Retired team/project_moved.md instead of deleting it');
+      // Back where it came from, and the next sync does not bring the text back here.
+      expect(await fs.readFile(path.join(old, 'team', 'project_moved.md'), 'utf8')).toContain('came with the merge');
+      await ok(y.api, 'team.sync', { dir: '-work-app' });
+      expect(await fs.readFile(team('project_moved.md'), 'utf8')).toBe('');
+    } finally {
+      await y.ctx.close();
     }
   });
 });

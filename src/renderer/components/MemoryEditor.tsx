@@ -134,6 +134,15 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
         {error && (
           <div className="banner error" role="alert">
             {error}
+            {/* A held team memory too large to open leaves as any held one does: its delete's refusal offers Retire. */}
+            {retireOffered === error && (
+              <>
+                {' '}
+                <button type="button" className="danger" onClick={() => void retire().then((ok) => ok && onDeleted())}>
+                  Retire instead
+                </button>
+              </>
+            )}
           </div>
         )}
         <button onClick={onClosed}>Close</button>
@@ -456,8 +465,8 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           </button>
         )}
         {renaming !== null && <RenameForm value={renaming} onChange={setRenaming} onRename={() => void doRename(renaming)} />}
-        {/* A team memory's way out that the team sees (R-SYNC: a deletion never propagates). */}
-        {!isNew && target.scope === 'team' && !confirmRetire && !confirmDelete && !missing && (
+        {/* A held team memory's way out that the team sees (R-SYNC: a deletion never propagates); one never pushed is simply deleted. */}
+        {!isNew && doc?.heldByServer === true && !confirmRetire && !confirmDelete && !missing && (
           <button type="button" className="danger" onClick={() => setConfirmRetire(true)}>
             Retire
           </button>

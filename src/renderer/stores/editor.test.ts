@@ -24,6 +24,7 @@ const doc = (file: string): MemoryDoc => ({
   otherKeys: [],
   problems: [],
   mtimeMs: 1,
+  heldByServer: false,
 });
 
 /** A host with one memory, `foo.md`; `during(name)` runs while that call is being answered (a watcher event arriving then). */

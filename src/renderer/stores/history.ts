@@ -21,15 +21,21 @@ export interface PendingRestore {
   rev: string;
   summary: string;
   time: string;
-  changes: { path: string; status: 'added' | 'modified' | 'deleted' }[];
+  changes: { path: string; status: 'added' | 'modified' | 'deleted' | 'retired' }[];
 }
 
 /** What a restore does to one file, in words (the plan's list and its summary). */
-export const PLAN_WORDS: Record<PendingRestore['changes'][number]['status'], string> = { added: 'brought back', modified: 'rewritten', deleted: 'removed' };
+export const PLAN_WORDS: Record<PendingRestore['changes'][number]['status'], string> = {
+  added: 'brought back',
+  modified: 'rewritten',
+  deleted: 'removed',
+  // A team memory the sync server holds: emptied, not removed (a removed one would come back with the next sync).
+  retired: 'retired (the team server holds it)',
+};
 
 /** What a restore plan means, in words: "2 files brought back, 1 file rewritten, 3 files removed". */
 export function describePlan(changes: PendingRestore['changes']): string {
-  const statuses = ['added', 'modified', 'deleted'] as const;
+  const statuses = ['added', 'modified', 'deleted', 'retired'] as const;
   const parts = statuses
     .map((status) => [status, changes.filter((c) => c.status === status).length] as const)
     .filter(([, n]) => n > 0)

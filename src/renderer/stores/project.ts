@@ -95,7 +95,7 @@ export function toggleSelection(selected: ReadonlySet<string>, rows: MemoryRow[]
   return next;
 }
 
-export type BulkAction = { kind: 'delete' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
+export type BulkAction = { kind: 'delete' } | { kind: 'retire' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
 
 /** A memory a bulk action names. */
 export interface BulkItem {
@@ -131,7 +131,7 @@ interface ProjectState {
    * Apply one action to every selected memory: one history entry, one Undo. A move left for a
    * secret in a name is asked about; "Move anyway" runs it again (`again`) for those memories.
    */
-  bulk: (action: BulkAction, again?: { dir: string; items: BulkItem[]; allowSecrets: string[] }) => Promise<void>;
+  bulk: (action: BulkAction, again?: { dir: string; items: BulkItem[]; allowSecrets?: string[] }) => Promise<void>;
 }
 
 export const useProject = create<ProjectState>()((set, get) => {
@@ -190,13 +190,15 @@ export const useProject = create<ProjectState>()((set, get) => {
       const items = again?.items ?? rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ scope: r.scope, file: r.file }));
       if (!dir || items.length === 0) return;
       try {
-        const { rev, done, refused } = await call('memories.bulk', { dir, items, action, ...(again ? { allowSecrets: again.allowSecrets } : {}) });
+        const { rev, done, refused } = await call('memories.bulk', { dir, items, action, ...(again?.allowSecrets ? { allowSecrets: again.allowSecrets } : {}) });
         const what =
           action.kind === 'delete'
             ? 'Deleted'
-            : action.kind === 'move'
-              ? `Moved to ${action.to === 'team' ? 'the team memory' : 'the private memory'}:`
-              : `Changed to ${action.type}:`;
+            : action.kind === 'retire'
+              ? 'Retired'
+              : action.kind === 'move'
+                ? `Moved to ${action.to === 'team' ? 'the team memory' : 'the private memory'}:`
+                : `Changed to ${action.type}:`;
         // Those left for a secret in their name are asked about on their own, as a single move is.
         const asked = action.kind === 'move' ? refused.filter((r) => r.secrets?.length) : [];
         const others = refused.filter((r) => !asked.includes(r));
@@ -209,6 +211,18 @@ export const useProject = create<ProjectState>()((set, get) => {
           const ask = askOf({ message: asked.map((r) => r.reason).join(' '), secrets: asked.flatMap((r) => r.secrets ?? []) }, again?.allowSecrets);
           const items = asked.map(({ scope, file }) => ({ scope, file }));
           askMoveAnyway(ask, action.to, (allowSecrets) => get().bulk(action, { dir, items, allowSecrets }));
+        }
+        // Team memories the sync server holds are not deleted (they would come back): retiring is how they leave, one click, one undo.
+        const held = action.kind === 'delete' ? refused.filter((r) => r.heldByServer).map(({ scope, file }) => ({ scope, file })) : [];
+        if (held.length > 0) {
+          const one = held.length === 1;
+          useToasts
+            .getState()
+            .show(
+              'info',
+              `${held.map((h) => `team/${h.file}`).join(', ')} ${one ? 'is' : 'are'} shared with the team (the sync server holds ${one ? 'it' : 'them'}): retire ${one ? 'it' : 'them'} instead — ${one ? 'its' : 'their'} text emptied and index lines removed; the next sync shares that.`,
+              { label: 'Retire instead', run: () => void get().bulk({ kind: 'retire' }, { dir, items: held }) },
+            );
         }
         if (get().dir === dir) set({ selected: new Set(refused.map(rowKey)), anchor: null });
       } catch (error) {

@@ -332,6 +332,7 @@ const doc = (over: Partial<MemoryDoc> = {}): MemoryDoc => ({
   otherKeys: [],
   problems: [],
   mtimeMs: 0,
+  heldByServer: false,
   ...over,
 });
 

@@ -23,7 +23,9 @@ function ConfirmSnapshot({ pending }: { pending: PendingRestore }) {
           {pending.changes.map((c) => (
             <li key={c.path}>
               <code>{c.path}</code>{' '}
-              <span className={`badge ${c.status === 'deleted' ? 'error' : c.status === 'added' ? 'ok' : ''}`}>{PLAN_WORDS[c.status]}</span>
+              <span className={`badge ${c.status === 'deleted' || c.status === 'retired' ? 'error' : c.status === 'added' ? 'ok' : ''}`}>
+                {PLAN_WORDS[c.status]}
+              </span>
             </li>
           ))}
         </ul>

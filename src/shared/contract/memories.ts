@@ -37,6 +37,8 @@ export const memoryDocSchema = z.object({
   otherKeys: z.array(z.string()),
   problems: z.array(problemSchema),
   mtimeMs: z.number(),
+  /** A team memory the sync server holds (R-SYNC): it leaves by memories.retire — a delete or rename is refused. False for one never pushed, and for a private memory. */
+  heldByServer: z.boolean(),
 });
 export type MemoryDoc = z.infer<typeof memoryDocSchema>;
 
@@ -106,12 +108,13 @@ export const memoriesContract = {
     writeResult,
   ),
   'memories.bulk': mutation(
-    'Change several memories at once — set their type, move them between private and team, or delete them — as one history entry (one undo). A memory that cannot change is left as it is and listed with the reason; one left for a secret in its name lists it (`secrets`, masked) and moves with its fingerprint in allowSecrets, as team.move does.',
+    'Change several memories at once — set their type, move them between private and team, delete them, or retire team memories (as memories.retire) — as one history entry (one undo). A memory that cannot change is left as it is and listed with the reason (heldByServer: refused because the sync server holds it — retire it instead); one left for a secret in its name lists it (`secrets`, masked) and moves with its fingerprint in allowSecrets, as team.move does.',
     projectRef.extend({
       items: z.array(bulkItem).min(1).max(1000),
       allowSecrets,
       action: z.discriminatedUnion('kind', [
         z.object({ kind: z.literal('delete') }),
+        z.object({ kind: z.literal('retire') }),
         z.object({ kind: z.literal('set-type'), type: z.enum(MEMORY_TYPES) }),
         z.object({ kind: z.literal('move'), to: z.enum(SCOPES) }),
       ]),
@@ -119,7 +122,7 @@ export const memoriesContract = {
     z.object({
       rev: z.string().nullable(),
       done: z.array(bulkItem),
-      refused: z.array(bulkItem.extend({ reason: z.string(), secrets: z.array(secretOnSaveSchema).optional() })),
+      refused: z.array(bulkItem.extend({ reason: z.string(), secrets: z.array(secretOnSaveSchema).optional(), heldByServer: z.boolean().optional() })),
     }),
   ),
   'index.read': query(
@@ -159,14 +162,14 @@ export const memoriesContract = {
   ),
   'history.read': query('A file as it was at a revision.', projectRef.extend({ rev: z.string(), file: z.string() }), z.object({ text: z.string().nullable() })),
   'history.restore': mutation(
-    'Restore one file or the whole memory directory as it was at a revision. A memory restored alone gets its index pointer back too (at its old place when it still reaches the agent there); notes say where. When its name holds another memory written since it left (deleted, renamed away), a conflict names it: `as` restores it under that free name instead (its pointer naming it), overwriteChanged overwrites (what is there stays in history).',
+    'Restore one file or the whole memory directory as it was at a revision. A whole snapshot retires (empties, its pointers gone with the old index) a team memory the sync server holds instead of removing it; a note says so. A memory restored alone gets its index pointer back too (at its old place when it still reaches the agent there); notes say where. When its name holds another memory written since it left (deleted, renamed away), a conflict names it: `as` restores it under that free name instead (its pointer naming it), overwriteChanged overwrites (what is there stays in history).',
     projectRef.extend({ rev: revision, file: z.string().max(400).optional(), as: z.string().max(400).optional(), overwriteChanged: z.boolean().optional() }),
     z.object({ entry: historyEntrySchema.nullable(), notes: z.array(z.string()) }),
   ),
   'history.plan': query(
-    'What restoring a revision (one file, or the whole snapshot) would change now, file by file — shown before the restore is confirmed. Nothing is written.',
+    'What restoring a revision (one file, or the whole snapshot) would change now, file by file — shown before the restore is confirmed. Nothing is written. retired: a team memory the sync server holds that the whole snapshot does not have is emptied, not removed (R-SYNC).',
     projectRef.extend({ rev: revision, file: z.string().max(400).optional() }),
-    z.object({ changes: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) })) }),
+    z.object({ changes: z.array(z.object({ path: z.string(), status: z.enum(['added', 'modified', 'deleted', 'retired']) })) }),
   ),
   'history.undo': mutation(
     'Undo one history entry as a new entry: its files and its index lines go back. A team memory the sync server holds that the undo would take away (the entry created it) is retired instead — its text emptied, its pointers gone — and a note says so. Later index edits are kept; a file a later change touched stops the undo (a conflict naming that change) unless overwriteChanged; an entry already undone writes nothing (entry null; a note says so when its memory is back under another name, by an undo anyway — never brought back twice).',
