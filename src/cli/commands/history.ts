@@ -164,7 +164,7 @@ is refused, naming the latest turn's entry. Undoing a merge's own entry while it
 (refused for the same reasons, in the same sentences; a file it wrote changed since is overwritten with --overwrite-changed:
 then undone whole anyway, kept in history).
 Undoing a dream's entry marks the dream reverted (\`memdir dream list\`); undoing that undo, or a dream revert's
-entry, marks it back (its Revert works again).
+entry, marks it back (its Revert works again) — in every directory a relink or merge turned with it, each dream by its own entry there.
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]} (the history entry it wrote, as
 \`memdir history\` lists it) or null when nothing changed, "notes": [sentence]}
 ${RECOVERED_HELP}`,

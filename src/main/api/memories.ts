@@ -231,7 +231,9 @@ export const memoryHandlers: Pick<
     // A dream whose entry this undid (or whose revert it undid) says so on the Dream tab.
     await ctx.dreams.followUndo(project.memoryDir, rev, done);
     ctx.changed(dir, project.memoryDir);
-    return recovered ? { ...done, notes: [recovered, ...done.notes] } : done;
+    // The other directories a merge's turn changed (done.elsewhere) were for the dreams: the answer is this project's entry and notes.
+    const { entry, notes } = done;
+    return { entry, notes: recovered ? [recovered, ...notes] : notes };
   },
   async 'history.deleted'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');

@@ -14,7 +14,7 @@
 import path from 'node:path';
 import type { DreamOverviewRow, DreamRecord, DreamStatusView, DreamTrigger } from '../../shared/contract/dream.js';
 import type { Job } from '../../shared/contract/events.js';
-import { diffRevisions, type HistoryEntry } from '../history/index.js';
+import { diffRevisions } from '../history/index.js';
 import { JobBusyError, type JobRunner } from '../jobs/index.js';
 import type { ModelProvider } from '../llm/index.js';
 import { groupProjects, locateGroup, locateProject, locateTranscriptProject, type ProjectLocation, ProjectNotFoundError } from '../memdir/index.js';
@@ -423,7 +423,7 @@ export class DreamService {
    * `done.entry`: the dreams it reverted or brought back say so (revert-dream.ts's followUndo, the
    * one place for that rule). Call it after every undo of an entry and every restore.
    */
-  async followUndo(memoryDir: string, undone: string | null, done: { entry: HistoryEntry | null; notes: string[] }): Promise<void> {
+  async followUndo(memoryDir: string, undone: string | null, done: Parameters<typeof followUndo>[3]): Promise<void> {
     await followUndo(this.host.dataDir, memoryDir, undone, done);
   }
 

@@ -237,7 +237,7 @@ async function markMerge(dataDir: string, record: MergeRecord, now: 'undone' | '
  * A team memory the sync server holds that the undo would take away is retired instead
  * (team/shared-keys.ts's retiredInsteadOfDeleted: a deleted one comes back with the next sync).
  */
-export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>>> {
+export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): Promise<Awaited<ReturnType<typeof undoChange>> & { elsewhere?: Elsewhere[] }> {
   const turned = opts.dataDir ? await mergeTurnedBy(opts.dataDir, opts.memoryDir, opts.rev) : null;
   if (!turned) {
     // Loaded here, not with relink (as relink-service.ts's team sync warning): team sync's code waits until after the app's first list.
@@ -253,7 +253,8 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
     const here = await entryIn([opts.memoryDir], undone.undone!.revs, dataDir);
     const elsewhere = undone.touched.filter((t) => path.resolve(t.memoryDir) !== path.resolve(opts.memoryDir)).map((t) => t.memoryDir);
     const note = `This entry is ${undone.kind} ${undone.id}: it was undone whole, as \`memdir merge undo ${undone.id}\` does${elsewhere.length > 0 ? ` — ${elsewhere.join(', ')} too` : ''}.`;
-    return { entry: here?.entry ?? null, notes: [note, ...undone.notes] };
+    const others = (await turnEntries(dataDir, undone)).filter((t) => path.resolve(t.memoryDir) !== path.resolve(opts.memoryDir));
+    return { entry: here?.entry ?? null, notes: [note, ...undone.notes], elsewhere: others.map((o) => ({ ...o, undone: null })) };
   }
   const { record, others } = turned;
   const anyway = opts.overwriteChanged ? { overwriteChanged: true } : {};
@@ -266,12 +267,14 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   );
   let here: HistoryEntry | null = null;
   const notes: string[] = [];
+  const elsewhere: Elsewhere[] = [];
   const turn = (memoryDir: string, rev: string, first: boolean) => ({
     memoryDir,
     run: async (step: TurnStep) => {
       const retire = await retireHeld(memoryDir, dataDir);
       const done = await undoChange({ ...(first ? opts : { memoryDir, dataDir, rev }), ...anyway, retire, ...step });
       if (first) here = done.entry;
+      else elsewhere.push({ memoryDir, undone: rev, entry: done.entry });
       notes.push(...done.notes);
       return done.entry;
     },
@@ -287,7 +290,18 @@ export async function undoHistoryEntry(opts: Parameters<typeof undoChange>[0]): 
   );
   if (others.length > 0)
     notes.push(`${others.map((o) => o.memoryDir).join(', ')} ${others.length === 1 ? 'was' : 'were'} undone too, to ${turnWords(record)} whole.`);
-  return { entry: here, notes };
+  return { entry: here, notes, elsewhere };
+}
+
+/**
+ * Another directory a merge's turn changed when one entry was undone (undoHistoryEntry): the entry
+ * undone there (null when the merge was undone whole) and the one the turn wrote — for the records
+ * that follow an undo there too (a dream's: revert-dream.ts's followUndo).
+ */
+export interface Elsewhere {
+  memoryDir: string;
+  undone: string | null;
+  entry: HistoryEntry | null;
 }
 
 /**

@@ -190,7 +190,12 @@ export const useProject = create<ProjectState>()((set, get) => {
       const items = again?.items ?? rows.filter((r) => selected.has(rowKey(r))).map((r) => ({ scope: r.scope, file: r.file }));
       if (!dir || items.length === 0) return;
       try {
-        const { rev, done, refused } = await call('memories.bulk', { dir, items, action, ...(again?.allowSecrets ? { allowSecrets: again.allowSecrets } : {}) });
+        const { rev, done, refused } = await call('memories.bulk', {
+          dir,
+          items,
+          action,
+          ...(again?.allowSecrets ? { allowSecrets: again.allowSecrets } : {}),
+        });
         const what =
           action.kind === 'delete'
             ? 'Deleted'

@@ -84,18 +84,22 @@ function standing(record: DreamRecord): boolean {
  * the last of them (tookBack: no memory file of the dream is as the dream left it, and this entry
  * changed one of them); undoing the entry that reverted it marks it back (`redone`), so Revert is
  * offered again. `undone`: the entry undone (any form `readEntry` takes), null for a restore or a
- * merge undo. Returns the records it changed; none when nothing was written.
+ * merge undo. `done.elsewhere`: the other directories a merge's turn changed with it (undoHistoryEntry),
+ * followed each by its own entry. Returns the records it changed; none when nothing was written.
  */
 export async function followUndo(
   dataDir: string,
   memoryDir: string,
   undone: string | null,
-  done: { entry: HistoryEntry | null; notes: string[] },
+  done: { entry: HistoryEntry | null; notes: string[]; elsewhere?: readonly { memoryDir: string; undone: string | null; entry: HistoryEntry | null }[] },
 ): Promise<DreamRecord[]> {
+  // The other directories a merge's turn changed with it (an "Undo relink" entry undone here): each one's dreams follow its own entry.
+  const there: DreamRecord[] = [];
+  for (const other of done.elsewhere ?? []) there.push(...(await followUndo(dataDir, other.memoryDir, other.undone, { entry: other.entry, notes: [] })));
   const { entry } = done;
-  if (!entry) return [];
+  if (!entry) return there;
   const dreams = (await listDreamRecords(dataDir, { memoryDir })).filter((r) => r.rev !== null);
-  if (dreams.length === 0) return [];
+  if (dreams.length === 0) return there;
   const full = undone === null ? null : (await readEntry(memoryDir, undone, { dataDir })).rev;
   const changed: DreamRecord[] = [];
   for (const record of dreams) {
@@ -114,7 +118,7 @@ export async function followUndo(
     await saveDreamRecord(dataDir, updated);
     changed.push(updated);
   }
-  return changed;
+  return [...there, ...changed];
 }
 
 /**
