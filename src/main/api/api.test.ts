@@ -337,7 +337,10 @@ describe('reading and restoring through the app API (the same services `memdir s
     const leak = await api.call('memories.read', { dir: '-work-noindex', scope: 'private', file: 'leak.md' });
     expect(leak).toMatchObject({ ok: false, error: { code: 'unsafe-path', message: expect.stringContaining('leads outside the memory directory') } });
     expect(JSON.stringify(leak)).not.toContain('SECRET');
-    expect(await api.call('index.read', { dir: '-work-noindex', scope: 'team' })).toEqual({ ok: true, result: { text: '', exists: false, readOnly: null, built: null } });
+    expect(await api.call('index.read', { dir: '-work-noindex', scope: 'team' })).toEqual({
+      ok: true,
+      result: { text: '', exists: false, readOnly: null, built: null },
+    });
     expect(await api.call('index.read', { dir: '-work-shop', scope: 'private' })).toMatchObject({ ok: true, result: { exists: true, readOnly: null } });
   });
 

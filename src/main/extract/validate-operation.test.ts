@@ -12,7 +12,10 @@ describe('the action of a proposed operation', () => {
   it('reads the words for creating and updating, whatever their case', async () => {
     const added = await validateOperation({ ...testingMemory, action: 'Add' }, target);
     expect(added.ok && added.operation.action).toBe('create');
-    const edited = await validateOperation({ ...testingMemory, action: 'EDIT', file: 'feedback_real_db.md' }, { ...target, privateFiles: new Set(['feedback_real_db.md']) });
+    const edited = await validateOperation(
+      { ...testingMemory, action: 'EDIT', file: 'feedback_real_db.md' },
+      { ...target, privateFiles: new Set(['feedback_real_db.md']) },
+    );
     expect(edited.operation.action).toBe('update');
   });
 

@@ -52,7 +52,8 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
   secrets: null,
   async load(dir, scope) {
     const read = ++reads;
-    if (get().dir !== dir || get().scope !== scope) set({ dir, scope, text: null, readOnly: null, built: null, agent: null, error: null, conflict: null, secrets: null });
+    if (get().dir !== dir || get().scope !== scope)
+      set({ dir, scope, text: null, readOnly: null, built: null, agent: null, error: null, conflict: null, secrets: null });
     const current = () => read === reads;
     await Promise.all([
       call('index.read', { dir, scope })

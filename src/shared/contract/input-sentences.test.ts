@@ -128,7 +128,13 @@ describe('limits as sentences', () => {
   // A record's keys are the person's: one named like what every object has was given Object's own "words".
   it('says a value under a key named `constructor` is wrong in words, as under any other key', () => {
     const merge = (key: string) =>
-      inputSentences('duplicates.merge', CONTRACT['duplicates.merge'].input, { dir: 'x', memoryDir: '/m', keeper: 'a.md', others: ['b.md'], expect: { [key]: 5 } });
+      inputSentences('duplicates.merge', CONTRACT['duplicates.merge'].input, {
+        dir: 'x',
+        memoryDir: '/m',
+        keeper: 'a.md',
+        others: ['b.md'],
+        expect: { [key]: 5 },
+      });
     const [plain] = merge('b.md');
     expect(plain).not.toMatch(/undefined|function/);
     expect(merge('constructor')).toEqual([plain]);
