@@ -8,7 +8,9 @@
  * keep lines 1–200, then if the kept text is over 25,000 UTF-16 code units cut it at
  * `lastIndexOf('\n', 25000)` (mid-line when line 1 alone is longer); when anything was cut,
  * append a warning paragraph; finally normalise line ends and remove control and invisible
- * format characters. Sizes in the warning are n/1024 with one decimal (`26.3KB`).
+ * format characters. Sizes in the warning are n/1024 with one decimal (`26.3KB`). A file of more
+ * than 4 MB ({@link INDEX_FILE_MAX_BYTES}) is not loaded at all: no text, no warning, every line
+ * past the cut.
  *
  * A sub-agent's MEMORY.md (R-AGENT) goes through the same cut and warning but without the
  * stripping, nor the trim after the scrub (`strip: false`; 2.1.332, test/fixtures/claude-code-agent/).
@@ -17,7 +19,7 @@
  * (`<system-reminder` becomes `<\system-reminder`, confusable spellings included). An index
  * holding such a tag differs from the prediction there, and `lastInjected` shows it.
  */
-import { INDEX_FILE, INDEX_MAX_CHARS, INDEX_MAX_LINES } from './limits.js';
+import { INDEX_FILE, INDEX_FILE_MAX_BYTES, INDEX_MAX_CHARS, INDEX_MAX_LINES } from './limits.js';
 import { type MappedText, mapLines, sliceMapped, stripBlockComments, stripFrontmatter } from './index-strip.js';
 import { utf8Length } from './utf8.js';
 
@@ -159,6 +161,20 @@ export function loadIndexAsClaudeCode(raw: string, options: IndexLoadOptions = {
     let text: string | null = null;
     return () => (text ??= options.strip === false ? scrub(source) : scrub(source).trim());
   };
+  // Claude Code skips a MEMORY.md over 4 MB whole, before any cut: the agent gets nothing (2.1.332).
+  const fileBytes = options.strip === false ? 0 : byteLength(raw);
+  if (fileBytes > INDEX_FILE_MAX_BYTES)
+    return {
+      ...base,
+      truncated: true,
+      loadedLines: 0,
+      loadedChars: 0,
+      loadedBytes: 0,
+      firstCutLine: origin[0] ?? null,
+      reason: `${fileBytes.toLocaleString('en-US')} bytes (limit: ${INDEX_FILE_MAX_BYTES.toLocaleString('en-US')}) \u2014 Claude Code skips a file this large and loads none of it`,
+      warning: null,
+      text: '',
+    };
   if (!overLines && !overChars) {
     const text = lazyText(n);
     return {

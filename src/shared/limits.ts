@@ -7,6 +7,12 @@
 export const INDEX_MAX_LINES = 200;
 /** R-INDEX: only this many UTF-16 code units (JavaScript `length`, not UTF-8 bytes) of MEMORY.md reach the agent, cut at a newline. */
 export const INDEX_MAX_CHARS = 25_000;
+/**
+ * R-INDEX *(fact, Claude Code 2.1.332)*: a MEMORY.md of more UTF-8 bytes than this is not loaded at
+ * all — the client skips it ("not a regular file or exceeds 4194304 byte limit" in its debug log)
+ * and the agent starts with no index (test/fixtures/claude-code-index/observed-size.json).
+ */
+export const INDEX_FILE_MAX_BYTES = 4 * 1024 * 1024;
 /** R-SANITIZE: longer sanitised names are cut to this length and given a hash suffix. */
 export const SANITIZED_MAX_LENGTH = 200;
 /** R-RECALL-SELECT: at most this many topic files are loaded per query. */

@@ -6,6 +6,7 @@
  * skipped with the reason otherwise. `MEMDIR_RECORD_INDEX_FIXTURES=1` runs every fixture and
  * rewrites observed.json from what the client did (and observed-team.json, the team case).
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE, runClaudeCode } from '../../src/m
 import { agentIndexView, readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
 import { claudeCodeVersionIn } from '../../src/main/transcripts/claude-code-version.js';
 import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
+import { RECORDED_CASES, SIZE_CASE_FIXTURE, type SizeCase, sizedIndex } from './index-size-case.js';
 import { TEAM_CASE_FIXTURE, type TeamCase, markersIn } from './team-index-case.js';
 
 /** Auto memory on, as by default: Claude Code loads the index. */
@@ -34,8 +36,8 @@ const cases = record
 async function injectedBy(
   fake: FakeAnthropic,
   index: string | Buffer,
-  options: { link?: boolean } = {},
-): Promise<{ version: string | null; content: string | null }> {
+  options: { link?: boolean; debug?: boolean; fifo?: boolean } = {},
+): Promise<{ version: string | null; content: string | null; debug: string }> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-'));
   try {
     const [scratch, config, project] = ['scratch', 'config', 'project'].map((d) => path.join(root, d));
@@ -46,11 +48,19 @@ async function injectedBy(
       // MEMORY.md a link to a file outside the memory folder, as a dotfiles setup makes it.
       fs.writeFileSync(path.join(root, 'dotfiles-index.md'), index);
       fs.symlinkSync(path.join(root, 'dotfiles-index.md'), path.join(folder, 'memory', 'MEMORY.md'));
-    } else fs.writeFileSync(path.join(folder, 'memory', 'MEMORY.md'), index);
-    await runClaudeCode(['-p', 'hello'], { cwd: project!, configDir: config!, scratch: scratch!, baseUrl: fake.url });
+    } else if (options.fifo) execFileSync('mkfifo', [path.join(folder, 'memory', 'MEMORY.md')]);
+    else fs.writeFileSync(path.join(folder, 'memory', 'MEMORY.md'), index);
+    const debugFile = path.join(root, 'debug.log');
+    await runClaudeCode(['-p', 'hello', ...(options.debug ? ['--debug-file', debugFile] : [])], {
+      cwd: project!,
+      configDir: config!,
+      scratch: scratch!,
+      baseUrl: fake.url,
+    });
     const transcript = fs.readdirSync(folder).find((f) => f.endsWith('.jsonl'));
     const { version } = await claudeCodeVersionIn([folder]);
-    return { version, content: transcript ? await readInjectedIndex(path.join(folder, transcript)) : null };
+    const debug = fs.existsSync(debugFile) ? fs.readFileSync(debugFile, 'utf8') : '';
+    return { version, content: transcript ? await readInjectedIndex(path.join(folder, transcript)) : null, debug };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -104,6 +114,23 @@ describe.skipIf(skip !== null)(`the real Claude Code injects what Memdir predict
     },
     60_000,
   );
+
+  // A MEMORY.md of 4 MB loads (cut as any long index); one byte more, or a named pipe, and the
+  // client skips the file: the agent starts with no index, and Memdir must say so (index-size-case.ts).
+  it('MEMORY.md at and over 4 MB, and a named pipe', async () => {
+    const recorded = JSON.parse(fs.readFileSync(SIZE_CASE_FIXTURE, 'utf8')) as SizeCase;
+    const seen: SizeCase['cases'] = {};
+    for (const name of RECORDED_CASES) {
+      const index = name === 'fifo' ? '' : sizedIndex(Number(name));
+      const got = await injectedBy(fake, index, { debug: true, fifo: name === 'fifo' });
+      expect(got.version).toBe(PINNED_CLAUDE_CODE);
+      const line = got.debug.split('\n').find((l) => l.includes('MEMORY.md') && l.includes('skipping'));
+      seen[name] = { injected: got.content, debug: line ? line.replace(/^\S+ /, '').replace(/\S*\/memory\/MEMORY\.md/, '<memory>/MEMORY.md') : null };
+      if (name !== 'fifo') expect(got.content ?? '').toBe(loadIndexAsClaudeCode(index, { version: got.version }).text);
+    }
+    if (record) fs.writeFileSync(SIZE_CASE_FIXTURE, `${JSON.stringify({ ...recorded, cases: seen }, null, 1)}\n`);
+    else expect(seen).toEqual(recorded.cases);
+  }, 180_000);
 
   // R-LAYOUT's team/MEMORY.md: 2.1.332 sends the agent MEMORY.md's text only (its team/x.md
   // pointers with it), never team/MEMORY.md nor a memory's own text at session start.

@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +8,7 @@ import { agentIndexView } from '../../src/main/transcripts/agent-index.js';
 import { parseIndex, splitLoadedEntries } from '../../src/shared/index-format.js';
 import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from '../../src/main/memdir/test-support/shared-fixtures.js';
 import { formatIndexSize, lineFate, loadIndexAsClaudeCode, warningWordingFor } from '../../src/shared/index-load.js';
+import { SIZE_CASE_FIXTURE, type SizeCase, sizedIndex } from './index-size-case.js';
 
 /** Auto memory on, as by default: Claude Code loads the index. */
 const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null, memoryStores: null } as const;
@@ -85,6 +87,70 @@ describe('an index Memdir will not edit still reaches the agent, as Claude Code 
     expect(scan.index).toMatchObject({ exists: true, lines: 0, loaded: [] });
     expect(scan.problems.find((p) => p.file === 'MEMORY.md')!.message).toMatch(/The agent starts without its memory index\.$/);
   });
+});
+
+// A MEMORY.md of exactly 4 MB, one byte more and a named pipe, as the real 2.1.332 loaded them
+// (index-size-case.ts): the first is cut as any long index, the others skipped whole — the agent
+// starts with no index.
+const observedSize = JSON.parse(fs.readFileSync(SIZE_CASE_FIXTURE, 'utf8')) as SizeCase;
+describe('a MEMORY.md over 4 MB, or not a regular file, is not loaded at all, as Claude Code 2.1.332 skipped it', () => {
+  const roots: string[] = [];
+  afterEach(() => {
+    for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+  });
+  const memoryDirWith = (bytes: number): string => {
+    const memoryDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-size-')), 'memory');
+    roots.push(path.dirname(memoryDir));
+    fs.mkdirSync(memoryDir);
+    fs.writeFileSync(path.join(memoryDir, 'MEMORY.md'), sizedIndex(bytes));
+    return memoryDir;
+  };
+  const skipped = { injected: null, debug: '[DEBUG] [CLAUDE.md] skipping <memory>/MEMORY.md: not a regular file or exceeds 4194304 byte limit' };
+
+  it('the recording: 4,194,304 bytes load (cut), 4,194,305 bytes and a named pipe load nothing', () => {
+    expect(Object.keys(observedSize.cases)).toEqual(['4194304', '4194305', 'fifo']);
+    expect(observedSize.cases['4194304']!.injected).toMatch(/^- \[Note 0\]\(note-0\.md\)[^]*> WARNING: MEMORY\.md is /);
+    expect(observedSize.cases['4194305']).toEqual(skipped);
+    expect(observedSize.cases.fifo).toEqual(skipped);
+  });
+
+  it.each(['4194304', '4194305'])('%s bytes: memdir show --loaded prints what the client injected', async (bytes) => {
+    const memoryDir = memoryDirWith(Number(bytes));
+    expect((await agentIndexView({ transcriptDirs: [], memoryDir, settings: AUTO_MEMORY_ON })).text).toBe(observedSize.cases[bytes]!.injected ?? '');
+  });
+
+  it('over 4 MB: the scan lists every pointer as cut and Health says Claude Code skips the file', () => {
+    const scan = scanMemoryDir(memoryDirWith(4_194_305), { scope: 'private' });
+    expect(scan.index.loaded).toEqual([]);
+    expect(scan.index.cut[0]).toBe('note-0.md');
+    expect(scan.index.reason).toBe('4,194,305 bytes (limit: 4,194,304) \u2014 Claude Code skips a file this large and loads none of it');
+    expect(scan.problems.find((p) => p.code === 'over-limit')!.message).toMatch(/^MEMORY\.md is 4,194,305 bytes .* from line 1 on it never reaches the agent/);
+  });
+
+  // Opening a named pipe waits for a writer: the scan must not open it (it hung `memdir show`, the app's scan, lint).
+  it.skipIf(process.platform === 'win32')(
+    'a named pipe: memdir show --loaded prints nothing and memdir show says it cannot be read, without hanging',
+    () => {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-fifo-'));
+      roots.push(root);
+      const memoryDir = path.join(root, 'home', 'projects', '-work-app', 'memory');
+      fs.mkdirSync(memoryDir, { recursive: true });
+      execFileSync('mkfifo', [path.join(memoryDir, 'MEMORY.md')]);
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, ['--import', 'tsx', path.resolve(__dirname, '../../src/cli/memdir.ts'), ...args], {
+          env: { ...process.env, CLAUDE_CONFIG_DIR: path.join(root, 'home'), MEMDIR_DATA_DIR: path.join(root, 'data') },
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+      const loaded = run('show', '-work-app', '--loaded');
+      expect(loaded.signal, 'memdir show --loaded hung on the pipe').toBeNull();
+      expect(loaded.stdout).toBe('');
+      const shown = run('show', '-work-app');
+      expect(shown.signal, 'memdir show hung on the pipe').toBeNull();
+      expect(shown.stdout).toMatch(/MEMORY\.md cannot be used: it is not a regular file/);
+    },
+    60_000,
+  );
 });
 
 describe('loadIndexAsClaudeCode (R-INDEX)', () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RECALL_LINKS_FIXTURE, type RecallLinksRecording, writeLinksOut } from '../recall/test-support/claude-code-links-case.js';
 import { scanMemoryDir, teamDirOf } from './scan-dir.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-subfolders-'));
@@ -79,5 +80,41 @@ describe('opening and editing a subfolder memory through the app API', () => {
     } finally {
       await ctx.close();
     }
+  });
+});
+
+// Recorded from the real Claude Code 2.1.332 (claude-code-links-case.ts): it follows a memory file
+// linked to a file outside the memory directory and a folder linked to a folder outside it, and
+// offers what they hold to its recall. Memdir does not follow either; its scan must not be silent
+// about memories the agent sees, nor call them unreadable to the agent.
+describe('links out of the memory directory: what Claude Code offers, the scan names', () => {
+  const recorded = JSON.parse(fs.readFileSync(RECALL_LINKS_FIXTURE, 'utf8')) as RecallLinksRecording;
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-links-out-'));
+  afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+  it('the recording: the client offers the linked file and the linked folder memory', () => {
+    expect(recorded.offered).toEqual(['[project] linked-file.md: reached through a link', '[project] linked/far.md: reached through a link']);
+  });
+
+  it('each link the client follows is a problem saying Claude Code follows it', async () => {
+    const memoryDir = path.join(base, 'memory');
+    fs.mkdirSync(memoryDir);
+    fs.writeFileSync(path.join(memoryDir, 'MEMORY.md'), '');
+    await writeLinksOut(memoryDir, path.join(base, 'outside'));
+    const scan = scanMemoryDir(memoryDir, { scope: 'private' });
+    const tops = [...new Set(recorded.offered.map((l) => /\] ([^/:]+\/?)/.exec(l)![1]!))];
+    expect(tops).toEqual(['linked-file.md', 'linked/']);
+    for (const top of tops)
+      expect(scan.problems.find((p) => p.file === top)?.message, top).toMatch(/Memdir does not (follow it|look inside); Claude Code (does|follows it)/);
+  });
+
+  it('a linked team folder and a link to a folder inside are not reported', async () => {
+    const memoryDir = path.join(base, 'memory2');
+    fs.mkdirSync(path.join(memoryDir, 'retros'), { recursive: true });
+    fs.mkdirSync(path.join(base, 'shared-team'));
+    fs.symlinkSync(path.join(base, 'shared-team'), path.join(memoryDir, 'team'));
+    fs.symlinkSync('retros', path.join(memoryDir, 'again'));
+    const scan = scanMemoryDir(memoryDir, { scope: 'private' });
+    expect(scan.problems.filter((p) => p.file === 'team/' || p.file === 'again/')).toEqual([]);
   });
 });

@@ -3,12 +3,16 @@
  * it, subfolders included (`retros/x.md`), any `MEMORY.md` excluded — Claude Code's recall
  * considers exactly those. The private directory leaves `team/` out: that is team memory,
  * scanned on its own. Dot-entries (`.consolidate-lock`, temp files, `.git`) are not memories, and
- * linked directories are never entered (a link could lead anywhere).
+ * linked directories are never entered (a link could lead anywhere). Claude Code 2.1.332 does
+ * enter a folder linked to one outside the memory directory and offers what it holds to its
+ * recall (test/fixtures/claude-code/recall-links-2.1.332.json): such a link is listed as a stray,
+ * saying so, never left out in silence. A link to a folder inside is not: its files are listed
+ * where they are, and the client does not list them twice.
  */
 import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { INDEX_FILE, TEAM_DIR } from '../../shared/limits.js';
+import { INDEX_FILE, SKIPPED_TOP_FOLDERS, TEAM_DIR } from '../../shared/limits.js';
 
 /** How deep subfolders are followed; deeper ones are reported, not silently skipped. */
 export const MAX_MEMORY_DEPTH = 8;
@@ -50,6 +54,19 @@ export function folderFacts(rel: string, abs: string): FolderFacts {
  */
 export function listMemoryFiles(memoryDir: string, options: { excludeTeam: boolean }): MemoryFileListing {
   const listing: MemoryFileListing = { index: null, topics: [], strays: [], folders: [] };
+  let rootReal: string | null | undefined;
+  /** Whether the link at `rel` leads to a folder outside the memory directory (what the client follows and Memdir does not). */
+  const linksOutToFolder = (rel: string): boolean => {
+    try {
+      const target = fs.realpathSync(path.join(memoryDir, rel));
+      if (!fs.statSync(target).isDirectory()) return false;
+      rootReal ??= fs.realpathSync(memoryDir);
+      const inside = path.relative(rootReal, target);
+      return inside === '..' || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside);
+    } catch {
+      return false; // dangling, a loop, no permission: nothing the client could list either
+    }
+  };
   const walk = (rel: string, depth: number) => {
     let dirents: fs.Dirent[];
     const abs = rel ? path.join(memoryDir, rel) : memoryDir;
@@ -82,6 +99,16 @@ export function listMemoryFiles(memoryDir: string, options: { excludeTeam: boole
         if (depth >= MAX_MEMORY_DEPTH)
           listing.strays.push({ file: `${file}/`, reason: `it is more than ${MAX_MEMORY_DEPTH} folders deep; Memdir does not look inside` });
         else walk(file, depth + 1);
+        continue;
+      }
+      if (d.isSymbolicLink() && !/\.md$/i.test(name)) {
+        const skipped = !rel && ((options.excludeTeam && name === TEAM_DIR) || SKIPPED_TOP_FOLDERS.includes(name));
+        if (!skipped && linksOutToFolder(file))
+          listing.strays.push({
+            file: `${file}/`,
+            reason:
+              'it is a symbolic link to a folder outside the memory directory, so Memdir does not look inside; Claude Code follows it and offers the memories there to recall',
+          });
         continue;
       }
       if (!/\.md$/i.test(name)) continue;

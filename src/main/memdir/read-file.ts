@@ -101,7 +101,7 @@ export function readMemoryBytes<T>(
       return {
         ok: false,
         code: 'unsafe-link',
-        reason: 'it is a symbolic link that leads outside the memory directory, so Memdir does not follow it',
+        reason: 'it is a symbolic link that leads outside the memory directory, so Memdir does not follow it; Claude Code does',
         facts: null,
       };
   }
@@ -109,7 +109,8 @@ export function readMemoryBytes<T>(
   let bytes: Buffer;
   let facts: FileFacts;
   try {
-    fd = fs.openSync(absPath, 'r');
+    // Never waits: a named pipe opens at once (and is then refused as not a regular file), as Claude Code skips it.
+    fd = fs.openSync(absPath, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
     const stat = fs.fstatSync(fd);
     facts = factsOf(stat);
     if (stat.isDirectory()) return { ok: false, code: 'unreadable', reason: errnoReason({ code: 'EISDIR' }), facts };
@@ -212,7 +213,8 @@ export function decode(bytes: Uint8Array, facts: FileFacts): ReadOutcome {
 export function readFileHead(absPath: string, maxBytes: number): Buffer | null {
   let fd: number | undefined;
   try {
-    fd = fs.openSync(absPath, 'r');
+    // Never waits: a named pipe opens at once (and is then refused as not a regular file), as Claude Code skips it.
+    fd = fs.openSync(absPath, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
     const buffer = Buffer.allocUnsafe(maxBytes);
     let filled = 0;
     while (filled < maxBytes) {

@@ -68,7 +68,7 @@ describe('readMemoryFile', () => {
     const leak = await refusal('leak.md');
     expect(leak).toEqual({
       code: 'unsafe-path',
-      message: 'leak.md cannot be opened: it is a symbolic link that leads outside the memory directory, so Memdir does not follow it.',
+      message: 'leak.md cannot be opened: it is a symbolic link that leads outside the memory directory, so Memdir does not follow it; Claude Code does.',
     });
     expect(await refusal('linked/secret.md')).toMatchObject({ code: 'unsafe-path', message: expect.stringContaining('linked is a symbolic link') });
     expect(await refusal('../outside/secret.md')).toMatchObject({ code: 'unsafe-path', message: expect.stringContaining('outside the memory directory') });

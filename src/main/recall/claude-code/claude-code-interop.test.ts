@@ -22,7 +22,9 @@ import {
   STORES_SETTING_FIXTURE,
   type StoresRecallRecording,
 } from '../test-support/claude-code-stores-recall-cases.js';
+import { offeredThroughLinks, RECALL_LINKS_FIXTURE, type RecallLinksRecording, writeLinksOut } from '../test-support/claude-code-links-case.js';
 import { newClaudeCodeSession, recallLikeClaudeCode } from './recall-like-claude-code.js';
+import { manifestMessage } from './selector-request.js';
 import { folderListing, inListingOrder, RECALL_ORDER_FIXTURE, type RecallOrderFixture, stampAll, tiedFiles } from '../test-support/tied-mtimes.js';
 import { CLAUDE_CODE_RECALL_CAP, scanLikeClaudeCode } from './scan-memories.js';
 
@@ -162,6 +164,25 @@ describe.skipIf(!binary.found)(`recall against the real Claude Code${binary.foun
     if (process.env.MEMDIR_RECORD_RECALL_ORDER_FIXTURE === '1') await fs.writeFile(RECALL_ORDER_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
     else expect(seen).toEqual(JSON.parse(await fs.readFile(RECALL_ORDER_FIXTURE, 'utf8')));
   }, 240_000);
+
+  it('links out of the memory dir: the client offers what a linked file and a linked folder hold (recorded)', async () => {
+    const run = await captureClaudeCodeRecall({
+      binary: binary.found ? binary.path : '',
+      root: path.join(root, 'links'),
+      queries: [{ query: 'how do we deploy', answer: '{"selected_memories":[]}' }],
+      touch: (memoryDir) => writeLinksOut(memoryDir, path.join(root, 'links', 'outside')),
+    });
+    const manifest = (run.requests[0]?.messages as { content: { text: string }[] }[])[0]!.content[0]!.text;
+    const seen: RecallLinksRecording = {
+      claudeCode: binary.found ? binary.version : '',
+      how: "src/main/recall/claude-code/claude-code-interop.test.ts ('links out'): captureClaudeCodeRecall on the recall scenario plus writeLinksOut (claude-code-links-case.ts): linked-file.md a link to a file outside the memory dir, linked/ a link to a folder outside it; the selector's first manifest lines of files reached through them.",
+      offered: offeredThroughLinks(manifest),
+    };
+    // Memdir's Claude Code mode offers the same (scan-memories.ts follows links as the client does).
+    expect(offeredThroughLinks(manifestMessage((await scanLikeClaudeCode(run.memoryDir)).memories))).toEqual(seen.offered);
+    if (process.env.MEMDIR_RECORD_RECALL_LINKS_FIXTURE === '1') await fs.writeFile(RECALL_LINKS_FIXTURE, `${JSON.stringify(seen, null, 1)}\n`);
+    else expect(seen).toEqual(JSON.parse(await fs.readFile(RECALL_LINKS_FIXTURE, 'utf8')));
+  }, 120_000);
 
   it('agrees with Memdir on the same memory directory: same requests, same memories loaded', async () => {
     const fake = await startFakeAnthropic();
