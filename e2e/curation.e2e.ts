@@ -370,7 +370,9 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await description().fill(`Run the suite with ${token}`);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const ask = page.getByRole('alertdialog', { name: 'Secret warning' });
-    await ask.getByText(/feedback_tests\.md would hold a GitHub token \(ghp_\*+\) at line \d+ \[fingerprint [0-9a-f]{16}\]/).waitFor();
+    await ask
+      .getByText(/feedback_tests\.md would hold a GitHub token \(ghp_\*+\) in its description field \(line \d+ of the file\) \[fingerprint [0-9a-f]{16}\]/)
+      .waitFor();
     expect(await ask.textContent()).not.toContain(token);
     expect(await read('-work-beta', 'feedback_tests.md')).toBe(before);
     await ask.getByRole('button', { name: 'Save anyway, with this secret' }).click();

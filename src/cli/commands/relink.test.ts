@@ -221,7 +221,9 @@ describe('memdir orphans / relink / merge', () => {
     const refused = await memdir('merge', 'resolve', record.id, '0', '--keep', 'merged', '--file', 'merged.md');
     expect(refused.code).toBe(2);
     const fingerprint = /\[fingerprint ([0-9a-f]{16})\]/.exec(refused.err)?.[1];
-    expect(refused.err).toMatch(/Nothing was saved: feedback_sql\.md would hold a GitHub token \(ghp_\*+\) at line \d+ \[fingerprint [0-9a-f]{16}\]/);
+    expect(refused.err).toMatch(
+      /Nothing was saved: feedback_sql\.md would hold a GitHub token \(ghp_\*+\) at line \d+ of its body \(line \d+ of the file\) \[fingerprint [0-9a-f]{16}\]/,
+    );
     expect(refused.err).toContain(`run again with --allow ${fingerprint} to write it anyway`);
     expect(refused.err).not.toContain(token);
     expect(await fs.readFile(path.join(newMemory, 'feedback_sql.md'), 'utf8')).toBe(before);

@@ -433,7 +433,9 @@ describe('a secret typed into a memory (R-SYNC-SECURITY: Claude Code sends every
   it('refuses a new memory holding a token, names it masked with its fingerprint, and writes nothing', async () => {
     const error = await refusal(createMemory(where, { fields, body: `Deploy with ${token}\n` }));
     expect(error.code).toBe('secret-found');
-    expect(error.message).toMatch(/^Nothing was saved: feedback_no_orm\.md would hold a GitHub token \(ghp_\*+\) at line \d+ \[fingerprint [0-9a-f]{16}\]/);
+    expect(error.message).toMatch(
+      /^Nothing was saved: feedback_no_orm\.md would hold a GitHub token \(ghp_\*+\) at line \d+ of its body \(line \d+ of the file\) \[fingerprint [0-9a-f]{16}\]/,
+    );
     expect(error.message).not.toContain(token);
     expect(error.message).not.toContain(token.slice(6));
     expect(error.hint).toMatch(/save anyway on purpose/);

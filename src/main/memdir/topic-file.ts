@@ -9,7 +9,10 @@
 import YAML from 'yaml';
 import { type CommentCut, type FrontmatterIssue, type MemoryMeta, commentCutIssue, readMemoryMeta } from '../../shared/frontmatter.js';
 import type { MemoryType } from '../../shared/memory-types.js';
+import { type FrontmatterSpan, locateFrontmatter } from '../../shared/frontmatter-span.js';
 import { commentCutsOf, describeYamlError, parseFrontmatterYaml } from './frontmatter-yaml.js';
+
+export { type FrontmatterSpan, locateFrontmatter };
 
 export interface ParsedTopic {
   meta: MemoryMeta;
@@ -23,52 +26,6 @@ export interface ParsedTopic {
 
 /** `---` fence, the YAML inside, and the closing fence; groups: BOM, line ending, YAML. */
 const FRONTMATTER = /^(\uFEFF)?---[ \t]*(\r?\n)(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/;
-const OPEN_FENCE = /---[ \t]*\r?\n/y;
-
-/**
- * Where a topic file's frontmatter and body are, as offsets into `text` from `start` (just past
- * a BOM). Only ASCII delimiters are looked at, so the same offsets hold for the file's bytes read
- * as latin1: the scanner splits bytes and the editor splits text with this one function.
- * - `none`: no opening fence; the body starts at `start`.
- * - `unclosed`: an opening fence that never closes.
- * - `closed`: the YAML is `[yamlStart, yamlEnd)` (the opening line's end included, as gray-matter
- *   gives it), the body starts after the closing fence and one line ending.
- */
-export interface FrontmatterSpan {
-  fence: 'none' | 'unclosed' | 'closed';
-  yamlStart: number;
-  yamlEnd: number;
-  bodyStart: number;
-}
-
-/** Whether only spaces or tabs follow `i` up to a line ending (`\n`, `\r\n`) or the end of the text. */
-function fenceLineEnds(text: string, i: number): boolean {
-  let c = text.charCodeAt(i);
-  while (c === 0x20 || c === 0x09) c = text.charCodeAt(++i);
-  return i >= text.length || c === 0x0a || (c === 0x0d && text.charCodeAt(i + 1) === 0x0a);
-}
-
-export function locateFrontmatter(text: string, start: number): FrontmatterSpan {
-  OPEN_FENCE.lastIndex = start;
-  if (!OPEN_FENCE.test(text)) return { fence: 'none', yamlStart: start, yamlEnd: start, bodyStart: start };
-  // Closed: a `---` at the start of a line from the opening line's end on, then only spaces or tabs
-  // to the end of its line or of the text (`---[ \t]*(?:\r?\n|$)`). Found with indexOf rather than a
-  // lazy regex over the whole header: this runs for every file of a scan.
-  let nl = OPEN_FENCE.lastIndex - 1;
-  if (!(text.startsWith('---', nl + 1) && fenceLineEnds(text, nl + 4))) {
-    do nl = text.indexOf('\n---', nl + 1);
-    while (nl !== -1 && !fenceLineEnds(text, nl + 4));
-    if (nl === -1) return { fence: 'unclosed', yamlStart: start, yamlEnd: start, bodyStart: start };
-  }
-  // gray-matter's split: the YAML runs to the first "\n---", the body starts after it, minus one "\r" and one "\n".
-  const yamlStart = start + 3;
-  const yamlEnd = text.indexOf('\n---', yamlStart);
-  let bodyStart = yamlEnd + 4;
-  if (text.charCodeAt(bodyStart) === 0x0d) bodyStart++;
-  if (text.charCodeAt(bodyStart) === 0x0a) bodyStart++;
-  return { fence: 'closed', yamlStart, yamlEnd, bodyStart };
-}
-
 /** What a frontmatter block says: its data (or why it cannot be read), and the memory's facts. */
 export function readFrontmatterBlock(
   span: FrontmatterSpan,
