@@ -25,6 +25,30 @@ export const PROBLEM_CODES = [
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 
 /**
+ * Each problem kind as a person reads it: the one table of words wherever the app names a kind
+ * (the code stays the CLI's and the JSON's name for it).
+ */
+export const PROBLEM_WORDS: Record<ProblemCode, string> = {
+  'dangling-link': 'missing file',
+  orphan: 'not in the index',
+  'duplicate-pointer': 'listed twice',
+  'malformed-line': 'unreadable index line',
+  'bad-frontmatter': 'unreadable header',
+  'cut-by-comment': 'value cut short',
+  'invalid-type': 'unknown type',
+  'over-limit': 'index too long',
+  unreadable: 'cannot be read',
+  'unsafe-link': 'points outside',
+  'not-worth-saving': 'not worth saving',
+  'user-in-team': 'personal memory in team',
+  'no-index-loaded': 'no index',
+  'read-only-store': 'read-only',
+  'outside-store': 'memory kept elsewhere',
+  'held-delete': 'deletion held back',
+  'index-built': 'index built',
+};
+
+/**
  * What a one-click fix does; only fixes that cannot lose anything are offered. `quote-value` edits
  * a topic file (its frontmatter, in place); the others edit MEMORY.md.
  */

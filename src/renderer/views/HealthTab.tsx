@@ -8,7 +8,7 @@
 import { useEffect } from 'react';
 import { sizeAgainstLimits } from '../../shared/index-impact.js';
 import type { Scope } from '../../shared/memory-types.js';
-import { type Problem, fixRequestOf } from '../../shared/problems.js';
+import { PROBLEM_WORDS, type Problem, fixRequestOf } from '../../shared/problems.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
 import { Duplicates } from '../components/Duplicates.js';
 import { type FixPreview, sameFix, useCuration } from '../stores/curation.js';
@@ -115,7 +115,7 @@ export function HealthTab({ scan }: { scan: ProjectScan }) {
               const alone = aloneOf(p, previews);
               return (
                 <li key={`${p.scope}-${p.code}-${p.file}-${p.line}-${i}`} className={p.severity}>
-                  <span className={`badge ${p.severity}`}>{p.code}</span>
+                  <span className={`badge ${p.severity}`}>{PROBLEM_WORDS[p.code]}</span>
                   <span className="problem-where">
                     {p.scope === 'team' ? 'team/' : ''}
                     {p.file ?? 'directory'}
