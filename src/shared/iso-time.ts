@@ -39,3 +39,16 @@ export function isoTime(ms: number): string {
   const year4 = year < 1000 ? `${year}`.padStart(4, '0') : `${year}`;
   return `${year4}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${millis < 10 ? `00${millis}` : millis < 100 ? `0${millis}` : millis}Z`;
 }
+
+/**
+ * How long ago, in words a person reads wherever a sentence is shown (the app prints a sentence
+ * from main as it is, the CLI too): "just now", "7 min ago", "5 h ago", "3 days ago". Sentences
+ * never carry a raw ISO time; the JSON keeps its ISO fields.
+ */
+export function agoInWords(ageMs: number): string {
+  const minutes = Math.round(Math.max(0, ageMs) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 120) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
+}

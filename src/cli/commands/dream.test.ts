@@ -58,7 +58,7 @@ describe('memdir dream', () => {
   it('dreams (offline rules), prints the id and changes as JSON, and reverts by id alone', async () => {
     const closed = await cli('dream', '--project', fx.dir, '--offline', '--json');
     expect(closed.code).toBe(1);
-    expect(closed.json()).toMatchObject({ id: null, status: 'not-started', reason: expect.stringMatching(/autoDreamEnabled is not set/) });
+    expect(closed.json()).toMatchObject({ id: null, status: 'not-started', reason: expect.stringMatching(/Auto-dream is not set/) });
     // A dry run answers what the same command would do: the same closed gates stop it.
     const dryClosed = await cli('dream', '--project', fx.dir, '--offline', '--dry-run', '--json');
     expect(dryClosed.code).toBe(1);

@@ -233,7 +233,7 @@ describe('the dream scheduler', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(dreamJobs()).toEqual([]);
     const status = await service.status(fx.dir);
-    expect(status.gates.disabled).toMatchObject({ reason: 'auto-dream-off', detail: expect.stringContaining('autoDreamEnabled is not set') });
+    expect(status.gates.disabled).toMatchObject({ reason: 'auto-dream-off', detail: expect.stringContaining('Auto-dream is not set') });
     expect(status.claudeCode).toMatchObject({ wouldDream: false, rule: '2.1.332', flag: null });
   });
 

@@ -39,6 +39,7 @@ import path from 'node:path';
 import { MAX_PID, isProcessAlive } from '../core/process.js';
 import type { DreamFs } from './dream-fs.js';
 import { errCode } from '../core/fs-errors.js';
+import { agoInWords } from '../../shared/iso-time.js';
 
 /** The lock file's name inside the memory directory (Claude Code's). */
 export const CONSOLIDATION_LOCK_FILE = '.consolidate-lock';
@@ -183,9 +184,9 @@ export function judge(lockFile: string, snap: LockSnapshot | null, nowMs: number
     futureByMs: future ? snap.mtimeMs - nowMs : null,
     content: snap.content.kind,
   };
-  const skew = future ? ` Its time ${iso(snap.mtimeMs)} is in the future (clock skew) and counts as now.` : '';
+  const skew = future ? ` Its time is ${Math.round((snap.mtimeMs - nowMs) / 3_600_000)} h in the future (clock skew) and counts as now.` : '';
   if (snap.content.kind === 'empty') {
-    return { ...status, state: 'free', detail: `Not held; last consolidated ${iso(snap.mtimeMs)}.${skew}` };
+    return { ...status, state: 'free', detail: `Not held; last consolidated ${future ? 'in the future' : agoInWords(nowMs - snap.mtimeMs)}.${skew}` };
   }
   if (snap.content.kind === 'garbage') {
     return {
@@ -203,20 +204,20 @@ export function judge(lockFile: string, snap: LockSnapshot | null, nowMs: number
     return {
       ...withPid,
       state: 'stale',
-      detail: `Names PID ${pid}, but its time ${iso(snap.mtimeMs)} is in the future (clock skew): no holder on this clock wrote it, so it is stale and may be taken over; for the gates it counts as now.`,
+      detail: `Names PID ${pid}, but its time is in the future (clock skew): no holder on this clock wrote it, so it is stale and may be taken over; for the gates it counts as now.`,
     };
   }
   if (nowMs - snap.mtimeMs >= LOCK_STALE_MS) {
     return {
       ...withPid,
       state: 'stale',
-      detail: `Taken by PID ${pid} at ${iso(snap.mtimeMs)}, over 1 h ago: stale (the PID may have been reused), may be taken over.`,
+      detail: `Taken by PID ${pid} ${agoInWords(nowMs - snap.mtimeMs)}, over 1 h ago: stale (the PID may have been reused), may be taken over.`,
     };
   }
   if (!holding) {
     const who = own ? 'this process, which runs no dream now' : `PID ${pid}, which is no longer running`;
-    return { ...withPid, state: 'stale', detail: `Taken at ${iso(snap.mtimeMs)} by ${who}: stale, may be taken over.` };
+    return { ...withPid, state: 'stale', detail: `Taken ${agoInWords(nowMs - snap.mtimeMs)} by ${who}: stale, may be taken over.` };
   }
   const who = own ? 'a dream in this process' : `PID ${pid}`;
-  return { ...withPid, state: 'held', detail: `Held by ${who} since ${iso(snap.mtimeMs)}: another consolidation is running.` };
+  return { ...withPid, state: 'held', detail: `Held by ${who}, taken ${agoInWords(nowMs - snap.mtimeMs)}: another consolidation is running.` };
 }

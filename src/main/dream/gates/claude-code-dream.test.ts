@@ -66,7 +66,7 @@ describe("Claude Code's own dream (R-DREAM-GATE)", () => {
     // Without the setting or a cached flag it does not dream, and says so in that order.
     expect(await status(unset)).toMatchObject({
       wouldDream: false,
-      reason: 'Claude Code 2.1.88: autoDreamEnabled is not set and no cached tengu_onyx_plover flag turns it on, so it does not dream.',
+      reason: `Claude Code 2.1.88: Auto-dream (autoDreamEnabled in ${path.join(home, 'settings.json')}) is not set and no switch cached from Anthropic's servers turns it on, so it does not dream.`,
     });
     await flags({ cachedGrowthBookFeatures: { tengu_onyx_plover: { enabled: true } }, cachedFeatureFlags: { tengu_onyx_plover: { enabled: false } } });
     expect((await status(unset)).wouldDream).toBe(true);

@@ -158,10 +158,11 @@ export async function claudeCodeDreamStatus(input: {
   const setting = input.settings.autoDreamEnabledSource === 'default' ? null : input.settings.autoDreamEnabled;
   const settingFrom = setting === null ? null : input.settings.autoDreamEnabledFrom;
   const base = { version, rule, flag, flagFile, setting, settingFrom, refusedBy: null, organizationMarks: [] };
+  // A person's words: the setting as they edit it (where), the server flag by what it is, not its name (a server-side name is not theirs).
   const flagWords = flag
-    ? `its cached flag ${AUTO_DREAM_FLAG} (${flag.enabled ? 'enabled' : 'not enabled'}${flag.available ? ', available' : ''})`
-    : `no cached ${AUTO_DREAM_FLAG} flag${flagFile ? ` in ${flagFile}` : ''}`;
-  const settingWords = setting === null ? 'autoDreamEnabled is not set' : `autoDreamEnabled is ${setting} in ${settingFrom}`;
+    ? `the switch cached from Anthropic's servers (${flag.enabled ? 'on' : 'off'}${flag.available ? ', available' : ''})`
+    : `no switch cached from Anthropic's servers${flagFile ? ` in ${flagFile}` : ''}`;
+  const settingWords = `Auto-dream (autoDreamEnabled in ${settingFrom ?? path.join(input.home, 'settings.json')}) is ${setting === null ? 'not set' : setting ? 'on' : 'off'}`;
   if (!input.settings.autoMemoryEnabled) return { ...base, wouldDream: false, reason: 'Auto memory is off, so Claude Code never consolidates it.' };
   if (rule === '2.1.88') {
     if (setting !== null) return { ...base, wouldDream: setting, reason: `Claude Code ${version} follows the setting: ${settingWords}.` };
@@ -175,7 +176,7 @@ export async function claudeCodeDreamStatus(input: {
   }
   const who = version ? `Claude Code ${version}` : 'Claude Code (the newest known rule, no transcript names a version)';
   if (!flag || (!flag.enabled && !flag.available))
-    return { ...base, wouldDream: false, reason: `${who} dreams only where its server flag allows it: ${flagWords}, so never, whatever the setting.` };
+    return { ...base, wouldDream: false, reason: `${who} dreams only where Anthropic's servers allow it: ${flagWords}, so never, whatever the setting.` };
   const wouldDream = setting ?? flag.enabled;
   const decided = setting !== null ? `${who}: ${flagWords} allows it, and ${settingWords}.` : `${who}: ${settingWords}, so ${flagWords} decides.`;
   if (!wouldDream) return { ...base, wouldDream, reason: decided };

@@ -17,7 +17,7 @@
  */
 import { failureWords } from '../../../shared/failure-words.js';
 import path from 'node:path';
-import { isoTime } from '../../../shared/iso-time.js';
+import { agoInWords, isoTime } from '../../../shared/iso-time.js';
 import type { EffectiveSettings } from '../../memdir/index.js';
 import {
   CLOCK_SKEW_TOLERANCE_MS,
@@ -134,8 +134,8 @@ function disabledBy(settings: DreamTarget['settings']): DreamGateReport['disable
   if (!settings.autoDreamEnabled) {
     // R-DREAM-GATE: Memdir's scheduler follows autoDreamEnabled, off unless the user turns it on.
     const detail = settings.autoDreamEnabledFrom
-      ? `autoDreamEnabled is false in ${settings.autoDreamEnabledFrom}, so Memdir never dreams this project on a schedule; Dream now still works.`
-      : 'autoDreamEnabled is not set, and Memdir dreams on a schedule only when you turn it on (autoDreamEnabled: true in your settings); Dream now still works.';
+      ? `Auto-dream (autoDreamEnabled in ${settings.autoDreamEnabledFrom}) is off, so Memdir never dreams this project on a schedule; Dream now still works.`
+      : "Auto-dream is not set, and Memdir dreams on a schedule only when you turn it on (Dream on a schedule in Settings, or autoDreamEnabled: true in Claude Code's settings.json); Dream now still works.";
     return { reason: 'auto-dream-off', detail };
   }
   return null;
@@ -282,14 +282,14 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
       const ageMs = Math.max(0, nowMs - sinceMs);
       const passed = ageMs >= minHours * HOUR_MS;
       const hours = roundHours(ageMs);
-      const skew = skewed ? ` The lock's time ${mtimeIso} is in the future (clock skew); it counts as now.` : '';
+      const skew = skewed ? ` The lock's time is ${roundHours(mtimeMs - nowMs)} h in the future (clock skew); it counts as now.` : '';
       report.gates.push({
         name: 'time',
         checked: true,
         passed,
         value: hours,
         threshold: minHours,
-        detail: `Last consolidated ${hours} h ago (${mtimeIso}); ${passed ? 'at least' : 'needs'} ${minHours} h.${skew}`,
+        detail: `Last consolidated ${hours} h ago; ${passed ? 'at least' : 'needs'} ${minHours} h.${skew}`,
         checkedAt: nowIso,
       });
       if (!passed) {
@@ -323,8 +323,8 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
     // A launch folder it cannot read is "cannot tell" for that folder only; with none read, nothing was counted.
     const nothingRead = result.folders === 0 && result.unreadable.length > 0;
     const passed = !nothingRead && result.count >= minSessions;
-    const since = sinceMs === null ? 'ever' : `since ${iso(sinceMs)}`;
-    const when = cached ? ` (counted at ${iso(result.countedAtMs)}; recounted at most every ${Math.round(interval / 60_000)} min)` : '';
+    const since = sinceMs === null ? 'ever' : 'since the last dream';
+    const when = cached ? ` (counted ${agoInWords(nowMs - result.countedAtMs)}; recounted at most every ${Math.round(interval / 60_000)} min)` : '';
     const cannotTell = result.unreadable.map((u) => `Cannot read ${u.folder} (${u.why}): its sessions are not counted.`).join(' ');
     const tally = `${result.count} of ${result.transcripts} sessions touched ${since}${inFolder(result)}${when}; ${passed ? 'at least' : 'needs'} ${minSessions}.`;
     report.gates.push({
@@ -393,7 +393,7 @@ async function evaluate(target: DreamTarget, opts: DreamGateOptions, mode: 'stat
     passed: true,
     value: 'acquired',
     threshold: null,
-    detail: `Taken at ${iso(lock.acquiredAtMs)} by this process (PID ${process.pid}).`,
+    detail: `Taken ${agoInWords(now() - lock.acquiredAtMs)} by this process (PID ${process.pid}).`,
     checkedAt: iso(lock.acquiredAtMs),
   });
   return finish(report, mode, lock);
