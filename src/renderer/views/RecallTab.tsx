@@ -87,10 +87,12 @@ function ClaudeCodeResult({ dir, result }: { dir: string; result: ClaudeCodeReca
           Claude Code {result.claudeCodeVersion} <span className="chip">{OUTCOME_LABELS[result.outcome]}</span>
         </h3>
         <p className="muted small">
-          {Math.round(result.latencyMs)} ms · {result.model}
+          {Math.round(result.latencyMs)} ms
+          {/* Model and list only where a request was built: a prompt Claude Code does not ask about offers nothing to no model. */}
+          {result.request ? ` · ${result.model}` : ''}
           {result.tokens ? ` · ${result.tokens.inputTokens.toLocaleString('en-US')} in / ${result.tokens.outputTokens.toLocaleString('en-US')} out tokens` : ''}
           {typeof result.costUsd === 'number' ? ` · ~$${result.costUsd.toFixed(4)}` : ''}
-          {` · ${result.manifest.offered} of ${result.manifest.candidates} topic files offered`}
+          {result.request ? ` · ${result.manifest.offered} of ${result.manifest.candidates} topic files offered` : ''}
         </p>
         {result.reason && (
           <p className={result.outcome === 'failed' || result.outcome === 'not-sent' ? 'banner warning' : 'muted'} role="note">

@@ -92,11 +92,6 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
   const scan = await scanLikeClaudeCode(session.memoryDir, recallStoreRules(options.memoryStores));
   const notes: string[] = [];
   if (scan.error) notes.push(scan.error);
-  if (options.model !== CLAUDE_CODE_SELECTOR_MODEL) {
-    notes.push(
-      `Claude Code ${CLAUDE_CODE_RECALL_VERSION} asks ${CLAUDE_CODE_SELECTOR_MODEL} (or ANTHROPIC_DEFAULT_SONNET_MODEL); this recall asks ${options.model}, the recall model in Settings.`,
-    );
-  }
   const manifestView = () => ({
     candidates: scan.memories.length,
     offered: session.manifest?.memories.length ?? Math.min(scan.memories.length, CLAUDE_CODE_RECALL_CAP),
@@ -162,6 +157,12 @@ export async function recallLikeClaudeCode(options: RecallLikeClaudeCodeOptions)
     return result({ outcome: 'nothing', reason: 'Every memory on offer was already loaded in this session: Claude Code asks no more.' });
   }
 
+  // Only a prompt that is asked about names the model: a skipped one asks nobody.
+  if (options.model !== CLAUDE_CODE_SELECTOR_MODEL) {
+    notes.push(
+      `Claude Code ${CLAUDE_CODE_RECALL_VERSION} asks ${CLAUDE_CODE_SELECTOR_MODEL} (or ANTHROPIC_DEFAULT_SONNET_MODEL); this recall asks ${options.model}, the recall model in Settings.`,
+    );
+  }
   const request = buildSelectorRequest({ model: options.model, manifest: manifest.text, turns: session.turns, query });
   const provider = options.provider;
   if (!provider || provider.kind !== 'anthropic') {
