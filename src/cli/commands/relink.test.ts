@@ -79,6 +79,12 @@ async function unwritable(dir: string): Promise<(() => Promise<void>) | null> {
  * work/shop, which has one of its own, then relinked or merged (the moved memory named `moved`): the two projects, their memory
  * dirs, the merge's id, the two states a test compares (`merged`, `apart`) and readers of them.
  */
+/**
+ * The line Claude Code would have built for work/shop's own memory: a merge into a folder with no
+ * MEMORY.md writes that first, then the source's index (the built-index seeding, s38).
+ */
+const BUILT_MINE = '- [mine](mine.md) — Mine in one line\n';
+
 async function movedAndMerged(kind: 'relink' | 'merge', moved = 'sql.md', also: Record<string, string> = {}) {
   const from = path.join(root, 'src', 'shop');
   await makeRepo(from);
@@ -1190,7 +1196,7 @@ describe('memdir orphans / relink / merge', () => {
     expect(list.err).toContain(`${fromMemory} was left there, as said below`);
     expect(await state()).toEqual({ ...merged, from: ['MEMORY.md', 'sql.md'] });
     expect(await fs.readFile(path.join(intoMemory, 'sql.md'), 'utf8')).toBe(mine);
-    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
+    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe(`${BUILT_MINE}- [SQL](sql.md) — by hand\n`);
   });
   // Review of the journal (F1-F4): a put-back never takes the last copy of a memory, never undoes
   // what the person did in Memdir since, says only what is true, and leaves no empty MEMORY.md.
@@ -1238,7 +1244,7 @@ describe('memdir orphans / relink / merge', () => {
     await renameMemory({ memoryDir: intoMemory, scope: 'private', dataDir }, 'sql.md', 'feedback_sql.md');
     const list = await memdir('merge', 'list', '--json');
     expect((await fs.readdir(intoMemory)).sort()).toEqual(['MEMORY.md', 'feedback_sql.md', 'mine.md']);
-    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](feedback_sql.md) — by hand\n');
+    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe(`${BUILT_MINE}- [SQL](feedback_sql.md) — by hand\n`);
     expect(list.err).toContain(`${path.join(intoMemory, 'sql.md')} (by "Rename sql.md to feedback_sql.md") was changed since`);
   });
 
@@ -1250,7 +1256,7 @@ describe('memdir orphans / relink / merge', () => {
     await renameMemory({ memoryDir: intoMemory, scope: 'private', dataDir }, 'ci.md', 'project_ci.md');
     const list = await memdir('merge', 'list', '--json');
     expect((await fs.readdir(intoMemory)).sort()).toEqual(['MEMORY.md', 'mine.md', 'project_ci.md', 'sql.md']);
-    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
+    expect(await fs.readFile(path.join(intoMemory, 'MEMORY.md'), 'utf8')).toBe(`${BUILT_MINE}- [SQL](sql.md) — by hand\n`);
     expect(list.err).toContain(`what it had changed in ${intoMemory}, ${fromMemory} was put back`);
     expect(list.err).toContain(`${path.join(intoMemory, 'ci.md')} (by "Rename ci.md to project_ci.md") was changed since`);
   });
@@ -1302,7 +1308,7 @@ describe('memdir orphans / relink / merge', () => {
       { dataDir, timeoutMs: 60_000 },
     );
     const index = path.join(intoMemory, 'MEMORY.md');
-    expect(await fs.readFile(index, 'utf8')).toBe('- [SQL](sql.md) — by hand\n');
+    expect(await fs.readFile(index, 'utf8')).toBe(`${BUILT_MINE}- [SQL](sql.md) — by hand\n`);
     await fs.writeFile(index, '- [SQL](sql.md) — by hand, edited after the kill\n');
     const list = await memdir('merge', 'list', '--json');
     // work/shop as before the merge: no MEMORY.md at all (it had none), src/shop whole.
