@@ -71,7 +71,7 @@ describe.skipIf(!HAS_BROWSER)(`"cut" in the app${HAS_BROWSER ? '' : ` (skipped: 
     await open('health');
     // One, for MEMORY.md: team/MEMORY.md, which Claude Code does not load, cuts nothing; team_cut is unlisted.
     const problems = page.getByRole('list', { name: 'Problems' });
-    const overLimit = problems.locator('li', { hasText: 'over-limit' });
+    const overLimit = problems.locator('li', { hasText: 'index too long' });
     await expect.poll(() => overLimit.count()).toBe(1);
     expect(await overLimit.textContent()).toContain(
       'so 3 memories are never seen at session start (20 of the 24 pointers below the cut name files that do not exist).',

@@ -79,7 +79,7 @@ describe.skipIf(!HAS_BROWSER)(`what an index lists, in the app${HAS_BROWSER ? ''
     expect(await page.getByRole('button', { name: 'Make room…' }).count()).toBe(0);
     await open('health');
     const problems = page.getByRole('list', { name: 'Problems' });
-    const overLimit = problems.locator('li', { hasText: 'over-limit' });
+    const overLimit = problems.locator('li', { hasText: 'index too long' });
     await expect.poll(() => overLimit.count()).toBe(1);
     expect(await overLimit.textContent()).toContain('so 2 memories are never seen at session start.');
     const orphans = problems.locator('li', { hasText: 'listed only in team/MEMORY.md, which Claude Code 2.1.332 does not load' });

@@ -52,7 +52,7 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     const before = await indexOf('-demo-data-pipeline');
     expect(loadIndexAsClaudeCode(before)).toMatchObject({ lines: 215, truncated: true });
     await open('-demo-data-pipeline', 'health');
-    const overLimit = page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'over-limit' });
+    const overLimit = page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'index too long' });
     await overLimit.getByRole('button', { name: 'Make room…' }).click();
     const room = page.getByRole('region', { name: 'Make room' });
     await room.waitFor();
@@ -121,7 +121,7 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
         /^Fixed 40 problems\.( 15 orphans were held back: their pointers would fall below the cut\.)? MEMORY\.md: 200 of 200 lines, [\d,]+ of 25,000 characters; all of it reaches the agent\./,
       )
       .waitFor();
-    await expect.poll(() => page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'over-limit' }).count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'index too long' }).count(), { timeout: 10_000 }).toBe(0);
     await page.getByText(/15 orphans are held back/).waitFor();
     await page
       .getByRole('listitem')
@@ -149,7 +149,7 @@ describe.skipIf(!HAS_BROWSER)(`index room and duplicates${HAS_BROWSER ? '' : ` (
     // The rest is a choice: make room first, or add them below the cut knowingly.
     await page.getByRole('button', { name: 'Make room for 15…' }).waitFor();
     await page.getByRole('button', { name: 'Add 15 below the cut anyway' }).click();
-    await page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'over-limit' }).waitFor();
+    await page.getByRole('list', { name: 'Problems' }).locator('li', { hasText: 'index too long' }).waitFor();
     expect(loadIndexAsClaudeCode(await indexOf('-demo-data-pipeline'))).toMatchObject({ lines: 215, truncated: true });
   });
 
