@@ -127,24 +127,27 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
     } else revealRefusal();
   };
 
+  // The refusal of a person's action, where they look (revealRefusal); a held team memory's delete refusal
+  // offers Retire — also in the view of one too large to open.
+  const errorBanner = error && (
+    <div className="banner error" role="alert" ref={errorRef}>
+      {error}
+      {retireOffered === error && (
+        <>
+          {' '}
+          <button type="button" className="danger" onClick={() => void retire().then((ok) => ok && onDeleted())}>
+            Retire instead
+          </button>
+        </>
+      )}
+    </div>
+  );
+
   if (loading) return <p className="muted">Opening…</p>;
   if (!draft || !target) {
     return (
       <div>
-        {error && (
-          <div className="banner error" role="alert">
-            {error}
-            {/* A held team memory too large to open leaves as any held one does: its delete's refusal offers Retire. */}
-            {retireOffered === error && (
-              <>
-                {' '}
-                <button type="button" className="danger" onClick={() => void retire().then((ok) => ok && onDeleted())}>
-                  Retire instead
-                </button>
-              </>
-            )}
-          </div>
-        )}
+        {errorBanner}
         <button onClick={onClosed}>Close</button>
         {tooLarge && renaming === null && !confirmDelete && (
           <button type="button" onClick={() => setRenaming(target?.file ?? '')}>
@@ -223,19 +226,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
           )}
         </div>
       )}
-      {error && (
-        <div className="banner error" role="alert" ref={errorRef}>
-          {error}
-          {retireOffered === error && (
-            <>
-              {' '}
-              <button type="button" className="danger" onClick={() => void retire().then((ok) => ok && onDeleted())}>
-                Retire instead
-              </button>
-            </>
-          )}
-        </div>
-      )}
+      {errorBanner}
       {missing && (
         <div className="conflict" role="region" aria-label="Deleted on disk">
           <p>
