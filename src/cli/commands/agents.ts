@@ -14,6 +14,7 @@ import { CONTRACT } from '../../shared/contract/index.js';
 import { cutFactsText } from '../../shared/index-cut.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { plural } from '../../shared/size-text.js';
+import { visibleText } from '../../shared/visible-text.js';
 
 /** How many lines of what a sub-agent loads the text output shows. */
 const HEAD_LINES = 5;
@@ -110,7 +111,7 @@ function printListing(io: CliIo, listing: AgentsListing, project: { option: stri
 function printAgent(io: CliIo, agent: AgentsListing['agents'][number]): void {
   const used = agent.scopes.find((s) => s.enabled);
   // A line break in a name would split the block: shown as `\u000a`, as other control characters are.
-  io.out(`\n${agent.agentType.replace(/\n/g, '\\u000a')}  ${used ? SCOPE_WORDS[used.scope] : 'no memory'}\n`);
+  io.out(`\n${visibleText(agent.agentType, { lines: false })}  ${used ? SCOPE_WORDS[used.scope] : 'no memory'}\n`);
   io.out(`  defined in  ${agent.definedIn.length ? agent.definedIn.join(', ') : 'no definition file found (only its memory folders)'}\n`);
   if (!used) {
     if (agent.definedIn.length) io.out('  memory      none: its definition has no `memory:` field (user, project or local)\n');

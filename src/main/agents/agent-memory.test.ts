@@ -92,6 +92,19 @@ describe('listAgentMemories (R-AGENT)', () => {
     ]);
   });
 
+  it('quotes an agent name holding a line break on one line in its warning (review s37-x6, F4)', async () => {
+    // Claude Code 2.1.332 runs a sub-agent named "two\nlines"; a warning about it must stay one line.
+    const file = await agentFile(userAgents(), 'two-lines.md', definition('name: "two\\nlines"\nmemory: true'));
+    const { warnings } = await listAgentMemories(home, repo);
+    expect(warnings).toEqual([
+      {
+        code: 'bad-memory-field',
+        file,
+        message: 'memory: true is not a scope, so agent "two\\u000alines" has no memory; use user, project or local.',
+      },
+    ]);
+  });
+
   it('lets a project definition override a user one of the same name', async () => {
     const userFile = await agentFile(userAgents(), 'reviewer.md', definition('name: reviewer\nmemory: user'));
     const projectFile = await agentFile(projectAgents(), 'review.md', definition('name: reviewer\nmemory: project'));

@@ -12,6 +12,7 @@
  * there (observed with 2.1.332, test/fixtures/claude-code-agent/).
  */
 import { failureWords } from '../../shared/failure-words.js';
+import { quoteName } from '../../shared/visible-text.js';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -161,7 +162,7 @@ async function readDefinition(file: string, level: AgentDefinition['level'], war
   const agentType = name;
   // Claude Code 2.1.332 does not load a file-defined agent named like a plugin's (`plugin:agent`).
   if (agentType.includes(':')) {
-    return bad(`its name "${agentType}" holds ":", which Claude Code keeps for plugin agents (plugin:agent), so it does not load this file`);
+    return bad(`its name ${quoteName(agentType)} holds ":", which Claude Code keeps for plugin agents (plugin:agent), so it does not load this file`);
   }
   // Any other name is usable: its directory name (agentTypeDirName) keeps it inside the root.
   let memory: AgentMemoryScopeName | null = null;
@@ -175,7 +176,7 @@ async function readDefinition(file: string, level: AgentDefinition['level'], war
       warnings.push({
         code: 'bad-memory-field',
         file,
-        message: `memory: ${JSON.stringify(raw)} is not a scope, so agent "${agentType}" has no memory; use user, project or local.`,
+        message: `memory: ${JSON.stringify(raw)} is not a scope, so agent ${quoteName(agentType)} has no memory; use user, project or local.`,
       });
     }
   }
