@@ -240,3 +240,23 @@ describe('a memory folder with memories but no MEMORY.md (Claude Code 2.1.332 wr
     await fs.rm(path.join(folder(), 'MEMORY.md'));
   });
 });
+
+describe('memdir show: a pointer above the cut to a file that does not exist', () => {
+  const dir = '-work-dangling';
+  const folder = () => path.join(home, 'projects', dir, 'memory');
+  beforeAll(async () => {
+    await fs.mkdir(folder(), { recursive: true });
+    await fs.writeFile(path.join(folder(), 'kept.md'), '---\nname: kept\ndescription: still here\ntype: project\n---\nBody.\n');
+    await fs.writeFile(path.join(folder(), 'MEMORY.md'), '- [Kept](kept.md) — still here\n- [Gone](gone.md) — deleted since\n');
+  });
+
+  it('is marked missing, as Health calls it, never "loaded"', async () => {
+    const show = await run('show', dir);
+    expect(show.out).toContain('  loaded  kept.md\n');
+    expect(show.out).toContain('  missing gone.md  (no such file: the agent is given a pointer to nothing)\n');
+    expect(show.out).not.toMatch(/loaded\s+gone\.md/);
+    expect(show.out).toContain('2 pointers reach the agent (1 names a missing file), 0 are cut.');
+    // Health says the same of the same pointer (one rule: its dangling-link problem).
+    expect(show.out).toContain('points at gone.md, which does not exist');
+  });
+});

@@ -5,7 +5,7 @@ import { homeFrom } from './scan.js';
 import { locateProject, missingMemory, parseTopicFile, readMemoryFile, readOnlyStoreFolders, readOnlyStoreNote, scanProject } from '../../main/memdir/index.js';
 import { MemoryFileError, resolveDataDir } from '../../main/core/index.js';
 import { agentIndexView } from '../../main/transcripts/index.js';
-import { cutFactsText } from '../../shared/index-cut.js';
+import { cutFactsText, missingFilesOf } from '../../shared/index-cut.js';
 import { INDEX_FILE } from '../../shared/limits.js';
 import { autoMemoryOffSentence, unappliedSettingsLines } from '../../shared/settings-text.js';
 import { plural } from '../../shared/size-text.js';
@@ -24,9 +24,11 @@ export const showCommand: CommandSpec = {
 a symlink staying inside the memory directory is read, one leading outside it (or a path through a
 linked folder) is refused; MEMORY.md up to 20 MB, a memory up to 1 MB.
 JSON without [file]: the project's scan (see \`memdir scan --help\`).
-Without --json: each pointer above the cut (loaded) and below it (CUT), those below naming a file
-that does not exist marked "missing"; the count says how many memories the agent never sees and
-how many pointers below the cut name missing files (index.cutMemories, index.cutMissing).
+Without --json: each pointer above the cut (loaded) and below it (CUT); one naming a file that does
+not exist (Health's dangling-link) is marked "missing" — above the cut it is never called loaded, and
+the count of pointers reaching the agent says how many name missing files; the count of those cut
+says how many memories the agent never sees and how many pointers below the cut name missing files
+(index.cutMemories, index.cutMissing).
 JSON with [file]: {"file", "text", "name", "description", "type", "body", "problems": [...], "readOnlyStore"}:
 readOnlyStore is null, or, for a file in a read-only Claude Code memory store (its mode from
 CLAUDE_MEMORY_STORES, in the environment or a settings env block), the sentence saying an edit
@@ -82,12 +84,15 @@ start (text is then what it will write and load), else null.`,
       } else if (!scan.index.exists) io.out(`No ${INDEX_FILE}: the agent starts with no memory index.\n`);
       else {
         const facts = cutFactsText(scan.index);
+        // A pointer to a file that does not exist is never "loaded", above the cut or below: Health's dangling links (the one rule).
+        const missing = missingFilesOf(scan.problems);
+        const loadedMissing = scan.index.loaded.filter((f) => missing.has(f)).length;
         io.out(
-          `${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.chars} characters; ${scan.index.loaded.length} pointers reach the agent, ${scan.index.cut.length} are cut${facts ? ` (${facts})` : ''}.\n`,
+          `${INDEX_FILE}: ${scan.index.lines} lines, ${scan.index.chars} characters; ${scan.index.loaded.length} pointers reach the agent${loadedMissing ? ` (${loadedMissing} ${loadedMissing === 1 ? 'names a missing file' : 'name missing files'})` : ''}, ${scan.index.cut.length} are cut${facts ? ` (${facts})` : ''}.\n`,
         );
         if (scan.index.reason) io.out(`Claude Code cuts it: ${INDEX_FILE} is ${scan.index.reason}. \`memdir show --loaded\` prints what the agent gets.\n`);
-        for (const f of scan.index.loaded) io.out(`  loaded  ${f}\n`);
-        const missing = new Set(scan.index.cutMissing);
+        for (const f of scan.index.loaded)
+          io.out(missing.has(f) ? `  missing ${f}  (no such file: the agent is given a pointer to nothing)\n` : `  loaded  ${f}\n`);
         for (const f of scan.index.cut) io.out(`  CUT     ${f}${missing.has(f) ? '  (missing: no such file)' : ''}\n`);
       }
       io.out(`\n${plural(scan.memories.length, 'memory', 'memories')}:\n`);
