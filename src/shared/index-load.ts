@@ -9,8 +9,8 @@
  * `lastIndexOf('\n', 25000)` (mid-line when line 1 alone is longer); when anything was cut,
  * append a warning paragraph; finally normalise line ends and remove control and invisible
  * format characters. Sizes in the warning are n/1024 with one decimal (`26.3KB`). A file of more
- * than 4 MB ({@link INDEX_FILE_MAX_BYTES}) is not loaded at all: no text, no warning, every line
- * past the cut.
+ * than 4 MB ({@link INDEX_FILE_MAX_BYTES}) on disk is not loaded at all: no text, no warning, every
+ * line past the cut — its size as the reader stat'ed it (`fileBytes`), not its decoded text's.
  *
  * A sub-agent's MEMORY.md (R-AGENT) goes through the same cut and warning but without the
  * stripping, nor the trim after the scrub (`strip: false`; 2.1.332, test/fixtures/claude-code-agent/).
@@ -135,6 +135,13 @@ export interface IndexLoadOptions {
    * test/fixtures/claude-code-agent/observed-agent.json).
    */
   strip?: boolean;
+  /**
+   * The file's size in bytes as its reader stat'ed it: what Claude Code's 4 MB rule judges. A
+   * file holding bytes that are not UTF-8 decodes to more (each becomes a 3-byte U+FFFD), so the
+   * text's own length is not its size. Without it (a text not read from a file: an edit, a
+   * prediction) the text's UTF-8 length stands in.
+   */
+  fileBytes?: number;
 }
 
 /**
@@ -162,7 +169,8 @@ export function loadIndexAsClaudeCode(raw: string, options: IndexLoadOptions = {
     return () => (text ??= options.strip === false ? scrub(source) : scrub(source).trim());
   };
   // Claude Code skips a MEMORY.md over 4 MB whole, before any cut: the agent gets nothing (2.1.332).
-  const fileBytes = options.strip === false ? 0 : byteLength(raw);
+  // It judges the file's size, not the decoded text's (observed-size.json, the not-UTF-8 case).
+  const fileBytes = options.strip === false ? 0 : (options.fileBytes ?? byteLength(raw));
   if (fileBytes > INDEX_FILE_MAX_BYTES)
     return {
       ...base,

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../src/main/llm/test-support/fake-anthropic.js';
 import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE, runClaudeCode } from '../../src/main/llm/test-support/real-claude-code.js';
-import { predictBuiltIndex } from '../../src/main/memdir/index.js';
+import { predictBuiltIndex, ScanCache, scanMemoryDir } from '../../src/main/memdir/index.js';
 import { readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
 import { BUILT_CASE_FIXTURE, type BuiltCase, type BuiltFixture, caseInputs, layOut } from './index-build-case.js';
 
@@ -50,6 +50,9 @@ describe.skipIf(skip !== null)(`the real Claude Code builds the MEMORY.md Memdir
         fs.mkdirSync(memoryDir, { recursive: true });
         layOut(memoryDir, input.files);
         const predicted = input.env ? null : predictBuiltIndex(memoryDir);
+        // The app's path (index.loaded): from the memories a scan found, the built file byte for byte.
+        const memories = scanMemoryDir(memoryDir, { scope: 'private', cache: new ScanCache() }).memories;
+        const fromScan = input.env ? null : predictBuiltIndex(memoryDir, { memories });
         const run = await runClaudeCode(['-p', 'hello'], {
           cwd: project,
           configDir: config,
@@ -70,6 +73,7 @@ describe.skipIf(skip !== null)(`the real Claude Code builds the MEMORY.md Memdir
         // Memdir predicted, before the run, what the client wrote (nothing where a MEMORY.md was there, or memory is off).
         const before = input.files['MEMORY.md'];
         expect(predicted?.text ?? null).toBe(before || input.env ? null : written);
+        expect(fromScan?.text ?? null).toBe(predicted?.text ?? null);
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }

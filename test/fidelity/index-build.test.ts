@@ -51,6 +51,11 @@ describe('the MEMORY.md Claude Code 2.1.332 builds, as recorded', () => {
     const view = await agentIndexView({ transcriptDirs: [], memoryDir, settings: c.env ? OFF : ON });
     expect(view.text).toBe(c.injected ?? '');
     expect(view.builtByClaudeCode !== null).toBe(!existed && !c.env && c.written !== null);
+    // The app's path (index.loaded): predicted from the memories its cached scan found, the same file and text.
+    const scanned = await scanProject(root!, DIR, { env: {} });
+    const fromScan = await agentIndexView({ transcriptDirs: [], memoryDir, settings: c.env ? OFF : ON, memories: scanned.memories });
+    expect(fromScan).toEqual(view);
+    if (!c.env) expect(view.builtFile).toBe(existed ? null : c.written);
   });
 
   it('the scan, Health and lint call what the built index lists loaded and the rest unlisted, with one hint', async () => {

@@ -16,7 +16,7 @@ import { PINNED_CLAUDE_CODE, REAL_CLAUDE_CODE, runClaudeCode } from '../../src/m
 import { agentIndexView, readInjectedIndex } from '../../src/main/transcripts/agent-index.js';
 import { claudeCodeVersionIn } from '../../src/main/transcripts/claude-code-version.js';
 import { loadIndexAsClaudeCode } from '../../src/shared/index-load.js';
-import { RECORDED_CASES, SIZE_CASE_FIXTURE, type SizeCase, sizedIndex } from './index-size-case.js';
+import { RECORDED_CASES, SIZE_CASE_FIXTURE, type SizeCase, sizeCaseBytes } from './index-size-case.js';
 import { TEAM_CASE_FIXTURE, type TeamCase, markersIn } from './team-index-case.js';
 
 /** Auto memory on, as by default: Claude Code loads the index. */
@@ -121,12 +121,21 @@ describe.skipIf(skip !== null)(`the real Claude Code injects what Memdir predict
     const recorded = JSON.parse(fs.readFileSync(SIZE_CASE_FIXTURE, 'utf8')) as SizeCase;
     const seen: SizeCase['cases'] = {};
     for (const name of RECORDED_CASES) {
-      const index = name === 'fifo' ? '' : sizedIndex(Number(name));
+      const index = sizeCaseBytes(name);
       const got = await injectedBy(fake, index, { debug: true, fifo: name === 'fifo' });
       expect(got.version).toBe(PINNED_CLAUDE_CODE);
       const line = got.debug.split('\n').find((l) => l.includes('MEMORY.md') && l.includes('skipping'));
       seen[name] = { injected: got.content, debug: line ? line.replace(/^\S+ /, '').replace(/\S*\/memory\/MEMORY\.md/, '<memory>/MEMORY.md') : null };
-      if (name !== 'fifo') expect(got.content ?? '').toBe(loadIndexAsClaudeCode(index, { version: got.version }).text);
+      if (name !== 'fifo') {
+        // Memdir's prediction from the same bytes on disk (the reader gives the file's size, not the decoded text's).
+        const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-size-'));
+        try {
+          fs.writeFileSync(path.join(root, 'MEMORY.md'), index);
+          expect(got.content ?? '').toBe((await agentIndexView({ transcriptDirs: [], memoryDir: root, settings: AUTO_MEMORY_ON })).text);
+        } finally {
+          fs.rmSync(root, { recursive: true, force: true });
+        }
+      }
     }
     if (record) fs.writeFileSync(SIZE_CASE_FIXTURE, `${JSON.stringify({ ...recorded, cases: seen }, null, 1)}\n`);
     else expect(seen).toEqual(recorded.cases);

@@ -8,7 +8,7 @@ import { agentIndexView } from '../../src/main/transcripts/agent-index.js';
 import { parseIndex, splitLoadedEntries } from '../../src/shared/index-format.js';
 import { NO_SHARED_FIXTURES, sharedMemoryFixtures } from '../../src/main/memdir/test-support/shared-fixtures.js';
 import { formatIndexSize, lineFate, loadIndexAsClaudeCode, warningWordingFor } from '../../src/shared/index-load.js';
-import { SIZE_CASE_FIXTURE, type SizeCase, sizedIndex } from './index-size-case.js';
+import { SIZE_CASE_FIXTURE, type SizeCase, sizeCaseBytes } from './index-size-case.js';
 
 /** Auto memory on, as by default: Claude Code loads the index. */
 const AUTO_MEMORY_ON = { autoMemoryEnabled: true, autoMemoryEnabledSource: 'default', autoMemoryEnabledFrom: null, memoryStores: null } as const;
@@ -98,25 +98,38 @@ describe('a MEMORY.md over 4 MB, or not a regular file, is not loaded at all, as
   afterEach(() => {
     for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
   });
-  const memoryDirWith = (bytes: number): string => {
+  const memoryDirWith = (name: string | number): string => {
     const memoryDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-size-')), 'memory');
     roots.push(path.dirname(memoryDir));
     fs.mkdirSync(memoryDir);
-    fs.writeFileSync(path.join(memoryDir, 'MEMORY.md'), sizedIndex(bytes));
+    fs.writeFileSync(path.join(memoryDir, 'MEMORY.md'), sizeCaseBytes(String(name)));
     return memoryDir;
   };
   const skipped = { injected: null, debug: '[DEBUG] [CLAUDE.md] skipping <memory>/MEMORY.md: not a regular file or exceeds 4194304 byte limit' };
 
   it('the recording: 4,194,304 bytes load (cut), 4,194,305 bytes and a named pipe load nothing', () => {
-    expect(Object.keys(observedSize.cases)).toEqual(['4194304', '4194305', 'fifo']);
+    expect(Object.keys(observedSize.cases)).toEqual(['4194304', '4194305', 'fifo', 'not-utf8-4194300']);
     expect(observedSize.cases['4194304']!.injected).toMatch(/^- \[Note 0\]\(note-0\.md\)[^]*> WARNING: MEMORY\.md is /);
     expect(observedSize.cases['4194305']).toEqual(skipped);
     expect(observedSize.cases.fifo).toEqual(skipped);
+    // 4,194,300 bytes, 4 of them not UTF-8: its decoded text is 4,194,308 bytes, yet the client loaded it (it judges the file's size).
+    expect(observedSize.cases['not-utf8-4194300']).toMatchObject({
+      debug: null,
+      injected: expect.stringMatching(/^- \[Note 0\]\(note-0\.md\) - xx\uFFFD{4}x[^]*> WARNING: MEMORY\.md is /),
+    });
   });
 
-  it.each(['4194304', '4194305'])('%s bytes: memdir show --loaded prints what the client injected', async (bytes) => {
-    const memoryDir = memoryDirWith(Number(bytes));
+  it.each(['4194304', '4194305', 'not-utf8-4194300'])('%s bytes: memdir show --loaded prints what the client injected', async (bytes) => {
+    const memoryDir = memoryDirWith(bytes);
     expect((await agentIndexView({ transcriptDirs: [], memoryDir, settings: AUTO_MEMORY_ON })).text).toBe(observedSize.cases[bytes]!.injected ?? '');
+  });
+
+  it('a file under 4 MB whose decoded text is over it (bytes not UTF-8): the scan and Health judge the file, as the client does', () => {
+    const scan = scanMemoryDir(memoryDirWith('not-utf8-4194300'), { scope: 'private' });
+    expect(scan.index.loaded[0]).toBe('note-0.md');
+    expect(scan.index.loadedLines).toBe(200);
+    expect(scan.index.reason).not.toMatch(/skips a file this large/);
+    expect(scan.problems.find((p) => p.code === 'over-limit')!.message).not.toMatch(/4,194,30\d bytes/);
   });
 
   it('over 4 MB: the scan lists every pointer as cut and Health says Claude Code skips the file', () => {

@@ -20,8 +20,22 @@ export interface SizeCase {
   cases: Record<string, { injected: string | null; debug: string | null }>;
 }
 
-/** The cases recorded: the client's limit, one byte over it, and a named pipe. */
-export const RECORDED_CASES = ['4194304', '4194305', 'fifo'] as const;
+/**
+ * The cases recorded: the client's limit, one byte over it, a named pipe, and a file of 4,194,300
+ * bytes holding 4 bytes that are not UTF-8 — each decodes to U+FFFD (3 bytes), so its decoded text
+ * is 4,194,308 bytes long, over the limit, while the file is not (the client stats the file).
+ */
+export const RECORDED_CASES = ['4194304', '4194305', 'fifo', 'not-utf8-4194300'] as const;
+
+/** The bytes of a recorded case's MEMORY.md (empty for the named pipe). */
+export function sizeCaseBytes(name: string): Buffer {
+  if (name === 'fifo') return Buffer.alloc(0);
+  const notUtf8 = /^not-utf8-(\d+)$/.exec(name);
+  const bytes = Buffer.from(sizedIndex(Number(notUtf8 ? notUtf8[1] : name)));
+  // In line 1's padding: `- [Note 0](note-0.md) - xxxx…` becomes `… - xx\xff\xff\xff\xffxx…`.
+  if (notUtf8) bytes.fill(0xff, 26, 30);
+  return bytes;
+}
 
 /** A MEMORY.md of exactly `bytes` bytes (ASCII): 100-byte pointer lines, the last one cut short. */
 export function sizedIndex(bytes: number): string {

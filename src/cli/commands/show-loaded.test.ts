@@ -52,6 +52,7 @@ describe('memdir show --loaded', () => {
       autoMemoryOff: null,
       storesLoadNoIndex: null,
       builtByClaudeCode: null,
+      builtFile: null,
     });
   });
 
@@ -185,7 +186,8 @@ describe('a memory folder with memories but no MEMORY.md (Claude Code 2.1.332 wr
   it('show --loaded prints the index Claude Code will write and load, and --json says it builds it', async () => {
     expect((await run('show', dir, '--loaded')).out).toBe(`${built}\n`);
     const json = JSON.parse((await run('show', dir, '--loaded', '--json')).out);
-    expect(json).toMatchObject({ text: built, builtByClaudeCode: sentence });
+    // The file itself, byte for byte (ends with its newline; `text` is it as loaded, trimmed).
+    expect(json).toMatchObject({ text: built, builtByClaudeCode: sentence, builtFile: `${built}\n` });
   });
 
   it('show lists those memories as reaching the agent, and lint calls none of them unlisted', async () => {

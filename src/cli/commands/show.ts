@@ -44,13 +44,14 @@ under "ignored").
 While CLAUDE_MEMORY_STORES is set (the environment or a settings env block) Claude Code syncs the
 memory with its stores and loads no index either, synced yet or not: the sentence on stderr says
 where it is set and names the store folders. Left .memory-sync files without the setting count for nothing.
---loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "hasTranscript", "lastInjected", "autoMemoryOff", "storesLoadNoIndex", "builtByClaudeCode"}: reason in
+--loaded --json: {"text", "truncated", "reason", "claudeCodeVersion", "hasTranscript", "lastInjected", "autoMemoryOff", "storesLoadNoIndex", "builtByClaudeCode", "builtFile"}: reason in
 Claude Code's words or null; claudeCodeVersion from the project's transcripts (it words the warning; read
 as \`dream status\` reads it) or null; hasTranscript false when no session has run yet; lastInjected = the
 index text the newest transcript recorded as injected, or null; autoMemoryOff = that sentence when
 auto memory is off (text is then empty), else null; storesLoadNoIndex = the store sentence, else null;
 builtByClaudeCode = with memories but no MEMORY.md, the sentence saying Claude Code writes one at its next session
-start (text is then what it will write and load), else null.`,
+start (text is then what it will write and load), else null; builtFile = then the file it will write, byte
+for byte (auto memory on or off), else null.`,
   async run({ positionals, values, io }) {
     const home = homeFrom(values, io);
     const loc = await locateProject(home, positionals[0]!, io.env);

@@ -109,5 +109,5 @@ async function realPath(dir: string): Promise<string> {
  * claude-code-interop.test.ts); '' when it has none.
  */
 export function loadedAgentIndexText(memoryDir: string): string {
-  return loadIndexAsClaudeCode(readIndexTextAsClaudeCode(memoryDir), { strip: false }).text;
+  return loadIndexAsClaudeCode(readIndexTextAsClaudeCode(memoryDir).text, { strip: false }).text;
 }

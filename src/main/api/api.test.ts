@@ -339,7 +339,7 @@ describe('reading and restoring through the app API (the same services `memdir s
     expect(JSON.stringify(leak)).not.toContain('SECRET');
     expect(await api.call('index.read', { dir: '-work-noindex', scope: 'team' })).toEqual({
       ok: true,
-      result: { text: '', exists: false, readOnly: null, built: null },
+      result: { text: '', exists: false, readOnly: null },
     });
     expect(await api.call('index.read', { dir: '-work-shop', scope: 'private' })).toMatchObject({ ok: true, result: { exists: true, readOnly: null } });
   });
@@ -349,7 +349,7 @@ describe('reading and restoring through the app API (the same services `memdir s
     await fs.writeFile(index, Buffer.concat([Buffer.from('- [Cafe](cafe.md) — caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
     expect(await api.call('index.read', { dir: '-work-noindex', scope: 'private' })).toEqual({
       ok: true,
-      result: { text: '- [Cafe](cafe.md) — caf\uFFFD\n', exists: true, readOnly: 'it is not valid UTF-8 text (saved in another encoding?)', built: null },
+      result: { text: '- [Cafe](cafe.md) — caf\uFFFD\n', exists: true, readOnly: 'it is not valid UTF-8 text (saved in another encoding?)' },
     });
     await fs.rm(index);
     await fs.writeFile(path.join(root, 'shared-index.md'), '- [Tea](tea.md) — from a shared file\n');

@@ -8,7 +8,6 @@ import {
   deleteMemory,
   missingMemory,
   parseTopicFile,
-  predictBuiltIndex,
   projectsRoot,
   readIndexFile,
   readMemoryFile,
@@ -166,9 +165,7 @@ export const memoryHandlers: Pick<
   },
   async 'index.read'({ dir, scope }, ctx) {
     const { project } = await ctx.where(dir, scope);
-    const read = await readIndexFile(scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir);
-    // What Claude Code would write here (team/MEMORY.md it never builds), as every writer that creates MEMORY.md starts from it.
-    return { ...read, built: scope === 'private' && !read.exists ? (predictBuiltIndex(project.memoryDir)?.text ?? null) : null };
+    return readIndexFile(scope === 'team' ? path.join(project.memoryDir, TEAM_DIR) : project.memoryDir);
   },
   async 'index.loaded'({ dir }, ctx) {
     const { project } = await ctx.where(dir, 'private');
@@ -177,6 +174,8 @@ export const memoryHandlers: Pick<
       transcriptDirs: folders.map((f) => path.join(projectsRoot(ctx.home), f)),
       memoryDir: project.memoryDir,
       settings: project.settings,
+      // The scan just made through the app's cache knows each memory: the built index is predicted from it, nothing read again.
+      memories: project.memories,
     });
   },
   async 'index.save'({ dir, scope, text, baseText, allowSecrets }, ctx) {

@@ -342,7 +342,7 @@ export async function readIndex(where: Where): Promise<{ parsed: ParsedIndex; te
  */
 export async function seedIndex(where: Where, before: string | null, own: Iterable<string>): Promise<string> {
   if (before !== null || where.scope !== 'private') return '';
-  const built = predictBuiltIndex(where.memoryDir, new Set(own));
+  const built = predictBuiltIndex(where.memoryDir, { leaveOut: new Set(own) });
   if (built === null) return '';
   await noteInChange(where.memoryDir, builtIndexNote(built.listed.length));
   return built.text;

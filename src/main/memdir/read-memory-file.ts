@@ -24,16 +24,17 @@ export const INDEX_READ_MAX_BYTES = 20_000_000;
 
 /**
  * The text of a memory directory's MEMORY.md as Claude Code reads it before its load cuts it
- * (R-INDEX): one Memdir will not edit (a link out, not UTF-8) still reaches the agent; none, a
- * link loop or a folder gives ''. For the main agent's view (`memdir show --loaded`) and a
- * sub-agent's (`memdir agents`) alike.
+ * (R-INDEX), and the file's size in bytes (what its 4 MB rule judges: not the decoded text's
+ * length, for a file that is not UTF-8): one Memdir will not edit (a link out, not UTF-8) still
+ * reaches the agent; none, a link loop or a folder gives '' (0 bytes). For the main agent's view
+ * (`memdir show --loaded`) and a sub-agent's (`memdir agents`) alike.
  */
-export function readIndexTextAsClaudeCode(memoryDir: string): string {
+export function readIndexTextAsClaudeCode(memoryDir: string): { text: string; fileBytes: number } {
   const abs = path.join(memoryDir, INDEX_FILE);
   const isLink = fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
-  if (isLink === undefined) return '';
+  if (isLink === undefined) return { text: '', fileBytes: 0 };
   const outcome = readIndexAsClaudeCode(memoryDir, abs, isLink, INDEX_READ_MAX_BYTES);
-  return outcome.ok ? outcome.text : '';
+  return outcome.ok ? { text: outcome.text, fileBytes: outcome.facts.size } : { text: '', fileBytes: 0 };
 }
 
 /** A memory file that is there but holds no text Memdir can show: a folder, binary, not UTF-8, too large, a link loop. */

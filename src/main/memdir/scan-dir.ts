@@ -129,7 +129,7 @@ function readIndex(abs: string, isSymlink: boolean, scope: Scope, agent = false)
   const outcome = readIndexAsClaudeCode(path.dirname(abs), abs, isSymlink, INDEX_READ_MAX_BYTES);
   if (!outcome.ok) return { facts: outcome.facts ?? UNKNOWN, outcome, parsed: null, load: null, targets: null, teamLinks: NO_REACH };
   const parsed = parseIndex(outcome.text);
-  const load = loadIndexAsClaudeCode(outcome.text, { byteLength: utf8ByteLength, strip: !agent });
+  const load = loadIndexAsClaudeCode(outcome.text, { byteLength: utf8ByteLength, strip: !agent, fileBytes: outcome.facts.size });
   const targets = new Set<string>();
   for (const link of indexLinks(parsed)) targets.add(link.file);
   // The team files its links name, loaded or past the cut (stripped lines are not seen).
@@ -518,13 +518,13 @@ export function teamDirOf(memoryDir: string): string {
 /**
  * The index Claude Code would write for a main memory folder now (built-index.ts), or null: there
  * is a MEMORY.md, or nothing to list. `leaveOut`: memories (`/`-separated) not to count — those a
- * change is writing its own pointers for (memory-service's writeIndex).
+ * change is writing its own pointers for (memory-service's writeIndex). `memories`: the folder's
+ * memories as a scan of it just found them (the app's, through its scan cache): then no memory is
+ * read again — without them the folder is scanned afresh.
  */
-export function predictBuiltIndex(memoryDir: string, leaveOut: ReadonlySet<string> = new Set()): BuiltIndex | null {
+export function predictBuiltIndex(memoryDir: string, options: { leaveOut?: ReadonlySet<string>; memories?: readonly MemorySummary[] } = {}): BuiltIndex | null {
   if (fs.lstatSync(childPath(memoryDir, INDEX_FILE), { throwIfNoEntry: false }) !== undefined) return null;
-  const memories = scanMemoryDir(memoryDir, { scope: 'private' }).memories;
-  return builtIndexOf(
-    memoryDir,
-    memories.filter((m) => !leaveOut.has(m.file.split(path.sep).join('/'))),
-  );
+  const memories = options.memories ?? scanMemoryDir(memoryDir, { scope: 'private' }).memories;
+  const leaveOut = options.leaveOut;
+  return builtIndexOf(memoryDir, leaveOut ? memories.filter((m) => !leaveOut.has(m.file.split(path.sep).join('/'))) : memories);
 }

@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { loadIndexAsClaudeCode } from '../../shared/index-load.js';
 import { INDEX_FILE } from '../../shared/limits.js';
-import type { ProjectSettings } from '../../shared/scan-types.js';
+import type { MemorySummary, ProjectSettings } from '../../shared/scan-types.js';
 import { autoMemoryOffSentence } from '../../shared/settings-text.js';
 import { predictBuiltIndex, readIndexTextAsClaudeCode, storesLoadNoIndex } from '../memdir/index.js';
 import { builtIndexSentence } from '../../shared/index-build.js';
@@ -43,6 +43,12 @@ export interface AgentIndexView {
    * loads it (index-build.ts); this says so, and `text` is what it will load. Else null.
    */
   builtByClaudeCode: string | null;
+  /**
+   * With no MEMORY.md but memories: the file Claude Code would write, byte for byte — what an edit of
+   * the missing index starts from (as every writer that creates MEMORY.md does), with auto memory on
+   * or off. Else null. One prediction gives this and `text`.
+   */
+  builtFile: string | null;
 }
 
 /** Read one transcript for the last `AutoMem` instructions it injected: the index text, or null. */
@@ -80,12 +86,16 @@ export async function agentIndexView(where: {
   transcriptDirs: readonly string[];
   memoryDir: string;
   settings: Pick<ProjectSettings, 'autoMemoryEnabled' | 'autoMemoryEnabledSource' | 'autoMemoryEnabledFrom' | 'memoryStores'>;
+  /** The folder's memories as a scan just found them (the app's, through its scan cache): the built index is predicted from them, no memory read again. */
+  memories?: readonly MemorySummary[];
 }): Promise<AgentIndexView> {
   const transcript = await newestTranscript(where.transcriptDirs);
   const lastInjected = transcript ? await readInjectedIndex(transcript) : null;
   const { version, hasTranscript } = await claudeCodeVersionIn(where.transcriptDirs);
   const autoMemoryOff = autoMemoryOffSentence(where.settings);
   const stores = storesLoadNoIndex(where.memoryDir, where.settings.memoryStores);
+  const built = predictBuiltIndex(where.memoryDir, where.memories ? { memories: where.memories } : {});
+  const builtFile = built?.text ?? null;
   if (autoMemoryOff || stores)
     return {
       text: '',
@@ -97,9 +107,10 @@ export async function agentIndexView(where: {
       autoMemoryOff,
       storesLoadNoIndex: stores,
       builtByClaudeCode: null,
+      builtFile,
     };
-  const built = predictBuiltIndex(where.memoryDir);
-  const load = loadIndexAsClaudeCode(built?.text ?? readIndexTextAsClaudeCode(where.memoryDir), { version });
+  const read = built ? { text: built.text } : readIndexTextAsClaudeCode(where.memoryDir);
+  const load = loadIndexAsClaudeCode(read.text, { version, ...('fileBytes' in read ? { fileBytes: read.fileBytes } : {}) });
   return {
     text: load.text,
     truncated: load.truncated,
@@ -110,5 +121,6 @@ export async function agentIndexView(where: {
     autoMemoryOff: null,
     storesLoadNoIndex: null,
     builtByClaudeCode: built ? builtIndexSentence(built) : null,
+    builtFile,
   };
 }

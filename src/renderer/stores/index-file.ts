@@ -57,13 +57,14 @@ export const useIndexFile = create<IndexFileState>()((set, get) => ({
     const current = () => read === reads;
     await Promise.all([
       call('index.read', { dir, scope })
-        .then((r) => current() && set({ text: r.text, readOnly: r.readOnly, built: r.built }))
+        .then((r) => current() && set({ text: r.text, readOnly: r.readOnly }))
         .catch((e: unknown) => current() && set({ error: messageOf(e) })),
       scope === 'private'
         ? call('index.loaded', { dir })
-            .then((r) => current() && set({ agent: r }))
+            // One prediction of the built index gives both what the agent gets and the file an edit starts from.
+            .then((r) => current() && set({ agent: r, built: r.builtFile }))
             .catch((e: unknown) => current() && set({ error: messageOf(e) }))
-        : set({ agent: null }),
+        : set({ agent: null, built: null }),
     ]);
   },
   async save(dir, scope, edit, allowSecrets) {

@@ -61,6 +61,12 @@ export const agentIndexViewSchema = z.object({
   storesLoadNoIndex: z.string().nullable(),
   /** With memories but no MEMORY.md: Claude Code writes one at its next session start and loads it (`text`); this says so. Else null. */
   builtByClaudeCode: z.string().nullable(),
+  /**
+   * No MEMORY.md, memories beside it: the file Claude Code would write at its next session start (index-build.ts), byte for
+   * byte, which an edit starts from — a save of the typed lines alone would stop that build and leave every other memory
+   * unlisted. Given with auto memory on or off (every writer that creates MEMORY.md starts from it). Else null.
+   */
+  builtFile: z.string().nullable(),
 });
 export type AgentIndexViewShape = z.infer<typeof agentIndexViewSchema>;
 
@@ -126,22 +132,17 @@ export const memoriesContract = {
     }),
   ),
   'index.read': query(
-    'MEMORY.md as text (empty when there is none); one Memdir will not edit comes as Claude Code reads it, with why it is read-only.',
+    "MEMORY.md as text (empty when there is none); one Memdir will not edit comes as Claude Code reads it, with why it is read-only. With none, the file Claude Code would build is index.loaded's builtFile (one prediction for the tab).",
     dirRef,
     z.object({
       text: z.string(),
       exists: z.boolean(),
       /** Why Memdir will not edit it (a link out of the memory directory, not UTF-8, binary), or null: `text` is then what Claude Code reads. */
       readOnly: z.string().nullable(),
-      /**
-       * No MEMORY.md, memories beside it: the file Claude Code would write at its next session start (index-build.ts), which an
-       * edit starts from — a save of the typed lines alone would stop that build and leave every other memory unlisted. Else null.
-       */
-      built: z.string().nullable(),
     }),
   ),
   'index.loaded': query(
-    'MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded.',
+    'MEMORY.md as the agent sees it: the text Claude Code will load next, and what the newest transcript says it loaded; with no MEMORY.md, the file Claude Code would write (builtFile), predicted once from the scan of the folder.',
     projectRef,
     agentIndexViewSchema,
   ),

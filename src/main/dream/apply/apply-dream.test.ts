@@ -31,7 +31,7 @@ beforeEach(async () => {
 afterEach(() => fs.rm(root, { recursive: true, force: true }));
 
 it('a dream creating MEMORY.md keeps the pointers Claude Code would have built, then its own; one entry, whose undo leaves no MEMORY.md', async () => {
-  const built = predictBuiltIndex(memoryDir, new Set(['notes.md']))!.text;
+  const built = predictBuiltIndex(memoryDir, { leaveOut: new Set(['notes.md']) })!.text;
   expect(built).toBe('- [deploy](deploy.md) — deploys go through the staging cluster first\n- [sql](sql.md) — we write SQL, no ORM\n');
   const before = topic('notes', 'release notes are due yesterday');
   const after = topic('notes', 'release notes are due on 2026-12-05');
