@@ -139,6 +139,84 @@ describe.skipIf(!HAS_BROWSER)(`a burst of memory changes${HAS_BROWSER ? '' : ` (
     expect(errors).toEqual([]);
   });
 
+  /** The file open in the editor, as another program writes it: version `n` of its body. */
+  const sqlVersion = (n: number) => topic('No ORM', 'feedback', `Write SQL by hand (version ${n}).`);
+  const editorForm = () => page.getByRole('form', { name: 'Edit feedback_sql.md' });
+
+  /** Another program writes the open file `n` times, one change event each; returns the seconds it took. */
+  async function burstOnOpenFile(from: number, n: number): Promise<number> {
+    const started = Date.now();
+    for (let i = from; i < from + n; i++) {
+      await fs.writeFile(path.join(memory, 'feedback_sql.md'), sqlVersion(i));
+      await sleep(200);
+    }
+    await sleep(2_000);
+    return Math.ceil((Date.now() - started) / 1000);
+  }
+
+  it("reads the editor's open file once per burst of outside writes, and shows its last bytes", async () => {
+    await page.goto(`${host.url}#/p/${DIR}/memories/private/feedback_sql.md`);
+    const body = editorForm().getByLabel('Memory body');
+    await body.waitFor();
+    await sleep(1_500);
+    count();
+    const seconds = await burstOnOpenFile(1, 20);
+    // Was one read of the file per change event (20); now at most one a second.
+    expect(reads['memories.read'] ?? 0, `memories.read was read ${reads['memories.read']} times in ${seconds} s`).toBeLessThanOrEqual(seconds + 1);
+    await expect.poll(() => body.textContent(), { timeout: 5_000 }).toContain('(version 20)');
+    expect(errors).toEqual([]);
+  });
+
+  it("never lets an older read of the editor's file have the last word over a newer one", async () => {
+    await page.goto(`${host.url}#/p/${DIR}/memories/private/feedback_sql.md`);
+    const body = editorForm().getByLabel('Memory body');
+    await body.waitFor();
+    await sleep(1_500);
+    const { asked, release } = await holdFirst('memories.read');
+    await fs.writeFile(path.join(memory, 'feedback_sql.md'), sqlVersion(101));
+    // Its read is answered with version 101 (held); the file is then written again.
+    await asked;
+    await fs.writeFile(path.join(memory, 'feedback_sql.md'), sqlVersion(102));
+    await sleep(1_000);
+    await release();
+    await sleep(1_500);
+    await expect.poll(() => body.textContent(), { timeout: 5_000 }).toContain('(version 102)');
+    // And it stays there: no late answer replaces it.
+    await sleep(1_000);
+    expect(await body.textContent()).toContain('(version 102)');
+    expect(errors).toEqual([]);
+  });
+
+  it('keeps an edit being typed through a burst of outside writes: both versions shown, the last one on disk', async () => {
+    await page.goto(`${host.url}#/p/${DIR}/memories/private/feedback_sql.md`);
+    const form = editorForm();
+    const body = form.getByLabel('Memory body');
+    await body.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' Mine, typed here.');
+    await sleep(1_500);
+    count();
+    // The person keeps typing while the burst goes on.
+    const typing = (async () => {
+      for (let i = 0; i < 10; i++) {
+        await page.keyboard.type(` k${i}`);
+        await sleep(300);
+      }
+    })();
+    const seconds = await burstOnOpenFile(201, 20);
+    await typing;
+    expect(reads['memories.read'] ?? 0, `memories.read was read ${reads['memories.read']} times in ${seconds} s`).toBeLessThanOrEqual(seconds + 1);
+    const conflict = form.getByRole('region', { name: 'Conflict' });
+    await expect.poll(() => conflict.textContent(), { timeout: 5_000 }).toContain('(version 220)');
+    expect(await body.textContent()).toContain('Mine, typed here. k0 k1 k2 k3 k4 k5 k6 k7 k8 k9');
+    // Nothing was written over the other program's last version.
+    expect(await fs.readFile(path.join(memory, 'feedback_sql.md'), 'utf8')).toBe(sqlVersion(220));
+    // Take theirs: the editor shows the last bytes on disk, and the next test starts clean.
+    await conflict.getByRole('button', { name: /Take theirs/ }).click();
+    await expect.poll(() => body.textContent()).toContain('(version 220)');
+    expect(errors).toEqual([]);
+  });
+
   it('shows an edit made in the app at once, even right after an outside change was read', async () => {
     await page.goto(`${host.url}#/p/${DIR}/memories`);
     await page.locator('[data-file="feedback_sql.md"][data-scope="private"]').click();

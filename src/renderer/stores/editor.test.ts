@@ -70,7 +70,7 @@ describe("the editor's own delete and rename leave no draft behind", () => {
     it(`Delete, with the watcher's event arriving while ${moment} is answered: no draft`, async () => {
       let editor: Awaited<ReturnType<typeof editorOnAHost>>['useEditor'] | null = null;
       const host = await editorOnAHost(async (name) => {
-        if (name === moment) await editor!.getState().noteChangedOnDisk();
+        if (name === moment) editor!.getState().noteChangedOnDisk();
       });
       editor = host.useEditor;
       expect(await host.useEditor.getState().remove()).toBe(true);
@@ -84,7 +84,7 @@ describe("the editor's own delete and rename leave no draft behind", () => {
     it(`Rename, with the watcher's event arriving while ${moment} is answered: no draft for either name`, async () => {
       let editor: Awaited<ReturnType<typeof editorOnAHost>>['useEditor'] | null = null;
       const host = await editorOnAHost(async (name) => {
-        if (name === moment) await editor!.getState().noteChangedOnDisk();
+        if (name === moment) editor!.getState().noteChangedOnDisk();
       });
       editor = host.useEditor;
       expect(await host.useEditor.getState().rename('bar.md')).toBe('bar.md');

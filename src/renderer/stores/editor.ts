@@ -15,6 +15,7 @@ import { indexImpact, type IndexImpact } from '../../shared/index-impact.js';
 import { MEMORY_TYPES, type MemoryType, type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
+import { coalescedReads } from './coalesced-read.js';
 import { draftKey, isThisWindow, useDrafts } from './drafts.js';
 import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { useToasts } from './toasts.js';
@@ -43,6 +44,11 @@ export interface EditorTarget {
 export function sameTarget(a: EditorTarget | null, b: EditorTarget | null): boolean {
   if (!a || !b) return a === b;
   return a.dir === b.dir && a.file === b.file && (a.file === null || a.scope === b.scope);
+}
+
+/** One string per open file (the editor's reads of it are coalesced by it). */
+function targetKey(target: EditorTarget): string {
+  return JSON.stringify([target.dir, target.scope, target.file]);
 }
 
 export function draftOf(doc: MemoryDoc, scope: Scope): Draft {
@@ -199,8 +205,12 @@ interface EditorState {
    * conflict (`notice` says which). The notice's Undo brings the draft back.
    */
   discardDraft: (notice?: string) => Promise<void>;
-  /** The file changed on disk (watcher, another window): reload if untouched (saying so), else show both. */
-  noteChangedOnDisk: () => Promise<void>;
+  /**
+   * The file may have changed on disk (watcher, another window): reload if untouched (saying so),
+   * else show both. Read by the one coalescing rule (`coalescedReads`): a change made `outside`
+   * Memdir (the default) once per burst, Memdir's own at once; never two reads of the file at a time.
+   */
+  noteChangedOnDisk: (outside?: boolean) => void;
   /** Another window kept (or forgot) a draft: said at once if it is of the open file. */
   noteDraftElsewhere: (event: { dir: string; scope: Scope; file: string | null; window: string | null; kept: boolean }) => void;
   /** Keep this window's edit as the file's draft over another window's (the person chose it). */
@@ -285,6 +295,48 @@ export const useEditor = create<EditorState>()((set, get) => {
     set({ ...initial });
     return get().open(target, { memoryDir });
   };
+  /** The open file as it is on disk now, against what the editor holds once the read is back (the person may have typed meanwhile). */
+  const checkDisk = async (target: EditorTarget): Promise<void> => {
+    const ours = () => sameTarget(changing, target);
+    const moved = () => !sameTarget(get().target, target) || get().saving || ours();
+    if (moved()) return;
+    try {
+      const fresh = await readDoc(target);
+      if (moved()) return;
+      const { doc, draft, missing, conflict } = get();
+      if (!fresh) {
+        if (missing) return;
+        // Deleted on disk while open: keep what was shown as a draft, offer to recreate it.
+        set({ missing: true, error: `${target.file} was deleted on disk while it was open. Your version is kept: recreate the file from it, or close.` });
+        persist();
+        return;
+      }
+      if (doc && fresh.text === doc.text && !missing) return;
+      if (!isDirty(doc, draft) && conflict === null)
+        set({
+          doc: fresh,
+          draft: draftOf(fresh, target.scope),
+          missing: false,
+          error: null,
+          notice: { kind: 'reloaded', text: `${target.file} was just changed in another window or by another program: it is shown as it is now.` },
+        });
+      else {
+        set({
+          conflict: fresh.text,
+          missing: false,
+          error: `${target.file} was changed on disk while you were editing it. Both versions are shown: keep yours, or take what is on disk.`,
+        });
+        persist();
+      }
+    } catch (error) {
+      if (sameTarget(get().target, target)) set({ error: messageOf(error) });
+    }
+  };
+  /** Reads of the open file when it may have changed, keyed by the file (one read at a time, one per burst). */
+  const diskReads = coalescedReads(async (key: string) => {
+    const target = get().target;
+    if (target && target.file !== null && targetKey(target) === key) await checkDisk(target);
+  });
   return {
     ...initial,
     async open(target, opts) {
@@ -535,40 +587,9 @@ export const useEditor = create<EditorState>()((set, get) => {
         },
       });
     },
-    async noteChangedOnDisk() {
-      const { target, doc, draft, saving } = get();
-      const ours = () => sameTarget(changing, target);
-      if (!target || target.file === null || saving || ours()) return;
-      try {
-        const fresh = await readDoc(target);
-        if (!sameTarget(get().target, target) || get().saving || ours()) return;
-        if (!fresh) {
-          if (get().missing) return;
-          // Deleted on disk while open: keep what was shown as a draft, offer to recreate it.
-          set({ missing: true, error: `${target.file} was deleted on disk while it was open. Your version is kept: recreate the file from it, or close.` });
-          persist();
-          return;
-        }
-        if (doc && fresh.text === doc.text && !get().missing) return;
-        if (!isDirty(doc, draft) && get().conflict === null)
-          set({
-            doc: fresh,
-            draft: draftOf(fresh, target.scope),
-            missing: false,
-            error: null,
-            notice: { kind: 'reloaded', text: `${target.file} was just changed in another window or by another program: it is shown as it is now.` },
-          });
-        else {
-          set({
-            conflict: fresh.text,
-            missing: false,
-            error: `${target.file} was changed on disk while you were editing it. Both versions are shown: keep yours, or take what is on disk.`,
-          });
-          persist();
-        }
-      } catch (error) {
-        set({ error: messageOf(error) });
-      }
+    noteChangedOnDisk(outside = true) {
+      const { target } = get();
+      if (target && target.file !== null) diskReads.changed(targetKey(target), outside);
     },
     noteDraftElsewhere(event) {
       const { target, doc, draft } = get();

@@ -113,8 +113,8 @@ function applyEvent(event: AppEvent): void {
 function refreshOpenProject(open: string, outside: boolean): void {
   useProject.getState().onChanged(open, outside);
   if (useNav.getState().route.view === 'project') useHistory.getState().onChanged(open, outside);
-  // Another program, or another Memdir window: the open file may have changed or gone.
-  void useEditor.getState().noteChangedOnDisk();
+  // Another program, or another Memdir window: the open file may have changed or gone (read once per burst, as the rest).
+  useEditor.getState().noteChangedOnDisk(outside);
 }
 
 /**
