@@ -1,9 +1,9 @@
 /**
  * A query's reads of the host, coalesced: the one rule every store follows that reads again when
- * memory changes (the dashboard's projects, the open project, its editor's file, its history and
- * timeline, the Dream tab). A dream or an extraction writing 20 files, or a `git pull` in
- * personal sync, is 20 change events in every window: each query is read once per burst, not 20
- * times, and the last change is never lost.
+ * memory or sync changes (the dashboard's projects, the open project, its editor's file, its
+ * history and timeline, the Dream tab, team and personal sync and the dashboard's Team column). A
+ * dream or an extraction writing 20 files, or a `git pull` in personal sync, is 20 change events
+ * in every window: each query is read once per burst, not 20 times, and the last change is never lost.
  *
  * - `now(key)`: read at once — a store's own action (an edit, a bulk change, opening the page)
  *   shows its result without waiting. One read of a key is in flight at a time: calls made during

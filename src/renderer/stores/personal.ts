@@ -9,6 +9,7 @@ import { create } from 'zustand';
 import type { PersonalProjectStatus, PersonalStatus } from '../../shared/contract/personal.js';
 import { resolvedInClaudeCodeStore } from '../../shared/sync-waiting.js';
 import { call } from '../transport/transport.js';
+import { coalescedReads } from './coalesced-read.js';
 import { messageOf, overruledByOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
@@ -63,6 +64,7 @@ interface PersonalStoreState extends ProjectSyncSlice<PersonalProjectStatus> {
   disconnect: () => Promise<void>;
   enable: (identity?: string) => Promise<void>;
   disable: () => Promise<void>;
+  /** Personal sync changed for `dir` (`null`: the account, or any project): the open project's and the account, if read, once per burst. */
   onChanged: (dir: string | null) => void;
 }
 
@@ -156,7 +158,10 @@ export const usePersonal = create<PersonalStoreState>()((set, get) => ({
       await get().refresh();
     }),
   onChanged(dir) {
-    if (dir === null || dir === get().dir) void get().refresh();
-    if (get().status) void get().load();
+    get().onSyncChanged(dir);
+    if (get().status) accountReads.changed(null);
   },
 }));
+
+/** This machine's personal account, read again once per burst of personal sync changes (`coalescedReads`). */
+const accountReads = coalescedReads<null>(() => usePersonal.getState().load());

@@ -5,6 +5,7 @@
  * late answer is dropped, what is busy) is written once here.
  */
 import type { ConflictDetail, ConflictResolution, SyncReport } from '../../shared/contract/team.js';
+import { coalescedReads } from './coalesced-read.js';
 import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
 import { useToasts } from './toasts.js';
 
@@ -41,7 +42,13 @@ export interface ProjectSyncSlice<S> {
   busy: boolean;
   error: string | null;
   open: (dir: string) => Promise<void>;
+  /** Read the open project's sync now (one read at a time: calls made during one share the one after it). */
   refresh: () => Promise<void>;
+  /**
+   * Project `dir`'s sync changed (`null`: any may have): read again if it is the one open, once per
+   * burst (`coalescedReads`) — a sync pulling 20 files, or syncs one after another, is one read a second.
+   */
+  onSyncChanged: (dir: string | null) => void;
   /** Sync the open project now (or `dir`, from elsewhere: the palette). */
   syncNow: (dir?: string) => Promise<void>;
   openConflict: (id: string) => Promise<void>;
@@ -76,6 +83,16 @@ export function projectSyncSlice<S>(
   get: () => ProjectSyncSlice<S>,
 ): ProjectSyncSlice<S> {
   const toastError = (error: unknown) => useToasts.getState().show('error', messageOf(error));
+  const reads = coalescedReads(async (dir: string) => {
+    if (get().dir !== dir) return;
+    try {
+      const project = await side.status(dir);
+      // An answer for a project left meanwhile is dropped.
+      if (get().dir === dir) set({ project, error: null });
+    } catch (error) {
+      if (get().dir === dir) set({ error: messageOf(error) });
+    }
+  });
   return {
     dir: null,
     project: null,
@@ -87,16 +104,13 @@ export function projectSyncSlice<S>(
       if (get().dir !== dir) set({ dir, project: null, detail: null, secrets: null, error: null });
       await get().refresh();
     },
-    async refresh() {
+    refresh() {
       const dir = get().dir;
-      if (!dir) return;
-      try {
-        const project = await side.status(dir);
-        // An answer for a project left meanwhile is dropped.
-        if (get().dir === dir) set({ project, error: null });
-      } catch (error) {
-        set({ error: messageOf(error) });
-      }
+      return dir ? reads.now(dir) : Promise.resolve();
+    },
+    onSyncChanged(dir) {
+      const open = get().dir;
+      if (open && (dir === null || dir === open)) reads.changed(open);
     },
     async syncNow(dir) {
       const target = dir ?? get().dir;

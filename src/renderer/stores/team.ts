@@ -11,6 +11,7 @@ import { resolvedInClaudeCodeStore } from '../../shared/sync-waiting.js';
 import type { Scope } from '../../shared/memory-types.js';
 import { ago } from '../components/format.js';
 import { call } from '../transport/transport.js';
+import { coalescedReads } from './coalesced-read.js';
 import { askInNotice, messageOf, overruledByOf, type SecretAsk, secretAskOf } from './errors.js';
 import { type ProjectSyncSlice, projectSyncSlice, type SyncSide } from './project-sync.js';
 import { useToasts } from './toasts.js';
@@ -116,7 +117,7 @@ interface TeamStoreState extends ProjectSyncSlice<TeamStatus> {
   disconnect: () => Promise<void>;
   move: (file: string, to: Scope) => Promise<void>;
   loadOverview: (force?: boolean) => Promise<void>;
-  /** A project's team sync changed (`null`: any may have, its events were lost): its tab if open, and the dashboard's column if it was read. */
+  /** A project's team sync changed (`null`: any may have, its events were lost): its tab if open, and the dashboard's column if it was read, once per burst. */
   onTeamChanged: (dir: string | null) => void;
 }
 
@@ -184,10 +185,13 @@ export const useTeam = create<TeamStoreState>()((set, get) => ({
     }
   },
   onTeamChanged(dir) {
-    if (dir === null || get().dir === dir) void get().refresh();
+    get().onSyncChanged(dir);
     // A column not read yet is read when the dashboard shows it.
-    if (get().overviewAt > 0) void get().loadOverview(true);
+    if (get().overviewAt > 0) overviewReads.changed(null);
   },
 }));
+
+/** The dashboard's Team column, read again once per burst of team changes (`coalescedReads`). */
+const overviewReads = coalescedReads<null>(() => useTeam.getState().loadOverview(true));
 
 export { type SideLine, sideBySide, unionMerge } from '../../shared/line-union.js';
