@@ -127,10 +127,17 @@ export interface InstallOptions {
   onProgress?: (bytes: number) => void;
   /** Stops the install (the launcher's Ctrl-C): the installer is ended and nothing of it is kept. */
   signal?: AbortSignal;
+  /** Another launcher (a second `npm start` at once) is filling `dist/`: this one waits for it to end. */
+  onWaiting?: () => void;
 }
 
 /** Our download folders in the temp folder: `<prefix><pid of the launcher>-<random>`. */
 const TEMP_PREFIX = 'memdir-electron-download-';
+/**
+ * A launcher about to fill `dist/` says so in the package's folder: `<prefix><its pid>`, holding
+ * the time it claimed it. The earliest live claim fills; a later one waits for it to end.
+ */
+const FILLING_PREFIX = '.memdir-filling-dist-';
 
 function isAlive(pid: number): boolean {
   try {
@@ -143,24 +150,80 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * What an earlier download left when its launcher was killed outright (SIGKILL, a closed
- * terminal, a power cut) and could not clean up: its temp folder (a part of the zip) and a
- * `dist/` without `path.txt` (a half-done unzip, never an install: `path.txt` is written last).
- * Removed before the next download, so it starts clean and nothing is left behind. A folder
- * of a launcher still running (another `npm start`) is left alone.
+ * The one rule for what a launcher leaves (a temp folder, a claim on `dist/`): named
+ * `<prefix><pid>…`, it is another running launcher's (`live`, left alone) or one that was killed
+ * outright (`dead`, swept); `null` for a name that is not one of ours, or this launcher's own.
  */
-function removeLeftovers(pkg: ElectronPackage, tmp: string): void {
+function leftBy(name: string, prefix: string): 'live' | 'dead' | null {
+  if (!name.startsWith(prefix)) return null;
+  const pid = Number(/^(\d+)(?:-|$)/.exec(name.slice(prefix.length))?.[1]);
+  if (!Number.isInteger(pid) || pid === process.pid) return null;
+  return isAlive(pid) ? 'live' : 'dead';
+}
+
+/** When a launcher claimed `dist/`, and its pid: earlier claims fill first (the pid decides a tie). */
+function claimOf(file: string, pid: number): [number, number] {
+  let at: number;
+  try {
+    // A claim whose time is not written yet is being made now.
+    at = Number(fs.readFileSync(file, 'utf8')) || Date.now();
+  } catch {
+    at = Number.POSITIVE_INFINITY;
+  }
+  return [at, pid];
+}
+
+/** The claims on `dist/` in the package's folder, this launcher's included. */
+function claimNames(pkg: ElectronPackage): string[] {
+  try {
+    return fs.readdirSync(pkg.dir).filter((name) => name.startsWith(FILLING_PREFIX));
+  } catch {
+    return [];
+  }
+}
+
+/** Whether another running launcher claimed `dist/` before this one did (at `since`): it is filling it. */
+function anotherFilling(pkg: ElectronPackage, since: number): boolean {
+  return claimNames(pkg).some((name) => {
+    if (leftBy(name, FILLING_PREFIX) !== 'live') return false;
+    const [at, pid] = claimOf(path.join(pkg.dir, name), Number(name.slice(FILLING_PREFIX.length)));
+    return at < since || (at === since && pid < process.pid);
+  });
+}
+
+/**
+ * Wait while another launcher fills `dist/` (two first starts at once): two installers unzipping
+ * into one folder, or one sweeping the other's half-done unzip, would leave neither an Electron.
+ * Ends when it ended (its claim gone, or its process), or when this one is stopped (Ctrl-C): false.
+ */
+async function waitForOtherFiller(pkg: ElectronPackage, since: number, options: InstallOptions): Promise<boolean> {
+  if (!anotherFilling(pkg, since)) return true;
+  options.onWaiting?.();
+  while (anotherFilling(pkg, since)) {
+    if (options.signal?.aborted) return false;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return !options.signal?.aborted;
+}
+
+/**
+ * What an earlier download left when its launcher was killed outright (SIGKILL, a closed
+ * terminal, a power cut) and could not clean up: its temp folder (a part of the zip), its claim,
+ * and a `dist/` without `path.txt` (a half-done unzip, never an install: `path.txt` is written
+ * last). Removed before the next download, so it starts clean and nothing is left behind. What a
+ * launcher still running (another `npm start`) has is left alone: its temp folder, and the
+ * `dist/` it is filling.
+ */
+function removeLeftovers(pkg: ElectronPackage, tmp: string, since: number): void {
   let names: string[] = [];
   try {
     names = fs.readdirSync(tmp);
   } catch {
     // No temp folder to sweep: mkdtemp below says what is wrong with it.
   }
-  for (const name of names) {
-    const pid = name.startsWith(TEMP_PREFIX) ? Number(/^(\d+)-/.exec(name.slice(TEMP_PREFIX.length))?.[1]) : NaN;
-    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) fs.rmSync(path.join(tmp, name), { recursive: true, force: true });
-  }
-  if (!fs.existsSync(path.join(pkg.dir, 'path.txt'))) fs.rmSync(path.join(pkg.dir, 'dist'), { recursive: true, force: true });
+  for (const name of names) if (leftBy(name, TEMP_PREFIX) === 'dead') fs.rmSync(path.join(tmp, name), { recursive: true, force: true });
+  for (const name of claimNames(pkg)) if (leftBy(name, FILLING_PREFIX) === 'dead') fs.rmSync(path.join(pkg.dir, name), { force: true });
+  if (!fs.existsSync(path.join(pkg.dir, 'path.txt')) && !anotherFilling(pkg, since)) fs.rmSync(path.join(pkg.dir, 'dist'), { recursive: true, force: true });
 }
 
 /**
@@ -195,11 +258,34 @@ function stop(child: ChildProcess): void {
  * watch it. Progress is measured on disk: the child's temp folder (where `@electron/get` streams
  * the zip) and `dist/` (where it is unzipped). A failed or abandoned install leaves no half-filled
  * `dist/` behind, so the next try starts clean (a zip that failed its checksum is never cached).
+ * A second `npm start` at once waits for the first to fill `dist/`, then starts what it installed.
  */
 export async function installElectron(options: InstallOptions): Promise<InstallResult> {
   const { pkg, env } = options;
+  // This launcher's claim on dist/: another `npm start` at once waits for it, and sweeps nothing of it.
+  const claim = path.join(pkg.dir, `${FILLING_PREFIX}${process.pid}`);
+  const since = Date.now();
+  try {
+    fs.writeFileSync(claim, String(since));
+  } catch {
+    // A package folder this user cannot write: the installer says so in its own words, below.
+  }
+  try {
+    if (!(await waitForOtherFiller(pkg, since, options))) return { ok: false, error: 'the download was interrupted', interrupted: true };
+    // The other launcher installed it meanwhile.
+    const found = locateElectron(pkg, env);
+    if (found.state === 'present') return { ok: true, path: found.path, bytes: bytesUnder(path.join(pkg.dir, 'dist')) };
+    return await runInstaller(options, since);
+  } finally {
+    fs.rmSync(claim, { force: true });
+  }
+}
+
+/** Electron's installer, run and watched by this launcher, which has `dist/` to itself (claimed at `since`). */
+async function runInstaller(options: InstallOptions, since: number): Promise<InstallResult> {
+  const { pkg, env } = options;
   const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
-  removeLeftovers(pkg, os.tmpdir());
+  removeLeftovers(pkg, os.tmpdir(), since);
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), `${TEMP_PREFIX}${process.pid}-`));
   const dist = path.join(pkg.dir, 'dist');
   // @electron/get downloads into os.tmpdir(): point it at a folder of ours, to measure and clean it.
@@ -266,7 +352,7 @@ export async function installElectron(options: InstallOptions): Promise<InstallR
   const found = locateElectron(pkg, env);
   if (!stalled && !interrupted && code === 0 && found.state === 'present') return { ok: true, path: found.path, bytes };
   // Whatever was unzipped before the failure is of no use, and must not pass for an install.
-  if (found.state !== 'present') fs.rmSync(dist, { recursive: true, force: true });
+  if (found.state !== 'present' && !anotherFilling(pkg, since)) fs.rmSync(dist, { recursive: true, force: true });
   if (interrupted) return { ok: false, error: 'the download was interrupted', interrupted: true };
   if (stalled) return { ok: false, error: `the download stalled (no data for ${Math.round(stallMs / 1000)} s) and was abandoned` };
   if (code === 0) return { ok: false, error: `the installer finished but left no binary (${found.state === 'missing' ? found.reason : found.path})` };

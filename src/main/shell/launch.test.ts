@@ -250,6 +250,8 @@ describe.runIf(unix)('npm start stopped during Electronʼs download', () => {
     expect(killed.signal).toBe('SIGKILL');
     // What SIGKILL leaves: the temp folder with part of the zip, and a dist/ half unzipped.
     expect(leftIn(tmp)).not.toEqual([]);
+    // …and its claim on dist/ (a running launcher's would make the next one wait).
+    expect(readdirSync(pkg.dir).filter((name) => name.startsWith('.memdir-filling-dist-'))).toHaveLength(1);
     await fs.mkdir(path.join(pkg.dir, 'dist'), { recursive: true });
     await fs.writeFile(path.join(pkg.dir, 'dist', 'LICENSES.chromium.html'), 'half');
     await mirror!.close();
@@ -259,6 +261,53 @@ describe.runIf(unix)('npm start stopped during Electronʼs download', () => {
     expect((await electronArgv(next.outcome))[0]).toBe(APP_MAIN);
     expect(leftIn(tmp)).toEqual([]);
     expect(readdirSync(path.join(pkg.dir, 'dist')).sort()).toEqual(['electron', 'version']);
+    expect(readdirSync(pkg.dir).filter((name) => name.startsWith('.memdir-'))).toEqual([]);
+  });
+});
+
+describe.runIf(unix)('two first starts at once', () => {
+  const DRIVER = path.join(import.meta.dirname, 'test-support', 'launch-driver.ts');
+
+  it('the second waits for the first to fill dist/ (never sweeping it half-done), and both start the Electron it installed', async () => {
+    const m = await withMirror('slow');
+    // The first installer has unzipped and is about to write path.txt (written last): held there
+    // for 2 s, the moment a second `npm start` begins. Its download would take 4 s.
+    const hold = path.join(root, 'hold-path-txt.cjs');
+    await fs.writeFile(
+      hold,
+      `const fs = require('fs');
+const write = fs.promises.writeFile;
+fs.promises.writeFile = async function (file, ...rest) {
+  if (String(file).endsWith('path.txt')) await new Promise((resolve) => setTimeout(resolve, 2000));
+  return write.call(this, file, ...rest);
+};
+`,
+    );
+    const firstArgv = path.join(root, 'first-argv.txt');
+    const first = spawn(process.execPath, ['--import', 'tsx', DRIVER, pkg.dir, pkg.version], {
+      cwd: REPO,
+      env: envFor({ electron_use_remote_checksums: '1', NODE_OPTIONS: `--require ${hold}`, FAKE_ELECTRON_ARGV: firstArgv }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    first.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    first.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const firstClosed = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
+    const unzipped = () => existsSync(path.join(pkg.dir, 'dist', 'electron')) && !existsSync(path.join(pkg.dir, 'path.txt'));
+    await expect.poll(unzipped, { timeout: 30_000, interval: 20 }).toBe(true);
+    const unzippedFile = statSync(path.join(pkg.dir, 'dist', 'electron')).ino;
+
+    // The second has a cache of its own: it would download again (4 s), not unzip the first's zip at once.
+    const second = await launch(envFor({ electron_use_remote_checksums: '1', electron_config_cache: path.join(root, 'second-cache') }));
+    expect(second.text).toContain('Another npm start is downloading it: waiting for that one to finish.');
+    expect((await electronArgv(second.outcome))[0]).toBe(APP_MAIN);
+    expect(await firstClosed, out).toBe(0);
+    expect(out).toContain('outcome: electron');
+    expect(readFileSync(firstArgv, 'utf8').split('\n')[0]).toBe(APP_MAIN);
+    // One download, one unzip: the second started what the first installed.
+    expect(m.requests.filter((r) => r.endsWith('.zip'))).toEqual([zipPath()]);
+    expect(statSync(path.join(pkg.dir, 'dist', 'electron')).ino).toBe(unzippedFile);
+    expect(readdirSync(pkg.dir).filter((name) => name.startsWith('.memdir-'))).toEqual([]);
   });
 });
 

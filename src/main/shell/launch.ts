@@ -106,6 +106,7 @@ export async function runLauncher(options: LauncherOptions): Promise<LaunchOutco
         env,
         ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
         onProgress: (bytes) => options.tty && write(`\r\x1b[K${title}: ${megabytes(bytes)}`),
+        onWaiting: () => write(`${options.tty ? '\n' : ''}Another npm start is downloading it: waiting for that one to finish.\n`),
         signal: interruption.signal,
       });
     } finally {
