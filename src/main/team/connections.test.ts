@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectionStore, connectionDir } from './connections.js';
+import { ConnectionStore, checkServerUrl, connectionDir } from './connections.js';
 import { runWorkersTogether } from '../memdir/test-support/spawn-worker.js';
 
 const dataFileWorker = fileURLToPath(new URL('./test-support/data-file-worker.ts', import.meta.url));
@@ -90,4 +90,25 @@ describe('ConnectionStore', () => {
     expect(dirs).toHaveLength(30);
     expect(dirs).toEqual([...Array.from({ length: 15 }, (_, i) => `app-${i}`), ...Array.from({ length: 15 }, (_, i) => `cli-${i}`)].sort());
   }, 60_000);
+});
+
+describe('checkServerUrl: plain http only to this machine', () => {
+  it.each([
+    'http://[::ffff:127.0.0.1]:8787',
+    'http://[::ffff:127.0.0.9]',
+    'http://[::1]:8787',
+    'http://127.0.0.2:8787',
+    'http://localhost:8787',
+    'http://LOCALHOST',
+  ])('%s is this machine: accepted without allowHttp', async (server) => {
+    await expect(checkServerUrl(server)).resolves.toMatch(/^http:\/\//);
+  });
+
+  it.each(['http://[::ffff:10.0.0.1]:8787', 'http://10.0.0.1', 'http://[::2]', 'http://localhost.example.com'])(
+    '%s is another machine: refused unless allowHttp',
+    async (server) => {
+      await expect(checkServerUrl(server)).rejects.toThrow(/would send your token unencrypted; use https/);
+      await expect(checkServerUrl(server, true)).resolves.toMatch(/^http:\/\//);
+    },
+  );
 });

@@ -12,6 +12,7 @@
  */
 import { failureWords } from '../../shared/failure-words.js';
 import fs from 'node:fs/promises';
+import { BlockList, isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import * as z from 'zod';
@@ -83,7 +84,21 @@ export function tokenCredentialName(id: string): string {
   return `team-token-${id}`;
 }
 
-const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+/** This machine's addresses: 127.0.0.0/8 and ::1; an IPv4-mapped one (`::ffff:127.0.0.1`) is checked as its IPv4 address. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * Whether a URL's host names this machine (plain http to it never crosses the network): `localhost`
+ * or a loopback address in any form the URL parser accepts (`127.0.0.2`, `[::1]`, `[::ffff:127.0.0.1]`).
+ */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (host === 'localhost' || host === 'localhost.') return true;
+  const family = isIP(host);
+  return family !== 0 && LOOPBACK.check(host, family === 6 ? 'ipv6' : 'ipv4');
+}
 
 /**
  * Check a server URL: http(s) only, no credentials, query or fragment in it, and plain http
@@ -99,7 +114,7 @@ export async function checkServerUrl(server: string, allowHttp = false): Promise
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TeamConfigError(`The sync server must be an http(s) URL, not ${url.protocol}`);
   if (url.username || url.password) throw new TeamConfigError('Put the token in the token field, not in the URL.');
   if (url.search || url.hash) throw new TeamConfigError('The server URL takes no query or fragment.');
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname) && !allowHttp) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowHttp) {
     throw new TeamConfigError(`http://${url.host} would send your token unencrypted; use https (or allow plain http explicitly for a trusted network).`, {
       overruledBy: 'allowHttp',
     });
