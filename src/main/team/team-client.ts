@@ -29,6 +29,7 @@ import { TEAM_MAX_ENTRIES } from '../../shared/limits.js';
 import { firstIssueSentence } from '../../shared/issue-sentence.js';
 import { MemdirError } from '../../shared/errors.js';
 import { failureWords } from '../../shared/failure-words.js';
+import { maskSecretsIn } from '../secrets/index.js';
 
 /** Why a request failed, for code; the message is for people. */
 export type TeamClientErrorCode =
@@ -121,6 +122,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 /** Network errors that come after the request reached the server (it may have acted on it). */
 const SENT = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 const ERROR_BODY_LIMIT = 64 * 1024;
+/** Statuses a proxy or gateway answers for a while (busy, restarting): retried, not alerted, even without the protocol's error body. */
+const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The server URL without a trailing slash. */
@@ -267,11 +270,17 @@ export class TeamClient implements SpaceClient {
    * The one sentence for an address that is not a Memdir team server (a wrong URL: any web
    * server answers 404 or a page): said as such, never as "no team" or an empty team.
    */
-  private notATeamServer(detail: string, status: number | null): TeamClientError {
+  private notATeamServer(
+    detail: string,
+    status: number | null,
+    code: 'bad-response' | 'unavailable' = 'bad-response',
+    retryAfterSeconds: number | null = null,
+  ): TeamClientError {
     return new TeamClientError(
-      'bad-response',
+      code,
       `${this.base} does not answer as a Memdir team server (${detail}): check the address. Memdir pulled, pushed and stored nothing.`,
       status,
+      retryAfterSeconds,
     );
   }
 
@@ -294,27 +303,47 @@ export class TeamClient implements SpaceClient {
     return parsed.data;
   }
 
-  private errorBody(bytes: Uint8Array): ErrorResponse | null {
+  /**
+   * A refusal in the protocol's form (null for anything else), its own words — `message`, each
+   * key's `reason` — with every secret in them masked: this is where the server's words come in,
+   * and a server may echo the token it was sent or a secret-bearing file name into every sync
+   * error, alert and log that quotes them. Keys stay as sent (the push matches them to its batch;
+   * they are masked where shown, delta.ts `shownKey`).
+   */
+  private async errorBody(bytes: Uint8Array): Promise<ErrorResponse | null> {
+    let parsed;
     try {
-      const parsed = errorResponseSchema.safeParse(JSON.parse(decoder.decode(bytes)));
-      return parsed.success ? parsed.data : null;
+      parsed = errorResponseSchema.safeParse(JSON.parse(decoder.decode(bytes)));
     } catch {
       return null;
     }
+    if (!parsed.success) return null;
+    const error = parsed.data;
+    error.message = await maskSecretsIn(error.message);
+    if (error.keys) error.keys = await Promise.all(error.keys.map(async (k) => ({ ...k, reason: await maskSecretsIn(k.reason) })));
+    return error;
   }
 
-  /** A failed answer as a TeamClientError with the sentence that fits. */
-  private failure(status: number, headers: Headers, bytes: Uint8Array): TeamClientError {
-    const error = this.errorBody(bytes);
+  /**
+   * A failed answer as a TeamClientError with the sentence that fits. A Memdir server's every
+   * refusal carries the protocol's error body; one without it — a 401 or 503 of a proxy, any other
+   * web server's 404 — is named as an address that does not answer as a Memdir team server, never
+   * as a refused token or a Memdir server unavailable for a moment. A gateway's 429/502/503/504
+   * stays transient (the scheduler retries, no alert): the server behind it may be restarting.
+   */
+  private async failure(status: number, headers: Headers, bytes: Uint8Array): Promise<TeamClientError> {
+    const error = await this.errorBody(bytes);
     const retry = Number(headers.get('retry-after') ?? NaN);
     const retryAfter = Number.isFinite(retry) && retry >= 0 ? Math.min(retry, 3600) : null;
-    const said = error ? ` (${error.message.slice(0, 300)})` : '';
-    if (status === 401 && error?.error === 'token-revoked')
+    if (!error) {
+      const passing = TRANSIENT_STATUSES.has(status);
+      return this.notATeamServer(`it answered ${status} with no Memdir error`, status, passing ? 'unavailable' : 'bad-response', passing ? retryAfter : null);
+    }
+    const said = ` (${error.message.slice(0, 300)})`;
+    if (status === 401 && error.error === 'token-revoked')
       return new TeamClientError('revoked', 'The sync server says this token was revoked; ask your team admin for a new one and connect again.', status);
     if (status === 401)
       return new TeamClientError('unauthorized', `The sync server refused the token${said}. Check it, or ask your team admin for a new one.`, status);
-    // A Memdir server's every 404 and 405 carries the protocol's error body; a bare one is another server.
-    if ((status === 404 || status === 405) && !error) return this.notATeamServer(`it answered ${status} with no Memdir error`, status);
     if (status === 404) {
       if (this.options.scope === 'personal')
         return new TeamClientError(
@@ -376,14 +405,14 @@ export class TeamClient implements SpaceClient {
   /** Who the token belongs to (GET /v1/me): connect checks the team (or the personal scope) with it. */
   async me(opts: { signal?: AbortSignal } = {}): Promise<MeResponse> {
     const r = await this.request('GET', '/v1/me', { limit: ERROR_BODY_LIMIT, signal: opts.signal });
-    if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
+    if (r.status !== 200) throw await this.failure(r.status, r.headers, r.bytes);
     return this.parseJson(r.bytes, meResponseSchema, 'answer to /v1/me');
   }
 
   /** The key record of this token's personal space (null: none set yet). */
   async personalKey(opts: { signal?: AbortSignal } = {}): Promise<string | null> {
     const r = await this.request('GET', '/v1/personal/key', { limit: ERROR_BODY_LIMIT, signal: opts.signal });
-    if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
+    if (r.status !== 200) throw await this.failure(r.status, r.headers, r.bytes);
     return this.parseJson(r.bytes, keyRecordResponseSchema, 'key record').keyRecord;
   }
 
@@ -394,9 +423,9 @@ export class TeamClient implements SpaceClient {
   ): Promise<{ ok: true; body: KeyRecordResponse } | { ok: false; reason: 'mismatch'; keyRecord: string }> {
     const r = await this.request('PUT', '/v1/personal/key', { body: JSON.stringify({ keyRecord: record }), limit: ERROR_BODY_LIMIT, signal: opts.signal });
     if (r.status === 200) return { ok: true, body: this.parseJson(r.bytes, keyRecordResponseSchema, 'key record') };
-    const error = r.status === 409 ? this.errorBody(r.bytes) : null;
+    const error = r.status === 409 ? await this.errorBody(r.bytes) : null;
     if (error?.error === 'key-mismatch' && error.keyRecord !== undefined) return { ok: false, reason: 'mismatch', keyRecord: error.keyRecord };
-    throw this.failure(r.status, r.headers, r.bytes);
+    throw await this.failure(r.status, r.headers, r.bytes);
   }
 
   /** GET entries: all, or those newer than `since`; 304 when `ifNoneMatch` is current. */
@@ -408,7 +437,7 @@ export class TeamClient implements SpaceClient {
     });
     if (r.status === 304)
       return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
-    if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
+    if (r.status !== 200) throw await this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, entriesResponseSchema, 'list of entries', (value) => this.checkEntryCount(value));
     return { status: 200, etag: this.etagOf(r.headers, body, 'list of entries'), body };
   }
@@ -421,7 +450,7 @@ export class TeamClient implements SpaceClient {
     });
     if (r.status === 304)
       return { status: 304, etag: r.headers.has('etag') ? this.etagOf(r.headers, undefined, '"not modified" answer') : (opts.ifNoneMatch ?? '') };
-    if (r.status !== 200) throw this.failure(r.status, r.headers, r.bytes);
+    if (r.status !== 200) throw await this.failure(r.status, r.headers, r.bytes);
     const body = this.parseJson(r.bytes, checksumsResponseSchema, 'list of checksums');
     return { status: 200, etag: this.etagOf(r.headers, body, 'list of checksums'), body };
   }
@@ -450,13 +479,13 @@ export class TeamClient implements SpaceClient {
       return { ok: true, body };
     }
     if ([400, 404, 405, 409, 413].includes(r.status)) {
-      const error = this.errorBody(r.bytes);
-      if (!error && (r.status === 404 || r.status === 405)) throw this.failure(r.status, r.headers, r.bytes);
+      const error = await this.errorBody(r.bytes);
+      if (!error && (r.status === 404 || r.status === 405)) throw await this.failure(r.status, r.headers, r.bytes);
       if (!error)
         throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
       return { ok: false, status: r.status, error };
     }
-    throw this.failure(r.status, r.headers, r.bytes);
+    throw await this.failure(r.status, r.headers, r.bytes);
   }
 
   /**
@@ -479,13 +508,13 @@ export class TeamClient implements SpaceClient {
       return { ok: true, body };
     }
     if ([400, 409, 412, 413, 428].includes(r.status)) {
-      const error = this.errorBody(r.bytes);
+      const error = await this.errorBody(r.bytes);
       if (!error)
         throw new TeamClientError('bad-response', `The sync server refused the push (${r.status}) without saying why in the protocol's form.`, r.status);
       if (r.status === 412 && !error.etag) error.etag = r.headers.get('etag') ?? undefined;
       if (error.etag !== undefined && !isProtocolEtag(error.etag)) delete error.etag;
       return { ok: false, status: r.status, error };
     }
-    throw this.failure(r.status, r.headers, r.bytes);
+    throw await this.failure(r.status, r.headers, r.bytes);
   }
 }
