@@ -374,6 +374,12 @@ describe('memdir team: times and sentences that are true (review x3 F4)', () => 
     await fs.writeFile(path.join(mem, 'team', 'MEMORY.md'), '- [Ports](reference_ports.md) — dev ports\n');
     await fs.writeFile(path.join(mem, 'MEMORY.md'), '- [Ports](team/reference_ports.md) — dev ports\n- [Me](user_me.md) — me\n');
     await fs.writeFile(path.join(mem, 'user_me.md'), '---\nname: Me\ndescription: me\ntype: user\n---\n\nMe.\n');
+    // Shared first: the server holds it (a team of its own, so no other test's files come down).
+    await createTeam(store, 'retirees');
+    const token = (await issueToken(store, 'retirees', 'rita')).token;
+    const connect = ['team', 'connect', '--project', '-work-retire', '--home', home, '--server', server.url, '--team', 'retirees', '--token-stdin'];
+    expect(await memdir(connect, { stdin: `${token}\n` })).toMatchObject({ code: 0 });
+    expect(await memdir(['team', 'sync', '--project', '-work-retire', '--home', home])).toMatchObject({ code: 0 });
     const r = await memdir(['team', 'retire', 'team/reference_ports.md', '--project', '-work-retire', '--home', home, '--json']);
     expect(r).toMatchObject({ code: 0, err: '' });
     const json = JSON.parse(r.out) as { file: string; rev: string; undo: string };
@@ -392,6 +398,28 @@ describe('memdir team: times and sentences that are true (review x3 F4)', () => 
     expect(await memdir(['team', 'retire', 'user_me.md', '--project', '-work-retire', '--home', home])).toMatchObject({
       code: 2,
       err: expect.stringContaining('team/user_me.md does not exist'),
+    });
+  });
+
+  it('retire refuses a team memory the server never held, as the app offers no Retire for it: deleting it is enough, and the sentence says how', async () => {
+    const mem = path.join(home, 'projects', '-work-unshared', 'memory');
+    await fs.mkdir(path.join(mem, 'team'), { recursive: true });
+    const text = '---\nname: Draft\ndescription: not shared yet\ntype: project\n---\n\nDraft.\n';
+    await fs.writeFile(path.join(mem, 'team', 'project_draft.md'), text);
+    await fs.writeFile(path.join(mem, 'team', 'MEMORY.md'), '- [Draft](project_draft.md) — not shared yet\n');
+    const r = await memdir(['team', 'retire', 'team/project_draft.md', '--project', '-work-unshared', '--home', home]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('team/project_draft.md was never shared with the team (the sync server does not hold it)');
+    expect(r.err).toContain('deleting it is enough');
+    expect(r.err).toContain(path.join(mem, 'team', 'project_draft.md'));
+    expect(r.err).not.toMatch(/ENOENT|scope-refused|MemoryError/);
+    // Nothing written: its text and its pointer are as they were.
+    expect(await fs.readFile(path.join(mem, 'team', 'project_draft.md'), 'utf8')).toBe(text);
+    expect(await fs.readFile(path.join(mem, 'team', 'MEMORY.md'), 'utf8')).toBe('- [Draft](project_draft.md) — not shared yet\n');
+    // A missing one is still named as missing, not as never shared.
+    expect(await memdir(['team', 'retire', 'nope.md', '--project', '-work-unshared', '--home', home])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('team/nope.md does not exist'),
     });
   });
 });

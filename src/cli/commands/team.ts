@@ -23,7 +23,16 @@ import { waitingItemName, waitingNeedsYou } from '../../shared/sync-waiting.js';
 import { checkContractLimits } from '../contract-limits.js';
 import { retireMemory, type ProjectLocation } from '../../main/memdir/index.js';
 import { FileCredentialStore } from '../../main/settings/index.js';
-import { AlertCenter, connectTeam, ConnectionStore, disconnectTeam, readToken, type TeamConnection, TeamSync } from '../../main/team/index.js';
+import {
+  AlertCenter,
+  connectTeam,
+  ConnectionStore,
+  disconnectTeam,
+  readToken,
+  refuseRetiringUnshared,
+  type TeamConnection,
+  TeamSync,
+} from '../../main/team/index.js';
 import {
   checkKeep,
   credentialsEncrypted,
@@ -293,16 +302,20 @@ export const teamRetireCommand: CommandSpec = {
 renamed (deletions never propagate: the next sync would bring it back); retiring is how it leaves. Its file stays,
 emptied (0 bytes), and its pointers leave team/MEMORY.md and MEMORY.md; the next sync shares the empty file, so
 it is retired for every teammate. The same action as the app's Retire (offered there only for a memory the
-server holds). A memory never pushed (the server does not hold it) need not be retired: delete it (the app's
-Delete; nothing brings it back) — retiring it works too and needs no connection. A private memory is refused
-(delete it), as is one already retired.
+server holds). A memory the server never held (never pushed) is refused, as the app offers no Retire for it:
+deleting it is enough, since no sync brings it back (the app's Delete, or remove the file and its index lines);
+retiring it would share an empty file the team could never be rid of. Whether the server holds it is read from
+this machine's last sync, so retire needs no connection. A private memory is refused (delete it), as is one
+already retired.
 JSON: {"project": {"dir", "memoryDir"}, "file": "team/x.md", "rev": id|null, "undo": "memdir undo …"|null}
 Exit codes: 0 retired, 2 refused (nothing written).`,
   async run({ positionals, values, io }) {
     const loc = await locate(values, io);
     const given = positionals[0]!;
     const file = given.startsWith('team/') ? given.slice('team/'.length) : given;
-    const { entry } = await retireMemory({ memoryDir: loc.memoryDir, scope: 'team', dataDir: dataDirOf(io) }, file);
+    const where = { memoryDir: loc.memoryDir, scope: 'team' as const, dataDir: dataDirOf(io) };
+    await refuseRetiringUnshared(where, file);
+    const { entry } = await retireMemory(where, file);
     const rel = `team/${file}`;
     const undo = entry ? `memdir undo ${loc.dir} ${entry.rev.slice(0, 10)}` : null;
     if (values.json) printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, file: rel, rev: entry?.rev ?? null, undo });

@@ -22,7 +22,7 @@ import { bulkChange } from '../curation/index.js';
 import { agentIndexView } from '../transcripts/index.js';
 import { deletedFiles, diffRevisions, listHistory, planRestore, readAtRevision, recordExternalChanges } from '../history/index.js';
 import { finishUnfinishedTurn, importedHistories, undoHistoryEntry } from '../relink/index.js';
-import { heldByServer, refuseChangingSharedKey, retireInstead } from '../team/index.js';
+import { heldByServer, refuseChangingSharedKey, refuseRetiringUnshared, retireInstead } from '../team/index.js';
 import type { Handlers } from './dispatch.js';
 
 const KNOWN_KEYS = new Set(['name', 'description', 'type', 'metadata']);
@@ -151,6 +151,7 @@ export const memoryHandlers: Pick<
   },
   async 'memories.retire'(input, ctx) {
     const where = await ctx.where(input.dir, input.scope);
+    await refuseRetiringUnshared(where, input.file);
     const { file, entry } = await retireMemory(where, input.file);
     ctx.changed(input.dir, where.memoryDir);
     ctx.events.publish({ type: 'team-changed', dir: input.dir });

@@ -13,7 +13,7 @@ import { plural } from '../../shared/size-text.js';
 import { type HistoryEntry, transact } from '../history/index.js';
 import { deleteMemory, inScope, MemoryError, parseTopicFile, readText, retireMemory, updateMemory } from '../memdir/index.js';
 import { SecretFoundError } from '../secrets/index.js';
-import { heldByServer, moveMemoryScope, refuseChangingSharedKey, TeamPathError } from '../team/index.js';
+import { heldByServer, moveMemoryScope, refuseChangingSharedKey, refuseRetiringUnshared, TeamPathError } from '../team/index.js';
 import { UnsafePathError } from '../core/confined-path.js';
 
 export type BulkAction = { kind: 'delete' } | { kind: 'retire' } | { kind: 'set-type'; type: MemoryType } | { kind: 'move'; to: Scope };
@@ -53,6 +53,7 @@ async function applyOne(
   }
   // How a team memory the sync server holds leaves (the delete's refusal offers it): the one Retire, memdir retireMemory.
   if (action.kind === 'retire') {
+    await refuseRetiringUnshared(where, item.file);
     await retireMemory(where, item.file);
     return;
   }

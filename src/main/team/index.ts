@@ -19,7 +19,15 @@ export {
 } from './connections.js';
 export { sha256Hex } from './hash-cache.js';
 export { moveAllowsOf, moveMemoryScope } from './move-scope.js';
-export { heldByServer, refuseChangingSharedKey, retiredInsteadOfDeleted, retiredNote, retireInstead, type SharedKeyChange } from './shared-keys.js';
+export {
+  heldByServer,
+  refuseChangingSharedKey,
+  refuseRetiringUnshared,
+  retiredInsteadOfDeleted,
+  retiredNote,
+  retireInstead,
+  type SharedKeyChange,
+} from './shared-keys.js';
 export { type Running, SyncScheduler } from './sync-scheduler.js';
 export { PERSONAL_SPACE } from './sync-space.js';
 export { type CommitOutcome, type Conditional, type PulledEntries, type PutOutcome, type SpaceClient, TeamClient, TeamClientError } from './team-client.js';

@@ -6,10 +6,14 @@
  * team/MEMORY.md is pushed, for every teammate. Retiring it (memdir retireMemory) empties its text
  * and removes its pointers, which the next sync shares. A memory never pushed changes freely.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { TEAM_DIR } from '../../shared/limits.js';
+import { confineOrNull } from '../core/index.js';
 import { processDataDir } from '../core/data-dir.js';
 import { memoryDirKey } from '../core/memory-lock.js';
 import { checkMemoryPath, inScope, MemoryError, type Where } from '../memdir/index.js';
+import { maskedName } from '../secrets/index.js';
 import { connectionDir } from './connections.js';
 import { StateFile } from './sync-state.js';
 
@@ -89,4 +93,27 @@ export async function refuseChangingSharedKey(where: Where, file: string, change
   if (where.scope !== 'team') return;
   const refusal = (await sharedKeyRefusals(where.memoryDir, where.dataDir))(checkMemoryPath(file), change);
   if (refusal) throw new MemoryError('scope-refused', refusal);
+}
+
+/**
+ * Refuse (MemoryError `scope-refused`, nothing written) to retire a team memory the sync server
+ * never held — the one Retire rule for every door (the app's Retire, bulk Retire, `memdir team
+ * retire`; the app offers Retire only where {@link heldByServer}): deleting it is enough, since no
+ * sync brings back what the server never had, and retiring it would push an empty file the team
+ * could then never be rid of. A missing, odd or already empty file passes: retireMemory names that.
+ */
+export async function refuseRetiringUnshared(where: Where, file: string): Promise<void> {
+  if (where.scope !== 'team') return;
+  const key = checkMemoryPath(file);
+  if ((await sharedKeysHeld(where.memoryDir, where.dataDir))(key)) return;
+  const rel = inScope('team', key);
+  const abs = await confineOrNull(where.memoryDir, rel).catch(() => null);
+  const found = abs === null ? null : await fs.lstat(abs).catch(() => null);
+  if (!found?.isFile() || found.size === 0) return;
+  // A secret in its name is likely why it was never pushed: the sentence names it masked.
+  const { masked } = await maskedName(rel);
+  throw new MemoryError(
+    'scope-refused',
+    `${masked} was never shared with the team (the sync server does not hold it), so there is nothing to retire: deleting it is enough, and no sync brings it back. Delete it in the app, or remove ${path.join(where.memoryDir, masked)} and its lines in team/MEMORY.md and MEMORY.md. (Retiring it would share an empty file the team could never be rid of.)`,
+  );
 }

@@ -937,6 +937,15 @@ describe('every way a held team memory could leave asks the one shared-key rule 
       expect((await read('project_pushed.md')).heldByServer).toBe(true);
       expect((await read('project_local.md')).heldByServer).toBe(false);
       expect((await read('project_deploys.md', 'private')).heldByServer).toBe(false);
+      // Retire answers as the read does: one never pushed is refused with how to delete it, nothing written.
+      const localText = await fs.readFile(path.join(w.memoryDir, 'team', 'project_local.md'), 'utf8');
+      for (const call of [
+        () => w.api.call('memories.retire', { dir: '-work-app', scope: 'team', file: 'project_local.md' }),
+        () => w.api.call('memories.bulk', { dir: '-work-app', action: { kind: 'retire' }, items: [{ scope: 'team', file: 'project_local.md' }] }),
+      ]) {
+        expect(JSON.stringify(await call())).toContain('team/project_local.md was never shared with the team (the sync server does not hold it)');
+      }
+      expect(await fs.readFile(path.join(w.memoryDir, 'team', 'project_local.md'), 'utf8')).toBe(localText);
       const bulk = await ok<{ done: unknown[]; refused: { file: string; heldByServer?: boolean }[] }>(w.api, 'memories.bulk', {
         dir: '-work-app',
         action: { kind: 'delete' },
