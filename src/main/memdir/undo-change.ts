@@ -273,12 +273,13 @@ export async function undoChange(
       }
       notes.push(...dropped, ...followed.notes);
       const laterName = await Promise.all(followed.laterName.map(async (rel) => ({ file: rel, before: await readText(opts.memoryDir, rel), after: null })));
-      await opts.beforeWrite?.([...laterName, ...writes]);
+      // A shared team memory the undo takes away is retired, not deleted: it would come back with the next sync.
+      const retired = writes.filter((w) => !isIndex(w.file) && w.after === null && opts.retire?.instead(w.file)).map((w) => w.file);
+      // The plan says what is written: a retired memory is left empty, not removed (a killed turn is put back by its plan).
+      await opts.beforeWrite?.([...laterName, ...writes.map((w) => (retired.includes(w.file) ? { ...w, after: '' } : w))]);
       // Removals first: undoing a rename that changed only letter case or Unicode form (A.md → a.md)
       // names one file twice on a case-insensitive file system (macOS, Windows), where writing the
       // old name and then removing the new one would remove the memory just written.
-      // A shared team memory the undo takes away is retired, not deleted: it would come back with the next sync.
-      const retired = writes.filter((w) => !isIndex(w.file) && w.after === null && opts.retire?.instead(w.file)).map((w) => w.file);
       for (const w of writes) {
         if (isIndex(w.file) || w.after !== null) continue;
         if (retired.includes(w.file)) await retireMemoryFile(opts.memoryDir, w.file);

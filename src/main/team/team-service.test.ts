@@ -16,6 +16,8 @@ import { createAppDispatcher } from '../api/index.js';
 import type { Dispatcher } from '../api/dispatch.js';
 import { AppContext } from '../app/app-context.js';
 import { mergeMemories } from '../curation/index.js';
+import { finishUnfinishedTurn } from '../relink/index.js';
+import { bundleWorker, startWorker } from '../../../bench/kill/harness.js';
 import { listHistory } from '../history/history.js';
 import { FileCredentialStore } from '../settings/index.js';
 import { ConnectionStore } from './connections.js';
@@ -1031,6 +1033,52 @@ describe('every way a held team memory could leave asks the one shared-key rule 
       expect(await fs.readFile(team('project_moved.md'), 'utf8')).toBe('');
     } finally {
       await y.ctx.close();
+    }
+  });
+
+  it('a merge undo killed right after it retired a held team memory is put back whole: the memory has its text again, as the merge left it', async () => {
+    const z = await machine('held-z');
+    try {
+      const old = path.join(path.dirname(path.dirname(z.memoryDir)), '-work-old', 'memory');
+      await fs.mkdir(path.join(old, 'team'), { recursive: true });
+      await fs.writeFile(path.join(old, 'team', 'project_moved.md'), topic('Moved', 'project', 'Moved: came with the merge.'));
+      await fs.writeFile(path.join(old, 'team', 'MEMORY.md'), '- [Moved](project_moved.md) — came with the merge\n');
+      await fs.writeFile(path.join(old, 'project_old.md'), topic('Old', 'project', 'Old: private.'));
+      await z.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
+      const merged = await ok<{ id: string }>(z.api, 'identity.merge', { from: '-work-old', into: '-work-app', force: true });
+      await ok(z.api, 'team.sync', { dir: '-work-app' });
+      const tree = async (dir: string) =>
+        Object.fromEntries(
+          await Promise.all(
+            (await fs.readdir(dir, { recursive: true, withFileTypes: true }))
+              .filter((e) => e.isFile())
+              .map(async (e) => [path.relative(dir, path.join(e.parentPath, e.name)), await fs.readFile(path.join(e.parentPath, e.name), 'utf8')] as const),
+          ),
+        );
+      const asMerged = { app: await tree(z.memoryDir), old: await tree(old).catch(() => ({})) };
+      const moved = path.join(z.memoryDir, 'team', 'project_moved.md');
+      expect(asMerged.app['team/project_moved.md']).toContain('came with the merge');
+
+      // A real `memdir merge undo` in another process, SIGKILLed the moment it has retired the held memory (emptied it).
+      const worker = await startWorker(await bundleWorker('src/main/relink/test-support/merge-worker.ts'), [
+        'undo',
+        z.ctx.dataDir,
+        merged.id,
+        '--kill-after-writing',
+        moved,
+      ]);
+      worker.child.stdin?.end('go\n');
+      const [, signal] = await worker.exit;
+      expect(signal, worker.stderr()).toBe('SIGKILL');
+      expect(await fs.readFile(moved, 'utf8')).toBe('');
+
+      // What the next command or the app's start does first: the undo is put back, the merge stands as it was.
+      const told = await finishUnfinishedTurn(z.ctx.dataDir);
+      expect(told).toMatch(/^Memdir was stopped while undoing /);
+      expect(told).not.toContain('changed since');
+      expect({ app: await tree(z.memoryDir), old: await tree(old).catch(() => ({})) }).toEqual(asMerged);
+    } finally {
+      await z.ctx.close();
     }
   });
 });
