@@ -1,9 +1,10 @@
 /**
  * Keep secrets out of logs and error messages: known values are replaced wherever they occur,
- * and anything shaped like an Anthropic key or a bearer token is masked even when unknown.
+ * and anything shaped like an Anthropic key or a bearer token is masked even when unknown — the
+ * shapes the secrets scanner knows them by (shared/key-shapes.ts), taken loosely: a message may
+ * quote a key cut short.
  */
-
-const KEY_SHAPES = [/sk-ant-[A-Za-z0-9_-]{6,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, /(x-api-key["']?\s*[:=]\s*["']?)[^\s"',}]+/gi];
+import { ANTHROPIC_KEY_START, API_KEY_HEADER_VALUE, BEARER_TOKEN_START } from '../../shared/key-shapes.js';
 
 /** Replace every known secret and every key-shaped string in `text`. */
 export function redact(text: string, secrets: readonly (string | null | undefined)[] = []): string {
@@ -12,10 +13,8 @@ export function redact(text: string, secrets: readonly (string | null | undefine
     // Very short values would mask ordinary words; keys are long.
     if (secret && secret.length >= 8) out = out.split(secret).join('[redacted]');
   }
-  for (const shape of KEY_SHAPES) {
-    out = out.replace(shape, (match, prefix?: string) =>
-      typeof prefix === 'string' && match.startsWith(prefix) ? `${prefix}[redacted]` : match.startsWith('sk-ant-') ? 'sk-ant-[redacted]' : 'Bearer [redacted]',
-    );
-  }
-  return out;
+  return out
+    .replace(ANTHROPIC_KEY_START, 'sk-ant-[redacted]')
+    .replace(BEARER_TOKEN_START, 'Bearer [redacted]')
+    .replace(API_KEY_HEADER_VALUE, (_match, name: string) => `${name}[redacted]`);
 }

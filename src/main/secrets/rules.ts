@@ -12,6 +12,7 @@
  * Each rule returns where the secret itself is (not the whole line or URL), so a redaction
  * replaces just the secret and leaves `postgres://app:[REDACTED]@db/x` readable.
  */
+import { ANTHROPIC_KEY, ANTHROPIC_KEY_KIND, ANTHROPIC_KEY_PREFIX, BEARER_TOKEN } from '../../shared/key-shapes.js';
 import { charClasses, entropy, looksLikePlaceholder, looksLikePlaceholderUrlPassword, looksLikeReference, looksMasked } from './heuristics.js';
 
 export interface RuleMatch {
@@ -263,10 +264,8 @@ const RULE_SPECS: RuleSpec[] = [
     severity: 'error',
     priority: 2,
     // api03 (API), admin01 (Admin API), oat01/ort01 (OAuth access/refresh), and kinds to come.
-    prefix: /sk-ant-/,
-    find: matches(/(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_-]{32,300}(?![A-Za-z0-9_-])/g, (key) =>
-      randomish(3.5)(key.replace(/^sk-ant-[a-z]+\d+-/, '')),
-    ),
+    prefix: ANTHROPIC_KEY_PREFIX,
+    find: matches(ANTHROPIC_KEY, (key) => randomish(3.5)(key.replace(ANTHROPIC_KEY_KIND, ''))),
   },
   {
     id: 'google-api-key',
@@ -490,10 +489,7 @@ const RULE_SPECS: RuleSpec[] = [
     severity: 'warning',
     priority: 0,
     hint: /Bearer/,
-    find: matches(
-      /\bBearer[ \t]+([A-Za-z0-9._~+/-]{20,2000}=*)(?![A-Za-z0-9._~+/=-])/g,
-      (token) => !looksLikePlaceholder(token) && entropy(token) >= 3.5 && charClasses(token) >= 2,
-    ),
+    find: matches(BEARER_TOKEN, (token) => !looksLikePlaceholder(token) && entropy(token) >= 3.5 && charClasses(token) >= 2),
   },
   {
     // HTTP Basic credentials: base64 of `user:password`, judged by its password as a URL's is.
