@@ -1041,8 +1041,8 @@ describe('every way a held team memory could leave asks the one shared-key rule 
     try {
       const old = path.join(path.dirname(path.dirname(z.memoryDir)), '-work-old', 'memory');
       await fs.mkdir(path.join(old, 'team'), { recursive: true });
-      await fs.writeFile(path.join(old, 'team', 'project_moved.md'), topic('Moved', 'project', 'Moved: came with the merge.'));
-      await fs.writeFile(path.join(old, 'team', 'MEMORY.md'), '- [Moved](project_moved.md) — came with the merge\n');
+      await fs.writeFile(path.join(old, 'team', 'project_carried.md'), topic('Carried', 'project', 'Carried: came with the merge.'));
+      await fs.writeFile(path.join(old, 'team', 'MEMORY.md'), '- [Carried](project_carried.md) — came with the merge\n');
       await fs.writeFile(path.join(old, 'project_old.md'), topic('Old', 'project', 'Old: private.'));
       await z.ctx.team.connect('-work-app', { server: server.url, team: server.team, token: server.tokens[0]! });
       const merged = await ok<{ id: string }>(z.api, 'identity.merge', { from: '-work-old', into: '-work-app', force: true });
@@ -1056,8 +1056,8 @@ describe('every way a held team memory could leave asks the one shared-key rule 
           ),
         );
       const asMerged = { app: await tree(z.memoryDir), old: await tree(old).catch(() => ({})) };
-      const moved = path.join(z.memoryDir, 'team', 'project_moved.md');
-      expect(asMerged.app['team/project_moved.md']).toContain('came with the merge');
+      const moved = path.join(z.memoryDir, 'team', 'project_carried.md');
+      expect(asMerged.app['team/project_carried.md']).toContain('came with the merge');
 
       // A real `memdir merge undo` in another process, SIGKILLed the moment it has retired the held memory (emptied it).
       const worker = await startWorker(await bundleWorker('src/main/relink/test-support/merge-worker.ts'), [
