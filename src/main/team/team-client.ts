@@ -337,7 +337,9 @@ export class TeamClient implements SpaceClient {
     const retryAfter = Number.isFinite(retry) && retry >= 0 ? Math.min(retry, 3600) : null;
     if (!error) {
       const passing = TRANSIENT_STATUSES.has(status);
-      return this.notATeamServer(`it answered ${status} with no Memdir error`, status, passing ? 'unavailable' : 'bad-response', passing ? retryAfter : null);
+      // A gateway answers so while the Memdir server behind it restarts: said, as the sync retries it.
+      const detail = `it answered ${status} with no Memdir error${passing ? '; a proxy in front of a restarting server answers so too' : ''}`;
+      return this.notATeamServer(detail, status, passing ? 'unavailable' : 'bad-response', passing ? retryAfter : null);
     }
     const said = ` (${error.message.slice(0, 300)})`;
     if (status === 401 && error.error === 'token-revoked')
