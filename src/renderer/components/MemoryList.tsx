@@ -55,9 +55,14 @@ const MemoryRowView = memo(function MemoryRowView({ row, start, open, picked, ac
         >
           {picked ? '☑' : '☐'}
         </span>
+        <span className="memory-name">{row.name}</span>
+      </div>
+      {/* The second line: what kind of memory, its description (the part that gives way), then
+          its badges at the right, always whole — the title above has the row's width to itself. */}
+      <div className="memory-row-bottom">
         <span className={`chip type-${row.type ?? 'none'}`}>{row.type ?? 'no type'}</span>
         {row.scope === 'team' && <span className="chip team">team</span>}
-        <span className="memory-name">{row.name}</span>
+        <span className="memory-desc muted">{row.description || <em>no description</em>}</span>
         {draft && (
           <span className="badge draft" title="You have unsaved changes to this memory, kept as a draft">
             draft
@@ -88,7 +93,6 @@ const MemoryRowView = memo(function MemoryRowView({ row, start, open, picked, ac
         )}
         {row.problems > 0 && <span className="badge warning">{plural(row.problems, 'problem')}</span>}
       </div>
-      <div className="memory-desc muted">{row.description || <em>no description</em>}</div>
     </div>
   );
 });
