@@ -3,6 +3,7 @@ import { memo, useEffect, useMemo, useState } from 'react';
 import { MEMORY_TYPES } from '../../shared/memory-types.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { plural } from '../../shared/size-text.js';
+import { Breakable } from '../components/Breakable.js';
 import { DreamCell } from '../components/DreamCell.js';
 import { IdentityPanels } from '../components/IdentityPanels.js';
 import { LoadMeter } from '../components/LoadMeter.js';
@@ -68,8 +69,8 @@ const ProjectRow = memo(function ProjectRow({ p, go }: { p: ProjectSummary; go: 
   return (
     <tr className="clickable" onClick={() => go({ view: 'project', dir: p.dir, tab: 'memories' })}>
       <td>
-        <button className="link strong" onClick={(e) => (e.stopPropagation(), go({ view: 'project', dir: p.dir, tab: 'memories' }))}>
-          {projectName(p)}
+        <button className="link strong project-name" onClick={(e) => (e.stopPropagation(), go({ view: 'project', dir: p.dir, tab: 'memories' }))}>
+          <Breakable text={projectName(p)} />
         </button>
         {identityLine(p.identity) && (
           <div
@@ -199,7 +200,11 @@ export function Dashboard() {
         <thead>
           <tr>
             {SORTS.map(([key, label]) => (
-              <th key={key} aria-sort={sort === key ? (descending ? 'descending' : 'ascending') : 'none'}>
+              <th
+                key={key}
+                className={key === 'name' ? 'project-col' : undefined}
+                aria-sort={sort === key ? (descending ? 'descending' : 'ascending') : 'none'}
+              >
                 <button className="link" onClick={() => setSort(key)}>
                   {label}
                   {sort === key ? (descending ? ' ↓' : ' ↑') : ''}

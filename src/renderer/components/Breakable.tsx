@@ -1,0 +1,22 @@
+/**
+ * A long name — a project's path or folder, "-work-owner__repo" — that may wrap where it reads
+ * on: after a run of `/`, `_`, `-` or `\` after other characters, so a narrow column shows it
+ * whole on two or three lines instead of pushing the columns after it past the window's edge.
+ * The text, and so what a search, a copy or a screen reader gets, is unchanged: the wrap points
+ * are `<wbr>`.
+ */
+import { Fragment } from 'react';
+
+export function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[^-/_\\][-/_\\]+)(?=[^-/_\\])/);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </>
+  );
+}
