@@ -27,6 +27,7 @@ const topic = (name: string, type: string, body = 'Body.') =>
 const LONG = '-work-benzabonanza__QuantumFurnace.jl';
 const LONGER = '-work-PinKushin__Tf2DemoSalvage';
 const SHORT = '-work-albert821107__life_manage';
+const TEAM_FILE = 'project_deploys_to_the_shared_staging_cluster_of_the_checkout_service_and_its_rollback_plan.md';
 
 /** Each element of `selector` that ends past the visible edge of the page's scroll box, or is cut, and whether the page scrolls sideways. */
 async function outside(page: Page, selector: string): Promise<string[]> {
@@ -68,8 +69,9 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
       const extra = dir === LONG ? Array.from({ length: 230 }, (_, i) => `- [Note ${i}](note_${i}.md) — note ${i}\n`).join('') : '';
       await fs.writeFile(path.join(memory, 'MEMORY.md'), files.map(([f]) => `- [${f}](${f}) — ${f}\n`).join('') + extra);
       if (dir === LONG) for (let i = 0; i < 230; i++) await fs.writeFile(path.join(memory, `note_${i}.md`), topic(`Note ${i}`, 'project'));
-      await fs.writeFile(path.join(memory, 'team', 'project_deploys.md'), topic(`Deploys of ${dir.slice(-12)}`, 'project', 'No deploys on Fridays.'));
-      await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), '- [Deploys](project_deploys.md) — when we ship\n');
+      // The same long-named team file in each, different in each: the second to connect keeps a conflict.
+      await fs.writeFile(path.join(memory, 'team', TEAM_FILE), topic(`Deploys of ${dir.slice(-12)}`, 'project', 'No deploys on Fridays.'));
+      await fs.writeFile(path.join(memory, 'team', 'MEMORY.md'), `- [Deploys](${TEAM_FILE}) — when we ship\n`);
     }
     // Two of the three share their team memory through a real sync server (the Team column's states).
     const db = path.join(root, 'server', 'team-sync.sqlite');
@@ -153,6 +155,58 @@ describe.skipIf(!HAS_BROWSER)(`the main views at a laptop's 1024 px${HAS_BROWSER
         expect(split, `${dir} at ${width} px: parts broken across lines`).toEqual([]);
       }
     }
+    expect(errors).toEqual([]);
+  });
+
+  it('Team sync: a conflict on a file with a long name keeps its Resolve button in the window', async () => {
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.goto(`${host.url}#/p/${LONGER}/team`);
+    const conflicts = page.getByRole('table', { name: 'Conflicts to resolve' });
+    const resolve = conflicts.getByRole('button', { name: 'Resolve…' });
+    await resolve.waitFor({ timeout: 20_000 });
+    await conflicts.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: artifact('laptop-team-conflicts.png') });
+    const table = 'table[aria-label="Conflicts to resolve"]';
+    expect(await outside(page, `${table} td, ${table} button`)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it("a memory with a long file name: the editor shows the name whole, History's Restore is in reach", async () => {
+    await page.setViewportSize({ width: 1024, height: 700 });
+    const file = 'project_deploys_to_the_shared_staging_cluster_of_the_checkout_service.md';
+    await page.goto(`${host.url}#/p/${SHORT}/history`);
+    await page.getByRole('heading', { name: SHORT }).waitFor({ timeout: 20_000 });
+    // Claude Code writes a memory with a long file name while the app is open.
+    await fs.writeFile(path.join(memoryOf(SHORT), file), topic('Deploys to the shared staging cluster', 'project', 'No deploys on Fridays.'));
+    await page.getByText('Changes made outside Memdir').first().click({ timeout: 20_000 });
+    const diff = page.getByRole('region', { name: `Changes to ${file}` });
+    const restore = diff.getByRole('button', { name: 'Restore this version' });
+    await restore.waitFor();
+    await page.screenshot({ path: artifact('laptop-history.png') });
+    const reach = await diff.evaluate((box) => {
+      const edge = box.getBoundingClientRect().left + box.clientWidth;
+      return [...box.querySelectorAll('header > *')].map((el) => ({
+        text: (el.textContent ?? '').slice(0, 30),
+        inReach: el.getBoundingClientRect().right <= edge + 0.5,
+      }));
+    });
+    for (const r of reach) expect(r, `"${r.text}" of the diff's head is within the box, not behind its sideways scroll`).toMatchObject({ inReach: true });
+
+    await page.goto(`${host.url}#/p/${SHORT}/memories/private/${file}`);
+    const title = page.locator('.editor-head h2');
+    await title.getByText(file).waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: artifact('laptop-editor.png') });
+    const head = await page.locator('.editor').evaluate((editor) => {
+      const h2 = editor.querySelector('.editor-head h2')!;
+      return {
+        right: h2.getBoundingClientRect().right,
+        edge: editor.getBoundingClientRect().left + editor.clientWidth,
+        cut: h2.scrollWidth > h2.clientWidth + 1,
+      };
+    });
+    expect(head.cut, 'the file name is cut').toBe(false);
+    expect(head.right, "the file name ends inside the editor's box").toBeLessThanOrEqual(head.edge + 0.5);
+    expect(await outside(page, '.editor-head h2, .editor-head button, .editor .problems li')).toEqual([]);
     expect(errors).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { Fragment } from 'react';
 import { Decoration, Diff, Hunk, type HunkData, getCollapsedLinesCountBetween, parseDiff } from 'react-diff-view';
 import 'react-diff-view/style/index.css';
 import { plural } from '../../shared/size-text.js';
+import { Breakable } from './Breakable.js';
 
 /** For each hunk, how many unchanged lines the diff hides just before it. */
 export function hiddenBefore(hunks: HunkData[]): number[] {
@@ -28,7 +29,10 @@ export function DiffView({ diff, onRestoreFile }: { diff: string; onRestoreFile?
         return (
           <section key={`${file.oldPath}->${file.newPath}`} className="diff-file" aria-label={`Changes to ${name}`}>
             <header>
-              <span className={`badge ${file.type === 'delete' ? 'error' : file.type === 'add' ? 'ok' : ''}`}>{file.type}</span> <code>{name}</code>
+              <span className={`badge ${file.type === 'delete' ? 'error' : file.type === 'add' ? 'ok' : ''}`}>{file.type}</span>{' '}
+              <code>
+                <Breakable text={name} />
+              </code>
               {onRestoreFile && (
                 <button className="small" onClick={() => onRestoreFile(name, file.type === 'delete')}>
                   {file.type === 'delete' ? 'Restore the deleted file' : 'Restore this version'}

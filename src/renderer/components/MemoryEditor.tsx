@@ -15,6 +15,7 @@ import { memoryTextTooLarge, plural } from '../../shared/size-text.js';
 import { useDesktop } from '../stores/desktop.js';
 import { useProject } from '../stores/project.js';
 import { RepeatWarning } from './RepeatWarning.js';
+import { Breakable } from './Breakable.js';
 import { SecretConfirm } from './SecretConfirm.js';
 import { ConfirmDelete } from './ConfirmDelete.js';
 import { type Draft, draftProblem, isDirty, needsRepair, type SaveOptions, useEditor } from '../stores/editor.js';
@@ -191,7 +192,7 @@ export function MemoryEditor({ onClosed, onSaved, onDeleted }: { onClosed: () =>
   return (
     <form className="editor" aria-label={isNew ? 'New memory' : `Edit ${target.file}`} onSubmit={(e) => (e.preventDefault(), void doSave())}>
       <div className="editor-head">
-        <h2>{isNew ? 'New memory' : target.file}</h2>
+        <h2>{isNew ? 'New memory' : <Breakable text={target.file ?? ''} />}</h2>
         {!isNew && doc && <span className="muted small">{doc.layout === 'nested' ? 'nested metadata layout (kept)' : ''}</span>}
         <span className="spacer" />
         {desktop && !isNew && target.file && (

@@ -7,6 +7,7 @@ import type { ReactNode } from 'react';
 import type { SyncStateName, TeamConflict, WaitingItem } from '../../shared/contract/team.js';
 import { waitingItemName } from '../../shared/sync-waiting.js';
 import { waitingLabel } from '../stores/team.js';
+import { Breakable } from './Breakable.js';
 
 /** The badge's tone for a sync state: in step, broken, neutral (not connected, not synced yet), or waiting on something. */
 export function syncTone(state: SyncStateName): string {
@@ -70,9 +71,8 @@ export function ConflictTable({
         {conflicts.map((c) => (
           <tr key={c.id} data-key={c.key}>
             <td>
-              <code>
-                {prefix}
-                {c.key}
+              <code className="file-key">
+                <Breakable text={`${prefix}${c.key}`} />
               </code>
             </td>
             <td className="small">{origin(c)}</td>
@@ -94,7 +94,9 @@ export function WaitingTable({ label, prefix, waiting }: { label: string; prefix
         {waiting.map((w) => (
           <tr key={w.key} data-reason={w.reason}>
             <td>
-              <code>{waitingItemName(w, prefix)}</code>
+              <code className="file-key">
+                <Breakable text={waitingItemName(w, prefix)} />
+              </code>
             </td>
             <td>
               <span className={`badge ${w.reason === 'pending' ? '' : w.reason === 'secret' || w.reason === 'symlink' ? 'error' : 'warning'}`}>
