@@ -7,8 +7,13 @@
  */
 import { Fragment } from 'react';
 
+/** The parts a name may wrap between: each ends with its run of separators ("-work-", "owner__", "repo"). */
+export function wrapParts(text: string): string[] {
+  return text.split(/(?<=[^-/_\\][-/_\\]+)(?=[^-/_\\])/);
+}
+
 export function Breakable({ text }: { text: string }) {
-  const parts = text.split(/(?<=[^-/_\\][-/_\\]+)(?=[^-/_\\])/);
+  const parts = wrapParts(text);
   return (
     <>
       {parts.map((part, i) => (

@@ -4,6 +4,7 @@ import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { cutFactsOf } from '../../shared/index-cut.js';
 import { type IndexReach, teamReachOf } from '../../shared/index-state.js';
 import type { ProjectScan } from '../../shared/scan-types.js';
+import { wrapParts } from '../components/Breakable.js';
 import { matchItems } from '../components/CommandPalette.js';
 import { deleteQuestion } from '../components/ConfirmDelete.js';
 import type { MemoryDoc } from '../../shared/contract/memories.js';
@@ -537,5 +538,18 @@ describe('asking before a delete', () => {
     );
     const seven = ['a.md', 'b.md', 'c.md', 'd.md', 'e.md', 'f.md', 'g.md'];
     expect(deleteQuestion(seven)).toMatch(/^Delete 7 memories \(a\.md, b\.md, c\.md, d\.md, e\.md and 2 more\)\?/);
+  });
+});
+
+describe('wrapParts (where a long name may wrap)', () => {
+  it('wraps after a run of - _ / \\ that follows other characters, and nowhere else', () => {
+    expect(wrapParts('-work-benzabonanza__QuantumFurnace.jl')).toEqual(['-work-', 'benzabonanza__', 'QuantumFurnace.jl']);
+    expect(wrapParts('/home/ann/code/x_y')).toEqual(['/home/', 'ann/', 'code/', 'x_', 'y']);
+    expect(wrapParts('team/project_deploys.md')).toEqual(['team/', 'project_', 'deploys.md']);
+    expect(wrapParts('C:\\Users\\ann')).toEqual(['C:\\', 'Users\\', 'ann']);
+    expect(wrapParts('plain')).toEqual(['plain']);
+    expect(wrapParts('')).toEqual(['']);
+    // The parts are the name: nothing added, nothing lost.
+    for (const name of ['-a--b__', '__init__.py', 'a/b/']) expect(wrapParts(name).join('')).toBe(name);
   });
 });
