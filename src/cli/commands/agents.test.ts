@@ -129,6 +129,36 @@ describe('memdir agents (text)', () => {
     }
   });
 
+  it('says Claude Code does not read a project MEMORY.md that is a link, and that the sub-agent is told to write nothing there', async () => {
+    const file = path.join(repo, '.claude', 'agents', 'linker.md');
+    const dir = path.join(repo, '.claude', 'agent-memory', 'linker');
+    await write(file, agent('linker', 'project'));
+    await write(path.join(repo, 'docs', 'index.md'), '- [A](a.md) — shared by link\n');
+    await fs.mkdir(dir, { recursive: true });
+    await fs.symlink(path.join(repo, 'docs', 'index.md'), path.join(dir, 'MEMORY.md'));
+    try {
+      const { code, out } = await run('agents', '--project', '.');
+      expect(code).toBe(0);
+      expect(out).toContain(
+        [
+          'linker  project memory (committed with the repository)',
+          `  defined in  ${file}`,
+          `  folder      ${dir}`,
+          '  files       0 memories; MEMORY.md not read by Claude Code: it is a symbolic link, and in project memory only a plain file is read',
+          '  loads       nothing of MEMORY.md: the sub-agent is told it was not loaded, and to write nothing in this folder',
+        ].join('\n'),
+      );
+      expect(out).toContain(
+        `warning: Claude Code does not read the MEMORY.md of sub-agent "linker": it is a symbolic link, and in project memory only a plain file is read. The sub-agent is told its memory was not loaded and to treat it as read-only, writing nothing in its folder. Put the file itself in place of the link.\n         (${path.join(dir, 'MEMORY.md')})\n`,
+      );
+      const json = JSON.parse((await run('agents', '--project', '.', '--json')).out) as { warnings: { code: string; file?: string }[] };
+      expect(json.warnings.filter((w) => w.code === 'agent-index-not-read').map((w) => w.file)).toEqual([path.join(dir, 'MEMORY.md')]);
+    } finally {
+      await fs.rm(file);
+      await fs.rm(dir, { recursive: true });
+    }
+  });
+
   it('without --project shows the user-level agents only, and says so', async () => {
     const { code, out } = await run('agents');
     expect(code).toBe(0);

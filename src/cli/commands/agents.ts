@@ -61,7 +61,9 @@ JSON (the app's agents.list answer): {"repoRoot", "launchDir", "launchDirs": [di
     "lastInjected": {"text", "at", "sessionId"} or null}]}],
   "warnings": [{"code", "file"?, "message"}]}
 "index", "memories" and "problems" are those of \`memdir scan --json\`; warning codes: auto-memory-off,
-local-not-ignored, bad-agent-file, bad-memory-field, other-launch-dir, shared-memory-folder.
+local-not-ignored, bad-agent-file, bad-memory-field, other-launch-dir, shared-memory-folder, agent-index-not-read
+(a project or local MEMORY.md that is a link or not a plain file, or a folder leading out of the launch
+directory: Claude Code does not read it and tells the sub-agent to write nothing there).
 Exit codes: 0 shown, 2 usage or I/O error (unknown project, a --launch-dir no session of it starts in).`,
   async run({ values, io }) {
     const home = homeFrom(values, io);
@@ -105,10 +107,10 @@ function printListing(io: CliIo, listing: AgentsListing, project: { option: stri
     io.out('\nNo sub-agent has memory here. A sub-agent gets memory with a `memory:` field (user, project or local) in .claude/agents/<name>.md.\n');
     return;
   }
-  for (const agent of listing.agents) printAgent(io, agent);
+  for (const agent of listing.agents) printAgent(io, agent, listing.launchDir);
 }
 
-function printAgent(io: CliIo, agent: AgentsListing['agents'][number]): void {
+function printAgent(io: CliIo, agent: AgentsListing['agents'][number], launchDir: string | null): void {
   const used = agent.scopes.find((s) => s.enabled);
   // A line break in a name would split the block: shown as `\u000a`, as other control characters are.
   io.out(`\n${visibleText(agent.agentType, { lines: false })}  ${used ? SCOPE_WORDS[used.scope] : 'no memory'}\n`);
@@ -122,19 +124,23 @@ function printAgent(io: CliIo, agent: AgentsListing['agents'][number]): void {
     else {
       const index = scan.index;
       const cut = cutFactsText(index);
-      const indexText = !index.exists
-        ? `no ${INDEX_FILE}`
-        : `${INDEX_FILE} ${plural(index.lines, 'line')}, ${plural(index.chars, 'character')}${index.reason ? `; cut at line ${index.firstCutLine}: ${index.reason}${cut ? ` (${cut})` : ''}` : ', all loaded'}`;
+      const { text, notRead } = loadedAgentIndexText(used.memoryDir, used.scope, launchDir);
+      const indexText = notRead
+        ? `${INDEX_FILE} not read by Claude Code: ${notRead}`
+        : !index.exists
+          ? `no ${INDEX_FILE}`
+          : `${INDEX_FILE} ${plural(index.lines, 'line')}, ${plural(index.chars, 'character')}${index.reason ? `; cut at line ${index.firstCutLine}: ${index.reason}${cut ? ` (${cut})` : ''}` : ', all loaded'}`;
       io.out(`  files       ${plural(scan.memories.length, 'memory', 'memories')}; ${indexText}\n`);
-      const text = loadedAgentIndexText(used.memoryDir);
       const lines = text.split('\n');
-      if (text !== '') {
+      if (notRead) io.out(`  loads       nothing of ${INDEX_FILE}: the sub-agent is told it was not loaded, and to write nothing in this folder\n`);
+      else if (text !== '') {
         io.out(`  loads       ${lines.slice(0, HEAD_LINES).join('\n              ')}\n`);
         if (lines.length > HEAD_LINES) io.out(`              … ${plural(lines.length - HEAD_LINES, 'more line')}\n`);
       }
       const last = used.lastInjected;
       if (last) {
-        const given = last.text === '' ? 'an empty index' : plural(last.text.split('\n').length, 'line');
+        const given =
+          last.text === '' ? 'an empty index' : notRead && last.text === text ? `nothing of ${INDEX_FILE}` : plural(last.text.split('\n').length, 'line');
         io.out(
           `  last given  ${given}${last.at ? ` at ${last.at}` : ''} (session ${last.sessionId}): ${last.text === text ? 'the same as it loads now' : 'not what it loads now: MEMORY.md changed since'}\n`,
         );

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isolatedGitEnv } from '../memdir/run-git.js';
-import { agentTypeDirName, listAgentMemories, type AgentMemory } from './agent-memory.js';
+import { AGENT_INDEX_NOT_READ_SENTENCE, agentTypeDirName, listAgentMemories, type AgentMemory } from './agent-memory.js';
+import { loadedAgentIndexText } from './list-agents.js';
 
 const gitEnv = { ...isolatedGitEnv(), GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 function git(cwd: string, ...args: string[]): void {
@@ -342,5 +343,86 @@ describe('listAgentMemories (R-AGENT)', () => {
       await agentFile(projectAgents(), 'planner.md', definition('name: planner\nmemory: project'));
       expect(await localWarnings()).toEqual([]);
     });
+  });
+});
+
+describe('a project or local MEMORY.md Claude Code does not read (2.1.332, observed-agent.json "notRead")', () => {
+  /** Lay out agent `name` with `memory: scope`, then `lay` its memory folder; its listing's not-read warnings. */
+  async function notRead(name: string, scope: 'user' | 'project' | 'local', lay: (dir: string) => Promise<void>) {
+    await agentFile(scope === 'user' ? userAgents() : projectAgents(), `${name}.md`, definition(`name: ${name}\nmemory: ${scope}`));
+    const root = scope === 'user' ? path.join(home, 'agent-memory') : path.join(repo, '.claude', scope === 'project' ? 'agent-memory' : 'agent-memory-local');
+    await lay(path.join(root, name));
+    const { warnings } = await listAgentMemories(home, repo);
+    return warnings.filter((w) => w.code === 'agent-index-not-read');
+  }
+  const outside = () => path.join(tmp, 'outside');
+  beforeEach(async () => {
+    await fs.mkdir(outside());
+    await fs.writeFile(path.join(outside(), 'MEMORY.md'), '- [x](x.md) — outside\n');
+  });
+
+  it('warns of a MEMORY.md that is a link, even to a file inside the working copy, naming the agent and what it is told', async () => {
+    await fs.writeFile(path.join(repo, 'index.md'), '- [y](y.md)\n');
+    const warnings = await notRead('linked', 'project', async (dir) => {
+      await fs.mkdir(dir, { recursive: true });
+      await fs.symlink(path.join(repo, 'index.md'), path.join(dir, 'MEMORY.md'));
+    });
+    expect(warnings).toEqual([
+      {
+        code: 'agent-index-not-read',
+        file: path.join(repo, '.claude', 'agent-memory', 'linked', 'MEMORY.md'),
+        message:
+          'Claude Code does not read the MEMORY.md of sub-agent "linked": it is a symbolic link, and in project memory only a plain file is read. The sub-agent is told its memory was not loaded and to treat it as read-only, writing nothing in its folder. Put the file itself in place of the link.',
+      },
+    ]);
+    expect(loadedAgentIndexText(path.join(repo, '.claude', 'agent-memory', 'linked'), 'project', repo)).toEqual({
+      text: AGENT_INDEX_NOT_READ_SENTENCE,
+      notRead: 'it is a symbolic link, and in project memory only a plain file is read',
+    });
+  });
+
+  it('warns of a local MEMORY.md that is a folder or a named pipe, and of a folder that leads out of the working copy', async () => {
+    const pipe = await notRead('piped', 'local', async (dir) => {
+      await fs.mkdir(dir, { recursive: true });
+      execFileSync('mkfifo', [path.join(dir, 'MEMORY.md')]);
+    });
+    expect(pipe.map((w) => w.message)).toEqual([
+      expect.stringContaining('"piped": it is not a regular file (a named pipe, a socket or a device), and in local memory only a plain file is read.'),
+    ]);
+    await fs.rm(path.join(repo, '.claude', 'agent-memory-local'), { recursive: true });
+    await fs.rm(path.join(projectAgents(), 'piped.md'));
+    const folder = await notRead('folder', 'local', async (dir) => void (await fs.mkdir(path.join(dir, 'MEMORY.md'), { recursive: true })));
+    expect(folder.map((w) => w.message)).toEqual([expect.stringContaining('"folder": it is a folder, and in local memory')]);
+    await fs.rm(path.join(projectAgents(), 'folder.md'));
+    const out = await notRead('away', 'project', async (dir) => {
+      await fs.mkdir(path.dirname(dir), { recursive: true });
+      await fs.symlink(outside(), dir);
+    });
+    expect(out.map((w) => [w.file, w.message])).toEqual([
+      [
+        path.join(repo, '.claude', 'agent-memory', 'away'),
+        expect.stringContaining(`"away": its folder leads out of ${repo} through a symbolic link. The sub-agent is told`),
+      ],
+    ]);
+  });
+
+  it('does not warn of a plain MEMORY.md, of none, of a folder linked inside the working copy, nor of a link in user memory', async () => {
+    await fs.mkdir(path.join(repo, 'shared', 'kept'), { recursive: true });
+    await fs.writeFile(path.join(repo, 'shared', 'kept', 'MEMORY.md'), '- [k](k.md)\n');
+    expect(
+      await notRead('plain', 'project', async (dir) => {
+        await fs.mkdir(dir, { recursive: true });
+        await fs.writeFile(path.join(dir, 'MEMORY.md'), '- [p](p.md)\n');
+      }),
+    ).toEqual([]);
+    expect(await notRead('none', 'project', async () => undefined)).toEqual([]);
+    expect(await notRead('kept', 'project', async (dir) => fs.symlink(path.join(repo, 'shared', 'kept'), dir))).toEqual([]);
+    expect(
+      await notRead('mine', 'user', async (dir) => {
+        await fs.mkdir(dir, { recursive: true });
+        await fs.symlink(path.join(outside(), 'MEMORY.md'), path.join(dir, 'MEMORY.md'));
+      }),
+    ).toEqual([]);
+    expect(loadedAgentIndexText(path.join(repo, '.claude', 'agent-memory', 'kept'), 'project', repo)).toEqual({ text: '- [k](k.md)', notRead: null });
   });
 });

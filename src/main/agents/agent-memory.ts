@@ -13,11 +13,11 @@
  */
 import { failureWords } from '../../shared/failure-words.js';
 import { quoteName } from '../../shared/visible-text.js';
-import { existsSync } from 'node:fs';
+import fsSync, { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { AGENT_MEMORY_FOLDER } from '../../shared/limits.js';
+import { AGENT_MEMORY_FOLDER, INDEX_FILE } from '../../shared/limits.js';
 import { describeYamlError, listSubfolders, locateFrontmatter, parseFrontmatterYaml, runGit } from '../memdir/index.js';
 import { agentTypeDirName } from '../../shared/agent-type-name.js';
 
@@ -44,7 +44,7 @@ export interface AgentMemory {
 
 /** Something worth telling the user about agent memory; never thrown. */
 export interface AgentMemoryWarning {
-  code: 'local-not-ignored' | 'bad-agent-file' | 'bad-memory-field' | 'other-launch-dir' | 'shared-memory-folder';
+  code: 'local-not-ignored' | 'bad-agent-file' | 'bad-memory-field' | 'other-launch-dir' | 'shared-memory-folder' | 'agent-index-not-read';
   file?: string;
   message: string;
 }
@@ -289,6 +289,13 @@ export async function listAgentMemories(
   );
 
   warnings.push(...sharedFolderWarnings(agents));
+  for (const agent of agents) {
+    if (agent.definedIn.length === 0) continue;
+    for (const s of agent.scopes.filter((x) => x.enabled)) {
+      const refused = agentIndexNotRead(s.scope, s.memoryDir, launchDir);
+      if (refused) warnings.push(notReadWarning(agent.agentType, s.memoryDir, refused));
+    }
+  }
   if (launchDir) {
     const localRoot = agentMemoryRoot('local', userBase, launchDir)!;
     const usesLocal = agents.some((a) => a.scopes.some((s) => s.scope === 'local' && s.enabled));
@@ -346,4 +353,104 @@ export async function otherLaunchDirWarnings(shown: string, others: readonly str
     });
   }
   return warnings;
+}
+
+/**
+ * What Claude Code 2.1.332 gives a sub-agent in place of its MEMORY.md when it does not read it
+ * ({@link agentIndexNotRead}); the sub-agent then writes nothing in its memory folder.
+ */
+export const AGENT_INDEX_NOT_READ_SENTENCE =
+  'Your MEMORY.md was not loaded: it or its folder is a link or a special file, or could not be verified to be inside this working copy. Treat this agent memory as read-only in this session: do not create or write MEMORY.md or other files in its folder.';
+
+/** Why a project or local agent memory's MEMORY.md is not read: its folder, or the file itself. */
+export interface AgentIndexRefusal {
+  /** `folder`: the memory folder leads out of the launch directory or cannot be resolved; `link`: MEMORY.md is a symbolic link; `file`: it is a folder or a special file. */
+  what: 'folder' | 'link' | 'file';
+  /** Why, in a clause (`it is a symbolic link, and in project memory only a plain file is read`). */
+  reason: string;
+}
+
+const beneath = (p: string, dir: string) => p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+const missing = (error: unknown) => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
+
+/** Where a folder really is, seen from the launch directory, as Claude Code 2.1.332 decides it. */
+function folderPlace(dir: string, launchDir: string): 'beneath' | 'absent' | 'elsewhere' | 'unresolved' {
+  let root: string;
+  try {
+    root = fsSync.realpathSync(launchDir);
+  } catch {
+    return 'unresolved';
+  }
+  try {
+    return beneath(fsSync.realpathSync(dir), root) ? 'beneath' : 'elsewhere';
+  } catch (error) {
+    if (!missing(error)) return 'unresolved';
+  }
+  // Not there: a dangling link in its place leads elsewhere; else where its nearest existing parent really is.
+  try {
+    fsSync.lstatSync(dir);
+    return 'elsewhere';
+  } catch (error) {
+    if (!missing(error)) return 'unresolved';
+  }
+  let existing = dir;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      fsSync.lstatSync(existing);
+      break;
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) break;
+      rest.unshift(path.basename(existing));
+      existing = parent;
+    }
+  }
+  try {
+    return beneath(path.join(fsSync.realpathSync(existing), ...rest), root) ? 'absent' : 'elsewhere';
+  } catch (error) {
+    return missing(error) ? 'elsewhere' : 'unresolved';
+  }
+}
+
+/**
+ * Why Claude Code does not read a sub-agent's MEMORY.md, or null when it does (absent counts as
+ * read: it is empty) — the one place for this rule. Observed with 2.1.332
+ * (test/fixtures/claude-code-agent/observed-agent.json, `notRead`): user memory is read through
+ * any link; project and local memory only when its folder really lies inside the launch
+ * directory (links inside it are followed) and MEMORY.md itself is a plain file, not a symbolic
+ * link (even to a file in the working copy), a folder or a special file. Otherwise the sub-agent
+ * gets {@link AGENT_INDEX_NOT_READ_SENTENCE} and is told to write nothing there.
+ */
+export function agentIndexNotRead(scope: AgentMemoryScopeName, memoryDir: string, launchDir: string | null): AgentIndexRefusal | null {
+  if (scope === 'user' || !launchDir) return null;
+  const dir = memoryDir.replace(/[\\/]+$/, '');
+  if (beneath(dir, launchDir)) {
+    const place = folderPlace(dir, launchDir);
+    if (place === 'elsewhere') return { what: 'folder', reason: `its folder leads out of ${launchDir} through a symbolic link` };
+    if (place === 'unresolved') return { what: 'folder', reason: `its folder's real place could not be found (${dir})` };
+  }
+  let stat: fsSync.Stats;
+  try {
+    stat = fsSync.lstatSync(path.join(dir, INDEX_FILE));
+  } catch {
+    return null;
+  }
+  if (stat.isFile()) return null;
+  const kind = stat.isSymbolicLink() ? 'a symbolic link' : stat.isDirectory() ? 'a folder' : 'not a regular file (a named pipe, a socket or a device)';
+  return { what: stat.isSymbolicLink() ? 'link' : 'file', reason: `it is ${kind}, and in ${scope} memory only a plain file is read` };
+}
+
+function notReadWarning(agentType: string, memoryDir: string, refused: AgentIndexRefusal): AgentMemoryWarning {
+  const fix =
+    refused.what === 'folder'
+      ? 'Keep the memory folder itself inside the working copy, not behind a link that leads out of it.'
+      : refused.what === 'link'
+        ? 'Put the file itself in place of the link.'
+        : `Put a plain ${INDEX_FILE} file in its place.`;
+  return {
+    code: 'agent-index-not-read',
+    file: refused.what === 'folder' ? memoryDir : path.join(memoryDir, INDEX_FILE),
+    message: `Claude Code does not read the ${INDEX_FILE} of sub-agent ${JSON.stringify(agentType)}: ${refused.reason}. The sub-agent is told its memory was not loaded and to treat it as read-only, writing nothing in its folder. ${fix}`,
+  };
 }

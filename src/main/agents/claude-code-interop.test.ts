@@ -20,7 +20,15 @@ import { loadedAgentIndexText } from './list-agents.js';
 import { runCli } from '../../cli/main.js';
 import { listHomeTranscripts } from '../transcripts/index.js';
 import { visibleText } from '../../shared/visible-text.js';
-import { EMPTY_INDEX_SENTENCE, launchSubAgents, writeAgentDefinition } from './test-support/claude-code-agent.js';
+import {
+  EMPTY_INDEX_SENTENCE,
+  NOT_READ_CASES,
+  type NotReadPlaces,
+  launchSubAgents,
+  layNotReadPlaces,
+  notReadDir,
+  writeAgentDefinition,
+} from './test-support/claude-code-agent.js';
 
 const FIXTURE = path.resolve(__dirname, '../../../test/fixtures/claude-code-agent/observed-agent.json');
 const INDEXES = path.resolve(__dirname, '../../../test/fixtures/claude-code-index');
@@ -42,6 +50,8 @@ interface Observed {
   remoteMemoryDir: Record<string, string>;
   /** With `autoMemoryEnabled: false` in the user settings: whether it got a memory section, and whether the folder was made. */
   autoMemoryOff: { memorySection: boolean; created: boolean };
+  /** NOT_READ_CASES name → the text of its `## MEMORY.md` section (a link, a special file, a folder leading out). */
+  notRead: Record<string, string>;
 }
 
 const FOLDER_AGENTS: { name: string; definedAt: 'user' | 'project'; memory: string }[] = [
@@ -56,6 +66,21 @@ const FOLDER_AGENTS: { name: string; definedAt: 'user' | 'project'; memory: stri
   { name: 'spaced-scope', definedAt: 'project', memory: '" local "' },
 ];
 const INDEX_CASES = ['comments', 'fm-comment-220', 'fm-only', 'bom-ctrl', 'lines-201', 'cjk120', 'long-line', 'crlf-210'];
+
+/** The client's `## MEMORY.md` section for a not-read case laid out at `at`, as Memdir predicts it. */
+function predictedNotRead(c: (typeof NOT_READ_CASES)[number], at: NotReadPlaces): string {
+  const text = loadedAgentIndexText(notReadDir(c, at), c.scope, at.repo).text;
+  return text === '' ? EMPTY_INDEX_SENTENCE : text;
+}
+
+/** Each not-read case's agent, defined (agent `i` carries marker `i`), its folder laid out. */
+function layNotReadCases(at: NotReadPlaces): void {
+  layNotReadPlaces(at);
+  NOT_READ_CASES.forEach((c, i) => {
+    writeAgentDefinition(c.scope === 'user' ? path.join(at.config, 'agents') : path.join(at.repo, '.claude', 'agents'), `${c.name}.md`, c.name, c.scope, i);
+    c.lay(notReadDir(c, at), at);
+  });
+}
 
 /** The client's `## MEMORY.md` section for an index text, as Memdir predicts it. */
 function predictedSection(raw: string): string {
@@ -78,6 +103,17 @@ describe('recorded sub-agent memory of Claude Code 2.1.332 (observed-agent.json)
   it.each(Object.keys(recorded.indexes))('loads %s as Memdir predicts', (name) => {
     expect(recorded.indexes[name]).toBe(predictedSection(fs.readFileSync(path.join(INDEXES, `${name}.md`), 'utf8')));
   });
+  it('does not read a project or local MEMORY.md that is a link or a folder, nor one in a folder leading out, as Memdir predicts', () => {
+    const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-agents-not-read-')));
+    try {
+      const at = { repo: path.join(tmp, 'repo'), outside: path.join(tmp, 'outside'), config: path.join(tmp, 'config') };
+      layNotReadCases(at);
+      expect(Object.keys(recorded.notRead)).toEqual(NOT_READ_CASES.map((c) => c.name));
+      for (const c of NOT_READ_CASES) expect(predictedNotRead(c, at), c.name).toBe(recorded.notRead[c.name]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
 });
 
 describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory Memdir shows${skip ? ` (skipped: ${skip})` : ''}`, () => {
@@ -88,7 +124,16 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-cc-agents-')));
   });
   afterAll(() => {
-    if (record && observed.guidance && observed.folders && observed.indexes && observed.launchDirs && observed.remoteMemoryDir && observed.autoMemoryOff)
+    if (
+      record &&
+      observed.guidance &&
+      observed.folders &&
+      observed.indexes &&
+      observed.launchDirs &&
+      observed.remoteMemoryDir &&
+      observed.autoMemoryOff &&
+      observed.notRead
+    )
       fs.writeFileSync(FIXTURE, `${JSON.stringify({ version: PINNED_CLAUDE_CODE, ...observed }, null, 1)}\n`);
     fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -158,7 +203,7 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
       expect(shown.firstCutLine === null, name).toBe(!seen.index!.includes('\n\n> WARNING: MEMORY.md is '));
       if (shown.firstCutLine !== null && shown.loadedLines > 0) expect(given.replace(/\n$/, '').split('\n').length, name).toBe(shown.loadedLines);
       // What `memdir agents` shows of it: the text it was given, its first lines in the block.
-      expect(loadedAgentIndexText(dir), name).toBe(seen.index);
+      expect(loadedAgentIndexText(dir, 'project', repo).text, name).toBe(seen.index);
     });
     // And what each was given, read back from its own transcript (agents.list's lastInjected).
     let json = '';
@@ -274,6 +319,26 @@ describe.skipIf(skip !== null)(`the real Claude Code gives sub-agents the memory
     expect(run.seen.map((s) => [s.memoryDir, s.index])).toEqual(names.map(() => [shared, '- [One](one.md) — written by either']));
     const memdir = await listAgentMemories(config, repo);
     expect(memdir.warnings.filter((w) => w.code === 'shared-memory-folder').map((w) => w.file)).toEqual([shared]);
+  }, 120_000);
+
+  it('project and local MEMORY.md: not read when a link, a folder, or in a folder leading out of the working copy; user memory through any link', async () => {
+    const { repo, config, scratch } = fresh();
+    const at = { repo, config, outside: path.join(tmp, `outside-${runs}`) };
+    layNotReadCases(at);
+    const run = await launchSubAgents({ cwd: repo, configDir: config, scratch, agents: NOT_READ_CASES.map((c) => c.name) });
+    expect(run.code, run.output).toBe(0);
+    observed.notRead = {};
+    NOT_READ_CASES.forEach((c, i) => {
+      const seen = run.seen[i]!;
+      expect(seen.memoryDir, c.name).toBe(notReadDir(c, at));
+      expect(seen.index, c.name).toBe(predictedNotRead(c, at));
+      observed.notRead![c.name] = seen.index!;
+    });
+    // And the Agents view warns of each one not read, naming it.
+    const refused = NOT_READ_CASES.filter((c) => observed.notRead![c.name]!.startsWith('Your MEMORY.md was not loaded'));
+    expect(refused.length).toBeGreaterThan(0);
+    const warned = (await listAgentMemories(config, repo)).warnings.filter((w) => w.code === 'agent-index-not-read');
+    expect(warned.map((w) => w.message.split('"')[1]).sort()).toEqual(refused.map((c) => c.name).sort());
   }, 120_000);
 
   it('with auto memory off, no sub-agent gets memory', async () => {

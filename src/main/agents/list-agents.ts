@@ -12,7 +12,15 @@ import type { MemoryDirScan, ProjectScan } from '../../shared/scan-types.js';
 import { agentMemoryOffSentence } from '../../shared/settings-text.js';
 import { projectLaunchDirs, projectsRoot, readEffectiveSettings, readIndexTextAsClaudeCode, scanMemoryDir } from '../memdir/index.js';
 import { lastSubAgentInjections } from '../transcripts/index.js';
-import { type AgentMemory, type AgentMemoryScope, listAgentMemories, otherLaunchDirWarnings } from './agent-memory.js';
+import {
+  AGENT_INDEX_NOT_READ_SENTENCE,
+  type AgentMemory,
+  type AgentMemoryScope,
+  type AgentMemoryScopeName,
+  agentIndexNotRead,
+  listAgentMemories,
+  otherLaunchDirWarnings,
+} from './agent-memory.js';
 
 /** What a sub-agent was last given of a folder's MEMORY.md, as its transcript recorded it. */
 export interface LastInjected {
@@ -106,8 +114,12 @@ async function realPath(dir: string): Promise<string> {
 /**
  * The text a sub-agent is given of its MEMORY.md: cut at 200 lines / 25,000 characters and, unlike
  * the main agent's, not stripped of frontmatter or comments (Claude Code 2.1.332, checked in
- * claude-code-interop.test.ts); '' when it has none.
+ * claude-code-interop.test.ts); '' when it has none. A project or local one Claude Code does not
+ * read (agentIndexNotRead: a link, a special file, a folder leading out of `launchDir`) gives
+ * the sentence the sub-agent gets instead, with why in `notRead`.
  */
-export function loadedAgentIndexText(memoryDir: string): string {
-  return loadIndexAsClaudeCode(readIndexTextAsClaudeCode(memoryDir).text, { strip: false }).text;
+export function loadedAgentIndexText(memoryDir: string, scope: AgentMemoryScopeName, launchDir: string | null): { text: string; notRead: string | null } {
+  const refused = agentIndexNotRead(scope, memoryDir, launchDir);
+  if (refused) return { text: AGENT_INDEX_NOT_READ_SENTENCE, notRead: refused.reason };
+  return { text: loadIndexAsClaudeCode(readIndexTextAsClaudeCode(memoryDir).text, { strip: false }).text, notRead: null };
 }

@@ -102,3 +102,52 @@ export async function launchSubAgents(options: {
     await fake.close();
   }
 }
+
+/** Where a not-read case is laid out: the repository (launch directory), a folder outside it, the Claude home. */
+export interface NotReadPlaces {
+  repo: string;
+  outside: string;
+  config: string;
+}
+
+/**
+ * Agent memory folders Claude Code 2.1.332 does (not) read MEMORY.md from, by scope: links, special
+ * files and folders leading out of the working copy (observed-agent.json `notRead`, replayed by
+ * claude-code-interop.test.ts without the binary). `lay` makes agent memory folder `dir` of the case.
+ */
+export const NOT_READ_CASES: { name: string; scope: 'user' | 'project' | 'local'; lay: (dir: string, at: NotReadPlaces) => void }[] = [
+  { name: 'nr-link-out', scope: 'project', lay: (dir, at) => linkIndex(dir, path.join(at.outside, 'MEMORY.md')) },
+  { name: 'nr-link-in', scope: 'project', lay: (dir, at) => linkIndex(dir, path.join(at.repo, 'docs', 'index.md')) },
+  { name: 'nr-link-dangling', scope: 'project', lay: (dir, at) => linkIndex(dir, path.join(at.repo, 'nothing.md')) },
+  { name: 'nr-folder-out', scope: 'project', lay: (dir, at) => linkFolder(dir, at.outside) },
+  { name: 'nr-folder-in', scope: 'project', lay: (dir, at) => linkFolder(dir, path.join(at.repo, 'docs', 'kept')) },
+  { name: 'nr-local-link', scope: 'local', lay: (dir, at) => linkIndex(dir, path.join(at.outside, 'MEMORY.md')) },
+  { name: 'nr-local-index-folder', scope: 'local', lay: (dir) => fs.mkdirSync(path.join(dir, 'MEMORY.md'), { recursive: true }) },
+  { name: 'nr-user-link', scope: 'user', lay: (dir, at) => linkIndex(dir, path.join(at.outside, 'MEMORY.md')) },
+];
+
+/** The texts the not-read cases' folders point at, and the Claude home's and the repository's folders. */
+export function layNotReadPlaces(at: NotReadPlaces): void {
+  fs.mkdirSync(at.outside, { recursive: true });
+  fs.writeFileSync(path.join(at.outside, 'MEMORY.md'), '- [Outside](outside.md) — an index outside the working copy\n');
+  fs.mkdirSync(path.join(at.repo, 'docs', 'kept'), { recursive: true });
+  fs.writeFileSync(path.join(at.repo, 'docs', 'index.md'), '- [Docs](docs.md) — an index inside the working copy\n');
+  fs.writeFileSync(path.join(at.repo, 'docs', 'kept', 'MEMORY.md'), '- [Kept](kept.md) — a folder linked inside the working copy\n');
+}
+
+/** The memory folder of a not-read case's agent. */
+export function notReadDir(c: (typeof NOT_READ_CASES)[number], at: NotReadPlaces): string {
+  const root =
+    c.scope === 'user' ? path.join(at.config, 'agent-memory') : path.join(at.repo, '.claude', c.scope === 'project' ? 'agent-memory' : 'agent-memory-local');
+  return path.join(root, c.name);
+}
+
+function linkIndex(dir: string, target: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.symlinkSync(target, path.join(dir, 'MEMORY.md'));
+}
+
+function linkFolder(dir: string, target: string): void {
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  fs.symlinkSync(target, dir);
+}
