@@ -42,6 +42,13 @@ describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skip
     await fs.mkdir(fixer, { recursive: true });
     await fs.writeFile(path.join(fixer, 'MEMORY.md'), '- [Flaky](flaky.md) — the flaky test\n');
     await fs.writeFile(path.join(fixer, 'flaky.md'), '---\nname: Flaky\ndescription: the flaky test\ntype: project\n---\nRetry it once.\n');
+    // A project agent whose MEMORY.md is a link (to a file in the repository): Claude Code 2.1.332 does not read it.
+    await fs.mkdir(path.join(repo, '.claude', 'agents'), { recursive: true });
+    await fs.writeFile(path.join(repo, '.claude', 'agents', 'linker.md'), '---\nname: linker\nmemory: project\ndescription: Links\n---\nYou link.\n');
+    const linker = path.join(repo, '.claude', 'agent-memory', 'linker');
+    await fs.mkdir(linker, { recursive: true });
+    await fs.writeFile(path.join(repo, 'index.md'), '- [Shared](shared.md) — kept outside the folder\n');
+    await fs.symlink(path.join(repo, 'index.md'), path.join(linker, 'MEMORY.md'));
     await addSession(home, repo, 'a');
     await addSession(home, tools, 'b');
     // A fixer launched by the session in tools/ was given its index: its transcript says so (as Claude Code 2.1.332 writes it).
@@ -91,5 +98,16 @@ describe.skipIf(!HAS_BROWSER)(`the Agent memory view${HAS_BROWSER ? '' : ` (skip
     await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('1 memory');
     // What its sub-agent was last given, read from the sub-agent's transcript.
     expect(await row.textContent()).toContain('last given to a sub-agent 3 hours ago');
+  });
+
+  it('says a project MEMORY.md that is a link is not read by Claude Code, instead of metering what it loads', async () => {
+    await page.goto(`${host.url}#/agents/${encodeURIComponent(sanitizeDirName(repo))}`);
+    const table = page.getByRole('table', { name: 'Agent memory' });
+    const row = table.getByRole('row').filter({ hasText: 'linker' });
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain('MEMORY.md not read by Claude Code');
+    expect(await row.textContent()).not.toContain(`/200 lines`);
+    const banner = page.locator('.banner.warning').filter({ hasText: 'Claude Code does not read the MEMORY.md of sub-agent "linker"' });
+    expect(await banner.textContent()).toContain('it is a symbolic link, and in project memory only a plain file is read');
+    await page.screenshot({ path: artifact('agents-view-not-read.png'), fullPage: true });
   });
 });

@@ -132,6 +132,7 @@ describe('memdir agents (text)', () => {
   it('says Claude Code does not read a project MEMORY.md that is a link, and that the sub-agent is told to write nothing there', async () => {
     const file = path.join(repo, '.claude', 'agents', 'linker.md');
     const dir = path.join(repo, '.claude', 'agent-memory', 'linker');
+    const local = path.join(repo, '.claude', 'agents', 'farther.md');
     await write(file, agent('linker', 'project'));
     await write(path.join(repo, 'docs', 'index.md'), '- [A](a.md) — shared by link\n');
     await fs.mkdir(dir, { recursive: true });
@@ -153,8 +154,18 @@ describe('memdir agents (text)', () => {
       );
       const json = JSON.parse((await run('agents', '--project', '.', '--json')).out) as { warnings: { code: string; file?: string }[] };
       expect(json.warnings.filter((w) => w.code === 'agent-index-not-read').map((w) => w.file)).toEqual([path.join(dir, 'MEMORY.md')]);
+      // A local memory root linked out of the working copy: Claude Code does not even make the folder (2.1.332, live).
+      await write(local, agent('farther', 'local'));
+      await fs.mkdir(path.join(root, 'elsewhere'), { recursive: true });
+      await fs.symlink(path.join(root, 'elsewhere'), path.join(repo, '.claude', 'agent-memory-local'));
+      const linkedOut = (await run('agents', '--project', '.')).out;
+      expect(linkedOut).toContain(
+        `farther  local memory (never committed)\n  defined in  ${local}\n  folder      ${path.join(repo, '.claude', 'agent-memory-local', 'farther')}\n  files       none: Claude Code neither makes nor reads this folder: its folder leads out of ${repo} through a symbolic link\n`,
+      );
     } finally {
       await fs.rm(file);
+      await fs.rm(local, { force: true });
+      await fs.rm(path.join(repo, '.claude', 'agent-memory-local'), { force: true });
       await fs.rm(dir, { recursive: true });
     }
   });

@@ -120,11 +120,12 @@ function printAgent(io: CliIo, agent: AgentsListing['agents'][number], launchDir
   } else {
     io.out(`  folder      ${used.memoryDir}\n`);
     const scan = used.scan;
-    if (!scan) io.out('  files       none yet: Claude Code makes the folder the first time it launches the sub-agent\n');
+    const { text, notRead } = loadedAgentIndexText(used.memoryDir, used.scope, launchDir);
+    if (!scan && notRead) io.out(`  files       none: Claude Code neither makes nor reads this folder: ${notRead}\n`);
+    else if (!scan) io.out('  files       none yet: Claude Code makes the folder the first time it launches the sub-agent\n');
     else {
       const index = scan.index;
       const cut = cutFactsText(index);
-      const { text, notRead } = loadedAgentIndexText(used.memoryDir, used.scope, launchDir);
       const indexText = notRead
         ? `${INDEX_FILE} not read by Claude Code: ${notRead}`
         : !index.exists

@@ -69,13 +69,27 @@ export function AgentsView({ dir }: { dir?: string }) {
                 </td>
                 {(['user', 'project', 'local'] as const).map((s) => {
                   const scope = a.scopes.find((x) => x.scope === s);
+                  // Claude Code does not read this MEMORY.md (a link, a special file, a folder leading out): said, not metered.
+                  const notRead = scope?.enabled
+                    ? result.warnings.find(
+                        (w) =>
+                          w.code === 'agent-index-not-read' &&
+                          w.file !== undefined &&
+                          [scope.memoryDir, 'MEMORY.md'].includes(inFolder(w.file, scope.memoryDir)),
+                      )
+                    : undefined;
+                  const notReadBadge = notRead && (
+                    <span className="badge warning" title={notRead.message}>
+                      MEMORY.md not read by Claude Code
+                    </span>
+                  );
                   return (
                     <td key={s} title={scope?.memoryDir}>
                       {!scope ? (
                         '—'
                       ) : scope.scan ? (
                         <>
-                          {plural(scope.scan.memories.length, 'memory', 'memories')} <LoadMeter index={scope.scan.index} compact />
+                          {plural(scope.scan.memories.length, 'memory', 'memories')} {notReadBadge || <LoadMeter index={scope.scan.index} compact />}
                           {scope.scan.problems.filter((p) => p.severity !== 'hint').length > 0 && (
                             <span className="badge warning">{scope.scan.problems.length} problems</span>
                           )}
@@ -88,7 +102,7 @@ export function AgentsView({ dir }: { dir?: string }) {
                           )}
                         </>
                       ) : (
-                        <span className="muted">{scope.enabled ? 'enabled, empty' : '—'}</span>
+                        (notReadBadge ?? <span className="muted">{scope.enabled ? 'enabled, empty' : '—'}</span>)
                       )}
                     </td>
                   );
@@ -100,4 +114,11 @@ export function AgentsView({ dir }: { dir?: string }) {
       )}
     </section>
   );
+}
+
+/** `file` itself when it is `folder`, its name when it lies directly in it, else ''. */
+function inFolder(file: string, folder: string): string {
+  if (file === folder) return folder;
+  const rest = file.startsWith(folder) ? file.slice(folder.length) : '';
+  return /^[\\/][^\\/]+$/.test(rest) ? rest.slice(1) : '';
 }
