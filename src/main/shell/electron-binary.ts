@@ -138,6 +138,12 @@ const TEMP_PREFIX = 'memdir-electron-download-';
  * the time it claimed it. The earliest live claim fills; a later one waits for it to end.
  */
 const FILLING_PREFIX = '.memdir-filling-dist-';
+/**
+ * A filling launcher renews its claim (the file's time) this often; a claim not renewed for
+ * CLAIM_STALE_MS was left by a launcher killed outright whose pid another process now has.
+ */
+const CLAIM_RENEW_MS = 2_000;
+const CLAIM_STALE_MS = 30_000;
 
 function isAlive(pid: number): boolean {
   try {
@@ -182,10 +188,21 @@ function claimNames(pkg: ElectronPackage): string[] {
   }
 }
 
+/**
+ * Who left a claim on `dist/` (leftBy's rule): a claim whose launcher stopped renewing it is
+ * dead even if its pid is alive (a killed launcher's pid, reused by another process).
+ */
+function claimLeftBy(pkg: ElectronPackage, name: string): 'live' | 'dead' | null {
+  const by = leftBy(name, FILLING_PREFIX);
+  if (by !== 'live') return by;
+  const renewed = fs.statSync(path.join(pkg.dir, name), { throwIfNoEntry: false })?.mtimeMs;
+  return renewed !== undefined && Date.now() - renewed > CLAIM_STALE_MS ? 'dead' : 'live';
+}
+
 /** Whether another running launcher claimed `dist/` before this one did (at `since`): it is filling it. */
 function anotherFilling(pkg: ElectronPackage, since: number): boolean {
   return claimNames(pkg).some((name) => {
-    if (leftBy(name, FILLING_PREFIX) !== 'live') return false;
+    if (claimLeftBy(pkg, name) !== 'live') return false;
     const [at, pid] = claimOf(path.join(pkg.dir, name), Number(name.slice(FILLING_PREFIX.length)));
     return at < since || (at === since && pid < process.pid);
   });
@@ -222,7 +239,7 @@ function removeLeftovers(pkg: ElectronPackage, tmp: string, since: number): void
     // No temp folder to sweep: mkdtemp below says what is wrong with it.
   }
   for (const name of names) if (leftBy(name, TEMP_PREFIX) === 'dead') fs.rmSync(path.join(tmp, name), { recursive: true, force: true });
-  for (const name of claimNames(pkg)) if (leftBy(name, FILLING_PREFIX) === 'dead') fs.rmSync(path.join(pkg.dir, name), { force: true });
+  for (const name of claimNames(pkg)) if (claimLeftBy(pkg, name) === 'dead') fs.rmSync(path.join(pkg.dir, name), { force: true });
   if (!fs.existsSync(path.join(pkg.dir, 'path.txt')) && !anotherFilling(pkg, since)) fs.rmSync(path.join(pkg.dir, 'dist'), { recursive: true, force: true });
 }
 
@@ -270,6 +287,11 @@ export async function installElectron(options: InstallOptions): Promise<InstallR
   } catch {
     // A package folder this user cannot write: the installer says so in its own words, below.
   }
+  // Renewed while this launcher waits and fills: a claim left unrenewed is a killed launcher's.
+  const renew = setInterval(() => {
+    const now = new Date();
+    fs.utimes(claim, now, now, () => undefined);
+  }, CLAIM_RENEW_MS);
   try {
     if (!(await waitForOtherFiller(pkg, since, options))) return { ok: false, error: 'the download was interrupted', interrupted: true };
     // The other launcher installed it meanwhile.
@@ -277,6 +299,7 @@ export async function installElectron(options: InstallOptions): Promise<InstallR
     if (found.state === 'present') return { ok: true, path: found.path, bytes: bytesUnder(path.join(pkg.dir, 'dist')) };
     return await runInstaller(options, since);
   } finally {
+    clearInterval(renew);
     fs.rmSync(claim, { force: true });
   }
 }

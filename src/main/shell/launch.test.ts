@@ -309,6 +309,24 @@ fs.promises.writeFile = async function (file, ...rest) {
     expect(statSync(path.join(pkg.dir, 'dist', 'electron')).ino).toBe(unzippedFile);
     expect(readdirSync(pkg.dir).filter((name) => name.startsWith('.memdir-'))).toEqual([]);
   });
+
+  it('a claim its launcher stopped renewing (killed, its pid now another process) is swept, not waited for', async () => {
+    await withMirror('zip');
+    // A launcher killed outright left its claim; its pid now belongs to another live process.
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const claim = path.join(pkg.dir, `.memdir-filling-dist-${other.pid}`);
+      const long = new Date(Date.now() - 10 * 60_000);
+      await fs.writeFile(claim, String(long.getTime()));
+      await fs.utimes(claim, long, long);
+      const started = await launch(envFor({ electron_use_remote_checksums: '1' }));
+      expect(started.text).not.toContain('waiting for that one to finish');
+      expect((await electronArgv(started.outcome))[0]).toBe(APP_MAIN);
+      expect(readdirSync(pkg.dir).filter((name) => name.startsWith('.memdir-'))).toEqual([]);
+    } finally {
+      other.kill();
+    }
+  });
 });
 
 describe.runIf(unix)('npm start with Electronʼs binary', () => {
