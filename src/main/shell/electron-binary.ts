@@ -29,7 +29,7 @@ export interface ElectronPackage {
 /** Where Electron's binary is, or why there is none. */
 export type ElectronLocation =
   | { state: 'present'; path: string; source: 'package' | 'override' }
-  | { state: 'missing'; path: string | null; source: 'package' | 'override'; reason: string };
+  | { state: 'missing'; path: string | null; source: 'package' | 'override'; reason: string; damaged?: true };
 
 /** What an install attempt came to (`interrupted`: stopped by `signal`, Ctrl-C at the terminal). */
 export type InstallResult = { ok: true; path: string; bytes: number } | { ok: false; error: string; interrupted?: true };
@@ -63,20 +63,81 @@ export function locateElectron(pkg: ElectronPackage, env: NodeJS.ProcessEnv): El
   const override = env.ELECTRON_OVERRIDE_DIST_PATH;
   if (override) {
     const binary = path.join(override, executable || 'electron');
-    return fs.existsSync(binary)
-      ? { state: 'present', path: binary, source: 'override' }
-      : {
+    if (!fs.existsSync(binary))
+      return {
+        state: 'missing',
+        path: binary,
+        source: 'override',
+        reason: `ELECTRON_OVERRIDE_DIST_PATH points at ${override}, which holds no ${executable || 'electron'}`,
+      };
+    const damage = binaryDamage(binary);
+    return damage
+      ? {
           state: 'missing',
           path: binary,
           source: 'override',
-          reason: `ELECTRON_OVERRIDE_DIST_PATH points at ${override}, which holds no ${executable || 'electron'}`,
-        };
+          reason: `ELECTRON_OVERRIDE_DIST_PATH points at ${binary}, which is damaged (${damage})`,
+          damaged: true,
+        }
+      : { state: 'present', path: binary, source: 'override' };
   }
   if (!executable) return { state: 'missing', path: null, source: 'package', reason: `Electron ${pkg.version}'s binary has not been downloaded yet` };
   const binary = path.join(pkg.dir, 'dist', executable);
-  return fs.existsSync(binary)
-    ? { state: 'present', path: binary, source: 'package' }
-    : { state: 'missing', path: binary, source: 'package', reason: `Electron's binary is missing at ${binary}` };
+  if (!fs.existsSync(binary)) return { state: 'missing', path: binary, source: 'package', reason: `Electron's binary is missing at ${binary}` };
+  const damage = binaryDamage(binary);
+  return damage
+    ? { state: 'missing', path: binary, source: 'package', reason: `Electron's binary at ${binary} is damaged (${damage})`, damaged: true }
+    : { state: 'present', path: binary, source: 'package' };
+}
+
+/**
+ * Why the executable `file` cannot be whole, or null when nothing shows it is not: an empty file
+ * (a shell would run it as an empty script and "succeed"), or an ELF file shorter than its own
+ * headers say — every segment and the section table lie within the file, so a binary cut short
+ * (a disk filled during the unzip, a copy stopped half-way) is caught before it is started
+ * (the kernel would map it and it would crash at once). Other formats are taken as they are.
+ */
+export function binaryDamage(file: string): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    return `it cannot be read: ${failureWords(error as NodeJS.ErrnoException)}`;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return 'it is empty';
+    const head = Buffer.alloc(64);
+    const read = fs.readSync(fd, head, 0, 64, 0);
+    if (read < 4 || head.readUInt32BE(0) !== 0x7f454c46) return null;
+    const is64 = head[4] === 2;
+    const le = head[5] !== 2;
+    if (read < (is64 ? 64 : 52)) return 'it is cut short';
+    const u16 = (b: Buffer, at: number) => (le ? b.readUInt16LE(at) : b.readUInt16BE(at));
+    const u32 = (b: Buffer, at: number) => (le ? b.readUInt32LE(at) : b.readUInt32BE(at));
+    const word = (b: Buffer, at: number) => (is64 ? Number(le ? b.readBigUInt64LE(at) : b.readBigUInt64BE(at)) : u32(b, at));
+    const phoff = word(head, is64 ? 0x20 : 0x1c);
+    const shoff = word(head, is64 ? 0x28 : 0x20);
+    const phentsize = u16(head, is64 ? 0x36 : 0x2a);
+    const phnum = u16(head, is64 ? 0x38 : 0x2c);
+    const shentsize = u16(head, is64 ? 0x3a : 0x2e);
+    const shnum = u16(head, is64 ? 0x3c : 0x30);
+    let needed = Math.max(phoff + phnum * phentsize, shnum > 0 ? shoff + shnum * shentsize : 0);
+    if (needed <= size && phnum > 0) {
+      const table = Buffer.alloc(phnum * phentsize);
+      fs.readSync(fd, table, 0, table.length, phoff);
+      for (let i = 0; i < phnum; i++) {
+        const at = i * phentsize;
+        // p_offset and p_filesz: the bytes of the segment the file must hold.
+        const offset = word(table, at + (is64 ? 0x08 : 0x04));
+        const filesz = word(table, at + (is64 ? 0x20 : 0x10));
+        needed = Math.max(needed, offset + filesz);
+      }
+    }
+    return needed > size ? `it is cut short: ${size} bytes of at least ${needed}` : null;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Bytes in the regular files under `dir` (0 when it does not exist). */

@@ -47,6 +47,8 @@ function envFor(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const { MEMDIR_HEADLESS: _headless, ELECTRON_OVERRIDE_DIST_PATH: _override, ELECTRON_MIRROR: _mirror, ...inherited } = process.env;
   return {
     ...inherited,
+    // A desktop session (this machine may have none: see 'npm start on a machine without a display').
+    DISPLAY: ':0',
     electron_config_cache: path.join(root, 'electron-cache'),
     FAKE_ELECTRON_ARGV: argvFile,
     ...(mirror ? { ELECTRON_MIRROR: mirror.url } : {}),
@@ -370,6 +372,100 @@ describe.runIf(unix)('npm start with Electronʼs binary', () => {
     expect(text).toBe('Starting the headless host instead of the desktop app: MEMDIR_HEADLESS is set.\n');
     await expectHostServing(result);
     expect(existsSync(argvFile)).toBe(false);
+  });
+});
+
+describe.runIf(unix)('npm start with a damaged or deleted Electron binary', () => {
+  /** An install as Electron's installer leaves it (dist/version, path.txt), with `binary` as dist/electron. */
+  async function installed(binary: Buffer | string): Promise<string> {
+    const dist = path.join(pkg.dir, 'dist');
+    await fs.mkdir(dist, { recursive: true });
+    await fs.writeFile(path.join(dist, 'version'), pkg.version);
+    await fs.writeFile(path.join(dist, 'electron'), binary, { mode: 0o755 });
+    await fs.writeFile(path.join(pkg.dir, 'path.txt'), 'electron');
+    return path.join(dist, 'electron');
+  }
+
+  it('a binary cut short is not started (it would crash at once): it is said so in a sentence and installed again', async () => {
+    const m = await withMirror('zip');
+    // The first 200 kB of a real ELF executable: what a disk filled during the unzip leaves.
+    const cut = readFileSync(process.execPath).subarray(0, 200_000);
+    const binary = await installed(cut);
+    const { outcome: result, text } = await launch(envFor({ electron_use_remote_checksums: '1' }));
+    const first = text.split('\n')[0]!;
+    expect(first.startsWith(`Electron's binary at ${binary} is damaged (`)).toBe(true);
+    expect(first).toMatch(/is damaged \(it is cut short: 200000 bytes of at least \d+\): installing it again\.$/);
+    expect(m.requests).toContain(zipPath());
+    expect((await electronArgv(result))[0]).toBe(APP_MAIN);
+  });
+
+  it('an empty binary (which a shell would run as an empty script, doing nothing) is installed again', async () => {
+    await withMirror('zip');
+    await installed('');
+    const { outcome: result, text } = await launch(envFor({ electron_use_remote_checksums: '1' }));
+    expect(text).toContain('is damaged (it is empty): installing it again.');
+    expect((await electronArgv(result))[0]).toBe(APP_MAIN);
+  });
+
+  it('a whole binary is started as it is (the check reads its headers, nothing is downloaded)', async () => {
+    const m = await withMirror('zip');
+    const { binaryDamage } = await import('./electron-binary.js');
+    expect(binaryDamage(process.execPath)).toBeNull();
+    await installed(FAKE_ELECTRON_SCRIPT);
+    const { outcome: result, text } = await launch(envFor());
+    expect(text).toBe('');
+    expect(m.requests).toEqual([]);
+    expect((await electronArgv(result))[0]).toBe(APP_MAIN);
+  });
+
+  it('a deleted binary (path.txt still there) is downloaded again', async () => {
+    const m = await withMirror('zip');
+    const binary = await installed(FAKE_ELECTRON_SCRIPT);
+    await fs.rm(binary);
+    const { outcome: result } = await launch(envFor({ electron_use_remote_checksums: '1' }));
+    expect(m.requests).toContain(zipPath());
+    expect((await electronArgv(result))[0]).toBe(APP_MAIN);
+  });
+
+  it('a cached zip cut short is not unzipped: it fails its checksum and is downloaded again from the same mirror', async () => {
+    const m = await withMirror('zip');
+    const env = envFor({ electron_use_remote_checksums: '1' });
+    const first = await launch(env);
+    await electronArgv(first.outcome);
+    // A fresh node_modules (npm ci) on a machine whose Electron cache holds a damaged zip.
+    await fs.rm(path.join(pkg.dir, 'dist'), { recursive: true });
+    await fs.rm(path.join(pkg.dir, 'path.txt'));
+    const cache = path.join(root, 'electron-cache');
+    const zips = readdirSync(cache, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.zip'));
+    expect(zips).toHaveLength(1);
+    await fs.truncate(path.join(cache, zips[0]!), 40);
+    m.requests.length = 0;
+    outcome = null;
+    const second = await launch(env);
+    expect(m.requests.filter((r) => r === zipPath())).toHaveLength(1);
+    expect((await electronArgv(second.outcome))[0]).toBe(APP_MAIN);
+    expect(statSync(path.join(cache, zips[0]!)).size).toBeGreaterThan(40);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('npm start on a machine without a display', () => {
+  it('downloads nothing, says so in a sentence pointing at npm run serve, and starts the host', async () => {
+    const m = await withMirror('zip');
+    const { DISPLAY: _display, WAYLAND_DISPLAY: _wayland, ...env } = envFor();
+    const { outcome: result, text } = await launch(env);
+    expect(text).toBe(
+      'Starting the headless host instead of the desktop app: there is no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); on a machine without one, `npm run serve` starts the host directly.\n',
+    );
+    expect(m.requests).toEqual([]);
+    expect(existsSync(path.join(pkg.dir, 'dist'))).toBe(false);
+    await expectHostServing(result);
+  });
+
+  it('opens the window with a Wayland display only', async () => {
+    await withMirror('zip');
+    const { DISPLAY: _display, ...env } = envFor({ WAYLAND_DISPLAY: 'wayland-0', electron_use_remote_checksums: '1' });
+    const { outcome: result } = await launch(env);
+    expect((await electronArgv(result))[0]).toBe(APP_MAIN);
   });
 });
 

@@ -39,6 +39,17 @@ export function nodeVersionProblem(required: string, actual: string): string | n
   return null;
 }
 
+/**
+ * Why a window cannot open here, or null: on Linux and the BSDs Electron needs an X11 or Wayland
+ * display, and without one (a server, an SSH session, a container) it ends with Chromium's own
+ * dump ("Missing X server or $DISPLAY"). Checked before anything is downloaded.
+ */
+export function displayProblem(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | null {
+  if (platform === 'win32' || platform === 'darwin') return null;
+  if (env.DISPLAY || env.WAYLAND_DISPLAY) return null;
+  return 'there is no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); on a machine without one, `npm run serve` starts the host directly';
+}
+
 /** A running headless host. */
 export interface RunningHost {
   url: string;
@@ -57,6 +68,8 @@ export interface LauncherOptions {
   electronPackage?: ElectronPackage | null;
   /** No byte for this long and Electron's download is abandoned (default 30 s). */
   stallMs?: number;
+  /** The operating system (default this one's): whether a window needs DISPLAY or WAYLAND_DISPLAY. */
+  platform?: NodeJS.Platform;
   /** Starts the headless host; default `serve` (host/serve-app.ts). */
   startHost?: (args: string[]) => Promise<RunningHost>;
 }
@@ -81,10 +94,20 @@ export async function runLauncher(options: LauncherOptions): Promise<LaunchOutco
     return { kind: 'host', reason, host: await startHost(options.args) };
   };
   if (env.MEMDIR_HEADLESS) return host('MEMDIR_HEADLESS is set');
+  const noDisplay = displayProblem(env, options.platform ?? process.platform);
+  if (noDisplay) return host(noDisplay);
   const pkg = options.electronPackage === undefined ? findElectronPackage() : options.electronPackage;
   if (!pkg) return host('the electron package is not installed (run npm install)');
 
   let found = locateElectron(pkg, env);
+  if (found.state === 'missing' && found.damaged && found.source === 'package') {
+    // Electron's installer takes a dist/ with its version and path.txt for an install, whole or
+    // not: a damaged one is removed, path.txt first (it marks the install), so it is installed again.
+    write(`${found.reason}: installing it again.\n`);
+    fs.rmSync(path.join(pkg.dir, 'path.txt'), { force: true });
+    fs.rmSync(path.join(pkg.dir, 'dist'), { recursive: true, force: true });
+    found = locateElectron(pkg, env);
+  }
   if (found.state === 'missing' && found.source === 'package') {
     const title = `Downloading Electron ${pkg.version} (first start only)`;
     write(options.tty ? `${title}…` : `${title}…\n`);
