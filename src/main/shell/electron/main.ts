@@ -30,6 +30,7 @@ import {
   writeAutostart,
 } from '../../desktop/index.js';
 import { loadAppSettings } from '../../settings/index.js';
+import { CallGate } from './call-gate.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, SUBSCRIBE_CHANNEL } from './ipc-channels.js';
 import { loadWindowState, saveWindowState } from './window-state.js';
 
@@ -66,6 +67,7 @@ app.on('open-url', (event, url) => {
 
 if (!app.requestSingleInstanceLock()) {
   // A second start (npm start, a memdir:// link): the running instance gets our argv and comes forward.
+  process.stdout.write('Memdir is already running: its window was brought forward.\n');
   app.quit();
 } else {
   void main();
@@ -160,6 +162,25 @@ async function main(): Promise<void> {
     notification.show();
   });
 
+  // Quitting waits for the window's calls in flight (a save finishes; one asked later is refused,
+  // never begun), then for the app's own close: Electron would end the process right after
+  // will-quit, cutting both short.
+  const gate = new CallGate();
+  let closed = false;
+  let closing: Promise<void> | null = null;
+  app.on('before-quit', (event) => {
+    if (closed) return;
+    event.preventDefault();
+    closing ??= gate
+      .close()
+      .then(() => ctx.close())
+      .catch(() => undefined)
+      .then(() => {
+        closed = true;
+        app.quit();
+      });
+  });
+
   // Only our own main frame may call main.
   const fromUs = (event: IpcMainInvokeEvent): boolean =>
     event.sender === win.webContents &&
@@ -168,7 +189,7 @@ async function main(): Promise<void> {
     new URL(event.senderFrame.url).origin === ORIGIN;
   ipcMain.handle(CALL_CHANNEL, async (event, name: unknown, input: unknown) => {
     if (!fromUs(event)) return { ok: false, error: { code: 'unauthorized', message: 'Calls are only accepted from the Memdir window.' } };
-    return dispatcher.call(name, input);
+    return gate.run(() => dispatcher.call(name, input));
   });
   let unsubscribe: (() => void) | null = null;
   ipcMain.handle(SUBSCRIBE_CHANNEL, (event, name: unknown, input: unknown) => {
@@ -197,6 +218,8 @@ async function main(): Promise<void> {
     return { action: 'deny' };
   });
   contents.session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  // Checks too (navigator.permissions, device APIs): Electron answers them "granted" by default.
+  contents.session.setPermissionCheckHandler(() => false);
 
   const dreamNow = async () => {
     const route = new URL(contents.getURL()).hash.match(/^#\/p\/([^/]+)/);
@@ -237,6 +260,5 @@ async function main(): Promise<void> {
   });
   app.on('activate', bringForward);
   app.on('window-all-closed', () => app.quit());
-  app.on('before-quit', () => void ctx.close());
   await win.loadURL(`${ORIGIN}/index.html`);
 }

@@ -1,0 +1,35 @@
+/**
+ * The window's calls into main, counted so that quitting the desktop app waits for the ones in
+ * flight — a save half-way through its history commit finishes — and refuses those asked after
+ * it began ("Memdir is stopping.", as the headless host answers while it stops). Electron ends
+ * the process right after `will-quit` without waiting for pending work, so main.ts holds the quit
+ * (`before-quit`) until {@link CallGate.close} and the app's own close are done.
+ *
+ * Plain Node: nothing here imports `electron`.
+ */
+
+/** What a call asked while Memdir stops is answered (the host's words: host-server.ts). */
+export const STOPPING = { ok: false as const, error: { code: 'unavailable', message: 'Memdir is stopping.' } };
+
+export class CallGate {
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+
+  /** Run `call`, unless the gate is closed: then `STOPPING`, and `call` is never begun. */
+  async run<T>(call: () => Promise<T>): Promise<T | typeof STOPPING> {
+    if (this.closed) return STOPPING;
+    const running = call();
+    this.inFlight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.inFlight.delete(running);
+    }
+  }
+
+  /** No new call begins; resolves once every call in flight has ended (failed ones too). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.inFlight]);
+  }
+}
