@@ -114,6 +114,16 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
     expect(strays).toEqual([]);
   });
 
+  it('carries no development package (electron, the test runner, the bundled renderer’s React): only what package-lock.json marks for run time', () => {
+    const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+    const packed = new Set(
+      files.map((f) => /^((?:node_modules\/(?:@[^/]+\/)?[^/]+\/?)+)/.exec(f)?.[1]?.replace(/\/$/, '')).filter((p) => p !== undefined && !/\/@[^/]+$/.test(p)),
+    );
+    const dev = [...packed].filter((p) => lock.packages[p]?.dev === true || lock.packages[p] === undefined);
+    expect(dev).toEqual([]);
+    expect(packed.size).toBeGreaterThan(0);
+  });
+
   it('leaves out the team serverʼs own dependencies', () => {
     const packed = files.filter((f) => SERVER_ONLY_DEPENDENCIES.some((name) => f === `node_modules/${name}` || f.startsWith(`node_modules/${name}/`)));
     expect(packed).toEqual([]);
