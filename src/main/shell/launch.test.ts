@@ -365,6 +365,22 @@ describe.runIf(unix)('npm start with Electronʼs binary', () => {
     expect(m.requests).toEqual([]);
   });
 
+  it('a binary that cannot be run (no execute permission) is said so in words, never a bare EACCES, pointing at npm run serve', async () => {
+    const override = path.join(root, 'no-exec');
+    const binary = await installFake(override);
+    await fs.chmod(binary, 0o644);
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'launch.ts')], {
+      cwd: REPO,
+      env: envFor({ ELECTRON_OVERRIDE_DIST_PATH: override }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(2);
+    expect(err).toBe(`memdir: Electron could not be started from ${binary}: permission denied. npm run serve starts the headless host instead.\n`);
+  });
+
   it('starts the host when MEMDIR_HEADLESS is set, even with the binary there', async () => {
     await installFake(path.join(pkg.dir, 'dist'));
     await fs.writeFile(path.join(pkg.dir, 'path.txt'), 'electron');

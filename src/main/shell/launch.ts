@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_ROOT } from '../core/app-root.js';
+import { failureWords } from '../../shared/failure-words.js';
 import { type ElectronPackage, findElectronPackage, installElectron, locateElectron } from './electron-binary.js';
 
 interface Manifest {
@@ -176,7 +177,9 @@ if (isMain) {
       // Like Electron's own cli.js: the app ends with the launcher, and the launcher with the app.
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.killed || child.kill(signal));
       child.on('error', (error) => {
-        process.stderr.write(`memdir: could not start Electron (${error.message}).\n`);
+        process.stderr.write(
+          `memdir: Electron could not be started from ${outcome.binary}: ${failureWords(error)}. npm run serve starts the headless host instead.\n`,
+        );
         process.exit(2);
       });
       child.on('close', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -117,7 +117,9 @@ describe.runIf(process.platform === 'linux')('the desktop package (electron-buil
   it('carries no development package (electron, the test runner, the bundled renderer’s React): only what package-lock.json marks for run time', () => {
     const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
     const packed = new Set(
-      files.map((f) => /^((?:node_modules\/(?:@[^/]+\/)?[^/]+\/?)+)/.exec(f)?.[1]?.replace(/\/$/, '')).filter((p) => p !== undefined && !/\/@[^/]+$/.test(p)),
+      files
+        .map((f) => /^((?:node_modules\/(?:@[^/]+\/)?[^/]+\/?)+)/.exec(f)?.[1]?.replace(/\/$/, ''))
+        .filter((p): p is string => p !== undefined && !/\/@[^/]+$/.test(p)),
     );
     const dev = [...packed].filter((p) => lock.packages[p]?.dev === true || lock.packages[p] === undefined);
     expect(dev).toEqual([]);
