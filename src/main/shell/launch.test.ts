@@ -434,6 +434,18 @@ describe.runIf(unix)('npm start with a damaged or deleted Electron binary', () =
     expect((await electronArgv(result))[0]).toBe(APP_MAIN);
   });
 
+  it('a damaged binary under ELECTRON_OVERRIDE_DIST_PATH (the userʼs own) is never started nor replaced: the host starts, saying why', async () => {
+    const m = await withMirror('zip');
+    const override = path.join(root, 'my-electron');
+    await fs.mkdir(override);
+    await fs.writeFile(path.join(override, 'electron'), '', { mode: 0o755 });
+    const { outcome: result, text } = await launch(envFor({ ELECTRON_OVERRIDE_DIST_PATH: override }));
+    expect(text).toContain(`ELECTRON_OVERRIDE_DIST_PATH points at ${path.join(override, 'electron')}, which is damaged (it is empty).`);
+    await expectHostServing(result);
+    expect(m.requests).toEqual([]);
+    expect(readFileSync(path.join(override, 'electron'), 'utf8')).toBe('');
+  });
+
   it('a deleted binary (path.txt still there) is downloaded again', async () => {
     const m = await withMirror('zip');
     const binary = await installed(FAKE_ELECTRON_SCRIPT);
