@@ -381,6 +381,22 @@ describe.runIf(unix)('npm start with Electronʼs binary', () => {
     expect(err).toBe(`memdir: Electron could not be started from ${binary}: permission denied. npm run serve starts the headless host instead.\n`);
   });
 
+  it('an app that crashes (ended by a signal it was not sent) is said so in a sentence, not a silent exit', async () => {
+    const override = path.join(root, 'crashing');
+    await fs.mkdir(override);
+    await fs.writeFile(path.join(override, 'electron'), '#!/bin/sh\nkill -SEGV $$\n', { mode: 0o755 });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'launch.ts')], {
+      cwd: REPO,
+      env: envFor({ ELECTRON_OVERRIDE_DIST_PATH: override }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(err).toBe('memdir: the desktop app stopped unexpectedly (it crashed). npm run serve starts the headless host instead.\n');
+  });
+
   it('starts the host when MEMDIR_HEADLESS is set, even with the binary there', async () => {
     await installFake(path.join(pkg.dir, 'dist'));
     await fs.writeFile(path.join(pkg.dir, 'path.txt'), 'electron');

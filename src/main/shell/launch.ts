@@ -175,14 +175,26 @@ if (isMain) {
     if (outcome.kind === 'electron') {
       const { child } = outcome;
       // Like Electron's own cli.js: the app ends with the launcher, and the launcher with the app.
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.killed || child.kill(signal));
+      const forwarded = new Set<NodeJS.Signals>();
+      for (const signal of ['SIGINT', 'SIGTERM'] as const)
+        process.on(signal, () => {
+          forwarded.add(signal);
+          if (!child.killed) child.kill(signal);
+        });
       child.on('error', (error) => {
         process.stderr.write(
           `memdir: Electron could not be started from ${outcome.binary}: ${failureWords(error)}. npm run serve starts the headless host instead.\n`,
         );
         process.exit(2);
       });
-      child.on('close', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+      child.on('close', (code, signal) => {
+        // Ended by a signal nobody here sent: a crash (Chromium's own lines above say more) or a kill.
+        if (signal && !forwarded.has(signal)) {
+          const how = ['SIGSEGV', 'SIGABRT', 'SIGTRAP', 'SIGBUS', 'SIGILL', 'SIGFPE'].includes(signal) ? 'it crashed' : 'it was ended from outside';
+          process.stderr.write(`memdir: the desktop app stopped unexpectedly (${how}). npm run serve starts the headless host instead.\n`);
+        }
+        process.exit(code ?? (signal ? 1 : 0));
+      });
     } else {
       const stop = () => void outcome.host.close().then(() => process.exit(0));
       process.on('SIGINT', stop);
