@@ -13,11 +13,13 @@ import type { StoredDraft } from '../../shared/contract/drafts.js';
 import type { MemoryDoc } from '../../shared/contract/memories.js';
 import { indexImpact, type IndexImpact } from '../../shared/index-impact.js';
 import { MEMORY_TYPES, type MemoryType, type Scope, defaultScope, scopeRefusal } from '../../shared/memory-types.js';
+import { TEAM_DIR } from '../../shared/limits.js';
 import { memoryTextTooLarge } from '../../shared/size-text.js';
 import { call } from '../transport/transport.js';
 import { coalescedReads } from './coalesced-read.js';
 import { draftKey, isThisWindow, useDrafts } from './drafts.js';
 import { messageOf, type SecretAsk, secretAskOf } from './errors.js';
+import { useNav } from './nav.js';
 import { useToasts } from './toasts.js';
 import { offerUndo } from './undo.js';
 
@@ -40,6 +42,9 @@ export interface EditorTarget {
   scope: Scope;
   file: string | null;
 }
+
+/** How a team memory's path in the memory dir (and its history) begins. */
+const TEAM_PREFIX = `${TEAM_DIR}/`;
 
 export function sameTarget(a: EditorTarget | null, b: EditorTarget | null): boolean {
   if (!a || !b) return a === b;
@@ -295,6 +300,37 @@ export const useEditor = create<EditorState>()((set, get) => {
     set({ ...initial });
     return get().open(target, { memoryDir });
   };
+  /**
+   * The open memory goes on under another name (`next`): an edit not yet saved follows it there,
+   * the old name keeps no draft. The one way the editor moves with a file: its own rename, and a
+   * recorded change that renamed the file away while it was open (`renamedAway`).
+   */
+  const moveTo = async (from: EditorTarget, next: EditorTarget): Promise<void> => {
+    const { doc, draft, memoryDir } = get();
+    if (!memoryDir) return;
+    const dirty = isDirty(doc, draft);
+    await useDrafts.getState().discard({ dir: from.dir, scope: from.scope, file: from.file });
+    if (dirty && draft && doc) useDrafts.getState().keep(toStored(next, memoryDir, { ...doc, file: next.file! }, draft));
+    await useDrafts.getState().flush();
+    await reopen(next, memoryDir);
+  };
+  /**
+   * Where the open memory went when it is gone from disk because a recorded change renamed it
+   * (Memdir's rename in another window, the Undo or Redo of one, Claude Code's `mv` recorded
+   * from outside): its name now, from the newest history entry that touched it; null when that
+   * entry deleted it (or history cannot say).
+   */
+  const renamedAway = async (target: EditorTarget): Promise<EditorTarget | null> => {
+    const rel = target.scope === 'team' ? `${TEAM_PREFIX}${target.file}` : target.file!;
+    const [last] = (await call('history.list', { dir: target.dir, file: rel, limit: 1 })).entries;
+    if (!last) return null;
+    // A history filtered by one file shows its rename as the file's delete: the whole entry says where it went.
+    const { entries } = await call('history.list', { dir: target.dir, limit: 50 });
+    const moved = entries.find((e) => e.rev === last.rev)?.files.find((f) => f.status === 'renamed' && f.from === rel);
+    if (!moved) return null;
+    const team = moved.path.startsWith(TEAM_PREFIX);
+    return { dir: target.dir, scope: team ? 'team' : 'private', file: team ? moved.path.slice(TEAM_PREFIX.length) : moved.path };
+  };
   /** The open file as it is on disk now, against what the editor holds once the read is back (the person may have typed meanwhile). */
   const checkDisk = async (target: EditorTarget): Promise<void> => {
     const ours = () => sameTarget(changing, target);
@@ -306,6 +342,24 @@ export const useEditor = create<EditorState>()((set, get) => {
       const { doc, draft, missing, conflict } = get();
       if (!fresh) {
         if (missing) return;
+        // Renamed, not deleted: the editor goes on under the new name, saying so.
+        const next = await renamedAway(target).catch(() => null);
+        if (next && sameTarget(get().target, target) && !get().saving) {
+          await moveTo(target, next);
+          // The page that showed it (the route decides what is open) shows it under the new name.
+          const route = useNav.getState().route;
+          if (route.view === 'project' && route.dir === target.dir && route.file === target.file && (route.scope ?? 'private') === target.scope)
+            useNav.getState().go({ ...route, scope: next.scope, file: next.file! });
+          if (sameTarget(get().target, next))
+            set({
+              notice: {
+                kind: 'reloaded',
+                text: `${target.file} was renamed to ${next.file}${next.scope === target.scope ? '' : ` (${next.scope})`}: it is shown under its new name.`,
+              },
+            });
+          return;
+        }
+        if (!sameTarget(get().target, target) || get().missing) return;
         // Deleted on disk while open: keep what was shown as a draft, offer to recreate it.
         set({ missing: true, error: `${target.file} was deleted on disk while it was open. Your version is kept: recreate the file from it, or close.` });
         persist();
@@ -540,7 +594,7 @@ export const useEditor = create<EditorState>()((set, get) => {
       });
     },
     async rename(to, allowSecrets) {
-      const { target, doc, draft, memoryDir } = get();
+      const { target, memoryDir } = get();
       if (!target || target.file === null || !memoryDir) return null;
       set({ pendingSecrets: null });
       const from = target.file;
@@ -554,12 +608,7 @@ export const useEditor = create<EditorState>()((set, get) => {
             ...(allowSecrets?.length ? { allowSecrets } : {}),
           });
           // An unsaved edit follows the file to its new name.
-          const dirty = isDirty(doc, draft);
-          await useDrafts.getState().discard({ dir: target.dir, scope: target.scope, file: from });
-          const next = { dir: target.dir, scope: target.scope, file };
-          if (dirty && draft && doc) useDrafts.getState().keep(toStored(next, memoryDir, { ...doc, file }, draft));
-          await useDrafts.getState().flush();
-          await reopen(next, memoryDir);
+          await moveTo(target, { dir: target.dir, scope: target.scope, file });
           offerUndo(target.dir, rev, `Renamed to ${file}.`);
           return file;
         } catch (error) {
