@@ -49,7 +49,8 @@ describe.skipIf(!HAS_BROWSER)(`the editor follows a memory renamed while it is o
     await fs.mkdir(memory, { recursive: true });
     await fs.writeFile(path.join(memory, 'a.md'), topic('A', 'alpha', 'aaa'));
     await fs.writeFile(path.join(memory, 'b.md'), topic('B', 'beta', 'bbb'));
-    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [A](a.md) — alpha\n- [B](b.md) — beta\n');
+    await fs.writeFile(path.join(memory, 'c.md'), topic('C', 'gamma', 'ccc'));
+    await fs.writeFile(path.join(memory, 'MEMORY.md'), '- [A](a.md) — alpha\n- [B](b.md) — beta\n- [C](c.md) — gamma\n');
     dataDir = path.join(root, 'data');
     host = await startHost(['--home', path.join(root, 'home'), '--port', '0', '--data-dir', dataDir]);
     browser = await launchBrowser();
@@ -104,6 +105,25 @@ describe.skipIf(!HAS_BROWSER)(`the editor follows a memory renamed while it is o
     expect(await w1.getByRole('textbox', { name: /^Description/ }).inputValue()).toBe('beta, typed');
     await expect.poll(stored).toEqual(['b-moved.md']);
     expect(await w1.getByRole('status', { name: 'Changed elsewhere' }).textContent()).toContain('b.md was renamed to b-moved.md');
+    expect(errors).toEqual([]);
+  });
+
+  it('a delete in another window, then its Undo: the window that had it open shows it again and keeps no draft of it', async () => {
+    const w2 = await open('c.md');
+    const w1 = await open('c.md');
+    const draftsBefore = (await w2.getByRole('button', { name: /^Drafts/ }).textContent())?.trim();
+    await w1.getByRole('button', { name: 'Delete', exact: true }).click();
+    await w1.getByRole('button', { name: 'Delete', exact: true }).last().click();
+    const toast = w1.getByRole('status').filter({ hasText: 'Deleted c.md.' });
+    await toast.waitFor();
+    await w2.getByRole('region', { name: 'Deleted on disk' }).waitFor();
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await w1.getByRole('status').filter({ hasText: 'Undone.' }).waitFor();
+    await expect.poll(() => w2.getByRole('region', { name: 'Deleted on disk' }).count()).toBe(0);
+    expect(await w2.getByRole('textbox', { name: /^Description/ }).inputValue()).toBe('gamma');
+    // Before: the window showed c.md as it is again, but the draft of it, never edited, stayed under Drafts.
+    await expect.poll(stored).not.toContain('c.md');
+    await expect.poll(async () => (await w2.getByRole('button', { name: /^Drafts/ }).textContent())?.trim()).toBe(draftsBefore);
     expect(errors).toEqual([]);
   });
 });

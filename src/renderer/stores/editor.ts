@@ -366,7 +366,7 @@ export const useEditor = create<EditorState>()((set, get) => {
         return;
       }
       if (doc && fresh.text === doc.text && !missing) return;
-      if (!isDirty(doc, draft) && conflict === null)
+      if (!isDirty(doc, draft) && conflict === null) {
         set({
           doc: fresh,
           draft: draftOf(fresh, target.scope),
@@ -374,7 +374,9 @@ export const useEditor = create<EditorState>()((set, get) => {
           error: null,
           notice: { kind: 'reloaded', text: `${target.file} was just changed in another window or by another program: it is shown as it is now.` },
         });
-      else {
+        // The draft this window kept while the file was gone (a delete, then its Undo) holds nothing of the person's: it goes.
+        if (missing) persist();
+      } else {
         set({
           conflict: fresh.text,
           missing: false,
