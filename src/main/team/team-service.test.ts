@@ -291,6 +291,39 @@ describe('team sync in the app', () => {
     expect((await ok<{ state: string }>(b.api, 'team.status', { dir: '-work-app' })).state).toBe('synced');
   });
 
+  it("the Undo of a conflict's resolution opens the conflict again (the team's version on disk, mine kept); its Redo resolves it again", async () => {
+    const mine = topic('Deploys', 'project', 'No deploys on Fridays.\nRollbacks need two reviewers.\nB: never on red CI.');
+    const theirs = topic('Deploys', 'project', 'No deploys on Fridays.\nRollbacks need two reviewers.\nA: one from security for auth code.');
+    await fs.writeFile(path.join(a.memoryDir, 'team', 'project_deploys.md'), theirs);
+    await fs.writeFile(path.join(b.memoryDir, 'team', 'project_deploys.md'), mine);
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    const [conflict] = (await ok<{ conflicts: { id: string }[] }>(b.api, 'team.status', { dir: '-work-app' })).conflicts;
+    const resolved = await ok<{ rev: string }>(b.api, 'team.resolve', { dir: '-work-app', id: conflict!.id, take: 'mine' });
+    const file = path.join(b.memoryDir, 'team', 'project_deploys.md');
+    expect(await fs.readFile(file, 'utf8')).toBe(mine);
+
+    const undone = await ok<{ entry: { rev: string } }>(b.api, 'history.undo', { dir: '-work-app', rev: resolved.rev });
+    expect(await fs.readFile(file, 'utf8')).toBe(theirs);
+    // Before: the conflict stayed "resolved (took mine)" and the state said synced: the choice was gone.
+    const reopened = await ok<{ state: string; conflicts: { id: string }[]; resolved: { id: string }[] }>(b.api, 'team.status', { dir: '-work-app' });
+    expect(reopened.state).toBe('conflicts');
+    expect(reopened.conflicts.map((c) => c.id)).toEqual([conflict!.id]);
+    expect(reopened.resolved.map((c) => c.id)).not.toContain(conflict!.id);
+    const detail = await ok<{ mine: string; theirs: string }>(b.api, 'team.conflict', { dir: '-work-app', id: conflict!.id });
+    expect(detail).toMatchObject({ mine, theirs });
+
+    // Redo (the undo of the undo): mine is back on disk, and the conflict is resolved again.
+    await ok(b.api, 'history.undo', { dir: '-work-app', rev: undone.entry.rev });
+    expect(await fs.readFile(file, 'utf8')).toBe(mine);
+    const redone = await ok<{ conflicts: { id: string }[]; resolved: { id: string; resolution: string }[] }>(b.api, 'team.status', { dir: '-work-app' });
+    expect(redone.conflicts).toEqual([]);
+    expect(redone.resolved).toContainEqual(expect.objectContaining({ id: conflict!.id, resolution: 'mine' }));
+    await ok(b.api, 'team.sync', { dir: '-work-app' });
+    await ok(a.api, 'team.sync', { dir: '-work-app' });
+    expect(await fs.readFile(path.join(a.memoryDir, 'team', 'project_deploys.md'), 'utf8')).toBe(mine);
+  });
+
   it('raises a secret alert (event included), then redacts it in place with a history entry, and the file goes up', async () => {
     a.events.length = 0;
     await fs.writeFile(path.join(a.memoryDir, 'team', 'reference_ci.md'), topic('CI', 'reference', `The CI bot token is ${GITHUB_TOKEN} for now.`));

@@ -281,6 +281,17 @@ export class TeamService {
     return result;
   }
 
+  /**
+   * After History's Undo of entry `undone` (by the new entry `by`) in project `dir`: a team conflict
+   * resolution it took back is open again, one a Redo put back is resolved again (sync/conflicts.ts
+   * `followUndoneResolution`). A project not connected has no conflicts: nothing to follow.
+   */
+  async followUndo(dir: string, undone: string, by: string | null): Promise<void> {
+    const { connection } = await this.connectionOf(dir);
+    const running = connection ? await this.scheduler.engine(connection) : null;
+    if (running && (await running.sync.followUndo(undone, by))) this.host.events.publish({ type: 'team-changed', dir });
+  }
+
   /** Move a memory between private and team (a secret in its name only when allowed); a connected project syncs it soon after. */
   async move(dir: string, file: string, to: Scope, allowSecrets?: readonly string[]): Promise<{ file: string; scope: Scope; rev: string | null }> {
     const { project } = await this.connectionOf(dir);

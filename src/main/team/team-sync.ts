@@ -23,7 +23,7 @@ import { MemoryLockError } from '../core/lock.js';
 import { TeamClientError } from './team-client.js';
 import { type TeamDir, TeamPathError, checkTeamDir } from './team-paths.js';
 import { lockSyncState } from './sync-state.js';
-import { conflictDetail, resolveConflict, shownConflict } from './sync/conflicts.js';
+import { conflictDetail, followUndoneResolution, resolveConflict, shownConflict } from './sync/conflicts.js';
 import { type Cycle, SyncEngine, type TeamSyncOptions, TeamSyncError, emptyReport } from './sync/engine.js';
 import { pull, verifyPushed } from './sync/pull.js';
 import { computeDelta } from './sync/delta.js';
@@ -346,5 +346,10 @@ export class TeamSync {
     const done = await this.exclusive(() => resolveConflict(this.e, id, take, opts));
     const report = take === 'server' ? null : await this.sync();
     return { ...done, report };
+  }
+
+  /** The entry `undone` was undone by `by`: a resolution it wrote is taken back (its conflict open again), or put back by a Redo. */
+  async followUndo(undone: string, by: string | null): Promise<boolean> {
+    return this.exclusive(() => followUndoneResolution(this.e, undone, by));
   }
 }

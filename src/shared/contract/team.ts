@@ -42,6 +42,13 @@ export const teamConflictSchema = z.object({
   status: z.enum(['open', 'resolved']),
   resolution: z.enum(CONFLICT_RESOLUTIONS).nullable(),
   resolvedAt: z.string().nullable(),
+  /** The history entry that wrote the resolution (null: nothing was written): its Undo opens the conflict again. */
+  resolvedRev: z.string().nullable().optional(),
+  /** The resolution an Undo took back (entry `rev`, choice `take`): the Redo of that Undo resolves it again so. */
+  reopened: z
+    .object({ rev: z.string(), take: z.enum(CONFLICT_RESOLUTIONS) })
+    .nullable()
+    .optional(),
 });
 export type TeamConflict = z.infer<typeof teamConflictSchema>;
 

@@ -151,8 +151,32 @@ export async function resolveConflict(
     const seen = e.server.get(conflict.key) ?? conflict.serverSha;
     e.setBase(conflict.key, seen);
   }
-  Object.assign(conflict, { status: 'resolved', resolution: take, resolvedAt: e.now().toISOString() });
+  Object.assign(conflict, { status: 'resolved', resolution: take, resolvedAt: e.now().toISOString(), resolvedRev: rev, reopened: null });
   e.dirty = true;
   await e.persist();
   return { conflict: await shownConflict(conflict), rev };
+}
+
+/**
+ * The history entry `undone` was undone by the entry `by` (History's Undo, a toast's, `memdir
+ * undo`): a conflict that entry resolved is open again — the file is back as the pull left it, the
+ * kept version is still kept, the person chooses again; and one whose resolution an earlier Undo
+ * took back (`undone` is that Undo: a Redo) is resolved again, as it was. Whether any changed.
+ */
+export async function followUndoneResolution(e: SyncEngine, undone: string, by: string | null): Promise<boolean> {
+  let changed = false;
+  for (const c of e.state.conflicts) {
+    if (c.status === 'resolved' && c.resolvedRev === undone && c.resolution && (await e.stateFile.readConflictBytes(c))) {
+      Object.assign(c, { status: 'open', reopened: by ? { rev: by, take: c.resolution } : null, resolution: null, resolvedAt: null, resolvedRev: null });
+      changed = true;
+    } else if (c.status === 'open' && c.reopened?.rev === undone) {
+      Object.assign(c, { status: 'resolved', resolution: c.reopened.take, resolvedAt: e.now().toISOString(), resolvedRev: by, reopened: null });
+      changed = true;
+    }
+  }
+  if (changed) {
+    e.dirty = true;
+    await e.persist();
+  }
+  return changed;
 }
