@@ -307,12 +307,13 @@ describe('restoring', () => {
     });
     const entry = await restoreFromHistory(mem, v1, { dataDir, file: 'a.md' });
     expect(entry).toMatchObject({ source: 'restore', files: [{ path: 'a.md', status: 'modified' }] });
-    expect(entry?.summary).toMatch(new RegExp(`^Restored a.md as of ${v1.slice(0, 7)} `));
+    // In words a person reads in History and in an undo's refusal: the change it goes back to and when, not a commit id and an ISO time.
+    expect(entry?.summary).toMatch(/^Restored a\.md as it was after “v1” \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)$/);
     expect(await read('a.md')).toBe('v1\n');
     expect(await read('b.md')).toBe('b\n');
     expect(await restoreFromHistory(mem, v1, { dataDir, file: 'a.md' })).toBeNull();
     const err = await historyError(restoreFromHistory(mem, v1, { dataDir, file: 'b.md' }));
-    expect(err.message).toMatch(/^b.md did not exist at /);
+    expect(err.message).toMatch(/^b\.md did not exist after “v1” \(/);
   });
 
   it('restores a whole snapshot: adds back, reverts and removes', async () => {

@@ -435,10 +435,12 @@ export async function restoreFromHistory(
   const repo = await requireRepo(memoryDir, opts.dataDir);
   const hash = await resolveRev(repo, rev, memoryDir);
   await refuseUndoneImport(repo, hash);
-  const when = (await git(repo, ['show', '-s', '--format=%cI', hash])).stdout.trim();
-  const point = `${hash.slice(0, 7)} (${when})`;
+  // The point in words a person reads (History, an undo's refusal naming this entry): the change it
+  // goes back to and when — not a commit id and an ISO time.
+  const [when = '', subject = ''] = (await git(repo, ['show', '-s', '--format=%cI%n%s', hash])).stdout.split('\n');
+  const point = `after “${subject.trim()}” (${new Date(when.trim()).toISOString().slice(0, 16).replace('T', ' ')} UTC)`;
   const as = file !== undefined && opts.as !== undefined && opts.as !== file ? checkFile(opts.as) : undefined;
-  const summary = file ? `Restored ${file}${as ? ` as ${as}` : ''} as of ${point}` : `Restored all memories as of ${point}`;
+  const summary = file ? `Restored ${file}${as ? ` as ${as}` : ''} as it was ${point}` : `Restored all memories as they were ${point}`;
   const { entry } = await transact(memoryDir, { source: 'restore', summary, dataDir: opts.dataDir }, async () => {
     await opts.first?.();
     if (file) await restoreFile(repo, hash, file, memoryDir, point, as);
@@ -533,8 +535,8 @@ export async function planRestore(
 
 async function restoreFile(repo: ShadowRepo, hash: string, file: string, memoryDir: string, point: string, as = file): Promise<void> {
   const entry = (await listTree(repo, hash, file)).find((e) => e.path === file);
-  if (!entry) throw new HistoryError('not-found', `${file} did not exist at ${point}; there is nothing to restore`);
-  if (!isRegularBlob(entry)) throw new HistoryError('bad-path', `${file} was not a regular file at ${point}; Memdir only restores files`);
+  if (!entry) throw new HistoryError('not-found', `${file} did not exist ${point}; there is nothing to restore`);
+  if (!isRegularBlob(entry)) throw new HistoryError('bad-path', `${file} was not a regular file ${point}; Memdir only restores files`);
   await writeFileAtomic(memoryDir, as, await readBlob(repo, entry.oid));
 }
 

@@ -91,7 +91,7 @@ it('restoring a deleted memory where there is no MEMORY.md writes the index Clau
   const [gone] = await deletedFiles(memoryDir(), { dataDir: where.dataDir! });
   const restored = await restoreMemoryFile({ memoryDir: memoryDir(), dataDir: where.dataDir!, rev: gone!.rev, file: gone!.path });
   expect(await read('MEMORY.md')).toBe(`${built}- [Gone](gone.md) — a memory deleted and brought back\n`);
-  expect(restored.entry!.summary).toMatch(/^Restored gone\.md as of .*; MEMORY\.md written with the 2 pointers Claude Code would have built$/);
+  expect(restored.entry!.summary).toMatch(/^Restored gone\.md as it was after .*; MEMORY\.md written with the 2 pointers Claude Code would have built$/);
   await undoChange({ memoryDir: memoryDir(), dataDir: where.dataDir!, rev: restored.entry!.rev });
   await expect(fs.lstat(path.join(memoryDir(), 'MEMORY.md'))).rejects.toThrow();
   await expect(fs.lstat(path.join(memoryDir(), 'gone.md'))).rejects.toThrow();
