@@ -245,7 +245,12 @@ describe.skipIf(!HAS_BROWSER)(`curation that never loses an edit${HAS_BROWSER ? 
     await page.getByRole('button', { name: 'Memories', exact: true }).click();
     await page.getByRole('button', { name: 'History', exact: true }).click();
     const timeline = page.getByRole('list', { name: 'History' });
-    await timeline.getByRole('button').first().filter({ hasText: 'Changes made outside Memdir' }).click();
+    // Its source first: a restore's summary now names the change it went back to ("…after “Changes made outside Memdir”").
+    await timeline
+      .getByRole('button')
+      .first()
+      .filter({ hasText: /^external\s*Changes made outside Memdir/ })
+      .click();
     const diff = page.getByRole('region', { name: 'Changes to project_runbook.md' });
     await diff.getByText('… 4 unchanged lines').waitFor();
     await diff.getByText('… 26 unchanged lines').waitFor();

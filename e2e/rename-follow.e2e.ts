@@ -126,4 +126,30 @@ describe.skipIf(!HAS_BROWSER)(`the editor follows a memory renamed while it is o
     await expect.poll(async () => (await w2.getByRole('button', { name: /^Drafts/ }).textContent())?.trim()).toBe(draftsBefore);
     expect(errors).toEqual([]);
   });
+
+  it('a whole-snapshot restore over a rename says as many files as its confirmation did (a rename is two names)', async () => {
+    const page = await open('a.md');
+    await page.getByRole('button', { name: 'Rename', exact: true }).click();
+    await page.getByLabel('New file name').fill('a-later.md');
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Renamed to a-later.md.' }).waitFor();
+    await page.goto(`${host.url}#/p/${DIR}/history`);
+    // The point before the rename: the entry that made c.md come back.
+    await page
+      .getByRole('button', { name: /^restore\s+Undo: Delete c\.md/ })
+      .first()
+      .click();
+    await page.getByRole('button', { name: 'Restore whole snapshot…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore the whole snapshot?' });
+    const confirm = dialog.getByRole('button', { name: /^Restore \d+ files$/ });
+    const planned = /\d+/.exec((await confirm.textContent()) ?? '')![0];
+    await confirm.click();
+    // Before: "Restore 2 files", then "Restored the whole snapshot: 1 file changed." (the rename counted once).
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Restored the whole snapshot: ${planned} files changed.` })
+      .waitFor();
+    expect(await fs.readFile(path.join(memory, 'a.md'), 'utf8')).toBe(topic('A', 'alpha', 'aaa'));
+    expect(errors).toEqual([]);
+  });
 });

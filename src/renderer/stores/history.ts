@@ -169,7 +169,9 @@ export const useHistory = create<HistoryState>()((set, get) => {
       set({ pendingRestore: null });
       try {
         const { entry } = await call('history.restore', { dir, rev: pending.rev });
-        if (entry) offerUndo(dir, entry.rev, `Restored the whole snapshot: ${plural(entry.files.length, 'file')} changed.`);
+        // Counted as its confirmation counted them, one per name: a rename back is a file brought back and one removed.
+        const files = entry ? entry.files.reduce((n, f) => n + (f.status === 'renamed' ? 2 : 1), 0) : 0;
+        if (entry) offerUndo(dir, entry.rev, `Restored the whole snapshot: ${plural(files, 'file')} changed.`);
         else useToasts.getState().show('info', 'Nothing to restore: it is already that way.');
         await get().load(dir);
       } catch (error) {
