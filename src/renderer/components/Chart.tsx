@@ -6,15 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './charts.css';
-
-/**
- * A time axis with a little room either side: one point is not drawn over years, and changes made
- * seconds apart (a fresh project) are spread across the chart rather than stacked in one column.
- */
-export function spread(_u: uPlot, min: number, max: number): [number, number] {
-  const pad = Math.max(5, (max - min) * 0.04);
-  return [min - pad, max + pad];
-}
+import { timeDomain, timeLabels } from './time-axis.js';
 
 /** The app's colours, read from its CSS variables (the theme in force). */
 export interface ChartTheme {
@@ -78,7 +70,39 @@ export function Chart({
     if (!el) return;
     const axis = { stroke: theme.muted, grid: { stroke: theme.border, width: 1 }, ticks: { stroke: theme.border, width: 1 } };
     const base = options(theme);
-    const plot = new uPlot({ ...base, axes: (base.axes ?? []).map((a) => ({ ...axis, ...a })), width, height }, data, el);
+    // The x axis is time (seconds): its span and its words are time-axis.ts's, and the words drawn
+    // on the canvas are also on the chart's element (data-axis-from/to, data-axis-labels) to be read.
+    let drawn: string[] = [];
+    const timeX: uPlot.Axis = {
+      values: (_u, splits, _i, _space, incr) => (drawn = timeLabels(splits, incr)),
+      size: 44,
+      space: 56,
+    };
+    const [first = {}, ...rest] = base.axes ?? [];
+    const plot = new uPlot(
+      {
+        ...base,
+        scales: { ...base.scales, x: { time: true, range: (u) => timeDomain(u.data[0]) ?? [0, 1], ...base.scales?.x } },
+        axes: [{ ...axis, ...timeX, ...first }, ...rest.map((a) => ({ ...axis, ...a }))],
+        hooks: {
+          ...base.hooks,
+          draw: [
+            ...(base.hooks?.draw ?? []),
+            (u) => {
+              const { min, max } = u.scales.x!;
+              if (min === undefined || max === undefined) return;
+              el.dataset.axisFrom = new Date(min * 1000).toISOString();
+              el.dataset.axisTo = new Date(max * 1000).toISOString();
+              el.dataset.axisLabels = drawn.map((l) => l.replace('\n', ' ')).join(' | ');
+            },
+          ],
+        },
+        width,
+        height,
+      },
+      data,
+      el,
+    );
     return () => plot.destroy();
   }, [data, options, theme, width, height]);
   return <div ref={host} className="chart-canvas" role="img" aria-label={label} />;

@@ -2,7 +2,7 @@
 import { useCallback, useMemo } from 'react';
 import uPlot from 'uplot';
 import type { DreamRecord } from '../../shared/contract/dream.js';
-import { Chart, type ChartTheme, spread } from './Chart.js';
+import { Chart, type ChartTheme } from './Chart.js';
 
 export function DreamChart({ dreams }: { dreams: readonly DreamRecord[] }) {
   const shown = useMemo(() => [...dreams].filter((d) => d.status !== 'running').sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt)), [dreams]);
@@ -13,7 +13,7 @@ export function DreamChart({ dreams }: { dreams: readonly DreamRecord[] }) {
   }, [shown]);
   const options = useCallback(
     (theme: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => ({
-      scales: { x: { time: true, range: spread }, usd: { auto: true, range: (_u, _min, max) => [0, Math.max(max, 0.01)] } },
+      scales: { usd: { auto: true, range: (_u, _min, max) => [0, Math.max(max, 0.01)] } },
       axes: [{}, { label: 'tokens', size: 64 }, { scale: 'usd', side: 1, label: 'USD', size: 60, grid: { show: false } }],
       series: [
         {},

@@ -8,7 +8,7 @@ import type uPlot from 'uplot';
 import { INDEX_MAX_LINES } from '../../shared/limits.js';
 import { useHistory } from '../stores/history.js';
 import { useTimeline } from '../stores/timeline.js';
-import { Chart, type ChartTheme, spread } from './Chart.js';
+import { Chart, type ChartTheme } from './Chart.js';
 import { when } from './format.js';
 
 const MARKED = new Set(['dream', 'sync']);
@@ -45,7 +45,6 @@ export function ProjectTimeline({ dir, version }: { dir: string; version: unknow
   }, [points]);
   const options = useCallback(
     (theme: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => ({
-      scales: { x: { time: true, range: spread } },
       legend: { show: true },
       cursor: { points: { size: 6 } },
       axes: [{}, { label: 'memories · index lines', size: 56 }],
