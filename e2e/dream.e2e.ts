@@ -97,6 +97,24 @@ describe.skipIf(!HAS_BROWSER)(`dream${HAS_BROWSER ? '' : ` (skipped: ${MISSING_B
     await expect.poll(() => entry.textContent()).toMatch(/^dreamdream \d{8}-\d{6}-[0-9a-f]{4}/);
   });
 
+  it("at a laptop's 1024×700 the dream's tables stay inside its section (the Files changed table stuck out ~17 px)", async () => {
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.getByRole('button', { name: 'Dream', exact: true }).click();
+    await page.getByRole('table', { name: 'Files changed' }).waitFor();
+    await page.getByRole('region', { name: /^Dream \d/ }).screenshot({ path: artifact('07-dream-1024.png') });
+    const out = await page.evaluate(`[...document.querySelectorAll('.dream-detail table, .dream table')].map((t) => {
+      const box = t.closest('section') || t.parentElement;
+      const r = t.getBoundingClientRect();
+      const edge = box.getBoundingClientRect().left + box.clientLeft + box.clientWidth;
+      return { table: t.getAttribute('aria-label') || t.className || box.getAttribute('aria-label'), right: r.right, edge, scrolls: document.scrollingElement.scrollWidth > innerWidth };
+    })`);
+    for (const t of out as { table: string; right: number; edge: number; scrolls: boolean }[]) {
+      expect(t.right, `table "${t.table}" ends inside its section`).toBeLessThanOrEqual(t.edge + 0.5);
+      expect(t.scrolls).toBe(false);
+    }
+    await page.setViewportSize({ width: 1440, height: 1000 });
+  });
+
   it('reverts the dream: the pre-dream content comes back', async () => {
     await page.getByRole('button', { name: 'Dream', exact: true }).click();
     await page.getByRole('button', { name: 'Revert this dream' }).click();

@@ -7,6 +7,7 @@
 import { useEffect, useRef } from 'react';
 import type { DreamRecord, DreamStatusView } from '../../shared/contract/dream.js';
 import { plural } from '../../shared/size-text.js';
+import { Breakable } from '../components/Breakable.js';
 import { DiffView } from '../components/DiffView.js';
 import { DreamChart } from '../components/DreamChart.js';
 import { DreamProgress } from '../components/DreamProgress.js';
@@ -158,20 +159,24 @@ function DreamDetail({ dream }: { dream: DreamRecord }) {
                 <td>
                   <span className={`badge ${c.action === 'delete' ? 'error' : c.action === 'create' ? 'ok' : ''}`}>{c.action}</span>
                 </td>
-                <td>
+                <td className="file">
                   {dream.rev ? (
                     <button className="link" onClick={() => void select(dream.id, diffFile === c.file ? null : c.file)} title="Show only this file's diff">
-                      <code>{c.file}</code>
+                      <code>
+                        <Breakable text={c.file} />
+                      </code>
                     </button>
                   ) : (
-                    <code>{c.file}</code>
+                    <code>
+                      <Breakable text={c.file} />
+                    </code>
                   )}
                 </td>
                 <td>
                   <span className="chip">{c.kind}</span>
                   {c.status !== 'applied' && <span className="chip">{c.status}</span>}
                 </td>
-                <td className="small">{c.status === 'skipped' ? c.skippedReason : c.reason}</td>
+                <td className="small reason">{c.status === 'skipped' ? c.skippedReason : c.reason}</td>
               </tr>
             ))}
           </tbody>
