@@ -55,13 +55,14 @@ const MemoryRowView = memo(function MemoryRowView({ row, start, open, picked, ac
         >
           {picked ? '☑' : '☐'}
         </span>
+        {row.scope === 'team' && <span className="chip team">team</span>}
         <span className="memory-name">{row.name}</span>
       </div>
       {/* The second line: what kind of memory, its description (the part that gives way), then
-          its badges at the right, always whole — the title above has the row's width to itself. */}
+          its badges at the right, always whole — the title above has the row's width to itself
+          (after a team memory's "team": on this line it left the description "De…" at 1024 px). */}
       <div className="memory-row-bottom">
         <span className={`chip type-${row.type ?? 'none'}`}>{row.type ?? 'no type'}</span>
-        {row.scope === 'team' && <span className="chip team">team</span>}
         <span className="memory-desc muted">{row.description || <em>no description</em>}</span>
         {draft && (
           <span className="badge draft" title="You have unsaved changes to this memory, kept as a draft">
