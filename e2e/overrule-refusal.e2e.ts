@@ -2,8 +2,9 @@
  * A refusal a choice overrules is offered with that choice in the app, as the CLI names its flag:
  * connecting the Team sync tab to a server on another machine over plain http is refused (the
  * token would travel unencrypted), and the refusal carries the button that allows plain http and
- * connects — one click, the box ticked, the connection made. (`http://[::ffff:127.0.0.1]` is this
- * machine by another name: not one the loopback rule knows, so it is refused as another machine.)
+ * connects — one click, the box ticked, the connection made. The server listens on this machine's
+ * own network address (not loopback): what another machine's would be, as far as the rule can tell.
+ * (`[::ffff:127.0.0.1]` served here before; it is this machine, and the loopback rule knows it now.)
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -22,7 +23,13 @@ requireBrowser();
 const MEMDIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../out/cli/memdir.js');
 const run = promisify(execFile);
 
-describe.skipIf(!HAS_BROWSER)(`a refusal the app can overrule${HAS_BROWSER ? '' : ` (skipped: ${MISSING_BROWSER})`}`, () => {
+/** This machine's address on a network (IPv4, not loopback), or undefined when it has none. */
+const NETWORK_ADDRESS = Object.values(os.networkInterfaces())
+  .flat()
+  .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
+const SKIPPED = !HAS_BROWSER ? ` (skipped: ${MISSING_BROWSER})` : NETWORK_ADDRESS ? '' : ' (skipped: this machine has no network address but loopback)';
+
+describe.skipIf(SKIPPED !== '')(`a refusal the app can overrule${SKIPPED}`, () => {
   let root: string;
   let server: ServerProcess;
   let token: string;
@@ -33,7 +40,7 @@ describe.skipIf(!HAS_BROWSER)(`a refusal the app can overrule${HAS_BROWSER ? '' 
   beforeAll(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'memdir-e2e-overrule-')));
     const db = path.join(root, 'server', 'team-sync.sqlite');
-    server = await startServerProcess([MEMDIR], db, { rate: 1000, timeoutMs: 20_000 });
+    server = await startServerProcess([MEMDIR], db, { rate: 1000, timeoutMs: 20_000, host: NETWORK_ADDRESS });
     await run(process.execPath, [MEMDIR, 'server', 'admin', 'create-team', 'platform', '--db', db]);
     const { stdout } = await run(process.execPath, [MEMDIR, 'server', 'admin', 'issue-token', 'platform', '--member', 'ann', '--db', db, '--json']);
     token = (JSON.parse(stdout) as { token: string }).token;
@@ -57,7 +64,8 @@ describe.skipIf(!HAS_BROWSER)(`a refusal the app can overrule${HAS_BROWSER ? '' 
     await page.getByRole('button', { name: '-work-app' }).first().click();
     await page.getByRole('button', { name: 'Team sync', exact: true }).click();
     const form = page.getByRole('form', { name: 'Connect to a sync server' });
-    const elsewhere = server.url.replace('127.0.0.1', '[::ffff:127.0.0.1]');
+    const elsewhere = server.url;
+    expect(elsewhere).toBe(`http://${NETWORK_ADDRESS}:${new URL(server.url).port}`);
     await form.getByLabel('Server URL', { exact: true }).fill(elsewhere);
     await form.getByLabel('Team', { exact: true }).fill('platform');
     await form.getByLabel('Token', { exact: true }).fill(token);
@@ -76,7 +84,7 @@ describe.skipIf(!HAS_BROWSER)(`a refusal the app can overrule${HAS_BROWSER ? '' 
     const state = page.getByRole('region', { name: 'Sync state' });
     await state.waitFor({ timeout: 20_000 });
     expect(await state.textContent()).toContain('you are ann');
-    expect(await state.textContent()).toContain('[::ffff:7f00:1]');
+    expect(await state.textContent()).toContain(NETWORK_ADDRESS);
     expect(errors).toEqual([]);
   });
 });

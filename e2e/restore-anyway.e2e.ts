@@ -84,7 +84,14 @@ describe.skipIf(!HAS_BROWSER)(`restore and revert anyway${HAS_BROWSER ? '' : ` (
     const restored = await read('user_role.md');
     expect(restored).toContain('name: User role');
     expect(restored).not.toContain('Claude Code wrote');
-    // Claude Code's memory is in history: the outside change that wrote it, with its text.
+    // Claude Code's memory is in history: the outside change that wrote it, with its text. The list
+    // shows the restore first once it is read again (the outside change is recorded just before it);
+    // until then the first outside entry is an older one (the clean-clone CI clicked that one).
+    await history()
+      .getByRole('button')
+      .filter({ hasText: /Restored user_role\.md/ })
+      .first()
+      .waitFor();
     await history()
       .getByRole('button')
       .filter({ hasText: /outside Memdir/ })

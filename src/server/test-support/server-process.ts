@@ -15,8 +15,9 @@ export interface ServerProcess {
  * `memdirArgs`: how to run the CLI under `node` — the built `out/cli/memdir.js`, or
  * `--import tsx src/cli/memdir.ts` from source.
  */
-export function startServerProcess(memdirArgs: string[], db: string, options: { rate: number; timeoutMs?: number }): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...memdirArgs, 'server', '--db', db, '--port', '0', '--rate', String(options.rate)], {
+export function startServerProcess(memdirArgs: string[], db: string, options: { rate: number; timeoutMs?: number; host?: string }): Promise<ServerProcess> {
+  const host = options.host ? ['--host', options.host] : [];
+  const child = spawn(process.execPath, [...memdirArgs, 'server', '--db', db, '--port', '0', '--rate', String(options.rate), ...host], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
