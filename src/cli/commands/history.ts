@@ -165,6 +165,8 @@ is refused, naming the latest turn's entry. Undoing a merge's own entry while it
 then undone whole anyway, kept in history).
 Undoing a dream's entry marks the dream reverted (\`memdir dream list\`); undoing that undo, or a dream revert's
 entry, marks it back (its Revert works again) — in every directory a relink or merge turned with it, each dream by its own entry there.
+Undoing the entry of a team or personal sync conflict's resolution (\`memdir team|personal resolve\`, the app's) opens the
+conflict again (yours still kept, to choose again), as the app's Undo does; undoing that undo resolves it again.
 JSON: {"undone": {"rev", "time", "source", "summary", "files": [{"path", "status", "from"?}]} (the history entry it wrote, as
 \`memdir history\` lists it) or null when nothing changed, "notes": [sentence]}
 ${RECOVERED_HELP}`,
@@ -181,6 +183,8 @@ ${RECOVERED_HELP}`,
       .then(async (done) => {
         // A dream whose entry this undid (or whose revert it undid) says so in `memdir dream list`.
         await dreamsFor(io, home).followUndo(loc.memoryDir, positionals[1]!, done);
+        // A sync conflict whose resolution this undid is open again (a Redo resolves it again), as History's Undo does.
+        await followUndoneResolutions(loc.memoryDir, resolveDataDir(io.env), positionals[1]!, done.entry?.rev ?? null);
         return done;
       })
       .catch((error: unknown) => {
@@ -198,3 +202,17 @@ ${RECOVERED_HELP}`,
     return 0;
   },
 };
+
+/**
+ * After `memdir undo` of entry `undone` (by the new entry `by`): the team and personal sync conflicts
+ * of the project follow it through their sync client's own rule (TeamSync `followUndo`, the one the
+ * app's engines run), opened here for what needs no server. Loaded only when an undo is done.
+ */
+async function followUndoneResolutions(memoryDir: string, dataDir: string, undone: string, by: string | null): Promise<void> {
+  const { ConnectionStore, TeamSync } = await import('../../main/team/index.js');
+  const { openPersonalSyncLocal, personalConnections } = await import('../../main/personal/index.js');
+  const team = await new ConnectionStore(dataDir).forMemoryDir(memoryDir);
+  if (team) await (await TeamSync.open({ connection: team, token: '', dataDir, dir: team.dir })).followUndo(undone, by);
+  const personal = await personalConnections(dataDir).forMemoryDir(memoryDir);
+  if (personal) await (await openPersonalSyncLocal(personal, dataDir)).followUndo(undone, by);
+}

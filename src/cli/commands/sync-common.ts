@@ -194,7 +194,8 @@ export async function resolveFromCli(
     }),
   );
   const key = result.conflict.key;
-  const undo = result.rev ? `memdir restore ${loc.dir} ${result.rev.slice(0, 12)}~1 ${words.prefix}${key}` : null;
+  // The undo of its entry, as History's Undo: the file goes back as the pull left it and the conflict opens again (history.ts `memdir undo`).
+  const undo = result.rev ? `memdir undo ${loc.dir} ${result.rev.slice(0, 10)}` : null;
   if (values.json) {
     printJson(io, { project: { dir: loc.dir, memoryDir: loc.memoryDir }, conflict: result.conflict, rev: result.rev, undo, sync: result.report });
   } else {

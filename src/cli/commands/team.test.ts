@@ -269,14 +269,27 @@ describe('memdir team', () => {
       entries: { rev: string; summary: string }[];
     };
     expect(history.entries[0]).toMatchObject({ rev: json.rev, summary: 'Resolve the conflict on team/project_api.md: kept both versions' });
-    expect(json.undo).toBe(`memdir restore -work-app ${json.rev.slice(0, 12)}~1 team/project_api.md`);
-    const undone = await memdir([...json.undo.split(' ').slice(1), '--home', home]);
+    // The command it prints undoes the resolution as the app's Undo does: the file as the pull left it, the conflict open again.
+    expect(json.undo).toBe(`memdir undo -work-app ${json.rev.slice(0, 10)}`);
+    const undone = await memdir([...json.undo.split(' ').slice(1), '--home', home, '--json']);
     expect(undone.code).toBe(0);
     expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).toBe('The design team: v3 on 2026-06-01.\n');
+    // Before: the conflict stayed resolved (kept both) and the choice was gone; yours only in history.
+    const reopened = await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home, '--json']);
+    expect(reopened.code).toBe(1);
+    const again = (JSON.parse(reopened.out) as { conflicts: { id: string; mine: string; reopened: { take: string } }[] }).conflicts;
+    expect(again).toEqual([expect.objectContaining({ id: conflict!.id, reopened: expect.objectContaining({ take: 'both' }) })]);
+    expect(again[0]!.mine).toContain('v2 on 2026-04-01.');
+    // Undoing that undo (a redo) resolves it again, as it was.
+    const rev = (JSON.parse(undone.out) as { undone: { rev: string } }).undone.rev;
+    expect((await memdir(['undo', '-work-app', rev.slice(0, 10), '--home', home])).code).toBe(0);
+    expect(await fs.readFile(path.join(team, 'project_api.md'), 'utf8')).toBe(both);
     expect(await memdir(['team', 'conflicts', '--project', '-work-app', '--home', home])).toMatchObject({
       code: 0,
       out: expect.stringContaining('no open team sync conflict'),
     });
+    const status = JSON.parse((await memdir(['team', 'status', '--project', '-work-app', '--home', home, '--json'])).out) as { conflicts: unknown[] };
+    expect(status.conflicts).toEqual([]);
   });
 
   it('an overlapping edit: conflicts shows the three-way proposal; resolve --keep merged --file writes and pushes the edited merge', async () => {

@@ -279,11 +279,13 @@ export const teamResolveCommand: CommandSpec = {
 --keep merged   the text of --file F (start from \`memdir team conflicts --json\`'s "proposal" and delete its
                 <<<<<<<, ======= and >>>>>>> lines: a text still holding one is refused, as is a file that
                 is binary, not UTF-8 or over 1 MB), or the three-way merge when nothing overlaps; pushed.
-A write is one history entry (source "sync"); undo it with the \`memdir restore\` command printed (and in the JSON).
+A write is one history entry (source "sync"); undo it with the \`memdir undo\` command printed (and in the JSON):
+the file goes back as the pull left it and the conflict is open again (yours still kept, to choose again);
+undoing that undo resolves it again.
 Nothing is written when the file changed since the conflict was shown.
 ${ALLOW_SECRET_HELP}
 JSON: {"project": {"dir", "memoryDir"}, "conflict": {…, "status": "resolved", "resolution"}, "rev": id|null,
-  "undo": "memdir restore …"|null, "sync": <the report of \`memdir team sync --json\`>|null}
+  "undo": "memdir undo …"|null, "sync": <the report of \`memdir team sync --json\`>|null}
 Exit codes: 0 resolved (and pushed), 1 resolved but the push did not go through (it goes at the next sync), 2 refused.`,
   async run({ positionals, values, io }) {
     checkKeep(values);

@@ -230,8 +230,9 @@ export const memoryHandlers: Pick<
     const done = await undoHistoryEntry({ memoryDir: project.memoryDir, dataDir: ctx.dataDir, rev, ...(overwriteChanged ? { overwriteChanged } : {}) });
     // A dream whose entry this undid (or whose revert it undid) says so on the Dream tab.
     await ctx.dreams.followUndo(project.memoryDir, rev, done);
-    // A team conflict whose resolution this undid is open again (a Redo resolves it again).
+    // A team or personal sync conflict whose resolution this undid is open again (a Redo resolves it again).
     await ctx.team.followUndo(dir, rev, done.entry?.rev ?? null);
+    await ctx.personal.followUndo(dir, rev, done.entry?.rev ?? null);
     ctx.changed(dir, project.memoryDir);
     // The other directories a merge's turn changed (done.elsewhere) were for the dreams: the answer is this project's entry and notes.
     const { entry, notes } = done;

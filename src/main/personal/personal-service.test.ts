@@ -129,7 +129,7 @@ describe('personal sync in the app', () => {
     const detail = await ok<{ mine: string; theirs: string; theirsSha: string }>(b.api, 'personal.conflict', { dir: b.dir, id: conflict!.id });
     expect(detail.mine).toContain('Likes coffee.');
     expect(detail.theirs).toContain('Likes green tea.');
-    const resolved = await ok<{ report: { error: unknown } }>(b.api, 'personal.resolve', {
+    const resolved = await ok<{ rev: string; report: { error: unknown } }>(b.api, 'personal.resolve', {
       dir: b.dir,
       id: conflict!.id,
       take: 'mine',
@@ -138,6 +138,17 @@ describe('personal sync in the app', () => {
     expect(resolved.report.error).toBeNull();
     await ok(a.api, 'personal.sync', { dir: a.dir });
     expect(await fs.readFile(path.join(a.memoryDir, 'user_me.md'), 'utf8')).toContain('Likes coffee.');
+
+    // History's Undo of the resolution opens the conflict again (the other machine's version on disk, mine still kept),
+    // as for a team conflict; its Redo resolves it again. Before, it stayed resolved and the choice was gone.
+    const undone = await ok<{ entry: { rev: string } }>(b.api, 'history.undo', { dir: b.dir, rev: resolved.rev });
+    expect(await fs.readFile(path.join(b.memoryDir, 'user_me.md'), 'utf8')).toContain('Likes green tea.');
+    const reopened = await ok<{ state: string; conflicts: { id: string }[] }>(b.api, 'personal.project', { dir: b.dir });
+    expect(reopened.conflicts.map((c) => c.id)).toEqual([conflict!.id]);
+    expect((await ok<{ mine: string }>(b.api, 'personal.conflict', { dir: b.dir, id: conflict!.id })).mine).toContain('Likes coffee.');
+    await ok(b.api, 'history.undo', { dir: b.dir, rev: undone.entry.rev });
+    expect(await fs.readFile(path.join(b.memoryDir, 'user_me.md'), 'utf8')).toContain('Likes coffee.');
+    expect((await ok<{ conflicts: unknown[] }>(b.api, 'personal.project', { dir: b.dir })).conflicts).toEqual([]);
 
     expect(await ok(a.api, 'personal.disable', { dir: a.dir })).toEqual({ disabled: true });
     expect(await ok(b.api, 'personal.disconnect', {})).toEqual({ disconnected: true, projects: 1 });

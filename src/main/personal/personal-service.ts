@@ -274,4 +274,15 @@ export class PersonalService {
     this.host.events.publish({ type: 'personal-changed', dir });
     return result;
   }
+
+  /**
+   * After History's Undo of entry `undone` (by the new entry `by`) in project `dir`: a personal sync
+   * conflict resolution it took back is open again, one a Redo put back is resolved again — the
+   * team's rule (TeamSync `followUndo`). A project not synced (or no key here) has nothing to follow.
+   */
+  async followUndo(dir: string, undone: string, by: string | null): Promise<void> {
+    const { connection } = await this.located(dir);
+    const running = connection ? await this.scheduler.engine(connection).catch(() => null) : null;
+    if (running && (await running.sync.followUndo(undone, by))) this.host.events.publish({ type: 'personal-changed', dir });
+  }
 }

@@ -96,6 +96,9 @@ describe('team sync between two machines', () => {
     expect(conflict.localRev).not.toBeNull();
     expect(await readAtRevision(b.memoryDir, conflict.localRev!, `team/${key}`, { dataDir: b.dataDir })).toBe('v2 from b — never pushed\n');
     const history = await listHistory(b.memoryDir, { dataDir: b.dataDir, limit: 3 });
+    // Where mine is in History, as a person finds it there (the change and when), for the merge editor's words.
+    const keptIn = history.find((h) => h.rev === conflict.localRev)!;
+    expect(detail.keptIn).toEqual({ summary: keptIn.summary, time: keptIn.time });
     expect(history[0]).toMatchObject({ source: 'sync', summary: expect.stringContaining('Pull from team platform') });
 
     // A merge that was based on an older view of the file is refused, nothing written.

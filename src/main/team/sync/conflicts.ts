@@ -12,7 +12,7 @@
 import { mergedTextProblem } from '../../../shared/conflict-markers.js';
 import type { ConflictDetail, ConflictResolution, TeamConflict } from '../../../shared/contract/team.js';
 import { unionWithOverlaps } from '../../../shared/line-union.js';
-import { transact } from '../../history/index.js';
+import { readEntry, transact } from '../../history/index.js';
 import { refuseNewSecrets } from '../../secrets/index.js';
 import { sha256Hex } from '../hash-cache.js';
 import { type TeamFile, checkTeamDir, resolveTeamKey } from '../team-paths.js';
@@ -91,6 +91,8 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
         });
   // Keeping both: the three-way merge with both sides where they overlap; with no base, every line of both, common lines once.
   const union = merge ? null : unionWithOverlaps(mine, theirs);
+  // Where mine is in History, as a person reads it there (the change and when), never a bare revision id.
+  const keptIn = conflict.localRev ? await readEntry(e.memoryDir, conflict.localRev, { dataDir: e.options.dataDir }).catch(() => null) : null;
   return {
     conflict: await shownConflict(conflict),
     mine,
@@ -101,6 +103,7 @@ export async function conflictDetail(e: SyncEngine, id: string): Promise<Conflic
     both: merge?.both ?? union!.text,
     bothOverlaps: merge?.bothOverlaps ?? union!.overlaps,
     overlaps: merge?.conflicts ?? null,
+    keptIn: keptIn ? { summary: keptIn.summary, time: keptIn.time } : null,
   };
 }
 
@@ -161,9 +164,14 @@ export async function resolveConflict(
  * The history entry `undone` was undone by the entry `by` (History's Undo, a toast's, `memdir
  * undo`): a conflict that entry resolved is open again — the file is back as the pull left it, the
  * kept version is still kept, the person chooses again; and one whose resolution an earlier Undo
- * took back (`undone` is that Undo: a Redo) is resolved again, as it was. Whether any changed.
+ * took back (`undone` is that Undo: a Redo) is resolved again, as it was. `undone`: any form of the
+ * entry's id `readEntry` takes. Whether any changed.
  */
 export async function followUndoneResolution(e: SyncEngine, undone: string, by: string | null): Promise<boolean> {
+  const follows = e.state.conflicts.some((c) => (c.status === 'resolved' && c.resolvedRev) || (c.status === 'open' && c.reopened));
+  if (!follows) return false;
+  // `undone` as a door names it (`memdir undo <project> 3cf96d2a1b`): the entry's full id, as the records keep it.
+  undone = (await readEntry(e.memoryDir, undone, { dataDir: e.options.dataDir }).catch(() => null))?.rev ?? undone;
   let changed = false;
   for (const c of e.state.conflicts) {
     if (c.status === 'resolved' && c.resolvedRev === undone && c.resolution && (await e.stateFile.readConflictBytes(c))) {
