@@ -176,6 +176,10 @@ describe.skipIf(!HAS_BROWSER)(`team sync between two machines${HAS_BROWSER ? '' 
     const merge = b.getByRole('region', { name: 'Resolve team/project_deploys.md' });
     await merge.getByRole('region', { name: "The team's version (on disk now)" }).getByText('None on public holidays either.').waitFor();
     await merge.getByRole('region', { name: 'Your version (kept)' }).getByText('Rollbacks need two reviewers.').waitFor();
+    // Where bob's version is in History, as History names it (the change, and when): never a bare revision id.
+    const subtitle = merge.locator('span.muted.small').first();
+    await expect.poll(() => subtitle.textContent()).toMatch(/ · in History with “[^”]+” \((just now|.+ ago)\)/);
+    expect(await subtitle.textContent()).not.toMatch(/\b[0-9a-f]{7,}\b/);
     // The proposed result holds both sides' lines.
     const result = merge.getByLabel('Merged result');
     await expect.poll(() => result.textContent()).toContain('Rollbacks need two reviewers.');

@@ -49,7 +49,12 @@ export function MergeEditor({
         <>
           {words.changedBy(conflict.serverUpdatedBy ?? 'someone')}
           {conflict.serverUpdatedAt ? ` (${when(conflict.serverUpdatedAt)})` : ''} while your edit was not pushed yet · kept <Time at={conflict.createdAt} />
-          {conflict.localRev ? ` · in history at ${conflict.localRev.slice(0, 7)}` : ''}
+          {detail.keptIn && (
+            <>
+              {' '}
+              · in History with “{detail.keptIn.summary}” (<Time at={detail.keptIn.time} />)
+            </>
+          )}
         </>
       }
       banner={!conflict.localIsText && <p className="banner warning">Your version is not UTF-8 text; it is shown decoded as well as possible.</p>}

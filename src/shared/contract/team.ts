@@ -205,6 +205,8 @@ export const conflictDetailSchema = z.object({
   bothOverlaps: z.array(z.object({ from: z.number().int().positive(), to: z.number().int().positive() })),
   /** Places where mine and theirs overlap (0: the proposal is a clean merge; null without a base). */
   overlaps: z.number().int().nonnegative().nullable(),
+  /** The History entry (`conflict.localRev`) holding mine, as a person finds it there: its summary and time (null: not in history here). */
+  keptIn: z.object({ summary: z.string(), time: z.string() }).nullable(),
 });
 export type ConflictDetail = z.infer<typeof conflictDetailSchema>;
 
