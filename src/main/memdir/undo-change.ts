@@ -264,7 +264,10 @@ export async function undoChange(
         const reversal = reversals.get(p.rel);
         if (!reversal) continue;
         const { text, placements, clashes, dropped: lines } = reversal;
-        const write = revertedIndexWrite(p, text);
+        // A team index the sync server holds is not removed but left without the entry's lines, as a held memory is
+        // retired, not deleted: removed, the next sync would pull it back with those lines.
+        const removed = revertedIndexWrite(p, text);
+        const write = removed === null && opts.retire?.instead(p.rel) ? (text !== p.now ? text : undefined) : removed;
         if (write !== undefined) writes.push({ file: p.rel, before: p.now, after: write });
         notes.push(...placements.map((pl) => describePlacement(pl, p.rel)));
         if (lines.length > 0) dropped.push(editedLinesWent({ index: p.rel, files: lines }, `"${target.summary}"`, 'undone anyway'));

@@ -1064,6 +1064,10 @@ describe('every way a held team memory could leave asks the one shared-key rule 
       expect(await fs.readFile(path.join(old, 'team', 'project_moved.md'), 'utf8')).toContain('came with the merge');
       await ok(y.api, 'team.sync', { dir: '-work-app' });
       expect(await fs.readFile(team('project_moved.md'), 'utf8')).toBe('');
+      // The team index the merge created and the sync pushed loses the merge's line here and on the
+      // server: removed, the next sync would pull it back, pointing the agent at the emptied memory.
+      expect(await fs.readFile(team('MEMORY.md'), 'utf8')).not.toContain('project_moved.md');
+      expect((await serverEntries(server.url, server.team, server.tokens[0]!))['MEMORY.md']).not.toContain('project_moved.md');
     } finally {
       await y.ctx.close();
     }
