@@ -381,6 +381,16 @@ describe('a project or local MEMORY.md Claude Code does not read (2.1.332, obser
     });
   });
 
+  it('names an agent whose name holds a right-to-left override with the override shown, not obeyed (one quoteName rule)', async () => {
+    const name = 'rtl\u202egnp.md';
+    const [warning] = await notRead(name, 'project', async () => {
+      const dir = path.join(repo, '.claude', 'agent-memory', agentTypeDirName(name));
+      await fs.mkdir(path.join(dir, 'MEMORY.md'), { recursive: true });
+    });
+    expect(warning?.message).toContain('of sub-agent "rtl\\u202egnp.md": it is a folder');
+    expect(warning?.message).not.toContain('\u202e');
+  });
+
   it('warns of a local MEMORY.md that is a folder or a named pipe, and of a folder that leads out of the working copy', async () => {
     const pipe = await notRead('piped', 'local', async (dir) => {
       await fs.mkdir(dir, { recursive: true });

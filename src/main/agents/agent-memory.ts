@@ -451,6 +451,6 @@ function notReadWarning(agentType: string, memoryDir: string, refused: AgentInde
   return {
     code: 'agent-index-not-read',
     file: refused.what === 'folder' ? memoryDir : path.join(memoryDir, INDEX_FILE),
-    message: `Claude Code does not read the ${INDEX_FILE} of sub-agent ${JSON.stringify(agentType)}: ${refused.reason}. The sub-agent is told its memory was not loaded and to treat it as read-only, writing nothing in its folder. ${fix}`,
+    message: `Claude Code does not read the ${INDEX_FILE} of sub-agent ${quoteName(agentType)}: ${refused.reason}. The sub-agent is told its memory was not loaded and to treat it as read-only, writing nothing in its folder. ${fix}`,
   };
 }
