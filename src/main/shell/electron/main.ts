@@ -4,8 +4,12 @@
  * host and the CLI use.
  *
  * Security: contextIsolation and sandbox on, nodeIntegration off, the renderer loaded from a
- * privileged custom scheme (`app://memdir/`) with a strict CSP, navigation and new windows
- * blocked, permissions denied, and every IPC call checked to come from our own main frame.
+ * privileged custom scheme (`app://memdir/`) with a strict CSP, every navigation away from it
+ * and every new window refused (navigation-policy.ts), permissions denied, and every IPC call
+ * checked to come from our own main frame.
+ *
+ * Each decision lives in a plain module with its own test (Electron cannot run in CI here):
+ * navigation-policy.ts, call-gate.ts (quitting).
  */
 import { app, BrowserWindow, ipcMain, Menu, Notification, nativeTheme, net, protocol, shell, Tray, nativeImage, type IpcMainInvokeEvent } from 'electron';
 import fs from 'node:fs';
@@ -31,14 +35,14 @@ import {
 } from '../../desktop/index.js';
 import { loadAppSettings } from '../../settings/index.js';
 import { CallGate } from './call-gate.js';
+import { APP_ORIGIN, APP_SCHEME, isAppUrl, type NavigationKind, navigationVerdict } from './navigation-policy.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, SUBSCRIBE_CHANNEL } from './ipc-channels.js';
 import { loadWindowState, saveWindowState } from './window-state.js';
 
 const RENDERER_DIR = builtPath('renderer');
 const PRELOAD = builtPath('preload', 'preload.cjs');
-const ORIGIN = 'app://memdir';
 
-protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
 /** What only the desktop app can do, for the services (src/main/desktop/desktop-shell.ts). */
 const desktop: DesktopShell = {
@@ -81,7 +85,7 @@ async function main(): Promise<void> {
   desktop.applyTheme((await loadAppSettings(ctx.dataDir)).settings.theme);
   const dispatcher = createAppDispatcher(ctx);
 
-  protocol.handle('app', (request) => {
+  protocol.handle(APP_SCHEME, (request) => {
     const url = new URL(request.url);
     const rel = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
     const file = path.resolve(RENDERER_DIR, `.${rel}`);
@@ -183,10 +187,7 @@ async function main(): Promise<void> {
 
   // Only our own main frame may call main.
   const fromUs = (event: IpcMainInvokeEvent): boolean =>
-    event.sender === win.webContents &&
-    event.senderFrame !== null &&
-    event.senderFrame === win.webContents.mainFrame &&
-    new URL(event.senderFrame.url).origin === ORIGIN;
+    event.sender === win.webContents && event.senderFrame !== null && event.senderFrame === win.webContents.mainFrame && isAppUrl(event.senderFrame.url);
   ipcMain.handle(CALL_CHANNEL, async (event, name: unknown, input: unknown) => {
     if (!fromUs(event)) return { ok: false, error: { code: 'unauthorized', message: 'Calls are only accepted from the Memdir window.' } };
     return gate.run(() => dispatcher.call(name, input));
@@ -207,14 +208,26 @@ async function main(): Promise<void> {
     return { ok: sub.ok };
   });
 
+  // Nothing but the app's own pages loads in its window, however a page tries to leave
+  // (navigation-policy.ts); a web link a person followed opens in their browser instead.
   const contents = win.webContents;
-  contents.on('will-navigate', (event, url) => {
-    if (new URL(url).origin !== ORIGIN) event.preventDefault();
+  const leaving = (kind: NavigationKind, url: string): boolean => {
+    const verdict = navigationVerdict(kind, url);
+    if (verdict.openInBrowser) void shell.openExternal(verdict.openInBrowser);
+    return verdict.allow;
+  };
+  contents.on('will-navigate', (event) => {
+    if (!leaving('navigate', event.url)) event.preventDefault();
+  });
+  contents.on('will-frame-navigate', (event) => {
+    if (!leaving('frame-navigate', event.url)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event) => {
+    if (!leaving('redirect', event.url)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
-    // Links to the web open in the user's browser, never inside the app.
-    if (url.startsWith('https://')) void shell.openExternal(url);
+    leaving('window-open', url);
     return { action: 'deny' };
   });
   contents.session.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
@@ -260,5 +273,5 @@ async function main(): Promise<void> {
   });
   app.on('activate', bringForward);
   app.on('window-all-closed', () => app.quit());
-  await win.loadURL(`${ORIGIN}/index.html`);
+  await win.loadURL(`${APP_ORIGIN}/index.html`);
 }
