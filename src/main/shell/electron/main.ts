@@ -9,7 +9,7 @@
  * checked to come from our own main frame.
  *
  * Each decision lives in a plain module with its own test (Electron cannot run in CI here):
- * navigation-policy.ts, call-gate.ts (quitting).
+ * navigation-policy.ts, summons.ts (a second start), call-gate.ts (quitting).
  */
 import { app, BrowserWindow, ipcMain, Menu, Notification, nativeTheme, net, protocol, shell, Tray, nativeImage, type IpcMainInvokeEvent } from 'electron';
 import fs from 'node:fs';
@@ -36,6 +36,7 @@ import {
 import { loadAppSettings } from '../../settings/index.js';
 import { CallGate } from './call-gate.js';
 import { APP_ORIGIN, APP_SCHEME, isAppUrl, type NavigationKind, navigationVerdict } from './navigation-policy.js';
+import { Summons } from './summons.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, SUBSCRIBE_CHANNEL } from './ipc-channels.js';
 import { loadWindowState, saveWindowState } from './window-state.js';
 
@@ -59,14 +60,15 @@ const desktop: DesktopShell = {
   },
 };
 
-// A link opened before the window can show it (macOS sends it before 'ready').
-let pendingLink: string | null = deepLinkIn(process.argv);
-let openLink: (url: string) => void = (url) => {
-  pendingLink = url;
-};
+// Listened for from the first line: a second start or a link can come during the opening
+// (macOS sends a link before 'ready'), before there is a window to show it; the window does it
+// once it is there (summons.ts).
+const summons = new Summons();
+const startLink = deepLinkIn(process.argv);
+if (startLink) summons.openLink(startLink);
 app.on('open-url', (event, url) => {
   event.preventDefault();
-  openLink(url);
+  summons.openLink(url);
 });
 
 if (!app.requestSingleInstanceLock()) {
@@ -74,6 +76,7 @@ if (!app.requestSingleInstanceLock()) {
   process.stdout.write('Memdir is already running: its window was brought forward.\n');
   app.quit();
 } else {
+  app.on('second-instance', (_event, argv) => summons.secondStart(deepLinkIn(argv)));
   void main();
 }
 
@@ -119,8 +122,14 @@ async function main(): Promise<void> {
     },
   });
   if (state.maximized) win.maximize();
-  win.once('ready-to-show', () => win.show());
+  // Asked for before its first paint, it shows then (in front): shown now, it would be blank.
+  let painted = false;
+  win.once('ready-to-show', () => {
+    painted = true;
+    win.show();
+  });
   const bringForward = () => {
+    if (!painted || win.isDestroyed()) return;
     if (win.isMinimized()) win.restore();
     win.show();
     win.focus();
@@ -149,9 +158,7 @@ async function main(): Promise<void> {
     if (rendererListening) ctx.events.publish({ type: 'navigate', ...target });
     else pendingTarget = target;
   };
-  openLink = (url) => void deepLinkTarget(url, (dir) => ctx.project(dir)).then(navigate);
-  if (pendingLink) openLink(pendingLink);
-  pendingLink = null;
+  summons.attach({ bringForward, openLink: (url) => void deepLinkTarget(url, (dir) => ctx.project(dir)).then(navigate) });
 
   // Notifications only for what needs the user (secret alerts, sync conflicts); a click opens
   // the place to act. Kept referenced until closed, or a click could arrive at a collected one.
@@ -266,11 +273,6 @@ async function main(): Promise<void> {
     ]),
   );
 
-  app.on('second-instance', (_event, argv) => {
-    bringForward();
-    const link = deepLinkIn(argv);
-    if (link) openLink(link);
-  });
   app.on('activate', bringForward);
   app.on('window-all-closed', () => app.quit());
   await win.loadURL(`${APP_ORIGIN}/index.html`);
