@@ -9,7 +9,7 @@
  * checked to come from our own main frame.
  *
  * Each decision lives in a plain module with its own test (Electron cannot run in CI here):
- * navigation-policy.ts, summons.ts (a second start), call-gate.ts (quitting).
+ * navigation-policy.ts, summons.ts (a second start), call-gate.ts and quit.ts (quitting).
  */
 import { app, BrowserWindow, ipcMain, Menu, Notification, nativeTheme, net, protocol, shell, Tray, nativeImage, type IpcMainInvokeEvent } from 'electron';
 import fs from 'node:fs';
@@ -35,7 +35,9 @@ import {
 } from '../../desktop/index.js';
 import { loadAppSettings } from '../../settings/index.js';
 import { CallGate } from './call-gate.js';
+import { callWords } from './call-words.js';
 import { APP_ORIGIN, APP_SCHEME, isAppUrl, type NavigationKind, navigationVerdict } from './navigation-policy.js';
+import { closeWithin, quitCutSentence } from './quit.js';
 import { Summons } from './summons.js';
 import { CALL_CHANNEL, EVENT_CHANNEL, SUBSCRIBE_CHANNEL } from './ipc-channels.js';
 import { loadWindowState, saveWindowState } from './window-state.js';
@@ -175,21 +177,23 @@ async function main(): Promise<void> {
 
   // Quitting waits for the window's calls in flight (a save finishes; one asked later is refused,
   // never begun), then for the app's own close: Electron would end the process right after
-  // will-quit, cutting both short.
+  // will-quit, cutting both short. Past the cap (quit.ts) it quits anyway, saying what it cut —
+  // on the terminal it was started from and in a notification.
   const gate = new CallGate();
   let closed = false;
   let closing: Promise<void> | null = null;
   app.on('before-quit', (event) => {
     if (closed) return;
     event.preventDefault();
-    closing ??= gate
-      .close()
-      .then(() => ctx.close())
-      .catch(() => undefined)
-      .then(() => {
-        closed = true;
-        app.quit();
-      });
+    closing ??= closeWithin(gate, () => ctx.close()).then((unfinished) => {
+      closed = true;
+      const cut = quitCutSentence(unfinished);
+      if (!cut) return app.quit();
+      process.stderr.write(`memdir: ${cut}\n`);
+      if (Notification.isSupported()) new Notification({ title: 'Memdir quit before it was done', body: cut }).show();
+      // What is still running would answer into a closing app: end here.
+      app.exit(0);
+    });
   });
 
   // Only our own main frame may call main.
@@ -197,7 +201,7 @@ async function main(): Promise<void> {
     event.sender === win.webContents && event.senderFrame !== null && event.senderFrame === win.webContents.mainFrame && isAppUrl(event.senderFrame.url);
   ipcMain.handle(CALL_CHANNEL, async (event, name: unknown, input: unknown) => {
     if (!fromUs(event)) return { ok: false, error: { code: 'unauthorized', message: 'Calls are only accepted from the Memdir window.' } };
-    return gate.run(() => dispatcher.call(name, input));
+    return gate.run(() => dispatcher.call(name, input), callWords(name, input));
   });
   let unsubscribe: (() => void) | null = null;
   ipcMain.handle(SUBSCRIBE_CHANNEL, (event, name: unknown, input: unknown) => {
