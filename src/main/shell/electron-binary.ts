@@ -31,8 +31,11 @@ export type ElectronLocation =
   | { state: 'present'; path: string; source: 'package' | 'override' }
   | { state: 'missing'; path: string | null; source: 'package' | 'override'; reason: string; damaged?: true };
 
-/** What an install attempt came to (`interrupted`: stopped by `signal`, Ctrl-C at the terminal). */
-export type InstallResult = { ok: true; path: string; bytes: number } | { ok: false; error: string; interrupted?: true };
+/**
+ * What an install attempt came to. `interrupted`: stopped by `signal` (Ctrl-C at the terminal)
+ * while `downloading`, or while `waiting` for another launcher's download, which carries on.
+ */
+export type InstallResult = { ok: true; path: string; bytes: number } | { ok: false; error: string; interrupted?: 'waiting' | 'downloading' };
 
 /** How long a download may bring no byte before it is abandoned. */
 export const DEFAULT_STALL_MS = 30_000;
@@ -354,7 +357,7 @@ export async function installElectron(options: InstallOptions): Promise<InstallR
     fs.utimes(claim, now, now, () => undefined);
   }, CLAIM_RENEW_MS);
   try {
-    if (!(await waitForOtherFiller(pkg, since, options))) return { ok: false, error: 'the download was interrupted', interrupted: true };
+    if (!(await waitForOtherFiller(pkg, since, options))) return { ok: false, error: 'stopped while waiting for another download', interrupted: 'waiting' };
     // The other launcher installed it meanwhile.
     const found = locateElectron(pkg, env);
     if (found.state === 'present') return { ok: true, path: found.path, bytes: bytesUnder(path.join(pkg.dir, 'dist')) };
@@ -437,7 +440,7 @@ async function runInstaller(options: InstallOptions, since: number): Promise<Ins
   if (!stalled && !interrupted && code === 0 && found.state === 'present') return { ok: true, path: found.path, bytes };
   // Whatever was unzipped before the failure is of no use, and must not pass for an install.
   if (found.state !== 'present' && !anotherFilling(pkg, since)) fs.rmSync(dist, { recursive: true, force: true });
-  if (interrupted) return { ok: false, error: 'the download was interrupted', interrupted: true };
+  if (interrupted) return { ok: false, error: 'the download was interrupted', interrupted: 'downloading' };
   if (stalled) return { ok: false, error: `the download stalled (no data for ${Math.round(stallMs / 1000)} s) and was abandoned` };
   if (code === 0) return { ok: false, error: `the installer finished but left no binary (${found.state === 'missing' ? found.reason : found.path})` };
   return { ok: false, error: installerErrorLine(output) ?? `the installer exited with code ${code ?? 'unknown'}` };

@@ -312,6 +312,46 @@ fs.promises.writeFile = async function (file, ...rest) {
     expect(readdirSync(pkg.dir).filter((name) => name.startsWith('.memdir-'))).toEqual([]);
   });
 
+  it('Ctrl-C on the second while it waits says it downloaded nothing and the first carries on; the first still installs and starts', async () => {
+    await withMirror('slow');
+    const firstArgv = path.join(root, 'first-argv.txt');
+    const first = spawn(process.execPath, ['--import', 'tsx', DRIVER, pkg.dir, pkg.version], {
+      cwd: REPO,
+      env: envFor({ electron_use_remote_checksums: '1', FAKE_ELECTRON_ARGV: firstArgv }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let firstOut = '';
+    first.stdout.on('data', (chunk: Buffer) => (firstOut += chunk.toString()));
+    first.stderr.on('data', (chunk: Buffer) => (firstOut += chunk.toString()));
+    const firstClosed = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
+    await expect.poll(() => readdirSync(pkg.dir).some((name) => name.startsWith('.memdir-filling-dist-')), { timeout: 30_000, interval: 20 }).toBe(true);
+
+    // The second, in a terminal of its own (its own process group), with a cache of its own.
+    const second = spawn(process.execPath, ['--import', 'tsx', DRIVER, pkg.dir, pkg.version], {
+      cwd: REPO,
+      env: envFor({ electron_use_remote_checksums: '1', electron_config_cache: path.join(root, 'second-cache') }),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let secondOut = '';
+    second.stdout.on('data', (chunk: Buffer) => (secondOut += chunk.toString()));
+    second.stderr.on('data', (chunk: Buffer) => (secondOut += chunk.toString()));
+    const secondClosed = new Promise<number | null>((resolve) => second.on('close', (code) => resolve(code)));
+    await expect.poll(() => secondOut, { timeout: 30_000, interval: 20 }).toContain('waiting for that one to finish');
+    process.kill(-second.pid!, 'SIGINT');
+
+    expect(await secondClosed, secondOut).toBe(130);
+    // It downloaded nothing: "nothing of it was kept" would say its download was thrown away.
+    expect(secondOut).not.toContain('nothing of it was kept');
+    expect(secondOut).toContain(
+      'Stopped while waiting for the other npm start to download Electron; this one downloaded nothing. That download carries on in its own terminal: once it is done, npm start opens Memdir without downloading it again.',
+    );
+    expect(await firstClosed, firstOut).toBe(0);
+    expect(firstOut).toContain('outcome: electron');
+    expect(readFileSync(firstArgv, 'utf8').split('\n')[0]).toBe(APP_MAIN);
+    expect(readdirSync(pkg.dir).filter((name) => name.startsWith('.memdir-'))).toEqual([]);
+  });
+
   it('a claim its launcher stopped renewing (killed, its pid now another process) is swept, not waited for', async () => {
     await withMirror('zip');
     // A launcher killed outright left its claim; its pid now belongs to another live process.

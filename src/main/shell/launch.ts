@@ -75,7 +75,7 @@ export interface LauncherOptions {
   startHost?: (args: string[]) => Promise<RunningHost>;
 }
 
-/** What `npm start` turned into (`stopped`: Ctrl-C during Electron's download, which kept nothing). */
+/** What `npm start` turned into (`stopped`: Ctrl-C during Electron's download, or while waiting for another's). */
 export type LaunchOutcome =
   | { kind: 'electron'; binary: string; child: ChildProcess }
   | { kind: 'host'; reason: string; host: RunningHost }
@@ -139,7 +139,13 @@ export async function runLauncher(options: LauncherOptions): Promise<LaunchOutco
     }
     if (options.tty) write('\r\x1b[K');
     if (stoppedBy || (!result.ok && result.interrupted)) {
-      write(`Stopped: Electron's download was interrupted and nothing of it was kept; npm start downloads it again next time.\n`);
+      // Stopped while another launcher downloads: this one had nothing to throw away, and that
+      // download is not this one's to stop (it is in another terminal).
+      write(
+        !result.ok && result.interrupted === 'waiting'
+          ? 'Stopped while waiting for the other npm start to download Electron; this one downloaded nothing. That download carries on in its own terminal: once it is done, npm start opens Memdir without downloading it again.\n'
+          : `Stopped: Electron's download was interrupted and nothing of it was kept; npm start downloads it again next time.\n`,
+      );
       return { kind: 'stopped', signal: stoppedBy ?? 'SIGINT' };
     }
     if (!result.ok) return host(`Electron ${pkg.version} could not be installed: ${result.error}`);
