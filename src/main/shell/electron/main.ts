@@ -191,8 +191,9 @@ async function main(): Promise<void> {
       if (!cut) return app.quit();
       process.stderr.write(`memdir: ${cut}\n`);
       if (Notification.isSupported()) new Notification({ title: 'Memdir quit before it was done', body: cut }).show();
-      // What is still running would answer into a closing app: end here.
-      app.exit(0);
+      // What is still running would answer into a closing app: end here, a moment after the
+      // notification was handed to the desktop (ended at once, the process could take it along).
+      setTimeout(() => app.exit(0), 1_000);
     });
   });
 
