@@ -129,6 +129,42 @@ describe('AnthropicProvider against the fake server', () => {
     expect(['bad-response', 'network']).toContain(error.kind);
   });
 
+  it('says in words what a failure means and what to do — no parser message, no program error, no error code (s40)', async () => {
+    /** Nothing a person cannot read: a JS error, a parser's words, an errno code. */
+    const unreadable = /Cannot read|undefined|Unexpected (end|token)|JSON input|terminated|fetch failed|E[A-Z]{4,}|socket|TypeError|SyntaxError/;
+    const cases: [string, Parameters<FakeAnthropic['enqueue']>[0], RegExp][] = [
+      // A gateway or a wrong base URL answering with a web page, status 200.
+      [
+        'a web page',
+        { kind: 'malformed', body: '<html><body>502 Bad Gateway</body></html>', contentType: 'text/html' },
+        /not an answer of the Messages API.*base URL/,
+      ],
+      ['JSON not of the API', { kind: 'malformed', body: '{"ok":true}' }, /not an answer of the Messages API.*base URL/],
+      ['cut JSON', { kind: 'malformed' }, /cut short or was not JSON.*[Tt]ry again/],
+      ['a body cut mid-answer', { kind: 'message', text: 'a long answer '.repeat(50), cutAfterBytes: 120 }, /cut short|connection.*(closed|lost)/],
+      ['429', { kind: 'error', status: 429, retryAfterMs: 1 }, /rate-limiting.*[Tt]ry again in a minute/],
+      ['529', { kind: 'error', status: 529, retryAfterMs: 1 }, /overloaded.*[Tt]ry again in a few minutes/],
+      ['500', { kind: 'error', status: 500, retryAfterMs: 1 }, /failed.*[Tt]ry again/],
+    ];
+    for (const [name, reply, says] of cases) {
+      fake.enqueue(reply);
+      const error = await failure(provider({ maxRetries: 0 }).complete(ask));
+      expect(error.message, name).toMatch(says);
+      expect(error.message, name).not.toMatch(unreadable);
+    }
+    fake.enqueue({ kind: 'hang' });
+    const timeout = await failure(provider({ maxRetries: 0, timeoutMs: 200 }).complete(ask));
+    expect(timeout.message).toMatch(/did not answer within 0\.2 s.*[Tt]ry again/);
+    // Nothing listens: the address in words, and what to check.
+    const closed = await startFakeAnthropic();
+    await closed.close();
+    const gone = new AnthropicProvider({ apiKey: KEY, baseURL: closed.url, models: DEFAULT_MODELS, timeoutMs: 2_000, maxRetries: 0 });
+    const network = await failure(gone.complete(ask));
+    expect(network.kind).toBe('network');
+    expect(network.message).toMatch(/could not be reached.*(connection|network|base URL)/);
+    expect(network.message).not.toMatch(unreadable);
+  });
+
   it('redacts its key from any line', () => {
     expect(provider().redact(`failed with key ${KEY} and sk-ant-other-secret-abcdef`)).toBe('failed with key [redacted] and sk-ant-[redacted]');
   });

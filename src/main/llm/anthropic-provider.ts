@@ -67,6 +67,37 @@ function toUsage(
   };
 }
 
+/** A 200 whose body is not a message (no `content` list): a gateway's page, another service's JSON. */
+class NotAnAnswer extends Error {}
+
+/** Network error codes (Node's and undici's), in words; anything else is left unsaid. */
+const CONNECTION_TROUBLE: Record<string, string> = {
+  ENOTFOUND: 'its host name was not found',
+  EAI_AGAIN: 'its host name could not be looked up',
+  ECONNREFUSED: 'nothing answers at that address',
+  ECONNRESET: 'the connection was closed',
+  EPIPE: 'the connection was closed',
+  UND_ERR_SOCKET: 'the connection was closed',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate is not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate is not trusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host',
+};
+
+/** Why a connection failed, in words, from the error codes down its chain of causes; null when none is known. */
+function connectionTrouble(error: unknown): string | null {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_TROUBLE[code]) return CONNECTION_TROUBLE[code];
+  }
+  return null;
+}
+
 /** A model provider on the Anthropic Messages API (or a compatible gateway). */
 export class AnthropicProvider implements ModelProvider {
   readonly kind = 'anthropic' as const;
@@ -126,6 +157,8 @@ export class AnthropicProvider implements ModelProvider {
       const message = request.stream
         ? await this.client.messages.stream(params, { signal, timeout: timeoutMs }).finalMessage()
         : await this.client.messages.create(params, { signal, timeout: timeoutMs });
+      // A gateway's web page or another service's JSON, with status 200: the SDK hands it on as is.
+      if (!message || typeof message !== 'object' || !Array.isArray((message as { content?: unknown }).content)) throw new NotAnAnswer();
       const latencyMs = performance.now() - started;
       const usage = toUsage(message.usage);
       const content = toBlocks(message.content as unknown as ({ type: string } & Record<string, unknown>)[]);
@@ -167,43 +200,82 @@ export class AnthropicProvider implements ModelProvider {
     }
   }
 
-  /** Turn whatever the SDK threw into an LlmError with a sentence a person understands. */
+  /** Turn whatever the SDK threw into an LlmError with a sentence a person understands, saying what to do. */
   private classify(error: unknown, context: { timedOut: boolean; aborted: boolean; timeoutMs: number }): LlmError {
     const retries = this.options.maxRetries;
     const after = retries > 0 ? ` after ${retries} ${retries === 1 ? 'retry' : 'retries'}` : '';
+    const checkUrl = `Check the base URL in Settings (or ANTHROPIC_BASE_URL).`;
     if (context.aborted) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
     if (context.timedOut || error instanceof APIConnectionTimeoutError) {
-      return new LlmError('timeout', `The model did not answer within ${(context.timeoutMs / 1000).toFixed(1)} s.`, { cause: error });
+      return new LlmError(
+        'timeout',
+        `The model did not answer within ${(context.timeoutMs / 1000).toFixed(1)} s. Try again later, or allow more time in Settings.`,
+        {
+          cause: error,
+        },
+      );
     }
     if (error instanceof APIUserAbortError) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
     if (error instanceof APIError && typeof error.status === 'number') {
       const status = error.status;
       const type = apiErrorType(error);
       const detail = this.redact(((error.error as { error?: { message?: unknown } } | undefined)?.error?.message as string | undefined) ?? '').slice(0, 200);
-      const said = detail ? `: ${detail}` : '';
+      const said = detail ? `: ${detail.replace(/\.+$/, '')}` : '';
       if (status === 401 || status === 403)
         return new LlmError('auth', `The API refused the key (HTTP ${status})${said}. Check the key in Settings or ANTHROPIC_API_KEY.`, {
           status,
           cause: error,
         });
-      if (status === 429) return new LlmError('rate-limited', `The API is rate-limiting requests (HTTP 429)${after}.`, { status, cause: error });
+      if (status === 429)
+        return new LlmError('rate-limited', `The API is rate-limiting requests (HTTP 429)${after}. Try again in a minute.`, { status, cause: error });
       if (status === 529 || type === 'overloaded_error')
-        return new LlmError('overloaded', `The API is overloaded (HTTP ${status})${after}.`, { status, cause: error });
-      if (status >= 500) return new LlmError('server', `The API failed with HTTP ${status}${after}${said}.`, { status, cause: error });
+        return new LlmError('overloaded', `The API is overloaded (HTTP ${status})${after}. Try again in a few minutes.`, { status, cause: error });
+      if (status >= 500) return new LlmError('server', `The API failed with HTTP ${status}${after}${said}. Try again later.`, { status, cause: error });
       return new LlmError('bad-request', `The API rejected the request (HTTP ${status})${said}.`, { status, cause: error });
     }
+    if (error instanceof NotAnAnswer) {
+      return new LlmError('bad-response', `What ${this.baseURL} sent back is not an answer of the Messages API (a web page, or another service). ${checkUrl}`, {
+        cause: error,
+      });
+    }
     if (error instanceof APIError) {
-      const cause = (error as { cause?: unknown }).cause;
-      return new LlmError('network', `The API at ${this.baseURL} could not be reached${cause instanceof Error ? ` (${this.redact(cause.message)})` : ''}.`, {
-        cause: error,
-      });
+      const why = connectionTrouble(error);
+      return new LlmError(
+        'network',
+        `The API at ${this.baseURL} could not be reached${why ? ` (${why})` : ''}. Check the network connection and the base URL in Settings (or ANTHROPIC_BASE_URL).`,
+        { cause: error },
+      );
     }
-    if (error instanceof SyntaxError || error instanceof AnthropicError) {
-      return new LlmError('bad-response', `The API sent an answer that could not be read (${this.redact((error as Error).message).slice(0, 160)}).`, {
-        cause: error,
-      });
+    if (error instanceof SyntaxError) {
+      return new LlmError(
+        'bad-response',
+        `The API's answer was cut short or was not JSON. Try again; if it keeps happening, ${checkUrl.charAt(0).toLowerCase()}${checkUrl.slice(1)}`,
+        {
+          cause: error,
+        },
+      );
     }
-    return new LlmError('bad-response', `The model call failed: ${this.redact(error instanceof Error ? error.message : String(error)).slice(0, 160)}.`, {
+    // The connection went in the middle of the answer (undici's "terminated").
+    if (error instanceof TypeError && connectionTrouble(error)) {
+      return new LlmError(
+        'network',
+        `The connection to the API at ${this.baseURL} was lost in the middle of its answer (${connectionTrouble(error)}). Try again.`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (error instanceof AnthropicError) {
+      return new LlmError(
+        'bad-response',
+        `The API sent an answer that could not be read. Try again; if it keeps happening, ${checkUrl.charAt(0).toLowerCase()}${checkUrl.slice(1)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    // Not the API's doing: a bug of ours, said as one, without the program's words.
+    return new LlmError('bad-response', `The model call failed in Memdir itself, not at the API. Try again; if it keeps happening, report it.`, {
       cause: error,
     });
   }

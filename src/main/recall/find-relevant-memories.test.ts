@@ -142,7 +142,7 @@ describe('findRelevantMemories through the fake Anthropic server', () => {
     ['broken JSON', { kind: 'message', text: '{"selected": [{"file": "feedback_no_orm.md"' } as FakeReply, /not valid JSON/],
     ['wrong shape', jsonReply({ files: ['feedback_no_orm.md'] }), /wrong shape/],
     ['a cut-off answer', { kind: 'message', text: '{"selected": [{"file": "feedback_no', stopReason: 'max_tokens' } as FakeReply, /cut off/],
-    ['a malformed HTTP body', { kind: 'malformed' } as FakeReply, /could not be read/],
+    ['a malformed HTTP body', { kind: 'malformed' } as FakeReply, /cut short or was not JSON/],
     ['HTTP 500', { kind: 'error', status: 500 } as FakeReply, /HTTP 500/],
     ['529 overloaded', { kind: 'error', status: 529 } as FakeReply, /overloaded/],
     ['401 bad key', { kind: 'error', status: 401 } as FakeReply, /refused the key/],

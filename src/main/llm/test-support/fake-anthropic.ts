@@ -5,7 +5,7 @@
  *
  * Replies are scripted: a queue (`enqueue`), or a function of the request (`setHandler`), with a
  * fallback when neither has one. A reply can be a message (sent as JSON, or as SSE when the
- * request asked to stream, optionally cut short), an API error with the JSON shape the API uses
+ * request asked to stream, optionally cut short, or cut mid-body when it did not), an API error with the JSON shape the API uses
  * (429, 500, 529 overloaded, …), a malformed body, or a hang. Every request is recorded, body
  * included, so tests can assert what was sent (and what was not).
  *
@@ -60,6 +60,8 @@ export interface FakeMessageReply {
   delayMs?: number;
   /** Streaming only: send this many SSE events, then end the response (a cut connection). */
   truncateAfterEvents?: number;
+  /** Not streaming: announce the whole body, send this many bytes of it, then cut the connection. */
+  cutAfterBytes?: number;
 }
 
 /** An API error with the API's JSON shape `{"type":"error","error":{"type","message"}}`. */
@@ -273,7 +275,13 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     }
     const message = messageBody(reply, request);
     if (request.body?.stream !== true) {
-      sendJson(res, 200, message);
+      if (reply.cutAfterBytes === undefined) return sendJson(res, 200, message);
+      const body = Buffer.from(JSON.stringify(message));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, 'request-id': requestId() });
+      res.write(body.subarray(0, reply.cutAfterBytes));
+      // Flushed first, so the client has read part of the answer when the connection goes.
+      await sleep(20);
+      res.destroy();
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': requestId() });
