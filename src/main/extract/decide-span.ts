@@ -11,6 +11,7 @@ import { INDEX_FILE } from '../../shared/limits.js';
 import { LlmError } from '../llm/index.js';
 import { inStoreMode, type ProjectLocation, scanMemoryDir, teamDirOf } from '../memdir/index.js';
 import type { Turn } from '../transcripts/index.js';
+import { maskSecretsIn } from '../secrets/index.js';
 import type { ExtractTranscriptOptions } from './extract-memories.js';
 import { operationPath } from './apply-operations.js';
 import { ExtractAnswerError, extractSystemPrompt, MAX_ANSWER_TOKENS, buildExtractPrompt, parseExtractAnswer } from './extract-prompt.js';
@@ -222,7 +223,9 @@ export class SpanDecider {
       raws = parseExtractAnswer(answer.text, answer.stopReason);
     } catch (error) {
       if (!(error instanceof ExtractAnswerError)) throw error;
-      return { ...(await this.offline(turns, `The model's answer was not used (${error.message}); offline path:`, proposals)), model };
+      // The reason quotes the model's words: a secret it read in a memory is masked there too.
+      const why = await maskSecretsIn(error.message);
+      return { ...(await this.offline(turns, `The model's answer was not used (${why}); offline path:`, proposals)), model };
     }
     const operations: OperationOutcome[] = [];
     const evidence = evidenceOf(turns);

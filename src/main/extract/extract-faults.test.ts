@@ -78,6 +78,20 @@ describe('model failures', () => {
   });
 });
 
+describe('a model that repeats a secret it read', () => {
+  it('its prose is quoted with the secret masked, in the outcome and in the log (s40)', async () => {
+    // Assembled at run time, so no key-shaped literal sits in the repository.
+    const token = ['ghp_', 'R8mK2vQ9', 'xT4pL7nW', '3zY6bC1d', 'F5hJ0sA8', 'eG2u'].join('');
+    await fs.writeFile(path.join(h.fx.memoryDir, 'reference_ci.md'), `---\nname: CI\ndescription: CI token\ntype: reference\n---\nThe CI token is ${token}\n`);
+    h.fake.enqueue({ kind: 'message', text: `The CI token is ${token}, nothing new to save.` });
+    await writeTurns('what is the CI token?');
+    const result = await run();
+    expect(result.outcomes[0]!.message).toMatch(/prose instead of JSON \("The CI token is ghp_/);
+    expect(result.outcomes[0]!.message).not.toContain(token.slice(8));
+    expect(JSON.stringify(await store().readLog())).not.toContain(token.slice(8));
+  });
+});
+
 describe('bad input', () => {
   it('handles truncated lines, garbage, unknown types and a half-written last line', async () => {
     const t = h.fx.builder();

@@ -154,6 +154,30 @@ describe('findRelevantMemories through the fake Anthropic server', () => {
     expect(result.fallbackReason).not.toContain(KEY);
   });
 
+  it('never repeats a secret the model read in a memory: its prose, and files it named, are quoted with the secret masked (s40)', async () => {
+    // Assembled at run time, so no key-shaped literal sits in the repository.
+    const token = ['ghp_', 'R8mK2vQ9', 'xT4pL7nW', '3zY6bC1d', 'F5hJ0sA8', 'eG2u'].join('');
+    const prose = await recall('what is the CI token?', { kind: 'message', text: `The CI token is ${token}, see the memory.` });
+    expect(prose.fallbackReason).toMatch(/prose instead of JSON \("The CI token is ghp_/);
+    expect(prose.fallbackReason).not.toContain(token.slice(8));
+    expect(prose.modelError?.message).not.toContain(token.slice(8));
+    const named = await recall('what is the CI token?', jsonReply({ selected: [{ file: token, reason: 'x' }] }));
+    expect(named.fallbackReason).toMatch(/do not exist/);
+    expect(named.fallbackReason).not.toContain(token.slice(8));
+    const refused = await recall(
+      'can I use an ORM?',
+      jsonReply({
+        selected: [
+          { file: 'feedback_no_orm.md', reason: 'x' },
+          { file: `${token}.md`, reason: 'x' },
+        ],
+      }),
+    );
+    expect(refused.method).toBe('model');
+    expect(refused.notes.join(' ')).toMatch(/Refused one file/);
+    expect(refused.notes.join(' ')).not.toContain(token.slice(8));
+  });
+
   it('falls back on 429 after the bounded retries', async () => {
     const result = await recall(
       'can I use an ORM?',

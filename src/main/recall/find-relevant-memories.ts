@@ -18,6 +18,7 @@ import { RECALL_MAX_SELECTED } from '../../shared/limits.js';
 import type { MemoryType, Scope } from '../../shared/memory-types.js';
 import type { IndexSummary } from '../../shared/scan-types.js';
 import { LlmError, type ModelProvider } from '../llm/index.js';
+import { maskSecretsIn } from '../secrets/index.js';
 import type { AlwaysLoaded, RecallResult, RecallSelection } from '../../shared/recall-types.js';
 import { explainRecall } from './explain-recall.js';
 import { LocalRanker } from './local-ranker.js';
@@ -330,7 +331,10 @@ async function choose(options: FindRelevantOptions, excluded: ReadonlySet<string
     });
     const spent = { tokens: answer.usage, costUsd: answer.costUsd, costNote: answer.costNote, model: answer.model };
     try {
-      const { selected, dropped } = parseSelection(answer.text, memories, { stopReason: answer.stopReason });
+      const parsed = parseSelection(answer.text, memories, { stopReason: answer.stopReason });
+      const { selected } = parsed;
+      // What the model named is its words: a secret it read in a memory is masked before it is shown.
+      const dropped = await Promise.all(parsed.dropped.map(async (d) => ({ file: await maskSecretsIn(d.file), reason: await maskSecretsIn(d.reason) })));
       if (dropped.length > 0)
         notes.push(
           `Refused ${dropped.length === 1 ? 'one file' : `${dropped.length} files`} the model named: ${dropped.map((d) => `${d.file} (${d.reason})`).join(', ')}.`,
@@ -351,14 +355,16 @@ async function choose(options: FindRelevantOptions, excluded: ReadonlySet<string
       );
     } catch (error) {
       if (!(error instanceof SelectionError)) throw error;
+      // The reason quotes the model's words: a secret it read in a memory is masked there too.
+      const message = await maskSecretsIn(error.message);
       // The model was paid for: keep its tokens and cost on the result even though we fall back.
       return finishLocal(
         {
-          fallbackReason: error.message,
+          fallbackReason: message,
           ...spent,
           provider: provider.kind,
           manifest,
-          modelError: { kind: 'bad-answer', message: error.message, latencyMs: performance.now() - attemptStarted },
+          modelError: { kind: 'bad-answer', message, latencyMs: performance.now() - attemptStarted },
         },
         ranker,
       );

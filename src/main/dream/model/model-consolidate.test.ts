@@ -190,6 +190,31 @@ describe('a dream with a model (the fake Messages API over HTTP)', () => {
     expect(record!.method).toBe('model');
   });
 
+  it('a secret the model read in a memory is masked wherever its words are kept: summary, reasons, refusals, History (s40)', async () => {
+    calls = 0;
+    // Assembled at run time, so no key-shaped literal sits in the repository.
+    const token = ['ghp_', 'R8mK2vQ9', 'xT4pL7nW', '3zY6bC1d', 'F5hJ0sA8', 'eG2u'].join('');
+    await fx.write('reference_ci.md', topic({ name: 'CI', description: 'CI token', type: 'reference' }, `The CI token is ${token}`));
+    fake.enqueue(
+      turn(
+        use('write_memory', {
+          file: 'user_role.md',
+          content: topic({ name: 'Role', description: 'Backend engineer', type: 'user' }, 'Go, Postgres.'),
+          reason: `tidied; CI token is ${token}`,
+        }),
+        use('delete_memory', { file: `${token}.md` }),
+      ),
+      turn(use('finish', { summary: `Kept the CI token ${token} where it was.` })),
+    );
+    const { record } = await runDream(options());
+    expect(record!.method).toBe('model');
+    expect(record!.report).toContain('ghp_');
+    const kept = [JSON.stringify(record), ...(await fs.readdir(path.join(fx.dataDir, 'dreams'))).map(String)];
+    for (const f of await fs.readdir(path.join(fx.dataDir, 'dreams'))) kept.push(await fs.readFile(path.join(fx.dataDir, 'dreams', f), 'utf8'));
+    kept.push(JSON.stringify(await listHistory(fx.memoryDir, { dataDir: fx.dataDir })));
+    for (const text of kept) expect(text).not.toContain(token.slice(8));
+  });
+
   it('falls back to the offline rules, saying why, when the model fails', async () => {
     fake.setHandler(() => ({ kind: 'error', status: 500 }));
     const { record } = await runDream(options());

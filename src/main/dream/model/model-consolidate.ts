@@ -21,6 +21,7 @@ import type { AnswerBlock, ModelProvider } from '../../llm/index.js';
 import { grepTranscript, listTranscriptsIn } from '../../transcripts/index.js';
 import type { DreamPlan } from '../plan/dream-plan.js';
 import type { GatherResult } from '../plan/gather.js';
+import { maskSecretsIn } from '../../secrets/index.js';
 import { type KnownSecrets, checkProposedContent, checkProposedDelete, checkProposedPath, findNewSecrets } from './proposal-check.js';
 import { isoDay } from '../../../shared/day-dates.js';
 
@@ -293,7 +294,7 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
         if (taken) return refuse(`Refused ${path.rel}: ${taken}`);
         plan.write(path.rel, input.content as string, {
           kind: 'model',
-          reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason.trim() : 'Rewritten by the model.',
+          reason: await modelWords(input.reason, 'Rewritten by the model.'),
         });
         return `Staged: ${existed ? 'update' : 'create'} ${path.rel}.`;
       }
@@ -307,7 +308,7 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
         plan.remove(path.rel, {
           kind: 'model',
           group,
-          reason: typeof input.reason === 'string' && input.reason.trim() ? input.reason.trim() : 'Deleted by the model.',
+          reason: await modelWords(input.reason, 'Deleted by the model.'),
         });
         if (into?.ok) {
           plan.setGroup(into.rel, group!);
@@ -395,5 +396,13 @@ export async function consolidateWithModel(opts: ModelLoopOptions): Promise<Mode
       break;
     }
   }
+  // The report keeps the model's words (its summary, the names it gave that were refused): never a secret it read.
+  result.summary = await maskSecretsIn(result.summary);
+  result.flags = await Promise.all(result.flags.map(async (f) => ({ ...f, message: await maskSecretsIn(f.message) })));
   return result;
+}
+
+/** A reason the model gave, trimmed, with any secret it read in a memory masked; `otherwise` when it gave none. */
+async function modelWords(value: unknown, otherwise: string): Promise<string> {
+  return typeof value === 'string' && value.trim() ? maskSecretsIn(value.trim()) : otherwise;
 }
