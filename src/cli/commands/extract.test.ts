@@ -123,6 +123,24 @@ describe('memdir extract', () => {
     expect(text.out).toContain('queued');
   });
 
+  it('says why the model was not used when the offline path made suggestions: a refused key, an unusable answer (s40)', async () => {
+    await fs.writeFile(
+      fx.transcript(),
+      fx.builder().prompt('Remember that the staging DB resets on Mondays.').assistant('ok', { stopReason: 'end_turn' }).take(),
+    );
+    fake.enqueue({ kind: 'error', status: 401 });
+    const refused = await run('extract', '--project', fx.dir);
+    expect(refused.out).toContain('queued');
+    expect(refused.out).toContain('session-1: The model could not be used: The API refused the key (HTTP 401)');
+    expect(refused.out).toContain('Check the key in Settings or ANTHROPIC_API_KEY. Offline path instead: 1 "remember this" statement offered as suggestion.');
+    await fs.appendFile(fx.transcript(), fx.builder().prompt('Remember that deploys happen on Tuesdays.').assistant('ok', { stopReason: 'end_turn' }).take());
+    fake.enqueue({ kind: 'message', text: 'Sure, noted.' });
+    const prose = await run('extract', '--project', fx.dir);
+    expect(prose.out).toContain(
+      'session-1: The model\'s answer was not used: The model answered in prose instead of JSON ("Sure, noted."). Offline path instead: 1 "remember this" statement offered as suggestion.',
+    );
+  });
+
   it('fails with exit 2 and one line for an unknown project or a missing --project', async () => {
     expect(await run('extract', '--project', '-nope')).toMatchObject({ code: 2, err: expect.stringContaining('There is no project "-nope" under') });
     expect((await run('extract')).code).toBe(2);

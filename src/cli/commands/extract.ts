@@ -133,6 +133,11 @@ Exit codes: 0 done, 2 usage or I/O error (unknown project).`,
       }
       io.out(`\n${table(rows)}`);
     }
+    // Why the model was not used where it should have been (a refused key, an unusable answer): the table shows the suggestions made instead.
+    if (provider.kind !== 'offline') {
+      const fellBack = turns.filter((t) => !t.skipped && t.method === 'offline' && t.message);
+      if (fellBack.length > 0) io.out(`\n${fellBack.map((t) => `${t.sessionId ?? '?'}: ${t.message}\n`).join('')}`);
+    }
     // Why each operation was not written, whole (the table cuts a long detail): refused, or queued for a look in apply mode.
     const notWritten = turns.flatMap((t) => t.operations ?? []).filter((o) => (o.disposition === 'refused' || o.disposition === 'queued') && o.reason);
     if (notWritten.length > 0) io.out(`\n${notWritten.map((o) => `${o.scope === 'team' ? 'team/' : ''}${o.file}: ${o.reason}\n`).join('')}`);

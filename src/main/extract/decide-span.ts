@@ -215,7 +215,7 @@ export class SpanDecider {
       const message =
         error instanceof LlmError ? error.message : `The model call failed: ${provider.redact(error instanceof Error ? error.message : String(error))}`;
       if (error instanceof LlmError && TRANSIENT.has(error.kind)) return { transient: message };
-      return this.offline(turns, `The model could not be used (${message}); offline path:`, proposals);
+      return this.offline(turns, `The model could not be used: ${message} Offline path instead:`, proposals);
     }
     const model = { provider: provider.kind, model: answer.model, tokens: answer.usage, costUsd: answer.costUsd, latencyMs: Math.round(answer.latencyMs) };
     let raws: unknown[];
@@ -225,7 +225,7 @@ export class SpanDecider {
       if (!(error instanceof ExtractAnswerError)) throw error;
       // The reason quotes the model's words: a secret it read in a memory is masked there too.
       const why = await maskSecretsIn(error.message);
-      return { ...(await this.offline(turns, `The model's answer was not used (${why}); offline path:`, proposals)), model };
+      return { ...(await this.offline(turns, `The model's answer was not used: ${why} Offline path instead:`, proposals)), model };
     }
     const operations: OperationOutcome[] = [];
     const evidence = evidenceOf(turns);
