@@ -214,7 +214,8 @@ export class SpanDecider {
       if (error instanceof LlmError && error.kind === 'aborted') throw error;
       const message =
         error instanceof LlmError ? error.message : `The model call failed: ${provider.redact(error instanceof Error ? error.message : String(error))}`;
-      if (error instanceof LlmError && TRANSIENT.has(error.kind)) return { transient: message };
+      // Extraction tries again by itself at the next turn end: what happened, without telling the person to.
+      if (error instanceof LlmError && TRANSIENT.has(error.kind)) return { transient: error.fact };
       return this.offline(turns, `The model could not be used: ${message} Offline path instead:`, proposals);
     }
     const model = { provider: provider.kind, model: answer.model, tokens: answer.usage, costUsd: answer.costUsd, latencyMs: Math.round(answer.latencyMs) };

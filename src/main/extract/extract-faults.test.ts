@@ -64,6 +64,8 @@ describe('model failures', () => {
     const failed = await run();
     expect(failed.pending).toBe(true);
     expect(failed.outcomes[0]).toMatchObject({ skipped: true, reason: 'model-failed', message: expect.stringContaining('Tried again') });
+    // Memdir tries again by itself: the person is not told to (s40).
+    expect(failed.outcomes[0]!.message).toBe('The API is rate-limiting requests (HTTP 429). Tried again at the next turn end.');
     h.fake.enqueue(operationsReply(testingMemory));
     const retried = await run();
     expect(retried.outcomes[0]).toMatchObject({ skipped: false, turns: 2, operations: [expect.objectContaining({ disposition: 'applied' })] });

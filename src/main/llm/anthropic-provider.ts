@@ -207,13 +207,10 @@ export class AnthropicProvider implements ModelProvider {
     const checkUrl = `Check the base URL in Settings (or ANTHROPIC_BASE_URL).`;
     if (context.aborted) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
     if (context.timedOut || error instanceof APIConnectionTimeoutError) {
-      return new LlmError(
-        'timeout',
-        `The model did not answer within ${(context.timeoutMs / 1000).toFixed(1)} s. Try again later, or allow more time in Settings.`,
-        {
-          cause: error,
-        },
-      );
+      return new LlmError('timeout', `The model did not answer within ${(context.timeoutMs / 1000).toFixed(1)} s.`, {
+        cause: error,
+        tryAgain: 'Try again later, or allow more time in Settings.',
+      });
     }
     if (error instanceof APIUserAbortError) return new LlmError('aborted', 'The model request was cancelled.', { cause: error });
     if (error instanceof APIError && typeof error.status === 'number') {
@@ -227,10 +224,15 @@ export class AnthropicProvider implements ModelProvider {
           cause: error,
         });
       if (status === 429)
-        return new LlmError('rate-limited', `The API is rate-limiting requests (HTTP 429)${after}. Try again in a minute.`, { status, cause: error });
+        return new LlmError('rate-limited', `The API is rate-limiting requests (HTTP 429)${after}.`, {
+          status,
+          cause: error,
+          tryAgain: 'Try again in a minute.',
+        });
       if (status === 529 || type === 'overloaded_error')
-        return new LlmError('overloaded', `The API is overloaded (HTTP ${status})${after}. Try again in a few minutes.`, { status, cause: error });
-      if (status >= 500) return new LlmError('server', `The API failed with HTTP ${status}${after}${said}. Try again later.`, { status, cause: error });
+        return new LlmError('overloaded', `The API is overloaded (HTTP ${status})${after}.`, { status, cause: error, tryAgain: 'Try again in a few minutes.' });
+      if (status >= 500)
+        return new LlmError('server', `The API failed with HTTP ${status}${after}${said}.`, { status, cause: error, tryAgain: 'Try again later.' });
       return new LlmError('bad-request', `The API rejected the request (HTTP ${status})${said}.`, { status, cause: error });
     }
     if (error instanceof NotAnAnswer) {
@@ -257,13 +259,10 @@ export class AnthropicProvider implements ModelProvider {
     }
     // The connection went in the middle of the answer (undici's "terminated").
     if (error instanceof TypeError && connectionTrouble(error)) {
-      return new LlmError(
-        'network',
-        `The connection to the API at ${this.baseURL} was lost in the middle of its answer (${connectionTrouble(error)}). Try again.`,
-        {
-          cause: error,
-        },
-      );
+      return new LlmError('network', `The connection to the API at ${this.baseURL} was lost in the middle of its answer (${connectionTrouble(error)}).`, {
+        cause: error,
+        tryAgain: 'Try again.',
+      });
     }
     if (error instanceof AnthropicError) {
       return new LlmError(

@@ -91,15 +91,21 @@ export type LlmErrorKind =
   | 'bad-response'
   | 'unsupported';
 
-/** A failed model call; `message` is written for people (it ends up as a fallback reason). */
+/**
+ * A failed model call; `message` is written for people (it ends up as a fallback reason): what
+ * happened, then — when the person would have to ask again — `details.tryAgain` ("Try again in a
+ * minute."). `fact` is what happened alone, for callers that try again by themselves.
+ */
 export class LlmError extends MemdirError<'model-failed'> {
   override readonly name = 'LlmError';
+  readonly fact: string;
   constructor(
     readonly kind: LlmErrorKind,
-    message: string,
-    readonly details: { status?: number; attempts?: number; cause?: unknown } = {},
+    fact: string,
+    readonly details: { status?: number; attempts?: number; cause?: unknown; tryAgain?: string } = {},
   ) {
-    super('model-failed', message, details.cause !== undefined ? { cause: details.cause } : {});
+    super('model-failed', details.tryAgain ? `${fact} ${details.tryAgain}` : fact, details.cause !== undefined ? { cause: details.cause } : {});
+    this.fact = fact;
   }
 }
 
