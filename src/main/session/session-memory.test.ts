@@ -197,6 +197,29 @@ describe('the note with a model', () => {
     expect(second).toMatchObject({ method: 'offline', fallbackReason: expect.stringContaining('lacks') });
     expect(JSON.stringify(fake.messageRequests()[1]!.body)).toContain('Tests pass.');
   });
+
+  it('a huge answer is not kept as the note: the next update would send it back every time (s40)', async () => {
+    const provider = await fakeProvider(fake, fx.dataDir);
+    const memory = sessions({ provider: async () => provider });
+    const filler = '- a step done and checked\n'.repeat(100_000);
+    fake.enqueue({
+      kind: 'message',
+      text: `## Current task\nFix checkout.\n## Files changed\n${filler}## Errors met\nNone.\n## Where the workflow stands\nTests pass.`,
+    });
+    turn('fix checkout', 3, 12_000);
+    await flush();
+    const first = (await memory.observe(fx.transcript()))!;
+    expect(first).toMatchObject({ method: 'offline', fallbackReason: expect.stringMatching(/The model's note is 2,6\d\d,\d{3} characters long/) });
+    expect(first.note!.length).toBeLessThan(20_000);
+    fake.enqueue({
+      kind: 'message',
+      text: '## Current task\nFix checkout.\n## Files changed\n- src/a.ts\n## Errors met\nNone.\n## Where the workflow stands\nTests pass.',
+    });
+    turn('next', 3, 20_000);
+    await flush();
+    expect(await memory.observe(fx.transcript())).toMatchObject({ method: 'model', fallbackReason: null });
+    expect(fake.messageRequests()[1]!.rawBody.length).toBeLessThan(50_000);
+  });
 });
 
 describe('life cycle', () => {

@@ -24,7 +24,7 @@ import { type ClaudeCodeSummary, SESSION_INIT_TOKENS, SESSION_MIN_TOKENS, SESSIO
 import { LlmError, type ModelProvider } from '../llm/index.js';
 import { type CursorLoad, CursorStore, FILE_WRITE_TOOLS, listHomeTranscripts, readNewTurns, type TranscriptCursor, type Turn } from '../transcripts/index.js';
 import { isInternalProject, projectOfTranscript } from '../extract/index.js';
-import { SESSION_SYSTEM_PROMPT, buildSessionPrompt, handBackNote, noteProblem, renderModelNote, renderOfflineNote } from './session-note.js';
+import { SESSION_SYSTEM_PROMPT, buildSessionPrompt, handBackNote, NOTE_MAX_TOKENS, noteProblem, renderModelNote, renderOfflineNote } from './session-note.js';
 import { SESSION_ID, type SessionFacts, type SessionState, SessionStore, newSessionState } from './session-state.js';
 
 /** The cursor consumer name of Session Memory (kept in its own state file). */
@@ -312,7 +312,7 @@ export class SessionMemory {
         task: 'session',
         system: SESSION_SYSTEM_PROMPT,
         messages: [{ role: 'user', content: buildSessionPrompt(previous, state, facts) }],
-        maxTokens: 1200,
+        maxTokens: NOTE_MAX_TOKENS,
         temperature: 0,
         ...(signal ? { signal } : {}),
         ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),

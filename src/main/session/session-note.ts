@@ -84,10 +84,18 @@ export function buildSessionPrompt(previousNote: string | null, state: SessionSt
   ].join('\n\n');
 }
 
+/** The longest note the model is asked for, in tokens. */
+export const NOTE_MAX_TOKENS = 1200;
+/** The most characters those tokens can hold: several per token, generously. */
+const NOTE_MAX_CHARS = NOTE_MAX_TOKENS * 16;
+
 /** Why a model's note cannot be used, or null when it has the four sections. */
 export function noteProblem(text: string): string | null {
   const body = text.trim();
   if (!body) return 'The model returned an empty note.';
+  // More than the tokens asked for can hold: not a note (an endpoint that misbehaves), and kept, it would go back with every update.
+  if (body.length > NOTE_MAX_CHARS)
+    return `The model's note is ${body.length.toLocaleString('en-US')} characters long, more than the ${NOTE_MAX_TOKENS.toLocaleString('en-US')} tokens asked for can hold.`;
   const missing = NOTE_SECTIONS.filter((section) => !new RegExp(`^##\\s+${section}\\s*$`, 'im').test(body));
   return missing.length > 0 ? `The model's note lacks ${missing.map((m) => `"${m}"`).join(', ')}.` : null;
 }
