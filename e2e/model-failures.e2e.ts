@@ -84,6 +84,14 @@ describe.skipIf(!HAS_BROWSER)(`model failures in the app${HAS_BROWSER ? '' : ` (
     expect(await banner.textContent()).toMatch(/The API refused the key \(HTTP 401\).*Check the key in Settings or ANTHROPIC_API_KEY\./);
     expect(await page.locator('body').textContent()).not.toMatch(UNREADABLE);
     expect(hostOutput).not.toContain(KEY);
+    // The playground's model badge says so too (it said "model online" while every call was refused).
+    await page.getByRole('button', { name: 'Recall playground' }).click();
+    await page.getByText('model error').waitFor();
+    await page
+      .getByText(/The API refused the key \(HTTP 401\)/)
+      .first()
+      .waitFor();
+    await page.getByRole('button', { name: 'Dream', exact: true }).click();
     for (const name of await fs.readdir(path.join(root, 'data'), { recursive: true })) {
       const file = path.join(root, 'data', String(name));
       if ((await fs.stat(file)).isFile() && name !== 'settings.json') expect(await fs.readFile(file, 'utf8'), String(name)).not.toContain(KEY);

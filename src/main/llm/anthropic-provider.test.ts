@@ -98,6 +98,18 @@ describe('AnthropicProvider against the fake server', () => {
     expect((await p.status()).reason).not.toContain(KEY);
   });
 
+  it('a refused key shows in the status of the next provider made for the same key — the app makes one per call — until a call succeeds or the key changes (s40)', async () => {
+    fake.enqueue({ kind: 'error', status: 401 });
+    await failure(provider().complete(ask));
+    // What Settings and the recall playground ask: a fresh provider, as resolveProvider() makes for each call.
+    expect(await provider().status()).toMatchObject({ state: 'error', reason: expect.stringMatching(/refused the key \(HTTP 401\)/) });
+    const otherKey = new AnthropicProvider({ apiKey: `${KEY}-new`, baseURL: fake.url, models: DEFAULT_MODELS, timeoutMs: 5_000, maxRetries: 0 });
+    expect(await otherKey.status()).toMatchObject({ state: 'online' });
+    fake.enqueue({ kind: 'message', text: 'fine now' });
+    await provider().complete(ask);
+    expect(await provider().status()).toMatchObject({ state: 'online' });
+  });
+
   it('gives up after its wall-clock budget, retries included', async () => {
     fake.enqueue({ kind: 'hang' }, { kind: 'hang' }, { kind: 'hang' });
     const started = Date.now();

@@ -5,6 +5,7 @@
  * AbortSignal, retries rate limits and server errors a bounded number of times (the SDK's
  * `maxRetries`, which honours `retry-after`), and is appended to the usage log.
  */
+import { createHash } from 'node:crypto';
 import Anthropic, { APIConnectionTimeoutError, APIError, APIUserAbortError, AnthropicError } from '@anthropic-ai/sdk';
 import { estimateCostUsd, PRICE_TABLE_NOTE } from './pricing.js';
 import { redact } from './redact.js';
@@ -67,6 +68,13 @@ function toUsage(
   };
 }
 
+/**
+ * The last failure of each endpoint and key (by a hash of both), while no call has succeeded
+ * since. A provider is made for each call (resolveProvider), so what status() says about a refused
+ * key must outlive the provider that met it; another key starts clean.
+ */
+const LAST_FAILURES = new Map<string, LlmError>();
+
 /** A 200 whose body is not a message (no `content` list): a gateway's page, another service's JSON. */
 class NotAnAnswer extends Error {}
 
@@ -103,10 +111,12 @@ export class AnthropicProvider implements ModelProvider {
   readonly kind = 'anthropic' as const;
   readonly baseURL: string;
   private readonly client: Anthropic;
-  private lastFailure: LlmError | null = null;
+  /** Where this endpoint and key's last failure is kept (see {@link LAST_FAILURES}). */
+  private readonly failureKey: string;
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.baseURL = (options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, '');
+    this.failureKey = createHash('sha256').update(`${this.baseURL}\n${options.apiKey}`).digest('hex');
     this.client = new Anthropic({
       apiKey: options.apiKey,
       baseURL: this.baseURL,
@@ -128,8 +138,9 @@ export class AnthropicProvider implements ModelProvider {
   async status(): Promise<ProviderStatus> {
     const endpoint = this.baseURL;
     // Only failures that will not go away by themselves put the provider in error.
-    if (this.lastFailure && ['auth', 'network', 'bad-request'].includes(this.lastFailure.kind)) {
-      return { state: 'error', provider: this.kind, reason: this.lastFailure.message, endpoint };
+    const lastFailure = LAST_FAILURES.get(this.failureKey);
+    if (lastFailure && ['auth', 'network', 'bad-request'].includes(lastFailure.kind)) {
+      return { state: 'error', provider: this.kind, reason: lastFailure.message, endpoint };
     }
     return { state: 'online', provider: this.kind, reason: `Anthropic API at ${endpoint}, key from ${this.options.keySource ?? 'settings'}.`, endpoint };
   }
@@ -174,7 +185,7 @@ export class AnthropicProvider implements ModelProvider {
         provider: this.kind,
         latencyMs,
       };
-      this.lastFailure = null;
+      LAST_FAILURES.delete(this.failureKey);
       await this.options.usageLog?.append({ task: request.task, provider: this.kind, model: result.model, usage, costUsd, latencyMs, outcome: 'ok' });
       return result;
     } catch (error) {
@@ -183,7 +194,7 @@ export class AnthropicProvider implements ModelProvider {
         aborted: request.signal?.aborted ?? false,
         timeoutMs,
       });
-      this.lastFailure = failure;
+      LAST_FAILURES.set(this.failureKey, failure);
       await this.options.usageLog?.append({
         task: request.task,
         provider: this.kind,
