@@ -110,6 +110,22 @@ describe('AnthropicProvider against the fake server', () => {
     expect(await provider().status()).toMatchObject({ state: 'online' });
   });
 
+  it('a rate limit asking to wait longer than the call may take is said as such, at once — not "did not answer" after the whole budget (s40)', async () => {
+    fake.enqueue({ kind: 'error', status: 429, retryAfterMs: 30_000 }, { kind: 'error', status: 429, retryAfterMs: 30_000 });
+    const started = Date.now();
+    const error = await failure(provider({ maxRetries: 2, timeoutMs: 3_000 }).complete(ask));
+    expect(error.kind).toBe('rate-limited');
+    expect(error.message).toBe(
+      'The API is rate-limiting requests (HTTP 429) and asks to wait 30 s, longer than this call may take (3.0 s). Try again in a minute.',
+    );
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(fake.messageRequests()).toHaveLength(1);
+    // A wait that fits is waited, and the retry answers.
+    fake.reset();
+    fake.enqueue({ kind: 'error', status: 529, retryAfterMs: 50 }, { kind: 'message', text: 'after the wait' });
+    expect((await provider({ maxRetries: 2, timeoutMs: 3_000 }).complete(ask)).text).toBe('after the wait');
+  });
+
   it('gives up after its wall-clock budget, retries included', async () => {
     fake.enqueue({ kind: 'hang' }, { kind: 'hang' }, { kind: 'hang' });
     const started = Date.now();

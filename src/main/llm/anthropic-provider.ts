@@ -78,6 +78,18 @@ const LAST_FAILURES = new Map<string, LlmError>();
 /** A 200 whose body is not a message (no `content` list): a gateway's page, another service's JSON. */
 class NotAnAnswer extends Error {}
 
+/** The wait an answer asks for before a retry (`retry-after-ms`, or `retry-after` in seconds or as a date), in ms; null when none. */
+function retryAfterMs(headers: Headers): number | null {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const after = headers.get('retry-after');
+  if (!after) return null;
+  const seconds = Number.parseFloat(after);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(after);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
 /** Network error codes (Node's and undici's), in words; anything else is left unsaid. */
 const CONNECTION_TROUBLE: Record<string, string> = {
   ENOTFOUND: 'its host name was not found',
@@ -153,6 +165,22 @@ export class AnthropicProvider implements ModelProvider {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal;
+    // An answer the SDK would retry after the wait it asks for, when that wait outlasts the call: stop now and say so.
+    let waitTooLong: { status: number; waitMs: number } | null = null;
+    let attempts = 0;
+    const client = this.client.withOptions({
+      fetch: async (input: string | URL | Request, init?: RequestInit) => {
+        const response = await fetch(input, init);
+        attempts++;
+        const waitMs = retryAfterMs(response.headers);
+        const retried = response.status === 408 || response.status === 409 || response.status === 429 || response.status >= 500;
+        if (retried && attempts <= this.options.maxRetries && waitMs !== null && performance.now() - started + waitMs > timeoutMs) {
+          waitTooLong = { status: response.status, waitMs };
+          deadline.abort();
+        }
+        return response;
+      },
+    });
     const params = {
       model,
       max_tokens: request.maxTokens,
@@ -166,8 +194,8 @@ export class AnthropicProvider implements ModelProvider {
     try {
       if (request.signal?.aborted) throw new APIUserAbortError();
       const message = request.stream
-        ? await this.client.messages.stream(params, { signal, timeout: timeoutMs }).finalMessage()
-        : await this.client.messages.create(params, { signal, timeout: timeoutMs });
+        ? await client.messages.stream(params, { signal, timeout: timeoutMs }).finalMessage()
+        : await client.messages.create(params, { signal, timeout: timeoutMs });
       // A gateway's web page or another service's JSON, with status 200: the SDK hands it on as is.
       if (!message || typeof message !== 'object' || !Array.isArray((message as { content?: unknown }).content)) throw new NotAnAnswer();
       const latencyMs = performance.now() - started;
@@ -189,11 +217,8 @@ export class AnthropicProvider implements ModelProvider {
       await this.options.usageLog?.append({ task: request.task, provider: this.kind, model: result.model, usage, costUsd, latencyMs, outcome: 'ok' });
       return result;
     } catch (error) {
-      const failure = this.classify(error, {
-        timedOut: deadline.signal.aborted && !request.signal?.aborted,
-        aborted: request.signal?.aborted ?? false,
-        timeoutMs,
-      });
+      const context = { timedOut: deadline.signal.aborted && !request.signal?.aborted, aborted: request.signal?.aborted ?? false, timeoutMs };
+      const failure = waitTooLong && !context.aborted ? this.waitTooLong(waitTooLong, timeoutMs, error) : this.classify(error, context);
       LAST_FAILURES.set(this.failureKey, failure);
       await this.options.usageLog?.append({
         task: request.task,
@@ -209,6 +234,17 @@ export class AnthropicProvider implements ModelProvider {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A rate limit, an overload or a server error whose asked-for wait outlasts the call. */
+  private waitTooLong(answer: { status: number; waitMs: number }, timeoutMs: number, cause: unknown): LlmError {
+    const { status } = answer;
+    const asks = `asks to wait ${Math.ceil(answer.waitMs / 1000)} s, longer than this call may take (${(timeoutMs / 1000).toFixed(1)} s)`;
+    if (status === 429)
+      return new LlmError('rate-limited', `The API is rate-limiting requests (HTTP 429) and ${asks}.`, { status, cause, tryAgain: 'Try again in a minute.' });
+    if (status === 529)
+      return new LlmError('overloaded', `The API is overloaded (HTTP 529) and ${asks}.`, { status, cause, tryAgain: 'Try again in a few minutes.' });
+    return new LlmError('server', `The API failed with HTTP ${status} and ${asks}.`, { status, cause, tryAgain: 'Try again later.' });
   }
 
   /** Turn whatever the SDK threw into an LlmError with a sentence a person understands, saying what to do. */
