@@ -65,7 +65,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
         .filter((r) => r.method !== 'ALL')
         .at(-1)?.path ?? '(unmatched)';
     // The URL is the client's to fill: a team is logged only when it is a well-formed name.
-    const team = /^\/v1\/teams\/([^/]+)\//.exec(c.req.path)?.[1];
+    const team = /^\/v[12]\/teams\/([^/]+)\//.exec(c.req.path)?.[1];
     log({
       level: c.res.status >= 500 ? 'error' : 'info',
       msg: 'request',

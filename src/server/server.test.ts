@@ -145,6 +145,52 @@ describeStores('sync server over real HTTP', (h) => {
     expect(entriesResponseSchema.parse(await r.json()).entries['a.md']!.content).toBe('survives');
   });
 
+  it('two server instances on one database: concurrent protocol 2 pushes of one key from one base — one commits, the others get conflicts, nothing lost', async () => {
+    const db = await h.freshDb();
+    const token = await seed(await h.open(db));
+    const a = await start(await h.open(db));
+    const b = await start(await h.open(db));
+    let base: string | null = null;
+    for (let round = 0; round < 5; round++) {
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          fetch(`${i % 2 ? b.url : a.url}/v2/teams/platform/entries`, {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ pushId: `race-${round}-${i}-0000000000`, entries: { 'shared.md': { content: `writer ${i} round ${round}`, base } } }),
+          }).then(async (r) => ({ status: r.status, body: (await r.json()) as { committed: string[]; conflicts: Record<string, { sha256: string }> } })),
+        ),
+      );
+      expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      const winners = responses.flatMap((r, i) => (r.body.committed.includes('shared.md') ? [i] : []));
+      expect(winners).toHaveLength(1);
+      const pulled = entriesResponseSchema.parse(
+        await (await fetch(`${b.url}/v1/teams/platform/entries`, { headers: { authorization: `Bearer ${token}` } })).json(),
+      );
+      const entry = pulled.entries['shared.md']!;
+      expect(entry.content).toBe(`writer ${winners[0]} round ${round}`);
+      // Every loser is told the winner's version, so its client keeps its own text as a conflict.
+      for (const r of responses.filter((_, i) => i !== winners[0])) expect(r.body.conflicts['shared.md']!.sha256).toBe(entry.sha256);
+      base = entry.sha256;
+    }
+  });
+
+  it('logs the team of protocol 2 requests too (operators read logs per team)', async () => {
+    const store = await h.fresh();
+    const token = await seed(store);
+    const lines: string[] = [];
+    const server = await start(store, { log: jsonLog((line) => lines.push(line)) });
+    await fetch(`${server.url}/v2/teams/platform/entries`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ pushId: 'log-team-0000000000', entries: { 'a.md': { content: 'SECRET-TEXT', base: null } } }),
+    });
+    await server.close();
+    const request = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((r) => r.msg === 'request');
+    expect(request).toMatchObject({ method: 'PUT', route: '/v2/teams/:team/entries', team: 'platform', member: 'ann', status: 200 });
+    expect(lines.join('')).not.toContain('SECRET-TEXT');
+  });
+
   it('writes JSON log lines without tokens or content', async () => {
     const store = await h.fresh();
     const token = await seed(store);
