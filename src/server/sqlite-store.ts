@@ -130,7 +130,12 @@ function stateOf(row: TeamRow): TeamState {
 /** Open (creating if needed) and migrate a SQLite store at `file`. */
 export function openSqliteStore(file: string, options: { create?: boolean } = {}): SqliteStore {
   const create = options.create ?? true;
-  if (file !== ':memory:' && create) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:' && create) {
+    // The file holds every team's memories and its tokens' hashes: folders it needs and the file
+    // itself are the owner's alone. SQLite gives its -wal and -shm files the database's mode.
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+    fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_WRONLY, 0o600));
+  }
   // Only the server (and tests) create a store; an admin command on a mistyped path must not.
   const db = new Database(file, { fileMustExist: !create });
   try {

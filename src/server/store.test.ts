@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
-import { expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { foldPathKey } from '../shared/path-key.js';
 import { createTeam, issueToken, listMembers, revokeToken } from './admin.js';
+import { openStore } from './open-store.js';
 import { type EntryWrite, type TeamStore, StoreError } from './store.js';
 import { describeStores } from './test-support/stores.js';
 
@@ -164,6 +168,40 @@ describeStores('team store', (h) => {
       const loser = winner === 'one' ? 'two' : 'one';
       expect(state!.entries.some((e) => e.key === `${loser}-${round}.md`)).toBe(false);
       expect(state!.entries.find((e) => e.key === 'shared.md')!.content).toBe(`${winner} ${round}`);
+    }
+  });
+});
+
+describe('SQLite store on disk', () => {
+  it("is created readable by its owner only — every team's memories and token hashes are in it (R-SYNC-SECURITY)", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-store-mode-'));
+    const previous = process.umask(0o022);
+    try {
+      const file = path.join(root, 'server', 'nested', 'team-sync.sqlite');
+      const store = await openStore(file);
+      try {
+        await createTeam(store, 'platform');
+        await issueToken(store, 'platform', 'ann');
+        await put(store, 'platform', 0, { 'a.md': 'the team memory' });
+        const modes = Object.fromEntries(
+          [path.join(root, 'server'), path.join(root, 'server', 'nested'), file, `${file}-wal`, `${file}-shm`].map((f) => [
+            path.relative(root, f),
+            (fs.statSync(f).mode & 0o777).toString(8),
+          ]),
+        );
+        expect(modes).toEqual({
+          server: '700',
+          'server/nested': '700',
+          'server/nested/team-sync.sqlite': '600',
+          'server/nested/team-sync.sqlite-wal': '600',
+          'server/nested/team-sync.sqlite-shm': '600',
+        });
+      } finally {
+        await store.close();
+      }
+    } finally {
+      process.umask(previous);
+      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 });
