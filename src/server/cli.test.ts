@@ -1,4 +1,6 @@
 // The `memdir server …` commands (src/cli/commands/server.ts), run as the CLI runs them.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIo, CommandSpec } from '../cli/command.js';
@@ -11,6 +13,7 @@ import {
   serverIssueTokenCommand,
   serverListCommand,
   serverRevokeTokenCommand,
+  serverHostRefusal,
 } from '../cli/commands/server.js';
 import { describeStores } from './test-support/stores.js';
 
@@ -58,6 +61,22 @@ describe('memdir server: where the store is', () => {
         JSON.stringify(values),
       ).rejects.toThrow(message);
     }
+  });
+
+  it('refuses to serve plain http beyond this machine unless told (--allow-http), before opening anything', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-server-host-'));
+    const db = path.join(root, 'team-sync.sqlite');
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'memdir.example.com']) {
+      const error = await serverCommand.run({ positionals: [], values: { host, port: '0', db }, io: capture() }).catch((e: Error) => e);
+      expect(error, host).toBeInstanceOf(Error);
+      expect(String(error)).toContain(`--host ${host} would serve the team's memories and tokens unencrypted (plain http) to the network`);
+      expect(String(error)).toContain('--allow-http');
+    }
+    expect(fs.existsSync(db)).toBe(false);
+    // This machine only: no flag needed.
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost']) expect(serverHostRefusal(host, false), host).toBeNull();
+    // Told: a TLS proxy on another machine, or a network the operator trusts.
+    expect(serverHostRefusal('0.0.0.0', true)).toBeNull();
   });
 
   it('names an unreachable PostgreSQL store without printing its password', async () => {

@@ -4,6 +4,7 @@ import { table } from '../format.js';
 import { MemdirError } from '../../shared/errors.js';
 import { failureWords } from '../../shared/failure-words.js';
 import { resolveDataDir } from '../../main/core/index.js';
+import { isLoopbackHost } from '../../main/team/index.js';
 import { createPersonal, createTeam, issuePersonalToken, issueToken, listMembers, listPersonalSpaces, resetPersonal, revokeToken } from '../../server/admin.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../../server/limits.js';
 import { jsonLog } from '../../server/log.js';
@@ -55,6 +56,20 @@ async function withStore<T>(values: Record<string, unknown>, io: CliIo, fn: (sto
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Why the server must not listen on `host`, or null. The server speaks plain http: off this
+ * machine, tokens and memories would cross the network readable, so that takes `--allow-http`
+ * (a TLS proxy on another machine in front of it, or a network the operator trusts).
+ */
+export function serverHostRefusal(host: string, allowHttp: boolean): string | null {
+  if (allowHttp || isLoopbackHost(host)) return null;
+  return (
+    `--host ${host} would serve the team's memories and tokens unencrypted (plain http) to the network. ` +
+    'Keep the default --host 127.0.0.1 and put a TLS proxy on this machine in front of it (README: "Run it behind TLS"), ' +
+    'or add --allow-http if a TLS proxy on another machine connects to it or you trust every machine on this network'
+  );
 }
 
 export interface RunServerOptions {
@@ -112,12 +127,21 @@ export const serverCommand: CommandSpec = {
   options: {
     db: dbOption,
     port: { type: 'string', valueName: 'N', description: 'port to listen on (default 8787; 0 picks a free one)' },
-    host: { type: 'string', valueName: 'HOST', description: 'address to listen on (default 127.0.0.1; put TLS in front before exposing it)' },
+    host: {
+      type: 'string',
+      valueName: 'HOST',
+      description: 'address to listen on (default 127.0.0.1; any address other machines reach needs --allow-http: put TLS in front first)',
+    },
     'max-body': { type: 'string', valueName: 'BYTES', description: 'largest push body (default 8388608)' },
     'max-keys': { type: 'string', valueName: 'N', description: 'keys per push (default 500)' },
     'max-entry': { type: 'string', valueName: 'BYTES', description: 'largest memory file (default 1000000)' },
     'max-entries': { type: 'string', valueName: 'N', description: 'memory files per team (default 20000)' },
     rate: { type: 'string', valueName: 'N', description: 'requests per second per token, with bursts of 6×N (default 10)' },
+    'allow-http': {
+      type: 'boolean',
+      description:
+        'listen on an address other machines reach (--host) although the server speaks plain http: a TLS proxy elsewhere is in front, or the network is trusted',
+    },
     'trust-proxy': {
       type: 'boolean',
       description: 'behind your own load balancer: limit failed logins per client, taken from the last X-Forwarded-For entry (the one your proxy appended)',
@@ -142,6 +166,9 @@ With PostgreSQL, any number of servers can share one database behind a load bala
 Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it does not show in the process list.`,
   async run({ values, io }) {
     const port = wholeNumberOption(values, 'port', { min: 0, max: 65_535 }, 8787)!;
+    const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
+    const exposed = serverHostRefusal(host, values['allow-http'] === true);
+    if (exposed) throw new UsageError(exposed);
     const rate = wholeNumberOption(values, 'rate', { min: 1, max: 100_000, unit: 'requests per second' });
     const limits: Partial<ServerLimits> = {};
     // A push carries at least one whole memory: a body limit below a small one makes every push fail.
@@ -165,7 +192,6 @@ Pass a PostgreSQL password through $MEMDIR_SERVER_DB rather than --db, so it doe
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
-      const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
       return await runServer({ db: resolveServerDb(values, io), host, port, limits, trustProxy: values['trust-proxy'] === true }, io, controller.signal);
     } finally {
       process.off('SIGINT', stop);

@@ -90,10 +90,11 @@ LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
 /**
- * Whether a URL's host names this machine (plain http to it never crosses the network): `localhost`
+ * Whether a host names this machine (plain http to it never crosses the network): `localhost`
  * or a loopback address in any form the URL parser accepts (`127.0.0.2`, `[::1]`, `[::ffff:127.0.0.1]`).
+ * The one rule for both ends: the client's server URL, and the address `memdir server` listens on.
  */
-function isLoopbackHost(hostname: string): boolean {
+export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
   if (host === 'localhost' || host === 'localhost.') return true;
   const family = isIP(host);

@@ -10,6 +10,7 @@ export {
   checkTeamName,
   connectionDir,
   ConnectionStore,
+  isLoopbackHost,
   readToken,
   TeamConfigError,
   type TeamConnection,
