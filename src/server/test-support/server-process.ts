@@ -16,7 +16,8 @@ export interface ServerProcess {
  * `--import tsx src/cli/memdir.ts` from source.
  */
 export function startServerProcess(memdirArgs: string[], db: string, options: { rate: number; timeoutMs?: number; host?: string }): Promise<ServerProcess> {
-  const host = options.host ? ['--host', options.host] : [];
+  // A host of its own is there to serve plain http off loopback on purpose (the client's refusal is what is tested).
+  const host = options.host ? ['--host', options.host, '--allow-http'] : [];
   const child = spawn(process.execPath, [...memdirArgs, 'server', '--db', db, '--port', '0', '--rate', String(options.rate), ...host], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
