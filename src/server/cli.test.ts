@@ -85,6 +85,12 @@ describe('memdir server: where the store is', () => {
       .catch((e: Error) => e);
     expect(String(error)).toContain('cannot open the team store postgres://admin:***@127.0.0.1:1/memdir');
     expect(String(error)).not.toContain('hunter2');
+    // libpq's other place for it, which the PostgreSQL driver reads too: the query string.
+    for (const db of ['postgres://admin@127.0.0.1:1/memdir?sslmode=disable&password=hunter2', 'postgresql://admin@127.0.0.1:1/memdir?PassWord=hunter2#x']) {
+      const queried = await serverListCommand.run({ positionals: [], values: { db }, io: capture() }).catch((e: Error) => e);
+      expect(String(queried), db).toMatch(/cannot open the team store postgres(ql)?:\/\/admin@127\.0\.0\.1:1\/memdir\?(sslmode=disable&)?password=\*\*\*/i);
+      expect(String(queried), db).not.toContain('hunter2');
+    }
   });
 });
 
