@@ -15,6 +15,7 @@ import {
   serverRevokeTokenCommand,
   serverHostRefusal,
 } from '../cli/commands/server.js';
+import { openStore } from './open-store.js';
 import { describeStores } from './test-support/stores.js';
 
 function capture(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: () => string; stderr: () => string } {
@@ -191,5 +192,36 @@ describeStores('memdir server admin', (h) => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records.map((r) => r.msg)).toEqual(['listening', 'request', 'stopped']);
     expect(records[1]).toMatchObject({ method: 'GET', route: '/healthz', status: 200 });
+  });
+});
+
+describe('memdir server: a store other accounts can read', () => {
+  it('says so when it starts, naming the file and the command that makes it private (a store an older Memdir created 0644)', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memdir-server-mode-'));
+    try {
+      const db = path.join(root, 'team-sync.sqlite');
+      await (await openStore(db)).close();
+      fs.chmodSync(db, 0o644);
+      const io = capture();
+      const controller = new AbortController();
+      const running = runServer({ db, host: '127.0.0.1', port: 0 }, io, controller.signal);
+      await expect.poll(() => io.stderr(), { timeout: 10_000 }).toMatch(/listening on/);
+      controller.abort();
+      expect(await running).toBe(0);
+      expect(io.stderr()).toContain(
+        `Other accounts on this machine can read the team store ${db} (mode 644), which holds every team's memories and its tokens' hashes: make it yours alone with chmod 600 '${db}'*`,
+      );
+      // Private, it says nothing.
+      fs.chmodSync(db, 0o600);
+      const quiet = capture();
+      const again = new AbortController();
+      const second = runServer({ db, host: '127.0.0.1', port: 0 }, quiet, again.signal);
+      await expect.poll(() => quiet.stderr(), { timeout: 10_000 }).toMatch(/listening on/);
+      again.abort();
+      expect(await second).toBe(0);
+      expect(quiet.stderr()).not.toContain('Other accounts');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

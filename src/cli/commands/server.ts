@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { type CliIo, type CommandSpec, type OptionSpec, CliFailure, UsageError, jsonOption, printJson, wholeNumberOption } from '../command.js';
 import { table } from '../format.js';
@@ -72,6 +73,12 @@ export function serverHostRefusal(host: string, allowHttp: boolean): string | nu
   );
 }
 
+/** The octal mode of `file` when accounts other than its owner may read it, else null. */
+function othersCanRead(file: string): string | null {
+  const mode = fs.statSync(file, { throwIfNoEntry: false })?.mode;
+  return mode !== undefined && (mode & 0o044) !== 0 ? (mode & 0o777).toString(8) : null;
+}
+
 export interface RunServerOptions {
   db: string;
   host: string;
@@ -114,6 +121,14 @@ export async function runServer(options: RunServerOptions, io: CliIo, signal: Ab
     );
   }
   io.err(`Memdir team sync server listening on ${server.url} (${store.kind}: ${store.location}). Ctrl-C stops it.\n`);
+  const readable = store.kind === 'sqlite' ? othersCanRead(store.location) : null;
+  if (readable !== null) {
+    // New stores are created private (sqlite-store.ts); one from before, or chmod-ed since, is not.
+    const quoted = `'${store.location.replaceAll("'", `'\\''`)}'`;
+    io.err(
+      `Other accounts on this machine can read the team store ${store.location} (mode ${readable}), which holds every team's memories and its tokens' hashes: make it yours alone with chmod 600 ${quoted}*\n`,
+    );
+  }
   if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
   io.err('Stopping: finishing requests in flight…\n');
   await server.close();
