@@ -51,6 +51,10 @@ export async function readJsonBody(c: Context<AppEnv>, limits: ServerLimits): Pr
   } catch {
     return fail(c, 400, 'invalid-utf8', 'The request body is not valid UTF-8.');
   }
+  // Never below the few members of the protocol's own objects, whatever --max-keys says.
+  const shape = jsonShape(text, Math.max(limits.maxKeysPerRequest, 16));
+  if (shape === 'too-deep') return fail(c, 400, 'invalid-body', `The request body is nested deeper than a push ever is (more than ${MAX_JSON_DEPTH} levels).`);
+  if (shape === 'too-many-members') return tooManyKeys(c, limits);
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -58,11 +62,42 @@ export async function readJsonBody(c: Context<AppEnv>, limits: ServerLimits): Pr
   }
 }
 
+/** Deeper than any body of the protocol (a push is 3 levels, a key record 1). */
+const MAX_JSON_DEPTH = 8;
+
+/**
+ * A linear look at JSON text before it is parsed: whether it nests deeper than MAX_JSON_DEPTH or
+ * holds an object or array of more than `maxMembers` members. Parsing a body the limits would
+ * refuse anyway costs seconds of the one event loop on a few MB (four million brackets, half a
+ * million keys), during which no team is served. Malformed text is left to JSON.parse.
+ */
+function jsonShape(text: string, maxMembers: number): 'ok' | 'too-deep' | 'too-many-members' {
+  const members: number[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (ch === 0x22) inString = false;
+      continue;
+    }
+    if (ch === 0x22) inString = true;
+    else if (ch === 0x7b || ch === 0x5b) {
+      if (members.push(1) > MAX_JSON_DEPTH) return 'too-deep';
+    } else if (ch === 0x7d || ch === 0x5d) members.pop();
+    else if (ch === 0x2c && members.length > 0 && ++members[members.length - 1]! > maxMembers) return 'too-many-members';
+  }
+  return 'ok';
+}
+
+function tooManyKeys(c: Context<AppEnv>, limits: ServerLimits): Response {
+  return fail(c, 413, 'too-many-keys', `A push may carry at most ${limits.maxKeysPerRequest} keys; split it.`, { limit: limits.maxKeysPerRequest });
+}
+
 /** Every key and content of a push checked (one bad key fails the whole push), or the refusal. */
 export function checkWrites(c: Context<AppEnv>, pairs: [string, unknown][], limits: ServerLimits): EntryWrite[] | Response {
-  if (pairs.length > limits.maxKeysPerRequest) {
-    return fail(c, 413, 'too-many-keys', `A push may carry at most ${limits.maxKeysPerRequest} keys; split it.`, { limit: limits.maxKeysPerRequest });
-  }
+  if (pairs.length > limits.maxKeysPerRequest) return tooManyKeys(c, limits);
   const badKeys: { key: string; code: string; reason: string }[] = [];
   for (const [key] of pairs) {
     const check = sanitizePathKey(key);

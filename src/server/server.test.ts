@@ -175,6 +175,29 @@ describeStores('sync server over real HTTP', (h) => {
     }
   });
 
+  it('refuses a push too deeply nested or with too many keys before parsing it (each cost the event loop seconds, stalling every team)', async () => {
+    const store = await h.fresh();
+    const token = await seed(store);
+    const server = await start(store);
+    const send = (body: string) =>
+      fetch(`${server.url}/v2/teams/platform/entries`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error: string; message: string; limit?: number } }));
+    const deep = await send(`{"pushId":"deep-0000000000000000","entries":${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
+    expect(deep).toMatchObject({
+      status: 400,
+      body: { error: 'invalid-body', message: 'The request body is nested deeper than a push ever is (more than 8 levels).' },
+    });
+    const keys = Array.from({ length: 20_000 }, (_, i) => `"k${i}.md":1`).join(',');
+    const many = await send(`{"pushId":"many-0000000000000000","entries":{${keys}}}`);
+    expect(many).toMatchObject({ status: 413, body: { error: 'too-many-keys', limit: 500 } });
+    // A full push of the largest allowed size still goes through.
+    const full = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}.md`, { content: `line, "quoted" [${i}] {x}`, base: null }]));
+    expect((await send(JSON.stringify({ pushId: 'full-0000000000000000', entries: full }))).status).toBe(200);
+  });
+
   it('logs the team of protocol 2 requests too (operators read logs per team)', async () => {
     const store = await h.fresh();
     const token = await seed(store);
